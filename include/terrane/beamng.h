@@ -1,0 +1,115 @@
+/* BeamNG / Torque3D terrain: the .ter file, level metadata, import, create and validate. */
+#ifndef TERRANE_BEAMNG_H
+#define TERRANE_BEAMNG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRN_TER_VERSION_CURRENT 9u
+#define TRN_TER_MAX_MATERIALS 254u /* the engine ignores materials past this */
+#define TRN_TER_LEGACY_SIZE 256u
+
+/* Bounds for reading untrusted .ter files. */
+typedef struct trn_ter_limits {
+    uint32_t max_size;           /* samples per side; default 16384 */
+    uint32_t max_materials;      /* default 65536 (more than 254 is read with a warning) */
+    uint64_t max_file_bytes;     /* default 8 GiB */
+} trn_ter_limits;
+
+/* Fill limits with safe defaults. */
+void trn_ter_limits_default(trn_ter_limits *limits);
+
+/* How a file's bytes after the layer map were laid out. */
+typedef enum trn_ter_layout {
+    TRN_TER_LAYOUT_MODERN = 0,     /* versions 7-9: names end at EOF (all engine-written files) */
+    TRN_TER_LAYOUT_EXTRA_1 = 1,    /* modern plus one size*size block before the count (seed 001) */
+    TRN_TER_LAYOUT_EXTRA_5 = 5,    /* modern plus one texture map and four coverage maps */
+    TRN_TER_LAYOUT_LEGACY = 100,   /* versions 1-6 (Torque Game Engine) */
+} trn_ter_layout;
+
+/* A warning found while reading (the file is still usable). */
+typedef struct trn_ter_warning {
+    char message[256];
+    int64_t offset; /* -1 when not tied to a byte */
+} trn_ter_warning;
+
+/* A whole .ter file in memory, exactly as stored. Rows run south to north (row 0 is the
+ * engine's bottom edge, y = 0), x fastest. */
+typedef struct trn_ter {
+    uint8_t version;
+    trn_ter_layout layout;
+    uint32_t size;        /* samples per side */
+    uint16_t *heights;    /* size*size stored values: metres = stored * maxHeight / 65536 */
+    uint8_t *layers;      /* size*size material indices; 255 = hole */
+    char **materials;     /* material names, NUL-terminated (names never contain NUL in practice;
+                             material_lengths keeps the stored byte length) */
+    uint32_t *material_lengths;
+    uint32_t material_count;
+    /* Extra maps found after the layer map (EXTRA_1 / EXTRA_5 layouts): extra_count blocks of
+     * size*size bytes, kept so the file round-trips. */
+    uint8_t *extra_maps;
+    uint32_t extra_count;
+    /* Legacy (versions 1-6) only. */
+    uint8_t *legacy_material_map; /* raw 65536 bytes: bits 0-2 group, bit 7 modified */
+    char *legacy_names[8];        /* the 8 slots ("" for unused) */
+    uint8_t *legacy_alpha[8];     /* per non-empty slot, 65536 bytes, NULL otherwise */
+    char *texture_script;         /* v3+, NULL otherwise */
+    char *heightfield_script;     /* v3+ */
+    char *edge_paths[2];          /* v5+ */
+    /* Warnings gathered by the reader (layer index past the material list, >254 materials...). */
+    trn_ter_warning *warnings;
+    uint32_t warning_count;
+} trn_ter;
+
+/* Release everything a trn_ter owns and zero it. NULL is a no-op. */
+void trn_ter_dispose(trn_ter *ter);
+
+/* True when data starts like a BeamNG/Torque .ter (version byte 1..255 and plausible size),
+ * and not like a Terragen file. Content sniffing for `info`. */
+bool trn_ter_sniff(const uint8_t *data, size_t size);
+
+/* Parse a .ter from memory. path is used only in error messages (may be NULL). On failure the
+ * error names the section ("heights", "layer map", "material count", "material name 3"...)
+ * and the byte offset; *ter is left empty. limits NULL = defaults. */
+trn_status trn_ter_parse(const uint8_t *data, size_t size, const char *path,
+                         const trn_ter_limits *limits, trn_ter *ter, trn_error *err);
+
+/* Read a .ter file from disk. */
+trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter *ter,
+                        trn_progress_fn progress, void *user, trn_error *err);
+
+/* Serialise in the modern layout with the given version number (7, 8 or 9), extra maps
+ * included when present; legacy files are converted (legacy fields are not written).
+ * *out is malloc'd; caller frees. */
+trn_status trn_ter_serialize(const trn_ter *ter, uint8_t version, uint8_t **out, size_t *out_size,
+                             trn_error *err);
+
+/* Write atomically to path (streams, never holds a second copy of the maps). */
+trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
+                         trn_progress_fn progress, void *user, trn_error *err);
+
+/* Count samples per material index (counts[256]; counts[255] = holes). */
+void trn_ter_layer_histogram(const trn_ter *ter, uint64_t counts[256]);
+
+/* Convert to the in-memory field/labels (metres with max_height, square_size metres per step).
+ * Either output may be NULL. */
+trn_status trn_ter_to_field(const trn_ter *ter, double max_height, double square_size,
+                            trn_field *field, trn_labels *labels, trn_error *err);
+
+/* Build a modern version-9 trn_ter from a field (quantised with max_height) and optional labels
+ * (NULL = all layer 0 with one material named default_material). Field must be square. */
+trn_status trn_ter_from_field(const trn_field *field, double max_height, const trn_labels *labels,
+                              const char *default_material, trn_ter *ter, trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

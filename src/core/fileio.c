@@ -1,0 +1,264 @@
+/* Mapped whole-file reads and atomic (temp file + rename) writes. */
+#define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Below this a heap copy is cheaper than setting up a mapping. */
+#define TRN_MMAP_MIN_SIZE (1u << 20)
+
+static trn_status io_error(trn_error *err, const char *path, const char *what, int e)
+{
+    trn_status code = (e == ENOENT) ? TRN_ERR_NOT_FOUND : TRN_ERR_IO;
+    return trn_error_set(err, code, path, -1, "cannot %s: %s", what, strerror(e));
+}
+
+trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t max_size,
+                                trn_error *err)
+{
+    memset(mf, 0, sizeof *mf);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_error(err, path, "open file", errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return io_error(err, path, "stat file", e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "is a directory, expected a file");
+    }
+    if (S_ISREG(st.st_mode)) {
+        uint64_t size = (uint64_t)st.st_size;
+        if ((max_size && size > max_size) || size > SIZE_MAX) {
+            close(fd);
+            return trn_error_set(err, TRN_ERR_LIMIT, path, -1,
+                                 "file is %llu bytes, more than the limit of %llu",
+                                 (unsigned long long)size, (unsigned long long)max_size);
+        }
+        if (size >= TRN_MMAP_MIN_SIZE) {
+            void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                close(fd);
+                mf->map_base = p;
+                mf->data = p;
+                mf->size = (size_t)size;
+                return TRN_OK;
+            }
+        }
+    }
+    /* Small files, special files, or mmap refused: read into the heap. */
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, len = 0;
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf) {
+        close(fd);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory reading file");
+    }
+    for (;;) {
+        if (len == cap) {
+            if (max_size && len > max_size) break;
+            size_t ncap = cap * 2;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                close(fd);
+                return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return io_error(err, path, "read file", e);
+        }
+        if (r == 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    if (max_size && len > max_size) {
+        free(buf);
+        return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "input is larger than the limit of %llu bytes",
+                             (unsigned long long)max_size);
+    }
+    mf->heap = buf;
+    mf->data = len ? buf : NULL;
+    mf->size = len;
+    return TRN_OK;
+}
+
+void trn_mapped_file_close(trn_mapped_file *mf)
+{
+    if (!mf) return;
+    if (mf->map_base) munmap(mf->map_base, mf->size);
+    free(mf->heap);
+    memset(mf, 0, sizeof *mf);
+}
+
+trn_status trn_file_read_all(const char *path, size_t max_size, uint8_t **data_out,
+                             size_t *size_out, trn_error *err)
+{
+    trn_mapped_file mf;
+    trn_status st = trn_mapped_file_open(&mf, path, max_size ? max_size : (1ull << 32), err);
+    if (st) return st;
+    uint8_t *copy = malloc(mf.size ? mf.size : 1);
+    if (!copy) {
+        trn_mapped_file_close(&mf);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    }
+    if (mf.size) memcpy(copy, mf.data, mf.size);
+    *data_out = copy;
+    *size_out = mf.size;
+    trn_mapped_file_close(&mf);
+    return TRN_OK;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error *err)
+{
+    memset(af, 0, sizeof *af);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "is a directory, expected a file path");
+    size_t n = strlen(path);
+    af->final_path = dup_str(path);
+    af->temp_path = malloc(n + 16);
+    if (!af->final_path || !af->temp_path) {
+        free(af->final_path);
+        free(af->temp_path);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    }
+    memcpy(af->temp_path, path, n);
+    memcpy(af->temp_path + n, ".tmp-XXXXXX", 12);
+    int fd = mkstemp(af->temp_path);
+    if (fd < 0) {
+        int e = errno;
+        free(af->final_path);
+        free(af->temp_path);
+        memset(af, 0, sizeof *af);
+        return trn_error_set(err, e == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
+                             "cannot create output: %s", strerror(e));
+    }
+    /* mkstemp creates 0600; outputs should get the usual umask-governed mode. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    af->fp = fdopen(fd, "wb");
+    if (!af->fp) {
+        int e = errno;
+        close(fd);
+        unlink(af->temp_path);
+        free(af->final_path);
+        free(af->temp_path);
+        memset(af, 0, sizeof *af);
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot open output: %s", strerror(e));
+    }
+    setvbuf(af->fp, NULL, _IOFBF, 1u << 20);
+    return TRN_OK;
+}
+
+void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size)
+{
+    if (af->failed || size == 0) return;
+    if (fwrite(data, 1, size, af->fp) != size) {
+        af->failed = true;
+        af->saved_errno = errno ? errno : EIO;
+    }
+}
+
+void trn_atomic_file_abort(trn_atomic_file *af)
+{
+    if (!af || !af->temp_path) return;
+    if (af->fp) fclose(af->fp);
+    unlink(af->temp_path);
+    free(af->final_path);
+    free(af->temp_path);
+    memset(af, 0, sizeof *af);
+}
+
+trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
+{
+    if (!af->failed && fflush(af->fp) != 0) {
+        af->failed = true;
+        af->saved_errno = errno;
+    }
+    if (!af->failed && fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
+        af->failed = true;
+        af->saved_errno = errno;
+    }
+    if (fclose(af->fp) != 0 && !af->failed) {
+        af->failed = true;
+        af->saved_errno = errno;
+    }
+    af->fp = NULL;
+    if (!af->failed && rename(af->temp_path, af->final_path) != 0) {
+        af->failed = true;
+        af->saved_errno = errno;
+    }
+    trn_status st = TRN_OK;
+    if (af->failed) {
+        st = trn_error_set(err, TRN_ERR_IO, af->final_path, -1, "cannot write output: %s",
+                           strerror(af->saved_errno));
+        unlink(af->temp_path);
+    }
+    free(af->final_path);
+    free(af->temp_path);
+    memset(af, 0, sizeof *af);
+    return st;
+}
+
+trn_status trn_file_write_atomic(const char *path, const void *data, size_t size, trn_error *err)
+{
+    trn_atomic_file af;
+    trn_status st = trn_atomic_file_open(&af, path, err);
+    if (st) return st;
+    trn_atomic_file_write(&af, data, size);
+    return trn_atomic_file_commit(&af, err);
+}
+
+trn_status trn_mkdir_p(const char *path, trn_error *err)
+{
+    size_t n = strlen(path);
+    char *buf = malloc(n + 1);
+    if (!buf) return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                trn_error_set(err, TRN_ERR_IO, buf, -1, "cannot create directory: %s",
+                              strerror(e));
+                free(buf);
+                return TRN_ERR_IO;
+            }
+            buf[i] = c;
+        }
+    }
+    free(buf);
+    return TRN_OK;
+}
+
+bool trn_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

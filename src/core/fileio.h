@@ -1,0 +1,48 @@
+/* File input and output helpers: mapped reads and atomic streaming writes (internal). */
+#ifndef TRN_CORE_FILEIO_H
+#define TRN_CORE_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "terrane/core.h"
+
+/* A read-only view of a whole file: mmap for large files, a heap copy for small ones and for
+ * things mmap refuses (pipes). data is NULL for an empty file. */
+typedef struct trn_mapped_file {
+    const uint8_t *data;
+    size_t size;
+    void *map_base; /* non-NULL when mmap'd */
+    uint8_t *heap;  /* non-NULL when read into memory */
+} trn_mapped_file;
+
+/* Open path read-only. max_size 0 means no limit beyond SIZE_MAX. */
+trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t max_size,
+                                trn_error *err);
+void trn_mapped_file_close(trn_mapped_file *mf);
+
+/* Streaming atomic writer: writes go to "<path>.tmp-XXXXXX" beside path; commit fsyncs and
+ * renames it over path; abort (or a failed commit) removes it and leaves path untouched. */
+typedef struct trn_atomic_file {
+    FILE *fp;
+    char *final_path;
+    char *temp_path;
+    bool failed;
+    int saved_errno;
+} trn_atomic_file;
+
+trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error *err);
+/* Append bytes; errors are remembered and reported by commit. */
+void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size);
+trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err);
+void trn_atomic_file_abort(trn_atomic_file *af);
+
+/* Create a directory and its parents (mkdir -p). */
+trn_status trn_mkdir_p(const char *path, trn_error *err);
+
+/* True when path names an existing regular file. */
+bool trn_file_exists(const char *path);
+
+#endif

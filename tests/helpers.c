@@ -1,0 +1,87 @@
+/* Shared test helpers: summary, temp folders, file I/O, running the command line. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+int trn_test_failures = 0;
+int trn_test_checks = 0;
+
+int trn_test_finish(void)
+{
+    printf("%d passed, %d failed\n", trn_test_checks - trn_test_failures, trn_test_failures);
+    return trn_test_failures ? 1 : 0;
+}
+
+int trn_test_skip(const char *why)
+{
+    printf("skipped: %s\n", why);
+    return 77;
+}
+
+const char *trn_test_real_path(const char *name, char *buf, size_t buf_size)
+{
+    snprintf(buf, buf_size, "%s/testdata/real/%s", TRN_SHARED_DIR, name);
+    struct stat st;
+    if (stat(buf, &st) != 0) return NULL;
+    return buf;
+}
+
+const char *trn_test_tmpdir(char *buf, size_t buf_size)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(buf, buf_size, "%s/terrane-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(buf)) return NULL;
+    return buf;
+}
+
+bool trn_test_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return false;
+    bool ok = fwrite(data, 1, size, fp) == size;
+    return fclose(fp) == 0 && ok;
+}
+
+uint8_t *trn_test_read_file(const char *path, size_t *size_out)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n + 1 : 1);
+    size_t got = buf ? fread(buf, 1, (size_t)(n > 0 ? n : 0), fp) : 0;
+    fclose(fp);
+    if (buf) buf[got] = 0;
+    if (size_out) *size_out = got;
+    return buf;
+}
+
+static char *slurp_text(const char *path)
+{
+    size_t n;
+    uint8_t *b = trn_test_read_file(path, &n);
+    return (char *)b;
+}
+
+int trn_test_run_cli(const char *args, char **out, char **errout)
+{
+    char dir[512];
+    if (!trn_test_tmpdir(dir, sizeof dir)) return -1;
+    char cmd[8192], outp[600], errp[600];
+    snprintf(outp, sizeof outp, "%s/stdout", dir);
+    snprintf(errp, sizeof errp, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", TRN_CLI_PATH, args, outp, errp);
+    int rc = system(cmd);
+    if (out) *out = slurp_text(outp);
+    if (errout) *errout = slurp_text(errp);
+    unlink(outp);
+    unlink(errp);
+    rmdir(dir);
+    if (rc == -1 || !WIFEXITED(rc)) return -1;
+    return WEXITSTATUS(rc);
+}

@@ -1,0 +1,85 @@
+/* Minimal test harness: CHECK macros, a per-executable summary, temp folders, shared data. */
+#ifndef TRN_TEST_H
+#define TRN_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "terrane/core.h"
+
+extern int trn_test_failures;
+extern int trn_test_checks;
+
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        trn_test_checks++;                                                                    \
+        if (!(cond)) {                                                                        \
+            trn_test_failures++;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
+        }                                                                                     \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                    \
+    do {                                                                                      \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                 \
+        trn_test_checks++;                                                                    \
+        if (va_ != vb_) {                                                                     \
+            trn_test_failures++;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__,       \
+                    __LINE__, #a, #b, va_, vb_);                                              \
+        }                                                                                     \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                          \
+    do {                                                                                      \
+        trn_status st_ = (call);                                                              \
+        trn_test_checks++;                                                                    \
+        if (st_ != (expected)) {                                                              \
+            trn_test_failures++;                                                              \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call, \
+                    trn_status_name(st_), trn_status_name(expected));                         \
+        }                                                                                     \
+    } while (0)
+
+#define CHECK_OK(call) CHECK_STATUS(call, TRN_OK)
+
+#define CHECK_CONTAINS(haystack, needle)                                                      \
+    do {                                                                                      \
+        const char *h_ = (haystack);                                                          \
+        trn_test_checks++;                                                                    \
+        if (!h_ || !strstr(h_, (needle))) {                                                   \
+            trn_test_failures++;                                                              \
+            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,    \
+                    h_ ? h_ : "(null)", (needle));                                            \
+        }                                                                                     \
+    } while (0)
+
+/* Run a named test function. */
+#define RUN(fn)                                                                               \
+    do {                                                                                      \
+        int before_ = trn_test_failures;                                                      \
+        fn();                                                                                 \
+        fprintf(stderr, "%s %s\n", trn_test_failures == before_ ? "ok  " : "FAIL", #fn);       \
+    } while (0)
+
+/* Print the summary and return the exit code (0 pass, 1 fail). */
+int trn_test_finish(void);
+/* Like finish, but exit 77 ("skipped") when nothing ran because shared data is missing. */
+int trn_test_skip(const char *why);
+
+/* Path of a file in ../shared/testdata/real, or NULL when ../shared is absent. */
+const char *trn_test_real_path(const char *name, char *buf, size_t buf_size);
+/* A fresh empty temporary folder (under $TMPDIR), removed by nothing: tests are disposable. */
+const char *trn_test_tmpdir(char *buf, size_t buf_size);
+/* Write/read whole files. */
+bool trn_test_write_file(const char *path, const void *data, size_t size);
+uint8_t *trn_test_read_file(const char *path, size_t *size_out);
+
+/* Run the terrane CLI with a shell-quoted argument string; captures stdout and stderr into
+ * malloc'd strings (caller frees); returns the exit code, or -1 when it could not run. */
+int trn_test_run_cli(const char *args, char **out, char **errout);
+
+#endif

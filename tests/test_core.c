@@ -1,0 +1,164 @@
+/* Tests for src/core: errors, checked arithmetic, cursor, grids, atomic writes, mapped reads. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/checked.h"
+#include "core/cursor.h"
+#include "core/fileio.h"
+#include "core/progress.h"
+#include "test.h"
+
+static void test_status_names(void)
+{
+    CHECK(strcmp(trn_status_name(TRN_OK), "TRN_OK") == 0);
+    CHECK(strcmp(trn_status_name(TRN_ERR_TRUNCATED), "TRN_ERR_TRUNCATED") == 0);
+    CHECK(strcmp(trn_status_name((trn_status)999), "TRN_ERR_UNKNOWN") == 0);
+    CHECK_EQ_INT(TRN_ERR_CANCELLED, 11); /* codes are never renumbered */
+}
+
+static void test_error_format(void)
+{
+    trn_error e;
+    CHECK_EQ_INT(trn_error_set(&e, TRN_ERR_FORMAT, "a.ter", 42, "bad %s", "thing"), TRN_ERR_FORMAT);
+    char buf[256];
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf), "a.ter: offset 42: bad thing") == 0);
+    trn_error_set_position(&e, 3, 7);
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf), "a.ter:3:7: bad thing") == 0);
+    CHECK_EQ_INT(trn_error_set(NULL, TRN_ERR_IO, NULL, -1, "x"), TRN_ERR_IO);
+    trn_error_clear(NULL);
+}
+
+static void test_checked(void)
+{
+    size_t out = 7;
+    CHECK(trn_mul_size(3, 4, &out) && out == 12);
+    CHECK(!trn_mul_size(SIZE_MAX / 2, 3, &out));
+    CHECK(!trn_add_size(SIZE_MAX, 1, &out));
+    uint64_t o64;
+    CHECK(!trn_mul_u64(UINT64_MAX, 2, &o64));
+    CHECK(trn_add_u64(1, 2, &o64) && o64 == 3);
+}
+
+static void test_cursor(void)
+{
+    const uint8_t bytes[] = {1, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12, 0xff};
+    trn_cursor c;
+    trn_cursor_init(&c, bytes, sizeof bytes);
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    CHECK(trn_cursor_u8(&c, &u8) && u8 == 1);
+    CHECK(trn_cursor_u16le(&c, &u16) && u16 == 0x1234);
+    CHECK(trn_cursor_u32le(&c, &u32) && u32 == 0x12345678);
+    CHECK(!trn_cursor_u16le(&c, &u16));
+    CHECK_EQ_INT(c.pos, 7); /* a failed read does not move */
+    CHECK(trn_cursor_u8(&c, &u8) && u8 == 0xff);
+    CHECK(!trn_cursor_u8(&c, &u8));
+    CHECK(!trn_cursor_skip(&c, SIZE_MAX));
+}
+
+static void test_grids(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 128, 128, 256.0, 256.0, NULL));
+    CHECK_EQ_INT(trn_field_sample_count(&f), 129 * 129);
+    f.heights[5] = -3.0f;
+    f.heights[100] = 9.5f;
+    float lo, hi;
+    trn_field_range(&f, &lo, &hi);
+    CHECK(lo == -3.0f && hi == 9.5f);
+    trn_field_dispose(&f);
+    trn_field_dispose(NULL);
+    trn_error e;
+    CHECK_STATUS(trn_field_init(&f, UINT32_MAX, UINT32_MAX, 1, 1, &e), TRN_ERR_OVERFLOW);
+    trn_labels l;
+    CHECK_OK(trn_labels_init(&l, 3, 3, NULL));
+    CHECK_OK(trn_labels_add_name(&l, "grass", 5, NULL));
+    CHECK_OK(trn_labels_add_name(&l, "rock!", 4, NULL));
+    CHECK_EQ_INT(l.name_count, 2);
+    CHECK(strcmp(l.names[1], "rock") == 0);
+    trn_labels_dispose(&l);
+    trn_labels_dispose(NULL);
+    trn_mask m;
+    CHECK_OK(trn_mask_init(&m, 1, 1, NULL));
+    trn_mask_dispose(&m);
+}
+
+static void test_atomic_write(void)
+{
+    char dir[512], path[600];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(path, sizeof path, "%s/out.bin", dir);
+    CHECK_OK(trn_file_write_atomic(path, "hello", 5, NULL));
+    size_t n;
+    uint8_t *b = trn_test_read_file(path, &n);
+    CHECK(b && n == 5 && memcmp(b, "hello", 5) == 0);
+    free(b);
+    /* An aborted write leaves the old file intact and no temp file behind. */
+    trn_atomic_file af;
+    CHECK_OK(trn_atomic_file_open(&af, path, NULL));
+    trn_atomic_file_write(&af, "partial", 7);
+    trn_atomic_file_abort(&af);
+    b = trn_test_read_file(path, &n);
+    CHECK(b && n == 5 && memcmp(b, "hello", 5) == 0);
+    free(b);
+    /* Writing into a folder that does not exist fails cleanly. */
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/x.bin", dir);
+    trn_error e;
+    CHECK_STATUS(trn_file_write_atomic(bad, "x", 1, &e), TRN_ERR_NOT_FOUND);
+    CHECK_CONTAINS(e.file, "x.bin");
+    /* mkdir -p then read back through the mapped reader. */
+    snprintf(bad, sizeof bad, "%s/a/b/c", dir);
+    CHECK_OK(trn_mkdir_p(bad, NULL));
+    trn_mapped_file mf;
+    CHECK_OK(trn_mapped_file_open(&mf, path, 0, NULL));
+    CHECK(mf.size == 5 && memcmp(mf.data, "hello", 5) == 0);
+    trn_mapped_file_close(&mf);
+    CHECK_STATUS(trn_mapped_file_open(&mf, path, 4, &e), TRN_ERR_LIMIT);
+    CHECK_STATUS(trn_mapped_file_open(&mf, bad, 0, &e), TRN_ERR_IO);
+    snprintf(bad, sizeof bad, "%s/missing", dir);
+    CHECK_STATUS(trn_mapped_file_open(&mf, bad, 0, &e), TRN_ERR_NOT_FOUND);
+    /* A large file goes through mmap. */
+    size_t big = 3u << 20;
+    uint8_t *data = malloc(big);
+    for (size_t i = 0; i < big; i++) data[i] = (uint8_t)(i * 7);
+    CHECK_OK(trn_file_write_atomic(path, data, big, NULL));
+    CHECK_OK(trn_mapped_file_open(&mf, path, 0, NULL));
+    CHECK(mf.map_base != NULL && mf.size == big && memcmp(mf.data, data, big) == 0);
+    trn_mapped_file_close(&mf);
+    free(data);
+}
+
+static int cancel_at_half(double done, const char *stage, void *user)
+{
+    (void)stage;
+    double *last = user;
+    *last = done;
+    return done >= 0.5 ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static void test_progress(void)
+{
+    double last = -1;
+    trn_progress root = trn_progress_make(cancel_at_half, &last);
+    trn_progress sub = trn_progress_sub(&root, 0.5, 1.0);
+    CHECK(!trn_progress_report(&root, 0.25, "a"));
+    CHECK(last == 0.25);
+    CHECK(trn_progress_report(&sub, 0.0, "b"));
+    CHECK(last == 0.5);
+    CHECK(!trn_progress_report(NULL, 0.5, "c"));
+}
+
+int main(void)
+{
+    RUN(test_status_names);
+    RUN(test_error_format);
+    RUN(test_checked);
+    RUN(test_cursor);
+    RUN(test_grids);
+    RUN(test_atomic_write);
+    RUN(test_progress);
+    return trn_test_finish();
+}

@@ -1,0 +1,9 @@
+/* terrane beamng (being written). */
+#include "cli.h"
+
+int cli_verb_beamng(cli_ctx *ctx, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_failf(ctx, "not built yet");
+}

@@ -1,0 +1,75 @@
+/* Shared command-line plumbing: verbs, options, output format, progress bar, errors. */
+#ifndef TRN_CLI_H
+#define TRN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "terrane/core.h"
+
+/* Exit codes: 0 success, 1 the work failed (bad input, I/O, validation problems), 2 usage. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+typedef struct cli_ctx {
+    const char *verb;  /* "info", "beamng import", ... for messages */
+    bool quiet;
+    bool json;         /* --format json: data on stdout as JSON, messages on stderr */
+    bool progress_shown;
+} cli_ctx;
+
+typedef int (*cli_verb_fn)(cli_ctx *ctx, int argc, char **argv);
+
+/* Verbs, one file each. argv[0] is the verb name. */
+int cli_verb_info(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_convert(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_render(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_beamng(cli_ctx *ctx, int argc, char **argv);
+
+/* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
+int cli_fail(cli_ctx *ctx, const trn_error *err);
+/* Print a formatted error and return CLI_EXIT_FAIL. */
+int cli_failf(cli_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Print a usage error with a pointer to --help; returns CLI_EXIT_USAGE. */
+int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Informational message to stderr unless --quiet. */
+void cli_note(cli_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Option parsing helpers. cli_is_help: -h/--help. Common options (--quiet, -q, --format X)
+ * are consumed by cli_common_option, which returns 1 when it used argv[*i] (and maybe the next),
+ * 0 when not a common option, -1 on a bad value (message printed). */
+bool cli_is_help(const char *arg);
+int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i);
+/* Value of an option that takes one (argv[*i] is the option): advances *i; NULL + message when
+ * missing. */
+const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i);
+/* Parse numbers strictly; false + message on junk. */
+bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *out);
+bool cli_parse_u32(cli_ctx *ctx, const char *opt, const char *text, uint32_t *out);
+/* "WxH" */
+bool cli_parse_size(cli_ctx *ctx, const char *opt, const char *text, uint32_t *w, uint32_t *h);
+
+/* Progress callback for library calls: a bar on stderr when it is a terminal and not quiet. */
+int cli_progress(double done, const char *stage, void *user);
+/* Finish the bar line, if one was drawn. */
+void cli_progress_end(cli_ctx *ctx);
+
+/* Print a JSON value to stdout (indented, sorted as built) and release it. */
+void cli_print_json(json_t *value);
+
+#endif

@@ -1,0 +1,9 @@
+/* terrane info (being written). */
+#include "cli.h"
+
+int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_failf(ctx, "not built yet");
+}

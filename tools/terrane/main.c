@@ -1,0 +1,55 @@
+/* terrane command line: dispatches to one verb per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct verb_entry {
+    const char *name;
+    cli_verb_fn fn;
+    const char *summary;
+} verb_entry;
+
+static const verb_entry verbs[] = {
+    {"info", cli_verb_info, "describe any supported terrain or image file (format from content)"},
+    {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
+    {"render", cli_verb_render, "draw a hillshade, height, slope or layer picture as PNG"},
+    {"beamng", cli_verb_beamng, "BeamNG levels: import, create, export, validate"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "terrane %s: game terrain toolkit\n\n"
+                 "usage: terrane <verb> [options] inputs... [output]\n\nverbs:\n",
+            TRN_VERSION_STRING);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+    fprintf(out, "\ncommon options: -h/--help, -q/--quiet, --format text|json, --version\n"
+                 "run 'terrane <verb> --help' for a verb's options and examples.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("terrane %s\n", TRN_VERSION_STRING);
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if (strcmp(argv[1], verbs[i].name) == 0) {
+            cli_ctx ctx = {0};
+            ctx.verb = verbs[i].name;
+            return verbs[i].fn(&ctx, argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "terrane: unknown verb '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

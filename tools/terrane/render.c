@@ -1,0 +1,9 @@
+/* terrane render (being written). */
+#include "cli.h"
+
+int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_failf(ctx, "not built yet");
+}
