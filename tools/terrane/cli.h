@@ -69,6 +69,28 @@ int cli_progress(double done, const char *stage, void *user);
 /* Finish the bar line, if one was drawn. */
 void cli_progress_end(cli_ctx *ctx);
 
+/* A terrain loaded by the CLI from any supported file. */
+typedef struct cli_terrain {
+    trn_field field;
+    trn_labels labels;
+    bool has_labels;
+    char format[32];
+} cli_terrain;
+
+/* How to read files that do not say it themselves; 0 = format default. raw_type is a
+ * trn_raw_type + 1 (0 = choose from the extension: .r16/.raw little-endian u16, .r32 float). */
+typedef struct cli_load_options {
+    double max_height;  /* BeamNG maxHeight for .ter (default 2048) */
+    double square_size; /* metres per sample step (default 1) */
+    uint32_t raw_width, raw_height;
+    int raw_type;
+} cli_load_options;
+
+/* Detect the format of path by content and load it. Returns a CLI exit code; prints errors. */
+int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt,
+                     cli_terrain *out);
+void cli_terrain_dispose(cli_terrain *t);
+
 /* Print a JSON value to stdout (indented, sorted as built) and release it. */
 void cli_print_json(json_t *value);
 
