@@ -1,9 +1,259 @@
-/* terrane convert (being written). */
+/* terrane convert: read any supported heightmap and write it in another format. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "cli.h"
+#include "detect.h"
+#include "terrane/beamng.h"
+#include "terrane/image.h"
+
+/* zlib level 6 is zlib's and GDAL's default: on terrain data levels 7-9 shrink files by about
+ * 1% for 2-4x the time, and levels below 6 grow them noticeably (see bench/RESULTS.md). */
+#define CLI_DEFAULT_PNG_LEVEL 6
+
+static const char *const help_text =
+    "usage: terrane convert IN OUT [options]\n"
+    "\n"
+    "Convert a heightmap between formats. IN is detected from its content (BeamNG/Torque .ter\n"
+    "versions 1-9, Terragen .ter, PNG) or, for headerless rasters, from its extension. OUT's\n"
+    "format comes from its extension or --of:\n"
+    "  .ter          BeamNG terrain, version 9 (legacy files are converted)\n"
+    "  .png          16-bit greyscale PNG (row 0 = north, as BeamNG's importer expects)\n"
+    "  .r16 / .raw   headerless 16-bit, little-endian (Windows) unless --byte-order big\n"
+    "  .r32          headerless float32 metres, little-endian\n"
+    "\n"
+    "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
+    "map to 0..65535 by --max-height (0 m .. M m), or else stretch the input's min..max range.\n"
+    "\n"
+    "options:\n"
+    "  --of FORMAT        ter, png, r16, r32 (instead of the extension)\n"
+    "  --ter-version N    .ter version to write (7, 8 or 9; default 9). A .ter written with its\n"
+    "                     own version is byte-identical to the input, extra maps included\n"
+    "  --max-height M     metres spanned by the 16-bit range (BeamNG maxHeight; default 2048\n"
+    "                     for .ter and 16-bit inputs)\n"
+    "  --square-size S    metres per sample step (default 1)\n"
+    "  --size WxH         size of a headerless input (default: a square from its length)\n"
+    "  --raw-type T       headerless input type: r16le, r16be, u8, r32\n"
+    "  --byte-order O     little (default) or big, for 16-bit headerless output\n"
+    "  --compression N    PNG zlib level 0-9 (default 6)\n"
+    "  -q, --quiet        no progress bar or notes\n"
+    "\n"
+    "examples:\n"
+    "  terrane convert theTerrain.ter heightmap.png\n"
+    "  terrane convert old_v7.ter new.ter               # upgrade to version 9\n"
+    "  terrane convert in.ter same.ter --ter-version 7  # byte-identical round trip\n"
+    "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n";
+
+typedef enum out_format { OUT_UNKNOWN, OUT_TER, OUT_PNG, OUT_R16, OUT_R32 } out_format;
+
+static out_format out_format_from_name(const char *name)
+{
+    if (!strcasecmp(name, "ter") || !strcasecmp(name, "beamng")) return OUT_TER;
+    if (!strcasecmp(name, "png")) return OUT_PNG;
+    if (!strcasecmp(name, "r16") || !strcasecmp(name, "raw")) return OUT_R16;
+    if (!strcasecmp(name, "r32")) return OUT_R32;
+    return OUT_UNKNOWN;
+}
+
+static out_format out_format_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) return OUT_UNKNOWN;
+    return out_format_from_name(dot + 1);
+}
+
+typedef struct convert_opts {
+    cli_load_options load;
+    int ter_version; /* 0 = 9 */
+    bool big_endian;
+    int png_level;
+    bool max_height_given;
+} convert_opts;
+
+/* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
+static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out,
+                              const convert_opts *o)
+{
+    trn_ter ter;
+    trn_error e;
+    if (trn_ter_read(in, NULL, &ter, cli_progress, ctx, &e) != TRN_OK) return cli_fail(ctx, &e);
+    for (uint32_t w = 0; w < ter.warning_count; w++)
+        cli_note(ctx, "warning: %s: %s", in, ter.warnings[w].message);
+    uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
+    if (ter.layout == TRN_TER_LAYOUT_LEGACY)
+        cli_note(ctx, "converting legacy version %u file to the modern layout, version %u",
+                 ter.version, version);
+    trn_status st = trn_ter_write(out, &ter, version, cli_progress, ctx, &e);
+    trn_ter_dispose(&ter);
+    cli_progress_end(ctx);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const convert_opts *o)
+{
+    trn_error e;
+    double max_height;
+    if (o->max_height_given)
+        max_height = o->load.max_height;
+    else if (t->field.quantum > 0 && t->field.quantum_base == 0)
+        max_height = t->field.quantum * 65536.0;
+    else {
+        float lo, hi;
+        trn_field_range(&t->field, &lo, &hi);
+        max_height = hi > 0 ? ceil((double)hi) : 1.0;
+        cli_note(ctx, "note: using maxHeight %g m (the input's highest point); set --max-height "
+                      "to choose",
+                 max_height);
+    }
+    if (t->field.cells_x != t->field.cells_z)
+        return cli_failf(ctx, "%s: BeamNG terrains are square; the input is %u x %u samples", out,
+                         t->field.cells_x + 1, t->field.cells_z + 1);
+    trn_ter ter;
+    if (trn_ter_from_field(&t->field, max_height, t->has_labels ? &t->labels : NULL, "default",
+                           &ter, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
+    trn_status st = trn_ter_write(out, &ter, version, cli_progress, ctx, &e);
+    trn_ter_dispose(&ter);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (version %u, maxHeight %g m: set the TerrainBlock's maxHeight to "
+                  "match)",
+             out, version, max_height);
+    return CLI_EXIT_OK;
+}
+
+static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_format fmt,
+                       const convert_opts *o)
+{
+    trn_error e;
+    trn_image img;
+    trn_status st;
+    if (fmt == OUT_R32) {
+        size_t w = (size_t)t->field.cells_x + 1, h = (size_t)t->field.cells_z + 1;
+        st = trn_image_init(&img, (uint32_t)w, (uint32_t)h, 1, 32, &e);
+        if (st) return cli_fail(ctx, &e);
+        float *dst = img.data;
+        /* Image row 0 is north: the field's last row. */
+        for (size_t r = 0; r < h; r++)
+            memcpy(dst + r * w, t->field.heights + (h - 1 - r) * w, w * sizeof(float));
+        st = trn_raw_write(out, &img, TRN_RAW_F32_LE, &e);
+    } else {
+        double quantum = 0, base = 0;
+        if (o->max_height_given && !(t->field.quantum > 0)) quantum = o->load.max_height / 65536.0;
+        if (!(t->field.quantum > 0) && quantum == 0) {
+            float lo, hi;
+            trn_field_range(&t->field, &lo, &hi);
+            cli_note(ctx, "note: stretching %g .. %g m over 0..65535 (set --max-height to map "
+                          "0..M m instead)",
+                     (double)lo, (double)hi);
+        }
+        st = trn_image_from_field(&t->field, quantum, base, &img, &e);
+        if (st) return cli_fail(ctx, &e);
+        if (fmt == OUT_PNG) {
+            trn_png_options po = {o->png_level, false};
+            st = trn_png_write(out, &img, &po, cli_progress, ctx, &e);
+        } else {
+            st = trn_raw_write(out, &img, o->big_endian ? TRN_RAW_U16_BE : TRN_RAW_U16_LE, &e);
+        }
+    }
+    trn_image_dispose(&img);
+    cli_progress_end(ctx);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
 
 int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_failf(ctx, "not built yet");
+    const char *in = NULL, *out = NULL;
+    convert_opts o;
+    memset(&o, 0, sizeof o);
+    o.png_level = CLI_DEFAULT_PNG_LEVEL;
+    out_format fmt = OUT_UNKNOWN;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(help_text, stdout);
+            return CLI_EXIT_OK;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        const char *v = NULL;
+        if (a[0] == '-' && a[1]) {
+            v = cli_option_value(ctx, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+        }
+        if (strcmp(a, "--of") == 0) {
+            fmt = out_format_from_name(v);
+            if (fmt == OUT_UNKNOWN)
+                return cli_usage_error(ctx, "--of takes ter, png, r16 or r32, not '%s'", v);
+        } else if (strcmp(a, "--ter-version") == 0) {
+            uint32_t n;
+            if (!cli_parse_u32(ctx, a, v, &n)) return CLI_EXIT_USAGE;
+            if (n < 7 || n > 9)
+                return cli_usage_error(ctx, "--ter-version must be 7, 8 or 9 (the modern layout), "
+                                            "not %u",
+                                       n);
+            o.ter_version = (int)n;
+        } else if (strcmp(a, "--max-height") == 0) {
+            if (!cli_parse_double(ctx, a, v, &o.load.max_height)) return CLI_EXIT_USAGE;
+            if (o.load.max_height <= 0) return cli_usage_error(ctx, "--max-height must be positive");
+            o.max_height_given = true;
+        } else if (strcmp(a, "--square-size") == 0) {
+            if (!cli_parse_double(ctx, a, v, &o.load.square_size)) return CLI_EXIT_USAGE;
+            if (o.load.square_size <= 0)
+                return cli_usage_error(ctx, "--square-size must be positive");
+        } else if (strcmp(a, "--size") == 0) {
+            if (!cli_parse_size(ctx, a, v, &o.load.raw_width, &o.load.raw_height))
+                return CLI_EXIT_USAGE;
+        } else if (strcmp(a, "--raw-type") == 0) {
+            if ((o.load.raw_type = cli_parse_raw_type(ctx, v)) < 0) return CLI_EXIT_USAGE;
+        } else if (strcmp(a, "--byte-order") == 0) {
+            if (strcmp(v, "big") == 0)
+                o.big_endian = true;
+            else if (strcmp(v, "little") != 0)
+                return cli_usage_error(ctx, "--byte-order takes little or big, not '%s'", v);
+        } else if (strcmp(a, "--compression") == 0) {
+            uint32_t n;
+            if (!cli_parse_u32(ctx, a, v, &n)) return CLI_EXIT_USAGE;
+            if (n > 9) return cli_usage_error(ctx, "--compression must be 0 to 9, not %u", n);
+            o.png_level = (int)n;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error(ctx, "unknown option '%s'", a);
+        } else if (!in) {
+            in = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            return cli_usage_error(ctx, "takes IN and OUT; unexpected '%s'", a);
+        }
+    }
+    if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT");
+    if (fmt == OUT_UNKNOWN) fmt = out_format_from_path(out);
+    if (fmt == OUT_UNKNOWN)
+        return cli_usage_error(ctx, "cannot tell the output format from '%s'; use an extension "
+                                    "(.ter, .png, .r16, .raw, .r32) or --of",
+                               out);
+    if (strcmp(in, out) == 0)
+        return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
+
+    cli_format in_format;
+    int rc = cli_sniff_file(ctx, in, &in_format);
+    if (rc) return rc;
+    if (fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
+        !o.load.raw_width)
+        return convert_ter_to_ter(ctx, in, out, &o);
+
+    cli_terrain t;
+    rc = cli_load_terrain(ctx, in, &o.load, &t);
+    if (rc) return rc;
+    if (fmt == OUT_TER)
+        rc = write_ter(ctx, &t, out, &o);
+    else
+        rc = write_image(ctx, &t, out, fmt, &o);
+    cli_terrain_dispose(&t);
+    return rc;
 }
