@@ -18,9 +18,9 @@ extern "C" {
 
 /* Bounds for reading untrusted .ter files. */
 typedef struct trn_ter_limits {
-    uint32_t max_size;           /* samples per side; default 16384 */
-    uint32_t max_materials;      /* default 65536 (more than 254 is read with a warning) */
-    uint64_t max_file_bytes;     /* default 8 GiB */
+    uint32_t max_size;       /* samples per side; default 16384 */
+    uint32_t max_materials;  /* default 65536 (more than 254 is read with a warning) */
+    uint64_t max_file_bytes; /* default 8 GiB */
 } trn_ter_limits;
 
 /* Fill limits with safe defaults. */
@@ -28,11 +28,15 @@ void trn_ter_limits_default(trn_ter_limits *limits);
 
 /* How a file's bytes after the layer map were laid out. */
 typedef enum trn_ter_layout {
-    TRN_TER_LAYOUT_MODERN = 0,     /* versions 7-9: names end at EOF (all engine-written files) */
-    TRN_TER_LAYOUT_EXTRA_1 = 1,    /* modern plus one size*size block before the count (seed 001) */
-    TRN_TER_LAYOUT_EXTRA_5 = 5,    /* modern plus one texture map and four coverage maps */
-    TRN_TER_LAYOUT_LEGACY = 100,   /* versions 1-6 (Torque Game Engine) */
+    TRN_TER_LAYOUT_MODERN = 0,   /* versions 7-9: names end at EOF (all engine-written files) */
+    TRN_TER_LAYOUT_EXTRA_1 = 1,  /* modern plus one size*size block before the count (seed 001) */
+    TRN_TER_LAYOUT_EXTRA_5 = 5,  /* modern plus one texture map and four coverage maps */
+    TRN_TER_LAYOUT_LEGACY = 100, /* versions 1-6 (Torque Game Engine) */
 } trn_ter_layout;
+
+/* Short description of a layout for `info` ("modern", "modern + 1 extra map (seed 001)",
+ * "modern + 5 extra maps (seed 001)", "legacy (Torque Game Engine)"); never NULL. */
+const char *trn_ter_layout_name(trn_ter_layout layout);
 
 /* A warning found while reading (the file is still usable). */
 typedef struct trn_ter_warning {
@@ -45,13 +49,17 @@ typedef struct trn_ter_warning {
 typedef struct trn_ter {
     uint8_t version;
     trn_ter_layout layout;
-    uint32_t size;        /* samples per side */
-    uint16_t *heights;    /* size*size stored values: metres = stored * maxHeight / 65536 */
-    uint8_t *layers;      /* size*size material indices; 255 = hole */
-    char **materials;     /* material names, NUL-terminated (names never contain NUL in practice;
-                             material_lengths keeps the stored byte length) */
-    uint32_t *material_lengths;
+    uint32_t size;     /* samples per side */
+    uint16_t *heights; /* size*size stored values: metres = stored * maxHeight / 65536 */
+    uint8_t *layers;   /* size*size material indices; 255 = hole */
+    char **materials;  /* material names, NUL-terminated (names never contain NUL in practice;
+                          material_lengths keeps the stored byte length) */
+    uint32_t *material_lengths; /* NULL = use strlen(materials[i]) */
     uint32_t material_count;
+    /* Per name, 1 when the file stored a name shorter than 255 bytes in the long form (0xFF then
+     * a u16 length); kept so such a file still round-trips byte for byte. NULL = all short
+     * names use the one-byte form (what the engine writes). */
+    uint8_t *material_long_form;
     /* Extra maps found after the layer map (EXTRA_1 / EXTRA_5 layouts): extra_count blocks of
      * size*size bytes, kept so the file round-trips. */
     uint8_t *extra_maps;
@@ -72,7 +80,9 @@ typedef struct trn_ter {
 void trn_ter_dispose(trn_ter *ter);
 
 /* True when data starts like a BeamNG/Torque .ter (version byte 1..255 and plausible size),
- * and not like a Terragen file. Content sniffing for `info`. */
+ * and not like a Terragen file. Content sniffing for `info`: data is the start of the file
+ * (5 bytes are enough; versions 1-6 have no size field, so the version byte decides). Versions
+ * above 9 are accepted so that the reader can say "version N is newer than 9". */
 bool trn_ter_sniff(const uint8_t *data, size_t size);
 
 /* Parse a .ter from memory. path is used only in error messages (may be NULL). On failure the
@@ -81,7 +91,10 @@ bool trn_ter_sniff(const uint8_t *data, size_t size);
 trn_status trn_ter_parse(const uint8_t *data, size_t size, const char *path,
                          const trn_ter_limits *limits, trn_ter *ter, trn_error *err);
 
-/* Read a .ter file from disk. */
+/* Read a .ter file from disk: the same result and errors as trn_ter_parse on its bytes. Modern
+ * files are read straight into the height and layer arrays (one copy from the page cache).
+ * progress (may be NULL) is called per chunk; TRN_CANCEL returns TRN_ERR_CANCELLED. On any
+ * failure *ter is left empty. */
 trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter *ter,
                         trn_progress_fn progress, void *user, trn_error *err);
 
@@ -95,16 +108,22 @@ trn_status trn_ter_serialize(const trn_ter *ter, uint8_t version, uint8_t **out,
 trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
                          trn_progress_fn progress, void *user, trn_error *err);
 
-/* Count samples per material index (counts[256]; counts[255] = holes). */
+/* Count samples per material index (counts[256]; counts[255] = holes). Overwrites counts. */
 void trn_ter_layer_histogram(const trn_ter *ter, uint64_t counts[256]);
 
 /* Convert to the in-memory field/labels (metres with max_height, square_size metres per step).
- * Either output may be NULL. */
+ * Field sample (i, j) is .ter sample x = i of row j (row 0 = south = field z 0); cells = size-1
+ * per side; heights = stored * max_height / 65536, field->quantum = max_height / 65536 and
+ * quantum_base = 0. Labels copy the layer values and material names. Either output may be
+ * NULL; on failure neither is touched. */
 trn_status trn_ter_to_field(const trn_ter *ter, double max_height, double square_size,
                             trn_field *field, trn_labels *labels, trn_error *err);
 
 /* Build a modern version-9 trn_ter from a field (quantised with max_height) and optional labels
- * (NULL = all layer 0 with one material named default_material). Field must be square. */
+ * (NULL = all layer 0 with one material named default_material, "default" when that is NULL).
+ * Field must be square; labels must have the field's grid. Stored = round(h / quantum) clamped
+ * to 0..65535 with quantum = max_height / 65536 (NaN gives 0), so heights that came from
+ * trn_ter_to_field with the same max_height give back the stored values exactly. */
 trn_status trn_ter_from_field(const trn_field *field, double max_height, const trn_labels *labels,
                               const char *default_material, trn_ter *ter, trn_error *err);
 
