@@ -7,7 +7,9 @@
 #include <omp.h>
 #endif
 
+#include "terrane/image.h"
 #include "terrane/render.h"
+#include "terrane/terragen.h"
 #include "test.h"
 
 #define PI 3.14159265358979323846
@@ -499,6 +501,156 @@ static void test_gdaldem(void)
     trn_field_dispose(&f);
 }
 
+/* ---- the render verb ---- */
+
+/* A version-9 BeamNG .ter of 4 x 4 samples: heights rise to the north, layer = x + (y == 3),
+ * and one hole at x 3, y 0 (the south-east corner). */
+static bool write_small_ter(const char *path)
+{
+    uint8_t b[5 + 32 + 16 + 4 + 4];
+    size_t n = 0;
+    b[n++] = 9;
+    b[n++] = 4, b[n++] = 0, b[n++] = 0, b[n++] = 0;
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            uint16_t h = (uint16_t)(1000 * y + 10 * x);
+            b[n++] = (uint8_t)h, b[n++] = (uint8_t)(h >> 8);
+        }
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++)
+            b[n++] = (uint8_t)(x == 3 && y == 0 ? 255 : x + (y == 3));
+    b[n++] = 2, b[n++] = 0, b[n++] = 0, b[n++] = 0;
+    b[n++] = 1, b[n++] = 'a';
+    b[n++] = 1, b[n++] = 'b';
+    return trn_test_write_file(path, b, n);
+}
+
+static void test_cli(void)
+{
+    char dir[512], in[600], out[600], args[2048];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    char *so = NULL, *se = NULL;
+    int rc;
+
+    rc = trn_test_run_cli("render --help", &so, &se);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_CONTAINS(so, "examples:");
+    CHECK_CONTAINS(so, "--multidirectional");
+    free(so), free(se);
+
+    /* Layers of a small BeamNG .ter, north up, holes transparent. */
+    snprintf(in, sizeof in, "%s/small.ter", dir);
+    snprintf(out, sizeof out, "%s/layers.png", dir);
+    CHECK(write_small_ter(in));
+    snprintf(args, sizeof args, "render '%s' -o '%s' --mode layers --format json", in, out);
+    rc = trn_test_run_cli(args, &so, &se);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_CONTAINS(so, "\"mode\": \"layers\"");
+    CHECK_CONTAINS(so, "\"channels\": 4");
+    free(so), free(se);
+    trn_image img;
+    trn_error e;
+    if (trn_png_read(out, NULL, &img, &e) == TRN_OK) {
+        CHECK_EQ_INT(img.width, 4);
+        CHECK_EQ_INT(img.channels, 4);
+        const uint8_t *p = img.data;
+        uint8_t want[4];
+        trn_render_label_color(0 + 1, want); /* top-left = x 0 of the north row (y 3) */
+        CHECK(memcmp(p, want, 4) == 0);
+        trn_render_label_color(2, want); /* row 1 = y 2, x 2 */
+        CHECK(memcmp(p + (1 * 4 + 2) * 4, want, 4) == 0);
+        CHECK_EQ_INT(p[(3 * 4 + 3) * 4 + 3], 0); /* bottom-right: the hole */
+        trn_image_dispose(&img);
+    } else {
+        CHECK(!"layers.png unreadable");
+    }
+
+    /* Height mode on the same file: north row white. */
+    snprintf(out, sizeof out, "%s/height.png", dir);
+    snprintf(args, sizeof args, "render '%s' -o '%s' --mode height -q", in, out);
+    CHECK_EQ_INT(trn_test_run_cli(args, NULL, NULL), 0);
+    if (trn_png_read(out, NULL, &img, &e) == TRN_OK) {
+        const uint8_t *p = img.data;
+        CHECK_EQ_INT(img.channels, 1);
+        CHECK_EQ_INT(p[3], 255);
+        CHECK_EQ_INT(p[12], 0);
+        trn_image_dispose(&img);
+    }
+
+    /* Layers of a file without any: a clear error, exit 1. */
+    char real[1024];
+    const char *tg = trn_test_real_path("terragen_RealisticTerrain.ter", real, sizeof real);
+    if (tg) {
+        snprintf(args, sizeof args, "render '%s' -o '%s/x.png' --mode layers", tg, dir);
+        rc = trn_test_run_cli(args, &so, &se);
+        CHECK_EQ_INT(rc, 1);
+        CHECK_CONTAINS(se, "has no material layers");
+        free(so), free(se);
+
+        /* The verb's hillshade is the library's, pixel for pixel. */
+        snprintf(out, sizeof out, "%s/relief.png", dir);
+        snprintf(args, sizeof args, "render '%s' '%s' --multidirectional -q", tg, out);
+        CHECK_EQ_INT(trn_test_run_cli(args, NULL, NULL), 0);
+        trn_terragen t;
+        trn_field f;
+        trn_raster8 r;
+        trn_render_options o;
+        trn_render_options_default(&o);
+        o.multidirectional = true;
+        CHECK_OK(trn_terragen_read(tg, NULL, &t, &e));
+        CHECK_OK(trn_terragen_to_field(&t, &f, &e));
+        CHECK_OK(trn_render_hillshade(&f, &o, &r, NULL, NULL, &e));
+        if (trn_png_read(out, NULL, &img, &e) == TRN_OK) {
+            CHECK_EQ_INT(img.width, 257);
+            CHECK_EQ_INT(img.height, 257);
+            CHECK(memcmp(img.data, r.pixels, 257u * 257u) == 0);
+            trn_image_dispose(&img);
+        } else {
+            CHECK(!"relief.png unreadable");
+        }
+        trn_raster8_dispose(&r);
+        trn_field_dispose(&f);
+        trn_terragen_dispose(&t);
+    }
+
+    /* Usage errors exit 2 and say what is wrong; failures exit 1. */
+    static const struct {
+        const char *args;
+        int rc;
+        const char *text;
+    } cases[] = {
+        {"render", 2, "needs an input file"},
+        {"render IN", 2, "needs an output picture"},
+        {"render IN -o out.jpg", 2, "name the output .png"},
+        {"render IN -o x.png --mode contour", 2, "--mode takes hillshade"},
+        {"render IN -o x.png --altitude 95", 2, "--altitude must be 0 to 90"},
+        {"render IN -o x.png --z-factor abc", 2, "expects a finite number"},
+        {"render IN -o x.png --z-factor 0", 2, "--z-factor must be positive"},
+        {"render IN -o x.png --height-range 5,1", 2, "--height-range expects LO,HI"},
+        {"render IN -o x.png --frobnicate 1", 2, "unknown option"},
+        {"render IN -o x.png --azimuth", 2, "needs a value"},
+        {"render x.png -o x.png", 2, "same file"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char a[1024];
+        const char *at = strstr(cases[k].args, "IN");
+        if (at)
+            snprintf(a, sizeof a, "%.*s'%s'%s", (int)(at - cases[k].args), cases[k].args, in,
+                     at + 2);
+        else
+            snprintf(a, sizeof a, "%s", cases[k].args);
+        rc = trn_test_run_cli(a, &so, &se);
+        CHECK_EQ_INT(rc, cases[k].rc);
+        CHECK_CONTAINS(se, cases[k].text);
+        free(so), free(se);
+    }
+    snprintf(args, sizeof args, "render '%s/missing.ter' -o '%s/m.png'", dir, dir);
+    rc = trn_test_run_cli(args, &so, &se);
+    CHECK_EQ_INT(rc, 1);
+    CHECK_CONTAINS(se, "missing.ter");
+    free(so), free(se);
+}
+
 int main(void)
 {
     RUN(test_flat);
@@ -507,5 +659,6 @@ int main(void)
     RUN(test_palette);
     RUN(test_threads_progress_cancel);
     RUN(test_gdaldem);
+    RUN(test_cli);
     return trn_test_finish();
 }

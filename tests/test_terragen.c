@@ -1,4 +1,5 @@
 /* Terragen .ter reader and writer: the real file's facts, synthetic layouts, malformed input. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,6 +514,42 @@ static void test_write_read(void)
     CHECK_STATUS(trn_terragen_from_field(&f, &tg, &e), TRN_ERR_INVALID_ARGUMENT);
 }
 
+/* GDAL's own Terragen driver reads the real file to the same metres (its scale and offset are
+ * SCAL * HeightScale / 65536 and SCAL * BaseHeight) with rows north first. */
+static void test_real_file_against_gdal(void)
+{
+    char path[1024], dir[512], out[600], cmd[2048];
+    if (!trn_test_real_path("terragen_RealisticTerrain.ter", path, sizeof path)) return;
+    if (system("command -v gdal_translate >/dev/null 2>&1") != 0) {
+        printf("gdal_translate not found: GDAL cross-check skipped\n");
+        return;
+    }
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(out, sizeof out, "%s/gdal.bin", dir);
+    snprintf(cmd, sizeof cmd, "gdal_translate -q -of ENVI -ot Float32 -unscale '%s' '%s'", path,
+             out);
+    CHECK_EQ_INT(system(cmd), 0);
+    size_t size;
+    uint8_t *g = trn_test_read_file(out, &size);
+    CHECK_EQ_INT(size, 257u * 257u * 4u);
+    trn_terragen tg;
+    trn_field f;
+    trn_error e;
+    CHECK_OK(trn_terragen_read(path, NULL, &tg, &e));
+    CHECK_OK(trn_terragen_to_field(&tg, &f, &e));
+    size_t differ = 0;
+    for (size_t r = 0; g && size == 257u * 257u * 4u && r < 257; r++)
+        for (size_t c = 0; c < 257; c++) {
+            float v;
+            memcpy(&v, g + 4 * (r * 257 + c), 4);
+            if (v != f.heights[(256 - r) * 257 + c]) differ++;
+        }
+    CHECK_EQ_INT(differ, 0);
+    free(g);
+    trn_field_dispose(&f);
+    trn_terragen_dispose(&tg);
+}
+
 int main(void)
 {
     RUN(test_sniff);
@@ -522,5 +559,6 @@ int main(void)
     RUN(test_malformed);
     RUN(test_write_read);
     RUN(test_real_file);
+    RUN(test_real_file_against_gdal);
     return trn_test_finish();
 }
