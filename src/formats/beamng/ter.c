@@ -157,13 +157,24 @@ trn_status trn_ter_priv_warn(trn_ter *ter, int64_t offset, trn_error *err, const
 
 unsigned trn_ter_priv_layers_max(const uint8_t *p, size_t n, unsigned current)
 {
-    /* Branch-free so the compiler vectorises it: this runs over every sample of the map. */
-    uint8_t m = (uint8_t)current;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t v = (uint8_t)(p[i] == TRN_TER_HOLE ? 0 : p[i]);
+    /* This runs over every sample while the bytes are still in cache, so it must vectorise at
+     * -O2: v + 1 (mod 256) sends holes to 0 and keeps the order of the others, and fixed
+     * 64-byte blocks need no scalar epilogue inside. */
+    uint8_t m = (uint8_t)(current + 1u);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint8_t block = 0;
+        for (size_t k = 0; k < 64; k++) {
+            uint8_t v = (uint8_t)(p[i + k] + 1u);
+            block = v > block ? v : block;
+        }
+        m = block > m ? block : m;
+    }
+    for (; i < n; i++) {
+        uint8_t v = (uint8_t)(p[i] + 1u);
         m = v > m ? v : m;
     }
-    return m;
+    return m ? m - 1u : 0u;
 }
 
 trn_status trn_ter_priv_check_layers(trn_ter *ter, unsigned max_non_hole, int64_t layers_offset,
