@@ -45,7 +45,10 @@ typedef struct trn_ter_warning {
 } trn_ter_warning;
 
 /* A whole .ter file in memory, exactly as stored. Rows run south to north (row 0 is the
- * engine's bottom edge, y = 0), x fastest. */
+ * engine's bottom edge, y = 0), x fastest. Every pointer is owned by the struct (malloc'd, freed
+ * by trn_ter_dispose); callers building one by hand must allocate with malloc too. The trn_ter_*
+ * functions keep no state: distinct trn_ter values may be used from different threads, and one
+ * trn_ter may be read (serialised, converted) from several threads at once. */
 typedef struct trn_ter {
     uint8_t version;
     trn_ter_layout layout;
@@ -98,13 +101,15 @@ trn_status trn_ter_parse(const uint8_t *data, size_t size, const char *path,
 trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter *ter,
                         trn_progress_fn progress, void *user, trn_error *err);
 
-/* Serialise in the modern layout with the given version number (7, 8 or 9), extra maps
- * included when present; legacy files are converted (legacy fields are not written).
- * *out is malloc'd; caller frees. */
+/* Serialise in the modern layout with the given version number (7, 8 or 9, else
+ * TRN_ERR_INVALID_ARGUMENT), extra maps included when present; legacy files are converted
+ * (legacy fields are not written). A modern file parsed and serialised with its own version
+ * gives back the same bytes. *out is malloc'd; caller frees. */
 trn_status trn_ter_serialize(const trn_ter *ter, uint8_t version, uint8_t **out, size_t *out_size,
                              trn_error *err);
 
-/* Write atomically to path (streams, never holds a second copy of the maps). */
+/* Write atomically to path (streams, never holds a second copy of the maps; little-endian on
+ * any host). Cancelling through progress leaves an existing file at path untouched. */
 trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
                          trn_progress_fn progress, void *user, trn_error *err);
 
