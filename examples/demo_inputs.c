@@ -60,7 +60,8 @@ static int save(const char *dir, const char *name, const trn_image *img)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     trn_error e;
-    trn_png_options po = {6, false};
+    trn_png_options po;
+    trn_png_options_default(&po);
     if (trn_png_write(path, img, &po, NULL, NULL, &e) != TRN_OK) {
         char buf[1024];
         fprintf(stderr, "demo_inputs: %s\n", trn_error_format(&e, buf, sizeof buf));

@@ -154,7 +154,9 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_
         st = trn_image_from_field(&t->field, quantum, base, &img, &e);
         if (st) return cli_fail(ctx, &e);
         if (fmt == OUT_PNG) {
-            trn_png_options po = {o->png_level, false};
+            trn_png_options po;
+            trn_png_options_default(&po);
+            po.compression_level = o->png_level;
             st = trn_png_write(out, &img, &po, cli_progress, ctx, &e);
         } else {
             st = trn_raw_write(out, &img, o->big_endian ? TRN_RAW_U16_BE : TRN_RAW_U16_LE, &e);
