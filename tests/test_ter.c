@@ -706,6 +706,22 @@ static void test_truncated_modern(void)
     CHECK_EQ_INT(e.offset, 368);
     free(b.d);
 
+    /* A tail longer than any valid one takes the reader's fallback path: same error. */
+    const char *one[] = {"a"};
+    b = build_modern(9, 2, 1, one, 1, 0);
+    for (int i = 0; i < 70000; i++)
+        put_u8(&b, 0);
+    trn_ter_limits few;
+    trn_ter_limits_default(&few);
+    few.max_materials = 1;
+    CHECK_STATUS(trn_ter_parse(b.d, b.n, NULL, &few, &t, &e), TRN_ERR_TRAILING_DATA);
+    CHECK_EQ_INT(e.offset, 23);
+    CHECK(trn_test_write_file(path, b.d, b.n));
+    CHECK_STATUS(trn_ter_read(path, &few, &t, NULL, NULL, &e), TRN_ERR_TRAILING_DATA);
+    CHECK_EQ_INT(e.offset, 23);
+    CHECK_CONTAINS(e.message, "70000 bytes after the last material name");
+    free(b.d);
+
     /* Names running past EOF: a count of 4 with 3 names, and a length past the end. */
     b = build_modern(9, 2, 1, names, 3, 0);
     size_t count_at = 5 + 12;

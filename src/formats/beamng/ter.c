@@ -694,8 +694,14 @@ trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter 
         close(fd);
         return st;
     }
-    if (g.version < TER_MIN_MODERN || file_size < g.body_end + 4) {
-        /* Legacy files are small and truncated ones fail: one parser keeps the errors equal. */
+    /* The longest valid tail: five extra maps, the count, and every name at 0xFF + u16 + 65535. */
+    uint64_t tail_max = 0;
+    bool tail_bounded = trn_mul_u64(g.samples, 5, &tail_max) &&
+                        trn_add_u64(tail_max, 4u + (uint64_t)lim.max_materials * 65538u, &tail_max);
+    if (g.version < TER_MIN_MODERN || file_size < g.body_end || file_size - g.body_end < 4 ||
+        (tail_bounded && file_size - g.body_end > tail_max)) {
+        /* Legacy files are small, truncated ones fail, and a tail longer than any valid one
+         * fails too (without a heap buffer for it): one parser keeps the errors equal. */
         close(fd);
         return read_via_parse(path, &lim, ter, &prog, err);
     }
