@@ -1,0 +1,786 @@
+/* BeamNG terrain import (World Editor rules), level writing, create and export. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/fileio.h"
+#include "core/progress.h"
+#include "level_internal.h"
+
+static trn_status oom(trn_error *err, const char *path)
+{
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+}
+
+static bool is_pow2(uint32_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+static uint32_t next_pow2(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < 0x80000000u)
+        p <<= 1;
+    return p;
+}
+
+trn_status trn_beamng_round_resolution(uint32_t requested, uint32_t *rounded, trn_error *err)
+{
+    if (requested == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "resolution 0: give the number of samples per side (128 to 8192)");
+    if (requested > TRN_BEAMNG_MAX_RESOLUTION)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "resolution %u is above 8192, the largest terrain BeamNG loads; use "
+                             "8192 and a larger squareSize for more ground",
+                             requested);
+    uint32_t r = next_pow2(requested);
+    *rounded = r < TRN_BEAMNG_MIN_RESOLUTION ? TRN_BEAMNG_MIN_RESOLUTION : r;
+    return TRN_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Building a .ter from images.
+ * ---------------------------------------------------------------------------------------- */
+
+static trn_status check_heightmap_size(uint32_t w, uint32_t h, const char *label, const char *path,
+                                       trn_error *err)
+{
+    if (w == h && is_pow2(w) && w >= TRN_BEAMNG_MIN_RESOLUTION && w <= TRN_BEAMNG_MAX_RESOLUTION)
+        return TRN_OK;
+    uint32_t side = w > h ? w : h;
+    uint32_t target = next_pow2(side);
+    if (target < TRN_BEAMNG_MIN_RESOLUTION) target = TRN_BEAMNG_MIN_RESOLUTION;
+    if (side > TRN_BEAMNG_MAX_RESOLUTION) target = TRN_BEAMNG_MAX_RESOLUTION;
+    const char *verb = w != h ? "crop or resize" : "resize";
+    return trn_error_set(err, TRN_ERR_UNSUPPORTED, path, -1,
+                         "%s is %ux%u: BeamNG needs a square power of two between 128 and 8192; "
+                         "%s it to %ux%u",
+                         label, w, h, verb, target, target);
+}
+
+/* Column c of channel ch at image row r, widened to 16 bits (8-bit v -> v*257 = v/255*65535). */
+static inline uint16_t sample16(const trn_image *img, uint32_t r, uint32_t c, unsigned ch)
+{
+    size_t i = ((size_t)r * img->width + c) * img->channels + ch;
+    if (img->bit_depth == 16) return ((const uint16_t *)img->data)[i];
+    return (uint16_t)(((const uint8_t *)img->data)[i] * 257u);
+}
+
+static trn_status check_same_size(const trn_image *img, uint32_t size, const char *label,
+                                  const char *path, trn_error *err)
+{
+    if (img->width != size || img->height != size)
+        return trn_error_set(err, TRN_ERR_MISMATCH, path, -1,
+                             "%s is %ux%u but the heightmap is %ux%u: every map must match the "
+                             "heightmap's size",
+                             label, img->width, img->height, size, size);
+    if (img->bit_depth != 8 && img->bit_depth != 16)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, path, -1,
+                             "%s has %u-bit samples; use an 8- or 16-bit image", label,
+                             img->bit_depth);
+    return TRN_OK;
+}
+
+/* Which interleaved channel holds R, G, B or A; -1 when the image has no such channel. */
+static int channel_index(const trn_image *img, trn_channel ch)
+{
+    switch (img->channels) {
+    case 1:
+        return ch == TRN_CHANNEL_A ? -1 : 0;
+    case 2:
+        return ch == TRN_CHANNEL_A ? 1 : 0;
+    case 3:
+        return ch == TRN_CHANNEL_A ? -1 : (int)ch;
+    case 4:
+        return (int)ch;
+    }
+    return -1;
+}
+
+static const char channel_letters[] = "RGBA";
+
+static bool report_rows(const trn_progress *p, uint32_t row, uint32_t size, const char *stage)
+{
+    if ((row & 63u) != 0) return false;
+    return trn_progress_report(p, (double)row / size, stage);
+}
+
+/* Hands a sub-range (a trn_progress) to a call that takes a plain callback. */
+static int progress_bridge(double done, const char *stage, void *user)
+{
+    return trn_progress_report((const trn_progress *)user, done, stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static trn_status cancelled(trn_error *err)
+{
+    return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "cancelled");
+}
+
+static trn_status ter_alloc(trn_ter *ter, uint32_t size, const char *const *names, uint32_t count,
+                            trn_error *err)
+{
+    memset(ter, 0, sizeof *ter);
+    size_t n;
+    if (!trn_mul_size(size, size, &n) || n > SIZE_MAX / 2)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "terrain %u x %u is too large", size,
+                             size);
+    ter->version = TRN_TER_VERSION_CURRENT;
+    ter->layout = TRN_TER_LAYOUT_MODERN;
+    ter->size = size;
+    ter->heights = calloc(n, sizeof *ter->heights);
+    ter->layers = calloc(n, 1);
+    if (count) {
+        ter->materials = calloc(count, sizeof *ter->materials);
+        ter->material_lengths = calloc(count, sizeof *ter->material_lengths);
+    }
+    if (!ter->heights || !ter->layers || (count && (!ter->materials || !ter->material_lengths))) {
+        trn_ter_dispose(ter);
+        return oom(err, NULL);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        size_t len = strlen(names[i]);
+        if (len > UINT16_MAX) {
+            trn_ter_dispose(ter);
+            return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                                 "material name %u is %zu bytes long; a .ter name holds at most "
+                                 "65535",
+                                 i, len);
+        }
+        ter->materials[i] = trn_lvl_strdup(names[i]);
+        if (!ter->materials[i]) {
+            trn_ter_dispose(ter);
+            return oom(err, NULL);
+        }
+        ter->material_lengths[i] = (uint32_t)len;
+        ter->material_count = i + 1;
+    }
+    return TRN_OK;
+}
+
+static trn_status fill_heights(trn_ter *ter, const trn_image *img, bool flip, const char *path,
+                               const trn_progress *p, trn_error *err)
+{
+    if (img->bit_depth != 8 && img->bit_depth != 16)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, path, -1,
+                             "heightmap has %u-bit samples: BeamNG imports 16-bit PNG or R16 "
+                             "(and widens 8-bit); convert it to a 16-bit PNG",
+                             img->bit_depth);
+    uint32_t size = ter->size;
+    for (uint32_t r = 0; r < size; r++) {
+        if (report_rows(p, r, size, "heightmap")) return cancelled(err);
+        uint16_t *dst = ter->heights + (size_t)trn_beamng_terrain_row(r, size, flip) * size;
+        if (img->bit_depth == 16 && img->channels == 1) {
+            memcpy(dst, (const uint16_t *)img->data + (size_t)r * size, size * sizeof *dst);
+            continue;
+        }
+        for (uint32_t c = 0; c < size; c++)
+            dst[c] = sample16(img, r, c, 0);
+    }
+    return TRN_OK;
+}
+
+/* One opacity layer of the engine's argmax: later layers win ties (>=), best starts at 0. */
+static trn_status apply_opacity(trn_ter *ter, uint16_t *best, const trn_image *img,
+                                trn_channel channel, uint32_t layer, bool flip, const char *label,
+                                const char *path, const trn_progress *p, trn_error *err)
+{
+    uint32_t size = ter->size;
+    trn_status st = check_same_size(img, size, label, path, err);
+    if (st) return st;
+    int ci = channel_index(img, channel);
+    if (ci < 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "%s has no %c channel (it has %u channel%s); choose %s", label,
+                             channel_letters[channel], img->channels, img->channels == 1 ? "" : "s",
+                             img->channels == 3 ? "R, G or B" : "R, G, B or A");
+    for (uint32_t r = 0; r < size; r++) {
+        if (report_rows(p, r, size, "opacity")) return cancelled(err);
+        size_t row = (size_t)trn_beamng_terrain_row(r, size, flip) * size;
+        for (uint32_t c = 0; c < size; c++) {
+            uint16_t v = sample16(img, r, c, (unsigned)ci);
+            if (v >= best[row + c]) {
+                best[row + c] = v;
+                ter->layers[row + c] = (uint8_t)layer;
+            }
+        }
+    }
+    return TRN_OK;
+}
+
+static trn_status apply_layer_map(trn_ter *ter, const trn_image *img, bool flip, const char *path,
+                                  const trn_progress *p, trn_error *err)
+{
+    uint32_t size = ter->size;
+    trn_status st = check_same_size(img, size, "layer map", path, err);
+    if (st) return st;
+    if (img->bit_depth != 8)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, path, -1,
+                             "layer map is %u-bit; it must be 8-bit grey (one material index "
+                             "per pixel)",
+                             img->bit_depth);
+    for (uint32_t r = 0; r < size; r++) {
+        if (report_rows(p, r, size, "layer map")) return cancelled(err);
+        size_t row = (size_t)trn_beamng_terrain_row(r, size, flip) * size;
+        const uint8_t *src = (const uint8_t *)img->data + (size_t)r * size * img->channels;
+        for (uint32_t c = 0; c < size; c++)
+            ter->layers[row + c] = src[(size_t)c * img->channels];
+    }
+    return TRN_OK;
+}
+
+/* Hole map: an 8-bit value of 0xFF (16-bit: high byte 0xFF) makes the sample a hole. */
+static trn_status apply_holes(trn_ter *ter, const trn_image *img, bool flip, const char *path,
+                              const trn_progress *p, trn_error *err)
+{
+    uint32_t size = ter->size;
+    trn_status st = check_same_size(img, size, "hole map", path, err);
+    if (st) return st;
+    for (uint32_t r = 0; r < size; r++) {
+        if (report_rows(p, r, size, "holes")) return cancelled(err);
+        size_t row = (size_t)trn_beamng_terrain_row(r, size, flip) * size;
+        for (uint32_t c = 0; c < size; c++)
+            if ((sample16(img, r, c, 0) >> 8) == 0xFFu) ter->layers[row + c] = TRN_LABEL_NONE;
+    }
+    return TRN_OK;
+}
+
+static trn_status check_counts(uint32_t opacity_count, bool has_layer_map, uint32_t material_count,
+                               trn_error *err)
+{
+    if (opacity_count && has_layer_map)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "give either opacity maps or a layer map, not both");
+    if (material_count > TRN_TER_MAX_MATERIALS)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "%u materials: BeamNG uses at most 254 per terrain", material_count);
+    if (opacity_count && opacity_count != material_count)
+        return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                             "%u opacity map%s for %u material name%s: give one opacity map per "
+                             "material, in the same order",
+                             opacity_count, opacity_count == 1 ? "" : "s", material_count,
+                             material_count == 1 ? "" : "s");
+    if (!has_layer_map && material_count == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "no material names: a terrain needs at least one material");
+    return TRN_OK;
+}
+
+static void opacity_label(uint32_t i, char *buf, size_t n)
+{
+    snprintf(buf, n, "opacity map %u", i + 1);
+}
+
+trn_status trn_beamng_build_ter(const trn_beamng_import_images *in, trn_ter *ter,
+                                trn_progress_fn progress, void *user, trn_error *err)
+{
+    memset(ter, 0, sizeof *ter);
+    if (!in || !in->heightmap)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no heightmap given");
+    const trn_image *hm = in->heightmap;
+    trn_status st =
+        check_heightmap_size(hm->width, hm->height, "heightmap", in->heightmap_path, err);
+    if (st) return st;
+    if ((st = check_counts(in->opacity_count, in->layer_map != NULL, in->material_count, err)))
+        return st;
+    if ((st = ter_alloc(ter, hm->width, in->material_names, in->material_count, err))) return st;
+    trn_progress root = trn_progress_make(progress, user);
+    uint32_t steps = 2 + in->opacity_count + (in->layer_map ? 1 : 0) + (in->holes ? 1 : 0);
+    uint32_t step = 0;
+    trn_progress p = trn_progress_sub(&root, 0, 1.0 / steps);
+    st = fill_heights(ter, hm, in->flip_y_axis, in->heightmap_path, &p, err);
+    step++;
+    uint16_t *best = NULL;
+    if (!st && in->opacity_count) {
+        best = calloc((size_t)ter->size * ter->size, sizeof *best);
+        if (!best) st = oom(err, NULL);
+    }
+    for (uint32_t i = 0; !st && i < in->opacity_count; i++, step++) {
+        char label[64];
+        opacity_label(i, label, sizeof label);
+        p = trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+        st = apply_opacity(ter, best, in->opacity[i], in->opacity_channels[i], i, in->flip_y_axis,
+                           label, in->opacity_paths ? in->opacity_paths[i] : NULL, &p, err);
+    }
+    free(best);
+    if (!st && in->layer_map) {
+        p = trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+        st = apply_layer_map(ter, in->layer_map, in->flip_y_axis, in->layer_map_path, &p, err);
+        step++;
+    }
+    if (!st && in->holes) {
+        p = trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+        st = apply_holes(ter, in->holes, in->flip_y_axis, in->holes_path, &p, err);
+    }
+    if (!st && trn_progress_report(&root, 1.0, "done")) st = cancelled(err);
+    if (st) trn_ter_dispose(ter);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Import from files.
+ * ---------------------------------------------------------------------------------------- */
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n >= k && trn_lvl_ieq(path + n - k, ext);
+}
+
+static trn_status load_png(const char *path, const trn_image_limits *limits, const char *what,
+                           trn_image *img, trn_error *err)
+{
+    uint8_t head[8];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1, "%s not found", what);
+    size_t got = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    if (!trn_png_sniff(head, got))
+        return trn_error_set(err, TRN_ERR_FORMAT, path, 0, "%s is not a PNG file", what);
+    return trn_png_read(path, limits, img, err);
+}
+
+static trn_status load_heightmap(const char *path, const trn_image_limits *limits, trn_image *img,
+                                 trn_error *err)
+{
+    uint8_t head[8];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1, "heightmap not found");
+    size_t got = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    if (trn_png_sniff(head, got)) return trn_png_read(path, limits, img, err);
+    if (has_ext(path, ".r16") || has_ext(path, ".raw"))
+        return trn_raw_read(path, TRN_RAW_U16_LE, 0, 0, img, err);
+    return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
+                         "heightmap is neither a PNG nor a headerless 16-bit RAW (.r16, .raw); "
+                         "export it as a 16-bit grey PNG or R16");
+}
+
+trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
+                             const trn_beamng_level_options *level, trn_beamng_level_result *result,
+                             trn_progress_fn progress, void *user, trn_error *err)
+{
+    memset(ter, 0, sizeof *ter);
+    if (!opt || !opt->heightmap_path)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no heightmap given");
+    trn_status st =
+        check_counts(opt->opacity_count, opt->layer_map_path != NULL, opt->material_count, err);
+    if (st) return st;
+    trn_progress root = trn_progress_make(progress, user);
+    /* Images are loaded one at a time so memory stays at one image plus the terrain. */
+    uint32_t steps = 1 + opt->opacity_count + (opt->layer_map_path ? 1 : 0) +
+                     (opt->holes_path ? 1 : 0) + (level ? 2 : 0);
+    uint32_t step = 0;
+    trn_image img;
+    if ((st = load_heightmap(opt->heightmap_path, opt->limits, &img, err))) return st;
+    st = check_heightmap_size(img.width, img.height, "heightmap", opt->heightmap_path, err);
+    if (!st) st = ter_alloc(ter, img.width, opt->material_names, opt->material_count, err);
+    if (!st) {
+        trn_progress p = trn_progress_sub(&root, 0, 1.0 / steps);
+        st = fill_heights(ter, &img, opt->flip_y_axis, opt->heightmap_path, &p, err);
+    }
+    step++;
+    trn_image_dispose(&img);
+    uint16_t *best = NULL;
+    if (!st && opt->opacity_count) {
+        best = calloc((size_t)ter->size * ter->size, sizeof *best);
+        if (!best) st = oom(err, NULL);
+    }
+    for (uint32_t i = 0; !st && i < opt->opacity_count; i++, step++) {
+        char label[64];
+        opacity_label(i, label, sizeof label);
+        if ((st = load_png(opt->opacity[i].path, opt->limits, label, &img, err))) break;
+        trn_progress p = trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+        st = apply_opacity(ter, best, &img, opt->opacity[i].channel, i, opt->flip_y_axis, label,
+                           opt->opacity[i].path, &p, err);
+        trn_image_dispose(&img);
+    }
+    free(best);
+    if (!st && opt->layer_map_path) {
+        if (!(st = load_png(opt->layer_map_path, opt->limits, "layer map", &img, err))) {
+            trn_progress p =
+                trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+            st = apply_layer_map(ter, &img, opt->flip_y_axis, opt->layer_map_path, &p, err);
+            trn_image_dispose(&img);
+        }
+        step++;
+    }
+    if (!st && opt->holes_path) {
+        if (!(st = load_png(opt->holes_path, opt->limits, "hole map", &img, err))) {
+            trn_progress p =
+                trn_progress_sub(&root, (double)step / steps, (double)(step + 1) / steps);
+            st = apply_holes(ter, &img, opt->flip_y_axis, opt->holes_path, &p, err);
+            trn_image_dispose(&img);
+        }
+        step++;
+    }
+    if (!st && level) {
+        trn_progress p = trn_progress_sub(&root, (double)step / steps, 1.0);
+        st = trn_beamng_level_write_terrain(ter, level, result, p.fn ? progress_bridge : NULL, &p,
+                                            err);
+    }
+    if (st) trn_ter_dispose(ter);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Writing a terrain into a level.
+ * ---------------------------------------------------------------------------------------- */
+
+/* True when dir holds an entry equal to name ignoring case (a zipped level is read by a
+ * case-insensitive file system on Windows, so theTerrain.ter and TheTerrain.ter collide). */
+static bool dir_has_ci(const char *dir, const char *name)
+{
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    struct dirent *e;
+    bool found = false;
+    while (!found && (e = readdir(d)) != NULL)
+        found = trn_lvl_ieq(e->d_name, name);
+    closedir(d);
+    return found;
+}
+
+static bool valid_name(const char *name)
+{
+    if (!name || !name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return false;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20) return false;
+    return true;
+}
+
+static trn_status write_heightmap_png(const char *path, const trn_ter *ter, bool flip,
+                                      int compression, trn_error *err)
+{
+    trn_image img;
+    trn_status st = trn_image_init(&img, ter->size, ter->size, 1, 16, err);
+    if (st) return st;
+    uint32_t size = ter->size;
+    for (uint32_t r = 0; r < size; r++)
+        memcpy((uint16_t *)img.data + (size_t)r * size,
+               ter->heights + (size_t)trn_beamng_terrain_row(r, size, flip) * size,
+               size * sizeof(uint16_t));
+    trn_png_options po;
+    trn_png_options_default(&po);
+    po.compression_level = compression;
+    st = trn_png_write(path, &img, &po, NULL, NULL, err);
+    trn_image_dispose(&img);
+    return st;
+}
+
+trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_level_options *opt,
+                                          trn_beamng_level_result *result, trn_progress_fn progress,
+                                          void *user, trn_error *err)
+{
+    trn_beamng_level_result local;
+    trn_beamng_level_result *res = result ? result : &local;
+    memset(res, 0, sizeof *res);
+    if (!ter || !opt || !opt->level_dir || !opt->level_dir[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no level folder given");
+    if (ter->size == 0 || !ter->heights || !ter->layers)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "the terrain is empty");
+    const char *base = opt->terrain_name ? opt->terrain_name : "theTerrain";
+    if (!valid_name(base))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "terrain name \"%s\" cannot be a file name", base);
+    uint8_t version = opt->ter_version ? opt->ter_version : (uint8_t)TRN_TER_VERSION_CURRENT;
+    if (version < 7 || version > TRN_TER_VERSION_CURRENT)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             ".ter version %u cannot be written: choose 7, 8 or 9", version);
+    double max_height = opt->max_height > 0 ? opt->max_height : 2048.0;
+    double square_size = opt->square_size > 0 ? opt->square_size : 1.0;
+    trn_status st = trn_mkdir_p(opt->level_dir, err);
+    if (st) return st;
+    trn_lvl_copy(res->level_dir, sizeof res->level_dir, opt->level_dir);
+    if (!trn_lvl_level_name(opt->level_dir, res->level_name, sizeof res->level_name))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
+                             "cannot tell the level's name from its folder");
+    /* Pick the .ter name: the given one, or the first free name_N when asked for a unique one. */
+    char name[256], file[300];
+    trn_lvl_copy(name, sizeof name, base);
+    snprintf(file, sizeof file, "%s.ter", name);
+    for (unsigned i = 1; opt->unique_ter_name && dir_has_ci(opt->level_dir, file); i++) {
+        if (i > 9999)
+            return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "no free .ter name for %s",
+                                 base);
+        snprintf(name, sizeof name, "%.200s_%u", base, i);
+        snprintf(file, sizeof file, "%s.ter", name);
+    }
+    trn_lvl_copy(res->terrain_name, sizeof res->terrain_name, name);
+    char json_file[320], png_file[340], heightmap_game[1400];
+    snprintf(json_file, sizeof json_file, "%s.terrain.json", name);
+    snprintf(png_file, sizeof png_file, "%s.terrainheightmap.png", name);
+    snprintf(res->terrain_file, sizeof res->terrain_file, "/levels/%s/%s", res->level_name, file);
+    snprintf(heightmap_game, sizeof heightmap_game, "/levels/%s/%s", res->level_name, png_file);
+    if (!trn_lvl_join(res->ter_path, sizeof res->ter_path, opt->level_dir, file) ||
+        !trn_lvl_join(res->terrain_json_path, sizeof res->terrain_json_path, opt->level_dir,
+                      json_file) ||
+        !trn_lvl_join(res->heightmap_png_path, sizeof res->heightmap_png_path, opt->level_dir,
+                      png_file) ||
+        !trn_lvl_join(res->items_path, sizeof res->items_path, opt->level_dir,
+                      "main/items.level.json"))
+        return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
+
+    /* The .ter first, and the only step that may be cancelled: nothing else is written yet. */
+    if ((st = trn_ter_write(res->ter_path, ter, version, progress, user, err))) return st;
+
+    trn_terrain_json tj;
+    if ((st = trn_terrain_json_from_ter(ter, res->terrain_file, heightmap_game, &tj, err)))
+        return st;
+    tj.version = version;
+    st = trn_terrain_json_write(res->terrain_json_path, &tj, err);
+    trn_terrain_json_dispose(&tj);
+    if (st) return st;
+    if ((st = write_heightmap_png(res->heightmap_png_path, ter, false, -1, err))) return st;
+
+    /* Materials: every distinct non-empty name must resolve in the level. */
+    const char **names = ter->material_count ? calloc(ter->material_count, sizeof *names) : NULL;
+    if (ter->material_count && !names) return oom(err, NULL);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ter->material_count; i++)
+        if (ter->materials[i] && ter->materials[i][0]) names[n++] = ter->materials[i];
+    trn_lvl_merge_result mr;
+    st = trn_lvl_merge_materials(opt->level_dir, res->level_name, names, n,
+                                 (double)ter->size * square_size, &opt->textures, &mr, err);
+    free(names);
+    if (st) return st;
+    trn_lvl_copy(res->texture_set, sizeof res->texture_set, mr.texture_set);
+    trn_lvl_copy(res->materials_path, sizeof res->materials_path, mr.materials_path);
+    res->materials_added = mr.added;
+    res->textures_written = mr.textures_written;
+
+    trn_terrain_block tb;
+    if ((st = trn_terrain_block_init(&tb, name, res->terrain_file, mr.texture_set, ter->size, err)))
+        return st;
+    tb.square_size = square_size;
+    tb.max_height = max_height;
+    trn_terrain_block_center(&tb, ter->size);
+    st = trn_items_put_terrain_block(res->items_path, &tb, err);
+    trn_terrain_block_dispose(&tb);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Create.
+ * ---------------------------------------------------------------------------------------- */
+
+trn_status trn_beamng_create(const trn_beamng_create_options *opt, trn_beamng_level_result *result,
+                             trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (!opt || !valid_name(opt->level_name))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "level name \"%s\" cannot be a folder name",
+                             opt && opt->level_name ? opt->level_name : "");
+    uint32_t size;
+    trn_status st =
+        trn_beamng_round_resolution(opt->resolution ? opt->resolution : 1024, &size, err);
+    if (st) return st;
+    double max_height = opt->max_height > 0 ? opt->max_height : 2048.0;
+    uint16_t stored = TRN_BEAMNG_CREATE_DEFAULT_STORED;
+    if (opt->initial_height > 0) {
+        if (opt->initial_height > max_height * 65535.0 / 65536.0)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "initial height %g m is above what maxHeight %g m can store; "
+                                 "raise --max-height",
+                                 opt->initial_height, max_height);
+        stored = (uint16_t)lround(opt->initial_height / max_height * 65536.0);
+    }
+    const char *material = opt->material ? opt->material : "grass";
+    if (!material[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "the initial material needs a name");
+    char level_dir[PATH_MAX], levels[PATH_MAX];
+    if (!trn_lvl_join(levels, sizeof levels, opt->root ? opt->root : ".", "levels") ||
+        !trn_lvl_join(level_dir, sizeof level_dir, levels, opt->level_name))
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "path too long");
+    trn_ter ter;
+    const char *names[1] = {material};
+    if ((st = ter_alloc(&ter, size, names, 1, err))) return st;
+    size_t samples = (size_t)size * size;
+    for (size_t i = 0; i < samples; i++)
+        ter.heights[i] = stored;
+    trn_beamng_level_options lo = {0};
+    lo.level_dir = level_dir;
+    lo.terrain_name = opt->terrain_name;
+    lo.unique_ter_name = true;
+    lo.max_height = max_height;
+    lo.square_size = opt->square_size;
+    lo.textures = opt->textures;
+    st = trn_beamng_level_write_terrain(&ter, &lo, result, progress, user, err);
+    trn_ter_dispose(&ter);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Export.
+ * ---------------------------------------------------------------------------------------- */
+
+void trn_beamng_export_options_default(trn_beamng_export_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->heightmap = opt->layer_map = opt->holes = opt->opacity = opt->r16 = true;
+    opt->compression_level = -1;
+}
+
+void trn_beamng_export_result_dispose(trn_beamng_export_result *result)
+{
+    if (!result) return;
+    trn_lvl_free_paths(result->paths, result->path_count);
+    memset(result, 0, sizeof *result);
+}
+
+static trn_status push_path(trn_beamng_export_result *res, const char *path, trn_error *err)
+{
+    char **np = realloc(res->paths, (res->path_count + 1) * sizeof *np);
+    if (!np) return oom(err, path);
+    res->paths = np;
+    if (!(np[res->path_count] = trn_lvl_strdup(path))) return oom(err, path);
+    res->path_count++;
+    return TRN_OK;
+}
+
+/* An 8-bit grey image of the terrain's layers through fn (image orientation per flip). */
+typedef uint8_t (*layer_fn)(uint8_t layer, uint32_t arg);
+
+static uint8_t layer_identity(uint8_t layer, uint32_t arg)
+{
+    (void)arg;
+    return layer;
+}
+
+static uint8_t layer_hole(uint8_t layer, uint32_t arg)
+{
+    (void)arg;
+    return layer == TRN_LABEL_NONE ? 255 : 0;
+}
+
+static uint8_t layer_is(uint8_t layer, uint32_t arg)
+{
+    return layer == arg ? 255 : 0;
+}
+
+static void fill_layer_image(trn_image *img, const trn_ter *ter, bool flip, layer_fn fn,
+                             uint32_t arg)
+{
+    uint32_t size = ter->size;
+    uint8_t *dst = img->data;
+    for (uint32_t r = 0; r < size; r++) {
+        const uint8_t *src = ter->layers + (size_t)trn_beamng_terrain_row(r, size, flip) * size;
+        for (uint32_t c = 0; c < size; c++)
+            dst[(size_t)r * size + c] = fn(src[c], arg);
+    }
+}
+
+trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char *base_name,
+                             const trn_beamng_export_options *opt, trn_beamng_export_result *result,
+                             trn_progress_fn progress, void *user, trn_error *err)
+{
+    trn_beamng_export_result local;
+    trn_beamng_export_result *res = result ? result : &local;
+    memset(res, 0, sizeof *res);
+    trn_beamng_export_options defaults;
+    trn_beamng_export_options_default(&defaults);
+    if (!opt) opt = &defaults;
+    if (!ter || !ter->size || !ter->heights || !ter->layers)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "the terrain is empty");
+    const char *base = base_name ? base_name : "terrain";
+    if (!valid_name(base))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "export name \"%s\" cannot be a file name", base);
+    const char *dir = out_dir ? out_dir : ".";
+    trn_status st = trn_mkdir_p(dir, err);
+    if (st) return st;
+    trn_progress root = trn_progress_make(progress, user);
+    uint32_t total = (opt->heightmap ? 1u : 0u) + (opt->layer_map ? 1u : 0u) +
+                     (opt->holes ? 1u : 0u) + (opt->r16 ? 1u : 0u) +
+                     (opt->opacity ? ter->material_count : 0u);
+    uint32_t done = 0;
+    char file[512], path[PATH_MAX];
+    trn_png_options po;
+    trn_png_options_default(&po);
+    po.compression_level = opt->compression_level;
+    trn_image img8 = {0};
+#define STEP(stage)                                                                                \
+    do {                                                                                           \
+        if (trn_progress_report(&root, total ? (double)done / total : 1.0, stage)) {               \
+            st = cancelled(err);                                                                   \
+            goto done;                                                                             \
+        }                                                                                          \
+        done++;                                                                                    \
+    } while (0)
+#define PATH_OF(...)                                                                               \
+    do {                                                                                           \
+        snprintf(file, sizeof file, __VA_ARGS__);                                                  \
+        if (!trn_lvl_join(path, sizeof path, dir, file)) {                                         \
+            st = trn_error_set(err, TRN_ERR_LIMIT, dir, -1, "path too long");                      \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+    if (opt->heightmap) {
+        STEP("heightmap");
+        PATH_OF("%s_heightmap.png", base);
+        if ((st = write_heightmap_png(path, ter, opt->flip_y_axis, opt->compression_level, err)) ||
+            (st = push_path(res, path, err)))
+            goto done;
+    }
+    if (opt->layer_map || opt->holes || (opt->opacity && ter->material_count)) {
+        if ((st = trn_image_init(&img8, ter->size, ter->size, 1, 8, err))) goto done;
+    }
+    if (opt->layer_map) {
+        STEP("layer map");
+        PATH_OF("%s_layers.png", base);
+        fill_layer_image(&img8, ter, opt->flip_y_axis, layer_identity, 0);
+        if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+            (st = push_path(res, path, err)))
+            goto done;
+    }
+    if (opt->holes) {
+        STEP("holes");
+        PATH_OF("%s_holes.png", base);
+        fill_layer_image(&img8, ter, opt->flip_y_axis, layer_hole, 0);
+        if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+            (st = push_path(res, path, err)))
+            goto done;
+    }
+    if (opt->opacity) {
+        res->opacity_first = res->path_count;
+        for (uint32_t i = 0; i < ter->material_count; i++) {
+            STEP("opacity");
+            char safe[96];
+            trn_lvl_safe_name(ter->materials[i] ? ter->materials[i] : "", safe, sizeof safe);
+            PATH_OF("%s_opacity_%u_%s.png", base, i, safe);
+            fill_layer_image(&img8, ter, opt->flip_y_axis, layer_is, i);
+            if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+                (st = push_path(res, path, err)))
+                goto done;
+            res->opacity_count++;
+        }
+    }
+    if (opt->r16) {
+        STEP("r16");
+        PATH_OF("%s.r16", base);
+        trn_image img16;
+        if ((st = trn_image_init(&img16, ter->size, ter->size, 1, 16, err))) goto done;
+        uint32_t size = ter->size;
+        for (uint32_t r = 0; r < size; r++)
+            memcpy((uint16_t *)img16.data + (size_t)r * size,
+                   ter->heights + (size_t)trn_beamng_terrain_row(r, size, opt->flip_y_axis) * size,
+                   size * sizeof(uint16_t));
+        st = trn_raw_write(path, &img16, TRN_RAW_U16_LE, err);
+        trn_image_dispose(&img16);
+        if (st || (st = push_path(res, path, err))) goto done;
+    }
+    if (trn_progress_report(&root, 1.0, "done")) st = cancelled(err);
+#undef STEP
+#undef PATH_OF
+done:
+    trn_image_dispose(&img8);
+    if (st || res == &local) trn_beamng_export_result_dispose(res);
+    return st;
+}

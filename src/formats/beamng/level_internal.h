@@ -1,0 +1,100 @@
+/* Shared helpers of the BeamNG level code: text buffers, JSON output, paths (internal). */
+#ifndef TRN_BEAMNG_LEVEL_INTERNAL_H
+#define TRN_BEAMNG_LEVEL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "terrane/beamng_level.h"
+
+/* A growable NUL-terminated text buffer; any failed append sets failed and stops growing. */
+typedef struct trn_lvl_buf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} trn_lvl_buf;
+
+void trn_lvl_buf_append(trn_lvl_buf *b, const char *s, size_t n);
+void trn_lvl_buf_puts(trn_lvl_buf *b, const char *s);
+void trn_lvl_buf_printf(trn_lvl_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void trn_lvl_buf_free(trn_lvl_buf *b);
+
+/* malloc'd copy; NULL for NULL. */
+char *trn_lvl_strdup(const char *s);
+/* Copy into a fixed buffer, always NUL-terminated; false when it did not fit. */
+bool trn_lvl_copy(char *dst, size_t dst_size, const char *src);
+/* dst = a + "/" + b (a may end with '/'); false when it did not fit. */
+bool trn_lvl_join(char *dst, size_t dst_size, const char *a, const char *b);
+/* Last path component (after the last '/'), pointer into path. */
+const char *trn_lvl_basename(const char *path);
+/* The level's name: the last component of level_dir after resolving "." and "..". */
+bool trn_lvl_level_name(const char *level_dir, char *out, size_t out_size);
+/* True when path is an existing folder. */
+bool trn_lvl_is_dir(const char *path);
+/* ASCII case-insensitive equality. */
+bool trn_lvl_ieq(const char *a, const char *b);
+
+/* A JSON number for v: an integer when v is whole (2048, not 2048.0), else a real. */
+json_t *trn_lvl_json_number(double v);
+/* "a string", "a number", ... for schema messages. */
+const char *trn_lvl_json_kind(const json_t *v);
+/* Pretty JSON as BeamNG writes it: 2-space indent, objects one key per line, arrays of scalars
+ * on one line ("[0, 10, 100, 3000]"), reals in their shortest exact form. Trailing newline. */
+void trn_lvl_json_pretty(trn_lvl_buf *b, const json_t *v);
+/* Turn a jansson syntax error into a trn_error with file, line, column and byte offset.
+ * line_base > 0 overrides the line (NDJSON lines are parsed one at a time); offset_base is the
+ * byte offset of the parsed text in its file. */
+trn_status trn_lvl_json_syntax_error(trn_error *err, const char *path, const json_error_t *je,
+                                     int line_base, size_t offset_base);
+/* Read a number field: accepts JSON numbers and (for Torque-converted levels) numeric strings. */
+bool trn_lvl_json_get_number(const json_t *v, double *out);
+
+/* Every terrain materials file of a level (materials.json and *.materials.json anywhere under
+ * level_dir), sorted. *paths malloc'd, each entry malloc'd. */
+trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *count,
+                                  trn_error *err);
+void trn_lvl_free_paths(char **paths, size_t count);
+
+/* File-name-safe form of a material name ([A-Za-z0-9_-], at most 64 characters); a hash of the
+ * name is appended when anything was changed, so two names that clean up alike stay apart. */
+void trn_lvl_safe_name(const char *name, char *buf, size_t buf_size);
+
+/* File name (no folder) of a placeholder texture of material `material` (NULL for shared ones)
+ * in slot (group, scale). Writes into buf. */
+void trn_lvl_texture_file_name(const char *material, trn_tex_group group, trn_tex_scale scale,
+                               char *buf, size_t buf_size);
+
+/* Materials as JSON (materials.c). to_json returns a new object (NULL when out of memory). */
+json_t *trn_lvl_material_to_json(const trn_terrain_material *m);
+json_t *trn_lvl_texture_set_to_json(const trn_texture_set *ts);
+trn_status trn_lvl_material_from_json(const char *key, const json_t *obj, const char *path,
+                                      trn_terrain_material *m, trn_error *err);
+trn_status trn_lvl_texture_set_from_json(const char *key, const json_t *obj, const char *path,
+                                         trn_texture_set *ts, trn_error *err);
+
+/* What trn_lvl_merge_materials did. */
+typedef struct trn_lvl_merge_result {
+    char texture_set[300];
+    char materials_path[1024];
+    uint32_t added, textures_written;
+} trn_lvl_merge_result;
+
+/* Make sure every name resolves to a TerrainMaterial in level_dir: names not defined by any
+ * materials file of the level are added to art/terrains/main.materials.json as complete v1.5
+ * materials with placeholder textures; a TerrainMaterialTextureSet named
+ * <level_name>TerrainMaterialTextureSet is added when the level has none (an existing one's name
+ * and sizes are used otherwise). Existing entries are never changed. */
+trn_status trn_lvl_merge_materials(const char *level_dir, const char *level_name,
+                                   const char *const *names, uint32_t count, double world_size,
+                                   const trn_texture_options *textures,
+                                   trn_lvl_merge_result *result, trn_error *err);
+
+#endif

@@ -1,0 +1,848 @@
+/* BeamNG level validation: seed 000's "common issues" as checks with fix hints. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "core/progress.h"
+#include "level_internal.h"
+
+/* Check ids (stable; documented in `terrane beamng validate --help`):
+ *   level-items-invalid        items.level.json line is not valid JSON or has a bad field
+ *   terrain-block-missing      the level has no TerrainBlock
+ *   terrain-block-invalid      squareSize or maxHeight not positive
+ *   terrain-file-missing       terrainFile empty or the .ter is not there
+ *   terrain-file-case          terrainFile matches a file only when case is ignored
+ *   terrain-file-elsewhere     terrainFile points into another level that is not present
+ *   ter-version-too-new        .ter version above 9
+ *   ter-corrupt                the .ter reader failed (message and byte offset)
+ *   ter-warning                the .ter reader's warnings
+ *   ter-extra-maps             extra maps after the layer map: the engine misreads the names
+ *   ter-version-old            legacy version 1-6 file
+ *   ter-size                   size not a power of two in 128..8192
+ *   too-many-materials         more than 254 material names
+ *   layer-index-out-of-range   layer values at or past the material count (other than 255)
+ *   material-unresolved        a .ter material name has no TerrainMaterial (by internalName)
+ *   material-name-case         it resolves only when case is ignored
+ *   materials-invalid          a materials file is not valid JSON or has a bad field
+ *   materials-deprecated-file  art/terrains/materials.json still holds TerrainMaterials
+ *   texture-set-missing        materialTextureSet names no TerrainMaterialTextureSet
+ *   terrain-v1-materials       the TerrainBlock has no materialTextureSet (deprecated v1 path)
+ *   texture-slot-empty         a v1.5 slot has no texture
+ *   texture-missing            a texture file is not there
+ *   texture-path-case          a texture path matches only when case is ignored
+ *   texture-unreadable         a PNG header cannot be read
+ *   texture-not-png            a v1.5 texture is not a PNG source
+ *   texture-size-not-pow2      texture pixel size not a power of two
+ *   texture-size-mismatch      texture pixel size differs from the texture set's slot size
+ *   texture-colorspace         base colour not sRGB, or a data map tagged sRGB
+ *   texture-not-checked        a texture outside this folder tree (another level, core game)
+ *   terrain-json-missing       no .terrain.json beside the .ter
+ *   terrain-json-invalid       .terrain.json is not valid JSON or lacks fields
+ *   terrain-json-mismatch      .terrain.json disagrees with the .ter (trn_terrain_json_compare)
+ */
+
+/* ------------------------------------------------------------------------------------------
+ * Game path resolution.
+ * ---------------------------------------------------------------------------------------- */
+
+/* Walk rel (components split by '/') from base, matching each component exactly or, failing
+ * that, ignoring case. out gets the path found, or the exact path tried. */
+static trn_status walk_ci(const char *base, const char *rel, char *out, size_t out_size,
+                          bool *mismatch, trn_error *err)
+{
+    char cur[PATH_MAX];
+    if (!trn_lvl_copy(cur, sizeof cur, base))
+        return trn_error_set(err, TRN_ERR_LIMIT, base, -1, "path too long");
+    const char *p = rel;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p) break;
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char comp[NAME_MAX + 1];
+        if (n > NAME_MAX) return trn_error_set(err, TRN_ERR_LIMIT, rel, -1, "path too long");
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        p += n;
+        if (strcmp(comp, ".") == 0) continue;
+        char next[PATH_MAX];
+        if (!trn_lvl_join(next, sizeof next, cur, comp))
+            return trn_error_set(err, TRN_ERR_LIMIT, base, -1, "path too long");
+        struct stat st;
+        if (stat(next, &st) != 0) {
+            DIR *d = opendir(cur);
+            bool found = false;
+            if (d) {
+                struct dirent *e;
+                while (!found && (e = readdir(d)) != NULL)
+                    if (trn_lvl_ieq(e->d_name, comp)) {
+                        found = trn_lvl_join(next, sizeof next, cur, e->d_name);
+                        *mismatch = true;
+                    }
+                closedir(d);
+            }
+            if (!found) {
+                /* Report the exact path that was looked for. */
+                char tried[PATH_MAX];
+                if (!trn_lvl_join(tried, sizeof tried, cur, comp)) tried[0] = '\0';
+                if (*p) {
+                    size_t tl = strlen(tried);
+                    snprintf(tried + tl, sizeof tried - tl, "%s", p);
+                }
+                trn_lvl_copy(out, out_size, tried);
+                return trn_error_set(err, TRN_ERR_NOT_FOUND, tried, -1, "not found");
+            }
+        }
+        memcpy(cur, next, strlen(next) + 1);
+    }
+    if (!trn_lvl_copy(out, out_size, cur))
+        return trn_error_set(err, TRN_ERR_LIMIT, base, -1, "path too long");
+    return TRN_OK;
+}
+
+/* The folder that contains levels/ (when level_dir sits in one). */
+static bool game_root(const char *level_dir, char *out, size_t out_size)
+{
+    char real[PATH_MAX];
+    if (!realpath(level_dir, real)) return false;
+    char *slash = strrchr(real, '/');
+    if (!slash || slash == real) return false;
+    *slash = '\0';
+    char *parent = strrchr(real, '/');
+    const char *parent_name = parent ? parent + 1 : real;
+    if (!trn_lvl_ieq(parent_name, "levels")) return false;
+    if (parent == real) return trn_lvl_copy(out, out_size, "/");
+    if (parent) *parent = '\0';
+    return trn_lvl_copy(out, out_size, real);
+}
+
+trn_status trn_beamng_resolve_path(const char *level_dir, const char *game_path, char *out,
+                                   size_t out_size, bool *case_mismatch, trn_error *err)
+{
+    bool mismatch = false;
+    if (case_mismatch) *case_mismatch = false;
+    if (out_size) out[0] = '\0';
+    const char *rel = game_path;
+    while (*rel == '/')
+        rel++;
+    char level_name[256];
+    if (!trn_lvl_level_name(level_dir, level_name, sizeof level_name))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, level_dir, -1,
+                             "cannot tell the level's name from its folder");
+    char root[PATH_MAX];
+    bool has_root = game_root(level_dir, root, sizeof root);
+    trn_status st;
+    if (has_root) {
+        st = walk_ci(root, rel, out, out_size, &mismatch, err);
+    } else {
+        /* Without a levels/ folder around, only paths into this very level can be resolved. */
+        size_t ln = strlen("levels/");
+        bool in_levels = strncasecmp(rel, "levels/", ln) == 0;
+        const char *name = in_levels ? rel + ln : rel;
+        const char *slash = strchr(name, '/');
+        size_t nn = slash ? (size_t)(slash - name) : 0;
+        if (!in_levels || !slash || nn != strlen(level_name) ||
+            strncasecmp(name, level_name, nn) != 0)
+            return trn_error_set(err, TRN_ERR_UNSUPPORTED, game_path, -1,
+                                 "\"%s\" lies outside level \"%s\" and the level folder is not "
+                                 "inside a levels/ folder, so it cannot be checked",
+                                 game_path, level_name);
+        if (strncmp(rel, "levels/", ln) != 0 || strncmp(name, level_name, nn) != 0) mismatch = true;
+        st = walk_ci(level_dir, slash + 1, out, out_size, &mismatch, err);
+    }
+    if (case_mismatch) *case_mismatch = mismatch && st == TRN_OK;
+    return st;
+}
+
+/* The game path of a file found on disk: "/levels/NAME/..." from its place under level_dir. */
+static void game_path_of(const char *level_dir, const char *level_name, const char *disk, char *out,
+                         size_t out_size)
+{
+    char real_level[PATH_MAX], real_disk[PATH_MAX];
+    if (realpath(level_dir, real_level) && realpath(disk, real_disk)) {
+        size_t n = strlen(real_level);
+        if (strncmp(real_disk, real_level, n) == 0 && real_disk[n] == '/') {
+            snprintf(out, out_size, "/levels/%s%s", level_name, real_disk + n);
+            return;
+        }
+    }
+    trn_lvl_copy(out, out_size, disk);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * State of one validation run.
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct loaded_file {
+    char *path;
+    trn_material_file mf;
+    bool ok;
+} loaded_file;
+
+typedef struct png_cache_entry {
+    char *path;
+    trn_status status;
+    trn_png_info info;
+    char message[256];
+} png_cache_entry;
+
+typedef struct vctx {
+    const char *level_dir;
+    char level_name[256];
+    trn_findings *findings;
+    trn_beamng_validate_options opt;
+    trn_ter_limits limits;
+    const trn_texture_set *active_set; /* the set the level's terrain uses (v1.5 checks) */
+    loaded_file *files;
+    size_t file_count;
+    /* Material names used by the terrains (to rate problems of unused materials lower). */
+    char **used;
+    size_t used_count, used_cap;
+    png_cache_entry *pngs;
+    size_t png_count, png_cap;
+    bool oom;
+} vctx;
+
+#define ADD(v, sev, check, file, offset, fix, ...)                                                 \
+    do {                                                                                           \
+        if (trn_findings_add((v)->findings, sev, check, file, offset, fix, __VA_ARGS__))           \
+            (v)->oom = true;                                                                       \
+    } while (0)
+
+static void set_last_line(vctx *v, int line)
+{
+    if (v->findings->count) v->findings->items[v->findings->count - 1].line = line;
+}
+
+/* True when (check, file) was already reported: shared textures are reported once. */
+static bool reported(const vctx *v, const char *check, const char *file)
+{
+    for (size_t i = 0; i < v->findings->count; i++)
+        if (strcmp(v->findings->items[i].check, check) == 0 &&
+            strcmp(v->findings->items[i].file, file) == 0)
+            return true;
+    return false;
+}
+
+static void mark_used(vctx *v, const char *name)
+{
+    for (size_t i = 0; i < v->used_count; i++)
+        if (trn_lvl_ieq(v->used[i], name)) return;
+    if (v->used_count == v->used_cap) {
+        size_t cap = v->used_cap ? v->used_cap * 2 : 16;
+        char **n = realloc(v->used, cap * sizeof *n);
+        if (!n) {
+            v->oom = true;
+            return;
+        }
+        v->used = n;
+        v->used_cap = cap;
+    }
+    if (!(v->used[v->used_count] = trn_lvl_strdup(name))) {
+        v->oom = true;
+        return;
+    }
+    v->used_count++;
+}
+
+static bool is_used(const vctx *v, const char *name)
+{
+    for (size_t i = 0; name && i < v->used_count; i++)
+        if (trn_lvl_ieq(v->used[i], name)) return true;
+    return false;
+}
+
+static const trn_terrain_material *find_material(const vctx *v, const char *name, bool ci,
+                                                 const char **file)
+{
+    for (size_t f = 0; f < v->file_count; f++)
+        for (uint32_t i = 0; i < v->files[f].mf.material_count; i++) {
+            const trn_terrain_material *m = &v->files[f].mf.materials[i];
+            if (!m->internal_name) continue;
+            if (ci ? trn_lvl_ieq(m->internal_name, name) : strcmp(m->internal_name, name) == 0) {
+                if (file) *file = v->files[f].path;
+                return m;
+            }
+        }
+    return NULL;
+}
+
+static const trn_texture_set *find_texture_set(const vctx *v, const char *name)
+{
+    /* Torque object names are case-insensitive. */
+    for (size_t f = 0; f < v->file_count; f++)
+        for (uint32_t i = 0; i < v->files[f].mf.texture_set_count; i++) {
+            const trn_texture_set *ts = &v->files[f].mf.texture_sets[i];
+            if ((ts->name && trn_lvl_ieq(ts->name, name)) ||
+                (ts->key && trn_lvl_ieq(ts->key, name)))
+                return ts;
+        }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Materials files.
+ * ---------------------------------------------------------------------------------------- */
+
+static void load_material_files(vctx *v)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    trn_error e;
+    trn_error_clear(&e);
+    if (trn_lvl_material_files(v->level_dir, &paths, &n, &e)) {
+        v->oom = true;
+        return;
+    }
+    v->files = n ? calloc(n, sizeof *v->files) : NULL;
+    if (n && !v->files) {
+        trn_lvl_free_paths(paths, n);
+        v->oom = true;
+        return;
+    }
+    v->file_count = n;
+    for (size_t i = 0; i < n; i++) {
+        v->files[i].path = paths[i];
+        trn_error_clear(&e);
+        trn_status st = trn_material_file_read(paths[i], &v->files[i].mf, &e);
+        v->files[i].ok = st == TRN_OK;
+        if (st) {
+            ADD(v, TRN_SEVERITY_ERROR, "materials-invalid", paths[i], e.offset,
+                "fix the JSON at that place; the engine skips a materials file it cannot parse, "
+                "so every material in it is missing",
+                "%s", e.message);
+            set_last_line(v, e.line);
+        }
+    }
+    free(paths); /* the strings now belong to v->files */
+    char old[PATH_MAX];
+    if (trn_lvl_join(old, sizeof old, v->level_dir, "art/terrains/materials.json")) {
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(v->files[i].path, old) == 0 && v->files[i].mf.material_count)
+                ADD(v, TRN_SEVERITY_WARNING, "materials-deprecated-file", old, -1,
+                    "move them to art/terrains/main.materials.json (terrane beamng migrate "
+                    "LEVEL_DIR, or the editor's Upgrade Terrain Material file format)",
+                    "%u TerrainMaterial(s) are in the deprecated art/terrains/materials.json",
+                    v->files[i].mf.material_count);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * One TerrainBlock and its .ter.
+ * ---------------------------------------------------------------------------------------- */
+
+static bool pow2(uint32_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_ter *ter,
+                              const char *ter_path)
+{
+    for (uint32_t i = 0; i < ter->warning_count; i++)
+        ADD(v, TRN_SEVERITY_WARNING, "ter-warning", ter_path, ter->warnings[i].offset,
+            "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
+            ter->warnings[i].message);
+    if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5)
+        ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path, -1,
+            "rewrite it in the engine's layout: terrane convert IN.ter OUT.ter",
+            "the file holds %u extra %u x %u map(s) after the layer map; the engine reads the "
+            "material names right after the layer map, so it misreads them",
+            ter->extra_count, ter->size, ter->size);
+    if (ter->version < 7)
+        ADD(v, TRN_SEVERITY_WARNING, "ter-version-old", ter_path, 0,
+            "resave the terrain (terrane convert IN.ter OUT.ter writes version 9)",
+            "version %u is a legacy Torque Game Engine terrain; it loads through the legacy path",
+            ter->version);
+    if (!pow2(ter->size) || ter->size < TRN_BEAMNG_MIN_RESOLUTION ||
+        ter->size > TRN_BEAMNG_MAX_RESOLUTION)
+        ADD(v, TRN_SEVERITY_WARNING, "ter-size", ter_path, 1,
+            "resample the terrain to a power of two between 128 and 8192",
+            "size %u is not a power of two between 128 and 8192", ter->size);
+    if (ter->material_count > TRN_TER_MAX_MATERIALS)
+        ADD(v, TRN_SEVERITY_WARNING, "too-many-materials", ter_path, -1,
+            "merge materials: the engine ignores names past the 254th",
+            "%u material names; the engine uses the first 254", ter->material_count);
+    uint64_t counts[256];
+    trn_ter_layer_histogram(ter, counts);
+    uint64_t bad = 0;
+    int lo = -1, hi = -1;
+    for (uint32_t k = ter->material_count; k < 255; k++)
+        if (counts[k]) {
+            bad += counts[k];
+            if (lo < 0) lo = (int)k;
+            hi = (int)k;
+        }
+    if (bad)
+        ADD(v, TRN_SEVERITY_ERROR, "layer-index-out-of-range", ter_path, -1,
+            "add the missing materials to the .ter's list in the right order, or repaint those "
+            "samples",
+            "%llu samples use layer indices %d..%d but the terrain lists only %u material(s); "
+            "they paint with the wrong or the warning material",
+            (unsigned long long)bad, lo, hi, ter->material_count);
+    for (uint32_t i = 0; i < ter->material_count; i++) {
+        const char *name = ter->materials[i] ? ter->materials[i] : "";
+        mark_used(v, name);
+        const char *file = NULL;
+        if (find_material(v, name, false, &file)) continue;
+        const trn_terrain_material *m = find_material(v, name, true, &file);
+        if (m) {
+            ADD(v, TRN_SEVERITY_WARNING, "material-name-case", ter_path, -1,
+                "use the same case in both places",
+                "material %u \"%s\" matches TerrainMaterial \"%s\" (%s) only when case is ignored",
+                i, name, m->internal_name, file);
+            continue;
+        }
+        char fix[512];
+        snprintf(
+            fix, sizeof fix,
+            "add a TerrainMaterial with internalName \"%s\" to art/terrains/main.materials.json "
+            "(terrane beamng import adds placeholders), or rename the material in the .ter",
+            name);
+        ADD(v, TRN_SEVERITY_ERROR, "material-unresolved", ter_path, -1, fix,
+            "material %u \"%s\" of terrain \"%s\" does not resolve to a TerrainMaterial: no "
+            "internalName \"%s\" in the level's materials files, so it shows the warning material",
+            i, name, tb->name ? tb->name : "", name);
+    }
+}
+
+/* The .terrain.json beside the .ter: "x.ter" -> "x.terrain.json". */
+static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_ter *ter,
+                               const char *ter_path)
+{
+    char json_path[PATH_MAX];
+    size_t n = strlen(ter_path);
+    if (n >= 4 && trn_lvl_ieq(ter_path + n - 4, ".ter")) n -= 4;
+    if (n + 14 >= sizeof json_path) return;
+    memcpy(json_path, ter_path, n);
+    memcpy(json_path + n, ".terrain.json", 14);
+    struct stat st;
+    if (stat(json_path, &st) != 0) {
+        ADD(v, TRN_SEVERITY_INFO, "terrain-json-missing", json_path, -1,
+            "resave the terrain in the World Editor to have it written (tools read it; the "
+            "engine does not)",
+            "no .terrain.json beside the .ter");
+        return;
+    }
+    trn_terrain_json tj;
+    trn_error e;
+    trn_error_clear(&e);
+    if (trn_terrain_json_read(json_path, &tj, &e)) {
+        ADD(v, TRN_SEVERITY_WARNING, "terrain-json-invalid", json_path, e.offset,
+            "fix it, or resave the terrain to have it rewritten", "%s", e.message);
+        set_last_line(v, e.line);
+        return;
+    }
+    if (trn_terrain_json_compare(&tj, json_path, ter, ter_path, tb->terrain_file, v->findings, NULL,
+                                 &e))
+        v->oom = true;
+    trn_terrain_json_dispose(&tj);
+}
+
+static void check_block(vctx *v, const trn_terrain_block *tb)
+{
+    const char *items = tb->source_file ? tb->source_file : "";
+    const char *name = tb->name ? tb->name : "";
+    if (!(tb->square_size > 0)) {
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-block-invalid", items, -1,
+            "set squareSize to the metres between samples (1 is usual)",
+            "TerrainBlock \"%s\": squareSize %g must be above 0", name, tb->square_size);
+        set_last_line(v, tb->source_line);
+    }
+    if (!(tb->max_height > 0)) {
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-block-invalid", items, -1,
+            "set maxHeight to the height range in metres (2048 is usual)",
+            "TerrainBlock \"%s\": maxHeight %g must be above 0", name, tb->max_height);
+        set_last_line(v, tb->source_line);
+    }
+    if (tb->material_texture_set) {
+        if (!find_texture_set(v, tb->material_texture_set)) {
+            char fix[512];
+            snprintf(fix, sizeof fix,
+                     "add a TerrainMaterialTextureSet named \"%s\" to art/terrains/"
+                     "main.materials.json, or correct materialTextureSet",
+                     tb->material_texture_set);
+            ADD(v, TRN_SEVERITY_ERROR, "texture-set-missing", items, -1, fix,
+                "TerrainBlock \"%s\": materialTextureSet \"%s\" is not defined in any materials "
+                "file of the level; the terrain shows the warning material",
+                name, tb->material_texture_set);
+            set_last_line(v, tb->source_line);
+        }
+    } else {
+        ADD(v, TRN_SEVERITY_WARNING, "terrain-v1-materials", items, -1,
+            "upgrade to v1.5 materials: terrane beamng migrate LEVEL_DIR, or the editor's "
+            "Upgrade Terrain Materials",
+            "TerrainBlock \"%s\" has no materialTextureSet, so its materials use the deprecated "
+            "v1 path",
+            name);
+        set_last_line(v, tb->source_line);
+    }
+    if (!tb->terrain_file || !tb->terrain_file[0]) {
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-file-missing", items, -1,
+            "set terrainFile to the .ter's path, such as \"/levels/NAME/theTerrain.ter\"",
+            "TerrainBlock \"%s\" has no terrainFile", name);
+        set_last_line(v, tb->source_line);
+        return;
+    }
+    char ter_path[PATH_MAX];
+    bool mismatch = false;
+    trn_error e;
+    trn_error_clear(&e);
+    trn_status st = trn_beamng_resolve_path(v->level_dir, tb->terrain_file, ter_path,
+                                            sizeof ter_path, &mismatch, &e);
+    if (st == TRN_ERR_UNSUPPORTED) {
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-file-elsewhere", items, -1,
+            "point terrainFile into this level (\"/levels/<this level>/NAME.ter\") or validate "
+            "from the folder that contains levels/",
+            "TerrainBlock \"%s\": %s", name, e.message);
+        set_last_line(v, tb->source_line);
+        return;
+    }
+    if (st) {
+        char fix[PATH_MAX + 128];
+        snprintf(fix, sizeof fix,
+                 "put the .ter at %s or correct terrainFile (the path is relative to the folder "
+                 "that contains levels/)",
+                 ter_path[0] ? ter_path : tb->terrain_file);
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-file-missing", items, -1, fix,
+            "TerrainBlock \"%s\": terrainFile \"%s\" not found (looked for %s); the terrain will "
+            "not load",
+            name, tb->terrain_file, ter_path[0] ? ter_path : tb->terrain_file);
+        set_last_line(v, tb->source_line);
+        return;
+    }
+    if (mismatch) {
+        char game[1400], fix[1600];
+        game_path_of(v->level_dir, v->level_name, ter_path, game, sizeof game);
+        snprintf(fix, sizeof fix, "change terrainFile to \"%s\" (or rename the file)", game);
+        ADD(v, TRN_SEVERITY_ERROR, "terrain-file-case", items, -1, fix,
+            "TerrainBlock \"%s\": terrainFile \"%s\" matches %s only when case is ignored; it "
+            "fails on case-sensitive file systems and in packed mods",
+            name, tb->terrain_file, ter_path);
+        set_last_line(v, tb->source_line);
+    }
+    trn_ter ter;
+    trn_error_clear(&e);
+    st = trn_ter_read(ter_path, &v->limits, &ter, NULL, NULL, &e);
+    if (st == TRN_ERR_VERSION) {
+        ADD(v, TRN_SEVERITY_ERROR, "ter-version-too-new", ter_path, e.offset,
+            "resave the terrain with a tool that writes version 9 or lower (terrane convert "
+            "--ter-version 9)",
+            "%s; the engine refuses to load it", e.message);
+        return;
+    }
+    if (st == TRN_ERR_NO_MEMORY) {
+        v->oom = true;
+        return;
+    }
+    if (st) {
+        char fix[300];
+        if (e.offset >= 0)
+            snprintf(fix, sizeof fix,
+                     "the file is damaged at byte %lld: restore a backup or re-import the "
+                     "terrain from its heightmap",
+                     (long long)e.offset);
+        else
+            snprintf(fix, sizeof fix,
+                     "restore a backup or re-import the terrain from its heightmap");
+        ADD(v, TRN_SEVERITY_ERROR, "ter-corrupt", ter_path, e.offset, fix, "%s (%s)", e.message,
+            trn_status_name(st));
+        return;
+    }
+    check_ter_content(v, tb, &ter, ter_path);
+    check_terrain_json(v, tb, &ter, ter_path);
+    trn_ter_dispose(&ter);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Textures.
+ * ---------------------------------------------------------------------------------------- */
+
+static const png_cache_entry *png_info(vctx *v, const char *path)
+{
+    for (size_t i = 0; i < v->png_count; i++)
+        if (strcmp(v->pngs[i].path, path) == 0) return &v->pngs[i];
+    if (v->png_count == v->png_cap) {
+        size_t cap = v->png_cap ? v->png_cap * 2 : 16;
+        png_cache_entry *n = realloc(v->pngs, cap * sizeof *n);
+        if (!n) {
+            v->oom = true;
+            return NULL;
+        }
+        v->pngs = n;
+        v->png_cap = cap;
+    }
+    png_cache_entry *e = &v->pngs[v->png_count];
+    memset(e, 0, sizeof *e);
+    if (!(e->path = trn_lvl_strdup(path))) {
+        v->oom = true;
+        return NULL;
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    e->status = trn_png_read_info(path, &e->info, &err);
+    if (e->status) trn_lvl_copy(e->message, sizeof e->message, err.message);
+    v->png_count++;
+    return e;
+}
+
+static bool has_extension(const char *path)
+{
+    const char *base = trn_lvl_basename(path);
+    return strchr(base, '.') != NULL;
+}
+
+/* Resolve a texture path as written in a materials file found at json_path. Extension-less
+ * paths (v1 style) try the usual texture extensions. */
+static trn_status resolve_texture(vctx *v, const char *json_path, const char *tex, char *out,
+                                  size_t out_size, bool *mismatch, trn_error *err)
+{
+    static const char *const exts[] = {"", ".png", ".dds", ".jpg", ".jpeg", ".tga"};
+    size_t n_ext = has_extension(tex) ? 1 : sizeof exts / sizeof exts[0];
+    trn_status st = TRN_ERR_NOT_FOUND;
+    char first_tried[PATH_MAX] = "";
+    for (size_t i = 0; i < n_ext; i++) {
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof candidate, "%s%s", tex, exts[i]);
+        bool game = candidate[0] == '/' || strncasecmp(candidate, "levels/", 7) == 0;
+        if (game) {
+            st = trn_beamng_resolve_path(v->level_dir, candidate, out, out_size, mismatch, err);
+        } else {
+            /* Relative paths are relative to the materials file's folder. */
+            char dir[PATH_MAX];
+            trn_lvl_copy(dir, sizeof dir, json_path);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            else
+                trn_lvl_copy(dir, sizeof dir, ".");
+            st = walk_ci(dir, candidate, out, out_size, mismatch, err);
+        }
+        if (st != TRN_ERR_NOT_FOUND) return st;
+        if (!first_tried[0]) trn_lvl_copy(first_tried, sizeof first_tried, out);
+    }
+    trn_lvl_copy(out, out_size, first_tried);
+    return st;
+}
+
+static void check_texture_file(vctx *v, const char *mname, const char *field, const char *tex,
+                               const char *json_path, trn_severity sev, int g, int s)
+{
+    char disk[PATH_MAX];
+    bool mismatch = false;
+    trn_error e;
+    trn_error_clear(&e);
+    trn_status st = resolve_texture(v, json_path, tex, disk, sizeof disk, &mismatch, &e);
+    if (st == TRN_ERR_UNSUPPORTED) {
+        if (!reported(v, "texture-not-checked", tex))
+            ADD(v, TRN_SEVERITY_INFO, "texture-not-checked", tex, -1,
+                "validate from the game's folder (the one that contains levels/) to check it",
+                "material \"%s\": %s %s", mname, field, e.message);
+        return;
+    }
+    if (st) {
+        if (reported(v, "texture-missing", disk)) return;
+        char fix[PATH_MAX + 100];
+        snprintf(fix, sizeof fix, "put the texture at %s or correct %s", disk, field);
+        ADD(v, sev, "texture-missing", disk, -1, fix,
+            "material \"%s\": %s \"%s\" not found; the material falls back to the warning "
+            "texture",
+            mname, field, tex);
+        return;
+    }
+    if (mismatch && !reported(v, "texture-path-case", disk)) {
+        char game[1400], fix[1600];
+        game_path_of(v->level_dir, v->level_name, disk, game, sizeof game);
+        snprintf(fix, sizeof fix, "change %s to \"%s\" (or rename the file)", field, game);
+        ADD(v, sev, "texture-path-case", disk, -1, fix,
+            "material \"%s\": %s \"%s\" matches the file only when case is ignored", mname, field,
+            tex);
+    }
+    if (!v->active_set) return; /* v1 materials: existence is all that is checked */
+    size_t n = strlen(disk);
+    if (n < 4 || !trn_lvl_ieq(disk + n - 4, ".png")) {
+        if (!reported(v, "texture-not-png", disk))
+            ADD(v, TRN_SEVERITY_WARNING, "texture-not-png", disk, -1,
+                "provide a PNG source texture; the v1.5 packer builds its own cache from PNGs",
+                "material \"%s\": %s is not a PNG", mname, field);
+        return;
+    }
+    const png_cache_entry *pe = png_info(v, disk);
+    if (!pe) return;
+    if (pe->status) {
+        if (!reported(v, "texture-unreadable", disk))
+            ADD(v, sev, "texture-unreadable", disk, -1, "re-save the texture as a PNG",
+                "material \"%s\": %s cannot be read: %s", mname, field, pe->message);
+        return;
+    }
+    const trn_png_info *pi = &pe->info;
+    if ((!pow2(pi->width) || !pow2(pi->height)) && !reported(v, "texture-size-not-pow2", disk))
+        ADD(v, sev, "texture-size-not-pow2", disk, -1,
+            "resize it to a power of two equal to the texture set's slot size",
+            "material \"%s\": %s is %ux%u, not a power of two", mname, field, pi->width,
+            pi->height);
+    const trn_texture_set *ts = v->active_set;
+    const uint32_t *want = s == 0   ? ts->base_tex_size
+                           : s == 1 ? ts->macro_tex_size
+                                    : ts->detail_tex_size;
+    static const char *const slot_field[3] = {"baseTexSize", "macroTexSize", "detailTexSize"};
+    if (want[0] && want[1] && (pi->width != want[0] || pi->height != want[1]) &&
+        !reported(v, "texture-size-mismatch", disk)) {
+        char fix[300];
+        snprintf(fix, sizeof fix, "resize the texture to %ux%u, or change %s of \"%s\"", want[0],
+                 want[1], slot_field[s], ts->name ? ts->name : "");
+        ADD(v, sev, "texture-size-mismatch", disk, -1, fix,
+            "material \"%s\": %s is %ux%u but texture set \"%s\" declares %s [%u, %u]; it "
+            "cannot be packed and shows the warning texture",
+            mname, field, pi->width, pi->height, ts->name ? ts->name : "", slot_field[s], want[0],
+            want[1]);
+    }
+    bool tagged_linear = pi->has_gama && !pi->has_srgb && pi->gama >= 90000 && pi->gama <= 110000;
+    bool tagged_srgb = pi->has_srgb || (pi->has_gama && pi->gama >= 40000 && pi->gama <= 50000);
+    if (g == TRN_TEX_BASE_COLOR && s == TRN_TEX_BASE && tagged_linear &&
+        !reported(v, "texture-colorspace", disk))
+        ADD(v, sev, "texture-colorspace", disk, -1,
+            "save it as an sRGB PNG (an sRGB chunk, no gAMA 1.0)",
+            "material \"%s\": base colour texture %s is tagged linear (gAMA 1.0); base colour "
+            "must be sRGB",
+            mname, field);
+    if (g != TRN_TEX_BASE_COLOR && tagged_srgb && !reported(v, "texture-colorspace", disk))
+        ADD(v, sev, "texture-colorspace", disk, -1,
+            "save it as a linear PNG (no sRGB chunk, no gAMA 1/2.2)",
+            "material \"%s\": %s is tagged sRGB; normal, roughness, AO and height maps must be "
+            "linear",
+            mname, field);
+}
+
+static void check_material_textures(vctx *v, const trn_terrain_material *m, const char *json_path)
+{
+    const char *mname = m->internal_name ? m->internal_name : (m->key ? m->key : "");
+    /* Problems of materials no terrain uses cannot show in game: lower them to warnings. */
+    trn_severity sev = is_used(v, m->internal_name) ? TRN_SEVERITY_ERROR : TRN_SEVERITY_WARNING;
+    if (!v->active_set) {
+        const char *v1_fields[4] = {"diffuseMap", "normalMap", "detailMap", "macroMap"};
+        const char *v1_maps[4] = {m->diffuse_map, m->normal_map, m->detail_map, m->macro_map};
+        for (int i = 0; i < 4; i++)
+            if (v1_maps[i])
+                check_texture_file(v, mname, v1_fields[i], v1_maps[i], json_path, sev, 0, 0);
+        return;
+    }
+    for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++)
+        for (int s = 0; s < TRN_TEX_SCALE_COUNT; s++) {
+            char field[48];
+            trn_tex_field_name((trn_tex_group)g, (trn_tex_scale)s, "Tex", field, sizeof field);
+            if (!m->tex[g][s]) {
+                ADD(v, sev, "texture-slot-empty", json_path, -1,
+                    "assign a texture; a flat mid-grey texture (flat normal for normal maps) "
+                    "turns a layer off",
+                    "material \"%s\" has no %s; every group needs base, macro and detail "
+                    "textures",
+                    mname, field);
+                continue;
+            }
+            check_texture_file(v, mname, field, m->tex[g][s], json_path, sev, g, s);
+        }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Entry point.
+ * ---------------------------------------------------------------------------------------- */
+
+static void vctx_dispose(vctx *v)
+{
+    for (size_t i = 0; i < v->file_count; i++) {
+        free(v->files[i].path);
+        trn_material_file_dispose(&v->files[i].mf);
+    }
+    free(v->files);
+    for (size_t i = 0; i < v->used_count; i++)
+        free(v->used[i]);
+    free(v->used);
+    for (size_t i = 0; i < v->png_count; i++)
+        free(v->pngs[i].path);
+    free(v->pngs);
+}
+
+trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_options *options,
+                               trn_findings *findings, trn_progress_fn progress, void *user,
+                               trn_error *err)
+{
+    if (!level_dir || !findings)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "validate needs a level folder and a findings list");
+    if (!trn_lvl_is_dir(level_dir))
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, level_dir, -1,
+                             "level folder not found (expected a levels/NAME folder)");
+    vctx v;
+    memset(&v, 0, sizeof v);
+    v.level_dir = level_dir;
+    v.findings = findings;
+    if (options) v.opt = *options;
+    if (v.opt.limits)
+        v.limits = *v.opt.limits;
+    else
+        trn_ter_limits_default(&v.limits);
+    if (!trn_lvl_level_name(level_dir, v.level_name, sizeof v.level_name))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, level_dir, -1,
+                             "cannot tell the level's name from its folder");
+    size_t first = findings->count;
+    trn_progress root = trn_progress_make(progress, user);
+    trn_status st = TRN_OK;
+    if (trn_progress_report(&root, 0.0, "materials")) goto cancel;
+    load_material_files(&v);
+
+    trn_terrain_block *blocks = NULL;
+    size_t block_count = 0;
+    trn_error e;
+    trn_error_clear(&e);
+    trn_status bst = trn_level_find_terrain_blocks(level_dir, &blocks, &block_count, &e);
+    if (bst == TRN_ERR_NO_MEMORY)
+        v.oom = true;
+    else if (bst) {
+        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset,
+            "each line of items.level.json must be one complete JSON object; fix that line", "%s",
+            e.message);
+        set_last_line(&v, e.line);
+    } else if (block_count == 0) {
+        char items[PATH_MAX];
+        trn_lvl_join(items, sizeof items, level_dir, "main/items.level.json");
+        ADD(&v, TRN_SEVERITY_WARNING, "terrain-block-missing", items, -1,
+            "add a terrain: terrane beamng import HEIGHTMAP --level LEVEL_DIR, or create one",
+            "the level has no TerrainBlock in main/");
+    }
+    for (size_t i = 0; i < block_count; i++)
+        if (!v.active_set && blocks[i].material_texture_set)
+            v.active_set = find_texture_set(&v, blocks[i].material_texture_set);
+    for (size_t i = 0; i < block_count && !v.oom; i++) {
+        if (trn_progress_report(&root, 0.1 + 0.6 * (double)i / (double)block_count, "terrain")) {
+            trn_terrain_blocks_free(blocks, block_count);
+            goto cancel;
+        }
+        check_block(&v, &blocks[i]);
+    }
+    trn_terrain_blocks_free(blocks, block_count);
+    if (!v.opt.skip_textures) {
+        for (size_t f = 0; f < v.file_count && !v.oom; f++) {
+            if (trn_progress_report(&root, 0.7 + 0.3 * (double)f / (double)v.file_count,
+                                    "textures"))
+                goto cancel;
+            for (uint32_t i = 0; i < v.files[f].mf.material_count; i++)
+                check_material_textures(&v, &v.files[f].mf.materials[i], v.files[f].path);
+        }
+    }
+    if (trn_progress_report(&root, 1.0, "done")) goto cancel;
+    if (v.oom) st = trn_error_set(err, TRN_ERR_NO_MEMORY, level_dir, -1, "out of memory");
+    vctx_dispose(&v);
+    return st;
+cancel:
+    /* Leave the caller's list as it was. */
+    findings->count = first;
+    vctx_dispose(&v);
+    return trn_error_set(err, TRN_ERR_CANCELLED, level_dir, -1, "cancelled");
+}
