@@ -300,6 +300,14 @@ static void test_png_colour_chunks(void)
     CHECK_OK(trn_png_read(path, NULL, &back, NULL));
     CHECK(back.srgb);
     CHECK(same_image(&img, &back));
+    /* An image that came from an sRGB file keeps its chunk with the default options. */
+    CHECK_OK(trn_png_write(path, &back, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_png_read_info(path, &info, NULL));
+    CHECK(info.has_srgb);
+    back.srgb = false;
+    CHECK_OK(trn_png_write(path, &back, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_png_read_info(path, &info, NULL));
+    CHECK(!info.has_srgb);
     trn_image_dispose(&back);
     trn_image_dispose(&img);
     unlink(path);

@@ -12,6 +12,9 @@
 extern "C" {
 #endif
 
+/* Thread safety: no function here keeps state between calls, so different images and files
+ * can be read and written from different threads at once. */
+
 /* An image as pixels: row 0 is the top row (north), x fastest, channels interleaved, rows
  * packed (no padding). bit_depth 8 (data is uint8_t), 16 (uint16_t, host byte order) or 32
  * (float). The image owns data; trn_image_dispose frees it. */
@@ -114,7 +117,7 @@ typedef enum trn_png_filter {
  * for level 0 (stored, no compression): start from trn_png_options_default. */
 typedef struct trn_png_options {
     int compression_level; /* zlib level 0-9, -1 = default (6) */
-    bool srgb;             /* write an sRGB chunk (perceptual intent) */
+    bool srgb;             /* write an sRGB chunk (perceptual intent); also when img->srgb */
     trn_png_filter filter;
 } trn_png_options;
 

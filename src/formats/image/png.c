@@ -520,7 +520,7 @@ static trn_status encode(const trn_image *img, const trn_png_options *options, t
     int e = af ? spng_set_png_stream(ctx, write_to_atomic_file, af)
                : spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
     if (!e) e = spng_set_ihdr(ctx, &ihdr);
-    if (!e && options->srgb) e = spng_set_srgb(ctx, 0); /* perceptual */
+    if (!e && (options->srgb || img->srgb)) e = spng_set_srgb(ctx, 0); /* perceptual */
     if (!e) e = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, level);
     if (!e)
         e = spng_set_option(ctx, SPNG_FILTER_CHOICE,
