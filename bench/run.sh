@@ -1,0 +1,22 @@
+#!/bin/sh
+# Runs every benchmark on a Release build and prints the figures for bench/RESULTS.md.
+# usage: bench/run.sh [BUILD_DIR] [SCRATCH_DIR]   (run on a quiet machine; takes a few minutes)
+set -eu
+BUILD=${1:-build}
+SCRATCH=${2:-$(mktemp -d "${TMPDIR:-/tmp}/terrane-bench.XXXXXX")}
+mkdir -p "$SCRATCH"
+echo "machine: $(uname -m), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+grep -m1 'model name' /proc/cpuinfo || true
+echo "scratch: $SCRATCH ($(df -h "$SCRATCH" | awk 'NR==2 {print $1}'))"
+echo
+echo "== .ter read / write / peak memory (8192x8192)"
+"$BUILD/bench_ter" "$SCRATCH"
+echo
+echo "== 16-bit PNG encode vs gdal_translate (8192x8192, zlib level 6)"
+if command -v gdal_translate >/dev/null; then
+    sh "$(dirname "$0")/png_vs_gdal.sh" "$BUILD" "$SCRATCH" 8192
+else
+    echo "gdal_translate not installed: only our encoder"
+    "$BUILD/bench_png" "$SCRATCH" 8192
+fi
+rm -rf "$SCRATCH"
