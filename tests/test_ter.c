@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "terrane/beamng.h"
 #include "test.h"
@@ -996,6 +999,47 @@ static void test_writer(void)
     free(b.d);
 }
 
+/* A file whose maps span several read chunks (8 MiB): same result on 1 and 3 threads, and the
+ * same as parsing the bytes; cancel works between rounds. */
+static void test_large_read(void)
+{
+    const char *names[] = {"grass", "rock", "sand"};
+    buf b = build_modern(9, 3000, 3, names, 3, 0);
+    b.d[5 + 2 * 3000 * 3000 + 8900000] = 200; /* one bad layer deep in the second chunk */
+    char path[600];
+    CHECK(trn_test_write_file(tmp_path("large.ter", path, sizeof path), b.d, b.n));
+    trn_ter parsed, r1, r3;
+    trn_error e;
+    CHECK_OK(trn_ter_parse(b.d, b.n, NULL, NULL, &parsed, &e));
+    CHECK_EQ_INT(parsed.warning_count, 1);
+    CHECK_EQ_INT(parsed.warnings[0].offset, 5 + 2 * 3000 * 3000 + 8900000);
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    CHECK_OK(trn_ter_read(path, NULL, &r1, NULL, NULL, &e));
+#ifdef _OPENMP
+    omp_set_num_threads(3);
+#endif
+    reset_progress(0);
+    CHECK_OK(trn_ter_read(path, NULL, &r3, counting_progress, NULL, &e));
+    CHECK(progress_calls >= 3 && progress_monotonic && progress_last > 0.999999);
+    CHECK(ter_equal(&parsed, &r1));
+    CHECK(ter_equal(&parsed, &r3));
+    trn_ter c;
+    reset_progress(1);
+    CHECK_STATUS(trn_ter_read(path, NULL, &c, counting_progress, NULL, &e), TRN_ERR_CANCELLED);
+    CHECK(c.heights == NULL && c.layers == NULL);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    trn_ter_dispose(&r3);
+    trn_ter_dispose(&r1);
+    trn_ter_dispose(&parsed);
+    free(b.d);
+    unlink(path);
+}
+
 /* ------------------------------------------------------------ fields */
 
 static void test_field_round_trip(void)
@@ -1116,6 +1160,7 @@ int main(void)
     RUN(test_long_names);
     RUN(test_material_warnings);
     RUN(test_writer);
+    RUN(test_large_read);
     RUN(test_field_round_trip);
     RUN(test_from_field_quantise);
     if (real_files_seen == 0)

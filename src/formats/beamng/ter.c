@@ -11,6 +11,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/checked.h"
 #include "core/cursor.h"
@@ -546,24 +549,55 @@ static int pread_full(int fd, uint8_t *dst, size_t n, uint64_t offset, size_t *g
     return 0;
 }
 
-/* Read a section straight into its destination in chunks, reporting progress between them. */
+/* Most threads worth using for one read: beyond this the copy is bound by memory bandwidth. */
+#define TER_READ_THREADS 8
+
+/* Read a section straight into its destination. Chunks are read in rounds, one chunk per thread
+ * (fresh pages fault in and get copied on several cores at once); progress and cancel are
+ * handled on the calling thread between rounds. The result does not depend on the thread
+ * count: each chunk lands at its own offset and the layer maximum is order-free. */
 static trn_status read_section(int fd, uint8_t *dst, size_t n, uint64_t offset, const char *path,
                                const char *section, const trn_progress *prog, unsigned *layer_max,
                                trn_error *err)
 {
-    for (size_t done = 0; done < n;) {
-        size_t chunk = n - done < TER_IO_CHUNK ? n - done : TER_IO_CHUNK;
-        size_t got;
-        int e = pread_full(fd, dst + done, chunk, offset + done, &got);
-        if (e) return io_fail(err, path, "read file", e);
-        if (got < chunk) /* The file shrank since fstat: report it like any truncation. */
-            return trn_error_set(err, TRN_ERR_TRUNCATED, path, (int64_t)offset,
-                                 "%s: expected %zu bytes at offset %llu, the file ends at offset "
-                                 "%llu",
-                                 section, n, (unsigned long long)offset,
-                                 (unsigned long long)(offset + done + got));
-        if (layer_max) *layer_max = trn_ter_priv_layers_max(dst + done, chunk, *layer_max);
-        done += chunk;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+    if (threads > TER_READ_THREADS) threads = TER_READ_THREADS;
+    if (threads < 1) threads = 1;
+#endif
+    size_t chunks = n / TER_IO_CHUNK + (n % TER_IO_CHUNK != 0);
+    for (size_t first = 0; first < chunks; first += (size_t)threads) {
+        size_t round = chunks - first < (size_t)threads ? chunks - first : (size_t)threads;
+        size_t got[TER_READ_THREADS];
+        int errs[TER_READ_THREADS];
+        unsigned maxes[TER_READ_THREADS];
+        long round_l = (long)round;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (round > 1)
+#endif
+        for (long k = 0; k < round_l; k++) {
+            size_t at = (first + (size_t)k) * TER_IO_CHUNK;
+            size_t len = n - at < TER_IO_CHUNK ? n - at : TER_IO_CHUNK;
+            errs[k] = pread_full(fd, dst + at, len, offset + at, &got[k]);
+            maxes[k] = layer_max && !errs[k] && got[k] == len
+                           ? trn_ter_priv_layers_max(dst + at, len, 0)
+                           : 0;
+        }
+        /* Report the first failing chunk, as a sequential read would have met it. */
+        for (size_t k = 0; k < round; k++) {
+            size_t at = (first + k) * TER_IO_CHUNK;
+            size_t len = n - at < TER_IO_CHUNK ? n - at : TER_IO_CHUNK;
+            if (errs[k]) return io_fail(err, path, "read file", errs[k]);
+            if (got[k] < len) /* The file shrank since fstat: report it like any truncation. */
+                return trn_error_set(err, TRN_ERR_TRUNCATED, path, (int64_t)offset,
+                                     "%s: expected %zu bytes at offset %llu, the file ends at "
+                                     "offset %llu",
+                                     section, n, (unsigned long long)offset,
+                                     (unsigned long long)(offset + at + got[k]));
+            if (layer_max && maxes[k] > *layer_max) *layer_max = maxes[k];
+        }
+        size_t done = first + round == chunks ? n : (first + round) * TER_IO_CHUNK;
         if (trn_progress_report(prog, (double)done / (double)n, section))
             return trn_error_set(err, TRN_ERR_CANCELLED, path, -1, "cancelled");
     }
