@@ -160,15 +160,11 @@ static int info_ter(cli_ctx *ctx, const char *path, double max_height)
 
 static int info_terragen(cli_ctx *ctx, const char *path)
 {
-    trn_mapped_file mf;
     trn_error e;
-    if (trn_mapped_file_open(&mf, path, 0, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_terragen tg;
-    trn_status st = trn_terragen_parse(mf.data, mf.size, path, &tg, &e);
-    trn_mapped_file_close(&mf);
-    if (st) return cli_fail(ctx, &e);
+    if (trn_terragen_read(path, NULL, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_field f;
-    st = trn_terragen_to_field(&tg, &f, &e);
+    trn_status st = trn_terragen_to_field(&tg, &f, &e);
     if (st) {
         trn_terragen_dispose(&tg);
         return cli_fail(ctx, &e);
@@ -190,6 +186,8 @@ static int info_terragen(cli_ctx *ctx, const char *path)
         json_object_set_new(o, "base_height", json_integer(tg.base_height));
         json_object_set_new(o, "metres_min", json_real(lo));
         json_object_set_new(o, "metres_max", json_real(hi));
+        json_object_set_new(o, "has_eof", json_boolean(tg.has_eof));
+        json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)tg.trailing_bytes));
         cli_print_json(o);
     } else {
         printf("file:      %s\n", path);
@@ -199,6 +197,10 @@ static int info_terragen(cli_ctx *ctx, const char *path)
         printf("planet:    radius %g km, curve mode %u\n", tg.planet_radius, tg.curve_mode);
         printf("altitude:  HeightScale %d, BaseHeight %d\n", tg.height_scale, tg.base_height);
         printf("heights:   %.4f .. %.4f m\n", lo, hi);
+        if (!tg.has_eof) printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
+        if (tg.trailing_bytes)
+            printf("warning:   %llu bytes after the \"EOF \" marker were ignored\n",
+                   (unsigned long long)tg.trailing_bytes);
     }
     trn_field_dispose(&f);
     trn_terragen_dispose(&tg);

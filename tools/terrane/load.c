@@ -109,14 +109,10 @@ static int load_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt,
 
 static int load_terragen(cli_ctx *ctx, const char *path, cli_terrain *out)
 {
-    trn_mapped_file mf;
-    trn_error e;
-    if (trn_mapped_file_open(&mf, path, 0, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_terragen tg;
-    trn_status st = trn_terragen_parse(mf.data, mf.size, path, &tg, &e);
-    trn_mapped_file_close(&mf);
-    if (st) return cli_fail(ctx, &e);
-    st = trn_terragen_to_field(&tg, &out->field, &e);
+    trn_error e;
+    if (trn_terragen_read(path, NULL, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_status st = trn_terragen_to_field(&tg, &out->field, &e);
     trn_terragen_dispose(&tg);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
