@@ -1,0 +1,405 @@
+/* Command-line tests for terrane beamng import/create/export/validate/migrate: exit codes,
+ * messages, JSON output and an export/import round trip through the tool. */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "terrane/beamng.h"
+#include "terrane/image.h"
+#include "test.h"
+
+static char tmp[512];
+
+static const char *tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmp, name);
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int run(const char *fmt, char **out, char **err, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, err);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return trn_test_run_cli(args, out, err);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+static void write_png(const char *path, uint32_t w, uint32_t h, uint8_t channels, uint8_t depth,
+                      unsigned seed)
+{
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, w, h, channels, depth, NULL));
+    size_t n = (size_t)w * h * channels;
+    for (size_t i = 0; i < n; i++) {
+        if (depth == 16)
+            ((uint16_t *)img.data)[i] = (uint16_t)(i * 40503u + seed);
+        else
+            ((uint8_t *)img.data)[i] = (uint8_t)((i * 7u + seed * 13u) % 251u);
+    }
+    trn_png_options po;
+    trn_png_options_default(&po);
+    CHECK_OK(trn_png_write(path, &img, &po, NULL, NULL, NULL));
+    trn_image_dispose(&img);
+}
+
+static void test_usage(void)
+{
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_cli("beamng", &out, &err), 2);
+    CHECK_CONTAINS(err, "usage: terrane beamng <import|create|export|validate|migrate>");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("beamng --help", &out, &err), 0);
+    CHECK_CONTAINS(out, "validate  check a level");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("beamng frobnicate", &out, &err), 2);
+    CHECK_CONTAINS(err, "unknown sub-verb 'frobnicate'");
+    free(out), free(err);
+    static const char *const subs[] = {"import", "create", "export", "validate", "migrate"};
+    for (size_t i = 0; i < 5; i++) {
+        CHECK_EQ_INT(run("beamng %s --help", &out, &err, subs[i]), 0);
+        char want[64];
+        snprintf(want, sizeof want, "usage: terrane beamng %s", subs[i]);
+        CHECK_CONTAINS(out, want);
+        CHECK_CONTAINS(out, "examples:");
+        free(out), free(err);
+        CHECK_EQ_INT(run("beamng %s --bogus", &out, &err, subs[i]), 2);
+        CHECK_CONTAINS(err, "unknown option '--bogus'");
+        char hint[80];
+        snprintf(hint, sizeof hint, "run 'terrane beamng %s --help'", subs[i]);
+        CHECK_CONTAINS(err, hint);
+        free(out), free(err);
+    }
+}
+
+static void test_create(void)
+{
+    char *out, *err;
+    CHECK_EQ_INT(
+        run("beamng create demo --root '%s' --resolution 100 --texture-size 32", &out, &err, tmp),
+        0);
+    CHECK_CONTAINS(err, "resolution 100 rounded up to 128");
+    CHECK_CONTAINS(err, "theTerrain.ter (128 x 128)");
+    free(out), free(err);
+    char p[1024];
+    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/theTerrain.ter")));
+    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/main/items.level.json")));
+    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/art/terrains/t_terrane_grass_b.png")));
+
+    /* A second terrain in the same level gets a free name; JSON says which. */
+    CHECK_EQ_INT(run("beamng create demo --root '%s' --resolution 128 --texture-size 32 "
+                     "--material rock --format json",
+                     &out, &err, tmp),
+                 0);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    CHECK(json_is_object(j));
+    CHECK(j && strcmp(json_string_value(json_object_get(j, "terrain_name")), "theTerrain_1") == 0);
+    CHECK(j && json_integer_value(json_object_get(j, "size")) == 128);
+    CHECK(j && json_integer_value(json_object_get(j, "materials_added")) == 1);
+    json_decref(j);
+    free(out), free(err);
+
+    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "terrane beamng create: error: resolution 9000 is above 8192");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --resolution lots", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--resolution expects a whole number, got 'lots'");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create a/b --root '%s'", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "has a '/'");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("beamng create", &out, &err), 2);
+    CHECK_CONTAINS(err, "needs a level name");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --max-height -5", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--max-height must be positive");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --texture-size 100", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--texture-size must be a power of two");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "initial height 4000 m is above");
+    free(out), free(err);
+}
+
+static void test_validate(void)
+{
+    char *out, *err;
+    char level[1024], p[1024];
+    tmp_path(level, sizeof level, "levels/demo");
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
+    free(out), free(err);
+
+    /* A missing texture: exit 1, the check id, the file and a fix. */
+    tmp_path(p, sizeof p, "levels/demo/art/terrains/t_terrane_nm_macro.png");
+    char *saved = (char *)trn_test_read_file(p, NULL);
+    size_t saved_n = 0;
+    free(trn_test_read_file(p, &saved_n));
+    CHECK(unlink(p) == 0);
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+    CHECK_CONTAINS(out, "error [texture-missing]");
+    CHECK_CONTAINS(out, "t_terrane_nm_macro.png");
+    CHECK_CONTAINS(out, "    fix: put the texture at");
+    CHECK_CONTAINS(out, "1 error, 0 warnings");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s' --format json", &out, &err, level), 1);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    CHECK(json_is_object(j));
+    json_t *fs = j ? json_object_get(j, "findings") : NULL;
+    CHECK(json_array_size(fs) == 1);
+    json_t *f0 = json_array_get(fs, 0);
+    CHECK(f0 && strcmp(json_string_value(json_object_get(f0, "check")), "texture-missing") == 0);
+    CHECK(f0 && strcmp(json_string_value(json_object_get(f0, "severity")), "error") == 0);
+    CHECK(f0 && json_string_length(json_object_get(f0, "fix")) > 0);
+    CHECK(j && json_integer_value(json_object_get(j, "errors")) == 1);
+    json_decref(j);
+    free(out), free(err);
+    CHECK(saved && trn_test_write_file(p, saved, saved_n));
+    free(saved);
+
+    /* Warnings alone pass, unless --strict. */
+    tmp_path(p, sizeof p, "levels/demo/art/terrains/materials.json");
+    const char *deprecated = "{\"a\": {\"class\": \"TerrainMaterial\", \"internalName\": "
+                             "\"a\", \"diffuseMap\": \"a_d\"}}";
+    CHECK(trn_test_write_file(p, deprecated, strlen(deprecated)));
+    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "warning [materials-deprecated-file]");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --strict", &out, &err, level), 1);
+    free(out), free(err);
+
+    /* A .ter from the future. */
+    tmp_path(p, sizeof p, "levels/demo/theTerrain.ter");
+    size_t n;
+    uint8_t *ter = trn_test_read_file(p, &n);
+    if (ter) {
+        ter[0] = 12;
+        CHECK(trn_test_write_file(p, ter, n));
+        CHECK_EQ_INT(run("beamng validate '%s' -q", &out, &err, level), 1);
+        CHECK_CONTAINS(out, "error [ter-version-too-new]");
+        CHECK_CONTAINS(out, "theTerrain.ter: offset 0: version 12 is newer than 9");
+        free(out), free(err);
+        ter[0] = 9;
+        CHECK(trn_test_write_file(p, ter, n));
+        free(ter);
+    }
+
+    CHECK_EQ_INT(run("beamng validate '%s/nowhere'", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "level folder not found");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("beamng validate", &out, &err), 2);
+    CHECK_CONTAINS(err, "needs a level folder");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate a b", &out, &err), 2);
+    free(out), free(err);
+}
+
+static void test_import_export(void)
+{
+    char *out, *err;
+    char hm[1024], a[1024], b[1024], holes[1024], lvl[1024], ter[1024], p[1024];
+    tmp_path(hm, sizeof hm, "h.png");
+    tmp_path(a, sizeof a, "a.png");
+    tmp_path(b, sizeof b, "b.png");
+    tmp_path(holes, sizeof holes, "holes.png");
+    tmp_path(lvl, sizeof lvl, "levels/imported");
+    tmp_path(ter, sizeof ter, "direct.ter");
+    write_png(hm, 128, 128, 1, 16, 1);
+    write_png(a, 128, 128, 1, 8, 2);
+    write_png(b, 128, 128, 4, 8, 3);
+    write_png(holes, 128, 128, 1, 8, 4);
+
+    CHECK_EQ_INT(run("beamng import '%s' --level '%s' --materials grass,rock --opacity '%s' "
+                     "--opacity '%s:G' --holes '%s' --texture-size 32 --max-height 600",
+                     &out, &err, hm, lvl, a, b, holes),
+                 0);
+    CHECK_CONTAINS(err, "theTerrain.ter (128 x 128)");
+    CHECK_CONTAINS(err, "added 2 material(s)");
+    CHECK_CONTAINS(err, "layer 1 rock");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, lvl), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
+    free(out), free(err);
+
+    /* The same import straight to a .ter is the same file. */
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials grass,rock --opacity '%s' "
+                     "--opacity '%s:g' --holes '%s' --format json",
+                     &out, &err, hm, ter, a, b, holes),
+                 0);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    CHECK(j && json_integer_value(json_object_get(j, "size")) == 128);
+    CHECK(j && json_array_size(json_object_get(j, "layers")) == 2);
+    json_decref(j);
+    free(out), free(err);
+    CHECK(same_file(ter, tmp_path(p, sizeof p, "levels/imported/theTerrain.ter")));
+
+    /* Export, then import what was exported: byte-identical, also with --flip-y-axis and v7. */
+    for (int flip = 0; flip < 2; flip++) {
+        char maps[1024], back[1024];
+        snprintf(maps, sizeof maps, "%s/maps%d", tmp, flip);
+        snprintf(back, sizeof back, "%s/back%d.ter", tmp, flip);
+        const char *fl = flip ? "--flip-y-axis" : "";
+        CHECK_EQ_INT(run("beamng export '%s' -o '%s' %s", &out, &err, ter, maps, fl), 0);
+        CHECK_CONTAINS(err, "re-import with:");
+        CHECK_CONTAINS(err, "--materials grass,rock");
+        free(out), free(err);
+        CHECK_EQ_INT(run("beamng import '%s/direct_heightmap.png' --materials grass,rock "
+                         "--opacity '%s/direct_opacity_0_grass.png' --opacity "
+                         "'%s/direct_opacity_1_rock.png' --holes '%s/direct_holes.png' -o '%s' %s",
+                         &out, &err, maps, maps, maps, maps, back, fl),
+                     0);
+        free(out), free(err);
+        CHECK(same_file(ter, back));
+        /* The R16 and the layer map rebuild it as well. */
+        CHECK_EQ_INT(run("beamng import '%s/direct.r16' --materials grass,rock --layer-map "
+                         "'%s/direct_layers.png' -o '%s' %s --ter-version 7",
+                         &out, &err, maps, maps, back, fl),
+                     0);
+        free(out), free(err);
+        size_t n1, n2;
+        uint8_t *d1 = trn_test_read_file(ter, &n1), *d2 = trn_test_read_file(back, &n2);
+        CHECK(d1 && d2 && n1 == n2 && d2[0] == 7 && memcmp(d1 + 1, d2 + 1, n1 - 1) == 0);
+        free(d1);
+        free(d2);
+    }
+    CHECK_EQ_INT(run("beamng export '%s' -o '%s/j' --only heightmap,r16 --format json", &out, &err,
+                     ter, tmp),
+                 0);
+    j = json_loads(out ? out : "", 0, &je);
+    CHECK(j && json_array_size(json_object_get(j, "files")) == 2);
+    json_decref(j);
+    free(out), free(err);
+
+    /* Errors. */
+    CHECK_EQ_INT(run("beamng export '%s' -o '%s/x'", &out, &err, hm, tmp), 1);
+    CHECK_CONTAINS(err, "not a BeamNG/Torque .ter");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng export '%s/none.ter'", &out, &err, tmp), 1);
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng export '%s' --only heightmap,pictures", &out, &err, ter), 2);
+    CHECK_CONTAINS(err, "--only takes heightmap, layers, holes, opacity and r16, not 'pictures'");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng export '%s' --compression 12", &out, &err, ter), 2);
+    free(out), free(err);
+
+    char odd[1024];
+    tmp_path(odd, sizeof odd, "odd.png");
+    write_png(odd, 100, 100, 1, 16, 5);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, odd, tmp), 1);
+    CHECK_CONTAINS(err, "heightmap is 100x100: BeamNG needs a square power of two between 128 "
+                        "and 8192; resize it to 128x128");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass,rock --opacity '%s'", &out,
+                     &err, hm, tmp, a),
+                 2);
+    CHECK_CONTAINS(err, "1 --opacity map(s) for 2 material name(s)");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:X'", &out,
+                     &err, hm, tmp, a),
+                 2);
+    CHECK_CONTAINS(err, "--opacity channel must be R, G, B or A, not 'X'");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --opacity '%s'", &out, &err, hm, tmp, a), 2);
+    CHECK_CONTAINS(err, "give --materials with one name per opacity map");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:A'", &out,
+                     &err, hm, tmp, a),
+                 1);
+    CHECK_CONTAINS(err, "opacity map 1 has no A channel");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s'", &out,
+                     &err, hm, tmp, odd),
+                 1);
+    CHECK_CONTAINS(err, "opacity map 1 is 100x100 but the heightmap is 128x128");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s/missing.png' -o '%s/o.ter'", &out, &err, tmp, tmp), 1);
+    CHECK_CONTAINS(err, "missing.png: heightmap not found");
+    free(out), free(err);
+    char txt[1024];
+    tmp_path(txt, sizeof txt, "notes.txt");
+    CHECK(trn_test_write_file(txt, "hello", 5));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, txt, tmp), 1);
+    CHECK_CONTAINS(err, "neither a PNG nor a headerless 16-bit RAW");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --ter-version 10", &out, &err, hm, tmp), 2);
+    CHECK_CONTAINS(err, "--ter-version must be 7, 8 or 9, not 10");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s'", &out, &err, hm), 2);
+    CHECK_CONTAINS(err, "needs somewhere to write");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import -o '%s/o.ter'", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "needs a heightmap");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        run("beamng import '%s' -o '%s/o.ter' --materials grass,,rock", &out, &err, hm, tmp), 2);
+    CHECK_CONTAINS(err, "--materials has an empty entry");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --resolution 5", &out, &err, hm, tmp), 2);
+    CHECK_CONTAINS(err, "option '--resolution' does not belong to import");
+    free(out), free(err);
+    CHECK(!exists(tmp_path(p, sizeof p, "o.ter")));
+}
+
+static void test_migrate(void)
+{
+    char *out, *err;
+    char level[1024], p[1024];
+    tmp_path(level, sizeof level, "levels/old");
+    CHECK_EQ_INT(
+        run("beamng create old --root '%s' --resolution 128 --texture-size 32", &out, &err, tmp),
+        0);
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng migrate '%s'", &out, &err, level), 1);
+    CHECK_CONTAINS(err, "no deprecated materials.json to migrate");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "levels/old/art/terrains/materials.json");
+    const char *v1 = "{\"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": \"mud\", "
+                     "\"diffuseMap\": \"/levels/old/art/terrains/mud_d.png\"}}";
+    CHECK(trn_test_write_file(p, v1, strlen(v1)));
+    CHECK_EQ_INT(run("beamng migrate '%s' --texture-size 32 --delete-old", &out, &err, level), 0);
+    CHECK_CONTAINS(err, "migrated 1 material(s)");
+    free(out), free(err);
+    CHECK(!exists(p));
+    char *mats = (char *)trn_test_read_file(
+        tmp_path(p, sizeof p, "levels/old/art/terrains/main.materials.json"), NULL);
+    CHECK_CONTAINS(mats, "\"baseColorBaseTex\": \"/levels/old/art/terrains/mud_d.png\"");
+    free(mats);
+    CHECK_EQ_INT(trn_test_run_cli("beamng migrate", &out, &err), 2);
+    free(out), free(err);
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
+    RUN(test_usage);
+    RUN(test_create);
+    RUN(test_validate);
+    RUN(test_import_export);
+    RUN(test_migrate);
+    return trn_test_finish();
+}
