@@ -268,6 +268,10 @@ static void test_terrain_json_errors(void)
     CHECK_STATUS(trn_terrain_json_parse(neg, strlen(neg), "t.json", &tj, &err), TRN_ERR_JSON);
     CHECK_CONTAINS(err.message, "size: -2 is out of range");
 
+    const char *bom = "\xEF\xBB\xBF{\"version\": 9, \"size\": x}";
+    CHECK_STATUS(trn_terrain_json_parse(bom, strlen(bom), "t.json", &tj, &err), TRN_ERR_JSON);
+    CHECK_EQ_INT(err.offset, 26); /* the x, counted from the first byte (BOM included) */
+
     const char *arr = "[1, 2]";
     CHECK_STATUS(trn_terrain_json_parse(arr, strlen(arr), "t.json", &tj, &err), TRN_ERR_JSON);
     CHECK_CONTAINS(err.message, "$: expected an object, found an array");
@@ -418,6 +422,18 @@ static void test_items_preserve(void)
                           "\"name\":\"third\"",
                           110) == 0);
     CHECK(text && strlen(text) > 2 && strcmp(text + strlen(text) - 2, "\r\n") == 0);
+    free(text);
+
+    /* A byte order mark (Windows editors) is read past and kept. */
+    char *bom = path_in(dir, "bom.json");
+    CHECK(write_text(bom, "\xEF\xBB\xBF{\"class\":\"TerrainBlock\",\"name\":\"b\"}\n"));
+    CHECK_OK(trn_items_read_terrain_blocks(bom, &blocks, &count, NULL));
+    CHECK(count == 1 && strcmp(blocks[0].name, "b") == 0);
+    trn_terrain_blocks_free(blocks, count);
+    CHECK_OK(trn_items_put_terrain_block(bom, &other, NULL));
+    text = read_text(bom);
+    CHECK(text &&
+          strncmp(text, "\xEF\xBB\xBF{\"class\":\"TerrainBlock\",\"name\":\"b\"}\n{", 34) == 0);
     free(text);
 
     trn_terrain_block unnamed = tb;
@@ -1274,6 +1290,30 @@ static void test_import_into_level(void)
     CHECK_EQ_INT(count, 1);
     CHECK(count == 1 && blocks[0].max_height == 300);
     trn_terrain_blocks_free(blocks, count);
+
+    /* A broken file elsewhere in the level does not stop an import; a broken
+     * main.materials.json does, and is left as it was. */
+    CHECK(mkdir(path_in(level, "art/shapes"), 0777) == 0);
+    CHECK(write_text(path_in(level, "art/shapes/main.materials.json"), "{ broken"));
+    io.material_count = 1;
+    io.opacity_count = 1;
+    CHECK_OK(trn_beamng_import(&io, &ter, &lo, &res, NULL, NULL, NULL));
+    trn_ter_dispose(&ter);
+    char *mats = path_in(level, "art/terrains/main.materials.json");
+    CHECK(write_text(mats, "{\"x\": 1,}"));
+    const char *fresh[1] = {"gravel"};
+    io.material_names = fresh;
+    trn_error err;
+    CHECK_STATUS(trn_beamng_import(&io, &ter, &lo, &res, NULL, NULL, &err), TRN_ERR_JSON);
+    CHECK_EQ_INT(err.line, 1);
+    CHECK_EQ_INT(err.offset, 8); /* the } after the trailing comma */
+    char *left = read_text(mats);
+    CHECK(left && strcmp(left, "{\"x\": 1,}") == 0);
+    free(left);
+    /* ...and nothing else was touched: the .ter still lists grass. */
+    CHECK_OK(trn_ter_read(res.ter_path, NULL, &ter, NULL, NULL, NULL));
+    CHECK(ter.material_count == 1 && strcmp(ter.materials[0], "grass") == 0);
+    trn_ter_dispose(&ter);
     free(h);
     free(a);
     free(b);

@@ -527,6 +527,19 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
                       "main/items.level.json"))
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
 
+    /* Refuse before writing anything when the materials file we must edit is unreadable, so a
+     * bad main.materials.json does not leave a half-updated level behind. */
+    char mats[PATH_MAX];
+    if (!trn_lvl_join(mats, sizeof mats, opt->level_dir, "art/terrains/main.materials.json"))
+        return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
+    trn_material_file existing;
+    st = trn_material_file_read(mats, &existing, err);
+    if (st == TRN_ERR_NOT_FOUND)
+        trn_error_clear(err);
+    else if (st)
+        return st;
+    trn_material_file_dispose(&existing);
+
     /* The .ter first, and the only step that may be cancelled: nothing else is written yet. */
     if ((st = trn_ter_write(res->ter_path, ter, version, progress, user, err))) return st;
 

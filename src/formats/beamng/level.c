@@ -197,6 +197,14 @@ const char *trn_lvl_json_kind(const json_t *v)
     return "something else";
 }
 
+size_t trn_lvl_bom_length(const char *text, size_t n)
+{
+    return (n >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+            (unsigned char)text[2] == 0xBF)
+               ? 3
+               : 0;
+}
+
 bool trn_lvl_json_get_number(const json_t *v, double *out)
 {
     if (json_is_number(v)) {
@@ -601,8 +609,9 @@ trn_status trn_terrain_json_parse(const char *text, size_t text_size, const char
 {
     memset(tj, 0, sizeof *tj);
     json_error_t je;
-    json_t *root = json_loadb(text, text_size, 0, &je);
-    if (!root) return trn_lvl_json_syntax_error(err, path, &je, 0, 0);
+    size_t bom = trn_lvl_bom_length(text, text_size);
+    json_t *root = json_loadb(text + bom, text_size - bom, 0, &je);
+    if (!root) return trn_lvl_json_syntax_error(err, path, &je, 0, bom);
     trn_status st = TRN_OK;
     uint64_t v = 0;
     if (!json_is_object(root)) {
@@ -972,7 +981,7 @@ static trn_status items_read_into(const char *items_path, trn_terrain_block **bl
     trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
     if (st) return st;
     const char *text = (const char *)data;
-    size_t pos = 0;
+    size_t pos = trn_lvl_bom_length(text, size);
     int line_no = 0;
     while (pos < size && st == TRN_OK) {
         const char *nl = memchr(text + pos, '\n', size - pos);
@@ -1196,7 +1205,9 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
     const char *text = (const char *)data;
     trn_lvl_buf out = {0};
     bool replaced = false, crlf = false;
-    size_t pos = 0;
+    /* A byte order mark is kept as it is, in front of the first line. */
+    size_t bom = trn_lvl_bom_length(text, size), pos = bom;
+    trn_lvl_buf_append(&out, text, bom);
     int line_no = 0;
     while (pos < size) {
         const char *nl = memchr(text + pos, '\n', size - pos);
@@ -1231,7 +1242,8 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
         pos = next;
     }
     if (!replaced) {
-        if (out.len && out.data[out.len - 1] != '\n') trn_lvl_buf_puts(&out, crlf ? "\r\n" : "\n");
+        if (out.len > bom && out.data[out.len - 1] != '\n')
+            trn_lvl_buf_puts(&out, crlf ? "\r\n" : "\n");
         json_t *obj = json_object();
         if (!obj || !block_to_json(tb, obj)) {
             json_decref(obj);

@@ -54,6 +54,8 @@ void trn_lvl_json_pretty(trn_lvl_buf *b, const json_t *v);
  * byte offset of the parsed text in its file. */
 trn_status trn_lvl_json_syntax_error(trn_error *err, const char *path, const json_error_t *je,
                                      int line_base, size_t offset_base);
+/* 3 when text starts with a UTF-8 byte order mark (Windows editors write one), else 0. */
+size_t trn_lvl_bom_length(const char *text, size_t n);
 /* Read a number field: accepts JSON numbers and (for Torque-converted levels) numeric strings. */
 bool trn_lvl_json_get_number(const json_t *v, double *out);
 

@@ -308,8 +308,9 @@ trn_status trn_material_file_parse(const char *text, size_t text_size, const cha
 {
     memset(mf, 0, sizeof *mf);
     json_error_t je;
-    json_t *root = json_loadb(text, text_size, 0, &je);
-    if (!root) return trn_lvl_json_syntax_error(err, path, &je, 0, 0);
+    size_t bom = trn_lvl_bom_length(text, text_size);
+    json_t *root = json_loadb(text + bom, text_size - bom, 0, &je);
+    if (!root) return trn_lvl_json_syntax_error(err, path, &je, 0, bom);
     trn_status st = TRN_OK;
     json_t *others = NULL;
     if (!json_is_object(root)) {
@@ -943,8 +944,13 @@ static trn_status level_materials_load(const char *level_dir, level_materials *l
         return oom(err, level_dir);
     }
     for (size_t i = 0; i < lm->count; i++) {
-        st = trn_material_file_read(lm->paths[i], &lm->files[i], err);
-        if (st) {
+        trn_error file_err;
+        st = trn_material_file_read(lm->paths[i], &lm->files[i], &file_err);
+        /* Another file that cannot be read only means its materials are unknown here (validate
+         * reports it); the file we edit is read again, strictly, by its writer. Memory is not
+         * something to skip over. */
+        if (st == TRN_ERR_NO_MEMORY) {
+            if (err) *err = file_err;
             level_materials_dispose(lm);
             return st;
         }
@@ -983,9 +989,10 @@ static trn_status load_root(const char *path, json_t **root, trn_error *err)
     }
     if (st) return st;
     json_error_t je;
-    *root = json_loadb((const char *)data, n, 0, &je);
+    size_t bom = trn_lvl_bom_length((const char *)data, n);
+    *root = json_loadb((const char *)data + bom, n - bom, 0, &je);
     free(data);
-    if (!*root) return trn_lvl_json_syntax_error(err, path, &je, 0, 0);
+    if (!*root) return trn_lvl_json_syntax_error(err, path, &je, 0, bom);
     if (!json_is_object(*root)) {
         json_decref(*root);
         *root = NULL;
