@@ -242,7 +242,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(in, out) == 0)
         return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
 
-    cli_format in_format;
+    cli_format in_format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, in, &in_format);
     if (rc) return rc;
     if (fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&

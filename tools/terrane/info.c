@@ -307,7 +307,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!path) return cli_usage_error(ctx, "needs a FILE");
-    cli_format format;
+    cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, path, &format);
     if (rc) return rc;
     if ((raw_type || w) && format != CLI_FORMAT_PNG && format != CLI_FORMAT_TERRAGEN)

@@ -149,7 +149,7 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
                      cli_terrain *out)
 {
     memset(out, 0, sizeof *out);
-    cli_format format;
+    cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, path, &format);
     if (rc) return rc;
     /* A raw type or size from the user says the file is headerless. */

@@ -1012,8 +1012,8 @@ static void unique_key(json_t *root, const char *base, char *out, size_t out_siz
 
 static trn_status write_root(const char *path, json_t *root, trn_error *err)
 {
-    char *text;
-    size_t n;
+    char *text = NULL;
+    size_t n = 0;
     trn_status st = dump_root(root, &text, &n, err);
     if (st) return st;
     st = trn_file_write_atomic(path, text, n, err);

@@ -895,7 +895,7 @@ trn_status trn_ter_serialize(const trn_ter *ter, uint8_t version, uint8_t **out,
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no output given");
     *out = NULL;
     *out_size = 0;
-    uint64_t total;
+    uint64_t total = 0;
     trn_status st = check_writable(ter, version, NULL, &total, err);
     if (st) return st;
     if (total > SIZE_MAX)
@@ -914,7 +914,7 @@ trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
                          trn_progress_fn progress, void *user, trn_error *err)
 {
     if (!path) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no path given");
-    uint64_t total;
+    uint64_t total = 0;
     trn_status st = check_writable(ter, version, path, &total, err);
     if (st) return st;
     trn_progress prog = trn_progress_make(progress, user);

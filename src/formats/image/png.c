@@ -356,7 +356,7 @@ trn_status trn_png_decode(const uint8_t *data, size_t size, const char *path,
                              "image is %u pixels high, more than the limit of %u", info.height,
                              limits->max_height);
     uint8_t depth = (info.bit_depth == 16) ? 16 : 8;
-    uint64_t bytes64;
+    uint64_t bytes64 = 0;
     if (!trn_image_layout_bytes64(info.width, info.height, info.channels, depth, &bytes64) ||
         bytes64 > limits->max_bytes)
         return trn_error_set(err, TRN_ERR_LIMIT, path, 16,

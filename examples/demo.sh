@@ -1,0 +1,42 @@
+#!/bin/sh
+# The demo job: make example images, import them as a BeamNG level, validate it, render it.
+# usage: examples/demo.sh TERRANE_BINARY OUT_DIR   (make demo runs it with build/ and out/demo)
+set -eu
+TERRANE=${1:-build/terrane}
+OUT=${2:-out/demo}
+BIN=$(dirname "$TERRANE")
+LEVEL="$OUT/levels/demo_island"
+MAX_HEIGHT=256
+
+rm -rf "$OUT"
+mkdir -p "$OUT/src"
+
+echo "== 1. example inputs: a 512x512 island heightmap, grass/rock/sand opacity (R/G/B), holes"
+"$BIN/terrane_demo_inputs" "$OUT/src" 512
+"$TERRANE" info "$OUT/src/heightmap.png"
+
+echo
+echo "== 2. import as a BeamNG level"
+"$TERRANE" beamng import "$OUT/src/heightmap.png" --level "$LEVEL" \
+    --materials grass,rock,sand \
+    --opacity "$OUT/src/opacity.png:R" --opacity "$OUT/src/opacity.png:G" \
+    --opacity "$OUT/src/opacity.png:B" --holes "$OUT/src/holes.png" \
+    --max-height $MAX_HEIGHT --square-size 2
+
+echo
+echo "== 3. inspect and validate it"
+"$TERRANE" info "$LEVEL/theTerrain.ter" --max-height $MAX_HEIGHT
+"$TERRANE" beamng validate "$LEVEL"
+
+echo
+echo "== 4. pictures"
+"$TERRANE" render "$LEVEL/theTerrain.ter" -o "$OUT/hillshade.png" --mode hillshade \
+    --max-height $MAX_HEIGHT --square-size 2 --multidirectional
+"$TERRANE" render "$LEVEL/theTerrain.ter" -o "$OUT/layers.png" --mode layers
+
+echo
+echo "== 5. export it back to images (and the command that re-imports them)"
+"$TERRANE" beamng export "$LEVEL/theTerrain.ter" -o "$OUT/export"
+
+echo
+echo "demo done: level in $LEVEL, pictures $OUT/hillshade.png and $OUT/layers.png"
