@@ -106,7 +106,7 @@ int main(int argc, char **argv)
             hp[i] = (uint16_t)fmax(0.0, fmin(65535.0, floor(stored + 0.5)));
             uint32_t x1 = x + 1 < size ? x + 1 : x, y1 = y + 1 < size ? y + 1 : y;
             double slope = fabs(h[(size_t)y * size + x1] - z) + fabs(h[(size_t)y1 * size + x] - z);
-            double rock = fmin(1.0, slope * 90.0 + fmax(0.0, z - 0.55) * 4.0);
+            double rock = fmin(1.0, slope * 55.0 + fmax(0.0, z - 0.7) * 5.0);
             double sand = z < 0.04 ? 1.0 : fmax(0.0, 1.0 - (z - 0.04) * 25.0);
             double grass = fmax(0.0, 1.0 - rock - sand * 0.8);
             op[i * 3 + 0] = (uint8_t)(grass * 255.0 + 0.5);
