@@ -189,16 +189,6 @@ static bool takes_value(const char *a)
     return false;
 }
 
-static bool parse_positive(cli_ctx *ctx, const char *opt, const char *v, double *out)
-{
-    if (!cli_parse_double(ctx, opt, v, out)) return false;
-    if (!(*out > 0)) {
-        cli_usage_error(ctx, "%s must be positive, not '%s'", opt, v);
-        return false;
-    }
-    return true;
-}
-
 static bool parse_texture_size(cli_ctx *ctx, const char *v, trn_texture_options *t)
 {
     uint32_t n;
@@ -376,9 +366,9 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         else if (strcmp(a, "--holes") == 0)
             io.holes_path = v;
         else if (strcmp(a, "--max-height") == 0)
-            ok = parse_positive(ctx, a, v, &lo.max_height);
+            ok = cli_parse_positive(ctx, a, v, &lo.max_height);
         else if (strcmp(a, "--square-size") == 0)
-            ok = parse_positive(ctx, a, v, &lo.square_size);
+            ok = cli_parse_positive(ctx, a, v, &lo.square_size);
         else if (strcmp(a, "--ter-version") == 0) {
             ok = cli_parse_u32(ctx, a, v, &ter_version);
             if (ok && (ter_version < 7 || ter_version > 9)) {
@@ -528,11 +518,11 @@ static int cmd_create(cli_ctx *ctx, int argc, char **argv)
         else if (strcmp(a, "--terrain-name") == 0)
             co.terrain_name = v;
         else if (strcmp(a, "--max-height") == 0)
-            ok = parse_positive(ctx, a, v, &co.max_height);
+            ok = cli_parse_positive(ctx, a, v, &co.max_height);
         else if (strcmp(a, "--square-size") == 0)
-            ok = parse_positive(ctx, a, v, &co.square_size);
+            ok = cli_parse_positive(ctx, a, v, &co.square_size);
         else if (strcmp(a, "--initial-height") == 0)
-            ok = parse_positive(ctx, a, v, &co.initial_height);
+            ok = cli_parse_positive(ctx, a, v, &co.initial_height);
         else if (strcmp(a, "--texture-size") == 0)
             ok = parse_texture_size(ctx, v, &co.textures);
         else if (a[0] == '-' && a[1])

@@ -103,6 +103,16 @@ bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *o
     return true;
 }
 
+bool cli_parse_positive(cli_ctx *ctx, const char *opt, const char *text, double *out)
+{
+    if (!cli_parse_double(ctx, opt, text, out)) return false;
+    if (!(*out > 0)) {
+        cli_usage_error(ctx, "%s must be positive, not '%s'", opt, text);
+        return false;
+    }
+    return true;
+}
+
 bool cli_parse_u32(cli_ctx *ctx, const char *opt, const char *text, uint32_t *out)
 {
     char *end;
@@ -138,7 +148,8 @@ int cli_progress(double done, const char *stage, void *user)
     if (filled < 0) filled = 0;
     if (filled > width) filled = width;
     fprintf(stderr, "\r%-16.16s [", stage ? stage : "");
-    for (int k = 0; k < width; k++) fputc(k < filled ? '#' : '.', stderr);
+    for (int k = 0; k < width; k++)
+        fputc(k < filled ? '#' : '.', stderr);
     fprintf(stderr, "] %3d%%", (int)(done * 100 + 0.5));
     fflush(stderr);
     ctx->progress_shown = true;

@@ -15,9 +15,9 @@
 #define CLI_EXIT_USAGE 2
 
 typedef struct cli_ctx {
-    const char *verb;  /* "info", "beamng import", ... for messages */
+    const char *verb; /* "info", "beamng import", ... for messages */
     bool quiet;
-    bool json;         /* --format json: data on stdout as JSON, messages on stderr */
+    bool json; /* --format json: data on stdout as JSON, messages on stderr */
     bool progress_shown;
 } cli_ctx;
 
@@ -61,6 +61,8 @@ const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i);
 /* Parse numbers strictly; false + message on junk. */
 bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *out);
 bool cli_parse_u32(cli_ctx *ctx, const char *opt, const char *text, uint32_t *out);
+/* A finite number greater than zero. */
+bool cli_parse_positive(cli_ctx *ctx, const char *opt, const char *text, double *out);
 /* "WxH" */
 bool cli_parse_size(cli_ctx *ctx, const char *opt, const char *text, uint32_t *w, uint32_t *h);
 
@@ -87,9 +89,13 @@ typedef struct cli_load_options {
 } cli_load_options;
 
 /* Detect the format of path by content and load it. Returns a CLI exit code; prints errors. */
-int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt,
-                     cli_terrain *out);
+int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *out);
 void cli_terrain_dispose(cli_terrain *t);
+
+/* Options every verb that reads terrain takes (--max-height, --square-size, --size,
+ * --raw-type). opt takes a value, which the caller has fetched. Returns 1 when used, 0 when
+ * opt is not one of them, -1 on a bad value (message printed). */
+int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_options *load);
 
 /* Print a JSON value to stdout (indented, sorted as built) and release it. */
 void cli_print_json(json_t *value);

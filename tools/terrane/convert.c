@@ -74,8 +74,7 @@ typedef struct convert_opts {
 } convert_opts;
 
 /* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
-static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out,
-                              const convert_opts *o)
+static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, const convert_opts *o)
 {
     trn_ter ter;
     trn_error e;
@@ -104,8 +103,9 @@ static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const 
         float lo, hi;
         trn_field_range(&t->field, &lo, &hi);
         max_height = hi > 0 ? ceil((double)hi) : 1.0;
-        cli_note(ctx, "note: using maxHeight %g m (the input's highest point); set --max-height "
-                      "to choose",
+        cli_note(ctx,
+                 "note: using maxHeight %g m (the input's highest point); set --max-height "
+                 "to choose",
                  max_height);
     }
     if (t->field.cells_x != t->field.cells_z)
@@ -120,8 +120,9 @@ static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const 
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
-    cli_note(ctx, "wrote %s (version %u, maxHeight %g m: set the TerrainBlock's maxHeight to "
-                  "match)",
+    cli_note(ctx,
+             "wrote %s (version %u, maxHeight %g m: set the TerrainBlock's maxHeight to "
+             "match)",
              out, version, max_height);
     return CLI_EXIT_OK;
 }
@@ -147,8 +148,9 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_
         if (!(t->field.quantum > 0) && quantum == 0) {
             float lo, hi;
             trn_field_range(&t->field, &lo, &hi);
-            cli_note(ctx, "note: stretching %g .. %g m over 0..65535 (set --max-height to map "
-                          "0..M m instead)",
+            cli_note(ctx,
+                     "note: stretching %g .. %g m over 0..65535 (set --max-height to map "
+                     "0..M m instead)",
                      (double)lo, (double)hi);
         }
         st = trn_image_from_field(&t->field, quantum, base, &img, &e);
@@ -196,23 +198,14 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
             uint32_t n;
             if (!cli_parse_u32(ctx, a, v, &n)) return CLI_EXIT_USAGE;
             if (n < 7 || n > 9)
-                return cli_usage_error(ctx, "--ter-version must be 7, 8 or 9 (the modern layout), "
-                                            "not %u",
+                return cli_usage_error(ctx,
+                                       "--ter-version must be 7, 8 or 9 (the modern layout), "
+                                       "not %u",
                                        n);
             o.ter_version = (int)n;
-        } else if (strcmp(a, "--max-height") == 0) {
-            if (!cli_parse_double(ctx, a, v, &o.load.max_height)) return CLI_EXIT_USAGE;
-            if (o.load.max_height <= 0) return cli_usage_error(ctx, "--max-height must be positive");
-            o.max_height_given = true;
-        } else if (strcmp(a, "--square-size") == 0) {
-            if (!cli_parse_double(ctx, a, v, &o.load.square_size)) return CLI_EXIT_USAGE;
-            if (o.load.square_size <= 0)
-                return cli_usage_error(ctx, "--square-size must be positive");
-        } else if (strcmp(a, "--size") == 0) {
-            if (!cli_parse_size(ctx, a, v, &o.load.raw_width, &o.load.raw_height))
-                return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--raw-type") == 0) {
-            if ((o.load.raw_type = cli_parse_raw_type(ctx, v)) < 0) return CLI_EXIT_USAGE;
+        } else if ((c = cli_load_option(ctx, a, v, &o.load)) != 0) {
+            if (c < 0) return CLI_EXIT_USAGE;
+            if (strcmp(a, "--max-height") == 0) o.max_height_given = true;
         } else if (strcmp(a, "--byte-order") == 0) {
             if (strcmp(v, "big") == 0)
                 o.big_endian = true;
@@ -236,8 +229,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT");
     if (fmt == OUT_UNKNOWN) fmt = out_format_from_path(out);
     if (fmt == OUT_UNKNOWN)
-        return cli_usage_error(ctx, "cannot tell the output format from '%s'; use an extension "
-                                    "(.ter, .png, .r16, .raw, .r32) or --of",
+        return cli_usage_error(ctx,
+                               "cannot tell the output format from '%s'; use an extension "
+                               "(.ter, .png, .r16, .raw, .r32) or --of",
                                out);
     if (strcmp(in, out) == 0)
         return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");

@@ -32,10 +32,14 @@ static const char *const help_text =
 static const char *layout_name(trn_ter_layout layout)
 {
     switch (layout) {
-    case TRN_TER_LAYOUT_MODERN: return "modern";
-    case TRN_TER_LAYOUT_EXTRA_1: return "modern + 1 extra map";
-    case TRN_TER_LAYOUT_EXTRA_5: return "modern + 5 extra maps";
-    case TRN_TER_LAYOUT_LEGACY: return "legacy";
+    case TRN_TER_LAYOUT_MODERN:
+        return "modern";
+    case TRN_TER_LAYOUT_EXTRA_1:
+        return "modern + 1 extra map";
+    case TRN_TER_LAYOUT_EXTRA_5:
+        return "modern + 5 extra maps";
+    case TRN_TER_LAYOUT_LEGACY:
+        return "legacy";
     }
     return "unknown";
 }
@@ -92,8 +96,7 @@ static int info_ter(cli_ctx *ctx, const char *path, double max_height)
             json_t *mo = json_object();
             json_object_set_new(mo, "index", json_integer(m));
             json_object_set_new(mo, "name", json_string(ter.materials[m]));
-            json_object_set_new(mo, "samples",
-                                json_integer(m < 255 ? (json_int_t)counts[m] : 0));
+            json_object_set_new(mo, "samples", json_integer(m < 255 ? (json_int_t)counts[m] : 0));
             json_array_append_new(mats, mo);
         }
         json_object_set_new(o, "materials", mats);
@@ -134,17 +137,21 @@ static int info_ter(cli_ctx *ctx, const char *path, double max_height)
             printf("  %3u  %-32s %llu samples\n", m, ter.materials[m],
                    (unsigned long long)(m < 255 ? counts[m] : 0));
         uint64_t beyond = 0;
-        for (uint32_t m = ter.material_count; m < 255; m++) beyond += counts[m];
-        if (beyond) printf("  (%llu samples use indices past the list)\n", (unsigned long long)beyond);
+        for (uint32_t m = ter.material_count; m < 255; m++)
+            beyond += counts[m];
+        if (beyond)
+            printf("  (%llu samples use indices past the list)\n", (unsigned long long)beyond);
         printf("holes:     %llu samples\n", (unsigned long long)counts[255]);
         if (ter.extra_count)
-            printf("extra:     %u map(s) of %u bytes after the layer map (not written by the engine; "
-                   "kept for round trips)\n",
-                   ter.extra_count, ter.size * ter.size);
+            printf(
+                "extra:     %u map(s) of %u bytes after the layer map (not written by the engine; "
+                "kept for round trips)\n",
+                ter.extra_count, ter.size * ter.size);
         if (ter.layout == TRN_TER_LAYOUT_LEGACY) {
             printf("legacy:    Torque Game Engine file; converts to version 9\n");
             if (ter.texture_script)
-                printf("texture script:\n%s\n", ter.texture_script[0] ? ter.texture_script : "(empty)");
+                printf("texture script:\n%s\n",
+                       ter.texture_script[0] ? ter.texture_script : "(empty)");
             if (ter.heightfield_script)
                 printf("heightfield script:\n%s\n",
                        ter.heightfield_script[0] ? ter.heightfield_script : "(empty)");
@@ -178,7 +185,8 @@ static int info_terragen(cli_ctx *ctx, const char *path)
         json_object_set_new(o, "width", json_integer(tg.xpts));
         json_object_set_new(o, "height", json_integer(tg.ypts));
         json_t *sc = json_array();
-        for (int k = 0; k < 3; k++) json_array_append_new(sc, json_real(tg.scale[k]));
+        for (int k = 0; k < 3; k++)
+            json_array_append_new(sc, json_real(tg.scale[k]));
         json_object_set_new(o, "scale", sc);
         json_object_set_new(o, "planet_radius_km", json_real(tg.planet_radius));
         json_object_set_new(o, "curve_mode", json_integer(tg.curve_mode));
@@ -197,7 +205,8 @@ static int info_terragen(cli_ctx *ctx, const char *path)
         printf("planet:    radius %g km, curve mode %u\n", tg.planet_radius, tg.curve_mode);
         printf("altitude:  HeightScale %d, BaseHeight %d\n", tg.height_scale, tg.base_height);
         printf("heights:   %.4f .. %.4f m\n", lo, hi);
-        if (!tg.has_eof) printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
+        if (!tg.has_eof)
+            printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
         if (tg.trailing_bytes)
             printf("warning:   %llu bytes after the \"EOF \" marker were ignored\n",
                    (unsigned long long)tg.trailing_bytes);
@@ -259,15 +268,15 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
             printf("format:    PNG, %u-bit %s%s\n", img.bit_depth, channel_names[img.channels],
                    pinfo.has_srgb ? ", sRGB" : "");
         else
-            printf("format:    headerless raster, %s\n",
-                   img.bit_depth == 32 ? "float32 (R32)"
-                   : img.bit_depth == 16 ? "16-bit (R16)"
-                                         : "8-bit");
+            printf("format:    headerless raster, %s\n", img.bit_depth == 32   ? "float32 (R32)"
+                                                         : img.bit_depth == 16 ? "16-bit (R16)"
+                                                                               : "8-bit");
         printf("size:      %u x %u\n", img.width, img.height);
         printf("values:    %g .. %g (first channel)\n", lo, hi);
-        printf("beamng:    %s\n", square_pow2 ? "importable as a heightmap (square, power of two)"
-                                              : "not importable as is (needs a square power of two, "
-                                                "128 to 8192)");
+        printf("beamng:    %s\n", square_pow2
+                                      ? "importable as a heightmap (square, power of two)"
+                                      : "not importable as is (needs a square power of two, "
+                                        "128 to 8192)");
     }
     trn_image_dispose(&img);
     return CLI_EXIT_OK;
@@ -276,9 +285,8 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
 int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
 {
     const char *path = NULL;
-    double max_height = 0;
-    uint32_t w = 0, h = 0;
-    int raw_type = 0;
+    cli_load_options load;
+    memset(&load, 0, sizeof load);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -288,18 +296,12 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
-        if (strcmp(a, "--max-height") == 0) {
+        if (a[0] == '-' && a[1]) {
             const char *v = cli_option_value(ctx, argc, argv, &i);
-            if (!v || !cli_parse_double(ctx, a, v, &max_height)) return CLI_EXIT_USAGE;
-            if (max_height <= 0) return cli_usage_error(ctx, "--max-height must be positive");
-        } else if (strcmp(a, "--size") == 0) {
-            const char *v = cli_option_value(ctx, argc, argv, &i);
-            if (!v || !cli_parse_size(ctx, a, v, &w, &h)) return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--raw-type") == 0) {
-            const char *v = cli_option_value(ctx, argc, argv, &i);
-            if (!v || (raw_type = cli_parse_raw_type(ctx, v)) < 0) return CLI_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error(ctx, "unknown option '%s'", a);
+            if (!v) return CLI_EXIT_USAGE;
+            c = cli_load_option(ctx, a, v, &load);
+            if (c < 0) return CLI_EXIT_USAGE;
+            if (c == 0) return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (path) {
             return cli_usage_error(ctx, "takes one file, got '%s' and '%s'", path, a);
         } else {
@@ -310,20 +312,25 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, path, &format);
     if (rc) return rc;
-    if ((raw_type || w) && format != CLI_FORMAT_PNG && format != CLI_FORMAT_TERRAGEN)
+    if ((load.raw_type || load.raw_width) && format != CLI_FORMAT_PNG &&
+        format != CLI_FORMAT_TERRAGEN)
         format = CLI_FORMAT_RAW; /* the user says it is headerless */
     switch (format) {
-    case CLI_FORMAT_BEAMNG_TER: return info_ter(ctx, path, max_height);
-    case CLI_FORMAT_TERRAGEN: return info_terragen(ctx, path);
+    case CLI_FORMAT_BEAMNG_TER:
+        return info_ter(ctx, path, load.max_height);
+    case CLI_FORMAT_TERRAGEN:
+        return info_terragen(ctx, path);
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:
-        return info_image(ctx, path, format, w, h, raw_type);
+        return info_image(ctx, path, format, load.raw_width, load.raw_height, load.raw_type);
     case CLI_FORMAT_TERRAIN_JSON:
-        return cli_failf(ctx, "%s: a JSON document; use 'terrane beamng validate LEVEL_DIR' to "
-                              "check a level's .terrain.json against its .ter",
+        return cli_failf(ctx,
+                         "%s: a JSON document; use 'terrane beamng validate LEVEL_DIR' to "
+                         "check a level's .terrain.json against its .ter",
                          path);
     case CLI_FORMAT_UNKNOWN:
-    default: break;
+    default:
+        break;
     }
     return cli_failf(ctx,
                      "%s: unrecognised format: expected a BeamNG/Torque .ter (version 1-9), "

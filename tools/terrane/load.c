@@ -13,12 +13,18 @@
 const char *cli_format_name(cli_format format)
 {
     switch (format) {
-    case CLI_FORMAT_UNKNOWN: return "unknown";
-    case CLI_FORMAT_BEAMNG_TER: return "beamng-ter";
-    case CLI_FORMAT_TERRAGEN: return "terragen";
-    case CLI_FORMAT_PNG: return "png";
-    case CLI_FORMAT_RAW: return "raw";
-    case CLI_FORMAT_TERRAIN_JSON: return "beamng-terrain-json";
+    case CLI_FORMAT_UNKNOWN:
+        return "unknown";
+    case CLI_FORMAT_BEAMNG_TER:
+        return "beamng-ter";
+    case CLI_FORMAT_TERRAGEN:
+        return "terragen";
+    case CLI_FORMAT_PNG:
+        return "png";
+    case CLI_FORMAT_RAW:
+        return "raw";
+    case CLI_FORMAT_TERRAIN_JSON:
+        return "beamng-terrain-json";
     }
     return "unknown";
 }
@@ -42,8 +48,11 @@ int cli_parse_raw_type(cli_ctx *ctx, const char *text)
     static const struct {
         const char *name;
         trn_raw_type type;
-    } names[] = {{"r16", TRN_RAW_U16_LE}, {"r16le", TRN_RAW_U16_LE}, {"r16be", TRN_RAW_U16_BE},
-                 {"u8", TRN_RAW_U8},      {"r32", TRN_RAW_F32_LE}};
+    } names[] = {{"r16", TRN_RAW_U16_LE},
+                 {"r16le", TRN_RAW_U16_LE},
+                 {"r16be", TRN_RAW_U16_BE},
+                 {"u8", TRN_RAW_U8},
+                 {"r32", TRN_RAW_F32_LE}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcasecmp(text, names[i].name) == 0) return (int)names[i].type + 1;
     cli_usage_error(ctx, "--raw-type takes r16le, r16be, u8 or r32, not '%s'", text);
@@ -57,7 +66,8 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
     /* JSON documents open with '{' after optional whitespace; a .ter never starts with it
      * (its first byte is a version 1..9). */
     size_t k = 0;
-    while (k < head_size && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t'))
+    while (k < head_size &&
+           (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t'))
         k++;
     if (k < head_size && head[k] == '{') return CLI_FORMAT_TERRAIN_JSON;
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_RAW;
@@ -81,6 +91,22 @@ int cli_sniff_file(cli_ctx *ctx, const char *path, cli_format *format)
     fclose(fp);
     *format = cli_detect_format(path, head, n);
     return CLI_EXIT_OK;
+}
+
+int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_options *load)
+{
+    bool ok;
+    if (strcmp(opt, "--max-height") == 0)
+        ok = cli_parse_positive(ctx, opt, value, &load->max_height);
+    else if (strcmp(opt, "--square-size") == 0)
+        ok = cli_parse_positive(ctx, opt, value, &load->square_size);
+    else if (strcmp(opt, "--size") == 0)
+        ok = cli_parse_size(ctx, opt, value, &load->raw_width, &load->raw_height);
+    else if (strcmp(opt, "--raw-type") == 0)
+        ok = (load->raw_type = cli_parse_raw_type(ctx, value)) > 0;
+    else
+        return 0;
+    return ok ? 1 : -1;
 }
 
 void cli_terrain_dispose(cli_terrain *t)
@@ -145,8 +171,7 @@ static int load_image(cli_ctx *ctx, const char *path, const cli_load_options *op
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
-int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt,
-                     cli_terrain *out)
+int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *out)
 {
     memset(out, 0, sizeof *out);
     cli_format format = CLI_FORMAT_UNKNOWN;
@@ -158,10 +183,16 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         format = CLI_FORMAT_RAW;
     snprintf(out->format, sizeof out->format, "%s", cli_format_name(format));
     switch (format) {
-    case CLI_FORMAT_BEAMNG_TER: rc = load_ter(ctx, path, opt, out); break;
-    case CLI_FORMAT_TERRAGEN: rc = load_terragen(ctx, path, out); break;
+    case CLI_FORMAT_BEAMNG_TER:
+        rc = load_ter(ctx, path, opt, out);
+        break;
+    case CLI_FORMAT_TERRAGEN:
+        rc = load_terragen(ctx, path, out);
+        break;
     case CLI_FORMAT_PNG:
-    case CLI_FORMAT_RAW: rc = load_image(ctx, path, opt, format, out); break;
+    case CLI_FORMAT_RAW:
+        rc = load_image(ctx, path, opt, format, out);
+        break;
     case CLI_FORMAT_TERRAIN_JSON:
         return cli_failf(ctx,
                          "%s: is a JSON document, not a heightmap; for a BeamNG .terrain.json "

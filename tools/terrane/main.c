@@ -19,8 +19,9 @@ static const verb_entry verbs[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "terrane %s: game terrain toolkit\n\n"
-                 "usage: terrane <verb> [options] inputs... [output]\n\nverbs:\n",
+    fprintf(out,
+            "terrane %s: game terrain toolkit\n\n"
+            "usage: terrane <verb> [options] inputs... [output]\n\nverbs:\n",
             TRN_VERSION_STRING);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);

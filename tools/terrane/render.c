@@ -137,18 +137,8 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
             if (ro.scale <= 0) return cli_usage_error(ctx, "--scale must be positive");
         } else if (strcmp(a, "--height-range") == 0) {
             if (!parse_range(ctx, v, &ro.height_min, &ro.height_max)) return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--max-height") == 0) {
-            if (!cli_parse_double(ctx, a, v, &load.max_height)) return CLI_EXIT_USAGE;
-            if (load.max_height <= 0) return cli_usage_error(ctx, "--max-height must be positive");
-        } else if (strcmp(a, "--square-size") == 0) {
-            if (!cli_parse_double(ctx, a, v, &load.square_size)) return CLI_EXIT_USAGE;
-            if (load.square_size <= 0)
-                return cli_usage_error(ctx, "--square-size must be positive");
-        } else if (strcmp(a, "--size") == 0) {
-            if (!cli_parse_size(ctx, a, v, &load.raw_width, &load.raw_height))
-                return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--raw-type") == 0) {
-            if ((load.raw_type = cli_parse_raw_type(ctx, v)) < 0) return CLI_EXIT_USAGE;
+        } else if ((c = cli_load_option(ctx, a, v, &load)) != 0) {
+            if (c < 0) return CLI_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (!in) {
