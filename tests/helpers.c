@@ -1,5 +1,6 @@
 /* Shared test helpers: summary, temp folders, file I/O, running the command line. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,14 +11,38 @@
 int trn_test_failures = 0;
 int trn_test_checks = 0;
 
+/* Temporary folders made by trn_test_tmpdir, removed when the test finishes. */
+static char *tmpdirs[256];
+static int tmpdir_count = 0;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmpdirs(void)
+{
+    if (getenv("TRN_TEST_KEEP")) return; /* keep outputs for a look after a failure */
+    for (int i = 0; i < tmpdir_count; i++) {
+        nftw(tmpdirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(tmpdirs[i]);
+    }
+    tmpdir_count = 0;
+}
+
 int trn_test_finish(void)
 {
+    remove_tmpdirs();
     printf("%d passed, %d failed\n", trn_test_checks - trn_test_failures, trn_test_failures);
     return trn_test_failures ? 1 : 0;
 }
 
 int trn_test_skip(const char *why)
 {
+    remove_tmpdirs();
     printf("skipped: %s\n", why);
     return 77;
 }
@@ -35,6 +60,14 @@ const char *trn_test_tmpdir(char *buf, size_t buf_size)
     const char *base = getenv("TMPDIR");
     snprintf(buf, buf_size, "%s/terrane-test-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(buf)) return NULL;
+    if (tmpdir_count < (int)(sizeof tmpdirs / sizeof tmpdirs[0])) {
+        size_t n = strlen(buf) + 1;
+        char *copy = malloc(n);
+        if (copy) {
+            memcpy(copy, buf, n);
+            tmpdirs[tmpdir_count++] = copy;
+        }
+    }
     return buf;
 }
 
@@ -71,7 +104,9 @@ static char *slurp_text(const char *path)
 int trn_test_run_cli(const char *args, char **out, char **errout)
 {
     char dir[512];
-    if (!trn_test_tmpdir(dir, sizeof dir)) return -1;
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/terrane-cli-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) return -1; /* removed below, not registered */
     char cmd[8192], outp[600], errp[600];
     snprintf(outp, sizeof outp, "%s/stdout", dir);
     snprintf(errp, sizeof errp, "%s/stderr", dir);

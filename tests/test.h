@@ -72,7 +72,8 @@ int trn_test_skip(const char *why);
 
 /* Path of a file in ../shared/testdata/real, or NULL when ../shared is absent. */
 const char *trn_test_real_path(const char *name, char *buf, size_t buf_size);
-/* A fresh empty temporary folder (under $TMPDIR), removed by nothing: tests are disposable. */
+/* A fresh empty temporary folder (under $TMPDIR), removed with its contents by
+ * trn_test_finish / trn_test_skip unless TRN_TEST_KEEP is set. */
 const char *trn_test_tmpdir(char *buf, size_t buf_size);
 /* Write/read whole files. */
 bool trn_test_write_file(const char *path, const void *data, size_t size);
