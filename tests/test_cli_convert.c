@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
 #include "terrane/image.h"
 #include "test.h"
 
@@ -164,6 +165,51 @@ static void test_info_json(void)
     free(out), free(err);
 }
 
+static void test_info_terrain_json(void)
+{
+    char ter_path[700], json_path[700], cmd[1600];
+    char *out, *err;
+    make_ter(tmp_path(ter_path, sizeof ter_path, "theTerrain.ter"), 16);
+    trn_ter ter;
+    CHECK_OK(trn_ter_read(ter_path, NULL, &ter, NULL, NULL, NULL));
+    trn_terrain_json tj;
+    CHECK_OK(trn_terrain_json_from_ter(&ter, "/levels/x/theTerrain.ter",
+                                       "/levels/x/theTerrain.terrainheightmap.png", &tj, NULL));
+    tmp_path(json_path, sizeof json_path, "theTerrain.terrain.json");
+    CHECK_OK(trn_terrain_json_write(json_path, &tj, NULL));
+    snprintf(cmd, sizeof cmd, "info '%s'", json_path);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "BeamNG terrain metadata");
+    CHECK_CONTAINS(out, "agrees with it");
+    free(out), free(err);
+    /* A renamed material is reported against the .ter beside it. */
+    free(tj.materials[1]);
+    tj.materials[1] = malloc(6);
+    memcpy(tj.materials[1], "stone", 6);
+    CHECK_OK(trn_terrain_json_write(json_path, &tj, NULL));
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", json_path);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    json_t *o = json_loads(out ? out : "", 0, NULL);
+    CHECK(o && json_array_size(json_object_get(o, "disagreements")) == 1);
+    CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(o, "disagreements"), 0)),
+                   "stone");
+    json_decref(o);
+    free(out), free(err);
+    trn_terrain_json_dispose(&tj);
+    trn_ter_dispose(&ter);
+    /* A terrane asset document of the same name is told apart. */
+    CHECK(trn_test_write_file(json_path, "{\"format_version\": 1, \"recipe\": {}}", 35));
+    snprintf(cmd, sizeof cmd, "info '%s'", json_path);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "Terrain asset source");
+    free(out), free(err);
+    /* Broken JSON names line and column. */
+    CHECK(trn_test_write_file(json_path, "{\n  \"version\": 9,,\n}", 20));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "theTerrain.terrain.json:2:");
+    free(out), free(err);
+}
+
 static void test_convert_round_trips(void)
 {
     char ter[700], png[700], r16[700], back[700], cmd[3000];
@@ -239,6 +285,7 @@ int main(void)
     RUN(test_usage_errors);
     RUN(test_missing_and_wrong_files);
     RUN(test_info_json);
+    RUN(test_info_terrain_json);
     RUN(test_convert_round_trips);
     RUN(test_real_files);
     return trn_test_finish();

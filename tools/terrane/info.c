@@ -7,6 +7,7 @@
 #include "detect.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
 #include "terrane/image.h"
 #include "terrane/terragen.h"
 
@@ -14,8 +15,9 @@ static const char *const help_text =
     "usage: terrane info FILE [--max-height M] [--size WxH] [--raw-type T] [--format json]\n"
     "\n"
     "Describe a terrain or heightmap file. The format is detected from the content:\n"
-    "BeamNG/Torque .ter (versions 1-9), Terragen .ter, PNG; headerless .r16/.raw/.r32 files\n"
-    "are recognised by extension and length.\n"
+    "BeamNG/Torque .ter (versions 1-9), Terragen .ter, PNG, BeamNG .terrain.json (compared\n"
+    "with the .ter beside it); headerless .r16/.raw/.r32 files are recognised by extension\n"
+    "and length.\n"
     "\n"
     "options:\n"
     "  --max-height M   BeamNG TerrainBlock maxHeight, to print heights in metres\n"
@@ -216,6 +218,103 @@ static int info_terragen(cli_ctx *ctx, const char *path)
     return CLI_EXIT_OK;
 }
 
+/* The .ter a .terrain.json describes: the file named by "datafile", beside the JSON. */
+static bool sibling_ter(const char *json_path, const char *datafile, char *out, size_t out_size)
+{
+    const char *base = strrchr(datafile, '/');
+    base = base ? base + 1 : datafile;
+    if (!*base) return false;
+    const char *slash = strrchr(json_path, '/');
+    int dir_len = slash ? (int)(slash - json_path + 1) : 0;
+    snprintf(out, out_size, "%.*s%s", dir_len, json_path, base);
+    return trn_file_exists(out);
+}
+
+static int info_terrain_json(cli_ctx *ctx, const char *path)
+{
+    trn_terrain_json tj;
+    trn_error e;
+    if (trn_terrain_json_read(path, &tj, &e) != TRN_OK) {
+        /* Terrain asset sources share the name NAME.terrain.json: tell the user which it is. */
+        json_t *doc = json_load_file(path, 0, NULL);
+        bool asset = doc && json_is_object(doc) &&
+                     (json_object_get(doc, "format_version") || json_object_get(doc, "recipe"));
+        json_decref(doc);
+        if (asset)
+            return cli_failf(ctx,
+                             "%s: a terrane Terrain asset source (format_version/recipe), "
+                             "not a BeamNG .terrain.json; it describes a recipe, not a "
+                             "heightmap",
+                             path);
+        cli_note(ctx, "%s: a JSON document, read as a BeamNG .terrain.json:", path);
+        return cli_fail(ctx, &e);
+    }
+    char ter_path[4096];
+    bool have_ter = sibling_ter(path, tj.datafile ? tj.datafile : "", ter_path, sizeof ter_path);
+    trn_findings findings = {NULL, 0, 0};
+    trn_ter ter;
+    memset(&ter, 0, sizeof ter);
+    trn_error ter_err;
+    trn_error_clear(&ter_err);
+    bool ter_ok = false;
+    if (have_ter) {
+        ter_ok = trn_ter_read(ter_path, NULL, &ter, NULL, NULL, &ter_err) == TRN_OK;
+        if (ter_ok && trn_terrain_json_compare(&tj, path, &ter, ter_path, NULL, &findings, NULL,
+                                               &e) != TRN_OK) {
+            trn_ter_dispose(&ter);
+            trn_terrain_json_dispose(&tj);
+            return cli_fail(ctx, &e);
+        }
+    }
+    char ter_msg[2048] = "";
+    if (have_ter && !ter_ok) trn_error_format(&ter_err, ter_msg, sizeof ter_msg);
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(path));
+        json_object_set_new(o, "format", json_string("beamng-terrain-json"));
+        json_object_set_new(o, "version", json_integer(tj.version));
+        json_object_set_new(o, "datafile", json_string(tj.datafile ? tj.datafile : ""));
+        json_object_set_new(o, "heightmapImage",
+                            json_string(tj.heightmap_image ? tj.heightmap_image : ""));
+        json_object_set_new(o, "size", json_integer(tj.size));
+        json_t *mats = json_array();
+        for (uint32_t m = 0; m < tj.material_count; m++)
+            json_array_append_new(mats, json_string(tj.materials[m]));
+        json_object_set_new(o, "materials", mats);
+        json_object_set_new(o, "ter", have_ter ? json_string(ter_path) : json_null());
+        if (ter_msg[0]) json_object_set_new(o, "ter_error", json_string(ter_msg));
+        json_t *dis = json_array();
+        for (size_t k = 0; k < findings.count; k++)
+            json_array_append_new(dis, json_string(findings.items[k].message));
+        json_object_set_new(o, "disagreements", dis);
+        cli_print_json(o);
+    } else {
+        printf("file:      %s\n", path);
+        printf("format:    BeamNG terrain metadata (.terrain.json), version %u\n", tj.version);
+        printf("datafile:  %s\n", tj.datafile ? tj.datafile : "");
+        printf("heightmap: %s\n", tj.heightmap_image ? tj.heightmap_image : "");
+        printf("size:      %u x %u samples\n", tj.size, tj.size);
+        printf("materials: %u\n", tj.material_count);
+        for (uint32_t m = 0; m < tj.material_count; m++)
+            printf("  %3u  %s\n", m, tj.materials[m]);
+        if (!have_ter)
+            printf("ter:       not found beside it (looked for the datafile's name)\n");
+        else if (ter_msg[0])
+            printf("ter:       %s cannot be read: %s\n", ter_path, ter_msg);
+        else if (findings.count == 0)
+            printf("ter:       %s agrees with it\n", ter_path);
+        else {
+            printf("ter:       %s disagrees:\n", ter_path);
+            for (size_t k = 0; k < findings.count; k++)
+                printf("  - %s\n", findings.items[k].message);
+        }
+    }
+    trn_findings_dispose(&findings);
+    trn_ter_dispose(&ter);
+    trn_terrain_json_dispose(&tj);
+    return CLI_EXIT_OK;
+}
+
 static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_t w, uint32_t h,
                       int raw_type)
 {
@@ -324,10 +423,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     case CLI_FORMAT_RAW:
         return info_image(ctx, path, format, load.raw_width, load.raw_height, load.raw_type);
     case CLI_FORMAT_TERRAIN_JSON:
-        return cli_failf(ctx,
-                         "%s: a JSON document; use 'terrane beamng validate LEVEL_DIR' to "
-                         "check a level's .terrain.json against its .ter",
-                         path);
+        return info_terrain_json(ctx, path);
     case CLI_FORMAT_UNKNOWN:
     default:
         break;
