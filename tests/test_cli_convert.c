@@ -276,6 +276,12 @@ static void test_real_files(void)
         snprintf(cmd, sizeof cmd, "convert -q '%s' '%s'", real, outp);
         CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
         free(out), free(err);
+        /* Terragen -> Terragen through the field keeps the stored elevations: same bytes. */
+        snprintf(outp, sizeof outp, "%s/terragen_again.ter", tmp);
+        snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --of terragen", real, outp);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        CHECK(same_file(real, outp));
+        free(out), free(err);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "detect.h"
 #include "terrane/beamng.h"
 #include "terrane/image.h"
+#include "terrane/terragen.h"
 
 /* zlib level 6 is zlib's and GDAL's default: on terrain data levels 7-9 shrink files by about
  * 1% for 2-4x the time, and levels below 6 grow them noticeably (see bench/RESULTS.md). */
@@ -23,12 +24,13 @@ static const char *const help_text =
     "  .png          16-bit greyscale PNG (row 0 = north, as BeamNG's importer expects)\n"
     "  .r16 / .raw   headerless 16-bit, little-endian (Windows) unless --byte-order big\n"
     "  .r32          headerless float32 metres, little-endian\n"
+    "  --of terragen a Terragen .ter (the extension alone means BeamNG)\n"
     "\n"
     "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
     "map to 0..65535 by --max-height (0 m .. M m), or else stretch the input's min..max range.\n"
     "\n"
     "options:\n"
-    "  --of FORMAT        ter, png, r16, r32 (instead of the extension)\n"
+    "  --of FORMAT        ter, png, r16, r32, terragen (instead of the extension)\n"
     "  --ter-version N    .ter version to write (7, 8 or 9; default 9). A .ter written with its\n"
     "                     own version is byte-identical to the input, extra maps included\n"
     "  --max-height M     metres spanned by the 16-bit range (BeamNG maxHeight; default 2048\n"
@@ -44,9 +46,17 @@ static const char *const help_text =
     "  terrane convert theTerrain.ter heightmap.png\n"
     "  terrane convert old_v7.ter new.ter               # upgrade to version 9\n"
     "  terrane convert in.ter same.ter --ter-version 7  # byte-identical round trip\n"
-    "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n";
+    "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n"
+    "  terrane convert theTerrain.ter for_terragen.ter --of terragen\n";
 
-typedef enum out_format { OUT_UNKNOWN, OUT_TER, OUT_PNG, OUT_R16, OUT_R32 } out_format;
+typedef enum out_format {
+    OUT_UNKNOWN,
+    OUT_TER,
+    OUT_PNG,
+    OUT_R16,
+    OUT_R32,
+    OUT_TERRAGEN
+} out_format;
 
 static out_format out_format_from_name(const char *name)
 {
@@ -54,6 +64,7 @@ static out_format out_format_from_name(const char *name)
     if (!strcasecmp(name, "png")) return OUT_PNG;
     if (!strcasecmp(name, "r16") || !strcasecmp(name, "raw")) return OUT_R16;
     if (!strcasecmp(name, "r32")) return OUT_R32;
+    if (!strcasecmp(name, "terragen")) return OUT_TERRAGEN;
     return OUT_UNKNOWN;
 }
 
@@ -127,6 +138,16 @@ static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const 
     return CLI_EXIT_OK;
 }
 
+static int write_terragen(cli_ctx *ctx, const cli_terrain *t, const char *out)
+{
+    trn_terragen tg;
+    trn_error e;
+    if (trn_terragen_from_field(&t->field, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_status st = trn_terragen_write(out, &tg, &e);
+    trn_terragen_dispose(&tg);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
 static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_format fmt,
                        const convert_opts *o)
 {
@@ -193,7 +214,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         if (strcmp(a, "--of") == 0) {
             fmt = out_format_from_name(v);
             if (fmt == OUT_UNKNOWN)
-                return cli_usage_error(ctx, "--of takes ter, png, r16 or r32, not '%s'", v);
+                return cli_usage_error(ctx, "--of takes ter, png, r16, r32 or terragen, not '%s'",
+                                       v);
         } else if (strcmp(a, "--ter-version") == 0) {
             uint32_t n;
             if (!cli_parse_u32(ctx, a, v, &n)) return CLI_EXIT_USAGE;
@@ -248,6 +270,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     if (fmt == OUT_TER)
         rc = write_ter(ctx, &t, out, &o);
+    else if (fmt == OUT_TERRAGEN)
+        rc = write_terragen(ctx, &t, out);
     else
         rc = write_image(ctx, &t, out, fmt, &o);
     cli_terrain_dispose(&t);
