@@ -751,6 +751,106 @@ static void check_material_textures(vctx *v, const trn_terrain_material *m, cons
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Is it a level at all?
+ * ---------------------------------------------------------------------------------------- */
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* What a level folder holds: main/ (the scene tree with items.level.json), info.json, the older
+ * main.level.json or a .mis mission file, or art/terrains/. Without any of them the materials
+ * walk would read every JSON file under the folder and report files that are no level's. */
+static bool looks_like_level(const char *dir)
+{
+    char p[PATH_MAX];
+    if ((trn_lvl_join(p, sizeof p, dir, "main") && trn_lvl_is_dir(p)) ||
+        (trn_lvl_join(p, sizeof p, dir, "art/terrains") && trn_lvl_is_dir(p)) ||
+        (trn_lvl_join(p, sizeof p, dir, "info.json") && is_file(p)) ||
+        (trn_lvl_join(p, sizeof p, dir, "main.level.json") && is_file(p)))
+        return true;
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        found = n > 4 && trn_lvl_ieq(e->d_name + n - 4, ".mis");
+    }
+    closedir(d);
+    return found;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The level folders directly inside parent, sorted, as "parent/a, parent/b" (at most four, then
+ * "and N more") into out. Returns how many there are. */
+static size_t list_levels(const char *parent, char *out, size_t out_size)
+{
+    out[0] = '\0';
+    DIR *d = opendir(parent);
+    if (!d) return 0;
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char child[PATH_MAX];
+        if (!trn_lvl_join(child, sizeof child, parent, e->d_name) || !trn_lvl_is_dir(child) ||
+            !looks_like_level(child))
+            continue;
+        if (count == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            char **nn = realloc(names, ncap * sizeof *nn);
+            if (!nn) break;
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[count] = trn_lvl_strdup(e->d_name))) break;
+        count++;
+    }
+    closedir(d);
+    if (count > 1) qsort(names, count, sizeof *names, cmp_names);
+    size_t len = 0;
+    for (size_t i = 0; i < count && i < 4; i++) {
+        int w = snprintf(out + len, out_size - len, "%s%s%s%s", i ? ", " : "", parent,
+                         parent[0] && parent[strlen(parent) - 1] == '/' ? "" : "/", names[i]);
+        if (w < 0 || (size_t)w >= out_size - len) break;
+        len += (size_t)w;
+    }
+    if (count > 4 && len < out_size)
+        snprintf(out + len, out_size - len, " and %zu more", count - 4);
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    return count;
+}
+
+/* The error for a folder that is not a level, naming the levels it holds when it is a game
+ * folder (it has levels/) or a levels/ folder itself. */
+static trn_status not_a_level(const char *level_dir, trn_error *err)
+{
+    char levels[PATH_MAX], found[1024];
+    const char *what = "give the levels/NAME folder of a level";
+    if (trn_lvl_join(levels, sizeof levels, level_dir, "levels") && trn_lvl_is_dir(levels) &&
+        list_levels(levels, found, sizeof found))
+        what = "it holds a levels/ folder: validate one of its levels, such as";
+    else if (list_levels(level_dir, found, sizeof found))
+        what = "it holds level folders: validate one of them, such as";
+    else
+        found[0] = '\0';
+    return trn_error_set(err, TRN_ERR_FORMAT, level_dir, -1,
+                         "does not look like a BeamNG level: expected main/ (with "
+                         "items.level.json), info.json or art/terrains/ in it, found none; %s%s%s",
+                         what, found[0] ? " " : "", found);
+}
+
+/* ------------------------------------------------------------------------------------------
  * Entry point.
  * ---------------------------------------------------------------------------------------- */
 
@@ -776,9 +876,14 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
     if (!level_dir || !findings)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "validate needs a level folder and a findings list");
+    if (is_file(level_dir))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, level_dir, -1,
+                             "is a file, not a level folder: give the levels/NAME folder that "
+                             "holds main/items.level.json");
     if (!trn_lvl_is_dir(level_dir))
         return trn_error_set(err, TRN_ERR_NOT_FOUND, level_dir, -1,
                              "level folder not found (expected a levels/NAME folder)");
+    if (!looks_like_level(level_dir)) return not_a_level(level_dir, err);
     vctx v;
     memset(&v, 0, sizeof v);
     v.level_dir = level_dir;

@@ -1,0 +1,120 @@
+/* Command-line review tests: what a modder hits with bad input (folders for files, empty files,
+ * outputs equal to inputs, maps of the wrong kind, folders that are not levels). */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "terrane/beamng.h"
+#include "terrane/image.h"
+#include "test.h"
+
+static char tmp[512];
+
+static const char *tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmp, name);
+    return buf;
+}
+
+static int run(const char *fmt, char **out, char **err, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, err);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return trn_test_run_cli(args, out, err);
+}
+
+/* A w x h image whose pixel (x, y), channel c holds fn(x, y, c). */
+typedef unsigned (*pixel_fn)(uint32_t x, uint32_t y, unsigned c);
+
+static void write_png_fn(const char *path, uint32_t w, uint32_t h, uint8_t channels, uint8_t depth,
+                         pixel_fn fn)
+{
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, w, h, channels, depth, NULL));
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (unsigned c = 0; c < channels; c++) {
+                size_t i = ((size_t)y * w + x) * channels + c;
+                if (depth == 16)
+                    ((uint16_t *)img.data)[i] = (uint16_t)fn(x, y, c);
+                else
+                    ((uint8_t *)img.data)[i] = (uint8_t)fn(x, y, c);
+            }
+    trn_png_options po;
+    trn_png_options_default(&po);
+    CHECK_OK(trn_png_write(path, &img, &po, NULL, NULL, NULL));
+    trn_image_dispose(&img);
+}
+
+static unsigned ramp16(uint32_t x, uint32_t y, unsigned c)
+{
+    (void)c;
+    return 1000u + x * 200u + y;
+}
+
+static char hm[1024];
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_validate_not_a_level(void)
+{
+    char *out, *err;
+    char p[1024], d[1024];
+    /* A folder with unrelated things in it, deep down a broken materials file. */
+    tmp_path(d, sizeof d, "stuff");
+    CHECK(mkdir(d, 0755) == 0);
+    tmp_path(p, sizeof p, "stuff/deep");
+    CHECK(mkdir(p, 0755) == 0);
+    tmp_path(p, sizeof p, "stuff/deep/materials.json");
+    CHECK(trn_test_write_file(p, "{ broken", 8));
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, d), 1);
+    CHECK_CONTAINS(err, "does not look like a BeamNG level");
+    CHECK_CONTAINS(err, "stuff");
+    CHECK_CONTAINS(err, "expected main/");
+    CHECK(!strstr(out ? out : "", "materials-invalid"));
+    CHECK(!strstr(err ? err : "", "deep/materials.json"));
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s' --format json", &out, &err, d), 1);
+    CHECK(!out || out[0] == '\0');
+    CHECK_CONTAINS(err, "does not look like a BeamNG level");
+    free(out), free(err);
+
+    /* A game folder (holds levels/) and the levels/ folder itself name the levels inside. */
+    CHECK_EQ_INT(run("beamng create alpha --root '%s/game' --resolution 128 --texture-size 8 -q",
+                     &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s/game'", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "does not look like a BeamNG level");
+    CHECK_CONTAINS(err, "levels/alpha");
+    CHECK(!strstr(out ? out : "", "0 errors"));
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s/game/levels'", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "levels/alpha");
+    free(out), free(err);
+    /* The level itself is fine. */
+    CHECK_EQ_INT(run("beamng validate '%s/game/levels/alpha'", &out, &err, tmp), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
+    free(out), free(err);
+
+    /* A file is not a folder. */
+    CHECK_EQ_INT(run("beamng validate '%s/game/levels/alpha/theTerrain.ter'", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "theTerrain.ter: is a file, not a level folder");
+    free(out), free(err);
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
+    tmp_path(hm, sizeof hm, "h.png");
+    write_png_fn(hm, 128, 128, 1, 16, ramp16);
+    RUN(test_validate_not_a_level);
+    return trn_test_finish();
+}
