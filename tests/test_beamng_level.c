@@ -1453,8 +1453,12 @@ static void test_validate(void)
     CHECK_OK(trn_ter_write(ter_path, &ter, 9, NULL, NULL, NULL));
     f = validate(level);
     fi = trn_findings_find(&f, "layer-index-out-of-range");
-    CHECK(fi && strstr(fi->message, "2 samples use layer indices 3..5") &&
+    CHECK(fi && strstr(fi->message, "2 samples use layer indices 3 to 5") &&
           fi->severity == TRN_SEVERITY_ERROR);
+    /* The first one's byte: sample 10 of the layer map. */
+    CHECK(fi && fi->offset == 5 + 2 * (int64_t)ter.size * ter.size + 10);
+    CHECK(fi && strstr(fi->message, "first at x 10, y 0"));
+    CHECK(trn_findings_find(&f, "ter-warning") == NULL);
     fi = trn_findings_find(&f, "material-unresolved");
     CHECK(fi && strstr(fi->message, "\"nosuchmaterial\"") && strstr(fi->fix, "internalName"));
     /* ...and the .terrain.json now disagrees with the .ter's material name. */

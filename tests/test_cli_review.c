@@ -110,11 +110,85 @@ static void test_validate_not_a_level(void)
     free(out), free(err);
 }
 
+static void test_validate_messages(void)
+{
+    char *out, *err;
+    char level[700], p[1024];
+    CHECK_EQ_INT(run("beamng create beta --root '%s/game' --resolution 128 --texture-size 8 -q",
+                     &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    snprintf(level, sizeof level, "%s/game/levels/beta", tmp);
+
+    /* A stray layer index: one finding with the byte offset and the sample, no duplicate. */
+    snprintf(p, sizeof p, "%s/theTerrain.ter", level);
+    size_t n;
+    uint8_t *ter = trn_test_read_file(p, &n);
+    uint8_t *orig = ter ? malloc(n) : NULL;
+    if (ter && orig) {
+        memcpy(orig, ter, n);
+        size_t layers_at = 5 + 2u * 128u * 128u;
+        ter[layers_at + 3u * 128u + 5u] = 9; /* x 5, row 3 from the south */
+        CHECK(trn_test_write_file(p, ter, n));
+        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+        CHECK_CONTAINS(out, "error [layer-index-out-of-range]");
+        char want[128];
+        snprintf(want, sizeof want, "theTerrain.ter: offset %zu: 1 sample uses",
+                 layers_at + 3u * 128u + 5u);
+        CHECK_CONTAINS(out, want);
+        CHECK_CONTAINS(out, "first at x 5, y 3");
+        CHECK(!strstr(out ? out : "", "[ter-warning]"));
+        free(out), free(err);
+        CHECK(trn_test_write_file(p, orig, n));
+    }
+    free(ter);
+    free(orig);
+
+    /* A TerrainBlock field of the wrong type: the hint is about the field, not the JSON. */
+    snprintf(p, sizeof p, "%s/main/items.level.json", level);
+    char *items = (char *)trn_test_read_file(p, &n);
+    if (items) {
+        char *sq = strstr(items, "\"squareSize\":1");
+        CHECK(sq != NULL);
+        if (sq) {
+            char broken[2048];
+            snprintf(broken, sizeof broken, "%.*s\"squareSize\":\"one\"%s", (int)(sq - items),
+                     items, sq + strlen("\"squareSize\":1"));
+            CHECK(trn_test_write_file(p, broken, strlen(broken)));
+            CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+            CHECK_CONTAINS(out, "error [level-items-invalid]");
+            CHECK_CONTAINS(out, "TerrainBlock.squareSize: expected a number, found a string");
+            CHECK_CONTAINS(out, "fix: give squareSize a value of the expected type");
+            CHECK(!strstr(out ? out : "", "must be one complete JSON object"));
+            free(out), free(err);
+        }
+        CHECK(trn_test_write_file(p, items, n));
+    }
+    free(items);
+
+    /* A JSON syntax error in a materials file: line and column. */
+    snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
+    char *mats = (char *)trn_test_read_file(p, &n);
+    if (mats) {
+        const char *bad = "{\n  \"x\": {\n    \"class\" \"TerrainMaterial\"\n  }\n}\n";
+        char extra[1024];
+        snprintf(extra, sizeof extra, "%s/art/terrains/broken.materials.json", level);
+        CHECK(trn_test_write_file(extra, bad, strlen(bad)));
+        CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 1);
+        CHECK_CONTAINS(out, "error [materials-invalid]");
+        CHECK_CONTAINS(out, "broken.materials.json:3: column 29: invalid JSON");
+        free(out), free(err);
+        CHECK(unlink(extra) == 0);
+    }
+    free(mats);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     tmp_path(hm, sizeof hm, "h.png");
     write_png_fn(hm, 128, 128, 1, 16, ramp16);
     RUN(test_validate_not_a_level);
+    RUN(test_validate_messages);
     return trn_test_finish();
 }

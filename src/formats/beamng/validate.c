@@ -220,6 +220,23 @@ static void set_last_line(vctx *v, int line)
     if (v->findings->count) v->findings->items[v->findings->count - 1].line = line;
 }
 
+/* A JSON syntax error (not a schema error) from the level readers. */
+static bool is_syntax_error(const trn_error *e)
+{
+    return strncmp(e->message, "invalid JSON", 12) == 0;
+}
+
+/* A reader's JSON error as a finding message: findings keep the line, so the column goes into
+ * the text ("column 13: invalid JSON: ...") where the reader knows it. */
+static const char *json_error_text(const trn_error *e, char *buf, size_t n)
+{
+    if (is_syntax_error(e) && e->column > 0)
+        snprintf(buf, n, "column %d: %s", e->column, e->message);
+    else
+        snprintf(buf, n, "%s", e->message);
+    return buf;
+}
+
 /* True when (check, file) was already reported: shared textures are reported once. */
 static bool reported(const vctx *v, const char *check, const char *file)
 {
@@ -313,10 +330,11 @@ static void load_material_files(vctx *v)
         trn_status st = trn_material_file_read(paths[i], &v->files[i].mf, &e);
         v->files[i].ok = st == TRN_OK;
         if (st) {
+            char text[600];
             ADD(v, TRN_SEVERITY_ERROR, "materials-invalid", paths[i], e.offset,
                 "fix the JSON at that place; the engine skips a materials file it cannot parse, "
                 "so every material in it is missing",
-                "%s", e.message);
+                "%s", json_error_text(&e, text, sizeof text));
             set_last_line(v, e.line);
         }
     }
@@ -342,13 +360,45 @@ static bool pow2(uint32_t x)
     return x && !(x & (x - 1));
 }
 
+/* Byte offset of the layer map in a modern-layout file; -1 for legacy files (built, not read). */
+static int64_t layers_offset(const trn_ter *ter)
+{
+    if (ter->layout == TRN_TER_LAYOUT_LEGACY) return -1;
+    return 5 + 2 * (int64_t)ter->size * ter->size;
+}
+
+/* True when a reader warning says what a dedicated check below reports (with an id of its own
+ * and a severity that fits), so it is not listed twice. */
+static bool warning_covered(const trn_ter *ter, const trn_ter_warning *w, bool bad_layers)
+{
+    int64_t n = (int64_t)ter->size * ter->size, at = layers_offset(ter);
+    if (bad_layers && (at < 0 ? w->offset < 0 : (w->offset >= at && w->offset < at + n)))
+        return true; /* layer-index-out-of-range */
+    if (ter->extra_count && at >= 0 && w->offset == at + n) return true; /* ter-extra-maps */
+    if (ter->material_count > TRN_TER_MAX_MATERIALS && at >= 0 &&
+        w->offset == at + n * (1 + (int64_t)ter->extra_count))
+        return true; /* too-many-materials */
+    return false;
+}
+
 static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_ter *ter,
                               const char *ter_path)
 {
+    uint64_t counts[256];
+    trn_ter_layer_histogram(ter, counts);
+    uint64_t bad = 0;
+    int lo = -1, hi = -1;
+    for (uint32_t k = ter->material_count; k < 255; k++)
+        if (counts[k]) {
+            bad += counts[k];
+            if (lo < 0) lo = (int)k;
+            hi = (int)k;
+        }
     for (uint32_t i = 0; i < ter->warning_count; i++)
-        ADD(v, TRN_SEVERITY_WARNING, "ter-warning", ter_path, ter->warnings[i].offset,
-            "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
-            ter->warnings[i].message);
+        if (!warning_covered(ter, &ter->warnings[i], bad > 0))
+            ADD(v, TRN_SEVERITY_WARNING, "ter-warning", ter_path, ter->warnings[i].offset,
+                "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
+                ter->warnings[i].message);
     if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5)
         ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path, -1,
             "rewrite it in the engine's layout: terrane convert IN.ter OUT.ter",
@@ -369,23 +419,29 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
         ADD(v, TRN_SEVERITY_WARNING, "too-many-materials", ter_path, -1,
             "merge materials: the engine ignores names past the 254th",
             "%u material names; the engine uses the first 254", ter->material_count);
-    uint64_t counts[256];
-    trn_ter_layer_histogram(ter, counts);
-    uint64_t bad = 0;
-    int lo = -1, hi = -1;
-    for (uint32_t k = ter->material_count; k < 255; k++)
-        if (counts[k]) {
-            bad += counts[k];
-            if (lo < 0) lo = (int)k;
-            hi = (int)k;
-        }
-    if (bad)
-        ADD(v, TRN_SEVERITY_ERROR, "layer-index-out-of-range", ter_path, -1,
+    if (bad) {
+        /* Where the first one is: its byte, and the sample a modder finds in an editor. */
+        size_t n = (size_t)ter->size * ter->size, first = 0;
+        while (first < n &&
+               !(ter->layers[first] >= ter->material_count && ter->layers[first] != 255))
+            first++;
+        uint32_t x = (uint32_t)(first % ter->size), y = (uint32_t)(first / ter->size);
+        int64_t at = layers_offset(ter);
+        char range[32];
+        if (lo == hi)
+            snprintf(range, sizeof range, "layer index %d", lo);
+        else
+            snprintf(range, sizeof range, "layer indices %d to %d", lo, hi);
+        ADD(v, TRN_SEVERITY_ERROR, "layer-index-out-of-range", ter_path,
+            at >= 0 ? at + (int64_t)first : -1,
             "add the missing materials to the .ter's list in the right order, or repaint those "
             "samples",
-            "%llu samples use layer indices %d..%d but the terrain lists only %u material(s); "
-            "they paint with the wrong or the warning material",
-            (unsigned long long)bad, lo, hi, ter->material_count);
+            "%llu sample%s %s %s but the terrain lists only %u material%s; first at x %u, y %u "
+            "(y counts from the south edge: pixel (%u, %u) of an exported map); they paint with "
+            "the wrong or the warning material",
+            (unsigned long long)bad, bad == 1 ? "" : "s", bad == 1 ? "uses" : "use", range,
+            ter->material_count, ter->material_count == 1 ? "" : "s", x, y, x, ter->size - 1u - y);
+    }
     for (uint32_t i = 0; i < ter->material_count; i++) {
         const char *name = ter->materials[i] ? ter->materials[i] : "";
         mark_used(v, name);
@@ -434,8 +490,10 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     trn_error e;
     trn_error_clear(&e);
     if (trn_terrain_json_read(json_path, &tj, &e)) {
+        char text[600];
         ADD(v, TRN_SEVERITY_WARNING, "terrain-json-invalid", json_path, e.offset,
-            "fix it, or resave the terrain to have it rewritten", "%s", e.message);
+            "fix it, or resave the terrain to have it rewritten", "%s",
+            json_error_text(&e, text, sizeof text));
         set_last_line(v, e.line);
         return;
     }
@@ -910,9 +968,25 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
     if (bst == TRN_ERR_NO_MEMORY)
         v.oom = true;
     else if (bst) {
-        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset,
-            "each line of items.level.json must be one complete JSON object; fix that line", "%s",
-            e.message);
+        char text[600], fix[300];
+        if (is_syntax_error(&e))
+            snprintf(fix, sizeof fix,
+                     "each line of items.level.json must be one complete JSON "
+                     "object; fix that line");
+        else {
+            /* "TerrainBlock.squareSize: expected a number, found a string" names the field. */
+            const char *dot = strchr(e.message, '.'), *colon = strchr(e.message, ':');
+            int len = dot && colon && colon > dot ? (int)(colon - dot - 1) : 0;
+            if (len > 0 && len < 64)
+                snprintf(fix, sizeof fix,
+                         "give %.*s a value of the expected type (numbers as JSON numbers, "
+                         "names and paths as strings)",
+                         len, dot + 1);
+            else
+                snprintf(fix, sizeof fix, "correct the field named in the message");
+        }
+        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset, fix, "%s",
+            json_error_text(&e, text, sizeof text));
         set_last_line(&v, e.line);
     } else if (block_count == 0) {
         char items[PATH_MAX];
