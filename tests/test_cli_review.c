@@ -30,6 +30,14 @@ static int run(const char *fmt, char **out, char **err, ...)
     return trn_test_run_cli(args, out, err);
 }
 
+static size_t count_of(const char *haystack, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = haystack; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
 /* A w x h image whose pixel (x, y), channel c holds fn(x, y, c). */
 typedef unsigned (*pixel_fn)(uint32_t x, uint32_t y, unsigned c);
 
@@ -183,6 +191,37 @@ static void test_validate_messages(void)
     free(mats);
 }
 
+/* Following the tool's own advice (migrate, keeping the old file) must not flood validate with
+ * v1.5 checks run on the v1 originals. */
+static void test_validate_after_migrate(void)
+{
+    char *out, *err;
+    char level[700], p[1024];
+    CHECK_EQ_INT(run("beamng create gamma --root '%s/game' --resolution 128 --texture-size 8 -q",
+                     &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    snprintf(level, sizeof level, "%s/game/levels/gamma", tmp);
+    snprintf(p, sizeof p, "%s/art/terrains/materials.json", level);
+    const char *v1 = "{\"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": \"mud\", "
+                     "\"diffuseMap\": \"/levels/gamma/art/terrains/t_terrane_grass_b.png\"}}";
+    CHECK(trn_test_write_file(p, v1, strlen(v1)));
+    /* Before: the v1 material in a v1.5 level is one finding, not fifteen empty slots. */
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "warning [material-v1-only]");
+    CHECK_EQ_INT(count_of(out, "[texture-slot-empty]"), 0);
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng migrate '%s' --texture-size 8 -q", &out, &err, level), 0);
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_EQ_INT(count_of(out, "[texture-slot-empty]"), 0);
+    CHECK_EQ_INT(count_of(out, "[material-v1-only]"), 0);
+    CHECK_CONTAINS(out, "warning [materials-deprecated-file]");
+    CHECK_CONTAINS(out, "1 of them already in main.materials.json");
+    CHECK_CONTAINS(out, "--delete-old");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -190,5 +229,6 @@ int main(void)
     write_png_fn(hm, 128, 128, 1, 16, ramp16);
     RUN(test_validate_not_a_level);
     RUN(test_validate_messages);
+    RUN(test_validate_after_migrate);
     return trn_test_finish();
 }

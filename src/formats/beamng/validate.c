@@ -31,6 +31,7 @@
  *   materials-invalid          a materials file is not valid JSON or has a bad field
  *   materials-deprecated-file  art/terrains/materials.json still holds TerrainMaterials
  *   texture-set-missing        materialTextureSet names no TerrainMaterialTextureSet
+ *   material-v1-only           a v1-only material while the terrain uses v1.5 materials
  *   terrain-v1-materials       the TerrainBlock has no materialTextureSet (deprecated v1 path)
  *   texture-slot-empty         a v1.5 slot has no texture
  *   texture-missing            a texture file is not there
@@ -290,6 +291,22 @@ static const trn_terrain_material *find_material(const vctx *v, const char *name
     return NULL;
 }
 
+/* A v1.5 material named name in a materials file other than skip_path (the copy migrate leaves
+ * in main.materials.json of a material still in the deprecated file). */
+static bool has_v15_twin(const vctx *v, const char *name, const char *skip_path)
+{
+    for (size_t f = 0; name && f < v->file_count; f++) {
+        if (strcmp(v->files[f].path, skip_path) == 0) continue;
+        for (uint32_t i = 0; i < v->files[f].mf.material_count; i++) {
+            const trn_terrain_material *m = &v->files[f].mf.materials[i];
+            if (m->internal_name && strcmp(m->internal_name, name) == 0 &&
+                !trn_terrain_material_is_v1(m))
+                return true;
+        }
+    }
+    return false;
+}
+
 static const trn_texture_set *find_texture_set(const vctx *v, const char *name)
 {
     /* Torque object names are case-insensitive. */
@@ -341,13 +358,26 @@ static void load_material_files(vctx *v)
     free(paths); /* the strings now belong to v->files */
     char old[PATH_MAX];
     if (trn_lvl_join(old, sizeof old, v->level_dir, "art/terrains/materials.json")) {
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(v->files[i].path, old) == 0 && v->files[i].mf.material_count)
+        for (size_t i = 0; i < n; i++) {
+            const trn_material_file *mf = &v->files[i].mf;
+            if (strcmp(v->files[i].path, old) != 0 || !mf->material_count) continue;
+            uint32_t migrated = 0;
+            for (uint32_t k = 0; k < mf->material_count; k++)
+                migrated += has_v15_twin(v, mf->materials[k].internal_name, old);
+            if (migrated)
+                ADD(v, TRN_SEVERITY_WARNING, "materials-deprecated-file", old, -1,
+                    "remove the migrated ones from the old file (terrane beamng migrate "
+                    "LEVEL_DIR --delete-old) so only one definition of each is left",
+                    "%u TerrainMaterial(s) are in the deprecated art/terrains/materials.json, "
+                    "%u of them already in main.materials.json as v1.5 materials",
+                    mf->material_count, migrated);
+            else
                 ADD(v, TRN_SEVERITY_WARNING, "materials-deprecated-file", old, -1,
                     "move them to art/terrains/main.materials.json (terrane beamng migrate "
                     "LEVEL_DIR, or the editor's Upgrade Terrain Material file format)",
                     "%u TerrainMaterial(s) are in the deprecated art/terrains/materials.json",
-                    v->files[i].mf.material_count);
+                    mf->material_count);
+        }
     }
 }
 
@@ -789,6 +819,18 @@ static void check_material_textures(vctx *v, const trn_terrain_material *m, cons
         for (int i = 0; i < 4; i++)
             if (v1_maps[i])
                 check_texture_file(v, mname, v1_fields[i], v1_maps[i], json_path, sev, 0, 0);
+        return;
+    }
+    if (trn_terrain_material_is_v1(m)) {
+        /* A v1 material under a v1.5 terrain: one finding, not fifteen empty slots; none when
+         * migrate already put a v1.5 copy beside it (materials-deprecated-file says so). */
+        if (!has_v15_twin(v, m->internal_name, json_path))
+            ADD(v, sev, "material-v1-only", json_path, -1,
+                "upgrade it: terrane beamng migrate LEVEL_DIR (or the editor's Upgrade Terrain "
+                "Materials), then give its v1.5 slots real textures",
+                "material \"%s\" has only v1 fields (diffuseMap, detailMap, ...) but the terrain "
+                "uses v1.5 materials (texture set \"%s\"), so it has no v1.5 textures",
+                mname, v->active_set->name ? v->active_set->name : "");
         return;
     }
     for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++)
