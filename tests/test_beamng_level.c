@@ -1591,9 +1591,10 @@ static void test_validate_more(void)
                      "\"diffuseMap\": \"old_d\"}}"));
     f = validate(level);
     CHECK(trn_findings_find(&f, "materials-deprecated-file") != NULL);
-    /* Unused material with an empty v1.5 setup: warnings only. */
-    fi = trn_findings_find(&f, "texture-slot-empty");
-    CHECK(fi && fi->severity == TRN_SEVERITY_WARNING);
+    /* An unused v1-only material under a v1.5 terrain: one warning, no per-slot findings. */
+    fi = trn_findings_find(&f, "material-v1-only");
+    CHECK(fi && fi->severity == TRN_SEVERITY_WARNING && strstr(fi->message, "\"old\""));
+    CHECK(trn_findings_find(&f, "texture-slot-empty") == NULL);
     CHECK_EQ_INT(trn_findings_count(&f, TRN_SEVERITY_ERROR), 0);
     trn_findings_dispose(&f);
     CHECK(unlink(path_in(level, "art/terrains/materials.json")) == 0);
