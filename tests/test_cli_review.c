@@ -30,6 +30,16 @@ static int run(const char *fmt, char **out, char **err, ...)
     return trn_test_run_cli(args, out, err);
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
 static size_t count_of(const char *haystack, const char *needle)
 {
     size_t n = 0;
@@ -222,6 +232,27 @@ static void test_validate_after_migrate(void)
     free(out), free(err);
 }
 
+static void test_outputs_never_replace_inputs(void)
+{
+    char *out, *err;
+    char copy[1024], dotted[1024];
+    tmp_path(copy, sizeof copy, "copy.png");
+    write_png_fn(copy, 128, 128, 1, 16, ramp16);
+    /* The same file spelled differently. */
+    snprintf(dotted, sizeof dotted, "%s/./copy.png", tmp);
+    CHECK_EQ_INT(run("render '%s' -o '%s'", &out, &err, copy, dotted), 2);
+    CHECK_CONTAINS(err, "is the input");
+    free(out), free(err);
+    CHECK(same_file(copy, hm));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, copy, dotted), 2);
+    CHECK_CONTAINS(err, "is the input");
+    free(out), free(err);
+    CHECK(same_file(copy, hm));
+    CHECK_EQ_INT(
+        run("beamng import '%s' -o '%s/o.ter' --holes '%s/o.ter'", &out, &err, copy, tmp, tmp), 2);
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -230,5 +261,6 @@ int main(void)
     RUN(test_validate_not_a_level);
     RUN(test_validate_messages);
     RUN(test_validate_after_migrate);
+    RUN(test_outputs_never_replace_inputs);
     return trn_test_finish();
 }

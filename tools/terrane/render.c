@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "detect.h"
@@ -74,6 +75,16 @@ static bool parse_range(cli_ctx *ctx, const char *text, double *lo, double *hi)
 bad:
     cli_usage_error(ctx, "--height-range expects LO,HI with LO < HI (metres), got '%s'", text);
     return false;
+}
+
+/* True when a and b name the same file: the same inode when both exist (so "./x.png" and a
+ * hard link count), else the same spelling. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
 }
 
 static bool has_png_extension(const char *path)
@@ -154,8 +165,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     if (!has_png_extension(out))
         return cli_usage_error(ctx, "render writes PNG pictures; name the output .png, not '%s'",
                                out);
-    if (strcmp(in, out) == 0)
-        return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
+    if (same_file(in, out))
+        return cli_usage_error(
+            ctx, "the output %s is the input %s (the same file); inputs are never overwritten", out,
+            in);
 
     cli_terrain t;
     int rc = cli_load_terrain(ctx, in, &load, &t);
