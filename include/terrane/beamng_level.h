@@ -151,6 +151,11 @@ void trn_terrain_blocks_free(trn_terrain_block *blocks, size_t count);
  * *blocks is malloc'd (free with trn_terrain_blocks_free); *count may be 0. */
 trn_status trn_items_read_terrain_blocks(const char *items_path, trn_terrain_block **blocks,
                                          size_t *count, trn_error *err);
+/* The same from text already in memory (items_path only names it in messages and in
+ * source_file; may be NULL). Text over 1 GiB is refused with TRN_ERR_LIMIT, as for files. */
+trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
+                                          const char *items_path, trn_terrain_block **blocks,
+                                          size_t *count, trn_error *err);
 /* All TerrainBlocks of a level: every items.level.json under level_dir/main (recursively, sorted
  * by path so results are stable). */
 trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_block **blocks,
@@ -160,6 +165,12 @@ trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_bloc
  * ...) and their order. Creates the file and its folders when missing; writes atomically. */
 trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,
                                        trn_error *err);
+/* The same edit in memory: text (may be NULL when text_size is 0, a new file) with tb put in
+ * goes to *out_text (malloc'd, NUL-terminated; caller frees), its length to *out_size (may be
+ * NULL). items_path only names it in messages (may be NULL). */
+trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
+                                            const char *items_path, const trn_terrain_block *tb,
+                                            char **out_text, size_t *out_size, trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Terrain materials (v1.5 TerrainMaterial, TerrainMaterialTextureSet, deprecated v1).

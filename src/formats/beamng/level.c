@@ -973,14 +973,16 @@ static trn_status blocks_push(trn_terrain_block **blocks, size_t *count, size_t 
     return TRN_OK;
 }
 
-static trn_status items_read_into(const char *items_path, trn_terrain_block **blocks, size_t *count,
-                                  size_t *cap, trn_error *err)
+static trn_status items_parse_into(const char *text, size_t size, const char *items_path,
+                                   trn_terrain_block **blocks, size_t *count, size_t *cap,
+                                   trn_error *err)
 {
-    uint8_t *data;
-    size_t size;
-    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
-    if (st) return st;
-    const char *text = (const char *)data;
+    /* Same bound as for files; it also keeps line numbers within an int. */
+    if (size > ITEMS_MAX_BYTES)
+        return trn_error_set(err, TRN_ERR_LIMIT, items_path, -1,
+                             "items file of %zu bytes is larger than the %u-byte limit", size,
+                             ITEMS_MAX_BYTES);
+    trn_status st = TRN_OK;
     size_t pos = trn_lvl_bom_length(text, size);
     int line_no = 0;
     while (pos < size && st == TRN_OK) {
@@ -1005,7 +1007,34 @@ static trn_status items_read_into(const char *items_path, trn_terrain_block **bl
         }
         pos = end + 1;
     }
+    return st;
+}
+
+static trn_status items_read_into(const char *items_path, trn_terrain_block **blocks, size_t *count,
+                                  size_t *cap, trn_error *err)
+{
+    uint8_t *data;
+    size_t size;
+    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
+    if (st) return st;
+    st = items_parse_into((const char *)data, size, items_path, blocks, count, cap, err);
     free(data);
+    return st;
+}
+
+trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
+                                          const char *items_path, trn_terrain_block **blocks,
+                                          size_t *count, trn_error *err)
+{
+    *blocks = NULL;
+    *count = 0;
+    size_t cap = 0;
+    trn_status st = items_parse_into(text, text_size, items_path, blocks, count, &cap, err);
+    if (st) {
+        trn_terrain_blocks_free(*blocks, *count);
+        *blocks = NULL;
+        *count = 0;
+    }
     return st;
 }
 
@@ -1184,25 +1213,16 @@ static bool parent_dir(const char *path, char *out, size_t out_size)
     return true;
 }
 
-trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,
-                                       trn_error *err)
+trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
+                                            const char *items_path, const trn_terrain_block *tb,
+                                            char **out_text, size_t *out_size, trn_error *err)
 {
+    *out_text = NULL;
+    if (out_size) *out_size = 0;
     if (!tb || !tb->name || !tb->name[0])
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, items_path, -1,
                              "a TerrainBlock needs a name to be put into items.level.json");
-    uint8_t *data = NULL;
-    size_t size = 0;
-    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
-    if (st == TRN_ERR_NOT_FOUND) {
-        trn_error_clear(err);
-        data = NULL;
-        size = 0;
-        st = TRN_OK;
-        char dir[PATH_MAX];
-        if (parent_dir(items_path, dir, sizeof dir) && (st = trn_mkdir_p(dir, err))) return st;
-    }
-    if (st) return st;
-    const char *text = (const char *)data;
+    size_t size = text ? text_size : 0;
     trn_lvl_buf out = {0};
     bool replaced = false, crlf = false;
     /* A byte order mark is kept as it is, in front of the first line. */
@@ -1228,7 +1248,6 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
                 strcmp(json_string_value(name), tb->name) == 0) {
                 if (!block_to_json(tb, obj)) {
                     json_decref(obj);
-                    free(data);
                     trn_lvl_buf_free(&out);
                     return oom(err, items_path);
                 }
@@ -1247,7 +1266,6 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
         json_t *obj = json_object();
         if (!obj || !block_to_json(tb, obj)) {
             json_decref(obj);
-            free(data);
             trn_lvl_buf_free(&out);
             return oom(err, items_path);
         }
@@ -1255,12 +1273,39 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
         json_decref(obj);
         trn_lvl_buf_puts(&out, crlf ? "\r\n" : "\n");
     }
-    free(data);
-    if (out.failed) {
+    if (out.failed || !out.data) {
         trn_lvl_buf_free(&out);
         return oom(err, items_path);
     }
-    st = trn_file_write_atomic(items_path, out.data ? out.data : "", out.len, err);
-    trn_lvl_buf_free(&out);
+    *out_text = out.data;
+    if (out_size) *out_size = out.len;
+    return TRN_OK;
+}
+
+trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,
+                                       trn_error *err)
+{
+    if (!tb || !tb->name || !tb->name[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, items_path, -1,
+                             "a TerrainBlock needs a name to be put into items.level.json");
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
+    if (st == TRN_ERR_NOT_FOUND) {
+        trn_error_clear(err);
+        data = NULL;
+        size = 0;
+        st = TRN_OK;
+        char dir[PATH_MAX];
+        if (parent_dir(items_path, dir, sizeof dir) && (st = trn_mkdir_p(dir, err))) return st;
+    }
+    if (st) return st;
+    char *text = NULL;
+    size_t n = 0;
+    st = trn_items_put_terrain_block_text((const char *)data, size, items_path, tb, &text, &n, err);
+    free(data);
+    if (st) return st;
+    st = trn_file_write_atomic(items_path, text, n, err);
+    free(text);
     return st;
 }
