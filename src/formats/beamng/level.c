@@ -585,7 +585,9 @@ static trn_status get_whole(const json_t *obj, const char *key, uint64_t max, ui
     }
     if (json_is_real(v)) {
         d = json_real_value(v);
-        if (d == floor(d) && d >= 0 && d <= (double)max) {
+        /* Range-check as integers: (double)max rounds up (2^63 - 1 becomes 2^63), so comparing
+         * doubles let 2^63 in, which then wrapped negative when written back. */
+        if (d == floor(d) && d >= 0 && d < 18446744073709551616.0 && (uint64_t)d <= max) {
             *out = (uint64_t)d;
             return TRN_OK;
         }
