@@ -439,12 +439,14 @@ json_t *trn_lvl_material_to_json(const trn_terrain_material *m)
     ok = ok && set_str(o, "annotation", m->annotation);
     ok = ok && set_str(o, "groundmodelName", m->groundmodel_name);
     char name[48];
-    /* Field order of seed 000's example: per group Base, Macro (+strength), Detail (+strength). */
+    /* Field order of seed 000's example: per group Base, Macro (+strength), Detail (+strength).
+     * Numbers are left out only when 0 (unset); any other value read, negative ones too, is
+     * written back, so rewriting a file never drops what it said. */
     for (int g = 0; ok && g < TRN_TEX_GROUP_COUNT; g++)
         for (int s = 0; ok && s < TRN_TEX_SCALE_COUNT; s++) {
             trn_tex_field_name((trn_tex_group)g, (trn_tex_scale)s, "Tex", name, sizeof name);
             ok = set_str(o, name, m->tex[g][s]);
-            if (ok && m->tex_size[g][s] > 0) {
+            if (ok && m->tex_size[g][s] != 0) {
                 trn_tex_field_name((trn_tex_group)g, (trn_tex_scale)s, "TexSize", name,
                                    sizeof name);
                 ok = set_num(o, name, m->tex_size[g][s]);
@@ -460,16 +462,16 @@ json_t *trn_lvl_material_to_json(const trn_terrain_material *m)
     if (ok && m->has_macro_dist_atten) ok = set_vec(o, "macroDistAtten", m->macro_dist_atten, 2);
     if (ok && m->has_detail_dist_atten) ok = set_vec(o, "detailDistAtten", m->detail_dist_atten, 2);
     ok = ok && set_str(o, "diffuseMap", m->diffuse_map);
-    if (ok && m->diffuse_size > 0) ok = set_num(o, "diffuseSize", m->diffuse_size);
+    if (ok && m->diffuse_size != 0) ok = set_num(o, "diffuseSize", m->diffuse_size);
     ok = ok && set_str(o, "normalMap", m->normal_map);
     ok = ok && set_str(o, "detailMap", m->detail_map);
-    if (ok && m->detail_size > 0) ok = set_num(o, "detailSize", m->detail_size);
-    if (ok && m->detail_strength > 0) ok = set_num(o, "detailStrength", m->detail_strength);
-    if (ok && m->detail_distance > 0) ok = set_num(o, "detailDistance", m->detail_distance);
+    if (ok && m->detail_size != 0) ok = set_num(o, "detailSize", m->detail_size);
+    if (ok && m->detail_strength != 0) ok = set_num(o, "detailStrength", m->detail_strength);
+    if (ok && m->detail_distance != 0) ok = set_num(o, "detailDistance", m->detail_distance);
     ok = ok && set_str(o, "macroMap", m->macro_map);
-    if (ok && m->macro_size > 0) ok = set_num(o, "macroSize", m->macro_size);
-    if (ok && m->macro_strength > 0) ok = set_num(o, "macroStrength", m->macro_strength);
-    if (ok && m->macro_distance > 0) ok = set_num(o, "macroDistance", m->macro_distance);
+    if (ok && m->macro_size != 0) ok = set_num(o, "macroSize", m->macro_size);
+    if (ok && m->macro_strength != 0) ok = set_num(o, "macroStrength", m->macro_strength);
+    if (ok && m->macro_distance != 0) ok = set_num(o, "macroDistance", m->macro_distance);
     ok = ok && merge_extras(o, m->extra_json);
     if (!ok) {
         json_decref(o);
