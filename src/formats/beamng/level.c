@@ -271,6 +271,8 @@ static void json_escape(trn_lvl_buf *b, const char *s, size_t n)
 static void json_real_text(trn_lvl_buf *b, double v)
 {
     char text[40];
+    /* "-0" would read back as the integer 0 and be written "0" the next time; write that now. */
+    if (v == 0) v = 0.0;
     /* The shortest of 15..17 significant digits that reads back as the same double. */
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(text, sizeof text, "%.*g", prec, v);
