@@ -1243,8 +1243,11 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
         size_t len = end - pos;
         size_t body = (len && text[end - 1] == '\r') ? len - 1 : len;
         /* Only lines that mention TerrainBlock can be ours; others are copied untouched and
-         * never parsed, so an odd line elsewhere cannot stop us. */
-        if (!replaced && body && mem_contains(text + pos, body, "TerrainBlock")) {
+         * never parsed, so an odd line elsewhere cannot stop us. The reader takes JSON escapes
+         * ("Terrain\u0042lock"), so a line with a backslash is looked at too: skipping it made
+         * a second block of the same name instead of replacing this one. */
+        if (!replaced && body &&
+            (mem_contains(text + pos, body, "TerrainBlock") || memchr(text + pos, '\\', body))) {
             json_error_t je;
             json_t *obj = json_loadb(text + pos, body, 0, &je);
             const json_t *name = obj ? json_object_get(obj, "name") : NULL;
