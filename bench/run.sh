@@ -20,3 +20,6 @@ else
     "$BUILD/bench_png" "$SCRATCH" 8192
 fi
 rm -rf "$SCRATCH"
+echo
+echo "== render: hillshade, multidirectional, slope, layers (4097x4097, 1 and all threads)"
+"$BUILD/bench_render"
