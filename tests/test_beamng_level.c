@@ -847,14 +847,22 @@ static void test_import_argmax(void)
     CHECK_EQ_INT(ter.layers[top], 0);
     trn_ter_dispose(&ter);
 
-    /* A layer map instead of opacity maps keeps any index, even past the list. */
+    /* A layer map instead of opacity maps keeps any index, even past the list, so exported
+     * maps of any .ter import back to it; a stray index is a warning naming its pixel. */
     trn_image lm = gray8(n, n, 1);
     set8(&lm, 0, 0, 7);
+    set8(&lm, 0, 5, 9);
     in.opacity_count = 0;
     in.layer_map = &lm;
     CHECK_OK(trn_beamng_build_ter(&in, &ter, NULL, NULL, NULL));
     CHECK_EQ_INT(ter.layers[top], 7);
     CHECK_EQ_INT(ter.layers[0], 1);
+    CHECK_EQ_INT(ter.warning_count, 1);
+    CHECK(ter.warning_count &&
+          strstr(ter.warnings[0].message,
+                 "layer map pixel (0, 0) is 7, but 2 materials are named (0 to 1)") &&
+          strstr(ter.warnings[0].message, "2 pixels like it"));
+    CHECK(ter.warning_count && ter.warnings[0].offset == -1);
     trn_ter_dispose(&ter);
     in.opacity_count = 2;
     CHECK_STATUS(trn_beamng_build_ter(&in, &ter, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
@@ -972,7 +980,9 @@ static void test_import_errors(void)
     CHECK(write_text(txt, "not an image"));
     io.heightmap_path = txt;
     CHECK_STATUS(trn_beamng_import(&io, &ter, NULL, NULL, NULL, NULL, &err), TRN_ERR_FORMAT);
-    CHECK_CONTAINS(err.message, "neither a PNG nor a headerless 16-bit RAW");
+    CHECK_CONTAINS(err.message, "heightmap is not a PNG");
+    CHECK_CONTAINS(err.message, "found 6e 6f 74 20 61 6e 20 69");
+    CHECK_CONTAINS(err.message, "not a headerless 16-bit R16");
     CHECK_EQ_INT(err.offset, 0);
     char *hm_png = path_in(dir, "hm.png");
     CHECK(png_grey(hm_png, 128, 128, 8, hm.data, false));
@@ -981,7 +991,8 @@ static void test_import_errors(void)
     io.opacity = src;
     io.opacity_count = 1;
     CHECK_STATUS(trn_beamng_import(&io, &ter, NULL, NULL, NULL, NULL, &err), TRN_ERR_FORMAT);
-    CHECK_CONTAINS(err.message, "opacity map 1 is not a PNG file");
+    CHECK_CONTAINS(err.message, "opacity map 1 is not a PNG (expected the signature 89 50 4e 47");
+    CHECK_EQ_INT(err.offset, 0);
     CHECK(strcmp(err.file, txt) == 0);
     trn_image_dispose(&hm);
     trn_image_dispose(&small);

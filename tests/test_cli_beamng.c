@@ -344,7 +344,8 @@ static void test_import_export(void)
     tmp_path(txt, sizeof txt, "notes.txt");
     CHECK(trn_test_write_file(txt, "hello", 5));
     CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, txt, tmp), 1);
-    CHECK_CONTAINS(err, "neither a PNG nor a headerless 16-bit RAW");
+    CHECK_CONTAINS(err, "heightmap is not a PNG");
+    CHECK_CONTAINS(err, "not a headerless 16-bit R16");
     free(out), free(err);
     CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --ter-version 10", &out, &err, hm, tmp), 2);
     CHECK_CONTAINS(err, "--ter-version must be 7, 8 or 9, not 10");

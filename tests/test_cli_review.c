@@ -77,6 +77,43 @@ static unsigned ramp16(uint32_t x, uint32_t y, unsigned c)
     return 1000u + x * 200u + y;
 }
 
+/* White square (holes) at x 10..19, y 5..9; grey stored as RGB(A), alpha opaque. */
+static unsigned holes_grey_rgb(uint32_t x, uint32_t y, unsigned c)
+{
+    if (c == 3) return 255;
+    return (x >= 10 && x < 20 && y >= 5 && y < 10) ? 255 : 0;
+}
+
+/* Red where holes were meant, other channels 0: a colour picture, not a mask. */
+static unsigned holes_red(uint32_t x, uint32_t y, unsigned c)
+{
+    if (x == 7 && y == 3) return c == 0 ? 255 : 0;
+    return 0;
+}
+
+/* Holes painted as transparency: RGB black, alpha 0 at (4, 6). */
+static unsigned holes_alpha(uint32_t x, uint32_t y, unsigned c)
+{
+    if (c == 3) return (x == 4 && y == 6) ? 0 : 255;
+    return 0;
+}
+
+/* Layer indices 0/1 with one stray 7 at (12, 34) and 255 (hole) at (0, 0). */
+static unsigned layers_bad(uint32_t x, uint32_t y, unsigned c)
+{
+    (void)c;
+    if (x == 12 && y == 34) return 7;
+    if (x == 0 && y == 0) return 255;
+    return (x + y) & 1u;
+}
+
+static unsigned layers_good(uint32_t x, uint32_t y, unsigned c)
+{
+    (void)c;
+    if (x == 0 && y == 0) return 255;
+    return (x + y) & 1u;
+}
+
 static char hm[1024];
 
 /* ------------------------------------------------------------------------------------------ */
@@ -253,6 +290,117 @@ static void test_outputs_never_replace_inputs(void)
     free(out), free(err);
 }
 
+static void test_import_bad_inputs(void)
+{
+    char *out, *err;
+    char p[1024], dir[1024], target[1024];
+    tmp_path(target, sizeof target, "keep.ter");
+    CHECK(trn_test_write_file(target, "precious", 8));
+
+    /* A folder given for the heightmap. */
+    tmp_path(dir, sizeof dir, "a_folder");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, dir, target), 1);
+    CHECK_CONTAINS(err, "a_folder: heightmap is a folder, expected a file");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        run("beamng import '%s' -o '%s' --materials a --opacity '%s'", &out, &err, hm, target, dir),
+        1);
+    CHECK_CONTAINS(err, "a_folder: opacity map 1 is a folder, expected a file");
+    free(out), free(err);
+
+    /* Empty files. */
+    tmp_path(p, sizeof p, "empty.png");
+    CHECK(trn_test_write_file(p, "", 0));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_CONTAINS(err, "empty.png: offset 0: heightmap is empty (0 bytes)");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "empty.r16");
+    CHECK(trn_test_write_file(p, "", 0));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_CONTAINS(err, "empty.r16: offset 0: heightmap is empty (0 bytes)");
+    free(out), free(err);
+
+    /* Some other format: say what was found. */
+    tmp_path(p, sizeof p, "notes.txt");
+    CHECK(trn_test_write_file(p, "hello world", 11));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_CONTAINS(err, "notes.txt: offset 0: heightmap is not a PNG");
+    CHECK_CONTAINS(err, "found 68 65 6c 6c 6f");
+    free(out), free(err);
+
+    /* An R16 whose length is not a square: no advice about options import does not have. */
+    tmp_path(p, sizeof p, "odd.r16");
+    CHECK(trn_test_write_file(p, "0123456789", 10));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_CONTAINS(err, "odd.r16");
+    CHECK_CONTAINS(err, "10 bytes");
+    CHECK_CONTAINS(err, "square");
+    CHECK(!strstr(err ? err : "", "--size"));
+    free(out), free(err);
+
+    /* Hole maps: grey stored as RGB(A) is fine; a colour picture or transparency is not. */
+    tmp_path(p, sizeof p, "holes_rgba.png");
+    write_png_fn(p, 128, 128, 4, 8, holes_grey_rgb);
+    char ok_ter[1024];
+    tmp_path(ok_ter, sizeof ok_ter, "holes_ok.ter");
+    CHECK_EQ_INT(
+        run("beamng import '%s' -o '%s' --holes '%s' --format json", &out, &err, hm, ok_ter, p), 0);
+    CHECK_CONTAINS(out, "\"holes\": 50");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "holes_red.png");
+    write_png_fn(p, 128, 128, 3, 8, holes_red);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
+    CHECK_CONTAINS(err, "holes_red.png: hole map is not grey: pixel (7, 3) is R 255, G 0, B 0");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "holes_alpha.png");
+    write_png_fn(p, 128, 128, 4, 8, holes_alpha);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
+    CHECK_CONTAINS(err, "holes_alpha.png: hole map has transparent pixels, the first at (4, 6)");
+    free(out), free(err);
+
+    /* Layer maps: grey only, and every value a listed material or 255. */
+    /* A stray index is kept (exported maps of any .ter import back to it) but said loudly. */
+    tmp_path(p, sizeof p, "layers_bad.png");
+    write_png_fn(p, 128, 128, 1, 8, layers_bad);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'", &out, &err, hm,
+                     ok_ter, p),
+                 0);
+    CHECK_CONTAINS(err, "terrane beamng import: warning: layer map pixel (12, 34) is 7");
+    CHECK_CONTAINS(err, "2 materials are named (0 to 1)");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
+                     &out, &err, hm, ok_ter, p),
+                 0);
+    CHECK_CONTAINS(out, "\"warnings\": [\n    \"layer map pixel (12, 34) is 7");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "layers_rgb.png");
+    write_png_fn(p, 128, 128, 3, 8, layers_good);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'", &out, &err, hm,
+                     target, p),
+                 1);
+    CHECK_CONTAINS(err, "layers_rgb.png: layer map has 3 channels; it must be 8-bit grey");
+    free(out), free(err);
+    tmp_path(p, sizeof p, "layers_good.png");
+    write_png_fn(p, 128, 128, 1, 8, layers_good);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
+                     &out, &err, hm, ok_ter, p),
+                 0);
+    CHECK_CONTAINS(out, "\"holes\": 1");
+    free(out), free(err);
+
+    /* None of the failures touched the existing output. */
+    size_t n;
+    char *kept = (char *)trn_test_read_file(target, &n);
+    CHECK(kept && n == 8 && memcmp(kept, "precious", 8) == 0);
+    free(kept);
+
+    /* --level naming a file. */
+    CHECK_EQ_INT(run("beamng import '%s' --level '%s'", &out, &err, hm, target), 1);
+    CHECK_CONTAINS(err, "keep.ter: is a file, not a level folder");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -262,5 +410,6 @@ int main(void)
     RUN(test_validate_messages);
     RUN(test_validate_after_migrate);
     RUN(test_outputs_never_replace_inputs);
+    RUN(test_import_bad_inputs);
     return trn_test_finish();
 }

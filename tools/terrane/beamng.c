@@ -473,6 +473,9 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     }
     uint64_t counts[256];
     trn_ter_layer_histogram(&ter, counts);
+    /* Warnings go to stderr in both formats, so a script reading the JSON still sees them. */
+    for (uint32_t i = 0; i < ter.warning_count && !ctx->quiet; i++)
+        fprintf(stderr, "terrane %s: warning: %s\n", ctx->verb, ter.warnings[i].message);
     if (ctx->json) {
         json_t *o = level_dir ? level_result_json(&res) : json_object();
         json_object_set_new(o, "size", json_integer(ter.size));
@@ -487,6 +490,10 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         }
         json_object_set_new(o, "layers", mats);
         if (out_ter) json_object_set_new(o, "output", json_string(out_ter));
+        json_t *warns = json_array();
+        for (uint32_t i = 0; i < ter.warning_count; i++)
+            json_array_append_new(warns, json_string(ter.warnings[i].message));
+        json_object_set_new(o, "warnings", warns);
         cli_print_json(o);
     } else {
         if (level_dir) note_level(ctx, &res, ter.size);

@@ -1,16 +1,19 @@
 /* BeamNG terrain import (World Editor rules), level writing, create and export. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/checked.h"
 #include "core/fileio.h"
 #include "core/progress.h"
 #include "level_internal.h"
+#include "ter_internal.h"
 
 static trn_status oom(trn_error *err, const char *path)
 {
@@ -164,6 +167,39 @@ static trn_status ter_alloc(trn_ter *ter, uint32_t size, const char *const *name
     return TRN_OK;
 }
 
+/* A map that is read through its first channel must really be grey: an RGB(A) picture is
+ * accepted only when R, G and B agree at every pixel (a grey picture saved as colour), and, when
+ * opaque_only, a transparent pixel is refused rather than read as its colour. Pixels are named
+ * in image coordinates (x from the left, y from the top). */
+static trn_status check_grey(const trn_image *img, const char *label, const char *path,
+                             bool opaque_only, const char *fix, trn_error *err)
+{
+    unsigned ch = img->channels;
+    bool colour = ch >= 3, alpha = opaque_only && (ch == 2 || ch == 4);
+    if (!colour && !alpha) return TRN_OK;
+    for (uint32_t y = 0; y < img->height; y++)
+        for (uint32_t x = 0; x < img->width; x++) {
+            uint16_t r = sample16(img, y, x, 0);
+            if (colour) {
+                uint16_t g = sample16(img, y, x, 1), b = sample16(img, y, x, 2);
+                if (r != g || r != b) {
+                    unsigned div = img->bit_depth == 16 ? 1u : 257u;
+                    return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                                         "%s is not grey: pixel (%u, %u) is R %u, G %u, B %u "
+                                         "(x from the left, y from the top); %s",
+                                         label, x, y, r / div, g / div, b / div, fix);
+                }
+            }
+            if (alpha && sample16(img, y, x, ch - 1) != 65535u) /* 8-bit 255 widens to it */
+                return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                                     "%s has transparent pixels, the first at (%u, %u) (x from "
+                                     "the left, y from the top); transparency is not read: "
+                                     "flatten the image, %s",
+                                     label, x, y, fix);
+        }
+    return TRN_OK;
+}
+
 static trn_status fill_heights(trn_ter *ter, const trn_image *img, bool flip, const char *path,
                                const trn_progress *p, trn_error *err)
 {
@@ -172,6 +208,9 @@ static trn_status fill_heights(trn_ter *ter, const trn_image *img, bool flip, co
                              "heightmap has %u-bit samples: BeamNG imports 16-bit PNG or R16 "
                              "(and widens 8-bit); convert it to a 16-bit PNG",
                              img->bit_depth);
+    trn_status st = check_grey(img, "heightmap", path, false,
+                               "save it as a grey PNG (16-bit keeps every height step)", err);
+    if (st) return st;
     uint32_t size = ter->size;
     for (uint32_t r = 0; r < size; r++) {
         if (report_rows(p, r, size, "heightmap")) return cancelled(err);
@@ -225,6 +264,35 @@ static trn_status apply_layer_map(trn_ter *ter, const trn_image *img, bool flip,
                              "layer map is %u-bit; it must be 8-bit grey (one material index "
                              "per pixel)",
                              img->bit_depth);
+    if (img->channels != 1)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, path, -1,
+                             "layer map has %u channels; it must be 8-bit grey (one material "
+                             "index per pixel): a colour picture is not a list of indices",
+                             img->channels);
+    /* A value that names no material (and is no hole) paints the warning material. It is kept,
+     * so that an exported layer map of any .ter imports back to the same file, but said loudly:
+     * a warning on the terrain with the first pixel and how many. */
+    const uint8_t *px = img->data;
+    size_t n = (size_t)size * size, bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (px[i] >= ter->material_count && px[i] != TRN_LABEL_NONE && bad++ == 0) first = i;
+    if (bad) {
+        uint32_t m = ter->material_count;
+        char named[64];
+        if (m)
+            snprintf(named, sizeof named, "%u material%s %s named (0 to %u)", m, m == 1 ? "" : "s",
+                     m == 1 ? "is" : "are", m - 1);
+        else
+            snprintf(named, sizeof named, "no materials are named");
+        st = trn_ter_priv_warn(ter, -1, err,
+                               "layer map pixel (%u, %u) is %u, but %s and 255 is a hole (x from "
+                               "the left, y from the top; %zu pixel%s like it): those samples "
+                               "paint the wrong or the warning material; name more materials or "
+                               "repaint them",
+                               (uint32_t)(first % size), (uint32_t)(first / size), px[first], named,
+                               bad, bad == 1 ? "" : "s");
+        if (st) return st;
+    }
     for (uint32_t r = 0; r < size; r++) {
         if (report_rows(p, r, size, "layer map")) return cancelled(err);
         size_t row = (size_t)trn_beamng_terrain_row(r, size, flip) * size;
@@ -241,6 +309,11 @@ static trn_status apply_holes(trn_ter *ter, const trn_image *img, bool flip, con
 {
     uint32_t size = ter->size;
     trn_status st = check_same_size(img, size, "hole map", path, err);
+    if (!st)
+        st = check_grey(img, "hole map", path, true,
+                        "save it as a grey PNG: white (255) where the terrain has holes, black "
+                        "elsewhere",
+                        err);
     if (st) return st;
     for (uint32_t r = 0; r < size; r++) {
         if (report_rows(p, r, size, "holes")) return cancelled(err);
@@ -333,16 +406,68 @@ static bool has_ext(const char *path, const char *ext)
     return n >= k && trn_lvl_ieq(path + n - k, ext);
 }
 
+/* The first bytes of an input map, after checking that it is a non-empty regular file. *size
+ * gets the file's length. Errors name the map ("heightmap", "opacity map 2"). */
+static trn_status open_map(const char *path, const char *what, uint8_t head[8], size_t *got,
+                           uint64_t *size, trn_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return trn_error_set(err, errno == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
+                             "%s not found (%s)", what, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "%s is a folder, expected a file", what);
+    if (sb.st_size == 0)
+        return trn_error_set(err, TRN_ERR_TRUNCATED, path, 0,
+                             "%s is empty (0 bytes), expected a PNG image", what);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot open %s: %s", what,
+                             strerror(errno));
+    *got = fread(head, 1, 8, fp);
+    fclose(fp);
+    *size = (uint64_t)sb.st_size;
+    return TRN_OK;
+}
+
+/* "found 68 65 6c 6c 6f" and, when the bytes are a terrain file we know, what it is. */
+static void describe_head(const uint8_t *head, size_t got, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "found");
+    for (size_t i = 0; i < got && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, " %02x", head[i]);
+    if (len >= n) return;
+    if (got >= 8 && memcmp(head, "TERRAGEN", 8) == 0)
+        snprintf(buf + len, n - len,
+                 ": a Terragen terrain, not an image (convert it first: terrane convert IN "
+                 "OUT.png)");
+    else if (got >= 5 && head[0] >= 1 && head[0] <= TRN_TER_VERSION_CURRENT &&
+             trn_ter_sniff(head, got))
+        snprintf(buf + len, n - len,
+                 ": looks like a BeamNG/Torque .ter, not an image (export its maps first: "
+                 "terrane beamng export IN.ter)");
+}
+
+static trn_status not_png(const char *path, const char *what, const uint8_t *head, size_t got,
+                          const char *also, trn_error *err)
+{
+    char found[200];
+    describe_head(head, got, found, sizeof found);
+    return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
+                         "%s is not a PNG (expected the signature 89 50 4e 47 0d 0a 1a 0a, %s)%s",
+                         what, found, also);
+}
+
 static trn_status load_png(const char *path, const trn_image_limits *limits, const char *what,
                            trn_image *img, trn_error *err)
 {
     uint8_t head[8];
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1, "%s not found", what);
-    size_t got = fread(head, 1, sizeof head, fp);
-    fclose(fp);
-    if (!trn_png_sniff(head, got))
-        return trn_error_set(err, TRN_ERR_FORMAT, path, 0, "%s is not a PNG file", what);
+    size_t got = 0;
+    uint64_t size = 0;
+    trn_status st = open_map(path, what, head, &got, &size, err);
+    if (st) return st;
+    if (!trn_png_sniff(head, got)) return not_png(path, what, head, got, "", err);
     return trn_png_read(path, limits, img, err);
 }
 
@@ -350,16 +475,35 @@ static trn_status load_heightmap(const char *path, const trn_image_limits *limit
                                  trn_error *err)
 {
     uint8_t head[8];
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1, "heightmap not found");
-    size_t got = fread(head, 1, sizeof head, fp);
-    fclose(fp);
+    size_t got = 0;
+    uint64_t size = 0;
+    trn_status st = open_map(path, "heightmap", head, &got, &size, err);
+    if (st) return st;
     if (trn_png_sniff(head, got)) return trn_png_read(path, limits, img, err);
-    if (has_ext(path, ".r16") || has_ext(path, ".raw"))
-        return trn_raw_read(path, TRN_RAW_U16_LE, 0, 0, img, err);
-    return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
-                         "heightmap is neither a PNG nor a headerless 16-bit RAW (.r16, .raw); "
-                         "export it as a 16-bit grey PNG or R16");
+    if (!has_ext(path, ".r16") && !has_ext(path, ".raw"))
+        return not_png(path, "heightmap", head, got,
+                       ", and not a headerless 16-bit R16 (.r16, .raw); export it as a 16-bit "
+                       "grey PNG or R16",
+                       err);
+    /* R16 has no header: its length alone must give a square, which is all import accepts. */
+    uint64_t samples = size / 2, side = 0;
+    while ((side + 1) * (side + 1) <= samples)
+        side++;
+    if (size % 2)
+        return trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)size - 1,
+                             "R16 heightmap is %llu bytes, an odd length: 16-bit samples take "
+                             "2 bytes each, so the last byte is left over",
+                             (unsigned long long)size);
+    if (side * side != samples)
+        return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                             "R16 heightmap is %llu bytes, which is not a square of 16-bit "
+                             "samples (%llu x %llu is %llu bytes, %llu x %llu is %llu); BeamNG "
+                             "heightmaps are square, 2 x N x N bytes (2097152 for 1024 x 1024)",
+                             (unsigned long long)size, (unsigned long long)side,
+                             (unsigned long long)side, (unsigned long long)(2 * side * side),
+                             (unsigned long long)(side + 1), (unsigned long long)(side + 1),
+                             (unsigned long long)(2 * (side + 1) * (side + 1)));
+    return trn_raw_read(path, TRN_RAW_U16_LE, (uint32_t)side, (uint32_t)side, img, err);
 }
 
 trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
@@ -495,6 +639,11 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
                              ".ter version %u cannot be written: choose 7, 8 or 9", version);
     double max_height = opt->max_height > 0 ? opt->max_height : 2048.0;
     double square_size = opt->square_size > 0 ? opt->square_size : 1.0;
+    struct stat sb;
+    if (stat(opt->level_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
+                             "is a file, not a level folder: give the levels/NAME folder to "
+                             "write into");
     trn_status st = trn_mkdir_p(opt->level_dir, err);
     if (st) return st;
     trn_lvl_copy(res->level_dir, sizeof res->level_dir, opt->level_dir);
@@ -707,6 +856,10 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "export name \"%s\" cannot be a file name", base);
     const char *dir = out_dir ? out_dir : ".";
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "is a file, expected a folder for the images");
     trn_status st = trn_mkdir_p(dir, err);
     if (st) return st;
     trn_progress root = trn_progress_make(progress, user);
