@@ -121,8 +121,8 @@ static void test_create(void)
     json_decref(j);
     free(out), free(err);
 
-    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 1);
-    CHECK_CONTAINS(err, "terrane beamng create: error: resolution 9000 is above 8192");
+    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "terrane beamng create: --resolution 9000 is above 8192");
     free(out), free(err);
     CHECK_EQ_INT(run("beamng create x --root '%s' --resolution lots", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--resolution expects a whole number, got 'lots'");
@@ -139,8 +139,8 @@ static void test_create(void)
     CHECK_EQ_INT(run("beamng create x --root '%s' --texture-size 100", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--texture-size must be a power of two");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 1);
-    CHECK_CONTAINS(err, "initial height 4000 m is above");
+    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--initial-height 4000 is above");
     free(out), free(err);
 }
 

@@ -20,6 +20,12 @@ static const char *tmp_path(char *buf, size_t n, const char *name)
     return buf;
 }
 
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
 static int run(const char *fmt, char **out, char **err, ...)
 {
     char args[4096];
@@ -401,6 +407,23 @@ static void test_import_bad_inputs(void)
     free(out), free(err);
 }
 
+static void test_create_usage(void)
+{
+    char *out, *err;
+    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--resolution 9000 is above 8192");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--initial-height 4000 is above");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng create x --root '%s' --material ''", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--material needs a name");
+    free(out), free(err);
+    char p[1024];
+    CHECK(!exists(tmp_path(p, sizeof p, "levels/big")));
+    CHECK(!exists(tmp_path(p, sizeof p, "levels/x")));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -411,5 +434,6 @@ int main(void)
     RUN(test_validate_after_migrate);
     RUN(test_outputs_never_replace_inputs);
     RUN(test_import_bad_inputs);
+    RUN(test_create_usage);
     return trn_test_finish();
 }

@@ -568,6 +568,19 @@ static int cmd_create(cli_ctx *ctx, int argc, char **argv)
         if (!ok) return CLI_EXIT_USAGE;
     }
     if (!co.level_name) return cli_usage_error(ctx, "needs a level name");
+    /* Values the library would refuse are usage errors here: nothing has been read yet. */
+    if (co.resolution > TRN_BEAMNG_MAX_RESOLUTION)
+        return cli_usage_error(ctx,
+                               "--resolution %u is above 8192, the largest terrain BeamNG loads; "
+                               "use 8192 and a larger --square-size for more ground",
+                               co.resolution);
+    if (co.material && !co.material[0]) return cli_usage_error(ctx, "--material needs a name");
+    double max_height = co.max_height > 0 ? co.max_height : 2048.0;
+    if (co.initial_height > max_height * 65535.0 / 65536.0)
+        return cli_usage_error(ctx,
+                               "--initial-height %g is above what --max-height %g can store; "
+                               "raise --max-height",
+                               co.initial_height, max_height);
     if (strchr(co.level_name, '/'))
         return cli_usage_error(ctx,
                                "the level name '%s' has a '/': give a plain name and --root for "
