@@ -266,7 +266,7 @@ static void test_import_export(void)
         const char *fl = flip ? "--flip-y-axis" : "";
         CHECK_EQ_INT(run("beamng export '%s' -o '%s' %s", &out, &err, ter, maps, fl), 0);
         CHECK_CONTAINS(err, "re-import with:");
-        CHECK_CONTAINS(err, "--materials grass,rock");
+        CHECK_CONTAINS(err, "--materials 'grass,rock'");
         free(out), free(err);
         CHECK_EQ_INT(run("beamng import '%s/direct_heightmap.png' --materials grass,rock "
                          "--opacity '%s/direct_opacity_0_grass.png' --opacity "

@@ -365,8 +365,8 @@ static void test_import_bad_inputs(void)
     CHECK_CONTAINS(err, "holes_alpha.png: hole map has transparent pixels, the first at (4, 6)");
     free(out), free(err);
 
-    /* Layer maps: grey only, and every value a listed material or 255. */
-    /* A stray index is kept (exported maps of any .ter import back to it) but said loudly. */
+    /* Layer maps: a stray index is kept (exported maps of any .ter import back to it) but said
+     * loudly; a colour picture is refused. */
     tmp_path(p, sizeof p, "layers_bad.png");
     write_png_fn(p, 128, 128, 1, 8, layers_bad);
     CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'", &out, &err, hm,
@@ -424,6 +424,31 @@ static void test_create_usage(void)
     CHECK(!exists(tmp_path(p, sizeof p, "levels/x")));
 }
 
+static void test_export_paths(void)
+{
+    char *out, *err;
+    char ter[1024], file[1024];
+    tmp_path(ter, sizeof ter, "named.ter");
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials 'wet mud,rock' --layer-map "
+                     "'%s/layers_good.png' -q",
+                     &out, &err, hm, ter, tmp),
+                 0);
+    free(out), free(err);
+    /* -o naming a file. */
+    tmp_path(file, sizeof file, "keep.ter");
+    CHECK_EQ_INT(run("beamng export '%s' -o '%s'", &out, &err, ter, file), 1);
+    CHECK_CONTAINS(err, "keep.ter: is a file, expected a folder for the images");
+    free(out), free(err);
+    /* A folder given for the .ter. */
+    CHECK_EQ_INT(run("beamng export '%s/a_folder'", &out, &err, tmp), 1);
+    CHECK_CONTAINS(err, "a_folder: is a folder, expected a .ter file");
+    free(out), free(err);
+    /* The re-import command survives the shell: names with spaces are quoted. */
+    CHECK_EQ_INT(run("beamng export '%s' -o '%s/named_maps'", &out, &err, ter, tmp), 0);
+    CHECK_CONTAINS(err, "--materials 'wet mud,rock'");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -435,5 +460,6 @@ int main(void)
     RUN(test_outputs_never_replace_inputs);
     RUN(test_import_bad_inputs);
     RUN(test_create_usage);
+    RUN(test_export_paths);
     return trn_test_finish();
 }

@@ -708,6 +708,9 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
             return cli_usage_error(ctx, "takes one .ter and one output folder; unexpected '%s'", a);
     }
     if (!in) return cli_usage_error(ctx, "needs a .ter to export");
+    struct stat sb;
+    if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return cli_failf(ctx, "%s: is a folder, expected a .ter file", in);
     cli_format fmt;
     int rc = cli_sniff_file(ctx, in, &fmt);
     if (rc) return rc;
@@ -747,15 +750,29 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     } else if (!ctx->quiet) {
         for (uint32_t i = 0; i < res.path_count; i++)
             fprintf(stderr, "wrote %s\n", res.paths[i]);
-        /* The command that rebuilds the terrain from these images. */
-        if (eo.heightmap && eo.opacity && eo.holes && ter.material_count) {
+        /* The command that rebuilds the terrain from these images; --materials splits at
+         * commas, so a name holding one (or an empty name) cannot be given back that way. */
+        bool listable = true;
+        for (uint32_t i = 0; i < ter.material_count; i++)
+            listable = listable && ter.materials[i] && ter.materials[i][0] &&
+                       !strchr(ter.materials[i], ',');
+        if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && !listable)
+            fprintf(stderr, "(no re-import command: a material name is empty or holds a comma, "
+                            "which --materials cannot express)\n");
+        if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && listable) {
             fprintf(stderr, "re-import with:\n  terrane beamng import ");
             shell_word(stderr, res.paths[0]);
-            fprintf(stderr, " --materials ");
+            fprintf(stderr, " --materials '");
             for (uint32_t i = 0; i < ter.material_count; i++) {
                 if (i) fputc(',', stderr);
-                fputs(ter.materials[i] ? ter.materials[i] : "", stderr);
+                for (const char *c = ter.materials[i]; *c; c++) {
+                    if (*c == '\'')
+                        fputs("'\\''", stderr);
+                    else
+                        fputc(*c, stderr);
+                }
             }
+            fputc('\'', stderr);
             for (uint32_t i = 0; i < res.opacity_count; i++) {
                 fprintf(stderr, " --opacity ");
                 shell_word(stderr, res.paths[res.opacity_first + i]);
