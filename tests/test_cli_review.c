@@ -205,6 +205,30 @@ static void test_validate_messages(void)
     free(ter);
     free(orig);
 
+    /* Extra maps after the layer map (seed 001's layout): where they start, and a fix that
+     * really drops them (convert keeps them). */
+    ter = trn_test_read_file(p, &n);
+    if (ter) {
+        size_t body = 5 + 3u * 128u * 128u, extra = 128u * 128u;
+        uint8_t *x = malloc(n + extra);
+        if (x) {
+            memcpy(x, ter, body);
+            memset(x + body, 0, extra);
+            memcpy(x + body + extra, ter + body, n - body);
+            CHECK(trn_test_write_file(p, x, n + extra));
+            CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+            char want[1200];
+            snprintf(want, sizeof want, "error [ter-extra-maps] %s: offset %zu: the file holds 1",
+                     p, body);
+            CHECK_CONTAINS(out, want);
+            CHECK_CONTAINS(out, "fix: rewrite it in the engine's layout: terrane beamng export");
+            free(out), free(err);
+            free(x);
+        }
+        CHECK(trn_test_write_file(p, ter, n));
+        free(ter);
+    }
+
     /* A TerrainBlock field of the wrong type: the hint is about the field, not the JSON. */
     snprintf(p, sizeof p, "%s/main/items.level.json", level);
     char *items = (char *)trn_test_read_file(p, &n);

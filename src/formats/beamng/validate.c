@@ -430,8 +430,11 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
                 "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
                 ter->warnings[i].message);
     if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5)
-        ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path, -1,
-            "rewrite it in the engine's layout: terrane convert IN.ter OUT.ter",
+        ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path,
+            layers_offset(ter) + (int64_t)ter->size * ter->size,
+            "rewrite it in the engine's layout: terrane beamng export IN.ter -o MAPS, then run "
+            "the import command it prints (terrane convert keeps the extra maps, so that files "
+            "round-trip)",
             "the file holds %u extra %u x %u map(s) after the layer map; the engine reads the "
             "material names right after the layer map, so it misreads them",
             ter->extra_count, ter->size, ter->size);
