@@ -229,6 +229,22 @@ static void test_validate_messages(void)
         free(ter);
     }
 
+    /* A version from the future: the fix must not send the modder to a tool that cannot read
+     * it either. */
+    ter = trn_test_read_file(p, &n);
+    if (ter) {
+        ter[0] = 10;
+        CHECK(trn_test_write_file(p, ter, n));
+        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+        CHECK_CONTAINS(out, "theTerrain.ter: offset 0: version 10 is newer than 9");
+        CHECK_CONTAINS(out, "fix: a newer engine wrote it");
+        CHECK(!strstr(out ? out : "", "terrane convert"));
+        free(out), free(err);
+        ter[0] = 9;
+        CHECK(trn_test_write_file(p, ter, n));
+        free(ter);
+    }
+
     /* A TerrainBlock field of the wrong type: the hint is about the field, not the JSON. */
     snprintf(p, sizeof p, "%s/main/items.level.json", level);
     char *items = (char *)trn_test_read_file(p, &n);

@@ -623,8 +623,9 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     st = trn_ter_read(ter_path, &v->limits, &ter, NULL, NULL, &e);
     if (st == TRN_ERR_VERSION) {
         ADD(v, TRN_SEVERITY_ERROR, "ter-version-too-new", ter_path, e.offset,
-            "resave the terrain with a tool that writes version 9 or lower (terrane convert "
-            "--ter-version 9)",
+            "a newer engine wrote it and no reader of version 9 can open it (terrane cannot "
+            "either): resave it from that engine's World Editor as version 9, or re-import the "
+            "terrain from its heightmap",
             "%s; the engine refuses to load it", e.message);
         return;
     }
