@@ -229,6 +229,33 @@ static void test_validate_messages(void)
         free(ter);
     }
 
+    /* Files are named the way the level folder was given, not as resolved absolute paths. */
+    char spelled[800], tex[1024];
+    snprintf(spelled, sizeof spelled, "%s/game/./levels/beta", tmp);
+    snprintf(tex, sizeof tex, "%s/art/terrains/t_terrane_nm_macro.png", level);
+    size_t tex_n = 0;
+    uint8_t *tex_saved = trn_test_read_file(tex, &tex_n);
+    ter = trn_test_read_file(p, &n);
+    if (tex_saved && ter) {
+        CHECK(unlink(tex) == 0);
+        ter[0] = 11;
+        CHECK(trn_test_write_file(p, ter, n));
+        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, spelled), 1);
+        char want[1200];
+        snprintf(want, sizeof want, "error [ter-version-too-new] %s/theTerrain.ter: offset 0",
+                 spelled);
+        CHECK_CONTAINS(out, want);
+        snprintf(want, sizeof want, "[texture-missing] %s/art/terrains/t_terrane_nm_macro.png",
+                 spelled);
+        CHECK_CONTAINS(out, want);
+        free(out), free(err);
+        ter[0] = 9;
+        CHECK(trn_test_write_file(p, ter, n));
+        CHECK(trn_test_write_file(tex, tex_saved, tex_n));
+    }
+    free(ter);
+    free(tex_saved);
+
     /* A version from the future: the fix must not send the modder to a tool that cannot read
      * it either. */
     ter = trn_test_read_file(p, &n);

@@ -196,6 +196,8 @@ typedef struct png_cache_entry {
 typedef struct vctx {
     const char *level_dir;
     char level_name[256];
+    char real_level[PATH_MAX]; /* realpath of level_dir ("" when unknown) */
+    size_t real_level_len;
     trn_findings *findings;
     trn_beamng_validate_options opt;
     trn_ter_limits limits;
@@ -236,6 +238,20 @@ static const char *json_error_text(const trn_error *e, char *buf, size_t n)
     else
         snprintf(buf, n, "%s", e->message);
     return buf;
+}
+
+/* Paths found through the game root are absolute (realpath); show those inside the level as
+ * the user spelled the level folder, so every finding names files the same way. */
+static void as_given(const vctx *v, char *path, size_t size)
+{
+    size_t n = v->real_level_len;
+    if (!n || strncmp(path, v->real_level, n) != 0 || (path[n] != '/' && path[n] != '\0')) return;
+    size_t ln = strlen(v->level_dir);
+    while (ln > 1 && v->level_dir[ln - 1] == '/')
+        ln--;
+    char out[PATH_MAX];
+    int w = snprintf(out, sizeof out, "%.*s%s", (int)ln, v->level_dir, path + n);
+    if (w > 0 && (size_t)w < sizeof out && (size_t)w < size) memcpy(path, out, (size_t)w + 1);
 }
 
 /* True when (check, file) was already reported: shared textures are reported once. */
@@ -587,6 +603,7 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     trn_error_clear(&e);
     trn_status st = trn_beamng_resolve_path(v->level_dir, tb->terrain_file, ter_path,
                                             sizeof ter_path, &mismatch, &e);
+    as_given(v, ter_path, sizeof ter_path);
     if (st == TRN_ERR_UNSUPPORTED) {
         ADD(v, TRN_SEVERITY_ERROR, "terrain-file-elsewhere", items, -1,
             "point terrainFile into this level (\"/levels/<this level>/NAME.ter\") or validate "
@@ -731,6 +748,7 @@ static void check_texture_file(vctx *v, const char *mname, const char *field, co
     trn_error e;
     trn_error_clear(&e);
     trn_status st = resolve_texture(v, json_path, tex, disk, sizeof disk, &mismatch, &e);
+    as_given(v, disk, sizeof disk);
     if (st == TRN_ERR_UNSUPPORTED) {
         if (!reported(v, "texture-not-checked", tex))
             ADD(v, TRN_SEVERITY_INFO, "texture-not-checked", tex, -1,
@@ -997,6 +1015,8 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
         v.limits = *v.opt.limits;
     else
         trn_ter_limits_default(&v.limits);
+    if (realpath(level_dir, v.real_level)) v.real_level_len = strlen(v.real_level);
+    if (v.real_level_len == 1) v.real_level_len = 0; /* "/" would match every path */
     if (!trn_lvl_level_name(level_dir, v.level_name, sizeof v.level_name))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, level_dir, -1,
                              "cannot tell the level's name from its folder");
