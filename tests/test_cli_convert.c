@@ -132,6 +132,97 @@ static void test_missing_and_wrong_files(void)
     free(out), free(err);
 }
 
+static void test_review_fixes(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    /* The same file spelled two ways is still the input. */
+    make_ter(tmp_path(p, sizeof p, "same.ter"), 8);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s/./same.ter'", p, tmp);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+    CHECK_CONTAINS(err, "same file");
+    free(out), free(err);
+    /* An unknown option is named as such, even without a value after it. */
+    snprintf(cmd, sizeof cmd, "convert '%s' x.png --bogus", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+    CHECK_CONTAINS(err, "unknown option '--bogus'");
+    free(out), free(err);
+    /* Folders and empty files. */
+    snprintf(cmd, sizeof cmd, "info '%s'", tmp);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "is a folder, expected a file");
+    free(out), free(err);
+    tmp_path(q, sizeof q, "empty.ter");
+    CHECK(trn_test_write_file(q, "", 0));
+    snprintf(cmd, sizeof cmd, "info '%s'", q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "empty.ter: offset 0: the file is empty");
+    free(out), free(err);
+    /* Unknown content shows the bytes found. */
+    tmp_path(q, sizeof q, "zip.bin");
+    CHECK(trn_test_write_file(q, "PK\x03\x04", 4));
+    snprintf(cmd, sizeof cmd, "info '%s'", q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "found bytes 50 4b 03 04");
+    free(out), free(err);
+    /* A float raster is not something beamng import reads. */
+    tmp_path(q, sizeof q, "flat.r32");
+    float zeros[128 * 128];
+    memset(zeros, 0, sizeof zeros);
+    CHECK(trn_test_write_file(q, zeros, sizeof zeros));
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "\"beamng_importable\": false");
+    free(out), free(err);
+}
+
+static void test_extra_maps(void)
+{
+    char src[700], dst[700], cmd[2000];
+    char *out, *err;
+    /* A seed-001 style file: one extra size*size block before the material count. */
+    uint32_t size = 8;
+    trn_ter ter;
+    memset(&ter, 0, sizeof ter);
+    ter.version = 7;
+    ter.layout = TRN_TER_LAYOUT_EXTRA_1;
+    ter.size = size;
+    uint16_t heights[64];
+    uint8_t layers[64], extra[64];
+    for (int i = 0; i < 64; i++) {
+        heights[i] = (uint16_t)(i * 100);
+        layers[i] = 0;
+        extra[i] = (uint8_t)i;
+    }
+    ter.heights = heights;
+    ter.layers = layers;
+    ter.extra_maps = extra;
+    ter.extra_count = 1;
+    static char grass[] = "grass";
+    char *names[1] = {grass};
+    uint32_t lens[1] = {5};
+    ter.materials = names;
+    ter.material_lengths = lens;
+    ter.material_count = 1;
+    CHECK_OK(trn_ter_write(tmp_path(src, sizeof src, "extra.ter"), &ter, 7, NULL, NULL, NULL));
+    tmp_path(dst, sizeof dst, "extra_out.ter");
+    /* Default: version 9, engine layout, extra map dropped with a note. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", src, dst);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "dropping 1 extra map");
+    free(out), free(err);
+    size_t n;
+    uint8_t *data = trn_test_read_file(dst, &n);
+    CHECK_EQ_INT(n, 5 + 3 * 64 + 4 + 1 + 5);
+    CHECK(data && data[0] == 9);
+    free(data);
+    /* Its own version: byte-identical, extra map kept. */
+    snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --ter-version 7", src, dst);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK(same_file(src, dst));
+    free(out), free(err);
+}
+
 static void test_info_json(void)
 {
     char p[700], cmd[1600];
@@ -290,6 +381,8 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_usage_errors);
     RUN(test_missing_and_wrong_files);
+    RUN(test_review_fixes);
+    RUN(test_extra_maps);
     RUN(test_info_json);
     RUN(test_info_terrain_json);
     RUN(test_convert_round_trips);

@@ -241,16 +241,6 @@ static bool split_list(cli_ctx *ctx, const char *opt, const char *text, char **s
     return true;
 }
 
-/* True when a and b name the same file: the same inode when both exist (so "./x.png" and a
- * hard link count), else the same spelling. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
-}
-
 static int fail_status(cli_ctx *ctx, const trn_error *e)
 {
     cli_progress_end(ctx);
@@ -440,13 +430,13 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     }
     if (out_ter) {
         /* -o must not replace one of the maps being read. */
-        const char *clobbered = same_file(heightmap, out_ter) ? heightmap
-                                : io.layer_map_path && same_file(io.layer_map_path, out_ter)
-                                    ? io.layer_map_path
-                                : io.holes_path && same_file(io.holes_path, out_ter) ? io.holes_path
-                                                                                     : NULL;
+        const char *clobbered =
+            cli_same_file(heightmap, out_ter)                                ? heightmap
+            : io.layer_map_path && cli_same_file(io.layer_map_path, out_ter) ? io.layer_map_path
+            : io.holes_path && cli_same_file(io.holes_path, out_ter)         ? io.holes_path
+                                                                             : NULL;
         for (uint32_t i = 0; !clobbered && i < op_count; i++)
-            if (same_file(ops[i].path, out_ter)) clobbered = ops[i].path;
+            if (cli_same_file(ops[i].path, out_ter)) clobbered = ops[i].path;
         if (clobbered) {
             rc = cli_usage_error(
                 ctx, "the output %s is the input %s (the same file); inputs are never overwritten",

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_fail(cli_ctx *ctx, const trn_error *err)
@@ -78,6 +79,18 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i)
         return 1;
     }
     return 0;
+}
+
+bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names)
+{
+    static const char *const load_options[] = {"--max-height", "--square-size", "--size",
+                                               "--raw-type", NULL};
+    for (const char *const *n = names; n && *n; n++)
+        if (strcmp(arg, *n) == 0) return true;
+    for (const char *const *n = load_options; *n; n++)
+        if (strcmp(arg, *n) == 0) return true;
+    cli_usage_error(ctx, "unknown option '%s'", arg);
+    return false;
 }
 
 const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i)
@@ -169,4 +182,12 @@ void cli_print_json(json_t *value)
     json_dumpf(value, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', stdout);
     json_decref(value);
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
 }

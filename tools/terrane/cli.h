@@ -58,6 +58,10 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i);
 /* Value of an option that takes one (argv[*i] is the option): advances *i; NULL + message when
  * missing. */
 const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i);
+/* For a verb whose options all take a value except a few flags: true when arg is an option
+ * (starts with '-') listed in names (NULL-terminated) or one of the shared terrain-reading
+ * options; prints "unknown option" and returns false otherwise. */
+bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names);
 /* Parse numbers strictly; false + message on junk. */
 bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *out);
 bool cli_parse_u32(cli_ctx *ctx, const char *opt, const char *text, uint32_t *out);
@@ -96,6 +100,10 @@ void cli_terrain_dispose(cli_terrain *t);
  * --raw-type). opt takes a value, which the caller has fetched. Returns 1 when used, 0 when
  * opt is not one of them, -1 on a bad value (message printed). */
 int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_options *load);
+
+/* True when a and b name the same file: the same inode when both exist (so "./x.png" and a
+ * hard link count), else the same spelling. Outputs must never overwrite inputs. */
+bool cli_same_file(const char *a, const char *b);
 
 /* Print a JSON value to stdout (indented, sorted as built) and release it. */
 void cli_print_json(json_t *value);

@@ -32,7 +32,8 @@ static const char *const help_text =
     "options:\n"
     "  --of FORMAT        ter, png, r16, r32, terragen (instead of the extension)\n"
     "  --ter-version N    .ter version to write (7, 8 or 9; default 9). A .ter written with its\n"
-    "                     own version is byte-identical to the input, extra maps included\n"
+    "                     own version is byte-identical to the input, extra maps included;\n"
+    "                     otherwise extra maps (seed 001's layout) are dropped\n"
     "  --max-height M     metres spanned by the 16-bit range (BeamNG maxHeight; default 2048\n"
     "                     for .ter and 16-bit inputs)\n"
     "  --square-size S    metres per sample step (default 1)\n"
@@ -93,6 +94,16 @@ static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, con
     for (uint32_t w = 0; w < ter.warning_count; w++)
         cli_note(ctx, "warning: %s: %s", in, ter.warnings[w].message);
     uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
+    /* Extra maps are not the engine's layout: keep them only for a faithful round trip (the
+     * input's own version asked for), so a plain convert gives a file the engine reads. */
+    if (ter.extra_count && !(o->ter_version && version == ter.version)) {
+        cli_note(ctx,
+                 "dropping %u extra map(s) found after the layer map (not part of the "
+                 "engine's layout); --ter-version %u keeps them",
+                 ter.extra_count, ter.version);
+        ter.extra_count = 0;
+        ter.layout = TRN_TER_LAYOUT_MODERN;
+    }
     if (ter.layout == TRN_TER_LAYOUT_LEGACY)
         cli_note(ctx, "converting legacy version %u file to the modern layout, version %u",
                  ter.version, version);
@@ -208,6 +219,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         if (c > 0) continue;
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
+            static const char *const names[] = {"--of", "--ter-version", "--byte-order",
+                                                "--compression", NULL};
+            if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
             v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
         }
@@ -255,7 +269,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                "cannot tell the output format from '%s'; use an extension "
                                "(.ter, .png, .r16, .raw, .r32) or --of",
                                out);
-    if (strcmp(in, out) == 0)
+    if (cli_same_file(in, out))
         return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
 
     cli_format in_format = CLI_FORMAT_UNKNOWN;

@@ -24,6 +24,8 @@ const char *cli_format_name(cli_format format);
 cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_size);
 /* Read the first bytes of path and detect; prints errors, returns a CLI exit code. */
 int cli_sniff_file(cli_ctx *ctx, const char *path, cli_format *format);
+/* Print "unrecognised format" with the first bytes found; returns CLI_EXIT_FAIL. */
+int cli_fail_unknown_format(cli_ctx *ctx, const char *path);
 /* trn_raw_type + 1 for a raw extension, else 0. */
 int cli_raw_type_from_path(const char *path);
 /* trn_raw_type + 1 from "r16le|r16be|u8|r32"; -1 (message printed) on junk. */

@@ -348,6 +348,14 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
     const char *kind = format == CLI_FORMAT_PNG ? "png" : "raw";
     bool square_pow2 = img.width == img.height && img.width >= 128 && img.width <= 8192 &&
                        (img.width & (img.width - 1)) == 0;
+    /* beamng import reads PNG and little-endian R16 heightmaps, nothing else. */
+    bool readable = format == CLI_FORMAT_PNG || raw_type == TRN_RAW_U16_LE + 1;
+    const char *beamng_note =
+        !readable     ? "not importable directly (beamng import reads PNG and little-endian R16); "
+                        "convert it to .png first"
+        : square_pow2 ? "importable as a heightmap (square, power of two)"
+                      : "not importable as is (needs a square power of two, 128 to 8192)";
+    bool importable = readable && square_pow2;
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(path));
@@ -359,7 +367,7 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
         if (format == CLI_FORMAT_PNG) json_object_set_new(o, "srgb", json_boolean(pinfo.has_srgb));
         json_object_set_new(o, "min", json_real(lo));
         json_object_set_new(o, "max", json_real(hi));
-        json_object_set_new(o, "beamng_importable", json_boolean(square_pow2));
+        json_object_set_new(o, "beamng_importable", json_boolean(importable));
         cli_print_json(o);
     } else {
         printf("file:      %s\n", path);
@@ -372,10 +380,7 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
                                                                                : "8-bit");
         printf("size:      %u x %u\n", img.width, img.height);
         printf("values:    %g .. %g (first channel)\n", lo, hi);
-        printf("beamng:    %s\n", square_pow2
-                                      ? "importable as a heightmap (square, power of two)"
-                                      : "not importable as is (needs a square power of two, "
-                                        "128 to 8192)");
+        printf("beamng:    %s\n", beamng_note);
     }
     trn_image_dispose(&img);
     return CLI_EXIT_OK;
@@ -396,6 +401,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
         if (a[0] == '-' && a[1]) {
+            if (!cli_known_option(ctx, a, NULL)) return CLI_EXIT_USAGE;
             const char *v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
             c = cli_load_option(ctx, a, v, &load);
@@ -428,8 +434,5 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     default:
         break;
     }
-    return cli_failf(ctx,
-                     "%s: unrecognised format: expected a BeamNG/Torque .ter (version 1-9), "
-                     "Terragen .ter, PNG, or a headerless .r16/.raw/.r32 (use --raw-type)",
-                     path);
+    return cli_fail_unknown_format(ctx, path);
 }

@@ -1,7 +1,9 @@
 /* Loading any supported terrain or image file into a field (+ labels), format from content. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "detect.h"
@@ -77,20 +79,44 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
 
 int cli_sniff_file(cli_ctx *ctx, const char *path, cli_format *format)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
         trn_error e;
         trn_mapped_file mf;
-        /* Reuse the library's wording for missing files and folders. */
+        /* Reuse the library's wording for missing and unreadable files. */
         if (trn_mapped_file_open(&mf, path, 64, &e) != TRN_OK) return cli_fail(ctx, &e);
         trn_mapped_file_close(&mf);
         return cli_failf(ctx, "%s: cannot open", path);
     }
+    if (S_ISDIR(st.st_mode)) return cli_failf(ctx, "%s: is a folder, expected a file", path);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return cli_failf(ctx, "%s: cannot open: %s", path, strerror(errno));
     uint8_t head[64];
     size_t n = fread(head, 1, sizeof head, fp);
     fclose(fp);
+    if (n == 0) return cli_failf(ctx, "%s: offset 0: the file is empty (0 bytes)", path);
     *format = cli_detect_format(path, head, n);
     return CLI_EXIT_OK;
+}
+
+int cli_fail_unknown_format(cli_ctx *ctx, const char *path)
+{
+    uint8_t head[16];
+    size_t n = 0;
+    FILE *fp = fopen(path, "rb");
+    if (fp) {
+        n = fread(head, 1, sizeof head, fp);
+        fclose(fp);
+    }
+    char shown[16 * 4 + 1] = "";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(shown + k, sizeof shown - k, "%s%02x", i ? " " : "", head[i]);
+    return cli_failf(ctx,
+                     "%s: offset 0: unrecognised format: expected a BeamNG/Torque .ter (version "
+                     "1-9), Terragen .ter, PNG, BeamNG .terrain.json, or a headerless "
+                     ".r16/.raw/.r32 (or --raw-type); found bytes %s",
+                     path, shown);
 }
 
 int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_options *load)
@@ -200,10 +226,7 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
                          path);
     case CLI_FORMAT_UNKNOWN:
     default:
-        return cli_failf(ctx,
-                         "%s: unrecognised format: expected a BeamNG/Torque .ter, Terragen .ter, "
-                         "PNG, or a headerless .r16/.raw/.r32 file",
-                         path);
+        return cli_fail_unknown_format(ctx, path);
     }
     cli_progress_end(ctx);
     if (rc) cli_terrain_dispose(out);

@@ -14,7 +14,7 @@ static const verb_entry verbs[] = {
     {"info", cli_verb_info, "describe any supported terrain or image file (format from content)"},
     {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
     {"render", cli_verb_render, "draw a hillshade, height, slope or layer picture as PNG"},
-    {"beamng", cli_verb_beamng, "BeamNG levels: import, create, export, validate"},
+    {"beamng", cli_verb_beamng, "BeamNG levels: import, create, export, validate, migrate"},
 };
 
 static void usage(FILE *out)

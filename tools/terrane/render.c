@@ -77,16 +77,6 @@ bad:
     return false;
 }
 
-/* True when a and b name the same file: the same inode when both exist (so "./x.png" and a
- * hard link count), else the same spelling. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
-}
-
 static bool has_png_extension(const char *path)
 {
     size_t n = strlen(path);
@@ -120,6 +110,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         }
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
+            static const char *const names[] = {"-o",        "--output",       "--mode",
+                                                "--azimuth", "--altitude",     "--z-factor",
+                                                "--scale",   "--height-range", NULL};
+            if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
             v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
         }
@@ -165,7 +159,7 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     if (!has_png_extension(out))
         return cli_usage_error(ctx, "render writes PNG pictures; name the output .png, not '%s'",
                                out);
-    if (same_file(in, out))
+    if (cli_same_file(in, out))
         return cli_usage_error(
             ctx, "the output %s is the input %s (the same file); inputs are never overwritten", out,
             in);
