@@ -845,6 +845,8 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(x, "message", json_string(fi->message));
             json_object_set_new(x, "file", json_string(fi->file));
             if (fi->line > 0) json_object_set_new(x, "line", json_integer(fi->line));
+            if (fi->line > 0 && fi->column > 0)
+                json_object_set_new(x, "column", json_integer(fi->column));
             if (fi->offset >= 0) json_object_set_new(x, "offset", json_integer(fi->offset));
             json_object_set_new(x, "fix", json_string(fi->fix));
             json_array_append_new(arr, x);
@@ -856,7 +858,9 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
             const trn_finding *fi = &f.items[i];
             if (ctx->quiet && fi->severity == TRN_SEVERITY_INFO) continue;
             printf("%s [%s] ", trn_severity_name(fi->severity), fi->check);
-            if (fi->file[0] && fi->line > 0)
+            if (fi->file[0] && fi->line > 0 && fi->column > 0)
+                printf("%s:%d:%d: ", fi->file, fi->line, fi->column);
+            else if (fi->file[0] && fi->line > 0)
                 printf("%s:%d: ", fi->file, fi->line);
             else if (fi->file[0] && fi->offset >= 0)
                 printf("%s: offset %lld: ", fi->file, (long long)fi->offset);

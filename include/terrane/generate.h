@@ -1,0 +1,150 @@
+/* Procedural generation: gradient noise, landform fields, surface context, biome rules. */
+#ifndef TERRANE_GENERATE_H
+#define TERRANE_GENERATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+#include "terrane/recipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Noise. 2D gradient noise of our own, evaluated a row at a time. Output is bit-identical
+ * whatever the thread count, the CPU and whether vector code runs (no FMA contraction, no
+ * fast-math, the same operation order in every code path).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Single-octave gradient noise in about [-1, 1] at (x[k], z[k]) for k < count. */
+void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t count, float *out);
+
+/* Fractal noise of a landform's profile: octaves of trn_noise2 at frequency 1/feature_size
+ * doubling per octave, amplitude roughness^octave; fbm normalised to [0, 1] as (n + 1) / 2,
+ * ridged as the usual 1 - |n| squared and weighted, also in [0, 1]. Samples
+ * (x0 + k*dx, z) for k < count, in world units, before warp/heading/stretch. */
+void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
+                     double roughness, double x0, double dx, double z, size_t count, float *out);
+
+/* A diagnostic when float sampling coordinates would lose precision for this landform over a
+ * terrain of the given size (the finest octave's coordinates beyond 2^22): returns true and
+ * fills msg. Generation then samples in a re-centred domain so heights stay valid. */
+bool trn_landform_precision_check(const trn_landform *landform, double size_x, double size_z,
+                                  char *msg, size_t msg_size);
+
+/* Heights of a landform over field's grid (cells and size must be set, heights allocated):
+ * domain warp (channel landform_warp) first, then heading and stretch, then the profile's
+ * fractal noise (channel landform), then base_height + height_variation * v. Threads split
+ * rows; the result does not depend on their number. */
+trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
+                             trn_progress_fn progress, void *user, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Surface context and biome rules.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Everything a rule looks at for one sample. */
+typedef struct trn_sample_context {
+    double height;         /* world height */
+    double slope;          /* degrees, 0 flat .. 90 vertical (Horn's gradient, edges replicated) */
+    double moisture;       /* 0..1, stable climate field from channel biome_placement */
+    double water_distance; /* world units to the nearest wet sample (0 on a wet sample);
+                              INFINITY when nothing is wet */
+    trn_substrate substrate;
+} trn_sample_context;
+
+/* Moisture at a world position: a smooth field in [0, 1] from the world seed, independent of
+ * the biome list and the landforms. */
+double trn_moisture_at(uint64_t world_seed, double x, double z);
+
+/* Substrate thresholds (documented in docs/recipes.md):
+ *   wet  : water_distance <= TRN_WET_DISTANCE (on or next to water)
+ *   rock : slope >= TRN_ROCK_SLOPE degrees
+ *   sand : height - sea_level <= TRN_SAND_HEIGHT and slope < TRN_SAND_SLOPE (beaches)
+ *   soil : everything else */
+#define TRN_WET_DISTANCE 0.0
+#define TRN_ROCK_SLOPE 35.0
+#define TRN_SAND_HEIGHT 2.0
+#define TRN_SAND_SLOPE 15.0
+trn_substrate trn_substrate_classify(double height, double slope, double water_distance,
+                                     double sea_level);
+
+/* Per-band result of testing one rule against a sample (for explain). */
+typedef enum trn_band_result {
+    TRN_BAND_UNCONSTRAINED = 0,
+    TRN_BAND_INSIDE = 1,
+    TRN_BAND_OUTSIDE = 2,
+} trn_band_result;
+
+typedef enum trn_rule_band {
+    TRN_RULE_BAND_ELEVATION = 0,
+    TRN_RULE_BAND_SLOPE,
+    TRN_RULE_BAND_MOISTURE,
+    TRN_RULE_BAND_WATER_DISTANCE,
+    TRN_RULE_BAND_SUBSTRATE,
+    TRN_RULE_BAND_COUNT
+} trn_rule_band;
+
+typedef struct trn_rule_test {
+    bool matched;
+    trn_band_result bands[TRN_RULE_BAND_COUNT];
+    int first_rejected; /* trn_rule_band of the first OUTSIDE band in the order above, or -1 */
+    double strength;    /* blend strength in [0, 1] used to break priority ties */
+} trn_rule_test;
+
+/* Test one rule. strength = clamp((height - elevation.min) / blend, 0, 1) when blend > 0 and
+ * the elevation band is set, else 1. */
+void trn_rule_test_sample(const trn_rule *rule, const trn_sample_context *ctx, trn_rule_test *out);
+
+/* The winning rule for a sample: highest priority, then highest strength, then the earliest;
+ * -1 when none matched (the default biome applies). */
+int trn_rules_pick(const trn_rule *rules, uint32_t rule_count, const trn_sample_context *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * Generating a recipe.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_biome_source {
+    TRN_BIOME_FROM_DEFAULT = 0,
+    TRN_BIOME_FROM_RULE = 1,
+    TRN_BIOME_FROM_REGION = 2, /* painted regions: the layers issue */
+} trn_biome_source;
+
+/* The result of generating a recipe: the surface and one biome per sample. */
+typedef struct trn_generated {
+    trn_field field;    /* heights */
+    trn_labels biomes;  /* biome index per sample (names = the recipe's biome names) */
+    uint8_t *sources;   /* trn_biome_source per sample */
+    int16_t *rule_index; /* winning rule per sample, -1 when none */
+    float *water_distance; /* per sample, world units (INFINITY when nothing is wet) */
+    double sea_level;
+    trn_sea_level_source sea_level_source;
+    uint64_t cache_key;
+    char **diagnostics; /* warnings such as precision diagnostics */
+    uint32_t diagnostic_count;
+} trn_generated;
+
+typedef struct trn_generate_options {
+    int threads; /* 0 = OpenMP default; results never depend on it */
+} trn_generate_options;
+
+/* Generate: validate, fill the default landform, derive context, assign biomes. Progress
+ * stages: "landform", "water distance", "biomes". On failure or cancel *out is left empty. */
+trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,
+                               trn_generated *out, trn_progress_fn progress, void *user,
+                               trn_error *err);
+
+/* The context of sample (i, j) of a generated terrain. */
+void trn_generated_context(const trn_generated *gen, const trn_recipe *recipe, uint32_t i,
+                           uint32_t j, trn_sample_context *ctx);
+
+void trn_generated_dispose(trn_generated *gen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

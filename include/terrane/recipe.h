@@ -1,0 +1,187 @@
+/* Terrain recipes: the versioned JSON document that describes a procedural terrain. */
+#ifndef TERRANE_RECIPE_H
+#define TERRANE_RECIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever generation output for the same canonical recipe changes; folded into the
+ * cache key. */
+#define TRN_GENERATOR_VERSION 1u
+/* The asset document's format_version this build reads and writes. */
+#define TRN_RECIPE_FORMAT_VERSION 1u
+
+/* ---------------------------------------------------------------------------------------------
+ * Sub-seeds. Every random stream of a world is keyed by a channel whose sub-seed is a hash of
+ * the channel's NAME with the world seed (XXH64(name bytes, seed)), never its position in a
+ * list, so adding a channel changes no other value.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_seed_channel {
+    TRN_CHANNEL_LANDFORM = 0,
+    TRN_CHANNEL_LANDFORM_WARP,
+    TRN_CHANNEL_EROSION,
+    TRN_CHANNEL_HYDROLOGY,
+    TRN_CHANNEL_BIOME_PLACEMENT,
+    TRN_CHANNEL_SCATTER,
+    TRN_CHANNEL_COUNT
+} trn_seed_channel;
+
+/* "landform", "landform_warp", "erosion", "hydrology", "biome_placement", "scatter". */
+const char *trn_seed_channel_name(trn_seed_channel channel);
+/* Sub-seed of a named channel (any name, also ones this build does not know). */
+uint64_t trn_subseed(uint64_t world_seed, const char *channel_name);
+uint64_t trn_subseed_of(uint64_t world_seed, trn_seed_channel channel);
+
+/* ---------------------------------------------------------------------------------------------
+ * The recipe as plain data. Strings are owned, NUL-terminated UTF-8. Arrays keep the
+ * document's order (landforms and biomes are keyed by name in JSON: canonical form sorts them).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_profile { TRN_PROFILE_FBM = 0, TRN_PROFILE_RIDGED = 1 } trn_profile;
+
+/* The shape of the ground. Heights: base_height + height_variation * v, v in [0, 1]. */
+typedef struct trn_landform {
+    char *name;
+    trn_profile profile;      /* default fbm */
+    double base_height;       /* default 0 */
+    double height_variation;  /* default 100, >= 0 */
+    double feature_size;      /* default 256, > 0: world units of the largest octave's period */
+    double roughness;         /* default 0.5, in [0, 1]: amplitude gain per octave */
+    uint32_t octaves;         /* default 5, 1..16 */
+    double warp_amplitude;    /* default 0, >= 0 (0 = no warp, exactly) */
+    double warp_feature_size; /* default 128, > 0 */
+    double stretch;           /* default 1, > 0: elongation along heading */
+    double heading;           /* default 0, degrees from +X toward +Z */
+} trn_landform;
+
+/* How ground looks. */
+typedef struct trn_biome {
+    char *name;
+    float color[4];       /* RGBA 0..1 */
+    char *material;       /* asset id, NULL when absent */
+    double texture_scale; /* default 1, > 0 */
+    char *landform;       /* NULL = the recipe's default landform */
+    bool allow_snow;      /* default true */
+} trn_biome;
+
+typedef enum trn_substrate {
+    TRN_SUBSTRATE_SOIL = 0,
+    TRN_SUBSTRATE_ROCK = 1,
+    TRN_SUBSTRATE_SAND = 2,
+    TRN_SUBSTRATE_WET = 3,
+    TRN_SUBSTRATE_COUNT
+} trn_substrate;
+
+/* "soil", "rock", "sand", "wet". */
+const char *trn_substrate_name(trn_substrate substrate);
+
+/* A [min, max] band; an unset band is unconstrained. Containment is min <= v <= max. */
+typedef struct trn_band {
+    bool set;
+    double min, max;
+} trn_band;
+
+typedef struct trn_rule {
+    char *id;
+    char *biome;
+    char *layer;     /* NULL = no layer (layers arrive with the layers issue) */
+    double priority; /* default 0 */
+    double blend;    /* default 0, >= 0: world units of the strength ramp above elevation.min */
+    trn_band elevation, slope, moisture, water_distance;
+    uint32_t substrate_mask; /* bit (1 << trn_substrate); 0 = unconstrained */
+} trn_rule;
+
+typedef enum trn_sea_level_source {
+    TRN_SEA_LEVEL_EXPLICIT = 0, /* the recipe's sea_level */
+    TRN_SEA_LEVEL_DERIVED = 1,  /* derived from the default landform (see trn_recipe_sea_level) */
+} trn_sea_level_source;
+
+typedef struct trn_recipe {
+    double size_x, size_z;     /* "size": [x, z] world units, > 0 */
+    uint32_t cells_x, cells_z; /* "resolution": [cells_x, cells_z], >= 1 */
+    uint64_t seed;             /* 0 .. 2^63-1 */
+    uint32_t chunk_cells;      /* default 32, >= 1 */
+    bool has_sea_level;
+    double sea_level;
+    char *default_landform; /* must name a landform */
+    trn_landform *landforms;
+    uint32_t landform_count;
+    char *default_biome; /* must name a biome */
+    trn_biome *biomes;
+    uint32_t biome_count;
+    trn_rule *rules;
+    uint32_t rule_count;
+    /* Filled by later issues; parsed as JSON and kept as compact canonical JSON text (NULL when
+     * absent) so documents round-trip. */
+    char *layers_json, *regions_json, *edits_json, *exclusions_json, *palette_json, *graph_json;
+    char *preset_id;       /* NULL when absent */
+    bool has_preset_version;
+    double preset_version;
+} trn_recipe;
+
+/* Release everything a recipe owns and zero it. NULL is a no-op. */
+void trn_recipe_dispose(trn_recipe *recipe);
+
+/* Which document a JSON text is. BeamNG's metadata also ends in .terrain.json. */
+typedef enum trn_document_kind {
+    TRN_DOCUMENT_UNKNOWN = 0,
+    TRN_DOCUMENT_RECIPE,         /* a bare recipe object */
+    TRN_DOCUMENT_TERRAIN_ASSET,  /* {"format_version", "id", "recipe"} */
+    TRN_DOCUMENT_ASSET_MANIFEST, /* NAME.asset.json: {"type": "Terrain", "importer": ...} */
+    TRN_DOCUMENT_BEAMNG_TERRAIN, /* BeamNG .terrain.json (version, datafile, ...) */
+} trn_document_kind;
+
+/* Classify by content (keys present), without validating. */
+trn_document_kind trn_document_classify(const char *text, size_t size);
+const char *trn_document_kind_name(trn_document_kind kind);
+
+/* Parse and validate a recipe from a bare recipe object or a Terrain asset document
+ * (*kind_out says which; may be NULL). Every error carries the JSON path in the message
+ * ("landforms.mountains.octaves: expected a whole number 1..16, found 40") and the line and
+ * column of the offending value; unknown keys are errors. path is used in messages. */
+trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn_recipe *recipe,
+                            trn_document_kind *kind_out, trn_error *err);
+trn_status trn_recipe_read(const char *path, trn_recipe *recipe, trn_document_kind *kind_out,
+                           trn_error *err);
+
+/* Validate a recipe built in code (the same checks as parsing, without positions). */
+trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err);
+
+/* Canonical JSON of the bare recipe: keys sorted where order has no meaning (landforms and
+ * biomes by name, object keys), arrays whose order matters kept (rules), fields at their
+ * defaults omitted, numbers printed shortest-round-trip. Parsing it gives an equal recipe and
+ * printing again gives the same bytes. *text is malloc'd; caller frees. */
+trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
+                                     trn_error *err);
+/* XXH64 of (TRN_GENERATOR_VERSION, canonical JSON). Graph node positions and comments will be
+ * excluded once graphs exist. */
+trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err);
+
+/* Terrain asset source and manifest documents. id is "asset://..." */
+trn_status trn_terrain_asset_write(const char *path, const char *id, const trn_recipe *recipe,
+                                   trn_error *err);
+trn_status trn_terrain_manifest_write(const char *path, const char *source_file, trn_error *err);
+
+/* Sea level used for generation: the explicit value, or derived from the default landform as
+ * base_height + 0.25 * height_variation (a quarter of the relief under water). how (may be
+ * NULL) receives a one-line explanation. */
+double trn_recipe_sea_level(const trn_recipe *recipe, trn_sea_level_source *source, char *how,
+                            size_t how_size);
+
+/* Index of a named landform / biome, or -1. */
+int trn_recipe_find_landform(const trn_recipe *recipe, const char *name);
+int trn_recipe_find_biome(const trn_recipe *recipe, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,9 @@
+/* terrane explain (being written). */
+#include "cli.h"
+
+int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_failf(ctx, "not built yet");
+}
