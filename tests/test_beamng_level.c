@@ -1578,6 +1578,9 @@ static void test_validate_more(void)
     f = validate(level);
     const trn_finding *fi = trn_findings_find(&f, "level-items-invalid");
     CHECK(fi && fi->line == 2 && strstr(fi->file, "items.level.json"));
+    /* The column has its own field, not the message: jansson stops after the token "oops",
+     * at byte 14 of the line. */
+    CHECK(fi && fi->column == 14 && !strstr(fi->message, "column"));
     trn_findings_dispose(&f);
     CHECK(text && write_text(items, text));
     free(text);
@@ -1589,7 +1592,7 @@ static void test_validate_more(void)
     CHECK(write_text(mats, "{\n  \"x\": [\n}\n"));
     f = validate(level);
     fi = trn_findings_find(&f, "materials-invalid");
-    CHECK(fi && fi->line == 3);
+    CHECK(fi && fi->line == 3 && fi->column == 1);
     CHECK(trn_findings_find(&f, "material-unresolved") != NULL);
     CHECK(trn_findings_find(&f, "texture-set-missing") != NULL);
     trn_findings_dispose(&f);
@@ -1621,7 +1624,7 @@ static void test_validate_more(void)
     CHECK(write_text(json_path, "{\n\"version\": 9,\n"));
     f = validate(level);
     fi = trn_findings_find(&f, "terrain-json-invalid");
-    CHECK(fi && fi->line == 3);
+    CHECK(fi && fi->line == 3 && fi->column == 1); /* the end of the file */
     trn_findings_dispose(&f);
     CHECK(json && write_text(json_path, json));
     free(json);

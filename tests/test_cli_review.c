@@ -304,7 +304,26 @@ static void test_validate_messages(void)
         CHECK(trn_test_write_file(extra, bad, strlen(bad)));
         CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 1);
         CHECK_CONTAINS(out, "error [materials-invalid]");
-        CHECK_CONTAINS(out, "broken.materials.json:3: column 29: invalid JSON");
+        CHECK_CONTAINS(out, "broken.materials.json:3:29: invalid JSON");
+        free(out), free(err);
+        /* JSON output carries the column as a field of its own. */
+        CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --format json", &out, &err, level),
+                     1);
+        json_error_t je;
+        json_t *doc = json_loads(out ? out : "", 0, &je);
+        bool seen = false;
+        for (size_t i = 0; i < json_array_size(json_object_get(doc, "findings")); i++) {
+            const json_t *x = json_array_get(json_object_get(doc, "findings"), i);
+            if (strcmp(json_string_value(json_object_get(x, "check")), "materials-invalid"))
+                continue;
+            seen = true;
+            CHECK_EQ_INT(json_integer_value(json_object_get(x, "line")), 3);
+            CHECK_EQ_INT(json_integer_value(json_object_get(x, "column")), 29);
+            CHECK_CONTAINS(json_string_value(json_object_get(x, "message")), "invalid JSON");
+            CHECK(!strstr(json_string_value(json_object_get(x, "message")), "column"));
+        }
+        CHECK(seen);
+        json_decref(doc);
         free(out), free(err);
         CHECK(unlink(extra) == 0);
     }

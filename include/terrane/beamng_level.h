@@ -45,6 +45,8 @@ typedef struct trn_finding {
     char file[1024];   /* the file it is about ("" when none) */
     int64_t offset;    /* byte offset in file, -1 when not tied to a byte */
     int line;          /* 1-based line in file, 0 when not known */
+    int column;        /* 1-based column (bytes) in that line, 0 when not known; JSON syntax
+                          errors have one */
     char fix[512];     /* how to fix it */
 } trn_finding;
 
@@ -467,8 +469,12 @@ typedef struct trn_beamng_validate_options {
 
 /* Check level_dir (a levels/NAME folder) for the "common issues" of seed 000 and append one
  * finding per problem to *findings (each with a check id and a fix hint). Returns TRN_OK when
- * the checks ran, whatever they found; an error only when level_dir is not a folder or memory
- * runs out. Game paths ("/levels/NAME/x") resolve against the folder that contains levels/, or
+ * the checks ran, whatever they found. Before any check (nothing appended) it fails with
+ * TRN_ERR_NOT_FOUND when level_dir does not exist, TRN_ERR_INVALID_ARGUMENT when it is a file
+ * (or NULL) and TRN_ERR_FORMAT when it is a folder that does not look like a level (none of
+ * main/, info.json, main.level.json, a .mis file or art/terrains/; the message names the levels
+ * it holds, if any). TRN_ERR_CANCELLED leaves *findings as it was; TRN_ERR_NO_MEMORY keeps what
+ * was found. Game paths ("/levels/NAME/x") resolve against the folder that contains levels/, or
  * against level_dir itself when its name is NAME. options NULL = defaults. */
 trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_options *options,
                                trn_findings *findings, trn_progress_fn progress, void *user,

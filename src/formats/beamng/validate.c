@@ -229,15 +229,14 @@ static bool is_syntax_error(const trn_error *e)
     return strncmp(e->message, "invalid JSON", 12) == 0;
 }
 
-/* A reader's JSON error as a finding message: findings keep the line, so the column goes into
- * the text ("column 13: invalid JSON: ...") where the reader knows it. */
-static const char *json_error_text(const trn_error *e, char *buf, size_t n)
+/* A reader's error position onto the last finding: the line, and the column for syntax errors
+ * only (schema errors are set at column 1 of their line, which points at nothing). */
+static void set_last_position(vctx *v, const trn_error *e)
 {
-    if (is_syntax_error(e) && e->column > 0)
-        snprintf(buf, n, "column %d: %s", e->column, e->message);
-    else
-        snprintf(buf, n, "%s", e->message);
-    return buf;
+    if (!v->findings->count) return;
+    trn_finding *f = &v->findings->items[v->findings->count - 1];
+    f->line = e->line;
+    f->column = is_syntax_error(e) && e->line > 0 ? e->column : 0;
 }
 
 /* Paths found through the game root are absolute (realpath); show those inside the level as
@@ -363,12 +362,11 @@ static void load_material_files(vctx *v)
         trn_status st = trn_material_file_read(paths[i], &v->files[i].mf, &e);
         v->files[i].ok = st == TRN_OK;
         if (st) {
-            char text[600];
             ADD(v, TRN_SEVERITY_ERROR, "materials-invalid", paths[i], e.offset,
                 "fix the JSON at that place; the engine skips a materials file it cannot parse, "
                 "so every material in it is missing",
-                "%s", json_error_text(&e, text, sizeof text));
-            set_last_line(v, e.line);
+                "%s", e.message);
+            set_last_position(v, &e);
         }
     }
     free(paths); /* the strings now belong to v->files */
@@ -539,11 +537,9 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     trn_error e;
     trn_error_clear(&e);
     if (trn_terrain_json_read(json_path, &tj, &e)) {
-        char text[600];
         ADD(v, TRN_SEVERITY_WARNING, "terrain-json-invalid", json_path, e.offset,
-            "fix it, or resave the terrain to have it rewritten", "%s",
-            json_error_text(&e, text, sizeof text));
-        set_last_line(v, e.line);
+            "fix it, or resave the terrain to have it rewritten", "%s", e.message);
+        set_last_position(v, &e);
         return;
     }
     if (trn_terrain_json_compare(&tj, json_path, ter, ter_path, tb->terrain_file, v->findings, NULL,
@@ -1034,7 +1030,7 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
     if (bst == TRN_ERR_NO_MEMORY)
         v.oom = true;
     else if (bst) {
-        char text[600], fix[300];
+        char fix[300];
         if (is_syntax_error(&e))
             snprintf(fix, sizeof fix,
                      "each line of items.level.json must be one complete JSON "
@@ -1051,9 +1047,8 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
             else
                 snprintf(fix, sizeof fix, "correct the field named in the message");
         }
-        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset, fix, "%s",
-            json_error_text(&e, text, sizeof text));
-        set_last_line(&v, e.line);
+        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset, fix, "%s", e.message);
+        set_last_position(&v, &e);
     } else if (block_count == 0) {
         char items[PATH_MAX];
         trn_lvl_join(items, sizeof items, level_dir, "main/items.level.json");
