@@ -103,6 +103,28 @@ void trn_rule_test_sample(const trn_rule *rule, const trn_sample_context *ctx, t
  * -1 when none matched (the default biome applies). */
 int trn_rules_pick(const trn_rule *rules, uint32_t rule_count, const trn_sample_context *ctx);
 
+/* Slope in degrees (0 flat .. 90) at sample (i, j): Horn's 3x3 gradient over the cell sizes
+ * size_x / cells_x and size_z / cells_z, samples beyond the grid replicated from the nearest
+ * edge sample. Interior samples give exactly the angle `terrane render --mode slope` draws
+ * (trn_render_slope with z_factor and scale 1); its edge pixels extrapolate the gdaldem way.
+ * The field needs at least one cell each way; i and j must be on the grid. */
+double trn_field_slope_at(const trn_field *field, uint32_t i, uint32_t j);
+/* The cells_x + 1 slopes of row j into out, each equal to trn_field_slope_at's. */
+void trn_field_slope_row(const trn_field *field, uint32_t j, double *out);
+
+/* Distance to water. A sample is wet when its height is below sea_level (strictly) and it
+ * connects to the field's border through samples below sea level, 4-neighbour steps: the sea
+ * inferred when no water bodies are given. An inland pit below sea level is dry. out (one
+ * float per sample, the field's layout, caller-allocated) receives the exact Euclidean
+ * distance in world units from each sample to the nearest wet sample (Felzenszwalb and
+ * Huttenlocher's transform, two 1D passes, cell sizes size_x / cells_x and size_z / cells_z):
+ * 0 on wet samples, INFINITY everywhere when nothing is wet. Temporaries are per row or column
+ * (plus a span stack for the flood fill); out doubles as the working grid, so on failure or
+ * cancel its content is unspecified. Threads split columns, then rows: the result does not
+ * depend on their number. Progress stage "water distance". */
+trn_status trn_water_distance_fill(const trn_field *field, double sea_level, float *out,
+                                   trn_progress_fn progress, void *user, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Generating a recipe.
  * ------------------------------------------------------------------------------------------- */

@@ -1,0 +1,282 @@
+/* Generating a recipe: the default landform's heights, then per sample slope, moisture, water
+ * distance, substrate and the biome that the rules (or the default) assign. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/progress.h"
+#include "terrane/generate.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Sample coordinates exactly as ARCHITECTURE.md states them (i * size / cells), shared by
+ * generation and trn_generated_context so explain sees the very values generation used. */
+static double sample_x(const trn_recipe *recipe, uint32_t i)
+{
+    return (double)i * recipe->size_x / (double)recipe->cells_x;
+}
+
+static double sample_z(const trn_recipe *recipe, uint32_t j)
+{
+    return (double)j * recipe->size_z / (double)recipe->cells_z;
+}
+
+/* A sub-step's progress in its slice of the parent's range. */
+static int progress_bridge(double done, const char *stage, void *user)
+{
+    return trn_progress_report(user, done, stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static trn_status oom(trn_error *err, const char *what)
+{
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "generate: out of memory for %s", what);
+}
+
+static trn_status add_diagnostic(trn_generated *gen, const char *text, trn_error *err)
+{
+    char **list = realloc(gen->diagnostics, (gen->diagnostic_count + 1) * sizeof *list);
+    if (!list) return oom(err, "a diagnostic");
+    gen->diagnostics = list;
+    size_t n = strlen(text);
+    char *copy = malloc(n + 1);
+    if (!copy) return oom(err, "a diagnostic");
+    memcpy(copy, text, n + 1);
+    list[gen->diagnostic_count++] = copy;
+    return TRN_OK;
+}
+
+void trn_generated_dispose(trn_generated *gen)
+{
+    if (!gen) return;
+    trn_field_dispose(&gen->field);
+    trn_labels_dispose(&gen->biomes);
+    free(gen->sources);
+    free(gen->rule_index);
+    free(gen->water_distance);
+    for (uint32_t k = 0; k < gen->diagnostic_count; k++)
+        free(gen->diagnostics[k]);
+    free(gen->diagnostics);
+    memset(gen, 0, sizeof *gen);
+}
+
+/* What the biome pass needs, shared by every row. */
+typedef struct biome_pass {
+    const trn_recipe *recipe;
+    trn_generated *gen;
+    const uint8_t *rule_biome; /* biome index of each rule */
+    uint8_t default_biome;
+    bool need_slope, need_moisture; /* skip work no rule can look at */
+} biome_pass;
+
+static void biome_row(const biome_pass *bp, uint32_t j, double *slope, double *moisture)
+{
+    const trn_recipe *recipe = bp->recipe;
+    trn_generated *gen = bp->gen;
+    const size_t nx = (size_t)recipe->cells_x + 1u, base = (size_t)j * nx;
+    if (bp->need_slope)
+        trn_field_slope_row(&gen->field, j, slope);
+    else
+        for (size_t i = 0; i < nx; i++)
+            slope[i] = 0.0;
+    const double z = sample_z(recipe, j);
+    for (size_t i = 0; i < nx; i++)
+        moisture[i] =
+            bp->need_moisture ? trn_moisture_at(recipe->seed, sample_x(recipe, (uint32_t)i), z) : 0;
+    for (size_t i = 0; i < nx; i++) {
+        trn_sample_context ctx;
+        ctx.height = (double)gen->field.heights[base + i];
+        ctx.slope = slope[i];
+        ctx.moisture = moisture[i];
+        ctx.water_distance = (double)gen->water_distance[base + i];
+        ctx.substrate =
+            trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
+        const int r = trn_rules_pick(recipe->rules, recipe->rule_count, &ctx);
+        gen->biomes.values[base + i] = r >= 0 ? bp->rule_biome[r] : bp->default_biome;
+        gen->sources[base + i] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
+        gen->rule_index[base + i] = (int16_t)r;
+    }
+}
+
+/* Rows in bands, each row one task with its own scratch, so the thread count cannot change
+ * the result; progress and cancel between bands. */
+static trn_status assign_biomes(const biome_pass *bp, int threads, const trn_progress *pr,
+                                trn_error *err)
+{
+    const trn_recipe *recipe = bp->recipe;
+    const size_t nx = (size_t)recipe->cells_x + 1u;
+    const uint32_t nz = recipe->cells_z + 1u;
+    double *scratch = NULL;
+    size_t per_thread;
+    if (!trn_mul_size(nx, 2, &per_thread) ||
+        !trn_mul_size(per_thread, (size_t)threads, &per_thread))
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "generate: rows too long");
+    scratch = malloc(per_thread * sizeof *scratch);
+    if (!scratch) return oom(err, "row scratch");
+    const char *stage = "biomes";
+    trn_status st = TRN_OK;
+    if (trn_progress_report(pr, 0.0, stage)) st = TRN_ERR_CANCELLED;
+    uint32_t band = nz / 32u;
+    if (band < 64) band = 64;
+    for (uint32_t j0 = 0; st == TRN_OK && j0 < nz; j0 += band) {
+        const long long j1 = (long long)(nz - j0 > band ? j0 + band : nz);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+        for (long long j = (long long)j0; j < j1; j++) {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            double *row = scratch + (size_t)t * 2u * nx;
+            biome_row(bp, (uint32_t)j, row, row + nx);
+        }
+        if (trn_progress_report(pr, (double)j1 / (double)nz, stage)) st = TRN_ERR_CANCELLED;
+    }
+    free(scratch);
+    if (st == TRN_ERR_CANCELLED)
+        return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
+    return st;
+}
+
+static bool any_rule_uses(const trn_recipe *recipe, bool slope, bool moisture)
+{
+    for (uint32_t r = 0; r < recipe->rule_count; r++) {
+        const trn_rule *rule = &recipe->rules[r];
+        if (slope && (rule->slope.set || rule->substrate_mask)) return true;
+        if (moisture && rule->moisture.set) return true;
+    }
+    return false;
+}
+
+static trn_status generate(const trn_recipe *recipe, int threads, trn_generated *gen,
+                           const trn_progress *pr, trn_error *err)
+{
+    trn_status st = trn_recipe_validate(recipe, err);
+    if (st) return st;
+    /* Labels are bytes with 255 reserved for "none"; rule indices are int16 with -1 = none. */
+    if (recipe->biome_count > TRN_LABEL_NONE)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "biomes: %u biomes, at most %u can be generated", recipe->biome_count,
+                             TRN_LABEL_NONE);
+    if (recipe->rule_count > (uint32_t)INT16_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "rules: %u rules, at most %d can be generated", recipe->rule_count,
+                             INT16_MAX);
+    const int landform = trn_recipe_find_landform(recipe, recipe->default_landform);
+    const int default_biome = trn_recipe_find_biome(recipe, recipe->default_biome);
+    if (landform < 0 || default_biome < 0)
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "default_landform and default_biome must name a landform and a "
+                             "biome");
+    uint8_t *rule_biome = malloc(recipe->rule_count ? recipe->rule_count : 1u);
+    if (!rule_biome) return oom(err, "the rule table");
+    for (uint32_t r = 0; r < recipe->rule_count; r++) {
+        const int b = trn_recipe_find_biome(recipe, recipe->rules[r].biome);
+        if (b < 0) {
+            free(rule_biome);
+            return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                                 "rules[%u].biome: \"%s\" is not a biome of this recipe", r,
+                                 recipe->rules[r].biome ? recipe->rules[r].biome : "");
+        }
+        rule_biome[r] = (uint8_t)b;
+    }
+
+    if ((st = trn_recipe_cache_key(recipe, &gen->cache_key, err))) goto done;
+    gen->sea_level = trn_recipe_sea_level(recipe, &gen->sea_level_source, NULL, 0);
+    char msg[512];
+    if (trn_landform_precision_check(&recipe->landforms[landform], recipe->size_x, recipe->size_z,
+                                     msg, sizeof msg) &&
+        (st = add_diagnostic(gen, msg, err)))
+        goto done;
+
+    /* The five per-sample arrays: 4 + 1 + 1 + 2 + 4 = 12 bytes a sample, nothing else
+     * full-size. */
+    if ((st = trn_field_init(&gen->field, recipe->cells_x, recipe->cells_z, recipe->size_x,
+                             recipe->size_z, err)))
+        goto done;
+    if ((st = trn_labels_init(&gen->biomes, recipe->cells_x, recipe->cells_z, err))) goto done;
+    for (uint32_t b = 0; b < recipe->biome_count && !st; b++)
+        st = trn_labels_add_name(&gen->biomes, recipe->biomes[b].name,
+                                 strlen(recipe->biomes[b].name), err);
+    if (st) goto done;
+    const size_t n = trn_field_sample_count(&gen->field);
+    gen->sources = malloc(n);
+    gen->rule_index = malloc(n * sizeof *gen->rule_index);
+    gen->water_distance = malloc(n * sizeof *gen->water_distance);
+    if (!gen->sources || !gen->rule_index || !gen->water_distance) {
+        st = oom(err, "the per-sample maps");
+        goto done;
+    }
+
+    trn_progress sub = trn_progress_sub(pr, 0.0, 0.6);
+    if ((st = trn_landform_fill(&recipe->landforms[landform], recipe->seed, &gen->field,
+                                progress_bridge, &sub, err)))
+        goto done;
+    sub = trn_progress_sub(pr, 0.6, 0.75);
+    if ((st = trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                      progress_bridge, &sub, err)))
+        goto done;
+
+    biome_pass bp;
+    bp.recipe = recipe;
+    bp.gen = gen;
+    bp.rule_biome = rule_biome;
+    bp.default_biome = (uint8_t)default_biome;
+    bp.need_slope = any_rule_uses(recipe, true, false);
+    bp.need_moisture = any_rule_uses(recipe, false, true);
+    sub = trn_progress_sub(pr, 0.75, 1.0);
+    st = assign_biomes(&bp, threads, &sub, err);
+done:
+    free(rule_biome);
+    return st;
+}
+
+trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,
+                               trn_generated *out, trn_progress_fn progress, void *user,
+                               trn_error *err)
+{
+    if (!out) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "generate: no output");
+    memset(out, 0, sizeof *out);
+    if (!recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "generate: no recipe");
+    if (options && options->threads < 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "generate: threads must be 0 (default) or positive, not %d",
+                             options->threads);
+    int threads = 1;
+#ifdef _OPENMP
+    /* The landform fill uses OpenMP's default team: set it for this call, then restore it. */
+    const int saved_threads = omp_get_max_threads();
+    threads = options && options->threads > 0 ? options->threads : saved_threads;
+    omp_set_num_threads(threads);
+#endif
+    trn_generated gen;
+    memset(&gen, 0, sizeof gen);
+    trn_progress pr = trn_progress_make(progress, user);
+    trn_status st = generate(recipe, threads, &gen, &pr, err);
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
+    if (st) {
+        trn_generated_dispose(&gen);
+        return st;
+    }
+    *out = gen;
+    return TRN_OK;
+}
+
+void trn_generated_context(const trn_generated *gen, const trn_recipe *recipe, uint32_t i,
+                           uint32_t j, trn_sample_context *ctx)
+{
+    const size_t k = (size_t)j * ((size_t)gen->field.cells_x + 1u) + i;
+    ctx->height = (double)gen->field.heights[k];
+    ctx->slope = trn_field_slope_at(&gen->field, i, j);
+    ctx->moisture = trn_moisture_at(recipe->seed, sample_x(recipe, i), sample_z(recipe, j));
+    ctx->water_distance = (double)gen->water_distance[k];
+    ctx->substrate =
+        trn_substrate_classify(ctx->height, ctx->slope, ctx->water_distance, gen->sea_level);
+}
