@@ -1,5 +1,6 @@
-/* libFuzzer target for TerrainBlocks in items.level.json: read, put a block, check the edit.
+/* libFuzzer target for TerrainBlocks in items.level.json: read line by line, put a block, check.
  */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,60 @@ static size_t split_lines(const char *text, size_t size, line_span **lines)
         pos = nl ? end + 1 : size;
     }
     return n;
+}
+
+/* What one line is, judged with jansson alone (the oracle the reader is checked against). */
+typedef enum line_kind {
+    LINE_BLANK,  /* only white space (isspace, as the reader skips it) */
+    LINE_BAD,    /* not valid JSON, or not an object: always a problem */
+    LINE_OBJECT, /* an object of another class: neither a block nor a problem */
+    LINE_BLOCK,  /* an object of class TerrainBlock: a block, or a problem on its fields */
+} line_kind;
+
+static line_kind classify(const char *text, const line_span *l)
+{
+    bool blank = true;
+    /* The reader tests the whole line up to '\n', its '\r' included. */
+    for (size_t i = l->start; i < l->next && text[i] != '\n'; i++)
+        blank = blank && isspace((unsigned char)text[i]);
+    if (blank) return LINE_BLANK;
+    json_error_t je;
+    json_t *obj = json_loadb(text + l->start, l->body - l->start, 0, &je);
+    const json_t *cls = json_object_get(obj, "class");
+    line_kind k = !json_is_object(obj) ? LINE_BAD
+                  : json_is_string(cls) && strcmp(json_string_value(cls), "TerrainBlock") == 0
+                      ? LINE_BLOCK
+                      : LINE_OBJECT;
+    json_decref(obj);
+    return k;
+}
+
+static bool contains(const char *s, size_t n, const char *needle, size_t k)
+{
+    for (size_t i = 0; k <= n && i <= n - k; i++)
+        if (memcmp(s + i, needle, k) == 0) return true;
+    return false;
+}
+
+/* A line that put refuses to add a block beside: not valid JSON, and either holding a backslash
+ * or mentioning both TerrainBlock and the name in quotes. */
+static bool line_is_suspect(const char *text, const line_span *l, const char *name)
+{
+    const char *s = text + l->start;
+    size_t n = l->body - l->start;
+    json_error_t je;
+    json_t *v = json_loadb(s, n, 0, &je);
+    json_decref(v);
+    if (v || !n) return false;
+    size_t k = strlen(name);
+    char *quoted = malloc(k + 2);
+    FUZZ_ASSERT(quoted != NULL);
+    quoted[0] = quoted[k + 1] = '"';
+    memcpy(quoted + 1, name, k);
+    bool suspect = memchr(s, '\\', n) != NULL ||
+                   (contains(s, n, "TerrainBlock", 12) && contains(s, n, quoted, k + 2));
+    free(quoted);
+    return suspect;
 }
 
 /* True when the line is, on its own, a JSON object of class TerrainBlock named name: exactly the
@@ -98,27 +153,65 @@ static double pick(const uint8_t *data, size_t size, size_t i)
     return values[size ? (data[(i * 7) % size] + i) % VALUE_COUNT : i % VALUE_COUNT];
 }
 
+/* Read leniently; every problem is a level-items-invalid error on a line of its own. */
+static void parse_checked(const char *text, size_t size, trn_terrain_block **blocks, size_t *count,
+                          trn_findings *problems)
+{
+    trn_error e;
+    memset(problems, 0, sizeof *problems);
+    FUZZ_ASSERT(trn_items_parse_terrain_blocks(text, size, ITEMS_PATH, blocks, count, problems,
+                                               &e) == TRN_OK);
+    for (size_t i = 0; i < problems->count; i++) {
+        const trn_finding *f = &problems->items[i];
+        FUZZ_ASSERT(strcmp(f->check, "level-items-invalid") == 0);
+        FUZZ_ASSERT(f->severity == TRN_SEVERITY_ERROR && f->message[0] && f->fix[0]);
+        FUZZ_ASSERT(strcmp(f->file, ITEMS_PATH) == 0);
+        FUZZ_ASSERT(f->line >= 1 && (i == 0 || f->line > problems->items[i - 1].line));
+        FUZZ_ASSERT(f->column >= 0 && f->offset >= 0 && f->offset <= (int64_t)size);
+        for (size_t b = 0; b < *count; b++)
+            FUZZ_ASSERT((*blocks)[b].source_line != f->line);
+    }
+}
+
+static const trn_finding *problem_on(const trn_findings *problems, int line)
+{
+    for (size_t i = 0; i < problems->count; i++)
+        if (problems->items[i].line == line) return &problems->items[i];
+    return NULL;
+}
+
 /* Put tb into the input text and check: every other line kept byte for byte, the replaced line
- * is the first one that is a TerrainBlock with tb's name (else a line is appended), and the
- * result reads back with tb in that place and every other block as it was. */
+ * is the first one that is a TerrainBlock with tb's name (else a line is appended, unless a line
+ * that is not JSON may be that block: then put refuses), and the result reads back with tb in
+ * that place and every other block and problem as it was. */
 static void put_and_check(const char *text, size_t size, const trn_terrain_block *tb,
-                          const trn_terrain_block *blocks, size_t count, bool read_ok)
+                          const trn_terrain_block *blocks, size_t count,
+                          const trn_findings *problems)
 {
     char *out = NULL;
     size_t out_size = 0;
     trn_error e;
-    FUZZ_ASSERT(trn_items_put_terrain_block_text(text, size, ITEMS_PATH, tb, &out, &out_size, &e) ==
-                TRN_OK);
-    FUZZ_ASSERT(out && out[out_size] == '\0');
+    trn_status st =
+        trn_items_put_terrain_block_text(text, size, ITEMS_PATH, tb, &out, &out_size, &e);
 
     line_span *lines;
     size_t line_count = split_lines(text, size, &lines);
     size_t target = line_count; /* index of the line that must be replaced; none = append */
-    for (size_t i = 0; i < line_count; i++)
-        if (line_is_block_named(text, &lines[i], tb->name)) {
-            target = i;
-            break;
-        }
+    size_t suspect = line_count;
+    for (size_t i = 0; i < line_count; i++) {
+        if (target == line_count && line_is_block_named(text, &lines[i], tb->name)) target = i;
+        if (suspect == line_count && line_is_suspect(text, &lines[i], tb->name)) suspect = i;
+    }
+    if (target == line_count && suspect < line_count) {
+        FUZZ_ASSERT(st == TRN_ERR_JSON && out == NULL);
+        FUZZ_ASSERT(e.line == (int)suspect + 1 && e.column >= 1);
+        FUZZ_ASSERT(e.offset >= (int64_t)lines[suspect].start &&
+                    e.offset <= (int64_t)lines[suspect].body);
+        free(lines);
+        return;
+    }
+    FUZZ_ASSERT(st == TRN_OK);
+    FUZZ_ASSERT(out && out[out_size] == '\0');
     size_t bom = (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
     const char *put_line;
     size_t put_len;
@@ -132,16 +225,18 @@ static void put_and_check(const char *text, size_t size, const trn_terrain_block
         put_line = out + l->start;
         put_len = out_size - tail - l->start;
     } else {
-        /* out = text + a line ending when the last line had none + the block + a line ending
-         * (CRLF when the first line ends so). */
+        /* out = text + a line ending when the last line had none (just "\n" after a '\r') +
+         * the block + a line ending (CRLF when the first line ends so). */
         bool crlf = line_count > 0 && lines[0].next > lines[0].body + 1;
         const char *eol = crlf ? "\r\n" : "\n";
         size_t eol_len = strlen(eol);
         FUZZ_ASSERT(out_size > size && memcmp(out, text, size) == 0);
         size_t pos = size;
         if (size > bom && text[size - 1] != '\n') {
-            FUZZ_ASSERT(out_size >= pos + eol_len && memcmp(out + pos, eol, eol_len) == 0);
-            pos += eol_len;
+            const char *end_last = text[size - 1] == '\r' ? "\n" : eol;
+            size_t end_len = strlen(end_last);
+            FUZZ_ASSERT(out_size >= pos + end_len && memcmp(out + pos, end_last, end_len) == 0);
+            pos += end_len;
         }
         FUZZ_ASSERT(out_size >= pos + eol_len);
         FUZZ_ASSERT(memcmp(out + out_size - eol_len, eol, eol_len) == 0);
@@ -153,41 +248,45 @@ static void put_and_check(const char *text, size_t size, const trn_terrain_block
     /* The new line alone reads back as tb. */
     trn_terrain_block *one = NULL;
     size_t one_count = 0;
-    FUZZ_ASSERT(trn_items_parse_terrain_blocks(put_line, put_len, NULL, &one, &one_count, &e) ==
-                TRN_OK);
+    FUZZ_ASSERT(trn_items_parse_terrain_blocks(put_line, put_len, NULL, &one, &one_count, NULL,
+                                               &e) == TRN_OK);
     FUZZ_ASSERT(one_count == 1);
     assert_same_block(tb, &one[0]);
     trn_terrain_blocks_free(one, one_count);
 
-    /* A file that read before reads after, with the same blocks around the put one. */
-    if (read_ok) {
-        trn_terrain_block *again = NULL;
-        size_t again_count = 0;
-        trn_status st =
-            trn_items_parse_terrain_blocks(out, out_size, ITEMS_PATH, &again, &again_count, &e);
-        if (st) fprintf(stderr, "re-read failed: %s\n", e.message);
-        FUZZ_ASSERT(st == TRN_OK);
-        int put_line_no = (int)(target < line_count ? target + 1 : line_count + 1);
-        FUZZ_ASSERT(again_count == count + (target < line_count ? 0u : 1u));
-        size_t j = 0;
-        for (size_t i = 0; i < again_count; i++) {
-            if (again[i].source_line == put_line_no) {
-                assert_same_block(tb, &again[i]);
-                /* The replaced block was read from that line before. */
-                if (target < line_count) {
-                    FUZZ_ASSERT(j < count && blocks[j].source_line == put_line_no);
-                    j++;
-                }
-                continue;
-            }
-            FUZZ_ASSERT(j < count);
-            assert_same_block(&blocks[j], &again[i]);
-            FUZZ_ASSERT(blocks[j].source_line == again[i].source_line);
-            j++;
+    /* The whole file reads back with the same blocks and problems around the put line (whose
+     * old block or field problem, if any, is gone). */
+    trn_terrain_block *again = NULL;
+    size_t again_count = 0;
+    trn_findings again_problems;
+    parse_checked(out, out_size, &again, &again_count, &again_problems);
+    int put_line_no = (int)(target < line_count ? target + 1 : line_count + 1);
+    size_t j = 0;
+    for (size_t i = 0; i < again_count; i++) {
+        if (again[i].source_line == put_line_no) {
+            assert_same_block(tb, &again[i]);
+            if (j < count && blocks[j].source_line == put_line_no) j++;
+            continue;
         }
-        FUZZ_ASSERT(j == count);
-        trn_terrain_blocks_free(again, again_count);
+        FUZZ_ASSERT(j < count);
+        assert_same_block(&blocks[j], &again[i]);
+        FUZZ_ASSERT(blocks[j].source_line == again[i].source_line);
+        j++;
     }
+    FUZZ_ASSERT(j == count);
+    size_t k = 0;
+    for (size_t i = 0; i < problems->count; i++) {
+        const trn_finding *was = &problems->items[i];
+        if (was->line == put_line_no) continue;
+        FUZZ_ASSERT(k < again_problems.count);
+        const trn_finding *now = &again_problems.items[k++];
+        FUZZ_ASSERT(now->line == was->line && now->column == was->column);
+        FUZZ_ASSERT(strcmp(now->message, was->message) == 0);
+        if (was->line < put_line_no) FUZZ_ASSERT(now->offset == was->offset);
+    }
+    FUZZ_ASSERT(k == again_problems.count);
+    trn_terrain_blocks_free(again, again_count);
+    trn_findings_dispose(&again_problems);
     free(lines);
     free(out);
 }
@@ -197,22 +296,62 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data;
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
-    trn_error e;
-    trn_status st = trn_items_parse_terrain_blocks(text, size, ITEMS_PATH, &blocks, &count, &e);
-    if (st) {
-        FUZZ_ASSERT(blocks == NULL && count == 0);
-        FUZZ_ASSERT(e.code == TRN_ERR_JSON || e.code == TRN_ERR_NO_MEMORY);
-        FUZZ_ASSERT(e.message[0] != '\0' && strcmp(e.file, ITEMS_PATH) == 0);
-        /* Errors name the line, and syntax errors the byte, of the file as a whole. */
-        FUZZ_ASSERT(e.code != TRN_ERR_JSON || e.line >= 1);
-        FUZZ_ASSERT(e.offset >= -1 && e.offset <= (int64_t)size);
-    }
+    trn_findings problems;
+    parse_checked(text, size, &blocks, &count, &problems);
     for (size_t i = 0; i < count; i++) {
         FUZZ_ASSERT(blocks[i].name != NULL && blocks[i].source_line >= 1);
         FUZZ_ASSERT(i == 0 || blocks[i].source_line > blocks[i - 1].source_line);
         FUZZ_ASSERT(blocks[i].source_file && strcmp(blocks[i].source_file, ITEMS_PATH) == 0);
         FUZZ_ASSERT(!blocks[i].material_texture_set || blocks[i].material_texture_set[0]);
     }
+
+    /* Line by line: a line that is not a JSON object is a problem, a TerrainBlock is a block
+     * or a problem, anything else neither; a bad line does not stop the lines after it. */
+    line_span *lines;
+    size_t line_count = split_lines(text, size, &lines);
+    size_t b = 0;
+    for (size_t i = 0; i < line_count; i++) {
+        int no = (int)i + 1;
+        bool is_block = b < count && blocks[b].source_line == no;
+        const trn_finding *p = problem_on(&problems, no);
+        switch (classify(text, &lines[i])) {
+        case LINE_BLANK:
+        case LINE_OBJECT:
+            FUZZ_ASSERT(!is_block && !p);
+            break;
+        case LINE_BAD:
+            FUZZ_ASSERT(!is_block && p);
+            FUZZ_ASSERT(p->offset >= (int64_t)lines[i].start &&
+                        p->offset <= (int64_t)lines[i].body);
+            break;
+        case LINE_BLOCK:
+            FUZZ_ASSERT(is_block != (p != NULL));
+            if (p) FUZZ_ASSERT(p->offset == (int64_t)lines[i].start && p->column == 0);
+            break;
+        }
+        b += is_block;
+    }
+    FUZZ_ASSERT(b == count);
+    free(lines);
+
+    /* Strict reading stops at the first problem, with the same message and place. */
+    trn_terrain_block *strict = NULL;
+    size_t strict_count = 0;
+    trn_error e;
+    trn_status st =
+        trn_items_parse_terrain_blocks(text, size, ITEMS_PATH, &strict, &strict_count, NULL, &e);
+    if (problems.count) {
+        FUZZ_ASSERT(st == TRN_ERR_JSON && strict == NULL && strict_count == 0);
+        const trn_finding *first = &problems.items[0];
+        FUZZ_ASSERT(e.line == first->line && e.offset == first->offset);
+        FUZZ_ASSERT(strcmp(e.message, first->message) == 0 && strcmp(e.file, ITEMS_PATH) == 0);
+        FUZZ_ASSERT(first->column == 0 || e.column == first->column);
+    } else {
+        FUZZ_ASSERT(st == TRN_OK && strict_count == count);
+        for (size_t i = 0; i < count; i++)
+            assert_same_block(&blocks[i], &strict[i]);
+    }
+    trn_terrain_blocks_free(strict, strict_count);
 
     /* Replace the first block (or theTerrain), with other values. */
     trn_terrain_block tb;
@@ -229,15 +368,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tb.position[i] = pick(data, size, 3 + i);
     for (size_t i = 0; i < 9; i++)
         tb.rotation_matrix[i] = pick(data, size, 6 + i);
-    put_and_check(text, size, &tb, blocks, count, st == TRN_OK);
+    put_and_check(text, size, &tb, blocks, count, &problems);
     trn_terrain_block_dispose(&tb);
 
     /* A block under a name the input may or may not hold (usually appended). */
     FUZZ_ASSERT(trn_terrain_block_init(&tb, "fuzzBlock", "/levels/fuzz/fuzz.ter", NULL, 256, &e) ==
                 TRN_OK);
-    put_and_check(text, size, &tb, blocks, count, st == TRN_OK);
+    put_and_check(text, size, &tb, blocks, count, &problems);
     trn_terrain_block_dispose(&tb);
 
     trn_terrain_blocks_free(blocks, count);
+    trn_findings_dispose(&problems);
     return 0;
 }

@@ -299,6 +299,102 @@ static void test_terrain_block_defaults(void)
     trn_terrain_block_dispose(NULL);
 }
 
+/* items.level.json is read line by line: each bad line is one problem with its place, and the
+ * lines around it still count; put keeps bad lines and refuses only when one may be its block. */
+static void test_items_line_by_line(void)
+{
+    const char *text = "{\"class\":\"SimGroup\",\"name\":\"MissionGroup\"}\n"            /* 0 */
+                       "{\"class\":\"TerrainBlock\",\"name\":\"a\",\"squareSize\":2}\n"  /* 43 */
+                       "[\"an array\"]\n"                                                /* 94 */
+                       "{\"class\":\"TerrainBlock\",\"name\":\"b\",\"maxHeight\":[1]}\n" /* 107 */
+                       "{\"class\":\"TerrainBlock\",\"name\":\"c\",\n"                   /* 159 */
+                       "\n"                                                              /* 195 */
+                       "{\"class\":\"TerrainBlock\",\"name\":\"d\",\"squareSize\":4}";   /* 196 */
+    size_t n = strlen(text);
+    trn_terrain_block *blocks = NULL;
+    size_t count = 0;
+    trn_findings problems = {0};
+    trn_error err;
+    CHECK_OK(trn_items_parse_terrain_blocks(text, n, "items.level.json", &blocks, &count, &problems,
+                                            &err));
+    CHECK_EQ_INT(count, 2);
+    if (count == 2) {
+        CHECK(strcmp(blocks[0].name, "a") == 0 && blocks[0].source_line == 2);
+        CHECK(strcmp(blocks[1].name, "d") == 0 && blocks[1].source_line == 7);
+        CHECK(blocks[1].square_size == 4.0);
+    }
+    CHECK_EQ_INT(problems.count, 3);
+    if (problems.count == 3) {
+        /* Not an object: the line's first byte. */
+        CHECK_EQ_INT(problems.items[0].line, 3);
+        CHECK_EQ_INT(problems.items[0].column, 0);
+        CHECK_EQ_INT(problems.items[0].offset, 94);
+        CHECK_CONTAINS(problems.items[0].message, "each line must be one JSON object");
+        /* A field of the wrong type: the line's first byte and the field in the fix. */
+        CHECK_EQ_INT(problems.items[1].line, 4);
+        CHECK_EQ_INT(problems.items[1].column, 0);
+        CHECK_EQ_INT(problems.items[1].offset, 107);
+        CHECK_CONTAINS(problems.items[1].message, "TerrainBlock.maxHeight: expected a number");
+        CHECK_CONTAINS(problems.items[1].fix, "give maxHeight a value of the expected type");
+        /* Cut short: where the parser stopped (the end of the line), with the column. */
+        CHECK_EQ_INT(problems.items[2].line, 5);
+        CHECK_EQ_INT(problems.items[2].column, 35);
+        CHECK_EQ_INT(problems.items[2].offset, 193);
+        CHECK_CONTAINS(problems.items[2].message, "invalid JSON");
+        for (size_t i = 0; i < problems.count; i++)
+            CHECK(strcmp(problems.items[i].file, "items.level.json") == 0 &&
+                  strcmp(problems.items[i].check, "level-items-invalid") == 0);
+    }
+    trn_terrain_blocks_free(blocks, count);
+    trn_findings_dispose(&problems);
+    /* Without a list the first bad line is the error, at the same place. */
+    CHECK_STATUS(
+        trn_items_parse_terrain_blocks(text, n, "items.level.json", &blocks, &count, NULL, &err),
+        TRN_ERR_JSON);
+    CHECK_EQ_INT(err.line, 3);
+    CHECK_EQ_INT(err.offset, 94);
+    CHECK(blocks == NULL && count == 0);
+
+    /* Put: a valid block of the name is replaced and the bad lines stay byte for byte. */
+    trn_terrain_block tb;
+    CHECK_OK(trn_terrain_block_init(&tb, "d", "/levels/x/d.ter", NULL, 256, NULL));
+    char *out = NULL;
+    size_t out_size = 0;
+    CHECK_OK(trn_items_put_terrain_block_text(text, n, NULL, &tb, &out, &out_size, &err));
+    CHECK(out && out_size > 196 && memcmp(out, text, 196) == 0);
+    free(out);
+    /* A new name is appended beside bad lines that cannot be it ("e" is in "name", but "\"e\""
+     * is nowhere). */
+    trn_terrain_block_dispose(&tb);
+    CHECK_OK(trn_terrain_block_init(&tb, "e", "/levels/x/e.ter", NULL, 256, NULL));
+    CHECK_OK(trn_items_put_terrain_block_text(text, n, NULL, &tb, &out, &out_size, &err));
+    CHECK(out && out_size > n + 1 && memcmp(out, text, n) == 0 && out[n] == '\n');
+    free(out);
+    /* "c" is only on the broken line 5, which may be that block: refused, nothing written. */
+    trn_terrain_block_dispose(&tb);
+    CHECK_OK(trn_terrain_block_init(&tb, "c", "/levels/x/c.ter", NULL, 256, NULL));
+    out = (char *)"untouched";
+    CHECK_STATUS(
+        trn_items_put_terrain_block_text(text, n, "items.level.json", &tb, &out, &out_size, &err),
+        TRN_ERR_JSON);
+    CHECK(out == NULL);
+    CHECK_EQ_INT(err.line, 5);
+    CHECK_EQ_INT(err.column, 35);
+    CHECK_EQ_INT(err.offset, 193);
+    CHECK_CONTAINS(err.message, "line 5 is not valid JSON");
+    CHECK_CONTAINS(err.message, "mentions TerrainBlock and \"c\"");
+    /* The file form refuses the same way and leaves the file as it was. */
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    char *items = path_in(dir, "items.level.json");
+    CHECK(write_text(items, text));
+    CHECK_STATUS(trn_items_put_terrain_block(items, &tb, &err), TRN_ERR_JSON);
+    char *back = read_text(items);
+    CHECK(back && strcmp(back, text) == 0);
+    free(back);
+    trn_terrain_block_dispose(&tb);
+}
+
 static void test_items_preserve(void)
 {
     char dir[512];
@@ -363,12 +459,31 @@ static void test_items_preserve(void)
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
     trn_error err;
-    CHECK_STATUS(trn_items_read_terrain_blocks(items, &blocks, &count, &err), TRN_ERR_JSON);
+    CHECK_STATUS(trn_items_read_terrain_blocks(items, &blocks, &count, NULL, &err), TRN_ERR_JSON);
     /* jansson stops at the 4th byte of "this"; the line starts at byte 110. */
     CHECK_EQ_INT(err.line, 3);
     CHECK_EQ_INT(err.column, 4);
     CHECK_EQ_INT(err.offset, 113);
     CHECK(blocks == NULL && count == 0);
+    /* Line by line, as the engine reads it: the bad line is a problem, the blocks after it and
+     * before it are all there. */
+    trn_findings problems = {0};
+    CHECK_OK(trn_items_read_terrain_blocks(items, &blocks, &count, &problems, &err));
+    CHECK_EQ_INT(count, 3);
+    CHECK_EQ_INT(problems.count, 1);
+    if (problems.count == 1) {
+        const trn_finding *p = &problems.items[0];
+        CHECK(strcmp(p->check, "level-items-invalid") == 0 && p->severity == TRN_SEVERITY_ERROR);
+        CHECK(strcmp(p->file, items) == 0);
+        CHECK_EQ_INT(p->line, 3);
+        CHECK_EQ_INT(p->column, 4);
+        CHECK_EQ_INT(p->offset, 113);
+        CHECK_CONTAINS(p->message, "invalid JSON");
+        CHECK_CONTAINS(p->fix, "one complete JSON object");
+    }
+    if (count == 3) CHECK_EQ_INT(blocks[0].source_line, 4);
+    trn_terrain_blocks_free(blocks, count);
+    trn_findings_dispose(&problems);
 
     /* Without the bad line all three blocks read back. */
     text = read_text(items);
@@ -376,7 +491,7 @@ static void test_items_preserve(void)
     if (bad) memmove(bad, strchr(bad, '\n') + 1, strlen(strchr(bad, '\n') + 1) + 1);
     CHECK(text && write_text(items, text));
     free(text);
-    CHECK_OK(trn_items_read_terrain_blocks(items, &blocks, &count, NULL));
+    CHECK_OK(trn_items_read_terrain_blocks(items, &blocks, &count, NULL, NULL));
     CHECK_EQ_INT(count, 3);
     if (count == 3) {
         CHECK(strcmp(blocks[0].name, "theTerrain") == 0);
@@ -397,7 +512,7 @@ static void test_items_preserve(void)
     CHECK(write_text(path_in(dir, "main/MissionGroup/items.level.json"),
                      "{\"class\":\"TerrainBlock\",\"name\":\"nested\",\"squareSize\":\"2\","
                      "\"castShadows\":\"0\",\"position\":\"1 2 3\"}\r\n"));
-    CHECK_OK(trn_level_find_terrain_blocks(dir, &blocks, &count, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(dir, &blocks, &count, NULL, NULL));
     CHECK_EQ_INT(count, 4);
     if (count == 4) {
         /* Sorted by path: main/MissionGroup/... before main/items.level.json. */
@@ -411,7 +526,7 @@ static void test_items_preserve(void)
     char *crlf = path_in(dir, "crlf.json");
     CHECK(write_text(crlf, "{\"class\":\"SimGroup\"}\r\n{\"class\":\"TerrainBlock\",\"name\":"
                            "\"t\",\"squareSize\":\"wide\"}\r\n"));
-    CHECK_STATUS(trn_items_read_terrain_blocks(crlf, &blocks, &count, &err), TRN_ERR_JSON);
+    CHECK_STATUS(trn_items_read_terrain_blocks(crlf, &blocks, &count, NULL, &err), TRN_ERR_JSON);
     CHECK_CONTAINS(err.message, "TerrainBlock.squareSize: expected a number, found a string");
     CHECK_EQ_INT(err.line, 2);
     CHECK_OK(trn_items_put_terrain_block(crlf, &other, NULL));
@@ -427,7 +542,7 @@ static void test_items_preserve(void)
     /* A byte order mark (Windows editors) is read past and kept. */
     char *bom = path_in(dir, "bom.json");
     CHECK(write_text(bom, "\xEF\xBB\xBF{\"class\":\"TerrainBlock\",\"name\":\"b\"}\n"));
-    CHECK_OK(trn_items_read_terrain_blocks(bom, &blocks, &count, NULL));
+    CHECK_OK(trn_items_read_terrain_blocks(bom, &blocks, &count, NULL, NULL));
     CHECK(count == 1 && strcmp(blocks[0].name, "b") == 0);
     trn_terrain_blocks_free(blocks, count);
     CHECK_OK(trn_items_put_terrain_block(bom, &other, NULL));
@@ -665,7 +780,7 @@ static void test_materials_migrate(void)
     CHECK(pi.width == 32 && pi.height == 32 && !pi.has_srgb);
     trn_terrain_block *blocks;
     size_t count;
-    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
     CHECK(count == 1 && blocks[0].material_texture_set &&
           strcmp(blocks[0].material_texture_set, "oldTerrainMaterialTextureSet") == 0);
     trn_terrain_blocks_free(blocks, count);
@@ -1200,7 +1315,7 @@ static void test_create(void)
     trn_ter_dispose(&ter);
     trn_terrain_block *blocks;
     size_t count;
-    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
     CHECK_EQ_INT(count, 2);
     if (count == 2) {
         CHECK(strcmp(blocks[1].name, "theTerrain_1") == 0);
@@ -1235,6 +1350,45 @@ static void test_create(void)
     snprintf(cancelled_dir, sizeof cancelled_dir, "%s/levels/cancelled", root);
     CHECK(!exists(path_in(cancelled_dir, "theTerrain.ter")));
     CHECK(!exists(path_in(cancelled_dir, "main/items.level.json")));
+}
+
+/* Writing a terrain into a level whose items.level.json has a broken line that may be the
+ * block is refused before anything is written. */
+static void test_level_write_refuses_broken_block_line(void)
+{
+    char root[512];
+    CHECK(trn_test_tmpdir(root, sizeof root) != NULL);
+    char level[700];
+    snprintf(level, sizeof level, "%s/levels/cut", root);
+    CHECK(mkdir(path_in(root, "levels"), 0777) == 0);
+    CHECK(mkdir(level, 0777) == 0);
+    CHECK(mkdir(path_in(level, "main"), 0777) == 0);
+    const char *items = "{\"class\":\"SimGroup\"}\n{\"class\":\"TerrainBlock\",\"name\":"
+                        "\"theTerrain\",\"squareSize\":\n";
+    CHECK(write_text(path_in(level, "main/items.level.json"), items));
+    trn_ter ter;
+    make_ter(&ter, 128, 2);
+    trn_beamng_level_options lo = {0};
+    lo.level_dir = level;
+    trn_beamng_level_result res;
+    trn_error err;
+    CHECK_STATUS(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, &err), TRN_ERR_JSON);
+    CHECK_EQ_INT(err.line, 2);
+    CHECK(strcmp(err.file, path_in(level, "main/items.level.json")) == 0);
+    CHECK_CONTAINS(err.message, "mentions TerrainBlock and \"theTerrain\"");
+    CHECK(!exists(path_in(level, "theTerrain.ter")));
+    CHECK(!exists(path_in(level, "art")));
+    char *back = read_text(path_in(level, "main/items.level.json"));
+    CHECK(back && strcmp(back, items) == 0);
+    free(back);
+    /* Another name is fine: the broken line is kept as it is. */
+    lo.terrain_name = "second";
+    lo.textures.base_size = lo.textures.macro_size = lo.textures.detail_size = 8;
+    CHECK_OK(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, &err));
+    back = read_text(path_in(level, "main/items.level.json"));
+    CHECK(back && strncmp(back, items, strlen(items)) == 0 && strstr(back, "\"second\""));
+    free(back);
+    trn_ter_dispose(&ter);
 }
 
 static void test_import_into_level(void)
@@ -1297,7 +1451,7 @@ static void test_import_into_level(void)
     trn_ter_dispose(&ter);
     trn_terrain_block *blocks;
     size_t count;
-    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
     CHECK_EQ_INT(count, 1);
     CHECK(count == 1 && blocks[0].max_height == 300);
     trn_terrain_blocks_free(blocks, count);
@@ -1337,7 +1491,7 @@ static void set_block(const char *level, const char *terrain_file, const char *t
 {
     trn_terrain_block *blocks;
     size_t count;
-    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
     if (count < 1) return;
     if (terrain_file) {
         free(blocks[0].terrain_file);
@@ -1568,16 +1722,27 @@ static void test_validate_more(void)
     make_level(root, sizeof root, level, sizeof level);
     trn_findings f;
 
-    /* Broken items file line: a finding with the line. */
+    /* Broken items file line: a finding with the line, and the block after it is still
+     * checked (the engine reads the file line by line). */
     char *items = path_in(level, "main/items.level.json");
     char *text = read_text(items);
     size_t len = text ? strlen(text) : 0;
-    char *bigger = malloc(len + 32);
-    snprintf(bigger, len + 32, "%s{\"class\": oops}\n", text ? text : "");
+    char *bigger = malloc(len + 200);
+    snprintf(bigger, len + 200,
+             "%s{\"class\": oops}\n{\"class\":\"TerrainBlock\",\"name\":\"late\","
+             "\"terrainFile\":\"/levels/nowhere/late.ter\",\"squareSize\":0}\n",
+             text ? text : "");
     CHECK(write_text(items, bigger));
     f = validate(level);
     const trn_finding *fi = trn_findings_find(&f, "level-items-invalid");
     CHECK(fi && fi->line == 2 && strstr(fi->file, "items.level.json"));
+    CHECK(fi && fi->offset == (int64_t)len + 13); /* where jansson stopped, after "oops" */
+    CHECK_EQ_INT(trn_findings_count(&f, TRN_SEVERITY_ERROR), 3);
+    const trn_finding *late = trn_findings_find(&f, "terrain-block-invalid");
+    CHECK(late && late->line == 3 && strstr(late->message, "\"late\": squareSize 0"));
+    late = trn_findings_find(&f, "terrain-file-missing");
+    CHECK(late && late->line == 3);
+    CHECK(trn_findings_find(&f, "terrain-block-missing") == NULL);
     /* The column has its own field, not the message: jansson stops after the token "oops",
      * at byte 14 of the line. */
     CHECK(fi && fi->column == 14 && !strstr(fi->message, "column"));
@@ -1632,7 +1797,16 @@ static void test_validate_more(void)
     /* No TerrainBlock at all. */
     CHECK(write_text(items, "{\"class\":\"SimGroup\",\"name\":\"MissionGroup\"}\n"));
     f = validate(level);
-    CHECK(trn_findings_find(&f, "terrain-block-missing") != NULL);
+    fi = trn_findings_find(&f, "terrain-block-missing");
+    CHECK(fi && strcmp(fi->message, "the level has no TerrainBlock in main/") == 0);
+    trn_findings_dispose(&f);
+    /* None that can be read: the broken line may be it, and the fix says so. */
+    CHECK(write_text(items, "{\"class\":\"TerrainBlock\",\"name\":\"theTerrain\",\n"));
+    f = validate(level);
+    fi = trn_findings_find(&f, "terrain-block-missing");
+    CHECK(fi && strstr(fi->message, "that can be read (1 item line(s) or file(s) could not"));
+    CHECK(fi && strstr(fi->fix, "if one of the lines reported as level-items-invalid"));
+    CHECK(trn_findings_find(&f, "level-items-invalid") != NULL);
     trn_findings_dispose(&f);
 
     /* Cancelling leaves the list as it was. */
@@ -1688,6 +1862,7 @@ int main(void)
     RUN(test_terrain_json_write_read);
     RUN(test_terrain_json_errors);
     RUN(test_terrain_block_defaults);
+    RUN(test_items_line_by_line);
     RUN(test_items_preserve);
     RUN(test_materials_roundtrip);
     RUN(test_materials_migrate);
@@ -1696,6 +1871,7 @@ int main(void)
     RUN(test_import_errors);
     RUN(test_export_import_roundtrip);
     RUN(test_create);
+    RUN(test_level_write_refuses_broken_block_line);
     RUN(test_import_into_level);
     RUN(test_validate);
     RUN(test_validate_more);

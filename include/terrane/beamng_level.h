@@ -148,23 +148,38 @@ void trn_terrain_block_center(trn_terrain_block *tb, uint32_t size);
 void trn_terrain_block_dispose(trn_terrain_block *tb);
 void trn_terrain_blocks_free(trn_terrain_block *blocks, size_t count);
 
-/* All TerrainBlocks of one items.level.json. A line that is not valid JSON is an error with the
- * file, line and column; a TerrainBlock field of the wrong type is an error naming the field.
- * *blocks is malloc'd (free with trn_terrain_blocks_free); *count may be 0. */
+/* All TerrainBlocks of one items.level.json. The file is NDJSON and the engine reads it line by
+ * line, so one bad line spoils only itself. A bad line is one that is not valid JSON, is not an
+ * object, or is a TerrainBlock with a field of the wrong type; its block is left out.
+ * - problems non-NULL: each bad line is appended to it as a finding (check "level-items-invalid",
+ *   severity error, file = items_path, the line, the fix) and reading goes on. A syntax error has
+ *   the column and the byte offset where the parser stopped; the other kinds have the byte offset
+ *   of the line's first byte and no column. The call then fails only for memory, I/O and limits.
+ * - problems NULL: the first bad line fails the call with TRN_ERR_JSON (err has the file, line,
+ *   column and byte offset as above) and *blocks is empty.
+ * *blocks is malloc'd (free with trn_terrain_blocks_free); *count may be 0. Blocks come in line
+ * order, each with source_file and source_line. */
 trn_status trn_items_read_terrain_blocks(const char *items_path, trn_terrain_block **blocks,
-                                         size_t *count, trn_error *err);
+                                         size_t *count, trn_findings *problems, trn_error *err);
 /* The same from text already in memory (items_path only names it in messages and in
  * source_file; may be NULL). Text over 1 GiB is refused with TRN_ERR_LIMIT, as for files. */
 trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
                                           const char *items_path, trn_terrain_block **blocks,
-                                          size_t *count, trn_error *err);
+                                          size_t *count, trn_findings *problems, trn_error *err);
 /* All TerrainBlocks of a level: every items.level.json under level_dir/main (recursively, sorted
- * by path so results are stable). */
+ * by path so results are stable). With problems non-NULL, bad lines are findings as above and an
+ * items file that cannot be read at all (I/O error, over 1 GiB) is one "level-items-invalid"
+ * finding without a line; the other files are still read. */
 trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_block **blocks,
-                                         size_t *count, trn_error *err);
-/* Add tb to items_path, or replace the TerrainBlock line with the same name. Every other line is
- * kept byte for byte; a replaced line keeps the keys we do not manage (persistentId, __parent,
- * ...) and their order. Creates the file and its folders when missing; writes atomically. */
+                                         size_t *count, trn_findings *problems, trn_error *err);
+/* Add tb to items_path, or replace the first line that is a TerrainBlock object with the same
+ * name. Every other line is kept byte for byte, lines that are not valid JSON included; a
+ * replaced line keeps the keys we do not manage (persistentId, __parent, ...) and their order.
+ * One case is refused (TRN_ERR_JSON with that line's line, column and byte offset): no valid
+ * block has the name, but a line that is not valid JSON mentions TerrainBlock and "name" (the
+ * name in quotes), or holds a backslash (escapes may spell either). That line may be the block
+ * itself; appending a new one would leave two blocks of the name once it is fixed. Creates the file
+ * and its folders when missing; writes atomically. */
 trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,
                                        trn_error *err);
 /* The same edit in memory: text (may be NULL when text_size is 0, a new file) with tb put in

@@ -688,6 +688,8 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
     else if (st)
         return st;
     trn_material_file_dispose(&existing);
+    /* Likewise when items.level.json has a broken line that may be this TerrainBlock. */
+    if ((st = trn_lvl_items_check_put(res->items_path, name, err))) return st;
 
     /* The .ter first, and the only step that may be cancelled: nothing else is written yet. */
     if ((st = trn_ter_write(res->ter_path, ter, version, progress, user, err))) return st;

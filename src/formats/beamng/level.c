@@ -811,17 +811,24 @@ void trn_terrain_blocks_free(trn_terrain_block *blocks, size_t count)
     free(blocks);
 }
 
-static trn_status block_error(trn_error *err, const char *path, int line, const char *key,
+/* Where a line of an items file is: its number and the byte offset of its first byte. */
+typedef struct items_line {
+    int no;
+    size_t start;
+} items_line;
+
+static trn_status block_error(trn_error *err, const char *path, items_line line, const char *key,
                               const char *expected, const json_t *found)
 {
-    trn_error_set(err, TRN_ERR_JSON, path, -1, "TerrainBlock.%s: expected %s, found %s", key,
-                  expected, trn_lvl_json_kind(found));
-    trn_error_set_position(err, line, 1);
+    trn_error_set(err, TRN_ERR_JSON, path, (int64_t)line.start,
+                  "TerrainBlock.%s: expected %s, found %s", key, expected,
+                  trn_lvl_json_kind(found));
+    trn_error_set_position(err, line.no, 1);
     return TRN_ERR_JSON;
 }
 
 static trn_status block_number(const json_t *obj, const char *key, double *out, const char *path,
-                               int line, trn_error *err)
+                               items_line line, trn_error *err)
 {
     const json_t *v = json_object_get(obj, key);
     if (!v) return TRN_OK;
@@ -831,7 +838,7 @@ static trn_status block_number(const json_t *obj, const char *key, double *out, 
 
 /* Vectors are arrays of numbers, or space-separated strings in Torque-converted levels. */
 static trn_status block_vector(const json_t *obj, const char *key, double *out, size_t n,
-                               const char *path, int line, trn_error *err)
+                               const char *path, items_line line, trn_error *err)
 {
     const json_t *v = json_object_get(obj, key);
     char expected[48];
@@ -861,11 +868,11 @@ static trn_status block_vector(const json_t *obj, const char *key, double *out, 
     return block_error(err, path, line, key, expected, v);
 }
 
-static trn_status block_from_json(const json_t *obj, const char *path, int line,
+static trn_status block_from_json(const json_t *obj, const char *path, items_line line,
                                   trn_terrain_block *tb, trn_error *err)
 {
     block_defaults(tb);
-    tb->source_line = line;
+    tb->source_line = line.no;
     tb->source_file = trn_lvl_strdup(path ? path : "");
     if (!tb->source_file) return oom(err, path);
     const json_t *v = json_object_get(obj, "name");
@@ -921,13 +928,18 @@ fail:
     return st;
 }
 
-/* True when needle occurs in the n bytes at s (memmem is not in C11 or POSIX). */
-static bool mem_contains(const char *s, size_t n, const char *needle)
+/* True when the k bytes of needle occur in the n bytes at s (memmem is not in C11 or POSIX). */
+static bool mem_contains_n(const char *s, size_t n, const char *needle, size_t k)
 {
-    size_t k = strlen(needle);
+    if (!k) return true;
     for (size_t i = 0; k <= n && i <= n - k; i++)
         if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0) return true;
     return false;
+}
+
+static bool mem_contains(const char *s, size_t n, const char *needle)
+{
+    return mem_contains_n(s, n, needle, strlen(needle));
 }
 
 static bool is_blank(const char *s, size_t n)
@@ -977,9 +989,49 @@ static trn_status blocks_push(trn_terrain_block **blocks, size_t *count, size_t 
     return TRN_OK;
 }
 
+/* A syntax error from parse_line (not "each line must be one JSON object" or a field's type). */
+static bool is_syntax_error(const trn_error *e)
+{
+    return strncmp(e->message, "invalid JSON", 12) == 0;
+}
+
+/* The fix hint for a bad line, from the reader's error. */
+static void line_fix(const trn_error *e, char *fix, size_t n)
+{
+    /* "TerrainBlock.squareSize: expected a number, found a string" names the field. */
+    static const char prefix[] = "TerrainBlock.";
+    const char *colon = strchr(e->message, ':');
+    size_t k = sizeof prefix - 1;
+    if (strncmp(e->message, prefix, k) == 0 && colon && colon > e->message + k &&
+        colon - e->message - (ptrdiff_t)k < 64)
+        snprintf(fix, n,
+                 "give %.*s a value of the expected type (numbers as JSON numbers, names and "
+                 "paths as strings)",
+                 (int)(colon - e->message - (ptrdiff_t)k), e->message + k);
+    else
+        snprintf(fix, n,
+                 "make that line one complete JSON object: the engine reads items.level.json "
+                 "line by line and skips a line it cannot read, so the object on it is missing "
+                 "from the level");
+}
+
+/* A finding for a file or line the reader could not use (file, offset, line and, for syntax
+ * errors, the column, from e). */
+static trn_status add_problem(trn_findings *problems, const trn_error *e, const char *fix,
+                              trn_error *err)
+{
+    if (trn_findings_add(problems, TRN_SEVERITY_ERROR, "level-items-invalid", e->file, e->offset,
+                         fix, "%s", e->message))
+        return oom(err, e->file);
+    trn_finding *f = &problems->items[problems->count - 1];
+    f->line = e->line;
+    f->column = e->line > 0 && is_syntax_error(e) ? e->column : 0;
+    return TRN_OK;
+}
+
 static trn_status items_parse_into(const char *text, size_t size, const char *items_path,
                                    trn_terrain_block **blocks, size_t *count, size_t *cap,
-                                   trn_error *err)
+                                   trn_findings *problems, trn_error *err)
 {
     /* Same bound as for files; it also keeps line numbers within an int. */
     if (size > ITEMS_MAX_BYTES)
@@ -994,20 +1046,33 @@ static trn_status items_parse_into(const char *text, size_t size, const char *it
         size_t end = nl ? (size_t)(nl - text) : size;
         line_no++;
         if (!is_blank(text + pos, end - pos)) {
-            json_t *obj = parse_line(text + pos, end - pos, pos, line_no, items_path, err);
-            if (!obj) {
-                st = TRN_ERR_JSON;
-                break;
-            }
-            if (is_terrain_block(obj)) {
+            /* Errors of this line go to le first: a bad line is a problem to report (or, with
+             * no list, the error of the call); running out of memory always stops. */
+            trn_error le;
+            trn_error_clear(&le);
+            items_line line = {line_no, pos};
+            /* Without a CRLF file's '\r', so errors at the end of a line read the same in
+             * both kinds of file (and after put adds a line ending to the last line). */
+            size_t len = end - pos;
+            if (text[end - 1] == '\r') len--;
+            json_t *obj = parse_line(text + pos, len, pos, line_no, items_path, &le);
+            if (obj && is_terrain_block(obj)) {
                 trn_terrain_block tb;
-                st = block_from_json(obj, items_path, line_no, &tb, err);
-                if (!st && blocks_push(blocks, count, cap, &tb)) {
+                if (!block_from_json(obj, items_path, line, &tb, &le) &&
+                    blocks_push(blocks, count, cap, &tb)) {
                     trn_terrain_block_dispose(&tb);
-                    st = oom(err, items_path);
+                    trn_error_set(&le, TRN_ERR_NO_MEMORY, items_path, -1, "out of memory");
                 }
             }
             json_decref(obj);
+            if (le.code == TRN_ERR_JSON && problems) {
+                char fix[300];
+                line_fix(&le, fix, sizeof fix);
+                st = add_problem(problems, &le, fix, err);
+            } else if (le.code != TRN_OK) {
+                if (err) *err = le;
+                st = le.code;
+            }
         }
         pos = end + 1;
     }
@@ -1015,25 +1080,26 @@ static trn_status items_parse_into(const char *text, size_t size, const char *it
 }
 
 static trn_status items_read_into(const char *items_path, trn_terrain_block **blocks, size_t *count,
-                                  size_t *cap, trn_error *err)
+                                  size_t *cap, trn_findings *problems, trn_error *err)
 {
     uint8_t *data;
     size_t size;
     trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
     if (st) return st;
-    st = items_parse_into((const char *)data, size, items_path, blocks, count, cap, err);
+    st = items_parse_into((const char *)data, size, items_path, blocks, count, cap, problems, err);
     free(data);
     return st;
 }
 
 trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
                                           const char *items_path, trn_terrain_block **blocks,
-                                          size_t *count, trn_error *err)
+                                          size_t *count, trn_findings *problems, trn_error *err)
 {
     *blocks = NULL;
     *count = 0;
     size_t cap = 0;
-    trn_status st = items_parse_into(text, text_size, items_path, blocks, count, &cap, err);
+    trn_status st =
+        items_parse_into(text, text_size, items_path, blocks, count, &cap, problems, err);
     if (st) {
         trn_terrain_blocks_free(*blocks, *count);
         *blocks = NULL;
@@ -1043,12 +1109,12 @@ trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
 }
 
 trn_status trn_items_read_terrain_blocks(const char *items_path, trn_terrain_block **blocks,
-                                         size_t *count, trn_error *err)
+                                         size_t *count, trn_findings *problems, trn_error *err)
 {
     *blocks = NULL;
     *count = 0;
     size_t cap = 0;
-    trn_status st = items_read_into(items_path, blocks, count, &cap, err);
+    trn_status st = items_read_into(items_path, blocks, count, &cap, problems, err);
     if (st) {
         trn_terrain_blocks_free(*blocks, *count);
         *blocks = NULL;
@@ -1152,7 +1218,7 @@ trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *
 }
 
 trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_block **blocks,
-                                         size_t *count, trn_error *err)
+                                         size_t *count, trn_findings *problems, trn_error *err)
 {
     *blocks = NULL;
     *count = 0;
@@ -1164,8 +1230,24 @@ trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_bloc
     char **paths = NULL;
     size_t n = 0, cap = 0;
     trn_status st = collect(main_dir, is_items_name, &paths, &n, err);
-    for (size_t i = 0; st == TRN_OK && i < n; i++)
-        st = items_read_into(paths[i], blocks, count, &cap, err);
+    for (size_t i = 0; st == TRN_OK && i < n; i++) {
+        trn_error fe;
+        trn_error_clear(&fe);
+        size_t before = *count;
+        st = items_read_into(paths[i], blocks, count, &cap, problems, &fe);
+        if (st && problems && st != TRN_ERR_NO_MEMORY) {
+            /* A file that cannot be read at all is one problem; the other files still count. */
+            for (size_t k = before; k < *count; k++)
+                trn_terrain_block_dispose(&(*blocks)[k]);
+            *count = before;
+            st = add_problem(problems, &fe,
+                             "make the file readable (permissions, a complete copy) and under "
+                             "1 GiB; the engine cannot load the objects in it either",
+                             err);
+        } else if (st && err) {
+            *err = fe;
+        }
+    }
     trn_lvl_free_paths(paths, n);
     if (st) {
         trn_terrain_blocks_free(*blocks, *count);
@@ -1233,6 +1315,16 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
     size_t bom = trn_lvl_bom_length(text, size), pos = bom;
     trn_lvl_buf_append(&out, text, bom);
     int line_no = 0;
+    /* The first line that is not valid JSON yet may be a block of this name (see the header). */
+    int suspect_line = 0;
+    size_t suspect_start = 0;
+    json_error_t suspect_je;
+    memset(&suspect_je, 0, sizeof suspect_je);
+    /* The name as a JSON string without escapes; a name that needs them puts a backslash in
+     * the line, and such lines are suspect anyway. */
+    trn_lvl_buf quoted = {0};
+    trn_lvl_buf_printf(&quoted, "\"%s\"", tb->name);
+    if (quoted.failed) return oom(err, items_path);
     while (pos < size) {
         const char *nl = memchr(text + pos, '\n', size - pos);
         size_t end = nl ? (size_t)(nl - text) : size;
@@ -1251,11 +1343,19 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
             json_error_t je;
             json_t *obj = json_loadb(text + pos, body, 0, &je);
             const json_t *name = obj ? json_object_get(obj, "name") : NULL;
+            bool has_escape = memchr(text + pos, '\\', body) != NULL;
+            if (!obj && !suspect_line && !is_blank(text + pos, body) &&
+                (has_escape || mem_contains_n(text + pos, body, quoted.data, quoted.len))) {
+                suspect_line = line_no;
+                suspect_start = pos;
+                suspect_je = je;
+            }
             if (obj && json_is_object(obj) && is_terrain_block(obj) && json_is_string(name) &&
                 strcmp(json_string_value(name), tb->name) == 0) {
                 if (!block_to_json(tb, obj)) {
                     json_decref(obj);
                     trn_lvl_buf_free(&out);
+                    trn_lvl_buf_free(&quoted);
                     return oom(err, items_path);
                 }
                 json_write(&out, obj, 0, false);
@@ -1267,9 +1367,24 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
         if (!handled) trn_lvl_buf_append(&out, text + pos, next - pos);
         pos = next;
     }
+    trn_lvl_buf_free(&quoted);
+    if (!replaced && suspect_line) {
+        trn_lvl_buf_free(&out);
+        trn_error_set(err, TRN_ERR_JSON, items_path,
+                      (int64_t)suspect_start +
+                          (suspect_je.position > 0 ? suspect_je.position - 1 : 0),
+                      "line %d is not valid JSON (%s) and mentions TerrainBlock and \"%s\": it "
+                      "may be that block, so another one is not added; fix or remove the line "
+                      "first, or two blocks of the name would be left once it is fixed",
+                      suspect_line, suspect_je.text, tb->name);
+        trn_error_set_position(err, suspect_line, suspect_je.column > 0 ? suspect_je.column : 1);
+        return TRN_ERR_JSON;
+    }
     if (!replaced) {
+        /* End the last line first; one that stops at a '\r' only needs the '\n' (another
+         * "\r\n" would leave a stray '\r' on that line). */
         if (out.len > bom && out.data[out.len - 1] != '\n')
-            trn_lvl_buf_puts(&out, crlf ? "\r\n" : "\n");
+            trn_lvl_buf_puts(&out, crlf && out.data[out.len - 1] != '\r' ? "\r\n" : "\n");
         json_t *obj = json_object();
         if (!obj || !block_to_json(tb, obj)) {
             json_decref(obj);
@@ -1287,6 +1402,27 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
     *out_text = out.data;
     if (out_size) *out_size = out.len;
     return TRN_OK;
+}
+
+trn_status trn_lvl_items_check_put(const char *items_path, const char *name, trn_error *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
+    if (st == TRN_ERR_NOT_FOUND) {
+        trn_error_clear(err);
+        return TRN_OK;
+    }
+    if (st) return st;
+    trn_terrain_block tb;
+    memset(&tb, 0, sizeof tb);
+    tb.name = (char *)name; /* only read; never disposed */
+    char *text = NULL;
+    st = trn_items_put_terrain_block_text((const char *)data, size, items_path, &tb, &text, NULL,
+                                          err);
+    free(text);
+    free(data);
+    return st;
 }
 
 trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,

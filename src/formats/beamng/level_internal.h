@@ -59,6 +59,10 @@ size_t trn_lvl_bom_length(const char *text, size_t n);
 /* Read a number field: accepts JSON numbers and (for Torque-converted levels) numeric strings. */
 bool trn_lvl_json_get_number(const json_t *v, double *out);
 
+/* Whether trn_items_put_terrain_block would accept a block named name into items_path (a
+ * missing file is fine), without writing: lets a caller refuse before writing anything else. */
+trn_status trn_lvl_items_check_put(const char *items_path, const char *name, trn_error *err);
+
 /* Every terrain materials file of a level (materials.json and *.materials.json anywhere under
  * level_dir), sorted. *paths malloc'd, each entry malloc'd. */
 trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *count,

@@ -1144,7 +1144,8 @@ static trn_status assign_texture_set(const char *level_dir, const char *set_name
 {
     trn_terrain_block *blocks;
     size_t n;
-    trn_status st = trn_level_find_terrain_blocks(level_dir, &blocks, &n, err);
+    /* Strict: a line it cannot read is reported rather than silently left without the set. */
+    trn_status st = trn_level_find_terrain_blocks(level_dir, &blocks, &n, NULL, err);
     if (st) return st;
     for (size_t i = 0; i < n && !st; i++) {
         trn_terrain_block *tb = &blocks[i];

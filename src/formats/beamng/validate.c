@@ -12,7 +12,8 @@
 #include "level_internal.h"
 
 /* Check ids (stable; documented in `terrane beamng validate --help`):
- *   level-items-invalid        items.level.json line is not valid JSON or has a bad field
+ *   level-items-invalid        an items.level.json line is not valid JSON or has a bad field
+ *                              (one finding per line; the other lines are still read)
  *   terrain-block-missing      the level has no TerrainBlock
  *   terrain-block-invalid      squareSize or maxHeight not positive
  *   terrain-file-missing       terrainFile empty or the .ter is not there
@@ -1026,35 +1027,32 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
     size_t block_count = 0;
     trn_error e;
     trn_error_clear(&e);
-    trn_status bst = trn_level_find_terrain_blocks(level_dir, &blocks, &block_count, &e);
+    /* Bad lines become level-items-invalid findings; the blocks on the other lines are checked
+     * as usual, as the engine still loads them. */
+    size_t items_before = findings->count;
+    trn_status bst = trn_level_find_terrain_blocks(level_dir, &blocks, &block_count, findings, &e);
+    size_t items_problems = findings->count - items_before;
     if (bst == TRN_ERR_NO_MEMORY)
         v.oom = true;
     else if (bst) {
-        char fix[300];
-        if (is_syntax_error(&e))
-            snprintf(fix, sizeof fix,
-                     "each line of items.level.json must be one complete JSON "
-                     "object; fix that line");
-        else {
-            /* "TerrainBlock.squareSize: expected a number, found a string" names the field. */
-            const char *dot = strchr(e.message, '.'), *colon = strchr(e.message, ':');
-            int len = dot && colon && colon > dot ? (int)(colon - dot - 1) : 0;
-            if (len > 0 && len < 64)
-                snprintf(fix, sizeof fix,
-                         "give %.*s a value of the expected type (numbers as JSON numbers, "
-                         "names and paths as strings)",
-                         len, dot + 1);
-            else
-                snprintf(fix, sizeof fix, "correct the field named in the message");
-        }
-        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset, fix, "%s", e.message);
+        ADD(&v, TRN_SEVERITY_ERROR, "level-items-invalid", e.file, e.offset,
+            "make main/ and its items files readable", "%s", e.message);
         set_last_position(&v, &e);
     } else if (block_count == 0) {
         char items[PATH_MAX];
         trn_lvl_join(items, sizeof items, level_dir, "main/items.level.json");
-        ADD(&v, TRN_SEVERITY_WARNING, "terrain-block-missing", items, -1,
-            "add a terrain: terrane beamng import HEIGHTMAP --level LEVEL_DIR, or create one",
-            "the level has no TerrainBlock in main/");
+        if (items_problems)
+            ADD(&v, TRN_SEVERITY_WARNING, "terrain-block-missing", items, -1,
+                "if one of the lines reported as level-items-invalid is the TerrainBlock, fix it; "
+                "otherwise add a terrain: terrane beamng import HEIGHTMAP --level LEVEL_DIR, or "
+                "create one",
+                "the level has no TerrainBlock in main/ that can be read (%zu item line(s) or "
+                "file(s) could not be read)",
+                items_problems);
+        else
+            ADD(&v, TRN_SEVERITY_WARNING, "terrain-block-missing", items, -1,
+                "add a terrain: terrane beamng import HEIGHTMAP --level LEVEL_DIR, or create one",
+                "the level has no TerrainBlock in main/");
     }
     for (size_t i = 0; i < block_count; i++)
         if (!v.active_set && blocks[i].material_texture_set)
