@@ -1,0 +1,174 @@
+/* Document kinds, Terrain asset source and manifest writers, sea level and name lookups. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/recipe_internal.h"
+
+const char *trn_substrate_name(trn_substrate substrate)
+{
+    switch (substrate) {
+    case TRN_SUBSTRATE_SOIL:
+        return "soil";
+    case TRN_SUBSTRATE_ROCK:
+        return "rock";
+    case TRN_SUBSTRATE_SAND:
+        return "sand";
+    case TRN_SUBSTRATE_WET:
+        return "wet";
+    case TRN_SUBSTRATE_COUNT:
+        break;
+    }
+    return "unknown";
+}
+
+const char *trn_document_kind_name(trn_document_kind kind)
+{
+    switch (kind) {
+    case TRN_DOCUMENT_RECIPE:
+        return "recipe";
+    case TRN_DOCUMENT_TERRAIN_ASSET:
+        return "Terrain asset";
+    case TRN_DOCUMENT_ASSET_MANIFEST:
+        return "asset manifest";
+    case TRN_DOCUMENT_BEAMNG_TERRAIN:
+        return "BeamNG terrain metadata";
+    case TRN_DOCUMENT_UNKNOWN:
+        break;
+    }
+    return "unknown";
+}
+
+trn_document_kind trn_document_classify(const char *text, size_t size)
+{
+    if (!text) return TRN_DOCUMENT_UNKNOWN;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t bom = size >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+    json_t *root = json_loadb(text + bom, size - bom, 0, NULL);
+    trn_document_kind kind = trn_rcp_classify_object(root);
+    json_decref(root);
+    return kind;
+}
+
+int trn_recipe_find_landform(const trn_recipe *recipe, const char *name)
+{
+    if (!recipe || !name || !recipe->landforms) return -1;
+    for (uint32_t i = 0; i < recipe->landform_count; i++)
+        if (recipe->landforms[i].name && strcmp(recipe->landforms[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int trn_recipe_find_biome(const trn_recipe *recipe, const char *name)
+{
+    if (!recipe || !name || !recipe->biomes) return -1;
+    for (uint32_t i = 0; i < recipe->biome_count; i++)
+        if (recipe->biomes[i].name && strcmp(recipe->biomes[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+double trn_recipe_sea_level(const trn_recipe *recipe, trn_sea_level_source *source, char *how,
+                            size_t how_size)
+{
+    char num[3][40];
+    if (source) *source = TRN_SEA_LEVEL_EXPLICIT;
+    if (how && how_size) how[0] = '\0';
+    if (!recipe) return 0;
+    if (recipe->has_sea_level) {
+        if (how && how_size) {
+            trn_rcp_format_double(recipe->sea_level, num[0]);
+            snprintf(how, how_size, "explicit: the recipe's sea_level %s", num[0]);
+        }
+        return recipe->sea_level;
+    }
+    if (source) *source = TRN_SEA_LEVEL_DERIVED;
+    int idx = trn_recipe_find_landform(recipe, recipe->default_landform);
+    if (idx < 0) {
+        if (how && how_size)
+            snprintf(how, how_size, "derived: 0, because the default landform is missing");
+        return 0;
+    }
+    const trn_landform *lf = &recipe->landforms[idx];
+    /* A quarter of the default landform's relief lies under water. */
+    double level = lf->base_height + 0.25 * lf->height_variation;
+    if (how && how_size) {
+        trn_rcp_format_double(lf->base_height, num[0]);
+        trn_rcp_format_double(lf->height_variation, num[1]);
+        trn_rcp_format_double(level, num[2]);
+        snprintf(how, how_size,
+                 "derived: base_height %s + 0.25 x height_variation %s of default landform "
+                 "'%s' = %s",
+                 num[0], num[1], lf->name, num[2]);
+    }
+    return level;
+}
+
+static trn_status write_tree(const char *path, json_t *tree, const char *what, trn_error *err)
+{
+    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_emit_json(&b, tree, 2, 0);
+    trn_rcp_buf_put(&b, "\n", 1);
+    if (b.failed) {
+        trn_rcp_buf_free(&b);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory writing %s", what);
+    }
+    trn_status st = trn_file_write_atomic(path, b.data, b.len, err);
+    trn_rcp_buf_free(&b);
+    return st;
+}
+
+trn_status trn_terrain_asset_write(const char *path, const char *id, const trn_recipe *recipe,
+                                   trn_error *err)
+{
+    if (!path || !recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_terrain_asset_write: path and recipe are required");
+    if (!id || strncmp(id, "asset://", 8) != 0 || !id[8])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "a Terrain asset id looks like \"asset://terrain/landscape\", not "
+                             "\"%.200s\"",
+                             id ? id : "(null)");
+    trn_status st = trn_recipe_validate(recipe, err);
+    if (st) {
+        if (err) snprintf(err->file, sizeof err->file, "%s", path);
+        return st;
+    }
+    json_t *tree = json_object();
+    json_t *rj = trn_rcp_recipe_to_json(recipe);
+    if (!tree || !rj ||
+        json_object_set_new(tree, "format_version", json_integer(TRN_RECIPE_FORMAT_VERSION)) ||
+        json_object_set_new(tree, "id", json_string(id)) ||
+        json_object_set_new(tree, "recipe", rj)) {
+        if (!tree) json_decref(rj);
+        json_decref(tree);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
+                             "out of memory writing a Terrain asset");
+    }
+    st = write_tree(path, tree, "a Terrain asset", err);
+    json_decref(tree);
+    return st;
+}
+
+trn_status trn_terrain_manifest_write(const char *path, const char *source_file, trn_error *err)
+{
+    if (!path)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_terrain_manifest_write: path is required");
+    if (!source_file || !*source_file || source_file[0] == '/')
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "a manifest names its source relative to its own folder (such as "
+                             "\"landscape.terrain.json\"), not \"%.200s\"",
+                             source_file ? source_file : "(null)");
+    json_t *tree = json_object();
+    if (!tree || json_object_set_new(tree, "format_version", json_integer(1)) ||
+        json_object_set_new(tree, "type", json_string("Terrain")) ||
+        json_object_set_new(tree, "importer", json_string("terrain_heightfield")) ||
+        json_object_set_new(tree, "source", json_string(source_file))) {
+        json_decref(tree);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
+                             "out of memory writing an asset manifest");
+    }
+    trn_status st = write_tree(path, tree, "an asset manifest", err);
+    json_decref(tree);
+    return st;
+}

@@ -1,0 +1,435 @@
+/* Canonical recipe JSON (sorted keys, defaults omitted, shortest numbers) and the cache key. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "recipe/recipe_internal.h"
+
+void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (n > SIZE_MAX - b->len - 1) {
+        b->failed = true;
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap = cap > SIZE_MAX / 2 ? b->len + n + 1 : cap * 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void trn_rcp_buf_puts(trn_rcp_buf *b, const char *s)
+{
+    trn_rcp_buf_put(b, s, strlen(s));
+}
+
+void trn_rcp_buf_free(trn_rcp_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void trn_rcp_format_double(double v, char out[40])
+{
+    if (v == 0 || !isfinite(v)) { /* -0 prints as 0; non-finite never reaches JSON */
+        memcpy(out, "0", 2);
+        return;
+    }
+    if (floor(v) == v && fabs(v) <= 9007199254740992.0) {
+        snprintf(out, 40, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, 40, "%.*g", p, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
+void trn_rcp_format_float(float v, char out[40])
+{
+    if (v == 0 || !isfinite(v)) {
+        memcpy(out, "0", 2);
+        return;
+    }
+    if (floorf(v) == v && fabsf(v) <= 16777216.0f) {
+        snprintf(out, 40, "%.0f", (double)v);
+        return;
+    }
+    /* Read back the way the parser does: a double rounded to float. */
+    for (int p = 1; p <= 9; p++) {
+        snprintf(out, 40, "%.*g", p, (double)v);
+        if ((float)strtod(out, NULL) == v) return;
+    }
+}
+
+static void emit_string(trn_rcp_buf *b, const char *s, size_t n)
+{
+    trn_rcp_buf_put(b, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *esc = NULL;
+        char hex[8];
+        switch (c) {
+        case '"':
+            esc = "\\\"";
+            break;
+        case '\\':
+            esc = "\\\\";
+            break;
+        case '\b':
+            esc = "\\b";
+            break;
+        case '\f':
+            esc = "\\f";
+            break;
+        case '\n':
+            esc = "\\n";
+            break;
+        case '\r':
+            esc = "\\r";
+            break;
+        case '\t':
+            esc = "\\t";
+            break;
+        default:
+            if (c < 0x20) {
+                snprintf(hex, sizeof hex, "\\u%04x", c);
+                esc = hex;
+            }
+        }
+        if (esc) {
+            trn_rcp_buf_put(b, s + i - run, run);
+            run = 0;
+            trn_rcp_buf_puts(b, esc);
+        } else {
+            run++;
+        }
+    }
+    trn_rcp_buf_put(b, s + n - run, run);
+    trn_rcp_buf_put(b, "\"", 1);
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void newline(trn_rcp_buf *b, int indent, int level)
+{
+    trn_rcp_buf_put(b, "\n", 1);
+    for (int k = 0; k < indent * level; k++)
+        trn_rcp_buf_put(b, " ", 1);
+}
+
+void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
+{
+    char num[40];
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        size_t n = json_object_size(v);
+        if (n == 0) {
+            trn_rcp_buf_put(b, "{}", 2);
+            return;
+        }
+        const char **keys = malloc(n * sizeof *keys);
+        if (!keys) {
+            b->failed = true;
+            return;
+        }
+        size_t k = 0;
+        const char *key;
+        json_t *val;
+        json_object_foreach((json_t *)v, key, val)
+        {
+            if (k < n) keys[k++] = key;
+        }
+        qsort(keys, k, sizeof *keys, cmp_keys);
+        trn_rcp_buf_put(b, "{", 1);
+        for (size_t i = 0; i < k; i++) {
+            if (i) trn_rcp_buf_put(b, ",", 1);
+            if (indent) newline(b, indent, level + 1);
+            emit_string(b, keys[i], strlen(keys[i]));
+            trn_rcp_buf_put(b, indent ? ": " : ":", indent ? 2 : 1);
+            trn_rcp_emit_json(b, json_object_get(v, keys[i]), indent, level + 1);
+        }
+        if (indent) newline(b, indent, level);
+        trn_rcp_buf_put(b, "}", 1);
+        free(keys);
+        return;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
+        bool flat = true;
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_array_get(v, i);
+            if (json_is_object(e) || json_is_array(e)) flat = false;
+        }
+        trn_rcp_buf_put(b, "[", 1);
+        for (size_t i = 0; i < n; i++) {
+            if (i) trn_rcp_buf_put(b, ",", 1);
+            if (indent && flat && i) trn_rcp_buf_put(b, " ", 1);
+            if (indent && !flat) newline(b, indent, level + 1);
+            trn_rcp_emit_json(b, json_array_get(v, i), indent, level + 1);
+        }
+        if (indent && !flat && n) newline(b, indent, level);
+        trn_rcp_buf_put(b, "]", 1);
+        return;
+    }
+    case JSON_STRING:
+        emit_string(b, json_string_value(v), json_string_length(v));
+        return;
+    case JSON_INTEGER:
+        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        trn_rcp_buf_puts(b, num);
+        return;
+    case JSON_REAL:
+        trn_rcp_format_double(json_real_value(v), num);
+        trn_rcp_buf_puts(b, num);
+        return;
+    case JSON_TRUE:
+        trn_rcp_buf_put(b, "true", 4);
+        return;
+    case JSON_FALSE:
+        trn_rcp_buf_put(b, "false", 5);
+        return;
+    case JSON_NULL:
+        trn_rcp_buf_put(b, "null", 4);
+        return;
+    }
+}
+
+char *trn_rcp_canonical_text(const json_t *v)
+{
+    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_emit_json(&b, v, 0, 0);
+    if (b.failed) {
+        trn_rcp_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* json_object_set_new that remembers failure (NULL values included). */
+static void put_new(json_t *o, const char *key, json_t *v, bool *ok)
+{
+    if (!v || json_object_set_new(o, key, v) != 0) *ok = false;
+}
+
+static json_t *pair(double a, double b)
+{
+    json_t *arr = json_array();
+    if (arr &&
+        (json_array_append_new(arr, json_real(a)) || json_array_append_new(arr, json_real(b)))) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static json_t *landform_json(const trn_landform *lf, bool *ok)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    trn_landform d;
+    trn_rcp_landform_defaults(&d);
+    if (lf->profile != d.profile)
+        put_new(o, "profile", json_string(lf->profile == TRN_PROFILE_RIDGED ? "ridged" : "fbm"),
+                ok);
+    if (lf->base_height != d.base_height) put_new(o, "base_height", json_real(lf->base_height), ok);
+    if (lf->height_variation != d.height_variation)
+        put_new(o, "height_variation", json_real(lf->height_variation), ok);
+    if (lf->feature_size != d.feature_size)
+        put_new(o, "feature_size", json_real(lf->feature_size), ok);
+    if (lf->roughness != d.roughness) put_new(o, "roughness", json_real(lf->roughness), ok);
+    if (lf->octaves != d.octaves) put_new(o, "octaves", json_integer(lf->octaves), ok);
+    if (lf->warp_amplitude != d.warp_amplitude)
+        put_new(o, "warp_amplitude", json_real(lf->warp_amplitude), ok);
+    if (lf->warp_feature_size != d.warp_feature_size)
+        put_new(o, "warp_feature_size", json_real(lf->warp_feature_size), ok);
+    if (lf->stretch != d.stretch) put_new(o, "stretch", json_real(lf->stretch), ok);
+    if (lf->heading != d.heading) put_new(o, "heading", json_real(lf->heading), ok);
+    return o;
+}
+
+static json_t *biome_json(const trn_biome *b, bool *ok)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    json_t *color = json_array();
+    if (!color) *ok = false;
+    for (int c = 0; color && c < 4; c++) {
+        /* The float's shortest decimal, so 0.3 stays 0.3 rather than 0.30000001192092896. */
+        char num[40];
+        trn_rcp_format_float(b->color[c], num);
+        if (json_array_append_new(color, json_real(strtod(num, NULL))) != 0) *ok = false;
+    }
+    put_new(o, "color", color, ok);
+    if (b->material) put_new(o, "material", json_string(b->material), ok);
+    if (b->texture_scale != 1) put_new(o, "texture_scale", json_real(b->texture_scale), ok);
+    if (b->landform) put_new(o, "landform", json_string(b->landform), ok);
+    if (!b->allow_snow) put_new(o, "allow_snow", json_false(), ok);
+    return o;
+}
+
+static json_t *rule_json(const trn_rule *r, bool *ok)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    put_new(o, "id", json_string(r->id), ok);
+    put_new(o, "biome", json_string(r->biome), ok);
+    if (r->layer) put_new(o, "layer", json_string(r->layer), ok);
+    if (r->priority != 0) put_new(o, "priority", json_real(r->priority), ok);
+    if (r->blend != 0) put_new(o, "blend", json_real(r->blend), ok);
+    const struct {
+        const char *key;
+        const trn_band *band;
+    } bands[] = {{"elevation", &r->elevation},
+                 {"slope", &r->slope},
+                 {"moisture", &r->moisture},
+                 {"water_distance", &r->water_distance}};
+    for (size_t i = 0; i < sizeof bands / sizeof bands[0]; i++)
+        if (bands[i].band->set)
+            put_new(o, bands[i].key, pair(bands[i].band->min, bands[i].band->max), ok);
+    if (r->substrate_mask) {
+        /* Order has no meaning: names sorted. */
+        static const trn_substrate sorted[] = {TRN_SUBSTRATE_ROCK, TRN_SUBSTRATE_SAND,
+                                               TRN_SUBSTRATE_SOIL, TRN_SUBSTRATE_WET};
+        json_t *list = json_array();
+        if (!list) *ok = false;
+        for (size_t i = 0; list && i < 4; i++)
+            if (r->substrate_mask & (1u << sorted[i]))
+                if (json_array_append_new(list, json_string(trn_substrate_name(sorted[i]))) != 0)
+                    *ok = false;
+        put_new(o, "substrate", list, ok);
+    }
+    return o;
+}
+
+static void put_blob(json_t *o, const char *key, const char *text, bool *ok)
+{
+    if (!text) return;
+    json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+    put_new(o, key, v, ok);
+}
+
+json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
+{
+    bool ok = true;
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put_new(o, "size", pair(r->size_x, r->size_z), &ok);
+    json_t *res = json_array();
+    if (res && (json_array_append_new(res, json_integer(r->cells_x)) ||
+                json_array_append_new(res, json_integer(r->cells_z))))
+        ok = false;
+    put_new(o, "resolution", res, &ok);
+    put_new(o, "seed", json_integer((json_int_t)r->seed), &ok);
+    if (r->chunk_cells != TRN_RCP_CHUNK_CELLS)
+        put_new(o, "chunk_cells", json_integer(r->chunk_cells), &ok);
+    if (r->has_sea_level) put_new(o, "sea_level", json_real(r->sea_level), &ok);
+    put_new(o, "default_landform", json_string(r->default_landform), &ok);
+    json_t *lfs = json_object();
+    for (uint32_t i = 0; lfs && i < r->landform_count; i++)
+        put_new(lfs, r->landforms[i].name, landform_json(&r->landforms[i], &ok), &ok);
+    put_new(o, "landforms", lfs, &ok);
+    put_new(o, "default_biome", json_string(r->default_biome), &ok);
+    json_t *bs = json_object();
+    for (uint32_t i = 0; bs && i < r->biome_count; i++)
+        put_new(bs, r->biomes[i].name, biome_json(&r->biomes[i], &ok), &ok);
+    put_new(o, "biomes", bs, &ok);
+    if (r->rule_count) {
+        json_t *rules = json_array();
+        for (uint32_t i = 0; rules && i < r->rule_count; i++)
+            if (json_array_append_new(rules, rule_json(&r->rules[i], &ok)) != 0) ok = false;
+        put_new(o, "rules", rules, &ok);
+    }
+    put_blob(o, "layers", r->layers_json, &ok);
+    put_blob(o, "regions", r->regions_json, &ok);
+    put_blob(o, "edits", r->edits_json, &ok);
+    put_blob(o, "exclusions", r->exclusions_json, &ok);
+    put_blob(o, "palette", r->palette_json, &ok);
+    put_blob(o, "graph", r->graph_json, &ok);
+    if (r->preset_id) put_new(o, "preset_id", json_string(r->preset_id), &ok);
+    if (r->has_preset_version) put_new(o, "preset_version", json_real(r->preset_version), &ok);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
+                                     trn_error *err)
+{
+    if (text) *text = NULL;
+    if (size) *size = 0;
+    if (!recipe || !text)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_canonical_json: recipe and text are required");
+    trn_status st = trn_recipe_validate(recipe, err);
+    if (st) return st;
+    json_t *tree = trn_rcp_recipe_to_json(recipe);
+    char *out = tree ? trn_rcp_canonical_text(tree) : NULL;
+    json_decref(tree);
+    if (!out)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "out of memory printing the canonical recipe");
+    *text = out;
+    if (size) *size = strlen(out);
+    return TRN_OK;
+}
+
+trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err)
+{
+    if (key) *key = 0;
+    if (!key)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_cache_key: key is required");
+    char *text = NULL;
+    size_t size = 0;
+    trn_status st = trn_recipe_canonical_json(recipe, &text, &size, err);
+    if (st) return st;
+    /* Hashed bytes (docs/recipes.md): the generator version as 4 bytes little-endian, then
+     * the canonical JSON, no terminator; XXH64 with seed 0. */
+    XXH64_state_t *state = XXH64_createState();
+    if (!state) {
+        free(text);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory hashing a recipe");
+    }
+    uint32_t version = TRN_GENERATOR_VERSION;
+    unsigned char le[4] = {(unsigned char)(version & 0xFF), (unsigned char)((version >> 8) & 0xFF),
+                           (unsigned char)((version >> 16) & 0xFF),
+                           (unsigned char)((version >> 24) & 0xFF)};
+    XXH64_reset(state, 0);
+    XXH64_update(state, le, sizeof le);
+    XXH64_update(state, text, size);
+    *key = XXH64_digest(state);
+    XXH64_freeState(state);
+    free(text);
+    return TRN_OK;
+}

@@ -1,0 +1,115 @@
+/* Recipe internals shared by parsing, validation, canonical printing and documents. */
+#ifndef TRN_RECIPE_INTERNAL_H
+#define TRN_RECIPE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "core/json_pos.h"
+#include "terrane/recipe.h"
+
+/* Defaults of the recipe and landform fields (recipe.h states them too). */
+#define TRN_RCP_CHUNK_CELLS 32u
+#define TRN_RCP_MAX_CELLS 65535u
+/* (cells_x + 1) * (cells_z + 1) may not exceed this: 1 GiB of float heights. */
+#define TRN_RCP_MAX_SAMPLES (UINT64_C(1) << 28)
+/* Label maps hold one byte per sample and keep 255 for "none". */
+#define TRN_RCP_MAX_BIOMES 255u
+/* trn_generated.rule_index is an int16_t. */
+#define TRN_RCP_MAX_RULES 32767u
+/* Heights, sizes and sea levels stay well inside the float range. */
+#define TRN_RCP_MAX_MAGNITUDE 1e9
+/* Recipes read from files: edits can make them large, but not unbounded. */
+#define TRN_RCP_MAX_FILE_SIZE ((size_t)256 << 20)
+
+/* Every numeric field's rule, shared by the parser (which checks values where they stand in
+ * the document) and trn_recipe_validate (which checks a struct built in code), so both say
+ * the same thing. */
+typedef enum trn_rcp_num {
+    TRN_NUM_SIZE = 0,
+    TRN_NUM_CELLS,
+    TRN_NUM_SEED,
+    TRN_NUM_CHUNK_CELLS, /* upper bound is the grid's: checked separately */
+    TRN_NUM_SEA_LEVEL,
+    TRN_NUM_BASE_HEIGHT,
+    TRN_NUM_HEIGHT_VARIATION,
+    TRN_NUM_FEATURE_SIZE,
+    TRN_NUM_ROUGHNESS,
+    TRN_NUM_OCTAVES,
+    TRN_NUM_WARP_AMPLITUDE,
+    TRN_NUM_WARP_FEATURE_SIZE,
+    TRN_NUM_STRETCH,
+    TRN_NUM_HEADING,
+    TRN_NUM_COLOR,
+    TRN_NUM_TEXTURE_SCALE,
+    TRN_NUM_PRIORITY,
+    TRN_NUM_BLEND,
+    TRN_NUM_ELEVATION,
+    TRN_NUM_SLOPE,
+    TRN_NUM_MOISTURE,
+    TRN_NUM_WATER_DISTANCE,
+    TRN_NUM_PRESET_VERSION,
+    TRN_NUM_COUNT
+} trn_rcp_num;
+
+/* "a number > 0", "a whole number 1..16", ... */
+const char *trn_rcp_num_expect(trn_rcp_num which);
+bool trn_rcp_num_ok(trn_rcp_num which, double value);
+/* Whole-number fields (cells, seed, chunk_cells, octaves). */
+bool trn_rcp_num_whole(trn_rcp_num which);
+
+/* Landform defaults. */
+void trn_rcp_landform_defaults(trn_landform *landform);
+bool trn_rcp_landform_field_is_default(const trn_landform *landform, const char *key);
+
+/* Key tables (NULL-terminated) for unknown-key messages. */
+extern const char *const trn_rcp_recipe_keys[];
+extern const char *const trn_rcp_landform_keys[];
+extern const char *const trn_rcp_biome_keys[];
+extern const char *const trn_rcp_rule_keys[];
+extern const char *const trn_rcp_asset_keys[];
+
+/* The closest of candidates to word within a small edit distance, or NULL. */
+const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates);
+
+/* Check a recipe struct. On failure: the status (TRN_ERR_VALIDATION, or TRN_ERR_LIMIT for
+ * size limits), *where names the offending value (keys point into the recipe) and msg holds the
+ * message without the path. */
+trn_status trn_rcp_check(const trn_recipe *recipe, trn_json_path *where, trn_json_target *target,
+                         char *msg, size_t msg_size);
+
+/* Growable text. Allocation failure is remembered (failed) and reported by the caller. */
+typedef struct trn_rcp_buf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} trn_rcp_buf;
+
+void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n);
+void trn_rcp_buf_puts(trn_rcp_buf *b, const char *s);
+void trn_rcp_buf_free(trn_rcp_buf *b);
+
+/* Shortest text that reads back as the same double: integers up to 2^53 without a fraction or
+ * exponent, -0 as 0, otherwise the shortest of %.1g .. %.17g that strtod maps back. */
+void trn_rcp_format_double(double v, char out[40]);
+/* The same for a float read back as (float)strtod(text). */
+void trn_rcp_format_float(float v, char out[40]);
+
+/* Append v as canonical JSON: object keys sorted bytewise, numbers as above. indent 0 writes no
+ * whitespace at all; indent > 0 pretty-prints (arrays of scalars on one line) starting at the
+ * given nesting level. */
+void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level);
+/* Canonical compact text of v (malloc'd), or NULL when out of memory. */
+char *trn_rcp_canonical_text(const json_t *v);
+
+/* The recipe as a jansson tree in canonical form (defaults omitted). NULL when out of memory
+ * or when a stored JSON text does not parse (validate first). */
+json_t *trn_rcp_recipe_to_json(const trn_recipe *recipe);
+
+/* Shared by classification and parsing: which document a top-level object is. */
+trn_document_kind trn_rcp_classify_object(const json_t *root);
+
+#endif

@@ -1,0 +1,821 @@
+/* Recipe documents from JSON text: types, unknown keys and ranges, each error at its position. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fileio.h"
+#include "recipe/recipe_internal.h"
+
+typedef struct pctx {
+    const char *text; /* the whole text, byte order mark included, for positions */
+    size_t size;
+    const char *file;
+    trn_json_path path;
+    trn_error *err;
+    trn_status fail_code; /* set by perr */
+} pctx;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* Fill the error with "path: message" at the position of the current path. */
+static trn_status perr(pctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static trn_status perr(pctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+{
+    char msg[420];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[200];
+    trn_json_path_format(&c->path, where, sizeof where);
+    trn_json_pos pos;
+    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, target, &pos);
+    trn_error_set(c->err, code, c->file, (int64_t)pos.offset, "%s%s%s", where, where[0] ? ": " : "",
+                  msg);
+    trn_error_set_position(c->err, pos.line, pos.column);
+    c->fail_code = code;
+    return code;
+}
+
+static trn_status oom(pctx *c)
+{
+    c->fail_code = TRN_ERR_NO_MEMORY;
+    return trn_error_set(c->err, TRN_ERR_NO_MEMORY, c->file, -1, "out of memory reading a recipe");
+}
+
+/* "the string \"abc\"", "-5", "an object", ... for "found ..." */
+static const char *describe(const json_t *v, char *buf, size_t size)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
+    case JSON_INTEGER:
+        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return buf;
+    case JSON_REAL: {
+        char num[40];
+        trn_rcp_format_double(json_real_value(v), num);
+        snprintf(buf, size, "%s", num);
+        return buf;
+    }
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        size_t n = json_string_length(v);
+        size_t keep = n > 40 ? 40 : n;
+        while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--; /* do not cut a UTF-8 sequence */
+        snprintf(buf, size, "the string \"%.*s%s\"", (int)keep, s, keep < n ? "..." : "");
+        return buf;
+    }
+    }
+    return "a value";
+}
+
+static void push(pctx *c, const char *key)
+{
+    trn_json_path_push_key(&c->path, key);
+}
+
+static void push_index(pctx *c, size_t index)
+{
+    trn_json_path_push_index(&c->path, index);
+}
+
+static void pop(pctx *c)
+{
+    trn_json_path_pop(&c->path);
+}
+
+/* Called with the path at the object holding key: "unknown key 'heigth' in
+ * landforms.mountains; did you mean 'height_variation'?" at the key's position. */
+static trn_status unknown_key(pctx *c, const char *key, const char *const *known, const char *what)
+{
+    char parent[200];
+    trn_json_path_format(&c->path, parent, sizeof parent);
+    const char *hint = trn_rcp_did_you_mean(key, known);
+    push(c, key);
+    trn_json_pos pos;
+    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, TRN_JSON_KEY, &pos);
+    if (hint)
+        trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
+                      "unknown key '%.80s' in %s; did you mean '%s'?", key,
+                      parent[0] ? parent : what, hint);
+    else
+        trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
+                      "unknown key '%.80s' in %s", key, parent[0] ? parent : what);
+    trn_error_set_position(c->err, pos.line, pos.column);
+    c->fail_code = TRN_ERR_JSON;
+    return TRN_ERR_JSON;
+}
+
+static trn_status want_number(pctx *c, const json_t *v, trn_rcp_num which, double *out)
+{
+    char buf[120];
+    if (!json_is_number(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
+                    trn_rcp_num_expect(which), describe(v, buf, sizeof buf));
+    double d = json_number_value(v);
+    if (!trn_rcp_num_ok(which, d))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
+                    trn_rcp_num_expect(which), describe(v, buf, sizeof buf));
+    *out = d;
+    return TRN_OK;
+}
+
+static trn_status want_u32(pctx *c, const json_t *v, trn_rcp_num which, uint32_t *out)
+{
+    double d;
+    trn_status st = want_number(c, v, which, &d);
+    if (st) return st;
+    *out = (uint32_t)d; /* every whole-number range here fits */
+    return TRN_OK;
+}
+
+/* A non-empty string, copied. */
+static trn_status want_string(pctx *c, const json_t *v, const char *expect, char **out)
+{
+    char buf[120];
+    if (!json_is_string(v) || json_string_length(v) == 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    describe(v, buf, sizeof buf));
+    free(*out);
+    *out = dup_str(json_string_value(v));
+    return *out ? TRN_OK : oom(c);
+}
+
+/* [a, b] of two numbers, each checked with which. */
+static trn_status want_pair(pctx *c, const json_t *v, trn_rcp_num which, const char *shape,
+                            double out[2])
+{
+    char buf[120];
+    if (!json_is_array(v) || json_array_size(v) != 2) {
+        if (json_is_array(v))
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %zu elements", shape,
+                        json_array_size(v));
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", shape,
+                    describe(v, buf, sizeof buf));
+    }
+    for (size_t i = 0; i < 2; i++) {
+        push_index(c, i);
+        trn_status st = want_number(c, json_array_get(v, i), which, &out[i]);
+        if (st) return st;
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+static trn_status missing_key(pctx *c, const char *key, const char *what)
+{
+    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "missing required key '%s' (%s)", key, what);
+}
+
+/* ---- sections ------------------------------------------------------------------------ */
+
+static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a landform object (profile, base_height, height_variation, "
+                    "feature_size, roughness, octaves, ...), found %s",
+                    describe(obj, buf, sizeof buf));
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "profile") == 0) {
+            const char *s = json_string_value(v);
+            if (s && strcmp(s, "fbm") == 0)
+                lf->profile = TRN_PROFILE_FBM;
+            else if (s && strcmp(s, "ridged") == 0)
+                lf->profile = TRN_PROFILE_RIDGED;
+            else
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected \"fbm\" or \"ridged\", found %s",
+                            describe(v, buf, sizeof buf));
+        } else if (strcmp(key, "base_height") == 0) {
+            st = want_number(c, v, TRN_NUM_BASE_HEIGHT, &lf->base_height);
+        } else if (strcmp(key, "height_variation") == 0) {
+            st = want_number(c, v, TRN_NUM_HEIGHT_VARIATION, &lf->height_variation);
+        } else if (strcmp(key, "feature_size") == 0) {
+            st = want_number(c, v, TRN_NUM_FEATURE_SIZE, &lf->feature_size);
+        } else if (strcmp(key, "roughness") == 0) {
+            st = want_number(c, v, TRN_NUM_ROUGHNESS, &lf->roughness);
+        } else if (strcmp(key, "octaves") == 0) {
+            st = want_u32(c, v, TRN_NUM_OCTAVES, &lf->octaves);
+        } else if (strcmp(key, "warp_amplitude") == 0) {
+            st = want_number(c, v, TRN_NUM_WARP_AMPLITUDE, &lf->warp_amplitude);
+        } else if (strcmp(key, "warp_feature_size") == 0) {
+            st = want_number(c, v, TRN_NUM_WARP_FEATURE_SIZE, &lf->warp_feature_size);
+        } else if (strcmp(key, "stretch") == 0) {
+            st = want_number(c, v, TRN_NUM_STRETCH, &lf->stretch);
+        } else if (strcmp(key, "heading") == 0) {
+            st = want_number(c, v, TRN_NUM_HEADING, &lf->heading);
+        } else {
+            pop(c);
+            return unknown_key(c, key, trn_rcp_landform_keys, "a landform");
+        }
+        if (st) return st;
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+static bool is_landform_key(const char *key)
+{
+    for (const char *const *k = trn_rcp_landform_keys; *k; k++)
+        if (strcmp(*k, key) == 0) return true;
+    return false;
+}
+
+static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a biome object (color, material, texture_scale, landform, "
+                    "allow_snow), found %s",
+                    describe(obj, buf, sizeof buf));
+    b->texture_scale = 1;
+    b->allow_snow = true;
+    bool have_color = false;
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "color") == 0) {
+            if (!json_is_array(v) || json_array_size(v) != 4) {
+                if (json_is_array(v))
+                    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                                "expected [r, g, b, a], four numbers from 0 to 1, found %zu "
+                                "elements",
+                                json_array_size(v));
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected [r, g, b, a], four numbers from 0 to 1, found %s",
+                            describe(v, buf, sizeof buf));
+            }
+            for (size_t i = 0; i < 4; i++) {
+                double d;
+                push_index(c, i);
+                if ((st = want_number(c, json_array_get(v, i), TRN_NUM_COLOR, &d))) return st;
+                b->color[i] = (float)d;
+                pop(c);
+            }
+            have_color = true;
+        } else if (strcmp(key, "material") == 0) {
+            st = want_string(c, v, "a material asset id (a non-empty string)", &b->material);
+        } else if (strcmp(key, "texture_scale") == 0) {
+            st = want_number(c, v, TRN_NUM_TEXTURE_SCALE, &b->texture_scale);
+        } else if (strcmp(key, "landform") == 0) {
+            st = want_string(c, v, "the name of a landform", &b->landform);
+        } else if (strcmp(key, "allow_snow") == 0) {
+            if (!json_is_boolean(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected true or false, found %s",
+                            describe(v, buf, sizeof buf));
+            b->allow_snow = json_is_true(v);
+        } else if (is_landform_key(key)) {
+            /* Dropping it silently would flatten terrain that used to have relief. */
+            return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                        "'%s' is a landform field, not a biome field: move it into a landform "
+                        "under \"landforms\" and name that landform in this biome's "
+                        "\"landform\"",
+                        key);
+        } else {
+            pop(c);
+            return unknown_key(c, key, trn_rcp_biome_keys, "a biome");
+        }
+        if (st) return st;
+        pop(c);
+    }
+    if (!have_color) return missing_key(c, "color", "[r, g, b, a], four numbers from 0 to 1");
+    return TRN_OK;
+}
+
+static trn_status parse_band(pctx *c, const json_t *v, trn_rcp_num which, trn_band *band)
+{
+    double mm[2];
+    char shape[160];
+    snprintf(shape, sizeof shape, "[min, max], two numbers (%s)", trn_rcp_num_expect(which));
+    trn_status st = want_pair(c, v, which, shape, mm);
+    if (st) return st;
+    if (mm[0] > mm[1]) {
+        char a[40], b[40];
+        trn_rcp_format_double(mm[0], a);
+        trn_rcp_format_double(mm[1], b);
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "the band is [min, max] and min %s is greater than max %s", a, b);
+    }
+    band->set = true;
+    band->min = mm[0];
+    band->max = mm[1];
+    return TRN_OK;
+}
+
+static trn_status parse_substrate(pctx *c, const json_t *v, uint32_t *mask)
+{
+    char buf[120];
+    const char *expect = "a non-empty list of distinct names from soil, rock, sand, wet";
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
+    *mask = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        push_index(c, i);
+        int which = -1;
+        const char *s = json_string_value(e);
+        for (int k = 0; s && k < TRN_SUBSTRATE_COUNT; k++)
+            if (strcmp(s, trn_substrate_name((trn_substrate)k)) == 0) which = k;
+        if (which < 0)
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                        "expected soil, rock, sand or wet, found %s", describe(e, buf, sizeof buf));
+        if (*mask & (1u << which))
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "'%s' is listed twice", s);
+        *mask |= 1u << which;
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+static trn_status parse_rule(pctx *c, const json_t *obj, trn_rule *r)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a rule object (id, biome, priority, bands, ...), found %s",
+                    describe(obj, buf, sizeof buf));
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "id") == 0)
+            st = want_string(c, v, "a rule id (a non-empty string)", &r->id);
+        else if (strcmp(key, "biome") == 0)
+            st = want_string(c, v, "the name of a biome", &r->biome);
+        else if (strcmp(key, "layer") == 0)
+            st = want_string(c, v, "a layer name (a non-empty string)", &r->layer);
+        else if (strcmp(key, "priority") == 0)
+            st = want_number(c, v, TRN_NUM_PRIORITY, &r->priority);
+        else if (strcmp(key, "blend") == 0)
+            st = want_number(c, v, TRN_NUM_BLEND, &r->blend);
+        else if (strcmp(key, "elevation") == 0)
+            st = parse_band(c, v, TRN_NUM_ELEVATION, &r->elevation);
+        else if (strcmp(key, "slope") == 0)
+            st = parse_band(c, v, TRN_NUM_SLOPE, &r->slope);
+        else if (strcmp(key, "moisture") == 0)
+            st = parse_band(c, v, TRN_NUM_MOISTURE, &r->moisture);
+        else if (strcmp(key, "water_distance") == 0)
+            st = parse_band(c, v, TRN_NUM_WATER_DISTANCE, &r->water_distance);
+        else if (strcmp(key, "substrate") == 0)
+            st = parse_substrate(c, v, &r->substrate_mask);
+        else {
+            pop(c);
+            return unknown_key(c, key, trn_rcp_rule_keys, "a rule");
+        }
+        if (st) return st;
+        pop(c);
+    }
+    if (!r->id) return missing_key(c, "id", "a unique rule id");
+    if (!r->biome) return missing_key(c, "biome", "the biome this rule assigns");
+    return TRN_OK;
+}
+
+/* Sections later issues fill: only the top-level type is checked here; the value is kept as
+ * canonical compact JSON. */
+static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expect, char **out)
+{
+    char buf[120];
+    if (!ok)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    describe(v, buf, sizeof buf));
+    free(*out);
+    *out = trn_rcp_canonical_text(v);
+    return *out ? TRN_OK : oom(c);
+}
+
+static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a recipe object, found %s",
+                    describe(obj, buf, sizeof buf));
+    r->chunk_cells = TRN_RCP_CHUNK_CELLS;
+    bool have_size = false, have_resolution = false, have_seed = false;
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "size") == 0) {
+            double xz[2];
+            st = want_pair(c, v, TRN_NUM_SIZE, "[x, z], two numbers > 0 (world units)", xz);
+            r->size_x = xz[0];
+            r->size_z = xz[1];
+            have_size = true;
+        } else if (strcmp(key, "resolution") == 0) {
+            double xz[2];
+            st = want_pair(c, v, TRN_NUM_CELLS, "[cells_x, cells_z], two whole numbers 1..65535",
+                           xz);
+            r->cells_x = (uint32_t)xz[0];
+            r->cells_z = (uint32_t)xz[1];
+            have_resolution = true;
+        } else if (strcmp(key, "seed") == 0) {
+            /* Read as an integer: 2^63-1 does not survive a trip through double. */
+            bool ok = false;
+            if (json_is_integer(v) && json_integer_value(v) >= 0) {
+                r->seed = (uint64_t)json_integer_value(v);
+                ok = true;
+            } else if (json_is_real(v)) {
+                double d = json_real_value(v);
+                if (d >= 0 && d <= 9007199254740992.0 && floor(d) == d) {
+                    r->seed = (uint64_t)d;
+                    ok = true;
+                }
+            }
+            if (!ok)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
+                            trn_rcp_num_expect(TRN_NUM_SEED), describe(v, buf, sizeof buf));
+            have_seed = true;
+        } else if (strcmp(key, "chunk_cells") == 0) {
+            st = want_u32(c, v, TRN_NUM_CHUNK_CELLS, &r->chunk_cells);
+        } else if (strcmp(key, "sea_level") == 0) {
+            st = want_number(c, v, TRN_NUM_SEA_LEVEL, &r->sea_level);
+            r->has_sea_level = true;
+        } else if (strcmp(key, "default_landform") == 0) {
+            st = want_string(c, v, "the name of a landform", &r->default_landform);
+        } else if (strcmp(key, "default_biome") == 0) {
+            st = want_string(c, v, "the name of a biome", &r->default_biome);
+        } else if (strcmp(key, "landforms") == 0) {
+            if (!json_is_object(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected an object of landforms keyed by name, found %s",
+                            describe(v, buf, sizeof buf));
+            size_t n = json_object_size(v);
+            free(r->landforms);
+            r->landforms = n ? calloc(n, sizeof *r->landforms) : NULL;
+            if (n && !r->landforms) return oom(c);
+            const char *name;
+            json_t *lv;
+            json_object_foreach(v, name, lv)
+            {
+                trn_landform *lf = &r->landforms[r->landform_count];
+                trn_rcp_landform_defaults(lf);
+                lf->name = dup_str(name);
+                if (!lf->name) return oom(c);
+                r->landform_count++;
+                push(c, name);
+                if (!*name)
+                    return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a landform needs a non-empty name");
+                if ((st = parse_landform(c, lv, lf))) return st;
+                pop(c);
+            }
+        } else if (strcmp(key, "biomes") == 0) {
+            if (!json_is_object(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected an object of biomes keyed by name, found %s",
+                            describe(v, buf, sizeof buf));
+            size_t n = json_object_size(v);
+            if (n > TRN_RCP_MAX_BIOMES)
+                return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE,
+                            "%zu biomes; at most %u are allowed (biome maps hold one byte per "
+                            "sample and keep 255 for none)",
+                            n, TRN_RCP_MAX_BIOMES);
+            free(r->biomes);
+            r->biomes = n ? calloc(n, sizeof *r->biomes) : NULL;
+            if (n && !r->biomes) return oom(c);
+            const char *name;
+            json_t *bv;
+            json_object_foreach(v, name, bv)
+            {
+                trn_biome *b = &r->biomes[r->biome_count];
+                b->name = dup_str(name);
+                if (!b->name) return oom(c);
+                r->biome_count++;
+                push(c, name);
+                if (!*name)
+                    return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a biome needs a non-empty name");
+                if ((st = parse_biome(c, bv, b))) return st;
+                pop(c);
+            }
+        } else if (strcmp(key, "rules") == 0) {
+            if (!json_is_array(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected an array of rule objects, found %s",
+                            describe(v, buf, sizeof buf));
+            size_t n = json_array_size(v);
+            if (n > TRN_RCP_MAX_RULES)
+                return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu rules; at most %u are allowed",
+                            n, TRN_RCP_MAX_RULES);
+            free(r->rules);
+            r->rules = n ? calloc(n, sizeof *r->rules) : NULL;
+            if (n && !r->rules) return oom(c);
+            size_t i;
+            json_t *rv;
+            json_array_foreach(v, i, rv)
+            {
+                r->rule_count++;
+                push_index(c, i);
+                if ((st = parse_rule(c, rv, &r->rules[i]))) return st;
+                pop(c);
+            }
+        } else if (strcmp(key, "layers") == 0) {
+            st = keep_json(c, v, json_is_array(v), "an array of layers", &r->layers_json);
+        } else if (strcmp(key, "regions") == 0) {
+            st = keep_json(c, v, json_is_array(v), "an array of region strokes", &r->regions_json);
+        } else if (strcmp(key, "edits") == 0) {
+            st = keep_json(c, v, json_is_array(v), "an array of edit strokes", &r->edits_json);
+        } else if (strcmp(key, "exclusions") == 0) {
+            st = keep_json(c, v, json_is_array(v), "an array of exclusion strokes",
+                           &r->exclusions_json);
+        } else if (strcmp(key, "palette") == 0) {
+            st = keep_json(
+                c, v, (json_is_string(v) && json_string_length(v) > 0) || json_is_object(v),
+                "a palette asset id (a non-empty string) or a palette object", &r->palette_json);
+        } else if (strcmp(key, "graph") == 0) {
+            st = keep_json(c, v, json_is_object(v), "a graph object", &r->graph_json);
+        } else if (strcmp(key, "preset_id") == 0) {
+            st = want_string(c, v, "a preset id (a non-empty string)", &r->preset_id);
+        } else if (strcmp(key, "preset_version") == 0) {
+            st = want_number(c, v, TRN_NUM_PRESET_VERSION, &r->preset_version);
+            r->has_preset_version = true;
+        } else if (strcmp(key, "format_version") == 0) {
+            /* Accepted for documents that stamp the version on the recipe itself; there is
+             * only one, so the canonical form leaves it out. */
+            if (json_is_integer(v) && json_integer_value(v) > (json_int_t)TRN_RECIPE_FORMAT_VERSION)
+                return perr(c, TRN_ERR_VERSION, TRN_JSON_VALUE,
+                            "format_version %" JSON_INTEGER_FORMAT
+                            " is newer than this build reads (%u)",
+                            json_integer_value(v), TRN_RECIPE_FORMAT_VERSION);
+            if (!json_is_integer(v) ||
+                json_integer_value(v) != (json_int_t)TRN_RECIPE_FORMAT_VERSION)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %u, found %s",
+                            TRN_RECIPE_FORMAT_VERSION, describe(v, buf, sizeof buf));
+        } else {
+            pop(c);
+            return unknown_key(c, key, trn_rcp_recipe_keys, "the recipe");
+        }
+        if (st) return st;
+        pop(c);
+    }
+    if (!have_size) return missing_key(c, "size", "[x, z] in world units");
+    if (!have_resolution) return missing_key(c, "resolution", "[cells_x, cells_z]");
+    if (!have_seed) return missing_key(c, "seed", "a whole number 0..9223372036854775807");
+    if (!r->landforms && !json_object_get(obj, "landforms"))
+        return missing_key(c, "landforms", "an object of landforms keyed by name");
+    if (!r->default_landform)
+        return missing_key(c, "default_landform",
+                           "the name of the landform that shapes the ground");
+    if (!r->biomes && !json_object_get(obj, "biomes"))
+        return missing_key(c, "biomes", "an object of biomes keyed by name");
+    if (!r->default_biome)
+        return missing_key(c, "default_biome", "the biome of ground no rule claims");
+    return TRN_OK;
+}
+
+/* ---- documents ----------------------------------------------------------------------- */
+
+trn_document_kind trn_rcp_classify_object(const json_t *root)
+{
+    if (!json_is_object(root)) return TRN_DOCUMENT_UNKNOWN;
+    if (json_object_get(root, "recipe")) return TRN_DOCUMENT_TERRAIN_ASSET;
+    if (json_is_string(json_object_get(root, "type")) && json_object_get(root, "importer"))
+        return TRN_DOCUMENT_ASSET_MANIFEST;
+    if (json_object_get(root, "datafile") ||
+        (json_object_get(root, "version") &&
+         (json_object_get(root, "heightMapSize") || json_object_get(root, "binaryFormat") ||
+          json_object_get(root, "materials"))))
+        return TRN_DOCUMENT_BEAMNG_TERRAIN;
+    for (const char *const *k = trn_rcp_recipe_keys; *k; k++)
+        if (json_object_get(root, *k)) return TRN_DOCUMENT_RECIPE;
+    return TRN_DOCUMENT_UNKNOWN;
+}
+
+static trn_status parse_asset(pctx *c, const json_t *root, const json_t **recipe_out)
+{
+    char buf[120];
+    const char *key;
+    json_t *v;
+    bool have_version = false, have_id = false;
+    json_object_foreach((json_t *)root, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "format_version") == 0) {
+            if (json_is_integer(v) && json_integer_value(v) > (json_int_t)TRN_RECIPE_FORMAT_VERSION)
+                return perr(c, TRN_ERR_VERSION, TRN_JSON_VALUE,
+                            "format_version %" JSON_INTEGER_FORMAT
+                            " is newer than this build reads (%u)",
+                            json_integer_value(v), TRN_RECIPE_FORMAT_VERSION);
+            if (!json_is_integer(v) ||
+                json_integer_value(v) != (json_int_t)TRN_RECIPE_FORMAT_VERSION)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %u, found %s",
+                            TRN_RECIPE_FORMAT_VERSION, describe(v, buf, sizeof buf));
+            have_version = true;
+        } else if (strcmp(key, "id") == 0) {
+            const char *s = json_string_value(v);
+            if (!s || strncmp(s, "asset://", 8) != 0 || !s[8])
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected an asset id such as \"asset://terrain/landscape\", found %s",
+                            describe(v, buf, sizeof buf));
+            have_id = true;
+        } else if (strcmp(key, "recipe") == 0) {
+            if (!json_is_object(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a recipe object, found %s",
+                            describe(v, buf, sizeof buf));
+            *recipe_out = v;
+        } else {
+            pop(c);
+            return unknown_key(c, key, trn_rcp_asset_keys, "the Terrain asset document");
+        }
+        pop(c);
+    }
+    if (!have_version)
+        return missing_key(c, "format_version", "1, the version of the asset document");
+    if (!have_id) return missing_key(c, "id", "a stable \"asset://...\" id");
+    return TRN_OK;
+}
+
+void trn_recipe_dispose(trn_recipe *r)
+{
+    if (!r) return;
+    for (uint32_t i = 0; r->landforms && i < r->landform_count; i++)
+        free(r->landforms[i].name);
+    free(r->landforms);
+    for (uint32_t i = 0; r->biomes && i < r->biome_count; i++) {
+        free(r->biomes[i].name);
+        free(r->biomes[i].material);
+        free(r->biomes[i].landform);
+    }
+    free(r->biomes);
+    for (uint32_t i = 0; r->rules && i < r->rule_count; i++) {
+        free(r->rules[i].id);
+        free(r->rules[i].biome);
+        free(r->rules[i].layer);
+    }
+    free(r->rules);
+    free(r->default_landform);
+    free(r->default_biome);
+    free(r->layers_json);
+    free(r->regions_json);
+    free(r->edits_json);
+    free(r->exclusions_json);
+    free(r->palette_json);
+    free(r->graph_json);
+    free(r->preset_id);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t bom_length(const char *text, size_t size)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    return size >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+}
+
+/* jansson reports the position after the token it stopped on; its message quotes that token
+ * ("near 'NaN'") when it is at most 20 bytes, so the token starts that many bytes earlier.
+ * Without a quoted token, the last byte consumed is the offending one. */
+static size_t syntax_error_offset(const json_error_t *je)
+{
+    size_t position = je->position > 0 ? (size_t)je->position : 0;
+    const char *near = NULL;
+    for (const char *p = strstr(je->text, " near '"); p; p = strstr(p + 1, " near '"))
+        near = p;
+    size_t len = strlen(je->text);
+    if (near && len > 0 && je->text[len - 1] == '\'') {
+        size_t token = (size_t)(je->text + len - 1 - (near + 7));
+        if (token > 0 && token <= position) return position - token;
+    }
+    return position > 0 ? position - 1 : 0;
+}
+
+trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn_recipe *recipe,
+                            trn_document_kind *kind_out, trn_error *err)
+{
+    if (kind_out) *kind_out = TRN_DOCUMENT_UNKNOWN;
+    if (!recipe || (!text && size))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_recipe_parse: recipe and text are required");
+    memset(recipe, 0, sizeof *recipe);
+    if (!text) text = "";
+    pctx c;
+    memset(&c, 0, sizeof c);
+    c.text = text;
+    c.size = size;
+    c.file = path;
+    c.err = err;
+
+    size_t bom = bom_length(text, size);
+    json_error_t je;
+    json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + syntax_error_offset(&je));
+        trn_error_set(err, TRN_ERR_JSON, path, (int64_t)pos.offset, "invalid JSON: %s", je.text);
+        trn_error_set_position(err, pos.line, pos.column);
+        return TRN_ERR_JSON;
+    }
+    char buf[120];
+    trn_document_kind kind = trn_rcp_classify_object(root);
+    if (kind == TRN_DOCUMENT_UNKNOWN && json_is_object(root)) kind = TRN_DOCUMENT_RECIPE;
+    if (kind_out) *kind_out = kind;
+    trn_status st = TRN_OK;
+    const json_t *robj = root;
+    switch (kind) {
+    case TRN_DOCUMENT_ASSET_MANIFEST: {
+        const char *source = json_string_value(json_object_get(root, "source"));
+        if (source)
+            st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                      "this is an asset manifest (type/importer), not a recipe; pass the source "
+                      "document it names, '%s'",
+                      source);
+        else
+            st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                      "this is an asset manifest (type/importer), not a recipe; pass the "
+                      "Terrain asset source (NAME.terrain.json) instead");
+        break;
+    }
+    case TRN_DOCUMENT_BEAMNG_TERRAIN:
+        st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                  "this is BeamNG terrain metadata (a .terrain.json with version and datafile), "
+                  "not a terrane recipe; use 'terrane info' to describe it");
+        break;
+    case TRN_DOCUMENT_UNKNOWN:
+        st = perr(&c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                  "expected a recipe object or a Terrain asset document, found %s",
+                  describe(root, buf, sizeof buf));
+        break;
+    case TRN_DOCUMENT_TERRAIN_ASSET:
+        robj = NULL;
+        st = parse_asset(&c, root, &robj);
+        if (!st && !robj) st = missing_key(&c, "recipe", "the recipe object");
+        if (!st) push(&c, "recipe");
+        break;
+    case TRN_DOCUMENT_RECIPE:
+        break;
+    }
+    if (!st) st = parse_recipe_object(&c, robj, recipe);
+    if (!st) {
+        trn_json_path where = {{{0}}, 0};
+        trn_json_target target;
+        char msg[400];
+        trn_status cs = trn_rcp_check(recipe, &where, &target, msg, sizeof msg);
+        if (cs) {
+            /* The struct check's path is relative to the recipe object. */
+            for (size_t d = 0; d < where.depth; d++) {
+                if (where.steps[d].key)
+                    push(&c, where.steps[d].key);
+                else
+                    push_index(&c, where.steps[d].index);
+            }
+            st = perr(&c, cs == TRN_ERR_VALIDATION ? TRN_ERR_JSON : cs, target, "%s", msg);
+        }
+    }
+    json_decref(root);
+    if (st) trn_recipe_dispose(recipe);
+    return st;
+}
+
+trn_status trn_recipe_read(const char *path, trn_recipe *recipe, trn_document_kind *kind_out,
+                           trn_error *err)
+{
+    if (kind_out) *kind_out = TRN_DOCUMENT_UNKNOWN;
+    if (recipe) memset(recipe, 0, sizeof *recipe);
+    if (!path || !recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_read: path and recipe are required");
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_status st = trn_file_read_all(path, TRN_RCP_MAX_FILE_SIZE, &data, &size, err);
+    if (st) return st;
+    st = trn_recipe_parse((const char *)data, size, path, recipe, kind_out, err);
+    free(data);
+    return st;
+}

@@ -1,0 +1,591 @@
+/* Recipe rules: field ranges, references between sections, limits; trn_recipe_validate. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/recipe_internal.h"
+
+enum { LO_OPEN = 1, WHOLE = 2 };
+
+typedef struct num_spec {
+    double lo, hi;
+    unsigned flags;
+    const char *expect;
+} num_spec;
+
+/* Indexed by trn_rcp_num. */
+static const num_spec num_specs[TRN_NUM_COUNT] = {
+    [TRN_NUM_SIZE] = {0, TRN_RCP_MAX_MAGNITUDE, LO_OPEN, "a number > 0 and <= 1e9"},
+    [TRN_NUM_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
+    [TRN_NUM_SEED] = {0, 9223372036854775807.0, WHOLE, "a whole number 0..9223372036854775807"},
+    [TRN_NUM_CHUNK_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
+    [TRN_NUM_SEA_LEVEL] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
+                           "a number from -1e9 to 1e9"},
+    [TRN_NUM_BASE_HEIGHT] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
+                             "a number from -1e9 to 1e9"},
+    [TRN_NUM_HEIGHT_VARIATION] = {0, TRN_RCP_MAX_MAGNITUDE, 0, "a number from 0 to 1e9"},
+    [TRN_NUM_FEATURE_SIZE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
+    [TRN_NUM_ROUGHNESS] = {0, 1, 0, "a number from 0 to 1"},
+    [TRN_NUM_OCTAVES] = {1, 16, WHOLE, "a whole number 1..16"},
+    [TRN_NUM_WARP_AMPLITUDE] = {0, HUGE_VAL, 0, "a number >= 0"},
+    [TRN_NUM_WARP_FEATURE_SIZE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
+    [TRN_NUM_STRETCH] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
+    [TRN_NUM_HEADING] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number of degrees"},
+    [TRN_NUM_COLOR] = {0, 1, 0, "a number from 0 to 1"},
+    [TRN_NUM_TEXTURE_SCALE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
+    [TRN_NUM_PRIORITY] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number"},
+    [TRN_NUM_BLEND] = {0, HUGE_VAL, 0, "a number >= 0"},
+    [TRN_NUM_ELEVATION] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number"},
+    [TRN_NUM_SLOPE] = {0, 90, 0, "a number of degrees from 0 to 90"},
+    [TRN_NUM_MOISTURE] = {0, 1, 0, "a number from 0 to 1"},
+    [TRN_NUM_WATER_DISTANCE] = {0, HUGE_VAL, 0, "a number >= 0"},
+    [TRN_NUM_PRESET_VERSION] = {0, HUGE_VAL, 0, "a number >= 0"},
+};
+
+const char *trn_rcp_num_expect(trn_rcp_num which)
+{
+    return num_specs[which].expect;
+}
+
+bool trn_rcp_num_whole(trn_rcp_num which)
+{
+    return (num_specs[which].flags & WHOLE) != 0;
+}
+
+bool trn_rcp_num_ok(trn_rcp_num which, double value)
+{
+    const num_spec *s = &num_specs[which];
+    if (!isfinite(value)) return false;
+    if ((s->flags & LO_OPEN) ? !(value > s->lo) : !(value >= s->lo)) return false;
+    if (!(value <= s->hi)) return false;
+    if ((s->flags & WHOLE) && floor(value) != value) return false;
+    return true;
+}
+
+void trn_rcp_landform_defaults(trn_landform *lf)
+{
+    lf->profile = TRN_PROFILE_FBM;
+    lf->base_height = 0;
+    lf->height_variation = 100;
+    lf->feature_size = 256;
+    lf->roughness = 0.5;
+    lf->octaves = 5;
+    lf->warp_amplitude = 0;
+    lf->warp_feature_size = 128;
+    lf->stretch = 1;
+    lf->heading = 0;
+}
+
+bool trn_rcp_landform_field_is_default(const trn_landform *lf, const char *key)
+{
+    trn_landform d;
+    trn_rcp_landform_defaults(&d);
+    if (strcmp(key, "profile") == 0) return lf->profile == d.profile;
+    if (strcmp(key, "base_height") == 0) return lf->base_height == d.base_height;
+    if (strcmp(key, "height_variation") == 0) return lf->height_variation == d.height_variation;
+    if (strcmp(key, "feature_size") == 0) return lf->feature_size == d.feature_size;
+    if (strcmp(key, "roughness") == 0) return lf->roughness == d.roughness;
+    if (strcmp(key, "octaves") == 0) return lf->octaves == d.octaves;
+    if (strcmp(key, "warp_amplitude") == 0) return lf->warp_amplitude == d.warp_amplitude;
+    if (strcmp(key, "warp_feature_size") == 0) return lf->warp_feature_size == d.warp_feature_size;
+    if (strcmp(key, "stretch") == 0) return lf->stretch == d.stretch;
+    if (strcmp(key, "heading") == 0) return lf->heading == d.heading;
+    return false;
+}
+
+const char *const trn_rcp_recipe_keys[] = {"size",           "resolution",
+                                           "seed",           "chunk_cells",
+                                           "sea_level",      "default_landform",
+                                           "landforms",      "default_biome",
+                                           "biomes",         "rules",
+                                           "layers",         "regions",
+                                           "edits",          "exclusions",
+                                           "palette",        "preset_id",
+                                           "preset_version", "graph",
+                                           "format_version", NULL};
+const char *const trn_rcp_landform_keys[] = {
+    "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
+    "warp_amplitude", "warp_feature_size", "stretch",     "heading",      NULL};
+const char *const trn_rcp_biome_keys[] = {"color",    "material",   "texture_scale",
+                                          "landform", "allow_snow", NULL};
+const char *const trn_rcp_rule_keys[] = {
+    "id",    "biome",    "layer",          "priority",  "blend", "elevation",
+    "slope", "moisture", "water_distance", "substrate", NULL};
+const char *const trn_rcp_asset_keys[] = {"format_version", "id", "recipe", NULL};
+
+/* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t cap)
+{
+    if (na > 64 || nb > 64) return cap + 1;
+    size_t prev2[65], prev[65], cur[65];
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = j;
+    for (size_t j = 0; j <= nb; j++)
+        prev2[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < best) best = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < best)
+                best = prev2[j - 2] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev2, prev, sizeof prev);
+        memcpy(prev, cur, sizeof cur);
+    }
+    return prev[nb] > cap ? cap + 1 : prev[nb];
+}
+
+const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates)
+{
+    size_t n = strlen(word);
+    if (n == 0) return NULL;
+    size_t cap = n / 3 > 1 ? n / 3 : 1;
+    const char *best = NULL;
+    size_t best_score = cap + 1;
+    for (const char *const *c = candidates; *c; c++) {
+        size_t m = strlen(*c);
+        size_t score = edit_distance(word, n, *c, m, cap);
+        /* A misspelt beginning of a longer name ("heigth" for height_variation) counts one
+         * more than the misspelling itself. */
+        if (m > n) {
+            size_t prefix = edit_distance(word, n, *c, n, cap) + 1;
+            if (prefix < score) score = prefix;
+        }
+        if (score < best_score) {
+            best_score = score;
+            best = *c;
+        }
+    }
+    return best;
+}
+
+/* ---- struct checks --------------------------------------------------------------------- */
+
+typedef struct chk {
+    trn_json_path *where;
+    trn_json_target *target;
+    char *msg;
+    size_t msg_size;
+} chk;
+
+static trn_status fail(chk *k, trn_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static trn_status fail(chk *k, trn_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k->msg, k->msg_size, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static void at(chk *k, size_t depth)
+{
+    k->where->depth = depth;
+    *k->target = TRN_JSON_VALUE;
+}
+
+static trn_status check_num(chk *k, trn_rcp_num which, double v)
+{
+    if (trn_rcp_num_ok(which, v)) return TRN_OK;
+    char num[40];
+    if (isfinite(v))
+        trn_rcp_format_double(v, num);
+    else
+        snprintf(num, sizeof num, "%s", isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+    return fail(k, TRN_ERR_VALIDATION, "expected %s, found %s", trn_rcp_num_expect(which), num);
+}
+
+/* Checks v at where + key. */
+static trn_status check_field(chk *k, const char *key, trn_rcp_num which, double v)
+{
+    size_t d = k->where->depth;
+    trn_json_path_push_key(k->where, key);
+    trn_status st = check_num(k, which, v);
+    if (st == TRN_OK) k->where->depth = d;
+    return st;
+}
+
+static bool empty(const char *s)
+{
+    return !s || !*s;
+}
+
+static trn_status check_band(chk *k, const char *key, trn_rcp_num which, const trn_band *band)
+{
+    if (!band->set) return TRN_OK;
+    size_t d = k->where->depth;
+    trn_json_path_push_key(k->where, key);
+    trn_json_path_push_index(k->where, 0);
+    trn_status st = check_num(k, which, band->min);
+    if (st) return st;
+    k->where->steps[k->where->depth - 1].index = 1;
+    if ((st = check_num(k, which, band->max))) return st;
+    trn_json_path_pop(k->where);
+    if (band->min > band->max) {
+        char a[40], b[40];
+        trn_rcp_format_double(band->min, a);
+        trn_rcp_format_double(band->max, b);
+        return fail(k, TRN_ERR_VALIDATION,
+                    "the band is [min, max] and min %s is greater than max %s", a, b);
+    }
+    k->where->depth = d;
+    return TRN_OK;
+}
+
+/* "a, b, c" (truncated) of names, for "no landform named 'x' (have: ...)". */
+static void name_list(char *out, size_t size, const char *const *names, size_t stride,
+                      uint32_t count)
+{
+    size_t at_ = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < count && at_ + 1 < size; i++) {
+        const char *name = *(const char *const *)((const char *)names + (size_t)i * stride);
+        int n = snprintf(out + at_, size - at_, "%s%s", i ? ", " : "", name ? name : "?");
+        if (n < 0) break;
+        at_ += (size_t)n;
+        if (at_ >= size) {
+            at_ = size - 1;
+            if (size > 4) memcpy(out + size - 4, "...", 4);
+        }
+    }
+}
+
+static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
+{
+    const trn_landform *lf = &r->landforms[i];
+    trn_status st;
+    if (lf->profile != TRN_PROFILE_FBM && lf->profile != TRN_PROFILE_RIDGED) {
+        trn_json_path_push_key(k->where, "profile");
+        return fail(k, TRN_ERR_VALIDATION, "expected \"fbm\" or \"ridged\", found profile %d",
+                    (int)lf->profile);
+    }
+    if ((st = check_field(k, "base_height", TRN_NUM_BASE_HEIGHT, lf->base_height))) return st;
+    if ((st = check_field(k, "height_variation", TRN_NUM_HEIGHT_VARIATION, lf->height_variation)))
+        return st;
+    if ((st = check_field(k, "feature_size", TRN_NUM_FEATURE_SIZE, lf->feature_size))) return st;
+    if ((st = check_field(k, "roughness", TRN_NUM_ROUGHNESS, lf->roughness))) return st;
+    if ((st = check_field(k, "octaves", TRN_NUM_OCTAVES, lf->octaves))) return st;
+    if ((st = check_field(k, "warp_amplitude", TRN_NUM_WARP_AMPLITUDE, lf->warp_amplitude)))
+        return st;
+    if ((st =
+             check_field(k, "warp_feature_size", TRN_NUM_WARP_FEATURE_SIZE, lf->warp_feature_size)))
+        return st;
+    if ((st = check_field(k, "stretch", TRN_NUM_STRETCH, lf->stretch))) return st;
+    if ((st = check_field(k, "heading", TRN_NUM_HEADING, lf->heading))) return st;
+    return TRN_OK;
+}
+
+static trn_status check_biome(chk *k, const trn_recipe *r, uint32_t i)
+{
+    const trn_biome *b = &r->biomes[i];
+    trn_status st;
+    size_t d = k->where->depth;
+    trn_json_path_push_key(k->where, "color");
+    for (size_t c = 0; c < 4; c++) {
+        trn_json_path_push_index(k->where, c);
+        if ((st = check_num(k, TRN_NUM_COLOR, b->color[c]))) return st;
+        trn_json_path_pop(k->where);
+    }
+    k->where->depth = d;
+    if (b->material && !*b->material) {
+        trn_json_path_push_key(k->where, "material");
+        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty material asset id, found \"\"");
+    }
+    if ((st = check_field(k, "texture_scale", TRN_NUM_TEXTURE_SCALE, b->texture_scale))) return st;
+    if (b->landform && trn_recipe_find_landform(r, b->landform) < 0) {
+        char names[200];
+        name_list(names, sizeof names, (const char *const *)&r->landforms[0].name,
+                  sizeof r->landforms[0], r->landform_count);
+        trn_json_path_push_key(k->where, "landform");
+        return fail(k, TRN_ERR_VALIDATION, "no landform named '%s' (landforms: %s)", b->landform,
+                    names);
+    }
+    return TRN_OK;
+}
+
+static trn_status check_rule(chk *k, const trn_recipe *r, uint32_t i)
+{
+    const trn_rule *rule = &r->rules[i];
+    trn_status st;
+    if (empty(rule->id)) {
+        trn_json_path_push_key(k->where, "id");
+        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty rule id");
+    }
+    for (uint32_t j = 0; j < i; j++) {
+        if (r->rules[j].id && strcmp(r->rules[j].id, rule->id) == 0) {
+            trn_json_path_push_key(k->where, "id");
+            return fail(k, TRN_ERR_VALIDATION,
+                        "rule id '%s' is already used by rules[%u]; ids must be unique", rule->id,
+                        j);
+        }
+    }
+    if (empty(rule->biome)) {
+        trn_json_path_push_key(k->where, "biome");
+        return fail(k, TRN_ERR_VALIDATION, "expected the name of a biome");
+    }
+    if (trn_recipe_find_biome(r, rule->biome) < 0) {
+        char names[200];
+        name_list(names, sizeof names, (const char *const *)&r->biomes[0].name, sizeof r->biomes[0],
+                  r->biome_count);
+        trn_json_path_push_key(k->where, "biome");
+        return fail(k, TRN_ERR_VALIDATION, "no biome named '%s' (biomes: %s)", rule->biome, names);
+    }
+    if (rule->layer && !*rule->layer) {
+        trn_json_path_push_key(k->where, "layer");
+        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty layer name, found \"\"");
+    }
+    if ((st = check_field(k, "priority", TRN_NUM_PRIORITY, rule->priority))) return st;
+    if ((st = check_field(k, "blend", TRN_NUM_BLEND, rule->blend))) return st;
+    if ((st = check_band(k, "elevation", TRN_NUM_ELEVATION, &rule->elevation))) return st;
+    if ((st = check_band(k, "slope", TRN_NUM_SLOPE, &rule->slope))) return st;
+    if ((st = check_band(k, "moisture", TRN_NUM_MOISTURE, &rule->moisture))) return st;
+    if ((st = check_band(k, "water_distance", TRN_NUM_WATER_DISTANCE, &rule->water_distance)))
+        return st;
+    if (rule->substrate_mask >> TRN_SUBSTRATE_COUNT) {
+        trn_json_path_push_key(k->where, "substrate");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "substrate mask 0x%x has bits beyond soil, rock, sand and wet",
+                    rule->substrate_mask);
+    }
+    return TRN_OK;
+}
+
+/* The JSON kept for later issues: it must parse, with the expected top-level type. */
+static trn_status check_blob(chk *k, const trn_recipe *r, const char *key, const char *text,
+                             const char *expect)
+{
+    if (!text) return TRN_OK;
+    json_error_t je;
+    json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    trn_json_path_push_key(k->where, key);
+    if (!v) return fail(k, TRN_ERR_VALIDATION, "kept JSON text does not parse: %s", je.text);
+    bool ok;
+    if (strcmp(key, "palette") == 0)
+        ok = (json_is_string(v) && json_string_length(v) > 0) || json_is_object(v);
+    else if (strcmp(key, "graph") == 0)
+        ok = json_is_object(v);
+    else
+        ok = json_is_array(v);
+    if (!ok) {
+        json_decref(v);
+        return fail(k, TRN_ERR_VALIDATION, "expected %s", expect);
+    }
+    /* Painted regions store a biome name: it must exist, as for rules. */
+    if (strcmp(key, "regions") == 0) {
+        size_t idx;
+        json_t *entry;
+        json_array_foreach(v, idx, entry)
+        {
+            trn_json_path_push_index(k->where, idx);
+            if (!json_is_object(entry)) {
+                json_decref(v);
+                return fail(k, TRN_ERR_VALIDATION, "expected a region object");
+            }
+            json_t *biome = json_object_get(entry, "biome");
+            if (biome) {
+                trn_json_path_push_key(k->where, "biome");
+                if (!json_is_string(biome)) {
+                    json_decref(v);
+                    return fail(k, TRN_ERR_VALIDATION, "expected the name of a biome");
+                }
+                if (trn_recipe_find_biome(r, json_string_value(biome)) < 0) {
+                    char names[200];
+                    name_list(names, sizeof names, (const char *const *)&r->biomes[0].name,
+                              sizeof r->biomes[0], r->biome_count);
+                    fail(k, TRN_ERR_VALIDATION, "no biome named '%s' (biomes: %s)",
+                         json_string_value(biome), names);
+                    json_decref(v);
+                    return TRN_ERR_VALIDATION;
+                }
+                trn_json_path_pop(k->where);
+            }
+            trn_json_path_pop(k->where);
+        }
+    }
+    json_decref(v);
+    trn_json_path_pop(k->where);
+    return TRN_OK;
+}
+
+trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_target *target,
+                         char *msg, size_t msg_size)
+{
+    chk kk = {where, target, msg, msg_size};
+    chk *k = &kk;
+    trn_status st;
+    where->depth = 0;
+    *target = TRN_JSON_VALUE;
+    msg[0] = '\0';
+
+    trn_json_path_push_key(where, "size");
+    trn_json_path_push_index(where, 0);
+    if ((st = check_num(k, TRN_NUM_SIZE, r->size_x))) return st;
+    where->steps[1].index = 1;
+    if ((st = check_num(k, TRN_NUM_SIZE, r->size_z))) return st;
+    at(k, 0);
+
+    trn_json_path_push_key(where, "resolution");
+    trn_json_path_push_index(where, 0);
+    if ((st = check_num(k, TRN_NUM_CELLS, r->cells_x))) return st;
+    where->steps[1].index = 1;
+    if ((st = check_num(k, TRN_NUM_CELLS, r->cells_z))) return st;
+    trn_json_path_pop(where);
+    uint64_t samples = ((uint64_t)r->cells_x + 1) * ((uint64_t)r->cells_z + 1);
+    if (samples > TRN_RCP_MAX_SAMPLES)
+        return fail(k, TRN_ERR_LIMIT,
+                    "%u x %u cells make %llu samples; at most %llu (2^28) are allowed, such as "
+                    "16383 x 16383 cells",
+                    r->cells_x, r->cells_z, (unsigned long long)samples,
+                    (unsigned long long)TRN_RCP_MAX_SAMPLES);
+    at(k, 0);
+
+    trn_json_path_push_key(where, "seed");
+    if (r->seed > (uint64_t)INT64_MAX)
+        return fail(k, TRN_ERR_VALIDATION, "expected %s, found %llu",
+                    trn_rcp_num_expect(TRN_NUM_SEED), (unsigned long long)r->seed);
+    at(k, 0);
+
+    uint32_t longest = r->cells_x > r->cells_z ? r->cells_x : r->cells_z;
+    uint32_t chunk_max = longest > TRN_RCP_CHUNK_CELLS ? longest : TRN_RCP_CHUNK_CELLS;
+    if (r->chunk_cells < 1 || r->chunk_cells > chunk_max) {
+        trn_json_path_push_key(where, "chunk_cells");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "expected a whole number 1..%u (the larger resolution axis, or the default "
+                    "32), found %u",
+                    chunk_max, r->chunk_cells);
+    }
+    if (r->has_sea_level && (st = check_field(k, "sea_level", TRN_NUM_SEA_LEVEL, r->sea_level)))
+        return st;
+
+    trn_json_path_push_key(where, "landforms");
+    if (r->landform_count == 0 || !r->landforms)
+        return fail(k, TRN_ERR_VALIDATION, "expected at least one landform");
+    for (uint32_t i = 0; i < r->landform_count; i++) {
+        const char *name = r->landforms[i].name;
+        if (empty(name)) {
+            trn_json_path_push_index(where, i);
+            return fail(k, TRN_ERR_VALIDATION, "landform %u has no name", i);
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(r->landforms[j].name, name) == 0)
+                return fail(k, TRN_ERR_VALIDATION, "two landforms are named '%s'", name);
+        trn_json_path_push_key(where, name);
+        if ((st = check_landform(k, r, i))) return st;
+        at(k, 1);
+    }
+    at(k, 0);
+    trn_json_path_push_key(where, "default_landform");
+    if (empty(r->default_landform))
+        return fail(k, TRN_ERR_VALIDATION, "expected the name of a landform");
+    if (trn_recipe_find_landform(r, r->default_landform) < 0) {
+        char names[200];
+        name_list(names, sizeof names, (const char *const *)&r->landforms[0].name,
+                  sizeof r->landforms[0], r->landform_count);
+        return fail(k, TRN_ERR_VALIDATION, "no landform named '%s' (landforms: %s)",
+                    r->default_landform, names);
+    }
+    at(k, 0);
+
+    trn_json_path_push_key(where, "biomes");
+    if (r->biome_count == 0 || !r->biomes)
+        return fail(k, TRN_ERR_VALIDATION, "expected at least one biome");
+    if (r->biome_count > TRN_RCP_MAX_BIOMES)
+        return fail(k, TRN_ERR_LIMIT,
+                    "%u biomes; at most %u are allowed (biome maps hold one byte per sample and "
+                    "keep 255 for none)",
+                    r->biome_count, TRN_RCP_MAX_BIOMES);
+    for (uint32_t i = 0; i < r->biome_count; i++) {
+        const char *name = r->biomes[i].name;
+        if (empty(name)) {
+            trn_json_path_push_index(where, i);
+            return fail(k, TRN_ERR_VALIDATION, "biome %u has no name", i);
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(r->biomes[j].name, name) == 0)
+                return fail(k, TRN_ERR_VALIDATION, "two biomes are named '%s'", name);
+        trn_json_path_push_key(where, name);
+        if ((st = check_biome(k, r, i))) return st;
+        at(k, 1);
+    }
+    at(k, 0);
+    trn_json_path_push_key(where, "default_biome");
+    if (empty(r->default_biome)) return fail(k, TRN_ERR_VALIDATION, "expected the name of a biome");
+    if (trn_recipe_find_biome(r, r->default_biome) < 0) {
+        char names[200];
+        name_list(names, sizeof names, (const char *const *)&r->biomes[0].name, sizeof r->biomes[0],
+                  r->biome_count);
+        return fail(k, TRN_ERR_VALIDATION, "no biome named '%s' (biomes: %s)", r->default_biome,
+                    names);
+    }
+    at(k, 0);
+
+    trn_json_path_push_key(where, "rules");
+    if (r->rule_count > TRN_RCP_MAX_RULES)
+        return fail(k, TRN_ERR_LIMIT, "%u rules; at most %u are allowed", r->rule_count,
+                    TRN_RCP_MAX_RULES);
+    if (r->rule_count && !r->rules) return fail(k, TRN_ERR_VALIDATION, "rules missing");
+    for (uint32_t i = 0; i < r->rule_count; i++) {
+        trn_json_path_push_index(where, i);
+        if ((st = check_rule(k, r, i))) return st;
+        at(k, 1);
+    }
+    at(k, 0);
+
+    if (r->preset_id && !*r->preset_id) {
+        trn_json_path_push_key(where, "preset_id");
+        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty preset id, found \"\"");
+    }
+    if (r->has_preset_version &&
+        (st = check_field(k, "preset_version", TRN_NUM_PRESET_VERSION, r->preset_version)))
+        return st;
+    if (r->preset_id && !r->has_preset_version) {
+        trn_json_path_push_key(where, "preset_id");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "preset_id without preset_version; applying a preset records both, so a "
+                    "half-stamped recipe is refused (add preset_version or remove preset_id)");
+    }
+    if (!r->preset_id && r->has_preset_version) {
+        trn_json_path_push_key(where, "preset_version");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "preset_version without preset_id; applying a preset records both, so a "
+                    "half-stamped recipe is refused (add preset_id or remove preset_version)");
+    }
+
+    if ((st = check_blob(k, r, "layers", r->layers_json, "an array of layers"))) return st;
+    if ((st = check_blob(k, r, "regions", r->regions_json, "an array of region strokes")))
+        return st;
+    if ((st = check_blob(k, r, "edits", r->edits_json, "an array of edit strokes"))) return st;
+    if ((st = check_blob(k, r, "exclusions", r->exclusions_json, "an array of exclusion strokes")))
+        return st;
+    if ((st = check_blob(k, r, "palette", r->palette_json,
+                         "a palette asset id (a non-empty string) or a palette object")))
+        return st;
+    if ((st = check_blob(k, r, "graph", r->graph_json, "a graph object"))) return st;
+    where->depth = 0;
+    return TRN_OK;
+}
+
+trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
+{
+    if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
+    trn_json_path where = {{{0}}, 0};
+    trn_json_target target;
+    char msg[400];
+    trn_status st = trn_rcp_check(recipe, &where, &target, msg, sizeof msg);
+    if (st == TRN_OK) return TRN_OK;
+    char path[200];
+    trn_json_path_format(&where, path, sizeof path);
+    return trn_error_set(err, st, NULL, -1, "%s%s%s", path, path[0] ? ": " : "", msg);
+}
