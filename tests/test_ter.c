@@ -635,6 +635,52 @@ static void test_extra_layouts(void)
     CHECK_CONTAINS(trn_ter_layout_name(TRN_TER_LAYOUT_LEGACY), "legacy");
 }
 
+/* A file that fits no layout (two extra blocks): the error is where the modern reading failed,
+ * and the message says what each extra-map layout found. */
+static void test_no_layout_fits(void)
+{
+    const char *names[] = {"grass", "rock"};
+    buf b = build_modern(9, 16, 2, names, 2, 2);
+    /* The count is read from the extra bytes 7, 38, 69, 100 (0x64452607) at 5 + 3 * 256 = 773;
+     * with one block skipped the same bytes come again at 1029; five blocks need 1280 bytes. */
+    char path[600];
+    tmp_path("two_extra.ter", path, sizeof path);
+    CHECK(trn_test_write_file(path, b.d, b.n));
+    for (int from_disk = 0; from_disk < 2; from_disk++) {
+        trn_ter t;
+        trn_error e;
+        trn_status st = from_disk ? trn_ter_read(path, NULL, &t, NULL, NULL, &e)
+                                  : trn_ter_parse(b.d, b.n, path, NULL, &t, &e);
+        CHECK_EQ_INT(st, TRN_ERR_LIMIT);
+        CHECK_EQ_INT(e.offset, 773);
+        CHECK(strncmp(e.message, "material count: 1682253319 materials, more than the limit", 57) ==
+              0);
+        CHECK_CONTAINS(e.message,
+                       "also tried 1 and 5 extra 16 x 16 maps before the material count");
+        CHECK_CONTAINS(e.message, "with 1, at offset 1029, material count: 1682253319 materials");
+        CHECK_CONTAINS(e.message, "with 5, the file ends before the maps do");
+        CHECK(t.heights == NULL && t.materials == NULL);
+    }
+    free(b.d);
+
+    /* Names that end early: said so first, then each layout. */
+    b = build_modern(9, 16, 2, names, 2, 1);
+    put(&b, "xy", 2);
+    trn_ter t;
+    trn_error e;
+    CHECK_STATUS(trn_ter_parse(b.d, b.n, NULL, NULL, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 773);
+    b.d[773] = 0; /* the modern reading now finds 0 names, ending at 777 */
+    b.d[774] = b.d[775] = b.d[776] = 0;
+    CHECK_STATUS(trn_ter_parse(b.d, b.n, NULL, NULL, &t, &e), TRN_ERR_TRAILING_DATA);
+    CHECK_EQ_INT(e.offset, 777);
+    CHECK_CONTAINS(e.message, "names do not end at the end of the file: 269 bytes after the last "
+                              "material name (at offset 777)");
+    CHECK_CONTAINS(e.message, "with 1, the names end at offset 1044, 2 bytes early");
+    CHECK_CONTAINS(e.message, "with 5, the file ends before the maps do");
+    free(b.d);
+}
+
 /* ------------------------------------------------------------ malformed modern files */
 
 static char long_name[301];
@@ -1155,6 +1201,7 @@ int main(void)
     RUN(test_legacy_clamp_and_empty);
     RUN(test_legacy_truncated);
     RUN(test_extra_layouts);
+    RUN(test_no_layout_fits);
     RUN(test_truncated_modern);
     RUN(test_header_errors);
     RUN(test_long_names);

@@ -398,7 +398,8 @@ static trn_status copy_names(trn_ter *t, const uint8_t *tail, size_t start, uint
 
 /* Find the layout of the bytes after the layer map (tail, starting at file offset base): names
  * ending exactly at EOF, else one extra block, else five. Fills materials and layout; the
- * extra maps are tail[0 .. extra_count*samples), which the caller keeps. */
+ * extra maps are tail[0 .. extra_count*samples), which the caller keeps. When none fits, the
+ * error is the modern reading's (code and offset) and its message says why each layout failed. */
 static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *tail,
                              size_t tail_size, const trn_ter_limits *lim, const char *path,
                              trn_error *err)
@@ -413,18 +414,28 @@ static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *t
     trn_status st = scan_names(tail, tail_size, 0, base, lim, path, &count, &end, &modern_err);
     if (st == TRN_OK && end != tail_size)
         st = trn_error_set(&modern_err, TRN_ERR_TRAILING_DATA, path, (int64_t)(base + end),
-                           "%llu bytes after the last material name (at offset %llu), expected "
-                           "the end of the file; no extra-map layout fits either",
+                           "names do not end at the end of the file: %llu bytes after the last "
+                           "material name (at offset %llu)",
                            (unsigned long long)(tail_size - end), (unsigned long long)(base + end));
     if (st != TRN_OK) {
         bool found = false;
+        char why[2][240];
         for (unsigned k = 0; k < 2 && !found; k++) {
             size_t skip;
-            if (!trn_mul_size(g->samples, extra_layouts[k], &skip) || skip > tail_size) continue;
-            uint32_t c2;
-            size_t e2;
-            if (scan_names(tail, tail_size, skip, base, lim, path, &c2, &e2, NULL) == TRN_OK &&
-                e2 == tail_size) {
+            uint32_t c2 = 0;
+            size_t e2 = 0;
+            trn_error layout_err;
+            trn_error_clear(&layout_err);
+            if (!trn_mul_size(g->samples, extra_layouts[k], &skip) || skip > tail_size) {
+                snprintf(why[k], sizeof why[k], "the file ends before the maps do");
+            } else if (scan_names(tail, tail_size, skip, base, lim, path, &c2, &e2, &layout_err) !=
+                       TRN_OK) {
+                snprintf(why[k], sizeof why[k], "at offset %lld, %.200s",
+                         (long long)layout_err.offset, layout_err.message);
+            } else if (e2 != tail_size) {
+                snprintf(why[k], sizeof why[k], "the names end at offset %llu, %llu bytes early",
+                         (unsigned long long)(base + e2), (unsigned long long)(tail_size - e2));
+            } else {
                 found = true;
                 extra = extra_layouts[k];
                 start = skip;
@@ -432,8 +443,12 @@ static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *t
             }
         }
         if (!found) {
-            if (err) *err = modern_err;
-            return st;
+            char first[sizeof modern_err.message];
+            memcpy(first, modern_err.message, sizeof first);
+            return trn_error_set(err, modern_err.code, path, modern_err.offset,
+                                 "%s; also tried 1 and 5 extra %u x %u maps before the material "
+                                 "count (seed 001's layouts): with 1, %s; with 5, %s",
+                                 first, g->size, g->size, why[0], why[1]);
         }
     }
     t->layout = (trn_ter_layout)extra; /* the enum values are the block counts */
