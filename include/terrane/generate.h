@@ -20,18 +20,34 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 /* Single-octave gradient noise in about [-1, 1] at (x[k], z[k]) for k < count. */
+/* Details: lattice cells are hashed from (cell x, cell z, a 32-bit hash of seed) to one of 8
+ * gradients; the quintic-faded value is scaled to stay within [-0.9995, 0.9995] and is 0 on
+ * lattice points. NaN coordinates sample 0 and |coordinates| beyond 2^62 are clamped, so every
+ * value is finite. Thread-safe (no state). */
 void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t count, float *out);
 
 /* Fractal noise of a landform's profile: octaves of trn_noise2 at frequency 1/feature_size
  * doubling per octave, amplitude roughness^octave; fbm normalised to [0, 1] as (n + 1) / 2,
  * ridged as the usual 1 - |n| squared and weighted, also in [0, 1]. Samples
  * (x0 + k*dx, z) for k < count, in world units, before warp/heading/stretch. */
+/* Each octave has its own lattice seed and a fractional lattice shift (both hashed from seed
+ * and the octave index), so octaves do not all vanish on the same points. Out-of-range
+ * parameters are clamped (octaves to 1..16, roughness to [0, 1]), so values are always finite
+ * and in [0, 1]. fbm gathers around 0.5: with 6 octaves at roughness 0.5, 96% of values lie in
+ * [0.31, 0.69]. Each value depends only on its point, never on count or block boundaries. */
 void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
                      double roughness, double x0, double dx, double z, size_t count, float *out);
 
 /* A diagnostic when float sampling coordinates would lose precision for this landform over a
  * terrain of the given size (the finest octave's coordinates beyond 2^22): returns true and
  * fills msg. Generation then samples in a re-centred domain so heights stay valid. */
+/* The bound covers the terrain grown by warp_amplitude on every side, after heading and
+ * stretch; the warp's own coordinates (size / warp_feature_size) are checked too. The message
+ * names the landform, the coordinate reached and the octave count or feature size that would
+ * keep it in range. The "re-centred domain" is exact: every sampling coordinate is split in
+ * double precision into a whole lattice cell (modulo 2^32) and a 32-bit fraction, and octaves
+ * double that pair, so precision never depends on the distance from the origin. msg may be
+ * NULL; it is set to "" when the check passes. */
 bool trn_landform_precision_check(const trn_landform *landform, double size_x, double size_z,
                                   char *msg, size_t msg_size);
 
@@ -39,6 +55,17 @@ bool trn_landform_precision_check(const trn_landform *landform, double size_x, d
  * domain warp (channel landform_warp) first, then heading and stretch, then the profile's
  * fractal noise (channel landform), then base_height + height_variation * v. Threads split
  * rows; the result does not depend on their number. */
+/* Sample (i, j) is at x = i * size_x / cells_x, z = j * size_z / cells_z (computed exactly so).
+ * Warp: x += warp_amplitude * n_a, z += warp_amplitude * n_b, with n_a and n_b single-octave
+ * noise in [-1, 1] at (x, z) / warp_feature_size from two seeds of channel landform_warp; a
+ * warp_amplitude of 0 skips it, giving exactly the unwarped heights. Heading and stretch:
+ * u = (x cos h + z sin h) / stretch, v = z cos h - x sin h. Heights are
+ * (float)(base_height + height_variation * v) with v in [0, 1], so always finite.
+ * Errors: TRN_ERR_INVALID_ARGUMENT naming the control out of range (the recipe's ranges) or a
+ * field without heights or cells; TRN_ERR_CANCELLED when progress asks to stop, checked between
+ * bands of rows: the bands already computed have been written and the rest keep their old
+ * values (a field the size of the output would be needed to leave it untouched, and the
+ * generator discards the field on failure). Progress stage "landform". */
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err);
 
@@ -58,7 +85,15 @@ typedef struct trn_sample_context {
 
 /* Moisture at a world position: a smooth field in [0, 1] from the world seed, independent of
  * the biome list and the landforms. */
+/* Definition: fbm of 3 octaves at feature size 512 world units, roughness 0.5, seeded by the
+ * sub-seed of channel biome_placement; its value v (96% of it in [0.285, 0.713]) is spread as
+ * clamp(0.5 + (v - 0.5) * 2.25, 0, 1). The result is a float widened to double. */
 double trn_moisture_at(uint64_t world_seed, double x, double z);
+
+/* Moisture of the cells_x + 1 samples of one grid row at z, sample i at
+ * x = i * size_x / cells_x: bit for bit trn_moisture_at at those positions, but evaluated a
+ * block at a time (use it when filling a grid). out holds cells_x + 1 floats. */
+void trn_moisture_row(uint64_t world_seed, double size_x, uint32_t cells_x, double z, float *out);
 
 /* Substrate thresholds (documented in docs/recipes.md):
  *   wet  : water_distance <= TRN_WET_DISTANCE (on or next to water)

@@ -34,9 +34,13 @@ typedef enum trn_seed_channel {
     TRN_CHANNEL_COUNT
 } trn_seed_channel;
 
-/* "landform", "landform_warp", "erosion", "hydrology", "biome_placement", "scatter". */
+/* "landform", "landform_warp", "erosion", "hydrology", "biome_placement", "scatter";
+ * "unknown" for a value outside the enum. Static strings. */
 const char *trn_seed_channel_name(trn_seed_channel channel);
-/* Sub-seed of a named channel (any name, also ones this build does not know). */
+/* Sub-seed of a named channel (any name, also ones this build does not know):
+ * XXH64(the name's bytes without its NUL, strlen(name), seed = world_seed), xxHash's 64-bit
+ * hash with the world seed as its seed; NULL hashes as "". Pinned in tests/test_noise.c and
+ * docs/recipes.md ("Sub-seeds"). Thread-safe. */
 uint64_t trn_subseed(uint64_t world_seed, const char *channel_name);
 uint64_t trn_subseed_of(uint64_t world_seed, trn_seed_channel channel);
 

@@ -1,0 +1,51 @@
+/* Moisture: a stable climate field in [0, 1] from the world seed's biome_placement channel. */
+#include "gen/noise_internal.h"
+#include "terrane/generate.h"
+
+/* Broad, gentle climate zones: 3 octaves of fbm over 512 world units. */
+#define MOISTURE_FEATURE_SIZE 512.0
+#define MOISTURE_OCTAVES 3u
+#define MOISTURE_ROUGHNESS 0.5
+/* 3-octave fbm keeps 96% of its values in [0.285, 0.713]; stretching about 0.5 by 2.25 spreads
+ * that over [0.02, 0.98] and clamps the rare tails, so rule bands see the whole of [0, 1]. */
+#define MOISTURE_CONTRAST 2.25f
+#define MOISTURE_BLOCK 256u
+
+/* Moisture at (x[k], z[k]) for k < count. */
+static void moisture_points(uint64_t world_seed, const double *x, const double *z, size_t count,
+                            float *out)
+{
+    trn_fractal_params params;
+    trn_fractal_params_init(&params, trn_subseed_of(world_seed, TRN_CHANNEL_BIOME_PLACEMENT),
+                            TRN_PROFILE_FBM, MOISTURE_OCTAVES, MOISTURE_FEATURE_SIZE,
+                            MOISTURE_ROUGHNESS);
+    trn_fractal_points(&params, x, z, count, out);
+    for (size_t k = 0; k < count; k++) {
+        float m = 0.5f + (out[k] - 0.5f) * MOISTURE_CONTRAST;
+        m = m < 0.0f ? 0.0f : m;
+        out[k] = m > 1.0f ? 1.0f : m;
+    }
+}
+
+void trn_moisture_row(uint64_t world_seed, double size_x, uint32_t cells_x, double z, float *out)
+{
+    double bx[MOISTURE_BLOCK], bz[MOISTURE_BLOCK];
+    for (size_t k = 0; k < MOISTURE_BLOCK; k++)
+        bz[k] = z;
+    const size_t count = (size_t)cells_x + 1u;
+    const double cells = cells_x ? (double)cells_x : 1.0;
+    for (size_t k0 = 0; k0 < count; k0 += MOISTURE_BLOCK) {
+        size_t n = count - k0 < MOISTURE_BLOCK ? count - k0 : MOISTURE_BLOCK;
+        /* Spelt as the field's sample positions are, so a row and single samples agree. */
+        for (size_t k = 0; k < n; k++)
+            bx[k] = (double)(k0 + k) * size_x / cells;
+        moisture_points(world_seed, bx, bz, n, out + k0);
+    }
+}
+
+double trn_moisture_at(uint64_t world_seed, double x, double z)
+{
+    float m;
+    moisture_points(world_seed, &x, &z, 1, &m);
+    return (double)m;
+}

@@ -1,0 +1,411 @@
+/* 2D gradient noise and its fbm / ridged fractals, evaluated in vectorisable blocks. */
+#include <math.h>
+#include <string.h>
+
+#include "gen/noise_internal.h"
+#include "terrane/generate.h"
+
+/* Samples per block: the per-block lattice state (4 x 1 KiB) and sums stay in L1. */
+#define BLOCK 256u
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_VARIANT 1
+#define TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define HAVE_AVX2_VARIANT 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+/* The kernel bodies are inlined into each instruction-set variant so each compiles for it. */
+#define KERNEL static inline __attribute__((always_inline))
+#define RESTRICT __restrict__
+#else
+#define KERNEL static inline
+#define RESTRICT
+#endif
+
+/* ---- seeds ---- */
+
+/* splitmix64's finaliser: a bijection that spreads every input bit over the output. */
+static uint64_t mix64(uint64_t v)
+{
+    v ^= v >> 30;
+    v *= 0xbf58476d1ce4e5b9ull;
+    v ^= v >> 27;
+    v *= 0x94d049bb133111ebull;
+    v ^= v >> 31;
+    return v;
+}
+
+uint32_t trn_noise_seed32(uint64_t seed)
+{
+    return (uint32_t)(mix64(seed) >> 32);
+}
+
+void trn_noise_octave_seed(uint64_t seed, uint32_t octave, uint32_t *seed32, uint32_t *offset_x,
+                           uint32_t *offset_z)
+{
+    uint64_t m = mix64(seed + (uint64_t)(octave + 1u) * 0x9e3779b97f4a7c15ull);
+    *seed32 = (uint32_t)(m >> 32);
+    /* A fractional lattice shift per octave: without it every octave is zero on the coarsest
+     * octave's lattice points (they are lattice points of all finer octaves), a visible grid. */
+    uint64_t shift = mix64(m);
+    *offset_x = (uint32_t)shift;
+    *offset_z = (uint32_t)(shift >> 32);
+}
+
+void trn_fractal_params_init(trn_fractal_params *params, uint64_t seed, trn_profile profile,
+                             uint32_t octaves, double feature_size, double roughness)
+{
+    memset(params, 0, sizeof *params);
+    params->profile = profile == TRN_PROFILE_RIDGED ? TRN_PROFILE_RIDGED : TRN_PROFILE_FBM;
+    if (octaves < 1) octaves = 1;
+    if (octaves > TRN_NOISE_MAX_OCTAVES) octaves = TRN_NOISE_MAX_OCTAVES;
+    params->octaves = octaves;
+    /* Infinite or NaN scales reach the clamp in to_lattice and give finite values. */
+    params->inv_feature_size = 1.0 / feature_size;
+    double r = roughness >= 0.0 ? roughness : 0.0; /* NaN too */
+    if (r > 1.0) r = 1.0;
+    double amp = 1.0, sum = 0.0;
+    for (uint32_t o = 0; o < octaves; o++) {
+        params->amplitude[o] = (float)amp;
+        sum += (double)(float)amp;
+        amp *= r;
+        trn_noise_octave_seed(seed, o, &params->seed[o], &params->offset_x[o],
+                              &params->offset_z[o]);
+    }
+    params->inv_amplitude_sum = (float)(1.0 / sum);
+}
+
+/* ---- the kernel, written once and inlined into every variant ---- */
+
+/* Sampling coordinates are clamped to |t| <= 2^62 (so the conversions below stay in range) and
+ * NaN samples 0: any input gives a finite value. A separate pass from to_lattice because GCC
+ * does not if-convert the two together. */
+KERNEL double sanitize(double t)
+{
+    t = t == t ? t : 0.0;
+    t = t < -0x1p62 ? -0x1p62 : t;
+    t = t > 0x1p62 ? 0x1p62 : t;
+    /* Negatives closer to 0 than the 2^-32 fraction resolution would leave 1 - |t| as the
+     * fraction, which rounds to 1 and leaves the cell; they sample 0 instead. */
+    return t > -0x1p-32 && t < 0.0 ? 0.0 : t;
+}
+
+/* A lattice coordinate t as its whole cell modulo 2^32 and a 32-bit fraction. Every step is
+ * exact in double (or rounds the same way everywhere), so any CPU gets the same bits, and
+ * doubling the pair gives the next octave's coordinate without rounding however far from the
+ * origin t is; only the cell wraps (the lattice repeats every 2^32 cells). Floors go through
+ * int32 truncation (x86's cvttpd2dq) because floor() is a library call under -ftrapping-math and
+ * double -> int64 / uint32 conversions do not vectorise on AVX2. */
+KERNEL void to_lattice(double t, uint32_t *cell, uint32_t *frac)
+{
+    /* t = r + wraps * 2^32 with |r| <= 2^31: exact, since |t| >= 2^31 whenever wraps != 0. */
+    double q = t * 0x1p-32 + 0.5;
+    int32_t wraps = (int32_t)q;
+    wraps -= (double)wraps > q;
+    double r = t - (double)wraps * 0x1p32;
+    /* floor(r) = 2 floor(r / 2) + (0 or 1), as r itself may just exceed int32. */
+    double h = r * 0.5;
+    int32_t half = (int32_t)h;
+    half -= (double)half > h;
+    double even = (double)half * 2.0;
+    int32_t odd = r - even >= 1.0;
+    /* r - floor(r) is below 1 (it could round up to 1 only for r in (-2^-53, 0), which sanitize
+     * excludes), so y is in [0, 2^32) and y / 2 converts to int32. */
+    double y = (r - (even + (double)odd)) * 0x1p32;
+    int32_t yhalf = (int32_t)(y * 0.5);
+    int32_t yodd = y - (double)yhalf * 2.0 >= 1.0;
+    *cell = (uint32_t)half * 2u + (uint32_t)odd;
+    *frac = (uint32_t)yhalf * 2u + (uint32_t)yodd;
+}
+
+KERNEL float flip_sign(float v, uint32_t sign_bit)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u ^= sign_bit;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* Gradient of the cell hashed from h, dotted with the offset (x, z) from that corner. */
+KERNEL float corner_dot(uint32_t h, float x, float z)
+{
+    h *= TRN_NOISE_HASH_MUL;
+    bool swap = (h & 0x80000000u) != 0;
+    float a = swap ? z : x;
+    float b = swap ? x : z;
+    a = flip_sign(a, (h << 1) & 0x80000000u);
+    b = flip_sign(b, (h << 2) & 0x80000000u);
+    return a * TRN_NOISE_GRADIENT_LONG + b;
+}
+
+KERNEL float fade(float t)
+{
+    return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+}
+
+/* One octave at lattice cell (cx, cz) with 32-bit fractions (fx, fz); unscaled. */
+KERNEL float gradient(uint32_t seed, uint32_t cx, uint32_t fx, uint32_t cz, uint32_t fz)
+{
+    /* The top 24 bits of the fraction convert exactly to float. */
+    float x0 = (float)(int32_t)(fx >> 8) * 0x1p-24f;
+    float z0 = (float)(int32_t)(fz >> 8) * 0x1p-24f;
+    float x1 = x0 - 1.0f, z1 = z0 - 1.0f;
+    uint32_t px0 = cx * TRN_NOISE_PRIME_X, px1 = px0 + TRN_NOISE_PRIME_X;
+    uint32_t pz0 = cz * TRN_NOISE_PRIME_Z, pz1 = pz0 + TRN_NOISE_PRIME_Z;
+    float d00 = corner_dot(seed ^ px0 ^ pz0, x0, z0);
+    float d10 = corner_dot(seed ^ px1 ^ pz0, x1, z0);
+    float d01 = corner_dot(seed ^ px0 ^ pz1, x0, z1);
+    float d11 = corner_dot(seed ^ px1 ^ pz1, x1, z1);
+    float ux = fade(x0), uz = fade(z0);
+    float a = d00 + ux * (d10 - d00);
+    float b = d01 + ux * (d11 - d01);
+    return a + uz * (b - a);
+}
+
+KERNEL float clamp_unit(float v, float lo)
+{
+    v = v < lo ? lo : v;
+    return v > 1.0f ? 1.0f : v;
+}
+
+typedef struct lattice_block {
+    uint32_t cell_x[BLOCK], frac_x[BLOCK], cell_z[BLOCK], frac_z[BLOCK];
+} lattice_block;
+
+KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
+                        const double *RESTRICT z, double scale, size_t n)
+{
+    double tx[BLOCK], tz[BLOCK];
+    for (size_t k = 0; k < n; k++) {
+        tx[k] = sanitize(x[k] * scale);
+        tz[k] = sanitize(z[k] * scale);
+    }
+    for (size_t k = 0; k < n; k++) {
+        to_lattice(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+        to_lattice(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
+    }
+}
+
+/* Octave o's value: the shifted coordinate (carrying into the cell), then the noise; the stored
+ * coordinate doubles for octave o + 1 in the same pass. */
+#define OCTAVE_STEP(k)                                                                             \
+    uint32_t cx = lat->cell_x[k], fx = lat->frac_x[k], cz = lat->cell_z[k], fz = lat->frac_z[k];   \
+    uint32_t sx = fx + shift_x, sz = fz + shift_z;                                                 \
+    float noise = gradient(seed, cx + (uint32_t)(sx < fx), sx, cz + (uint32_t)(sz < fz), sz) *     \
+                  TRN_NOISE_SCALE;                                                                 \
+    lat->cell_x[k] = (cx << 1) | (fx >> 31);                                                       \
+    lat->frac_x[k] = fx << 1;                                                                      \
+    lat->cell_z[k] = (cz << 1) | (fz >> 31);                                                       \
+    lat->frac_z[k] = fz << 1
+
+KERNEL void fractal_block(const trn_fractal_params *RESTRICT p, const double *RESTRICT x,
+                          const double *RESTRICT z, size_t n, float *RESTRICT out)
+{
+    lattice_block lat_storage;
+    lattice_block *RESTRICT lat = &lat_storage;
+    float sum[BLOCK], weight[BLOCK];
+    block_setup(lat, x, z, p->inv_feature_size, n);
+    for (size_t k = 0; k < n; k++) {
+        sum[k] = 0.0f;
+        weight[k] = 1.0f;
+    }
+    const uint32_t octaves = p->octaves;
+    if (p->profile == TRN_PROFILE_RIDGED) {
+        for (uint32_t o = 0; o < octaves; o++) {
+            const uint32_t seed = p->seed[o], shift_x = p->offset_x[o], shift_z = p->offset_z[o];
+            const float amp = p->amplitude[o];
+            for (size_t k = 0; k < n; k++) {
+                OCTAVE_STEP(k);
+                /* Musgrave's ridged multifractal: sharp crests where the noise crosses zero,
+                 * each octave weighted by the previous one so detail gathers on the ridges. */
+                float s = 1.0f - fabsf(noise);
+                s = s * s;
+                s = s * weight[k];
+                float w = s * 2.0f;
+                weight[k] = w > 1.0f ? 1.0f : w;
+                sum[k] = sum[k] + s * amp;
+            }
+        }
+        const float inv = p->inv_amplitude_sum;
+        for (size_t k = 0; k < n; k++)
+            out[k] = clamp_unit(sum[k] * inv, 0.0f);
+    } else {
+        for (uint32_t o = 0; o < octaves; o++) {
+            const uint32_t seed = p->seed[o], shift_x = p->offset_x[o], shift_z = p->offset_z[o];
+            const float amp = p->amplitude[o];
+            for (size_t k = 0; k < n; k++) {
+                OCTAVE_STEP(k);
+                sum[k] = sum[k] + noise * amp;
+            }
+        }
+        const float inv = p->inv_amplitude_sum;
+        if (p->signed_output) {
+            for (size_t k = 0; k < n; k++)
+                out[k] = clamp_unit(sum[k] * inv, -1.0f);
+        } else {
+            for (size_t k = 0; k < n; k++)
+                out[k] = clamp_unit((sum[k] * inv + 1.0f) * 0.5f, 0.0f);
+        }
+    }
+}
+
+KERNEL void noise2_block(uint32_t seed, const double *RESTRICT x, const double *RESTRICT z,
+                         size_t n, float *RESTRICT out)
+{
+    lattice_block lat_storage;
+    lattice_block *RESTRICT lat = &lat_storage;
+    block_setup(lat, x, z, 1.0, n);
+    for (size_t k = 0; k < n; k++) {
+        float v = gradient(seed, lat->cell_x[k], lat->frac_x[k], lat->cell_z[k], lat->frac_z[k]) *
+                  TRN_NOISE_SCALE;
+        out[k] = clamp_unit(v, -1.0f);
+    }
+}
+
+/* ---- variants and dispatch ---- */
+
+static void fractal_block_default(const trn_fractal_params *p, const double *x, const double *z,
+                                  size_t n, float *out)
+{
+    fractal_block(p, x, z, n, out);
+}
+
+static void noise2_block_default(uint32_t seed, const double *x, const double *z, size_t n,
+                                 float *out)
+{
+    noise2_block(seed, x, z, n, out);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void fractal_block_avx2(const trn_fractal_params *p, const double *x,
+                                           const double *z, size_t n, float *out)
+{
+    fractal_block(p, x, z, n, out);
+}
+
+TARGET_AVX2 static void noise2_block_avx2(uint32_t seed, const double *x, const double *z, size_t n,
+                                          float *out)
+{
+    noise2_block(seed, x, z, n, out);
+}
+#endif
+
+bool trn_noise_isa_available(trn_noise_isa isa)
+{
+    switch (isa) {
+    case TRN_NOISE_ISA_BEST:
+    case TRN_NOISE_ISA_DEFAULT:
+        return true;
+    case TRN_NOISE_ISA_AVX2:
+#if HAVE_AVX2_VARIANT
+        return __builtin_cpu_supports("avx2") != 0;
+#else
+        return false;
+#endif
+    default:
+        return false;
+    }
+}
+
+static trn_noise_isa resolve(trn_noise_isa isa)
+{
+    if (isa == TRN_NOISE_ISA_BEST)
+        return trn_noise_isa_available(TRN_NOISE_ISA_AVX2) ? TRN_NOISE_ISA_AVX2
+                                                           : TRN_NOISE_ISA_DEFAULT;
+    return trn_noise_isa_available(isa) ? isa : TRN_NOISE_ISA_DEFAULT;
+}
+
+const char *trn_noise_isa_name(trn_noise_isa isa)
+{
+    return resolve(isa) == TRN_NOISE_ISA_AVX2 ? "avx2" : "default";
+}
+
+typedef void (*fractal_block_fn)(const trn_fractal_params *, const double *, const double *, size_t,
+                                 float *);
+typedef void (*noise2_block_fn)(uint32_t, const double *, const double *, size_t, float *);
+
+static fractal_block_fn fractal_variant(trn_noise_isa isa)
+{
+#if HAVE_AVX2_VARIANT
+    if (resolve(isa) == TRN_NOISE_ISA_AVX2) return fractal_block_avx2;
+#else
+    (void)isa;
+#endif
+    return fractal_block_default;
+}
+
+static noise2_block_fn noise2_variant(trn_noise_isa isa)
+{
+#if HAVE_AVX2_VARIANT
+    if (resolve(isa) == TRN_NOISE_ISA_AVX2) return noise2_block_avx2;
+#else
+    (void)isa;
+#endif
+    return noise2_block_default;
+}
+
+/* ---- entry points ---- */
+
+void trn_fractal_points_isa(const trn_fractal_params *params, trn_noise_isa isa, const double *x,
+                            const double *z, size_t count, float *out)
+{
+    fractal_block_fn fn = fractal_variant(isa);
+    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
+        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
+        fn(params, x + k0, z + k0, n, out + k0);
+    }
+}
+
+void trn_fractal_points(const trn_fractal_params *params, const double *x, const double *z,
+                        size_t count, float *out)
+{
+    trn_fractal_points_isa(params, TRN_NOISE_ISA_BEST, x, z, count, out);
+}
+
+void trn_noise2_points_isa(uint64_t seed, trn_noise_isa isa, const double *x, const double *z,
+                           size_t count, float *out)
+{
+    noise2_block_fn fn = noise2_variant(isa);
+    uint32_t seed32 = trn_noise_seed32(seed);
+    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
+        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
+        fn(seed32, x + k0, z + k0, n, out + k0);
+    }
+}
+
+void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t count, float *out)
+{
+    noise2_block_fn fn = noise2_variant(TRN_NOISE_ISA_BEST);
+    uint32_t seed32 = trn_noise_seed32(seed);
+    double bx[BLOCK], bz[BLOCK];
+    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
+        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
+        for (size_t k = 0; k < n; k++) {
+            bx[k] = (double)x[k0 + k];
+            bz[k] = (double)z[k0 + k];
+        }
+        fn(seed32, bx, bz, n, out + k0);
+    }
+}
+
+void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
+                     double roughness, double x0, double dx, double z, size_t count, float *out)
+{
+    trn_fractal_params params;
+    trn_fractal_params_init(&params, seed, profile, octaves, feature_size, roughness);
+    fractal_block_fn fn = fractal_variant(TRN_NOISE_ISA_BEST);
+    double bx[BLOCK], bz[BLOCK];
+    for (size_t k = 0; k < BLOCK; k++)
+        bz[k] = z;
+    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
+        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
+        /* x0 + k*dx for the row index k, so a block's values do not depend on where the
+         * blocks start. */
+        for (size_t k = 0; k < n; k++)
+            bx[k] = x0 + (double)(k0 + k) * dx;
+        fn(&params, bx, bz, n, out + k0);
+    }
+}
