@@ -23,3 +23,8 @@ rm -rf "$SCRATCH"
 echo
 echo "== render: hillshade, multidirectional, slope, layers (4097x4097, 1 and all threads)"
 "$BUILD/bench_render"
+
+# ---- generate (issue 3): recipe generation time and peak memory ----
+echo
+echo "== generate: 4097x4097 recipe with warp and rules, 2 threads then 1, peak RSS per sample"
+"$BUILD/bench_generate" 4097 2

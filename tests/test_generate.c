@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "terrane/generate.h"
+#include "terrane/recipe.h"
 #include "terrane/render.h"
 #include "test.h"
 
@@ -404,6 +407,405 @@ static void test_water_distance_threads_and_cancel(void)
     trn_field_dispose(&f);
 }
 
+/* ---- generating recipes (built in code, independent of the JSON reader) ---- */
+
+static trn_biome make_biome(const char *name, float r, float g, float b)
+{
+    trn_biome o;
+    memset(&o, 0, sizeof o);
+    o.name = (char *)name;
+    o.color[0] = r;
+    o.color[1] = g;
+    o.color[2] = b;
+    o.color[3] = 1.0f;
+    o.texture_scale = 1.0;
+    o.allow_snow = true;
+    return o;
+}
+
+static trn_landform make_landform(const char *name, trn_profile profile, double base,
+                                  double variation, double feature, uint32_t octaves)
+{
+    trn_landform l;
+    memset(&l, 0, sizeof l);
+    l.name = (char *)name;
+    l.profile = profile;
+    l.base_height = base;
+    l.height_variation = variation;
+    l.feature_size = feature;
+    l.roughness = 0.5;
+    l.octaves = octaves;
+    l.warp_feature_size = 128.0;
+    l.stretch = 1.0;
+    return l;
+}
+
+/* Three recipes that exercise every part: an island with a warp and shore rules on
+ * non-square cells, ridged stretched mountains with a derived sea level and moisture and
+ * substrate rules, and plain hills without rules. */
+typedef struct test_recipe {
+    trn_recipe r;
+    trn_landform land;
+    trn_biome biomes[5];
+    trn_rule rules[6];
+} test_recipe;
+
+static void recipe_island(test_recipe *t)
+{
+    memset(t, 0, sizeof *t);
+    t->land = make_landform("island", TRN_PROFILE_FBM, -8.0, 40.0, 48.0, 5);
+    t->land.warp_amplitude = 10.0;
+    t->land.warp_feature_size = 40.0;
+    t->biomes[0] = make_biome("grass", 0.36f, 0.58f, 0.26f);
+    t->biomes[1] = make_biome("sand", 0.86f, 0.79f, 0.56f);
+    t->biomes[2] = make_biome("rock", 0.47f, 0.45f, 0.42f);
+    t->biomes[3] = make_biome("snow", 0.95f, 0.96f, 0.98f);
+    t->rules[0] = make_rule("shoreline", 30, 1.5);
+    t->rules[0].biome = (char *)"sand";
+    t->rules[0].water_distance = band(0.0, 4.0);
+    t->rules[1] = make_rule("cliffs", 20, 0);
+    t->rules[1].biome = (char *)"rock";
+    t->rules[1].slope = band(30.0, 90.0);
+    t->rules[2] = make_rule("peaks", 20, 3.0);
+    t->rules[2].biome = (char *)"snow";
+    t->rules[2].elevation = band(18.0, 1000.0);
+    t->r.size_x = 192.0;
+    t->r.size_z = 120.0;
+    t->r.cells_x = 96;
+    t->r.cells_z = 80;
+    t->r.seed = 3;
+    t->r.chunk_cells = 32;
+    t->r.has_sea_level = true;
+    t->r.sea_level = 6.0;
+    t->r.default_landform = t->land.name;
+    t->r.landforms = &t->land;
+    t->r.landform_count = 1;
+    t->r.default_biome = (char *)"grass";
+    t->r.biomes = t->biomes;
+    t->r.biome_count = 4;
+    t->r.rules = t->rules;
+    t->r.rule_count = 3;
+}
+
+static void recipe_mountains(test_recipe *t)
+{
+    memset(t, 0, sizeof *t);
+    t->land = make_landform("range", TRN_PROFILE_RIDGED, -20.0, 300.0, 400.0, 4);
+    t->land.roughness = 0.35;
+    t->land.warp_amplitude = 60.0;
+    t->land.warp_feature_size = 300.0;
+    t->land.stretch = 2.0;
+    t->land.heading = 30.0;
+    t->biomes[0] = make_biome("meadow", 0.42f, 0.56f, 0.3f);
+    t->biomes[1] = make_biome("forest", 0.16f, 0.33f, 0.2f);
+    t->biomes[2] = make_biome("cliff", 0.4f, 0.38f, 0.36f);
+    t->biomes[3] = make_biome("beach", 0.8f, 0.75f, 0.5f);
+    t->biomes[4] = make_biome("snow", 0.94f, 0.95f, 0.98f);
+    t->rules[0] = make_rule("forest_belt", 10, 0);
+    t->rules[0].biome = (char *)"forest";
+    t->rules[0].moisture = band(0.45, 1.0);
+    t->rules[0].elevation = band(0.0, 150.0);
+    t->rules[1] = make_rule("cliffs", 20, 0);
+    t->rules[1].biome = (char *)"cliff";
+    t->rules[1].substrate_mask = 1u << TRN_SUBSTRATE_ROCK;
+    t->rules[2] = make_rule("beach", 15, 0);
+    t->rules[2].biome = (char *)"beach";
+    t->rules[2].substrate_mask = (1u << TRN_SUBSTRATE_SAND) | (1u << TRN_SUBSTRATE_WET);
+    t->rules[3] = make_rule("snowcap", 20, 25.0);
+    t->rules[3].biome = (char *)"snow";
+    t->rules[3].elevation = band(150.0, 1000.0);
+    t->rules[3].slope = band(0.0, 45.0);
+    t->r.size_x = t->r.size_z = 1024.0;
+    t->r.cells_x = t->r.cells_z = 128;
+    t->r.seed = 20240611;
+    t->r.chunk_cells = 32;
+    t->r.default_landform = t->land.name;
+    t->r.landforms = &t->land;
+    t->r.landform_count = 1;
+    t->r.default_biome = (char *)"meadow";
+    t->r.biomes = t->biomes;
+    t->r.biome_count = 5;
+    t->r.rules = t->rules;
+    t->r.rule_count = 4;
+}
+
+static void recipe_hills(test_recipe *t)
+{
+    memset(t, 0, sizeof *t);
+    t->land = make_landform("rolling", TRN_PROFILE_FBM, 0.0, 60.0, 300.0, 5);
+    t->biomes[0] = make_biome("grass", 0.38f, 0.6f, 0.28f);
+    t->r.size_x = 500.0;
+    t->r.size_z = 700.0;
+    t->r.cells_x = 50;
+    t->r.cells_z = 70;
+    t->r.seed = 4242;
+    t->r.chunk_cells = 32;
+    t->r.default_landform = t->land.name;
+    t->r.landforms = &t->land;
+    t->r.landform_count = 1;
+    t->r.default_biome = (char *)"grass";
+    t->r.biomes = t->biomes;
+    t->r.biome_count = 1;
+}
+
+static uint64_t hash_of(const void *data, size_t size)
+{
+    return (uint64_t)XXH64(data, size, 0);
+}
+
+static bool generated_equal(const trn_generated *a, const trn_generated *b)
+{
+    const size_t n = trn_field_sample_count(&a->field);
+    return n == trn_field_sample_count(&b->field) &&
+           memcmp(a->field.heights, b->field.heights, n * sizeof(float)) == 0 &&
+           memcmp(a->biomes.values, b->biomes.values, n) == 0 &&
+           memcmp(a->sources, b->sources, n) == 0 &&
+           memcmp(a->rule_index, b->rule_index, n * sizeof(int16_t)) == 0 &&
+           memcmp(a->water_distance, b->water_distance, n * sizeof(float)) == 0 &&
+           a->cache_key == b->cache_key && a->sea_level == b->sea_level;
+}
+
+/* Every sample's stored assignment is what the rules say about its context, as explain
+ * recomputes it; and the context's moisture is trn_moisture_at's. */
+static int check_consistent(const trn_recipe *r, const trn_generated *g)
+{
+    int bad = 0;
+    const int default_biome = trn_recipe_find_biome(r, r->default_biome);
+    for (uint32_t j = 0; j <= r->cells_z; j++)
+        for (uint32_t i = 0; i <= r->cells_x; i++) {
+            const size_t k = (size_t)j * (r->cells_x + 1u) + i;
+            trn_sample_context c;
+            trn_generated_context(g, r, i, j, &c);
+            const int pick = trn_rules_pick(r->rules, r->rule_count, &c);
+            const int biome =
+                pick >= 0 ? trn_recipe_find_biome(r, r->rules[pick].biome) : default_biome;
+            bad += g->rule_index[k] != pick;
+            bad += g->biomes.values[k] != biome;
+            bad += g->sources[k] != (pick >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
+            bad += c.height != (double)g->field.heights[k];
+            bad += c.water_distance != (double)g->water_distance[k];
+            bad += c.moisture != trn_moisture_at(r->seed, (double)i * r->size_x / r->cells_x,
+                                                 (double)j * r->size_z / r->cells_z);
+            bad += !(c.moisture >= 0.0 && c.moisture <= 1.0);
+        }
+    return bad;
+}
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+static void check_recipe(const char *name, const trn_recipe *r, uint64_t want_heights,
+                         uint64_t want_biomes, uint64_t want_water)
+{
+    trn_generated one, two, opt;
+    set_threads(1);
+    CHECK_OK(trn_recipe_generate(r, NULL, &one, NULL, NULL, NULL));
+    set_threads(2);
+    CHECK_OK(trn_recipe_generate(r, NULL, &two, NULL, NULL, NULL));
+    /* the threads option, whatever OpenMP's default is */
+    trn_generate_options go = {3};
+    CHECK_OK(trn_recipe_generate(r, &go, &opt, NULL, NULL, NULL));
+    CHECK(generated_equal(&one, &two));
+    CHECK(generated_equal(&one, &opt));
+    const size_t n = trn_field_sample_count(&one.field);
+    CHECK_EQ_INT(n, (size_t)(r->cells_x + 1u) * (r->cells_z + 1u));
+    const uint64_t hh = hash_of(one.field.heights, n * sizeof(float));
+    const uint64_t hb = hash_of(one.biomes.values, n);
+    const uint64_t hw = hash_of(one.water_distance, n * sizeof(float));
+    if (hh != want_heights || hb != want_biomes || hw != want_water)
+        fprintf(stderr, "%s: heights 0x%016llxull, biomes 0x%016llxull, water 0x%016llxull\n", name,
+                (unsigned long long)hh, (unsigned long long)hb, (unsigned long long)hw);
+    CHECK(hh == want_heights);
+    CHECK(hb == want_biomes);
+    CHECK(hw == want_water);
+    uint64_t key = 0;
+    CHECK_OK(trn_recipe_cache_key(r, &key, NULL));
+    CHECK(one.cache_key == key);
+    trn_sea_level_source src;
+    CHECK(one.sea_level == trn_recipe_sea_level(r, &src, NULL, 0));
+    CHECK_EQ_INT(one.sea_level_source, src);
+    CHECK_EQ_INT(one.biomes.name_count, r->biome_count);
+    for (uint32_t b = 0; b < r->biome_count && b < one.biomes.name_count; b++)
+        CHECK(strcmp(one.biomes.names[b], r->biomes[b].name) == 0);
+    CHECK_EQ_INT(check_consistent(r, &one), 0);
+    trn_generated_dispose(&one);
+    trn_generated_dispose(&two);
+    trn_generated_dispose(&opt);
+}
+
+static void test_generate_golden(void)
+{
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+#endif
+    test_recipe t;
+    recipe_island(&t);
+    check_recipe("island", &t.r, 0x668798765af02156ull, 0xb74beddc1bdbfa7full,
+                 0xcc178cc9e011dd1bull);
+    recipe_mountains(&t);
+    CHECK(!t.r.has_sea_level); /* derived */
+    check_recipe("mountains", &t.r, 0x898145a9b64ad80bull, 0xe495131682994974ull,
+                 0x23016e179f469370ull);
+    recipe_hills(&t);
+    check_recipe("hills", &t.r, 0xd4bb66662da925d5ull, 0xaca850e58a4f3d73ull,
+                 0x77c433a90e00b733ull);
+#ifdef _OPENMP
+    set_threads(saved);
+#endif
+}
+
+/* The recipes above really reach every source of a biome. */
+static void test_generate_coverage(void)
+{
+    test_recipe t;
+    recipe_island(&t);
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, NULL));
+    const size_t n = trn_field_sample_count(&g.field);
+    size_t per_rule[4] = {0, 0, 0, 0}, wet = 0;
+    for (size_t k = 0; k < n; k++) {
+        per_rule[g.rule_index[k] + 1]++;
+        wet += g.water_distance[k] == 0.0f;
+    }
+    CHECK(per_rule[0] > 0); /* default */
+    CHECK(per_rule[1] > 0); /* shoreline */
+    CHECK(per_rule[2] > 0); /* cliffs */
+    CHECK(per_rule[3] > 0); /* peaks */
+    CHECK(wet > 0);
+    trn_generated_dispose(&g);
+    /* no rules: every sample has the default, from the default */
+    recipe_hills(&t);
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, NULL));
+    int bad = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&g.field); k++)
+        bad += g.biomes.values[k] != 0 || g.sources[k] != TRN_BIOME_FROM_DEFAULT ||
+               g.rule_index[k] != -1;
+    CHECK_EQ_INT(bad, 0);
+    trn_generated_dispose(&g);
+}
+
+typedef struct cancel_probe {
+    const char *stage; /* cancel on the first report of this stage */
+    int calls;
+    double last;
+    bool monotonic;
+} cancel_probe;
+
+static int probe_progress(double done, const char *stage, void *user)
+{
+    cancel_probe *p = user;
+    p->calls++;
+    if (done < p->last) p->monotonic = false;
+    p->last = done;
+    return p->stage && stage && strcmp(stage, p->stage) == 0 ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static bool is_empty(const trn_generated *g)
+{
+    trn_generated zero;
+    memset(&zero, 0, sizeof zero);
+    return memcmp(g, &zero, sizeof zero) == 0;
+}
+
+static void test_generate_cancel(void)
+{
+    test_recipe t;
+    recipe_island(&t);
+    static const char *const stages[] = {"landform", "water distance", "biomes"};
+    for (int s = 0; s < 3; s++) {
+        cancel_probe p = {stages[s], 0, 0.0, true};
+        trn_generated g;
+        memset(&g, 0x5a, sizeof g);
+        trn_error e;
+        CHECK_STATUS(trn_recipe_generate(&t.r, NULL, &g, probe_progress, &p, &e),
+                     TRN_ERR_CANCELLED);
+        CHECK(is_empty(&g));
+        CHECK_CONTAINS(e.message, "cancelled");
+    }
+    /* without cancelling: progress only goes forward and ends at 1 */
+    cancel_probe p = {NULL, 0, 0.0, true};
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, probe_progress, &p, NULL));
+    CHECK(p.monotonic);
+    CHECK(p.calls > 5);
+    CHECK(p.last == 1.0);
+    trn_generated_dispose(&g);
+    trn_generated_dispose(&g); /* disposing twice, and NULL, are no-ops */
+    trn_generated_dispose(NULL);
+}
+
+static void test_generate_errors(void)
+{
+    test_recipe t;
+    recipe_island(&t);
+    trn_generated g;
+    trn_error e;
+    /* validation runs first: a rule naming a missing biome */
+    t.rules[1].biome = (char *)"lava";
+    memset(&g, 0x5a, sizeof g);
+    trn_status st = trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, &e);
+    CHECK(st != TRN_OK);
+    CHECK(is_empty(&g));
+    CHECK_CONTAINS(e.message, "lava");
+    recipe_island(&t);
+    trn_generate_options bad_threads = {-1};
+    CHECK_STATUS(trn_recipe_generate(&t.r, &bad_threads, &g, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK(is_empty(&g));
+    CHECK_STATUS(trn_recipe_generate(NULL, NULL, &g, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_recipe_generate(&t.r, NULL, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    /* more biomes than a byte label holds */
+    trn_biome *many = calloc(256, sizeof *many);
+    char(*names)[8] = calloc(256, sizeof *names);
+    for (int b = 0; b < 256; b++) {
+        snprintf(names[b], sizeof names[b], "b%d", b);
+        many[b] = make_biome(names[b], 0.5f, 0.5f, 0.5f);
+    }
+    t.r.biomes = many;
+    t.r.biome_count = 256;
+    t.r.default_biome = names[0];
+    t.r.rule_count = 0;
+    st = trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, &e);
+    CHECK(st == TRN_ERR_LIMIT || st == TRN_ERR_VALIDATION);
+    CHECK(is_empty(&g));
+    t.r.biome_count = 255; /* the most that fits */
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, &e));
+    trn_generated_dispose(&g);
+    free(many);
+    free(names);
+}
+
+static void test_generate_precision_diagnostic(void)
+{
+    test_recipe t;
+    recipe_hills(&t);
+    /* a tiny feature size with many octaves over a large terrain: the finest octave's
+     * coordinates pass 2^22, so generation reports it and still gives finite heights */
+    t.land.feature_size = 0.05;
+    t.land.octaves = 16;
+    t.r.size_x = t.r.size_z = 60000.0;
+    t.r.cells_x = t.r.cells_z = 16;
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, NULL));
+    CHECK_EQ_INT(g.diagnostic_count, 1);
+    if (g.diagnostic_count) CHECK_CONTAINS(g.diagnostics[0], "rolling");
+    int bad = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&g.field); k++)
+        bad += !isfinite(g.field.heights[k]);
+    CHECK_EQ_INT(bad, 0);
+    trn_generated_dispose(&g);
+    recipe_hills(&t);
+    CHECK_OK(trn_recipe_generate(&t.r, NULL, &g, NULL, NULL, NULL));
+    CHECK_EQ_INT(g.diagnostic_count, 0);
+    trn_generated_dispose(&g);
+}
+
 int main(void)
 {
     RUN(test_substrate_thresholds);
@@ -414,5 +816,10 @@ int main(void)
     RUN(test_water_distance_brute_force);
     RUN(test_water_distance_cases);
     RUN(test_water_distance_threads_and_cancel);
+    RUN(test_generate_golden);
+    RUN(test_generate_coverage);
+    RUN(test_generate_cancel);
+    RUN(test_generate_errors);
+    RUN(test_generate_precision_diagnostic);
     return trn_test_finish();
 }

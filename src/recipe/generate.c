@@ -72,7 +72,7 @@ typedef struct biome_pass {
     bool need_slope, need_moisture; /* skip work no rule can look at */
 } biome_pass;
 
-static void biome_row(const biome_pass *bp, uint32_t j, double *slope, double *moisture)
+static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *moisture)
 {
     const trn_recipe *recipe = bp->recipe;
     trn_generated *gen = bp->gen;
@@ -82,15 +82,18 @@ static void biome_row(const biome_pass *bp, uint32_t j, double *slope, double *m
     else
         for (size_t i = 0; i < nx; i++)
             slope[i] = 0.0;
-    const double z = sample_z(recipe, j);
-    for (size_t i = 0; i < nx; i++)
-        moisture[i] =
-            bp->need_moisture ? trn_moisture_at(recipe->seed, sample_x(recipe, (uint32_t)i), z) : 0;
+    /* The row function is bit for bit trn_moisture_at at sample_x / sample_z positions. */
+    if (bp->need_moisture)
+        trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x, sample_z(recipe, j),
+                         moisture);
+    else
+        for (size_t i = 0; i < nx; i++)
+            moisture[i] = 0.0f;
     for (size_t i = 0; i < nx; i++) {
         trn_sample_context ctx;
         ctx.height = (double)gen->field.heights[base + i];
         ctx.slope = slope[i];
-        ctx.moisture = moisture[i];
+        ctx.moisture = (double)moisture[i];
         ctx.water_distance = (double)gen->water_distance[base + i];
         ctx.substrate =
             trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
@@ -132,7 +135,7 @@ static trn_status assign_biomes(const biome_pass *bp, int threads, const trn_pro
             t = omp_get_thread_num();
 #endif
             double *row = scratch + (size_t)t * 2u * nx;
-            biome_row(bp, (uint32_t)j, row, row + nx);
+            biome_row(bp, (uint32_t)j, row, (float *)(row + nx)); /* nx floats fit */
         }
         if (trn_progress_report(pr, (double)j1 / (double)nz, stage)) st = TRN_ERR_CANCELLED;
     }

@@ -1,9 +1,751 @@
-/* terrane generate (being written). */
+/* terrane generate: a recipe into heightmaps, biome maps, a preview and BeamNG levels. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
 #include "cli.h"
+#include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
+#include "terrane/generate.h"
+#include "terrane/image.h"
+#include "terrane/recipe.h"
+#include "terrane/render.h"
+
+static const char *const help_text =
+    "usage: terrane generate RECIPE -o OUT [options]\n"
+    "\n"
+    "Generate a terrain recipe (a bare recipe object or a Terrain asset document\n"
+    "NAME.terrain.json) and write what is asked: the heightfield, the biome map, a hillshade\n"
+    "preview and a complete BeamNG level. The same recipe and seed give the same bytes on any\n"
+    "thread count.\n"
+    "\n"
+    "heightfield formats, chosen by OUT's extension:\n"
+    "  .png   16-bit grey, north up. Heights stretched over the field's min..max\n"
+    "         (metres = min + value * (max - min) / 65535), or with --max-height M stored as\n"
+    "         BeamNG stores them (metres = value * M / 65536; import with --max-height M)\n"
+    "  .r16   the same values, headerless little-endian, north row first\n"
+    "  .r32   float metres, headerless little-endian, north row first (exact)\n"
+    "  .ter   BeamNG terrain (version 9) with the biomes as materials. Stored 0 is the lowest\n"
+    "         height and maxHeight the smallest whole metre that fits the range; the offset is\n"
+    "         printed (put it in the TerrainBlock's position z). With --max-height M heights\n"
+    "         are stored as they are (no offset) and clamped to 0..M\n"
+    "\n"
+    "options:\n"
+    "  -o, --output OUT           the heightfield (.png, .r16, .r32 or .ter)\n"
+    "  --max-height M             metres of the 16-bit range, as above\n"
+    "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA)\n"
+    "  --biome-index              --biomes writes 8-bit biome indices (recipe order) instead\n"
+    "  --preview OUT.png          multidirectional hillshade preview, north up\n"
+    "  --export beamng:DIR/levels/NAME\n"
+    "                             write a BeamNG level: theTerrain.ter (heights offset by the\n"
+    "                             minimum, which goes into the TerrainBlock's position z), one\n"
+    "                             TerrainMaterial per biome used (named after it, placeholder\n"
+    "                             base colour in the biome's colour), the layer map from the\n"
+    "                             biomes, .terrain.json, TerrainBlock and materials file; then\n"
+    "                             validates it. Needs a square grid of square cells\n"
+    "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
+    "  --threads N                worker threads (default: all); results never depend on it\n"
+    "  --format json              print a summary as JSON (files, sea level, cache key,\n"
+    "                             timings, samples per biome)\n"
+    "  -q, --quiet                no progress bar or notes\n"
+    "\n"
+    "examples:\n"
+    "  terrane generate examples/recipes/island.json -o island.png --preview shade.png\n"
+    "  terrane generate island.json -o island.r32 --biomes biomes.png\n"
+    "  terrane generate island.json --export beamng:out/levels/island --preview shade.png\n"
+    "  terrane generate island.json -o island.ter --format json\n";
+
+typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER } height_format;
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+static height_format format_of(const char *path)
+{
+    if (ends_with(path, ".png")) return FMT_PNG;
+    if (ends_with(path, ".r16")) return FMT_R16;
+    if (ends_with(path, ".r32")) return FMT_R32;
+    if (ends_with(path, ".ter")) return FMT_TER;
+    return FMT_NONE;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint8_t unit_byte(double v)
+{
+    if (!(v > 0.0)) return 0;
+    if (v >= 1.0) return 255;
+    return (uint8_t)lround(v * 255.0);
+}
+
+typedef struct gen_args {
+    const char *recipe_path, *out, *biomes, *preview, *export_dir;
+    height_format format;
+    bool biome_index, has_max_height;
+    double max_height;
+    uint32_t texture_size;
+    int threads;
+} gen_args;
+
+/* How heights became stored values. */
+typedef struct height_mapping {
+    double base, quantum, max_height; /* metres = base + value * quantum */
+    uint64_t clamped;
+} height_mapping;
+
+static json_t *mapping_json(const height_mapping *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "base", json_real(m->base));
+    json_object_set_new(o, "quantum", json_real(m->quantum));
+    if (m->max_height > 0) json_object_set_new(o, "max_height", json_real(m->max_height));
+    json_object_set_new(o, "clamped_samples", json_integer((json_int_t)m->clamped));
+    return o;
+}
+
+static void add_file(json_t *files, const char *path, const char *what)
+{
+    json_t *f = json_object();
+    json_object_set_new(f, "path", json_string(path));
+    json_object_set_new(f, "what", json_string(what));
+    json_array_append_new(files, f);
+}
+
+/* ---- heightfield images ---- */
+
+static uint64_t count_outside(const trn_field *field, double lo, double hi)
+{
+    const size_t n = trn_field_sample_count(field);
+    uint64_t c = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double h = field->heights[k];
+        c += !(h >= lo && h <= hi);
+    }
+    return c;
+}
+
+static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, float lo,
+                              float hi, height_mapping *m)
+{
+    trn_error e;
+    trn_status st;
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    if (a->format == FMT_R32) {
+        /* Float metres, rows north first like every other output. */
+        const uint32_t w = gen->field.cells_x + 1u, h = gen->field.cells_z + 1u;
+        if ((st = trn_image_init(&img, w, h, 1, 32, &e))) return cli_fail(ctx, &e);
+        float *px = img.data;
+        for (uint32_t r = 0; r < h; r++)
+            memcpy(px + (size_t)r * w, gen->field.heights + (size_t)(h - 1u - r) * w,
+                   w * sizeof(float));
+        m->base = 0;
+        m->quantum = 0;
+        st = trn_raw_write(a->out, &img, TRN_RAW_F32_LE, &e);
+    } else {
+        if (a->has_max_height) {
+            m->base = 0.0;
+            m->quantum = a->max_height / 65536.0;
+            m->max_height = a->max_height;
+            m->clamped = count_outside(&gen->field, 0.0, 65535.0 * m->quantum);
+        } else {
+            m->base = lo;
+            m->quantum = hi > lo ? ((double)hi - (double)lo) / 65535.0 : 1.0;
+        }
+        if ((st = trn_image_from_field(&gen->field, m->quantum, m->base, &img, &e)))
+            return cli_fail(ctx, &e);
+        if (a->format == FMT_PNG) {
+            trn_png_options po;
+            trn_png_options_default(&po);
+            st = trn_png_write(a->out, &img, &po, cli_progress, ctx, &e);
+        } else {
+            st = trn_raw_write(a->out, &img, TRN_RAW_U16_LE, &e);
+        }
+    }
+    trn_image_dispose(&img);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    if (a->format == FMT_R32)
+        cli_note(ctx, "wrote %s (float metres, %u x %u)", a->out, gen->field.cells_x + 1u,
+                 gen->field.cells_z + 1u);
+    else if (a->has_max_height)
+        cli_note(ctx, "wrote %s (16-bit: metres = value * %g / 65536)", a->out, a->max_height);
+    else
+        cli_note(ctx, "wrote %s (16-bit: 0..65535 = %.3f..%.3f m)", a->out, (double)lo, (double)hi);
+    if (m->clamped && !ctx->quiet)
+        fprintf(stderr,
+                "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
+                "(raise --max-height)\n",
+                m->clamped, a->max_height);
+    return CLI_EXIT_OK;
+}
+
+/* ---- biome map and preview ---- */
+
+static int write_biomes(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                        const trn_generated *gen)
+{
+    const uint32_t w = gen->field.cells_x + 1u, h = gen->field.cells_z + 1u;
+    const uint8_t channels = a->biome_index ? 1 : 4;
+    trn_image img;
+    trn_error e;
+    trn_status st = trn_image_init(&img, w, h, channels, 8, &e);
+    if (st) return cli_fail(ctx, &e);
+    uint8_t palette[256][4];
+    memset(palette, 0, sizeof palette);
+    for (uint32_t b = 0; b < recipe->biome_count && b < 256; b++)
+        for (int c = 0; c < 4; c++)
+            palette[b][c] = unit_byte(recipe->biomes[b].color[c]);
+    uint8_t *px = img.data;
+    for (uint32_t r = 0; r < h; r++) {
+        const uint8_t *labels = gen->biomes.values + (size_t)(h - 1u - r) * w;
+        uint8_t *out = px + (size_t)r * w * channels;
+        for (uint32_t i = 0; i < w; i++) {
+            if (a->biome_index)
+                out[i] = labels[i];
+            else
+                memcpy(out + (size_t)i * 4u, palette[labels[i]], 4);
+        }
+    }
+    trn_png_options po;
+    trn_png_options_default(&po);
+    po.srgb = !a->biome_index; /* colours are sRGB; indices are numbers */
+    st = trn_png_write(a->biomes, &img, &po, cli_progress, ctx, &e);
+    trn_image_dispose(&img);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (%s, %u x %u)", a->biomes,
+             a->biome_index ? "biome indices in recipe order" : "biome colours", w, h);
+    return CLI_EXIT_OK;
+}
+
+static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *gen)
+{
+    trn_render_options ro;
+    trn_render_options_default(&ro);
+    ro.multidirectional = true;
+    trn_raster8 pic = {0, 0, 0, NULL};
+    trn_error e;
+    trn_status st = trn_render_hillshade(&gen->field, &ro, &pic, cli_progress, ctx, &e);
+    if (st) return cli_fail(ctx, &e);
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    img.width = pic.width;
+    img.height = pic.height;
+    img.channels = pic.channels;
+    img.bit_depth = 8;
+    img.data = pic.pixels;
+    trn_png_options po;
+    trn_png_options_default(&po);
+    st = trn_png_write(a->preview, &img, &po, cli_progress, ctx, &e);
+    trn_raster8_dispose(&pic);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (multidirectional hillshade)", a->preview);
+    return CLI_EXIT_OK;
+}
+
+/* ---- BeamNG ---- */
+
+/* A .ter of the generated terrain: heights stored as (h - base) / quantum, the biomes that
+ * occur as materials (recipe order) and the layer map from the biome labels. */
+static trn_status build_ter(const trn_generated *gen, const uint64_t *counts,
+                            const height_mapping *m, trn_ter *ter, trn_error *err)
+{
+    memset(ter, 0, sizeof *ter);
+    const uint32_t size = gen->field.cells_x + 1u;
+    const size_t n = (size_t)size * size;
+    ter->version = TRN_TER_VERSION_CURRENT;
+    ter->layout = TRN_TER_LAYOUT_MODERN;
+    ter->size = size;
+    ter->heights = malloc(n * sizeof *ter->heights);
+    ter->layers = malloc(n);
+    ter->materials = calloc(gen->biomes.name_count ? gen->biomes.name_count : 1, sizeof(char *));
+    if (!ter->heights || !ter->layers || !ter->materials) goto oom;
+    uint8_t layer_of[256];
+    memset(layer_of, 0, sizeof layer_of);
+    for (uint32_t b = 0; b < gen->biomes.name_count; b++) {
+        if (!counts[b]) continue;
+        const size_t len = strlen(gen->biomes.names[b]);
+        char *copy = malloc(len + 1);
+        if (!copy) goto oom;
+        memcpy(copy, gen->biomes.names[b], len + 1);
+        layer_of[b] = (uint8_t)ter->material_count;
+        ter->materials[ter->material_count++] = copy;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const double v = ((double)gen->field.heights[k] - m->base) / m->quantum;
+        ter->heights[k] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)lround(v);
+        ter->layers[k] = layer_of[gen->biomes.values[k]];
+    }
+    return TRN_OK;
+oom:
+    trn_ter_dispose(ter);
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the .ter");
+}
+
+/* BeamNG's mapping: stored 0 = the lowest height (or 0 m with --max-height), maxHeight the
+ * smallest whole metre that holds the range in 65535 steps (or --max-height). */
+static void ter_mapping(const gen_args *a, float lo, float hi, bool offset, height_mapping *m)
+{
+    memset(m, 0, sizeof *m);
+    m->base = offset ? (double)lo : 0.0;
+    if (a->has_max_height) {
+        m->max_height = a->max_height;
+    } else {
+        const double range = (double)hi - m->base;
+        m->max_height = ceil(range * 65536.0 / 65535.0);
+        if (m->max_height < 1.0) m->max_height = 1.0;
+    }
+    m->quantum = m->max_height / 65536.0;
+}
+
+static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
+                     const uint64_t *counts, float lo, float hi, height_mapping *m)
+{
+    ter_mapping(a, lo, hi, !a->has_max_height, m);
+    if (a->has_max_height) m->clamped = count_outside(&gen->field, 0.0, 65535.0 * m->quantum);
+    trn_ter ter;
+    trn_error e;
+    trn_status st = build_ter(gen, counts, m, &ter, &e);
+    if (!st) st = trn_ter_write(a->out, &ter, TRN_TER_VERSION_CURRENT, cli_progress, ctx, &e);
+    trn_ter_dispose(&ter);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m)", a->out,
+             gen->field.cells_x + 1u, gen->field.cells_x + 1u, m->max_height,
+             gen->field.size_x / gen->field.cells_x);
+    if (m->base != 0.0)
+        cli_note(ctx,
+                 "heights are stored from the lowest, %.6g m: set the TerrainBlock's position z "
+                 "to %.6g",
+                 m->base, m->base);
+    if (m->clamped && !ctx->quiet)
+        fprintf(stderr,
+                "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
+                "(raise --max-height)\n",
+                m->clamped, m->max_height);
+    return CLI_EXIT_OK;
+}
+
+/* Overwrite the flat placeholder base colour of each biome's material with the biome's own
+ * colour (only terrane's placeholders, t_terrane_*, never a texture someone else made). */
+static trn_status tint_placeholders(const char *level_dir, const char *materials_path,
+                                    const trn_recipe *recipe, const uint64_t *counts,
+                                    uint32_t *tinted, trn_error *err)
+{
+    *tinted = 0;
+    trn_material_file mf;
+    trn_status st = trn_material_file_read(materials_path, &mf, err);
+    if (st) return st;
+    for (uint32_t b = 0; b < recipe->biome_count && !st; b++) {
+        if (!counts[b]) continue;
+        const trn_terrain_material *mat = NULL;
+        for (uint32_t k = 0; k < mf.material_count && !mat; k++)
+            if (mf.materials[k].internal_name &&
+                strcmp(mf.materials[k].internal_name, recipe->biomes[b].name) == 0)
+                mat = &mf.materials[k];
+        const char *game = mat ? mat->tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE] : NULL;
+        if (!game) continue;
+        const char *file = strrchr(game, '/');
+        file = file ? file + 1 : game;
+        if (strncmp(file, "t_terrane_", 10) != 0) continue;
+        char disk[4096];
+        bool case_mismatch = false;
+        if (trn_beamng_resolve_path(level_dir, game, disk, sizeof disk, &case_mismatch, NULL))
+            continue; /* validate reports a missing texture */
+        trn_png_info info;
+        if ((st = trn_png_read_info(disk, &info, err))) break;
+        trn_image img;
+        if ((st = trn_image_init(&img, info.width, info.height, 3, 8, err))) break;
+        uint8_t rgb[3];
+        for (int c = 0; c < 3; c++)
+            rgb[c] = unit_byte(recipe->biomes[b].color[c]);
+        uint8_t *px = img.data;
+        for (size_t p = 0; p < (size_t)info.width * info.height; p++)
+            memcpy(px + p * 3u, rgb, 3);
+        trn_png_options po;
+        trn_png_options_default(&po);
+        po.compression_level = 9;
+        po.srgb = true; /* a base colour map is sRGB, as validate checks */
+        st = trn_png_write(disk, &img, &po, NULL, NULL, err);
+        trn_image_dispose(&img);
+        *tinted += !st;
+    }
+    trn_material_file_dispose(&mf);
+    return st;
+}
+
+/* Put the height offset into the TerrainBlock's position z. */
+static trn_status offset_block(const char *items_path, const char *name, double z, trn_error *err)
+{
+    trn_terrain_block *blocks = NULL;
+    size_t count = 0;
+    trn_status st = trn_items_read_terrain_blocks(items_path, &blocks, &count, NULL, err);
+    if (st) return st;
+    st = trn_error_set(err, TRN_ERR_NOT_FOUND, items_path, -1,
+                       "the TerrainBlock \"%s\" just written is not there", name);
+    for (size_t k = 0; k < count; k++)
+        if (blocks[k].name && strcmp(blocks[k].name, name) == 0) {
+            blocks[k].position[2] = z;
+            trn_error_clear(err);
+            st = trn_items_put_terrain_block(items_path, &blocks[k], err);
+            break;
+        }
+    trn_terrain_blocks_free(blocks, count);
+    return st;
+}
+
+static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                        const trn_generated *gen, const uint64_t *counts, float lo, float hi,
+                        height_mapping *m, json_t *summary)
+{
+    ter_mapping(a, lo, hi, true, m);
+    if (a->has_max_height && (double)hi - (double)lo > 65535.0 * m->quantum)
+        return cli_failf(ctx,
+                         "--max-height %g m cannot hold the terrain's %.3f m of relief; raise it "
+                         "or leave it out",
+                         a->max_height, (double)hi - (double)lo);
+    trn_ter ter;
+    trn_error e;
+    trn_status st = build_ter(gen, counts, m, &ter, &e);
+    if (st) return cli_fail(ctx, &e);
+    trn_beamng_level_options lo_opt;
+    memset(&lo_opt, 0, sizeof lo_opt);
+    lo_opt.level_dir = a->export_dir;
+    lo_opt.max_height = m->max_height;
+    lo_opt.square_size = gen->field.size_x / gen->field.cells_x;
+    lo_opt.textures.base_size = lo_opt.textures.macro_size = lo_opt.textures.detail_size =
+        a->texture_size;
+    trn_beamng_level_result res;
+    memset(&res, 0, sizeof res);
+    st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
+    const uint32_t size = ter.size, materials = ter.material_count;
+    trn_ter_dispose(&ter);
+    cli_progress_end(ctx);
+    uint32_t tinted = 0;
+    if (!st) st = offset_block(res.items_path, res.terrain_name, m->base, &e);
+    if (!st) st = tint_placeholders(res.level_dir, res.materials_path, recipe, counts, &tinted, &e);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m), %s and %s", res.ter_path,
+             size, size, m->max_height, lo_opt.square_size, res.terrain_json_path,
+             res.heightmap_png_path);
+    cli_note(ctx,
+             "TerrainBlock \"%s\" in %s: position z %.6g (stored 0 is the lowest height, "
+             "%.6g m), texture set %s",
+             res.terrain_name, res.items_path, m->base, m->base, res.texture_set);
+    cli_note(ctx, "%u material(s) from the biomes in %s (%u added, %u placeholder(s) tinted)",
+             materials, res.materials_path, res.materials_added, tinted);
+    bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
+                (size & (size - 1u)) == 0;
+    if (!pow2 && !ctx->quiet)
+        fprintf(stderr,
+                "terrane generate: warning: %u samples a side; BeamNG expects a power of two "
+                "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
+                size);
+
+    /* Check what was written the way a modder would. */
+    trn_findings findings = {NULL, 0, 0};
+    st = trn_beamng_validate(a->export_dir, NULL, &findings, NULL, NULL, &e);
+    if (st) {
+        trn_findings_dispose(&findings);
+        return cli_fail(ctx, &e);
+    }
+    const size_t errors = trn_findings_count(&findings, TRN_SEVERITY_ERROR);
+    const size_t warnings = trn_findings_count(&findings, TRN_SEVERITY_WARNING) - errors;
+    for (size_t k = 0; k < findings.count; k++) {
+        const trn_finding *f = &findings.items[k];
+        if (f->severity == TRN_SEVERITY_INFO || (ctx->quiet && f->severity < TRN_SEVERITY_ERROR))
+            continue;
+        fprintf(stderr, "terrane generate: validate %s [%s]: %s\n", trn_severity_name(f->severity),
+                f->check, f->message);
+    }
+    cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
+    json_t *lvl = json_object();
+    json_object_set_new(lvl, "level_dir", json_string(res.level_dir));
+    json_object_set_new(lvl, "level_name", json_string(res.level_name));
+    json_object_set_new(lvl, "terrain_name", json_string(res.terrain_name));
+    json_object_set_new(lvl, "terrain_file", json_string(res.terrain_file));
+    json_object_set_new(lvl, "ter", json_string(res.ter_path));
+    json_object_set_new(lvl, "terrain_json", json_string(res.terrain_json_path));
+    json_object_set_new(lvl, "heightmap_png", json_string(res.heightmap_png_path));
+    json_object_set_new(lvl, "items", json_string(res.items_path));
+    json_object_set_new(lvl, "materials", json_string(res.materials_path));
+    json_object_set_new(lvl, "texture_set", json_string(res.texture_set));
+    json_object_set_new(lvl, "size", json_integer(size));
+    json_object_set_new(lvl, "square_size", json_real(lo_opt.square_size));
+    json_object_set_new(lvl, "position_z", json_real(m->base));
+    json_object_set_new(lvl, "height_mapping", mapping_json(m));
+    json_object_set_new(lvl, "materials_added", json_integer(res.materials_added));
+    json_object_set_new(lvl, "textures_tinted", json_integer(tinted));
+    json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
+    json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
+    json_object_set_new(summary, "export", lvl);
+    trn_findings_dispose(&findings);
+    if (errors)
+        return cli_failf(ctx, "the level %s has %zu validation error(s) (listed above)",
+                         a->export_dir, errors);
+    return CLI_EXIT_OK;
+}
+
+/* ---- arguments ---- */
+
+static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
+{
+    memset(a, 0, sizeof *a);
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (cli_is_help(arg)) {
+            *help = true;
+            return CLI_EXIT_OK;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        if (strcmp(arg, "--biome-index") == 0) {
+            a->biome_index = true;
+            continue;
+        }
+        if (arg[0] != '-' || !arg[1]) {
+            if (a->recipe_path)
+                return cli_usage_error(ctx, "takes one recipe; unexpected '%s'", arg);
+            a->recipe_path = arg;
+            continue;
+        }
+        static const char *const names[] = {"-o",        "--output",       "--max-height",
+                                            "--biomes",  "--preview",      "--export",
+                                            "--threads", "--texture-size", NULL};
+        bool known = false;
+        for (const char *const *n = names; *n && !known; n++)
+            known = strcmp(arg, *n) == 0;
+        if (!known) return cli_usage_error(ctx, "unknown option '%s'", arg);
+        const char *v = cli_option_value(ctx, argc, argv, &i);
+        if (!v) return CLI_EXIT_USAGE;
+        const char **slot = NULL;
+        if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0)
+            slot = &a->out;
+        else if (strcmp(arg, "--biomes") == 0)
+            slot = &a->biomes;
+        else if (strcmp(arg, "--preview") == 0)
+            slot = &a->preview;
+        else if (strcmp(arg, "--export") == 0)
+            slot = &a->export_dir;
+        if (slot) {
+            if (*slot)
+                return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
+            *slot = v;
+        } else if (strcmp(arg, "--max-height") == 0) {
+            if (!cli_parse_positive(ctx, arg, v, &a->max_height)) return CLI_EXIT_USAGE;
+            a->has_max_height = true;
+        } else if (strcmp(arg, "--threads") == 0) {
+            uint32_t t;
+            if (!cli_parse_u32(ctx, arg, v, &t)) return CLI_EXIT_USAGE;
+            if (t < 1 || t > 1024)
+                return cli_usage_error(ctx, "--threads must be 1 to 1024, not %u", t);
+            a->threads = (int)t;
+        } else {
+            uint32_t t;
+            if (!cli_parse_u32(ctx, arg, v, &t)) return CLI_EXIT_USAGE;
+            if (t < 1 || t > 8192 || (t & (t - 1u)))
+                return cli_usage_error(
+                    ctx, "--texture-size must be a power of two from 1 to 8192, not %u", t);
+            a->texture_size = t;
+        }
+    }
+    if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
+    if (!a->out && !a->biomes && !a->preview && !a->export_dir)
+        return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32 or .ter), "
+                                    "--biomes, --preview or --export");
+    if (a->export_dir) {
+        if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
+            return cli_usage_error(ctx,
+                                   "--export takes beamng:DIR/levels/NAME (the level folder), "
+                                   "not '%s'",
+                                   a->export_dir);
+        a->export_dir += 7;
+    }
+    /* Outputs never overwrite the recipe or each other. */
+    const char *outs[4] = {a->out, a->biomes, a->preview, a->export_dir};
+    for (int k = 0; k < 4; k++) {
+        if (!outs[k]) continue;
+        if (cli_same_file(outs[k], a->recipe_path))
+            return cli_usage_error(ctx,
+                                   "the output %s is the recipe %s (the same file); inputs are "
+                                   "never overwritten",
+                                   outs[k], a->recipe_path);
+        for (int l = 0; l < k; l++)
+            if (outs[l] && cli_same_file(outs[k], outs[l]))
+                return cli_usage_error(ctx, "two outputs name the same file: %s", outs[k]);
+    }
+    if (a->out && (a->format = format_of(a->out)) == FMT_NONE)
+        return cli_usage_error(ctx,
+                               "cannot tell the heightfield format of '%s': name it .png, .r16, "
+                               ".r32 or .ter",
+                               a->out);
+    if (a->biomes && !ends_with(a->biomes, ".png"))
+        return cli_usage_error(ctx, "--biomes writes a PNG; name it .png, not '%s'", a->biomes);
+    if (a->preview && !ends_with(a->preview, ".png"))
+        return cli_usage_error(ctx, "--preview writes a PNG; name it .png, not '%s'", a->preview);
+    if (a->biome_index && !a->biomes)
+        return cli_usage_error(ctx, "--biome-index changes --biomes OUT.png, which is missing");
+    return CLI_EXIT_OK;
+}
+
+/* BeamNG terrains are square grids of square cells. */
+static int check_beamng_shape(cli_ctx *ctx, const trn_recipe *r, const char *what)
+{
+    const double cx = r->size_x / r->cells_x, cz = r->size_z / r->cells_z;
+    if (r->cells_x != r->cells_z || fabs(cx - cz) > 1e-9 * cx)
+        return cli_failf(ctx,
+                         "%s needs a square grid of square cells; the recipe has %u x %u cells "
+                         "of %g x %g",
+                         what, r->cells_x, r->cells_z, cx, cz);
+    return CLI_EXIT_OK;
+}
 
 int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_failf(ctx, "not built yet");
+    gen_args a;
+    bool help;
+    int rc = parse_args(ctx, argc, argv, &a, &help);
+    if (help) {
+        fputs(help_text, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (rc) return rc;
+    const double t0 = now_s();
+    trn_recipe recipe;
+    memset(&recipe, 0, sizeof recipe);
+    trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
+    trn_error e;
+    if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (kind == TRN_DOCUMENT_TERRAIN_ASSET)
+        cli_note(ctx, "%s is a Terrain asset document: generating its recipe", a.recipe_path);
+    if ((a.format == FMT_TER && (rc = check_beamng_shape(ctx, &recipe, "a .ter"))) ||
+        (a.export_dir && (rc = check_beamng_shape(ctx, &recipe, "--export beamng")))) {
+        trn_recipe_dispose(&recipe);
+        return rc;
+    }
+
+    trn_generate_options go = {a.threads};
+    trn_generated gen;
+    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    if (st) {
+        trn_recipe_dispose(&recipe);
+        return cli_fail(ctx, &e);
+    }
+    const double t1 = now_s();
+    for (uint32_t k = 0; k < gen.diagnostic_count && !ctx->quiet; k++)
+        fprintf(stderr, "terrane generate: warning: %s\n", gen.diagnostics[k]);
+    float lo, hi;
+    trn_field_range(&gen.field, &lo, &hi);
+    uint64_t counts[256];
+    memset(counts, 0, sizeof counts);
+    const size_t n = trn_field_sample_count(&gen.field);
+    for (size_t k = 0; k < n; k++)
+        counts[gen.biomes.values[k]]++;
+
+    json_t *summary = json_object();
+    json_t *files = json_array();
+    height_mapping hm;
+    memset(&hm, 0, sizeof hm);
+    rc = CLI_EXIT_OK;
+    if (a.out && a.format != FMT_TER) {
+        rc = write_height_image(ctx, &a, &gen, lo, hi, &hm);
+        if (!rc) add_file(files, a.out, "heightfield");
+    } else if (a.out) {
+        rc = write_ter(ctx, &a, &gen, counts, lo, hi, &hm);
+        if (!rc) add_file(files, a.out, "heightfield");
+    }
+    if (!rc && a.biomes) {
+        rc = write_biomes(ctx, &a, &recipe, &gen);
+        if (!rc) add_file(files, a.biomes, a.biome_index ? "biome indices" : "biome colours");
+    }
+    if (!rc && a.preview) {
+        rc = write_preview(ctx, &a, &gen);
+        if (!rc) add_file(files, a.preview, "preview");
+    }
+    height_mapping em;
+    memset(&em, 0, sizeof em);
+    if (!rc && a.export_dir) {
+        rc = export_level(ctx, &a, &recipe, &gen, counts, lo, hi, &em, summary);
+        if (!rc) add_file(files, a.export_dir, "beamng level");
+    }
+    const double t2 = now_s();
+
+    if (!rc) {
+        cli_note(ctx, "sea level %.3f (%s), heights %.3f..%.3f m, cache key %016" PRIx64,
+                 gen.sea_level,
+                 gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived",
+                 (double)lo, (double)hi, gen.cache_key);
+        cli_note(ctx, "generated in %.2f s, wrote in %.2f s", t1 - t0, t2 - t1);
+    }
+    if (!rc && ctx->json) {
+        char key[17];
+        snprintf(key, sizeof key, "%016" PRIx64, gen.cache_key);
+        json_object_set_new(summary, "recipe", json_string(a.recipe_path));
+        json_object_set_new(summary, "document", json_string(trn_document_kind_name(kind)));
+        json_object_set_new(summary, "files", files);
+        files = NULL;
+        json_t *size = json_array();
+        json_array_append_new(size, json_real(recipe.size_x));
+        json_array_append_new(size, json_real(recipe.size_z));
+        json_object_set_new(summary, "size", size);
+        json_t *res = json_array();
+        json_array_append_new(res, json_integer(recipe.cells_x));
+        json_array_append_new(res, json_integer(recipe.cells_z));
+        json_object_set_new(summary, "resolution", res);
+        json_object_set_new(summary, "samples", json_integer((json_int_t)n));
+        json_object_set_new(summary, "seed", json_integer((json_int_t)recipe.seed));
+        json_object_set_new(summary, "sea_level", json_real(gen.sea_level));
+        json_object_set_new(
+            summary, "sea_level_source",
+            json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
+        json_object_set_new(summary, "cache_key", json_string(key));
+        json_t *hr = json_object();
+        json_object_set_new(hr, "min", json_real(lo));
+        json_object_set_new(hr, "max", json_real(hi));
+        json_object_set_new(summary, "height", hr);
+        if (a.out && a.format != FMT_R32)
+            json_object_set_new(summary, "height_mapping", mapping_json(&hm));
+        json_t *biomes = json_array();
+        for (uint32_t b = 0; b < recipe.biome_count; b++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "name", json_string(recipe.biomes[b].name));
+            json_object_set_new(o, "index", json_integer(b));
+            json_object_set_new(o, "samples", json_integer((json_int_t)counts[b]));
+            json_array_append_new(biomes, o);
+        }
+        json_object_set_new(summary, "biomes", biomes);
+        json_t *diags = json_array();
+        for (uint32_t k = 0; k < gen.diagnostic_count; k++)
+            json_array_append_new(diags, json_string(gen.diagnostics[k]));
+        json_object_set_new(summary, "diagnostics", diags);
+        json_t *tm = json_object();
+        json_object_set_new(tm, "generate_s", json_real(t1 - t0));
+        json_object_set_new(tm, "write_s", json_real(t2 - t1));
+        json_object_set_new(tm, "total_s", json_real(t2 - t0));
+        json_object_set_new(summary, "timings", tm);
+        cli_print_json(summary);
+        summary = NULL;
+    }
+    json_decref(files);
+    json_decref(summary);
+    trn_generated_dispose(&gen);
+    trn_recipe_dispose(&recipe);
+    return rc;
 }
