@@ -1097,7 +1097,7 @@ static void test_import_errors(void)
     CHECK_STATUS(trn_beamng_import(&io, &ter, NULL, NULL, NULL, NULL, &err), TRN_ERR_FORMAT);
     CHECK_CONTAINS(err.message, "heightmap is not a PNG");
     CHECK_CONTAINS(err.message, "found 6e 6f 74 20 61 6e 20 69");
-    CHECK_CONTAINS(err.message, "not a headerless 16-bit R16");
+    CHECK_CONTAINS(err.message, "not named as a headerless R16 (.r16, .raw) or R32 (.r32)");
     CHECK_EQ_INT(err.offset, 0);
     char *hm_png = path_in(dir, "hm.png");
     CHECK(png_grey(hm_png, 128, 128, 8, hm.data, false));

@@ -345,7 +345,7 @@ static void test_import_export(void)
     CHECK(trn_test_write_file(txt, "hello", 5));
     CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, txt, tmp), 1);
     CHECK_CONTAINS(err, "heightmap is not a PNG");
-    CHECK_CONTAINS(err, "not a headerless 16-bit R16");
+    CHECK_CONTAINS(err, "not named as a headerless R16 (.r16, .raw) or R32 (.r32)");
     free(out), free(err);
     CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --ter-version 10", &out, &err, hm, tmp), 2);
     CHECK_CONTAINS(err, "--ter-version must be 7, 8 or 9, not 10");
@@ -364,6 +364,56 @@ static void test_import_export(void)
     CHECK_CONTAINS(err, "option '--resolution' does not belong to import");
     free(out), free(err);
     CHECK(!exists(tmp_path(p, sizeof p, "o.ter")));
+}
+
+/* --byte-order for R16 and R32 heightmaps only with --max-height, through the tool. */
+static void test_import_raw(void)
+{
+    char *out, *err;
+    char r16[1024], r32[1024], ter[1024];
+    const size_t samples = 128u * 128u;
+    uint8_t *bytes = malloc(samples * 4);
+    for (size_t i = 0; i < samples * 2; i++)
+        bytes[i] = (uint8_t)(i & 1 ? 0x02 : 0x01); /* 0x0102 big-endian, 0x0201 little */
+    tmp_path(r16, sizeof r16, "mac.r16");
+    CHECK(trn_test_write_file(r16, bytes, samples * 2));
+    tmp_path(ter, sizeof ter, "raw.ter");
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order big -q", &out, &err, r16, ter), 0);
+    free(out), free(err);
+    trn_ter t;
+    CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
+    CHECK_EQ_INT(t.heights[0], 0x0102);
+    trn_ter_dispose(&t);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order little -q", &out, &err, r16, ter), 0);
+    free(out), free(err);
+    CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
+    CHECK_EQ_INT(t.heights[0], 0x0201);
+    trn_ter_dispose(&t);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order middle", &out, &err, r16, ter), 2);
+    CHECK_CONTAINS(err, "--byte-order takes little or big, not 'middle'");
+    free(out), free(err);
+
+    float *f = (float *)bytes;
+    for (size_t i = 0; i < samples; i++)
+        f[i] = (float)(i % 100) * 5.0f; /* 0 .. 495 m */
+    f[0] = 600.0f;
+    tmp_path(r32, sizeof r32, "height.r32");
+    CHECK(trn_test_write_file(r32, f, samples * 4));
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, r32, ter), 1);
+    CHECK_CONTAINS(err, "R32 heightmap holds heights in metres (0 .. 600 m)");
+    CHECK_CONTAINS(err, "give the maxHeight to scale them by (--max-height M");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --max-height 512", &out, &err, r32, ter), 0);
+    CHECK_CONTAINS(err, "warning: 1 of 16384 heights clamped (0 below 0 m, 1 at or above maxHeight "
+                        "512 m, 0 NaN; heights 0 .. 600 m)");
+    CHECK_CONTAINS(err, "heights stored for maxHeight 512");
+    free(out), free(err);
+    CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
+    /* File sample 1 (5 m) is image row 0, the terrain's last row: round(5 / 512 * 65536). */
+    CHECK_EQ_INT(t.heights[127u * 128u + 1u], 640);
+    CHECK_EQ_INT(t.heights[127u * 128u], 65535);
+    trn_ter_dispose(&t);
+    free(bytes);
 }
 
 static void test_migrate(void)
@@ -401,6 +451,7 @@ int main(void)
     RUN(test_create);
     RUN(test_validate);
     RUN(test_import_export);
+    RUN(test_import_raw);
     RUN(test_migrate);
     return trn_test_finish();
 }

@@ -165,11 +165,17 @@ static void test_review_fixes(void)
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
     CHECK_CONTAINS(err, "found bytes 50 4b 03 04");
     free(out), free(err);
-    /* A float raster is not something beamng import reads. */
+    /* A float raster: beamng import reads R32 (with --max-height), but not 8-bit R8. */
     tmp_path(q, sizeof q, "flat.r32");
     float zeros[128 * 128];
     memset(zeros, 0, sizeof zeros);
     CHECK(trn_test_write_file(q, zeros, sizeof zeros));
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "\"beamng_importable\": true");
+    free(out), free(err);
+    tmp_path(q, sizeof q, "flat.r8");
+    CHECK(trn_test_write_file(q, zeros, 128 * 128));
     snprintf(cmd, sizeof cmd, "info '%s' --format json", q);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(out, "\"beamng_importable\": false");
@@ -244,7 +250,8 @@ static void test_info_json(void)
         CHECK(json_real_value(json_object_get(h, "metres_min")) == 1000 * 1024.0 / 65536.0);
         json_t *m = json_object_get(o, "materials");
         CHECK_EQ_INT(json_array_size(m), 2);
-        CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(m, 0), "samples")), 16 * 8 - 1);
+        CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(m, 0), "samples")),
+                     16 * 8 - 1);
         CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(m, 1), "samples")), 16 * 8);
         json_decref(o);
     }
@@ -319,7 +326,7 @@ static void test_convert_round_trips(void)
         CHECK_EQ_INT(img.width, 128);
         CHECK_EQ_INT(img.bit_depth, 16);
         const uint16_t *px = img.data;
-        CHECK_EQ_INT(px[0], 1000 + 127 * 11);         /* image row 0 = terrain's last row */
+        CHECK_EQ_INT(px[0], 1000 + 127 * 11);           /* image row 0 = terrain's last row */
         CHECK_EQ_INT(px[127 * 128 + 5], 1000 + 5 * 37); /* image last row = terrain row 0 */
         trn_image_dispose(&img);
     }

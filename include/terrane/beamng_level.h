@@ -392,10 +392,23 @@ typedef struct trn_beamng_opacity_source {
     trn_channel channel;
 } trn_beamng_opacity_source;
 
-/* Import from files. The heightmap is a PNG (detected by content) or headerless little-endian
- * R16 (.r16/.raw, square size from the file length). */
+/* Import from files. The heightmap is a PNG (detected by content), or, by its name, headerless
+ * R16 (.r16/.raw: 16-bit stored values, little-endian unless raw_big_endian) or R32 (.r32:
+ * little-endian 32-bit float heights in metres); headerless sizes come from the file length,
+ * which must be a square. */
 typedef struct trn_beamng_import_options {
     const char *heightmap_path;
+    /* R16 in Mac byte order. TRN_ERR_INVALID_ARGUMENT for a PNG or R32 heightmap, whose byte
+     * order is fixed: a setting that would be ignored is refused rather than guessed at. */
+    bool raw_big_endian;
+    /* R32 only (ignored otherwise): the TerrainBlock maxHeight the metres are scaled to,
+     * stored = round(h / float_max_height * 65536), clamped to 0..65535 (NaN to 0); clamped
+     * samples are counted in one warning on the trn_ter. 0 = the level's max_height when one
+     * is given (level non-NULL, max_height > 0); without either an R32 heightmap is refused
+     * with TRN_ERR_INVALID_ARGUMENT naming its height range, as a guessed scale would flatten
+     * or clip it without a word. Both given and different is TRN_ERR_INVALID_ARGUMENT too: the
+     * heights would come out scaled by their ratio. */
+    double float_max_height;
     const trn_beamng_opacity_source *opacity;
     uint32_t opacity_count;
     const char *layer_map_path; /* optional, instead of opacity maps */

@@ -26,10 +26,13 @@ static const char *const import_help =
     "usage: terrane beamng import HEIGHTMAP (--level LEVEL_DIR | -o OUT.ter) [options]\n"
     "\n"
     "Build a BeamNG terrain as the World Editor's importer does. HEIGHTMAP is a 16-bit PNG or a\n"
-    "headerless little-endian R16 (.r16/.raw), used as stored values; an 8-bit PNG is widened\n"
-    "v/255*65535. It must be square, a power of two, 128 to 8192. Each opacity map belongs to\n"
-    "one material, in --materials order; per sample the material with the highest opacity\n"
-    "wins, a later material winning a tie. A hole map pixel of 255 makes a hole (layer 255).\n"
+    "headerless R16 (.r16/.raw, little-endian unless --byte-order big), used as stored values;\n"
+    "an 8-bit PNG is widened v/255*65535. An R32 (.r32, little-endian float metres) needs\n"
+    "--max-height: stored = round(h / maxHeight * 65536), and heights outside 0 .. maxHeight\n"
+    "are clamped with a warning that counts them. The heightmap must be square, a power of\n"
+    "two, 128 to 8192. Each opacity map belongs to one material, in --materials order; per\n"
+    "sample the material with the highest opacity wins, a later material winning a tie. A\n"
+    "hole map pixel of 255 makes a hole (layer 255).\n"
     "By default rows are reversed while copying (image top = north = the terrain's last row;\n"
     "BeamNG's origin is bottom-left); --flip-y-axis copies them as they are.\n"
     "\n"
@@ -47,7 +50,9 @@ static const char *const import_help =
     "  --layer-map FILE        an 8-bit PNG of layer indices, instead of opacity maps\n"
     "  --holes FILE            a PNG whose 255 pixels are holes\n"
     "  --flip-y-axis           copy rows as they are (the editor's flipYAxis)\n"
-    "  --max-height M          TerrainBlock maxHeight in metres (default 2048)\n"
+    "  --max-height M          TerrainBlock maxHeight in metres (default 2048); for an R32\n"
+    "                          heightmap also its scale, and required\n"
+    "  --byte-order little|big R16 byte order (default little; big is Mac order)\n"
     "  --square-size S         TerrainBlock squareSize, metres per sample (default 1)\n"
     "  --ter-version N         .ter version to write: 7, 8 or 9 (default 9)\n"
     "  --texture-size N        pixel size of generated placeholder textures (default 256)\n"
@@ -58,6 +63,8 @@ static const char *const import_help =
     "  terrane beamng import height.png --level levels/island --materials grass,rock,sand \\\n"
     "      --opacity grass.png --opacity rock.png --opacity sand.png --holes holes.png\n"
     "  terrane beamng import height.r16 --level levels/island --max-height 512\n"
+    "  terrane beamng import mac_height.raw --byte-order big --level levels/island\n"
+    "  terrane beamng import height.r32 --max-height 900 --level levels/island\n"
     "  terrane beamng import height.png --materials grass,rock --opacity splat.png:R \\\n"
     "      --opacity splat.png:G -o theTerrain.ter\n";
 
@@ -185,7 +192,7 @@ static bool takes_value(const char *a)
         "--root",           "--resolution",
         "--material",       "--terrain-name",
         "--initial-height", "--only",
-        "--compression",
+        "--compression",    "--byte-order",
     };
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0) return true;
@@ -307,6 +314,13 @@ static bool parse_opacity(cli_ctx *ctx, const char *v, trn_beamng_opacity_source
     return true;
 }
 
+/* Named as an R32 float heightmap (how import tells it from R16). */
+static bool is_r32(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcasecmp(path + n - 4, ".r32") == 0;
+}
+
 static int cmd_import(cli_ctx *ctx, int argc, char **argv)
 {
     const char *heightmap = NULL, *level_dir = NULL, *out_ter = NULL, *materials_arg = NULL;
@@ -370,7 +384,14 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
             io.holes_path = v;
         else if (strcmp(a, "--max-height") == 0)
             ok = cli_parse_positive(ctx, a, v, &lo.max_height);
-        else if (strcmp(a, "--square-size") == 0)
+        else if (strcmp(a, "--byte-order") == 0) {
+            if (strcmp(v, "little") == 0 || strcmp(v, "big") == 0)
+                io.raw_big_endian = strcmp(v, "big") == 0;
+            else {
+                cli_usage_error(ctx, "--byte-order takes little or big, not '%s'", v);
+                ok = false;
+            }
+        } else if (strcmp(a, "--square-size") == 0)
             ok = cli_parse_positive(ctx, a, v, &lo.square_size);
         else if (strcmp(a, "--ter-version") == 0) {
             ok = cli_parse_u32(ctx, a, v, &ter_version);
@@ -395,7 +416,7 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!heightmap) {
-        rc = cli_usage_error(ctx, "needs a heightmap (a 16-bit PNG or R16)");
+        rc = cli_usage_error(ctx, "needs a heightmap (a 16-bit PNG, R16 or R32)");
         goto done;
     }
     if (!level_dir && !out_ter) {
@@ -445,6 +466,8 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         }
     }
     io.heightmap_path = heightmap;
+    /* An R32 is scaled by the maxHeight the TerrainBlock gets (0 when not given: refused). */
+    io.float_max_height = lo.max_height;
     io.opacity = ops;
     io.opacity_count = op_count;
     io.material_names = names;
@@ -492,6 +515,10 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         if (out_ter)
             cli_note(ctx, "wrote %s (%u x %u, version %u)", out_ter, ter.size, ter.size,
                      ter_version);
+        /* Without --level nothing records the scale the float heights were stored with. */
+        if (out_ter && !level_dir && io.float_max_height > 0 && is_r32(heightmap))
+            cli_note(ctx, "heights stored for maxHeight %g: give its TerrainBlock that maxHeight",
+                     io.float_max_height);
         for (uint32_t i = 0; i < ter.material_count; i++)
             cli_note(ctx, "  layer %u %-20s %llu samples", i, ter.materials[i],
                      (unsigned long long)counts[i & 255]);

@@ -348,10 +348,11 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
     const char *kind = format == CLI_FORMAT_PNG ? "png" : "raw";
     bool square_pow2 = img.width == img.height && img.width >= 128 && img.width <= 8192 &&
                        (img.width & (img.width - 1)) == 0;
-    /* beamng import reads PNG and little-endian R16 heightmaps, nothing else. */
-    bool readable = format == CLI_FORMAT_PNG || raw_type == TRN_RAW_U16_LE + 1;
+    /* beamng import reads PNG, R16 (either byte order) and R32 (with --max-height) heightmaps. */
+    bool readable = format == CLI_FORMAT_PNG || raw_type == TRN_RAW_U16_LE + 1 ||
+                    raw_type == TRN_RAW_U16_BE + 1 || raw_type == TRN_RAW_F32_LE + 1;
     const char *beamng_note =
-        !readable     ? "not importable directly (beamng import reads PNG and little-endian R16); "
+        !readable     ? "not importable directly (beamng import reads PNG, R16 and R32); "
                         "convert it to .png first"
         : square_pow2 ? "importable as a heightmap (square, power of two)"
                       : "not importable as is (needs a square power of two, 128 to 8192)";

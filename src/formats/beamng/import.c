@@ -471,39 +471,163 @@ static trn_status load_png(const char *path, const trn_image_limits *limits, con
     return trn_png_read(path, limits, img, err);
 }
 
-static trn_status load_heightmap(const char *path, const trn_image_limits *limits, trn_image *img,
-                                 trn_error *err)
+/* The side of a square headerless raster of file_size bytes with sample_bytes per sample, or an
+ * error naming the length (and the next smaller and larger squares) when it is not one. */
+static trn_status raw_side(const char *path, const char *kind, uint64_t file_size,
+                           unsigned sample_bytes, uint32_t *side_out, trn_error *err)
 {
+    if (file_size % sample_bytes)
+        return trn_error_set(
+            err, TRN_ERR_FORMAT, path, (int64_t)(file_size - file_size % sample_bytes),
+            "%s heightmap is %llu bytes, %s: %u-bit samples take %u bytes each, "
+            "so the last %llu byte(s) are left over",
+            kind, (unsigned long long)file_size,
+            sample_bytes == 2 ? "an odd length" : "not a multiple of 4", 8 * sample_bytes,
+            sample_bytes, (unsigned long long)(file_size % sample_bytes));
+    uint64_t samples = file_size / sample_bytes, side = 0;
+    while ((side + 1) * (side + 1) <= samples)
+        side++;
+    if (side * side != samples || side > UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                             "%s heightmap is %llu bytes, which is not a square of %u-bit "
+                             "samples (%llu x %llu is %llu bytes, %llu x %llu is %llu); BeamNG "
+                             "heightmaps are square, %u x N x N bytes (%u for 1024 x 1024)",
+                             kind, (unsigned long long)file_size, 8 * sample_bytes,
+                             (unsigned long long)side, (unsigned long long)side,
+                             (unsigned long long)(sample_bytes * side * side),
+                             (unsigned long long)(side + 1), (unsigned long long)(side + 1),
+                             (unsigned long long)(sample_bytes * (side + 1) * (side + 1)),
+                             sample_bytes, sample_bytes * 1024u * 1024u);
+    *side_out = (uint32_t)side;
+    return TRN_OK;
+}
+
+/* What scaling an R32 heightmap did, for the warning. */
+typedef struct float_scale {
+    uint64_t low, high, nan; /* samples clamped to 0 (below 0 m), to 65535 (too high), NaN */
+    double lowest, highest;  /* metres, over the finite samples */
+} float_scale;
+
+/* Metres -> stored values in place of a float image: img becomes 16-bit. */
+static trn_status scale_float(trn_image *img, double max_height, float_scale *fs, trn_error *err)
+{
+    trn_image out;
+    trn_status st = trn_image_init(&out, img->width, img->height, 1, 16, err);
+    if (st) return st;
+    const float *src = img->data;
+    uint16_t *dst = out.data;
+    size_t n = (size_t)img->width * img->height;
+    memset(fs, 0, sizeof *fs);
+    fs->lowest = INFINITY;
+    fs->highest = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double h = src[i];
+        if (isnan(h)) {
+            fs->nan++;
+            dst[i] = 0;
+            continue;
+        }
+        if (h < fs->lowest) fs->lowest = h;
+        if (h > fs->highest) fs->highest = h;
+        double v = round(h / max_height * 65536.0);
+        if (v < 0) {
+            fs->low++;
+            dst[i] = 0;
+        } else if (v > 65535) {
+            fs->high++;
+            dst[i] = 65535;
+        } else {
+            dst[i] = (uint16_t)v;
+        }
+    }
+    trn_image_dispose(img);
+    *img = out;
+    return TRN_OK;
+}
+
+/* Lowest and highest finite height of a float image ("no finite heights" when none). */
+static void float_range(const trn_image *img, char *buf, size_t n)
+{
+    const float *src = img->data;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < (size_t)img->width * img->height; i++)
+        if (isfinite(src[i])) {
+            if (src[i] < lo) lo = src[i];
+            if (src[i] > hi) hi = src[i];
+        }
+    if (lo > hi)
+        snprintf(buf, n, "no finite heights");
+    else
+        snprintf(buf, n, "%.6g .. %.6g m", lo, hi);
+}
+
+/* Read the heightmap as a 16-bit or 8-bit image (R32 already scaled; *fs says how, and
+ * *is_float tells the caller to warn about clamping). */
+static trn_status load_heightmap(const trn_beamng_import_options *opt, double float_max_height,
+                                 trn_image *img, bool *is_float, float_scale *fs, trn_error *err)
+{
+    const char *path = opt->heightmap_path;
     uint8_t head[8];
     size_t got = 0;
     uint64_t size = 0;
+    *is_float = false;
     trn_status st = open_map(path, "heightmap", head, &got, &size, err);
     if (st) return st;
-    if (trn_png_sniff(head, got)) return trn_png_read(path, limits, img, err);
-    if (!has_ext(path, ".r16") && !has_ext(path, ".raw"))
+    bool r32 = has_ext(path, ".r32");
+    if (trn_png_sniff(head, got)) {
+        if (opt->raw_big_endian)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                                 "a byte order was given, but the heightmap is a PNG, whose "
+                                 "byte order is fixed: leave the byte order out");
+        return trn_png_read(path, opt->limits, img, err);
+    }
+    if (!r32 && !has_ext(path, ".r16") && !has_ext(path, ".raw"))
         return not_png(path, "heightmap", head, got,
-                       ", and not a headerless 16-bit R16 (.r16, .raw); export it as a 16-bit "
-                       "grey PNG or R16",
+                       ", and not named as a headerless R16 (.r16, .raw) or R32 (.r32); export "
+                       "it as a 16-bit grey PNG, R16 or R32",
                        err);
-    /* R16 has no header: its length alone must give a square, which is all import accepts. */
-    uint64_t samples = size / 2, side = 0;
-    while ((side + 1) * (side + 1) <= samples)
-        side++;
-    if (size % 2)
-        return trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)size - 1,
-                             "R16 heightmap is %llu bytes, an odd length: 16-bit samples take "
-                             "2 bytes each, so the last byte is left over",
-                             (unsigned long long)size);
-    if (side * side != samples)
-        return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
-                             "R16 heightmap is %llu bytes, which is not a square of 16-bit "
-                             "samples (%llu x %llu is %llu bytes, %llu x %llu is %llu); BeamNG "
-                             "heightmaps are square, 2 x N x N bytes (2097152 for 1024 x 1024)",
-                             (unsigned long long)size, (unsigned long long)side,
-                             (unsigned long long)side, (unsigned long long)(2 * side * side),
-                             (unsigned long long)(side + 1), (unsigned long long)(side + 1),
-                             (unsigned long long)(2 * (side + 1) * (side + 1)));
-    return trn_raw_read(path, TRN_RAW_U16_LE, (uint32_t)side, (uint32_t)side, img, err);
+    if (r32 && opt->raw_big_endian)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "big-endian byte order is for R16 heightmaps; R32 heightmaps are "
+                             "read little-endian (as Windows tools write them)");
+    uint32_t side;
+    if ((st = raw_side(path, r32 ? "R32" : "R16", size, r32 ? 4u : 2u, &side, err))) return st;
+    trn_raw_type type = r32                   ? TRN_RAW_F32_LE
+                        : opt->raw_big_endian ? TRN_RAW_U16_BE
+                                              : TRN_RAW_U16_LE;
+    if ((st = trn_raw_read(path, type, side, side, img, err))) return st;
+    if (!r32) return TRN_OK;
+    if (!(float_max_height > 0)) {
+        char range[80];
+        float_range(img, range, sizeof range);
+        trn_image_dispose(img);
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "R32 heightmap holds heights in metres (%s), and a .ter stores "
+                             "steps of maxHeight / 65536: give the maxHeight to scale them by "
+                             "(--max-height M, a little above the highest height; it also "
+                             "becomes the TerrainBlock's maxHeight)",
+                             range);
+    }
+    *is_float = true;
+    st = scale_float(img, float_max_height, fs, err);
+    if (st) trn_image_dispose(img);
+    return st;
+}
+
+/* One warning when scaling an R32 heightmap clamped samples (it fits in trn_ter_warning). */
+static trn_status warn_clamped(trn_ter *ter, const float_scale *fs, double max_height,
+                               trn_error *err)
+{
+    uint64_t clamped = fs->low + fs->high + fs->nan;
+    if (!clamped) return TRN_OK;
+    return trn_ter_priv_warn(
+        ter, -1, err,
+        "%llu of %llu heights clamped (%llu below 0 m, %llu at or above maxHeight "
+        "%g m, %llu NaN; heights %.6g .. %.6g m): %s",
+        (unsigned long long)clamped, (unsigned long long)ter->size * ter->size,
+        (unsigned long long)fs->low, (unsigned long long)fs->high, max_height,
+        (unsigned long long)fs->nan, fs->lowest, fs->highest,
+        fs->high ? "raise --max-height above the highest" : "raise the terrain above 0 m");
 }
 
 trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
@@ -521,10 +645,21 @@ trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
     uint32_t steps = 1 + opt->opacity_count + (opt->layer_map_path ? 1 : 0) +
                      (opt->holes_path ? 1 : 0) + (level ? 2 : 0);
     uint32_t step = 0;
+    /* R32 scale: given, or the level's maxHeight; two different ones would scale wrongly. */
+    double level_max = level && level->max_height > 0 ? level->max_height : 0;
+    double float_max = opt->float_max_height > 0 ? opt->float_max_height : level_max;
+    if (opt->float_max_height > 0 && level_max > 0 && opt->float_max_height != level_max)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->heightmap_path, -1,
+                             "float heights scaled by maxHeight %g but the level's TerrainBlock "
+                             "gets maxHeight %g: the terrain would come out %g times as high",
+                             opt->float_max_height, level_max, level_max / opt->float_max_height);
     trn_image img;
-    if ((st = load_heightmap(opt->heightmap_path, opt->limits, &img, err))) return st;
+    bool is_float = false;
+    float_scale fs;
+    if ((st = load_heightmap(opt, float_max, &img, &is_float, &fs, err))) return st;
     st = check_heightmap_size(img.width, img.height, "heightmap", opt->heightmap_path, err);
     if (!st) st = ter_alloc(ter, img.width, opt->material_names, opt->material_count, err);
+    if (!st && is_float) st = warn_clamped(ter, &fs, float_max, err);
     if (!st) {
         trn_progress p = trn_progress_sub(&root, 0, 1.0 / steps);
         st = fill_heights(ter, &img, opt->flip_y_axis, opt->heightmap_path, &p, err);
