@@ -40,3 +40,19 @@ echo "== 5. export it back to images (and the command that re-imports them)"
 
 echo
 echo "demo done: level in $LEVEL, pictures $OUT/hillshade.png and $OUT/layers.png"
+
+# ---- recipes (issue 3): generate a recipe into a BeamNG level, with previews ----------------
+# Appended section; the BeamNG import demo above is unchanged.
+RECIPES="$(dirname "$0")/recipes"
+RECIPE_LEVEL="$OUT/levels/recipe_island"
+
+echo
+echo "== 6. a terrain recipe: generate it into a BeamNG level, validate it, explain a point"
+"$TERRANE" generate "$RECIPES/island.json" --export "beamng:$RECIPE_LEVEL" \
+    --preview "$OUT/recipe_island_hillshade.png" --biomes "$OUT/recipe_island_biomes.png"
+"$TERRANE" beamng validate "$RECIPE_LEVEL"
+"$TERRANE" explain "$RECIPES/island.json" --at 10,110
+
+echo
+echo "recipe demo done: level in $RECIPE_LEVEL, pictures $OUT/recipe_island_hillshade.png and" \
+    "$OUT/recipe_island_biomes.png"
