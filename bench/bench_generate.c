@@ -36,6 +36,27 @@ static uint64_t peak_rss(void)
     return kib * 1024u;
 }
 
+/* Wall time at which each stage first reported, to split the total between stages. */
+typedef struct stage_clock {
+    const char *names[8];
+    double start[8];
+    int count;
+} stage_clock;
+
+static int stage_progress(double done, const char *stage, void *user)
+{
+    (void)done;
+    stage_clock *c = user;
+    if (c->count == 0 || strcmp(c->names[c->count - 1], stage) != 0) {
+        if (c->count < 8) {
+            c->names[c->count] = stage;
+            c->start[c->count] = now_s();
+            c->count++;
+        }
+    }
+    return TRN_CONTINUE;
+}
+
 static trn_band band(double lo, double hi)
 {
     trn_band b = {true, lo, hi};
@@ -129,8 +150,10 @@ int main(int argc, char **argv)
         trn_generate_options go = {counts[run]};
         trn_generated gen;
         trn_error e;
+        stage_clock clock;
+        memset(&clock, 0, sizeof clock);
         const double t0 = now_s();
-        trn_status st = trn_recipe_generate(&recipe, &go, &gen, NULL, NULL, &e);
+        trn_status st = trn_recipe_generate(&recipe, &go, &gen, stage_progress, &clock, &e);
         const double t1 = now_s();
         if (st) {
             fprintf(stderr, "generate failed: %s: %s\n", trn_status_name(st), e.message);
@@ -159,6 +182,11 @@ int main(int argc, char **argv)
                    h == heights_hash && gen.cache_key == key ? "identical output"
                                                              : "OUTPUT DIFFERS");
         }
+        printf("   ");
+        for (int k = 0; k < clock.count; k++)
+            printf(" %s %.2f s", clock.names[k],
+                   (k + 1 < clock.count ? clock.start[k + 1] : t1) - clock.start[k]);
+        printf("\n");
         trn_generated_dispose(&gen);
     }
     return 0;
