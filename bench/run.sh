@@ -28,3 +28,8 @@ echo "== render: hillshade, multidirectional, slope, layers (4097x4097, 1 and al
 echo
 echo "== generate: 4097x4097 recipe with warp and rules, 2 threads then 1, peak RSS per sample"
 "$BUILD/bench_generate" 4097 2
+
+# ---- noise (issue 3): gradient noise, fractals, landform fill, moisture ----
+echo
+echo "== noise: 6-octave fbm and ridged rows, 1-octave noise, landform fill, moisture (4096x4096, 1 and 2 threads)"
+"$BUILD/bench_noise" 4096

@@ -123,8 +123,10 @@ static void fill_row(const landform_plan *plan, uint32_t j, float *heights)
     const double c = plan->cos_heading, s = plan->sin_heading, inv_stretch = plan->inv_stretch;
     for (size_t i0 = 0; i0 < plan->samples_x; i0 += ROW_BLOCK) {
         size_t n = plan->samples_x - i0 < ROW_BLOCK ? plan->samples_x - i0 : ROW_BLOCK;
+        /* base + (double)k is exactly (double)(i0 + k); int32 converts in vector lanes. */
+        const double base = (double)i0;
         for (size_t k = 0; k < n; k++) {
-            x[k] = (double)(i0 + k) * plan->size_x / plan->cells_x;
+            x[k] = (base + (double)(int32_t)k) * plan->size_x / plan->cells_x;
             z[k] = row_z;
         }
         if (plan->warped) {

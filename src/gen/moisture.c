@@ -36,9 +36,11 @@ void trn_moisture_row(uint64_t world_seed, double size_x, uint32_t cells_x, doub
     const double cells = cells_x ? (double)cells_x : 1.0;
     for (size_t k0 = 0; k0 < count; k0 += MOISTURE_BLOCK) {
         size_t n = count - k0 < MOISTURE_BLOCK ? count - k0 : MOISTURE_BLOCK;
-        /* Spelt as the field's sample positions are, so a row and single samples agree. */
+        /* Spelt as the field's sample positions are, so a row and single samples agree
+         * (base + (double)k is exactly (double)(k0 + k), converted in vector lanes). */
+        const double base = (double)k0;
         for (size_t k = 0; k < n; k++)
-            bx[k] = (double)(k0 + k) * size_x / cells;
+            bx[k] = (base + (double)(int32_t)k) * size_x / cells;
         moisture_points(world_seed, bx, bz, n, out + k0);
     }
 }

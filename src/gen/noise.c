@@ -14,6 +14,15 @@
 #else
 #define HAVE_AVX2_VARIANT 0
 #endif
+/* 512-bit vectors need GCC's prefer-vector-width in the target attribute (GCC 9 and later);
+ * its generic tuning would otherwise keep AVX-512 code at 256 bits. */
+#if HAVE_AVX2_VARIANT && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#define HAVE_AVX512_VARIANT 1
+#define TARGET_AVX512                                                                              \
+    __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512")))
+#else
+#define HAVE_AVX512_VARIANT 0
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 /* The kernel bodies are inlined into each instruction-set variant so each compiles for it. */
@@ -179,13 +188,28 @@ KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
                         const double *RESTRICT z, double scale, size_t n)
 {
     double tx[BLOCK], tz[BLOCK];
-    for (size_t k = 0; k < n; k++) {
+    /* Rows (one z for the whole block) convert z once. Only +0 and -0 compare equal yet differ,
+     * and both give cell 0, fraction 0, so the shortcut changes no value. */
+    const double z0 = z[0];
+    int one_z = 1;
+    for (size_t k = 0; k < n; k++)
+        one_z &= z[k] == z0;
+    for (size_t k = 0; k < n; k++)
         tx[k] = sanitize(x[k] * scale);
-        tz[k] = sanitize(z[k] * scale);
-    }
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
         to_lattice(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
-        to_lattice(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
+    if (one_z) {
+        uint32_t cell, frac;
+        to_lattice(sanitize(z0 * scale), &cell, &frac);
+        for (size_t k = 0; k < n; k++) {
+            lat->cell_z[k] = cell;
+            lat->frac_z[k] = frac;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++)
+            tz[k] = sanitize(z[k] * scale);
+        for (size_t k = 0; k < n; k++)
+            to_lattice(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
     }
 }
 
@@ -293,6 +317,20 @@ TARGET_AVX2 static void noise2_block_avx2(uint32_t seed, const double *x, const 
 }
 #endif
 
+#if HAVE_AVX512_VARIANT
+TARGET_AVX512 static void fractal_block_avx512(const trn_fractal_params *p, const double *x,
+                                               const double *z, size_t n, float *out)
+{
+    fractal_block(p, x, z, n, out);
+}
+
+TARGET_AVX512 static void noise2_block_avx512(uint32_t seed, const double *x, const double *z,
+                                              size_t n, float *out)
+{
+    noise2_block(seed, x, z, n, out);
+}
+#endif
+
 bool trn_noise_isa_available(trn_noise_isa isa)
 {
     switch (isa) {
@@ -305,6 +343,13 @@ bool trn_noise_isa_available(trn_noise_isa isa)
 #else
         return false;
 #endif
+    case TRN_NOISE_ISA_AVX512:
+#if HAVE_AVX512_VARIANT
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#else
+        return false;
+#endif
     default:
         return false;
     }
@@ -312,15 +357,24 @@ bool trn_noise_isa_available(trn_noise_isa isa)
 
 static trn_noise_isa resolve(trn_noise_isa isa)
 {
-    if (isa == TRN_NOISE_ISA_BEST)
-        return trn_noise_isa_available(TRN_NOISE_ISA_AVX2) ? TRN_NOISE_ISA_AVX2
-                                                           : TRN_NOISE_ISA_DEFAULT;
+    if (isa == TRN_NOISE_ISA_BEST) {
+        if (trn_noise_isa_available(TRN_NOISE_ISA_AVX512)) return TRN_NOISE_ISA_AVX512;
+        if (trn_noise_isa_available(TRN_NOISE_ISA_AVX2)) return TRN_NOISE_ISA_AVX2;
+        return TRN_NOISE_ISA_DEFAULT;
+    }
     return trn_noise_isa_available(isa) ? isa : TRN_NOISE_ISA_DEFAULT;
 }
 
 const char *trn_noise_isa_name(trn_noise_isa isa)
 {
-    return resolve(isa) == TRN_NOISE_ISA_AVX2 ? "avx2" : "default";
+    switch (resolve(isa)) {
+    case TRN_NOISE_ISA_AVX512:
+        return "avx512";
+    case TRN_NOISE_ISA_AVX2:
+        return "avx2";
+    default:
+        return "default";
+    }
 }
 
 typedef void (*fractal_block_fn)(const trn_fractal_params *, const double *, const double *, size_t,
@@ -329,22 +383,34 @@ typedef void (*noise2_block_fn)(uint32_t, const double *, const double *, size_t
 
 static fractal_block_fn fractal_variant(trn_noise_isa isa)
 {
-#if HAVE_AVX2_VARIANT
-    if (resolve(isa) == TRN_NOISE_ISA_AVX2) return fractal_block_avx2;
-#else
-    (void)isa;
+    switch (resolve(isa)) {
+#if HAVE_AVX512_VARIANT
+    case TRN_NOISE_ISA_AVX512:
+        return fractal_block_avx512;
 #endif
-    return fractal_block_default;
+#if HAVE_AVX2_VARIANT
+    case TRN_NOISE_ISA_AVX2:
+        return fractal_block_avx2;
+#endif
+    default:
+        return fractal_block_default;
+    }
 }
 
 static noise2_block_fn noise2_variant(trn_noise_isa isa)
 {
-#if HAVE_AVX2_VARIANT
-    if (resolve(isa) == TRN_NOISE_ISA_AVX2) return noise2_block_avx2;
-#else
-    (void)isa;
+    switch (resolve(isa)) {
+#if HAVE_AVX512_VARIANT
+    case TRN_NOISE_ISA_AVX512:
+        return noise2_block_avx512;
 #endif
-    return noise2_block_default;
+#if HAVE_AVX2_VARIANT
+    case TRN_NOISE_ISA_AVX2:
+        return noise2_block_avx2;
+#endif
+    default:
+        return noise2_block_default;
+    }
 }
 
 /* ---- entry points ---- */
@@ -403,9 +469,11 @@ void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, doubl
     for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
         size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
         /* x0 + k*dx for the row index k, so a block's values do not depend on where the
-         * blocks start. */
+         * blocks start. base + (double)k is exactly (double)(k0 + k) (integers below 2^53) but
+         * converts from int32, which vectorises where size_t -> double does not. */
+        const double base = (double)k0;
         for (size_t k = 0; k < n; k++)
-            bx[k] = x0 + (double)(k0 + k) * dx;
+            bx[k] = x0 + (base + (double)(int32_t)k) * dx;
         fn(&params, bx, bz, n, out + k0);
     }
 }

@@ -29,12 +29,14 @@ typedef enum trn_noise_isa {
     TRN_NOISE_ISA_BEST = -1,
     TRN_NOISE_ISA_DEFAULT = 0, /* the build's baseline (SSE2 on x86-64) */
     TRN_NOISE_ISA_AVX2 = 1,    /* x86-64 with AVX2 */
+    TRN_NOISE_ISA_AVX512 = 2,  /* x86-64 with AVX-512 F, VL, BW, DQ (GCC 9 and later) */
     TRN_NOISE_ISA_COUNT
 } trn_noise_isa;
 
 /* Whether this build has the variant and this CPU can run it. */
 bool trn_noise_isa_available(trn_noise_isa isa);
-/* "avx2" or "default": the variant TRN_NOISE_ISA_BEST resolves to. */
+/* "avx512", "avx2" or "default": the variant isa resolves to (BEST: the best available;
+ * one that is not available: default). */
 const char *trn_noise_isa_name(trn_noise_isa isa);
 
 /* Everything a fractal evaluation needs, derived once from the public parameters. */
