@@ -163,6 +163,37 @@ static void test_bad_recipes(void)
     free(out), free(err);
 }
 
+/* The asset document generates the same terrain as its bare recipe; BeamNG's metadata, which
+ * shares the .terrain.json name, is named for what it is. */
+static void test_documents(void)
+{
+    char *out, *err, p[1024], q[1024];
+    tmp_path(p, sizeof p, "land.terrain.json");
+    CHECK_OK(trn_terrain_asset_write(p, "asset://terrain/land", &recipe, NULL));
+    CHECK_EQ_INT(run("generate '%s' -o '%s/asset.r32' --format json", &out, &err, p, tmp), 0);
+    CHECK_CONTAINS(err, "is a Terrain asset document");
+    char kind[128];
+    snprintf(kind, sizeof kind, "\"document\": \"%s\"",
+             trn_document_kind_name(TRN_DOCUMENT_TERRAIN_ASSET));
+    CHECK_CONTAINS(out, kind);
+    free(out), free(err);
+    size_t n;
+    uint8_t *data = trn_test_read_file(tmp_path(q, sizeof q, "asset.r32"), &n);
+    const uint32_t w = recipe.cells_x + 1u, h = recipe.cells_z + 1u;
+    CHECK(data && n == (size_t)w * h * 4u);
+    if (data && n == (size_t)w * h * 4u)
+        CHECK(memcmp(data, gen.field.heights + (size_t)(h - 1u) * w, w * 4u) == 0);
+    free(data);
+    tmp_path(p, sizeof p, "beam.terrain.json");
+    const char *beam = "{\"binaryFormat\": \"x\", \"datafile\": \"/levels/a/t.ter\", "
+                       "\"version\": 9, \"size\": 128}\n";
+    CHECK(trn_test_write_file(p, beam, strlen(beam)));
+    CHECK_EQ_INT(run("explain '%s' --at 1,1", &out, &err, p), 1);
+    CHECK_CONTAINS(err, "BeamNG");
+    CHECK(out && out[0] == '\0');
+    free(out), free(err);
+}
+
 static void test_heightfield_formats(void)
 {
     char *out, *err, p[1024];
@@ -623,6 +654,7 @@ int main(void)
     }
     RUN(test_help_and_usage);
     RUN(test_bad_recipes);
+    RUN(test_documents);
     RUN(test_heightfield_formats);
     RUN(test_biomes_and_preview);
     RUN(test_json_summary);
