@@ -1716,6 +1716,83 @@ static void test_validate(void)
     free(bytes);
 }
 
+/* The fix the terrain-json findings name: rewrite .terrain.json from the .ter, nothing else. */
+static void test_fix_terrain_json(void)
+{
+    char root[512], level[700];
+    make_level(root, sizeof root, level, sizeof level);
+    char *ter_path = path_in(level, "theTerrain.ter");
+    char *json_path = path_in(level, "theTerrain.terrain.json");
+    size_t ter_size = 0;
+    uint8_t *ter_before = trn_test_read_file(ter_path, &ter_size);
+    char *good = read_text(json_path);
+    CHECK(ter_before && good);
+    /* Nothing to do on a fresh level. */
+    trn_beamng_terrain_json_result r;
+    trn_error err;
+    CHECK_OK(trn_beamng_write_terrain_json(level, NULL, &r, &err));
+    CHECK_EQ_INT(r.written_count, 0);
+    CHECK_EQ_INT(r.unchanged_count, 1);
+    CHECK_EQ_INT(r.skipped_count, 0);
+    trn_beamng_terrain_json_result_dispose(&r);
+    /* A mismatch: the finding names the fix, and the fix leaves no finding and the .ter as is. */
+    char *bad = good ? malloc(strlen(good) + 8) : NULL;
+    char *size_at = good ? strstr(good, "\"size\": 128") : NULL;
+    CHECK(bad && size_at);
+    if (bad && size_at) {
+        snprintf(bad, strlen(good) + 8, "%.*s\"size\": 256%s", (int)(size_at - good), good,
+                 size_at + strlen("\"size\": 128"));
+        CHECK(write_text(json_path, bad));
+    }
+    trn_findings f = validate(level);
+    const trn_finding *fi = trn_findings_find(&f, "terrain-json-mismatch");
+    CHECK(fi && strstr(fi->fix, "terrane beamng validate LEVEL_DIR --fix-terrain-json"));
+    trn_findings_dispose(&f);
+    CHECK_OK(trn_beamng_write_terrain_json(level, NULL, &r, &err));
+    CHECK_EQ_INT(r.written_count, 1);
+    CHECK(r.written_count == 1 && strcmp(r.written[0], json_path) == 0);
+    trn_beamng_terrain_json_result_dispose(&r);
+    char *now = read_text(json_path);
+    CHECK(now && good && strcmp(now, good) == 0); /* heightmapImage kept from the old file */
+    free(now);
+    f = validate(level);
+    CHECK_EQ_INT(f.count, 0);
+    trn_findings_dispose(&f);
+    /* Not JSON at all, and missing: written again from the .ter (heightmapImage derived). */
+    CHECK(write_text(json_path, "{ nope"));
+    f = validate(level);
+    fi = trn_findings_find(&f, "terrain-json-invalid");
+    CHECK(fi && strstr(fi->fix, "--fix-terrain-json"));
+    trn_findings_dispose(&f);
+    CHECK_OK(trn_beamng_write_terrain_json(level, NULL, NULL, &err));
+    now = read_text(json_path);
+    CHECK(now && good && strcmp(now, good) == 0);
+    free(now);
+    CHECK(unlink(json_path) == 0);
+    CHECK_OK(trn_beamng_write_terrain_json(level, NULL, &r, &err));
+    CHECK_EQ_INT(r.written_count, 1);
+    trn_beamng_terrain_json_result_dispose(&r);
+    now = read_text(json_path);
+    CHECK(now && good && strcmp(now, good) == 0);
+    free(now);
+    size_t ter_size_after = 0;
+    uint8_t *ter_after = trn_test_read_file(ter_path, &ter_size_after);
+    CHECK(ter_after && ter_size_after == ter_size && memcmp(ter_after, ter_before, ter_size) == 0);
+    free(ter_after);
+    /* A block whose .ter is gone is skipped, not an error. */
+    CHECK(unlink(ter_path) == 0);
+    CHECK_OK(trn_beamng_write_terrain_json(level, NULL, &r, &err));
+    CHECK_EQ_INT(r.written_count, 0);
+    CHECK_EQ_INT(r.skipped_count, 1);
+    trn_beamng_terrain_json_result_dispose(&r);
+    CHECK_STATUS(trn_beamng_write_terrain_json(ter_path, NULL, &r, &err), TRN_ERR_NOT_FOUND);
+    CHECK_STATUS(trn_beamng_write_terrain_json(json_path, NULL, &r, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    free(bad);
+    free(good);
+    free(ter_before);
+}
+
 static void test_validate_more(void)
 {
     char root[512], level[700];
@@ -1875,6 +1952,7 @@ int main(void)
     RUN(test_import_into_level);
     RUN(test_validate);
     RUN(test_validate_more);
+    RUN(test_fix_terrain_json);
     RUN(test_resolve_path);
     return trn_test_finish();
 }

@@ -330,6 +330,50 @@ static void test_validate_messages(void)
     free(mats);
 }
 
+/* The terrain-json fix hint names an option that does it: --fix-terrain-json rewrites the
+ * .terrain.json from the .ter and validate then finds nothing. */
+static void test_validate_fix_terrain_json(void)
+{
+    char *out, *err;
+    char level[700], p[1024];
+    CHECK_EQ_INT(run("beamng create delta --root '%s/game' --resolution 128 --texture-size 8 -q",
+                     &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    snprintf(level, sizeof level, "%s/game/levels/delta", tmp);
+    snprintf(p, sizeof p, "%s/theTerrain.terrain.json", level);
+    size_t n;
+    char *good = (char *)trn_test_read_file(p, &n);
+    CHECK(good != NULL);
+    const char *mangled = "{\"version\": 9, \"datafile\": \"/levels/delta/theTerrain.ter\", "
+                          "\"size\": 128, \"heightMapSize\": 16384, \"heightMapItemSize\": 2, "
+                          "\"layerMapSize\": 16384, \"layerMapItemSize\": 1, \"materials\": []}";
+    CHECK(trn_test_write_file(p, mangled, strlen(mangled)));
+    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "warning [terrain-json-mismatch]");
+    CHECK_CONTAINS(out, "fix: rewrite it from the .ter: terrane beamng validate LEVEL_DIR "
+                        "--fix-terrain-json");
+    free(out), free(err);
+    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --fix-terrain-json", &out, &err, level),
+                 0);
+    CHECK_CONTAINS(err, "rewrote ");
+    CHECK_CONTAINS(err, "theTerrain.terrain.json from its .ter");
+    CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
+    free(out), free(err);
+    size_t m;
+    char *now = (char *)trn_test_read_file(p, &m);
+    CHECK(now && good && m == n && memcmp(now, good, n) == 0);
+    free(now);
+    /* Again: nothing to write, said so; JSON lists what was rewritten (nothing). */
+    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --fix-terrain-json --format json", &out,
+                     &err, level),
+                 0);
+    CHECK_CONTAINS(err, "every .terrain.json already matched its .ter");
+    CHECK_CONTAINS(out, "\"terrain_json_rewritten\": []");
+    free(out), free(err);
+    free(good);
+}
+
 /* Following the tool's own advice (migrate, keeping the old file) must not flood validate with
  * v1.5 checks run on the v1 originals. */
 static void test_validate_after_migrate(void)
@@ -542,6 +586,7 @@ int main(void)
     write_png_fn(hm, 128, 128, 1, 16, ramp16);
     RUN(test_validate_not_a_level);
     RUN(test_validate_messages);
+    RUN(test_validate_fix_terrain_json);
     RUN(test_validate_after_migrate);
     RUN(test_outputs_never_replace_inputs);
     RUN(test_import_bad_inputs);

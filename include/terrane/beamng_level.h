@@ -508,6 +508,28 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
                                trn_findings *findings, trn_progress_fn progress, void *user,
                                trn_error *err);
 
+/* What trn_beamng_write_terrain_json did. */
+typedef struct trn_beamng_terrain_json_result {
+    char **written; /* the .terrain.json files written (named as level_dir spells them) */
+    uint32_t written_count;
+    uint32_t unchanged_count; /* already what the .ter gives, byte for byte: left alone */
+    uint32_t skipped_count;   /* TerrainBlocks without a readable .ter (validate says why) */
+} trn_beamng_terrain_json_result;
+
+void trn_beamng_terrain_json_result_dispose(trn_beamng_terrain_json_result *result);
+
+/* Rewrite the .terrain.json beside each TerrainBlock's .ter (x.ter -> x.terrain.json) from the
+ * .ter, as import writes it: version, size, map sizes and materials from the .ter, datafile =
+ * the block's terrainFile, heightmapImage kept from the old file when it has one (else
+ * x.terrainheightmap.png in the .ter's game folder). A missing file is created. Each is written
+ * atomically and only when its text changes; the .ter is only read. Broken items lines and
+ * blocks whose .ter is missing or unreadable are skipped (trn_beamng_validate reports them).
+ * limits NULL = defaults. Fails for a level_dir that is not a folder, memory and write errors
+ * (files written before a failed write stay written, each complete; *result is then empty).
+ * result may be NULL; dispose it after success. */
+trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_limits *limits,
+                                         trn_beamng_terrain_json_result *result, trn_error *err);
+
 /* Resolve a game path for a level: writes the path on disk to out. *case_mismatch is set when
  * only a case-insensitive match exists (out then names the real file). Returns TRN_ERR_NOT_FOUND
  * when nothing matches (out holds the exact path that was tried). */

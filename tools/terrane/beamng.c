@@ -143,7 +143,11 @@ static const char *const validate_help =
     "exit status: 0 no errors (warnings and notes allowed), 1 errors found (or, with --strict,\n"
     "warnings), 2 usage.\n"
     "\n"
+    "With --fix-terrain-json it first rewrites each TerrainBlock's .terrain.json from its .ter\n"
+    "(atomically, only when it differs; the .ter is only read), then checks the level.\n"
+    "\n"
     "options:\n"
+    "  --fix-terrain-json      rewrite the .terrain.json files from the .ter files first\n"
     "  --skip-textures         do not open texture files\n"
     "  --strict                warnings fail too\n"
     "  --format json           findings as JSON on stdout\n"
@@ -151,7 +155,8 @@ static const char *const validate_help =
     "\n"
     "examples:\n"
     "  terrane beamng validate levels/island\n"
-    "  terrane beamng validate ~/BeamNG/mods/unpacked/island/levels/island --format json\n";
+    "  terrane beamng validate ~/BeamNG/mods/unpacked/island/levels/island --format json\n"
+    "  terrane beamng validate levels/island --fix-terrain-json\n";
 
 static const char *const migrate_help =
     "usage: terrane beamng migrate LEVEL_DIR [options]\n"
@@ -815,7 +820,7 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
 static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
 {
     const char *level = NULL;
-    bool strict = false;
+    bool strict = false, fix_json = false;
     trn_beamng_validate_options vo;
     memset(&vo, 0, sizeof vo);
     for (int i = 1; i < argc; i++) {
@@ -829,6 +834,8 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
         if (c > 0) continue;
         if (strcmp(a, "--strict") == 0)
             strict = true;
+        else if (strcmp(a, "--fix-terrain-json") == 0)
+            fix_json = true;
         else if (strcmp(a, "--skip-textures") == 0)
             vo.skip_textures = true;
         else if (a[0] == '-' && a[1])
@@ -842,12 +849,24 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
     trn_findings f;
     memset(&f, 0, sizeof f);
     trn_error e;
+    /* Fix first, so that the findings describe the level as it is left. */
+    trn_beamng_terrain_json_result fixed;
+    memset(&fixed, 0, sizeof fixed);
+    if (fix_json && trn_beamng_write_terrain_json(level, NULL, &fixed, &e))
+        return fail_status(ctx, &e);
     trn_status st = trn_beamng_validate(level, &vo, &f, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         trn_findings_dispose(&f);
+        trn_beamng_terrain_json_result_dispose(&fixed);
         return fail_status(ctx, &e);
     }
+    /* On stderr in both formats, as the other verbs' notes about files written. */
+    for (uint32_t i = 0; i < fixed.written_count; i++)
+        cli_note(ctx, "rewrote %s from its .ter", fixed.written[i]);
+    if (fix_json && !fixed.written_count)
+        cli_note(ctx, "every .terrain.json already matched its .ter%s",
+                 fixed.skipped_count ? " (TerrainBlocks without a readable .ter skipped)" : "");
     size_t errors = 0, warnings = 0, notes = 0;
     for (size_t i = 0; i < f.count; i++) {
         if (f.items[i].severity == TRN_SEVERITY_ERROR)
@@ -879,6 +898,12 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
             json_array_append_new(arr, x);
         }
         json_object_set_new(o, "findings", arr);
+        if (fix_json) {
+            json_t *w = json_array();
+            for (uint32_t i = 0; i < fixed.written_count; i++)
+                json_array_append_new(w, json_string(fixed.written[i]));
+            json_object_set_new(o, "terrain_json_rewritten", w);
+        }
         cli_print_json(o);
     } else {
         for (size_t i = 0; i < f.count; i++) {
@@ -902,6 +927,7 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
                    notes == 1 ? "" : "s");
     }
     trn_findings_dispose(&f);
+    trn_beamng_terrain_json_result_dispose(&fixed);
     return (errors || (strict && warnings)) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 

@@ -696,8 +696,8 @@ trn_status trn_terrain_json_compare(const trn_terrain_json *tj, const char *json
     size_t before = findings->count;
     const char *jp = json_path ? json_path : "";
     const char *tp = ter_path ? ter_path : "the .ter";
-    const char *fix = "resave the terrain in the World Editor, or rewrite the .terrain.json from "
-                      "the .ter (terrane beamng import/create write it)";
+    const char *fix = "rewrite it from the .ter: terrane beamng validate LEVEL_DIR "
+                      "--fix-terrain-json (or resave the terrain in the World Editor)";
     const char *check = "terrain-json-mismatch";
     trn_status st = TRN_OK;
     uint64_t samples = (uint64_t)ter->size * ter->size;

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/fileio.h"
 #include "core/progress.h"
 #include "level_internal.h"
 
@@ -529,8 +530,8 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     struct stat st;
     if (stat(json_path, &st) != 0) {
         ADD(v, TRN_SEVERITY_INFO, "terrain-json-missing", json_path, -1,
-            "resave the terrain in the World Editor to have it written (tools read it; the "
-            "engine does not)",
+            "write it from the .ter: terrane beamng validate LEVEL_DIR --fix-terrain-json (or "
+            "resave the terrain in the World Editor); tools read it, the engine does not",
             "no .terrain.json beside the .ter");
         return;
     }
@@ -539,7 +540,9 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     trn_error_clear(&e);
     if (trn_terrain_json_read(json_path, &tj, &e)) {
         ADD(v, TRN_SEVERITY_WARNING, "terrain-json-invalid", json_path, e.offset,
-            "fix it, or resave the terrain to have it rewritten", "%s", e.message);
+            "rewrite it from the .ter: terrane beamng validate LEVEL_DIR --fix-terrain-json (or "
+            "resave the terrain in the World Editor)",
+            "%s", e.message);
         set_last_position(v, &e);
         return;
     }
@@ -1083,4 +1086,164 @@ cancel:
     findings->count = first;
     vctx_dispose(&v);
     return trn_error_set(err, TRN_ERR_CANCELLED, level_dir, -1, "cancelled");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Rewriting .terrain.json files from their .ter.
+ * ---------------------------------------------------------------------------------------- */
+
+void trn_beamng_terrain_json_result_dispose(trn_beamng_terrain_json_result *result)
+{
+    if (!result) return;
+    trn_lvl_free_paths(result->written, result->written_count);
+    memset(result, 0, sizeof *result);
+}
+
+/* The .terrain.json beside a .ter ("x.ter" -> "x.terrain.json"); false when too long. */
+static bool terrain_json_path(const char *ter_path, char *out, size_t out_size)
+{
+    size_t n = strlen(ter_path);
+    if (n >= 4 && trn_lvl_ieq(ter_path + n - 4, ".ter")) n -= 4;
+    if (n + 14 > out_size) return false;
+    memcpy(out, ter_path, n);
+    memcpy(out + n, ".terrain.json", 14);
+    return true;
+}
+
+/* The heightmap image's game path the engine writes beside a .ter: "/levels/L/x.ter" ->
+ * "/levels/L/x.terrainheightmap.png". */
+static void heightmap_game_path(const char *terrain_file, char *out, size_t out_size)
+{
+    size_t n = strlen(terrain_file);
+    if (n >= 4 && trn_lvl_ieq(terrain_file + n - 4, ".ter")) n -= 4;
+    snprintf(out, out_size, "%.*s.terrainheightmap.png", (int)n, terrain_file);
+}
+
+/* Write one block's .terrain.json when it differs; *written tells whether it did. */
+static trn_status rewrite_one(const trn_terrain_block *tb, const trn_ter *ter,
+                              const char *json_path, bool *written, trn_error *err)
+{
+    *written = false;
+    char heightmap[PATH_MAX + 32];
+    trn_terrain_json old;
+    trn_error e;
+    trn_error_clear(&e);
+    if (trn_terrain_json_read(json_path, &old, &e) == TRN_OK && old.heightmap_image &&
+        old.heightmap_image[0])
+        trn_lvl_copy(heightmap, sizeof heightmap, old.heightmap_image);
+    else
+        heightmap_game_path(tb->terrain_file, heightmap, sizeof heightmap);
+    trn_terrain_json_dispose(&old);
+    trn_terrain_json tj;
+    trn_status st = trn_terrain_json_from_ter(ter, tb->terrain_file, heightmap, &tj, err);
+    if (st) return st;
+    char *text = NULL;
+    size_t n = 0;
+    st = trn_terrain_json_serialize(&tj, &text, &n, err);
+    trn_terrain_json_dispose(&tj);
+    if (st) return st;
+    FILE *fp = fopen(json_path, "rb");
+    bool same = false;
+    if (fp) {
+        /* Compare without reading a wrong huge file whole: one byte more than the new text. */
+        char *cur = malloc(n + 1);
+        size_t got = cur ? fread(cur, 1, n + 1, fp) : 0;
+        same = cur && got == n && memcmp(cur, text, n) == 0;
+        free(cur);
+        fclose(fp);
+    }
+    if (!same) {
+        st = trn_file_write_atomic(json_path, text, n, err);
+        *written = st == TRN_OK;
+    }
+    free(text);
+    return st;
+}
+
+trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_limits *limits,
+                                         trn_beamng_terrain_json_result *result, trn_error *err)
+{
+    trn_beamng_terrain_json_result local;
+    trn_beamng_terrain_json_result *res = result ? result : &local;
+    memset(res, 0, sizeof *res);
+    if (!level_dir)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no level folder given");
+    if (is_file(level_dir))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, level_dir, -1,
+                             "is a file, not a level folder: give the levels/NAME folder that "
+                             "holds main/items.level.json");
+    if (!trn_lvl_is_dir(level_dir))
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, level_dir, -1, "level folder not found");
+    trn_ter_limits lim;
+    if (limits)
+        lim = *limits;
+    else
+        trn_ter_limits_default(&lim);
+    /* as_given names written files the way level_dir spells them. */
+    vctx v;
+    memset(&v, 0, sizeof v);
+    v.level_dir = level_dir;
+    if (realpath(level_dir, v.real_level)) v.real_level_len = strlen(v.real_level);
+    if (v.real_level_len == 1) v.real_level_len = 0;
+    trn_terrain_block *blocks = NULL;
+    size_t count = 0;
+    trn_findings ignored = {0}; /* broken lines: validate's business */
+    trn_status st = trn_level_find_terrain_blocks(level_dir, &blocks, &count, &ignored, err);
+    trn_findings_dispose(&ignored);
+    for (size_t i = 0; st == TRN_OK && i < count; i++) {
+        const trn_terrain_block *tb = &blocks[i];
+        char ter_path[PATH_MAX], json_path[PATH_MAX];
+        bool mismatch = false;
+        trn_ter ter;
+        trn_error e;
+        trn_error_clear(&e);
+        if (!tb->terrain_file || !tb->terrain_file[0] ||
+            trn_beamng_resolve_path(level_dir, tb->terrain_file, ter_path, sizeof ter_path,
+                                    &mismatch, &e) != TRN_OK ||
+            !terrain_json_path(ter_path, json_path, sizeof json_path)) {
+            res->skipped_count++;
+            continue;
+        }
+        trn_status rst = trn_ter_read(ter_path, &lim, &ter, NULL, NULL, &e);
+        if (rst == TRN_ERR_NO_MEMORY) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, ter_path, -1, "out of memory");
+            break;
+        }
+        if (rst) {
+            res->skipped_count++;
+            continue;
+        }
+        bool written = false;
+        trn_error we;
+        trn_error_clear(&we);
+        st = rewrite_one(tb, &ter, json_path, &written, &we);
+        trn_ter_dispose(&ter);
+        if (st == TRN_ERR_FORMAT) {
+            /* A material name that is not UTF-8 cannot be written as JSON: leave that file. */
+            res->skipped_count++;
+            st = TRN_OK;
+            continue;
+        }
+        if (st) {
+            if (err) *err = we;
+            break;
+        }
+        if (!written) {
+            res->unchanged_count++;
+            continue;
+        }
+        as_given(&v, json_path, sizeof json_path);
+        char **grown = realloc(res->written, (res->written_count + 1) * sizeof *grown);
+        char *copy = trn_lvl_strdup(json_path);
+        if (grown) res->written = grown;
+        if (!grown || !copy) {
+            free(copy);
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, json_path, -1, "out of memory");
+            break;
+        }
+        res->written[res->written_count++] = copy;
+    }
+    trn_terrain_blocks_free(blocks, count);
+    if (st || !result) trn_beamng_terrain_json_result_dispose(res);
+    return st;
 }
