@@ -44,10 +44,11 @@ void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, doubl
 /* The bound covers the terrain grown by warp_amplitude on every side, after heading and
  * stretch; the warp's own coordinates (size / warp_feature_size) are checked too. The message
  * names the landform, the coordinate reached and the octave count or feature size that would
- * keep it in range. The "re-centred domain" is exact: every sampling coordinate is split in
- * double precision into a whole lattice cell (modulo 2^32) and a 32-bit fraction, and octaves
- * double that pair, so precision never depends on the distance from the origin. msg may be
- * NULL; it is set to "" when the check passes. */
+ * keep it in range. The "re-centred domain": every sampling coordinate t (in octave-0 lattice
+ * cells) is split in double precision into a whole cell (modulo 2^32) and a 32-bit fraction,
+ * and each octave doubles that pair exactly, so coordinates keep double precision (an error
+ * near |t| * 2^-53 octave-0 cells, where float's is |t| * 2^-24). msg may be NULL; it is set to
+ * "" when the check passes. */
 bool trn_landform_precision_check(const trn_landform *landform, double size_x, double size_z,
                                   char *msg, size_t msg_size);
 
