@@ -1,9 +1,673 @@
-/* terrane inspect (being written). */
+/* terrane inspect: describe a terrain recipe (grid, landforms, biomes, layers, rules, seeds). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "recipe/recipe_internal.h"
+#include "terrane/generate.h"
+#include "terrane/recipe.h"
+
+static const char *const help_text =
+    "usage: terrane inspect RECIPE [--format text|json]\n"
+    "\n"
+    "Read a terrain recipe without generating it and describe it: which document it is (a bare\n"
+    "recipe object or a Terrain asset source), size, resolution, sample count, seed, chunks,\n"
+    "default landform and biome, sea level and how it was derived, the landforms (controls\n"
+    "that differ from the defaults), the biome table, the layer tree, every rule with its\n"
+    "conditions, stroke counts by kind, the derived sub-seeds, the cache key and sampling\n"
+    "precision diagnostics. A recipe with errors is refused with file:line:column: and the\n"
+    "JSON path of the offending value. docs/recipes.md describes the format.\n"
+    "\n"
+    "options:\n"
+    "  --format json   print the same facts as JSON on stdout\n"
+    "  -q, --quiet     no notes on stderr\n"
+    "\n"
+    "exit status: 0 described, 1 the recipe is invalid or unreadable, 2 usage error.\n"
+    "\n"
+    "examples:\n"
+    "  terrane inspect examples/recipes/island.json\n"
+    "  terrane inspect landscape.terrain.json --format json\n";
+
+/* The five layers every recipe has until the layers issue lets recipes list their own. */
+static const char *const default_layers[] = {"generation", "biomes", "sculpt", "protection",
+                                             "exclusions"};
+#define DEFAULT_LAYER_COUNT 5
+
+static const char *const stroke_sections[] = {"regions", "edits", "exclusions"};
+/* The default layer each stroke section belongs to, and where rules live. */
+static const char *const stroke_default_layer[] = {"biomes", "sculpt", "exclusions"};
+
+static void fmt_num(double v, char out[40])
+{
+    trn_rcp_format_double(v, out);
+}
+
+static void fmt_color(const float c[4], char *out, size_t size)
+{
+    char n[4][40];
+    for (int k = 0; k < 4; k++)
+        trn_rcp_format_float(c[k], n[k]);
+    snprintf(out, size, "[%s, %s, %s, %s]", n[0], n[1], n[2], n[3]);
+}
+
+static void fmt_hex(const float c[4], char out[12])
+{
+    unsigned v[4];
+    for (int k = 0; k < 4; k++) {
+        double x = c[k] < 0 ? 0 : c[k] > 1 ? 1 : c[k];
+        v[k] = (unsigned)floor(x * 255.0 + 0.5);
+    }
+    snprintf(out, 12, "#%02X%02X%02X%02X", v[0], v[1], v[2], v[3]);
+}
+
+static const char *profile_name(trn_profile p)
+{
+    return p == TRN_PROFILE_RIDGED ? "ridged" : "fbm";
+}
+
+/* A landform's controls: name, value text, whether it is the default. */
+typedef struct control {
+    const char *key;
+    char value[40];
+    bool is_default;
+    double number;
+    bool numeric;
+} control;
+
+static size_t landform_controls(const trn_landform *lf, control out[10])
+{
+    const struct {
+        const char *key;
+        double value;
+    } nums[] = {{"base_height", lf->base_height},
+                {"height_variation", lf->height_variation},
+                {"feature_size", lf->feature_size},
+                {"roughness", lf->roughness},
+                {"octaves", (double)lf->octaves},
+                {"warp_amplitude", lf->warp_amplitude},
+                {"warp_feature_size", lf->warp_feature_size},
+                {"stretch", lf->stretch},
+                {"heading", lf->heading}};
+    size_t n = 0;
+    out[n].key = "profile";
+    snprintf(out[n].value, sizeof out[n].value, "%s", profile_name(lf->profile));
+    out[n].is_default = trn_rcp_landform_field_is_default(lf, "profile");
+    out[n].numeric = false;
+    out[n].number = 0;
+    n++;
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++, n++) {
+        out[n].key = nums[i].key;
+        fmt_num(nums[i].value, out[n].value);
+        out[n].is_default = trn_rcp_landform_field_is_default(lf, nums[i].key);
+        out[n].numeric = true;
+        out[n].number = nums[i].value;
+    }
+    return n;
+}
+
+/* Entries of a kept JSON array (NULL when absent or not an array). */
+static json_t *load_array(const char *text)
+{
+    if (!text) return NULL;
+    json_t *v = json_loads(text, 0, NULL);
+    if (v && !json_is_array(v)) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
+static json_t *band_json(const trn_band *b)
+{
+    if (!b->set) return json_null();
+    json_t *a = json_array();
+    json_array_append_new(a, json_real(b->min));
+    json_array_append_new(a, json_real(b->max));
+    return a;
+}
+
+/* The layer a rule or stroke hangs on: its own "layer", or, in the default tree, the default
+ * layer of its kind (rules evaluate with the biomes stage). NULL: none. */
+static const char *rule_layer(const trn_rule *rule, bool default_tree)
+{
+    return rule->layer ? rule->layer : default_tree ? "biomes" : NULL;
+}
+
+static const char *stroke_layer(const json_t *entry, int section, bool default_tree)
+{
+    const char *layer = json_string_value(json_object_get(entry, "layer"));
+    return layer ? layer : default_tree ? stroke_default_layer[section] : NULL;
+}
+
+/* Counts by "type" of the entries of arr on layer (every entry when layer is NULL). */
+static json_t *count_by_type(const json_t *arr, int section, const char *layer, bool default_tree,
+                             bool *any)
+{
+    json_t *counts = json_object();
+    size_t i;
+    json_t *e;
+    *any = false;
+    json_array_foreach((json_t *)arr, i, e)
+    {
+        if (layer) {
+            const char *on = stroke_layer(e, section, default_tree);
+            if (!on || strcmp(on, layer) != 0) continue;
+        }
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (!type) type = "(no type)";
+        json_t *c = json_object_get(counts, type);
+        json_object_set_new(counts, type, json_integer(c ? json_integer_value(c) + 1 : 1));
+        *any = true;
+    }
+    return counts;
+}
+
+/* Build the whole description as JSON; the text form prints from the same tree. */
+static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind kind)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(path));
+    json_object_set_new(
+        o, "document",
+        json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
+    json_t *size = json_array();
+    json_array_append_new(size, json_real(r->size_x));
+    json_array_append_new(size, json_real(r->size_z));
+    json_object_set_new(o, "size", size);
+    json_t *res = json_array();
+    json_array_append_new(res, json_integer(r->cells_x));
+    json_array_append_new(res, json_integer(r->cells_z));
+    json_object_set_new(o, "resolution", res);
+    uint64_t sx = (uint64_t)r->cells_x + 1, sz = (uint64_t)r->cells_z + 1;
+    json_t *samples = json_array();
+    json_array_append_new(samples, json_integer((json_int_t)sx));
+    json_array_append_new(samples, json_integer((json_int_t)sz));
+    json_object_set_new(o, "samples", samples);
+    json_object_set_new(o, "sample_count", json_integer((json_int_t)(sx * sz)));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "chunk_cells", json_integer(r->chunk_cells));
+    uint32_t chx = (r->cells_x + r->chunk_cells - 1) / r->chunk_cells;
+    uint32_t chz = (r->cells_z + r->chunk_cells - 1) / r->chunk_cells;
+    json_t *chunks = json_array();
+    json_array_append_new(chunks, json_integer(chx));
+    json_array_append_new(chunks, json_integer(chz));
+    json_object_set_new(o, "chunks", chunks);
+    json_object_set_new(o, "chunk_count", json_integer((json_int_t)chx * chz));
+    json_object_set_new(o, "default_landform", json_string(r->default_landform));
+    json_object_set_new(o, "default_biome", json_string(r->default_biome));
+
+    trn_sea_level_source src;
+    char how[300];
+    double level = trn_recipe_sea_level(r, &src, how, sizeof how);
+    json_t *sea = json_object();
+    json_object_set_new(sea, "value", json_real(level));
+    json_object_set_new(sea, "source",
+                        json_string(src == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
+    json_object_set_new(sea, "how", json_string(how));
+    json_object_set_new(o, "sea_level", sea);
+
+    uint64_t key = 0;
+    trn_recipe_cache_key(r, &key, NULL);
+    char hex[24];
+    snprintf(hex, sizeof hex, "%016" PRIx64, key);
+    json_object_set_new(o, "cache_key", json_string(hex));
+    json_object_set_new(o, "generator_version", json_integer(TRN_GENERATOR_VERSION));
+
+    json_t *lfs = json_array();
+    for (uint32_t i = 0; i < r->landform_count; i++) {
+        const trn_landform *lf = &r->landforms[i];
+        json_t *l = json_object();
+        json_object_set_new(l, "name", json_string(lf->name));
+        json_object_set_new(l, "default", json_boolean(strcmp(lf->name, r->default_landform) == 0));
+        control c[10];
+        size_t n = landform_controls(lf, c);
+        json_t *all = json_object(), *changed = json_array();
+        for (size_t k = 0; k < n; k++) {
+            json_object_set_new(all, c[k].key,
+                                c[k].numeric ? json_real(c[k].number) : json_string(c[k].value));
+            if (!c[k].is_default) json_array_append_new(changed, json_string(c[k].key));
+        }
+        json_object_set_new(l, "controls", all);
+        json_object_set_new(l, "non_default", changed);
+        json_t *used = json_array();
+        for (uint32_t b = 0; b < r->biome_count; b++) {
+            const char *bl = r->biomes[b].landform ? r->biomes[b].landform : r->default_landform;
+            if (strcmp(bl, lf->name) == 0)
+                json_array_append_new(used, json_string(r->biomes[b].name));
+        }
+        json_object_set_new(l, "biomes", used);
+        json_array_append_new(lfs, l);
+    }
+    json_object_set_new(o, "landforms", lfs);
+
+    json_t *bs = json_array();
+    for (uint32_t i = 0; i < r->biome_count; i++) {
+        const trn_biome *b = &r->biomes[i];
+        json_t *bo = json_object();
+        json_object_set_new(bo, "name", json_string(b->name));
+        json_object_set_new(bo, "default", json_boolean(strcmp(b->name, r->default_biome) == 0));
+        json_t *col = json_array();
+        for (int k = 0; k < 4; k++) {
+            char n[40];
+            trn_rcp_format_float(b->color[k], n);
+            json_array_append_new(col, json_real(strtod(n, NULL)));
+        }
+        json_object_set_new(bo, "color", col);
+        char hx[12];
+        fmt_hex(b->color, hx);
+        json_object_set_new(bo, "hex", json_string(hx));
+        json_object_set_new(bo, "material", b->material ? json_string(b->material) : json_null());
+        json_object_set_new(bo, "texture_scale", json_real(b->texture_scale));
+        json_object_set_new(bo, "landform",
+                            json_string(b->landform ? b->landform : r->default_landform));
+        json_object_set_new(bo, "landform_is_default", json_boolean(b->landform == NULL));
+        json_object_set_new(bo, "allow_snow", json_boolean(b->allow_snow));
+        json_array_append_new(bs, bo);
+    }
+    json_object_set_new(o, "biomes", bs);
+
+    json_t *rules = json_array();
+    for (uint32_t i = 0; i < r->rule_count; i++) {
+        const trn_rule *rule = &r->rules[i];
+        json_t *ro = json_object();
+        json_object_set_new(ro, "index", json_integer(i));
+        json_object_set_new(ro, "id", json_string(rule->id));
+        json_object_set_new(ro, "biome", json_string(rule->biome));
+        json_object_set_new(ro, "layer", rule->layer ? json_string(rule->layer) : json_null());
+        json_object_set_new(ro, "priority", json_real(rule->priority));
+        json_object_set_new(ro, "blend", json_real(rule->blend));
+        json_object_set_new(ro, "elevation", band_json(&rule->elevation));
+        json_object_set_new(ro, "slope", band_json(&rule->slope));
+        json_object_set_new(ro, "moisture", band_json(&rule->moisture));
+        json_object_set_new(ro, "water_distance", band_json(&rule->water_distance));
+        if (rule->substrate_mask) {
+            json_t *sub = json_array();
+            for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
+                if (rule->substrate_mask & (1u << s))
+                    json_array_append_new(sub, json_string(trn_substrate_name((trn_substrate)s)));
+            json_object_set_new(ro, "substrate", sub);
+        } else {
+            json_object_set_new(ro, "substrate", json_null());
+        }
+        json_array_append_new(rules, ro);
+    }
+    json_object_set_new(o, "rules", rules);
+
+    /* Strokes by kind, and the layer tree they and the rules hang on. */
+    json_t *arrays[3] = {load_array(r->regions_json), load_array(r->edits_json),
+                         load_array(r->exclusions_json)};
+    json_t *strokes = json_object();
+    for (int s = 0; s < 3; s++) {
+        json_t *so = json_object();
+        bool any;
+        json_object_set_new(so, "total",
+                            json_integer(arrays[s] ? (json_int_t)json_array_size(arrays[s]) : 0));
+        json_object_set_new(so, "by_type",
+                            arrays[s] ? count_by_type(arrays[s], s, NULL, false, &any)
+                                      : json_object());
+        json_object_set_new(strokes, stroke_sections[s], so);
+    }
+    json_object_set_new(o, "strokes", strokes);
+
+    json_t *layers = json_object();
+    json_t *tree = json_array();
+    json_t *listed = load_array(r->layers_json);
+    json_object_set_new(layers, "source", json_string(listed ? "recipe" : "default"));
+    size_t layer_count = listed ? json_array_size(listed) : DEFAULT_LAYER_COUNT;
+    json_t *layer_ids = json_array(); /* ids in tree order, for attaching rules and strokes */
+    for (size_t i = 0; i < layer_count; i++) {
+        json_t *lo = json_object();
+        const char *id = NULL, *name = NULL, *lkind = NULL;
+        bool enabled = true;
+        if (listed) {
+            json_t *e = json_array_get(listed, i);
+            id = json_string_value(json_object_get(e, "id"));
+            name = json_string_value(json_object_get(e, "name"));
+            lkind = json_string_value(json_object_get(e, "kind"));
+            if (!lkind) lkind = json_string_value(json_object_get(e, "type"));
+            json_t *en = json_object_get(e, "enabled");
+            if (json_is_boolean(en)) enabled = json_is_true(en);
+        } else {
+            id = default_layers[i];
+            lkind = default_layers[i];
+        }
+        json_object_set_new(lo, "id", id ? json_string(id) : json_null());
+        json_object_set_new(lo, "name", name ? json_string(name) : json_null());
+        json_object_set_new(lo, "kind", lkind ? json_string(lkind) : json_null());
+        json_object_set_new(lo, "enabled", json_boolean(enabled));
+        json_array_append_new(layer_ids, id ? json_string(id) : json_null());
+        json_t *lr = json_array();
+        for (uint32_t k = 0; id && k < r->rule_count; k++) {
+            const char *on = rule_layer(&r->rules[k], !listed);
+            if (on && strcmp(on, id) == 0) json_array_append_new(lr, json_string(r->rules[k].id));
+        }
+        json_object_set_new(lo, "rules", lr);
+        json_t *ls = json_object();
+        for (int s = 0; id && s < 3; s++) {
+            bool any = false;
+            json_t *c = arrays[s] ? count_by_type(arrays[s], s, id, !listed, &any) : NULL;
+            if (any)
+                json_object_set_new(ls, stroke_sections[s], c);
+            else
+                json_decref(c);
+        }
+        json_object_set_new(lo, "strokes", ls);
+        json_array_append_new(tree, lo);
+    }
+    json_object_set_new(layers, "tree", tree);
+    /* Rules and strokes that name no listed layer. */
+    json_t *loose_rules = json_array();
+    for (uint32_t k = 0; k < r->rule_count; k++) {
+        bool found = false;
+        const char *on = rule_layer(&r->rules[k], !listed);
+        for (size_t i = 0; on && i < json_array_size(layer_ids); i++) {
+            const char *id = json_string_value(json_array_get(layer_ids, i));
+            if (id && strcmp(id, on) == 0) found = true;
+        }
+        if (!found) json_array_append_new(loose_rules, json_string(r->rules[k].id));
+    }
+    json_object_set_new(layers, "rules_without_layer", loose_rules);
+    json_t *loose_strokes = json_object();
+    for (int s = 0; s < 3; s++) {
+        size_t count = 0, i;
+        json_t *e;
+        json_array_foreach(arrays[s], i, e)
+        {
+            const char *layer = stroke_layer(e, s, !listed);
+            bool found = false;
+            for (size_t k = 0; layer && k < json_array_size(layer_ids); k++) {
+                const char *id = json_string_value(json_array_get(layer_ids, k));
+                if (id && strcmp(id, layer) == 0) found = true;
+            }
+            if (!found) count++;
+        }
+        if (count)
+            json_object_set_new(loose_strokes, stroke_sections[s], json_integer((json_int_t)count));
+    }
+    json_object_set_new(layers, "strokes_without_layer", loose_strokes);
+    json_object_set_new(o, "layers", layers);
+    json_decref(layer_ids);
+    json_decref(listed);
+    for (int s = 0; s < 3; s++)
+        json_decref(arrays[s]);
+
+    json_t *seeds = json_array();
+    for (int c = 0; c < TRN_CHANNEL_COUNT; c++) {
+        uint64_t v = trn_subseed_of(r->seed, (trn_seed_channel)c);
+        char h[24], d[24];
+        snprintf(h, sizeof h, "%016" PRIx64, v);
+        snprintf(d, sizeof d, "%" PRIu64, v);
+        json_t *so = json_object();
+        json_object_set_new(so, "channel", json_string(trn_seed_channel_name((trn_seed_channel)c)));
+        json_object_set_new(so, "hex", json_string(h));
+        json_object_set_new(so, "value", json_string(d));
+        json_array_append_new(seeds, so);
+    }
+    json_object_set_new(o, "sub_seeds", seeds);
+
+    json_t *diags = json_array();
+    for (uint32_t i = 0; i < r->landform_count; i++) {
+        char msg[512];
+        if (trn_landform_precision_check(&r->landforms[i], r->size_x, r->size_z, msg, sizeof msg)) {
+            json_t *d = json_object();
+            json_object_set_new(d, "landform", json_string(r->landforms[i].name));
+            json_object_set_new(d, "message", json_string(msg));
+            json_array_append_new(diags, d);
+        }
+    }
+    json_object_set_new(o, "diagnostics", diags);
+    return o;
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static void print_band(const char *label, const json_t *band)
+{
+    if (json_is_null(band)) return;
+    char a[40], b[40];
+    fmt_num(json_number_value(json_array_get(band, 0)), a);
+    fmt_num(json_number_value(json_array_get(band, 1)), b);
+    printf("       %-15s [%s, %s]\n", label, a, b);
+}
+
+static void print_text(const json_t *o, const trn_recipe *r)
+{
+    char a[40], b[40];
+    printf("file:             %s\n", jstr(o, "file"));
+    printf("document:         %s\n", strcmp(jstr(o, "document"), "terrain_asset") == 0
+                                         ? "Terrain asset source (format_version 1, recipe inside)"
+                                         : "bare recipe");
+    fmt_num(r->size_x, a);
+    fmt_num(r->size_z, b);
+    printf("size:             %s x %s world units\n", a, b);
+    printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
+    printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
+           json_integer_value(json_object_get(o, "sample_count")), r->cells_x + 1, r->cells_z + 1);
+    printf("seed:             %" PRIu64 "\n", r->seed);
+    json_t *chunks = json_object_get(o, "chunks");
+    printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT
+           " = %" JSON_INTEGER_FORMAT " chunks\n",
+           r->chunk_cells, json_integer_value(json_array_get(chunks, 0)),
+           json_integer_value(json_array_get(chunks, 1)),
+           json_integer_value(json_object_get(o, "chunk_count")));
+    printf("default landform: %s\n", r->default_landform);
+    printf("default biome:    %s\n", r->default_biome);
+    json_t *sea = json_object_get(o, "sea_level");
+    fmt_num(json_number_value(json_object_get(sea, "value")), a);
+    printf("sea level:        %s (%s)\n", a, jstr(sea, "how"));
+    printf("cache key:        %s (generator version %u)\n", jstr(o, "cache_key"),
+           TRN_GENERATOR_VERSION);
+
+    printf("\nlandforms (%u):\n", r->landform_count);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(o, "landforms"), i, e)
+    {
+        const trn_landform *lf = &r->landforms[i];
+        printf("  %s%s\n", lf->name,
+               json_is_true(json_object_get(e, "default")) ? " (default)" : "");
+        control c[10];
+        size_t n = landform_controls(lf, c);
+        size_t shown = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (c[k].is_default) continue;
+            printf("%s%s %s", shown ? ", " : "    ", c[k].key, c[k].value);
+            shown++;
+        }
+        printf("%s\n", shown ? "" : "    every control at its default");
+        json_t *used = json_object_get(e, "biomes");
+        if (json_array_size(used)) {
+            printf("    shapes biomes:");
+            size_t k;
+            json_t *u;
+            json_array_foreach(used, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
+            printf("\n");
+        }
+    }
+
+    printf("\nbiomes (%u):\n", r->biome_count);
+    json_array_foreach(json_object_get(o, "biomes"), i, e)
+    {
+        const trn_biome *bm = &r->biomes[i];
+        char col[200];
+        fmt_color(bm->color, col, sizeof col);
+        fmt_num(bm->texture_scale, a);
+        printf("  %s%s\n    color %s %s, landform %s%s, texture_scale %s, snow %s%s%s\n", bm->name,
+               json_is_true(json_object_get(e, "default")) ? " (default)" : "", col, jstr(e, "hex"),
+               jstr(e, "landform"), bm->landform ? "" : " (the default)", a,
+               bm->allow_snow ? "allowed" : "not allowed", bm->material ? ", material " : "",
+               bm->material ? bm->material : "");
+    }
+
+    json_t *layers = json_object_get(o, "layers");
+    bool from_recipe = strcmp(jstr(layers, "source"), "recipe") == 0;
+    printf("\nlayers (%s):\n", from_recipe ? "from the recipe"
+                                           : "the five defaults; editable layers arrive with the "
+                                             "layers issue");
+    json_array_foreach(json_object_get(layers, "tree"), i, e)
+    {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        bool last = i + 1 == json_array_size(json_object_get(layers, "tree"));
+        const char *under = last ? "       " : "  |    ";
+        printf("  %s %s", last ? "`-" : "+-", id ? id : "(no id)");
+        if (name && (!id || strcmp(name, id) != 0)) printf(" \"%s\"", name);
+        if (from_recipe && kind) printf(" [%s]", kind);
+        if (!json_is_true(json_object_get(e, "enabled"))) printf(" (disabled)");
+        printf("\n");
+        json_t *lr = json_object_get(e, "rules");
+        if (json_array_size(lr)) {
+            printf("%srules:", under);
+            size_t k;
+            json_t *u;
+            json_array_foreach(lr, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
+            printf("\n");
+        }
+        const char *sec;
+        json_t *counts;
+        json_object_foreach(json_object_get(e, "strokes"), sec, counts)
+        {
+            printf("%s%s:", under, sec);
+            const char *type;
+            json_t *cnt;
+            size_t k = 0;
+            json_object_foreach(counts, type, cnt)
+            {
+                printf("%s %s %" JSON_INTEGER_FORMAT, k++ ? "," : "", type,
+                       json_integer_value(cnt));
+            }
+            printf("\n");
+        }
+    }
+    json_t *loose = json_object_get(layers, "rules_without_layer");
+    if (json_array_size(loose)) {
+        printf("  rules on no listed layer:");
+        size_t k;
+        json_t *u;
+        json_array_foreach(loose, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
+        printf("\n");
+    }
+    const char *sec;
+    json_t *cnt;
+    json_object_foreach(json_object_get(layers, "strokes_without_layer"), sec, cnt)
+    {
+        printf("  %s on no listed layer: %" JSON_INTEGER_FORMAT "\n", sec, json_integer_value(cnt));
+    }
+
+    printf("\nrules (%u)%s\n", r->rule_count,
+           r->rule_count ? ": highest priority wins, then blend strength, then the earlier rule"
+                         : ": none, every sample gets the default biome");
+    for (uint32_t k = 0; k < r->rule_count; k++) {
+        const trn_rule *rule = &r->rules[k];
+        fmt_num(rule->priority, a);
+        fmt_num(rule->blend, b);
+        printf("  %u. \"%s\" -> %s  priority %s, blend %s%s%s\n", k + 1, rule->id, rule->biome, a,
+               b, rule->layer ? ", layer " : "", rule->layer ? rule->layer : "");
+        json_t *ro = json_array_get(json_object_get(o, "rules"), k);
+        print_band("elevation", json_object_get(ro, "elevation"));
+        print_band("slope", json_object_get(ro, "slope"));
+        print_band("moisture", json_object_get(ro, "moisture"));
+        print_band("water distance", json_object_get(ro, "water_distance"));
+        if (rule->substrate_mask) {
+            printf("       %-15s", "substrate");
+            int shown = 0;
+            for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
+                if (rule->substrate_mask & (1u << s))
+                    printf("%s %s", shown++ ? "," : "", trn_substrate_name((trn_substrate)s));
+            printf("\n");
+        }
+        if (!rule->elevation.set && !rule->slope.set && !rule->moisture.set &&
+            !rule->water_distance.set && !rule->substrate_mask)
+            printf("       no bands: matches every sample\n");
+    }
+
+    printf("\nstrokes:\n");
+    json_object_foreach(json_object_get(o, "strokes"), sec, cnt)
+    {
+        printf("  %-11s %" JSON_INTEGER_FORMAT, sec,
+               json_integer_value(json_object_get(cnt, "total")));
+        const char *type;
+        json_t *c;
+        size_t k = 0;
+        json_object_foreach(json_object_get(cnt, "by_type"), type, c)
+        {
+            printf("%s%s %" JSON_INTEGER_FORMAT, k++ ? ", " : " (", type, json_integer_value(c));
+        }
+        printf("%s\n", k ? ")" : "");
+    }
+
+    printf("\nsub-seeds of world seed %" PRIu64 ":\n", r->seed);
+    json_array_foreach(json_object_get(o, "sub_seeds"), i, e)
+    {
+        printf("  %-16s 0x%s  %s\n", jstr(e, "channel"), jstr(e, "hex"), jstr(e, "value"));
+    }
+
+    json_t *diags = json_object_get(o, "diagnostics");
+    printf("\nsampling precision:");
+    if (json_array_size(diags) == 0)
+        printf(" every landform samples within float precision\n");
+    else
+        printf("\n");
+    json_array_foreach(diags, i, e)
+    {
+        printf("  warning: %s\n", jstr(e, "message"));
+    }
+}
 
 int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_failf(ctx, "not built yet");
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(help_text, stdout);
+            return CLI_EXIT_OK;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        if (a[0] == '-' && a[1] != '\0') return cli_usage_error(ctx, "unknown option '%s'", a);
+        if (path) return cli_usage_error(ctx, "takes one recipe; unexpected '%s'", a);
+        path = a;
+    }
+    if (!path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
+
+    trn_recipe recipe;
+    trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
+    trn_error e;
+    if (trn_recipe_read(path, &recipe, &kind, &e) != TRN_OK) {
+        if (kind == TRN_DOCUMENT_BEAMNG_TERRAIN)
+            return cli_failf(ctx,
+                             "%s: this is BeamNG terrain metadata (a .terrain.json with version "
+                             "and datafile), not a terrain recipe; use 'terrane info %s'",
+                             path, path);
+        return cli_fail(ctx, &e);
+    }
+    json_t *o = describe(path, &recipe, kind);
+    if (ctx->json) {
+        /* Shortest round-trip numbers and sorted keys, as in canonical recipes. */
+        trn_rcp_buf b = {NULL, 0, 0, false};
+        trn_rcp_emit_json(&b, o, 2, 0);
+        if (b.failed) {
+            trn_rcp_buf_free(&b);
+            json_decref(o);
+            trn_recipe_dispose(&recipe);
+            return cli_failf(ctx, "out of memory");
+        }
+        fwrite(b.data, 1, b.len, stdout);
+        fputc('\n', stdout);
+        trn_rcp_buf_free(&b);
+    } else {
+        print_text(o, &recipe);
+    }
+    json_decref(o);
+    trn_recipe_dispose(&recipe);
+    return CLI_EXIT_OK;
 }
