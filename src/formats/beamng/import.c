@@ -590,7 +590,7 @@ static trn_status load_heightmap(const trn_beamng_import_options *opt, double fl
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
                              "big-endian byte order is for R16 heightmaps; R32 heightmaps are "
                              "read little-endian (as Windows tools write them)");
-    uint32_t side;
+    uint32_t side = 0;
     if ((st = raw_side(path, r32 ? "R32" : "R16", size, r32 ? 4u : 2u, &side, err))) return st;
     trn_raw_type type = r32                   ? TRN_RAW_F32_LE
                         : opt->raw_big_endian ? TRN_RAW_U16_BE
