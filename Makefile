@@ -24,7 +24,11 @@ build: deps
 demo: build
 	sh examples/demo.sh build/terrane out/demo
 
+# The Release build runs first: optimised builds see warnings (maybe-uninitialized) that -O0
+# does not, and -Werror must hold for both.
 test: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS)
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DTRN_SANITIZE=ON >/dev/null
 	cmake --build build-test -j $(JOBS)
 	cd build-test && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
