@@ -444,6 +444,19 @@ static void test_errors_top(void)
               TRN_ERR_LIMIT,
               "resolution: 16384 x 16383 cells make 268451840 samples; at most 268435456");
 
+    /* 256 biomes: one more than a biome map can label. */
+    {
+        size_t cap = 64 + 256 * 48, at_ = 0;
+        char *many = malloc(cap);
+        at_ += (size_t)snprintf(many, cap, "{\"biomes\": `{");
+        for (int i = 0; i < 256; i++)
+            at_ += (size_t)snprintf(many + at_, cap - at_, "%s\"b%d\": {\"color\": [0, 0, 0, 1]}",
+                                    i ? ", " : "", i);
+        snprintf(many + at_, cap - at_, "}}");
+        EXPECT_AT(many, TRN_ERR_LIMIT, "biomes: 256 biomes; at most 255 are allowed");
+        free(many);
+    }
+
     /* References. */
     const char *refs = "{\"size\": [1, 1], \"resolution\": [1, 1], \"seed\": 1,\n"
                        " \"default_landform\": `\"peaks\", \"landforms\": {\"a\": {}},\n"
@@ -1024,6 +1037,9 @@ static void test_asset_files(void)
     CHECK_STATUS(trn_terrain_manifest_write(mpath, "/abs/land.terrain.json", &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(trn_terrain_manifest_write(mpath, "", &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_terrain_manifest_write(mpath, "bad\xff.terrain.json", &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "not valid UTF-8");
 
     snprintf(path, sizeof path, "%s/missing.json", dir);
     CHECK_STATUS(trn_recipe_read(path, &back, &kind, &e), TRN_ERR_NOT_FOUND);

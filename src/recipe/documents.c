@@ -133,13 +133,22 @@ trn_status trn_terrain_asset_write(const char *path, const char *id, const trn_r
         if (err) snprintf(err->file, sizeof err->file, "%s", path);
         return st;
     }
+    json_t *id_json = json_string(id);
+    if (!id_json)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "the asset id is not valid UTF-8");
     json_t *tree = json_object();
     json_t *rj = trn_rcp_recipe_to_json(recipe);
-    if (!tree || !rj ||
-        json_object_set_new(tree, "format_version", json_integer(TRN_RECIPE_FORMAT_VERSION)) ||
-        json_object_set_new(tree, "id", json_string(id)) ||
-        json_object_set_new(tree, "recipe", rj)) {
-        if (!tree) json_decref(rj);
+    if (!tree || !rj) {
+        json_decref(tree);
+        json_decref(rj);
+        json_decref(id_json);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
+                             "out of memory writing a Terrain asset");
+    }
+    /* json_object_set_new takes the value's reference even when it fails. */
+    if (json_object_set_new(tree, "format_version", json_integer(TRN_RECIPE_FORMAT_VERSION)) |
+        json_object_set_new(tree, "id", id_json) | json_object_set_new(tree, "recipe", rj)) {
         json_decref(tree);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
                              "out of memory writing a Terrain asset");
@@ -159,11 +168,21 @@ trn_status trn_terrain_manifest_write(const char *path, const char *source_file,
                              "a manifest names its source relative to its own folder (such as "
                              "\"landscape.terrain.json\"), not \"%.200s\"",
                              source_file ? source_file : "(null)");
+    json_t *source = json_string(source_file);
+    if (!source)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "the manifest's source file name is not valid UTF-8");
     json_t *tree = json_object();
-    if (!tree || json_object_set_new(tree, "format_version", json_integer(1)) ||
-        json_object_set_new(tree, "type", json_string("Terrain")) ||
-        json_object_set_new(tree, "importer", json_string("terrain_heightfield")) ||
-        json_object_set_new(tree, "source", json_string(source_file))) {
+    if (!tree) {
+        json_decref(source);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
+                             "out of memory writing an asset manifest");
+    }
+    /* json_object_set_new takes the value's reference even when it fails. */
+    if (json_object_set_new(tree, "format_version", json_integer(1)) |
+        json_object_set_new(tree, "type", json_string("Terrain")) |
+        json_object_set_new(tree, "importer", json_string("terrain_heightfield")) |
+        json_object_set_new(tree, "source", source)) {
         json_decref(tree);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1,
                              "out of memory writing an asset manifest");
