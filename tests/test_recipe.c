@@ -1,6 +1,7 @@
 /* Recipe documents: JSON positions, every validation rule with its position, canonical form,
  * cache key, document kinds, asset and manifest writers. */
 #include <jansson.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -839,6 +840,31 @@ static void test_canonical(void)
     free(cn2);
 }
 
+/* An embedding program may switch LC_NUMERIC to a comma; canonical text must not change. */
+static void test_canonical_locale(void)
+{
+    const char *text = "{\"size\": [0.5, 1e-7], \"resolution\": [1, 1], \"seed\": 1, "
+                       "\"default_landform\": \"a\", \"landforms\": {\"a\": {\"roughness\": "
+                       "0.25}}, \"default_biome\": \"b\", \"biomes\": {\"b\": {\"color\": [0.36, "
+                       "0, 0, 1]}}}";
+    char *in_c = canonical_of(text);
+    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "ru_RU.UTF-8"};
+    const char *used = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !used; i++)
+        if (setlocale(LC_NUMERIC, names[i])) used = names[i];
+    if (!used) {
+        fprintf(stderr, "  (no comma locale installed; checked in the C locale only)\n");
+    } else {
+        CHECK(strcmp(localeconv()->decimal_point, ",") == 0);
+        char *in_comma = canonical_of(text);
+        CHECK(in_c && in_comma && strcmp(in_c, in_comma) == 0);
+        free(in_comma);
+        setlocale(LC_NUMERIC, "C");
+    }
+    CHECK(in_c && strstr(in_c, "\"color\":[0.36,0,0,1]") && strstr(in_c, "[0.5,1e-07]"));
+    free(in_c);
+}
+
 static void test_validate_struct(void)
 {
     trn_landform lf = {0};
@@ -1090,6 +1116,7 @@ int main(void)
     RUN(test_errors_rule);
     RUN(test_documents);
     RUN(test_canonical);
+    RUN(test_canonical_locale);
     RUN(test_validate_struct);
     RUN(test_sea_level);
     RUN(test_asset_files);

@@ -1,4 +1,5 @@
 /* Canonical recipe JSON (sorted keys, defaults omitted, shortest numbers) and the cache key. */
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,37 @@ void trn_rcp_buf_free(trn_rcp_buf *b)
     b->len = b->cap = 0;
 }
 
+/* printf and strtod follow LC_NUMERIC, which an embedding program may have set to a comma:
+ * canonical text and cache keys must not depend on it, so numbers are converted through the
+ * locale's decimal point and always written with '.'. */
+static char locale_point(void)
+{
+    const char *dp = localeconv()->decimal_point;
+    return dp && dp[0] && !dp[1] ? dp[0] : '.';
+}
+
+double trn_rcp_parse_double(const char *text)
+{
+    char buf[64];
+    size_t n = strlen(text);
+    if (n >= sizeof buf) n = sizeof buf - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    char point = locale_point();
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '.') buf[i] = point;
+    return strtod(buf, NULL);
+}
+
+static void print_c(char out[40], int precision, double v)
+{
+    snprintf(out, 40, "%.*g", precision, v);
+    char point = locale_point();
+    if (point != '.')
+        for (char *p = out; *p; p++)
+            if (*p == point) *p = '.';
+}
+
 void trn_rcp_format_double(double v, char out[40])
 {
     if (v == 0 || !isfinite(v)) { /* -0 prints as 0; non-finite never reaches JSON */
@@ -55,8 +87,8 @@ void trn_rcp_format_double(double v, char out[40])
         return;
     }
     for (int p = 1; p <= 17; p++) {
-        snprintf(out, 40, "%.*g", p, v);
-        if (strtod(out, NULL) == v) return;
+        print_c(out, p, v);
+        if (trn_rcp_parse_double(out) == v) return;
     }
 }
 
@@ -72,8 +104,8 @@ void trn_rcp_format_float(float v, char out[40])
     }
     /* Read back the way the parser does: a double rounded to float. */
     for (int p = 1; p <= 9; p++) {
-        snprintf(out, 40, "%.*g", p, (double)v);
-        if ((float)strtod(out, NULL) == v) return;
+        print_c(out, p, (double)v);
+        if ((float)trn_rcp_parse_double(out) == v) return;
     }
 }
 
@@ -283,7 +315,7 @@ static json_t *biome_json(const trn_biome *b, bool *ok)
         /* The float's shortest decimal, so 0.3 stays 0.3 rather than 0.30000001192092896. */
         char num[40];
         trn_rcp_format_float(b->color[c], num);
-        if (json_array_append_new(color, json_real(strtod(num, NULL))) != 0) *ok = false;
+        if (json_array_append_new(color, json_real(trn_rcp_parse_double(num))) != 0) *ok = false;
     }
     put_new(o, "color", color, ok);
     if (b->material) put_new(o, "material", json_string(b->material), ok);

@@ -97,6 +97,8 @@ void trn_rcp_buf_free(trn_rcp_buf *b);
 void trn_rcp_format_double(double v, char out[40]);
 /* The same for a float read back as (float)strtod(text). */
 void trn_rcp_format_float(float v, char out[40]);
+/* strtod of a number written with '.', whatever LC_NUMERIC says. */
+double trn_rcp_parse_double(const char *text);
 
 /* Append v as canonical JSON: object keys sorted bytewise, numbers as above. indent 0 writes no
  * whitespace at all; indent > 0 pretty-prints (arrays of scalars on one line) starting at the

@@ -252,7 +252,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         for (int k = 0; k < 4; k++) {
             char n[40];
             trn_rcp_format_float(b->color[k], n);
-            json_array_append_new(col, json_real(strtod(n, NULL)));
+            json_array_append_new(col, json_real(trn_rcp_parse_double(n)));
         }
         json_object_set_new(bo, "color", col);
         char hx[12];
