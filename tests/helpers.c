@@ -1,6 +1,7 @@
 /* Shared test helpers: summary, temp folders, file I/O, running the command line. */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,4 +120,30 @@ int trn_test_run_cli(const char *args, char **out, char **errout)
     rmdir(dir);
     if (rc == -1 || !WIFEXITED(rc)) return -1;
     return WEXITSTATUS(rc);
+}
+
+int trn_test_run_clif(const char *fmt, char **out, char **errout, ...)
+{
+    char args[8192];
+    va_list ap;
+    va_start(ap, errout);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return trn_test_run_cli(args, out, errout);
+}
+
+bool trn_test_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+bool trn_test_same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
 }

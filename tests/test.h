@@ -13,56 +13,56 @@
 extern int trn_test_failures;
 extern int trn_test_checks;
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        trn_test_checks++;                                                                    \
-        if (!(cond)) {                                                                        \
-            trn_test_failures++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
-        }                                                                                     \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        trn_test_checks++;                                                                         \
+        if (!(cond)) {                                                                             \
+            trn_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                                    \
-    do {                                                                                      \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                                 \
-        trn_test_checks++;                                                                    \
-        if (va_ != vb_) {                                                                     \
-            trn_test_failures++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__,       \
-                    __LINE__, #a, #b, va_, vb_);                                              \
-        }                                                                                     \
+#define CHECK_EQ_INT(a, b)                                                                         \
+    do {                                                                                           \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                      \
+        trn_test_checks++;                                                                         \
+        if (va_ != vb_) {                                                                          \
+            trn_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__,  \
+                    #a, #b, va_, vb_);                                                             \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STATUS(call, expected)                                                          \
-    do {                                                                                      \
-        trn_status st_ = (call);                                                              \
-        trn_test_checks++;                                                                    \
-        if (st_ != (expected)) {                                                              \
-            trn_test_failures++;                                                              \
-            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call, \
-                    trn_status_name(st_), trn_status_name(expected));                         \
-        }                                                                                     \
+#define CHECK_STATUS(call, expected)                                                               \
+    do {                                                                                           \
+        trn_status st_ = (call);                                                                   \
+        trn_test_checks++;                                                                         \
+        if (st_ != (expected)) {                                                                   \
+            trn_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call,     \
+                    trn_status_name(st_), trn_status_name(expected));                              \
+        }                                                                                          \
     } while (0)
 
 #define CHECK_OK(call) CHECK_STATUS(call, TRN_OK)
 
-#define CHECK_CONTAINS(haystack, needle)                                                      \
-    do {                                                                                      \
-        const char *h_ = (haystack);                                                          \
-        trn_test_checks++;                                                                    \
-        if (!h_ || !strstr(h_, (needle))) {                                                   \
-            trn_test_failures++;                                                              \
-            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,    \
-                    h_ ? h_ : "(null)", (needle));                                            \
-        }                                                                                     \
+#define CHECK_CONTAINS(haystack, needle)                                                           \
+    do {                                                                                           \
+        const char *h_ = (haystack);                                                               \
+        trn_test_checks++;                                                                         \
+        if (!h_ || !strstr(h_, (needle))) {                                                        \
+            trn_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,         \
+                    h_ ? h_ : "(null)", (needle));                                                 \
+        }                                                                                          \
     } while (0)
 
 /* Run a named test function. */
-#define RUN(fn)                                                                               \
-    do {                                                                                      \
-        int before_ = trn_test_failures;                                                      \
-        fn();                                                                                 \
-        fprintf(stderr, "%s %s\n", trn_test_failures == before_ ? "ok  " : "FAIL", #fn);       \
+#define RUN(fn)                                                                                    \
+    do {                                                                                           \
+        int before_ = trn_test_failures;                                                           \
+        fn();                                                                                      \
+        fprintf(stderr, "%s %s\n", trn_test_failures == before_ ? "ok  " : "FAIL", #fn);           \
     } while (0)
 
 /* Print the summary and return the exit code (0 pass, 1 fail). */
@@ -79,8 +79,19 @@ const char *trn_test_tmpdir(char *buf, size_t buf_size);
 bool trn_test_write_file(const char *path, const void *data, size_t size);
 uint8_t *trn_test_read_file(const char *path, size_t *size_out);
 
+/* True when path exists (file or folder). */
+bool trn_test_exists(const char *path);
+/* True when both files exist and hold the same bytes. */
+bool trn_test_same_bytes(const char *a, const char *b);
+
 /* Run the terrane CLI with a shell-quoted argument string; captures stdout and stderr into
  * malloc'd strings (caller frees); returns the exit code, or -1 when it could not run. */
 int trn_test_run_cli(const char *args, char **out, char **errout);
+/* The same with the argument string built printf-style from fmt and the trailing arguments. */
+int trn_test_run_clif(const char *fmt, char **out, char **errout, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 4)))
+#endif
+    ;
 
 #endif

@@ -34,12 +34,6 @@ static char *path_in(const char *dir, const char *name)
     return b;
 }
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 static char *read_text(const char *path)
 {
     return (char *)trn_test_read_file(path, NULL);
@@ -752,7 +746,7 @@ static void test_materials_migrate(void)
     uint32_t migrated = 0;
     CHECK_OK(trn_beamng_migrate_materials(level, &mo, &migrated, NULL));
     CHECK_EQ_INT(migrated, 2);
-    CHECK(exists(old)); /* kept unless asked */
+    CHECK(trn_test_exists(old)); /* kept unless asked */
     char *main_path = path_in(level, "art/terrains/main.materials.json");
     CHECK_OK(trn_material_file_read(main_path, &mf, NULL));
     CHECK_EQ_INT(mf.material_count, 2);
@@ -772,8 +766,8 @@ static void test_materials_migrate(void)
         CHECK(strcmp(mf.materials[1].tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE], "rock_d") == 0);
     }
     trn_material_file_dispose(&mf);
-    CHECK(exists(path_in(level, "art/terrains/t_terrane_nm_macro.png")));
-    CHECK(exists(path_in(level, "art/terrains/t_terrane_white_base.png")));
+    CHECK(trn_test_exists(path_in(level, "art/terrains/t_terrane_nm_macro.png")));
+    CHECK(trn_test_exists(path_in(level, "art/terrains/t_terrane_white_base.png")));
     trn_png_info pi;
     CHECK_OK(
         trn_png_read_info(path_in(level, "art/terrains/t_terrane_grey_detail.png"), &pi, NULL));
@@ -1275,11 +1269,11 @@ static void test_create(void)
     CHECK(strcmp(res.texture_set, "demoTerrainMaterialTextureSet") == 0);
     CHECK_EQ_INT(res.materials_added, 1);
     CHECK_EQ_INT(res.textures_written, 8);
-    CHECK(exists(path_in(level, "theTerrain.terrain.json")));
-    CHECK(exists(path_in(level, "theTerrain.terrainheightmap.png")));
-    CHECK(exists(path_in(level, "main/items.level.json")));
-    CHECK(exists(path_in(level, "art/terrains/main.materials.json")));
-    CHECK(exists(path_in(level, "art/terrains/t_terrane_grass_b.png")));
+    CHECK(trn_test_exists(path_in(level, "theTerrain.terrain.json")));
+    CHECK(trn_test_exists(path_in(level, "theTerrain.terrainheightmap.png")));
+    CHECK(trn_test_exists(path_in(level, "main/items.level.json")));
+    CHECK(trn_test_exists(path_in(level, "art/terrains/main.materials.json")));
+    CHECK(trn_test_exists(path_in(level, "art/terrains/t_terrane_grass_b.png")));
     trn_ter ter;
     CHECK_OK(trn_ter_read(res.ter_path, NULL, &ter, NULL, NULL, NULL));
     CHECK_EQ_INT(ter.size, 256); /* rounded up to a power of two */
@@ -1348,8 +1342,8 @@ static void test_create(void)
     CHECK_STATUS(trn_beamng_create(&co, &res, cancel_at_once, NULL, &err), TRN_ERR_CANCELLED);
     char cancelled_dir[800];
     snprintf(cancelled_dir, sizeof cancelled_dir, "%s/levels/cancelled", root);
-    CHECK(!exists(path_in(cancelled_dir, "theTerrain.ter")));
-    CHECK(!exists(path_in(cancelled_dir, "main/items.level.json")));
+    CHECK(!trn_test_exists(path_in(cancelled_dir, "theTerrain.ter")));
+    CHECK(!trn_test_exists(path_in(cancelled_dir, "main/items.level.json")));
 }
 
 /* Writing a terrain into a level whose items.level.json has a broken line that may be the
@@ -1376,8 +1370,8 @@ static void test_level_write_refuses_broken_block_line(void)
     CHECK_EQ_INT(err.line, 2);
     CHECK(strcmp(err.file, path_in(level, "main/items.level.json")) == 0);
     CHECK_CONTAINS(err.message, "mentions TerrainBlock and \"theTerrain\"");
-    CHECK(!exists(path_in(level, "theTerrain.ter")));
-    CHECK(!exists(path_in(level, "art")));
+    CHECK(!trn_test_exists(path_in(level, "theTerrain.ter")));
+    CHECK(!trn_test_exists(path_in(level, "art")));
     char *back = read_text(path_in(level, "main/items.level.json"));
     CHECK(back && strcmp(back, items) == 0);
     free(back);

@@ -20,32 +20,6 @@ static const char *tmp_path(char *buf, size_t n, const char *name)
     return buf;
 }
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static int run(const char *fmt, char **out, char **err, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, err);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return trn_test_run_cli(args, out, err);
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
-    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 static void write_png(const char *path, uint32_t w, uint32_t h, uint8_t channels, uint8_t depth,
                       unsigned seed)
 {
@@ -78,13 +52,13 @@ static void test_usage(void)
     free(out), free(err);
     static const char *const subs[] = {"import", "create", "export", "validate", "migrate"};
     for (size_t i = 0; i < 5; i++) {
-        CHECK_EQ_INT(run("beamng %s --help", &out, &err, subs[i]), 0);
+        CHECK_EQ_INT(trn_test_run_clif("beamng %s --help", &out, &err, subs[i]), 0);
         char want[64];
         snprintf(want, sizeof want, "usage: terrane beamng %s", subs[i]);
         CHECK_CONTAINS(out, want);
         CHECK_CONTAINS(out, "examples:");
         free(out), free(err);
-        CHECK_EQ_INT(run("beamng %s --bogus", &out, &err, subs[i]), 2);
+        CHECK_EQ_INT(trn_test_run_clif("beamng %s --bogus", &out, &err, subs[i]), 2);
         CHECK_CONTAINS(err, "unknown option '--bogus'");
         char hint[80];
         snprintf(hint, sizeof hint, "run 'terrane beamng %s --help'", subs[i]);
@@ -97,21 +71,23 @@ static void test_create(void)
 {
     char *out, *err;
     CHECK_EQ_INT(
-        run("beamng create demo --root '%s' --resolution 100 --texture-size 32", &out, &err, tmp),
+        trn_test_run_clif("beamng create demo --root '%s' --resolution 100 --texture-size 32", &out,
+                          &err, tmp),
         0);
     CHECK_CONTAINS(err, "resolution 100 rounded up to 128");
     CHECK_CONTAINS(err, "theTerrain.ter (128 x 128)");
     free(out), free(err);
     char p[1024];
-    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/theTerrain.ter")));
-    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/main/items.level.json")));
-    CHECK(exists(tmp_path(p, sizeof p, "levels/demo/art/terrains/t_terrane_grass_b.png")));
+    CHECK(trn_test_exists(tmp_path(p, sizeof p, "levels/demo/theTerrain.ter")));
+    CHECK(trn_test_exists(tmp_path(p, sizeof p, "levels/demo/main/items.level.json")));
+    CHECK(trn_test_exists(tmp_path(p, sizeof p, "levels/demo/art/terrains/t_terrane_grass_b.png")));
 
     /* A second terrain in the same level gets a free name; JSON says which. */
-    CHECK_EQ_INT(run("beamng create demo --root '%s' --resolution 128 --texture-size 32 "
-                     "--material rock --format json",
-                     &out, &err, tmp),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create demo --root '%s' --resolution 128 --texture-size 32 "
+                          "--material rock --format json",
+                          &out, &err, tmp),
+        0);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
@@ -121,25 +97,30 @@ static void test_create(void)
     json_decref(j);
     free(out), free(err);
 
-    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "terrane beamng create: --resolution 9000 is above 8192");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --resolution lots", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create x --root '%s' --resolution lots", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--resolution expects a whole number, got 'lots'");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create a/b --root '%s'", &out, &err, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng create a/b --root '%s'", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "has a '/'");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("beamng create", &out, &err), 2);
     CHECK_CONTAINS(err, "needs a level name");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --max-height -5", &out, &err, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng create x --root '%s' --max-height -5", &out, &err, tmp),
+                 2);
     CHECK_CONTAINS(err, "--max-height must be positive");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --texture-size 100", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create x --root '%s' --texture-size 100", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--texture-size must be a power of two");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--initial-height 4000 is above");
     free(out), free(err);
 }
@@ -149,7 +130,7 @@ static void test_validate(void)
     char *out, *err;
     char level[1024], p[1024];
     tmp_path(level, sizeof level, "levels/demo");
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
     CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
     free(out), free(err);
 
@@ -159,13 +140,13 @@ static void test_validate(void)
     size_t saved_n = 0;
     free(trn_test_read_file(p, &saved_n));
     CHECK(unlink(p) == 0);
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 1);
     CHECK_CONTAINS(out, "error [texture-missing]");
     CHECK_CONTAINS(out, "t_terrane_nm_macro.png");
     CHECK_CONTAINS(out, "    fix: put the texture at");
     CHECK_CONTAINS(out, "1 error, 0 warnings");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s' --format json", &out, &err, level), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --format json", &out, &err, level), 1);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
@@ -186,10 +167,11 @@ static void test_validate(void)
     const char *deprecated = "{\"a\": {\"class\": \"TerrainMaterial\", \"internalName\": "
                              "\"a\", \"diffuseMap\": \"a_d\"}}";
     CHECK(trn_test_write_file(p, deprecated, strlen(deprecated)));
-    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures", &out, &err, level), 0);
     CHECK_CONTAINS(out, "warning [materials-deprecated-file]");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --strict", &out, &err, level), 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng validate '%s' --skip-textures --strict", &out, &err, level), 1);
     free(out), free(err);
 
     /* A .ter from the future. */
@@ -199,7 +181,7 @@ static void test_validate(void)
     if (ter) {
         ter[0] = 12;
         CHECK(trn_test_write_file(p, ter, n));
-        CHECK_EQ_INT(run("beamng validate '%s' -q", &out, &err, level), 1);
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' -q", &out, &err, level), 1);
         CHECK_CONTAINS(out, "error [ter-version-too-new]");
         CHECK_CONTAINS(out, "theTerrain.ter: offset 0: version 12 is newer than 9");
         free(out), free(err);
@@ -208,13 +190,13 @@ static void test_validate(void)
         free(ter);
     }
 
-    CHECK_EQ_INT(run("beamng validate '%s/nowhere'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s/nowhere'", &out, &err, tmp), 1);
     CHECK_CONTAINS(err, "level folder not found");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("beamng validate", &out, &err), 2);
     CHECK_CONTAINS(err, "needs a level folder");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate a b", &out, &err), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate a b", &out, &err), 2);
     free(out), free(err);
 }
 
@@ -233,30 +215,32 @@ static void test_import_export(void)
     write_png(b, 128, 128, 4, 8, 3);
     write_png(holes, 128, 128, 1, 8, 4);
 
-    CHECK_EQ_INT(run("beamng import '%s' --level '%s' --materials grass,rock --opacity '%s' "
-                     "--opacity '%s:G' --holes '%s' --texture-size 32 --max-height 600",
-                     &out, &err, hm, lvl, a, b, holes),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' --level '%s' --materials grass,rock --opacity '%s' "
+                          "--opacity '%s:G' --holes '%s' --texture-size 32 --max-height 600",
+                          &out, &err, hm, lvl, a, b, holes),
+        0);
     CHECK_CONTAINS(err, "theTerrain.ter (128 x 128)");
     CHECK_CONTAINS(err, "added 2 material(s)");
     CHECK_CONTAINS(err, "layer 1 rock");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, lvl), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, lvl), 0);
     CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
     free(out), free(err);
 
     /* The same import straight to a .ter is the same file. */
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials grass,rock --opacity '%s' "
-                     "--opacity '%s:g' --holes '%s' --format json",
-                     &out, &err, hm, ter, a, b, holes),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --materials grass,rock --opacity '%s' "
+                          "--opacity '%s:g' --holes '%s' --format json",
+                          &out, &err, hm, ter, a, b, holes),
+        0);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(j && json_integer_value(json_object_get(j, "size")) == 128);
     CHECK(j && json_array_size(json_object_get(j, "layers")) == 2);
     json_decref(j);
     free(out), free(err);
-    CHECK(same_file(ter, tmp_path(p, sizeof p, "levels/imported/theTerrain.ter")));
+    CHECK(trn_test_same_bytes(ter, tmp_path(p, sizeof p, "levels/imported/theTerrain.ter")));
 
     /* Export, then import what was exported: byte-identical, also with --flip-y-axis and v7. */
     for (int flip = 0; flip < 2; flip++) {
@@ -264,22 +248,25 @@ static void test_import_export(void)
         snprintf(maps, sizeof maps, "%s/maps%d", tmp, flip);
         snprintf(back, sizeof back, "%s/back%d.ter", tmp, flip);
         const char *fl = flip ? "--flip-y-axis" : "";
-        CHECK_EQ_INT(run("beamng export '%s' -o '%s' %s", &out, &err, ter, maps, fl), 0);
+        CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' -o '%s' %s", &out, &err, ter, maps, fl),
+                     0);
         CHECK_CONTAINS(err, "re-import with:");
         CHECK_CONTAINS(err, "--materials 'grass,rock'");
         free(out), free(err);
-        CHECK_EQ_INT(run("beamng import '%s/direct_heightmap.png' --materials grass,rock "
+        CHECK_EQ_INT(trn_test_run_clif(
+                         "beamng import '%s/direct_heightmap.png' --materials grass,rock "
                          "--opacity '%s/direct_opacity_0_grass.png' --opacity "
                          "'%s/direct_opacity_1_rock.png' --holes '%s/direct_holes.png' -o '%s' %s",
                          &out, &err, maps, maps, maps, maps, back, fl),
                      0);
         free(out), free(err);
-        CHECK(same_file(ter, back));
+        CHECK(trn_test_same_bytes(ter, back));
         /* The R16 and the layer map rebuild it as well. */
-        CHECK_EQ_INT(run("beamng import '%s/direct.r16' --materials grass,rock --layer-map "
-                         "'%s/direct_layers.png' -o '%s' %s --ter-version 7",
-                         &out, &err, maps, maps, back, fl),
-                     0);
+        CHECK_EQ_INT(
+            trn_test_run_clif("beamng import '%s/direct.r16' --materials grass,rock --layer-map "
+                              "'%s/direct_layers.png' -o '%s' %s --ter-version 7",
+                              &out, &err, maps, maps, back, fl),
+            0);
         free(out), free(err);
         size_t n1, n2;
         uint8_t *d1 = trn_test_read_file(ter, &n1), *d2 = trn_test_read_file(back, &n2);
@@ -287,83 +274,97 @@ static void test_import_export(void)
         free(d1);
         free(d2);
     }
-    CHECK_EQ_INT(run("beamng export '%s' -o '%s/j' --only heightmap,r16 --format json", &out, &err,
-                     ter, tmp),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng export '%s' -o '%s/j' --only heightmap,r16 --format json", &out,
+                          &err, ter, tmp),
+        0);
     j = json_loads(out ? out : "", 0, &je);
     CHECK(j && json_array_size(json_object_get(j, "files")) == 2);
     json_decref(j);
     free(out), free(err);
 
     /* Errors. */
-    CHECK_EQ_INT(run("beamng export '%s' -o '%s/x'", &out, &err, hm, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' -o '%s/x'", &out, &err, hm, tmp), 1);
     CHECK_CONTAINS(err, "not a BeamNG/Torque .ter");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng export '%s/none.ter'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s/none.ter'", &out, &err, tmp), 1);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng export '%s' --only heightmap,pictures", &out, &err, ter), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' --only heightmap,pictures", &out, &err, ter),
+                 2);
     CHECK_CONTAINS(err, "--only takes heightmap, layers, holes, opacity and r16, not 'pictures'");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng export '%s' --compression 12", &out, &err, ter), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' --compression 12", &out, &err, ter), 2);
     free(out), free(err);
 
     char odd[1024];
     tmp_path(odd, sizeof odd, "odd.png");
     write_png(odd, 100, 100, 1, 16, 5);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, odd, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/o.ter'", &out, &err, odd, tmp), 1);
     CHECK_CONTAINS(err, "heightmap is 100x100: BeamNG needs a square power of two between 128 "
                         "and 8192; resize it to 128x128");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass,rock --opacity '%s'", &out,
-                     &err, hm, tmp, a),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --materials grass,rock --opacity '%s'",
+                          &out, &err, hm, tmp, a),
+        2);
     CHECK_CONTAINS(err, "1 --opacity map(s) for 2 material name(s)");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:X'", &out,
-                     &err, hm, tmp, a),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:X'",
+                          &out, &err, hm, tmp, a),
+        2);
     CHECK_CONTAINS(err, "--opacity channel must be R, G, B or A, not 'X'");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --opacity '%s'", &out, &err, hm, tmp, a), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --opacity '%s'", &out, &err,
+                                   hm, tmp, a),
+                 2);
     CHECK_CONTAINS(err, "give --materials with one name per opacity map");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:A'", &out,
-                     &err, hm, tmp, a),
-                 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s:A'",
+                          &out, &err, hm, tmp, a),
+        1);
     CHECK_CONTAINS(err, "opacity map 1 has no A channel");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s'", &out,
-                     &err, hm, tmp, odd),
-                 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --materials grass --opacity '%s'", &out,
+                          &err, hm, tmp, odd),
+        1);
     CHECK_CONTAINS(err, "opacity map 1 is 100x100 but the heightmap is 128x128");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s/missing.png' -o '%s/o.ter'", &out, &err, tmp, tmp), 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s/missing.png' -o '%s/o.ter'", &out, &err, tmp, tmp), 1);
     CHECK_CONTAINS(err, "missing.png: heightmap not found");
     free(out), free(err);
     char txt[1024];
     tmp_path(txt, sizeof txt, "notes.txt");
     CHECK(trn_test_write_file(txt, "hello", 5));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter'", &out, &err, txt, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/o.ter'", &out, &err, txt, tmp), 1);
     CHECK_CONTAINS(err, "heightmap is not a PNG");
     CHECK_CONTAINS(err, "not named as a headerless R16 (.r16, .raw) or R32 (.r32)");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --ter-version 10", &out, &err, hm, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --ter-version 10", &out, &err, hm, tmp),
+        2);
     CHECK_CONTAINS(err, "--ter-version must be 7, 8 or 9, not 10");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s'", &out, &err, hm), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s'", &out, &err, hm), 2);
     CHECK_CONTAINS(err, "needs somewhere to write");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import -o '%s/o.ter'", &out, &err, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import -o '%s/o.ter'", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "needs a heightmap");
     free(out), free(err);
-    CHECK_EQ_INT(
-        run("beamng import '%s' -o '%s/o.ter' --materials grass,,rock", &out, &err, hm, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --materials grass,,rock", &out,
+                                   &err, hm, tmp),
+                 2);
     CHECK_CONTAINS(err, "--materials has an empty entry");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s/o.ter' --resolution 5", &out, &err, hm, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --resolution 5", &out, &err, hm, tmp),
+        2);
     CHECK_CONTAINS(err, "option '--resolution' does not belong to import");
     free(out), free(err);
-    CHECK(!exists(tmp_path(p, sizeof p, "o.ter")));
+    CHECK(!trn_test_exists(tmp_path(p, sizeof p, "o.ter")));
 }
 
 /* --byte-order for R16 and R32 heightmaps only with --max-height, through the tool. */
@@ -378,18 +379,24 @@ static void test_import_raw(void)
     tmp_path(r16, sizeof r16, "mac.r16");
     CHECK(trn_test_write_file(r16, bytes, samples * 2));
     tmp_path(ter, sizeof ter, "raw.ter");
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order big -q", &out, &err, r16, ter), 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --byte-order big -q", &out, &err, r16, ter),
+        0);
     free(out), free(err);
     trn_ter t;
     CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
     CHECK_EQ_INT(t.heights[0], 0x0102);
     trn_ter_dispose(&t);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order little -q", &out, &err, r16, ter), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --byte-order little -q", &out, &err,
+                                   r16, ter),
+                 0);
     free(out), free(err);
     CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
     CHECK_EQ_INT(t.heights[0], 0x0201);
     trn_ter_dispose(&t);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --byte-order middle", &out, &err, r16, ter), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --byte-order middle", &out, &err, r16, ter),
+        2);
     CHECK_CONTAINS(err, "--byte-order takes little or big, not 'middle'");
     free(out), free(err);
 
@@ -399,11 +406,12 @@ static void test_import_raw(void)
     f[0] = 600.0f;
     tmp_path(r32, sizeof r32, "height.r32");
     CHECK(trn_test_write_file(r32, f, samples * 4));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, r32, ter), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, r32, ter), 1);
     CHECK_CONTAINS(err, "R32 heightmap holds heights in metres (0 .. 600 m)");
     CHECK_CONTAINS(err, "give the maxHeight to scale them by (--max-height M");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --max-height 512", &out, &err, r32, ter), 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --max-height 512", &out, &err, r32, ter), 0);
     CHECK_CONTAINS(err, "warning: 1 of 16384 heights clamped (0 below 0 m, 1 at or above maxHeight "
                         "512 m, 0 NaN; heights 0 .. 600 m)");
     CHECK_CONTAINS(err, "heights stored for maxHeight 512");
@@ -422,20 +430,23 @@ static void test_migrate(void)
     char level[1024], p[1024];
     tmp_path(level, sizeof level, "levels/old");
     CHECK_EQ_INT(
-        run("beamng create old --root '%s' --resolution 128 --texture-size 32", &out, &err, tmp),
+        trn_test_run_clif("beamng create old --root '%s' --resolution 128 --texture-size 32", &out,
+                          &err, tmp),
         0);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng migrate '%s'", &out, &err, level), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng migrate '%s'", &out, &err, level), 1);
     CHECK_CONTAINS(err, "no deprecated materials.json to migrate");
     free(out), free(err);
     tmp_path(p, sizeof p, "levels/old/art/terrains/materials.json");
     const char *v1 = "{\"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": \"mud\", "
                      "\"diffuseMap\": \"/levels/old/art/terrains/mud_d.png\"}}";
     CHECK(trn_test_write_file(p, v1, strlen(v1)));
-    CHECK_EQ_INT(run("beamng migrate '%s' --texture-size 32 --delete-old", &out, &err, level), 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng migrate '%s' --texture-size 32 --delete-old", &out, &err, level),
+        0);
     CHECK_CONTAINS(err, "migrated 1 material(s)");
     free(out), free(err);
-    CHECK(!exists(p));
+    CHECK(!trn_test_exists(p));
     char *mats = (char *)trn_test_read_file(
         tmp_path(p, sizeof p, "levels/old/art/terrains/main.materials.json"), NULL);
     CHECK_CONTAINS(mats, "\"baseColorBaseTex\": \"/levels/old/art/terrains/mud_d.png\"");

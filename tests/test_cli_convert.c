@@ -41,16 +41,6 @@ static void make_ter(const char *path, uint32_t size)
     free(ter.layers);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
-    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 static void test_usage_errors(void)
 {
     char *out, *err;
@@ -225,7 +215,7 @@ static void test_extra_maps(void)
     /* Its own version: byte-identical, extra map kept. */
     snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --ter-version 7", src, dst);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
-    CHECK(same_file(src, dst));
+    CHECK(trn_test_same_bytes(src, dst));
     free(out), free(err);
 }
 
@@ -347,7 +337,7 @@ static void test_convert_round_trips(void)
     /* .ter to .ter with its own version is byte-identical. */
     snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --ter-version 9", ter, back);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
-    CHECK(same_file(ter, back));
+    CHECK(trn_test_same_bytes(ter, back));
     free(out), free(err);
 }
 
@@ -362,7 +352,7 @@ static void test_real_files(void)
         snprintf(outp, sizeof outp, "%s/real_%zu.ter", tmp, k);
         snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --ter-version 7", real, outp);
         CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
-        CHECK(same_file(real, outp));
+        CHECK(trn_test_same_bytes(real, outp));
         free(out), free(err);
     }
     if (trn_test_real_path("terragen_RealisticTerrain.ter", real, sizeof real)) {
@@ -378,7 +368,7 @@ static void test_real_files(void)
         snprintf(outp, sizeof outp, "%s/terragen_again.ter", tmp);
         snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --of terragen", real, outp);
         CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
-        CHECK(same_file(real, outp));
+        CHECK(trn_test_same_bytes(real, outp));
         free(out), free(err);
     }
 }

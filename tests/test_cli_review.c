@@ -20,32 +20,6 @@ static const char *tmp_path(char *buf, size_t n, const char *name)
     return buf;
 }
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static int run(const char *fmt, char **out, char **err, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, err);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return trn_test_run_cli(args, out, err);
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
-    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 static size_t count_of(const char *haystack, const char *needle)
 {
     size_t n = 0;
@@ -135,38 +109,41 @@ static void test_validate_not_a_level(void)
     CHECK(mkdir(p, 0755) == 0);
     tmp_path(p, sizeof p, "stuff/deep/materials.json");
     CHECK(trn_test_write_file(p, "{ broken", 8));
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, d), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, d), 1);
     CHECK_CONTAINS(err, "does not look like a BeamNG level");
     CHECK_CONTAINS(err, "stuff");
     CHECK_CONTAINS(err, "expected main/");
     CHECK(!strstr(out ? out : "", "materials-invalid"));
     CHECK(!strstr(err ? err : "", "deep/materials.json"));
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s' --format json", &out, &err, d), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --format json", &out, &err, d), 1);
     CHECK(!out || out[0] == '\0');
     CHECK_CONTAINS(err, "does not look like a BeamNG level");
     free(out), free(err);
 
     /* A game folder (holds levels/) and the levels/ folder itself name the levels inside. */
-    CHECK_EQ_INT(run("beamng create alpha --root '%s/game' --resolution 128 --texture-size 8 -q",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng create alpha --root '%s/game' --resolution 128 --texture-size 8 -q",
                      &out, &err, tmp),
                  0);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s/game'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s/game'", &out, &err, tmp), 1);
     CHECK_CONTAINS(err, "does not look like a BeamNG level");
     CHECK_CONTAINS(err, "levels/alpha");
     CHECK(!strstr(out ? out : "", "0 errors"));
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s/game/levels'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s/game/levels'", &out, &err, tmp), 1);
     CHECK_CONTAINS(err, "levels/alpha");
     free(out), free(err);
     /* The level itself is fine. */
-    CHECK_EQ_INT(run("beamng validate '%s/game/levels/alpha'", &out, &err, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s/game/levels/alpha'", &out, &err, tmp), 0);
     CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
     free(out), free(err);
 
     /* A file is not a folder. */
-    CHECK_EQ_INT(run("beamng validate '%s/game/levels/alpha/theTerrain.ter'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng validate '%s/game/levels/alpha/theTerrain.ter'", &out, &err, tmp),
+        1);
     CHECK_CONTAINS(err, "theTerrain.ter: is a file, not a level folder");
     free(out), free(err);
 }
@@ -175,7 +152,8 @@ static void test_validate_messages(void)
 {
     char *out, *err;
     char level[700], p[1024];
-    CHECK_EQ_INT(run("beamng create beta --root '%s/game' --resolution 128 --texture-size 8 -q",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng create beta --root '%s/game' --resolution 128 --texture-size 8 -q",
                      &out, &err, tmp),
                  0);
     free(out), free(err);
@@ -191,7 +169,7 @@ static void test_validate_messages(void)
         size_t layers_at = 5 + 2u * 128u * 128u;
         ter[layers_at + 3u * 128u + 5u] = 9; /* x 5, row 3 from the south */
         CHECK(trn_test_write_file(p, ter, n));
-        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 1);
         CHECK_CONTAINS(out, "error [layer-index-out-of-range]");
         char want[128];
         snprintf(want, sizeof want, "theTerrain.ter: offset %zu: 1 sample uses",
@@ -216,7 +194,7 @@ static void test_validate_messages(void)
             memset(x + body, 0, extra);
             memcpy(x + body + extra, ter + body, n - body);
             CHECK(trn_test_write_file(p, x, n + extra));
-            CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+            CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 1);
             char want[1200];
             snprintf(want, sizeof want, "error [ter-extra-maps] %s: offset %zu: the file holds 1",
                      p, body);
@@ -240,7 +218,7 @@ static void test_validate_messages(void)
         CHECK(unlink(tex) == 0);
         ter[0] = 11;
         CHECK(trn_test_write_file(p, ter, n));
-        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, spelled), 1);
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, spelled), 1);
         char want[1200];
         snprintf(want, sizeof want, "error [ter-version-too-new] %s/theTerrain.ter: offset 0",
                  spelled);
@@ -262,7 +240,7 @@ static void test_validate_messages(void)
     if (ter) {
         ter[0] = 10;
         CHECK(trn_test_write_file(p, ter, n));
-        CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 1);
         CHECK_CONTAINS(out, "theTerrain.ter: offset 0: version 10 is newer than 9");
         CHECK_CONTAINS(out, "fix: a newer engine wrote it");
         CHECK(!strstr(out ? out : "", "terrane convert"));
@@ -283,7 +261,7 @@ static void test_validate_messages(void)
             snprintf(broken, sizeof broken, "%.*s\"squareSize\":\"one\"%s", (int)(sq - items),
                      items, sq + strlen("\"squareSize\":1"));
             CHECK(trn_test_write_file(p, broken, strlen(broken)));
-            CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 1);
+            CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 1);
             CHECK_CONTAINS(out, "error [level-items-invalid]");
             CHECK_CONTAINS(out, "TerrainBlock.squareSize: expected a number, found a string");
             CHECK_CONTAINS(out, "fix: give squareSize a value of the expected type");
@@ -302,12 +280,14 @@ static void test_validate_messages(void)
         char extra[1024];
         snprintf(extra, sizeof extra, "%s/art/terrains/broken.materials.json", level);
         CHECK(trn_test_write_file(extra, bad, strlen(bad)));
-        CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 1);
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures", &out, &err, level),
+                     1);
         CHECK_CONTAINS(out, "error [materials-invalid]");
         CHECK_CONTAINS(out, "broken.materials.json:3:29: invalid JSON");
         free(out), free(err);
         /* JSON output carries the column as a field of its own. */
-        CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --format json", &out, &err, level),
+        CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures --format json", &out,
+                                       &err, level),
                      1);
         json_error_t je;
         json_t *doc = json_loads(out ? out : "", 0, &je);
@@ -336,7 +316,8 @@ static void test_validate_fix_terrain_json(void)
 {
     char *out, *err;
     char level[700], p[1024];
-    CHECK_EQ_INT(run("beamng create delta --root '%s/game' --resolution 128 --texture-size 8 -q",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng create delta --root '%s/game' --resolution 128 --texture-size 8 -q",
                      &out, &err, tmp),
                  0);
     free(out), free(err);
@@ -349,12 +330,13 @@ static void test_validate_fix_terrain_json(void)
                           "\"size\": 128, \"heightMapSize\": 16384, \"heightMapItemSize\": 2, "
                           "\"layerMapSize\": 16384, \"layerMapItemSize\": 1, \"materials\": []}";
     CHECK(trn_test_write_file(p, mangled, strlen(mangled)));
-    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures", &out, &err, level), 0);
     CHECK_CONTAINS(out, "warning [terrain-json-mismatch]");
     CHECK_CONTAINS(out, "fix: rewrite it from the .ter: terrane beamng validate LEVEL_DIR "
                         "--fix-terrain-json");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --fix-terrain-json", &out, &err, level),
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures --fix-terrain-json", &out,
+                                   &err, level),
                  0);
     CHECK_CONTAINS(err, "rewrote ");
     CHECK_CONTAINS(err, "theTerrain.terrain.json from its .ter");
@@ -365,9 +347,10 @@ static void test_validate_fix_terrain_json(void)
     CHECK(now && good && m == n && memcmp(now, good, n) == 0);
     free(now);
     /* Again: nothing to write, said so; JSON lists what was rewritten (nothing). */
-    CHECK_EQ_INT(run("beamng validate '%s' --skip-textures --fix-terrain-json --format json", &out,
-                     &err, level),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng validate '%s' --skip-textures --fix-terrain-json --format json",
+                          &out, &err, level),
+        0);
     CHECK_CONTAINS(err, "every .terrain.json already matched its .ter");
     CHECK_CONTAINS(out, "\"terrain_json_rewritten\": []");
     free(out), free(err);
@@ -380,7 +363,8 @@ static void test_validate_after_migrate(void)
 {
     char *out, *err;
     char level[700], p[1024];
-    CHECK_EQ_INT(run("beamng create gamma --root '%s/game' --resolution 128 --texture-size 8 -q",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng create gamma --root '%s/game' --resolution 128 --texture-size 8 -q",
                      &out, &err, tmp),
                  0);
     free(out), free(err);
@@ -390,13 +374,14 @@ static void test_validate_after_migrate(void)
                      "\"diffuseMap\": \"/levels/gamma/art/terrains/t_terrane_grass_b.png\"}}";
     CHECK(trn_test_write_file(p, v1, strlen(v1)));
     /* Before: the v1 material in a v1.5 level is one finding, not fifteen empty slots. */
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
     CHECK_CONTAINS(out, "warning [material-v1-only]");
     CHECK_EQ_INT(count_of(out, "[texture-slot-empty]"), 0);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng migrate '%s' --texture-size 8 -q", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng migrate '%s' --texture-size 8 -q", &out, &err, level),
+                 0);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
     CHECK_EQ_INT(count_of(out, "[texture-slot-empty]"), 0);
     CHECK_EQ_INT(count_of(out, "[material-v1-only]"), 0);
     CHECK_CONTAINS(out, "warning [materials-deprecated-file]");
@@ -413,16 +398,17 @@ static void test_outputs_never_replace_inputs(void)
     write_png_fn(copy, 128, 128, 1, 16, ramp16);
     /* The same file spelled differently. */
     snprintf(dotted, sizeof dotted, "%s/./copy.png", tmp);
-    CHECK_EQ_INT(run("render '%s' -o '%s'", &out, &err, copy, dotted), 2);
+    CHECK_EQ_INT(trn_test_run_clif("render '%s' -o '%s'", &out, &err, copy, dotted), 2);
     CHECK_CONTAINS(err, "is the input");
     free(out), free(err);
-    CHECK(same_file(copy, hm));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, copy, dotted), 2);
+    CHECK(trn_test_same_bytes(copy, hm));
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, copy, dotted), 2);
     CHECK_CONTAINS(err, "is the input");
     free(out), free(err);
-    CHECK(same_file(copy, hm));
-    CHECK_EQ_INT(
-        run("beamng import '%s' -o '%s/o.ter' --holes '%s/o.ter'", &out, &err, copy, tmp, tmp), 2);
+    CHECK(trn_test_same_bytes(copy, hm));
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/o.ter' --holes '%s/o.ter'", &out,
+                                   &err, copy, tmp, tmp),
+                 2);
     free(out), free(err);
 }
 
@@ -436,31 +422,31 @@ static void test_import_bad_inputs(void)
     /* A folder given for the heightmap. */
     tmp_path(dir, sizeof dir, "a_folder");
     CHECK(mkdir(dir, 0755) == 0);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, dir, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, dir, target), 1);
     CHECK_CONTAINS(err, "a_folder: heightmap is a folder, expected a file");
     free(out), free(err);
-    CHECK_EQ_INT(
-        run("beamng import '%s' -o '%s' --materials a --opacity '%s'", &out, &err, hm, target, dir),
-        1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --materials a --opacity '%s'", &out,
+                                   &err, hm, target, dir),
+                 1);
     CHECK_CONTAINS(err, "a_folder: opacity map 1 is a folder, expected a file");
     free(out), free(err);
 
     /* Empty files. */
     tmp_path(p, sizeof p, "empty.png");
     CHECK(trn_test_write_file(p, "", 0));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
     CHECK_CONTAINS(err, "empty.png: offset 0: heightmap is empty (0 bytes)");
     free(out), free(err);
     tmp_path(p, sizeof p, "empty.r16");
     CHECK(trn_test_write_file(p, "", 0));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
     CHECK_CONTAINS(err, "empty.r16: offset 0: heightmap is empty (0 bytes)");
     free(out), free(err);
 
     /* Some other format: say what was found. */
     tmp_path(p, sizeof p, "notes.txt");
     CHECK(trn_test_write_file(p, "hello world", 11));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
     CHECK_CONTAINS(err, "notes.txt: offset 0: heightmap is not a PNG");
     CHECK_CONTAINS(err, "found 68 65 6c 6c 6f");
     free(out), free(err);
@@ -468,7 +454,7 @@ static void test_import_bad_inputs(void)
     /* An R16 whose length is not a square: no advice about options import does not have. */
     tmp_path(p, sizeof p, "odd.r16");
     CHECK(trn_test_write_file(p, "0123456789", 10));
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s'", &out, &err, p, target), 1);
     CHECK_CONTAINS(err, "odd.r16");
     CHECK_CONTAINS(err, "10 bytes");
     CHECK_CONTAINS(err, "square");
@@ -480,18 +466,21 @@ static void test_import_bad_inputs(void)
     write_png_fn(p, 128, 128, 4, 8, holes_grey_rgb);
     char ok_ter[1024];
     tmp_path(ok_ter, sizeof ok_ter, "holes_ok.ter");
-    CHECK_EQ_INT(
-        run("beamng import '%s' -o '%s' --holes '%s' --format json", &out, &err, hm, ok_ter, p), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --holes '%s' --format json", &out,
+                                   &err, hm, ok_ter, p),
+                 0);
     CHECK_CONTAINS(out, "\"holes\": 50");
     free(out), free(err);
     tmp_path(p, sizeof p, "holes_red.png");
     write_png_fn(p, 128, 128, 3, 8, holes_red);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
     CHECK_CONTAINS(err, "holes_red.png: hole map is not grey: pixel (7, 3) is R 255, G 0, B 0");
     free(out), free(err);
     tmp_path(p, sizeof p, "holes_alpha.png");
     write_png_fn(p, 128, 128, 4, 8, holes_alpha);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --holes '%s'", &out, &err, hm, target, p), 1);
     CHECK_CONTAINS(err, "holes_alpha.png: hole map has transparent pixels, the first at (4, 6)");
     free(out), free(err);
 
@@ -499,27 +488,29 @@ static void test_import_bad_inputs(void)
      * loudly; a colour picture is refused. */
     tmp_path(p, sizeof p, "layers_bad.png");
     write_png_fn(p, 128, 128, 1, 8, layers_bad);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'", &out, &err, hm,
-                     ok_ter, p),
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'",
+                                   &out, &err, hm, ok_ter, p),
                  0);
     CHECK_CONTAINS(err, "terrane beamng import: warning: layer map pixel (12, 34) is 7");
     CHECK_CONTAINS(err, "2 materials are named (0 to 1)");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
                      &out, &err, hm, ok_ter, p),
                  0);
     CHECK_CONTAINS(out, "\"warnings\": [\n    \"layer map pixel (12, 34) is 7");
     free(out), free(err);
     tmp_path(p, sizeof p, "layers_rgb.png");
     write_png_fn(p, 128, 128, 3, 8, layers_good);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'", &out, &err, hm,
-                     target, p),
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --materials a,b --layer-map '%s'",
+                                   &out, &err, hm, target, p),
                  1);
     CHECK_CONTAINS(err, "layers_rgb.png: layer map has 3 channels; it must be 8-bit grey");
     free(out), free(err);
     tmp_path(p, sizeof p, "layers_good.png");
     write_png_fn(p, 128, 128, 1, 8, layers_good);
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng import '%s' -o '%s' --materials a,b --layer-map '%s' --format json",
                      &out, &err, hm, ok_ter, p),
                  0);
     CHECK_CONTAINS(out, "\"holes\": 1");
@@ -532,7 +523,7 @@ static void test_import_bad_inputs(void)
     free(kept);
 
     /* --level naming a file. */
-    CHECK_EQ_INT(run("beamng import '%s' --level '%s'", &out, &err, hm, target), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s'", &out, &err, hm, target), 1);
     CHECK_CONTAINS(err, "keep.ter: is a file, not a level folder");
     free(out), free(err);
 }
@@ -540,18 +531,21 @@ static void test_import_bad_inputs(void)
 static void test_create_usage(void)
 {
     char *out, *err;
-    CHECK_EQ_INT(run("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create big --root '%s' --resolution 9000", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--resolution 9000 is above 8192");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--initial-height 4000 is above");
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng create x --root '%s' --material ''", &out, &err, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("beamng create x --root '%s' --material ''", &out, &err, tmp),
+                 2);
     CHECK_CONTAINS(err, "--material needs a name");
     free(out), free(err);
     char p[1024];
-    CHECK(!exists(tmp_path(p, sizeof p, "levels/big")));
-    CHECK(!exists(tmp_path(p, sizeof p, "levels/x")));
+    CHECK(!trn_test_exists(tmp_path(p, sizeof p, "levels/big")));
+    CHECK(!trn_test_exists(tmp_path(p, sizeof p, "levels/x")));
 }
 
 static void test_export_paths(void)
@@ -559,22 +553,24 @@ static void test_export_paths(void)
     char *out, *err;
     char ter[1024], file[1024];
     tmp_path(ter, sizeof ter, "named.ter");
-    CHECK_EQ_INT(run("beamng import '%s' -o '%s' --materials 'wet mud,rock' --layer-map "
-                     "'%s/layers_good.png' -q",
-                     &out, &err, hm, ter, tmp),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s' --materials 'wet mud,rock' --layer-map "
+                          "'%s/layers_good.png' -q",
+                          &out, &err, hm, ter, tmp),
+        0);
     free(out), free(err);
     /* -o naming a file. */
     tmp_path(file, sizeof file, "keep.ter");
-    CHECK_EQ_INT(run("beamng export '%s' -o '%s'", &out, &err, ter, file), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' -o '%s'", &out, &err, ter, file), 1);
     CHECK_CONTAINS(err, "keep.ter: is a file, expected a folder for the images");
     free(out), free(err);
     /* A folder given for the .ter. */
-    CHECK_EQ_INT(run("beamng export '%s/a_folder'", &out, &err, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s/a_folder'", &out, &err, tmp), 1);
     CHECK_CONTAINS(err, "a_folder: is a folder, expected a .ter file");
     free(out), free(err);
     /* The re-import command survives the shell: names with spaces are quoted. */
-    CHECK_EQ_INT(run("beamng export '%s' -o '%s/named_maps'", &out, &err, ter, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng export '%s' -o '%s/named_maps'", &out, &err, ter, tmp),
+                 0);
     CHECK_CONTAINS(err, "--materials 'wet mud,rock'");
     free(out), free(err);
 }
