@@ -50,12 +50,12 @@ static void test_inspect_text(void)
     CHECK_CONTAINS(out, "size:             128 x 128 world units");
     CHECK_CONTAINS(out, "resolution:       128 x 128 cells");
     CHECK_CONTAINS(out, "samples:          16641 (129 x 129)");
-    CHECK_CONTAINS(out, "seed:             28\n");
+    CHECK_CONTAINS(out, "seed:             3889\n");
     CHECK_CONTAINS(out, "chunks:           32 cells each, 4 x 4 = 16 chunks");
     CHECK_CONTAINS(out, "default biome:    grass");
     CHECK_CONTAINS(out, "sea level:        8.5 (explicit: the recipe's sea_level 8.5)");
     CHECK_CONTAINS(
-        out, "base_height -50, height_variation 120, feature_size 128, roughness 0.45, octaves 4");
+        out, "base_height -30, height_variation 75, feature_size 160, roughness 0.45, octaves 4");
     CHECK_CONTAINS(out, "1. \"shoreline\" -> sand  priority 30, blend 1.5");
     CHECK_CONTAINS(out, "water distance  [0, 6]");
     CHECK_CONTAINS(out, "`- exclusions");
@@ -63,10 +63,10 @@ static void test_inspect_text(void)
     CHECK_CONTAINS(out, "regions     0");
     char line[128];
     snprintf(line, sizeof line, "landform         0x%016" PRIx64,
-             trn_subseed_of(28, TRN_CHANNEL_LANDFORM));
+             trn_subseed_of(3889, TRN_CHANNEL_LANDFORM));
     CHECK_CONTAINS(out, line);
     snprintf(line, sizeof line, "scatter          0x%016" PRIx64,
-             trn_subseed_of(28, TRN_CHANNEL_SCATTER));
+             trn_subseed_of(3889, TRN_CHANNEL_SCATTER));
     CHECK_CONTAINS(out, line);
     trn_recipe r;
     trn_error e;
@@ -88,8 +88,8 @@ static void test_inspect_text(void)
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
     CHECK_CONTAINS(out, "document:         Terrain asset source");
-    CHECK_CONTAINS(out, "sea level:        -20 (derived: base_height -50 + 0.25 x height_variation "
-                        "120 of default landform 'island' = -20)");
+    CHECK_CONTAINS(out, "sea level:        -11.25 (derived: base_height -30 + 0.25 x "
+                        "height_variation 75 of default landform 'island' = -11.25)");
     free(out), free(err);
 }
 
@@ -104,12 +104,12 @@ static void test_inspect_json(void)
     if (o) {
         CHECK(strcmp(json_string_value(json_object_get(o, "document")), "recipe") == 0);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "sample_count")), 16641);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "seed")), 28);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "seed")), 3889);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "chunk_count")), 16);
         json_t *sea = json_object_get(o, "sea_level");
         CHECK(json_number_value(json_object_get(sea, "value")) == 8.5);
         CHECK(strcmp(json_string_value(json_object_get(sea, "source")), "explicit") == 0);
-        check_sub_seeds(json_object_get(o, "sub_seeds"), 28);
+        check_sub_seeds(json_object_get(o, "sub_seeds"), 3889);
         json_t *rules = json_object_get(o, "rules");
         CHECK_EQ_INT(json_array_size(rules), 4);
         json_t *shore = json_array_get(rules, 0);

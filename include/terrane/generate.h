@@ -27,14 +27,21 @@ extern "C" {
 void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t count, float *out);
 
 /* Fractal noise of a landform's profile: octaves of trn_noise2 at frequency 1/feature_size
- * doubling per octave, amplitude roughness^octave; fbm normalised to [0, 1] as (n + 1) / 2,
- * ridged as the usual 1 - |n| squared and weighted, also in [0, 1]. Samples
+ * doubling per octave, amplitude roughness^octave, the sum spread over [0, 1] whatever the
+ * octave count and roughness: fbm as 0.5 + 0.5 * z / 2.5 for the sum z in standard deviations
+ * (about 0.5% of values clamp at each end), ridged (the usual 1 - |n| squared and weighted) by
+ * the affine map taking its 1st and 99th percentiles to 0.02 and 0.98. Samples
  * (x0 + k*dx, z) for k < count, in world units, before warp/heading/stretch. */
 /* Each octave has its own lattice seed and a fractional lattice shift (both hashed from seed
  * and the octave index), so octaves do not all vanish on the same points. Out-of-range
  * parameters are clamped (octaves to 1..16, roughness to [0, 1]), so values are always finite
- * and in [0, 1]. fbm gathers around 0.5: with 6 octaves at roughness 0.5, 96% of values lie in
- * [0.31, 0.69]. Each value depends only on its point, never on count or block boundaries. */
+ * and in [0, 1]. Measured: 6-octave fbm at roughness 0.5 has its 1st..99th percentile at
+ * 0.05..0.95, ridged at 0.02..0.98 (docs/recipes.md, "Noise value distribution", has more).
+ * The sum's standard deviation is one octave's (0.32626, derived and measured) times
+ * sqrt(sum of squared amplitudes), as octaves are independent; ridged percentiles come from a
+ * measured table over octaves and roughness (src/gen/noise.c). Since generator version 2;
+ * version 1 mapped fbm as (n + 1) / 2 of the sum over the amplitude sum, which bunched around
+ * 0.5. Each value depends only on its point, never on count or block boundaries. */
 void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
                      double roughness, double x0, double dx, double z, size_t count, float *out);
 
@@ -87,8 +94,10 @@ typedef struct trn_sample_context {
 /* Moisture at a world position: a smooth field in [0, 1] from the world seed, independent of
  * the biome list and the landforms. */
 /* Definition: fbm of 3 octaves at feature size 512 world units, roughness 0.5, seeded by the
- * sub-seed of channel biome_placement; its value v (96% of it in [0.285, 0.713]) is spread as
- * clamp(0.5 + (v - 0.5) * 2.25, 0, 1). The result is a float widened to double. */
+ * sub-seed of channel biome_placement, taken as v = (s + 1) / 2 for s its sum over the
+ * amplitude sum (96% of v in [0.285, 0.713]; not trn_fractal_row's spread, which moisture does
+ * not use) and spread as clamp(0.5 + (v - 0.5) * 2.25, 0, 1): 5th..95th percentile
+ * 0.10..0.90, 1.7% clamped at each end. The result is a float widened to double. */
 double trn_moisture_at(uint64_t world_seed, double x, double z);
 
 /* Moisture of the cells_x + 1 samples of one grid row at z, sample i at

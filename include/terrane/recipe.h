@@ -13,8 +13,9 @@ extern "C" {
 #endif
 
 /* Bumped whenever generation output for the same canonical recipe changes; folded into the
- * cache key. */
-#define TRN_GENERATOR_VERSION 1u
+ * cache key. 2: landform noise values spread over [0, 1] (fbm by its standard deviation,
+ * ridged by its percentiles) instead of bunching around 0.5. */
+#define TRN_GENERATOR_VERSION 2u
 /* The asset document's format_version this build reads and writes. */
 #define TRN_RECIPE_FORMAT_VERSION 1u
 

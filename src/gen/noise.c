@@ -63,6 +63,146 @@ void trn_noise_octave_seed(uint64_t seed, uint32_t octave, uint32_t *seed32, uin
     *offset_z = (uint32_t)(shift >> 32);
 }
 
+/* ---- value mapping ---- */
+
+/* Ridged percentiles (see noise_internal.h), measured with 4 * 10^6 random points at feature
+ * size 1 over a 4 * 10^6 world-unit square, a different seed per entry; the sampling error is
+ * about 0.0005. One octave, and roughness 0 (where every later octave has amplitude 0), are the
+ * same distribution: those entries hold the mean of their 36 measurements, so any octave count
+ * at roughness 0 gives exactly one octave's values. */
+/* clang-format off */
+const float trn_ridged_percentiles[TRN_NOISE_MAX_OCTAVES][TRN_RIDGED_STEPS + 1u][2] = {
+    { /* 1 octave, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f},
+        {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f},
+        {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f},
+        {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f},
+        {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f}, {0.0658f, 0.9918f},
+        {0.0658f, 0.9918f}
+    },
+    { /* 2 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0660f, 0.9744f}, {0.0665f, 0.9656f}, {0.0668f, 0.9596f},
+        {0.0662f, 0.9539f}, {0.0661f, 0.9504f}, {0.0668f, 0.9484f}, {0.0664f, 0.9454f},
+        {0.0659f, 0.9436f}, {0.0653f, 0.9426f}, {0.0644f, 0.9419f}, {0.0652f, 0.9396f},
+        {0.0647f, 0.9387f}, {0.0643f, 0.9392f}, {0.0656f, 0.9408f}, {0.0639f, 0.9406f},
+        {0.0621f, 0.9387f}, {0.0645f, 0.9391f}, {0.0631f, 0.9407f}, {0.0607f, 0.9382f},
+        {0.0619f, 0.9381f}
+    },
+    { /* 3 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9747f}, {0.0667f, 0.9623f}, {0.0671f, 0.9525f},
+        {0.0674f, 0.9433f}, {0.0663f, 0.9350f}, {0.0669f, 0.9262f}, {0.0669f, 0.9239f},
+        {0.0663f, 0.9177f}, {0.0645f, 0.9083f}, {0.0658f, 0.9062f}, {0.0649f, 0.9030f},
+        {0.0615f, 0.8942f}, {0.0638f, 0.8962f}, {0.0616f, 0.8908f}, {0.0610f, 0.8896f},
+        {0.0616f, 0.8896f}, {0.0570f, 0.8865f}, {0.0597f, 0.8898f}, {0.0566f, 0.8852f},
+        {0.0545f, 0.8846f}
+    },
+    { /* 4 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0664f, 0.9740f}, {0.0666f, 0.9611f}, {0.0672f, 0.9519f},
+        {0.0671f, 0.9409f}, {0.0670f, 0.9312f}, {0.0667f, 0.9192f}, {0.0655f, 0.9096f},
+        {0.0667f, 0.9022f}, {0.0661f, 0.8944f}, {0.0644f, 0.8848f}, {0.0621f, 0.8752f},
+        {0.0612f, 0.8694f}, {0.0627f, 0.8671f}, {0.0621f, 0.8613f}, {0.0584f, 0.8595f},
+        {0.0577f, 0.8548f}, {0.0547f, 0.8510f}, {0.0527f, 0.8499f}, {0.0521f, 0.8500f},
+        {0.0507f, 0.8517f}
+    },
+    { /* 5 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0660f, 0.9734f}, {0.0667f, 0.9633f}, {0.0669f, 0.9510f},
+        {0.0672f, 0.9412f}, {0.0672f, 0.9293f}, {0.0672f, 0.9175f}, {0.0675f, 0.9072f},
+        {0.0639f, 0.8937f}, {0.0656f, 0.8848f}, {0.0646f, 0.8745f}, {0.0623f, 0.8655f},
+        {0.0626f, 0.8569f}, {0.0603f, 0.8496f}, {0.0590f, 0.8425f}, {0.0554f, 0.8338f},
+        {0.0557f, 0.8304f}, {0.0536f, 0.8280f}, {0.0512f, 0.8241f}, {0.0519f, 0.8236f},
+        {0.0479f, 0.8235f}
+    },
+    { /* 6 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9741f}, {0.0666f, 0.9614f}, {0.0671f, 0.9521f},
+        {0.0668f, 0.9390f}, {0.0669f, 0.9282f}, {0.0662f, 0.9155f}, {0.0664f, 0.9041f},
+        {0.0668f, 0.8957f}, {0.0659f, 0.8797f}, {0.0651f, 0.8703f}, {0.0620f, 0.8559f},
+        {0.0619f, 0.8441f}, {0.0580f, 0.8358f}, {0.0570f, 0.8238f}, {0.0539f, 0.8177f},
+        {0.0541f, 0.8116f}, {0.0530f, 0.8072f}, {0.0513f, 0.8045f}, {0.0501f, 0.8026f},
+        {0.0446f, 0.7988f}
+    },
+    { /* 7 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0664f, 0.9741f}, {0.0664f, 0.9610f}, {0.0670f, 0.9523f},
+        {0.0670f, 0.9393f}, {0.0665f, 0.9270f}, {0.0673f, 0.9176f}, {0.0669f, 0.9148f},
+        {0.0663f, 0.8909f}, {0.0667f, 0.8780f}, {0.0648f, 0.8641f}, {0.0627f, 0.8537f},
+        {0.0603f, 0.8393f}, {0.0609f, 0.8286f}, {0.0577f, 0.8145f}, {0.0528f, 0.8043f},
+        {0.0534f, 0.7958f}, {0.0514f, 0.7905f}, {0.0495f, 0.7889f}, {0.0448f, 0.7812f},
+        {0.0433f, 0.7842f}
+    },
+    { /* 8 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0664f, 0.9743f}, {0.0666f, 0.9617f}, {0.0667f, 0.9505f},
+        {0.0672f, 0.9400f}, {0.0662f, 0.9274f}, {0.0671f, 0.9168f}, {0.0671f, 0.9049f},
+        {0.0646f, 0.8907f}, {0.0660f, 0.8779f}, {0.0652f, 0.8630f}, {0.0610f, 0.8474f},
+        {0.0588f, 0.8333f}, {0.0584f, 0.8183f}, {0.0563f, 0.8052f}, {0.0552f, 0.7947f},
+        {0.0511f, 0.7844f}, {0.0505f, 0.7761f}, {0.0466f, 0.7711f}, {0.0452f, 0.7699f},
+        {0.0395f, 0.7663f}
+    },
+    { /* 9 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0662f, 0.9739f}, {0.0664f, 0.9619f}, {0.0668f, 0.9499f},
+        {0.0669f, 0.9385f}, {0.0677f, 0.9278f}, {0.0676f, 0.9157f}, {0.0675f, 0.9059f},
+        {0.0673f, 0.8926f}, {0.0642f, 0.8750f}, {0.0636f, 0.8641f}, {0.0648f, 0.8481f},
+        {0.0607f, 0.8306f}, {0.0591f, 0.8148f}, {0.0566f, 0.8009f}, {0.0523f, 0.7846f},
+        {0.0503f, 0.7754f}, {0.0491f, 0.7658f}, {0.0469f, 0.7589f}, {0.0439f, 0.7536f},
+        {0.0393f, 0.7510f}
+    },
+    { /* 10 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9738f}, {0.0669f, 0.9615f}, {0.0671f, 0.9514f},
+        {0.0675f, 0.9398f}, {0.0673f, 0.9279f}, {0.0673f, 0.9168f}, {0.0669f, 0.9044f},
+        {0.0663f, 0.8896f}, {0.0634f, 0.8752f}, {0.0640f, 0.8600f}, {0.0632f, 0.8445f},
+        {0.0612f, 0.8317f}, {0.0589f, 0.8117f}, {0.0581f, 0.7968f}, {0.0539f, 0.7830f},
+        {0.0509f, 0.7665f}, {0.0467f, 0.7557f}, {0.0464f, 0.7487f}, {0.0390f, 0.7408f},
+        {0.0369f, 0.7363f}
+    },
+    { /* 11 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9732f}, {0.0663f, 0.9612f}, {0.0670f, 0.9532f},
+        {0.0672f, 0.9394f}, {0.0674f, 0.9282f}, {0.0664f, 0.9162f}, {0.0675f, 0.9055f},
+        {0.0665f, 0.8904f}, {0.0663f, 0.8806f}, {0.0636f, 0.8595f}, {0.0598f, 0.8434f},
+        {0.0600f, 0.8262f}, {0.0602f, 0.8139f}, {0.0567f, 0.7946f}, {0.0553f, 0.7751f},
+        {0.0488f, 0.7589f}, {0.0493f, 0.7480f}, {0.0419f, 0.7373f}, {0.0393f, 0.7302f},
+        {0.0369f, 0.7263f}
+    },
+    { /* 12 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9740f}, {0.0668f, 0.9612f}, {0.0671f, 0.9511f},
+        {0.0673f, 0.9415f}, {0.0675f, 0.9282f}, {0.0677f, 0.9169f}, {0.0658f, 0.9023f},
+        {0.0665f, 0.8897f}, {0.0655f, 0.8778f}, {0.0649f, 0.8624f}, {0.0603f, 0.8430f},
+        {0.0621f, 0.8273f}, {0.0591f, 0.8104f}, {0.0565f, 0.7904f}, {0.0524f, 0.7712f},
+        {0.0515f, 0.7555f}, {0.0491f, 0.7409f}, {0.0435f, 0.7276f}, {0.0386f, 0.7197f},
+        {0.0348f, 0.7177f}
+    },
+    { /* 13 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0662f, 0.9754f}, {0.0664f, 0.9642f}, {0.0670f, 0.9502f},
+        {0.0664f, 0.9387f}, {0.0670f, 0.9285f}, {0.0676f, 0.9168f}, {0.0668f, 0.9027f},
+        {0.0669f, 0.8925f}, {0.0659f, 0.8766f}, {0.0644f, 0.8598f}, {0.0639f, 0.8470f},
+        {0.0604f, 0.8262f}, {0.0602f, 0.8097f}, {0.0545f, 0.7872f}, {0.0530f, 0.7675f},
+        {0.0524f, 0.7513f}, {0.0469f, 0.7319f}, {0.0427f, 0.7208f}, {0.0365f, 0.7113f},
+        {0.0337f, 0.7068f}
+    },
+    { /* 14 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9745f}, {0.0667f, 0.9622f}, {0.0667f, 0.9504f},
+        {0.0676f, 0.9408f}, {0.0670f, 0.9285f}, {0.0667f, 0.9163f}, {0.0666f, 0.9036f},
+        {0.0672f, 0.8915f}, {0.0665f, 0.8829f}, {0.0647f, 0.8609f}, {0.0614f, 0.8430f},
+        {0.0613f, 0.8294f}, {0.0614f, 0.8105f}, {0.0556f, 0.7866f}, {0.0567f, 0.7709f},
+        {0.0516f, 0.7464f}, {0.0463f, 0.7279f}, {0.0415f, 0.7128f}, {0.0371f, 0.7034f},
+        {0.0317f, 0.6967f}
+    },
+    { /* 15 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0663f, 0.9738f}, {0.0670f, 0.9619f}, {0.0666f, 0.9495f},
+        {0.0665f, 0.9389f}, {0.0661f, 0.9283f}, {0.0671f, 0.9152f}, {0.0664f, 0.9024f},
+        {0.0667f, 0.8924f}, {0.0657f, 0.8763f}, {0.0658f, 0.8648f}, {0.0638f, 0.8451f},
+        {0.0621f, 0.8271f}, {0.0578f, 0.8062f}, {0.0574f, 0.7873f}, {0.0555f, 0.7653f},
+        {0.0508f, 0.7438f}, {0.0462f, 0.7219f}, {0.0419f, 0.7058f}, {0.0362f, 0.6937f},
+        {0.0294f, 0.6881f}
+    },
+    { /* 16 octaves, roughness 0, 0.05, ..., 1 */
+        {0.0658f, 0.9918f}, {0.0664f, 0.9735f}, {0.0664f, 0.9611f}, {0.0671f, 0.9507f},
+        {0.0665f, 0.9385f}, {0.0676f, 0.9302f}, {0.0675f, 0.9178f}, {0.0664f, 0.9021f},
+        {0.0663f, 0.8903f}, {0.0642f, 0.8752f}, {0.0641f, 0.8656f}, {0.0609f, 0.8427f},
+        {0.0585f, 0.8251f}, {0.0586f, 0.8068f}, {0.0578f, 0.7877f}, {0.0543f, 0.7631f},
+        {0.0506f, 0.7402f}, {0.0481f, 0.7207f}, {0.0405f, 0.6993f}, {0.0357f, 0.6886f},
+        {0.0295f, 0.6787f}
+    },
+};
+/* clang-format on */
+
 void trn_fractal_params_init(trn_fractal_params *params, uint64_t seed, trn_profile profile,
                              uint32_t octaves, double feature_size, double roughness)
 {
@@ -75,15 +215,38 @@ void trn_fractal_params_init(trn_fractal_params *params, uint64_t seed, trn_prof
     params->inv_feature_size = 1.0 / feature_size;
     double r = roughness >= 0.0 ? roughness : 0.0; /* NaN too */
     if (r > 1.0) r = 1.0;
-    double amp = 1.0, sum = 0.0;
+    double amp = 1.0, sum = 0.0, sum_squares = 0.0;
     for (uint32_t o = 0; o < octaves; o++) {
         params->amplitude[o] = (float)amp;
         sum += (double)(float)amp;
+        sum_squares += (double)(float)amp * (double)(float)amp;
         amp *= r;
         trn_noise_octave_seed(seed, o, &params->seed[o], &params->offset_x[o],
                               &params->offset_z[o]);
     }
     params->inv_amplitude_sum = (float)(1.0 / sum);
+    if (params->profile == TRN_PROFILE_RIDGED) {
+        /* Ridged sums are skewed and their spread depends on octaves and roughness through the
+         * weight chain, which has no closed form: map the measured 1st and 99th percentiles
+         * (affinely, so ridge crests keep their shape). */
+        const double t = r * (double)TRN_RIDGED_STEPS;
+        uint32_t k = (uint32_t)t;
+        if (k > TRN_RIDGED_STEPS - 1u) k = TRN_RIDGED_STEPS - 1u;
+        const double f = t - (double)k;
+        const float *a = trn_ridged_percentiles[octaves - 1u][k];
+        const float *b = trn_ridged_percentiles[octaves - 1u][k + 1u];
+        const double p1 = (double)a[0] + ((double)b[0] - (double)a[0]) * f;
+        const double p99 = (double)a[1] + ((double)b[1] - (double)a[1]) * f;
+        const double span = (TRN_RIDGED_HIGH - TRN_RIDGED_LOW) / (p99 - p1);
+        params->value_scale = (float)(span / sum);
+        params->value_offset = (float)(TRN_RIDGED_LOW - p1 * span);
+    } else {
+        /* Octaves are independent, so the sum's standard deviation is the single octave's
+         * times the root of the summed squared amplitudes, whatever the octave count. */
+        params->value_scale =
+            (float)(0.5 / (TRN_FBM_SPAN_SIGMAS * TRN_NOISE_OCTAVE_SD * sqrt(sum_squares)));
+        params->value_offset = 0.5f;
+    }
 }
 
 /* ---- the kernel, written once and inlined into every variant ---- */
@@ -253,9 +416,9 @@ KERNEL void fractal_block(const trn_fractal_params *RESTRICT p, const double *RE
                 sum[k] = sum[k] + s * amp;
             }
         }
-        const float inv = p->inv_amplitude_sum;
+        const float scale = p->value_scale, offset = p->value_offset;
         for (size_t k = 0; k < n; k++)
-            out[k] = clamp_unit(sum[k] * inv, 0.0f);
+            out[k] = clamp_unit(sum[k] * scale + offset, 0.0f);
     } else {
         for (uint32_t o = 0; o < octaves; o++) {
             const uint32_t seed = p->seed[o], shift_x = p->offset_x[o], shift_z = p->offset_z[o];
@@ -265,13 +428,14 @@ KERNEL void fractal_block(const trn_fractal_params *RESTRICT p, const double *RE
                 sum[k] = sum[k] + noise * amp;
             }
         }
-        const float inv = p->inv_amplitude_sum;
         if (p->signed_output) {
+            const float inv = p->inv_amplitude_sum;
             for (size_t k = 0; k < n; k++)
                 out[k] = clamp_unit(sum[k] * inv, -1.0f);
         } else {
+            const float scale = p->value_scale, offset = p->value_offset;
             for (size_t k = 0; k < n; k++)
-                out[k] = clamp_unit((sum[k] * inv + 1.0f) * 0.5f, 0.0f);
+                out[k] = clamp_unit(sum[k] * scale + offset, 0.0f);
         }
     }
 }

@@ -14,6 +14,22 @@
  * weights times the best-aligned of the 8 gradients over the cell); this scale keeps every
  * octave inside [-0.9995, 0.9995], so sums normalised by the amplitude sum stay in [-1, 1]. */
 #define TRN_NOISE_SCALE 0.5788f
+/* Standard deviation of one octave over the plane. With independent corner gradients g (mean
+ * 0, E[g_x^2] = E[g_z^2] = (L^2 + 1) / 2 for L = 1 + sqrt(2)) and the faded bilinear weights,
+ * the variance is TRN_NOISE_SCALE^2 * 4 (L^2 + 1) A B with A = int (1 - fade(t))^2 t^2 dt =
+ * 535/18018 and B = int (1 - fade(t))^2 dt = 181/462 over [0, 1]: sd 0.32625770. Measured
+ * over 10^8 random points: 0.32625 (tests/test_noise.c checks it over fewer). Octaves have
+ * independent lattice seeds, so a sum of octaves with amplitudes a_i has sd TRN_NOISE_OCTAVE_SD *
+ * sqrt(sum a_i^2). */
+#define TRN_NOISE_OCTAVE_SD 0.32625770
+/* fbm's value is 0.5 + 0.5 * z / TRN_FBM_SPAN_SIGMAS for the sum z in standard deviations,
+ * clamped to [0, 1]: +-2.5 sd spans the range. */
+#define TRN_FBM_SPAN_SIGMAS 2.5
+/* Ridged values map the 1st and 99th percentiles of their sum to these, clamped to [0, 1]. */
+#define TRN_RIDGED_LOW 0.02
+#define TRN_RIDGED_HIGH 0.98
+/* Roughness steps of the ridged percentile table: roughness k / TRN_RIDGED_STEPS. */
+#define TRN_RIDGED_STEPS 20u
 /* Lattice hashing: a cell's hash is (seed ^ x*PRIME_X ^ z*PRIME_Z) * HASH_MUL, all modulo 2^32;
  * its top bit swaps the gradient's axes and the next two give the signs (8 directions, 22.5
  * degrees off the axes, every 45 degrees). */
@@ -39,14 +55,25 @@ bool trn_noise_isa_available(trn_noise_isa isa);
  * one that is not available: default). */
 const char *trn_noise_isa_name(trn_noise_isa isa);
 
+/* The ridged sum divided by the amplitude sum, (1 - |n|)^2 weighted as in the kernel: its 1st
+ * and 99th percentiles ([0] and [1]) for octaves o + 1 (index o) at roughness k /
+ * TRN_RIDGED_STEPS (index k), measured over 4 * 10^6 random points each. Between roughness
+ * steps they are interpolated linearly. */
+extern const float trn_ridged_percentiles[TRN_NOISE_MAX_OCTAVES][TRN_RIDGED_STEPS + 1u][2];
+
 /* Everything a fractal evaluation needs, derived once from the public parameters. */
 typedef struct trn_fractal_params {
     trn_profile profile;
-    bool signed_output;      /* fbm only: the normalised sum in [-1, 1] instead of [0, 1] */
+    bool signed_output;      /* fbm only: the sum over the amplitude sum, in [-1, 1] */
     uint32_t octaves;        /* 1..16 */
     double inv_feature_size; /* world units to octave-0 lattice cells */
     float amplitude[TRN_NOISE_MAX_OCTAVES];
-    float inv_amplitude_sum;
+    float inv_amplitude_sum; /* the signed output's scale */
+    /* The value in [0, 1]: clamp(sum * value_scale + value_offset, 0, 1). fbm: value_scale
+     * = 0.5 / (TRN_FBM_SPAN_SIGMAS * TRN_NOISE_OCTAVE_SD * sqrt(sum a_i^2)), value_offset 0.5.
+     * Ridged: the affine map taking the tabled percentiles p1, p99 of sum / sum a_i to
+     * TRN_RIDGED_LOW and TRN_RIDGED_HIGH. Both computed in double, rounded to float once. */
+    float value_scale, value_offset;
     uint32_t seed[TRN_NOISE_MAX_OCTAVES];     /* per-octave lattice hash seed */
     uint32_t offset_x[TRN_NOISE_MAX_OCTAVES]; /* per-octave lattice shift, 32-bit fraction */
     uint32_t offset_z[TRN_NOISE_MAX_OCTAVES];
@@ -58,8 +85,9 @@ typedef struct trn_fractal_params {
 void trn_fractal_params_init(trn_fractal_params *params, uint64_t seed, trn_profile profile,
                              uint32_t octaves, double feature_size, double roughness);
 
-/* Fractal values at world points (x[k], z[k]), k < count: in [0, 1], or [-1, 1] with
- * signed_output. Each value depends only on its own point and the parameters. */
+/* Fractal values at world points (x[k], z[k]), k < count: in [0, 1] (spread so that most of
+ * the range is used, see value_scale), or [-1, 1] with signed_output. Each value depends only
+ * on its own point and the parameters. */
 void trn_fractal_points(const trn_fractal_params *params, const double *x, const double *z,
                         size_t count, float *out);
 /* The same with a chosen kernel variant (tests compare variants). */
