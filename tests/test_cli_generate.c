@@ -53,22 +53,6 @@ static const char *tmp_path(char *buf, size_t n, const char *name)
     return buf;
 }
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static int run(const char *fmt, char **out, char **err, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, err);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return trn_test_run_cli(args, out, err);
-}
-
 /* The same recipe generated in this process, for comparisons. */
 static trn_recipe recipe;
 static trn_generated gen;
@@ -81,38 +65,42 @@ static size_t samples(void)
 static void test_help_and_usage(void)
 {
     char *out, *err;
-    CHECK_EQ_INT(run("generate --help", &out, &err), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate --help", &out, &err), 0);
     CHECK_CONTAINS(out, "usage: terrane generate RECIPE -o OUT");
     CHECK_CONTAINS(out, "examples:");
     free(out), free(err);
-    CHECK_EQ_INT(run("explain --help", &out, &err), 0);
+    CHECK_EQ_INT(trn_test_run_clif("explain --help", &out, &err), 0);
     CHECK_CONTAINS(out, "usage: terrane explain RECIPE --at X,Z");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s'", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s'", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "nothing to write");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s' -o '%s/x.tif'", &out, &err, recipe_path, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/x.tif'", &out, &err, recipe_path, tmp), 2);
     CHECK_CONTAINS(err, "name it .png, .r16, .r32 or .ter");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s' -o x.png --bogus", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o x.png --bogus", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "unknown option '--bogus'");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s' --export '%s/levels/x'", &out, &err, recipe_path, tmp), 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --export '%s/levels/x'", &out, &err, recipe_path, tmp), 2);
     CHECK_CONTAINS(err, "--export takes beamng:DIR/levels/NAME");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s' -o '%s'", &out, &err, recipe_path, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s'", &out, &err, recipe_path, recipe_path),
+                 2);
     CHECK_CONTAINS(err, "is the recipe");
     free(out), free(err);
-    CHECK_EQ_INT(run("generate '%s' --biome-index -o '%s/a.png'", &out, &err, recipe_path, tmp), 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --biome-index -o '%s/a.png'", &out, &err,
+                                   recipe_path, tmp),
+                 2);
     CHECK_CONTAINS(err, "--biome-index changes --biomes");
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s'", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s'", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "needs a position: --at X,Z");
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s' --at 10", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 10", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "--at expects X,Z as two finite numbers, got '10'");
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s' --at 1,2 --frob", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 1,2 --frob", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "unknown option '--frob'");
     free(out), free(err);
 }
@@ -121,16 +109,17 @@ static void test_bad_recipes(void)
 {
     char *out, *err, p[1024];
     /* missing file */
-    CHECK_EQ_INT(run("generate '%s/none.json' -o '%s/a.png'", &out, &err, tmp, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s/none.json' -o '%s/a.png'", &out, &err, tmp, tmp),
+                 1);
     CHECK_CONTAINS(err, "none.json");
     free(out), free(err);
     /* JSON syntax error: line and column */
     tmp_path(p, sizeof p, "broken.json");
     const char *broken = "{\n  \"size\": [128, 128],\n  \"seed\": 7,,\n}\n";
     CHECK(trn_test_write_file(p, broken, strlen(broken)));
-    CHECK_EQ_INT(run("generate '%s' -o '%s/a.png'", &out, &err, p, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/a.png'", &out, &err, p, tmp), 1);
     CHECK_CONTAINS(err, "broken.json:3:");
-    CHECK(!exists(tmp_path(p, sizeof p, "a.png")));
+    CHECK(!trn_test_exists(tmp_path(p, sizeof p, "a.png")));
     free(out), free(err);
     /* an unknown key, then explain on the same file */
     tmp_path(p, sizeof p, "unknown.json");
@@ -139,7 +128,7 @@ static void test_bad_recipes(void)
     strcat(text, recipe_text + 1);
     CHECK(trn_test_write_file(p, text, strlen(text)));
     free(text);
-    CHECK_EQ_INT(run("explain '%s' --at 1,1", &out, &err, p), 1);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 1,1", &out, &err, p), 1);
     CHECK_CONTAINS(err, "colour");
     CHECK_CONTAINS(err, "unknown.json:1:");
     CHECK(out && out[0] == '\0'); /* nothing on stdout */
@@ -150,11 +139,11 @@ static void test_bad_recipes(void)
                        " \"default_landform\": \"l\", \"landforms\": {\"l\": {}},\n"
                        " \"default_biome\": \"b\", \"biomes\": {\"b\": {\"color\": [1,1,1,1]}}}\n";
     CHECK(trn_test_write_file(p, wide, strlen(wide)));
-    CHECK_EQ_INT(run("generate '%s' -o '%s/wide.ter'", &out, &err, p, tmp), 1);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/wide.ter'", &out, &err, p, tmp), 1);
     CHECK_CONTAINS(err, "a .ter needs a square grid of square cells; the recipe has 40 x 20");
     free(out), free(err);
     /* ... but it generates to a PNG */
-    CHECK_EQ_INT(run("generate '%s' -o '%s/wide.png' -q", &out, &err, p, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/wide.png' -q", &out, &err, p, tmp), 0);
     trn_image img;
     CHECK_OK(trn_png_read(tmp_path(p, sizeof p, "wide.png"), NULL, &img, NULL));
     CHECK_EQ_INT(img.width, 41);
@@ -170,7 +159,8 @@ static void test_documents(void)
     char *out, *err, p[1024], q[1024];
     tmp_path(p, sizeof p, "land.terrain.json");
     CHECK_OK(trn_terrain_asset_write(p, "asset://terrain/land", &recipe, NULL));
-    CHECK_EQ_INT(run("generate '%s' -o '%s/asset.r32' --format json", &out, &err, p, tmp), 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o '%s/asset.r32' --format json", &out, &err, p, tmp), 0);
     CHECK_CONTAINS(err, "is a Terrain asset document");
     char kind[128];
     snprintf(kind, sizeof kind, "\"document\": \"%s\"",
@@ -188,7 +178,7 @@ static void test_documents(void)
     const char *beam = "{\"binaryFormat\": \"x\", \"datafile\": \"/levels/a/t.ter\", "
                        "\"version\": 9, \"size\": 128}\n";
     CHECK(trn_test_write_file(p, beam, strlen(beam)));
-    CHECK_EQ_INT(run("explain '%s' --at 1,1", &out, &err, p), 1);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 1,1", &out, &err, p), 1);
     CHECK_CONTAINS(err, "BeamNG");
     CHECK(out && out[0] == '\0');
     free(out), free(err);
@@ -202,7 +192,8 @@ static void test_heightfield_formats(void)
     trn_field_range(&gen.field, &lo, &hi);
 
     /* R32: float metres, north row first, bit for bit */
-    CHECK_EQ_INT(run("generate '%s' -o '%s/h.r32' -q", &out, &err, recipe_path, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/h.r32' -q", &out, &err, recipe_path, tmp),
+                 0);
     free(out), free(err);
     size_t n;
     uint8_t *data = trn_test_read_file(tmp_path(p, sizeof p, "h.r32"), &n);
@@ -215,7 +206,7 @@ static void test_heightfield_formats(void)
     free(data);
 
     /* PNG: min..max over 0..65535 */
-    CHECK_EQ_INT(run("generate '%s' -o '%s/h.png'", &out, &err, recipe_path, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/h.png'", &out, &err, recipe_path, tmp), 0);
     CHECK_CONTAINS(err, "16-bit: 0..65535 =");
     free(out), free(err);
     trn_image img;
@@ -241,8 +232,9 @@ static void test_heightfield_formats(void)
     trn_image_dispose(&img);
 
     /* R16: the same values as the PNG; with --max-height, BeamNG's mapping */
-    CHECK_EQ_INT(
-        run("generate '%s' -o '%s/h.r16' -q --max-height 64", &out, &err, recipe_path, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/h.r16' -q --max-height 64", &out, &err,
+                                   recipe_path, tmp),
+                 0);
     free(out), free(err);
     data = trn_test_read_file(tmp_path(p, sizeof p, "h.r16"), &n);
     CHECK(data && n == (size_t)w * h * 2u);
@@ -255,7 +247,9 @@ static void test_heightfield_formats(void)
     free(data);
 
     /* .ter: heights offset by the minimum, the biomes that occur as materials */
-    CHECK_EQ_INT(run("generate '%s' -o '%s/h.ter' --format json", &out, &err, recipe_path, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/h.ter' --format json", &out, &err,
+                                   recipe_path, tmp),
+                 0);
     CHECK_CONTAINS(err, "set the TerrainBlock's position z");
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
@@ -292,8 +286,8 @@ static void test_biomes_and_preview(void)
 {
     char *out, *err, p[1024];
     const uint32_t w = recipe.cells_x + 1u, h = recipe.cells_z + 1u;
-    CHECK_EQ_INT(run("generate '%s' --biomes '%s/b.png' --preview '%s/s.png'", &out, &err,
-                     recipe_path, tmp, tmp),
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --biomes '%s/b.png' --preview '%s/s.png'", &out,
+                                   &err, recipe_path, tmp, tmp),
                  0);
     CHECK_CONTAINS(err, "biome colours");
     free(out), free(err);
@@ -321,8 +315,9 @@ static void test_biomes_and_preview(void)
     trn_image_dispose(&img);
     trn_raster8_dispose(&pic);
     /* index map */
-    CHECK_EQ_INT(
-        run("generate '%s' --biomes '%s/i.png' --biome-index -q", &out, &err, recipe_path, tmp), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --biomes '%s/i.png' --biome-index -q", &out, &err,
+                                   recipe_path, tmp),
+                 0);
     free(out), free(err);
     CHECK_OK(trn_png_read(tmp_path(p, sizeof p, "i.png"), NULL, &img, NULL));
     CHECK_EQ_INT(img.channels, 1);
@@ -338,9 +333,9 @@ static void test_biomes_and_preview(void)
 static void test_json_summary(void)
 {
     char *out, *err;
-    CHECK_EQ_INT(
-        run("generate '%s' -o '%s/j.png' --format json --threads 1", &out, &err, recipe_path, tmp),
-        0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/j.png' --format json --threads 1", &out,
+                                   &err, recipe_path, tmp),
+                 0);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
@@ -381,9 +376,10 @@ static void test_export_beamng(void)
 {
     char *out, *err, p[2048], level[1024];
     snprintf(level, sizeof level, "%s/game/levels/recipe_test", tmp);
-    CHECK_EQ_INT(run("generate '%s' --export 'beamng:%s' --texture-size 32 --format json", &out,
-                     &err, recipe_path, level),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --export 'beamng:%s' --texture-size 32 --format json",
+                          &out, &err, recipe_path, level),
+        0);
     CHECK_CONTAINS(err, "position z");
     CHECK_CONTAINS(err, "validated");
     CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
@@ -397,7 +393,7 @@ static void test_export_beamng(void)
     free(out), free(err);
 
     /* terrane beamng validate agrees: no errors, no warnings */
-    CHECK_EQ_INT(run("beamng validate '%s' --format json", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --format json", &out, &err, level), 0);
     j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
     CHECK_CONTAINS(out, "\"errors\": 0");
@@ -450,11 +446,11 @@ static void test_export_beamng(void)
     CHECK_EQ_INT(bad, 0);
     trn_ter_dispose(&ter);
     /* exporting again replaces the terrain in place and still validates */
-    CHECK_EQ_INT(run("generate '%s' --export 'beamng:%s' --texture-size 32 -q", &out, &err,
-                     recipe_path, level),
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export 'beamng:%s' --texture-size 32 -q", &out,
+                                   &err, recipe_path, level),
                  0);
     free(out), free(err);
-    CHECK_EQ_INT(run("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
     free(out), free(err);
 }
 
@@ -524,21 +520,23 @@ static void test_explain_matched(void)
     char *out, *err;
     /* a position a little off the sample still explains the nearest sample */
     const double x = (double)i * 128.0 / 127.0 + 0.2, z = (double)j * 128.0 / 127.0 - 0.2;
-    CHECK_EQ_INT(run("explain '%s' --at %.17g,%.17g -q", &out, &err, recipe_path,
-                     (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at %.17g,%.17g -q", &out, &err, recipe_path,
+                                   (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
                  0);
     CHECK(out && strcmp(out, want) == 0);
     if (out && strcmp(out, want) != 0) fprintf(stderr, "got:\n%swant:\n%s", out, want);
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s' --at %.17g,%.17g -q", &out, &err, recipe_path, x, z), 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("explain '%s' --at %.17g,%.17g -q", &out, &err, recipe_path, x, z), 0);
     char cell[64];
     snprintf(cell, sizeof cell, "Cell: %u,%u (sample %u of 16384)\n", i, j, j * 128u + i);
     CHECK_CONTAINS(out, cell);
     free(out), free(err);
 
     /* JSON mirrors the text */
-    CHECK_EQ_INT(run("explain '%s' --at %.17g,%.17g --format json", &out, &err, recipe_path,
-                     (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at %.17g,%.17g --format json", &out, &err,
+                                   recipe_path, (double)i * 128.0 / 127.0,
+                                   (double)j * 128.0 / 127.0),
                  0);
     json_error_t je;
     json_t *o = json_loads(out ? out : "", 0, &je);
@@ -600,14 +598,15 @@ static void test_explain_unmatched(void)
     strcat(want, line);
     strcat(want, elev_in ? "rejected by substrate\n" : "rejected by elevation\n");
     char *out, *err;
-    CHECK_EQ_INT(run("explain '%s' --at %.17g,%.17g", &out, &err, recipe_path,
-                     (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at %.17g,%.17g", &out, &err, recipe_path,
+                                   (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
                  0);
     CHECK(out && strcmp(out, want) == 0);
     if (out && strcmp(out, want) != 0) fprintf(stderr, "got:\n%swant:\n%s", out, want);
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s' --at %.17g,%.17g --format json -q", &out, &err, recipe_path,
-                     (double)i * 128.0 / 127.0, (double)j * 128.0 / 127.0),
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at %.17g,%.17g --format json -q", &out, &err,
+                                   recipe_path, (double)i * 128.0 / 127.0,
+                                   (double)j * 128.0 / 127.0),
                  0);
     json_error_t je;
     json_t *o = json_loads(out ? out : "", 0, &je);
@@ -625,16 +624,16 @@ static void test_explain_unmatched(void)
 static void test_explain_outside(void)
 {
     char *out, *err;
-    CHECK_EQ_INT(run("explain '%s' --at 128.5,3", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 128.5,3", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "--at 128.500,3.000 is outside the terrain: x must be 0..128.000 and z "
                         "0..128.000");
     CHECK(out && out[0] == '\0');
     free(out), free(err);
-    CHECK_EQ_INT(run("explain '%s' --at 3,-0.001", &out, &err, recipe_path), 2);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 3,-0.001", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "is outside the terrain");
     free(out), free(err);
     /* the far corner is on the terrain: the last sample */
-    CHECK_EQ_INT(run("explain '%s' --at 128,128 -q", &out, &err, recipe_path), 0);
+    CHECK_EQ_INT(trn_test_run_clif("explain '%s' --at 128,128 -q", &out, &err, recipe_path), 0);
     CHECK_CONTAINS(out, "Cell: 127,127 (sample 16383 of 16384)\n");
     free(out), free(err);
 }
