@@ -454,6 +454,46 @@ static void test_export_beamng(void)
     free(out), free(err);
 }
 
+/* A 2^k + 1 sample grid exports as BeamNG's 2^k: the last row and column are left out. */
+static void test_export_beamng_odd_grid(void)
+{
+    char *out, *err, path[1024], level[1024], p[2048];
+    const char *at = strstr(recipe_text, "[127, 127]");
+    CHECK(at != NULL);
+    if (!at) return;
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s[128, 128]%s", (int)(at - recipe_text), recipe_text,
+             at + strlen("[127, 127]"));
+    snprintf(path, sizeof path, "%s/odd.json", tmp);
+    CHECK(trn_test_write_file(path, text, strlen(text)));
+    snprintf(level, sizeof level, "%s/game/levels/odd", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export 'beamng:%s' --texture-size 32", &out,
+                                   &err, path, level),
+                 0);
+    CHECK_CONTAINS(err, "129 samples a side");
+    CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
+    free(out), free(err);
+    trn_recipe r;
+    trn_generated g;
+    CHECK_OK(trn_recipe_read(path, &r, NULL, NULL));
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, NULL));
+    trn_ter ter;
+    snprintf(p, sizeof p, "%s/theTerrain.ter", level);
+    CHECK_OK(trn_ter_read(p, NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(ter.size, 128);
+    int bad = 0;
+    for (uint32_t j = 0; j < 128 && ter.layers && g.biomes.values; j++)
+        for (uint32_t i = 0; i < 128; i++) {
+            const uint8_t b = g.biomes.values[(size_t)j * 129 + i];
+            const char *name = ter.materials[ter.layers[(size_t)j * 128 + i]];
+            bad += strcmp(name, r.biomes[b].name) != 0;
+        }
+    CHECK_EQ_INT(bad, 0);
+    trn_ter_dispose(&ter);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 /* ---- explain ---- */
 
 static const char *band_line(char *buf, size_t n, const char *name, bool set, double lo, double hi,
@@ -658,6 +698,7 @@ int main(void)
     RUN(test_biomes_and_preview);
     RUN(test_json_summary);
     RUN(test_export_beamng);
+    RUN(test_export_beamng_odd_grid);
     RUN(test_explain_matched);
     RUN(test_explain_unmatched);
     RUN(test_explain_outside);

@@ -261,11 +261,23 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
 
 /* A .ter of the generated terrain: heights stored as (h - base) / quantum, the biomes that
  * occur as materials (recipe order) and the layer map from the biome labels. */
+/* A 2^k + 1 sample grid (the usual heightfield convention, and Unity's) exports as BeamNG's
+ * 2^k by dropping its last row and column; other sizes are kept as they are. */
+static uint32_t beamng_size(uint32_t samples)
+{
+    const uint32_t k = samples - 1u;
+    if (samples > TRN_BEAMNG_MIN_RESOLUTION && k <= TRN_BEAMNG_MAX_RESOLUTION &&
+        (k & (k - 1u)) == 0)
+        return k;
+    return samples;
+}
+
 static trn_status build_ter(const trn_generated *gen, const uint64_t *counts,
                             const height_mapping *m, trn_ter *ter, trn_error *err)
 {
     memset(ter, 0, sizeof *ter);
-    const uint32_t size = gen->field.cells_x + 1u;
+    const uint32_t samples = gen->field.cells_x + 1u;
+    const uint32_t size = beamng_size(samples);
     const size_t n = (size_t)size * size;
     ter->version = TRN_TER_VERSION_CURRENT;
     ter->layout = TRN_TER_LAYOUT_MODERN;
@@ -285,11 +297,13 @@ static trn_status build_ter(const trn_generated *gen, const uint64_t *counts,
         layer_of[b] = (uint8_t)ter->material_count;
         ter->materials[ter->material_count++] = copy;
     }
-    for (size_t k = 0; k < n; k++) {
-        const double v = ((double)gen->field.heights[k] - m->base) / m->quantum;
-        ter->heights[k] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)lround(v);
-        ter->layers[k] = layer_of[gen->biomes.values[k]];
-    }
+    for (uint32_t j = 0; j < size; j++)
+        for (uint32_t i = 0; i < size; i++) {
+            const size_t k = (size_t)j * size + i, src = (size_t)j * samples + i;
+            const double v = ((double)gen->field.heights[src] - m->base) / m->quantum;
+            ter->heights[k] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)lround(v);
+            ter->layers[k] = layer_of[gen->biomes.values[src]];
+        }
     return TRN_OK;
 oom:
     trn_ter_dispose(ter);
@@ -439,6 +453,11 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!st) st = offset_block(res.items_path, res.terrain_name, m->base, &e);
     if (!st) st = tint_placeholders(res.level_dir, res.materials_path, recipe, counts, &tinted, &e);
     if (st) return cli_fail(ctx, &e);
+    if (size != gen->field.cells_x + 1u)
+        cli_note(ctx,
+                 "%u samples a side: BeamNG terrains are a power of two, so the last row "
+                 "and column (the far edges, one cell wide) are left out: %u x %u",
+                 gen->field.cells_x + 1u, size, size);
     cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m), %s and %s", res.ter_path,
              size, size, m->max_height, lo_opt.square_size, res.terrain_json_path,
              res.heightmap_png_path);
