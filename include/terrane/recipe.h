@@ -104,6 +104,80 @@ typedef struct trn_rule {
     uint32_t substrate_mask; /* bit (1 << trn_substrate); 0 = unconstrained */
 } trn_rule;
 
+/* ---------------------------------------------------------------------------------------------
+ * Layers. recipe.layers is an array of {"id", "name", "group", "enabled"}; absent means the five
+ * defaults below. Groups: generation (exactly one layer, id "generation", cannot be removed),
+ * biomes, sculpt, protection, exclusions (users may add layers to these four and rename any).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_layer_group {
+    TRN_LAYER_GENERATION = 0,
+    TRN_LAYER_BIOMES = 1,
+    TRN_LAYER_SCULPT = 2,
+    TRN_LAYER_PROTECTION = 3,
+    TRN_LAYER_EXCLUSIONS = 4,
+    TRN_LAYER_GROUP_COUNT
+} trn_layer_group;
+
+/* "generation", "biomes", "sculpt", "protection", "exclusions". */
+const char *trn_layer_group_name(trn_layer_group group);
+
+typedef struct trn_layer {
+    char *id;   /* stable, unique; the five defaults use their group name as id */
+    char *name; /* display name */
+    trn_layer_group group;
+    bool enabled;
+} trn_layer;
+
+/* ---------------------------------------------------------------------------------------------
+ * Strokes. Shared parameters once, stamp positions in "points" ([[x, z], ...], terrain-local
+ * world units) or a single "center". Consecutive stamps with identical settings share one
+ * entry; repeated and overlapping stamps are kept (they change the result).
+ *   recipe.edits      : raise, lower, flatten, smooth (sculpt layers), protect (protection layers)
+ *   recipe.regions    : region (biome layers): {"type": "region", "biome": NAME, ...}
+ *   recipe.exclusions : exclusion (exclusion layers): {"type": "exclusion", "mode":
+ *                       "exclude" | "erase", ...}
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_stroke_kind {
+    TRN_STROKE_RAISE = 0,
+    TRN_STROKE_LOWER,
+    TRN_STROKE_FLATTEN,
+    TRN_STROKE_SMOOTH,
+    TRN_STROKE_PROTECT,
+    TRN_STROKE_EXCLUSION,
+    TRN_STROKE_REGION,
+    TRN_STROKE_KIND_COUNT
+} trn_stroke_kind;
+
+/* "raise", "lower", "flatten", "smooth", "protect", "exclusion", "region". */
+const char *trn_stroke_kind_name(trn_stroke_kind kind);
+
+/* Brush weight at distance d from a stamp centre: 1 inside (1 - falloff) * radius, then a
+ * smoothstep down to 0 at radius, 0 beyond. falloff in [0, 1] (default 0.5). */
+double trn_brush_weight(double distance, double radius, double falloff);
+
+typedef struct trn_stroke {
+    trn_stroke_kind kind;
+    char *layer;          /* layer id; NULL = the first layer of the kind's group */
+    double radius;        /* > 0, world units */
+    double strength;      /* raise/lower: metres per stamp at weight 1 (default 1);
+                             flatten/smooth/region/exclusion: 0..1 blend per stamp (default 1) */
+    double falloff;       /* 0..1, default 0.5 */
+    double target_height; /* flatten: the captured height */
+    char *biome;          /* region: the painted biome */
+    bool erase;           /* exclusion: mode "erase" (else "exclude") */
+    double *points;       /* point_count (x, z) pairs */
+    uint32_t point_count;
+    /* protect: the snapshot, tied to the grid it was recorded on. */
+    uint32_t grid_cells_x, grid_cells_z;
+    uint32_t *sample_index; /* j * (grid_cells_x + 1) + i */
+    float *sample_height;   /* absolute heights */
+    uint32_t sample_count;
+} trn_stroke;
+
+void trn_stroke_dispose(trn_stroke *stroke);
+
 typedef enum trn_sea_level_source {
     TRN_SEA_LEVEL_EXPLICIT = 0, /* the recipe's sea_level */
     TRN_SEA_LEVEL_DERIVED = 1,  /* derived from the default landform (see trn_recipe_sea_level) */
@@ -124,9 +198,19 @@ typedef struct trn_recipe {
     uint32_t biome_count;
     trn_rule *rules;
     uint32_t rule_count;
+    /* Layers (the five defaults when the document has none) and strokes, in document order:
+     * every stroke of "regions", then "edits", then "exclusions". has_layers says whether the
+     * document spelled its layers out (canonical form omits the default five). */
+    trn_layer *layers;
+    uint32_t layer_count;
+    bool has_layers;
+    trn_stroke *strokes;
+    uint32_t stroke_count;
     /* Filled by later issues; parsed as JSON and kept as compact canonical JSON text (NULL when
      * absent) so documents round-trip. */
-    char *layers_json, *regions_json, *edits_json, *exclusions_json, *palette_json, *graph_json;
+    char *palette_json, *graph_json;
+    /* Transitional (being replaced by layers/strokes above): the raw sections as JSON text. */
+    char *layers_json, *regions_json, *edits_json, *exclusions_json;
     char *preset_id;       /* NULL when absent */
     bool has_preset_version;
     double preset_version;
