@@ -335,12 +335,17 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
     trn_error e;
     trn_status st = build_ter(gen, counts, m, &ter, &e);
     if (!st) st = trn_ter_write(a->out, &ter, TRN_TER_VERSION_CURRENT, cli_progress, ctx, &e);
+    const uint32_t size = ter.size;
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
-    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m)", a->out,
-             gen->field.cells_x + 1u, gen->field.cells_x + 1u, m->max_height,
-             gen->field.size_x / gen->field.cells_x);
+    if (size != gen->field.cells_x + 1u)
+        cli_note(ctx,
+                 "%u samples a side: BeamNG terrains are a power of two, so the last row "
+                 "and column (the far edges, one cell wide) are left out",
+                 gen->field.cells_x + 1u);
+    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m)", a->out, size, size,
+             m->max_height, gen->field.size_x / gen->field.cells_x);
     if (m->base != 0.0)
         cli_note(ctx,
                  "heights are stored from the lowest, %.6g m: set the TerrainBlock's position z "
