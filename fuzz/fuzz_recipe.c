@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != TRN_OK) {
         /* A failure leaves the recipe empty and says what and where. */
         FUZZ_ASSERT(r.landforms == NULL && r.biomes == NULL && r.rules == NULL);
-        FUZZ_ASSERT(r.landform_count == 0 && r.default_biome == NULL && r.layers_json == NULL);
+        FUZZ_ASSERT(r.landform_count == 0 && r.default_biome == NULL && r.layers == NULL &&
+                    r.strokes == NULL);
         FUZZ_ASSERT(st == e.code);
         FUZZ_ASSERT(st == TRN_ERR_JSON || st == TRN_ERR_LIMIT || st == TRN_ERR_VERSION ||
                     st == TRN_ERR_FORMAT || st == TRN_ERR_NO_MEMORY);

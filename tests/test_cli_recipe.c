@@ -140,11 +140,16 @@ static void test_inspect_json(void)
               "\"default_landform\": \"a\", \"landforms\": {\"a\": {}}, \"default_biome\": \"b\", "
               "\"biomes\": {\"b\": {\"color\": [0, 0, 0, 1]}},\n"
               "\"layers\": [{\"id\": \"generation\"}, {\"id\": \"paint\", \"name\": \"Paint\", "
-              "\"enabled\": false}, {\"id\": \"dig\"}],\n"
-              "\"regions\": [{\"type\": \"paint\", \"layer\": \"paint\", \"biome\": \"b\"}, "
-              "{\"type\": \"paint\", \"layer\": \"paint\"}, {\"type\": \"erase\"}],\n"
-              "\"edits\": [{\"type\": \"flatten\", \"layer\": \"dig\"}, {\"type\": \"raise\", "
-              "\"layer\": \"dig\"}, {\"type\": \"flatten\", \"layer\": \"dig\"}, {}],\n"
+              "\"group\": \"biomes\", \"enabled\": false}, {\"id\": \"dig\", \"group\": "
+              "\"sculpt\"}, {\"id\": \"exclusions\"}],\n"
+              "\"regions\": [{\"type\": \"region\", \"layer\": \"paint\", \"biome\": \"b\", "
+              "\"radius\": 2, \"center\": [1, 1]}, {\"type\": \"region\", \"biome\": \"b\", "
+              "\"radius\": 2, \"points\": [[1, 1], [2, 2]]}],\n"
+              "\"edits\": [{\"type\": \"flatten\", \"layer\": \"dig\", \"radius\": 3, "
+              "\"target_height\": 4, \"center\": [0, 0]}, {\"type\": \"raise\", \"radius\": 3, "
+              "\"center\": [0, 0]}, {\"type\": \"flatten\", \"radius\": 3, \"target_height\": 2, "
+              "\"points\": [[5, 5], [6, 6], [7, 7]]}],\n"
+              "\"exclusions\": [{\"type\": \"exclusion\", \"radius\": 1, \"center\": [3, 3]}],\n"
               "\"rules\": [{\"id\": \"r1\", \"biome\": \"b\", \"layer\": \"paint\"}, {\"id\": "
               "\"r2\", \"biome\": \"b\"}]}");
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
@@ -154,43 +159,48 @@ static void test_inspect_json(void)
     if (o) {
         json_t *strokes = json_object_get(o, "strokes");
         json_t *edits = json_object_get(strokes, "edits");
-        CHECK_EQ_INT(json_integer_value(json_object_get(edits, "total")), 4);
+        CHECK_EQ_INT(json_integer_value(json_object_get(edits, "total")), 3);
         json_t *by = json_object_get(edits, "by_type");
         CHECK_EQ_INT(json_integer_value(json_object_get(by, "flatten")), 2);
         CHECK_EQ_INT(json_integer_value(json_object_get(by, "raise")), 1);
-        CHECK_EQ_INT(json_integer_value(json_object_get(by, "(no type)")), 1);
         CHECK_EQ_INT(
-            json_integer_value(json_object_get(json_object_get(strokes, "regions"), "total")), 3);
+            json_integer_value(json_object_get(json_object_get(strokes, "regions"), "total")), 2);
+        CHECK_EQ_INT(json_integer_value(json_object_get(strokes, "stamps")), 9);
+        CHECK_EQ_INT(json_integer_value(json_object_get(strokes, "on_disabled_layers")), 2);
         json_t *layers = json_object_get(o, "layers");
         CHECK(strcmp(json_string_value(json_object_get(layers, "source")), "recipe") == 0);
         json_t *tree = json_object_get(layers, "tree");
-        CHECK_EQ_INT(json_array_size(tree), 3);
+        CHECK_EQ_INT(json_array_size(tree), 4);
         json_t *paint = json_array_get(tree, 1);
         CHECK(json_is_false(json_object_get(paint, "enabled")));
         CHECK(strcmp(json_string_value(json_object_get(paint, "name")), "Paint") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(paint, "group")), "biomes") == 0);
         CHECK_EQ_INT(json_array_size(json_object_get(paint, "rules")), 1);
-        CHECK_EQ_INT(json_integer_value(json_object_get(
-                         json_object_get(json_object_get(paint, "strokes"), "regions"), "paint")),
+        /* The region without a layer goes to the first biomes layer: paint, too. */
+        json_t *ps = json_object_get(paint, "strokes");
+        CHECK_EQ_INT(json_integer_value(json_object_get(ps, "total")), 2);
+        CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(ps, "by_type"), "region")),
                      2);
         json_t *dig = json_array_get(tree, 2);
         CHECK_EQ_INT(json_integer_value(json_object_get(
-                         json_object_get(json_object_get(dig, "strokes"), "edits"), "flatten")),
+                         json_object_get(json_object_get(dig, "strokes"), "by_type"), "flatten")),
                      2);
         json_t *loose = json_object_get(layers, "rules_without_layer");
         CHECK_EQ_INT(json_array_size(loose), 1);
         CHECK(strcmp(json_string_value(json_array_get(loose, 0)), "r2") == 0);
-        json_t *loose_strokes = json_object_get(layers, "strokes_without_layer");
-        CHECK_EQ_INT(json_integer_value(json_object_get(loose_strokes, "regions")), 1);
-        CHECK_EQ_INT(json_integer_value(json_object_get(loose_strokes, "edits")), 1);
         json_decref(o);
     }
     free(out), free(err);
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
-    CHECK_CONTAINS(out, "+- paint \"Paint\" (disabled)\n  |    rules: r1\n  |    regions: paint 2");
-    CHECK_CONTAINS(out, "`- dig\n       edits: flatten 2, raise 1");
+    CHECK_CONTAINS(out, "+- paint \"Paint\" [biomes] (disabled)\n  |    rules: r1\n  |    strokes "
+                        "2: region 2 (kept, but skipped while the layer is disabled)\n");
+    CHECK_CONTAINS(out, "+- dig [sculpt]\n  |    strokes 3: flatten 2, raise 1\n");
+    CHECK_CONTAINS(out, "`- exclusions\n       strokes 1: exclusion 1\n");
     CHECK_CONTAINS(out, "rules on no listed layer: r2");
-    CHECK_CONTAINS(out, "edits       4 (flatten 2, raise 1, (no type) 1)");
+    CHECK_CONTAINS(out, "edits       3 (flatten 2, raise 1)");
+    CHECK_CONTAINS(out, "note: 2 strokes are on disabled layers: kept in the recipe, skipped when "
+                        "generating");
     free(out), free(err);
 
     /* A precision diagnostic is printed, never a refusal. */

@@ -292,7 +292,9 @@ static void test_parse_valid(void)
           rule->water_distance.max == 6);
     CHECK(!rule->elevation.set && !rule->slope.set && !rule->moisture.set);
     CHECK_EQ_INT(rule->substrate_mask, 0);
-    CHECK(r.layers_json == NULL && r.graph_json == NULL && r.preset_id == NULL);
+    CHECK(!r.has_layers && r.layer_count == 5 && r.stroke_count == 0 && r.strokes == NULL);
+    CHECK(strcmp(r.layers[2].id, "sculpt") == 0 && r.layers[2].group == TRN_LAYER_SCULPT);
+    CHECK(r.graph_json == NULL && r.preset_id == NULL);
     CHECK_EQ_INT(trn_recipe_find_landform(&r, "hills"), 0);
     CHECK_EQ_INT(trn_recipe_find_landform(&r, "nope"), -1);
     CHECK_EQ_INT(trn_recipe_find_biome(&r, "sand"), 1);
@@ -305,31 +307,45 @@ static void test_parse_valid(void)
     trn_recipe_dispose(NULL);
 
     /* Every field at once, later-issue sections kept as canonical JSON. */
-    char *t = slotted("\n  \"chunk_cells\": 16, \"sea_level\": -2.5, \"preset_id\": "
-                      "\"builtin://terrain/rolling-hills\", \"preset_version\": 2,\n"
-                      "  \"layers\": [{\"id\": \"generation\", \"enabled\": true}],\n"
-                      "  \"regions\": [{\"type\": \"paint\", \"biome\": \"sand\", \"b\": 1.50, "
-                      "\"a\": [1e2]}],\n"
-                      "  \"edits\": [], \"exclusions\": [{\"type\": \"exclude\"}],\n"
-                      "  \"palette\": \"asset://palettes/meadow\", \"graph\": {\"nodes\": {}},\n"
-                      "  \"format_version\": 1,",
-                      ", \"profile\": \"ridged\", \"base_height\": -5, \"feature_size\": 90, "
-                      "\"roughness\": 0.25, \"octaves\": 16, \"warp_amplitude\": 3, "
-                      "\"warp_feature_size\": 40, \"stretch\": 2.5, \"heading\": -30",
-                      ", \"material\": \"asset://materials/grass\", \"texture_scale\": 0.5, "
-                      "\"landform\": \"hills\", \"allow_snow\": false",
-                      ", \"layer\": \"biomes\", \"blend\": 1.5, \"elevation\": [-1, 4], "
-                      "\"slope\": [0, 90], \"moisture\": [0, 1], \"substrate\": [\"wet\", "
-                      "\"sand\"]");
+    char *t =
+        slotted("\n  \"chunk_cells\": 16, \"sea_level\": -2.5, \"preset_id\": "
+                "\"builtin://terrain/rolling-hills\", \"preset_version\": 2,\n"
+                "  \"layers\": [{\"id\": \"generation\", \"enabled\": true}, {\"id\": "
+                "\"biomes\"}, {\"id\": \"dig\", \"name\": \"Dig\", \"group\": \"sculpt\"}, "
+                "{\"id\": \"exclusions\", \"enabled\": false}],\n"
+                "  \"regions\": [{\"type\": \"region\", \"biome\": \"sand\", \"radius\": 1.50, "
+                "\"center\": [1e2, -3]}],\n"
+                "  \"edits\": [], \"exclusions\": [{\"type\": \"exclusion\", \"mode\": "
+                "\"erase\", \"radius\": 2, \"strength\": 0.5, \"falloff\": 0, \"points\": [[0, "
+                "0], [1, 1]]}],\n"
+                "  \"palette\": \"asset://palettes/meadow\", \"graph\": {\"nodes\": {}},\n"
+                "  \"format_version\": 1,",
+                ", \"profile\": \"ridged\", \"base_height\": -5, \"feature_size\": 90, "
+                "\"roughness\": 0.25, \"octaves\": 16, \"warp_amplitude\": 3, "
+                "\"warp_feature_size\": 40, \"stretch\": 2.5, \"heading\": -30",
+                ", \"material\": \"asset://materials/grass\", \"texture_scale\": 0.5, "
+                "\"landform\": \"hills\", \"allow_snow\": false",
+                ", \"layer\": \"biomes\", \"blend\": 1.5, \"elevation\": [-1, 4], "
+                "\"slope\": [0, 90], \"moisture\": [0, 1], \"substrate\": [\"wet\", "
+                "\"sand\"]");
     CHECK_OK(trn_recipe_parse(t, strlen(t), "all.json", &r, &kind, &e));
     CHECK_EQ_INT(r.chunk_cells, 16);
     CHECK(r.has_sea_level && r.sea_level == -2.5);
     CHECK(strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
     CHECK(r.has_preset_version && r.preset_version == 2);
-    CHECK(strcmp(r.layers_json, "[{\"enabled\":true,\"id\":\"generation\"}]") == 0);
-    CHECK(strcmp(r.regions_json,
-                 "[{\"a\":[100],\"b\":1.5,\"biome\":\"sand\",\"type\":\"paint\"}]") == 0);
-    CHECK(strcmp(r.edits_json, "[]") == 0);
+    CHECK(r.has_layers && r.layer_count == 4);
+    CHECK(strcmp(r.layers[1].id, "biomes") == 0 && r.layers[1].group == TRN_LAYER_BIOMES);
+    CHECK(strcmp(r.layers[2].name, "Dig") == 0 && r.layers[2].group == TRN_LAYER_SCULPT);
+    CHECK(strcmp(r.layers[0].name, "generation") == 0 && r.layers[0].enabled);
+    CHECK(!r.layers[3].enabled && r.layers[3].group == TRN_LAYER_EXCLUSIONS);
+    CHECK_EQ_INT(r.stroke_count, 2);
+    CHECK(r.strokes[0].kind == TRN_STROKE_REGION && strcmp(r.strokes[0].biome, "sand") == 0);
+    CHECK(r.strokes[0].radius == 1.5 && r.strokes[0].strength == 1 && r.strokes[0].falloff == 0.5);
+    CHECK(r.strokes[0].point_count == 1 && r.strokes[0].points[0] == 100 &&
+          r.strokes[0].points[1] == -3 && r.strokes[0].layer == NULL);
+    CHECK(r.strokes[1].kind == TRN_STROKE_EXCLUSION && r.strokes[1].erase);
+    CHECK(r.strokes[1].point_count == 2 && r.strokes[1].points[3] == 1);
+    CHECK(r.strokes[1].strength == 0.5 && r.strokes[1].falloff == 0);
     CHECK(strcmp(r.palette_json, "\"asset://palettes/meadow\"") == 0);
     CHECK(strcmp(r.graph_json, "{\"nodes\":{}}") == 0);
     lf = &r.landforms[0];
@@ -390,10 +406,11 @@ static void test_errors_top(void)
     EXPECT_TOP(" \"palette\": `5,", TRN_ERR_JSON, "palette: expected a palette asset id");
     EXPECT_TOP(" \"palette\": `\"\",", TRN_ERR_JSON, "palette: expected a palette asset id");
     EXPECT_TOP(" \"graph\": `[],", TRN_ERR_JSON, "graph: expected a graph object, found an array");
-    EXPECT_TOP(
-        " \"regions\": [{\"biome\": \"sand\"}, {\"type\": \"paint\", \"biome\": `\"lava\"}],",
-        TRN_ERR_JSON, "regions[1].biome: no biome named 'lava' (biomes: grass, sand)");
-    EXPECT_TOP(" \"regions\": [`3],", TRN_ERR_JSON, "regions[0]: expected a region object");
+    EXPECT_TOP(" \"regions\": [{\"type\": \"region\", \"biome\": \"sand\", \"radius\": 1, "
+               "\"center\": [0, 0]}, {\"type\": \"region\", \"radius\": 1, \"center\": [0, 0], "
+               "\"biome\": `\"lava\"}],",
+               TRN_ERR_JSON, "regions[1].biome: no biome named 'lava' (biomes: grass, sand)");
+    EXPECT_TOP(" \"regions\": [`3],", TRN_ERR_JSON, "regions[0]: expected a stroke object");
     EXPECT_TOP(" \"preset_id\": `\"builtin://terrain/basin\",", TRN_ERR_JSON,
                "preset_id: preset_id without preset_version");
     EXPECT_TOP(" \"preset_version\": `1,", TRN_ERR_JSON,
@@ -964,15 +981,10 @@ static void test_validate_struct(void)
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "rules[0].id: expected a non-empty rule id");
     rule.id = rid;
-    char layers[] = "{\"not\": \"an array\"}";
-    r.layers_json = layers;
+    r.has_layers = true; /* spelled out, yet none: the generation layer is missing */
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
-    CHECK_CONTAINS(e.message, "layers: expected an array of layers");
-    char broken[] = "[1,";
-    r.layers_json = broken;
-    CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
-    CHECK_CONTAINS(e.message, "layers: kept JSON text does not parse");
-    r.layers_json = NULL;
+    CHECK_CONTAINS(e.message, "layers: expected at least the generation layer");
+    r.has_layers = false;
     trn_landform two[2] = {lf, lf};
     r.landforms = two;
     r.landform_count = 2;

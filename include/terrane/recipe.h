@@ -178,6 +178,10 @@ typedef struct trn_stroke {
 
 void trn_stroke_dispose(trn_stroke *stroke);
 
+/* The group whose layers hold a kind: raise..smooth sculpt, protect protection, region biomes,
+ * exclusion exclusions. */
+trn_layer_group trn_stroke_kind_group(trn_stroke_kind kind);
+
 typedef enum trn_sea_level_source {
     TRN_SEA_LEVEL_EXPLICIT = 0, /* the recipe's sea_level */
     TRN_SEA_LEVEL_DERIVED = 1,  /* derived from the default landform (see trn_recipe_sea_level) */
@@ -209,9 +213,7 @@ typedef struct trn_recipe {
     /* Filled by later issues; parsed as JSON and kept as compact canonical JSON text (NULL when
      * absent) so documents round-trip. */
     char *palette_json, *graph_json;
-    /* Transitional (being replaced by layers/strokes above): the raw sections as JSON text. */
-    char *layers_json, *regions_json, *edits_json, *exclusions_json;
-    char *preset_id;       /* NULL when absent */
+    char *preset_id; /* NULL when absent */
     bool has_preset_version;
     double preset_version;
 } trn_recipe;
@@ -264,6 +266,14 @@ trn_status trn_terrain_manifest_write(const char *path, const char *source_file,
  * NULL) receives a one-line explanation. */
 double trn_recipe_sea_level(const trn_recipe *recipe, trn_sea_level_source *source, char *how,
                             size_t how_size);
+
+/* The recipe's layers: recipe->layers, or the five defaults (ids and names "generation",
+ * "biomes", "sculpt", "protection", "exclusions", enabled, in that order) when layer_count is
+ * 0, as in a recipe built in code. *count receives how many. */
+const trn_layer *trn_recipe_layers(const trn_recipe *recipe, uint32_t *count);
+/* The layer a stroke belongs to (its "layer" id, or the first layer of its kind's group when
+ * that is NULL), or NULL when there is none (the recipe does not validate). */
+const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_stroke *stroke);
 
 /* Index of a named landform / biome, or -1. */
 int trn_recipe_find_landform(const trn_recipe *recipe, const char *name);

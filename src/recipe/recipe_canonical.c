@@ -369,6 +369,100 @@ static void put_blob(json_t *o, const char *key, const char *text, bool *ok)
     put_new(o, key, v, ok);
 }
 
+static bool layers_are_defaults(const trn_recipe *r)
+{
+    uint32_t n, dn;
+    const trn_layer *l = trn_recipe_layers(r, &n);
+    const trn_layer *d = trn_recipe_layers(NULL, &dn);
+    if (l == d) return true;
+    if (n != dn) return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(l[i].id, d[i].id) != 0 || l[i].group != d[i].group || !l[i].enabled ||
+            (l[i].name && strcmp(l[i].name, l[i].id) != 0))
+            return false;
+    return true;
+}
+
+static json_t *layer_json(const trn_layer *l, bool *ok)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    put_new(o, "id", json_string(l->id), ok);
+    if (l->name && strcmp(l->name, l->id) != 0) put_new(o, "name", json_string(l->name), ok);
+    /* The group is implied by an id that is a group name (as the parser reads it). */
+    if (strcmp(l->id, trn_layer_group_name(l->group)) != 0)
+        put_new(o, "group", json_string(trn_layer_group_name(l->group)), ok);
+    if (!l->enabled) put_new(o, "enabled", json_false(), ok);
+    return o;
+}
+
+/* Stamp positions always as "points" (a "center" reads back as one point), so the two spellings
+ * of a single stamp have one canonical form and one cache key. */
+static json_t *stroke_json(const trn_stroke *s, bool *ok)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    put_new(o, "type", json_string(trn_stroke_kind_name(s->kind)), ok);
+    if (s->layer) put_new(o, "layer", json_string(s->layer), ok);
+    if (s->kind == TRN_STROKE_PROTECT) {
+        json_t *grid = json_array();
+        if (grid && (json_array_append_new(grid, json_integer(s->grid_cells_x)) ||
+                     json_array_append_new(grid, json_integer(s->grid_cells_z))))
+            *ok = false;
+        put_new(o, "grid", grid, ok);
+        json_t *samples = json_array();
+        uint32_t row = s->grid_cells_x + 1;
+        for (uint32_t i = 0; samples && i < s->sample_count; i++) {
+            char num[40];
+            trn_rcp_format_float(s->sample_height[i], num);
+            json_t *e = json_array();
+            if (!e || json_array_append_new(e, json_integer(s->sample_index[i] % row)) ||
+                json_array_append_new(e, json_integer(s->sample_index[i] / row)) ||
+                json_array_append_new(e, json_real(trn_rcp_parse_double(num))) ||
+                json_array_append_new(samples, e))
+                *ok = false;
+        }
+        put_new(o, "samples", samples, ok);
+        return o;
+    }
+    put_new(o, "radius", json_real(s->radius), ok);
+    if (s->strength != 1) put_new(o, "strength", json_real(s->strength), ok);
+    if (s->falloff != 0.5) put_new(o, "falloff", json_real(s->falloff), ok);
+    if (s->kind == TRN_STROKE_FLATTEN) put_new(o, "target_height", json_real(s->target_height), ok);
+    if (s->kind == TRN_STROKE_REGION) put_new(o, "biome", json_string(s->biome), ok);
+    if (s->kind == TRN_STROKE_EXCLUSION && s->erase) put_new(o, "mode", json_string("erase"), ok);
+    json_t *points = json_array();
+    for (uint32_t i = 0; points && i < s->point_count; i++)
+        if (json_array_append_new(points, pair(s->points[i * 2], s->points[i * 2 + 1])) != 0)
+            *ok = false;
+    put_new(o, "points", points, ok);
+    return o;
+}
+
+static void put_strokes(json_t *o, const trn_recipe *r, const char *section, bool *ok)
+{
+    json_t *list = NULL;
+    for (uint32_t i = 0; i < r->stroke_count; i++) {
+        trn_stroke_kind kind = r->strokes[i].kind;
+        const char *s = kind == TRN_STROKE_REGION      ? "regions"
+                        : kind == TRN_STROKE_EXCLUSION ? "exclusions"
+                                                       : "edits";
+        if (strcmp(s, section) != 0) continue;
+        if (!list && !(list = json_array())) {
+            *ok = false;
+            return;
+        }
+        if (json_array_append_new(list, stroke_json(&r->strokes[i], ok)) != 0) *ok = false;
+    }
+    if (list) put_new(o, section, list, ok);
+}
+
 json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
 {
     bool ok = true;
@@ -400,10 +494,15 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
             if (json_array_append_new(rules, rule_json(&r->rules[i], &ok)) != 0) ok = false;
         put_new(o, "rules", rules, &ok);
     }
-    put_blob(o, "layers", r->layers_json, &ok);
-    put_blob(o, "regions", r->regions_json, &ok);
-    put_blob(o, "edits", r->edits_json, &ok);
-    put_blob(o, "exclusions", r->exclusions_json, &ok);
+    if (!layers_are_defaults(r)) {
+        json_t *layers = json_array();
+        for (uint32_t i = 0; layers && i < r->layer_count; i++)
+            if (json_array_append_new(layers, layer_json(&r->layers[i], &ok)) != 0) ok = false;
+        put_new(o, "layers", layers, &ok);
+    }
+    put_strokes(o, r, "regions", &ok);
+    put_strokes(o, r, "edits", &ok);
+    put_strokes(o, r, "exclusions", &ok);
     put_blob(o, "palette", r->palette_json, &ok);
     put_blob(o, "graph", r->graph_json, &ok);
     if (r->preset_id) put_new(o, "preset_id", json_string(r->preset_id), &ok);

@@ -22,6 +22,10 @@
 #define TRN_RCP_MAX_RULES 32767u
 /* Heights, sizes and sea levels stay well inside the float range. */
 #define TRN_RCP_MAX_MAGNITUDE 1e9
+/* Layers and strokes: generous, but a document cannot ask for unbounded allocations. */
+#define TRN_RCP_MAX_LAYERS 256u
+#define TRN_RCP_MAX_STROKES 1000000u
+#define TRN_RCP_MAX_POINTS 16000000u
 /* Recipes read from files: edits can make them large, but not unbounded. */
 #define TRN_RCP_MAX_FILE_SIZE ((size_t)256 << 20)
 

@@ -422,6 +422,409 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
     return *out ? TRN_OK : oom(c);
 }
 
+/* ---- layers and strokes ----------------------------------------------------------------- */
+
+static const char *const layer_keys[] = {"id", "name", "group", "enabled", NULL};
+static const char *const radial_keys[] = {"type",    "layer",  "radius", "strength",
+                                          "falloff", "points", "center", "target_height",
+                                          "biome",   "mode",   NULL};
+static const char *const protect_keys[] = {"type", "layer", "grid", "samples", NULL};
+
+static trn_status want_finite(pctx *c, const json_t *v, const char *expect, double *out)
+{
+    char buf[120];
+    if (!json_is_number(v) || !isfinite(json_number_value(v)))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    describe(v, buf, sizeof buf));
+    *out = json_number_value(v);
+    return TRN_OK;
+}
+
+static int group_of_name(const char *s)
+{
+    for (int g = 0; s && g < TRN_LAYER_GROUP_COUNT; g++)
+        if (strcmp(s, trn_layer_group_name((trn_layer_group)g)) == 0) return g;
+    return -1;
+}
+
+static trn_status parse_layer(pctx *c, const json_t *obj, trn_layer *l)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a layer object (id, name, group, enabled), found %s",
+                    describe(obj, buf, sizeof buf));
+    l->enabled = true;
+    bool have_group = false;
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        if (strcmp(key, "id") == 0) {
+            st = want_string(c, v, "a layer id (a non-empty string)", &l->id);
+        } else if (strcmp(key, "name") == 0) {
+            st = want_string(c, v, "a layer name (a non-empty string)", &l->name);
+        } else if (strcmp(key, "group") == 0) {
+            int g = group_of_name(json_string_value(v));
+            if (g < 0)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected generation, biomes, sculpt, protection or exclusions, "
+                            "found %s",
+                            describe(v, buf, sizeof buf));
+            l->group = (trn_layer_group)g;
+            have_group = true;
+        } else if (strcmp(key, "enabled") == 0) {
+            if (!json_is_boolean(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected true or false, found %s",
+                            describe(v, buf, sizeof buf));
+            l->enabled = json_is_true(v);
+        } else {
+            pop(c);
+            return unknown_key(c, key, layer_keys, "a layer");
+        }
+        if (st) return st;
+        pop(c);
+    }
+    if (!l->id) return missing_key(c, "id", "a unique layer id");
+    if (!have_group) {
+        /* The five default ids name their group; any other layer says which it belongs to. */
+        int g = group_of_name(l->id);
+        if (g < 0)
+            return missing_key(c, "group", "generation, biomes, sculpt, protection or exclusions");
+        l->group = (trn_layer_group)g;
+    }
+    if (!l->name) {
+        l->name = dup_str(l->id);
+        if (!l->name) return oom(c);
+    }
+    return TRN_OK;
+}
+
+static trn_status parse_layers(pctx *c, const json_t *v, trn_recipe *r)
+{
+    char buf[120];
+    if (!json_is_array(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected an array of layers, found %s",
+                    describe(v, buf, sizeof buf));
+    size_t n = json_array_size(v);
+    if (n > TRN_RCP_MAX_LAYERS)
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu layers; at most %u are allowed", n,
+                    TRN_RCP_MAX_LAYERS);
+    r->layers = n ? calloc(n, sizeof *r->layers) : NULL;
+    if (n && !r->layers) return oom(c);
+    r->has_layers = true;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        r->layer_count++;
+        push_index(c, i);
+        trn_status st = parse_layer(c, e, &r->layers[i]);
+        if (st) return st;
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+/* The recipe section each kind is written in. */
+static const char *section_of_kind(trn_stroke_kind kind)
+{
+    return kind == TRN_STROKE_REGION      ? "regions"
+           : kind == TRN_STROKE_EXCLUSION ? "exclusions"
+                                          : "edits";
+}
+
+static int kind_of_name(const char *s)
+{
+    for (int k = 0; s && k < TRN_STROKE_KIND_COUNT; k++)
+        if (strcmp(s, trn_stroke_kind_name((trn_stroke_kind)k)) == 0) return k;
+    return -1;
+}
+
+static trn_status parse_points(pctx *c, const json_t *v, trn_stroke *s)
+{
+    char buf[120];
+    const char *expect = "a non-empty array of [x, z] positions (terrain-local world units)";
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    json_is_array(v) ? "an empty array" : describe(v, buf, sizeof buf));
+    size_t n = json_array_size(v);
+    if (n > TRN_RCP_MAX_POINTS)
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu points; at most %u per entry", n,
+                    TRN_RCP_MAX_POINTS);
+    free(s->points);
+    s->points = malloc(n * 2 * sizeof *s->points);
+    if (!s->points) return oom(c);
+    s->point_count = (uint32_t)n;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        push_index(c, i);
+        if (!json_is_array(e) || json_array_size(e) != 2)
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, z], two numbers, found %s",
+                        describe(e, buf, sizeof buf));
+        for (size_t k = 0; k < 2; k++) {
+            push_index(c, k);
+            trn_status st =
+                want_finite(c, json_array_get(e, k), "a finite number", &s->points[i * 2 + k]);
+            if (st) return st;
+            pop(c);
+        }
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+/* "samples": [[i, j, height], ...]; indices checked against grid after the whole object. */
+static trn_status parse_samples(pctx *c, const json_t *v, trn_stroke *s, uint32_t **ij)
+{
+    char buf[120];
+    const char *expect = "a non-empty array of [i, j, height] samples";
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    json_is_array(v) ? "an empty array" : describe(v, buf, sizeof buf));
+    size_t n = json_array_size(v);
+    if (n > TRN_RCP_MAX_POINTS)
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu samples; at most %u per snapshot", n,
+                    TRN_RCP_MAX_POINTS);
+    s->sample_index = malloc(n * sizeof *s->sample_index);
+    s->sample_height = malloc(n * sizeof *s->sample_height);
+    *ij = malloc(n * 2 * sizeof **ij);
+    if (!s->sample_index || !s->sample_height || !*ij) return oom(c);
+    s->sample_count = (uint32_t)n;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        push_index(c, i);
+        if (!json_is_array(e) || json_array_size(e) != 3)
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                        "expected [i, j, height]: two sample indices and a height, found %s",
+                        describe(e, buf, sizeof buf));
+        for (size_t k = 0; k < 2; k++) {
+            push_index(c, k);
+            const json_t *x = json_array_get(e, k);
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > (json_int_t)TRN_RCP_MAX_CELLS)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected a sample index 0..65535, found %s",
+                            describe(x, buf, sizeof buf));
+            (*ij)[i * 2 + k] = (uint32_t)json_integer_value(x);
+            pop(c);
+        }
+        push_index(c, 2);
+        double h;
+        trn_status st = want_finite(c, json_array_get(e, 2), "a height (a finite number)", &h);
+        if (st) return st;
+        if (!(fabs(h) <= TRN_RCP_MAX_MAGNITUDE))
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                        "expected a height from -1e9 to 1e9, found %s",
+                        describe(json_array_get(e, 2), buf, sizeof buf));
+        s->sample_height[i] = (float)h;
+        pop(c);
+        pop(c);
+    }
+    return TRN_OK;
+}
+
+static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, trn_stroke *s)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a stroke object (type, layer, radius, strength, falloff, points, "
+                    "...), found %s",
+                    describe(obj, buf, sizeof buf));
+    const json_t *tv = json_object_get(obj, "type");
+    if (!tv) return missing_key(c, "type", "the stroke kind");
+    push(c, "type");
+    int kind = kind_of_name(json_string_value(tv));
+    if (kind < 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected raise, lower, flatten, smooth, protect, region or exclusion, found "
+                    "%s",
+                    describe(tv, buf, sizeof buf));
+    s->kind = (trn_stroke_kind)kind;
+    if (strcmp(section_of_kind(s->kind), section) != 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a %s stroke belongs in \"%s\", not in \"%s\"",
+                    trn_stroke_kind_name(s->kind), section_of_kind(s->kind), section);
+    pop(c);
+    s->strength = 1;
+    s->falloff = 0.5;
+    bool protect = s->kind == TRN_STROKE_PROTECT;
+    bool have_radius = false, have_points = false, have_center = false, have_target = false;
+    bool have_grid = false;
+    uint32_t *ij = NULL;
+    const char *key;
+    json_t *v;
+    trn_status st = TRN_OK;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        push(c, key);
+        bool known = true;
+        if (strcmp(key, "type") == 0) {
+            /* checked above */
+        } else if (strcmp(key, "layer") == 0) {
+            st = want_string(c, v, "a layer id (a non-empty string)", &s->layer);
+        } else if (protect) {
+            if (strcmp(key, "grid") == 0) {
+                double g[2];
+                st = want_pair(c, v, TRN_NUM_CELLS,
+                               "[cells_x, cells_z], the grid the snapshot was recorded on", g);
+                s->grid_cells_x = (uint32_t)g[0];
+                s->grid_cells_z = (uint32_t)g[1];
+                have_grid = true;
+            } else if (strcmp(key, "samples") == 0) {
+                st = parse_samples(c, v, s, &ij);
+            } else {
+                known = false;
+            }
+        } else if (strcmp(key, "radius") == 0) {
+            st = want_finite(c, v, "a radius > 0 (world units)", &s->radius);
+            have_radius = true;
+        } else if (strcmp(key, "strength") == 0) {
+            st = want_finite(c, v, "a finite number", &s->strength);
+        } else if (strcmp(key, "falloff") == 0) {
+            st = want_finite(c, v, "a number from 0 to 1", &s->falloff);
+        } else if (strcmp(key, "points") == 0) {
+            st = parse_points(c, v, s);
+            have_points = true;
+        } else if (strcmp(key, "center") == 0) {
+            if (!json_is_array(v) || json_array_size(v) != 2)
+                st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, z], two numbers, found %s",
+                          describe(v, buf, sizeof buf));
+            s->points = st ? NULL : malloc(2 * sizeof *s->points);
+            if (!st && !s->points) st = oom(c);
+            for (size_t k = 0; !st && k < 2; k++) {
+                push_index(c, k);
+                st = want_finite(c, json_array_get(v, k), "a finite number", &s->points[k]);
+                if (!st) pop(c);
+            }
+            if (!st) s->point_count = 1;
+            have_center = true;
+        } else if (strcmp(key, "target_height") == 0 && s->kind == TRN_STROKE_FLATTEN) {
+            st = want_finite(c, v, "a height (a finite number)", &s->target_height);
+            have_target = true;
+        } else if (strcmp(key, "biome") == 0 && s->kind == TRN_STROKE_REGION) {
+            st = want_string(c, v, "the name of a biome", &s->biome);
+        } else if (strcmp(key, "mode") == 0 && s->kind == TRN_STROKE_EXCLUSION) {
+            const char *m = json_string_value(v);
+            if (m && strcmp(m, "exclude") == 0)
+                s->erase = false;
+            else if (m && strcmp(m, "erase") == 0)
+                s->erase = true;
+            else
+                st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                          "expected \"exclude\" or \"erase\", found %s",
+                          describe(v, buf, sizeof buf));
+        } else {
+            known = false;
+        }
+        if (!known) {
+            pop(c);
+            free(ij);
+            if (protect && (strcmp(key, "points") == 0 || strcmp(key, "center") == 0 ||
+                            strcmp(key, "radius") == 0 || strcmp(key, "strength") == 0 ||
+                            strcmp(key, "falloff") == 0)) {
+                push(c, key);
+                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                            "a protect stroke is a snapshot (grid and samples); it has no '%s'",
+                            key);
+            }
+            if (!protect && strcmp(key, "target_height") != 0 && strcmp(key, "biome") != 0 &&
+                strcmp(key, "mode") != 0)
+                return unknown_key(c, key, radial_keys, "a stroke");
+            if (!protect && strcmp(key, "grid") != 0 && strcmp(key, "samples") != 0) {
+                push(c, key);
+                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a %s stroke has no '%s'",
+                            trn_stroke_kind_name(s->kind), key);
+            }
+            return unknown_key(c, key, protect ? protect_keys : radial_keys, "a stroke");
+        }
+        if (st) {
+            free(ij);
+            return st;
+        }
+        pop(c);
+    }
+    if (protect) {
+        if (!have_grid) {
+            free(ij);
+            return missing_key(c, "grid", "[cells_x, cells_z], the grid of the snapshot");
+        }
+        if (!ij) return missing_key(c, "samples", "[[i, j, height], ...]");
+        for (uint32_t k = 0; k < s->sample_count; k++) {
+            uint32_t i = ij[k * 2], j = ij[k * 2 + 1];
+            if (i > s->grid_cells_x || j > s->grid_cells_z) {
+                push(c, "samples");
+                push_index(c, k);
+                push_index(c, i > s->grid_cells_x ? 0 : 1);
+                free(ij);
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "sample (%u, %u) is outside the %u x %u cell grid (indices 0..%u, "
+                            "0..%u)",
+                            i, j, s->grid_cells_x, s->grid_cells_z, s->grid_cells_x,
+                            s->grid_cells_z);
+            }
+            s->sample_index[k] = j * (s->grid_cells_x + 1) + i;
+        }
+        free(ij);
+        return TRN_OK;
+    }
+    if (!have_radius) return missing_key(c, "radius", "the brush radius in world units");
+    if (have_points && have_center) {
+        push(c, "center");
+        return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                    "give either \"points\" or \"center\", not both");
+    }
+    if (!have_points && !have_center)
+        return missing_key(c, "points", "[[x, z], ...] stamp positions (or \"center\": [x, z])");
+    if (s->kind == TRN_STROKE_FLATTEN && !have_target)
+        return missing_key(c, "target_height", "the height a flatten stroke moves toward");
+    if (s->kind == TRN_STROKE_REGION && !s->biome)
+        return missing_key(c, "biome", "the biome the region paints");
+    return TRN_OK;
+}
+
+/* The three stroke sections, in this order whatever the order of keys in the file. */
+static trn_status parse_strokes(pctx *c, const json_t *sections[3], trn_recipe *r)
+{
+    static const char *const names[3] = {"regions", "edits", "exclusions"};
+    size_t total = 0;
+    for (int s = 0; s < 3; s++)
+        if (sections[s]) total += json_array_size(sections[s]);
+    if (total > TRN_RCP_MAX_STROKES) {
+        for (int s = 0; s < 3; s++)
+            if (sections[s]) {
+                push(c, names[s]);
+                break;
+            }
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE,
+                    "%zu strokes in regions, edits and exclusions; at most %u are allowed", total,
+                    TRN_RCP_MAX_STROKES);
+    }
+    r->strokes = total ? calloc(total, sizeof *r->strokes) : NULL;
+    if (total && !r->strokes) return oom(c);
+    for (int s = 0; s < 3; s++) {
+        if (!sections[s]) continue;
+        push(c, names[s]);
+        size_t i;
+        json_t *e;
+        json_array_foreach(sections[s], i, e)
+        {
+            push_index(c, i);
+            trn_status st = parse_stroke(c, e, names[s], &r->strokes[r->stroke_count++]);
+            if (st) return st;
+            pop(c);
+        }
+        pop(c);
+    }
+    return TRN_OK;
+}
+
 static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
 {
     char buf[120];
@@ -430,6 +833,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                     describe(obj, buf, sizeof buf));
     r->chunk_cells = TRN_RCP_CHUNK_CELLS;
     bool have_size = false, have_resolution = false, have_seed = false;
+    const json_t *sections[3] = {NULL, NULL, NULL};
     const char *key;
     json_t *v;
     trn_status st = TRN_OK;
@@ -549,14 +953,18 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 pop(c);
             }
         } else if (strcmp(key, "layers") == 0) {
-            st = keep_json(c, v, json_is_array(v), "an array of layers", &r->layers_json);
-        } else if (strcmp(key, "regions") == 0) {
-            st = keep_json(c, v, json_is_array(v), "an array of region strokes", &r->regions_json);
-        } else if (strcmp(key, "edits") == 0) {
-            st = keep_json(c, v, json_is_array(v), "an array of edit strokes", &r->edits_json);
-        } else if (strcmp(key, "exclusions") == 0) {
-            st = keep_json(c, v, json_is_array(v), "an array of exclusion strokes",
-                           &r->exclusions_json);
+            st = parse_layers(c, v, r);
+        } else if (strcmp(key, "regions") == 0 || strcmp(key, "edits") == 0 ||
+                   strcmp(key, "exclusions") == 0) {
+            /* Parsed after the loop, in section order (see parse_strokes). */
+            int which = key[0] == 'r' ? 0 : key[1] == 'd' ? 1 : 2;
+            if (!json_is_array(v))
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected an array of %s, found %s",
+                            which == 0   ? "region strokes"
+                            : which == 1 ? "edit strokes"
+                                         : "exclusion strokes",
+                            describe(v, buf, sizeof buf));
+            sections[which] = v;
         } else if (strcmp(key, "palette") == 0) {
             st = keep_json(
                 c, v, (json_is_string(v) && json_string_length(v) > 0) || json_is_object(v),
@@ -587,6 +995,21 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         if (st) return st;
         pop(c);
     }
+    if (!r->has_layers) {
+        /* The five defaults, so code reading a parsed recipe always finds its layers. */
+        uint32_t n;
+        const trn_layer *d = trn_recipe_layers(NULL, &n);
+        r->layers = calloc(n, sizeof *r->layers);
+        if (!r->layers) return oom(c);
+        for (uint32_t i = 0; i < n; i++) {
+            r->layers[i] = d[i];
+            r->layers[i].id = dup_str(d[i].id);
+            r->layers[i].name = dup_str(d[i].name);
+            r->layer_count++;
+            if (!r->layers[i].id || !r->layers[i].name) return oom(c);
+        }
+    }
+    if ((st = parse_strokes(c, sections, r))) return st;
     if (!have_size) return missing_key(c, "size", "[x, z] in world units");
     if (!have_resolution) return missing_key(c, "resolution", "[cells_x, cells_z]");
     if (!have_seed) return missing_key(c, "seed", "a whole number 0..9223372036854775807");
@@ -684,10 +1107,14 @@ void trn_recipe_dispose(trn_recipe *r)
     free(r->rules);
     free(r->default_landform);
     free(r->default_biome);
-    free(r->layers_json);
-    free(r->regions_json);
-    free(r->edits_json);
-    free(r->exclusions_json);
+    for (uint32_t i = 0; r->layers && i < r->layer_count; i++) {
+        free(r->layers[i].id);
+        free(r->layers[i].name);
+    }
+    free(r->layers);
+    for (uint32_t i = 0; r->strokes && i < r->stroke_count; i++)
+        trn_stroke_dispose(&r->strokes[i]);
+    free(r->strokes);
     free(r->palette_json);
     free(r->graph_json);
     free(r->preset_id);

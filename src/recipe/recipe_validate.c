@@ -363,8 +363,7 @@ static trn_status check_rule(chk *k, const trn_recipe *r, uint32_t i)
 }
 
 /* The JSON kept for later issues: it must parse, with the expected top-level type. */
-static trn_status check_blob(chk *k, const trn_recipe *r, const char *key, const char *text,
-                             const char *expect)
+static trn_status check_blob(chk *k, const char *key, const char *text, const char *expect)
 {
     if (!text) return TRN_OK;
     json_error_t je;
@@ -382,40 +381,211 @@ static trn_status check_blob(chk *k, const trn_recipe *r, const char *key, const
         json_decref(v);
         return fail(k, TRN_ERR_VALIDATION, "expected %s", expect);
     }
-    /* Painted regions store a biome name: it must exist, as for rules. */
-    if (strcmp(key, "regions") == 0) {
-        size_t idx;
-        json_t *entry;
-        json_array_foreach(v, idx, entry)
-        {
-            trn_json_path_push_index(k->where, idx);
-            if (!json_is_object(entry)) {
-                json_decref(v);
-                return fail(k, TRN_ERR_VALIDATION, "expected a region object");
-            }
-            json_t *biome = json_object_get(entry, "biome");
-            if (biome) {
-                trn_json_path_push_key(k->where, "biome");
-                if (!json_is_string(biome)) {
-                    json_decref(v);
-                    return fail(k, TRN_ERR_VALIDATION, "expected the name of a biome");
-                }
-                if (trn_recipe_find_biome(r, json_string_value(biome)) < 0) {
-                    char names[200];
-                    name_list(names, sizeof names, (const char *const *)&r->biomes[0].name,
-                              sizeof r->biomes[0], r->biome_count);
-                    fail(k, TRN_ERR_VALIDATION, "no biome named '%s' (biomes: %s)",
-                         json_string_value(biome), names);
-                    json_decref(v);
-                    return TRN_ERR_VALIDATION;
-                }
-                trn_json_path_pop(k->where);
-            }
-            trn_json_path_pop(k->where);
-        }
-    }
     json_decref(v);
     trn_json_path_pop(k->where);
+    return TRN_OK;
+}
+
+/* ---- layers and strokes ---------------------------------------------------------------- */
+
+static trn_status check_layers(chk *k, const trn_recipe *r)
+{
+    trn_json_path *where = k->where;
+    if (r->layer_count == 0) {
+        if (!r->has_layers) return TRN_OK; /* the five defaults */
+        trn_json_path_push_key(where, "layers");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "expected at least the generation layer ({\"id\": \"generation\"})");
+    }
+    if (!r->layers) {
+        trn_json_path_push_key(where, "layers");
+        return fail(k, TRN_ERR_VALIDATION, "layers missing");
+    }
+    if (r->layer_count > TRN_RCP_MAX_LAYERS) {
+        trn_json_path_push_key(where, "layers");
+        return fail(k, TRN_ERR_LIMIT, "%u layers; at most %u are allowed", r->layer_count,
+                    TRN_RCP_MAX_LAYERS);
+    }
+    int generation = -1;
+    for (uint32_t i = 0; i < r->layer_count; i++) {
+        const trn_layer *l = &r->layers[i];
+        trn_json_path_push_key(where, "layers");
+        trn_json_path_push_index(where, i);
+        if (empty(l->id)) return fail(k, TRN_ERR_VALIDATION, "a layer needs a non-empty id");
+        if ((unsigned)l->group >= TRN_LAYER_GROUP_COUNT) {
+            trn_json_path_push_key(where, "group");
+            return fail(k, TRN_ERR_VALIDATION,
+                        "expected generation, biomes, sculpt, protection or exclusions");
+        }
+        if (l->name && !*l->name) {
+            trn_json_path_push_key(where, "name");
+            return fail(k, TRN_ERR_VALIDATION, "expected a non-empty layer name");
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(r->layers[j].id, l->id) == 0) {
+                trn_json_path_push_key(where, "id");
+                return fail(k, TRN_ERR_VALIDATION, "two layers have the id '%s'", l->id);
+            }
+        if (l->group == TRN_LAYER_GENERATION) {
+            if (generation >= 0)
+                return fail(k, TRN_ERR_VALIDATION,
+                            "a second generation layer; there is exactly one (id \"generation\")");
+            if (strcmp(l->id, "generation") != 0) {
+                trn_json_path_push_key(where, "id");
+                return fail(k, TRN_ERR_VALIDATION,
+                            "the generation layer's id is \"generation\", found '%s'", l->id);
+            }
+            generation = (int)i;
+        } else if (strcmp(l->id, "generation") == 0) {
+            trn_json_path_push_key(where, "group");
+            return fail(k, TRN_ERR_VALIDATION,
+                        "the layer with id \"generation\" is the generation layer; its group is "
+                        "generation, found %s",
+                        trn_layer_group_name(l->group));
+        }
+        at(k, 0);
+    }
+    if (generation < 0) {
+        trn_json_path_push_key(where, "layers");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "no generation layer; the generation layer cannot be removed (add {\"id\": "
+                    "\"generation\"})");
+    }
+    return TRN_OK;
+}
+
+static const char *section_name(trn_stroke_kind kind)
+{
+    return kind == TRN_STROKE_REGION      ? "regions"
+           : kind == TRN_STROKE_EXCLUSION ? "exclusions"
+                                          : "edits";
+}
+
+static trn_status check_stroke(chk *k, const trn_recipe *r, const trn_stroke *s)
+{
+    trn_json_path *where = k->where;
+    size_t base = where->depth;
+    if (s->layer) {
+        trn_json_path_push_key(where, "layer");
+        uint32_t n;
+        const trn_layer *layers = trn_recipe_layers(r, &n);
+        const trn_layer *l = NULL;
+        for (uint32_t i = 0; i < n && !l; i++)
+            if (layers[i].id && strcmp(layers[i].id, s->layer) == 0) l = &layers[i];
+        if (!l) return fail(k, TRN_ERR_VALIDATION, "no layer with the id '%s'", s->layer);
+        if (l->group != trn_stroke_kind_group(s->kind))
+            return fail(k, TRN_ERR_VALIDATION,
+                        "layer '%s' is a %s layer; a %s stroke goes on a %s layer", s->layer,
+                        trn_layer_group_name(l->group), trn_stroke_kind_name(s->kind),
+                        trn_layer_group_name(trn_stroke_kind_group(s->kind)));
+        where->depth = base;
+    } else if (!trn_recipe_stroke_layer(r, s)) {
+        trn_json_path_push_key(where, "type");
+        return fail(k, TRN_ERR_VALIDATION, "no %s layer to hold a %s stroke (add one to layers)",
+                    trn_layer_group_name(trn_stroke_kind_group(s->kind)),
+                    trn_stroke_kind_name(s->kind));
+    }
+    if (s->kind == TRN_STROKE_PROTECT) {
+        trn_status st;
+        if ((st = check_field(k, "grid", TRN_NUM_CELLS, s->grid_cells_x))) return st;
+        if ((st = check_field(k, "grid", TRN_NUM_CELLS, s->grid_cells_z))) return st;
+        trn_json_path_push_key(where, "samples");
+        if (s->sample_count == 0 || !s->sample_index || !s->sample_height)
+            return fail(k, TRN_ERR_VALIDATION, "expected a non-empty array of [i, j, height]");
+        uint64_t total = (uint64_t)(s->grid_cells_x + 1) * (s->grid_cells_z + 1);
+        for (uint32_t i = 0; i < s->sample_count; i++) {
+            trn_json_path_push_index(where, i);
+            if (s->sample_index[i] >= total)
+                return fail(k, TRN_ERR_VALIDATION,
+                            "sample index %u is outside the %u x %u cell grid", s->sample_index[i],
+                            s->grid_cells_x, s->grid_cells_z);
+            if (!(fabsf(s->sample_height[i]) <= (float)TRN_RCP_MAX_MAGNITUDE))
+                return fail(k, TRN_ERR_VALIDATION, "expected a height from -1e9 to 1e9");
+            trn_json_path_pop(where);
+        }
+        where->depth = base;
+        return TRN_OK;
+    }
+    char num[40];
+    trn_json_path_push_key(where, "radius");
+    if (!(s->radius > 0 && s->radius <= TRN_RCP_MAX_MAGNITUDE)) {
+        trn_rcp_format_double(isfinite(s->radius) ? s->radius : 0, num);
+        return fail(k, TRN_ERR_VALIDATION, "expected a radius > 0 and <= 1e9, found %s",
+                    isfinite(s->radius) ? num : "a non-finite number");
+    }
+    trn_json_path_pop(where);
+    trn_json_path_push_key(where, "strength");
+    bool metres = s->kind == TRN_STROKE_RAISE || s->kind == TRN_STROKE_LOWER;
+    if (metres ? !(s->strength >= 0 && s->strength <= TRN_RCP_MAX_MAGNITUDE)
+               : !(s->strength >= 0 && s->strength <= 1)) {
+        trn_rcp_format_double(isfinite(s->strength) ? s->strength : 0, num);
+        return fail(k, TRN_ERR_VALIDATION, "expected %s, found %s",
+                    metres ? "metres per stamp, a number from 0 to 1e9"
+                           : "a blend per stamp from 0 to 1",
+                    isfinite(s->strength) ? num : "a non-finite number");
+    }
+    trn_json_path_pop(where);
+    trn_json_path_push_key(where, "falloff");
+    if (!(s->falloff >= 0 && s->falloff <= 1)) {
+        trn_rcp_format_double(isfinite(s->falloff) ? s->falloff : 0, num);
+        return fail(k, TRN_ERR_VALIDATION, "expected a number from 0 to 1, found %s",
+                    isfinite(s->falloff) ? num : "a non-finite number");
+    }
+    trn_json_path_pop(where);
+    if (s->kind == TRN_STROKE_FLATTEN) {
+        trn_status st = check_field(k, "target_height", TRN_NUM_BASE_HEIGHT, s->target_height);
+        if (st) return st;
+    }
+    if (s->kind == TRN_STROKE_REGION) {
+        trn_json_path_push_key(where, "biome");
+        if (empty(s->biome)) return fail(k, TRN_ERR_VALIDATION, "expected the name of a biome");
+        if (trn_recipe_find_biome(r, s->biome) < 0) {
+            char names[200];
+            name_list(names, sizeof names, (const char *const *)&r->biomes[0].name,
+                      sizeof r->biomes[0], r->biome_count);
+            return fail(k, TRN_ERR_VALIDATION, "no biome named '%s' (biomes: %s)", s->biome, names);
+        }
+        trn_json_path_pop(where);
+    }
+    trn_json_path_push_key(where, "points");
+    if (s->point_count == 0 || !s->points)
+        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty array of [x, z] positions");
+    for (uint32_t i = 0; i < s->point_count; i++)
+        if (!isfinite(s->points[i * 2]) || !isfinite(s->points[i * 2 + 1])) {
+            trn_json_path_push_index(where, i);
+            return fail(k, TRN_ERR_VALIDATION, "expected [x, z], two finite numbers");
+        }
+    where->depth = base;
+    return TRN_OK;
+}
+
+static trn_status check_strokes(chk *k, const trn_recipe *r)
+{
+    if (r->stroke_count && !r->strokes) {
+        trn_json_path_push_key(k->where, "edits");
+        return fail(k, TRN_ERR_VALIDATION, "strokes missing");
+    }
+    if (r->stroke_count > TRN_RCP_MAX_STROKES) {
+        trn_json_path_push_key(k->where, "edits");
+        return fail(k, TRN_ERR_LIMIT, "%u strokes; at most %u are allowed", r->stroke_count,
+                    TRN_RCP_MAX_STROKES);
+    }
+    /* Paths name the entry in its section, as the document (and the canonical form) has it. */
+    uint32_t index[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < r->stroke_count; i++) {
+        const trn_stroke *s = &r->strokes[i];
+        if ((unsigned)s->kind >= TRN_STROKE_KIND_COUNT) {
+            trn_json_path_push_key(k->where, "edits");
+            return fail(k, TRN_ERR_VALIDATION, "stroke %u has an unknown kind %d", i, (int)s->kind);
+        }
+        const char *section = section_name(s->kind);
+        int which = section[0] == 'r' ? 0 : section[1] == 'd' ? 1 : 2;
+        trn_json_path_push_key(k->where, section);
+        trn_json_path_push_index(k->where, index[which]++);
+        trn_status st = check_stroke(k, r, s);
+        if (st) return st;
+        at(k, 0);
+    }
     return TRN_OK;
 }
 
@@ -563,16 +733,12 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
                     "half-stamped recipe is refused (add preset_id or remove preset_version)");
     }
 
-    if ((st = check_blob(k, r, "layers", r->layers_json, "an array of layers"))) return st;
-    if ((st = check_blob(k, r, "regions", r->regions_json, "an array of region strokes")))
-        return st;
-    if ((st = check_blob(k, r, "edits", r->edits_json, "an array of edit strokes"))) return st;
-    if ((st = check_blob(k, r, "exclusions", r->exclusions_json, "an array of exclusion strokes")))
-        return st;
-    if ((st = check_blob(k, r, "palette", r->palette_json,
+    if ((st = check_layers(k, r))) return st;
+    if ((st = check_strokes(k, r))) return st;
+    if ((st = check_blob(k, "palette", r->palette_json,
                          "a palette asset id (a non-empty string) or a palette object")))
         return st;
-    if ((st = check_blob(k, r, "graph", r->graph_json, "a graph object"))) return st;
+    if ((st = check_blob(k, "graph", r->graph_json, "a graph object"))) return st;
     where->depth = 0;
     return TRN_OK;
 }

@@ -30,14 +30,12 @@ static const char *const help_text =
     "  terrane inspect examples/recipes/island.json\n"
     "  terrane inspect landscape.terrain.json --format json\n";
 
-/* The five layers every recipe has until the layers issue lets recipes list their own. */
-static const char *const default_layers[] = {"generation", "biomes", "sculpt", "protection",
-                                             "exclusions"};
-#define DEFAULT_LAYER_COUNT 5
-
 static const char *const stroke_sections[] = {"regions", "edits", "exclusions"};
-/* The default layer each stroke section belongs to, and where rules live. */
-static const char *const stroke_default_layer[] = {"biomes", "sculpt", "exclusions"};
+
+static int stroke_section(trn_stroke_kind kind)
+{
+    return kind == TRN_STROKE_REGION ? 0 : kind == TRN_STROKE_EXCLUSION ? 2 : 1;
+}
 
 static void fmt_num(double v, char out[40])
 {
@@ -107,18 +105,6 @@ static size_t landform_controls(const trn_landform *lf, control out[10])
     return n;
 }
 
-/* Entries of a kept JSON array (NULL when absent or not an array). */
-static json_t *load_array(const char *text)
-{
-    if (!text) return NULL;
-    json_t *v = json_loads(text, 0, NULL);
-    if (v && !json_is_array(v)) {
-        json_decref(v);
-        return NULL;
-    }
-    return v;
-}
-
 static json_t *band_json(const trn_band *b)
 {
     if (!b->set) return json_null();
@@ -135,33 +121,11 @@ static const char *rule_layer(const trn_rule *rule, bool default_tree)
     return rule->layer ? rule->layer : default_tree ? "biomes" : NULL;
 }
 
-static const char *stroke_layer(const json_t *entry, int section, bool default_tree)
+/* Adds one to counts[key]. */
+static void count_up(json_t *counts, const char *key)
 {
-    const char *layer = json_string_value(json_object_get(entry, "layer"));
-    return layer ? layer : default_tree ? stroke_default_layer[section] : NULL;
-}
-
-/* Counts by "type" of the entries of arr on layer (every entry when layer is NULL). */
-static json_t *count_by_type(const json_t *arr, int section, const char *layer, bool default_tree,
-                             bool *any)
-{
-    json_t *counts = json_object();
-    size_t i;
-    json_t *e;
-    *any = false;
-    json_array_foreach((json_t *)arr, i, e)
-    {
-        if (layer) {
-            const char *on = stroke_layer(e, section, default_tree);
-            if (!on || strcmp(on, layer) != 0) continue;
-        }
-        const char *type = json_string_value(json_object_get(e, "type"));
-        if (!type) type = "(no type)";
-        json_t *c = json_object_get(counts, type);
-        json_object_set_new(counts, type, json_integer(c ? json_integer_value(c) + 1 : 1));
-        *any = true;
-    }
-    return counts;
+    json_t *c = json_object_get(counts, key);
+    json_object_set_new(counts, key, json_integer(c ? json_integer_value(c) + 1 : 1));
 }
 
 /* Build the whole description as JSON; the text form prints from the same tree. */
@@ -296,102 +260,77 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     json_object_set_new(o, "rules", rules);
 
     /* Strokes by kind, and the layer tree they and the rules hang on. */
-    json_t *arrays[3] = {load_array(r->regions_json), load_array(r->edits_json),
-                         load_array(r->exclusions_json)};
+    uint32_t layer_count;
+    const trn_layer *layer_list = trn_recipe_layers(r, &layer_count);
     json_t *strokes = json_object();
+    json_t *sections[3];
     for (int s = 0; s < 3; s++) {
-        json_t *so = json_object();
-        bool any;
-        json_object_set_new(so, "total",
-                            json_integer(arrays[s] ? (json_int_t)json_array_size(arrays[s]) : 0));
-        json_object_set_new(so, "by_type",
-                            arrays[s] ? count_by_type(arrays[s], s, NULL, false, &any)
-                                      : json_object());
-        json_object_set_new(strokes, stroke_sections[s], so);
+        sections[s] = json_object();
+        json_object_set_new(sections[s], "total", json_integer(0));
+        json_object_set_new(sections[s], "by_type", json_object());
+        json_object_set_new(strokes, stroke_sections[s], sections[s]);
     }
+    json_t *layer_strokes = json_array(); /* per layer: {"total", "by_type"} */
+    for (uint32_t i = 0; i < layer_count; i++) {
+        json_t *ls = json_object();
+        json_object_set_new(ls, "total", json_integer(0));
+        json_object_set_new(ls, "by_type", json_object());
+        json_array_append_new(layer_strokes, ls);
+    }
+    json_int_t on_disabled = 0, points = 0;
+    for (uint32_t k = 0; k < r->stroke_count; k++) {
+        const trn_stroke *st = &r->strokes[k];
+        const char *type = trn_stroke_kind_name(st->kind);
+        json_t *sec = sections[stroke_section(st->kind)];
+        json_object_set_new(sec, "total",
+                            json_integer(json_integer_value(json_object_get(sec, "total")) + 1));
+        count_up(json_object_get(sec, "by_type"), type);
+        points += st->kind == TRN_STROKE_PROTECT ? 0 : (json_int_t)st->point_count;
+        const trn_layer *on = trn_recipe_stroke_layer(r, st);
+        if (!on) continue; /* validation guarantees one */
+        json_t *ls = json_array_get(layer_strokes, (size_t)(on - layer_list));
+        json_object_set_new(ls, "total",
+                            json_integer(json_integer_value(json_object_get(ls, "total")) + 1));
+        count_up(json_object_get(ls, "by_type"), type);
+        if (!on->enabled) on_disabled++;
+    }
+    json_object_set_new(strokes, "stamps", json_integer(points));
+    json_object_set_new(strokes, "on_disabled_layers", json_integer(on_disabled));
     json_object_set_new(o, "strokes", strokes);
 
     json_t *layers = json_object();
     json_t *tree = json_array();
-    json_t *listed = load_array(r->layers_json);
-    json_object_set_new(layers, "source", json_string(listed ? "recipe" : "default"));
-    size_t layer_count = listed ? json_array_size(listed) : DEFAULT_LAYER_COUNT;
-    json_t *layer_ids = json_array(); /* ids in tree order, for attaching rules and strokes */
-    for (size_t i = 0; i < layer_count; i++) {
+    json_object_set_new(layers, "source", json_string(r->has_layers ? "recipe" : "default"));
+    for (uint32_t i = 0; i < layer_count; i++) {
+        const trn_layer *l = &layer_list[i];
         json_t *lo = json_object();
-        const char *id = NULL, *name = NULL, *lkind = NULL;
-        bool enabled = true;
-        if (listed) {
-            json_t *e = json_array_get(listed, i);
-            id = json_string_value(json_object_get(e, "id"));
-            name = json_string_value(json_object_get(e, "name"));
-            lkind = json_string_value(json_object_get(e, "kind"));
-            if (!lkind) lkind = json_string_value(json_object_get(e, "type"));
-            json_t *en = json_object_get(e, "enabled");
-            if (json_is_boolean(en)) enabled = json_is_true(en);
-        } else {
-            id = default_layers[i];
-            lkind = default_layers[i];
-        }
-        json_object_set_new(lo, "id", id ? json_string(id) : json_null());
-        json_object_set_new(lo, "name", name ? json_string(name) : json_null());
-        json_object_set_new(lo, "kind", lkind ? json_string(lkind) : json_null());
-        json_object_set_new(lo, "enabled", json_boolean(enabled));
-        json_array_append_new(layer_ids, id ? json_string(id) : json_null());
+        json_object_set_new(lo, "id", json_string(l->id));
+        json_object_set_new(lo, "name", json_string(l->name ? l->name : l->id));
+        json_object_set_new(lo, "group", json_string(trn_layer_group_name(l->group)));
+        json_object_set_new(lo, "enabled", json_boolean(l->enabled));
         json_t *lr = json_array();
-        for (uint32_t k = 0; id && k < r->rule_count; k++) {
-            const char *on = rule_layer(&r->rules[k], !listed);
-            if (on && strcmp(on, id) == 0) json_array_append_new(lr, json_string(r->rules[k].id));
+        for (uint32_t k = 0; k < r->rule_count; k++) {
+            const char *on = rule_layer(&r->rules[k], !r->has_layers);
+            if (on && strcmp(on, l->id) == 0)
+                json_array_append_new(lr, json_string(r->rules[k].id));
         }
         json_object_set_new(lo, "rules", lr);
-        json_t *ls = json_object();
-        for (int s = 0; id && s < 3; s++) {
-            bool any = false;
-            json_t *c = arrays[s] ? count_by_type(arrays[s], s, id, !listed, &any) : NULL;
-            if (any)
-                json_object_set_new(ls, stroke_sections[s], c);
-            else
-                json_decref(c);
-        }
-        json_object_set_new(lo, "strokes", ls);
+        json_object_set(lo, "strokes", json_array_get(layer_strokes, i));
         json_array_append_new(tree, lo);
     }
+    json_decref(layer_strokes);
     json_object_set_new(layers, "tree", tree);
-    /* Rules and strokes that name no listed layer. */
+    /* Rules that name no listed layer (rules' layers are not checked yet). */
     json_t *loose_rules = json_array();
     for (uint32_t k = 0; k < r->rule_count; k++) {
         bool found = false;
-        const char *on = rule_layer(&r->rules[k], !listed);
-        for (size_t i = 0; on && i < json_array_size(layer_ids); i++) {
-            const char *id = json_string_value(json_array_get(layer_ids, i));
-            if (id && strcmp(id, on) == 0) found = true;
-        }
+        const char *on = rule_layer(&r->rules[k], !r->has_layers);
+        for (uint32_t i = 0; on && i < layer_count; i++)
+            if (strcmp(layer_list[i].id, on) == 0) found = true;
         if (!found) json_array_append_new(loose_rules, json_string(r->rules[k].id));
     }
     json_object_set_new(layers, "rules_without_layer", loose_rules);
-    json_t *loose_strokes = json_object();
-    for (int s = 0; s < 3; s++) {
-        size_t count = 0, i;
-        json_t *e;
-        json_array_foreach(arrays[s], i, e)
-        {
-            const char *layer = stroke_layer(e, s, !listed);
-            bool found = false;
-            for (size_t k = 0; layer && k < json_array_size(layer_ids); k++) {
-                const char *id = json_string_value(json_array_get(layer_ids, k));
-                if (id && strcmp(id, layer) == 0) found = true;
-            }
-            if (!found) count++;
-        }
-        if (count)
-            json_object_set_new(loose_strokes, stroke_sections[s], json_integer((json_int_t)count));
-    }
-    json_object_set_new(layers, "strokes_without_layer", loose_strokes);
     json_object_set_new(o, "layers", layers);
-    json_decref(layer_ids);
-    json_decref(listed);
-    for (int s = 0; s < 3; s++)
-        json_decref(arrays[s]);
 
     json_t *seeds = json_array();
     for (int c = 0; c < TRN_CHANNEL_COUNT; c++) {
@@ -507,20 +446,19 @@ static void print_text(const json_t *o, const trn_recipe *r)
 
     json_t *layers = json_object_get(o, "layers");
     bool from_recipe = strcmp(jstr(layers, "source"), "recipe") == 0;
-    printf("\nlayers (%s):\n", from_recipe ? "from the recipe"
-                                           : "the five defaults; editable layers arrive with the "
-                                             "layers issue");
+    printf("\nlayers (%s):\n", from_recipe ? "from the recipe" : "the five defaults");
     json_array_foreach(json_object_get(layers, "tree"), i, e)
     {
         const char *id = json_string_value(json_object_get(e, "id"));
         const char *name = json_string_value(json_object_get(e, "name"));
-        const char *kind = json_string_value(json_object_get(e, "kind"));
+        const char *group = json_string_value(json_object_get(e, "group"));
         bool last = i + 1 == json_array_size(json_object_get(layers, "tree"));
+        bool enabled = json_is_true(json_object_get(e, "enabled"));
         const char *under = last ? "       " : "  |    ";
-        printf("  %s %s", last ? "`-" : "+-", id ? id : "(no id)");
-        if (name && (!id || strcmp(name, id) != 0)) printf(" \"%s\"", name);
-        if (from_recipe && kind) printf(" [%s]", kind);
-        if (!json_is_true(json_object_get(e, "enabled"))) printf(" (disabled)");
+        printf("  %s %s", last ? "`-" : "+-", id);
+        if (name && strcmp(name, id) != 0) printf(" \"%s\"", name);
+        if (strcmp(group, id) != 0) printf(" [%s]", group);
+        if (!enabled) printf(" (disabled)");
         printf("\n");
         json_t *lr = json_object_get(e, "rules");
         if (json_array_size(lr)) {
@@ -530,20 +468,19 @@ static void print_text(const json_t *o, const trn_recipe *r)
             json_array_foreach(lr, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
             printf("\n");
         }
-        const char *sec;
-        json_t *counts;
-        json_object_foreach(json_object_get(e, "strokes"), sec, counts)
-        {
-            printf("%s%s:", under, sec);
+        json_t *ls = json_object_get(e, "strokes");
+        json_int_t total = json_integer_value(json_object_get(ls, "total"));
+        if (total) {
+            printf("%sstrokes %" JSON_INTEGER_FORMAT ":", under, total);
             const char *type;
             json_t *cnt;
             size_t k = 0;
-            json_object_foreach(counts, type, cnt)
+            json_object_foreach(json_object_get(ls, "by_type"), type, cnt)
             {
                 printf("%s %s %" JSON_INTEGER_FORMAT, k++ ? "," : "", type,
                        json_integer_value(cnt));
             }
-            printf("\n");
+            printf("%s\n", enabled ? "" : " (kept, but skipped while the layer is disabled)");
         }
     }
     json_t *loose = json_object_get(layers, "rules_without_layer");
@@ -553,12 +490,6 @@ static void print_text(const json_t *o, const trn_recipe *r)
         json_t *u;
         json_array_foreach(loose, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
         printf("\n");
-    }
-    const char *sec;
-    json_t *cnt;
-    json_object_foreach(json_object_get(layers, "strokes_without_layer"), sec, cnt)
-    {
-        printf("  %s on no listed layer: %" JSON_INTEGER_FORMAT "\n", sec, json_integer_value(cnt));
     }
 
     printf("\nrules (%u)%s\n", r->rule_count,
@@ -589,8 +520,10 @@ static void print_text(const json_t *o, const trn_recipe *r)
     }
 
     printf("\nstrokes:\n");
-    json_object_foreach(json_object_get(o, "strokes"), sec, cnt)
-    {
+    json_t *so = json_object_get(o, "strokes");
+    for (int s = 0; s < 3; s++) {
+        const char *sec = stroke_sections[s];
+        json_t *cnt = json_object_get(so, sec);
         printf("  %-11s %" JSON_INTEGER_FORMAT, sec,
                json_integer_value(json_object_get(cnt, "total")));
         const char *type;
@@ -602,6 +535,11 @@ static void print_text(const json_t *o, const trn_recipe *r)
         }
         printf("%s\n", k ? ")" : "");
     }
+    json_int_t off = json_integer_value(json_object_get(so, "on_disabled_layers"));
+    if (off)
+        printf("  note: %" JSON_INTEGER_FORMAT " stroke%s on disabled layers: kept in the recipe, "
+               "skipped when generating\n",
+               off, off == 1 ? " is" : "s are");
 
     printf("\nsub-seeds of world seed %" PRIu64 ":\n", r->seed);
     json_array_foreach(json_object_get(o, "sub_seeds"), i, e)

@@ -1,0 +1,117 @@
+/* Layer and stroke helpers: names, brush weight, layer lookup, disposal. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/recipe.h"
+
+const char *trn_layer_group_name(trn_layer_group group)
+{
+    switch (group) {
+    case TRN_LAYER_GENERATION:
+        return "generation";
+    case TRN_LAYER_BIOMES:
+        return "biomes";
+    case TRN_LAYER_SCULPT:
+        return "sculpt";
+    case TRN_LAYER_PROTECTION:
+        return "protection";
+    case TRN_LAYER_EXCLUSIONS:
+        return "exclusions";
+    case TRN_LAYER_GROUP_COUNT:
+        break;
+    }
+    return "unknown";
+}
+
+const char *trn_stroke_kind_name(trn_stroke_kind kind)
+{
+    switch (kind) {
+    case TRN_STROKE_RAISE:
+        return "raise";
+    case TRN_STROKE_LOWER:
+        return "lower";
+    case TRN_STROKE_FLATTEN:
+        return "flatten";
+    case TRN_STROKE_SMOOTH:
+        return "smooth";
+    case TRN_STROKE_PROTECT:
+        return "protect";
+    case TRN_STROKE_EXCLUSION:
+        return "exclusion";
+    case TRN_STROKE_REGION:
+        return "region";
+    case TRN_STROKE_KIND_COUNT:
+        break;
+    }
+    return "unknown";
+}
+
+trn_layer_group trn_stroke_kind_group(trn_stroke_kind kind)
+{
+    switch (kind) {
+    case TRN_STROKE_PROTECT:
+        return TRN_LAYER_PROTECTION;
+    case TRN_STROKE_EXCLUSION:
+        return TRN_LAYER_EXCLUSIONS;
+    case TRN_STROKE_REGION:
+        return TRN_LAYER_BIOMES;
+    default:
+        return TRN_LAYER_SCULPT;
+    }
+}
+
+double trn_brush_weight(double distance, double radius, double falloff)
+{
+    if (!(distance < radius)) return 0.0; /* also NaN and radius <= 0 */
+    if (distance < 0) distance = -distance;
+    double inner = (1.0 - falloff) * radius;
+    if (distance <= inner) return 1.0;
+    /* t runs 0 at radius to 1 at the inner edge; smoothstep t^2 (3 - 2t). */
+    double t = (radius - distance) / (radius - inner);
+    return t * t * (3.0 - 2.0 * t);
+}
+
+void trn_stroke_dispose(trn_stroke *stroke)
+{
+    if (!stroke) return;
+    free(stroke->layer);
+    free(stroke->biome);
+    free(stroke->points);
+    free(stroke->sample_index);
+    free(stroke->sample_height);
+    memset(stroke, 0, sizeof *stroke);
+}
+
+/* String literals are not modified through these pointers: the table is read-only. */
+static const trn_layer default_layers[TRN_LAYER_GROUP_COUNT] = {
+    {"generation", "generation", TRN_LAYER_GENERATION, true},
+    {"biomes", "biomes", TRN_LAYER_BIOMES, true},
+    {"sculpt", "sculpt", TRN_LAYER_SCULPT, true},
+    {"protection", "protection", TRN_LAYER_PROTECTION, true},
+    {"exclusions", "exclusions", TRN_LAYER_EXCLUSIONS, true},
+};
+
+const trn_layer *trn_recipe_layers(const trn_recipe *recipe, uint32_t *count)
+{
+    if (recipe && recipe->layer_count && recipe->layers) {
+        if (count) *count = recipe->layer_count;
+        return recipe->layers;
+    }
+    if (count) *count = TRN_LAYER_GROUP_COUNT;
+    return default_layers;
+}
+
+const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_stroke *stroke)
+{
+    if (!stroke) return NULL;
+    uint32_t n;
+    const trn_layer *layers = trn_recipe_layers(recipe, &n);
+    trn_layer_group group = trn_stroke_kind_group(stroke->kind);
+    for (uint32_t i = 0; i < n; i++) {
+        if (stroke->layer ? (layers[i].id && strcmp(layers[i].id, stroke->layer) == 0)
+                          : layers[i].group == group)
+            return &layers[i];
+    }
+    return NULL;
+}
