@@ -696,6 +696,7 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             if (!json_is_array(v) || json_array_size(v) != 2)
                 st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, z], two numbers, found %s",
                           describe(v, buf, sizeof buf));
+            free(s->points);
             s->points = st ? NULL : malloc(2 * sizeof *s->points);
             if (!st && !s->points) st = oom(c);
             for (size_t k = 0; !st && k < 2; k++) {
