@@ -182,11 +182,13 @@ typedef enum trn_biome_source {
 
 /* The result of generating a recipe: the surface and one biome per sample. */
 typedef struct trn_generated {
-    trn_field field;    /* heights */
-    trn_labels biomes;  /* biome index per sample (names = the recipe's biome names) */
-    uint8_t *sources;   /* trn_biome_source per sample */
-    int16_t *rule_index; /* winning rule per sample, -1 when none */
+    trn_field field;       /* heights */
+    trn_labels biomes;     /* biome index per sample (names = the recipe's biome names) */
+    uint8_t *sources;      /* trn_biome_source per sample */
+    int16_t *rule_index;   /* winning rule per sample, -1 when none */
     float *water_distance; /* per sample, world units (INFINITY when nothing is wet) */
+    uint8_t *exclusion;    /* per sample exclusion mask 0..255 (255 = fully excluded); NULL
+                              when no enabled layer holds exclusion strokes */
     double sea_level;
     trn_sea_level_source sea_level_source;
     uint64_t cache_key;
@@ -198,7 +200,10 @@ typedef struct trn_generate_options {
     int threads; /* 0 = OpenMP default; results never depend on it */
 } trn_generate_options;
 
-/* Generate: validate, fill the default landform, derive context, assign biomes. Progress
+/* Generate: validate, fill the default landform, derive context, assign biomes. With strokes
+ * (layers.h, docs/recipes.md "Layers and edits: evaluation"): water distance on the landform
+ * base, then regions' landform blend, sculpt layers, protection, biomes on the final surface,
+ * painted regions and the exclusion mask. Progress
  * stages: "landform", "water distance", "biomes". On failure or cancel *out is left empty. */
 trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,
                                trn_generated *out, trn_progress_fn progress, void *user,

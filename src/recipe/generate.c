@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "recipe/replay.h"
 #include "terrane/generate.h"
 
 #ifdef _OPENMP
@@ -57,6 +58,7 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->sources);
     free(gen->rule_index);
     free(gen->water_distance);
+    free(gen->exclusion);
     for (uint32_t k = 0; k < gen->diagnostic_count; k++)
         free(gen->diagnostics[k]);
     free(gen->diagnostics);
@@ -155,8 +157,13 @@ static bool any_rule_uses(const trn_recipe *recipe, bool slope, bool moisture)
     return false;
 }
 
-static trn_status generate(const trn_recipe *recipe, int threads, trn_generated *gen,
-                           const trn_progress *pr, trn_error *err)
+static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_generated *gen,
+                                trn_replay_keep *keep, biome_pass *bp, const trn_progress *pr,
+                                trn_error *err);
+
+static trn_status generate(const trn_recipe *recipe, int threads, const trn_field *frozen,
+                           trn_generated *gen, trn_replay_keep *keep, const trn_progress *pr,
+                           trn_error *err)
 {
     trn_status st = trn_recipe_validate(recipe, err);
     if (st) return st;
@@ -216,8 +223,17 @@ static trn_status generate(const trn_recipe *recipe, int threads, trn_generated 
     }
 
     trn_progress sub = trn_progress_sub(pr, 0.0, 0.6);
-    if ((st = trn_landform_fill(&recipe->landforms[landform], recipe->seed, &gen->field,
-                                progress_bridge, &sub, err)))
+    if (frozen) {
+        if (frozen->cells_x != recipe->cells_x || frozen->cells_z != recipe->cells_z ||
+            !frozen->heights) {
+            st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                               "generate: the frozen base is %ux%u cells, the recipe %ux%u",
+                               frozen->cells_x, frozen->cells_z, recipe->cells_x, recipe->cells_z);
+            goto done;
+        }
+        memcpy(gen->field.heights, frozen->heights, n * sizeof *gen->field.heights);
+    } else if ((st = trn_landform_fill(&recipe->landforms[landform], recipe->seed, &gen->field,
+                                       progress_bridge, &sub, err)))
         goto done;
     sub = trn_progress_sub(pr, 0.6, 0.75);
     if ((st = trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
@@ -231,6 +247,10 @@ static trn_status generate(const trn_recipe *recipe, int threads, trn_generated 
     bp.default_biome = (uint8_t)default_biome;
     bp.need_slope = any_rule_uses(recipe, true, false);
     bp.need_moisture = any_rule_uses(recipe, false, true);
+    if (recipe->stroke_count || keep) {
+        st = replay_layers(recipe, threads, gen, keep, &bp, pr, err);
+        goto done;
+    }
     sub = trn_progress_sub(pr, 0.75, 1.0);
     st = assign_biomes(&bp, threads, &sub, err);
 done:
@@ -238,10 +258,159 @@ done:
     return st;
 }
 
+/* Layers after the base and its water distance (measured on the base, so no edit changes it):
+ * heights stages on the whole grid as one window, biomes on the final surface, painted regions,
+ * exclusion mask. Only recipes with strokes (or a session) come here, so a recipe without
+ * strokes keeps its 12 bytes a sample. */
+static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_generated *gen,
+                                trn_replay_keep *keep, biome_pass *bp, const trn_progress *pr,
+                                trn_error *err)
+{
+    trn_replay_plan plan;
+    trn_status st = trn_replay_plan_make(recipe, &plan, err);
+    if (st) return st;
+    const trn_grid grid = trn_replay_grid(recipe);
+    const size_t n = trn_field_sample_count(&gen->field);
+    float **lf = NULL;
+    trn_field base_copy;
+    memset(&base_copy, 0, sizeof base_copy);
+    float *mask = NULL;
+    lf = calloc(recipe->landform_count ? recipe->landform_count : 1u, sizeof *lf);
+    if (!lf) {
+        st = oom(err, "the landform table");
+        goto out;
+    }
+    if (keep) {
+        if ((st = trn_field_init(&keep->base, recipe->cells_x, recipe->cells_z, recipe->size_x,
+                                 recipe->size_z, err)))
+            goto out;
+        memcpy(keep->base.heights, gen->field.heights, n * sizeof *gen->field.heights);
+    }
+    for (uint32_t o = 0; o < plan.stage_end[0] && !st; o++) {
+        const int l = plan.landform[plan.order[o]];
+        if (l >= 0 && !lf[l]) st = trn_replay_landform_heights(recipe, l, &gen->field, &lf[l], err);
+    }
+    if (st) goto out;
+    trn_window win;
+    win.grid = grid;
+    win.box = trn_grid_box(&grid);
+    win.values = gen->field.heights;
+    if ((st = trn_replay_heights(recipe, &plan, lf, &win, err))) goto out;
+    trn_progress sub = trn_progress_sub(pr, 0.75, 1.0);
+    if ((st = assign_biomes(bp, threads, &sub, err))) goto out;
+    trn_replay_paint(recipe, &plan, win.box, gen->biomes.values, gen->sources, gen->rule_index);
+    if (trn_replay_has_exclusions(&plan)) {
+        mask = calloc(n, sizeof *mask);
+        gen->exclusion = malloc(n);
+        if (!mask || !gen->exclusion) {
+            st = oom(err, "the exclusion mask");
+            goto out;
+        }
+        win.values = mask;
+        if ((st = trn_replay_exclusion(recipe, &plan, &win, err))) goto out;
+        for (size_t k = 0; k < n; k++)
+            gen->exclusion[k] = trn_replay_quantise(mask[k]);
+    }
+out:
+    if (keep && !st) {
+        keep->lf = lf;
+        keep->lf_count = recipe->landform_count;
+        lf = NULL;
+    }
+    for (uint32_t l = 0; lf && l < recipe->landform_count; l++)
+        free(lf[l]);
+    free(lf);
+    free(mask);
+    trn_replay_plan_dispose(&plan);
+    return st;
+}
+
+trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_plan *plan,
+                                    trn_generated *gen, trn_box box, trn_error *err)
+{
+    if (trn_box_empty(&box)) return TRN_OK;
+    const int default_biome = trn_recipe_find_biome(recipe, recipe->default_biome);
+    uint8_t *rule_biome = malloc(recipe->rule_count ? recipe->rule_count : 1u);
+    const size_t bw = (size_t)(box.i1 - box.i0 + 1), bh = (size_t)(box.j1 - box.j0 + 1);
+    uint8_t *b = malloc(bw * bh), *src = malloc(bw * bh);
+    int16_t *ri = malloc(bw * bh * sizeof *ri);
+    if (!rule_biome || !b || !src || !ri || default_biome < 0) {
+        free(rule_biome);
+        free(b);
+        free(src);
+        free(ri);
+        return default_biome < 0 ? trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                                                 "default_biome must name a biome")
+                                 : oom(err, "a biome window");
+    }
+    for (uint32_t r = 0; r < recipe->rule_count; r++) {
+        const int k = trn_recipe_find_biome(recipe, recipe->rules[r].biome);
+        rule_biome[r] = (uint8_t)(k < 0 ? 0 : k);
+    }
+    const bool need_slope = any_rule_uses(recipe, true, false);
+    const bool need_moisture = any_rule_uses(recipe, false, true);
+    const size_t nx = (size_t)recipe->cells_x + 1u;
+    /* The same context as biome_row: trn_field_slope_at equals the row's slope and
+     * trn_moisture_at the row's moisture, bit for bit. */
+    for (int64_t j = box.j0; j <= box.j1; j++)
+        for (int64_t i = box.i0; i <= box.i1; i++) {
+            const size_t k = (size_t)j * nx + (size_t)i;
+            trn_sample_context ctx;
+            ctx.height = (double)gen->field.heights[k];
+            ctx.slope =
+                need_slope ? trn_field_slope_at(&gen->field, (uint32_t)i, (uint32_t)j) : 0.0;
+            ctx.moisture =
+                need_moisture
+                    ? (double)(float)trn_moisture_at(recipe->seed, sample_x(recipe, (uint32_t)i),
+                                                     sample_z(recipe, (uint32_t)j))
+                    : 0.0;
+            ctx.water_distance = (double)gen->water_distance[k];
+            ctx.substrate =
+                trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
+            const int r = trn_rules_pick(recipe->rules, recipe->rule_count, &ctx);
+            const size_t w = (size_t)(j - box.j0) * bw + (size_t)(i - box.i0);
+            b[w] = r >= 0 ? rule_biome[r] : (uint8_t)default_biome;
+            src[w] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
+            ri[w] = (int16_t)r;
+        }
+    trn_replay_paint(recipe, plan, box, b, src, ri);
+    for (int64_t j = box.j0; j <= box.j1; j++) {
+        const size_t k = (size_t)j * nx + (size_t)box.i0, w = (size_t)(j - box.j0) * bw;
+        memcpy(gen->biomes.values + k, b + w, bw);
+        memcpy(gen->sources + k, src + w, bw);
+        memcpy(gen->rule_index + k, ri + w, bw * sizeof *ri);
+    }
+    free(rule_biome);
+    free(b);
+    free(src);
+    free(ri);
+    return TRN_OK;
+}
+
+static trn_status generate_with(const trn_recipe *recipe, const trn_generate_options *options,
+                                const trn_field *frozen, trn_generated *out, trn_replay_keep *keep,
+                                trn_progress_fn progress, void *user, trn_error *err);
+
 trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,
                                trn_generated *out, trn_progress_fn progress, void *user,
                                trn_error *err)
 {
+    return generate_with(recipe, options, NULL, out, NULL, progress, user, err);
+}
+
+trn_status trn_recipe_generate_with(const trn_recipe *recipe, const trn_generate_options *options,
+                                    const trn_field *frozen_base, trn_generated *out,
+                                    trn_replay_keep *keep, trn_progress_fn progress, void *user,
+                                    trn_error *err)
+{
+    return generate_with(recipe, options, frozen_base, out, keep, progress, user, err);
+}
+
+static trn_status generate_with(const trn_recipe *recipe, const trn_generate_options *options,
+                                const trn_field *frozen, trn_generated *out, trn_replay_keep *keep,
+                                trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (keep) memset(keep, 0, sizeof *keep);
     if (!out) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "generate: no output");
     memset(out, 0, sizeof *out);
     if (!recipe)
@@ -260,12 +429,13 @@ trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_opti
     trn_generated gen;
     memset(&gen, 0, sizeof gen);
     trn_progress pr = trn_progress_make(progress, user);
-    trn_status st = generate(recipe, threads, &gen, &pr, err);
+    trn_status st = generate(recipe, threads, frozen, &gen, keep, &pr, err);
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif
     if (st) {
         trn_generated_dispose(&gen);
+        trn_replay_keep_dispose(keep);
         return st;
     }
     *out = gen;
