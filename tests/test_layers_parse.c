@@ -341,8 +341,39 @@ static void test_canonical(void)
     CHECK(k1 == k2);
     CHECK_CONTAINS(a, "\"edits\":[{\"points\":[[1.5,2]],\"radius\":2,\"type\":\"raise\"}]");
     CHECK(strstr(a, "\"layers\"") == NULL);
+    /* Consecutive entries with the same settings are one entry in canonical form (what
+     * terrane compact writes): the same stamps, the same key. */
+    char *c =
+        canonical_of("\"edits\": [{\"type\": \"raise\", \"radius\": 2, \"center\": [1.5, 2]}, "
+                     "{\"type\": \"raise\", \"radius\": 2, \"points\": [[3, 4], [1.5, 2]]}, "
+                     "{\"type\": \"raise\", \"radius\": 2, \"strength\": 2, \"center\": [0, 0]}, "
+                     "{\"type\": \"raise\", \"radius\": 2, \"strength\": 2, \"center\": [1, 0]}]",
+                     &k3);
+    CHECK_CONTAINS(c, "\"edits\":[{\"points\":[[1.5,2],[3,4],[1.5,2]],\"radius\":2,\"type\":"
+                      "\"raise\"},{\"points\":[[0,0],[1,0]],\"radius\":2,\"strength\":2,"
+                      "\"type\":\"raise\"}]");
+    char *d = canonical_of(
+        "\"edits\": [{\"type\": \"raise\", \"radius\": 2, \"points\": [[1.5, 2], [3, 4], [1.5, "
+        "2]]}, {\"type\": \"raise\", \"radius\": 2, \"strength\": 2, \"points\": [[0, 0], [1, "
+        "0]]}]",
+        &k2);
+    CHECK(c && d && strcmp(c, d) == 0 && k2 == k3);
+    free(c), free(d);
+    /* Different settings, layers or kinds in between keep entries apart. */
+    c = canonical_of(
+        "\"edits\": [{\"type\": \"raise\", \"radius\": 2, \"center\": [0, 0]}, {\"type\": "
+        "\"raise\", \"layer\": \"sculpt\", \"radius\": 2, \"center\": [0, 0]}, {\"type\": "
+        "\"lower\", \"radius\": 2, \"center\": [0, 0]}, {\"type\": \"raise\", \"radius\": 2, "
+        "\"falloff\": 0.25, \"center\": [0, 0]}, {\"type\": \"protect\", \"grid\": [1, 1], "
+        "\"samples\": [[0, 0, 0]]}, {\"type\": \"protect\", \"grid\": [1, 1], \"samples\": [[0, "
+        "0, 0]]}]",
+        &k2);
+    CHECK_CONTAINS(c, "\"type\":\"raise\"},{\"layer\":\"sculpt\",\"points\":[[0,0]]");
+    CHECK(strstr(c, "[[0,0],[0,0]]") == NULL);
+    CHECK_CONTAINS(c, "\"type\":\"protect\"},{\"grid\":[1,1]");
+    free(c);
     /* A repeated stamp changes the result, so it changes the key. */
-    char *c = canonical_of(
+    c = canonical_of(
         "\"edits\": [{\"type\": \"raise\", \"radius\": 2, \"points\": [[1.5, 2], [1.5, 2]]}]", &k3);
     CHECK(k3 != k1);
     free(a), free(b), free(c);

@@ -169,7 +169,18 @@ static void newline(trn_rcp_buf *b, int indent, int level)
         trn_rcp_buf_put(b, " ", 1);
 }
 
-void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
+static bool scalars_only(const json_t *arr)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const json_t *e = json_array_get(arr, i);
+        if (json_is_object(e) || json_is_array(e)) return false;
+    }
+    return true;
+}
+
+/* sorted: object keys bytewise (canonical) or in document order (documents rewritten for
+ * people, such as terrane compact's). Unsorted, arrays of [x, z] pairs stay on one line. */
+static void emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level, bool sorted)
 {
     char num[40];
     switch (json_typeof(v)) {
@@ -191,14 +202,14 @@ void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
         {
             if (k < n) keys[k++] = key;
         }
-        qsort(keys, k, sizeof *keys, cmp_keys);
+        if (sorted) qsort(keys, k, sizeof *keys, cmp_keys);
         trn_rcp_buf_put(b, "{", 1);
         for (size_t i = 0; i < k; i++) {
             if (i) trn_rcp_buf_put(b, ",", 1);
             if (indent) newline(b, indent, level + 1);
             emit_string(b, keys[i], strlen(keys[i]));
             trn_rcp_buf_put(b, indent ? ": " : ":", indent ? 2 : 1);
-            trn_rcp_emit_json(b, json_object_get(v, keys[i]), indent, level + 1);
+            emit_json(b, json_object_get(v, keys[i]), indent, level + 1, sorted);
         }
         if (indent) newline(b, indent, level);
         trn_rcp_buf_put(b, "}", 1);
@@ -210,14 +221,15 @@ void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
         bool flat = true;
         for (size_t i = 0; i < n; i++) {
             json_t *e = json_array_get(v, i);
-            if (json_is_object(e) || json_is_array(e)) flat = false;
+            if (json_is_object(e) || (json_is_array(e) && (sorted || !scalars_only(e))))
+                flat = false;
         }
         trn_rcp_buf_put(b, "[", 1);
         for (size_t i = 0; i < n; i++) {
             if (i) trn_rcp_buf_put(b, ",", 1);
             if (indent && flat && i) trn_rcp_buf_put(b, " ", 1);
             if (indent && !flat) newline(b, indent, level + 1);
-            trn_rcp_emit_json(b, json_array_get(v, i), indent, level + 1);
+            emit_json(b, json_array_get(v, i), indent, level + 1, sorted);
         }
         if (indent && !flat && n) newline(b, indent, level);
         trn_rcp_buf_put(b, "]", 1);
@@ -244,6 +256,16 @@ void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
         trn_rcp_buf_put(b, "null", 4);
         return;
     }
+}
+
+void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
+{
+    emit_json(b, v, indent, level, true);
+}
+
+void trn_rcp_emit_json_in_order(trn_rcp_buf *b, const json_t *v, int indent, int level)
+{
+    emit_json(b, v, indent, level, false);
 }
 
 char *trn_rcp_canonical_text(const json_t *v)
@@ -445,20 +467,39 @@ static json_t *stroke_json(const trn_stroke *s, bool *ok)
     return o;
 }
 
+/* Consecutive entries of a section with the same settings are one entry with their points
+ * in sequence (what terrane compact writes): the stamps and so the result are the same, and
+ * so is the cache key, however the strokes were split. */
 static void put_strokes(json_t *o, const trn_recipe *r, const char *section, bool *ok)
 {
     json_t *list = NULL;
+    const trn_stroke *prev = NULL;
+    json_t *prev_points = NULL;
+    uint32_t merged_count = 0;
     for (uint32_t i = 0; i < r->stroke_count; i++) {
-        trn_stroke_kind kind = r->strokes[i].kind;
-        const char *s = kind == TRN_STROKE_REGION      ? "regions"
-                        : kind == TRN_STROKE_EXCLUSION ? "exclusions"
-                                                       : "edits";
+        const trn_stroke *st = &r->strokes[i];
+        const char *s = st->kind == TRN_STROKE_REGION      ? "regions"
+                        : st->kind == TRN_STROKE_EXCLUSION ? "exclusions"
+                                                           : "edits";
         if (strcmp(s, section) != 0) continue;
         if (!list && !(list = json_array())) {
             *ok = false;
             return;
         }
-        if (json_array_append_new(list, stroke_json(&r->strokes[i], ok)) != 0) *ok = false;
+        if (prev && prev_points && trn_rcp_strokes_mergeable(prev, st) &&
+            (uint64_t)merged_count + st->point_count <= TRN_RCP_MAX_POINTS) {
+            for (uint32_t p = 0; p < st->point_count; p++)
+                if (json_array_append_new(prev_points,
+                                          pair(st->points[p * 2], st->points[p * 2 + 1])) != 0)
+                    *ok = false;
+            merged_count += st->point_count;
+            continue;
+        }
+        json_t *entry = stroke_json(st, ok);
+        if (json_array_append_new(list, entry) != 0) *ok = false;
+        prev = st;
+        prev_points = entry ? json_object_get(entry, "points") : NULL;
+        merged_count = st->point_count;
     }
     if (list) put_new(o, section, list, ok);
 }

@@ -108,6 +108,12 @@ double trn_rcp_parse_double(const char *text);
  * whitespace at all; indent > 0 pretty-prints (arrays of scalars on one line) starting at the
  * given nesting level. */
 void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level);
+/* The same numbers and strings, object keys in document order, arrays of scalar arrays (such
+ * as [[x, z], ...]) on one line: for documents rewritten for people. */
+void trn_rcp_emit_json_in_order(trn_rcp_buf *b, const json_t *v, int indent, int level);
+/* Two strokes that may share one entry: the same kind, layer and settings (protect snapshots
+ * never). Their stamps in sequence give the same result as the two entries in sequence. */
+bool trn_rcp_strokes_mergeable(const trn_stroke *a, const trn_stroke *b);
 /* Canonical compact text of v (malloc'd), or NULL when out of memory. */
 char *trn_rcp_canonical_text(const json_t *v);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe/recipe_internal.h"
 #include "terrane/recipe.h"
 
 const char *trn_layer_group_name(trn_layer_group group)
@@ -114,4 +115,24 @@ const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_str
             return &layers[i];
     }
     return NULL;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool trn_rcp_strokes_mergeable(const trn_stroke *a, const trn_stroke *b)
+{
+    /* Snapshots carry their own grid and samples: each stays one entry. */
+    if (a->kind == TRN_STROKE_PROTECT || b->kind == TRN_STROKE_PROTECT) return false;
+    /* Exact comparisons: a merged entry must replay bit for bit. The layer is compared as
+     * written (NULL and the first layer's id would mean the same, but stay apart). */
+    if (a->kind != b->kind || !same_text(a->layer, b->layer) || a->radius != b->radius ||
+        a->strength != b->strength || a->falloff != b->falloff)
+        return false;
+    if (a->kind == TRN_STROKE_FLATTEN && a->target_height != b->target_height) return false;
+    if (a->kind == TRN_STROKE_REGION && !same_text(a->biome, b->biome)) return false;
+    if (a->kind == TRN_STROKE_EXCLUSION && a->erase != b->erase) return false;
+    return (uint64_t)a->point_count + b->point_count <= TRN_RCP_MAX_POINTS;
 }
