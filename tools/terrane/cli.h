@@ -32,6 +32,7 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_explain(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_seeds(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_generate(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_compact(cli_ctx *ctx, int argc, char **argv);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);

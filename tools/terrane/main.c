@@ -14,6 +14,7 @@ static const verb_entry verbs[] = {
     {"generate", cli_verb_generate, "generate a terrain recipe into heightmaps or a BeamNG level"},
     {"inspect", cli_verb_inspect, "describe a terrain recipe without generating it"},
     {"explain", cli_verb_explain, "why is this point this biome? (generates, then explains)"},
+    {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
     {"seeds", cli_verb_seeds, "the sub-seed of every channel for a world seed"},
     {"info", cli_verb_info, "describe any supported terrain or image file (format from content)"},
     {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
