@@ -65,6 +65,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(back.size_x == r.size_x && back.size_z == r.size_z);
     FUZZ_ASSERT(back.landform_count == r.landform_count && back.biome_count == r.biome_count);
     FUZZ_ASSERT(back.rule_count == r.rule_count);
+    /* Layers survive; strokes may be merged, but every stamp of every kind survives. */
+    FUZZ_ASSERT(back.layer_count == r.layer_count && back.stroke_count <= r.stroke_count);
+    for (int k = 0; k < TRN_STROKE_KIND_COUNT; k++) {
+        uint64_t a = 0, b = 0;
+        for (uint32_t i = 0; i < r.stroke_count; i++)
+            if (r.strokes[i].kind == (trn_stroke_kind)k)
+                a += r.strokes[i].point_count + r.strokes[i].sample_count;
+        for (uint32_t i = 0; i < back.stroke_count; i++)
+            if (back.strokes[i].kind == (trn_stroke_kind)k)
+                b += back.strokes[i].point_count + back.strokes[i].sample_count;
+        FUZZ_ASSERT(a == b);
+    }
     for (uint32_t i = 0; i < r.biome_count; i++) {
         int j = trn_recipe_find_biome(&back, r.biomes[i].name);
         FUZZ_ASSERT(j >= 0);

@@ -249,10 +249,15 @@ static void test_errors(void)
               "edits[0].points: expected a non-empty array of [x, z] positions");
     EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"points\": [[0, 0], `[1]]}]", J,
               "edits[0].points[1]: expected [x, z], two numbers");
-    EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"points\": [[0, `\"x\"]]}]", J,
-              "edits[0].points[0][1]: expected a finite number, found the string \"x\"");
+    EXPECT_AT(
+        "\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"points\": [[0, `\"x\"]]}]", J,
+        "edits[0].points[0][1]: expected a position from -1e9 to 1e9 (world units), found the "
+        "string \"x\"");
     EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"center\": [0, `null]}]", J,
-              "edits[0].center[1]: expected a finite number, found null");
+              "edits[0].center[1]: expected a position from -1e9 to 1e9");
+    EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"center\": [`-2e9, 0]}]", J,
+              "edits[0].center[0]: expected a position from -1e9 to 1e9 (world units), found "
+              "-2000000000");
     EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": 1, \"center\": `5}]", J,
               "edits[0].center: expected [x, z], two numbers, found 5");
     EXPECT_AT("\"edits\": [{\"type\": \"raise\", \"radius\": `0, \"center\": [0, 0]}]", J,
@@ -444,7 +449,8 @@ static void test_validate_struct(void)
     s->radius = 1;
     s->points[1] = INFINITY;
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
-    CHECK_CONTAINS(e.message, "edits[0].points[0]: expected [x, z], two finite numbers");
+    CHECK_CONTAINS(e.message,
+                   "edits[0].points[0]: expected [x, z], two positions from -1e9 to 1e9");
     s->points[1] = 0;
     s->kind = (trn_stroke_kind)99;
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);

@@ -440,6 +440,18 @@ static trn_status want_finite(pctx *c, const json_t *v, const char *expect, doub
     return TRN_OK;
 }
 
+/* A stamp coordinate: finite and inside the range every other length of a recipe keeps. */
+static trn_status want_position(pctx *c, const json_t *v, double *out)
+{
+    char buf[120];
+    if (!json_is_number(v) || !(fabs(json_number_value(v)) <= TRN_RCP_MAX_MAGNITUDE))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a position from -1e9 to 1e9 (world units), found %s",
+                    describe(v, buf, sizeof buf));
+    *out = json_number_value(v);
+    return TRN_OK;
+}
+
 static int group_of_name(const char *s)
 {
     for (int g = 0; s && g < TRN_LAYER_GROUP_COUNT; g++)
@@ -568,8 +580,7 @@ static trn_status parse_points(pctx *c, const json_t *v, trn_stroke *s)
                         describe(e, buf, sizeof buf));
         for (size_t k = 0; k < 2; k++) {
             push_index(c, k);
-            trn_status st =
-                want_finite(c, json_array_get(e, k), "a finite number", &s->points[i * 2 + k]);
+            trn_status st = want_position(c, json_array_get(e, k), &s->points[i * 2 + k]);
             if (st) return st;
             pop(c);
         }
@@ -701,7 +712,7 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             if (!st && !s->points) st = oom(c);
             for (size_t k = 0; !st && k < 2; k++) {
                 push_index(c, k);
-                st = want_finite(c, json_array_get(v, k), "a finite number", &s->points[k]);
+                st = want_position(c, json_array_get(v, k), &s->points[k]);
                 if (!st) pop(c);
             }
             if (!st) s->point_count = 1;

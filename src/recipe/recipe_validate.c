@@ -551,9 +551,11 @@ static trn_status check_stroke(chk *k, const trn_recipe *r, const trn_stroke *s)
     if (s->point_count == 0 || !s->points)
         return fail(k, TRN_ERR_VALIDATION, "expected a non-empty array of [x, z] positions");
     for (uint32_t i = 0; i < s->point_count; i++)
-        if (!isfinite(s->points[i * 2]) || !isfinite(s->points[i * 2 + 1])) {
+        if (!(fabs(s->points[i * 2]) <= TRN_RCP_MAX_MAGNITUDE) ||
+            !(fabs(s->points[i * 2 + 1]) <= TRN_RCP_MAX_MAGNITUDE)) {
             trn_json_path_push_index(where, i);
-            return fail(k, TRN_ERR_VALIDATION, "expected [x, z], two finite numbers");
+            return fail(k, TRN_ERR_VALIDATION,
+                        "expected [x, z], two positions from -1e9 to 1e9 (world units)");
         }
     where->depth = base;
     return TRN_OK;
