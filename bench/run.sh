@@ -33,3 +33,8 @@ echo "== generate: 4097x4097 recipe with warp and rules, 2 threads then 1, peak 
 echo
 echo "== noise: 6-octave fbm and ridged rows, 1-octave noise, landform fill, moisture (4096x4096, 1 and 2 threads)"
 "$BUILD/bench_noise" 4096
+
+# ---- edit (issue 4): incremental stroke vs full regeneration, stamp replay cost ----
+echo
+echo "== edit: one raise stroke on a 4097x4097 session vs regenerating; 10,000 stamps replayed on 1025^2 and 4097^2"
+"$BUILD/bench_edit" 4097 2

@@ -42,7 +42,8 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
 void trn_session_free(trn_session *session);
 
 /* The current recipe (with every applied stroke) and result; valid until the next call that
- * changes the session. */
+ * changes the session. The result's cache_key is brought up to date here after edits (hashing
+ * the whole recipe costs more than a stroke, so applying a stroke leaves it to this call). */
 const trn_recipe *trn_session_recipe(const trn_session *session);
 const trn_generated *trn_session_result(const trn_session *session);
 /* The generated base heights (before layers' surface edits). */

@@ -1,6 +1,7 @@
 /* Sessions: a generated terrain kept with its base, updated incrementally by each new stroke
  * (bit-identical to regenerating the recipe with the stroke appended), with undo and redo. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,9 @@ struct trn_session {
     trn_generate_options options;
     hist_entry *hist;
     uint32_t hist_count, hist_pos, hist_cap;
+    /* The result's cache key is the canonical JSON's hash of the whole recipe: O(recipe), far
+     * more than one stroke's samples, so it is brought up to date when the result is read. */
+    bool key_stale;
 };
 
 static trn_status oom(trn_error *err, const char *what)
@@ -350,7 +354,18 @@ const trn_recipe *trn_session_recipe(const trn_session *ss)
 
 const trn_generated *trn_session_result(const trn_session *ss)
 {
-    return ss ? &ss->gen : NULL;
+    if (!ss) return NULL;
+    if (ss->key_stale) {
+        /* Sessions are only ever allocated by trn_session_new (never const objects), so the
+         * lazily refreshed key may be written through this pointer. */
+        trn_session *w = (trn_session *)(uintptr_t)ss;
+        uint64_t key = 0;
+        if (trn_recipe_cache_key(&w->recipe, &key, NULL) == TRN_OK) {
+            w->gen.cache_key = key;
+            w->key_stale = false;
+        }
+    }
+    return &ss->gen;
 }
 
 const trn_field *trn_session_base(const trn_session *ss)
@@ -538,11 +553,8 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
     }
     trn_replay_plan plan;
     float *win_values = NULL;
-    /* The recipe as a whole must still validate (stroke limits, ranges), as generation checks;
-     * and the result carries the new recipe's cache key, as a full generation's would. */
-    uint64_t key = 0;
-    if ((st = trn_recipe_validate(r, err)) || (st = trn_recipe_cache_key(r, &key, err)) ||
-        (st = trn_replay_plan_make(r, &plan, err))) {
+    /* The recipe as a whole must still validate (stroke limits, ranges), as generation checks. */
+    if ((st = trn_recipe_validate(r, err)) || (st = trn_replay_plan_make(r, &plan, err))) {
         recipe_remove(r, at);
         entry_free(&e);
         return st;
@@ -632,7 +644,7 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
     }
     free(win_values);
     trn_replay_plan_dispose(&plan);
-    ss->gen.cache_key = key;
+    ss->key_stale = true;
     return TRN_OK;
 fail:
     free(win_values);
@@ -680,8 +692,7 @@ static trn_status undo_redo(trn_session *ss, bool redo, trn_chunk_set *changed, 
         if (changed) trn_chunk_set_dispose(&set);
         return st;
     }
-    uint64_t key = 0;
-    if (trn_recipe_cache_key(r, &key, NULL) == TRN_OK) ss->gen.cache_key = key;
+    ss->key_stale = true;
     entry_window(ss, e, redo ? 1 : 0, false);
     ss->hist_pos = redo ? ss->hist_pos + 1u : ss->hist_pos - 1u;
     if (changed) *changed = set;
@@ -746,5 +757,6 @@ trn_status trn_session_regenerate(trn_session *ss, const trn_recipe *recipe, trn
     ss->recipe = copy;
     ss->gen = gen;
     ss->keep = keep;
+    ss->key_stale = false;
     return TRN_OK;
 }
