@@ -236,6 +236,32 @@ static void test_region(void)
     trn_recipe_dispose(&r);
 }
 
+/* Every kind of stroke at once: the result does not depend on the thread count. */
+static void test_threads(void)
+{
+    trn_recipe r;
+    parse(&r);
+    for (int k = 0; k < 60; k++) {
+        const double p[4] = {(k * 37) % 256, (k * 71) % 256, (k * 37) % 256 + 5.0,
+                             (k * 71) % 256 + 2.0};
+        const trn_stroke_kind kind = (trn_stroke_kind)(k % 7);
+        if (kind == TRN_STROKE_PROTECT) continue;
+        trn_stroke *s = lh_add(&r, kind, NULL, 6 + k % 9, kind <= TRN_STROKE_LOWER ? 2 : 0.7, p, 2);
+        if (kind == TRN_STROKE_REGION) s->biome = lh_dup(k % 2 ? "r" : "s");
+        s->target_height = 40;
+        s->erase = k % 3 == 0;
+    }
+    trn_generate_options one = {1}, three = {3};
+    trn_generated a, b;
+    CHECK_OK(trn_recipe_generate(&r, &one, &a, NULL, NULL, NULL));
+    CHECK_OK(trn_recipe_generate(&r, &three, &b, NULL, NULL, NULL));
+    CHECK(lh_hash(&a) == lh_hash(&b));
+    CHECK(a.exclusion != NULL);
+    trn_generated_dispose(&a);
+    trn_generated_dispose(&b);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_no_strokes_unchanged);
@@ -245,5 +271,6 @@ int main(void)
     RUN(test_protection_wins);
     RUN(test_exclusion_mask);
     RUN(test_region);
+    RUN(test_threads);
     return trn_test_finish();
 }
