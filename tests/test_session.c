@@ -50,9 +50,11 @@ static size_t idx(uint32_t i, uint32_t j)
     return (size_t)j * 129u + i;
 }
 
-/* A random stroke of any kind; protect snapshots record the current surface plus an offset. */
+/* A random stroke of any kind, anywhere on (or a little off) the terrain; protect snapshots
+ * record the current surface plus an offset on a 5x5 patch. */
 static void random_stroke(trn_session *ss, trn_stroke *s, double *points, uint32_t *sidx, float *sh)
 {
+    const trn_recipe *r = trn_session_recipe(ss);
     memset(s, 0, sizeof *s);
     const int kind = (int)(rnd() * 7.0);
     s->kind = (trn_stroke_kind)kind;
@@ -64,7 +66,7 @@ static void random_stroke(trn_session *ss, trn_stroke *s, double *points, uint32
     s->biome = rnd() < 0.5 ? (char *)"r" : (char *)"s";
     s->erase = rnd() < 0.3;
     s->point_count = 1u + (uint32_t)(rnd() * 3.0);
-    const double x = -10.0 + rnd() * 276.0, z = -10.0 + rnd() * 276.0;
+    const double x = -10.0 + rnd() * (r->size_x + 20.0), z = -10.0 + rnd() * (r->size_z + 20.0);
     for (uint32_t p = 0; p < s->point_count; p++) {
         points[2 * p] = x + 6.0 * p;
         points[2 * p + 1] = z - 3.0 * p;
@@ -72,13 +74,16 @@ static void random_stroke(trn_session *ss, trn_stroke *s, double *points, uint32
     s->points = points;
     if (s->kind == TRN_STROKE_PROTECT) {
         const trn_generated *g = trn_session_result(ss);
-        s->grid_cells_x = s->grid_cells_z = 128;
-        const uint32_t i0 = (uint32_t)(rnd() * 120.0), j0 = (uint32_t)(rnd() * 120.0);
+        const size_t nx = (size_t)r->cells_x + 1u;
+        s->grid_cells_x = r->cells_x;
+        s->grid_cells_z = r->cells_z;
+        const uint32_t i0 = (uint32_t)(rnd() * (r->cells_x - 5)),
+                       j0 = (uint32_t)(rnd() * (r->cells_z - 5));
         s->sample_count = 0;
         for (uint32_t j = j0; j < j0 + 5; j++)
             for (uint32_t i = i0; i < i0 + 5; i++) {
-                sidx[s->sample_count] = (uint32_t)idx(i, j);
-                sh[s->sample_count++] = g->field.heights[idx(i, j)] + 2.5f;
+                sidx[s->sample_count] = (uint32_t)(j * nx + i);
+                sh[s->sample_count++] = g->field.heights[j * nx + i] + 2.5f;
             }
         s->sample_index = sidx;
         s->sample_height = sh;
@@ -88,14 +93,16 @@ static void random_stroke(trn_session *ss, trn_stroke *s, double *points, uint32
 }
 
 /* Every sample that changed (and, for heights, its 8 neighbours) lies in a reported chunk. */
-static int chunk_misses(const trn_chunk_set *set, const trn_generated *before,
+static int chunk_misses(const trn_recipe *r, const trn_chunk_set *set, const trn_generated *before,
                         const trn_generated *after, uint32_t *changed_samples)
 {
     int miss = 0;
     *changed_samples = 0;
-    for (uint32_t j = 0; j <= 128; j++)
-        for (uint32_t i = 0; i <= 128; i++) {
-            const size_t k = idx(i, j);
+    const uint32_t cc = r->chunk_cells;
+    const size_t nx = (size_t)r->cells_x + 1u;
+    for (uint32_t j = 0; j <= r->cells_z; j++)
+        for (uint32_t i = 0; i <= r->cells_x; i++) {
+            const size_t k = j * nx + i;
             const bool h = before->field.heights[k] != after->field.heights[k];
             const bool other = before->biomes.values[k] != after->biomes.values[k] ||
                                before->sources[k] != after->sources[k] ||
@@ -103,14 +110,14 @@ static int chunk_misses(const trn_chunk_set *set, const trn_generated *before,
                                                                        : 0) != after->exclusion[k]);
             if (!h && !other) continue;
             (*changed_samples)++;
-            const int r = h ? 1 : 0;
-            for (int b = (int)j - r; b <= (int)j + r; b++)
-                for (int a = (int)i - r; a <= (int)i + r; a++) {
-                    if (a < 0 || b < 0 || a > 128 || b > 128) continue;
+            const int rr = h ? 1 : 0;
+            for (int b = (int)j - rr; b <= (int)j + rr; b++)
+                for (int a = (int)i - rr; a <= (int)i + rr; a++) {
+                    if (a < 0 || b < 0 || a > (int)r->cells_x || b > (int)r->cells_z) continue;
                     for (uint32_t cz = 0; cz < set->chunks_z; cz++)
                         for (uint32_t cx = 0; cx < set->chunks_x; cx++)
-                            if ((uint32_t)a >= cx * 16 && (uint32_t)a <= cx * 16 + 16 &&
-                                (uint32_t)b >= cz * 16 && (uint32_t)b <= cz * 16 + 16)
+                            if ((uint32_t)a >= cx * cc && (uint32_t)a <= cx * cc + cc &&
+                                (uint32_t)b >= cz * cc && (uint32_t)b <= cz * cc + cc)
                                 miss += !set->changed[cz * set->chunks_x + cx];
                 }
         }
@@ -119,7 +126,7 @@ static int chunk_misses(const trn_chunk_set *set, const trn_generated *before,
 
 static void snapshot(const trn_generated *g, trn_generated *copy)
 {
-    const size_t n = 129u * 129u;
+    const size_t n = trn_field_sample_count(&g->field);
     memset(copy, 0, sizeof *copy);
     copy->field.heights = malloc(n * sizeof(float));
     copy->biomes.values = malloc(n);
@@ -141,23 +148,35 @@ static void snapshot_free(trn_generated *c)
     free(c->exclusion);
 }
 
-static void test_incremental_equals_full(void)
+/* steps random strokes on the recipe (grid changed when cells_x != 0), compared with full
+ * regeneration every 6th stroke; layers toggled at a third and two thirds. */
+static void random_session(double size_x, double size_z, uint32_t cells_x, uint32_t cells_z,
+                           uint32_t chunk_cells, int steps)
 {
     trn_recipe r;
     parse(&r);
+    if (cells_x) {
+        r.size_x = size_x;
+        r.size_z = size_z;
+        r.cells_x = cells_x;
+        r.cells_z = cells_z;
+        r.chunk_cells = chunk_cells;
+    }
     trn_session *ss = NULL;
     CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, NULL));
     trn_recipe_dispose(&r);
     if (!ss) return;
+    const uint32_t cc = trn_session_recipe(ss)->chunk_cells;
+    const uint32_t want_chunks_x = (trn_session_recipe(ss)->cells_x + cc - 1u) / cc;
     int mismatches = 0, misses = 0, compared = 0;
     uint32_t kinds[TRN_STROKE_KIND_COUNT] = {0};
-    for (int step = 0; step < 360; step++) {
-        if (step == 120 || step == 240) {
+    for (int step = 0; step < steps; step++) {
+        if (step == steps / 3 || step == 2 * steps / 3) {
             /* toggle the first sculpt layer, and the biome layer once: full regeneration */
             trn_recipe c;
             copy_recipe(trn_session_recipe(ss), &c);
             c.layers[2].enabled = !c.layers[2].enabled;
-            if (step == 240) c.layers[1].enabled = false;
+            if (step == 2 * steps / 3) c.layers[1].enabled = false;
             CHECK_OK(trn_session_regenerate(ss, &c, TRN_EDITS_REFUSE, NULL, NULL, NULL));
             trn_recipe_dispose(&c);
             CHECK(lh_hash(trn_session_result(ss)) == full_hash(trn_session_recipe(ss)));
@@ -181,12 +200,13 @@ static void test_incremental_equals_full(void)
         }
         kinds[s.kind]++;
         uint32_t n_changed = 0;
-        misses += chunk_misses(&set, &before, trn_session_result(ss), &n_changed);
+        misses +=
+            chunk_misses(trn_session_recipe(ss), &set, &before, trn_session_result(ss), &n_changed);
         uint32_t flagged = 0;
         for (uint32_t k = 0; k < set.chunks_x * set.chunks_z; k++)
             flagged += set.changed[k] != 0;
         CHECK_EQ_INT(flagged, set.changed_count);
-        CHECK_EQ_INT(set.chunks_x, 8);
+        CHECK_EQ_INT(set.chunks_x, want_chunks_x);
         trn_chunk_set_dispose(&set);
         snapshot_free(&before);
         if (step % 6 == 5 || step < 12) {
@@ -202,12 +222,23 @@ static void test_incremental_equals_full(void)
     }
     CHECK_EQ_INT(mismatches, 0);
     CHECK_EQ_INT(misses, 0);
-    CHECK(compared > 60);
+    CHECK(compared > steps / 6);
     for (int k = 0; k < TRN_STROKE_KIND_COUNT; k++)
-        CHECK(kinds[k] > 20);
-    CHECK(trn_session_recipe(ss)->stroke_count == 360);
+        CHECK(kinds[k] > (uint32_t)steps / 20);
+    CHECK(trn_session_recipe(ss)->stroke_count == (uint32_t)steps);
     CHECK(lh_hash(trn_session_result(ss)) == full_hash(trn_session_recipe(ss)));
     trn_session_free(ss);
+}
+
+static void test_incremental_equals_full(void)
+{
+    random_session(0, 0, 0, 0, 0, 360);
+}
+
+/* Cell sizes that are not whole numbers, a grid that is not square, chunks of 7 cells. */
+static void test_incremental_odd_grid(void)
+{
+    random_session(300, 170, 97, 61, 7, 240);
 }
 
 static void test_undo_redo(void)
@@ -503,6 +534,7 @@ static void test_grid_change_and_frozen_base(void)
 int main(void)
 {
     RUN(test_incremental_equals_full);
+    RUN(test_incremental_odd_grid);
     RUN(test_undo_redo);
     RUN(test_chunks);
     RUN(test_regenerate_keeps_edits);
