@@ -494,6 +494,47 @@ static void test_export_beamng_odd_grid(void)
     trn_recipe_dispose(&r);
 }
 
+/* --resolution with edits present: refuse, keep or clear, as the caller chooses. */
+static void test_grid_change_policy(void)
+{
+    char *out, *err, path[1024], png[1024];
+    const char *at = strstr(recipe_text, "\n}\n");
+    const char *last = NULL;
+    for (const char *p = strstr(recipe_text, "\n}"); p; p = strstr(p + 1, "\n}"))
+        last = p;
+    CHECK(at != NULL && last != NULL);
+    if (!last) return;
+    char text[8192];
+    snprintf(text, sizeof text,
+             "%.*s,\n  \"edits\": [{\"type\": \"raise\", \"radius\": 8, \"strength\": 3, "
+             "\"points\": [[40, 40], [44, 40]]}]%s",
+             (int)(last - recipe_text), recipe_text, last);
+    snprintf(path, sizeof path, "%s/edited.json", tmp);
+    snprintf(png, sizeof png, "%s/edited.png", tmp);
+    CHECK(trn_test_write_file(path, text, strlen(text)));
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o '%s' --resolution 63x63", &out, &err, path, png), 1);
+    CHECK_CONTAINS(err, "--keep-edits");
+    CHECK(!trn_test_exists(png));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --resolution 63x63 --keep-edits -q", &out,
+                                   &err, path, png),
+                 0);
+    CHECK(trn_test_exists(png));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --resolution 63x63 --clear-edits -q",
+                                   &out, &err, path, png),
+                 0);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --keep-edits --clear-edits", &out, &err,
+                                   path, png),
+                 2);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --resolution 63", &out, &err, path, png),
+                 2);
+    free(out), free(err);
+}
+
 /* ---- explain ---- */
 
 static const char *band_line(char *buf, size_t n, const char *name, bool set, double lo, double hi,
@@ -699,6 +740,7 @@ int main(void)
     RUN(test_json_summary);
     RUN(test_export_beamng);
     RUN(test_export_beamng_odd_grid);
+    RUN(test_grid_change_policy);
     RUN(test_explain_matched);
     RUN(test_explain_unmatched);
     RUN(test_explain_outside);

@@ -11,6 +11,7 @@
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
 #include "terrane/generate.h"
+#include "terrane/layers.h"
 #include "terrane/image.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
@@ -49,6 +50,12 @@ static const char *const help_text =
     "                             validates it. Needs a square grid of square cells\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
+    "  --resolution CXxCZ         generate at another grid than the recipe's (cells)\n"
+    "  --world-size XxZ           ... or over another size (world units)\n"
+    "  --keep-edits               with a grid change: radial edits keep their terrain-local\n"
+    "                             positions (protection snapshots refuse: they are tied to\n"
+    "                             their grid)\n"
+    "  --clear-edits              with a grid change: drop regions, edits and exclusions\n"
     "  --format json              print a summary as JSON (files, sea level, cache key,\n"
     "                             timings, samples per biome)\n"
     "  -q, --quiet                no progress bar or notes\n"
@@ -57,7 +64,9 @@ static const char *const help_text =
     "  terrane generate examples/recipes/island.json -o island.png --preview shade.png\n"
     "  terrane generate island.json -o island.r32 --biomes biomes.png\n"
     "  terrane generate island.json --export beamng:out/levels/island --preview shade.png\n"
-    "  terrane generate island.json -o island.ter --format json\n";
+    "  terrane generate island.json -o island.ter --format json\n"
+    "  terrane generate island.json --resolution 1023x1023 --keep-edits \\\n"
+    "      --export beamng:levels/island_hd\n";
 
 typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER } height_format;
 
@@ -97,6 +106,10 @@ typedef struct gen_args {
     double max_height;
     uint32_t texture_size;
     int threads;
+    /* Grid overrides: generate at another resolution or size than the recipe's. */
+    uint32_t cells_x, cells_z;
+    double size_x, size_z;
+    trn_edit_policy edit_policy;
 } gen_args;
 
 /* How heights became stored values. */
@@ -544,15 +557,22 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->biome_index = true;
             continue;
         }
+        if (strcmp(arg, "--keep-edits") == 0 || strcmp(arg, "--clear-edits") == 0) {
+            const trn_edit_policy p = arg[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
+            if (a->edit_policy != TRN_EDITS_REFUSE && a->edit_policy != p)
+                return cli_usage_error(ctx, "--keep-edits and --clear-edits exclude each other");
+            a->edit_policy = p;
+            continue;
+        }
         if (arg[0] != '-' || !arg[1]) {
             if (a->recipe_path)
                 return cli_usage_error(ctx, "takes one recipe; unexpected '%s'", arg);
             a->recipe_path = arg;
             continue;
         }
-        static const char *const names[] = {"-o",        "--output",       "--max-height",
-                                            "--biomes",  "--preview",      "--export",
-                                            "--threads", "--texture-size", NULL};
+        static const char *const names[] = {
+            "-o",        "--output",       "--max-height", "--biomes",     "--preview", "--export",
+            "--threads", "--texture-size", "--resolution", "--world-size", NULL};
         bool known = false;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
@@ -572,6 +592,18 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
             *slot = v;
+        } else if (strcmp(arg, "--resolution") == 0) {
+            if (!cli_parse_size(ctx, arg, v, &a->cells_x, &a->cells_z)) return CLI_EXIT_USAGE;
+        } else if (strcmp(arg, "--world-size") == 0) {
+            char *end = NULL;
+            a->size_x = strtod(v, &end);
+            if (end && (*end == 'x' || *end == 'X')) a->size_z = strtod(end + 1, &end);
+            if (!end || *end || !(a->size_x > 0) || !(a->size_z > 0) || !isfinite(a->size_x) ||
+                !isfinite(a->size_z))
+                return cli_usage_error(ctx,
+                                       "--world-size expects XxZ in world units such as "
+                                       "2048x2048, got '%s'",
+                                       v);
         } else if (strcmp(arg, "--max-height") == 0) {
             if (!cli_parse_positive(ctx, arg, v, &a->max_height)) return CLI_EXIT_USAGE;
             a->has_max_height = true;
@@ -659,6 +691,22 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     if (kind == TRN_DOCUMENT_TERRAIN_ASSET)
         cli_note(ctx, "%s is a Terrain asset document: generating its recipe", a.recipe_path);
+    if (a.cells_x || a.size_x) {
+        const uint32_t cx = a.cells_x ? a.cells_x : recipe.cells_x;
+        const uint32_t cz = a.cells_x ? a.cells_z : recipe.cells_z;
+        const double sx = a.size_x ? a.size_x : recipe.size_x;
+        const double sz = a.size_x ? a.size_z : recipe.size_z;
+        if (trn_recipe_change_grid(&recipe, sx, sz, cx, cz, a.edit_policy, &e)) {
+            trn_recipe_dispose(&recipe);
+            return cli_fail(ctx, &e);
+        }
+        cli_note(ctx,
+                 "generating at %u x %u cells over %g x %g world units (the recipe file is "
+                 "not changed)",
+                 cx, cz, sx, sz);
+    } else if (a.edit_policy != TRN_EDITS_REFUSE) {
+        cli_note(ctx, "--keep-edits / --clear-edits only matter with --resolution or --world-size");
+    }
     if ((a.format == FMT_TER && (rc = check_beamng_shape(ctx, &recipe, "a .ter"))) ||
         (a.export_dir && (rc = check_beamng_shape(ctx, &recipe, "--export beamng")))) {
         trn_recipe_dispose(&recipe);
