@@ -535,6 +535,52 @@ static void test_grid_change_policy(void)
     free(out), free(err);
 }
 
+/* --exclusion writes the mask the exclusion strokes paint, north up. */
+static void test_exclusion_output(void)
+{
+    char *out, *err, path[1024], png[1024];
+    const char *last = NULL;
+    for (const char *p = strstr(recipe_text, "\n}"); p; p = strstr(p + 1, "\n}"))
+        last = p;
+    if (!last) return;
+    char text[8192];
+    snprintf(text, sizeof text,
+             "%.*s,\n  \"exclusions\": [{\"type\": \"exclusion\", \"radius\": 10, "
+             "\"points\": [[64, 100]]}]%s",
+             (int)(last - recipe_text), recipe_text, last);
+    snprintf(path, sizeof path, "%s/excl.json", tmp);
+    snprintf(png, sizeof png, "%s/excl.png", tmp);
+    CHECK(trn_test_write_file(path, text, strlen(text)));
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --exclusion '%s' -q", &out, &err, path, png), 0);
+    free(out), free(err);
+    trn_recipe r;
+    trn_generated g;
+    memset(&g, 0, sizeof g);
+    CHECK_OK(trn_recipe_read(path, &r, NULL, NULL));
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, NULL));
+    CHECK(g.exclusion != NULL);
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    CHECK_OK(trn_png_read(png, NULL, &img, NULL));
+    const uint32_t w = g.field.cells_x + 1u, h = g.field.cells_z + 1u;
+    CHECK(img.width == w && img.height == h && img.channels == 1 && img.bit_depth == 8);
+    int bad = 0, painted = 0;
+    for (uint32_t row = 0; row < h && img.data && g.exclusion; row++)
+        for (uint32_t i = 0; i < w; i++) {
+            const uint8_t v = ((const uint8_t *)img.data)[(size_t)row * w + i];
+            bad += v != g.exclusion[(size_t)(h - 1u - row) * w + i];
+            painted += v != 0;
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(painted > 100 && painted < 1000); /* a disc of radius 10 cells, nothing else */
+    trn_image_dispose(&img);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --exclusion '%s/x.tif'", &out, &err, path, tmp),
+                 2);
+    free(out), free(err);
+}
+
 /* ---- explain ---- */
 
 static const char *band_line(char *buf, size_t n, const char *name, bool set, double lo, double hi,
@@ -741,6 +787,7 @@ int main(void)
     RUN(test_export_beamng);
     RUN(test_export_beamng_odd_grid);
     RUN(test_grid_change_policy);
+    RUN(test_exclusion_output);
     RUN(test_explain_matched);
     RUN(test_explain_unmatched);
     RUN(test_explain_outside);

@@ -50,6 +50,7 @@ static const char *const help_text =
     "                             validates it. Needs a square grid of square cells\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
+    "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
     "  --resolution CXxCZ         generate at another grid than the recipe's (cells)\n"
     "  --world-size XxZ           ... or over another size (world units)\n"
     "  --keep-edits               with a grid change: radial edits keep their terrain-local\n"
@@ -100,7 +101,7 @@ static uint8_t unit_byte(double v)
 }
 
 typedef struct gen_args {
-    const char *recipe_path, *out, *biomes, *preview, *export_dir;
+    const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion;
     height_format format;
     bool biome_index, has_max_height;
     double max_height;
@@ -267,6 +268,33 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx, "wrote %s (multidirectional hillshade)", a->preview);
+    return CLI_EXIT_OK;
+}
+
+/* The exclusion mask as 8-bit grey, north up (all 0 when the recipe paints none). */
+static int write_exclusion(cli_ctx *ctx, const gen_args *a, const trn_generated *gen)
+{
+    const uint32_t w = gen->field.cells_x + 1u, h = gen->field.cells_z + 1u;
+    trn_image img;
+    trn_error e;
+    trn_status st = trn_image_init(&img, w, h, 1, 8, &e);
+    if (st) return cli_fail(ctx, &e);
+    uint8_t *px = img.data;
+    for (uint32_t r = 0; r < h; r++) {
+        uint8_t *row = px + (size_t)r * w;
+        if (gen->exclusion)
+            memcpy(row, gen->exclusion + (size_t)(h - 1u - r) * w, w);
+        else
+            memset(row, 0, w);
+    }
+    trn_png_options po;
+    trn_png_options_default(&po);
+    st = trn_png_write(a->exclusion, &img, &po, cli_progress, ctx, &e);
+    trn_image_dispose(&img);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s (exclusion mask, 0..255 = 0..1%s)", a->exclusion,
+             gen->exclusion ? "" : "; the recipe paints no exclusions, so it is all 0");
     return CLI_EXIT_OK;
 }
 
@@ -570,9 +598,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->recipe_path = arg;
             continue;
         }
-        static const char *const names[] = {
-            "-o",        "--output",       "--max-height", "--biomes",     "--preview", "--export",
-            "--threads", "--texture-size", "--resolution", "--world-size", NULL};
+        static const char *const names[] = {"-o",           "--output",     "--max-height",
+                                            "--biomes",     "--preview",    "--export",
+                                            "--threads",    "--exclusion",  "--texture-size",
+                                            "--resolution", "--world-size", NULL};
         bool known = false;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
@@ -588,6 +617,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             slot = &a->preview;
         else if (strcmp(arg, "--export") == 0)
             slot = &a->export_dir;
+        else if (strcmp(arg, "--exclusion") == 0)
+            slot = &a->exclusion;
         if (slot) {
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
@@ -623,9 +654,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         }
     }
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
-    if (!a->out && !a->biomes && !a->preview && !a->export_dir)
+    if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion)
         return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32 or .ter), "
-                                    "--biomes, --preview or --export");
+                                    "--biomes, --preview, --exclusion or --export");
     if (a->export_dir) {
         if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
             return cli_usage_error(ctx,
@@ -635,8 +666,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         a->export_dir += 7;
     }
     /* Outputs never overwrite the recipe or each other. */
-    const char *outs[4] = {a->out, a->biomes, a->preview, a->export_dir};
-    for (int k = 0; k < 4; k++) {
+    const char *outs[5] = {a->out, a->biomes, a->preview, a->export_dir, a->exclusion};
+    for (int k = 0; k < 5; k++) {
         if (!outs[k]) continue;
         if (cli_same_file(outs[k], a->recipe_path))
             return cli_usage_error(ctx,
@@ -656,6 +687,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         return cli_usage_error(ctx, "--biomes writes a PNG; name it .png, not '%s'", a->biomes);
     if (a->preview && !ends_with(a->preview, ".png"))
         return cli_usage_error(ctx, "--preview writes a PNG; name it .png, not '%s'", a->preview);
+    if (a->exclusion && !ends_with(a->exclusion, ".png"))
+        return cli_usage_error(ctx, "--exclusion writes a PNG; name it .png, not '%s'",
+                               a->exclusion);
     if (a->biome_index && !a->biomes)
         return cli_usage_error(ctx, "--biome-index changes --biomes OUT.png, which is missing");
     return CLI_EXIT_OK;
@@ -751,6 +785,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (!rc && a.preview) {
         rc = write_preview(ctx, &a, &gen);
         if (!rc) add_file(files, a.preview, "preview");
+    }
+    if (!rc && a.exclusion) {
+        rc = write_exclusion(ctx, &a, &gen);
+        if (!rc) add_file(files, a.exclusion, "exclusion mask");
     }
     height_mapping em;
     memset(&em, 0, sizeof em);
