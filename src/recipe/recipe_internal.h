@@ -121,6 +121,14 @@ char *trn_rcp_canonical_text(const json_t *v);
  * or when a stored JSON text does not parse (validate first). */
 json_t *trn_rcp_recipe_to_json(const trn_recipe *recipe);
 
+/* Parse the recipe keys of a document object that holds only some of them (a terrain_preset
+ * asset): the same grammar, rejections and positions as a recipe (text is the whole document,
+ * obj its root), keys in skip_keys (NULL-terminated) left to the caller, no key required and no
+ * default layers filled in (has_layers says whether "layers" was given). Cross-field checks
+ * (a rule's biome exists, ...) are the caller's. */
+trn_status trn_rcp_parse_partial(const char *text, size_t size, const char *file, const json_t *obj,
+                                 const char *const *skip_keys, trn_recipe *recipe, trn_error *err);
+
 /* Shared by classification and parsing: which document a top-level object is. */
 trn_document_kind trn_rcp_classify_object(const json_t *root);
 

@@ -15,6 +15,10 @@ typedef struct pctx {
     trn_json_path path;
     trn_error *err;
     trn_status fail_code; /* set by perr */
+    /* Preset documents (trn_rcp_parse_partial): keys the caller reads itself, and no required
+     * keys or default layers, since a preset sets only some fields. */
+    const char *const *skip_keys;
+    bool partial;
 } pctx;
 
 static char *dup_str(const char *s)
@@ -851,6 +855,10 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
+        bool skip = false;
+        for (const char *const *k = c->skip_keys; k && *k && !skip; k++)
+            skip = strcmp(*k, key) == 0;
+        if (skip) continue;
         push(c, key);
         if (strcmp(key, "size") == 0) {
             double xz[2];
@@ -1007,6 +1015,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         if (st) return st;
         pop(c);
     }
+    if (c->partial) return TRN_OK;
     if (!r->has_layers) {
         /* The five defaults, so code reading a parsed recipe always finds its layers. */
         uint32_t n;
@@ -1238,6 +1247,23 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
         }
     }
     json_decref(root);
+    if (st) trn_recipe_dispose(recipe);
+    return st;
+}
+
+trn_status trn_rcp_parse_partial(const char *text, size_t size, const char *file, const json_t *obj,
+                                 const char *const *skip_keys, trn_recipe *recipe, trn_error *err)
+{
+    memset(recipe, 0, sizeof *recipe);
+    pctx c;
+    memset(&c, 0, sizeof c);
+    c.text = text;
+    c.size = size;
+    c.file = file;
+    c.err = err;
+    c.skip_keys = skip_keys;
+    c.partial = true;
+    trn_status st = parse_recipe_object(&c, obj, recipe);
     if (st) trn_recipe_dispose(recipe);
     return st;
 }
