@@ -32,7 +32,7 @@ static const builtin builtins[] = {
      "and grass on the slightly higher parts: a site to build on.",
      1,
      "{" BI_GRID "\"seed\": 101, \"sea_level\": -10, \"default_landform\": \"level\", "
-                 "\"landforms\": {\"level\": "
+     "\"landforms\": {\"level\": "
      "{\"height_variation\": 2, \"feature_size\": 96, \"roughness\": 0.3, \"octaves\": 3}}, "
      "\"default_biome\": \"packed_earth\", \"biomes\": {\"packed_earth\": {\"color\": [0.55, "
      "0.47, 0.36, 1]}, \"gravel\": {\"color\": [0.6, 0.6, 0.58, 1]}, \"grass\": {\"color\": "
