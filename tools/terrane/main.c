@@ -15,6 +15,8 @@ static const verb_entry verbs[] = {
     {"inspect", cli_verb_inspect, "describe a terrain recipe without generating it"},
     {"explain", cli_verb_explain, "why is this point this biome? (generates, then explains)"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
+    {"presets", cli_verb_presets, "list built-in and project terrain presets"},
+    {"apply-preset", cli_verb_apply_preset, "merge a preset into a scene's inline terrain recipe"},
     {"seeds", cli_verb_seeds, "the sub-seed of every channel for a world seed"},
     {"info", cli_verb_info, "describe any supported terrain or image file (format from content)"},
     {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
