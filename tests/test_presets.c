@@ -293,6 +293,36 @@ static void test_apply(void)
     trn_preset_dispose(&p);
     trn_recipe_dispose(&r);
     CHECK_STATUS(trn_recipe_apply_preset(NULL, &p, TRN_EDITS_KEEP, &e), TRN_ERR_INVALID_ARGUMENT);
+
+    /* A preset's layers replace the recipe's: a stroke on a layer they drop is refused. */
+    const char *layered =
+        "{\"size\": [64, 64], \"resolution\": [16, 16], \"seed\": 5, \"default_landform\": "
+        "\"l\", \"landforms\": {\"l\": {}}, \"default_biome\": \"g\", \"biomes\": {\"g\": "
+        "{\"color\": [0, 1, 0, 1]}}, \"layers\": [{\"id\": \"generation\", \"name\": \"G\", "
+        "\"group\": \"generation\"}, {\"id\": \"detail\", \"name\": \"Detail\", \"group\": "
+        "\"sculpt\"}], \"edits\": [{\"type\": \"raise\", \"layer\": \"detail\", \"radius\": 2, "
+        "\"center\": [8, 8]}]}";
+    CHECK_OK(trn_recipe_parse(layered, strlen(layered), "u.json", &r, NULL, &e));
+    const char *relayer = "{\"format_version\": 1, \"name\": \"Flat layers\", \"chunk_cells\": 4, "
+                          "\"graph\": {\"nodes\": []}, \"layers\": [{\"id\": \"generation\", "
+                          "\"name\": \"G\", \"group\": \"generation\"}, {\"id\": \"rough\", "
+                          "\"name\": \"Rough\", \"group\": \"sculpt\"}]}";
+    CHECK_OK(trn_preset_parse(relayer, strlen(relayer), "l.json", "asset://l", &p, &e));
+    CHECK_EQ_INT(p.fields, TRN_PRESET_CHUNK_CELLS | TRN_PRESET_GRAPH | TRN_PRESET_LAYERS);
+    CHECK(p.recipe.has_layers && p.recipe.layer_count == 2);
+    CHECK_STATUS(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "does not validate: edits[0].layer");
+    CHECK(r.preset_id == NULL && strcmp(r.layers[1].id, "detail") == 0 && r.chunk_cells == 32);
+    trn_preset_dispose(&p);
+    /* Keeping the stroke's layer, the chunk size and graph come along. */
+    relayer = "{\"format_version\": 1, \"name\": \"Chunks\", \"chunk_cells\": 4, \"graph\": "
+              "{\"nodes\": []}}";
+    CHECK_OK(trn_preset_parse(relayer, strlen(relayer), "l.json", "asset://l", &p, &e));
+    CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
+    CHECK(r.chunk_cells == 4 && r.graph_json && strstr(r.graph_json, "nodes") != NULL);
+    CHECK(r.layer_count == 2 && r.stroke_count == 1);
+    trn_preset_dispose(&p);
+    trn_recipe_dispose(&r);
 }
 
 int main(void)
