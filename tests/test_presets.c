@@ -26,10 +26,10 @@ static const struct {
     {"builtin://terrain/desert-dunes", 0x9b96df5083473e75ull, 0xd133f395b303ae8eull},
     {"builtin://terrain/rolling-hills", 0xdd220fbfeaf5e0b7ull, 0xb1d88a115e2cef77ull},
     {"builtin://terrain/mountain-range", 0xfb0edaa8ba8aaea9ull, 0x801658ac6d79767cull},
-    {"builtin://terrain/basin", 0xc4188bb85ed3e65cull, 0xd6855078e97b4522ull},
+    {"builtin://terrain/basin", 0x5a7391d47a745555ull, 0x258292743f8f6d26ull},
     {"builtin://terrain/plateau", 0x31147c80d4f52ec9ull, 0x0de0c0418da34582ull},
-    {"builtin://terrain/coastal-island", 0xd54302226cb78408ull, 0xb66e59aa98116d44ull},
-    {"builtin://terrain/drainage-river", 0x2f4edc3c464b71dbull, 0xc908ffdd55130454ull},
+    {"builtin://terrain/coastal-island", 0x809d0ae97d15c978ull, 0x8140941cdfb054c4ull},
+    {"builtin://terrain/drainage-river", 0xb76aa679d1f71e1full, 0xef4de6d6df3279aeull},
 };
 
 static void test_builtins(void)

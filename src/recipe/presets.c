@@ -87,7 +87,7 @@ static const builtin builtins[] = {
      "floor and rising rims (the bowl shape itself arrives with terrain graphs); reeds on the "
      "wet floor, grass on the sides, scrub and rock on the rims.",
      1,
-     "{" BI_GRID "\"seed\": 505, \"default_landform\": \"hollow\", \"landforms\": "
+     "{" BI_GRID "\"seed\": 194, \"default_landform\": \"hollow\", \"landforms\": "
      "{\"hollow\": {\"height_variation\": 30, \"feature_size\": 200, \"roughness\": 0.3, "
      "\"octaves\": 3}}, \"sea_level\": 12, \"default_biome\": \"grass\", \"biomes\": "
      "{\"lake_bed\": {\"color\": [0.25, 0.35, 0.45, 1]}, \"reeds\": {\"color\": [0.35, 0.5, "
@@ -114,12 +114,12 @@ static const builtin builtins[] = {
      "20, \"slope\": [14, 90]}, {\"id\": \"top\", \"biome\": \"tableland_grass\", "
      "\"priority\": 10, \"elevation\": [36, 1000], \"blend\": 3}]}"},
     {"builtin://terrain/coastal-island", "Coastal island",
-     "Land rising out of the sea (sea level 14 m, land up to about 40 m): sandy beaches along the "
-     "water, "
-     "grass and woods inland, rock on the steep slopes; where the land meets the border "
-     "depends on the seed until graphs can shape an island mask.",
+     "Land rising out of the sea (sea level 14 m, land up to about 32 m) with water along "
+     "the borders: sandy beaches at the shore, grass and woods inland, rock on the steep "
+     "slopes. The coast comes from noise and a chosen seed; an island mask that guarantees "
+     "water at every border arrives with terrain graphs.",
      1,
-     "{" BI_GRID "\"seed\": 707, \"default_landform\": \"island\", \"landforms\": "
+     "{" BI_GRID "\"seed\": 230, \"default_landform\": \"island\", \"landforms\": "
      "{\"island\": {\"height_variation\": 40, \"feature_size\": 110, \"roughness\": 0.45, "
      "\"octaves\": 5, \"warp_amplitude\": 12, \"warp_feature_size\": 70}}, \"sea_level\": 14, "
      "\"default_biome\": \"grass\", \"biomes\": {\"sea_floor\": {\"color\": [0.2, 0.4, 0.55, "
@@ -137,7 +137,7 @@ static const builtin builtins[] = {
      "river bed, wet banks by water distance, grass above and rock on steep valley sides (a "
      "carved, continuous river channel arrives with terrain graphs).",
      1,
-     "{" BI_GRID "\"seed\": 808, \"default_landform\": \"valley\", \"landforms\": "
+     "{" BI_GRID "\"seed\": 539, \"default_landform\": \"valley\", \"landforms\": "
      "{\"valley\": {\"height_variation\": 30, \"feature_size\": 120, \"roughness\": 0.35, "
      "\"octaves\": 4, \"stretch\": 4, \"heading\": 90, \"warp_amplitude\": 10, "
      "\"warp_feature_size\": 60}}, \"sea_level\": 9, \"default_biome\": \"grass\", "
