@@ -108,6 +108,22 @@ static void test_preset_document(void)
     CHECK(p.recipe.rule_count == 1 && p.recipe.rules[0].elevation.min == 10);
     CHECK(p.recipe.layer_count == 0 && !p.recipe.has_layers && p.version == 1);
     trn_preset_dispose(&p);
+    /* Read as a recipe, it is recognised and pointed to the right verbs. */
+    CHECK_EQ_INT(trn_document_classify(good_preset, strlen(good_preset)),
+                 TRN_DOCUMENT_TERRAIN_PRESET);
+    CHECK(strcmp(trn_document_kind_name(TRN_DOCUMENT_TERRAIN_PRESET), "terrain preset") == 0);
+    trn_recipe r;
+    trn_document_kind kind;
+    CHECK_STATUS(trn_recipe_parse(good_preset, strlen(good_preset), "p.json", &r, &kind, &e),
+                 TRN_ERR_FORMAT);
+    CHECK_EQ_INT(kind, TRN_DOCUMENT_TERRAIN_PRESET);
+    CHECK_CONTAINS(e.message, "this is a terrain_preset document");
+    CHECK(e.offset == 0 && e.line == 1);
+    /* A recipe is still a recipe, and every built-in classifies as one. */
+    for (uint32_t i = 0; i < trn_builtin_preset_count(); i++) {
+        const char *bt = trn_builtin_preset_text(trn_builtin_preset_id(i));
+        CHECK_EQ_INT(trn_document_classify(bt, strlen(bt)), TRN_DOCUMENT_RECIPE);
+    }
 
     /* Errors: path, position, the recipe's own wording. */
     const char *t = "{\"format_version\": 1, \"name\": \"x\",\n \"landforms\": {}}";

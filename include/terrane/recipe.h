@@ -228,6 +228,8 @@ typedef enum trn_document_kind {
     TRN_DOCUMENT_TERRAIN_ASSET,  /* {"format_version", "id", "recipe"} */
     TRN_DOCUMENT_ASSET_MANIFEST, /* NAME.asset.json: {"type": "Terrain", "importer": ...} */
     TRN_DOCUMENT_BEAMNG_TERRAIN, /* BeamNG .terrain.json (version, datafile, ...) */
+    TRN_DOCUMENT_TERRAIN_PRESET, /* a terrain_preset source: {"format_version", "name", ...}
+                                    (presets.h) */
 } trn_document_kind;
 
 /* Classify by content (keys present), without validating. */

@@ -33,6 +33,8 @@ const char *trn_document_kind_name(trn_document_kind kind)
         return "asset manifest";
     case TRN_DOCUMENT_BEAMNG_TERRAIN:
         return "BeamNG terrain metadata";
+    case TRN_DOCUMENT_TERRAIN_PRESET:
+        return "terrain preset";
     case TRN_DOCUMENT_UNKNOWN:
         break;
     }

@@ -1059,6 +1059,10 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
          (json_object_get(root, "heightMapSize") || json_object_get(root, "binaryFormat") ||
           json_object_get(root, "materials"))))
         return TRN_DOCUMENT_BEAMNG_TERRAIN;
+    /* "name" is no recipe key: a document naming itself beside format_version is a preset. */
+    if (json_is_string(json_object_get(root, "name")) && json_object_get(root, "format_version") &&
+        !json_object_get(root, "landforms") && !json_object_get(root, "resolution"))
+        return TRN_DOCUMENT_TERRAIN_PRESET;
     for (const char *const *k = trn_rcp_recipe_keys; *k; k++)
         if (json_object_get(root, *k)) return TRN_DOCUMENT_RECIPE;
     return TRN_DOCUMENT_UNKNOWN;
@@ -1214,6 +1218,12 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
         st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
                   "this is BeamNG terrain metadata (a .terrain.json with version and datafile), "
                   "not a terrane recipe; use 'terrane info' to describe it");
+        break;
+    case TRN_DOCUMENT_TERRAIN_PRESET:
+        st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                  "this is a terrain_preset document (format_version, name, biomes, rules, ...), "
+                  "not a recipe; list it with 'terrane presets PROJECT' and merge it into a "
+                  "recipe with 'terrane apply-preset'");
         break;
     case TRN_DOCUMENT_UNKNOWN:
         st = perr(&c, TRN_ERR_JSON, TRN_JSON_VALUE,
