@@ -235,6 +235,35 @@ static void test_apply(void)
     free(out);
     free(err);
 
+    /* CRLF line ends: the new value uses them too, the rest is kept byte for byte. */
+    const char *crlf_head =
+        "{\r\n  \"entities\": [{\"id\": \"t\", \"components\": {\"Terrain3D\": {\r\n"
+        "    \"recipe\": ";
+    const char *crlf_tail = "}}}]\r\n}\r\n";
+    char crlf[4096];
+    snprintf(crlf, sizeof crlf,
+             "%s{\r\n      \"size\": [128, 128], \"resolution\": [64, 64],\r\n"
+             "      \"seed\": 1, \"default_landform\": \"l\", \"landforms\": {\"l\": {}},\r\n"
+             "      \"default_biome\": \"grass\", \"biomes\": {\"grass\": {\"color\": [0, 1, 0, "
+             "1]}}\r\n    }%s",
+             crlf_head, crlf_tail);
+    put(sub, "main.scene.json", crlf);
+    CHECK_EQ_INT(trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/rolling-hills "
+                                   "--write -q",
+                                   &out, &err, dir),
+                 0);
+    now = slurp(sub, "main.scene.json");
+    CHECK(now && strncmp(now, crlf_head, strlen(crlf_head)) == 0);
+    CHECK(now && strlen(now) > strlen(crlf_tail) &&
+          strcmp(now + strlen(now) - strlen(crlf_tail), crlf_tail) == 0);
+    CHECK(now && strstr(now, "\"preset_id\": \"builtin://terrain/rolling-hills\",\r\n") != NULL);
+    for (const char *q = now ? now : ""; *q; q++)
+        if (*q == '\n') CHECK(q > now && q[-1] == '\r');
+    free(now);
+    free(out);
+    free(err);
+    put(sub, "main.scene.json", one);
+
     /* Two terrains: --entity chooses. */
     put(sub, "second.scene.json", one);
     CHECK_EQ_INT(trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/rolling-hills",

@@ -497,11 +497,22 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv)
         spaces++;
     trn_rcp_buf value = {0};
     trn_rcp_emit_json(&value, tree, one_line ? 0 : 2, one_line ? 0 : (int)(spaces / 2));
+    /* A file written with CRLF line ends gets CRLF inside the new value too. */
+    const uint8_t *first_nl = memchr(data, '\n', size);
+    bool crlf = first_nl && first_nl > data && first_nl[-1] == '\r';
+    size_t new_len = value.len;
     trn_rcp_buf_put(&out, (const char *)data, start);
-    trn_rcp_buf_put(&out, value.data, value.len);
+    for (size_t i = 0, run = 0; i <= value.len; i++) {
+        if (i < value.len && !(crlf && value.data[i] == '\n')) continue;
+        trn_rcp_buf_put(&out, value.data + run, i - run);
+        if (i < value.len) {
+            trn_rcp_buf_put(&out, "\r\n", 2);
+            new_len++;
+        }
+        run = i + 1;
+    }
     trn_rcp_buf_put(&out, (const char *)data + end, size - end);
     bool failed = value.failed || out.failed;
-    size_t new_len = value.len;
     trn_rcp_buf_free(&value);
     if (failed) {
         rc = cli_failf(ctx, "out of memory");
