@@ -197,6 +197,10 @@ static void test_project(void)
     put(dir, "landscape.asset.json",
         "{\"format_version\": 1, \"type\": \"Terrain\", \"importer\": \"terrain_heightfield\", "
         "\"source\": \"landscape.terrain.json\"}");
+    /* A manifest with a byte order mark, and a broken manifest of no concern yet. */
+    put(sub, "lowland.asset.json",
+        "\xEF\xBB\xBF{\"format_version\": 1, \"type\": \"terrain_preset\", \"importer\": "
+        "\"data\", \"source\": \"lowland.preset.json\"}");
     CHECK_OK(trn_project_presets_load(dir, &all, &n, &e));
     CHECK_EQ_INT(n, 1);
     if (n == 1) CHECK(strcmp(all[0].id, "asset://presets/lowland") == 0);
@@ -215,6 +219,18 @@ static void test_project(void)
     CHECK_STATUS(trn_project_presets_load(dir, &all, &n, &e), TRN_ERR_JSON);
     CHECK_CONTAINS(e.file, "lowland.preset.json");
     CHECK(e.offset == 35 && e.line == 1 && e.column == 36 && n == 0 && all == NULL);
+    /* A manifest that is not JSON, at its position. */
+    put(sub, "lowland.preset.json", good_preset);
+    put(dir, "broken.asset.json", "{\"type\": \"terrain_preset\",\n \"source\": }");
+    CHECK_STATUS(trn_project_presets_load(dir, &all, &n, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.file, "broken.asset.json");
+    CHECK(e.line == 2 && e.column == 12);
+    put(dir, "broken.asset.json", "{\"type\": \"terrain_preset\", \"source\": \"/abs.json\"}");
+    CHECK_STATUS(trn_project_presets_load(dir, &all, &n, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "source: expected the preset document's file name relative");
+    put(dir, "broken.asset.json", "{\"type\": \"terrain_preset\", \"source\": \"gone.json\"}");
+    CHECK_STATUS(trn_project_presets_load(dir, &all, &n, &e), TRN_ERR_NOT_FOUND);
+    CHECK_CONTAINS(e.file, "gone.json");
     /* Not a folder. */
     snprintf(sub, sizeof sub, "%s/nothing", dir);
     CHECK_STATUS(trn_project_presets_load(sub, &all, &n, &e), TRN_ERR_NOT_FOUND);

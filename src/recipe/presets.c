@@ -518,10 +518,11 @@ static trn_status read_manifest(const char *path, const char *rel, preset_list *
     trn_status st = trn_file_read_all(path, TRN_RCP_MAX_FILE_SIZE, &data, &size, err);
     if (st) return st;
     json_error_t je;
-    json_t *m = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
+    size_t bom = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
+    json_t *m = json_loadb((const char *)data + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!m) {
-        trn_json_pos pos = trn_json_pos_of_offset((const char *)data, size,
-                                                  je.position > 0 ? (size_t)je.position - 1 : 0);
+        trn_json_pos pos = trn_json_pos_of_offset(
+            (const char *)data, size, bom + (je.position > 0 ? (size_t)je.position - 1 : 0));
         trn_error_set(err, TRN_ERR_JSON, path, (int64_t)pos.offset, "invalid JSON: %s", je.text);
         trn_error_set_position(err, pos.line, pos.column);
         free(data);
