@@ -8,16 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "terrane/generate.h"
 #include "terrane/layers.h"
 #include "terrane/recipe.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static trn_band band(double lo, double hi)
 {

@@ -8,17 +8,12 @@
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
+
+#include "bench_util.h"
 #endif
 
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Peak resident set size of this process in bytes (Linux /proc), 0 when unknown. */
 static uint64_t peak_rss(void)

@@ -8,6 +8,8 @@
 #include <xxhash.h>
 #ifdef _OPENMP
 #include <omp.h>
+
+#include "bench_util.h"
 #endif
 
 #include "gen/noise_internal.h"
@@ -15,13 +17,6 @@
 
 #define RUNS 3
 #define OCTAVES 6u
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void set_threads(int threads)
 {

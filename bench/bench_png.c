@@ -8,39 +8,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "terrane/image.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint32_t hash3(uint32_t x, uint32_t y, uint32_t seed)
-{
-    uint32_t h = x * 0x27d4eb2du ^ y * 0x165667b1u ^ seed * 0x9e3779b9u;
-    h ^= h >> 15;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
-/* Smooth value noise in 0..1 on a unit lattice. */
-static double value_noise(double x, double y, uint32_t seed)
-{
-    double fx0 = floor(x), fy0 = floor(y);
-    uint32_t xi = (uint32_t)(int64_t)fx0, yi = (uint32_t)(int64_t)fy0;
-    double fx = x - fx0, fy = y - fy0;
-    fx = fx * fx * (3.0 - 2.0 * fx);
-    fy = fy * fy * (3.0 - 2.0 * fy);
-    const double k = 1.0 / 4294967295.0;
-    double a = hash3(xi, yi, seed) * k, b = hash3(xi + 1, yi, seed) * k;
-    double c = hash3(xi, yi + 1, seed) * k, d = hash3(xi + 1, yi + 1, seed) * k;
-    return (a + (b - a) * fx) * (1.0 - fy) + (c + (d - c) * fx) * fy;
-}
 
 /* Terrain-like heights in metres: broad fBm hills, a ridged middle band, fine detail. Each
  * sample depends only on its coordinates, so the result is the same on any thread count. */

@@ -14,18 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #include "terrane/beamng.h"
 
 #define BENCH_SIZE 8192u
 #define BENCH_RUNS 3
 #define BLOCK ((size_t)1 << 20)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, const trn_error *e)
 {
