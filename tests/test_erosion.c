@@ -1,0 +1,345 @@
+/* Tests of droplet erosion and thermal relaxation: ledger, determinism, analytic fields, presets,
+ * cancel. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/erosion.h"
+#include "terrane/generate.h"
+#include "test.h"
+
+static uint64_t fnv_floats(const float *v, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *p = (const unsigned char *)v;
+    for (size_t i = 0; i < n * sizeof(float); i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* A 128x128-cell ridged landform, 1 unit per cell, heights up to about 80. */
+static void make_terrain(trn_field *f, uint32_t cells)
+{
+    CHECK_OK(trn_field_init(f, cells, cells, (double)cells, (double)cells, NULL));
+    trn_landform lf;
+    memset(&lf, 0, sizeof lf);
+    lf.name = "test";
+    lf.profile = TRN_PROFILE_RIDGED;
+    lf.height_variation = 80.0;
+    lf.feature_size = 96.0;
+    lf.roughness = 0.5;
+    lf.octaves = 5;
+    lf.warp_feature_size = 128.0;
+    lf.stretch = 1.0;
+    CHECK_OK(trn_landform_fill(&lf, 7, f, NULL, NULL, NULL));
+}
+
+static void hydraulic_only(trn_erosion_params *p)
+{
+    trn_erosion_params_default(p, TRN_EROSION_FINAL);
+    p->thermal_iterations = 0;
+}
+
+static void test_ledger_balance(void)
+{
+    trn_field f;
+    make_terrain(&f, 128);
+    trn_erosion_params p;
+    hydraulic_only(&p);
+    p.droplets = 40000;
+    p.iterations = 2;
+    trn_erosion_result r;
+    CHECK_OK(trn_erosion_run(&f, &p, 99, &r, NULL, NULL, NULL));
+    const trn_erosion_ledger *l = &r.ledger;
+    CHECK_EQ_INT(l->droplets, 80000);
+    CHECK(l->eroded > 1.0);
+    CHECK(l->deposited > 0.1);
+    CHECK(l->exported > 0.0);
+    CHECK(l->suspended > 0.0);
+    double out = l->deposited + l->exported + l->suspended;
+    CHECK(fabs(l->eroded - out) <= 1e-6 * l->eroded);
+    /* The field's net change is what stayed off it: deposited - eroded. */
+    double net = 0.0;
+    size_t n = trn_field_sample_count(&f);
+    for (size_t i = 0; i < n; i++)
+        net += (double)r.change[i];
+    CHECK(fabs(net - (l->deposited - l->eroded)) <= 1e-3 * l->eroded);
+    /* Masks: the largest rise and fall map to 1, all values in [0, 1]. */
+    float dmax = 0.0f, emax = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(r.deposition.values[i] >= 0.0f && r.deposition.values[i] <= 1.0f);
+        CHECK(r.erosion.values[i] >= 0.0f && r.erosion.values[i] <= 1.0f);
+        if (r.deposition.values[i] > dmax) dmax = r.deposition.values[i];
+        if (r.erosion.values[i] > emax) emax = r.erosion.values[i];
+        /* change is eroded - input in float, so adding it back is exact to one rounding. */
+        CHECK(fabsf(r.field.heights[i] - (f.heights[i] + r.change[i])) <=
+              1e-6f * (fabsf(r.field.heights[i]) + 1.0f));
+        if (r.change[i] > 0.0f) CHECK(r.erosion.values[i] == 0.0f);
+    }
+    CHECK(dmax == 1.0f);
+    CHECK(emax == 1.0f);
+    trn_erosion_result_dispose(&r);
+    trn_erosion_result_dispose(&r); /* disposed twice: a no-op */
+    trn_erosion_result_dispose(NULL);
+    trn_field_dispose(&f);
+}
+
+static void test_threads_bit_identical(void)
+{
+    trn_field f;
+    make_terrain(&f, 160);
+    size_t n = trn_field_sample_count(&f);
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplets = 30000;
+    trn_erosion_result r1, r2;
+    p.threads = 1;
+    CHECK_OK(trn_erosion_run(&f, &p, 1234, &r1, NULL, NULL, NULL));
+    p.threads = 2;
+    CHECK_OK(trn_erosion_run(&f, &p, 1234, &r2, NULL, NULL, NULL));
+    CHECK(memcmp(r1.field.heights, r2.field.heights, n * sizeof(float)) == 0);
+    CHECK(memcmp(r1.change, r2.change, n * sizeof(float)) == 0);
+    CHECK(memcmp(&r1.ledger, &r2.ledger, sizeof r1.ledger) == 0);
+    trn_erosion_result_dispose(&r2);
+    /* Another seed moves the droplets. */
+    CHECK_OK(trn_erosion_run(&f, &p, 1235, &r2, NULL, NULL, NULL));
+    CHECK(memcmp(r1.field.heights, r2.field.heights, n * sizeof(float)) != 0);
+    trn_erosion_result_dispose(&r2);
+    trn_erosion_result_dispose(&r1);
+
+    /* Pinned: the hydraulic result of this seed and these parameters, on 2 threads. */
+    hydraulic_only(&p);
+    p.droplets = 30000;
+    p.threads = 2;
+    CHECK_OK(trn_erosion_run(&f, &p, 1234, &r1, NULL, NULL, NULL));
+    uint64_t h = fnv_floats(r1.field.heights, n);
+    if (h != 0x98955c90ef59ca71ull)
+        fprintf(stderr, "hydraulic hash %016llx\n", (unsigned long long)h);
+    CHECK(h == 0x98955c90ef59ca71ull);
+    trn_erosion_result_dispose(&r1);
+    trn_field_dispose(&f);
+}
+
+static void test_flat_does_nothing(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 64, 48, 64.0, 48.0, NULL));
+    size_t n = trn_field_sample_count(&f);
+    for (size_t i = 0; i < n; i++)
+        f.heights[i] = 12.5f;
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    trn_erosion_result r;
+    CHECK_OK(trn_erosion_run(&f, &p, 5, &r, NULL, NULL, NULL));
+    CHECK(memcmp(r.field.heights, f.heights, n * sizeof(float)) == 0);
+    int nonzero = 0;
+    for (size_t i = 0; i < n; i++)
+        nonzero +=
+            r.change[i] != 0.0f || r.deposition.values[i] != 0.0f || r.erosion.values[i] != 0.0f;
+    CHECK_EQ_INT(nonzero, 0);
+    CHECK(r.ledger.eroded == 0.0 && r.ledger.deposited == 0.0 && r.ledger.exported == 0.0 &&
+          r.ledger.suspended == 0.0);
+    CHECK_EQ_INT(r.ledger.droplets, (uint64_t)(0.5 * (double)n + 0.5));
+    trn_erosion_result_dispose(&r);
+    trn_field_dispose(&f);
+}
+
+/* A plane sloping down along +x to x = 80, then a level floor to x = 127. */
+static void test_tilted_plane(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 127, 63, 127.0, 63.0, NULL));
+    const size_t nx = 128, nz = 64;
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 0; x < nx; x++)
+            f.heights[z * nx + x] = x < 80 ? (float)(80 - x) * 0.05f : 0.0f;
+    trn_erosion_params p;
+    hydraulic_only(&p);
+    p.droplets = 5000;
+    trn_erosion_result r;
+    CHECK_OK(trn_erosion_run(&f, &p, 3, &r, NULL, NULL, NULL));
+    double up = 0.0, down = 0.0;
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 0; x < nx; x++) {
+            if (x < 70) up += r.change[z * nx + x];
+            if (x >= 80) down += r.change[z * nx + x];
+        }
+    CHECK(up < -1.0);
+    CHECK(down > 0.5);
+    /* Nothing is taken from the floor itself far from the slope's foot. */
+    float floor_min = 0.0f;
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 100; x < nx; x++)
+            if (r.change[z * nx + x] < floor_min) floor_min = r.change[z * nx + x];
+    CHECK(floor_min > -0.02f);
+    CHECK(r.ledger.eroded > r.ledger.exported);
+    trn_erosion_result_dispose(&r);
+    trn_field_dispose(&f);
+}
+
+static double max_step(const trn_field *f)
+{
+    const size_t nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    double m = 0.0;
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 0; x + 1 < nx; x++) {
+            double d = fabs((double)f->heights[z * nx + x + 1] - f->heights[z * nx + x]);
+            if (d > m) m = d;
+        }
+    return m;
+}
+
+static void test_thermal(void)
+{
+    /* A cliff: 0 then 20 along x, 1 unit per sample, so 87 degrees. */
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 63, 15, 63.0, 15.0, NULL));
+    const size_t nx = 64, nz = 16, n = nx * nz;
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 0; x < nx; x++)
+            f.heights[z * nx + x] = x < 32 ? 0.0f : 20.0f;
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplet_density = 0.0; /* thermal only */
+    p.talus_angle = 30.0;
+    p.thermal_strength = 1.0;
+    p.thermal_iterations = 3000;
+    trn_erosion_result r;
+    CHECK_OK(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, NULL));
+    CHECK_EQ_INT(r.ledger.droplets, 0);
+    double before = 0.0, after = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        before += f.heights[i];
+        after += r.field.heights[i];
+    }
+    /* Exact per pair; only the float sums of each sample round (3000 passes over 1024). */
+    CHECK(fabs(after - before) < 1e-5 * before);
+    const double talus = tan(30.0 * 3.14159265358979323846 / 180.0);
+    double m = max_step(&r.field);
+    /* Brought down towards the talus slope, not flattened below it. */
+    CHECK(m < 20.0 * 0.1);
+    CHECK(m < talus * 1.5);
+    CHECK(m > talus * 0.9);
+    /* A slope already gentler than the talus angle does not move. */
+    for (size_t z = 0; z < nz; z++)
+        for (size_t x = 0; x < nx; x++)
+            f.heights[z * nx + x] = (float)x * 0.25f;
+    trn_erosion_result r2;
+    CHECK_OK(trn_erosion_run(&f, &p, 1, &r2, NULL, NULL, NULL));
+    CHECK(memcmp(r2.field.heights, f.heights, n * sizeof(float)) == 0);
+    trn_erosion_result_dispose(&r2);
+    trn_erosion_result_dispose(&r);
+    trn_field_dispose(&f);
+}
+
+static void test_preview_differs(void)
+{
+    trn_field f;
+    make_terrain(&f, 96);
+    size_t n = trn_field_sample_count(&f);
+    trn_erosion_params pf, pp;
+    trn_erosion_params_default(&pf, TRN_EROSION_FINAL);
+    trn_erosion_params_default(&pp, TRN_EROSION_PREVIEW);
+    /* Preview changes only droplet count, walk length and the thermal pass. */
+    CHECK(pp.droplet_density < pf.droplet_density);
+    CHECK(pp.lifetime < pf.lifetime);
+    CHECK_EQ_INT(pp.thermal_iterations, 0);
+    CHECK(pf.thermal_iterations > 0);
+    trn_erosion_params same = pp;
+    same.droplet_density = pf.droplet_density;
+    same.lifetime = pf.lifetime;
+    same.thermal_iterations = pf.thermal_iterations;
+    CHECK(memcmp(&same, &pf, sizeof same) == 0);
+    trn_erosion_result rf, rp;
+    CHECK_OK(trn_erosion_run(&f, &pf, 42, &rf, NULL, NULL, NULL));
+    CHECK_OK(trn_erosion_run(&f, &pp, 42, &rp, NULL, NULL, NULL));
+    CHECK(rp.ledger.droplets < rf.ledger.droplets);
+    CHECK(rp.ledger.eroded < rf.ledger.eroded);
+    CHECK(memcmp(rf.field.heights, rp.field.heights, n * sizeof(float)) != 0);
+    trn_erosion_result_dispose(&rf);
+    trn_erosion_result_dispose(&rp);
+    trn_field_dispose(&f);
+}
+
+typedef struct cancel_state {
+    const char *stage; /* cancel on the first report of this stage after `after` reports */
+    int after, seen;
+    double last;
+    int backwards;
+} cancel_state;
+
+static int cancel_cb(double done, const char *stage, void *user)
+{
+    cancel_state *s = user;
+    if (done < s->last) s->backwards++;
+    s->last = done;
+    if (s->stage && strcmp(stage, s->stage) == 0 && s->seen++ >= s->after) return TRN_CANCEL;
+    return TRN_CONTINUE;
+}
+
+static void test_cancel_and_errors(void)
+{
+    trn_field f;
+    make_terrain(&f, 64);
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplets = 70000; /* two batches */
+    trn_erosion_result r;
+    memset(&r, 0x5a, sizeof r);
+    trn_erosion_result sentinel = r;
+    trn_error err;
+    cancel_state s = {"erosion", 1, 0, 0.0, 0};
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, cancel_cb, &s, &err), TRN_ERR_CANCELLED);
+    CHECK_EQ_INT(err.code, TRN_ERR_CANCELLED);
+    CHECK_CONTAINS(err.message, "erosion: cancelled");
+    CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+    cancel_state t = {"thermal", 4, 0, 0.0, 0};
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, cancel_cb, &t, &err), TRN_ERR_CANCELLED);
+    CHECK_CONTAINS(err.message, "thermal: cancelled");
+    CHECK_EQ_INT(t.seen, 5);
+    CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+    /* Progress runs forwards to 1 when nobody cancels. */
+    cancel_state u = {NULL, 0, 0, 0.0, 0};
+    CHECK_OK(trn_erosion_run(&f, &p, 1, &r, cancel_cb, &u, &err));
+    CHECK_EQ_INT(u.backwards, 0);
+    CHECK(u.last == 1.0);
+    trn_erosion_result_dispose(&r);
+
+    trn_erosion_params bad = p;
+    bad.radius = 0;
+    CHECK_STATUS(trn_erosion_run(&f, &bad, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "radius must be 1..16");
+    bad = p;
+    bad.inertia = 1.5;
+    CHECK_STATUS(trn_erosion_run(&f, &bad, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "inertia must be in [0, 1]");
+    bad = p;
+    bad.talus_angle = 90.0;
+    CHECK_STATUS(trn_erosion_run(&f, &bad, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "talus_angle");
+    memset(&r, 0x5a, sizeof r);
+    f.heights[3 * 65 + 7] = NAN;
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sample 202 (x 7, z 3) is not a finite height");
+    CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+    trn_field_dispose(&f);
+    trn_field tiny;
+    CHECK_OK(trn_field_init(&tiny, 1, 1, 1.0, 1.0, NULL));
+    tiny.cells_z = 0;
+    CHECK_STATUS(trn_erosion_run(&tiny, &p, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "at least 2x2 samples");
+    tiny.cells_z = 1;
+    trn_field_dispose(&tiny);
+}
+
+int main(void)
+{
+    RUN(test_ledger_balance);
+    RUN(test_threads_bit_identical);
+    RUN(test_flat_does_nothing);
+    RUN(test_tilted_plane);
+    RUN(test_thermal);
+    RUN(test_preview_differs);
+    RUN(test_cancel_and_errors);
+    return trn_test_finish();
+}
