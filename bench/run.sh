@@ -38,3 +38,8 @@ echo "== noise: 6-octave fbm and ridged rows, 1-octave noise, landform fill, moi
 echo
 echo "== edit: one raise stroke on a 4097x4097 session vs regenerating; 10,000 stamps replayed on 1025^2 and 4097^2"
 "$BUILD/bench_edit" 4097 2
+
+# ---- erosion (issue 5): droplet erosion throughput, 1 and 2 threads ----
+echo
+echo "== erosion: 500,000 droplets on 1024x1024, lifetime 30, inertia 0.05, radius 3 (1 and 2 threads)"
+"$BUILD/bench_erosion" 1024 500000

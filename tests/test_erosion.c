@@ -52,6 +52,7 @@ static void test_ledger_balance(void)
     CHECK_OK(trn_erosion_run(&f, &p, 99, &r, NULL, NULL, NULL));
     const trn_erosion_ledger *l = &r.ledger;
     CHECK_EQ_INT(l->droplets, 80000);
+    CHECK(l->steps > 80000 && l->steps <= 80000ull * 30u);
     CHECK(l->eroded > 1.0);
     CHECK(l->deposited > 0.1);
     CHECK(l->exported > 0.0);
@@ -140,6 +141,7 @@ static void test_flat_does_nothing(void)
     CHECK(r.ledger.eroded == 0.0 && r.ledger.deposited == 0.0 && r.ledger.exported == 0.0 &&
           r.ledger.suspended == 0.0);
     CHECK_EQ_INT(r.ledger.droplets, (uint64_t)(0.5 * (double)n + 0.5));
+    CHECK_EQ_INT(r.ledger.steps, 0); /* every droplet stops where it starts */
     trn_erosion_result_dispose(&r);
     trn_field_dispose(&f);
 }

@@ -53,6 +53,7 @@ typedef struct trn_erosion_ledger {
     double suspended;  /* still carried when droplets died (lifetime over, stopped on a flat);
                           it is not dropped, so a dying droplet never leaves a spike */
     uint64_t droplets; /* droplets run */
+    uint64_t steps;    /* droplet moves made, all droplets together (<= droplets * lifetime) */
 } trn_erosion_ledger;
 
 typedef struct trn_erosion_result {

@@ -39,6 +39,7 @@ typedef struct walk_ctx {
 /* Per-tile ledger; tiles are summed in tile order so the totals do not depend on threads. */
 typedef struct tile_acc {
     double eroded, deposited, exported, suspended;
+    uint64_t steps;
 } tile_acc;
 
 void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quality)
@@ -175,7 +176,8 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
     float dx = 0.0f, dz = 0.0f, speed = 1.0f, water = 1.0f;
     double sed = 0.0;
     const float xmax = (float)(c->nx - 1), zmax = (float)(c->nz - 1);
-    for (uint32_t step = 0; step < c->lifetime; step++) {
+    uint32_t step = 0;
+    for (; step < c->lifetime; step++) {
         size_t ix = (size_t)x, iz = (size_t)z;
         float fx = x - (float)ix, fz = z - (float)iz;
         float height, gx, gz;
@@ -190,6 +192,7 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
         z += dz;
         if (!(x >= 0.0f && z >= 0.0f && x < xmax && z < zmax)) {
             a->exported += sed;
+            a->steps += step + 1;
             return;
         }
         float new_height;
@@ -223,6 +226,7 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
         water *= 1.0f - c->evaporation;
     }
     a->suspended += sed;
+    a->steps += step;
 }
 
 /* ---- thermal relaxation: gather from a read-only copy, so rows are independent ---- */
@@ -461,6 +465,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         r.ledger.deposited += acc[t].deposited;
         r.ledger.exported += acc[t].exported;
         r.ledger.suspended += acc[t].suspended;
+        r.ledger.steps += acc[t].steps;
     }
     r.ledger.droplets = total;
 
