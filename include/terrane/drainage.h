@@ -1,0 +1,73 @@
+/* Drainage of a heightfield: depression filling, D8 flow, flow accumulation and closed basins. */
+#ifndef TERRANE_DRAINAGE_H
+#define TERRANE_DRAINAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* D8 direction codes in flow_dir: code d moves (di, dj) = E (+1,0), SE (+1,+1), S (0,+1),
+ * SW (-1,+1), W (-1,0), NW (-1,-1), N (0,-1), NE (+1,-1) for d = 0..7 (j grows with z).
+ * TRN_DRAIN_OUTLET marks a sample whose water leaves the grid: every border sample and every
+ * sample at or below sea level. */
+#define TRN_DRAIN_OUTLET 8u
+
+/* A closed basin: a depression of the input (8-connected samples that the fill raised, all to
+ * the same spill level). A water pass can propose a lake of that level over it. */
+typedef struct trn_basin {
+    uint64_t id;               /* sink_j * (cells_x + 1) + sink_i: stable for this grid */
+    uint32_t sink_i, sink_j;   /* the lowest input sample inside (ties: smallest index) */
+    float sink_height;         /* input height there */
+    float spill_level;         /* height the depression fills to before it overflows */
+    uint32_t spill_i, spill_j; /* the unraised sample at spill_level the overflow leaves by */
+    uint64_t area;             /* samples raised by the fill (input height < spill_level) */
+} trn_basin;
+
+/* Results, tied to the grid they came from (cells and size copied from the field). */
+typedef struct trn_drainage {
+    uint32_t cells_x, cells_z;
+    double size_x, size_z;
+    double sea_level;       /* as passed (NaN = no sea) */
+    float *filled;          /* depression-filled heights (no epsilon: lakes are flat) */
+    uint8_t *flow_dir;      /* D8 code 0..7 or TRN_DRAIN_OUTLET per sample */
+    uint32_t *accumulation; /* samples draining through each sample, itself included */
+    trn_basin *basins;      /* closed basins sorted by id */
+    size_t basin_count;
+    size_t temp_bytes_peak; /* peak of the working memory beyond these outputs */
+} trn_drainage;
+
+/* Fill depressions (priority flood, Barnes et al. 2014, with the pit queue and Zhou et al.
+ * 2016's slope tracing), derive D8 directions on the filled surface and accumulate flow.
+ * sea_level: samples at or below it drain out like the border; NaN for no sea.
+ * Directions: the steepest strict descent on the filled surface (drop over the true sample
+ * spacing, ties to the lowest code); a sample with no lower neighbour (a flat or a filled
+ * lake) points to the neighbour the flood reached it from, so flats drain along the flood's
+ * breadth-first order towards their outlet. Results depend only on the grid and sea level.
+ * Memory beyond the outputs (9 bytes per sample): 1 byte per sample plus the flood's queues
+ * (8 bytes per boundary sample of the heap, 4 per queued sample), reported in
+ * temp_bytes_peak. Errors: TRN_ERR_INVALID_ARGUMENT for a field without heights or cells or
+ * with a NaN height (the message names the sample); TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY;
+ * TRN_ERR_CANCELLED when progress asks to stop (out is left untouched). Progress stage
+ * "drainage". On success out owns new arrays (dispose them with trn_drainage_dispose). */
+trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_drainage *out,
+                                trn_progress_fn progress, void *user, trn_error *err);
+
+/* Free a drainage result's arrays and zero it. NULL is a no-op. */
+void trn_drainage_dispose(trn_drainage *drainage);
+
+/* The flow accumulation mask: accumulation / the largest accumulation of a non-outlet sample
+ * for every non-outlet sample, 0 on outlets (border and sea). All 0 when every sample is an
+ * outlet. mask is initialised here (same grid). */
+trn_status trn_drainage_accumulation_mask(const trn_drainage *drainage, trn_mask *mask,
+                                          trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
