@@ -43,3 +43,8 @@ echo "== edit: one raise stroke on a 4097x4097 session vs regenerating; 10,000 s
 echo
 echo "== erosion: 500,000 droplets on 1024x1024, lifetime 30, inertia 0.05, radius 3 (1 and 2 threads)"
 "$BUILD/bench_erosion" 1024 500000
+
+# ---- drainage (issue 5): priority-flood fill, D8 directions, accumulation, basins ----
+echo
+echo "== drainage: fill + D8 + accumulation + basins on 4096x4096 landform terrain, 1 thread, best of 3"
+"$BUILD/bench_drainage" 4096 3

@@ -84,7 +84,7 @@ static bool heap_push(dr_state *s, uint32_t idx, float height)
     const uint64_t it = ((uint64_t)sortable_bits(height) << 32) | idx;
     size_t k = hp->count++;
     while (k > 0) {
-        size_t parent = (k - 1) / 2;
+        size_t parent = (k - 1) / 4;
         if (hp->items[parent] <= it) break;
         hp->items[k] = hp->items[parent];
         k = parent;
@@ -98,12 +98,22 @@ static uint64_t heap_pop(dr_heap *hp)
     const uint64_t top = hp->items[0];
     const uint64_t last = hp->items[--hp->count];
     size_t k = 0, count = hp->count;
+    /* Four children per node: half the levels of a binary heap and the four keys share a
+     * cache line, which matters once the frontier outgrows the cache. Keys are unique, so the
+     * pop order is the same as any other heap's. */
     for (;;) {
-        size_t child = 2 * k + 1;
-        if (child >= count) break;
-        if (child + 1 < count && hp->items[child + 1] < hp->items[child]) child++;
-        if (last <= hp->items[child]) break;
-        hp->items[k] = hp->items[child];
+        const size_t first = 4 * k + 1;
+        if (first >= count) break;
+        size_t child = first;
+        uint64_t best = hp->items[first];
+        const size_t end = first + 4 < count ? first + 4 : count;
+        for (size_t q = first + 1; q < end; q++)
+            if (hp->items[q] < best) {
+                best = hp->items[q];
+                child = q;
+            }
+        if (last <= best) break;
+        hp->items[k] = best;
         k = child;
     }
     if (count) hp->items[k] = last;
