@@ -20,10 +20,21 @@ static const int dr_dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 /* ---- working memory, tracked so the peak can be reported ---- */
 
-/* Heap keys: sortable height << 32 | sample index, so equal heights leave in index order. */
-typedef struct dr_heap {
+/* The priority queue: a radix heap (Ahuja et al. 1990) over keys sortable height << 32 |
+ * sample index. The flood only ever pushes keys above the last one taken (new samples are
+ * higher than the level being flooded), which is all a radix heap needs; keys are unique, so
+ * samples leave in exactly key order: by height, then by index. Bucket b > 0 holds keys whose
+ * highest bit differing from the last key taken is bit b-1; pushing is O(1) and each key
+ * moves down a few buckets at most, each move a sequential scan. */
+typedef struct dr_bucket {
     uint64_t *items;
     size_t count, capacity;
+} dr_bucket;
+
+typedef struct dr_heap {
+    dr_bucket buckets[65];
+    uint64_t last;
+    size_t count;
 } dr_heap;
 
 typedef struct dr_fifo {
@@ -70,54 +81,87 @@ static inline uint32_t sortable_bits(float f)
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-static bool heap_push(dr_state *s, uint32_t idx, float height)
+static inline unsigned bucket_of(uint64_t key, uint64_t last)
 {
-    dr_heap *hp = &s->heap;
-    if (hp->count == hp->capacity) {
-        size_t cap = hp->capacity ? hp->capacity * 2 : 4096;
-        uint64_t *p = realloc(hp->items, cap * sizeof *p);
+    const uint64_t x = key ^ last;
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+}
+
+static bool bucket_add(dr_state *s, dr_bucket *b, uint64_t key)
+{
+    if (b->count == b->capacity) {
+        size_t cap = b->capacity ? b->capacity * 2 : 256;
+        uint64_t *p = realloc(b->items, cap * sizeof *p);
         if (!p) return false;
-        temp_change(s, hp->capacity * sizeof *p, cap * sizeof *p);
-        hp->items = p;
-        hp->capacity = cap;
+        temp_change(s, b->capacity * sizeof *p, cap * sizeof *p);
+        b->items = p;
+        b->capacity = cap;
     }
-    const uint64_t it = ((uint64_t)sortable_bits(height) << 32) | idx;
-    size_t k = hp->count++;
-    while (k > 0) {
-        size_t parent = (k - 1) / 4;
-        if (hp->items[parent] <= it) break;
-        hp->items[k] = hp->items[parent];
-        k = parent;
-    }
-    hp->items[k] = it;
+    b->items[b->count++] = key;
     return true;
 }
 
-static uint64_t heap_pop(dr_heap *hp)
+static bool heap_push(dr_state *s, uint32_t idx, float height)
 {
-    const uint64_t top = hp->items[0];
-    const uint64_t last = hp->items[--hp->count];
-    size_t k = 0, count = hp->count;
-    /* Four children per node: half the levels of a binary heap and the four keys share a
-     * cache line, which matters once the frontier outgrows the cache. Keys are unique, so the
-     * pop order is the same as any other heap's. */
-    for (;;) {
-        const size_t first = 4 * k + 1;
-        if (first >= count) break;
-        size_t child = first;
-        uint64_t best = hp->items[first];
-        const size_t end = first + 4 < count ? first + 4 : count;
-        for (size_t q = first + 1; q < end; q++)
-            if (hp->items[q] < best) {
-                best = hp->items[q];
-                child = q;
-            }
-        if (last <= best) break;
-        hp->items[k] = best;
-        k = child;
+    const uint64_t key = ((uint64_t)sortable_bits(height) << 32) | idx;
+    if (!bucket_add(s, &s->heap.buckets[bucket_of(key, s->heap.last)], key)) return false;
+    s->heap.count++;
+    return true;
+}
+
+/* The smallest key (heap not empty), left in bucket 0; it becomes the last key taken. Moving
+ * a bucket's keys down can grow the lower buckets: false on no memory. */
+static bool heap_min(dr_state *s, uint64_t *out)
+{
+    dr_heap *hp = &s->heap;
+    if (hp->buckets[0].count == 0) {
+        unsigned i = 1;
+        while (hp->buckets[i].count == 0)
+            i++;
+        dr_bucket *b = &hp->buckets[i];
+        uint64_t lo = b->items[0];
+        for (size_t k = 1; k < b->count; k++)
+            if (b->items[k] < lo) lo = b->items[k];
+        hp->last = lo;
+        for (size_t k = 0; k < b->count; k++) {
+            const uint64_t key = b->items[k];
+            if (!bucket_add(s, &hp->buckets[bucket_of(key, lo)], key)) return false;
+        }
+        b->count = 0;
+        /* A large bucket just emptied gives its memory back: it was the frontier's bulk and
+         * keeping it would double the working set for the rest of the flood. */
+        if (b->capacity > 1024) {
+            temp_change(s, b->capacity * sizeof *b->items, 0);
+            free(b->items);
+            b->items = NULL;
+            b->capacity = 0;
+        }
     }
-    if (count) hp->items[k] = last;
-    return top;
+    *out = hp->buckets[0].items[0];
+    return true;
+}
+
+static bool heap_level_left(const dr_heap *hp)
+{
+    for (int i = 1; i <= 32; i++)
+        if (hp->buckets[i].count) return true;
+    return false;
+}
+
+static void heap_drop_min(dr_heap *hp)
+{
+    hp->buckets[0].count = 0; /* keys are unique: bucket 0 holds only the minimum */
+    hp->count--;
+}
+
+static void heap_free(dr_state *s)
+{
+    for (int i = 0; i < 65; i++) {
+        temp_change(s, s->heap.buckets[i].capacity * sizeof(uint64_t), 0);
+        free(s->heap.buckets[i].items);
+        s->heap.buckets[i].items = NULL;
+        s->heap.buckets[i].count = s->heap.buckets[i].capacity = 0;
+    }
 }
 
 static bool fifo_push(dr_state *s, dr_fifo *q, uint32_t idx)
@@ -292,7 +336,7 @@ static int basin_cmp(const void *a, const void *b)
 
 static void state_free(dr_state *s)
 {
-    free(s->heap.items);
+    heap_free(s);
     free(s->pit.items);
     free(s->level.items);
     free(s->trace.items);
@@ -381,9 +425,17 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
         } else if (s.heap.count) {
             /* Open a new level: every heap sample at it enters the level queue together, so
              * a flat is reached breadth-first from all its entries at once. */
-            const uint64_t top = s.heap.items[0] >> 32;
-            while (s.heap.count && (s.heap.items[0] >> 32) == top)
-                if (!fifo_push(&s, &s.level, (uint32_t)heap_pop(&s.heap))) goto no_memory;
+            uint64_t key;
+            if (!heap_min(&s, &key)) goto no_memory;
+            for (;;) {
+                heap_drop_min(&s.heap);
+                if (!fifo_push(&s, &s.level, (uint32_t)key)) goto no_memory;
+                /* Keys of the same height differ from the last one only in the index bits,
+                 * so they sit in buckets 1..32; stop without looking higher, as taking a
+                 * higher key now would break the radix heap's monotone order. */
+                if (!heap_level_left(&s.heap)) break;
+                if (!heap_min(&s, &key)) goto no_memory;
+            }
             continue;
         } else {
             break;
@@ -429,9 +481,7 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
     free(s.comps);
     temp_change(&s, s.comp_capacity * sizeof *s.comps, 0);
     s.comps = NULL;
-    free(s.heap.items);
-    temp_change(&s, s.heap.capacity * sizeof *s.heap.items, 0);
-    s.heap.items = NULL;
+    heap_free(&s);
     free(s.pit.items);
     free(s.level.items);
     free(s.trace.items);
