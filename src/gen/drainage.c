@@ -58,7 +58,9 @@ typedef struct dr_state {
     uint32_t *acc; /* during the flood: component id of each raised sample */
     ptrdiff_t off[8];
     dr_heap heap;
-    dr_fifo pit, level, trace; /* raised samples; unraised ones at the current level; slopes */
+    /* raised samples; unraised ones at the current level; higher ones waiting to be traced
+     * once the pit queue is empty; the trace's own queue */
+    dr_fifo pit, level, slope, trace;
     dr_comp *comps;
     size_t comp_count, comp_capacity;
     size_t temp_now, temp_peak;
@@ -320,9 +322,10 @@ static bool expand(dr_state *s, uint32_t c)
             s->filled[n] = hn;
             if (!fifo_push(s, &s->level, n)) return false;
         } else {
+            /* Traced later: by then a depression being flooded is complete, so a shore sample
+             * no longer sees lower unreached water and can be traced instead of queued. */
             s->filled[n] = hn;
-            if (!trace_from(s, n)) return false;
-            if (s->cancelled) return true;
+            if (!fifo_push(s, &s->slope, n)) return false;
         }
     }
     return true;
@@ -339,6 +342,7 @@ static void state_free(dr_state *s)
     heap_free(s);
     free(s->pit.items);
     free(s->level.items);
+    free(s->slope.items);
     free(s->trace.items);
     free(s->comps);
 }
@@ -420,6 +424,10 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
         uint32_t c;
         if (s.pit.count) {
             c = fifo_pop(&s.pit);
+        } else if (s.slope.count) {
+            if (!trace_from(&s, fifo_pop(&s.slope))) goto no_memory;
+            if (s.cancelled) goto cancelled;
+            continue;
         } else if (s.level.count) {
             c = fifo_pop(&s.level);
         } else if (s.heap.count) {
@@ -484,9 +492,13 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
     heap_free(&s);
     free(s.pit.items);
     free(s.level.items);
+    free(s.slope.items);
     free(s.trace.items);
-    temp_change(&s, (s.pit.capacity + s.level.capacity + s.trace.capacity) * sizeof(uint32_t), 0);
-    s.pit.items = s.level.items = s.trace.items = NULL;
+    temp_change(&s,
+                (s.pit.capacity + s.level.capacity + s.slope.capacity + s.trace.capacity) *
+                    sizeof(uint32_t),
+                0);
+    s.pit.items = s.level.items = s.slope.items = s.trace.items = NULL;
 
     /* Directions: steepest strict descent on the filled surface, else the flood's link back
      * (equal height, reached earlier), which keeps the graph acyclic. In-degrees alongside. */
