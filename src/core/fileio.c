@@ -111,6 +111,12 @@ trn_status trn_file_read_all(const char *path, size_t max_size, uint8_t **data_o
     trn_mapped_file mf;
     trn_status st = trn_mapped_file_open(&mf, path, max_size ? max_size : (1ull << 32), err);
     if (st) return st;
+    if (mf.heap) {
+        /* Small files were already read into the heap: hand that buffer over, no second copy. */
+        *data_out = mf.heap;
+        *size_out = mf.size;
+        return TRN_OK;
+    }
     uint8_t *copy = malloc(mf.size ? mf.size : 1);
     if (!copy) {
         trn_mapped_file_close(&mf);
