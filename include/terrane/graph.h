@@ -1,0 +1,323 @@
+/* Terrain module graphs: typed nodes and pins, validation diagnostics, cached evaluation. */
+#ifndef TERRANE_GRAPH_H
+#define TERRANE_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+#include "terrane/drainage.h"
+#include "terrane/erosion.h"
+#include "terrane/recipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The graph document's format_version this build reads and writes. */
+#define TRN_GRAPH_FORMAT_VERSION 1u
+
+/* ---------------------------------------------------------------------------------------------
+ * The registry: every node type with its pins and parameters. Static data, thread-safe.
+ * ------------------------------------------------------------------------------------------- */
+
+/* What a pin carries. An input accepts one link from an output of the same kind. Water and
+ * instances are produced by later modules (water bodies, scatter); Terrain Output already
+ * takes them. */
+typedef enum trn_pin_kind {
+    TRN_PIN_HEIGHTFIELD = 0,
+    TRN_PIN_MASK = 1,
+    TRN_PIN_DRAINAGE = 2,
+    TRN_PIN_WATER = 3,
+    TRN_PIN_INSTANCES = 4,
+    TRN_PIN_KIND_COUNT
+} trn_pin_kind;
+
+/* "heightfield", "mask", "drainage", "water", "instances". */
+const char *trn_pin_kind_name(trn_pin_kind kind);
+
+typedef struct trn_pin_spec {
+    const char *name;  /* "field", "mask", "a", ... */
+    trn_pin_kind kind; /* what it carries */
+    bool required;     /* inputs only: generation needs a link */
+    const char *description;
+} trn_pin_spec;
+
+typedef enum trn_param_type {
+    TRN_PARAM_NUMBER = 0,  /* finite double in [min, max] */
+    TRN_PARAM_INTEGER = 1, /* whole number in [min, max] */
+    TRN_PARAM_STRING = 2,  /* any UTF-8 text (a landform name, a comment) */
+    TRN_PARAM_CHOICE = 3,  /* one of `choices` ("fbm|ridged") */
+    TRN_PARAM_POINTS = 4,  /* [[x, z], ...] of finite float-range numbers, at least min_points */
+} trn_param_type;
+
+typedef struct trn_param_spec {
+    const char *name;
+    trn_param_type type;
+    bool optional;           /* absent means "derived" (see description), not a default value */
+    double def;              /* number / integer default */
+    double min, max;         /* range of numbers and integers (inclusive unless below) */
+    bool min_exclusive;      /* the value must be > min (sizes) */
+    const char *def_text;    /* string / choice default; points default as JSON ("[[0,0],...]") */
+    const char *choices;     /* choice: alternatives separated by '|' */
+    uint32_t min_points;     /* points */
+    const char *description; /* one line, with the unit */
+} trn_param_spec;
+
+typedef struct trn_node_type {
+    const char *name;     /* stable type id: "landform", "height_blend", ... */
+    const char *title;    /* "Height Blend" */
+    const char *category; /* "generator", "mask", "modifier", "simulation", "appearance",
+                             "output", "note" */
+    const char *description;
+    uint32_t version; /* bumped when its output for the same inputs changes; in its cache key */
+    const trn_pin_spec *inputs;
+    uint32_t input_count;
+    const trn_pin_spec *outputs;
+    uint32_t output_count;
+    const trn_param_spec *params;
+    uint32_t param_count;
+    bool quality_dependent; /* preview and final differ (erosion) */
+} trn_node_type;
+
+uint32_t trn_node_type_count(void);
+/* Index order is the registry's (generators, masks, modifiers, simulation, appearance, output,
+ * notes); NULL past the end. */
+const trn_node_type *trn_node_type_at(uint32_t index);
+/* NULL for an unknown name. */
+const trn_node_type *trn_node_type_find(const char *name);
+/* A node type's pin by name, or NULL; *index (may be NULL) receives its position. */
+const trn_pin_spec *trn_node_type_input(const trn_node_type *type, const char *pin,
+                                        uint32_t *index);
+const trn_pin_spec *trn_node_type_output(const trn_node_type *type, const char *pin,
+                                         uint32_t *index);
+const trn_param_spec *trn_node_type_param(const trn_node_type *type, const char *name);
+
+/* ---------------------------------------------------------------------------------------------
+ * The graph as plain data: recipe.graph is
+ *   {"format_version": 1, "output": NODE_ID,
+ *    "nodes": [{"id": ID, "type": TYPE, "position": [x, y], "params": {...},
+ *               "inputs": {PIN: {"node": ID, "pin": OUTPUT_PIN}, ...}}, ...]}
+ * "position", "params" and "inputs" may be omitted; a link's "pin" may be omitted when the
+ * source node has one output. Parameters keep what the document says (a draft may hold
+ * unknown or out-of-range ones; trn_graph_check reports them). Strings are owned.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_value_type {
+    TRN_VALUE_NUMBER = 0, /* also whole numbers */
+    TRN_VALUE_STRING = 1,
+    TRN_VALUE_BOOL = 2,
+    TRN_VALUE_POINTS = 3, /* an array of [x, z] number pairs */
+    TRN_VALUE_OTHER = 4,  /* anything else (kept as JSON text for the diagnostics and saving) */
+} trn_value_type;
+
+typedef struct trn_graph_param {
+    char *name;
+    trn_value_type type;
+    double number;
+    char *text; /* string, or the JSON text of an OTHER value */
+    bool boolean;
+    double *points; /* point_count (x, z) pairs */
+    uint32_t point_count;
+} trn_graph_param;
+
+typedef struct trn_graph_link {
+    char *pin;    /* the input pin */
+    char *node;   /* the source node id */
+    char *output; /* the source's output pin; NULL = its only output */
+} trn_graph_link;
+
+typedef struct trn_graph_node {
+    char *id;   /* unique, stable; 1..63 bytes */
+    char *type; /* registry name (an unknown one is reported, not refused) */
+    bool has_position;
+    double x, y; /* canvas layout only: never in a cache key */
+    trn_graph_param *params;
+    uint32_t param_count;
+    trn_graph_link *inputs;
+    uint32_t input_count;
+} trn_graph_node;
+
+typedef struct trn_graph {
+    uint32_t format_version;
+    char *output; /* the Terrain Output node's id; NULL when unset (a draft) */
+    trn_graph_node *nodes;
+    uint32_t node_count;
+} trn_graph;
+
+void trn_graph_dispose(trn_graph *graph);
+
+/* Parse a graph object (the value of recipe.graph) from JSON text. Fails only for a document
+ * that is not a graph at all: not an object, format_version missing or not a whole number
+ * (TRN_ERR_JSON), newer than TRN_GRAPH_FORMAT_VERSION (TRN_ERR_VERSION), nodes not an array of
+ * objects, a node without a string id and type, a position that is not two numbers, params or
+ * inputs not objects, a link that is not {"node", "pin"}, unknown keys outside params. Errors
+ * carry the JSON path ("nodes[2].inputs.mask.node") and line/column. Everything a draft may
+ * still get wrong (unknown types and params, bad values, missing or mismatched links, cycles,
+ * duplicate ids, the output) parses and is reported by trn_graph_check. */
+trn_status trn_graph_parse(const char *text, size_t size, const char *path, trn_graph *graph,
+                           trn_error *err);
+
+/* The graph a recipe generates with: its recipe.graph, or, when it has none, the implicit
+ * graph  landform (the default landform) -> biome_rules -> terrain_output  with ids "landform",
+ * "biome_rules" and "output", which generates exactly what recipes without graphs always did. */
+trn_status trn_graph_from_recipe(const trn_recipe *recipe, trn_graph *graph, trn_error *err);
+
+/* Canonical JSON of a graph: nodes in document order, keys sorted, links written in full,
+ * numbers shortest round-trip. identity = true leaves out what cannot change generation
+ * (positions and comment nodes) and sorts nodes by id: the text recipe cache keys hash.
+ * *text is malloc'd; caller frees. */
+trn_status trn_graph_to_json(const trn_graph *graph, bool identity, char **text, size_t *size,
+                             trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Validation. A draft may be incomplete; trn_graph_check lists everything generation would
+ * refuse (errors) and what looks wrong but generates (warnings). Generation runs the same check
+ * first and fails with TRN_ERR_VALIDATION (the first error's message, node id and position) when
+ * there is an error.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_graph_severity {
+    TRN_GRAPH_WARNING = 1,
+    TRN_GRAPH_ERROR = 2,
+} trn_graph_severity;
+
+/* Check ids (stable, listed in docs/graph.md):
+ *   format-version, duplicate-id, bad-id, unknown-type, unknown-param, bad-param, missing-param,
+ *   unknown-input, unknown-node, unknown-output-pin, ambiguous-output-pin, kind-mismatch,
+ *   self-link, missing-input, cycle, output-unset, output-unknown, output-not-terminal,
+ *   comment-pins, unreachable (warning), landform-unknown, grid-mismatch */
+typedef struct trn_graph_diagnostic {
+    trn_graph_severity severity;
+    char check[32];
+    char node_id[64]; /* "" for graph-level findings */
+    char pin[32];     /* input pin or parameter name, "" when none */
+    char message[512];
+    /* The JSON path inside the graph object ("nodes[3].inputs.mask") and, once located
+     * (trn_graph_diagnostics_locate), the position in the document text. */
+    char path[128];
+    int line, column; /* 0 when not located */
+    int64_t offset;   /* -1 when not located */
+} trn_graph_diagnostic;
+
+typedef struct trn_graph_diagnostics {
+    trn_graph_diagnostic *items;
+    size_t count, capacity;
+} trn_graph_diagnostics;
+
+void trn_graph_diagnostics_dispose(trn_graph_diagnostics *diagnostics);
+size_t trn_graph_diagnostics_errors(const trn_graph_diagnostics *diagnostics);
+
+/* Check a graph against the registry and (when recipe is not NULL) the recipe it belongs to
+ * (landform names). Appends to *out (initialise it zeroed). Fails only for TRN_ERR_NO_MEMORY. */
+trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
+                           trn_graph_diagnostics *out, trn_error *err);
+
+/* Fill line, column and offset of each diagnostic from the document the graph came from:
+ * graph_path is where the graph object sits in it ("graph" in a bare recipe, "recipe.graph" in
+ * a Terrain asset, "" for a graph document of its own). */
+void trn_graph_diagnostics_locate(trn_graph_diagnostics *diagnostics, const char *text, size_t size,
+                                  const char *graph_path);
+
+/* ---------------------------------------------------------------------------------------------
+ * Evaluation and caching.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Node results kept between evaluations: in memory (least recently used beyond memory_limit)
+ * and, when dir is not NULL, as files DIR/<key>.tnc that later processes reuse (written
+ * atomically; unreadable or mismatching files are recomputed, never trusted). Results of
+ * preview evaluations are kept in memory only, under preview keys, so they never stand in for
+ * a final result and never reach the directory. Not thread-safe: one evaluation at a time. */
+typedef struct trn_graph_cache trn_graph_cache;
+
+/* memory_limit: bytes of results kept in memory (0 = 1 GiB). dir is created when missing. */
+trn_status trn_graph_cache_new(const char *dir, size_t memory_limit, trn_graph_cache **out,
+                               trn_error *err);
+/* NULL is a no-op. */
+void trn_graph_cache_free(trn_graph_cache *cache);
+
+/* What happened to one node in an evaluation. */
+typedef enum trn_node_outcome {
+    TRN_NODE_EVALUATED = 0,   /* computed now */
+    TRN_NODE_REUSED = 1,      /* taken from the cache's memory */
+    TRN_NODE_REUSED_DISK = 2, /* read from the cache directory */
+    TRN_NODE_SKIPPED = 3,     /* not upstream of the output (or a comment): not evaluated */
+} trn_node_outcome;
+
+/* "evaluated", "reused", "reused-disk", "skipped". */
+const char *trn_node_outcome_name(trn_node_outcome outcome);
+
+typedef struct trn_node_report {
+    char id[64];
+    char type[32];
+    uint64_t key; /* 0 for skipped nodes */
+    trn_node_outcome outcome;
+    double cpu_seconds; /* process CPU time of this evaluation (0 when reused) */
+    double wall_seconds;
+    double cached_cpu_seconds; /* reused: the CPU time the cached result had cost */
+    bool has_ledger;           /* erosion: its hydraulic transport totals */
+    trn_erosion_ledger ledger;
+} trn_node_report;
+
+typedef struct trn_graph_options {
+    int threads;                 /* 0 = OpenMP default; results never depend on it */
+    trn_erosion_quality quality; /* TRN_EROSION_FINAL (default) or TRN_EROSION_PREVIEW */
+    trn_graph_cache *cache;      /* NULL = nothing kept between evaluations */
+} trn_graph_options;
+
+/* One evaluation's results: an opaque handle holding (shared with the cache) every evaluated
+ * node's outputs. */
+typedef struct trn_graph_run trn_graph_run;
+
+/* A read-only view of one output pin's value; valid while the run lives. */
+typedef struct trn_graph_value {
+    trn_pin_kind kind;
+    uint32_t cells_x, cells_z;
+    double size_x, size_z;
+    const float *values;          /* heightfield heights or mask values, samples floats */
+    const trn_drainage *drainage; /* drainage: its arrays (read-only) */
+    const float *source;          /* drainage: the heights it was computed from */
+} trn_graph_value;
+
+/* Validate (failing with TRN_ERR_VALIDATION on the first error diagnostic, its node id in
+ * err->node_id) and evaluate every node upstream of the Terrain Output in dependency order.
+ * Each node's cache key hashes its type and version, the generator version, its effective
+ * parameters (defaults filled, derived values such as the world seed or a landform's settings
+ * resolved), its inputs' keys by pin and the grid; never positions or comments; preview keys
+ * of quality-dependent nodes (and everything downstream) differ from final ones. Progress stage
+ * "node ID: ..." per node, with erosion reporting within. On failure or cancel *out is NULL and
+ * the cache keeps what completed nodes produced. */
+trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
+                              const trn_graph_options *options, trn_graph_run **out,
+                              trn_progress_fn progress, void *user, trn_error *err);
+void trn_graph_run_free(trn_graph_run *run);
+
+/* Per-node reports in graph document order (every node, skipped ones included). */
+const trn_node_report *trn_graph_run_report(const trn_graph_run *run, uint32_t *count);
+/* The heightfield published by the Terrain Output. */
+trn_status trn_graph_run_terrain(const trn_graph_run *run, trn_graph_value *out, trn_error *err);
+/* Whether a Biome Rules node is upstream of the Terrain Output's field (then the recipe's rules
+ * classify the published surface; otherwise every sample gets the default biome). */
+bool trn_graph_run_biome_rules(const trn_graph_run *run);
+/* An evaluated node's output (pin NULL = its first output). TRN_ERR_NOT_FOUND for a node that
+ * was skipped or does not exist or a pin it does not have. */
+trn_status trn_graph_run_output(const trn_graph_run *run, const char *node_id, const char *pin,
+                                trn_graph_value *out, trn_error *err);
+/* An erosion node's signed height change per sample (NULL for other nodes). */
+const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id);
+
+/* The cache key each node would get without evaluating anything (keys depend only on the
+ * graph, the recipe and the quality): keys[k] for graph->nodes[k], 0 for nodes that would be
+ * skipped. Fails as trn_graph_evaluate's validation does. */
+trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
+                          trn_erosion_quality quality, uint64_t *keys, trn_error *err);
+/* Whether the cache holds a result for key (in memory or in its directory); *cpu_seconds (may
+ * be NULL) receives what it cost. */
+bool trn_graph_cache_has(trn_graph_cache *cache, uint64_t key, double *cpu_seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,512 @@
+/* Graph validation: every problem of a draft as a diagnostic naming its node and pin. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_internal.h"
+#include "terrane/masks.h"
+
+typedef struct cctx {
+    const trn_graph *g;
+    const trn_recipe *recipe;
+    trn_graph_diagnostics *out;
+    bool failed; /* out of memory */
+} cctx;
+
+static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_graph_node *node,
+                 const char *pin, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_graph_node *node,
+                 const char *pin, const char *path, const char *fmt, ...)
+{
+    trn_graph_diagnostics *d = c->out;
+    if (d->count == d->capacity) {
+        size_t cap = d->capacity ? d->capacity * 2 : 8;
+        trn_graph_diagnostic *items = realloc(d->items, cap * sizeof *items);
+        if (!items) {
+            c->failed = true;
+            return;
+        }
+        d->items = items;
+        d->capacity = cap;
+    }
+    trn_graph_diagnostic *x = &d->items[d->count++];
+    memset(x, 0, sizeof *x);
+    x->severity = sev;
+    snprintf(x->check, sizeof x->check, "%s", check);
+    if (node && node->id) snprintf(x->node_id, sizeof x->node_id, "%s", node->id);
+    if (pin) snprintf(x->pin, sizeof x->pin, "%s", pin);
+    snprintf(x->path, sizeof x->path, "%s", path ? path : "");
+    x->offset = -1;
+    char msg[380];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* Messages name the node first so a list of them reads on its own. */
+    if (node && node->id)
+        snprintf(x->message, sizeof x->message, "node '%.60s' (%.32s): %s", node->id,
+                 node->type ? node->type : "?", msg);
+    else
+        snprintf(x->message, sizeof x->message, "%s", msg);
+}
+
+void trn_graph_diagnostics_dispose(trn_graph_diagnostics *diagnostics)
+{
+    if (!diagnostics) return;
+    free(diagnostics->items);
+    memset(diagnostics, 0, sizeof *diagnostics);
+}
+
+size_t trn_graph_diagnostics_errors(const trn_graph_diagnostics *diagnostics)
+{
+    size_t n = 0;
+    for (size_t k = 0; diagnostics && k < diagnostics->count; k++)
+        n += diagnostics->items[k].severity == TRN_GRAPH_ERROR;
+    return n;
+}
+
+/* Levenshtein distance, capped, for did-you-mean hints. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    size_t row[41];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t best = prev + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+static const char *closest_type(const char *name)
+{
+    const char *best = NULL;
+    size_t bd = 4;
+    for (uint32_t k = 0; k < trn_node_type_count(); k++) {
+        const size_t d = edit_distance(name, trn_node_type_at(k)->name);
+        if (d < bd) {
+            bd = d;
+            best = trn_node_type_at(k)->name;
+        }
+    }
+    return best;
+}
+
+static const char *closest_param(const trn_node_type *t, const char *name)
+{
+    const char *best = NULL;
+    size_t bd = 4;
+    for (uint32_t k = 0; k < t->param_count; k++) {
+        const size_t d = edit_distance(name, t->params[k].name);
+        if (d < bd) {
+            bd = d;
+            best = t->params[k].name;
+        }
+    }
+    return best;
+}
+
+static void names_of(const trn_pin_spec *pins, uint32_t count, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    size_t len = 0;
+    for (uint32_t k = 0; k < count && len + 1 < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? ", " : "", pins[k].name);
+    if (!count) snprintf(buf, size, "none");
+}
+
+static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const trn_node_type *t,
+                        const trn_graph_param *p)
+{
+    char path[128];
+    snprintf(path, sizeof path, "nodes[%u].params.%.60s", index, p->name);
+    const trn_param_spec *s = trn_node_type_param(t, p->name);
+    if (!s) {
+        const char *hint = closest_param(t, p->name);
+        char known[400] = "";
+        size_t len = 0;
+        for (uint32_t k = 0; k < t->param_count && len + 1 < sizeof known; k++)
+            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", k ? ", " : "",
+                                    t->params[k].name);
+        if (hint)
+            diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
+                 "unknown parameter '%.60s'; did you mean '%s'?", p->name, hint);
+        else
+            diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
+                 "unknown parameter '%.60s' (parameters: %s)", p->name,
+                 t->param_count ? known : "none");
+        return;
+    }
+    char num[40];
+    switch (s->type) {
+    case TRN_PARAM_NUMBER:
+    case TRN_PARAM_INTEGER: {
+        const bool whole = s->type == TRN_PARAM_INTEGER;
+        if (p->type != TRN_VALUE_NUMBER) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a %s, found %s",
+                 p->name, whole ? "whole number" : "number",
+                 p->type == TRN_VALUE_STRING ? "a string" : "another kind of value");
+            return;
+        }
+        const double v = p->number;
+        const bool lo_ok = s->min_exclusive ? v > s->min : v >= s->min;
+        if (!isfinite(v) || !lo_ok || !(v <= s->max) || (whole && floor(v) != v)) {
+            char lo[40], hi[40];
+            trn_graph_number_text(s->min, lo, sizeof lo);
+            trn_graph_number_text(s->max, hi, sizeof hi);
+            trn_graph_number_text(v, num, sizeof num);
+            if (isinf(s->max))
+                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                     "%s: expected a %s %s %s, found %s", p->name,
+                     whole ? "whole number" : "number", s->min_exclusive ? ">" : ">=", lo, num);
+            else
+                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                     "%s: expected a %s from %s%s to %s, found %s", p->name,
+                     whole ? "whole number" : "number", s->min_exclusive ? "above " : "", lo, hi,
+                     num);
+        }
+        return;
+    }
+    case TRN_PARAM_STRING:
+        if (p->type != TRN_VALUE_STRING)
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a string",
+                 p->name);
+        return;
+    case TRN_PARAM_CHOICE: {
+        bool ok = false;
+        if (p->type == TRN_VALUE_STRING) {
+            const size_t len = strlen(p->text);
+            for (const char *q = s->choices; q && *q;) {
+                const char *bar = strchr(q, '|');
+                const size_t ql = bar ? (size_t)(bar - q) : strlen(q);
+                if (ql == len && memcmp(q, p->text, len) == 0) ok = true;
+                q = bar ? bar + 1 : NULL;
+            }
+        }
+        if (!ok)
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected one of %s, found %s%.40s%s", p->name, s->choices,
+                 p->type == TRN_VALUE_STRING ? "\"" : "",
+                 p->type == TRN_VALUE_STRING ? p->text : "another kind of value",
+                 p->type == TRN_VALUE_STRING ? "\"" : "");
+        return;
+    }
+    case TRN_PARAM_POINTS: {
+        if (p->type != TRN_VALUE_POINTS) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected an array of [x, z] number pairs", p->name);
+            return;
+        }
+        char msg[300];
+        const bool polygon = strcmp(t->name, "polygon_mask") == 0;
+        if (trn_points_check(p->points, p->point_count, s->min_points, polygon, msg, sizeof msg))
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s", msg);
+        return;
+    }
+    }
+}
+
+/* Resolve a link's source output: its spec, or NULL with a diagnostic already made. */
+static const trn_pin_spec *resolve(cctx *c, const trn_graph_node *n, uint32_t index,
+                                   const trn_graph_link *l, int *src_out)
+{
+    char path[128];
+    snprintf(path, sizeof path, "nodes[%u].inputs.%.40s", index, l->pin);
+    *src_out = -1;
+    const int s = trn_graph_find_node(c->g, l->node);
+    if (s < 0) {
+        diag(c, TRN_GRAPH_ERROR, "unknown-node", n, l->pin, path,
+             "input '%s' links to node '%.60s', which does not exist", l->pin, l->node);
+        return NULL;
+    }
+    if ((uint32_t)s == index) {
+        diag(c, TRN_GRAPH_ERROR, "self-link", n, l->pin, path,
+             "input '%s' links to the node itself", l->pin);
+        return NULL;
+    }
+    *src_out = s;
+    const trn_graph_node *src = &c->g->nodes[s];
+    const trn_node_type *st = trn_node_type_find(src->type);
+    if (!st) return NULL; /* reported as unknown-type on the source */
+    char names[200];
+    names_of(st->outputs, st->output_count, names, sizeof names);
+    if (!l->output) {
+        if (st->output_count == 1) return &st->outputs[0];
+        diag(c, TRN_GRAPH_ERROR, st->output_count ? "ambiguous-output-pin" : "unknown-output-pin",
+             n, l->pin, path, "input '%s' links to node '%.60s' without naming its output (%s)",
+             l->pin, l->node, names);
+        return NULL;
+    }
+    const trn_pin_spec *o = trn_node_type_output(st, l->output, NULL);
+    if (!o)
+        diag(c, TRN_GRAPH_ERROR, "unknown-output-pin", n, l->pin, path,
+             "input '%s' links to output '%.40s' of node '%.60s' (%s), which has outputs: %s",
+             l->pin, l->output, l->node, st->name, names);
+    return o;
+}
+
+/* Depth-first colouring over resolved links; a back edge is a cycle, reported once. */
+typedef struct cyc {
+    int *src; /* per node, per input slot: source node index or -1 (node * max_inputs) */
+    uint32_t max_inputs;
+    uint8_t *state; /* 0 new, 1 on stack, 2 done */
+    int *stack;
+    uint32_t depth;
+    bool found;
+} cyc;
+
+static void visit(cctx *c, cyc *y, int v)
+{
+    y->state[v] = 1;
+    y->stack[y->depth++] = v;
+    for (uint32_t k = 0; k < y->max_inputs && !y->found; k++) {
+        const int s = y->src[(size_t)v * y->max_inputs + k];
+        if (s < 0) continue;
+        if (y->state[s] == 1) {
+            /* The cycle is the stack from s up to v. */
+            char chain[400] = "";
+            size_t len = 0;
+            uint32_t from = 0;
+            while (y->stack[from] != s)
+                from++;
+            for (uint32_t q = from; q < y->depth && len + 1 < sizeof chain; q++)
+                len += (size_t)snprintf(chain + len, sizeof chain - len, "%s <- ",
+                                        c->g->nodes[y->stack[q]].id);
+            if (len + 1 < sizeof chain)
+                snprintf(chain + len, sizeof chain - len, "%s", c->g->nodes[s].id);
+            char path[64];
+            snprintf(path, sizeof path, "nodes[%d].inputs", v);
+            diag(c, TRN_GRAPH_ERROR, "cycle", &c->g->nodes[v], NULL, path,
+                 "its inputs form a cycle (%s); a node cannot depend on its own result", chain);
+            y->found = true;
+        } else if (y->state[s] == 0) {
+            visit(c, y, s);
+        }
+    }
+    y->depth--;
+    y->state[v] = 2;
+}
+
+trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
+                           trn_graph_diagnostics *out, trn_error *err)
+{
+    if (!graph || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_check: graph and out are required");
+    cctx c = {graph, recipe, out, false};
+    const uint32_t n = graph->node_count;
+    char path[128];
+    uint32_t max_inputs = 1;
+    for (uint32_t k = 0; k < n; k++)
+        if (graph->nodes[k].input_count > max_inputs) max_inputs = graph->nodes[k].input_count;
+    int *src = malloc((size_t)(n ? n : 1u) * max_inputs * sizeof *src);
+    uint8_t *state = calloc(n ? n : 1u, 1);
+    int *stack = malloc((n ? n : 1u) * sizeof *stack);
+    uint8_t *reach = calloc(n ? n : 1u, 1);
+    if (!src || !state || !stack || !reach) {
+        free(src);
+        free(state);
+        free(stack);
+        free(reach);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory checking a graph");
+    }
+    for (size_t k = 0; k < (size_t)(n ? n : 1u) * max_inputs; k++)
+        src[k] = -1;
+
+    for (uint32_t k = 0; k < n; k++) {
+        const trn_graph_node *node = &graph->nodes[k];
+        snprintf(path, sizeof path, "nodes[%u].id", k);
+        const size_t idlen = strlen(node->id);
+        if (idlen == 0 || idlen > 63)
+            diag(&c, TRN_GRAPH_ERROR, "bad-id", NULL, NULL, path,
+                 "node %u: an id must be 1 to 63 bytes, found %zu", k, idlen);
+        for (uint32_t j = 0; j < k; j++)
+            if (strcmp(graph->nodes[j].id, node->id) == 0) {
+                diag(&c, TRN_GRAPH_ERROR, "duplicate-id", node, NULL, path,
+                     "id '%.60s' is already used by node %u; ids must be unique", node->id, j);
+                break;
+            }
+        const trn_node_type *t = trn_node_type_find(node->type);
+        if (!t) {
+            snprintf(path, sizeof path, "nodes[%u].type", k);
+            const char *hint = closest_type(node->type);
+            if (hint)
+                diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
+                     "unknown node type '%.60s'; did you mean '%s'?", node->type, hint);
+            else
+                diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
+                     "unknown node type '%.60s' (`terrane graph types` lists them)", node->type);
+            continue;
+        }
+        for (uint32_t p = 0; p < node->param_count; p++)
+            check_param(&c, node, k, t, &node->params[p]);
+        if (strcmp(t->name, "landform") == 0 && recipe) {
+            const char *name = trn_graph_param_text(node, t, "landform");
+            if (name && trn_recipe_find_landform(recipe, name) < 0) {
+                snprintf(path, sizeof path, "nodes[%u].params.landform", k);
+                diag(&c, TRN_GRAPH_ERROR, "landform-unknown", node, "landform", path,
+                     "the recipe has no landform named '%.60s'", name);
+            }
+        }
+        if (strcmp(t->name, "elevation_mask") == 0 || strcmp(t->name, "slope_mask") == 0) {
+            if (trn_graph_param_number(node, t, "min") > trn_graph_param_number(node, t, "max")) {
+                snprintf(path, sizeof path, "nodes[%u].params.min", k);
+                diag(&c, TRN_GRAPH_ERROR, "bad-param", node, "min", path,
+                     "min is above max; the band would be empty");
+            }
+        }
+        if (!t->input_count && node->input_count) {
+            snprintf(path, sizeof path, "nodes[%u].inputs", k);
+            diag(&c, TRN_GRAPH_ERROR,
+                 strcmp(t->name, "comment") == 0 ? "comment-pins" : "unknown-input", node, NULL,
+                 path, "this node type has no inputs, found %u link(s)", node->input_count);
+            continue;
+        }
+        for (uint32_t i = 0; i < node->input_count; i++) {
+            const trn_graph_link *l = &node->inputs[i];
+            snprintf(path, sizeof path, "nodes[%u].inputs.%.40s", k, l->pin);
+            const trn_pin_spec *in = trn_node_type_input(t, l->pin, NULL);
+            if (!in) {
+                char names[200];
+                names_of(t->inputs, t->input_count, names, sizeof names);
+                diag(&c, TRN_GRAPH_ERROR, "unknown-input", node, l->pin, path,
+                     "no input pin '%.40s' (inputs: %s)", l->pin, names);
+                continue;
+            }
+            int s;
+            const trn_pin_spec *o = resolve(&c, node, k, l, &s);
+            src[(size_t)k * max_inputs + i] = s;
+            if (o && o->kind != in->kind)
+                diag(&c, TRN_GRAPH_ERROR, "kind-mismatch", node, l->pin, path,
+                     "input '%s' takes a %s, but output '%s' of node '%.60s' gives a %s", l->pin,
+                     trn_pin_kind_name(in->kind), o->name, l->node, trn_pin_kind_name(o->kind));
+        }
+    }
+
+    /* Cycles, over every link that names an existing node. */
+    cyc y = {src, max_inputs, state, stack, 0, false};
+    for (uint32_t k = 0; k < n && !y.found; k++)
+        if (!state[k]) visit(&c, &y, (int)k);
+
+    /* The output and what it reaches. */
+    int out_index = -1;
+    if (!graph->output) {
+        diag(&c, TRN_GRAPH_ERROR, "output-unset", NULL, NULL, "output",
+             "the graph names no Terrain Output (\"output\": NODE_ID)");
+    } else if ((out_index = trn_graph_find_node(graph, graph->output)) < 0) {
+        diag(&c, TRN_GRAPH_ERROR, "output-unknown", NULL, NULL, "output",
+             "output names node '%.60s', which does not exist", graph->output);
+    } else if (strcmp(graph->nodes[out_index].type, "terrain_output") != 0) {
+        diag(&c, TRN_GRAPH_ERROR, "output-not-terminal", &graph->nodes[out_index], NULL, "output",
+             "the graph's output must be a terrain_output node, not a %.32s",
+             graph->nodes[out_index].type);
+        out_index = -1;
+    }
+    if (out_index >= 0 && !y.found) {
+        /* Iterative marking: stack holds nodes to expand. */
+        uint32_t top = 0;
+        stack[top++] = out_index;
+        reach[out_index] = 1;
+        while (top) {
+            const int v = stack[--top];
+            for (uint32_t i = 0; i < max_inputs; i++) {
+                const int s = src[(size_t)v * max_inputs + i];
+                if (s >= 0 && !reach[s]) {
+                    reach[s] = 1;
+                    stack[top++] = s;
+                }
+            }
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const trn_graph_node *node = &graph->nodes[k];
+        const trn_node_type *t = trn_node_type_find(node->type);
+        if (!t || strcmp(t->name, "comment") == 0) continue;
+        const bool needed = out_index < 0 || y.found || reach[k];
+        for (uint32_t i = 0; i < t->input_count; i++) {
+            if (!t->inputs[i].required || trn_graph_node_input(node, t->inputs[i].name)) continue;
+            snprintf(path, sizeof path, "nodes[%u].inputs", k);
+            diag(&c, needed ? TRN_GRAPH_ERROR : TRN_GRAPH_WARNING, "missing-input", node,
+                 t->inputs[i].name, path, "required input '%s' (%s) is not connected%s",
+                 t->inputs[i].name, trn_pin_kind_name(t->inputs[i].kind),
+                 needed ? "" : " (the node does not feed the output, so generation skips it)");
+        }
+        if (out_index >= 0 && !y.found && !reach[k]) {
+            snprintf(path, sizeof path, "nodes[%u]", k);
+            diag(&c, TRN_GRAPH_WARNING, "unreachable", node, NULL, path,
+                 "does not feed the output '%.60s'; generation skips it", graph->output);
+        }
+    }
+    free(src);
+    free(state);
+    free(stack);
+    free(reach);
+    if (c.failed)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory checking a graph");
+    return TRN_OK;
+}
+
+/* "recipe.graph" + "nodes[3].inputs.mask" -> steps. Keys are cut at '.' and '['. */
+static size_t parse_path(const char *s, char *store, size_t store_size, trn_json_path *path)
+{
+    size_t used = 0;
+    while (s && *s) {
+        if (*s == '.') {
+            s++;
+            continue;
+        }
+        if (*s == '[') {
+            char *end;
+            const unsigned long v = strtoul(s + 1, &end, 10);
+            trn_json_path_push_index(path, v);
+            s = *end == ']' ? end + 1 : end;
+            continue;
+        }
+        size_t len = strcspn(s, ".[");
+        if (used + len + 1 > store_size) break;
+        memcpy(store + used, s, len);
+        store[used + len] = '\0';
+        trn_json_path_push_key(path, store + used);
+        used += len + 1;
+        s += len;
+    }
+    return used;
+}
+
+void trn_graph_diagnostics_locate(trn_graph_diagnostics *diagnostics, const char *text, size_t size,
+                                  const char *graph_path)
+{
+    if (!diagnostics || !text) return;
+    for (size_t k = 0; k < diagnostics->count; k++) {
+        trn_graph_diagnostic *d = &diagnostics->items[k];
+        trn_json_path path;
+        memset(&path, 0, sizeof path);
+        char store[512];
+        const size_t used = parse_path(graph_path, store, sizeof store, &path);
+        parse_path(d->path, store + used, sizeof store - used, &path);
+        trn_json_pos pos;
+        trn_json_locate(text, size, path.steps, path.depth,
+                        strcmp(d->check, "unknown-param") == 0 ? TRN_JSON_KEY : TRN_JSON_VALUE,
+                        &pos);
+        d->line = pos.line;
+        d->column = pos.column;
+        d->offset = (int64_t)pos.offset;
+    }
+}

@@ -1,0 +1,535 @@
+/* Graph evaluation: dependency order, per-node cache keys, the result cache, run reports. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/fileio.h"
+#include "graph/graph_internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---- the cache ---- */
+
+typedef struct centry {
+    uint64_t key;
+    trn_node_result *r;
+    uint64_t used; /* tick of the last use */
+} centry;
+
+struct trn_graph_cache {
+    char *dir;
+    size_t limit, bytes;
+    centry *items;
+    size_t count, cap;
+    uint64_t tick;
+    trn_cache_file_limits limits;
+};
+
+trn_status trn_graph_cache_new(const char *dir, size_t memory_limit, trn_graph_cache **out,
+                               trn_error *err)
+{
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_cache_new: out is required");
+    *out = NULL;
+    trn_graph_cache *c = calloc(1, sizeof *c);
+    if (!c) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a cache");
+    c->limit = memory_limit ? memory_limit : (size_t)1 << 30;
+    trn_cache_file_limits_default(&c->limits);
+    if (dir) {
+        const size_t n = strlen(dir) + 1;
+        if (!(c->dir = malloc(n))) {
+            free(c);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a cache");
+        }
+        memcpy(c->dir, dir, n);
+        trn_status st = trn_mkdir_p(dir, err);
+        if (st) {
+            free(c->dir);
+            free(c);
+            return st;
+        }
+    }
+    *out = c;
+    return TRN_OK;
+}
+
+void trn_graph_cache_free(trn_graph_cache *cache)
+{
+    if (!cache) return;
+    for (size_t k = 0; k < cache->count; k++)
+        trn_node_result_release(cache->items[k].r);
+    free(cache->items);
+    free(cache->dir);
+    free(cache);
+}
+
+static trn_node_result *cache_get(trn_graph_cache *c, uint64_t key)
+{
+    for (size_t k = 0; c && k < c->count; k++)
+        if (c->items[k].key == key) {
+            c->items[k].used = ++c->tick;
+            return trn_node_result_retain(c->items[k].r);
+        }
+    return NULL;
+}
+
+/* Keep r (a new reference); drop the least recently used beyond the limit, never r itself. */
+static void cache_put(trn_graph_cache *c, trn_node_result *r)
+{
+    if (!c) return;
+    for (size_t k = 0; k < c->count; k++)
+        if (c->items[k].key == r->key) return;
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        centry *items = realloc(c->items, cap * sizeof *items);
+        if (!items) return; /* a cache that cannot grow just keeps less */
+        c->items = items;
+        c->cap = cap;
+    }
+    c->items[c->count].key = r->key;
+    c->items[c->count].r = trn_node_result_retain(r);
+    c->items[c->count].used = ++c->tick;
+    c->count++;
+    c->bytes += r->bytes;
+    while (c->bytes > c->limit && c->count > 1) {
+        size_t victim = c->count;
+        for (size_t k = 0; k < c->count; k++)
+            if (c->items[k].r != r &&
+                (victim == c->count || c->items[k].used < c->items[victim].used))
+                victim = k;
+        if (victim == c->count) break;
+        c->bytes -= c->items[victim].r->bytes;
+        trn_node_result_release(c->items[victim].r);
+        c->items[victim] = c->items[--c->count];
+    }
+}
+
+bool trn_graph_cache_has(trn_graph_cache *cache, uint64_t key, double *cpu_seconds)
+{
+    if (cpu_seconds) *cpu_seconds = 0.0;
+    if (!cache) return false;
+    for (size_t k = 0; k < cache->count; k++)
+        if (cache->items[k].key == key) {
+            if (cpu_seconds) *cpu_seconds = cache->items[k].r->cpu_seconds;
+            return true;
+        }
+    if (!cache->dir) return false;
+    trn_node_result *r = NULL;
+    if (trn_node_result_read_file(cache->dir, key, &cache->limits, &r, NULL)) return false;
+    if (cpu_seconds) *cpu_seconds = r->cpu_seconds;
+    trn_node_result_release(r);
+    return true;
+}
+
+/* ---- order and keys ---- */
+
+typedef struct plan {
+    uint32_t n;
+    int *src;     /* n * TRN_GRAPH_MAX_INPUTS: source node per input pin of the type */
+    int *src_out; /* its output index */
+    int *order;   /* reachable nodes, dependencies first */
+    uint32_t order_count;
+    uint64_t *keys;
+    uint8_t *tainted; /* preview-only results (never written to the directory) */
+    int output;
+} plan;
+
+static void plan_dispose(plan *p)
+{
+    free(p->src);
+    free(p->src_out);
+    free(p->order);
+    free(p->keys);
+    free(p->tainted);
+    memset(p, 0, sizeof *p);
+}
+
+static trn_status validation_error(const trn_graph_diagnostics *d, trn_error *err)
+{
+    for (size_t k = 0; k < d->count; k++) {
+        const trn_graph_diagnostic *x = &d->items[k];
+        if (x->severity != TRN_GRAPH_ERROR) continue;
+        size_t errors = trn_graph_diagnostics_errors(d);
+        if (errors > 1)
+            trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1, "graph.%s: %s (and %zu more error%s)",
+                          x->path, x->message, errors - 1, errors > 2 ? "s" : "");
+        else
+            trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1, "graph.%s: %s", x->path, x->message);
+        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", x->node_id);
+        return TRN_ERR_VALIDATION;
+    }
+    return TRN_OK;
+}
+
+static void visit(plan *p, uint8_t *seen, int v)
+{
+    seen[v] = 1;
+    for (uint32_t i = 0; i < TRN_GRAPH_MAX_INPUTS; i++) {
+        const int s = p->src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i];
+        if (s >= 0 && !seen[s]) visit(p, seen, s);
+    }
+    p->order[p->order_count++] = v;
+}
+
+static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
+                            trn_erosion_quality quality, plan *p, trn_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!g || !recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "graph evaluation: graph and recipe are required");
+    trn_graph_diagnostics d;
+    memset(&d, 0, sizeof d);
+    trn_status st = trn_graph_check(g, recipe, &d, err);
+    if (!st) st = validation_error(&d, err);
+    trn_graph_diagnostics_dispose(&d);
+    if (st) return st;
+    const uint32_t n = g->node_count;
+    p->n = n;
+    p->src = malloc((size_t)n * TRN_GRAPH_MAX_INPUTS * sizeof *p->src);
+    p->src_out = malloc((size_t)n * TRN_GRAPH_MAX_INPUTS * sizeof *p->src_out);
+    p->order = malloc(n * sizeof *p->order);
+    p->keys = calloc(n, sizeof *p->keys);
+    p->tainted = calloc(n, 1);
+    uint8_t *seen = calloc(n, 1);
+    if (!p->src || !p->src_out || !p->order || !p->keys || !p->tainted || !seen) {
+        free(seen);
+        plan_dispose(p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory planning a graph");
+    }
+    for (size_t k = 0; k < (size_t)n * TRN_GRAPH_MAX_INPUTS; k++)
+        p->src[k] = p->src_out[k] = -1;
+    /* The check passed: every link names an existing node and an output of the right kind. */
+    for (uint32_t k = 0; k < n; k++) {
+        const trn_graph_node *node = &g->nodes[k];
+        const trn_node_type *t = trn_node_type_find(node->type);
+        for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const trn_graph_link *l = trn_graph_node_input(node, t->inputs[i].name);
+            if (!l) continue;
+            const int s = trn_graph_find_node(g, l->node);
+            const trn_node_type *st_ = trn_node_type_find(g->nodes[s].type);
+            uint32_t oi = 0;
+            if (l->output) trn_node_type_output(st_, l->output, &oi);
+            p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i] = s;
+            p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + i] = (int)oi;
+        }
+    }
+    p->output = trn_graph_find_node(g, g->output);
+    visit(p, seen, p->output);
+    free(seen);
+    for (uint32_t o = 0; o < p->order_count; o++) {
+        const int k = p->order[o];
+        const trn_graph_node *node = &g->nodes[k];
+        const trn_node_type *t = trn_node_type_find(node->type);
+        XXH64_state_t *h = XXH64_createState();
+        if (!h) {
+            plan_dispose(p);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a key");
+        }
+        XXH64_reset(h, 0);
+        /* What makes a result: the type and its version, the generator, the grid, the
+         * parameters as evaluated, and each input's key by pin. Never positions or comments. */
+        XXH64_update(h, "terrane-node", 12);
+        XXH64_update(h, t->name, strlen(t->name) + 1);
+        const uint32_t versions[2] = {t->version, TRN_GENERATOR_VERSION};
+        XXH64_update(h, versions, sizeof versions);
+        const uint32_t cells[2] = {recipe->cells_x, recipe->cells_z};
+        const double size[2] = {recipe->size_x, recipe->size_z};
+        XXH64_update(h, cells, sizeof cells);
+        XXH64_update(h, size, sizeof size);
+        trn_node_key_params(h, node, t, recipe, quality);
+        bool tainted = quality == TRN_EROSION_PREVIEW && t->quality_dependent;
+        for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            const uint64_t in[2] = {
+                s >= 0 ? p->keys[s] : 0u,
+                (uint64_t)(int64_t)p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + i]};
+            XXH64_update(h, t->inputs[i].name, strlen(t->inputs[i].name) + 1);
+            XXH64_update(h, in, sizeof in);
+            if (s >= 0 && p->tainted[s]) tainted = true;
+        }
+        uint64_t key = XXH64_digest(h);
+        XXH64_freeState(h);
+        p->keys[k] = key ? key : 1u; /* 0 means "no key" in reports */
+        p->tainted[k] = tainted;
+    }
+    return TRN_OK;
+}
+
+trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
+                          trn_erosion_quality quality, uint64_t *keys, trn_error *err)
+{
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    if (st) return st;
+    memcpy(keys, p.keys, graph->node_count * sizeof *keys);
+    plan_dispose(&p);
+    return TRN_OK;
+}
+
+/* ---- runs ---- */
+
+struct trn_graph_run {
+    uint32_t n;
+    char **ids;
+    trn_node_result **results; /* NULL for skipped nodes */
+    trn_node_report *reports;
+    int output;
+    bool biome_rules;
+};
+
+void trn_graph_run_free(trn_graph_run *run)
+{
+    if (!run) return;
+    for (uint32_t k = 0; k < run->n; k++) {
+        if (run->ids) free(run->ids[k]);
+        if (run->results) trn_node_result_release(run->results[k]);
+    }
+    free(run->ids);
+    free(run->results);
+    free(run->reports);
+    free(run);
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Progress of one node: "node ID: stage". */
+typedef struct node_progress {
+    trn_progress slice;
+    const char *id;
+    char stage[112];
+} node_progress;
+
+static int node_bridge(double done, const char *stage, void *user)
+{
+    node_progress *np = user;
+    snprintf(np->stage, sizeof np->stage, "node %.60s: %s", np->id, stage ? stage : "");
+    return trn_progress_report(&np->slice, done, np->stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const plan *p,
+                           const trn_graph_options *o, trn_graph_run *run, const trn_progress *pr,
+                           int threads, trn_error *err)
+{
+    double total = 0.0, done = 0.0;
+    for (uint32_t q = 0; q < p->order_count; q++)
+        total += trn_node_cost(trn_node_type_find(g->nodes[p->order[q]].type));
+    trn_graph_cache *cache = o ? o->cache : NULL;
+    for (uint32_t q = 0; q < p->order_count; q++) {
+        const int k = p->order[q];
+        const trn_graph_node *node = &g->nodes[k];
+        const trn_node_type *t = trn_node_type_find(node->type);
+        trn_node_report *rep = &run->reports[k];
+        rep->key = p->keys[k];
+        const double cost = trn_node_cost(t);
+        node_progress np;
+        np.slice = trn_progress_sub(pr, done / total, (done + cost) / total);
+        np.id = node->id;
+        done += cost;
+        if (strcmp(t->name, "biome_rules") == 0) run->biome_rules = true;
+        trn_node_result *r = cache_get(cache, p->keys[k]);
+        if (r) {
+            rep->outcome = TRN_NODE_REUSED;
+        } else if (cache && cache->dir && !p->tainted[k] &&
+                   trn_node_result_read_file(cache->dir, p->keys[k], &cache->limits, &r, NULL) ==
+                       TRN_OK) {
+            /* A file for another grid would have another key; check anyway, never trust. */
+            if (r->cells_x != recipe->cells_x || r->cells_z != recipe->cells_z ||
+                r->output_count < (t->output_count ? t->output_count : 1u)) {
+                trn_node_result_release(r);
+                r = NULL;
+            } else {
+                rep->outcome = TRN_NODE_REUSED_DISK;
+                cache_put(cache, r);
+            }
+        }
+        if (r) {
+            rep->cached_cpu_seconds = r->cpu_seconds;
+        } else {
+            trn_node_ctx ctx;
+            memset(&ctx, 0, sizeof ctx);
+            ctx.node = node;
+            ctx.type = t;
+            ctx.recipe = recipe;
+            ctx.threads = threads;
+            ctx.quality = o ? o->quality : TRN_EROSION_FINAL;
+            trn_progress sub = trn_progress_make(node_bridge, &np);
+            ctx.progress = &sub;
+            for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+                const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+                if (s < 0) continue;
+                ctx.input_results[i] = run->results[s];
+                ctx.inputs[i] =
+                    &run->results[s]->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + i]];
+            }
+            if (trn_progress_report(&sub, 0.0, t->name))
+                return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "graph: cancelled");
+            r = trn_node_result_new(p->keys[k], recipe->cells_x, recipe->cells_z, recipe->size_x,
+                                    recipe->size_z);
+            if (!r) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            const double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+            trn_status st = trn_node_compute(&ctx, r, err);
+            if (st) {
+                trn_node_result_release(r);
+                return st;
+            }
+            rep->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            rep->wall_seconds = clock_s(CLOCK_MONOTONIC) - w0;
+            rep->outcome = TRN_NODE_EVALUATED;
+            r->cpu_seconds = rep->cpu_seconds;
+            trn_node_result_measure(r);
+            cache_put(cache, r);
+            /* A directory that cannot be written only costs reuse, never the generation. */
+            if (cache && cache->dir && !p->tainted[k])
+                trn_node_result_write_file(cache->dir, r, NULL);
+        }
+        rep->has_ledger = r->has_ledger;
+        rep->ledger = r->ledger;
+        run->results[k] = r;
+        if (trn_progress_report(&np.slice, 1.0, t->name))
+            return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "graph: cancelled");
+    }
+    return TRN_OK;
+}
+
+trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
+                              const trn_graph_options *options, trn_graph_run **out,
+                              trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_evaluate: out is required");
+    *out = NULL;
+    if (options && options->threads < 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "graph: threads must be 0 (default) or positive, not %d",
+                             options->threads);
+    const trn_erosion_quality quality = options ? options->quality : TRN_EROSION_FINAL;
+    if (quality != TRN_EROSION_FINAL && quality != TRN_EROSION_PREVIEW)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "graph: quality must be final or preview");
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    if (st) return st;
+    trn_graph_run *run = calloc(1, sizeof *run);
+    if (run) {
+        run->n = graph->node_count;
+        run->ids = calloc(run->n ? run->n : 1u, sizeof *run->ids);
+        run->results = calloc(run->n ? run->n : 1u, sizeof *run->results);
+        run->reports = calloc(run->n ? run->n : 1u, sizeof *run->reports);
+    }
+    if (!run || !run->ids || !run->results || !run->reports) {
+        trn_graph_run_free(run);
+        plan_dispose(&p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a graph run");
+    }
+    run->output = p.output;
+    for (uint32_t k = 0; k < run->n; k++) {
+        const trn_graph_node *node = &graph->nodes[k];
+        snprintf(run->reports[k].id, sizeof run->reports[k].id, "%s", node->id);
+        snprintf(run->reports[k].type, sizeof run->reports[k].type, "%s", node->type);
+        run->reports[k].outcome = TRN_NODE_SKIPPED;
+        const size_t len = strlen(node->id) + 1;
+        if ((run->ids[k] = malloc(len))) memcpy(run->ids[k], node->id, len);
+    }
+    int threads = options && options->threads > 0 ? options->threads : 1;
+#ifdef _OPENMP
+    /* Generators use OpenMP's default team: set it for this call, then restore it. */
+    const int saved_threads = omp_get_max_threads();
+    if (!(options && options->threads > 0)) threads = saved_threads;
+    omp_set_num_threads(threads);
+#endif
+    trn_progress pr = trn_progress_make(progress, user);
+    st = evaluate(graph, recipe, &p, options, run, &pr, threads, err);
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
+    plan_dispose(&p);
+    if (st) {
+        trn_graph_run_free(run);
+        return st;
+    }
+    *out = run;
+    return TRN_OK;
+}
+
+const trn_node_report *trn_graph_run_report(const trn_graph_run *run, uint32_t *count)
+{
+    if (count) *count = run ? run->n : 0u;
+    return run ? run->reports : NULL;
+}
+
+static void view_of(const trn_node_result *r, const trn_gout *o, trn_graph_value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = o->kind;
+    out->cells_x = r->cells_x;
+    out->cells_z = r->cells_z;
+    out->size_x = r->size_x;
+    out->size_z = r->size_z;
+    if (o->kind == TRN_PIN_DRAINAGE) {
+        out->drainage = &o->view;
+        out->source = o->source ? o->source->data : NULL;
+    } else {
+        out->values = o->values ? o->values->data : NULL;
+    }
+}
+
+trn_status trn_graph_run_terrain(const trn_graph_run *run, trn_graph_value *out, trn_error *err)
+{
+    if (!run || !out || run->output < 0 || !run->results[run->output])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "graph run has no output");
+    view_of(run->results[run->output], &run->results[run->output]->outputs[0], out);
+    return TRN_OK;
+}
+
+bool trn_graph_run_biome_rules(const trn_graph_run *run)
+{
+    return run && run->biome_rules;
+}
+
+static int run_find(const trn_graph_run *run, const char *id)
+{
+    for (uint32_t k = 0; run && id && k < run->n; k++)
+        if (run->ids[k] && strcmp(run->ids[k], id) == 0) return (int)k;
+    return -1;
+}
+
+trn_status trn_graph_run_output(const trn_graph_run *run, const char *node_id, const char *pin,
+                                trn_graph_value *out, trn_error *err)
+{
+    const int k = run_find(run, node_id);
+    if (k < 0 || !run->results[k] || !out)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                             "graph: node '%.60s' was not evaluated in this run",
+                             node_id ? node_id : "");
+    const trn_node_type *t = trn_node_type_find(run->reports[k].type);
+    uint32_t oi = 0;
+    if (pin && !trn_node_type_output(t, pin, &oi))
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                             "graph: node '%.60s' (%s) has no output '%.40s'", node_id,
+                             run->reports[k].type, pin);
+    if (oi >= run->results[k]->output_count)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1, "graph: node '%.60s' has no outputs",
+                             node_id);
+    view_of(run->results[k], &run->results[k]->outputs[oi], out);
+    return TRN_OK;
+}
+
+const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id)
+{
+    const int k = run_find(run, node_id);
+    if (k < 0 || !run->results[k] || !run->results[k]->change) return NULL;
+    return run->results[k]->change->data;
+}

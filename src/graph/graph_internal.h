@@ -1,0 +1,72 @@
+/* Graph internals shared by parsing, checking, printing and evaluation (internal). */
+#ifndef TRN_GRAPH_INTERNAL_H
+#define TRN_GRAPH_INTERNAL_H
+
+#include <jansson.h>
+
+#include "core/json_pos.h"
+#include "terrane/graph.h"
+
+/* Parse the graph object v of a larger document: text/size is the whole document (for
+ * positions), where the path of v in it (restored on return). The recipe parser calls this so
+ * a malformed graph is reported at its line and column in the recipe file. */
+trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, const char *file,
+                                trn_json_path *where, trn_graph *graph, trn_error *err);
+
+/* The graph's identity text (trn_graph_to_json with identity) from the compact JSON kept in
+ * trn_recipe.graph_json; NULL on failure (malformed text or no memory). Caller frees. */
+char *trn_graph_identity_of_json(const char *graph_json);
+
+/* Shortest decimal text that reads back as the same double ("0.1", "1e+300"); buf >= 32. */
+void trn_graph_number_text(double v, char *buf, size_t buf_size);
+
+/* A parameter's effective value, defaults filled (valid only after a check without errors). */
+const trn_graph_param *trn_graph_node_param(const trn_graph_node *node, const char *name);
+double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *type,
+                              const char *name);
+const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,
+                                 const char *name);
+/* Points of a POINTS parameter (the node's, or the registry default parsed into *scratch, which
+ * the caller frees). */
+const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
+                                     const char *name, uint32_t *count, double **scratch);
+
+/* Index of a node by id, or -1. */
+int trn_graph_find_node(const trn_graph *graph, const char *id);
+/* The link feeding an input pin of a node, or NULL. */
+const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const char *pin);
+
+/* ---- evaluation (graph_eval.c drives, nodes.c computes) ---- */
+
+#include <xxhash.h>
+
+#include "core/progress.h"
+#include "graph/node_result.h"
+
+#define TRN_GRAPH_MAX_INPUTS 8u
+
+/* What a node's computation gets: its inputs by input pin index (NULL = not connected) and the
+ * results holding them (for the grid). */
+typedef struct trn_node_ctx {
+    const trn_graph_node *node;
+    const trn_node_type *type;
+    const trn_recipe *recipe;
+    const trn_gout *inputs[TRN_GRAPH_MAX_INPUTS];
+    const trn_node_result *input_results[TRN_GRAPH_MAX_INPUTS];
+    int threads;
+    trn_erosion_quality quality;
+    const trn_progress *progress; /* this node's slice; stage names are prefixed by the caller */
+} trn_node_ctx;
+
+/* Fill r (grid already set from the recipe) with the node's outputs. Errors name the node. */
+trn_status trn_node_compute(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);
+
+/* Feed a node's effective parameters and derived inputs (world seed, landform settings, sea
+ * level) into a key hash. quality matters only for quality-dependent types. */
+void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *node, const trn_node_type *type,
+                         const trn_recipe *recipe, trn_erosion_quality quality);
+
+/* Relative cost, for progress slices. */
+double trn_node_cost(const trn_node_type *type);
+
+#endif

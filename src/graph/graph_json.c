@@ -1,0 +1,280 @@
+/* Graphs as canonical JSON (saving drafts, recipe cache keys) and the implicit graph of a recipe.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_internal.h"
+
+typedef struct gbuf_text {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} gbuf_text;
+
+static void put(gbuf_text *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256u;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void puts_(gbuf_text *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void put_string(gbuf_text *b, const char *s)
+{
+    put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        if (*p == '"' || *p == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)*p;
+            put(b, esc, 2);
+        } else if (*p < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            put(b, esc, 6);
+        } else {
+            put(b, (const char *)p, 1);
+        }
+    }
+    put(b, "\"", 1);
+}
+
+void trn_graph_number_text(double v, char *buf, size_t buf_size)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, buf_size, "null");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, buf_size, "%.0f", v == 0.0 ? 0.0 : v);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, buf_size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    /* A comma decimal separator would make invalid JSON; the C locale is what we print in. */
+    for (char *p = buf; *p; p++)
+        if (*p == ',') *p = '.';
+}
+
+static void put_number(gbuf_text *b, double v)
+{
+    char buf[40];
+    trn_graph_number_text(v, buf, sizeof buf);
+    puts_(b, buf);
+}
+
+static int cmp_param(const void *a, const void *b)
+{
+    return strcmp((*(const trn_graph_param *const *)a)->name,
+                  (*(const trn_graph_param *const *)b)->name);
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+    return strcmp((*(const trn_graph_link *const *)a)->pin,
+                  (*(const trn_graph_link *const *)b)->pin);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    return strcmp((*(const trn_graph_node *const *)a)->id, (*(const trn_graph_node *const *)b)->id);
+}
+
+static void put_param_value(gbuf_text *b, const trn_graph_param *p)
+{
+    switch (p->type) {
+    case TRN_VALUE_NUMBER:
+        put_number(b, p->number);
+        break;
+    case TRN_VALUE_STRING:
+        put_string(b, p->text ? p->text : "");
+        break;
+    case TRN_VALUE_BOOL:
+        puts_(b, p->boolean ? "true" : "false");
+        break;
+    case TRN_VALUE_POINTS:
+        put(b, "[", 1);
+        for (uint32_t k = 0; k < p->point_count; k++) {
+            if (k) put(b, ",", 1);
+            put(b, "[", 1);
+            put_number(b, p->points[2 * k]);
+            put(b, ",", 1);
+            put_number(b, p->points[2 * k + 1]);
+            put(b, "]", 1);
+        }
+        put(b, "]", 1);
+        break;
+    case TRN_VALUE_OTHER:
+        puts_(b, p->text ? p->text : "null");
+        break;
+    }
+}
+
+/* The source's output pin as written: the link's own, else the source type's only output. */
+static const char *link_output(const trn_graph *g, const trn_graph_link *l)
+{
+    if (l->output) return l->output;
+    const int s = trn_graph_find_node(g, l->node);
+    if (s < 0) return NULL;
+    const trn_node_type *t = trn_node_type_find(g->nodes[s].type);
+    return t && t->output_count == 1 ? t->outputs[0].name : NULL;
+}
+
+static void put_node(gbuf_text *b, const trn_graph *g, const trn_graph_node *n, bool identity)
+{
+    put(b, "{\"id\":", 6);
+    put_string(b, n->id);
+    if (n->input_count) {
+        const trn_graph_link **links = malloc(n->input_count * sizeof *links);
+        if (!links) {
+            b->failed = true;
+            return;
+        }
+        for (uint32_t k = 0; k < n->input_count; k++)
+            links[k] = &n->inputs[k];
+        qsort(links, n->input_count, sizeof *links, cmp_link);
+        puts_(b, ",\"inputs\":{");
+        for (uint32_t k = 0; k < n->input_count; k++) {
+            if (k) put(b, ",", 1);
+            put_string(b, links[k]->pin);
+            puts_(b, ":{\"node\":");
+            put_string(b, links[k]->node);
+            const char *out = link_output(g, links[k]);
+            if (out) {
+                puts_(b, ",\"pin\":");
+                put_string(b, out);
+            }
+            put(b, "}", 1);
+        }
+        put(b, "}", 1);
+        free(links);
+    }
+    if (n->param_count) {
+        const trn_graph_param **params = malloc(n->param_count * sizeof *params);
+        if (!params) {
+            b->failed = true;
+            return;
+        }
+        for (uint32_t k = 0; k < n->param_count; k++)
+            params[k] = &n->params[k];
+        qsort(params, n->param_count, sizeof *params, cmp_param);
+        puts_(b, ",\"params\":{");
+        for (uint32_t k = 0; k < n->param_count; k++) {
+            if (k) put(b, ",", 1);
+            put_string(b, params[k]->name);
+            put(b, ":", 1);
+            put_param_value(b, params[k]);
+        }
+        put(b, "}", 1);
+        free(params);
+    }
+    if (n->has_position && !identity) {
+        puts_(b, ",\"position\":[");
+        put_number(b, n->x);
+        put(b, ",", 1);
+        put_number(b, n->y);
+        put(b, "]", 1);
+    }
+    puts_(b, ",\"type\":");
+    put_string(b, n->type);
+    put(b, "}", 1);
+}
+
+trn_status trn_graph_to_json(const trn_graph *graph, bool identity, char **text, size_t *size,
+                             trn_error *err)
+{
+    if (text) *text = NULL;
+    if (size) *size = 0;
+    if (!graph || !text)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_to_json: graph and text are required");
+    gbuf_text b = {NULL, 0, 0, false};
+    char num[16];
+    snprintf(num, sizeof num, "%u", graph->format_version ? graph->format_version : 1u);
+    puts_(&b, "{\"format_version\":");
+    puts_(&b, num);
+    puts_(&b, ",\"nodes\":[");
+    const trn_graph_node **order =
+        malloc((graph->node_count ? graph->node_count : 1u) * sizeof *order);
+    if (!order) b.failed = true;
+    uint32_t count = 0;
+    for (uint32_t k = 0; order && k < graph->node_count; k++) {
+        const trn_graph_node *n = &graph->nodes[k];
+        /* Comments never change generation, so they stay out of the identity. */
+        if (identity && n->type && strcmp(n->type, "comment") == 0) continue;
+        order[count++] = n;
+    }
+    if (identity && order) qsort(order, count, sizeof *order, cmp_node);
+    for (uint32_t k = 0; k < count; k++) {
+        if (k) put(&b, ",", 1);
+        put_node(&b, graph, order[k], identity);
+    }
+    free(order);
+    put(&b, "]", 1);
+    if (graph->output) {
+        puts_(&b, ",\"output\":");
+        put_string(&b, graph->output);
+    }
+    put(&b, "}", 1);
+    if (b.failed) {
+        free(b.data);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory printing a graph");
+    }
+    *text = b.data;
+    if (size) *size = b.len;
+    return TRN_OK;
+}
+
+char *trn_graph_identity_of_json(const char *graph_json)
+{
+    trn_graph g;
+    if (!graph_json || trn_graph_parse(graph_json, strlen(graph_json), NULL, &g, NULL)) return NULL;
+    char *text = NULL;
+    trn_graph_to_json(&g, true, &text, NULL, NULL);
+    trn_graph_dispose(&g);
+    return text;
+}
+
+/* landform -> biome_rules -> output: what recipes without a graph always generated. */
+static const char implicit_graph[] =
+    "{\"format_version\":1,\"output\":\"output\",\"nodes\":["
+    "{\"id\":\"landform\",\"type\":\"landform\"},"
+    "{\"id\":\"biome_rules\",\"type\":\"biome_rules\","
+    "\"inputs\":{\"field\":{\"node\":\"landform\",\"pin\":\"field\"}}},"
+    "{\"id\":\"output\",\"type\":\"terrain_output\","
+    "\"inputs\":{\"field\":{\"node\":\"biome_rules\",\"pin\":\"field\"}}}]}";
+
+trn_status trn_graph_from_recipe(const trn_recipe *recipe, trn_graph *graph, trn_error *err)
+{
+    if (!recipe || !graph)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_from_recipe: recipe and graph are required");
+    const char *text = recipe->graph_json ? recipe->graph_json : implicit_graph;
+    trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, err);
+    if (st && err) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "graph: %.500s", err->message);
+        memcpy(err->message, msg, sizeof msg);
+    }
+    return st;
+}

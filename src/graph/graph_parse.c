@@ -1,0 +1,447 @@
+/* Graph documents from JSON: the shape is checked here (with positions); meaning in graph_check.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_internal.h"
+
+typedef struct gctx {
+    const char *text;
+    size_t size;
+    const char *file;
+    trn_json_path *path;
+    trn_error *err;
+} gctx;
+
+static trn_status gerr(gctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* "graph.nodes[2].id: expected ..., found ..." at the position of the current path. */
+static trn_status gerr(gctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[200];
+    trn_json_path_format(c->path, where, sizeof where);
+    trn_json_pos pos = {0, 0, 0};
+    if (c->text) trn_json_locate(c->text, c->size, c->path->steps, c->path->depth, target, &pos);
+    trn_error_set(c->err, code, c->file, c->text ? (int64_t)pos.offset : -1, "%s%s%s", where,
+                  where[0] ? ": " : "", msg);
+    if (c->text) trn_error_set_position(c->err, pos.line, pos.column);
+    return code;
+}
+
+static trn_status oom(gctx *c)
+{
+    return trn_error_set(c->err, TRN_ERR_NO_MEMORY, c->file, -1, "out of memory reading a graph");
+}
+
+/* What a JSON value is, for "found ..." (strings quoted and cut). */
+static const char *describe(const json_t *v, char *buf, size_t size)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        trn_graph_number_text(json_number_value(v), buf, size);
+        return buf;
+    case JSON_STRING:
+        snprintf(buf, size, "\"%.40s\"", json_string_value(v));
+        return buf;
+    }
+    return "a value";
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static trn_status unknown_key(gctx *c, const char *key, const char *where)
+{
+    trn_json_path_push_key(c->path, key);
+    trn_status st = gerr(c, TRN_ERR_JSON, TRN_JSON_KEY, "unknown key '%.60s' in %s", key, where);
+    trn_json_path_pop(c->path);
+    return st;
+}
+
+static trn_status want_string(gctx *c, const json_t *v, const char *key, char **out)
+{
+    char buf[64];
+    trn_json_path_push_key(c->path, key);
+    trn_status st = TRN_OK;
+    if (!json_is_string(v))
+        st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a string, found %s",
+                  describe(v, buf, sizeof buf));
+    else if (!(*out = dup_str(json_string_value(v))))
+        st = oom(c);
+    trn_json_path_pop(c->path);
+    return st;
+}
+
+static bool is_pair(const json_t *p)
+{
+    return json_is_array(p) && json_array_size(p) == 2 && json_is_number(json_array_get(p, 0)) &&
+           json_is_number(json_array_get(p, 1));
+}
+
+static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_graph_param *p)
+{
+    if (!(p->name = dup_str(key))) return oom(c);
+    if (json_is_number(v)) {
+        p->type = TRN_VALUE_NUMBER;
+        p->number = json_number_value(v);
+        return TRN_OK;
+    }
+    if (json_is_string(v)) {
+        p->type = TRN_VALUE_STRING;
+        return (p->text = dup_str(json_string_value(v))) ? TRN_OK : oom(c);
+    }
+    if (json_is_boolean(v)) {
+        p->type = TRN_VALUE_BOOL;
+        p->boolean = json_is_true(v);
+        return TRN_OK;
+    }
+    if (json_is_array(v) && json_array_size(v) > 0 && json_array_size(v) <= (1u << 20)) {
+        bool all = true;
+        for (size_t k = 0; all && k < json_array_size(v); k++)
+            all = is_pair(json_array_get(v, k));
+        if (all) {
+            const size_t n = json_array_size(v);
+            p->type = TRN_VALUE_POINTS;
+            if (!(p->points = malloc(n * 2u * sizeof *p->points))) return oom(c);
+            for (size_t k = 0; k < n; k++) {
+                p->points[2 * k] = json_number_value(json_array_get(json_array_get(v, k), 0));
+                p->points[2 * k + 1] = json_number_value(json_array_get(json_array_get(v, k), 1));
+            }
+            p->point_count = (uint32_t)n;
+            return TRN_OK;
+        }
+    }
+    /* Anything else is kept for the check to report and for saving the draft unchanged. */
+    p->type = TRN_VALUE_OTHER;
+    char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    if (!dump) return oom(c);
+    p->text = dump;
+    return TRN_OK;
+}
+
+static const char *const link_keys[] = {"node", "pin", NULL};
+static const char *const node_keys[] = {"id", "type", "position", "params", "inputs", NULL};
+
+static bool known(const char *key, const char *const *keys)
+{
+    for (size_t k = 0; keys[k]; k++)
+        if (strcmp(key, keys[k]) == 0) return true;
+    return false;
+}
+
+static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph_link *l)
+{
+    char buf[64];
+    if (!(l->pin = dup_str(pin))) return oom(c);
+    if (!json_is_object(v))
+        return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a link {\"node\": ID, \"pin\": OUTPUT}, found %s",
+                    describe(v, buf, sizeof buf));
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (!known(key, link_keys)) return unknown_key(c, key, "a link (keys: node, pin)");
+    }
+    const json_t *node = json_object_get(v, "node");
+    if (!node) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a link needs \"node\": SOURCE_ID");
+    trn_status st = want_string(c, node, "node", &l->node);
+    if (!st && json_object_get(v, "pin"))
+        st = want_string(c, json_object_get(v, "pin"), "pin", &l->output);
+    return st;
+}
+
+static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
+{
+    char buf[64];
+    if (!json_is_object(v))
+        return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a node object, found %s",
+                    describe(v, buf, sizeof buf));
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (!known(key, node_keys))
+            return unknown_key(c, key, "a node (keys: id, type, position, params, inputs)");
+    }
+    const json_t *id = json_object_get(v, "id"), *type = json_object_get(v, "type");
+    if (!id) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"id\": a string");
+    if (!type) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"type\": a string");
+    trn_status st = want_string(c, id, "id", &n->id);
+    if (!st) st = want_string(c, type, "type", &n->type);
+    if (st) return st;
+    const json_t *pos = json_object_get(v, "position");
+    if (pos) {
+        if (!is_pair(pos)) {
+            trn_json_path_push_key(c->path, "position");
+            st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, y], found %s",
+                      describe(pos, buf, sizeof buf));
+            trn_json_path_pop(c->path);
+            return st;
+        }
+        n->has_position = true;
+        n->x = json_number_value(json_array_get(pos, 0));
+        n->y = json_number_value(json_array_get(pos, 1));
+    }
+    const json_t *params = json_object_get(v, "params");
+    if (params) {
+        trn_json_path_push_key(c->path, "params");
+        if (!json_is_object(params)) {
+            st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected an object, found %s",
+                      describe(params, buf, sizeof buf));
+            trn_json_path_pop(c->path);
+            return st;
+        }
+        const size_t count = json_object_size(params);
+        n->params = calloc(count ? count : 1u, sizeof *n->params);
+        if (!n->params) return oom(c);
+        json_object_foreach((json_t *)params, key, val)
+        {
+            if ((st = read_param(c, key, val, &n->params[n->param_count++]))) break;
+        }
+        trn_json_path_pop(c->path);
+        if (st) return st;
+    }
+    const json_t *inputs = json_object_get(v, "inputs");
+    if (inputs) {
+        trn_json_path_push_key(c->path, "inputs");
+        if (!json_is_object(inputs)) {
+            st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected an object of links, found %s",
+                      describe(inputs, buf, sizeof buf));
+            trn_json_path_pop(c->path);
+            return st;
+        }
+        const size_t count = json_object_size(inputs);
+        n->inputs = calloc(count ? count : 1u, sizeof *n->inputs);
+        if (!n->inputs) return oom(c);
+        json_object_foreach((json_t *)inputs, key, val)
+        {
+            trn_json_path_push_key(c->path, key);
+            st = read_link(c, key, val, &n->inputs[n->input_count++]);
+            trn_json_path_pop(c->path);
+            if (st) break;
+        }
+        trn_json_path_pop(c->path);
+    }
+    return st;
+}
+
+static const char *const graph_keys[] = {"format_version", "output", "nodes", NULL};
+
+static trn_status parse_tree(gctx *c, const json_t *v, trn_graph *g)
+{
+    char buf[64];
+    if (!json_is_object(v))
+        return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a graph object, found %s",
+                    describe(v, buf, sizeof buf));
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (!known(key, graph_keys))
+            return unknown_key(c, key, "the graph (keys: format_version, output, nodes)");
+    }
+    const json_t *fv = json_object_get(v, "format_version");
+    if (!fv)
+        return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "a graph needs \"format_version\": %u (the graph format version)",
+                    TRN_GRAPH_FORMAT_VERSION);
+    trn_json_path_push_key(c->path, "format_version");
+    const double fvn = json_is_number(fv) ? json_number_value(fv) : -1.0;
+    trn_status st = TRN_OK;
+    if (!(fvn >= 1.0 && floor(fvn) == fvn))
+        st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a whole number >= 1, found %s",
+                  describe(fv, buf, sizeof buf));
+    else if (fvn > TRN_GRAPH_FORMAT_VERSION)
+        st = gerr(c, TRN_ERR_VERSION, TRN_JSON_VALUE,
+                  "graph format version %.0f is newer than %u, the newest this build reads", fvn,
+                  TRN_GRAPH_FORMAT_VERSION);
+    trn_json_path_pop(c->path);
+    if (st) return st;
+    g->format_version = (uint32_t)fvn;
+    const json_t *out = json_object_get(v, "output");
+    if (out && !json_is_null(out) && (st = want_string(c, out, "output", &g->output))) return st;
+    const json_t *nodes = json_object_get(v, "nodes");
+    if (!nodes) return TRN_OK; /* an empty draft */
+    trn_json_path_push_key(c->path, "nodes");
+    if (!json_is_array(nodes)) {
+        st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected an array of nodes, found %s",
+                  describe(nodes, buf, sizeof buf));
+        trn_json_path_pop(c->path);
+        return st;
+    }
+    const size_t count = json_array_size(nodes);
+    if (count > 100000) {
+        st = gerr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu nodes; at most 100000", count);
+        trn_json_path_pop(c->path);
+        return st;
+    }
+    g->nodes = calloc(count ? count : 1u, sizeof *g->nodes);
+    if (!g->nodes) return oom(c);
+    for (size_t k = 0; k < count && !st; k++) {
+        trn_json_path_push_index(c->path, k);
+        st = read_node(c, json_array_get(nodes, k), &g->nodes[g->node_count++]);
+        trn_json_path_pop(c->path);
+    }
+    trn_json_path_pop(c->path);
+    return st;
+}
+
+trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, const char *file,
+                                trn_json_path *where, trn_graph *graph, trn_error *err)
+{
+    memset(graph, 0, sizeof *graph);
+    trn_json_path local;
+    memset(&local, 0, sizeof local);
+    gctx c = {text, size, file, where ? where : &local, err};
+    const size_t depth = c.path->depth;
+    trn_status st = parse_tree(&c, v, graph);
+    c.path->depth = depth;
+    if (st) trn_graph_dispose(graph);
+    return st;
+}
+
+trn_status trn_graph_parse(const char *text, size_t size, const char *path, trn_graph *graph,
+                           trn_error *err)
+{
+    if (!graph) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1, "graph: no output");
+    memset(graph, 0, sizeof *graph);
+    if (!text) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1, "graph: no text");
+    size_t bom = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3u : 0u;
+    json_error_t je;
+    json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        trn_error_set(err, TRN_ERR_JSON, path, (int64_t)je.position + (int64_t)bom, "%s", je.text);
+        trn_error_set_position(err, je.line, je.column);
+        return TRN_ERR_JSON;
+    }
+    trn_json_path where;
+    memset(&where, 0, sizeof where);
+    trn_status st = trn_graph_parse_tree(root, text, size, path, &where, graph, err);
+    json_decref(root);
+    return st;
+}
+
+static void param_dispose(trn_graph_param *p)
+{
+    free(p->name);
+    free(p->text);
+    free(p->points);
+}
+
+void trn_graph_dispose(trn_graph *graph)
+{
+    if (!graph) return;
+    for (uint32_t k = 0; graph->nodes && k < graph->node_count; k++) {
+        trn_graph_node *n = &graph->nodes[k];
+        free(n->id);
+        free(n->type);
+        for (uint32_t p = 0; n->params && p < n->param_count; p++)
+            param_dispose(&n->params[p]);
+        free(n->params);
+        for (uint32_t i = 0; n->inputs && i < n->input_count; i++) {
+            free(n->inputs[i].pin);
+            free(n->inputs[i].node);
+            free(n->inputs[i].output);
+        }
+        free(n->inputs);
+    }
+    free(graph->nodes);
+    free(graph->output);
+    memset(graph, 0, sizeof *graph);
+}
+
+int trn_graph_find_node(const trn_graph *graph, const char *id)
+{
+    for (uint32_t k = 0; id && k < graph->node_count; k++)
+        if (graph->nodes[k].id && strcmp(graph->nodes[k].id, id) == 0) return (int)k;
+    return -1;
+}
+
+const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const char *pin)
+{
+    for (uint32_t k = 0; k < node->input_count; k++)
+        if (strcmp(node->inputs[k].pin, pin) == 0) return &node->inputs[k];
+    return NULL;
+}
+
+const trn_graph_param *trn_graph_node_param(const trn_graph_node *node, const char *name)
+{
+    for (uint32_t k = 0; k < node->param_count; k++)
+        if (strcmp(node->params[k].name, name) == 0) return &node->params[k];
+    return NULL;
+}
+
+double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *type,
+                              const char *name)
+{
+    const trn_graph_param *p = trn_graph_node_param(node, name);
+    if (p && p->type == TRN_VALUE_NUMBER) return p->number;
+    const trn_param_spec *s = trn_node_type_param(type, name);
+    return s ? s->def : 0.0;
+}
+
+const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,
+                                 const char *name)
+{
+    const trn_graph_param *p = trn_graph_node_param(node, name);
+    if (p && p->type == TRN_VALUE_STRING) return p->text;
+    const trn_param_spec *s = trn_node_type_param(type, name);
+    return s ? s->def_text : NULL;
+}
+
+const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
+                                     const char *name, uint32_t *count, double **scratch)
+{
+    *scratch = NULL;
+    *count = 0;
+    const trn_graph_param *p = trn_graph_node_param(node, name);
+    if (p && p->type == TRN_VALUE_POINTS) {
+        *count = p->point_count;
+        return p->points;
+    }
+    const trn_param_spec *s = trn_node_type_param(type, name);
+    if (!s || !s->def_text) return NULL;
+    json_t *v = json_loads(s->def_text, 0, NULL);
+    if (!v) return NULL;
+    const size_t n = json_array_size(v);
+    double *pts = malloc((n ? n : 1u) * 2u * sizeof *pts);
+    if (pts) {
+        for (size_t k = 0; k < n; k++) {
+            pts[2 * k] = json_number_value(json_array_get(json_array_get(v, k), 0));
+            pts[2 * k + 1] = json_number_value(json_array_get(json_array_get(v, k), 1));
+        }
+        *count = (uint32_t)n;
+    }
+    json_decref(v);
+    *scratch = pts;
+    return pts;
+}

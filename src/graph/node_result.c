@@ -1,0 +1,118 @@
+/* Reference-counted node results and the arrays they share. */
+#include "graph/node_result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+
+trn_gbuf *trn_gbuf_new(size_t count, size_t elem_size)
+{
+    size_t bytes;
+    if (!trn_mul_size(count, elem_size, &bytes)) return NULL;
+    void *data = calloc(bytes ? bytes : 1u, 1);
+    if (!data) return NULL;
+    return trn_gbuf_wrap(data, count, elem_size);
+}
+
+trn_gbuf *trn_gbuf_wrap(void *data, size_t count, size_t elem_size)
+{
+    trn_gbuf *buf = malloc(sizeof *buf);
+    if (!buf) {
+        free(data);
+        return NULL;
+    }
+    buf->refs = 1;
+    buf->count = count;
+    buf->elem_size = elem_size;
+    buf->data = data;
+    return buf;
+}
+
+trn_gbuf *trn_gbuf_retain(trn_gbuf *buf)
+{
+    if (buf) buf->refs++;
+    return buf;
+}
+
+void trn_gbuf_release(trn_gbuf *buf)
+{
+    if (!buf || --buf->refs) return;
+    free(buf->data);
+    free(buf);
+}
+
+trn_node_result *trn_node_result_new(uint64_t key, uint32_t cells_x, uint32_t cells_z,
+                                     double size_x, double size_z)
+{
+    trn_node_result *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->refs = 1;
+    r->key = key;
+    r->cells_x = cells_x;
+    r->cells_z = cells_z;
+    r->size_x = size_x;
+    r->size_z = size_z;
+    for (uint32_t k = 0; k < TRN_GRAPH_MAX_OUTPUTS; k++)
+        r->outputs[k].sea_level = NAN;
+    return r;
+}
+
+trn_node_result *trn_node_result_retain(trn_node_result *result)
+{
+    if (result) result->refs++;
+    return result;
+}
+
+static void gout_release(trn_gout *o)
+{
+    trn_gbuf_release(o->values);
+    trn_gbuf_release(o->source);
+    trn_gbuf_release(o->filled);
+    trn_gbuf_release(o->flow_dir);
+    trn_gbuf_release(o->accumulation);
+    trn_gbuf_release(o->basins);
+}
+
+void trn_node_result_release(trn_node_result *result)
+{
+    if (!result || --result->refs) return;
+    for (uint32_t k = 0; k < TRN_GRAPH_MAX_OUTPUTS; k++)
+        gout_release(&result->outputs[k]);
+    trn_gbuf_release(result->change);
+    free(result);
+}
+
+void trn_gout_bind_drainage(trn_gout *out, uint32_t cells_x, uint32_t cells_z, double size_x,
+                            double size_z)
+{
+    trn_drainage *v = &out->view;
+    memset(v, 0, sizeof *v);
+    v->cells_x = cells_x;
+    v->cells_z = cells_z;
+    v->size_x = size_x;
+    v->size_z = size_z;
+    v->sea_level = out->sea_level;
+    v->filled = out->filled ? out->filled->data : NULL;
+    v->flow_dir = out->flow_dir ? out->flow_dir->data : NULL;
+    v->accumulation = out->accumulation ? out->accumulation->data : NULL;
+    v->basins = out->basins ? out->basins->data : NULL;
+    v->basin_count = out->basins ? out->basins->count : 0u;
+}
+
+static size_t buf_bytes(const trn_gbuf *b)
+{
+    return b ? b->count * b->elem_size : 0u;
+}
+
+void trn_node_result_measure(trn_node_result *result)
+{
+    size_t total = sizeof *result + buf_bytes(result->change);
+    for (uint32_t k = 0; k < result->output_count; k++) {
+        const trn_gout *o = &result->outputs[k];
+        total += buf_bytes(o->values) + buf_bytes(o->source) + buf_bytes(o->filled) +
+                 buf_bytes(o->flow_dir) + buf_bytes(o->accumulation) + buf_bytes(o->basins);
+    }
+    result->bytes = total;
+}
