@@ -336,7 +336,7 @@ static void test_apply(void)
         "\"center\": [8, 8]}]}";
     CHECK_OK(trn_recipe_parse(layered, strlen(layered), "u.json", &r, NULL, &e));
     const char *relayer = "{\"format_version\": 1, \"name\": \"Flat layers\", \"chunk_cells\": 4, "
-                          "\"graph\": {\"nodes\": []}, \"layers\": [{\"id\": \"generation\", "
+                          "\"graph\": {\"format_version\": 1, \"nodes\": []}, \"layers\": [{\"id\": \"generation\", "
                           "\"name\": \"G\", \"group\": \"generation\"}, {\"id\": \"rough\", "
                           "\"name\": \"Rough\", \"group\": \"sculpt\"}]}";
     CHECK_OK(trn_preset_parse(relayer, strlen(relayer), "l.json", "asset://l", &p, &e));
@@ -348,7 +348,7 @@ static void test_apply(void)
     trn_preset_dispose(&p);
     /* Keeping the stroke's layer, the chunk size and graph come along. */
     relayer = "{\"format_version\": 1, \"name\": \"Chunks\", \"chunk_cells\": 4, \"graph\": "
-              "{\"nodes\": []}}";
+              "{\"format_version\": 1, \"nodes\": []}}";
     CHECK_OK(trn_preset_parse(relayer, strlen(relayer), "l.json", "asset://l", &p, &e));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
     CHECK(r.chunk_cells == 4 && r.graph_json && strstr(r.graph_json, "nodes") != NULL);

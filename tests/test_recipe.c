@@ -318,7 +318,7 @@ static void test_parse_valid(void)
                 "  \"edits\": [], \"exclusions\": [{\"type\": \"exclusion\", \"mode\": "
                 "\"erase\", \"radius\": 2, \"strength\": 0.5, \"falloff\": 0, \"points\": [[0, "
                 "0], [1, 1]]}],\n"
-                "  \"palette\": \"asset://palettes/meadow\", \"graph\": {\"nodes\": {}},\n"
+                "  \"palette\": \"asset://palettes/meadow\", \"graph\": {\"format_version\": 1, \"nodes\": [{\"id\": \"n1\", \"type\": \"noise\"}]},\n"
                 "  \"format_version\": 1,",
                 ", \"profile\": \"ridged\", \"base_height\": -5, \"feature_size\": 90, "
                 "\"roughness\": 0.25, \"octaves\": 16, \"warp_amplitude\": 3, "
@@ -347,7 +347,7 @@ static void test_parse_valid(void)
     CHECK(r.strokes[1].point_count == 2 && r.strokes[1].points[3] == 1);
     CHECK(r.strokes[1].strength == 0.5 && r.strokes[1].falloff == 0);
     CHECK(strcmp(r.palette_json, "\"asset://palettes/meadow\"") == 0);
-    CHECK(strcmp(r.graph_json, "{\"nodes\":{}}") == 0);
+    CHECK(strcmp(r.graph_json, "{\"format_version\":1,\"nodes\":[{\"id\":\"n1\",\"type\":\"noise\"}]}") == 0);
     lf = &r.landforms[0];
     CHECK(lf->profile == TRN_PROFILE_RIDGED && lf->base_height == -5 && lf->octaves == 16);
     CHECK(lf->stretch == 2.5 && lf->heading == -30 && lf->warp_feature_size == 40);
@@ -838,14 +838,15 @@ static void test_canonical(void)
         "123456789.125, \"height_variation\": 0.30000000000000004, \"heading\": 1e300,"
         "\"feature_size\": 9007199254740993, \"stretch\": 1e21}},\n"
         "\"default_biome\": \"t\\u0001\\n\", \"biomes\": {\"t\\u0001\\n\": {\"color\": "
-        "[0.3, 0.1, 0.7, 0.333333333333]}}, \"graph\": {\"z\": [1.0, -0.0, 2e0, "
+        "[0.3, 0.1, 0.7, 0.333333333333]}}, \"graph\": {\"format_version\": 1, \"nodes\": [{\"id\": \"n\", "
+        "\"type\": \"x\", \"params\": {\"z\": [1.0, -0.0, 2e0, "
         "12345678901234567890e-10], "
-        "\"a\": {\"\\u00e9\": \"\\u2028\"}}}";
+        "\"a\": {\"\\u00e9\": \"\\u2028\"}}}]}}";
     char *cn = canonical_of(nums);
     const char *expect_nums =
         "{\"biomes\":{\"t\\u0001\\n\":{\"color\":[0.3,0.1,0.7,0.33333334]}},\"default_biome\":"
-        "\"t\\u0001\\n\",\"default_landform\":\"a\\\"b\",\"graph\":{\"a\":{\"\xc3\xa9\":"
-        "\"\xe2\x80\xa8\"},\"z\":[1,0,2,1234567890.1234567]},\"landforms\":{\"a\\\"b\":{"
+        "\"t\\u0001\\n\",\"default_landform\":\"a\\\"b\",\"graph\":{\"format_version\":1,\"nodes\":[{\"id\":\"n\",\"params\":{\"a\":{\"\xc3\xa9\":"
+        "\"\xe2\x80\xa8\"},\"z\":[1,0,2,1234567890.1234567]},\"type\":\"x\"}]},\"landforms\":{\"a\\\"b\":{"
         "\"base_height\":123456789.125,\"feature_size\":9007199254740992,\"heading\":1e+300,"
         "\"height_variation\":0.30000000000000004,\"stretch\":1e+21}},\"resolution\":[1,1],"
         "\"sea_level\":-1e-300,\"seed\":0,\"size\":[0.1,1e-07]}";

@@ -25,7 +25,8 @@ typedef enum trn_erosion_quality {
 typedef struct trn_erosion_params {
     uint32_t droplets;      /* per iteration; 0 = droplet_density * samples (default 0) */
     double droplet_density; /* droplets per sample when droplets is 0 (final 0.5, preview 0.15) */
-    uint32_t iterations;    /* times the droplet set is run, each with new starts (default 1) */
+    uint32_t iterations;    /* times the droplet set is run, each with new starts (default 1;
+                               0 = no droplets, thermal relaxation only) */
     uint32_t lifetime;      /* steps per droplet, 1..512 (final 30, preview 12) */
     double inertia;         /* 0..1, share of the old direction kept (default 0.05) */
     double capacity;        /* sediment capacity factor, >= 0 (default 4) */
@@ -41,6 +42,10 @@ typedef struct trn_erosion_params {
     double thermal_strength;     /* 0..1 (default 0.5) */
     uint32_t thermal_iterations; /* 0 = no thermal pass (final 10, preview 0) */
     int threads;                 /* 0 = OpenMP default; results never depend on it */
+    /* Optional per-sample multiplier of erosion_rate (samples floats, >= 0, the field's
+     * layout), read at the droplet's cell: the graph's drainage input makes channels erode
+     * more. NULL = 1 everywhere. The caller keeps it alive during the run. */
+    const float *rate_scale;
 } trn_erosion_params;
 
 /* Material moved by the droplets, in sample-height units (metres summed over samples).
@@ -74,8 +79,7 @@ void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quali
  * Errors: TRN_ERR_INVALID_ARGUMENT naming the parameter out of range or a field without
  * heights or with fewer than 2x2 samples; TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress
  * asks to stop (checked between batches; out is then left untouched). Progress stages
- * "erosion" and "thermal". A future drainage input (flow accumulation) could weight droplet
- * starts; it is not taken yet. */
+ * "erosion" and "thermal". */
 trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *params,
                            uint64_t world_seed, trn_erosion_result *out, trn_progress_fn progress,
                            void *user, trn_error *err);

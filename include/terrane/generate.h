@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/graph.h"
 #include "terrane/recipe.h"
 
 #ifdef __cplusplus
@@ -194,13 +195,24 @@ typedef struct trn_generated {
     uint64_t cache_key;
     char **diagnostics; /* warnings such as precision diagnostics */
     uint32_t diagnostic_count;
+    /* The graph evaluation that made the base: one report per graph node (document order),
+     * and the quality it ran at. */
+    trn_node_report *nodes;
+    uint32_t node_count;
+    trn_erosion_quality quality;
+    bool biome_rules; /* the recipe's rules classified the surface (a Biome Rules node fed the
+                         output); false: every sample not painted has the default biome */
 } trn_generated;
 
 typedef struct trn_generate_options {
-    int threads; /* 0 = OpenMP default; results never depend on it */
+    int threads;                 /* 0 = OpenMP default; results never depend on it */
+    trn_erosion_quality quality; /* TRN_EROSION_FINAL (default) or TRN_EROSION_PREVIEW */
+    trn_graph_cache *cache;      /* graph node results kept between generations; NULL = none */
 } trn_generate_options;
 
-/* Generate: validate, fill the default landform, derive context, assign biomes. With strokes
+/* Generate: validate, evaluate the recipe's graph (trn_graph_from_recipe: without recipe.graph,
+ * the default landform) into the base heights, derive context, assign biomes (the recipe's rules
+ * when a Biome Rules node feeds the output, else the default biome). With strokes
  * (layers.h, docs/recipes.md "Layers and edits: evaluation"): water distance on the landform
  * base, then regions' landform blend, sculpt layers, protection, biomes on the final surface,
  * painted regions and the exclusion mask. Progress

@@ -30,7 +30,8 @@ typedef struct walk_ctx {
     float *h;
     size_t nx, nz;
     float inertia, capacity, min_slope, erosion_rate, deposition_rate, evaporation, gravity;
-    float scale, inv_scale; /* height range: heights over it are the classic 0..1 map */
+    float scale, inv_scale;  /* height range: heights over it are the classic 0..1 map */
+    const float *rate_scale; /* per-sample erosion_rate multiplier, NULL = 1 */
     uint32_t lifetime;
     int reach; /* brush reach: offsets are within -reach..reach */
     const brush *b;
@@ -214,7 +215,9 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
             sed -= put;
             a->deposited += put;
         } else {
-            float amount = fminf((cap - fsed) * c->erosion_rate, -dh);
+            const float rate =
+                c->rate_scale ? c->erosion_rate * c->rate_scale[iz * c->nx + ix] : c->erosion_rate;
+            float amount = fminf((cap - fsed) * rate, -dh);
             double took = erode_brush(c, ix, iz, amount);
             sed += took;
             a->eroded += took;
@@ -276,7 +279,7 @@ static trn_status check_params(const trn_erosion_params *p, trn_error *err)
 {
     if (!(p->droplet_density >= 0.0 && p->droplet_density <= 64.0))
         return bad(err, "droplet_density must be in [0, 64]");
-    if (p->iterations < 1 || p->iterations > 1000) return bad(err, "iterations must be 1..1000");
+    if (p->iterations > 1000) return bad(err, "iterations must be 0..1000");
     if (p->lifetime < 1 || p->lifetime > MAX_LIFETIME) return bad(err, "lifetime must be 1..512");
     if (!(p->inertia >= 0.0 && p->inertia <= 1.0)) return bad(err, "inertia must be in [0, 1]");
     if (!(p->capacity >= 0.0 && p->capacity <= 1e6)) return bad(err, "capacity must be >= 0");
@@ -391,6 +394,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         .gravity = (float)params->gravity,
         .scale = scale,
         .inv_scale = 1.0f / scale,
+        .rate_scale = params->rate_scale,
         .lifetime = params->lifetime,
         .reach = (int)params->radius - 1,
         .b = b,

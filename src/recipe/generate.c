@@ -59,6 +59,7 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->rule_index);
     free(gen->water_distance);
     free(gen->exclusion);
+    free(gen->nodes);
     for (uint32_t k = 0; k < gen->diagnostic_count; k++)
         free(gen->diagnostics[k]);
     free(gen->diagnostics);
@@ -72,6 +73,7 @@ typedef struct biome_pass {
     const uint8_t *rule_biome; /* biome index of each rule */
     uint8_t default_biome;
     bool need_slope, need_moisture; /* skip work no rule can look at */
+    bool rules;                     /* a Biome Rules node feeds the output */
 } biome_pass;
 
 static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *moisture)
@@ -99,7 +101,7 @@ static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *mo
         ctx.water_distance = (double)gen->water_distance[base + i];
         ctx.substrate =
             trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
-        const int r = trn_rules_pick(recipe->rules, recipe->rule_count, &ctx);
+        const int r = bp->rules ? trn_rules_pick(recipe->rules, recipe->rule_count, &ctx) : -1;
         gen->biomes.values[base + i] = r >= 0 ? bp->rule_biome[r] : bp->default_biome;
         gen->sources[base + i] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
         gen->rule_index[base + i] = (int16_t)r;
@@ -161,7 +163,47 @@ static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_gener
                                 trn_replay_keep *keep, biome_pass *bp, const trn_progress *pr,
                                 trn_error *err);
 
-static trn_status generate(const trn_recipe *recipe, int threads, const trn_field *frozen,
+/* The base heights from the recipe's graph, written into field (already on the grid). */
+static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
+                                 const trn_generate_options *options, trn_generated *gen,
+                                 float **heights, bool *rules, const trn_progress *pr,
+                                 trn_error *err)
+{
+    trn_graph graph;
+    trn_status st = trn_graph_from_recipe(recipe, &graph, err);
+    if (st) return st;
+    trn_graph_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = threads;
+    go.quality = options ? options->quality : TRN_EROSION_FINAL;
+    go.cache = options ? options->cache : NULL;
+    trn_graph_run *run = NULL;
+    st = trn_graph_evaluate(&graph, recipe, &go, &run, progress_bridge, (void *)pr, err);
+    trn_graph_dispose(&graph);
+    if (st) return st;
+    uint32_t count = 0;
+    const trn_node_report *reports = trn_graph_run_report(run, &count);
+    gen->nodes = malloc((count ? count : 1u) * sizeof *gen->nodes);
+    trn_graph_value v;
+    const size_t n = ((size_t)recipe->cells_x + 1u) * ((size_t)recipe->cells_z + 1u);
+    *heights = malloc(n * sizeof **heights);
+    if (!gen->nodes || !*heights) {
+        trn_graph_run_free(run);
+        return oom(err, "the graph's result");
+    }
+    memcpy(gen->nodes, reports, count * sizeof *gen->nodes);
+    gen->node_count = count;
+    gen->quality = go.quality;
+    st = trn_graph_run_terrain(run, &v, err);
+    if (!st) memcpy(*heights, v.values, n * sizeof **heights);
+    *rules = trn_graph_run_biome_rules(run);
+    /* Freed before the per-sample maps exist, so the peak stays at the generator's own. */
+    trn_graph_run_free(run);
+    return st;
+}
+
+static trn_status generate(const trn_recipe *recipe, int threads,
+                           const trn_generate_options *options, const trn_field *frozen,
                            trn_generated *gen, trn_replay_keep *keep, const trn_progress *pr,
                            trn_error *err)
 {
@@ -203,6 +245,16 @@ static trn_status generate(const trn_recipe *recipe, int threads, const trn_fiel
         (st = add_diagnostic(gen, msg, err)))
         goto done;
 
+    /* The graph first: validation failures and cancels cost nothing else, and its result is
+     * copied before the per-sample maps are allocated. */
+    float *base = NULL;
+    bool rules = true;
+    trn_progress sub = trn_progress_sub(pr, 0.0, 0.6);
+    if (!frozen && (st = evaluate_graph(recipe, threads, options, gen, &base, &rules, &sub, err))) {
+        free(base);
+        goto done;
+    }
+
     /* The five per-sample arrays: 4 + 1 + 1 + 2 + 4 = 12 bytes a sample, nothing else
      * full-size. */
     if ((st = trn_field_init(&gen->field, recipe->cells_x, recipe->cells_z, recipe->size_x,
@@ -212,8 +264,15 @@ static trn_status generate(const trn_recipe *recipe, int threads, const trn_fiel
     for (uint32_t b = 0; b < recipe->biome_count && !st; b++)
         st = trn_labels_add_name(&gen->biomes, recipe->biomes[b].name,
                                  strlen(recipe->biomes[b].name), err);
-    if (st) goto done;
+    if (st) {
+        free(base);
+        goto done;
+    }
     const size_t n = trn_field_sample_count(&gen->field);
+    if (base) {
+        free(gen->field.heights);
+        gen->field.heights = base;
+    }
     gen->sources = malloc(n);
     gen->rule_index = malloc(n * sizeof *gen->rule_index);
     gen->water_distance = malloc(n * sizeof *gen->water_distance);
@@ -222,7 +281,6 @@ static trn_status generate(const trn_recipe *recipe, int threads, const trn_fiel
         goto done;
     }
 
-    trn_progress sub = trn_progress_sub(pr, 0.0, 0.6);
     if (frozen) {
         if (frozen->cells_x != recipe->cells_x || frozen->cells_z != recipe->cells_z ||
             !frozen->heights) {
@@ -232,9 +290,7 @@ static trn_status generate(const trn_recipe *recipe, int threads, const trn_fiel
             goto done;
         }
         memcpy(gen->field.heights, frozen->heights, n * sizeof *gen->field.heights);
-    } else if ((st = trn_landform_fill(&recipe->landforms[landform], recipe->seed, &gen->field,
-                                       progress_bridge, &sub, err)))
-        goto done;
+    }
     sub = trn_progress_sub(pr, 0.6, 0.75);
     if ((st = trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
                                       progress_bridge, &sub, err)))
@@ -247,6 +303,8 @@ static trn_status generate(const trn_recipe *recipe, int threads, const trn_fiel
     bp.default_biome = (uint8_t)default_biome;
     bp.need_slope = any_rule_uses(recipe, true, false);
     bp.need_moisture = any_rule_uses(recipe, false, true);
+    bp.rules = rules;
+    gen->biome_rules = rules;
     if (recipe->stroke_count || keep) {
         st = replay_layers(recipe, threads, gen, keep, &bp, pr, err);
         goto done;
@@ -367,7 +425,8 @@ trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_p
             ctx.water_distance = (double)gen->water_distance[k];
             ctx.substrate =
                 trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
-            const int r = trn_rules_pick(recipe->rules, recipe->rule_count, &ctx);
+            const int r =
+                gen->biome_rules ? trn_rules_pick(recipe->rules, recipe->rule_count, &ctx) : -1;
             const size_t w = (size_t)(j - box.j0) * bw + (size_t)(i - box.i0);
             b[w] = r >= 0 ? rule_biome[r] : (uint8_t)default_biome;
             src[w] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
@@ -429,7 +488,7 @@ static trn_status generate_with(const trn_recipe *recipe, const trn_generate_opt
     trn_generated gen;
     memset(&gen, 0, sizeof gen);
     trn_progress pr = trn_progress_make(progress, user);
-    trn_status st = generate(recipe, threads, frozen, &gen, keep, &pr, err);
+    trn_status st = generate(recipe, threads, options, frozen, &gen, keep, &pr, err);
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif

@@ -7,6 +7,7 @@
 
 #include <xxhash.h>
 
+#include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
 void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n)
@@ -584,7 +585,19 @@ trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_err
                              "trn_recipe_cache_key: key is required");
     char *text = NULL;
     size_t size = 0;
-    trn_status st = trn_recipe_canonical_json(recipe, &text, &size, err);
+    /* The graph enters by its identity (no positions, no comment nodes): moving a node or
+     * editing a note is not a change to the terrain. */
+    trn_recipe view = *recipe;
+    char *identity = NULL;
+    if (recipe->graph_json) {
+        identity = trn_graph_identity_of_json(recipe->graph_json);
+        if (!identity)
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "graph: not a readable graph document (or out of memory)");
+        view.graph_json = identity;
+    }
+    trn_status st = trn_recipe_canonical_json(&view, &text, &size, err);
+    free(identity);
     if (st) return st;
     /* Hashed bytes (docs/recipes.md): the generator version as 4 bytes little-endian, then
      * the canonical JSON, no terminator; XXH64 with seed 0. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/fileio.h"
+#include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
 typedef struct pctx {
@@ -991,6 +992,15 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 "a palette asset id (a non-empty string) or a palette object", &r->palette_json);
         } else if (strcmp(key, "graph") == 0) {
             st = keep_json(c, v, json_is_object(v), "a graph object", &r->graph_json);
+            if (!st) {
+                /* The graph's shape is reported here, at its position in this file. */
+                trn_graph g;
+                st = trn_graph_parse_tree(v, c->text, c->size, c->file, &c->path, &g, c->err);
+                if (st)
+                    c->fail_code = st;
+                else
+                    trn_graph_dispose(&g);
+            }
         } else if (strcmp(key, "preset_id") == 0) {
             st = want_string(c, v, "a preset id (a non-empty string)", &r->preset_id);
         } else if (strcmp(key, "preset_version") == 0) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
 enum { LO_OPEN = 1, WHOLE = 2 };
@@ -380,6 +381,19 @@ static trn_status check_blob(chk *k, const char *key, const char *text, const ch
     if (!ok) {
         json_decref(v);
         return fail(k, TRN_ERR_VALIDATION, "expected %s", expect);
+    }
+    if (strcmp(key, "graph") == 0) {
+        /* The graph's shape (not its meaning: drafts may be incomplete, trn_graph_check). */
+        trn_graph g;
+        trn_error ge;
+        trn_error_clear(&ge);
+        trn_status gst = trn_graph_parse_tree(v, NULL, 0, NULL, NULL, &g, &ge);
+        json_decref(v);
+        if (gst)
+            return fail(k, gst == TRN_ERR_NO_MEMORY ? gst : TRN_ERR_VALIDATION, "%s", ge.message);
+        trn_graph_dispose(&g);
+        trn_json_path_pop(k->where);
+        return TRN_OK;
     }
     json_decref(v);
     trn_json_path_pop(k->where);

@@ -23,6 +23,9 @@ struct trn_session {
     trn_generated gen;
     trn_replay_keep keep;
     trn_generate_options options;
+    /* Graph results kept for regenerations (the caller's cache, or the session's own in memory),
+     * so a recipe change that leaves the graph alone never reruns erosion. */
+    trn_graph_cache *own_cache;
     hist_entry *hist;
     uint32_t hist_count, hist_pos, hist_cap;
     /* The result's cache key is the canonical JSON's hash of the whole recipe: O(recipe), far
@@ -322,7 +325,19 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
     trn_session *ss = calloc(1, sizeof *ss);
     if (!ss) return oom(err, "the session");
     ss->options.threads = threads_of(options);
+    ss->options.quality = options ? options->quality : TRN_EROSION_FINAL;
+    ss->options.cache = options ? options->cache : NULL;
+    if (!ss->options.cache) {
+        /* The session's own: small enough for one terrain's chain of results. */
+        trn_status cst = trn_graph_cache_new(NULL, (size_t)1 << 30, &ss->own_cache, err);
+        if (cst) {
+            free(ss);
+            return cst;
+        }
+        ss->options.cache = ss->own_cache;
+    }
     if (!recipe_copy(&ss->recipe, recipe, true)) {
+        trn_graph_cache_free(ss->own_cache);
         free(ss);
         return oom(err, "the recipe copy");
     }
@@ -330,6 +345,7 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
                                              progress, user, err);
     if (st) {
         recipe_free(&ss->recipe);
+        trn_graph_cache_free(ss->own_cache);
         free(ss);
         return st;
     }
@@ -344,6 +360,7 @@ void trn_session_free(trn_session *ss)
     trn_generated_dispose(&ss->gen);
     trn_replay_keep_dispose(&ss->keep);
     recipe_free(&ss->recipe);
+    trn_graph_cache_free(ss->own_cache);
     free(ss);
 }
 

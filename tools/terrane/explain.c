@@ -278,7 +278,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
-    trn_generate_options go = {threads};
+    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);

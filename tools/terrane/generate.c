@@ -747,7 +747,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
 
-    trn_generate_options go = {a.threads};
+    trn_generate_options go = {a.threads, TRN_EROSION_FINAL, NULL};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
