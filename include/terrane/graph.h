@@ -183,11 +183,12 @@ typedef enum trn_graph_severity {
     TRN_GRAPH_ERROR = 2,
 } trn_graph_severity;
 
-/* Check ids (stable, listed in docs/graph.md):
- *   format-version, duplicate-id, bad-id, unknown-type, unknown-param, bad-param, missing-param,
- *   unknown-input, unknown-node, unknown-output-pin, ambiguous-output-pin, kind-mismatch,
- *   self-link, missing-input, cycle, output-unset, output-unknown, output-not-terminal,
- *   comment-pins, unreachable (warning), landform-unknown, grid-mismatch */
+/* Check ids (stable, listed in docs/graph.md): errors duplicate-id, bad-id, unknown-type,
+ * unknown-param, bad-param, unknown-input, unknown-node, unknown-output-pin,
+ * ambiguous-output-pin, kind-mismatch, self-link, missing-input (a warning on a node that does
+ * not feed the output), cycle, output-unset, output-unknown, output-not-terminal, comment-pins,
+ * landform-unknown; warning unreachable. (Inputs on different grids are refused when evaluated,
+ * TRN_ERR_MISMATCH, as only evaluation knows a result's grid.) */
 typedef struct trn_graph_diagnostic {
     trn_graph_severity severity;
     char check[32];
