@@ -334,10 +334,11 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         json_t *rules = json_array();
         if (rule >= 0)
             json_array_append_new(rules, rule_json(&recipe.rules[rule], &c));
-        else if (source == TRN_BIOME_FROM_DEFAULT)
+        else if (source == TRN_BIOME_FROM_DEFAULT && gen.biome_rules)
             for (uint32_t r = 0; r < recipe.rule_count; r++)
                 json_array_append_new(rules, rule_json(&recipe.rules[r], &c));
         json_object_set_new(o, "rules", rules);
+        json_object_set_new(o, "rules_applied", json_boolean(gen.biome_rules));
         cli_print_json(o);
     } else {
         char wd[32];
@@ -360,6 +361,9 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         printf("substrate %s\n", trn_substrate_name(c.substrate));
         if (rule >= 0) {
             print_rule_text(&recipe.rules[rule], &c, false);
+        } else if (source == TRN_BIOME_FROM_DEFAULT && !gen.biome_rules) {
+            printf("The graph has no Biome Rules node feeding its output: rules are not "
+                   "applied, the default biome applies\n");
         } else if (source == TRN_BIOME_FROM_DEFAULT) {
             if (recipe.rule_count == 0)
                 printf("No rules: the default biome applies\n");
