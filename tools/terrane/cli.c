@@ -157,10 +157,12 @@ int cli_progress(double done, const char *stage, void *user)
 {
     cli_ctx *ctx = user;
     if (!ctx || ctx->quiet || !isatty(STDERR_FILENO)) return TRN_CONTINUE;
-    int width = 30, filled = (int)(done * width + 0.5);
+    /* Graph stages read "node ID: stage" ("node erode: erosion"): room for them, still within
+     * an 80-column terminal. The padding overwrites a longer previous stage. */
+    int width = 24, filled = (int)(done * width + 0.5);
     if (filled < 0) filled = 0;
     if (filled > width) filled = width;
-    fprintf(stderr, "\r%-16.16s [", stage ? stage : "");
+    fprintf(stderr, "\r%-40.40s [", stage ? stage : "");
     for (int k = 0; k < width; k++)
         fputc(k < filled ? '#' : '.', stderr);
     fprintf(stderr, "] %3d%%", (int)(done * 100 + 0.5));

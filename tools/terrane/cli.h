@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "terrane/core.h"
+#include "terrane/graph.h"
+#include "terrane/recipe.h"
 
 /* Exit codes: 0 success, 1 the work failed (bad input, I/O, validation problems), 2 usage. */
 #define CLI_EXIT_OK 0
@@ -35,6 +37,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_compact(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_presets(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_graph(cli_ctx *ctx, int argc, char **argv);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);
@@ -114,5 +117,27 @@ bool cli_same_file(const char *a, const char *b);
 
 /* Print a JSON value to stdout (indented, sorted as built) and release it. */
 void cli_print_json(json_t *value);
+
+/* A recipe's graph (recipe.graph, or the implicit one when it has none) checked against the
+ * registry and the recipe, its diagnostics located in the file (graph.c). */
+typedef struct cli_graph {
+    trn_graph graph;
+    bool from_recipe; /* the file holds the graph; false: the implicit graph (no positions) */
+    trn_graph_diagnostics diags;
+    size_t errors, warnings;
+} cli_graph;
+
+/* Build and check the graph of recipe, read from path as a document of kind. Returns a CLI
+ * exit code (message printed); *out is then empty. */
+int cli_graph_load(cli_ctx *ctx, const char *path, const trn_recipe *recipe, trn_document_kind kind,
+                   cli_graph *out);
+void cli_graph_dispose(cli_graph *g);
+/* "FILE:LINE:COLUMN: error: message [check]" (no position when it was not located). */
+void cli_graph_diagnostic_text(const char *path, const trn_graph_diagnostic *d, char *buf,
+                               size_t size);
+/* {"severity", "check", "node", "pin", "message", "path", "line", "column", "offset"}. */
+json_t *cli_graph_diagnostic_json(const trn_graph_diagnostic *d);
+/* A node cache key as 16 lowercase hex digits. */
+void cli_graph_key_hex(uint64_t key, char out[17]);
 
 #endif

@@ -50,6 +50,15 @@ static const char *const help_text =
     "                             validates it. Needs a square grid of square cells\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
+    "  --quality final|preview    final (default) or preview: erosion nodes run fewer droplets,\n"
+    "                             shorter droplet walks and no thermal pass (same grid, noise\n"
+    "                             and drainage), for a quick look; the summary says it is a\n"
+    "                             preview, not a final result. Graphs without erosion give the\n"
+    "                             same bytes either way\n"
+    "  --cache DIR                keep each graph node's result in DIR (created when missing):\n"
+    "                             a later run reuses every node whose type, parameters, inputs\n"
+    "                             and grid are unchanged. Outputs are the same bytes with or\n"
+    "                             without it. Preview results are never written there\n"
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
     "  --resolution CXxCZ         generate at another grid than the recipe's (cells)\n"
     "  --world-size XxZ           ... or over another size (world units)\n"
@@ -58,14 +67,22 @@ static const char *const help_text =
     "                             their grid)\n"
     "  --clear-edits              with a grid change: drop regions, edits and exclusions\n"
     "  --format json              print a summary as JSON (files, sea level, cache key,\n"
-    "                             timings, samples per biome)\n"
-    "  -q, --quiet                no progress bar or notes\n"
+    "                             timings, samples per biome, quality, the graph's nodes)\n"
+    "  -q, --quiet                no progress bar, notes or node report\n"
+    "\n"
+    "The recipe's graph (recipe.graph; without one, landform -> biome_rules -> terrain_output)\n"
+    "is checked first: an error stops here (exit 1) with its file:line:column and node, and\n"
+    "nothing is written ('terrane graph check RECIPE' lists every finding). After generating,\n"
+    "one line per graph node says what happened to it: evaluated in N s CPU, reused (cost N s),\n"
+    "reused from disk (cost N s) or skipped (it does not feed the output, or a comment).\n"
     "\n"
     "examples:\n"
     "  terrane generate examples/recipes/island.json -o island.png --preview shade.png\n"
     "  terrane generate island.json -o island.r32 --biomes biomes.png\n"
     "  terrane generate island.json --export beamng:out/levels/island --preview shade.png\n"
     "  terrane generate island.json -o island.ter --format json\n"
+    "  terrane generate valley.json -o valley.png --cache .terrane-cache\n"
+    "  terrane generate valley.json --preview quick.png --quality preview\n"
     "  terrane generate island.json --resolution 1023x1023 --keep-edits \\\n"
     "      --export beamng:levels/island_hd\n";
 
@@ -102,6 +119,8 @@ static uint8_t unit_byte(double v)
 
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion;
+    const char *cache_dir; /* --cache DIR: graph node results kept between runs */
+    trn_erosion_quality quality;
     height_format format;
     bool biome_index, has_max_height;
     double max_height;
@@ -566,6 +585,111 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     return CLI_EXIT_OK;
 }
 
+/* ---- the graph: its check and its per-node report ---- */
+
+/* Check the recipe's graph before anything runs, so an error names its place in the file
+ * (the library's own refusal knows the node and the JSON path, not the line). Warnings are
+ * printed and generation goes on. */
+static int check_graph(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
+                       trn_document_kind kind)
+{
+    cli_graph g;
+    int rc = cli_graph_load(ctx, path, recipe, kind, &g);
+    if (rc) return rc;
+    char line[1024];
+    for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
+        if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
+        cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
+        fprintf(stderr, "terrane generate: %s\n", line);
+    }
+    for (size_t k = 0; k < g.diags.count; k++) {
+        const trn_graph_diagnostic *d = &g.diags.items[k];
+        if (d->severity != TRN_GRAPH_ERROR) continue;
+        char where[700] = "";
+        if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
+        char more[160] = "";
+        if (g.errors > 1)
+            snprintf(more, sizeof more,
+                     "\n(the graph has %zu errors; 'terrane graph check %s' lists them all)",
+                     g.errors, path);
+        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
+                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)", more);
+        break;
+    }
+    cli_graph_dispose(&g);
+    return rc;
+}
+
+static void print_node_reports(cli_ctx *ctx, const trn_generated *gen)
+{
+    if (ctx->quiet) return;
+    cli_note(ctx, "graph (%s quality), %u node%s:",
+             gen->quality == TRN_EROSION_PREVIEW ? "preview" : "final", gen->node_count,
+             gen->node_count == 1 ? "" : "s");
+    for (uint32_t k = 0; k < gen->node_count; k++) {
+        const trn_node_report *r = &gen->nodes[k];
+        char what[160];
+        switch (r->outcome) {
+        case TRN_NODE_EVALUATED:
+            snprintf(what, sizeof what, "evaluated in %.2f s CPU (%.2f s wall)", r->cpu_seconds,
+                     r->wall_seconds);
+            break;
+        case TRN_NODE_REUSED:
+            snprintf(what, sizeof what, "reused (cost %.2f s CPU when evaluated)",
+                     r->cached_cpu_seconds);
+            break;
+        case TRN_NODE_REUSED_DISK:
+            snprintf(what, sizeof what, "reused from disk (cost %.2f s CPU when evaluated)",
+                     r->cached_cpu_seconds);
+            break;
+        default:
+            snprintf(what, sizeof what, "skipped (does not feed the output)");
+            break;
+        }
+        cli_note(ctx, "  node %s (%s): %s", r->id, r->type, what);
+        if (r->has_ledger)
+            cli_note(ctx,
+                     "    ledger: eroded %.6g, deposited %.6g, exported %.6g, suspended %.6g "
+                     "(sample-height units); %" PRIu64 " droplets, %" PRIu64 " steps",
+                     r->ledger.eroded, r->ledger.deposited, r->ledger.exported, r->ledger.suspended,
+                     r->ledger.droplets, r->ledger.steps);
+    }
+}
+
+static json_t *node_reports_json(const trn_generated *gen)
+{
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < gen->node_count; k++) {
+        const trn_node_report *r = &gen->nodes[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_string(r->id));
+        json_object_set_new(o, "type", json_string(r->type));
+        if (r->outcome == TRN_NODE_SKIPPED) {
+            json_object_set_new(o, "key", json_null());
+        } else {
+            char hex[17];
+            cli_graph_key_hex(r->key, hex);
+            json_object_set_new(o, "key", json_string(hex));
+        }
+        json_object_set_new(o, "outcome", json_string(trn_node_outcome_name(r->outcome)));
+        json_object_set_new(o, "cpu_seconds", json_real(r->cpu_seconds));
+        json_object_set_new(o, "wall_seconds", json_real(r->wall_seconds));
+        json_object_set_new(o, "cached_cpu_seconds", json_real(r->cached_cpu_seconds));
+        if (r->has_ledger) {
+            json_t *l = json_object();
+            json_object_set_new(l, "eroded", json_real(r->ledger.eroded));
+            json_object_set_new(l, "deposited", json_real(r->ledger.deposited));
+            json_object_set_new(l, "exported", json_real(r->ledger.exported));
+            json_object_set_new(l, "suspended", json_real(r->ledger.suspended));
+            json_object_set_new(l, "droplets", json_integer((json_int_t)r->ledger.droplets));
+            json_object_set_new(l, "steps", json_integer((json_int_t)r->ledger.steps));
+            json_object_set_new(o, "ledger", l);
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* ---- arguments ---- */
 
 static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
@@ -598,10 +722,20 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->recipe_path = arg;
             continue;
         }
-        static const char *const names[] = {"-o",           "--output",     "--max-height",
-                                            "--biomes",     "--preview",    "--export",
-                                            "--threads",    "--exclusion",  "--texture-size",
-                                            "--resolution", "--world-size", NULL};
+        static const char *const names[] = {"-o",
+                                            "--output",
+                                            "--max-height",
+                                            "--biomes",
+                                            "--preview",
+                                            "--export",
+                                            "--threads",
+                                            "--exclusion",
+                                            "--texture-size",
+                                            "--resolution",
+                                            "--world-size",
+                                            "--quality",
+                                            "--cache",
+                                            NULL};
         bool known = false;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
@@ -619,6 +753,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             slot = &a->export_dir;
         else if (strcmp(arg, "--exclusion") == 0)
             slot = &a->exclusion;
+        else if (strcmp(arg, "--cache") == 0)
+            slot = &a->cache_dir;
         if (slot) {
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
@@ -635,6 +771,13 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                        "--world-size expects XxZ in world units such as "
                                        "2048x2048, got '%s'",
                                        v);
+        } else if (strcmp(arg, "--quality") == 0) {
+            if (strcmp(v, "final") == 0)
+                a->quality = TRN_EROSION_FINAL;
+            else if (strcmp(v, "preview") == 0)
+                a->quality = TRN_EROSION_PREVIEW;
+            else
+                return cli_usage_error(ctx, "--quality takes 'final' or 'preview', not '%s'", v);
         } else if (strcmp(arg, "--max-height") == 0) {
             if (!cli_parse_positive(ctx, arg, v, &a->max_height)) return CLI_EXIT_USAGE;
             a->has_max_height = true;
@@ -666,8 +809,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         a->export_dir += 7;
     }
     /* Outputs never overwrite the recipe or each other. */
-    const char *outs[5] = {a->out, a->biomes, a->preview, a->export_dir, a->exclusion};
-    for (int k = 0; k < 5; k++) {
+    const char *outs[6] = {a->out,        a->biomes,    a->preview,
+                           a->export_dir, a->exclusion, a->cache_dir};
+    for (int k = 0; k < 6; k++) {
         if (!outs[k]) continue;
         if (cli_same_file(outs[k], a->recipe_path))
             return cli_usage_error(ctx,
@@ -747,14 +891,26 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
 
-    trn_generate_options go = {a.threads, TRN_EROSION_FINAL, NULL};
+    if ((rc = check_graph(ctx, a.recipe_path, &recipe, kind))) {
+        trn_recipe_dispose(&recipe);
+        return rc;
+    }
+    trn_graph_cache *cache = NULL;
+    if (a.cache_dir && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
+        trn_recipe_dispose(&recipe);
+        return cli_fail(ctx, &e);
+    }
+    trn_generate_options go = {a.threads, a.quality, cache};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
+    /* The results live in gen; the directory keeps what later runs reuse. */
+    trn_graph_cache_free(cache);
     if (st) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
+    print_node_reports(ctx, &gen);
     const double t1 = now_s();
     for (uint32_t k = 0; k < gen.diagnostic_count && !ctx->quiet; k++)
         fprintf(stderr, "terrane generate: warning: %s\n", gen.diagnostics[k]);
@@ -804,6 +960,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
                  gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived",
                  (double)lo, (double)hi, gen.cache_key);
         cli_note(ctx, "generated in %.2f s, wrote in %.2f s", t1 - t0, t2 - t1);
+        if (gen.quality == TRN_EROSION_PREVIEW)
+            cli_note(ctx, "quality: PREVIEW (fewer erosion droplets, shorter walks, no thermal "
+                          "pass): not a final result; generate without --quality preview for "
+                          "the final terrain");
     }
     if (!rc && ctx->json) {
         char key[17];
@@ -827,6 +987,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
             summary, "sea_level_source",
             json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
         json_object_set_new(summary, "cache_key", json_string(key));
+        json_object_set_new(summary, "quality",
+                            json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
+        json_object_set_new(summary, "final", json_boolean(gen.quality != TRN_EROSION_PREVIEW));
+        if (a.cache_dir) json_object_set_new(summary, "cache_dir", json_string(a.cache_dir));
+        json_object_set_new(summary, "nodes", node_reports_json(&gen));
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));
         json_object_set_new(hr, "max", json_real(hi));

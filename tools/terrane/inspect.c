@@ -1,8 +1,11 @@
-/* terrane inspect: describe a terrain recipe (grid, landforms, biomes, layers, rules, seeds). */
+/* terrane inspect: describe a terrain recipe (grid, landforms, biomes, layers, rules, seeds,
+ * graph). */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "recipe/recipe_internal.h"
@@ -10,7 +13,7 @@
 #include "terrane/recipe.h"
 
 static const char *const help_text =
-    "usage: terrane inspect RECIPE [--format text|json]\n"
+    "usage: terrane inspect RECIPE [--cache DIR] [--format text|json]\n"
     "\n"
     "Read a terrain recipe without generating it and describe it: which document it is (a bare\n"
     "recipe object or a Terrain asset source), size, resolution, sample count, seed, chunks,\n"
@@ -20,15 +23,26 @@ static const char *const help_text =
     "precision diagnostics. A recipe with errors is refused with file:line:column: and the\n"
     "JSON path of the offending value. docs/recipes.md describes the format.\n"
     "\n"
+    "The graph section lists the recipe's graph (recipe.graph, or the implicit landform ->\n"
+    "biome_rules -> terrain_output): its nodes in order with their inputs (pin <- node.pin)\n"
+    "and the parameters that differ from the defaults, the output node, every diagnostic with\n"
+    "file:line:column, and, when the graph has no errors, each node's cache key at final\n"
+    "quality. A draft whose graph has errors is still described (exit 0): the section says how\n"
+    "many errors generate would refuse.\n"
+    "\n"
     "options:\n"
+    "  --cache DIR     say which node results the cache directory DIR (generate --cache)\n"
+    "                  already holds and what they cost; DIR is only read\n"
     "  --format json   print the same facts as JSON on stdout\n"
     "  -q, --quiet     no notes on stderr\n"
     "\n"
-    "exit status: 0 described, 1 the recipe is invalid or unreadable, 2 usage error.\n"
+    "exit status: 0 described (graph errors included), 1 the recipe is invalid or unreadable,\n"
+    "2 usage error.\n"
     "\n"
     "examples:\n"
     "  terrane inspect examples/recipes/island.json\n"
-    "  terrane inspect landscape.terrain.json --format json\n";
+    "  terrane inspect landscape.terrain.json --format json\n"
+    "  terrane inspect valley.json --cache .terrane-cache\n";
 
 static const char *const stroke_sections[] = {"regions", "edits", "exclusions"};
 
@@ -360,6 +374,232 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     return o;
 }
 
+/* ---- the graph ---- */
+
+/* A parameter's value as JSON (points as [[x, z], ...]; anything else as the JSON it was). */
+static json_t *param_value_json(const trn_graph_param *p)
+{
+    switch (p->type) {
+    case TRN_VALUE_NUMBER:
+        return json_real(p->number);
+    case TRN_VALUE_STRING:
+        return json_string(p->text ? p->text : "");
+    case TRN_VALUE_BOOL:
+        return json_boolean(p->boolean);
+    case TRN_VALUE_POINTS: {
+        json_t *a = json_array();
+        for (uint32_t k = 0; k < p->point_count; k++) {
+            json_t *pt = json_array();
+            json_array_append_new(pt, json_real(p->points[2 * k]));
+            json_array_append_new(pt, json_real(p->points[2 * k + 1]));
+            json_array_append_new(a, pt);
+        }
+        return a;
+    }
+    case TRN_VALUE_OTHER:
+        break;
+    }
+    json_t *v = p->text ? json_loads(p->text, JSON_DECODE_ANY, NULL) : NULL;
+    return v ? v : json_string(p->text ? p->text : "");
+}
+
+/* Whether a parameter differs from its type's default (unknown ones always do: they are
+ * shown so the diagnostics below have something to point at). */
+static bool param_is_default(const trn_node_type *t, const trn_graph_param *p)
+{
+    const trn_param_spec *s = t ? trn_node_type_param(t, p->name) : NULL;
+    if (!s || s->optional) return false;
+    switch (s->type) {
+    case TRN_PARAM_NUMBER:
+    case TRN_PARAM_INTEGER:
+        return p->type == TRN_VALUE_NUMBER && p->number == s->def;
+    case TRN_PARAM_STRING:
+    case TRN_PARAM_CHOICE:
+        return p->type == TRN_VALUE_STRING && s->def_text && strcmp(p->text, s->def_text) == 0;
+    case TRN_PARAM_POINTS:
+        break;
+    }
+    return false;
+}
+
+/* The "graph" object: nodes, output, diagnostics, keys and (with a cache) what it holds. */
+static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph_cache *cache,
+                              const char *cache_dir)
+{
+    json_t *o = json_object();
+    const trn_graph *graph = &g->graph;
+    json_object_set_new(o, "source", json_string(g->from_recipe ? "recipe" : "implicit"));
+    json_object_set_new(o, "output", graph->output ? json_string(graph->output) : json_null());
+    json_object_set_new(o, "errors", json_integer((json_int_t)g->errors));
+    json_object_set_new(o, "warnings", json_integer((json_int_t)g->warnings));
+    uint64_t *keys = NULL;
+    char key_error[600] = "";
+    if (!g->errors && graph->node_count) {
+        keys = calloc(graph->node_count, sizeof *keys);
+        trn_error e;
+        if (keys && trn_graph_keys(graph, r, TRN_EROSION_FINAL, keys, &e)) {
+            trn_error_format(&e, key_error, sizeof key_error);
+            free(keys);
+            keys = NULL;
+        }
+    }
+    json_object_set_new(o, "keys_quality", keys ? json_string("final") : json_null());
+    if (key_error[0]) json_object_set_new(o, "keys_error", json_string(key_error));
+    json_object_set_new(o, "cache_dir", cache_dir ? json_string(cache_dir) : json_null());
+    json_t *nodes = json_array();
+    for (uint32_t k = 0; k < graph->node_count; k++) {
+        const trn_graph_node *n = &graph->nodes[k];
+        const trn_node_type *t = trn_node_type_find(n->type);
+        json_t *no = json_object();
+        json_object_set_new(no, "id", json_string(n->id));
+        json_object_set_new(no, "type", json_string(n->type));
+        json_object_set_new(no, "title", t ? json_string(t->title) : json_null());
+        json_object_set_new(no, "is_output",
+                            json_boolean(graph->output && strcmp(graph->output, n->id) == 0));
+        json_t *ins = json_array();
+        for (uint32_t i = 0; i < n->input_count; i++) {
+            const trn_graph_link *l = &n->inputs[i];
+            json_t *lo = json_object();
+            json_object_set_new(lo, "pin", json_string(l->pin));
+            json_object_set_new(lo, "node", json_string(l->node));
+            /* A link may leave out the pin of a single-output source: name it anyway. */
+            const char *outp = l->output;
+            for (uint32_t s = 0; !outp && s < graph->node_count; s++) {
+                const trn_node_type *st = trn_node_type_find(graph->nodes[s].type);
+                if (strcmp(graph->nodes[s].id, l->node) == 0 && st && st->output_count == 1)
+                    outp = st->outputs[0].name;
+            }
+            json_object_set_new(lo, "output", outp ? json_string(outp) : json_null());
+            json_array_append_new(ins, lo);
+        }
+        json_object_set_new(no, "inputs", ins);
+        json_t *params = json_object();
+        for (uint32_t i = 0; i < n->param_count; i++)
+            if (!param_is_default(t, &n->params[i]))
+                json_object_set_new(params, n->params[i].name, param_value_json(&n->params[i]));
+        json_object_set_new(no, "params", params);
+        if (keys && keys[k]) {
+            char hex[17];
+            cli_graph_key_hex(keys[k], hex);
+            json_object_set_new(no, "key", json_string(hex));
+        } else {
+            json_object_set_new(no, "key", json_null());
+        }
+        if (cache) {
+            double cost = 0.0;
+            const bool has = keys && keys[k] && trn_graph_cache_has(cache, keys[k], &cost);
+            json_object_set_new(no, "cached", json_boolean(has));
+            json_object_set_new(no, "cached_cpu_seconds", has ? json_real(cost) : json_null());
+        }
+        json_array_append_new(nodes, no);
+    }
+    json_object_set_new(o, "nodes", nodes);
+    json_t *diags = json_array();
+    for (size_t k = 0; k < g->diags.count; k++)
+        json_array_append_new(diags, cli_graph_diagnostic_json(&g->diags.items[k]));
+    json_object_set_new(o, "diagnostics", diags);
+    free(keys);
+    return o;
+}
+
+/* One parameter value as text: numbers shortest, points as their count and first point. */
+static void value_text(const json_t *v, char *out, size_t size)
+{
+    if (json_is_number(v)) {
+        char n[40];
+        fmt_num(json_number_value(v), n);
+        snprintf(out, size, "%s", n);
+    } else if (json_is_string(v)) {
+        snprintf(out, size, "\"%.200s\"", json_string_value(v));
+    } else if (json_is_array(v) && json_array_size(v) && json_is_array(json_array_get(v, 0))) {
+        char x[40], z[40];
+        fmt_num(json_number_value(json_array_get(json_array_get(v, 0), 0)), x);
+        fmt_num(json_number_value(json_array_get(json_array_get(v, 0), 1)), z);
+        snprintf(out, size, "%zu points from [%s, %s]", json_array_size(v), x, z);
+    } else {
+        char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(out, size, "%.200s", t ? t : "?");
+        free(t);
+    }
+}
+
+static void print_graph_text(const json_t *g, const char *path)
+{
+    const json_t *nodes = json_object_get(g, "nodes");
+    const json_int_t errors = json_integer_value(json_object_get(g, "errors"));
+    const json_int_t warnings = json_integer_value(json_object_get(g, "warnings"));
+    const bool implicit = strcmp(json_string_value(json_object_get(g, "source")), "implicit") == 0;
+    const char *output = json_string_value(json_object_get(g, "output"));
+    printf("\ngraph (%s, %zu node%s), output %s:\n",
+           implicit ? "implicit: the recipe has none" : "recipe.graph", json_array_size(nodes),
+           json_array_size(nodes) == 1 ? "" : "s", output ? output : "(not set)");
+    const bool with_cache = !json_is_null(json_object_get(g, "cache_dir"));
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n)
+    {
+        const json_t *key = json_object_get(n, "key");
+        printf("  %s (%s)%s", json_string_value(json_object_get(n, "id")),
+               json_string_value(json_object_get(n, "type")),
+               json_is_true(json_object_get(n, "is_output")) ? " [output]" : "");
+        if (json_is_string(key)) printf("  key %s", json_string_value(key));
+        printf("\n");
+        size_t k;
+        json_t *l;
+        json_array_foreach(json_object_get(n, "inputs"), k, l)
+        {
+            const json_t *outp = json_object_get(l, "output");
+            printf("    %s <- %s%s%s\n", json_string_value(json_object_get(l, "pin")),
+                   json_string_value(json_object_get(l, "node")), json_is_string(outp) ? "." : "",
+                   json_is_string(outp) ? json_string_value(outp) : "");
+        }
+        const char *name;
+        json_t *v;
+        json_object_foreach(json_object_get(n, "params"), name, v)
+        {
+            char text[300];
+            value_text(v, text, sizeof text);
+            printf("    %s = %s\n", name, text);
+        }
+        if (with_cache && json_is_string(key)) {
+            if (json_is_true(json_object_get(n, "cached")))
+                printf("    cached (cost %.2f s CPU when evaluated)\n",
+                       json_number_value(json_object_get(n, "cached_cpu_seconds")));
+            else
+                printf("    not cached: generate evaluates it\n");
+        } else if (with_cache && !errors) {
+            printf("    never evaluated (it does not feed the output)\n");
+        }
+    }
+    const json_t *diags = json_object_get(g, "diagnostics");
+    if (json_array_size(diags)) {
+        printf("  diagnostics:\n");
+        json_t *d;
+        json_array_foreach(diags, i, d)
+        {
+            const json_t *line = json_object_get(d, "line");
+            printf("    ");
+            if (json_is_integer(line))
+                printf("%s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": ", path,
+                       json_integer_value(line), json_integer_value(json_object_get(d, "column")));
+            printf("%s: %s [%s]\n", json_string_value(json_object_get(d, "severity")),
+                   json_string_value(json_object_get(d, "message")),
+                   json_string_value(json_object_get(d, "check")));
+        }
+    }
+    if (errors)
+        printf("  the graph has %" JSON_INTEGER_FORMAT " error%s; generate will refuse it (no "
+               "cache keys until it is fixed)\n",
+               errors, errors == 1 ? "" : "s");
+    else if (json_is_string(json_object_get(g, "keys_error")))
+        printf("  cache keys unavailable: %s\n",
+               json_string_value(json_object_get(g, "keys_error")));
+    else
+        printf("  no errors, %" JSON_INTEGER_FORMAT " warning%s; the keys are the node cache keys "
+               "at final quality\n",
+               warnings, warnings == 1 ? "" : "s");
+}
+
 static const char *jstr(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
@@ -561,7 +801,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
 
 int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *cache_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -571,6 +811,13 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        if (strcmp(a, "--cache") == 0) {
+            const char *v = cli_option_value(ctx, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            if (cache_dir) return cli_usage_error(ctx, "--cache is given twice");
+            cache_dir = v;
+            continue;
+        }
         if (a[0] == '-' && a[1] != '\0') return cli_usage_error(ctx, "unknown option '%s'", a);
         if (path) return cli_usage_error(ctx, "takes one recipe; unexpected '%s'", a);
         path = a;
@@ -589,12 +836,48 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
         return cli_fail(ctx, &e);
     }
     json_t *o = describe(path, &recipe, kind);
+    /* The graph: a draft with graph errors is still described (they are findings, not a
+     * refusal); only a failure to build or check it at all ends here. */
+    cli_graph g;
+    int rc = cli_graph_load(ctx, path, &recipe, kind, &g);
+    if (rc) {
+        json_decref(o);
+        trn_recipe_dispose(&recipe);
+        return rc;
+    }
+    trn_graph_cache *cache = NULL;
+    if (cache_dir) {
+        /* Only read: a missing directory is not created (it holds nothing yet). */
+        struct stat sb;
+        const bool exists = stat(cache_dir, &sb) == 0;
+        if (exists && !S_ISDIR(sb.st_mode)) {
+            cli_graph_dispose(&g);
+            json_decref(o);
+            trn_recipe_dispose(&recipe);
+            return cli_failf(ctx, "--cache %s is not a directory", cache_dir);
+        }
+        if (!exists) cli_note(ctx, "%s does not exist: nothing is cached there yet", cache_dir);
+        if (trn_graph_cache_new(exists ? cache_dir : NULL, 0, &cache, &e)) {
+            cli_graph_dispose(&g);
+            json_decref(o);
+            trn_recipe_dispose(&recipe);
+            return cli_fail(ctx, &e);
+        }
+    }
+    json_t *graph_o = describe_graph(&g, &recipe, cache, cache_dir);
+    trn_graph_cache_free(cache);
+    json_object_set(o, "graph", graph_o);
+    if (g.errors)
+        cli_note(ctx, "%s: the graph has %zu error%s; generate will refuse it", path, g.errors,
+                 g.errors == 1 ? "" : "s");
     if (ctx->json) {
         /* Shortest round-trip numbers and sorted keys, as in canonical recipes. */
         trn_rcp_buf b = {NULL, 0, 0, false};
         trn_rcp_emit_json(&b, o, 2, 0);
         if (b.failed) {
             trn_rcp_buf_free(&b);
+            json_decref(graph_o);
+            cli_graph_dispose(&g);
             json_decref(o);
             trn_recipe_dispose(&recipe);
             return cli_failf(ctx, "out of memory");
@@ -604,7 +887,10 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
         trn_rcp_buf_free(&b);
     } else {
         print_text(o, &recipe);
+        print_graph_text(graph_o, path);
     }
+    json_decref(graph_o);
+    cli_graph_dispose(&g);
     json_decref(o);
     trn_recipe_dispose(&recipe);
     return CLI_EXIT_OK;

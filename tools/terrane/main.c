@@ -15,6 +15,7 @@ static const verb_entry verbs[] = {
     {"inspect", cli_verb_inspect, "describe a terrain recipe without generating it"},
     {"explain", cli_verb_explain, "why is this point this biome? (generates, then explains)"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
+    {"graph", cli_verb_graph, "terrain graphs: node types, check a recipe's graph, a starter"},
     {"presets", cli_verb_presets, "list built-in and project terrain presets"},
     {"apply-preset", cli_verb_apply_preset, "merge a preset into a scene's inline terrain recipe"},
     {"seeds", cli_verb_seeds, "the sub-seed of every channel for a world seed"},
