@@ -48,3 +48,13 @@ echo "== erosion: 500,000 droplets on 1024x1024, lifetime 30, inertia 0.05, radi
 echo
 echo "== drainage: fill + D8 + accumulation + basins on 4096x4096 landform terrain, 1 thread, best of 3"
 "$BUILD/bench_drainage" 4096 3
+
+# ---- masks (issue 5): band, path and polygon masks, height blend ----
+echo
+echo "== masks: elevation, slope, path, polygon masks and blend on 4097x4097 (1 and 2 threads)"
+"$BUILD/bench_masks"
+
+# ---- graph (issue 5): Mountain Range preset at 2049x2049 with final erosion ----
+echo
+echo "== graph: Mountain Range preset at 2049x2049 samples, final and preview, cache reuse (2 threads)"
+"$BUILD/bench_graph" 2048 2
