@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_unity.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -431,6 +432,8 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         return info_image(ctx, path, format, load.raw_width, load.raw_height, load.raw_type);
     case CLI_FORMAT_TERRAIN_JSON:
         return info_terrain_json(ctx, path);
+    case CLI_FORMAT_UNITY:
+        return cli_unity_info(ctx, path);
     case CLI_FORMAT_UNKNOWN:
     default:
         break;

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_unity.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
 #include "terrane/image.h"
@@ -27,6 +28,8 @@ const char *cli_format_name(cli_format format)
         return "raw";
     case CLI_FORMAT_TERRAIN_JSON:
         return "beamng-terrain-json";
+    case CLI_FORMAT_UNITY:
+        return "unity";
     }
     return "unknown";
 }
@@ -72,6 +75,7 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
            (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t'))
         k++;
     if (k < head_size && head[k] == '{') return CLI_FORMAT_TERRAIN_JSON;
+    if (trn_unity_sniff(head, head_size)) return CLI_FORMAT_UNITY;
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_RAW;
     if (trn_ter_sniff(head, head_size)) return CLI_FORMAT_BEAMNG_TER;
     return CLI_FORMAT_UNKNOWN;
@@ -214,6 +218,9 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         break;
     case CLI_FORMAT_TERRAGEN:
         rc = load_terragen(ctx, path, out);
+        break;
+    case CLI_FORMAT_UNITY:
+        rc = cli_unity_load(ctx, path, out);
         break;
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:

@@ -1,0 +1,552 @@
+/* Export for Unity's Terrain import: 16-bit RAW tiles with shared edges, splat PNGs, holes, trees,
+ * metadata. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/fileio.h"
+#include "terrane/image.h"
+#include "unity_internal.h"
+
+#define UE_MAX_TILES 64u
+
+void trn_unity_export_options_default(trn_unity_export_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->name = "terrain";
+    options->tiles_x = 1;
+    options->tiles_z = 1;
+}
+
+bool trn_unity_resolution_valid(uint32_t samples)
+{
+    if (samples < 33 || samples > 4097) return false;
+    uint32_t cells = samples - 1;
+    return (cells & (cells - 1)) == 0;
+}
+
+/* The smallest 2^n + 1 (33..4097) with tiles * (R - 1) + 1 >= samples; 0 when none. */
+static uint32_t smallest_resolution(uint32_t samples, uint32_t tiles)
+{
+    for (uint32_t r = 33; r <= 4097; r = (r - 1) * 2 + 1)
+        if ((uint64_t)tiles * (r - 1) + 1 >= samples) return r;
+    return 0;
+}
+
+/* The export in progress: the working grid (TX x TZ samples) and how it maps to the input. */
+typedef struct ue_ctx {
+    const trn_field *field;
+    const trn_labels *labels;
+    const trn_unity_terrain *source;
+    const trn_unity_export_options *opt;
+    const char *dir;
+    trn_error *err;
+    uint32_t sx, sz; /* input samples */
+    uint32_t tx_samples, tz_samples;
+    uint32_t res;
+    float *grid;
+    double spacing_x, spacing_z;
+    double base, size_y;
+    uint32_t layer_count;
+    bool holes;
+    uint32_t files;
+} ue_ctx;
+
+/* Input sample coordinate of a working-grid coordinate (resample stretches, pad keeps). */
+static double src_x(const ue_ctx *c, double g)
+{
+    if (c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tx_samples != c->sx)
+        return g * (double)(c->sx - 1) / (double)(c->tx_samples - 1);
+    return g < (double)(c->sx - 1) ? g : (double)(c->sx - 1);
+}
+
+static double src_z(const ue_ctx *c, double g)
+{
+    if (c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tz_samples != c->sz)
+        return g * (double)(c->sz - 1) / (double)(c->tz_samples - 1);
+    return g < (double)(c->sz - 1) ? g : (double)(c->sz - 1);
+}
+
+static float field_at(const trn_field *f, uint32_t i, uint32_t j)
+{
+    return f->heights[(size_t)j * (f->cells_x + 1u) + i];
+}
+
+static float field_bilinear(const trn_field *f, double x, double z)
+{
+    uint32_t x0 = (uint32_t)x, z0 = (uint32_t)z;
+    if (x0 >= f->cells_x) x0 = f->cells_x - 1;
+    if (z0 >= f->cells_z) z0 = f->cells_z - 1;
+    double fx = x - x0, fz = z - z0;
+    double a = field_at(f, x0, z0) + (field_at(f, x0 + 1, z0) - field_at(f, x0, z0)) * fx;
+    double b =
+        field_at(f, x0, z0 + 1) + (field_at(f, x0 + 1, z0 + 1) - field_at(f, x0, z0 + 1)) * fx;
+    return (float)(a + (b - a) * fz);
+}
+
+static uint8_t label_near(const ue_ctx *c, double x, double z)
+{
+    uint32_t i = (uint32_t)floor(x + 0.5), j = (uint32_t)floor(z + 0.5);
+    if (i > c->sx - 1) i = c->sx - 1;
+    if (j > c->sz - 1) j = c->sz - 1;
+    return c->labels->values[(size_t)j * c->sx + i];
+}
+
+/* Is the working-grid cell (ci, cj) (global indices) a hole? */
+static bool cell_hole(const ue_ctx *c, uint32_t ci, uint32_t cj)
+{
+    double x = src_x(c, ci + 0.5), z = src_z(c, cj + 0.5);
+    if (c->source && c->source->holes) {
+        uint32_t cells = c->source->resolution - 1;
+        uint32_t i = (uint32_t)x, j = (uint32_t)z;
+        if (i >= cells) i = cells - 1;
+        if (j >= cells) j = cells - 1;
+        return c->source->holes[(size_t)j * cells + i] == 0;
+    }
+    if (c->labels) return label_near(c, x, z) == TRN_LABEL_NONE;
+    return false;
+}
+
+static trn_status write_json(ue_ctx *c, const char *path, json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    json_decref(doc);
+    if (!text) return trn_error_set(c->err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    size_t n = strlen(text);
+    text[n] = '\n'; /* replaces the NUL: the buffer is written by length */
+    trn_status st = trn_file_write_atomic(path, text, n + 1, c->err);
+    free(text);
+    if (!st) c->files++;
+    return st;
+}
+
+static trn_status write_raw(ue_ctx *c, const char *path, uint32_t ox, uint32_t oz)
+{
+    uint32_t r = c->res;
+    size_t bytes = (size_t)r * r * 2u;
+    uint8_t *buf = malloc(bytes);
+    if (!buf) return trn_error_set(c->err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    double k = 65535.0 / c->size_y;
+    for (uint32_t row = 0; row < r; row++) {
+        uint32_t j = c->opt->flip ? r - 1 - row : row;
+        const float *src = c->grid + (size_t)(oz + j) * c->tx_samples + ox;
+        uint8_t *dst = buf + (size_t)row * r * 2u;
+        for (uint32_t i = 0; i < r; i++) {
+            double v = ((double)src[i] - c->base) * k;
+            uint16_t u = !(v > 0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)floor(v + 0.5);
+            if (c->opt->big_endian) {
+                dst[2 * i] = (uint8_t)(u >> 8);
+                dst[2 * i + 1] = (uint8_t)u;
+            } else {
+                dst[2 * i] = (uint8_t)u;
+                dst[2 * i + 1] = (uint8_t)(u >> 8);
+            }
+        }
+    }
+    trn_status st = trn_file_write_atomic(path, buf, bytes, c->err);
+    free(buf);
+    if (!st) c->files++;
+    return st;
+}
+
+/* Weights of every layer at a working-grid point, as bytes summing to 255 (largest remainder,
+ * ties to the lower layer); all weight on layer 0 where there is none. */
+static void texel_weights(const ue_ctx *c, double gx, double gz, uint8_t *out, double *tmp)
+{
+    uint32_t n = c->layer_count;
+    double x = src_x(c, gx), z = src_z(c, gz), sum = 0;
+    if (c->source) {
+        double u = x / (double)(c->sx - 1), v = z / (double)(c->sz - 1);
+        for (uint32_t k = 0; k < n; k++)
+            sum += tmp[k] = trn_unity_terrain_weight(c->source, k, u, v);
+    } else {
+        uint8_t l = label_near(c, x, z);
+        for (uint32_t k = 0; k < n; k++)
+            sum += tmp[k] = (k == l) ? 1.0 : 0.0;
+    }
+    if (!(sum > 0)) {
+        memset(out, 0, n);
+        out[0] = 255;
+        return;
+    }
+    uint32_t given = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        double share = tmp[k] / sum * 255.0;
+        out[k] = (uint8_t)floor(share);
+        tmp[k] = share - out[k];
+        given += out[k];
+    }
+    while (given < 255) {
+        uint32_t best = 0;
+        for (uint32_t k = 1; k < n; k++)
+            if (tmp[k] > tmp[best]) best = k;
+        out[best]++;
+        tmp[best] = -1.0;
+        given++;
+    }
+}
+
+static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_t oz, json_t *files)
+{
+    uint32_t a = c->res - 1, n = c->layer_count, textures = (n + 3) / 4;
+    trn_image *imgs = calloc(textures, sizeof *imgs);
+    uint8_t *w = malloc(n);
+    double *tmp = malloc(n * sizeof *tmp);
+    trn_status st = TRN_OK;
+    if (!imgs || !w || !tmp)
+        st = trn_error_set(c->err, TRN_ERR_NO_MEMORY, stem, -1, "out of memory");
+    for (uint32_t t = 0; !st && t < textures; t++)
+        st = trn_image_init(&imgs[t], a, a, 4, 8, c->err);
+    for (uint32_t b = 0; !st && b < a; b++)
+        for (uint32_t i = 0; i < a; i++) {
+            texel_weights(c, ox + i + 0.5, oz + b + 0.5, w, tmp);
+            /* PNG row 0 is the far (max z) edge, as Unity's texture import expects. */
+            size_t at = ((size_t)(a - 1 - b) * a + i) * 4u;
+            for (uint32_t k = 0; k < n; k++)
+                ((uint8_t *)imgs[k / 4].data)[at + k % 4] = w[k];
+        }
+    trn_png_options po;
+    trn_png_options_default(&po);
+    for (uint32_t t = 0; !st && t < textures; t++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s_splat%u.png", c->dir, stem, t);
+        st = trn_png_write(path, &imgs[t], &po, NULL, NULL, c->err);
+        if (!st) {
+            c->files++;
+            char name[600];
+            snprintf(name, sizeof name, "%s_splat%u.png", stem, t);
+            json_array_append_new(files, json_string(name));
+        }
+    }
+    for (uint32_t t = 0; imgs && t < textures; t++)
+        trn_image_dispose(&imgs[t]);
+    free(imgs);
+    free(w);
+    free(tmp);
+    return st;
+}
+
+static trn_status write_holes(ue_ctx *c, const char *path, uint32_t ox, uint32_t oz)
+{
+    uint32_t a = c->res - 1;
+    trn_image img;
+    trn_status st = trn_image_init(&img, a, a, 1, 8, c->err);
+    if (st) return st;
+    for (uint32_t b = 0; b < a; b++)
+        for (uint32_t i = 0; i < a; i++)
+            ((uint8_t *)img.data)[(size_t)(a - 1 - b) * a + i] =
+                cell_hole(c, ox + i, oz + b) ? 0 : 255;
+    trn_png_options po;
+    trn_png_options_default(&po);
+    st = trn_png_write(path, &img, &po, NULL, NULL, c->err);
+    trn_image_dispose(&img);
+    if (!st) c->files++;
+    return st;
+}
+
+static json_t *vec3(double x, double y, double z)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, json_real(x));
+    json_array_append_new(a, json_real(y));
+    json_array_append_new(a, json_real(z));
+    return a;
+}
+
+static json_t *tree_json(const ue_ctx *c, const trn_unity_tree *t, double lx, double ly, double lz,
+                         const double tile_origin[3], const double tile_size[3])
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "position", vec3(lx, ly, lz));
+    double wx = tile_origin[0] + lx * tile_size[0], wy = tile_origin[1] + ly * tile_size[1];
+    double wz = tile_origin[2] + lz * tile_size[2];
+    json_object_set_new(o, "world", vec3(wx, wy, wz));
+    json_object_set_new(o, "width_scale", json_real(t->width_scale));
+    json_object_set_new(o, "height_scale", json_real(t->height_scale));
+    json_object_set_new(o, "rotation", json_real(t->rotation));
+    char color[12];
+    snprintf(color, sizeof color, "#%02x%02x%02x%02x", t->color & 0xffu, (t->color >> 8) & 0xffu,
+             (t->color >> 16) & 0xffu, t->color >> 24);
+    json_object_set_new(o, "color", json_string(color));
+    json_object_set_new(o, "prototype", json_integer(t->prototype));
+    /* T(world) * Ry(rotation) * S(width, height, width), row-major. */
+    double cs = cos((double)t->rotation), sn = sin((double)t->rotation);
+    double w = t->width_scale, h = t->height_scale;
+    double m[16] = {cs * w, 0, sn * w, wx, 0, h, 0, wy, -sn * w, 0, cs * w, wz, 0, 0, 0, 1};
+    json_t *mat = json_array();
+    for (int k = 0; k < 16; k++)
+        json_array_append_new(mat, json_real(m[k]));
+    json_object_set_new(o, "matrix", mat);
+    (void)c;
+    return o;
+}
+
+static trn_status write_trees(ue_ctx *c, const char *path, uint32_t tx, uint32_t tz,
+                              const double tile_origin[3], const double tile_size[3],
+                              uint32_t *written)
+{
+    const trn_unity_terrain *s = c->source;
+    json_t *doc = json_object();
+    json_object_set_new(doc, "convention",
+                        json_string("Unity TreeInstance: position is 0..1 of the tile's terrain "
+                                    "size; world = tile position + position * size; matrix = "
+                                    "T(world) * Ry(rotation) * S(width, height, width), "
+                                    "row-major"));
+    json_t *protos = json_array();
+    for (uint32_t k = 0; k < s->prototype_count; k++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "prefab_file_id", json_integer(s->prototypes[k].prefab.file_id));
+        json_object_set_new(p, "prefab_path_id", json_integer(s->prototypes[k].prefab.path_id));
+        json_object_set_new(p, "bend_factor", json_real(s->prototypes[k].bend_factor));
+        json_array_append_new(protos, p);
+    }
+    json_object_set_new(doc, "prototypes", protos);
+    json_t *list = json_array();
+    uint32_t r1 = c->res - 1;
+    for (uint32_t k = 0; k < s->tree_count; k++) {
+        const trn_unity_tree *t = &s->trees[k];
+        /* Source 0..1 -> working grid samples -> tile and position within it. */
+        double sxp = t->position[0] * (double)(c->sx - 1),
+               szp = t->position[2] * (double)(c->sz - 1);
+        double gx = c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tx_samples != c->sx
+                        ? sxp * (c->tx_samples - 1) / (double)(c->sx - 1)
+                        : sxp;
+        double gz = c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tz_samples != c->sz
+                        ? szp * (c->tz_samples - 1) / (double)(c->sz - 1)
+                        : szp;
+        uint32_t ttx = (uint32_t)(gx / r1), ttz = (uint32_t)(gz / r1);
+        if (ttx >= c->opt->tiles_x) ttx = c->opt->tiles_x - 1;
+        if (ttz >= c->opt->tiles_z) ttz = c->opt->tiles_z - 1;
+        if (ttx != tx || ttz != tz) continue;
+        double metres = t->position[1] * (double)s->scale[1];
+        double ly = (metres - c->base) / c->size_y;
+        json_array_append_new(list, tree_json(c, t, (gx - (double)tx * r1) / r1, ly,
+                                              (gz - (double)tz * r1) / r1, tile_origin, tile_size));
+        (*written)++;
+    }
+    json_object_set_new(doc, "trees", list);
+    return write_json(c, path, doc);
+}
+
+static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_export_report *rep)
+{
+    const trn_unity_export_options *o = c->opt;
+    bool single = o->tiles_x == 1 && o->tiles_z == 1;
+    char stem[512], path[1100];
+    if (single)
+        snprintf(stem, sizeof stem, "%s", o->name);
+    else
+        snprintf(stem, sizeof stem, "%s_%u_%u", o->name, tx, tz);
+    uint32_t r1 = c->res - 1, ox = tx * r1, oz = tz * r1;
+    double tile_size[3] = {r1 * c->spacing_x, c->size_y, r1 * c->spacing_z};
+    double origin[3] = {o->position[0] + ox * c->spacing_x, o->position[1] + c->base,
+                        o->position[2] + oz * c->spacing_z};
+    trn_status st;
+    snprintf(path, sizeof path, "%s/%s.raw", c->dir, stem);
+    if ((st = write_raw(c, path, ox, oz))) return st;
+    json_t *meta = json_object();
+    json_object_set_new(meta, "format", json_string("terrane unity export 1"));
+    json_object_set_new(meta, "name", json_string(stem));
+    char fname[600];
+    snprintf(fname, sizeof fname, "%s.raw", stem);
+    json_t *hm = json_object();
+    json_object_set_new(hm, "file", json_string(fname));
+    json_object_set_new(hm, "resolution", json_integer(c->res));
+    json_object_set_new(hm, "depth", json_string("Bit 16"));
+    json_object_set_new(hm, "byte_order", json_string(o->big_endian ? "Mac" : "Windows"));
+    json_object_set_new(hm, "flip_vertically", json_boolean(o->flip));
+    json_object_set_new(hm, "raw_0_metres", json_real(c->base));
+    json_object_set_new(hm, "raw_65535_metres", json_real(c->base + c->size_y));
+    json_object_set_new(meta, "heightmap", hm);
+    json_object_set_new(meta, "terrain_size", vec3(tile_size[0], tile_size[1], tile_size[2]));
+    json_object_set_new(meta, "position", vec3(origin[0], origin[1], origin[2]));
+    json_t *tile = json_object();
+    json_object_set_new(tile, "x", json_integer(tx));
+    json_object_set_new(tile, "z", json_integer(tz));
+    json_object_set_new(tile, "tiles_x", json_integer(o->tiles_x));
+    json_object_set_new(tile, "tiles_z", json_integer(o->tiles_z));
+    json_object_set_new(tile, "shared_edges", json_true());
+    json_object_set_new(meta, "tile", tile);
+    if (c->layer_count) {
+        json_t *sp = json_object(), *files = json_array(), *names = json_array();
+        for (uint32_t k = 0; k < c->layer_count; k++)
+            json_array_append_new(
+                names, json_string(c->source ? c->source->layers[k].name : c->labels->names[k]));
+        if ((st = write_splats(c, stem, ox, oz, files))) {
+            json_decref(files);
+            json_decref(names);
+            json_decref(sp);
+            json_decref(meta);
+            return st;
+        }
+        json_object_set_new(sp, "alphamap_resolution", json_integer(r1));
+        json_object_set_new(sp, "layers", names);
+        json_object_set_new(sp, "files", files);
+        json_object_set_new(meta, "splat", sp);
+    }
+    if (c->holes) {
+        snprintf(path, sizeof path, "%s/%s_holes.png", c->dir, stem);
+        if ((st = write_holes(c, path, ox, oz))) {
+            json_decref(meta);
+            return st;
+        }
+        snprintf(fname, sizeof fname, "%s_holes.png", stem);
+        json_object_set_new(meta, "holes", json_string(fname));
+    }
+    if (c->source && (c->source->tree_count || c->source->prototype_count)) {
+        snprintf(path, sizeof path, "%s/%s_trees.json", c->dir, stem);
+        if ((st = write_trees(c, path, tx, tz, origin, tile_size, &rep->trees))) {
+            json_decref(meta);
+            return st;
+        }
+        snprintf(fname, sizeof fname, "%s_trees.json", stem);
+        json_object_set_new(meta, "trees", json_string(fname));
+    }
+    snprintf(path, sizeof path, "%s/%s.json", c->dir, stem);
+    return write_json(c, path, meta);
+}
+
+trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_labels *labels,
+                            const trn_unity_terrain *source,
+                            const trn_unity_export_options *options,
+                            trn_unity_export_report *report, trn_progress_fn progress, void *user,
+                            trn_error *err)
+{
+    trn_unity_export_options defaults;
+    if (!options) {
+        trn_unity_export_options_default(&defaults);
+        options = &defaults;
+    }
+    trn_unity_export_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (!field || !field->heights || field->cells_x < 1 || field->cells_z < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1, "export needs a heightfield");
+    uint32_t tiles_x = options->tiles_x ? options->tiles_x : 1;
+    uint32_t tiles_z = options->tiles_z ? options->tiles_z : 1;
+    if (tiles_x > UE_MAX_TILES || tiles_z > UE_MAX_TILES)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "tiles %u x %u: at most %u per side", tiles_x, tiles_z, UE_MAX_TILES);
+    if (options->resolution && !trn_unity_resolution_valid(options->resolution))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "resolution %u: Unity heightmaps are 2^n + 1 samples, 33 to 4097 "
+                             "(33, 65, 129, 257, 513, 1025, 2049, 4097)",
+                             options->resolution);
+    if (labels && (labels->cells_x != field->cells_x || labels->cells_z != field->cells_z))
+        return trn_error_set(err, TRN_ERR_MISMATCH, dir, -1,
+                             "labels are %u x %u cells but the field is %u x %u", labels->cells_x,
+                             labels->cells_z, field->cells_x, field->cells_z);
+    trn_unity_export_options o = *options;
+    o.tiles_x = tiles_x;
+    o.tiles_z = tiles_z;
+    if (!o.name || !o.name[0]) o.name = "terrain";
+    ue_ctx c;
+    memset(&c, 0, sizeof c);
+    c.field = field;
+    c.labels = labels;
+    c.source = source && source->heights ? source : NULL;
+    c.opt = &o;
+    c.dir = dir;
+    c.err = err;
+    c.sx = field->cells_x + 1;
+    c.sz = field->cells_z + 1;
+
+    /* Per-tile resolution: given, or what the input already is, or (with a fit) the smallest
+     * that covers it. Never changed silently. */
+    uint32_t r = o.resolution;
+    bool exact = (c.sx - 1) % tiles_x == 0 && (c.sz - 1) % tiles_z == 0 &&
+                 (c.sx - 1) / tiles_x == (c.sz - 1) / tiles_z &&
+                 trn_unity_resolution_valid((c.sx - 1) / tiles_x + 1);
+    if (!r) {
+        if (exact)
+            r = (c.sx - 1) / tiles_x + 1;
+        else if (o.fit != TRN_UNITY_FIT_NONE) {
+            uint32_t rx = smallest_resolution(c.sx, tiles_x),
+                     rz = smallest_resolution(c.sz, tiles_z);
+            r = rx > rz ? rx : rz;
+            if (!rx || !rz) r = 0;
+        }
+    }
+    if (!r)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "the input is %u x %u samples, which is not %u x %u tiles of 2^n + 1 "
+                             "samples (33..4097, edges shared); choose --resolution R (per "
+                             "tile) and --fit resample (bilinear, keeps the terrain's size) or "
+                             "--fit pad (repeats the edge samples, grows the terrain)",
+                             c.sx, c.sz, tiles_x, tiles_z);
+    c.res = r;
+    c.tx_samples = tiles_x * (r - 1) + 1;
+    c.tz_samples = tiles_z * (r - 1) + 1;
+    if ((c.tx_samples != c.sx || c.tz_samples != c.sz) && o.fit == TRN_UNITY_FIT_NONE)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "the input is %u x %u samples but %u x %u tiles of %u need %u x %u: "
+                             "add --fit resample (bilinear, keeps the terrain's size) or --fit "
+                             "pad (repeats the edge samples, grows the terrain)",
+                             c.sx, c.sz, tiles_x, tiles_z, r, c.tx_samples, c.tz_samples);
+    if (o.fit == TRN_UNITY_FIT_PAD && (c.tx_samples < c.sx || c.tz_samples < c.sz))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "--fit pad cannot shrink %u x %u samples to %u x %u; use --fit "
+                             "resample or a larger --resolution",
+                             c.sx, c.sz, c.tx_samples, c.tz_samples);
+    double in_dx = field->size_x / field->cells_x, in_dz = field->size_z / field->cells_z;
+    bool resample = o.fit == TRN_UNITY_FIT_RESAMPLE;
+    c.spacing_x = resample ? field->size_x / (c.tx_samples - 1) : in_dx;
+    c.spacing_z = resample ? field->size_z / (c.tz_samples - 1) : in_dz;
+
+    size_t n;
+    if (!trn_mul_size(c.tx_samples, c.tz_samples, &n) || n > ((size_t)1 << 30))
+        return trn_error_set(err, TRN_ERR_OVERFLOW, dir, -1, "export grid too large");
+    c.grid = malloc(n * sizeof *c.grid);
+    if (!c.grid) return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t j = 0; j < c.tz_samples; j++)
+        for (uint32_t i = 0; i < c.tx_samples; i++) {
+            float h = resample ? field_bilinear(field, src_x(&c, i), src_z(&c, j))
+                               : field_at(field, (uint32_t)src_x(&c, i), (uint32_t)src_z(&c, j));
+            c.grid[(size_t)j * c.tx_samples + i] = h;
+            if (h < lo) lo = h;
+            if (h > hi) hi = h;
+        }
+    if (!(lo <= hi)) lo = hi = 0;
+    c.base = o.height_base;
+    c.size_y = o.height_size;
+    if (!(c.size_y > 0)) {
+        if (lo < c.base) c.base = lo;
+        c.size_y = hi - c.base > 0 ? hi - c.base : 1.0;
+    }
+    c.layer_count = c.source ? c.source->layer_count : labels ? labels->name_count : 0;
+    if (c.layer_count > 252) c.layer_count = 252;
+    if (c.source)
+        c.holes = c.source->holes != NULL;
+    else if (labels)
+        for (size_t k = 0; k < (size_t)c.sx * c.sz && !c.holes; k++)
+            c.holes = labels->values[k] == TRN_LABEL_NONE;
+
+    trn_status st = trn_mkdir_p(dir, err);
+    for (uint32_t tz = 0; !st && tz < tiles_z; tz++)
+        for (uint32_t tx = 0; !st && tx < tiles_x; tx++) {
+            if (progress && progress((double)(tz * tiles_x + tx) / (tiles_x * tiles_z),
+                                     "unity export", user) == TRN_CANCEL) {
+                st = trn_error_set(err, TRN_ERR_CANCELLED, dir, -1, "cancelled");
+                break;
+            }
+            st = export_tile(&c, tx, tz, &rep);
+        }
+    if (!st && progress) progress(1.0, "unity export", user);
+    free(c.grid);
+    if (st) return st;
+    rep.resolution = c.res;
+    rep.tiles_x = tiles_x;
+    rep.tiles_z = tiles_z;
+    rep.tile_size[0] = (c.res - 1) * c.spacing_x;
+    rep.tile_size[1] = c.size_y;
+    rep.tile_size[2] = (c.res - 1) * c.spacing_z;
+    rep.height_base = c.base;
+    rep.files = c.files;
+    rep.splat_textures = (c.layer_count + 3) / 4;
+    rep.holes = c.holes;
+    if (report) *report = rep;
+    return TRN_OK;
+}

@@ -1,0 +1,19 @@
+/* Unity SerializedFile (.asset) hooks for the shared verbs: info and terrain loading. */
+#ifndef TRN_CLI_FMT_UNITY_H
+#define TRN_CLI_FMT_UNITY_H
+
+#include "cli.h"
+#include "terrane/unity.h"
+
+/* terrane info on a Unity asset: versions, types, objects, externals and the TerrainData
+ * (resolution, scale, heights, holes, layers, alpha maps, trees). Returns a CLI exit code. */
+int cli_unity_info(cli_ctx *ctx, const char *path);
+
+/* Load the first TerrainData as a field (metres) plus, when it has splat layers, labels (the
+ * dominant layer per sample; holes TRN_LABEL_NONE). Returns a CLI exit code. */
+int cli_unity_load(cli_ctx *ctx, const char *path, cli_terrain *out);
+
+/* The terrain's information as JSON (also used by `terrane unity info`). */
+json_t *cli_unity_terrain_json(const trn_unity_terrain *t);
+
+#endif
