@@ -1,0 +1,82 @@
+/* Heightfield resampling, cropping and NoData (NaN) filling: plain functions over trn_field. */
+#ifndef TERRANE_RESAMPLE_H
+#define TERRANE_RESAMPLE_H
+
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Thread safety: no function here keeps state; different fields may be processed at once.
+ * Results never depend on thread count or call order (every output sample is a fixed
+ * expression of its inputs, evaluated in double precision, with -ffp-contract=off). */
+
+typedef enum trn_resample_filter {
+    TRN_RESAMPLE_BILINEAR = 0,
+    /* Keys' cubic convolution with a = -0.5 (Catmull-Rom): passes through the samples and
+     * reproduces quadratics exactly away from the edges; the samples beyond an edge repeat
+     * the edge sample (clamped). May overshoot near cliffs, as any interpolating cubic. */
+    TRN_RESAMPLE_BICUBIC = 1,
+} trn_resample_filter;
+
+/* Stable lower-case name ("bilinear", "bicubic"); "unknown" for other values. */
+const char *trn_resample_filter_name(trn_resample_filter filter);
+
+/* A part of a field in sample coordinates: sample (i, j) of the field sits at x = i, z = j.
+ * Fractional bounds are allowed; 0 <= x0 < x1 <= cells_x and 0 <= z0 < z1 <= cells_z. */
+typedef struct trn_resample_window {
+    double x0, z0, x1, z1;
+} trn_resample_window;
+
+/* Interpolate a field at fractional sample coordinates (x, z), clamped to the field. */
+double trn_field_sample_bilinear(const trn_field *field, double x, double z);
+double trn_field_sample_bicubic(const trn_field *field, double x, double z);
+
+/* Resample the window of src (NULL = the whole field) onto a new field of cells_x x cells_z
+ * cells (both >= 1). The grids are corner-aligned: dst sample (i, j) takes src at
+ * x = x0 + (x1 - x0) * i / cells_x, z = z0 + (z1 - z0) * j / cells_z, so the window's corners
+ * map to dst's corners and resampling to the same size is an exact copy. dst covers the
+ * window's extent in src units: size_x = src->size_x * (x1 - x0) / src->cells_x (likewise z).
+ * NaN samples spread to the dst samples that touch them (fill them first). dst is initialised
+ * by the call (not disposed first) and left zeroed on failure. Errors:
+ * TRN_ERR_INVALID_ARGUMENT (empty field, bad window, 0 cells, unknown filter),
+ * TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED. Downsampling by a large factor
+ * point-samples the interpolant (no low-pass prefilter): crop or resample in steps of at most
+ * 2x when aliasing matters. */
+trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
+                              uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                              trn_field *dst, trn_progress_fn progress, void *user, trn_error *err);
+
+/* Copy the samples x0 .. x0 + samples_x - 1 and z0 .. z0 + samples_z - 1 (each count >= 2)
+ * into a new field whose size keeps src's sample spacing. quantum and quantum_base are kept.
+ * TRN_ERR_INVALID_ARGUMENT when the window leaves the field. */
+trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32_t samples_x,
+                          uint32_t samples_z, trn_field *dst, trn_error *err);
+
+/* Samples per side for the usual engine sizes: the power of two (pow2) or power of two plus
+ * one (pow2plus1) nearest to samples on a log scale (ties go up), at least 2 (pow2) / 3. */
+uint32_t trn_resample_nearest_pow2(uint32_t samples);
+uint32_t trn_resample_nearest_pow2plus1(uint32_t samples);
+
+/* Replace every NaN height with a smooth fill from the valid samples around it: the harmonic
+ * (Laplace) interpolant with the valid samples fixed and mirrored (zero-slope) field edges,
+ * solved by a multigrid pyramid (cell averages of the valid samples, coarse to fine, each level
+ * started from the bilinear-upsampled coarser solution and relaxed by red-black successive
+ * over-relaxation sweeps (omega 1.6) until the largest change is below 1e-7 of the valid height
+ * range, at most 400 sweeps a level, fewer on levels with over 2^20 unknowns so the time stays
+ * proportional to the grid). A harmonic fill never leaves the range of the valid samples (no
+ * spikes) and reproduces planes exactly inside holes. Deterministic (one thread, fixed sweep
+ * order). *filled_out (may be NULL) receives the number of samples filled. Infinite heights count
+ * as valid. Errors: TRN_ERR_FORMAT when no sample is valid (nothing to fill from),
+ * TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED (the holes are NaN again: the field is as it was). */
+trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progress_fn progress,
+                              void *user, trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

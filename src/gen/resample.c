@@ -1,0 +1,411 @@
+/* Heightfield resampling (bilinear, Keys cubic), cropping and multigrid harmonic NaN filling. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "core/progress.h"
+#include "terrane/resample.h"
+
+const char *trn_resample_filter_name(trn_resample_filter filter)
+{
+    switch (filter) {
+    case TRN_RESAMPLE_BILINEAR:
+        return "bilinear";
+    case TRN_RESAMPLE_BICUBIC:
+        return "bicubic";
+    }
+    return "unknown";
+}
+
+/* The source samples one output coordinate reads and their weights. Bilinear uses the first
+ * two; indices are already clamped to 0..cells. */
+typedef struct taps {
+    uint32_t idx[4];
+    double w[4];
+} taps;
+
+static uint32_t clamp_index(int64_t i, uint32_t cells)
+{
+    if (i < 0) return 0;
+    if (i > (int64_t)cells) return cells;
+    return (uint32_t)i;
+}
+
+static int make_taps(double x, uint32_t cells, trn_resample_filter filter, taps *t)
+{
+    if (!(x > 0)) x = 0; /* also NaN */
+    if (x > (double)cells) x = (double)cells;
+    double fl = floor(x);
+    int64_t i = (int64_t)fl;
+    double f = x - fl;
+    /* The last sample is the right end of the last cell, so every position has a cell. */
+    if (i >= (int64_t)cells) {
+        i = (int64_t)cells - 1;
+        f = 1.0;
+    }
+    if (filter == TRN_RESAMPLE_BILINEAR) {
+        t->idx[0] = clamp_index(i, cells);
+        t->idx[1] = clamp_index(i + 1, cells);
+        t->w[0] = 1.0 - f;
+        t->w[1] = f;
+        return 2;
+    }
+    double f2 = f * f, f3 = f2 * f;
+    /* Keys (1981) with a = -0.5, written per tap for the offset f in [0, 1]. */
+    t->w[0] = -0.5 * f3 + f2 - 0.5 * f;
+    t->w[1] = 1.5 * f3 - 2.5 * f2 + 1.0;
+    t->w[2] = -1.5 * f3 + 2.0 * f2 + 0.5 * f;
+    t->w[3] = 0.5 * f3 - 0.5 * f2;
+    for (int k = 0; k < 4; k++)
+        t->idx[k] = clamp_index(i - 1 + k, cells);
+    return 4;
+}
+
+static double sample_taps(const trn_field *field, const taps *tx, int nx, const taps *tz, int nz)
+{
+    size_t stride = (size_t)field->cells_x + 1u;
+    double sum = 0.0;
+    for (int r = 0; r < nz; r++) {
+        const float *row = field->heights + (size_t)tz->idx[r] * stride;
+        double acc = 0.0;
+        for (int c = 0; c < nx; c++)
+            acc += tx->w[c] * (double)row[tx->idx[c]];
+        sum += tz->w[r] * acc;
+    }
+    return sum;
+}
+
+static double sample_at(const trn_field *field, double x, double z, trn_resample_filter filter)
+{
+    if (!field || !field->heights || field->cells_x == 0 || field->cells_z == 0) return NAN;
+    taps tx, tz;
+    int nx = make_taps(x, field->cells_x, filter, &tx);
+    int nz = make_taps(z, field->cells_z, filter, &tz);
+    return sample_taps(field, &tx, nx, &tz, nz);
+}
+
+double trn_field_sample_bilinear(const trn_field *field, double x, double z)
+{
+    return sample_at(field, x, z, TRN_RESAMPLE_BILINEAR);
+}
+
+double trn_field_sample_bicubic(const trn_field *field, double x, double z)
+{
+    return sample_at(field, x, z, TRN_RESAMPLE_BICUBIC);
+}
+
+/* Output position k of n cells across [a, b]; the last one is exactly b. */
+static double grid_position(double a, double b, uint32_t k, uint32_t n)
+{
+    if (k == n) return b;
+    return a + (b - a) * (double)k / (double)n;
+}
+
+trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
+                              uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                              trn_field *dst, trn_progress_fn progress, void *user, trn_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src || !src->heights || src->cells_x == 0 || src->cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "resample: the source field is empty");
+    if (filter != TRN_RESAMPLE_BILINEAR && filter != TRN_RESAMPLE_BICUBIC)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "resample: unknown filter %d",
+                             (int)filter);
+    if (cells_x == 0 || cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "resample: the target needs at least 1 x 1 cells, got %u x %u",
+                             cells_x, cells_z);
+    trn_resample_window w = {0.0, 0.0, (double)src->cells_x, (double)src->cells_z};
+    if (window) w = *window;
+    if (!(w.x0 >= 0 && w.x0 < w.x1 && w.x1 <= (double)src->cells_x && w.z0 >= 0 && w.z0 < w.z1 &&
+          w.z1 <= (double)src->cells_z))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "resample: window x %g..%g, z %g..%g is not inside the field's "
+                             "0..%u x 0..%u samples (or is empty)",
+                             w.x0, w.x1, w.z0, w.z1, src->cells_x, src->cells_z);
+    double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
+    trn_status st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0),
+                                   spacing_z * (w.z1 - w.z0), err);
+    if (st) return st;
+    size_t out_w = (size_t)cells_x + 1u;
+    taps *tx = malloc(out_w * sizeof *tx);
+    if (!tx) {
+        trn_field_dispose(dst);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "resample: out of memory for %zu column weights", out_w);
+    }
+    int nx = 2;
+    for (uint32_t i = 0; i <= cells_x; i++)
+        nx = make_taps(grid_position(w.x0, w.x1, i, cells_x), src->cells_x, filter, &tx[i]);
+    trn_progress prog = trn_progress_make(progress, user);
+    for (uint32_t j = 0; j <= cells_z; j++) {
+        if ((j & 63u) == 0 && trn_progress_report(&prog, (double)j / (cells_z + 1.0), "resample")) {
+            free(tx);
+            trn_field_dispose(dst);
+            return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "resample: cancelled");
+        }
+        taps tz;
+        int nz = make_taps(grid_position(w.z0, w.z1, j, cells_z), src->cells_z, filter, &tz);
+        float *out = dst->heights + (size_t)j * out_w;
+        for (size_t i = 0; i < out_w; i++)
+            out[i] = (float)sample_taps(src, &tx[i], nx, &tz, nz);
+    }
+    free(tx);
+    trn_progress_report(&prog, 1.0, "resample");
+    return TRN_OK;
+}
+
+trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32_t samples_x,
+                          uint32_t samples_z, trn_field *dst, trn_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src || !src->heights || src->cells_x == 0 || src->cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "crop: the source field is empty");
+    uint64_t in_x = (uint64_t)src->cells_x + 1u, in_z = (uint64_t)src->cells_z + 1u;
+    if (samples_x < 2 || samples_z < 2 || (uint64_t)x0 + samples_x > in_x ||
+        (uint64_t)z0 + samples_z > in_z)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "crop: %u x %u samples at (%u, %u) do not fit in the field's "
+                             "%llu x %llu samples (at least 2 x 2 needed)",
+                             samples_x, samples_z, x0, z0, (unsigned long long)in_x,
+                             (unsigned long long)in_z);
+    double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
+    trn_status st = trn_field_init(dst, samples_x - 1, samples_z - 1, spacing_x * (samples_x - 1),
+                                   spacing_z * (samples_z - 1), err);
+    if (st) return st;
+    for (uint32_t j = 0; j < samples_z; j++)
+        memcpy(dst->heights + (size_t)j * samples_x,
+               src->heights + ((size_t)z0 + j) * (size_t)in_x + x0, samples_x * sizeof(float));
+    dst->quantum = src->quantum;
+    dst->quantum_base = src->quantum_base;
+    return TRN_OK;
+}
+
+uint32_t trn_resample_nearest_pow2(uint32_t samples)
+{
+    uint64_t p = 2;
+    /* Go up while samples is at or past the geometric middle of p and 2p (n^2 >= 2 p^2). */
+    while (p < ((uint64_t)1 << 31) && (uint64_t)samples * samples >= 2 * p * p)
+        p *= 2;
+    return (uint32_t)p;
+}
+
+uint32_t trn_resample_nearest_pow2plus1(uint32_t samples)
+{
+    uint32_t cells = samples > 1 ? samples - 1 : 1;
+    return trn_resample_nearest_pow2(cells) + 1u;
+}
+
+/* ---- NaN filling ---------------------------------------------------------------------- */
+
+/* One level of the fill pyramid: values and which of them are unknown. Level 0's values are
+ * the field's own heights. */
+typedef struct fill_level {
+    uint32_t w, h;
+    float *v;
+    uint8_t *hole;
+    size_t holes;
+} fill_level;
+
+#define FILL_MAX_LEVELS 40
+#define FILL_MAX_SWEEPS 400
+#define FILL_OMEGA 1.6
+
+/* Coarse level: the mean of each 2 x 2 block's known samples (unknown when it has none). */
+static bool fill_coarsen(const fill_level *fine, fill_level *coarse)
+{
+    coarse->w = (fine->w + 1) / 2;
+    coarse->h = (fine->h + 1) / 2;
+    size_t n = (size_t)coarse->w * coarse->h;
+    coarse->v = malloc(n * sizeof(float));
+    coarse->hole = malloc(n);
+    coarse->holes = 0;
+    if (!coarse->v || !coarse->hole) return false;
+    for (uint32_t j = 0; j < coarse->h; j++) {
+        for (uint32_t i = 0; i < coarse->w; i++) {
+            double sum = 0;
+            int count = 0;
+            for (uint32_t dj = 0; dj < 2; dj++) {
+                uint32_t fj = 2 * j + dj;
+                if (fj >= fine->h) break;
+                for (uint32_t di = 0; di < 2; di++) {
+                    uint32_t fi = 2 * i + di;
+                    if (fi >= fine->w) break;
+                    size_t k = (size_t)fj * fine->w + fi;
+                    if (!fine->hole[k]) {
+                        sum += fine->v[k];
+                        count++;
+                    }
+                }
+            }
+            size_t c = (size_t)j * coarse->w + i;
+            coarse->hole[c] = count == 0;
+            coarse->v[c] = count ? (float)(sum / count) : 0.0f;
+            coarse->holes += count == 0;
+        }
+    }
+    return true;
+}
+
+/* Start the unknown samples of fine from the bilinear interpolation of the solved coarse level
+ * (cell-centred: fine sample i sits at coarse position (i - 0.5) / 2). */
+static void fill_prolong(const fill_level *coarse, fill_level *fine)
+{
+    for (uint32_t j = 0; j < fine->h; j++) {
+        double v = ((double)j - 0.5) / 2.0;
+        if (v < 0) v = 0;
+        uint32_t j0 = (uint32_t)v;
+        if (j0 > coarse->h - 1) j0 = coarse->h - 1;
+        uint32_t j1 = j0 + 1 < coarse->h ? j0 + 1 : j0;
+        double fj = v - j0;
+        if (fj > 1) fj = 1;
+        for (uint32_t i = 0; i < fine->w; i++) {
+            size_t k = (size_t)j * fine->w + i;
+            if (!fine->hole[k]) continue;
+            double u = ((double)i - 0.5) / 2.0;
+            if (u < 0) u = 0;
+            uint32_t i0 = (uint32_t)u;
+            if (i0 > coarse->w - 1) i0 = coarse->w - 1;
+            uint32_t i1 = i0 + 1 < coarse->w ? i0 + 1 : i0;
+            double fi = u - i0;
+            if (fi > 1) fi = 1;
+            const float *r0 = coarse->v + (size_t)j0 * coarse->w;
+            const float *r1 = coarse->v + (size_t)j1 * coarse->w;
+            double a = r0[i0] + (r0[i1] - (double)r0[i0]) * fi;
+            double b = r1[i0] + (r1[i1] - (double)r1[i0]) * fi;
+            fine->v[k] = (float)(a + (b - a) * fj);
+        }
+    }
+}
+
+/* Red-black Gauss-Seidel sweeps of the Laplace equation over the unknown samples; edges are
+ * mirrored (a missing neighbour is left out of the mean). */
+static void fill_relax(fill_level *lv, double tol)
+{
+    uint32_t w = lv->w, h = lv->h;
+    /* Bound the work on huge holes (a DEM that is mostly sea): the multigrid start is already
+     * close, and the cap keeps the time proportional to the grid. */
+    size_t max_sweeps = FILL_MAX_SWEEPS;
+    if (lv->holes > 0 && ((size_t)1 << 28) / lv->holes < max_sweeps)
+        max_sweeps = ((size_t)1 << 28) / lv->holes;
+    if (max_sweeps < 16) max_sweeps = 16;
+    for (size_t sweep = 0; sweep < max_sweeps; sweep++) {
+        double max_change = 0;
+        for (uint32_t colour = 0; colour < 2; colour++) {
+            for (uint32_t j = 0; j < h; j++) {
+                float *row = lv->v + (size_t)j * w;
+                const uint8_t *hrow = lv->hole + (size_t)j * w;
+                for (uint32_t i = (j + colour) & 1u; i < w; i += 2) {
+                    if (!hrow[i]) continue;
+                    double sum = 0;
+                    int count = 0;
+                    if (i > 0) {
+                        sum += row[i - 1];
+                        count++;
+                    }
+                    if (i + 1 < w) {
+                        sum += row[i + 1];
+                        count++;
+                    }
+                    if (j > 0) {
+                        sum += row[(ptrdiff_t)i - (ptrdiff_t)w];
+                        count++;
+                    }
+                    if (j + 1 < h) {
+                        sum += row[i + w];
+                        count++;
+                    }
+                    if (count == 0) continue; /* a 1 x 1 level */
+                    /* Over-relaxed: converges several times faster on wide holes. */
+                    double target = sum / count;
+                    float nv = (float)(row[i] + FILL_OMEGA * (target - row[i]));
+                    double change = fabs((double)nv - row[i]);
+                    if (change > max_change) max_change = change;
+                    row[i] = nv;
+                }
+            }
+        }
+        if (max_change <= tol) break;
+    }
+}
+
+trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progress_fn progress,
+                              void *user, trn_error *err)
+{
+    if (filled_out) *filled_out = 0;
+    if (!field || !field->heights)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "fill: empty field");
+    size_t n = trn_field_sample_count(field);
+    size_t holes = 0;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        float v = field->heights[k];
+        if (isnan(v)) {
+            holes++;
+        } else if (isfinite(v)) {
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    }
+    if (holes == 0) return TRN_OK;
+    if (holes == n)
+        return trn_error_set(err, TRN_ERR_FORMAT, NULL, -1,
+                             "fill: all %zu samples are NoData; nothing to fill them from", n);
+    double tol = hi >= lo ? ((double)hi - lo) * 1e-7 : 0.0;
+
+    fill_level levels[FILL_MAX_LEVELS];
+    memset(levels, 0, sizeof levels);
+    levels[0].w = field->cells_x + 1u;
+    levels[0].h = field->cells_z + 1u;
+    levels[0].v = field->heights;
+    levels[0].hole = malloc(n);
+    levels[0].holes = holes;
+    int count = 1;
+    trn_status st = TRN_OK;
+    if (!levels[0].hole) {
+        st =
+            trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "fill: out of memory for %zu flags", n);
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++) {
+        levels[0].hole[k] = (uint8_t)isnan(field->heights[k]);
+        if (levels[0].hole[k]) field->heights[k] = 0.0f;
+    }
+    /* Coarsen until a level has no unknowns; the 1 x 1 level always does (some sample is
+     * valid), so this ends within log2 of the larger side. */
+    while (levels[count - 1].holes > 0 && count < FILL_MAX_LEVELS) {
+        if (!fill_coarsen(&levels[count - 1], &levels[count])) {
+            count++;
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "fill: out of memory for the coarse levels");
+            goto done;
+        }
+        count++;
+    }
+    trn_progress prog = trn_progress_make(progress, user);
+    for (int k = count - 2; k >= 0; k--) {
+        if (trn_progress_report(&prog, 1.0 - (double)(k + 1) / count, "fill NoData")) {
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "fill: cancelled");
+            goto done;
+        }
+        fill_prolong(&levels[k + 1], &levels[k]);
+        fill_relax(&levels[k], tol);
+    }
+    trn_progress_report(&prog, 1.0, "fill NoData");
+    if (filled_out) *filled_out = holes;
+done:
+    /* On failure the holes are NaN again, so the field is as the caller gave it. */
+    if (st && levels[0].hole)
+        for (size_t k = 0; k < n; k++)
+            if (levels[0].hole[k]) field->heights[k] = NAN;
+    free(levels[0].hole);
+    for (int k = 1; k < count; k++) {
+        free(levels[k].v);
+        free(levels[k].hole);
+    }
+    return st;
+}

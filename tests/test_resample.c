@@ -1,0 +1,312 @@
+/* Tests for heightfield resampling, cropping and NaN filling on analytic surfaces. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/resample.h"
+#include "test.h"
+
+typedef double (*surface_fn)(double x, double z);
+
+static double plane(double x, double z)
+{
+    return 3.0 + 0.5 * x - 0.25 * z;
+}
+
+static double quadratic(double x, double z)
+{
+    return 0.01 * x * x + 0.02 * x * z - 0.03 * z * z + x - 7.0;
+}
+
+static double saddle(double x, double z)
+{
+    return 0.05 * (x * x - z * z);
+}
+
+/* A field whose sample (i, j) holds f(i, j) (sample coordinates), spacing 2 x 3 metres. */
+static void make_field(trn_field *f, uint32_t cells_x, uint32_t cells_z, surface_fn fn)
+{
+    CHECK_OK(trn_field_init(f, cells_x, cells_z, 2.0 * cells_x, 3.0 * cells_z, NULL));
+    for (uint32_t j = 0; j <= cells_z; j++)
+        for (uint32_t i = 0; i <= cells_x; i++)
+            f->heights[(size_t)j * (cells_x + 1) + i] = (float)fn(i, j);
+}
+
+static void test_bilinear_exact_on_plane(void)
+{
+    trn_field src, dst;
+    make_field(&src, 32, 16, plane);
+    CHECK_OK(
+        trn_field_resample(&src, NULL, 100, 50, TRN_RESAMPLE_BILINEAR, &dst, NULL, NULL, NULL));
+    CHECK_EQ_INT(dst.cells_x, 100);
+    CHECK_EQ_INT(dst.cells_z, 50);
+    CHECK(fabs(dst.size_x - 64.0) < 1e-9 && fabs(dst.size_z - 48.0) < 1e-9);
+    double worst = 0;
+    for (uint32_t j = 0; j <= 50; j++)
+        for (uint32_t i = 0; i <= 100; i++) {
+            double x = 32.0 * i / 100, z = 16.0 * j / 50;
+            double e = fabs(dst.heights[j * 101 + i] - plane(x, z));
+            if (e > worst) worst = e;
+        }
+    CHECK(worst < 2e-5);
+    trn_field_dispose(&dst);
+    /* A fractional window: corners map to the window's corners. */
+    trn_resample_window win = {2.5, 1.25, 20.75, 9.5};
+    CHECK_OK(trn_field_resample(&src, &win, 40, 30, TRN_RESAMPLE_BILINEAR, &dst, NULL, NULL, NULL));
+    CHECK(fabs(dst.size_x - 2.0 * 18.25) < 1e-9 && fabs(dst.size_z - 3.0 * 8.25) < 1e-9);
+    worst = 0;
+    for (uint32_t j = 0; j <= 30; j++)
+        for (uint32_t i = 0; i <= 40; i++) {
+            double x = 2.5 + 18.25 * i / 40, z = 1.25 + 8.25 * j / 30;
+            double e = fabs(dst.heights[j * 41 + i] - plane(x, z));
+            if (e > worst) worst = e;
+        }
+    CHECK(worst < 2e-5);
+    CHECK(fabs(dst.heights[0] - plane(2.5, 1.25)) < 1e-5);
+    trn_field_dispose(&dst);
+    trn_field_dispose(&src);
+}
+
+static void test_bicubic_on_quadratic(void)
+{
+    trn_field src, dst;
+    make_field(&src, 40, 30, quadratic);
+    CHECK_OK(trn_field_resample(&src, NULL, 97, 71, TRN_RESAMPLE_BICUBIC, &dst, NULL, NULL, NULL));
+    double interior = 0, edge = 0;
+    for (uint32_t j = 0; j <= 71; j++)
+        for (uint32_t i = 0; i <= 97; i++) {
+            double x = 40.0 * i / 97, z = 30.0 * j / 71;
+            double e = fabs(dst.heights[j * 98 + i] - quadratic(x, z));
+            /* Taps clamp at the edges; away from them Keys' kernel is exact for quadratics. */
+            bool inside = x >= 1 && x <= 39 && z >= 1 && z <= 29;
+            if (inside && e > interior) interior = e;
+            if (!inside && e > edge) edge = e;
+        }
+    CHECK(interior < 1e-4);
+    /* Clamped edges: the repeated edge sample misses the slope (up to 3.3 per unit here) by the
+     * outer tap's weight, at most 0.074: not exact, but bounded by 0.074 * 3.3. */
+    CHECK(edge < 0.25);
+    CHECK(edge > interior);
+    trn_field_dispose(&dst);
+    /* The quadratic is not reproduced by bilinear: it sags between samples. */
+    CHECK_OK(trn_field_resample(&src, NULL, 97, 71, TRN_RESAMPLE_BILINEAR, &dst, NULL, NULL, NULL));
+    double lin = 0;
+    for (uint32_t j = 0; j <= 71; j++)
+        for (uint32_t i = 0; i <= 97; i++) {
+            double e = fabs(dst.heights[j * 98 + i] - quadratic(40.0 * i / 97, 30.0 * j / 71));
+            if (e > lin) lin = e;
+        }
+    CHECK(lin > 1e-3);
+    trn_field_dispose(&dst);
+    /* Point sampling agrees with the resampler. */
+    double v = trn_field_sample_bicubic(&src, 12.3, 17.8);
+    CHECK(fabs(v - quadratic(12.3, 17.8)) < 1e-4);
+    CHECK(fabs(trn_field_sample_bilinear(&src, 5.0, 6.0) - quadratic(5, 6)) < 1e-5);
+    trn_field_dispose(&src);
+}
+
+static void test_same_size_is_a_copy(void)
+{
+    trn_field src, dst;
+    make_field(&src, 17, 9, quadratic);
+    for (int f = 0; f < 2; f++) {
+        CHECK_OK(
+            trn_field_resample(&src, NULL, 17, 9, (trn_resample_filter)f, &dst, NULL, NULL, NULL));
+        CHECK(memcmp(dst.heights, src.heights, 18 * 10 * sizeof(float)) == 0);
+        trn_field_dispose(&dst);
+    }
+    trn_field_dispose(&src);
+}
+
+static void test_resample_errors(void)
+{
+    trn_field src, dst;
+    trn_error e;
+    make_field(&src, 8, 8, plane);
+    CHECK_STATUS(trn_field_resample(&src, NULL, 0, 4, TRN_RESAMPLE_BILINEAR, &dst, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(e.offset, -1);
+    trn_resample_window bad = {1, 1, 9, 4};
+    CHECK_STATUS(trn_field_resample(&src, &bad, 4, 4, TRN_RESAMPLE_BICUBIC, &dst, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "not inside");
+    CHECK(dst.heights == NULL);
+    CHECK_STATUS(trn_field_resample(&src, NULL, 4, 4, (trn_resample_filter)7, &dst, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&src);
+}
+
+static int cancel_at_once(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)stage;
+    (void)user;
+    return TRN_CANCEL;
+}
+
+static void test_crop(void)
+{
+    trn_field src, dst;
+    trn_error e;
+    make_field(&src, 20, 10, plane);
+    src.quantum = 0.5;
+    CHECK_OK(trn_field_crop(&src, 3, 2, 6, 5, &dst, NULL));
+    CHECK_EQ_INT(dst.cells_x, 5);
+    CHECK_EQ_INT(dst.cells_z, 4);
+    CHECK(fabs(dst.size_x - 10.0) < 1e-12 && fabs(dst.size_z - 12.0) < 1e-12);
+    CHECK(dst.quantum == 0.5);
+    CHECK(dst.heights[0] == (float)plane(3, 2));
+    CHECK(dst.heights[4 * 6 + 5] == (float)plane(8, 6));
+    trn_field_dispose(&dst);
+    CHECK_STATUS(trn_field_crop(&src, 18, 0, 4, 2, &dst, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "do not fit");
+    CHECK_STATUS(trn_field_crop(&src, 0, 0, 1, 2, &dst, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&src);
+}
+
+static void test_pow2(void)
+{
+    CHECK_EQ_INT(trn_resample_nearest_pow2(3601), 4096);
+    CHECK_EQ_INT(trn_resample_nearest_pow2(1201), 1024);
+    CHECK_EQ_INT(trn_resample_nearest_pow2(1448), 1024); /* 1448^2 < 2 * 1024^2 */
+    CHECK_EQ_INT(trn_resample_nearest_pow2(1449), 2048);
+    CHECK_EQ_INT(trn_resample_nearest_pow2(1), 2);
+    CHECK_EQ_INT(trn_resample_nearest_pow2plus1(3601), 4097);
+    CHECK_EQ_INT(trn_resample_nearest_pow2plus1(1025), 1025);
+    CHECK_EQ_INT(trn_resample_nearest_pow2plus1(1201), 1025);
+    CHECK_EQ_INT(trn_resample_nearest_pow2plus1(2), 3);
+}
+
+/* Punch a NaN rectangle; returns how many samples it covers. */
+static size_t punch(trn_field *f, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h)
+{
+    size_t n = 0;
+    for (uint32_t j = j0; j < j0 + h; j++)
+        for (uint32_t i = i0; i < i0 + w; i++) {
+            f->heights[(size_t)j * (f->cells_x + 1) + i] = NAN;
+            n++;
+        }
+    return n;
+}
+
+static double fill_error(const trn_field *f, surface_fn fn, bool *any_nan)
+{
+    double worst = 0;
+    *any_nan = false;
+    for (uint32_t j = 0; j <= f->cells_z; j++)
+        for (uint32_t i = 0; i <= f->cells_x; i++) {
+            float v = f->heights[(size_t)j * (f->cells_x + 1) + i];
+            if (isnan(v)) *any_nan = true;
+            double e = fabs(v - fn(i, j));
+            if (e > worst) worst = e;
+        }
+    return worst;
+}
+
+static void test_fill_plane_and_saddle(void)
+{
+    /* Planes and x^2 - z^2 are harmonic: the fill reproduces them inside a hole. */
+    surface_fn fns[2] = {plane, saddle};
+    for (int k = 0; k < 2; k++) {
+        trn_field f;
+        make_field(&f, 80, 60, fns[k]);
+        size_t holes = punch(&f, 20, 15, 25, 18) + punch(&f, 60, 40, 3, 3);
+        uint64_t filled = 0;
+        CHECK_OK(trn_field_fill_nan(&f, &filled, NULL, NULL, NULL));
+        CHECK_EQ_INT(filled, holes);
+        bool any_nan;
+        double err = fill_error(&f, fns[k], &any_nan);
+        CHECK(!any_nan);
+        CHECK(err < 2e-3);
+        trn_field_dispose(&f);
+    }
+}
+
+static double bowl(double x, double z)
+{
+    return 0.02 * ((x - 30) * (x - 30) + (z - 20) * (z - 20));
+}
+
+static void test_fill_paraboloid_no_spikes(void)
+{
+    trn_field f;
+    make_field(&f, 64, 48, bowl);
+    float lo = INFINITY, hi = -INFINITY;
+    trn_field_range(&f, &lo, &hi);
+    /* A 9 x 9 hole in a bowl of curvature 2a = 0.04 per unit^2 in both axes. */
+    size_t holes = punch(&f, 36, 10, 9, 9);
+    /* And a hole touching the edge (mirrored boundary). */
+    holes += punch(&f, 0, 30, 6, 10);
+    uint64_t filled;
+    CHECK_OK(trn_field_fill_nan(&f, &filled, NULL, NULL, NULL));
+    CHECK_EQ_INT(filled, holes);
+    double worst_inner = 0;
+    for (uint32_t j = 10; j < 19; j++)
+        for (uint32_t i = 36; i < 45; i++) {
+            double e = fabs(f.heights[j * 65 + i] - bowl(i, j));
+            if (e > worst_inner) worst_inner = e;
+        }
+    /* The harmonic fill differs from the bowl by the solution of Poisson's equation with
+     * source 4a on the hole (a square of half-width 5 between its fixed borders): at the
+     * centre 0.2947 * 4a * 5^2 = 0.589 (the continuous value; the grid's is 0.585). So the
+     * fill is the exact harmonic interpolant, not merely "close". */
+    CHECK(worst_inner < 0.595);
+    CHECK(worst_inner > 0.5);
+    bool any_nan = false;
+    for (size_t k = 0; k < 65 * 49; k++) {
+        if (isnan(f.heights[k])) any_nan = true;
+        /* The maximum principle: nothing outside the valid range (no spikes). */
+        CHECK(f.heights[k] >= lo - 1e-4 && f.heights[k] <= hi + 1e-4);
+    }
+    CHECK(!any_nan);
+    trn_field_dispose(&f);
+}
+
+static void test_fill_deterministic_and_errors(void)
+{
+    trn_field a, b;
+    make_field(&a, 50, 50, bowl);
+    make_field(&b, 50, 50, bowl);
+    punch(&a, 5, 5, 30, 20);
+    punch(&b, 5, 5, 30, 20);
+    CHECK_OK(trn_field_fill_nan(&a, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_field_fill_nan(&b, NULL, NULL, NULL, NULL));
+    CHECK(memcmp(a.heights, b.heights, 51 * 51 * sizeof(float)) == 0);
+    trn_field_dispose(&a);
+    trn_field_dispose(&b);
+
+    /* Cancelling leaves the holes as they were. */
+    make_field(&a, 20, 20, plane);
+    size_t holes = punch(&a, 4, 4, 5, 5);
+    trn_error e;
+    CHECK_STATUS(trn_field_fill_nan(&a, NULL, cancel_at_once, NULL, &e), TRN_ERR_CANCELLED);
+    size_t nan_count = 0;
+    for (size_t k = 0; k < 21 * 21; k++)
+        nan_count += isnan(a.heights[k]);
+    CHECK_EQ_INT(nan_count, holes);
+    /* All NoData: nothing to fill from. */
+    punch(&a, 0, 0, 21, 21);
+    CHECK_STATUS(trn_field_fill_nan(&a, NULL, NULL, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "all 441 samples are NoData");
+    trn_field_dispose(&a);
+    /* No holes: untouched. */
+    make_field(&a, 10, 10, plane);
+    uint64_t filled = 99;
+    CHECK_OK(trn_field_fill_nan(&a, &filled, NULL, NULL, NULL));
+    CHECK_EQ_INT(filled, 0);
+    trn_field_dispose(&a);
+}
+
+int main(void)
+{
+    RUN(test_bilinear_exact_on_plane);
+    RUN(test_bicubic_on_quadratic);
+    RUN(test_same_size_is_a_copy);
+    RUN(test_resample_errors);
+    RUN(test_crop);
+    RUN(test_pow2);
+    RUN(test_fill_plane_and_saddle);
+    RUN(test_fill_paraboloid_no_spikes);
+    RUN(test_fill_deterministic_and_errors);
+    return trn_test_finish();
+}
