@@ -1,0 +1,704 @@
+/* Stationeers terrain.dat: byte-exact round trips, every rejection with its offset, heightfield
+ * conversions and .save archives built here with libzip. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <zip.h>
+
+#include "terrane/stationeers.h"
+#include "test.h"
+
+/* ---- a tiny byte builder for hand-made files ---- */
+typedef struct bytes {
+    uint8_t data[1 << 16];
+    size_t size;
+} bytes;
+
+static void put8(bytes *b, uint8_t v)
+{
+    b->data[b->size++] = v;
+}
+static void put16(bytes *b, int16_t v)
+{
+    put8(b, (uint8_t)((uint16_t)v & 0xff));
+    put8(b, (uint8_t)((uint16_t)v >> 8));
+}
+static void put32(bytes *b, int32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        put8(b, (uint8_t)((uint32_t)v >> (8 * k)));
+}
+static void leaf(bytes *b, uint8_t flags, uint8_t density, uint8_t type)
+{
+    put8(b, (uint8_t)(flags | 1u));
+    put8(b, density);
+    put8(b, type);
+}
+static void vein(bytes *b, int16_t base, int32_t hash, uint8_t minables)
+{
+    for (int k = 0; k < 6; k++)
+        put16(b, (int16_t)(base + k));
+    put32(b, hash);
+    put8(b, minables);
+    for (uint8_t m = 0; m < minables; m++) {
+        put8(b, (uint8_t)(m + 1));
+        put8(b, (uint8_t)(m + 2));
+        put8(b, (uint8_t)(m + 3));
+        put8(b, m);
+        put8(b, (uint8_t)(m & 1));
+    }
+}
+
+/* MaxDepth 2: root branch (modified) -> child 0 leaf, child 1 branch of 8 voxels (some
+ * modified), children 2..7 leaves; then veins. Offsets noted for the truncation checks. */
+static size_t off_inner_branch, off_inner_leaf3, off_veins, off_vein1, off_vein1_minable2;
+static void sample_file(bytes *b, bool with_veins)
+{
+    b->size = 0;
+    put32(b, 2);
+    put8(b, TRN_STATIONEERS_MODIFIED); /* root branch */
+    leaf(b, 0, 255, TRN_STATIONEERS_TYPE_DIRT);
+    off_inner_branch = b->size;
+    put8(b, 0);
+    for (uint8_t k = 0; k < 8; k++) {
+        if (k == 3) off_inner_leaf3 = b->size;
+        leaf(b, k % 3 == 0 ? TRN_STATIONEERS_MODIFIED : 0, (uint8_t)(k * 30),
+             k < 4 ? TRN_STATIONEERS_TYPE_CRUST : TRN_STATIONEERS_TYPE_BEDROCK);
+    }
+    for (uint8_t k = 2; k < 8; k++)
+        leaf(b, 0, 0, TRN_STATIONEERS_TYPE_NONE);
+    off_veins = b->size;
+    if (!with_veins) {
+        put32(b, 0);
+        return;
+    }
+    put32(b, 2);
+    vein(b, -5, 0x12345678, 0);
+    off_vein1 = b->size;
+    vein(b, 300, -77, 3);
+    off_vein1_minable2 = off_vein1 + 17 + 2 * 5;
+}
+
+static void check_reencode(const trn_stationeers_terrain *t, const bytes *b)
+{
+    uint8_t *enc;
+    size_t n;
+    CHECK_OK(trn_stationeers_encode(t, &enc, &n, NULL));
+    CHECK_EQ_INT(n, b->size);
+    CHECK(n == b->size && memcmp(enc, b->data, n) == 0);
+    free(enc);
+}
+
+static void test_round_trip_small(void)
+{
+    static bytes b;
+    for (int with = 0; with < 2; with++) {
+        sample_file(&b, with != 0);
+        trn_stationeers_terrain t;
+        trn_error e;
+        CHECK_OK(trn_stationeers_parse(b.data, b.size, "t.dat", NULL, &t, &e));
+        CHECK_EQ_INT(t.max_depth, 2);
+        CHECK_EQ_INT(t.node_count, 17);
+        CHECK_EQ_INT(t.branch_count, 2);
+        CHECK_EQ_INT(t.leaf_count, 15);
+        CHECK_EQ_INT(t.nodes_size, 2 + 15 * 3);
+        CHECK_EQ_INT(t.vein_count, with ? 2 : 0);
+        check_reencode(&t, &b);
+        if (with) {
+            CHECK_EQ_INT(t.minable_count, 3);
+            CHECK_EQ_INT(t.veins[0].world_position[0], -5);
+            CHECK_EQ_INT(t.veins[0].cluster_position[2], 0);
+            CHECK_EQ_INT(t.veins[0].id_hash, 0x12345678);
+            CHECK_EQ_INT(t.veins[1].id_hash, -77);
+            CHECK_EQ_INT(t.veins[1].cluster_position[0], 303);
+            CHECK_EQ_INT(t.veins[1].first_minable, 0);
+            CHECK_EQ_INT(t.minables[2].x, 3);
+            CHECK_EQ_INT(t.minables[2].parent_index, 2);
+            CHECK_EQ_INT(t.minables[1].is_active, 1);
+        }
+        /* Positions follow the seed's child order: bit 0 x, bit 1 y, bit 2 z. */
+        trn_stationeers_iter it;
+        trn_stationeers_iter_init(&it, &t);
+        trn_stationeers_node n;
+        int count = 0;
+        while (trn_stationeers_iter_next(&it, &n)) {
+            if (count == 0) CHECK(n.depth == 0 && n.size == 4 && !(n.flags & 1));
+            if (count == 2) CHECK(n.depth == 1 && n.x == 2 && n.y == 0 && n.z == 0);
+            if (count == 3 + 6) /* inner child 6: x low, y high, z high inside (2, 0, 0) */
+                CHECK(n.depth == 2 && n.x == 2 && n.y == 1 && n.z == 1 && n.size == 1 &&
+                      n.density == 180 && n.child_index == 6);
+            if (count == 11) /* root child 2 */
+                CHECK(n.depth == 1 && n.x == 0 && n.y == 2 && n.z == 0 && n.size == 2);
+            if (count == 16) CHECK(n.x == 2 && n.y == 2 && n.z == 2 && n.offset == off_veins - 3);
+            count++;
+        }
+        CHECK_EQ_INT(count, 17);
+        trn_stationeers_stats s;
+        trn_stationeers_stats_compute(&t, &s);
+        CHECK_EQ_INT(s.branches, 2);
+        CHECK_EQ_INT(s.leaves, 15);
+        CHECK_EQ_INT(s.modified_branches, 1);
+        CHECK_EQ_INT(s.modified_leaves, 3); /* inner 0, 3, 6 */
+        CHECK_EQ_INT(s.density_leaves[0], 7);
+        CHECK_EQ_INT(s.density_leaves[255], 1);
+        CHECK_EQ_INT(s.type_leaves[TRN_STATIONEERS_TYPE_CRUST], 4);
+        CHECK_EQ_INT(s.type_leaves[TRN_STATIONEERS_TYPE_BEDROCK], 4);
+        CHECK_EQ_INT(s.leaves_by_depth[2], 8);
+        CHECK(s.solid_voxels == 8.0 + 3.0); /* the 2^3 leaf, inner densities 150 180 210 */
+        CHECK_EQ_INT(s.active_minables, with ? 1 : 0);
+        trn_stationeers_dispose(&t);
+        trn_stationeers_dispose(&t); /* twice is harmless */
+    }
+    trn_stationeers_dispose(NULL);
+}
+
+/* A MaxDepth-12 tree with one path to the far corner voxel, and a single-leaf world. */
+static void test_deep_and_shallow(void)
+{
+    static bytes b;
+    b.size = 0;
+    put32(&b, 12);
+    for (int d = 0; d < 12; d++) {
+        put8(&b, d % 2 ? TRN_STATIONEERS_MODIFIED : 0);
+        for (int k = 0; k < 7; k++)
+            leaf(&b, 0, (uint8_t)k, (uint8_t)(k & 15));
+    }
+    leaf(&b, TRN_STATIONEERS_MODIFIED, 200, TRN_STATIONEERS_TYPE_MACRO);
+    put32(&b, 0);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "deep.dat", NULL, &t, NULL));
+    CHECK_EQ_INT(t.node_count, 1 + 12 * 8);
+    check_reencode(&t, &b);
+    trn_stationeers_iter it;
+    trn_stationeers_iter_init(&it, &t);
+    trn_stationeers_node n, last = {0};
+    while (trn_stationeers_iter_next(&it, &n))
+        last = n;
+    CHECK(last.depth == 12 && last.x == 4095 && last.y == 4095 && last.z == 4095 &&
+          last.size == 1 && last.density == 200 && last.type == TRN_STATIONEERS_TYPE_MACRO);
+    trn_stationeers_dispose(&t);
+
+    b.size = 0;
+    put32(&b, 0);
+    leaf(&b, 0, 255, TRN_STATIONEERS_TYPE_BEDROCK);
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "one.dat", NULL, &t, NULL));
+    CHECK_EQ_INT(t.leaf_count, 1);
+    check_reencode(&t, &b);
+    trn_stationeers_dispose(&t);
+}
+
+static void test_truncations(void)
+{
+    static bytes b;
+    sample_file(&b, true);
+    trn_stationeers_terrain t;
+    trn_error e;
+    /* Every cut is a truncation at or before the cut, never past it. */
+    for (size_t cut = 0; cut < b.size; cut++) {
+        trn_status st = trn_stationeers_parse(b.data, cut, "cut.dat", NULL, &t, &e);
+        CHECK_EQ_INT(st, TRN_ERR_TRUNCATED);
+        CHECK(e.offset >= 0 && (size_t)e.offset <= cut);
+        CHECK(t.nodes == NULL && t.node_count == 0);
+        CHECK_CONTAINS(e.file, "cut.dat");
+    }
+    /* Named places. */
+    CHECK_STATUS(trn_stationeers_parse(b.data, 2, "c.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, 0);
+    CHECK_CONTAINS(e.message, "MaxDepth");
+    CHECK_STATUS(trn_stationeers_parse(b.data, 4, "c.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, 4);
+    CHECK_CONTAINS(e.message, "root node (depth 0)");
+    CHECK_STATUS(trn_stationeers_parse(b.data, off_inner_leaf3 + 2, "c.dat", NULL, &t, &e),
+                 TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_inner_leaf3 + 1);
+    CHECK_CONTAINS(e.message, "node at depth 2 (path 1/3) (leaf)");
+    CHECK_STATUS(trn_stationeers_parse(b.data, off_inner_branch, "c.dat", NULL, &t, &e),
+                 TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_inner_branch);
+    CHECK_CONTAINS(e.message, "node at depth 1 (path 1)");
+    CHECK_STATUS(trn_stationeers_parse(b.data, off_veins + 3, "c.dat", NULL, &t, &e),
+                 TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_veins);
+    CHECK_CONTAINS(e.message, "vein count");
+    CHECK_STATUS(trn_stationeers_parse(b.data, off_vein1 + 16, "c.dat", NULL, &t, &e),
+                 TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_vein1);
+    CHECK_CONTAINS(e.message, "vein 1 of 2");
+    CHECK_STATUS(trn_stationeers_parse(b.data, off_vein1_minable2 + 4, "c.dat", NULL, &t, &e),
+                 TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_vein1_minable2);
+    CHECK_CONTAINS(e.message, "vein 1, minable 2 of 3");
+    CHECK_STATUS(trn_stationeers_parse(NULL, 0, "c.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, 0);
+}
+
+static void test_rejections(void)
+{
+    static bytes b;
+    trn_stationeers_terrain t;
+    trn_error e;
+    sample_file(&b, false);
+    /* Trailing bytes. */
+    b.data[b.size] = 0x42;
+    CHECK_STATUS(trn_stationeers_parse(b.data, b.size + 1, "x.dat", NULL, &t, &e),
+                 TRN_ERR_TRAILING_DATA);
+    CHECK_EQ_INT(e.offset, b.size);
+    CHECK_CONTAINS(e.message, "1 bytes after the vein section");
+
+    /* Absurd and over-limit MaxDepth. */
+    const int32_t absurd[] = {-1, 25, 1000000, INT32_MIN};
+    for (size_t k = 0; k < sizeof absurd / sizeof absurd[0]; k++) {
+        bytes h = {{0}, 0};
+        put32(&h, absurd[k]);
+        leaf(&h, 0, 0, 0);
+        put32(&h, 0);
+        CHECK_STATUS(trn_stationeers_parse(h.data, h.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+        CHECK_EQ_INT(e.offset, 0);
+        CHECK_CONTAINS(e.message, "not a terrain depth");
+    }
+    bytes h = {{0}, 0};
+    put32(&h, 15);
+    leaf(&h, 0, 0, 0);
+    put32(&h, 0);
+    CHECK_STATUS(trn_stationeers_parse(h.data, h.size, "x.dat", NULL, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 0);
+    trn_stationeers_limits lim;
+    trn_stationeers_limits_default(&lim);
+    lim.max_depth = 1;
+    CHECK_STATUS(trn_stationeers_parse(b.data, b.size, "x.dat", &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "MaxDepth 2");
+
+    /* Node limit: the 6th node is refused at its offset. */
+    trn_stationeers_limits_default(&lim);
+    lim.max_nodes = 5;
+    CHECK_STATUS(trn_stationeers_parse(b.data, b.size, "x.dat", &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, off_inner_branch + 1 + 2 * 3); /* root, leaf, branch, 3 leaves */
+
+    /* A branch at depth MaxDepth: inner child 3 becomes a branch. */
+    static bytes c;
+    c = b;
+    c.data[off_inner_leaf3] = 0x00;
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, off_inner_leaf3);
+    CHECK_CONTAINS(e.message, "must be a leaf");
+
+    /* Unknown flag and type bits; kept verbatim when accepted. */
+    c = b;
+    c.data[off_inner_leaf3] = 0x05;
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, off_inner_leaf3);
+    CHECK_CONTAINS(e.message, "flags 0x05");
+    c.data[off_inner_leaf3] = 0x01;
+    c.data[off_inner_leaf3 + 2] = 0x30;
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, off_inner_leaf3 + 2);
+    CHECK_CONTAINS(e.message, "node type 0x30");
+    c.data[off_inner_leaf3] = 0xf5;
+    trn_stationeers_limits_default(&lim);
+    lim.accept_unknown_bits = true;
+    CHECK_OK(trn_stationeers_parse(c.data, c.size, "x.dat", &lim, &t, &e));
+    check_reencode(&t, &c);
+    trn_stationeers_dispose(&t);
+
+    /* Vein counts: negative, over the limit, and a huge count with no bytes behind it. */
+    c = b;
+    c.size = off_veins;
+    put32(&c, -3);
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, off_veins);
+    c.size = off_veins;
+    put32(&c, 2000000);
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, off_veins);
+    c.size = off_veins;
+    put32(&c, 1000000);
+    vein(&c, 1, 2, 0);
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, off_veins + 4 + 17);
+    CHECK_CONTAINS(e.message, "vein 1 of 1000000");
+    trn_stationeers_limits_default(&lim);
+    lim.max_veins = 1;
+    sample_file(&c, true);
+    CHECK_STATUS(trn_stationeers_parse(c.data, c.size, "x.dat", &lim, &t, &e), TRN_ERR_LIMIT);
+
+    /* Sniffing. */
+    CHECK(trn_stationeers_sniff(b.data, b.size));
+    CHECK(!trn_stationeers_sniff(b.data, 4));
+    CHECK(!trn_stationeers_sniff((const uint8_t *)"\x09\x00\x04\x00\x00", 5));
+    CHECK(!trn_stationeers_sniff((const uint8_t *)"\x0c\x00\x00\x00\x07", 5));
+}
+
+/* No branch may hold eight equal leaves (from_field collapses them). */
+static bool canonical(const trn_stationeers_terrain *t)
+{
+    trn_stationeers_iter it;
+    trn_stationeers_iter_init(&it, t);
+    trn_stationeers_node n;
+    size_t branch_at = (size_t)-1;
+    int leaves = 0;
+    uint8_t first[2] = {0, 0};
+    bool ok = true;
+    while (trn_stationeers_iter_next(&it, &n)) {
+        if (!(n.flags & 1)) {
+            branch_at = n.offset;
+            leaves = 0;
+            continue;
+        }
+        if (branch_at != (size_t)-1 && n.offset == branch_at + 1 + 3 * (size_t)leaves) {
+            if (leaves == 0) {
+                first[0] = n.density;
+                first[1] = n.type;
+                leaves = 1;
+            } else if (n.density == first[0] && n.type == first[1]) {
+                if (++leaves == 8) ok = false;
+            } else {
+                branch_at = (size_t)-1;
+            }
+        }
+    }
+    return ok;
+}
+
+static void check_field_round_trip(const trn_field *f, const trn_stationeers_field_options *o,
+                                   uint32_t expect_depth)
+{
+    trn_stationeers_terrain t;
+    trn_stationeers_field_report rep;
+    trn_error e;
+    CHECK_OK(trn_stationeers_from_field(f, o, &t, &rep, NULL, NULL, &e));
+    CHECK_EQ_INT(t.max_depth, expect_depth);
+    CHECK_EQ_INT(rep.clamped_low + rep.clamped_high, 0);
+    CHECK(canonical(&t));
+    /* The file it makes parses back to the same tree. */
+    uint8_t *enc;
+    size_t n;
+    CHECK_OK(trn_stationeers_encode(&t, &enc, &n, NULL));
+    trn_stationeers_terrain again;
+    CHECK_OK(trn_stationeers_parse(enc, n, "gen.dat", NULL, &again, &e));
+    CHECK_EQ_INT(again.node_count, t.node_count);
+    CHECK_EQ_INT(again.leaf_count, t.leaf_count);
+    free(enc);
+    trn_stationeers_dispose(&again);
+
+    trn_field back;
+    trn_stationeers_field_report rep2;
+    CHECK_OK(trn_stationeers_to_field(&t, o, &back, &rep2, NULL, NULL, &e));
+    CHECK_EQ_INT(back.cells_x, (1u << expect_depth) - 1);
+    CHECK_EQ_INT(rep2.empty_columns, 0);
+    double worst = 0;
+    size_t sx = f->cells_x + 1;
+    for (uint32_t j = 0; j <= f->cells_z; j++)
+        for (uint32_t i = 0; i <= f->cells_x; i++) {
+            double d = fabs((double)back.heights[(size_t)j * (back.cells_x + 1) + i] -
+                            (double)f->heights[(size_t)j * sx + i]);
+            if (d > worst) worst = d;
+        }
+    /* Within half a density step (plus float rounding of the metres). */
+    CHECK(worst <= o->voxel_size * (0.5 / 255.0) + 1e-4);
+    if (worst > o->voxel_size * (0.5 / 255.0) + 1e-4) fprintf(stderr, "worst %g\n", worst);
+    trn_field_dispose(&back);
+    trn_stationeers_dispose(&t);
+}
+
+static void test_field_round_trip(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 63, 63, 63, 63, NULL));
+    for (uint32_t j = 0; j < 64; j++)
+        for (uint32_t i = 0; i < 64; i++)
+            f.heights[j * 64 + i] =
+                (float)(20.0 + 12.0 * sin(i * 0.21) * cos(j * 0.13) + 0.37 * (i % 5));
+    trn_stationeers_field_options o;
+    trn_stationeers_field_options_default(&o);
+    check_field_round_trip(&f, &o, 6);
+    o.crust_depth = 0;
+    check_field_round_trip(&f, &o, 6);
+    o.crust_depth = 5;
+    o.bedrock_layers = 3;
+    check_field_round_trip(&f, &o, 6);
+    /* Half-metre voxels from -10 m: heights need 2 * 42 voxels, so MaxDepth 7. */
+    trn_stationeers_field_options_default(&o);
+    o.voxel_size = 0.5;
+    o.base = -10;
+    check_field_round_trip(&f, &o, 7);
+    o.max_depth = 8;
+    check_field_round_trip(&f, &o, 8);
+    trn_field_dispose(&f);
+
+    /* A flat field collapses to a handful of nodes, and its types are where they belong. */
+    CHECK_OK(trn_field_init(&f, 15, 15, 15, 15, NULL));
+    for (size_t k = 0; k < 256; k++)
+        f.heights[k] = 8.0f;
+    trn_stationeers_field_options_default(&o);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, NULL));
+    CHECK_EQ_INT(t.max_depth, 4);
+    /* root, 4 air leaves above y 8, and per lower octant: a branch, 4 bedrock leaves (y 0..3)
+     * and 4 branches of 4 dirt (y 4, 5) and 4 crust (y 6, 7) leaves. */
+    CHECK_EQ_INT(t.node_count, 1 + 4 + 4 * (1 + 4 + 4 * 9));
+    CHECK(canonical(&t));
+    trn_stationeers_iter it;
+    trn_stationeers_iter_init(&it, &t);
+    trn_stationeers_node n;
+    uint64_t vox[16] = {0};
+    uint8_t type_at[16] = {0}, dens_at[16] = {0};
+    while (trn_stationeers_iter_next(&it, &n)) {
+        if (!(n.flags & 1)) continue;
+        CHECK_EQ_INT(n.flags, 1); /* never marked modified */
+        for (uint32_t y = n.y; y < n.y + n.size; y++) {
+            vox[y] += (uint64_t)n.size * n.size;
+            type_at[y] = n.type;
+            dens_at[y] = n.density;
+        }
+    }
+    for (int y = 0; y < 16; y++)
+        CHECK_EQ_INT(vox[y], 256);
+    CHECK_EQ_INT(type_at[0], TRN_STATIONEERS_TYPE_BEDROCK);
+    CHECK_EQ_INT(type_at[3], TRN_STATIONEERS_TYPE_BEDROCK);
+    CHECK_EQ_INT(type_at[4], TRN_STATIONEERS_TYPE_DIRT);
+    CHECK_EQ_INT(type_at[5], TRN_STATIONEERS_TYPE_DIRT);
+    CHECK_EQ_INT(type_at[6], TRN_STATIONEERS_TYPE_CRUST);
+    CHECK_EQ_INT(type_at[7], TRN_STATIONEERS_TYPE_CRUST);
+    CHECK_EQ_INT(dens_at[7], 255);
+    CHECK_EQ_INT(type_at[8], TRN_STATIONEERS_TYPE_NONE);
+    CHECK_EQ_INT(dens_at[8], 0);
+    trn_field back;
+    CHECK_OK(trn_stationeers_to_field(&t, &o, &back, NULL, NULL, NULL, NULL));
+    CHECK(back.heights[0] == 8.0f && back.heights[255] == 8.0f);
+    trn_field_dispose(&back);
+    trn_stationeers_dispose(&t);
+
+    /* Clamps, edge extension and sizes that do not fit. */
+    f.heights[3] = -5.0f;
+    f.heights[4] = 100.0f;
+    f.heights[5] = NAN;
+    o.max_depth = 5;
+    trn_stationeers_field_report rep;
+    CHECK_OK(trn_stationeers_from_field(&f, &o, &t, &rep, NULL, NULL, NULL));
+    CHECK_EQ_INT(rep.clamped_low, 2);
+    CHECK_EQ_INT(rep.clamped_high, 1);
+    CHECK_EQ_INT(rep.extended, 32 * 32 - 16 * 16);
+    CHECK_OK(trn_stationeers_to_field(&t, &o, &back, NULL, NULL, NULL, NULL));
+    CHECK(back.heights[3] == 4.0f && back.heights[4] == 32.0f && back.heights[5] == 4.0f);
+    CHECK(back.heights[31] == 8.0f && back.heights[32 * 31 + 20] == 8.0f); /* extended */
+    trn_field_dispose(&back);
+    trn_stationeers_dispose(&t);
+    o.max_depth = 3;
+    trn_error e;
+    CHECK_STATUS(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, &e), TRN_ERR_MISMATCH);
+    CHECK_CONTAINS(e.message, "16 x 16 samples do not fit the 8 x 8 columns");
+    o.max_depth = 0;
+    o.voxel_size = 0;
+    CHECK_STATUS(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&f);
+}
+
+/* Hand-made columns pin the reading rule: solid is density >= 128, the surface sits in the
+ * partial voxel right above the top solid one, or else inside the top solid voxel. */
+static void test_to_field_rule(void)
+{
+    static bytes b;
+    b.size = 0;
+    put32(&b, 1);
+    put8(&b, 0);
+    leaf(&b, 0, 255, 2); /* 0: (0,0,0) */
+    leaf(&b, 0, 200, 2); /* 1: (1,0,0) */
+    leaf(&b, 0, 100, 1); /* 2: (0,1,0) above child 0 */
+    leaf(&b, 0, 0, 0);   /* 3: (1,1,0) */
+    leaf(&b, 0, 50, 1);  /* 4: (0,0,1) partial, no solid below */
+    leaf(&b, 0, 0, 0);   /* 5: (1,0,1) */
+    leaf(&b, 0, 0, 0);   /* 6: (0,1,1) */
+    leaf(&b, 0, 255, 8); /* 7: (1,1,1) floating solid */
+    put32(&b, 0);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "r.dat", NULL, &t, NULL));
+    trn_field f;
+    trn_stationeers_field_report rep;
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+    CHECK_EQ_INT(f.cells_x, 1);
+    CHECK(fabsf(f.heights[0] - (float)(1.0 + 100.0 / 255.0)) < 1e-6f);
+    CHECK(fabsf(f.heights[1] - (float)(200.0 / 255.0)) < 1e-6f);
+    CHECK(fabsf(f.heights[2] - (float)(50.0 / 255.0)) < 1e-6f);
+    CHECK(f.heights[3] == 2.0f);
+    CHECK_EQ_INT(rep.empty_columns, 0);
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+
+    b.size = 0;
+    put32(&b, 3);
+    leaf(&b, 0, 0, 0);
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "air.dat", NULL, &t, NULL));
+    trn_stationeers_field_options o;
+    trn_stationeers_field_options_default(&o);
+    o.base = -3;
+    CHECK_OK(trn_stationeers_to_field(&t, &o, &f, &rep, NULL, NULL, NULL));
+    CHECK_EQ_INT(rep.empty_columns, 64);
+    CHECK(f.heights[0] == -3.0f);
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+}
+
+static int cancel_at_once(double done, const char *stage, void *user)
+{
+    (void)done, (void)stage, (void)user;
+    return TRN_CANCEL;
+}
+
+static void test_cancel(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 255, 255, 255, 255, NULL));
+    for (size_t k = 0; k < 256 * 256; k++)
+        f.heights[k] = (float)(10 + (k % 7));
+    trn_stationeers_terrain t;
+    trn_error e;
+    CHECK_STATUS(trn_stationeers_from_field(&f, NULL, &t, NULL, cancel_at_once, NULL, &e),
+                 TRN_ERR_CANCELLED);
+    CHECK(t.nodes == NULL);
+    trn_field_dispose(&f);
+}
+
+/* ---- .save archives ---- */
+
+static void add_entry(zip_t *za, const char *name, const void *data, size_t size, int32_t method)
+{
+    zip_source_t *s = zip_source_buffer(za, data, size, 0);
+    zip_int64_t idx = zip_file_add(za, name, s, ZIP_FL_ENC_UTF_8);
+    CHECK(idx >= 0);
+    CHECK(zip_set_file_compression(za, (zip_uint64_t)idx, method, 0) == 0);
+    CHECK(zip_file_set_mtime(za, (zip_uint64_t)idx, 1700000000 + (time_t)idx * 60, 0) == 0);
+}
+
+static uint8_t preview[5000];
+static const char world_xml[] = "<?xml version=\"1.0\"?>\n<WorldData><WorldName>Lunar</WorldName>"
+                                "<Things>repeat repeat repeat repeat repeat</Things></WorldData>\n";
+static const char meta_xml[] = "<WorldMetaData><WorldType>Lunar</WorldType></WorldMetaData>\n";
+
+static bool make_save(const char *path, const bytes *dat, bool second_terrain)
+{
+    int zerr;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!za) return false;
+    add_entry(za, "world.xml", world_xml, sizeof world_xml - 1, ZIP_CM_DEFLATE);
+    add_entry(za, "world_meta.xml", meta_xml, sizeof meta_xml - 1, ZIP_CM_STORE);
+    if (dat) add_entry(za, "terrain.dat", dat->data, dat->size, ZIP_CM_DEFLATE);
+    add_entry(za, "preview.png", preview, sizeof preview, ZIP_CM_STORE);
+    if (second_terrain) add_entry(za, "old/Terrain.DAT", "x", 1, ZIP_CM_STORE);
+    return zip_close(za) == 0;
+}
+
+/* Raw (still compressed) bytes of entry i. */
+static uint8_t *raw_entry(zip_t *za, zip_uint64_t i, size_t *n)
+{
+    zip_stat_t s;
+    zip_stat_index(za, i, 0, &s);
+    *n = (size_t)s.comp_size;
+    uint8_t *buf = malloc(*n + 1);
+    zip_file_t *zf = zip_fopen_index(za, i, ZIP_FL_COMPRESSED);
+    zip_int64_t r = zf ? zip_fread(zf, buf, *n) : -1;
+    if (zf) zip_fclose(zf);
+    CHECK(r == (zip_int64_t)*n);
+    return buf;
+}
+
+static void test_save(void)
+{
+    char dir[512], save[600], out[600], bad[600];
+    trn_test_tmpdir(dir, sizeof dir);
+    snprintf(save, sizeof save, "%s/world.save", dir);
+    snprintf(out, sizeof out, "%s/out.save", dir);
+    for (size_t k = 0; k < sizeof preview; k++)
+        preview[k] = (uint8_t)(k * 2654435761u >> 13);
+    static bytes dat, dat2;
+    sample_file(&dat, true);
+    CHECK(make_save(save, &dat, false));
+
+    uint8_t *got;
+    size_t n;
+    trn_error e;
+    CHECK_OK(trn_stationeers_save_extract(save, 0, &got, &n, &e));
+    CHECK(n == dat.size && memcmp(got, dat.data, n) == 0);
+    free(got);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_save_read(save, NULL, &t, &e));
+    CHECK_EQ_INT(t.vein_count, 2);
+    trn_stationeers_dispose(&t);
+    CHECK_STATUS(trn_stationeers_save_extract(save, 10, &got, &n, &e), TRN_ERR_LIMIT);
+
+    /* Replace terrain.dat with a different tree; everything else stays as stored. */
+    sample_file(&dat2, false);
+    size_t in_size;
+    uint8_t *before = trn_test_read_file(save, &in_size);
+    CHECK_OK(trn_stationeers_save_replace(save, out, dat2.data, dat2.size, &e));
+    size_t in_size2;
+    uint8_t *after = trn_test_read_file(save, &in_size2);
+    CHECK(in_size == in_size2 && memcmp(before, after, in_size) == 0); /* input untouched */
+    free(before);
+    free(after);
+    CHECK_OK(trn_stationeers_save_extract(out, 0, &got, &n, &e));
+    CHECK(n == dat2.size && memcmp(got, dat2.data, n) == 0);
+    free(got);
+    int zerr;
+    zip_t *a = zip_open(save, ZIP_RDONLY, &zerr), *b = zip_open(out, ZIP_RDONLY, &zerr);
+    CHECK(a && b);
+    if (a && b) {
+        CHECK_EQ_INT(zip_get_num_entries(a, 0), zip_get_num_entries(b, 0));
+        for (zip_uint64_t i = 0; i < (zip_uint64_t)zip_get_num_entries(a, 0); i++) {
+            zip_stat_t sa, sb;
+            zip_stat_index(a, i, 0, &sa);
+            zip_stat_index(b, i, 0, &sb);
+            CHECK(strcmp(sa.name, sb.name) == 0);
+            CHECK_EQ_INT(sa.comp_method, sb.comp_method);
+            CHECK(sa.mtime == sb.mtime);
+            if (strcmp(sa.name, "terrain.dat") == 0) continue;
+            CHECK_EQ_INT(sa.crc, sb.crc);
+            size_t na, nb;
+            uint8_t *ra = raw_entry(a, i, &na), *rb = raw_entry(b, i, &nb);
+            CHECK(na == nb && memcmp(ra, rb, na) == 0);
+            free(ra);
+            free(rb);
+        }
+    }
+    if (a) zip_discard(a);
+    if (b) zip_discard(b);
+
+    /* In place. */
+    CHECK_OK(trn_stationeers_save_replace(out, out, dat.data, dat.size, &e));
+    CHECK_OK(trn_stationeers_save_extract(out, 0, &got, &n, &e));
+    CHECK(n == dat.size && memcmp(got, dat.data, n) == 0);
+    free(got);
+
+    /* No terrain.dat, two of them, not a ZIP, a bad terrain.dat inside. */
+    snprintf(bad, sizeof bad, "%s/none.save", dir);
+    CHECK(make_save(bad, NULL, false));
+    CHECK_STATUS(trn_stationeers_save_extract(bad, 0, &got, &n, &e), TRN_ERR_NOT_FOUND);
+    CHECK_CONTAINS(e.message, "no terrain.dat");
+    CHECK_STATUS(trn_stationeers_save_replace(bad, out, dat.data, dat.size, &e), TRN_ERR_NOT_FOUND);
+    CHECK(make_save(bad, &dat, true));
+    CHECK_STATUS(trn_stationeers_save_extract(bad, 0, &got, &n, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "two entries named terrain.dat");
+    trn_test_write_file(bad, "not a zip at all", 16);
+    CHECK_STATUS(trn_stationeers_save_extract(bad, 0, &got, &n, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "not a readable ZIP");
+    dat2.size -= 2;
+    CHECK(make_save(bad, &dat2, false));
+    CHECK_STATUS(trn_stationeers_save_read(bad, NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_CONTAINS(e.file, "none.save:terrain.dat");
+    CHECK_EQ_INT(e.offset, off_veins);
+}
+
+int main(void)
+{
+    RUN(test_round_trip_small);
+    RUN(test_deep_and_shallow);
+    RUN(test_truncations);
+    RUN(test_rejections);
+    RUN(test_field_round_trip);
+    RUN(test_to_field_rule);
+    RUN(test_cancel);
+    RUN(test_save);
+    return trn_test_finish();
+}
