@@ -1,0 +1,248 @@
+/* GeoTIFF elevation models: in-memory reading with limits, georeferencing, NoData, float32 writing.
+ */
+#ifndef TERRANE_GEOTIFF_H
+#define TERRANE_GEOTIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a file is read:
+ *   1. The TIFF header and the first image directory (IFD) are checked with a bounded cursor
+ *      before anything is allocated: byte order (II/MM), version 42 (classic) or 43 (BigTIFF),
+ *      the IFD's entry count and every entry's value count against the limits, and that every
+ *      entry's data lies inside the file. Errors name the byte offset of the field at fault.
+ *   2. The GeoTIFF tags are parsed from those bytes with the cursor: ModelPixelScale (33550),
+ *      ModelTiepoint (33922), ModelTransformation (34264), GeoKeyDirectory (34735) with
+ *      GeoDoubleParams (34736) and GeoAsciiParams (34737), and GDAL_NODATA (42113, ASCII).
+ *   3. Pixels are decoded by libtiff (any compression it was built with, strips or tiles,
+ *      either byte order, BigTIFF, predictors) from the same memory through TIFFClientOpenExt;
+ *      its errors and warnings go to per-call handlers (TIFFOpenOptions, libtiff 4.5), never to
+ *      the global ones, so calls on different threads do not mix their messages. Width,
+ *      height and sample count are checked against the limits before the raster is allocated,
+ *      and libtiff's own single allocations are bounded by limits.max_alloc.
+ * Only the first image is read (later directories are usually overviews). Samples: 8/16/32-bit
+ * unsigned or signed integers and 32/64-bit floats. A multi-band file gives its band 1 (the
+ * info says how many bands there were). */
+
+typedef enum trn_geotiff_sample {
+    TRN_GEOTIFF_SAMPLE_U8 = 0,
+    TRN_GEOTIFF_SAMPLE_I8 = 1,
+    TRN_GEOTIFF_SAMPLE_U16 = 2,
+    TRN_GEOTIFF_SAMPLE_I16 = 3,
+    TRN_GEOTIFF_SAMPLE_U32 = 4,
+    TRN_GEOTIFF_SAMPLE_I32 = 5,
+    TRN_GEOTIFF_SAMPLE_F32 = 6,
+    TRN_GEOTIFF_SAMPLE_F64 = 7,
+} trn_geotiff_sample;
+
+/* "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64". */
+const char *trn_geotiff_sample_name(trn_geotiff_sample sample);
+
+/* Where the NoData value came from. Conventions are used only when the file has no GDAL_NODATA
+ * tag and the value occurs in the data: -32768 in int16 files (SRTM's void value), -9999 in
+ * signed or float files (ESRI/USGS grids). NaN samples of float files are always NoData. */
+typedef enum trn_geotiff_nodata_source {
+    TRN_GEOTIFF_NODATA_NONE = 0,
+    TRN_GEOTIFF_NODATA_TAG = 1,         /* GDAL_NODATA tag */
+    TRN_GEOTIFF_NODATA_MINUS_32768 = 2, /* the int16 convention */
+    TRN_GEOTIFF_NODATA_MINUS_9999 = 3,  /* the -9999 convention */
+    TRN_GEOTIFF_NODATA_NAN = 4,         /* no value, but NaN samples in a float file */
+} trn_geotiff_nodata_source;
+
+/* "none", "GDAL_NODATA tag", "-32768 convention", "-9999 convention", "NaN samples". */
+const char *trn_geotiff_nodata_source_name(trn_geotiff_nodata_source source);
+
+/* Bounds for reading untrusted files, all checked before allocating. */
+typedef struct trn_geotiff_limits {
+    uint32_t max_width, max_height; /* default 65536 each */
+    uint64_t max_samples;           /* width * height; default 2^30 (4 GiB as float32) */
+    uint32_t max_ifd_entries;       /* entries in the first IFD; default 1024 */
+    uint64_t max_tag_values;        /* values in any one IFD entry; default 2^24 */
+    uint32_t max_geokeys;           /* GeoKeyDirectory keys; default 1024 */
+    uint64_t max_alloc;             /* libtiff's largest single allocation; default 1 GiB */
+} trn_geotiff_limits;
+
+void trn_geotiff_limits_default(trn_geotiff_limits *limits);
+
+/* True when data starts like a TIFF ("II*\0", "MM\0*" or BigTIFF's "II+\0", "MM\0+"). */
+bool trn_geotiff_sniff(const uint8_t *data, size_t size);
+
+/* GeoKey values this library interprets (GeoTIFF 1.1, OGC 19-008r4). */
+#define TRN_GEOTIFF_MODEL_PROJECTED 1
+#define TRN_GEOTIFF_MODEL_GEOGRAPHIC 2
+#define TRN_GEOTIFF_MODEL_GEOCENTRIC 3
+#define TRN_GEOTIFF_RASTER_PIXEL_IS_AREA 1
+#define TRN_GEOTIFF_RASTER_PIXEL_IS_POINT 2
+#define TRN_GEOTIFF_USER_DEFINED 32767
+
+/* Room for a GeoKey directory kept verbatim, so a written file keeps every key (datum, units,
+ * citations) without this library knowing them. Larger directories are interpreted but not
+ * kept (kept_keys false), and the writer then writes the keys it knows. */
+#define TRN_GEOTIFF_KEEP_KEYS 128
+#define TRN_GEOTIFF_KEEP_DOUBLES 64
+#define TRN_GEOTIFF_KEEP_ASCII 1024
+
+/* Georeferencing: plain data (no pointers), so it may be copied and freed with free(). */
+typedef struct trn_geotiff_georef {
+    /* The affine map from raster to model (CRS) coordinates, GDAL's order and convention:
+     * x = t[0] + col * t[1] + row * t[2], y = t[3] + col * t[4] + row * t[5], where (col, row)
+     * = (0, 0) is the outer corner of the first pixel, so its centre is (0.5, 0.5). For
+     * PixelIsPoint files the half-pixel shift is applied (as GDAL does), so t means the same
+     * for both raster types. has_transform is false when the file gives neither
+     * scale + tiepoint nor a transformation matrix. */
+    bool has_transform;
+    double transform[6];
+    /* The tags as stored (has_* false when absent). */
+    bool has_pixel_scale, has_tiepoint, has_model_transformation;
+    double pixel_scale[3];
+    double tiepoint[6]; /* the first tiepoint: I, J, K, X, Y, Z */
+    uint32_t tiepoint_count;
+    double model_transformation[16];
+    /* Interpreted keys (0 when absent). */
+    bool has_geokeys;
+    uint16_t model_type;      /* GTModelTypeGeoKey (1024) */
+    uint16_t raster_type;     /* GTRasterTypeGeoKey (1025); 0 = absent (PixelIsArea assumed) */
+    uint16_t projected_epsg;  /* ProjectedCSTypeGeoKey (3072) */
+    uint16_t geographic_epsg; /* GeographicTypeGeoKey (2048) */
+    uint16_t vertical_epsg;   /* VerticalCSTypeGeoKey (4096) */
+    uint16_t linear_units;    /* ProjLinearUnitsGeoKey (3076); 0 = absent (metre assumed) */
+    uint16_t angular_units;   /* GeogAngularUnitsGeoKey (2054); 0 = absent (degree assumed) */
+    uint16_t vertical_units;  /* VerticalUnitsGeoKey (4099); 0 = absent (metre assumed) */
+    char citation[256];       /* GTCitationGeoKey (1026), else PCSCitationGeoKey (3073) */
+    /* Derived. */
+    uint32_t epsg;               /* the CRS code: projected if given, else geographic; 0 none */
+    bool geographic;             /* model type 2, or a geographic code without a projected one */
+    double linear_unit_metres;   /* metres per projected unit (1 when unknown: see units_known) */
+    double vertical_unit_metres; /* metres per height unit (1 when absent or unknown) */
+    bool units_known;            /* linear (or angular) units are absent or understood */
+    /* Ground size of a pixel in metres along a row (x) and a column (y); for geographic CRSs
+     * at the centre latitude of the raster on the WGS84 ellipsoid (meridional and
+     * prime-vertical radii of curvature). 0 when has_transform is false. */
+    double metres_per_pixel_x, metres_per_pixel_y;
+    double centre_latitude; /* degrees, geographic CRSs only */
+    /* The directory as stored, for writing back (kept_keys false when absent or too large). */
+    bool kept_keys;
+    uint16_t keys[4 * (TRN_GEOTIFF_KEEP_KEYS + 1)];
+    uint32_t key_shorts;
+    double doubles[TRN_GEOTIFF_KEEP_DOUBLES];
+    uint32_t double_count;
+    char ascii[TRN_GEOTIFF_KEEP_ASCII];
+    uint32_t ascii_size; /* bytes, including the final NUL */
+} trn_geotiff_georef;
+
+/* What a file says about itself, without its pixels. */
+typedef struct trn_geotiff_info {
+    uint32_t width, height;
+    uint16_t bands; /* SamplesPerPixel; band 1 is read */
+    uint16_t bits_per_sample;
+    uint16_t sample_format; /* TIFF SampleFormat: 1 uint, 2 int, 3 float */
+    trn_geotiff_sample sample;
+    uint16_t compression; /* TIFF Compression code */
+    char compression_name[32];
+    uint16_t predictor; /* 1 none, 2 horizontal, 3 floating point */
+    bool tiled;
+    uint32_t tile_width, tile_height; /* when tiled */
+    uint32_t rows_per_strip;          /* when stripped */
+    bool planar_separate;
+    bool big_endian, bigtiff;
+    uint32_t ifd_entries;
+    bool has_georef; /* any GeoTIFF tag */
+    trn_geotiff_georef georef;
+    bool has_nodata_tag;
+    char nodata_text[64]; /* the GDAL_NODATA text as stored */
+    double nodata_tag_value;
+} trn_geotiff_info;
+
+/* A decoded DEM: band 1 as float32 in the file's own units, row 0 = the first row stored
+ * (north for north-up files), x fastest. NoData samples are NaN. */
+typedef struct trn_geotiff {
+    trn_geotiff_info info;
+    float *values; /* width * height (malloc'd); NULL after trn_geotiff_to_field */
+    trn_geotiff_nodata_source nodata_source;
+    double nodata_value; /* the value that meant NoData (NaN when only NaN samples) */
+    uint64_t nodata_count;
+    double min, max; /* over valid samples (0, 0 when none) */
+} trn_geotiff;
+
+/* Check the header and first IFD and parse the georeferencing from memory (no pixels).
+ * path is only used in messages (may be NULL); limits NULL = defaults. Errors:
+ * TRN_ERR_FORMAT (not a TIFF, bad GeoKey directory), TRN_ERR_TRUNCATED (an IFD or tag data
+ * past the end), TRN_ERR_LIMIT, TRN_ERR_UNSUPPORTED (sample type), each with the byte offset
+ * of the field at fault. */
+trn_status trn_geotiff_decode_info(const uint8_t *data, size_t size, const char *path,
+                                   const trn_geotiff_limits *limits, trn_geotiff_info *info,
+                                   trn_error *err);
+/* Decode the first image's band 1 (see the top of this header). Also TRN_ERR_FORMAT for
+ * corrupt pixel data, with libtiff's words and the offset of the strip or tile at fault, and
+ * TRN_ERR_CANCELLED. On failure *out is zeroed. */
+trn_status trn_geotiff_decode(const uint8_t *data, size_t size, const char *path,
+                              const trn_geotiff_limits *limits, trn_geotiff *out,
+                              trn_progress_fn progress, void *user, trn_error *err);
+/* The same from a file (mapped, not copied). */
+trn_status trn_geotiff_read_info(const char *path, const trn_geotiff_limits *limits,
+                                 trn_geotiff_info *info, trn_error *err);
+trn_status trn_geotiff_read(const char *path, const trn_geotiff_limits *limits, trn_geotiff *out,
+                            trn_progress_fn progress, void *user, trn_error *err);
+/* Free the values and zero *dem. NULL is a no-op. */
+void trn_geotiff_dispose(trn_geotiff *dem);
+
+/* Fill the NoData (NaN) samples smoothly from the valid ones (trn_field_fill_nan's harmonic
+ * multigrid fill); *filled_out (may be NULL) gets the count. Errors as trn_field_fill_nan. */
+trn_status trn_geotiff_fill_nodata(trn_geotiff *dem, uint64_t *filled_out, trn_progress_fn progress,
+                                   void *user, trn_error *err);
+
+/* Move the values into a field without copying them: rows are reversed in place (the field's
+ * row 0 is south, z up) and dem->values becomes NULL. cells = width - 1 by height - 1 (the
+ * samples are the pixel centres); the size is in metres from the georeferencing
+ * (metres_per_pixel times cells) or 1 metre per pixel when there is none; heights are
+ * multiplied by vertical_unit_metres. Needs at least 2 x 2 pixels. */
+trn_status trn_geotiff_to_field(trn_geotiff *dem, trn_field *field, trn_error *err);
+
+/* Georeferencing of a grid taken from a raster with georef src: output pixel (k, l)'s centre
+ * sits at src pixel-centre coordinates (col0 + k * col_step, row0 + l * row_step), counted in
+ * pixels from the centre of src's first pixel. Keys are kept; the transform, pixel scale,
+ * tiepoint and metres per pixel are recomputed. */
+void trn_geotiff_georef_remap(const trn_geotiff_georef *src, double col0, double row0,
+                              double col_step, double row_step, uint32_t width, uint32_t height,
+                              trn_geotiff_georef *dst);
+/* Recompute the derived fields (epsg, geographic, units, metres per pixel, centre latitude)
+ * of georef for a width x height raster from its transform and keys. */
+void trn_geotiff_georef_derive(trn_geotiff_georef *georef, uint32_t width, uint32_t height);
+/* Model coordinates of a pixel-corner position (col, row) through georef's transform. */
+void trn_geotiff_pixel_to_model(const trn_geotiff_georef *georef, double col, double row, double *x,
+                                double *y);
+/* The inverse: pixel-corner position of model coordinates (x, y). False when there is no
+ * transform or it is singular. */
+bool trn_geotiff_model_to_pixel(const trn_geotiff_georef *georef, double x, double y, double *col,
+                                double *row);
+
+typedef enum trn_geotiff_compression {
+    TRN_GEOTIFF_COMPRESS_NONE = 0,
+    TRN_GEOTIFF_COMPRESS_DEFLATE = 1, /* with the floating-point predictor */
+    TRN_GEOTIFF_COMPRESS_LZW = 2,     /* with the floating-point predictor */
+} trn_geotiff_compression;
+
+/* Write a field as a single-band float32 GeoTIFF, row 0 = the field's last row (north up),
+ * atomically (libtiff writes through TIFFClientOpenExt into the temporary file that is then
+ * renamed). With georef: its transform as ModelPixelScale + ModelTiepoint (or
+ * ModelTransformation when rotated), its GeoKey directory verbatim when kept, else the keys it
+ * knows. Without: pixel scale = the field's sample spacing, the centre of the south-west
+ * sample at (0, 0), and only GTRasterTypeGeoKey = PixelIsArea. When the field holds NaN
+ * samples a GDAL_NODATA tag "nan" is written. BigTIFF is used past 4 GB. Errors:
+ * TRN_ERR_INVALID_ARGUMENT, TRN_ERR_IO, TRN_ERR_NO_MEMORY. */
+trn_status trn_geotiff_write(const char *path, const trn_field *field,
+                             const trn_geotiff_georef *georef, trn_geotiff_compression compression,
+                             trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
