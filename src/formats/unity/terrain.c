@@ -91,6 +91,7 @@ static trn_status ut_alphamap(ut_ctx *c, trn_unity_alphamap *am)
     uw_object o;
     trn_status st = uw_walk(c->file, (uint32_t)k, c->lim, &o, c->err);
     if (st) return st;
+    const int64_t obj_at = (int64_t)o.object->offset; /* o is cleared by uw_dispose */
     uw_string(&o, uw_child(&o, 0, "m_Name"), am->name, sizeof am->name);
     int64_t w = 0, h = 0, fmt = 0, mips = 1;
     uint32_t image = uw_child(&o, 0, "image data");
@@ -99,7 +100,7 @@ static trn_status ut_alphamap(ut_ctx *c, trn_unity_alphamap *am)
         !uw_int(&o, uw_child(&o, 0, "m_TextureFormat"), &fmt) || image == UW_NONE ||
         !o.values[image].is_array) {
         uw_dispose(&o);
-        return trn_error_set(c->err, TRN_ERR_FORMAT, c->path, (int64_t)o.object->offset,
+        return trn_error_set(c->err, TRN_ERR_FORMAT, c->path, obj_at,
                              "alpha map texture (path id %lld): expected m_Width, m_Height, "
                              "m_TextureFormat and 'image data' fields",
                              (long long)am->ref.path_id);
@@ -113,7 +114,7 @@ static trn_status ut_alphamap(ut_ctx *c, trn_unity_alphamap *am)
     am->mip_count = (int32_t)mips;
     if (w <= 0 || h <= 0 || w > 16384 || h > 16384) {
         uw_dispose(&o);
-        return trn_error_set(c->err, TRN_ERR_FORMAT, c->path, (int64_t)o.object->offset,
+        return trn_error_set(c->err, TRN_ERR_FORMAT, c->path, obj_at,
                              "alpha map '%s': expected a size of 1..16384 texels per side, "
                              "found %lld x %lld",
                              am->name, (long long)w, (long long)h);
