@@ -526,6 +526,38 @@ static void test_to_field_rule(void)
     trn_field_dispose(&f);
     trn_stationeers_dispose(&t);
 
+    /* A stray partial voxel floating above the ground (the second walk finds what is right
+     * above the top solid voxel), and a partial 2^3 leaf resting on solid ground. */
+    b.size = 0;
+    put32(&b, 2);
+    put8(&b, 0);         /* root */
+    put8(&b, 0);         /* child 0: (0..1, 0..1, 0..1) */
+    leaf(&b, 0, 255, 2); /* (0, 0, 0) solid */
+    leaf(&b, 0, 0, 0);
+    leaf(&b, 0, 60, 1); /* (0, 1, 0) right above it */
+    for (int k = 3; k < 8; k++)
+        leaf(&b, 0, 0, 0);
+    leaf(&b, 0, 255, 2); /* child 1: (2..3, 0..1, 0..1) solid block */
+    put8(&b, 0);         /* child 2: (0..1, 2..3, 0..1) */
+    leaf(&b, 0, 0, 0);
+    leaf(&b, 0, 0, 0);
+    leaf(&b, 0, 30, 1); /* (0, 3, 0) floating */
+    for (int k = 3; k < 8; k++)
+        leaf(&b, 0, 0, 0);
+    leaf(&b, 0, 90, 1); /* child 3: (2..3, 2..3, 0..1) partial block on the solid one */
+    for (int k = 4; k < 8; k++)
+        leaf(&b, 0, 0, 0);
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "s.dat", NULL, &t, NULL));
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+    CHECK(fabsf(f.heights[0] - (float)(1.0 + 60.0 / 255.0)) < 1e-6f);
+    CHECK(f.heights[1] == 0.0f); /* (1, 0) holds nothing */
+    CHECK(fabsf(f.heights[2] - (float)(2.0 + 90.0 / 255.0)) < 1e-6f);
+    CHECK(fabsf(f.heights[4 + 3] - (float)(2.0 + 90.0 / 255.0)) < 1e-6f);
+    CHECK_EQ_INT(rep.empty_columns, 8 + 3); /* z = 2, 3 and (1, 0), (0, 1), (1, 1) */
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+
     b.size = 0;
     put32(&b, 3);
     leaf(&b, 0, 0, 0);

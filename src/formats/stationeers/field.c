@@ -38,12 +38,19 @@ typedef struct walk_frame {
     uint32_t next;
 } walk_frame;
 
+/* Per column (all int16: depth <= 14 keeps voxel rows under 2^14). Pass 1 finds the highest
+ * solid voxel and the highest leaf of partial density (1..127); when that leaf holds the voxel
+ * right above the solid one, or lies wholly below it, the column is settled without looking
+ * again. Only when some partial leaf floats higher (caves, overhangs, stray voxels) does pass 2
+ * walk the tree again to find what lies right above each top. */
 typedef struct column_state {
-    int32_t *top;   /* highest solid voxel per column, -1 when none */
-    uint8_t *dtop;  /* its density */
-    uint8_t *above; /* density of the voxel right above it when 1..127, else 0 */
+    int16_t *top;  /* highest solid voxel, -1 when none */
+    uint8_t *dtop; /* its density */
+    int16_t *plo;  /* highest partial leaf in the column: rows plo..phi, density pd */
+    int16_t *phi;  /* -1 when none */
+    uint8_t *pd;
+    uint8_t *above; /* density of the voxel right above top when 1..127, else 0 */
     uint32_t n;     /* columns a side */
-    uint64_t partial_leaves;
 } column_state;
 
 /* Walk every leaf in stored order, calling pass 1 or 2. Returns TRN_ERR_CANCELLED when asked,
@@ -77,31 +84,40 @@ static trn_status walk_leaves(const trn_stationeers_terrain *t, column_state *cs
         if (end - pos < 3) goto bad;
         uint8_t d = b[pos + 1];
         pos += 3;
+        const int16_t ylo = (int16_t)y, yhi = (int16_t)(y + s - 1);
         if (pass == 1) {
             if (d >= TRN_STATIONEERS_SOLID) {
-                int32_t ytop = (int32_t)(y + s - 1);
                 for (uint32_t zz = z; zz < z + s; zz++) {
                     size_t row = (size_t)zz * n;
-                    int32_t *tp = cs->top + row;
+                    int16_t *tp = cs->top + row;
                     uint8_t *dp = cs->dtop + row;
                     for (uint32_t xx = x; xx < x + s; xx++)
-                        if (ytop > tp[xx]) {
-                            tp[xx] = ytop;
+                        if (yhi > tp[xx]) {
+                            tp[xx] = yhi;
                             dp[xx] = d;
                         }
                 }
             } else if (d > 0) {
-                cs->partial_leaves++;
+                for (uint32_t zz = z; zz < z + s; zz++) {
+                    size_t row = (size_t)zz * n;
+                    int16_t *lo = cs->plo + row, *hi = cs->phi + row;
+                    uint8_t *pd = cs->pd + row;
+                    for (uint32_t xx = x; xx < x + s; xx++)
+                        if (yhi > hi[xx]) {
+                            lo[xx] = ylo;
+                            hi[xx] = yhi;
+                            pd[xx] = d;
+                        }
+                }
             }
         } else if (d > 0 && d < TRN_STATIONEERS_SOLID) {
-            int32_t ylo = (int32_t)y - 1, yhi = (int32_t)(y + s) - 1;
             for (uint32_t zz = z; zz < z + s; zz++) {
                 size_t row = (size_t)zz * n;
-                const int32_t *tp = cs->top + row;
+                const int16_t *tp = cs->top + row;
                 uint8_t *ap = cs->above + row;
                 /* The voxel above the top solid one is in this leaf: top + 1 in [y, y + s). */
                 for (uint32_t xx = x; xx < x + s; xx++)
-                    if (tp[xx] >= ylo && tp[xx] < yhi) ap[xx] = d;
+                    if (tp[xx] + 1 >= ylo && tp[xx] + 1 <= yhi) ap[xx] = d;
             }
         }
         if (pos >= next_report) {
@@ -156,20 +172,34 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
     cs.n = n;
     cs.top = malloc(columns * sizeof *cs.top);
     cs.dtop = calloc(columns, 1);
+    cs.plo = malloc(columns * sizeof *cs.plo);
+    cs.phi = malloc(columns * sizeof *cs.phi);
+    cs.pd = calloc(columns, 1);
     cs.above = calloc(columns, 1);
     trn_field f = {0};
-    if (!cs.top || !cs.dtop || !cs.above) {
+    if (!cs.top || !cs.dtop || !cs.plo || !cs.phi || !cs.pd || !cs.above) {
         st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                            "octree to heightfield: no memory for %zu columns", columns);
         goto done;
     }
-    for (size_t c = 0; c < columns; c++)
+    for (size_t c = 0; c < columns; c++) {
         cs.top[c] = -1;
+        cs.phi[c] = -1;
+    }
     trn_progress p1 = trn_progress_sub(&prog, 0.0, 0.6);
     st = walk_leaves(terrain, &cs, 1, &p1, err);
     if (st) goto done;
-    /* The second pass only matters where some leaf is partly full but not solid. */
-    if (cs.partial_leaves) {
+    uint64_t unsettled = 0;
+    for (size_t c = 0; c < columns; c++) {
+        int32_t want = cs.top[c] + 1;
+        if (cs.phi[c] < want) continue; /* every partial leaf lies below: nothing above */
+        if (cs.plo[c] <= want)
+            cs.above[c] = cs.pd[c];
+        else
+            unsettled++;
+    }
+    if (unsettled) {
+        memset(cs.above, 0, columns);
         trn_progress p2 = trn_progress_sub(&prog, 0.6, 0.95);
         st = walk_leaves(terrain, &cs, 2, &p2, err);
         if (st) goto done;
@@ -203,6 +233,9 @@ done:
     trn_field_dispose(&f);
     free(cs.top);
     free(cs.dtop);
+    free(cs.plo);
+    free(cs.phi);
+    free(cs.pd);
     free(cs.above);
     return st;
 }
