@@ -38,6 +38,7 @@ int cli_verb_compact(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_presets(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_graph(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_stationeers(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_stationeers.h"
 #include "terrane/beamng.h"
 #include "terrane/image.h"
 #include "terrane/terragen.h"
@@ -25,6 +26,8 @@ static const char *const help_text =
     "  .r16 / .raw   headerless 16-bit, little-endian (Windows) unless --byte-order big\n"
     "  .r32          headerless float32 metres, little-endian\n"
     "  --of terragen a Terragen .ter (the extension alone means BeamNG)\n"
+    "  .dat          Stationeers terrain.dat octree, 1 m voxels, the smallest MaxDepth\n"
+    "                that holds it (terrane stationeers from-heightfield has options)\n"
     "\n"
     "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
     "map to 0..65535 by --max-height (0 m .. M m), or else stretch the input's min..max range.\n"
@@ -56,7 +59,8 @@ typedef enum out_format {
     OUT_PNG,
     OUT_R16,
     OUT_R32,
-    OUT_TERRAGEN
+    OUT_TERRAGEN,
+    OUT_STATIONEERS
 } out_format;
 
 static out_format out_format_from_name(const char *name)
@@ -66,6 +70,7 @@ static out_format out_format_from_name(const char *name)
     if (!strcasecmp(name, "r16") || !strcasecmp(name, "raw")) return OUT_R16;
     if (!strcasecmp(name, "r32")) return OUT_R32;
     if (!strcasecmp(name, "terragen")) return OUT_TERRAGEN;
+    if (!strcasecmp(name, "dat") || !strcasecmp(name, "stationeers")) return OUT_STATIONEERS;
     return OUT_UNKNOWN;
 }
 
@@ -286,6 +291,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         rc = write_ter(ctx, &t, out, &o);
     else if (fmt == OUT_TERRAGEN)
         rc = write_terragen(ctx, &t, out);
+    else if (fmt == OUT_STATIONEERS)
+        rc = cli_stationeers_write_field(ctx, &t, out);
     else
         rc = write_image(ctx, &t, out, fmt, &o);
     cli_terrain_dispose(&t);

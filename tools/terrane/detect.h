@@ -17,6 +17,8 @@ typedef enum cli_format {
     CLI_FORMAT_PNG,
     CLI_FORMAT_RAW,          /* headerless: only the extension and length tell */
     CLI_FORMAT_TERRAIN_JSON, /* a JSON document (.terrain.json) */
+    CLI_FORMAT_STATIONEERS_DAT,  /* a Stationeers terrain.dat octree */
+    CLI_FORMAT_STATIONEERS_SAVE, /* a ZIP: a Stationeers .save */
     CLI_FORMAT_UNITY,        /* a Unity binary SerializedFile (.asset) */
 } cli_format;
 

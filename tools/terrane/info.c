@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_stationeers.h"
 #include "fmt_unity.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
@@ -432,6 +433,9 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         return info_image(ctx, path, format, load.raw_width, load.raw_height, load.raw_type);
     case CLI_FORMAT_TERRAIN_JSON:
         return info_terrain_json(ctx, path);
+    case CLI_FORMAT_STATIONEERS_DAT:
+    case CLI_FORMAT_STATIONEERS_SAVE:
+        return cli_stationeers_info(ctx, path, format);
     case CLI_FORMAT_UNITY:
         return cli_unity_info(ctx, path);
     case CLI_FORMAT_UNKNOWN:

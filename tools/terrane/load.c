@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_stationeers.h"
 #include "fmt_unity.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
@@ -28,6 +29,10 @@ const char *cli_format_name(cli_format format)
         return "raw";
     case CLI_FORMAT_TERRAIN_JSON:
         return "beamng-terrain-json";
+    case CLI_FORMAT_STATIONEERS_DAT:
+        return "stationeers-dat";
+    case CLI_FORMAT_STATIONEERS_SAVE:
+        return "stationeers-save";
     case CLI_FORMAT_UNITY:
         return "unity";
     }
@@ -75,6 +80,8 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
            (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t'))
         k++;
     if (k < head_size && head[k] == '{') return CLI_FORMAT_TERRAIN_JSON;
+    cli_format stationeers = cli_stationeers_detect(path, head, head_size);
+    if (stationeers != CLI_FORMAT_UNKNOWN) return stationeers;
     if (trn_unity_sniff(head, head_size)) return CLI_FORMAT_UNITY;
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_RAW;
     if (trn_ter_sniff(head, head_size)) return CLI_FORMAT_BEAMNG_TER;
@@ -218,6 +225,10 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         break;
     case CLI_FORMAT_TERRAGEN:
         rc = load_terragen(ctx, path, out);
+        break;
+    case CLI_FORMAT_STATIONEERS_DAT:
+    case CLI_FORMAT_STATIONEERS_SAVE:
+        rc = cli_stationeers_load(ctx, path, opt, format, out);
         break;
     case CLI_FORMAT_UNITY:
         rc = cli_unity_load(ctx, path, out);

@@ -23,6 +23,8 @@ static const verb_entry verbs[] = {
     {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
     {"render", cli_verb_render, "draw a hillshade, height, slope or layer picture as PNG"},
     {"beamng", cli_verb_beamng, "BeamNG levels: import, create, export, validate, migrate"},
+    {"stationeers", cli_verb_stationeers,
+     "Stationeers terrain.dat and .save: extract, replace, from-heightfield"},
     {"unity", cli_verb_unity, "Unity terrains: info, extract maps, export RAW tiles and splats"},
 };
 

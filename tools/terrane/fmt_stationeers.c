@@ -1,0 +1,184 @@
+/* Stationeers terrain.dat and .save for info, convert and render (detection, load, write). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fmt_stationeers.h"
+#include "terrane/stationeers.h"
+
+cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t head_size)
+{
+    if (head_size >= 4 && memcmp(head, "PK\x03\x04", 4) == 0) return CLI_FORMAT_STATIONEERS_SAVE;
+    /* The octree has no magic: a .r16 could start with the same bytes, so rasters named by
+     * their extension stay rasters. */
+    if (!cli_raw_type_from_path(path) && trn_stationeers_sniff(head, head_size))
+        return CLI_FORMAT_STATIONEERS_DAT;
+    return CLI_FORMAT_UNKNOWN;
+}
+
+static int read_terrain(cli_ctx *ctx, const char *path, cli_format format,
+                        trn_stationeers_terrain *t)
+{
+    trn_error e;
+    trn_status st = format == CLI_FORMAT_STATIONEERS_SAVE
+                        ? trn_stationeers_save_read(path, NULL, t, &e)
+                        : trn_stationeers_read(path, NULL, t, &e);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+/* "Crust|Dirt" for a node type byte; "None" for 0; unknown bits in hex. */
+static const char *type_name(unsigned type, char *buf, size_t size)
+{
+    static const char *const names[4] = {"Crust", "Dirt", "Macro", "Bedrock"};
+    if (type == 0) return "None";
+    size_t k = 0;
+    buf[0] = 0;
+    for (unsigned bit = 0; bit < 4; bit++)
+        if (type & (1u << bit))
+            k += (size_t)snprintf(buf + k, size - k, "%s%s", k ? "|" : "", names[bit]);
+    if (type & ~0x0fu) snprintf(buf + k, size - k, "%s0x%02x", k ? "|" : "", type & ~0x0fu);
+    return buf;
+}
+
+int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
+{
+    trn_stationeers_terrain t;
+    int rc = read_terrain(ctx, path, format, &t);
+    if (rc) return rc;
+    trn_stationeers_stats s;
+    trn_stationeers_stats_compute(&t, &s);
+    unsigned long long side = 1ull << t.max_depth;
+    bool save = format == CLI_FORMAT_STATIONEERS_SAVE;
+    char tn[64];
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(path));
+        json_object_set_new(o, "format",
+                            json_string(save ? "stationeers-save" : "stationeers-dat"));
+        json_object_set_new(o, "max_depth", json_integer(t.max_depth));
+        json_object_set_new(o, "world_size", json_integer((json_int_t)side));
+        json_object_set_new(o, "octree_bytes", json_integer((json_int_t)t.nodes_size));
+        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        json_object_set_new(o, "branches", json_integer((json_int_t)s.branches));
+        json_object_set_new(o, "leaves", json_integer((json_int_t)s.leaves));
+        json_object_set_new(o, "modified_branches", json_integer((json_int_t)s.modified_branches));
+        json_object_set_new(o, "modified_leaves", json_integer((json_int_t)s.modified_leaves));
+        json_t *depths = json_array();
+        for (uint32_t d = 0; d <= t.max_depth; d++)
+            json_array_append_new(depths, json_integer((json_int_t)s.leaves_by_depth[d]));
+        json_object_set_new(o, "leaves_by_depth", depths);
+        json_t *hist = json_array();
+        for (int d = 0; d < 256; d++)
+            json_array_append_new(hist, json_integer((json_int_t)s.density_leaves[d]));
+        json_object_set_new(o, "density_histogram", hist);
+        json_object_set_new(o, "solid_threshold", json_integer(TRN_STATIONEERS_SOLID));
+        json_object_set_new(o, "solid_voxels", json_real(s.solid_voxels));
+        json_t *types = json_object();
+        for (unsigned k = 0; k < 256; k++)
+            if (s.type_leaves[k])
+                json_object_set_new(types, type_name(k, tn, sizeof tn),
+                                    json_integer((json_int_t)s.type_leaves[k]));
+        json_object_set_new(o, "node_types", types);
+        json_object_set_new(o, "vein_count", json_integer((json_int_t)s.veins));
+        json_object_set_new(o, "minables", json_integer((json_int_t)s.minables));
+        json_object_set_new(o, "active_minables", json_integer((json_int_t)s.active_minables));
+        json_t *veins = json_array();
+        for (uint32_t v = 0; v < t.vein_count; v++) {
+            const trn_stationeers_vein *vn = &t.veins[v];
+            json_t *vo = json_object();
+            json_object_set_new(vo, "id_hash", json_integer(vn->id_hash));
+            json_object_set_new(vo, "world_position",
+                                json_pack("[iii]", vn->world_position[0], vn->world_position[1],
+                                          vn->world_position[2]));
+            json_object_set_new(vo, "cluster_position",
+                                json_pack("[iii]", vn->cluster_position[0], vn->cluster_position[1],
+                                          vn->cluster_position[2]));
+            json_object_set_new(vo, "minables", json_integer(vn->minable_count));
+            json_array_append_new(veins, vo);
+        }
+        json_object_set_new(o, "veins", veins);
+        cli_print_json(o);
+    } else {
+        printf("file:      %s%s\n", path, save ? " (terrain.dat inside the .save)" : "");
+        printf("format:    Stationeers terrain.dat (voxel octree, little-endian)%s\n",
+               save ? ", in a .save archive" : "");
+        printf("max depth: %u (world %llu x %llu x %llu voxels)\n", t.max_depth, side, side, side);
+        printf("nodes:     %llu (%llu branches, %llu leaves), %zu octree bytes\n",
+               (unsigned long long)t.node_count, (unsigned long long)s.branches,
+               (unsigned long long)s.leaves, t.nodes_size);
+        printf("modified:  %llu branches, %llu leaves\n", (unsigned long long)s.modified_branches,
+               (unsigned long long)s.modified_leaves);
+        printf("leaves by depth:");
+        for (uint32_t d = 0; d <= t.max_depth; d++)
+            if (s.leaves_by_depth[d])
+                printf(" %u:%llu", d, (unsigned long long)s.leaves_by_depth[d]);
+        printf("\n");
+        uint64_t partial = 0;
+        for (int d = 1; d < 255; d++)
+            partial += s.density_leaves[d];
+        printf("density:   %llu air (0), %llu full (255), %llu partial leaves; %.0f solid voxels "
+               "(density >= %u)\n",
+               (unsigned long long)s.density_leaves[0], (unsigned long long)s.density_leaves[255],
+               (unsigned long long)partial, s.solid_voxels, TRN_STATIONEERS_SOLID);
+        for (int b = 0; b < 16; b++) {
+            uint64_t c = 0;
+            for (int d = b * 16; d < b * 16 + 16; d++)
+                c += s.density_leaves[d];
+            if (c) printf("  %3d..%3d  %llu leaves\n", b * 16, b * 16 + 15, (unsigned long long)c);
+        }
+        printf("types:    ");
+        for (unsigned k = 0; k < 256; k++)
+            if (s.type_leaves[k])
+                printf(" %s %llu", type_name(k, tn, sizeof tn),
+                       (unsigned long long)s.type_leaves[k]);
+        printf(" (leaves)\n");
+        printf("veins:     %llu, %llu minables (%llu active)\n", (unsigned long long)s.veins,
+               (unsigned long long)s.minables, (unsigned long long)s.active_minables);
+    }
+    trn_stationeers_dispose(&t);
+    return CLI_EXIT_OK;
+}
+
+int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options *opt,
+                         cli_format format, cli_terrain *out)
+{
+    trn_stationeers_terrain t;
+    int rc = read_terrain(ctx, path, format, &t);
+    if (rc) return rc;
+    trn_stationeers_field_options fo;
+    trn_stationeers_field_options_default(&fo);
+    if (opt && opt->square_size > 0) fo.voxel_size = opt->square_size;
+    trn_stationeers_field_report rep;
+    trn_error e;
+    trn_status st = trn_stationeers_to_field(&t, &fo, &out->field, &rep, cli_progress, ctx, &e);
+    trn_stationeers_dispose(&t);
+    if (st) return cli_fail(ctx, &e);
+    if (rep.empty_columns)
+        cli_note(ctx, "note: %s: %llu columns hold no solid voxel (height 0)", path,
+                 (unsigned long long)rep.empty_columns);
+    return CLI_EXIT_OK;
+}
+
+int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out)
+{
+    trn_stationeers_field_options fo;
+    trn_stationeers_field_options_default(&fo);
+    trn_stationeers_terrain dat;
+    trn_stationeers_field_report rep;
+    trn_error e;
+    if (trn_stationeers_from_field(&t->field, &fo, &dat, &rep, cli_progress, ctx, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    trn_status st = trn_stationeers_write(out, &dat, &e);
+    cli_progress_end(ctx);
+    trn_stationeers_dispose(&dat);
+    if (st) return cli_fail(ctx, &e);
+    if (rep.clamped_low || rep.clamped_high)
+        cli_note(ctx,
+                 "note: %llu samples raised to the bedrock (%u voxels), %llu lowered to the "
+                 "world top; 'terrane stationeers from-heightfield' has --base and --voxel-size",
+                 (unsigned long long)rep.clamped_low, fo.bedrock_layers,
+                 (unsigned long long)rep.clamped_high);
+    cli_note(ctx, "wrote %s (MaxDepth %u, %llu x %llu x %llu voxels of 1 m)", out, rep.max_depth,
+             1ull << rep.max_depth, 1ull << rep.max_depth, 1ull << rep.max_depth);
+    return CLI_EXIT_OK;
+}

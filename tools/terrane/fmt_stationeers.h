@@ -1,0 +1,26 @@
+/* Stationeers terrain.dat and .save in the shared CLI verbs: detection, info, load, write. */
+#ifndef TRN_CLI_FMT_STATIONEERS_H
+#define TRN_CLI_FMT_STATIONEERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "detect.h"
+
+/* CLI_FORMAT_STATIONEERS_SAVE for a ZIP ("PK\3\4"), CLI_FORMAT_STATIONEERS_DAT for a plausible
+ * terrain.dat header (not for headerless-raster extensions), else CLI_FORMAT_UNKNOWN. */
+cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t head_size);
+
+/* `terrane info` for a terrain.dat or a .save. */
+int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format);
+
+/* cli_load_terrain: the octree's heightfield (voxel size = --square-size, default 1 m). */
+int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options *opt,
+                         cli_format format, cli_terrain *out);
+
+/* `terrane convert IN OUT.dat`: heightfield to octree with the default options (MaxDepth the
+ * smallest that holds the field). */
+int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out);
+
+#endif
