@@ -80,9 +80,11 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
            (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t'))
         k++;
     if (k < head_size && head[k] == '{') return CLI_FORMAT_TERRAIN_JSON;
+    /* Unity's header (version, endianness flag, version string) is a strong signature; a
+     * terrain.dat is only recognised by small leading values, which a Unity file also has. */
+    if (trn_unity_sniff(head, head_size)) return CLI_FORMAT_UNITY;
     cli_format stationeers = cli_stationeers_detect(path, head, head_size);
     if (stationeers != CLI_FORMAT_UNKNOWN) return stationeers;
-    if (trn_unity_sniff(head, head_size)) return CLI_FORMAT_UNITY;
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_RAW;
     if (trn_ter_sniff(head, head_size)) return CLI_FORMAT_BEAMNG_TER;
     return CLI_FORMAT_UNKNOWN;
