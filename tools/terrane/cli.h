@@ -93,6 +93,8 @@ typedef struct cli_terrain {
     trn_labels labels;
     bool has_labels;
     char format[32];
+    /* GeoTIFF inputs: their georeferencing (owned, freed by cli_terrain_dispose), else NULL. */
+    struct trn_geotiff_georef *georef;
 } cli_terrain;
 
 /* How to read files that do not say it themselves; 0 = format default. raw_type is a

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_geotiff.h"
 #include "fmt_stationeers.h"
 #include "terrane/beamng.h"
 #include "terrane/image.h"
@@ -28,6 +29,8 @@ static const char *const help_text =
     "  --of terragen a Terragen .ter (the extension alone means BeamNG)\n"
     "  .dat          Stationeers terrain.dat octree, 1 m voxels, the smallest MaxDepth\n"
     "                that holds it (terrane stationeers from-heightfield has options)\n"
+    "  .tif / .tiff  float32 GeoTIFF (deflate), keeping a GeoTIFF input's georeferencing\n"
+    "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
     "\n"
     "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
     "map to 0..65535 by --max-height (0 m .. M m), or else stretch the input's min..max range.\n"
@@ -40,7 +43,12 @@ static const char *const help_text =
     "  --max-height M     metres spanned by the 16-bit range (BeamNG maxHeight; default 2048\n"
     "                     for .ter and 16-bit inputs)\n"
     "  --square-size S    metres per sample step (default 1)\n"
-    "  --size WxH         size of a headerless input (default: a square from its length)\n"
+    "  --size WxH         size of a headerless input (default: a square from its length);\n"
+    "                     for other inputs the output size (resampled)\n"
+    "  --pow2, --pow2plus1  resample each side to the nearest 2^n (or 2^n+1) samples\n"
+    "  --resample F       bilinear (default) or bicubic (Catmull-Rom)\n"
+    "  --crop X0,Y0,W,H   keep W x H input pixels from (X0, Y0), row 0 = north\n"
+    "  --window A,B,C,D   keep the pixels inside MINX,MINY,MAXX,MAXY (GeoTIFF CRS units)\n"
     "  --raw-type T       headerless input type: r16le, r16be, u8, r32\n"
     "  --byte-order O     little (default) or big, for 16-bit headerless output\n"
     "  --compression N    PNG zlib level 0-9 (default 6)\n"
@@ -51,7 +59,9 @@ static const char *const help_text =
     "  terrane convert old_v7.ter new.ter               # upgrade to version 9\n"
     "  terrane convert in.ter same.ter --ter-version 7  # byte-identical round trip\n"
     "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n"
-    "  terrane convert theTerrain.ter for_terragen.ter --of terragen\n";
+    "  terrane convert theTerrain.ter for_terragen.ter --of terragen\n"
+    "  terrane convert dem.tif level.ter --pow2 --max-height 3000\n"
+    "  terrane convert dem.tif unity.r16 --pow2plus1 --resample bicubic\n";
 
 typedef enum out_format {
     OUT_UNKNOWN,
@@ -60,7 +70,8 @@ typedef enum out_format {
     OUT_R16,
     OUT_R32,
     OUT_TERRAGEN,
-    OUT_STATIONEERS
+    OUT_STATIONEERS,
+    OUT_GEOTIFF
 } out_format;
 
 static out_format out_format_from_name(const char *name)
@@ -71,6 +82,8 @@ static out_format out_format_from_name(const char *name)
     if (!strcasecmp(name, "r32")) return OUT_R32;
     if (!strcasecmp(name, "terragen")) return OUT_TERRAGEN;
     if (!strcasecmp(name, "dat") || !strcasecmp(name, "stationeers")) return OUT_STATIONEERS;
+    if (!strcasecmp(name, "tif") || !strcasecmp(name, "tiff") || !strcasecmp(name, "geotiff"))
+        return OUT_GEOTIFF;
     return OUT_UNKNOWN;
 }
 
@@ -88,6 +101,7 @@ typedef struct convert_opts {
     bool big_endian;
     int png_level;
     bool max_height_given;
+    cli_dem_options dem; /* crop, window, resampling (fmt_geotiff.h) */
 } convert_opts;
 
 /* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
@@ -222,6 +236,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        c = cli_dem_option(ctx, argc, argv, &i, &o.dem);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
             static const char *const names[] = {"--of", "--ter-version", "--byte-order",
@@ -281,13 +298,23 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     int rc = cli_sniff_file(ctx, in, &in_format);
     if (rc) return rc;
     if (fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
-        !o.load.raw_width)
+        !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0))
         return convert_ter_to_ter(ctx, in, out, &o);
 
     cli_terrain t;
     rc = cli_load_terrain(ctx, in, &o.load, &t);
     if (rc) return rc;
-    if (fmt == OUT_TER)
+    /* --size is the output grid for inputs that carry their own size. */
+    bool raw_in = strcmp(t.format, "raw") == 0;
+    rc = cli_dem_apply(ctx, &o.dem, raw_in ? 0 : o.load.raw_width, raw_in ? 0 : o.load.raw_height,
+                       &t);
+    if (rc) {
+        cli_terrain_dispose(&t);
+        return rc;
+    }
+    if (fmt == OUT_GEOTIFF)
+        rc = cli_geotiff_write(ctx, &t, out);
+    else if (fmt == OUT_TER)
         rc = write_ter(ctx, &t, out, &o);
     else if (fmt == OUT_TERRAGEN)
         rc = write_terragen(ctx, &t, out);

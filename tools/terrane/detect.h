@@ -20,6 +20,7 @@ typedef enum cli_format {
     CLI_FORMAT_STATIONEERS_DAT,  /* a Stationeers terrain.dat octree */
     CLI_FORMAT_STATIONEERS_SAVE, /* a ZIP: a Stationeers .save */
     CLI_FORMAT_UNITY,        /* a Unity binary SerializedFile (.asset) */
+    CLI_FORMAT_GEOTIFF,      /* a TIFF / GeoTIFF (DEM) */
 } cli_format;
 
 const char *cli_format_name(cli_format format);

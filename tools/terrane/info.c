@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_geotiff.h"
 #include "fmt_stationeers.h"
 #include "fmt_unity.h"
 #include "core/fileio.h"
@@ -421,7 +422,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     int rc = cli_sniff_file(ctx, path, &format);
     if (rc) return rc;
     if ((load.raw_type || load.raw_width) && format != CLI_FORMAT_PNG &&
-        format != CLI_FORMAT_TERRAGEN)
+        format != CLI_FORMAT_TERRAGEN && format != CLI_FORMAT_GEOTIFF)
         format = CLI_FORMAT_RAW; /* the user says it is headerless */
     switch (format) {
     case CLI_FORMAT_BEAMNG_TER:
@@ -438,6 +439,8 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         return cli_stationeers_info(ctx, path, format);
     case CLI_FORMAT_UNITY:
         return cli_unity_info(ctx, path);
+    case CLI_FORMAT_GEOTIFF:
+        return cli_geotiff_info(ctx, path);
     case CLI_FORMAT_UNKNOWN:
     default:
         break;

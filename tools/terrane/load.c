@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "detect.h"
 #include "fmt_stationeers.h"
+#include "fmt_geotiff.h"
 #include "fmt_unity.h"
 #include "core/fileio.h"
 #include "terrane/beamng.h"
@@ -35,6 +36,8 @@ const char *cli_format_name(cli_format format)
         return "stationeers-save";
     case CLI_FORMAT_UNITY:
         return "unity";
+    case CLI_FORMAT_GEOTIFF:
+        return "geotiff";
     }
     return "unknown";
 }
@@ -83,6 +86,7 @@ cli_format cli_detect_format(const char *path, const uint8_t *head, size_t head_
     /* Unity's header (version, endianness flag, version string) is a strong signature; a
      * terrain.dat is only recognised by small leading values, which a Unity file also has. */
     if (trn_unity_sniff(head, head_size)) return CLI_FORMAT_UNITY;
+    if (trn_geotiff_sniff(head, head_size)) return CLI_FORMAT_GEOTIFF;
     cli_format stationeers = cli_stationeers_detect(path, head, head_size);
     if (stationeers != CLI_FORMAT_UNKNOWN) return stationeers;
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_RAW;
@@ -153,6 +157,7 @@ void cli_terrain_dispose(cli_terrain *t)
     if (!t) return;
     trn_field_dispose(&t->field);
     trn_labels_dispose(&t->labels);
+    free(t->georef);
     memset(t, 0, sizeof *t);
 }
 
@@ -218,7 +223,7 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
     if (rc) return rc;
     /* A raw type or size from the user says the file is headerless. */
     if (opt && (opt->raw_type || opt->raw_width) && format != CLI_FORMAT_PNG &&
-        format != CLI_FORMAT_TERRAGEN)
+        format != CLI_FORMAT_TERRAGEN && format != CLI_FORMAT_GEOTIFF)
         format = CLI_FORMAT_RAW;
     snprintf(out->format, sizeof out->format, "%s", cli_format_name(format));
     switch (format) {
@@ -234,6 +239,9 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         break;
     case CLI_FORMAT_UNITY:
         rc = cli_unity_load(ctx, path, out);
+        break;
+    case CLI_FORMAT_GEOTIFF:
+        rc = cli_geotiff_load(ctx, path, out);
         break;
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:

@@ -1,0 +1,409 @@
+/* CLI hooks for GeoTIFF DEMs: info, loading, crop/window/resample options, float32 writing. */
+#include "fmt_geotiff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "terrane/geotiff.h"
+
+static const char *raster_type_name(uint16_t t)
+{
+    return t == TRN_GEOTIFF_RASTER_PIXEL_IS_POINT  ? "PixelIsPoint"
+           : t == TRN_GEOTIFF_RASTER_PIXEL_IS_AREA ? "PixelIsArea"
+                                                   : "PixelIsArea (assumed)";
+}
+
+static const char *crs_kind(const trn_geotiff_georef *g)
+{
+    if (g->geographic) return "geographic";
+    if (g->model_type == TRN_GEOTIFF_MODEL_GEOCENTRIC) return "geocentric";
+    if (g->model_type == TRN_GEOTIFF_MODEL_PROJECTED || g->projected_epsg) return "projected";
+    return "unknown";
+}
+
+static void layout_text(const trn_geotiff_info *in, char *buf, size_t size)
+{
+    if (in->tiled)
+        snprintf(buf, size, "tiles of %u x %u", in->tile_width, in->tile_height);
+    else
+        snprintf(buf, size, "strips of %u row%s", in->rows_per_strip,
+                 in->rows_per_strip == 1 ? "" : "s");
+}
+
+int cli_geotiff_info(cli_ctx *ctx, const char *path)
+{
+    trn_geotiff dem;
+    trn_error e;
+    if (trn_geotiff_read(path, NULL, &dem, cli_progress, ctx, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    cli_progress_end(ctx);
+    const trn_geotiff_info *in = &dem.info;
+    const trn_geotiff_georef *g = &in->georef;
+    char layout[64];
+    layout_text(in, layout, sizeof layout);
+    double total = (double)in->width * in->height;
+    double vu = g->vertical_unit_metres > 0 ? g->vertical_unit_metres : 1.0;
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(path));
+        json_object_set_new(o, "format", json_string("geotiff"));
+        json_object_set_new(o, "width", json_integer(in->width));
+        json_object_set_new(o, "height", json_integer(in->height));
+        json_object_set_new(o, "bands", json_integer(in->bands));
+        json_object_set_new(o, "band_read", json_integer(1));
+        json_object_set_new(o, "sample_type", json_string(trn_geotiff_sample_name(in->sample)));
+        json_object_set_new(o, "compression", json_string(in->compression_name));
+        json_object_set_new(o, "compression_code", json_integer(in->compression));
+        json_object_set_new(o, "predictor", json_integer(in->predictor));
+        json_object_set_new(o, "tiled", json_boolean(in->tiled));
+        if (in->tiled) {
+            json_object_set_new(o, "tile_width", json_integer(in->tile_width));
+            json_object_set_new(o, "tile_height", json_integer(in->tile_height));
+        } else {
+            json_object_set_new(o, "rows_per_strip", json_integer(in->rows_per_strip));
+        }
+        json_object_set_new(o, "byte_order", json_string(in->big_endian ? "big" : "little"));
+        json_object_set_new(o, "bigtiff", json_boolean(in->bigtiff));
+        json_object_set_new(o, "georeferenced", json_boolean(g->has_transform));
+        if (g->has_geokeys) {
+            json_t *crs = json_object();
+            json_object_set_new(crs, "epsg", g->epsg ? json_integer(g->epsg) : json_null());
+            json_object_set_new(crs, "kind", json_string(crs_kind(g)));
+            json_object_set_new(crs, "citation", json_string(g->citation));
+            json_object_set_new(crs, "linear_units", json_integer(g->linear_units));
+            json_object_set_new(crs, "vertical_units", json_integer(g->vertical_units));
+            json_object_set_new(crs, "units_known", json_boolean(g->units_known));
+            json_object_set_new(o, "crs", crs);
+        } else {
+            json_object_set_new(o, "crs", json_null());
+        }
+        json_object_set_new(o, "raster_type", json_string(raster_type_name(g->raster_type)));
+        if (g->has_transform) {
+            json_t *gt = json_array();
+            for (int k = 0; k < 6; k++)
+                json_array_append_new(gt, json_real(g->transform[k]));
+            json_object_set_new(o, "geo_transform", gt);
+            json_t *px = json_array();
+            json_array_append_new(px, json_real(hypot(g->transform[1], g->transform[4])));
+            json_array_append_new(px, json_real(hypot(g->transform[2], g->transform[5])));
+            json_object_set_new(o, "pixel_size", px);
+            json_t *mpp = json_array();
+            json_array_append_new(mpp, json_real(g->metres_per_pixel_x));
+            json_array_append_new(mpp, json_real(g->metres_per_pixel_y));
+            json_object_set_new(o, "metres_per_pixel", mpp);
+            json_t *origin = json_array();
+            json_array_append_new(origin, json_real(g->transform[0]));
+            json_array_append_new(origin, json_real(g->transform[3]));
+            json_object_set_new(o, "origin", origin);
+            if (g->geographic)
+                json_object_set_new(o, "centre_latitude", json_real(g->centre_latitude));
+        }
+        json_t *nd = json_object();
+        json_object_set_new(nd, "source",
+                            json_string(trn_geotiff_nodata_source_name(dem.nodata_source)));
+        json_object_set_new(nd, "value",
+                            isnan(dem.nodata_value) ? json_null() : json_real(dem.nodata_value));
+        if (in->has_nodata_tag) json_object_set_new(nd, "tag_text", json_string(in->nodata_text));
+        json_object_set_new(nd, "count", json_integer((json_int_t)dem.nodata_count));
+        json_object_set_new(o, "nodata", nd);
+        json_t *h = json_object();
+        json_object_set_new(h, "min", json_real(dem.min));
+        json_object_set_new(h, "max", json_real(dem.max));
+        json_object_set_new(h, "metres_min", json_real(dem.min * vu));
+        json_object_set_new(h, "metres_max", json_real(dem.max * vu));
+        json_object_set_new(o, "heights", h);
+        cli_print_json(o);
+    } else {
+        printf("file:      %s\n", path);
+        printf("format:    %s, %u x %u, %u band%s (band 1 read), %s, compression %s%s, %s, "
+               "%s-endian\n",
+               in->bigtiff      ? "BigTIFF"
+               : in->has_georef ? "GeoTIFF"
+                                : "TIFF",
+               in->width, in->height, in->bands, in->bands == 1 ? "" : "s",
+               trn_geotiff_sample_name(in->sample), in->compression_name,
+               in->predictor == 2   ? " + horizontal predictor"
+               : in->predictor == 3 ? " + floating-point predictor"
+                                    : "",
+               layout, in->big_endian ? "big" : "little");
+        if (g->has_geokeys) {
+            printf("crs:       ");
+            if (g->epsg == TRN_GEOTIFF_USER_DEFINED)
+                printf("user-defined (%s)", crs_kind(g));
+            else if (g->epsg)
+                printf("EPSG:%u (%s)", g->epsg, crs_kind(g));
+            else
+                printf("no EPSG code (%s)", crs_kind(g));
+            if (g->citation[0]) printf(", \"%s\"", g->citation);
+            printf("\n");
+        } else {
+            printf("crs:       none (no GeoKeyDirectory)\n");
+        }
+        if (g->has_transform) {
+            const double *t = g->transform;
+            printf("raster:    %s\n", raster_type_name(g->raster_type));
+            printf("pixel:     %.10g x %.10g %s%s\n", hypot(t[1], t[4]), hypot(t[2], t[5]),
+                   g->geographic ? "degrees" : "CRS units",
+                   t[2] != 0 || t[4] != 0 ? " (rotated)" : "");
+            printf("metres:    %.4f x %.4f m per pixel", g->metres_per_pixel_x,
+                   g->metres_per_pixel_y);
+            if (g->geographic) printf(" (WGS84, at the centre latitude %.6f)", g->centre_latitude);
+            if (!g->units_known) printf(" (unknown units: read as metres/degrees)");
+            printf("\n");
+            printf("origin:    %.10g, %.10g (outer corner of the first pixel)\n", t[0], t[3]);
+            double x1, y1;
+            trn_geotiff_pixel_to_model(g, in->width, in->height, &x1, &y1);
+            printf("extent:    %.10g, %.10g .. %.10g, %.10g\n", fmin(t[0], x1), fmin(t[3], y1),
+                   fmax(t[0], x1), fmax(t[3], y1));
+        } else {
+            printf("georef:    none (1 m per pixel assumed when loaded)\n");
+        }
+        if (dem.nodata_source == TRN_GEOTIFF_NODATA_NONE) {
+            printf("nodata:    none\n");
+        } else {
+            printf("nodata:    ");
+            if (!isnan(dem.nodata_value)) printf("%.10g ", dem.nodata_value);
+            printf("(%s): %llu samples (%.3f%%)%s\n",
+                   trn_geotiff_nodata_source_name(dem.nodata_source),
+                   (unsigned long long)dem.nodata_count, 100.0 * (double)dem.nodata_count / total,
+                   dem.nodata_count ? ", filled smoothly from their neighbours when loaded" : "");
+        }
+        printf("heights:   %.4f .. %.4f", dem.min, dem.max);
+        if (vu != 1.0) printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
+        printf("\n");
+    }
+    trn_geotiff_dispose(&dem);
+    return CLI_EXIT_OK;
+}
+
+int cli_geotiff_load(cli_ctx *ctx, const char *path, cli_terrain *t)
+{
+    trn_geotiff dem;
+    trn_error e;
+    if (trn_geotiff_read(path, NULL, &dem, cli_progress, ctx, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    if (dem.nodata_count) {
+        uint64_t filled = 0;
+        if (trn_geotiff_fill_nodata(&dem, &filled, cli_progress, ctx, &e) != TRN_OK) {
+            trn_geotiff_dispose(&dem);
+            return cli_fail(ctx, &e);
+        }
+        cli_note(ctx, "%s: filled %llu NoData samples (%s) smoothly from their neighbours", path,
+                 (unsigned long long)filled, trn_geotiff_nodata_source_name(dem.nodata_source));
+    }
+    const trn_geotiff_georef *g = &dem.info.georef;
+    if (!g->has_transform)
+        cli_note(ctx, "%s: no georeferencing; using 1 m per pixel", path);
+    else if (!g->units_known)
+        cli_note(ctx, "%s: units not understood (linear %u, angular %u); read as metres", path,
+                 g->linear_units, g->angular_units);
+    if (dem.info.bands > 1)
+        cli_note(ctx, "%s: %u bands; band 1 is the elevation read", path, dem.info.bands);
+    if (dem.info.has_georef) {
+        t->georef = malloc(sizeof *t->georef);
+        if (!t->georef) {
+            trn_geotiff_dispose(&dem);
+            return cli_failf(ctx, "%s: out of memory", path);
+        }
+        *t->georef = *g;
+    }
+    trn_status st = trn_geotiff_to_field(&dem, &t->field, &e);
+    trn_geotiff_dispose(&dem);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+/* ---- convert options -------------------------------------------------------------------- */
+
+static bool parse_list(const char *text, double *out, int n)
+{
+    const char *p = text;
+    for (int k = 0; k < n; k++) {
+        char *end;
+        out[k] = strtod(p, &end);
+        if (end == p || !isfinite(out[k])) return false;
+        p = end;
+        if (k + 1 < n) {
+            if (*p != ',') return false;
+            p++;
+        }
+    }
+    return *p == '\0';
+}
+
+int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--pow2") == 0) {
+        o->pow2 = true;
+        return 1;
+    }
+    if (strcmp(a, "--pow2plus1") == 0) {
+        o->pow2plus1 = true;
+        return 1;
+    }
+    bool resample = strcmp(a, "--resample") == 0, crop = strcmp(a, "--crop") == 0,
+         window = strcmp(a, "--window") == 0;
+    if (!resample && !crop && !window) return 0;
+    const char *v = cli_option_value(ctx, argc, argv, i);
+    if (!v) return -1;
+    if (resample) {
+        if (strcasecmp(v, "bilinear") == 0)
+            o->filter = TRN_RESAMPLE_BILINEAR;
+        else if (strcasecmp(v, "bicubic") == 0 || strcasecmp(v, "cubic") == 0)
+            o->filter = TRN_RESAMPLE_BICUBIC;
+        else {
+            cli_usage_error(ctx, "--resample takes bilinear or bicubic, not '%s'", v);
+            return -1;
+        }
+        return 1;
+    }
+    double d[4];
+    if (!parse_list(v, d, 4)) {
+        cli_usage_error(ctx, "%s expects four comma-separated numbers (%s), got '%s'", a,
+                        crop ? "X0,Y0,WIDTH,HEIGHT" : "MINX,MINY,MAXX,MAXY", v);
+        return -1;
+    }
+    if (crop) {
+        for (int k = 0; k < 4; k++) {
+            if (d[k] < 0 || d[k] > 4294967295.0 || d[k] != floor(d[k])) {
+                cli_usage_error(ctx, "--crop takes whole pixel numbers, got '%s'", v);
+                return -1;
+            }
+            o->crop[k] = (uint32_t)d[k];
+        }
+        if (o->crop[2] < 2 || o->crop[3] < 2) {
+            cli_usage_error(ctx, "--crop needs at least 2 x 2 pixels, got %u x %u", o->crop[2],
+                            o->crop[3]);
+            return -1;
+        }
+        o->has_crop = true;
+    } else {
+        if (!(d[0] < d[2] && d[1] < d[3])) {
+            cli_usage_error(ctx, "--window needs MINX < MAXX and MINY < MAXY, got '%s'", v);
+            return -1;
+        }
+        memcpy(o->window, d, sizeof d);
+        o->has_window = true;
+    }
+    if (o->has_crop && o->has_window) {
+        cli_usage_error(ctx, "--crop and --window both choose the area; give one");
+        return -1;
+    }
+    return 1;
+}
+
+bool cli_dem_active(const cli_dem_options *o, uint32_t size_w, uint32_t size_h)
+{
+    return o->pow2 || o->pow2plus1 || o->has_crop || o->has_window || size_w || size_h;
+}
+
+/* Crop samples x0.., row0.. (row 0 = north) of t, keeping the georef in step. */
+static int crop_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t x0, uint32_t y0, uint32_t w,
+                       uint32_t h)
+{
+    uint32_t in_w = t->field.cells_x + 1, in_h = t->field.cells_z + 1;
+    if ((uint64_t)x0 + w > in_w || (uint64_t)y0 + h > in_h)
+        return cli_failf(ctx, "the crop %u,%u,%u,%u (x0,y0,width,height) leaves the %u x %u input",
+                         x0, y0, w, h, in_w, in_h);
+    trn_field out;
+    trn_error e;
+    /* Input row y0 (from the north) is field row in_h - 1 - y0. */
+    if (trn_field_crop(&t->field, x0, in_h - y0 - h, w, h, &out, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    trn_field_dispose(&t->field);
+    t->field = out;
+    if (t->has_labels) {
+        /* Labels do not survive reshaping; formats that need them get none. */
+        trn_labels_dispose(&t->labels);
+        t->has_labels = false;
+    }
+    if (t->georef) trn_geotiff_georef_remap(t->georef, x0, y0, 1, 1, w, h, t->georef);
+    return CLI_EXIT_OK;
+}
+
+int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint32_t size_h,
+                  cli_terrain *t)
+{
+    int rc;
+    uint32_t in_w = t->field.cells_x + 1, in_h = t->field.cells_z + 1;
+    if (o->has_crop) {
+        rc = crop_pixels(ctx, t, o->crop[0], o->crop[1], o->crop[2], o->crop[3]);
+        if (rc) return rc;
+        cli_note(ctx, "cropped %u x %u -> %u x %u samples at (%u, %u)", in_w, in_h, o->crop[2],
+                 o->crop[3], o->crop[0], o->crop[1]);
+    } else if (o->has_window) {
+        if (!t->georef || !t->georef->has_transform)
+            return cli_failf(ctx, "--window needs a georeferenced input (a GeoTIFF with a "
+                                  "pixel scale and tiepoint); use --crop for pixels");
+        /* Pixel-centre coordinates of the window's corners; keep the pixels inside it. */
+        double cmin = INFINITY, cmax = -INFINITY, rmin = INFINITY, rmax = -INFINITY;
+        for (int k = 0; k < 4; k++) {
+            double x = o->window[k & 1 ? 2 : 0], y = o->window[k & 2 ? 3 : 1], c, r;
+            if (!trn_geotiff_model_to_pixel(t->georef, x, y, &c, &r))
+                return cli_failf(ctx, "--window: the input's transform cannot be inverted");
+            cmin = fmin(cmin, c - 0.5);
+            cmax = fmax(cmax, c - 0.5);
+            rmin = fmin(rmin, r - 0.5);
+            rmax = fmax(rmax, r - 0.5);
+        }
+        double c0 = fmax(0.0, ceil(cmin - 1e-9)), c1 = fmin(in_w - 1.0, floor(cmax + 1e-9));
+        double r0 = fmax(0.0, ceil(rmin - 1e-9)), r1 = fmin(in_h - 1.0, floor(rmax + 1e-9));
+        if (!(c1 - c0 >= 1 && r1 - r0 >= 1))
+            return cli_failf(ctx,
+                             "--window %g,%g,%g,%g covers fewer than 2 x 2 of the input's pixel "
+                             "centres",
+                             o->window[0], o->window[1], o->window[2], o->window[3]);
+        uint32_t x0 = (uint32_t)c0, y0 = (uint32_t)r0;
+        uint32_t w = (uint32_t)(c1 - c0) + 1, h = (uint32_t)(r1 - r0) + 1;
+        rc = crop_pixels(ctx, t, x0, y0, w, h);
+        if (rc) return rc;
+        cli_note(ctx, "window: %u x %u samples at pixel (%u, %u) of %u x %u", w, h, x0, y0, in_w,
+                 in_h);
+    }
+    uint32_t cur_w = t->field.cells_x + 1, cur_h = t->field.cells_z + 1;
+    uint32_t tw = cur_w, th = cur_h;
+    if (size_w || size_h) {
+        tw = size_w ? size_w : cur_w;
+        th = size_h ? size_h : cur_h;
+    } else if (o->pow2plus1) {
+        tw = trn_resample_nearest_pow2plus1(cur_w);
+        th = trn_resample_nearest_pow2plus1(cur_h);
+    } else if (o->pow2) {
+        tw = trn_resample_nearest_pow2(cur_w);
+        th = trn_resample_nearest_pow2(cur_h);
+    }
+    if (tw < 2 || th < 2) return cli_failf(ctx, "the output needs at least 2 x 2 samples");
+    if (tw == cur_w && th == cur_h) return CLI_EXIT_OK;
+    trn_field out;
+    trn_error e;
+    if (trn_field_resample(&t->field, NULL, tw - 1, th - 1, o->filter, &out, cli_progress, ctx,
+                           &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    cli_progress_end(ctx);
+    trn_field_dispose(&t->field);
+    t->field = out;
+    if (t->has_labels) {
+        trn_labels_dispose(&t->labels);
+        t->has_labels = false;
+    }
+    if (t->georef)
+        trn_geotiff_georef_remap(t->georef, 0, 0, (cur_w - 1.0) / (tw - 1.0),
+                                 (cur_h - 1.0) / (th - 1.0), tw, th, t->georef);
+    cli_note(ctx, "resampled %u x %u -> %u x %u samples (%s)", cur_w, cur_h, tw, th,
+             trn_resample_filter_name(o->filter));
+    return CLI_EXIT_OK;
+}
+
+int cli_geotiff_write(cli_ctx *ctx, const cli_terrain *t, const char *out)
+{
+    trn_error e;
+    if (trn_geotiff_write(out, &t->field, t->georef, TRN_GEOTIFF_COMPRESS_DEFLATE, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    if (!t->georef)
+        cli_note(ctx, "wrote %s: float32 metres, no CRS (the input had none; pixel size %g x %g m)",
+                 out, t->field.size_x / t->field.cells_x, t->field.size_z / t->field.cells_z);
+    return CLI_EXIT_OK;
+}
