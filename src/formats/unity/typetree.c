@@ -153,7 +153,7 @@ static trn_status uw_read_array(uw_walker *w, uint32_t node, uint32_t self)
     }
     uint32_t last = UW_NONE;
     for (uint64_t k = 0; k < count; k++) {
-        uint32_t child;
+        uint32_t child = UW_NONE;
         if ((st = uw_read(w, elem, &child))) return st;
         uw_link(w->obj, self, &last, child);
     }
@@ -164,7 +164,7 @@ static trn_status uw_read(uw_walker *w, uint32_t node, uint32_t *out)
 {
     const trn_unity_type *t = w->obj->type;
     const trn_unity_node *n = &t->nodes[node];
-    uint32_t self;
+    uint32_t self = UW_NONE;
     trn_status st = uw_new_value(w, node, &self);
     if (st) return st;
     *out = self;
@@ -194,7 +194,7 @@ static trn_status uw_read(uw_walker *w, uint32_t node, uint32_t *out)
     } else {
         uint32_t last = UW_NONE;
         for (uint32_t c = node + 1; c < w->subtree_end[node]; c = w->subtree_end[c]) {
-            uint32_t child;
+            uint32_t child = UW_NONE;
             if ((st = uw_read(w, c, &child))) return st;
             uw_link(w->obj, self, &last, child);
         }
@@ -257,7 +257,7 @@ trn_status uw_walk(const trn_unity_file *file, uint32_t object_index,
     w.pos = o->offset;
     w.end = o->offset + o->size;
     w.subtree_end = ends;
-    uint32_t root;
+    uint32_t root = UW_NONE;
     trn_status st = uw_read(&w, 0, &root);
     free(ends);
     if (st == TRN_OK && w.pos != w.end)
