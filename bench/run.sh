@@ -58,3 +58,8 @@ echo "== masks: elevation, slope, path, polygon masks and blend on 4097x4097 (1 
 echo
 echo "== graph: Mountain Range preset at 2049x2049 samples, final and preview, cache reuse (2 threads)"
 "$BUILD/bench_graph" 2048 2
+
+# ---- stationeers (issue 6): octree -> heightfield on a MaxDepth-12 world ----
+echo
+echo "== stationeers: octree -> heightfield, MaxDepth 12 (4096^3) world from a 4096^2 landform, best of 3"
+"$BUILD/bench_stationeers" 12 3
