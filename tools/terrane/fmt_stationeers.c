@@ -8,7 +8,9 @@
 
 cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t head_size)
 {
-    if (head_size >= 4 && memcmp(head, "PK\x03\x04", 4) == 0) return CLI_FORMAT_STATIONEERS_SAVE;
+    /* A ZIP: a whole local file header (30 bytes) after its signature; 4 bytes alone are not
+     * an archive, and stay an unknown format. */
+    if (head_size >= 30 && memcmp(head, "PK\x03\x04", 4) == 0) return CLI_FORMAT_STATIONEERS_SAVE;
     /* The octree has no magic: a .r16 could start with the same bytes, so rasters named by
      * their extension stay rasters. */
     if (!cli_raw_type_from_path(path) && trn_stationeers_sniff(head, head_size))

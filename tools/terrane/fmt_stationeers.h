@@ -8,8 +8,9 @@
 #include "cli.h"
 #include "detect.h"
 
-/* CLI_FORMAT_STATIONEERS_SAVE for a ZIP ("PK\3\4"), CLI_FORMAT_STATIONEERS_DAT for a plausible
- * terrain.dat header (not for headerless-raster extensions), else CLI_FORMAT_UNKNOWN. */
+/* CLI_FORMAT_STATIONEERS_SAVE for a ZIP ("PK\3\4" and a whole 30-byte local header),
+ * CLI_FORMAT_STATIONEERS_DAT for a plausible terrain.dat header (not for headerless-raster
+ * extensions), else CLI_FORMAT_UNKNOWN. */
 cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t head_size);
 
 /* `terrane info` for a terrain.dat or a .save. */
