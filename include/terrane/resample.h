@@ -66,11 +66,11 @@ uint32_t trn_resample_nearest_pow2plus1(uint32_t samples);
  * solved by a multigrid pyramid (cell averages of the valid samples, coarse to fine, each level
  * started from the bilinear-upsampled coarser solution and relaxed by red-black successive
  * over-relaxation sweeps (omega 1.6) until the largest change is below 1e-7 of the valid height
- * range, at most 400 sweeps a level, fewer on levels with over 2^20 unknowns so the time stays
- * proportional to the grid). A harmonic fill never leaves the range of the valid samples (no
- * spikes) and reproduces planes exactly inside holes. Deterministic (one thread, fixed sweep
- * order). *filled_out (may be NULL) receives the number of samples filled. Infinite heights count
- * as valid. Errors: TRN_ERR_FORMAT when no sample is valid (nothing to fill from),
+ * range, at most 400 sweeps a level, fewer on levels with over 335,000 unknowns so the
+ * work stays below 2^27 updates a level). A harmonic fill never leaves the range of the valid
+ * samples (no spikes) and reproduces planes exactly inside holes. Deterministic (one thread, fixed
+ * sweep order). *filled_out (may be NULL) receives the number of samples filled. Infinite heights
+ * count as valid. Errors: TRN_ERR_FORMAT when no sample is valid (nothing to fill from),
  * TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED (the holes are NaN again: the field is as it was). */
 trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progress_fn progress,
                               void *user, trn_error *err);

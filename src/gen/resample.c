@@ -282,55 +282,67 @@ static void fill_prolong(const fill_level *coarse, fill_level *fine)
     }
 }
 
-/* Red-black Gauss-Seidel sweeps of the Laplace equation over the unknown samples; edges are
- * mirrored (a missing neighbour is left out of the mean). */
-static void fill_relax(fill_level *lv, double tol)
+/* Red-black successive over-relaxation of the Laplace equation over the unknown samples;
+ * edges are mirrored (a missing neighbour is left out of the mean). The unknowns are listed
+ * once (red then black, each in index order, which is the order a full scan would visit
+ * them), so a sweep costs the holes, not the grid. False when the list cannot be allocated. */
+static bool fill_relax(fill_level *lv, double tol)
 {
     uint32_t w = lv->w, h = lv->h;
+    size_t n = (size_t)w * h;
+    if (lv->holes == 0) return true;
+    if (n > UINT32_MAX) return false; /* beyond the 32-bit list (and any limits default) */
+    uint32_t *list = malloc(lv->holes * sizeof *list);
+    if (!list) return false;
+    size_t count = 0;
+    for (uint32_t colour = 0; colour < 2; colour++) {
+        for (uint32_t j = 0; j < h; j++) {
+            const uint8_t *hrow = lv->hole + (size_t)j * w;
+            for (uint32_t i = (j + colour) & 1u; i < w; i += 2)
+                if (hrow[i]) list[count++] = (uint32_t)((size_t)j * w + i);
+        }
+    }
     /* Bound the work on huge holes (a DEM that is mostly sea): the multigrid start is already
-     * close, and the cap keeps the time proportional to the grid. */
+     * close, and the cap keeps the time proportional to the holes. */
     size_t max_sweeps = FILL_MAX_SWEEPS;
-    if (lv->holes > 0 && ((size_t)1 << 28) / lv->holes < max_sweeps)
-        max_sweeps = ((size_t)1 << 28) / lv->holes;
+    if (((size_t)1 << 27) / count < max_sweeps) max_sweeps = ((size_t)1 << 27) / count;
     if (max_sweeps < 16) max_sweeps = 16;
+    float *v = lv->v;
     for (size_t sweep = 0; sweep < max_sweeps; sweep++) {
         double max_change = 0;
-        for (uint32_t colour = 0; colour < 2; colour++) {
-            for (uint32_t j = 0; j < h; j++) {
-                float *row = lv->v + (size_t)j * w;
-                const uint8_t *hrow = lv->hole + (size_t)j * w;
-                for (uint32_t i = (j + colour) & 1u; i < w; i += 2) {
-                    if (!hrow[i]) continue;
-                    double sum = 0;
-                    int count = 0;
-                    if (i > 0) {
-                        sum += row[i - 1];
-                        count++;
-                    }
-                    if (i + 1 < w) {
-                        sum += row[i + 1];
-                        count++;
-                    }
-                    if (j > 0) {
-                        sum += row[(ptrdiff_t)i - (ptrdiff_t)w];
-                        count++;
-                    }
-                    if (j + 1 < h) {
-                        sum += row[i + w];
-                        count++;
-                    }
-                    if (count == 0) continue; /* a 1 x 1 level */
-                    /* Over-relaxed: converges several times faster on wide holes. */
-                    double target = sum / count;
-                    float nv = (float)(row[i] + FILL_OMEGA * (target - row[i]));
-                    double change = fabs((double)nv - row[i]);
-                    if (change > max_change) max_change = change;
-                    row[i] = nv;
-                }
+        for (size_t k = 0; k < count; k++) {
+            size_t at = list[k];
+            uint32_t j = (uint32_t)(at / w), i = (uint32_t)(at - (size_t)j * w);
+            double sum = 0;
+            int nb = 0;
+            if (i > 0) {
+                sum += v[at - 1];
+                nb++;
             }
+            if (i + 1 < w) {
+                sum += v[at + 1];
+                nb++;
+            }
+            if (j > 0) {
+                sum += v[at - w];
+                nb++;
+            }
+            if (j + 1 < h) {
+                sum += v[at + w];
+                nb++;
+            }
+            if (nb == 0) continue; /* a 1 x 1 level */
+            /* Over-relaxed: converges several times faster on wide holes. */
+            double target = sum / nb;
+            float nv = (float)(v[at] + FILL_OMEGA * (target - v[at]));
+            double change = fabs((double)nv - v[at]);
+            if (change > max_change) max_change = change;
+            v[at] = nv;
         }
         if (max_change <= tol) break;
     }
+    free(list);
+    return true;
 }
 
 trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progress_fn progress,
@@ -393,7 +405,12 @@ trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progre
             goto done;
         }
         fill_prolong(&levels[k + 1], &levels[k]);
-        fill_relax(&levels[k], tol);
+        if (!fill_relax(&levels[k], tol)) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "fill: out of memory for the list of %zu NoData samples",
+                               levels[k].holes);
+            goto done;
+        }
     }
     trn_progress_report(&prog, 1.0, "fill NoData");
     if (filled_out) *filled_out = holes;

@@ -81,7 +81,7 @@ static bool rd_u32(trn_cursor *c, bool be, uint32_t *v)
 
 static bool rd_u64(trn_cursor *c, bool be, uint64_t *v)
 {
-    uint32_t a, b;
+    uint32_t a = 0, b = 0;
     if (!trn_cursor_has(c, 8)) return false;
     rd_u32(c, be, &a);
     rd_u32(c, be, &b);
@@ -91,7 +91,7 @@ static bool rd_u64(trn_cursor *c, bool be, uint64_t *v)
 
 static bool rd_f64(trn_cursor *c, bool be, double *v)
 {
-    uint64_t u;
+    uint64_t u = 0;
     if (!rd_u64(c, be, &u)) return false;
     memcpy(v, &u, sizeof *v);
     return true;
@@ -178,7 +178,7 @@ static trn_status scan_header(gt_scan *s, trn_error *err)
                              "TIFF header: expected the byte order \"II\" or \"MM\", found "
                              "0x%02x 0x%02x",
                              bo[0], bo[1]);
-    uint16_t version;
+    uint16_t version = 0;
     if (!rd_u16(&c, s->big_endian, &version))
         return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, 2,
                              "TIFF header: the file ends before the version");
@@ -188,7 +188,7 @@ static trn_status scan_header(gt_scan *s, trn_error *err)
                              version);
     s->bigtiff = version == 43;
     if (s->bigtiff) {
-        uint16_t bytesize, zero;
+        uint16_t bytesize = 0, zero = 0;
         if (!rd_u16(&c, s->big_endian, &bytesize) || !rd_u16(&c, s->big_endian, &zero) ||
             !rd_u64(&c, s->big_endian, &s->ifd_offset))
             return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)c.pos,
@@ -198,7 +198,7 @@ static trn_status scan_header(gt_scan *s, trn_error *err)
                                  "BigTIFF header: expected offset size 8 and 0, found %u and %u",
                                  bytesize, zero);
     } else {
-        uint32_t off;
+        uint32_t off = 0;
         if (!rd_u32(&c, s->big_endian, &off))
             return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, 4,
                                  "TIFF header: expected 8 bytes, the file has %zu", s->size);
@@ -224,13 +224,13 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
     trn_cursor c;
     trn_cursor_init(&c, s->data, s->size);
     c.pos = (size_t)s->ifd_offset;
-    uint64_t n;
+    uint64_t n = 0;
     if (s->bigtiff) {
         if (!rd_u64(&c, s->big_endian, &n))
             return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)c.pos,
                                  "image directory: the file ends inside its 8-byte entry count");
     } else {
-        uint16_t n16;
+        uint16_t n16 = 0;
         if (!rd_u16(&c, s->big_endian, &n16))
             return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)c.pos,
                                  "image directory: the file ends inside its 2-byte entry count");
@@ -253,15 +253,15 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
                                  "ends after %zu",
                                  (unsigned long long)k, (unsigned long long)n, entry_size,
                                  trn_cursor_left(&c));
-        uint16_t tag, type;
-        uint64_t count, value;
+        uint16_t tag = 0, type = 0;
+        uint64_t count = 0, value = 0;
         rd_u16(&c, s->big_endian, &tag);
         rd_u16(&c, s->big_endian, &type);
         if (s->bigtiff) {
             rd_u64(&c, s->big_endian, &count);
             rd_u64(&c, s->big_endian, &value);
         } else {
-            uint32_t c32, v32;
+            uint32_t c32 = 0, v32 = 0;
             rd_u32(&c, s->big_endian, &c32);
             rd_u32(&c, s->big_endian, &v32);
             count = c32;
@@ -370,7 +370,7 @@ static trn_status parse_geokeys(const gt_scan *s, const trn_geotiff_limits *lim,
     trn_cursor c;
     trn_cursor_init(&c, s->data, s->size);
     c.pos = ke->data_offset;
-    uint16_t head[4];
+    uint16_t head[4] = {0, 0, 0, 0};
     for (int k = 0; k < 4; k++)
         rd_u16(&c, s->big_endian, &head[k]);
     if (head[0] != 1)
@@ -410,7 +410,7 @@ static trn_status parse_geokeys(const gt_scan *s, const trn_geotiff_limits *lim,
     }
     for (uint32_t k = 0; k < nkeys; k++) {
         size_t at = c.pos;
-        uint16_t id, loc, count, value;
+        uint16_t id = 0, loc = 0, count = 0, value = 0;
         rd_u16(&c, s->big_endian, &id);
         rd_u16(&c, s->big_endian, &loc);
         rd_u16(&c, s->big_endian, &count);
