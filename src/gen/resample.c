@@ -286,7 +286,7 @@ static void fill_prolong(const fill_level *coarse, fill_level *fine)
  * edges are mirrored (a missing neighbour is left out of the mean). The unknowns are listed
  * once (red then black, each in index order, which is the order a full scan would visit
  * them), so a sweep costs the holes, not the grid. False when the list cannot be allocated. */
-static bool fill_relax(fill_level *lv, double tol)
+static bool fill_relax(fill_level *lv, double tol, double lo, double hi)
 {
     uint32_t w = lv->w, h = lv->h;
     size_t n = (size_t)w * h;
@@ -334,7 +334,12 @@ static bool fill_relax(fill_level *lv, double tol)
             if (nb == 0) continue; /* a 1 x 1 level */
             /* Over-relaxed: converges several times faster on wide holes. */
             double target = sum / nb;
-            float nv = (float)(v[at] + FILL_OMEGA * (target - v[at]));
+            double next = v[at] + FILL_OMEGA * (target - v[at]);
+            /* Over-relaxation may step past the valid range mid-way (the solution never
+             * does); clamping keeps every iterate finite even for heights near FLT_MAX. */
+            if (next < lo) next = lo;
+            if (next > hi) next = hi;
+            float nv = (float)next;
             double change = fabs((double)nv - v[at]);
             if (change > max_change) max_change = change;
             v[at] = nv;
@@ -405,7 +410,7 @@ trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progre
             goto done;
         }
         fill_prolong(&levels[k + 1], &levels[k]);
-        if (!fill_relax(&levels[k], tol)) {
+        if (!fill_relax(&levels[k], tol, lo, hi)) {
             st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                "fill: out of memory for the list of %zu NoData samples",
                                levels[k].holes);

@@ -87,7 +87,15 @@ static int on_write_error(TIFF *tif, void *user, const char *module, const char 
     write_msgs *m = user;
     if (m->errors++ == 0) {
         char text[256];
+/* libtiff hands over its own printf format with the arguments that match it. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
         vsnprintf(text, sizeof text, fmt, ap);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
         snprintf(m->first_error, sizeof m->first_error, "%s%s%s", module ? module : "",
                  module ? ": " : "", text);
     }
