@@ -397,7 +397,7 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
         rep->has_ledger = r->has_ledger;
         rep->ledger = r->ledger;
         run->results[k] = r;
-        if (trn_progress_report(&np.slice, 1.0, t->name))
+        if (node_bridge(1.0, t->name, &np) == TRN_CANCEL)
             return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "graph: cancelled");
     }
     return TRN_OK;

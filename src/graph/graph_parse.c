@@ -340,7 +340,7 @@ trn_status trn_graph_parse(const char *text, size_t size, const char *path, trn_
     json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         trn_error_set(err, TRN_ERR_JSON, path, (int64_t)je.position + (int64_t)bom, "%s", je.text);
-        trn_error_set_position(err, je.line, je.column);
+        trn_error_set_position(err, je.line, je.column > 0 ? je.column : 1); /* jansson: 0 at EOF */
         return TRN_ERR_JSON;
     }
     trn_json_path where;
