@@ -730,7 +730,8 @@ static void test_generate_cancel(void)
 {
     test_recipe t;
     recipe_island(&t);
-    static const char *const stages[] = {"landform", "water distance", "biomes"};
+    /* The implicit graph's landform node reports as "node landform: landform". */
+    static const char *const stages[] = {"node landform: landform", "water distance", "biomes"};
     for (int s = 0; s < 3; s++) {
         cancel_probe p = {stages[s], 0, 0.0, true};
         trn_generated g;

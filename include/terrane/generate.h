@@ -215,8 +215,9 @@ typedef struct trn_generate_options {
  * when a Biome Rules node feeds the output, else the default biome). With strokes
  * (layers.h, docs/recipes.md "Layers and edits: evaluation"): water distance on the landform
  * base, then regions' landform blend, sculpt layers, protection, biomes on the final surface,
- * painted regions and the exclusion mask. Progress
- * stages: "landform", "water distance", "biomes". On failure or cancel *out is left empty. */
+ * painted regions and the exclusion mask. Progress stages: "node ID: STAGE" for each graph node
+ * (the implicit graph's "node landform: landform"), "water distance", "biomes". On failure or
+ * cancel *out is left empty. */
 trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,
                                trn_generated *out, trn_progress_fn progress, void *user,
                                trn_error *err);
