@@ -869,11 +869,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     if (kind == TRN_DOCUMENT_TERRAIN_ASSET)
         cli_note(ctx, "%s is a Terrain asset document: generating its recipe", a.recipe_path);
-    if (a.cells_x || a.size_x) {
+    if (a.cells_x || a.size_x > 0.0) {
         const uint32_t cx = a.cells_x ? a.cells_x : recipe.cells_x;
         const uint32_t cz = a.cells_x ? a.cells_z : recipe.cells_z;
-        const double sx = a.size_x ? a.size_x : recipe.size_x;
-        const double sz = a.size_x ? a.size_z : recipe.size_z;
+        const double sx = a.size_x > 0.0 ? a.size_x : recipe.size_x;
+        const double sz = a.size_x > 0.0 ? a.size_z : recipe.size_z;
         if (trn_recipe_change_grid(&recipe, sx, sz, cx, cz, a.edit_policy, &e)) {
             trn_recipe_dispose(&recipe);
             return cli_fail(ctx, &e);
