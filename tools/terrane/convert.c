@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "level_export.h"
 #include "fmt_geotiff.h"
 #include "fmt_stationeers.h"
 #include "terrane/beamng.h"
@@ -20,8 +21,9 @@ static const char *const help_text =
     "usage: terrane convert IN OUT [options]\n"
     "\n"
     "Convert a heightmap between formats. IN is detected from its content (BeamNG/Torque .ter\n"
-    "versions 1-9, Terragen .ter, PNG) or, for headerless rasters, from its extension. OUT's\n"
-    "format comes from its extension or --of:\n"
+    "versions 1-9, Terragen .ter, PNG, GeoTIFF, Unity TerrainData .asset, Stationeers\n"
+    "terrain.dat or .save) or, for headerless rasters, from its extension. OUT's format comes\n"
+    "from its extension or --of:\n"
     "  .ter          BeamNG terrain, version 9 (legacy files are converted)\n"
     "  .png          16-bit greyscale PNG (row 0 = north, as BeamNG's importer expects)\n"
     "  .r16 / .raw   headerless 16-bit, little-endian (Windows) unless --byte-order big\n"
@@ -30,6 +32,9 @@ static const char *const help_text =
     "  .dat          Stationeers terrain.dat octree, 1 m voxels, the smallest MaxDepth\n"
     "                that holds it (terrane stationeers from-heightfield has options)\n"
     "  .tif / .tiff  float32 GeoTIFF (deflate), keeping a GeoTIFF input's georeferencing\n"
+    "  beamng:DIR/levels/NAME  a whole BeamNG level (.ter, .terrain.json, TerrainBlock at the\n"
+    "                lowest height, materials), then validated; needs a power-of-two square\n"
+    "                (2^k + 1 grids lose their far row and column; --pow2 resamples)\n"
     "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
     "\n"
     "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
@@ -61,6 +66,7 @@ static const char *const help_text =
     "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n"
     "  terrane convert theTerrain.ter for_terragen.ter --of terragen\n"
     "  terrane convert dem.tif level.ter --pow2 --max-height 3000\n"
+    "  terrane convert dem.tif beamng:levels/alps --pow2  # a whole level, validated\n"
     "  terrane convert dem.tif unity.r16 --pow2plus1 --resample bicubic\n";
 
 typedef enum out_format {
@@ -285,8 +291,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT");
-    if (fmt == OUT_UNKNOWN) fmt = out_format_from_path(out);
-    if (fmt == OUT_UNKNOWN)
+    const char *level_dir = cli_level_spec_dir(out);
+    if (fmt == OUT_UNKNOWN && !level_dir) fmt = out_format_from_path(out);
+    if (fmt == OUT_UNKNOWN && !level_dir)
         return cli_usage_error(ctx,
                                "cannot tell the output format from '%s'; use an extension "
                                "(.ter, .png, .r16, .raw, .r32) or --of",
@@ -297,7 +304,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     cli_format in_format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, in, &in_format);
     if (rc) return rc;
-    if (fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
+    if (!level_dir && fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
         !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0))
         return convert_ter_to_ter(ctx, in, out, &o);
 
@@ -312,7 +319,10 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         cli_terrain_dispose(&t);
         return rc;
     }
-    if (fmt == OUT_GEOTIFF)
+    if (level_dir)
+        rc = cli_write_beamng_level(ctx, &t, level_dir,
+                                    o.max_height_given ? o.load.max_height : 0.0);
+    else if (fmt == OUT_GEOTIFF)
         rc = cli_geotiff_write(ctx, &t, out);
     else if (fmt == OUT_TER)
         rc = write_ter(ctx, &t, out, &o);

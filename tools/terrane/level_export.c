@@ -1,0 +1,143 @@
+/* Any loaded terrain (a DEM, a Unity asset, an octree) into a BeamNG level, then validated. */
+#include "level_export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
+
+const char *cli_level_spec_dir(const char *spec)
+{
+    return spec && strncmp(spec, "beamng:", 7) == 0 && spec[7] ? spec + 7 : NULL;
+}
+
+static bool pow2(uint32_t v)
+{
+    return v && (v & (v - 1u)) == 0;
+}
+
+/* The TerrainBlock's position z = the lowest height, so stored 0 sits there. */
+static trn_status set_position_z(const char *items_path, const char *name, double z, trn_error *err)
+{
+    trn_terrain_block *blocks = NULL;
+    size_t count = 0;
+    trn_status st = trn_items_read_terrain_blocks(items_path, &blocks, &count, NULL, err);
+    if (st) return st;
+    st = trn_error_set(err, TRN_ERR_NOT_FOUND, items_path, -1,
+                       "the TerrainBlock \"%s\" just written is not there", name);
+    for (size_t k = 0; k < count; k++)
+        if (blocks[k].name && strcmp(blocks[k].name, name) == 0) {
+            blocks[k].position[2] = z;
+            trn_error_clear(err);
+            st = trn_items_put_terrain_block(items_path, &blocks[k], err);
+            break;
+        }
+    trn_terrain_blocks_free(blocks, count);
+    return st;
+}
+
+int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level_dir,
+                           double max_height)
+{
+    const trn_field *f = &t->field;
+    if (f->cells_x != f->cells_z || f->size_x != f->size_z)
+        return cli_failf(ctx,
+                         "a BeamNG terrain is square with square cells; the input is %u x %u "
+                         "samples over %g x %g: crop it (--crop, --window) or resample it "
+                         "(--size NxN)",
+                         f->cells_x + 1u, f->cells_z + 1u, f->size_x, f->size_z);
+    uint32_t n = f->cells_x + 1u;
+    /* 2^k + 1 samples (a recipe's or Unity's grid): drop the far row and column, as generate
+     * does, rather than resample. */
+    const bool trim = !pow2(n) && pow2(n - 1u);
+    if (trim) n--;
+    if (!pow2(n) || n < TRN_BEAMNG_MIN_RESOLUTION || n > TRN_BEAMNG_MAX_RESOLUTION)
+        return cli_failf(ctx,
+                         "BeamNG terrains are a power of two from %u to %u samples a side; the "
+                         "input is %u: add --pow2 (or --size NxN) to resample it",
+                         TRN_BEAMNG_MIN_RESOLUTION, TRN_BEAMNG_MAX_RESOLUTION, f->cells_x + 1u);
+    float lo, hi;
+    trn_field_range(f, &lo, &hi);
+    const double base = floor((double)lo);
+    const double relief = (double)hi - base;
+    double mh = max_height > 0 ? max_height : (relief > 1.0 ? ceil(relief) : 1.0);
+    if (relief > mh)
+        return cli_failf(ctx,
+                         "--max-height %g m cannot hold the terrain's %.3f m of relief (from "
+                         "%.3f m); raise it or leave it out",
+                         mh, relief, base);
+    trn_field g;
+    trn_error e;
+    if (trn_field_init(&g, n - 1u, n - 1u, f->size_x / f->cells_x * (double)(n - 1u),
+                       f->size_z / f->cells_z * (double)(n - 1u), &e))
+        return cli_fail(ctx, &e);
+    const size_t src_w = (size_t)f->cells_x + 1u;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            g.heights[j * n + i] = (float)((double)f->heights[j * src_w + i] - base);
+    trn_labels labels;
+    memset(&labels, 0, sizeof labels);
+    bool have_labels = false;
+    if (t->has_labels) {
+        if (trn_labels_init(&labels, n - 1u, n - 1u, &e)) {
+            trn_field_dispose(&g);
+            return cli_fail(ctx, &e);
+        }
+        trn_status st = TRN_OK;
+        for (uint32_t k = 0; k < t->labels.name_count && !st; k++)
+            st = trn_labels_add_name(&labels, t->labels.names[k], strlen(t->labels.names[k]), &e);
+        for (size_t j = 0; j < n && !st; j++)
+            memcpy(labels.values + j * n, t->labels.values + j * src_w, n);
+        if (st) {
+            trn_labels_dispose(&labels);
+            trn_field_dispose(&g);
+            return cli_fail(ctx, &e);
+        }
+        have_labels = true;
+    }
+    trn_ter ter;
+    trn_status st = trn_ter_from_field(&g, mh, have_labels ? &labels : NULL, "default", &ter, &e);
+    const double square = g.size_x / g.cells_x;
+    trn_field_dispose(&g);
+    trn_labels_dispose(&labels);
+    if (st) return cli_fail(ctx, &e);
+    trn_beamng_level_options lo_opt;
+    memset(&lo_opt, 0, sizeof lo_opt);
+    lo_opt.level_dir = level_dir;
+    lo_opt.max_height = mh;
+    lo_opt.square_size = square;
+    trn_beamng_level_result res;
+    memset(&res, 0, sizeof res);
+    st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
+    trn_ter_dispose(&ter);
+    cli_progress_end(ctx);
+    if (!st) st = set_position_z(res.items_path, res.terrain_name, base, &e);
+    if (st) return cli_fail(ctx, &e);
+    if (trim)
+        cli_note(ctx, "%u samples a side: the far row and column are left out (%u x %u)", n + 1u, n,
+                 n);
+    cli_note(ctx,
+             "wrote %s (%u x %u, maxHeight %g m, squareSize %g m); TerrainBlock \"%s\" at "
+             "position z %g (the lowest height)",
+             res.ter_path, n, n, mh, square, res.terrain_name, base);
+    trn_findings findings = {NULL, 0, 0};
+    st = trn_beamng_validate(level_dir, NULL, &findings, NULL, NULL, &e);
+    if (st) {
+        trn_findings_dispose(&findings);
+        return cli_fail(ctx, &e);
+    }
+    const size_t errors = trn_findings_count(&findings, TRN_SEVERITY_ERROR);
+    for (size_t k = 0; k < findings.count; k++) {
+        const trn_finding *x = &findings.items[k];
+        if (x->severity == TRN_SEVERITY_INFO || (ctx->quiet && x->severity < TRN_SEVERITY_ERROR))
+            continue;
+        fprintf(stderr, "terrane %s: validate %s [%s]: %s\n", ctx->verb,
+                trn_severity_name(x->severity), x->check, x->message);
+    }
+    cli_note(ctx, "validated %s: %zu error(s)", level_dir, errors);
+    trn_findings_dispose(&findings);
+    return errors ? cli_failf(ctx, "the level %s has %zu validation error(s)", level_dir, errors)
+                  : CLI_EXIT_OK;
+}
