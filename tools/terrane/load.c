@@ -131,7 +131,8 @@ int cli_fail_unknown_format(cli_ctx *ctx, const char *path)
         k += (size_t)snprintf(shown + k, sizeof shown - k, "%s%02x", i ? " " : "", head[i]);
     return cli_failf(ctx,
                      "%s: offset 0: unrecognised format: expected a BeamNG/Torque .ter (version "
-                     "1-9), Terragen .ter, PNG, BeamNG .terrain.json, or a headerless "
+                     "1-9), Terragen .ter, PNG, GeoTIFF, Unity TerrainData (.asset), "
+                     "Stationeers terrain.dat or .save, BeamNG .terrain.json, or a headerless "
                      ".r16/.raw/.r32 (or --raw-type); found bytes %s",
                      path, shown);
 }
