@@ -288,7 +288,7 @@ static void test_parse_document(void)
             else if (strcmp(p->name, "nums") == 0)
                 CHECK(p->type == TRN_VALUE_OTHER && strcmp(p->text, "[1,2,3]") == 0);
             else
-                CHECK(!"unexpected parameter");
+                CHECK(false && "unexpected parameter");
         }
         CHECK(!g.nodes[1].has_position);
         CHECK_EQ_INT(g.nodes[1].input_count, 1);
@@ -1238,7 +1238,7 @@ static void test_disk_cache(void)
 {
     char dir[512], cdir[600];
     if (!trn_test_tmpdir(dir, sizeof dir)) {
-        CHECK(!"no temporary folder");
+        CHECK(false && "no temporary folder");
         return;
     }
     snprintf(cdir, sizeof cdir, "%s/cache/nested", dir);

@@ -12,6 +12,7 @@ typedef struct cctx {
     const trn_graph *g;
     const trn_recipe *recipe;
     trn_graph_diagnostics *out;
+    trn_graph_index index;
     bool failed; /* out of memory */
 } cctx;
 
@@ -230,7 +231,7 @@ static const trn_pin_spec *resolve(cctx *c, const trn_graph_node *n, uint32_t in
     char path[128];
     snprintf(path, sizeof path, "nodes[%u].inputs.%.40s", index, l->pin);
     *src_out = -1;
-    const int s = trn_graph_find_node(c->g, l->node);
+    const int s = trn_graph_index_find(&c->index, l->node);
     if (s < 0) {
         diag(c, TRN_GRAPH_ERROR, "unknown-node", n, l->pin, path,
              "input '%s' links to node '%.60s', which does not exist", l->pin, l->node);
@@ -262,46 +263,61 @@ static const trn_pin_spec *resolve(cctx *c, const trn_graph_node *n, uint32_t in
     return o;
 }
 
-/* Depth-first colouring over resolved links; a back edge is a cycle, reported once. */
+/* Depth-first colouring over resolved links; a back edge is a cycle, reported once. The walk
+ * keeps its own stack (node, next input slot), so a long chain cannot exhaust the C stack. */
 typedef struct cyc {
-    int *src; /* per node, per input slot: source node index or -1 (node * max_inputs) */
+    const int *src; /* per node, per input slot: source node index or -1 (node * max_inputs) */
     uint32_t max_inputs;
     uint8_t *state; /* 0 new, 1 on stack, 2 done */
-    int *stack;
-    uint32_t depth;
+    int *stack;     /* nodes on the path */
+    uint32_t *next; /* per path entry: the next input slot to look at */
     bool found;
 } cyc;
 
-static void visit(cctx *c, cyc *y, int v)
+static void report_cycle(cctx *c, const cyc *y, uint32_t depth, int s)
 {
-    y->state[v] = 1;
-    y->stack[y->depth++] = v;
-    for (uint32_t k = 0; k < y->max_inputs && !y->found; k++) {
-        const int s = y->src[(size_t)v * y->max_inputs + k];
+    /* The cycle is the path from s up to its top, which links back to s. */
+    char chain[400] = "";
+    size_t len = 0;
+    uint32_t from = 0;
+    while (y->stack[from] != s)
+        from++;
+    for (uint32_t q = from; q < depth && len + 1 < sizeof chain; q++)
+        len += (size_t)snprintf(chain + len, sizeof chain - len, "%.60s <- ",
+                                c->g->nodes[y->stack[q]].id);
+    if (len + 1 < sizeof chain)
+        snprintf(chain + len, sizeof chain - len, "%.60s", c->g->nodes[s].id);
+    const int v = y->stack[depth - 1u];
+    char path[64];
+    snprintf(path, sizeof path, "nodes[%d].inputs", v);
+    diag(c, TRN_GRAPH_ERROR, "cycle", &c->g->nodes[v], NULL, path,
+         "its inputs form a cycle (%s); a node cannot depend on its own result", chain);
+}
+
+static void visit(cctx *c, cyc *y, int root)
+{
+    uint32_t depth = 0;
+    y->stack[depth] = root;
+    y->next[depth++] = 0;
+    y->state[root] = 1;
+    while (depth && !y->found) {
+        const int v = y->stack[depth - 1u];
+        if (y->next[depth - 1u] == y->max_inputs) {
+            y->state[v] = 2;
+            depth--;
+            continue;
+        }
+        const int s = y->src[(size_t)v * y->max_inputs + y->next[depth - 1u]++];
         if (s < 0) continue;
         if (y->state[s] == 1) {
-            /* The cycle is the stack from s up to v. */
-            char chain[400] = "";
-            size_t len = 0;
-            uint32_t from = 0;
-            while (y->stack[from] != s)
-                from++;
-            for (uint32_t q = from; q < y->depth && len + 1 < sizeof chain; q++)
-                len += (size_t)snprintf(chain + len, sizeof chain - len, "%s <- ",
-                                        c->g->nodes[y->stack[q]].id);
-            if (len + 1 < sizeof chain)
-                snprintf(chain + len, sizeof chain - len, "%s", c->g->nodes[s].id);
-            char path[64];
-            snprintf(path, sizeof path, "nodes[%d].inputs", v);
-            diag(c, TRN_GRAPH_ERROR, "cycle", &c->g->nodes[v], NULL, path,
-                 "its inputs form a cycle (%s); a node cannot depend on its own result", chain);
+            report_cycle(c, y, depth, s);
             y->found = true;
         } else if (y->state[s] == 0) {
-            visit(c, y, s);
+            y->state[s] = 1;
+            y->stack[depth] = s;
+            y->next[depth++] = 0;
         }
     }
-    y->depth--;
-    y->state[v] = 2;
 }
 
 trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
@@ -310,7 +326,11 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     if (!graph || !out)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "trn_graph_check: graph and out are required");
-    cctx c = {graph, recipe, out, false};
+    cctx c;
+    memset(&c, 0, sizeof c);
+    c.g = graph;
+    c.recipe = recipe;
+    c.out = out;
     const uint32_t n = graph->node_count;
     char path[128];
     uint32_t max_inputs = 1;
@@ -319,12 +339,16 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     int *src = malloc((size_t)(n ? n : 1u) * max_inputs * sizeof *src);
     uint8_t *state = calloc(n ? n : 1u, 1);
     int *stack = malloc((n ? n : 1u) * sizeof *stack);
+    uint32_t *next = malloc((n ? n : 1u) * sizeof *next);
     uint8_t *reach = calloc(n ? n : 1u, 1);
-    if (!src || !state || !stack || !reach) {
+    const bool indexed = trn_graph_index_build(graph, false, &c.index);
+    if (!src || !state || !stack || !next || !reach || !indexed) {
         free(src);
         free(state);
         free(stack);
+        free(next);
         free(reach);
+        trn_graph_index_dispose(&c.index);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory checking a graph");
     }
     for (size_t k = 0; k < (size_t)(n ? n : 1u) * max_inputs; k++)
@@ -337,12 +361,10 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
         if (idlen == 0 || idlen > 63)
             diag(&c, TRN_GRAPH_ERROR, "bad-id", NULL, NULL, path,
                  "node %u: an id must be 1 to 63 bytes, found %zu", k, idlen);
-        for (uint32_t j = 0; j < k; j++)
-            if (strcmp(graph->nodes[j].id, node->id) == 0) {
-                diag(&c, TRN_GRAPH_ERROR, "duplicate-id", node, NULL, path,
-                     "id '%.60s' is already used by node %u; ids must be unique", node->id, j);
-                break;
-            }
+        const int first = trn_graph_index_find(&c.index, node->id);
+        if (first >= 0 && (uint32_t)first != k)
+            diag(&c, TRN_GRAPH_ERROR, "duplicate-id", node, NULL, path,
+                 "id '%.60s' is already used by node %d; ids must be unique", node->id, first);
         const trn_node_type *t = trn_node_type_find(node->type);
         if (!t) {
             snprintf(path, sizeof path, "nodes[%u].type", k);
@@ -401,7 +423,7 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     }
 
     /* Cycles, over every link that names an existing node. */
-    cyc y = {src, max_inputs, state, stack, 0, false};
+    cyc y = {src, max_inputs, state, stack, next, false};
     for (uint32_t k = 0; k < n && !y.found; k++)
         if (!state[k]) visit(&c, &y, (int)k);
 
@@ -410,7 +432,7 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     if (!graph->output) {
         diag(&c, TRN_GRAPH_ERROR, "output-unset", NULL, NULL, "output",
              "the graph names no Terrain Output (\"output\": NODE_ID)");
-    } else if ((out_index = trn_graph_find_node(graph, graph->output)) < 0) {
+    } else if ((out_index = trn_graph_index_find(&c.index, graph->output)) < 0) {
         diag(&c, TRN_GRAPH_ERROR, "output-unknown", NULL, NULL, "output",
              "output names node '%.60s', which does not exist", graph->output);
     } else if (strcmp(graph->nodes[out_index].type, "terrain_output") != 0) {
@@ -457,7 +479,9 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     free(src);
     free(state);
     free(stack);
+    free(next);
     free(reach);
+    trn_graph_index_dispose(&c.index);
     if (c.failed)
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory checking a graph");
     return TRN_OK;

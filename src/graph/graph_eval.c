@@ -167,14 +167,40 @@ static trn_status validation_error(const trn_graph_diagnostics *d, trn_error *er
     return TRN_OK;
 }
 
-static void visit(plan *p, uint8_t *seen, int v)
+/* Post-order from the output over the links (its own stack: chains can be long). */
+static bool order_from(plan *p, int root)
 {
-    seen[v] = 1;
-    for (uint32_t i = 0; i < TRN_GRAPH_MAX_INPUTS; i++) {
-        const int s = p->src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i];
-        if (s >= 0 && !seen[s]) visit(p, seen, s);
+    uint8_t *seen = calloc(p->n ? p->n : 1u, 1);
+    uint32_t *next = malloc((p->n ? p->n : 1u) * sizeof *next);
+    int *path = malloc((p->n ? p->n : 1u) * sizeof *path);
+    if (!seen || !next || !path) {
+        free(seen);
+        free(next);
+        free(path);
+        return false;
     }
-    p->order[p->order_count++] = v;
+    uint32_t depth = 0;
+    path[depth] = root;
+    next[depth++] = 0;
+    seen[root] = 1;
+    while (depth) {
+        const int v = path[depth - 1u];
+        if (next[depth - 1u] == TRN_GRAPH_MAX_INPUTS) {
+            p->order[p->order_count++] = v;
+            depth--;
+            continue;
+        }
+        const int s = p->src[(size_t)v * TRN_GRAPH_MAX_INPUTS + next[depth - 1u]++];
+        if (s >= 0 && !seen[s]) {
+            seen[s] = 1;
+            path[depth] = s;
+            next[depth++] = 0;
+        }
+    }
+    free(seen);
+    free(next);
+    free(path);
+    return true;
 }
 
 static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
@@ -197,9 +223,10 @@ static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
     p->order = malloc(n * sizeof *p->order);
     p->keys = calloc(n, sizeof *p->keys);
     p->tainted = calloc(n, 1);
-    uint8_t *seen = calloc(n, 1);
-    if (!p->src || !p->src_out || !p->order || !p->keys || !p->tainted || !seen) {
-        free(seen);
+    trn_graph_index index;
+    const bool indexed = trn_graph_index_build(g, false, &index);
+    if (!p->src || !p->src_out || !p->order || !p->keys || !p->tainted || !indexed) {
+        trn_graph_index_dispose(&index);
         plan_dispose(p);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory planning a graph");
     }
@@ -212,7 +239,7 @@ static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
         for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
             const trn_graph_link *l = trn_graph_node_input(node, t->inputs[i].name);
             if (!l) continue;
-            const int s = trn_graph_find_node(g, l->node);
+            const int s = trn_graph_index_find(&index, l->node);
             const trn_node_type *st_ = trn_node_type_find(g->nodes[s].type);
             uint32_t oi = 0;
             if (l->output) trn_node_type_output(st_, l->output, &oi);
@@ -220,9 +247,12 @@ static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
             p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + i] = (int)oi;
         }
     }
-    p->output = trn_graph_find_node(g, g->output);
-    visit(p, seen, p->output);
-    free(seen);
+    p->output = trn_graph_index_find(&index, g->output);
+    trn_graph_index_dispose(&index);
+    if (!order_from(p, p->output)) {
+        plan_dispose(p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory planning a graph");
+    }
     for (uint32_t o = 0; o < p->order_count; o++) {
         const int k = p->order[o];
         const trn_graph_node *node = &g->nodes[k];
@@ -515,6 +545,11 @@ trn_status trn_graph_run_output(const trn_graph_run *run, const char *node_id, c
                              "graph: node '%.60s' was not evaluated in this run",
                              node_id ? node_id : "");
     const trn_node_type *t = trn_node_type_find(run->reports[k].type);
+    if (!t || !t->output_count)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                             "graph: node '%.60s' (%s) has no outputs (trn_graph_run_terrain "
+                             "gives what a terrain_output publishes)",
+                             node_id, run->reports[k].type);
     uint32_t oi = 0;
     if (pin && !trn_node_type_output(t, pin, &oi))
         return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,

@@ -31,8 +31,21 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
                                      const char *name, uint32_t *count, double **scratch);
 
-/* Index of a node by id, or -1. */
+/* Index of a node by id, or -1. Linear: use a trn_graph_index where it is called per link. */
 int trn_graph_find_node(const trn_graph *graph, const char *id);
+
+/* Node ids hashed once per call, so resolving every link stays linear in the graph's size.
+ * skip_comments leaves comment nodes out (what a graph's identity resolves against). */
+typedef struct trn_graph_index {
+    const trn_graph *graph;
+    uint32_t *slots; /* node index + 1, 0 = empty */
+    size_t mask;
+} trn_graph_index;
+
+bool trn_graph_index_build(const trn_graph *graph, bool skip_comments, trn_graph_index *index);
+void trn_graph_index_dispose(trn_graph_index *index);
+/* The first node (smallest index) with this id, or -1. */
+int trn_graph_index_find(const trn_graph_index *index, const char *id);
 /* The link feeding an input pin of a node, or NULL. */
 const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const char *pin);
 

@@ -97,7 +97,11 @@ static int cmp_link(const void *a, const void *b)
 
 static int cmp_node(const void *a, const void *b)
 {
-    return strcmp((*(const trn_graph_node *const *)a)->id, (*(const trn_graph_node *const *)b)->id);
+    const trn_graph_node *x = *(const trn_graph_node *const *)a;
+    const trn_graph_node *y = *(const trn_graph_node *const *)b;
+    const int c = strcmp(x->id, y->id);
+    /* Equal ids (a draft's error) keep document order: qsort alone is not stable. */
+    return c ? c : (x < y ? -1 : x > y);
 }
 
 static void put_param_value(gbuf_text *b, const trn_graph_param *p)
@@ -130,17 +134,20 @@ static void put_param_value(gbuf_text *b, const trn_graph_param *p)
     }
 }
 
-/* The source's output pin as written: the link's own, else the source type's only output. */
-static const char *link_output(const trn_graph *g, const trn_graph_link *l)
+/* The source's output pin as written: the link's own, else the source type's only output
+ * (resolved in the index the text is printed for: an identity has no comments to find). */
+static const char *link_output(const trn_graph_index *index, const trn_graph_link *l)
 {
+    const trn_graph *g = index->graph;
     if (l->output) return l->output;
-    const int s = trn_graph_find_node(g, l->node);
+    const int s = trn_graph_index_find(index, l->node);
     if (s < 0) return NULL;
     const trn_node_type *t = trn_node_type_find(g->nodes[s].type);
     return t && t->output_count == 1 ? t->outputs[0].name : NULL;
 }
 
-static void put_node(gbuf_text *b, const trn_graph *g, const trn_graph_node *n, bool identity)
+static void put_node(gbuf_text *b, const trn_graph_index *index, const trn_graph_node *n,
+                     bool identity)
 {
     put(b, "{\"id\":", 6);
     put_string(b, n->id);
@@ -159,7 +166,7 @@ static void put_node(gbuf_text *b, const trn_graph *g, const trn_graph_node *n, 
             put_string(b, links[k]->pin);
             puts_(b, ":{\"node\":");
             put_string(b, links[k]->node);
-            const char *out = link_output(g, links[k]);
+            const char *out = link_output(index, links[k]);
             if (out) {
                 puts_(b, ",\"pin\":");
                 put_string(b, out);
@@ -225,10 +232,13 @@ trn_status trn_graph_to_json(const trn_graph *graph, bool identity, char **text,
         order[count++] = n;
     }
     if (identity && order) qsort(order, count, sizeof *order, cmp_node);
-    for (uint32_t k = 0; k < count; k++) {
+    trn_graph_index index;
+    if (!trn_graph_index_build(graph, identity, &index)) b.failed = true;
+    for (uint32_t k = 0; k < count && !b.failed; k++) {
         if (k) put(&b, ",", 1);
-        put_node(&b, graph, order[k], identity);
+        put_node(&b, &index, order[k], identity);
     }
+    trn_graph_index_dispose(&index);
     free(order);
     put(&b, "]", 1);
     if (graph->output) {

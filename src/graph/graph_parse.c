@@ -386,6 +386,49 @@ int trn_graph_find_node(const trn_graph *graph, const char *id)
     return -1;
 }
 
+bool trn_graph_index_build(const trn_graph *graph, bool skip_comments, trn_graph_index *index)
+{
+    memset(index, 0, sizeof *index);
+    index->graph = graph;
+    size_t cap = 16;
+    while (cap < (size_t)graph->node_count * 2u)
+        cap *= 2;
+    index->slots = calloc(cap, sizeof *index->slots);
+    if (!index->slots) return false;
+    index->mask = cap - 1u;
+    for (uint32_t k = 0; k < graph->node_count; k++) {
+        const trn_graph_node *n = &graph->nodes[k];
+        if (!n->id || (skip_comments && n->type && strcmp(n->type, "comment") == 0)) continue;
+        size_t h = (size_t)XXH64(n->id, strlen(n->id), 0) & index->mask;
+        while (index->slots[h]) {
+            /* The first node keeps an id shared by later ones (a duplicate-id draft). */
+            if (strcmp(graph->nodes[index->slots[h] - 1u].id, n->id) == 0) break;
+            h = (h + 1u) & index->mask;
+        }
+        if (!index->slots[h]) index->slots[h] = k + 1u;
+    }
+    return true;
+}
+
+void trn_graph_index_dispose(trn_graph_index *index)
+{
+    if (!index) return;
+    free(index->slots);
+    memset(index, 0, sizeof *index);
+}
+
+int trn_graph_index_find(const trn_graph_index *index, const char *id)
+{
+    if (!id || !index->slots) return -1;
+    size_t h = (size_t)XXH64(id, strlen(id), 0) & index->mask;
+    while (index->slots[h]) {
+        const uint32_t k = index->slots[h] - 1u;
+        if (strcmp(index->graph->nodes[k].id, id) == 0) return (int)k;
+        h = (h + 1u) & index->mask;
+    }
+    return -1;
+}
+
 const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const char *pin)
 {
     for (uint32_t k = 0; k < node->input_count; k++)
