@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
 #include "terrane/generate.h"
@@ -467,26 +468,6 @@ static trn_status tint_placeholders(const char *level_dir, const char *materials
     return st;
 }
 
-/* Put the height offset into the TerrainBlock's position z. */
-static trn_status offset_block(const char *items_path, const char *name, double z, trn_error *err)
-{
-    trn_terrain_block *blocks = NULL;
-    size_t count = 0;
-    trn_status st = trn_items_read_terrain_blocks(items_path, &blocks, &count, NULL, err);
-    if (st) return st;
-    st = trn_error_set(err, TRN_ERR_NOT_FOUND, items_path, -1,
-                       "the TerrainBlock \"%s\" just written is not there", name);
-    for (size_t k = 0; k < count; k++)
-        if (blocks[k].name && strcmp(blocks[k].name, name) == 0) {
-            blocks[k].position[2] = z;
-            trn_error_clear(err);
-            st = trn_items_put_terrain_block(items_path, &blocks[k], err);
-            break;
-        }
-    trn_terrain_blocks_free(blocks, count);
-    return st;
-}
-
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                         const trn_generated *gen, const uint64_t *counts, float lo, float hi,
                         height_mapping *m, json_t *summary)
@@ -515,7 +496,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     uint32_t tinted = 0;
-    if (!st) st = offset_block(res.items_path, res.terrain_name, m->base, &e);
+    if (!st) st = cli_set_terrain_block_z(res.items_path, res.terrain_name, m->base, &e);
     if (!st) st = tint_placeholders(res.level_dir, res.materials_path, recipe, counts, &tinted, &e);
     if (st) return cli_fail(ctx, &e);
     if (size != gen->field.cells_x + 1u)

@@ -18,8 +18,8 @@ static bool pow2(uint32_t v)
     return v && (v & (v - 1u)) == 0;
 }
 
-/* The TerrainBlock's position z = the lowest height, so stored 0 sits there. */
-static trn_status set_position_z(const char *items_path, const char *name, double z, trn_error *err)
+trn_status cli_set_terrain_block_z(const char *items_path, const char *name, double z,
+                                   trn_error *err)
 {
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
@@ -113,7 +113,7 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
     st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    if (!st) st = set_position_z(res.items_path, res.terrain_name, base, &e);
+    if (!st) st = cli_set_terrain_block_z(res.items_path, res.terrain_name, base, &e);
     if (st) return cli_fail(ctx, &e);
     if (trim)
         cli_note(ctx, "%u samples a side: the far row and column are left out (%u x %u)", n + 1u, n,
