@@ -1,5 +1,6 @@
-/* Benchmark: encode an 8192x8192 16-bit terrain PNG at zlib level 6 (best of 3) and leave the
- * same samples as R16 + ENVI header so bench/png_vs_gdal.sh can time gdal_translate on them. */
+/* Benchmark: encode an 8192x8192 16-bit terrain PNG at zlib levels 1 and 6 (best of 3; 1 and all
+ * threads give the same bytes) and leave the same samples as R16 + ENVI header so
+ * bench/png_vs_gdal.sh can time gdal_translate on them. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bench_util.h"
 
@@ -40,6 +44,22 @@ static off_t file_size(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* True when both files hold the same bytes. */
+static bool same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    static char ba[1 << 16], bb[1 << 16];
+    while (same) {
+        size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+        if (na != nb || memcmp(ba, bb, na) != 0) same = false;
+        if (na < sizeof ba) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
 }
 
 static int fail(const char *what, const trn_error *err)
@@ -90,18 +110,46 @@ int main(int argc, char **argv)
                          size, size);
     if (trn_file_write_atomic(hdr_path, hdr, (size_t)hdr_n, &err)) return fail("header", &err);
 
+    /* Levels 1 (issue 6's GeoTIFF bar) and 6 (the default; its file is the one
+     * png_vs_gdal.sh compares), each on every thread and on one: the bytes must match. */
     trn_png_options opt;
     trn_png_options_default(&opt);
-    opt.compression_level = 6;
-    double best = 1e30;
-    for (int run = 0; run < 3; run++) {
+    char one_path[4096];
+    snprintf(one_path, sizeof one_path, "%s/bench_one_thread.png", dir);
+    static const int levels[2] = {1, 6};
+    for (int l = 0; l < 2; l++) {
+        opt.compression_level = levels[l];
+        double best = 1e30;
+        for (int run = 0; run < 3; run++) {
+            t0 = now_s();
+            if (trn_png_write(png_path, &img, &opt, NULL, NULL, &err)) return fail("PNG", &err);
+            double t = now_s() - t0;
+            if (t < best) best = t;
+        }
+        int threads = 1;
+#ifdef _OPENMP
+        threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+#endif
         t0 = now_s();
-        if (trn_png_write(png_path, &img, &opt, NULL, NULL, &err)) return fail("PNG", &err);
-        double t = now_s() - t0;
-        if (t < best) best = t;
+        if (trn_png_write(one_path, &img, &opt, NULL, NULL, &err)) return fail("PNG", &err);
+        double t_one = now_s() - t0;
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        bool same = same_file(png_path, one_path);
+        trn_image back;
+        if (trn_png_read(png_path, NULL, &back, &err)) return fail("PNG read back", &err);
+        bool round_trip = memcmp(back.data, img.data, (size_t)size * size * 2) == 0;
+        trn_image_dispose(&back);
+        printf("terrane png level %d (auto filter): best of 3 %.3f s on %d threads (%.1f MB/s of "
+               "samples), %.3f s on 1 thread, %.2f MB; bytes %s across thread counts; read back "
+               "%s\n",
+               levels[l], best, threads, raw_mb / best, t_one, (double)file_size(png_path) / 1e6,
+               same ? "identical" : "DIFFER", round_trip ? "identical" : "DIFFERENT");
+        if (!same || !round_trip) return 1;
     }
-    printf("terrane png level 6 (auto filter): best of 3 %.3f s, %.2f MB, %.1f MB/s of samples\n",
-           best, (double)file_size(png_path) / 1e6, raw_mb / best);
+    remove(one_path);
 
     if (filters) {
         /* One run per fixed filter, to show why AUTO picks what it picks. */

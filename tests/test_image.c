@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <zlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "terrane/image.h"
 #include "test.h"
@@ -603,6 +606,278 @@ static void test_png_write_progress_and_cancel(void)
     rmdir(dir);
 }
 
+/* ---- The parallel encoder ---------------------------------------------------------------- */
+
+/* The encoder cuts the filtered rows into bands of 1 MiB (src/formats/image/png.c), one IDAT
+ * chunk each; these tests pick sizes that make several. */
+static size_t expected_bands(const trn_image *img)
+{
+    size_t line = trn_image_row_bytes(img) + 1, rows = ((size_t)1 << 20) / line;
+    if (rows < 1) rows = 1;
+    return (img->height + rows - 1) / rows;
+}
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* Terrain-like samples (smooth, so deflate finds matches across band cuts) with a little
+ * noise, different in every channel. */
+static void fill_smooth(trn_image *img)
+{
+    size_t i = 0;
+    for (uint32_t y = 0; y < img->height; y++)
+        for (uint32_t x = 0; x < img->width; x++)
+            for (uint32_t c = 0; c < img->channels; c++, i++) {
+                uint32_t v = x * 7u + y * 3u + c * 1000u + ((x * y) >> 9) +
+                             (((uint32_t)i * 2654435761u) >> 30);
+                if (img->bit_depth == 8)
+                    ((uint8_t *)img->data)[i] = (uint8_t)(v >> 3);
+                else
+                    ((uint16_t *)img->data)[i] = (uint16_t)(v * 5u);
+            }
+}
+
+/* Walk an encoded PNG: chunk types in order must be IHDR, [sRGB], IDAT..., IEND; returns the
+ * IDAT data laid end to end and the number of IDAT chunks. */
+static bytes idat_stream(const bytes *png, size_t *idat_chunks)
+{
+    bytes z = {0};
+    *idat_chunks = 0;
+    size_t pos = 8;
+    bool seen_iend = false;
+    int index = 0;
+    while (pos + 12 <= png->n && !seen_iend) {
+        uint32_t len = ((uint32_t)png->p[pos] << 24) | ((uint32_t)png->p[pos + 1] << 16) |
+                       ((uint32_t)png->p[pos + 2] << 8) | png->p[pos + 3];
+        const char *type = (const char *)png->p + pos + 4;
+        CHECK(pos + 12 + (size_t)len <= png->n);
+        if (index == 0) CHECK(memcmp(type, "IHDR", 4) == 0);
+        if (memcmp(type, "IDAT", 4) == 0) {
+            put(&z, png->p + pos + 8, len);
+            ++*idat_chunks;
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            seen_iend = true;
+            CHECK_EQ_INT(len, 0);
+        } else {
+            CHECK(index == 0 || (memcmp(type, "sRGB", 4) == 0 && *idat_chunks == 0));
+        }
+        pos += 12 + (size_t)len;
+        index++;
+    }
+    CHECK(seen_iend);
+    CHECK_EQ_INT(pos, png->n); /* nothing after IEND */
+    return z;
+}
+
+static void test_png_parallel_bands(void)
+{
+    /* Every layout and filter over several bands: the bytes do not depend on the thread count,
+     * the IDAT data is one zlib stream (header as zlib writes it for the level, Adler-32 that
+     * zlib checks), the rows carry the filter asked for, and priming each band with the data
+     * before it keeps the stream as small as zlib's own single stream. */
+    static const struct {
+        uint32_t w, h;
+        uint8_t ch, depth;
+        int level;
+        trn_png_filter filter;
+        int row_filter; /* the filter-type byte every row must carry; -1: any of 0-4 */
+    } cases[] = {
+        {1500, 800, 1, 16, 1, TRN_PNG_FILTER_AUTO, 2},
+        {1500, 800, 1, 16, 0, TRN_PNG_FILTER_AUTO, 0},
+        {900, 500, 4, 8, 6, TRN_PNG_FILTER_AUTO, -1},
+        {700, 300, 3, 16, 9, TRN_PNG_FILTER_PAETH, 4},
+        {1200, 1000, 2, 8, 1, TRN_PNG_FILTER_SUB, 1},
+        {2000, 700, 1, 8, 6, TRN_PNG_FILTER_AVERAGE, 3},
+        {600, 700, 4, 16, 1, TRN_PNG_FILTER_ADAPTIVE, -1},
+    };
+    const int saved = max_threads();
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        trn_image img;
+        CHECK_OK(trn_image_init(&img, cases[k].w, cases[k].h, cases[k].ch, cases[k].depth, NULL));
+        fill_smooth(&img);
+        trn_png_options opt;
+        trn_png_options_default(&opt);
+        opt.compression_level = cases[k].level;
+        opt.filter = cases[k].filter;
+        bytes one = {0}, two = {0}, three = {0};
+        trn_error e;
+        set_threads(1);
+        CHECK_OK(trn_png_encode(&img, &opt, &one.p, &one.n, &e));
+        set_threads(2);
+        CHECK_OK(trn_png_encode(&img, &opt, &two.p, &two.n, &e));
+        set_threads(3);
+        CHECK_OK(trn_png_encode(&img, &opt, &three.p, &three.n, &e));
+        set_threads(saved);
+        CHECK(one.n == two.n && memcmp(one.p, two.p, one.n) == 0);
+        CHECK(one.n == three.n && memcmp(one.p, three.p, one.n) == 0);
+
+        trn_image back;
+        CHECK_OK(trn_png_decode(one.p, one.n, "bands.png", NULL, &back, &e));
+        CHECK(same_image(&img, &back));
+        trn_image_dispose(&back);
+
+        size_t chunks = 0;
+        bytes z = idat_stream(&one, &chunks);
+        size_t bands = expected_bands(&img);
+        CHECK(bands >= 2);
+        CHECK_EQ_INT(chunks, bands);
+        /* zlib's own header for this level: compress2 writes the same two bytes. */
+        uint8_t tiny[64];
+        uLongf tiny_n = sizeof tiny;
+        CHECK(compress2(tiny, &tiny_n, (const Bytef *)"x", 1, cases[k].level) == Z_OK);
+        CHECK(z.n > 6 && z.p[0] == tiny[0] && z.p[1] == tiny[1]);
+        size_t line = trn_image_row_bytes(&img) + 1, raw_n = line * img.height;
+        uint8_t *raw = malloc(raw_n + 1);
+        uLongf got = (uLongf)raw_n + 1;
+        CHECK(uncompress(raw, &got, z.p, (uLong)z.n) == Z_OK); /* checks the Adler-32 too */
+        CHECK_EQ_INT(got, raw_n);
+        bool filters_ok = true;
+        for (uint32_t y = 0; y < img.height; y++) {
+            uint8_t t = raw[(size_t)y * line];
+            if (cases[k].row_filter >= 0 ? t != cases[k].row_filter : t > 4) filters_ok = false;
+        }
+        CHECK(filters_ok);
+        /* One stream over the same filtered rows, as a single-threaded encoder writes it. */
+        uLongf single_n = compressBound((uLong)raw_n);
+        uint8_t *single = malloc(single_n);
+        CHECK(compress2(single, &single_n, raw, (uLong)raw_n, cases[k].level) == Z_OK);
+        CHECK(z.n <= (size_t)single_n + (size_t)single_n / 100 + 64 * bands);
+        free(single);
+        free(raw);
+        free(z.p);
+        free(one.p);
+        free(two.p);
+        free(three.p);
+        trn_image_dispose(&img);
+    }
+
+    /* Rows of noise that repeat: only matches back into the previous band compress a band's
+     * first row, so without priming each band would cost a row (20 kB) more; with it the
+     * stream stays within a quarter row per band of zlib's single stream. */
+    trn_image rep;
+    CHECK_OK(trn_image_init(&rep, 20000, 200, 1, 8, NULL));
+    for (uint32_t y = 0; y < rep.height; y++)
+        for (uint32_t x = 0; x < rep.width; x++) {
+            uint32_t v = x * 0x9E3779B1u;
+            v ^= v >> 15;
+            v *= 0x85EBCA6Bu;
+            v ^= v >> 13;
+            ((uint8_t *)rep.data)[(size_t)y * rep.width + x] = (uint8_t)(v >> 24);
+        }
+    trn_png_options opt;
+    trn_png_options_default(&opt);
+    opt.compression_level = 1;
+    opt.filter = TRN_PNG_FILTER_NONE;
+    bytes png = {0};
+    set_threads(2);
+    CHECK_OK(trn_png_encode(&rep, &opt, &png.p, &png.n, NULL));
+    set_threads(saved);
+    size_t chunks = 0;
+    bytes z = idat_stream(&png, &chunks);
+    CHECK_EQ_INT(chunks, expected_bands(&rep));
+    CHECK(chunks >= 4);
+    size_t raw_n = (size_t)rep.height * (rep.width + 1);
+    uint8_t *raw = malloc(raw_n);
+    uLongf got = (uLongf)raw_n;
+    CHECK(uncompress(raw, &got, z.p, (uLong)z.n) == Z_OK);
+    uLongf single_n = compressBound((uLong)raw_n);
+    uint8_t *single = malloc(single_n);
+    CHECK(compress2(single, &single_n, raw, (uLong)raw_n, 1) == Z_OK);
+    CHECK(z.n <= (size_t)single_n + (size_t)rep.width / 4 * (chunks - 1));
+    free(single);
+    free(raw);
+    free(z.p);
+    free(png.p);
+    trn_image_dispose(&rep);
+}
+
+static void test_png_parallel_write(void)
+{
+    char dir[256], path[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    tmp_path(dir, "bands.png", path, sizeof path);
+    CHECK(trn_test_write_file(path, "previous", 8));
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 1500, 2000, 1, 16, NULL));
+    fill_smooth(&img);
+    CHECK_EQ_INT(expected_bands(&img), 6);
+    const int saved = max_threads();
+    set_threads(2);
+
+    /* Cancelling in the middle, with bands in flight on other threads: no call after the
+     * cancelling one, and the old file stays. */
+    progress_log log = {0, 0.0, true, 10};
+    trn_error e;
+    CHECK_STATUS(trn_png_write(path, &img, NULL, log_progress, &log, &e), TRN_ERR_CANCELLED);
+    CHECK_EQ_INT(log.calls, 10);
+    CHECK(log.monotonic && log.last > 0.0 && log.last < 1.0);
+    CHECK(strcmp(e.file, path) == 0);
+    size_t n = 0;
+    uint8_t *old = trn_test_read_file(path, &n);
+    CHECK(n == 8 && old && memcmp(old, "previous", 8) == 0);
+    free(old);
+    CHECK_EQ_INT(count_entries(dir), 1);
+
+    /* Uncancelled: progress from the calling thread all along, and the file holds the bytes
+     * trn_png_encode gives on one thread. */
+    log = (progress_log){0, 0.0, true, 0};
+    CHECK_OK(trn_png_write(path, &img, NULL, log_progress, &log, &e));
+    CHECK(log.calls >= 40);
+    CHECK(log.monotonic);
+    CHECK(log.last == 1.0);
+    set_threads(1);
+    bytes mem = {0};
+    CHECK_OK(trn_png_encode(&img, NULL, &mem.p, &mem.n, &e));
+    set_threads(saved);
+    uint8_t *file = trn_test_read_file(path, &n);
+    CHECK(file && n == mem.n && memcmp(file, mem.p, n) == 0);
+    free(file);
+    free(mem.p);
+    trn_image_dispose(&img);
+
+    /* Rows longer than a band: each row is a band of its own. */
+    trn_image wide;
+    CHECK_OK(trn_image_init(&wide, 300000, 3, 4, 8, NULL));
+    fill_smooth(&wide);
+    CHECK_EQ_INT(expected_bands(&wide), 3);
+    set_threads(2);
+    CHECK_OK(trn_png_write(path, &wide, NULL, NULL, NULL, &e));
+    set_threads(saved);
+    trn_image_limits limits;
+    trn_image_limits_default(&limits);
+    limits.max_width = 300000;
+    trn_image back;
+    uint8_t *wide_png = trn_test_read_file(path, &n);
+    CHECK(wide_png != NULL);
+    CHECK_OK(trn_png_decode(wide_png, n, path, &limits, &back, &e));
+    CHECK(same_image(&wide, &back));
+    bytes wide_bytes = {wide_png, n};
+    size_t chunks = 0;
+    bytes z = idat_stream(&wide_bytes, &chunks);
+    CHECK_EQ_INT(chunks, 3);
+    free(z.p);
+    free(wide_png);
+    trn_image_dispose(&back);
+    trn_image_dispose(&wide);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ---- RAW -------------------------------------------------------------------------------- */
 
 static void test_raw_read(void)
@@ -904,6 +1179,8 @@ int main(void)
     RUN(test_png_limits);
     RUN(test_png_corrupt);
     RUN(test_png_write_progress_and_cancel);
+    RUN(test_png_parallel_bands);
+    RUN(test_png_parallel_write);
     RUN(test_raw_read);
     RUN(test_raw_write);
     RUN(test_field_orientation);

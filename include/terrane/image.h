@@ -124,10 +124,12 @@ typedef struct trn_png_options {
 /* Level -1 (6), no sRGB chunk, TRN_PNG_FILTER_AUTO. */
 void trn_png_options_default(trn_png_options *options);
 
-/* Encode 8/16-bit grey, grey+alpha, RGB or RGBA (float images: TRN_ERR_UNSUPPORTED). Rows are
- * compressed as they are read, so no second copy of the image is made. The file is written
- * atomically: on any failure, or when progress returns TRN_CANCEL (TRN_ERR_CANCELLED), an
- * existing file at path is left untouched. progress (may be NULL) is called every few rows. */
+/* Encode 8/16-bit grey, grey+alpha, RGB or RGBA (float images: TRN_ERR_UNSUPPORTED). The rows
+ * are compressed on every OpenMP thread in fixed bands of about 1 MiB, a few bands per thread
+ * in flight (no second copy of the image is made); the bytes written are the same whatever the
+ * thread count. The file is written atomically: on any failure, or when progress returns
+ * TRN_CANCEL (TRN_ERR_CANCELLED), an existing file at path is left untouched. progress (may be
+ * NULL) is called every few rows, always on the calling thread. */
 trn_status trn_png_write(const char *path, const trn_image *img, const trn_png_options *options,
                          trn_progress_fn progress, void *user, trn_error *err);
 /* The same into a malloc'd buffer (*out_data, *out_size; caller frees). */
