@@ -56,3 +56,19 @@ echo "== 6. a terrain recipe: generate it into a BeamNG level, validate it, expl
 echo
 echo "recipe demo done: level in $RECIPE_LEVEL, pictures $OUT/recipe_island_hillshade.png and" \
     "$OUT/recipe_island_biomes.png"
+
+# ---- graphs (issue 5): a module graph with masks, drainage and erosion, cached per node ----
+echo
+echo "== 7. a terrain graph: check it, preview it, generate it final, then again from the cache"
+"$TERRANE" graph check "$RECIPES/valley.json"
+"$TERRANE" generate "$RECIPES/valley.json" --quality preview --preview "$OUT/valley_preview.png" -q
+"$TERRANE" generate "$RECIPES/valley.json" --cache "$OUT/graph-cache" \
+    --preview "$OUT/valley_hillshade.png" --biomes "$OUT/valley_biomes.png"
+echo "-- again, with one downstream change: only what depends on it is evaluated"
+sed 's/"drainage_weight": 1.5/"drainage_weight": 2/' "$RECIPES/valley.json" >"$OUT/valley_changed.json"
+"$TERRANE" generate "$OUT/valley_changed.json" --cache "$OUT/graph-cache" \
+    --preview "$OUT/valley_changed_hillshade.png"
+
+echo
+echo "graph demo done: pictures $OUT/valley_hillshade.png, $OUT/valley_biomes.png and" \
+    "$OUT/valley_changed_hillshade.png"
