@@ -933,6 +933,24 @@ static void test_generate_examples(void)
         trn_generated_dispose(&g);
         trn_recipe_dispose(&r);
     }
+    /* valley: its graph publishes eroded ridges with a flat floor along the path, and every
+     * node but the comment is evaluated */
+    if (example_generate("valley.json", &r, &g, &st)) {
+        const uint32_t i = 150, j = 235; /* x 300, z 470: on the path, two units a cell */
+        const float floor_h = g.field.heights[(size_t)j * (r.cells_x + 1u) + i];
+        CHECK(floor_h > 2.0f && floor_h < 12.0f);
+        CHECK(st.p99 > 60.0f);
+        uint32_t evaluated = 0;
+        bool eroded = false;
+        for (uint32_t k = 0; k < g.node_count; k++) {
+            evaluated += g.nodes[k].outcome == TRN_NODE_EVALUATED;
+            if (g.nodes[k].has_ledger) eroded = g.nodes[k].ledger.eroded > 0.0;
+        }
+        CHECK_EQ_INT(evaluated, 8);
+        CHECK(eroded && g.biome_rules);
+        trn_generated_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
     /* mountains: the relief spans most of height_variation, snow covers the high ground */
     if (example_generate("mountains.json", &r, &g, &st)) {
         const trn_landform *range = &r.landforms[trn_recipe_find_landform(&r, "range")];

@@ -1086,7 +1086,7 @@ static void test_asset_files(void)
 
 static void test_examples(void)
 {
-    const char *names[] = {"mountains.json", "hills.json", "island.json"};
+    const char *names[] = {"mountains.json", "hills.json", "island.json", "valley.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/examples/recipes/%s", TRN_SOURCE_DIR, names[i]);
