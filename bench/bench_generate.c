@@ -33,7 +33,7 @@ static uint64_t peak_rss(void)
 
 /* Wall time at which each stage first reported, to split the total between stages. */
 typedef struct stage_clock {
-    const char *names[8];
+    char names[8][64]; /* copies: a stage string lives only during its callback */
     double start[8];
     int count;
 } stage_clock;
@@ -44,7 +44,7 @@ static int stage_progress(double done, const char *stage, void *user)
     stage_clock *c = user;
     if (c->count == 0 || strcmp(c->names[c->count - 1], stage) != 0) {
         if (c->count < 8) {
-            c->names[c->count] = stage;
+            snprintf(c->names[c->count], sizeof c->names[c->count], "%s", stage);
             c->start[c->count] = now_s();
             c->count++;
         }

@@ -63,3 +63,17 @@ echo "== graph: Mountain Range preset at 2049x2049 samples, final and preview, c
 echo
 echo "== stationeers: octree -> heightfield, MaxDepth 12 (4096^3) world from a 4096^2 landform, best of 3"
 "$BUILD/bench_stationeers" 12 3
+
+# ---- unity (issue 6): read the 2021.3 TerrainData and write its RAW ----
+echo
+echo "== unity: read the real 2021.3 TerrainData (513^2) and write its RAW + metadata"
+"$BUILD/bench_unity"
+
+# ---- geotiff (issue 6): 8192^2 float32 DEM to 16-bit PNG at zlib level 1, vs gdal_translate ----
+echo
+echo "== geotiff: 8192x8192 float32 GeoTIFF -> 16-bit PNG (zlib level 1) vs gdal_translate"
+if command -v gdal_translate >/dev/null; then
+    sh "$(dirname "$0")/geotiff_vs_gdal.sh" "$BUILD"
+else
+    echo "gdal_translate not installed: skipped"
+fi

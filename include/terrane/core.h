@@ -64,8 +64,9 @@ void trn_error_set_position(trn_error *err, int line, int column);
 /* One line "file: offset N: message" (or "file:line:col: message") into buf. Returns buf. */
 const char *trn_error_format(const trn_error *err, char *buf, size_t buf_size);
 
-/* Progress: done in 0..1, stage is a short label. Return TRN_CANCEL to stop the work,
- * which then returns TRN_ERR_CANCELLED and leaves its outputs untouched. */
+/* Progress: done in 0..1, stage is a short label, valid only during the call (copy it to keep
+ * it). Return TRN_CANCEL to stop the work, which then returns TRN_ERR_CANCELLED and leaves its
+ * outputs untouched. */
 #define TRN_CONTINUE 0
 #define TRN_CANCEL 1
 typedef int (*trn_progress_fn)(double done, const char *stage, void *user);
