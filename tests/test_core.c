@@ -1,4 +1,5 @@
 /* Tests for src/core: errors, checked arithmetic, cursor, grids, atomic writes, mapped reads. */
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -6,6 +7,7 @@
 #include "core/checked.h"
 #include "core/cursor.h"
 #include "core/fileio.h"
+#include "core/numtext.h"
 #include "core/progress.h"
 #include "test.h"
 
@@ -123,7 +125,8 @@ static void test_atomic_write(void)
     /* A large file goes through mmap. */
     size_t big = 3u << 20;
     uint8_t *data = malloc(big);
-    for (size_t i = 0; i < big; i++) data[i] = (uint8_t)(i * 7);
+    for (size_t i = 0; i < big; i++)
+        data[i] = (uint8_t)(i * 7);
     CHECK_OK(trn_file_write_atomic(path, data, big, NULL));
     CHECK_OK(trn_mapped_file_open(&mf, path, 0, NULL));
     CHECK(mf.map_base != NULL && mf.size == big && memcmp(mf.data, data, big) == 0);
@@ -151,6 +154,46 @@ static void test_progress(void)
     CHECK(!trn_progress_report(NULL, 0.5, "c"));
 }
 
+static void test_numtext(void)
+{
+    static const struct {
+        double v;
+        const char *text;
+    } cases[] = {{0.1, "0.1"},
+                 {-0.0, "0"},
+                 {1e21, "1e+21"},
+                 {9007199254740992.0, "9007199254740992"},
+                 {1.0 / 3.0, "0.3333333333333333"},
+                 {-2.5, "-2.5"},
+                 {5e-324, "5e-324"},
+                 {NAN, "nan"},
+                 {-INFINITY, "-inf"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char out[40];
+        trn_double_text(cases[k].v, out);
+        CHECK(strcmp(out, cases[k].text) == 0);
+        if (strcmp(out, cases[k].text) != 0) fprintf(stderr, "  %s vs %s\n", out, cases[k].text);
+        if (isfinite(cases[k].v)) CHECK(trn_text_double(out) == cases[k].v);
+    }
+    char out[40];
+    trn_float_text(0.1f, out);
+    CHECK(strcmp(out, "0.1") == 0);
+    trn_float_text(16777216.0f, out);
+    CHECK(strcmp(out, "16777216") == 0);
+    char buf[80];
+    json_t *s = json_string("a long string that goes well beyond forty bytes of text");
+    CHECK(strcmp(trn_json_describe(s, buf, sizeof buf),
+                 "the string \"a long string that goes well beyond fort...\"") == 0);
+    json_decref(s);
+    json_t *r = json_real(0.25), *i = json_integer(-5), *o = json_object();
+    CHECK(strcmp(trn_json_describe(r, buf, sizeof buf), "0.25") == 0);
+    CHECK(strcmp(trn_json_describe(i, buf, sizeof buf), "-5") == 0);
+    CHECK(strcmp(trn_json_describe(o, buf, sizeof buf), "an object") == 0);
+    json_decref(r);
+    json_decref(i);
+    json_decref(o);
+}
+
 int main(void)
 {
     RUN(test_status_names);
@@ -160,5 +203,6 @@ int main(void)
     RUN(test_grids);
     RUN(test_atomic_write);
     RUN(test_progress);
+    RUN(test_numtext);
     return trn_test_finish();
 }

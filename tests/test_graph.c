@@ -370,7 +370,7 @@ static void test_parse_shape_errors(void)
                       "   \"inputs\": {\"field\": \"src\"}}]}",
                       TRN_ERR_JSON,
                       "nodes[1].inputs.field: expected a link {\"node\": ID, \"pin\": OUTPUT}, "
-                      "found \"src\"",
+                      "found the string \"src\"",
                       "\"src\"}"));
     CHECK(parse_fails("{\"format_version\": 1, \"nodes\": [\n"
                       "  {\"id\": \"o\", \"type\": \"terrain_output\",\n"
@@ -403,7 +403,8 @@ static void test_parse_shape_errors(void)
     CHECK(parse_fails("{\"format_version\": 1.5}", TRN_ERR_JSON,
                       "format_version: expected a whole number >= 1, found 1.5", "1.5"));
     CHECK(parse_fails("{\"format_version\": \"1\"}", TRN_ERR_JSON,
-                      "format_version: expected a whole number >= 1, found \"1\"", "\"1\""));
+                      "format_version: expected a whole number >= 1, found the string \"1\"",
+                      "\"1\""));
     CHECK(parse_fails("{\n  \"format_version\": 2, \"nodes\": []}", TRN_ERR_VERSION,
                       "format_version: graph format version 2 is newer than 1", "2,"));
     /* not a graph at all */

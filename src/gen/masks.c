@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numtext.h"
 #include "core/checked.h"
 #include "terrane/generate.h"
 #include "terrane/masks.h"
@@ -49,12 +50,13 @@ static float band_value(double v, double lo, double hi, double falloff)
     return (float)edge_weight(v < lo ? lo - v : v - hi, falloff);
 }
 
-/* A number as the shortest of %.15g / %.17g that reads back as the same double, so messages
- * say "1e+39" rather than "1.0000000000000001e+39" and never hide a difference. */
+/* The shortest text that reads back as the same double, so messages say "1e+39" rather than
+ * "1.0000000000000001e+39" and never hide a difference. */
 static const char *num_text(char *buf, size_t size, double v)
 {
-    snprintf(buf, size, "%.15g", v);
-    if (isfinite(v) && strtod(buf, NULL) != v) snprintf(buf, size, "%.17g", v);
+    char text[40];
+    trn_double_text(v, text);
+    snprintf(buf, size, "%s", text);
     return buf;
 }
 

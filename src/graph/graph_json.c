@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numtext.h"
 #include "graph/graph_internal.h"
 
 typedef struct gbuf_text {
@@ -59,21 +60,13 @@ static void put_string(gbuf_text *b, const char *s)
 
 void trn_graph_number_text(double v, char *buf, size_t buf_size)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, buf_size, "null");
-        return;
-    }
-    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-        snprintf(buf, buf_size, "%.0f", v == 0.0 ? 0.0 : v);
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, buf_size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    /* A comma decimal separator would make invalid JSON; the C locale is what we print in. */
-    for (char *p = buf; *p; p++)
-        if (*p == ',') *p = '.';
+    char text[40];
+    /* JSON has no NaN or infinity: a parsed graph never holds one; print null if it does. */
+    if (isfinite(v))
+        trn_double_text(v, text);
+    else
+        snprintf(text, sizeof text, "null");
+    snprintf(buf, buf_size, "%s", text);
 }
 
 static void put_number(gbuf_text *b, double v)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numtext.h"
 #include "graph/graph_internal.h"
 
 typedef struct gctx {
@@ -45,29 +46,10 @@ static trn_status oom(gctx *c)
     return trn_error_set(c->err, TRN_ERR_NO_MEMORY, c->file, -1, "out of memory reading a graph");
 }
 
-/* What a JSON value is, for "found ..." (strings quoted and cut). */
+/* What a JSON value is, for "found ...". */
 static const char *describe(const json_t *v, char *buf, size_t size)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_TRUE:
-        return "true";
-    case JSON_FALSE:
-        return "false";
-    case JSON_NULL:
-        return "null";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        trn_graph_number_text(json_number_value(v), buf, size);
-        return buf;
-    case JSON_STRING:
-        snprintf(buf, size, "\"%.40s\"", json_string_value(v));
-        return buf;
-    }
-    return "a value";
+    return trn_json_describe(v, buf, size);
 }
 
 static char *dup_str(const char *s)

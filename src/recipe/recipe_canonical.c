@@ -7,6 +7,7 @@
 
 #include <xxhash.h>
 
+#include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
@@ -46,68 +47,20 @@ void trn_rcp_buf_free(trn_rcp_buf *b)
     b->len = b->cap = 0;
 }
 
-/* printf and strtod follow LC_NUMERIC, which an embedding program may have set to a comma:
- * canonical text and cache keys must not depend on it, so numbers are converted through the
- * locale's decimal point and always written with '.'. */
-static char locale_point(void)
-{
-    const char *dp = localeconv()->decimal_point;
-    return dp && dp[0] && !dp[1] ? dp[0] : '.';
-}
-
 double trn_rcp_parse_double(const char *text)
 {
-    char buf[64];
-    size_t n = strlen(text);
-    if (n >= sizeof buf) n = sizeof buf - 1;
-    memcpy(buf, text, n);
-    buf[n] = '\0';
-    char point = locale_point();
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] == '.') buf[i] = point;
-    return strtod(buf, NULL);
+    return trn_text_double(text);
 }
 
-static void print_c(char out[40], int precision, double v)
-{
-    snprintf(out, 40, "%.*g", precision, v);
-    char point = locale_point();
-    if (point != '.')
-        for (char *p = out; *p; p++)
-            if (*p == point) *p = '.';
-}
-
+/* Canonical text never holds a non-finite number: they print as 0 (validation refuses them). */
 void trn_rcp_format_double(double v, char out[40])
 {
-    if (v == 0 || !isfinite(v)) { /* -0 prints as 0; non-finite never reaches JSON */
-        memcpy(out, "0", 2);
-        return;
-    }
-    if (floor(v) == v && fabs(v) <= 9007199254740992.0) {
-        snprintf(out, 40, "%.0f", v);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        print_c(out, p, v);
-        if (trn_rcp_parse_double(out) == v) return;
-    }
+    trn_double_text(isfinite(v) ? v : 0.0, out);
 }
 
 void trn_rcp_format_float(float v, char out[40])
 {
-    if (v == 0 || !isfinite(v)) {
-        memcpy(out, "0", 2);
-        return;
-    }
-    if (floorf(v) == v && fabsf(v) <= 16777216.0f) {
-        snprintf(out, 40, "%.0f", (double)v);
-        return;
-    }
-    /* Read back the way the parser does: a double rounded to float. */
-    for (int p = 1; p <= 9; p++) {
-        print_c(out, p, (double)v);
-        if ((float)trn_rcp_parse_double(out) == v) return;
-    }
+    trn_float_text(isfinite(v) ? v : 0.0f, out);
 }
 
 static void emit_string(trn_rcp_buf *b, const char *s, size_t n)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/fileio.h"
+#include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
@@ -64,37 +65,7 @@ static trn_status oom(pctx *c)
 /* "the string \"abc\"", "-5", "an object", ... for "found ..." */
 static const char *describe(const json_t *v, char *buf, size_t size)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_TRUE:
-        return "true";
-    case JSON_FALSE:
-        return "false";
-    case JSON_NULL:
-        return "null";
-    case JSON_INTEGER:
-        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return buf;
-    case JSON_REAL: {
-        char num[40];
-        trn_rcp_format_double(json_real_value(v), num);
-        snprintf(buf, size, "%s", num);
-        return buf;
-    }
-    case JSON_STRING: {
-        const char *s = json_string_value(v);
-        size_t n = json_string_length(v);
-        size_t keep = n > 40 ? 40 : n;
-        while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
-            keep--; /* do not cut a UTF-8 sequence */
-        snprintf(buf, size, "the string \"%.*s%s\"", (int)keep, s, keep < n ? "..." : "");
-        return buf;
-    }
-    }
-    return "a value";
+    return trn_json_describe(v, buf, size);
 }
 
 static void push(pctx *c, const char *key)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/numtext.h"
 #include "core/checked.h"
 #include "core/fileio.h"
 #include "level_internal.h"
@@ -271,13 +272,8 @@ static void json_escape(trn_lvl_buf *b, const char *s, size_t n)
 static void json_real_text(trn_lvl_buf *b, double v)
 {
     char text[40];
-    /* "-0" would read back as the integer 0 and be written "0" the next time; write that now. */
-    if (v == 0) v = 0.0;
-    /* The shortest of 15..17 significant digits that reads back as the same double. */
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(text, sizeof text, "%.*g", prec, v);
-        if (strtod(text, NULL) == v) break;
-    }
+    /* Shortest round-trip text; -0 is written "0", as it would read back as the integer 0. */
+    trn_double_text(v, text);
     trn_lvl_buf_puts(b, text);
 }
 

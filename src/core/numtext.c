@@ -1,0 +1,117 @@
+/* Shortest round-trip number text and JSON value descriptions, independent of the C locale. */
+#include "core/numtext.h"
+
+#include <locale.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* printf and strtod follow LC_NUMERIC, which an embedding program may have set to a comma:
+ * canonical text and cache keys must not depend on it, so numbers are converted through the
+ * locale's decimal point and always written with '.'. */
+static char locale_point(void)
+{
+    const char *dp = localeconv()->decimal_point;
+    return dp && dp[0] && !dp[1] ? dp[0] : '.';
+}
+
+double trn_text_double(const char *text)
+{
+    char buf[64];
+    size_t n = strlen(text);
+    if (n >= sizeof buf) n = sizeof buf - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    const char point = locale_point();
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '.') buf[i] = point;
+    return strtod(buf, NULL);
+}
+
+static void print_c(char out[40], int precision, double v)
+{
+    snprintf(out, 40, "%.*g", precision, v);
+    const char point = locale_point();
+    if (point != '.')
+        for (char *p = out; *p; p++)
+            if (*p == point) *p = '.';
+}
+
+static bool non_finite(double v, char out[40])
+{
+    if (isfinite(v)) return false;
+    snprintf(out, 40, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    return true;
+}
+
+void trn_double_text(double v, char out[40])
+{
+    if (non_finite(v, out)) return;
+    if (v == 0) { /* -0 prints as 0 */
+        memcpy(out, "0", 2);
+        return;
+    }
+    if (floor(v) == v && fabs(v) <= 9007199254740992.0) {
+        snprintf(out, 40, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        print_c(out, p, v);
+        if (trn_text_double(out) == v) return;
+    }
+}
+
+void trn_float_text(float v, char out[40])
+{
+    if (non_finite((double)v, out)) return;
+    if (v == 0) {
+        memcpy(out, "0", 2);
+        return;
+    }
+    if (floorf(v) == v && fabsf(v) <= 16777216.0f) {
+        snprintf(out, 40, "%.0f", (double)v);
+        return;
+    }
+    /* Read back the way a parser does: a double rounded to float. */
+    for (int p = 1; p <= 9; p++) {
+        print_c(out, p, (double)v);
+        if ((float)trn_text_double(out) == v) return;
+    }
+}
+
+const char *trn_json_describe(const json_t *v, char *buf, size_t size)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
+    case JSON_INTEGER:
+        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return buf;
+    case JSON_REAL: {
+        char num[40];
+        trn_double_text(json_real_value(v), num);
+        snprintf(buf, size, "%s", num);
+        return buf;
+    }
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        const size_t n = json_string_length(v);
+        size_t keep = n > 40 ? 40 : n;
+        while (keep < n && keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--; /* do not cut a UTF-8 sequence */
+        snprintf(buf, size, "the string \"%.*s%s\"", (int)keep, s, keep < n ? "..." : "");
+        return buf;
+    }
+    }
+    return "a value";
+}
