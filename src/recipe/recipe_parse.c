@@ -603,7 +603,7 @@ static trn_status parse_samples(pctx *c, const json_t *v, trn_stroke *s, uint32_
             pop(c);
         }
         push_index(c, 2);
-        double h;
+        double h = 0.0; /* set by want_finite; GCC cannot see perr never returns 0 */
         trn_status st = want_finite(c, json_array_get(e, 2), "a height (a finite number)", &h);
         if (st) return st;
         if (!(fabs(h) <= TRN_RCP_MAX_MAGNITUDE))
