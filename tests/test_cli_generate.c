@@ -13,6 +13,7 @@
 #include "terrane/beamng_level.h"
 #include "terrane/generate.h"
 #include "terrane/image.h"
+#include "terrane/layers.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
 #include "test.h"
@@ -765,6 +766,60 @@ static void test_explain_outside(void)
     free(out), free(err);
 }
 
+/* --export unity: the RAW holds the generated heights (lowest = 0, highest = 65535), the
+ * metadata says so, the splat map is one-hot from the biomes; the 127-cell grid is refused. */
+static void test_export_unity(void)
+{
+    char *out, *err;
+    char dir[1024], raw[1200], meta[1200], splat[1200];
+    tmp_path(dir, sizeof dir, "unity");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export unity:%s", &out, &err, recipe_path, dir),
+                 1);
+    CHECK_CONTAINS(err, "2^n + 1 samples");
+    CHECK_CONTAINS(err, "127 x 127 cells");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --export unity:%s "
+                                   "--format json",
+                                   &out, &err, recipe_path, dir),
+                 0);
+    CHECK_CONTAINS(out, "\"unity\"");
+    CHECK_CONTAINS(out, "\"resolution\": 129");
+    free(out), free(err);
+    snprintf(raw, sizeof raw, "%s/recipe.raw", dir);
+    snprintf(meta, sizeof meta, "%s/recipe.json", dir);
+    snprintf(splat, sizeof splat, "%s/recipe_splat0.png", dir);
+    CHECK(trn_test_exists(meta) && trn_test_exists(splat));
+    size_t size = 0;
+    uint8_t *bytes = trn_test_read_file(raw, &size);
+    CHECK_EQ_INT(size, 129u * 129u * 2u);
+    /* The same recipe at 128 x 128 cells, generated here. */
+    trn_recipe r;
+    CHECK_OK(trn_recipe_read(recipe_path, &r, NULL, NULL));
+    CHECK_OK(trn_recipe_change_grid(&r, r.size_x, r.size_z, 128, 128, TRN_EDITS_REFUSE, NULL));
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, NULL));
+    float lo, hi;
+    trn_field_range(&g.field, &lo, &hi);
+    size_t lo_at = 0, hi_at = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&g.field); k++) {
+        if (g.field.heights[k] == lo) lo_at = k;
+        if (g.field.heights[k] == hi) hi_at = k;
+    }
+    /* RAW row 0 is z = 0 (no flip), little-endian. */
+    if (bytes && size == 129u * 129u * 2u) {
+        CHECK_EQ_INT(bytes[2 * lo_at] | bytes[2 * lo_at + 1] << 8, 0);
+        CHECK_EQ_INT(bytes[2 * hi_at] | bytes[2 * hi_at + 1] << 8, 65535);
+    }
+    free(bytes);
+    trn_image img;
+    CHECK_OK(trn_png_read(splat, NULL, &img, NULL));
+    /* Splat maps are one texel per cell (Unity's alphamaps are powers of two). */
+    CHECK(img.width == 128 && img.height == 128 && img.channels == 4);
+    trn_image_dispose(&img);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
@@ -786,6 +841,7 @@ int main(void)
     RUN(test_json_summary);
     RUN(test_export_beamng);
     RUN(test_export_beamng_odd_grid);
+    RUN(test_export_unity);
     RUN(test_grid_change_policy);
     RUN(test_exclusion_output);
     RUN(test_explain_matched);

@@ -11,6 +11,7 @@
 #include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
+#include "terrane/unity.h"
 #include "terrane/generate.h"
 #include "terrane/layers.h"
 #include "terrane/image.h"
@@ -49,6 +50,14 @@ static const char *const help_text =
     "                             base colour in the biome's colour), the layer map from the\n"
     "                             biomes, .terrain.json, TerrainBlock and materials file; then\n"
     "                             validates it. Needs a square grid of square cells\n"
+    "  --export unity:DIR          write the terrain for Unity's Terrain import into DIR: "
+    "NAME.raw\n"
+    "                             (16-bit, Windows byte order, heights from the lowest to the\n"
+    "                             highest), NAME.json with the import settings, splat maps\n"
+    "                             NAME_splat<K>.png from the biomes (four per RGBA map, in\n"
+    "                             recipe order); NAME is the recipe's file name. Needs a square\n"
+    "                             grid of 2^n cells (33..4097 samples); both --export kinds may\n"
+    "                             be given\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
     "  --quality final|preview    final (default) or preview: erosion nodes run fewer droplets,\n"
@@ -120,6 +129,7 @@ static uint8_t unit_byte(double v)
 
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion;
+    const char *unity_dir; /* --export unity:DIR */
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
     trn_erosion_quality quality;
     height_format format;
@@ -731,7 +741,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         else if (strcmp(arg, "--preview") == 0)
             slot = &a->preview;
         else if (strcmp(arg, "--export") == 0)
-            slot = &a->export_dir;
+            slot = strncmp(v, "unity:", 6) == 0 ? &a->unity_dir : &a->export_dir;
         else if (strcmp(arg, "--exclusion") == 0)
             slot = &a->exclusion;
         else if (strcmp(arg, "--cache") == 0)
@@ -778,7 +788,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         }
     }
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
-    if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion)
+    if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir)
         return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32 or .ter), "
                                     "--biomes, --preview, --exclusion or --export");
     if (a->export_dir) {
@@ -789,10 +799,15 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                    a->export_dir);
         a->export_dir += 7;
     }
+    if (a->unity_dir) {
+        if (!a->unity_dir[6])
+            return cli_usage_error(ctx, "--export unity:DIR needs the folder to write into");
+        a->unity_dir += 6;
+    }
     /* Outputs never overwrite the recipe or each other. */
-    const char *outs[6] = {a->out,        a->biomes,    a->preview,
-                           a->export_dir, a->exclusion, a->cache_dir};
-    for (int k = 0; k < 6; k++) {
+    const char *outs[7] = {a->out,       a->biomes,    a->preview,  a->export_dir,
+                           a->exclusion, a->cache_dir, a->unity_dir};
+    for (int k = 0; k < 7; k++) {
         if (!outs[k]) continue;
         if (cli_same_file(outs[k], a->recipe_path))
             return cli_usage_error(ctx,
@@ -821,6 +836,66 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
 }
 
 /* BeamNG terrains are square grids of square cells. */
+/* Unity's importer takes square heightmaps of 2^n + 1 samples (33..4097). */
+static int check_unity_shape(cli_ctx *ctx, const trn_recipe *r)
+{
+    if (r->cells_x != r->cells_z || !trn_unity_resolution_valid(r->cells_x + 1u))
+        return cli_failf(ctx,
+                         "--export unity: Unity heightmaps are square with 2^n + 1 samples "
+                         "(33..4097); the recipe has %u x %u cells: give it a resolution of "
+                         "[2^n, 2^n] cells (--resolution 512x512), or write a heightfield and use "
+                         "'terrane unity export' with --fit resample or pad",
+                         r->cells_x, r->cells_z);
+    return CLI_EXIT_OK;
+}
+
+/* The recipe file's name without folders and extensions: the Unity terrain's name. */
+static void stem_of(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, size, "%s", slash ? slash + 1 : path);
+    char *dot = strchr(out, '.');
+    if (dot && dot != out) *dot = '\0';
+    if (!out[0]) snprintf(out, size, "terrain");
+}
+
+static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, float lo,
+                        float hi, json_t *summary)
+{
+    char name[256];
+    stem_of(a->recipe_path, name, sizeof name);
+    trn_unity_export_options uo;
+    trn_unity_export_options_default(&uo);
+    uo.name = name;
+    uo.height_base = (double)lo;
+    uo.height_size = hi > lo ? (double)hi - (double)lo : 1.0;
+    trn_unity_export_report rep;
+    trn_error e;
+    trn_status st = trn_unity_export(a->unity_dir, &gen->field, &gen->biomes, NULL, &uo, &rep,
+                                     cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx,
+             "wrote %u file(s) in %s: %s.raw, %u x %u samples, terrain %g x %g x %g m (Import "
+             "Raw: Depth 16 bit, Byte Order Windows, Flip Vertically off), %u splat map(s) "
+             "from the biomes; place it at y = %g",
+             rep.files, a->unity_dir, name, rep.resolution, rep.resolution, rep.tile_size[0],
+             rep.tile_size[1], rep.tile_size[2], rep.splat_textures, rep.height_base);
+    json_t *u = json_object();
+    json_object_set_new(u, "dir", json_string(a->unity_dir));
+    json_object_set_new(u, "name", json_string(name));
+    json_object_set_new(u, "resolution", json_integer(rep.resolution));
+    json_t *size = json_array();
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(size, json_real(rep.tile_size[k]));
+    json_object_set_new(u, "terrain_size", size);
+    json_object_set_new(u, "height_base", json_real(rep.height_base));
+    json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
+    json_object_set_new(u, "files", json_integer(rep.files));
+    json_object_set_new(summary, "unity", u);
+    return CLI_EXIT_OK;
+}
+
 static int check_beamng_shape(cli_ctx *ctx, const trn_recipe *r, const char *what)
 {
     const double cx = r->size_x / r->cells_x, cz = r->size_z / r->cells_z;
@@ -867,7 +942,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         cli_note(ctx, "--keep-edits / --clear-edits only matter with --resolution or --world-size");
     }
     if ((a.format == FMT_TER && (rc = check_beamng_shape(ctx, &recipe, "a .ter"))) ||
-        (a.export_dir && (rc = check_beamng_shape(ctx, &recipe, "--export beamng")))) {
+        (a.export_dir && (rc = check_beamng_shape(ctx, &recipe, "--export beamng"))) ||
+        (a.unity_dir && (rc = check_unity_shape(ctx, &recipe)))) {
         trn_recipe_dispose(&recipe);
         return rc;
     }
@@ -932,6 +1008,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (!rc && a.export_dir) {
         rc = export_level(ctx, &a, &recipe, &gen, counts, lo, hi, &em, summary);
         if (!rc) add_file(files, a.export_dir, "beamng level");
+    }
+    if (!rc && a.unity_dir) {
+        rc = export_unity(ctx, &a, &gen, lo, hi, summary);
+        if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     const double t2 = now_s();
 
