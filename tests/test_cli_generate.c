@@ -16,6 +16,7 @@
 #include "terrane/layers.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
+#include "terrane/stationeers.h"
 #include "test.h"
 
 static char tmp[512];
@@ -77,7 +78,7 @@ static void test_help_and_usage(void)
     CHECK_CONTAINS(err, "nothing to write");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/x.tif'", &out, &err, recipe_path, tmp), 2);
-    CHECK_CONTAINS(err, "name it .png, .r16, .r32 or .ter");
+    CHECK_CONTAINS(err, "name it .png, .r16, .r32, .ter or .dat");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o x.png --bogus", &out, &err, recipe_path), 2);
     CHECK_CONTAINS(err, "unknown option '--bogus'");
@@ -820,6 +821,43 @@ static void test_export_unity(void)
     trn_recipe_dispose(&r);
 }
 
+/* -o OUT.dat: a Stationeers octree whose bedrock sits just under the lowest height; read back,
+ * every column is the generated height (relative to voxel row 0) within a density step. */
+static void test_output_stationeers(void)
+{
+    char *out, *err;
+    char dat[1024];
+    tmp_path(dat, sizeof dat, "terrain.dat");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o %s", &out, &err, recipe_path, dat), 0);
+    float lo, hi;
+    trn_field_range(&gen.field, &lo, &hi);
+    const double base = floor((double)lo) - 4.0; /* four bedrock rows by default */
+    char want[128];
+    snprintf(want, sizeof want, "voxel row 0 at %g m", base);
+    CHECK_CONTAINS(err, want);
+    free(out), free(err);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_read(dat, NULL, &t, NULL));
+    trn_stationeers_field_options fo;
+    trn_stationeers_field_options_default(&fo);
+    fo.base = base;
+    trn_field f;
+    CHECK_OK(trn_stationeers_to_field(&t, &fo, &f, NULL, NULL, NULL, NULL));
+    /* The octree covers a power-of-two square from the field's corner: compare the field. */
+    double worst = 0.0;
+    const size_t nx = (size_t)gen.field.cells_x + 1u, fx = (size_t)f.cells_x + 1u;
+    for (size_t j = 0; j <= gen.field.cells_z && j <= f.cells_z; j++)
+        for (size_t i = 0; i < nx && i < fx; i++) {
+            const double d =
+                fabs((double)f.heights[j * fx + i] - (double)gen.field.heights[j * nx + i]);
+            if (d > worst) worst = d;
+        }
+    CHECK(worst <= 1.0 / 255.0 + 1e-4);
+    if (!(worst <= 1.0 / 255.0 + 1e-4)) fprintf(stderr, "  worst %g\n", worst);
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
@@ -842,6 +880,7 @@ int main(void)
     RUN(test_export_beamng);
     RUN(test_export_beamng_odd_grid);
     RUN(test_export_unity);
+    RUN(test_output_stationeers);
     RUN(test_grid_change_policy);
     RUN(test_exclusion_output);
     RUN(test_explain_matched);

@@ -329,7 +329,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     else if (fmt == OUT_TERRAGEN)
         rc = write_terragen(ctx, &t, out);
     else if (fmt == OUT_STATIONEERS)
-        rc = cli_stationeers_write_field(ctx, &t, out);
+        rc = cli_stationeers_write_field(ctx, &t, out, NULL);
     else
         rc = write_image(ctx, &t, out, fmt, &o);
     cli_terrain_dispose(&t);

@@ -161,10 +161,12 @@ int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options 
     return CLI_EXIT_OK;
 }
 
-int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out)
+int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out,
+                                const trn_stationeers_field_options *given)
 {
     trn_stationeers_field_options fo;
     trn_stationeers_field_options_default(&fo);
+    if (given) fo = *given;
     trn_stationeers_terrain dat;
     trn_stationeers_field_report rep;
     trn_error e;
@@ -180,7 +182,8 @@ int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *
                  "world top; 'terrane stationeers from-heightfield' has --base and --voxel-size",
                  (unsigned long long)rep.clamped_low, fo.bedrock_layers,
                  (unsigned long long)rep.clamped_high);
-    cli_note(ctx, "wrote %s (MaxDepth %u, %llu x %llu x %llu voxels of 1 m)", out, rep.max_depth,
-             1ull << rep.max_depth, 1ull << rep.max_depth, 1ull << rep.max_depth);
+    cli_note(ctx, "wrote %s (MaxDepth %u, %llu x %llu x %llu voxels of %g m, voxel row 0 at %g m)",
+             out, rep.max_depth, 1ull << rep.max_depth, 1ull << rep.max_depth,
+             1ull << rep.max_depth, fo.voxel_size, fo.base);
     return CLI_EXIT_OK;
 }

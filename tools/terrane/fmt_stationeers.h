@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "terrane/stationeers.h"
 #include "detect.h"
 
 /* CLI_FORMAT_STATIONEERS_SAVE for a ZIP ("PK\3\4" and a whole 30-byte local header),
@@ -21,7 +22,8 @@ int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options 
                          cli_format format, cli_terrain *out);
 
 /* `terrane convert IN OUT.dat`: heightfield to octree with the default options (MaxDepth the
- * smallest that holds the field). */
-int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out);
+ * smallest that holds the field) or with fo when not NULL. */
+int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out,
+                                const trn_stationeers_field_options *fo);
 
 #endif

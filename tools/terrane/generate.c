@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "fmt_stationeers.h"
 #include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -36,9 +37,13 @@ static const char *const help_text =
     "         height and maxHeight the smallest whole metre that fits the range; the offset is\n"
     "         printed (put it in the TerrainBlock's position z). With --max-height M heights\n"
     "         are stored as they are (no offset) and clamped to 0..M\n"
+    "  .dat   Stationeers terrain.dat octree: 1 m voxels, the bedrock rows just under the\n"
+    "         lowest height (voxel row 0 is printed),\n"
+    "         the smallest MaxDepth that holds it ('terrane stationeers from-heightfield'\n"
+    "         has the options)\n"
     "\n"
     "options:\n"
-    "  -o, --output OUT           the heightfield (.png, .r16, .r32 or .ter)\n"
+    "  -o, --output OUT           the heightfield (.png, .r16, .r32, .ter or .dat)\n"
     "  --max-height M             metres of the 16-bit range, as above\n"
     "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA)\n"
     "  --biome-index              --biomes writes 8-bit biome indices (recipe order) instead\n"
@@ -96,7 +101,7 @@ static const char *const help_text =
     "  terrane generate island.json --resolution 1023x1023 --keep-edits \\\n"
     "      --export beamng:levels/island_hd\n";
 
-typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER } height_format;
+typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER, FMT_DAT } height_format;
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -110,6 +115,7 @@ static height_format format_of(const char *path)
     if (ends_with(path, ".r16")) return FMT_R16;
     if (ends_with(path, ".r32")) return FMT_R32;
     if (ends_with(path, ".ter")) return FMT_TER;
+    if (ends_with(path, ".dat")) return FMT_DAT;
     return FMT_NONE;
 }
 
@@ -821,7 +827,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)
         return cli_usage_error(ctx,
                                "cannot tell the heightfield format of '%s': name it .png, .r16, "
-                               ".r32 or .ter",
+                               ".r32, .ter or .dat",
                                a->out);
     if (a->biomes && !ends_with(a->biomes, ".png"))
         return cli_usage_error(ctx, "--biomes writes a PNG; name it .png, not '%s'", a->biomes);
@@ -984,7 +990,18 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     height_mapping hm;
     memset(&hm, 0, sizeof hm);
     rc = CLI_EXIT_OK;
-    if (a.out && a.format != FMT_TER) {
+    if (a.out && a.format == FMT_DAT) {
+        /* The octree writer takes a loaded terrain: a view of the generated field. */
+        cli_terrain view;
+        memset(&view, 0, sizeof view);
+        view.field = gen.field;
+        /* Voxel row 0 under the bedrock rows below the lowest height: nothing is clamped. */
+        trn_stationeers_field_options fo;
+        trn_stationeers_field_options_default(&fo);
+        fo.base = floor((double)lo) - (double)fo.bedrock_layers * fo.voxel_size;
+        rc = cli_stationeers_write_field(ctx, &view, a.out, &fo);
+        if (!rc) add_file(files, a.out, "stationeers octree");
+    } else if (a.out && a.format != FMT_TER) {
         rc = write_height_image(ctx, &a, &gen, lo, hi, &hm);
         if (!rc) add_file(files, a.out, "heightfield");
     } else if (a.out) {
@@ -1057,7 +1074,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(hr, "min", json_real(lo));
         json_object_set_new(hr, "max", json_real(hi));
         json_object_set_new(summary, "height", hr);
-        if (a.out && a.format != FMT_R32)
+        if (a.out && a.format != FMT_R32 && a.format != FMT_DAT)
             json_object_set_new(summary, "height_mapping", mapping_json(&hm));
         json_t *biomes = json_array();
         for (uint32_t b = 0; b < recipe.biome_count; b++) {
