@@ -297,11 +297,54 @@ static void test_fill_deterministic_and_errors(void)
     trn_field_dispose(&a);
 }
 
+/* Shrinking a checkerboard by 4: bilinear point-samples it (all 0 or all 1), the area average
+ * gives its mean; a constant stays exact; growing an axis interpolates like bilinear. */
+static void test_average_shrinks_without_aliasing(void)
+{
+    trn_field src, avg, lin;
+    CHECK_OK(trn_field_init(&src, 256, 256, 256.0, 256.0, NULL));
+    for (uint32_t j = 0; j <= 256; j++)
+        for (uint32_t i = 0; i <= 256; i++)
+            src.heights[(size_t)j * 257u + i] = (float)((i + j) & 1u);
+    CHECK_OK(trn_field_resample(&src, NULL, 64, 64, TRN_RESAMPLE_AVERAGE, &avg, NULL, NULL, NULL));
+    CHECK_OK(trn_field_resample(&src, NULL, 64, 64, TRN_RESAMPLE_BILINEAR, &lin, NULL, NULL, NULL));
+    CHECK(avg.size_x == 256.0 && avg.cells_x == 64);
+    double worst = 0.0;
+    for (uint32_t j = 1; j < 64; j++)
+        for (uint32_t i = 1; i < 64; i++) {
+            const double d = fabs((double)avg.heights[(size_t)j * 65u + i] - 0.5);
+            if (d > worst) worst = d;
+        }
+    /* A 4-sample footprint covers 4 x 4 cells: 5 x 5 samples, the edge ones half weighted. */
+    CHECK(worst < 0.04);
+    CHECK(lin.heights[65u + 1u] == 0.0f || lin.heights[65u + 1u] == 1.0f);
+    trn_field_dispose(&avg);
+    trn_field_dispose(&lin);
+    for (size_t k = 0; k < 257u * 257u; k++)
+        src.heights[k] = 12.5f;
+    CHECK_OK(trn_field_resample(&src, NULL, 37, 91, TRN_RESAMPLE_AVERAGE, &avg, NULL, NULL, NULL));
+    bool exact = true;
+    for (size_t k = 0; k < 38u * 92u; k++)
+        exact = exact && avg.heights[k] == 12.5f;
+    CHECK(exact);
+    trn_field_dispose(&avg);
+    /* x grows (256 -> 512 cells), z shrinks: x interpolates linearly on a plane in x. */
+    for (uint32_t j = 0; j <= 256; j++)
+        for (uint32_t i = 0; i <= 256; i++)
+            src.heights[(size_t)j * 257u + i] = (float)i;
+    CHECK_OK(trn_field_resample(&src, NULL, 512, 32, TRN_RESAMPLE_AVERAGE, &avg, NULL, NULL, NULL));
+    CHECK(avg.heights[5u * 513u + 3u] == 1.5f);
+    CHECK(strcmp(trn_resample_filter_name(TRN_RESAMPLE_AVERAGE), "average") == 0);
+    trn_field_dispose(&avg);
+    trn_field_dispose(&src);
+}
+
 int main(void)
 {
     RUN(test_bilinear_exact_on_plane);
     RUN(test_bicubic_on_quadratic);
     RUN(test_same_size_is_a_copy);
+    RUN(test_average_shrinks_without_aliasing);
     RUN(test_resample_errors);
     RUN(test_crop);
     RUN(test_pow2);

@@ -20,9 +20,14 @@ typedef enum trn_resample_filter {
      * reproduces quadratics exactly away from the edges; the samples beyond an edge repeat
      * the edge sample (clamped). May overshoot near cliffs, as any interpolating cubic. */
     TRN_RESAMPLE_BICUBIC = 1,
+    /* Area average (GDAL's -r average): each target sample is the mean of the source samples
+     * under its footprint (one target spacing wide, partly covered samples weighted by their
+     * overlap), so shrinking by any factor low-passes instead of aliasing. On an axis that is
+     * not shrunk it interpolates linearly, as bilinear does. */
+    TRN_RESAMPLE_AVERAGE = 2,
 } trn_resample_filter;
 
-/* Stable lower-case name ("bilinear", "bicubic"); "unknown" for other values. */
+/* Stable lower-case name ("bilinear", "bicubic", "average"); "unknown" for other values. */
 const char *trn_resample_filter_name(trn_resample_filter filter);
 
 /* A part of a field in sample coordinates: sample (i, j) of the field sits at x = i, z = j.
@@ -43,9 +48,9 @@ double trn_field_sample_bicubic(const trn_field *field, double x, double z);
  * NaN samples spread to the dst samples that touch them (fill them first). dst is initialised
  * by the call (not disposed first) and left zeroed on failure. Errors:
  * TRN_ERR_INVALID_ARGUMENT (empty field, bad window, 0 cells, unknown filter),
- * TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED. Downsampling by a large factor
- * point-samples the interpolant (no low-pass prefilter): crop or resample in steps of at most
- * 2x when aliasing matters. */
+ * TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED. Bilinear and bicubic downsampling
+ * by a large factor point-samples the interpolant (no low-pass prefilter); TRN_RESAMPLE_AVERAGE
+ * is the filter for shrinking. */
 trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
                               uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
                               trn_field *dst, trn_progress_fn progress, void *user, trn_error *err);

@@ -15,6 +15,8 @@ const char *trn_resample_filter_name(trn_resample_filter filter)
         return "bilinear";
     case TRN_RESAMPLE_BICUBIC:
         return "bicubic";
+    case TRN_RESAMPLE_AVERAGE:
+        return "average";
     }
     return "unknown";
 }
@@ -103,6 +105,104 @@ static double grid_position(double a, double b, uint32_t k, uint32_t n)
     return a + (b - a) * (double)k / (double)n;
 }
 
+/* Area-average weights along one axis: for each output position, the source samples under
+ * its footprint and their overlaps, normalised. Sample s stands for [s - 0.5, s + 0.5] clipped to
+ * the field's [0, cells]; a footprint is one output spacing wide (step), centred on the
+ * position. A step of at most one source spacing is not a shrink: linear taps instead. */
+typedef struct span {
+    uint32_t first, count; /* source indices first .. first + count - 1 */
+    size_t at;             /* their weights in the pool */
+} span;
+
+static bool average_spans(double a, double b, uint32_t n, uint32_t cells, span *spans,
+                          double **pool_out)
+{
+    const double step = (b - a) / (double)n;
+    const double half = step > 1.0 ? step / 2.0 : 0.0;
+    size_t cap = (size_t)(n + 1u) * ((size_t)ceil(2.0 * half) + 3u), used = 0;
+    double *pool = malloc(cap * sizeof *pool);
+    if (!pool) return false;
+    for (uint32_t k = 0; k <= n; k++) {
+        const double c = grid_position(a, b, k, n);
+        span *sp = &spans[k];
+        sp->at = used;
+        if (half == 0.0) {
+            taps t;
+            make_taps(c, cells, TRN_RESAMPLE_BILINEAR, &t);
+            sp->first = t.idx[0];
+            sp->count = t.idx[1] == t.idx[0] ? 1u : 2u;
+            pool[used++] = sp->count == 1 ? 1.0 : t.w[0];
+            if (sp->count == 2) pool[used++] = t.w[1];
+            continue;
+        }
+        double lo = c - half, hi = c + half;
+        if (lo < 0.0) lo = 0.0;
+        if (hi > (double)cells) hi = (double)cells;
+        int64_t s0 = (int64_t)floor(lo + 0.5), s1 = (int64_t)floor(hi + 0.5);
+        if (s0 < 0) s0 = 0;
+        if (s1 > (int64_t)cells) s1 = (int64_t)cells;
+        double total = 0.0;
+        sp->first = (uint32_t)s0;
+        sp->count = 0;
+        for (int64_t s = s0; s <= s1; s++) {
+            double c0 = (double)s - 0.5, c1 = (double)s + 0.5;
+            if (c0 < 0.0) c0 = 0.0;
+            if (c1 > (double)cells) c1 = (double)cells;
+            const double lo2 = c0 > lo ? c0 : lo, hi2 = c1 < hi ? c1 : hi;
+            const double wgt = hi2 > lo2 ? hi2 - lo2 : 0.0;
+            pool[used + sp->count++] = wgt;
+            total += wgt;
+        }
+        for (uint32_t q = 0; q < sp->count; q++)
+            pool[used + q] = total > 0.0 ? pool[used + q] / total : 1.0 / sp->count;
+        used += sp->count;
+    }
+    *pool_out = pool;
+    return true;
+}
+
+static trn_status resample_average(const trn_field *src, const trn_resample_window *w,
+                                   trn_field *dst, const trn_progress *prog, trn_error *err)
+{
+    const uint32_t cx = dst->cells_x, cz = dst->cells_z;
+    span *sx = malloc(((size_t)cx + 1u) * sizeof *sx), *sz = malloc(((size_t)cz + 1u) * sizeof *sz);
+    double *px = NULL, *pz = NULL;
+    if (!sx || !sz || !average_spans(w->x0, w->x1, cx, src->cells_x, sx, &px) ||
+        !average_spans(w->z0, w->z1, cz, src->cells_z, sz, &pz)) {
+        free(sx);
+        free(sz);
+        free(px);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "resample: out of memory");
+    }
+    const size_t stride = (size_t)src->cells_x + 1u, out_w = (size_t)cx + 1u;
+    trn_status st = TRN_OK;
+    for (uint32_t j = 0; j <= cz && !st; j++) {
+        if ((j & 63u) == 0 && trn_progress_report(prog, (double)j / (cz + 1.0), "resample")) {
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "resample: cancelled");
+            break;
+        }
+        const span *vz = &sz[j];
+        float *out = dst->heights + (size_t)j * out_w;
+        for (size_t i = 0; i < out_w; i++) {
+            const span *vx = &sx[i];
+            double sum = 0.0;
+            for (uint32_t r = 0; r < vz->count; r++) {
+                const float *row = src->heights + ((size_t)vz->first + r) * stride + vx->first;
+                double acc = 0.0;
+                for (uint32_t q = 0; q < vx->count; q++)
+                    acc += px[vx->at + q] * (double)row[q];
+                sum += pz[vz->at + r] * acc;
+            }
+            out[i] = (float)sum;
+        }
+    }
+    free(sx);
+    free(sz);
+    free(px);
+    free(pz);
+    return st;
+}
+
 trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
                               uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
                               trn_field *dst, trn_progress_fn progress, void *user, trn_error *err)
@@ -111,7 +211,8 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
     if (!src || !src->heights || src->cells_x == 0 || src->cells_z == 0)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "resample: the source field is empty");
-    if (filter != TRN_RESAMPLE_BILINEAR && filter != TRN_RESAMPLE_BICUBIC)
+    if (filter != TRN_RESAMPLE_BILINEAR && filter != TRN_RESAMPLE_BICUBIC &&
+        filter != TRN_RESAMPLE_AVERAGE)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "resample: unknown filter %d",
                              (int)filter);
     if (cells_x == 0 || cells_z == 0)
@@ -130,6 +231,15 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
     trn_status st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0),
                                    spacing_z * (w.z1 - w.z0), err);
     if (st) return st;
+    if (filter == TRN_RESAMPLE_AVERAGE) {
+        trn_progress prog = trn_progress_make(progress, user);
+        if ((st = resample_average(src, &w, dst, &prog, err))) {
+            trn_field_dispose(dst);
+            return st;
+        }
+        trn_progress_report(&prog, 1.0, "resample");
+        return TRN_OK;
+    }
     size_t out_w = (size_t)cells_x + 1u;
     taps *tx = malloc(out_w * sizeof *tx);
     if (!tx) {

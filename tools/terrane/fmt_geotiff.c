@@ -254,8 +254,10 @@ int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options 
             o->filter = TRN_RESAMPLE_BILINEAR;
         else if (strcasecmp(v, "bicubic") == 0 || strcasecmp(v, "cubic") == 0)
             o->filter = TRN_RESAMPLE_BICUBIC;
+        else if (strcasecmp(v, "average") == 0)
+            o->filter = TRN_RESAMPLE_AVERAGE;
         else {
-            cli_usage_error(ctx, "--resample takes bilinear or bicubic, not '%s'", v);
+            cli_usage_error(ctx, "--resample takes bilinear, bicubic or average, not '%s'", v);
             return -1;
         }
         return 1;
