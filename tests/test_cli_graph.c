@@ -10,6 +10,7 @@
 
 #include "terrane/generate.h"
 #include "terrane/graph.h"
+#include "terrane/image.h"
 #include "terrane/recipe.h"
 #include "test.h"
 
@@ -803,6 +804,58 @@ static void test_starter(void)
     free(out), free(err);
 }
 
+/* --mask NODE[.PIN]=FILE.png: a node's mask, north up, equal to the library's output. */
+static void test_mask_outputs(void)
+{
+    char recipe[1024], dep[1024], flow[1024];
+    CHECK(write_valley("masks.json", 1, "masks", "[0, 0]", recipe, sizeof recipe));
+    tmp_path(dep, sizeof dep, "deposits.png");
+    tmp_path(flow, sizeof flow, "flow.png");
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("generate %s --mask erode.deposited=%s --mask "
+                                   "drain.accumulation=%s --format json",
+                                   &out, &err, recipe, dep, flow),
+                 0);
+    CHECK_CONTAINS(out, "\"mask\"");
+    free(out), free(err);
+    /* The same graph through the library. */
+    trn_recipe r;
+    CHECK_OK(trn_recipe_read(recipe, &r, NULL, NULL));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    trn_graph_run *run = NULL;
+    CHECK_OK(trn_graph_evaluate(&g, &r, NULL, &run, NULL, NULL, NULL));
+    trn_graph_value v;
+    CHECK_OK(trn_graph_run_output(run, "erode", "deposited", &v, NULL));
+    trn_image img;
+    CHECK_OK(trn_png_read(dep, NULL, &img, NULL));
+    const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
+    CHECK(img.width == w && img.height == h && img.bit_depth == 16 && img.channels == 1);
+    size_t mismatches = 0;
+    const uint16_t *px = img.data;
+    for (uint32_t row = 0; row < h && img.width == w; row++)
+        for (uint32_t c = 0; c < w; c++) {
+            const long want = lround((double)v.values[(size_t)(h - 1u - row) * w + c] * 65535.0);
+            mismatches += px[(size_t)row * w + c] != (uint16_t)want;
+        }
+    CHECK_EQ_INT(mismatches, 0);
+    trn_image_dispose(&img);
+    CHECK(trn_test_exists(flow));
+    trn_graph_run_free(run);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    /* Not a mask, not evaluated, malformed. */
+    CHECK_EQ_INT(trn_test_run_clif("generate %s --mask mountains=%s", &out, &err, recipe, dep), 1);
+    CHECK_CONTAINS(err, "that output is a heightfield, not a mask");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate %s --mask note=%s", &out, &err, recipe, dep), 1);
+    CHECK_CONTAINS(err, "was not evaluated");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate %s --mask deposits.png", &out, &err, recipe), 2);
+    CHECK_CONTAINS(err, "--mask takes NODE[.PIN]=FILE.png");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
@@ -814,5 +867,6 @@ int main(void)
     RUN(test_asset_document);
     RUN(test_graph_check_and_types);
     RUN(test_starter);
+    RUN(test_mask_outputs);
     return trn_test_finish();
 }

@@ -75,6 +75,9 @@ static const char *const help_text =
     "                             and grid are unchanged. Outputs are the same bytes with or\n"
     "                             without it. Preview results are never written there\n"
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
+    "  --mask NODE[.PIN]=OUT.png  a graph node's mask output as a 16-bit grey PNG (0..1 as\n"
+    "                             0..65535, north up), e.g. erode.deposited=deposits.png or\n"
+    "                             drain.accumulation=flow.png; repeatable\n"
     "  --resolution CXxCZ         generate at another grid than the recipe's (cells)\n"
     "  --world-size XxZ           ... or over another size (world units)\n"
     "  --keep-edits               with a grid change: radial edits keep their terrain-local\n"
@@ -136,6 +139,9 @@ static uint8_t unit_byte(double v)
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion;
     const char *unity_dir; /* --export unity:DIR */
+    /* --mask NODE[.PIN]=FILE.png: a graph node's mask output written as a 16-bit PNG. */
+    const char *masks[16];
+    uint32_t mask_count;
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
     trn_erosion_quality quality;
     height_format format;
@@ -332,6 +338,72 @@ static int write_exclusion(cli_ctx *ctx, const gen_args *a, const trn_generated 
     cli_note(ctx, "wrote %s (exclusion mask, 0..255 = 0..1%s)", a->exclusion,
              gen->exclusion ? "" : "; the recipe paints no exclusions, so it is all 0");
     return CLI_EXIT_OK;
+}
+
+/* --mask NODE[.PIN]=FILE.png: evaluate the graph again on the cache generation just filled
+ * (every node is reused, nothing is recomputed) and write each mask, north up, 0..1 as
+ * 0..65535. */
+static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                       trn_graph_cache *cache, json_t *files)
+{
+    trn_graph graph;
+    trn_error e;
+    if (trn_graph_from_recipe(recipe, &graph, &e)) return cli_fail(ctx, &e);
+    trn_graph_options go = {a->threads, a->quality, cache};
+    trn_graph_run *run = NULL;
+    trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
+    trn_graph_dispose(&graph);
+    if (st) return cli_fail(ctx, &e);
+    int rc = CLI_EXIT_OK;
+    for (uint32_t k = 0; k < a->mask_count && !rc; k++) {
+        const char *spec = a->masks[k], *eq = strchr(spec, '=');
+        char node[96], *pin = NULL;
+        snprintf(node, sizeof node, "%.*s", (int)(eq - spec), spec);
+        char *dot = strchr(node, '.');
+        if (dot) {
+            *dot = '\0';
+            pin = dot + 1;
+        }
+        const char *path = eq + 1;
+        trn_graph_value v;
+        if (trn_graph_run_output(run, node, pin, &v, &e)) {
+            rc = cli_failf(ctx,
+                           "--mask %s: %s (a node that feeds the output, with a mask output: "
+                           "'terrane inspect' lists them)",
+                           spec, e.message);
+            break;
+        }
+        if (v.kind != TRN_PIN_MASK) {
+            rc = cli_failf(ctx, "--mask %s: that output is a %s, not a mask", spec,
+                           trn_pin_kind_name(v.kind));
+            break;
+        }
+        const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
+        trn_image img;
+        if (trn_image_init(&img, w, h, 1, 16, &e)) {
+            rc = cli_fail(ctx, &e);
+            break;
+        }
+        uint16_t *px = img.data;
+        for (uint32_t r = 0; r < h; r++)
+            for (uint32_t c = 0; c < w; c++) {
+                double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
+                m = m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0;
+                px[(size_t)r * w + c] = (uint16_t)lround(m * 65535.0);
+            }
+        trn_png_options po;
+        trn_png_options_default(&po);
+        st = trn_png_write(path, &img, &po, NULL, NULL, &e);
+        trn_image_dispose(&img);
+        if (st) {
+            rc = cli_fail(ctx, &e);
+            break;
+        }
+        cli_note(ctx, "wrote %s (mask %s, 0..1 as 0..65535, north up)", path, spec);
+        add_file(files, path, "mask");
+    }
+    trn_graph_run_free(run);
+    return rc;
 }
 
 /* ---- BeamNG ---- */
@@ -719,20 +791,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->recipe_path = arg;
             continue;
         }
-        static const char *const names[] = {"-o",
-                                            "--output",
-                                            "--max-height",
-                                            "--biomes",
-                                            "--preview",
-                                            "--export",
-                                            "--threads",
-                                            "--exclusion",
-                                            "--texture-size",
-                                            "--resolution",
-                                            "--world-size",
-                                            "--quality",
-                                            "--cache",
-                                            NULL};
+        static const char *const names[] = {
+            "-o",           "--output",  "--max-height", "--biomes",       "--preview",
+            "--export",     "--threads", "--exclusion",  "--texture-size", "--resolution",
+            "--world-size", "--quality", "--cache",      "--mask",         NULL};
         bool known = false;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
@@ -740,6 +802,18 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         const char *v = cli_option_value(ctx, argc, argv, &i);
         if (!v) return CLI_EXIT_USAGE;
         const char **slot = NULL;
+        if (strcmp(arg, "--mask") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !ends_with(eq + 1, ".png"))
+                return cli_usage_error(ctx,
+                                       "--mask takes NODE[.PIN]=FILE.png (e.g. "
+                                       "erode.deposited=deposits.png), not '%s'",
+                                       v);
+            if (a->mask_count == sizeof a->masks / sizeof a->masks[0])
+                return cli_usage_error(ctx, "at most 16 --mask outputs");
+            a->masks[a->mask_count++] = v;
+            continue;
+        }
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0)
             slot = &a->out;
         else if (strcmp(arg, "--biomes") == 0)
@@ -794,7 +868,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         }
     }
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
-    if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir)
+    if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir &&
+        !a->mask_count)
         return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32 or .ter), "
                                     "--biomes, --preview, --exclusion or --export");
     if (a->export_dir) {
@@ -959,7 +1034,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
     trn_graph_cache *cache = NULL;
-    if (a.cache_dir && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
+    /* --mask reads node outputs after generation: keep the results in memory for that. */
+    if ((a.cache_dir || a.mask_count) && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
@@ -967,9 +1043,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
-    /* The results live in gen; the directory keeps what later runs reuse. */
-    trn_graph_cache_free(cache);
     if (st) {
+        trn_graph_cache_free(cache);
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
@@ -1030,6 +1105,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = export_unity(ctx, &a, &gen, lo, hi, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
+    if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
+    /* The results live in gen; the directory keeps what later runs reuse. */
+    trn_graph_cache_free(cache);
+    cache = NULL;
     const double t2 = now_s();
 
     if (!rc) {
