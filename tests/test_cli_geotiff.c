@@ -206,7 +206,7 @@ static void test_errors_and_render(void)
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --resample lanczos", &out, &err,
                                    tp("dem.tif"), tp("x.tif")),
                  2);
-    CHECK_CONTAINS(err, "bilinear or bicubic");
+    CHECK_CONTAINS(err, "bilinear, bicubic or average");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crop 35,0,10,10", &out, &err, tp("dem.tif"),
                                    tp("x.tif")),
