@@ -313,8 +313,9 @@ const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id)
  * skipped. Fails as trn_graph_evaluate's validation does. */
 trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *keys, trn_error *err);
-/* Whether the cache holds a result for key (in memory or in its directory); *cpu_seconds (may
- * be NULL) receives what it cost. */
+/* Whether the cache holds a result for key (in memory, or a file in its directory whose header
+ * and checksum are right; its arrays are parsed only when the result is used); *cpu_seconds
+ * (may be NULL) receives what it cost. */
 bool trn_graph_cache_has(trn_graph_cache *cache, uint64_t key, double *cpu_seconds);
 
 #ifdef __cplusplus

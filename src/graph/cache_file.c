@@ -694,3 +694,46 @@ trn_status trn_node_result_read_file(const char *dir, uint64_t key,
     free(path);
     return st;
 }
+
+trn_status trn_node_result_peek_file(const char *dir, uint64_t key,
+                                     const trn_cache_file_limits *limits, double *cpu_seconds,
+                                     trn_error *err)
+{
+    if (!dir || !*dir || !key)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "peek cache file: dir and a key are required");
+    char *path = cache_path(dir, key);
+    if (!path) return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    trn_cache_file_limits defaults;
+    if (!limits) {
+        trn_cache_file_limits_default(&defaults);
+        limits = &defaults;
+    }
+    trn_mapped_file mf;
+    /* Mapped: only the header's pages are read. */
+    trn_status st = trn_mapped_file_open(&mf, path, 0, err);
+    if (st == TRN_ERR_NOT_FOUND)
+        trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1, "no cached result");
+    if (!st) {
+        parser ps = {.path = path, .err = err, .limits = limits};
+        trn_cursor_init(&ps.c, mf.data, mf.size);
+        trn_node_result *r = NULL;
+        uint32_t flags = 0;
+        st = rd_header(&ps, key, &r, &flags);
+        /* The checksum still covers the body (a damaged file is not "cached"); hashing the
+         * mapped bytes costs far less than parsing them into arrays. */
+        uint64_t stored = 0;
+        trn_cursor tail;
+        trn_cursor_init(&tail, mf.data, mf.size);
+        const bool has_sum =
+            mf.size >= 8 && trn_cursor_skip(&tail, mf.size - 8) && cursor_u64(&tail, &stored);
+        if (!st && (!has_sum || stored != (uint64_t)XXH64(mf.data, mf.size - 8, 0)))
+            st = trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)(mf.size >= 8 ? mf.size - 8 : 0),
+                               "checksum mismatch");
+        if (!st && cpu_seconds) *cpu_seconds = r->cpu_seconds;
+        trn_node_result_release(r);
+        trn_mapped_file_close(&mf);
+    }
+    free(path);
+    return st;
+}

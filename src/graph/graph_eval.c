@@ -120,11 +120,7 @@ bool trn_graph_cache_has(trn_graph_cache *cache, uint64_t key, double *cpu_secon
             return true;
         }
     if (!cache->dir) return false;
-    trn_node_result *r = NULL;
-    if (trn_node_result_read_file(cache->dir, key, &cache->limits, &r, NULL)) return false;
-    if (cpu_seconds) *cpu_seconds = r->cpu_seconds;
-    trn_node_result_release(r);
-    return true;
+    return trn_node_result_peek_file(cache->dir, key, &cache->limits, cpu_seconds, NULL) == TRN_OK;
 }
 
 /* ---- order and keys ---- */

@@ -95,5 +95,11 @@ trn_status trn_node_result_write_file(const char *dir, const trn_node_result *re
 trn_status trn_node_result_read_file(const char *dir, uint64_t key,
                                      const trn_cache_file_limits *limits, trn_node_result **out,
                                      trn_error *err);
+/* The header of DIR/<key>.tnc (magic, version, key, grid, cost) and its checksum, without
+ * parsing the body into arrays: what `inspect` needs to say a result is cached. The body's
+ * structure is checked in full when the result is used. */
+trn_status trn_node_result_peek_file(const char *dir, uint64_t key,
+                                     const trn_cache_file_limits *limits, double *cpu_seconds,
+                                     trn_error *err);
 
 #endif
