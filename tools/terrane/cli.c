@@ -193,3 +193,17 @@ bool cli_same_file(const char *a, const char *b)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     return strcmp(a, b) == 0;
 }
+
+void cli_drops_add(cli_drops *drops, const char *fmt, ...)
+{
+    if (!drops) return;
+    if (drops->count >= CLI_DROPS_MAX) {
+        snprintf(drops->items[CLI_DROPS_MAX - 1], sizeof drops->items[0], "and more");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(drops->items[drops->count], sizeof drops->items[0], fmt, ap);
+    va_end(ap);
+    drops->count++;
+}

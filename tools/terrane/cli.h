@@ -87,6 +87,22 @@ int cli_progress(double done, const char *stage, void *user);
 /* Finish the bar line, if one was drawn. */
 void cli_progress_end(cli_ctx *ctx);
 
+/* What a conversion loses, said in one note and listed by --format json: the loader adds what the
+ * heightfield cannot carry from its source (veins, modified flags, overhangs, alpha maps, trees),
+ * the writer what the output cannot hold (material layers, holes, georeferencing). */
+#define CLI_DROPS_MAX 16
+typedef struct cli_drops {
+    char items[CLI_DROPS_MAX][160];
+    size_t count;
+} cli_drops;
+
+/* Append one item ("12 veins with 40 minables"); beyond CLI_DROPS_MAX the last item says so. */
+void cli_drops_add(cli_drops *drops, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* A terrain loaded by the CLI from any supported file. */
 typedef struct cli_terrain {
     trn_field field;
@@ -95,6 +111,8 @@ typedef struct cli_terrain {
     char format[32];
     /* GeoTIFF inputs: their georeferencing (owned, freed by cli_terrain_dispose), else NULL. */
     struct trn_geotiff_georef *georef;
+    /* What reading the source into a heightfield left behind. */
+    cli_drops drops;
 } cli_terrain;
 
 /* How to read files that do not say it themselves; 0 = format default. raw_type is a
