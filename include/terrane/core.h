@@ -32,6 +32,7 @@ typedef enum trn_status {
     TRN_ERR_JSON = 13,       /* JSON syntax or schema error; line/column set */
     TRN_ERR_VALIDATION = 14, /* checks ran and found problems */
     TRN_ERR_MISMATCH = 15,   /* two inputs disagree (sizes, grids) */
+    TRN_ERR_CONFLICT = 16,   /* an output would replace an input of the same run */
 } trn_status;
 
 /* Stable upper-case name of a status ("TRN_ERR_TRUNCATED"); never NULL. */

@@ -24,6 +24,7 @@ const char *trn_status_name(trn_status status)
     case TRN_ERR_JSON: return "TRN_ERR_JSON";
     case TRN_ERR_VALIDATION: return "TRN_ERR_VALIDATION";
     case TRN_ERR_MISMATCH: return "TRN_ERR_MISMATCH";
+    case TRN_ERR_CONFLICT: return "TRN_ERR_CONFLICT";
     }
     return "TRN_ERR_UNKNOWN";
 }

@@ -1,17 +1,31 @@
 /* Mapped whole-file reads and atomic (temp file + rename) writes. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "write_set.h"
+
 /* Below this a heap copy is cheaper than setting up a mapping. */
 #define TRN_MMAP_MIN_SIZE (1u << 20)
+
+const char *trn_file_kind(unsigned mode)
+{
+    if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "a regular file";
+}
 
 static trn_status io_error(trn_error *err, const char *path, const char *what, int e)
 {
@@ -23,7 +37,8 @@ trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t 
                                 trn_error *err)
 {
     memset(mf, 0, sizeof *mf);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return io_error(err, path, "open file", errno);
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -35,7 +50,13 @@ trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t 
         close(fd);
         return trn_error_set(err, TRN_ERR_IO, path, -1, "is a directory, expected a file");
     }
-    if (S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) {
+        /* A pipe or device has no size to check up front and may never end (/dev/zero). */
+        close(fd);
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "is %s, expected a regular file",
+                             trn_file_kind(st.st_mode));
+    }
+    {
         uint64_t size = (uint64_t)st.st_size;
         if ((max_size && size > max_size) || size > SIZE_MAX) {
             close(fd);
@@ -54,8 +75,8 @@ trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t 
             }
         }
     }
-    /* Small files, special files, or mmap refused: read into the heap. */
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, len = 0;
+    /* Small files, or mmap refused: read into the heap. */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf) {
         close(fd);
@@ -153,7 +174,8 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     }
     memcpy(af->temp_path, path, n);
     memcpy(af->temp_path + n, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(af->temp_path);
+    trn_clean_stale_temporaries(path);
+    int fd = mkostemp(af->temp_path, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         free(af->final_path);
@@ -162,6 +184,9 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
         return trn_error_set(err, e == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
                              "cannot create output: %s", strerror(e));
     }
+    /* Locked while we write it: an unlocked temporary is a dead run's, for anyone to remove. */
+    (void)flock(fd, LOCK_EX);
+    trn_temp_register(af->temp_path);
     /* mkstemp creates 0600; outputs should get the usual umask-governed mode. */
     mode_t mask = umask(0);
     umask(mask);
@@ -169,6 +194,7 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     af->fp = fdopen(fd, "wb");
     if (!af->fp) {
         int e = errno;
+        trn_temp_unregister(af->temp_path);
         close(fd);
         unlink(af->temp_path);
         free(af->final_path);
@@ -192,8 +218,9 @@ void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size)
 void trn_atomic_file_abort(trn_atomic_file *af)
 {
     if (!af || !af->temp_path) return;
-    if (af->fp) fclose(af->fp);
     unlink(af->temp_path);
+    trn_temp_unregister(af->temp_path);
+    if (af->fp) fclose(af->fp);
     free(af->final_path);
     free(af->temp_path);
     memset(af, 0, sizeof *af);
@@ -209,21 +236,20 @@ trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
         af->failed = true;
         af->saved_errno = errno;
     }
-    if (fclose(af->fp) != 0 && !af->failed) {
-        af->failed = true;
-        af->saved_errno = errno;
-    }
-    af->fp = NULL;
+    /* Renamed before closing, so the lock covers the temporary until it is the output. */
     if (!af->failed && rename(af->temp_path, af->final_path) != 0) {
         af->failed = true;
         af->saved_errno = errno;
     }
+    if (af->failed) unlink(af->temp_path);
+    trn_temp_unregister(af->temp_path);
+    /* Flushed and synced above, so a close error here cannot lose data. */
+    (void)fclose(af->fp);
+    af->fp = NULL;
     trn_status st = TRN_OK;
-    if (af->failed) {
+    if (af->failed)
         st = trn_error_set(err, TRN_ERR_IO, af->final_path, -1, "cannot write output: %s",
                            strerror(af->saved_errno));
-        unlink(af->temp_path);
-    }
     free(af->final_path);
     free(af->temp_path);
     memset(af, 0, sizeof *af);

@@ -9,8 +9,9 @@
 
 #include "terrane/core.h"
 
-/* A read-only view of a whole file: mmap for large files, a heap copy for small ones and for
- * things mmap refuses (pipes). data is NULL for an empty file. */
+/* A read-only view of a whole regular file: mmap for large files, a heap copy for small ones.
+ * Pipes, devices and sockets are refused (TRN_ERR_IO), without blocking on a FIFO. data is NULL
+ * for an empty file. */
 typedef struct trn_mapped_file {
     const uint8_t *data;
     size_t size;
@@ -23,8 +24,10 @@ trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t 
                                 trn_error *err);
 void trn_mapped_file_close(trn_mapped_file *mf);
 
-/* Streaming atomic writer: writes go to "<path>.tmp-XXXXXX" beside path; commit fsyncs and
- * renames it over path; abort (or a failed commit) removes it and leaves path untouched. */
+/* Streaming atomic writer: writes go to "<path>.tmp-XXXXXX" beside path, locked while open and
+ * registered for trn_io_remove_temporaries; commit fsyncs and renames it over path; abort (or a
+ * failed commit) removes it and leaves path untouched. Opening first removes stale temporaries
+ * of path left by dead runs. */
 typedef struct trn_atomic_file {
     FILE *fp;
     char *final_path;
@@ -38,6 +41,9 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
 void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size);
 trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err);
 void trn_atomic_file_abort(trn_atomic_file *af);
+
+/* "a pipe (FIFO)", "a character device", ... for a st_mode, for messages. */
+const char *trn_file_kind(unsigned mode);
 
 /* Create a directory and its parents (mkdir -p). */
 trn_status trn_mkdir_p(const char *path, trn_error *err);

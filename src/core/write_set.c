@@ -1,0 +1,977 @@
+/* Input guards, journaled multi-file write sets, recovery and stale-temporary cleanup. */
+#define _GNU_SOURCE
+#include "write_set.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+#define JOURNAL_PREFIX ".terrane-journal-"
+#define JOURNAL_MAGIC "terrane write set 1\n"
+/* Journals are small (a line per file); anything larger is not ours. */
+#define JOURNAL_MAX_BYTES (16u << 20)
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    size_t k = a;
+    if (k == 0 || p[k - 1] != '/') p[k++] = '/';
+    memcpy(p + k, name, b + 1);
+    return p;
+}
+
+/* The folder part of path ("." when none) as a malloc'd string. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return dup_str(".");
+    if (slash == path) return dup_str("/");
+    size_t n = (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, path, n);
+    d[n] = '\0';
+    return d;
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)fsync(fd);
+    close(fd);
+}
+
+static trn_status oom(trn_error *err)
+{
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Temporaries a signal handler removes.
+ * ------------------------------------------------------------------------------------------- */
+
+#define TEMP_SLOTS 256
+/* Process-wide by necessity: a signal handler has no other way to find them. */
+static _Atomic(const char *) temp_slots[TEMP_SLOTS];
+
+void trn_temp_register(const char *path)
+{
+    for (size_t i = 0; i < TEMP_SLOTS; i++) {
+        const char *expected = NULL;
+        if (atomic_compare_exchange_strong(&temp_slots[i], &expected, path)) return;
+    }
+}
+
+void trn_temp_unregister(const char *path)
+{
+    for (size_t i = 0; i < TEMP_SLOTS; i++) {
+        const char *expected = path;
+        if (atomic_compare_exchange_strong(&temp_slots[i], &expected, NULL)) return;
+    }
+}
+
+void trn_io_remove_temporaries(void)
+{
+    for (size_t i = 0; i < TEMP_SLOTS; i++) {
+        const char *p = atomic_load(&temp_slots[i]);
+        if (p) unlink(p);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Input guard.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct guard_item {
+    dev_t dev;
+    ino_t ino;
+    char *path;
+} guard_item;
+
+struct trn_io_guard {
+    guard_item *items;
+    size_t count, capacity;
+};
+
+trn_status trn_io_guard_new(trn_io_guard **out, trn_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? TRN_OK : oom(err);
+}
+
+void trn_io_guard_free(trn_io_guard *guard)
+{
+    if (!guard) return;
+    for (size_t i = 0; i < guard->count; i++)
+        free(guard->items[i].path);
+    free(guard->items);
+    free(guard);
+}
+
+trn_status trn_io_guard_add(trn_io_guard *guard, const char *path, trn_error *err)
+{
+    struct stat st;
+    if (!guard || !path || stat(path, &st) != 0) return TRN_OK;
+    for (size_t i = 0; i < guard->count; i++)
+        if (guard->items[i].dev == st.st_dev && guard->items[i].ino == st.st_ino) return TRN_OK;
+    if (guard->count == guard->capacity) {
+        size_t cap = guard->capacity ? guard->capacity * 2 : 8;
+        guard_item *n = realloc(guard->items, cap * sizeof *n);
+        if (!n) return oom(err);
+        guard->items = n;
+        guard->capacity = cap;
+    }
+    char *copy = dup_str(path);
+    if (!copy) return oom(err);
+    guard->items[guard->count++] = (guard_item){st.st_dev, st.st_ino, copy};
+    return TRN_OK;
+}
+
+trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn_error *err)
+{
+    struct stat st;
+    if (!guard || !output || stat(output, &st) != 0) return TRN_OK;
+    for (size_t i = 0; i < guard->count; i++) {
+        const guard_item *g = &guard->items[i];
+        if (g->dev != st.st_dev || g->ino != st.st_ino) continue;
+        struct stat lst;
+        const char *how = "";
+        if (lstat(output, &lst) == 0 && S_ISLNK(lst.st_mode))
+            how = ", through a symbolic link";
+        else if (strcmp(g->path, output) != 0 && st.st_nlink > 1)
+            how = ", through a hard link";
+        return trn_error_set(err, TRN_ERR_CONFLICT, output, -1,
+                             "would replace the input %s (the same file%s); outputs never "
+                             "overwrite inputs: choose another output",
+                             g->path, how);
+    }
+    return TRN_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Journal text: "terrane write set 1", then "staging" and a "staged PATH" line per temporary;
+ * at commit rewritten as "commit", "journal PATH" per copy, "rename TEMP DEST" per file and
+ * "end N". Paths are absolute, with '%', space and control bytes percent-encoded.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} text_buf;
+
+static void tb_put(text_buf *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void tb_str(text_buf *b, const char *s)
+{
+    tb_put(b, s, strlen(s));
+}
+
+static void tb_path(text_buf *b, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p <= ' ' || *p == '%' || *p == 0x7f) {
+            char enc[4];
+            snprintf(enc, sizeof enc, "%%%02X", *p);
+            tb_put(b, enc, 3);
+        } else {
+            tb_put(b, (const char *)p, 1);
+        }
+    }
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Decode one percent-encoded word starting at *p (ends at space or newline). NULL when
+ * malformed or empty. */
+static char *read_word(const char **p, const char *end)
+{
+    const char *s = *p;
+    size_t n = 0;
+    while (s + n < end && s[n] != ' ' && s[n] != '\n')
+        n++;
+    if (n == 0) return NULL;
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
+            int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0) {
+                free(out);
+                return NULL;
+            }
+            out[k++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[k++] = s[i];
+        }
+    }
+    out[k] = '\0';
+    if (strlen(out) != k || out[0] != '/') { /* embedded NUL, or not absolute: not ours */
+        free(out);
+        return NULL;
+    }
+    *p = s + n;
+    return out;
+}
+
+typedef struct journal_doc {
+    bool complete; /* a commit list with its end line */
+    char **staged;
+    size_t staged_count;
+    char **journals;
+    size_t journal_count;
+    char **temps, **dests;
+    size_t rename_count, dest_count;
+} journal_doc;
+
+static void journal_doc_free(journal_doc *d)
+{
+    for (size_t i = 0; i < d->staged_count; i++)
+        free(d->staged[i]);
+    for (size_t i = 0; i < d->journal_count; i++)
+        free(d->journals[i]);
+    for (size_t i = 0; i < d->rename_count; i++)
+        free(d->temps[i]);
+    for (size_t i = 0; i < d->dest_count; i++)
+        free(d->dests[i]);
+    free(d->staged);
+    free(d->journals);
+    free(d->temps);
+    free(d->dests);
+    memset(d, 0, sizeof *d);
+}
+
+static bool push_word(char ***list, size_t *count, char *word)
+{
+    char **n = realloc(*list, (*count + 1) * sizeof *n);
+    if (!n) {
+        free(word);
+        return false;
+    }
+    *list = n;
+    n[(*count)++] = word;
+    return true;
+}
+
+/* Parse journal text. False when it is not a journal of ours; an unfinished commit list (a
+ * crash while writing it) parses as incomplete. */
+static bool journal_parse(const char *text, size_t size, journal_doc *d)
+{
+    memset(d, 0, sizeof *d);
+    const size_t magic = strlen(JOURNAL_MAGIC);
+    if (size < magic || memcmp(text, JOURNAL_MAGIC, magic) != 0) return false;
+    const char *p = text + magic, *end = text + size;
+    bool commit = false, ended = false;
+    size_t declared = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break; /* a torn last line: the commit list is unfinished */
+        if (ended) break; /* nothing follows "end" in a journal we wrote */
+        size_t n = (size_t)(nl - p);
+        bool ok = true;
+        if (n == 7 && memcmp(p, "staging", 7) == 0) {
+        } else if (n == 6 && memcmp(p, "commit", 6) == 0) {
+            commit = true;
+        } else if (n > 7 && memcmp(p, "staged ", 7) == 0) {
+            const char *q = p + 7;
+            char *w = read_word(&q, nl);
+            ok = w && q == nl && push_word(&d->staged, &d->staged_count, w);
+        } else if (n > 8 && memcmp(p, "journal ", 8) == 0) {
+            const char *q = p + 8;
+            char *w = read_word(&q, nl);
+            ok = w && q == nl && push_word(&d->journals, &d->journal_count, w);
+        } else if (n > 7 && memcmp(p, "rename ", 7) == 0) {
+            const char *q = p + 7;
+            char *t = read_word(&q, nl);
+            char *dst = NULL;
+            if (t && q < nl && *q == ' ') {
+                q++;
+                dst = read_word(&q, nl);
+            }
+            if (t && dst && q == nl) {
+                ok = push_word(&d->temps, &d->rename_count, t);
+                ok = push_word(&d->dests, &d->dest_count, dst) && ok;
+            } else {
+                free(t);
+                free(dst);
+                ok = false;
+            }
+        } else if (n > 4 && memcmp(p, "end ", 4) == 0) {
+            char num[24];
+            if (n - 4 >= sizeof num) {
+                journal_doc_free(d);
+                return false;
+            }
+            memcpy(num, p + 4, n - 4);
+            num[n - 4] = '\0';
+            char *e = NULL;
+            unsigned long long v = strtoull(num, &e, 10);
+            ok = e && *e == '\0' && num[0] >= '0' && num[0] <= '9';
+            declared = (size_t)v;
+            ended = ok;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            journal_doc_free(d);
+            return false;
+        }
+        p = nl + 1;
+    }
+    d->complete = commit && ended && declared == d->rename_count &&
+                  d->rename_count == d->dest_count;
+    return true;
+}
+
+static bool read_small_file(int fd, char **out, size_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > JOURNAL_MAX_BYTES)
+        return false;
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) return false;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *size = got;
+    return true;
+}
+
+/* Finish a complete journal: rename every temporary still there over its destination, then
+ * delete every copy of the journal. Idempotent, so a crash during recovery is recovered too. */
+static trn_status roll_forward(const journal_doc *d, const char *journal_path, trn_error *err)
+{
+    for (size_t i = 0; i < d->rename_count; i++) {
+        struct stat st;
+        if (lstat(d->temps[i], &st) != 0) continue; /* renamed before the interruption */
+        if (rename(d->temps[i], d->dests[i]) != 0)
+            return trn_error_set(err, TRN_ERR_IO, d->dests[i], -1,
+                                 "cannot finish the interrupted write recorded in %s: renaming "
+                                 "%s failed: %s",
+                                 journal_path, d->temps[i], strerror(errno));
+    }
+    for (size_t i = 0; i < d->rename_count; i++) {
+        char *dir = dir_of(d->dests[i]);
+        if (dir) fsync_dir(dir);
+        free(dir);
+    }
+    for (size_t i = 0; i < d->journal_count; i++)
+        unlink(d->journals[i]);
+    unlink(journal_path);
+    return TRN_OK;
+}
+
+static bool is_temp_suffix(const char *s)
+{
+    if (strncmp(s, ".tmp-", 5) != 0) return false;
+    for (int i = 0; i < 6; i++) {
+        char c = s[5 + i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
+/* "BASE.tmp-XXXXXX" or "BASE.tmp-XXXXXX.tmp-XXXXXX" (a staged file's own temporary); with base
+ * NULL any name ending so. */
+static bool is_temp_name(const char *name, const char *base)
+{
+    size_t n = strlen(name);
+    if (base) {
+        size_t b = strlen(base);
+        if (n <= b || strncmp(name, base, b) != 0) return false;
+        const char *rest = name + b;
+        size_t r = n - b;
+        if (r == 11) return is_temp_suffix(rest);
+        return r == 22 && is_temp_suffix(rest) && is_temp_suffix(rest + 11);
+    }
+    return n > 11 && is_temp_suffix(name + n - 11);
+}
+
+/* True when fd's file is not locked by anyone (a dead writer's). */
+static bool unlocked(int fd)
+{
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) return false;
+    flock(fd, LOCK_UN);
+    return true;
+}
+
+typedef struct own_journals {
+    char *const *paths;
+    size_t count;
+} own_journals;
+
+static bool is_own(const own_journals *own, const char *path)
+{
+    for (size_t i = 0; own && i < own->count; i++)
+        if (strcmp(own->paths[i], path) == 0) return true;
+    return false;
+}
+
+/* Handle the journals and stale temporaries of one folder (see trn_clean_stale_temporaries and
+ * trn_write_set_recover). base NULL: every temporary. dry: only count. */
+static trn_status clean_dir(const char *dir, const char *base, const own_journals *own, bool dry,
+                            trn_recovery_report *rep, trn_error *err)
+{
+    DIR *dh = opendir(dir);
+    if (!dh) return TRN_OK;
+    trn_status st = TRN_OK;
+    bool live = false;
+    struct dirent *de;
+    /* Journals first: a dead commit's temporaries must land before any cleanup. */
+    while ((de = readdir(dh)) != NULL && !st) {
+        if (strncmp(de->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0) continue;
+        char *path = join_path(dir, de->d_name);
+        if (!path) {
+            st = oom(err);
+            break;
+        }
+        if (is_own(own, path)) {
+            free(path);
+            continue;
+        }
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+            free(path);
+            continue;
+        }
+        if (rep && !rep->first_journal[0])
+            snprintf(rep->first_journal, sizeof rep->first_journal, "%s", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            live = true;
+            if (rep) rep->in_progress++;
+            close(fd);
+            free(path);
+            continue;
+        }
+        char *text = NULL;
+        size_t size = 0;
+        journal_doc d;
+        bool ours = read_small_file(fd, &text, &size) && journal_parse(text, size, &d);
+        free(text);
+        if (ours && d.complete) {
+            if (rep) rep->completed++;
+            if (!dry) st = roll_forward(&d, path, err);
+        } else if (ours) {
+            if (rep) rep->discarded++;
+            if (!dry) {
+                for (size_t i = 0; i < d.staged_count; i++)
+                    unlink(d.staged[i]);
+                unlink(path);
+            }
+        }
+        if (ours) journal_doc_free(&d);
+        close(fd); /* after the renames, so no other process saw the journal unlocked */
+        free(path);
+    }
+    if (!st && !live) {
+        rewinddir(dh);
+        while ((de = readdir(dh)) != NULL) {
+            if (!is_temp_name(de->d_name, base)) continue;
+            char *path = join_path(dir, de->d_name);
+            if (!path) break;
+            int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+            struct stat sb;
+            if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && unlocked(fd)) {
+                if (rep) rep->temporaries_removed++;
+                if (!dry) unlink(path);
+            }
+            if (fd >= 0) close(fd);
+            free(path);
+        }
+    }
+    closedir(dh);
+    return st;
+}
+
+void trn_clean_stale_temporaries(const char *path)
+{
+    char *dir = dir_of(path);
+    if (!dir) return;
+    (void)clean_dir(dir, base_of(path), NULL, false, NULL, NULL);
+    free(dir);
+}
+
+static trn_status survey(const char *dir, bool recursive, bool dry, trn_recovery_report *rep,
+                         trn_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return trn_error_set(err, errno == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, dir, -1,
+                             "cannot open folder: %s", strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1, "is not a folder");
+    trn_status s = clean_dir(dir, NULL, NULL, dry, rep, err);
+    if (s || !recursive) return s;
+    DIR *dh = opendir(dir);
+    if (!dh) return TRN_OK;
+    struct dirent *de;
+    while ((de = readdir(dh)) != NULL && !s) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        char *sub = join_path(dir, de->d_name);
+        if (!sub) {
+            s = oom(err);
+            break;
+        }
+        struct stat ls;
+        if (lstat(sub, &ls) == 0 && S_ISDIR(ls.st_mode)) s = survey(sub, true, dry, rep, err);
+        free(sub);
+    }
+    closedir(dh);
+    return s;
+}
+
+trn_status trn_write_set_recover(const char *dir, bool recursive, trn_recovery_report *report,
+                                 trn_error *err)
+{
+    trn_recovery_report local;
+    trn_recovery_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    return survey(dir, recursive, false, rep, err);
+}
+
+trn_status trn_write_set_scan(const char *dir, bool recursive, trn_recovery_report *report,
+                              trn_error *err)
+{
+    trn_recovery_report local;
+    trn_recovery_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    return survey(dir, recursive, true, rep, err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Write sets.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct ws_entry {
+    char *dest;     /* as given */
+    char *temp;     /* dest + ".tmp-XXXXXX", as given */
+    char *dest_abs; /* absolute, for the journal */
+    char *temp_abs;
+} ws_entry;
+
+typedef struct ws_journal {
+    char *dir;  /* absolute folder */
+    char *path; /* absolute journal path */
+    int fd;     /* held open and locked until the set ends */
+} ws_journal;
+
+enum { WS_STAGING, WS_COMMITTED, WS_ABANDONED };
+
+struct trn_write_set {
+    const trn_io_guard *guard;
+    ws_entry *entries;
+    size_t count, capacity;
+    ws_journal *journals;
+    size_t journal_count, journal_capacity;
+    char **journal_paths; /* journals[i].path, for is_own */
+    int state;
+    trn_write_set_step_fn hook;
+    void *hook_user;
+};
+
+trn_status trn_write_set_new(const trn_io_guard *guard, trn_write_set **out, trn_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) return oom(err);
+    (*out)->guard = guard;
+    return TRN_OK;
+}
+
+void trn_write_set_set_step_hook(trn_write_set *set, trn_write_set_step_fn fn, void *user)
+{
+    set->hook = fn;
+    set->hook_user = user;
+}
+
+void trn_write_set_free(trn_write_set *set)
+{
+    if (!set) return;
+    for (size_t i = 0; i < set->count; i++) {
+        ws_entry *e = &set->entries[i];
+        trn_temp_unregister(e->temp);
+        if (set->state == WS_STAGING) unlink(e->temp);
+        free(e->dest);
+        free(e->temp);
+        free(e->dest_abs);
+        free(e->temp_abs);
+    }
+    for (size_t i = 0; i < set->journal_count; i++) {
+        ws_journal *j = &set->journals[i];
+        trn_temp_unregister(j->path);
+        if (set->state == WS_STAGING) unlink(j->path);
+        close(j->fd);
+        free(j->dir);
+        free(j->path);
+    }
+    free(set->entries);
+    free(set->journals);
+    free(set->journal_paths);
+    free(set);
+}
+
+size_t trn_write_set_count(const trn_write_set *set)
+{
+    return set ? set->count : 0;
+}
+
+const char *trn_write_set_dest(const trn_write_set *set, size_t index)
+{
+    return set && index < set->count ? set->entries[index].dest : NULL;
+}
+
+static ws_entry *find_entry(const trn_write_set *set, const char *dest)
+{
+    for (size_t i = 0; set && i < set->count; i++)
+        if (strcmp(set->entries[i].dest, dest) == 0) return &set->entries[i];
+    return NULL;
+}
+
+const char *trn_write_set_current(const trn_write_set *set, const char *dest)
+{
+    const ws_entry *e = find_entry(set, dest);
+    return e ? e->temp : dest;
+}
+
+static bool write_all(int fd, const char *data, size_t n, off_t at)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, data, n, at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        data += w;
+        n -= (size_t)w;
+        at += w;
+    }
+    return true;
+}
+
+/* The set's journal in dir (absolute), created and locked on first use. */
+static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **out,
+                              trn_error *err)
+{
+    for (size_t i = 0; i < set->journal_count; i++)
+        if (strcmp(set->journals[i].dir, dir) == 0) {
+            *out = &set->journals[i];
+            return TRN_OK;
+        }
+    if (set->journal_count == set->journal_capacity) {
+        size_t cap = set->journal_capacity ? set->journal_capacity * 2 : 4;
+        ws_journal *n = realloc(set->journals, cap * sizeof *n);
+        if (!n) return oom(err);
+        set->journals = n;
+        char **p = realloc(set->journal_paths, cap * sizeof *p);
+        if (!p) return oom(err);
+        set->journal_paths = p;
+        set->journal_capacity = cap;
+    }
+    char *path = join_path(dir, JOURNAL_PREFIX "XXXXXX");
+    char *dir_copy = dup_str(dir);
+    if (!path || !dir_copy) {
+        free(path);
+        free(dir_copy);
+        return oom(err);
+    }
+    int fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        trn_status st = trn_error_set(err, TRN_ERR_IO, dir, -1,
+                                      "cannot create a write journal in this folder: %s",
+                                      strerror(e));
+        free(path);
+        free(dir_copy);
+        return st;
+    }
+    if (flock(fd, LOCK_EX) != 0 ||
+        !write_all(fd, JOURNAL_MAGIC "staging\n", strlen(JOURNAL_MAGIC "staging\n"), 0)) {
+        int e = errno ? errno : EIO;
+        close(fd);
+        unlink(path);
+        trn_status st = trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write journal: %s",
+                                      strerror(e));
+        free(path);
+        free(dir_copy);
+        return st;
+    }
+    trn_temp_register(path);
+    ws_journal *j = &set->journals[set->journal_count];
+    j->dir = dir_copy;
+    j->path = path;
+    j->fd = fd;
+    set->journal_paths[set->journal_count++] = path;
+    *out = j;
+    return TRN_OK;
+}
+
+trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char **temp_path,
+                               trn_error *err)
+{
+    *temp_path = NULL;
+    if (!set || !dest || !dest[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no output path given");
+    if (set->state != WS_STAGING)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
+                             "this write set has already been committed");
+    ws_entry *have = find_entry(set, dest);
+    if (have) {
+        *temp_path = have->temp;
+        return TRN_OK;
+    }
+    trn_status st = trn_io_guard_check(set->guard, dest, err);
+    if (st) return st;
+    const char *base = base_of(dest);
+    if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
+                             "is a folder name, expected a file path");
+    struct stat sb;
+    if (stat(dest, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return trn_error_set(err, TRN_ERR_IO, dest, -1, "is a directory, expected a file path");
+    char *dir = dir_of(dest);
+    if (!dir) return oom(err);
+    st = trn_mkdir_p(dir, err);
+    char *dir_abs = st ? NULL : realpath(dir, NULL);
+    free(dir);
+    if (st) return st;
+    if (!dir_abs)
+        return trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot resolve the output folder: %s",
+                             strerror(errno));
+    own_journals own = {set->journal_paths, set->journal_count};
+    (void)clean_dir(dir_abs, base, &own, false, NULL, NULL);
+    ws_journal *j = NULL;
+    st = journal_for(set, dir_abs, &j, err);
+    if (st) {
+        free(dir_abs);
+        return st;
+    }
+    if (set->count == set->capacity) {
+        size_t cap = set->capacity ? set->capacity * 2 : 8;
+        ws_entry *n = realloc(set->entries, cap * sizeof *n);
+        if (!n) {
+            free(dir_abs);
+            return oom(err);
+        }
+        set->entries = n;
+        set->capacity = cap;
+    }
+    ws_entry e = {0};
+    size_t n = strlen(dest);
+    e.dest = dup_str(dest);
+    e.temp = malloc(n + 12);
+    e.dest_abs = join_path(dir_abs, base);
+    free(dir_abs);
+    if (!e.dest || !e.temp || !e.dest_abs) goto nomem;
+    memcpy(e.temp, dest, n);
+    memcpy(e.temp + n, ".tmp-XXXXXX", 12);
+    int fd = mkostemp(e.temp, O_CLOEXEC);
+    if (fd < 0) {
+        int code = errno;
+        st = trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot create output: %s", strerror(code));
+        goto fail;
+    }
+    close(fd);
+    e.temp_abs = join_path(j->dir, base_of(e.temp));
+    if (!e.temp_abs) {
+        unlink(e.temp);
+        goto nomem;
+    }
+    trn_temp_register(e.temp);
+    /* Listed so that recovery can delete it if this run dies before committing. */
+    text_buf line = {0};
+    tb_str(&line, "staged ");
+    tb_path(&line, e.temp_abs);
+    tb_str(&line, "\n");
+    struct stat js;
+    if (!line.failed && fstat(j->fd, &js) == 0) (void)write_all(j->fd, line.data, line.len, js.st_size);
+    free(line.data);
+    set->entries[set->count++] = e;
+    *temp_path = set->entries[set->count - 1].temp;
+    return TRN_OK;
+nomem:
+    st = oom(err);
+fail:
+    free(e.dest);
+    free(e.temp);
+    free(e.dest_abs);
+    free(e.temp_abs);
+    return st;
+}
+
+static int run_hook(trn_write_set *set, int step)
+{
+    return set->hook && set->hook(step, set->hook_user) != 0;
+}
+
+static trn_status interrupted(trn_write_set *set, int step, trn_error *err)
+{
+    set->state = WS_ABANDONED;
+    return trn_error_set(err, TRN_ERR_IO, NULL, -1, "write interrupted at step %d (test hook)",
+                         step);
+}
+
+trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
+{
+    if (!set) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no write set");
+    if (set->state != WS_STAGING)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "this write set has already been committed");
+    trn_status st;
+    for (size_t i = 0; i < set->count; i++) {
+        const ws_entry *e = &set->entries[i];
+        if ((st = trn_io_guard_check(set->guard, e->dest, err))) return st;
+        struct stat sb;
+        if (lstat(e->temp, &sb) != 0 || !S_ISREG(sb.st_mode))
+            return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
+                                 "its new content (%s) is gone; nothing was replaced", e->temp);
+        /* The library's writers sync their files; others may not have. */
+        int fd = open(e->temp, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            (void)fsync(fd);
+            close(fd);
+        }
+    }
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    if (run_hook(set, 0)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return interrupted(set, 0, err);
+    }
+    text_buf doc = {0};
+    tb_str(&doc, JOURNAL_MAGIC "commit\n");
+    for (size_t i = 0; i < set->journal_count; i++) {
+        tb_str(&doc, "journal ");
+        tb_path(&doc, set->journals[i].path);
+        tb_str(&doc, "\n");
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        tb_str(&doc, "rename ");
+        tb_path(&doc, set->entries[i].temp_abs);
+        tb_str(&doc, " ");
+        tb_path(&doc, set->entries[i].dest_abs);
+        tb_str(&doc, "\n");
+    }
+    char end[40];
+    snprintf(end, sizeof end, "end %zu\n", set->count);
+    tb_str(&doc, end);
+    st = doc.failed ? oom(err) : TRN_OK;
+    for (size_t i = 0; i < set->journal_count && !st; i++) {
+        ws_journal *j = &set->journals[i];
+        if (ftruncate(j->fd, 0) != 0 || !write_all(j->fd, doc.data, doc.len, 0) ||
+            fsync(j->fd) != 0)
+            st = trn_error_set(err, TRN_ERR_IO, j->path, -1, "cannot write journal: %s",
+                               strerror(errno ? errno : EIO));
+    }
+    free(doc.data);
+    if (st) {
+        /* Some journal may now hold a full list: make every one incomplete again so recovery
+         * discards instead of finishing a set this call reports as failed. */
+        for (size_t i = 0; i < set->journal_count; i++)
+            if (ftruncate(set->journals[i].fd, 0) == 0) (void)fsync(set->journals[i].fd);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return st;
+    }
+    for (size_t i = 0; i < set->journal_count; i++)
+        fsync_dir(set->journals[i].dir);
+    /* From here the files belong to the journal: a signal must not delete them. */
+    for (size_t i = 0; i < set->count; i++)
+        trn_temp_unregister(set->entries[i].temp);
+    for (size_t i = 0; i < set->journal_count; i++)
+        trn_temp_unregister(set->journals[i].path);
+    set->state = WS_COMMITTED;
+    if (run_hook(set, 1)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return interrupted(set, 1, err);
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        const ws_entry *e = &set->entries[i];
+        if (rename(e->temp_abs, e->dest_abs) != 0) {
+            int code = errno;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            set->state = WS_ABANDONED;
+            return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
+                                 "cannot replace it: %s; %zu of %zu files are written: run "
+                                 "'terrane recover %s' once the cause is fixed",
+                                 strerror(code), i, set->count, set->journals[0].dir);
+        }
+        if (run_hook(set, 2 + (int)i)) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            return interrupted(set, 2 + (int)i, err);
+        }
+    }
+    for (size_t i = 0; i < set->journal_count; i++)
+        fsync_dir(set->journals[i].dir);
+    for (size_t i = 0; i < set->journal_count; i++)
+        unlink(set->journals[i].path);
+    if (run_hook(set, 2 + (int)set->count)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return interrupted(set, 2 + (int)set->count, err);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return TRN_OK;
+}

@@ -1,0 +1,27 @@
+/* Write sets and temporaries: the internal side (test hooks, stale-temporary cleanup). */
+#ifndef TRN_CORE_WRITE_SET_H
+#define TRN_CORE_WRITE_SET_H
+
+#include <stdbool.h>
+
+#include "terrane/io.h"
+
+/* Called at each step of a commit: 0 all staged and synced, 1 journals complete, 2 + i after
+ * the i-th rename, 2 + count after the journals are gone. A non-zero return stops the commit
+ * there as a crash would: nothing is cleaned up, the call fails with TRN_ERR_IO and freeing the
+ * set leaves every file in place (only its locks go, as when a process dies). For tests. */
+typedef int (*trn_write_set_step_fn)(int step, void *user);
+void trn_write_set_set_step_hook(trn_write_set *set, trn_write_set_step_fn fn, void *user);
+
+/* Before writing path: finish or discard dead sets whose journal sits in path's folder and
+ * delete the unlocked temporaries "BASE.tmp-XXXXXX" (and their own ".tmp-XXXXXX") of path left
+ * by dead runs. Nothing is removed while a live set stages in that folder. Best effort: errors
+ * are ignored, as the write that follows reports its own. */
+void trn_clean_stale_temporaries(const char *path);
+
+/* The process-wide list of temporaries trn_io_remove_temporaries deletes. path must stay valid
+ * until unregistered. Best effort: past 256 live entries new ones are not registered. */
+void trn_temp_register(const char *path);
+void trn_temp_unregister(const char *path);
+
+#endif
