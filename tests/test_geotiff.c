@@ -814,6 +814,39 @@ static void test_sniff_and_free(void)
                  TRN_ERR_NOT_FOUND);
 }
 
+/* Non-square pixels (10 m across, 20 m down): each axis of the field takes its own pixel size,
+ * x from the row spacing and z from the column spacing. */
+static void test_non_square_pixels(void)
+{
+    double scale[3] = {10, 20, 0};
+    double tie[6] = {0, 0, 0, 500000, 4100000, 0};
+    uint16_t keys[] = {1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32633};
+    tspec s;
+    memset(&s, 0, sizeof s);
+    s.w = 9;
+    s.h = 5;
+    s.bps = 16;
+    s.format = SAMPLEFORMAT_UINT;
+    s.bands = 1;
+    s.scale = scale;
+    s.tiepoint = tie;
+    s.keys = keys;
+    s.key_count = 16;
+    CHECK(write_tiff(tpath("nonsquare.tif"), &s, NULL));
+    trn_geotiff dem;
+    CHECK_OK(trn_geotiff_read(tpath("nonsquare.tif"), NULL, &dem, NULL, NULL, NULL));
+    CHECK(dem.info.georef.metres_per_pixel_x == 10 && dem.info.georef.metres_per_pixel_y == 20);
+    trn_field f;
+    CHECK_OK(trn_geotiff_to_field(&dem, &f, NULL));
+    CHECK_EQ_INT(f.cells_x, 8);
+    CHECK_EQ_INT(f.cells_z, 4);
+    CHECK(f.size_x == 80.0);
+    CHECK(f.size_z == 80.0);
+    CHECK(f.size_x == 8 * 10.0 && f.size_z == 4 * 20.0);
+    trn_field_dispose(&f);
+    trn_geotiff_dispose(&dem);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -828,5 +861,6 @@ int main(void)
     RUN(test_write_round_trip);
     RUN(test_gdalinfo_agrees);
     RUN(test_sniff_and_free);
+    RUN(test_non_square_pixels);
     return trn_test_finish();
 }
