@@ -1117,6 +1117,40 @@ static void test_examples(void)
     }
 }
 
+/* Malformed counts: the error names the element, and nothing reads a number that was never
+ * parsed or converts one out of the integer range (UBSan aborted here once). */
+static void test_errors_counts(void)
+{
+    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [64, `\"x\"], \"seed\": 1}", TRN_ERR_JSON,
+              "resolution[1]: expected a whole number 1..65535, found the string \"x\"");
+    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`\"x\", 64], \"seed\": 1}", TRN_ERR_JSON,
+              "resolution[0]: expected a whole number 1..65535");
+    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`1e300, -1e300], \"seed\": 1}",
+              TRN_ERR_JSON, "resolution[0]: expected a whole number 1..65535, found 1e+300");
+    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [8, `4294967296], \"seed\": 1}",
+              TRN_ERR_JSON, "resolution[1]: expected a whole number 1..65535, found 4294967296");
+    EXPECT_AT("{\"size\": [1, `\"y\"], \"resolution\": [8, 8]}", TRN_ERR_JSON,
+              "size[1]: expected a number > 0 and <= 1e9");
+    EXPECT_AT("{\"chunk_cells\": `1e19}", TRN_ERR_JSON,
+              "chunk_cells: expected a whole number 1..65535, found 1e+19");
+    EXPECT_LANDFORM(", \"octaves\": `1e12", TRN_ERR_JSON,
+                    "octaves: expected a whole number 1..16, found 1000000000000");
+    const char *head = "{\"size\": [100, 100], \"resolution\": [8, 8], \"seed\": 1, "
+                       "\"landforms\": {\"a\": {}}, \"default_landform\": \"a\", "
+                       "\"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"default_biome\": \"g\", "
+                       "\"edits\": [{\"type\": \"protect\", \"grid\": ";
+    char text[600];
+    snprintf(text, sizeof text, "%s[8, `1e300], \"samples\": [[0, 0, 1]]}]}", head);
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65535");
+    snprintf(text, sizeof text, "%s[`\"8\", 8], \"samples\": [[0, 0, 1]]}]}", head);
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[0]: expected a whole number 1..65535");
+    snprintf(text, sizeof text, "%s[8, `-3], \"samples\": [[0, 0, 1]]}]}", head);
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65535, found -3");
+    /* The largest grid is read exactly; its samples are indexed against it. */
+    snprintf(text, sizeof text, "%s[65535, 1], \"samples\": [[65535, `2, 1]]}]}", head);
+    EXPECT_AT(text, TRN_ERR_JSON, "sample (65535, 2) is outside the 65535 x 1 cell grid");
+}
+
 int main(void)
 {
     RUN(test_json_pos_locate);
@@ -1127,6 +1161,7 @@ int main(void)
     RUN(test_errors_landform);
     RUN(test_errors_biome);
     RUN(test_errors_rule);
+    RUN(test_errors_counts);
     RUN(test_documents);
     RUN(test_canonical);
     RUN(test_canonical_locale);

@@ -119,14 +119,20 @@ static trn_status want_number(pctx *c, const json_t *v, trn_rcp_num which, doubl
     return TRN_OK;
 }
 
+/* A whole number of which's range, converted only once it is known to fit: converting a
+ * double outside the target's range is undefined behaviour. */
 static trn_status want_u32(pctx *c, const json_t *v, trn_rcp_num which, uint32_t *out)
 {
-    double d;
+    double d = 0.0;
     trn_status st = want_number(c, v, which, &d);
     if (st) return st;
-    *out = (uint32_t)d; /* every whole-number range here fits */
+    if (!trn_rcp_num_whole(which) || !(d >= 0.0 && d <= 4294967295.0))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found a number out of range",
+                    trn_rcp_num_expect(which));
+    *out = (uint32_t)d;
     return TRN_OK;
 }
+
 
 /* A non-empty string, copied. */
 static trn_status want_string(pctx *c, const json_t *v, const char *expect, char **out)
@@ -157,6 +163,24 @@ static trn_status want_pair(pctx *c, const json_t *v, trn_rcp_num which, const c
         trn_status st = want_number(c, json_array_get(v, i), which, &out[i]);
         if (st) return st;
         pop(c);
+    }
+    return TRN_OK;
+}
+
+/* [a, b] of two whole numbers of which's range, converted once both are checked. */
+static trn_status want_u32_pair(pctx *c, const json_t *v, trn_rcp_num which, const char *shape,
+                                uint32_t out[2])
+{
+    double d[2] = {0.0, 0.0};
+    trn_status st = want_pair(c, v, which, shape, d);
+    if (st) return st;
+    for (size_t i = 0; i < 2; i++) {
+        if (!trn_rcp_num_whole(which) || !(d[i] >= 0.0 && d[i] <= 4294967295.0)) {
+            push_index(c, i);
+            return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found a number out of range",
+                        trn_rcp_num_expect(which));
+        }
+        out[i] = (uint32_t)d[i];
     }
     return TRN_OK;
 }
@@ -256,7 +280,7 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
                             describe(v, buf, sizeof buf));
             }
             for (size_t i = 0; i < 4; i++) {
-                double d;
+                double d = 0.0;
                 push_index(c, i);
                 if ((st = want_number(c, json_array_get(v, i), TRN_NUM_COLOR, &d))) return st;
                 b->color[i] = (float)d;
@@ -294,7 +318,7 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
 
 static trn_status parse_band(pctx *c, const json_t *v, trn_rcp_num which, trn_band *band)
 {
-    double mm[2];
+    double mm[2] = {0.0, 0.0};
     char shape[160];
     snprintf(shape, sizeof shape, "[min, max], two numbers (%s)", trn_rcp_num_expect(which));
     trn_status st = want_pair(c, v, which, shape, mm);
@@ -658,12 +682,14 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             st = want_string(c, v, "a layer id (a non-empty string)", &s->layer);
         } else if (protect) {
             if (strcmp(key, "grid") == 0) {
-                double g[2];
-                st = want_pair(c, v, TRN_NUM_CELLS,
-                               "[cells_x, cells_z], the grid the snapshot was recorded on", g);
-                s->grid_cells_x = (uint32_t)g[0];
-                s->grid_cells_z = (uint32_t)g[1];
-                have_grid = true;
+                uint32_t g[2];
+                st = want_u32_pair(c, v, TRN_NUM_CELLS,
+                                   "[cells_x, cells_z], the grid the snapshot was recorded on", g);
+                if (!st) {
+                    s->grid_cells_x = g[0];
+                    s->grid_cells_z = g[1];
+                    have_grid = true;
+                }
             } else if (strcmp(key, "samples") == 0) {
                 st = parse_samples(c, v, s, &ij);
             } else {
@@ -833,18 +859,22 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         if (skip) continue;
         push(c, key);
         if (strcmp(key, "size") == 0) {
-            double xz[2];
+            double xz[2] = {0.0, 0.0};
             st = want_pair(c, v, TRN_NUM_SIZE, "[x, z], two numbers > 0 (world units)", xz);
-            r->size_x = xz[0];
-            r->size_z = xz[1];
-            have_size = true;
+            if (!st) {
+                r->size_x = xz[0];
+                r->size_z = xz[1];
+                have_size = true;
+            }
         } else if (strcmp(key, "resolution") == 0) {
-            double xz[2];
-            st = want_pair(c, v, TRN_NUM_CELLS, "[cells_x, cells_z], two whole numbers 1..65535",
-                           xz);
-            r->cells_x = (uint32_t)xz[0];
-            r->cells_z = (uint32_t)xz[1];
-            have_resolution = true;
+            uint32_t xz[2];
+            st = want_u32_pair(c, v, TRN_NUM_CELLS,
+                               "[cells_x, cells_z], two whole numbers 1..65535", xz);
+            if (!st) {
+                r->cells_x = xz[0];
+                r->cells_z = xz[1];
+                have_resolution = true;
+            }
         } else if (strcmp(key, "seed") == 0) {
             /* Read as an integer: 2^63-1 does not survive a trip through double. */
             bool ok = false;
