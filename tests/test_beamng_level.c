@@ -1928,6 +1928,82 @@ static void test_resolve_path(void)
     trn_findings_dispose(&f);
 }
 
+/* Texture slots larger than the engine's 8192 are refused before anything is written, in
+ * every slot; 8192 itself is the largest size accepted (checked without writing 8192^2). */
+static void test_texture_size_limit(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    const char *names[1] = {"grass"};
+    trn_error err;
+    uint32_t written = 7;
+    trn_texture_options o = {16384, 8, 8};
+    CHECK_STATUS(trn_terrain_textures_write(dir, names, 1, &o, &written, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "base texture size 16384 must be a power of two from 1 to 8192");
+    trn_texture_options m = {8, 16384, 8};
+    CHECK_STATUS(trn_terrain_textures_write(dir, names, 1, &m, NULL, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "macro texture size 16384");
+    trn_texture_options d = {8, 8, 16384};
+    CHECK_STATUS(trn_terrain_textures_write(dir, names, 1, &d, NULL, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "detail texture size 16384");
+    trn_texture_options big = {8, 8, 1u << 31};
+    CHECK_STATUS(trn_terrain_textures_write(dir, names, 1, &big, NULL, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "detail texture size 2147483648");
+    CHECK(access(path_in(dir, "t_terrane_grass_b.png"), F_OK) != 0);
+}
+
+/* A level whose .ter is size x size (version 9, flat, all material 0, written sparse so that
+ * large sizes cost no disk): validate warns 'ter-size' on a size that is not a power of two
+ * in 128..8192, and only then. */
+static size_t ter_size_findings(const char *level, uint32_t size, trn_severity *severity)
+{
+    const char *path = path_in(level, "theTerrain.ter");
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp != NULL);
+    if (!fp) return 99;
+    const uint8_t head[5] = {9, (uint8_t)size, (uint8_t)(size >> 8), (uint8_t)(size >> 16),
+                             (uint8_t)(size >> 24)};
+    const uint8_t tail[10] = {1, 0, 0, 0, 5, 'g', 'r', 'a', 's', 's'};
+    CHECK(fwrite(head, 1, 5, fp) == 5);
+    CHECK(fseeko(fp, (off_t)(5 + 3 * (uint64_t)size * size), SEEK_SET) == 0);
+    CHECK(fwrite(tail, 1, sizeof tail, fp) == sizeof tail);
+    CHECK(fclose(fp) == 0);
+    trn_findings f = validate(level);
+    size_t n = count_check(&f, "ter-size");
+    const trn_finding *fi = trn_findings_find(&f, "ter-size");
+    *severity = fi ? fi->severity : TRN_SEVERITY_ERROR;
+    if (fi) {
+        char want[80];
+        snprintf(want, sizeof want, "size %u is not a power of two between 128 and 8192", size);
+        CHECK_CONTAINS(fi->message, want);
+    }
+    CHECK(trn_findings_find(&f, "ter-corrupt") == NULL);
+    trn_findings_dispose(&f);
+    return n;
+}
+
+static void test_validate_ter_size(void)
+{
+    char root[512], level[700];
+    make_level(root, sizeof root, level, sizeof level);
+    trn_severity sev;
+    CHECK_EQ_INT(ter_size_findings(level, 128, &sev), 0);
+    CHECK_EQ_INT(ter_size_findings(level, 256, &sev), 0);
+    CHECK_EQ_INT(ter_size_findings(level, 64, &sev), 1);
+    CHECK_EQ_INT(sev, TRN_SEVERITY_WARNING);
+    CHECK_EQ_INT(ter_size_findings(level, 127, &sev), 1);
+    CHECK_EQ_INT(ter_size_findings(level, 129, &sev), 1);
+    CHECK_EQ_INT(ter_size_findings(level, 1000, &sev), 1);
+    CHECK_EQ_INT(sev, TRN_SEVERITY_WARNING);
+    CHECK_EQ_INT(ter_size_findings(level, 8192, &sev), 0);
+    CHECK_EQ_INT(ter_size_findings(level, 16384, &sev), 1);
+    CHECK_EQ_INT(sev, TRN_SEVERITY_WARNING);
+}
+
 int main(void)
 {
     RUN(test_terrain_json_write_read);
@@ -1948,5 +2024,7 @@ int main(void)
     RUN(test_validate_more);
     RUN(test_fix_terrain_json);
     RUN(test_resolve_path);
+    RUN(test_texture_size_limit);
+    RUN(test_validate_ter_size);
     return trn_test_finish();
 }
