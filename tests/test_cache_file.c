@@ -842,6 +842,45 @@ static int write_corpus(const char *dir)
     return failed;
 }
 
+/* Basin ids must strictly increase: a second basin after the first (id 4, sink (1, 1)) is
+ * read when its id is larger, refused at its own offset when equal or smaller. */
+static void test_basin_id_order(void)
+{
+    trn_node_result *d = make_small_drainage(6);
+    uint8_t *g = NULL;
+    size_t gsize = 0;
+    trn_error e;
+    CHECK_OK(trn_node_result_serialize(d, &g, &gsize, &e));
+    CHECK_EQ_INT(gsize, 325);
+    /* count at 269, basin 0 at 277..317, checksum 317: insert basin 1 at 317. */
+    const size_t size = gsize + 40;
+    uint8_t *h = calloc(size, 1);
+    memcpy(h, g, 317);
+    memcpy(h + 317, g + 277, 40);
+    le64_at(h, 269, 2);
+    /* basin 1: sink (2, 1), id 1 * 3 + 2 = 5, spill at its own sink */
+    le64_at(h, 317, 5);
+    le32_at(h, 317 + 8, 2);
+    le32_at(h, 317 + 24, 2);
+    reseal(h, size);
+    trn_node_result *out = NULL;
+    CHECK_OK(trn_node_result_parse(h, size, "two.tnc", 0, NULL, &out, &e));
+    CHECK(out && out->outputs[0].basins && out->outputs[0].basins->count == 2);
+    trn_node_result_release(out);
+    /* the same sink twice: equal ids */
+    memcpy(h + 317, g + 277, 40);
+    reseal(h, size);
+    EXPECT_FAIL(h, size, TRN_ERR_FORMAT, 317, "basin 1: ids not strictly increasing");
+    /* a smaller id second: sink (0, 1), id 3 */
+    le64_at(h, 317, 3);
+    le32_at(h, 317 + 8, 0);
+    reseal(h, size);
+    EXPECT_FAIL(h, size, TRN_ERR_FORMAT, 317, "basin 1: ids not strictly increasing");
+    free(h);
+    free(g);
+    trn_node_result_release(d);
+}
+
 int main(int argc, char **argv)
 {
     /* test_cache_file --write-corpus fuzz/corpus/fuzz_cache_file rewrites the seeds. */
@@ -852,6 +891,7 @@ int main(int argc, char **argv)
     RUN(test_array_rejections);
     RUN(test_serialize_rejections);
     RUN(test_files);
+    RUN(test_basin_id_order);
     RUN(test_corpus_is_current);
     return trn_test_finish();
 }

@@ -1864,6 +1864,56 @@ static void test_long_chain(void)
     trn_recipe_dispose(&r);
 }
 
+/* The world size is part of every node key: a result computed for another size (same cells,
+ * same heights for a flat field) is never reused, and its value reports the size it has. */
+static void test_key_world_size(void)
+{
+    const char *graph = "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                        "{\"id\":\"flat\",\"type\":\"flat_terrain\",\"params\":{\"height\":3}},"
+                        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":"
+                        "{\"field\":{\"node\":\"flat\"}}}]}";
+    trn_recipe r;
+    CHECK(load_recipe(8, graph, &r));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    uint64_t base[2], keys[2];
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, base, NULL));
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys, NULL));
+    CHECK(keys[0] == base[0] && keys[1] == base[1]);
+    r.size_x = 512;
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys, NULL));
+    CHECK(keys[0] != base[0] && keys[1] != base[1]);
+    r.size_x = 256;
+    r.size_z = 512;
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys, NULL));
+    CHECK(keys[0] != base[0] && keys[1] != base[1]);
+    r.size_z = 256;
+    r.cells_x = 9;
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys, NULL));
+    CHECK(keys[0] != base[0]);
+    r.cells_x = 8;
+    r.cells_z = 9;
+    CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys, NULL));
+    CHECK(keys[0] != base[0]);
+    r.cells_z = 8;
+
+    trn_graph_cache *cache = NULL;
+    CHECK_OK(trn_graph_cache_new(NULL, 0, &cache, NULL));
+    trn_graph_run *a = eval_graph(&g, &r, TRN_EROSION_FINAL, 1, cache);
+    CHECK(outcome_is(a, "flat", TRN_NODE_EVALUATED));
+    r.size_x = 512;
+    trn_graph_run *b = eval_graph(&g, &r, TRN_EROSION_FINAL, 1, cache);
+    CHECK(outcome_is(b, "flat", TRN_NODE_EVALUATED));
+    trn_graph_value v;
+    CHECK_OK(trn_graph_run_terrain(b, &v, NULL));
+    CHECK(v.size_x == 512 && v.size_z == 256 && v.cells_x == 8 && v.values[0] == 3.0f);
+    trn_graph_run_free(a);
+    trn_graph_run_free(b);
+    trn_graph_cache_free(cache);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_parse_document);
@@ -1886,6 +1936,7 @@ int main(void)
     RUN(test_drainage_node);
     RUN(test_blend_polygon);
     RUN(test_progress_cancel);
+    RUN(test_key_world_size);
     RUN(test_long_chain); /* last: it overflowed the stack (graph_check.c visit) */
     return trn_test_finish();
 }

@@ -507,6 +507,41 @@ static void test_apply(void)
     trn_recipe_dispose(&r);
 }
 
+/* A preset's grid counts: 65535 (the recipe's largest) is read on either axis, 65536 and
+ * non-whole or non-number values are refused at their position. */
+static void test_preset_cells_limit(void)
+{
+    trn_preset p;
+    trn_error e;
+    const char *t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65535, \"cells_z\": 1}";
+    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
+    CHECK(p.recipe.cells_x == 65535 && p.recipe.cells_z == 1);
+    CHECK(p.fields & TRN_PRESET_CELLS_X);
+    trn_preset_dispose(&p);
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 65535}";
+    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
+    CHECK(p.recipe.cells_z == 65535);
+    trn_preset_dispose(&p);
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65536}";
+    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "cells_x: expected a whole number 1..65535 (cells along the axis), "
+                              "found 65536");
+    CHECK(e.offset == (int64_t)(strstr(t, "65536") - t));
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 65536}";
+    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "cells_z: expected a whole number 1..65535");
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 1}";
+    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
+    CHECK(p.recipe.cells_x == 1);
+    trn_preset_dispose(&p);
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 64.5}";
+    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "found 64.5");
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 4294967297}";
+    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "found 4294967297");
+}
+
 int main(void)
 {
     RUN(test_builtins);
@@ -514,5 +549,6 @@ int main(void)
     RUN(test_preset_document);
     RUN(test_project);
     RUN(test_apply);
+    RUN(test_preset_cells_limit);
     return trn_test_finish();
 }
