@@ -599,8 +599,16 @@ static void test_rejections(void)
     CHECK_STATUS(trn_geotiff_decode(good, size, "t.tif", &lim, &g, NULL, NULL, &e), TRN_ERR_LIMIT);
     CHECK_EQ_INT(e.offset, find_entry(good, 256));
     trn_geotiff_limits_default(&lim);
+    CHECK(lim.max_samples == (uint64_t)1 << 30); /* 8 GiB at 8 bytes a sample */
     lim.max_samples = 255;
     CHECK_STATUS(trn_geotiff_decode(good, size, "t.tif", &lim, &g, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, find_entry(good, 257));
+    CHECK(strcmp(e.file, "t.tif") == 0);
+    CHECK_CONTAINS(e.message, "16 x 16 = 256 samples, more than the limit of 255");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    lim.max_samples = 256;
+    CHECK_OK(trn_geotiff_decode(good, size, "t.tif", &lim, &g, NULL, NULL, &e));
+    trn_geotiff_dispose(&g);
     trn_geotiff_limits_default(&lim);
     lim.max_tag_values = 5;
     CHECK_STATUS(trn_geotiff_decode_info(good, size, "t.tif", &lim, &info, &e), TRN_ERR_LIMIT);
@@ -651,8 +659,12 @@ static void test_rejections(void)
     uint32_t first_strip =
         le16(d + so + 2) == 4 && le32(d + so + 4) == 1 ? (uint32_t)(so + 8) : le32(d + so + 8);
     put32(d + first_strip, (uint32_t)size + 1000);
-    CHECK_STATUS(trn_geotiff_decode(d, size, "t.tif", NULL, &g, NULL, NULL, &e), TRN_ERR_FORMAT);
-    CHECK_CONTAINS(e.message, "strip 0");
+    CHECK_STATUS(trn_geotiff_decode(d, size, "t.tif", NULL, &g, NULL, NULL, &e), TRN_ERR_TRUNCATED);
+    CHECK_CONTAINS(e.message, "strip 0: expected ");
+    char ends[64];
+    snprintf(ends, sizeof ends, "at offset %zu, the file ends at offset %zu", size + 1000, size);
+    CHECK_CONTAINS(e.message, ends);
+    CHECK(!strstr(e.message, "18446744")); /* libtiff's negative count, printed unsigned */
     CHECK_EQ_INT(e.offset, (int64_t)size + 1000);
 
     /* 1-bit images are not elevation. */

@@ -399,6 +399,19 @@ static void test_png_limits(void)
     lim.max_height = 3;
     CHECK_STATUS(trn_png_decode(b.p, b.n, NULL, &lim, &img, &e), TRN_ERR_LIMIT);
     CHECK_EQ_INT(e.offset, 20);
+    /* The sample limit: 64 x 4 = 256 samples; the limit itself is accepted. */
+    trn_image_limits_default(&lim);
+    CHECK(lim.max_samples == 715827882u);
+    CHECK(lim.max_samples == TRN_IMAGE_DEFAULT_MAX_SAMPLES);
+    lim.max_samples = 255;
+    CHECK_STATUS(trn_png_decode(b.p, b.n, "big.png", &lim, &img, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 16);
+    CHECK(strcmp(e.file, "big.png") == 0);
+    CHECK_CONTAINS(e.message, "64 x 4 = 256 samples, more than the limit of 255");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    lim.max_samples = 256;
+    CHECK_OK(trn_png_decode(b.p, b.n, NULL, &lim, &img, &e));
+    trn_image_dispose(&img);
     trn_image_limits_default(&lim);
     lim.max_bytes = 255;
     CHECK_STATUS(trn_png_decode(b.p, b.n, NULL, &lim, &img, &e), TRN_ERR_LIMIT);
@@ -946,6 +959,25 @@ static void test_raw_read(void)
     lim.max_width = 3;
     CHECK_STATUS(trn_raw_decode(le, 32, NULL, TRN_RAW_U16_LE, 0, 0, &lim, &img, &e), TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "4 x 4");
+    /* The sample limit, exact, from a file, before the length is compared (5 x 5 would be
+     * truncated: the limit speaks first). */
+    CHECK(trn_test_write_file(path, le, sizeof le));
+    trn_image_limits_default(&lim);
+    lim.max_samples = 16;
+    CHECK_OK(trn_raw_read_limited(path, TRN_RAW_U16_LE, 0, 0, &lim, &img, &e));
+    CHECK(img.width == 4 && img.height == 4);
+    trn_image_dispose(&img);
+    lim.max_samples = 15;
+    CHECK_STATUS(trn_raw_read_limited(path, TRN_RAW_U16_LE, 0, 0, &lim, &img, &e), TRN_ERR_LIMIT);
+    CHECK(strcmp(e.file, path) == 0);
+    CHECK_CONTAINS(e.message, "4 x 4 = 16 samples is more than the limit of 15");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    lim.max_samples = 24;
+    CHECK_STATUS(trn_raw_read_limited(path, TRN_RAW_U16_LE, 5, 5, &lim, &img, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "5 x 5 = 25 samples");
+    lim.max_samples = 25;
+    CHECK_STATUS(trn_raw_read_limited(path, TRN_RAW_U16_LE, 5, 5, &lim, &img, &e),
+                 TRN_ERR_TRUNCATED);
     unlink(path);
     rmdir(dir);
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -811,7 +812,7 @@ static void test_header_errors(void)
     CHECK_STATUS(trn_ter_parse(huge, sizeof huge, NULL, NULL, &t, &e), TRN_ERR_LIMIT);
     CHECK_EQ_INT(e.offset, 1);
     CHECK_CONTAINS(e.message, "4294967295");
-    trn_ter_limits wide = {UINT32_MAX, UINT32_MAX, UINT64_MAX};
+    trn_ter_limits wide = {UINT32_MAX, UINT32_MAX, UINT64_MAX, UINT64_MAX};
     CHECK_STATUS(trn_ter_parse(huge, sizeof huge, NULL, &wide, &t, &e), TRN_ERR_OVERFLOW);
     CHECK_EQ_INT(e.offset, 1);
     /* Just inside the 64-bit range the maps are simply truncated, never allocated. */
@@ -1186,6 +1187,126 @@ static void test_from_field_quantise(void)
     trn_field_dispose(&f);
 }
 
+/* The sample limit: the size itself is accepted, one sample less is refused at the size field
+ * (offset 1), legacy files at their version byte, before anything is allocated. */
+static void test_sample_limit(void)
+{
+    const char *names[] = {"grass"};
+    buf b = build_modern(9, 16, 0, names, 1, 0);
+    trn_ter_limits lim;
+    trn_ter_limits_default(&lim);
+    CHECK(lim.max_samples == (uint64_t)1 << 30);
+    CHECK(lim.max_samples == TRN_TER_DEFAULT_MAX_SAMPLES);
+    trn_ter t;
+    trn_error e;
+    lim.max_samples = 256;
+    CHECK_OK(trn_ter_parse(b.d, b.n, "m.ter", &lim, &t, &e));
+    trn_ter_dispose(&t);
+    lim.max_samples = 255;
+    CHECK_STATUS(trn_ter_parse(b.d, b.n, "m.ter", &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 1);
+    CHECK(strcmp(e.file, "m.ter") == 0);
+    CHECK_CONTAINS(e.message, "size 16 x 16 = 256 samples, more than the limit of 255");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    /* The same from disk (the fast reader checks the same header). */
+    char path[600];
+    tmp_path("limit.ter", path, sizeof path);
+    CHECK(trn_test_write_file(path, b.d, b.n));
+    CHECK_STATUS(trn_ter_read(path, &lim, &t, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 1);
+    lim.max_samples = 256;
+    CHECK_OK(trn_ter_read(path, &lim, &t, NULL, NULL, &e));
+    trn_ter_dispose(&t);
+    free(b.d);
+
+    b = build_legacy(2, legacy_names, alpha_pattern);
+    lim.max_samples = 65536;
+    CHECK_OK(trn_ter_parse(b.d, b.n, NULL, &lim, &t, &e));
+    trn_ter_dispose(&t);
+    lim.max_samples = 65535;
+    CHECK_STATUS(trn_ter_parse(b.d, b.n, "old.ter", &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 0);
+    CHECK_CONTAINS(e.message, "version 2 file is 256 x 256 = 65536 samples");
+    CHECK(trn_test_write_file(path, b.d, b.n));
+    CHECK_STATUS(trn_ter_read(path, &lim, &t, NULL, NULL, &e), TRN_ERR_LIMIT);
+    unlink(path);
+    free(b.d);
+}
+
+/* Readers take regular files: a FIFO is refused at once (no waiting for a writer). */
+static void test_special_files(void)
+{
+    char fifo[600];
+    tmp_path("fifo.ter", fifo, sizeof fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    trn_ter t;
+    trn_error e;
+    CHECK_STATUS(trn_ter_read(fifo, NULL, &t, NULL, NULL, &e), TRN_ERR_IO);
+    CHECK_CONTAINS(e.message, "is a pipe (FIFO), expected a regular file");
+    CHECK(strcmp(e.file, fifo) == 0);
+    unlink(fifo);
+    CHECK_STATUS(trn_ter_read("/dev/zero", NULL, &t, NULL, NULL, &e), TRN_ERR_IO);
+    CHECK_CONTAINS(e.message, "character device");
+}
+
+/* trn_ter_probe: the whole-file layout, for telling a .ter from formats without a magic. */
+static void test_probe(void)
+{
+    uint64_t end = 7;
+    /* Legacy files of every layout fit exactly; one byte more or less does not. */
+    const unsigned versions[] = {1, 2, 3, 5, 6};
+    for (size_t k = 0; k < 5; k++) {
+        buf b = build_legacy(versions[k], legacy_names, alpha_pattern);
+        CHECK(trn_ter_probe(b.d, b.n, &end));
+        CHECK_EQ_INT(end, b.n);
+        CHECK(!trn_ter_probe(b.d, b.n - 1, &end));
+        CHECK_EQ_INT(end, b.n - 1); /* cut short: a prefix */
+        put_u8(&b, 0);
+        CHECK(!trn_ter_probe(b.d, b.n, &end));
+        CHECK_EQ_INT(end, b.n - 1); /* where the layout ended */
+        free(b.d);
+    }
+    /* A flat sea-level legacy file: its first bytes also read as a terrain.dat header. */
+    buf flat = build_legacy(2, legacy_names, alpha_pattern);
+    memset(flat.d + 1, 0, 2 * 65536);
+    CHECK(trn_ter_probe(flat.d, flat.n, NULL));
+    free(flat.d);
+    /* Modern files, with and without extra maps. */
+    const char *names[] = {"grass", "rock"};
+    for (unsigned extra = 0; extra <= 5; extra++) {
+        buf b = build_modern(9, 8, 2, names, 2, extra);
+        bool layout = extra == 0 || extra == 1 || extra == 5;
+        CHECK(trn_ter_probe(b.d, b.n, &end) == layout);
+        if (layout) CHECK_EQ_INT(end, b.n);
+        free(b.d);
+    }
+    buf m = build_modern(7, 8, 2, names, 2, 0);
+    CHECK(!trn_ter_probe(m.d, 100, &end)); /* inside the maps */
+    CHECK_EQ_INT(end, 100);
+    CHECK(!trn_ter_probe(m.d, m.n - 1, &end)); /* inside the last name */
+    CHECK_EQ_INT(end, m.n - 1);
+    put_u8(&m, 0);
+    CHECK(!trn_ter_probe(m.d, m.n, &end)); /* a byte after the names */
+    CHECK_EQ_INT(end, m.n - 1);
+    free(m.d);
+    /* Headers that are no .ter: the offset of the field at fault. */
+    const uint8_t zero_size[] = {9, 0, 0, 0, 0};
+    CHECK(!trn_ter_probe(zero_size, sizeof zero_size, &end));
+    CHECK_EQ_INT(end, 1);
+    const uint8_t v0[] = {0, 0, 0, 0, 0};
+    CHECK(!trn_ter_probe(v0, sizeof v0, &end));
+    CHECK_EQ_INT(end, 0);
+    const uint8_t v10[] = {10, 1, 0, 0, 0};
+    CHECK(!trn_ter_probe(v10, sizeof v10, &end));
+    CHECK_EQ_INT(end, 0);
+    const uint8_t short_header[] = {9, 1, 0};
+    CHECK(!trn_ter_probe(short_header, sizeof short_header, &end));
+    CHECK_EQ_INT(end, 3);
+    CHECK(!trn_ter_probe(NULL, 0, &end));
+    CHECK_EQ_INT(end, 0);
+    CHECK(!trn_ter_probe((const uint8_t *)"TERRAGENTERRAIN ", 16, NULL));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp_dir, sizeof tmp_dir)) {
@@ -1210,6 +1331,9 @@ int main(void)
     RUN(test_large_read);
     RUN(test_field_round_trip);
     RUN(test_from_field_quantise);
+    RUN(test_sample_limit);
+    RUN(test_special_files);
+    RUN(test_probe);
     if (real_files_seen == 0)
         printf("note: ../shared/testdata/real is absent; real-file checks skipped\n");
     return trn_test_finish();

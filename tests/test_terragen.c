@@ -246,6 +246,23 @@ static void test_synthetic_full(void)
     trn_terragen_dispose(&back);
     trn_field_dispose(&f);
     trn_terragen_dispose(&tg);
+
+    /* The sample limit: 3 x 3 = 9 is accepted at 9, refused at 8 (at the ALTW marker). */
+    trn_terragen_limits lim;
+    trn_terragen_limits_default(&lim);
+    CHECK(lim.max_samples == 1431655765u);
+    CHECK(lim.max_samples == TRN_TERRAGEN_DEFAULT_MAX_SAMPLES);
+    lim.max_samples = 9;
+    CHECK_OK(trn_terragen_parse_limited(b.data, b.size, "mem.ter", &lim, &tg, &e));
+    trn_terragen_dispose(&tg);
+    lim.max_samples = 8;
+    CHECK_STATUS(trn_terragen_parse_limited(b.data, b.size, "mem.ter", &lim, &tg, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, (int64_t)l.altw_at);
+    CHECK(strcmp(e.file, "mem.ter") == 0);
+    CHECK_CONTAINS(e.message, "3 x 3 = 9 samples, more than the limit of 8");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    CHECK(tg.elevations == NULL);
 }
 
 /* Terragen 0.9-style minimal files: SIZE only (square), ALTW, EOF; and GDAL-written ones. */

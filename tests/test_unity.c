@@ -234,7 +234,8 @@ static void test_old_layout(void)
     int16_t *h = make_heights(65);
     uwr_terrain_spec s = {65, {1.0f, 50.0f, 1.0f}, h, NULL, 0, 0, 0, true};
     size_t size;
-    uint8_t *file = uwr_terrain_file(17, false, &s, &size, NULL);
+    uwr_layout lay;
+    uint8_t *file = uwr_terrain_file(17, false, &s, &size, &lay);
     trn_unity_file f;
     trn_unity_terrain t;
     trn_error e;
@@ -246,6 +247,25 @@ static void test_old_layout(void)
     trn_unity_terrain_dispose(&t);
     CHECK_STATUS(trn_unity_terrain_from_file(&f, 77, NULL, &t, &e), TRN_ERR_NOT_FOUND);
     CHECK_CONTAINS(e.message, "path id 77");
+    trn_unity_file_dispose(&f);
+    /* m_Width and m_Height (before m_Scale): a non-square one points at m_Height, a bad
+     * width at m_Width. */
+    const int64_t height_at = (int64_t)(lay.object_offset[0] + lay.object_size[0] - 16);
+    const int64_t width_at = height_at - 4;
+    uint32_t v = 64;
+    memcpy(file + height_at, &v, 4);
+    CHECK_OK(trn_unity_file_parse(file, size, NULL, NULL, &f, &e));
+    CHECK_STATUS(trn_unity_terrain_from_file(&f, 1, NULL, &t, &e), TRN_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(e.offset, height_at);
+    CHECK_CONTAINS(e.message, "65 x 64");
+    trn_unity_file_dispose(&f);
+    v = 1;
+    memcpy(file + height_at, &v, 4);
+    memcpy(file + width_at, &v, 4);
+    CHECK_OK(trn_unity_file_parse(file, size, NULL, NULL, &f, &e));
+    CHECK_STATUS(trn_unity_terrain_from_file(&f, 1, NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, width_at);
+    CHECK_CONTAINS(e.message, "m_Width: heightmap resolution 1");
     trn_unity_file_dispose(&f);
     free(file);
     free(h);
@@ -354,10 +374,42 @@ static void test_errors(void)
     CHECK_STATUS(trn_unity_terrain_from_file(&f, 0, &lim, &t, &e), TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "1089 elements");
     trn_unity_file_dispose(&f);
+    /* Size errors point at m_Resolution itself (the last int before m_Scale), not at
+     * m_Heightmap or m_Heights, which start the heightmap. */
+    const int64_t res_at = (int64_t)(lay.object_offset[0] + lay.object_size[0] - 16);
+    uint32_t stored_res;
+    memcpy(&stored_res, file + res_at, 4);
+    CHECK_EQ_INT(stored_res, 33);
     trn_unity_limits_default(&lim);
-    lim.max_resolution = 17;
+    lim.max_resolution = 32;
     CHECK_OK(trn_unity_file_parse(file, size, NULL, &lim, &f, &e));
     CHECK_STATUS(trn_unity_terrain_from_file(&f, 0, &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, res_at);
+    CHECK_CONTAINS(e.message, "m_Resolution: heightmap resolution 33, expected 2..32");
+    trn_unity_file_dispose(&f);
+    /* The sample limit: 33 x 33 = 1089 is accepted at 1089, refused at 1088. */
+    trn_unity_limits_default(&lim);
+    CHECK(lim.max_samples == 1227133513u);
+    CHECK(lim.max_samples == TRN_UNITY_DEFAULT_MAX_SAMPLES);
+    lim.max_samples = 1089;
+    CHECK_OK(trn_unity_file_parse(file, size, "u.asset", &lim, &f, &e));
+    CHECK_OK(trn_unity_terrain_from_file(&f, 0, &lim, &t, &e));
+    trn_unity_terrain_dispose(&t);
+    lim.max_samples = 1088;
+    CHECK_STATUS(trn_unity_terrain_from_file(&f, 0, &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, res_at);
+    CHECK(strcmp(e.file, "u.asset") == 0);
+    CHECK_CONTAINS(e.message, "33 x 33 = 1089 samples, more than the limit of 1088");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    CHECK(t.heights == NULL);
+    trn_unity_file_dispose(&f);
+    /* A resolution of 1: a format error, at the same field. */
+    memcpy(copy, file, size);
+    uint32_t one = 1;
+    memcpy(copy + res_at, &one, 4);
+    CHECK_OK(trn_unity_file_parse(copy, size, NULL, NULL, &f, &e));
+    CHECK_STATUS(trn_unity_terrain_from_file(&f, 0, NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, res_at);
     trn_unity_file_dispose(&f);
     /* Not a Unity file at all. */
     CHECK(!trn_unity_sniff((const uint8_t *)"\x89PNG\r\n\x1a\n0000000000000000000000", 24));

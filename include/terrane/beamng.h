@@ -16,11 +16,20 @@ extern "C" {
 #define TRN_TER_MAX_MATERIALS 254u /* the engine ignores materials past this */
 #define TRN_TER_LEGACY_SIZE 256u
 
+/* The default max_samples: what 8 GiB of working memory holds at 8 bytes a sample (2 bytes of
+ * stored height, 1 of layer, and on the way to a field its 4-byte float and 1-byte label):
+ * 8 GiB / 8 = 2^30. */
+#define TRN_TER_DEFAULT_MAX_SAMPLES (((uint64_t)8 << 30) / 8u)
+
 /* Bounds for reading untrusted .ter files. */
 typedef struct trn_ter_limits {
     uint32_t max_size;       /* samples per side; default 16384 */
     uint32_t max_materials;  /* default 65536 (more than 254 is read with a warning) */
     uint64_t max_file_bytes; /* default 8 GiB */
+    /* size * size (256 * 256 for versions 1-6); default TRN_TER_DEFAULT_MAX_SAMPLES. More is
+     * TRN_ERR_LIMIT at the size field (offset 1; offset 0 for a legacy file) before anything
+     * is allocated. */
+    uint64_t max_samples;
 } trn_ter_limits;
 
 /* Fill limits with safe defaults. */
@@ -87,6 +96,15 @@ void trn_ter_dispose(trn_ter *ter);
  * (5 bytes are enough; versions 1-6 have no size field, so the version byte decides). Versions
  * above 9 are accepted so that the reader can say "version N is newer than 9". */
 bool trn_ter_sniff(const uint8_t *data, size_t size);
+
+/* Whether data (a whole file of size bytes) is laid out as a .ter, without allocating: a legacy
+ * file (versions 1-6) has exactly the size its version, names and scripts give; a modern one
+ * (7-9) has its height and layer maps, then the material names ending at the end of the file
+ * (or one of the extra-map layouts trn_ter_parse accepts). Format detection uses it to tell a
+ * .ter from formats without a magic. False when it does not fit: *fit_end (may be NULL) is the
+ * offset where the layout stopped fitting; it equals size when the file is only cut short (a
+ * prefix of a .ter). No limits apply. */
+bool trn_ter_probe(const uint8_t *data, size_t size, uint64_t *fit_end);
 
 /* Parse a .ter from memory. path is used only in error messages (may be NULL). On failure the
  * error names the section ("heights", "layer map", "material count", "material name 3"...)

@@ -62,11 +62,15 @@ const char *trn_geotiff_nodata_source_name(trn_geotiff_nodata_source source);
 /* Bounds for reading untrusted files, all checked before allocating. */
 typedef struct trn_geotiff_limits {
     uint32_t max_width, max_height; /* default 65536 each */
-    uint64_t max_samples;           /* width * height; default 2^30 (4 GiB as float32) */
-    uint32_t max_ifd_entries;       /* entries in the first IFD; default 1024 */
-    uint64_t max_tag_values;        /* values in any one IFD entry; default 2^24 */
-    uint32_t max_geokeys;           /* GeoKeyDirectory keys; default 1024 */
-    uint64_t max_alloc;             /* libtiff's largest single allocation; default 1 GiB */
+    /* width * height; default 2^30: what 8 GiB of working memory holds at 8 bytes a sample, the
+     * 4-byte float raster (which becomes the field without a copy) plus up to 4 bytes of the
+     * NoData fill's working arrays. trn_geotiff_decode_info checks it too (it allocates no
+     * pixels): pass a larger limit there to describe a file that is too large to decode. */
+    uint64_t max_samples;
+    uint32_t max_ifd_entries; /* entries in the first IFD; default 1024 */
+    uint64_t max_tag_values;  /* values in any one IFD entry; default 2^24 */
+    uint32_t max_geokeys;     /* GeoKeyDirectory keys; default 1024 */
+    uint64_t max_alloc;       /* libtiff's largest single allocation; default 1 GiB */
 } trn_geotiff_limits;
 
 void trn_geotiff_limits_default(trn_geotiff_limits *limits);

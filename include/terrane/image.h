@@ -26,6 +26,12 @@ typedef struct trn_image {
     bool srgb; /* PNG carried an sRGB chunk (or a gAMA of 1/2.2 within 1%) */
 } trn_image;
 
+/* The default max_samples of the PNG and headerless readers: what 8 GiB of working memory holds
+ * at 12 bytes a sample, the most a pixel takes on its way to a float field (up to 8 bytes
+ * decoded, 16-bit RGBA, plus the field's 4-byte float): 8 GiB / 12 = 715,827,882 samples, a
+ * square of 26754 x 26754. */
+#define TRN_IMAGE_DEFAULT_MAX_SAMPLES (((uint64_t)8 << 30) / 12u)
+
 /* Bounds a reader checks before allocating anything. Fill with trn_image_limits_default and
  * tighten; a NULL limits pointer means the defaults. */
 typedef struct trn_image_limits {
@@ -35,6 +41,9 @@ typedef struct trn_image_limits {
      * such chunks together. Defaults 16 MiB and 64 MiB. Exceeding either is TRN_ERR_LIMIT. */
     size_t max_chunk_bytes;
     size_t max_chunk_cache_bytes;
+    /* width * height; default TRN_IMAGE_DEFAULT_MAX_SAMPLES. More is TRN_ERR_LIMIT, with the
+     * file, the size, the sample count and the limit in the message, before any allocation. */
+    uint64_t max_samples;
 } trn_image_limits;
 
 void trn_image_limits_default(trn_image_limits *limits);
@@ -152,10 +161,15 @@ size_t trn_raw_sample_bytes(trn_raw_type type);
  * infer a square from the file length (TRN_ERR_FORMAT naming the length when it is not a
  * square; pass the size explicitly then); one of them 0 = infer it from the other. With an
  * explicit size the length must match exactly: TRN_ERR_TRUNCATED (offset = file length) when
- * short, TRN_ERR_TRAILING_DATA (offset = expected length) when long. Rows are as stored (row 0
- * = first in the file). trn_raw_read uses the default limits. */
+ * short, TRN_ERR_TRAILING_DATA (offset = expected length) when long. The size is checked
+ * against the limits (TRN_ERR_LIMIT) before the length and before anything is allocated. Rows
+ * are as stored (row 0 = first in the file). trn_raw_read uses the default limits;
+ * trn_raw_read_limited takes them (NULL = defaults). */
 trn_status trn_raw_read(const char *path, trn_raw_type type, uint32_t width, uint32_t height,
                         trn_image *img, trn_error *err);
+trn_status trn_raw_read_limited(const char *path, trn_raw_type type, uint32_t width,
+                                uint32_t height, const trn_image_limits *limits, trn_image *img,
+                                trn_error *err);
 trn_status trn_raw_decode(const uint8_t *data, size_t size, const char *path, trn_raw_type type,
                           uint32_t width, uint32_t height, const trn_image_limits *limits,
                           trn_image *img, trn_error *err);

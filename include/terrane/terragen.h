@@ -43,10 +43,16 @@ extern "C" {
 #define TRN_TERRAGEN_MAGIC "TERRAGENTERRAIN "
 #define TRN_TERRAGEN_MAGIC_SIZE 16u
 
+/* The default max_samples: what 8 GiB of working memory holds at 6 bytes a sample (the 2-byte
+ * stored elevation and the field's 4-byte float): 8 GiB / 6 = 1,431,655,765. */
+#define TRN_TERRAGEN_DEFAULT_MAX_SAMPLES (((uint64_t)8 << 30) / 6u)
+
 /* Bounds for reading untrusted files. */
 typedef struct trn_terragen_limits {
-    uint32_t max_points;  /* points per side; default 65535 (the u16 fields' own maximum) */
-    uint64_t max_samples; /* xpts * ypts; default 2^28 (512 MiB stored, 1 GiB as a field) */
+    uint32_t max_points; /* points per side; default 65535 (the u16 fields' own maximum) */
+    /* xpts * ypts; default TRN_TERRAGEN_DEFAULT_MAX_SAMPLES. More is TRN_ERR_LIMIT at the ALTW
+     * chunk, before the elevations are allocated. */
+    uint64_t max_samples;
 } trn_terragen_limits;
 
 /* Fill limits with the defaults above. */

@@ -44,7 +44,14 @@ typedef struct trn_unity_limits {
     uint64_t max_values;         /* structured values built while walking one object;
                                   * default 1 << 22 */
     uint32_t max_resolution;     /* heightmap samples per side; default 8193 */
+    /* Heightmap samples (resolution^2); default TRN_UNITY_DEFAULT_MAX_SAMPLES. Over either
+     * bound: TRN_ERR_LIMIT at the resolution field's offset, before the heights are copied. */
+    uint64_t max_samples;
 } trn_unity_limits;
+
+/* The default max_samples: what 8 GiB of working memory holds at 7 bytes a sample (the 2-byte
+ * stored height, the field's 4-byte float and a 1-byte label): 8 GiB / 7 = 1,227,133,513. */
+#define TRN_UNITY_DEFAULT_MAX_SAMPLES (((uint64_t)8 << 30) / 7u)
 
 /* Fill limits with the defaults above. */
 void trn_unity_limits_default(trn_unity_limits *limits);

@@ -100,6 +100,7 @@ void trn_ter_limits_default(trn_ter_limits *limits)
     limits->max_size = 16384;
     limits->max_materials = 65536;
     limits->max_file_bytes = (uint64_t)8 << 30;
+    limits->max_samples = TRN_TER_DEFAULT_MAX_SAMPLES;
 }
 
 const char *trn_ter_layout_name(trn_ter_layout layout)
@@ -259,7 +260,16 @@ static trn_status check_header(const uint8_t *head, size_t head_size, uint64_t f
     if (g->version > TRN_TER_VERSION_CURRENT)
         return trn_error_set(err, TRN_ERR_VERSION, path, 0, "version %u is newer than %u",
                              g->version, TRN_TER_VERSION_CURRENT);
-    if (g->version < TER_MIN_MODERN) return TRN_OK;
+    if (g->version < TER_MIN_MODERN) {
+        if (TRN_TER_LEGACY_SAMPLES > lim->max_samples)
+            return trn_error_set(err, TRN_ERR_LIMIT, path, 0,
+                                 "header: a version %u file is %u x %u = %u samples, more than "
+                                 "the limit of %llu (raise the limits' max_samples; terrane: "
+                                 "--max-samples N)",
+                                 g->version, TRN_TER_LEGACY_SIZE, TRN_TER_LEGACY_SIZE,
+                                 TRN_TER_LEGACY_SAMPLES, (unsigned long long)lim->max_samples);
+        return TRN_OK;
+    }
     if (file_size < TER_HEADER_BYTES || head_size < TER_HEADER_BYTES)
         return trn_error_set(err, TRN_ERR_TRUNCATED, path, 1,
                              "header: expected a 4-byte size at offset 1, the file ends at "
@@ -280,6 +290,12 @@ static trn_status check_header(const uint8_t *head, size_t head_size, uint64_t f
                              "header: size %u x %u makes the height and layer maps larger than "
                              "this machine can address",
                              g->size, g->size);
+    if (samples > lim->max_samples)
+        return trn_error_set(err, TRN_ERR_LIMIT, path, 1,
+                             "header: size %u x %u = %llu samples, more than the limit of %llu "
+                             "(raise the limits' max_samples; terrane: --max-samples N)",
+                             g->size, g->size, (unsigned long long)samples,
+                             (unsigned long long)lim->max_samples);
     g->samples = (size_t)samples;
     g->heights_at = TER_HEADER_BYTES;
     g->layers_at = TER_HEADER_BYTES + 2 * samples;
@@ -470,6 +486,74 @@ static trn_status finish_modern(trn_ter *t, const ter_geometry *g, unsigned max_
         if (st) return st;
     }
     return trn_ter_priv_check_layers(t, max_non_hole, (int64_t)g->layers_at, count_at, err);
+}
+
+/* ---------------------------------------------------------------- probe */
+
+/* A legacy file's layout walked without copying: *end is where it ends, or size when cut. */
+static bool probe_legacy(const uint8_t *data, size_t size, uint64_t *end)
+{
+    trn_cursor c;
+    trn_cursor_init(&c, data, size);
+    c.pos = 1;
+    uint8_t version = data[0];
+    uint32_t named = 0;
+    bool ok = trn_cursor_skip(&c, (size_t)TRN_TER_LEGACY_SAMPLES * 3);
+    for (unsigned slot = 0; ok && slot < TRN_TER_LEGACY_SLOTS; slot++) {
+        uint8_t len = 0;
+        ok = trn_cursor_u8(&c, &len) && trn_cursor_skip(&c, len);
+        named += len != 0;
+    }
+    if (ok && version >= 2) ok = trn_cursor_skip(&c, (size_t)named * TRN_TER_LEGACY_SAMPLES);
+    for (int k = 0; ok && version >= 3 && k < 2; k++) {
+        uint32_t len = 0;
+        ok = trn_cursor_u32le(&c, &len) && trn_cursor_skip(&c, len);
+    }
+    for (int k = 0; ok && version >= 5 && k < 2; k++) {
+        uint8_t len = 0;
+        ok = trn_cursor_u8(&c, &len) && trn_cursor_skip(&c, len);
+    }
+    *end = ok ? c.pos : size;
+    return ok && c.pos == size;
+}
+
+bool trn_ter_probe(const uint8_t *data, size_t size, uint64_t *fit_end)
+{
+    uint64_t end = 0;
+    bool fits = false;
+    trn_ter_limits lim;
+    trn_ter_limits_default(&lim);
+    lim.max_size = UINT32_MAX;
+    lim.max_materials = UINT32_MAX;
+    lim.max_samples = UINT64_MAX;
+    ter_geometry g;
+    trn_error e;
+    if (!data || size == 0) {
+        end = 0;
+    } else if (check_header(data, size, size, NULL, &lim, &g, &e) != TRN_OK) {
+        end = e.code == TRN_ERR_TRUNCATED ? size : (uint64_t)(e.offset > 0 ? e.offset : 0);
+    } else if (g.version < TER_MIN_MODERN) {
+        fits = probe_legacy(data, size, &end);
+    } else if (size < g.body_end) {
+        end = size; /* the maps are cut short */
+    } else {
+        static const uint32_t layouts[3] = {0, 1, 5};
+        const uint8_t *tail = data + g.body_end;
+        size_t tail_size = size - (size_t)g.body_end;
+        for (unsigned k = 0; k < 3 && !fits; k++) {
+            size_t skip, names_end = 0;
+            uint32_t count = 0;
+            if (!trn_mul_size(g.samples, layouts[k], &skip) || skip > tail_size) continue;
+            trn_status st =
+                scan_names(tail, tail_size, skip, g.body_end, &lim, NULL, &count, &names_end, &e);
+            fits = st == TRN_OK && names_end == tail_size;
+            /* The modern layout decides how far the file fits when none does. */
+            if (k == 0) end = st == TRN_ERR_TRUNCATED ? size : g.body_end + names_end;
+        }
+        if (fits) end = size;
+    }
+    if (fit_end) *fit_end = fits ? size : end;
+    return fits;
 }
 
 /* ---------------------------------------------------------------- parse from memory */
@@ -706,7 +790,8 @@ trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter 
         trn_ter_limits_default(&lim);
     trn_progress prog = trn_progress_make(progress, user);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return io_fail(err, path, "open file", errno);
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
@@ -719,8 +804,10 @@ trn_status trn_ter_read(const char *path, const trn_ter_limits *limits, trn_ter 
         return trn_error_set(err, TRN_ERR_IO, path, -1, "is a directory, expected a file");
     }
     if (!S_ISREG(sb.st_mode)) {
+        /* A pipe or device has no size to check up front and may never end (/dev/zero). */
         close(fd);
-        return read_via_parse(path, &lim, ter, &prog, err);
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "is %s, expected a regular file",
+                             trn_file_kind((unsigned)sb.st_mode));
     }
     uint64_t file_size = (uint64_t)sb.st_size;
     if (file_size > lim.max_file_bytes) {

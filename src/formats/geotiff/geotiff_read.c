@@ -195,8 +195,9 @@ static trn_status read_layout(TIFF *tif, const gt_scan *s, const trn_geotiff_lim
                              "ImageLength %u is over the limit of %u", h, lim->max_height);
     if ((uint64_t)w * h > lim->max_samples)
         return trn_error_set(err, TRN_ERR_LIMIT, path, entry_offset(s, GT_E_LENGTH),
-                             "%u x %u = %llu samples, over the limit of %llu", w, h,
-                             (unsigned long long)w * h, (unsigned long long)lim->max_samples);
+                             "%u x %u = %llu samples, more than the limit of %llu (raise the "
+                             "limits' max_samples; terrane: --max-samples N)",
+                             w, h, (unsigned long long)w * h, (unsigned long long)lim->max_samples);
     if (spp == 0)
         return trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)s->ifd_offset,
                              "SamplesPerPixel: expected at least 1, found 0");
@@ -332,6 +333,15 @@ static trn_status decode_fail(const gt_scan *s, TIFF *tif, uint32_t strile, cons
                               const tiff_msgs *msgs, trn_error *err)
 {
     uint64_t off = TIFFGetStrileOffset(tif, strile);
+    uint64_t count = TIFFGetStrileByteCount(tif, strile);
+    /* Data past the end: say so with our own numbers (libtiff prints a negative count as a
+     * 20-digit unsigned one). */
+    if (off > s->size || count > s->size - off)
+        return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)off,
+                             "%s %u: expected %llu bytes at offset %llu, the file ends at offset "
+                             "%zu",
+                             what, strile, (unsigned long long)count, (unsigned long long)off,
+                             s->size);
     return trn_error_set(err, TRN_ERR_FORMAT, s->path, off ? (int64_t)off : -1,
                          "%s %u: cannot decode: %s", what, strile,
                          msgs->first_error[0] ? msgs->first_error : "libtiff gave no reason");

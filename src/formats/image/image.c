@@ -15,6 +15,7 @@ void trn_image_limits_default(trn_image_limits *limits)
     limits->max_bytes = 8ull << 30;
     limits->max_chunk_bytes = (size_t)16 << 20;
     limits->max_chunk_cache_bytes = (size_t)64 << 20;
+    limits->max_samples = TRN_IMAGE_DEFAULT_MAX_SAMPLES;
 }
 
 trn_status trn_image_init(trn_image *img, uint32_t width, uint32_t height, uint8_t channels,

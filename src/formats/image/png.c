@@ -360,6 +360,13 @@ trn_status trn_png_decode(const uint8_t *data, size_t size, const char *path,
         return trn_error_set(err, TRN_ERR_LIMIT, path, 20,
                              "image is %u pixels high, more than the limit of %u", info.height,
                              limits->max_height);
+    uint64_t samples = (uint64_t)info.width * info.height;
+    if (samples > limits->max_samples)
+        return trn_error_set(err, TRN_ERR_LIMIT, path, 16,
+                             "image is %u x %u = %llu samples, more than the limit of %llu "
+                             "(raise the limits' max_samples; terrane: --max-samples N)",
+                             info.width, info.height, (unsigned long long)samples,
+                             (unsigned long long)limits->max_samples);
     uint8_t depth = (info.bit_depth == 16) ? 16 : 8;
     uint64_t bytes64 = 0;
     if (!trn_image_layout_bytes64(info.width, info.height, info.channels, depth, &bytes64) ||

@@ -118,6 +118,13 @@ trn_status trn_raw_decode(const uint8_t *data, size_t size, const char *path, tr
         return trn_error_set(err, TRN_ERR_LIMIT, path, -1,
                              "raster of %u x %u samples is larger than the limit of %u x %u", width,
                              height, limits->max_width, limits->max_height);
+    uint64_t samples = (uint64_t)width * height;
+    if (samples > limits->max_samples)
+        return trn_error_set(err, TRN_ERR_LIMIT, path, -1,
+                             "raster of %u x %u = %llu samples is more than the limit of %llu "
+                             "(raise the limits' max_samples; terrane: --max-samples N)",
+                             width, height, (unsigned long long)samples,
+                             (unsigned long long)limits->max_samples);
     uint8_t depth = raw_bit_depth(type);
     uint64_t expected;
     if (!trn_image_layout_bytes64(width, height, 1, depth, &expected))
@@ -173,16 +180,23 @@ trn_status trn_raw_decode(const uint8_t *data, size_t size, const char *path, tr
     return TRN_OK;
 }
 
-trn_status trn_raw_read(const char *path, trn_raw_type type, uint32_t width, uint32_t height,
-                        trn_image *img, trn_error *err)
+trn_status trn_raw_read_limited(const char *path, trn_raw_type type, uint32_t width,
+                                uint32_t height, const trn_image_limits *limits, trn_image *img,
+                                trn_error *err)
 {
     if (!path) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "path is NULL");
     trn_mapped_file mf;
     trn_status st = trn_mapped_file_open(&mf, path, 0, err);
     if (st) return st;
-    st = trn_raw_decode(mf.data, mf.size, path, type, width, height, NULL, img, err);
+    st = trn_raw_decode(mf.data, mf.size, path, type, width, height, limits, img, err);
     trn_mapped_file_close(&mf);
     return st;
+}
+
+trn_status trn_raw_read(const char *path, trn_raw_type type, uint32_t width, uint32_t height,
+                        trn_image *img, trn_error *err)
+{
+    return trn_raw_read_limited(path, type, width, height, NULL, img, err);
 }
 
 static trn_status check_writable(const trn_image *img, trn_raw_type type, const char *path,

@@ -14,7 +14,7 @@
 void trn_terragen_limits_default(trn_terragen_limits *limits)
 {
     limits->max_points = 65535u;
-    limits->max_samples = (uint64_t)1 << 28;
+    limits->max_samples = TRN_TERRAGEN_DEFAULT_MAX_SAMPLES;
 }
 
 bool trn_terragen_sniff(const uint8_t *data, size_t size)
@@ -122,8 +122,9 @@ static trn_status read_altw(tg_parse *p, const trn_terragen_limits *limits, uint
     uint64_t count = (uint64_t)xpts * ypts;
     if (count > limits->max_samples)
         return trn_error_set(p->err, TRN_ERR_LIMIT, p->path, (int64_t)marker_at,
-                             "ALTW chunk: %u x %u = %llu samples exceed the limit of %llu", xpts,
-                             ypts, (unsigned long long)count,
+                             "ALTW chunk: %u x %u = %llu samples, more than the limit of %llu "
+                             "(raise the limits' max_samples; terrane: --max-samples N)",
+                             xpts, ypts, (unsigned long long)count,
                              (unsigned long long)limits->max_samples);
     size_t bytes;
     if (count > SIZE_MAX || !trn_mul_size((size_t)count, 2, &bytes))

@@ -23,6 +23,7 @@ void trn_unity_limits_default(trn_unity_limits *limits)
     limits->max_array_elements = (uint64_t)1 << 28;
     limits->max_values = (uint64_t)1 << 22;
     limits->max_resolution = 8193u;
+    limits->max_samples = TRN_UNITY_DEFAULT_MAX_SAMPLES;
 }
 
 static uint32_t be32(const uint8_t *p)

@@ -162,22 +162,36 @@ static trn_status ut_heightmap(ut_ctx *c, uint32_t root, trn_unity_terrain *t)
     uint32_t hm = uw_child(o, root, "m_Heightmap");
     if (hm == UW_NONE) return ut_missing(c, root, "m_Heightmap", "a field");
     int64_t res = 0, width = 0, height = 0;
-    if (uw_int(o, uw_child(o, hm, "m_Resolution"), &res)) {
+    /* Errors about the size point at the field that holds it (m_Resolution, or m_Width and
+     * m_Height in files before 2019.3), not at the heights that follow. */
+    uint32_t res_v = uw_child(o, hm, "m_Resolution"), width_v = UW_NONE, height_v = UW_NONE;
+    if (uw_int(o, res_v, &res)) {
         width = height = res;
-    } else if (!uw_int(o, uw_child(o, hm, "m_Width"), &width) ||
-               !uw_int(o, uw_child(o, hm, "m_Height"), &height)) {
+        width_v = height_v = res_v;
+    } else if (!uw_int(o, width_v = uw_child(o, hm, "m_Width"), &width) ||
+               !uw_int(o, height_v = uw_child(o, hm, "m_Height"), &height)) {
         return ut_missing(c, hm, "m_Resolution", "an integer (or m_Width and m_Height)");
     }
+    const char *field = width_v == res_v ? "m_Resolution" : "m_Width";
     if (width != height)
-        return trn_error_set(c->err, TRN_ERR_UNSUPPORTED, c->path, (int64_t)o->values[hm].offset,
-                             "TerrainData '%s': heightmap %lld x %lld; Unity heightmaps are "
-                             "square and this reader reads only square ones",
+        return trn_error_set(c->err, TRN_ERR_UNSUPPORTED, c->path,
+                             (int64_t)o->values[height_v].offset,
+                             "TerrainData '%s': m_Height: heightmap %lld x %lld; Unity heightmaps "
+                             "are square and this reader reads only square ones",
                              t->name, (long long)width, (long long)height);
     if (width < 2 || width > (int64_t)c->lim->max_resolution)
         return trn_error_set(c->err, width < 2 ? TRN_ERR_FORMAT : TRN_ERR_LIMIT, c->path,
-                             (int64_t)o->values[hm].offset,
-                             "TerrainData '%s': heightmap resolution %lld, expected 2..%u", t->name,
-                             (long long)width, c->lim->max_resolution);
+                             (int64_t)o->values[width_v].offset,
+                             "TerrainData '%s': %s: heightmap resolution %lld, expected 2..%u",
+                             t->name, field, (long long)width, c->lim->max_resolution);
+    uint64_t samples = (uint64_t)width * (uint64_t)width;
+    if (samples > c->lim->max_samples)
+        return trn_error_set(c->err, TRN_ERR_LIMIT, c->path, (int64_t)o->values[width_v].offset,
+                             "TerrainData '%s': %s: heightmap %lld x %lld = %llu samples, more "
+                             "than the limit of %llu (raise the limits' max_samples; terrane: "
+                             "--max-samples N)",
+                             t->name, field, (long long)width, (long long)width,
+                             (unsigned long long)samples, (unsigned long long)c->lim->max_samples);
     t->resolution = (uint32_t)width;
     uint32_t sv = uw_child(o, hm, "m_Scale");
     if (!ut_vec(o, sv, t->scale, 3)) return ut_missing(c, hm, "m_Scale", "a Vector3f");
