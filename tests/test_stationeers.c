@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <zip.h>
+#include <zlib.h>
 
 #include "terrane/stationeers.h"
 #include "test.h"
@@ -208,7 +209,12 @@ static void test_truncations(void)
     CHECK_CONTAINS(e.message, "MaxDepth");
     CHECK_STATUS(trn_stationeers_parse(b.data, 4, "c.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
     CHECK_EQ_INT(e.offset, 4);
+    CHECK_CONTAINS(e.message, "terrain.dat truncated after MaxDepth at offset 4");
     CHECK_CONTAINS(e.message, "root node (depth 0)");
+    /* Later nodes are named by their path, not as a cut header. */
+    CHECK_STATUS(trn_stationeers_parse(b.data, 5, "c.dat", NULL, &t, &e), TRN_ERR_TRUNCATED);
+    CHECK_EQ_INT(e.offset, 5);
+    CHECK_CONTAINS(e.message, "node at depth 1 (path 0)");
     CHECK_STATUS(trn_stationeers_parse(b.data, off_inner_leaf3 + 2, "c.dat", NULL, &t, &e),
                  TRN_ERR_TRUNCATED);
     CHECK_EQ_INT(e.offset, off_inner_leaf3 + 1);
@@ -523,6 +529,11 @@ static void test_to_field_rule(void)
     CHECK(fabsf(f.heights[2] - (float)(50.0 / 255.0)) < 1e-6f);
     CHECK(f.heights[3] == 2.0f);
     CHECK_EQ_INT(rep.empty_columns, 0);
+    /* Column (1, 1) is air under a full voxel: an overhang the field cannot hold. */
+    CHECK_EQ_INT(rep.cave_voxels, 1);
+    CHECK_EQ_INT(rep.cave_columns, 1);
+    CHECK_EQ_INT(rep.buried_voxels, 0);
+    CHECK_EQ_INT(rep.floating_voxels, 0);
     trn_field_dispose(&f);
     trn_stationeers_dispose(&t);
 
@@ -555,6 +566,11 @@ static void test_to_field_rule(void)
     CHECK(fabsf(f.heights[2] - (float)(2.0 + 90.0 / 255.0)) < 1e-6f);
     CHECK(fabsf(f.heights[4 + 3] - (float)(2.0 + 90.0 / 255.0)) < 1e-6f);
     CHECK_EQ_INT(rep.empty_columns, 8 + 3); /* z = 2, 3 and (1, 0), (0, 1), (1, 1) */
+    /* Above the surface: (0, 3, 0) and the top row of the partial block (4 columns). */
+    CHECK_EQ_INT(rep.floating_voxels, 5);
+    CHECK_EQ_INT(rep.floating_columns, 5);
+    CHECK_EQ_INT(rep.cave_voxels, 0);
+    CHECK_EQ_INT(rep.buried_voxels, 0);
     trn_field_dispose(&f);
     trn_stationeers_dispose(&t);
 
@@ -571,6 +587,164 @@ static void test_to_field_rule(void)
     CHECK(f.heights[0] == -3.0f);
     trn_field_dispose(&f);
     trn_stationeers_dispose(&t);
+}
+
+/* What a heightfield loses, counted exactly: every kind of voxel that differs from "full below
+ * the surface voxel, air above it", and nothing for a tree built from a heightfield. */
+static void test_losses(void)
+{
+    static bytes b;
+    /* MaxDepth 1, one voxel per child: (0, z=0) air under full: a cave; (1, 0) full under a
+     * partial top: nothing; (0, 1) 200 under a partial top 100: a buried partial voxel; (1, 1)
+     * air under a floating 40. */
+    b.size = 0;
+    put32(&b, 1);
+    put8(&b, 0);
+    leaf(&b, 0, 0, 0);   /* 0: (0,0,0) */
+    leaf(&b, 0, 255, 2); /* 1: (1,0,0) */
+    leaf(&b, 0, 255, 1); /* 2: (0,1,0) */
+    leaf(&b, 0, 50, 1);  /* 3: (1,1,0) */
+    leaf(&b, 0, 200, 2); /* 4: (0,0,1) */
+    leaf(&b, 0, 0, 0);   /* 5: (1,0,1) */
+    leaf(&b, 0, 100, 1); /* 6: (0,1,1) */
+    leaf(&b, 0, 40, 1);  /* 7: (1,1,1) */
+    put32(&b, 0);
+    trn_stationeers_terrain t;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "l.dat", NULL, &t, NULL));
+    trn_field f;
+    trn_stationeers_field_report rep;
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+    CHECK_EQ_INT(rep.cave_voxels, 1);
+    CHECK_EQ_INT(rep.cave_columns, 1);
+    CHECK_EQ_INT(rep.buried_voxels, 1);
+    CHECK_EQ_INT(rep.buried_columns, 1);
+    CHECK_EQ_INT(rep.floating_voxels, 1);
+    CHECK_EQ_INT(rep.floating_columns, 1);
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+
+    /* The sample: (2, 0) holds 60 above nothing solid, (3, 0) 90 above its partial surface
+     * voxel 30, (2, 1) 120 (not solid) under the top 180, (3, 1) 150 (solid, not full) under
+     * the top 210. */
+    sample_file(&b, true);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "s.dat", NULL, &t, NULL));
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+    CHECK_EQ_INT(rep.cave_voxels, 1);
+    CHECK_EQ_INT(rep.cave_columns, 1);
+    CHECK_EQ_INT(rep.buried_voxels, 1);
+    CHECK_EQ_INT(rep.buried_columns, 1);
+    CHECK_EQ_INT(rep.floating_voxels, 2);
+    CHECK_EQ_INT(rep.floating_columns, 2);
+    CHECK_EQ_INT(rep.empty_columns, 9); /* z = 2, 3 and (2, 0); (3, 0) has a partial voxel 0 */
+    trn_field_dispose(&f);
+    /* Without a report the losses are not counted and the field is the same. */
+    trn_field g;
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &g, NULL, NULL, NULL, NULL));
+    trn_field_dispose(&g);
+    trn_stationeers_stats st;
+    trn_stationeers_stats_compute(&t, &st);
+    CHECK(st.modified_voxels == 3.0); /* inner leaves 0, 3, 6; the root branch holds none */
+    CHECK(st.type_voxels[TRN_STATIONEERS_TYPE_DIRT] == 8.0);
+    CHECK(st.type_voxels[TRN_STATIONEERS_TYPE_CRUST] == 4.0);
+    CHECK(st.type_voxels[TRN_STATIONEERS_TYPE_BEDROCK] == 4.0);
+    CHECK(st.type_voxels[TRN_STATIONEERS_TYPE_NONE] == 48.0);
+    trn_stationeers_dispose(&t);
+
+    /* A tree built from a heightfield reads back with nothing lost but its types. */
+    trn_field h;
+    CHECK_OK(trn_field_init(&h, 15, 15, 15, 15, NULL));
+    for (size_t k = 0; k < 16 * 16; k++)
+        h.heights[k] = (float)(5.0 + (double)(k % 13) * 0.37);
+    CHECK_OK(trn_stationeers_from_field(&h, NULL, &t, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+    CHECK(rep.cave_voxels == 0 && rep.cave_columns == 0 && rep.buried_voxels == 0 &&
+          rep.buried_columns == 0 && rep.floating_voxels == 0 && rep.floating_columns == 0);
+    trn_field_dispose(&f);
+    trn_field_dispose(&h);
+    trn_stationeers_dispose(&t);
+}
+
+/* The sample limit: (2^MaxDepth)^2 samples, the limit itself accepted and one less refused,
+ * at the header (naming the file) and in both conversions (before allocating). */
+static void test_sample_limit(void)
+{
+    CHECK(TRN_STATIONEERS_MAX_SAMPLES_DEFAULT == 660764199u); /* 8 GiB / 13 bytes */
+    trn_stationeers_limits lim;
+    trn_stationeers_limits_default(&lim);
+    CHECK(lim.max_samples == TRN_STATIONEERS_MAX_SAMPLES_DEFAULT);
+    static bytes b;
+    sample_file(&b, true);
+    trn_stationeers_terrain t;
+    trn_error e;
+    lim.max_samples = 16;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "s.dat", &lim, &t, &e));
+    trn_stationeers_dispose(&t);
+    lim.max_samples = 15;
+    CHECK_STATUS(trn_stationeers_parse(b.data, b.size, "s.dat", &lim, &t, &e), TRN_ERR_LIMIT);
+    CHECK_EQ_INT(e.offset, 0);
+    CHECK_CONTAINS(e.file, "s.dat");
+    CHECK_CONTAINS(e.message, "MaxDepth 2 means a heightfield of 4 x 4 = 16 samples");
+    CHECK_CONTAINS(e.message, "over the limit of 15 samples");
+    CHECK_CONTAINS(e.message, "--max-samples");
+    CHECK(t.nodes == NULL);
+
+    /* 11 bytes claiming MaxDepth 14: read (0 = unchecked, and under the default), but no
+     * field is allocated over a lower limit. */
+    static const uint8_t tiny[11] = {14, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    lim.max_samples = 0;
+    CHECK_OK(trn_stationeers_parse(tiny, sizeof tiny, "tiny.dat", &lim, &t, &e));
+    trn_stationeers_field_options o;
+    trn_stationeers_field_options_default(&o);
+    CHECK(o.max_samples == TRN_STATIONEERS_MAX_SAMPLES_DEFAULT);
+    o.max_samples = ((uint64_t)1 << 28) - 1;
+    trn_field f;
+    CHECK_STATUS(trn_stationeers_to_field(&t, &o, &f, NULL, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "MaxDepth 14 means 16384 x 16384 = 268435456 samples");
+    CHECK_CONTAINS(e.message, "over the limit of 268435455 samples");
+    trn_stationeers_dispose(&t);
+    trn_stationeers_limits_default(&lim);
+    CHECK_OK(trn_stationeers_parse(tiny, sizeof tiny, "tiny.dat", &lim, &t, &e));
+    trn_stationeers_dispose(&t);
+    /* MaxDepth 15 allowed by depth is still over the default sample limit. */
+    uint8_t deeper[11];
+    memcpy(deeper, tiny, sizeof deeper);
+    deeper[0] = 15;
+    lim.max_depth = 15;
+    CHECK_STATUS(trn_stationeers_parse(deeper, sizeof deeper, "d.dat", &lim, &t, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "1073741824 samples, over the limit of 660764199");
+
+    /* The conversions: the limit accepted, one less refused; 0 means the default. */
+    sample_file(&b, false);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "s.dat", NULL, &t, &e));
+    o.max_samples = 16;
+    CHECK_OK(trn_stationeers_to_field(&t, &o, &f, NULL, NULL, NULL, &e));
+    o.max_samples = 15;
+    trn_field g;
+    CHECK_STATUS(trn_stationeers_to_field(&t, &o, &g, NULL, NULL, NULL, &e), TRN_ERR_LIMIT);
+    o.max_samples = 0;
+    CHECK_OK(trn_stationeers_to_field(&t, &o, &g, NULL, NULL, NULL, &e));
+    trn_field_dispose(&g);
+    trn_stationeers_dispose(&t);
+    /* 4 x 4 samples up to 3 voxels: MaxDepth 2, 16 columns. */
+    for (size_t k = 0; k < 16; k++)
+        f.heights[k] = 3.0f;
+    trn_stationeers_field_options_default(&o);
+    o.bedrock_layers = 1;
+    o.max_samples = 16;
+    CHECK_OK(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, &e));
+    CHECK_EQ_INT(t.max_depth, 2);
+    trn_stationeers_dispose(&t);
+    o.max_samples = 15;
+    CHECK_STATUS(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "heightfield to octree: MaxDepth 2 means 4 x 4 = 16 samples");
+    CHECK(t.nodes == NULL);
+    /* A few samples reaching high ask for a deep tree: refused before allocating it. */
+    f.heights[5] = 16000.0f;
+    o.max_samples = ((uint64_t)1 << 28) - 1;
+    CHECK_STATUS(trn_stationeers_from_field(&f, &o, &t, NULL, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "MaxDepth 14 means 16384 x 16384 = 268435456 samples");
+    trn_field_dispose(&f);
 }
 
 static int cancel_at_once(double done, const char *stage, void *user)
@@ -722,6 +896,183 @@ static void test_save(void)
     CHECK_EQ_INT(e.offset, off_veins);
 }
 
+/* Offset of the first occurrence of needle in hay, or SIZE_MAX. */
+static size_t find_bytes(const uint8_t *hay, size_t n, const void *needle, size_t m)
+{
+    for (size_t i = 0; m <= n && i <= n - m; i++)
+        if (memcmp(hay + i, needle, m) == 0) return i;
+    return SIZE_MAX;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int width)
+{
+    for (int k = 0; k < width; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* The same archive with ZIP64 end records: the classic end record's counts and offsets say
+ * 0xffff... and the ZIP64 record holds them. out must have room for size + 76 bytes. */
+static size_t to_zip64(const uint8_t *zip, size_t size, uint8_t *out)
+{
+    size_t eocd = size - 22; /* no archive comment */
+    CHECK(memcmp(zip + eocd, "PK\x05\x06", 4) == 0);
+    uint64_t entries = (uint64_t)(zip[eocd + 10] | zip[eocd + 11] << 8);
+    uint64_t cd_size = 0, cd_offset = 0;
+    for (int k = 3; k >= 0; k--) {
+        cd_size = cd_size << 8 | zip[eocd + 12 + (size_t)k];
+        cd_offset = cd_offset << 8 | zip[eocd + 16 + (size_t)k];
+    }
+    memcpy(out, zip, eocd);
+    uint8_t *r = out + eocd;
+    memcpy(r, "PK\x06\x06", 4);
+    put_le(r + 4, 44, 8);
+    put_le(r + 12, 45, 2);
+    put_le(r + 14, 45, 2);
+    put_le(r + 16, 0, 8);
+    put_le(r + 24, entries, 8);
+    put_le(r + 32, entries, 8);
+    put_le(r + 40, cd_size, 8);
+    put_le(r + 48, cd_offset, 8);
+    uint8_t *l = r + 56;
+    memcpy(l, "PK\x06\x07", 4);
+    put_le(l + 4, 0, 4);
+    put_le(l + 8, eocd, 8);
+    put_le(l + 16, 1, 4);
+    uint8_t *e = l + 20;
+    memcpy(e, zip + eocd, 22);
+    put_le(e + 8, 0xffff, 2);
+    put_le(e + 10, 0xffff, 2);
+    put_le(e + 12, 0xffffffffu, 4);
+    put_le(e + 16, 0xffffffffu, 4);
+    return size + 76;
+}
+
+/* A save whose terrain.dat is stored (not compressed) and whose entries may be links. */
+static bool make_plain_save(const char *path, const bytes *dat, const char *link_entry)
+{
+    int zerr;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!za) return false;
+    add_entry(za, "world.xml", world_xml, sizeof world_xml - 1, ZIP_CM_DEFLATE);
+    add_entry(za, "terrain.dat", dat->data, dat->size, ZIP_CM_STORE);
+    add_entry(za, "worle.xml", meta_xml, sizeof meta_xml - 1, ZIP_CM_STORE);
+    if (link_entry) {
+        zip_int64_t i = zip_name_locate(za, link_entry, 0);
+        CHECK(i >= 0);
+        CHECK(zip_file_set_external_attributes(za, (zip_uint64_t)i, 0, ZIP_OPSYS_UNIX,
+                                               0120777u << 16) == 0);
+    }
+    return zip_close(za) == 0;
+}
+
+/* Damaged and hostile archives: CRC mismatches, symbolic links, duplicate names. */
+static void test_save_safety(void)
+{
+    char dir[512], save[600], out[600];
+    trn_test_tmpdir(dir, sizeof dir);
+    snprintf(save, sizeof save, "%s/plain.save", dir);
+    snprintf(out, sizeof out, "%s/out.save", dir);
+    static bytes dat;
+    sample_file(&dat, true);
+    CHECK(make_plain_save(save, &dat, NULL));
+    uint8_t *got;
+    size_t n;
+    trn_error e;
+    CHECK_OK(trn_stationeers_save_extract(save, 0, &got, &n, &e));
+    free(got);
+
+    /* The same bytes from memory as from the file. */
+    size_t zip_size;
+    uint8_t *zip = trn_test_read_file(save, &zip_size);
+    CHECK_OK(trn_stationeers_save_extract_memory(zip, zip_size, "mem.save", 0, &got, &n, &e));
+    CHECK(n == dat.size && memcmp(got, dat.data, n) == 0);
+    free(got);
+
+    /* One flipped bit inside the stored terrain.dat: the CRC says so, with both values. */
+    size_t at = find_bytes(zip, zip_size, dat.data, dat.size);
+    CHECK(at != SIZE_MAX);
+    if (at != SIZE_MAX) {
+        zip[at + off_vein1 + 12] ^= 0x10; /* inside vein 1's IdHash: still parses */
+        uint32_t want = (uint32_t)crc32(0L, dat.data, (uInt)dat.size);
+        uint32_t found = (uint32_t)crc32(0L, zip + at, (uInt)dat.size);
+        char expect[200];
+        snprintf(expect, sizeof expect,
+                 "entry 'terrain.dat': CRC-32 mismatch: the central directory expects 0x%08x, "
+                 "the %zu extracted bytes give 0x%08x",
+                 (unsigned)want, dat.size, (unsigned)found);
+        CHECK_STATUS(
+            trn_stationeers_save_extract_memory(zip, zip_size, "mem.save", 0, &got, &n, &e),
+            TRN_ERR_FORMAT);
+        CHECK_CONTAINS(e.message, expect);
+        CHECK_CONTAINS(e.file, "mem.save");
+        CHECK(got == NULL && n == 0);
+        char bad[600];
+        snprintf(bad, sizeof bad, "%s/flipped.save", dir);
+        CHECK(trn_test_write_file(bad, zip, zip_size));
+        trn_stationeers_terrain t;
+        CHECK_STATUS(trn_stationeers_save_read(bad, NULL, &t, &e), TRN_ERR_FORMAT);
+        CHECK_CONTAINS(e.message, expect);
+        CHECK_CONTAINS(e.file, "flipped.save");
+    }
+    free(zip);
+
+    /* Two entries of one name: libzip's "File already exists" becomes the name. */
+    zip = trn_test_read_file(save, &zip_size);
+    for (size_t i; (i = find_bytes(zip, zip_size, "worle.xml", 9)) != SIZE_MAX;)
+        zip[i + 4] = 'd';
+    CHECK_STATUS(trn_stationeers_save_extract_memory(zip, zip_size, "dup.save", 0, &got, &n, &e),
+                 TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "duplicate entry 'world.xml' in archive");
+    char dup[600];
+    snprintf(dup, sizeof dup, "%s/dup.save", dir);
+    CHECK(trn_test_write_file(dup, zip, zip_size));
+    CHECK_STATUS(trn_stationeers_save_replace(dup, out, dat.data, dat.size, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "duplicate entry 'world.xml' in archive");
+    CHECK(!trn_test_exists(out));
+    /* Found through ZIP64 end records too. */
+    uint8_t *zip64 = malloc(zip_size + 76);
+    size_t zip64_size = to_zip64(zip, zip_size, zip64);
+    CHECK_STATUS(
+        trn_stationeers_save_extract_memory(zip64, zip64_size, "dup64.save", 0, &got, &n, &e),
+        TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "duplicate entry 'world.xml' in archive");
+    free(zip64);
+    free(zip);
+    /* ZIP64 end records without duplicates read as usual. */
+    zip = trn_test_read_file(save, &zip_size);
+    zip64 = malloc(zip_size + 76);
+    zip64_size = to_zip64(zip, zip_size, zip64);
+    CHECK_OK(trn_stationeers_save_extract_memory(zip64, zip64_size, "ok64.save", 0, &got, &n, &e));
+    CHECK(n == dat.size);
+    free(got);
+    free(zip64);
+    free(zip);
+
+    /* terrain.dat as a symbolic link is never read; another link entry stops a rewrite (the
+     * result would carry the link), not a read. */
+    CHECK(make_plain_save(save, &dat, "terrain.dat"));
+    CHECK_STATUS(trn_stationeers_save_extract(save, 0, &got, &n, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "entry 'terrain.dat' is a symbolic link (Unix mode 0120777");
+    CHECK_CONTAINS(e.message, "refusing to read it");
+    CHECK(got == NULL);
+    CHECK(make_plain_save(save, &dat, "worle.xml"));
+    CHECK_OK(trn_stationeers_save_extract(save, 0, &got, &n, &e));
+    free(got);
+    CHECK_STATUS(trn_stationeers_save_replace(save, out, dat.data, dat.size, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "entry 'worle.xml' is a symbolic link");
+    CHECK_CONTAINS(e.file, "plain.save");
+    CHECK(!trn_test_exists(out));
+    /* A regular file whose mode is not a link type is fine (0100644). */
+    int zerr;
+    zip_t *za = zip_open(save, 0, &zerr);
+    CHECK(za != NULL);
+    if (za) {
+        CHECK(zip_file_set_external_attributes(za, 2, 0, ZIP_OPSYS_UNIX, 0100644u << 16) == 0);
+        CHECK(zip_close(za) == 0);
+    }
+    CHECK_OK(trn_stationeers_save_replace(save, out, dat.data, dat.size, &e));
+}
+
 int main(void)
 {
     RUN(test_round_trip_small);
@@ -730,7 +1081,10 @@ int main(void)
     RUN(test_rejections);
     RUN(test_field_round_trip);
     RUN(test_to_field_rule);
+    RUN(test_losses);
+    RUN(test_sample_limit);
     RUN(test_cancel);
     RUN(test_save);
+    RUN(test_save_safety);
     return trn_test_finish();
 }

@@ -12,7 +12,8 @@
 extern "C" {
 #endif
 
-/* terrain.dat (seed 004), little-endian as .NET's BinaryWriter writes it, not compressed:
+/* terrain.dat (as the modding community's "terrain.dat binary format" notes describe it),
+ * little-endian as .NET's BinaryWriter writes it, not compressed:
  *   int32 MaxDepth
  *   the octree, depth-first pre-order from the root (depth 0, 2^MaxDepth voxels a side):
  *     leaf   (3 bytes): flags (bit 0 IS_LEAF set, bit 1 IS_MODIFIED), density (0 air ..
@@ -27,14 +28,14 @@ extern "C" {
  *
  * The reader refuses (the error names the section, e.g. "node at depth 3, path 7/0/2" or
  * "vein 4, minable 1", and the byte offset of the read that failed): a negative or absurd
- * MaxDepth (> TRN_STATIONEERS_DEPTH_ABSURD: TRN_ERR_FORMAT), a MaxDepth over the limits
- * (TRN_ERR_LIMIT), a branch at depth MaxDepth, flag bits other than IS_LEAF and IS_MODIFIED
- * and node types with bits above Bedrock (TRN_ERR_FORMAT, unless limits.accept_unknown_bits),
- * more nodes, veins or minables than the limits allow (TRN_ERR_LIMIT), a negative vein count
- * (TRN_ERR_FORMAT), a file that ends inside any section (TRN_ERR_TRUNCATED) and bytes after
- * the vein section (TRN_ERR_TRAILING_DATA at the first of them). The vein section is always
- * present (count 0 when there are no veins). No C recursion: the tree is walked with an
- * explicit stack of at most MaxDepth + 1 frames. */
+ * MaxDepth (> TRN_STATIONEERS_DEPTH_ABSURD: TRN_ERR_FORMAT), a MaxDepth over the limits or
+ * whose heightfield would have more than limits.max_samples samples (TRN_ERR_LIMIT), a branch at
+ * depth MaxDepth, flag bits other than IS_LEAF and IS_MODIFIED and node types with bits above
+ * Bedrock (TRN_ERR_FORMAT, unless limits.accept_unknown_bits), more nodes, veins or minables than
+ * the limits allow (TRN_ERR_LIMIT), a negative vein count (TRN_ERR_FORMAT), a file that ends inside
+ * any section (TRN_ERR_TRUNCATED) and bytes after the vein section (TRN_ERR_TRAILING_DATA at the
+ * first of them). The vein section is always present (count 0 when there are no veins). No C
+ * recursion: the tree is walked with an explicit stack of at most MaxDepth + 1 frames. */
 
 #define TRN_STATIONEERS_LEAF 0x01u
 #define TRN_STATIONEERS_MODIFIED 0x02u
@@ -48,12 +49,28 @@ extern "C" {
 /* Voxels whose density is at least this are solid (more than half full). */
 #define TRN_STATIONEERS_SOLID 128u
 
+/* Working memory per heightfield sample (one voxel column) at the peak of
+ * trn_stationeers_to_field: 9 bytes of column state (int16 top, low and high partial rows; u8
+ * top density, partial density, density above) + the field's 4-byte float height.
+ * trn_stationeers_from_field needs less per column (5 bytes: int16 + u8 + a third-size min/max
+ * pyramid of 3 int16). */
+#define TRN_STATIONEERS_SAMPLE_BYTES 13u
+/* The default sample limit: what 8 GiB of working memory holds at TRN_STATIONEERS_SAMPLE_BYTES
+ * each, 8 * 2^30 / 13 = 660,764,199 samples. A MaxDepth-d terrain has (2^d)^2 samples: depth
+ * 14 (268,435,456, 3.25 GiB) passes, depth 15 (1,073,741,824) does not. */
+#define TRN_STATIONEERS_MAX_SAMPLES_DEFAULT (((uint64_t)8 << 30) / TRN_STATIONEERS_SAMPLE_BYTES)
+
 /* Bounds for reading untrusted files. */
 typedef struct trn_stationeers_limits {
     uint32_t max_depth;       /* default 14 (Stationeers worlds use 10 to 12) */
     uint64_t max_nodes;       /* default 2^31 */
     uint32_t max_veins;       /* default 2^20 */
-    bool accept_unknown_bits; /* keep flag and type bits the seed does not name (default false) */
+    bool accept_unknown_bits; /* keep flag and type bits the format does not name (default false) */
+    /* The most heightfield samples, (2^MaxDepth)^2, a terrain read with these limits may have
+     * (default TRN_STATIONEERS_MAX_SAMPLES_DEFAULT), checked at the header before the tree is
+     * read: an 11-byte file can claim a MaxDepth whose heightfield needs gigabytes. 0 = not
+     * checked, for callers that never build a heightfield (describing or copying the tree). */
+    uint64_t max_samples;
 } trn_stationeers_limits;
 
 void trn_stationeers_limits_default(trn_stationeers_limits *limits);
@@ -143,7 +160,9 @@ typedef struct trn_stationeers_stats {
     uint64_t density_leaves[256]; /* leaves by density */
     uint64_t type_leaves[256];    /* leaves by node type byte */
     uint64_t leaves_by_depth[TRN_STATIONEERS_DEPTH_ABSURD + 1];
-    double solid_voxels; /* voxels in leaves with density >= TRN_STATIONEERS_SOLID */
+    double solid_voxels;     /* voxels in leaves with density >= TRN_STATIONEERS_SOLID */
+    double modified_voxels;  /* voxels in leaves marked IS_MODIFIED */
+    double type_voxels[256]; /* voxels by node type byte */
     uint64_t veins, minables, active_minables;
 } trn_stationeers_stats;
 
@@ -163,6 +182,9 @@ typedef struct trn_stationeers_field_options {
     uint32_t max_depth;      /* from_field: 0 = the smallest depth that holds the field */
     uint32_t crust_depth;    /* from_field: Crust voxels at the top of each column (default 2) */
     uint32_t bedrock_layers; /* from_field: Bedrock voxel rows at the bottom (default 4) */
+    /* The most samples (voxel columns, (2^MaxDepth)^2) either conversion may allocate for,
+     * checked before allocating; 0 = TRN_STATIONEERS_MAX_SAMPLES_DEFAULT (the default). */
+    uint64_t max_samples;
 } trn_stationeers_field_options;
 
 void trn_stationeers_field_options_default(trn_stationeers_field_options *options);
@@ -174,6 +196,14 @@ typedef struct trn_stationeers_field_report {
     uint64_t clamped_high;  /* from_field: samples above the world top, lowered to it */
     uint64_t extended;      /* from_field: columns outside the field (repeat its edge) */
     uint32_t max_depth;     /* from_field: the depth used */
+    /* to_field: what the octree holds that the heightfield cannot. Per column the field keeps
+     * its surface voxel (the one above the top solid voxel when that holds some density, else
+     * the top solid voxel) and implies full voxels below it and air above it; voxels that
+     * differ are counted here, with the columns holding them. */
+    uint64_t cave_voxels, cave_columns;         /* not solid (density < 128) below the surface:
+                                                 * caves and overhangs */
+    uint64_t buried_voxels, buried_columns;     /* solid but not full (128..254) below it */
+    uint64_t floating_voxels, floating_columns; /* not air above the surface voxel */
 } trn_stationeers_field_report;
 
 /* Octree to heightfield: for each column the highest solid voxel s (density >=
@@ -181,8 +211,10 @@ typedef struct trn_stationeers_field_report {
  * inside that voxel, at s + 1 + a / 255, otherwise inside s, at s + density(s) / 255. A column
  * without a solid voxel is base (counted in report->empty_columns) unless voxel 0 holds some
  * density a: then a / 255. The field has 2^MaxDepth samples a side and
- * (2^MaxDepth - 1) * voxel_size metres. Two passes over the nodes, no recursion. Progress
- * stage "octree to heightfield"; cancelling leaves *field untouched. */
+ * (2^MaxDepth - 1) * voxel_size metres. Two passes over the nodes, no recursion, and a third
+ * when report is not NULL (to count what the field loses). TRN_ERR_LIMIT, before allocating,
+ * when the field would have more than options->max_samples samples. Progress stage "octree to
+ * heightfield"; cancelling leaves *field untouched. */
 trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
                                     const trn_stationeers_field_options *options, trn_field *field,
                                     trn_stationeers_field_report *report, trn_progress_fn progress,
@@ -196,8 +228,9 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
  * air. Every subtree whose voxels are all alike is one leaf (the tree is canonical); no
  * veins; no node is marked modified. Columns past the field's last sample repeat it. The
  * field may have at most 2^MaxDepth samples a side; max_depth 0 picks the smallest depth that
- * holds the field's samples and its highest point. Progress stage "heightfield to octree";
- * on failure *terrain is left empty. */
+ * holds the field's samples and its highest point; TRN_ERR_LIMIT, before allocating, when
+ * its (2^MaxDepth)^2 columns are more than options->max_samples. Progress stage "heightfield
+ * to octree"; on failure *terrain is left empty. */
 trn_status trn_stationeers_from_field(const trn_field *field,
                                       const trn_stationeers_field_options *options,
                                       trn_stationeers_terrain *terrain,
@@ -213,10 +246,17 @@ trn_status trn_stationeers_from_field(const trn_field *field,
 
 /* Read the bytes of terrain.dat (an entry of that name, any case, in any folder; exactly one)
  * from a .save without unpacking the rest. max_size bounds the entry (0 = 2 GiB). *data is
- * malloc'd. TRN_ERR_NOT_FOUND when there is no such entry, TRN_ERR_FORMAT when the file is not
- * a ZIP or holds several. */
+ * malloc'd. TRN_ERR_NOT_FOUND when there is no such entry; TRN_ERR_FORMAT when the file is not
+ * a ZIP, holds several terrain.dat, holds two entries of one name ("duplicate entry NAME"),
+ * when the entry is a symbolic link (Unix mode S_IFLNK in its external attributes: never read
+ * as data) or when the CRC-32 of the extracted bytes differs from the central directory's
+ * (the message gives both). */
 trn_status trn_stationeers_save_extract(const char *save_path, size_t max_size, uint8_t **data,
                                         size_t *size, trn_error *err);
+/* The same from an archive held in memory (save_path names it in messages; may be NULL). */
+trn_status trn_stationeers_save_extract_memory(const uint8_t *save, size_t save_size,
+                                               const char *save_path, size_t max_size,
+                                               uint8_t **data, size_t *size, trn_error *err);
 /* Extract and parse. */
 trn_status trn_stationeers_save_read(const char *save_path, const trn_stationeers_limits *limits,
                                      trn_stationeers_terrain *terrain, trn_error *err);
@@ -224,7 +264,9 @@ trn_status trn_stationeers_save_read(const char *save_path, const trn_stationeer
  * other entry kept as stored (same order, same compressed bytes, same method), terrain.dat
  * compressed by its old method when libzip can write it (else Deflate) with its old
  * modification time. out_path may be save_path (in-place update); the archive is built in
- * memory and written atomically, so save_path is never touched unless it is out_path. */
+ * memory and written atomically, so save_path is never touched unless it is out_path. An
+ * archive with a symbolic-link entry is refused (TRN_ERR_FORMAT naming the entry) rather than
+ * written back with a link in it. */
 trn_status trn_stationeers_save_replace(const char *save_path, const char *out_path,
                                         const uint8_t *data, size_t size, trn_error *err);
 

@@ -20,6 +20,22 @@ void trn_stationeers_field_options_default(trn_stationeers_field_options *option
     /* Four rows: a power of two on the grid of 4-voxel nodes costs (n / 4)^2 leaves; one row
      * would take n^2 single-voxel leaves, as many as the whole surface. */
     options->bedrock_layers = 4;
+    options->max_samples = TRN_STATIONEERS_MAX_SAMPLES_DEFAULT;
+}
+
+/* TRN_ERR_LIMIT when a conversion at this depth would work on more samples than allowed. */
+static trn_status check_samples(const trn_stationeers_field_options *o, uint32_t depth,
+                                const char *what, trn_error *err)
+{
+    const uint64_t limit = o->max_samples ? o->max_samples : TRN_STATIONEERS_MAX_SAMPLES_DEFAULT;
+    const uint64_t samples = (uint64_t)1 << (2 * depth);
+    if (samples <= limit) return TRN_OK;
+    return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                         "%s: MaxDepth %u means %llu x %llu = %llu samples, over the limit of "
+                         "%llu samples (about %u bytes each); raise max_samples (terrane: "
+                         "--max-samples N) if the memory is there",
+                         what, depth, 1ull << depth, 1ull << depth, (unsigned long long)samples,
+                         (unsigned long long)limit, TRN_STATIONEERS_SAMPLE_BYTES);
 }
 
 static trn_status check_options(const trn_stationeers_field_options *o, trn_error *err)
@@ -51,9 +67,49 @@ typedef struct column_state {
     uint8_t *pd;
     uint8_t *above; /* density of the voxel right above top when 1..127, else 0 */
     uint32_t n;     /* columns a side */
+    /* Pass 3: what the field loses; pd is reused as per-column LOSS_* bits. */
+    int32_t max_surface;
+    uint64_t cave, buried, floating;
 } column_state;
 
-/* Walk every leaf in stored order, calling pass 1 or 2. Returns TRN_ERR_CANCELLED when asked,
+#define LOSS_CAVE 1u
+#define LOSS_BURIED 2u
+#define LOSS_FLOATING 4u
+
+/* Pass 3 for one leaf of density d over rows ylo..yhi: count its voxels that differ from what
+ * the field implies, full below each column's surface voxel and air above it. */
+static void count_losses(column_state *cs, uint32_t x, uint32_t z, uint32_t s, int32_t ylo,
+                         int32_t yhi, uint8_t d)
+{
+    if (d == 255) return;                         /* full: solid, so never above the surface */
+    if (d == 0 && ylo >= cs->max_surface) return; /* air at or above every surface */
+    const uint32_t n = cs->n;
+    for (uint32_t zz = z; zz < z + s; zz++) {
+        size_t row = (size_t)zz * n;
+        for (uint32_t xx = x; xx < x + s; xx++) {
+            size_t c = row + xx;
+            int32_t surface = cs->top[c] + (cs->above[c] ? 1 : 0);
+            int32_t hi = yhi < surface - 1 ? yhi : surface - 1;
+            if (hi >= ylo) {
+                uint64_t below = (uint64_t)(hi - ylo + 1);
+                if (d < TRN_STATIONEERS_SOLID) {
+                    cs->cave += below;
+                    cs->pd[c] |= LOSS_CAVE;
+                } else {
+                    cs->buried += below;
+                    cs->pd[c] |= LOSS_BURIED;
+                }
+            }
+            int32_t lo = ylo > surface + 1 ? ylo : surface + 1;
+            if (d > 0 && yhi >= lo) {
+                cs->floating += (uint64_t)(yhi - lo + 1);
+                cs->pd[c] |= LOSS_FLOATING;
+            }
+        }
+    }
+}
+
+/* Walk every leaf in stored order, calling pass 1, 2 or 3. Returns TRN_ERR_CANCELLED when asked,
  * TRN_ERR_INVALID_ARGUMENT when the node bytes are not a consistent tree. */
 static trn_status walk_leaves(const trn_stationeers_terrain *t, column_state *cs, int pass,
                               const trn_progress *prog, trn_error *err)
@@ -110,6 +166,8 @@ static trn_status walk_leaves(const trn_stationeers_terrain *t, column_state *cs
                         }
                 }
             }
+        } else if (pass == 3) {
+            count_losses(cs, x, z, s, ylo, yhi, d);
         } else if (d > 0 && d < TRN_STATIONEERS_SOLID) {
             for (uint32_t zz = z; zz < z + s; zz++) {
                 size_t row = (size_t)zz * n;
@@ -165,6 +223,8 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
                              "octree to heightfield: MaxDepth %u: heightfields need 1..%u "
                              "(2 to %u columns a side)",
                              terrain->max_depth, FIELD_MAX_DEPTH, 1u << FIELD_MAX_DEPTH);
+    st = check_samples(options, terrain->max_depth, "octree to heightfield", err);
+    if (st) return st;
     trn_progress prog = trn_progress_make(progress, user);
     const uint32_t n = 1u << terrain->max_depth;
     const size_t columns = (size_t)n * n;
@@ -186,7 +246,7 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
         cs.top[c] = -1;
         cs.phi[c] = -1;
     }
-    trn_progress p1 = trn_progress_sub(&prog, 0.0, 0.6);
+    trn_progress p1 = trn_progress_sub(&prog, 0.0, 0.5);
     st = walk_leaves(terrain, &cs, 1, &p1, err);
     if (st) goto done;
     uint64_t unsettled = 0;
@@ -200,7 +260,7 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
     }
     if (unsettled) {
         memset(cs.above, 0, columns);
-        trn_progress p2 = trn_progress_sub(&prog, 0.6, 0.95);
+        trn_progress p2 = trn_progress_sub(&prog, 0.5, 0.7);
         st = walk_leaves(terrain, &cs, 2, &p2, err);
         if (st) goto done;
     }
@@ -222,9 +282,27 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
         f.heights[c] = (float)(options->base + h * options->voxel_size);
     }
     if (report) {
+        /* Pass 3: per-column loss bits in pd (free once the columns are settled). */
+        memset(cs.pd, 0, columns);
+        cs.max_surface = -1;
+        for (size_t c = 0; c < columns; c++) {
+            int32_t surface = cs.top[c] + (cs.above[c] ? 1 : 0);
+            if (surface > cs.max_surface) cs.max_surface = surface;
+        }
+        trn_progress p3 = trn_progress_sub(&prog, 0.7, 0.95);
+        st = walk_leaves(terrain, &cs, 3, &p3, err);
+        if (st) goto done;
         memset(report, 0, sizeof *report);
         report->empty_columns = empty;
         report->max_depth = terrain->max_depth;
+        report->cave_voxels = cs.cave;
+        report->buried_voxels = cs.buried;
+        report->floating_voxels = cs.floating;
+        for (size_t c = 0; c < columns; c++) {
+            report->cave_columns += (cs.pd[c] & LOSS_CAVE) != 0;
+            report->buried_columns += (cs.pd[c] & LOSS_BURIED) != 0;
+            report->floating_columns += (cs.pd[c] & LOSS_FLOATING) != 0;
+        }
     }
     trn_progress_report(&prog, 1.0, "octree to heightfield");
     *field = f;
@@ -524,6 +602,8 @@ trn_status trn_stationeers_from_field(const trn_field *field,
                              "to %.1f voxels high); at most %u: use a larger voxel size or a "
                              "higher base",
                              depth, sx, sz, hv_max, FIELD_MAX_DEPTH);
+    st = check_samples(options, depth, "heightfield to octree", err);
+    if (st) return st;
     const uint32_t n = 1u << depth;
     if (sx > n || sz > n)
         return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,

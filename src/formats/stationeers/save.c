@@ -4,17 +4,143 @@
 #include <strings.h>
 
 #include <zip.h>
+#include <zlib.h>
 
+#include "core/cursor.h"
 #include "core/fileio.h"
 #include "terrane/stationeers.h"
 
 #define DEFAULT_MAX_ENTRY ((size_t)1 << 31)
+/* Unix st_mode bits as ZIP external attributes carry them (high 16 bits), spelled out so the
+ * check does not depend on the host's <sys/stat.h>. */
+#define UNIX_MODE_TYPE 0170000u
+#define UNIX_MODE_LINK 0120000u
 
 static trn_status zip_fail(trn_error *err, trn_status code, const char *path, const char *what,
                            zip_error_t *ze)
 {
     return trn_error_set(err, code, path, -1, "%s: %s", what,
                          ze ? zip_error_strerror(ze) : "unknown libzip error");
+}
+
+/* An entry name fit for a message: printable ASCII kept, other bytes as \xNN, cut at 200. */
+static void printable_name(const uint8_t *name, size_t len, char *buf, size_t size)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 5 < size; i++) {
+        if (i == 200) {
+            snprintf(buf + k, size - k, "...");
+            return;
+        }
+        if (name[i] >= 0x20 && name[i] < 0x7f)
+            buf[k++] = (char)name[i];
+        else
+            k += (size_t)snprintf(buf + k, size - k, "\\x%02x", name[i]);
+    }
+    buf[k] = 0;
+}
+
+typedef struct cd_name {
+    const uint8_t *name;
+    size_t len;
+} cd_name;
+
+static int cd_name_cmp(const void *a, const void *b)
+{
+    const cd_name *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->name, y->name, n);
+    if (c) return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Where the central directory starts and how many entries it lists (ZIP64 too); false when
+ * the end records cannot be found or point outside the bytes. */
+static bool find_central_directory(const uint8_t *zip, size_t size, size_t *cd_at,
+                                   uint64_t *entries)
+{
+    if (size < 22) return false;
+    size_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
+    for (size_t at = size - 22 + 1; at-- > lowest;) {
+        if (memcmp(zip + at, "PK\x05\x06", 4) != 0) continue;
+        trn_cursor c;
+        trn_cursor_init(&c, zip + at + 10, 12);
+        uint16_t count16;
+        uint32_t cd_size, cd_offset;
+        trn_cursor_u16le(&c, &count16);
+        trn_cursor_u32le(&c, &cd_size);
+        trn_cursor_u32le(&c, &cd_offset);
+        uint64_t count = count16, offset = cd_offset;
+        if ((count16 == 0xffff || cd_offset == 0xffffffffu) && at >= 20 &&
+            memcmp(zip + at - 20, "PK\x06\x07", 4) == 0) {
+            /* ZIP64: the locator gives the ZIP64 end record, which holds the real values. */
+            const uint8_t *loc = zip + at - 20 + 8;
+            uint64_t end64 = 0;
+            for (int k = 7; k >= 0; k--)
+                end64 = end64 << 8 | loc[k];
+            if (end64 > size || size - end64 < 56 || memcmp(zip + end64, "PK\x06\x06", 4) != 0)
+                return false;
+            count = offset = 0;
+            for (int k = 7; k >= 0; k--) {
+                count = count << 8 | zip[end64 + 32 + (size_t)k];
+                offset = offset << 8 | zip[end64 + 48 + (size_t)k];
+            }
+        }
+        if (offset > size) return false;
+        *cd_at = (size_t)offset;
+        *entries = count;
+        return true;
+    }
+    return false;
+}
+
+/* The name of an entry the central directory lists twice (libzip refuses such archives with
+ * "File already exists", naming neither entry). False when none is found. */
+static bool find_duplicate_name(const uint8_t *zip, size_t size, char *buf, size_t buf_size)
+{
+    size_t cd_at;
+    uint64_t entries;
+    if (!find_central_directory(zip, size, &cd_at, &entries)) return false;
+    /* Each entry takes at least 46 bytes: never allocate more than the bytes could hold. */
+    if (entries > (size - cd_at) / 46) entries = (size - cd_at) / 46;
+    if (entries < 2) return false;
+    cd_name *names = malloc((size_t)entries * sizeof *names);
+    if (!names) return false;
+    trn_cursor c;
+    trn_cursor_init(&c, zip + cd_at, size - cd_at);
+    size_t count = 0;
+    while (count < entries) {
+        const uint8_t *h = trn_cursor_take(&c, 46);
+        if (!h || memcmp(h, "PK\x01\x02", 4) != 0) break;
+        size_t name_len = (size_t)(h[28] | h[29] << 8);
+        size_t rest = name_len + (size_t)(h[30] | h[31] << 8) + (size_t)(h[32] | h[33] << 8);
+        const uint8_t *name = trn_cursor_take(&c, rest);
+        if (!name) break;
+        names[count].name = name;
+        names[count].len = name_len;
+        count++;
+    }
+    qsort(names, count, sizeof *names, cd_name_cmp);
+    bool found = false;
+    for (size_t i = 1; i < count && !found; i++)
+        if (cd_name_cmp(&names[i - 1], &names[i]) == 0) {
+            printable_name(names[i].name, names[i].len, buf, buf_size);
+            found = true;
+        }
+    free(names);
+    return found;
+}
+
+/* True when the entry is a symbolic link: a Unix mode of type S_IFLNK in its attributes. */
+static bool entry_is_symlink(zip_t *za, zip_uint64_t index, uint32_t *mode)
+{
+    zip_uint8_t opsys;
+    zip_uint32_t attributes;
+    if (zip_file_get_external_attributes(za, index, 0, &opsys, &attributes) != 0 ||
+        opsys != ZIP_OPSYS_UNIX)
+        return false;
+    *mode = attributes >> 16;
+    return (*mode & UNIX_MODE_TYPE) == UNIX_MODE_LINK;
 }
 
 /* True when name's last component is terrain.dat (any case). */
@@ -62,6 +188,16 @@ static trn_status open_memory_zip(const uint8_t *data, size_t size, const char *
         return st;
     }
     zip_t *za = zip_open_from_source(src, flags, &ze);
+    char dup[1024];
+    if (!za && zip_error_code_zip(&ze) == ZIP_ER_EXISTS &&
+        find_duplicate_name(data, size, dup, sizeof dup)) {
+        zip_error_fini(&ze);
+        zip_source_free(src);
+        return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                             "save archive: duplicate entry '%s' in archive (two entries of that "
+                             "name: which one is meant cannot be told)",
+                             dup);
+    }
     if (!za) {
         trn_status st =
             trn_error_set(err, TRN_ERR_FORMAT, path, 0, "save archive: not a readable ZIP: %s",
@@ -76,9 +212,30 @@ static trn_status open_memory_zip(const uint8_t *data, size_t size, const char *
     return TRN_OK;
 }
 
+/* Bytes in one zlib crc32 call (its length is an unsigned int). */
+#define CRC_CHUNK ((size_t)1 << 30)
+
+static uint32_t crc32_of(const uint8_t *data, size_t size)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t at = 0; at < size; at += CRC_CHUNK) {
+        size_t n = size - at < CRC_CHUNK ? size - at : CRC_CHUNK;
+        crc = crc32(crc, data + at, (uInt)n);
+    }
+    return (uint32_t)crc;
+}
+
 static trn_status read_entry(zip_t *za, zip_uint64_t index, const char *path, size_t max_size,
                              uint8_t **data, size_t *size, trn_error *err)
 {
+    const char *name = zip_get_name(za, index, ZIP_FL_ENC_GUESS);
+    if (!name) name = TRN_STATIONEERS_SAVE_ENTRY;
+    uint32_t mode;
+    if (entry_is_symlink(za, index, &mode))
+        return trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                             "save archive: entry '%s' is a symbolic link (Unix mode 0%o in its "
+                             "external attributes), not data: refusing to read it",
+                             name, (unsigned)mode);
     zip_stat_t zs;
     zip_stat_init(&zs);
     if (zip_stat_index(za, index, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_SIZE))
@@ -114,6 +271,15 @@ static trn_status read_entry(zip_t *za, zip_uint64_t index, const char *path, si
                            zip_error_code_zip(fe) != ZIP_ER_OK ? zip_error_strerror(fe)
                                                                : "entry ends early");
     zip_fclose(zf);
+    /* libzip checks the CRC only when a read runs into the end of the entry, which a read of
+     * exactly its size never does: check it here. */
+    uint32_t found;
+    if (st == TRN_OK && (zs.valid & ZIP_STAT_CRC) && (found = crc32_of(buf, n)) != zs.crc)
+        st = trn_error_set(err, TRN_ERR_FORMAT, path, -1,
+                           "save archive: entry '%s': CRC-32 mismatch: the central directory "
+                           "expects 0x%08x, the %zu extracted bytes give 0x%08x (the archive is "
+                           "damaged)",
+                           name, (unsigned)zs.crc, n, (unsigned)found);
     if (st) {
         free(buf);
         return st;
@@ -123,24 +289,39 @@ static trn_status read_entry(zip_t *za, zip_uint64_t index, const char *path, si
     return TRN_OK;
 }
 
+trn_status trn_stationeers_save_extract_memory(const uint8_t *save, size_t save_size,
+                                               const char *save_path, size_t max_size,
+                                               uint8_t **data, size_t *size, trn_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    if (max_size == 0) max_size = DEFAULT_MAX_ENTRY;
+    if (!save && save_size)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, save_path, -1,
+                             "save_extract: no archive bytes");
+    static const uint8_t empty[1] = {0};
+    zip_source_t *src = NULL;
+    zip_t *za = NULL;
+    trn_status st = open_memory_zip(save ? save : empty, save_size, save_path,
+                                    ZIP_RDONLY | ZIP_CHECKCONS, &src, &za, err);
+    if (st) return st;
+    zip_uint64_t index;
+    st = find_entry(za, save_path, &index, err);
+    if (st == TRN_OK) st = read_entry(za, index, save_path, max_size, data, size, err);
+    zip_discard(za);
+    return st;
+}
+
 trn_status trn_stationeers_save_extract(const char *save_path, size_t max_size, uint8_t **data,
                                         size_t *size, trn_error *err)
 {
     *data = NULL;
     *size = 0;
-    if (max_size == 0) max_size = DEFAULT_MAX_ENTRY;
     trn_mapped_file mf;
     trn_status st = trn_mapped_file_open(&mf, save_path, 0, err);
     if (st) return st;
-    zip_source_t *src = NULL;
-    zip_t *za = NULL;
-    st = open_memory_zip(mf.data, mf.size, save_path, ZIP_RDONLY | ZIP_CHECKCONS, &src, &za, err);
-    if (st == TRN_OK) {
-        zip_uint64_t index;
-        st = find_entry(za, save_path, &index, err);
-        if (st == TRN_OK) st = read_entry(za, index, save_path, max_size, data, size, err);
-        zip_discard(za);
-    }
+    st =
+        trn_stationeers_save_extract_memory(mf.data, mf.size, save_path, max_size, data, size, err);
     trn_mapped_file_close(&mf);
     return st;
 }
@@ -181,6 +362,18 @@ trn_status trn_stationeers_save_replace(const char *save_path, const char *out_p
     zip_uint64_t index;
     st = find_entry(za, save_path, &index, err);
     if (st) goto discard;
+    /* libzip would copy a link entry's attributes as they are: never write one back. */
+    for (zip_uint64_t i = 0; i < (zip_uint64_t)zip_get_num_entries(za, 0); i++) {
+        uint32_t mode;
+        if (!entry_is_symlink(za, i, &mode)) continue;
+        const char *name = zip_get_name(za, i, ZIP_FL_ENC_GUESS);
+        st = trn_error_set(err, TRN_ERR_FORMAT, save_path, -1,
+                           "save archive: entry '%s' is a symbolic link (Unix mode 0%o); "
+                           "refusing to write an archive with a link in it (remove the entry "
+                           "first, e.g. zip -d ARCHIVE '%s')",
+                           name ? name : "?", (unsigned)mode, name ? name : "?");
+        goto discard;
+    }
     zip_stat_t zs;
     zip_stat_init(&zs);
     if (zip_stat_index(za, index, 0, &zs) != 0) {

@@ -19,6 +19,7 @@ void trn_stationeers_limits_default(trn_stationeers_limits *limits)
     limits->max_nodes = (uint64_t)1 << 31;
     limits->max_veins = 1u << 20;
     limits->accept_unknown_bits = false;
+    limits->max_samples = TRN_STATIONEERS_MAX_SAMPLES_DEFAULT;
 }
 
 bool trn_stationeers_sniff(const uint8_t *data, size_t size)
@@ -66,11 +67,19 @@ static trn_status parse_octree(dat_parse *p, trn_stationeers_terrain *t)
     for (;;) {
         size_t at = p->c.pos;
         uint8_t flags;
-        if (!trn_cursor_u8(&p->c, &flags))
+        if (!trn_cursor_u8(&p->c, &flags)) {
+            /* Nothing after the 4-byte header: say so rather than name a node. */
+            if (at == start)
+                return trn_error_set(p->err, TRN_ERR_TRUNCATED, p->path, (int64_t)at,
+                                     "terrain.dat truncated after MaxDepth at offset %zu: "
+                                     "expected the flags byte of the root node (depth 0), found "
+                                     "the end of the file",
+                                     at);
             return trn_error_set(p->err, TRN_ERR_TRUNCATED, p->path, (int64_t)at,
                                  "octree: %s: expected its flags byte at offset %zu, found the "
                                  "end of the file",
                                  node_name(child, depth, name, sizeof name), at);
+        }
         if ((flags & ~KNOWN_FLAGS) && !p->limits->accept_unknown_bits)
             return trn_error_set(p->err, TRN_ERR_FORMAT, p->path, (int64_t)at,
                                  "octree: %s: flags 0x%02x have bits other than IS_LEAF (0x01) "
@@ -219,6 +228,17 @@ trn_status trn_stationeers_parse(const uint8_t *data, size_t size, const char *p
         return trn_error_set(err, TRN_ERR_LIMIT, path, 0,
                              "header: MaxDepth %d (%llu voxels a side) is over the limit %u",
                              max_depth, 1ull << max_depth, limits->max_depth);
+    /* (2^d)^2 fits: d <= 24 here. */
+    const uint64_t samples = (uint64_t)1 << (2 * max_depth);
+    if (limits->max_samples && samples > limits->max_samples)
+        return trn_error_set(err, TRN_ERR_LIMIT, path, 0,
+                             "header: MaxDepth %d means a heightfield of %llu x %llu = %llu "
+                             "samples, over the limit of %llu samples (about %u bytes each "
+                             "when converted); raise the limit (terrane: --max-samples N) if "
+                             "the memory is there",
+                             max_depth, 1ull << max_depth, 1ull << max_depth,
+                             (unsigned long long)samples, (unsigned long long)limits->max_samples,
+                             TRN_STATIONEERS_SAMPLE_BYTES);
     trn_stationeers_terrain t;
     memset(&t, 0, sizeof t);
     t.max_depth = (uint32_t)max_depth;
@@ -416,13 +436,15 @@ void trn_stationeers_stats_compute(const trn_stationeers_terrain *terrain,
             stats->modified_branches += modified;
             continue;
         }
+        const double voxels = (double)n.size * (double)n.size * (double)n.size;
         stats->leaves++;
         stats->modified_leaves += modified;
+        if (modified) stats->modified_voxels += voxels;
         stats->density_leaves[n.density]++;
         stats->type_leaves[n.type]++;
+        stats->type_voxels[n.type] += voxels;
         stats->leaves_by_depth[n.depth]++;
-        if (n.density >= TRN_STATIONEERS_SOLID)
-            stats->solid_voxels += (double)n.size * (double)n.size * (double)n.size;
+        if (n.density >= TRN_STATIONEERS_SOLID) stats->solid_voxels += voxels;
     }
     stats->veins = terrain->vein_count;
     stats->minables = terrain->minable_count;
