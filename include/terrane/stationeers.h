@@ -211,10 +211,11 @@ typedef struct trn_stationeers_field_report {
  * inside that voxel, at s + 1 + a / 255, otherwise inside s, at s + density(s) / 255. A column
  * without a solid voxel is base (counted in report->empty_columns) unless voxel 0 holds some
  * density a: then a / 255. The field has 2^MaxDepth samples a side and
- * (2^MaxDepth - 1) * voxel_size metres. Two passes over the nodes, no recursion, and a third
- * when report is not NULL (to count what the field loses). TRN_ERR_LIMIT, before allocating,
- * when the field would have more than options->max_samples samples. Progress stage "octree to
- * heightfield"; cancelling leaves *field untouched. */
+ * (2^MaxDepth - 1) * voxel_size metres. One walk over the nodes, and a second when some
+ * partial voxel lies above a column's top or when report is not NULL (it then also counts what
+ * the field loses); no recursion. TRN_ERR_LIMIT, before allocating, when the field would have
+ * more than options->max_samples samples. Progress stage "octree to heightfield"; cancelling
+ * leaves *field untouched. */
 trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
                                     const trn_stationeers_field_options *options, trn_field *field,
                                     trn_stationeers_field_report *report, trn_progress_fn progress,

@@ -67,8 +67,10 @@ typedef struct column_state {
     uint8_t *pd;
     uint8_t *above; /* density of the voxel right above top when 1..127, else 0 */
     uint32_t n;     /* columns a side */
-    /* Pass 3: what the field loses; pd is reused as per-column LOSS_* bits. */
-    int32_t max_surface;
+    /* With a report, pass 2 also counts what the field loses: phi then holds a pyramid of the
+     * highest top per 2^k x 2^k block (level k at phi + level_at[k]), pd the LOSS_* bits. */
+    bool losses;
+    size_t level_at[FIELD_MAX_DEPTH + 1];
     uint64_t cave, buried, floating;
 } column_state;
 
@@ -76,20 +78,31 @@ typedef struct column_state {
 #define LOSS_BURIED 2u
 #define LOSS_FLOATING 4u
 
-/* Pass 3 for one leaf of density d over rows ylo..yhi: count its voxels that differ from what
- * the field implies, full below each column's surface voxel and air above it. */
+/* Pass 2 with a report, for one leaf of density d over rows ylo..yhi: count its voxels that
+ * differ from what the field implies. The field keeps each column's top solid voxel t and the
+ * one above it, and implies full voxels below t and air above t + 1; whether t itself is lost
+ * (not full under a partial voxel) is settled once `above` is known. */
 static void count_losses(column_state *cs, uint32_t x, uint32_t z, uint32_t s, int32_t ylo,
                          int32_t yhi, uint8_t d)
 {
-    if (d == 255) return;                         /* full: solid, so never above the surface */
-    if (d == 0 && ylo >= cs->max_surface) return; /* air at or above every surface */
+    if (d == 255) return; /* full: below t it is implied, and nothing above t is solid */
     const uint32_t n = cs->n;
+    if (d == 0) {
+        /* Air at or above every top of its footprint loses nothing: one look-up. */
+        uint32_t k = 0;
+        while ((1u << k) < s)
+            k++;
+        int32_t highest = k == 0
+                              ? cs->top[(size_t)z * n + x]
+                              : cs->phi[cs->level_at[k] + (size_t)(z >> k) * (n >> k) + (x >> k)];
+        if (ylo >= highest) return;
+    }
     for (uint32_t zz = z; zz < z + s; zz++) {
         size_t row = (size_t)zz * n;
         for (uint32_t xx = x; xx < x + s; xx++) {
             size_t c = row + xx;
-            int32_t surface = cs->top[c] + (cs->above[c] ? 1 : 0);
-            int32_t hi = yhi < surface - 1 ? yhi : surface - 1;
+            int32_t t = cs->top[c];
+            int32_t hi = yhi < t - 1 ? yhi : t - 1;
             if (hi >= ylo) {
                 uint64_t below = (uint64_t)(hi - ylo + 1);
                 if (d < TRN_STATIONEERS_SOLID) {
@@ -100,7 +113,8 @@ static void count_losses(column_state *cs, uint32_t x, uint32_t z, uint32_t s, i
                     cs->pd[c] |= LOSS_BURIED;
                 }
             }
-            int32_t lo = ylo > surface + 1 ? ylo : surface + 1;
+            /* Voxel t + 1 is the kept partial one or air: only higher ones float. */
+            int32_t lo = ylo > t + 2 ? ylo : t + 2;
             if (d > 0 && yhi >= lo) {
                 cs->floating += (uint64_t)(yhi - lo + 1);
                 cs->pd[c] |= LOSS_FLOATING;
@@ -109,7 +123,7 @@ static void count_losses(column_state *cs, uint32_t x, uint32_t z, uint32_t s, i
     }
 }
 
-/* Walk every leaf in stored order, calling pass 1, 2 or 3. Returns TRN_ERR_CANCELLED when asked,
+/* Walk every leaf in stored order, calling pass 1 or 2. Returns TRN_ERR_CANCELLED when asked,
  * TRN_ERR_INVALID_ARGUMENT when the node bytes are not a consistent tree. */
 static trn_status walk_leaves(const trn_stationeers_terrain *t, column_state *cs, int pass,
                               const trn_progress *prog, trn_error *err)
@@ -166,16 +180,17 @@ static trn_status walk_leaves(const trn_stationeers_terrain *t, column_state *cs
                         }
                 }
             }
-        } else if (pass == 3) {
-            count_losses(cs, x, z, s, ylo, yhi, d);
-        } else if (d > 0 && d < TRN_STATIONEERS_SOLID) {
-            for (uint32_t zz = z; zz < z + s; zz++) {
-                size_t row = (size_t)zz * n;
-                const int16_t *tp = cs->top + row;
-                uint8_t *ap = cs->above + row;
-                /* The voxel above the top solid one is in this leaf: top + 1 in [y, y + s). */
-                for (uint32_t xx = x; xx < x + s; xx++)
-                    if (tp[xx] + 1 >= ylo && tp[xx] + 1 <= yhi) ap[xx] = d;
+        } else {
+            if (cs->losses) count_losses(cs, x, z, s, ylo, yhi, d);
+            if (d > 0 && d < TRN_STATIONEERS_SOLID) {
+                for (uint32_t zz = z; zz < z + s; zz++) {
+                    size_t row = (size_t)zz * n;
+                    const int16_t *tp = cs->top + row;
+                    uint8_t *ap = cs->above + row;
+                    /* The voxel above the top solid one is in this leaf: top + 1 in [y, y + s). */
+                    for (uint32_t xx = x; xx < x + s; xx++)
+                        if (tp[xx] + 1 >= ylo && tp[xx] + 1 <= yhi) ap[xx] = d;
+                }
             }
         }
         if (pos >= next_report) {
@@ -258,9 +273,31 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
         else
             unsettled++;
     }
-    if (unsettled) {
+    /* Pass 2 finds what lies right above unsettled tops; with a report it always runs, and
+     * counts the losses on the same walk. */
+    if (unsettled || report) {
+        if (report) {
+            cs.losses = true;
+            memset(cs.pd, 0, columns); /* free once the columns are settled, as is phi */
+            size_t at = 0;
+            for (uint32_t k = 1; k <= terrain->max_depth; k++) {
+                const size_t side = (size_t)n >> k, below = side * 2;
+                const int16_t *src = k == 1 ? cs.top : cs.phi + cs.level_at[k - 1];
+                int16_t *dst = cs.phi + at;
+                cs.level_at[k] = at;
+                for (size_t j = 0; j < side; j++)
+                    for (size_t i = 0; i < side; i++) {
+                        const int16_t *q = src + 2 * j * below + 2 * i;
+                        int16_t m = q[0] > q[1] ? q[0] : q[1];
+                        if (q[below] > m) m = q[below];
+                        if (q[below + 1] > m) m = q[below + 1];
+                        dst[j * side + i] = m;
+                    }
+                at += side * side;
+            }
+        }
         memset(cs.above, 0, columns);
-        trn_progress p2 = trn_progress_sub(&prog, 0.5, 0.7);
+        trn_progress p2 = trn_progress_sub(&prog, 0.5, 0.95);
         st = walk_leaves(terrain, &cs, 2, &p2, err);
         if (st) goto done;
     }
@@ -282,16 +319,12 @@ trn_status trn_stationeers_to_field(const trn_stationeers_terrain *terrain,
         f.heights[c] = (float)(options->base + h * options->voxel_size);
     }
     if (report) {
-        /* Pass 3: per-column loss bits in pd (free once the columns are settled). */
-        memset(cs.pd, 0, columns);
-        cs.max_surface = -1;
-        for (size_t c = 0; c < columns; c++) {
-            int32_t surface = cs.top[c] + (cs.above[c] ? 1 : 0);
-            if (surface > cs.max_surface) cs.max_surface = surface;
-        }
-        trn_progress p3 = trn_progress_sub(&prog, 0.7, 0.95);
-        st = walk_leaves(terrain, &cs, 3, &p3, err);
-        if (st) goto done;
+        /* A top voxel that is not full, under a kept partial voxel, is implied full. */
+        for (size_t c = 0; c < columns; c++)
+            if (cs.top[c] >= 0 && cs.above[c] && cs.dtop[c] < 255) {
+                cs.buried++;
+                cs.pd[c] |= LOSS_BURIED;
+            }
         memset(report, 0, sizeof *report);
         report->empty_columns = empty;
         report->max_depth = terrain->max_depth;
