@@ -664,6 +664,85 @@ static void test_losses(void)
     trn_stationeers_dispose(&t);
 }
 
+/* Random trees (fixed seed) against a voxel-by-voxel count of the same definition: the
+ * surface voxel S is the top solid voxel t, or t + 1 when that holds some density; below S
+ * everything should be full, above S air. */
+static uint32_t lcg_state;
+static uint32_t lcg(void)
+{
+    lcg_state = lcg_state * 1664525u + 1013904223u;
+    return lcg_state >> 8;
+}
+
+static void random_subtree(bytes *b, uint8_t *grid, uint32_t n, uint32_t x, uint32_t y, uint32_t z,
+                           uint32_t size)
+{
+    static const uint8_t densities[] = {0, 0, 0, 40, 127, 128, 200, 254, 255, 255, 255};
+    if (size > 1 && lcg() % 3 != 0) {
+        put8(b, 0);
+        uint32_t h = size / 2;
+        for (uint32_t k = 0; k < 8; k++)
+            random_subtree(b, grid, n, x + (k & 1) * h, y + (k >> 1 & 1) * h, z + (k >> 2 & 1) * h,
+                           h);
+        return;
+    }
+    uint8_t d = densities[lcg() % sizeof densities];
+    leaf(b, 0, d, 0);
+    for (uint32_t zz = z; zz < z + size; zz++)
+        for (uint32_t yy = y; yy < y + size; yy++)
+            for (uint32_t xx = x; xx < x + size; xx++)
+                grid[((size_t)zz * n + yy) * n + xx] = d;
+}
+
+static void test_losses_random(void)
+{
+    static bytes b;
+    static uint8_t grid[16 * 16 * 16];
+    lcg_state = 12345;
+    for (int round = 0; round < 200; round++) {
+        uint32_t depth = 1 + (uint32_t)round % 4, n = 1u << depth;
+        b.size = 0;
+        put32(&b, (int32_t)depth);
+        random_subtree(&b, grid, n, 0, 0, 0, n);
+        put32(&b, 0);
+        uint64_t cave = 0, buried = 0, floating = 0, cave_c = 0, buried_c = 0, floating_c = 0;
+        for (uint32_t z = 0; z < n; z++)
+            for (uint32_t x = 0; x < n; x++) {
+                int t = -1;
+                for (uint32_t y = 0; y < n; y++)
+                    if (grid[((size_t)z * n + y) * n + x] >= 128) t = (int)y;
+                int up = t + 1 < (int)n ? grid[((size_t)z * n + (uint32_t)(t + 1)) * n + x] : 0;
+                int surface = t + (up > 0 && up < 128 ? 1 : 0);
+                uint64_t c0 = cave, b0 = buried, f0 = floating;
+                for (int y = 0; y < (int)n; y++) {
+                    uint8_t d = grid[((size_t)z * n + (uint32_t)y) * n + x];
+                    if (y < surface && d < 128) cave++;
+                    if (y < surface && d >= 128 && d < 255) buried++;
+                    if (y > surface && d > 0) floating++;
+                }
+                cave_c += cave > c0, buried_c += buried > b0, floating_c += floating > f0;
+            }
+        trn_stationeers_terrain t;
+        CHECK_OK(trn_stationeers_parse(b.data, b.size, "r.dat", NULL, &t, NULL));
+        trn_field f;
+        trn_stationeers_field_report rep;
+        CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, &rep, NULL, NULL, NULL));
+        CHECK_EQ_INT(rep.cave_voxels, cave);
+        CHECK_EQ_INT(rep.cave_columns, cave_c);
+        CHECK_EQ_INT(rep.buried_voxels, buried);
+        CHECK_EQ_INT(rep.buried_columns, buried_c);
+        CHECK_EQ_INT(rep.floating_voxels, floating);
+        CHECK_EQ_INT(rep.floating_columns, floating_c);
+        /* The report changes nothing in the field. */
+        trn_field g;
+        CHECK_OK(trn_stationeers_to_field(&t, NULL, &g, NULL, NULL, NULL, NULL));
+        CHECK(memcmp(f.heights, g.heights, (size_t)n * n * sizeof(float)) == 0);
+        trn_field_dispose(&f);
+        trn_field_dispose(&g);
+        trn_stationeers_dispose(&t);
+    }
+}
+
 /* The sample limit: (2^MaxDepth)^2 samples, the limit itself accepted and one less refused,
  * at the header (naming the file) and in both conversions (before allocating). */
 static void test_sample_limit(void)
@@ -1082,6 +1161,7 @@ int main(void)
     RUN(test_field_round_trip);
     RUN(test_to_field_rule);
     RUN(test_losses);
+    RUN(test_losses_random);
     RUN(test_sample_limit);
     RUN(test_cancel);
     RUN(test_save);
