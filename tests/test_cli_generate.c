@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -87,9 +88,23 @@ static void test_help_and_usage(void)
         trn_test_run_clif("generate '%s' --export '%s/levels/x'", &out, &err, recipe_path, tmp), 2);
     CHECK_CONTAINS(err, "--export takes beamng:DIR/levels/NAME");
     free(out), free(err);
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s'", &out, &err, recipe_path, recipe_path),
-                 2);
-    CHECK_CONTAINS(err, "is the recipe");
+    /* An output that is the recipe under another name (a hard link) is refused before
+     * generating, and the recipe is untouched. */
+    char linked[700];
+    snprintf(linked, sizeof linked, "%s/recipe_link.png", tmp);
+    CHECK(link(recipe_path, linked) == 0);
+    size_t before_size = 0;
+    uint8_t *before = trn_test_read_file(recipe_path, &before_size);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s'", &out, &err, recipe_path, linked), 2);
+    CHECK_CONTAINS(err, "is the input");
+    CHECK_CONTAINS(err, "hard link");
+    CHECK(!strstr(err, "graph (")); /* nothing was generated */
+    size_t after_size = 0;
+    uint8_t *after = trn_test_read_file(recipe_path, &after_size);
+    CHECK(before && after && before_size == after_size && !memcmp(before, after, after_size));
+    free(before);
+    free(after);
+    unlink(linked);
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --biome-index -o '%s/a.png'", &out, &err,
                                    recipe_path, tmp),

@@ -10,6 +10,7 @@
 #include "terrane/beamng.h"
 #include "terrane/core.h"
 #include "terrane/image.h"
+#include "terrane/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -300,6 +301,9 @@ typedef struct trn_migrate_options {
     bool fill_textures;      /* point empty v1.5 slots at generated placeholders */
     bool assign_texture_set; /* set materialTextureSet on TerrainBlocks that have none */
     trn_texture_options textures;
+    /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
+     * before it returns, so the level's files change together or not at all. */
+    trn_write_set *writes;
 } trn_migrate_options;
 
 /* Convert one v1 material to v1.5 (names, groundmodel, annotation carried over; diffuseMap ->
@@ -360,6 +364,10 @@ typedef struct trn_beamng_level_options {
     double square_size;       /* 0 = 1 */
     uint8_t ter_version;      /* 0 = 9 */
     trn_texture_options textures;
+    /* Stage every file into this set (the caller commits, and reads the new files through
+     * trn_write_set_current until then); NULL: the call's own set, committed before it
+     * returns, so the level's files change together or not at all. */
+    trn_write_set *writes;
 } trn_beamng_level_options;
 
 /* What was written (paths on disk, names in the level). */
@@ -381,8 +389,9 @@ typedef struct trn_beamng_level_result {
 /* Write ter into a level: NAME.ter, NAME.terrain.json, NAME.terrainheightmap.png (16-bit, image
  * orientation as export), the TerrainBlock in main/items.level.json (replacing one of the same
  * name), materials missing from art/terrains/main.materials.json (with a texture set
- * <level>TerrainMaterialTextureSet when there is none) and their placeholder textures. The .ter
- * is written first and is the only cancellable step, so a cancel leaves the level untouched. */
+ * <level>TerrainMaterialTextureSet when there is none) and their placeholder textures. Every
+ * file is staged in one write set (opt->writes or the call's own), so a failure, a cancel or a
+ * crash never leaves new heights beside an old TerrainBlock. */
 trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_level_options *opt,
                                           trn_beamng_level_result *result, trn_progress_fn progress,
                                           void *user, trn_error *err);
@@ -439,6 +448,7 @@ typedef struct trn_beamng_create_options {
     double square_size;       /* 0 = 1 */
     double initial_height;    /* metres above 0; 0 or less = default (a quarter of maxHeight) */
     trn_texture_options textures;
+    trn_write_set *writes; /* as in trn_beamng_level_options */
 } trn_beamng_create_options;
 
 /* Round a requested resolution up to the next power of two (128 at least). Fails with
@@ -460,6 +470,7 @@ typedef struct trn_beamng_export_options {
     bool opacity;          /* <base>_opacity_<index>_<material>.png, 255 where the layer is it */
     bool r16;              /* <base>.r16, little-endian */
     int compression_level; /* zlib 0-9, -1 = default */
+    trn_write_set *writes; /* as in trn_beamng_level_options: all images land together */
 } trn_beamng_export_options;
 
 /* All outputs on. */

@@ -25,11 +25,13 @@ typedef struct trn_io_guard trn_io_guard;
 trn_status trn_io_guard_new(trn_io_guard **out, trn_error *err);
 /* NULL is a no-op. */
 void trn_io_guard_free(trn_io_guard *guard);
-/* Remember path as an input. A path that does not exist (yet) is not remembered: it cannot be
- * replaced. Adding the same file twice is harmless. */
+/* Remember path as an input. A path that does not exist is remembered by its name (resolved
+ * against the current folder), so an output of that name is refused too. Adding the same file
+ * twice is harmless. */
 trn_status trn_io_guard_add(trn_io_guard *guard, const char *path, trn_error *err);
 /* TRN_OK when writing output replaces none of the guarded files (guard NULL: always OK);
- * TRN_ERR_CONFLICT naming both paths otherwise. */
+ * TRN_ERR_CONFLICT naming both paths otherwise ("is the input X (the same file, through a hard
+ * link); inputs are never overwritten"). */
 trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
@@ -63,6 +65,9 @@ void trn_write_set_free(trn_write_set *set);
  * same temporary. */
 trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char **temp_path,
                                trn_error *err);
+/* Delete dest when the set commits, in staging order with the renames (recovery deletes it
+ * too). Guarded like a staged file. Reads through trn_write_set_current still see dest. */
+trn_status trn_write_set_remove(trn_write_set *set, const char *dest, trn_error *err);
 /* The file holding dest's content as the set will leave it: its temporary when staged, else
  * dest itself (for read-modify-write of a file staged earlier in the same set). */
 const char *trn_write_set_current(const trn_write_set *set, const char *dest);

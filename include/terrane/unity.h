@@ -255,6 +255,9 @@ typedef struct trn_unity_export_options {
     double height_base;        /* metres at RAW 0 */
     double height_size;        /* metres at RAW 65535 (terrain height); 0 = max - base */
     double position[3];        /* world position of the whole terrain's corner (for trees) */
+    /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
+     * before it returns, so the files of an export change together or not at all. */
+    struct trn_write_set *writes;
 } trn_unity_export_options;
 
 /* Defaults: name "terrain", resolution 0, FIT_NONE, 1 x 1 tile, little-endian, no flip,
@@ -282,8 +285,8 @@ bool trn_unity_resolution_valid(uint32_t samples);
  * = the far edge), NAME[_X_Z]_holes.png (grey, 255 solid, 0 hole), NAME[_X_Z]_trees.json.
  * Tiles share their edge samples. Layers come from source's alpha maps when source is given,
  * else from labels (one-hot; TRN_LABEL_NONE samples are holes); trees only from source.
- * source (may be NULL) must describe the same terrain as field. Every file is written
- * atomically. Errors: TRN_ERR_INVALID_ARGUMENT (bad resolution or tiles, or a sample count
+ * source (may be NULL) must describe the same terrain as field. The files land together
+ * (options->writes, or the call's own write set). Errors: TRN_ERR_INVALID_ARGUMENT (bad resolution or tiles, or a sample count
  * that is not 2^n + 1 per tile without a fit: the message names the options), I/O errors. */
 trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_labels *labels,
                             const trn_unity_terrain *source,

@@ -48,6 +48,15 @@ const char *trn_file_kind(unsigned mode);
 /* Create a directory and its parents (mkdir -p). */
 trn_status trn_mkdir_p(const char *path, trn_error *err);
 
+/* path made absolute: its deepest existing folder resolved (symbolic links included), the names
+ * below it appended with "." and ".." applied by name. malloc'd; NULL when out of memory. */
+char *trn_path_resolve_lexically(const char *path);
+
+/* True when path, after resolving "..", "." and symbolic links (of its deepest existing folder
+ * and everything above; names below it taken as written), is root or lies inside root (itself
+ * resolved). False when root cannot be resolved. */
+bool trn_path_inside(const char *root, const char *path);
+
 /* True when path names an existing regular file. */
 bool trn_file_exists(const char *path);
 

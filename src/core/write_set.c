@@ -112,9 +112,11 @@ void trn_io_remove_temporaries(void)
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct guard_item {
+    bool exists; /* dev and ino are known */
     dev_t dev;
     ino_t ino;
-    char *path;
+    char *path;     /* as given */
+    char *resolved; /* absolute, for inputs that do not exist (yet) */
 } guard_item;
 
 struct trn_io_guard {
@@ -131,18 +133,23 @@ trn_status trn_io_guard_new(trn_io_guard **out, trn_error *err)
 void trn_io_guard_free(trn_io_guard *guard)
 {
     if (!guard) return;
-    for (size_t i = 0; i < guard->count; i++)
+    for (size_t i = 0; i < guard->count; i++) {
         free(guard->items[i].path);
+        free(guard->items[i].resolved);
+    }
     free(guard->items);
     free(guard);
 }
 
 trn_status trn_io_guard_add(trn_io_guard *guard, const char *path, trn_error *err)
 {
+    if (!guard || !path || !path[0]) return TRN_OK;
     struct stat st;
-    if (!guard || !path || stat(path, &st) != 0) return TRN_OK;
-    for (size_t i = 0; i < guard->count; i++)
-        if (guard->items[i].dev == st.st_dev && guard->items[i].ino == st.st_ino) return TRN_OK;
+    bool exists = stat(path, &st) == 0;
+    for (size_t i = 0; exists && i < guard->count; i++)
+        if (guard->items[i].exists && guard->items[i].dev == st.st_dev &&
+            guard->items[i].ino == st.st_ino)
+            return TRN_OK;
     if (guard->count == guard->capacity) {
         size_t cap = guard->capacity ? guard->capacity * 2 : 8;
         guard_item *n = realloc(guard->items, cap * sizeof *n);
@@ -150,29 +157,60 @@ trn_status trn_io_guard_add(trn_io_guard *guard, const char *path, trn_error *er
         guard->items = n;
         guard->capacity = cap;
     }
-    char *copy = dup_str(path);
-    if (!copy) return oom(err);
-    guard->items[guard->count++] = (guard_item){st.st_dev, st.st_ino, copy};
+    guard_item g = {0};
+    g.exists = exists;
+    if (exists) {
+        g.dev = st.st_dev;
+        g.ino = st.st_ino;
+    }
+    g.path = dup_str(path);
+    /* A missing input is still the same name as an output: "convert a.ter a.ter". */
+    g.resolved = exists ? NULL : trn_path_resolve_lexically(path);
+    if (!g.path || (!exists && !g.resolved)) {
+        free(g.path);
+        free(g.resolved);
+        return oom(err);
+    }
+    guard->items[guard->count++] = g;
     return TRN_OK;
+}
+
+static trn_status conflict(trn_error *err, const char *output, const char *input, const char *how)
+{
+    return trn_error_set(err, TRN_ERR_CONFLICT, output, -1,
+                         "is the input %s (the same file%s); inputs are never overwritten: "
+                         "choose another output",
+                         input, how);
 }
 
 trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn_error *err)
 {
+    if (!guard || !output) return TRN_OK;
     struct stat st;
-    if (!guard || !output || stat(output, &st) != 0) return TRN_OK;
+    if (stat(output, &st) != 0) {
+        char *resolved = NULL;
+        for (size_t i = 0; i < guard->count; i++) {
+            const guard_item *g = &guard->items[i];
+            if (g->exists) continue;
+            if (!resolved && !(resolved = trn_path_resolve_lexically(output))) return oom(err);
+            if (strcmp(resolved, g->resolved) == 0) {
+                free(resolved);
+                return conflict(err, output, g->path, "");
+            }
+        }
+        free(resolved);
+        return TRN_OK;
+    }
     for (size_t i = 0; i < guard->count; i++) {
         const guard_item *g = &guard->items[i];
-        if (g->dev != st.st_dev || g->ino != st.st_ino) continue;
+        if (!g->exists || g->dev != st.st_dev || g->ino != st.st_ino) continue;
         struct stat lst;
         const char *how = "";
         if (lstat(output, &lst) == 0 && S_ISLNK(lst.st_mode))
             how = ", through a symbolic link";
         else if (strcmp(g->path, output) != 0 && st.st_nlink > 1)
             how = ", through a hard link";
-        return trn_error_set(err, TRN_ERR_CONFLICT, output, -1,
-                             "would replace the input %s (the same file%s); outputs never "
-                             "overwrite inputs: choose another output",
-                             g->path, how);
+        return conflict(err, output, g->path, how);
     }
     return TRN_OK;
 }
@@ -278,6 +316,8 @@ typedef struct journal_doc {
     size_t journal_count;
     char **temps, **dests;
     size_t rename_count, dest_count;
+    char **removes;
+    size_t remove_count;
 } journal_doc;
 
 static void journal_doc_free(journal_doc *d)
@@ -290,6 +330,9 @@ static void journal_doc_free(journal_doc *d)
         free(d->temps[i]);
     for (size_t i = 0; i < d->dest_count; i++)
         free(d->dests[i]);
+    for (size_t i = 0; i < d->remove_count; i++)
+        free(d->removes[i]);
+    free(d->removes);
     free(d->staged);
     free(d->journals);
     free(d->temps);
@@ -352,6 +395,10 @@ static bool journal_parse(const char *text, size_t size, journal_doc *d)
                 free(dst);
                 ok = false;
             }
+        } else if (n > 7 && memcmp(p, "remove ", 7) == 0) {
+            const char *q = p + 7;
+            char *w = read_word(&q, nl);
+            ok = w && q == nl && push_word(&d->removes, &d->remove_count, w);
         } else if (n > 4 && memcmp(p, "end ", 4) == 0) {
             char num[24];
             if (n - 4 >= sizeof num) {
@@ -374,7 +421,7 @@ static bool journal_parse(const char *text, size_t size, journal_doc *d)
         }
         p = nl + 1;
     }
-    d->complete = commit && ended && declared == d->rename_count &&
+    d->complete = commit && ended && declared == d->rename_count + d->remove_count &&
                   d->rename_count == d->dest_count;
     return true;
 }
@@ -413,6 +460,12 @@ static trn_status roll_forward(const journal_doc *d, const char *journal_path, t
                                  "%s failed: %s",
                                  journal_path, d->temps[i], strerror(errno));
     }
+    for (size_t i = 0; i < d->remove_count; i++)
+        if (unlink(d->removes[i]) != 0 && errno != ENOENT)
+            return trn_error_set(err, TRN_ERR_IO, d->removes[i], -1,
+                                 "cannot finish the interrupted write recorded in %s: deleting "
+                                 "it failed: %s",
+                                 journal_path, strerror(errno));
     for (size_t i = 0; i < d->rename_count; i++) {
         char *dir = dir_of(d->dests[i]);
         if (dir) fsync_dir(dir);
@@ -607,6 +660,7 @@ trn_status trn_write_set_scan(const char *dir, bool recursive, trn_recovery_repo
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct ws_entry {
+    bool remove;    /* delete dest at commit; temp and temp_abs are NULL */
     char *dest;     /* as given */
     char *temp;     /* dest + ".tmp-XXXXXX", as given */
     char *dest_abs; /* absolute, for the journal */
@@ -652,8 +706,10 @@ void trn_write_set_free(trn_write_set *set)
     if (!set) return;
     for (size_t i = 0; i < set->count; i++) {
         ws_entry *e = &set->entries[i];
-        trn_temp_unregister(e->temp);
-        if (set->state == WS_STAGING) unlink(e->temp);
+        if (e->temp) {
+            trn_temp_unregister(e->temp);
+            if (set->state == WS_STAGING) unlink(e->temp);
+        }
         free(e->dest);
         free(e->temp);
         free(e->dest_abs);
@@ -693,7 +749,7 @@ static ws_entry *find_entry(const trn_write_set *set, const char *dest)
 const char *trn_write_set_current(const trn_write_set *set, const char *dest)
 {
     const ws_entry *e = find_entry(set, dest);
-    return e ? e->temp : dest;
+    return e && e->temp ? e->temp : dest;
 }
 
 static bool write_all(int fd, const char *data, size_t n, off_t at)
@@ -776,6 +832,9 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
                              "this write set has already been committed");
     ws_entry *have = find_entry(set, dest);
+    if (have && have->remove)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
+                             "is already to be deleted by this write set");
     if (have) {
         *temp_path = have->temp;
         return TRN_OK;
@@ -859,6 +918,55 @@ fail:
     return st;
 }
 
+trn_status trn_write_set_remove(trn_write_set *set, const char *dest, trn_error *err)
+{
+    if (!set || !dest || !dest[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "no path to delete given");
+    if (set->state != WS_STAGING)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
+                             "this write set has already been committed");
+    ws_entry *have = find_entry(set, dest);
+    if (have && !have->remove)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dest, -1,
+                             "is already staged for writing by this write set");
+    if (have) return TRN_OK;
+    trn_status st = trn_io_guard_check(set->guard, dest, err);
+    if (st) return st;
+    char *dir = dir_of(dest);
+    char *dir_abs = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!dir_abs)
+        return trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot resolve its folder: %s",
+                             strerror(errno ? errno : ENOMEM));
+    ws_journal *j = NULL;
+    st = journal_for(set, dir_abs, &j, err);
+    if (!st && set->count == set->capacity) {
+        size_t cap = set->capacity ? set->capacity * 2 : 8;
+        ws_entry *n = realloc(set->entries, cap * sizeof *n);
+        if (!n)
+            st = oom(err);
+        else {
+            set->entries = n;
+            set->capacity = cap;
+        }
+    }
+    ws_entry e = {0};
+    e.remove = true;
+    if (!st) {
+        e.dest = dup_str(dest);
+        e.dest_abs = join_path(dir_abs, base_of(dest));
+        if (!e.dest || !e.dest_abs) st = oom(err);
+    }
+    free(dir_abs);
+    if (st) {
+        free(e.dest);
+        free(e.dest_abs);
+        return st;
+    }
+    set->entries[set->count++] = e;
+    return TRN_OK;
+}
+
 static int run_hook(trn_write_set *set, int step)
 {
     return set->hook && set->hook(step, set->hook_user) != 0;
@@ -881,6 +989,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
     for (size_t i = 0; i < set->count; i++) {
         const ws_entry *e = &set->entries[i];
         if ((st = trn_io_guard_check(set->guard, e->dest, err))) return st;
+        if (e->remove) continue;
         struct stat sb;
         if (lstat(e->temp, &sb) != 0 || !S_ISREG(sb.st_mode))
             return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
@@ -910,9 +1019,13 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         tb_str(&doc, "\n");
     }
     for (size_t i = 0; i < set->count; i++) {
-        tb_str(&doc, "rename ");
-        tb_path(&doc, set->entries[i].temp_abs);
-        tb_str(&doc, " ");
+        if (set->entries[i].remove) {
+            tb_str(&doc, "remove ");
+        } else {
+            tb_str(&doc, "rename ");
+            tb_path(&doc, set->entries[i].temp_abs);
+            tb_str(&doc, " ");
+        }
         tb_path(&doc, set->entries[i].dest_abs);
         tb_str(&doc, "\n");
     }
@@ -940,7 +1053,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         fsync_dir(set->journals[i].dir);
     /* From here the files belong to the journal: a signal must not delete them. */
     for (size_t i = 0; i < set->count; i++)
-        trn_temp_unregister(set->entries[i].temp);
+        if (set->entries[i].temp) trn_temp_unregister(set->entries[i].temp);
     for (size_t i = 0; i < set->journal_count; i++)
         trn_temp_unregister(set->journals[i].path);
     set->state = WS_COMMITTED;
@@ -950,7 +1063,9 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
     }
     for (size_t i = 0; i < set->count; i++) {
         const ws_entry *e = &set->entries[i];
-        if (rename(e->temp_abs, e->dest_abs) != 0) {
+        bool failed = e->remove ? unlink(e->dest_abs) != 0 && errno != ENOENT
+                                : rename(e->temp_abs, e->dest_abs) != 0;
+        if (failed) {
             int code = errno;
             pthread_sigmask(SIG_SETMASK, &old, NULL);
             set->state = WS_ABANDONED;
@@ -974,4 +1089,33 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return TRN_OK;
+}
+
+trn_status trn_write_target(trn_write_set *set, const char *dest, const char **path,
+                            trn_error *err)
+{
+    if (!set) {
+        *path = dest;
+        return TRN_OK;
+    }
+    return trn_write_set_stage(set, dest, path, err);
+}
+
+trn_status trn_write_own_begin(trn_write_set *given, trn_write_set **use, trn_write_set **own,
+                               trn_error *err)
+{
+    *own = NULL;
+    *use = given;
+    if (given) return TRN_OK;
+    trn_status st = trn_write_set_new(NULL, own, err);
+    *use = *own;
+    return st;
+}
+
+trn_status trn_write_own_finish(trn_write_set *own, trn_status st, trn_error *err)
+{
+    if (!own) return st;
+    if (!st) st = trn_write_set_commit(own, err);
+    trn_write_set_free(own);
+    return st;
 }

@@ -13,6 +13,17 @@
 typedef int (*trn_write_set_step_fn)(int step, void *user);
 void trn_write_set_set_step_hook(trn_write_set *set, trn_write_set_step_fn fn, void *user);
 
+/* Where a writer puts dest: its staged temporary when set is non-NULL, else dest itself (then
+ * written by an atomic single-file write). */
+trn_status trn_write_target(trn_write_set *set, const char *dest, const char **path,
+                            trn_error *err);
+
+/* Multi-file writers take an optional set: *use is given when non-NULL, else a new set kept in
+ * *own that trn_write_own_finish commits (when st is TRN_OK) and frees; returns the final status. */
+trn_status trn_write_own_begin(trn_write_set *given, trn_write_set **use, trn_write_set **own,
+                               trn_error *err);
+trn_status trn_write_own_finish(trn_write_set *own, trn_status st, trn_error *err);
+
 /* Before writing path: finish or discard dead sets whose journal sits in path's folder and
  * delete the unlocked temporaries "BASE.tmp-XXXXXX" (and their own ".tmp-XXXXXX") of path left
  * by dead runs. Nothing is removed while a live set stages in that folder. Best effort: errors

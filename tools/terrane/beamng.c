@@ -454,21 +454,21 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
                              op_count, name_count);
         goto done;
     }
-    if (out_ter) {
-        /* -o must not replace one of the maps being read. */
-        const char *clobbered =
-            cli_same_file(heightmap, out_ter)                                ? heightmap
-            : io.layer_map_path && cli_same_file(io.layer_map_path, out_ter) ? io.layer_map_path
-            : io.holes_path && cli_same_file(io.holes_path, out_ter)         ? io.holes_path
-                                                                             : NULL;
-        for (uint32_t i = 0; !clobbered && i < op_count; i++)
-            if (cli_same_file(ops[i].path, out_ter)) clobbered = ops[i].path;
-        if (clobbered) {
-            rc = cli_usage_error(
-                ctx, "the output %s is the input %s (the same file); inputs are never overwritten",
-                out_ter, clobbered);
-            goto done;
-        }
+    /* Every map read is an input: neither -o nor the level's files may replace one. */
+    if ((rc = cli_input(ctx, heightmap)) ||
+        (io.layer_map_path && (rc = cli_input(ctx, io.layer_map_path))) ||
+        (io.holes_path && (rc = cli_input(ctx, io.holes_path))))
+        goto done;
+    for (uint32_t i = 0; i < op_count; i++)
+        if ((rc = cli_input(ctx, ops[i].path))) goto done;
+    const char *out_file = NULL;
+    if (out_ter && !(out_file = cli_output(ctx, out_ter))) {
+        rc = CLI_EXIT_FAIL;
+        goto done;
+    }
+    if (level_dir && !(lo.writes = cli_write_set(ctx))) {
+        rc = CLI_EXIT_FAIL;
+        goto done;
     }
     io.heightmap_path = heightmap;
     /* An R32 is scaled by the maxHeight the TerrainBlock gets (0 when not given: refused). */
@@ -485,12 +485,13 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     trn_status st =
         trn_beamng_import(&io, &ter, level_dir ? &lo : NULL, &res, cli_progress, ctx, &e);
     if (!st && out_ter)
-        st = trn_ter_write(out_ter, &ter, (uint8_t)ter_version, cli_progress, ctx, &e);
+        st = trn_ter_write(out_file, &ter, (uint8_t)ter_version, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         rc = fail_status(ctx, &e);
         goto done;
     }
+    if ((rc = cli_commit(ctx))) goto done;
     uint64_t counts[256];
     trn_ter_layer_histogram(&ter, counts);
     /* Warnings go to stderr in both formats, so a script reading the JSON still sees them. */
@@ -612,9 +613,12 @@ static int cmd_create(cli_ctx *ctx, int argc, char **argv)
                                co.level_name);
     trn_beamng_level_result res;
     trn_error e;
+    if (!(co.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     trn_status st = trn_beamng_create(&co, &res, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) return fail_status(ctx, &e);
+    int rc = cli_commit(ctx);
+    if (rc) return rc;
     uint32_t size = 0;
     trn_beamng_round_resolution(co.resolution ? co.resolution : 1024, &size, NULL);
     if (ctx->json) {
@@ -740,6 +744,8 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     if (fmt != CLI_FORMAT_BEAMNG_TER)
         return cli_failf(ctx, "%s is %s, not a BeamNG/Torque .ter", in, cli_format_name(fmt));
+    if ((rc = cli_input(ctx, in))) return rc;
+    if (!(eo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     trn_ter ter;
     trn_error e;
     if (trn_ter_read(in, NULL, &ter, cli_progress, ctx, &e)) return fail_status(ctx, &e);
@@ -752,9 +758,11 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     trn_status st =
         trn_beamng_export(&ter, out_dir ? out_dir : ".", base, &eo, &res, cli_progress, ctx, &e);
     cli_progress_end(ctx);
-    if (st) {
+    rc = st ? fail_status(ctx, &e) : cli_commit(ctx);
+    if (rc) {
+        if (!st) trn_beamng_export_result_dispose(&res);
         trn_ter_dispose(&ter);
-        return fail_status(ctx, &e);
+        return rc;
     }
     if (ctx->json) {
         json_t *o = json_object();
@@ -970,7 +978,10 @@ static int cmd_migrate(cli_ctx *ctx, int argc, char **argv)
     if (!level) return cli_usage_error(ctx, "needs a level folder (levels/NAME)");
     uint32_t migrated = 0;
     trn_error e;
+    if (!(mo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     if (trn_beamng_migrate_materials(level, &mo, &migrated, &e)) return fail_status(ctx, &e);
+    int rc = cli_commit(ctx);
+    if (rc) return rc;
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "level", json_string(level));

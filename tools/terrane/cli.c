@@ -2,6 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "core/write_set.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,12 +16,328 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---------------------------------------------------------------------------------------------
+ * Printing untrusted text.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct esc_buf {
+    char *data;
+    size_t len, cap;
+} esc_buf;
+
+static void esc_put(esc_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 128;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) return;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+/* Length of the UTF-8 sequence at s (at most n bytes) and its code point; 0 when invalid
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if ((c & 0xe0) == 0xc0) {
+        len = 2, v = c & 0x1fu, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3, v = c & 0x0fu, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4, v = c & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        v = (v << 6) | (s[i] & 0x3fu);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+    *cp = v;
+    return len;
+}
+
+/* Code points a terminal acts on instead of showing: C1 controls and bidirectional controls. */
+static bool invisible_control(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* text (n bytes) made safe for a terminal; terminal false: only bad UTF-8 bytes are escaped. */
+static void esc_text(esc_buf *b, const char *text, size_t n, bool terminal)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode(s + i, n - i, &cp);
+        char tmp[16];
+        if (len == 0) {
+            snprintf(tmp, sizeof tmp, "\\x%02x", s[i]);
+            esc_put(b, tmp, 4);
+            i++;
+            continue;
+        }
+        if (terminal && (cp < 0x20 || cp == 0x7f)) {
+            const char *e = cp == '\n' ? "\\n" : cp == '\r' ? "\\r" : cp == '\t' ? "\\t" : NULL;
+            if (e)
+                esc_put(b, e, 2);
+            else {
+                snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)cp);
+                esc_put(b, tmp, 4);
+            }
+        } else if (terminal && invisible_control(cp)) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)cp);
+            esc_put(b, tmp, 6);
+        } else {
+            esc_put(b, (const char *)s + i, len);
+        }
+        i += len;
+    }
+    if (!b->data) esc_put(b, "", 0);
+}
+
+json_t *cli_json_string(const char *text)
+{
+    if (!text) return json_null();
+    json_t *j = json_string(text);
+    if (j) return j;
+    esc_buf b = {0};
+    esc_text(&b, text, strlen(text), false);
+    j = json_string(b.data ? b.data : "");
+    free(b.data);
+    return j;
+}
+
+/* The run whose staged outputs messages name by their destination (one run per process). */
+static const cli_ctx *active_run;
+static const char *shown_path(const cli_ctx *ctx, const char *file);
+
+static const char *shown_name(const char *text)
+{
+    return active_run ? shown_path(active_run, text) : text;
+}
+
+/* Our formats are literal and checked at each call site (format attributes); here each
+ * conversion is re-issued alone, so the spec string cannot be a literal. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+int cli_vfprintf(FILE *out, const char *fmt, va_list ap)
+{
+    va_list args;
+    va_copy(args, ap);
+    esc_buf b = {0};
+    const char *p = fmt;
+    while (*p) {
+        if (*p != '%') {
+            const char *q = strchr(p, '%');
+            size_t n = q ? (size_t)(q - p) : strlen(p);
+            esc_put(&b, p, n);
+            p += n;
+            continue;
+        }
+        /* One conversion: flags, width, precision, length, type. */
+        char spec[32];
+        size_t k = 0;
+        spec[k++] = *p++;
+        while (*p && strchr("-+ #0", *p) && k < 8)
+            spec[k++] = *p++;
+        int width = -1, precision = -1;
+        if (*p == '*') {
+            width = va_arg(args, int);
+            p++;
+        } else {
+            while (*p >= '0' && *p <= '9') {
+                width = (width < 0 ? 0 : width) * 10 + (*p - '0');
+                p++;
+            }
+        }
+        if (*p == '.') {
+            p++;
+            precision = 0;
+            if (*p == '*') {
+                precision = va_arg(args, int);
+                p++;
+            } else {
+                while (*p >= '0' && *p <= '9')
+                    precision = precision * 10 + (*p++ - '0');
+            }
+        }
+        char length[3] = "";
+        size_t ln = 0;
+        while (*p && strchr("hlzjtL", *p) && ln < 2)
+            length[ln++] = *p++;
+        length[ln] = '\0';
+        char type = *p ? *p++ : '\0';
+        if (width >= 0) k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", width);
+        if (precision >= 0 && type != 's')
+            k += (size_t)snprintf(spec + k, sizeof spec - k, ".%d", precision);
+        k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%c", length, type);
+        char num[512];
+        num[0] = '\0';
+        bool longl = strcmp(length, "ll") == 0, lng = strcmp(length, "l") == 0,
+             z = strcmp(length, "z") == 0, j = strcmp(length, "j") == 0,
+             t = strcmp(length, "t") == 0;
+        switch (type) {
+        case 's': {
+            const char *arg = va_arg(args, const char *);
+            if (!arg) arg = "(null)";
+            arg = shown_name(arg);
+            size_t n = strlen(arg);
+            if (precision >= 0 && (size_t)precision < n) n = (size_t)precision;
+            esc_buf e = {0};
+            esc_text(&e, arg, n, true);
+            /* Pad by hand: the escaped text may exceed any fixed buffer. */
+            size_t shown = e.len;
+            bool left = strchr(spec, '-') != NULL;
+            size_t pad = width > 0 && (size_t)width > shown ? (size_t)width - shown : 0;
+            for (size_t i = 0; !left && i < pad; i++)
+                esc_put(&b, " ", 1);
+            if (e.data) esc_put(&b, e.data, e.len);
+            for (size_t i = 0; left && i < pad; i++)
+                esc_put(&b, " ", 1);
+            free(e.data);
+            num[0] = '\0';
+            break;
+        }
+        case 'c': {
+            char c = (char)va_arg(args, int);
+            esc_buf e = {0};
+            esc_text(&e, &c, 1, true);
+            if (e.data) esc_put(&b, e.data, e.len);
+            free(e.data);
+            break;
+        }
+        case 'd':
+        case 'i':
+            if (longl)
+                snprintf(num, sizeof num, spec, va_arg(args, long long));
+            else if (lng)
+                snprintf(num, sizeof num, spec, va_arg(args, long));
+            else if (z)
+                snprintf(num, sizeof num, spec, va_arg(args, ssize_t));
+            else if (j)
+                snprintf(num, sizeof num, spec, va_arg(args, intmax_t));
+            else if (t)
+                snprintf(num, sizeof num, spec, va_arg(args, ptrdiff_t));
+            else
+                snprintf(num, sizeof num, spec, va_arg(args, int));
+            break;
+        case 'u':
+        case 'x':
+        case 'X':
+        case 'o':
+            if (longl)
+                snprintf(num, sizeof num, spec, va_arg(args, unsigned long long));
+            else if (lng)
+                snprintf(num, sizeof num, spec, va_arg(args, unsigned long));
+            else if (z)
+                snprintf(num, sizeof num, spec, va_arg(args, size_t));
+            else if (j)
+                snprintf(num, sizeof num, spec, va_arg(args, uintmax_t));
+            else
+                snprintf(num, sizeof num, spec, va_arg(args, unsigned));
+            break;
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G':
+        case 'e':
+        case 'E':
+        case 'a':
+        case 'A':
+            if (strcmp(length, "L") == 0)
+                snprintf(num, sizeof num, spec, va_arg(args, long double));
+            else
+                snprintf(num, sizeof num, spec, va_arg(args, double));
+            break;
+        case 'p':
+            snprintf(num, sizeof num, spec, va_arg(args, void *));
+            break;
+        case '%':
+            esc_put(&b, "%", 1);
+            break;
+        default:
+            esc_put(&b, spec, k); /* not a conversion we know: shown as written */
+            break;
+        }
+        if (num[0]) esc_put(&b, num, strlen(num));
+    }
+    va_end(args);
+    int n = 0;
+    if (b.data) {
+        n = (int)b.len;
+        fwrite(b.data, 1, b.len, out);
+    }
+    free(b.data);
+    return n;
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+int cli_fprintf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = cli_vfprintf(out, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+int cli_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = cli_vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Messages.
+ * ------------------------------------------------------------------------------------------- */
+
+/* The user's name for a file: a staged output's temporary is shown as the output itself. */
+static const char *shown_path(const cli_ctx *ctx, const char *file)
+{
+    for (size_t i = 0; i < trn_write_set_count(ctx->outputs); i++) {
+        const char *dest = trn_write_set_dest(ctx->outputs, i);
+        const char *temp = trn_write_set_current(ctx->outputs, dest);
+        size_t n = strlen(temp);
+        if (strncmp(file, temp, n) == 0 && (file[n] == '\0' || file[n] == '.')) return dest;
+    }
+    return cli_input_user_path(file);
+}
+
 int cli_fail(cli_ctx *ctx, const trn_error *err)
 {
     cli_progress_end(ctx);
+    if (err->code == TRN_ERR_CONFLICT) ctx->conflict = true;
+    trn_error shown = *err;
+    if (shown.file[0]) {
+        const char *name = shown_path(ctx, err->file);
+        if (name != err->file) snprintf(shown.file, sizeof shown.file, "%s", name);
+    }
     char buf[2048];
-    trn_error_format(err, buf, sizeof buf);
-    fprintf(stderr, "terrane %s: error: %s\n", ctx->verb, buf);
+    trn_error_format(&shown, buf, sizeof buf);
+    cli_fprintf(stderr, "terrane %s: error: %s\n", ctx->verb, buf);
     return CLI_EXIT_FAIL;
 }
 
@@ -25,7 +347,7 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
     fprintf(stderr, "terrane %s: error: ", ctx->verb);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
     return CLI_EXIT_FAIL;
@@ -36,7 +358,7 @@ int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
     fprintf(stderr, "terrane %s: ", ctx->verb);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(run 'terrane %s --help' for usage)\n", ctx->verb);
     return CLI_EXIT_USAGE;
@@ -48,9 +370,85 @@ void cli_note(cli_ctx *ctx, const char *fmt, ...)
     cli_progress_end(ctx);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Inputs and outputs of a run.
+ * ------------------------------------------------------------------------------------------- */
+
+int cli_input(cli_ctx *ctx, const char *path)
+{
+    trn_error e;
+    if (!ctx->inputs && trn_io_guard_new(&ctx->inputs, &e)) return cli_fail(ctx, &e);
+    if (trn_io_guard_add(ctx->inputs, path, &e)) return cli_fail(ctx, &e);
+    return CLI_EXIT_OK;
+}
+
+/* TERRANE_TEST_CRASH_STEP=N: die (as a crash would, no cleanup) at step N of the final commit,
+ * for the crash-injection tests (docs/testing.md). */
+static int crash_hook(int step, void *user)
+{
+    (void)user;
+    const char *v = getenv("TERRANE_TEST_CRASH_STEP");
+    if (v && atoi(v) == step) _exit(86);
+    return 0;
+}
+
+trn_write_set *cli_write_set(cli_ctx *ctx)
+{
+    trn_error e;
+    if (!ctx->inputs && trn_io_guard_new(&ctx->inputs, &e)) {
+        cli_fail(ctx, &e);
+        return NULL;
+    }
+    if (!ctx->outputs) {
+        active_run = ctx;
+        if (trn_write_set_new(ctx->inputs, &ctx->outputs, &e)) {
+            cli_fail(ctx, &e);
+            return NULL;
+        }
+        if (getenv("TERRANE_TEST_CRASH_STEP"))
+            trn_write_set_set_step_hook(ctx->outputs, crash_hook, NULL);
+    }
+    return ctx->outputs;
+}
+
+const char *cli_output(cli_ctx *ctx, const char *dest)
+{
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!ws) return NULL;
+    const char *temp = NULL;
+    trn_error e;
+    if (trn_write_set_stage(ws, dest, &temp, &e)) {
+        cli_fail(ctx, &e);
+        return NULL;
+    }
+    return temp;
+}
+
+int cli_commit(cli_ctx *ctx)
+{
+    if (!ctx->outputs || trn_write_set_count(ctx->outputs) == 0) return CLI_EXIT_OK;
+    trn_error e;
+    trn_status st = trn_write_set_commit(ctx->outputs, &e);
+    trn_write_set_free(ctx->outputs);
+    ctx->outputs = NULL;
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+int cli_finish(cli_ctx *ctx, int rc)
+{
+    if (rc == CLI_EXIT_OK) rc = cli_commit(ctx);
+    if (rc == CLI_EXIT_FAIL && ctx->conflict) rc = CLI_EXIT_USAGE;
+    trn_write_set_free(ctx->outputs); /* uncommitted: the staged files go, the old ones stay */
+    ctx->outputs = NULL;
+    trn_io_guard_free(ctx->inputs);
+    ctx->inputs = NULL;
+    if (active_run == ctx) active_run = NULL;
+    return rc;
 }
 
 bool cli_is_help(const char *arg)
@@ -83,8 +481,9 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i)
 
 bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names)
 {
-    static const char *const load_options[] = {"--max-height", "--square-size", "--size",
-                                               "--raw-type", NULL};
+    static const char *const load_options[] = {"--max-height",  "--square-size", "--size",
+                                               "--raw-type",    "--max-samples", "--channel",
+                                               "--input-format", NULL};
     for (const char *const *n = names; n && *n; n++)
         if (strcmp(arg, *n) == 0) return true;
     for (const char *const *n = load_options; *n; n++)

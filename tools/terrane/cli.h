@@ -2,6 +2,7 @@
 #ifndef TRN_CLI_H
 #define TRN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -9,6 +10,7 @@
 
 #include "terrane/core.h"
 #include "terrane/graph.h"
+#include "terrane/io.h"
 #include "terrane/recipe.h"
 
 /* Exit codes: 0 success, 1 the work failed (bad input, I/O, validation problems), 2 usage. */
@@ -21,7 +23,45 @@ typedef struct cli_ctx {
     bool quiet;
     bool json; /* --format json: data on stdout as JSON, messages on stderr */
     bool progress_shown;
+    trn_io_guard *inputs;   /* the files this run reads: no output may replace one */
+    trn_write_set *outputs; /* what this run writes, landing together when it succeeds */
+    bool conflict; /* an output named an input: the run ends as a usage error (exit 2) */
 } cli_ctx;
+
+/* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
+int cli_input(cli_ctx *ctx, const char *path);
+/* The file to write dest's new content into: staged in the run's write set, it replaces dest
+ * when the verb succeeds (or at cli_commit), together with every other output. NULL, with the
+ * message printed, when dest may not be written: an input of this run, a folder. */
+const char *cli_output(cli_ctx *ctx, const char *dest);
+/* The run's write set, for library calls that stage several files; NULL (message printed) only
+ * when out of memory. */
+trn_write_set *cli_write_set(cli_ctx *ctx);
+/* Land everything staged so far (before reading outputs back, as validation does). Returns a
+ * CLI exit code. */
+int cli_commit(cli_ctx *ctx);
+/* End of a run: commit when rc is CLI_EXIT_OK, else discard every staged file; free the guard
+ * and the set. Returns the run's exit code. */
+int cli_finish(cli_ctx *ctx, int rc);
+
+/* printf and fprintf for text that may hold untrusted strings (names, ids, JSON text from the
+ * files read): in every %s argument, control characters, escape sequences, bidirectional
+ * overrides and bytes that are not UTF-8 are shown escaped ("\x1b", "\n", "\u202e"), so a
+ * file cannot move the cursor, recolour the terminal or forge output lines. */
+int cli_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+int cli_fprintf(FILE *out, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cli_vfprintf(FILE *out, const char *fmt, va_list ap);
+/* A JSON string for text that may not be UTF-8: as is when it is, else with each bad byte
+ * written as the four characters "\xNN", so the key or value never vanishes. */
+json_t *cli_json_string(const char *text);
 
 typedef int (*cli_verb_fn)(cli_ctx *ctx, int argc, char **argv);
 
@@ -40,9 +80,13 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_graph(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_stationeers(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_recover(cli_ctx *ctx, int argc, char **argv);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);
+/* The user's name for a path handed to readers: for the in-memory copy of a captured pipe or
+ * device (cli_input_path in detect.h), the path the user gave; else file itself (load.c). */
+const char *cli_input_user_path(const char *file);
 /* Print a formatted error and return CLI_EXIT_FAIL. */
 int cli_failf(cli_ctx *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -122,6 +166,9 @@ typedef struct cli_load_options {
     double square_size; /* metres per sample step (default 1) */
     uint32_t raw_width, raw_height;
     int raw_type;
+    uint64_t max_samples; /* 0 = reader defaults */
+    int input_format;     /* --input-format: a cli_format (detect.h); 0 = from the content */
+    int channel;          /* --channel: CLI_CHANNEL_* (detect.h); 0 = the first, noted */
 } cli_load_options;
 
 /* Detect the format of path by content and load it. Returns a CLI exit code; prints errors. */
@@ -129,8 +176,9 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
 void cli_terrain_dispose(cli_terrain *t);
 
 /* Options every verb that reads terrain takes (--max-height, --square-size, --size,
- * --raw-type). opt takes a value, which the caller has fetched. Returns 1 when used, 0 when
- * opt is not one of them, -1 on a bad value (message printed). */
+ * --raw-type, --max-samples, --channel, --input-format). opt takes a value, which the caller
+ * has fetched. Returns 1 when used, 0 when opt is not one of them, -1 on a bad value (message
+ * printed). */
 int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_options *load);
 
 /* True when a and b name the same file: the same inode when both exist (so "./x.png" and a

@@ -227,6 +227,67 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
+static const char *out_format_label(out_format fmt)
+{
+    switch (fmt) {
+    case OUT_TER: return "a BeamNG .ter";
+    case OUT_PNG: return "a PNG heightmap";
+    case OUT_R16: return "a headerless R16 heightmap";
+    case OUT_R32: return "a headerless R32 heightmap";
+    case OUT_TERRAGEN: return "a Terragen .ter";
+    case OUT_STATIONEERS: return "a Stationeers octree built from heights";
+    case OUT_GEOTIFF: return "a GeoTIFF";
+    case OUT_UNKNOWN: break;
+    }
+    return "the output";
+}
+
+/* What the output cannot hold of a loaded terrain, after what the loader already listed. */
+static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_drops *d)
+{
+    if (t->has_labels && !level && fmt != OUT_TER) {
+        const size_t n = trn_field_sample_count(&t->field);
+        size_t holes = 0;
+        for (size_t k = 0; k < n; k++)
+            holes += t->labels.values[k] == TRN_LABEL_NONE;
+        if (t->labels.name_count)
+            cli_drops_add(d, "material layers (%u material%s)", t->labels.name_count,
+                          t->labels.name_count == 1 ? "" : "s");
+        if (holes) cli_drops_add(d, "holes (%zu sample%s)", holes, holes == 1 ? "" : "s");
+    }
+    if (t->georef && (level || fmt != OUT_GEOTIFF))
+        cli_drops_add(d, "georeferencing (coordinate system and origin)");
+}
+
+/* One note naming everything the conversion drops; the JSON report lists it. */
+static void report_conversion(cli_ctx *ctx, const char *in, const char *out, const cli_terrain *t,
+                              const char *out_label, const cli_drops *drops)
+{
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "input", cli_json_string(in));
+        json_object_set_new(o, "input_format", json_string(t->format));
+        json_object_set_new(o, "output", cli_json_string(out));
+        json_object_set_new(o, "output_format", json_string(out_label));
+        json_t *size = json_array();
+        json_array_append_new(size, json_integer(t->field.cells_x + 1));
+        json_array_append_new(size, json_integer(t->field.cells_z + 1));
+        json_object_set_new(o, "samples", size);
+        json_t *list = json_array();
+        for (size_t k = 0; k < drops->count; k++)
+            json_array_append_new(list, cli_json_string(drops->items[k]));
+        json_object_set_new(o, "dropped", list);
+        cli_print_json(o);
+    }
+    if (!drops->count) return;
+    char text[CLI_DROPS_MAX * 170] = "";
+    size_t len = 0;
+    for (size_t k = 0; k < drops->count && len < sizeof text; k++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "; " : "",
+                                drops->items[k]);
+    cli_note(ctx, "note: %s holds less than %s (%s): dropped %s", out_label, in, t->format, text);
+}
+
 int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
@@ -299,15 +360,33 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                "cannot tell the output format from '%s'; use an extension "
                                "(.ter, .png, .r16, .raw, .r32) or --of",
                                out);
-    if (cli_same_file(in, out))
-        return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
+    int rc = cli_input(ctx, in);
+    if (rc) return rc;
+    /* Staged before reading: an output that would replace the input fails at once. A level's
+     * files are staged by the level writer. */
+    const char *out_file = level_dir ? NULL : cli_output(ctx, out);
+    if (!level_dir && !out_file) return CLI_EXIT_FAIL;
 
     cli_format in_format = CLI_FORMAT_UNKNOWN;
-    int rc = cli_sniff_file(ctx, in, &in_format);
+    rc = cli_sniff_file(ctx, in, &in_format);
     if (rc) return rc;
     if (!level_dir && fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
         !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0))
-        return convert_ter_to_ter(ctx, in, out, &o);
+        return convert_ter_to_ter(ctx, in, out_file, &o);
+    /* A Stationeers octree to its own format is copied, never rebuilt from a heightfield (which
+     * would drop veins, node types, modified flags and caves); reshaping options are refused. */
+    if (!level_dir && fmt == OUT_STATIONEERS && !o.load.raw_type &&
+        (in_format == CLI_FORMAT_STATIONEERS_DAT || in_format == CLI_FORMAT_STATIONEERS_SAVE)) {
+        const char *reshaping = o.load.raw_width     ? "--size"
+                                : o.dem.has_crop     ? "--crop"
+                                : o.dem.has_window   ? "--window"
+                                : o.dem.pow2         ? "--pow2"
+                                : o.dem.pow2plus1    ? "--pow2plus1"
+                                : o.max_height_given ? "--max-height"
+                                : o.load.square_size > 0 ? "--square-size"
+                                                         : NULL;
+        return cli_stationeers_copy(ctx, in, in_format, out_file, reshaping);
+    }
 
     cli_terrain t;
     rc = cli_load_terrain(ctx, in, &o.load, &t);
@@ -324,15 +403,22 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         rc = cli_write_beamng_level(ctx, &t, level_dir,
                                     o.max_height_given ? o.load.max_height : 0.0);
     else if (fmt == OUT_GEOTIFF)
-        rc = cli_geotiff_write(ctx, &t, out);
+        rc = cli_geotiff_write(ctx, &t, out_file);
     else if (fmt == OUT_TER)
-        rc = write_ter(ctx, &t, out, &o);
+        rc = write_ter(ctx, &t, out_file, &o);
     else if (fmt == OUT_TERRAGEN)
-        rc = write_terragen(ctx, &t, out);
+        rc = write_terragen(ctx, &t, out_file);
     else if (fmt == OUT_STATIONEERS)
-        rc = cli_stationeers_write_field(ctx, &t, out, NULL);
+        rc = cli_stationeers_write_field(ctx, &t, out_file, NULL);
     else
-        rc = write_image(ctx, &t, out, fmt, &o);
+        rc = write_image(ctx, &t, out_file, fmt, &o);
+    if (!rc) rc = cli_commit(ctx);
+    if (!rc) {
+        cli_drops drops = t.drops;
+        output_drops(&t, fmt, level_dir != NULL, &drops);
+        report_conversion(ctx, in, out, &t, level_dir ? "a BeamNG level" : out_format_label(fmt),
+                          &drops);
+    }
     cli_terrain_dispose(&t);
     return rc;
 }

@@ -153,6 +153,9 @@ typedef struct gen_args {
     uint32_t cells_x, cells_z;
     double size_x, size_z;
     trn_edit_policy edit_policy;
+    /* Where -o, --biomes, --preview and --exclusion are written: their staged temporaries,
+     * which land together with every other output when the run succeeds. */
+    const char *out_file, *biomes_file, *preview_file, *exclusion_file;
 } gen_args;
 
 /* How heights became stored values. */
@@ -209,7 +212,7 @@ static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generat
                    w * sizeof(float));
         m->base = 0;
         m->quantum = 0;
-        st = trn_raw_write(a->out, &img, TRN_RAW_F32_LE, &e);
+        st = trn_raw_write(a->out_file, &img, TRN_RAW_F32_LE, &e);
     } else {
         if (a->has_max_height) {
             m->base = 0.0;
@@ -225,9 +228,9 @@ static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generat
         if (a->format == FMT_PNG) {
             trn_png_options po;
             trn_png_options_default(&po);
-            st = trn_png_write(a->out, &img, &po, cli_progress, ctx, &e);
+            st = trn_png_write(a->out_file, &img, &po, cli_progress, ctx, &e);
         } else {
-            st = trn_raw_write(a->out, &img, TRN_RAW_U16_LE, &e);
+            st = trn_raw_write(a->out_file, &img, TRN_RAW_U16_LE, &e);
         }
     }
     trn_image_dispose(&img);
@@ -278,7 +281,7 @@ static int write_biomes(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     trn_png_options po;
     trn_png_options_default(&po);
     po.srgb = !a->biome_index; /* colours are sRGB; indices are numbers */
-    st = trn_png_write(a->biomes, &img, &po, cli_progress, ctx, &e);
+    st = trn_png_write(a->biomes_file, &img, &po, cli_progress, ctx, &e);
     trn_image_dispose(&img);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
@@ -305,7 +308,7 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
     img.data = pic.pixels;
     trn_png_options po;
     trn_png_options_default(&po);
-    st = trn_png_write(a->preview, &img, &po, cli_progress, ctx, &e);
+    st = trn_png_write(a->preview_file, &img, &po, cli_progress, ctx, &e);
     trn_raster8_dispose(&pic);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
@@ -331,7 +334,7 @@ static int write_exclusion(cli_ctx *ctx, const gen_args *a, const trn_generated 
     }
     trn_png_options po;
     trn_png_options_default(&po);
-    st = trn_png_write(a->exclusion, &img, &po, cli_progress, ctx, &e);
+    st = trn_png_write(a->exclusion_file, &img, &po, cli_progress, ctx, &e);
     trn_image_dispose(&img);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
@@ -393,8 +396,13 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
             }
         trn_png_options po;
         trn_png_options_default(&po);
-        st = trn_png_write(path, &img, &po, NULL, NULL, &e);
+        const char *file = cli_output(ctx, path);
+        st = file ? trn_png_write(file, &img, &po, NULL, NULL, &e) : TRN_OK;
         trn_image_dispose(&img);
+        if (!file) {
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
         if (st) {
             rc = cli_fail(ctx, &e);
             break;
@@ -483,7 +491,7 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
     trn_ter ter;
     trn_error e;
     trn_status st = build_ter(gen, counts, m, &ter, &e);
-    if (!st) st = trn_ter_write(a->out, &ter, TRN_TER_VERSION_CURRENT, cli_progress, ctx, &e);
+    if (!st) st = trn_ter_write(a->out_file, &ter, TRN_TER_VERSION_CURRENT, cli_progress, ctx, &e);
     const uint32_t size = ter.size;
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
@@ -509,15 +517,20 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
 }
 
 /* Overwrite the flat placeholder base colour of each biome's material with the biome's own
- * colour (only terrane's placeholders, t_terrane_*, never a texture someone else made). */
-static trn_status tint_placeholders(const char *level_dir, const char *materials_path,
+ * colour (only terrane's placeholders, t_terrane_*, never a texture someone else made). The
+ * level's files are staged, not yet in place: read and write them through the run's set. */
+static trn_status tint_placeholders(cli_ctx *ctx, const trn_beamng_level_result *res,
                                     const trn_recipe *recipe, const uint64_t *counts,
                                     uint32_t *tinted, trn_error *err)
 {
     *tinted = 0;
+    trn_write_set *ws = cli_write_set(ctx);
     trn_material_file mf;
-    trn_status st = trn_material_file_read(materials_path, &mf, err);
+    trn_status st =
+        trn_material_file_read(trn_write_set_current(ws, res->materials_path), &mf, err);
     if (st) return st;
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "/levels/%s/", res->level_name);
     for (uint32_t b = 0; b < recipe->biome_count && !st; b++) {
         if (!counts[b]) continue;
         const trn_terrain_material *mat = NULL;
@@ -526,16 +539,16 @@ static trn_status tint_placeholders(const char *level_dir, const char *materials
                 strcmp(mf.materials[k].internal_name, recipe->biomes[b].name) == 0)
                 mat = &mf.materials[k];
         const char *game = mat ? mat->tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE] : NULL;
-        if (!game) continue;
-        const char *file = strrchr(game, '/');
-        file = file ? file + 1 : game;
-        if (strncmp(file, "t_terrane_", 10) != 0) continue;
+        if (!game || strncasecmp(game, prefix, strlen(prefix)) != 0) continue;
+        const char *file = strrchr(game, '/') + 1;
+        if (strncmp(file, "t_terrane_", 10) != 0 || strstr(game, "..")) continue;
         char disk[4096];
-        bool case_mismatch = false;
-        if (trn_beamng_resolve_path(level_dir, game, disk, sizeof disk, &case_mismatch, NULL))
-            continue; /* validate reports a missing texture */
+        snprintf(disk, sizeof disk, "%s/%s", res->level_dir, game + strlen(prefix));
         trn_png_info info;
-        if ((st = trn_png_read_info(disk, &info, err))) break;
+        if (trn_png_read_info(trn_write_set_current(ws, disk), &info, NULL))
+            continue; /* validate reports a missing or broken texture */
+        const char *target = NULL;
+        if ((st = trn_write_set_stage(ws, disk, &target, err))) break;
         trn_image img;
         if ((st = trn_image_init(&img, info.width, info.height, 3, 8, err))) break;
         uint8_t rgb[3];
@@ -548,7 +561,7 @@ static trn_status tint_placeholders(const char *level_dir, const char *materials
         trn_png_options_default(&po);
         po.compression_level = 9;
         po.srgb = true; /* a base colour map is sRGB, as validate checks */
-        st = trn_png_write(disk, &img, &po, NULL, NULL, err);
+        st = trn_png_write(target, &img, &po, NULL, NULL, err);
         trn_image_dispose(&img);
         *tinted += !st;
     }
@@ -556,16 +569,28 @@ static trn_status tint_placeholders(const char *level_dir, const char *materials
     return st;
 }
 
+/* A level staged by export_level, validated once every output has landed. */
+typedef struct level_export {
+    trn_beamng_level_result res;
+    uint32_t size, materials, tinted;
+    double square_size;
+    height_mapping mapping;
+    bool staged;
+} level_export;
+
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                         const trn_generated *gen, const uint64_t *counts, float lo, float hi,
-                        height_mapping *m, json_t *summary)
+                        level_export *lx)
 {
+    height_mapping *m = &lx->mapping;
     ter_mapping(a, lo, hi, true, m);
     if (a->has_max_height && (double)hi - (double)lo > 65535.0 * m->quantum)
         return cli_failf(ctx,
                          "--max-height %g m cannot hold the terrain's %.3f m of relief; raise it "
                          "or leave it out",
                          a->max_height, (double)hi - (double)lo);
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!ws) return CLI_EXIT_FAIL;
     trn_ter ter;
     trn_error e;
     trn_status st = build_ter(gen, counts, m, &ter, &e);
@@ -577,30 +602,43 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     lo_opt.square_size = gen->field.size_x / gen->field.cells_x;
     lo_opt.textures.base_size = lo_opt.textures.macro_size = lo_opt.textures.detail_size =
         a->texture_size;
-    trn_beamng_level_result res;
-    memset(&res, 0, sizeof res);
-    st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
-    const uint32_t size = ter.size, materials = ter.material_count;
+    lo_opt.writes = ws;
+    trn_beamng_level_result *res = &lx->res;
+    memset(res, 0, sizeof *res);
+    st = trn_beamng_level_write_terrain(&ter, &lo_opt, res, cli_progress, ctx, &e);
+    lx->size = ter.size;
+    lx->materials = ter.material_count;
+    lx->square_size = lo_opt.square_size;
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    uint32_t tinted = 0;
-    if (!st) st = cli_set_terrain_block_z(res.items_path, res.terrain_name, m->base, &e);
-    if (!st) st = tint_placeholders(res.level_dir, res.materials_path, recipe, counts, &tinted, &e);
+    if (!st) st = cli_set_terrain_block_z(ws, res->items_path, res->terrain_name, m->base, &e);
+    if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
     if (st) return cli_fail(ctx, &e);
+    lx->staged = true;
+    return CLI_EXIT_OK;
+}
+
+/* After the level's files landed: say what was written and check it as a modder would. */
+static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
+                          const level_export *lx, json_t *summary)
+{
+    const trn_beamng_level_result *res = &lx->res;
+    const height_mapping *m = &lx->mapping;
+    const uint32_t size = lx->size;
     if (size != gen->field.cells_x + 1u)
         cli_note(ctx,
                  "%u samples a side: BeamNG terrains are a power of two, so the last row "
                  "and column (the far edges, one cell wide) are left out: %u x %u",
                  gen->field.cells_x + 1u, size, size);
-    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m), %s and %s", res.ter_path,
-             size, size, m->max_height, lo_opt.square_size, res.terrain_json_path,
-             res.heightmap_png_path);
+    cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m), %s and %s", res->ter_path,
+             size, size, m->max_height, lx->square_size, res->terrain_json_path,
+             res->heightmap_png_path);
     cli_note(ctx,
              "TerrainBlock \"%s\" in %s: position z %.6g (stored 0 is the lowest height, "
              "%.6g m), texture set %s",
-             res.terrain_name, res.items_path, m->base, m->base, res.texture_set);
+             res->terrain_name, res->items_path, m->base, m->base, res->texture_set);
     cli_note(ctx, "%u material(s) from the biomes in %s (%u added, %u placeholder(s) tinted)",
-             materials, res.materials_path, res.materials_added, tinted);
+             lx->materials, res->materials_path, res->materials_added, lx->tinted);
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
@@ -609,9 +647,9 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
                 "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
                 size);
 
-    /* Check what was written the way a modder would. */
     trn_findings findings = {NULL, 0, 0};
-    st = trn_beamng_validate(a->export_dir, NULL, &findings, NULL, NULL, &e);
+    trn_error e;
+    trn_status st = trn_beamng_validate(a->export_dir, NULL, &findings, NULL, NULL, &e);
     if (st) {
         trn_findings_dispose(&findings);
         return cli_fail(ctx, &e);
@@ -628,22 +666,22 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     }
     cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
     json_t *lvl = json_object();
-    json_object_set_new(lvl, "level_dir", json_string(res.level_dir));
-    json_object_set_new(lvl, "level_name", json_string(res.level_name));
-    json_object_set_new(lvl, "terrain_name", json_string(res.terrain_name));
-    json_object_set_new(lvl, "terrain_file", json_string(res.terrain_file));
-    json_object_set_new(lvl, "ter", json_string(res.ter_path));
-    json_object_set_new(lvl, "terrain_json", json_string(res.terrain_json_path));
-    json_object_set_new(lvl, "heightmap_png", json_string(res.heightmap_png_path));
-    json_object_set_new(lvl, "items", json_string(res.items_path));
-    json_object_set_new(lvl, "materials", json_string(res.materials_path));
-    json_object_set_new(lvl, "texture_set", json_string(res.texture_set));
+    json_object_set_new(lvl, "level_dir", json_string(res->level_dir));
+    json_object_set_new(lvl, "level_name", json_string(res->level_name));
+    json_object_set_new(lvl, "terrain_name", json_string(res->terrain_name));
+    json_object_set_new(lvl, "terrain_file", json_string(res->terrain_file));
+    json_object_set_new(lvl, "ter", json_string(res->ter_path));
+    json_object_set_new(lvl, "terrain_json", json_string(res->terrain_json_path));
+    json_object_set_new(lvl, "heightmap_png", json_string(res->heightmap_png_path));
+    json_object_set_new(lvl, "items", json_string(res->items_path));
+    json_object_set_new(lvl, "materials", json_string(res->materials_path));
+    json_object_set_new(lvl, "texture_set", json_string(res->texture_set));
     json_object_set_new(lvl, "size", json_integer(size));
-    json_object_set_new(lvl, "square_size", json_real(lo_opt.square_size));
+    json_object_set_new(lvl, "square_size", json_real(lx->square_size));
     json_object_set_new(lvl, "position_z", json_real(m->base));
     json_object_set_new(lvl, "height_mapping", mapping_json(m));
-    json_object_set_new(lvl, "materials_added", json_integer(res.materials_added));
-    json_object_set_new(lvl, "textures_tinted", json_integer(tinted));
+    json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
+    json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
     json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
     json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
     json_object_set_new(summary, "export", lvl);
@@ -885,16 +923,11 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             return cli_usage_error(ctx, "--export unity:DIR needs the folder to write into");
         a->unity_dir += 6;
     }
-    /* Outputs never overwrite the recipe or each other. */
+    /* Outputs never overwrite each other (the run's input guard keeps them off the recipe). */
     const char *outs[7] = {a->out,       a->biomes,    a->preview,  a->export_dir,
                            a->exclusion, a->cache_dir, a->unity_dir};
     for (int k = 0; k < 7; k++) {
         if (!outs[k]) continue;
-        if (cli_same_file(outs[k], a->recipe_path))
-            return cli_usage_error(ctx,
-                                   "the output %s is the recipe %s (the same file); inputs are "
-                                   "never overwritten",
-                                   outs[k], a->recipe_path);
         for (int l = 0; l < k; l++)
             if (outs[l] && cli_same_file(outs[k], outs[l]))
                 return cli_usage_error(ctx, "two outputs name the same file: %s", outs[k]);
@@ -948,6 +981,7 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *ge
     trn_unity_export_options uo;
     trn_unity_export_options_default(&uo);
     uo.name = name;
+    if (!(uo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     uo.height_base = (double)lo;
     uo.height_size = hi > lo ? (double)hi - (double)lo : 1.0;
     trn_unity_export_report rep;
@@ -1003,7 +1037,16 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     memset(&recipe, 0, sizeof recipe);
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     trn_error e;
+    if ((rc = cli_input(ctx, a.recipe_path))) return rc;
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    /* Staged now, so an output that would replace an input fails before generating. */
+    if ((a.out && !(a.out_file = cli_output(ctx, a.out))) ||
+        (a.biomes && !(a.biomes_file = cli_output(ctx, a.biomes))) ||
+        (a.preview && !(a.preview_file = cli_output(ctx, a.preview))) ||
+        (a.exclusion && !(a.exclusion_file = cli_output(ctx, a.exclusion)))) {
+        trn_recipe_dispose(&recipe);
+        return CLI_EXIT_FAIL;
+    }
     if (kind == TRN_DOCUMENT_TERRAIN_ASSET)
         cli_note(ctx, "%s is a Terrain asset document: generating its recipe", a.recipe_path);
     if (a.cells_x || a.size_x > 0.0) {
@@ -1074,7 +1117,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_stationeers_field_options fo;
         trn_stationeers_field_options_default(&fo);
         fo.base = floor((double)lo) - (double)fo.bedrock_layers * fo.voxel_size;
-        rc = cli_stationeers_write_field(ctx, &view, a.out, &fo);
+        rc = cli_stationeers_write_field(ctx, &view, a.out_file, &fo);
         if (!rc) add_file(files, a.out, "stationeers octree");
     } else if (a.out && a.format != FMT_TER) {
         rc = write_height_image(ctx, &a, &gen, lo, hi, &hm);
@@ -1095,10 +1138,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = write_exclusion(ctx, &a, &gen);
         if (!rc) add_file(files, a.exclusion, "exclusion mask");
     }
-    height_mapping em;
-    memset(&em, 0, sizeof em);
+    level_export lx;
+    memset(&lx, 0, sizeof lx);
     if (!rc && a.export_dir) {
-        rc = export_level(ctx, &a, &recipe, &gen, counts, lo, hi, &em, summary);
+        rc = export_level(ctx, &a, &recipe, &gen, counts, lo, hi, &lx);
         if (!rc) add_file(files, a.export_dir, "beamng level");
     }
     if (!rc && a.unity_dir) {
@@ -1106,6 +1149,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
+    /* Every output lands together, then the level is checked as written. */
+    if (!rc) rc = cli_commit(ctx);
+    if (!rc && lx.staged) rc = validate_level(ctx, &a, &gen, &lx, summary);
     /* The results live in gen; the directory keeps what later runs reuse. */
     trn_graph_cache_free(cache);
     cache = NULL;

@@ -7,6 +7,7 @@
 
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
+#include "terrane/io.h"
 
 const char *cli_level_spec_dir(const char *spec)
 {
@@ -18,12 +19,13 @@ static bool pow2(uint32_t v)
     return v && (v & (v - 1u)) == 0;
 }
 
-trn_status cli_set_terrain_block_z(const char *items_path, const char *name, double z,
-                                   trn_error *err)
+trn_status cli_set_terrain_block_z(trn_write_set *ws, const char *items_path, const char *name,
+                                   double z, trn_error *err)
 {
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
-    trn_status st = trn_items_read_terrain_blocks(items_path, &blocks, &count, NULL, err);
+    trn_status st = trn_items_read_terrain_blocks(trn_write_set_current(ws, items_path), &blocks,
+                                                  &count, NULL, err);
     if (st) return st;
     st = trn_error_set(err, TRN_ERR_NOT_FOUND, items_path, -1,
                        "the TerrainBlock \"%s\" just written is not there", name);
@@ -31,7 +33,9 @@ trn_status cli_set_terrain_block_z(const char *items_path, const char *name, dou
         if (blocks[k].name && strcmp(blocks[k].name, name) == 0) {
             blocks[k].position[2] = z;
             trn_error_clear(err);
-            st = trn_items_put_terrain_block(items_path, &blocks[k], err);
+            const char *target = NULL;
+            st = trn_write_set_stage(ws, items_path, &target, err);
+            if (!st) st = trn_items_put_terrain_block(target, &blocks[k], err);
             break;
         }
     trn_terrain_blocks_free(blocks, count);
@@ -108,13 +112,20 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
     lo_opt.level_dir = level_dir;
     lo_opt.max_height = mh;
     lo_opt.square_size = square;
+    if (!(lo_opt.writes = cli_write_set(ctx))) {
+        trn_ter_dispose(&ter);
+        return CLI_EXIT_FAIL;
+    }
     trn_beamng_level_result res;
     memset(&res, 0, sizeof res);
     st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    if (!st) st = cli_set_terrain_block_z(res.items_path, res.terrain_name, base, &e);
+    if (!st) st = cli_set_terrain_block_z(lo_opt.writes, res.items_path, res.terrain_name, base, &e);
     if (st) return cli_fail(ctx, &e);
+    /* Validation reads the level as it is on disk: land it first. */
+    int rc = cli_commit(ctx);
+    if (rc) return rc;
     if (trim)
         cli_note(ctx, "%u samples a side: the far row and column are left out (%u x %u)", n + 1u, n,
                  n);

@@ -1,4 +1,6 @@
 /* terrane command line: dispatches to one verb per file. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +28,7 @@ static const verb_entry verbs[] = {
     {"stationeers", cli_verb_stationeers,
      "Stationeers terrain.dat and .save: extract, replace, from-heightfield"},
     {"unity", cli_verb_unity, "Unity terrains: info, extract maps, export RAW tiles and splats"},
+    {"recover", cli_verb_recover, "finish or discard writes that a crash or kill interrupted"},
 };
 
 static void usage(FILE *out)
@@ -40,8 +43,24 @@ static void usage(FILE *out)
                  "run 'terrane <verb> --help' for a verb's options and examples.\n");
 }
 
+/* Ctrl-C, SIGTERM, a closed terminal: remove our temporaries, then die of the signal. */
+static void on_signal(int sig)
+{
+    trn_io_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv)
 {
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;
@@ -58,7 +77,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], verbs[i].name) == 0) {
             cli_ctx ctx = {0};
             ctx.verb = verbs[i].name;
-            return verbs[i].fn(&ctx, argc - 1, argv + 1);
+            return cli_finish(&ctx, verbs[i].fn(&ctx, argc - 1, argv + 1));
         }
     }
     fprintf(stderr, "terrane: unknown verb '%s'\n", argv[1]);

@@ -159,13 +159,13 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     if (!has_png_extension(out))
         return cli_usage_error(ctx, "render writes PNG pictures; name the output .png, not '%s'",
                                out);
-    if (cli_same_file(in, out))
-        return cli_usage_error(
-            ctx, "the output %s is the input %s (the same file); inputs are never overwritten", out,
-            in);
+    int rc = cli_input(ctx, in);
+    if (rc) return rc;
+    const char *out_file = cli_output(ctx, out);
+    if (!out_file) return CLI_EXIT_FAIL;
 
     cli_terrain t;
-    int rc = cli_load_terrain(ctx, in, &load, &t);
+    rc = cli_load_terrain(ctx, in, &load, &t);
     if (rc) return rc;
     trn_raster8 pic = {0, 0, 0, NULL};
     trn_error e;
@@ -205,12 +205,13 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     img.data = pic.pixels;
     trn_png_options po;
     trn_png_options_default(&po);
-    st = trn_png_write(out, &img, &po, cli_progress, ctx, &e);
+    st = trn_png_write(out_file, &img, &po, cli_progress, ctx, &e);
     cli_progress_end(ctx);
-    if (st) {
+    rc = st ? cli_fail(ctx, &e) : cli_commit(ctx);
+    if (rc) {
         trn_raster8_dispose(&pic);
         cli_terrain_dispose(&t);
-        return cli_fail(ctx, &e);
+        return rc;
     }
     if (ctx->json) {
         json_t *o = json_object();

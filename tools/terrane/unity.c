@@ -75,7 +75,9 @@ static int write_png(cli_ctx *ctx, const char *path, const trn_image *img)
     trn_error e;
     trn_png_options po;
     trn_png_options_default(&po);
-    if (trn_png_write(path, img, &po, NULL, NULL, &e) != TRN_OK) return cli_fail(ctx, &e);
+    const char *file = cli_output(ctx, path);
+    if (!file) return CLI_EXIT_FAIL;
+    if (trn_png_write(file, img, &po, NULL, NULL, &e) != TRN_OK) return cli_fail(ctx, &e);
     cli_note(ctx, "wrote %s", path);
     return CLI_EXIT_OK;
 }
@@ -170,8 +172,10 @@ static int extract_trees(cli_ctx *ctx, const trn_unity_terrain *t, const char *p
     json_decref(doc);
     if (!text) return cli_failf(ctx, "out of memory");
     trn_error e;
-    trn_status st = trn_file_write_atomic(path, text, strlen(text), &e);
+    const char *file = cli_output(ctx, path);
+    trn_status st = file ? trn_file_write_atomic(file, text, strlen(text), &e) : TRN_OK;
     free(text);
+    if (!file) return CLI_EXIT_FAIL;
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx, "wrote %s (%u trees)", path, t->tree_count);
     return CLI_EXIT_OK;
@@ -206,14 +210,11 @@ static int verb_extract(cli_ctx *ctx, int argc, char **argv)
     if (!path) return cli_usage_error(ctx, "needs a FILE");
     if (!splats && !holes && !trees)
         return cli_usage_error(ctx, "nothing to extract: give --splats, --holes or --trees");
-    const char *outs[3] = {holes, trees, NULL};
-    for (int k = 0; outs[k]; k++)
-        if (cli_same_file(path, outs[k]))
-            return cli_failf(ctx, "%s: the output would overwrite the input", outs[k]);
+    int rc = cli_input(ctx, path);
+    if (rc) return rc;
     trn_unity_terrain t;
     trn_error e;
     if (trn_unity_terrain_read(path, NULL, &t, &e) != TRN_OK) return cli_fail(ctx, &e);
-    int rc = CLI_EXIT_OK;
     if (splats) rc = extract_splats(ctx, &t, splats);
     if (!rc && holes) rc = extract_holes(ctx, &t, holes);
     if (!rc && trees) rc = extract_trees(ctx, &t, trees);
@@ -317,6 +318,8 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, in, &format);
     if (rc) return rc;
+    if ((rc = cli_input(ctx, in))) return rc;
+    if (!(o.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     cli_terrain t;
     trn_unity_terrain source;
     memset(&source, 0, sizeof source);
@@ -357,6 +360,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     cli_terrain_dispose(&t);
     trn_unity_terrain_dispose(&source);
     if (st) return cli_fail(ctx, &e);
+    if ((rc = cli_commit(ctx))) return rc;
     if (ctx->json) {
         json_t *j = json_object();
         json_object_set_new(j, "dir", json_string(dir));

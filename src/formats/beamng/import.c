@@ -13,6 +13,7 @@
 #include "core/fileio.h"
 #include "core/progress.h"
 #include "level_internal.h"
+#include "core/write_set.h"
 #include "ter_internal.h"
 
 static trn_status oom(trn_error *err, const char *path)
@@ -753,6 +754,58 @@ static trn_status write_heightmap_png(const char *path, const trn_ter *ter, bool
     return st;
 }
 
+/* The files of trn_beamng_level_write_terrain, staged into ws. */
+static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
+                                    const trn_beamng_level_options *opt,
+                                    trn_beamng_level_result *res, const char *name,
+                                    uint8_t version, double max_height, double square_size,
+                                    const char *heightmap_game, trn_progress_fn progress,
+                                    void *user, trn_error *err)
+{
+    const char *target = NULL;
+    /* The .ter first: the only step that may be cancelled. */
+    trn_status st = trn_write_target(ws, res->ter_path, &target, err);
+    if (st || (st = trn_ter_write(target, ter, version, progress, user, err))) return st;
+
+    trn_terrain_json tj;
+    if ((st = trn_terrain_json_from_ter(ter, res->terrain_file, heightmap_game, &tj, err)))
+        return st;
+    tj.version = version;
+    if (!(st = trn_write_target(ws, res->terrain_json_path, &target, err)))
+        st = trn_terrain_json_write(target, &tj, err);
+    trn_terrain_json_dispose(&tj);
+    if (st) return st;
+    if ((st = trn_write_target(ws, res->heightmap_png_path, &target, err)) ||
+        (st = write_heightmap_png(target, ter, false, -1, err)))
+        return st;
+
+    /* Materials: every distinct non-empty name must resolve in the level. */
+    const char **names = ter->material_count ? calloc(ter->material_count, sizeof *names) : NULL;
+    if (ter->material_count && !names) return oom(err, NULL);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ter->material_count; i++)
+        if (ter->materials[i] && ter->materials[i][0]) names[n++] = ter->materials[i];
+    trn_lvl_merge_result mr;
+    st = trn_lvl_merge_materials(ws, opt->level_dir, res->level_name, names, n,
+                                 (double)ter->size * square_size, &opt->textures, &mr, err);
+    free(names);
+    if (st) return st;
+    trn_lvl_copy(res->texture_set, sizeof res->texture_set, mr.texture_set);
+    trn_lvl_copy(res->materials_path, sizeof res->materials_path, mr.materials_path);
+    res->materials_added = mr.added;
+    res->textures_written = mr.textures_written;
+
+    trn_terrain_block tb;
+    if ((st = trn_terrain_block_init(&tb, name, res->terrain_file, mr.texture_set, ter->size, err)))
+        return st;
+    tb.square_size = square_size;
+    tb.max_height = max_height;
+    trn_terrain_block_center(&tb, ter->size);
+    st = trn_lvl_items_put(ws, res->items_path, &tb, err);
+    trn_terrain_block_dispose(&tb);
+    return st;
+}
+
 trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_level_options *opt,
                                           trn_beamng_level_result *result, trn_progress_fn progress,
                                           void *user, trn_error *err)
@@ -817,52 +870,20 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
     if (!trn_lvl_join(mats, sizeof mats, opt->level_dir, "art/terrains/main.materials.json"))
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
     trn_material_file existing;
-    st = trn_material_file_read(mats, &existing, err);
+    st = trn_material_file_read(trn_write_set_current(opt->writes, mats), &existing, err);
     if (st == TRN_ERR_NOT_FOUND)
         trn_error_clear(err);
     else if (st)
         return st;
     trn_material_file_dispose(&existing);
     /* Likewise when items.level.json has a broken line that may be this TerrainBlock. */
-    if ((st = trn_lvl_items_check_put(res->items_path, name, err))) return st;
+    if ((st = trn_lvl_items_check_put(opt->writes, res->items_path, name, err))) return st;
 
-    /* The .ter first, and the only step that may be cancelled: nothing else is written yet. */
-    if ((st = trn_ter_write(res->ter_path, ter, version, progress, user, err))) return st;
-
-    trn_terrain_json tj;
-    if ((st = trn_terrain_json_from_ter(ter, res->terrain_file, heightmap_game, &tj, err)))
-        return st;
-    tj.version = version;
-    st = trn_terrain_json_write(res->terrain_json_path, &tj, err);
-    trn_terrain_json_dispose(&tj);
-    if (st) return st;
-    if ((st = write_heightmap_png(res->heightmap_png_path, ter, false, -1, err))) return st;
-
-    /* Materials: every distinct non-empty name must resolve in the level. */
-    const char **names = ter->material_count ? calloc(ter->material_count, sizeof *names) : NULL;
-    if (ter->material_count && !names) return oom(err, NULL);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ter->material_count; i++)
-        if (ter->materials[i] && ter->materials[i][0]) names[n++] = ter->materials[i];
-    trn_lvl_merge_result mr;
-    st = trn_lvl_merge_materials(opt->level_dir, res->level_name, names, n,
-                                 (double)ter->size * square_size, &opt->textures, &mr, err);
-    free(names);
-    if (st) return st;
-    trn_lvl_copy(res->texture_set, sizeof res->texture_set, mr.texture_set);
-    trn_lvl_copy(res->materials_path, sizeof res->materials_path, mr.materials_path);
-    res->materials_added = mr.added;
-    res->textures_written = mr.textures_written;
-
-    trn_terrain_block tb;
-    if ((st = trn_terrain_block_init(&tb, name, res->terrain_file, mr.texture_set, ter->size, err)))
-        return st;
-    tb.square_size = square_size;
-    tb.max_height = max_height;
-    trn_terrain_block_center(&tb, ter->size);
-    st = trn_items_put_terrain_block(res->items_path, &tb, err);
-    trn_terrain_block_dispose(&tb);
-    return st;
+    trn_write_set *ws, *own;
+    if ((st = trn_write_own_begin(opt->writes, &ws, &own, err))) return st;
+    st = write_level_files(ws, ter, opt, res, name, version, max_height, square_size,
+                           heightmap_game, progress, user, err);
+    return trn_write_own_finish(own, st, err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -911,6 +932,7 @@ trn_status trn_beamng_create(const trn_beamng_create_options *opt, trn_beamng_le
     lo.max_height = max_height;
     lo.square_size = opt->square_size;
     lo.textures = opt->textures;
+    lo.writes = opt->writes;
     st = trn_beamng_level_write_terrain(&ter, &lo, result, progress, user, err);
     trn_ter_dispose(&ter);
     return st;
@@ -999,6 +1021,9 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
                              "is a file, expected a folder for the images");
     trn_status st = trn_mkdir_p(dir, err);
     if (st) return st;
+    trn_write_set *ws, *own;
+    if ((st = trn_write_own_begin(opt->writes, &ws, &own, err))) return st;
+    const char *target = NULL;
     trn_progress root = trn_progress_make(progress, user);
     uint32_t total = (opt->heightmap ? 1u : 0u) + (opt->layer_map ? 1u : 0u) +
                      (opt->holes ? 1u : 0u) + (opt->r16 ? 1u : 0u) +
@@ -1024,11 +1049,13 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
             st = trn_error_set(err, TRN_ERR_LIMIT, dir, -1, "path too long");                      \
             goto done;                                                                             \
         }                                                                                          \
+        if ((st = trn_write_target(ws, path, &target, err))) goto done;                            \
     } while (0)
     if (opt->heightmap) {
         STEP("heightmap");
         PATH_OF("%s_heightmap.png", base);
-        if ((st = write_heightmap_png(path, ter, opt->flip_y_axis, opt->compression_level, err)) ||
+        if ((st = write_heightmap_png(target, ter, opt->flip_y_axis, opt->compression_level,
+                                      err)) ||
             (st = push_path(res, path, err)))
             goto done;
     }
@@ -1039,7 +1066,7 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
         STEP("layer map");
         PATH_OF("%s_layers.png", base);
         fill_layer_image(&img8, ter, opt->flip_y_axis, layer_identity, 0);
-        if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+        if ((st = trn_png_write(target, &img8, &po, NULL, NULL, err)) ||
             (st = push_path(res, path, err)))
             goto done;
     }
@@ -1047,7 +1074,7 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
         STEP("holes");
         PATH_OF("%s_holes.png", base);
         fill_layer_image(&img8, ter, opt->flip_y_axis, layer_hole, 0);
-        if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+        if ((st = trn_png_write(target, &img8, &po, NULL, NULL, err)) ||
             (st = push_path(res, path, err)))
             goto done;
     }
@@ -1059,7 +1086,7 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
             trn_lvl_safe_name(ter->materials[i] ? ter->materials[i] : "", safe, sizeof safe);
             PATH_OF("%s_opacity_%u_%s.png", base, i, safe);
             fill_layer_image(&img8, ter, opt->flip_y_axis, layer_is, i);
-            if ((st = trn_png_write(path, &img8, &po, NULL, NULL, err)) ||
+            if ((st = trn_png_write(target, &img8, &po, NULL, NULL, err)) ||
                 (st = push_path(res, path, err)))
                 goto done;
             res->opacity_count++;
@@ -1075,7 +1102,7 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
             memcpy((uint16_t *)img16.data + (size_t)r * size,
                    ter->heights + (size_t)trn_beamng_terrain_row(r, size, opt->flip_y_axis) * size,
                    size * sizeof(uint16_t));
-        st = trn_raw_write(path, &img16, TRN_RAW_U16_LE, err);
+        st = trn_raw_write(target, &img16, TRN_RAW_U16_LE, err);
         trn_image_dispose(&img16);
         if (st || (st = push_path(res, path, err))) goto done;
     }
@@ -1084,6 +1111,7 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
 #undef PATH_OF
 done:
     trn_image_dispose(&img8);
+    st = trn_write_own_finish(own, st, err);
     if (st || res == &local) trn_beamng_export_result_dispose(res);
     return st;
 }

@@ -15,6 +15,7 @@
 #include "core/checked.h"
 #include "core/fileio.h"
 #include "level_internal.h"
+#include "core/write_set.h"
 
 /* Items files of big levels hold every object of the level; a gigabyte is far beyond any. */
 #define ITEMS_MAX_BYTES (1u << 30)
@@ -1400,11 +1401,13 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
     return TRN_OK;
 }
 
-trn_status trn_lvl_items_check_put(const char *items_path, const char *name, trn_error *err)
+trn_status trn_lvl_items_check_put(const trn_write_set *ws, const char *items_path,
+                                   const char *name, trn_error *err)
 {
     uint8_t *data = NULL;
     size_t size = 0;
-    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
+    trn_status st = trn_file_read_all(trn_write_set_current(ws, items_path), ITEMS_MAX_BYTES, &data,
+                                      &size, err);
     if (st == TRN_ERR_NOT_FOUND) {
         trn_error_clear(err);
         return TRN_OK;
@@ -1424,12 +1427,19 @@ trn_status trn_lvl_items_check_put(const char *items_path, const char *name, trn
 trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain_block *tb,
                                        trn_error *err)
 {
+    return trn_lvl_items_put(NULL, items_path, tb, err);
+}
+
+trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path,
+                             const trn_terrain_block *tb, trn_error *err)
+{
     if (!tb || !tb->name || !tb->name[0])
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, items_path, -1,
                              "a TerrainBlock needs a name to be put into items.level.json");
     uint8_t *data = NULL;
     size_t size = 0;
-    trn_status st = trn_file_read_all(items_path, ITEMS_MAX_BYTES, &data, &size, err);
+    trn_status st = trn_file_read_all(trn_write_set_current(ws, items_path), ITEMS_MAX_BYTES, &data,
+                                      &size, err);
     if (st == TRN_ERR_NOT_FOUND) {
         trn_error_clear(err);
         data = NULL;
@@ -1443,8 +1453,9 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
     size_t n = 0;
     st = trn_items_put_terrain_block_text((const char *)data, size, items_path, tb, &text, &n, err);
     free(data);
-    if (st) return st;
-    st = trn_file_write_atomic(items_path, text, n, err);
+    const char *target = NULL;
+    if (!st) st = trn_write_target(ws, items_path, &target, err);
+    if (!st) st = trn_file_write_atomic(target, text, n, err);
     free(text);
     return st;
 }

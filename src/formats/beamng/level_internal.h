@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "terrane/beamng_level.h"
+#include "terrane/io.h"
 
 /* A growable NUL-terminated text buffer; any failed append sets failed and stops growing. */
 typedef struct trn_lvl_buf {
@@ -60,8 +61,14 @@ size_t trn_lvl_bom_length(const char *text, size_t n);
 bool trn_lvl_json_get_number(const json_t *v, double *out);
 
 /* Whether trn_items_put_terrain_block would accept a block named name into items_path (a
- * missing file is fine), without writing: lets a caller refuse before writing anything else. */
-trn_status trn_lvl_items_check_put(const char *items_path, const char *name, trn_error *err);
+ * missing file is fine), without writing: lets a caller refuse before writing anything else.
+ * Reads the file as ws will leave it (ws may be NULL). */
+trn_status trn_lvl_items_check_put(const trn_write_set *ws, const char *items_path,
+                                   const char *name, trn_error *err);
+/* trn_items_put_terrain_block staged into ws (read-modify-write of the staged content when the
+ * file is already staged); ws NULL writes items_path directly. */
+trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path,
+                             const trn_terrain_block *tb, trn_error *err);
 
 /* Every terrain materials file of a level (materials.json and *.materials.json anywhere under
  * level_dir), sorted. *paths malloc'd, each entry malloc'd. */
@@ -98,8 +105,9 @@ typedef struct trn_lvl_merge_result {
  * materials with placeholder textures; a TerrainMaterialTextureSet named
  * <level_name>TerrainMaterialTextureSet is added when the level has none (an existing one's name
  * and sizes are used otherwise). Existing entries are never changed. */
-trn_status trn_lvl_merge_materials(const char *level_dir, const char *level_name,
-                                   const char *const *names, uint32_t count, double world_size,
+trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
+                                   const char *level_name, const char *const *names,
+                                   uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    trn_lvl_merge_result *result, trn_error *err);
 

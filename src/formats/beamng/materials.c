@@ -11,6 +11,7 @@
 
 #include "core/fileio.h"
 #include "level_internal.h"
+#include "core/write_set.h"
 
 #define MATERIALS_MAX_BYTES (64u << 20)
 
@@ -762,14 +763,18 @@ static trn_status sizes_from_options(const trn_texture_options *o, slot_sizes *s
     return TRN_OK;
 }
 
-static trn_status write_flat(const char *dir, const char *file, uint32_t w, uint32_t h,
-                             uint8_t channels, const uint8_t *value, bool srgb, trn_error *err)
+static trn_status write_flat(trn_write_set *ws, const char *dir, const char *file, uint32_t w,
+                             uint32_t h, uint8_t channels, const uint8_t *value, bool srgb,
+                             trn_error *err)
 {
     char path[PATH_MAX];
     if (!trn_lvl_join(path, sizeof path, dir, file))
         return trn_error_set(err, TRN_ERR_LIMIT, dir, -1, "texture path too long");
+    const char *target = NULL;
+    trn_status st = trn_write_target(ws, path, &target, err);
+    if (st) return st;
     trn_image img;
-    trn_status st = trn_image_init(&img, w, h, channels, 8, err);
+    st = trn_image_init(&img, w, h, channels, 8, err);
     if (st) return st;
     uint8_t *px = img.data;
     size_t n = (size_t)w * h;
@@ -779,12 +784,13 @@ static trn_status write_flat(const char *dir, const char *file, uint32_t w, uint
     trn_png_options_default(&po);
     po.compression_level = 9; /* flat images: the best level costs nothing and keeps them tiny */
     po.srgb = srgb;
-    st = trn_png_write(path, &img, &po, NULL, NULL, err);
+    st = trn_png_write(target, &img, &po, NULL, NULL, err);
     trn_image_dispose(&img);
     return st;
 }
 
-static trn_status textures_write_sized(const char *dir, const char *const *names, uint32_t count,
+static trn_status textures_write_sized(trn_write_set *ws, const char *dir,
+                                       const char *const *names, uint32_t count,
                                        const slot_sizes *ss, uint32_t *written, trn_error *err)
 {
     uint32_t n = 0;
@@ -794,24 +800,24 @@ static trn_status textures_write_sized(const char *dir, const char *const *names
     char file[160];
     for (int s = 0; s < TRN_TEX_SCALE_COUNT && !st; s++) {
         trn_lvl_texture_file_name(NULL, TRN_TEX_ROUGHNESS, (trn_tex_scale)s, file, sizeof file);
-        st = write_flat(dir, file, ss->w[s], ss->h[s], 1, grey, false, err);
+        st = write_flat(ws, dir, file, ss->w[s], ss->h[s], 1, grey, false, err);
         n += !st;
         if (st) break;
         trn_lvl_texture_file_name(NULL, TRN_TEX_NORMAL, (trn_tex_scale)s, file, sizeof file);
-        st = write_flat(dir, file, ss->w[s], ss->h[s], 3, flat_normal, false, err);
+        st = write_flat(ws, dir, file, ss->w[s], ss->h[s], 3, flat_normal, false, err);
         n += !st;
     }
     if (!st) {
         /* AO base is an absolute value: white is "no occlusion"; mid-grey would darken it. */
         trn_lvl_texture_file_name(NULL, TRN_TEX_AO, TRN_TEX_BASE, file, sizeof file);
-        st = write_flat(dir, file, ss->w[0], ss->h[0], 1, white, false, err);
+        st = write_flat(ws, dir, file, ss->w[0], ss->h[0], 1, white, false, err);
         n += !st;
     }
     for (uint32_t i = 0; i < count && !st; i++) {
         uint8_t rgb[3];
         base_colour(names[i], rgb);
         trn_lvl_texture_file_name(names[i], TRN_TEX_BASE_COLOR, TRN_TEX_BASE, file, sizeof file);
-        st = write_flat(dir, file, ss->w[0], ss->h[0], 3, rgb, true, err);
+        st = write_flat(ws, dir, file, ss->w[0], ss->h[0], 3, rgb, true, err);
         n += !st;
     }
     if (written) *written = n;
@@ -826,7 +832,10 @@ trn_status trn_terrain_textures_write(const char *dir, const char *const *materi
     slot_sizes ss;
     trn_status st = sizes_from_options(options, &ss, err);
     if (st) return st;
-    return textures_write_sized(dir, material_names, material_count, &ss, written, err);
+    trn_write_set *ws, *own;
+    if ((st = trn_write_own_begin(NULL, &ws, &own, err))) return st;
+    st = textures_write_sized(ws, dir, material_names, material_count, &ss, written, err);
+    return trn_write_own_finish(own, st, err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -977,13 +986,16 @@ static const trn_texture_set *level_texture_set(const level_materials *lm)
     return NULL;
 }
 
-/* Load path as a JSON object (a new empty one when the file does not exist). */
-static trn_status load_root(const char *path, json_t **root, trn_error *err)
+/* Load path as a JSON object (a new empty one when the file does not exist), as ws will leave
+ * it (ws may be NULL). */
+static trn_status load_root(const trn_write_set *ws, const char *path, json_t **root,
+                            trn_error *err)
 {
     *root = NULL;
     uint8_t *data;
     size_t n;
-    trn_status st = trn_file_read_all(path, MATERIALS_MAX_BYTES, &data, &n, err);
+    trn_status st =
+        trn_file_read_all(trn_write_set_current(ws, path), MATERIALS_MAX_BYTES, &data, &n, err);
     if (st == TRN_ERR_NOT_FOUND) {
         trn_error_clear(err);
         *root = json_object();
@@ -1012,13 +1024,15 @@ static void unique_key(json_t *root, const char *base, char *out, size_t out_siz
         snprintf(out, out_size, "%s_%u", base, i);
 }
 
-static trn_status write_root(const char *path, json_t *root, trn_error *err)
+static trn_status write_root(trn_write_set *ws, const char *path, json_t *root, trn_error *err)
 {
     char *text = NULL;
     size_t n = 0;
     trn_status st = dump_root(root, &text, &n, err);
     if (st) return st;
-    st = trn_file_write_atomic(path, text, n, err);
+    const char *target = NULL;
+    if (!(st = trn_write_target(ws, path, &target, err)))
+        st = trn_file_write_atomic(target, text, n, err);
     free(text);
     return st;
 }
@@ -1062,8 +1076,9 @@ static bool game_dir_of(const char *level_name, char *out, size_t out_size)
     return n > 0 && (size_t)n < out_size;
 }
 
-trn_status trn_lvl_merge_materials(const char *level_dir, const char *level_name,
-                                   const char *const *names, uint32_t count, double world_size,
+trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
+                                   const char *level_name, const char *const *names,
+                                   uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    trn_lvl_merge_result *result, trn_error *err)
 {
@@ -1085,7 +1100,7 @@ trn_status trn_lvl_merge_materials(const char *level_dir, const char *level_name
         st = oom(err, level_dir);
         goto done;
     }
-    if ((st = load_root(result->materials_path, &root, err))) goto done;
+    if ((st = load_root(ws, result->materials_path, &root, err))) goto done;
     bool changed = false;
     const trn_texture_set *existing = level_texture_set(&lm);
     if (existing) {
@@ -1123,11 +1138,12 @@ trn_status trn_lvl_merge_materials(const char *level_dir, const char *level_name
     }
     result->added = n_added;
     if (n_added &&
-        (st = textures_write_sized(art, added, n_added, &ss, &result->textures_written, err)))
+        (st = textures_write_sized(ws, art, added, n_added, &ss, &result->textures_written,
+                                   err)))
         goto done;
     if (changed) {
         if ((st = trn_mkdir_p(art, err))) goto done;
-        st = write_root(result->materials_path, root, err);
+        st = write_root(ws, result->materials_path, root, err);
     }
 done:
     free(added);
@@ -1140,7 +1156,8 @@ done:
  * Migration of a deprecated art/terrains/materials.json.
  * ---------------------------------------------------------------------------------------- */
 
-static trn_status assign_texture_set(const char *level_dir, const char *set_name, trn_error *err)
+static trn_status assign_texture_set(trn_write_set *ws, const char *level_dir,
+                                     const char *set_name, trn_error *err)
 {
     trn_terrain_block *blocks;
     size_t n;
@@ -1152,7 +1169,7 @@ static trn_status assign_texture_set(const char *level_dir, const char *set_name
         if (tb->material_texture_set || !tb->name || !tb->name[0]) continue;
         tb->material_texture_set = trn_lvl_strdup(set_name);
         if (!tb->material_texture_set) st = oom(err, tb->source_file);
-        if (!st) st = trn_items_put_terrain_block(tb->source_file, tb, err);
+        if (!st) st = trn_lvl_items_put(ws, tb->source_file, tb, err);
     }
     trn_terrain_blocks_free(blocks, n);
     return st;
@@ -1182,6 +1199,7 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
         return trn_error_set(err, TRN_ERR_NOT_FOUND, old_path, -1,
                              "no deprecated materials.json to migrate");
     if (st) return st;
+    trn_write_set *ws = NULL, *own = NULL;
     json_t *root = NULL, *old_root = NULL;
     const char **need_base = old.material_count ? calloc(old.material_count, sizeof(char *)) : NULL;
     uint32_t n_need = 0, moved = 0;
@@ -1190,7 +1208,8 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
         st = oom(err, old_path);
         goto done;
     }
-    if ((st = load_root(main_path, &root, err))) goto done;
+    if ((st = trn_write_own_begin(o->writes, &ws, &own, err))) goto done;
+    if ((st = load_root(ws, main_path, &root, err))) goto done;
     /* A texture set already in main.materials.json decides the placeholder sizes. */
     char set_name[300] = "";
     const char *k;
@@ -1259,23 +1278,24 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
         changed = true;
     }
     if (o->fill_textures && moved &&
-        (st = textures_write_sized(art, need_base, n_need, &ss, NULL, err)))
+        (st = textures_write_sized(ws, art, need_base, n_need, &ss, NULL, err)))
         goto done;
-    if (changed && (st = write_root(main_path, root, err))) goto done;
-    if (o->assign_texture_set && (st = assign_texture_set(level_dir, set_name, err))) goto done;
+    if (changed && (st = write_root(ws, main_path, root, err))) goto done;
+    if (o->assign_texture_set && (st = assign_texture_set(ws, level_dir, set_name, err)))
+        goto done;
     if (o->delete_old) {
-        if ((st = load_root(old_path, &old_root, err))) goto done;
+        if ((st = load_root(ws, old_path, &old_root, err))) goto done;
         for (uint32_t i = 0; i < old.material_count; i++)
             if (was_moved[i]) json_object_del(old_root, old.materials[i].key);
-        if (json_object_size(old_root) == 0) {
-            if (unlink(old_path) != 0)
-                st = trn_error_set(err, TRN_ERR_IO, old_path, -1, "cannot delete the old file");
-        } else {
-            st = write_root(old_path, old_root, err);
-        }
+        if (json_object_size(old_root) == 0)
+            st = trn_write_set_remove(ws, old_path, err);
+        else
+            st = write_root(ws, old_path, old_root, err);
     }
     if (migrated) *migrated = moved;
 done:
+    st = trn_write_own_finish(own, st, err);
+    if (st && migrated) *migrated = 0;
     free(need_base);
     free(was_moved);
     json_decref(root);

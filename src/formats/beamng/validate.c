@@ -11,6 +11,7 @@
 #include "core/fileio.h"
 #include "core/progress.h"
 #include "level_internal.h"
+#include "core/write_set.h"
 
 /* Check ids (stable; documented in `terrane beamng validate --help`):
  *   level-items-invalid        an items.level.json line is not valid JSON or has a bad field
@@ -44,6 +45,11 @@
  *   texture-size-mismatch      texture pixel size differs from the texture set's slot size
  *   texture-colorspace         base colour not sRGB, or a data map tagged sRGB
  *   texture-not-checked        a texture outside this folder tree (another level, core game)
+ *   path-outside-level         a path from a level file leads out of the game folder ('..' or
+ *                              a symbolic link); never read or written
+ *   write-interrupted          a write into the level stopped part-way (complete journal)
+ *   write-leftovers            journals and temporaries of runs that died before committing
+ *   write-in-progress          another process holds a write journal in the level
  *   terrain-json-missing       no .terrain.json beside the .ter
  *   terrain-json-invalid       .terrain.json is not valid JSON or lacks fields
  *   terrain-json-mismatch      .terrain.json disagrees with the .ter (trn_terrain_json_compare)
@@ -159,6 +165,14 @@ trn_status trn_beamng_resolve_path(const char *level_dir, const char *game_path,
         if (strncmp(rel, "levels/", ln) != 0 || strncmp(name, level_name, nn) != 0) mismatch = true;
         st = walk_ci(level_dir, slash + 1, out, out_size, &mismatch, err);
     }
+    /* '..' or a symbolic link must not lead a path from a level's files out of the game
+     * folder (or of the level, when there is no levels/ around it). */
+    if ((st == TRN_OK || st == TRN_ERR_NOT_FOUND) && out_size && out[0] &&
+        !trn_path_inside(has_root ? root : level_dir, out)) {
+        st = trn_error_set(err, TRN_ERR_FORMAT, game_path, -1,
+                           "\"%s\" leads outside %s (through '..' or a symbolic link): refused",
+                           game_path, has_root ? root : level_dir);
+    }
     if (case_mismatch) *case_mismatch = mismatch && st == TRN_OK;
     return st;
 }
@@ -219,6 +233,8 @@ typedef struct vctx {
         if (trn_findings_add((v)->findings, sev, check, file, offset, fix, __VA_ARGS__))           \
             (v)->oom = true;                                                                       \
     } while (0)
+
+static void check_interrupted_writes(vctx *v);
 
 static void set_last_line(vctx *v, int line)
 {
@@ -604,6 +620,14 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     trn_status st = trn_beamng_resolve_path(v->level_dir, tb->terrain_file, ter_path,
                                             sizeof ter_path, &mismatch, &e);
     as_given(v, ter_path, sizeof ter_path);
+    if (st == TRN_ERR_FORMAT) {
+        ADD(v, TRN_SEVERITY_ERROR, "path-outside-level", items, -1,
+            "use a game path into the level, such as \"/levels/NAME/theTerrain.ter\", without "
+            "'..'",
+            "TerrainBlock \"%s\": terrainFile %s", name, e.message);
+        set_last_line(v, tb->source_line);
+        return;
+    }
     if (st == TRN_ERR_UNSUPPORTED) {
         ADD(v, TRN_SEVERITY_ERROR, "terrain-file-elsewhere", items, -1,
             "point terrainFile into this level (\"/levels/<this level>/NAME.ter\") or validate "
@@ -732,6 +756,11 @@ static trn_status resolve_texture(vctx *v, const char *json_path, const char *te
             else
                 trn_lvl_copy(dir, sizeof dir, ".");
             st = walk_ci(dir, candidate, out, out_size, mismatch, err);
+            if ((st == TRN_OK || st == TRN_ERR_NOT_FOUND) && !trn_path_inside(v->level_dir, out))
+                return trn_error_set(err, TRN_ERR_FORMAT, tex, -1,
+                                     "\"%s\" leads outside the level (through '..' or a symbolic "
+                                     "link): refused",
+                                     tex);
         }
         if (st != TRN_ERR_NOT_FOUND) return st;
         if (!first_tried[0]) trn_lvl_copy(first_tried, sizeof first_tried, out);
@@ -749,6 +778,14 @@ static void check_texture_file(vctx *v, const char *mname, const char *field, co
     trn_error_clear(&e);
     trn_status st = resolve_texture(v, json_path, tex, disk, sizeof disk, &mismatch, &e);
     as_given(v, disk, sizeof disk);
+    if (st == TRN_ERR_FORMAT) {
+        if (!reported(v, "path-outside-level", tex))
+            ADD(v, TRN_SEVERITY_ERROR, "path-outside-level", json_path, -1,
+                "use a game path (\"/levels/NAME/art/...\") or a path inside the level, without "
+                "'..'",
+                "material \"%s\": %s %s", mname, field, e.message);
+        return;
+    }
     if (st == TRN_ERR_UNSUPPORTED) {
         if (!reported(v, "texture-not-checked", tex))
             ADD(v, TRN_SEVERITY_INFO, "texture-not-checked", tex, -1,
@@ -1024,6 +1061,7 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
     trn_progress root = trn_progress_make(progress, user);
     trn_status st = TRN_OK;
     if (trn_progress_report(&root, 0.0, "materials")) goto cancel;
+    check_interrupted_writes(&v);
     load_material_files(&v);
 
     trn_terrain_block *blocks = NULL;
@@ -1088,6 +1126,32 @@ cancel:
     return trn_error_set(err, TRN_ERR_CANCELLED, level_dir, -1, "cancelled");
 }
 
+/* A write that died part-way: a complete journal means files of one set are mixed. */
+static void check_interrupted_writes(vctx *v)
+{
+    trn_recovery_report rep;
+    trn_error e;
+    if (trn_write_set_scan(v->level_dir, true, &rep, &e) != TRN_OK) return;
+    char fix[1400];
+    snprintf(fix, sizeof fix, "run 'terrane recover %s' to finish it", v->level_dir);
+    if (rep.completed)
+        ADD(v, TRN_SEVERITY_ERROR, "write-interrupted", rep.first_journal, -1, fix,
+            "%u write(s) into this level stopped part-way (a crash or kill): some files are new, "
+            "others old, until the write is finished",
+            rep.completed);
+    snprintf(fix, sizeof fix, "run 'terrane recover %s' to remove them", v->level_dir);
+    if (rep.discarded || rep.temporaries_removed)
+        ADD(v, TRN_SEVERITY_WARNING, "write-leftovers", rep.first_journal[0] ? rep.first_journal : NULL,
+            -1, fix,
+            "%u unfinished write(s) and %u temporary file(s) left by runs that stopped before "
+            "replacing anything; the level's files are consistent",
+            rep.discarded, rep.temporaries_removed);
+    if (rep.in_progress)
+        ADD(v, TRN_SEVERITY_INFO, "write-in-progress", rep.first_journal, -1,
+            "validate again when the other run has finished",
+            "another process is writing into this level right now");
+}
+
 /* ------------------------------------------------------------------------------------------
  * Rewriting .terrain.json files from their .ter.
  * ---------------------------------------------------------------------------------------- */
@@ -1120,7 +1184,7 @@ static void heightmap_game_path(const char *terrain_file, char *out, size_t out_
 }
 
 /* Write one block's .terrain.json when it differs; *written tells whether it did. */
-static trn_status rewrite_one(const trn_terrain_block *tb, const trn_ter *ter,
+static trn_status rewrite_one(trn_write_set *ws, const trn_terrain_block *tb, const trn_ter *ter,
                               const char *json_path, bool *written, trn_error *err)
 {
     *written = false;
@@ -1153,7 +1217,9 @@ static trn_status rewrite_one(const trn_terrain_block *tb, const trn_ter *ter,
         fclose(fp);
     }
     if (!same) {
-        st = trn_file_write_atomic(json_path, text, n, err);
+        const char *target = NULL;
+        if (!(st = trn_write_set_stage(ws, json_path, &target, err)))
+            st = trn_file_write_atomic(target, text, n, err);
         *written = st == TRN_OK;
     }
     free(text);
@@ -1190,6 +1256,8 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
     trn_findings ignored = {0}; /* broken lines: validate's business */
     trn_status st = trn_level_find_terrain_blocks(level_dir, &blocks, &count, &ignored, err);
     trn_findings_dispose(&ignored);
+    trn_write_set *ws = NULL, *own = NULL;
+    if (!st) st = trn_write_own_begin(NULL, &ws, &own, err);
     for (size_t i = 0; st == TRN_OK && i < count; i++) {
         const trn_terrain_block *tb = &blocks[i];
         char ter_path[PATH_MAX], json_path[PATH_MAX];
@@ -1200,7 +1268,9 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
         if (!tb->terrain_file || !tb->terrain_file[0] ||
             trn_beamng_resolve_path(level_dir, tb->terrain_file, ter_path, sizeof ter_path,
                                     &mismatch, &e) != TRN_OK ||
-            !terrain_json_path(ter_path, json_path, sizeof json_path)) {
+            !terrain_json_path(ter_path, json_path, sizeof json_path) ||
+            !trn_path_inside(level_dir, json_path)) {
+            /* Only this level's files are written (validate reports the others). */
             res->skipped_count++;
             continue;
         }
@@ -1216,7 +1286,7 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
         bool written = false;
         trn_error we;
         trn_error_clear(&we);
-        st = rewrite_one(tb, &ter, json_path, &written, &we);
+        st = rewrite_one(ws, tb, &ter, json_path, &written, &we);
         trn_ter_dispose(&ter);
         if (st == TRN_ERR_FORMAT) {
             /* A material name that is not UTF-8 cannot be written as JSON: leave that file. */
@@ -1244,6 +1314,7 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
         res->written[res->written_count++] = copy;
     }
     trn_terrain_blocks_free(blocks, count);
+    st = trn_write_own_finish(own, st, err);
     if (st || !result) trn_beamng_terrain_json_result_dispose(res);
     return st;
 }

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/fileio.h"
+#include "core/write_set.h"
 #include "terrane/image.h"
 #include "unity_internal.h"
 
@@ -43,6 +44,7 @@ typedef struct ue_ctx {
     const trn_unity_terrain *source;
     const trn_unity_export_options *opt;
     const char *dir;
+    trn_write_set *ws;
     trn_error *err;
     uint32_t sx, sz; /* input samples */
     uint32_t tx_samples, tz_samples;
@@ -117,7 +119,9 @@ static trn_status write_json(ue_ctx *c, const char *path, json_t *doc)
     if (!text) return trn_error_set(c->err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
     size_t n = strlen(text);
     text[n] = '\n'; /* replaces the NUL: the buffer is written by length */
-    trn_status st = trn_file_write_atomic(path, text, n + 1, c->err);
+    const char *target = NULL;
+    trn_status st = trn_write_target(c->ws, path, &target, c->err);
+    if (!st) st = trn_file_write_atomic(target, text, n + 1, c->err);
     free(text);
     if (!st) c->files++;
     return st;
@@ -146,7 +150,9 @@ static trn_status write_raw(ue_ctx *c, const char *path, uint32_t ox, uint32_t o
             }
         }
     }
-    trn_status st = trn_file_write_atomic(path, buf, bytes, c->err);
+    const char *target = NULL;
+    trn_status st = trn_write_target(c->ws, path, &target, c->err);
+    if (!st) st = trn_file_write_atomic(target, buf, bytes, c->err);
     free(buf);
     if (!st) c->files++;
     return st;
@@ -213,7 +219,9 @@ static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_
     for (uint32_t t = 0; !st && t < textures; t++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s_splat%u.png", c->dir, stem, t);
-        st = trn_png_write(path, &imgs[t], &po, NULL, NULL, c->err);
+        const char *target = NULL;
+        st = trn_write_target(c->ws, path, &target, c->err);
+        if (!st) st = trn_png_write(target, &imgs[t], &po, NULL, NULL, c->err);
         if (!st) {
             c->files++;
             char name[600];
@@ -241,7 +249,9 @@ static trn_status write_holes(ue_ctx *c, const char *path, uint32_t ox, uint32_t
                 cell_hole(c, ox + i, oz + b) ? 0 : 255;
     trn_png_options po;
     trn_png_options_default(&po);
-    st = trn_png_write(path, &img, &po, NULL, NULL, c->err);
+    const char *target = NULL;
+    st = trn_write_target(c->ws, path, &target, c->err);
+    if (!st) st = trn_png_write(target, &img, &po, NULL, NULL, c->err);
     trn_image_dispose(&img);
     if (!st) c->files++;
     return st;
@@ -525,6 +535,8 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
             c.holes = labels->values[k] == TRN_LABEL_NONE;
 
     trn_status st = trn_mkdir_p(dir, err);
+    trn_write_set *own = NULL;
+    if (!st) st = trn_write_own_begin(o.writes, &c.ws, &own, err);
     for (uint32_t tz = 0; !st && tz < tiles_z; tz++)
         for (uint32_t tx = 0; !st && tx < tiles_x; tx++) {
             if (progress && progress((double)(tz * tiles_x + tx) / (tiles_x * tiles_z),
@@ -536,6 +548,7 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
         }
     if (!st && progress) progress(1.0, "unity export", user);
     free(c.grid);
+    st = trn_write_own_finish(own, st, err);
     if (st) return st;
     rep.resolution = c.res;
     rep.tiles_x = tiles_x;
