@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libtiff-dev libzip-dev
 
-.PHONY: all deps build demo test bench fuzz clean format
+.PHONY: all deps build demo test bench fuzz fuzz-check clean format
 
 all: build
 
@@ -39,6 +39,10 @@ bench: build
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRN_FUZZ=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
+
+# Every fuzz target for FUZZ_SECONDS (default 60) from its corpus; fails on any finding.
+fuzz-check: fuzz
+	sh tools/fuzz/check.sh build-fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
