@@ -417,6 +417,101 @@ static void test_level_paths_confined(void)
     }
 }
 
+/* Project presets: a folder link or a manifest source that leads out of the project is not
+ * read, and a FIFO as a preset document is refused at once instead of blocking. */
+static void test_presets_confined(void)
+{
+    char proj[700], outside[700], p[900], q[900];
+    snprintf(proj, sizeof proj, "%s/proj", tmp);
+    snprintf(outside, sizeof outside, "%s/elsewhere", tmp);
+    mkdir(proj, 0777);
+    mkdir(outside, 0777);
+    size_t n = 0;
+    uint8_t *preset = trn_test_read_file(
+        TRN_SOURCE_DIR "/examples/project/presets/wetlands.preset.json", &n);
+    CHECK(preset != NULL);
+    snprintf(p, sizeof p, "%s/w.preset.json", outside);
+    CHECK(trn_test_write_file(p, preset, n));
+    const char *manifest = "{\"format_version\": 1, \"type\": \"terrain_preset\", "
+                           "\"importer\": \"data\", \"source\": \"w.preset.json\"}";
+    snprintf(p, sizeof p, "%s/w.asset.json", outside);
+    CHECK(trn_test_write_file(p, manifest, strlen(manifest)));
+    /* A link to a folder outside: its manifests are not part of the project. */
+    snprintf(q, sizeof q, "%s/linked", proj);
+    CHECK(symlink(outside, q) == 0);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("presets '%s' --format json", &out, &err, proj), 0);
+    CHECK(out && !strstr(out, "asset://linked/w"));
+    CHECK(out && strstr(out, "builtin://"));
+    free(out), free(err);
+    /* A link inside the project is followed. */
+    char inner[800];
+    snprintf(inner, sizeof inner, "%s/real", proj);
+    mkdir(inner, 0777);
+    snprintf(p, sizeof p, "%s/w.preset.json", inner);
+    CHECK(trn_test_write_file(p, preset, n));
+    snprintf(p, sizeof p, "%s/w.asset.json", inner);
+    CHECK(trn_test_write_file(p, manifest, strlen(manifest)));
+    snprintf(q, sizeof q, "%s/alias", proj);
+    CHECK(symlink(inner, q) == 0);
+    CHECK_EQ_INT(trn_test_run_clif("presets '%s' --format json", &out, &err, proj), 0);
+    CHECK(out && strstr(out, "asset://alias/w") && strstr(out, "asset://real/w"));
+    free(out), free(err);
+    unlink(q);
+    /* A manifest whose source climbs out with '..'. */
+    const char *escape = "{\"format_version\": 1, \"type\": \"terrain_preset\", "
+                         "\"importer\": \"data\", \"source\": \"../../elsewhere/w.preset.json\"}";
+    snprintf(p, sizeof p, "%s/x.asset.json", inner);
+    CHECK(trn_test_write_file(p, escape, strlen(escape)));
+    CHECK_EQ_INT(trn_test_run_clif("presets '%s'", &out, &err, proj), 1);
+    CHECK_CONTAINS(err, "leads outside the project folder");
+    free(out), free(err);
+    unlink(p);
+    /* A FIFO as the preset document: refused, never waited on. */
+    snprintf(p, sizeof p, "%s/f.preset.json", inner);
+    CHECK(mkfifo(p, 0600) == 0);
+    const char *fifo_manifest = "{\"format_version\": 1, \"type\": \"terrain_preset\", "
+                                "\"importer\": \"data\", \"source\": \"f.preset.json\"}";
+    snprintf(q, sizeof q, "%s/f.asset.json", inner);
+    CHECK(trn_test_write_file(q, fifo_manifest, strlen(fifo_manifest)));
+    CHECK_EQ_INT(trn_test_run_clif("presets '%s'", &out, &err, proj), 1);
+    CHECK_CONTAINS(err, "is a pipe (FIFO), expected a regular file");
+    free(out), free(err);
+    unlink(p);
+    unlink(q);
+    free(preset);
+}
+
+/* A FIFO in a graph cache folder is not a cached result: generation goes on without blocking. */
+static void test_cache_fifo(void)
+{
+    char cache[700], recipe[700], out_png[700];
+    snprintf(cache, sizeof cache, "%s/cache", tmp);
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    snprintf(out_png, sizeof out_png, "%s/hills.png", tmp);
+    CHECK_EQ_INT(run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache,
+                           out_png),
+                 0);
+    /* Replace every cached file by a FIFO of the same name. */
+    DIR *dh = opendir(cache);
+    int replaced = 0;
+    struct dirent *de;
+    while (dh && (de = readdir(dh)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char f[1200];
+        snprintf(f, sizeof f, "%s/%s", cache, de->d_name);
+        struct stat st;
+        if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        unlink(f);
+        replaced += mkfifo(f, 0600) == 0;
+    }
+    if (dh) closedir(dh);
+    CHECK(replaced > 0);
+    CHECK_EQ_INT(run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache,
+                           out_png),
+                 0);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -426,5 +521,7 @@ int main(void)
     RUN(test_sigint_cleans_up);
     RUN(test_stale_temporary_removed);
     RUN(test_level_paths_confined);
+    RUN(test_presets_confined);
+    RUN(test_cache_fifo);
     return trn_test_finish();
 }

@@ -737,8 +737,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Read one manifest; a manifest of another type is skipped (*out untouched, TRN_OK). */
-static trn_status read_manifest(const char *path, const char *rel, preset_list *list,
-                                trn_error *err)
+static trn_status read_manifest(const char *root, const char *path, const char *rel,
+                                preset_list *list, trn_error *err)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -781,6 +781,12 @@ static trn_status read_manifest(const char *path, const char *rel, preset_list *
     free(data);
     if (n1 < 0 || (size_t)n1 >= sizeof src_path || n2 < 0 || (size_t)n2 >= sizeof id)
         return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "the preset's path is too long");
+    /* '..' or a symbolic link must not lead a manifest out of its project. */
+    if (!trn_path_inside(root, src_path))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "source: \"%s\" leads outside the project folder %s (through "
+                             "'..' or a symbolic link); a preset document must be inside it",
+                             src_path + dir_len, root);
     if (list->count == list->cap) {
         uint32_t cap = list->cap ? list->cap * 2 : 8;
         trn_preset *items = realloc(list->items, cap * sizeof *items);
@@ -796,8 +802,8 @@ static trn_status read_manifest(const char *path, const char *rel, preset_list *
     return st;
 }
 
-static trn_status walk(const char *dir, const char *rel, int depth, preset_list *list,
-                       trn_error *err)
+static trn_status walk(const char *root, const char *dir, const char *rel, int depth,
+                       preset_list *list, trn_error *err)
 {
     if (depth > 16) return TRN_OK;
     DIR *d = opendir(dir);
@@ -812,12 +818,14 @@ static trn_status walk(const char *dir, const char *rel, int depth, preset_list 
         int n1 = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         int n2 = snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
         if (n1 < 0 || (size_t)n1 >= sizeof path || n2 < 0 || (size_t)n2 >= sizeof sub) continue;
-        struct stat sb;
-        if (stat(path, &sb) != 0) continue;
+        struct stat sb, lsb;
+        if (stat(path, &sb) != 0 || lstat(path, &lsb) != 0) continue;
+        /* A link is followed only while it stays inside the project. */
+        if (S_ISLNK(lsb.st_mode) && !trn_path_inside(root, path)) continue;
         if (S_ISDIR(sb.st_mode))
-            st = walk(path, sub, depth + 1, list, err);
+            st = walk(root, path, sub, depth + 1, list, err);
         else if (S_ISREG(sb.st_mode) && ends_with(e->d_name, ".asset.json"))
-            st = read_manifest(path, sub, list, err);
+            st = read_manifest(root, path, sub, list, err);
     }
     closedir(d);
     return st;
@@ -843,7 +851,7 @@ trn_status trn_project_presets_load(const char *project_dir, trn_preset **preset
                              "expected a project folder, found %s",
                              stat(project_dir, &sb) != 0 ? "nothing" : "a file");
     preset_list list = {NULL, 0, 0};
-    trn_status st = walk(project_dir, "", 0, &list, err);
+    trn_status st = walk(project_dir, project_dir, "", 0, &list, err);
     if (st) {
         trn_presets_free(list.items, list.count);
         return st;
