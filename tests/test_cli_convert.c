@@ -1,6 +1,12 @@
 /* Command-line tests for info and convert: exit codes, messages, JSON output, round trips. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -373,6 +379,494 @@ static void test_real_files(void)
     }
 }
 
+/* ---- reading inputs: limits, channels, NaN, detection, headerless sizes, special files ---- */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n, uint32_t crc)
+{
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static size_t put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8),
+    p[3] = (uint8_t)v;
+    return 4;
+}
+
+static size_t put_chunk(uint8_t *p, const char *type, const uint8_t *data, uint32_t n)
+{
+    size_t k = put_be32(p, n);
+    memcpy(p + k, type, 4);
+    if (n) memcpy(p + k + 4, data, n);
+    put_be32(p + k + 4 + n, crc32_of(p + k, 4 + (size_t)n, 0));
+    return 12 + n;
+}
+
+/* A PNG whose IHDR says width x height (8-bit grey) and whose IDAT is a few bytes: what `info`
+ * needs is all in the header, and nothing may decode it. */
+static void write_header_only_png(const char *path, uint32_t width, uint32_t height)
+{
+    uint8_t b[128];
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    memcpy(b, sig, 8);
+    uint8_t ihdr[13] = {0};
+    put_be32(ihdr, width);
+    put_be32(ihdr + 4, height);
+    ihdr[8] = 8; /* bit depth; colour type 0 (grey) */
+    size_t n = 8 + put_chunk(b + 8, "IHDR", ihdr, 13);
+    static const uint8_t idat[6] = {0x78, 0x9c, 0x63, 0x00, 0x00, 0x00};
+    n += put_chunk(b + n, "IDAT", idat, 6);
+    n += put_chunk(b + n, "IEND", NULL, 0);
+    CHECK(trn_test_write_file(path, b, n));
+}
+
+static json_t *run_json(const char *cmd, int expect_rc)
+{
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), expect_rc);
+    json_error_t je;
+    json_t *o = json_loads(out ? out : "", 0, &je);
+    CHECK(o != NULL);
+    free(out), free(err);
+    return o;
+}
+
+/* A 4 x 4 R16 file with values 1000 + 10 * i. */
+static void write_r16(const char *path)
+{
+    uint8_t b[32];
+    for (int i = 0; i < 16; i++) {
+        unsigned v = 1000u + 10u * (unsigned)i;
+        b[2 * i] = (uint8_t)v, b[2 * i + 1] = (uint8_t)(v >> 8);
+    }
+    CHECK(trn_test_write_file(path, b, sizeof b));
+}
+
+static void test_max_samples(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    /* 65536^2 samples in a few hundred bytes: info answers from the IHDR; decoding is refused
+     * before anything is allocated. */
+    write_header_only_png(tmp_path(p, sizeof p, "huge.png"), 65536, 65536);
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "size:      65536 x 65536");
+    CHECK_CONTAINS(out, "values:    not read: 65536 x 65536 = 4294967296 samples, more than the "
+                        "limit of 715827882 (--max-samples N reads them)");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
+    json_t *o = run_json(cmd, 0);
+    if (o) {
+        CHECK(json_is_false(json_object_get(o, "values_read")));
+        CHECK(json_is_null(json_object_get(o, "min")));
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "samples")), 4294967296LL);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "width")), 65536);
+        json_decref(o);
+    }
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "huge_out.png"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "huge.png: offset 16: image is 65536 x 65536 = 4294967296 samples, more "
+                        "than the limit of 715827882");
+    CHECK_CONTAINS(err, "--max-samples N");
+    CHECK(!trn_test_exists(q));
+    free(out), free(err);
+
+    /* The limit itself is accepted, one less refused: convert fails, info still describes. */
+    write_r16(tmp_path(p, sizeof p, "tiny.r16"));
+    tmp_path(q, sizeof q, "tiny_out.r16");
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --max-samples 16", p, q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out), free(err);
+    CHECK(trn_test_same_bytes(p, q));
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --max-samples 15", p, q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "tiny.r16: raster of 4 x 4 = 16 samples is more than the limit of 15");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --max-samples 16", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "values:    1000 .. 1150");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --max-samples 15", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "values:    not read: raster of 4 x 4 = 16 samples");
+    free(out), free(err);
+
+    /* .ter: the header answers; the reader refuses at the size field. */
+    make_ter(tmp_path(p, sizeof p, "limit.ter"), 16);
+    snprintf(cmd, sizeof cmd, "info '%s' --max-samples 255", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "version 9");
+    CHECK_CONTAINS(out, "size:      16 x 16 samples");
+    CHECK_CONTAINS(out, "not read: header: size 16 x 16 = 256 samples, more than the limit of 255");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --max-samples 255", p,
+             tmp_path(q, sizeof q, "limit.png"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "limit.ter: offset 1: header: size 16 x 16 = 256 samples");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --max-samples 256", p, q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out), free(err);
+
+    /* Bad values are usage errors. */
+    const char *bad[] = {"0", "x", "16x", "-1", "18446744073709551616"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(cmd, sizeof cmd, "info '%s' --max-samples '%s'", p, bad[k]);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+        CHECK_CONTAINS(err, "--max-samples expects a whole number of samples");
+        free(out), free(err);
+    }
+}
+
+/* An 8-bit 4 x 3 image of 3 or 4 channels: R = 10x + y, G = 100 + x, B = 200 + y, A = 7. */
+static void write_colour_png(const char *path, uint8_t channels)
+{
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 4, 3, channels, 8, NULL));
+    uint8_t *d = img.data;
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 4; x++) {
+            uint8_t *px = d + ((size_t)y * 4 + (size_t)x) * channels;
+            px[0] = (uint8_t)(10 * x + y);
+            if (channels >= 3) px[1] = (uint8_t)(100 + x), px[2] = (uint8_t)(200 + y);
+            if (channels == 4) px[3] = 7;
+            if (channels == 2) px[1] = 9;
+        }
+    CHECK_OK(trn_png_write(path, &img, NULL, NULL, NULL, NULL));
+    trn_image_dispose(&img);
+}
+
+/* Convert in to a 16-bit raw file and read sample (x, y) back (row 0 = the image's top). */
+static int converted_sample(const char *in, const char *extra, int x, int y)
+{
+    char q[700], cmd[2000];
+    char *out, *err;
+    tmp_path(q, sizeof q, "channel.r16");
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' -q %s", in, q, extra);
+    int rc = trn_test_run_cli(cmd, &out, &err);
+    free(out), free(err);
+    if (rc != 0) return -1;
+    trn_image img;
+    if (trn_raw_read(q, TRN_RAW_U16_LE, 4, 3, &img, NULL) != TRN_OK) return -2;
+    int v = ((const uint16_t *)img.data)[y * 4 + x];
+    trn_image_dispose(&img);
+    return v;
+}
+
+static void test_channels(void)
+{
+    char rgb[700], rgba[700], ga[700], cmd[2000];
+    char *out, *err;
+    write_colour_png(tmp_path(rgb, sizeof rgb, "rgb.png"), 3);
+    write_colour_png(tmp_path(rgba, sizeof rgba, "rgba.png"), 4);
+    write_colour_png(tmp_path(ga, sizeof ga, "ga.png"), 2);
+    /* By default the first channel, said in a note. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgb, tmp_path(cmd + 1000, 700, "x.r16"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "rgb.png is an RGB image: heights come from its R channel; G, B are not "
+                        "used (--channel R|G|B|A|luma chooses)");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgba, tmp_path(cmd + 1000, 700, "x.r16"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "G, B and A are not used");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", ga, tmp_path(cmd + 1000, 700, "x.r16"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "ga.png is a grey+alpha image: heights come from its grey channel; the "
+                        "alpha channel is not used (--channel A reads it)");
+    free(out), free(err);
+    /* Each channel, exactly (8-bit v becomes the 16-bit v * 257). */
+    CHECK_EQ_INT(converted_sample(rgb, "", 3, 2), (10 * 3 + 2) * 257);
+    CHECK_EQ_INT(converted_sample(rgb, "--channel R", 3, 2), (10 * 3 + 2) * 257);
+    CHECK_EQ_INT(converted_sample(rgb, "--channel G", 3, 2), (100 + 3) * 257);
+    CHECK_EQ_INT(converted_sample(rgb, "--channel b", 3, 2), (200 + 2) * 257);
+    CHECK_EQ_INT(converted_sample(rgba, "--channel A", 1, 1), 7 * 257);
+    CHECK_EQ_INT(converted_sample(ga, "--channel A", 1, 1), 9 * 257);
+    CHECK_EQ_INT(converted_sample(ga, "--channel G", 1, 1), 11 * 257); /* grey is its own G */
+    /* Luma: Rec. 709 weights on the stored values, rounded in 16 bits. */
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 4; x++) {
+            double luma = 257.0 * (0.2126 * (10 * x + y) + 0.7152 * (100 + x) + 0.0722 * (200 + y));
+            CHECK_EQ_INT(converted_sample(rgb, "--channel luma", x, y), (int)(luma + 0.5));
+        }
+    CHECK_EQ_INT(converted_sample(ga, "--channel luma", 2, 0), 20 * 257);
+    /* Alpha where there is none. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --channel A", rgb,
+             tmp_path(cmd + 1000, 700, "x.r16"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "rgb.png: --channel A: the image has no alpha channel (it is RGB)");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --channel Z", rgb);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+    CHECK_CONTAINS(err, "--channel takes R, G, B, A or luma, not 'Z'");
+    free(out), free(err);
+    /* info describes the chosen channel. */
+    snprintf(cmd, sizeof cmd, "info '%s' --channel G", rgb);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "values:    100 .. 103 (G channel)");
+    free(out), free(err);
+}
+
+static void write_floats(const char *path, const float *v, size_t n)
+{
+    uint8_t b[64 * 4];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        for (int k = 0; k < 4; k++)
+            b[4 * i + (size_t)k] = (uint8_t)(u >> (8 * k));
+    }
+    CHECK(trn_test_write_file(path, b, n * 4));
+}
+
+static void test_nan_inputs(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    float v[16];
+    for (int i = 0; i < 16; i++)
+        v[i] = (float)i;
+    v[5] = NAN;
+    v[6] = INFINITY;
+    v[10] = -INFINITY;
+    write_floats(tmp_path(p, sizeof p, "holes.r32"), v, 16);
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "values:    0 .. 15");
+    CHECK_CONTAINS(out, "non-finite: 1 NaN, 2 infinite of 16 samples (filled smoothly");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
+    json_t *o = run_json(cmd, 0);
+    if (o) {
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "nan_count")), 1);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "inf_count")), 2);
+        CHECK(json_real_value(json_object_get(o, "max")) == 15.0);
+        json_decref(o);
+    }
+    /* Filled like GeoTIFF NoData, from the neighbours: every output sample is finite and
+     * within the valid range; the valid ones are kept. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "filled.r32"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "holes.r32: filled 3 NaN or infinite samples (of 16) smoothly");
+    free(out), free(err);
+    trn_image img;
+    CHECK_OK(trn_raw_read(q, TRN_RAW_F32_LE, 4, 4, &img, NULL));
+    const float *f = img.data;
+    for (int i = 0; i < 16; i++) {
+        CHECK(isfinite(f[i]) && f[i] >= 0.0f && f[i] <= 15.0f);
+        if (i != 5 && i != 6 && i != 10) CHECK(f[i] == (float)i);
+    }
+    CHECK(f[5] != 0.0f); /* not the minimum */
+    trn_image_dispose(&img);
+    /* Nothing finite: refused, nothing written. */
+    for (int i = 0; i < 16; i++)
+        v[i] = i == 3 ? INFINITY : NAN;
+    write_floats(tmp_path(p, sizeof p, "void.r32"), v, 16);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "void.png"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "void.r32: all 16 samples are NaN or infinite");
+    CHECK(!trn_test_exists(q));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
+    o = run_json(cmd, 0);
+    if (o) {
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "nan_count")), 15);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "inf_count")), 1);
+        CHECK(json_is_null(json_object_get(o, "min")));
+        json_decref(o);
+    }
+}
+
+/* A legacy .ter (version 2, three names) whose heights are all 0: its first bytes also make a
+ * plausible terrain.dat header. */
+static void write_flat_legacy(const char *path)
+{
+    size_t n = 1 + 65536 * 3 + 8 + 5 + 4 + 2 * 65536, k = 0;
+    uint8_t *b = calloc(n, 1);
+    b[k++] = 2;
+    k += 65536 * 3;
+    const char *names[8] = {"grass", "", "rock", "", "", "", "", ""};
+    for (int s = 0; s < 8; s++) {
+        size_t len = strlen(names[s]);
+        b[k++] = (uint8_t)len;
+        memcpy(b + k, names[s], len);
+        k += len;
+    }
+    k += 2 * 65536;
+    CHECK(k == n);
+    CHECK(trn_test_write_file(path, b, n));
+    free(b);
+}
+
+static void test_detection(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    const char *names[] = {"flat.ter", "flat.bin", "flat"};
+    for (int k = 0; k < 3; k++) {
+        write_flat_legacy(tmp_path(p, sizeof p, names[k]));
+        snprintf(cmd, sizeof cmd, "info '%s'", p);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        CHECK_CONTAINS(out, "BeamNG/Torque terrain (.ter), version 2, legacy layout");
+        free(out), free(err);
+        snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "flat.png"));
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        free(out), free(err);
+    }
+    /* One byte more: no longer a .ter, and with no other format whole it is named by the
+     * layout that fit furthest (the .ter's), whose reader says where it goes wrong. */
+    size_t n;
+    uint8_t *flat = trn_test_read_file(tmp_path(p, sizeof p, "flat.bin"), &n);
+    uint8_t *longer = malloc(n + 1);
+    memcpy(longer, flat, n);
+    longer[n] = 0;
+    CHECK(trn_test_write_file(tmp_path(p, sizeof p, "flat_plus.bin"), longer, n + 1));
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "1 bytes after the last alpha map");
+    free(out), free(err);
+    free(longer);
+    free(flat);
+    /* A real terrain.dat (MaxDepth 0: one solid leaf, no veins) is still one. */
+    const uint8_t dat[11] = {0, 0, 0, 0, 1, 255, 1, 0, 0, 0, 0};
+    CHECK(trn_test_write_file(tmp_path(p, sizeof p, "terrain.dat"), dat, sizeof dat));
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
+    json_t *o = run_json(cmd, 0);
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "stationeers-dat") == 0);
+        json_decref(o);
+    }
+    /* A .ter whose size field is 0: the .ter's message, not an octree's. */
+    const uint8_t zero_size[5] = {9, 0, 0, 0, 0};
+    CHECK(trn_test_write_file(tmp_path(p, sizeof p, "zero.ter"), zero_size, 5));
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "zero.ter: offset 1: header: size is 0");
+    CHECK(!strstr(err, "octree"));
+    free(out), free(err);
+
+    /* --input-format forces a reader; names and aliases; junk is a usage error listing them. */
+    make_ter(tmp_path(p, sizeof p, "forced.ter"), 8);
+    snprintf(cmd, sizeof cmd, "info '%s' --input-format png", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "forced.ter: offset 0:");
+    CHECK_CONTAINS(err, "PNG");
+    free(out), free(err);
+    const char *aliases[] = {"ter", "beamng-ter", "TER"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "info '%s' --input-format %s", p, aliases[k]);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        CHECK_CONTAINS(out, "version 9");
+        free(out), free(err);
+    }
+    snprintf(cmd, sizeof cmd, "info '%s' --input-format r16", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "16-bit little-endian samples"); /* read as a headerless R16 */
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "info '%s' --input-format dem", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+    CHECK_CONTAINS(err, "--input-format takes beamng-ter (ter), terragen, png, raw (r16, r32), "
+                        "geotiff (tif), unity, stationeers-dat (dat), stationeers-save (save), "
+                        "beamng-terrain-json; not 'dem'");
+    free(out), free(err);
+    /* A headerless file with no raw extension, named by --input-format r32. */
+    float v[4] = {1, 2, 3, 4};
+    write_floats(tmp_path(p, sizeof p, "heights.bin"), v, 4);
+    snprintf(cmd, sizeof cmd, "info '%s' --input-format r32 --format json", p);
+    o = run_json(cmd, 0);
+    if (o) {
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "bit_depth")), 32);
+        CHECK(json_real_value(json_object_get(o, "max")) == 4.0);
+        json_decref(o);
+    }
+}
+
+/* --size is a headerless input's own size; for every other input it is the output size. */
+static void test_size_is_output_size(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    make_ter(tmp_path(p, sizeof p, "sized.ter"), 16);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048", p,
+             tmp_path(q, sizeof q, "sized.png"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "resampled 16 x 16 -> 8 x 4 samples");
+    free(out), free(err);
+    trn_png_info info;
+    CHECK_OK(trn_png_read_info(q, &info, NULL));
+    CHECK_EQ_INT(info.width, 8);
+    CHECK_EQ_INT(info.height, 4);
+    /* info has no output: it says it ignores --size. */
+    snprintf(cmd, sizeof cmd, "info '%s' --size 8x4", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "size:      16 x 16 samples");
+    CHECK_CONTAINS(err, "--size is the size of a headerless input; ");
+    free(out), free(err);
+    /* A headerless file still takes it as its size. */
+    write_r16(tmp_path(p, sizeof p, "wide.r16"));
+    snprintf(cmd, sizeof cmd, "info '%s' --size 8x2", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "size:      8 x 2");
+    free(out), free(err);
+}
+
+/* Pipes, FIFOs and devices are read once into memory, bounded, and named as given. */
+static void test_special_inputs(void)
+{
+    char fifo[700], src[700], cmd[2000];
+    char *out, *err;
+    make_ter(tmp_path(src, sizeof src, "piped.ter"), 16);
+    tmp_path(fifo, sizeof fifo, "pipe");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    /* A writer on the other end, as `cat piped.ter |` would be. */
+    for (int round = 0; round < 2; round++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            size_t n;
+            uint8_t *d = trn_test_read_file(src, &n);
+            int fd = open(fifo, O_WRONLY);
+            size_t cut = round == 0 ? n : 100; /* the second time, cut short */
+            ssize_t w = fd >= 0 && d ? write(fd, d, cut) : -1;
+            _exit(w == (ssize_t)cut ? 0 : 1);
+        }
+        snprintf(cmd, sizeof cmd, "info '%s'", fifo);
+        int rc = trn_test_run_cli(cmd, &out, &err);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (round == 0) {
+            CHECK_EQ_INT(rc, 0);
+            CHECK_CONTAINS(out, "BeamNG/Torque terrain (.ter), version 9");
+            CHECK_CONTAINS(out, "size:      16 x 16 samples");
+            CHECK_CONTAINS(out, "pipe");
+        } else {
+            /* Errors name the user's path, never the in-memory copy. */
+            CHECK_EQ_INT(rc, 1);
+            CHECK_CONTAINS(err, "pipe: offset 5: heights: expected 512 bytes");
+            CHECK(!strstr(err, "/proc/self/fd"));
+        }
+        free(out), free(err);
+    }
+    unlink(fifo);
+    /* /dev/zero fits no format: refused after its first bytes, at once. */
+    CHECK_EQ_INT(trn_test_run_cli("info /dev/zero", &out, &err), 1);
+    CHECK_CONTAINS(err, "/dev/zero: offset 0: unrecognised format");
+    CHECK_CONTAINS(err, "character device, read into memory up to a limit of 8589934592 bytes");
+    free(out), free(err);
+    /* Forced to be a raster, it runs into the byte limit (8 bytes a sample + 16 MiB). */
+    CHECK_EQ_INT(
+        trn_test_run_cli("info /dev/zero --input-format r16 --max-samples 1000", &out, &err), 1);
+    CHECK_CONTAINS(err, "/dev/zero: is a character device and holds more than 16785216 bytes, "
+                        "the limit for inputs that are not regular files");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -384,5 +878,11 @@ int main(void)
     RUN(test_info_terrain_json);
     RUN(test_convert_round_trips);
     RUN(test_real_files);
+    RUN(test_max_samples);
+    RUN(test_channels);
+    RUN(test_nan_inputs);
+    RUN(test_detection);
+    RUN(test_size_is_output_size);
+    RUN(test_special_inputs);
     return trn_test_finish();
 }

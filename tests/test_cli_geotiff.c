@@ -243,6 +243,48 @@ static void test_errors_and_render(void)
     CHECK(trn_test_exists(tp("shade.png")));
 }
 
+/* --max-samples: info describes a DEM over the limit from its tags alone; convert refuses it
+ * with the numbers; the limit itself is accepted. */
+static void test_max_samples(void)
+{
+    make_dem(tp("big.tif"), 40, 30, 5 * 40 + 7);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-samples 1199", &out, &err, tp("big.tif")), 0);
+    CHECK_CONTAINS(out, "GeoTIFF, 40 x 30, 1 band");
+    CHECK_CONTAINS(out, "EPSG:32633 (projected)");
+    CHECK_CONTAINS(out, "values:    not read: 40 x 30 = 1200 samples, more than the limit of 1199 "
+                        "(--max-samples N reads them)");
+    CHECK(out && !strstr(out, "heights:"));
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("info '%s' --max-samples 1199 --format json", &out, &err, tp("big.tif")),
+        0);
+    json_t *doc = json_loads(out ? out : "", 0, NULL);
+    CHECK(doc != NULL);
+    CHECK(json_is_false(json_object_get(doc, "values_read")));
+    CHECK_EQ_INT(json_integer_value(json_object_get(doc, "samples")), 1200);
+    CHECK(json_is_null(json_object_get(json_object_get(doc, "heights"), "min")));
+    CHECK(json_is_null(json_object_get(json_object_get(doc, "nodata"), "count")));
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-samples 1200", &out, &err, tp("big.tif")), 0);
+    CHECK_CONTAINS(out, "(GDAL_NODATA tag): 1 samples");
+    CHECK_CONTAINS(out, "heights:   200.0000");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-samples 1199", &out, &err,
+                                   tp("big.tif"), tp("big.r32")),
+                 1);
+    CHECK_CONTAINS(err, "big.tif: offset ");
+    CHECK_CONTAINS(err, "40 x 30 = 1200 samples, more than the limit of 1199");
+    CHECK(!trn_test_exists(tp("big.r32")));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-samples 1200 -q", &out, &err,
+                                   tp("big.tif"), tp("big.r32")),
+                 0);
+    free(out), free(err);
+    CHECK(trn_test_exists(tp("big.r32")));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -252,5 +294,6 @@ int main(void)
     RUN(test_convert_to_ter);
     RUN(test_crop_and_window_keep_georef);
     RUN(test_errors_and_render);
+    RUN(test_max_samples);
     return trn_test_finish();
 }

@@ -223,6 +223,63 @@ static void test_export(void)
     free(raw);
 }
 
+/* Reading Unity inputs: --max-samples (info still describes the file), --size as the output
+ * size, and a cut-short header reported as Unity's, not as another format's. */
+static void test_reading_inputs(void)
+{
+    char asset[600], out_png[600], cut[600], *out, *err;
+    tmp_path(asset, sizeof asset, "synth.asset");
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-samples 4224", &out, &err, asset), 0);
+    CHECK_CONTAINS(out, "Unity SerializedFile version 22");
+    CHECK_CONTAINS(out, "terrain:   not read: TerrainData 'Synthetic Terrain': m_Resolution: "
+                        "heightmap 65 x 65 = 4225 samples, more than the limit of 4224");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-samples 4224 --format json", &out, &err, asset),
+                 0);
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    CHECK(j && json_is_null(json_object_get(j, "terrain")));
+    CHECK(j && json_is_string(json_object_get(j, "terrain_not_read")));
+    json_decref(j);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-samples 4225", &out, &err, asset), 0);
+    CHECK_CONTAINS(out, "65 x 65 samples");
+    free(out), free(err);
+    tmp_path(out_png, sizeof out_png, "limited.png");
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s' --max-samples 4224", &out, &err, asset, out_png), 1);
+    CHECK_CONTAINS(err, "synth.asset: offset ");
+    CHECK_CONTAINS(err, "4225 samples, more than the limit of 4224");
+    free(out), free(err);
+    /* --size: the output's size, resampled (not the asset read as a headerless raster). */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --size 33x33", &out, &err, asset, out_png),
+                 0);
+    CHECK_CONTAINS(err, "resampled 65 x 65 -> 33 x 33 samples");
+    free(out), free(err);
+    trn_image img;
+    CHECK_OK(trn_png_read(out_png, NULL, &img, NULL));
+    CHECK_EQ_INT(img.width, 33);
+    trn_image_dispose(&img);
+    /* A header cut short, whatever the length: Unity's own messages. */
+    size_t size;
+    uint8_t *data = trn_test_read_file(asset, &size);
+    const size_t cuts[] = {10, 30, 48};
+    for (size_t k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "cut%zu.asset", cuts[k]);
+        CHECK(trn_test_write_file(tmp_path(cut, sizeof cut, name), data, cuts[k]));
+        CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, cut), 1);
+        CHECK_CONTAINS(err, "header:");
+        CHECK(err && !strstr(err, "octree"));
+        free(out), free(err);
+    }
+    /* Without the extension, the version field is the evidence. */
+    CHECK(trn_test_write_file(tmp_path(cut, sizeof cut, "cut30"), data, 30));
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, cut), 1);
+    CHECK_CONTAINS(err, "cut30: offset 30: header: version 22 needs a 48-byte header");
+    free(out), free(err);
+    free(data);
+}
+
 int main(void)
 {
     tmp[0] = '\0';
@@ -230,5 +287,6 @@ int main(void)
     RUN(test_info);
     RUN(test_convert_extract);
     RUN(test_export);
+    RUN(test_reading_inputs);
     return trn_test_finish();
 }

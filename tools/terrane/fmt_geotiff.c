@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "detect.h"
 #include "terrane/geotiff.h"
 
 static const char *raster_type_name(uint16_t t)
@@ -33,13 +34,41 @@ static void layout_text(const trn_geotiff_info *in, char *buf, size_t size)
                  in->rows_per_strip == 1 ? "" : "s");
 }
 
-int cli_geotiff_info(cli_ctx *ctx, const char *path)
+static void geotiff_limits(const cli_load_options *opt, trn_geotiff_limits *lim)
+{
+    trn_geotiff_limits_default(lim);
+    if (opt && opt->max_samples) lim->max_samples = opt->max_samples;
+}
+
+int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt)
 {
     trn_geotiff dem;
     trn_error e;
-    if (trn_geotiff_read(path, NULL, &dem, cli_progress, ctx, &e) != TRN_OK)
+    trn_geotiff_limits lim;
+    geotiff_limits(opt, &lim);
+    /* The tags first, whatever the size (no pixels are allocated for them); the pixels only
+     * when they are within the limits. */
+    trn_geotiff_limits header = lim;
+    header.max_width = header.max_height = UINT32_MAX;
+    header.max_samples = UINT64_MAX;
+    memset(&dem, 0, sizeof dem);
+    if (trn_geotiff_read_info(cli_input_path(path), &header, &dem.info, &e) != TRN_OK)
         return cli_fail(ctx, &e);
-    cli_progress_end(ctx);
+    uint64_t samples = (uint64_t)dem.info.width * dem.info.height;
+    bool decoded = samples <= lim.max_samples && dem.info.width <= lim.max_width &&
+                   dem.info.height <= lim.max_height;
+    char not_read[160] = "";
+    if (decoded) {
+        if (trn_geotiff_read(cli_input_path(path), &lim, &dem, cli_progress, ctx, &e) != TRN_OK)
+            return cli_fail(ctx, &e);
+        cli_progress_end(ctx);
+    } else if (samples > lim.max_samples) {
+        cli_not_read_text(not_read, sizeof not_read, dem.info.width, dem.info.height,
+                          lim.max_samples);
+    } else {
+        snprintf(not_read, sizeof not_read, "%u x %u is more than the limit of %u x %u pixels",
+                 dem.info.width, dem.info.height, lim.max_width, lim.max_height);
+    }
     const trn_geotiff_info *in = &dem.info;
     const trn_geotiff_georef *g = &in->georef;
     char layout[64];
@@ -101,19 +130,25 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path)
             if (g->geographic)
                 json_object_set_new(o, "centre_latitude", json_real(g->centre_latitude));
         }
+        json_object_set_new(o, "samples", json_integer((json_int_t)samples));
+        json_object_set_new(o, "values_read", json_boolean(decoded));
+        if (!decoded) json_object_set_new(o, "not_read", json_string(not_read));
         json_t *nd = json_object();
-        json_object_set_new(nd, "source",
-                            json_string(trn_geotiff_nodata_source_name(dem.nodata_source)));
-        json_object_set_new(nd, "value",
-                            isnan(dem.nodata_value) ? json_null() : json_real(dem.nodata_value));
+        if (decoded) {
+            json_object_set_new(nd, "source",
+                                json_string(trn_geotiff_nodata_source_name(dem.nodata_source)));
+            json_object_set_new(
+                nd, "value", isnan(dem.nodata_value) ? json_null() : json_real(dem.nodata_value));
+        }
         if (in->has_nodata_tag) json_object_set_new(nd, "tag_text", json_string(in->nodata_text));
-        json_object_set_new(nd, "count", json_integer((json_int_t)dem.nodata_count));
+        json_object_set_new(nd, "count",
+                            decoded ? json_integer((json_int_t)dem.nodata_count) : json_null());
         json_object_set_new(o, "nodata", nd);
         json_t *h = json_object();
-        json_object_set_new(h, "min", json_real(dem.min));
-        json_object_set_new(h, "max", json_real(dem.max));
-        json_object_set_new(h, "metres_min", json_real(dem.min * vu));
-        json_object_set_new(h, "metres_max", json_real(dem.max * vu));
+        json_object_set_new(h, "min", decoded ? json_real(dem.min) : json_null());
+        json_object_set_new(h, "max", decoded ? json_real(dem.max) : json_null());
+        json_object_set_new(h, "metres_min", decoded ? json_real(dem.min * vu) : json_null());
+        json_object_set_new(h, "metres_max", decoded ? json_real(dem.max * vu) : json_null());
         json_object_set_new(o, "heights", h);
         cli_print_json(o);
     } else {
@@ -161,7 +196,10 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path)
         } else {
             printf("georef:    none (1 m per pixel assumed when loaded)\n");
         }
-        if (dem.nodata_source == TRN_GEOTIFF_NODATA_NONE) {
+        if (!decoded) {
+            if (in->has_nodata_tag) printf("nodata:    %s (GDAL_NODATA tag)\n", in->nodata_text);
+            printf("values:    not read: %s\n", not_read);
+        } else if (dem.nodata_source == TRN_GEOTIFF_NODATA_NONE) {
             printf("nodata:    none\n");
         } else {
             printf("nodata:    ");
@@ -171,19 +209,23 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path)
                    (unsigned long long)dem.nodata_count, 100.0 * (double)dem.nodata_count / total,
                    dem.nodata_count ? ", filled smoothly from their neighbours when loaded" : "");
         }
-        printf("heights:   %.4f .. %.4f", dem.min, dem.max);
-        if (vu != 1.0) printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
-        printf("\n");
+        if (decoded) {
+            printf("heights:   %.4f .. %.4f", dem.min, dem.max);
+            if (vu != 1.0) printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
+            printf("\n");
+        }
     }
     trn_geotiff_dispose(&dem);
     return CLI_EXIT_OK;
 }
 
-int cli_geotiff_load(cli_ctx *ctx, const char *path, cli_terrain *t)
+int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *t)
 {
     trn_geotiff dem;
     trn_error e;
-    if (trn_geotiff_read(path, NULL, &dem, cli_progress, ctx, &e) != TRN_OK)
+    trn_geotiff_limits lim;
+    geotiff_limits(opt, &lim);
+    if (trn_geotiff_read(cli_input_path(path), &lim, &dem, cli_progress, ctx, &e) != TRN_OK)
         return cli_fail(ctx, &e);
     if (dem.nodata_count) {
         uint64_t filled = 0;

@@ -10,13 +10,15 @@
 #include "terrane/resample.h"
 
 /* `terrane info` for a TIFF: layout, CRS, pixel size, metres per pixel, origin, NoData and its
- * count, height range (text or --format json). Returns a CLI exit code. */
-int cli_geotiff_info(cli_ctx *ctx, const char *path);
+ * count, height range (text or --format json). A raster over the sample limit (opt may be
+ * NULL: the default) is described from its tags alone, its values "not read". Returns a CLI
+ * exit code. */
+int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt);
 
 /* Load a GeoTIFF into t: NoData filled (and reported), rows south first, size in metres
  * (projected units converted, geographic: metres per pixel at the centre latitude); the
- * georeferencing is kept in t->georef for writers. */
-int cli_geotiff_load(cli_ctx *ctx, const char *path, cli_terrain *t);
+ * georeferencing is kept in t->georef for writers. opt (may be NULL): --max-samples. */
+int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *t);
 
 /* Reshaping options of convert (any input; --window needs a georeferenced one). */
 typedef struct cli_dem_options {

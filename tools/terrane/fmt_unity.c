@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "fmt_unity.h"
 
 static json_t *vec_json(const float *v, int n)
@@ -124,7 +125,7 @@ static const char *format_name(int32_t f)
 }
 
 static void print_text(const char *path, const trn_unity_file *f, const trn_unity_terrain *t,
-                       bool has_terrain)
+                       bool has_terrain, const char *not_read)
 {
     printf("file:      %s\n", path);
     printf("format:    Unity SerializedFile version %u (%s-endian), Unity %s, platform %d\n",
@@ -143,7 +144,10 @@ static void print_text(const char *path, const trn_unity_file *f, const trn_unit
     for (uint32_t k = 0; k < f->external_count; k++)
         printf("external:  %u: '%s' type %d\n", k + 1, f->externals[k].path, f->externals[k].type);
     if (!has_terrain) {
-        printf("terrain:   none (no TerrainData in the file)\n");
+        if (not_read[0])
+            printf("terrain:   not read: %s\n", not_read);
+        else
+            printf("terrain:   none (no TerrainData in the file)\n");
         return;
     }
     int lo, hi;
@@ -235,37 +239,58 @@ static json_t *file_json(const char *path, const trn_unity_file *f)
     return o;
 }
 
-int cli_unity_info(cli_ctx *ctx, const char *path)
+static void unity_limits(const cli_load_options *opt, trn_unity_limits *lim)
+{
+    trn_unity_limits_default(lim);
+    if (opt && opt->max_samples) lim->max_samples = opt->max_samples;
+}
+
+int cli_unity_info_limited(cli_ctx *ctx, const char *path, const cli_load_options *opt)
 {
     trn_unity_file f;
     trn_error e;
-    if (trn_unity_file_read(path, NULL, &f, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_unity_limits lim;
+    unity_limits(opt, &lim);
+    if (trn_unity_file_read(cli_input_path(path), &lim, &f, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_unity_terrain t;
     bool has_terrain = false;
-    trn_status st = trn_unity_terrain_from_file(&f, 0, NULL, &t, &e);
-    if (st == TRN_OK)
+    char not_read[512] = "";
+    trn_status st = trn_unity_terrain_from_file(&f, 0, &lim, &t, &e);
+    if (st == TRN_OK) {
         has_terrain = true;
-    else if (st != TRN_ERR_NOT_FOUND) {
+    } else if (st == TRN_ERR_LIMIT) {
+        /* Too large to read: the file is still described, the terrain's limit said. */
+        snprintf(not_read, sizeof not_read, "%s", e.message);
+    } else if (st != TRN_ERR_NOT_FOUND) {
         trn_unity_file_dispose(&f);
         return cli_fail(ctx, &e);
     }
     if (ctx->json) {
         json_t *o = file_json(path, &f);
         json_object_set_new(o, "terrain", has_terrain ? cli_unity_terrain_json(&t) : json_null());
+        if (not_read[0]) json_object_set_new(o, "terrain_not_read", json_string(not_read));
         cli_print_json(o);
     } else {
-        print_text(path, &f, &t, has_terrain);
+        print_text(path, &f, &t, has_terrain, not_read);
     }
     if (has_terrain) trn_unity_terrain_dispose(&t);
     trn_unity_file_dispose(&f);
     return CLI_EXIT_OK;
 }
 
-int cli_unity_load(cli_ctx *ctx, const char *path, cli_terrain *out)
+int cli_unity_info(cli_ctx *ctx, const char *path)
+{
+    return cli_unity_info_limited(ctx, path, NULL);
+}
+
+int cli_unity_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *out)
 {
     trn_unity_terrain t;
     trn_error e;
-    if (trn_unity_terrain_read(path, NULL, &t, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_unity_limits lim;
+    unity_limits(opt, &lim);
+    if (trn_unity_terrain_read(cli_input_path(path), &lim, &t, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
     trn_status st = trn_unity_terrain_to_field(&t, &out->field, &e);
     if (st == TRN_OK && t.layer_count > 0 && t.layer_count <= 254) {
         st = trn_unity_terrain_to_labels(&t, &out->labels, &e);

@@ -18,21 +18,31 @@ static const char *const help_text =
     "usage: terrane info FILE [--max-height M] [--size WxH] [--raw-type T] [--format json]\n"
     "\n"
     "Describe a terrain or heightmap file. The format is detected from the content:\n"
-    "BeamNG/Torque .ter (versions 1-9), Terragen .ter, PNG, BeamNG .terrain.json (compared\n"
-    "with the .ter beside it); headerless .r16/.raw/.r32 files are recognised by extension\n"
-    "and length.\n"
+    "BeamNG/Torque .ter (versions 1-9), Terragen .ter, PNG, GeoTIFF, Unity TerrainData\n"
+    "(.asset), Stationeers terrain.dat or .save, BeamNG .terrain.json (compared with the .ter\n"
+    "beside it); headerless .r16/.raw/.r32 files are recognised by extension and length. FILE\n"
+    "may be a pipe or device (cat x.png | terrane info /dev/stdin): it is read once, into\n"
+    "memory. A file with more samples than --max-samples is described from its header alone.\n"
     "\n"
     "options:\n"
-    "  --max-height M   BeamNG TerrainBlock maxHeight, to print heights in metres\n"
-    "  --size WxH       size of a headerless raster (default: a square from the length)\n"
-    "  --raw-type T     r16le (default for .r16/.raw), r16be, u8, r32\n"
-    "  --format json    machine-readable output on stdout\n"
-    "  -q, --quiet      no progress bar or warnings on stderr\n"
+    "  --max-height M      BeamNG TerrainBlock maxHeight, to print heights in metres\n"
+    "  --size WxH          size of a headerless raster (default: a square from the length)\n"
+    "  --raw-type T        r16le (default for .r16/.raw), r16be, u8, r32\n"
+    "  --input-format F    read FILE as F instead of detecting it: beamng-ter (ter), png,\n"
+    "                      raw (r16, r32), geotiff (tif), unity, terragen, stationeers-dat\n"
+    "                      (dat), stationeers-save (save), beamng-terrain-json\n"
+    "  --max-samples N     read values of files up to N samples (default: each reader's, what\n"
+    "                      8 GiB of working memory holds; see docs/cli.md)\n"
+    "  --channel C         the image channel described: R, G, B, A or luma (default: the\n"
+    "                      first)\n"
+    "  --format json       machine-readable output on stdout\n"
+    "  -q, --quiet         no progress bar or warnings on stderr\n"
     "\n"
     "examples:\n"
     "  terrane info levels/small_island/theTerrain.ter --max-height 2048\n"
     "  terrane info heightmap.png --format json\n"
-    "  terrane info terrain.r16 --size 1025x1025\n";
+    "  terrane info terrain.r16 --size 1025x1025\n"
+    "  curl -s https://example.org/dem.tif | terrane info /dev/stdin\n";
 
 static const char *layout_name(trn_ter_layout layout)
 {
@@ -66,12 +76,49 @@ static json_t *json_string_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static int info_ter(cli_ctx *ctx, const char *path, double max_height)
+/* A .ter too large to read under the limits: its version and size from the header. */
+static int info_ter_header(cli_ctx *ctx, const char *path, const char *not_read)
 {
+    uint8_t head[5] = {0};
+    FILE *fp = fopen(cli_input_path(path), "rb");
+    size_t got = fp ? fread(head, 1, sizeof head, fp) : 0;
+    if (fp) fclose(fp);
+    unsigned version = got ? head[0] : 0;
+    uint32_t size = version < 7 ? TRN_TER_LEGACY_SIZE
+                    : got == 5  ? (uint32_t)head[1] | ((uint32_t)head[2] << 8) |
+                                     ((uint32_t)head[3] << 16) | ((uint32_t)head[4] << 24)
+                               : 0;
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(path));
+        json_object_set_new(o, "format", json_string("beamng-ter"));
+        json_object_set_new(o, "version", json_integer(version));
+        json_object_set_new(o, "size", json_integer(size));
+        json_object_set_new(o, "samples", json_integer((json_int_t)((uint64_t)size * size)));
+        json_object_set_new(o, "values_read", json_false());
+        json_object_set_new(o, "not_read", json_string(not_read));
+        cli_print_json(o);
+    } else {
+        printf("file:      %s\n", path);
+        printf("format:    BeamNG/Torque terrain (.ter), version %u\n", version);
+        printf("size:      %u x %u samples\n", size, size);
+        printf("values:    not read: %s\n", not_read);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
+{
+    double max_height = opt->max_height;
     trn_ter ter;
     trn_error e;
-    if (trn_ter_read(path, NULL, &ter, cli_progress, ctx, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_ter_limits lim;
+    trn_ter_limits_default(&lim);
+    if (opt->max_samples) lim.max_samples = opt->max_samples;
+    trn_status st = trn_ter_read(cli_input_path(path), &lim, &ter, cli_progress, ctx, &e);
     cli_progress_end(ctx);
+    if (st == TRN_ERR_LIMIT && e.offset <= 1) return info_ter_header(ctx, path, e.message);
+    if (st) return cli_fail(ctx, &e);
     size_t n = (size_t)ter.size * ter.size;
     uint16_t lo, hi;
     u16_range(ter.heights, n, &lo, &hi);
@@ -170,11 +217,14 @@ static int info_ter(cli_ctx *ctx, const char *path, double max_height)
     return CLI_EXIT_OK;
 }
 
-static int info_terragen(cli_ctx *ctx, const char *path)
+static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options *opt)
 {
     trn_error e;
     trn_terragen tg;
-    if (trn_terragen_read(path, NULL, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_terragen_limits lim;
+    trn_terragen_limits_default(&lim);
+    if (opt->max_samples) lim.max_samples = opt->max_samples;
+    if (trn_terragen_read(cli_input_path(path), &lim, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_field f;
     trn_status st = trn_terragen_to_field(&tg, &f, &e);
     if (st) {
@@ -237,9 +287,9 @@ static int info_terrain_json(cli_ctx *ctx, const char *path)
 {
     trn_terrain_json tj;
     trn_error e;
-    if (trn_terrain_json_read(path, &tj, &e) != TRN_OK) {
+    if (trn_terrain_json_read(cli_input_path(path), &tj, &e) != TRN_OK) {
         /* Terrain asset sources share the name NAME.terrain.json: tell the user which it is. */
-        json_t *doc = json_load_file(path, 0, NULL);
+        json_t *doc = json_load_file(cli_input_path(path), 0, NULL);
         bool asset = doc && json_is_object(doc) &&
                      (json_object_get(doc, "format_version") || json_object_get(doc, "recipe"));
         json_decref(doc);
@@ -318,39 +368,83 @@ static int info_terrain_json(cli_ctx *ctx, const char *path)
     return CLI_EXIT_OK;
 }
 
-static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_t w, uint32_t h,
-                      int raw_type)
+static const char *channel_label(int channel)
 {
+    static const char *const labels[] = {"first channel", "R channel", "G channel",
+                                         "B channel",     "A channel", "luma"};
+    return channel >= 0 && channel <= CLI_CHANNEL_LUMA ? labels[channel] : "first channel";
+}
+
+static int info_image(cli_ctx *ctx, const char *path, cli_format format,
+                      const cli_load_options *opt)
+{
+    const char *reader = cli_input_path(path);
+    trn_image_limits lim;
+    cli_image_limits(opt, &lim);
     trn_image img;
+    memset(&img, 0, sizeof img);
     trn_error e;
-    trn_status st;
     trn_png_info pinfo;
     memset(&pinfo, 0, sizeof pinfo);
+    int raw_type = 0;
+    uint32_t width = 0, height = 0;
+    uint8_t channels = 1, depth = 16;
+    char not_read[512] = "";
     if (format == CLI_FORMAT_PNG) {
-        if (trn_png_read_info(path, &pinfo, &e) != TRN_OK) return cli_fail(ctx, &e);
-        st = trn_png_read(path, NULL, &img, &e);
+        /* The header first: a file over the limit is described without decoding it. */
+        if (trn_png_read_info(reader, &pinfo, &e) != TRN_OK) return cli_fail(ctx, &e);
+        width = pinfo.width, height = pinfo.height, channels = pinfo.channels;
+        depth = pinfo.bit_depth == 16 ? 16 : 8;
+        if ((uint64_t)width * height > lim.max_samples)
+            cli_not_read_text(not_read, sizeof not_read, width, height, lim.max_samples);
+        else if (trn_png_read(reader, &lim, &img, &e) != TRN_OK)
+            return cli_fail(ctx, &e);
     } else {
-        if (!raw_type) raw_type = cli_raw_type_from_path(path);
+        raw_type = opt->raw_type ? opt->raw_type : cli_raw_type_from_path(path);
         if (!raw_type) raw_type = TRN_RAW_U16_LE + 1;
-        st = trn_raw_read(path, (trn_raw_type)(raw_type - 1), w, h, &img, &e);
+        trn_raw_type type = (trn_raw_type)(raw_type - 1);
+        depth = type == TRN_RAW_F32_LE ? 32 : type == TRN_RAW_U8 ? 8 : 16;
+        trn_status st =
+            trn_raw_read_limited(reader, type, opt->raw_width, opt->raw_height, &lim, &img, &e);
+        if (st == TRN_ERR_LIMIT)
+            snprintf(not_read, sizeof not_read, "%s", e.message);
+        else if (st)
+            return cli_fail(ctx, &e);
+        width = img.width, height = img.height;
     }
-    if (st) return cli_fail(ctx, &e);
-    /* Range of the first channel, the one heightmaps use. */
+    bool decoded = img.data != NULL;
+    /* Range (and NaN/infinity counts of float files) of the channel heights come from. */
     double lo = INFINITY, hi = -INFINITY;
-    size_t n = (size_t)img.width * img.height;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = i * img.channels;
-        double v = img.bit_depth == 8    ? ((const uint8_t *)img.data)[k]
-                   : img.bit_depth == 16 ? ((const uint16_t *)img.data)[k]
-                                         : ((const float *)img.data)[k];
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
+    uint64_t nan_count = 0, inf_count = 0;
+    if (decoded) {
+        int rc = cli_image_select_channel(ctx, path, opt, true, &img);
+        if (rc) {
+            trn_image_dispose(&img);
+            return rc;
+        }
+        size_t n = (size_t)img.width * img.height;
+        for (size_t i = 0; i < n; i++) {
+            double v = img.bit_depth == 8    ? ((const uint8_t *)img.data)[i]
+                       : img.bit_depth == 16 ? ((const uint16_t *)img.data)[i]
+                                             : ((const float *)img.data)[i];
+            if (isnan(v)) {
+                nan_count++;
+                continue;
+            }
+            if (isinf(v)) {
+                inf_count++;
+                continue;
+            }
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
     }
-    if (n == 0) lo = hi = 0;
+    bool finite = lo <= hi;
+    uint64_t samples = (uint64_t)width * height;
     static const char *const channel_names[] = {"", "grey", "grey+alpha", "RGB", "RGBA"};
     const char *kind = format == CLI_FORMAT_PNG ? "png" : "raw";
-    bool square_pow2 = img.width == img.height && img.width >= 128 && img.width <= 8192 &&
-                       (img.width & (img.width - 1)) == 0;
+    bool square_pow2 =
+        width == height && width >= 128 && width <= 8192 && (width & (width - 1)) == 0;
     /* beamng import reads PNG, R16 (either byte order) and R32 (with --max-height) heightmaps. */
     bool readable = format == CLI_FORMAT_PNG || raw_type == TRN_RAW_U16_LE + 1 ||
                     raw_type == TRN_RAW_U16_BE + 1 || raw_type == TRN_RAW_F32_LE + 1;
@@ -360,30 +454,54 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format, uint32_
         : square_pow2 ? "importable as a heightmap (square, power of two)"
                       : "not importable as is (needs a square power of two, 128 to 8192)";
     bool importable = readable && square_pow2;
+    const char *label = channel_label(opt->channel);
+    if (opt->channel == CLI_CHANNEL_LUMA && channels >= 3 && depth == 8)
+        label = "luma, in 16-bit units (v * 257)";
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(path));
         json_object_set_new(o, "format", json_string(kind));
-        json_object_set_new(o, "width", json_integer(img.width));
-        json_object_set_new(o, "height", json_integer(img.height));
-        json_object_set_new(o, "channels", json_integer(img.channels));
-        json_object_set_new(o, "bit_depth", json_integer(img.bit_depth));
+        if (width) {
+            json_object_set_new(o, "width", json_integer(width));
+            json_object_set_new(o, "height", json_integer(height));
+            json_object_set_new(o, "samples", json_integer((json_int_t)samples));
+        }
+        json_object_set_new(o, "channels", json_integer(channels));
+        json_object_set_new(o, "bit_depth", json_integer(depth));
         if (format == CLI_FORMAT_PNG) json_object_set_new(o, "srgb", json_boolean(pinfo.has_srgb));
-        json_object_set_new(o, "min", json_real(lo));
-        json_object_set_new(o, "max", json_real(hi));
+        json_object_set_new(o, "values_read", json_boolean(decoded));
+        if (!decoded) json_object_set_new(o, "not_read", json_string(not_read));
+        json_object_set_new(o, "channel", json_string(label));
+        json_object_set_new(o, "min", finite ? json_real(lo) : json_null());
+        json_object_set_new(o, "max", finite ? json_real(hi) : json_null());
+        if (decoded && depth == 32) {
+            json_object_set_new(o, "nan_count", json_integer((json_int_t)nan_count));
+            json_object_set_new(o, "inf_count", json_integer((json_int_t)inf_count));
+        }
         json_object_set_new(o, "beamng_importable", json_boolean(importable));
         cli_print_json(o);
     } else {
         printf("file:      %s\n", path);
         if (format == CLI_FORMAT_PNG)
-            printf("format:    PNG, %u-bit %s%s\n", img.bit_depth, channel_names[img.channels],
+            printf("format:    PNG, %u-bit %s%s\n", pinfo.bit_depth, channel_names[channels],
                    pinfo.has_srgb ? ", sRGB" : "");
         else
-            printf("format:    headerless raster, %s\n", img.bit_depth == 32   ? "float32 (R32)"
-                                                         : img.bit_depth == 16 ? "16-bit (R16)"
-                                                                               : "8-bit");
-        printf("size:      %u x %u\n", img.width, img.height);
-        printf("values:    %g .. %g (first channel)\n", lo, hi);
+            printf("format:    headerless raster, %s\n", depth == 32   ? "float32 (R32)"
+                                                         : depth == 16 ? "16-bit (R16)"
+                                                                       : "8-bit");
+        if (width) printf("size:      %u x %u\n", width, height);
+        if (!decoded)
+            printf("values:    not read: %s\n", not_read);
+        else if (finite)
+            printf("values:    %g .. %g (%s)\n", lo, hi, label);
+        else
+            printf("values:    none finite (%s)\n", label);
+        if (nan_count + inf_count)
+            printf("non-finite: %llu NaN, %llu infinite of %llu samples (%s)\n",
+                   (unsigned long long)nan_count, (unsigned long long)inf_count,
+                   (unsigned long long)samples,
+                   finite ? "filled smoothly from their neighbours when loaded"
+                          : "nothing to fill them from: the file cannot be loaded");
         printf("beamng:    %s\n", beamng_note);
     }
     trn_image_dispose(&img);
@@ -419,28 +537,33 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     }
     if (!path) return cli_usage_error(ctx, "needs a FILE");
     cli_format format = CLI_FORMAT_UNKNOWN;
-    int rc = cli_sniff_file(ctx, path, &format);
+    int rc = cli_sniff_input(ctx, path, &load, &format);
     if (rc) return rc;
-    if ((load.raw_type || load.raw_width) && format != CLI_FORMAT_PNG &&
-        format != CLI_FORMAT_TERRAGEN && format != CLI_FORMAT_GEOTIFF)
-        format = CLI_FORMAT_RAW; /* the user says it is headerless */
+    if ((load.raw_width || load.raw_height) && format != CLI_FORMAT_RAW)
+        cli_note(ctx,
+                 "note: --size is the size of a headerless input; %s is %s, which gives its own "
+                 "(info ignores --size; convert resamples to it)",
+                 path, cli_format_name(format));
+    if (load.channel && format != CLI_FORMAT_PNG && format != CLI_FORMAT_RAW)
+        cli_note(ctx, "note: --channel is for image inputs; %s is %s", path,
+                 cli_format_name(format));
     switch (format) {
     case CLI_FORMAT_BEAMNG_TER:
-        return info_ter(ctx, path, load.max_height);
+        return info_ter(ctx, path, &load);
     case CLI_FORMAT_TERRAGEN:
-        return info_terragen(ctx, path);
+        return info_terragen(ctx, path, &load);
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:
-        return info_image(ctx, path, format, load.raw_width, load.raw_height, load.raw_type);
+        return info_image(ctx, path, format, &load);
     case CLI_FORMAT_TERRAIN_JSON:
         return info_terrain_json(ctx, path);
     case CLI_FORMAT_STATIONEERS_DAT:
     case CLI_FORMAT_STATIONEERS_SAVE:
-        return cli_stationeers_info(ctx, path, format);
+        return cli_stationeers_info(ctx, cli_input_path(path), format);
     case CLI_FORMAT_UNITY:
-        return cli_unity_info(ctx, path);
+        return cli_unity_info_limited(ctx, path, &load);
     case CLI_FORMAT_GEOTIFF:
-        return cli_geotiff_info(ctx, path);
+        return cli_geotiff_info(ctx, path, &load);
     case CLI_FORMAT_UNKNOWN:
     default:
         break;
