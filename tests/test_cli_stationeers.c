@@ -243,6 +243,274 @@ static void test_save(void)
     free(out), free(err);
 }
 
+/* terrain.dat -> terrain.dat and .save -> terrain.dat copy the octree byte for byte; options
+ * that would reshape it are refused and write nothing. */
+static void test_same_format_convert(void)
+{
+    uint8_t dat[256];
+    size_t n = make_dat(dat);
+    char in[600], save[600], copy[600], *out, *err;
+    tmp_path(in, sizeof in, "same.dat");
+    tmp_path(save, sizeof save, "same.save");
+    tmp_path(copy, sizeof copy, "copy.dat");
+    CHECK(trn_test_write_file(in, dat, n));
+    CHECK(make_save(save, dat, n));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s", &out, &err, in, copy), 0);
+    CHECK(trn_test_same_bytes(in, copy));
+    CHECK_CONTAINS(err, "unchanged");
+    free(out), free(err);
+    remove(copy);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --format json", &out, &err, in, copy), 0);
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "copied_bytes")), n);
+    CHECK_EQ_INT(json_array_size(json_object_get(j, "dropped")), 0);
+    CHECK(json_is_array(json_object_get(j, "dropped")));
+    CHECK(strcmp(json_string_value(json_object_get(j, "output")), copy) == 0);
+    json_decref(j);
+    free(out), free(err);
+    remove(copy);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --of stationeers -q", &out, &err, save, copy), 0);
+    CHECK(trn_test_same_bytes(in, copy));
+    free(out), free(err);
+    remove(copy);
+    static const char *const reshaping[][2] = {{"--size 4x4", "--size"},
+                                               {"--crop 0,0,2,2", "--crop"},
+                                               {"--window 0,0,1,1", "--window"},
+                                               {"--pow2", "--pow2"},
+                                               {"--pow2plus1", "--pow2plus1"},
+                                               {"--max-height 100", "--max-height"},
+                                               {"--square-size 2", "--square-size"}};
+    for (size_t k = 0; k < sizeof reshaping / sizeof reshaping[0]; k++) {
+        CHECK_EQ_INT(trn_test_run_clif("convert %s %s %s", &out, &err, in, copy, reshaping[k][0]),
+                     2);
+        CHECK_CONTAINS(err, "copies its octree unchanged");
+        char expect[100];
+        snprintf(expect, sizeof expect, "takes no %s,", reshaping[k][1]);
+        CHECK_CONTAINS(err, expect);
+        CHECK_CONTAINS(err, "stationeers from-heightfield");
+        CHECK(!trn_test_exists(copy));
+        free(out), free(err);
+    }
+    /* A file that does not parse is not copied. */
+    tmp_path(in, sizeof in, "same-cut.dat");
+    CHECK(trn_test_write_file(in, dat, n - 1));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s", &out, &err, in, copy), 1);
+    CHECK_CONTAINS(err, "minable 1 of 2");
+    CHECK(!trn_test_exists(copy));
+    free(out), free(err);
+    /* --raw-type says the input is a headerless raster: an ordinary heightfield conversion. */
+    tmp_path(in, sizeof in, "same.dat");
+    CHECK_EQ_INT(n % 2, 0);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --raw-type u8 --size %zux2 -q", &out, &err, in,
+                                   copy, n / 2),
+                 0);
+    CHECK(trn_test_exists(copy) && !trn_test_same_bytes(in, copy));
+    free(out), free(err);
+}
+
+/* A lossy conversion lists, counted, exactly what the octree held and the heightfield cannot;
+ * nothing when nothing is lost. */
+static void test_drops(void)
+{
+    uint8_t dat[256];
+    size_t n = make_dat(dat);
+    char in[600], r32[600], back[600], *out, *err;
+    tmp_path(in, sizeof in, "drops.dat");
+    tmp_path(r32, sizeof r32, "drops.r32");
+    CHECK(trn_test_write_file(in, dat, n));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --format json", &out, &err, in, r32), 0);
+    static const char *const expect[] = {
+        "1 vein with 2 minables (1 active)",
+        "IS_MODIFIED flags on 4 nodes (1 branch; 3 leaves holding 3 voxels)",
+        "node types of 16 voxels (Crust 4, Dirt 8, Bedrock 4)",
+        "caves and overhangs: 1 voxel of air or partial density below the surface in 1 column",
+        "1 solid voxel below the surface not full (density 128..254) in 1 column",
+        "2 voxels of partial density above the surface in 2 columns"};
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    json_t *list = json_object_get(j, "dropped");
+    CHECK_EQ_INT(json_array_size(list), 6);
+    for (size_t k = 0; k < 6 && k < json_array_size(list); k++)
+        CHECK_CONTAINS(json_string_value(json_array_get(list, k)), expect[k]);
+    json_decref(j);
+    free(out), free(err);
+    /* The same in the one note. */
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s", &out, &err, in, r32), 0);
+    CHECK_CONTAINS(err, "dropped 1 vein with 2 minables (1 active); IS_MODIFIED flags on 4 nodes");
+    free(out), free(err);
+    /* A tree built from heights loses its node types only; an all-air world nothing. */
+    tmp_path(back, sizeof back, "drops-rebuilt.dat");
+    CHECK_EQ_INT(trn_test_run_clif("stationeers from-heightfield %s %s -q", &out, &err, r32, back),
+                 0);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --format json", &out, &err, back, r32), 0);
+    j = json_loads(out ? out : "", 0, NULL);
+    list = json_object_get(j, "dropped");
+    CHECK_EQ_INT(json_array_size(list), 1);
+    CHECK_CONTAINS(json_string_value(json_array_get(list, 0)), "node types of ");
+    json_decref(j);
+    free(out), free(err);
+    static const uint8_t air[11] = {3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    CHECK(trn_test_write_file(in, air, sizeof air));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --format json", &out, &err, in, r32), 0);
+    j = json_loads(out ? out : "", 0, NULL);
+    CHECK(json_is_array(json_object_get(j, "dropped")));
+    CHECK_EQ_INT(json_array_size(json_object_get(j, "dropped")), 0);
+    json_decref(j);
+    CHECK(!strstr(err ? err : "", "dropped"));
+    free(out), free(err);
+}
+
+/* The sample limit: the limit itself accepted, one less refused before anything per sample is
+ * built (an 11-byte file claiming MaxDepth 14 stays small); info needs no limit. */
+static void test_max_samples(void)
+{
+    uint8_t dat[256];
+    size_t n = make_dat(dat);
+    char in[600], png[600], *out, *err;
+    tmp_path(in, sizeof in, "limit.dat");
+    tmp_path(png, sizeof png, "limit.png");
+    CHECK(trn_test_write_file(in, dat, n));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --max-samples 16 -q", &out, &err, in, png), 0);
+    free(out), free(err);
+    remove(png);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --max-samples 15", &out, &err, in, png), 1);
+    CHECK_CONTAINS(err, "limit.dat: offset 0: header: MaxDepth 2 means a heightfield of 4 x 4 = "
+                        "16 samples, over the limit of 15 samples");
+    CHECK_CONTAINS(err, "--max-samples N");
+    CHECK(!trn_test_exists(png));
+    free(out), free(err);
+    static const uint8_t tiny[11] = {14, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    CHECK(trn_test_write_file(in, tiny, sizeof tiny));
+    CHECK_EQ_INT(trn_test_run_clif("render %s %s --max-samples 268435455", &out, &err, in, png), 1);
+    CHECK_CONTAINS(err, "16384 x 16384 = 268435456 samples, over the limit of 268435455");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info %s --max-samples 1", &out, &err, in), 0);
+    CHECK_CONTAINS(out, "max depth: 14");
+    free(out), free(err);
+    /* Copying the octree builds nothing per sample either. */
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert %s %s/limit-copy.dat --max-samples 1 -q", &out, &err, in, tmp),
+        0);
+    free(out), free(err);
+}
+
+/* Messages that say what is wrong: a terrain.dat cut after its header. */
+static void test_truncated_header(void)
+{
+    char p[600], *out, *err;
+    tmp_path(p, sizeof p, "four.dat");
+    CHECK(trn_test_write_file(p, "\x0c\x00\x00\x00", 4));
+    CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
+    CHECK_CONTAINS(err, "offset 4: terrain.dat truncated after MaxDepth at offset 4");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s/four.png", &out, &err, p, tmp), 1);
+    CHECK_CONTAINS(err, "truncated after MaxDepth");
+    free(out), free(err);
+    /* Five bytes were always a terrain.dat; a legacy .ter version byte stays a .ter. */
+    CHECK(trn_test_write_file(p, "\x02\x00\x00\x00", 4));
+    CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
+    CHECK(!strstr(err ? err : "", "terrain.dat truncated"));
+    free(out), free(err);
+}
+
+/* 11 bytes claiming a 16384^3 world: info answers from the tree, nothing per sample. */
+static void test_header_bomb(void)
+{
+    static const uint8_t tiny[11] = {14, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    char p[600], *out, *err;
+    tmp_path(p, sizeof p, "tiny.dat");
+    CHECK(trn_test_write_file(p, tiny, sizeof tiny));
+    CHECK_EQ_INT(trn_test_run_clif("info %s --format json", &out, &err, p), 0);
+    CHECK_CONTAINS(out, "\"world_size\": 16384");
+    free(out), free(err);
+}
+
+/* Damaged and hostile archives through the command line. */
+static void test_save_damage(void)
+{
+    uint8_t dat[256];
+    size_t n = make_dat(dat);
+    char save[600], x[600], newdat[600], *out, *err;
+    tmp_path(save, sizeof save, "damaged.save");
+    tmp_path(x, sizeof x, "damaged.dat");
+    tmp_path(newdat, sizeof newdat, "new-damaged.dat");
+    CHECK(trn_test_write_file(newdat, dat, n));
+    /* A stored terrain.dat with one flipped bit. */
+    int zerr;
+    zip_t *za = zip_open(save, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    CHECK(za != NULL);
+    if (!za) return;
+    zip_int64_t i = zip_file_add(za, "terrain.dat", zip_source_buffer(za, dat, n, 0), 0);
+    CHECK(i >= 0 && zip_set_file_compression(za, (zip_uint64_t)i, ZIP_CM_STORE, 0) == 0);
+    CHECK(zip_close(za) == 0);
+    size_t size;
+    uint8_t *bytes = trn_test_read_file(save, &size);
+    size_t at = SIZE_MAX;
+    for (size_t k = 0; bytes && k + n <= size && at == SIZE_MAX; k++)
+        if (memcmp(bytes + k, dat, n) == 0) at = k;
+    CHECK(at != SIZE_MAX);
+    if (at == SIZE_MAX) {
+        free(bytes);
+        return;
+    }
+    bytes[at + n - 1] ^= 1;
+    CHECK(trn_test_write_file(save, bytes, size));
+    free(bytes);
+    CHECK_EQ_INT(trn_test_run_clif("stationeers extract %s %s", &out, &err, save, x), 1);
+    CHECK_CONTAINS(err, "damaged.save");
+    CHECK_CONTAINS(err, "entry 'terrain.dat': CRC-32 mismatch: the central directory expects 0x");
+    CHECK(!trn_test_exists(x));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s", &out, &err, save, x), 1);
+    CHECK_CONTAINS(err, "CRC-32 mismatch");
+    CHECK(!trn_test_exists(x));
+    free(out), free(err);
+
+    /* A link named terrain.dat is not read; a link elsewhere stops replace. */
+    za = zip_open(save, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    CHECK(za != NULL);
+    if (!za) return;
+    zip_file_add(za, "terrain.dat", zip_source_buffer(za, "/etc/passwd", 11, 0), 0);
+    CHECK(zip_file_set_external_attributes(za, 0, 0, ZIP_OPSYS_UNIX, 0120777u << 16) == 0);
+    CHECK(zip_close(za) == 0);
+    CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, save), 1);
+    CHECK_CONTAINS(err, "entry 'terrain.dat' is a symbolic link");
+    free(out), free(err);
+    CHECK(make_save(save, dat, n));
+    za = zip_open(save, 0, &zerr);
+    CHECK(za != NULL);
+    if (!za) return;
+    CHECK(zip_file_set_external_attributes(za, 1, 0, ZIP_OPSYS_UNIX, 0120777u << 16) == 0);
+    CHECK(zip_close(za) == 0);
+    size_t before_size;
+    uint8_t *before = trn_test_read_file(save, &before_size);
+    CHECK_EQ_INT(trn_test_run_clif("stationeers replace %s %s --write", &out, &err, save, newdat),
+                 1);
+    CHECK_CONTAINS(err, "entry 'world_meta.xml' is a symbolic link");
+    free(out), free(err);
+    size_t after_size;
+    uint8_t *after = trn_test_read_file(save, &after_size);
+    CHECK(before && after && before_size == after_size && memcmp(before, after, before_size) == 0);
+    free(before);
+    free(after);
+
+    /* Two entries of one name. */
+    za = zip_open(save, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    CHECK(za != NULL);
+    if (!za) return;
+    zip_file_add(za, "terrain.dat", zip_source_buffer(za, dat, n, 0), 0);
+    zip_file_add(za, "terrain.daX", zip_source_buffer(za, dat, n, 0), 0);
+    CHECK(zip_close(za) == 0);
+    bytes = trn_test_read_file(save, &size);
+    for (size_t k = 0; bytes && k + 11 <= size; k++)
+        if (memcmp(bytes + k, "terrain.daX", 11) == 0) bytes[k + 10] = 't';
+    CHECK(trn_test_write_file(save, bytes, size));
+    free(bytes);
+    CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, save), 1);
+    CHECK_CONTAINS(err, "duplicate entry 'terrain.dat' in archive");
+    free(out), free(err);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -250,5 +518,11 @@ int main(void)
     RUN(test_info);
     RUN(test_from_heightfield_round_trip);
     RUN(test_save);
+    RUN(test_same_format_convert);
+    RUN(test_drops);
+    RUN(test_max_samples);
+    RUN(test_truncated_header);
+    RUN(test_header_bomb);
+    RUN(test_save_damage);
     return trn_test_finish();
 }

@@ -385,7 +385,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                 : o.max_height_given ? "--max-height"
                                 : o.load.square_size > 0 ? "--square-size"
                                                          : NULL;
-        return cli_stationeers_copy(ctx, in, in_format, out_file, reshaping);
+        return cli_stationeers_copy(ctx, in, in_format, out, out_file, reshaping);
     }
 
     cli_terrain t;

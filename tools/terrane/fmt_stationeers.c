@@ -3,7 +3,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/fileio.h"
 #include "fmt_stationeers.h"
+#include "terrane/beamng.h"
 #include "terrane/stationeers.h"
 
 cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t head_size)
@@ -13,18 +15,27 @@ cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t 
     if (head_size >= 30 && memcmp(head, "PK\x03\x04", 4) == 0) return CLI_FORMAT_STATIONEERS_SAVE;
     /* The octree has no magic: a .r16 could start with the same bytes, so rasters named by
      * their extension stay rasters. */
-    if (!cli_raw_type_from_path(path) && trn_stationeers_sniff(head, head_size))
+    if (cli_raw_type_from_path(path)) return CLI_FORMAT_UNKNOWN;
+    if (trn_stationeers_sniff(head, head_size)) return CLI_FORMAT_STATIONEERS_DAT;
+    /* A whole file of 4 bytes holding a MaxDepth and nothing else is a terrain.dat cut after
+     * its header (the reader says so), unless it reads as a legacy .ter (versions 1..6). */
+    if (head_size == 4 && head[0] <= TRN_STATIONEERS_DEPTH_ABSURD && head[1] == 0 && head[2] == 0 &&
+        head[3] == 0 && !trn_ter_sniff(head, head_size))
         return CLI_FORMAT_STATIONEERS_DAT;
     return CLI_FORMAT_UNKNOWN;
 }
 
-static int read_terrain(cli_ctx *ctx, const char *path, cli_format format,
+/* Read the terrain; max_samples 0 = no sample limit (nothing per sample is built). */
+static int read_terrain(cli_ctx *ctx, const char *path, cli_format format, uint64_t max_samples,
                         trn_stationeers_terrain *t)
 {
+    trn_stationeers_limits limits;
+    trn_stationeers_limits_default(&limits);
+    limits.max_samples = max_samples;
     trn_error e;
     trn_status st = format == CLI_FORMAT_STATIONEERS_SAVE
-                        ? trn_stationeers_save_read(path, NULL, t, &e)
-                        : trn_stationeers_read(path, NULL, t, &e);
+                        ? trn_stationeers_save_read(path, &limits, t, &e)
+                        : trn_stationeers_read(path, &limits, t, &e);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
@@ -44,8 +55,9 @@ static const char *type_name(unsigned type, char *buf, size_t size)
 
 int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
 {
+    /* Everything info prints comes from the tree itself: no heightfield, no sample limit. */
     trn_stationeers_terrain t;
-    int rc = read_terrain(ctx, path, format, &t);
+    int rc = read_terrain(ctx, path, format, 0, &t);
     if (rc) return rc;
     trn_stationeers_stats s;
     trn_stationeers_stats_compute(&t, &s);
@@ -141,20 +153,86 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
     return CLI_EXIT_OK;
 }
 
+/* "s" unless n is one. */
+static const char *plural(double n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* The octree's contents the heightfield cannot carry, counted, into drops (nothing when
+ * nothing is lost). */
+static void list_drops(const trn_stationeers_terrain *t, const trn_stationeers_field_report *rep,
+                       cli_drops *drops)
+{
+    trn_stationeers_stats s;
+    trn_stationeers_stats_compute(t, &s);
+    if (s.veins)
+        cli_drops_add(drops, "%llu vein%s with %llu minable%s (%llu active)",
+                      (unsigned long long)s.veins, plural((double)s.veins),
+                      (unsigned long long)s.minables, plural((double)s.minables),
+                      (unsigned long long)s.active_minables);
+    uint64_t modified = s.modified_branches + s.modified_leaves;
+    if (modified)
+        cli_drops_add(drops,
+                      "IS_MODIFIED flags on %llu node%s (%llu branch%s; %llu lea%s holding %.0f "
+                      "voxel%s)",
+                      (unsigned long long)modified, plural((double)modified),
+                      (unsigned long long)s.modified_branches, s.modified_branches == 1 ? "" : "es",
+                      (unsigned long long)s.modified_leaves, s.modified_leaves == 1 ? "f" : "ves",
+                      s.modified_voxels, plural(s.modified_voxels));
+    double typed = 0;
+    char list[160] = "", tn[64];
+    size_t k = 0;
+    for (unsigned type = 1; type < 256; type++) {
+        if (s.type_voxels[type] == 0) continue;
+        typed += s.type_voxels[type];
+        if (k < sizeof list)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %.0f", k ? ", " : "",
+                                  type_name(type, tn, sizeof tn), s.type_voxels[type]);
+    }
+    if (typed > 0)
+        cli_drops_add(drops, "node types of %.0f voxel%s (%s)", typed, plural(typed), list);
+    if (rep->cave_voxels)
+        cli_drops_add(drops,
+                      "caves and overhangs: %llu voxel%s of air or partial density below the "
+                      "surface in %llu column%s",
+                      (unsigned long long)rep->cave_voxels, plural((double)rep->cave_voxels),
+                      (unsigned long long)rep->cave_columns, plural((double)rep->cave_columns));
+    if (rep->buried_voxels)
+        cli_drops_add(drops,
+                      "%llu solid voxel%s below the surface not full (density 128..254) in %llu "
+                      "column%s",
+                      (unsigned long long)rep->buried_voxels, plural((double)rep->buried_voxels),
+                      (unsigned long long)rep->buried_columns, plural((double)rep->buried_columns));
+    if (rep->floating_voxels)
+        cli_drops_add(
+            drops, "%llu voxel%s of partial density above the surface in %llu column%s",
+            (unsigned long long)rep->floating_voxels, plural((double)rep->floating_voxels),
+            (unsigned long long)rep->floating_columns, plural((double)rep->floating_columns));
+}
+
 int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options *opt,
                          cli_format format, cli_terrain *out)
 {
+    /* The header check names the file before the tree is even read. */
+    uint64_t max_samples =
+        opt && opt->max_samples ? opt->max_samples : TRN_STATIONEERS_MAX_SAMPLES_DEFAULT;
     trn_stationeers_terrain t;
-    int rc = read_terrain(ctx, path, format, &t);
+    int rc = read_terrain(ctx, path, format, max_samples, &t);
     if (rc) return rc;
     trn_stationeers_field_options fo;
     trn_stationeers_field_options_default(&fo);
+    fo.max_samples = max_samples;
     if (opt && opt->square_size > 0) fo.voxel_size = opt->square_size;
     trn_stationeers_field_report rep;
     trn_error e;
     trn_status st = trn_stationeers_to_field(&t, &fo, &out->field, &rep, cli_progress, ctx, &e);
+    if (st == TRN_OK) list_drops(&t, &rep, &out->drops);
     trn_stationeers_dispose(&t);
-    if (st) return cli_fail(ctx, &e);
+    if (st) {
+        if (!e.file[0]) snprintf(e.file, sizeof e.file, "%s", path);
+        return cli_fail(ctx, &e);
+    }
     if (rep.empty_columns)
         cli_note(ctx, "note: %s: %llu columns hold no solid voxel (height 0)", path,
                  (unsigned long long)rep.empty_columns);
@@ -185,5 +263,70 @@ int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *
     cli_note(ctx, "wrote %s (MaxDepth %u, %llu x %llu x %llu voxels of %g m, voxel row 0 at %g m)",
              out, rep.max_depth, 1ull << rep.max_depth, 1ull << rep.max_depth,
              1ull << rep.max_depth, fo.voxel_size, fo.base);
+    return CLI_EXIT_OK;
+}
+
+int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const char *out,
+                         const char *out_file, const char *reshaping_option)
+{
+    if (reshaping_option)
+        return cli_usage_error(ctx,
+                               "%s: converting a Stationeers terrain to terrain.dat copies its "
+                               "octree unchanged (veins, node types, modified flags, caves) and "
+                               "takes no %s, which would rebuild it from a heightfield without "
+                               "them; to do that on purpose: terrane convert %s heights.r32 %s "
+                               "..., then terrane stationeers from-heightfield heights.r32 %s",
+                               out, reshaping_option, in, reshaping_option, out);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_mapped_file mf;
+    memset(&mf, 0, sizeof mf);
+    trn_error e;
+    char where[1200];
+    trn_status st;
+    if (format == CLI_FORMAT_STATIONEERS_SAVE) {
+        st = trn_stationeers_save_extract(in, 0, &data, &size, &e);
+        snprintf(where, sizeof where, "%s:terrain.dat", in);
+    } else {
+        st = trn_mapped_file_open(&mf, in, 0, &e);
+        data = (uint8_t *)mf.data;
+        size = mf.size;
+        snprintf(where, sizeof where, "%s", in);
+    }
+    if (st) return cli_fail(ctx, &e);
+    /* Parse to check it (no heightfield is built: no sample limit), then copy the very bytes:
+     * parse + encode is byte-exact, so this is the file the reader accepted. */
+    trn_stationeers_limits limits;
+    trn_stationeers_limits_default(&limits);
+    limits.max_samples = 0;
+    trn_stationeers_terrain t;
+    st = trn_stationeers_parse(data, size, where, &limits, &t, &e);
+    if (st == TRN_OK) st = trn_file_write_atomic(out_file, data, size, &e);
+    if (format == CLI_FORMAT_STATIONEERS_SAVE)
+        free(data);
+    else
+        trn_mapped_file_close(&mf);
+    if (st) {
+        trn_stationeers_dispose(&t);
+        return cli_fail(ctx, &e);
+    }
+    if (ctx->json) {
+        /* The shape of convert's report; nothing is dropped. */
+        json_t *o = json_object();
+        json_object_set_new(o, "input", cli_json_string(in));
+        json_object_set_new(o, "input_format", json_string(cli_format_name(format)));
+        json_object_set_new(o, "output", cli_json_string(out));
+        json_object_set_new(o, "output_format",
+                            json_string("a Stationeers terrain.dat, copied byte for byte"));
+        json_object_set_new(o, "copied_bytes", json_integer((json_int_t)size));
+        json_object_set_new(o, "dropped", json_array());
+        cli_print_json(o);
+    }
+    cli_note(ctx,
+             "copied the octree of %s to %s unchanged (%zu bytes: MaxDepth %u, %llu nodes, %u "
+             "veins, %zu minables)",
+             where, out, size, t.max_depth, (unsigned long long)t.node_count, t.vein_count,
+             t.minable_count);
+    trn_stationeers_dispose(&t);
     return CLI_EXIT_OK;
 }

@@ -17,9 +17,19 @@ cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t 
 /* `terrane info` for a terrain.dat or a .save. */
 int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format);
 
-/* cli_load_terrain: the octree's heightfield (voxel size = --square-size, default 1 m). */
+/* cli_load_terrain: the octree's heightfield (voxel size = --square-size, default 1 m; at most
+ * --max-samples samples, checked at the header), with out->drops listing, counted, what the
+ * heightfield cannot carry (veins, modified flags, node types, caves, partial voxels). */
 int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options *opt,
                          cli_format format, cli_terrain *out);
+
+/* `terrane convert IN.dat|IN.save OUT.dat`: copy the octree byte for byte (checked to parse
+ * first) into out_file (OUT's staged file; out names it in messages), never through a
+ * heightfield; with --format json convert's report, nothing dropped. reshaping_option names an
+ * option that would change the terrain (--crop, --size...): then a usage error saying so, and
+ * nothing is written. */
+int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const char *out,
+                         const char *out_file, const char *reshaping_option);
 
 /* `terrane convert IN OUT.dat`: heightfield to octree with the default options (MaxDepth the
  * smallest that holds the field) or with fo when not NULL. */
