@@ -512,6 +512,26 @@ static void test_cache_fifo(void)
                  0);
 }
 
+/* beamng:DIR/levels/ names the levels folder, not a level called "levels". */
+static void test_levels_folder_refused(void)
+{
+    char hm[700], levels[700];
+    write_heightmap(tmp_path(hm, sizeof hm, "lf.png"), 1);
+    snprintf(levels, sizeof levels, "%s/lf/levels/", tmp);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s'", &out, &err, hm, levels), 1);
+    CHECK_CONTAINS(err, "is the levels folder itself");
+    free(out), free(err);
+    char ter[800];
+    snprintf(ter, sizeof ter, "%stheTerrain.ter", levels);
+    CHECK(!trn_test_exists(ter));
+    /* A level really named "levels" inside a levels folder is fine. */
+    snprintf(levels, sizeof levels, "%s/lf/levels/levels/", tmp);
+    CHECK_EQ_INT(run_quiet("convert '%s' 'beamng:%s'", hm, levels), 0);
+    snprintf(ter, sizeof ter, "%stheTerrain.ter", levels);
+    CHECK(trn_test_exists(ter));
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -523,5 +543,6 @@ int main(void)
     RUN(test_level_paths_confined);
     RUN(test_presets_confined);
     RUN(test_cache_fifo);
+    RUN(test_levels_folder_refused);
     return trn_test_finish();
 }

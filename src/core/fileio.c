@@ -175,7 +175,11 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     memcpy(af->temp_path, path, n);
     memcpy(af->temp_path + n, ".tmp-XXXXXX", 12);
     trn_clean_stale_temporaries(path);
+    trn_signal_hold hold;
+    trn_signals_hold(&hold);
     int fd = mkostemp(af->temp_path, O_CLOEXEC);
+    if (fd >= 0) trn_temp_register(af->temp_path);
+    trn_signals_release(&hold);
     if (fd < 0) {
         int e = errno;
         free(af->final_path);
@@ -186,7 +190,6 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     }
     /* Locked while we write it: an unlocked temporary is a dead run's, for anyone to remove. */
     (void)flock(fd, LOCK_EX);
-    trn_temp_register(af->temp_path);
     /* mkstemp creates 0600; outputs should get the usual umask-governed mode. */
     mode_t mask = umask(0);
     umask(mask);

@@ -99,6 +99,21 @@ void trn_temp_unregister(const char *path)
     }
 }
 
+void trn_signals_hold(trn_signal_hold *hold)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &hold->old);
+}
+
+void trn_signals_release(const trn_signal_hold *hold)
+{
+    pthread_sigmask(SIG_SETMASK, &hold->old, NULL);
+}
+
 void trn_io_remove_temporaries(void)
 {
     for (size_t i = 0; i < TEMP_SLOTS; i++) {
@@ -791,7 +806,11 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
         free(dir_copy);
         return oom(err);
     }
+    trn_signal_hold hold;
+    trn_signals_hold(&hold);
     int fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0) trn_temp_register(path);
+    trn_signals_release(&hold);
     if (fd < 0) {
         int e = errno;
         trn_status st = trn_error_set(err, TRN_ERR_IO, dir, -1,
@@ -806,13 +825,13 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
         int e = errno ? errno : EIO;
         close(fd);
         unlink(path);
+        trn_temp_unregister(path);
         trn_status st = trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write journal: %s",
                                       strerror(e));
         free(path);
         free(dir_copy);
         return st;
     }
-    trn_temp_register(path);
     ws_journal *j = &set->journals[set->journal_count];
     j->dir = dir_copy;
     j->path = path;
@@ -884,7 +903,11 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     if (!e.dest || !e.temp || !e.dest_abs) goto nomem;
     memcpy(e.temp, dest, n);
     memcpy(e.temp + n, ".tmp-XXXXXX", 12);
+    trn_signal_hold hold;
+    trn_signals_hold(&hold);
     int fd = mkostemp(e.temp, O_CLOEXEC);
+    if (fd >= 0) trn_temp_register(e.temp);
+    trn_signals_release(&hold);
     if (fd < 0) {
         int code = errno;
         st = trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot create output: %s", strerror(code));
@@ -893,10 +916,10 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     close(fd);
     e.temp_abs = join_path(j->dir, base_of(e.temp));
     if (!e.temp_abs) {
+        trn_temp_unregister(e.temp);
         unlink(e.temp);
         goto nomem;
     }
-    trn_temp_register(e.temp);
     /* Listed so that recovery can delete it if this run dies before committing. */
     text_buf line = {0};
     tb_str(&line, "staged ");
@@ -1001,14 +1024,10 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
             close(fd);
         }
     }
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    trn_signal_hold hold;
+    trn_signals_hold(&hold);
     if (run_hook(set, 0)) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        trn_signals_release(&hold);
         return interrupted(set, 0, err);
     }
     text_buf doc = {0};
@@ -1046,7 +1065,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
          * discards instead of finishing a set this call reports as failed. */
         for (size_t i = 0; i < set->journal_count; i++)
             if (ftruncate(set->journals[i].fd, 0) == 0) (void)fsync(set->journals[i].fd);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        trn_signals_release(&hold);
         return st;
     }
     for (size_t i = 0; i < set->journal_count; i++)
@@ -1058,7 +1077,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         trn_temp_unregister(set->journals[i].path);
     set->state = WS_COMMITTED;
     if (run_hook(set, 1)) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        trn_signals_release(&hold);
         return interrupted(set, 1, err);
     }
     for (size_t i = 0; i < set->count; i++) {
@@ -1067,7 +1086,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
                                 : rename(e->temp_abs, e->dest_abs) != 0;
         if (failed) {
             int code = errno;
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            trn_signals_release(&hold);
             set->state = WS_ABANDONED;
             return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
                                  "cannot replace it: %s; %zu of %zu files are written: run "
@@ -1075,7 +1094,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
                                  strerror(code), i, set->count, set->journals[0].dir);
         }
         if (run_hook(set, 2 + (int)i)) {
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            trn_signals_release(&hold);
             return interrupted(set, 2 + (int)i, err);
         }
     }
@@ -1084,10 +1103,10 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
     for (size_t i = 0; i < set->journal_count; i++)
         unlink(set->journals[i].path);
     if (run_hook(set, 2 + (int)set->count)) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        trn_signals_release(&hold);
         return interrupted(set, 2 + (int)set->count, err);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    trn_signals_release(&hold);
     return TRN_OK;
 }
 

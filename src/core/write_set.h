@@ -2,6 +2,7 @@
 #ifndef TRN_CORE_WRITE_SET_H
 #define TRN_CORE_WRITE_SET_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "terrane/io.h"
@@ -34,5 +35,13 @@ void trn_clean_stale_temporaries(const char *path);
  * until unregistered. Best effort: past 256 live entries new ones are not registered. */
 void trn_temp_register(const char *path);
 void trn_temp_unregister(const char *path);
+
+/* Hold off SIGINT, SIGTERM and SIGHUP (the signals whose handler removes temporaries) while a
+ * temporary is created and registered, so none is ever on disk unregistered. */
+typedef struct trn_signal_hold {
+    sigset_t old;
+} trn_signal_hold;
+void trn_signals_hold(trn_signal_hold *hold);
+void trn_signals_release(const trn_signal_hold *hold);
 
 #endif

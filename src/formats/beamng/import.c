@@ -838,6 +838,17 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
     if (!trn_lvl_level_name(opt->level_dir, res->level_name, sizeof res->level_name))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
                              "cannot tell the level's name from its folder");
+    /* "DIR/levels/" is the folder of all levels, not a level called "levels" (unless it sits in
+     * a levels folder itself). */
+    char parent[PATH_MAX + 4];
+    snprintf(parent, sizeof parent, "%s/..", opt->level_dir);
+    char parent_name[256] = "";
+    if (trn_lvl_ieq(res->level_name, "levels") &&
+        !(trn_lvl_level_name(parent, parent_name, sizeof parent_name) &&
+          trn_lvl_ieq(parent_name, "levels")))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
+                             "is the levels folder itself: add the level's name "
+                             "(levels/NAME)");
     /* Pick the .ter name: the given one, or the first free name_N when asked for a unique one. */
     char name[256], file[300];
     trn_lvl_copy(name, sizeof name, base);
