@@ -28,8 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trn_geotiff dem;
     trn_status st = trn_geotiff_decode(data, size, "fuzz.tif", &limits, &dem, NULL, NULL, &err);
     if (st != TRN_OK) {
-        /* A failure leaves nothing behind and says why. */
+        /* A failure leaves nothing behind and says why, in numbers that mean something (not
+         * libtiff's negative byte counts printed unsigned). */
         if (dem.values || dem.info.width || err.code != st || !err.message[0]) abort();
+        if (strstr(err.message, "18446744")) abort();
         return 0;
     }
     /* Whatever decodes fully also passes the header-only path, with the same answers. */

@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lim.max_bytes = 4u << 20;
     lim.max_chunk_bytes = 1u << 16;
     lim.max_chunk_cache_bytes = 1u << 18;
+    lim.max_samples = 1u << 18;
 
     trn_png_info info;
     trn_error err;
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (info_st || info.width != img.width || info.height != img.height ||
         info.channels != img.channels)
         abort();
+    if ((uint64_t)img.width * img.height > lim.max_samples) abort();
 
     trn_png_options opt;
     trn_png_options_default(&opt);

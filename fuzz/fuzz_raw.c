@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lim.max_width = 4096;
     lim.max_height = 4096;
     lim.max_bytes = 1u << 22;
+    lim.max_samples = 1024;
     trn_image img;
     trn_error err;
     trn_status st =
@@ -43,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (err.offset < -1 || err.offset > (int64_t)payload_size) abort();
         return 0;
     }
+    if ((uint64_t)img.width * img.height > lim.max_samples) abort();
     size_t sample = trn_raw_sample_bytes(type);
     if ((size_t)img.width * img.height * sample != payload_size) abort();
     if ((width && img.width != width) || (height && img.height != height)) abort();

@@ -52,16 +52,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lim.max_size = 4096;
     lim.max_file_bytes = (uint64_t)64 << 20;
     (void)trn_ter_sniff(data, size);
+    /* The detection probe: where it stops lies in the file; a whole fit ends at the end. */
+    uint64_t fit_end = UINT64_MAX;
+    bool fits = trn_ter_probe(data, size, &fit_end);
+    FUZZ_ASSERT(fit_end <= size && (!fits || fit_end == size));
 
     trn_ter t;
     trn_error e;
-    if (trn_ter_parse(data, size, "fuzz.ter", &lim, &t, &e) != TRN_OK) {
+    trn_status parsed = trn_ter_parse(data, size, "fuzz.ter", &lim, &t, &e);
+    /* A file that fits the layout parses, unless a limit or memory stops it. */
+    FUZZ_ASSERT(!fits || parsed == TRN_OK || parsed == TRN_ERR_LIMIT ||
+                parsed == TRN_ERR_NO_MEMORY);
+    if (parsed != TRN_OK) {
         /* A failure leaves the output empty and says where. */
         FUZZ_ASSERT(t.heights == NULL && t.layers == NULL && t.materials == NULL);
         FUZZ_ASSERT(e.code != TRN_OK && e.message[0] != '\0');
         FUZZ_ASSERT(e.offset <= (int64_t)size);
         return 0;
     }
+    FUZZ_ASSERT(fits); /* what parses is laid out as a .ter, so detection finds it */
     FUZZ_ASSERT(t.size > 0 && t.heights && t.layers);
     bool legacy = t.layout == TRN_TER_LAYOUT_LEGACY;
     FUZZ_ASSERT(legacy ? t.size == TRN_TER_LEGACY_SIZE && t.version >= 1 && t.version <= 6
