@@ -387,6 +387,18 @@ static void test_max_samples(void)
     CHECK_EQ_INT(trn_test_run_clif("info %s --max-samples 1", &out, &err, in), 0);
     CHECK_CONTAINS(out, "max depth: 14");
     free(out), free(err);
+    /* A few samples reaching 16000 m ask for MaxDepth 14: refused before building it. */
+    float high[4] = {1.0f, 2.0f, 3.0f, 16000.0f};
+    char r32[600];
+    tmp_path(r32, sizeof r32, "high.r32");
+    CHECK(write_r32(r32, high, 4));
+    CHECK_EQ_INT(trn_test_run_clif("stationeers from-heightfield %s %s/high.dat --max-samples "
+                                   "268435455",
+                                   &out, &err, r32, tmp),
+                 1);
+    CHECK_CONTAINS(err, "heightfield to octree: MaxDepth 14 means 16384 x 16384 = 268435456 "
+                        "samples, over the limit of 268435455");
+    free(out), free(err);
     /* Copying the octree builds nothing per sample either. */
     CHECK_EQ_INT(
         trn_test_run_clif("convert %s %s/limit-copy.dat --max-samples 1 -q", &out, &err, in, tmp),

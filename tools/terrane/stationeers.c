@@ -67,6 +67,8 @@ static const char *const from_help =
     "  --crust N         Crust voxels at the top of each column (default 2)\n"
     "  --bedrock N       Bedrock voxel rows at the bottom (default 4); lower samples are raised\n"
     "  --max-height M, --square-size S, --size WxH, --raw-type T   how to read IN (as convert)\n"
+    "  --max-samples N   the most samples to read, and voxel columns to build (default\n"
+    "                    660764199: 8 GiB at 13 bytes each)\n"
     "  --format json     a JSON report on stdout\n"
     "\n"
     "examples:\n"
@@ -232,6 +234,7 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT.dat");
     if (cli_same_file(in, out))
         return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
+    fo.max_samples = load.max_samples; /* 0: the default */
     cli_terrain t;
     int rc = cli_load_terrain(ctx, in, &load, &t);
     if (rc) return rc;
