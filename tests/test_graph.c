@@ -1914,6 +1914,195 @@ static void test_key_world_size(void)
     trn_recipe_dispose(&r);
 }
 
+/* ---- work budgets ---- */
+
+/* flat -> erosion (params as given) -> output, on 8 x 8 cells (81 samples) over 256 x 256. */
+static char *erosion_graph(const char *params)
+{
+    static const char fmt[] =
+        "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"flat\",\"type\":\"noise_terrain\",\"params\":{\"octaves\":2}},"
+        "{\"id\":\"erode\",\"type\":\"erosion\",\"params\":{%s},"
+        "\"inputs\":{\"field\":{\"node\":\"flat\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+        "\"erode\",\"pin\":\"field\"}}}]}";
+    char graph[1024];
+    snprintf(graph, sizeof graph, fmt, params);
+    return recipe_text(8, graph);
+}
+
+static trn_status eval_budget(const char *params, uint64_t max_work, trn_error *e)
+{
+    char *text = erosion_graph(params);
+    trn_recipe r;
+    trn_status st = trn_recipe_parse(text, strlen(text), "t.json", &r, NULL, e);
+    free(text);
+    if (st) return st;
+    trn_graph g;
+    st = trn_graph_from_recipe(&r, &g, e);
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.max_work = max_work;
+    trn_graph_run *run = NULL;
+    if (!st) st = trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, e);
+    CHECK(st ? run == NULL : run != NULL);
+    trn_graph_run_free(run);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    return st;
+}
+
+static void test_work_budget(void)
+{
+    /* 81 samples + 100 droplets x 5 iterations x 10 steps, no thermal pass: 5081 units. */
+    const char *cheap = "\"droplets\":100,\"iterations\":5,\"lifetime\":10,"
+                        "\"thermal_iterations\":0";
+    char *text = erosion_graph(cheap);
+    trn_recipe r;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "t.json", &r, NULL, NULL));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    uint64_t work[3] = {7, 7, 7}, preview[3];
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+    CHECK(work[0] == 81 * 2 && work[1] == 5081 && work[2] == 81); /* 2 octaves */
+    /* preview: 30 droplets x 3 iterations x 4 steps */
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_PREVIEW, preview, NULL));
+    CHECK(preview[1] == 81 + 30 * 3 * 4);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    free(text);
+
+    /* The budget itself is allowed, one unit less refuses before anything runs. */
+    trn_error e;
+    CHECK_OK(eval_budget(cheap, 5081, &e));
+    CHECK_STATUS(eval_budget(cheap, 5080, &e), TRN_ERR_LIMIT);
+    CHECK(strcmp(e.node_id, "erode") == 0);
+    CHECK_CONTAINS(e.message, "graph.nodes[1].params.iterations: node 'erode' (erosion): work "
+                              "5081 (100 droplets x 5 iterations x 10 lifetime = 5000 droplet "
+                              "steps, + 0 thermal_iterations x 81 samples) exceeds the work budget "
+                              "of 5080; lower iterations, or raise the budget");
+    CHECK_CONTAINS(e.message, "--max-work N, or --no-work-limit");
+    /* Overrides: 0 is the default budget, TRN_WORK_UNLIMITED none. */
+    CHECK_OK(eval_budget(cheap, 0, &e));
+    CHECK_OK(eval_budget(cheap, TRN_WORK_UNLIMITED, &e));
+    CHECK_STATUS(eval_budget(cheap, 100, &e), TRN_ERR_LIMIT);
+    /* Thermal passes: 81 x (1 + 20); the parameter named is thermal_iterations. */
+    CHECK_STATUS(eval_budget("\"iterations\":0,\"thermal_iterations\":20", 81 * 21 - 1, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "graph.nodes[1].params.thermal_iterations: ");
+    CHECK_CONTAINS(e.message,
+                   "+ 20 thermal_iterations x 81 samples) exceeds the work budget of 1700;");
+    CHECK_OK(eval_budget("\"iterations\":0,\"thermal_iterations\":20", 81 * 21, &e));
+    /* The absurd: 2^32 - 1 droplets x 1000 passes x 512 steps is refused by the default
+     * budget at once (it would run for days). */
+    CHECK_STATUS(eval_budget("\"droplets\":4294967295,\"iterations\":1000,\"lifetime\":512", 0, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "graph.nodes[1].params.droplets: node 'erode' (erosion): work "
+                              "2199023255040891 (4294967295 droplets x 1000 iterations x 512 "
+                              "lifetime");
+    CHECK_CONTAINS(e.message, "exceeds the work budget of 10000000000;");
+    /* Droplets from the density: 0.5 x 81 samples rounds to 41 per pass. */
+    CHECK_STATUS(eval_budget("\"droplet_density\":0.5,\"lifetime\":512,\"thermal_iterations\":0",
+                             81 + 41 * 512 - 1, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "graph.nodes[1].params.lifetime: ");
+    CHECK_CONTAINS(e.message, "41 droplets x 1 iterations x 512 lifetime");
+
+    /* At the default budget exactly: 81 + 999999919 x 10 x 1 + 9 x 81 = 10^10; one droplet
+     * more is over. Checked without running (trn_graph_check_work), with positions. */
+    const char *at_limit = "\"droplets\":999999919,\"iterations\":10,\"lifetime\":1,"
+                           "\"thermal_iterations\":9";
+    const char *over = "\"droplets\":999999920,\"iterations\":10,\"lifetime\":1,"
+                       "\"thermal_iterations\":9";
+    for (int k = 0; k < 2; k++) {
+        text = erosion_graph(k ? over : at_limit);
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "t.json", &r, NULL, NULL));
+        CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+        CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+        CHECK(work[1] == (k ? UINT64_C(10000000010) : TRN_WORK_BUDGET_DEFAULT));
+        trn_graph_diagnostics d;
+        memset(&d, 0, sizeof d);
+        CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 0, &d, NULL));
+        CHECK_EQ_INT(d.count, k ? 1 : 0);
+        if (k && d.count == 1) {
+            trn_graph_diagnostics_locate(&d, text, strlen(text), "graph");
+            const trn_graph_diagnostic *x = &d.items[0];
+            CHECK(x->severity == TRN_GRAPH_ERROR && strcmp(x->check, "work-budget") == 0);
+            CHECK(strcmp(x->node_id, "erode") == 0 && strcmp(x->pin, "droplets") == 0);
+            CHECK(strcmp(x->path, "nodes[1].params.droplets") == 0);
+            CHECK(x->offset == (int64_t)(strstr(text, "999999920") - text) && x->line == 1);
+            CHECK_CONTAINS(x->message, "node 'erode' (erosion): work 10000000010 (");
+        }
+        /* a larger budget, or none, lets it pass */
+        trn_graph_diagnostics_dispose(&d);
+        CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, UINT64_C(10000000010), &d, NULL));
+        CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, TRN_WORK_UNLIMITED, &d, NULL));
+        CHECK_EQ_INT(d.count, 0);
+        trn_graph_diagnostics_dispose(&d);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+        free(text);
+    }
+}
+
+/* A mask's work: samples plus, per segment, the samples within width + falloff of its box. */
+static void test_mask_work(void)
+{
+#define MASK_GRAPH_FMT                                                                             \
+    "{\"format_version\":1,\"output\":\"out\",\"nodes\":["                                         \
+    "{\"id\":\"flat\",\"type\":\"flat_terrain\"},"                                                 \
+    "{\"id\":\"m\",\"type\":\"%s\",\"params\":{\"points\":%s,%s},"                                 \
+    "\"inputs\":{\"field\":{\"node\":\"flat\"}}},"                                                 \
+    "{\"id\":\"lift\",\"type\":\"height_offset\",\"inputs\":{\"field\":{\"node\":"                 \
+    "\"flat\"},\"mask\":{\"node\":\"m\"}}},"                                                       \
+    "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"                 \
+    "\"lift\"}}}]}"
+    static const struct {
+        const char *type, *points, *params;
+        uint64_t work;
+    } cases[] = {
+        /* one row of 9 samples along z = 0 */
+        {"path_distance_mask", "[[0,0],[256,0]]", "\"width\":0,\"falloff\":0", 81 + 9},
+        /* reach 32 (one cell) takes row 1 too */
+        {"path_distance_mask", "[[0,0],[256,0]]", "\"width\":20,\"falloff\":12", 81 + 18},
+        /* two segments, the second a single column x = 256 */
+        {"path_distance_mask", "[[0,0],[256,0],[256,256]]", "\"width\":0,\"falloff\":0",
+         81 + 9 + 9},
+        /* reach beyond the terrain: every sample, per segment */
+        {"path_distance_mask", "[[0,0],[256,0]]", "\"width\":1e6,\"falloff\":0", 81 + 81},
+        /* a square's four edges, no falloff: 9 + 9 + 9 + 9 */
+        {"polygon_mask", "[[0,0],[256,0],[256,256],[0,256]]", "\"falloff\":0", 81 + 36},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char graph[1024];
+        snprintf(graph, sizeof graph, MASK_GRAPH_FMT, cases[c].type, cases[c].points,
+                 cases[c].params);
+        trn_recipe r;
+        CHECK(load_recipe(8, graph, &r));
+        trn_graph g;
+        CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+        uint64_t work[4] = {0};
+        CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+        if (work[1] != cases[c].work)
+            fprintf(stderr, "case %zu: work %llu, expected %llu\n", c, (unsigned long long)work[1],
+                    (unsigned long long)cases[c].work);
+        CHECK(work[1] == cases[c].work && work[0] == 81 && work[2] == 81 && work[3] == 81);
+        trn_error e;
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.max_work = cases[c].work - 1;
+        trn_graph_run *run = NULL;
+        CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
+        CHECK_CONTAINS(e.message, "graph.nodes[1].params.points: node 'm'");
+        o.max_work = cases[c].work;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+}
+
 int main(void)
 {
     RUN(test_parse_document);
@@ -1937,6 +2126,8 @@ int main(void)
     RUN(test_blend_polygon);
     RUN(test_progress_cancel);
     RUN(test_key_world_size);
+    RUN(test_work_budget);
+    RUN(test_mask_work);
     RUN(test_long_chain); /* last: it overflowed the stack (graph_check.c visit) */
     return trn_test_finish();
 }

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "core/json_pos.h"
+#include "terrane/generate.h"
 #include "terrane/recipe.h"
 #include "test.h"
 
@@ -1113,6 +1114,26 @@ static void test_examples(void)
                 CHECK(r.rules[shore].water_distance.set);
             }
         }
+        /* The default work budget lets every example run, at its own grid and at 4097 x 4097
+         * samples with ten times room to spare. */
+        for (int grid = 0; grid < 2; grid++) {
+            if (grid) r.cells_x = r.cells_z = 4096;
+            trn_graph g;
+            CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+            uint64_t work[64] = {0};
+            CHECK(g.node_count <= 64);
+            CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+            for (uint32_t k = 0; k < g.node_count && k < 64; k++)
+                if (work[k] > TRN_WORK_BUDGET_DEFAULT / 10)
+                    CHECK(!fprintf(stderr, "  %s node %s: work %llu\n", names[i], g.nodes[k].id,
+                                   (unsigned long long)work[k]));
+            trn_graph_diagnostics d;
+            memset(&d, 0, sizeof d);
+            CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 0, &d, NULL));
+            CHECK_EQ_INT(d.count, 0);
+            trn_graph_diagnostics_dispose(&d);
+            trn_graph_dispose(&g);
+        }
         trn_recipe_dispose(&r);
     }
 }
@@ -1151,6 +1172,54 @@ static void test_errors_counts(void)
     EXPECT_AT(text, TRN_ERR_JSON, "sample (65535, 2) is outside the 65535 x 1 cell grid");
 }
 
+/* Strokes are held to the work budget together, before anything is generated: each stamp
+ * costs the samples inside its reach (here every stamp covers all 81 samples). The landform
+ * node (81 samples x 1 octave) is held to the same budget on its own. */
+static void test_strokes_work_budget(void)
+{
+    const char *text =
+        "{\"size\": [256, 256], \"resolution\": [8, 8], \"seed\": 1,\n"
+        " \"landforms\": {\"a\": {\"octaves\": 1}}, \"default_landform\": \"a\",\n"
+        " \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}, \"s\": {\"color\": [1, 1, 0, 1]}},\n"
+        " \"default_biome\": \"g\",\n"
+        " \"regions\": [{\"type\": \"region\", \"biome\": \"s\", \"radius\": 1000, "
+        "\"center\": [128, 128]}],\n"
+        " \"edits\": [{\"type\": \"lower\", \"radius\": 1000, \"center\": [0, 0]},\n"
+        "  {\"type\": \"raise\", \"radius\": 1000, \"points\": [[0, 0], [128, 128], [256, 256]]}]}";
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "s.json", &r, NULL, &e));
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    trn_generated gen;
+    o.max_work = 5 * 81;
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    trn_generated_dispose(&gen);
+    o.max_work = 5 * 81 - 1;
+    CHECK_STATUS(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "edits[1]: the strokes' work 405 (samples inside each stamp's "
+                              "reach, 3 strokes) exceeds the work budget of 404; the costliest is "
+                              "this raise stroke: 3 stamps of radius 1000, work 243");
+    CHECK(gen.field.heights == NULL);
+    o.max_work = 0; /* the default */
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    trn_generated_dispose(&gen);
+    o.max_work = TRN_WORK_UNLIMITED;
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    trn_generated_dispose(&gen);
+    /* A disabled layer's strokes cost nothing. */
+    r.layers[2].enabled = false; /* sculpt */
+    CHECK(strcmp(r.layers[2].id, "sculpt") == 0);
+    o.max_work = 81;
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    trn_generated_dispose(&gen);
+    o.max_work = 80;
+    CHECK_STATUS(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "regions[0]: the strokes' work 81 (");
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_json_pos_locate);
@@ -1162,6 +1231,7 @@ int main(void)
     RUN(test_errors_biome);
     RUN(test_errors_rule);
     RUN(test_errors_counts);
+    RUN(test_strokes_work_budget);
     RUN(test_documents);
     RUN(test_canonical);
     RUN(test_canonical_locale);

@@ -208,6 +208,9 @@ typedef struct trn_generate_options {
     int threads;                 /* 0 = OpenMP default; results never depend on it */
     trn_erosion_quality quality; /* TRN_EROSION_FINAL (default) or TRN_EROSION_PREVIEW */
     trn_graph_cache *cache;      /* graph node results kept between generations; NULL = none */
+    uint64_t max_work;           /* work budget of each graph node and of the layers' strokes
+                                    together (graph.h): 0 = TRN_WORK_BUDGET_DEFAULT,
+                                    TRN_WORK_UNLIMITED = no limit */
 } trn_generate_options;
 
 /* Generate: validate, evaluate the recipe's graph (trn_graph_from_recipe: without recipe.graph,
@@ -215,7 +218,10 @@ typedef struct trn_generate_options {
  * when a Biome Rules node feeds the output, else the default biome). With strokes
  * (layers.h, docs/recipes.md "Layers and edits: evaluation"): water distance on the landform
  * base, then regions' landform blend, sculpt layers, protection, biomes on the final surface,
- * painted regions and the exclusion mask. Progress stages: "node ID: STAGE" for each graph node
+ * painted regions and the exclusion mask. Before anything runs, the graph's nodes and the
+ * strokes are held to options->max_work (TRN_ERR_LIMIT naming the node and parameter, or the
+ * stroke: "edits[3]: ..."); strokes cost one unit per sample inside each stamp's reach.
+ * Progress stages: "node ID: STAGE" for each graph node
  * (the implicit graph's "node landform: landform"), "water distance", "biomes". On failure or
  * cancel *out is left empty. */
 trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_options *options,

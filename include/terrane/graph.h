@@ -261,10 +261,25 @@ typedef struct trn_node_report {
     trn_erosion_ledger ledger;
 } trn_node_report;
 
+/* Work budgets. A recipe is untrusted input, and some parameters (erosion droplets, lifetime and
+ * passes, thermal passes, the points of path and polygon masks, the stamps of strokes) set a
+ * cost far beyond the grid's size. Before anything runs, each graph node's work is estimated
+ * from its parameters and the grid (trn_graph_work) and evaluation refuses a node whose work
+ * exceeds the budget, naming it. Work units are sample visits: one droplet step, one sample of
+ * one thermal pass, one sample of one noise octave, one sample inside one mask segment's reach
+ * (docs/graph.md "Work budgets" lists every node's formula). The default allows every node at
+ * default parameters on the largest grid (2^28 samples) and erosion at 20 times its defaults on
+ * a 4097 x 4097 grid, and refuses what would run for hours. */
+#define TRN_WORK_BUDGET_DEFAULT UINT64_C(10000000000)
+/* A max_work that turns the budget off (trusted recipes only). */
+#define TRN_WORK_UNLIMITED UINT64_MAX
+
 typedef struct trn_graph_options {
     int threads;                 /* 0 = OpenMP default; results never depend on it */
     trn_erosion_quality quality; /* TRN_EROSION_FINAL (default) or TRN_EROSION_PREVIEW */
     trn_graph_cache *cache;      /* NULL = nothing kept between evaluations */
+    uint64_t max_work;           /* work one node may cost: 0 = TRN_WORK_BUDGET_DEFAULT,
+                                    TRN_WORK_UNLIMITED = no limit */
 } trn_graph_options;
 
 /* One evaluation's results: an opaque handle holding (shared with the cache) every evaluated
@@ -282,13 +297,15 @@ typedef struct trn_graph_value {
 } trn_graph_value;
 
 /* Validate (failing with TRN_ERR_VALIDATION on the first error diagnostic, its node id in
- * err->node_id) and evaluate every node upstream of the Terrain Output in dependency order.
- * Each node's cache key hashes its type and version, the generator version, its effective
- * parameters (defaults filled, derived values such as the world seed or a landform's settings
- * resolved), its inputs' keys by pin and the grid; never positions or comments; preview keys
- * of quality-dependent nodes (and everything downstream) differ from final ones. Progress stage
- * "node ID: ..." per node, with erosion reporting within. On failure or cancel *out is NULL and
- * the cache keeps what completed nodes produced. */
+ * err->node_id), check every node's work against the budget (failing with TRN_ERR_LIMIT before
+ * any node runs: "graph.nodes[2].params.iterations: node 'erode' (erosion): work ... exceeds the
+ * work budget ...", the node id in err->node_id) and evaluate every node upstream of the Terrain
+ * Output in dependency order. Each node's cache key hashes its type and version, the generator
+ * version, its effective parameters (defaults filled, derived values such as the world seed or a
+ * landform's settings resolved), its inputs' keys by pin and the grid; never positions or comments;
+ * preview keys of quality-dependent nodes (and everything downstream) differ from final ones.
+ * Progress stage "node ID: ..." per node, with erosion reporting within. On failure or cancel *out
+ * is NULL and the cache keeps what completed nodes produced. */
 trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
                               const trn_graph_options *options, trn_graph_run **out,
                               trn_progress_fn progress, void *user, trn_error *err);
@@ -313,6 +330,19 @@ const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id)
  * skipped. Fails as trn_graph_evaluate's validation does. */
 trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *keys, trn_error *err);
+/* Each node's work, as the budget counts it (see TRN_WORK_BUDGET_DEFAULT; saturates at
+ * UINT64_MAX), without evaluating anything: work[k] for graph->nodes[k], 0 for nodes that would
+ * be skipped. Fails as trn_graph_evaluate's validation does. */
+trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
+                          trn_erosion_quality quality, uint64_t *work, trn_error *err);
+/* Append a "work-budget" error diagnostic for every node whose work exceeds max_work (0 = the
+ * default budget, TRN_WORK_UNLIMITED = none): its path names the parameter that sets the cost
+ * ("nodes[2].params.droplets"; the node, "nodes[2]", when the parameter is not written), so
+ * trn_graph_diagnostics_locate gives its line and column. A graph with check errors gets no
+ * work diagnostics (run trn_graph_check first). Fails only for TRN_ERR_NO_MEMORY. */
+trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe,
+                                trn_erosion_quality quality, uint64_t max_work,
+                                trn_graph_diagnostics *out, trn_error *err);
 /* Whether the cache holds a result for key (in memory, or a file in its directory whose header
  * and checksum are right; its arrays are parsed only when the result is used); *cpu_seconds
  * (may be NULL) receives what it cost. */

@@ -1,5 +1,6 @@
 /* Graph evaluation: dependency order, per-node cache keys, the result cache, run reports. */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,123 @@ trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
     return TRN_OK;
 }
 
+/* ---- work budgets ---- */
+
+static uint64_t budget_of(uint64_t max_work)
+{
+    return max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
+}
+
+/* The path of what sets node k's cost: its parameter when written, else the node. */
+static void work_path(const trn_graph *g, uint32_t k, const trn_node_work_info *w, char *path,
+                      size_t size)
+{
+    if (w->param && trn_graph_node_param(&g->nodes[k], w->param))
+        snprintf(path, size, "nodes[%u].params.%s", k, w->param);
+    else
+        snprintf(path, size, "nodes[%u]", k);
+}
+
+static void work_message(const trn_graph_node *node, const trn_node_work_info *w, uint64_t budget,
+                         char *msg, size_t size)
+{
+    char lower[80] = "";
+    if (w->param) snprintf(lower, sizeof lower, "lower %s, or ", w->param);
+    snprintf(msg, size,
+             "work %" PRIu64 " (%s) exceeds the work budget of %" PRIu64
+             "; %sraise the budget (max_work in the generation options; terrane generate "
+             "--max-work N, or --no-work-limit for a trusted recipe)",
+             w->work, w->detail, budget, lower);
+    (void)node;
+}
+
+trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
+                          trn_erosion_quality quality, uint64_t *work, trn_error *err)
+{
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    if (st) return st;
+    memset(work, 0, graph->node_count * sizeof *work);
+    for (uint32_t q = 0; q < p.order_count; q++) {
+        const int k = p.order[q];
+        trn_node_work_info w;
+        trn_node_work(&graph->nodes[k], trn_node_type_find(graph->nodes[k].type), recipe, quality,
+                      &w);
+        work[k] = w.work;
+    }
+    plan_dispose(&p);
+    return TRN_OK;
+}
+
+trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe,
+                                trn_erosion_quality quality, uint64_t max_work,
+                                trn_graph_diagnostics *out, trn_error *err)
+{
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_graph_check_work: out is required");
+    plan p;
+    trn_error scratch;
+    trn_status st = make_plan(graph, recipe, quality, &p, &scratch);
+    if (st == TRN_ERR_NO_MEMORY) return trn_error_set(err, st, NULL, -1, "%s", scratch.message);
+    if (st) return TRN_OK; /* the check's own errors come first */
+    const uint64_t budget = budget_of(max_work);
+    for (uint32_t q = 0; q < p.order_count && st == TRN_OK; q++) {
+        const uint32_t k = (uint32_t)p.order[q];
+        const trn_graph_node *node = &graph->nodes[k];
+        trn_node_work_info w;
+        trn_node_work(node, trn_node_type_find(node->type), recipe, quality, &w);
+        if (w.work <= budget) continue;
+        if (out->count == out->capacity) {
+            const size_t cap = out->capacity ? out->capacity * 2 : 8;
+            trn_graph_diagnostic *items = realloc(out->items, cap * sizeof *items);
+            if (!items) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            out->items = items;
+            out->capacity = cap;
+        }
+        trn_graph_diagnostic *d = &out->items[out->count++];
+        memset(d, 0, sizeof *d);
+        d->severity = TRN_GRAPH_ERROR;
+        snprintf(d->check, sizeof d->check, "work-budget");
+        snprintf(d->node_id, sizeof d->node_id, "%s", node->id);
+        if (w.param) snprintf(d->pin, sizeof d->pin, "%s", w.param);
+        work_path(graph, k, &w, d->path, sizeof d->path);
+        d->offset = -1;
+        char msg[420];
+        work_message(node, &w, budget, msg, sizeof msg);
+        snprintf(d->message, sizeof d->message, "node '%.40s' (%.24s): %.400s", node->id,
+                 node->type, msg);
+    }
+    plan_dispose(&p);
+    return st;
+}
+
+/* Refuse the first node of the plan whose work exceeds the budget, before anything runs. */
+static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, const plan *p,
+                               trn_erosion_quality quality, uint64_t max_work, trn_error *err)
+{
+    if (max_work == TRN_WORK_UNLIMITED) return TRN_OK;
+    const uint64_t budget = budget_of(max_work);
+    for (uint32_t q = 0; q < p->order_count; q++) {
+        const uint32_t k = (uint32_t)p->order[q];
+        const trn_graph_node *node = &g->nodes[k];
+        trn_node_work_info w;
+        trn_node_work(node, trn_node_type_find(node->type), recipe, quality, &w);
+        if (w.work <= budget) continue;
+        char path[128], msg[420];
+        work_path(g, k, &w, path, sizeof path);
+        work_message(node, &w, budget, msg, sizeof msg);
+        trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.%s: node '%.60s' (%.32s): %s", path,
+                      node->id, node->type, msg);
+        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", node->id);
+        return TRN_ERR_LIMIT;
+    }
+    return TRN_OK;
+}
+
 /* ---- runs ---- */
 
 struct trn_graph_run {
@@ -447,7 +565,11 @@ trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
                              "graph: quality must be final or preview");
     plan p;
     trn_status st = make_plan(graph, recipe, quality, &p, err);
-    if (st) return st;
+    if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
+    if (st) {
+        plan_dispose(&p);
+        return st;
+    }
     trn_graph_run *run = calloc(1, sizeof *run);
     if (run) {
         run->n = graph->node_count;

@@ -82,4 +82,14 @@ void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *node, const trn
 /* Relative cost, for progress slices. */
 double trn_node_cost(const trn_node_type *type);
 
+/* A node's work as the budget counts it (graph.h, TRN_WORK_BUDGET_DEFAULT), from its effective
+ * parameters (valid only after a check without errors) and the recipe's grid. */
+typedef struct trn_node_work_info {
+    uint64_t work;     /* saturates at UINT64_MAX */
+    const char *param; /* the parameter that sets most of it (static text), NULL: the grid */
+    char detail[240];  /* how it adds up: "droplets 4225 x iterations 1000 x lifetime 30 ..." */
+} trn_node_work_info;
+void trn_node_work(const trn_graph_node *node, const trn_node_type *type, const trn_recipe *recipe,
+                   trn_erosion_quality quality, trn_node_work_info *out);
+
 #endif

@@ -1,9 +1,11 @@
 /* The node modules: what each node type computes and which derived values enter its cache key. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "graph/graph_internal.h"
 #include "terrane/generate.h"
 #include "terrane/masks.h"
@@ -193,6 +195,138 @@ double trn_node_cost(const trn_node_type *type)
     if (is(type, "drainage")) return 4.0;
     if (is(type, "landform") || is(type, "noise_terrain")) return 3.0;
     return 1.0;
+}
+
+/* ---- work: what the budget counts (docs/graph.md "Work budgets") ---- */
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return trn_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return trn_add_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+/* Samples k in [0, cells] whose position k * size / cells lies in [lo, hi] (world units). */
+static uint64_t axis_samples(double lo, double hi, double size, uint32_t cells)
+{
+    const double step = size / (double)cells;
+    double a = lo / step, b = hi / step;
+    if (!(b >= 0.0) || !(a <= (double)cells) || !(a <= b)) return 0; /* NaN-safe */
+    if (a < 0.0) a = 0.0;
+    if (b > (double)cells) b = (double)cells;
+    const double first = ceil(a), last = floor(b);
+    return last >= first ? (uint64_t)(last - first) + 1u : 0u;
+}
+
+/* Samples within reach of the segment's bounding box, summed over the segments (a path's
+ * consecutive points, a polygon's edges, closing one included). */
+static uint64_t segments_reach(const trn_recipe *r, const double *pts, uint32_t count, bool closed,
+                               double reach)
+{
+    uint64_t total = 0;
+    const uint32_t segs = closed ? count : (count > 1 ? count - 1 : count);
+    for (uint32_t k = 0; k < segs; k++) {
+        const uint32_t b = count > 1 ? (k + 1) % count : k;
+        const double ax = pts[2 * k], az = pts[2 * k + 1], bx = pts[2 * b], bz = pts[2 * b + 1];
+        const uint64_t sx = axis_samples((ax < bx ? ax : bx) - reach, (ax < bx ? bx : ax) + reach,
+                                         r->size_x, r->cells_x);
+        const uint64_t sz = axis_samples((az < bz ? az : bz) - reach, (az < bz ? bz : az) + reach,
+                                         r->size_z, r->cells_z);
+        total = sat_add(total, sat_mul(sx, sz));
+    }
+    return total;
+}
+
+static bool has_number(const trn_graph_node *n, const char *name)
+{
+    const trn_graph_param *p = trn_graph_node_param(n, name);
+    return p && p->type == TRN_VALUE_NUMBER;
+}
+
+void trn_node_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                   trn_erosion_quality quality, trn_node_work_info *out)
+{
+    memset(out, 0, sizeof *out);
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    if (is(t, "comment")) return;
+    out->work = samples;
+    if (is(t, "erosion")) {
+        trn_erosion_params p;
+        erosion_params(n, t, (size_t)samples, quality, &p);
+        double d =
+            p.droplets ? (double)p.droplets : floor(p.droplet_density * (double)samples + 0.5);
+        const uint64_t droplets = d > 18446744073709549568.0 ? UINT64_MAX : (uint64_t)d;
+        const uint64_t hydraulic = sat_mul(sat_mul(droplets, p.iterations), p.lifetime);
+        const uint64_t thermal = sat_mul(p.thermal_iterations, samples);
+        out->work = sat_add(samples, sat_add(hydraulic, thermal));
+        snprintf(out->detail, sizeof out->detail,
+                 "%" PRIu64 " droplets x %" PRIu32 " iterations x %" PRIu32 " lifetime = %" PRIu64
+                 " droplet steps, + %" PRIu32 " thermal_iterations x %" PRIu64 " samples",
+                 droplets, p.iterations, p.lifetime, hydraulic, p.thermal_iterations, samples);
+        if (thermal > hydraulic) {
+            out->param = has_number(n, "thermal_iterations") ? "thermal_iterations" : NULL;
+            return;
+        }
+        /* The written parameter furthest above its default sets the cost. */
+        const struct {
+            const char *name;
+            double ratio;
+        } c[4] = {{"droplets", (double)droplets / (0.5 * (double)samples)},
+                  {"droplet_density", (double)droplets / (0.5 * (double)samples)},
+                  {"iterations", (double)p.iterations},
+                  {"lifetime", (double)p.lifetime / 30.0}};
+        double best = -1.0;
+        for (int k = 0; k < 4; k++)
+            if (has_number(n, c[k].name) && c[k].ratio > best &&
+                !(k == 1 && has_number(n, "droplets"))) {
+                best = c[k].ratio;
+                out->param = c[k].name;
+            }
+        return;
+    }
+    if (is(t, "path_distance_mask") || is(t, "polygon_mask")) {
+        const bool path = is(t, "path_distance_mask");
+        uint32_t count;
+        double *scratch;
+        const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
+        const double reach =
+            path ? trn_graph_param_number(n, t, "width") + trn_graph_param_number(n, t, "falloff")
+                 : trn_graph_param_number(n, t, "falloff");
+        const uint64_t near = pts ? segments_reach(recipe, pts, count, !path, reach) : 0u;
+        free(scratch);
+        out->work = sat_add(samples, near);
+        out->param = trn_graph_node_param(n, "points") ? "points" : NULL;
+        snprintf(out->detail, sizeof out->detail,
+                 "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32 " %s",
+                 samples, near, count, path ? "points' segments" : "edges");
+        return;
+    }
+    if (is(t, "landform") || is(t, "noise_terrain")) {
+        trn_landform own;
+        const trn_landform *lf = &own;
+        if (is(t, "landform"))
+            lf = named_landform(n, t, recipe);
+        else
+            landform_from_params(n, t, &own);
+        const uint32_t octaves = lf ? lf->octaves : 1u, warp = lf && lf->warp_amplitude > 0 ? 2 : 0;
+        out->work = sat_mul(samples, (uint64_t)octaves + warp);
+        out->param = is(t, "noise_terrain") && has_number(n, "octaves") ? "octaves" : NULL;
+        snprintf(out->detail, sizeof out->detail,
+                 "%" PRIu64 " samples x (%" PRIu32 " octaves + %" PRIu32 " warp)", samples, octaves,
+                 warp);
+        return;
+    }
+    if (is(t, "drainage")) {
+        out->work = sat_mul(samples, 8u);
+        snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples x 8 neighbours", samples);
+        return;
+    }
+    snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples", samples);
 }
 
 static void hash_f64(XXH64_state_t *h, double v)

@@ -177,6 +177,7 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     go.threads = threads;
     go.quality = options ? options->quality : TRN_EROSION_FINAL;
     go.cache = options ? options->cache : NULL;
+    go.max_work = options ? options->max_work : 0;
     trn_graph_run *run = NULL;
     st = trn_graph_evaluate(&graph, recipe, &go, &run, progress_bridge, (void *)pr, err);
     trn_graph_dispose(&graph);
@@ -237,6 +238,14 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         rule_biome[r] = (uint8_t)b;
     }
 
+    if (recipe->stroke_count) {
+        /* Refused before the graph runs: stroke costs are known from the recipe alone. */
+        trn_replay_plan plan;
+        if ((st = trn_replay_plan_make(recipe, &plan, err))) goto done;
+        st = trn_replay_check_work(recipe, &plan, options ? options->max_work : 0, err);
+        trn_replay_plan_dispose(&plan);
+        if (st) goto done;
+    }
     if ((st = trn_recipe_cache_key(recipe, &gen->cache_key, err))) goto done;
     gen->sea_level = trn_recipe_sea_level(recipe, &gen->sea_level_source, NULL, 0);
     char msg[512];

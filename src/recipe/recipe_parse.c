@@ -133,7 +133,6 @@ static trn_status want_u32(pctx *c, const json_t *v, trn_rcp_num which, uint32_t
     return TRN_OK;
 }
 
-
 /* A non-empty string, copied. */
 static trn_status want_string(pctx *c, const json_t *v, const char *expect, char **out)
 {

@@ -2,9 +2,13 @@
  * exclusion and painted-region stages. */
 #include "recipe/replay.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/checked.h"
 
 static const char *const default_layer_ids[TRN_LAYER_GROUP_COUNT] = {
     "generation", "biomes", "sculpt", "protection", "exclusions"};
@@ -161,6 +165,70 @@ trn_box trn_replay_stroke_box(const trn_recipe *r, const trn_stroke *s)
         box = trn_box_union(
             box, trn_stamp_box(&grid, s->points[2 * p], s->points[2 * p + 1], s->radius));
     return box;
+}
+
+uint64_t trn_replay_stroke_work(const trn_recipe *r, const trn_stroke *s)
+{
+    if (s->kind == TRN_STROKE_PROTECT) return s->sample_count;
+    const trn_grid grid = trn_replay_grid(r);
+    uint64_t total = 0;
+    for (uint32_t p = 0; p < s->point_count; p++) {
+        const trn_box b = trn_stamp_box(&grid, s->points[2 * p], s->points[2 * p + 1], s->radius);
+        if (trn_box_empty(&b)) continue;
+        uint64_t area;
+        if (!trn_mul_u64((uint64_t)(b.i1 - b.i0 + 1), (uint64_t)(b.j1 - b.j0 + 1), &area) ||
+            !trn_add_u64(total, area, &total))
+            return UINT64_MAX;
+    }
+    return total;
+}
+
+/* "edits[3]": a stroke's place in the document, whose sections hold regions, edits and
+ * exclusions in that order. */
+static void stroke_path(const trn_recipe *r, uint32_t s, char *out, size_t size)
+{
+    const trn_stroke_kind kind = r->strokes[s].kind;
+    const int section = kind == TRN_STROKE_REGION ? 0 : kind == TRN_STROKE_EXCLUSION ? 2 : 1;
+    uint32_t index = 0;
+    for (uint32_t k = 0; k < s; k++) {
+        const trn_stroke_kind o = r->strokes[k].kind;
+        index += (o == TRN_STROKE_REGION ? 0 : o == TRN_STROKE_EXCLUSION ? 2 : 1) == section;
+    }
+    static const char *const names[3] = {"regions", "edits", "exclusions"};
+    snprintf(out, size, "%s[%" PRIu32 "]", names[section], index);
+}
+
+trn_status trn_replay_check_work(const trn_recipe *r, const trn_replay_plan *plan,
+                                 uint64_t max_work, trn_error *err)
+{
+    if (max_work == TRN_WORK_UNLIMITED) return TRN_OK;
+    const uint64_t budget = max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
+    const uint32_t enabled = plan->stage_end[3];
+    uint64_t total = 0, worst_work = 0;
+    uint32_t worst = 0;
+    for (uint32_t o = 0; o < enabled; o++) {
+        const uint32_t s = plan->order[o];
+        const uint64_t w = trn_replay_stroke_work(r, &r->strokes[s]);
+        if (w > worst_work || o == 0) {
+            worst_work = w;
+            worst = s;
+        }
+        if (!trn_add_u64(total, w, &total)) total = UINT64_MAX;
+    }
+    if (total <= budget) return TRN_OK;
+    char path[64];
+    stroke_path(r, worst, path, sizeof path);
+    const trn_stroke *k = &r->strokes[worst];
+    return trn_error_set(
+        err, TRN_ERR_LIMIT, NULL, -1,
+        "%s: the strokes' work %" PRIu64 " (samples inside each stamp's reach, "
+        "%" PRIu32 " strokes) exceeds the work budget of %" PRIu64
+        "; the costliest is this %s stroke: %" PRIu32 " stamps of radius %g, work %" PRIu64
+        "; use fewer points or a smaller radius, or raise the budget "
+        "(max_work in the generation options; terrane generate --max-work N, "
+        "or --no-work-limit for a trusted recipe)",
+        path, total, enabled, budget, trn_stroke_kind_name(k->kind),
+        k->kind == TRN_STROKE_PROTECT ? k->sample_count : k->point_count, k->radius, worst_work);
 }
 
 static void make_stamp(const trn_recipe *r, const trn_replay_plan *plan, uint32_t s, uint32_t p,

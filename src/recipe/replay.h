@@ -31,6 +31,13 @@ trn_grid trn_replay_grid(const trn_recipe *recipe);
 /* Samples a stroke can change (union of its stamps; protect: its snapshot's samples when its
  * grid is the recipe's). */
 trn_box trn_replay_stroke_box(const trn_recipe *recipe, const trn_stroke *stroke);
+/* Work of one stroke as the budget counts it (generate.h): the samples inside each stamp's box,
+ * summed over its stamps; a protect stroke, its samples. Saturates at UINT64_MAX. */
+uint64_t trn_replay_stroke_work(const trn_recipe *recipe, const trn_stroke *stroke);
+/* Hold the strokes of enabled layers, together, to max_work (0 = TRN_WORK_BUDGET_DEFAULT,
+ * TRN_WORK_UNLIMITED = none): TRN_ERR_LIMIT naming the costliest stroke ("edits[3]"). */
+trn_status trn_replay_check_work(const trn_recipe *recipe, const trn_replay_plan *plan,
+                                 uint64_t max_work, trn_error *err);
 /* Does any enabled exclusion stroke exist? */
 bool trn_replay_has_exclusions(const trn_replay_plan *plan);
 

@@ -25,6 +25,8 @@ static const char *const help_text =
     "options:\n"
     "  --at X,Z        terrain-local position in world units\n"
     "  --threads N     worker threads for generating (default: all)\n"
+    "  --max-work N    work budget of each graph node and of the strokes (default 1e10,\n"
+    "                  as terrane generate); --no-work-limit: none (trusted recipes only)\n"
     "  --format json   print the same facts as JSON\n"
     "  -q, --quiet     no progress bar or notes\n"
     "\n"
@@ -230,6 +232,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
 {
     const char *recipe_path = NULL, *at = NULL;
     int threads = 0;
+    uint64_t max_work = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -239,14 +242,26 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
-        if (a[0] == '-' && a[1]) {
-            if (strcmp(a, "--at") != 0 && strcmp(a, "--threads") != 0)
+        if (strcmp(a, "--no-work-limit") == 0) {
+            max_work = TRN_WORK_UNLIMITED;
+        } else if (a[0] == '-' && a[1]) {
+            if (strcmp(a, "--at") != 0 && strcmp(a, "--threads") != 0 &&
+                strcmp(a, "--max-work") != 0)
                 return cli_usage_error(ctx, "unknown option '%s'", a);
             const char *v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
             if (strcmp(a, "--at") == 0) {
                 if (at) return cli_usage_error(ctx, "--at is given twice");
                 at = v;
+            } else if (strcmp(a, "--max-work") == 0) {
+                double d;
+                if (!cli_parse_double(ctx, a, v, &d)) return CLI_EXIT_USAGE;
+                if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
+                    return cli_usage_error(ctx,
+                                           "--max-work takes a whole number of work units from 1 "
+                                           "to 1.8e19, not '%s'",
+                                           v);
+                max_work = (uint64_t)d;
             } else {
                 uint32_t t;
                 if (!cli_parse_u32(ctx, a, v, &t)) return CLI_EXIT_USAGE;
@@ -278,7 +293,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
-    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL};
+    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL, max_work};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);

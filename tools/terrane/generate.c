@@ -65,6 +65,10 @@ static const char *const help_text =
     "                             be given\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
+    "  --max-work N               work budget of each graph node and of the strokes (default\n"
+    "                             1e10 work units, about a droplet step each; docs/graph.md):\n"
+    "                             a recipe asking for more stops before anything runs\n"
+    "  --no-work-limit            no work budget (only for recipes you trust)\n"
     "  --quality final|preview    final (default) or preview: erosion nodes run fewer droplets,\n"
     "                             shorter droplet walks and no thermal pass (same grid, noise\n"
     "                             and drainage), for a quick look; the summary says it is a\n"
@@ -144,6 +148,7 @@ typedef struct gen_args {
     uint32_t mask_count;
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
     trn_erosion_quality quality;
+    uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
     height_format format;
     bool biome_index, has_max_height;
     double max_height;
@@ -352,7 +357,7 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
     trn_graph graph;
     trn_error e;
     if (trn_graph_from_recipe(recipe, &graph, &e)) return cli_fail(ctx, &e);
-    trn_graph_options go = {a->threads, a->quality, cache};
+    trn_graph_options go = {a->threads, a->quality, cache, a->max_work};
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
@@ -799,6 +804,20 @@ static json_t *node_reports_json(const trn_generated *gen)
 
 /* ---- arguments ---- */
 
+/* --max-work N: a whole number of work units >= 1, written plainly or as 5e10. */
+static bool parse_max_work(cli_ctx *ctx, const char *v, uint64_t *out)
+{
+    double d;
+    if (!cli_parse_double(ctx, "--max-work", v, &d)) return false;
+    if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d) {
+        cli_usage_error(
+            ctx, "--max-work takes a whole number of work units from 1 to 1.8e19, not '%s'", v);
+        return false;
+    }
+    *out = (uint64_t)d;
+    return true;
+}
+
 static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
 {
     memset(a, 0, sizeof *a);
@@ -814,6 +833,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         if (c > 0) continue;
         if (strcmp(arg, "--biome-index") == 0) {
             a->biome_index = true;
+            continue;
+        }
+        if (strcmp(arg, "--no-work-limit") == 0) {
+            a->max_work = TRN_WORK_UNLIMITED;
             continue;
         }
         if (strcmp(arg, "--keep-edits") == 0 || strcmp(arg, "--clear-edits") == 0) {
@@ -833,7 +856,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             "-o",           "--output",  "--max-height", "--biomes",       "--preview",
             "--export",     "--threads", "--exclusion",  "--texture-size", "--resolution",
             "--world-size", "--quality", "--cache",      "--mask",         NULL};
-        bool known = false;
+        bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
         if (!known) return cli_usage_error(ctx, "unknown option '%s'", arg);
@@ -880,6 +903,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                        "--world-size expects XxZ in world units such as "
                                        "2048x2048, got '%s'",
                                        v);
+        } else if (strcmp(arg, "--max-work") == 0) {
+            if (!parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--quality") == 0) {
             if (strcmp(v, "final") == 0)
                 a->quality = TRN_EROSION_FINAL;
@@ -1082,7 +1107,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
-    trn_generate_options go = {a.threads, a.quality, cache};
+    trn_generate_options go = {a.threads, a.quality, cache, a.max_work};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
