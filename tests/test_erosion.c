@@ -79,6 +79,21 @@ static void test_ledger_balance(void)
     }
     CHECK(dmax == 1.0f);
     CHECK(emax == 1.0f);
+    /* Each mask is its own side of the change over that side's largest value. */
+    float rise = 0.0f, fall = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        if (r.change[i] > rise) rise = r.change[i];
+        if (-r.change[i] > fall) fall = -r.change[i];
+    }
+    CHECK(rise > 0.0f && fall > 0.0f && rise != fall);
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float d = r.change[i];
+        const float dep = d > 0.0f ? fminf(d / rise, 1.0f) : 0.0f;
+        const float ero = d < 0.0f ? fminf(-d / fall, 1.0f) : 0.0f;
+        off += r.deposition.values[i] != dep || r.erosion.values[i] != ero;
+    }
+    CHECK_EQ_INT(off, 0);
     trn_erosion_result_dispose(&r);
     trn_erosion_result_dispose(&r); /* disposed twice: a no-op */
     trn_erosion_result_dispose(NULL);
@@ -393,6 +408,72 @@ static void test_cancel_and_errors(void)
     trn_field_dispose(&tiny);
 }
 
+/* Every parameter's range, at its ends: the limit itself runs, one step beyond is refused
+ * (a 2 x 2 grid and one droplet keep the largest counts quick). */
+static void test_param_limits(void)
+{
+    trn_field f;
+    make_terrain(&f, 1);
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplets = 1;
+    trn_erosion_result r;
+    trn_error err;
+    static const struct {
+        const char *name;
+        int field; /* which field below */
+        double ok, bad;
+    } cases[] = {
+        {"iterations must be 0..1000", 0, 1000, 1001},
+        {"lifetime must be 1..512", 1, 512, 513},
+        {"lifetime must be 1..512", 1, 1, 0},
+        {"radius must be 1..16", 2, 16, 17},
+        {"thermal_iterations must be 0..10000", 3, 10000, 10001},
+        {"droplet_density must be in [0, 64]", 4, 64, 64.001},
+        {"talus_angle must be in [0, 89] degrees", 5, 89, 89.001},
+        {"erosion_rate must be in [0, 1]", 6, 1, 1.001},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int k = 0; k < 2; k++) {
+            trn_erosion_params q = p;
+            const double v = k ? cases[c].bad : cases[c].ok;
+            switch (cases[c].field) {
+            case 0:
+                q.iterations = (uint32_t)v;
+                break;
+            case 1:
+                q.lifetime = (uint32_t)v;
+                break;
+            case 2:
+                q.radius = (uint32_t)v;
+                break;
+            case 3:
+                q.thermal_iterations = (uint32_t)v;
+                break;
+            case 4:
+                q.droplets = 0;
+                q.droplet_density = v;
+                break;
+            case 5:
+                q.talus_angle = v;
+                break;
+            default:
+                q.erosion_rate = v;
+                break;
+            }
+            trn_status st = trn_erosion_run(&f, &q, 1, &r, NULL, NULL, &err);
+            if (k) {
+                CHECK_STATUS(st, TRN_ERR_INVALID_ARGUMENT);
+                CHECK_CONTAINS(err.message, cases[c].name);
+            } else {
+                CHECK_OK(st);
+                if (!st) trn_erosion_result_dispose(&r);
+            }
+        }
+    }
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_ledger_balance);
@@ -404,5 +485,6 @@ int main(void)
     RUN(test_thermal);
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
+    RUN(test_param_limits);
     return trn_test_finish();
 }
