@@ -418,10 +418,20 @@ static void test_truncated_header(void)
     CHECK_EQ_INT(trn_test_run_clif("convert %s %s/four.png", &out, &err, p, tmp), 1);
     CHECK_CONTAINS(err, "truncated after MaxDepth");
     free(out), free(err);
-    /* Five bytes were always a terrain.dat; a legacy .ter version byte stays a .ter. */
-    CHECK(trn_test_write_file(p, "\x02\x00\x00\x00", 4));
+    /* Not a MaxDepth (25, bytes above the lowest), a legacy .ter version byte (2), a raw
+     * extension: not a cut terrain.dat. */
+    static const char *const others[] = {"\x19\x00\x00\x00", "\x0c\x01\x00\x00", "\x0c\x00\x01\x00",
+                                         "\x0c\x00\x00\x01", "\x02\x00\x00\x00"};
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+        CHECK(trn_test_write_file(p, others[k], 4));
+        CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
+        CHECK(!strstr(err ? err : "", "terrain.dat truncated"));
+        free(out), free(err);
+    }
+    tmp_path(p, sizeof p, "four.r16");
+    CHECK(trn_test_write_file(p, "\x0c\x00\x00\x00", 4));
     CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
-    CHECK(!strstr(err ? err : "", "terrain.dat truncated"));
+    CHECK_CONTAINS(err, "16-bit little-endian samples");
     free(out), free(err);
 }
 
