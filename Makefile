@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libtiff-dev libzip-dev
 
-.PHONY: all deps build demo test bench fuzz fuzz-check clean format
+.PHONY: all deps build demo test bench fuzz fuzz-check mutation-check clean format
 
 all: build
 
@@ -43,6 +43,12 @@ fuzz: deps
 # Every fuzz target for FUZZ_SECONDS (default 60) from its corpus; fails on any finding.
 fuzz-check: fuzz
 	sh tools/fuzz/check.sh build-fuzz
+
+# Each mutation of tools/mutation/mutations.txt applied to a private copy of the tree (never this
+# one), built (Release) and tested; fails below a 95% score and lists the survivors. Slow: an hour
+# or more on 2 cores (docs/testing.md). MUTATIONS=id1,id2 runs only those.
+mutation-check: deps
+	nice python3 tools/mutation/run.py --jobs $(JOBS) $(if $(MUTATIONS),--only $(MUTATIONS))
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
