@@ -68,6 +68,31 @@ static void check_diagnostics(const trn_graph *g, const trn_recipe *recipe, cons
             FUZZ_ASSERT(out >= 0 && keys[out] != 0);
             for (uint32_t k = 0; k < g->node_count; k++)
                 if (strcmp(g->nodes[k].type, "comment") == 0) FUZZ_ASSERT(keys[k] == 0);
+            /* Work is estimated for exactly the nodes that get keys (never evaluating), and the
+             * budget's diagnostics are the nodes above it, each at a path that locates. */
+            uint64_t *work = calloc(g->node_count ? g->node_count : 1u, sizeof *work);
+            FUZZ_ASSERT(work != NULL);
+            FUZZ_ASSERT(trn_graph_work(g, recipe, TRN_EROSION_FINAL, work, &e) == TRN_OK);
+            size_t over = 0;
+            for (uint32_t k = 0; k < g->node_count; k++) {
+                FUZZ_ASSERT((work[k] != 0) == (keys[k] != 0));
+                over += work[k] > TRN_WORK_BUDGET_DEFAULT;
+            }
+            trn_graph_diagnostics w;
+            memset(&w, 0, sizeof w);
+            FUZZ_ASSERT(trn_graph_check_work(g, recipe, TRN_EROSION_FINAL, 0, &w, &e) == TRN_OK);
+            FUZZ_ASSERT(w.count == over);
+            trn_graph_diagnostics_locate(&w, text, size, "");
+            for (size_t k = 0; k < w.count; k++) {
+                FUZZ_ASSERT(strcmp(w.items[k].check, "work-budget") == 0);
+                FUZZ_ASSERT(w.items[k].severity == TRN_GRAPH_ERROR && w.items[k].line >= 1);
+            }
+            trn_graph_diagnostics_dispose(&w);
+            FUZZ_ASSERT(trn_graph_check_work(g, recipe, TRN_EROSION_FINAL, TRN_WORK_UNLIMITED, &w,
+                                             &e) == TRN_OK);
+            FUZZ_ASSERT(w.count == 0);
+            trn_graph_diagnostics_dispose(&w);
+            free(work);
         }
         free(keys);
     }
