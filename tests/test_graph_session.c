@@ -185,9 +185,52 @@ static void test_biome_rules_switch(void)
     free(t);
 }
 
+/* A session keeps its work budget: a stroke that takes the strokes past it is refused and
+ * leaves the recipe and surface as they were; the graph is held to it at creation. */
+static void test_session_work_budget(void)
+{
+    char *text = recipe_text_with("\"droplets\": 1000, \"thermal_iterations\": 0");
+    trn_recipe r;
+    parse(text, &r);
+    free(text);
+    /* 129 x 129 = 16641 samples; erosion 16641 + 1000 x 30; the landform 16641 x 5 octaves. */
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.max_work = 16641 * 5 - 1;
+    trn_session *ss = NULL;
+    trn_error e;
+    CHECK_STATUS(trn_session_new(&r, &o, &ss, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK(ss == NULL && strcmp(e.node_id, "base") == 0);
+    o.max_work = 16641 * 6;
+    CHECK_OK(trn_session_new(&r, &o, &ss, NULL, NULL, &e));
+    trn_recipe_dispose(&r);
+    if (!ss) return;
+    /* Each stamp of radius 1000 covers all 16641 samples: six fit, a seventh does not. */
+    double pts[14] = {0};
+    trn_stroke s;
+    memset(&s, 0, sizeof s);
+    s.kind = TRN_STROKE_RAISE;
+    s.radius = 1000;
+    s.strength = 1;
+    s.falloff = 0.5;
+    s.points = pts;
+    s.point_count = 6;
+    CHECK_OK(trn_session_apply_stroke(ss, &s, NULL, &e));
+    const uint64_t before = heights_hash(trn_session_result(ss));
+    s.point_count = 1;
+    CHECK_STATUS(trn_session_apply_stroke(ss, &s, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "edits[0]: the strokes' work 116487 (");
+    CHECK_CONTAINS(e.message, "exceeds the work budget of 99846");
+    CHECK_EQ_INT(trn_session_recipe(ss)->stroke_count, 1);
+    CHECK(heights_hash(trn_session_result(ss)) == before);
+    trn_session_free(ss);
+}
+
 int main(void)
 {
     RUN(test_sculpt_reuses_eroded_base);
     RUN(test_biome_rules_switch);
+    RUN(test_session_work_budget);
     return trn_test_finish();
 }

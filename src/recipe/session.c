@@ -327,6 +327,7 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
     ss->options.threads = threads_of(options);
     ss->options.quality = options ? options->quality : TRN_EROSION_FINAL;
     ss->options.cache = options ? options->cache : NULL;
+    ss->options.max_work = options ? options->max_work : 0;
     if (!ss->options.cache) {
         /* The session's own: small enough for one terrain's chain of results. */
         trn_status cst = trn_graph_cache_new(NULL, (size_t)1 << 30, &ss->own_cache, err);
@@ -576,6 +577,8 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
         entry_free(&e);
         return st;
     }
+    /* The strokes with this one must fit the work budget, as generation holds them. */
+    if ((st = trn_replay_check_work(r, &plan, ss->options.max_work, err))) goto fail;
     const trn_grid grid = trn_replay_grid(r);
     const trn_box all = trn_grid_box(&grid);
     const trn_stroke *s = &r->strokes[at];
