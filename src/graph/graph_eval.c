@@ -385,7 +385,7 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
         if (w.param) snprintf(d->pin, sizeof d->pin, "%s", w.param);
         work_path(graph, k, &w, d->path, sizeof d->path);
         d->offset = -1;
-        char msg[420];
+        char msg[768];
         work_message(node, &w, budget, msg, sizeof msg);
         snprintf(d->message, sizeof d->message, "node '%.40s' (%.24s): %.400s", node->id,
                  node->type, msg);
@@ -406,7 +406,7 @@ static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, con
         trn_node_work_info w;
         trn_node_work(node, trn_node_type_find(node->type), recipe, quality, &w);
         if (w.work <= budget) continue;
-        char path[128], msg[420];
+        char path[128], msg[768];
         work_path(g, k, &w, path, sizeof path);
         work_message(node, &w, budget, msg, sizeof msg);
         trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.%s: node '%.60s' (%.32s): %s", path,
