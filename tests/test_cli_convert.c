@@ -562,22 +562,23 @@ static int converted_sample(const char *in, const char *extra, int x, int y)
 
 static void test_channels(void)
 {
-    char rgb[700], rgba[700], ga[700], cmd[2000];
+    char rgb[700], rgba[700], ga[700], cmd[2000], x16[700];
     char *out, *err;
+    tmp_path(x16, sizeof x16, "x.r16");
     write_colour_png(tmp_path(rgb, sizeof rgb, "rgb.png"), 3);
     write_colour_png(tmp_path(rgba, sizeof rgba, "rgba.png"), 4);
     write_colour_png(tmp_path(ga, sizeof ga, "ga.png"), 2);
     /* By default the first channel, said in a note. */
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgb, tmp_path(cmd + 1000, 700, "x.r16"));
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgb, x16);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(err, "rgb.png is an RGB image: heights come from its R channel; G, B are not "
                         "used (--channel R|G|B|A|luma chooses)");
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgba, tmp_path(cmd + 1000, 700, "x.r16"));
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", rgba, x16);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(err, "G, B and A are not used");
     free(out), free(err);
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", ga, tmp_path(cmd + 1000, 700, "x.r16"));
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", ga, x16);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(err, "ga.png is a grey+alpha image: heights come from its grey channel; the "
                         "alpha channel is not used (--channel A reads it)");
@@ -599,7 +600,7 @@ static void test_channels(void)
     CHECK_EQ_INT(converted_sample(ga, "--channel luma", 2, 0), 20 * 257);
     /* Alpha where there is none. */
     snprintf(cmd, sizeof cmd, "convert '%s' '%s' --channel A", rgb,
-             tmp_path(cmd + 1000, 700, "x.r16"));
+             x16);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
     CHECK_CONTAINS(err, "rgb.png: --channel A: the image has no alpha channel (it is RGB)");
     free(out), free(err);

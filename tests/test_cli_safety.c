@@ -338,8 +338,8 @@ static void test_sigint_cleans_up(void)
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
         dup2(devnull, 2);
-        execl(TRN_CLI_PATH, TRN_CLI_PATH, "generate", recipe, "--resolution", "2048x2048", "-o",
-              o1, "--preview", o2, (char *)NULL);
+        execl(TRN_CLI_PATH, TRN_CLI_PATH, "generate", recipe, "--resolution", "2048x2048", "-o", o1,
+              "--preview", o2, (char *)NULL);
         _exit(127);
     }
     CHECK(pid > 0);
@@ -427,8 +427,8 @@ static void test_presets_confined(void)
     mkdir(proj, 0777);
     mkdir(outside, 0777);
     size_t n = 0;
-    uint8_t *preset = trn_test_read_file(
-        TRN_SOURCE_DIR "/examples/project/presets/wetlands.preset.json", &n);
+    uint8_t *preset =
+        trn_test_read_file(TRN_SOURCE_DIR "/examples/project/presets/wetlands.preset.json", &n);
     CHECK(preset != NULL);
     snprintf(p, sizeof p, "%s/w.preset.json", outside);
     CHECK(trn_test_write_file(p, preset, n));
@@ -489,9 +489,9 @@ static void test_cache_fifo(void)
     snprintf(cache, sizeof cache, "%s/cache", tmp);
     snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
     snprintf(out_png, sizeof out_png, "%s/hills.png", tmp);
-    CHECK_EQ_INT(run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache,
-                           out_png),
-                 0);
+    CHECK_EQ_INT(
+        run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache, out_png),
+        0);
     /* Replace every cached file by a FIFO of the same name. */
     DIR *dh = opendir(cache);
     int replaced = 0;
@@ -507,9 +507,9 @@ static void test_cache_fifo(void)
     }
     if (dh) closedir(dh);
     CHECK(replaced > 0);
-    CHECK_EQ_INT(run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache,
-                           out_png),
-                 0);
+    CHECK_EQ_INT(
+        run_quiet("generate '%s' --resolution 64x64 --cache '%s' -o '%s'", recipe, cache, out_png),
+        0);
 }
 
 /* beamng:DIR/levels/ names the levels folder, not a level called "levels". */

@@ -109,7 +109,8 @@ trn_status trn_mapped_file_open(trn_mapped_file *mf, const char *path, uint64_t 
     close(fd);
     if (max_size && len > max_size) {
         free(buf);
-        return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "input is larger than the limit of %llu bytes",
+        return trn_error_set(err, TRN_ERR_LIMIT, path, -1,
+                             "input is larger than the limit of %llu bytes",
                              (unsigned long long)max_size);
     }
     mf->heap = buf;
@@ -280,8 +281,7 @@ trn_status trn_mkdir_p(const char *path, trn_error *err)
             buf[i] = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
                 int e = errno;
-                trn_error_set(err, TRN_ERR_IO, buf, -1, "cannot create directory: %s",
-                              strerror(e));
+                trn_error_set(err, TRN_ERR_IO, buf, -1, "cannot create directory: %s", strerror(e));
                 free(buf);
                 return TRN_ERR_IO;
             }

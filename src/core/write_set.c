@@ -99,19 +99,24 @@ void trn_temp_unregister(const char *path)
     }
 }
 
+_Static_assert(sizeof(sigset_t) <= sizeof(((trn_signal_hold *)0)->old), "sigset_t fits");
+
 void trn_signals_hold(trn_signal_hold *hold)
 {
-    sigset_t block;
+    sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &hold->old);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    memcpy(hold->old, &old, sizeof old);
 }
 
 void trn_signals_release(const trn_signal_hold *hold)
 {
-    pthread_sigmask(SIG_SETMASK, &hold->old, NULL);
+    sigset_t old;
+    memcpy(&old, hold->old, sizeof old);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void trn_io_remove_temporaries(void)
@@ -379,7 +384,7 @@ static bool journal_parse(const char *text, size_t size, journal_doc *d)
     size_t declared = 0;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) break; /* a torn last line: the commit list is unfinished */
+        if (!nl) break;   /* a torn last line: the commit list is unfinished */
         if (ended) break; /* nothing follows "end" in a journal we wrote */
         size_t n = (size_t)(nl - p);
         bool ok = true;
@@ -781,8 +786,7 @@ static bool write_all(int fd, const char *data, size_t n, off_t at)
 }
 
 /* The set's journal in dir (absolute), created and locked on first use. */
-static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **out,
-                              trn_error *err)
+static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **out, trn_error *err)
 {
     for (size_t i = 0; i < set->journal_count; i++)
         if (strcmp(set->journals[i].dir, dir) == 0) {
@@ -813,9 +817,9 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
     trn_signals_release(&hold);
     if (fd < 0) {
         int e = errno;
-        trn_status st = trn_error_set(err, TRN_ERR_IO, dir, -1,
-                                      "cannot create a write journal in this folder: %s",
-                                      strerror(e));
+        trn_status st =
+            trn_error_set(err, TRN_ERR_IO, dir, -1,
+                          "cannot create a write journal in this folder: %s", strerror(e));
         free(path);
         free(dir_copy);
         return st;
@@ -826,8 +830,8 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
         close(fd);
         unlink(path);
         trn_temp_unregister(path);
-        trn_status st = trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write journal: %s",
-                                      strerror(e));
+        trn_status st =
+            trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write journal: %s", strerror(e));
         free(path);
         free(dir_copy);
         return st;
@@ -926,7 +930,8 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     tb_path(&line, e.temp_abs);
     tb_str(&line, "\n");
     struct stat js;
-    if (!line.failed && fstat(j->fd, &js) == 0) (void)write_all(j->fd, line.data, line.len, js.st_size);
+    if (!line.failed && fstat(j->fd, &js) == 0)
+        (void)write_all(j->fd, line.data, line.len, js.st_size);
     free(line.data);
     set->entries[set->count++] = e;
     *temp_path = set->entries[set->count - 1].temp;
@@ -1110,8 +1115,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
     return TRN_OK;
 }
 
-trn_status trn_write_target(trn_write_set *set, const char *dest, const char **path,
-                            trn_error *err)
+trn_status trn_write_target(trn_write_set *set, const char *dest, const char **path, trn_error *err)
 {
     if (!set) {
         *path = dest;

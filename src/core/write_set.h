@@ -2,7 +2,6 @@
 #ifndef TRN_CORE_WRITE_SET_H
 #define TRN_CORE_WRITE_SET_H
 
-#include <signal.h>
 #include <stdbool.h>
 
 #include "terrane/io.h"
@@ -39,7 +38,8 @@ void trn_temp_unregister(const char *path);
 /* Hold off SIGINT, SIGTERM and SIGHUP (the signals whose handler removes temporaries) while a
  * temporary is created and registered, so none is ever on disk unregistered. */
 typedef struct trn_signal_hold {
-    sigset_t old;
+    /* the previous sigset_t, kept as bytes so this header needs no POSIX feature macros */
+    _Alignas(8) unsigned char old[256];
 } trn_signal_hold;
 void trn_signals_hold(trn_signal_hold *hold);
 void trn_signals_release(const trn_signal_hold *hold);

@@ -1,4 +1,5 @@
 /* Built-in presets, terrain_preset project assets, and merging a preset into a recipe. */
+#define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -748,7 +748,8 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     if (!(eo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     trn_ter ter;
     trn_error e;
-    if (trn_ter_read(in, NULL, &ter, cli_progress, ctx, &e)) return fail_status(ctx, &e);
+    if (trn_ter_read(cli_input_path(in), NULL, &ter, cli_progress, ctx, &e))
+        return fail_status(ctx, &e);
     char base[256];
     if (name)
         snprintf(base, sizeof base, "%s", name);

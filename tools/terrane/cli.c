@@ -481,9 +481,9 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i)
 
 bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names)
 {
-    static const char *const load_options[] = {"--max-height",  "--square-size", "--size",
-                                               "--raw-type",    "--max-samples", "--channel",
-                                               "--input-format", NULL};
+    static const char *const load_options[] = {
+        "--max-height",  "--square-size", "--size",         "--raw-type",
+        "--max-samples", "--channel",     "--input-format", NULL};
     for (const char *const *n = names; n && *n; n++)
         if (strcmp(arg, *n) == 0) return true;
     for (const char *const *n = load_options; *n; n++)

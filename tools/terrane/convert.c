@@ -116,7 +116,11 @@ static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, con
 {
     trn_ter ter;
     trn_error e;
-    if (trn_ter_read(in, NULL, &ter, cli_progress, ctx, &e) != TRN_OK) return cli_fail(ctx, &e);
+    trn_ter_limits lim;
+    trn_ter_limits_default(&lim);
+    if (o->load.max_samples) lim.max_samples = o->load.max_samples;
+    if (trn_ter_read(cli_input_path(in), &lim, &ter, cli_progress, ctx, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
     for (uint32_t w = 0; w < ter.warning_count; w++)
         cli_note(ctx, "warning: %s: %s", in, ter.warnings[w].message);
     uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
@@ -230,14 +234,22 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_
 static const char *out_format_label(out_format fmt)
 {
     switch (fmt) {
-    case OUT_TER: return "a BeamNG .ter";
-    case OUT_PNG: return "a PNG heightmap";
-    case OUT_R16: return "a headerless R16 heightmap";
-    case OUT_R32: return "a headerless R32 heightmap";
-    case OUT_TERRAGEN: return "a Terragen .ter";
-    case OUT_STATIONEERS: return "a Stationeers octree built from heights";
-    case OUT_GEOTIFF: return "a GeoTIFF";
-    case OUT_UNKNOWN: break;
+    case OUT_TER:
+        return "a BeamNG .ter";
+    case OUT_PNG:
+        return "a PNG heightmap";
+    case OUT_R16:
+        return "a headerless R16 heightmap";
+    case OUT_R32:
+        return "a headerless R32 heightmap";
+    case OUT_TERRAGEN:
+        return "a Terragen .ter";
+    case OUT_STATIONEERS:
+        return "a Stationeers octree built from heights";
+    case OUT_GEOTIFF:
+        return "a GeoTIFF";
+    case OUT_UNKNOWN:
+        break;
     }
     return "the output";
 }
@@ -283,8 +295,8 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
     char text[CLI_DROPS_MAX * 170] = "";
     size_t len = 0;
     for (size_t k = 0; k < drops->count && len < sizeof text; k++)
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "; " : "",
-                                drops->items[k]);
+        len +=
+            (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "; " : "", drops->items[k]);
     cli_note(ctx, "note: %s holds less than %s (%s): dropped %s", out_label, in, t->format, text);
 }
 
@@ -368,7 +380,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (!level_dir && !out_file) return CLI_EXIT_FAIL;
 
     cli_format in_format = CLI_FORMAT_UNKNOWN;
-    rc = cli_sniff_file(ctx, in, &in_format);
+    rc = cli_sniff_input(ctx, in, &o.load, &in_format);
     if (rc) return rc;
     if (!level_dir && fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
         !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0))
@@ -377,12 +389,12 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
      * would drop veins, node types, modified flags and caves); reshaping options are refused. */
     if (!level_dir && fmt == OUT_STATIONEERS && !o.load.raw_type &&
         (in_format == CLI_FORMAT_STATIONEERS_DAT || in_format == CLI_FORMAT_STATIONEERS_SAVE)) {
-        const char *reshaping = o.load.raw_width     ? "--size"
-                                : o.dem.has_crop     ? "--crop"
-                                : o.dem.has_window   ? "--window"
-                                : o.dem.pow2         ? "--pow2"
-                                : o.dem.pow2plus1    ? "--pow2plus1"
-                                : o.max_height_given ? "--max-height"
+        const char *reshaping = o.load.raw_width         ? "--size"
+                                : o.dem.has_crop         ? "--crop"
+                                : o.dem.has_window       ? "--window"
+                                : o.dem.pow2             ? "--pow2"
+                                : o.dem.pow2plus1        ? "--pow2plus1"
+                                : o.max_height_given     ? "--max-height"
                                 : o.load.square_size > 0 ? "--square-size"
                                                          : NULL;
         return cli_stationeers_copy(ctx, in, in_format, out, out_file, reshaping);
@@ -408,9 +420,12 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         rc = write_ter(ctx, &t, out_file, &o);
     else if (fmt == OUT_TERRAGEN)
         rc = write_terragen(ctx, &t, out_file);
-    else if (fmt == OUT_STATIONEERS)
-        rc = cli_stationeers_write_field(ctx, &t, out_file, NULL);
-    else
+    else if (fmt == OUT_STATIONEERS) {
+        trn_stationeers_field_options fo;
+        trn_stationeers_field_options_default(&fo);
+        fo.max_samples = o.load.max_samples; /* 0: the default */
+        rc = cli_stationeers_write_field(ctx, &t, out_file, &fo);
+    } else
         rc = write_image(ctx, &t, out_file, fmt, &o);
     if (!rc) rc = cli_commit(ctx);
     if (!rc) {

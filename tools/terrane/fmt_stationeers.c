@@ -33,9 +33,11 @@ static int read_terrain(cli_ctx *ctx, const char *path, cli_format format, uint6
     trn_stationeers_limits_default(&limits);
     limits.max_samples = max_samples;
     trn_error e;
+    /* Read through the captured copy of a pipe; messages name the user's path. */
+    const char *reader = cli_input_path(path);
     trn_status st = format == CLI_FORMAT_STATIONEERS_SAVE
-                        ? trn_stationeers_save_read(path, &limits, t, &e)
-                        : trn_stationeers_read(path, &limits, t, &e);
+                        ? trn_stationeers_save_read(reader, &limits, t, &e)
+                        : trn_stationeers_read(reader, &limits, t, &e);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
@@ -285,10 +287,10 @@ int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const 
     char where[1200];
     trn_status st;
     if (format == CLI_FORMAT_STATIONEERS_SAVE) {
-        st = trn_stationeers_save_extract(in, 0, &data, &size, &e);
+        st = trn_stationeers_save_extract(cli_input_path(in), 0, &data, &size, &e);
         snprintf(where, sizeof where, "%s:terrain.dat", in);
     } else {
-        st = trn_mapped_file_open(&mf, in, 0, &e);
+        st = trn_mapped_file_open(&mf, cli_input_path(in), 0, &e);
         data = (uint8_t *)mf.data;
         size = mf.size;
         snprintf(where, sizeof where, "%s", in);

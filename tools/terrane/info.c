@@ -559,7 +559,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         return info_terrain_json(ctx, path);
     case CLI_FORMAT_STATIONEERS_DAT:
     case CLI_FORMAT_STATIONEERS_SAVE:
-        return cli_stationeers_info(ctx, cli_input_path(path), format);
+        return cli_stationeers_info(ctx, path, format);
     case CLI_FORMAT_UNITY:
         return cli_unity_info_limited(ctx, path, &load);
     case CLI_FORMAT_GEOTIFF:

@@ -784,7 +784,7 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         break;
     case CLI_FORMAT_STATIONEERS_DAT:
     case CLI_FORMAT_STATIONEERS_SAVE:
-        rc = cli_stationeers_load(ctx, cli_input_path(path), opt, format, out);
+        rc = cli_stationeers_load(ctx, path, opt, format, out);
         break;
     case CLI_FORMAT_UNITY:
         rc = cli_unity_load(ctx, path, opt, out);

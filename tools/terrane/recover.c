@@ -52,8 +52,8 @@ int cli_verb_recover(cli_ctx *ctx, int argc, char **argv)
     if (!dir) return cli_usage_error(ctx, "needs a folder (a level, an export folder)");
     trn_recovery_report rep;
     trn_error e;
-    trn_status st = dry ? trn_write_set_scan(dir, true, &rep, &e)
-                        : trn_write_set_recover(dir, true, &rep, &e);
+    trn_status st =
+        dry ? trn_write_set_scan(dir, true, &rep, &e) : trn_write_set_recover(dir, true, &rep, &e);
     if (st) return cli_fail(ctx, &e);
     if (ctx->json) {
         json_t *o = json_object();
@@ -68,8 +68,9 @@ int cli_verb_recover(cli_ctx *ctx, int argc, char **argv)
         cli_note(ctx, "%s: nothing to recover", dir);
     } else {
         const char *verb = dry ? "would finish" : "finished";
-        cli_note(ctx, "%s: %s %u interrupted write(s), %s %u that never committed, %s %u "
-                      "temporary file(s)",
+        cli_note(ctx,
+                 "%s: %s %u interrupted write(s), %s %u that never committed, %s %u "
+                 "temporary file(s)",
                  dir, verb, rep.completed, dry ? "would discard" : "discarded", rep.discarded,
                  dry ? "would delete" : "deleted", rep.temporaries_removed);
         if (rep.in_progress)

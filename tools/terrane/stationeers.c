@@ -125,8 +125,9 @@ static int cmd_extract(cli_ctx *ctx, int argc, char **argv)
     int n = simple_args(ctx, argc, argv, extract_help, pos, 2, NULL, NULL, &rc);
     if (n < 0) return rc;
     if (n != 2) return cli_usage_error(ctx, "needs SAVE and OUT.dat");
-    if (cli_same_file(pos[0], pos[1]))
-        return cli_usage_error(ctx, "SAVE and OUT are the same file; inputs are never overwritten");
+    if ((rc = cli_input(ctx, pos[0]))) return rc;
+    const char *out_file = cli_output(ctx, pos[1]);
+    if (!out_file) return CLI_EXIT_FAIL;
     uint8_t *data;
     size_t size;
     trn_error e;
@@ -136,7 +137,7 @@ static int cmd_extract(cli_ctx *ctx, int argc, char **argv)
     snprintf(where, sizeof where, "%s:terrain.dat", pos[0]);
     trn_stationeers_terrain t;
     trn_status st = trn_stationeers_parse(data, size, where, NULL, &t, &e);
-    if (st == TRN_OK) st = trn_file_write_atomic(pos[1], data, size, &e);
+    if (st == TRN_OK) st = trn_file_write_atomic(out_file, data, size, &e);
     free(data);
     if (st) {
         trn_stationeers_dispose(&t);
@@ -160,17 +161,16 @@ static int cmd_replace(cli_ctx *ctx, int argc, char **argv)
     if (write == (output != NULL))
         return cli_usage_error(ctx, "say where the result goes: --write (update SAVE) or -o "
                                     "OUT.save");
-    if (output && cli_same_file(output, pos[0]))
-        return cli_usage_error(ctx, "-o names SAVE itself; use --write to update it in place");
-    if (output && cli_same_file(output, pos[1]))
-        return cli_usage_error(ctx, "-o names NEW.dat; inputs are never overwritten");
+    /* --write is the explicit in-place edit: SAVE is then the output, not a guarded input. */
+    if ((rc = cli_input(ctx, pos[1])) || (output && (rc = cli_input(ctx, pos[0])))) return rc;
+    const char *out_file = cli_output(ctx, write ? pos[0] : output);
+    if (!out_file) return CLI_EXIT_FAIL;
     trn_mapped_file mf;
     trn_error e;
     if (trn_mapped_file_open(&mf, pos[1], 0, &e) != TRN_OK) return cli_fail(ctx, &e);
     trn_stationeers_terrain t;
     trn_status st = trn_stationeers_parse(mf.data, mf.size, pos[1], NULL, &t, &e);
-    if (st == TRN_OK)
-        st = trn_stationeers_save_replace(pos[0], write ? pos[0] : output, mf.data, mf.size, &e);
+    if (st == TRN_OK) st = trn_stationeers_save_replace(pos[0], out_file, mf.data, mf.size, &e);
     size_t size = mf.size;
     trn_mapped_file_close(&mf);
     if (st) {
@@ -232,11 +232,13 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT.dat");
-    if (cli_same_file(in, out))
-        return cli_usage_error(ctx, "IN and OUT are the same file; inputs are never overwritten");
+    int rc = cli_input(ctx, in);
+    if (rc) return rc;
+    const char *out_file = cli_output(ctx, out);
+    if (!out_file) return CLI_EXIT_FAIL;
     fo.max_samples = load.max_samples; /* 0: the default */
     cli_terrain t;
-    int rc = cli_load_terrain(ctx, in, &load, &t);
+    rc = cli_load_terrain(ctx, in, &load, &t);
     if (rc) return rc;
     trn_stationeers_terrain dat;
     trn_stationeers_field_report rep;
@@ -244,11 +246,12 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
     trn_status st = trn_stationeers_from_field(&t.field, &fo, &dat, &rep, cli_progress, ctx, &e);
     uint32_t sx = t.field.cells_x + 1, sz = t.field.cells_z + 1;
     cli_terrain_dispose(&t);
-    if (st == TRN_OK) st = trn_stationeers_write(out, &dat, &e);
+    if (st == TRN_OK) st = trn_stationeers_write(out_file, &dat, &e);
     cli_progress_end(ctx);
-    if (st) {
+    rc = st ? cli_fail(ctx, &e) : cli_commit(ctx);
+    if (rc) {
         trn_stationeers_dispose(&dat);
-        return cli_fail(ctx, &e);
+        return rc;
     }
     unsigned long long side = 1ull << dat.max_depth;
     if (ctx->json) {
