@@ -558,6 +558,11 @@ static void test_array_rejections(void)
     lim.max_basins = 0;
     expect_fail(g, gsize, &lim, 0, TRN_ERR_LIMIT, 269, "1 basins, more than the limit of 0",
                 __LINE__);
+    lim.max_basins = 1; /* the limit itself is read */
+    trn_node_result *one = NULL;
+    CHECK_OK(trn_node_result_parse(g, gsize, NULL, 0, &lim, &one, &e));
+    CHECK(one && one->outputs[0].basins->count == 1);
+    trn_node_result_release(one);
     trn_cache_file_limits_default(&lim);
     lim.max_samples = 8;
     expect_fail(g, gsize, &lim, 0, TRN_ERR_LIMIT, OFF_GRID, "9 samples per array", __LINE__);

@@ -2103,6 +2103,35 @@ static void test_mask_work(void)
     }
 }
 
+/* Which output of a source feeds a pin is part of the key: the same offset through erosion's
+ * deposited mask and through its eroded mask are different results. */
+static void test_key_output_pin(void)
+{
+    const char *fmt_head = "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                           "{\"id\":\"n\",\"type\":\"noise_terrain\"},"
+                           "{\"id\":\"e\",\"type\":\"erosion\",\"params\":{\"droplets\":10},"
+                           "\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                           "{\"id\":\"lift\",\"type\":\"height_offset\",\"inputs\":{\"field\":"
+                           "{\"node\":\"n\"},\"mask\":{\"node\":\"e\",\"pin\":\"";
+    const char *tail = "\"}}},{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":"
+                       "{\"field\":{\"node\":\"lift\"}}}]}";
+    uint64_t keys[2][4];
+    const char *pins[2] = {"deposited", "eroded"};
+    for (int k = 0; k < 2; k++) {
+        char graph[1024];
+        snprintf(graph, sizeof graph, "%s%s%s", fmt_head, pins[k], tail);
+        trn_recipe r;
+        CHECK(load_recipe(8, graph, &r));
+        trn_graph g;
+        CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+        CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, keys[k], NULL));
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    CHECK(keys[0][0] == keys[1][0] && keys[0][1] == keys[1][1]);
+    CHECK(keys[0][2] != keys[1][2] && keys[0][3] != keys[1][3]);
+}
+
 int main(void)
 {
     RUN(test_parse_document);
@@ -2126,6 +2155,7 @@ int main(void)
     RUN(test_blend_polygon);
     RUN(test_progress_cancel);
     RUN(test_key_world_size);
+    RUN(test_key_output_pin);
     RUN(test_work_budget);
     RUN(test_mask_work);
     RUN(test_long_chain); /* last: it overflowed the stack (graph_check.c visit) */
