@@ -532,6 +532,49 @@ static void test_levels_folder_refused(void)
     CHECK(trn_test_exists(ter));
 }
 
+/* Names from a file are shown escaped on a terminal and kept (escaped) in JSON. */
+static void test_untrusted_text(void)
+{
+    char path[700];
+    tmp_path(path, sizeof path, "names.ter");
+    trn_ter ter;
+    memset(&ter, 0, sizeof ter);
+    ter.version = 9;
+    ter.size = 8;
+    uint16_t heights[64];
+    uint8_t layers[64];
+    for (int k = 0; k < 64; k++) {
+        heights[k] = (uint16_t)(k * 100);
+        layers[k] = (uint8_t)(k % 3);
+    }
+    ter.heights = heights;
+    ter.layers = layers;
+    static char a[] = "evil\x1b[31mred", b[] = "bad\xffname", c[] = "line\nforged: ok";
+    char *names[3] = {a, b, c};
+    uint32_t lens[3] = {(uint32_t)strlen(a), (uint32_t)strlen(b), (uint32_t)strlen(c)};
+    ter.materials = names;
+    ter.material_lengths = lens;
+    ter.material_count = 3;
+    CHECK_OK(trn_ter_write(path, &ter, 9, NULL, NULL, NULL));
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, path), 0);
+    CHECK(out && !strchr(out, 0x1b));
+    CHECK_CONTAINS(out, "evil\\x1b[31mred");
+    CHECK_CONTAINS(out, "bad\\xffname");
+    CHECK_CONTAINS(out, "line\\nforged: ok");
+    CHECK(out && !strstr(out, "\nforged: ok"));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --format json", &out, &err, path), 0);
+    json_error_t je;
+    json_t *doc = out ? json_loads(out, 0, &je) : NULL;
+    CHECK(doc != NULL);
+    /* Three names, none vanished; the one that is not UTF-8 keeps its bytes as text. */
+    CHECK(out && strstr(out, "bad\\\\xffname"));
+    CHECK(out && strstr(out, "evil\\u001B[31mred"));
+    json_decref(doc);
+    free(out), free(err);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -544,5 +587,6 @@ int main(void)
     RUN(test_presets_confined);
     RUN(test_cache_fifo);
     RUN(test_levels_folder_refused);
+    RUN(test_untrusted_text);
     return trn_test_finish();
 }

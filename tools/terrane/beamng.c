@@ -262,16 +262,16 @@ static int fail_status(cli_ctx *ctx, const trn_error *e)
 static json_t *level_result_json(const trn_beamng_level_result *r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "level_dir", json_string(r->level_dir));
-    json_object_set_new(o, "level_name", json_string(r->level_name));
-    json_object_set_new(o, "terrain_name", json_string(r->terrain_name));
-    json_object_set_new(o, "terrain_file", json_string(r->terrain_file));
-    json_object_set_new(o, "ter", json_string(r->ter_path));
-    json_object_set_new(o, "terrain_json", json_string(r->terrain_json_path));
-    json_object_set_new(o, "heightmap_png", json_string(r->heightmap_png_path));
-    json_object_set_new(o, "items", json_string(r->items_path));
-    json_object_set_new(o, "materials", json_string(r->materials_path));
-    json_object_set_new(o, "texture_set", json_string(r->texture_set));
+    json_object_set_new(o, "level_dir", cli_json_string(r->level_dir));
+    json_object_set_new(o, "level_name", cli_json_string(r->level_name));
+    json_object_set_new(o, "terrain_name", cli_json_string(r->terrain_name));
+    json_object_set_new(o, "terrain_file", cli_json_string(r->terrain_file));
+    json_object_set_new(o, "ter", cli_json_string(r->ter_path));
+    json_object_set_new(o, "terrain_json", cli_json_string(r->terrain_json_path));
+    json_object_set_new(o, "heightmap_png", cli_json_string(r->heightmap_png_path));
+    json_object_set_new(o, "items", cli_json_string(r->items_path));
+    json_object_set_new(o, "materials", cli_json_string(r->materials_path));
+    json_object_set_new(o, "texture_set", cli_json_string(r->texture_set));
     json_object_set_new(o, "materials_added", json_integer(r->materials_added));
     json_object_set_new(o, "textures_written", json_integer(r->textures_written));
     return o;
@@ -496,7 +496,7 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     trn_ter_layer_histogram(&ter, counts);
     /* Warnings go to stderr in both formats, so a script reading the JSON still sees them. */
     for (uint32_t i = 0; i < ter.warning_count && !ctx->quiet; i++)
-        fprintf(stderr, "terrane %s: warning: %s\n", ctx->verb, ter.warnings[i].message);
+        cli_fprintf(stderr, "terrane %s: warning: %s\n", ctx->verb, ter.warnings[i].message);
     if (ctx->json) {
         json_t *o = level_dir ? level_result_json(&res) : json_object();
         json_object_set_new(o, "size", json_integer(ter.size));
@@ -505,15 +505,15 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         json_t *mats = json_array();
         for (uint32_t i = 0; i < ter.material_count; i++) {
             json_t *m = json_object();
-            json_object_set_new(m, "name", json_string(ter.materials[i]));
+            json_object_set_new(m, "name", cli_json_string(ter.materials[i]));
             json_object_set_new(m, "samples", json_integer((json_int_t)counts[i & 255]));
             json_array_append_new(mats, m);
         }
         json_object_set_new(o, "layers", mats);
-        if (out_ter) json_object_set_new(o, "output", json_string(out_ter));
+        if (out_ter) json_object_set_new(o, "output", cli_json_string(out_ter));
         json_t *warns = json_array();
         for (uint32_t i = 0; i < ter.warning_count; i++)
-            json_array_append_new(warns, json_string(ter.warnings[i].message));
+            json_array_append_new(warns, cli_json_string(ter.warnings[i].message));
         json_object_set_new(o, "warnings", warns);
         cli_print_json(o);
     } else {
@@ -767,22 +767,22 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "input", json_string(in));
+        json_object_set_new(o, "input", cli_json_string(in));
         json_object_set_new(o, "size", json_integer(ter.size));
         json_object_set_new(o, "version", json_integer(ter.version));
         json_object_set_new(o, "flip_y_axis", json_boolean(eo.flip_y_axis));
         json_t *files = json_array();
         for (uint32_t i = 0; i < res.path_count; i++)
-            json_array_append_new(files, json_string(res.paths[i]));
+            json_array_append_new(files, cli_json_string(res.paths[i]));
         json_object_set_new(o, "files", files);
         json_t *mats = json_array();
         for (uint32_t i = 0; i < ter.material_count; i++)
-            json_array_append_new(mats, json_string(ter.materials[i] ? ter.materials[i] : ""));
+            json_array_append_new(mats, cli_json_string(ter.materials[i] ? ter.materials[i] : ""));
         json_object_set_new(o, "materials", mats);
         cli_print_json(o);
     } else if (!ctx->quiet) {
         for (uint32_t i = 0; i < res.path_count; i++)
-            fprintf(stderr, "wrote %s\n", res.paths[i]);
+            cli_fprintf(stderr, "wrote %s\n", res.paths[i]);
         /* The command that rebuilds the terrain from these images; --materials splits at
          * commas, so a name holding one (or an empty name) cannot be given back that way. */
         bool listable = true;
@@ -790,12 +790,12 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
             listable = listable && ter.materials[i] && ter.materials[i][0] &&
                        !strchr(ter.materials[i], ',');
         if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && !listable)
-            fprintf(stderr, "(no re-import command: a material name is empty or holds a comma, "
+            cli_fprintf(stderr, "(no re-import command: a material name is empty or holds a comma, "
                             "which --materials cannot express)\n");
         if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && listable) {
-            fprintf(stderr, "re-import with:\n  terrane beamng import ");
+            cli_fprintf(stderr, "re-import with:\n  terrane beamng import ");
             shell_word(stderr, res.paths[0]);
-            fprintf(stderr, " --materials '");
+            cli_fprintf(stderr, " --materials '");
             for (uint32_t i = 0; i < ter.material_count; i++) {
                 if (i) fputc(',', stderr);
                 for (const char *c = ter.materials[i]; *c; c++) {
@@ -807,14 +807,14 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
             }
             fputc('\'', stderr);
             for (uint32_t i = 0; i < res.opacity_count; i++) {
-                fprintf(stderr, " --opacity ");
+                cli_fprintf(stderr, " --opacity ");
                 shell_word(stderr, res.paths[res.opacity_first + i]);
             }
-            fprintf(stderr, " --holes ");
+            cli_fprintf(stderr, " --holes ");
             shell_word(stderr, res.paths[eo.layer_map ? 2 : 1]);
-            if (eo.flip_y_axis) fprintf(stderr, " --flip-y-axis");
-            if (ter.version != 9) fprintf(stderr, " --ter-version %u", ter.version);
-            fprintf(stderr, " -o OUT.ter\n");
+            if (eo.flip_y_axis) cli_fprintf(stderr, " --flip-y-axis");
+            if (ter.version != 9) cli_fprintf(stderr, " --ter-version %u", ter.version);
+            cli_fprintf(stderr, " -o OUT.ter\n");
         }
     }
     trn_beamng_export_result_dispose(&res);
@@ -887,7 +887,7 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "level", json_string(level));
+        json_object_set_new(o, "level", cli_json_string(level));
         json_object_set_new(o, "errors", json_integer((json_int_t)errors));
         json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
         json_object_set_new(o, "notes", json_integer((json_int_t)notes));
@@ -895,22 +895,22 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
         for (size_t i = 0; i < f.count; i++) {
             const trn_finding *fi = &f.items[i];
             json_t *x = json_object();
-            json_object_set_new(x, "severity", json_string(trn_severity_name(fi->severity)));
-            json_object_set_new(x, "check", json_string(fi->check));
-            json_object_set_new(x, "message", json_string(fi->message));
-            json_object_set_new(x, "file", json_string(fi->file));
+            json_object_set_new(x, "severity", cli_json_string(trn_severity_name(fi->severity)));
+            json_object_set_new(x, "check", cli_json_string(fi->check));
+            json_object_set_new(x, "message", cli_json_string(fi->message));
+            json_object_set_new(x, "file", cli_json_string(fi->file));
             if (fi->line > 0) json_object_set_new(x, "line", json_integer(fi->line));
             if (fi->line > 0 && fi->column > 0)
                 json_object_set_new(x, "column", json_integer(fi->column));
             if (fi->offset >= 0) json_object_set_new(x, "offset", json_integer(fi->offset));
-            json_object_set_new(x, "fix", json_string(fi->fix));
+            json_object_set_new(x, "fix", cli_json_string(fi->fix));
             json_array_append_new(arr, x);
         }
         json_object_set_new(o, "findings", arr);
         if (fix_json) {
             json_t *w = json_array();
             for (uint32_t i = 0; i < fixed.written_count; i++)
-                json_array_append_new(w, json_string(fixed.written[i]));
+                json_array_append_new(w, cli_json_string(fixed.written[i]));
             json_object_set_new(o, "terrain_json_rewritten", w);
         }
         cli_print_json(o);
@@ -918,20 +918,20 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
         for (size_t i = 0; i < f.count; i++) {
             const trn_finding *fi = &f.items[i];
             if (ctx->quiet && fi->severity == TRN_SEVERITY_INFO) continue;
-            printf("%s [%s] ", trn_severity_name(fi->severity), fi->check);
+            cli_printf("%s [%s] ", trn_severity_name(fi->severity), fi->check);
             if (fi->file[0] && fi->line > 0 && fi->column > 0)
-                printf("%s:%d:%d: ", fi->file, fi->line, fi->column);
+                cli_printf("%s:%d:%d: ", fi->file, fi->line, fi->column);
             else if (fi->file[0] && fi->line > 0)
-                printf("%s:%d: ", fi->file, fi->line);
+                cli_printf("%s:%d: ", fi->file, fi->line);
             else if (fi->file[0] && fi->offset >= 0)
-                printf("%s: offset %lld: ", fi->file, (long long)fi->offset);
+                cli_printf("%s: offset %lld: ", fi->file, (long long)fi->offset);
             else if (fi->file[0])
-                printf("%s: ", fi->file);
-            printf("%s\n", fi->message);
-            if (fi->fix[0]) printf("    fix: %s\n", fi->fix);
+                cli_printf("%s: ", fi->file);
+            cli_printf("%s\n", fi->message);
+            if (fi->fix[0]) cli_printf("    fix: %s\n", fi->fix);
         }
         if (!ctx->quiet)
-            printf("%s: %zu error%s, %zu warning%s, %zu note%s\n", level, errors,
+            cli_printf("%s: %zu error%s, %zu warning%s, %zu note%s\n", level, errors,
                    errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", notes,
                    notes == 1 ? "" : "s");
     }
@@ -985,7 +985,7 @@ static int cmd_migrate(cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "level", json_string(level));
+        json_object_set_new(o, "level", cli_json_string(level));
         json_object_set_new(o, "migrated", json_integer(migrated));
         json_object_set_new(o, "old_file_deleted_or_trimmed", json_boolean(mo.delete_old));
         cli_print_json(o);

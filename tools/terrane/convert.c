@@ -278,9 +278,9 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
-        json_object_set_new(o, "input_format", json_string(t->format));
+        json_object_set_new(o, "input_format", cli_json_string(t->format));
         json_object_set_new(o, "output", cli_json_string(out));
-        json_object_set_new(o, "output_format", json_string(out_label));
+        json_object_set_new(o, "output_format", cli_json_string(out_label));
         json_t *size = json_array();
         json_array_append_new(size, json_integer(t->field.cells_x + 1));
         json_array_append_new(size, json_integer(t->field.cells_z + 1));

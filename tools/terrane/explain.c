@@ -142,16 +142,16 @@ static void print_rule_text(const trn_rule *r, const trn_sample_context *c, bool
 {
     trn_rule_test t;
     trn_rule_test_sample(r, c, &t);
-    printf("Rule \"%s\" biome=%s priority=%.15g blend=%.3f\n", r->id, r->biome, r->priority,
+    cli_printf("Rule \"%s\" biome=%s priority=%.15g blend=%.3f\n", r->id, r->biome, r->priority,
            r->blend);
     for (int k = 0; k < TRN_RULE_BAND_COUNT; k++) {
         char line[256];
         band_text(r, display_order[k], c, t.bands[display_order[k]], line, sizeof line);
-        printf("%s\n", line);
+        cli_printf("%s\n", line);
     }
     /* Only listed when nothing matched, so every rule has a rejecting band. */
     if (list_rejection && t.first_rejected >= 0)
-        printf("rejected by %s\n", band_label((trn_rule_band)t.first_rejected));
+        cli_printf("rejected by %s\n", band_label((trn_rule_band)t.first_rejected));
 }
 
 static json_t *number_or_null(double v)
@@ -164,8 +164,8 @@ static json_t *rule_json(const trn_rule *r, const trn_sample_context *c)
     trn_rule_test t;
     trn_rule_test_sample(r, c, &t);
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(r->id));
-    json_object_set_new(o, "biome", json_string(r->biome));
+    json_object_set_new(o, "id", cli_json_string(r->id));
+    json_object_set_new(o, "biome", cli_json_string(r->biome));
     json_object_set_new(o, "priority", json_real(r->priority));
     json_object_set_new(o, "blend", json_real(r->blend));
     json_object_set_new(o, "matched", json_boolean(t.matched));
@@ -173,10 +173,10 @@ static json_t *rule_json(const trn_rule *r, const trn_sample_context *c)
     for (int k = 0; k < TRN_RULE_BAND_COUNT; k++) {
         const trn_rule_band b = display_order[k];
         json_t *bo = json_object();
-        json_object_set_new(bo, "band", json_string(band_key(b)));
+        json_object_set_new(bo, "band", cli_json_string(band_key(b)));
         const trn_band_result res = t.bands[b];
         json_object_set_new(bo, "state",
-                            json_string(res == TRN_BAND_UNCONSTRAINED ? "unconstrained"
+                            cli_json_string(res == TRN_BAND_UNCONSTRAINED ? "unconstrained"
                                         : res == TRN_BAND_INSIDE      ? "inside"
                                                                       : "outside"));
         if (res != TRN_BAND_UNCONSTRAINED) {
@@ -185,9 +185,9 @@ static json_t *rule_json(const trn_rule *r, const trn_sample_context *c)
                 for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
                     if (r->substrate_mask >> s & 1u)
                         json_array_append_new(allowed,
-                                              json_string(trn_substrate_name((trn_substrate)s)));
+                                              cli_json_string(trn_substrate_name((trn_substrate)s)));
                 json_object_set_new(bo, "allowed", allowed);
-                json_object_set_new(bo, "sample", json_string(trn_substrate_name(c->substrate)));
+                json_object_set_new(bo, "sample", cli_json_string(trn_substrate_name(c->substrate)));
             } else {
                 const trn_band *band = rule_band(r, b);
                 json_object_set_new(bo, "min", json_real(band->min));
@@ -200,7 +200,7 @@ static json_t *rule_json(const trn_rule *r, const trn_sample_context *c)
     json_object_set_new(o, "bands", bands);
     json_object_set_new(o, "first_rejected",
                         t.first_rejected >= 0
-                            ? json_string(band_key((trn_rule_band)t.first_rejected))
+                            ? cli_json_string(band_key((trn_rule_band)t.first_rejected))
                             : json_null());
     return o;
 }
@@ -302,7 +302,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         return cli_fail(ctx, &e);
     }
     for (uint32_t k = 0; k < gen.diagnostic_count && !ctx->quiet; k++)
-        fprintf(stderr, "terrane explain: warning: %s\n", gen.diagnostics[k]);
+        cli_fprintf(stderr, "terrane explain: warning: %s\n", gen.diagnostics[k]);
 
     const uint32_t i = nearest(x, recipe.size_x, recipe.cells_x);
     const uint32_t j = nearest(z, recipe.size_z, recipe.cells_z);
@@ -318,7 +318,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
 
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "recipe", json_string(recipe_path));
+        json_object_set_new(o, "recipe", cli_json_string(recipe_path));
         json_t *pos = json_array();
         json_array_append_new(pos, json_real(x));
         json_array_append_new(pos, json_real(z));
@@ -334,17 +334,17 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "sample", json_integer((json_int_t)index));
         json_object_set_new(o, "samples", json_integer((json_int_t)count));
         json_object_set_new(o, "sea_level", json_real(gen.sea_level));
-        json_object_set_new(o, "sea_level_source", json_string(sea_how));
-        json_object_set_new(o, "biome", json_string(biome_name));
-        json_object_set_new(o, "source", json_string(source_word(source)));
+        json_object_set_new(o, "sea_level_source", cli_json_string(sea_how));
+        json_object_set_new(o, "biome", cli_json_string(biome_name));
+        json_object_set_new(o, "source", cli_json_string(source_word(source)));
         json_object_set_new(o, "rule",
-                            rule >= 0 ? json_string(recipe.rules[rule].id) : json_null());
+                            rule >= 0 ? cli_json_string(recipe.rules[rule].id) : json_null());
         json_t *cx = json_object();
         json_object_set_new(cx, "height", json_real(c.height));
         json_object_set_new(cx, "slope", json_real(c.slope));
         json_object_set_new(cx, "moisture", json_real(c.moisture));
         json_object_set_new(cx, "water_distance", number_or_null(c.water_distance));
-        json_object_set_new(cx, "substrate", json_string(trn_substrate_name(c.substrate)));
+        json_object_set_new(cx, "substrate", cli_json_string(trn_substrate_name(c.substrate)));
         json_object_set_new(o, "context", cx);
         json_t *rules = json_array();
         if (rule >= 0)
@@ -358,32 +358,32 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     } else {
         char wd[32];
         fmt3(wd, sizeof wd, c.water_distance);
-        printf("Position: %.3f,%.3f in terrain %.3f x %.3f\n", x, z, recipe.size_x, recipe.size_z);
-        printf("Cell: %u,%u (sample %zu of %zu)\n", i, j, index, count);
-        printf("Sea level: %.3f\n", gen.sea_level);
-        printf("Biome: %s\n", biome_name);
+        cli_printf("Position: %.3f,%.3f in terrain %.3f x %.3f\n", x, z, recipe.size_x, recipe.size_z);
+        cli_printf("Cell: %u,%u (sample %zu of %zu)\n", i, j, index, count);
+        cli_printf("Sea level: %.3f\n", gen.sea_level);
+        cli_printf("Biome: %s\n", biome_name);
         if (rule >= 0)
-            printf("Source: rule \"%s\"\n", recipe.rules[rule].id);
+            cli_printf("Source: rule \"%s\"\n", recipe.rules[rule].id);
         else if (source == TRN_BIOME_FROM_REGION)
-            printf("Source: painted region\n");
+            cli_printf("Source: painted region\n");
         else
-            printf("Source: default\n");
-        printf("Context:\n");
-        printf("height %.3f\n", c.height);
-        printf("slope %.3f deg\n", c.slope);
-        printf("moisture %.3f\n", c.moisture);
-        printf("water distance %s\n", wd);
-        printf("substrate %s\n", trn_substrate_name(c.substrate));
+            cli_printf("Source: default\n");
+        cli_printf("Context:\n");
+        cli_printf("height %.3f\n", c.height);
+        cli_printf("slope %.3f deg\n", c.slope);
+        cli_printf("moisture %.3f\n", c.moisture);
+        cli_printf("water distance %s\n", wd);
+        cli_printf("substrate %s\n", trn_substrate_name(c.substrate));
         if (rule >= 0) {
             print_rule_text(&recipe.rules[rule], &c, false);
         } else if (source == TRN_BIOME_FROM_DEFAULT && !gen.biome_rules) {
-            printf("The graph has no Biome Rules node feeding its output: rules are not "
+            cli_printf("The graph has no Biome Rules node feeding its output: rules are not "
                    "applied, the default biome applies\n");
         } else if (source == TRN_BIOME_FROM_DEFAULT) {
             if (recipe.rule_count == 0)
-                printf("No rules: the default biome applies\n");
+                cli_printf("No rules: the default biome applies\n");
             else
-                printf("No rule matched (%u active): the default biome applies\n",
+                cli_printf("No rule matched (%u active): the default biome applies\n",
                        recipe.rule_count);
             for (uint32_t r = 0; r < recipe.rule_count; r++)
                 print_rule_text(&recipe.rules[r], &c, true);

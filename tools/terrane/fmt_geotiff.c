@@ -77,14 +77,14 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
     double vu = g->vertical_unit_metres > 0 ? g->vertical_unit_metres : 1.0;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string("geotiff"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string("geotiff"));
         json_object_set_new(o, "width", json_integer(in->width));
         json_object_set_new(o, "height", json_integer(in->height));
         json_object_set_new(o, "bands", json_integer(in->bands));
         json_object_set_new(o, "band_read", json_integer(1));
-        json_object_set_new(o, "sample_type", json_string(trn_geotiff_sample_name(in->sample)));
-        json_object_set_new(o, "compression", json_string(in->compression_name));
+        json_object_set_new(o, "sample_type", cli_json_string(trn_geotiff_sample_name(in->sample)));
+        json_object_set_new(o, "compression", cli_json_string(in->compression_name));
         json_object_set_new(o, "compression_code", json_integer(in->compression));
         json_object_set_new(o, "predictor", json_integer(in->predictor));
         json_object_set_new(o, "tiled", json_boolean(in->tiled));
@@ -94,14 +94,14 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         } else {
             json_object_set_new(o, "rows_per_strip", json_integer(in->rows_per_strip));
         }
-        json_object_set_new(o, "byte_order", json_string(in->big_endian ? "big" : "little"));
+        json_object_set_new(o, "byte_order", cli_json_string(in->big_endian ? "big" : "little"));
         json_object_set_new(o, "bigtiff", json_boolean(in->bigtiff));
         json_object_set_new(o, "georeferenced", json_boolean(g->has_transform));
         if (g->has_geokeys) {
             json_t *crs = json_object();
             json_object_set_new(crs, "epsg", g->epsg ? json_integer(g->epsg) : json_null());
-            json_object_set_new(crs, "kind", json_string(crs_kind(g)));
-            json_object_set_new(crs, "citation", json_string(g->citation));
+            json_object_set_new(crs, "kind", cli_json_string(crs_kind(g)));
+            json_object_set_new(crs, "citation", cli_json_string(g->citation));
             json_object_set_new(crs, "linear_units", json_integer(g->linear_units));
             json_object_set_new(crs, "vertical_units", json_integer(g->vertical_units));
             json_object_set_new(crs, "units_known", json_boolean(g->units_known));
@@ -109,7 +109,7 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         } else {
             json_object_set_new(o, "crs", json_null());
         }
-        json_object_set_new(o, "raster_type", json_string(raster_type_name(g->raster_type)));
+        json_object_set_new(o, "raster_type", cli_json_string(raster_type_name(g->raster_type)));
         if (g->has_transform) {
             json_t *gt = json_array();
             for (int k = 0; k < 6; k++)
@@ -132,15 +132,15 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         }
         json_object_set_new(o, "samples", json_integer((json_int_t)samples));
         json_object_set_new(o, "values_read", json_boolean(decoded));
-        if (!decoded) json_object_set_new(o, "not_read", json_string(not_read));
+        if (!decoded) json_object_set_new(o, "not_read", cli_json_string(not_read));
         json_t *nd = json_object();
         if (decoded) {
             json_object_set_new(nd, "source",
-                                json_string(trn_geotiff_nodata_source_name(dem.nodata_source)));
+                                cli_json_string(trn_geotiff_nodata_source_name(dem.nodata_source)));
             json_object_set_new(
                 nd, "value", isnan(dem.nodata_value) ? json_null() : json_real(dem.nodata_value));
         }
-        if (in->has_nodata_tag) json_object_set_new(nd, "tag_text", json_string(in->nodata_text));
+        if (in->has_nodata_tag) json_object_set_new(nd, "tag_text", cli_json_string(in->nodata_text));
         json_object_set_new(nd, "count",
                             decoded ? json_integer((json_int_t)dem.nodata_count) : json_null());
         json_object_set_new(o, "nodata", nd);
@@ -152,8 +152,8 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         json_object_set_new(o, "heights", h);
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
-        printf("format:    %s, %u x %u, %u band%s (band 1 read), %s, compression %s%s, %s, "
+        cli_printf("file:      %s\n", path);
+        cli_printf("format:    %s, %u x %u, %u band%s (band 1 read), %s, compression %s%s, %s, "
                "%s-endian\n",
                in->bigtiff      ? "BigTIFF"
                : in->has_georef ? "GeoTIFF"
@@ -165,54 +165,54 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
                                     : "",
                layout, in->big_endian ? "big" : "little");
         if (g->has_geokeys) {
-            printf("crs:       ");
+            cli_printf("crs:       ");
             if (g->epsg == TRN_GEOTIFF_USER_DEFINED)
-                printf("user-defined (%s)", crs_kind(g));
+                cli_printf("user-defined (%s)", crs_kind(g));
             else if (g->epsg)
-                printf("EPSG:%u (%s)", g->epsg, crs_kind(g));
+                cli_printf("EPSG:%u (%s)", g->epsg, crs_kind(g));
             else
-                printf("no EPSG code (%s)", crs_kind(g));
-            if (g->citation[0]) printf(", \"%s\"", g->citation);
-            printf("\n");
+                cli_printf("no EPSG code (%s)", crs_kind(g));
+            if (g->citation[0]) cli_printf(", \"%s\"", g->citation);
+            cli_printf("\n");
         } else {
-            printf("crs:       none (no GeoKeyDirectory)\n");
+            cli_printf("crs:       none (no GeoKeyDirectory)\n");
         }
         if (g->has_transform) {
             const double *t = g->transform;
-            printf("raster:    %s\n", raster_type_name(g->raster_type));
-            printf("pixel:     %.10g x %.10g %s%s\n", hypot(t[1], t[4]), hypot(t[2], t[5]),
+            cli_printf("raster:    %s\n", raster_type_name(g->raster_type));
+            cli_printf("pixel:     %.10g x %.10g %s%s\n", hypot(t[1], t[4]), hypot(t[2], t[5]),
                    g->geographic ? "degrees" : "CRS units",
                    t[2] != 0 || t[4] != 0 ? " (rotated)" : "");
-            printf("metres:    %.4f x %.4f m per pixel", g->metres_per_pixel_x,
+            cli_printf("metres:    %.4f x %.4f m per pixel", g->metres_per_pixel_x,
                    g->metres_per_pixel_y);
-            if (g->geographic) printf(" (WGS84, at the centre latitude %.6f)", g->centre_latitude);
-            if (!g->units_known) printf(" (unknown units: read as metres/degrees)");
-            printf("\n");
-            printf("origin:    %.10g, %.10g (outer corner of the first pixel)\n", t[0], t[3]);
+            if (g->geographic) cli_printf(" (WGS84, at the centre latitude %.6f)", g->centre_latitude);
+            if (!g->units_known) cli_printf(" (unknown units: read as metres/degrees)");
+            cli_printf("\n");
+            cli_printf("origin:    %.10g, %.10g (outer corner of the first pixel)\n", t[0], t[3]);
             double x1, y1;
             trn_geotiff_pixel_to_model(g, in->width, in->height, &x1, &y1);
-            printf("extent:    %.10g, %.10g .. %.10g, %.10g\n", fmin(t[0], x1), fmin(t[3], y1),
+            cli_printf("extent:    %.10g, %.10g .. %.10g, %.10g\n", fmin(t[0], x1), fmin(t[3], y1),
                    fmax(t[0], x1), fmax(t[3], y1));
         } else {
-            printf("georef:    none (1 m per pixel assumed when loaded)\n");
+            cli_printf("georef:    none (1 m per pixel assumed when loaded)\n");
         }
         if (!decoded) {
-            if (in->has_nodata_tag) printf("nodata:    %s (GDAL_NODATA tag)\n", in->nodata_text);
-            printf("values:    not read: %s\n", not_read);
+            if (in->has_nodata_tag) cli_printf("nodata:    %s (GDAL_NODATA tag)\n", in->nodata_text);
+            cli_printf("values:    not read: %s\n", not_read);
         } else if (dem.nodata_source == TRN_GEOTIFF_NODATA_NONE) {
-            printf("nodata:    none\n");
+            cli_printf("nodata:    none\n");
         } else {
-            printf("nodata:    ");
-            if (!isnan(dem.nodata_value)) printf("%.10g ", dem.nodata_value);
-            printf("(%s): %llu samples (%.3f%%)%s\n",
+            cli_printf("nodata:    ");
+            if (!isnan(dem.nodata_value)) cli_printf("%.10g ", dem.nodata_value);
+            cli_printf("(%s): %llu samples (%.3f%%)%s\n",
                    trn_geotiff_nodata_source_name(dem.nodata_source),
                    (unsigned long long)dem.nodata_count, 100.0 * (double)dem.nodata_count / total,
                    dem.nodata_count ? ", filled smoothly from their neighbours when loaded" : "");
         }
         if (decoded) {
-            printf("heights:   %.4f .. %.4f", dem.min, dem.max);
-            if (vu != 1.0) printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
-            printf("\n");
+            cli_printf("heights:   %.4f .. %.4f", dem.min, dem.max);
+            if (vu != 1.0) cli_printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
+            cli_printf("\n");
         }
     }
     trn_geotiff_dispose(&dem);

@@ -68,9 +68,9 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
     char tn[64];
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
+        json_object_set_new(o, "file", cli_json_string(path));
         json_object_set_new(o, "format",
-                            json_string(save ? "stationeers-save" : "stationeers-dat"));
+                            cli_json_string(save ? "stationeers-save" : "stationeers-dat"));
         json_object_set_new(o, "max_depth", json_integer(t.max_depth));
         json_object_set_new(o, "world_size", json_integer((json_int_t)side));
         json_object_set_new(o, "octree_bytes", json_integer((json_int_t)t.nodes_size));
@@ -115,24 +115,24 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
         json_object_set_new(o, "veins", veins);
         cli_print_json(o);
     } else {
-        printf("file:      %s%s\n", path, save ? " (terrain.dat inside the .save)" : "");
-        printf("format:    Stationeers terrain.dat (voxel octree, little-endian)%s\n",
+        cli_printf("file:      %s%s\n", path, save ? " (terrain.dat inside the .save)" : "");
+        cli_printf("format:    Stationeers terrain.dat (voxel octree, little-endian)%s\n",
                save ? ", in a .save archive" : "");
-        printf("max depth: %u (world %llu x %llu x %llu voxels)\n", t.max_depth, side, side, side);
-        printf("nodes:     %llu (%llu branches, %llu leaves), %zu octree bytes\n",
+        cli_printf("max depth: %u (world %llu x %llu x %llu voxels)\n", t.max_depth, side, side, side);
+        cli_printf("nodes:     %llu (%llu branches, %llu leaves), %zu octree bytes\n",
                (unsigned long long)t.node_count, (unsigned long long)s.branches,
                (unsigned long long)s.leaves, t.nodes_size);
-        printf("modified:  %llu branches, %llu leaves\n", (unsigned long long)s.modified_branches,
+        cli_printf("modified:  %llu branches, %llu leaves\n", (unsigned long long)s.modified_branches,
                (unsigned long long)s.modified_leaves);
-        printf("leaves by depth:");
+        cli_printf("leaves by depth:");
         for (uint32_t d = 0; d <= t.max_depth; d++)
             if (s.leaves_by_depth[d])
-                printf(" %u:%llu", d, (unsigned long long)s.leaves_by_depth[d]);
-        printf("\n");
+                cli_printf(" %u:%llu", d, (unsigned long long)s.leaves_by_depth[d]);
+        cli_printf("\n");
         uint64_t partial = 0;
         for (int d = 1; d < 255; d++)
             partial += s.density_leaves[d];
-        printf("density:   %llu air (0), %llu full (255), %llu partial leaves; %.0f solid voxels "
+        cli_printf("density:   %llu air (0), %llu full (255), %llu partial leaves; %.0f solid voxels "
                "(density >= %u)\n",
                (unsigned long long)s.density_leaves[0], (unsigned long long)s.density_leaves[255],
                (unsigned long long)partial, s.solid_voxels, TRN_STATIONEERS_SOLID);
@@ -140,15 +140,15 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
             uint64_t c = 0;
             for (int d = b * 16; d < b * 16 + 16; d++)
                 c += s.density_leaves[d];
-            if (c) printf("  %3d..%3d  %llu leaves\n", b * 16, b * 16 + 15, (unsigned long long)c);
+            if (c) cli_printf("  %3d..%3d  %llu leaves\n", b * 16, b * 16 + 15, (unsigned long long)c);
         }
-        printf("types:    ");
+        cli_printf("types:    ");
         for (unsigned k = 0; k < 256; k++)
             if (s.type_leaves[k])
-                printf(" %s %llu", type_name(k, tn, sizeof tn),
+                cli_printf(" %s %llu", type_name(k, tn, sizeof tn),
                        (unsigned long long)s.type_leaves[k]);
-        printf(" (leaves)\n");
-        printf("veins:     %llu, %llu minables (%llu active)\n", (unsigned long long)s.veins,
+        cli_printf(" (leaves)\n");
+        cli_printf("veins:     %llu, %llu minables (%llu active)\n", (unsigned long long)s.veins,
                (unsigned long long)s.minables, (unsigned long long)s.active_minables);
     }
     trn_stationeers_dispose(&t);
@@ -316,10 +316,10 @@ int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const 
         /* The shape of convert's report; nothing is dropped. */
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
-        json_object_set_new(o, "input_format", json_string(cli_format_name(format)));
+        json_object_set_new(o, "input_format", cli_json_string(cli_format_name(format)));
         json_object_set_new(o, "output", cli_json_string(out));
         json_object_set_new(o, "output_format",
-                            json_string("a Stationeers terrain.dat, copied byte for byte"));
+                            cli_json_string("a Stationeers terrain.dat, copied byte for byte"));
         json_object_set_new(o, "copied_bytes", json_integer((json_int_t)size));
         json_object_set_new(o, "dropped", json_array());
         cli_print_json(o);

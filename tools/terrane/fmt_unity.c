@@ -38,7 +38,7 @@ static size_t hole_cells(const trn_unity_terrain *t)
 json_t *cli_unity_terrain_json(const trn_unity_terrain *t)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(t->name));
+    json_object_set_new(o, "name", cli_json_string(t->name));
     json_object_set_new(o, "path_id", json_integer(t->path_id));
     json_object_set_new(o, "resolution", json_integer(t->resolution));
     json_object_set_new(o, "scale", vec_json(t->scale, 3));
@@ -64,9 +64,9 @@ json_t *cli_unity_terrain_json(const trn_unity_terrain *t)
     for (uint32_t k = 0; k < t->layer_count; k++) {
         const trn_unity_layer *l = &t->layers[k];
         json_t *lo_ = json_object();
-        json_object_set_new(lo_, "name", json_string(l->name));
+        json_object_set_new(lo_, "name", cli_json_string(l->name));
         json_object_set_new(lo_, "kind",
-                            json_string(l->is_splat_prototype ? "SplatPrototype" : "TerrainLayer"));
+                            cli_json_string(l->is_splat_prototype ? "SplatPrototype" : "TerrainLayer"));
         json_object_set_new(lo_, "file_id", json_integer(l->ref.file_id));
         json_object_set_new(lo_, "path_id", json_integer(l->ref.path_id));
         if (l->is_splat_prototype) {
@@ -80,7 +80,7 @@ json_t *cli_unity_terrain_json(const trn_unity_terrain *t)
     for (uint32_t k = 0; k < t->alphamap_count; k++) {
         const trn_unity_alphamap *a = &t->alphamaps[k];
         json_t *m = json_object();
-        json_object_set_new(m, "name", json_string(a->name));
+        json_object_set_new(m, "name", cli_json_string(a->name));
         json_object_set_new(m, "file_id", json_integer(a->ref.file_id));
         json_object_set_new(m, "path_id", json_integer(a->ref.path_id));
         json_object_set_new(m, "in_file", json_boolean(a->found));
@@ -127,64 +127,64 @@ static const char *format_name(int32_t f)
 static void print_text(const char *path, const trn_unity_file *f, const trn_unity_terrain *t,
                        bool has_terrain, const char *not_read)
 {
-    printf("file:      %s\n", path);
-    printf("format:    Unity SerializedFile version %u (%s-endian), Unity %s, platform %d\n",
+    cli_printf("file:      %s\n", path);
+    cli_printf("format:    Unity SerializedFile version %u (%s-endian), Unity %s, platform %d\n",
            f->version, f->big_endian ? "big" : "little", f->unity_version, f->target_platform);
-    printf("layout:    %llu bytes, metadata %llu bytes, data at offset %llu\n",
+    cli_printf("layout:    %llu bytes, metadata %llu bytes, data at offset %llu\n",
            (unsigned long long)f->file_size, (unsigned long long)f->metadata_size,
            (unsigned long long)f->data_offset);
-    printf("types:     %u (type trees present)\n", f->type_count);
-    printf("objects:   %u\n", f->object_count);
+    cli_printf("types:     %u (type trees present)\n", f->type_count);
+    cli_printf("objects:   %u\n", f->object_count);
     for (uint32_t k = 0; k < f->object_count; k++) {
         const trn_unity_object *o = &f->objects[k];
         const char *cls = trn_unity_class_name(o->class_id);
-        printf("  path id %lld: %s (class %d), %u bytes at offset %llu\n", (long long)o->path_id,
+        cli_printf("  path id %lld: %s (class %d), %u bytes at offset %llu\n", (long long)o->path_id,
                cls ? cls : "?", o->class_id, o->size, (unsigned long long)o->offset);
     }
     for (uint32_t k = 0; k < f->external_count; k++)
-        printf("external:  %u: '%s' type %d\n", k + 1, f->externals[k].path, f->externals[k].type);
+        cli_printf("external:  %u: '%s' type %d\n", k + 1, f->externals[k].path, f->externals[k].type);
     if (!has_terrain) {
         if (not_read[0])
-            printf("terrain:   not read: %s\n", not_read);
+            cli_printf("terrain:   not read: %s\n", not_read);
         else
-            printf("terrain:   none (no TerrainData in the file)\n");
+            cli_printf("terrain:   none (no TerrainData in the file)\n");
         return;
     }
     int lo, hi;
     height_range(t, &lo, &hi);
-    printf("terrain:   '%s' (path id %lld)\n", t->name, (long long)t->path_id);
-    printf("heightmap: %u x %u samples, scale %g x %g x %g m, size %g x %g x %g m\n", t->resolution,
+    cli_printf("terrain:   '%s' (path id %lld)\n", t->name, (long long)t->path_id);
+    cli_printf("heightmap: %u x %u samples, scale %g x %g x %g m, size %g x %g x %g m\n", t->resolution,
            t->resolution, t->scale[0], t->scale[1], t->scale[2],
            (double)(t->resolution - 1) * t->scale[0], t->scale[1],
            (double)(t->resolution - 1) * t->scale[2]);
-    printf("heights:   stored %d .. %d (of 0..32766) = %.4f .. %.4f m\n", lo, hi,
+    cli_printf("heights:   stored %d .. %d (of 0..32766) = %.4f .. %.4f m\n", lo, hi,
            trn_unity_height_metres(t, (int16_t)lo), trn_unity_height_metres(t, (int16_t)hi));
     if (t->hole_count)
-        printf("holes:     %zu of %zu cells\n", hole_cells(t), t->hole_count);
+        cli_printf("holes:     %zu of %zu cells\n", hole_cells(t), t->hole_count);
     else
-        printf("holes:     none stored\n");
-    printf("splat:     %u layer(s), alpha maps %u x %u, base map %u\n", t->layer_count,
+        cli_printf("holes:     none stored\n");
+    cli_printf("splat:     %u layer(s), alpha maps %u x %u, base map %u\n", t->layer_count,
            t->alphamap_resolution, t->alphamap_resolution, t->base_map_resolution);
     for (uint32_t k = 0; k < t->layer_count; k++)
-        printf("  layer %u: '%s' (%s, file %d, path id %lld)\n", k, t->layers[k].name,
+        cli_printf("  layer %u: '%s' (%s, file %d, path id %lld)\n", k, t->layers[k].name,
                t->layers[k].is_splat_prototype ? "SplatPrototype" : "TerrainLayer",
                t->layers[k].ref.file_id, (long long)t->layers[k].ref.path_id);
     for (uint32_t k = 0; k < t->alphamap_count; k++) {
         const trn_unity_alphamap *a = &t->alphamaps[k];
         if (a->width)
-            printf("  alpha map %u: '%s' %u x %u %s, %d mip level(s)%s\n", k, a->name, a->width,
+            cli_printf("  alpha map %u: '%s' %u x %u %s, %d mip level(s)%s\n", k, a->name, a->width,
                    a->height, format_name(a->format), a->mip_count,
                    a->found ? "" : " (pixels not in this file)");
         else
-            printf("  alpha map %u: file %d path id %lld (not in this file)\n", k, a->ref.file_id,
+            cli_printf("  alpha map %u: file %d path id %lld (not in this file)\n", k, a->ref.file_id,
                    (long long)a->ref.path_id);
     }
-    printf("trees:     %u instance(s), %u prototype(s)\n", t->tree_count, t->prototype_count);
+    cli_printf("trees:     %u instance(s), %u prototype(s)\n", t->tree_count, t->prototype_count);
     for (uint32_t k = 0; k < t->prototype_count; k++) {
         uint32_t count = 0;
         for (uint32_t i = 0; i < t->tree_count; i++)
             count += t->trees[i].prototype == (int32_t)k;
-        printf("  prototype %u: prefab file %d path id %lld, %u tree(s)\n", k,
+        cli_printf("  prototype %u: prefab file %d path id %lld, %u tree(s)\n", k,
                t->prototypes[k].prefab.file_id, (long long)t->prototypes[k].prefab.path_id, count);
     }
 }
@@ -192,10 +192,10 @@ static void print_text(const char *path, const trn_unity_file *f, const trn_unit
 static json_t *file_json(const char *path, const trn_unity_file *f)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", json_string(path));
-    json_object_set_new(o, "format", json_string("unity-serialized-file"));
+    json_object_set_new(o, "file", cli_json_string(path));
+    json_object_set_new(o, "format", cli_json_string("unity-serialized-file"));
     json_object_set_new(o, "serialized_version", json_integer(f->version));
-    json_object_set_new(o, "unity_version", json_string(f->unity_version));
+    json_object_set_new(o, "unity_version", cli_json_string(f->unity_version));
     json_object_set_new(o, "target_platform", json_integer(f->target_platform));
     json_object_set_new(o, "big_endian", json_boolean(f->big_endian));
     json_object_set_new(o, "file_size", json_integer((json_int_t)f->file_size));
@@ -206,7 +206,7 @@ static json_t *file_json(const char *path, const trn_unity_file *f)
         json_t *t = json_object();
         const char *cls = trn_unity_class_name(f->types[k].class_id);
         json_object_set_new(t, "class_id", json_integer(f->types[k].class_id));
-        json_object_set_new(t, "class", cls ? json_string(cls) : json_null());
+        json_object_set_new(t, "class", cls ? cli_json_string(cls) : json_null());
         json_object_set_new(t, "nodes", json_integer(f->types[k].node_count));
         json_array_append_new(types, t);
     }
@@ -218,7 +218,7 @@ static json_t *file_json(const char *path, const trn_unity_file *f)
         json_t *j = json_object();
         json_object_set_new(j, "path_id", json_integer(ob->path_id));
         json_object_set_new(j, "class_id", json_integer(ob->class_id));
-        json_object_set_new(j, "class", cls ? json_string(cls) : json_null());
+        json_object_set_new(j, "class", cls ? cli_json_string(cls) : json_null());
         json_object_set_new(j, "offset", json_integer((json_int_t)ob->offset));
         json_object_set_new(j, "size", json_integer(ob->size));
         json_array_append_new(objs, j);
@@ -230,8 +230,8 @@ static json_t *file_json(const char *path, const trn_unity_file *f)
         char guid[33];
         for (int b = 0; b < 16; b++)
             snprintf(guid + 2 * b, 3, "%02x", f->externals[k].guid[b]);
-        json_object_set_new(j, "path", json_string(f->externals[k].path));
-        json_object_set_new(j, "guid", json_string(guid));
+        json_object_set_new(j, "path", cli_json_string(f->externals[k].path));
+        json_object_set_new(j, "guid", cli_json_string(guid));
         json_object_set_new(j, "type", json_integer(f->externals[k].type));
         json_array_append_new(ext, j);
     }
@@ -268,7 +268,7 @@ int cli_unity_info_limited(cli_ctx *ctx, const char *path, const cli_load_option
     if (ctx->json) {
         json_t *o = file_json(path, &f);
         json_object_set_new(o, "terrain", has_terrain ? cli_unity_terrain_json(&t) : json_null());
-        if (not_read[0]) json_object_set_new(o, "terrain_not_read", json_string(not_read));
+        if (not_read[0]) json_object_set_new(o, "terrain_not_read", cli_json_string(not_read));
         cli_print_json(o);
     } else {
         print_text(path, &f, &t, has_terrain, not_read);

@@ -182,8 +182,8 @@ static json_t *mapping_json(const height_mapping *m)
 static void add_file(json_t *files, const char *path, const char *what)
 {
     json_t *f = json_object();
-    json_object_set_new(f, "path", json_string(path));
-    json_object_set_new(f, "what", json_string(what));
+    json_object_set_new(f, "path", cli_json_string(path));
+    json_object_set_new(f, "what", cli_json_string(what));
     json_array_append_new(files, f);
 }
 
@@ -249,7 +249,7 @@ static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generat
     else
         cli_note(ctx, "wrote %s (16-bit: 0..65535 = %.3f..%.3f m)", a->out, (double)lo, (double)hi);
     if (m->clamped && !ctx->quiet)
-        fprintf(stderr,
+        cli_fprintf(stderr,
                 "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
                 "(raise --max-height)\n",
                 m->clamped, a->max_height);
@@ -514,7 +514,7 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
                  "to %.6g",
                  m->base, m->base);
     if (m->clamped && !ctx->quiet)
-        fprintf(stderr,
+        cli_fprintf(stderr,
                 "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
                 "(raise --max-height)\n",
                 m->clamped, m->max_height);
@@ -647,7 +647,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
-        fprintf(stderr,
+        cli_fprintf(stderr,
                 "terrane generate: warning: %u samples a side; BeamNG expects a power of two "
                 "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
                 size);
@@ -666,21 +666,21 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
         if (f->severity == TRN_SEVERITY_INFO || (ctx->quiet && f->severity < TRN_SEVERITY_ERROR))
             continue;
         if (!pow2 && strcmp(f->check, "ter-size") == 0) continue; /* said above, with the fix */
-        fprintf(stderr, "terrane generate: validate %s [%s]: %s\n", trn_severity_name(f->severity),
+        cli_fprintf(stderr, "terrane generate: validate %s [%s]: %s\n", trn_severity_name(f->severity),
                 f->check, f->message);
     }
     cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
     json_t *lvl = json_object();
-    json_object_set_new(lvl, "level_dir", json_string(res->level_dir));
-    json_object_set_new(lvl, "level_name", json_string(res->level_name));
-    json_object_set_new(lvl, "terrain_name", json_string(res->terrain_name));
-    json_object_set_new(lvl, "terrain_file", json_string(res->terrain_file));
-    json_object_set_new(lvl, "ter", json_string(res->ter_path));
-    json_object_set_new(lvl, "terrain_json", json_string(res->terrain_json_path));
-    json_object_set_new(lvl, "heightmap_png", json_string(res->heightmap_png_path));
-    json_object_set_new(lvl, "items", json_string(res->items_path));
-    json_object_set_new(lvl, "materials", json_string(res->materials_path));
-    json_object_set_new(lvl, "texture_set", json_string(res->texture_set));
+    json_object_set_new(lvl, "level_dir", cli_json_string(res->level_dir));
+    json_object_set_new(lvl, "level_name", cli_json_string(res->level_name));
+    json_object_set_new(lvl, "terrain_name", cli_json_string(res->terrain_name));
+    json_object_set_new(lvl, "terrain_file", cli_json_string(res->terrain_file));
+    json_object_set_new(lvl, "ter", cli_json_string(res->ter_path));
+    json_object_set_new(lvl, "terrain_json", cli_json_string(res->terrain_json_path));
+    json_object_set_new(lvl, "heightmap_png", cli_json_string(res->heightmap_png_path));
+    json_object_set_new(lvl, "items", cli_json_string(res->items_path));
+    json_object_set_new(lvl, "materials", cli_json_string(res->materials_path));
+    json_object_set_new(lvl, "texture_set", cli_json_string(res->texture_set));
     json_object_set_new(lvl, "size", json_integer(size));
     json_object_set_new(lvl, "square_size", json_real(lx->square_size));
     json_object_set_new(lvl, "position_z", json_real(m->base));
@@ -712,7 +712,7 @@ static int check_graph(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
     for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
         if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
         cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
-        fprintf(stderr, "terrane generate: %s\n", line);
+        cli_fprintf(stderr, "terrane generate: %s\n", line);
     }
     for (size_t k = 0; k < g.diags.count; k++) {
         const trn_graph_diagnostic *d = &g.diags.items[k];
@@ -774,16 +774,16 @@ static json_t *node_reports_json(const trn_generated *gen)
     for (uint32_t k = 0; k < gen->node_count; k++) {
         const trn_node_report *r = &gen->nodes[k];
         json_t *o = json_object();
-        json_object_set_new(o, "id", json_string(r->id));
-        json_object_set_new(o, "type", json_string(r->type));
+        json_object_set_new(o, "id", cli_json_string(r->id));
+        json_object_set_new(o, "type", cli_json_string(r->type));
         if (r->outcome == TRN_NODE_SKIPPED) {
             json_object_set_new(o, "key", json_null());
         } else {
             char hex[17];
             cli_graph_key_hex(r->key, hex);
-            json_object_set_new(o, "key", json_string(hex));
+            json_object_set_new(o, "key", cli_json_string(hex));
         }
-        json_object_set_new(o, "outcome", json_string(trn_node_outcome_name(r->outcome)));
+        json_object_set_new(o, "outcome", cli_json_string(trn_node_outcome_name(r->outcome)));
         json_object_set_new(o, "cpu_seconds", json_real(r->cpu_seconds));
         json_object_set_new(o, "wall_seconds", json_real(r->wall_seconds));
         json_object_set_new(o, "cached_cpu_seconds", json_real(r->cached_cpu_seconds));
@@ -1022,8 +1022,8 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *ge
              rep.files, a->unity_dir, name, rep.resolution, rep.resolution, rep.tile_size[0],
              rep.tile_size[1], rep.tile_size[2], rep.splat_textures, rep.height_base);
     json_t *u = json_object();
-    json_object_set_new(u, "dir", json_string(a->unity_dir));
-    json_object_set_new(u, "name", json_string(name));
+    json_object_set_new(u, "dir", cli_json_string(a->unity_dir));
+    json_object_set_new(u, "name", cli_json_string(name));
     json_object_set_new(u, "resolution", json_integer(rep.resolution));
     json_t *size = json_array();
     for (int k = 0; k < 3; k++)
@@ -1119,7 +1119,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     print_node_reports(ctx, &gen);
     const double t1 = now_s();
     for (uint32_t k = 0; k < gen.diagnostic_count && !ctx->quiet; k++)
-        fprintf(stderr, "terrane generate: warning: %s\n", gen.diagnostics[k]);
+        cli_fprintf(stderr, "terrane generate: warning: %s\n", gen.diagnostics[k]);
     float lo, hi;
     trn_field_range(&gen.field, &lo, &hi);
     uint64_t counts[256];
@@ -1196,8 +1196,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (!rc && ctx->json) {
         char key[17];
         snprintf(key, sizeof key, "%016" PRIx64, gen.cache_key);
-        json_object_set_new(summary, "recipe", json_string(a.recipe_path));
-        json_object_set_new(summary, "document", json_string(trn_document_kind_name(kind)));
+        json_object_set_new(summary, "recipe", cli_json_string(a.recipe_path));
+        json_object_set_new(summary, "document", cli_json_string(trn_document_kind_name(kind)));
         json_object_set_new(summary, "files", files);
         files = NULL;
         json_t *size = json_array();
@@ -1213,12 +1213,12 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(summary, "sea_level", json_real(gen.sea_level));
         json_object_set_new(
             summary, "sea_level_source",
-            json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
-        json_object_set_new(summary, "cache_key", json_string(key));
+            cli_json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
+        json_object_set_new(summary, "cache_key", cli_json_string(key));
         json_object_set_new(summary, "quality",
-                            json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
+                            cli_json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
         json_object_set_new(summary, "final", json_boolean(gen.quality != TRN_EROSION_PREVIEW));
-        if (a.cache_dir) json_object_set_new(summary, "cache_dir", json_string(a.cache_dir));
+        if (a.cache_dir) json_object_set_new(summary, "cache_dir", cli_json_string(a.cache_dir));
         json_object_set_new(summary, "nodes", node_reports_json(&gen));
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));
@@ -1229,7 +1229,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_t *biomes = json_array();
         for (uint32_t b = 0; b < recipe.biome_count; b++) {
             json_t *o = json_object();
-            json_object_set_new(o, "name", json_string(recipe.biomes[b].name));
+            json_object_set_new(o, "name", cli_json_string(recipe.biomes[b].name));
             json_object_set_new(o, "index", json_integer(b));
             json_object_set_new(o, "samples", json_integer((json_int_t)counts[b]));
             json_array_append_new(biomes, o);
@@ -1237,7 +1237,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(summary, "biomes", biomes);
         json_t *diags = json_array();
         for (uint32_t k = 0; k < gen.diagnostic_count; k++)
-            json_array_append_new(diags, json_string(gen.diagnostics[k]));
+            json_array_append_new(diags, cli_json_string(gen.diagnostics[k]));
         json_object_set_new(summary, "diagnostics", diags);
         json_t *tm = json_object();
         json_object_set_new(tm, "generate_s", json_real(t1 - t0));

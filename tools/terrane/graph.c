@@ -102,12 +102,12 @@ json_t *cli_graph_diagnostic_json(const trn_graph_diagnostic *d)
 {
     json_t *o = json_object();
     json_object_set_new(o, "severity",
-                        json_string(d->severity == TRN_GRAPH_ERROR ? "error" : "warning"));
-    json_object_set_new(o, "check", json_string(d->check));
-    json_object_set_new(o, "node", d->node_id[0] ? json_string(d->node_id) : json_null());
-    json_object_set_new(o, "pin", d->pin[0] ? json_string(d->pin) : json_null());
-    json_object_set_new(o, "message", json_string(d->message));
-    json_object_set_new(o, "path", json_string(d->path));
+                        cli_json_string(d->severity == TRN_GRAPH_ERROR ? "error" : "warning"));
+    json_object_set_new(o, "check", cli_json_string(d->check));
+    json_object_set_new(o, "node", d->node_id[0] ? cli_json_string(d->node_id) : json_null());
+    json_object_set_new(o, "pin", d->pin[0] ? cli_json_string(d->pin) : json_null());
+    json_object_set_new(o, "message", cli_json_string(d->message));
+    json_object_set_new(o, "path", cli_json_string(d->path));
     if (d->line > 0) {
         json_object_set_new(o, "line", json_integer(d->line));
         json_object_set_new(o, "column", json_integer(d->column));
@@ -165,10 +165,10 @@ static json_t *pins_json(const trn_pin_spec *pins, uint32_t count, bool inputs)
     json_t *a = json_array();
     for (uint32_t k = 0; k < count; k++) {
         json_t *p = json_object();
-        json_object_set_new(p, "name", json_string(pins[k].name));
-        json_object_set_new(p, "kind", json_string(trn_pin_kind_name(pins[k].kind)));
+        json_object_set_new(p, "name", cli_json_string(pins[k].name));
+        json_object_set_new(p, "kind", cli_json_string(trn_pin_kind_name(pins[k].kind)));
         if (inputs) json_object_set_new(p, "required", json_boolean(pins[k].required));
-        json_object_set_new(p, "description", json_string(pins[k].description));
+        json_object_set_new(p, "description", cli_json_string(pins[k].description));
         json_array_append_new(a, p);
     }
     return a;
@@ -177,8 +177,8 @@ static json_t *pins_json(const trn_pin_spec *pins, uint32_t count, bool inputs)
 static json_t *param_json(const trn_param_spec *s)
 {
     json_t *p = json_object();
-    json_object_set_new(p, "name", json_string(s->name));
-    json_object_set_new(p, "type", json_string(param_type_name(s->type)));
+    json_object_set_new(p, "name", cli_json_string(s->name));
+    json_object_set_new(p, "type", cli_json_string(param_type_name(s->type)));
     json_object_set_new(p, "optional", json_boolean(s->optional));
     if (s->optional) {
         json_object_set_new(p, "default", json_null());
@@ -188,7 +188,7 @@ static json_t *param_json(const trn_param_spec *s)
         json_t *d = s->def_text ? json_loads(s->def_text, 0, NULL) : NULL;
         json_object_set_new(p, "default", d ? d : json_null());
     } else {
-        json_object_set_new(p, "default", json_string(s->def_text ? s->def_text : ""));
+        json_object_set_new(p, "default", cli_json_string(s->def_text ? s->def_text : ""));
     }
     if (s->type == TRN_PARAM_NUMBER || s->type == TRN_PARAM_INTEGER) {
         json_object_set_new(p, "min", bound_json(s->min));
@@ -208,7 +208,7 @@ static json_t *param_json(const trn_param_spec *s)
     }
     if (s->type == TRN_PARAM_POINTS)
         json_object_set_new(p, "min_points", json_integer(s->min_points));
-    json_object_set_new(p, "description", json_string(s->description));
+    json_object_set_new(p, "description", cli_json_string(s->description));
     return p;
 }
 
@@ -218,10 +218,10 @@ static json_t *types_json(void)
     for (uint32_t i = 0; i < trn_node_type_count(); i++) {
         const trn_node_type *t = trn_node_type_at(i);
         json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(t->name));
-        json_object_set_new(o, "title", json_string(t->title));
-        json_object_set_new(o, "category", json_string(t->category));
-        json_object_set_new(o, "description", json_string(t->description));
+        json_object_set_new(o, "name", cli_json_string(t->name));
+        json_object_set_new(o, "title", cli_json_string(t->title));
+        json_object_set_new(o, "category", cli_json_string(t->category));
+        json_object_set_new(o, "description", cli_json_string(t->description));
         json_object_set_new(o, "version", json_integer(t->version));
         json_object_set_new(o, "quality_dependent", json_boolean(t->quality_dependent));
         json_object_set_new(o, "inputs", pins_json(t->inputs, t->input_count, true));
@@ -238,52 +238,52 @@ static json_t *types_json(void)
 static void print_param_text(const trn_param_spec *s)
 {
     char lo[40], hi[40], def[40];
-    printf("      %-20s %-8s ", s->name, param_type_name(s->type));
+    cli_printf("      %-20s %-8s ", s->name, param_type_name(s->type));
     if (s->type == TRN_PARAM_NUMBER || s->type == TRN_PARAM_INTEGER) {
         number_text(s->min, lo);
         number_text(s->max, hi);
         if (s->optional) {
-            printf("optional");
+            cli_printf("optional");
         } else {
             number_text(s->def, def);
-            printf("default %s", def);
+            cli_printf("default %s", def);
         }
-        printf(", range %s%s, %s]", s->min_exclusive ? "(" : "[", lo, hi);
+        cli_printf(", range %s%s, %s]", s->min_exclusive ? "(" : "[", lo, hi);
     } else if (s->type == TRN_PARAM_CHOICE) {
-        printf("default %s, one of %s", s->def_text ? s->def_text : "", s->choices);
+        cli_printf("default %s, one of %s", s->def_text ? s->def_text : "", s->choices);
     } else if (s->type == TRN_PARAM_POINTS) {
-        printf("default %s, at least %u points", s->def_text ? s->def_text : "[]", s->min_points);
+        cli_printf("default %s, at least %u points", s->def_text ? s->def_text : "[]", s->min_points);
     } else if (s->optional) {
-        printf("optional");
+        cli_printf("optional");
     } else {
-        printf("default \"%s\"", s->def_text ? s->def_text : "");
+        cli_printf("default \"%s\"", s->def_text ? s->def_text : "");
     }
-    printf("\n        %s\n", s->description);
+    cli_printf("\n        %s\n", s->description);
 }
 
 static void print_types_text(void)
 {
     const uint32_t n = trn_node_type_count();
-    printf("%u node types (graph format_version %u):\n", n, TRN_GRAPH_FORMAT_VERSION);
+    cli_printf("%u node types (graph format_version %u):\n", n, TRN_GRAPH_FORMAT_VERSION);
     for (uint32_t i = 0; i < n; i++) {
         const trn_node_type *t = trn_node_type_at(i);
-        printf("\n%s \"%s\" [%s, version %u%s]\n  %s\n", t->name, t->title, t->category, t->version,
+        cli_printf("\n%s \"%s\" [%s, version %u%s]\n  %s\n", t->name, t->title, t->category, t->version,
                t->quality_dependent ? ", preview differs from final" : "", t->description);
         if (t->input_count) {
-            printf("  inputs:\n");
+            cli_printf("  inputs:\n");
             for (uint32_t k = 0; k < t->input_count; k++)
-                printf("    %-14s %-11s %-9s %s\n", t->inputs[k].name,
+                cli_printf("    %-14s %-11s %-9s %s\n", t->inputs[k].name,
                        trn_pin_kind_name(t->inputs[k].kind),
                        t->inputs[k].required ? "required" : "optional", t->inputs[k].description);
         }
         if (t->output_count) {
-            printf("  outputs:\n");
+            cli_printf("  outputs:\n");
             for (uint32_t k = 0; k < t->output_count; k++)
-                printf("    %-14s %-11s %s\n", t->outputs[k].name,
+                cli_printf("    %-14s %-11s %s\n", t->outputs[k].name,
                        trn_pin_kind_name(t->outputs[k].kind), t->outputs[k].description);
         }
         if (t->param_count) {
-            printf("  params:\n");
+            cli_printf("  params:\n");
             for (uint32_t k = 0; k < t->param_count; k++)
                 print_param_text(&t->params[k]);
         }
@@ -354,9 +354,9 @@ static int graph_check(cli_ctx *ctx, const char *path)
     trn_mapped_file_close(&mf);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "document", json_string(document));
-        json_object_set_new(o, "graph", json_string(g.from_recipe ? "explicit" : "implicit"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "document", cli_json_string(document));
+        json_object_set_new(o, "graph", cli_json_string(g.from_recipe ? "explicit" : "implicit"));
         json_object_set_new(o, "nodes", json_integer(g.graph.node_count));
         json_object_set_new(o, "errors", json_integer((json_int_t)g.errors));
         json_object_set_new(o, "warnings", json_integer((json_int_t)g.warnings));
@@ -369,9 +369,9 @@ static int graph_check(cli_ctx *ctx, const char *path)
         for (size_t k = 0; k < g.diags.count; k++) {
             char line[1024];
             cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
-            printf("%s\n", line);
+            cli_printf("%s\n", line);
         }
-        printf("%s: %u node%s, %zu error%s, %zu warning%s%s\n", path, g.graph.node_count,
+        cli_printf("%s: %u node%s, %zu error%s, %zu warning%s%s\n", path, g.graph.node_count,
                g.graph.node_count == 1 ? "" : "s", g.errors, g.errors == 1 ? "" : "s", g.warnings,
                g.warnings == 1 ? "" : "s",
                g.errors ? ": generate will refuse it" : ": ready to generate");

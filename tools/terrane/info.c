@@ -73,7 +73,7 @@ static void u16_range(const uint16_t *v, size_t n, uint16_t *lo, uint16_t *hi)
 
 static json_t *json_string_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    return s ? cli_json_string(s) : json_null();
 }
 
 /* A .ter too large to read under the limits: its version and size from the header. */
@@ -90,19 +90,19 @@ static int info_ter_header(cli_ctx *ctx, const char *path, const char *not_read)
                                : 0;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string("beamng-ter"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string("beamng-ter"));
         json_object_set_new(o, "version", json_integer(version));
         json_object_set_new(o, "size", json_integer(size));
         json_object_set_new(o, "samples", json_integer((json_int_t)((uint64_t)size * size)));
         json_object_set_new(o, "values_read", json_false());
-        json_object_set_new(o, "not_read", json_string(not_read));
+        json_object_set_new(o, "not_read", cli_json_string(not_read));
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
-        printf("format:    BeamNG/Torque terrain (.ter), version %u\n", version);
-        printf("size:      %u x %u samples\n", size, size);
-        printf("values:    not read: %s\n", not_read);
+        cli_printf("file:      %s\n", path);
+        cli_printf("format:    BeamNG/Torque terrain (.ter), version %u\n", version);
+        cli_printf("size:      %u x %u samples\n", size, size);
+        cli_printf("values:    not read: %s\n", not_read);
     }
     return CLI_EXIT_OK;
 }
@@ -128,10 +128,10 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
 
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string("beamng-ter"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string("beamng-ter"));
         json_object_set_new(o, "version", json_integer(ter.version));
-        json_object_set_new(o, "layout", json_string(layout_name(ter.layout)));
+        json_object_set_new(o, "layout", cli_json_string(layout_name(ter.layout)));
         json_object_set_new(o, "size", json_integer(ter.size));
         json_object_set_new(o, "samples", json_integer((json_int_t)n));
         json_t *h = json_object();
@@ -147,7 +147,7 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
         for (uint32_t m = 0; m < ter.material_count; m++) {
             json_t *mo = json_object();
             json_object_set_new(mo, "index", json_integer(m));
-            json_object_set_new(mo, "name", json_string(ter.materials[m]));
+            json_object_set_new(mo, "name", cli_json_string(ter.materials[m]));
             json_object_set_new(mo, "samples", json_integer(m < 255 ? (json_int_t)counts[m] : 0));
             json_array_append_new(mats, mo);
         }
@@ -168,7 +168,7 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
         json_t *w = json_array();
         for (uint32_t k = 0; k < ter.warning_count; k++) {
             json_t *wo = json_object();
-            json_object_set_new(wo, "message", json_string(ter.warnings[k].message));
+            json_object_set_new(wo, "message", cli_json_string(ter.warnings[k].message));
             if (ter.warnings[k].offset >= 0)
                 json_object_set_new(wo, "offset", json_integer(ter.warnings[k].offset));
             json_array_append_new(w, wo);
@@ -176,42 +176,42 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
         json_object_set_new(o, "warnings", w);
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
-        printf("format:    BeamNG/Torque terrain (.ter), version %u, %s layout\n", ter.version,
+        cli_printf("file:      %s\n", path);
+        cli_printf("format:    BeamNG/Torque terrain (.ter), version %u, %s layout\n", ter.version,
                layout_name(ter.layout));
-        printf("size:      %u x %u samples\n", ter.size, ter.size);
-        printf("heights:   stored %u .. %u", lo, hi);
+        cli_printf("size:      %u x %u samples\n", ter.size, ter.size);
+        cli_printf("heights:   stored %u .. %u", lo, hi);
         if (scale > 0)
-            printf(" = %.4f .. %.4f m (maxHeight %g)", lo * scale, hi * scale, max_height);
-        printf("\n");
-        printf("materials: %u\n", ter.material_count);
+            cli_printf(" = %.4f .. %.4f m (maxHeight %g)", lo * scale, hi * scale, max_height);
+        cli_printf("\n");
+        cli_printf("materials: %u\n", ter.material_count);
         for (uint32_t m = 0; m < ter.material_count; m++)
-            printf("  %3u  %-32s %llu samples\n", m, ter.materials[m],
+            cli_printf("  %3u  %-32s %llu samples\n", m, ter.materials[m],
                    (unsigned long long)(m < 255 ? counts[m] : 0));
         uint64_t beyond = 0;
         for (uint32_t m = ter.material_count; m < 255; m++)
             beyond += counts[m];
         if (beyond)
-            printf("  (%llu samples use indices past the list)\n", (unsigned long long)beyond);
-        printf("holes:     %llu samples\n", (unsigned long long)counts[255]);
+            cli_printf("  (%llu samples use indices past the list)\n", (unsigned long long)beyond);
+        cli_printf("holes:     %llu samples\n", (unsigned long long)counts[255]);
         if (ter.extra_count)
-            printf(
+            cli_printf(
                 "extra:     %u map(s) of %u bytes after the layer map (not written by the engine; "
                 "kept for round trips)\n",
                 ter.extra_count, ter.size * ter.size);
         if (ter.layout == TRN_TER_LAYOUT_LEGACY) {
-            printf("legacy:    Torque Game Engine file; converts to version 9\n");
+            cli_printf("legacy:    Torque Game Engine file; converts to version 9\n");
             if (ter.texture_script)
-                printf("texture script:\n%s\n",
+                cli_printf("texture script:\n%s\n",
                        ter.texture_script[0] ? ter.texture_script : "(empty)");
             if (ter.heightfield_script)
-                printf("heightfield script:\n%s\n",
+                cli_printf("heightfield script:\n%s\n",
                        ter.heightfield_script[0] ? ter.heightfield_script : "(empty)");
             for (int k = 0; k < 2; k++)
-                if (ter.edge_paths[k]) printf("edge path %d: %s\n", k, ter.edge_paths[k]);
+                if (ter.edge_paths[k]) cli_printf("edge path %d: %s\n", k, ter.edge_paths[k]);
         }
         for (uint32_t k = 0; k < ter.warning_count; k++)
-            printf("warning:   %s\n", ter.warnings[k].message);
+            cli_printf("warning:   %s\n", ter.warnings[k].message);
     }
     trn_ter_dispose(&ter);
     return CLI_EXIT_OK;
@@ -235,8 +235,8 @@ static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options 
     trn_field_range(&f, &lo, &hi);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string("terragen"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string("terragen"));
         json_object_set_new(o, "width", json_integer(tg.xpts));
         json_object_set_new(o, "height", json_integer(tg.ypts));
         json_t *sc = json_array();
@@ -253,17 +253,17 @@ static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options 
         json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)tg.trailing_bytes));
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
-        printf("format:    Terragen terrain (.ter, \"TERRAGENTERRAIN\"), not a BeamNG file\n");
-        printf("size:      %u x %u samples\n", tg.xpts, tg.ypts);
-        printf("scale:     %g x %g x %g m per unit\n", tg.scale[0], tg.scale[1], tg.scale[2]);
-        printf("planet:    radius %g km, curve mode %u\n", tg.planet_radius, tg.curve_mode);
-        printf("altitude:  HeightScale %d, BaseHeight %d\n", tg.height_scale, tg.base_height);
-        printf("heights:   %.4f .. %.4f m\n", lo, hi);
+        cli_printf("file:      %s\n", path);
+        cli_printf("format:    Terragen terrain (.ter, \"TERRAGENTERRAIN\"), not a BeamNG file\n");
+        cli_printf("size:      %u x %u samples\n", tg.xpts, tg.ypts);
+        cli_printf("scale:     %g x %g x %g m per unit\n", tg.scale[0], tg.scale[1], tg.scale[2]);
+        cli_printf("planet:    radius %g km, curve mode %u\n", tg.planet_radius, tg.curve_mode);
+        cli_printf("altitude:  HeightScale %d, BaseHeight %d\n", tg.height_scale, tg.base_height);
+        cli_printf("heights:   %.4f .. %.4f m\n", lo, hi);
         if (!tg.has_eof)
-            printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
+            cli_printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
         if (tg.trailing_bytes)
-            printf("warning:   %llu bytes after the \"EOF \" marker were ignored\n",
+            cli_printf("warning:   %llu bytes after the \"EOF \" marker were ignored\n",
                    (unsigned long long)tg.trailing_bytes);
     }
     trn_field_dispose(&f);
@@ -323,43 +323,43 @@ static int info_terrain_json(cli_ctx *ctx, const char *path)
     if (have_ter && !ter_ok) trn_error_format(&ter_err, ter_msg, sizeof ter_msg);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string("beamng-terrain-json"));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string("beamng-terrain-json"));
         json_object_set_new(o, "version", json_integer(tj.version));
-        json_object_set_new(o, "datafile", json_string(tj.datafile ? tj.datafile : ""));
+        json_object_set_new(o, "datafile", cli_json_string(tj.datafile ? tj.datafile : ""));
         json_object_set_new(o, "heightmapImage",
-                            json_string(tj.heightmap_image ? tj.heightmap_image : ""));
+                            cli_json_string(tj.heightmap_image ? tj.heightmap_image : ""));
         json_object_set_new(o, "size", json_integer(tj.size));
         json_t *mats = json_array();
         for (uint32_t m = 0; m < tj.material_count; m++)
-            json_array_append_new(mats, json_string(tj.materials[m]));
+            json_array_append_new(mats, cli_json_string(tj.materials[m]));
         json_object_set_new(o, "materials", mats);
-        json_object_set_new(o, "ter", have_ter ? json_string(ter_path) : json_null());
-        if (ter_msg[0]) json_object_set_new(o, "ter_error", json_string(ter_msg));
+        json_object_set_new(o, "ter", have_ter ? cli_json_string(ter_path) : json_null());
+        if (ter_msg[0]) json_object_set_new(o, "ter_error", cli_json_string(ter_msg));
         json_t *dis = json_array();
         for (size_t k = 0; k < findings.count; k++)
-            json_array_append_new(dis, json_string(findings.items[k].message));
+            json_array_append_new(dis, cli_json_string(findings.items[k].message));
         json_object_set_new(o, "disagreements", dis);
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
-        printf("format:    BeamNG terrain metadata (.terrain.json), version %u\n", tj.version);
-        printf("datafile:  %s\n", tj.datafile ? tj.datafile : "");
-        printf("heightmap: %s\n", tj.heightmap_image ? tj.heightmap_image : "");
-        printf("size:      %u x %u samples\n", tj.size, tj.size);
-        printf("materials: %u\n", tj.material_count);
+        cli_printf("file:      %s\n", path);
+        cli_printf("format:    BeamNG terrain metadata (.terrain.json), version %u\n", tj.version);
+        cli_printf("datafile:  %s\n", tj.datafile ? tj.datafile : "");
+        cli_printf("heightmap: %s\n", tj.heightmap_image ? tj.heightmap_image : "");
+        cli_printf("size:      %u x %u samples\n", tj.size, tj.size);
+        cli_printf("materials: %u\n", tj.material_count);
         for (uint32_t m = 0; m < tj.material_count; m++)
-            printf("  %3u  %s\n", m, tj.materials[m]);
+            cli_printf("  %3u  %s\n", m, tj.materials[m]);
         if (!have_ter)
-            printf("ter:       not found beside it (looked for the datafile's name)\n");
+            cli_printf("ter:       not found beside it (looked for the datafile's name)\n");
         else if (ter_msg[0])
-            printf("ter:       %s cannot be read: %s\n", ter_path, ter_msg);
+            cli_printf("ter:       %s cannot be read: %s\n", ter_path, ter_msg);
         else if (findings.count == 0)
-            printf("ter:       %s agrees with it\n", ter_path);
+            cli_printf("ter:       %s agrees with it\n", ter_path);
         else {
-            printf("ter:       %s disagrees:\n", ter_path);
+            cli_printf("ter:       %s disagrees:\n", ter_path);
             for (size_t k = 0; k < findings.count; k++)
-                printf("  - %s\n", findings.items[k].message);
+                cli_printf("  - %s\n", findings.items[k].message);
         }
     }
     trn_findings_dispose(&findings);
@@ -459,8 +459,8 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
         label = "luma, in 16-bit units (v * 257)";
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(path));
-        json_object_set_new(o, "format", json_string(kind));
+        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "format", cli_json_string(kind));
         if (width) {
             json_object_set_new(o, "width", json_integer(width));
             json_object_set_new(o, "height", json_integer(height));
@@ -470,8 +470,8 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
         json_object_set_new(o, "bit_depth", json_integer(depth));
         if (format == CLI_FORMAT_PNG) json_object_set_new(o, "srgb", json_boolean(pinfo.has_srgb));
         json_object_set_new(o, "values_read", json_boolean(decoded));
-        if (!decoded) json_object_set_new(o, "not_read", json_string(not_read));
-        json_object_set_new(o, "channel", json_string(label));
+        if (!decoded) json_object_set_new(o, "not_read", cli_json_string(not_read));
+        json_object_set_new(o, "channel", cli_json_string(label));
         json_object_set_new(o, "min", finite ? json_real(lo) : json_null());
         json_object_set_new(o, "max", finite ? json_real(hi) : json_null());
         if (decoded && depth == 32) {
@@ -481,28 +481,28 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
         json_object_set_new(o, "beamng_importable", json_boolean(importable));
         cli_print_json(o);
     } else {
-        printf("file:      %s\n", path);
+        cli_printf("file:      %s\n", path);
         if (format == CLI_FORMAT_PNG)
-            printf("format:    PNG, %u-bit %s%s\n", pinfo.bit_depth, channel_names[channels],
+            cli_printf("format:    PNG, %u-bit %s%s\n", pinfo.bit_depth, channel_names[channels],
                    pinfo.has_srgb ? ", sRGB" : "");
         else
-            printf("format:    headerless raster, %s\n", depth == 32   ? "float32 (R32)"
+            cli_printf("format:    headerless raster, %s\n", depth == 32   ? "float32 (R32)"
                                                          : depth == 16 ? "16-bit (R16)"
                                                                        : "8-bit");
-        if (width) printf("size:      %u x %u\n", width, height);
+        if (width) cli_printf("size:      %u x %u\n", width, height);
         if (!decoded)
-            printf("values:    not read: %s\n", not_read);
+            cli_printf("values:    not read: %s\n", not_read);
         else if (finite)
-            printf("values:    %g .. %g (%s)\n", lo, hi, label);
+            cli_printf("values:    %g .. %g (%s)\n", lo, hi, label);
         else
-            printf("values:    none finite (%s)\n", label);
+            cli_printf("values:    none finite (%s)\n", label);
         if (nan_count + inf_count)
-            printf("non-finite: %llu NaN, %llu infinite of %llu samples (%s)\n",
+            cli_printf("non-finite: %llu NaN, %llu infinite of %llu samples (%s)\n",
                    (unsigned long long)nan_count, (unsigned long long)inf_count,
                    (unsigned long long)samples,
                    finite ? "filled smoothly from their neighbours when loaded"
                           : "nothing to fill them from: the file cannot be loaded");
-        printf("beamng:    %s\n", beamng_note);
+        cli_printf("beamng:    %s\n", beamng_note);
     }
     trn_image_dispose(&img);
     return CLI_EXIT_OK;

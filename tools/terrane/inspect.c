@@ -146,10 +146,10 @@ static void count_up(json_t *counts, const char *key)
 static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind kind)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", json_string(path));
+    json_object_set_new(o, "file", cli_json_string(path));
     json_object_set_new(
         o, "document",
-        json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
+        cli_json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
     json_t *size = json_array();
     json_array_append_new(size, json_real(r->size_x));
     json_array_append_new(size, json_real(r->size_z));
@@ -173,8 +173,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     json_array_append_new(chunks, json_integer(chz));
     json_object_set_new(o, "chunks", chunks);
     json_object_set_new(o, "chunk_count", json_integer((json_int_t)chx * chz));
-    json_object_set_new(o, "default_landform", json_string(r->default_landform));
-    json_object_set_new(o, "default_biome", json_string(r->default_biome));
+    json_object_set_new(o, "default_landform", cli_json_string(r->default_landform));
+    json_object_set_new(o, "default_biome", cli_json_string(r->default_biome));
 
     trn_sea_level_source src;
     char how[300];
@@ -182,30 +182,30 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     json_t *sea = json_object();
     json_object_set_new(sea, "value", json_real(level));
     json_object_set_new(sea, "source",
-                        json_string(src == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
-    json_object_set_new(sea, "how", json_string(how));
+                        cli_json_string(src == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
+    json_object_set_new(sea, "how", cli_json_string(how));
     json_object_set_new(o, "sea_level", sea);
 
     uint64_t key = 0;
     trn_recipe_cache_key(r, &key, NULL);
     char hex[24];
     snprintf(hex, sizeof hex, "%016" PRIx64, key);
-    json_object_set_new(o, "cache_key", json_string(hex));
+    json_object_set_new(o, "cache_key", cli_json_string(hex));
     json_object_set_new(o, "generator_version", json_integer(TRN_GENERATOR_VERSION));
 
     json_t *lfs = json_array();
     for (uint32_t i = 0; i < r->landform_count; i++) {
         const trn_landform *lf = &r->landforms[i];
         json_t *l = json_object();
-        json_object_set_new(l, "name", json_string(lf->name));
+        json_object_set_new(l, "name", cli_json_string(lf->name));
         json_object_set_new(l, "default", json_boolean(strcmp(lf->name, r->default_landform) == 0));
         control c[10];
         size_t n = landform_controls(lf, c);
         json_t *all = json_object(), *changed = json_array();
         for (size_t k = 0; k < n; k++) {
             json_object_set_new(all, c[k].key,
-                                c[k].numeric ? json_real(c[k].number) : json_string(c[k].value));
-            if (!c[k].is_default) json_array_append_new(changed, json_string(c[k].key));
+                                c[k].numeric ? json_real(c[k].number) : cli_json_string(c[k].value));
+            if (!c[k].is_default) json_array_append_new(changed, cli_json_string(c[k].key));
         }
         json_object_set_new(l, "controls", all);
         json_object_set_new(l, "non_default", changed);
@@ -213,7 +213,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         for (uint32_t b = 0; b < r->biome_count; b++) {
             const char *bl = r->biomes[b].landform ? r->biomes[b].landform : r->default_landform;
             if (strcmp(bl, lf->name) == 0)
-                json_array_append_new(used, json_string(r->biomes[b].name));
+                json_array_append_new(used, cli_json_string(r->biomes[b].name));
         }
         json_object_set_new(l, "biomes", used);
         json_array_append_new(lfs, l);
@@ -224,7 +224,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     for (uint32_t i = 0; i < r->biome_count; i++) {
         const trn_biome *b = &r->biomes[i];
         json_t *bo = json_object();
-        json_object_set_new(bo, "name", json_string(b->name));
+        json_object_set_new(bo, "name", cli_json_string(b->name));
         json_object_set_new(bo, "default", json_boolean(strcmp(b->name, r->default_biome) == 0));
         json_t *col = json_array();
         for (int k = 0; k < 4; k++) {
@@ -235,11 +235,11 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         json_object_set_new(bo, "color", col);
         char hx[12];
         fmt_hex(b->color, hx);
-        json_object_set_new(bo, "hex", json_string(hx));
-        json_object_set_new(bo, "material", b->material ? json_string(b->material) : json_null());
+        json_object_set_new(bo, "hex", cli_json_string(hx));
+        json_object_set_new(bo, "material", b->material ? cli_json_string(b->material) : json_null());
         json_object_set_new(bo, "texture_scale", json_real(b->texture_scale));
         json_object_set_new(bo, "landform",
-                            json_string(b->landform ? b->landform : r->default_landform));
+                            cli_json_string(b->landform ? b->landform : r->default_landform));
         json_object_set_new(bo, "landform_is_default", json_boolean(b->landform == NULL));
         json_object_set_new(bo, "allow_snow", json_boolean(b->allow_snow));
         json_array_append_new(bs, bo);
@@ -251,9 +251,9 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         const trn_rule *rule = &r->rules[i];
         json_t *ro = json_object();
         json_object_set_new(ro, "index", json_integer(i));
-        json_object_set_new(ro, "id", json_string(rule->id));
-        json_object_set_new(ro, "biome", json_string(rule->biome));
-        json_object_set_new(ro, "layer", rule->layer ? json_string(rule->layer) : json_null());
+        json_object_set_new(ro, "id", cli_json_string(rule->id));
+        json_object_set_new(ro, "biome", cli_json_string(rule->biome));
+        json_object_set_new(ro, "layer", rule->layer ? cli_json_string(rule->layer) : json_null());
         json_object_set_new(ro, "priority", json_real(rule->priority));
         json_object_set_new(ro, "blend", json_real(rule->blend));
         json_object_set_new(ro, "elevation", band_json(&rule->elevation));
@@ -264,7 +264,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
             json_t *sub = json_array();
             for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
                 if (rule->substrate_mask & (1u << s))
-                    json_array_append_new(sub, json_string(trn_substrate_name((trn_substrate)s)));
+                    json_array_append_new(sub, cli_json_string(trn_substrate_name((trn_substrate)s)));
             json_object_set_new(ro, "substrate", sub);
         } else {
             json_object_set_new(ro, "substrate", json_null());
@@ -314,19 +314,19 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
 
     json_t *layers = json_object();
     json_t *tree = json_array();
-    json_object_set_new(layers, "source", json_string(r->has_layers ? "recipe" : "default"));
+    json_object_set_new(layers, "source", cli_json_string(r->has_layers ? "recipe" : "default"));
     for (uint32_t i = 0; i < layer_count; i++) {
         const trn_layer *l = &layer_list[i];
         json_t *lo = json_object();
-        json_object_set_new(lo, "id", json_string(l->id));
-        json_object_set_new(lo, "name", json_string(l->name ? l->name : l->id));
-        json_object_set_new(lo, "group", json_string(trn_layer_group_name(l->group)));
+        json_object_set_new(lo, "id", cli_json_string(l->id));
+        json_object_set_new(lo, "name", cli_json_string(l->name ? l->name : l->id));
+        json_object_set_new(lo, "group", cli_json_string(trn_layer_group_name(l->group)));
         json_object_set_new(lo, "enabled", json_boolean(l->enabled));
         json_t *lr = json_array();
         for (uint32_t k = 0; k < r->rule_count; k++) {
             const char *on = rule_layer(&r->rules[k], !r->has_layers);
             if (on && strcmp(on, l->id) == 0)
-                json_array_append_new(lr, json_string(r->rules[k].id));
+                json_array_append_new(lr, cli_json_string(r->rules[k].id));
         }
         json_object_set_new(lo, "rules", lr);
         json_object_set(lo, "strokes", json_array_get(layer_strokes, i));
@@ -341,7 +341,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         const char *on = rule_layer(&r->rules[k], !r->has_layers);
         for (uint32_t i = 0; on && i < layer_count; i++)
             if (strcmp(layer_list[i].id, on) == 0) found = true;
-        if (!found) json_array_append_new(loose_rules, json_string(r->rules[k].id));
+        if (!found) json_array_append_new(loose_rules, cli_json_string(r->rules[k].id));
     }
     json_object_set_new(layers, "rules_without_layer", loose_rules);
     json_object_set_new(o, "layers", layers);
@@ -353,9 +353,9 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         snprintf(h, sizeof h, "%016" PRIx64, v);
         snprintf(d, sizeof d, "%" PRIu64, v);
         json_t *so = json_object();
-        json_object_set_new(so, "channel", json_string(trn_seed_channel_name((trn_seed_channel)c)));
-        json_object_set_new(so, "hex", json_string(h));
-        json_object_set_new(so, "value", json_string(d));
+        json_object_set_new(so, "channel", cli_json_string(trn_seed_channel_name((trn_seed_channel)c)));
+        json_object_set_new(so, "hex", cli_json_string(h));
+        json_object_set_new(so, "value", cli_json_string(d));
         json_array_append_new(seeds, so);
     }
     json_object_set_new(o, "sub_seeds", seeds);
@@ -365,8 +365,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         char msg[512];
         if (trn_landform_precision_check(&r->landforms[i], r->size_x, r->size_z, msg, sizeof msg)) {
             json_t *d = json_object();
-            json_object_set_new(d, "landform", json_string(r->landforms[i].name));
-            json_object_set_new(d, "message", json_string(msg));
+            json_object_set_new(d, "landform", cli_json_string(r->landforms[i].name));
+            json_object_set_new(d, "message", cli_json_string(msg));
             json_array_append_new(diags, d);
         }
     }
@@ -383,7 +383,7 @@ static json_t *param_value_json(const trn_graph_param *p)
     case TRN_VALUE_NUMBER:
         return json_real(p->number);
     case TRN_VALUE_STRING:
-        return json_string(p->text ? p->text : "");
+        return cli_json_string(p->text ? p->text : "");
     case TRN_VALUE_BOOL:
         return json_boolean(p->boolean);
     case TRN_VALUE_POINTS: {
@@ -400,7 +400,7 @@ static json_t *param_value_json(const trn_graph_param *p)
         break;
     }
     json_t *v = p->text ? json_loads(p->text, JSON_DECODE_ANY, NULL) : NULL;
-    return v ? v : json_string(p->text ? p->text : "");
+    return v ? v : cli_json_string(p->text ? p->text : "");
 }
 
 /* Whether a parameter differs from its type's default (unknown ones always do: they are
@@ -428,8 +428,8 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph
 {
     json_t *o = json_object();
     const trn_graph *graph = &g->graph;
-    json_object_set_new(o, "source", json_string(g->from_recipe ? "recipe" : "implicit"));
-    json_object_set_new(o, "output", graph->output ? json_string(graph->output) : json_null());
+    json_object_set_new(o, "source", cli_json_string(g->from_recipe ? "recipe" : "implicit"));
+    json_object_set_new(o, "output", graph->output ? cli_json_string(graph->output) : json_null());
     json_object_set_new(o, "errors", json_integer((json_int_t)g->errors));
     json_object_set_new(o, "warnings", json_integer((json_int_t)g->warnings));
     uint64_t *keys = NULL;
@@ -443,25 +443,25 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph
             keys = NULL;
         }
     }
-    json_object_set_new(o, "keys_quality", keys ? json_string("final") : json_null());
-    if (key_error[0]) json_object_set_new(o, "keys_error", json_string(key_error));
-    json_object_set_new(o, "cache_dir", cache_dir ? json_string(cache_dir) : json_null());
+    json_object_set_new(o, "keys_quality", keys ? cli_json_string("final") : json_null());
+    if (key_error[0]) json_object_set_new(o, "keys_error", cli_json_string(key_error));
+    json_object_set_new(o, "cache_dir", cache_dir ? cli_json_string(cache_dir) : json_null());
     json_t *nodes = json_array();
     for (uint32_t k = 0; k < graph->node_count; k++) {
         const trn_graph_node *n = &graph->nodes[k];
         const trn_node_type *t = trn_node_type_find(n->type);
         json_t *no = json_object();
-        json_object_set_new(no, "id", json_string(n->id));
-        json_object_set_new(no, "type", json_string(n->type));
-        json_object_set_new(no, "title", t ? json_string(t->title) : json_null());
+        json_object_set_new(no, "id", cli_json_string(n->id));
+        json_object_set_new(no, "type", cli_json_string(n->type));
+        json_object_set_new(no, "title", t ? cli_json_string(t->title) : json_null());
         json_object_set_new(no, "is_output",
                             json_boolean(graph->output && strcmp(graph->output, n->id) == 0));
         json_t *ins = json_array();
         for (uint32_t i = 0; i < n->input_count; i++) {
             const trn_graph_link *l = &n->inputs[i];
             json_t *lo = json_object();
-            json_object_set_new(lo, "pin", json_string(l->pin));
-            json_object_set_new(lo, "node", json_string(l->node));
+            json_object_set_new(lo, "pin", cli_json_string(l->pin));
+            json_object_set_new(lo, "node", cli_json_string(l->node));
             /* A link may leave out the pin of a single-output source: name it anyway. */
             const char *outp = l->output;
             for (uint32_t s = 0; !outp && s < graph->node_count; s++) {
@@ -469,7 +469,7 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph
                 if (strcmp(graph->nodes[s].id, l->node) == 0 && st && st->output_count == 1)
                     outp = st->outputs[0].name;
             }
-            json_object_set_new(lo, "output", outp ? json_string(outp) : json_null());
+            json_object_set_new(lo, "output", outp ? cli_json_string(outp) : json_null());
             json_array_append_new(ins, lo);
         }
         json_object_set_new(no, "inputs", ins);
@@ -481,7 +481,7 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph
         if (keys && keys[k]) {
             char hex[17];
             cli_graph_key_hex(keys[k], hex);
-            json_object_set_new(no, "key", json_string(hex));
+            json_object_set_new(no, "key", cli_json_string(hex));
         } else {
             json_object_set_new(no, "key", json_null());
         }
@@ -530,7 +530,7 @@ static void print_graph_text(const json_t *g, const char *path)
     const json_int_t warnings = json_integer_value(json_object_get(g, "warnings"));
     const bool implicit = strcmp(json_string_value(json_object_get(g, "source")), "implicit") == 0;
     const char *output = json_string_value(json_object_get(g, "output"));
-    printf("\ngraph (%s, %zu node%s), output %s:\n",
+    cli_printf("\ngraph (%s, %zu node%s), output %s:\n",
            implicit ? "implicit: the recipe has none" : "recipe.graph", json_array_size(nodes),
            json_array_size(nodes) == 1 ? "" : "s", output ? output : "(not set)");
     const bool with_cache = !json_is_null(json_object_get(g, "cache_dir"));
@@ -539,17 +539,17 @@ static void print_graph_text(const json_t *g, const char *path)
     json_array_foreach(nodes, i, n)
     {
         const json_t *key = json_object_get(n, "key");
-        printf("  %s (%s)%s", json_string_value(json_object_get(n, "id")),
+        cli_printf("  %s (%s)%s", json_string_value(json_object_get(n, "id")),
                json_string_value(json_object_get(n, "type")),
                json_is_true(json_object_get(n, "is_output")) ? " [output]" : "");
-        if (json_is_string(key)) printf("  key %s", json_string_value(key));
-        printf("\n");
+        if (json_is_string(key)) cli_printf("  key %s", json_string_value(key));
+        cli_printf("\n");
         size_t k;
         json_t *l;
         json_array_foreach(json_object_get(n, "inputs"), k, l)
         {
             const json_t *outp = json_object_get(l, "output");
-            printf("    %s <- %s%s%s\n", json_string_value(json_object_get(l, "pin")),
+            cli_printf("    %s <- %s%s%s\n", json_string_value(json_object_get(l, "pin")),
                    json_string_value(json_object_get(l, "node")), json_is_string(outp) ? "." : "",
                    json_is_string(outp) ? json_string_value(outp) : "");
         }
@@ -559,43 +559,43 @@ static void print_graph_text(const json_t *g, const char *path)
         {
             char text[300];
             value_text(v, text, sizeof text);
-            printf("    %s = %s\n", name, text);
+            cli_printf("    %s = %s\n", name, text);
         }
         if (with_cache && json_is_string(key)) {
             if (json_is_true(json_object_get(n, "cached")))
-                printf("    cached (cost %.2f s CPU when evaluated)\n",
+                cli_printf("    cached (cost %.2f s CPU when evaluated)\n",
                        json_number_value(json_object_get(n, "cached_cpu_seconds")));
             else
-                printf("    not cached: generate evaluates it\n");
+                cli_printf("    not cached: generate evaluates it\n");
         } else if (with_cache && !errors) {
-            printf("    never evaluated (it does not feed the output)\n");
+            cli_printf("    never evaluated (it does not feed the output)\n");
         }
     }
     const json_t *diags = json_object_get(g, "diagnostics");
     if (json_array_size(diags)) {
-        printf("  diagnostics:\n");
+        cli_printf("  diagnostics:\n");
         json_t *d;
         json_array_foreach(diags, i, d)
         {
             const json_t *line = json_object_get(d, "line");
-            printf("    ");
+            cli_printf("    ");
             if (json_is_integer(line))
-                printf("%s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": ", path,
+                cli_printf("%s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": ", path,
                        json_integer_value(line), json_integer_value(json_object_get(d, "column")));
-            printf("%s: %s [%s]\n", json_string_value(json_object_get(d, "severity")),
+            cli_printf("%s: %s [%s]\n", json_string_value(json_object_get(d, "severity")),
                    json_string_value(json_object_get(d, "message")),
                    json_string_value(json_object_get(d, "check")));
         }
     }
     if (errors)
-        printf("  the graph has %" JSON_INTEGER_FORMAT " error%s; generate will refuse it (no "
+        cli_printf("  the graph has %" JSON_INTEGER_FORMAT " error%s; generate will refuse it (no "
                "cache keys until it is fixed)\n",
                errors, errors == 1 ? "" : "s");
     else if (json_is_string(json_object_get(g, "keys_error")))
-        printf("  cache keys unavailable: %s\n",
+        cli_printf("  cache keys unavailable: %s\n",
                json_string_value(json_object_get(g, "keys_error")));
     else
-        printf("  no errors, %" JSON_INTEGER_FORMAT " warning%s; the keys are the node cache keys "
+        cli_printf("  no errors, %" JSON_INTEGER_FORMAT " warning%s; the keys are the node cache keys "
                "at final quality\n",
                warnings, warnings == 1 ? "" : "s");
 }
@@ -612,72 +612,72 @@ static void print_band(const char *label, const json_t *band)
     char a[40], b[40];
     fmt_num(json_number_value(json_array_get(band, 0)), a);
     fmt_num(json_number_value(json_array_get(band, 1)), b);
-    printf("       %-15s [%s, %s]\n", label, a, b);
+    cli_printf("       %-15s [%s, %s]\n", label, a, b);
 }
 
 static void print_text(const json_t *o, const trn_recipe *r)
 {
     char a[40], b[40];
-    printf("file:             %s\n", jstr(o, "file"));
-    printf("document:         %s\n", strcmp(jstr(o, "document"), "terrain_asset") == 0
+    cli_printf("file:             %s\n", jstr(o, "file"));
+    cli_printf("document:         %s\n", strcmp(jstr(o, "document"), "terrain_asset") == 0
                                          ? "Terrain asset source (format_version 1, recipe inside)"
                                          : "bare recipe");
     fmt_num(r->size_x, a);
     fmt_num(r->size_z, b);
-    printf("size:             %s x %s world units\n", a, b);
-    printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
-    printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
+    cli_printf("size:             %s x %s world units\n", a, b);
+    cli_printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
+    cli_printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
            json_integer_value(json_object_get(o, "sample_count")), r->cells_x + 1, r->cells_z + 1);
-    printf("seed:             %" PRIu64 "\n", r->seed);
+    cli_printf("seed:             %" PRIu64 "\n", r->seed);
     json_t *chunks = json_object_get(o, "chunks");
-    printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT
+    cli_printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT
            " = %" JSON_INTEGER_FORMAT " chunks\n",
            r->chunk_cells, json_integer_value(json_array_get(chunks, 0)),
            json_integer_value(json_array_get(chunks, 1)),
            json_integer_value(json_object_get(o, "chunk_count")));
-    printf("default landform: %s\n", r->default_landform);
-    printf("default biome:    %s\n", r->default_biome);
+    cli_printf("default landform: %s\n", r->default_landform);
+    cli_printf("default biome:    %s\n", r->default_biome);
     json_t *sea = json_object_get(o, "sea_level");
     fmt_num(json_number_value(json_object_get(sea, "value")), a);
-    printf("sea level:        %s (%s)\n", a, jstr(sea, "how"));
-    printf("cache key:        %s (generator version %u)\n", jstr(o, "cache_key"),
+    cli_printf("sea level:        %s (%s)\n", a, jstr(sea, "how"));
+    cli_printf("cache key:        %s (generator version %u)\n", jstr(o, "cache_key"),
            TRN_GENERATOR_VERSION);
 
-    printf("\nlandforms (%u):\n", r->landform_count);
+    cli_printf("\nlandforms (%u):\n", r->landform_count);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(o, "landforms"), i, e)
     {
         const trn_landform *lf = &r->landforms[i];
-        printf("  %s%s\n", lf->name,
+        cli_printf("  %s%s\n", lf->name,
                json_is_true(json_object_get(e, "default")) ? " (default)" : "");
         control c[10];
         size_t n = landform_controls(lf, c);
         size_t shown = 0;
         for (size_t k = 0; k < n; k++) {
             if (c[k].is_default) continue;
-            printf("%s%s %s", shown ? ", " : "    ", c[k].key, c[k].value);
+            cli_printf("%s%s %s", shown ? ", " : "    ", c[k].key, c[k].value);
             shown++;
         }
-        printf("%s\n", shown ? "" : "    every control at its default");
+        cli_printf("%s\n", shown ? "" : "    every control at its default");
         json_t *used = json_object_get(e, "biomes");
         if (json_array_size(used)) {
-            printf("    shapes biomes:");
+            cli_printf("    shapes biomes:");
             size_t k;
             json_t *u;
-            json_array_foreach(used, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
-            printf("\n");
+            json_array_foreach(used, k, u) cli_printf("%s %s", k ? "," : "", json_string_value(u));
+            cli_printf("\n");
         }
     }
 
-    printf("\nbiomes (%u):\n", r->biome_count);
+    cli_printf("\nbiomes (%u):\n", r->biome_count);
     json_array_foreach(json_object_get(o, "biomes"), i, e)
     {
         const trn_biome *bm = &r->biomes[i];
         char col[200];
         fmt_color(bm->color, col, sizeof col);
         fmt_num(bm->texture_scale, a);
-        printf("  %s%s\n    color %s %s, landform %s%s, texture_scale %s, snow %s%s%s\n", bm->name,
+        cli_printf("  %s%s\n    color %s %s, landform %s%s, texture_scale %s, snow %s%s%s\n", bm->name,
                json_is_true(json_object_get(e, "default")) ? " (default)" : "", col, jstr(e, "hex"),
                jstr(e, "landform"), bm->landform ? "" : " (the default)", a,
                bm->allow_snow ? "allowed" : "not allowed", bm->material ? ", material " : "",
@@ -686,7 +686,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
 
     json_t *layers = json_object_get(o, "layers");
     bool from_recipe = strcmp(jstr(layers, "source"), "recipe") == 0;
-    printf("\nlayers (%s):\n", from_recipe ? "from the recipe" : "the five defaults");
+    cli_printf("\nlayers (%s):\n", from_recipe ? "from the recipe" : "the five defaults");
     json_array_foreach(json_object_get(layers, "tree"), i, e)
     {
         const char *id = json_string_value(json_object_get(e, "id"));
@@ -695,51 +695,51 @@ static void print_text(const json_t *o, const trn_recipe *r)
         bool last = i + 1 == json_array_size(json_object_get(layers, "tree"));
         bool enabled = json_is_true(json_object_get(e, "enabled"));
         const char *under = last ? "       " : "  |    ";
-        printf("  %s %s", last ? "`-" : "+-", id);
-        if (name && strcmp(name, id) != 0) printf(" \"%s\"", name);
-        if (strcmp(group, id) != 0) printf(" [%s]", group);
-        if (!enabled) printf(" (disabled)");
-        printf("\n");
+        cli_printf("  %s %s", last ? "`-" : "+-", id);
+        if (name && strcmp(name, id) != 0) cli_printf(" \"%s\"", name);
+        if (strcmp(group, id) != 0) cli_printf(" [%s]", group);
+        if (!enabled) cli_printf(" (disabled)");
+        cli_printf("\n");
         json_t *lr = json_object_get(e, "rules");
         if (json_array_size(lr)) {
-            printf("%srules:", under);
+            cli_printf("%srules:", under);
             size_t k;
             json_t *u;
-            json_array_foreach(lr, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
-            printf("\n");
+            json_array_foreach(lr, k, u) cli_printf("%s %s", k ? "," : "", json_string_value(u));
+            cli_printf("\n");
         }
         json_t *ls = json_object_get(e, "strokes");
         json_int_t total = json_integer_value(json_object_get(ls, "total"));
         if (total) {
-            printf("%sstrokes %" JSON_INTEGER_FORMAT ":", under, total);
+            cli_printf("%sstrokes %" JSON_INTEGER_FORMAT ":", under, total);
             const char *type;
             json_t *cnt;
             size_t k = 0;
             json_object_foreach(json_object_get(ls, "by_type"), type, cnt)
             {
-                printf("%s %s %" JSON_INTEGER_FORMAT, k++ ? "," : "", type,
+                cli_printf("%s %s %" JSON_INTEGER_FORMAT, k++ ? "," : "", type,
                        json_integer_value(cnt));
             }
-            printf("%s\n", enabled ? "" : " (kept, but skipped while the layer is disabled)");
+            cli_printf("%s\n", enabled ? "" : " (kept, but skipped while the layer is disabled)");
         }
     }
     json_t *loose = json_object_get(layers, "rules_without_layer");
     if (json_array_size(loose)) {
-        printf("  rules on no listed layer:");
+        cli_printf("  rules on no listed layer:");
         size_t k;
         json_t *u;
-        json_array_foreach(loose, k, u) printf("%s %s", k ? "," : "", json_string_value(u));
-        printf("\n");
+        json_array_foreach(loose, k, u) cli_printf("%s %s", k ? "," : "", json_string_value(u));
+        cli_printf("\n");
     }
 
-    printf("\nrules (%u)%s\n", r->rule_count,
+    cli_printf("\nrules (%u)%s\n", r->rule_count,
            r->rule_count ? ": highest priority wins, then blend strength, then the earlier rule"
                          : ": none, every sample gets the default biome");
     for (uint32_t k = 0; k < r->rule_count; k++) {
         const trn_rule *rule = &r->rules[k];
         fmt_num(rule->priority, a);
         fmt_num(rule->blend, b);
-        printf("  %u. \"%s\" -> %s  priority %s, blend %s%s%s\n", k + 1, rule->id, rule->biome, a,
+        cli_printf("  %u. \"%s\" -> %s  priority %s, blend %s%s%s\n", k + 1, rule->id, rule->biome, a,
                b, rule->layer ? ", layer " : "", rule->layer ? rule->layer : "");
         json_t *ro = json_array_get(json_object_get(o, "rules"), k);
         print_band("elevation", json_object_get(ro, "elevation"));
@@ -747,55 +747,55 @@ static void print_text(const json_t *o, const trn_recipe *r)
         print_band("moisture", json_object_get(ro, "moisture"));
         print_band("water distance", json_object_get(ro, "water_distance"));
         if (rule->substrate_mask) {
-            printf("       %-15s", "substrate");
+            cli_printf("       %-15s", "substrate");
             int shown = 0;
             for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
                 if (rule->substrate_mask & (1u << s))
-                    printf("%s %s", shown++ ? "," : "", trn_substrate_name((trn_substrate)s));
-            printf("\n");
+                    cli_printf("%s %s", shown++ ? "," : "", trn_substrate_name((trn_substrate)s));
+            cli_printf("\n");
         }
         if (!rule->elevation.set && !rule->slope.set && !rule->moisture.set &&
             !rule->water_distance.set && !rule->substrate_mask)
-            printf("       no bands: matches every sample\n");
+            cli_printf("       no bands: matches every sample\n");
     }
 
-    printf("\nstrokes:\n");
+    cli_printf("\nstrokes:\n");
     json_t *so = json_object_get(o, "strokes");
     for (int s = 0; s < 3; s++) {
         const char *sec = stroke_sections[s];
         json_t *cnt = json_object_get(so, sec);
-        printf("  %-11s %" JSON_INTEGER_FORMAT, sec,
+        cli_printf("  %-11s %" JSON_INTEGER_FORMAT, sec,
                json_integer_value(json_object_get(cnt, "total")));
         const char *type;
         json_t *c;
         size_t k = 0;
         json_object_foreach(json_object_get(cnt, "by_type"), type, c)
         {
-            printf("%s%s %" JSON_INTEGER_FORMAT, k++ ? ", " : " (", type, json_integer_value(c));
+            cli_printf("%s%s %" JSON_INTEGER_FORMAT, k++ ? ", " : " (", type, json_integer_value(c));
         }
-        printf("%s\n", k ? ")" : "");
+        cli_printf("%s\n", k ? ")" : "");
     }
     json_int_t off = json_integer_value(json_object_get(so, "on_disabled_layers"));
     if (off)
-        printf("  note: %" JSON_INTEGER_FORMAT " stroke%s on disabled layers: kept in the recipe, "
+        cli_printf("  note: %" JSON_INTEGER_FORMAT " stroke%s on disabled layers: kept in the recipe, "
                "skipped when generating\n",
                off, off == 1 ? " is" : "s are");
 
-    printf("\nsub-seeds of world seed %" PRIu64 ":\n", r->seed);
+    cli_printf("\nsub-seeds of world seed %" PRIu64 ":\n", r->seed);
     json_array_foreach(json_object_get(o, "sub_seeds"), i, e)
     {
-        printf("  %-16s 0x%s  %s\n", jstr(e, "channel"), jstr(e, "hex"), jstr(e, "value"));
+        cli_printf("  %-16s 0x%s  %s\n", jstr(e, "channel"), jstr(e, "hex"), jstr(e, "value"));
     }
 
     json_t *diags = json_object_get(o, "diagnostics");
-    printf("\nsampling precision:");
+    cli_printf("\nsampling precision:");
     if (json_array_size(diags) == 0)
-        printf(" every landform samples within float precision\n");
+        cli_printf(" every landform samples within float precision\n");
     else
-        printf("\n");
+        cli_printf("\n");
     json_array_foreach(diags, i, e)
     {
-        printf("  warning: %s\n", jstr(e, "message"));
+        cli_printf("  warning: %s\n", jstr(e, "message"));
     }
 }
 

@@ -144,7 +144,7 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
         const trn_finding *x = &findings.items[k];
         if (x->severity == TRN_SEVERITY_INFO || (ctx->quiet && x->severity < TRN_SEVERITY_ERROR))
             continue;
-        fprintf(stderr, "terrane %s: validate %s [%s]: %s\n", ctx->verb,
+        cli_fprintf(stderr, "terrane %s: validate %s [%s]: %s\n", ctx->verb,
                 trn_severity_name(x->severity), x->check, x->message);
     }
     cli_note(ctx, "validated %s: %zu error(s)", level_dir, errors);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("terrane %s\n", TRN_VERSION_STRING);
+        cli_printf("terrane %s\n", TRN_VERSION_STRING);
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
             return cli_finish(&ctx, verbs[i].fn(&ctx, argc - 1, argv + 1));
         }
     }
-    fprintf(stderr, "terrane: unknown verb '%s'\n", argv[1]);
+    cli_fprintf(stderr, "terrane: unknown verb '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;
 }

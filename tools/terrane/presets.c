@@ -64,21 +64,21 @@ static json_t *preset_json(const trn_preset *p)
         json_decref(rules);
         return NULL;
     }
-    json_object_set_new(o, "id", json_string(p->id));
-    json_object_set_new(o, "name", json_string(p->name));
-    if (p->label) json_object_set_new(o, "label", json_string(p->label));
+    json_object_set_new(o, "id", cli_json_string(p->id));
+    json_object_set_new(o, "name", cli_json_string(p->name));
+    if (p->label) json_object_set_new(o, "label", cli_json_string(p->label));
     json_object_set_new(o, "description",
-                        p->description ? json_string(p->description) : json_null());
+                        p->description ? cli_json_string(p->description) : json_null());
     json_object_set_new(o, "version", json_real(p->version));
     for (uint32_t i = 0; i < p->recipe.biome_count; i++)
-        json_array_append_new(biomes, json_string(p->recipe.biomes[i].name));
+        json_array_append_new(biomes, cli_json_string(p->recipe.biomes[i].name));
     json_object_set_new(o, "biomes", biomes);
     if (p->recipe.default_biome)
-        json_object_set_new(o, "default_biome", json_string(p->recipe.default_biome));
+        json_object_set_new(o, "default_biome", cli_json_string(p->recipe.default_biome));
     for (uint32_t i = 0; i < p->recipe.rule_count; i++) {
         json_t *r = json_object();
-        json_object_set_new(r, "id", json_string(p->recipe.rules[i].id));
-        json_object_set_new(r, "biome", json_string(p->recipe.rules[i].biome));
+        json_object_set_new(r, "id", cli_json_string(p->recipe.rules[i].id));
+        json_object_set_new(r, "biome", cli_json_string(p->recipe.rules[i].biome));
         json_array_append_new(rules, r);
     }
     json_object_set_new(o, "rules", rules);
@@ -86,7 +86,7 @@ static json_t *preset_json(const trn_preset *p)
     json_t *keys = json_array();
     const char *k;
     json_t *v;
-    json_object_foreach(sets, k, v) json_array_append_new(keys, json_string(k));
+    json_object_foreach(sets, k, v) json_array_append_new(keys, cli_json_string(k));
     json_decref(sets);
     json_object_set_new(o, "sets", keys);
     return o;
@@ -94,23 +94,23 @@ static json_t *preset_json(const trn_preset *p)
 
 static void preset_text(const trn_preset *p)
 {
-    printf("  %s  %s%s%s%s\n", p->id, p->name, p->label ? " [" : "", p->label ? p->label : "",
+    cli_printf("  %s  %s%s%s%s\n", p->id, p->name, p->label ? " [" : "", p->label ? p->label : "",
            p->label ? "]" : "");
-    if (p->description) printf("    %s\n", p->description);
+    if (p->description) cli_printf("    %s\n", p->description);
     if (p->recipe.biome_count) {
-        printf("    biomes (%u):", p->recipe.biome_count);
+        cli_printf("    biomes (%u):", p->recipe.biome_count);
         for (uint32_t i = 0; i < p->recipe.biome_count; i++)
-            printf("%s %s", i ? "," : "", p->recipe.biomes[i].name);
-        if (p->recipe.default_biome) printf("; default %s", p->recipe.default_biome);
-        printf("\n");
+            cli_printf("%s %s", i ? "," : "", p->recipe.biomes[i].name);
+        if (p->recipe.default_biome) cli_printf("; default %s", p->recipe.default_biome);
+        cli_printf("\n");
     } else if (p->recipe.default_biome) {
-        printf("    default biome %s\n", p->recipe.default_biome);
+        cli_printf("    default biome %s\n", p->recipe.default_biome);
     }
     if (p->recipe.rule_count) {
-        printf("    rules (%u):", p->recipe.rule_count);
+        cli_printf("    rules (%u):", p->recipe.rule_count);
         for (uint32_t i = 0; i < p->recipe.rule_count; i++)
-            printf("%s %s -> %s", i ? "," : "", p->recipe.rules[i].id, p->recipe.rules[i].biome);
-        printf("\n");
+            cli_printf("%s %s -> %s", i ? "," : "", p->recipe.rules[i].id, p->recipe.rules[i].biome);
+        cli_printf("\n");
     }
 }
 
@@ -151,16 +151,16 @@ int cli_verb_presets(cli_ctx *ctx, int argc, char **argv)
                 json_t *p = json_array();
                 for (uint32_t i = 0; i < np; i++)
                     json_array_append_new(p, preset_json(&proj[i]));
-                json_object_set_new(root, "project", json_string(project));
+                json_object_set_new(root, "project", cli_json_string(project));
                 json_object_set_new(root, "project_presets", p);
             }
             cli_print_json(root); /* takes the reference */
         } else {
-            printf("built-in presets (%u):\n", nb);
+            cli_printf("built-in presets (%u):\n", nb);
             for (uint32_t i = 0; i < nb; i++)
                 preset_text(&builtin[i]);
             if (project) {
-                printf("project presets in %s (%u)%s\n", project, np, np ? ":" : "");
+                cli_printf("project presets in %s (%u)%s\n", project, np, np ? ":" : "");
                 for (uint32_t i = 0; i < np; i++)
                     preset_text(&proj[i]);
             }
@@ -440,11 +440,11 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv)
         goto done;
     }
     if (matches > 1) {
-        fprintf(stderr, "terrane %s: %zu terrains%s%s%s; choose one with --entity:\n", ctx->verb,
+        cli_fprintf(stderr, "terrane %s: %zu terrains%s%s%s; choose one with --entity:\n", ctx->verb,
                 matches, entity ? " have the id '" : "", entity ? entity : "", entity ? "'" : "");
         for (size_t i = 0; i < s.count; i++)
             if (!entity || strcmp(s.items[i].entity, entity) == 0)
-                fprintf(stderr, "  %s in %s\n", s.items[i].entity, s.items[i].scene);
+                cli_fprintf(stderr, "  %s in %s\n", s.items[i].entity, s.items[i].scene);
         goto done;
     }
     if (!pick->inline_recipe) {
@@ -532,9 +532,9 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "scene", json_string(pick->scene));
-        json_object_set_new(o, "entity", json_string(pick->entity));
-        json_object_set_new(o, "preset_id", json_string(preset.id));
+        json_object_set_new(o, "scene", cli_json_string(pick->scene));
+        json_object_set_new(o, "entity", cli_json_string(pick->entity));
+        json_object_set_new(o, "preset_id", cli_json_string(preset.id));
         json_object_set_new(o, "preset_version", json_real(preset.version));
         json_object_set_new(o, "recipe_offset", json_integer((json_int_t)start));
         json_object_set_new(o, "recipe_bytes_before", json_integer((json_int_t)(end - start)));

@@ -215,10 +215,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "input", json_string(in));
-        json_object_set_new(o, "input_format", json_string(t.format));
-        json_object_set_new(o, "output", json_string(out));
-        json_object_set_new(o, "mode", json_string(mode_names[mode]));
+        json_object_set_new(o, "input", cli_json_string(in));
+        json_object_set_new(o, "input_format", cli_json_string(t.format));
+        json_object_set_new(o, "output", cli_json_string(out));
+        json_object_set_new(o, "mode", cli_json_string(mode_names[mode]));
         json_object_set_new(o, "width", json_integer(pic.width));
         json_object_set_new(o, "height", json_integer(pic.height));
         json_object_set_new(o, "channels", json_integer(pic.channels));

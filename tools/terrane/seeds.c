@@ -74,20 +74,20 @@ int cli_verb_seeds(cli_ctx *ctx, int argc, char **argv)
             snprintf(d, sizeof d, "%" PRIu64, v);
             json_t *so = json_object();
             json_object_set_new(so, "channel",
-                                json_string(trn_seed_channel_name((trn_seed_channel)c)));
+                                cli_json_string(trn_seed_channel_name((trn_seed_channel)c)));
             /* Sub-seeds use all 64 bits: JSON integers stop at 2^63-1, so both are strings. */
-            json_object_set_new(so, "hex", json_string(h));
-            json_object_set_new(so, "value", json_string(d));
+            json_object_set_new(so, "hex", cli_json_string(h));
+            json_object_set_new(so, "value", cli_json_string(d));
             json_array_append_new(arr, so);
         }
         json_object_set_new(o, "sub_seeds", arr);
         cli_print_json(o);
         return CLI_EXIT_OK;
     }
-    printf("world seed %" PRIu64 "\n", seed);
+    cli_printf("world seed %" PRIu64 "\n", seed);
     for (int c = 0; c < TRN_CHANNEL_COUNT; c++) {
         uint64_t v = trn_subseed_of(seed, (trn_seed_channel)c);
-        printf("  %-16s 0x%016" PRIx64 "  %" PRIu64 "\n",
+        cli_printf("  %-16s 0x%016" PRIx64 "  %" PRIu64 "\n",
                trn_seed_channel_name((trn_seed_channel)c), v, v);
     }
     return CLI_EXIT_OK;

@@ -256,8 +256,8 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
     unsigned long long side = 1ull << dat.max_depth;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "input", json_string(in));
-        json_object_set_new(o, "output", json_string(out));
+        json_object_set_new(o, "input", cli_json_string(in));
+        json_object_set_new(o, "output", cli_json_string(out));
         json_object_set_new(o, "samples", json_pack("[ii]", (int)sx, (int)sz));
         json_object_set_new(o, "max_depth", json_integer(dat.max_depth));
         json_object_set_new(o, "world_size", json_integer((json_int_t)side));

@@ -131,7 +131,7 @@ static int extract_trees(cli_ctx *ctx, const trn_unity_terrain *t, const char *p
     double size[3] = {(double)(t->resolution - 1) * t->scale[0], t->scale[1],
                       (double)(t->resolution - 1) * t->scale[2]};
     json_object_set_new(doc, "convention",
-                        json_string("Unity TreeInstance: position is 0..1 of the terrain size; "
+                        cli_json_string("Unity TreeInstance: position is 0..1 of the terrain size; "
                                     "world = terrain position + position * size (terrain at the "
                                     "origin here); rotation about y in radians"));
     json_t *sz = json_array();
@@ -163,7 +163,7 @@ static int extract_trees(cli_ctx *ctx, const trn_unity_terrain *t, const char *p
         char color[12];
         snprintf(color, sizeof color, "#%02x%02x%02x%02x", tr->color & 0xffu,
                  (tr->color >> 8) & 0xffu, (tr->color >> 16) & 0xffu, tr->color >> 24);
-        json_object_set_new(o, "color", json_string(color));
+        json_object_set_new(o, "color", cli_json_string(color));
         json_object_set_new(o, "prototype", json_integer(tr->prototype));
         json_array_append_new(list, o);
     }
@@ -363,8 +363,8 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     if ((rc = cli_commit(ctx))) return rc;
     if (ctx->json) {
         json_t *j = json_object();
-        json_object_set_new(j, "dir", json_string(dir));
-        json_object_set_new(j, "name", json_string(o.name));
+        json_object_set_new(j, "dir", cli_json_string(dir));
+        json_object_set_new(j, "name", cli_json_string(o.name));
         json_object_set_new(j, "resolution", json_integer(rep.resolution));
         json_object_set_new(j, "tiles_x", json_integer(rep.tiles_x));
         json_object_set_new(j, "tiles_z", json_integer(rep.tiles_z));
@@ -373,7 +373,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
             json_array_append_new(size, json_real(rep.tile_size[k]));
         json_object_set_new(j, "tile_size", size);
         json_object_set_new(j, "height_base", json_real(rep.height_base));
-        json_object_set_new(j, "byte_order", json_string(o.big_endian ? "big" : "little"));
+        json_object_set_new(j, "byte_order", cli_json_string(o.big_endian ? "big" : "little"));
         json_object_set_new(j, "flip", json_boolean(o.flip));
         json_object_set_new(j, "files", json_integer(rep.files));
         json_object_set_new(j, "splat_textures", json_integer(rep.splat_textures));
