@@ -575,6 +575,56 @@ static void test_untrusted_text(void)
     free(out), free(err);
 }
 
+/* A lossy conversion says what it drops, once; a lossless one says nothing. */
+static void test_conversion_drops(void)
+{
+    char ter[700], png[700], ter2[700];
+    tmp_path(ter, sizeof ter, "drops.ter");
+    trn_ter t;
+    memset(&t, 0, sizeof t);
+    t.version = 9;
+    t.size = 8;
+    uint16_t heights[64];
+    uint8_t layers[64];
+    for (int k = 0; k < 64; k++) {
+        heights[k] = (uint16_t)(k * 100);
+        layers[k] = (uint8_t)(k % 2);
+    }
+    layers[9] = 255; /* a hole */
+    t.heights = heights;
+    t.layers = layers;
+    static char a[] = "grass", b[] = "rock";
+    char *names[2] = {a, b};
+    uint32_t lens[2] = {5, 4};
+    t.materials = names;
+    t.material_lengths = lens;
+    t.material_count = 2;
+    CHECK_OK(trn_ter_write(ter, &t, 9, NULL, NULL, NULL));
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, ter,
+                                   tmp_path(png, sizeof png, "drops.png")),
+                 0);
+    CHECK_CONTAINS(err, "note: a PNG heightmap holds less than");
+    CHECK_CONTAINS(err, "(beamng-ter): dropped material layers (2 materials); holes (1 sample)");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err, ter, png), 0);
+    json_error_t je;
+    json_t *doc = out ? json_loads(out, 0, &je) : NULL;
+    json_t *dropped = json_object_get(doc, "dropped");
+    CHECK_EQ_INT(json_array_size(dropped), 2);
+    CHECK(json_is_string(json_array_get(dropped, 1)) &&
+          !strcmp(json_string_value(json_array_get(dropped, 1)), "holes (1 sample)"));
+    json_decref(doc);
+    free(out), free(err);
+    /* .ter keeps layers and holes: nothing dropped, no note. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err, png,
+                                   tmp_path(ter2, sizeof ter2, "back.ter")),
+                 0);
+    CHECK_CONTAINS(out, "\"dropped\": []");
+    CHECK(err && !strstr(err, "holds less"));
+    free(out), free(err);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -588,5 +638,6 @@ int main(void)
     RUN(test_cache_fifo);
     RUN(test_levels_folder_refused);
     RUN(test_untrusted_text);
+    RUN(test_conversion_drops);
     return trn_test_finish();
 }

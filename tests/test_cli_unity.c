@@ -113,6 +113,14 @@ static void test_convert_extract(void)
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, asset,
                                    tmp_path(png, sizeof png, "h.png")),
                  0);
+    /* One note with everything a PNG cannot hold of the TerrainData. */
+    CHECK_CONTAINS(err, "note: a PNG heightmap holds less than");
+    CHECK_CONTAINS(err, "dropped blended splat weights of 3 layers (the strongest is kept); 3 "
+                        "trees; material layers (3 materials); holes (");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err, asset, png), 0);
+    CHECK_CONTAINS(out, "\"dropped\": [");
+    CHECK_CONTAINS(out, "\"3 trees\"");
     free(out), free(err);
     trn_image img;
     CHECK_OK(trn_png_read(png, NULL, &img, NULL));

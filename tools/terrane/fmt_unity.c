@@ -296,6 +296,14 @@ int cli_unity_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, 
         st = trn_unity_terrain_to_labels(&t, &out->labels, &e);
         out->has_labels = st == TRN_OK;
     }
+    /* A heightfield with one label per sample keeps the strongest layer only. */
+    if (t.layer_count > 254)
+        cli_drops_add(&out->drops, "%u splat layers (a label map holds 254)", t.layer_count);
+    else if (t.layer_count > 1 && t.alphamap_count)
+        cli_drops_add(&out->drops, "blended splat weights of %u layers (the strongest is kept)",
+                      t.layer_count);
+    if (t.tree_count)
+        cli_drops_add(&out->drops, "%u tree%s", t.tree_count, t.tree_count == 1 ? "" : "s");
     trn_unity_terrain_dispose(&t);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
