@@ -595,6 +595,21 @@ static int load_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt,
     double max_height = opt && opt->max_height > 0 ? opt->max_height : CLI_DEFAULT_MAX_HEIGHT;
     double square = opt && opt->square_size > 0 ? opt->square_size : 1.0;
     trn_status st = trn_ter_to_field(&ter, max_height, square, &out->field, &out->labels, &e);
+    /* What a heightfield with one material per sample does not carry. */
+    if (ter.extra_count)
+        cli_drops_add(&out->drops, "%u extra map%s after the layer map", ter.extra_count,
+                      ter.extra_count == 1 ? "" : "s");
+    uint32_t alphas = 0;
+    for (int k = 0; k < 8; k++)
+        alphas += ter.legacy_alpha[k] != NULL;
+    if (alphas)
+        cli_drops_add(&out->drops, "%u legacy alpha map%s (the strongest material is kept)",
+                      alphas, alphas == 1 ? "" : "s");
+    if ((ter.texture_script && ter.texture_script[0]) ||
+        (ter.heightfield_script && ter.heightfield_script[0]))
+        cli_drops_add(&out->drops, "the legacy texture and heightfield scripts");
+    if ((ter.edge_paths[0] && ter.edge_paths[0][0]) || (ter.edge_paths[1] && ter.edge_paths[1][0]))
+        cli_drops_add(&out->drops, "the legacy edge terrain paths");
     trn_ter_dispose(&ter);
     if (st) return cli_fail(ctx, &e);
     out->has_labels = true;
