@@ -1220,6 +1220,46 @@ static void test_strokes_work_budget(void)
     trn_recipe_dispose(&r);
 }
 
+/* Limits at their value: the largest grid (2^28 samples) and 256 layers are read, one more of
+ * either is refused. */
+static void test_limits_exact(void)
+{
+    const char *tail = ", \"seed\": 1, \"default_landform\": \"a\", \"landforms\": {\"a\": {}}, "
+                       "\"default_biome\": \"b\", \"biomes\": {\"b\": {\"color\": [0, 0, 0, 0]}}";
+    char text[8192];
+    trn_recipe r;
+    trn_error e;
+    snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [16383, 16383]%s}", tail);
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e));
+    CHECK(r.cells_x == 16383 && r.cells_z == 16383);
+    trn_recipe_dispose(&r);
+    snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [16383, 16384]%s}", tail);
+    CHECK_STATUS(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "16383 x 16384 cells make 268451840 samples");
+
+    for (int n = 256; n <= 257; n++) {
+        size_t cap = 512 + (size_t)n * 48, at = 0;
+        char *t = malloc(cap);
+        at += (size_t)snprintf(t, cap, "{\"size\": [1, 1], \"resolution\": [1, 1]%s, \"layers\": [",
+                               tail);
+        at += (size_t)snprintf(t + at, cap - at, "{\"id\": \"generation\"}");
+        for (int k = 1; k < n; k++)
+            at +=
+                (size_t)snprintf(t + at, cap - at, ", {\"id\": \"l%d\", \"group\": \"sculpt\"}", k);
+        snprintf(t + at, cap - at, "]}");
+        trn_status st = trn_recipe_parse(t, strlen(t), "layers.json", &r, NULL, &e);
+        if (n == 256) {
+            CHECK_OK(st);
+            CHECK_EQ_INT(r.layer_count, 256);
+            trn_recipe_dispose(&r);
+        } else {
+            CHECK_STATUS(st, TRN_ERR_LIMIT);
+            CHECK_CONTAINS(e.message, "layers: 257 layers; at most 256 are allowed");
+        }
+        free(t);
+    }
+}
+
 int main(void)
 {
     RUN(test_json_pos_locate);
@@ -1231,6 +1271,7 @@ int main(void)
     RUN(test_errors_biome);
     RUN(test_errors_rule);
     RUN(test_errors_counts);
+    RUN(test_limits_exact);
     RUN(test_strokes_work_budget);
     RUN(test_documents);
     RUN(test_canonical);
