@@ -2132,6 +2132,54 @@ static void test_key_output_pin(void)
     CHECK(keys[0][2] != keys[1][2] && keys[0][3] != keys[1][3]);
 }
 
+/* Many nodes each within the budget still add up: the evaluated nodes together may cost ten
+ * budgets. flat -> 12 offsets -> output on 81 samples: 14 x 81 = 1134 units. */
+static void test_graph_work_total(void)
+{
+    char graph[4096];
+    size_t at = (size_t)snprintf(graph, sizeof graph,
+                                 "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                                 "{\"id\":\"o0\",\"type\":\"flat_terrain\"}");
+    for (int k = 1; k <= 12; k++)
+        at += (size_t)snprintf(graph + at, sizeof graph - at,
+                               ",{\"id\":\"o%d\",\"type\":\"height_offset\",\"inputs\":"
+                               "{\"field\":{\"node\":\"o%d\"}}}",
+                               k, k - 1);
+    snprintf(graph + at, sizeof graph - at,
+             ",{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":"
+             "{\"node\":\"o12\"}}}]}");
+    trn_recipe r;
+    CHECK(load_recipe(8, graph, &r));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    trn_graph_run *run = NULL;
+    trn_error e;
+    o.max_work = 113; /* every node within it; together over 1130 */
+    CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "graph.nodes: the graph's 14 evaluated nodes together cost 1134, "
+                              "more than 10 times the work budget (1130); the costliest is node "
+                              "'o0' (flat_terrain, work 81)");
+    CHECK(strcmp(e.node_id, "o0") == 0);
+    trn_graph_diagnostics d;
+    memset(&d, 0, sizeof d);
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 113, &d, NULL));
+    CHECK_EQ_INT(d.count, 1);
+    if (d.count == 1)
+        CHECK(strcmp(d.items[0].path, "nodes") == 0 && d.items[0].node_id[0] == '\0' &&
+              strcmp(d.items[0].check, "work-budget") == 0);
+    trn_graph_diagnostics_dispose(&d);
+    o.max_work = 114;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    trn_graph_run_free(run);
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 114, &d, NULL));
+    CHECK_EQ_INT(d.count, 0);
+    trn_graph_diagnostics_dispose(&d);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_parse_document);
@@ -2158,6 +2206,7 @@ int main(void)
     RUN(test_key_output_pin);
     RUN(test_work_budget);
     RUN(test_mask_work);
+    RUN(test_graph_work_total);
     RUN(test_long_chain); /* last: it overflowed the stack (graph_check.c visit) */
     return trn_test_finish();
 }

@@ -271,6 +271,9 @@ typedef struct trn_node_report {
  * default parameters on the largest grid (2^28 samples) and erosion at 20 times its defaults on
  * a 4097 x 4097 grid, and refuses what would run for hours. */
 #define TRN_WORK_BUDGET_DEFAULT UINT64_C(10000000000)
+/* The evaluated nodes together may cost this many times the budget (many nodes, each within
+ * it, still add up). */
+#define TRN_WORK_GRAPH_FACTOR 10u
 /* A max_work that turns the budget off (trusted recipes only). */
 #define TRN_WORK_UNLIMITED UINT64_MAX
 
@@ -297,15 +300,16 @@ typedef struct trn_graph_value {
 } trn_graph_value;
 
 /* Validate (failing with TRN_ERR_VALIDATION on the first error diagnostic, its node id in
- * err->node_id), check every node's work against the budget (failing with TRN_ERR_LIMIT before
- * any node runs: "graph.nodes[2].params.iterations: node 'erode' (erosion): work ... exceeds the
- * work budget ...", the node id in err->node_id) and evaluate every node upstream of the Terrain
- * Output in dependency order. Each node's cache key hashes its type and version, the generator
- * version, its effective parameters (defaults filled, derived values such as the world seed or a
- * landform's settings resolved), its inputs' keys by pin and the grid; never positions or comments;
- * preview keys of quality-dependent nodes (and everything downstream) differ from final ones.
- * Progress stage "node ID: ..." per node, with erosion reporting within. On failure or cancel *out
- * is NULL and the cache keeps what completed nodes produced. */
+ * err->node_id), check every node's work against the budget and the nodes' work together
+ * against TRN_WORK_GRAPH_FACTOR budgets (failing with TRN_ERR_LIMIT before any node runs:
+ * "graph.nodes[2].params.iterations: node 'erode' (erosion): work ... exceeds the work budget
+ * ...", the node id, or the costliest node's, in err->node_id) and evaluate every node upstream of
+ * the Terrain Output in dependency order. Each node's cache key hashes its type and version, the
+ * generator version, its effective parameters (defaults filled, derived values such as the world
+ * seed or a landform's settings resolved), its inputs' keys by pin and the grid; never positions or
+ * comments; preview keys of quality-dependent nodes (and everything downstream) differ from final
+ * ones. Progress stage "node ID: ..." per node, with erosion reporting within. On failure or cancel
+ * *out is NULL and the cache keeps what completed nodes produced. */
 trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
                               const trn_graph_options *options, trn_graph_run **out,
                               trn_progress_fn progress, void *user, trn_error *err);
@@ -338,8 +342,10 @@ trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
 /* Append a "work-budget" error diagnostic for every node whose work exceeds max_work (0 = the
  * default budget, TRN_WORK_UNLIMITED = none): its path names the parameter that sets the cost
  * ("nodes[2].params.droplets"; the node, "nodes[2]", when the parameter is not written), so
- * trn_graph_diagnostics_locate gives its line and column. A graph with check errors gets no
- * work diagnostics (run trn_graph_check first). Fails only for TRN_ERR_NO_MEMORY. */
+ * trn_graph_diagnostics_locate gives its line and column; and one graph-level diagnostic (path
+ * "nodes", no node id) when the evaluated nodes together exceed TRN_WORK_GRAPH_FACTOR budgets. A
+ * graph with check errors gets no work diagnostics (run trn_graph_check first). Fails only for
+ * TRN_ERR_NO_MEMORY. */
 trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe,
                                 trn_erosion_quality quality, uint64_t max_work,
                                 trn_graph_diagnostics *out, trn_error *err);

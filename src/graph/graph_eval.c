@@ -307,6 +307,46 @@ static uint64_t budget_of(uint64_t max_work)
     return max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
 }
 
+/* The whole graph may use ten node budgets: many nodes each within budget still add up. */
+static uint64_t graph_budget_of(uint64_t budget)
+{
+    return budget > UINT64_MAX / TRN_WORK_GRAPH_FACTOR ? UINT64_MAX
+                                                       : budget * TRN_WORK_GRAPH_FACTOR;
+}
+
+/* The planned nodes' work together (saturating) and the costliest node. */
+static uint64_t graph_total(const trn_graph *g, const trn_recipe *recipe, const plan *p,
+                            trn_erosion_quality quality, uint32_t *worst, uint64_t *worst_work)
+{
+    uint64_t total = 0;
+    *worst = 0;
+    *worst_work = 0;
+    for (uint32_t q = 0; q < p->order_count; q++) {
+        const uint32_t k = (uint32_t)p->order[q];
+        trn_node_work_info w;
+        trn_node_work(&g->nodes[k], trn_node_type_find(g->nodes[k].type), recipe, quality, &w);
+        if (w.work > *worst_work || q == 0) {
+            *worst = k;
+            *worst_work = w.work;
+        }
+        total = total > UINT64_MAX - w.work ? UINT64_MAX : total + w.work;
+    }
+    return total;
+}
+
+static void graph_work_message(const trn_graph *g, const plan *p, uint64_t total, uint64_t budget,
+                               uint32_t worst, uint64_t worst_work, char *msg, size_t size)
+{
+    snprintf(msg, size,
+             "the graph's %" PRIu32 " evaluated nodes together cost %" PRIu64
+             ", more than %u times the work budget (%" PRIu64 "); the costliest is node '%.60s' "
+             "(%.32s, work %" PRIu64 "); use fewer nodes, or raise the budget (max_work in the "
+             "generation options; terrane generate --max-work N, or --no-work-limit for a "
+             "trusted recipe)",
+             p->order_count, total, TRN_WORK_GRAPH_FACTOR, graph_budget_of(budget),
+             g->nodes[worst].id, g->nodes[worst].type, worst_work);
+}
+
 /* The path of what sets node k's cost: its parameter when written, else the node. */
 static void work_path(const trn_graph *g, uint32_t k, const trn_node_work_info *w, char *path,
                       size_t size)
@@ -390,6 +430,29 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
         snprintf(d->message, sizeof d->message, "node '%.40s' (%.24s): %.400s", node->id,
                  node->type, msg);
     }
+    uint32_t worst;
+    uint64_t worst_work;
+    const uint64_t total = graph_total(graph, recipe, &p, quality, &worst, &worst_work);
+    if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_budget_of(budget)) {
+        trn_graph_diagnostic *items =
+            out->count == out->capacity
+                ? realloc(out->items, (out->capacity ? out->capacity * 2 : 8) * sizeof *items)
+                : out->items;
+        if (!items) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        } else {
+            if (out->count == out->capacity) out->capacity = out->capacity ? out->capacity * 2 : 8;
+            out->items = items;
+            trn_graph_diagnostic *d = &out->items[out->count++];
+            memset(d, 0, sizeof d[0]);
+            d->severity = TRN_GRAPH_ERROR;
+            snprintf(d->check, sizeof d->check, "work-budget");
+            snprintf(d->path, sizeof d->path, "nodes");
+            d->offset = -1;
+            graph_work_message(graph, &p, total, budget, worst, worst_work, d->message,
+                               sizeof d->message);
+        }
+    }
     plan_dispose(&p);
     return st;
 }
@@ -414,7 +477,15 @@ static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, con
         if (err) snprintf(err->node_id, sizeof err->node_id, "%s", node->id);
         return TRN_ERR_LIMIT;
     }
-    return TRN_OK;
+    uint32_t worst;
+    uint64_t worst_work;
+    const uint64_t total = graph_total(g, recipe, p, quality, &worst, &worst_work);
+    if (total <= graph_budget_of(budget)) return TRN_OK;
+    char msg[768];
+    graph_work_message(g, p, total, budget, worst, worst_work, msg, sizeof msg);
+    trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.nodes: %s", msg);
+    if (err) snprintf(err->node_id, sizeof err->node_id, "%s", g->nodes[worst].id);
+    return TRN_ERR_LIMIT;
 }
 
 /* ---- runs ---- */
