@@ -1,0 +1,228 @@
+#!/bin/sh
+# Installs the build into a temporary prefix and links programs against it: pkg-config (shared
+# and static libterrane) and find_package(terrane); docs/library.md lists every public header.
+# usage: tests/install_test.sh SOURCE_DIR BUILD_DIR [CC] [EXTRA_CFLAGS]
+# (exit 77 = skipped: no C compiler, pkg-config or cmake; EXTRA_CFLAGS: the build's sanitizers)
+set -u
+SRC=$1
+BUILD=$2
+CC=${3:-cc}
+EXTRA=${4:-}
+
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+# docs/library.md's header table and include/terrane/ name the same headers.
+headers=$(cd "$SRC/include" && ls terrane/*.h)
+[ -n "$headers" ] || fail "no headers in $SRC/include/terrane"
+listed=$(sed -n 's/^| `\(terrane\/[^`]*\.h\)` |.*/\1/p' "$SRC/docs/library.md" | sort)
+for h in $headers; do
+    printf '%s\n' "$listed" | grep -qx "$h" || fail "docs/library.md's header table lacks $h"
+done
+for h in $listed; do
+    [ -f "$SRC/include/$h" ] || fail "docs/library.md lists $h, which is not in include/terrane/"
+done
+[ "$(printf '%s\n' "$listed" | uniq -d)" = "" ] || fail "docs/library.md lists a header twice"
+echo "ok: docs/library.md lists the $(printf '%s\n' "$headers" | wc -l | tr -d ' ') public headers"
+
+for tool in "$CC" pkg-config cmake; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "$tool not found: skipped"
+        exit 77
+    fi
+done
+have_readelf=0
+command -v readelf >/dev/null 2>&1 && have_readelf=1
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/terrane-install.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+P=$TMP/prefix
+
+cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 || {
+    cat "$TMP/install.log"
+    fail "cmake --install $BUILD --prefix $P"
+}
+
+# The CLI, its version, the headers, both libraries with the SONAME, the man page.
+[ -x "$P/bin/terrane" ] || fail "bin/terrane not installed"
+version=$("$P/bin/terrane" --version | sed -n 's/^terrane //p')
+[ -n "$version" ] || fail "installed terrane --version printed no version"
+pc=$(find "$P" -name terrane.pc)
+[ -n "$pc" ] && [ -f "$pc" ] || fail "terrane.pc not installed"
+libdir=$(dirname "$(dirname "$pc")")
+installed=$(cd "$P/include" && ls terrane/*.h)
+[ "$installed" = "$headers" ] || fail "installed headers differ from include/terrane/"
+[ -f "$libdir/libterrane.a" ] || fail "libterrane.a not in $libdir"
+[ -f "$libdir/libterrane.so.$version" ] && [ ! -L "$libdir/libterrane.so.$version" ] ||
+    fail "libterrane.so.$version not in $libdir"
+[ "$(readlink "$libdir/libterrane.so.0")" = "libterrane.so.$version" ] ||
+    fail "libterrane.so.0 is not a link to libterrane.so.$version"
+[ "$(readlink "$libdir/libterrane.so")" = "libterrane.so.0" ] ||
+    fail "libterrane.so is not a link to libterrane.so.0"
+if [ $have_readelf = 1 ]; then
+    readelf -d "$libdir/libterrane.so.$version" | grep -q 'SONAME.*\[libterrane\.so\.0\]' ||
+        fail "libterrane.so.$version has no SONAME libterrane.so.0"
+fi
+if grep -q '^TRN_MAN:BOOL=ON$' "$BUILD/CMakeCache.txt"; then
+    man=$P/share/man/man1/terrane.1
+    [ -f "$man" ] || fail "share/man/man1/terrane.1 not installed"
+    grep -q "^\.TH TERRANE 1 \"\" \"terrane $version\"" "$man" || fail "terrane.1 has no .TH line for $version"
+    verbs=$("$P/bin/terrane" --help | awk '/^verbs:$/ { f = 1; next } f && /^$/ { exit } f { print $1 }')
+    [ -n "$verbs" ] || fail "installed terrane --help lists no verbs"
+    for v in $verbs; do
+        grep -qx ".SS \"terrane $v\"" "$man" || fail "terrane.1 has no section for 'terrane $v'"
+    done
+    grep -qx '.SS "terrane beamng import"' "$man" || fail "terrane.1 has no section for 'terrane beamng import'"
+fi
+echo "ok: installed terrane $version into $P"
+
+# terrane.pc names the prefix installed to, and a staged install (DESTDIR) the final one.
+[ "$(sed -n 's/^prefix=//p' "$pc")" = "$P" ] || fail "$pc: prefix is not $P"
+DESTDIR=$TMP/stage cmake --install "$BUILD" --prefix /usr >"$TMP/install.log" 2>&1 || {
+    cat "$TMP/install.log"
+    fail "DESTDIR=$TMP/stage cmake --install $BUILD --prefix /usr"
+}
+staged=$(find "$TMP/stage" -name terrane.pc)
+[ -n "$staged" ] && [ "$(sed -n 's/^prefix=//p' "$staged")" = "/usr" ] || fail "staged terrane.pc: prefix is not /usr"
+rm -rf "$TMP/stage"
+
+export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+[ "$(pkg-config --modversion terrane)" = "$version" ] || fail "pkg-config --modversion terrane is not $version"
+[ "$(pkg-config --libs terrane | tr -s ' ' | sed 's/ $//')" = "-L$libdir -lterrane" ] ||
+    fail "pkg-config --libs terrane: $(pkg-config --libs terrane) (a shared link needs only -lterrane)"
+
+# The program: a few calls from two headers, a .ter write/read round trip, a located error.
+cat >"$TMP/app.c" <<'EOF'
+/* Links against an installed libterrane and checks a .ter round trip. */
+#include <stdio.h>
+#include <string.h>
+#include <terrane/beamng.h>
+#include <terrane/core.h>
+#include <terrane/geotiff.h>
+#include <terrane/image.h>
+#include <terrane/recipe.h>
+#include <terrane/stationeers.h>
+
+/* One call into code using each library libterrane needs, so a static link line missing one
+ * fails: libspng and zlib, libtiff, libzip, jansson, xxHash. */
+static int dependencies(void)
+{
+    static const uint8_t not_zip[] = "not a zip archive";
+    trn_error err;
+    trn_image img = {0};
+    trn_geotiff dem = {0};
+    trn_recipe recipe = {0};
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (trn_png_read("/nonexistent/none.png", NULL, &img, &err) == TRN_OK ||
+        trn_geotiff_read("/nonexistent/none.tif", NULL, &dem, NULL, NULL, &err) == TRN_OK)
+        return 1;
+    if (trn_stationeers_save_extract_memory(not_zip, sizeof not_zip, NULL, 0, &data, &size,
+                                            &err) != TRN_ERR_FORMAT)
+        return 1;
+    if (trn_recipe_parse("{", 1, NULL, &recipe, NULL, &err) != TRN_ERR_JSON)
+        return 1;
+    return trn_subseed(1, "landform") == trn_subseed(2, "landform");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2)
+        return 2;
+    if (dependencies() != 0)
+        return 8;
+    if (strcmp(trn_status_name(TRN_ERR_TRUNCATED), "TRN_ERR_TRUNCATED") != 0)
+        return 3;
+    trn_error err;
+    trn_field field = {0};
+    trn_ter ter = {0}, back = {0};
+    int rc = 0;
+    if (trn_field_init(&field, 4, 4, 8.0, 8.0, &err) != TRN_OK)
+        return 4;
+    for (size_t i = 0; i < trn_field_sample_count(&field); i++)
+        field.heights[i] = (float)i * 0.5f;
+    if (trn_ter_from_field(&field, 100.0, NULL, "grass", &ter, &err) != TRN_OK ||
+        trn_ter_write(argv[1], &ter, 9, NULL, NULL, &err) != TRN_OK ||
+        trn_ter_read(argv[1], NULL, &back, NULL, NULL, &err) != TRN_OK) {
+        fprintf(stderr, "%s: %s\n", trn_status_name(err.code), err.message);
+        rc = 5;
+    } else if (back.size != 5 || memcmp(back.heights, ter.heights, 25 * sizeof *back.heights) != 0 ||
+               back.material_count != 1 || strcmp(back.materials[0], "grass") != 0) {
+        rc = 6;
+    } else if (trn_ter_read("/nonexistent/none.ter", NULL, &back, NULL, NULL, &err) == TRN_OK ||
+               strcmp(err.file, "/nonexistent/none.ter") != 0) {
+        rc = 7;
+    }
+    trn_ter_dispose(&back);
+    trn_ter_dispose(&ter);
+    trn_field_dispose(&field);
+    if (rc == 0)
+        printf("ok %s %s\n", TRN_VERSION_STRING, trn_status_name(TRN_OK));
+    return rc;
+}
+EOF
+
+# needed FILE: the shared libraries FILE names (DT_NEEDED), one a line.
+needed() {
+    readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+# check NAME PROGRAM [libterrane.so.0|static]: runs PROGRAM and checks how it links libterrane.
+check() {
+    out=$("$2" "$TMP/$1.ter") || fail "$1: exited with $? ($out)"
+    [ "$out" = "ok $version TRN_OK" ] || fail "$1 printed '$out'"
+    [ -s "$TMP/$1.ter" ] || fail "$1 wrote no .ter"
+    if [ $have_readelf = 1 ]; then
+        if [ "$3" = static ]; then
+            needed "$2" | grep -q '^libterrane' && fail "$1 needs $(needed "$2" | grep '^libterrane') (meant static)"
+        else
+            needed "$2" | grep -qx "$3" || fail "$1 does not need $3"
+        fi
+    fi
+    echo "ok: $1 ($3)"
+}
+
+CFLAGS_APP="-std=c11 -Wall -Wextra -Werror $EXTRA"
+# shellcheck disable=SC2086
+$CC $CFLAGS_APP "$TMP/app.c" -o "$TMP/app_pc_shared" $(pkg-config --cflags --libs terrane) ||
+    fail "build with pkg-config --cflags --libs terrane"
+(
+    export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    check pc_shared "$TMP/app_pc_shared" libterrane.so.0
+) || exit 1
+# Static: the archive by name (-l:libterrane.a), since -lterrane finds the shared one first.
+static_libs=$(pkg-config --static --libs terrane | sed 's/-lterrane /-l:libterrane.a /')
+case $static_libs in *-l:libterrane.a*) ;; *) fail "no -lterrane in pkg-config --static --libs terrane" ;; esac
+# shellcheck disable=SC2086
+$CC $CFLAGS_APP $(pkg-config --cflags terrane) "$TMP/app.c" -o "$TMP/app_pc_static" $static_libs ||
+    fail "build with pkg-config --static --libs terrane: $static_libs"
+check pc_static "$TMP/app_pc_static" static
+
+# find_package: the version file refuses the next minor release, the components link.
+next_minor=$(echo "$version" | awk -F. '{ print $1 "." $2 + 1 }')
+mkdir "$TMP/proj"
+cp "$TMP/app.c" "$TMP/proj/app.c"
+cat >"$TMP/proj/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(terrane_consumer LANGUAGES C)
+find_package(terrane $next_minor QUIET)
+if(terrane_FOUND)
+  message(FATAL_ERROR "find_package(terrane $next_minor) accepted terrane $version")
+endif()
+find_package(terrane $version REQUIRED COMPONENTS shared static)
+add_executable(app_cmake_shared app.c)
+target_link_libraries(app_cmake_shared PRIVATE terrane::terrane)
+add_executable(app_cmake_static app.c)
+target_link_libraries(app_cmake_static PRIVATE terrane::terrane_static)
+EOF
+cmake -S "$TMP/proj" -B "$TMP/proj/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_C_FLAGS="$EXTRA" -DCMAKE_PREFIX_PATH="$P" >"$TMP/cmake.log" 2>&1 &&
+    cmake --build "$TMP/proj/build" >>"$TMP/cmake.log" 2>&1 || {
+    cat "$TMP/cmake.log"
+    fail "CMake project with find_package(terrane $version)"
+}
+check cmake_shared "$TMP/proj/build/app_cmake_shared" libterrane.so.0
+check cmake_static "$TMP/proj/build/app_cmake_static" static
+exit 0
