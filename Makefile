@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libtiff-dev libzip-dev
 
-.PHONY: all deps build demo test bench fuzz fuzz-check mutation-check clean format
+.PHONY: all deps build demo test bench fuzz fuzz-check mutation-check clean format deb
 
 all: build
 
@@ -36,9 +36,12 @@ test: deps
 bench: build
 	sh bench/run.sh build
 
+FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))
+
+# The libFuzzer binaries only (tests and tools are not needed instrumented).
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRN_FUZZ=ON >/dev/null
-	cmake --build build-fuzz -j $(JOBS)
+	cmake --build build-fuzz -j $(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
 
 # Every fuzz target for FUZZ_SECONDS (default 60) from its corpus; fails on any finding.
 fuzz-check: fuzz
@@ -49,6 +52,31 @@ fuzz-check: fuzz
 # or more on 2 cores (docs/testing.md). MUTATIONS=id1,id2 runs only those.
 mutation-check: deps
 	nice python3 tools/mutation/run.py --jobs $(JOBS) $(if $(MUTATIONS),--only $(MUTATIONS))
+
+# Debian packages libterrane0, libterrane-dev and terrane (docs/library.md), built by
+# dpkg-buildpackage from a copy of this tree in build-deb/ and checked there by lintian and
+# packaging/check-deb.sh. The version is CMakeLists.txt's project VERSION (debian/rules refuses a
+# debian/changelog that disagrees). `make test` runs the tests; DEB_BUILD_OPTIONS= runs them in
+# the package build too.
+DEB_DIR = build-deb
+DEB_TOOLS = build-essential debhelper devscripts fakeroot lintian
+DEB_BUILD_OPTIONS ?= nocheck
+deb: deps
+	@missing=""; for p in $(DEB_TOOLS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
+	fi
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/terrane
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf - ; \
+	else tar --exclude='./build*' --exclude=./out --exclude=./.git -cf - . ; fi | tar -xf - -C $(DEB_DIR)/terrane
+	cd $(DEB_DIR)/terrane && DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" dpkg-buildpackage -b -us -uc -J$(JOBS)
+	sh packaging/check-deb.sh $(DEB_DIR) .
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -239,6 +239,12 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
     if (n == 0)
         return trn_error_set(err, TRN_ERR_FORMAT, s->path, (int64_t)s->ifd_offset,
                              "image directory: expected at least one entry, found 0");
+    /* A BigTIFF count past 32 bits is garbage, not a size: shown as the bytes it came from. */
+    if (n > UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_FORMAT, s->path, (int64_t)s->ifd_offset,
+                             "image directory: entry count 0x%016llx cannot be right: the file "
+                             "is %zu bytes",
+                             (unsigned long long)n, c.size);
     if (n > lim->max_ifd_entries)
         return trn_error_set(err, TRN_ERR_LIMIT, s->path, (int64_t)s->ifd_offset,
                              "image directory: %llu entries, over the limit of %u",
