@@ -1,0 +1,88 @@
+#!/bin/sh
+# Checks the packages `make deb` built: their contents, lintian, and programs built against the
+# unpacked libterrane0 + libterrane-dev (pkg-config shared and static, find_package) and run.
+# usage: packaging/check-deb.sh DEB_DIR [SOURCE_DIR]
+set -eu
+DIR=$(cd "$1" && pwd)
+SRC=$(cd "${2:-.}" && pwd)
+version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+lib=usr/lib/$multiarch
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/terrane-deb.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+ROOT=$TMP/root
+
+# contains PACKAGE PATH...: the package holds each path (files, links and folders alike).
+contains() {
+    deb=$DIR/${1}_${version}_$arch.deb
+    [ -f "$deb" ] || fail "$deb not built"
+    shift
+    dpkg-deb -c "$deb" | awk '{ p = $6; sub(/^\.\//, "", p); sub(/\/$/, "", p); print p }' >"$TMP/list"
+    for path in "$@"; do
+        grep -qx "$path" "$TMP/list" || fail "$(basename "$deb") lacks /$path"
+    done
+    dpkg-deb -x "$deb" "$ROOT"
+    echo "ok: $(basename "$deb"): $(wc -l <"$TMP/list" | tr -d ' ') entries"
+}
+contains libterrane0 "$lib/libterrane.so.0" "$lib/libterrane.so.$version"
+headers=$(cd "$SRC/include" && ls terrane/*.h | sed 's|^|usr/include/|')
+# shellcheck disable=SC2086
+contains libterrane-dev $headers "$lib/libterrane.so" "$lib/libterrane.a" "$lib/pkgconfig/terrane.pc" \
+    "$lib/cmake/terrane/terraneConfig.cmake" "$lib/cmake/terrane/terraneConfigVersion.cmake" \
+    "$lib/cmake/terrane/terraneTargets.cmake" usr/share/doc/libterrane-dev/library.md.gz
+contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/terrane/cli.md.gz
+for deb in "$DIR"/*_"$version"_"$arch".deb; do
+    echo "== $(basename "$deb")"
+    dpkg-deb -f "$deb" Package Version Depends
+done
+
+echo "== lintian"
+lintian --fail-on error,warning --display-info "$DIR/terrane_${version}_$arch.changes"
+echo "ok: lintian"
+
+out=$("$ROOT/usr/bin/terrane" --version) || fail "the packaged terrane --version failed"
+[ "$out" = "terrane $version" ] || fail "the packaged terrane says '$out', the package is $version"
+
+# Programs against the unpacked packages: terrane.pc says prefix=/usr, pkg-config is told where.
+cp "$SRC/tests/install_app.c" "$TMP/app.c"
+pc() {
+    PKG_CONFIG_PATH="$ROOT/$lib/pkgconfig" pkg-config --define-variable=prefix="$ROOT/usr" "$@"
+}
+run_app() {
+    out=$(LD_LIBRARY_PATH="$ROOT/$lib" "$TMP/$1" "$TMP/$1.ter") || fail "$1 exited with $?"
+    [ "$out" = "ok $version TRN_OK" ] || fail "$1 printed '$out'"
+    echo "ok: $1"
+}
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "$TMP/app.c" -o "$TMP/app_shared" $(pc --cflags --libs terrane)
+run_app app_shared
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror $(pc --cflags terrane) "$TMP/app.c" -o "$TMP/app_static" \
+    $(pc --static --libs terrane | sed 's/-lterrane /-l:libterrane.a /')
+run_app app_static
+mkdir "$TMP/proj"
+cp "$TMP/app.c" "$TMP/proj/app.c"
+cat >"$TMP/proj/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(terrane_consumer LANGUAGES C)
+find_package(terrane $version REQUIRED COMPONENTS shared static)
+add_executable(app_cmake_shared app.c)
+target_link_libraries(app_cmake_shared PRIVATE terrane::terrane)
+add_executable(app_cmake_static app.c)
+target_link_libraries(app_cmake_static PRIVATE terrane::terrane_static)
+CMAKE
+cmake -S "$TMP/proj" -B "$TMP/proj/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$ROOT/usr" \
+    >"$TMP/cmake.log" 2>&1 && cmake --build "$TMP/proj/build" >>"$TMP/cmake.log" 2>&1 ||
+    { cat "$TMP/cmake.log"; fail "CMake project with find_package(terrane $version)"; }
+cp "$TMP/proj/build/app_cmake_shared" "$TMP/proj/build/app_cmake_static" "$TMP/"
+run_app app_cmake_shared
+run_app app_cmake_static
+echo "ok: packages $version checked"
