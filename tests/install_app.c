@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     if (strcmp(trn_status_name(TRN_ERR_TRUNCATED), "TRN_ERR_TRUNCATED") != 0) return 3;
     trn_error err;
     trn_field field = {0};
-    trn_ter ter = {0}, back = {0};
+    trn_ter ter = {0}, back = {0}, missing = {0};
     int rc = 0;
     if (trn_field_init(&field, 4, 4, 8.0, 8.0, &err) != TRN_OK) return 4;
     for (size_t i = 0; i < trn_field_sample_count(&field); i++)
@@ -51,10 +51,11 @@ int main(int argc, char **argv)
                memcmp(back.heights, ter.heights, 25 * sizeof *back.heights) != 0 ||
                back.material_count != 1 || strcmp(back.materials[0], "grass") != 0) {
         rc = 6;
-    } else if (trn_ter_read("/nonexistent/none.ter", NULL, &back, NULL, NULL, &err) == TRN_OK ||
+    } else if (trn_ter_read("/nonexistent/none.ter", NULL, &missing, NULL, NULL, &err) == TRN_OK ||
                strcmp(err.file, "/nonexistent/none.ter") != 0) {
         rc = 7;
     }
+    trn_ter_dispose(&missing);
     trn_ter_dispose(&back);
     trn_ter_dispose(&ter);
     trn_field_dispose(&field);
