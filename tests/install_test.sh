@@ -86,7 +86,8 @@ DESTDIR=$TMP/stage cmake --install "$BUILD" --prefix /usr >"$TMP/install.log" 2>
     fail "DESTDIR=$TMP/stage cmake --install $BUILD --prefix /usr"
 }
 staged=$(find "$TMP/stage" -name terrane.pc)
-[ -n "$staged" ] && [ "$(sed -n 's/^prefix=//p' "$staged")" = "/usr" ] || fail "staged terrane.pc: prefix is not /usr"
+[ -n "$staged" ] && [ "$(sed -n 's/^prefix=//p' "$staged")" = "/usr" ] ||
+    fail "staged terrane.pc: prefix is not /usr"
 rm -rf "$TMP/stage"
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -117,7 +118,7 @@ check() {
 }
 
 CFLAGS_APP="-std=c11 -Wall -Wextra -Werror $EXTRA"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 $CC $CFLAGS_APP "$TMP/app.c" -o "$TMP/app_pc_shared" $(pkg-config --cflags --libs terrane) ||
     fail "build with pkg-config --cflags --libs terrane"
 (
@@ -127,7 +128,7 @@ $CC $CFLAGS_APP "$TMP/app.c" -o "$TMP/app_pc_shared" $(pkg-config --cflags --lib
 # Static: the archive by name (-l:libterrane.a), since -lterrane finds the shared one first.
 static_libs=$(pkg-config --static --libs terrane | sed 's/-lterrane /-l:libterrane.a /')
 case $static_libs in *-l:libterrane.a*) ;; *) fail "no -lterrane in pkg-config --static --libs terrane" ;; esac
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 $CC $CFLAGS_APP $(pkg-config --cflags terrane) "$TMP/app.c" -o "$TMP/app_pc_static" $static_libs ||
     fail "build with pkg-config --static --libs terrane: $static_libs"
 check pc_static "$TMP/app_pc_static" static
