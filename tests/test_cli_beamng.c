@@ -119,6 +119,11 @@ static void test_create(void)
         trn_test_run_clif("beamng create x --root '%s' --texture-size 100", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--texture-size must be a power of two");
     free(out), free(err);
+    /* A power of two, but above the engine's 8192: refused by the option itself. */
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng create x --root '%s' --texture-size 16384", &out, &err, tmp), 2);
+    CHECK_CONTAINS(err, "--texture-size must be a power of two from 1 to 8192, not 16384");
+    free(out), free(err);
     CHECK_EQ_INT(
         trn_test_run_clif("beamng create x --root '%s' --initial-height 4000", &out, &err, tmp), 2);
     CHECK_CONTAINS(err, "--initial-height 4000 is above");

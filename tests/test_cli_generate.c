@@ -422,8 +422,7 @@ static void test_export_beamng(void)
     trn_field_range(&gen.field, &lo, &hi);
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
-    snprintf(p, sizeof p, "%s/main/items.level.json", level);
-    CHECK_OK(trn_items_read_terrain_blocks(p, &blocks, &count, NULL, NULL));
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
     CHECK_EQ_INT(count, 1);
     if (count == 1) {
         CHECK(blocks[0].position[2] == (double)lo);
@@ -873,6 +872,27 @@ static void test_output_stationeers(void)
     trn_stationeers_dispose(&t);
 }
 
+/* --threads at its limits, checked while parsing (an error after it shows it was read). */
+static void test_threads_option(void)
+{
+    char *out, *err;
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o x.png --threads 1025 --bogus", &out, &err, recipe_path),
+        2);
+    CHECK_CONTAINS(err, "--threads must be 1 to 1024, not 1025");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o x.png --threads 0 --bogus", &out, &err, recipe_path),
+        2);
+    CHECK_CONTAINS(err, "--threads must be 1 to 1024, not 0");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o x.png --threads 1024 --bogus", &out, &err, recipe_path),
+        2);
+    CHECK_CONTAINS(err, "unknown option '--bogus'");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
@@ -887,6 +907,7 @@ int main(void)
         return 1;
     }
     RUN(test_help_and_usage);
+    RUN(test_threads_option);
     RUN(test_bad_recipes);
     RUN(test_documents);
     RUN(test_heightfield_formats);

@@ -624,6 +624,8 @@ static void test_cli(void)
         {"render IN -o out.jpg", 2, "name the output .png"},
         {"render IN -o x.png --mode contour", 2, "--mode takes hillshade"},
         {"render IN -o x.png --altitude 95", 2, "--altitude must be 0 to 90"},
+        {"render IN -o x.png --altitude 90.5", 2, "--altitude must be 0 to 90 degrees, not 90.5"},
+        {"render IN -o x.png --altitude -0.5", 2, "--altitude must be 0 to 90"},
         {"render IN -o x.png --z-factor abc", 2, "expects a finite number"},
         {"render IN -o x.png --z-factor 0", 2, "--z-factor must be positive"},
         {"render IN -o x.png --height-range 5,1", 2, "--height-range expects LO,HI"},

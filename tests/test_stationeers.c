@@ -1152,6 +1152,33 @@ static void test_save_safety(void)
     CHECK_OK(trn_stationeers_save_replace(save, out, dat.data, dat.size, &e));
 }
 
+/* Vein counts at their edges: -1 is refused as negative, 0 reads, and the limit itself (2 veins
+ * with max_veins 2) reads. */
+static void test_vein_count_edges(void)
+{
+    static bytes b;
+    trn_stationeers_terrain t;
+    trn_error e;
+    sample_file(&b, false);
+    b.size = off_veins;
+    put32(&b, -1);
+    CHECK_STATUS(trn_stationeers_parse(b.data, b.size, "x.dat", NULL, &t, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(e.offset, off_veins);
+    CHECK_CONTAINS(e.message, "vein count -1 is negative");
+    b.size = off_veins;
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "x.dat", NULL, &t, &e));
+    CHECK_EQ_INT(t.vein_count, 0);
+    trn_stationeers_dispose(&t);
+    sample_file(&b, true);
+    trn_stationeers_limits lim;
+    trn_stationeers_limits_default(&lim);
+    lim.max_veins = 2;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, "x.dat", &lim, &t, &e));
+    CHECK_EQ_INT(t.vein_count, 2);
+    trn_stationeers_dispose(&t);
+}
+
 int main(void)
 {
     RUN(test_round_trip_small);
@@ -1166,5 +1193,6 @@ int main(void)
     RUN(test_cancel);
     RUN(test_save);
     RUN(test_save_safety);
+    RUN(test_vein_count_edges);
     return trn_test_finish();
 }

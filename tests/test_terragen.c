@@ -567,6 +567,34 @@ static void test_real_file_against_gdal(void)
     trn_terragen_dispose(&tg);
 }
 
+/* The points limit holds on each axis at its value: 3 x 4 points read with a limit of 4 per
+ * side, refused with 3 (only the taller axis is over). */
+static void test_points_limit_each_axis(void)
+{
+    buf b = {.size = 0};
+    put(&b, "TERRAGENTERRAIN ", 16);
+    chunk16(&b, "SIZE", 2);
+    chunk16(&b, "XPTS", 3);
+    chunk16(&b, "YPTS", 4);
+    put(&b, "ALTW", 4);
+    put16(&b, 256);
+    put16(&b, 0);
+    for (int k = 0; k < 12; k++)
+        put16(&b, (uint16_t)(k * 100));
+    put(&b, "EOF ", 4);
+    trn_terragen_limits lim;
+    trn_terragen_limits_default(&lim);
+    trn_terragen tg;
+    trn_error e;
+    lim.max_points = 4;
+    CHECK_OK(trn_terragen_parse_limited(b.data, b.size, NULL, &lim, &tg, &e));
+    CHECK(tg.xpts == 3 && tg.ypts == 4);
+    trn_terragen_dispose(&tg);
+    lim.max_points = 3;
+    CHECK_STATUS(trn_terragen_parse_limited(b.data, b.size, NULL, &lim, &tg, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "3 x 4 points exceed the limit of 3 per side");
+}
+
 int main(void)
 {
     RUN(test_sniff);
@@ -577,5 +605,6 @@ int main(void)
     RUN(test_write_read);
     RUN(test_real_file);
     RUN(test_real_file_against_gdal);
+    RUN(test_points_limit_each_axis);
     return trn_test_finish();
 }

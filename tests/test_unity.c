@@ -537,6 +537,28 @@ static void test_export(void)
     trn_field_dispose(&field);
 }
 
+/* The newest SerializedFile version read (50) is recognised, one newer (51) is not, and the
+ * parser says which versions it reads. */
+static void test_version_edges(void)
+{
+    int16_t *h = make_heights(33);
+    uwr_terrain_spec s = {33, {1.0f, 10.0f, 1.0f}, h, NULL, 1, 1, 1, false};
+    size_t size;
+    uint8_t *file = uwr_terrain_file(22, false, &s, &size, NULL);
+    const uint8_t v50[4] = {0, 0, 0, 50}, v51[4] = {0, 0, 0, 51};
+    memcpy(file + 8, v50, 4);
+    CHECK(trn_unity_sniff(file, size));
+    memcpy(file + 8, v51, 4);
+    CHECK(!trn_unity_sniff(file, size));
+    trn_unity_file f;
+    trn_error e;
+    CHECK_STATUS(trn_unity_file_parse(file, size, "v.asset", NULL, &f, &e), TRN_ERR_VERSION);
+    CHECK_EQ_INT(e.offset, 8);
+    CHECK_CONTAINS(e.message, "expected a SerializedFile version 9..50, found 51");
+    free(file);
+    free(h);
+}
+
 int main(void)
 {
     tmp[0] = '\0';
@@ -548,5 +570,6 @@ int main(void)
     RUN(test_old_layout);
     RUN(test_errors);
     RUN(test_export);
+    RUN(test_version_edges);
     return trn_test_finish();
 }
