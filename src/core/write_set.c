@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "textbuf.h"
 
 #define JOURNAL_PREFIX ".terrane-journal-"
 #define JOURNAL_MAGIC "terrane write set 1\n"
@@ -241,46 +242,15 @@ trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn
  * "end N". Paths are absolute, with '%', space and control bytes percent-encoded.
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text_buf;
-
-static void tb_put(text_buf *b, const char *s, size_t n)
-{
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void tb_str(text_buf *b, const char *s)
-{
-    tb_put(b, s, strlen(s));
-}
-
-static void tb_path(text_buf *b, const char *path)
+static void tb_path(trn_text_buf *b, const char *path)
 {
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if (*p <= ' ' || *p == '%' || *p == 0x7f) {
             char enc[4];
             snprintf(enc, sizeof enc, "%%%02X", *p);
-            tb_put(b, enc, 3);
+            trn_text_put(b, enc, 3);
         } else {
-            tb_put(b, (const char *)p, 1);
+            trn_text_put(b, (const char *)p, 1);
         }
     }
 }
@@ -925,14 +895,14 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
         goto nomem;
     }
     /* Listed so that recovery can delete it if this run dies before committing. */
-    text_buf line = {0};
-    tb_str(&line, "staged ");
+    trn_text_buf line = {0};
+    trn_text_puts(&line, "staged ");
     tb_path(&line, e.temp_abs);
-    tb_str(&line, "\n");
+    trn_text_puts(&line, "\n");
     struct stat js;
     if (!line.failed && fstat(j->fd, &js) == 0)
         (void)write_all(j->fd, line.data, line.len, js.st_size);
-    free(line.data);
+    trn_text_free(&line);
     set->entries[set->count++] = e;
     *temp_path = set->entries[set->count - 1].temp;
     return TRN_OK;
@@ -1035,27 +1005,27 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         trn_signals_release(&hold);
         return interrupted(set, 0, err);
     }
-    text_buf doc = {0};
-    tb_str(&doc, JOURNAL_MAGIC "commit\n");
+    trn_text_buf doc = {0};
+    trn_text_puts(&doc, JOURNAL_MAGIC "commit\n");
     for (size_t i = 0; i < set->journal_count; i++) {
-        tb_str(&doc, "journal ");
+        trn_text_puts(&doc, "journal ");
         tb_path(&doc, set->journals[i].path);
-        tb_str(&doc, "\n");
+        trn_text_puts(&doc, "\n");
     }
     for (size_t i = 0; i < set->count; i++) {
         if (set->entries[i].remove) {
-            tb_str(&doc, "remove ");
+            trn_text_puts(&doc, "remove ");
         } else {
-            tb_str(&doc, "rename ");
+            trn_text_puts(&doc, "rename ");
             tb_path(&doc, set->entries[i].temp_abs);
-            tb_str(&doc, " ");
+            trn_text_puts(&doc, " ");
         }
         tb_path(&doc, set->entries[i].dest_abs);
-        tb_str(&doc, "\n");
+        trn_text_puts(&doc, "\n");
     }
     char end[40];
     snprintf(end, sizeof end, "end %zu\n", set->count);
-    tb_str(&doc, end);
+    trn_text_puts(&doc, end);
     st = doc.failed ? oom(err) : TRN_OK;
     for (size_t i = 0; i < set->journal_count && !st; i++) {
         ws_journal *j = &set->journals[i];
@@ -1064,7 +1034,7 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
             st = trn_error_set(err, TRN_ERR_IO, j->path, -1, "cannot write journal: %s",
                                strerror(errno ? errno : EIO));
     }
-    free(doc.data);
+    trn_text_free(&doc);
     if (st) {
         /* Some journal may now hold a full list: make every one incomplete again so recovery
          * discards instead of finishing a set this call reports as failed. */

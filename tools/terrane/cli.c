@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "core/textbuf.h"
 #include "core/write_set.h"
 
 #include <stddef.h>
@@ -19,27 +20,6 @@
 /* ---------------------------------------------------------------------------------------------
  * Printing untrusted text.
  * ------------------------------------------------------------------------------------------- */
-
-typedef struct esc_buf {
-    char *data;
-    size_t len, cap;
-} esc_buf;
-
-static void esc_put(esc_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) return;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
 
 /* Length of the UTF-8 sequence at s (at most n bytes) and its code point; 0 when invalid
  * (overlong forms, surrogates and values past U+10FFFF included). */
@@ -78,7 +58,7 @@ static bool invisible_control(uint32_t cp)
 }
 
 /* text (n bytes) made safe for a terminal; terminal false: only bad UTF-8 bytes are escaped. */
-static void esc_text(esc_buf *b, const char *text, size_t n, bool terminal)
+static void esc_text(trn_text_buf *b, const char *text, size_t n, bool terminal)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t i = 0;
@@ -88,27 +68,27 @@ static void esc_text(esc_buf *b, const char *text, size_t n, bool terminal)
         char tmp[16];
         if (len == 0) {
             snprintf(tmp, sizeof tmp, "\\x%02x", s[i]);
-            esc_put(b, tmp, 4);
+            trn_text_put(b, tmp, 4);
             i++;
             continue;
         }
         if (terminal && (cp < 0x20 || cp == 0x7f)) {
             const char *e = cp == '\n' ? "\\n" : cp == '\r' ? "\\r" : cp == '\t' ? "\\t" : NULL;
             if (e)
-                esc_put(b, e, 2);
+                trn_text_put(b, e, 2);
             else {
                 snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)cp);
-                esc_put(b, tmp, 4);
+                trn_text_put(b, tmp, 4);
             }
         } else if (terminal && invisible_control(cp)) {
             snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)cp);
-            esc_put(b, tmp, 6);
+            trn_text_put(b, tmp, 6);
         } else {
-            esc_put(b, (const char *)s + i, len);
+            trn_text_put(b, (const char *)s + i, len);
         }
         i += len;
     }
-    if (!b->data) esc_put(b, "", 0);
+    if (!b->data) trn_text_put(b, "", 0);
 }
 
 json_t *cli_json_string(const char *text)
@@ -116,10 +96,10 @@ json_t *cli_json_string(const char *text)
     if (!text) return json_null();
     json_t *j = json_string(text);
     if (j) return j;
-    esc_buf b = {0};
+    trn_text_buf b = {0};
     esc_text(&b, text, strlen(text), false);
     j = json_string(b.data ? b.data : "");
-    free(b.data);
+    trn_text_free(&b);
     return j;
 }
 
@@ -142,13 +122,13 @@ int cli_vfprintf(FILE *out, const char *fmt, va_list ap)
 {
     va_list args;
     va_copy(args, ap);
-    esc_buf b = {0};
+    trn_text_buf b = {0};
     const char *p = fmt;
     while (*p) {
         if (*p != '%') {
             const char *q = strchr(p, '%');
             size_t n = q ? (size_t)(q - p) : strlen(p);
-            esc_put(&b, p, n);
+            trn_text_put(&b, p, n);
             p += n;
             continue;
         }
@@ -201,27 +181,27 @@ int cli_vfprintf(FILE *out, const char *fmt, va_list ap)
             arg = shown_name(arg);
             size_t n = strlen(arg);
             if (precision >= 0 && (size_t)precision < n) n = (size_t)precision;
-            esc_buf e = {0};
+            trn_text_buf e = {0};
             esc_text(&e, arg, n, true);
             /* Pad by hand: the escaped text may exceed any fixed buffer. */
             size_t shown = e.len;
             bool left = strchr(spec, '-') != NULL;
             size_t pad = width > 0 && (size_t)width > shown ? (size_t)width - shown : 0;
             for (size_t i = 0; !left && i < pad; i++)
-                esc_put(&b, " ", 1);
-            if (e.data) esc_put(&b, e.data, e.len);
+                trn_text_put(&b, " ", 1);
+            if (e.data) trn_text_put(&b, e.data, e.len);
             for (size_t i = 0; left && i < pad; i++)
-                esc_put(&b, " ", 1);
-            free(e.data);
+                trn_text_put(&b, " ", 1);
+            trn_text_free(&e);
             num[0] = '\0';
             break;
         }
         case 'c': {
             char c = (char)va_arg(args, int);
-            esc_buf e = {0};
+            trn_text_buf e = {0};
             esc_text(&e, &c, 1, true);
-            if (e.data) esc_put(&b, e.data, e.len);
-            free(e.data);
+            if (e.data) trn_text_put(&b, e.data, e.len);
+            trn_text_free(&e);
             break;
         }
         case 'd':
@@ -271,13 +251,13 @@ int cli_vfprintf(FILE *out, const char *fmt, va_list ap)
             snprintf(num, sizeof num, spec, va_arg(args, void *));
             break;
         case '%':
-            esc_put(&b, "%", 1);
+            trn_text_put(&b, "%", 1);
             break;
         default:
-            esc_put(&b, spec, k); /* not a conversion we know: shown as written */
+            trn_text_put(&b, spec, k); /* not a conversion we know: shown as written */
             break;
         }
-        if (num[0]) esc_put(&b, num, strlen(num));
+        if (num[0]) trn_text_put(&b, num, strlen(num));
     }
     va_end(args);
     int n = 0;
@@ -285,7 +265,7 @@ int cli_vfprintf(FILE *out, const char *fmt, va_list ap)
         n = (int)b.len;
         fwrite(b.data, 1, b.len, out);
     }
-    free(b.data);
+    trn_text_free(&b);
     return n;
 }
 #if defined(__GNUC__)
