@@ -239,12 +239,13 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
     if (n == 0)
         return trn_error_set(err, TRN_ERR_FORMAT, s->path, (int64_t)s->ifd_offset,
                              "image directory: expected at least one entry, found 0");
-    /* A BigTIFF count past 32 bits is garbage, not a size: shown as the bytes it came from. */
-    if (n > UINT32_MAX)
+    /* A count the whole file could not hold is garbage, not a size: it is shown as the bytes
+     * it came from, never as a 20-digit figure. */
+    if (n > s->size / (s->bigtiff ? 20u : 12u))
         return trn_error_set(err, TRN_ERR_FORMAT, s->path, (int64_t)s->ifd_offset,
-                             "image directory: entry count 0x%016llx cannot be right: the file "
-                             "is %zu bytes",
-                             (unsigned long long)n, c.size);
+                             "image directory: entry count 0x%llx cannot be right: the %zu-byte "
+                             "file holds far fewer entries",
+                             (unsigned long long)n, s->size);
     if (n > lim->max_ifd_entries)
         return trn_error_set(err, TRN_ERR_LIMIT, s->path, (int64_t)s->ifd_offset,
                              "image directory: %llu entries, over the limit of %u",
@@ -273,6 +274,11 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
             count = c32;
             value = v32;
         }
+        if (count > s->size)
+            return trn_error_set(err, TRN_ERR_FORMAT, s->path, (int64_t)(at + 4),
+                                 "image directory: tag %u's value count 0x%llx cannot be right: "
+                                 "the file is %zu bytes",
+                                 tag, (unsigned long long)count, s->size);
         if (count > lim->max_tag_values)
             return trn_error_set(err, TRN_ERR_LIMIT, s->path, (int64_t)(at + 4),
                                  "image directory: tag %u has %llu values, over the limit of "
