@@ -1379,9 +1379,35 @@ static void test_level_write_refuses_broken_block_line(void)
     lo.terrain_name = "second";
     lo.textures.base_size = lo.textures.macro_size = lo.textures.detail_size = 8;
     CHECK_OK(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, &err));
+    /* The new block goes where the editor keeps it; main/items.level.json only gains the
+     * MissionGroup it lacked. */
     back = read_text(path_in(level, "main/items.level.json"));
-    CHECK(back && strncmp(back, items, strlen(items)) == 0 && strstr(back, "\"second\""));
+    CHECK(back && strncmp(back, items, strlen(items)) == 0 && !strstr(back, "\"second\""));
+    CHECK(back && strcmp(back + strlen(items),
+                         "{\"name\":\"MissionGroup\",\"class\":\"SimGroup\",\"persistentId\":"
+                         "\"4741c344-d240-51c4-b259-2fa439081148\",\"enabled\":\"1\"}\n") == 0);
     free(back);
+    CHECK(strcmp(res.items_path, path_in(level, "main/MissionGroup/items.level.json")) == 0);
+    back = read_text(res.items_path);
+    CHECK(back && strncmp(back,
+                          "{\"name\":\"second\",\"class\":\"TerrainBlock\",\"persistentId\":"
+                          "\"27aea129-4477-5a84-a3ca-f44f5357d56c\",\"__parent\":\"MissionGroup\","
+                          "\"position\":[-64,-64,0],\"terrainFile\":\"/levels/cut/second.ter\"",
+                          164) == 0);
+    free(back);
+
+    /* A broken line deeper in the tree is looked at too. */
+    const char *deep = "{\"class\":\"TerrainBlock\",\"name\":\"third\",\n";
+    char *mg = path_in(level, "main/MissionGroup/items.level.json");
+    char *mg_text = read_text(mg);
+    char joined[4096];
+    snprintf(joined, sizeof joined, "%s%s", mg_text ? mg_text : "", deep);
+    CHECK(write_text(mg, joined));
+    lo.terrain_name = "third";
+    CHECK_STATUS(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, &err), TRN_ERR_JSON);
+    CHECK(strcmp(err.file, mg) == 0 && err.line == 2);
+    CHECK(!trn_test_exists(path_in(level, "third.ter")));
+    free(mg_text);
     trn_ter_dispose(&ter);
 }
 
@@ -1855,7 +1881,10 @@ static void test_validate_more(void)
     CHECK(unlink(json_path) == 0);
     f = validate(level);
     fi = trn_findings_find(&f, "terrain-json-missing");
-    CHECK(fi && fi->severity == TRN_SEVERITY_INFO && f.count == 1);
+    /* At the TerrainBlock's line, naming the file that should be there. */
+    CHECK(fi && fi->severity == TRN_SEVERITY_WARNING && f.count == 1 && fi->line == 1 &&
+          strstr(fi->file, "main/MissionGroup/items.level.json") &&
+          strstr(fi->message, "theTerrain.terrain.json") && fi->fix[0]);
     trn_findings_dispose(&f);
     CHECK(write_text(json_path, "{\n\"version\": 9,\n"));
     f = validate(level);
@@ -1866,7 +1895,9 @@ static void test_validate_more(void)
     free(json);
 
     /* No TerrainBlock at all. */
-    CHECK(write_text(items, "{\"class\":\"SimGroup\",\"name\":\"MissionGroup\"}\n"));
+    items = path_in(level, "main/MissionGroup/items.level.json");
+    CHECK(write_text(items, "{\"name\":\"Water\",\"class\":\"SimGroup\",\"persistentId\":"
+                            "\"1\",\"__parent\":\"MissionGroup\"}\n"));
     f = validate(level);
     fi = trn_findings_find(&f, "terrain-block-missing");
     CHECK(fi && strcmp(fi->message, "the level has no TerrainBlock in main/") == 0);

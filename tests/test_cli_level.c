@@ -28,12 +28,10 @@ static void make_r32(const char *path, uint32_t n)
 
 static double block_z(const char *level)
 {
-    char items[1024];
-    snprintf(items, sizeof items, "%s/main/items.level.json", level);
     trn_terrain_block *blocks = NULL;
     size_t count = 0;
     double z = NAN;
-    if (trn_items_read_terrain_blocks(items, &blocks, &count, NULL, NULL) == TRN_OK && count)
+    if (trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL) == TRN_OK && count == 1)
         z = blocks[0].position[2];
     trn_terrain_blocks_free(blocks, count);
     return z;

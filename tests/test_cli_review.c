@@ -251,7 +251,7 @@ static void test_validate_messages(void)
     }
 
     /* A TerrainBlock field of the wrong type: the hint is about the field, not the JSON. */
-    snprintf(p, sizeof p, "%s/main/items.level.json", level);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
     char *items = (char *)trn_test_read_file(p, &n);
     if (items) {
         char *sq = strstr(items, "\"squareSize\":1");

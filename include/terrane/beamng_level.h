@@ -134,6 +134,11 @@ typedef struct trn_terrain_block {
     bool cast_shadows;
     double position[3];
     double rotation_matrix[9];
+    /* The World Editor's bookkeeping: "persistentId" (a UUID) and "__parent" (the name of the
+     * SimGroup holding the block). NULL when absent. Read from a line; written only when put
+     * adds a new line (a replaced line keeps its own, whatever these say). */
+    char *persistent_id;
+    char *parent;
     /* Where a block was read from (reading only; NULL/0 otherwise). */
     char *source_file;
     int source_line;
@@ -173,9 +178,21 @@ trn_status trn_items_parse_terrain_blocks(const char *text, size_t text_size,
  * finding without a line; the other files are still read. */
 trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_block **blocks,
                                          size_t *count, trn_findings *problems, trn_error *err);
+/* A deterministic persistentId: the RFC 4122 version-5 (SHA-1, name-based) UUID of the name
+ * "<level_name>/<class_name>/<object_name>" in terrane's namespace
+ * fa66f9b1-d417-5805-88ab-7358abcd9352 (the version-5 UUID of "beamng.terrane" in the DNS
+ * namespace), so Python's uuid.uuid5 gives the same. Equal inputs give equal ids on every run,
+ * which keeps level outputs bit-identical. out gets 36 lower-case characters and a NUL; NULL
+ * strings count as "". */
+#define TRN_BEAMNG_PERSISTENT_ID_SIZE 37
+void trn_beamng_persistent_id(const char *level_name, const char *class_name,
+                              const char *object_name, char out[TRN_BEAMNG_PERSISTENT_ID_SIZE]);
+
 /* Add tb to items_path, or replace the first line that is a TerrainBlock object with the same
  * name. Every other line is kept byte for byte, lines that are not valid JSON included; a
  * replaced line keeps the keys we do not manage (persistentId, __parent, ...) and their order.
+ * A new line starts with name, class, persistentId and __parent, as the editor writes them, when
+ * tb has a persistent_id or parent; else with class and name.
  * One case is refused (TRN_ERR_JSON with that line's line, column and byte offset): no valid
  * block has the name, but a line that is not valid JSON mentions TerrainBlock and "name" (the
  * name in quotes), or holds a backslash (escapes may spell either). That line may be the block
@@ -189,6 +206,34 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
 trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
                                             const char *items_path, const trn_terrain_block *tb,
                                             char **out_text, size_t *out_size, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Ground models: the physics of a painted surface (TerrainMaterial.groundmodelName).
+ * ------------------------------------------------------------------------------------------- */
+
+/* The ground model for a surface called name (a material or biome name), by the first row of
+ * this table with a keyword that a word of the name starts with, or ends with when the keyword
+ * has four letters or more (words split at anything but a letter, and where a lower-case letter
+ * meets an upper-case one), case ignored:
+ *   asphalt tarmac concrete pavement paved  -> ASPHALT
+ *   beach shore coast                       -> BEACHSAND
+ *   mud swamp marsh wetland bog paddy       -> MUD
+ *   snow glacier ice frost                  -> SNOW
+ *   gravel pebble shingle                   -> GRAVEL
+ *   rock cliff scree stone stony boulder crag talus -> ROCK
+ *   sand desert dune                        -> SAND
+ *   dust                                    -> DIRT_DUSTY
+ *   dirt soil earth bare field clay ground  -> DIRT
+ *   grass meadow forest lawn prairie steppe savanna pasture jungle wood moss -> GRASS
+ * A name with none of them gets DIRT: bare ground is the safer guess than a lawn. The returned
+ * string is static. NULL reads as "". */
+const char *trn_beamng_groundmodel_for_name(const char *name);
+/* The standard spelling (upper case, static) of a ground model the game ships (the names of
+ * its art/groundmodels.json and their common aliases), matched ignoring case; NULL when name
+ * is none of them. */
+const char *trn_beamng_groundmodel_find(const char *name);
+/* Every name trn_beamng_groundmodel_find knows, comma-separated, for messages. Static. */
+const char *trn_beamng_groundmodel_names(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Terrain materials (v1.5 TerrainMaterial, TerrainMaterialTextureSet, deprecated v1).
@@ -218,8 +263,11 @@ void trn_tex_field_name(trn_tex_group group, trn_tex_scale scale, const char *wh
                         size_t buf_size);
 
 typedef struct trn_terrain_material {
-    char *key;           /* the JSON object key (usually equal to internal_name) */
+    /* The JSON object key: "NAME-<persistentId>" as the World Editor writes it, or the
+     * internal name itself in older files; both are read. */
+    char *key;
     char *internal_name; /* what .ter material names resolve to */
+    char *persistent_id; /* "persistentId"; NULL when absent */
     char *annotation;    /* NULL when absent */
     char *groundmodel_name;
     /* v1.5: texture path per group and scale (NULL = slot empty), mapping size in metres
@@ -243,6 +291,7 @@ typedef struct trn_terrain_material {
 typedef struct trn_texture_set {
     char *key;
     char *name;
+    char *persistent_id; /* "persistentId"; NULL when absent */
     uint32_t base_tex_size[2], macro_tex_size[2], detail_tex_size[2]; /* pixels [w, h] */
     char *extra_json;
 } trn_texture_set;
@@ -355,6 +404,24 @@ typedef struct trn_beamng_import_images {
 trn_status trn_beamng_build_ter(const trn_beamng_import_images *in, trn_ter *ter,
                                 trn_progress_fn progress, void *user, trn_error *err);
 
+/* A ground model chosen for a material (by its internal name) instead of the name table. */
+typedef struct trn_beamng_surface {
+    const char *material;
+    const char *groundmodel; /* one trn_beamng_groundmodel_find knows */
+} trn_beamng_surface;
+
+/* What --scaffold adds so that a level opens and drives: info.json, a preview, a spawn point on
+ * the terrain, the sky, sun, light and time of day, a camera bookmark and the editor's groups
+ * (docs/beamng.md lists every file and field). Anything the level already has is kept. */
+typedef struct trn_beamng_scaffold {
+    bool enabled;
+    const char *title;       /* info.json title; NULL = the level's folder name */
+    const char *description; /* info.json description; NULL = a line naming terrane */
+    /* Sea level in metres (world z): the spawn point is put above it and a WaterPlane at it. */
+    bool has_sea_level;
+    double sea_level;
+} trn_beamng_scaffold;
+
 /* Where and how create/import write a terrain into a level. */
 typedef struct trn_beamng_level_options {
     const char *level_dir;    /* the levels/NAME folder; created if missing */
@@ -362,8 +429,14 @@ typedef struct trn_beamng_level_options {
     bool unique_ter_name;     /* take theTerrain_1.ter, _2... when the name is taken (create) */
     double max_height;        /* 0 = 2048 */
     double square_size;       /* 0 = 1 */
+    double position_z;        /* the TerrainBlock's position z: the height of stored 0 */
     uint8_t ter_version;      /* 0 = 9 */
     trn_texture_options textures;
+    /* Ground models of the materials this call adds (others by trn_beamng_groundmodel_for_name);
+     * materials already in the level keep theirs. */
+    const trn_beamng_surface *surfaces;
+    uint32_t surface_count;
+    trn_beamng_scaffold scaffold;
     /* Stage every file into this set (the caller commits, and reads the new files through
      * trn_write_set_current until then); NULL: the call's own set, committed before it
      * returns, so the level's files change together or not at all. */
@@ -384,14 +457,26 @@ typedef struct trn_beamng_level_result {
     char terrain_file[1024]; /* the game path in the TerrainBlock */
     uint32_t materials_added;
     uint32_t textures_written;
+    bool block_replaced; /* a TerrainBlock of the name was updated where it was (items_path) */
+    /* Scaffold (all empty or 0 without it, or when the level had each piece already). */
+    char info_path[1024];    /* info.json written */
+    char preview_path[1024]; /* the preview image written */
+    uint32_t objects_added;  /* scene objects and groups added */
+    bool spawn_added;        /* a SpawnSphere was put at spawn_position */
+    bool spawn_dry;          /* ... above the sea level (always true without one) */
+    double spawn_position[3];
 } trn_beamng_level_result;
 
 /* Write ter into a level: NAME.ter, NAME.terrain.json, NAME.terrainheightmap.png (16-bit, image
- * orientation as export), the TerrainBlock in main/items.level.json (replacing one of the same
- * name), materials missing from art/terrains/main.materials.json (with a texture set
- * <level>TerrainMaterialTextureSet when there is none) and their placeholder textures. Every
- * file is staged in one write set (opt->writes or the call's own), so a failure, a cancel or a
- * crash never leaves new heights beside an old TerrainBlock. */
+ * orientation as export), the TerrainBlock, materials missing from
+ * art/terrains/main.materials.json (with a texture set <level>TerrainMaterialTextureSet when
+ * there is none) and their placeholder textures, and with opt->scaffold what a level needs to
+ * open and drive. A TerrainBlock of the same name anywhere under main/ is updated in place (its
+ * line, persistentId and every field terrane does not manage kept); a new one goes where the
+ * World Editor keeps it: main/MissionGroup/items.level.json with "__parent": "MissionGroup" and
+ * a persistentId, main/items.level.json getting the MissionGroup SimGroup when it lacks one.
+ * Every file is staged in one write set (opt->writes or the call's own), so a failure, a
+ * cancel or a crash never leaves new heights beside an old TerrainBlock. */
 trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_level_options *opt,
                                           trn_beamng_level_result *result, trn_progress_fn progress,
                                           void *user, trn_error *err);
@@ -448,7 +533,8 @@ typedef struct trn_beamng_create_options {
     double square_size;       /* 0 = 1 */
     double initial_height;    /* metres above 0; 0 or less = default (a quarter of maxHeight) */
     trn_texture_options textures;
-    trn_write_set *writes; /* as in trn_beamng_level_options */
+    trn_beamng_scaffold scaffold; /* as in trn_beamng_level_options */
+    trn_write_set *writes;        /* as in trn_beamng_level_options */
 } trn_beamng_create_options;
 
 /* Round a requested resolution up to the next power of two (128 at least). Fails with

@@ -787,7 +787,8 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
         if (ter->materials[i] && ter->materials[i][0]) names[n++] = ter->materials[i];
     trn_lvl_merge_result mr;
     st = trn_lvl_merge_materials(ws, opt->level_dir, res->level_name, names, n,
-                                 (double)ter->size * square_size, &opt->textures, &mr, err);
+                                 (double)ter->size * square_size, &opt->textures, opt->surfaces,
+                                 opt->surface_count, &mr, err);
     free(names);
     if (st) return st;
     trn_lvl_copy(res->texture_set, sizeof res->texture_set, mr.texture_set);
@@ -801,7 +802,10 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
     tb.square_size = square_size;
     tb.max_height = max_height;
     trn_terrain_block_center(&tb, ter->size);
-    st = trn_lvl_items_put(ws, res->items_path, &tb, err);
+    tb.position[2] = opt->position_z;
+    st = trn_lvl_level_put_block(ws, opt->level_dir, res->level_name, &tb, res->items_path,
+                                 sizeof res->items_path, &res->block_replaced, err);
+    if (!st && opt->scaffold.enabled) st = trn_lvl_scaffold(ws, ter, &tb, opt, res, err);
     trn_terrain_block_dispose(&tb);
     return st;
 }
@@ -827,6 +831,23 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
                              ".ter version %u cannot be written: choose 7, 8 or 9", version);
     double max_height = opt->max_height > 0 ? opt->max_height : 2048.0;
     double square_size = opt->square_size > 0 ? opt->square_size : 1.0;
+    /* Options that cannot be used are refused before the level folder is touched. */
+    if (!isfinite(opt->position_z))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "the TerrainBlock's position z must be a finite number");
+    if (opt->scaffold.enabled && opt->scaffold.has_sea_level && !isfinite(opt->scaffold.sea_level))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "the sea level must be a finite number");
+    for (uint32_t i = 0; i < opt->surface_count; i++) {
+        const char *material = opt->surfaces ? opt->surfaces[i].material : NULL;
+        const char *model = opt->surfaces ? opt->surfaces[i].groundmodel : NULL;
+        if (!material || !trn_beamng_groundmodel_find(model))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "ground model \"%s\" of material \"%s\" is not one BeamNG "
+                                 "ships; use one of %s",
+                                 model ? model : "", material ? material : "",
+                                 trn_beamng_groundmodel_names());
+    }
     struct stat sb;
     if (stat(opt->level_dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
@@ -870,10 +891,9 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         !trn_lvl_join(res->terrain_json_path, sizeof res->terrain_json_path, opt->level_dir,
                       json_file) ||
         !trn_lvl_join(res->heightmap_png_path, sizeof res->heightmap_png_path, opt->level_dir,
-                      png_file) ||
-        !trn_lvl_join(res->items_path, sizeof res->items_path, opt->level_dir,
-                      "main/items.level.json"))
+                      png_file))
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
+
 
     /* Refuse before writing anything when the materials file we must edit is unreadable, so a
      * bad main.materials.json does not leave a half-updated level behind. */
@@ -887,8 +907,12 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
     else if (st)
         return st;
     trn_material_file_dispose(&existing);
-    /* Likewise when items.level.json has a broken line that may be this TerrainBlock. */
-    if ((st = trn_lvl_items_check_put(opt->writes, res->items_path, name, err))) return st;
+    /* Likewise when an items file has a broken line that may be this TerrainBlock; this also
+     * finds where the block lives (or will). */
+    bool found = false;
+    if ((st = trn_lvl_block_target(opt->writes, opt->level_dir, name, res->items_path,
+                                   sizeof res->items_path, &found, err)))
+        return st;
 
     trn_write_set *ws, *own;
     if ((st = trn_write_own_begin(opt->writes, &ws, &own, err))) return st;
@@ -943,6 +967,7 @@ trn_status trn_beamng_create(const trn_beamng_create_options *opt, trn_beamng_le
     lo.max_height = max_height;
     lo.square_size = opt->square_size;
     lo.textures = opt->textures;
+    lo.scaffold = opt->scaffold;
     lo.writes = opt->writes;
     st = trn_beamng_level_write_terrain(&ter, &lo, result, progress, user, err);
     trn_ter_dispose(&ter);

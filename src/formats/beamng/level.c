@@ -364,6 +364,11 @@ static void json_write(trn_lvl_buf *b, const json_t *v, int depth, bool pretty)
     }
 }
 
+void trn_lvl_json_compact(trn_lvl_buf *b, const json_t *v)
+{
+    json_write(b, v, 0, false);
+}
+
 void trn_lvl_json_pretty(trn_lvl_buf *b, const json_t *v)
 {
     json_write(b, v, 0, true);
@@ -796,6 +801,8 @@ void trn_terrain_block_dispose(trn_terrain_block *tb)
     free(tb->name);
     free(tb->terrain_file);
     free(tb->material_texture_set);
+    free(tb->persistent_id);
+    free(tb->parent);
     free(tb->source_file);
     memset(tb, 0, sizeof *tb);
 }
@@ -919,6 +926,17 @@ static trn_status block_from_json(const json_t *obj, const char *path, items_lin
     if ((st = block_vector(obj, "position", tb->position, 3, path, line, err))) goto fail;
     if ((st = block_vector(obj, "rotationMatrix", tb->rotation_matrix, 9, path, line, err)))
         goto fail;
+    /* Bookkeeping of the editor: taken when it is a string, never a reason to drop the block. */
+    v = json_object_get(obj, "persistentId");
+    if (json_is_string(v) && !(tb->persistent_id = trn_lvl_strdup(json_string_value(v)))) {
+        st = oom(err, path);
+        goto fail;
+    }
+    v = json_object_get(obj, "__parent");
+    if (json_is_string(v) && !(tb->parent = trn_lvl_strdup(json_string_value(v)))) {
+        st = oom(err, path);
+        goto fail;
+    }
     return TRN_OK;
 fail:
     trn_terrain_block_dispose(tb);
@@ -1206,6 +1224,43 @@ static trn_status collect(const char *dir, name_pred pred, char ***paths, size_t
     return TRN_OK;
 }
 
+trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count,
+                               trn_error *err)
+{
+    *paths = NULL;
+    *count = 0;
+    char main_dir[PATH_MAX];
+    if (!trn_lvl_join(main_dir, sizeof main_dir, level_dir, "main"))
+        return trn_error_set(err, TRN_ERR_LIMIT, level_dir, -1, "path too long");
+    return collect(main_dir, is_items_name, paths, count, err);
+}
+
+trn_status trn_lvl_items_append_text(const char *text, size_t text_size, const char *items_path,
+                                     const json_t *obj, char **out_text, size_t *out_size,
+                                     trn_error *err)
+{
+    *out_text = NULL;
+    if (out_size) *out_size = 0;
+    size_t size = text ? text_size : 0;
+    trn_lvl_buf out = {0};
+    size_t bom = trn_lvl_bom_length(text, size);
+    /* Line endings follow the file's first line, as put does. */
+    const char *nl = size ? memchr(text, '\n', size) : NULL;
+    bool crlf = nl && nl > text + bom && nl[-1] == '\r';
+    trn_lvl_buf_append(&out, text, size);
+    if (out.len > bom && out.data[out.len - 1] != '\n')
+        trn_lvl_buf_puts(&out, crlf && out.data[out.len - 1] != '\r' ? "\r\n" : "\n");
+    json_write(&out, obj, 0, false);
+    trn_lvl_buf_puts(&out, crlf ? "\r\n" : "\n");
+    if (out.failed || !out.data) {
+        trn_lvl_buf_free(&out);
+        return oom(err, items_path);
+    }
+    *out_text = out.data;
+    if (out_size) *out_size = out.len;
+    return TRN_OK;
+}
+
 trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *count,
                                   trn_error *err)
 {
@@ -1282,6 +1337,26 @@ static bool block_to_json(const trn_terrain_block *tb, json_t *obj)
     json_decref(pos);
     json_decref(rot);
     return ok;
+}
+
+/* The object a new block line starts from: the editor's leading keys (name, class,
+ * persistentId, __parent, position) when tb carries the editor's bookkeeping, else none (the
+ * keys then follow block_to_json's order, class first). */
+static json_t *new_block_object(const trn_terrain_block *tb)
+{
+    json_t *obj = json_object();
+    if (!obj || (!tb->persistent_id && !tb->parent)) return obj;
+    bool ok = !json_object_set_new(obj, "name", json_string(tb->name ? tb->name : ""));
+    ok = ok && !json_object_set_new(obj, "class", json_string("TerrainBlock"));
+    if (tb->persistent_id)
+        ok = ok && !json_object_set_new(obj, "persistentId", json_string(tb->persistent_id));
+    if (tb->parent) ok = ok && !json_object_set_new(obj, "__parent", json_string(tb->parent));
+    ok = ok && !json_object_set_new(obj, "position", json_null());
+    if (!ok) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
 }
 
 /* The parent folder of path (for mkdir -p); false when path has none. */
@@ -1382,7 +1457,7 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
          * "\r\n" would leave a stray '\r' on that line). */
         if (out.len > bom && out.data[out.len - 1] != '\n')
             trn_lvl_buf_puts(&out, crlf && out.data[out.len - 1] != '\r' ? "\r\n" : "\n");
-        json_t *obj = json_object();
+        json_t *obj = new_block_object(tb);
         if (!obj || !block_to_json(tb, obj)) {
             json_decref(obj);
             trn_lvl_buf_free(&out);

@@ -59,6 +59,7 @@ void trn_terrain_material_dispose(trn_terrain_material *m)
     if (!m) return;
     free(m->key);
     free(m->internal_name);
+    free(m->persistent_id);
     free(m->annotation);
     free(m->groundmodel_name);
     for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++)
@@ -76,6 +77,7 @@ static void texture_set_dispose(trn_texture_set *ts)
 {
     free(ts->key);
     free(ts->name);
+    free(ts->persistent_id);
     free(ts->extra_json);
     memset(ts, 0, sizeof *ts);
 }
@@ -187,6 +189,8 @@ trn_status trn_lvl_material_from_json(const char *key, const json_t *obj, const 
             continue;
         else if (strcmp(k, "internalName") == 0)
             st = take_string(key, k, v, &m->internal_name, path, err);
+        else if (strcmp(k, "persistentId") == 0)
+            st = take_string(key, k, v, &m->persistent_id, path, err);
         else if (strcmp(k, "annotation") == 0)
             st = take_string(key, k, v, &m->annotation, path, err);
         else if (strcmp(k, "groundmodelName") == 0)
@@ -284,6 +288,8 @@ trn_status trn_lvl_texture_set_from_json(const char *key, const json_t *obj, con
         if (strcmp(k, "class") == 0) continue;
         if (strcmp(k, "name") == 0)
             st = take_string(key, k, v, &ts->name, path, err);
+        else if (strcmp(k, "persistentId") == 0)
+            st = take_string(key, k, v, &ts->persistent_id, path, err);
         else if (strcmp(k, "baseTexSize") == 0)
             st = take_tex_size(key, k, v, ts->base_tex_size, path, err);
         else if (strcmp(k, "macroTexSize") == 0)
@@ -435,8 +441,17 @@ json_t *trn_lvl_material_to_json(const trn_terrain_material *m)
 {
     json_t *o = json_object();
     if (!o) return NULL;
-    bool ok = set_str(o, "class", "TerrainMaterial");
-    ok = ok && set_str(o, "internalName", m->internal_name);
+    /* With a persistentId the editor's leading keys (internalName, class, persistentId), else
+     * the older order (class first). */
+    bool ok = true;
+    if (m->persistent_id) {
+        ok = set_str(o, "internalName", m->internal_name);
+        ok = ok && set_str(o, "class", "TerrainMaterial");
+        ok = ok && set_str(o, "persistentId", m->persistent_id);
+    } else {
+        ok = set_str(o, "class", "TerrainMaterial");
+        ok = ok && set_str(o, "internalName", m->internal_name);
+    }
     ok = ok && set_str(o, "annotation", m->annotation);
     ok = ok && set_str(o, "groundmodelName", m->groundmodel_name);
     char name[48];
@@ -488,8 +503,15 @@ json_t *trn_lvl_texture_set_to_json(const trn_texture_set *ts)
     double b[2] = {ts->base_tex_size[0], ts->base_tex_size[1]};
     double ma[2] = {ts->macro_tex_size[0], ts->macro_tex_size[1]};
     double d[2] = {ts->detail_tex_size[0], ts->detail_tex_size[1]};
-    bool ok = set_str(o, "class", "TerrainMaterialTextureSet");
-    ok = ok && set_str(o, "name", ts->name ? ts->name : ts->key);
+    bool ok = true;
+    if (ts->persistent_id) {
+        ok = set_str(o, "name", ts->name ? ts->name : ts->key);
+        ok = ok && set_str(o, "class", "TerrainMaterialTextureSet");
+        ok = ok && set_str(o, "persistentId", ts->persistent_id);
+    } else {
+        ok = set_str(o, "class", "TerrainMaterialTextureSet");
+        ok = ok && set_str(o, "name", ts->name ? ts->name : ts->key);
+    }
     ok = ok && set_vec(o, "baseTexSize", b, 2);
     ok = ok && set_vec(o, "macroTexSize", ma, 2);
     ok = ok && set_vec(o, "detailTexSize", d, 2);
@@ -632,18 +654,15 @@ static bool name_has(const char *name, const char *word)
 
 typedef struct look {
     const char *word;
-    const char *groundmodel;
     uint8_t rgb[3];
 } look;
 
-/* Plausible colours and groundmodels for common names, so a fresh level reads at a glance. */
+/* Plausible colours for common names, so a fresh level reads at a glance. */
 static const look looks[] = {
-    {"grass", "GRASS", {84, 110, 52}},    {"rock", "ROCK", {112, 106, 98}},
-    {"stone", "ROCK", {120, 116, 108}},   {"cliff", "ROCK", {100, 94, 88}},
-    {"sand", "SAND", {194, 178, 128}},    {"gravel", "GRAVEL", {128, 120, 110}},
-    {"dirt", "DIRT", {112, 86, 62}},      {"mud", "MUD", {86, 70, 52}},
-    {"asphalt", "ASPHALT", {62, 62, 64}}, {"road", "ASPHALT", {70, 70, 72}},
-    {"snow", "SNOW", {232, 236, 240}},    {"ice", "ICE", {200, 220, 235}},
+    {"grass", {84, 110, 52}},    {"rock", {112, 106, 98}},   {"stone", {120, 116, 108}},
+    {"cliff", {100, 94, 88}},    {"sand", {194, 178, 128}},  {"gravel", {128, 120, 110}},
+    {"dirt", {112, 86, 62}},     {"mud", {86, 70, 52}},      {"asphalt", {62, 62, 64}},
+    {"road", {70, 70, 72}},      {"snow", {232, 236, 240}},  {"ice", {200, 220, 235}},
 };
 
 static const look *find_look(const char *name)
@@ -651,6 +670,116 @@ static const look *find_look(const char *name)
     for (size_t i = 0; i < sizeof looks / sizeof looks[0]; i++)
         if (name_has(name, looks[i].word)) return &looks[i];
     return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Ground models.
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct surface_row {
+    const char *groundmodel;
+    const char *const *words;
+} surface_row;
+
+static const char *const w_asphalt[] = {"asphalt", "tarmac", "concrete", "pavement", "paved", NULL};
+static const char *const w_beach[] = {"beach", "shore", "coast", NULL};
+static const char *const w_mud[] = {"mud", "swamp", "marsh", "wetland", "bog", "paddy", NULL};
+static const char *const w_snow[] = {"snow", "glacier", "ice", "frost", NULL};
+static const char *const w_gravel[] = {"gravel", "pebble", "shingle", NULL};
+static const char *const w_rock[] = {"rock",  "cliff", "scree", "stone", "stony",
+                                     "boulder", "crag", "talus", NULL};
+static const char *const w_sand[] = {"sand", "desert", "dune", NULL};
+static const char *const w_dust[] = {"dust", NULL};
+static const char *const w_dirt[] = {"dirt", "soil", "earth", "bare", "field", "clay", "ground",
+                                     NULL};
+static const char *const w_grass[] = {"grass",   "meadow",  "forest",  "lawn", "prairie", "steppe",
+                                      "savanna", "pasture", "jungle", "wood", "moss",    NULL};
+
+/* First matching row wins: specific surfaces before the broad ones they may be part of
+ * ("sandstone" is rock, "snowfield" snow, "beachsand" beach sand). */
+static const surface_row surface_rows[] = {
+    {"ASPHALT", w_asphalt}, {"BEACHSAND", w_beach}, {"MUD", w_mud},     {"SNOW", w_snow},
+    {"GRAVEL", w_gravel},   {"ROCK", w_rock},       {"SAND", w_sand},   {"DIRT_DUSTY", w_dust},
+    {"DIRT", w_dirt},       {"GRASS", w_grass},
+};
+
+/* Does word (lower case, n letters) start with kw, or end with it when kw has 4+ letters? */
+static bool word_matches(const char *word, size_t n, const char *kw)
+{
+    size_t k = strlen(kw);
+    if (k > n) return false;
+    if (memcmp(word, kw, k) == 0) return true;
+    return k >= 4 && memcmp(word + n - k, kw, k) == 0;
+}
+
+const char *trn_beamng_groundmodel_for_name(const char *name)
+{
+    const char *s = name ? name : "";
+    size_t len = strlen(s);
+    for (size_t r = 0; r < sizeof surface_rows / sizeof surface_rows[0]; r++) {
+        /* Words: runs of letters, also split where a lower-case letter meets an upper-case one
+         * ("BeachSand" is beach + sand). */
+        size_t i = 0;
+        while (i < len) {
+            while (i < len && !isalpha((unsigned char)s[i]))
+                i++;
+            char word[64];
+            size_t n = 0;
+            bool long_word = false;
+            while (i < len && isalpha((unsigned char)s[i])) {
+                if (n && islower((unsigned char)s[i - 1]) && isupper((unsigned char)s[i])) break;
+                if (n < sizeof word - 1)
+                    word[n++] = (char)tolower((unsigned char)s[i]);
+                else
+                    long_word = true;
+                i++;
+            }
+            word[n] = '\0';
+            for (const char *const *kw = surface_rows[r].words; n && !long_word && *kw; kw++)
+                if (word_matches(word, n, *kw)) return surface_rows[r].groundmodel;
+        }
+    }
+    return "DIRT";
+}
+
+/* The ground models of the game's art/groundmodels.json, then aliases it defines for them. */
+static const char *const groundmodels[] = {
+    "ASPHALT",          "ASPHALT_OLD",   "ASPHALT_PREPPED", "ASPHALT_WET",    "BRANCHES_STRONG",
+    "COBBLESTONE",      "DIRT",          "DIRT_DUSTY",      "DIRT_DUSTY_LOOSE", "FRICTIONLESS",
+    "GRASS",            "GRAVEL",        "GRAVEL_WET",      "ICE",            "KICKPLATE",
+    "LEAVES_STRONG",    "LEAVES_THIN",   "METAL",           "METAL_TREAD",    "MUD",
+    "PLASTIC",          "ROCK",          "RUMBLE_STRIP",    "SAND",           "SHOCK_ABSORBER",
+    "SLIPPERY",         "SNOW",          "SPIKE_STRIP",     "WOOD",           "BEACHSAND",
+    "CONCRETE",         "CONCRETE2",     "DERBY_DIRT",      "DIRT_GRASS",     "DIRT_LOOSE",
+    "DIRT_LOOSE_DUSTY", "DIRT_ROCKY",    "DIRT_ROCKY_LARGE", "DIRT_SANDY",    "FOREST",
+    "GRASS2",           "GRID",          "GROUNDMODEL_ASPHALT1", "ROCK_CLIFF", "ROCKS_LARGE",
+    "ROCKYDIRT",
+};
+
+const char *trn_beamng_groundmodel_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof groundmodels / sizeof groundmodels[0]; i++)
+        if (trn_lvl_ieq(name, groundmodels[i])) return groundmodels[i];
+    return NULL;
+}
+
+const char *trn_beamng_groundmodel_names(void)
+{
+    return "ASPHALT, ASPHALT_OLD, ASPHALT_PREPPED, ASPHALT_WET, BRANCHES_STRONG, COBBLESTONE, "
+           "DIRT, DIRT_DUSTY, DIRT_DUSTY_LOOSE, FRICTIONLESS, GRASS, GRAVEL, GRAVEL_WET, ICE, "
+           "KICKPLATE, LEAVES_STRONG, LEAVES_THIN, METAL, METAL_TREAD, MUD, PLASTIC, ROCK, "
+           "RUMBLE_STRIP, SAND, SHOCK_ABSORBER, SLIPPERY, SNOW, SPIKE_STRIP, WOOD, and the "
+           "aliases BEACHSAND, CONCRETE, CONCRETE2, DERBY_DIRT, DIRT_GRASS, DIRT_LOOSE, "
+           "DIRT_LOOSE_DUSTY, DIRT_ROCKY, DIRT_ROCKY_LARGE, DIRT_SANDY, FOREST, GRASS2, GRID, "
+           "GROUNDMODEL_ASPHALT1, ROCK_CLIFF, ROCKS_LARGE, ROCKYDIRT";
+}
+
+/* The annotation class a ground model's surface gets (NATURE is the engine's default). */
+static const char *annotation_for(const char *groundmodel)
+{
+    if (strcmp(groundmodel, "GRASS") == 0) return "GRASS";
+    if (strncmp(groundmodel, "ASPHALT", 7) == 0) return "ASPHALT";
+    return "NATURE";
 }
 
 static void base_colour(const char *name, uint8_t rgb[3])
@@ -703,12 +832,11 @@ trn_status trn_terrain_material_init_default(trn_terrain_material *m, const char
     if (!name || !name[0] || !game_dir)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "a terrain material needs a name and a texture folder");
-    const look *l = find_look(name);
+    const char *groundmodel = trn_beamng_groundmodel_for_name(name);
     m->key = trn_lvl_strdup(name);
     m->internal_name = trn_lvl_strdup(name);
-    /* NATURE is the engine's default annotation; grass has its own class. */
-    m->annotation = trn_lvl_strdup(l && strcmp(l->groundmodel, "GRASS") == 0 ? "GRASS" : "NATURE");
-    m->groundmodel_name = trn_lvl_strdup(l ? l->groundmodel : "GRASS");
+    m->annotation = trn_lvl_strdup(annotation_for(groundmodel));
+    m->groundmodel_name = trn_lvl_strdup(groundmodel);
     bool ok = m->key && m->internal_name && m->annotation && m->groundmodel_name;
     /* Mapping sizes in metres: base spans the terrain (no visible repeat), macro and detail use
      * the engine's defaults (60 m, 2 m). */
@@ -848,10 +976,12 @@ trn_status trn_terrain_material_upgrade(const trn_terrain_material *v1, trn_terr
     memset(out, 0, sizeof *out);
     out->key = trn_lvl_strdup(v1->key ? v1->key : v1->internal_name);
     out->internal_name = trn_lvl_strdup(v1->internal_name);
+    out->persistent_id = trn_lvl_strdup(v1->persistent_id);
     out->annotation = trn_lvl_strdup(v1->annotation);
     out->groundmodel_name = trn_lvl_strdup(v1->groundmodel_name);
     out->extra_json = trn_lvl_strdup(v1->extra_json);
     bool ok = (out->key || !v1->key) && (out->internal_name || !v1->internal_name) &&
+              (out->persistent_id || !v1->persistent_id) &&
               (out->annotation || !v1->annotation) &&
               (out->groundmodel_name || !v1->groundmodel_name) &&
               (out->extra_json || !v1->extra_json);
@@ -1044,9 +1174,12 @@ static trn_status add_texture_set(json_t *root, const char *level_name, const sl
     snprintf(name, sizeof name, "%sTerrainMaterialTextureSet", level_name);
     char key[320];
     unique_key(root, name, key, sizeof key);
+    char pid[TRN_BEAMNG_PERSISTENT_ID_SIZE];
+    trn_beamng_persistent_id(level_name, "TerrainMaterialTextureSet", key, pid);
     trn_texture_set ts = {0};
     ts.key = key;
     ts.name = key;
+    ts.persistent_id = pid;
     for (int i = 0; i < 2; i++) {
         ts.base_tex_size[i] = i ? ss->h[0] : ss->w[0];
         ts.macro_tex_size[i] = i ? ss->h[1] : ss->w[1];
@@ -1076,10 +1209,23 @@ static bool game_dir_of(const char *level_name, char *out, size_t out_size)
     return n > 0 && (size_t)n < out_size;
 }
 
+/* The ground model a new material named name gets: the caller's choice, else the name table. */
+static const char *surface_of(const char *name, const trn_beamng_surface *surfaces,
+                              uint32_t surface_count)
+{
+    for (uint32_t i = 0; i < surface_count; i++)
+        if (surfaces[i].material && strcmp(surfaces[i].material, name) == 0) {
+            const char *known = trn_beamng_groundmodel_find(surfaces[i].groundmodel);
+            if (known) return known;
+        }
+    return trn_beamng_groundmodel_for_name(name);
+}
+
 trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
                                    const char *level_name, const char *const *names,
                                    uint32_t count, double world_size,
                                    const trn_texture_options *textures,
+                                   const trn_beamng_surface *surfaces, uint32_t surface_count,
                                    trn_lvl_merge_result *result, trn_error *err)
 {
     memset(result, 0, sizeof *result);
@@ -1125,9 +1271,22 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
         trn_terrain_material m;
         if ((st = trn_terrain_material_init_default(&m, names[i], game_dir, world_size, err)))
             goto done;
-        char key[300];
-        unique_key(root, names[i], key, sizeof key);
-        json_t *o = trn_lvl_material_to_json(&m);
+        /* The World Editor's form: keyed "NAME-<persistentId>", the id derived from the level
+         * and the name so that runs agree byte for byte. */
+        char pid[TRN_BEAMNG_PERSISTENT_ID_SIZE], base[300], key[320];
+        trn_beamng_persistent_id(level_name, "TerrainMaterial", names[i], pid);
+        snprintf(base, sizeof base, "%.250s-%s", names[i], pid);
+        unique_key(root, base, key, sizeof key);
+        const char *gm = surface_of(names[i], surfaces, surface_count);
+        free(m.persistent_id);
+        free(m.groundmodel_name);
+        free(m.annotation);
+        m.persistent_id = trn_lvl_strdup(pid);
+        m.groundmodel_name = trn_lvl_strdup(gm);
+        m.annotation = trn_lvl_strdup(annotation_for(gm));
+        json_t *o = m.persistent_id && m.groundmodel_name && m.annotation
+                        ? trn_lvl_material_to_json(&m)
+                        : NULL;
         trn_terrain_material_dispose(&m);
         if (!o || json_object_set_new(root, key, o)) {
             st = oom(err, level_dir);

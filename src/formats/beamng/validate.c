@@ -50,6 +50,13 @@
  *   write-interrupted          a write into the level stopped part-way (complete journal)
  *   write-leftovers            journals and temporaries of runs that died before committing
  *   write-in-progress          another process holds a write journal in the level
+ *   object-name-duplicate      two objects of the level tree share a name (Torque names are
+ *                              global and case-blind: lookups find one of them)
+ *   object-unparented          objects outside MissionGroup: in main/items.level.json beside
+ *                              the MissionGroup line, or without "__parent" deeper down
+ *   group-folder-orphaned      a folder's items.level.json with no SimGroup of the folder's
+ *                              name in the folder above: the engine never loads it
+ *   persistent-id-missing      objects without a "persistentId"
  *   terrain-json-missing       no .terrain.json beside the .ter
  *   terrain-json-invalid       .terrain.json is not valid JSON or lacks fields
  *   terrain-json-mismatch      .terrain.json disagrees with the .ter (trn_terrain_json_compare)
@@ -545,10 +552,14 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     memcpy(json_path + n, ".terrain.json", 14);
     struct stat st;
     if (stat(json_path, &st) != 0) {
-        ADD(v, TRN_SEVERITY_INFO, "terrain-json-missing", json_path, -1,
+        ADD(v, TRN_SEVERITY_WARNING, "terrain-json-missing",
+            tb->source_file ? tb->source_file : json_path, -1,
             "write it from the .ter: terrane beamng validate LEVEL_DIR --fix-terrain-json (or "
-            "resave the terrain in the World Editor); tools read it, the engine does not",
-            "no .terrain.json beside the .ter");
+            "resave the terrain in the World Editor, which writes one beside every .ter)",
+            "TerrainBlock \"%s\": terrainFile \"%s\" has no .terrain.json beside it (%s); "
+            "the engine loads the .ter without it, but the editor and terrain tools read it",
+            tb->name ? tb->name : "", tb->terrain_file ? tb->terrain_file : "", json_path);
+        set_last_line(v, tb->source_line);
         return;
     }
     trn_terrain_json tj;
@@ -691,6 +702,199 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     check_ter_content(v, tb, &ter, ter_path);
     check_terrain_json(v, tb, &ter, ter_path);
     trn_ter_dispose(&ter);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The scene tree: names, parents, groups, persistentIds.
+ * ---------------------------------------------------------------------------------------- */
+
+/* A named object for sorting: its name and its place in the scene. */
+typedef struct named_object {
+    const char *name;
+    size_t index;
+} named_object;
+
+static int cmp_named(const void *a, const void *b)
+{
+    const named_object *x = a, *y = b;
+    int c = strcasecmp(x->name, y->name);
+    if (c) return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* "main/MissionGroup/items.level.json:3" of an object, for messages. */
+static void where_of(const vctx *v, const trn_lvl_scene *sc, size_t i, char *out, size_t size)
+{
+    char file[PATH_MAX];
+    trn_lvl_copy(file, sizeof file, sc->files[sc->objects[i].file]);
+    as_given(v, file, sizeof file);
+    snprintf(out, size, "%s:%d", file, sc->objects[i].line);
+}
+
+static void check_duplicates(vctx *v, const trn_lvl_scene *sc)
+{
+    named_object *named = malloc((sc->count ? sc->count : 1) * sizeof *named);
+    size_t n = 0;
+    if (!named) {
+        v->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < sc->count; i++)
+        if (sc->objects[i].name && sc->objects[i].name[0])
+            named[n++] = (named_object){sc->objects[i].name, i};
+    /* Sorted by name (case ignored, as Torque compares them), then by place in the tree. */
+    qsort(named, n, sizeof *named, cmp_named);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && strcasecmp(named[a].name, named[b].name) == 0)
+            b++;
+        if (b - a > 1) {
+            const trn_lvl_object *first = &sc->objects[named[a].index],
+                                 *second = &sc->objects[named[a + 1].index];
+            bool terrains = strcmp(first->cls, "TerrainBlock") == 0 &&
+                            strcmp(second->cls, "TerrainBlock") == 0;
+            char at[PATH_MAX + 16], file[PATH_MAX];
+            where_of(v, sc, named[a].index, at, sizeof at);
+            trn_lvl_copy(file, sizeof file, sc->files[second->file]);
+            as_given(v, file, sizeof file);
+            ADD(v, terrains ? TRN_SEVERITY_ERROR : TRN_SEVERITY_WARNING, "object-name-duplicate",
+                file, -1,
+                terrains ? "remove the extra TerrainBlock line (or rename it when it is a second "
+                           "terrain): two blocks of one name are two terrains where one was meant"
+                         : "rename one of them (or remove the copy): objects are found by name, "
+                           "and only one of them answers",
+                "%zu objects are named \"%s\" (%s here, and %s at %s)%s", b - a, second->name,
+                second->cls[0] ? second->cls : "no class", first->cls[0] ? first->cls : "no class",
+                at, terrains ? ": two TerrainBlocks" : "");
+            set_last_line(v, second->line);
+        }
+        a = b;
+    }
+    free(named);
+}
+
+/* Per file: objects outside MissionGroup and objects without a persistentId, counted, at the
+ * first one's line. */
+static void check_parents(vctx *v, const trn_lvl_scene *sc)
+{
+    for (size_t f = 0; f < sc->file_count; f++) {
+        bool root = trn_lvl_is_main_items(v->level_dir, sc->files[f]);
+        size_t loose = 0, no_id = 0;
+        int loose_line = 0, no_id_line = 0;
+        const trn_lvl_object *first_loose = NULL;
+        for (size_t i = 0; i < sc->count; i++) {
+            const trn_lvl_object *o = &sc->objects[i];
+            if (o->file != f) continue;
+            bool mission = root && strcmp(o->cls, "SimGroup") == 0 && o->name &&
+                           trn_lvl_ieq(o->name, "MissionGroup");
+            if (root ? !mission : !o->parent) {
+                if (!loose++) {
+                    loose_line = o->line;
+                    first_loose = o;
+                }
+            }
+            if (!o->has_persistent_id && !no_id++) no_id_line = o->line;
+        }
+        char file[PATH_MAX];
+        trn_lvl_copy(file, sizeof file, sc->files[f]);
+        as_given(v, file, sizeof file);
+        if (loose) {
+            char what[400];
+            snprintf(what, sizeof what, "%s%s%s%s", first_loose->cls[0] ? first_loose->cls : "object",
+                     first_loose->name ? " \"" : "", first_loose->name ? first_loose->name : "",
+                     first_loose->name ? "\"" : "");
+            if (root)
+                ADD(v, TRN_SEVERITY_WARNING, "object-unparented", file, -1,
+                    "move the object into main/MissionGroup/items.level.json with \"__parent\": "
+                    "\"MissionGroup\" (main/items.level.json holds only the MissionGroup "
+                    "SimGroup, with no __parent)",
+                    "%zu object(s) in main/items.level.json lie outside MissionGroup, the first "
+                    "the %s; the World Editor shows and saves the level from MissionGroup down",
+                    loose, what);
+            else
+                ADD(v, TRN_SEVERITY_WARNING, "object-unparented", file, -1,
+                    "give each object \"__parent\": the name of the SimGroup whose folder holds "
+                    "this file",
+                    "%zu object(s) have no \"__parent\", the first the %s, so no group holds "
+                    "them",
+                    loose, what);
+            set_last_line(v, loose_line);
+        }
+        if (no_id) {
+            ADD(v, TRN_SEVERITY_WARNING, "persistent-id-missing", file, -1,
+                "give each object a \"persistentId\" (a UUID of its own; the World Editor adds "
+                "them when it saves the level)",
+                "%zu object(s) have no persistentId; the editor and tools that track objects "
+                "across saves (prefabs, undo, mission references) cannot",
+                no_id);
+            set_last_line(v, no_id_line);
+        }
+    }
+}
+
+/* Each folder below main/ is loaded for a SimGroup of its name in the folder above; a folder
+ * without one is never read. */
+static void check_group_folders(vctx *v, const trn_lvl_scene *sc)
+{
+    for (size_t f = 0; f < sc->file_count; f++) {
+        const char *path = sc->files[f];
+        if (trn_lvl_is_main_items(v->level_dir, path)) continue;
+        size_t objects = 0;
+        bool terrain = false;
+        for (size_t i = 0; i < sc->count; i++)
+            if (sc->objects[i].file == f) {
+                objects++;
+                terrain = terrain || strcmp(sc->objects[i].cls, "TerrainBlock") == 0;
+            }
+        if (!objects) continue;
+        /* path = .../PARENT/GROUP/items.level.json */
+        char dir[PATH_MAX], parent_items[PATH_MAX + 20];
+        trn_lvl_copy(dir, sizeof dir, path);
+        char *slash = strrchr(dir, '/');
+        if (!slash) continue;
+        *slash = '\0';
+        slash = strrchr(dir, '/');
+        if (!slash) continue;
+        const char *group = slash + 1;
+        *slash = '\0';
+        if (!trn_lvl_join(parent_items, sizeof parent_items, dir, "items.level.json")) continue;
+        bool held = false;
+        for (size_t i = 0; i < sc->count && !held; i++) {
+            const trn_lvl_object *o = &sc->objects[i];
+            held = strcmp(sc->files[o->file], parent_items) == 0 &&
+                   strcmp(o->cls, "SimGroup") == 0 && o->name && trn_lvl_ieq(o->name, group);
+        }
+        if (held) continue;
+        char file[PATH_MAX], fix[PATH_MAX + 200];
+        trn_lvl_copy(file, sizeof file, path);
+        as_given(v, file, sizeof file);
+        as_given(v, parent_items, sizeof parent_items);
+        snprintf(fix, sizeof fix,
+                 "add {\"name\":\"%s\",\"class\":\"SimGroup\",\"__parent\":...} to %s, or "
+                 "move the objects into a loaded group",
+                 group, parent_items);
+        ADD(v, terrain ? TRN_SEVERITY_ERROR : TRN_SEVERITY_WARNING, "group-folder-orphaned", file,
+            -1, fix,
+            "no SimGroup \"%s\" in %s, so the engine never loads this file: its %zu object(s)%s "
+            "are missing from the level",
+            group, parent_items, objects, terrain ? ", a TerrainBlock among them," : "");
+        set_last_line(v, 1);
+    }
+}
+
+static void check_scene(vctx *v)
+{
+    trn_lvl_scene sc;
+    trn_error e;
+    trn_error_clear(&e);
+    trn_status st = trn_lvl_scene_read(NULL, v->level_dir, &sc, &e);
+    /* Files that cannot be read are reported by the TerrainBlock reader. */
+    if (st == TRN_ERR_NO_MEMORY) v->oom = true;
+    if (st) return;
+    check_duplicates(v, &sc);
+    check_parents(v, &sc);
+    check_group_folders(v, &sc);
+    trn_lvl_scene_dispose(&sc);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1095,6 +1299,7 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
                 "add a terrain: terrane beamng import HEIGHTMAP --level LEVEL_DIR, or create one",
                 "the level has no TerrainBlock in main/");
     }
+    check_scene(&v);
     for (size_t i = 0; i < block_count; i++)
         if (!v.active_set && blocks[i].material_texture_set)
             v.active_set = find_texture_set(&v, blocks[i].material_texture_set);
