@@ -11,6 +11,7 @@
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
 #include "terrane/image.h"
+#include "terrane/recipe.h"
 #include "test.h"
 
 static char tmp[512];
@@ -224,6 +225,58 @@ static void test_level_groundmodels(void)
     CHECK_STATUS(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, &err),
                  TRN_ERR_INVALID_ARGUMENT);
     trn_ter_dispose(&ter);
+}
+
+/* A biome's "groundmodel" in a recipe: any case in, the standard spelling kept, a name the
+ * game does not ship refused at its place. */
+static void test_recipe_groundmodel(void)
+{
+    static const char head[] = "{\n"
+                               "  \"size\": [128, 128],\n"
+                               "  \"resolution\": [64, 64],\n"
+                               "  \"seed\": 1,\n"
+                               "  \"default_landform\": \"hills\",\n"
+                               "  \"landforms\": {\"hills\": {\"height_variation\": 40}},\n"
+                               "  \"default_biome\": \"grass\",\n"
+                               "  \"biomes\": {\n"
+                               "    \"grass\": {\"color\": [0.2, 0.6, 0.2, 1]},\n"
+                               "    \"scree\": {\"color\": [0.5, 0.5, 0.5, 1], \"groundmodel\": ";
+    static const char tail[] = "}\n  }\n}\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s\"gravel\"%s", head, tail);
+    trn_recipe r;
+    trn_error err;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "g.json", &r, NULL, &err));
+    int scree = trn_recipe_find_biome(&r, "scree"), grass = trn_recipe_find_biome(&r, "grass");
+    CHECK(scree >= 0 && strcmp(r.biomes[scree].groundmodel, "GRAVEL") == 0);
+    CHECK(grass >= 0 && r.biomes[grass].groundmodel[0] == '\0');
+    /* The canonical form keeps it, and reads back the same. */
+    char *canon = NULL;
+    CHECK_OK(trn_recipe_canonical_json(&r, &canon, NULL, NULL));
+    CHECK_CONTAINS(canon, "\"groundmodel\":\"GRAVEL\"");
+    trn_recipe back;
+    CHECK_OK(trn_recipe_parse(canon, strlen(canon), "c.json", &back, NULL, NULL));
+    CHECK(strcmp(back.biomes[trn_recipe_find_biome(&back, "scree")].groundmodel, "GRAVEL") == 0);
+    trn_recipe_dispose(&back);
+    free(canon);
+    /* Built in code: only the standard spelling of a known model passes. */
+    CHECK_OK(trn_recipe_validate(&r, NULL));
+    snprintf(r.biomes[scree].groundmodel, sizeof r.biomes[scree].groundmodel, "gravel");
+    CHECK_STATUS(trn_recipe_validate(&r, &err), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(err.message, "biomes.scree.groundmodel: 'gravel' is not a BeamNG ground model");
+    snprintf(r.biomes[scree].groundmodel, sizeof r.biomes[scree].groundmodel, "LAVA");
+    CHECK_STATUS(trn_recipe_validate(&r, &err), TRN_ERR_VALIDATION);
+    trn_recipe_dispose(&r);
+    /* Unknown names and other types: the JSON path, the line and the column of the value. */
+    static const char *const bad[] = {"\"lava\"", "7", "\"\"", "\"SAND \""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s%s", head, bad[i], tail);
+        CHECK_STATUS(trn_recipe_parse(text, strlen(text), "g.json", &r, NULL, &err), TRN_ERR_JSON);
+        CHECK_CONTAINS(err.message, "biomes.scree.groundmodel: expected a BeamNG ground model");
+        CHECK_EQ_INT(err.line, 10);
+        CHECK_EQ_INT(err.column, 59); /* the value, after "groundmodel": */
+    }
+    CHECK_CONTAINS(err.message, "found the string \"SAND \"");
 }
 
 /* ------------------------------------------------------------------------ editor levels */
@@ -926,6 +979,7 @@ int main(void)
     RUN(test_persistent_id);
     RUN(test_groundmodels);
     RUN(test_level_groundmodels);
+    RUN(test_recipe_groundmodel);
     RUN(test_import_into_editor_level);
     RUN(test_block_found_anywhere);
     RUN(test_validate_tree);

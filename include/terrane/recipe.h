@@ -75,6 +75,9 @@ typedef struct trn_biome {
     double texture_scale; /* default 1, > 0 */
     char *landform;       /* NULL = the recipe's default landform */
     bool allow_snow;      /* default true */
+    /* "groundmodel": the BeamNG ground model of the biome's terrain material, in its standard
+     * spelling ("ROCK"); "" = chosen from the biome's name (docs/beamng.md). */
+    char groundmodel[32];
 } trn_biome;
 
 typedef enum trn_substrate {

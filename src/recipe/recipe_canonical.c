@@ -298,6 +298,7 @@ static json_t *biome_json(const trn_biome *b, bool *ok)
     if (b->texture_scale != 1) put_new(o, "texture_scale", json_real(b->texture_scale), ok);
     if (b->landform) put_new(o, "landform", json_string(b->landform), ok);
     if (!b->allow_snow) put_new(o, "allow_snow", json_false(), ok);
+    if (b->groundmodel[0]) put_new(o, "groundmodel", json_string(b->groundmodel), ok);
     return o;
 }
 

@@ -9,6 +9,7 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "terrane/beamng_level.h"
 
 typedef struct pctx {
     const char *text; /* the whole text, byte order mark included, for positions */
@@ -256,7 +257,7 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
     if (!json_is_object(obj))
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                     "expected a biome object (color, material, texture_scale, landform, "
-                    "allow_snow), found %s",
+                    "allow_snow, groundmodel), found %s",
                     describe(obj, buf, sizeof buf));
     b->texture_scale = 1;
     b->allow_snow = true;
@@ -297,6 +298,18 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected true or false, found %s",
                             describe(v, buf, sizeof buf));
             b->allow_snow = json_is_true(v);
+        } else if (strcmp(key, "groundmodel") == 0) {
+            /* BeamNG's physics surface; a name the game does not ship would fall back to its
+             * default surface without a word, so it is refused here. */
+            const char *known = json_is_string(v) ? trn_beamng_groundmodel_find(json_string_value(v))
+                                                  : NULL;
+            if (!known)
+                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected a BeamNG ground model such as GRASS, DIRT, DIRT_DUSTY, "
+                            "SAND, BEACHSAND, ROCK, GRAVEL, MUD, SNOW, ICE or ASPHALT "
+                            "(docs/beamng.md lists them all), found %s",
+                            describe(v, buf, sizeof buf));
+            snprintf(b->groundmodel, sizeof b->groundmodel, "%s", known);
         } else if (is_landform_key(key)) {
             /* Dropping it silently would flatten terrain that used to have relief. */
             return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,

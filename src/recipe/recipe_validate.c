@@ -7,6 +7,7 @@
 
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "terrane/beamng_level.h"
 
 enum { LO_OPEN = 1, WHOLE = 2 };
 
@@ -109,8 +110,8 @@ const char *const trn_rcp_recipe_keys[] = {"size",           "resolution",
 const char *const trn_rcp_landform_keys[] = {
     "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
     "warp_amplitude", "warp_feature_size", "stretch",     "heading",      NULL};
-const char *const trn_rcp_biome_keys[] = {"color",    "material",   "texture_scale",
-                                          "landform", "allow_snow", NULL};
+const char *const trn_rcp_biome_keys[] = {"color",      "material",    "texture_scale", "landform",
+                                          "allow_snow", "groundmodel", NULL};
 const char *const trn_rcp_rule_keys[] = {
     "id",    "biome",    "layer",          "priority",  "blend", "elevation",
     "slope", "moisture", "water_distance", "substrate", NULL};
@@ -312,6 +313,15 @@ static trn_status check_biome(chk *k, const trn_recipe *r, uint32_t i)
         trn_json_path_push_key(k->where, "landform");
         return fail(k, TRN_ERR_VALIDATION, "no landform named '%s' (landforms: %s)", b->landform,
                     names);
+    }
+    /* Recipes built in code may set any text; the canonical (upper-case) spelling is required. */
+    const char *gm = b->groundmodel[0] ? trn_beamng_groundmodel_find(b->groundmodel) : NULL;
+    if (b->groundmodel[0] && (!gm || strcmp(gm, b->groundmodel) != 0)) {
+        trn_json_path_push_key(k->where, "groundmodel");
+        return fail(k, TRN_ERR_VALIDATION,
+                    "'%.31s' is not a BeamNG ground model in its standard spelling (such as "
+                    "GRASS, DIRT, SAND, ROCK, GRAVEL, MUD, SNOW)",
+                    b->groundmodel);
     }
     return TRN_OK;
 }
