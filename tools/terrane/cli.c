@@ -4,6 +4,7 @@
 
 #include "core/textbuf.h"
 #include "core/write_set.h"
+#include "recipe/recipe_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -333,15 +334,197 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
     return CLI_EXIT_FAIL;
 }
 
-int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
+/* ---------------------------------------------------------------------------------------------
+ * Did you mean: the words a verb knows come from its own help text, so every verb and
+ * sub-verb gets suggestions and they can never list an option the help does not.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct word_list {
+    char **items;
+    size_t count, cap;
+} word_list;
+
+static void words_add(word_list *w, const char *text, size_t n)
 {
+    for (size_t k = 0; k < w->count; k++)
+        if (strlen(w->items[k]) == n && strncmp(w->items[k], text, n) == 0) return;
+    if (w->count + 2 > w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 32;
+        char **items = realloc(w->items, cap * sizeof *items);
+        if (!items) return;
+        w->items = items;
+        w->cap = cap;
+    }
+    char *copy = malloc(n + 1);
+    if (!copy) return;
+    memcpy(copy, text, n);
+    copy[n] = '\0';
+    w->items[w->count++] = copy;
+    w->items[w->count] = NULL;
+}
+
+static void words_free(word_list *w)
+{
+    for (size_t k = 0; k < w->count; k++)
+        free(w->items[k]);
+    free(w->items);
+    memset(w, 0, sizeof *w);
+}
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+}
+
+/* Every option a help text names: "-o" and "--long-name" starting a word. */
+static void help_options(const char *text, word_list *out)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p != '-' || (p > text && (word_char(p[-1]) || p[-1] == '.'))) continue;
+        const char *q = p + (p[1] == '-' ? 2 : 1);
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))) continue;
+        const char *end = q;
+        while (word_char(*end))
+            end++;
+        if (q == p + 1 && end != q + 1) continue; /* "-abc" is not a short option */
+        while (end > q && end[-1] == '-')
+            end--;
+        words_add(out, p, (size_t)(end - p));
+        p = end - 1;
+    }
+}
+
+/* The sub-verbs a help text names: the words after "terrane VERB " ("<a|b|c>" lists too). */
+static void help_subverbs(const char *text, const char *verb, word_list *out)
+{
+    char lead[96];
+    snprintf(lead, sizeof lead, "terrane %s ", verb);
+    size_t lead_n = strlen(lead);
+    for (const char *p = strstr(text, lead); p; p = strstr(p + 1, lead)) {
+        const char *q = p + lead_n;
+        bool list = *q == '<';
+        if (list) q++;
+        for (;;) {
+            const char *end = q;
+            while ((*end >= 'a' && *end <= 'z') || (*end >= '0' && *end <= '9') || *end == '-')
+                end++;
+            if (end > q && *q != '-') words_add(out, q, (size_t)(end - q));
+            if (!list || *end != '|') break;
+            q = end + 1;
+        }
+    }
+}
+
+static const char *bare_word(const char *s)
+{
+    while (*s == '-')
+        s++;
+    return s;
+}
+
+const char *cli_did_you_mean(const char *word, const char *const *candidates)
+{
+    char w[128];
+    const char *b = bare_word(word);
+    size_t n = strcspn(b, "=");
+    if (n < 3 || n >= sizeof w || !candidates) return NULL;
+    memcpy(w, b, n);
+    w[n] = '\0';
+    size_t count = 0;
+    while (candidates[count])
+        count++;
+    const char **stripped = malloc((count + 1) * sizeof *stripped);
+    if (!stripped) return NULL;
+    size_t kept = 0;
+    for (size_t k = 0; k < count; k++)
+        if (*bare_word(candidates[k])) stripped[kept++] = bare_word(candidates[k]);
+    stripped[kept] = NULL;
+    const char *hit = trn_rcp_did_you_mean(w, stripped);
+    const char *found = NULL;
+    /* The word itself is no suggestion (an option another verb's help mentions). */
+    for (size_t k = 0; hit && strcmp(hit, w) != 0 && k < count; k++)
+        if (bare_word(candidates[k]) == hit) found = candidates[k];
+    free(stripped);
+    return found;
+}
+
+/* Which "unknown X" message fmt starts, as the kind of word it names. */
+typedef enum unknown_kind { UNKNOWN_NONE, UNKNOWN_OPTION, UNKNOWN_SUBVERB } unknown_kind;
+
+static unknown_kind unknown_of(const char *fmt)
+{
+    if (strncmp(fmt, "unknown option '%s'", 19) == 0) return UNKNOWN_OPTION;
+    if (strncmp(fmt, "unknown sub-verb '%s'", 21) == 0 ||
+        strncmp(fmt, "unknown command '%s'", 20) == 0 ||
+        strncmp(fmt, "unknown graph command '%s'", 26) == 0)
+        return UNKNOWN_SUBVERB;
+    return UNKNOWN_NONE;
+}
+
+/* The suggestion for an unknown word of the run's verb, from its help and extra (NULL or a
+ * NULL-terminated list); copied into hint ("" when none). */
+static void suggest(const cli_ctx *ctx, unknown_kind kind, const char *word,
+                    const char *const *extra, char *hint, size_t size)
+{
+    static const char *const common[] = {"--quiet", "--format", "--help", NULL};
+    hint[0] = '\0';
+    word_list words = {0};
+    char *help = cli_verb_help(ctx->verb);
+    if (kind == UNKNOWN_OPTION) {
+        for (const char *const *c = common; *c; c++)
+            words_add(&words, *c, strlen(*c));
+        for (const char *const *c = extra; c && *c; c++)
+            words_add(&words, *c, strlen(*c));
+        if (help) help_options(help, &words);
+    } else if (help) {
+        help_subverbs(help, ctx->verb, &words);
+    }
+    const char *hit = words.items ? cli_did_you_mean(word, (const char *const *)words.items) : NULL;
+    if (hit) snprintf(hint, size, "%s", hit);
+    words_free(&words);
+    free(help);
+}
+
+static int usage_error_v(cli_ctx *ctx, const char *const *extra, const char *fmt, va_list ap)
+{
+    char hint[128] = "";
+    unknown_kind kind = unknown_of(fmt);
+    if (kind != UNKNOWN_NONE) {
+        va_list first;
+        va_copy(first, ap);
+        const char *word = va_arg(first, const char *);
+        va_end(first);
+        if (word) suggest(ctx, kind, word, extra, hint, sizeof hint);
+    }
     fprintf(stderr, "terrane %s: ", ctx->verb);
-    va_list ap;
-    va_start(ap, fmt);
     cli_vfprintf(stderr, fmt, ap);
-    va_end(ap);
+    if (hint[0]) cli_fprintf(stderr, "; did you mean '%s'?", hint);
     fprintf(stderr, "\n(run 'terrane %s --help' for usage)\n", ctx->verb);
     return CLI_EXIT_USAGE;
+}
+
+int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = usage_error_v(ctx, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int usage_error_with(cli_ctx *ctx, const char *const *extra, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int usage_error_with(cli_ctx *ctx, const char *const *extra, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = usage_error_v(ctx, extra, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 void cli_note(cli_ctx *ctx, const char *fmt, ...)
@@ -446,17 +629,33 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i)
     if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
         const char *v = a[8] == '=' ? a + 9 : cli_option_value(ctx, argc, argv, i);
         if (!v) return -1;
-        if (strcmp(v, "json") == 0)
+        if (strcmp(v, "json") == 0) {
+            if (ctx->text_only) {
+                cli_usage_error(ctx, "prints no JSON (its messages are notes on stderr); drop "
+                                     "--format json");
+                return -1;
+            }
             ctx->json = true;
-        else if (strcmp(v, "text") == 0)
+        } else if (strcmp(v, "text") == 0) {
             ctx->json = false;
-        else {
-            cli_usage_error(ctx, "--format takes 'text' or 'json', not '%s'", v);
+        } else {
+            static const char *const values[] = {"text", "json", NULL};
+            const char *hint = cli_did_you_mean(v, values);
+            cli_usage_error(ctx, "--format takes 'text' or 'json', not '%s'%s%s%s", v,
+                            hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
             return -1;
         }
         return 1;
     }
     return 0;
+}
+
+int cli_text_only(cli_ctx *ctx)
+{
+    ctx->text_only = true;
+    if (!ctx->json) return CLI_EXIT_OK;
+    return cli_usage_error(ctx, "prints no JSON (its messages are notes on stderr); drop "
+                                "--format json");
 }
 
 bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names)
@@ -468,7 +667,13 @@ bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names)
         if (strcmp(arg, *n) == 0) return true;
     for (const char *const *n = load_options; *n; n++)
         if (strcmp(arg, *n) == 0) return true;
-    cli_usage_error(ctx, "unknown option '%s'", arg);
+    word_list known = {0};
+    for (const char *const *n = names; n && *n; n++)
+        words_add(&known, *n, strlen(*n));
+    for (const char *const *n = load_options; *n; n++)
+        words_add(&known, *n, strlen(*n));
+    usage_error_with(ctx, (const char *const *)known.items, "unknown option '%s'", arg);
+    words_free(&known);
     return false;
 }
 

@@ -25,7 +25,10 @@ typedef struct cli_ctx {
     bool progress_shown;
     trn_io_guard *inputs;   /* the files this run reads: no output may replace one */
     trn_write_set *outputs; /* what this run writes, landing together when it succeeds */
-    bool conflict; /* an output named an input: the run ends as a usage error (exit 2) */
+    bool conflict;          /* an output named an input: the run ends as a usage error (exit 2) */
+    /* The verb prints no JSON (cli_text_only): --format json is then a usage error, not a
+     * silent run that prints nothing on stdout. */
+    bool text_only;
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
@@ -81,6 +84,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_stationeers(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_recover(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_formats(cli_ctx *ctx, int argc, char **argv);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);
@@ -93,7 +97,10 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Print a usage error with a pointer to --help; returns CLI_EXIT_USAGE. */
+/* Print a usage error with a pointer to --help; returns CLI_EXIT_USAGE. A message that starts
+ * "unknown option '%s'" gets "; did you mean '--NAME'?" when one of the verb's options (those
+ * its --help lists, with the common ones) is close to the word; "unknown sub-verb '%s'",
+ * "unknown command '%s'" and "unknown graph command '%s'" get the closest sub-verb. */
 int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -111,6 +118,18 @@ void cli_note(cli_ctx *ctx, const char *fmt, ...)
  * 0 when not a common option, -1 on a bad value (message printed). */
 bool cli_is_help(const char *arg);
 int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i);
+/* For a verb that prints no JSON: marks the run (ctx->text_only), so a later --format json is
+ * a usage error. Returns CLI_EXIT_USAGE (message printed) when --format json was already given
+ * (before the verb: "terrane --format json VERB"), else CLI_EXIT_OK. Call it before parsing. */
+int cli_text_only(cli_ctx *ctx);
+/* The closest of candidates (NULL-terminated) to word, or NULL when none is close: the
+ * optimal string alignment distance (a swap of two neighbours counts one) within a third of
+ * the word's length, a misspelt beginning of a longer name counting one more. Leading dashes
+ * and an "=value" tail are ignored on both sides; words under 3 letters get no suggestion. */
+const char *cli_did_you_mean(const char *word, const char *const *candidates);
+/* A verb's help text as its --help prints it, for "verb" or "verb sub-verb"; malloc'd (caller
+ * frees), NULL when there is no such verb or it could not be captured (main.c). */
+char *cli_verb_help(const char *label);
 /* Value of an option that takes one (argv[*i] is the option): advances *i; NULL + message when
  * missing. */
 const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i);

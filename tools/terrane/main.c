@@ -2,7 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -22,8 +24,11 @@ static const verb_entry verbs[] = {
     {"apply-preset", cli_verb_apply_preset, "merge a preset into a scene's inline terrain recipe"},
     {"seeds", cli_verb_seeds, "the sub-seed of every channel for a world seed"},
     {"info", cli_verb_info, "describe any supported terrain or image file (format from content)"},
-    {"convert", cli_verb_convert, "convert between .ter, PNG, R16/RAW, R32 and Terragen"},
-    {"render", cli_verb_render, "draw a hillshade, height, slope or layer picture as PNG"},
+    {"convert", cli_verb_convert,
+     "convert between .ter, Terragen, PNG, R16/RAW, R32, GeoTIFF, Unity and Stationeers"},
+    {"render", cli_verb_render,
+     "draw a hillshade, height, slope, aspect, colour relief or layer map as PNG"},
+    {"formats", cli_verb_formats, "every file format: extensions, read/write, detection"},
     {"beamng", cli_verb_beamng, "BeamNG levels: import, create, export, validate, migrate"},
     {"stationeers", cli_verb_stationeers,
      "Stationeers terrain.dat and .save: extract, replace, from-heightfield"},
@@ -31,16 +36,73 @@ static const verb_entry verbs[] = {
     {"recover", cli_verb_recover, "finish or discard writes that a crash or kill interrupted"},
 };
 
+#define VERB_COUNT (sizeof verbs / sizeof verbs[0])
+
 static void usage(FILE *out)
 {
     fprintf(out,
             "terrane %s: game terrain toolkit\n\n"
-            "usage: terrane <verb> [options] inputs... [output]\n\nverbs:\n",
+            "usage: terrane [common options] <verb> [options] inputs... [output]\n\nverbs:\n",
             TRN_VERSION_STRING);
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
-    fprintf(out, "\ncommon options: -h/--help, -q/--quiet, --format text|json, --version\n"
+    /* The summaries start one column past the longest verb name. */
+    int width = 0;
+    for (size_t i = 0; i < VERB_COUNT; i++)
+        if ((int)strlen(verbs[i].name) > width) width = (int)strlen(verbs[i].name);
+    for (size_t i = 0; i < VERB_COUNT; i++)
+        fprintf(out, "  %-*s  %s\n", width, verbs[i].name, verbs[i].summary);
+    fprintf(out, "\ncommon options, before or after the verb: -h/--help, -q/--quiet,\n"
+                 "--format text|json, --version\n"
                  "run 'terrane <verb> --help' for a verb's options and examples.\n");
+}
+
+static const verb_entry *find_verb(const char *name, size_t n)
+{
+    for (size_t i = 0; i < VERB_COUNT; i++)
+        if (strlen(verbs[i].name) == n && strncmp(name, verbs[i].name, n) == 0) return &verbs[i];
+    return NULL;
+}
+
+/* Guards against a help text whose printing asks for help again. */
+static bool probing_help;
+
+char *cli_verb_help(const char *label)
+{
+    size_t n = strcspn(label, " ");
+    const verb_entry *v = find_verb(label, n);
+    if (!v || probing_help) return NULL;
+    char sub[64] = "";
+    if (label[n] == ' ') snprintf(sub, sizeof sub, "%s", label + n + 1);
+    char verb[32], help[] = "--help";
+    snprintf(verb, sizeof verb, "%s", v->name);
+    char *args[4] = {verb, sub[0] ? sub : help, sub[0] ? help : NULL, NULL};
+    /* The verb prints its help on stdout: point stdout at a temporary file for the call. */
+    fflush(stdout);
+    FILE *capture = tmpfile();
+    if (!capture) return NULL;
+    int saved = dup(STDOUT_FILENO);
+    if (saved < 0 || dup2(fileno(capture), STDOUT_FILENO) < 0) {
+        if (saved >= 0) close(saved);
+        fclose(capture);
+        return NULL;
+    }
+    cli_ctx probe = {0};
+    probe.verb = v->name;
+    probe.quiet = true;
+    probing_help = true;
+    int rc = v->fn(&probe, sub[0] ? 3 : 2, args);
+    probing_help = false;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    char *text = NULL;
+    long size = ftell(capture);
+    if (rc == CLI_EXIT_OK && size > 0 && fseek(capture, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)size + 1)) != NULL) {
+        size_t got = fread(text, 1, (size_t)size, capture);
+        text[got] = '\0';
+    }
+    fclose(capture);
+    return text;
 }
 
 /* Ctrl-C, SIGTERM, a closed terminal: remove our temporaries, then die of the signal. */
@@ -49,6 +111,14 @@ static void on_signal(int sig)
     trn_io_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static int top_usage_error(const char *what, const char *word, const char *hint)
+{
+    cli_fprintf(stderr, "terrane: %s '%s'", what, word);
+    if (hint) cli_fprintf(stderr, "; did you mean '%s'?", hint);
+    fprintf(stderr, "\n(run 'terrane --help' for the verbs and common options)\n");
+    return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -65,22 +135,59 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
-    if (cli_is_help(argv[1])) {
-        usage(stdout);
-        return CLI_EXIT_OK;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
-        cli_printf("terrane %s\n", TRN_VERSION_STRING);
-        return CLI_EXIT_OK;
-    }
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
-        if (strcmp(argv[1], verbs[i].name) == 0) {
-            cli_ctx ctx = {0};
-            ctx.verb = verbs[i].name;
-            return cli_finish(&ctx, verbs[i].fn(&ctx, argc - 1, argv + 1));
+    /* Common options may come before the verb ("terrane --format json info x.ter"). */
+    cli_ctx ctx = {0};
+    bool version = false;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (strcmp(a, "--version") == 0) {
+            version = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            ctx.quiet = true;
+        } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+            static const char *const values[] = {"text", "json", NULL};
+            if (!v) {
+                fprintf(stderr, "terrane: option --format needs a value: text or json\n");
+                return CLI_EXIT_USAGE;
+            }
+            if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+                return top_usage_error("--format takes 'text' or 'json', not", v,
+                                       cli_did_you_mean(v, values));
+            ctx.json = strcmp(v, "json") == 0;
+        } else {
+            static const char *const options[] = {"--help", "--version", "--quiet", "--format",
+                                                  NULL};
+            return top_usage_error("unknown option", a, cli_did_you_mean(a, options));
         }
     }
-    cli_fprintf(stderr, "terrane: unknown verb '%s'\n", argv[1]);
-    usage(stderr);
-    return CLI_EXIT_USAGE;
+    if (version) {
+        if (ctx.json) {
+            json_t *o = json_object();
+            json_object_set_new(o, "name", json_string("terrane"));
+            json_object_set_new(o, "version", json_string(TRN_VERSION_STRING));
+            cli_print_json(o);
+        } else {
+            cli_printf("terrane %s\n", TRN_VERSION_STRING);
+        }
+        return CLI_EXIT_OK;
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const verb_entry *v = find_verb(argv[i], strlen(argv[i]));
+    if (!v) {
+        const char *names[VERB_COUNT + 1];
+        for (size_t k = 0; k < VERB_COUNT; k++)
+            names[k] = verbs[k].name;
+        names[VERB_COUNT] = NULL;
+        return top_usage_error("unknown verb", argv[i], cli_did_you_mean(argv[i], names));
+    }
+    ctx.verb = v->name;
+    return cli_finish(&ctx, v->fn(&ctx, argc - i, argv + i));
 }
