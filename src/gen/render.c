@@ -1,5 +1,8 @@
-/* Terrain pictures: gdaldem-compatible hillshade, slope, height ramp and label palette. */
+/* Terrain pictures: gdaldem-compatible hillshade, slope, aspect and colour relief, height ramp,
+ * material colours and legends. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +30,10 @@ void trn_render_options_default(trn_render_options *options)
     options->compute_edges = true;
     options->height_min = 0.0;
     options->height_max = 0.0;
+    options->zero_for_flat = false;
+    options->trigonometric = false;
+    options->color_match = TRN_COLOR_INTERPOLATE;
+    options->color_alpha = false;
 }
 
 /* ---- shared plumbing: output allocation and banded, thread-count-independent row loops ---- */
@@ -318,6 +325,69 @@ trn_status trn_render_slope(const trn_field *field, const trn_render_options *op
                     user, out, err);
 }
 
+/* ---- aspect ---- */
+
+typedef struct aspect_ctx {
+    view v;
+    bool edges, zero_for_flat, trigonometric;
+} aspect_ctx;
+
+/* gdaldem's aspect of a window, in float as gdaldem computes it; NAN when flat. */
+static float aspect_degrees(const double w[9], bool trigonometric)
+{
+    const double dx = (w[2] + w[5] + w[5] + w[8]) - (w[0] + w[3] + w[3] + w[6]);
+    const double dy = (w[6] + w[7] + w[7] + w[8]) - (w[0] + w[1] + w[1] + w[2]);
+    if (dx == 0 && dy == 0) return NAN;
+    float aspect = (float)(atan2(dy, -dx) * (180.0 / RENDER_PI));
+    if (!trigonometric)
+        aspect = aspect > 90.0f ? 450.0f - aspect : 90.0f - aspect;
+    else if (aspect < 0)
+        aspect += 360.0f;
+    if (aspect == 360.0f) aspect = 0.0f;
+    return aspect;
+}
+
+static void aspect_row(const void *vctx, size_t r, uint8_t *out)
+{
+    const aspect_ctx *s = vctx;
+    for (size_t c = 0; c < s->v.cols; c++) {
+        double w[9];
+        out[c] = 0;
+        if (!window(&s->v, r, c, s->edges, w)) continue;
+        bool finite = true;
+        for (int k = 0; k < 9; k++)
+            finite = finite && isfinite(w[k]);
+        if (!finite) continue;
+        float a = aspect_degrees(w, s->trigonometric);
+        if (isnan(a)) {
+            if (!s->zero_for_flat) continue;
+            a = 0.0f;
+        }
+        out[c] = to_byte(1.0 + (double)a * (254.0 / 360.0));
+    }
+}
+
+trn_status trn_render_aspect(const trn_field *field, const trn_render_options *options,
+                             trn_raster8 *out, trn_progress_fn progress, void *user, trn_error *err)
+{
+    trn_render_options defaults;
+    if (!options) {
+        trn_render_options_default(&defaults);
+        options = &defaults;
+    }
+    trn_status st = check_field(field, "aspect", err);
+    if (st) return st;
+    aspect_ctx s;
+    s.v.h = field->heights;
+    s.v.cols = (size_t)field->cells_x + 1;
+    s.v.rows = (size_t)field->cells_z + 1;
+    s.edges = options->compute_edges;
+    s.zero_for_flat = options->zero_for_flat;
+    s.trigonometric = options->trigonometric;
+    return run_rows(field->cells_x + 1, field->cells_z + 1, 1, aspect_row, &s, "aspect", progress,
+                    user, out, err);
+}
+
 /* ---- height ramp ---- */
 
 typedef struct height_ctx {
@@ -362,6 +432,412 @@ trn_status trn_render_height(const trn_field *field, const trn_render_options *o
     s.inv_range = hi > lo && isfinite(hi - lo) ? 1.0 / (hi - lo) : 0.0;
     return run_rows(field->cells_x + 1, field->cells_z + 1, 1, height_row, &s, "height", progress,
                     user, out, err);
+}
+
+/* ---- colour tables and colour relief ---- */
+
+void trn_color_table_dispose(trn_color_table *table)
+{
+    if (!table) return;
+    free(table->entries);
+    memset(table, 0, sizeof *table);
+}
+
+/* gdaldem's colour names (GRASS's), at gdaldem's values: (int)(255 * fraction). */
+static const struct {
+    const char *name;
+    uint8_t rgb[3];
+} named_colors[] = {
+    {"white", {255, 255, 255}}, {"black", {0, 0, 0}},      {"red", {255, 0, 0}},
+    {"green", {0, 255, 0}},     {"blue", {0, 0, 255}},     {"yellow", {255, 255, 0}},
+    {"magenta", {255, 0, 255}}, {"cyan", {0, 255, 255}},   {"aqua", {0, 191, 191}},
+    {"grey", {191, 191, 191}},  {"gray", {191, 191, 191}}, {"orange", {255, 127, 0}},
+    {"brown", {191, 127, 63}},  {"purple", {127, 0, 255}}, {"violet", {127, 0, 255}},
+    {"indigo", {0, 127, 255}},
+};
+
+static bool same_word(const char *a, size_t n, const char *b)
+{
+    if (strlen(b) != n) return false;
+    for (size_t k = 0; k < n; k++) {
+        char c = a[k];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != b[k]) return false;
+    }
+    return true;
+}
+
+static bool is_separator(char c)
+{
+    return c == ' ' || c == '\t' || c == ',' || c == ':';
+}
+
+static bool contains(const char *s, size_t n, const char *word)
+{
+    size_t m = strlen(word);
+    for (size_t k = 0; k + m <= n; k++)
+        if (memcmp(s + k, word, m) == 0) return true;
+    return false;
+}
+
+typedef struct table_token {
+    const char *text;
+    size_t len;
+    size_t column; /* 1-based */
+} table_token;
+
+/* Report a table error at a token (or at the line's start). */
+static trn_status table_fail(trn_error *err, const char *file, size_t line_offset, uint32_t line,
+                             size_t column, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+static trn_status table_fail(trn_error *err, const char *file, size_t line_offset, uint32_t line,
+                             size_t column, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    trn_error_set(err, TRN_ERR_FORMAT, file, (int64_t)(line_offset + column - 1), "%s", msg);
+    trn_error_set_position(err, (int)line, (int)column);
+    return TRN_ERR_FORMAT;
+}
+
+/* A whole number 0..255 filling the token. */
+static bool parse_channel(const table_token *t, uint8_t *out)
+{
+    if (t->len == 0 || t->len > 3) return false;
+    unsigned v = 0;
+    for (size_t k = 0; k < t->len; k++) {
+        if (t->text[k] < '0' || t->text[k] > '9') return false;
+        v = v * 10 + (unsigned)(t->text[k] - '0');
+    }
+    if (v > 255) return false;
+    *out = (uint8_t)v;
+    return true;
+}
+
+/* A finite number filling the first n bytes of the token. */
+static bool parse_number(const char *text, size_t n, double *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+static int show_len(size_t n)
+{
+    return n > 40 ? 40 : (int)n;
+}
+
+/* One non-comment line (tokens) into entry e. */
+static trn_status parse_entry(const table_token *tok, size_t count, const char *file,
+                              size_t line_offset, uint32_t line, bool seen_nodata,
+                              trn_color_entry *e, trn_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->line = line;
+    e->rgba[3] = 255;
+    const table_token *h = &tok[0];
+    if (same_word(h->text, h->len, "nv")) {
+        if (seen_nodata)
+            return table_fail(err, file, line_offset, line, h->column,
+                              "a second 'nv' entry: the table gives NaN heights one colour");
+        e->nodata = true;
+    } else if (h->len > 1 && h->text[h->len - 1] == '%') {
+        if (!parse_number(h->text, h->len - 1, &e->height) || e->height < 0 || e->height > 100)
+            return table_fail(err, file, line_offset, line, h->column,
+                              "expected a percentage 0%% to 100%%, found '%.*s'", show_len(h->len),
+                              h->text);
+        e->percent = true;
+    } else if (!parse_number(h->text, h->len, &e->height)) {
+        return table_fail(err, file, line_offset, line, h->column,
+                          "expected a height (a number, 'P%%' or 'nv'), found '%.*s'",
+                          show_len(h->len), h->text);
+    }
+    if (count < 2)
+        return table_fail(err, file, line_offset, line, h->column + h->len,
+                          "expected a colour after the height: R G B [A] or a colour name");
+    if (count > 5)
+        return table_fail(err, file, line_offset, line, tok[5].column,
+                          "expected at most 5 fields (HEIGHT R G B A), found '%.*s'",
+                          show_len(tok[5].len), tok[5].text);
+    if (count >= 4) {
+        for (size_t k = 1; k < count; k++)
+            if (!parse_channel(&tok[k], &e->rgba[k - 1]))
+                return table_fail(err, file, line_offset, line, tok[k].column,
+                                  "expected %s as a whole number 0 to 255, found '%.*s'",
+                                  k == 1   ? "red"
+                                  : k == 2 ? "green"
+                                  : k == 3 ? "blue"
+                                           : "alpha",
+                                  show_len(tok[k].len), tok[k].text);
+        return TRN_OK;
+    }
+    if (tok[1].text[0] >= '0' && tok[1].text[0] <= '9')
+        return table_fail(err, file, line_offset, line, tok[count - 1].column + tok[count - 1].len,
+                          "expected R G B [A] (whole numbers 0 to 255), found %zu number%s",
+                          count - 1, count == 2 ? "" : "s");
+    size_t found = sizeof named_colors / sizeof named_colors[0];
+    for (size_t k = 0; k < sizeof named_colors / sizeof named_colors[0]; k++)
+        if (same_word(tok[1].text, tok[1].len, named_colors[k].name)) found = k;
+    if (found == sizeof named_colors / sizeof named_colors[0])
+        return table_fail(err, file, line_offset, line, tok[1].column,
+                          "expected R G B or a colour name (white, black, red, green, blue, "
+                          "yellow, magenta, cyan, aqua, grey, gray, orange, brown, purple, "
+                          "violet, indigo), found '%.*s'",
+                          show_len(tok[1].len), tok[1].text);
+    memcpy(e->rgba, named_colors[found].rgb, 3);
+    if (count == 3 && !parse_channel(&tok[2], &e->rgba[3]))
+        return table_fail(err, file, line_offset, line, tok[2].column,
+                          "expected alpha as a whole number 0 to 255, found '%.*s'",
+                          show_len(tok[2].len), tok[2].text);
+    return TRN_OK;
+}
+
+trn_status trn_color_table_parse(const char *text, size_t length, const char *file,
+                                 trn_color_table *out, trn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!text && length) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, file, -1, "no text");
+    if (length >= 2 && (((uint8_t)text[0] == 0xff && (uint8_t)text[1] == 0xfe) ||
+                        ((uint8_t)text[0] == 0xfe && (uint8_t)text[1] == 0xff)))
+        return table_fail(err, file, 0, 1, 1,
+                          "the colour table is UTF-16 text; save it as UTF-8 (or ASCII)");
+    size_t pos = 0, cap = 0;
+    uint32_t line = 0;
+    bool seen_nodata = false;
+    trn_status st = TRN_OK;
+    /* A UTF-8 byte order mark is not part of the first line. */
+    if (length >= 3 && (uint8_t)text[0] == 0xef && (uint8_t)text[1] == 0xbb &&
+        (uint8_t)text[2] == 0xbf)
+        pos = 3;
+    while (pos < length && st == TRN_OK) {
+        const size_t start = pos;
+        line++;
+        while (pos < length && text[pos] != '\n')
+            pos++;
+        size_t end = pos;
+        if (pos < length) pos++; /* the '\n' */
+        if (end > start && text[end - 1] == '\r') end--;
+        const char *s = text + start;
+        const size_t n = end - start;
+        if (n == 0 || s[0] == '#' || s[0] == '/') {
+            if (n > 0 && s[0] == '#' && contains(s, n, "COLOR_MODEL"))
+                st = table_fail(err, file, start, line, 1,
+                                "a GMT colour palette (COLOR_MODEL): write the table as "
+                                "'HEIGHT R G B' lines");
+            continue;
+        }
+        const char *nul = memchr(s, '\0', n);
+        if (nul) {
+            st = table_fail(err, file, start, line, (size_t)(nul - s) + 1,
+                            "expected text, found a NUL byte");
+            break;
+        }
+        table_token tok[6];
+        size_t count = 0;
+        for (size_t k = 0; k < n;) {
+            while (k < n && is_separator(s[k]))
+                k++;
+            if (k >= n) break;
+            size_t b = k;
+            while (k < n && !is_separator(s[k]))
+                k++;
+            if (count < 6) tok[count] = (table_token){s + b, k - b, b + 1};
+            count++;
+        }
+        if (count == 0) continue; /* separators only */
+        if (out->count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            trn_color_entry *grown = realloc(out->entries, ncap * sizeof *grown);
+            if (!grown) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1, "out of memory");
+                break;
+            }
+            out->entries = grown;
+            cap = ncap;
+        }
+        trn_color_entry *e = &out->entries[out->count];
+        st = parse_entry(tok, count > 6 ? 6 : count, file, start, line, seen_nodata, e, err);
+        if (st == TRN_OK) {
+            seen_nodata = seen_nodata || e->nodata;
+            out->count++;
+        }
+    }
+    if (st == TRN_OK && out->count == 0)
+        st = trn_error_set(err, TRN_ERR_FORMAT, file, (int64_t)length,
+                           "no colour entries: expected lines 'HEIGHT R G B [A]'");
+    if (st) trn_color_table_dispose(out);
+    return st;
+}
+
+trn_status trn_color_table_read(const char *path, trn_color_table *out, trn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_status st = trn_file_read_all(path, TRN_COLOR_TABLE_MAX_BYTES, &data, &size, err);
+    if (st) return st;
+    st = trn_color_table_parse((const char *)data, size, path, out, err);
+    free(data);
+    return st;
+}
+
+/* Sorted entries with their heights resolved against a field. */
+typedef struct relief_ctx {
+    view v;
+    const trn_color_entry *sorted; /* by height, nodata left out */
+    size_t count;
+    const double *heights;
+    uint8_t nodata_rgba[4];
+    trn_color_match match;
+    uint8_t channels;
+} relief_ctx;
+
+/* gdaldem's colour of value v (GDALColorReliefGetRGBA without its NaN entry). */
+static void relief_color(const relief_ctx *s, double v, uint8_t rgba[4])
+{
+    const double *h = s->heights;
+    const size_t n = s->count;
+    if (isnan(v)) {
+        memcpy(rgba, s->nodata_rgba, 4);
+        return;
+    }
+    /* i: the first entry not below v (n when all are). */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h[mid] >= v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    const size_t i = lo;
+    static const uint8_t none[4] = {0, 0, 0, 0};
+    if (i == 0 || i == n) {
+        const size_t k = i == 0 ? 0 : n - 1;
+        memcpy(rgba, s->match == TRN_COLOR_EXACT && h[k] != v ? none : s->sorted[k].rgba, 4);
+        return;
+    }
+    if (h[i] == v) {
+        memcpy(rgba, s->sorted[i].rgba, 4);
+        return;
+    }
+    if (s->match == TRN_COLOR_EXACT) {
+        memcpy(rgba, none, 4);
+        return;
+    }
+    if (s->match == TRN_COLOR_NEAREST) {
+        memcpy(rgba, s->sorted[v - h[i - 1] < h[i] - v ? i - 1 : i].rgba, 4);
+        return;
+    }
+    const double ratio = (v - h[i - 1]) / (h[i] - h[i - 1]);
+    for (int c = 0; c < 4; c++) {
+        const int before = s->sorted[i - 1].rgba[c], after = s->sorted[i].rgba[c];
+        int value = (int)(0.5 + before + ratio * (after - before));
+        rgba[c] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+    }
+}
+
+static void relief_row(const void *vctx, size_t r, uint8_t *out)
+{
+    const relief_ctx *s = vctx;
+    for (size_t c = 0; c < s->v.cols; c++) {
+        uint8_t rgba[4];
+        relief_color(s, pic(&s->v, r, c), rgba);
+        memcpy(out + c * s->channels, rgba, s->channels);
+    }
+}
+
+/* Stable order by resolved height (insertion sort keeps equal heights in file order). */
+static void sort_entries(trn_color_entry *e, double *h, size_t n)
+{
+    for (size_t k = 1; k < n; k++) {
+        trn_color_entry ek = e[k];
+        double hk = h[k];
+        size_t j = k;
+        while (j > 0 && h[j - 1] > hk) {
+            e[j] = e[j - 1];
+            h[j] = h[j - 1];
+            j--;
+        }
+        e[j] = ek;
+        h[j] = hk;
+    }
+}
+
+trn_status trn_render_color_relief(const trn_field *field, const trn_color_table *table,
+                                   const trn_render_options *options, trn_raster8 *out,
+                                   trn_progress_fn progress, void *user, trn_error *err)
+{
+    trn_render_options defaults;
+    if (!options) {
+        trn_render_options_default(&defaults);
+        options = &defaults;
+    }
+    trn_status st = check_field(field, "colour relief", err);
+    if (st) return st;
+    if (!table || !table->entries || table->count == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "colour relief: the colour table has no entries");
+    if (options->color_match != TRN_COLOR_INTERPOLATE && options->color_match != TRN_COLOR_EXACT &&
+        options->color_match != TRN_COLOR_NEAREST)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "colour relief: unknown match mode %d", (int)options->color_match);
+    relief_ctx s;
+    memset(&s, 0, sizeof s);
+    trn_color_entry *sorted = malloc(table->count * sizeof *sorted);
+    double *heights = malloc(table->count * sizeof *heights);
+    if (!sorted || !heights) {
+        free(sorted);
+        free(heights);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
+    float lo = 0.0f, hi = 0.0f;
+    trn_field_range(field, &lo, &hi);
+    size_t n = 0;
+    for (size_t k = 0; k < table->count; k++) {
+        const trn_color_entry *e = &table->entries[k];
+        if (e->nodata) {
+            memcpy(s.nodata_rgba, e->rgba, 4);
+            continue;
+        }
+        sorted[n] = *e;
+        heights[n] =
+            e->percent ? (double)lo + e->height / 100.0 * ((double)hi - (double)lo) : e->height;
+        n++;
+    }
+    if (n == 0) {
+        free(sorted);
+        free(heights);
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "colour relief: the colour table has only an 'nv' entry; it needs "
+                             "at least one height");
+    }
+    sort_entries(sorted, heights, n);
+    s.v.h = field->heights;
+    s.v.cols = (size_t)field->cells_x + 1;
+    s.v.rows = (size_t)field->cells_z + 1;
+    s.sorted = sorted;
+    s.heights = heights;
+    s.count = n;
+    s.match = options->color_match;
+    s.channels = options->color_alpha ? 4 : 3;
+    st = run_rows(field->cells_x + 1, field->cells_z + 1, s.channels, relief_row, &s,
+                  "colour relief", progress, user, out, err);
+    free(sorted);
+    free(heights);
+    return st;
 }
 
 /* ---- label palette ---- */
@@ -419,10 +895,320 @@ trn_status trn_render_layers(const trn_labels *labels, trn_raster8 *out, trn_pro
     s->values = labels->values;
     s->cols = (size_t)labels->cells_x + 1;
     s->rows = (size_t)labels->cells_z + 1;
-    for (uint32_t k = 0; k < 256; k++)
-        trn_render_label_color(k, s->colors[k]);
+    trn_render_layer_colors(labels, s->colors, NULL);
     trn_status st = run_rows(labels->cells_x + 1, labels->cells_z + 1, 4, layers_row, s, "layers",
                              progress, user, out, err);
     free(s);
     return st;
+}
+
+/* ---- material colours ---- */
+
+/* The keyword table of trn_render_material_color (render.h), in priority order; keywords
+ * sharing a colour share its index. */
+static const uint8_t material_rgb[][3] = {
+    {62, 118, 196}, {244, 246, 250}, {200, 226, 240}, {58, 58, 62},    {168, 168, 162},
+    {92, 70, 50},   {150, 140, 126}, {218, 194, 142}, {128, 128, 128}, {134, 96, 60},
+    {176, 108, 76}, {86, 152, 62},   {44, 104, 48},   {222, 200, 152},
+};
+
+static const struct {
+    const char *keyword;
+    uint8_t color; /* index into material_rgb */
+} material_keywords[] = {
+    {"water", 0},   {"river", 0},    {"lake", 0},     {"ocean", 0},   {"sea", 0},
+    {"snow", 1},    {"ice", 2},      {"glacier", 2},  {"asphalt", 3}, {"tarmac", 3},
+    {"road", 3},    {"concrete", 4}, {"pavement", 4}, {"cobble", 4},  {"mud", 5},
+    {"gravel", 6},  {"pebble", 6},   {"shingle", 6},  {"sand", 7},    {"beach", 7},
+    {"dune", 7},    {"rock", 8},     {"stone", 8},    {"cliff", 8},   {"boulder", 8},
+    {"granite", 8}, {"dirt", 9},     {"soil", 9},     {"earth", 9},   {"ground", 9},
+    {"clay", 10},   {"grass", 11},   {"meadow", 11},  {"lawn", 11},   {"forest", 12},
+    {"leaf", 12},   {"leaves", 12},  {"foliage", 12}, {"moss", 12},   {"desert", 13},
+};
+
+#define MATERIAL_KEYWORDS (sizeof material_keywords / sizeof material_keywords[0])
+
+static bool is_lower(char c)
+{
+    return c >= 'a' && c <= 'z';
+}
+
+static bool is_upper(char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+/* Does keyword (lower case) start a word of name at some position? */
+static bool starts_word(const char *name, const char *keyword)
+{
+    const size_t m = strlen(keyword);
+    for (size_t p = 0; name[p]; p++) {
+        const bool boundary = p == 0 || !(is_lower(name[p - 1]) || is_upper(name[p - 1])) ||
+                              (is_lower(name[p - 1]) && is_upper(name[p]));
+        if (!boundary) continue;
+        size_t k = 0;
+        while (k < m && name[p + k] &&
+               (is_upper(name[p + k]) ? (char)(name[p + k] - 'A' + 'a') : name[p + k]) ==
+                   keyword[k])
+            k++;
+        if (k == m) return true;
+    }
+    return false;
+}
+
+static int material_index(const char *name)
+{
+    for (size_t k = 0; name && k < MATERIAL_KEYWORDS; k++)
+        if (starts_word(name, material_keywords[k].keyword)) return (int)k;
+    return -1;
+}
+
+const char *trn_render_material_color(const char *name, uint8_t rgb[3])
+{
+    int k = material_index(name);
+    if (k < 0) return NULL;
+    memcpy(rgb, material_rgb[material_keywords[k].color], 3);
+    return material_keywords[k].keyword;
+}
+
+/* The n-th material of one colour, in the order render.h gives. */
+static void shade(uint8_t rgb[3], unsigned nth)
+{
+    static const struct {
+        bool lighter;
+        unsigned percent;
+    } steps[8] = {{false, 100}, {false, 75}, {true, 35}, {false, 55},
+                  {true, 60},   {false, 88}, {true, 18}, {false, 40}};
+    const unsigned k = nth % 8;
+    for (int c = 0; c < 3; c++) {
+        unsigned v = rgb[c];
+        v = steps[k].lighter ? v + ((255u - v) * steps[k].percent + 50u) / 100u
+                             : (v * steps[k].percent + 50u) / 100u;
+        rgb[c] = (uint8_t)v;
+    }
+}
+
+void trn_render_layer_colors(const trn_labels *labels, uint8_t colors[256][4],
+                             const char *keywords[256])
+{
+    unsigned used[sizeof material_rgb / sizeof material_rgb[0]] = {0};
+    for (uint32_t k = 0; k < 256; k++) {
+        trn_render_label_color(k, colors[k]);
+        if (keywords) keywords[k] = NULL;
+        if (k == TRN_LABEL_NONE || !labels || !labels->names || k >= labels->name_count) continue;
+        int m = material_index(labels->names[k]);
+        if (m < 0) continue;
+        const uint8_t family = material_keywords[m].color;
+        memcpy(colors[k], material_rgb[family], 3);
+        shade(colors[k], used[family]++);
+        colors[k][3] = 255;
+        if (keywords) keywords[k] = material_keywords[m].keyword;
+    }
+}
+
+/* ---- legends ---- */
+
+/* 5 x 7 glyphs of printable ASCII (32..126), drawn for these legends: one byte a row, top row
+ * first, bit 4 the leftmost pixel. */
+static const uint8_t font5x7[95][7] = {
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, /*   */
+    {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04}, /* ! */
+    {0x0a, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00}, /* " */
+    {0x0a, 0x0a, 0x1f, 0x0a, 0x1f, 0x0a, 0x0a}, /* # */
+    {0x04, 0x0f, 0x14, 0x0e, 0x05, 0x1e, 0x04}, /* $ */
+    {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03}, /* % */
+    {0x0c, 0x12, 0x14, 0x08, 0x15, 0x12, 0x0d}, /* & */
+    {0x04, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00}, /* quote */
+    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}, /* ( */
+    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}, /* ) */
+    {0x00, 0x04, 0x15, 0x0e, 0x15, 0x04, 0x00}, /* * */
+    {0x00, 0x04, 0x04, 0x1f, 0x04, 0x04, 0x00}, /* + */
+    {0x00, 0x00, 0x00, 0x00, 0x04, 0x04, 0x08}, /* , */
+    {0x00, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x00}, /* - */
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c}, /* . */
+    {0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00}, /* slash */
+    {0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e}, /* 0 */
+    {0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e}, /* 1 */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f}, /* 2 */
+    {0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e}, /* 3 */
+    {0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02}, /* 4 */
+    {0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e}, /* 5 */
+    {0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e}, /* 6 */
+    {0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}, /* 7 */
+    {0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e}, /* 8 */
+    {0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c}, /* 9 */
+    {0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00}, /* : */
+    {0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x04, 0x08}, /* ; */
+    {0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02}, /* < */
+    {0x00, 0x00, 0x1f, 0x00, 0x1f, 0x00, 0x00}, /* = */
+    {0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08}, /* > */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* ? */
+    {0x0e, 0x11, 0x01, 0x0d, 0x15, 0x15, 0x0e}, /* @ */
+    {0x0e, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11}, /* A */
+    {0x1e, 0x11, 0x11, 0x1e, 0x11, 0x11, 0x1e}, /* B */
+    {0x0e, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0e}, /* C */
+    {0x1c, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1c}, /* D */
+    {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x1f}, /* E */
+    {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x10}, /* F */
+    {0x0e, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0f}, /* G */
+    {0x11, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11}, /* H */
+    {0x0e, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e}, /* I */
+    {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0c}, /* J */
+    {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11}, /* K */
+    {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1f}, /* L */
+    {0x11, 0x1b, 0x15, 0x15, 0x11, 0x11, 0x11}, /* M */
+    {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11}, /* N */
+    {0x0e, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e}, /* O */
+    {0x1e, 0x11, 0x11, 0x1e, 0x10, 0x10, 0x10}, /* P */
+    {0x0e, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0d}, /* Q */
+    {0x1e, 0x11, 0x11, 0x1e, 0x14, 0x12, 0x11}, /* R */
+    {0x0f, 0x10, 0x10, 0x0e, 0x01, 0x01, 0x1e}, /* S */
+    {0x1f, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}, /* T */
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e}, /* U */
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x0a, 0x04}, /* V */
+    {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0a}, /* W */
+    {0x11, 0x11, 0x0a, 0x04, 0x0a, 0x11, 0x11}, /* X */
+    {0x11, 0x11, 0x0a, 0x04, 0x04, 0x04, 0x04}, /* Y */
+    {0x1f, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1f}, /* Z */
+    {0x0e, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0e}, /* [ */
+    {0x00, 0x10, 0x08, 0x04, 0x02, 0x01, 0x00}, /* backslash */
+    {0x0e, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0e}, /* ] */
+    {0x04, 0x0a, 0x11, 0x00, 0x00, 0x00, 0x00}, /* ^ */
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f}, /* _ */
+    {0x08, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00}, /* ` */
+    {0x00, 0x00, 0x0e, 0x01, 0x0f, 0x11, 0x0f}, /* a */
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1e}, /* b */
+    {0x00, 0x00, 0x0e, 0x10, 0x10, 0x11, 0x0e}, /* c */
+    {0x01, 0x01, 0x0d, 0x13, 0x11, 0x11, 0x0f}, /* d */
+    {0x00, 0x00, 0x0e, 0x11, 0x1f, 0x10, 0x0e}, /* e */
+    {0x06, 0x09, 0x08, 0x1c, 0x08, 0x08, 0x08}, /* f */
+    {0x00, 0x0f, 0x11, 0x11, 0x0f, 0x01, 0x0e}, /* g */
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11}, /* h */
+    {0x04, 0x00, 0x0c, 0x04, 0x04, 0x04, 0x0e}, /* i */
+    {0x02, 0x00, 0x06, 0x02, 0x02, 0x12, 0x0c}, /* j */
+    {0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12}, /* k */
+    {0x0c, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e}, /* l */
+    {0x00, 0x00, 0x1a, 0x15, 0x15, 0x11, 0x11}, /* m */
+    {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11}, /* n */
+    {0x00, 0x00, 0x0e, 0x11, 0x11, 0x11, 0x0e}, /* o */
+    {0x00, 0x00, 0x1e, 0x11, 0x1e, 0x10, 0x10}, /* p */
+    {0x00, 0x00, 0x0d, 0x13, 0x0f, 0x01, 0x01}, /* q */
+    {0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10}, /* r */
+    {0x00, 0x00, 0x0e, 0x10, 0x0e, 0x01, 0x1e}, /* s */
+    {0x08, 0x08, 0x1c, 0x08, 0x08, 0x09, 0x06}, /* t */
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0d}, /* u */
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x0a, 0x04}, /* v */
+    {0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0a}, /* w */
+    {0x00, 0x00, 0x11, 0x0a, 0x04, 0x0a, 0x11}, /* x */
+    {0x00, 0x00, 0x11, 0x11, 0x0f, 0x01, 0x0e}, /* y */
+    {0x00, 0x00, 0x1f, 0x02, 0x04, 0x08, 0x1f}, /* z */
+    {0x02, 0x04, 0x04, 0x08, 0x04, 0x04, 0x02}, /* { */
+    {0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}, /* | */
+    {0x08, 0x04, 0x04, 0x02, 0x04, 0x04, 0x08}, /* } */
+    {0x00, 0x00, 0x08, 0x15, 0x02, 0x00, 0x00}, /* ~ */
+};
+
+#define LEGEND_TEXT_MAX 40
+
+typedef struct legend_layout {
+    uint32_t s; /* pixels per font pixel */
+    uint32_t pad, swatch, gap, line, advance;
+    uint32_t width, height; /* the panel */
+} legend_layout;
+
+static size_t legend_text_len(const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    return n > LEGEND_TEXT_MAX ? LEGEND_TEXT_MAX : n;
+}
+
+static void put_pixel(trn_raster8 *r, uint32_t x, uint32_t y, const uint8_t rgba[4])
+{
+    if (x < r->width && y < r->height) memcpy(r->pixels + ((size_t)y * r->width + x) * 4, rgba, 4);
+}
+
+static void fill(trn_raster8 *r, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                 const uint8_t rgba[4])
+{
+    for (uint32_t y = y0; y < y0 + h; y++)
+        for (uint32_t x = x0; x < x0 + w; x++)
+            put_pixel(r, x, y, rgba);
+}
+
+static void draw_text(trn_raster8 *r, uint32_t x0, uint32_t y0, uint32_t s, const char *text)
+{
+    static const uint8_t ink[4] = {0, 0, 0, 255};
+    size_t n = legend_text_len(text);
+    bool cut = text && strlen(text) > LEGEND_TEXT_MAX;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)text[k];
+        if (cut && k >= LEGEND_TEXT_MAX - 3) c = '.';
+        if (c < 32 || c > 126) c = '?';
+        const uint8_t *glyph = font5x7[c - 32];
+        for (uint32_t gy = 0; gy < 7; gy++)
+            for (uint32_t gx = 0; gx < 5; gx++)
+                if (glyph[gy] & (0x10u >> gx))
+                    fill(r, x0 + (uint32_t)k * 6u * s + gx * s, y0 + gy * s, s, s, ink);
+    }
+}
+
+trn_status trn_render_legend(const trn_raster8 *picture, const trn_legend_entry *entries,
+                             size_t count, trn_raster8 *out, trn_error *err)
+{
+    if (!picture || !picture->pixels || picture->width < 1 || picture->height < 1 ||
+        (picture->channels != 1 && picture->channels != 3 && picture->channels != 4) ||
+        (count && !entries))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "legend: the picture needs pixels and 1, 3 or 4 channels");
+    if (count > 4096)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "legend: %zu entries, more than 4096",
+                             count);
+    legend_layout L;
+    memset(&L, 0, sizeof L);
+    L.s = picture->height / 256u;
+    L.s = L.s < 1 ? 1 : L.s > 4 ? 4 : L.s;
+    L.pad = 4 * L.s;
+    L.swatch = 7 * L.s;
+    L.gap = 3 * L.s;
+    L.line = 11 * L.s;
+    L.advance = 6 * L.s;
+    size_t longest = 0;
+    for (size_t k = 0; k < count; k++)
+        if (legend_text_len(entries[k].text) > longest) longest = legend_text_len(entries[k].text);
+    if (count) {
+        L.width = L.pad + L.swatch + L.gap + (uint32_t)longest * L.advance + L.pad;
+        L.height = L.pad + (uint32_t)count * L.line - 4 * L.s + L.pad;
+    }
+    const uint32_t width = picture->width + L.width;
+    const uint32_t height = picture->height > L.height ? picture->height : L.height;
+    if (width < picture->width)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "legend: the picture is too wide");
+    uint8_t *pixels;
+    trn_status st = raster_alloc(width, height, 4, &pixels, err);
+    if (st) return st;
+    memset(pixels, 0, (size_t)width * height * 4);
+    trn_raster8 r = {width, height, 4, pixels};
+    for (uint32_t y = 0; y < picture->height; y++)
+        for (uint32_t x = 0; x < picture->width; x++) {
+            const uint8_t *p =
+                picture->pixels + ((size_t)y * picture->width + x) * picture->channels;
+            uint8_t rgba[4] = {p[0], p[0], p[0], 255};
+            if (picture->channels >= 3) rgba[1] = p[1], rgba[2] = p[2];
+            if (picture->channels == 4) rgba[3] = p[3];
+            put_pixel(&r, x, y, rgba);
+        }
+    static const uint8_t paper[4] = {255, 255, 255, 255}, edge[4] = {64, 64, 64, 255};
+    const uint32_t x0 = picture->width;
+    if (count) fill(&r, x0, 0, L.width, L.height, paper);
+    for (size_t k = 0; k < count; k++) {
+        const uint32_t y = L.pad + (uint32_t)k * L.line, x = x0 + L.pad;
+        fill(&r, x, y, L.swatch, L.swatch, edge);
+        if (entries[k].rgba[3])
+            fill(&r, x + L.s, y + L.s, L.swatch - 2 * L.s, L.swatch - 2 * L.s, entries[k].rgba);
+        else
+            fill(&r, x + L.s, y + L.s, L.swatch - 2 * L.s, L.swatch - 2 * L.s, paper);
+        draw_text(&r, x + L.swatch + L.gap, y, L.s, entries[k].text);
+    }
+    *out = r;
+    return TRN_OK;
 }

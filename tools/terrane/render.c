@@ -1,5 +1,6 @@
-/* terrane render: draw a hillshade, height, slope or layer picture of a terrain as PNG. */
+/* terrane render: draw a hillshade, height, slope, aspect, colour relief or material map as PNG. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -11,51 +12,84 @@
 #include "terrane/render.h"
 
 static const char *const help_text =
-    "usage: terrane render IN -o OUT.png [--mode hillshade|height|slope|layers] [options]\n"
+    "usage: terrane render IN -o OUT.png [--mode MODE] [options]\n"
     "\n"
     "Draw a picture of a terrain, north up (the terrain's far edge, z = max, at the top). IN is\n"
-    "any file terrane reads (BeamNG/Torque .ter, Terragen .ter, PNG, .r16/.raw/.r32), detected\n"
+    "any file terrane reads ('terrane formats': BeamNG/Torque .ter, Terragen .ter, PNG,\n"
+    ".r16/.raw/.r32, GeoTIFF, Unity TerrainData, Stationeers terrain.dat or .save), detected\n"
     "from its content.\n"
     "\n"
     "modes:\n"
-    "  hillshade  grey shaded relief computed exactly as 'gdaldem hillshade -compute_edges'\n"
-    "             (Horn's gradient; 1 + 254 * cos of the light angle, 1 in shadow). Default.\n"
-    "  height     grey heights, lowest black to highest white (or --height-range)\n"
-    "  slope      grey slope, 0 degrees black to 90 degrees white (Horn, as gdaldem slope)\n"
-    "  layers     RGBA material layers in a fixed 32-colour palette; holes transparent\n"
-    "             (needs a file with layers: a BeamNG/Torque .ter)\n"
+    "  hillshade      grey shaded relief computed exactly as 'gdaldem hillshade -compute_edges'\n"
+    "                 (Horn's gradient; 1 + 254 * cos of the light angle, 1 in shadow). Default.\n"
+    "  height         grey heights, lowest black to highest white (or --height-range)\n"
+    "  slope          grey slope, 0 degrees black to 90 degrees white (Horn, as gdaldem slope)\n"
+    "  aspect         grey aspect as gdaldem aspect computes it: degrees clockwise from north\n"
+    "                 (0..360) drawn as 1 + degrees * 254 / 360 (north 1, east 65, south 128,\n"
+    "                 west 192); flat ground, where gdaldem writes -9999, is 0\n"
+    "  colour-relief  (or color-relief) colours from a table, as 'gdaldem color-relief':\n"
+    "                 --color-table FILE with lines 'HEIGHT R G B [A]' (or a colour name),\n"
+    "                 HEIGHT in metres, 'P%' of the height range or 'nv' (NaN heights);\n"
+    "                 linear between entries. RGB, or RGBA with --alpha\n"
+    "  layers         RGBA material map: colours from the material names (grass green, sand\n"
+    "                 tan, rock grey, snow white, water blue, ...; docs/cli.md has the table),\n"
+    "                 other materials from a fixed palette, holes transparent, and a legend\n"
+    "                 in a margin on the right (needs a file with materials: a BeamNG/Torque\n"
+    "                 .ter or a Unity TerrainData)\n"
     "\n"
     "options:\n"
-    "  -o, --output OUT.png  the picture to write (replaced atomically)\n"
-    "  --mode M              hillshade, height, slope or layers (default hillshade)\n"
-    "  --azimuth A           light direction, degrees clockwise from north (default 315)\n"
-    "  --altitude A          light height above the horizon, 0-90 degrees (default 45)\n"
-    "  --z-factor Z          vertical exaggeration (default 1), as gdaldem -z\n"
-    "  --scale S             horizontal units per vertical unit (default 1), as gdaldem -s\n"
-    "  --multidirectional    light from 225, 270, 315 and 360 degrees, as gdaldem\n"
-    "  --no-edges            leave the border pixels 0 (nodata), as gdaldem does by default\n"
-    "  --height-range LO,HI  heights drawn black and white in height mode (default: min,max)\n"
-    "  --max-height M        BeamNG maxHeight: metres of the 16-bit range (default 2048)\n"
-    "  --square-size S       metres per sample step (default 1): the cell size of the shading\n"
-    "  --size WxH            size of a headerless input (default: a square from its length)\n"
-    "  --raw-type T          headerless input type: r16le, r16be, u8, r32\n"
-    "  --format json         print what was written as JSON\n"
-    "  -q, --quiet           no progress bar or notes\n"
+    "  -o, --output OUT.png     the picture to write (replaced atomically)\n"
+    "  --mode M                 hillshade, height, slope, aspect, colour-relief or layers\n"
+    "  --azimuth A              light direction, degrees clockwise from north (default 315)\n"
+    "  --altitude A             light height above the horizon, 0-90 degrees (default 45)\n"
+    "  --z-factor Z             vertical exaggeration (default 1), as gdaldem -z\n"
+    "  --scale S                horizontal units per vertical unit (default 1), as gdaldem -s\n"
+    "  --multidirectional       light from 225, 270, 315 and 360 degrees, as gdaldem\n"
+    "  --no-edges               leave the border pixels 0 (nodata), as gdaldem does by default\n"
+    "  --height-range LO,HI     heights drawn black and white in height mode (default: min,max)\n"
+    "  --zero-for-flat          aspect: flat ground is aspect 0 (drawn 1), as gdaldem\n"
+    "  --trigonometric          aspect: degrees counter-clockwise from east, as gdaldem\n"
+    "  --color-table FILE       colour-relief: the colour table (also --colour-table)\n"
+    "  --alpha                  colour-relief: write RGBA with the table's alpha, as gdaldem\n"
+    "  --exact-color-entry      colour-relief: only heights equal to an entry are coloured;\n"
+    "                           others transparent black, as gdaldem\n"
+    "  --nearest-color-entry    colour-relief: the nearest entry's colour, as gdaldem\n"
+    "  --no-legend              layers: the map alone, one pixel a sample\n"
+    "  --max-height M           BeamNG maxHeight: metres of the 16-bit range (default 2048)\n"
+    "  --square-size S          metres per sample step (default 1): the cell size of the shading\n"
+    "  --size WxH               size of a headerless input (default: a square from its length)\n"
+    "  --raw-type T             headerless input type: r16le, r16be, u8, r32\n"
+    "  --format json            print what was written as JSON (layers: the legend)\n"
+    "  -q, --quiet              no progress bar or notes\n"
     "\n"
     "examples:\n"
     "  terrane render theTerrain.ter -o hillshade.png\n"
     "  terrane render theTerrain.ter -o shade.png --max-height 512 --square-size 2 --z-factor 3\n"
     "  terrane render theTerrain.ter -o layers.png --mode layers\n"
     "  terrane render heightmap.png -o slope.png --mode slope --square-size 0.5\n"
+    "  terrane render dem.tif -o aspect.png --mode aspect\n"
+    "  terrane render dem.tif -o relief.png --mode colour-relief --color-table colours.txt\n"
     "  terrane render RealisticTerrain.ter -o relief.png --multidirectional\n";
 
-typedef enum render_mode { MODE_HILLSHADE, MODE_HEIGHT, MODE_SLOPE, MODE_LAYERS } render_mode;
+typedef enum render_mode {
+    MODE_HILLSHADE,
+    MODE_HEIGHT,
+    MODE_SLOPE,
+    MODE_ASPECT,
+    MODE_RELIEF,
+    MODE_LAYERS
+} render_mode;
 
-static const char *const mode_names[] = {"hillshade", "height", "slope", "layers"};
+static const char *const mode_names[] = {"hillshade", "height",        "slope",
+                                         "aspect",    "colour-relief", "layers"};
 
 static bool parse_mode(const char *text, render_mode *mode)
 {
-    for (int k = 0; k < 4; k++)
+    if (strcasecmp(text, "color-relief") == 0) {
+        *mode = MODE_RELIEF;
+        return true;
+    }
+    for (int k = 0; k < 6; k++)
         if (strcasecmp(text, mode_names[k]) == 0) {
             *mode = (render_mode)k;
             return true;
@@ -83,10 +117,91 @@ static bool has_png_extension(const char *path)
     return n >= 4 && strcasecmp(path + n - 4, ".png") == 0;
 }
 
+/* "#rrggbb", or "#rrggbbaa" when not opaque. */
+static json_t *color_json(const uint8_t rgba[4])
+{
+    char hex[16];
+    if (rgba[3] == 255)
+        snprintf(hex, sizeof hex, "#%02x%02x%02x", rgba[0], rgba[1], rgba[2]);
+    else
+        snprintf(hex, sizeof hex, "#%02x%02x%02x%02x", rgba[0], rgba[1], rgba[2], rgba[3]);
+    return json_string(hex);
+}
+
+/* A material map's legend: every named material, unnamed labels that occur, and holes. */
+typedef struct layer_legend {
+    uint8_t colors[256][4];
+    const char *keywords[256];
+    uint64_t samples[256];
+    char names[256][48]; /* "layer N" for labels without a name */
+    trn_legend_entry entries[256];
+    uint8_t label_of[256]; /* entries[k] is label label_of[k] */
+    size_t count;
+} layer_legend;
+
+static void build_legend(const trn_labels *labels, layer_legend *lg)
+{
+    memset(lg, 0, sizeof *lg);
+    trn_render_layer_colors(labels, lg->colors, lg->keywords);
+    const size_t n = ((size_t)labels->cells_x + 1) * ((size_t)labels->cells_z + 1);
+    for (size_t k = 0; k < n; k++)
+        lg->samples[labels->values[k]]++;
+    for (uint32_t v = 0; v < 256; v++) {
+        bool named = v < labels->name_count && v != TRN_LABEL_NONE && labels->names;
+        if (!named && !lg->samples[v]) continue;
+        if (v == TRN_LABEL_NONE) {
+            snprintf(lg->names[v], sizeof lg->names[v], "hole");
+        } else if (!named) {
+            snprintf(lg->names[v], sizeof lg->names[v], "layer %u", v);
+        } else {
+            /* A name given to an earlier label too gets its index: "sand #4". */
+            for (uint32_t u = 0; u < v; u++)
+                if (strcmp(labels->names[u], labels->names[v]) == 0) {
+                    snprintf(lg->names[v], sizeof lg->names[v], "%.32s #%u", labels->names[v], v);
+                    break;
+                }
+        }
+        lg->entries[lg->count].text = lg->names[v][0] ? lg->names[v] : labels->names[v];
+        memcpy(lg->entries[lg->count].rgba, lg->colors[v], 4);
+        lg->label_of[lg->count] = (uint8_t)v;
+        lg->count++;
+    }
+}
+
+static json_t *legend_json(const trn_labels *labels, const layer_legend *lg, json_t **layers)
+{
+    json_t *legend = json_object();
+    *layers = json_array();
+    for (size_t k = 0; k < lg->count; k++) {
+        const uint8_t v = lg->label_of[k];
+        const char *name = lg->names[v][0] ? lg->names[v] : labels->names[v];
+        json_t *key = cli_json_string(name);
+        json_object_set_new(legend, json_string_value(key), color_json(lg->colors[v]));
+        json_t *o = json_object();
+        json_object_set_new(o, "index", json_integer(v));
+        json_object_set_new(o, "name",
+                            v < labels->name_count && v != TRN_LABEL_NONE
+                                ? cli_json_string(labels->names[v])
+                                : json_string(lg->names[v]));
+        json_object_set_new(o, "legend", key);
+        json_object_set_new(o, "color", color_json(lg->colors[v]));
+        json_object_set_new(o, "keyword",
+                            lg->keywords[v] ? json_string(lg->keywords[v]) : json_null());
+        json_object_set_new(o, "samples", json_integer((json_int_t)lg->samples[v]));
+        json_array_append_new(*layers, o);
+    }
+    return legend;
+}
+
+static const char *const match_names[] = {"interpolate", "exact", "nearest"};
+
 int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL;
+    const char *in = NULL, *out = NULL, *table_path = NULL;
     render_mode mode = MODE_HILLSHADE;
+    bool legend = true, match_given = false;
+    const char *mode_only = NULL; /* an option that belongs to one mode, for the check below */
+    render_mode mode_of_option = MODE_HILLSHADE;
     cli_load_options load;
     memset(&load, 0, sizeof load);
     trn_render_options ro;
@@ -100,19 +215,50 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
-        if (strcmp(a, "--multidirectional") == 0) {
-            ro.multidirectional = true;
-            continue;
-        }
-        if (strcmp(a, "--no-edges") == 0) {
-            ro.compute_edges = false;
+        /* Flags. */
+        static const struct {
+            const char *name;
+            render_mode mode; /* the mode it belongs to; MODE_HILLSHADE: any shading mode */
+        } flags[] = {{"--multidirectional", MODE_HILLSHADE},
+                     {"--no-edges", MODE_HILLSHADE},
+                     {"--zero-for-flat", MODE_ASPECT},
+                     {"--trigonometric", MODE_ASPECT},
+                     {"--alpha", MODE_RELIEF},
+                     {"--exact-color-entry", MODE_RELIEF},
+                     {"--exact-colour-entry", MODE_RELIEF},
+                     {"--nearest-color-entry", MODE_RELIEF},
+                     {"--nearest-colour-entry", MODE_RELIEF},
+                     {"--no-legend", MODE_LAYERS}};
+        size_t f = 0;
+        while (f < sizeof flags / sizeof flags[0] && strcmp(a, flags[f].name) != 0)
+            f++;
+        if (f < sizeof flags / sizeof flags[0]) {
+            if (f >= 2) {
+                mode_only = flags[f].name;
+                mode_of_option = flags[f].mode;
+            }
+            if (f == 0) ro.multidirectional = true;
+            if (f == 1) ro.compute_edges = false;
+            if (f == 2) ro.zero_for_flat = true;
+            if (f == 3) ro.trigonometric = true;
+            if (f == 4) ro.color_alpha = true;
+            if (f >= 5 && f <= 8) {
+                trn_color_match m = f <= 6 ? TRN_COLOR_EXACT : TRN_COLOR_NEAREST;
+                if (match_given && ro.color_match != m)
+                    return cli_usage_error(ctx, "--exact-color-entry and --nearest-color-entry "
+                                                "exclude each other");
+                ro.color_match = m;
+                match_given = true;
+            }
+            if (f == 9) legend = false;
             continue;
         }
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
-            static const char *const names[] = {"-o",        "--output",       "--mode",
-                                                "--azimuth", "--altitude",     "--z-factor",
-                                                "--scale",   "--height-range", NULL};
+            static const char *const names[] = {
+                "-o",         "--output", "--mode",         "--azimuth",     "--altitude",
+                "--z-factor", "--scale",  "--height-range", "--color-table", "--colour-table",
+                NULL};
             if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
             v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
@@ -124,9 +270,11 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         } else if (strcmp(a, "--mode") == 0) {
             if (!parse_mode(v, &mode))
                 return cli_usage_error(ctx,
-                                       "--mode takes hillshade, height, slope or layers, "
-                                       "not '%s'",
+                                       "--mode takes hillshade, height, slope, aspect, "
+                                       "colour-relief (color-relief) or layers, not '%s'",
                                        v);
+        } else if (strcmp(a, "--color-table") == 0 || strcmp(a, "--colour-table") == 0) {
+            table_path = v;
         } else if (strcmp(a, "--azimuth") == 0) {
             if (!cli_parse_double(ctx, a, v, &ro.azimuth)) return CLI_EXIT_USAGE;
         } else if (strcmp(a, "--altitude") == 0) {
@@ -159,16 +307,33 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     if (!has_png_extension(out))
         return cli_usage_error(ctx, "render writes PNG pictures; name the output .png, not '%s'",
                                out);
+    if (mode_only && mode != mode_of_option)
+        return cli_usage_error(ctx, "%s is for --mode %s, not %s", mode_only,
+                               mode_names[mode_of_option], mode_names[mode]);
+    if (mode == MODE_RELIEF && !table_path)
+        return cli_usage_error(ctx, "--mode colour-relief needs --color-table FILE (lines "
+                                    "'HEIGHT R G B [A]')");
+    if (mode != MODE_RELIEF && table_path)
+        return cli_usage_error(ctx, "--color-table is for --mode colour-relief, not %s",
+                               mode_names[mode]);
     int rc = cli_input(ctx, in);
     if (rc) return rc;
+    if (table_path && (rc = cli_input(ctx, table_path))) return rc;
     const char *out_file = cli_output(ctx, out);
     if (!out_file) return CLI_EXIT_FAIL;
 
+    trn_error e;
+    trn_color_table table = {NULL, 0};
+    if (table_path && trn_color_table_read(cli_input_path(table_path), &table, &e))
+        return cli_fail(ctx, &e);
     cli_terrain t;
     rc = cli_load_terrain(ctx, in, &load, &t);
-    if (rc) return rc;
+    if (rc) {
+        trn_color_table_dispose(&table);
+        return rc;
+    }
     trn_raster8 pic = {0, 0, 0, NULL};
-    trn_error e;
+    layer_legend *lg = NULL;
     trn_status st = TRN_OK;
     switch (mode) {
     case MODE_HILLSHADE:
@@ -180,19 +345,43 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     case MODE_HEIGHT:
         st = trn_render_height(&t.field, &ro, &pic, cli_progress, ctx, &e);
         break;
+    case MODE_ASPECT:
+        st = trn_render_aspect(&t.field, &ro, &pic, cli_progress, ctx, &e);
+        break;
+    case MODE_RELIEF:
+        st = trn_render_color_relief(&t.field, &table, &ro, &pic, cli_progress, ctx, &e);
+        break;
     case MODE_LAYERS:
         if (!t.has_labels) {
             rc = cli_failf(ctx,
                            "%s (%s) has no material layers to draw; --mode layers needs a "
-                           "BeamNG/Torque .ter (use --mode hillshade, height or slope)",
+                           "BeamNG/Torque .ter or a Unity TerrainData (use --mode hillshade, "
+                           "height, slope, aspect or colour-relief)",
                            in, t.format);
             cli_terrain_dispose(&t);
             return rc;
         }
+        lg = malloc(sizeof *lg);
+        if (!lg) {
+            st = trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            break;
+        }
+        build_legend(&t.labels, lg);
         st = trn_render_layers(&t.labels, &pic, cli_progress, ctx, &e);
+        if (st == TRN_OK && legend) {
+            trn_raster8 framed;
+            st = trn_render_legend(&pic, lg->entries, lg->count, &framed, &e);
+            if (st == TRN_OK) {
+                trn_raster8_dispose(&pic);
+                pic = framed;
+            }
+        }
         break;
     }
+    trn_color_table_dispose(&table);
     if (st) {
+        free(lg);
+        trn_raster8_dispose(&pic);
         cli_terrain_dispose(&t);
         return cli_fail(ctx, &e);
     }
@@ -209,6 +398,7 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     cli_progress_end(ctx);
     rc = st ? cli_fail(ctx, &e) : cli_commit(ctx);
     if (rc) {
+        free(lg);
         trn_raster8_dispose(&pic);
         cli_terrain_dispose(&t);
         return rc;
@@ -233,10 +423,31 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(o, "cell_size_x", json_real(t.field.size_x / t.field.cells_x));
             json_object_set_new(o, "cell_size_z", json_real(t.field.size_z / t.field.cells_z));
         }
+        if (mode == MODE_ASPECT) {
+            json_object_set_new(o, "zero_for_flat", json_boolean(ro.zero_for_flat));
+            json_object_set_new(o, "trigonometric", json_boolean(ro.trigonometric));
+            json_object_set_new(o, "byte",
+                                json_string("1 + degrees * 254 / 360, rounded; 0 = no "
+                                            "aspect"));
+        }
+        if (mode == MODE_RELIEF) {
+            json_object_set_new(o, "color_table", cli_json_string(table_path));
+            json_object_set_new(o, "match", json_string(match_names[ro.color_match]));
+            json_object_set_new(o, "alpha", json_boolean(ro.color_alpha));
+        }
+        if (mode == MODE_LAYERS) {
+            json_t *layers = NULL;
+            json_object_set_new(o, "legend", legend_json(&t.labels, lg, &layers));
+            json_object_set_new(o, "layers", layers);
+            json_object_set_new(o, "legend_drawn", json_boolean(legend));
+            json_object_set_new(o, "map_width", json_integer(t.labels.cells_x + 1));
+            json_object_set_new(o, "map_height", json_integer(t.labels.cells_z + 1));
+        }
         cli_print_json(o);
     } else {
         cli_note(ctx, "wrote %s (%s, %u x %u)", out, mode_names[mode], pic.width, pic.height);
     }
+    free(lg);
     trn_raster8_dispose(&pic);
     cli_terrain_dispose(&t);
     return CLI_EXIT_OK;
