@@ -217,8 +217,9 @@ static void test_formats_verb(void)
         snprintf(line, sizeof line, "\n  %s ", format_names[k]);
         CHECK_CONTAINS(out, line);
     }
-    CHECK_CONTAINS(out, "  unity                r-  .asset");
-    CHECK_CONTAINS(out, "  unity-export         -w  (a folder)");
+    CHECK_CONTAINS(out, "\n  unity                r-  .asset                           Unity");
+    CHECK_CONTAINS(out, "\n  unity-export         -w  (a folder)                       Unity");
+    CHECK_CONTAINS(out, "\n  recipe               rw  .json .terrain.json .scene.json  terrane");
     free(out), free(err);
 
     CHECK_EQ_INT(trn_test_run_cli("formats --format json", &out, &err), 0);

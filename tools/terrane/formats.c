@@ -167,13 +167,25 @@ static const char *flags(const format_entry *f)
     return rw[(f->read[0] ? 1 : 0) + (f->write[0] ? 2 : 0)];
 }
 
+static const char *extensions_text(const format_entry *f)
+{
+    return f->extensions[0] ? f->extensions : "(a folder)";
+}
+
 static void print_table(void)
 {
+    /* Columns as wide as their widest entry, two spaces apart. */
+    int name_w = 0, ext_w = 0;
+    for (size_t k = 0; k < FORMAT_COUNT; k++) {
+        if ((int)strlen(formats[k].name) > name_w) name_w = (int)strlen(formats[k].name);
+        if ((int)strlen(extensions_text(&formats[k])) > ext_w)
+            ext_w = (int)strlen(extensions_text(&formats[k]));
+    }
     cli_printf("Formats (r read, w written); 'terrane formats NAME' for one in full:\n\n");
     for (size_t k = 0; k < FORMAT_COUNT; k++) {
         const format_entry *f = &formats[k];
-        const char *ext = f->extensions[0] ? f->extensions : "(a folder)";
-        cli_printf("  %-20s %s  %-30s %s\n", f->name, flags(f), ext, f->title);
+        cli_printf("  %-*s  %s  %-*s  %s\n", name_w, f->name, flags(f), ext_w, extensions_text(f),
+                   f->title);
     }
 }
 
