@@ -460,6 +460,107 @@ static void test_migrate(void)
     free(out), free(err);
 }
 
+/* --scaffold on create, import and generate --export beamng: a level that opens and drives,
+ * clean under validate; ground models from the recipe. */
+static void test_scaffold(void)
+{
+    char *out, *err, root[700], level[800], p[1024];
+    snprintf(root, sizeof root, "%s/scaf", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("beamng create isle --root '%s' --resolution 128 --texture-size "
+                                   "8 --scaffold --format json",
+                                   &out, &err, root),
+                 0);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    snprintf(level, sizeof level, "%s/levels/isle", root);
+    snprintf(p, sizeof p, "%s/info.json", level);
+    CHECK(strcmp(json_string_value(json_object_get(j, "info")), p) == 0);
+    snprintf(p, sizeof p, "%s/preview.png", level);
+    CHECK(strcmp(json_string_value(json_object_get(j, "preview")), p) == 0);
+    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 11); /* no sea: no water */
+    CHECK(json_array_size(json_object_get(j, "spawn_position")) == 3);
+    CHECK(json_is_true(json_object_get(j, "spawn_dry")));
+    json_decref(j);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings, 0 notes");
+    free(out), free(err);
+    /* The notes say what was added. */
+    CHECK_EQ_INT(trn_test_run_clif("beamng create isle2 --root '%s' --resolution 128 "
+                                   "--texture-size 8 --scaffold",
+                                   &out, &err, root),
+                 0);
+    CHECK_CONTAINS(err, "scaffold: 11 object(s) and group(s) added");
+    CHECK_CONTAINS(err, "scaffold: spawn point at (-1.000, -1.000, 512.500)");
+    CHECK_CONTAINS(err, "scaffold: wrote");
+    free(out), free(err);
+
+    /* import --scaffold into the created level: the block is replaced in place, nothing is
+     * added twice; without --level it is a usage error. */
+    char hm[700];
+    write_png(tmp_path(hm, sizeof hm, "scaf_h.png"), 128, 128, 1, 16, 3);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --scaffold --texture-size 8 "
+                                   "--format json",
+                                   &out, &err, hm, level),
+                 0);
+    j = json_loads(out ? out : "", 0, &je);
+    CHECK(json_is_true(json_object_get(j, "block_replaced")));
+    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 0);
+    CHECK(json_object_get(j, "spawn_position") == NULL);
+    json_decref(j);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/x.ter' --scaffold", &out, &err, hm,
+                                   tmp),
+                 2);
+    CHECK_CONTAINS(err, "--scaffold builds a level around the terrain: give --level");
+    free(out), free(err);
+
+    /* generate: a recipe with a sea level and a biome's ground model. */
+    char recipe[700];
+    tmp_path(recipe, sizeof recipe, "scaf_recipe.json");
+    static const char text[] =
+        "{\"size\": [254, 254], \"resolution\": [127, 127], \"seed\": 3, \"sea_level\": 12,\n"
+        " \"default_landform\": \"hills\",\n"
+        " \"landforms\": {\"hills\": {\"height_variation\": 60, \"feature_size\": 120}},\n"
+        " \"default_biome\": \"meadow\",\n"
+        " \"biomes\": {\"meadow\": {\"color\": [0.3, 0.6, 0.3, 1]},\n"
+        "            \"bare\": {\"color\": [0.5, 0.4, 0.3, 1], \"groundmodel\": \"rock\"}},\n"
+        " \"rules\": [{\"id\": \"high\", \"biome\": \"bare\", \"elevation\": [30, 1000]}]}\n";
+    CHECK(trn_test_write_file(recipe, text, strlen(text)));
+    snprintf(level, sizeof level, "%s/levels/gen", root);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export 'beamng:%s' --texture-size 8 --scaffold",
+                                   &out, &err, recipe, level),
+                 0);
+    CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
+    CHECK_CONTAINS(err, "scaffold: spawn point at");
+    free(out), free(err);
+    snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
+    char *mats = (char *)trn_test_read_file(p, NULL);
+    CHECK_CONTAINS(mats, "\"internalName\": \"bare\",");
+    CHECK_CONTAINS(mats, "\"groundmodelName\": \"ROCK\"");
+    CHECK_CONTAINS(mats, "\"groundmodelName\": \"GRASS\"");
+    free(mats);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/Water/items.level.json", level);
+    char *water = (char *)trn_test_read_file(p, NULL);
+    CHECK_CONTAINS(water, "\"class\":\"WaterPlane\"");
+    CHECK_CONTAINS(water, "\"position\":[0,0,12]");
+    free(water);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/PlayerDropPoints/items.level.json", level);
+    char *spawn = (char *)trn_test_read_file(p, NULL);
+    const char *pos = spawn ? strstr(spawn, "\"position\":[") : NULL;
+    double x = 0, y = 0, z = 0;
+    CHECK(pos && sscanf(pos, "\"position\":[%lf,%lf,%lf]", &x, &y, &z) == 3 && z >= 12.5);
+    free(spawn);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --preview '%s/x.png' --scaffold", &out, &err,
+                                   recipe, tmp),
+                 2);
+    CHECK_CONTAINS(err, "--scaffold builds a BeamNG level");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -469,5 +570,6 @@ int main(void)
     RUN(test_import_export);
     RUN(test_import_raw);
     RUN(test_migrate);
+    RUN(test_scaffold);
     return trn_test_finish();
 }

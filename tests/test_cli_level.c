@@ -55,21 +55,24 @@ static void test_level_from_raster(void)
     CHECK_CONTAINS(err, "0 error(s)");
     char *err_saved = err;
     free(out);
-    CHECK(block_z(level) == 812.0);
+    /* convert's one 16-bit rule: the lowest height (the corner (0, 0), 812.25 m) is stored 0
+     * and the TerrainBlock's position z; the highest (the corner (256, 0): 812.25 + 76.8 +
+     * 25.6 = 914.65 m, the bump is far) is 65535: maxHeight = 65536 / 65535 of the relief. */
+    CHECK(block_z(level) == 812.25);
+    const double mh = 102.4 * 65536.0 / 65535.0;
     char ter_path[700];
     snprintf(ter_path, sizeof ter_path, "%s/theTerrain.ter", level);
     trn_ter ter;
     CHECK_OK(trn_ter_read(ter_path, NULL, &ter, NULL, NULL, NULL));
     CHECK_EQ_INT(ter.size, 256);
-    /* maxHeight is the relief rounded up: the highest sample is the corner (256, 256),
-     * 812.25 + 76.8 + 25.6 = 914.65 (the bump is far), minus 812 -> 103. */
-    CHECK_CONTAINS(err_saved, "maxHeight 103 m");
+    CHECK_CONTAINS(err_saved, "maxHeight 102.402 m");
     trn_field f;
-    CHECK_OK(trn_ter_to_field(&ter, 103.0, 1.0, &f, NULL, NULL));
+    CHECK_OK(trn_ter_to_field(&ter, mh, 1.0, &f, NULL, NULL));
     /* Sample (10, 20) of the .ter is image row 256 - 20 of the raster (row 0 = north). */
     const double want =
         812.25 + 0.3 * 10 + 0.1 * (256 - 20) +
-        40.0 * exp(-((10 - 128.5) * (10 - 128.5) + (236 - 128.5) * (236 - 128.5)) / 800.0) - 812.0;
+        40.0 * exp(-((10 - 128.5) * (10 - 128.5) + (236 - 128.5) * (236 - 128.5)) / 800.0) -
+        812.25;
     CHECK(fabs((double)f.heights[20 * 256 + 10] - want) < 0.01);
     if (!(fabs((double)f.heights[20 * 256 + 10] - want) < 0.01))
         fprintf(stderr, "  got %.4f, want %.4f\n", (double)f.heights[20 * 256 + 10], want);
@@ -99,9 +102,43 @@ static void test_level_from_raster(void)
     CHECK(trn_test_exists(level));
 }
 
+/* convert --scaffold: the level opens and drives and validates clean; only for beamng: */
+static void test_level_scaffold(void)
+{
+    char in[600], level[600], p[700];
+    snprintf(in, sizeof in, "%s/sc.r32", tmp);
+    make_r32(in, 257);
+    snprintf(level, sizeof level, "%s/game/levels/sc", tmp);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("convert %s beamng:%s --scaffold", &out, &err, in, level), 0);
+    CHECK_CONTAINS(err, "scaffold: spawn point at");
+    CHECK_CONTAINS(err, "0 error(s)");
+    free(out), free(err);
+    static const char *const files[] = {"info.json", "preview.png",
+                                        "main/MissionGroup/PlayerDropPoints/items.level.json",
+                                        "main/MissionGroup/sky_and_sun/items.level.json"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", level, files[i]);
+        CHECK(trn_test_exists(p));
+    }
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate %s", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "0 errors, 0 warnings");
+    free(out), free(err);
+    /* Without it: only the terrain's files. */
+    snprintf(level, sizeof level, "%s/game/levels/plain", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s beamng:%s", &out, &err, in, level), 0);
+    free(out), free(err);
+    snprintf(p, sizeof p, "%s/info.json", level);
+    CHECK(!trn_test_exists(p));
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s/sc.png --scaffold", &out, &err, in, tmp), 2);
+    CHECK_CONTAINS(err, "--scaffold builds a BeamNG level");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_level_from_raster);
+    RUN(test_level_scaffold);
     return trn_test_finish();
 }

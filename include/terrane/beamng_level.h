@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* Sizes the World Editor accepts for imported and created terrains (seed 000). */
+/* Sizes the World Editor accepts for imported and created terrains. */
 #define TRN_BEAMNG_MIN_RESOLUTION 128u
 #define TRN_BEAMNG_MAX_RESOLUTION 8192u
 
@@ -94,7 +94,7 @@ typedef struct trn_terrain_json {
 trn_status trn_terrain_json_from_ter(const trn_ter *ter, const char *datafile,
                                      const char *heightmap_image, trn_terrain_json *tj,
                                      trn_error *err);
-/* The document exactly as the engine lays it out (fields in seed 000's order, 2-space indent,
+/* The document exactly as the engine lays it out (fields in the engine's order, 2-space indent,
  * trailing newline). *text is malloc'd, NUL-terminated; caller frees. */
 trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, size_t *text_size,
                                       trn_error *err);
@@ -318,7 +318,7 @@ trn_status trn_material_file_parse(const char *text, size_t text_size, const cha
                                    trn_material_file *mf, trn_error *err);
 trn_status trn_material_file_read(const char *path, trn_material_file *mf, trn_error *err);
 /* Serialise: texture sets first, then materials in order, then other entries; v1.5 fields in
- * seed 000's order (strengths only for baseColor, normal and roughness unless set on others).
+ * the engine's order (strengths only for baseColor, normal and roughness unless set on others).
  * *text malloc'd. */
 trn_status trn_material_file_serialize(const trn_material_file *mf, char **text, size_t *text_size,
                                        trn_error *err);
@@ -592,8 +592,9 @@ typedef struct trn_beamng_validate_options {
     bool skip_textures;           /* do not open texture files */
 } trn_beamng_validate_options;
 
-/* Check level_dir (a levels/NAME folder) for the "common issues" of seed 000 and append one
- * finding per problem to *findings (each with a check id and a fix hint). Returns TRN_OK when
+/* Check level_dir (a levels/NAME folder) for the common problems of BeamNG terrains and of the
+ * scene tree (names, parents, group folders, persistentIds) and append one finding per problem
+ * to *findings (each with a check id, its file and line where there is one, and a fix hint). Returns TRN_OK when
  * the checks ran, whatever they found. Before any check (nothing appended) it fails with
  * TRN_ERR_NOT_FOUND when level_dir does not exist, TRN_ERR_INVALID_ARGUMENT when it is a file
  * (or NULL) and TRN_ERR_FORMAT when it is a folder that does not look like a level (none of

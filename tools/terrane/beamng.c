@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
 #include "terrane/image.h"
@@ -13,7 +14,7 @@
 static const char *const overview_text =
     "usage: terrane beamng <import|create|export|validate|migrate> [options]\n"
     "\n"
-    "BeamNG levels, with the World Editor's rules (seed 000):\n"
+    "BeamNG levels, with the World Editor's rules and layout:\n"
     "  import    build a terrain from a heightmap and opacity maps, into a level or a .ter\n"
     "  create    make a new level (or a new terrain in one) with a flat terrain\n"
     "  export    write a .ter's heightmap, layer map, hole mask, opacity maps and R16\n"
@@ -37,9 +38,12 @@ static const char *const import_help =
     "BeamNG's origin is bottom-left); --flip-y-axis copies them as they are.\n"
     "\n"
     "With --level, writes into the level folder (levels/NAME): NAME.ter, NAME.terrain.json,\n"
-    "NAME.terrainheightmap.png, the TerrainBlock in main/items.level.json (replacing one of the\n"
-    "same name; other lines are kept), v1.5 materials missing from\n"
-    "art/terrains/main.materials.json with placeholder textures, and a texture set.\n"
+    "NAME.terrainheightmap.png, the TerrainBlock (a block of the same name anywhere under main/\n"
+    "is updated where it is, keeping its persistentId and every field terrane does not manage;\n"
+    "a new one goes to main/MissionGroup/items.level.json, as the World Editor keeps it), v1.5\n"
+    "materials missing from art/terrains/main.materials.json (keyed NAME-<persistentId>, the\n"
+    "ground model by the material's name) with placeholder textures, and a texture set.\n"
+    "--scaffold adds what the level needs to open and drive (docs/beamng.md lists it).\n"
     "\n"
     "options:\n"
     "  --level DIR             the level folder to write into (created when missing)\n"
@@ -56,6 +60,9 @@ static const char *const import_help =
     "  --square-size S         TerrainBlock squareSize, metres per sample (default 1)\n"
     "  --ter-version N         .ter version to write: 7, 8 or 9 (default 9)\n"
     "  --texture-size N        pixel size of generated placeholder textures (default 256)\n"
+    "  --scaffold              with --level: also info.json, a preview, a spawn point on a flat\n"
+    "                          dry spot, sky, sun, time of day, level info, a camera bookmark and\n"
+    "                          the editor's groups (what the level has already is kept)\n"
     "  --format json           print what was written as JSON\n"
     "  -q, --quiet             no progress bar or notes\n"
     "\n"
@@ -76,8 +83,9 @@ static const char *const create_help =
     "to a power of two (at least 128, at most 8192), one material, and heights above zero so\n"
     "there is room to dig: by default a quarter of maxHeight (stored value 16384), which leaves\n"
     "a quarter of the range below the surface and three quarters above it. Writes the .ter,\n"
-    ".terrain.json, heightmap PNG, TerrainBlock, main.materials.json and placeholder textures.\n"
-    "An existing level gets one more terrain.\n"
+    ".terrain.json, heightmap PNG, TerrainBlock (in main/MissionGroup/items.level.json, as the\n"
+    "World Editor keeps it), main.materials.json and placeholder textures. An existing level\n"
+    "gets one more terrain. --scaffold makes a level that opens and drives.\n"
     "\n"
     "options:\n"
     "  --root DIR              the folder that holds levels/ (default .)\n"
@@ -88,10 +96,13 @@ static const char *const create_help =
     "  --square-size S         metres per sample (default 1)\n"
     "  --initial-height M      starting height in metres (default maxHeight/4)\n"
     "  --texture-size N        pixel size of generated placeholder textures (default 256)\n"
+    "  --scaffold              also info.json, a preview, a spawn point, sky, sun, time of day,\n"
+    "                          level info, a camera bookmark and the editor's groups\n"
     "  --format json           print what was written as JSON\n"
     "  -q, --quiet             no progress bar or notes\n"
     "\n"
     "examples:\n"
+    "  terrane beamng create island --scaffold\n"
     "  terrane beamng create island\n"
     "  terrane beamng create island --root ~/BeamNG/mods/unpacked/island --resolution 2048\n"
     "  terrane beamng create flats --resolution 512 --square-size 2 --material asphalt\n";
@@ -124,8 +135,8 @@ static const char *const export_help =
 static const char *const validate_help =
     "usage: terrane beamng validate LEVEL_DIR [options]\n"
     "\n"
-    "Check a level (a levels/NAME folder) for the common issues of seed 000 and print each\n"
-    "with a fix hint. Game paths (\"/levels/NAME/...\") are resolved from the folder that\n"
+    "Check a level (a levels/NAME folder) for the common issues of BeamNG terrains and of the\n"
+    "World Editor's scene tree, and print each with a fix hint. Game paths (\"/levels/NAME/...\") are resolved from the folder that\n"
     "contains levels/, or from LEVEL_DIR itself when its name is NAME. A folder holding none\n"
     "of main/, info.json, main.level.json, a .mis file or art/terrains/ is not a level: it is\n"
     "refused, naming the levels inside it. docs/beamng.md explains every check.\n"
@@ -138,7 +149,8 @@ static const char *const validate_help =
     "  terrain-v1-materials, material-v1-only, texture-slot-empty, texture-missing,\n"
     "  texture-path-case, texture-unreadable, texture-not-png, texture-size-not-pow2,\n"
     "  texture-size-mismatch, texture-colorspace, texture-not-checked, terrain-json-missing,\n"
-    "  terrain-json-invalid, terrain-json-mismatch\n"
+    "  terrain-json-invalid, terrain-json-mismatch, object-name-duplicate,\n"
+    "  object-unparented, group-folder-orphaned, persistent-id-missing\n"
     "\n"
     "exit status: 0 no errors (warnings and notes allowed), 1 errors found (or, with --strict,\n"
     "warnings), 2 usage.\n"
@@ -274,6 +286,17 @@ static json_t *level_result_json(const trn_beamng_level_result *r)
     json_object_set_new(o, "texture_set", cli_json_string(r->texture_set));
     json_object_set_new(o, "materials_added", json_integer(r->materials_added));
     json_object_set_new(o, "textures_written", json_integer(r->textures_written));
+    json_object_set_new(o, "block_replaced", json_boolean(r->block_replaced));
+    json_object_set_new(o, "info", cli_json_string(r->info_path));
+    json_object_set_new(o, "preview", cli_json_string(r->preview_path));
+    json_object_set_new(o, "objects_added", json_integer(r->objects_added));
+    if (r->spawn_added) {
+        json_t *sp = json_array();
+        for (int i = 0; i < 3; i++)
+            json_array_append_new(sp, json_real(r->spawn_position[i]));
+        json_object_set_new(o, "spawn_position", sp);
+        json_object_set_new(o, "spawn_dry", json_boolean(r->spawn_dry));
+    }
     return o;
 }
 
@@ -286,6 +309,7 @@ static void note_level(cli_ctx *ctx, const trn_beamng_level_result *r, uint32_t 
     if (r->materials_added)
         cli_note(ctx, "added %u material(s) to %s with %u placeholder texture(s)",
                  r->materials_added, r->materials_path, r->textures_written);
+    cli_note_scaffold(ctx, r);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -361,6 +385,10 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
             io.flip_y_axis = true;
             continue;
         }
+        if (strcmp(a, "--scaffold") == 0) {
+            lo.scaffold.enabled = true;
+            continue;
+        }
         if (a[0] == '-' && a[1] && !takes_value(a)) {
             rc = cli_usage_error(ctx, "unknown option '%s'", a);
             goto done;
@@ -426,6 +454,11 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     }
     if (!level_dir && !out_ter) {
         rc = cli_usage_error(ctx, "needs somewhere to write: --level LEVEL_DIR or -o OUT.ter");
+        goto done;
+    }
+    if (lo.scaffold.enabled && !level_dir) {
+        rc = cli_usage_error(ctx, "--scaffold builds a level around the terrain: give --level "
+                                  "LEVEL_DIR");
         goto done;
     }
     if (materials_arg) {
@@ -558,6 +591,10 @@ static int cmd_create(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        if (strcmp(a, "--scaffold") == 0) {
+            co.scaffold.enabled = true;
+            continue;
+        }
         if (a[0] == '-' && a[1] && !takes_value(a))
             return cli_usage_error(ctx, "unknown option '%s'", a);
         const char *v = NULL;

@@ -34,7 +34,9 @@ static const char *const help_text =
     "  .tif / .tiff  float32 GeoTIFF (deflate), keeping a GeoTIFF input's georeferencing\n"
     "  beamng:DIR/levels/NAME  a whole BeamNG level (.ter, .terrain.json, TerrainBlock at the\n"
     "                lowest height, materials), then validated; needs a power-of-two square\n"
-    "                (2^k + 1 grids lose their far row and column; --pow2 resamples)\n"
+    "                (2^k + 1 grids lose their far row and column; --pow2 resamples); --scaffold\n"
+    "                adds info.json, a preview, a spawn point, sky, sun and the editor's groups,\n"
+    "                so the level opens and drives\n"
     "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
     "\n"
     "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
@@ -109,6 +111,7 @@ typedef struct convert_opts {
     int png_level;
     bool max_height_given;
     cli_dem_options dem; /* crop, window, resampling (fmt_geotiff.h) */
+    bool scaffold;       /* --scaffold: the beamng: level opens and drives */
 } convert_opts;
 
 /* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
@@ -319,6 +322,10 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         c = cli_dem_option(ctx, argc, argv, &i, &o.dem);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        if (strcmp(a, "--scaffold") == 0) {
+            o.scaffold = true;
+            continue;
+        }
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
             static const char *const names[] = {"--of", "--ter-version", "--byte-order",
@@ -372,6 +379,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                "cannot tell the output format from '%s'; use an extension "
                                "(.ter, .png, .r16, .raw, .r32) or --of",
                                out);
+    if (o.scaffold && !level_dir)
+        return cli_usage_error(ctx, "--scaffold builds a BeamNG level: write to "
+                                    "beamng:DIR/levels/NAME");
     int rc = cli_input(ctx, in);
     if (rc) return rc;
     /* Staged before reading: an output that would replace the input fails at once. A level's
@@ -412,8 +422,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
     if (level_dir)
-        rc = cli_write_beamng_level(ctx, &t, level_dir,
-                                    o.max_height_given ? o.load.max_height : 0.0);
+        rc = cli_write_beamng_level_scaffold(ctx, &t, level_dir,
+                                             o.max_height_given ? o.load.max_height : 0.0, NAN,
+                                             o.scaffold);
     else if (fmt == OUT_GEOTIFF)
         rc = cli_geotiff_write(ctx, &t, out_file);
     else if (fmt == OUT_TER)

@@ -55,6 +55,9 @@ static const char *const help_text =
     "                             base colour in the biome's colour), the layer map from the\n"
     "                             biomes, .terrain.json, TerrainBlock and materials file; then\n"
     "                             validates it. Needs a square grid of square cells\n"
+    "  --scaffold                 with --export beamng: also info.json, a preview, a spawn point\n"
+    "                             on a flat dry spot above the sea level, sky, sun, time of day,\n"
+    "                             a water plane at the sea level and the editor's groups\n"
     "  --export unity:DIR          write the terrain for Unity's Terrain import into DIR: "
     "NAME.raw\n"
     "                             (16-bit, Windows byte order, heights from the lowest to the\n"
@@ -151,6 +154,7 @@ typedef struct gen_args {
     uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
     height_format format;
     bool biome_index, has_max_height;
+    bool scaffold; /* --scaffold: the BeamNG level opens and drives */
     double max_height;
     uint32_t texture_size;
     int threads;
@@ -607,16 +611,33 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     lo_opt.square_size = gen->field.size_x / gen->field.cells_x;
     lo_opt.textures.base_size = lo_opt.textures.macro_size = lo_opt.textures.detail_size =
         a->texture_size;
+    lo_opt.position_z = m->base; /* stored 0 is the lowest height */
+    lo_opt.scaffold.enabled = a->scaffold;
+    /* Only a sea level the recipe states is water the level should have. */
+    lo_opt.scaffold.has_sea_level = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT;
+    lo_opt.scaffold.sea_level = gen->sea_level;
+    /* A biome's "groundmodel" decides its material's surface physics. */
+    trn_beamng_surface *surfaces = calloc(recipe->biome_count ? recipe->biome_count : 1,
+                                          sizeof *surfaces);
+    if (!surfaces) {
+        trn_ter_dispose(&ter);
+        return cli_failf(ctx, "out of memory");
+    }
+    for (uint32_t b = 0; b < recipe->biome_count; b++)
+        if (recipe->biomes[b].groundmodel[0])
+            surfaces[lo_opt.surface_count++] =
+                (trn_beamng_surface){recipe->biomes[b].name, recipe->biomes[b].groundmodel};
+    lo_opt.surfaces = surfaces;
     lo_opt.writes = ws;
     trn_beamng_level_result *res = &lx->res;
     memset(res, 0, sizeof *res);
     st = trn_beamng_level_write_terrain(&ter, &lo_opt, res, cli_progress, ctx, &e);
+    free(surfaces);
     lx->size = ter.size;
     lx->materials = ter.material_count;
     lx->square_size = lo_opt.square_size;
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    if (!st) st = cli_set_terrain_block_z(ws, res->items_path, res->terrain_name, m->base, &e);
     if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
     if (st) return cli_fail(ctx, &e);
     lx->staged = true;
@@ -644,6 +665,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
              res->terrain_name, res->items_path, m->base, m->base, res->texture_set);
     cli_note(ctx, "%u material(s) from the biomes in %s (%u added, %u placeholder(s) tinted)",
              lx->materials, res->materials_path, res->materials_added, lx->tinted);
+    cli_note_scaffold(ctx, res);
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
@@ -839,6 +861,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->max_work = TRN_WORK_UNLIMITED;
             continue;
         }
+        if (strcmp(arg, "--scaffold") == 0) {
+            a->scaffold = true;
+            continue;
+        }
         if (strcmp(arg, "--keep-edits") == 0 || strcmp(arg, "--clear-edits") == 0) {
             const trn_edit_policy p = arg[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
             if (a->edit_policy != TRN_EDITS_REFUSE && a->edit_policy != p)
@@ -943,6 +969,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                    a->export_dir);
         a->export_dir += 7;
     }
+    if (a->scaffold && !a->export_dir)
+        return cli_usage_error(ctx, "--scaffold builds a BeamNG level: give --export "
+                                    "beamng:DIR/levels/NAME");
     if (a->unity_dir) {
         if (!a->unity_dir[6])
             return cli_usage_error(ctx, "--export unity:DIR needs the folder to write into");

@@ -19,38 +19,39 @@ static bool pow2(uint32_t v)
     return v && (v & (v - 1u)) == 0;
 }
 
-trn_status cli_set_terrain_block_z(trn_write_set *ws, const char *items_path, const char *name,
-                                   double z, trn_error *err)
+void cli_note_scaffold(cli_ctx *ctx, const trn_beamng_level_result *res)
 {
-    trn_terrain_block *blocks = NULL;
-    size_t count = 0;
-    trn_status st = trn_items_read_terrain_blocks(trn_write_set_current(ws, items_path), &blocks,
-                                                  &count, NULL, err);
-    if (st) return st;
-    st = trn_error_set(err, TRN_ERR_NOT_FOUND, items_path, -1,
-                       "the TerrainBlock \"%s\" just written is not there", name);
-    for (size_t k = 0; k < count; k++)
-        if (blocks[k].name && strcmp(blocks[k].name, name) == 0) {
-            blocks[k].position[2] = z;
-            trn_error_clear(err);
-            const char *target = NULL;
-            st = trn_write_set_stage(ws, items_path, &target, err);
-            if (!st) st = trn_items_put_terrain_block(target, &blocks[k], err);
-            break;
-        }
-    trn_terrain_blocks_free(blocks, count);
-    return st;
+    if (res->objects_added)
+        cli_note(ctx, "scaffold: %u object(s) and group(s) added under %s/main", res->objects_added,
+                 res->level_dir);
+    if (res->spawn_added)
+        cli_note(ctx, "scaffold: spawn point at (%.3f, %.3f, %.3f)%s", res->spawn_position[0],
+                 res->spawn_position[1], res->spawn_position[2],
+                 res->spawn_dry ? "" : ", over water: no dry ground was found");
+    if (res->info_path[0]) cli_note(ctx, "scaffold: wrote %s", res->info_path);
+    if (res->preview_path[0]) cli_note(ctx, "scaffold: wrote %s", res->preview_path);
+    if (res->spawn_added && !res->spawn_dry && !ctx->quiet)
+        cli_fprintf(stderr,
+                    "terrane %s: warning: the whole terrain lies under the sea level or in holes; "
+                    "the spawn point is over water at the centre\n",
+                    ctx->verb);
 }
 
 int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level_dir,
-                           double max_height)
+                           double max_height, double stored_zero)
+{
+    return cli_write_beamng_level_scaffold(ctx, t, level_dir, max_height, stored_zero, false);
+}
+
+int cli_write_beamng_level_scaffold(cli_ctx *ctx, const cli_terrain *t, const char *level_dir,
+                                    double max_height, double stored_zero, bool scaffold)
 {
     const trn_field *f = &t->field;
     if (f->cells_x != f->cells_z || f->size_x != f->size_z)
         return cli_failf(ctx,
-                         "a BeamNG terrain is square with square cells; the input is %u x %u "
-                         "samples over %g x %g: crop it (--crop, --window) or resample it "
-                         "(--size NxN)",
+                         "a BeamNG terrain is square with square cells (one squareSize); the "
+                         "input is %u x %u samples over %g x %g m: --fit pad (or --fit crop) "
+                         "makes it square and keeps the cells square, e.g. --pow2 --fit pad",
                          f->cells_x + 1u, f->cells_z + 1u, f->size_x, f->size_z);
     uint32_t n = f->cells_x + 1u;
     /* 2^k + 1 samples (a recipe's or Unity's grid): drop the far row and column, as generate
@@ -64,7 +65,7 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
                          TRN_BEAMNG_MIN_RESOLUTION, TRN_BEAMNG_MAX_RESOLUTION, f->cells_x + 1u);
     float lo, hi;
     trn_field_range(f, &lo, &hi);
-    const double base = floor((double)lo);
+    const double base = isnan(stored_zero) ? floor((double)lo) : stored_zero;
     const double relief = (double)hi - base;
     double mh = max_height > 0 ? max_height : (relief > 1.0 ? ceil(relief) : 1.0);
     if (relief > mh)
@@ -112,6 +113,8 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
     lo_opt.level_dir = level_dir;
     lo_opt.max_height = mh;
     lo_opt.square_size = square;
+    lo_opt.position_z = base;
+    lo_opt.scaffold.enabled = scaffold;
     if (!(lo_opt.writes = cli_write_set(ctx))) {
         trn_ter_dispose(&ter);
         return CLI_EXIT_FAIL;
@@ -121,7 +124,6 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
     st = trn_beamng_level_write_terrain(&ter, &lo_opt, &res, cli_progress, ctx, &e);
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    if (!st) st = cli_set_terrain_block_z(lo_opt.writes, res.items_path, res.terrain_name, base, &e);
     if (st) return cli_fail(ctx, &e);
     /* Validation reads the level as it is on disk: land it first. */
     int rc = cli_commit(ctx);
@@ -133,6 +135,7 @@ int cli_write_beamng_level(cli_ctx *ctx, const cli_terrain *t, const char *level
              "wrote %s (%u x %u, maxHeight %g m, squareSize %g m); TerrainBlock \"%s\" at "
              "position z %g (the lowest height)",
              res.ter_path, n, n, mh, square, res.terrain_name, base);
+    cli_note_scaffold(ctx, &res);
     trn_findings findings = {NULL, 0, 0};
     st = trn_beamng_validate(level_dir, NULL, &findings, NULL, NULL, &e);
     if (st) {

@@ -1,4 +1,4 @@
-/* BeamNG level validation: seed 000's "common issues" as checks with fix hints. */
+/* BeamNG level validation: the common terrain and scene-tree issues as checks with fix hints. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <limits.h>
