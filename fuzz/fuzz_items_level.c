@@ -1,5 +1,6 @@
 /* libFuzzer target for TerrainBlocks in items.level.json: read line by line, put a block, check.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -369,6 +370,81 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < 9; i++)
         tb.rotation_matrix[i] = pick(data, size, 6 + i);
     put_and_check(text, size, &tb, blocks, count, &problems);
+    trn_terrain_block_dispose(&tb);
+
+    /* The editor's bookkeeping: read as the line has it; a new line leads with name, class,
+     * persistentId and __parent; a replaced line keeps its own. */
+    for (size_t i = 0; i < count; i++) {
+        size_t n_lines;
+        line_span *ls;
+        n_lines = split_lines(text, size, &ls);
+        FUZZ_ASSERT(blocks[i].source_line >= 1 && (size_t)blocks[i].source_line <= n_lines);
+        const line_span *l = &ls[blocks[i].source_line - 1];
+        json_error_t je;
+        json_t *obj = json_loadb(text + l->start, l->body - l->start, 0, &je);
+        const json_t *pid = json_object_get(obj, "persistentId"), *par = json_object_get(obj, "__parent");
+        FUZZ_ASSERT(json_is_string(pid) ? blocks[i].persistent_id &&
+                                              strcmp(blocks[i].persistent_id, json_string_value(pid)) == 0
+                                        : blocks[i].persistent_id == NULL);
+        FUZZ_ASSERT(json_is_string(par) ? blocks[i].parent &&
+                                              strcmp(blocks[i].parent, json_string_value(par)) == 0
+                                        : blocks[i].parent == NULL);
+        json_decref(obj);
+        free(ls);
+    }
+    FUZZ_ASSERT(trn_terrain_block_init(&tb, "fuzzEditor", "/levels/fuzz/e.ter", NULL, 128, &e) ==
+                TRN_OK);
+    tb.persistent_id = strdup("00000000-0000-5000-8000-000000000000");
+    tb.parent = strdup("MissionGroup");
+    FUZZ_ASSERT(tb.persistent_id && tb.parent);
+    /* The line put replaces, by the oracle: the first TerrainBlock object named so. */
+    line_span *ls;
+    size_t n_lines = split_lines(text, size, &ls), had = n_lines;
+    for (size_t i = 0; i < n_lines && had == n_lines; i++)
+        if (line_is_block_named(text, &ls[i], "fuzzEditor")) had = i;
+    char *had_pid = NULL, *had_parent = NULL;
+    if (had < n_lines) {
+        json_error_t je;
+        json_t *obj = json_loadb(text + ls[had].start, ls[had].body - ls[had].start, 0, &je);
+        const json_t *pid = json_object_get(obj, "persistentId");
+        const json_t *par = json_object_get(obj, "__parent");
+        if (json_is_string(pid)) had_pid = strdup(json_string_value(pid));
+        if (json_is_string(par)) had_parent = strdup(json_string_value(par));
+        json_decref(obj);
+    }
+    free(ls);
+    char *out = NULL;
+    size_t out_size = 0;
+    if (trn_items_put_terrain_block_text(text, size, ITEMS_PATH, &tb, &out, &out_size, &e) ==
+        TRN_OK) {
+        trn_terrain_block *back = NULL;
+        size_t back_count = 0;
+        trn_findings back_problems;
+        parse_checked(out, out_size, &back, &back_count, &back_problems);
+        const trn_terrain_block *now = NULL;
+        for (size_t i = 0; i < back_count && !now; i++)
+            if (strcmp(back[i].name, "fuzzEditor") == 0) now = &back[i];
+        FUZZ_ASSERT(now != NULL);
+        if (had < n_lines) {
+            FUZZ_ASSERT(now->source_line == (int)had + 1);
+            FUZZ_ASSERT((had_pid ? now->persistent_id && strcmp(now->persistent_id, had_pid) == 0
+                                 : !now->persistent_id) &&
+                        (had_parent ? now->parent && strcmp(now->parent, had_parent) == 0
+                                    : !now->parent));
+        } else {
+            static const char lead[] = "{\"name\":\"fuzzEditor\",\"class\":\"TerrainBlock\","
+                                       "\"persistentId\":\"00000000-0000-5000-8000-000000000000\","
+                                       "\"__parent\":\"MissionGroup\",\"position\":[";
+            FUZZ_ASSERT(contains(out, out_size, lead, sizeof lead - 1));
+            FUZZ_ASSERT(strcmp(now->persistent_id, tb.persistent_id) == 0 &&
+                        strcmp(now->parent, "MissionGroup") == 0);
+        }
+        trn_terrain_blocks_free(back, back_count);
+        trn_findings_dispose(&back_problems);
+    }
+    free(out);
+    free(had_pid);
+    free(had_parent);
     trn_terrain_block_dispose(&tb);
 
     /* A block under a name the input may or may not hold (usually appended). */

@@ -77,6 +77,7 @@ static void assert_same_material(const trn_terrain_material *a, const trn_terrai
 {
     FUZZ_ASSERT(a->key && b->key && strcmp(a->key, b->key) == 0);
     FUZZ_ASSERT(same_str(a->internal_name, b->internal_name));
+    FUZZ_ASSERT(same_str(a->persistent_id, b->persistent_id));
     FUZZ_ASSERT(same_str(a->annotation, b->annotation));
     FUZZ_ASSERT(same_str(a->groundmodel_name, b->groundmodel_name));
     for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++) {
@@ -127,6 +128,7 @@ static void assert_same(const trn_material_file *a, const trn_material_file *b)
         const trn_texture_set *x = &a->texture_sets[i], *y = &b->texture_sets[i];
         FUZZ_ASSERT(x->key && y->key && strcmp(x->key, y->key) == 0);
         FUZZ_ASSERT(x->name && y->name && strcmp(x->name, y->name) == 0);
+        FUZZ_ASSERT(same_str(x->persistent_id, y->persistent_id));
         for (int k = 0; k < 2; k++) {
             FUZZ_ASSERT(x->base_tex_size[k] == y->base_tex_size[k]);
             FUZZ_ASSERT(x->macro_tex_size[k] == y->macro_tex_size[k]);
@@ -145,6 +147,9 @@ static void assert_sane(const trn_material_file *mf)
     for (uint32_t i = 0; i < mf->material_count; i++) {
         const trn_terrain_material *m = &mf->materials[i];
         FUZZ_ASSERT(m->key != NULL);
+        /* persistentId is read into its field (an empty one is none), never kept as extra. */
+        FUZZ_ASSERT(!m->persistent_id || m->persistent_id[0] != '\0');
+        FUZZ_ASSERT(!m->extra_json || !strstr(m->extra_json, "\"persistentId\":"));
         for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++)
             for (int s = 0; s < TRN_TEX_SCALE_COUNT; s++) {
                 FUZZ_ASSERT(isfinite(m->tex_size[g][s]));
