@@ -187,9 +187,9 @@ static void test_level_groundmodels(void)
 {
     char level[700];
     snprintf(level, sizeof level, "%s/gm/levels/gm", tmp);
-    static const char *const names[3] = {"bare_earth", "meadow", "plateau"};
+    static const char *const names[4] = {"bare_earth", "meadow", "plateau", "tarmac"};
     trn_ter ter;
-    make_ter(&ter, 128, names, 3);
+    make_ter(&ter, 128, names, 4);
     trn_beamng_surface surfaces[1] = {{"plateau", "rock"}};
     trn_beamng_level_options lo = {0};
     lo.level_dir = level;
@@ -200,14 +200,18 @@ static void test_level_groundmodels(void)
     CHECK_OK(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, NULL));
     trn_material_file mf;
     CHECK_OK(trn_material_file_read(res.materials_path, &mf, NULL));
-    CHECK_EQ_INT(mf.material_count, 3);
+    CHECK_EQ_INT(mf.material_count, 4);
     for (uint32_t i = 0; i < mf.material_count; i++) {
         const trn_terrain_material *m = &mf.materials[i];
         const char *want = strcmp(m->internal_name, "bare_earth") == 0 ? "DIRT"
                            : strcmp(m->internal_name, "meadow") == 0   ? "GRASS"
+                           : strcmp(m->internal_name, "tarmac") == 0   ? "ASPHALT"
                                                                        : "ROCK";
         CHECK(strcmp(m->groundmodel_name, want) == 0);
-        CHECK(strcmp(m->annotation, strcmp(want, "GRASS") == 0 ? "GRASS" : "NATURE") == 0);
+        const char *annotation = strcmp(want, "GRASS") == 0     ? "GRASS"
+                                 : strcmp(want, "ASPHALT") == 0 ? "ASPHALT"
+                                                                : "NATURE";
+        CHECK(strcmp(m->annotation, annotation) == 0);
     }
     trn_material_file_dispose(&mf);
 
@@ -845,6 +849,19 @@ static void test_scaffold(void)
     items = read_text(path_in(level, "main/MissionGroup/CameraBookmarks/items.level.json"));
     CHECK_CONTAINS(items, "{\"name\":\"bookmark_overview\",\"internalName\":\"overview\",\"class\":"
                           "\"CameraBookmark\"");
+    /* A tenth of the 256 m width south-west of the spawn point and 0.75 of it up, looking at it:
+     * rows right, forward, up. */
+    CHECK_CONTAINS(items, "\"position\":[-45.6,-9.6,56.575],\"dataBlock\":\"CameraBookmarkMarker\","
+                          "\"isAIControlled\":\"0\",\"rotationMatrix\":[0.707107,-0.707107,0,"
+                          "0.624695,0.624695,-0.468521,0.331295,0.331295,0.883452]}");
+    free(items);
+    items = read_text(path_in(level, "main/MissionGroup/sky_and_sun/items.level.json"));
+    CHECK_CONTAINS(items, "\"gravity\":-9.81,\"visibleDistance\":1500}"); /* 1.2 x 256 m, raised */
+    CHECK_CONTAINS(items, "\"class\":\"TimeOfDay\",\"persistentId\":");
+    CHECK_CONTAINS(items, "\"position\":[-20,16,37.375],\"axisTilt\":10,\"azimuthOverride\":0,"
+                          "\"play\":false,\"startTime\":0.1,\"time\":0.1}");
+    CHECK_CONTAINS(items, "\"azimuth\":200,\"elevation\":45,\"shadowDistance\":1600,"
+                          "\"shadowSoftness\":0.2,\"texSize\":1024}");
     free(items);
 
     /* info.json: title, size, preview, the spawn point by name. */
@@ -852,6 +869,8 @@ static void test_scaffold(void)
     json_t *info = json_load_file(path_in(level, "info.json"), 0, &je);
     CHECK(json_is_object(info));
     CHECK(strcmp(json_string_value(json_object_get(info, "title")), "scaf") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(info, "description")),
+                 "A terrain made with terrane.") == 0);
     CHECK(json_integer_value(json_array_get(json_object_get(info, "size"), 0)) == 256);
     CHECK(strcmp(json_string_value(json_array_get(json_object_get(info, "previews"), 0)),
                  "preview.png") == 0);
@@ -934,6 +953,55 @@ static void test_scaffold_existing(void)
     trn_ter_dispose(&ter);
 }
 
+/* How far one sees grows with the terrain (1.2 times its width, in 100 m, 1500 to 20000 m);
+ * the title and description given are used; a preview already there is kept. */
+static void test_scaffold_sizes(void)
+{
+    static const char *const grass[1] = {"grass"};
+    trn_ter ter;
+    make_ter(&ter, 128, grass, 1);
+    static const struct {
+        double square;
+        const char *visible;
+    } cases[] = {{9.7, "\"visibleDistance\":1500}"},  /* 1241.6 m -> 1500 */
+                 {10, "\"visibleDistance\":1600}"},   /* 1280 m -> 1536 -> 1600 */
+                 {100, "\"visibleDistance\":15400}"}, /* 12800 m -> 15360 -> 15400 */
+                 {130, "\"visibleDistance\":20000}"}, /* 16640 m -> 19968 -> 20000 */
+                 {131, "\"visibleDistance\":20000}"}}; /* 16768 m -> 20121.6: capped */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char level[700];
+        snprintf(level, sizeof level, "%s/vis/levels/v%zu", tmp, i);
+        trn_beamng_level_options lo = {0};
+        lo.level_dir = level;
+        lo.square_size = cases[i].square;
+        lo.textures.base_size = lo.textures.macro_size = lo.textures.detail_size = 8;
+        lo.scaffold.enabled = true;
+        lo.scaffold.title = "Isle of Tests";
+        lo.scaffold.description = "for the tests";
+        if (i == 0) {
+            /* A preview of the user's own: kept, and info.json points at it. */
+            mkdirs(level);
+            CHECK(write_text(path_in(level, "preview.png"), "mine"));
+        }
+        trn_beamng_level_result res;
+        CHECK_OK(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, NULL));
+        char *sky = read_text(path_in(level, "main/MissionGroup/sky_and_sun/items.level.json"));
+        CHECK_CONTAINS(sky, cases[i].visible);
+        free(sky);
+        char *info = read_text(path_in(level, "info.json"));
+        CHECK_CONTAINS(info, "\"title\": \"Isle of Tests\"");
+        CHECK_CONTAINS(info, "\"description\": \"for the tests\"");
+        CHECK_CONTAINS(info, "\"preview.png\"");
+        free(info);
+        if (i == 0) {
+            char *pv = read_text(path_in(level, "preview.png"));
+            CHECK(pv && strcmp(pv, "mine") == 0 && !res.preview_path[0]);
+            free(pv);
+        }
+    }
+    trn_ter_dispose(&ter);
+}
+
 /* The spawn point keeps out of holes and water; with no dry ground it sits at the centre. */
 static void test_spawn_spot(void)
 {
@@ -986,6 +1054,7 @@ int main(void)
     RUN(test_material_forms);
     RUN(test_scaffold);
     RUN(test_scaffold_existing);
+    RUN(test_scaffold_sizes);
     RUN(test_spawn_spot);
     return trn_test_finish();
 }
