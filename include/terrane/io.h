@@ -58,8 +58,8 @@ trn_status trn_write_set_new(const trn_io_guard *guard, trn_write_set **out, trn
  * their old contents. NULL is a no-op. */
 void trn_write_set_free(trn_write_set *set);
 /* Reserve dest (creating its folder when missing): refuses a destination the guard protects
- * (TRN_ERR_CONFLICT) or a folder (TRN_ERR_IO); first finishes interrupted sets and removes
- * stale temporaries of dest left by dead runs. *temp_path (owned by the set, valid until it is
+ * (TRN_ERR_CONFLICT) or a folder (TRN_ERR_IO). The set's first file in a folder first finishes
+ * or discards the interrupted sets there and removes the temporaries dead runs left in it. *temp_path (owned by the set, valid until it is
  * freed) is the file to write dest's new content into, with any writer of this library
  * (they write atomically, so the temporary is whole or absent). Staging dest again returns the
  * same temporary. */

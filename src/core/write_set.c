@@ -502,22 +502,10 @@ static bool unlocked(int fd)
     return true;
 }
 
-typedef struct own_journals {
-    char *const *paths;
-    size_t count;
-} own_journals;
-
-static bool is_own(const own_journals *own, const char *path)
-{
-    for (size_t i = 0; own && i < own->count; i++)
-        if (strcmp(own->paths[i], path) == 0) return true;
-    return false;
-}
-
 /* Handle the journals and stale temporaries of one folder (see trn_clean_stale_temporaries and
  * trn_write_set_recover). base NULL: every temporary. dry: only count. */
-static trn_status clean_dir(const char *dir, const char *base, const own_journals *own, bool dry,
-                            trn_recovery_report *rep, trn_error *err)
+static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_recovery_report *rep,
+                            trn_error *err)
 {
     DIR *dh = opendir(dir);
     if (!dh) return TRN_OK;
@@ -531,10 +519,6 @@ static trn_status clean_dir(const char *dir, const char *base, const own_journal
         if (!path) {
             st = oom(err);
             break;
-        }
-        if (is_own(own, path)) {
-            free(path);
-            continue;
         }
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0) {
@@ -594,7 +578,7 @@ void trn_clean_stale_temporaries(const char *path)
 {
     char *dir = dir_of(path);
     if (!dir) return;
-    (void)clean_dir(dir, base_of(path), NULL, false, NULL, NULL);
+    (void)clean_dir(dir, base_of(path), false, NULL, NULL);
     free(dir);
 }
 
@@ -607,7 +591,7 @@ static trn_status survey(const char *dir, bool recursive, bool dry, trn_recovery
                              "cannot open folder: %s", strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1, "is not a folder");
-    trn_status s = clean_dir(dir, NULL, NULL, dry, rep, err);
+    trn_status s = clean_dir(dir, NULL, dry, rep, err);
     if (s || !recursive) return s;
     DIR *dh = opendir(dir);
     if (!dh) return TRN_OK;
@@ -671,7 +655,6 @@ struct trn_write_set {
     size_t count, capacity;
     ws_journal *journals;
     size_t journal_count, journal_capacity;
-    char **journal_paths; /* journals[i].path, for is_own */
     int state;
     trn_write_set_step_fn hook;
     void *hook_user;
@@ -715,7 +698,6 @@ void trn_write_set_free(trn_write_set *set)
     }
     free(set->entries);
     free(set->journals);
-    free(set->journal_paths);
     free(set);
 }
 
@@ -768,9 +750,6 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
         ws_journal *n = realloc(set->journals, cap * sizeof *n);
         if (!n) return oom(err);
         set->journals = n;
-        char **p = realloc(set->journal_paths, cap * sizeof *p);
-        if (!p) return oom(err);
-        set->journal_paths = p;
         set->journal_capacity = cap;
     }
     char *path = join_path(dir, JOURNAL_PREFIX "XXXXXX");
@@ -810,7 +789,7 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
     j->dir = dir_copy;
     j->path = path;
     j->fd = fd;
-    set->journal_paths[set->journal_count++] = path;
+    set->journal_count++;
     *out = j;
     return TRN_OK;
 }
@@ -850,8 +829,12 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     if (!dir_abs)
         return trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot resolve the output folder: %s",
                              strerror(errno));
-    own_journals own = {set->journal_paths, set->journal_count};
-    (void)clean_dir(dir_abs, base, &own, false, NULL, NULL);
+    /* The first file a set stages in a folder sweeps it once: dead sets finished or discarded,
+     * every dead run's temporaries removed (each later stage there would only rescan it). */
+    bool first_here = true;
+    for (size_t i = 0; i < set->journal_count && first_here; i++)
+        first_here = strcmp(set->journals[i].dir, dir_abs) != 0;
+    if (first_here) (void)clean_dir(dir_abs, NULL, false, NULL, NULL);
     ws_journal *j = NULL;
     st = journal_for(set, dir_abs, &j, err);
     if (st) {
