@@ -110,7 +110,7 @@ int main(int argc, char **argv)
                          size, size);
     if (trn_file_write_atomic(hdr_path, hdr, (size_t)hdr_n, &err)) return fail("header", &err);
 
-    /* Levels 1 (issue 6's GeoTIFF bar) and 6 (the default; its file is the one
+    /* Levels 1 (the GeoTIFF target) and 6 (the default; its file is the one
      * png_vs_gdal.sh compares), each on every thread and on one: the bytes must match. */
     trn_png_options opt;
     trn_png_options_default(&opt);

@@ -1,4 +1,4 @@
-/* Benchmark: read the real Unity 2021.3 TerrainData and write its RAW for Unity's import (issue 6:
+/* Benchmark: read the real Unity 2021.3 TerrainData and write its RAW for Unity's import (target:
  * under 20 ms). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Times `terrane convert DEM.tif out.png --compression 1` against gdal_translate on the same
-# 8192x8192 float32 uncompressed GeoTIFF (issue 6's bar), and checks both PNGs.
+# 8192x8192 float32 uncompressed GeoTIFF (the target), and checks both PNGs.
 # usage: bench/geotiff_vs_gdal.sh [BUILD_DIR] [OUT_DIR] [SIZE]
 # Use a Release build (cmake -DCMAKE_BUILD_TYPE=Release) on a quiet machine.
 set -eu

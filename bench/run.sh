@@ -24,52 +24,52 @@ echo
 echo "== render: hillshade, multidirectional, slope, layers (4097x4097, 1 and all threads)"
 "$BUILD/bench_render"
 
-# ---- generate (issue 3): recipe generation time and peak memory ----
+# ---- generate: recipe generation time and peak memory ----
 echo
 echo "== generate: 4097x4097 recipe with warp and rules, 2 threads then 1, peak RSS per sample"
 "$BUILD/bench_generate" 4097 2
 
-# ---- noise (issue 3): gradient noise, fractals, landform fill, moisture ----
+# ---- noise: gradient noise, fractals, landform fill, moisture ----
 echo
 echo "== noise: 6-octave fbm and ridged rows, 1-octave noise, landform fill, moisture (4096x4096, 1 and 2 threads)"
 "$BUILD/bench_noise" 4096
 
-# ---- edit (issue 4): incremental stroke vs full regeneration, stamp replay cost ----
+# ---- edit: incremental stroke vs full regeneration, stamp replay cost ----
 echo
 echo "== edit: one raise stroke on a 4097x4097 session vs regenerating; 10,000 stamps replayed on 1025^2 and 4097^2"
 "$BUILD/bench_edit" 4097 2
 
-# ---- erosion (issue 5): droplet erosion throughput, 1 and 2 threads ----
+# ---- erosion: droplet erosion throughput, 1 and 2 threads ----
 echo
 echo "== erosion: 500,000 droplets on 1024x1024, lifetime 30, inertia 0.05, radius 3 (1 and 2 threads)"
 "$BUILD/bench_erosion" 1024 500000
 
-# ---- drainage (issue 5): priority-flood fill, D8 directions, accumulation, basins ----
+# ---- drainage: priority-flood fill, D8 directions, accumulation, basins ----
 echo
 echo "== drainage: fill + D8 + accumulation + basins on 4096x4096 landform terrain, 1 thread, best of 3"
 "$BUILD/bench_drainage" 4096 3
 
-# ---- masks (issue 5): band, path and polygon masks, height blend ----
+# ---- masks: band, path and polygon masks, height blend ----
 echo
 echo "== masks: elevation, slope, path, polygon masks and blend on 4097x4097 (1 and 2 threads)"
 "$BUILD/bench_masks"
 
-# ---- graph (issue 5): Mountain Range preset at 2049x2049 with final erosion ----
+# ---- graph: Mountain Range preset at 2049x2049 with final erosion ----
 echo
 echo "== graph: Mountain Range preset at 2049x2049 samples, final and preview, cache reuse (2 threads)"
 "$BUILD/bench_graph" 2048 2
 
-# ---- stationeers (issue 6): octree -> heightfield on a MaxDepth-12 world ----
+# ---- stationeers: octree -> heightfield on a MaxDepth-12 world ----
 echo
 echo "== stationeers: octree -> heightfield, MaxDepth 12 (4096^3) world from a 4096^2 landform, best of 3"
 "$BUILD/bench_stationeers" 12 3
 
-# ---- unity (issue 6): read the 2021.3 TerrainData and write its RAW ----
+# ---- unity: read the 2021.3 TerrainData and write its RAW ----
 echo
 echo "== unity: read the real 2021.3 TerrainData (513^2) and write its RAW + metadata"
 "$BUILD/bench_unity"
 
-# ---- geotiff (issue 6): 8192^2 float32 DEM to 16-bit PNG at zlib level 1, vs gdal_translate ----
+# ---- geotiff: 8192^2 float32 DEM to 16-bit PNG at zlib level 1, vs gdal_translate ----
 echo
 echo "== geotiff: 8192x8192 float32 GeoTIFF -> 16-bit PNG (zlib level 1) vs gdal_translate"
 if command -v gdal_translate >/dev/null; then

@@ -41,7 +41,7 @@ echo "== 5. export it back to images (and the command that re-imports them)"
 echo
 echo "demo done: level in $LEVEL, pictures $OUT/hillshade.png and $OUT/layers.png"
 
-# ---- recipes (issue 3): generate a recipe into a BeamNG level, with previews ----------------
+# ---- recipes: generate a recipe into a BeamNG level, with previews ----------------
 # Appended section; the BeamNG import demo above is unchanged.
 RECIPES="$(dirname "$0")/recipes"
 RECIPE_LEVEL="$OUT/levels/recipe_island"
@@ -57,7 +57,7 @@ echo
 echo "recipe demo done: level in $RECIPE_LEVEL, pictures $OUT/recipe_island_hillshade.png and" \
     "$OUT/recipe_island_biomes.png"
 
-# ---- graphs (issue 5): a module graph with masks, drainage and erosion, cached per node ----
+# ---- graphs: a module graph with masks, drainage and erosion, cached per node ----
 echo
 echo "== 7. a terrain graph: check it, preview it, generate it final, then again from the cache"
 "$TERRANE" graph check "$RECIPES/valley.json"

@@ -182,7 +182,7 @@ static void test_extra_maps(void)
 {
     char src[700], dst[700], cmd[2000];
     char *out, *err;
-    /* A seed-001 style file: one extra size*size block before the material count. */
+    /* A file in the community notes' layout: one extra size*size block before the material count. */
     uint32_t size = 8;
     trn_ter ter;
     memset(&ter, 0, sizeof ter);
@@ -798,10 +798,19 @@ static void test_size_is_output_size(void)
     char p[700], q[700], cmd[2000];
     char *out, *err;
     make_ter(tmp_path(p, sizeof p, "sized.ter"), 16);
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048", p,
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048 --fit stretch", p,
              tmp_path(q, sizeof q, "sized.png"));
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(err, "resampled 16 x 16 -> 8 x 4 samples");
+    /* 15 m over 7 cells and 15 m over 3 cells. */
+    CHECK_CONTAINS(err, "the cells are now 2.14286 x 5 m (not square)");
+    free(out), free(err);
+    /* Without --fit the aspect is kept: 15 x 15 cells padded to 35 x 15 (7 : 3), then resampled. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048", p, q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "padded 16 x 16 -> 36 x 16 samples (--fit pad, the default)");
+    CHECK_CONTAINS(err, "resampled 36 x 16 -> 8 x 4 samples");
+    CHECK(!strstr(err ? err : "", "not square"));
     free(out), free(err);
     trn_png_info info;
     CHECK_OK(trn_png_read_info(q, &info, NULL));
@@ -871,6 +880,56 @@ static void test_special_inputs(void)
     free(out), free(err);
 }
 
+/* An 8-bit heightmap has 256 levels: info, convert and beamng import say so (terraces); a
+ * 16-bit one is not warned about. */
+static void test_8bit_warnings(void)
+{
+    char p8[700], p16[700], out_ter[700], cmd[2400];
+    char *out, *err;
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 128, 128, 1, 8, NULL));
+    for (size_t k = 0; k < 128u * 128u; k++)
+        ((uint8_t *)img.data)[k] = (uint8_t)(k % 128 + k / 2048);
+    CHECK_OK(trn_png_write(tmp_path(p8, sizeof p8, "eight.png"), &img, NULL, NULL, NULL, NULL));
+    trn_image_dispose(&img);
+    CHECK_OK(trn_image_init(&img, 128, 128, 1, 16, NULL));
+    for (size_t k = 0; k < 128u * 128u; k++)
+        ((uint16_t *)img.data)[k] = (uint16_t)(k * 3);
+    CHECK_OK(trn_png_write(tmp_path(p16, sizeof p16, "sixteen.png"), &img, NULL, NULL, NULL, NULL));
+    trn_image_dispose(&img);
+    const char *warn = "is an 8-bit heightmap: 256 height levels at most";
+    snprintf(cmd, sizeof cmd, "info '%s'", p8);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "warning:   8-bit heights: 256 levels at most");
+    CHECK_CONTAINS(err, warn);
+    /* A step is 257 stored units of 2048 / 65536 m. */
+    CHECK_CONTAINS(err, "steps of 8.03125 m with maxHeight 2048");
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p8, tmp_path(out_ter, sizeof out_ter, "e.ter"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, warn);
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "beamng import '%s' -o '%s' --max-height 255", p8,
+             tmp_path(out_ter, sizeof out_ter, "imp.ter"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, warn);
+    CHECK_CONTAINS(err, "steps of 0.999985 m with maxHeight 255");
+    free(out), free(err);
+    /* 16-bit: no such warning anywhere. */
+    snprintf(cmd, sizeof cmd, "info '%s'", p16);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK(!strstr(out ? out : "", "8-bit") && !strstr(err ? err : "", "8-bit"));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "beamng import '%s' -o '%s'", p16, out_ter);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK(!strstr(err ? err : "", "8-bit"));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p16, tmp_path(out_ter, sizeof out_ter, "s.ter"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK(!strstr(err ? err : "", "8-bit"));
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -888,5 +947,6 @@ int main(void)
     RUN(test_detection);
     RUN(test_size_is_output_size);
     RUN(test_special_inputs);
+    RUN(test_8bit_warnings);
     return trn_test_finish();
 }

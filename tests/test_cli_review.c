@@ -183,7 +183,7 @@ static void test_validate_messages(void)
     free(ter);
     free(orig);
 
-    /* Extra maps after the layer map (seed 001's layout): where they start, and a fix that
+    /* Extra maps after the layer map (the community notes' layout): where they start, and a fix that
      * really drops them (convert keeps them). */
     ter = trn_test_read_file(p, &n);
     if (ter) {

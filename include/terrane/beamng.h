@@ -38,13 +38,13 @@ void trn_ter_limits_default(trn_ter_limits *limits);
 /* How a file's bytes after the layer map were laid out. */
 typedef enum trn_ter_layout {
     TRN_TER_LAYOUT_MODERN = 0,   /* versions 7-9: names end at EOF (all engine-written files) */
-    TRN_TER_LAYOUT_EXTRA_1 = 1,  /* modern plus one size*size block before the count (seed 001) */
+    TRN_TER_LAYOUT_EXTRA_1 = 1,  /* modern plus one size*size block before the count (community notes) */
     TRN_TER_LAYOUT_EXTRA_5 = 5,  /* modern plus one texture map and four coverage maps */
     TRN_TER_LAYOUT_LEGACY = 100, /* versions 1-6 (Torque Game Engine) */
 } trn_ter_layout;
 
-/* Short description of a layout for `info` ("modern", "modern + 1 extra map (seed 001)",
- * "modern + 5 extra maps (seed 001)", "legacy (Torque Game Engine)"); never NULL. */
+/* Short description of a layout for `info` ("modern", "modern + 1 extra map (community layout)",
+ * "modern + 5 extra maps (community layout)", "legacy (Torque Game Engine)"); never NULL. */
 const char *trn_ter_layout_name(trn_ter_layout layout);
 
 /* A warning found while reading (the file is still usable). */

@@ -164,7 +164,7 @@ static const trn_param_spec p_erosion[] = {
 
 static const trn_pin_spec in_biome[] = {
     {"field", TRN_PIN_HEIGHTFIELD, true, "the surface the recipe's rules classify"},
-    {"water", TRN_PIN_WATER, false, "water bodies (the water issue); absent = inferred sea"},
+    {"water", TRN_PIN_WATER, false, "water bodies (not produced by any node yet); absent = inferred sea"},
 };
 
 static const trn_pin_spec in_output[] = {

@@ -17,7 +17,7 @@
  * flow), with comment nodes on shape, appearance and output: the graph is what generates. The
  * grammar still wants a default landform (painted regions blend toward landforms), so each keeps
  * one with the settings of its main noise node. Version 2: the graphs (version 1 was landforms
- * alone). Water Body, Ocean Water and River Route nodes arrive with the water issue; the basin,
+ * alone). Water Body, Ocean Water and River Route nodes are not implemented yet; the basin,
  * the island and the river say so in their comments and descriptions. */
 
 typedef struct builtin {
@@ -190,7 +190,7 @@ static const builtin builtins[] = {
     {"builtin://terrain/basin", "Basin",
      "A bowl around a level lake bed (8 m, under sea level 12) blended into the surrounding "
      "hills through a polygon mask, its sides eroded: reeds on the shore, grass on the sides, "
-     "scrub and rock on the rims (the lake's water surface arrives with the water issue).",
+     "scrub and rock on the rims (the lake's water surface is not generated yet).",
      2,
      "{" BI_GRID "\"seed\": 194, \"sea_level\": 12, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"base_height\": 14, \"height_variation\": 24, "
@@ -231,7 +231,7 @@ static const builtin builtins[] = {
      "{\"id\": \"about_output\", \"type\": \"comment\", \"position\": [1200, -200], "
      "\"params\": {\"text\": \"Output: Terrain Output publishes the basin. The lake's water "
      "surface is not published yet: Water Body nodes (and lakes from drainage basins) come "
-     "with the water issue; until then the lake is the lake-bed biome under the recipe's sea "
+     "later; until then the lake is the lake-bed biome under the recipe's sea "
      "level.\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": [1200, 0], "
      "\"inputs\": {\"field\": {\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/plateau", "Plateau",
@@ -281,7 +281,7 @@ static const builtin builtins[] = {
     {"builtin://terrain/coastal-island", "Coastal island",
      "An island rising out of the sea (sea level 14 m, land up to about 34 m), shaped by a "
      "polygon mask so that every border is water: sandy beaches at the shore, grass and woods "
-     "inland, rock on the steep slopes (the Ocean Water node arrives with the water issue).",
+     "inland, rock on the steep slopes (an Ocean Water node is not generated yet).",
      2,
      "{" BI_GRID "\"seed\": 230, \"sea_level\": 14, \"default_landform\": \"island\", "
      "\"landforms\": {\"island\": {\"base_height\": 12, \"height_variation\": 30, "
@@ -322,7 +322,7 @@ static const builtin builtins[] = {
      "{\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": \"about_output\", "
      "\"type\": \"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Output: "
      "Terrain Output publishes the island. The Ocean Water node (a published sea surface with "
-     "its shore) comes with the water issue; until then the sea is the recipe's sea level: "
+     "its shore) comes later; until then the sea is the recipe's sea level: "
      "samples below 14 m connected to the border.\"}}, {\"id\": \"output\", \"type\": "
      "\"terrain_output\", \"position\": [1200, 0], \"inputs\": {\"field\": {\"node\": "
      "\"biomes\"}}}]}}"},
@@ -330,7 +330,7 @@ static const builtin builtins[] = {
      "A valley carved along a bending path across hills, its floor below the sea level of 9 m "
      "holding the river, eroded along its drainage: river bed, wet banks by water distance, "
      "grass above and rock on steep valley sides (the River Route node, a traced channel with "
-     "its water surface, arrives with the water issue).",
+     "its water surface, is not generated yet).",
      2,
      "{" BI_GRID "\"seed\": 539, \"sea_level\": 9, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"base_height\": 10, \"height_variation\": 35, "
@@ -372,8 +372,8 @@ static const builtin builtins[] = {
      "\"position\": [1200, 0], \"inputs\": {\"field\": {\"node\": \"erosion\", \"pin\": "
      "\"field\"}}}, {\"id\": \"about_output\", \"type\": \"comment\", \"position\": [1440, "
      "-200], \"params\": {\"text\": \"Output: Terrain Output publishes the valley. The River "
-     "Route node (a channel traced along the drainage, with its water surface) comes with the "
-     "water issue; until then the river is the water of the valley floor below the recipe's "
+     "Route node (a channel traced along the drainage, with its water surface) is not "
+     "generated yet; until then the river is the water of the valley floor below the recipe's "
      "sea level, which reaches the border at both ends.\"}}, {\"id\": \"output\", \"type\": "
      "\"terrain_output\", \"position\": [1440, 0], \"inputs\": {\"field\": {\"node\": "
      "\"biomes\"}}}]}}"},

@@ -34,7 +34,7 @@ static const char *const help_text =
     "  terrane explain examples/recipes/island.json --at 10,110\n"
     "  terrane explain island.json --at 512.5,300 --format json\n";
 
-/* Display order of seed 003's example; rejection order is the enum's (header). */
+/* Display order of the explanation's bands; rejection order is the enum's (header). */
 static const trn_rule_band display_order[TRN_RULE_BAND_COUNT] = {
     TRN_RULE_BAND_SLOPE, TRN_RULE_BAND_MOISTURE, TRN_RULE_BAND_WATER_DISTANCE,
     TRN_RULE_BAND_ELEVATION, TRN_RULE_BAND_SUBSTRATE};
@@ -114,7 +114,7 @@ static void substrate_list(uint32_t mask, char *buf, size_t n)
         }
 }
 
-/* One band as seed 003 prints it: "water distance [0.000,6.000] sample 0.000 -> INSIDE". */
+/* One band as explain prints it: "water distance [0.000,6.000] sample 0.000 -> INSIDE". */
 static void band_text(const trn_rule *r, trn_rule_band b, const trn_sample_context *c,
                       trn_band_result res, char *buf, size_t n)
 {

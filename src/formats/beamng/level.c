@@ -499,7 +499,7 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
     json_t *root = json_object();
     json_t *mats = json_array();
     bool ok = root && mats;
-    /* Field order of seed 000: the engine writes exactly these, in this order. */
+    /* Field order of BeamNG's Terrain Files page: the engine writes exactly these, in this order. */
     ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
     ok =
         ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
@@ -1224,8 +1224,7 @@ static trn_status collect(const char *dir, name_pred pred, char ***paths, size_t
     return TRN_OK;
 }
 
-trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count,
-                               trn_error *err)
+trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count, trn_error *err)
 {
     *paths = NULL;
     *count = 0;
@@ -1505,8 +1504,8 @@ trn_status trn_items_put_terrain_block(const char *items_path, const trn_terrain
     return trn_lvl_items_put(NULL, items_path, tb, err);
 }
 
-trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path,
-                             const trn_terrain_block *tb, trn_error *err)
+trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path, const trn_terrain_block *tb,
+                             trn_error *err)
 {
     if (!tb || !tb->name || !tb->name[0])
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, items_path, -1,

@@ -455,7 +455,7 @@ json_t *trn_lvl_material_to_json(const trn_terrain_material *m)
     ok = ok && set_str(o, "annotation", m->annotation);
     ok = ok && set_str(o, "groundmodelName", m->groundmodel_name);
     char name[48];
-    /* Field order of seed 000's example: per group Base, Macro (+strength), Detail (+strength).
+    /* Field order of BeamNG's documented example: per group Base, Macro (+strength), Detail (+strength).
      * Numbers are left out only when 0 (unset); any other value read, negative ones too, is
      * written back, so rewriting a file never drops what it said. */
     for (int g = 0; ok && g < TRN_TEX_GROUP_COUNT; g++)
@@ -659,10 +659,10 @@ typedef struct look {
 
 /* Plausible colours for common names, so a fresh level reads at a glance. */
 static const look looks[] = {
-    {"grass", {84, 110, 52}},    {"rock", {112, 106, 98}},   {"stone", {120, 116, 108}},
-    {"cliff", {100, 94, 88}},    {"sand", {194, 178, 128}},  {"gravel", {128, 120, 110}},
-    {"dirt", {112, 86, 62}},     {"mud", {86, 70, 52}},      {"asphalt", {62, 62, 64}},
-    {"road", {70, 70, 72}},      {"snow", {232, 236, 240}},  {"ice", {200, 220, 235}},
+    {"grass", {84, 110, 52}}, {"rock", {112, 106, 98}},  {"stone", {120, 116, 108}},
+    {"cliff", {100, 94, 88}}, {"sand", {194, 178, 128}}, {"gravel", {128, 120, 110}},
+    {"dirt", {112, 86, 62}},  {"mud", {86, 70, 52}},     {"asphalt", {62, 62, 64}},
+    {"road", {70, 70, 72}},   {"snow", {232, 236, 240}}, {"ice", {200, 220, 235}},
 };
 
 static const look *find_look(const char *name)
@@ -686,20 +686,20 @@ static const char *const w_beach[] = {"beach", "shore", "coast", NULL};
 static const char *const w_mud[] = {"mud", "swamp", "marsh", "wetland", "bog", "paddy", NULL};
 static const char *const w_snow[] = {"snow", "glacier", "ice", "frost", NULL};
 static const char *const w_gravel[] = {"gravel", "pebble", "shingle", NULL};
-static const char *const w_rock[] = {"rock",  "cliff", "scree", "stone", "stony",
-                                     "boulder", "crag", "talus", NULL};
+static const char *const w_rock[] = {"rock",    "cliff", "scree", "stone", "stony",
+                                     "boulder", "crag",  "talus", NULL};
 static const char *const w_sand[] = {"sand", "desert", "dune", NULL};
 static const char *const w_dust[] = {"dust", NULL};
-static const char *const w_dirt[] = {"dirt", "soil", "earth", "bare", "field", "clay", "ground",
-                                     NULL};
-static const char *const w_grass[] = {"grass",   "meadow",  "forest",  "lawn", "prairie", "steppe",
+static const char *const w_dirt[] = {"dirt",  "soil", "earth",  "bare",
+                                     "field", "clay", "ground", NULL};
+static const char *const w_grass[] = {"grass",   "meadow",  "forest", "lawn", "prairie", "steppe",
                                       "savanna", "pasture", "jungle", "wood", "moss",    NULL};
 
 /* First matching row wins: specific surfaces before the broad ones they may be part of
  * ("sandstone" is rock, "snowfield" snow, "beachsand" beach sand). */
 static const surface_row surface_rows[] = {
-    {"ASPHALT", w_asphalt}, {"BEACHSAND", w_beach}, {"MUD", w_mud},     {"SNOW", w_snow},
-    {"GRAVEL", w_gravel},   {"ROCK", w_rock},       {"SAND", w_sand},   {"DIRT_DUSTY", w_dust},
+    {"ASPHALT", w_asphalt}, {"BEACHSAND", w_beach}, {"MUD", w_mud},   {"SNOW", w_snow},
+    {"GRAVEL", w_gravel},   {"ROCK", w_rock},       {"SAND", w_sand}, {"DIRT_DUSTY", w_dust},
     {"DIRT", w_dirt},       {"GRASS", w_grass},
 };
 
@@ -744,15 +744,51 @@ const char *trn_beamng_groundmodel_for_name(const char *name)
 
 /* The ground models of the game's art/groundmodels.json, then aliases it defines for them. */
 static const char *const groundmodels[] = {
-    "ASPHALT",          "ASPHALT_OLD",   "ASPHALT_PREPPED", "ASPHALT_WET",    "BRANCHES_STRONG",
-    "COBBLESTONE",      "DIRT",          "DIRT_DUSTY",      "DIRT_DUSTY_LOOSE", "FRICTIONLESS",
-    "GRASS",            "GRAVEL",        "GRAVEL_WET",      "ICE",            "KICKPLATE",
-    "LEAVES_STRONG",    "LEAVES_THIN",   "METAL",           "METAL_TREAD",    "MUD",
-    "PLASTIC",          "ROCK",          "RUMBLE_STRIP",    "SAND",           "SHOCK_ABSORBER",
-    "SLIPPERY",         "SNOW",          "SPIKE_STRIP",     "WOOD",           "BEACHSAND",
-    "CONCRETE",         "CONCRETE2",     "DERBY_DIRT",      "DIRT_GRASS",     "DIRT_LOOSE",
-    "DIRT_LOOSE_DUSTY", "DIRT_ROCKY",    "DIRT_ROCKY_LARGE", "DIRT_SANDY",    "FOREST",
-    "GRASS2",           "GRID",          "GROUNDMODEL_ASPHALT1", "ROCK_CLIFF", "ROCKS_LARGE",
+    "ASPHALT",
+    "ASPHALT_OLD",
+    "ASPHALT_PREPPED",
+    "ASPHALT_WET",
+    "BRANCHES_STRONG",
+    "COBBLESTONE",
+    "DIRT",
+    "DIRT_DUSTY",
+    "DIRT_DUSTY_LOOSE",
+    "FRICTIONLESS",
+    "GRASS",
+    "GRAVEL",
+    "GRAVEL_WET",
+    "ICE",
+    "KICKPLATE",
+    "LEAVES_STRONG",
+    "LEAVES_THIN",
+    "METAL",
+    "METAL_TREAD",
+    "MUD",
+    "PLASTIC",
+    "ROCK",
+    "RUMBLE_STRIP",
+    "SAND",
+    "SHOCK_ABSORBER",
+    "SLIPPERY",
+    "SNOW",
+    "SPIKE_STRIP",
+    "WOOD",
+    "BEACHSAND",
+    "CONCRETE",
+    "CONCRETE2",
+    "DERBY_DIRT",
+    "DIRT_GRASS",
+    "DIRT_LOOSE",
+    "DIRT_LOOSE_DUSTY",
+    "DIRT_ROCKY",
+    "DIRT_ROCKY_LARGE",
+    "DIRT_SANDY",
+    "FOREST",
+    "GRASS2",
+    "GRID",
+    "GROUNDMODEL_ASPHALT1",
+    "ROCK_CLIFF",
+    "ROCKS_LARGE",
     "ROCKYDIRT",
 };
 
@@ -796,7 +832,7 @@ static void base_colour(const char *name, uint8_t rgb[3])
     rgb[2] = (uint8_t)(50 + ((h >> 12) & 0x3f));
 }
 
-/* Example values of seed 000 (official levels) for the overlay strengths. */
+/* Example values from BeamNG's documentation (official levels) for the overlay strengths. */
 static const double default_strength[TRN_TEX_GROUP_COUNT][2][2] = {
     {{0.1, 0.2}, {0.25, 0.0}}, {{0.2, 0.4}, {0.7, 0.15}}, {{0.15, 0.8}, {0.3, 0.3}},
     {{0, 0}, {0, 0}},          {{0, 0}, {0, 0}},
@@ -917,9 +953,9 @@ static trn_status write_flat(trn_write_set *ws, const char *dir, const char *fil
     return st;
 }
 
-static trn_status textures_write_sized(trn_write_set *ws, const char *dir,
-                                       const char *const *names, uint32_t count,
-                                       const slot_sizes *ss, uint32_t *written, trn_error *err)
+static trn_status textures_write_sized(trn_write_set *ws, const char *dir, const char *const *names,
+                                       uint32_t count, const slot_sizes *ss, uint32_t *written,
+                                       trn_error *err)
 {
     uint32_t n = 0;
     trn_status st = trn_mkdir_p(dir, err);
@@ -981,8 +1017,7 @@ trn_status trn_terrain_material_upgrade(const trn_terrain_material *v1, trn_terr
     out->groundmodel_name = trn_lvl_strdup(v1->groundmodel_name);
     out->extra_json = trn_lvl_strdup(v1->extra_json);
     bool ok = (out->key || !v1->key) && (out->internal_name || !v1->internal_name) &&
-              (out->persistent_id || !v1->persistent_id) &&
-              (out->annotation || !v1->annotation) &&
+              (out->persistent_id || !v1->persistent_id) && (out->annotation || !v1->annotation) &&
               (out->groundmodel_name || !v1->groundmodel_name) &&
               (out->extra_json || !v1->extra_json);
     /* Keep whatever v1.5 data the material already had. */
@@ -1221,9 +1256,8 @@ static const char *surface_of(const char *name, const trn_beamng_surface *surfac
     return trn_beamng_groundmodel_for_name(name);
 }
 
-trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
-                                   const char *level_name, const char *const *names,
-                                   uint32_t count, double world_size,
+trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, const char *level_name,
+                                   const char *const *names, uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    const trn_beamng_surface *surfaces, uint32_t surface_count,
                                    trn_lvl_merge_result *result, trn_error *err)
@@ -1297,8 +1331,7 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
     }
     result->added = n_added;
     if (n_added &&
-        (st = textures_write_sized(ws, art, added, n_added, &ss, &result->textures_written,
-                                   err)))
+        (st = textures_write_sized(ws, art, added, n_added, &ss, &result->textures_written, err)))
         goto done;
     if (changed) {
         if ((st = trn_mkdir_p(art, err))) goto done;
@@ -1315,8 +1348,8 @@ done:
  * Migration of a deprecated art/terrains/materials.json.
  * ---------------------------------------------------------------------------------------- */
 
-static trn_status assign_texture_set(trn_write_set *ws, const char *level_dir,
-                                     const char *set_name, trn_error *err)
+static trn_status assign_texture_set(trn_write_set *ws, const char *level_dir, const char *set_name,
+                                     trn_error *err)
 {
     trn_terrain_block *blocks;
     size_t n;
@@ -1440,8 +1473,7 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
         (st = textures_write_sized(ws, art, need_base, n_need, &ss, NULL, err)))
         goto done;
     if (changed && (st = write_root(ws, main_path, root, err))) goto done;
-    if (o->assign_texture_set && (st = assign_texture_set(ws, level_dir, set_name, err)))
-        goto done;
+    if (o->assign_texture_set && (st = assign_texture_set(ws, level_dir, set_name, err))) goto done;
     if (o->delete_old) {
         if ((st = load_root(ws, old_path, &old_root, err))) goto done;
         for (uint32_t i = 0; i < old.material_count; i++)

@@ -109,9 +109,9 @@ const char *trn_ter_layout_name(trn_ter_layout layout)
     case TRN_TER_LAYOUT_MODERN:
         return "modern";
     case TRN_TER_LAYOUT_EXTRA_1:
-        return "modern + 1 extra map (seed 001)";
+        return "modern + 1 extra map (community layout)";
     case TRN_TER_LAYOUT_EXTRA_5:
-        return "modern + 5 extra maps (seed 001)";
+        return "modern + 5 extra maps (community layout)";
     case TRN_TER_LAYOUT_LEGACY:
         return "legacy (Torque Game Engine)";
     }
@@ -463,7 +463,7 @@ static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *t
             memcpy(first, modern_err.message, sizeof first);
             return trn_error_set(err, modern_err.code, path, modern_err.offset,
                                  "%s; also tried 1 and 5 extra %u x %u maps before the material "
-                                 "count (seed 001's layouts): with 1, %s; with 5, %s",
+                                 "count (the layouts described in community .ter notes): with 1, %s; with 5, %s",
                                  first, g->size, g->size, why[0], why[1]);
         }
     }
