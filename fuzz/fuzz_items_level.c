@@ -382,13 +382,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const line_span *l = &ls[blocks[i].source_line - 1];
         json_error_t je;
         json_t *obj = json_loadb(text + l->start, l->body - l->start, 0, &je);
-        const json_t *pid = json_object_get(obj, "persistentId"), *par = json_object_get(obj, "__parent");
-        FUZZ_ASSERT(json_is_string(pid) ? blocks[i].persistent_id &&
-                                              strcmp(blocks[i].persistent_id, json_string_value(pid)) == 0
-                                        : blocks[i].persistent_id == NULL);
-        FUZZ_ASSERT(json_is_string(par) ? blocks[i].parent &&
-                                              strcmp(blocks[i].parent, json_string_value(par)) == 0
-                                        : blocks[i].parent == NULL);
+        const json_t *pid = json_object_get(obj, "persistentId"),
+                     *par = json_object_get(obj, "__parent");
+        FUZZ_ASSERT(json_is_string(pid)
+                        ? blocks[i].persistent_id &&
+                              strcmp(blocks[i].persistent_id, json_string_value(pid)) == 0
+                        : blocks[i].persistent_id == NULL);
+        FUZZ_ASSERT(json_is_string(par)
+                        ? blocks[i].parent && strcmp(blocks[i].parent, json_string_value(par)) == 0
+                        : blocks[i].parent == NULL);
         json_decref(obj);
         free(ls);
     }
@@ -427,10 +429,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(now != NULL);
         if (had < n_lines) {
             FUZZ_ASSERT(now->source_line == (int)had + 1);
-            FUZZ_ASSERT((had_pid ? now->persistent_id && strcmp(now->persistent_id, had_pid) == 0
-                                 : !now->persistent_id) &&
-                        (had_parent ? now->parent && strcmp(now->parent, had_parent) == 0
-                                    : !now->parent));
+            FUZZ_ASSERT(
+                (had_pid ? now->persistent_id && strcmp(now->persistent_id, had_pid) == 0
+                         : !now->persistent_id) &&
+                (had_parent ? now->parent && strcmp(now->parent, had_parent) == 0 : !now->parent));
         } else {
             static const char lead[] = "{\"name\":\"fuzzEditor\",\"class\":\"TerrainBlock\","
                                        "\"persistentId\":\"00000000-0000-5000-8000-000000000000\","

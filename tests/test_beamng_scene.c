@@ -140,18 +140,18 @@ static void test_groundmodels(void)
     static const struct {
         const char *name, *model;
     } cases[] = {
-        {"bare_earth", "DIRT"},       {"Grassland", "GRASS"},       {"sandstone_cliffs", "ROCK"},
-        {"BeachSand", "BEACHSAND"},   {"snowfield", "SNOW"},        {"rice_paddy", "MUD"},
-        {"price", "DIRT"},            {"icecap", "SNOW"},           {"dusty_plain", "DIRT_DUSTY"},
-        {"gravel_bar", "GRAVEL"},     {"", "DIRT"},                 {"tarmac", "ASPHALT"},
-        {"alpine_meadow", "GRASS"},   {"xyz", "DIRT"},              {"redsand", "SAND"},
-        {"mudflat", "MUD"},           {"seagrass", "GRASS"},        {"wetland", "MUD"},
-        {"dirt road/1", "DIRT"},      {"rock", "ROCK"},             {"desert", "SAND"},
-        {"Forest floor", "GRASS"},    {"scree", "ROCK"},            {"glacier", "SNOW"},
-        {"marsh", "MUD"},             {"swamp", "MUD"},             {"dune_sea", "SAND"},
-        {"field", "DIRT"},            {"soil2", "DIRT"},            {"stony", "ROCK"},
-        {"bedrock", "ROCK"},          {"ROCKYdirt", "ROCK"},        {"nice", "DIRT"},
-        {"seamud", "DIRT"},           {"grass", "GRASS"},           {"concrete", "ASPHALT"},
+        {"bare_earth", "DIRT"},     {"Grassland", "GRASS"}, {"sandstone_cliffs", "ROCK"},
+        {"BeachSand", "BEACHSAND"}, {"snowfield", "SNOW"},  {"rice_paddy", "MUD"},
+        {"price", "DIRT"},          {"icecap", "SNOW"},     {"dusty_plain", "DIRT_DUSTY"},
+        {"gravel_bar", "GRAVEL"},   {"", "DIRT"},           {"tarmac", "ASPHALT"},
+        {"alpine_meadow", "GRASS"}, {"xyz", "DIRT"},        {"redsand", "SAND"},
+        {"mudflat", "MUD"},         {"seagrass", "GRASS"},  {"wetland", "MUD"},
+        {"dirt road/1", "DIRT"},    {"rock", "ROCK"},       {"desert", "SAND"},
+        {"Forest floor", "GRASS"},  {"scree", "ROCK"},      {"glacier", "SNOW"},
+        {"marsh", "MUD"},           {"swamp", "MUD"},       {"dune_sea", "SAND"},
+        {"field", "DIRT"},          {"soil2", "DIRT"},      {"stony", "ROCK"},
+        {"bedrock", "ROCK"},        {"ROCKYdirt", "ROCK"},  {"nice", "DIRT"},
+        {"seamud", "DIRT"},         {"grass", "GRASS"},     {"concrete", "ASPHALT"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = trn_beamng_groundmodel_for_name(cases[i].name);
@@ -440,18 +440,19 @@ static void test_import_into_editor_level(void)
     char *mg = read_text(path_in(level, "main/MissionGroup/items.level.json"));
     const char *nl2 = strchr(strchr(mg_items, '\n') + 1, '\n') + 1;
     CHECK(mg && strncmp(mg, mg_items, (size_t)(nl2 - mg_items)) == 0);
-    CHECK(mg && strstr(mg, "{\"name\":\"Water\"") && strcmp(strstr(mg, "{\"name\":\"Water\""),
-                                                              strstr(mg_items, "{\"name\":\"Water\"")) == 0);
+    CHECK(mg && strstr(mg, "{\"name\":\"Water\"") &&
+          strcmp(strstr(mg, "{\"name\":\"Water\""), strstr(mg_items, "{\"name\":\"Water\"")) == 0);
     char *block = line_with(mg, "{\"name\":\"theTerrain\"");
-    CHECK(block && strncmp(block,
-                           "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
-                           "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
-                           "\"position\":[-128,-128,0],\"baseTexSize\":2048,\"maxHeight\":150,"
-                           "\"minimapImage\":\"levels/edit/mini.png\",\"squareSize\":2,",
-                           strlen("{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
-                                  "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
-                                  "\"position\":[-128,-128,0],\"baseTexSize\":2048,\"maxHeight\":150,"
-                                  "\"minimapImage\":\"levels/edit/mini.png\",\"squareSize\":2,")) == 0);
+    CHECK(block &&
+          strncmp(block,
+                  "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
+                  "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
+                  "\"position\":[-128,-128,0],\"baseTexSize\":2048,\"maxHeight\":150,"
+                  "\"minimapImage\":\"levels/edit/mini.png\",\"squareSize\":2,",
+                  strlen("{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
+                         "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
+                         "\"position\":[-128,-128,0],\"baseTexSize\":2048,\"maxHeight\":150,"
+                         "\"minimapImage\":\"levels/edit/mini.png\",\"squareSize\":2,")) == 0);
     free(block);
     free(mg);
     char *sky = read_text(path_in(level, "main/MissionGroup/sky_and_sun/items.level.json"));
@@ -520,11 +521,9 @@ static void test_import_into_editor_level(void)
     snprintf(root2, sizeof root2, "%s/editor2", tmp);
     make_editor_level(root2, level2, sizeof level2);
     import_into(level2, hm, &res);
-    static const char *const files[] = {"main/items.level.json",
-                                        "main/MissionGroup/items.level.json",
-                                        "art/terrains/main.materials.json",
-                                        "theTerrain.ter",
-                                        "theTerrain.terrain.json"};
+    static const char *const files[] = {
+        "main/items.level.json", "main/MissionGroup/items.level.json",
+        "art/terrains/main.materials.json", "theTerrain.ter", "theTerrain.terrain.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char a[1100];
         snprintf(a, sizeof a, "%s/%s", level, files[i]);
@@ -546,8 +545,9 @@ static void test_block_found_anywhere(void)
     CHECK(write_text(path_in(level, "main/MissionGroup/Level_object/items.level.json"),
                      "{\"name\":\"terrain\",\"class\":\"SimGroup\",\"persistentId\":\"2\","
                      "\"__parent\":\"Level_object\"}\n"));
-    const char *deep = "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":\"3\","
-                       "\"__parent\":\"terrain\",\"terrainFile\":\"/levels/deep/theTerrain.ter\"}\n";
+    const char *deep =
+        "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":\"3\","
+        "\"__parent\":\"terrain\",\"terrainFile\":\"/levels/deep/theTerrain.ter\"}\n";
     char *deep_items = path_in(level, "main/MissionGroup/Level_object/terrain/items.level.json");
     CHECK(write_text(deep_items, deep));
     static const char *const grass[1] = {"grass"};
@@ -580,7 +580,8 @@ static void test_block_found_anywhere(void)
     CHECK(write_text(path_in(flat, "main/items.level.json"), old));
     lo.level_dir = flat;
     CHECK_OK(trn_beamng_level_write_terrain(&ter, &lo, &res, NULL, NULL, NULL));
-    CHECK(res.block_replaced && strcmp(res.items_path, path_in(flat, "main/items.level.json")) == 0);
+    CHECK(res.block_replaced &&
+          strcmp(res.items_path, path_in(flat, "main/items.level.json")) == 0);
     CHECK(!trn_test_exists(path_in(flat, "main/MissionGroup")));
     /* ...and validate says what the editor's layout would be. */
     trn_findings f = validate(flat);
@@ -762,7 +763,8 @@ static void test_material_forms(void)
     trn_error err;
     CHECK_STATUS(trn_material_file_parse(bad, strlen(bad), "m.json", &mf, &err), TRN_ERR_JSON);
     CHECK_CONTAINS(err.message, "x.persistentId: expected a string, found a whole number");
-    const char *bad_set = "{\"s\": {\"class\": \"TerrainMaterialTextureSet\", \"persistentId\": []}}";
+    const char *bad_set =
+        "{\"s\": {\"class\": \"TerrainMaterialTextureSet\", \"persistentId\": []}}";
     CHECK_STATUS(trn_material_file_parse(bad_set, strlen(bad_set), "m.json", &mf, &err),
                  TRN_ERR_JSON);
     CHECK_CONTAINS(err.message, "s.persistentId: expected a string, found an array");
@@ -833,7 +835,8 @@ static void test_scaffold(void)
     CHECK(fabs(res.spawn_position[2] - (12000 * 256.0 / 65536.0 - 10 + 0.5)) < 0.001);
 
     char *items = read_text(path_in(level, "main/MissionGroup/PlayerDropPoints/items.level.json"));
-    CHECK_CONTAINS(items, "{\"name\":\"spawns_default\",\"class\":\"SpawnSphere\",\"persistentId\":");
+    CHECK_CONTAINS(items,
+                   "{\"name\":\"spawns_default\",\"class\":\"SpawnSphere\",\"persistentId\":");
     CHECK_CONTAINS(items, "\"__parent\":\"PlayerDropPoints\",\"position\":[-20,16,37.375],"
                           "\"dataBlock\":\"SpawnSphereMarker\"");
     free(items);
@@ -963,10 +966,10 @@ static void test_scaffold_sizes(void)
     static const struct {
         double square;
         const char *visible;
-    } cases[] = {{9.7, "\"visibleDistance\":1500}"},  /* 1241.6 m -> 1500 */
-                 {10, "\"visibleDistance\":1600}"},   /* 1280 m -> 1536 -> 1600 */
-                 {100, "\"visibleDistance\":15400}"}, /* 12800 m -> 15360 -> 15400 */
-                 {130, "\"visibleDistance\":20000}"}, /* 16640 m -> 19968 -> 20000 */
+    } cases[] = {{9.7, "\"visibleDistance\":1500}"},   /* 1241.6 m -> 1500 */
+                 {10, "\"visibleDistance\":1600}"},    /* 1280 m -> 1536 -> 1600 */
+                 {100, "\"visibleDistance\":15400}"},  /* 12800 m -> 15360 -> 15400 */
+                 {130, "\"visibleDistance\":20000}"},  /* 16640 m -> 19968 -> 20000 */
                  {131, "\"visibleDistance\":20000}"}}; /* 16768 m -> 20121.6: capped */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char level[700];

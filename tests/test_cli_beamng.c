@@ -512,9 +512,8 @@ static void test_scaffold(void)
     CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s'", &out, &err, level), 0);
     CHECK_CONTAINS(out, "0 errors, 0 warnings");
     free(out), free(err);
-    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s/x.ter' --scaffold", &out, &err, hm,
-                                   tmp),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("beamng import '%s' -o '%s/x.ter' --scaffold", &out, &err, hm, tmp), 2);
     CHECK_CONTAINS(err, "--scaffold builds a level around the terrain: give --level");
     free(out), free(err);
 
@@ -554,9 +553,9 @@ static void test_scaffold(void)
     double x = 0, y = 0, z = 0;
     CHECK(pos && sscanf(pos, "\"position\":[%lf,%lf,%lf]", &x, &y, &z) == 3 && z >= 12.5);
     free(spawn);
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --preview '%s/x.png' --scaffold", &out, &err,
-                                   recipe, tmp),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --preview '%s/x.png' --scaffold", &out, &err, recipe, tmp),
+        2);
     CHECK_CONTAINS(err, "--scaffold builds a BeamNG level");
     free(out), free(err);
 }

@@ -71,8 +71,7 @@ static void test_level_from_raster(void)
     /* Sample (10, 20) of the .ter is image row 256 - 20 of the raster (row 0 = north). */
     const double want =
         812.25 + 0.3 * 10 + 0.1 * (256 - 20) +
-        40.0 * exp(-((10 - 128.5) * (10 - 128.5) + (236 - 128.5) * (236 - 128.5)) / 800.0) -
-        812.25;
+        40.0 * exp(-((10 - 128.5) * (10 - 128.5) + (236 - 128.5) * (236 - 128.5)) / 800.0) - 812.25;
     CHECK(fabs((double)f.heights[20 * 256 + 10] - want) < 0.01);
     if (!(fabs((double)f.heights[20 * 256 + 10] - want) < 0.01))
         fprintf(stderr, "  got %.4f, want %.4f\n", (double)f.heights[20 * 256 + 10], want);

@@ -594,10 +594,10 @@ typedef struct trn_beamng_validate_options {
 
 /* Check level_dir (a levels/NAME folder) for the common problems of BeamNG terrains and of the
  * scene tree (names, parents, group folders, persistentIds) and append one finding per problem
- * to *findings (each with a check id, its file and line where there is one, and a fix hint). Returns TRN_OK when
- * the checks ran, whatever they found. Before any check (nothing appended) it fails with
- * TRN_ERR_NOT_FOUND when level_dir does not exist, TRN_ERR_INVALID_ARGUMENT when it is a file
- * (or NULL) and TRN_ERR_FORMAT when it is a folder that does not look like a level (none of
+ * to *findings (each with a check id, its file and line where there is one, and a fix hint).
+ * Returns TRN_OK when the checks ran, whatever they found. Before any check (nothing appended) it
+ * fails with TRN_ERR_NOT_FOUND when level_dir does not exist, TRN_ERR_INVALID_ARGUMENT when it is a
+ * file (or NULL) and TRN_ERR_FORMAT when it is a folder that does not look like a level (none of
  * main/, info.json, main.level.json, a .mis file or art/terrains/; the message names the levels
  * it holds, if any). TRN_ERR_CANCELLED leaves *findings as it was; TRN_ERR_NO_MEMORY keeps what
  * was found. Game paths ("/levels/NAME/x") resolve against the folder that contains levels/, or

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_geotiff.h"
 #include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -136,7 +137,8 @@ static const char *const validate_help =
     "usage: terrane beamng validate LEVEL_DIR [options]\n"
     "\n"
     "Check a level (a levels/NAME folder) for the common issues of BeamNG terrains and of the\n"
-    "World Editor's scene tree, and print each with a fix hint. Game paths (\"/levels/NAME/...\") are resolved from the folder that\n"
+    "World Editor's scene tree, and print each with a fix hint. Game paths (\"/levels/NAME/...\") "
+    "are resolved from the folder that\n"
     "contains levels/, or from LEVEL_DIR itself when its name is NAME. A folder holding none\n"
     "of main/, info.json, main.level.json, a .mis file or art/terrains/ is not a level: it is\n"
     "refused, naming the levels inside it. docs/beamng.md explains every check.\n"
@@ -504,6 +506,10 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         goto done;
     }
     io.heightmap_path = heightmap;
+    /* An 8-bit PNG is widened v * 257: 256 levels, terraces; said before importing it. */
+    trn_png_info hm_info;
+    if (trn_png_read_info(heightmap, &hm_info, NULL) == TRN_OK && hm_info.bit_depth <= 8)
+        cli_warn_8bit(ctx, heightmap, lo.max_height);
     /* An R32 is scaled by the maxHeight the TerrainBlock gets (0 when not given: refused). */
     io.float_max_height = lo.max_height;
     io.opacity = ops;
@@ -828,7 +834,7 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
                        !strchr(ter.materials[i], ',');
         if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && !listable)
             cli_fprintf(stderr, "(no re-import command: a material name is empty or holds a comma, "
-                            "which --materials cannot express)\n");
+                                "which --materials cannot express)\n");
         if (eo.heightmap && eo.opacity && eo.holes && ter.material_count && listable) {
             cli_fprintf(stderr, "re-import with:\n  terrane beamng import ");
             shell_word(stderr, res.paths[0]);
@@ -969,8 +975,8 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
         }
         if (!ctx->quiet)
             cli_printf("%s: %zu error%s, %zu warning%s, %zu note%s\n", level, errors,
-                   errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", notes,
-                   notes == 1 ? "" : "s");
+                       errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", notes,
+                       notes == 1 ? "" : "s");
     }
     trn_findings_dispose(&f);
     trn_beamng_terrain_json_result_dispose(&fixed);

@@ -148,7 +148,7 @@ int cli_write_beamng_level_scaffold(cli_ctx *ctx, const cli_terrain *t, const ch
         if (x->severity == TRN_SEVERITY_INFO || (ctx->quiet && x->severity < TRN_SEVERITY_ERROR))
             continue;
         cli_fprintf(stderr, "terrane %s: validate %s [%s]: %s\n", ctx->verb,
-                trn_severity_name(x->severity), x->check, x->message);
+                    trn_severity_name(x->severity), x->check, x->message);
     }
     cli_note(ctx, "validated %s: %zu error(s)", level_dir, errors);
     trn_findings_dispose(&findings);

@@ -757,8 +757,8 @@ static trn_status write_heightmap_png(const char *path, const trn_ter *ter, bool
 /* The files of trn_beamng_level_write_terrain, staged into ws. */
 static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
                                     const trn_beamng_level_options *opt,
-                                    trn_beamng_level_result *res, const char *name,
-                                    uint8_t version, double max_height, double square_size,
+                                    trn_beamng_level_result *res, const char *name, uint8_t version,
+                                    double max_height, double square_size,
                                     const char *heightmap_game, trn_progress_fn progress,
                                     void *user, trn_error *err)
 {
@@ -893,7 +893,6 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         !trn_lvl_join(res->heightmap_png_path, sizeof res->heightmap_png_path, opt->level_dir,
                       png_file))
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
-
 
     /* Refuse before writing anything when the materials file we must edit is unreadable, so a
      * bad main.materials.json does not leave a half-updated level behind. */
@@ -1090,8 +1089,8 @@ trn_status trn_beamng_export(const trn_ter *ter, const char *out_dir, const char
     if (opt->heightmap) {
         STEP("heightmap");
         PATH_OF("%s_heightmap.png", base);
-        if ((st = write_heightmap_png(target, ter, opt->flip_y_axis, opt->compression_level,
-                                      err)) ||
+        if ((st =
+                 write_heightmap_png(target, ter, opt->flip_y_axis, opt->compression_level, err)) ||
             (st = push_path(res, path, err)))
             goto done;
     }

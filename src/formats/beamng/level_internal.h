@@ -69,12 +69,11 @@ trn_status trn_lvl_items_check_put(const trn_write_set *ws, const char *items_pa
                                    const char *name, trn_error *err);
 /* trn_items_put_terrain_block staged into ws (read-modify-write of the staged content when the
  * file is already staged); ws NULL writes items_path directly. */
-trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path,
-                             const trn_terrain_block *tb, trn_error *err);
+trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path, const trn_terrain_block *tb,
+                             trn_error *err);
 
 /* Every items.level.json under level_dir/main, sorted by path (as level_dir spells it). */
-trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count,
-                               trn_error *err);
+trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count, trn_error *err);
 /* text (NULL when text_size is 0) with obj appended as one more line, line endings and byte
  * order mark as the file has them. *out_text malloc'd. */
 trn_status trn_lvl_items_append_text(const char *text, size_t text_size, const char *items_path,
@@ -102,8 +101,8 @@ typedef struct trn_lvl_scene {
 } trn_lvl_scene;
 
 /* Read the tree as ws (may be NULL) will leave it. */
-trn_status trn_lvl_scene_read(const trn_write_set *ws, const char *level_dir,
-                              trn_lvl_scene *scene, trn_error *err);
+trn_status trn_lvl_scene_read(const trn_write_set *ws, const char *level_dir, trn_lvl_scene *scene,
+                              trn_error *err);
 void trn_lvl_scene_dispose(trn_lvl_scene *scene);
 /* The first object of class cls (NULL: any) and name (case ignored, as Torque finds names;
  * NULL: any), or -1. */
@@ -138,9 +137,9 @@ trn_status trn_lvl_block_target(const trn_write_set *ws, const char *level_dir, 
 /* Put tb into the level: in place when a block of its name exists (*replaced), else into
  * MissionGroup's items file with __parent and a persistentId (tb's, or derived from the level
  * and the name), MissionGroup added when missing. items_path gets the file written. */
-trn_status trn_lvl_level_put_block(trn_write_set *ws, const char *level_dir,
-                                   const char *level_name, const trn_terrain_block *tb,
-                                   char *items_path, size_t size, bool *replaced, trn_error *err);
+trn_status trn_lvl_level_put_block(trn_write_set *ws, const char *level_dir, const char *level_name,
+                                   const trn_terrain_block *tb, char *items_path, size_t size,
+                                   bool *replaced, trn_error *err);
 
 /* Every terrain materials file of a level (materials.json and *.materials.json anywhere under
  * level_dir), sorted. *paths malloc'd, each entry malloc'd. */
@@ -179,9 +178,8 @@ typedef struct trn_lvl_merge_result {
  * the name table; a TerrainMaterialTextureSet named <level_name>TerrainMaterialTextureSet is
  * added when the level has none (an existing one's name and sizes are used otherwise).
  * Existing entries are never changed. */
-trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir,
-                                   const char *level_name, const char *const *names,
-                                   uint32_t count, double world_size,
+trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, const char *level_name,
+                                   const char *const *names, uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    const trn_beamng_surface *surfaces, uint32_t surface_count,
                                    trn_lvl_merge_result *result, trn_error *err);

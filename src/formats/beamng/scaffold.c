@@ -118,8 +118,9 @@ static trn_status unique_name(scaffold *sc, const char *base, char *out, size_t 
 {
     snprintf(out, size, "%s", base);
     for (unsigned i = 1; name_taken(sc, out); i++) {
-        if (i > 9999) return trn_error_set(err, TRN_ERR_LIMIT, sc->level_dir, -1,
-                                           "no free object name for %s", base);
+        if (i > 9999)
+            return trn_error_set(err, TRN_ERR_LIMIT, sc->level_dir, -1,
+                                 "no free object name for %s", base);
         snprintf(out, size, "%s_%u", base, i);
     }
     if (sc->added_count == sizeof sc->added / sizeof sc->added[0]) return TRN_OK;
@@ -221,8 +222,7 @@ static void look_at(const double from[3], const double to[3], double m[9])
     }
     r[0] /= rl;
     r[1] /= rl;
-    double u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2],
-                   r[0] * f[1] - r[1] * f[0]};
+    double u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]};
     double rows[9] = {r[0], r[1], r[2], f[0], f[1], f[2], u[0], u[1], u[2]};
     /* Rounded to 1e-6, so tiny float noise cannot show up in the file. */
     for (int i = 0; i < 9; i++)
@@ -249,16 +249,16 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         return st;
     const double world = ter->size * (tb->square_size > 0 ? tb->square_size : 1.0);
     double spawn[3];
-    res->spawn_dry = trn_lvl_spawn_spot(ter, tb, opt->scaffold.has_sea_level,
-                                        opt->scaffold.sea_level, spawn);
+    res->spawn_dry =
+        trn_lvl_spawn_spot(ter, tb, opt->scaffold.has_sea_level, opt->scaffold.sea_level, spawn);
     for (int i = 0; i < 3; i++)
         spawn[i] = round_mm(spawn[i]);
     char name[300];
     bool ok = true;
 
     /* The spawn point (or the level's own first SpawnSphere, for info.json). */
-    json_t *o = begin_object(sc, "SpawnSphere", "spawns_default", drop, name, sizeof name, &st,
-                             err);
+    json_t *o =
+        begin_object(sc, "SpawnSphere", "spawns_default", drop, name, sizeof name, &st, err);
     if (st) return st;
     if (o) {
         ok = set_vec(o, "position", spawn, 3) && set_str(o, "dataBlock", "SpawnSphereMarker") &&
@@ -329,8 +329,7 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
     }
 
     /* A camera bookmark looking at the spawn point from the south-west, above it. */
-    o = begin_object(sc, "CameraBookmark", "bookmark_overview", cams, name, sizeof name, &st,
-                     err);
+    o = begin_object(sc, "CameraBookmark", "bookmark_overview", cams, name, sizeof name, &st, err);
     if (st) return st;
     if (o) {
         double d = world * 0.1;
@@ -351,8 +350,8 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         json_decref(o);
         o = b;
         ok = ok && set_vec(o, "position", cam, 3) &&
-             set_str(o, "dataBlock", "CameraBookmarkMarker") &&
-             set_str(o, "isAIControlled", "0") && set_vec(o, "rotationMatrix", rot, 9);
+             set_str(o, "dataBlock", "CameraBookmarkMarker") && set_str(o, "isAIControlled", "0") &&
+             set_vec(o, "rotationMatrix", rot, 9);
         if (!ok) {
             json_decref(o);
             return oom(err, cams);
@@ -504,9 +503,9 @@ trn_status trn_lvl_scaffold(trn_write_set *ws, const trn_ter *ter, const trn_ter
     sc.level_dir = opt->level_dir;
     sc.level_name = res->level_name;
     sc.res = res;
-    trn_status st = trn_lvl_ensure_mission_group(ws, opt->level_dir, res->level_name, sc.group,
-                                                 sizeof sc.group, sc.group_dir,
-                                                 sizeof sc.group_dir, NULL, err);
+    trn_status st =
+        trn_lvl_ensure_mission_group(ws, opt->level_dir, res->level_name, sc.group, sizeof sc.group,
+                                     sc.group_dir, sizeof sc.group_dir, NULL, err);
     if (st) return st;
     if (!trn_lvl_join(sc.group_items, sizeof sc.group_items, sc.group_dir, "items.level.json"))
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");

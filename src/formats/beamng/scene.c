@@ -242,8 +242,8 @@ static trn_status scan_text(trn_lvl_scene *s, size_t *cap, const char *text, siz
     return TRN_OK;
 }
 
-trn_status trn_lvl_scene_read(const trn_write_set *ws, const char *level_dir,
-                              trn_lvl_scene *scene, trn_error *err)
+trn_status trn_lvl_scene_read(const trn_write_set *ws, const char *level_dir, trn_lvl_scene *scene,
+                              trn_error *err)
 {
     memset(scene, 0, sizeof *scene);
     size_t file_cap = 0, obj_cap = 0;
@@ -454,9 +454,9 @@ trn_status trn_lvl_block_target(const trn_write_set *ws, const char *level_dir, 
     return st;
 }
 
-trn_status trn_lvl_level_put_block(trn_write_set *ws, const char *level_dir,
-                                   const char *level_name, const trn_terrain_block *tb,
-                                   char *items_path, size_t size, bool *replaced, trn_error *err)
+trn_status trn_lvl_level_put_block(trn_write_set *ws, const char *level_dir, const char *level_name,
+                                   const trn_terrain_block *tb, char *items_path, size_t size,
+                                   bool *replaced, trn_error *err)
 {
     bool found = false;
     trn_status st = trn_lvl_block_target(ws, level_dir, tb->name, items_path, size, &found, err);

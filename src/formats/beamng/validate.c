@@ -751,8 +751,8 @@ static void check_duplicates(vctx *v, const trn_lvl_scene *sc)
         if (b - a > 1) {
             const trn_lvl_object *first = &sc->objects[named[a].index],
                                  *second = &sc->objects[named[a + 1].index];
-            bool terrains = strcmp(first->cls, "TerrainBlock") == 0 &&
-                            strcmp(second->cls, "TerrainBlock") == 0;
+            bool terrains =
+                strcmp(first->cls, "TerrainBlock") == 0 && strcmp(second->cls, "TerrainBlock") == 0;
             char at[PATH_MAX + 16], file[PATH_MAX];
             where_of(v, sc, named[a].index, at, sizeof at);
             trn_lvl_copy(file, sizeof file, sc->files[second->file]);
@@ -800,7 +800,8 @@ static void check_parents(vctx *v, const trn_lvl_scene *sc)
         as_given(v, file, sizeof file);
         if (loose) {
             char what[400];
-            snprintf(what, sizeof what, "%s%s%s%s", first_loose->cls[0] ? first_loose->cls : "object",
+            snprintf(what, sizeof what, "%s%s%s%s",
+                     first_loose->cls[0] ? first_loose->cls : "object",
                      first_loose->name ? " \"" : "", first_loose->name ? first_loose->name : "",
                      first_loose->name ? "\"" : "");
             if (root)
@@ -1346,8 +1347,8 @@ static void check_interrupted_writes(vctx *v)
             rep.completed);
     snprintf(fix, sizeof fix, "run 'terrane recover %s' to remove them", v->level_dir);
     if (rep.discarded || rep.temporaries_removed)
-        ADD(v, TRN_SEVERITY_WARNING, "write-leftovers", rep.first_journal[0] ? rep.first_journal : NULL,
-            -1, fix,
+        ADD(v, TRN_SEVERITY_WARNING, "write-leftovers",
+            rep.first_journal[0] ? rep.first_journal : NULL, -1, fix,
             "%u unfinished write(s) and %u temporary file(s) left by runs that stopped before "
             "replacing anything; the level's files are consistent",
             rep.discarded, rep.temporaries_removed);
