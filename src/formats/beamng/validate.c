@@ -775,16 +775,15 @@ static void check_duplicates(vctx *v, const trn_lvl_scene *sc)
 
 /* Per file: objects outside MissionGroup and objects without a persistentId, counted, at the
  * first one's line. */
-static void check_parents(vctx *v, const trn_lvl_scene *sc)
+static void check_parents(vctx *v, const trn_lvl_scene *sc, const size_t *start)
 {
     for (size_t f = 0; f < sc->file_count; f++) {
         bool root = trn_lvl_is_main_items(v->level_dir, sc->files[f]);
         size_t loose = 0, no_id = 0;
         int loose_line = 0, no_id_line = 0;
         const trn_lvl_object *first_loose = NULL;
-        for (size_t i = 0; i < sc->count; i++) {
+        for (size_t i = start[f]; i < start[f + 1]; i++) {
             const trn_lvl_object *o = &sc->objects[i];
-            if (o->file != f) continue;
             bool mission = root && strcmp(o->cls, "SimGroup") == 0 && o->name &&
                            trn_lvl_ieq(o->name, "MissionGroup");
             if (root ? !mission : !o->parent) {
@@ -835,18 +834,15 @@ static void check_parents(vctx *v, const trn_lvl_scene *sc)
 
 /* Each folder below main/ is loaded for a SimGroup of its name in the folder above; a folder
  * without one is never read. */
-static void check_group_folders(vctx *v, const trn_lvl_scene *sc)
+static void check_group_folders(vctx *v, const trn_lvl_scene *sc, const size_t *start)
 {
     for (size_t f = 0; f < sc->file_count; f++) {
         const char *path = sc->files[f];
         if (trn_lvl_is_main_items(v->level_dir, path)) continue;
-        size_t objects = 0;
+        size_t objects = start[f + 1] - start[f];
         bool terrain = false;
-        for (size_t i = 0; i < sc->count; i++)
-            if (sc->objects[i].file == f) {
-                objects++;
-                terrain = terrain || strcmp(sc->objects[i].cls, "TerrainBlock") == 0;
-            }
+        for (size_t i = start[f]; i < start[f + 1]; i++)
+            terrain = terrain || strcmp(sc->objects[i].cls, "TerrainBlock") == 0;
         if (!objects) continue;
         /* path = .../PARENT/GROUP/items.level.json */
         char dir[PATH_MAX], parent_items[PATH_MAX + 20];
@@ -860,10 +856,12 @@ static void check_group_folders(vctx *v, const trn_lvl_scene *sc)
         *slash = '\0';
         if (!trn_lvl_join(parent_items, sizeof parent_items, dir, "items.level.json")) continue;
         bool held = false;
-        for (size_t i = 0; i < sc->count && !held; i++) {
-            const trn_lvl_object *o = &sc->objects[i];
-            held = strcmp(sc->files[o->file], parent_items) == 0 &&
-                   strcmp(o->cls, "SimGroup") == 0 && o->name && trn_lvl_ieq(o->name, group);
+        for (size_t pf = 0; pf < sc->file_count && !held; pf++) {
+            if (strcmp(sc->files[pf], parent_items) != 0) continue;
+            for (size_t i = start[pf]; i < start[pf + 1] && !held; i++) {
+                const trn_lvl_object *o = &sc->objects[i];
+                held = strcmp(o->cls, "SimGroup") == 0 && o->name && trn_lvl_ieq(o->name, group);
+            }
         }
         if (held) continue;
         char file[PATH_MAX], fix[PATH_MAX + 200];
@@ -892,9 +890,21 @@ static void check_scene(vctx *v)
     /* Files that cannot be read are reported by the TerrainBlock reader. */
     if (st == TRN_ERR_NO_MEMORY) v->oom = true;
     if (st) return;
+    /* The objects come file by file: start[f] .. start[f + 1] are file f's. */
+    size_t *start = calloc(sc.file_count + 1, sizeof *start);
+    if (!start) {
+        v->oom = true;
+        trn_lvl_scene_dispose(&sc);
+        return;
+    }
+    for (size_t i = 0; i < sc.count; i++)
+        start[sc.objects[i].file + 1] = i + 1;
+    for (size_t f = 1; f <= sc.file_count; f++)
+        if (start[f] < start[f - 1]) start[f] = start[f - 1];
     check_duplicates(v, &sc);
-    check_parents(v, &sc);
-    check_group_folders(v, &sc);
+    check_parents(v, &sc, start);
+    check_group_folders(v, &sc, start);
+    free(start);
     trn_lvl_scene_dispose(&sc);
 }
 
