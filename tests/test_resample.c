@@ -1,4 +1,4 @@
-/* Tests for heightfield resampling, cropping and NaN filling on analytic surfaces. */
+/* Tests for heightfield resampling, cropping, padding, NaN filling and the 16-bit height scale. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +339,105 @@ static void test_average_shrinks_without_aliasing(void)
     trn_field_dispose(&src);
 }
 
+/* Padding repeats the nearest edge sample, keeps the spacing and the 16-bit scale. */
+static void test_pad(void)
+{
+    trn_field f, p;
+    make_field(&f, 3, 2, plane); /* 4 x 3 samples, 2 x 3 m */
+    f.quantum = 0.5;
+    f.quantum_base = -7.0;
+    trn_error e;
+    CHECK_OK(trn_field_pad(&f, 2, 1, 3, 4, &p, &e));
+    CHECK_EQ_INT(p.cells_x, 3 + 2 + 3);
+    CHECK_EQ_INT(p.cells_z, 2 + 1 + 4);
+    CHECK(p.size_x == 2.0 * 8 && p.size_z == 3.0 * 7);
+    CHECK(p.quantum == 0.5 && p.quantum_base == -7.0);
+    size_t wrong = 0;
+    for (uint32_t j = 0; j <= p.cells_z; j++)
+        for (uint32_t i = 0; i <= p.cells_x; i++) {
+            /* Output (i, j) repeats source (clamp(i - 2, 0, 3), clamp(j - 1, 0, 2)). */
+            int si = (int)i - 2, sj = (int)j - 1;
+            si = si < 0 ? 0 : si > 3 ? 3 : si;
+            sj = sj < 0 ? 0 : sj > 2 ? 2 : sj;
+            wrong += p.heights[j * 9 + i] != f.heights[sj * 4 + si];
+        }
+    CHECK_EQ_INT(wrong, 0);
+    trn_field_dispose(&p);
+    /* Nothing added: a copy. */
+    CHECK_OK(trn_field_pad(&f, 0, 0, 0, 0, &p, &e));
+    CHECK(p.cells_x == 3 && p.cells_z == 2 &&
+          memcmp(p.heights, f.heights, 12 * sizeof(float)) == 0);
+    trn_field_dispose(&p);
+    /* Sides past 2^32 - 1 samples are refused before allocating; an empty field too. */
+    CHECK_STATUS(trn_field_pad(&f, UINT32_MAX - 3u, 0, 0, 0, &p, &e), TRN_ERR_OVERFLOW);
+    CHECK_STATUS(trn_field_pad(&f, 0, UINT32_MAX - 2u, 0, 0, &p, &e), TRN_ERR_OVERFLOW);
+    CHECK(p.heights == NULL);
+    trn_field empty;
+    memset(&empty, 0, sizeof empty);
+    CHECK_STATUS(trn_field_pad(&empty, 1, 1, 1, 1, &p, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&f);
+}
+
+/* The 16-bit height scale: gdal_translate -scale's mapping, the stretch default, rounding half
+ * up, clamping at both ends, and the level counts. */
+static void test_height_scale(void)
+{
+    trn_height_scale s;
+    trn_error e;
+    /* 0 .. 100 m stored as 1000 .. 2000: 0.1 m a step, stored 0 at -100 m. */
+    CHECK_OK(trn_height_scale_from_range(0, 100, 1000, 2000, &s, &e));
+    CHECK(s.quantum == 0.1 && s.base == -100.0);
+    CHECK_EQ_INT(trn_height_scale_store(&s, 0.0), 1000);
+    CHECK_EQ_INT(trn_height_scale_store(&s, 100.0), 2000);
+    CHECK_OK(trn_height_scale_from_range(-5, 5, 0, 65535, &s, &e));
+    CHECK(s.base == -5.0 && s.quantum == 10.0 / 65535.0);
+    CHECK_STATUS(trn_height_scale_from_range(5, 5, 0, 65535, &s, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_height_scale_from_range(0, NAN, 0, 65535, &s, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_height_scale_from_range(0, 1, -1, 65535, &s, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_height_scale_from_range(0, 1, 0, 65536, &s, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_height_scale_from_range(0, 1, 7, 7, &s, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_OK(trn_height_scale_from_range(0, 1, 0, 65535, &s, &e)); /* the limits themselves */
+    CHECK_OK(trn_height_scale_from_range(0, 1, 65534, 65535, &s, &e));
+    /* Rounding: half a step up goes up; below -0.5 steps is clamped (and counted). */
+    trn_height_scale unit = {0.0, 1.0};
+    CHECK_EQ_INT(trn_height_scale_store(&unit, 2.5), 3);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, 2.49), 2);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, -0.5), 0);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, -7.0), 0);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, 65535.49), 65535);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, 1e9), 65535);
+    CHECK_EQ_INT(trn_height_scale_store(&unit, NAN), 0);
+    const float hs[9] = {-0.5f, -0.51f, 2.5f, 3.0f, 3.4f, 65535.4f, 65535.5f, NAN, 3.0f};
+    trn_height_levels lv;
+    CHECK_OK(trn_height_levels_count(hs, 9, &unit, &lv, &e));
+    /* Levels 0 (-0.5 and -0.51), 3 (2.5, 3.0, 3.4, 3.0), 65535 (65535.4, 65535.5). */
+    CHECK_EQ_INT(lv.levels, 3);
+    CHECK_EQ_INT(lv.below, 1);
+    CHECK_EQ_INT(lv.above, 1);
+    CHECK_EQ_INT(lv.nan, 1);
+    /* Samples unlike the first height on their level: -0.51 (level 0 began with -0.5), 3.0,
+     * 3.4 and the last 3.0 (level 3 began with 2.5), 65535.5. */
+    CHECK_EQ_INT(lv.merged, 5);
+    CHECK(lv.stored_min == 0 && lv.stored_max == 65535);
+    /* Stretch: lowest at 0, highest at 65535; NaN and infinities ignored; flat keeps 1 m. */
+    const float ramp[5] = {NAN, 10.0f, INFINITY, 30.0f, 20.0f};
+    trn_height_scale_stretch(ramp, 5, &s);
+    CHECK(s.base == 10.0 && s.quantum == 20.0 / 65535.0);
+    CHECK_EQ_INT(trn_height_scale_store(&s, 30.0), 65535);
+    CHECK_EQ_INT(trn_height_scale_store(&s, 20.0), 32768);
+    CHECK_OK(trn_height_levels_count(ramp + 1, 1, &s, &lv, &e));
+    CHECK(lv.levels == 1 && lv.stored_min == 0 && lv.stored_max == 0 && lv.merged == 0);
+    const float flat[3] = {4.0f, 4.0f, 4.0f};
+    trn_height_scale_stretch(flat, 3, &s);
+    CHECK(s.base == 4.0 && s.quantum == 1.0 / 65536.0);
+    CHECK_OK(trn_height_levels_count(flat, 3, &s, &lv, &e));
+    CHECK(lv.levels == 1 && lv.merged == 0);
+    trn_height_scale_stretch(NULL, 0, &s);
+    CHECK(s.base == 0.0 && s.quantum == 1.0 / 65536.0);
+    CHECK_OK(trn_height_levels_count(NULL, 0, &s, &lv, &e));
+    CHECK(lv.levels == 0 && lv.stored_min == 0 && lv.stored_max == 0);
+}
+
 int main(void)
 {
     RUN(test_bilinear_exact_on_plane);
@@ -351,5 +450,7 @@ int main(void)
     RUN(test_fill_plane_and_saddle);
     RUN(test_fill_paraboloid_no_spikes);
     RUN(test_fill_deterministic_and_errors);
+    RUN(test_pad);
+    RUN(test_height_scale);
     return trn_test_finish();
 }

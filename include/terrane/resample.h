@@ -1,4 +1,5 @@
-/* Heightfield resampling, cropping and NoData (NaN) filling: plain functions over trn_field. */
+/* Heightfield resampling, cropping, padding, NoData (NaN) filling and the 16-bit height scale:
+ * plain functions over trn_field. */
 #ifndef TERRANE_RESAMPLE_H
 #define TERRANE_RESAMPLE_H
 
@@ -61,6 +62,14 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
 trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32_t samples_x,
                           uint32_t samples_z, trn_field *dst, trn_error *err);
 
+/* Extend src by whole samples on each side (left = low x, bottom = low z, right, top) into a new
+ * field with src's sample spacing: every added sample repeats the nearest edge sample, so the
+ * surface runs on flat from its border with no step (a padded DEM neither gains a cliff nor
+ * invents relief). quantum and quantum_base are kept. TRN_ERR_INVALID_ARGUMENT for an empty
+ * field, TRN_ERR_OVERFLOW when a side would pass 2^32 - 1 samples, TRN_ERR_NO_MEMORY. */
+trn_status trn_field_pad(const trn_field *src, uint32_t left, uint32_t bottom, uint32_t right,
+                         uint32_t top, trn_field *dst, trn_error *err);
+
 /* Samples per side for the usual engine sizes: the power of two (pow2) or power of two plus
  * one (pow2plus1) nearest to samples on a log scale (ties go up), at least 2 (pow2) / 3. */
 uint32_t trn_resample_nearest_pow2(uint32_t samples);
@@ -79,6 +88,46 @@ uint32_t trn_resample_nearest_pow2plus1(uint32_t samples);
  * TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED (the holes are NaN again: the field is as it was). */
 trn_status trn_field_fill_nan(trn_field *field, uint64_t *filled_out, trn_progress_fn progress,
                               void *user, trn_error *err);
+
+/* ---- 16-bit storage: one rule for every 16-bit output ----------------------------------
+ * stored = floor((h - base) / quantum + 0.5), clamped to 0..65535 (NaN: 0); so
+ * h = base + stored * quantum. A BeamNG .ter keeps quantum as maxHeight = 65536 * quantum and
+ * base as the TerrainBlock's position z; Unity's RAW import as height = 65535 * quantum over
+ * the terrain's position y = base. */
+typedef struct trn_height_scale {
+    double base;    /* metres of stored 0 */
+    double quantum; /* metres per stored step, > 0 */
+} trn_height_scale;
+
+/* gdal_translate -scale: src_min metres are stored as dst_min and src_max as dst_max.
+ * TRN_ERR_INVALID_ARGUMENT unless every value is finite, src_min < src_max and
+ * 0 <= dst_min < dst_max <= 65535. */
+trn_status trn_height_scale_from_range(double src_min, double src_max, double dst_min,
+                                       double dst_max, trn_height_scale *scale, trn_error *err);
+
+/* The default for heights that are not 16-bit values already: the lowest finite height at 0
+ * and the highest at 65535. A flat (or empty, or all-NaN) set gets quantum 1/65536 (a 1 m
+ * span) with every sample at 0. */
+void trn_height_scale_stretch(const float *heights, size_t count, trn_height_scale *scale);
+
+/* The stored value of one height under scale (the rule above). */
+uint16_t trn_height_scale_store(const trn_height_scale *scale, double height);
+
+/* What storing count heights under scale gives: how many distinct 16-bit values are used
+ * (terracing shows when few are), the lowest and highest stored, how many samples were
+ * clamped below 0 or above 65535, how many were NaN (stored as 0, not counted as levels), and
+ * how many samples share their stored value with a different height (merged: the detail the
+ * 16-bit output loses; 0 when every level holds one height, as a 16-bit input's own values
+ * do). Errors: TRN_ERR_NO_MEMORY (256 KiB of working memory); *out is zeroed first. */
+typedef struct trn_height_levels {
+    uint32_t levels;
+    uint16_t stored_min, stored_max; /* 0, 0 when no sample is finite */
+    uint64_t below, above, nan;
+    uint64_t merged;
+} trn_height_levels;
+trn_status trn_height_levels_count(const float *heights, size_t count,
+                                   const trn_height_scale *scale, trn_height_levels *out,
+                                   trn_error *err);
 
 #ifdef __cplusplus
 }

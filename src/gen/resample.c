@@ -1,4 +1,5 @@
-/* Heightfield resampling (bilinear, Keys cubic), cropping and multigrid harmonic NaN filling. */
+/* Heightfield resampling (bilinear, Keys cubic), cropping, edge padding, multigrid harmonic NaN
+ * filling and the 16-bit height scale. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -295,6 +296,41 @@ trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32
     return TRN_OK;
 }
 
+trn_status trn_field_pad(const trn_field *src, uint32_t left, uint32_t bottom, uint32_t right,
+                         uint32_t top, trn_field *dst, trn_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src || !src->heights || src->cells_x == 0 || src->cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "pad: the source field is empty");
+    const uint64_t in_x = (uint64_t)src->cells_x + 1u, in_z = (uint64_t)src->cells_z + 1u;
+    const uint64_t out_x = in_x + left + right, out_z = in_z + bottom + top;
+    if (out_x > UINT32_MAX || out_z > UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "pad: %llu x %llu samples padded to %llu x %llu is past 2^32 - 1 a "
+                             "side",
+                             (unsigned long long)in_x, (unsigned long long)in_z,
+                             (unsigned long long)out_x, (unsigned long long)out_z);
+    const double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
+    const uint32_t cx = (uint32_t)(out_x - 1u), cz = (uint32_t)(out_z - 1u);
+    trn_status st = trn_field_init(dst, cx, cz, spacing_x * cx, spacing_z * cz, err);
+    if (st) return st;
+    for (uint64_t j = 0; j < out_z; j++) {
+        /* The source row this output row repeats: its own inside, the nearest edge outside. */
+        const uint64_t sj = j < bottom ? 0 : j - bottom >= in_z ? in_z - 1u : j - bottom;
+        const float *row = src->heights + sj * in_x;
+        float *out = dst->heights + j * out_x;
+        for (uint64_t i = 0; i < left; i++)
+            out[i] = row[0];
+        memcpy(out + left, row, (size_t)in_x * sizeof(float));
+        for (uint64_t i = left + in_x; i < out_x; i++)
+            out[i] = row[in_x - 1u];
+    }
+    dst->quantum = src->quantum;
+    dst->quantum_base = src->quantum_base;
+    return TRN_OK;
+}
+
 uint32_t trn_resample_nearest_pow2(uint32_t samples)
 {
     uint64_t p = 2;
@@ -540,4 +576,109 @@ done:
         free(levels[k].hole);
     }
     return st;
+}
+
+/* ---- 16-bit height scale ------------------------------------------------------------------- */
+
+trn_status trn_height_scale_from_range(double src_min, double src_max, double dst_min,
+                                       double dst_max, trn_height_scale *scale, trn_error *err)
+{
+    if (!(isfinite(src_min) && isfinite(src_max) && src_min < src_max))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "height scale: the source range %g .. %g m must be finite and "
+                             "increasing",
+                             src_min, src_max);
+    if (!(isfinite(dst_min) && isfinite(dst_max) && dst_min >= 0 && dst_min < dst_max &&
+          dst_max <= 65535.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "height scale: the stored range %g .. %g must increase within "
+                             "0 .. 65535",
+                             dst_min, dst_max);
+    const double quantum = (src_max - src_min) / (dst_max - dst_min);
+    if (!(quantum > 0) || !isfinite(quantum))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "height scale: %g .. %g m over %g .. %g gives no usable step", src_min,
+                             src_max, dst_min, dst_max);
+    scale->quantum = quantum;
+    scale->base = src_min - dst_min * quantum;
+    return TRN_OK;
+}
+
+void trn_height_scale_stretch(const float *heights, size_t count, trn_height_scale *scale)
+{
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < count; k++) {
+        const float h = heights[k];
+        if (!isfinite(h)) continue;
+        if (h < lo) lo = h;
+        if (h > hi) hi = h;
+    }
+    if (!(lo <= hi)) lo = hi = 0.0f;
+    scale->base = lo;
+    /* A flat field keeps a 1 m span, so maxHeight-style outputs stay positive. */
+    scale->quantum = hi > lo ? ((double)hi - (double)lo) / 65535.0 : 1.0 / 65536.0;
+}
+
+/* The rounded stored value before clamping; NaN gives NaN. */
+static double scale_level(const trn_height_scale *scale, double height)
+{
+    return floor((height - scale->base) / scale->quantum + 0.5);
+}
+
+uint16_t trn_height_scale_store(const trn_height_scale *scale, double height)
+{
+    const double v = scale_level(scale, height);
+    if (!(v > 0)) return 0;
+    return v >= 65535.0 ? 65535 : (uint16_t)v;
+}
+
+trn_status trn_height_levels_count(const float *heights, size_t count,
+                                   const trn_height_scale *scale, trn_height_levels *out,
+                                   trn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* The first height seen on each stored value; a level is in use once it has one. */
+    float *first = malloc(65536u * sizeof *first);
+    uint64_t *seen = calloc(65536u / 64u, sizeof *seen);
+    if (!first || !seen) {
+        free(first);
+        free(seen);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "height levels: out of memory for the level table");
+    }
+    uint32_t lo = 65535, hi = 0;
+    for (size_t k = 0; k < count; k++) {
+        const double v = scale_level(scale, (double)heights[k]);
+        if (isnan(v)) {
+            out->nan++;
+            continue;
+        }
+        uint32_t s;
+        if (v < 0) {
+            out->below++;
+            s = 0;
+        } else if (v > 65535.0) {
+            out->above++;
+            s = 65535;
+        } else {
+            s = (uint32_t)v;
+        }
+        const uint64_t bit = (uint64_t)1 << (s & 63u);
+        if (!(seen[s >> 6] & bit)) {
+            seen[s >> 6] |= bit;
+            first[s] = heights[k];
+            out->levels++;
+        } else if (first[s] != heights[k]) {
+            out->merged++;
+        }
+        if (s < lo) lo = s;
+        if (s > hi) hi = s;
+    }
+    if (out->levels) {
+        out->stored_min = (uint16_t)lo;
+        out->stored_max = (uint16_t)hi;
+    }
+    free(first);
+    free(seen);
+    return TRN_OK;
 }
