@@ -752,6 +752,18 @@ static void test_write_round_trip(void)
     CHECK(back.info.georef.transform[0] == -15);
     CHECK(back.info.georef.transform[3] == 47 * 30 + 15);
     CHECK_EQ_INT(back.info.georef.epsg, 0);
+    /* No CRS is claimed: no GeoKeyDirectory at all (a lone raster-type key made GDAL invent an
+     * "unnamed" local CRS of unknown units). */
+    CHECK(!back.info.georef.has_geokeys);
+    CHECK(back.info.georef.units_known);
+    trn_geotiff_dispose(&back);
+    /* A georef with neither a transform nor keys: no georeferencing tags at all. */
+    trn_geotiff_georef none;
+    memset(&none, 0, sizeof none);
+    CHECK_OK(trn_geotiff_write(tpath("bare.tif"), &f, &none, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    CHECK_OK(trn_geotiff_read(tpath("bare.tif"), NULL, &back, NULL, NULL, NULL));
+    CHECK(!back.info.has_georef && !back.info.georef.has_transform);
+    CHECK(back.info.has_nodata_tag); /* the NaN sample is still said */
     trn_geotiff_dispose(&back);
 
     /* A failed write leaves an existing file untouched. */

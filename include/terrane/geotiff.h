@@ -237,8 +237,10 @@ typedef enum trn_geotiff_compression {
  * atomically (libtiff writes through TIFFClientOpenExt into the temporary file that is then
  * renamed). With georef: its transform as ModelPixelScale + ModelTiepoint (or
  * ModelTransformation when rotated), its GeoKey directory verbatim when kept, else the keys it
- * knows. Without: pixel scale = the field's sample spacing, the centre of the south-west
- * sample at (0, 0), and only GTRasterTypeGeoKey = PixelIsArea. When the field holds NaN
+ * knows; a georef with neither a transform nor GeoKeys writes no georeferencing tags at all.
+ * georef NULL: the field's own frame, pixel scale = its sample spacing, the centre of the
+ * south-west sample at (0, 0), and no GeoKeyDirectory (no CRS is claimed: GDAL reports the
+ * transform and no spatial reference). When the field holds NaN
  * samples a GDAL_NODATA tag "nan" is written. BigTIFF is used past 4 GB. Errors:
  * TRN_ERR_INVALID_ARGUMENT, TRN_ERR_IO, TRN_ERR_NO_MEMORY. */
 trn_status trn_geotiff_write(const char *path, const trn_field *field,

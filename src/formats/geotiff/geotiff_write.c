@@ -165,6 +165,8 @@ static uint32_t build_keys(const trn_geotiff_georef *g, uint16_t *keys)
 
 static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff_georef *g)
 {
+    /* Neither a transform nor keys: a plain TIFF (the caller knows no spacing worth writing). */
+    if (g && !g->has_transform && !g->has_geokeys) return true;
     uint16_t keys[4 * (TRN_GEOTIFF_KEEP_KEYS + 1)];
     uint32_t key_shorts;
     double t[6];
@@ -184,10 +186,9 @@ static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff
     } else if (g && g->has_geokeys) {
         key_shorts = build_keys(g, keys);
     } else {
-        uint16_t only[8] = {1, 1, 0, 1, 1025, 0, 1, TRN_GEOTIFF_RASTER_PIXEL_IS_AREA};
-        memcpy(keys, only, sizeof only);
-        key_shorts = 8;
-        raster_type = TRN_GEOTIFF_RASTER_PIXEL_IS_AREA;
+        /* No CRS: no GeoKeyDirectory at all, so no reader invents a local one ("unnamed",
+         * unknown units) out of a lone raster-type key. */
+        key_shorts = 0;
     }
     /* Tiepoints name the pixel corner (PixelIsArea) or centre (PixelIsPoint) of raster (0, 0). */
     double shift = raster_type == TRN_GEOTIFF_RASTER_PIXEL_IS_POINT ? 0.5 : 0.0;
@@ -201,7 +202,8 @@ static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff
         double m[16] = {t[1], t[2], 0, x0, t[4], t[5], 0, y0, 0, 0, 0, 0, 0, 0, 0, 1};
         if (!TIFFSetField(tif, GT_TAG_MODEL_TRANSFORMATION, 16, m)) return false;
     }
-    if (!TIFFSetField(tif, GT_TAG_GEO_KEY_DIRECTORY, (int)key_shorts, keys)) return false;
+    if (key_shorts && !TIFFSetField(tif, GT_TAG_GEO_KEY_DIRECTORY, (int)key_shorts, keys))
+        return false;
     if (g && g->has_geokeys && g->kept_keys) {
         if (g->double_count &&
             !TIFFSetField(tif, GT_TAG_GEO_DOUBLE_PARAMS, (int)g->double_count, g->doubles))
