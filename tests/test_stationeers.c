@@ -1179,6 +1179,147 @@ static void test_vein_count_edges(void)
     trn_stationeers_dispose(&t);
 }
 
+/* World sizes: MaxDepth 10, 11, 12 are 1, 8, 64 base files; base file i is the depth-(MaxDepth -
+ * 10) node i-th in pre-order, copied as stored into a MaxDepth-10 octree; a block inside a
+ * bigger leaf is that leaf. */
+static void test_world_parts(void)
+{
+    CHECK_EQ_INT(trn_stationeers_world_files(9), 0);
+    CHECK_EQ_INT(trn_stationeers_world_files(10), 1);
+    CHECK_EQ_INT(trn_stationeers_world_files(11), 8);
+    CHECK_EQ_INT(trn_stationeers_world_files(12), 64);
+    CHECK_EQ_INT(trn_stationeers_world_files(14), 4096);
+    CHECK_EQ_INT(trn_stationeers_world_files(15), 0);
+    /* MaxDepth 11: child 1 a modified branch of 8 leaves, child 6 a leaf of density 9, the rest
+     * solid Bedrock leaves. */
+    static bytes b;
+    b.size = 0;
+    put32(&b, 11);
+    put8(&b, 0); /* root */
+    for (int c = 0; c < 8; c++) {
+        if (c == 1) {
+            put8(&b, TRN_STATIONEERS_MODIFIED);
+            for (int k = 0; k < 8; k++)
+                leaf(&b, 0, (uint8_t)(k * 30), 2);
+        } else {
+            leaf(&b, 0, c == 6 ? 9 : 255, 8);
+        }
+    }
+    put32(&b, 0);
+    trn_stationeers_terrain w, part;
+    trn_error e;
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, NULL, NULL, &w, &e));
+    uint32_t corner[3];
+    CHECK_OK(trn_stationeers_world_part(&w, 1, &part, corner, &e));
+    CHECK_EQ_INT(part.max_depth, 10);
+    CHECK_EQ_INT(part.nodes_size, 25);
+    CHECK(memcmp(part.nodes, b.data + 4 + 1 + 3, 25) == 0);
+    CHECK_EQ_INT(part.branch_count, 1);
+    CHECK_EQ_INT(part.leaf_count, 8);
+    CHECK_EQ_INT(part.node_count, 9);
+    CHECK(corner[0] == 1024 && corner[1] == 0 && corner[2] == 0);
+    /* It is a valid terrain.dat on its own: encoded, it parses back to the same. */
+    uint8_t *enc;
+    size_t enc_size;
+    CHECK_OK(trn_stationeers_encode(&part, &enc, &enc_size, &e));
+    CHECK_EQ_INT(enc_size, 4 + 25 + 4);
+    trn_stationeers_terrain back;
+    CHECK_OK(trn_stationeers_parse(enc, enc_size, NULL, NULL, &back, &e));
+    CHECK_EQ_INT(back.max_depth, 10);
+    trn_stationeers_dispose(&back);
+    free(enc);
+    trn_stationeers_dispose(&part);
+    CHECK_OK(trn_stationeers_world_part(&w, 6, &part, corner, &e));
+    CHECK_EQ_INT(part.nodes_size, 3);
+    CHECK(part.nodes[0] == 1 && part.nodes[1] == 9 && part.nodes[2] == 8);
+    CHECK(corner[0] == 0 && corner[1] == 1024 && corner[2] == 1024);
+    trn_stationeers_dispose(&part);
+    CHECK_OK(trn_stationeers_world_part(&w, 7, &part, corner, &e));
+    CHECK(corner[0] == 1024 && corner[1] == 1024 && corner[2] == 1024);
+    CHECK(part.nodes[1] == 255);
+    trn_stationeers_dispose(&part);
+    /* The last file is 7; 8 is refused, as is a world of veins. */
+    CHECK_STATUS(trn_stationeers_world_part(&w, 8, &part, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "has 8 base files, not file 8");
+    CHECK(part.nodes == NULL);
+    w.vein_count = 1;
+    CHECK_STATUS(trn_stationeers_world_part(&w, 0, &part, NULL, &e), TRN_ERR_UNSUPPORTED);
+    w.vein_count = 0;
+    trn_stationeers_dispose(&w);
+
+    /* MaxDepth 12: root child 3 a branch whose child 5 is a branch of leaves; root child 5 a
+     * leaf. File 3 * 8 + 5 = 29 is that inner branch, 3 * 8 + 2 = 26 a leaf under child 3,
+     * 5 * 8 + 1 = 41 inside root's leaf 5. */
+    b.size = 0;
+    put32(&b, 12);
+    put8(&b, 0);
+    for (int c = 0; c < 8; c++) {
+        if (c != 3) {
+            leaf(&b, 0, c == 5 ? 77 : 0, 0);
+            continue;
+        }
+        put8(&b, 0);
+        for (int d = 0; d < 8; d++) {
+            if (d != 5) {
+                leaf(&b, 0, (uint8_t)(100 + d), 1);
+                continue;
+            }
+            put8(&b, 0);
+            for (int k = 0; k < 8; k++)
+                leaf(&b, 0, (uint8_t)k, 2);
+        }
+    }
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, NULL, NULL, &w, &e));
+    CHECK_OK(trn_stationeers_world_part(&w, 29, &part, corner, &e));
+    CHECK_EQ_INT(part.nodes_size, 25);
+    CHECK(part.nodes[0] == 0 && part.nodes[1 + 7 * 3 + 1] == 7);
+    CHECK(corner[0] == 2048 + 1024 && corner[1] == 2048 && corner[2] == 1024);
+    trn_stationeers_dispose(&part);
+    CHECK_OK(trn_stationeers_world_part(&w, 26, &part, corner, &e));
+    CHECK(part.nodes_size == 3 && part.nodes[1] == 102);
+    CHECK(corner[0] == 2048 && corner[1] == 2048 + 1024 && corner[2] == 0);
+    trn_stationeers_dispose(&part);
+    CHECK_OK(trn_stationeers_world_part(&w, 41, &part, corner, &e));
+    CHECK(part.nodes_size == 3 && part.nodes[1] == 77);
+    CHECK(corner[0] == 2048 + 1024 && corner[1] == 0 && corner[2] == 2048);
+    trn_stationeers_dispose(&part);
+    CHECK_OK(trn_stationeers_world_part(&w, 63, &part, NULL, &e));
+    trn_stationeers_dispose(&part);
+    CHECK_STATUS(trn_stationeers_world_part(&w, 64, &part, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_stationeers_dispose(&w);
+    /* Below a world's depth: refused. */
+    b.size = 0;
+    put32(&b, 9);
+    leaf(&b, 0, 255, 8);
+    put32(&b, 0);
+    CHECK_OK(trn_stationeers_parse(b.data, b.size, NULL, NULL, &w, &e));
+    CHECK_STATUS(trn_stationeers_world_part(&w, 0, &part, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "MaxDepth 10 to 14, not 9");
+    trn_stationeers_dispose(&w);
+
+    /* min_depth: the depth chosen for a 16 x 16 field is never below it. */
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 15, 15, 15.0, 15.0, NULL));
+    for (size_t k = 0; k < 256; k++)
+        f.heights[k] = 6.0f;
+    trn_stationeers_field_options fo;
+    trn_stationeers_field_options_default(&fo);
+    CHECK_EQ_INT(fo.min_depth, 0);
+    CHECK_OK(trn_stationeers_from_field(&f, &fo, &w, NULL, NULL, NULL, &e));
+    CHECK_EQ_INT(w.max_depth, 4);
+    trn_stationeers_dispose(&w);
+    fo.min_depth = 10;
+    CHECK_OK(trn_stationeers_from_field(&f, &fo, &w, NULL, NULL, NULL, &e));
+    CHECK_EQ_INT(w.max_depth, 10);
+    trn_stationeers_dispose(&w);
+    fo.min_depth = 3; /* below what the field needs: the field decides */
+    CHECK_OK(trn_stationeers_from_field(&f, &fo, &w, NULL, NULL, NULL, &e));
+    CHECK_EQ_INT(w.max_depth, 4);
+    trn_stationeers_dispose(&w);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_round_trip_small);
@@ -1194,5 +1335,6 @@ int main(void)
     RUN(test_save);
     RUN(test_save_safety);
     RUN(test_vein_count_edges);
+    RUN(test_world_parts);
     return trn_test_finish();
 }

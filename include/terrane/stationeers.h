@@ -177,9 +177,12 @@ void trn_stationeers_stats_compute(const trn_stationeers_terrain *terrain,
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct trn_stationeers_field_options {
-    double voxel_size;       /* metres per voxel (default 1) */
-    double base;             /* metres at the floor of voxel row y = 0 (default 0) */
-    uint32_t max_depth;      /* from_field: 0 = the smallest depth that holds the field */
+    double voxel_size;  /* metres per voxel (default 1) */
+    double base;        /* metres at the floor of voxel row y = 0 (default 0) */
+    uint32_t max_depth; /* from_field: 0 = the smallest depth that holds the field */
+    /* from_field with max_depth 0: never smaller than this (default 0: no floor;
+     * TRN_STATIONEERS_WORLD_SMALL gives only depths the game's worlds have) */
+    uint32_t min_depth;
     uint32_t crust_depth;    /* from_field: Crust voxels at the top of each column (default 2) */
     uint32_t bedrock_layers; /* from_field: Bedrock voxel rows at the bottom (default 4) */
     /* The most samples (voxel columns, (2^MaxDepth)^2) either conversion may allocate for,
@@ -237,6 +240,34 @@ trn_status trn_stationeers_from_field(const trn_field *field,
                                       trn_stationeers_terrain *terrain,
                                       trn_stationeers_field_report *report,
                                       trn_progress_fn progress, void *user, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * World sizes. The game's worlds are MaxDepth 10 (1024^3 voxels), 11 (2048^3) and 12 (4096^3,
+ * the Lunar world), stored as 1, 8 or 64 base terrain files Terrain0.dat, Terrain1.dat, ...,
+ * each a MaxDepth-10 octree of one 1024^3 block (the format notes give the counts; the order
+ * below is terrane's reading of them, see docs/stationeers.md). Base file i is the world's
+ * node at depth k = MaxDepth - 10 that is i-th in pre-order: with the child indices c1 .. ck
+ * from the root, i = c1 * 8^(k-1) + ... + ck, and the block's low corner is the sum over m of
+ * ((cm & 1), (cm >> 1 & 1), (cm >> 2 & 1)) * 2^(MaxDepth - m) voxels (x, y, z).
+ * ------------------------------------------------------------------------------------------- */
+
+#define TRN_STATIONEERS_BASE_DEPTH 10u   /* one base terrain file: 1024^3 voxels */
+#define TRN_STATIONEERS_WORLD_SMALL 10u  /* 1 file */
+#define TRN_STATIONEERS_WORLD_MEDIUM 11u /* 8 files */
+#define TRN_STATIONEERS_WORLD_LARGE 12u  /* 64 files (Lunar) */
+
+/* Base terrain files of a world of this MaxDepth: 8^(max_depth - 10); 0 below 10 or past 14. */
+uint32_t trn_stationeers_world_files(uint32_t max_depth);
+
+/* Base terrain file index of world (MaxDepth 10..14, no veins: a vein's block is not known)
+ * into *part: a MaxDepth-10 octree holding the world's subtree at that block, its bytes
+ * copied as stored (modified flags kept); a block inside a larger leaf is that leaf. *corner
+ * (may be NULL) gets the block's low corner in world voxels. TRN_ERR_INVALID_ARGUMENT for a
+ * depth outside 10..14 or an index past the file count, TRN_ERR_UNSUPPORTED for a world with
+ * veins, TRN_ERR_NO_MEMORY. On failure *part is left empty. */
+trn_status trn_stationeers_world_part(const trn_stationeers_terrain *world, uint32_t index,
+                                      trn_stationeers_terrain *part, uint32_t corner[3],
+                                      trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * .save archives: a ZIP holding world.xml, world_meta.xml, terrain.dat and previews.

@@ -16,6 +16,7 @@ void trn_stationeers_field_options_default(trn_stationeers_field_options *option
     options->voxel_size = 1.0;
     options->base = 0.0;
     options->max_depth = 0;
+    options->min_depth = 0;
     options->crust_depth = 2;
     /* Four rows: a power of two on the grid of 4-voxel nodes costs (n / 4)^2 leaves; one row
      * would take n^2 single-voxel leaves, as many as the whole surface. */
@@ -624,7 +625,7 @@ trn_status trn_stationeers_from_field(const trn_field *field,
     }
     uint32_t depth = options->max_depth;
     if (depth == 0) {
-        depth = 1;
+        depth = options->min_depth > 1 ? options->min_depth : 1;
         while (depth < 31 && ((double)(1u << depth) < (double)(sx > sz ? sx : sz) ||
                               (double)(1u << depth) < hv_max))
             depth++;

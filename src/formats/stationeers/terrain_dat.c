@@ -451,3 +451,97 @@ void trn_stationeers_stats_compute(const trn_stationeers_terrain *terrain,
     for (size_t m = 0; m < terrain->minable_count; m++)
         stats->active_minables += terrain->minables[m].is_active != 0;
 }
+
+/* ---- world sizes: base terrain files -------------------------------------------------------- */
+
+uint32_t trn_stationeers_world_files(uint32_t max_depth)
+{
+    if (max_depth < TRN_STATIONEERS_BASE_DEPTH || max_depth > 14) return 0;
+    return 1u << (3u * (max_depth - TRN_STATIONEERS_BASE_DEPTH));
+}
+
+/* The end of the subtree stored from pos (already checked by the parser), and its counts. */
+static size_t subtree_end(const uint8_t *nodes, size_t pos, uint64_t *branches, uint64_t *leaves)
+{
+    uint64_t pending = 1;
+    while (pending) {
+        pending--;
+        if (nodes[pos] & TRN_STATIONEERS_LEAF) {
+            (*leaves)++;
+            pos += 3;
+        } else {
+            (*branches)++;
+            pos += 1;
+            pending += 8;
+        }
+    }
+    return pos;
+}
+
+trn_status trn_stationeers_world_part(const trn_stationeers_terrain *world, uint32_t index,
+                                      trn_stationeers_terrain *part, uint32_t corner[3],
+                                      trn_error *err)
+{
+    memset(part, 0, sizeof *part);
+    const uint32_t files = world ? trn_stationeers_world_files(world->max_depth) : 0;
+    if (!world || !world->nodes || !files)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "world part: a world is MaxDepth %u to 14, not %u",
+                             TRN_STATIONEERS_BASE_DEPTH, world ? world->max_depth : 0);
+    if (index >= files)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "world part: a MaxDepth-%u world has %u base files, not file %u",
+                             world->max_depth, files, index);
+    if (world->vein_count)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "world part: the world holds %u veins; splitting it would have to "
+                             "place each in a block, which the format notes do not say how",
+                             world->vein_count);
+    const uint32_t levels = world->max_depth - TRN_STATIONEERS_BASE_DEPTH;
+    uint32_t c[3] = {0, 0, 0};
+    size_t pos = 0;
+    bool inside_leaf = false;
+    for (uint32_t m = 1; m <= levels; m++) {
+        const uint32_t child = (index >> (3u * (levels - m))) & 7u;
+        const uint32_t half = 1u << (world->max_depth - m);
+        c[0] += (child & 1u) * half;
+        c[1] += (child >> 1 & 1u) * half;
+        c[2] += (child >> 2 & 1u) * half;
+        if (inside_leaf) continue;
+        if (world->nodes[pos] & TRN_STATIONEERS_LEAF) {
+            inside_leaf = true; /* the block is part of this leaf */
+            continue;
+        }
+        pos++;
+        uint64_t b = 0, l = 0;
+        for (uint32_t k = 0; k < child; k++)
+            pos = subtree_end(world->nodes, pos, &b, &l);
+    }
+    uint64_t branches = 0, leaves = 0;
+    size_t end;
+    uint8_t leaf[3];
+    const uint8_t *from;
+    if (inside_leaf) {
+        leaf[0] = world->nodes[pos];
+        leaf[1] = world->nodes[pos + 1];
+        leaf[2] = world->nodes[pos + 2];
+        from = leaf;
+        end = 3;
+        leaves = 1;
+    } else {
+        from = world->nodes + pos;
+        end = subtree_end(world->nodes, pos, &branches, &leaves) - pos;
+    }
+    part->nodes = malloc(end);
+    if (!part->nodes)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "world part: no memory for %zu node bytes", end);
+    memcpy(part->nodes, from, end);
+    part->nodes_size = end;
+    part->max_depth = TRN_STATIONEERS_BASE_DEPTH;
+    part->branch_count = branches;
+    part->leaf_count = leaves;
+    part->node_count = branches + leaves;
+    if (corner) memcpy(corner, c, sizeof c);
+    return TRN_OK;
+}
