@@ -537,6 +537,77 @@ static void test_export(void)
     trn_field_dispose(&field);
 }
 
+/* Alpha-map texel (i, j) covers terrain cell (i, j), whose material is sample (i, j)'s label (the
+ * layer map's convention): every texel is one-hot on exactly that label, and a hole at sample
+ * (7, 5) is the hole texel (7, 5), not its neighbour (6, 4). With the RAW range by the one
+ * 16-bit rule: the lowest height at 0, the highest at 65535. */
+static void test_export_splat_cells(void)
+{
+    trn_field field;
+    CHECK_OK(trn_field_init(&field, 64, 64, 64.0, 64.0, NULL));
+    for (uint32_t k = 0; k < 65u * 65u; k++)
+        field.heights[k] = 10.0f + (float)(k % 65) * 0.5f;
+    trn_labels labels;
+    CHECK_OK(trn_labels_init(&labels, 64, 64, NULL));
+    for (int k = 0; k < 3; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "m%d", k);
+        CHECK_OK(trn_labels_add_name(&labels, name, strlen(name), NULL));
+    }
+    for (uint32_t j = 0; j <= 64; j++)
+        for (uint32_t i = 0; i <= 64; i++)
+            labels.values[j * 65 + i] = (uint8_t)((i + j) % 3);
+    labels.values[5 * 65 + 7] = TRN_LABEL_NONE;
+    char dir[600], path[700];
+    tmp_path(dir, sizeof dir, "cells");
+    trn_unity_export_options o;
+    trn_unity_export_options_default(&o);
+    o.name = "C";
+    trn_unity_export_report rep;
+    trn_error e;
+    CHECK_OK(trn_unity_export(dir, &field, &labels, NULL, &o, &rep, NULL, NULL, &e));
+    CHECK_EQ_INT(rep.resolution, 65);
+    CHECK(rep.height_base == 10.0 && rep.tile_size[1] == 32.0);
+    trn_image a;
+    CHECK_OK(trn_png_read(tmp_path(path, sizeof path, "cells/C_splat0.png"), NULL, &a, &e));
+    CHECK(a.width == 64 && a.height == 64);
+    size_t right = 0;
+    for (uint32_t j = 0; a.data && j < 64; j++)
+        for (uint32_t i = 0; i < 64; i++) {
+            /* PNG row 0 is the far edge: texel (i, j) is PNG row 63 - j. */
+            const uint8_t *px = (const uint8_t *)a.data + ((size_t)(63 - j) * 64 + i) * 4u;
+            const uint8_t want = labels.values[j * 65 + i];
+            const unsigned layer = want == TRN_LABEL_NONE ? 0u : want;
+            right += px[layer] == 255;
+        }
+    CHECK_EQ_INT(right, 64 * 64);
+    trn_image_dispose(&a);
+    trn_image h;
+    CHECK_OK(trn_png_read(tmp_path(path, sizeof path, "cells/C_holes.png"), NULL, &h, &e));
+    if (h.data) {
+        const uint8_t *px = h.data;
+        CHECK_EQ_INT(px[(63 - 5) * 64 + 7], 0);
+        CHECK_EQ_INT(px[(63 - 4) * 64 + 6], 255);
+        CHECK_EQ_INT(px[(63 - 6) * 64 + 8], 255);
+        size_t holes = 0;
+        for (size_t k = 0; k < 64u * 64u; k++)
+            holes += px[k] == 0;
+        CHECK_EQ_INT(holes, 1);
+    }
+    trn_image_dispose(&h);
+    /* The RAW spans the lowest (10 m) to the highest (42 m) height. */
+    size_t n;
+    uint8_t *raw = trn_test_read_file(tmp_path(path, sizeof path, "cells/C.raw"), &n);
+    CHECK_EQ_INT(n, 65 * 65 * 2);
+    if (raw && n == 65 * 65 * 2) {
+        CHECK_EQ_INT(raw[0] | raw[1] << 8, 0);
+        CHECK_EQ_INT(raw[64 * 2] | raw[64 * 2 + 1] << 8, 65535);
+    }
+    free(raw);
+    trn_field_dispose(&field);
+    trn_labels_dispose(&labels);
+}
+
 /* The newest SerializedFile version read (50) is recognised, one newer (51) is not, and the
  * parser says which versions it reads. */
 static void test_version_edges(void)
@@ -570,6 +641,7 @@ int main(void)
     RUN(test_old_layout);
     RUN(test_errors);
     RUN(test_export);
+    RUN(test_export_splat_cells);
     RUN(test_version_edges);
     return trn_test_finish();
 }

@@ -252,8 +252,9 @@ typedef struct trn_unity_export_options {
     uint32_t tiles_x, tiles_z; /* 0 or 1 = a single terrain */
     bool big_endian;           /* Mac byte order; default little (Windows) */
     bool flip;                 /* RAW row 0 = the far (max z) edge ("Flip Vertically") */
-    double height_base;        /* metres at RAW 0 */
-    double height_size;        /* metres at RAW 65535 (terrain height); 0 = max - base */
+    double height_base;        /* metres at RAW 0 (with height_size > 0) */
+    double height_size;        /* RAW 65535 is base + this (the Unity terrain height); 0 = the
+                                * lowest height at RAW 0 and the highest at 65535 */
     double position[3];        /* world position of the whole terrain's corner (for trees) */
     /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
      * before it returns, so the files of an export change together or not at all. */

@@ -89,17 +89,21 @@ static float field_bilinear(const trn_field *f, double x, double z)
     return (float)(a + (b - a) * fz);
 }
 
-static uint8_t label_near(const ue_ctx *c, double x, double z)
+/* The label of the input cell holding the point (x, z) in input samples: sample (i, j) labels
+ * cell (i, j), the square from it to (i + 1, j + 1) (as a .ter's layer map and
+ * trn_unity_terrain_to_labels do). A point on a cell border belongs to the cell after it. */
+static uint8_t label_of_cell(const ue_ctx *c, double x, double z)
 {
-    uint32_t i = (uint32_t)floor(x + 0.5), j = (uint32_t)floor(z + 0.5);
-    if (i > c->sx - 1) i = c->sx - 1;
-    if (j > c->sz - 1) j = c->sz - 1;
+    uint32_t i = (uint32_t)floor(x), j = (uint32_t)floor(z);
+    if (i > c->sx - 2) i = c->sx - 2;
+    if (j > c->sz - 2) j = c->sz - 2;
     return c->labels->values[(size_t)j * c->sx + i];
 }
 
 /* Is the working-grid cell (ci, cj) (global indices) a hole? */
 static bool cell_hole(const ue_ctx *c, uint32_t ci, uint32_t cj)
 {
+    /* The cell's centre, in input samples: inside exactly one input cell. */
     double x = src_x(c, ci + 0.5), z = src_z(c, cj + 0.5);
     if (c->source && c->source->holes) {
         uint32_t cells = c->source->resolution - 1;
@@ -108,7 +112,7 @@ static bool cell_hole(const ue_ctx *c, uint32_t ci, uint32_t cj)
         if (j >= cells) j = cells - 1;
         return c->source->holes[(size_t)j * cells + i] == 0;
     }
-    if (c->labels) return label_near(c, x, z) == TRN_LABEL_NONE;
+    if (c->labels) return label_of_cell(c, x, z) == TRN_LABEL_NONE;
     return false;
 }
 
@@ -159,7 +163,10 @@ static trn_status write_raw(ue_ctx *c, const char *path, uint32_t ox, uint32_t o
 }
 
 /* Weights of every layer at a working-grid point, as bytes summing to 255 (largest remainder,
- * ties to the lower layer); all weight on layer 0 where there is none. */
+ * ties to the lower layer); all weight on layer 0 where there is none. Alpha-map texel (i, j)
+ * covers cell (i, j) of the terrain (Unity spreads alphamapResolution texels over the whole
+ * terrain, texel centres at (k + 0.5) / resolution), so it is asked for at the cell's centre
+ * (gx, gz) = (i + 0.5, j + 0.5). */
 static void texel_weights(const ue_ctx *c, double gx, double gz, uint8_t *out, double *tmp)
 {
     uint32_t n = c->layer_count;
@@ -169,7 +176,7 @@ static void texel_weights(const ue_ctx *c, double gx, double gz, uint8_t *out, d
         for (uint32_t k = 0; k < n; k++)
             sum += tmp[k] = trn_unity_terrain_weight(c->source, k, u, v);
     } else {
-        uint8_t l = label_near(c, x, z);
+        uint8_t l = label_of_cell(c, x, z);
         for (uint32_t k = 0; k < n; k++)
             sum += tmp[k] = (k == l) ? 1.0 : 0.0;
     }
@@ -523,8 +530,9 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     c.base = o.height_base;
     c.size_y = o.height_size;
     if (!(c.size_y > 0)) {
-        if (lo < c.base) c.base = lo;
-        c.size_y = hi - c.base > 0 ? hi - c.base : 1.0;
+        /* The one 16-bit rule's default: lowest at RAW 0, highest at 65535. */
+        c.base = lo;
+        c.size_y = hi > lo ? (double)hi - (double)lo : 1.0;
     }
     c.layer_count = c.source ? c.source->layer_count : labels ? labels->name_count : 0;
     if (c.layer_count > 252) c.layer_count = 252;
