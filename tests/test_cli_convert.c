@@ -182,7 +182,8 @@ static void test_extra_maps(void)
 {
     char src[700], dst[700], cmd[2000];
     char *out, *err;
-    /* A file in the community notes' layout: one extra size*size block before the material count. */
+    /* A file in the community notes' layout: one extra size*size block before the material count.
+     */
     uint32_t size = 8;
     trn_ter ter;
     memset(&ter, 0, sizeof ter);
@@ -599,8 +600,7 @@ static void test_channels(void)
         }
     CHECK_EQ_INT(converted_sample(ga, "--channel luma", 2, 0), 20 * 257);
     /* Alpha where there is none. */
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --channel A", rgb,
-             x16);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --channel A", rgb, x16);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
     CHECK_CONTAINS(err, "rgb.png: --channel A: the image has no alpha channel (it is RGB)");
     free(out), free(err);
@@ -930,6 +930,40 @@ static void test_8bit_warnings(void)
     free(out), free(err);
 }
 
+/* info counts the 16-bit levels an R32 would get (convert's rule), as a line and in JSON. */
+static void test_info_r32_levels(void)
+{
+    char p[700], cmd[2000];
+    float *v = malloc(4096 * sizeof *v);
+    for (int k = 0; k < 4096; k++)
+        v[k] = (float)(0.001 * k);
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 64, 64, 1, 32, NULL));
+    memcpy(img.data, v, 4096 * sizeof *v);
+    free(v);
+    CHECK_OK(trn_raw_write(tmp_path(p, sizeof p, "lv.r32"), &img, TRN_RAW_F32_LE, NULL));
+    trn_image_dispose(&img);
+    char *out, *err;
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "levels:    4096 distinct 16-bit levels in a .ter, PNG or R16 (lowest to "
+                        "highest: 0 = 0 m, 65535 = 4.095 m)");
+    CHECK(!strstr(out ? out : "", "terraces"));
+    free(out), free(err);
+    /* Metres over whole steps: 0 .. 4.095 m stored as 0 .. 4 (1 m a step): 5 levels. */
+    snprintf(cmd, sizeof cmd, "info '%s' --scale 0 65535 --format json", p);
+    json_t *o = run_json(cmd, 0);
+    json_t *lv = json_object_get(o, "levels_16bit");
+    CHECK_EQ_INT(json_integer_value(json_object_get(lv, "levels")), 5);
+    CHECK(strcmp(json_string_value(json_object_get(lv, "rule")), "--scale") == 0);
+    CHECK(json_is_true(json_object_get(o, "few_levels")));
+    json_decref(o);
+    snprintf(cmd, sizeof cmd, "info '%s' --height-range 3,2", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 2);
+    CHECK_CONTAINS(err, "--height-range takes LO,HI in metres with LO < HI");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -948,5 +982,6 @@ int main(void)
     RUN(test_size_is_output_size);
     RUN(test_special_inputs);
     RUN(test_8bit_warnings);
+    RUN(test_info_r32_levels);
     return trn_test_finish();
 }

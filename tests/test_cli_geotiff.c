@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
 #include "terrane/geotiff.h"
 #include "terrane/image.h"
 #include "test.h"
@@ -106,7 +107,10 @@ static void test_convert_png_pow2plus1(void)
                                    tp("dem.tif"), tp("dem.png")),
                  0);
     CHECK_CONTAINS(err, "filled 1 NoData samples");
-    CHECK_CONTAINS(err, "resampled 40 x 30 -> 33 x 33 samples (bicubic)");
+    /* --pow2plus1 makes a square: the 40 x 30 DEM is padded to 40 x 40 first (its aspect and
+     * square cells kept), then resampled. */
+    CHECK_CONTAINS(err, "padded 40 x 30 -> 40 x 40 samples (--fit pad, the default)");
+    CHECK_CONTAINS(err, "resampled 40 x 40 -> 33 x 33 samples (bicubic)");
     free(out), free(err);
     trn_png_info pi;
     CHECK_OK(trn_png_read_info(tp("dem.png"), &pi, NULL));
@@ -143,12 +147,31 @@ static void test_convert_to_ter(void)
     double sw = ter.heights[0] * 1000.0 / 65536.0;
     CHECK(fabs(sw - dem_height(0, 64)) < 1.0);
     trn_ter_dispose(&ter);
-    /* A non-square DEM cannot become a .ter. */
+    /* A non-square DEM becomes a square .ter by padding: 40 x 30 -> 40 x 40, the DEM in the
+     * middle (5 rows north, 5 south) and its edge rows repeated outward. */
     make_dem(tp("rect.tif"), 40, 30, -1);
-    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("rect.tif"), tp("rect.ter")),
-                 1);
-    CHECK_CONTAINS(err, "square");
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-height 1000", &out, &err,
+                                   tp("rect.tif"), tp("rect.ter")),
+                 0);
+    CHECK_CONTAINS(err, "padded 40 x 30 -> 40 x 40 samples");
+    CHECK_CONTAINS(err, "squareSize 30 m and position z 0 m");
     free(out), free(err);
+    CHECK_OK(trn_ter_read(tp("rect.ter"), NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(ter.size, 40);
+    size_t same = 0, data = 0;
+    for (uint32_t i = 0; i < 40; i++) {
+        /* .ter rows 0..4 repeat row 5 (the DEM's south row, raster row 29); 35..39 row 34. */
+        for (uint32_t r = 0; r < 5; r++) {
+            same += ter.heights[r * 40 + i] == ter.heights[5 * 40 + i];
+            same += ter.heights[(35 + r) * 40 + i] == ter.heights[34 * 40 + i];
+        }
+        data +=
+            ter.heights[5 * 40 + i] == (uint16_t)floor(dem_height(i, 29) * 65536.0 / 1000.0 + 0.5);
+    }
+    CHECK_EQ_INT(same, 400);
+    CHECK_EQ_INT(data, 40);
+    CHECK(ter.heights[5 * 40] != ter.heights[34 * 40]);
+    trn_ter_dispose(&ter);
 }
 
 static void test_crop_and_window_keep_georef(void)
@@ -285,6 +308,318 @@ static void test_max_samples(void)
     CHECK(trn_test_exists(tp("big.r32")));
 }
 
+/* A DEM of w x h pixels of the given metres (cell size) whose heights run from lo to hi in
+ * raster order (row 0 north), every pixel a different height; no CRS when spacing is 0. */
+static void make_ramp(const char *path, uint32_t w, uint32_t h, double spacing, double lo,
+                      double hi)
+{
+    trn_field f;
+    const double sp = spacing > 0 ? spacing : 1.0;
+    CHECK_OK(trn_field_init(&f, w - 1, h - 1, sp * (w - 1), sp * (h - 1), NULL));
+    const double n = (double)w * h - 1.0;
+    for (uint32_t j = 0; j < h; j++)
+        for (uint32_t i = 0; i < w; i++)
+            f.heights[(size_t)(h - 1 - j) * w + i] = (float)(lo + (hi - lo) * (j * w + i) / n);
+    trn_geotiff_georef g;
+    memset(&g, 0, sizeof g);
+    g.has_transform = true;
+    double t[6] = {500000, sp, 0, 4100000, 0, -sp};
+    memcpy(g.transform, t, sizeof t);
+    g.has_geokeys = true;
+    g.model_type = TRN_GEOTIFF_MODEL_PROJECTED;
+    g.raster_type = TRN_GEOTIFF_RASTER_PIXEL_IS_AREA;
+    g.projected_epsg = 32633;
+    trn_geotiff_georef_derive(&g, w, h);
+    CHECK_OK(trn_geotiff_write(path, &f, spacing > 0 ? &g : NULL, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    trn_field_dispose(&f);
+}
+
+/* Distinct values of n 16-bit samples. */
+static uint32_t distinct_u16(const uint16_t *v, size_t n)
+{
+    static uint8_t seen[65536];
+    memset(seen, 0, sizeof seen);
+    uint32_t count = 0;
+    for (size_t k = 0; k < n; k++) {
+        count += !seen[v[k]];
+        seen[v[k]] = 1;
+    }
+    return count;
+}
+
+/* The issue's case: a 1000 x 800 DEM of 30 m pixels to a power-of-two square keeps its aspect
+ * (pad by default, crop on request) and its metres (square cells, the squareSize printed);
+ * stretching is only on request and says the cell sizes. */
+static void test_fit_to_square(void)
+{
+    make_ramp(tp("wide.tif"), 1000, 800, 30.0, 100.0, 900.0);
+    char *out, *err;
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s' --pow2", &out, &err, tp("wide.tif"), tp("wide.ter")),
+        0);
+    CHECK_CONTAINS(err, "padded 1000 x 800 -> 1000 x 1000 samples (--fit pad, the default)");
+    CHECK_CONTAINS(err, "resampled 1000 x 1000 -> 1024 x 1024 samples");
+    /* 999 cells of 30 m over 1023 cells. */
+    CHECK_CONTAINS(err, "squareSize 29.2961877 m");
+    CHECK(!strstr(err ? err : "", "not square"));
+    free(out), free(err);
+    trn_ter ter;
+    CHECK_OK(trn_ter_read(tp("wide.ter"), NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(ter.size, 1024);
+    /* Rows of the padding (100 field rows a side) repeat the DEM's edge rows: .ter rows past
+     * 899 * 1023 / 999 = 920.6 hold the north edge row, those before 102.4 the south one. */
+    size_t repeated = 0;
+    for (uint32_t i = 0; i < 1024; i++) {
+        repeated += ter.heights[921 * 1024 + i] == ter.heights[1023 * 1024 + i];
+        repeated += ter.heights[0 * 1024 + i] == ter.heights[102 * 1024 + i];
+    }
+    CHECK_EQ_INT(repeated, 2048);
+    CHECK(ter.heights[920 * 1024 + 5] != ter.heights[1023 * 1024 + 5] ||
+          ter.heights[103 * 1024 + 5] != ter.heights[0 * 1024 + 5]);
+    trn_ter_dispose(&ter);
+
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --pow2 --fit crop", &out, &err,
+                                   tp("wide.tif"), tp("crop.ter")),
+                 0);
+    CHECK_CONTAINS(err, "--fit crop: kept the middle 800 x 800 of 1000 x 800 samples");
+    CHECK_CONTAINS(err, "resampled 800 x 800 -> 1024 x 1024 samples");
+    CHECK_CONTAINS(err, "squareSize 23.431085 m"); /* 799 * 30 / 1023 */
+    free(out), free(err);
+
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --pow2 --fit stretch", &out, &err,
+                                   tp("wide.tif"), tp("stretch.ter")),
+                 0);
+    CHECK_CONTAINS(err, "resampled 1000 x 800 -> 1024 x 1024 samples");
+    CHECK_CONTAINS(err, "the cells are now 29.2962 x 23.4311 m (not square)");
+    CHECK_CONTAINS(err, "a TerrainBlock has one squareSize");
+    free(out), free(err);
+
+    /* A BeamNG level: the padded square validates, its TerrainBlock has the true squareSize;
+     * stretched cells are refused with what works. */
+    char level[700];
+    snprintf(level, sizeof level, "%s/game/levels/wide", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2 --fit stretch", &out, &err,
+                                   tp("wide.tif"), level),
+                 1);
+    CHECK_CONTAINS(err, "e.g. --pow2 --fit pad");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' 'beamng:%s' --pow2", &out, &err, tp("wide.tif"), level), 0);
+    CHECK_CONTAINS(err, "0 error(s)");
+    free(out), free(err);
+    trn_terrain_block *blocks = NULL;
+    size_t count = 0;
+    CHECK_OK(trn_level_find_terrain_blocks(level, &blocks, &count, NULL, NULL));
+    CHECK_EQ_INT(count, 1);
+    if (count == 1) {
+        CHECK(fabs(blocks[0].square_size - 999.0 * 30.0 / 1023.0) < 1e-9);
+        CHECK(blocks[0].position[2] == 100.0); /* the lowest height, stored 0 */
+    }
+    trn_terrain_blocks_free(blocks, count);
+}
+
+/* One 16-bit rule: a float DEM of 0.016 .. 0.041 m (every pixel different) is stretched over
+ * the whole 0..65535 range in every 16-bit output, so each of its 16,384 pixels gets a level
+ * of its own (the old .ter rule, maxHeight 1 m, kept 1,639 of them). */
+static void test_one_scale_rule(void)
+{
+    make_ramp(tp("thin.tif"), 128, 128, 2.0, 0.016, 0.041);
+    char *out, *err;
+    static const char *const outs[] = {"thin.ter", "thin.png", "thin.r16"};
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err,
+                                       tp("thin.tif"), tp(outs[k])),
+                     0);
+        json_t *doc = json_loads(out ? out : "", 0, NULL);
+        json_t *hs = json_object_get(doc, "heights");
+        CHECK_EQ_INT(json_integer_value(json_object_get(hs, "levels")), 16384);
+        CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_min")), 0);
+        CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_max")), 65535);
+        CHECK(strcmp(json_string_value(json_object_get(hs, "rule")), "lowest to highest") == 0);
+        CHECK(fabs(json_real_value(json_object_get(hs, "base")) - 0.016) < 1e-7);
+        json_decref(doc);
+        CHECK(!strstr(err ? err : "", "expect terraces"));
+        free(out), free(err);
+    }
+    /* The files hold those levels. */
+    trn_ter ter;
+    CHECK_OK(trn_ter_read(tp("thin.ter"), NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(distinct_u16(ter.heights, 128 * 128), 16384);
+    trn_ter_dispose(&ter);
+    trn_image img;
+    CHECK_OK(trn_png_read(tp("thin.png"), NULL, &img, NULL));
+    CHECK_EQ_INT(distinct_u16(img.data, 128 * 128), 16384);
+    trn_image_dispose(&img);
+    CHECK_OK(trn_raw_read(tp("thin.r16"), TRN_RAW_U16_LE, 128, 128, &img, NULL));
+    CHECK_EQ_INT(distinct_u16(img.data, 128 * 128), 16384);
+    trn_image_dispose(&img);
+    /* The .ter says how to get the metres back: maxHeight and the TerrainBlock's z. */
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("thin.tif"), tp("thin2.ter")), 0);
+    CHECK_CONTAINS(err, "maxHeight 0.025000381");
+    CHECK_CONTAINS(err, "position z 0.0160000008");
+    free(out), free(err);
+    /* A BeamNG level: the same levels, stored 0 at the TerrainBlock's z. */
+    char level[700], ter_path[800];
+    snprintf(level, sizeof level, "%s/game/levels/thin", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s'", &out, &err, tp("thin.tif"), level),
+                 0);
+    free(out), free(err);
+    snprintf(ter_path, sizeof ter_path, "%s/theTerrain.ter", level);
+    CHECK_OK(trn_ter_read(ter_path, NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(distinct_u16(ter.heights, 128 * 128), 16384);
+    trn_ter_dispose(&ter);
+
+    /* --max-height 1: 0 m at 0, 1/65536 m a step: 1,639 levels, warned about. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-height 1 --format json", &out, &err,
+                                   tp("thin.tif"), tp("mh.ter")),
+                 0);
+    CHECK_CONTAINS(err, "uses 1639 distinct 16-bit levels (fewer than 4096): expect terraces");
+    json_t *doc = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "heights"), "levels")),
+                 1639);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_OK(trn_ter_read(tp("mh.ter"), NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(distinct_u16(ter.heights, 128 * 128), 1639);
+    trn_ter_dispose(&ter);
+    /* --scale like gdal_translate: 0 .. 0.05 m over 0..65535 (32,767 of whose levels the data
+     * spans), and 0.016 .. 0.041 over 1000 .. 2000 (1,001 levels). */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --scale 0 0.05 --format json", &out, &err,
+                                   tp("thin.tif"), tp("s.png")),
+                 0);
+    doc = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "heights"), "levels")),
+                 16384);
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "heights"), "stored_max")),
+                 53739);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --scale 0.016 0.041 1000 2000 --format json",
+                                   &out, &err, tp("thin.tif"), tp("s2.png")),
+                 0);
+    doc = json_loads(out ? out : "", 0, NULL);
+    json_t *hs = json_object_get(doc, "heights");
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "levels")), 1001);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_min")), 1000);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_max")), 2000);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_OK(trn_png_read(tp("s2.png"), NULL, &img, NULL));
+    CHECK_EQ_INT(distinct_u16(img.data, 128 * 128), 1001);
+    trn_image_dispose(&img);
+    /* --height-range LO,HI: LO at 0, HI at 65535; heights outside are clipped, and said. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --height-range 0.02,0.03", &out, &err,
+                                   tp("thin.tif"), tp("hr.png")),
+                 0);
+    CHECK_CONTAINS(err, "2622 samples below 0.02 m stored as 0 and 7209 above 0.03 m");
+    free(out), free(err);
+    /* Formats of metres take no 16-bit scale. */
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s' --scale 0 1", &out, &err, tp("thin.tif"), tp("x.r32")),
+        2);
+    CHECK_CONTAINS(err, "stores metres as they are");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s' --scale 1 1", &out, &err, tp("thin.tif"), tp("x.png")),
+        2);
+    CHECK_CONTAINS(err, "must be finite and increasing");
+    free(out), free(err);
+
+    /* info counts the levels a conversion would use, and warns below 4096. */
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("thin.tif")), 0);
+    CHECK_CONTAINS(out, "levels:    16384 distinct 16-bit levels");
+    CHECK(!strstr(out ? out : "", "terraces"));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --max-height 1", &out, &err, tp("thin.tif")), 0);
+    CHECK_CONTAINS(out, "levels:    1639 distinct 16-bit levels");
+    CHECK_CONTAINS(out, "fewer than 4096 levels: 16-bit outputs will show terraces");
+    free(out), free(err);
+}
+
+/* The warning's edge: 4096 levels over 4096 samples pass, 4095 are warned about. */
+static void test_level_warning_edge(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 63, 63, 63.0, 63.0, NULL));
+    for (uint32_t k = 0; k < 4096; k++)
+        f.heights[k] = (float)k;
+    CHECK_OK(trn_geotiff_write(tp("l4096.tif"), &f, NULL, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    f.heights[4095] = 4094.0f;
+    CHECK_OK(trn_geotiff_write(tp("l4095.tif"), &f, NULL, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    trn_field_dispose(&f);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("info '%s' --format json", &out, &err, tp("l4096.tif")), 0);
+    json_t *doc = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(
+        json_integer_value(json_object_get(json_object_get(doc, "levels_16bit"), "levels")), 4096);
+    CHECK(json_is_false(json_object_get(doc, "few_levels")));
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("l4095.tif")), 0);
+    CHECK_CONTAINS(out, "levels:    4095 distinct 16-bit levels");
+    CHECK_CONTAINS(out, "fewer than 4096 levels");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("l4096.tif"), tp("l4096.png")), 0);
+    CHECK(!strstr(err ? err : "", "expect terraces"));
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("l4095.tif"), tp("l4095.png")), 0);
+    CHECK_CONTAINS(err, "uses 4095 distinct 16-bit levels (fewer than 4096)");
+    free(out), free(err);
+}
+
+/* A terrain without a CRS gives a GeoTIFF without one: no GeoKeyDirectory (GDAL would read a
+ * lone raster-type key as an "unnamed" local CRS); a spacing the input states becomes the
+ * pixel scale, one it does not state is not invented. */
+static void test_no_crs_out(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 15, 15, 15.0, 15.0, NULL));
+    for (uint32_t k = 0; k < 256; k++)
+        f.heights[k] = (float)k;
+    trn_ter ter;
+    CHECK_OK(trn_ter_from_field(&f, 2048.0, NULL, "default", &ter, NULL));
+    CHECK_OK(trn_ter_write(tp("plain.ter"), &ter, 9, NULL, NULL, NULL));
+    trn_ter_dispose(&ter);
+    trn_field_dispose(&f);
+    char *out, *err;
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("plain.ter"), tp("plain.tif")), 0);
+    CHECK_CONTAINS(err, "no CRS and no pixel scale");
+    free(out), free(err);
+    trn_geotiff_info gi;
+    CHECK_OK(trn_geotiff_read_info(tp("plain.tif"), NULL, &gi, NULL));
+    CHECK(!gi.has_georef && !gi.georef.has_geokeys && !gi.georef.has_transform);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("plain.tif")), 0);
+    CHECK_CONTAINS(out, "crs:       none (no GeoKeyDirectory)");
+    CHECK_CONTAINS(out, "format:    TIFF,");
+    free(out), free(err);
+    /* --square-size states one: the pixel scale, still no keys. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --square-size 2", &out, &err, tp("plain.ter"),
+                                   tp("sq.tif")),
+                 0);
+    CHECK_CONTAINS(err, "only the sample spacing, 2 x 2 m, as the pixel scale");
+    free(out), free(err);
+    CHECK_OK(trn_geotiff_read_info(tp("sq.tif"), NULL, &gi, NULL));
+    CHECK(!gi.georef.has_geokeys && gi.georef.has_transform && gi.georef.has_pixel_scale);
+    CHECK(gi.georef.transform[1] == 2.0 && gi.georef.transform[5] == -2.0);
+    CHECK_EQ_INT(gi.georef.epsg, 0);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("sq.tif")), 0);
+    CHECK_CONTAINS(out, "crs:       none (no GeoKeyDirectory)");
+    CHECK_CONTAINS(out, "2.0000 x 2.0000 m per pixel");
+    CHECK(!strstr(out ? out : "", "unknown units"));
+    free(out), free(err);
+    /* A DEM with a CRS keeps it. */
+    make_dem(tp("crs.tif"), 8, 8, -1);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert '%s' '%s' -q", &out, &err, tp("crs.tif"), tp("crs2.tif")), 0);
+    free(out), free(err);
+    CHECK_OK(trn_geotiff_read_info(tp("crs2.tif"), NULL, &gi, NULL));
+    CHECK_EQ_INT(gi.georef.epsg, 32633);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -295,5 +630,9 @@ int main(void)
     RUN(test_crop_and_window_keep_georef);
     RUN(test_errors_and_render);
     RUN(test_max_samples);
+    RUN(test_fit_to_square);
+    RUN(test_one_scale_rule);
+    RUN(test_level_warning_edge);
+    RUN(test_no_crs_out);
     return trn_test_finish();
 }

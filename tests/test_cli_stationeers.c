@@ -161,10 +161,16 @@ static void test_from_heightfield_round_trip(void)
         CHECK(worst <= 0.5 / 255.0 + 1e-5);
     }
     free(got);
-    /* convert OUT.dat picks the depth itself; render reads the octree. */
+    /* convert OUT.dat picks the smallest world size (MaxDepth 10: not the 4 that would hold
+     * these 16 x 16 samples, which the game has no world of); --max-depth N any depth. */
     tmp_path(dat, sizeof dat, "auto.dat");
     CHECK_EQ_INT(trn_test_run_clif("convert %s %s", &out, &err, in, dat), 0);
-    CHECK_CONTAINS(err, "MaxDepth 4");
+    CHECK_CONTAINS(err, "MaxDepth 10, 1024 x 1024 x 1024 voxels");
+    free(out), free(err);
+    tmp_path(dat, sizeof dat, "four.dat");
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --max-depth 4", &out, &err, in, dat), 0);
+    CHECK_CONTAINS(err, "MaxDepth 4, 16 x 16 x 16 voxels");
+    CHECK_CONTAINS(err, "MaxDepth 4 is no world size of the game");
     free(out), free(err);
     tmp_path(back, sizeof back, "shade.png");
     CHECK_EQ_INT(trn_test_run_clif("render %s %s", &out, &err, dat, back), 0);
@@ -533,6 +539,90 @@ static void test_save_damage(void)
     free(out), free(err);
 }
 
+/* --world small|medium|large writes a game world's base files Terrain0.dat ... into a folder:
+ * 1 or 8 MaxDepth-10 octrees; a MaxDepth-11 terrain.dat splits into the very same files. */
+static void test_worlds(void)
+{
+    float heights[16 * 16];
+    for (int k = 0; k < 256; k++)
+        heights[k] = (float)(20.0 + (k % 16) * 0.25 + (k / 16) * 0.5);
+    char in[600], dir[600], p[700], q[700], *out, *err;
+    tmp_path(in, sizeof in, "w.r32");
+    CHECK(write_r32(in, heights, 256));
+    tmp_path(dir, sizeof dir, "small");
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --world small", &out, &err, in, dir), 0);
+    CHECK_CONTAINS(err, "Terrain0.dat: a MaxDepth-10 world (1024^3 voxels) in one file");
+    free(out), free(err);
+    trn_stationeers_terrain t;
+    snprintf(p, sizeof p, "%s/Terrain0.dat", dir);
+    CHECK_OK(trn_stationeers_read(p, NULL, &t, NULL));
+    CHECK_EQ_INT(t.max_depth, 10);
+    trn_stationeers_dispose(&t);
+    snprintf(p, sizeof p, "%s/Terrain1.dat", dir);
+    CHECK(!trn_test_exists(p));
+
+    tmp_path(dir, sizeof dir, "medium");
+    CHECK_EQ_INT(
+        trn_test_run_clif("stationeers from-heightfield %s %s --world medium", &out, &err, in, dir),
+        0);
+    CHECK_CONTAINS(err, "Terrain0.dat .. Terrain7.dat: a MaxDepth-11 world (2048^3 voxels) as 8 "
+                        "base files");
+    free(out), free(err);
+    for (int k = 0; k < 8; k++) {
+        snprintf(p, sizeof p, "%s/Terrain%d.dat", dir, k);
+        CHECK_OK(trn_stationeers_read(p, NULL, &t, NULL));
+        CHECK_EQ_INT(t.max_depth, 10);
+        /* Files 2, 3, 6, 7 are the upper half (y >= 1024): one air leaf. */
+        if (k & 2) CHECK(t.nodes_size == 3 && t.nodes[1] == 0);
+        trn_stationeers_dispose(&t);
+    }
+    snprintf(p, sizeof p, "%s/Terrain8.dat", dir);
+    CHECK(!trn_test_exists(p));
+    /* Block 0 holds the whole heightmap: read back, its column (3, 2) is the height of R32
+     * row 13 (row 0 is north), column 3. */
+    snprintf(p, sizeof p, "%s/Terrain0.dat", dir);
+    CHECK_OK(trn_stationeers_read(p, NULL, &t, NULL));
+    trn_field f;
+    CHECK_OK(trn_stationeers_to_field(&t, NULL, &f, NULL, NULL, NULL, NULL));
+    CHECK(fabs((double)f.heights[2 * 1024 + 3] - (20.0 + 3 * 0.25 + 13 * 0.5)) <= 0.5 / 255.0);
+    trn_field_dispose(&f);
+    trn_stationeers_dispose(&t);
+
+    /* One MaxDepth-11 file (the single-file form for tools), then split: the same 8 files. */
+    tmp_path(q, sizeof q, "one11.dat");
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --max-depth 11", &out, &err, in, q), 0);
+    CHECK_CONTAINS(err, "the game keeps a MaxDepth-11 world as 8 base files of MaxDepth 10");
+    free(out), free(err);
+    char split[600];
+    tmp_path(split, sizeof split, "split");
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --world medium", &out, &err, q, split), 0);
+    free(out), free(err);
+    size_t same = 0;
+    for (int k = 0; k < 8; k++) {
+        snprintf(p, sizeof p, "%s/Terrain%d.dat", dir, k);
+        char r[700];
+        snprintf(r, sizeof r, "%s/Terrain%d.dat", split, k);
+        same += trn_test_same_bytes(p, r);
+    }
+    CHECK_EQ_INT(same, 8);
+    /* A terrain.dat of another depth is not rebuilt to fit a world. */
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --world large", &out, &err, q, split), 1);
+    CHECK_CONTAINS(err, "a MaxDepth-11 octree, not the 12 of the world asked for");
+    free(out), free(err);
+    /* Names, and what does not go together. */
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s --world huge", &out, &err, in, split), 2);
+    CHECK_CONTAINS(err, "--world takes small (MaxDepth 10, 1024^3 voxels, 1 file), medium");
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_clif("convert %s %s --world small --max-depth 10", &out, &err, in, split), 2);
+    CHECK_CONTAINS(err, "give one");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert %s %s/x --of png --world small", &out, &err, in, tmp),
+                 2);
+    CHECK_CONTAINS(err, "--world writes a Stationeers world");
+    free(out), free(err);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -546,5 +636,6 @@ int main(void)
     RUN(test_truncated_header);
     RUN(test_header_bomb);
     RUN(test_save_damage);
+    RUN(test_worlds);
     return trn_test_finish();
 }

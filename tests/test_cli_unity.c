@@ -231,6 +231,70 @@ static void test_export(void)
     free(raw);
 }
 
+/* Unity's RAW follows convert's one 16-bit rule: a float DEM of 0.016 .. 0.041 m (129 x 129
+ * pixels, all different) spans RAW 0 .. 65535, each pixel on a level of its own (the old rule
+ * put RAW 0 at 0 m and used 0.041 m of the range from 25,575 up); --height-range and --scale
+ * set it as they do for convert. */
+static void test_export_levels(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 128, 128, 128.0, 128.0, NULL));
+    const size_t n = 129u * 129u;
+    for (size_t k = 0; k < n; k++)
+        f.heights[k] = (float)(0.016 + 0.025 * (double)k / (double)(n - 1));
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 129, 129, 1, 32, NULL));
+    memcpy(img.data, f.heights, n * sizeof(float));
+    char r32[600], dir[600], path[700], *out, *err;
+    CHECK_OK(trn_raw_write(tmp_path(r32, sizeof r32, "thin.r32"), &img, TRN_RAW_F32_LE, NULL));
+    trn_image_dispose(&img);
+    trn_field_dispose(&f);
+    tmp_path(dir, sizeof dir, "thin");
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --format json", &out, &err, r32, dir),
+                 0);
+    json_t *j = json_loads(out ? out : "", 0, NULL);
+    json_t *hs = json_object_get(j, "heights");
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "levels")), 16641);
+    CHECK(fabs(json_real_value(json_object_get(j, "height_base")) - 0.016) < 1e-7);
+    json_decref(j);
+    free(out), free(err);
+    size_t size;
+    uint8_t *raw = trn_test_read_file(tmp_path(path, sizeof path, "thin/terrain.raw"), &size);
+    CHECK_EQ_INT(size, n * 2);
+    if (raw && size == n * 2) {
+        static uint8_t seen[65536];
+        memset(seen, 0, sizeof seen);
+        unsigned lo = 65535, hi = 0, levels = 0;
+        for (size_t k = 0; k < n; k++) {
+            const unsigned v = raw[2 * k] | (unsigned)raw[2 * k + 1] << 8;
+            levels += !seen[v];
+            seen[v] = 1;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        CHECK_EQ_INT(levels, 16641);
+        CHECK_EQ_INT(lo, 0);
+        CHECK_EQ_INT(hi, 65535);
+    }
+    free(raw);
+    /* --height-range 0,0.05: RAW 0 at 0 m; the data then reaches 0.041 / 0.05 of the range. */
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --height-range 0,0.05 --format json",
+                                   &out, &err, r32, dir),
+                 0);
+    j = json_loads(out ? out : "", 0, NULL);
+    hs = json_object_get(j, "heights");
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_min")), 20971);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_max")), 53739);
+    CHECK(strcmp(json_string_value(json_object_get(hs, "rule")), "--height-range") == 0);
+    json_decref(j);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --scale 0 1 --height-size 5", &out, &err,
+                                   r32, dir),
+                 2);
+    CHECK_CONTAINS(err, "both set the RAW range");
+    free(out), free(err);
+}
+
 /* Reading Unity inputs: --max-samples (info still describes the file), --size as the output
  * size, and a cut-short header reported as Unity's, not as another format's. */
 static void test_reading_inputs(void)
@@ -296,5 +360,6 @@ int main(void)
     RUN(test_convert_extract);
     RUN(test_export);
     RUN(test_reading_inputs);
+    RUN(test_export_levels);
     return trn_test_finish();
 }

@@ -24,35 +24,54 @@ static const char *const help_text =
     "versions 1-9, Terragen .ter, PNG, GeoTIFF, Unity TerrainData .asset, Stationeers\n"
     "terrain.dat or .save) or, for headerless rasters, from its extension. OUT's format comes\n"
     "from its extension or --of:\n"
-    "  .ter          BeamNG terrain, version 9 (legacy files are converted)\n"
+    "  .ter          BeamNG terrain, version 9 (legacy files are converted); square\n"
     "  .png          16-bit greyscale PNG (row 0 = north, as BeamNG's importer expects)\n"
     "  .r16 / .raw   headerless 16-bit, little-endian (Windows) unless --byte-order big\n"
     "  .r32          headerless float32 metres, little-endian\n"
     "  --of terragen a Terragen .ter (the extension alone means BeamNG)\n"
-    "  .dat          Stationeers terrain.dat octree, 1 m voxels, the smallest MaxDepth\n"
-    "                that holds it (terrane stationeers from-heightfield has options)\n"
-    "  .tif / .tiff  float32 GeoTIFF (deflate), keeping a GeoTIFF input's georeferencing\n"
-    "  beamng:DIR/levels/NAME  a whole BeamNG level (.ter, .terrain.json, TerrainBlock at the\n"
-    "                lowest height, materials), then validated; needs a power-of-two square\n"
-    "                (2^k + 1 grids lose their far row and column; --pow2 resamples); --scaffold\n"
-    "                adds info.json, a preview, a spawn point, sky, sun and the editor's groups,\n"
-    "                so the level opens and drives\n"
+    "  .dat          Stationeers terrain.dat octree, 1 m voxels, the smallest world size\n"
+    "                (MaxDepth 10, 11 or 12) that holds it, one file; --world NAME writes a\n"
+    "                world's base files into the folder OUT instead\n"
+    "  .tif / .tiff  float32 GeoTIFF (deflate), keeping a GeoTIFF input's georeferencing;\n"
+    "                no CRS when the input has none\n"
+    "  beamng:DIR/levels/NAME  a whole BeamNG level (.ter, .terrain.json, TerrainBlock with\n"
+    "                maxHeight, squareSize and position z, materials), then validated; needs a\n"
+    "                power-of-two square (2^k + 1 grids lose their far row and column; --pow2\n"
+    "                resamples); --scaffold adds info.json, a preview, a spawn point, sky, sun\n"
+    "                and the editor's groups, so the level opens and drives\n"
     "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
     "\n"
-    "16-bit outputs keep the stored values of 16-bit inputs exactly. From float inputs, heights\n"
-    "map to 0..65535 by --max-height (0 m .. M m), or else stretch the input's min..max range.\n"
+    "Heights in 16-bit outputs (.ter, PNG, R16, beamng:): stored = round((h - base) / step),\n"
+    "clamped to 0..65535, and h = base + stored * step, by the first rule that applies:\n"
+    "  --scale SRC_MIN SRC_MAX [DST_MIN DST_MAX]  SRC_MIN m stored as DST_MIN, SRC_MAX m as\n"
+    "                     DST_MAX (default 0 65535), as gdal_translate -scale\n"
+    "  --height-range LO,HI  LO m at 0, HI m at 65535\n"
+    "  --max-height M     0 m at 0, step M / 65536 (BeamNG's maxHeight M)\n"
+    "  a 16-bit input     its own stored values, unchanged\n"
+    "  otherwise          the lowest height at 0, the highest at 65535\n"
+    "A .ter keeps the step as maxHeight = 65536 * step and needs the TerrainBlock's position z\n"
+    "= base (printed; a beamng: level gets it written). The distinct levels used are counted:\n"
+    "fewer than 4096 is warned about (terraces).\n"
+    "\n"
+    "Shape: .ter, beamng:, --pow2 and --pow2plus1 make squares. A non-square input is fitted\n"
+    "first, keeping its aspect (docs/dem.md):\n"
+    "  --fit pad          (default) grow the short side, the input centred and its edge samples\n"
+    "                     repeated outward: the cells stay square, the metres true\n"
+    "  --fit crop         keep the centre of the long side\n"
+    "  --fit stretch      resample each side on its own (the cells stop being square; noted)\n"
+    "--size WxH of another aspect is fitted the same way.\n"
     "\n"
     "options:\n"
-    "  --of FORMAT        ter, png, r16, r32, terragen (instead of the extension)\n"
+    "  --of FORMAT        ter, png, r16, r32, terragen, dat, tif (instead of the extension)\n"
     "  --ter-version N    .ter version to write (7, 8 or 9; default 9). A .ter written with its\n"
     "                     own version is byte-identical to the input, extra maps included;\n"
-    "                     otherwise extra maps (seed 001's layout) are dropped\n"
-    "  --max-height M     metres spanned by the 16-bit range (BeamNG maxHeight; default 2048\n"
-    "                     for .ter and 16-bit inputs)\n"
+    "                     otherwise extra maps (after the layer map) are dropped\n"
+    "  --max-height M     as above; also the maxHeight a .ter or 16-bit image input is read\n"
+    "                     with (default 2048)\n"
     "  --square-size S    metres per sample step (default 1)\n"
     "  --size WxH         size of a headerless input (default: a square from its length);\n"
     "                     for other inputs the output size (resampled)\n"
-    "  --pow2, --pow2plus1  resample each side to the nearest 2^n (or 2^n+1) samples\n"
+    "  --pow2, --pow2plus1  a square of the nearest 2^n (or 2^n+1) samples a side\n"
     "  --resample F       bilinear (default), bicubic (Catmull-Rom) or average (the area mean:\n"
     "                     shrink without aliasing)\n"
     "  --crop X0,Y0,W,H   keep W x H input pixels from (X0, Y0), row 0 = north\n"
@@ -60,6 +79,11 @@ static const char *const help_text =
     "  --raw-type T       headerless input type: r16le, r16be, u8, r32\n"
     "  --byte-order O     little (default) or big, for 16-bit headerless output\n"
     "  --compression N    PNG zlib level 0-9 (default 6)\n"
+    "  --world NAME       Stationeers world: small (MaxDepth 10, 1024^3 voxels, Terrain0.dat),\n"
+    "                     medium (11, 2048^3, Terrain0..7.dat) or large (12, 4096^3,\n"
+    "                     Terrain0..63.dat); OUT is the folder. A terrain.dat input of that\n"
+    "                     MaxDepth is split exactly\n"
+    "  --max-depth N      Stationeers .dat of exactly MaxDepth N (1..14), one file\n"
     "  -q, --quiet        no progress bar or notes\n"
     "\n"
     "examples:\n"
@@ -68,9 +92,11 @@ static const char *const help_text =
     "  terrane convert in.ter same.ter --ter-version 7  # byte-identical round trip\n"
     "  terrane convert world.r16 world.ter --size 1024x1024 --max-height 1000\n"
     "  terrane convert theTerrain.ter for_terragen.ter --of terragen\n"
-    "  terrane convert dem.tif level.ter --pow2 --max-height 3000\n"
+    "  terrane convert dem.tif level.ter --pow2 --fit pad\n"
     "  terrane convert dem.tif beamng:levels/alps --pow2  # a whole level, validated\n"
-    "  terrane convert dem.tif unity.r16 --pow2plus1 --resample bicubic\n";
+    "  terrane convert dem.tif unity.r16 --pow2plus1 --resample bicubic\n"
+    "  terrane convert dem.tif dem.png --scale 0 3000   # 0 m at 0, 3000 m at 65535\n"
+    "  terrane convert dem.r32 Terrain --world medium   # Terrain/Terrain0.dat .. 7\n";
 
 typedef enum out_format {
     OUT_UNKNOWN,
@@ -110,9 +136,32 @@ typedef struct convert_opts {
     bool big_endian;
     int png_level;
     bool max_height_given;
-    cli_dem_options dem; /* crop, window, resampling (fmt_geotiff.h) */
-    bool scaffold;       /* --scaffold: the beamng: level opens and drives */
+    cli_dem_options dem;     /* crop, window, fit, resampling (fmt_geotiff.h) */
+    cli_scale_options scale; /* --scale, --height-range */
+    uint32_t world_depth;    /* --world: 10, 11, 12; 0 = none */
+    uint32_t dat_depth;      /* --max-depth */
+    bool scaffold;           /* --scaffold: the beamng: level opens and drives */
 } convert_opts;
+
+/* The 16-bit scale an output used, for the report. */
+typedef struct scale_used {
+    bool used;
+    trn_height_scale scale;
+    const char *how;
+    trn_height_levels levels;
+} scale_used;
+
+/* Choose the scale of a 16-bit output and count its levels (warnings on stderr). */
+static int choose_scale(cli_ctx *ctx, const cli_terrain *t, const char *out, const convert_opts *o,
+                        scale_used *su)
+{
+    int rc = cli_scale_choose(ctx, &o->scale, o->max_height_given ? o->load.max_height : 0,
+                              &t->field, &su->scale, &su->how);
+    if (rc) return rc;
+    rc = cli_scale_report(ctx, out, &t->field, &su->scale, &su->levels);
+    su->used = rc == CLI_EXIT_OK;
+    return rc;
+}
 
 /* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
 static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, const convert_opts *o)
@@ -146,54 +195,87 @@ static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, con
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
-static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const convert_opts *o)
+static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const char *out_file,
+                     const convert_opts *o, scale_used *su)
 {
     trn_error e;
-    double max_height;
-    if (o->max_height_given)
-        max_height = o->load.max_height;
-    else if (t->field.quantum > 0 && t->field.quantum_base == 0)
-        max_height = t->field.quantum * 65536.0;
-    else {
-        float lo, hi;
-        trn_field_range(&t->field, &lo, &hi);
-        max_height = hi > 0 ? ceil((double)hi) : 1.0;
-        cli_note(ctx,
-                 "note: using maxHeight %g m (the input's highest point); set --max-height "
-                 "to choose",
-                 max_height);
-    }
-    if (t->field.cells_x != t->field.cells_z)
+    const trn_field *f = &t->field;
+    if (f->cells_x != f->cells_z)
         return cli_failf(ctx, "%s: BeamNG terrains are square; the input is %u x %u samples", out,
-                         t->field.cells_x + 1, t->field.cells_z + 1);
-    trn_ter ter;
-    if (trn_ter_from_field(&t->field, max_height, t->has_labels ? &t->labels : NULL, "default",
-                           &ter, &e) != TRN_OK)
+                         f->cells_x + 1, f->cells_z + 1);
+    int rc = choose_scale(ctx, t, out, o, su);
+    if (rc) return rc;
+    /* The stored values themselves, as heights of a 1-per-step field: the .ter holds exactly
+     * what the scale rule gives (floats hold 0..65535 exactly). */
+    trn_field stored;
+    if (trn_field_init(&stored, f->cells_x, f->cells_z, f->size_x, f->size_z, &e) != TRN_OK)
         return cli_fail(ctx, &e);
+    const size_t n = trn_field_sample_count(f);
+    for (size_t k = 0; k < n; k++)
+        stored.heights[k] = (float)trn_height_scale_store(&su->scale, (double)f->heights[k]);
+    trn_ter ter;
+    trn_status st = trn_ter_from_field(&stored, 65536.0, t->has_labels ? &t->labels : NULL,
+                                       "default", &ter, &e);
+    trn_field_dispose(&stored);
+    if (st) return cli_fail(ctx, &e);
     uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
-    trn_status st = trn_ter_write(out, &ter, version, cli_progress, ctx, &e);
+    st = trn_ter_write(out_file, &ter, version, cli_progress, ctx, &e);
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
+    const double dx = f->size_x / f->cells_x, dz = f->size_z / f->cells_z;
     cli_note(ctx,
-             "wrote %s (version %u, maxHeight %g m: set the TerrainBlock's maxHeight to "
-             "match)",
-             out, version, max_height);
+             "wrote %s (version %u, %u x %u): set the TerrainBlock's maxHeight %.9g m, "
+             "squareSize %.9g m and position z %.9g m (stored 0; heights from %s)",
+             out, version, f->cells_x + 1, f->cells_x + 1, 65536.0 * su->scale.quantum, dx,
+             su->scale.base, su->how);
+    if (fabs(dx - dz) > 1e-9 * fmax(dx, dz))
+        cli_note(ctx,
+                 "warning: %s: the cells are %.6g x %.6g m but a TerrainBlock has one squareSize "
+                 "(--fit pad or crop keeps them square)",
+                 out, dx, dz);
     return CLI_EXIT_OK;
 }
 
-static int write_terragen(cli_ctx *ctx, const cli_terrain *t, const char *out)
+static int write_terragen(cli_ctx *ctx, const cli_terrain *t, const char *out, const char *out_file)
 {
     trn_terragen tg;
     trn_error e;
     if (trn_terragen_from_field(&t->field, &tg, &e) != TRN_OK) return cli_fail(ctx, &e);
-    trn_status st = trn_terragen_write(out, &tg, &e);
+    /* Terragen sets its own 16-bit scale (HeightScale, BaseHeight): count the levels it kept
+     * and whether different heights share one (its elevations are the field's samples, in
+     * the field's order). */
+    const size_t n = (size_t)tg.xpts * tg.ypts;
+    float *first = malloc(65536u * sizeof *first);
+    uint8_t *seen = calloc(65536u, 1);
+    uint32_t levels = 0;
+    uint64_t merged = 0;
+    for (size_t k = 0; first && seen && k < n; k++) {
+        const uint32_t v = (uint16_t)tg.elevations[k];
+        if (!seen[v]) {
+            seen[v] = 1;
+            first[v] = t->field.heights[k];
+            levels++;
+        } else if (first[v] != t->field.heights[k]) {
+            merged++;
+        }
+    }
+    free(first);
+    free(seen);
+    trn_status st = trn_terragen_write(out_file, &tg, &e);
     trn_terragen_dispose(&tg);
-    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+    if (st) return cli_fail(ctx, &e);
+    trn_height_levels kept = {levels, 0, 0, 0, 0, 0, merged};
+    if (cli_few_levels(&kept, n))
+        cli_note(ctx,
+                 "warning: %s uses %u distinct 16-bit levels (fewer than %u): Terragen's "
+                 "HeightScale is a whole number, so a small height range gets few steps",
+                 out, levels, CLI_FEW_LEVELS);
+    return CLI_EXIT_OK;
 }
 
-static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_format fmt,
-                       const convert_opts *o)
+static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, const char *out_file,
+                       out_format fmt, const convert_opts *o, scale_used *su)
 {
     trn_error e;
     trn_image img;
@@ -206,28 +288,26 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, out_
         /* Image row 0 is north: the field's last row. */
         for (size_t r = 0; r < h; r++)
             memcpy(dst + r * w, t->field.heights + (h - 1 - r) * w, w * sizeof(float));
-        st = trn_raw_write(out, &img, TRN_RAW_F32_LE, &e);
+        st = trn_raw_write(out_file, &img, TRN_RAW_F32_LE, &e);
     } else {
-        double quantum = 0, base = 0;
-        if (o->max_height_given && !(t->field.quantum > 0)) quantum = o->load.max_height / 65536.0;
-        if (!(t->field.quantum > 0) && quantum == 0) {
-            float lo, hi;
-            trn_field_range(&t->field, &lo, &hi);
-            cli_note(ctx,
-                     "note: stretching %g .. %g m over 0..65535 (set --max-height to map "
-                     "0..M m instead)",
-                     (double)lo, (double)hi);
-        }
-        st = trn_image_from_field(&t->field, quantum, base, &img, &e);
+        int rc = choose_scale(ctx, t, out, o, su);
+        if (rc) return rc;
+        st = trn_image_from_field(&t->field, su->scale.quantum, su->scale.base, &img, &e);
         if (st) return cli_fail(ctx, &e);
         if (fmt == OUT_PNG) {
             trn_png_options po;
             trn_png_options_default(&po);
             po.compression_level = o->png_level;
-            st = trn_png_write(out, &img, &po, cli_progress, ctx, &e);
+            st = trn_png_write(out_file, &img, &po, cli_progress, ctx, &e);
         } else {
-            st = trn_raw_write(out, &img, o->big_endian ? TRN_RAW_U16_BE : TRN_RAW_U16_LE, &e);
+            st = trn_raw_write(out_file, &img, o->big_endian ? TRN_RAW_U16_BE : TRN_RAW_U16_LE, &e);
         }
+        if (!st)
+            cli_note(ctx,
+                     "wrote %s: 0 = %.9g m, 65535 = %.9g m (%s; %u levels; BeamNG import: "
+                     "maxHeight %.9g and the TerrainBlock's position z %.9g)",
+                     out, su->scale.base, su->scale.base + 65535.0 * su->scale.quantum, su->how,
+                     su->levels.levels, 65536.0 * su->scale.quantum, su->scale.base);
     }
     trn_image_dispose(&img);
     cli_progress_end(ctx);
@@ -276,7 +356,7 @@ static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_d
 
 /* One note naming everything the conversion drops; the JSON report lists it. */
 static void report_conversion(cli_ctx *ctx, const char *in, const char *out, const cli_terrain *t,
-                              const char *out_label, const cli_drops *drops)
+                              const char *out_label, const cli_drops *drops, const scale_used *su)
 {
     if (ctx->json) {
         json_t *o = json_object();
@@ -292,6 +372,8 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
         for (size_t k = 0; k < drops->count; k++)
             json_array_append_new(list, cli_json_string(drops->items[k]));
         json_object_set_new(o, "dropped", list);
+        if (su->used)
+            json_object_set_new(o, "heights", cli_scale_json(&su->scale, su->how, &su->levels));
         cli_print_json(o);
     }
     if (!drops->count) return;
@@ -301,6 +383,14 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
         len +=
             (size_t)snprintf(text + len, sizeof text - len, "%s%s", k ? "; " : "", drops->items[k]);
     cli_note(ctx, "note: %s holds less than %s (%s): dropped %s", out_label, in, t->format, text);
+}
+
+/* Does the input state its sample spacing (worth a GeoTIFF pixel scale)? */
+static bool spacing_known(const cli_terrain *t, const convert_opts *o)
+{
+    if (o->load.square_size > 0) return true;
+    return strcmp(t->format, "unity") == 0 || strcmp(t->format, "terragen") == 0 ||
+           strncmp(t->format, "stationeers", 11) == 0 || (t->georef && t->georef->has_transform);
 }
 
 int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
@@ -322,14 +412,18 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         c = cli_dem_option(ctx, argc, argv, &i, &o.dem);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        c = cli_scale_option(ctx, argc, argv, &i, &o.scale);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
         if (strcmp(a, "--scaffold") == 0) {
             o.scaffold = true;
             continue;
         }
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
-            static const char *const names[] = {"--of", "--ter-version", "--byte-order",
-                                                "--compression", NULL};
+            static const char *const names[] = {
+                "--of", "--ter-version", "--byte-order", "--compression", "--world", "--max-depth",
+                NULL};
             if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
             v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
@@ -337,8 +431,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         if (strcmp(a, "--of") == 0) {
             fmt = out_format_from_name(v);
             if (fmt == OUT_UNKNOWN)
-                return cli_usage_error(ctx, "--of takes ter, png, r16, r32 or terragen, not '%s'",
-                                       v);
+                return cli_usage_error(
+                    ctx, "--of takes ter, png, r16, r32, terragen, dat or tif, not '%s'", v);
         } else if (strcmp(a, "--ter-version") == 0) {
             uint32_t n;
             if (!cli_parse_u32(ctx, a, v, &n)) return CLI_EXIT_USAGE;
@@ -348,6 +442,12 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                        "not %u",
                                        n);
             o.ter_version = (int)n;
+        } else if (strcmp(a, "--world") == 0) {
+            if (!(o.world_depth = cli_stationeers_world_depth(ctx, v))) return CLI_EXIT_USAGE;
+        } else if (strcmp(a, "--max-depth") == 0) {
+            if (!cli_parse_u32(ctx, a, v, &o.dat_depth)) return CLI_EXIT_USAGE;
+            if (o.dat_depth < 1 || o.dat_depth > 14)
+                return cli_usage_error(ctx, "--max-depth must be 1 to 14, not %u", o.dat_depth);
         } else if ((c = cli_load_option(ctx, a, v, &o.load)) != 0) {
             if (c < 0) return CLI_EXIT_USAGE;
             if (strcmp(a, "--max-height") == 0) o.max_height_given = true;
@@ -373,30 +473,50 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     }
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT");
     const char *level_dir = cli_level_spec_dir(out);
+    /* --world: OUT is the folder of a Stationeers world's base files. */
+    const bool world = o.world_depth != 0;
+    if (world && (level_dir || (fmt != OUT_UNKNOWN && fmt != OUT_STATIONEERS)))
+        return cli_usage_error(ctx, "--world writes a Stationeers world's Terrain*.dat files into "
+                                    "the folder OUT; it goes with no other output format");
+    if (world && o.dat_depth)
+        return cli_usage_error(ctx, "--world and --max-depth both set the MaxDepth; give one");
+    if (world) fmt = OUT_STATIONEERS;
     if (fmt == OUT_UNKNOWN && !level_dir) fmt = out_format_from_path(out);
     if (fmt == OUT_UNKNOWN && !level_dir)
         return cli_usage_error(ctx,
                                "cannot tell the output format from '%s'; use an extension "
-                               "(.ter, .png, .r16, .raw, .r32) or --of",
+                               "(.ter, .png, .r16, .raw, .r32, .dat, .tif) or --of",
                                out);
+    if (o.dat_depth && fmt != OUT_STATIONEERS)
+        return cli_usage_error(ctx, "--max-depth is for Stationeers .dat outputs");
     if (o.scaffold && !level_dir)
         return cli_usage_error(ctx, "--scaffold builds a BeamNG level: write to "
                                     "beamng:DIR/levels/NAME");
+    /* Formats holding metres take no 16-bit scale. */
+    const char *scale_opt = cli_scale_given(&o.scale);
+    if (scale_opt && !level_dir && fmt != OUT_TER && fmt != OUT_PNG && fmt != OUT_R16)
+        return cli_usage_error(ctx,
+                               "%s sets how heights become 16-bit values (.ter, .png, .r16, "
+                               "beamng:); %s stores %s",
+                               scale_opt, out,
+                               fmt == OUT_TERRAGEN ? "metres with its own scale"
+                                                   : "metres as they are");
     int rc = cli_input(ctx, in);
     if (rc) return rc;
     /* Staged before reading: an output that would replace the input fails at once. A level's
-     * files are staged by the level writer. */
-    const char *out_file = level_dir ? NULL : cli_output(ctx, out);
-    if (!level_dir && !out_file) return CLI_EXIT_FAIL;
+     * files are staged by the level writer, a world's by the world writer. */
+    const char *out_file = level_dir || world ? NULL : cli_output(ctx, out);
+    if (!level_dir && !world && !out_file) return CLI_EXIT_FAIL;
 
     cli_format in_format = CLI_FORMAT_UNKNOWN;
     rc = cli_sniff_input(ctx, in, &o.load, &in_format);
     if (rc) return rc;
     if (!level_dir && fmt == OUT_TER && in_format == CLI_FORMAT_BEAMNG_TER && !o.load.raw_type &&
-        !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0))
+        !o.load.raw_width && !cli_dem_active(&o.dem, 0, 0) && !scale_opt)
         return convert_ter_to_ter(ctx, in, out_file, &o);
-    /* A Stationeers octree to its own format is copied, never rebuilt from a heightfield (which
-     * would drop veins, node types, modified flags and caves); reshaping options are refused. */
+    /* A Stationeers octree to its own format is copied (or split into a world's files), never
+     * rebuilt from a heightfield (which would drop veins, node types, modified flags and
+     * caves); reshaping options are refused. */
     if (!level_dir && fmt == OUT_STATIONEERS && !o.load.raw_type &&
         (in_format == CLI_FORMAT_STATIONEERS_DAT || in_format == CLI_FORMAT_STATIONEERS_SAVE)) {
         const char *reshaping = o.load.raw_width         ? "--size"
@@ -404,9 +524,13 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                 : o.dem.has_window       ? "--window"
                                 : o.dem.pow2             ? "--pow2"
                                 : o.dem.pow2plus1        ? "--pow2plus1"
+                                : o.dem.fit              ? "--fit"
                                 : o.max_height_given     ? "--max-height"
                                 : o.load.square_size > 0 ? "--square-size"
+                                : o.dat_depth            ? "--max-depth"
                                                          : NULL;
+        if (world && !reshaping)
+            return cli_stationeers_split(ctx, in, in_format, out, o.world_depth);
         return cli_stationeers_copy(ctx, in, in_format, out, out_file, reshaping);
     }
 
@@ -415,35 +539,41 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     /* --size is the output grid for inputs that carry their own size. */
     bool raw_in = strcmp(t.format, "raw") == 0;
+    o.dem.square = level_dir != NULL || fmt == OUT_TER;
     rc = cli_dem_apply(ctx, &o.dem, raw_in ? 0 : o.load.raw_width, raw_in ? 0 : o.load.raw_height,
                        &t);
     if (rc) {
         cli_terrain_dispose(&t);
         return rc;
     }
-    if (level_dir)
-        rc = cli_write_beamng_level_scaffold(ctx, &t, level_dir,
-                                             o.max_height_given ? o.load.max_height : 0.0, NAN,
-                                             o.scaffold);
-    else if (fmt == OUT_GEOTIFF)
-        rc = cli_geotiff_write(ctx, &t, out_file);
+    scale_used su;
+    memset(&su, 0, sizeof su);
+    if (level_dir) {
+        rc = choose_scale(ctx, &t, out, &o, &su);
+        if (!rc)
+            rc = cli_write_beamng_level_scaffold(ctx, &t, level_dir, 65536.0 * su.scale.quantum,
+                                                 su.scale.base, o.scaffold);
+    } else if (fmt == OUT_GEOTIFF)
+        rc = cli_geotiff_write(ctx, &t, out_file, spacing_known(&t, &o));
     else if (fmt == OUT_TER)
-        rc = write_ter(ctx, &t, out_file, &o);
+        rc = write_ter(ctx, &t, out, out_file, &o, &su);
     else if (fmt == OUT_TERRAGEN)
-        rc = write_terragen(ctx, &t, out_file);
+        rc = write_terragen(ctx, &t, out, out_file);
     else if (fmt == OUT_STATIONEERS) {
         trn_stationeers_field_options fo;
         trn_stationeers_field_options_default(&fo);
         fo.max_samples = o.load.max_samples; /* 0: the default */
-        rc = cli_stationeers_write_field(ctx, &t, out_file, &fo);
+        fo.max_depth = o.dat_depth;          /* 0: the smallest world size */
+        rc = world ? cli_stationeers_write_world(ctx, &t, out, o.world_depth, &fo)
+                   : cli_stationeers_write_field(ctx, &t, out_file, &fo);
     } else
-        rc = write_image(ctx, &t, out_file, fmt, &o);
+        rc = write_image(ctx, &t, out, out_file, fmt, &o, &su);
     if (!rc) rc = cli_commit(ctx);
     if (!rc) {
         cli_drops drops = t.drops;
         output_drops(&t, fmt, level_dir != NULL, &drops);
         report_conversion(ctx, in, out, &t, level_dir ? "a BeamNG level" : out_format_label(fmt),
-                          &drops);
+                          &drops, &su);
     }
     cli_terrain_dispose(&t);
     return rc;

@@ -40,7 +40,8 @@ static void geotiff_limits(const cli_load_options *opt, trn_geotiff_limits *lim)
     if (opt && opt->max_samples) lim->max_samples = opt->max_samples;
 }
 
-int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt)
+int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt,
+                     const struct cli_scale_options *scale)
 {
     trn_geotiff dem;
     trn_error e;
@@ -75,6 +76,12 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
     layout_text(in, layout, sizeof layout);
     double total = (double)in->width * in->height;
     double vu = g->vertical_unit_metres > 0 ? g->vertical_unit_metres : 1.0;
+    /* The levels are counted on the metres the loader makes (values times the vertical unit). */
+    if (decoded && vu != 1.0)
+        for (size_t k = 0; k < (size_t)samples; k++)
+            dem.values[k] = (float)(dem.values[k] * vu);
+    const double info_max_height = opt ? opt->max_height : 0;
+    int levels_rc = CLI_EXIT_OK;
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "file", cli_json_string(path));
@@ -140,7 +147,8 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             json_object_set_new(
                 nd, "value", isnan(dem.nodata_value) ? json_null() : json_real(dem.nodata_value));
         }
-        if (in->has_nodata_tag) json_object_set_new(nd, "tag_text", cli_json_string(in->nodata_text));
+        if (in->has_nodata_tag)
+            json_object_set_new(nd, "tag_text", cli_json_string(in->nodata_text));
         json_object_set_new(nd, "count",
                             decoded ? json_integer((json_int_t)dem.nodata_count) : json_null());
         json_object_set_new(o, "nodata", nd);
@@ -150,20 +158,26 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         json_object_set_new(h, "metres_min", decoded ? json_real(dem.min * vu) : json_null());
         json_object_set_new(h, "metres_max", decoded ? json_real(dem.max * vu) : json_null());
         json_object_set_new(o, "heights", h);
-        cli_print_json(o);
+        if (decoded)
+            levels_rc =
+                cli_info_levels(ctx, dem.values, (size_t)samples, scale, info_max_height, o);
+        if (levels_rc)
+            json_decref(o);
+        else
+            cli_print_json(o);
     } else {
         cli_printf("file:      %s\n", path);
         cli_printf("format:    %s, %u x %u, %u band%s (band 1 read), %s, compression %s%s, %s, "
-               "%s-endian\n",
-               in->bigtiff      ? "BigTIFF"
-               : in->has_georef ? "GeoTIFF"
-                                : "TIFF",
-               in->width, in->height, in->bands, in->bands == 1 ? "" : "s",
-               trn_geotiff_sample_name(in->sample), in->compression_name,
-               in->predictor == 2   ? " + horizontal predictor"
-               : in->predictor == 3 ? " + floating-point predictor"
-                                    : "",
-               layout, in->big_endian ? "big" : "little");
+                   "%s-endian\n",
+                   in->bigtiff      ? "BigTIFF"
+                   : in->has_georef ? "GeoTIFF"
+                                    : "TIFF",
+                   in->width, in->height, in->bands, in->bands == 1 ? "" : "s",
+                   trn_geotiff_sample_name(in->sample), in->compression_name,
+                   in->predictor == 2   ? " + horizontal predictor"
+                   : in->predictor == 3 ? " + floating-point predictor"
+                                        : "",
+                   layout, in->big_endian ? "big" : "little");
         if (g->has_geokeys) {
             cli_printf("crs:       ");
             if (g->epsg == TRN_GEOTIFF_USER_DEFINED)
@@ -181,42 +195,48 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             const double *t = g->transform;
             cli_printf("raster:    %s\n", raster_type_name(g->raster_type));
             cli_printf("pixel:     %.10g x %.10g %s%s\n", hypot(t[1], t[4]), hypot(t[2], t[5]),
-                   g->geographic ? "degrees" : "CRS units",
-                   t[2] != 0 || t[4] != 0 ? " (rotated)" : "");
+                       g->geographic ? "degrees" : "CRS units",
+                       t[2] != 0 || t[4] != 0 ? " (rotated)" : "");
             cli_printf("metres:    %.4f x %.4f m per pixel", g->metres_per_pixel_x,
-                   g->metres_per_pixel_y);
-            if (g->geographic) cli_printf(" (WGS84, at the centre latitude %.6f)", g->centre_latitude);
+                       g->metres_per_pixel_y);
+            if (g->geographic)
+                cli_printf(" (WGS84, at the centre latitude %.6f)", g->centre_latitude);
             if (!g->units_known) cli_printf(" (unknown units: read as metres/degrees)");
             cli_printf("\n");
             cli_printf("origin:    %.10g, %.10g (outer corner of the first pixel)\n", t[0], t[3]);
             double x1, y1;
             trn_geotiff_pixel_to_model(g, in->width, in->height, &x1, &y1);
             cli_printf("extent:    %.10g, %.10g .. %.10g, %.10g\n", fmin(t[0], x1), fmin(t[3], y1),
-                   fmax(t[0], x1), fmax(t[3], y1));
+                       fmax(t[0], x1), fmax(t[3], y1));
         } else {
             cli_printf("georef:    none (1 m per pixel assumed when loaded)\n");
         }
         if (!decoded) {
-            if (in->has_nodata_tag) cli_printf("nodata:    %s (GDAL_NODATA tag)\n", in->nodata_text);
+            if (in->has_nodata_tag)
+                cli_printf("nodata:    %s (GDAL_NODATA tag)\n", in->nodata_text);
             cli_printf("values:    not read: %s\n", not_read);
         } else if (dem.nodata_source == TRN_GEOTIFF_NODATA_NONE) {
             cli_printf("nodata:    none\n");
         } else {
             cli_printf("nodata:    ");
             if (!isnan(dem.nodata_value)) cli_printf("%.10g ", dem.nodata_value);
-            cli_printf("(%s): %llu samples (%.3f%%)%s\n",
-                   trn_geotiff_nodata_source_name(dem.nodata_source),
-                   (unsigned long long)dem.nodata_count, 100.0 * (double)dem.nodata_count / total,
-                   dem.nodata_count ? ", filled smoothly from their neighbours when loaded" : "");
+            cli_printf(
+                "(%s): %llu samples (%.3f%%)%s\n",
+                trn_geotiff_nodata_source_name(dem.nodata_source),
+                (unsigned long long)dem.nodata_count, 100.0 * (double)dem.nodata_count / total,
+                dem.nodata_count ? ", filled smoothly from their neighbours when loaded" : "");
         }
         if (decoded) {
             cli_printf("heights:   %.4f .. %.4f", dem.min, dem.max);
-            if (vu != 1.0) cli_printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
+            if (vu != 1.0)
+                cli_printf(" (x %.10g = %.4f .. %.4f m)", vu, dem.min * vu, dem.max * vu);
             cli_printf("\n");
+            levels_rc =
+                cli_info_levels(ctx, dem.values, (size_t)samples, scale, info_max_height, NULL);
         }
     }
     trn_geotiff_dispose(&dem);
-    return CLI_EXIT_OK;
+    return levels_rc;
 }
 
 int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *t)
@@ -287,10 +307,23 @@ int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options 
         return 1;
     }
     bool resample = strcmp(a, "--resample") == 0, crop = strcmp(a, "--crop") == 0,
-         window = strcmp(a, "--window") == 0;
-    if (!resample && !crop && !window) return 0;
+         window = strcmp(a, "--window") == 0, fit = strcmp(a, "--fit") == 0;
+    if (!resample && !crop && !window && !fit) return 0;
     const char *v = cli_option_value(ctx, argc, argv, i);
     if (!v) return -1;
+    if (fit) {
+        if (strcmp(v, "pad") == 0)
+            o->fit = CLI_FIT_PAD;
+        else if (strcmp(v, "crop") == 0)
+            o->fit = CLI_FIT_CROP;
+        else if (strcmp(v, "stretch") == 0)
+            o->fit = CLI_FIT_STRETCH;
+        else {
+            cli_usage_error(ctx, "--fit takes pad, crop or stretch, not '%s'", v);
+            return -1;
+        }
+        return 1;
+    }
     if (resample) {
         if (strcasecmp(v, "bilinear") == 0)
             o->filter = TRN_RESAMPLE_BILINEAR;
@@ -344,7 +377,43 @@ bool cli_dem_active(const cli_dem_options *o, uint32_t size_w, uint32_t size_h)
     return o->pow2 || o->pow2plus1 || o->has_crop || o->has_window || size_w || size_h;
 }
 
-/* Crop samples x0.., row0.. (row 0 = north) of t, keeping the georef in step. */
+/* The labels of samples x0.. and rows z0.. (field rows, south first) of src, w x h samples,
+ * where sample (i, j) of the result repeats the nearest one inside src: a crop when the window
+ * lies inside, edge padding where it leaves (negative origins). */
+static trn_status labels_window(const trn_labels *src, int64_t x0, int64_t z0, uint32_t w,
+                                uint32_t h, trn_labels *dst, trn_error *err)
+{
+    trn_status st = trn_labels_init(dst, w - 1u, h - 1u, err);
+    for (uint32_t k = 0; k < src->name_count && !st; k++)
+        st = trn_labels_add_name(dst, src->names[k], strlen(src->names[k]), err);
+    if (st) {
+        trn_labels_dispose(dst);
+        return st;
+    }
+    const int64_t sw = (int64_t)src->cells_x + 1, sh = (int64_t)src->cells_z + 1;
+    for (uint32_t j = 0; j < h; j++) {
+        int64_t sj = z0 + j;
+        sj = sj < 0 ? 0 : sj >= sh ? sh - 1 : sj;
+        for (uint32_t i = 0; i < w; i++) {
+            int64_t si = x0 + i;
+            si = si < 0 ? 0 : si >= sw ? sw - 1 : si;
+            dst->values[(size_t)j * w + i] = src->values[sj * sw + si];
+        }
+    }
+    return TRN_OK;
+}
+
+/* Drop t's labels because the samples moved off their grid, saying so in the drops. */
+static void drop_labels(cli_terrain *t, const char *why)
+{
+    if (!t->has_labels) return;
+    cli_drops_add(&t->drops, "material layers and holes (%u material%s): %s", t->labels.name_count,
+                  t->labels.name_count == 1 ? "" : "s", why);
+    trn_labels_dispose(&t->labels);
+    t->has_labels = false;
+}
+
+/* Crop samples x0.., row0.. (row 0 = north) of t, keeping the georef and labels in step. */
 static int crop_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t x0, uint32_t y0, uint32_t w,
                        uint32_t h)
 {
@@ -357,14 +426,88 @@ static int crop_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t x0, uint32_t y0, u
     /* Input row y0 (from the north) is field row in_h - 1 - y0. */
     if (trn_field_crop(&t->field, x0, in_h - y0 - h, w, h, &out, &e) != TRN_OK)
         return cli_fail(ctx, &e);
+    if (t->has_labels) {
+        trn_labels l;
+        if (labels_window(&t->labels, x0, (int64_t)in_h - y0 - h, w, h, &l, &e) != TRN_OK) {
+            trn_field_dispose(&out);
+            return cli_fail(ctx, &e);
+        }
+        trn_labels_dispose(&t->labels);
+        t->labels = l;
+    }
     trn_field_dispose(&t->field);
     t->field = out;
-    if (t->has_labels) {
-        /* Labels do not survive reshaping; formats that need them get none. */
-        trn_labels_dispose(&t->labels);
-        t->has_labels = false;
-    }
     if (t->georef) trn_geotiff_georef_remap(t->georef, x0, y0, 1, 1, w, h, t->georef);
+    return CLI_EXIT_OK;
+}
+
+/* Pad t by whole samples (left/right along x, top = north rows, bottom = south rows). */
+static int pad_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t left, uint32_t top, uint32_t right,
+                      uint32_t bottom)
+{
+    trn_field out;
+    trn_error e;
+    if (trn_field_pad(&t->field, left, bottom, right, top, &out, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    const uint32_t w = out.cells_x + 1u, h = out.cells_z + 1u;
+    if (t->has_labels) {
+        trn_labels l;
+        if (labels_window(&t->labels, -(int64_t)left, -(int64_t)bottom, w, h, &l, &e) != TRN_OK) {
+            trn_field_dispose(&out);
+            return cli_fail(ctx, &e);
+        }
+        trn_labels_dispose(&t->labels);
+        t->labels = l;
+    }
+    trn_field_dispose(&t->field);
+    t->field = out;
+    if (t->georef)
+        trn_geotiff_georef_remap(t->georef, -(double)left, -(double)top, 1, 1, w, h, t->georef);
+    return CLI_EXIT_OK;
+}
+
+/* Pad or crop t (centred) so its cells are ax : az; "nothing" when already within a sample. */
+static int fit_aspect(cli_ctx *ctx, cli_fit fit, uint64_t ax, uint64_t az, cli_terrain *t)
+{
+    const uint64_t cx = t->field.cells_x, cz = t->field.cells_z;
+    const uint32_t w = (uint32_t)cx + 1u, h = (uint32_t)cz + 1u;
+    /* The cells each side needs for the other side's count, rounded to a whole sample. */
+    const uint64_t want_cx = (cz * ax + az / 2u) / az, want_cz = (cx * az + ax / 2u) / ax;
+    const bool too_wide = cx * az > cz * ax;
+    int rc;
+    if (fit == CLI_FIT_CROP) {
+        if (too_wide && want_cx < cx) {
+            const uint32_t nw = (uint32_t)want_cx + 1u, x0 = (uint32_t)((cx - want_cx) / 2u);
+            if (nw < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
+            if ((rc = crop_pixels(ctx, t, x0, 0, nw, h))) return rc;
+            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", nw, h, w, h);
+        } else if (!too_wide && want_cz < cz) {
+            const uint32_t nh = (uint32_t)want_cz + 1u, y0 = (uint32_t)((cz - want_cz) / 2u);
+            if (nh < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
+            if ((rc = crop_pixels(ctx, t, 0, y0, w, nh))) return rc;
+            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", w, nh, w, h);
+        }
+        return CLI_EXIT_OK;
+    }
+    if (too_wide && want_cz > cz) {
+        const uint64_t add = want_cz - cz;
+        if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
+        const uint32_t top = (uint32_t)(add / 2u), bottom = (uint32_t)(add - add / 2u);
+        if ((rc = pad_pixels(ctx, t, 0, top, 0, bottom))) return rc;
+    } else if (!too_wide && want_cx > cx) {
+        const uint64_t add = want_cx - cx;
+        if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
+        const uint32_t left = (uint32_t)(add / 2u), right = (uint32_t)(add - add / 2u);
+        if ((rc = pad_pixels(ctx, t, left, 0, right, 0))) return rc;
+    } else {
+        return CLI_EXIT_OK;
+    }
+    cli_note(ctx,
+             "padded %u x %u -> %u x %u samples (--fit pad%s): the input sits in the middle and "
+             "its edge samples repeat outward, so the cells stay square and the metres true%s",
+             w, h, t->field.cells_x + 1u, t->field.cells_z + 1u,
+             fit == CLI_FIT_PAD ? "" : ", the default",
+             fit == CLI_FIT_PAD ? "" : "; --fit crop or --fit stretch choose otherwise");
     return CLI_EXIT_OK;
 }
 
@@ -407,19 +550,35 @@ int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint3
         cli_note(ctx, "window: %u x %u samples at pixel (%u, %u) of %u x %u", w, h, x0, y0, in_w,
                  in_h);
     }
+    /* The target's aspect in cells: --size, or a square (--pow2, --pow2plus1, square outputs). */
+    const bool sized = size_w || size_h;
+    if (sized && (size_w < 2 || size_h < 2))
+        return cli_failf(ctx, "the output needs at least 2 x 2 samples");
+    const bool square = !sized && (o->pow2 || o->pow2plus1 || o->square);
+    uint64_t ax = 0, az = 0;
+    if (sized)
+        ax = size_w - 1u, az = size_h - 1u;
+    else if (square)
+        ax = az = 1;
+    const uint32_t before_w = t->field.cells_x + 1u, before_h = t->field.cells_z + 1u;
+    if (ax && o->fit != CLI_FIT_STRETCH &&
+        (uint64_t)t->field.cells_x * az != (uint64_t)t->field.cells_z * ax) {
+        rc = fit_aspect(ctx, o->fit, ax, az, t);
+        if (rc) return rc;
+    }
     uint32_t cur_w = t->field.cells_x + 1, cur_h = t->field.cells_z + 1;
     uint32_t tw = cur_w, th = cur_h;
-    if (size_w || size_h) {
-        tw = size_w ? size_w : cur_w;
-        th = size_h ? size_h : cur_h;
+    const uint32_t side = cur_w > cur_h ? cur_w : cur_h;
+    if (sized) {
+        tw = size_w;
+        th = size_h;
     } else if (o->pow2plus1) {
-        tw = trn_resample_nearest_pow2plus1(cur_w);
-        th = trn_resample_nearest_pow2plus1(cur_h);
+        tw = th = trn_resample_nearest_pow2plus1(side);
     } else if (o->pow2) {
-        tw = trn_resample_nearest_pow2(cur_w);
-        th = trn_resample_nearest_pow2(cur_h);
+        tw = th = trn_resample_nearest_pow2(side);
+    } else if (square) {
+        tw = th = side; /* only --fit stretch leaves a non-square here */
     }
-    if (tw < 2 || th < 2) return cli_failf(ctx, "the output needs at least 2 x 2 samples");
     if (tw == cur_w && th == cur_h) return CLI_EXIT_OK;
     trn_field out;
     trn_error e;
@@ -427,27 +586,226 @@ int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint3
                            &e) != TRN_OK)
         return cli_fail(ctx, &e);
     cli_progress_end(ctx);
+    /* A 16-bit input keeps its scale: outputs round the new heights to its steps. */
+    out.quantum = t->field.quantum;
+    out.quantum_base = t->field.quantum_base;
     trn_field_dispose(&t->field);
     t->field = out;
-    if (t->has_labels) {
-        trn_labels_dispose(&t->labels);
-        t->has_labels = false;
-    }
+    drop_labels(t, "resampling moves the samples off their grid");
     if (t->georef)
         trn_geotiff_georef_remap(t->georef, 0, 0, (cur_w - 1.0) / (tw - 1.0),
                                  (cur_h - 1.0) / (th - 1.0), tw, th, t->georef);
     cli_note(ctx, "resampled %u x %u -> %u x %u samples (%s)", cur_w, cur_h, tw, th,
              trn_resample_filter_name(o->filter));
+    const double dx = t->field.size_x / t->field.cells_x, dz = t->field.size_z / t->field.cells_z;
+    if (o->fit == CLI_FIT_STRETCH &&
+        (uint64_t)(before_w - 1u) * (th - 1u) != (uint64_t)(before_h - 1u) * (tw - 1u))
+        cli_note(ctx,
+                 "--fit stretch: %u x %u samples stretched to %u x %u; the cells are now "
+                 "%.6g x %.6g m (not square)",
+                 before_w, before_h, tw, th, dx, dz);
     return CLI_EXIT_OK;
 }
 
-int cli_geotiff_write(cli_ctx *ctx, const cli_terrain *t, const char *out)
+/* ---- 16-bit height scale -------------------------------------------------------------------- */
+
+static bool parse_number(const char *text, double *out)
+{
+    char *end;
+    if (!text || !*text) return false;
+    *out = strtod(text, &end);
+    return *end == '\0' && end != text && isfinite(*out);
+}
+
+int cli_scale_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_scale_options *o)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--height-range") == 0) {
+        const char *v = cli_option_value(ctx, argc, argv, i);
+        if (!v) return -1;
+        double d[2];
+        if (!parse_list(v, d, 2) || !(d[0] < d[1])) {
+            cli_usage_error(ctx, "--height-range takes LO,HI in metres with LO < HI, not '%s'", v);
+            return -1;
+        }
+        o->range[0] = d[0];
+        o->range[1] = d[1];
+        o->has_range = true;
+        return 1;
+    }
+    if (strcmp(a, "--scale") != 0) return 0;
+    /* Two numbers, then two more when both parse (gdal_translate -scale's optional pair). */
+    double d[4] = {0, 0, 0, 65535};
+    if (*i + 2 >= argc || !parse_number(argv[*i + 1], &d[0]) ||
+        !parse_number(argv[*i + 2], &d[1])) {
+        cli_usage_error(ctx, "--scale takes SRC_MIN SRC_MAX [DST_MIN DST_MAX]: metres, then "
+                             "stored values (default 0 65535)");
+        return -1;
+    }
+    *i += 2;
+    if (*i + 2 < argc && parse_number(argv[*i + 1], &d[2]) && parse_number(argv[*i + 2], &d[3]))
+        *i += 2;
+    else
+        d[2] = 0, d[3] = 65535;
+    trn_height_scale check;
+    trn_error e;
+    if (trn_height_scale_from_range(d[0], d[1], d[2], d[3], &check, &e) != TRN_OK) {
+        cli_usage_error(ctx, "--scale %g %g %g %g: %s", d[0], d[1], d[2], d[3], e.message);
+        return -1;
+    }
+    memcpy(o->scale, d, sizeof d);
+    o->has_scale = true;
+    return 1;
+}
+
+const char *cli_scale_given(const cli_scale_options *o)
+{
+    return o->has_scale ? "--scale" : o->has_range ? "--height-range" : NULL;
+}
+
+/* The rule of cli_scale_choose over count heights; quantum > 0 when they are 16-bit values. */
+static int scale_choose_values(cli_ctx *ctx, const cli_scale_options *o, double max_height,
+                               double quantum, double quantum_base, const float *heights,
+                               size_t count, trn_height_scale *scale, const char **how)
 {
     trn_error e;
-    if (trn_geotiff_write(out, &t->field, t->georef, TRN_GEOTIFF_COMPRESS_DEFLATE, &e) != TRN_OK)
+    const char *rule;
+    if (o && o->has_scale) {
+        if (trn_height_scale_from_range(o->scale[0], o->scale[1], o->scale[2], o->scale[3], scale,
+                                        &e) != TRN_OK)
+            return cli_usage_error(ctx, "--scale: %s", e.message);
+        rule = "--scale";
+    } else if (o && o->has_range) {
+        if (trn_height_scale_from_range(o->range[0], o->range[1], 0, 65535, scale, &e) != TRN_OK)
+            return cli_usage_error(ctx, "--height-range: %s", e.message);
+        rule = "--height-range";
+    } else if (max_height > 0) {
+        scale->base = 0;
+        scale->quantum = max_height / 65536.0;
+        rule = "--max-height";
+    } else if (quantum > 0 && isfinite(quantum) && isfinite(quantum_base)) {
+        scale->base = quantum_base;
+        scale->quantum = quantum;
+        rule = "the input's 16-bit values";
+    } else {
+        trn_height_scale_stretch(heights, count, scale);
+        rule = "lowest to highest";
+    }
+    if (how) *how = rule;
+    return CLI_EXIT_OK;
+}
+
+int cli_scale_choose(cli_ctx *ctx, const cli_scale_options *o, double max_height,
+                     const trn_field *field, trn_height_scale *scale, const char **how)
+{
+    return scale_choose_values(ctx, o, max_height, field->quantum, field->quantum_base,
+                               field->heights, trn_field_sample_count(field), scale, how);
+}
+
+int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_scale_options *o,
+                    double max_height, json_t *json)
+{
+    trn_height_scale scale;
+    const char *how = NULL;
+    int rc = scale_choose_values(ctx, o, max_height, 0, 0, heights, count, &scale, &how);
+    if (rc) return rc;
+    trn_height_levels lv;
+    trn_error e;
+    if (trn_height_levels_count(heights, count, &scale, &lv, &e) != TRN_OK)
         return cli_fail(ctx, &e);
-    if (!t->georef)
-        cli_note(ctx, "wrote %s: float32 metres, no CRS (the input had none; pixel size %g x %g m)",
+    const bool few = cli_few_levels(&lv, count);
+    if (json) {
+        json_object_set_new(json, "levels_16bit", cli_scale_json(&scale, how, &lv));
+        json_object_set_new(json, "few_levels", json_boolean(few));
+        return CLI_EXIT_OK;
+    }
+    cli_printf("levels:    %u distinct 16-bit levels in a .ter, PNG or R16 (%s: 0 = %.6g m, "
+               "65535 = %.6g m); %llu samples share one with a different height\n",
+               lv.levels, how, scale.base, scale.base + 65535.0 * scale.quantum,
+               (unsigned long long)lv.merged);
+    if (lv.below || lv.above)
+        cli_printf("warning:   %llu samples below and %llu above that range would be clipped\n",
+                   (unsigned long long)lv.below, (unsigned long long)lv.above);
+    if (few)
+        cli_printf("warning:   fewer than %u levels: 16-bit outputs will show terraces (--scale "
+                   "or --height-range can spread the heights over more)\n",
+                   CLI_FEW_LEVELS);
+    return CLI_EXIT_OK;
+}
+
+bool cli_few_levels(const trn_height_levels *levels, size_t samples)
+{
+    /* A field of fewer samples than that cannot use more levels; a flat one needs one. */
+    return levels->levels > 1 && levels->levels < CLI_FEW_LEVELS &&
+           samples - levels->nan >= CLI_FEW_LEVELS;
+}
+
+int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
+                     const trn_height_scale *scale, trn_height_levels *levels)
+{
+    trn_error e;
+    if (trn_height_levels_count(field->heights, trn_field_sample_count(field), scale, levels, &e) !=
+        TRN_OK)
+        return cli_fail(ctx, &e);
+    if (levels->below || levels->above)
+        cli_note(ctx,
+                 "warning: %s: %llu samples below %.6g m stored as 0 and %llu above %.6g m "
+                 "stored as 65535 (clipped; --scale or --height-range sets the range)",
+                 out, (unsigned long long)levels->below, scale->base,
+                 (unsigned long long)levels->above, scale->base + 65535.0 * scale->quantum);
+    if (cli_few_levels(levels, trn_field_sample_count(field)))
+        cli_note(ctx,
+                 "warning: %s uses %u distinct 16-bit levels (fewer than %u): expect terraces; "
+                 "--scale or --height-range can spread the heights over more",
+                 out, levels->levels, CLI_FEW_LEVELS);
+    return CLI_EXIT_OK;
+}
+
+void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height)
+{
+    const double mh = max_height > 0 ? max_height : CLI_DEFAULT_MAX_HEIGHT;
+    cli_note(ctx,
+             "warning: %s is an 8-bit heightmap: 256 height levels at most, so slopes come out "
+             "as terraces (steps of %.6g m with maxHeight %g); a 16-bit PNG or R16, or float "
+             "heights (R32, GeoTIFF), keep the detail",
+             path, mh * 257.0 / 65536.0, mh);
+}
+
+json_t *cli_scale_json(const trn_height_scale *scale, const char *how,
+                       const trn_height_levels *levels)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "base", json_real(scale->base));
+    json_object_set_new(o, "quantum", json_real(scale->quantum));
+    json_object_set_new(o, "top", json_real(scale->base + 65535.0 * scale->quantum));
+    json_object_set_new(o, "rule", cli_json_string(how ? how : ""));
+    json_object_set_new(o, "levels", json_integer(levels->levels));
+    json_object_set_new(o, "stored_min", json_integer(levels->stored_min));
+    json_object_set_new(o, "stored_max", json_integer(levels->stored_max));
+    json_object_set_new(o, "clamped_low", json_integer((json_int_t)levels->below));
+    json_object_set_new(o, "clamped_high", json_integer((json_int_t)levels->above));
+    return o;
+}
+
+int cli_geotiff_write(cli_ctx *ctx, const cli_terrain *t, const char *out, bool spacing_known)
+{
+    trn_error e;
+    /* No CRS without one in: NULL writes the local frame (pixel scale = the spacing, no
+     * GeoKeys); an empty georef writes no georeferencing tags at all. */
+    trn_geotiff_georef none;
+    memset(&none, 0, sizeof none);
+    const trn_geotiff_georef *g = t->georef ? t->georef : spacing_known ? NULL : &none;
+    if (trn_geotiff_write(out, &t->field, g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e) != TRN_OK)
+        return cli_fail(ctx, &e);
+    if (!t->georef && spacing_known)
+        cli_note(ctx,
+                 "wrote %s: float32 metres, no CRS (the input had none): only the sample "
+                 "spacing, %g x %g m, as the pixel scale",
                  out, t->field.size_x / t->field.cells_x, t->field.size_z / t->field.cells_z);
+    else if (!t->georef)
+        cli_note(ctx,
+                 "wrote %s: float32 metres, no CRS and no pixel scale (the input states "
+                 "neither; --square-size S records a spacing)",
+                 out);
     return CLI_EXIT_OK;
 }

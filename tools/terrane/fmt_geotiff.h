@@ -9,41 +9,114 @@
 #include "terrane/geotiff.h"
 #include "terrane/resample.h"
 
+struct cli_scale_options;
+
 /* `terrane info` for a TIFF: layout, CRS, pixel size, metres per pixel, origin, NoData and its
- * count, height range (text or --format json). A raster over the sample limit (opt may be
+ * count, height range, the 16-bit levels a conversion would use under scale (may be NULL)
+ * and --max-height (text or --format json). A raster over the sample limit (opt may be
  * NULL: the default) is described from its tags alone, its values "not read". Returns a CLI
  * exit code. */
-int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt);
+int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt,
+                     const struct cli_scale_options *scale);
 
 /* Load a GeoTIFF into t: NoData filled (and reported), rows south first, size in metres
  * (projected units converted, geographic: metres per pixel at the centre latitude); the
  * georeferencing is kept in t->georef for writers. opt (may be NULL): --max-samples. */
 int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *t);
 
+/* How a reshape that changes the aspect gets there (--fit). */
+typedef enum cli_fit {
+    CLI_FIT_DEFAULT = 0, /* pad, noted */
+    CLI_FIT_PAD,         /* grow the short side, repeating the edge samples, data centred */
+    CLI_FIT_CROP,        /* keep the centre of the long side */
+    CLI_FIT_STRETCH,     /* resample each side on its own: the cells stop being square */
+} cli_fit;
+
 /* Reshaping options of convert (any input; --window needs a georeferenced one). */
 typedef struct cli_dem_options {
     trn_resample_filter filter;
-    bool pow2, pow2plus1;
+    bool pow2, pow2plus1; /* a square of 2^n (2^n + 1) samples a side */
     bool has_crop;
     uint32_t crop[4]; /* x0, y0, w, h in input pixels, row 0 = north */
     bool has_window;
     double window[4]; /* minx, miny, maxx, maxy in CRS units */
+    cli_fit fit;
+    bool square; /* set by the caller: the output must be square (.ter, beamng:) */
 } cli_dem_options;
 
-/* Consume --resample NAME, --pow2, --pow2plus1, --crop X0,Y0,W,H, --window A,B,C,D at argv[*i]:
- * 1 when used (and *i advanced past a value), 0 when not one of them, -1 on a bad value
- * (message printed). */
+/* Consume --resample NAME, --pow2, --pow2plus1, --crop X0,Y0,W,H, --window A,B,C,D,
+ * --fit pad|crop|stretch at argv[*i]: 1 when used (and *i advanced past a value), 0 when not one
+ * of them, -1 on a bad value (message printed). */
 int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o);
 
 /* True when o (or a target size) asks for any change. */
 bool cli_dem_active(const cli_dem_options *o, uint32_t size_w, uint32_t size_h);
 
-/* Crop (pixel or world window) then resample t to size_w x size_h samples (0 = keep) or to the
- * nearest pow2 / pow2+1 per side, keeping t->georef in step. Returns a CLI exit code. */
+/* Crop (pixel or world window), then bring t to the target shape: size_w x size_h samples
+ * (0 = keep), or a square of the nearest pow2 / pow2+1 side, or a square when o->square. A
+ * target of another aspect is reached by o->fit (pad by default: the cells stay square and the
+ * metres true; crop; stretch with a note giving the cell sizes) before resampling. t->georef,
+ * labels (kept through pad and crop, dropped by resampling, and listed in t->drops) and a
+ * 16-bit input's scale (field quantum) follow. Returns a CLI exit code. */
 int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint32_t size_h,
                   cli_terrain *t);
 
-/* Write t as a float32 GeoTIFF (deflate), with t->georef when it has one. */
-int cli_geotiff_write(cli_ctx *ctx, const cli_terrain *t, const char *out);
+/* ---- The 16-bit height scale (docs/dem.md) ---------------------------------------------- */
+
+/* --scale SRC_MIN SRC_MAX [DST_MIN DST_MAX] and --height-range LO,HI. */
+typedef struct cli_scale_options {
+    bool has_scale;
+    double scale[4]; /* src min, src max, dst min, dst max (default 0, 65535) */
+    bool has_range;
+    double range[2];
+} cli_scale_options;
+
+/* Consume --scale (two or four numbers) or --height-range at argv[*i]: 1 when used, 0 when not
+ * one of them, -1 on a bad value (message printed). */
+int cli_scale_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_scale_options *o);
+/* The option that sets the scale ("--scale", "--height-range"), or NULL. */
+const char *cli_scale_given(const cli_scale_options *o);
+
+/* The one rule for every 16-bit output: --scale, else --height-range, else max_height > 0
+ * (--max-height: 0 m stored as 0, quantum max_height / 65536, BeamNG's maxHeight), else the
+ * field's own 16-bit scale (a 16-bit input keeps its stored values), else the field's lowest
+ * height at 0 and its highest at 65535. *how (may be NULL) names the case for messages.
+ * Returns a CLI exit code (a bad --scale is a usage error). */
+int cli_scale_choose(cli_ctx *ctx, const cli_scale_options *o, double max_height,
+                     const trn_field *field, trn_height_scale *scale, const char **how);
+
+/* `info` for float heights: the 16-bit levels a conversion would use under the same rule
+ * (o and max_height may be empty: lowest to highest), as a "levels:" line and a warning when
+ * they are few (cli_few_levels), or into json ("levels_16bit", "few_levels") when json is not
+ * NULL. NaN heights (NoData) are not counted. Returns a CLI exit code. */
+int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_scale_options *o,
+                    double max_height, json_t *json);
+
+/* Terraces are warned about when 2 to CLI_FEW_LEVELS - 1 distinct levels hold a field of at
+ * least CLI_FEW_LEVELS finite samples (a smaller field cannot use more levels than it has
+ * samples; a flat one needs one). */
+#define CLI_FEW_LEVELS 4096u
+bool cli_few_levels(const trn_height_levels *levels, size_t samples);
+
+/* Count the levels field uses under scale into *levels and warn (stderr, unless quiet) about
+ * clamped samples and about few levels (cli_few_levels). out names the output. Returns a CLI
+ * exit code. */
+int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
+                     const trn_height_scale *scale, trn_height_levels *levels);
+
+/* Warn that path is an 8-bit heightmap (256 levels: terraces), giving the step in metres for
+ * max_height (0 = the default 2048). */
+void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height);
+
+/* The JSON object {"base", "quantum", "rule", "levels", "stored_min", "stored_max",
+ * "clamped_low", "clamped_high"} of a 16-bit output. */
+json_t *cli_scale_json(const trn_height_scale *scale, const char *how,
+                       const trn_height_levels *levels);
+
+/* Write t as a float32 GeoTIFF (deflate): with t->georef when it has one; else no CRS (no
+ * GeoKeyDirectory) and, when spacing_known (the input states its sample spacing, or
+ * --square-size did), the spacing as ModelPixelScale with a local tiepoint; otherwise no
+ * georeferencing tags at all (readers assume one unit per pixel, as terrane did). */
+int cli_geotiff_write(cli_ctx *ctx, const cli_terrain *t, const char *out, bool spacing_known);
 
 #endif

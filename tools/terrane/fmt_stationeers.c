@@ -117,13 +117,14 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
     } else {
         cli_printf("file:      %s%s\n", path, save ? " (terrain.dat inside the .save)" : "");
         cli_printf("format:    Stationeers terrain.dat (voxel octree, little-endian)%s\n",
-               save ? ", in a .save archive" : "");
-        cli_printf("max depth: %u (world %llu x %llu x %llu voxels)\n", t.max_depth, side, side, side);
+                   save ? ", in a .save archive" : "");
+        cli_printf("max depth: %u (world %llu x %llu x %llu voxels)\n", t.max_depth, side, side,
+                   side);
         cli_printf("nodes:     %llu (%llu branches, %llu leaves), %zu octree bytes\n",
-               (unsigned long long)t.node_count, (unsigned long long)s.branches,
-               (unsigned long long)s.leaves, t.nodes_size);
-        cli_printf("modified:  %llu branches, %llu leaves\n", (unsigned long long)s.modified_branches,
-               (unsigned long long)s.modified_leaves);
+                   (unsigned long long)t.node_count, (unsigned long long)s.branches,
+                   (unsigned long long)s.leaves, t.nodes_size);
+        cli_printf("modified:  %llu branches, %llu leaves\n",
+                   (unsigned long long)s.modified_branches, (unsigned long long)s.modified_leaves);
         cli_printf("leaves by depth:");
         for (uint32_t d = 0; d <= t.max_depth; d++)
             if (s.leaves_by_depth[d])
@@ -132,24 +133,26 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
         uint64_t partial = 0;
         for (int d = 1; d < 255; d++)
             partial += s.density_leaves[d];
-        cli_printf("density:   %llu air (0), %llu full (255), %llu partial leaves; %.0f solid voxels "
-               "(density >= %u)\n",
-               (unsigned long long)s.density_leaves[0], (unsigned long long)s.density_leaves[255],
-               (unsigned long long)partial, s.solid_voxels, TRN_STATIONEERS_SOLID);
+        cli_printf(
+            "density:   %llu air (0), %llu full (255), %llu partial leaves; %.0f solid voxels "
+            "(density >= %u)\n",
+            (unsigned long long)s.density_leaves[0], (unsigned long long)s.density_leaves[255],
+            (unsigned long long)partial, s.solid_voxels, TRN_STATIONEERS_SOLID);
         for (int b = 0; b < 16; b++) {
             uint64_t c = 0;
             for (int d = b * 16; d < b * 16 + 16; d++)
                 c += s.density_leaves[d];
-            if (c) cli_printf("  %3d..%3d  %llu leaves\n", b * 16, b * 16 + 15, (unsigned long long)c);
+            if (c)
+                cli_printf("  %3d..%3d  %llu leaves\n", b * 16, b * 16 + 15, (unsigned long long)c);
         }
         cli_printf("types:    ");
         for (unsigned k = 0; k < 256; k++)
             if (s.type_leaves[k])
                 cli_printf(" %s %llu", type_name(k, tn, sizeof tn),
-                       (unsigned long long)s.type_leaves[k]);
+                           (unsigned long long)s.type_leaves[k]);
         cli_printf(" (leaves)\n");
         cli_printf("veins:     %llu, %llu minables (%llu active)\n", (unsigned long long)s.veins,
-               (unsigned long long)s.minables, (unsigned long long)s.active_minables);
+                   (unsigned long long)s.minables, (unsigned long long)s.active_minables);
     }
     trn_stationeers_dispose(&t);
     return CLI_EXIT_OK;
@@ -241,31 +244,149 @@ int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options 
     return CLI_EXIT_OK;
 }
 
+uint32_t cli_stationeers_world_depth(cli_ctx *ctx, const char *name)
+{
+    static const struct {
+        const char *name;
+        uint32_t depth;
+    } worlds[] = {{"small", TRN_STATIONEERS_WORLD_SMALL},   {"1024", TRN_STATIONEERS_WORLD_SMALL},
+                  {"medium", TRN_STATIONEERS_WORLD_MEDIUM}, {"2048", TRN_STATIONEERS_WORLD_MEDIUM},
+                  {"large", TRN_STATIONEERS_WORLD_LARGE},   {"4096", TRN_STATIONEERS_WORLD_LARGE},
+                  {"lunar", TRN_STATIONEERS_WORLD_LARGE}};
+    for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++)
+        if (strcasecmp(name, worlds[k].name) == 0) return worlds[k].depth;
+    cli_usage_error(ctx,
+                    "--world takes small (MaxDepth 10, 1024^3 voxels, 1 file), medium (11, "
+                    "2048^3, 8 files) or large (12, 4096^3, 64 files; the Lunar world's), not "
+                    "'%s'",
+                    name);
+    return 0;
+}
+
+int cli_stationeers_write_world_files(cli_ctx *ctx, const trn_stationeers_terrain *world,
+                                      const char *dir)
+{
+    const uint32_t files = trn_stationeers_world_files(world->max_depth);
+    trn_error e;
+    if (!files)
+        return cli_failf(ctx, "%s: a MaxDepth-%u octree is no world size (10, 11 or 12)", dir,
+                         world->max_depth);
+    if (trn_mkdir_p(dir, &e) != TRN_OK) return cli_fail(ctx, &e);
+    for (uint32_t k = 0; k < files; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/Terrain%u.dat", dir, k);
+        const char *file = cli_output(ctx, path);
+        if (!file) return CLI_EXIT_FAIL;
+        trn_stationeers_terrain part;
+        if (trn_stationeers_world_part(world, k, &part, NULL, &e) != TRN_OK)
+            return cli_fail(ctx, &e);
+        trn_status st = trn_stationeers_write(file, &part, &e);
+        trn_stationeers_dispose(&part);
+        if (st) return cli_fail(ctx, &e);
+    }
+    if (files == 1)
+        cli_note(ctx, "wrote %s/Terrain0.dat: a MaxDepth-10 world (1024^3 voxels) in one file",
+                 dir);
+    else
+        cli_note(ctx,
+                 "wrote %s/Terrain0.dat .. Terrain%u.dat: a MaxDepth-%u world (%llu^3 voxels) as "
+                 "%u base files of 1024^3 voxels (MaxDepth 10 each, in the order "
+                 "docs/stationeers.md gives)",
+                 dir, files - 1u, world->max_depth, 1ull << world->max_depth, files);
+    return CLI_EXIT_OK;
+}
+
+/* Build the octree of t's field; a CLI exit code. */
+static int build_octree(cli_ctx *ctx, const cli_terrain *t, const trn_stationeers_field_options *fo,
+                        trn_stationeers_terrain *dat, trn_stationeers_field_report *rep)
+{
+    trn_error e;
+    if (trn_stationeers_from_field(&t->field, fo, dat, rep, cli_progress, ctx, &e) != TRN_OK) {
+        cli_progress_end(ctx);
+        return cli_fail(ctx, &e);
+    }
+    cli_progress_end(ctx);
+    if (rep->clamped_low || rep->clamped_high)
+        cli_note(ctx,
+                 "note: %llu samples raised to the bedrock (%u voxels), %llu lowered to the "
+                 "world top; 'terrane stationeers from-heightfield' has --base and --voxel-size",
+                 (unsigned long long)rep->clamped_low, fo->bedrock_layers,
+                 (unsigned long long)rep->clamped_high);
+    return CLI_EXIT_OK;
+}
+
 int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out,
                                 const trn_stationeers_field_options *given)
 {
     trn_stationeers_field_options fo;
     trn_stationeers_field_options_default(&fo);
     if (given) fo = *given;
+    /* A game world unless a depth was chosen: the smallest of MaxDepth 10, 11, 12 that holds it. */
+    if (!fo.max_depth && !fo.min_depth) fo.min_depth = TRN_STATIONEERS_WORLD_SMALL;
     trn_stationeers_terrain dat;
     trn_stationeers_field_report rep;
     trn_error e;
-    if (trn_stationeers_from_field(&t->field, &fo, &dat, &rep, cli_progress, ctx, &e) != TRN_OK)
-        return cli_fail(ctx, &e);
+    int rc = build_octree(ctx, t, &fo, &dat, &rep);
+    if (rc) return rc;
     trn_status st = trn_stationeers_write(out, &dat, &e);
-    cli_progress_end(ctx);
+    const uint32_t depth = dat.max_depth;
     trn_stationeers_dispose(&dat);
     if (st) return cli_fail(ctx, &e);
-    if (rep.clamped_low || rep.clamped_high)
-        cli_note(ctx,
-                 "note: %llu samples raised to the bedrock (%u voxels), %llu lowered to the "
-                 "world top; 'terrane stationeers from-heightfield' has --base and --voxel-size",
-                 (unsigned long long)rep.clamped_low, fo.bedrock_layers,
-                 (unsigned long long)rep.clamped_high);
     cli_note(ctx, "wrote %s (MaxDepth %u, %llu x %llu x %llu voxels of %g m, voxel row 0 at %g m)",
-             out, rep.max_depth, 1ull << rep.max_depth, 1ull << rep.max_depth,
-             1ull << rep.max_depth, fo.voxel_size, fo.base);
+             out, depth, 1ull << depth, 1ull << depth, 1ull << depth, fo.voxel_size, fo.base);
+    const uint32_t files = trn_stationeers_world_files(depth);
+    if (files > 1)
+        cli_note(ctx,
+                 "note: the game keeps a MaxDepth-%u world as %u base files of MaxDepth 10 "
+                 "(Terrain0.dat ...); 'terrane convert %s DIR --world %s' writes them",
+                 depth, files, out, depth == TRN_STATIONEERS_WORLD_MEDIUM ? "medium" : "large");
+    else if (!files)
+        cli_note(ctx,
+                 "note: MaxDepth %u is no world size of the game (10, 11 or 12: --world small, "
+                 "medium, large)",
+                 depth);
     return CLI_EXIT_OK;
+}
+
+int cli_stationeers_write_world(cli_ctx *ctx, const cli_terrain *t, const char *dir,
+                                uint32_t world_depth, const trn_stationeers_field_options *given)
+{
+    trn_stationeers_field_options fo;
+    trn_stationeers_field_options_default(&fo);
+    if (given) fo = *given;
+    fo.max_depth = world_depth;
+    trn_stationeers_terrain dat;
+    trn_stationeers_field_report rep;
+    int rc = build_octree(ctx, t, &fo, &dat, &rep);
+    if (rc) return rc;
+    if (rep.extended)
+        cli_note(ctx,
+                 "note: %llu of the world's %llu columns lie past the heightmap's edge and "
+                 "repeat it",
+                 (unsigned long long)rep.extended, 1ull << (2u * world_depth));
+    rc = cli_stationeers_write_world_files(ctx, &dat, dir);
+    trn_stationeers_dispose(&dat);
+    return rc;
+}
+
+int cli_stationeers_split(cli_ctx *ctx, const char *in, cli_format format, const char *dir,
+                          uint32_t world_depth)
+{
+    trn_stationeers_terrain t;
+    int rc = read_terrain(ctx, in, format, 0, &t);
+    if (rc) return rc;
+    if (t.max_depth != world_depth) {
+        const uint32_t d = t.max_depth;
+        trn_stationeers_dispose(&t);
+        return cli_failf(ctx,
+                         "%s: a MaxDepth-%u octree, not the %u of the world asked for; its "
+                         "octree is split, never rebuilt (convert it to a heightfield first to "
+                         "rebuild it at another size)",
+                         in, d, world_depth);
+    }
+    rc = cli_stationeers_write_world_files(ctx, &t, dir);
+    trn_stationeers_dispose(&t);
+    return rc;
 }
 
 int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const char *out,

@@ -31,9 +31,29 @@ int cli_stationeers_load(cli_ctx *ctx, const char *path, const cli_load_options 
 int cli_stationeers_copy(cli_ctx *ctx, const char *in, cli_format format, const char *out,
                          const char *out_file, const char *reshaping_option);
 
-/* `terrane convert IN OUT.dat`: heightfield to octree with the default options (MaxDepth the
- * smallest that holds the field) or with fo when not NULL. */
+/* `terrane convert IN OUT.dat`: heightfield to octree with the default options or fo when not
+ * NULL; without a max_depth or min_depth, MaxDepth is the smallest world size (10, 11, 12)
+ * that holds the field. One file, whatever the depth (a note says when the game would split
+ * it). */
 int cli_stationeers_write_field(cli_ctx *ctx, const cli_terrain *t, const char *out,
                                 const trn_stationeers_field_options *fo);
+
+/* --world NAME (small, medium, large, or 1024, 2048, 4096, or lunar) as MaxDepth 10, 11, 12;
+ * 0 with a usage error printed for anything else. */
+uint32_t cli_stationeers_world_depth(cli_ctx *ctx, const char *name);
+
+/* A world of MaxDepth world_depth built from t's field (fo may be NULL), written as its base
+ * terrain files DIR/Terrain0.dat ... (trn_stationeers_world_part), staged in the run's set. */
+int cli_stationeers_write_world(cli_ctx *ctx, const cli_terrain *t, const char *dir,
+                                uint32_t world_depth, const trn_stationeers_field_options *fo);
+
+/* A terrain.dat (or .save) of MaxDepth world_depth split into its base files in DIR, exactly
+ * (no heightfield); another depth is refused. */
+int cli_stationeers_split(cli_ctx *ctx, const char *in, cli_format format, const char *dir,
+                          uint32_t world_depth);
+
+/* Write world's base files DIR/Terrain0.dat ... (DIR is created). */
+int cli_stationeers_write_world_files(cli_ctx *ctx, const trn_stationeers_terrain *world,
+                                      const char *dir);
 
 #endif

@@ -16,6 +16,7 @@
 
 static const char *const help_text =
     "usage: terrane info FILE [--max-height M] [--size WxH] [--raw-type T] [--format json]\n"
+    "       [--scale SRC_MIN SRC_MAX [DST_MIN DST_MAX] | --height-range LO,HI]\n"
     "\n"
     "Describe a terrain or heightmap file. The format is detected from the content:\n"
     "BeamNG/Torque .ter (versions 1-9), Terragen .ter, PNG, GeoTIFF, Unity TerrainData\n"
@@ -23,9 +24,14 @@ static const char *const help_text =
     "beside it); headerless .r16/.raw/.r32 files are recognised by extension and length. FILE\n"
     "may be a pipe or device (cat x.png | terrane info /dev/stdin): it is read once, into\n"
     "memory. A file with more samples than --max-samples is described from its header alone.\n"
+    "For float heights (GeoTIFF, R32) it counts the distinct 16-bit levels a conversion to\n"
+    ".ter, PNG or R16 would use (convert's rule: --scale, --height-range, --max-height, else\n"
+    "lowest to highest) and warns below 4096; 8-bit heightmaps are warned about (256 levels).\n"
     "\n"
     "options:\n"
-    "  --max-height M      BeamNG TerrainBlock maxHeight, to print heights in metres\n"
+    "  --max-height M      BeamNG TerrainBlock maxHeight, to print heights in metres (and\n"
+    "                      the 16-bit scale whose levels are counted)\n"
+    "  --scale, --height-range  the 16-bit scale whose levels are counted (as convert)\n"
     "  --size WxH          size of a headerless raster (default: a square from the length)\n"
     "  --raw-type T        r16le (default for .r16/.raw), r16be, u8, r32\n"
     "  --input-format F    read FILE as F instead of detecting it: beamng-ter (ter), png,\n"
@@ -178,7 +184,7 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
     } else {
         cli_printf("file:      %s\n", path);
         cli_printf("format:    BeamNG/Torque terrain (.ter), version %u, %s layout\n", ter.version,
-               layout_name(ter.layout));
+                   layout_name(ter.layout));
         cli_printf("size:      %u x %u samples\n", ter.size, ter.size);
         cli_printf("heights:   stored %u .. %u", lo, hi);
         if (scale > 0)
@@ -187,7 +193,7 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
         cli_printf("materials: %u\n", ter.material_count);
         for (uint32_t m = 0; m < ter.material_count; m++)
             cli_printf("  %3u  %-32s %llu samples\n", m, ter.materials[m],
-                   (unsigned long long)(m < 255 ? counts[m] : 0));
+                       (unsigned long long)(m < 255 ? counts[m] : 0));
         uint64_t beyond = 0;
         for (uint32_t m = ter.material_count; m < 255; m++)
             beyond += counts[m];
@@ -203,10 +209,10 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
             cli_printf("legacy:    Torque Game Engine file; converts to version 9\n");
             if (ter.texture_script)
                 cli_printf("texture script:\n%s\n",
-                       ter.texture_script[0] ? ter.texture_script : "(empty)");
+                           ter.texture_script[0] ? ter.texture_script : "(empty)");
             if (ter.heightfield_script)
                 cli_printf("heightfield script:\n%s\n",
-                       ter.heightfield_script[0] ? ter.heightfield_script : "(empty)");
+                           ter.heightfield_script[0] ? ter.heightfield_script : "(empty)");
             for (int k = 0; k < 2; k++)
                 if (ter.edge_paths[k]) cli_printf("edge path %d: %s\n", k, ter.edge_paths[k]);
         }
@@ -264,7 +270,7 @@ static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options 
             cli_printf("note:      no \"EOF \" marker (as GDAL's Terragen writer leaves it)\n");
         if (tg.trailing_bytes)
             cli_printf("warning:   %llu bytes after the \"EOF \" marker were ignored\n",
-                   (unsigned long long)tg.trailing_bytes);
+                       (unsigned long long)tg.trailing_bytes);
     }
     trn_field_dispose(&f);
     trn_terragen_dispose(&tg);
@@ -376,7 +382,7 @@ static const char *channel_label(int channel)
 }
 
 static int info_image(cli_ctx *ctx, const char *path, cli_format format,
-                      const cli_load_options *opt)
+                      const cli_load_options *opt, const cli_scale_options *scale)
 {
     const char *reader = cli_input_path(path);
     trn_image_limits lim;
@@ -479,16 +485,27 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
             json_object_set_new(o, "inf_count", json_integer((json_int_t)inf_count));
         }
         json_object_set_new(o, "beamng_importable", json_boolean(importable));
+        if (depth == 8) json_object_set_new(o, "few_levels", json_true());
+        if (decoded && img.bit_depth == 32) {
+            int rc = cli_info_levels(ctx, img.data, (size_t)img.width * img.height, scale,
+                                     opt->max_height, o);
+            if (rc) {
+                json_decref(o);
+                trn_image_dispose(&img);
+                return rc;
+            }
+        }
         cli_print_json(o);
+        if (depth == 8) cli_warn_8bit(ctx, path, opt->max_height);
     } else {
         cli_printf("file:      %s\n", path);
         if (format == CLI_FORMAT_PNG)
             cli_printf("format:    PNG, %u-bit %s%s\n", pinfo.bit_depth, channel_names[channels],
-                   pinfo.has_srgb ? ", sRGB" : "");
+                       pinfo.has_srgb ? ", sRGB" : "");
         else
             cli_printf("format:    headerless raster, %s\n", depth == 32   ? "float32 (R32)"
-                                                         : depth == 16 ? "16-bit (R16)"
-                                                                       : "8-bit");
+                                                             : depth == 16 ? "16-bit (R16)"
+                                                                           : "8-bit");
         if (width) cli_printf("size:      %u x %u\n", width, height);
         if (!decoded)
             cli_printf("values:    not read: %s\n", not_read);
@@ -498,11 +515,24 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
             cli_printf("values:    none finite (%s)\n", label);
         if (nan_count + inf_count)
             cli_printf("non-finite: %llu NaN, %llu infinite of %llu samples (%s)\n",
-                   (unsigned long long)nan_count, (unsigned long long)inf_count,
-                   (unsigned long long)samples,
-                   finite ? "filled smoothly from their neighbours when loaded"
-                          : "nothing to fill them from: the file cannot be loaded");
+                       (unsigned long long)nan_count, (unsigned long long)inf_count,
+                       (unsigned long long)samples,
+                       finite ? "filled smoothly from their neighbours when loaded"
+                              : "nothing to fill them from: the file cannot be loaded");
         cli_printf("beamng:    %s\n", beamng_note);
+        if (decoded && img.bit_depth == 32) {
+            int rc = cli_info_levels(ctx, img.data, (size_t)img.width * img.height, scale,
+                                     opt->max_height, NULL);
+            if (rc) {
+                trn_image_dispose(&img);
+                return rc;
+            }
+        }
+        if (depth == 8) {
+            cli_printf("warning:   8-bit heights: 256 levels at most, terraces in any 16-bit "
+                       "output\n");
+            cli_warn_8bit(ctx, path, opt->max_height);
+        }
     }
     trn_image_dispose(&img);
     return CLI_EXIT_OK;
@@ -513,6 +543,8 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     const char *path = NULL;
     cli_load_options load;
     memset(&load, 0, sizeof load);
+    cli_scale_options scale;
+    memset(&scale, 0, sizeof scale);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -520,6 +552,9 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
             return CLI_EXIT_OK;
         }
         int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        c = cli_scale_option(ctx, argc, argv, &i, &scale);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
         if (a[0] == '-' && a[1]) {
@@ -554,7 +589,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         return info_terragen(ctx, path, &load);
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:
-        return info_image(ctx, path, format, &load);
+        return info_image(ctx, path, format, &load, &scale);
     case CLI_FORMAT_TERRAIN_JSON:
         return info_terrain_json(ctx, path);
     case CLI_FORMAT_STATIONEERS_DAT:
@@ -563,7 +598,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     case CLI_FORMAT_UNITY:
         return cli_unity_info_limited(ctx, path, &load);
     case CLI_FORMAT_GEOTIFF:
-        return cli_geotiff_info(ctx, path, &load);
+        return cli_geotiff_info(ctx, path, &load, &scale);
     case CLI_FORMAT_UNKNOWN:
     default:
         break;

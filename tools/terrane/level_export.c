@@ -133,7 +133,7 @@ int cli_write_beamng_level_scaffold(cli_ctx *ctx, const cli_terrain *t, const ch
                  n);
     cli_note(ctx,
              "wrote %s (%u x %u, maxHeight %g m, squareSize %g m); TerrainBlock \"%s\" at "
-             "position z %g (the lowest height)",
+             "position z %g (stored 0)",
              res.ter_path, n, n, mh, square, res.terrain_name, base);
     cli_note_scaffold(ctx, &res);
     trn_findings findings = {NULL, 0, 0};

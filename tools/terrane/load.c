@@ -603,8 +603,8 @@ static int load_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt,
     for (int k = 0; k < 8; k++)
         alphas += ter.legacy_alpha[k] != NULL;
     if (alphas)
-        cli_drops_add(&out->drops, "%u legacy alpha map%s (the strongest material is kept)",
-                      alphas, alphas == 1 ? "" : "s");
+        cli_drops_add(&out->drops, "%u legacy alpha map%s (the strongest material is kept)", alphas,
+                      alphas == 1 ? "" : "s");
     if ((ter.texture_script && ter.texture_script[0]) ||
         (ter.heightfield_script && ter.heightfield_script[0]))
         cli_drops_add(&out->drops, "the legacy texture and heightfield scripts");
@@ -764,6 +764,7 @@ static int load_image(cli_ctx *ctx, const char *path, const cli_load_options *op
     trn_image img;
     int rc = cli_read_image(ctx, path, format, opt, &img);
     if (rc) return rc;
+    if (img.bit_depth == 8) cli_warn_8bit(ctx, path, opt ? opt->max_height : 0);
     rc = cli_image_select_channel(ctx, path, opt, false, &img);
     if (rc) {
         trn_image_dispose(&img);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "core/fileio.h"
+#include "fmt_stationeers.h"
 #include "terrane/stationeers.h"
 
 static const char *const overview_text =
@@ -17,6 +18,7 @@ static const char *const overview_text =
     "  replace SAVE NEW.dat (--write | -o OUT)   put NEW.dat into a .save, every other entry\n"
     "                                            kept as stored\n"
     "  from-heightfield IN OUT.dat [options]     build an octree from any heightmap\n"
+    "  from-heightfield IN DIR --world NAME      ... as a world's base files DIR/Terrain*.dat\n"
     "\n"
     "examples:\n"
     "  terrane stationeers extract Lunar.save terrain.dat\n"
@@ -51,6 +53,7 @@ static const char *const replace_help =
 
 static const char *const from_help =
     "usage: terrane stationeers from-heightfield IN OUT.dat [options]\n"
+    "       terrane stationeers from-heightfield IN DIR --world small|medium|large [options]\n"
     "\n"
     "Build a terrain.dat octree from any heightmap `terrane convert` reads. Sample (i, j) is the\n"
     "voxel column x = i, z = j; a column is solid up to its height and its top voxel's density\n"
@@ -60,8 +63,13 @@ static const char *const from_help =
     "leaves. Columns past the heightmap's edge repeat its last row or column.\n"
     "\n"
     "options:\n"
-    "  --max-depth N     octree depth, 1..14 (world 2^N voxels a side; Stationeers uses 10..12;\n"
-    "                    default: the smallest that holds the samples and the highest point)\n"
+    "  --world NAME      a game world, written as its base terrain files into the folder DIR:\n"
+    "                    small = MaxDepth 10, 1024^3 voxels, Terrain0.dat; medium = 11, 2048^3,\n"
+    "                    Terrain0..7.dat; large = 12, 4096^3 (the Lunar world's),\n"
+    "                    Terrain0..63.dat; each file a MaxDepth-10 octree of one 1024^3 block\n"
+    "  --max-depth N     one file of exactly this depth, 1..14 (2^N voxels a side), for tools\n"
+    "                    that want one (default: the smallest world size, 10, 11 or 12, that\n"
+    "                    holds the samples and the highest point)\n"
     "  --voxel-size M    metres per voxel (default 1)\n"
     "  --base M          metres at the floor of voxel row 0 (default 0)\n"
     "  --crust N         Crust voxels at the top of each column (default 2)\n"
@@ -74,7 +82,8 @@ static const char *const from_help =
     "examples:\n"
     "  terrane stationeers from-heightfield island.png terrain.dat --max-depth 10 \\\n"
     "      --max-height 300\n"
-    "  terrane stationeers from-heightfield dem.r32 terrain.dat --size 1024x1024 --base -50\n";
+    "  terrane stationeers from-heightfield dem.r32 terrain.dat --size 1024x1024 --base -50\n"
+    "  terrane stationeers from-heightfield dem.tif Terrain --world medium\n";
 
 typedef int (*sub_fn)(cli_ctx *ctx, int argc, char **argv);
 
@@ -190,6 +199,7 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
     memset(&load, 0, sizeof load);
     trn_stationeers_field_options fo;
     trn_stationeers_field_options_default(&fo);
+    uint32_t world_depth = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -208,13 +218,15 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
                 return cli_usage_error(ctx, "takes IN and OUT.dat; unexpected '%s'", a);
             continue;
         }
-        static const char *const names[] = {"--max-depth", "--voxel-size", "--base",
-                                            "--crust",     "--bedrock",    NULL};
+        static const char *const names[] = {"--max-depth", "--voxel-size", "--base", "--crust",
+                                            "--bedrock",   "--world",      NULL};
         if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
         const char *v = cli_option_value(ctx, argc, argv, &i);
         if (!v) return CLI_EXIT_USAGE;
         uint32_t u;
-        if (strcmp(a, "--max-depth") == 0) {
+        if (strcmp(a, "--world") == 0) {
+            if (!(world_depth = cli_stationeers_world_depth(ctx, v))) return CLI_EXIT_USAGE;
+        } else if (strcmp(a, "--max-depth") == 0) {
             if (!cli_parse_u32(ctx, a, v, &u)) return CLI_EXIT_USAGE;
             if (u < 1 || u > 14)
                 return cli_usage_error(ctx, "--max-depth must be 1 to 14, not %u", u);
@@ -232,11 +244,32 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!in || !out) return cli_usage_error(ctx, "needs IN and OUT.dat");
+    if (world_depth && fo.max_depth)
+        return cli_usage_error(ctx, "--world and --max-depth both set the MaxDepth; give one");
     int rc = cli_input(ctx, in);
     if (rc) return rc;
+    fo.max_samples = load.max_samples; /* 0: the default */
+    if (world_depth) {
+        cli_terrain w;
+        rc = cli_load_terrain(ctx, in, &load, &w);
+        if (rc) return rc;
+        rc = cli_stationeers_write_world(ctx, &w, out, world_depth, &fo);
+        cli_terrain_dispose(&w);
+        if (!rc) rc = cli_commit(ctx);
+        if (!rc && ctx->json) {
+            json_t *o = json_object();
+            json_object_set_new(o, "input", cli_json_string(in));
+            json_object_set_new(o, "output", cli_json_string(out));
+            json_object_set_new(o, "max_depth", json_integer(world_depth));
+            json_object_set_new(o, "files", json_integer(trn_stationeers_world_files(world_depth)));
+            cli_print_json(o);
+        }
+        return rc;
+    }
     const char *out_file = cli_output(ctx, out);
     if (!out_file) return CLI_EXIT_FAIL;
-    fo.max_samples = load.max_samples; /* 0: the default */
+    /* Without --max-depth, the smallest of the game's world sizes. */
+    if (!fo.max_depth) fo.min_depth = TRN_STATIONEERS_WORLD_SMALL;
     cli_terrain t;
     rc = cli_load_terrain(ctx, in, &load, &t);
     if (rc) return rc;
@@ -285,6 +318,12 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
                      sx, sz, side, side, (unsigned long long)rep.extended);
         cli_note(ctx, "wrote %s (MaxDepth %u, %llu^3 voxels of %g m, %llu nodes)", out,
                  dat.max_depth, side, fo.voxel_size, (unsigned long long)dat.node_count);
+        if (trn_stationeers_world_files(dat.max_depth) > 1)
+            cli_note(ctx,
+                     "note: the game keeps a MaxDepth-%u world as %u base files; --world %s "
+                     "writes them into a folder",
+                     dat.max_depth, trn_stationeers_world_files(dat.max_depth),
+                     dat.max_depth == TRN_STATIONEERS_WORLD_MEDIUM ? "medium" : "large");
     }
     trn_stationeers_dispose(&dat);
     return CLI_EXIT_OK;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "fmt_geotiff.h"
 #include "fmt_unity.h"
 #include "terrane/image.h"
 #include "terrane/unity.h"
@@ -33,9 +34,12 @@ static const char *const help_text =
     "                        resampling (keeps the terrain's size) or repeating the edge\n"
     "                        samples (grows it). Without --fit a mismatch is an error.\n"
     "  --tiles NxM           N terrains along x, M along z, sharing their edge samples\n"
-    "  --height-base M       metres at RAW 0 (default: 0, or the lowest point when below 0)\n"
-    "  --height-size M       metres at RAW 65535, the Unity terrain height (default: a Unity\n"
-    "                        input's own height, a 16-bit input's full range, else the range)\n"
+    "  --height-base M       metres at RAW 0\n"
+    "  --height-size M       RAW 65535 is base + M, the Unity terrain height\n"
+    "  --scale SRC_MIN SRC_MAX [DST_MIN DST_MAX], --height-range LO,HI, --max-height M\n"
+    "                        convert's one 16-bit rule (docs/cli.md). Default: a Unity input's\n"
+    "                        own height, a 16-bit input's stored values, else the lowest height\n"
+    "                        at RAW 0 and the highest at 65535\n"
     "  --position X,Y,Z      world position of the terrain's corner (trees' world positions)\n"
     "  --no-splats           skip splat maps and holes\n"
     "  --max-height M, --square-size S, --size WxH, --raw-type T   as for convert\n"
@@ -130,10 +134,11 @@ static int extract_trees(cli_ctx *ctx, const trn_unity_terrain *t, const char *p
     json_t *doc = json_object();
     double size[3] = {(double)(t->resolution - 1) * t->scale[0], t->scale[1],
                       (double)(t->resolution - 1) * t->scale[2]};
-    json_object_set_new(doc, "convention",
-                        cli_json_string("Unity TreeInstance: position is 0..1 of the terrain size; "
-                                    "world = terrain position + position * size (terrain at the "
-                                    "origin here); rotation about y in radians"));
+    json_object_set_new(
+        doc, "convention",
+        cli_json_string("Unity TreeInstance: position is 0..1 of the terrain size; "
+                        "world = terrain position + position * size (terrain at the "
+                        "origin here); rotation about y in radians"));
     json_t *sz = json_array();
     for (int k = 0; k < 3; k++)
         json_array_append_new(sz, json_real(size[k]));
@@ -244,11 +249,16 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     trn_unity_export_options_default(&o);
     cli_load_options load;
     memset(&load, 0, sizeof load);
-    bool no_splats = false, base_given = false;
+    bool no_splats = false, base_given = false, max_height_given = false, own_height = false;
+    cli_scale_options scale_opt;
+    memset(&scale_opt, 0, sizeof scale_opt);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) return usage_help();
         int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        c = cli_scale_option(ctx, argc, argv, &i, &scale_opt);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
         if (!strcmp(a, "--flip")) {
@@ -304,6 +314,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
                 c = cli_load_option(ctx, a, v, &load);
                 if (c == 0) return cli_usage_error(ctx, "unknown option '%s'", a);
                 ok = c > 0;
+                if (!strcmp(a, "--max-height")) max_height_given = true;
             }
             if (!ok) return CLI_EXIT_USAGE;
         } else if (!in) {
@@ -315,6 +326,11 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!in || !dir) return cli_usage_error(ctx, "needs IN and OUTDIR");
+    if (cli_scale_given(&scale_opt) && (base_given || o.height_size > 0))
+        return cli_usage_error(ctx,
+                               "%s and --height-base/--height-size both set the RAW range; "
+                               "give one",
+                               cli_scale_given(&scale_opt));
     cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_file(ctx, in, &format);
     if (rc) return rc;
@@ -334,15 +350,44 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
             trn_unity_terrain_dispose(&source);
             return cli_fail(ctx, &e);
         }
-        if (!(o.height_size > 0)) o.height_size = source.scale[1];
+        /* Its own terrain height, so the Unity terrain keeps its size (unless told). */
+        if (!(o.height_size > 0) && !base_given && !cli_scale_given(&scale_opt) &&
+            !max_height_given) {
+            o.height_base = 0;
+            o.height_size = source.scale[1];
+            own_height = true;
+        }
     } else {
         rc = cli_load_terrain(ctx, in, &load, &t);
         if (rc) return rc;
-        if (!(o.height_size > 0) && t.field.quantum > 0 && !base_given) {
-            /* 16-bit input: RAW values are its stored values. */
-            o.height_base = t.field.quantum_base;
-            o.height_size = 65535.0 * t.field.quantum;
+    }
+    /* The RAW range: --height-base/--height-size as given, else convert's one 16-bit rule. */
+    trn_height_scale scale = {o.height_base, o.height_size / 65535.0};
+    const char *how = "--height-base/--height-size";
+    if (base_given && !(o.height_size > 0)) {
+        float lo, hi;
+        trn_field_range(&t.field, &lo, &hi);
+        scale.quantum = (hi > o.height_base ? (double)hi - o.height_base : 1.0) / 65535.0;
+    } else if (!(o.height_size > 0)) {
+        rc = cli_scale_choose(ctx, &scale_opt, max_height_given ? load.max_height : 0, &t.field,
+                              &scale, &how);
+        if (rc) {
+            cli_terrain_dispose(&t);
+            trn_unity_terrain_dispose(&source);
+            return rc;
         }
+    } else if (own_height) {
+        how = "the Unity input's height";
+    }
+    o.height_base = scale.base;
+    o.height_size = 65535.0 * scale.quantum;
+    trn_height_levels levels;
+    char raw_label[1100];
+    snprintf(raw_label, sizeof raw_label, "%s/%s.raw", dir, o.name);
+    if ((rc = cli_scale_report(ctx, raw_label, &t.field, &scale, &levels))) {
+        cli_terrain_dispose(&t);
+        trn_unity_terrain_dispose(&source);
+        return rc;
     }
     if (no_splats) {
         if (has_source) {
@@ -379,6 +424,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(j, "splat_textures", json_integer(rep.splat_textures));
         json_object_set_new(j, "holes", json_boolean(rep.holes));
         json_object_set_new(j, "trees", json_integer(rep.trees));
+        json_object_set_new(j, "heights", cli_scale_json(&scale, how, &levels));
         cli_print_json(j);
     } else {
         cli_note(ctx,
