@@ -930,6 +930,61 @@ static void test_8bit_warnings(void)
     free(out), free(err);
 }
 
+/* Materials survive cropping and padding (a .ter cut to 16 x 10 and padded back to a 16 x 16
+ * square keeps them, the padding repeating the edge rows); resampling drops them and says so.
+ * A 16-bit input keeps its stored values through the reshaping. */
+static void test_reshape_keeps_materials(void)
+{
+    char p[700], q[700], cmd[2000];
+    char *out, *err;
+    make_ter(tmp_path(p, sizeof p, "mat.ter"), 16);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --crop 0,0,16,10 --format json", p,
+             tmp_path(q, sizeof q, "mat-pad.ter"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "padded 16 x 10 -> 16 x 16 samples");
+    json_t *o = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(json_array_size(json_object_get(o, "dropped")), 0);
+    json_t *hs = json_object_get(o, "heights");
+    CHECK(strcmp(json_string_value(json_object_get(hs, "rule")), "the input's 16-bit values") == 0);
+    json_decref(o);
+    free(out), free(err);
+    trn_ter in, padded;
+    CHECK_OK(trn_ter_read(p, NULL, &in, NULL, NULL, NULL));
+    CHECK_OK(trn_ter_read(q, NULL, &padded, NULL, NULL, NULL));
+    CHECK_EQ_INT(padded.size, 16);
+    CHECK_EQ_INT(padded.material_count, 2);
+    /* Crop rows 0..9 from the north: .ter rows 6..15; padded 3 south, 3 north: padded row 3
+     * + r is input row 6 + r; rows 0..2 repeat row 3, rows 13..15 repeat row 12. */
+    size_t same = 0;
+    for (uint32_t i = 0; i < 16; i++) {
+        for (uint32_t r = 0; r < 10; r++) {
+            same += padded.layers[(3 + r) * 16 + i] == in.layers[(6 + r) * 16 + i];
+            same += padded.heights[(3 + r) * 16 + i] == in.heights[(6 + r) * 16 + i];
+        }
+        for (uint32_t r = 0; r < 3; r++) {
+            same += padded.layers[r * 16 + i] == in.layers[6 * 16 + i];
+            same += padded.layers[(13 + r) * 16 + i] == in.layers[15 * 16 + i];
+        }
+    }
+    CHECK_EQ_INT(same, 16 * (20 + 6));
+    trn_ter_dispose(&in);
+    trn_ter_dispose(&padded);
+    /* Resampled (16 -> 17 a side): the materials go, and the note names them; the heights are
+     * rounded to the input's 16-bit steps (2048 m / 65536), not stretched. */
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --pow2plus1 --format json", p,
+             tmp_path(q, sizeof q, "mat17.ter"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "dropped material layers and holes (2 materials): resampling moves the "
+                        "samples off their grid");
+    o = json_loads(out ? out : "", 0, NULL);
+    hs = json_object_get(o, "heights");
+    CHECK(strcmp(json_string_value(json_object_get(hs, "rule")), "the input's 16-bit values") == 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_min")), 1000);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hs, "stored_max")), 1000 + 15 * 37 + 15 * 11);
+    json_decref(o);
+    free(out), free(err);
+}
+
 /* info counts the 16-bit levels an R32 would get (convert's rule), as a line and in JSON. */
 static void test_info_r32_levels(void)
 {
@@ -983,5 +1038,6 @@ int main(void)
     RUN(test_special_inputs);
     RUN(test_8bit_warnings);
     RUN(test_info_r32_levels);
+    RUN(test_reshape_keeps_materials);
     return trn_test_finish();
 }

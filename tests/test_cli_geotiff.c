@@ -7,6 +7,7 @@
 #include "terrane/beamng_level.h"
 #include "terrane/geotiff.h"
 #include "terrane/image.h"
+#include "terrane/terragen.h"
 #include "test.h"
 
 static char tmp[512];
@@ -524,6 +525,30 @@ static void test_one_scale_rule(void)
         trn_test_run_clif("convert '%s' '%s' --scale 1 1", &out, &err, tp("thin.tif"), tp("x.png")),
         2);
     CHECK_CONTAINS(err, "must be finite and increasing");
+    free(out), free(err);
+
+    /* Terragen keeps its own scale (a whole HeightScale over SCAL.z = the 2 m spacing: 2 / 65536
+     * m a step at best): the levels it kept are counted and, being few, warned about. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --of terragen", &out, &err, tp("thin.tif"),
+                                   tp("thin.tg")),
+                 0);
+    trn_terragen tg;
+    CHECK_OK(trn_terragen_read(tp("thin.tg"), NULL, &tg, NULL));
+    CHECK_EQ_INT(tg.xpts, 128);
+    const uint32_t tg_levels = distinct_u16((const uint16_t *)tg.elevations, 128 * 128);
+    CHECK(tg_levels > 1 && tg_levels < 4096);
+    char want[160];
+    snprintf(want, sizeof want, "thin.tg uses %u distinct 16-bit levels (fewer than 4096)",
+             tg_levels);
+    CHECK_CONTAINS(err, want);
+    trn_terragen_dispose(&tg);
+    free(out), free(err);
+    /* A PNG's note says what a BeamNG import needs, the squareSize too. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("thin.tif"), tp("n.png")),
+                 0);
+    CHECK_CONTAINS(err,
+                   "BeamNG import: maxHeight 0.0250003818, squareSize 2 and the TerrainBlock's "
+                   "position z 0.0160000008");
     free(out), free(err);
 
     /* info counts the levels a conversion would use, and warns below 4096. */

@@ -305,9 +305,10 @@ static int write_image(cli_ctx *ctx, const cli_terrain *t, const char *out, cons
         if (!st)
             cli_note(ctx,
                      "wrote %s: 0 = %.9g m, 65535 = %.9g m (%s; %u levels; BeamNG import: "
-                     "maxHeight %.9g and the TerrainBlock's position z %.9g)",
+                     "maxHeight %.9g, squareSize %.9g and the TerrainBlock's position z %.9g)",
                      out, su->scale.base, su->scale.base + 65535.0 * su->scale.quantum, su->how,
-                     su->levels.levels, 65536.0 * su->scale.quantum, su->scale.base);
+                     su->levels.levels, 65536.0 * su->scale.quantum,
+                     t->field.size_x / t->field.cells_x, su->scale.base);
     }
     trn_image_dispose(&img);
     cli_progress_end(ctx);
