@@ -224,7 +224,22 @@ static void test_heightfield_formats(void)
 
     /* PNG: min..max over 0..65535 */
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/h.png'", &out, &err, recipe_path, tmp), 0);
-    CHECK_CONTAINS(err, "16-bit: 0..65535 =");
+    CHECK_CONTAINS(err, "16-bit, lowest to highest: metres = ");
+    free(out), free(err);
+    /* --scale as gdal_translate: -20..40 m stored as 0..60000, so 1 mm steps */
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o '%s/s.png' --scale -20 40 0 60000 --format json", &out,
+                          &err, recipe_path, tmp),
+        0);
+    {
+        json_error_t je0;
+        json_t *js = json_loads(out ? out : "", 0, &je0);
+        json_t *hm = json_object_get(js, "height_mapping");
+        CHECK(json_real_value(json_object_get(hm, "base")) == -20.0);
+        CHECK(fabs(json_real_value(json_object_get(hm, "quantum")) - 0.001) < 1e-15);
+        CHECK(!strcmp(json_string_value(json_object_get(hm, "rule")), "--scale"));
+        json_decref(js);
+    }
     free(out), free(err);
     trn_image img;
     CHECK_OK(trn_png_read(tmp_path(p, sizeof p, "h.png"), NULL, &img, NULL));
@@ -274,7 +289,9 @@ static void test_heightfield_formats(void)
     json_t *m = json_object_get(j, "height_mapping");
     CHECK(m && json_real_value(json_object_get(m, "base")) == (double)lo);
     const double max_height = json_real_value(json_object_get(m, "max_height"));
-    CHECK(max_height == ceil(((double)hi - (double)lo) * 65536.0 / 65535.0));
+    /* convert's rule: the lowest height at 0, the highest at 65535 */
+    CHECK(max_height == ((double)hi - (double)lo) / 65535.0 * 65536.0);
+    CHECK_CONTAINS(json_string_value(json_object_get(m, "rule")), "lowest to highest");
     json_decref(j);
     free(out), free(err);
     trn_ter ter;
@@ -427,7 +444,7 @@ static void test_export_beamng(void)
     if (count == 1) {
         CHECK(blocks[0].position[2] == (double)lo);
         CHECK(blocks[0].square_size == 128.0 / 127.0);
-        CHECK(blocks[0].max_height == ceil(((double)hi - (double)lo) * 65536.0 / 65535.0));
+        CHECK(blocks[0].max_height == ((double)hi - (double)lo) / 65535.0 * 65536.0);
     }
     trn_terrain_blocks_free(blocks, count);
     /* one material per biome used, named after it, base colour tinted with the biome's */

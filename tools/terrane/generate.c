@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "fmt_geotiff.h"
 #include "fmt_stationeers.h"
 #include "level_export.h"
 #include "terrane/beamng.h"
@@ -28,15 +29,14 @@ static const char *const help_text =
     "thread count.\n"
     "\n"
     "heightfield formats, chosen by OUT's extension:\n"
-    "  .png   16-bit grey, north up. Heights stretched over the field's min..max\n"
-    "         (metres = min + value * (max - min) / 65535), or with --max-height M stored as\n"
-    "         BeamNG stores them (metres = value * M / 65536; import with --max-height M)\n"
+    "  .png   16-bit grey, north up, by the one 16-bit rule of convert: --scale, else\n"
+    "         --height-range, else --max-height M (metres = value * M / 65536, BeamNG's), else\n"
+    "         the lowest height at 0 and the highest at 65535 (metres = min + value * quantum)\n"
     "  .r16   the same values, headerless little-endian, north row first\n"
     "  .r32   float metres, headerless little-endian, north row first (exact)\n"
-    "  .ter   BeamNG terrain (version 9) with the biomes as materials. Stored 0 is the lowest\n"
-    "         height and maxHeight the smallest whole metre that fits the range; the offset is\n"
-    "         printed (put it in the TerrainBlock's position z). With --max-height M heights\n"
-    "         are stored as they are (no offset) and clamped to 0..M\n"
+    "  .ter   BeamNG terrain (version 9) with the biomes as materials, by the same rule:\n"
+    "         maxHeight = 65536 x the step, and the height of stored 0 is printed (put it in\n"
+    "         the TerrainBlock's position z)\n"
     "  .dat   Stationeers terrain.dat octree: 1 m voxels, the bedrock rows just under the\n"
     "         lowest height (voxel row 0 is printed), the smallest world size that holds it\n"
     "         (MaxDepth 10, 11 or 12), one file ('terrane convert OUT.dat DIR --world NAME'\n"
@@ -45,7 +45,11 @@ static const char *const help_text =
     "\n"
     "options:\n"
     "  -o, --output OUT           the heightfield (.png, .r16, .r32, .ter or .dat)\n"
-    "  --max-height M             metres of the 16-bit range, as above\n"
+    "  --max-height M             metres of the 16-bit range, as above (0 m stored as 0)\n"
+    "  --scale SRC_MIN SRC_MAX [DST_MIN DST_MAX]\n"
+    "                             store SRC_MIN..SRC_MAX metres as DST_MIN..DST_MAX (default\n"
+    "                             0..65535), as gdal_translate -scale\n"
+    "  --height-range LO,HI       store LO..HI metres as 0..65535\n"
     "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA)\n"
     "  --biome-index              --biomes writes 8-bit biome indices (recipe order) instead\n"
     "  --preview OUT.png          multidirectional hillshade preview, north up\n"
@@ -163,6 +167,7 @@ typedef struct gen_args {
     uint32_t cells_x, cells_z;
     double size_x, size_z;
     trn_edit_policy edit_policy;
+    cli_scale_options scale; /* --scale, --height-range: the one 16-bit rule */
     /* Where -o, --biomes, --preview and --exclusion are written: their staged temporaries,
      * which land together with every other output when the run succeeds. */
     const char *out_file, *biomes_file, *preview_file, *exclusion_file;
@@ -172,6 +177,8 @@ typedef struct gen_args {
 typedef struct height_mapping {
     double base, quantum, max_height; /* metres = base + value * quantum */
     uint64_t clamped;
+    uint32_t levels; /* distinct 16-bit values used */
+    const char *rule;
 } height_mapping;
 
 static json_t *mapping_json(const height_mapping *m)
@@ -181,6 +188,8 @@ static json_t *mapping_json(const height_mapping *m)
     json_object_set_new(o, "quantum", json_real(m->quantum));
     if (m->max_height > 0) json_object_set_new(o, "max_height", json_real(m->max_height));
     json_object_set_new(o, "clamped_samples", json_integer((json_int_t)m->clamped));
+    if (m->rule) json_object_set_new(o, "rule", cli_json_string(m->rule));
+    if (m->levels) json_object_set_new(o, "levels", json_integer(m->levels));
     return o;
 }
 
@@ -194,19 +203,28 @@ static void add_file(json_t *files, const char *path, const char *what)
 
 /* ---- heightfield images ---- */
 
-static uint64_t count_outside(const trn_field *field, double lo, double hi)
+/* The one 16-bit rule convert uses (--scale, --height-range, --max-height, else the lowest height
+ * at 0 and the highest at 65535); clamped samples and few levels are warned about. */
+static int choose_mapping(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
+                          const char *out, height_mapping *m)
 {
-    const size_t n = trn_field_sample_count(field);
-    uint64_t c = 0;
-    for (size_t k = 0; k < n; k++) {
-        const double h = field->heights[k];
-        c += !(h >= lo && h <= hi);
-    }
-    return c;
+    memset(m, 0, sizeof *m);
+    trn_height_scale scale;
+    trn_height_levels levels;
+    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &gen->field,
+                              &scale, &m->rule);
+    if (!rc) rc = cli_scale_report(ctx, out, &gen->field, &scale, &levels);
+    if (rc) return rc;
+    m->base = scale.base;
+    m->quantum = scale.quantum;
+    m->max_height = 65536.0 * scale.quantum;
+    m->clamped = levels.below + levels.above;
+    m->levels = levels.levels;
+    return CLI_EXIT_OK;
 }
 
-static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, float lo,
-                              float hi, height_mapping *m)
+static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
+                              height_mapping *m)
 {
     trn_error e;
     trn_status st;
@@ -224,15 +242,8 @@ static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generat
         m->quantum = 0;
         st = trn_raw_write(a->out_file, &img, TRN_RAW_F32_LE, &e);
     } else {
-        if (a->has_max_height) {
-            m->base = 0.0;
-            m->quantum = a->max_height / 65536.0;
-            m->max_height = a->max_height;
-            m->clamped = count_outside(&gen->field, 0.0, 65535.0 * m->quantum);
-        } else {
-            m->base = lo;
-            m->quantum = hi > lo ? ((double)hi - (double)lo) / 65535.0 : 1.0;
-        }
+        int rc = choose_mapping(ctx, a, gen, a->out, m);
+        if (rc) return rc;
         if ((st = trn_image_from_field(&gen->field, m->quantum, m->base, &img, &e)))
             return cli_fail(ctx, &e);
         if (a->format == FMT_PNG) {
@@ -249,15 +260,11 @@ static int write_height_image(cli_ctx *ctx, const gen_args *a, const trn_generat
     if (a->format == FMT_R32)
         cli_note(ctx, "wrote %s (float metres, %u x %u)", a->out, gen->field.cells_x + 1u,
                  gen->field.cells_z + 1u);
-    else if (a->has_max_height)
-        cli_note(ctx, "wrote %s (16-bit: metres = value * %g / 65536)", a->out, a->max_height);
     else
-        cli_note(ctx, "wrote %s (16-bit: 0..65535 = %.3f..%.3f m)", a->out, (double)lo, (double)hi);
-    if (m->clamped && !ctx->quiet)
-        cli_fprintf(stderr,
-                "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
-                "(raise --max-height)\n",
-                m->clamped, a->max_height);
+        cli_note(ctx,
+                 "wrote %s (16-bit, %s: metres = %.6g + value * %.9g; %u levels; BeamNG import: "
+                 "--max-height %.9g, TerrainBlock position z %.6g)",
+                 a->out, m->rule, m->base, m->quantum, m->levels, m->max_height, m->base);
     return CLI_EXIT_OK;
 }
 
@@ -477,27 +484,11 @@ oom:
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the .ter");
 }
 
-/* BeamNG's mapping: stored 0 = the lowest height (or 0 m with --max-height), maxHeight the
- * smallest whole metre that holds the range in 65535 steps (or --max-height). */
-static void ter_mapping(const gen_args *a, float lo, float hi, bool offset, height_mapping *m)
-{
-    memset(m, 0, sizeof *m);
-    m->base = offset ? (double)lo : 0.0;
-    if (a->has_max_height) {
-        m->max_height = a->max_height;
-    } else {
-        const double range = (double)hi - m->base;
-        m->max_height = ceil(range * 65536.0 / 65535.0);
-        if (m->max_height < 1.0) m->max_height = 1.0;
-    }
-    m->quantum = m->max_height / 65536.0;
-}
-
 static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
-                     const uint64_t *counts, float lo, float hi, height_mapping *m)
+                     const uint64_t *counts, height_mapping *m)
 {
-    ter_mapping(a, lo, hi, !a->has_max_height, m);
-    if (a->has_max_height) m->clamped = count_outside(&gen->field, 0.0, 65535.0 * m->quantum);
+    int rc = choose_mapping(ctx, a, gen, a->out, m);
+    if (rc) return rc;
     trn_ter ter;
     trn_error e;
     trn_status st = build_ter(gen, counts, m, &ter, &e);
@@ -514,15 +505,8 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
     cli_note(ctx, "wrote %s (%u x %u, maxHeight %g m, squareSize %g m)", a->out, size, size,
              m->max_height, gen->field.size_x / gen->field.cells_x);
     if (m->base != 0.0)
-        cli_note(ctx,
-                 "heights are stored from the lowest, %.6g m: set the TerrainBlock's position z "
-                 "to %.6g",
-                 m->base, m->base);
-    if (m->clamped && !ctx->quiet)
-        cli_fprintf(stderr,
-                "terrane generate: warning: %" PRIu64 " samples outside 0..%g m were clamped "
-                "(raise --max-height)\n",
-                m->clamped, m->max_height);
+        cli_note(ctx, "stored 0 is %.6g m (%s): set the TerrainBlock's position z to %.6g", m->base,
+                 m->rule, m->base);
     return CLI_EXIT_OK;
 }
 
@@ -589,16 +573,11 @@ typedef struct level_export {
 } level_export;
 
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                        const trn_generated *gen, const uint64_t *counts, float lo, float hi,
-                        level_export *lx)
+                        const trn_generated *gen, const uint64_t *counts, level_export *lx)
 {
     height_mapping *m = &lx->mapping;
-    ter_mapping(a, lo, hi, true, m);
-    if (a->has_max_height && (double)hi - (double)lo > 65535.0 * m->quantum)
-        return cli_failf(ctx,
-                         "--max-height %g m cannot hold the terrain's %.3f m of relief; raise it "
-                         "or leave it out",
-                         a->max_height, (double)hi - (double)lo);
+    int rc = choose_mapping(ctx, a, gen, a->export_dir, m);
+    if (rc) return rc;
     trn_write_set *ws = cli_write_set(ctx);
     if (!ws) return CLI_EXIT_FAIL;
     trn_ter ter;
@@ -618,8 +597,8 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     lo_opt.scaffold.has_sea_level = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT;
     lo_opt.scaffold.sea_level = gen->sea_level;
     /* A biome's "groundmodel" decides its material's surface physics. */
-    trn_beamng_surface *surfaces = calloc(recipe->biome_count ? recipe->biome_count : 1,
-                                          sizeof *surfaces);
+    trn_beamng_surface *surfaces =
+        calloc(recipe->biome_count ? recipe->biome_count : 1, sizeof *surfaces);
     if (!surfaces) {
         trn_ter_dispose(&ter);
         return cli_failf(ctx, "out of memory");
@@ -671,9 +650,9 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
         cli_fprintf(stderr,
-                "terrane generate: warning: %u samples a side; BeamNG expects a power of two "
-                "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
-                size);
+                    "terrane generate: warning: %u samples a side; BeamNG expects a power of two "
+                    "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
+                    size);
 
     trn_findings findings = {NULL, 0, 0};
     trn_error e;
@@ -689,8 +668,8 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
         if (f->severity == TRN_SEVERITY_INFO || (ctx->quiet && f->severity < TRN_SEVERITY_ERROR))
             continue;
         if (!pow2 && strcmp(f->check, "ter-size") == 0) continue; /* said above, with the fix */
-        cli_fprintf(stderr, "terrane generate: validate %s [%s]: %s\n", trn_severity_name(f->severity),
-                f->check, f->message);
+        cli_fprintf(stderr, "terrane generate: validate %s [%s]: %s\n",
+                    trn_severity_name(f->severity), f->check, f->message);
     }
     cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
     json_t *lvl = json_object();
@@ -866,6 +845,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->scaffold = true;
             continue;
         }
+        int sc = cli_scale_option(ctx, argc, argv, &i, &a->scale);
+        if (sc < 0) return CLI_EXIT_USAGE;
+        if (sc > 0) continue;
         if (strcmp(arg, "--keep-edits") == 0 || strcmp(arg, "--clear-edits") == 0) {
             const trn_edit_policy p = arg[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
             if (a->edit_policy != TRN_EDITS_REFUSE && a->edit_policy != p)
@@ -1028,17 +1010,19 @@ static void stem_of(const char *path, char *out, size_t size)
     if (!out[0]) snprintf(out, size, "terrain");
 }
 
-static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, float lo,
-                        float hi, json_t *summary)
+static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, json_t *summary)
 {
+    height_mapping m;
+    int rc = choose_mapping(ctx, a, gen, a->unity_dir, &m);
+    if (rc) return rc;
     char name[256];
     stem_of(a->recipe_path, name, sizeof name);
     trn_unity_export_options uo;
     trn_unity_export_options_default(&uo);
     uo.name = name;
     if (!(uo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
-    uo.height_base = (double)lo;
-    uo.height_size = hi > lo ? (double)hi - (double)lo : 1.0;
+    uo.height_base = m.base;
+    uo.height_size = 65535.0 * m.quantum;
     trn_unity_export_report rep;
     trn_error e;
     trn_status st = trn_unity_export(a->unity_dir, &gen->field, &gen->biomes, NULL, &uo, &rep,
@@ -1175,10 +1159,10 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = cli_stationeers_write_field(ctx, &view, a.out_file, &fo);
         if (!rc) add_file(files, a.out, "stationeers octree");
     } else if (a.out && a.format != FMT_TER) {
-        rc = write_height_image(ctx, &a, &gen, lo, hi, &hm);
+        rc = write_height_image(ctx, &a, &gen, &hm);
         if (!rc) add_file(files, a.out, "heightfield");
     } else if (a.out) {
-        rc = write_ter(ctx, &a, &gen, counts, lo, hi, &hm);
+        rc = write_ter(ctx, &a, &gen, counts, &hm);
         if (!rc) add_file(files, a.out, "heightfield");
     }
     if (!rc && a.biomes) {
@@ -1196,11 +1180,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     level_export lx;
     memset(&lx, 0, sizeof lx);
     if (!rc && a.export_dir) {
-        rc = export_level(ctx, &a, &recipe, &gen, counts, lo, hi, &lx);
+        rc = export_level(ctx, &a, &recipe, &gen, counts, &lx);
         if (!rc) add_file(files, a.export_dir, "beamng level");
     }
     if (!rc && a.unity_dir) {
-        rc = export_unity(ctx, &a, &gen, lo, hi, summary);
+        rc = export_unity(ctx, &a, &gen, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
@@ -1241,12 +1225,14 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(summary, "samples", json_integer((json_int_t)n));
         json_object_set_new(summary, "seed", json_integer((json_int_t)recipe.seed));
         json_object_set_new(summary, "sea_level", json_real(gen.sea_level));
-        json_object_set_new(
-            summary, "sea_level_source",
-            cli_json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived"));
+        json_object_set_new(summary, "sea_level_source",
+                            cli_json_string(gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT
+                                                ? "explicit"
+                                                : "derived"));
         json_object_set_new(summary, "cache_key", cli_json_string(key));
-        json_object_set_new(summary, "quality",
-                            cli_json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
+        json_object_set_new(
+            summary, "quality",
+            cli_json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
         json_object_set_new(summary, "final", json_boolean(gen.quality != TRN_EROSION_PREVIEW));
         if (a.cache_dir) json_object_set_new(summary, "cache_dir", cli_json_string(a.cache_dir));
         json_object_set_new(summary, "nodes", node_reports_json(&gen));
