@@ -217,15 +217,21 @@ static void test_save(void)
         0);
     free(out), free(err);
     CHECK(trn_test_same_bytes(save, save_copy)); /* input untouched */
-    CHECK_EQ_INT(trn_test_run_clif("stationeers extract %s %s", &out, &err, out_save, x), 0);
+    CHECK_EQ_INT(trn_test_run_clif("stationeers extract %s %s --format json", &out, &err,
+                                   out_save, x),
+                 0);
     CHECK(trn_test_same_bytes(x, newdat));
+    CHECK_CONTAINS(out, "\"output\": ");
+    CHECK_CONTAINS(out, "\"max_depth\": ");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("render %s %s/save.png", &out, &err, out_save, tmp), 0);
     free(out), free(err);
 
     /* In place, and refusing a NEW.dat that does not parse (the save stays as it was). */
-    CHECK_EQ_INT(
-        trn_test_run_clif("stationeers replace %s %s --write", &out, &err, save_copy, newdat), 0);
+    CHECK_EQ_INT(trn_test_run_clif("stationeers replace %s %s --write --format json", &out, &err,
+                                   save_copy, newdat),
+                 0);
+    CHECK_CONTAINS(out, "\"in_place\": true");
     free(out), free(err);
     CHECK(trn_test_same_bytes(save_copy, out_save));
     tmp_path(bad, sizeof bad, "bad.dat");

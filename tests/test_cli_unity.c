@@ -135,11 +135,14 @@ static void test_convert_extract(void)
     CHECK_CONTAINS(out, "\"Layer1\"");
     CHECK_CONTAINS(out, "\"holes\": 1");
     free(out), free(err);
-    CHECK_EQ_INT(trn_test_run_clif("unity extract '%s' --splats '%s' --holes '%s' --trees '%s'",
+    CHECK_EQ_INT(trn_test_run_clif("unity extract '%s' --splats '%s' --holes '%s' --trees '%s' "
+                                   "--format json",
                                    &out, &err, asset, tmp_path(prefix, sizeof prefix, "sp"),
                                    tmp_path(holes, sizeof holes, "holes.png"),
                                    tmp_path(trees, sizeof trees, "trees.json")),
                  0);
+    CHECK_CONTAINS(out, "\"count\": 3");
+    CHECK_CONTAINS(out, "sp0.png\"");
     free(out), free(err);
     char sp0[700];
     snprintf(sp0, sizeof sp0, "%s0.png", prefix);

@@ -486,7 +486,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     if (fmt == OUT_UNKNOWN && !level_dir)
         return cli_usage_error(ctx,
                                "cannot tell the output format from '%s'; use an extension "
-                               "(.ter, .png, .r16, .raw, .r32, .dat, .tif) or --of",
+                               "(.ter, .png, .r16, .raw, .r32, .dat, .tif), --of, or beamng:DIR/levels/NAME "
+                               "for a whole level",
                                out);
     if (o.dat_depth && fmt != OUT_STATIONEERS)
         return cli_usage_error(ctx, "--max-depth is for Stationeers .dat outputs");

@@ -942,13 +942,13 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
     if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir &&
         !a->mask_count)
-        return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32 or .ter), "
-                                    "--biomes, --preview, --exclusion or --export");
+        return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32, .ter or .dat), "
+                                    "--biomes, --preview, --exclusion, --mask or --export");
     if (a->export_dir) {
         if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
             return cli_usage_error(ctx,
-                                   "--export takes beamng:DIR/levels/NAME (the level folder), "
-                                   "not '%s'",
+                                   "--export takes beamng:DIR/levels/NAME (the level folder) or "
+                                   "unity:DIR, not '%s'",
                                    a->export_dir);
         a->export_dir += 7;
     }

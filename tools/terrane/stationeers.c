@@ -148,9 +148,20 @@ static int cmd_extract(cli_ctx *ctx, int argc, char **argv)
     trn_status st = trn_stationeers_parse(data, size, where, NULL, &t, &e);
     if (st == TRN_OK) st = trn_file_write_atomic(out_file, data, size, &e);
     free(data);
-    if (st) {
+    rc = st ? cli_fail(ctx, &e) : cli_commit(ctx);
+    if (rc) {
         trn_stationeers_dispose(&t);
-        return cli_fail(ctx, &e);
+        return rc;
+    }
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "input", cli_json_string(pos[0]));
+        json_object_set_new(o, "output", cli_json_string(pos[1]));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)size));
+        json_object_set_new(o, "max_depth", json_integer(t.max_depth));
+        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        json_object_set_new(o, "veins", json_integer(t.vein_count));
+        cli_print_json(o);
     }
     cli_note(ctx, "wrote %s (%zu bytes, MaxDepth %u, %llu nodes, %u veins)", pos[1], size,
              t.max_depth, (unsigned long long)t.node_count, t.vein_count);
@@ -182,9 +193,21 @@ static int cmd_replace(cli_ctx *ctx, int argc, char **argv)
     if (st == TRN_OK) st = trn_stationeers_save_replace(pos[0], out_file, mf.data, mf.size, &e);
     size_t size = mf.size;
     trn_mapped_file_close(&mf);
-    if (st) {
+    rc = st ? cli_fail(ctx, &e) : cli_commit(ctx);
+    if (rc) {
         trn_stationeers_dispose(&t);
-        return cli_fail(ctx, &e);
+        return rc;
+    }
+    if (ctx->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "save", cli_json_string(pos[0]));
+        json_object_set_new(o, "terrain", cli_json_string(pos[1]));
+        json_object_set_new(o, "output", cli_json_string(write ? pos[0] : output));
+        json_object_set_new(o, "in_place", json_boolean(write));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)size));
+        json_object_set_new(o, "max_depth", json_integer(t.max_depth));
+        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        cli_print_json(o);
     }
     cli_note(ctx, "wrote %s: terrain.dat replaced (%zu bytes, MaxDepth %u, %llu nodes)",
              write ? pos[0] : output, size, t.max_depth, (unsigned long long)t.node_count);

@@ -223,6 +223,26 @@ static int verb_extract(cli_ctx *ctx, int argc, char **argv)
     if (splats) rc = extract_splats(ctx, &t, splats);
     if (!rc && holes) rc = extract_holes(ctx, &t, holes);
     if (!rc && trees) rc = extract_trees(ctx, &t, trees);
+    if (!rc) rc = cli_commit(ctx);
+    if (!rc && ctx->json) {
+        json_t *o = json_object(), *list = json_array();
+        json_object_set_new(o, "file", cli_json_string(path));
+        for (uint32_t k = 0; splats && k < t.alphamap_count; k++) {
+            char name[1100];
+            snprintf(name, sizeof name, "%s%u.png", splats, k);
+            json_array_append_new(list, cli_json_string(name));
+        }
+        json_object_set_new(o, "splats", list);
+        json_object_set_new(o, "holes", holes ? cli_json_string(holes) : json_null());
+        json_t *tr = json_null();
+        if (trees) {
+            tr = json_object();
+            json_object_set_new(tr, "path", cli_json_string(trees));
+            json_object_set_new(tr, "count", json_integer(t.tree_count));
+        }
+        json_object_set_new(o, "trees", tr);
+        cli_print_json(o);
+    }
     trn_unity_terrain_dispose(&t);
     return rc;
 }
