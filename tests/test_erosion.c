@@ -474,6 +474,27 @@ static void test_param_limits(void)
     trn_field_dispose(&f);
 }
 
+/* One thermal pass, exactly: a 16 m spike on a flat 3 x 3 field, talus 0, strength 0.5. Each
+ * of the 8 neighbours takes strength / 16 of the difference (0.5 m), the spike keeps 12 m. */
+static void test_thermal_one_pass(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 2, 2, 2.0, 2.0, NULL));
+    f.heights[4] = 16.0f;
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplet_density = 0.0;
+    p.talus_angle = 0.0;
+    p.thermal_strength = 0.5;
+    p.thermal_iterations = 1;
+    trn_erosion_result r;
+    CHECK_OK(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, NULL));
+    for (int i = 0; i < 9; i++)
+        CHECK(r.field.heights[i] == (i == 4 ? 12.0f : 0.5f));
+    trn_erosion_result_dispose(&r);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_ledger_balance);
@@ -483,6 +504,7 @@ int main(void)
     RUN(test_flat_does_nothing);
     RUN(test_tilted_plane);
     RUN(test_thermal);
+    RUN(test_thermal_one_pass);
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
     RUN(test_param_limits);
