@@ -1,0 +1,334 @@
+/* Water: lakes, oceans and rivers over a terrain grid; carving, resolved coverage and queries. */
+#ifndef TERRANE_WATER_H
+#define TERRANE_WATER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+#include "terrane/drainage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Positions are terrain-local: x and z in world units from the grid's corner sample (0, 0), y
+ * in metres. Sample (i, j) sits at (i * size_x / cells_x, j * size_z / cells_z), index
+ * j * (cells_x + 1) + i, as in trn_field. */
+
+/* ---------------------------------------------------------------------------------------------
+ * The terrain-triangle surface. Cell (i, j) is split along its diagonal from sample (i, j) to
+ * sample (i + 1, j + 1); every height lookup (water queries, bed depth, exports) interpolates
+ * linearly on those two triangles, so the same point always gets the same height.
+ * ------------------------------------------------------------------------------------------- */
+
+/* The ground height at (x, z), clamped to the grid; NAN for an empty field. */
+double trn_field_height_at(const trn_field *field, double x, double z);
+/* The same interpolation over any per-sample float array of the field's grid (NaN corners give
+ * NaN). */
+double trn_grid_value_at(const float *values, uint32_t cells_x, uint32_t cells_z, double size_x,
+                         double size_z, double x, double z);
+
+/* ---------------------------------------------------------------------------------------------
+ * Bodies: what a Water Body node (or a proposal, an edit, a routed river) describes.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_water_kind {
+    TRN_WATER_LAKE = 0,
+    TRN_WATER_OCEAN = 1,
+    TRN_WATER_RIVER = 2,
+} trn_water_kind;
+
+/* "lake", "ocean", "river"; trn_water_kind_parse returns false for anything else. */
+const char *trn_water_kind_name(trn_water_kind kind);
+bool trn_water_kind_parse(const char *name, trn_water_kind *kind);
+
+typedef enum trn_river_interpolation {
+    TRN_RIVER_LINEAR = 0,      /* exact straight segments between the control points */
+    TRN_RIVER_CATMULL_ROM = 1, /* uniform Catmull-Rom through the control points */
+} trn_river_interpolation;
+
+typedef enum trn_river_surface {
+    TRN_RIVER_SURFACE_LEVEL = 0,     /* the body's level */
+    TRN_RIVER_SURFACE_FOLLOW_BED = 1, /* the path's bed elevation + river_depth */
+} trn_river_surface;
+
+/* Appearance and motion, carried unchanged to every output (exports, cooked payloads). */
+typedef struct trn_water_look {
+    double shallow_color[4];    /* RGBA 0..1; alpha = shallow opacity; default .10 .45 .50 .35 */
+    double deep_color[4];       /* RGBA 0..1; default .02 .10 .16 .90 */
+    double absorption_distance; /* > 0 world units: shallow contribution ~37% there; default 4 */
+    double roughness;           /* 0..1; default 0.05 */
+    double flow_speed;          /* >= 0 m/s; default 0 (still) */
+    double flow_direction[2];   /* XZ; default (1, 0); nonzero when a lake/ocean moves */
+    double wave_amplitude;      /* >= 0; default 0.05 */
+    double wave_length;         /* > 0 m; default 2 */
+    double wave_speed;          /* >= 0 m/s; default 0.5 */
+    double normal_strength;     /* >= 0; default 1 */
+    double foam_width;          /* >= 0 m; default 0.5 (0 = no foam band) */
+    double foam_strength;       /* 0..1; default 0.5 */
+    double foam_color[4];       /* RGBA 0..1; default 1 1 1 1 */
+} trn_water_look;
+
+void trn_water_look_default(trn_water_look *look);
+
+#define TRN_WATER_ID_MAX 128u           /* bytes of a body id, terminator included */
+#define TRN_WATER_MAX_BOUNDARY 4096u    /* boundary vertices */
+#define TRN_WATER_MAX_RIVER_POINTS 4096u /* control points of river_path */
+#define TRN_RIVER_CURVE_STEPS_MAX 64u
+
+typedef struct trn_water_body {
+    char id[TRN_WATER_ID_MAX]; /* stable: the node id, "<node>/basin/<x>_<z>", ... */
+    trn_water_kind kind;
+    double level; /* lake and ocean surface; a level-mode river's surface (metres) */
+    /* Lake: its centre and the radius of its footprint (world units, > 0). */
+    double center_x, center_z, radius;
+    /* Lake and ocean: an optional simple polygon limiting the footprint, XZ pairs, either
+     * winding, no repeated closing vertex (owned; NULL / 0 = none). */
+    double *boundary;
+    uint32_t boundary_count;
+    /* Lake and ocean: metres the bed of the submerged region is lowered, ramped in over the
+     * first 4 cells from the shore (0 = no carving; default 0). */
+    double carve_depth;
+    /* River: the control points as authored (XYZ triples, y = bed elevation; owned) and the
+     * polyline generation samples from them once (XYZ triples; owned; filled by
+     * trn_water_body_sample_path). */
+    double *control;
+    uint32_t control_count;
+    trn_river_interpolation interpolation;
+    uint32_t curve_steps; /* 1..64, default 8 */
+    double *path;
+    uint32_t path_count;
+    double width;          /* river: full channel width, world units, > 0; default 8 */
+    trn_river_surface surface_mode;
+    double river_depth; /* follow-bed rivers: metres of water above the bed, > 0; default 1 */
+    trn_water_look look;
+    bool carve; /* carve it when resolved (a new body); false keeps the ground (chained, proposed,
+                   edited, refreshed bodies) */
+
+    /* Filled by resolution: */
+    uint64_t wet_samples;
+    double area;   /* wet samples x cell area, world units^2 */
+    double volume; /* sum over wet samples of (surface - ground) x cell area */
+    double min_surface, max_surface; /* over the wet samples it owns; 0 / 0 when none */
+    uint32_t warning_count;     /* shore or bank leaks found (see trn_water_resolve) */
+    char warning[256];          /* the first one's text, "" when none */
+    double warning_x, warning_z; /* where the first one is */
+} trn_water_body;
+
+/* A body with kind's defaults: level 0, centre (0, 0), radius 64, no boundary, carve_depth 0,
+ * linear path with curve_steps 8 (no control points), width 8, level surface mode, river_depth
+ * 1, the look defaults, carve true. id is copied (truncated to TRN_WATER_ID_MAX - 1 bytes). */
+void trn_water_body_init(trn_water_body *body, trn_water_kind kind, const char *id);
+void trn_water_body_dispose(trn_water_body *body); /* frees owned arrays; NULL-safe */
+trn_status trn_water_body_copy(const trn_water_body *from, trn_water_body *to, trn_error *err);
+
+/* Check one body's fields (ranges above; boundary: at least 3 distinct vertices after dropping
+ * one repeated closing vertex, no zero-length edge, no self-intersection, nonzero area; a lake's
+ * centre inside its boundary; a river's path: at least 2 control points, finite). On failure
+ * returns TRN_ERR_VALIDATION with "water body 'ID': FIELD: what was expected, what was found"
+ * and, when field is not NULL, *field = the offending field's parameter name, so callers can
+ * point at it: "id", "kind", "level", "center" (centre_x/z, and a lake centre outside its
+ * boundary), "radius", "boundary", "carve_depth", "river_path" (control points and path),
+ * "river_path_interpolation", "river_curve_steps", "width", "river_surface_mode",
+ * "river_depth", "shallow_color", "deep_color", "absorption_distance", "roughness",
+ * "flow_speed", "flow_direction", "wave_amplitude", "wave_length", "wave_speed",
+ * "normal_strength", "foam_width", "foam_strength", "foam_color". Lakes check centre, radius,
+ * boundary and carve_depth; oceans boundary and carve_depth; rivers the river fields (and path
+ * when present); every kind level and the look. TRN_WATER_MAX_BOUNDARY counts the vertices
+ * after the closing one is dropped. */
+trn_status trn_water_body_validate(const trn_water_body *body, const char **field,
+                                   trn_error *err);
+
+/* Sample a river's control points into body->path: linear keeps the control points as they
+ * are; Catmull-Rom puts curve_steps segments in each interval (end tangents from repeating the
+ * end points), keeping every control point exactly; coincident control points stay valid. */
+trn_status trn_water_body_sample_path(trn_water_body *body, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Resolved water: bodies plus, per sample, who owns it and its surface.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_water {
+    uint32_t cells_x, cells_z;
+    double size_x, size_z;
+    trn_water_body *bodies; /* in order: earlier bodies win overlapping samples */
+    uint32_t body_count;
+    /* Per sample (samples = (cells_x + 1) * (cells_z + 1)), all NULL when body_count is 0: */
+    int32_t *owner; /* body index of a wet sample or of a dry shoreline corner (a dry sample
+                       next to a wet one, kept for triangulation), -1 otherwise */
+    uint8_t *wet;   /* 1 where the ground is under the owner's surface; shoreline corners 0 */
+    float *surface; /* the owner's surface height (NaN where owner is -1) */
+    uint32_t *segment; /* rivers: index of the polyline segment nearest the sample, else 0 */
+    uint64_t ground_hash; /* XXH64 of the heights the coverage was resolved on */
+} trn_water;
+
+void trn_water_dispose(trn_water *water); /* NULL-safe */
+trn_status trn_water_copy(const trn_water *from, trn_water *to, trn_error *err);
+/* XXH64 of a field's heights, as ground_hash holds it. */
+uint64_t trn_water_ground_hash(const trn_field *ground);
+
+typedef struct trn_water_resolve_options {
+    int threads; /* 0 = OpenMP default; results never depend on it */
+} trn_water_resolve_options;
+
+/* Validate every body (TRN_ERR_VALIDATION naming it), sample river paths that have none yet,
+ * carve the bodies whose carve flag is set into *ground (lowering only: lakes and oceans by
+ * carve_depth; rivers to a U-shaped channel whose centre is the path's bed and whose edge at
+ * width / 2 meets the surface), then resolve coverage on the carved ground in body order:
+ *  - lake: samples with ground < level inside its footprint (within radius of the centre and
+ *    inside the boundary), 4-connected to the centre; a dry centre takes the basin of the
+ *    nearest wet footprint sample (ties: smallest index); none wet = an empty lake;
+ *  - ocean: every sample with ground < level inside its boundary (the whole grid without one);
+ *  - river: samples within width / 2 of the polyline whose ground is below the river's surface
+ *    there (level, or the bed at the nearest polyline point + river_depth).
+ * A sample already owned by an earlier body stays with it. Each body gets its statistics and
+ * its warnings: a lake or ocean whose wet sample borders a footprint sample outside it with
+ * ground below the level ("wet ground reaches the boundary below the level at (x, z)"), a river
+ * whose wet sample borders a sample beyond width / 2 with ground below its surface ("the river's
+ * surface reaches a dry side below it at (x, z)"). The bodies array is copied; *out is
+ * initialised here. ground's grid sets the water's grid. */
+trn_status trn_water_resolve(trn_field *ground, const trn_water_body *bodies, uint32_t count,
+                             const trn_water_resolve_options *options, trn_water *out,
+                             trn_error *err);
+
+/* Coverage of the same bodies on other ground (after erosion or height changes downstream):
+ * no carving. TRN_ERR_MISMATCH when the grids differ. */
+trn_status trn_water_refresh(const trn_water *water, const trn_field *ground,
+                             const trn_water_resolve_options *options, trn_water *out,
+                             trn_error *err);
+
+/* Index of a body by id, or -1. */
+int32_t trn_water_find(const trn_water *water, const char *id);
+
+/* ---------------------------------------------------------------------------------------------
+ * Queries.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_water_sample {
+    int32_t body; /* index into water->bodies */
+    const char *body_id;
+    trn_water_kind kind;
+    double surface[3];     /* the surface point above (x, z) */
+    double normal[3];      /* unit surface normal */
+    double depth;          /* bed-to-surface depth at (x, z) */
+    double column_up[3];   /* unit axis from the bed toward the surface: (0, 1, 0) locally */
+    double flow_velocity[3]; /* m/s: lakes, oceans: flow_speed x normalised flow_direction;
+                                rivers: along their nearest path segment (source order);
+                                follow-bed rivers: along the surface triangle's tangent */
+    bool underwater;       /* bed <= y < surface */
+} trn_water_sample;
+
+/* The water column at terrain-local (x, y, z) on ground (the heights the water was resolved or
+ * refreshed on; same grid). The point's terrain triangle chooses the body: its first wet corner
+ * in the order (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) of the cell's corners that are in
+ * the triangle. The column is wet when a corner is wet and the surface, interpolated on the
+ * triangle, is above the interpolated ground. Returns false for a dry column, a point outside
+ * the grid or a mismatched ground (no sample). Thread-safe; no allocation. */
+bool trn_water_query(const trn_water *water, const trn_field *ground, double x, double y, double z,
+                     trn_water_sample *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Proposals and edits.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_basin_water_params {
+    double minimum_depth;   /* metres from the lowest sink to the spill level; default 1 */
+    double minimum_area;    /* world units^2 of the filled region; default 16 */
+    uint32_t maximum_bodies; /* default 16 */
+    double level_offset;    /* metres added to the spill level, <= 0; default 0 */
+} trn_basin_water_params;
+
+void trn_basin_water_params_default(trn_basin_water_params *params);
+
+/* Lakes at the spill levels of the drainage's closed basins that are at least minimum_depth deep
+ * and minimum_area large: id "<node_id>/basin/<sink_i>_<sink_j>", level spill + level_offset,
+ * centre at the sink, radius reaching the basin's farthest raised sample, no carving. When more
+ * are eligible than maximum_bodies, the deepest are kept (ties: larger area, then smaller sink
+ * index); *eligible receives how many were eligible. Output in sink index order. */
+trn_status trn_water_propose_basins(const trn_drainage *drainage, const char *node_id,
+                                    const trn_basin_water_params *params,
+                                    trn_water_body **bodies, uint32_t *count, uint32_t *eligible,
+                                    trn_error *err);
+
+/* Water Edit: bodies minus excluded ids, with overrides patched by id. excluded_json is a JSON
+ * array of id strings, overrides_json a JSON array of objects {"id": ..., FIELD: value, ...}
+ * using the Water Body parameter names (omitted fields kept; river_path_interpolation and
+ * river_curve_steps only together with river_path, which resamples the path). Unknown ids,
+ * duplicates, an id both excluded and overridden, unknown or invalid fields fail with
+ * TRN_ERR_VALIDATION; *where (when not NULL, where_size bytes) receives the JSON path inside the
+ * parameter ("overrides[1].level", "excluded_ids[0]"). Edited bodies do not carve. */
+trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const char *excluded_json,
+                          const char *overrides_json, trn_water_body **out, uint32_t *out_count,
+                          char *where, size_t where_size, trn_error *err);
+
+/* How a routed river ended. */
+typedef enum trn_route_end {
+    TRN_ROUTE_SEA_LEVEL = 0,      /* reached the drainage's sea level */
+    TRN_ROUTE_FIELD_EDGE = 1,     /* reached the grid's border */
+    TRN_ROUTE_EXISTING_BODY = 2,  /* reached a wet column of existing water */
+    TRN_ROUTE_CLOSED_BASIN = 3,   /* a pit with no outlet (warning) */
+    TRN_ROUTE_BLOCKED = 4,        /* no nonascending triangle edge to follow (warning) */
+    TRN_ROUTE_NOT_PLACED = 5,     /* too short, or already wet at the source: nothing added */
+} trn_route_end;
+
+/* "sea-level", "field-edge", "existing-body", "closed-basin", "blocked", "not-placed". */
+const char *trn_route_end_name(trn_route_end end);
+
+typedef struct trn_river_route_params {
+    double source_x, source_z; /* world units, inside the grid; default 64, 64 */
+    double channel_width;      /* > 0; default 4 */
+    double channel_depth;      /* > 0; default 2 */
+    double water_depth;        /* > 0, <= channel_depth; default 1 */
+    double flow_speed;         /* >= 0; default 0 */
+} trn_river_route_params;
+
+void trn_river_route_params_default(trn_river_route_params *params);
+
+typedef struct trn_route_report {
+    trn_route_end end;
+    uint32_t samples;                /* samples visited, source included */
+    double end_x, end_z;             /* where it stopped */
+    char joined[TRN_WATER_ID_MAX];   /* the existing body it joined, "" otherwise */
+    char message[256];               /* what happened, for diagnostics */
+} trn_route_report;
+
+/* Trace a river from the source sample down the drainage (its source heights) along
+ * nonascending terrain-triangle edges, following the drainage's flow direction where that is a
+ * triangle edge, to an end in trn_route_end. existing (may be NULL) is water on the same grid.
+ * On success with a placed route, *body is a follow-bed river (id node_id, path = the visited
+ * samples with bed = traced height - channel_depth, floored at the joined surface - water_depth,
+ * or at sea level - water_depth, never ascending) that the caller resolves with carve set. With
+ * TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says why. */
+trn_status trn_river_route(const trn_drainage *drainage, const float *source_heights,
+                           const trn_water *existing, const char *node_id,
+                           const trn_river_route_params *params, trn_water_body *body,
+                           trn_route_report *report, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Storage: the resolved water as bytes (graph cache files, cooked payloads). Little-endian,
+ * versioned, checksummed; the reader goes through a bounded cursor.
+ * ------------------------------------------------------------------------------------------- */
+
+#define TRN_WATER_FORMAT_VERSION 1u
+
+typedef struct trn_water_limits {
+    uint64_t max_samples; /* default 1 << 30 */
+    uint32_t max_bodies;  /* default 65536 */
+    uint32_t max_points;  /* per boundary or path; default 1 << 20 */
+} trn_water_limits;
+
+void trn_water_limits_default(trn_water_limits *limits);
+
+trn_status trn_water_encode(const trn_water *water, uint8_t **data, size_t *size, trn_error *err);
+/* TRN_ERR_FORMAT / TRUNCATED / VERSION / LIMIT with the byte offset and section; path names the
+ * file in messages (may be NULL). */
+trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
+                            const trn_water_limits *limits, trn_water *out, trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
