@@ -61,7 +61,7 @@ typedef struct trn_param_spec {
     bool min_exclusive;      /* the value must be > min (sizes) */
     const char *def_text;    /* string / choice default; points default as JSON ("[[0,0],...]") */
     const char *choices;     /* choice: alternatives separated by '|' */
-    uint32_t min_points;     /* points */
+    uint32_t min_points;     /* points; 3 or more: a closed ring (its closing edge checked too) */
     const char *description; /* one line, with the unit */
 } trn_param_spec;
 

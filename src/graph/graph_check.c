@@ -8,13 +8,18 @@
 #include "graph/graph_internal.h"
 #include "terrane/masks.h"
 
-typedef struct cctx {
+typedef struct trn_check_ctx {
     const trn_graph *g;
     const trn_recipe *recipe;
     trn_graph_diagnostics *out;
     trn_graph_index index;
     bool failed; /* out of memory */
 } cctx;
+
+const trn_recipe *trn_check_recipe(const trn_check_ctx *c)
+{
+    return c->recipe;
+}
 
 static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_graph_node *node,
                  const char *pin, const char *path, const char *fmt, ...)
@@ -56,6 +61,18 @@ static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_g
                  node->type ? node->type : "?", msg);
     else
         snprintf(x->message, sizeof x->message, "%s", msg);
+}
+
+void trn_check_diag(trn_check_ctx *c, trn_graph_severity sev, const char *check,
+                    const trn_graph_node *node, const char *pin, const char *path, const char *fmt,
+                    ...)
+{
+    char msg[380];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag(c, sev, check, node, pin, path, "%s", msg);
 }
 
 void trn_graph_diagnostics_dispose(trn_graph_diagnostics *diagnostics)
@@ -216,7 +233,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             return;
         }
         char msg[300];
-        const bool polygon = strcmp(t->name, "polygon_mask") == 0;
+        const bool polygon = s->min_points >= 3; /* a ring: its closing edge is checked too */
         if (trn_points_check(p->points, p->point_count, s->min_points, polygon, msg, sizeof msg))
             diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s", msg);
         return;
@@ -379,21 +396,8 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
         }
         for (uint32_t p = 0; p < node->param_count; p++)
             check_param(&c, node, k, t, &node->params[p]);
-        if (strcmp(t->name, "landform") == 0 && recipe) {
-            const char *name = trn_graph_param_text(node, t, "landform");
-            if (name && trn_recipe_find_landform(recipe, name) < 0) {
-                snprintf(path, sizeof path, "nodes[%u].params.landform", k);
-                diag(&c, TRN_GRAPH_ERROR, "landform-unknown", node, "landform", path,
-                     "the recipe has no landform named '%.60s'", name);
-            }
-        }
-        if (strcmp(t->name, "elevation_mask") == 0 || strcmp(t->name, "slope_mask") == 0) {
-            if (trn_graph_param_number(node, t, "min") > trn_graph_param_number(node, t, "max")) {
-                snprintf(path, sizeof path, "nodes[%u].params.min", k);
-                diag(&c, TRN_GRAPH_ERROR, "bad-param", node, "min", path,
-                     "min is above max; the band would be empty");
-            }
-        }
+        const trn_node_module *m = trn_node_module_of(t);
+        if (m->check) m->check(&c, node, k, t);
         if (!t->input_count && node->input_count) {
             snprintf(path, sizeof path, "nodes[%u].inputs", k);
             diag(&c, TRN_GRAPH_ERROR,

@@ -552,7 +552,7 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
         np.slice = trn_progress_sub(pr, done / total, (done + cost) / total);
         np.id = node->id;
         done += cost;
-        if (strcmp(t->name, "biome_rules") == 0) run->biome_rules = true;
+        if (trn_node_module_of(t)->biome_rules) run->biome_rules = true;
         trn_node_result *r = cache_get(cache, p->keys[k]);
         if (r) {
             rep->outcome = TRN_NODE_REUSED;

@@ -71,6 +71,44 @@ typedef struct trn_node_ctx {
     const trn_progress *progress; /* this node's slice; stage names are prefixed by the caller */
 } trn_node_ctx;
 
+/* Node-specific validation reports through the check's context (graph_check.c). */
+typedef struct trn_check_ctx trn_check_ctx;
+void trn_check_diag(trn_check_ctx *c, trn_graph_severity sev, const char *check,
+                    const trn_graph_node *node, const char *pin, const char *path, const char *fmt,
+                    ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+/* The recipe the graph is checked against (NULL when none). */
+const trn_recipe *trn_check_recipe(const trn_check_ctx *c);
+
+typedef struct trn_node_work_info trn_node_work_info;
+
+/* One node type: its public spec and what it does. Adding a node type is one entry in a family
+ * file under src/graph/nodes/ and one row in registry.c. */
+typedef struct trn_node_module {
+    trn_node_type type; /* first member: the registry hands out &module->type */
+    double cost;        /* relative cost, for progress slices */
+    bool biome_rules;   /* classifies the surface with the recipe's rules */
+    /* Fill r (grid set, inputs on the same grid) with the node's outputs; NULL: never
+     * evaluated (comments). */
+    trn_status (*compute)(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);
+    /* Derived inputs of the cache key beyond the parameters (seeds, landform settings, sea
+     * level, quality); NULL: none. */
+    void (*key)(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                const trn_recipe *recipe, trn_erosion_quality quality);
+    /* The work the budget counts; NULL: one visit per sample. */
+    void (*work)(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                 trn_erosion_quality quality, trn_node_work_info *out);
+    /* Checks beyond each parameter's own range (run after them); NULL: none. */
+    void (*check)(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                  const trn_node_type *t);
+} trn_node_module;
+
+/* The module of a registry type (every trn_node_type the registry returns is one). */
+const trn_node_module *trn_node_module_of(const trn_node_type *type);
+
 /* Fill r (grid already set from the recipe) with the node's outputs. Errors name the node. */
 trn_status trn_node_compute(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);
 
@@ -84,11 +122,11 @@ double trn_node_cost(const trn_node_type *type);
 
 /* A node's work as the budget counts it (graph.h, TRN_WORK_BUDGET_DEFAULT), from its effective
  * parameters (valid only after a check without errors) and the recipe's grid. */
-typedef struct trn_node_work_info {
+struct trn_node_work_info {
     uint64_t work;     /* saturates at UINT64_MAX */
     const char *param; /* the parameter that sets most of it (static text), NULL: the grid */
     char detail[240];  /* how it adds up: "droplets 4225 x iterations 1000 x lifetime 30 ..." */
-} trn_node_work_info;
+};
 void trn_node_work(const trn_graph_node *node, const trn_node_type *type, const trn_recipe *recipe,
                    trn_erosion_quality quality, trn_node_work_info *out);
 

@@ -1,0 +1,77 @@
+/* The Drainage node: depression filling, D8 flow, accumulation and basins of a surface. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "graph/nodes/node_common.h"
+
+static const trn_pin_spec in_field[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "the terrain whose grid (and heights) it uses"}};
+
+static const trn_pin_spec out_drainage[] = {
+    {"drainage", TRN_PIN_DRAINAGE, false,
+     "filled surface, D8 directions, accumulation, basins (keeps its source field)"},
+    {"accumulation", TRN_PIN_MASK, false,
+     "flow accumulation / the largest interior value; 0 on outlets"},
+};
+static const trn_param_spec p_drainage[] = {
+    OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
+            "metres; samples at or below drain out like the border; absent = the recipe's sea "
+            "level"),
+    CHOICE("sea", "on", "on|off", "off: only the border is an outlet"),
+};
+
+static void drainage_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    (void)quality;
+    trn_key_f64(h, trn_node_drainage_sea(n, t, recipe));
+}
+
+static void drainage_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                          trn_erosion_quality quality, trn_node_work_info *out)
+{
+    (void)n;
+    (void)t;
+    (void)quality;
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    out->work = trn_sat_mul(samples, 8u);
+    snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples x 8 neighbours", samples);
+}
+
+static trn_status drainage_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_drainage d;
+    trn_status st = trn_drainage_compute(&f, trn_node_drainage_sea(c->node, c->type, c->recipe), &d,
+                                         trn_node_bridge, (void *)c->progress, err);
+    if (st) return trn_node_wrap(c, err, st);
+    const size_t n = trn_node_samples(r);
+    trn_gout *o = &r->outputs[0];
+    o->kind = TRN_PIN_DRAINAGE;
+    o->sea_level = d.sea_level;
+    o->source = trn_gbuf_retain(c->inputs[0]->values);
+    o->filled = trn_gbuf_wrap(d.filled, n, sizeof(float));
+    o->flow_dir = trn_gbuf_wrap(d.flow_dir, n, 1);
+    o->accumulation = trn_gbuf_wrap(d.accumulation, n, sizeof(uint32_t));
+    o->basins = d.basin_count ? trn_gbuf_wrap(d.basins, d.basin_count, sizeof(trn_basin))
+                              : (free(d.basins), trn_gbuf_new(0, sizeof(trn_basin)));
+    r->output_count = 2;
+    if (!o->filled || !o->flow_dir || !o->accumulation || !o->basins)
+        return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    trn_gout_bind_drainage(o, r->cells_x, r->cells_z, r->size_x, r->size_z);
+    trn_mask m;
+    if ((st = trn_drainage_accumulation_mask(&o->view, &m, err))) return trn_node_wrap(c, err, st);
+    return trn_node_set_floats(c, r, 1, TRN_PIN_MASK, m.values, err);
+}
+
+const trn_node_module trn_node_drainage = {
+    {"drainage", "Drainage", "simulation",
+     "Depression filling, D8 flow, accumulation and basins of a surface.", 1, in_field, 1,
+     out_drainage, TRN_COUNT(out_drainage), p_drainage, TRN_COUNT(p_drainage), false},
+    4.0,
+    false,
+    drainage_compute,
+    drainage_key,
+    drainage_work,
+    NULL};

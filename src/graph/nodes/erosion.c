@@ -1,0 +1,173 @@
+/* The Erosion node: droplet hydraulic erosion plus thermal relaxation, with a transport ledger. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "graph/nodes/node_common.h"
+
+static const trn_pin_spec in_erosion[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "heights to erode"},
+    {"drainage", TRN_PIN_DRAINAGE, false,
+     "drainage of the same grid: channels (high accumulation) erode more"},
+};
+static const trn_pin_spec out_erosion[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, false, "eroded heights"},
+    {"deposited", TRN_PIN_MASK, false, "net deposit / the largest net deposit"},
+    {"eroded", TRN_PIN_MASK, false, "net cut / the largest net cut"},
+};
+static const trn_param_spec p_erosion[] = {
+    INT("iterations", 1, 0, 1000, "droplet passes (0 = no droplets)"),
+    INT("droplets", 0, 0, 4294967295.0, "droplets per pass (0 = droplet_density per sample)"),
+    NUM("droplet_density", 0.5, 0, 64, "droplets per sample and pass when droplets is 0"),
+    INT("lifetime", 30, 1, 512, "steps per droplet"),
+    NUM("inertia", 0.05, 0, 1, "share of the old direction kept"),
+    NUM("capacity", 4, 0, 1e6, "sediment capacity factor"),
+    NUM("min_slope", 0.01, 0, 1e6, "floor of the normalised slope in the capacity formula"),
+    NUM("erosion_rate", 0.3, 0, 1, "share of free capacity taken per step"),
+    NUM("deposition_rate", 0.3, 0, 1, "share of excess sediment dropped per step"),
+    NUM("evaporation", 0.01, 0, 1, "water lost per step"),
+    INT("radius", 3, 1, 16, "erosion brush radius, samples"),
+    NUM("gravity", 4, 0, 1e6, "speed gained per unit slope"),
+    NUM("talus_angle", 35, 0, 89, "degrees; steeper neighbours exchange material (final only)"),
+    NUM("thermal_strength", 0.5, 0, 1, "thermal relaxation strength (0 = none; final only)"),
+    INT("thermal_iterations", 10, 0, 10000, "thermal passes (final only)"),
+    NUM("drainage_weight", 1, 0, 100,
+        "with a drainage input: erosion rate x (1 + weight * sqrt(accumulation mask))"),
+};
+
+/* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
+ * runs 30% of the droplets, half the passes, 40% of the walk and no thermal pass. */
+static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size_t samples,
+                           trn_erosion_quality quality, trn_erosion_params *p)
+{
+    trn_erosion_params_default(p, TRN_EROSION_FINAL);
+    p->iterations = (uint32_t)trn_graph_param_number(n, t, "iterations");
+    p->droplets = (uint32_t)trn_graph_param_number(n, t, "droplets");
+    p->droplet_density = trn_graph_param_number(n, t, "droplet_density");
+    p->lifetime = (uint32_t)trn_graph_param_number(n, t, "lifetime");
+    p->inertia = trn_graph_param_number(n, t, "inertia");
+    p->capacity = trn_graph_param_number(n, t, "capacity");
+    p->min_slope = trn_graph_param_number(n, t, "min_slope");
+    p->erosion_rate = trn_graph_param_number(n, t, "erosion_rate");
+    p->deposition_rate = trn_graph_param_number(n, t, "deposition_rate");
+    p->evaporation = trn_graph_param_number(n, t, "evaporation");
+    p->radius = (uint32_t)trn_graph_param_number(n, t, "radius");
+    p->gravity = trn_graph_param_number(n, t, "gravity");
+    p->talus_angle = trn_graph_param_number(n, t, "talus_angle");
+    p->thermal_strength = trn_graph_param_number(n, t, "thermal_strength");
+    p->thermal_iterations = (uint32_t)trn_graph_param_number(n, t, "thermal_iterations");
+    /* Thermal strength 0 means no relaxation: skip the passes rather than run no-ops. */
+    if (p->thermal_strength == 0.0) p->thermal_iterations = 0;
+    if (quality == TRN_EROSION_PREVIEW) {
+        double d =
+            p->droplets ? (double)p->droplets : floor(p->droplet_density * (double)samples + 0.5);
+        d = floor(d * 0.3 + 0.5);
+        if (d > 4294967295.0) d = 4294967295.0;
+        p->droplets = (uint32_t)(d >= 1.0 || p->iterations == 0 ? d : 1.0);
+        if (p->droplets == 0 && p->iterations) p->droplets = 1;
+        p->iterations = (p->iterations + 1) / 2;
+        p->lifetime = (uint32_t)floor((double)p->lifetime * 0.4 + 0.5);
+        if (p->lifetime < 4) p->lifetime = p->lifetime ? 4 : 1;
+        p->thermal_iterations = 0;
+    }
+}
+
+static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                         trn_erosion_quality quality, trn_node_work_info *out)
+{
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    trn_erosion_params p;
+    erosion_params(n, t, (size_t)samples, quality, &p);
+    double d = p.droplets ? (double)p.droplets : floor(p.droplet_density * (double)samples + 0.5);
+    const uint64_t droplets = d > 18446744073709549568.0 ? UINT64_MAX : (uint64_t)d;
+    const uint64_t hydraulic = trn_sat_mul(trn_sat_mul(droplets, p.iterations), p.lifetime);
+    const uint64_t thermal = trn_sat_mul(p.thermal_iterations, samples);
+    out->work = trn_sat_add(samples, trn_sat_add(hydraulic, thermal));
+    snprintf(out->detail, sizeof out->detail,
+             "%" PRIu64 " droplets x %" PRIu32 " iterations x %" PRIu32 " lifetime = %" PRIu64
+             " droplet steps, + %" PRIu32 " thermal_iterations x %" PRIu64 " samples",
+             droplets, p.iterations, p.lifetime, hydraulic, p.thermal_iterations, samples);
+    if (thermal > hydraulic) {
+        out->param = trn_node_has_number(n, "thermal_iterations") ? "thermal_iterations" : NULL;
+        return;
+    }
+    /* The written parameter furthest above its default sets the cost. */
+    const struct {
+        const char *name;
+        double ratio;
+    } c[4] = {{"droplets", (double)droplets / (0.5 * (double)samples)},
+              {"droplet_density", (double)droplets / (0.5 * (double)samples)},
+              {"iterations", (double)p.iterations},
+              {"lifetime", (double)p.lifetime / 30.0}};
+    double best = -1.0;
+    for (int k = 0; k < 4; k++)
+        if (trn_node_has_number(n, c[k].name) && c[k].ratio > best &&
+            !(k == 1 && trn_node_has_number(n, "droplets"))) {
+            best = c[k].ratio;
+            out->param = c[k].name;
+        }
+}
+
+static void erosion_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                        const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    (void)n;
+    (void)t;
+    XXH64_update(h, &recipe->seed, sizeof recipe->seed);
+    const uint32_t q = (uint32_t)quality;
+    XXH64_update(h, &q, sizeof q);
+}
+
+static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const size_t n = trn_node_samples(r);
+    trn_erosion_params p;
+    erosion_params(c->node, c->type, n, c->quality, &p);
+    p.threads = c->threads;
+    float *scale = NULL;
+    trn_status st;
+    const trn_gout *dr = c->inputs[1];
+    if (dr) {
+        trn_mask m;
+        if ((st = trn_drainage_accumulation_mask(&dr->view, &m, err)))
+            return trn_node_wrap(c, err, st);
+        const double w = trn_graph_param_number(c->node, c->type, "drainage_weight");
+        scale = m.values;
+        for (size_t k = 0; k < n; k++)
+            scale[k] = (float)(1.0 + w * sqrt((double)scale[k]));
+        p.rate_scale = scale;
+    }
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_erosion_result e;
+    st = trn_erosion_run(&f, &p, c->recipe->seed, &e, trn_node_bridge, (void *)c->progress, err);
+    free(scale);
+    if (st) return trn_node_wrap(c, err, st);
+    r->has_ledger = true;
+    r->ledger = e.ledger;
+    r->change = trn_gbuf_wrap(e.change, n, sizeof(float));
+    e.change = NULL;
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, e.field.heights, err);
+    e.field.heights = NULL;
+    if (!st) {
+        st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, e.deposition.values, err);
+        e.deposition.values = NULL;
+    }
+    if (!st) {
+        st = trn_node_set_floats(c, r, 2, TRN_PIN_MASK, e.erosion.values, err);
+        e.erosion.values = NULL;
+    }
+    trn_erosion_result_dispose(&e);
+    if (!st && !r->change) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    return st;
+}
+
+const trn_node_module trn_node_erosion = {
+    TRN_SPEC("erosion", "Erosion", "simulation",
+             "Droplet hydraulic erosion plus thermal relaxation, with a transport ledger.", 1,
+             in_erosion, out_erosion, p_erosion, true),
+    20.0,
+    false,
+    erosion_compute,
+    erosion_key,
+    erosion_work,
+    NULL};

@@ -1,0 +1,209 @@
+/* Generator nodes: Landform, Noise Terrain and Flat Terrain, heightfields from nothing. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "graph/nodes/node_common.h"
+#include "terrane/generate.h"
+
+static const trn_pin_spec out_field[] = {{"field", TRN_PIN_HEIGHTFIELD, false, "the heights"}};
+
+static const trn_param_spec p_landform[] = {
+    OPT_STR("landform", "name of a recipe landform; absent = the recipe's default_landform")};
+
+static const trn_param_spec p_noise[] = {
+    CHOICE("profile", "fbm", "fbm|ridged", "noise profile: rolling fbm or sharp-crested ridged"),
+    NUM("base_height", 0, -TRN_BIG, TRN_BIG, "metres at noise value 0"),
+    NUM("height_variation", 100, 0, TRN_BIG, "metres between noise values 0 and 1"),
+    POS("feature_size", 256, 0, HUGE_VAL, "world units of the largest octave's period"),
+    NUM("roughness", 0.5, 0, 1, "amplitude gain per octave"),
+    INT("octaves", 5, 1, 16, "noise octaves"),
+    NUM("warp_amplitude", 0, 0, TRN_BIG, "world units of domain warp (0 = none)"),
+    POS("warp_feature_size", 128, 0, HUGE_VAL, "world units of the warp noise's period"),
+    POS("stretch", 1, 0, TRN_BIG, "elongation along heading"),
+    NUM("heading", 0, -TRN_BIG, TRN_BIG, "degrees from +X toward +Z"),
+    OPT_INT("seed", 0, 9007199254740992.0,
+            "noise seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
+};
+
+static const trn_param_spec p_flat[] = {NUM("height", 0, -TRN_BIG, TRN_BIG, "metres")};
+
+static void landform_from_params(const trn_graph_node *n, const trn_node_type *t, trn_landform *lf)
+{
+    memset(lf, 0, sizeof *lf);
+    lf->name = n->id;
+    const char *profile = trn_graph_param_text(n, t, "profile");
+    lf->profile = profile && strcmp(profile, "ridged") == 0 ? TRN_PROFILE_RIDGED : TRN_PROFILE_FBM;
+    lf->base_height = trn_graph_param_number(n, t, "base_height");
+    lf->height_variation = trn_graph_param_number(n, t, "height_variation");
+    lf->feature_size = trn_graph_param_number(n, t, "feature_size");
+    lf->roughness = trn_graph_param_number(n, t, "roughness");
+    lf->octaves = (uint32_t)trn_graph_param_number(n, t, "octaves");
+    lf->warp_amplitude = trn_graph_param_number(n, t, "warp_amplitude");
+    lf->warp_feature_size = trn_graph_param_number(n, t, "warp_feature_size");
+    lf->stretch = trn_graph_param_number(n, t, "stretch");
+    lf->heading = trn_graph_param_number(n, t, "heading");
+}
+
+/* A noise node's seed: its "seed" parameter, else the world seed's sub-seed of channel
+ * "node:<id>", so parallel branches differ and renaming another node changes nothing. */
+static uint64_t noise_seed(const trn_graph_node *n, const trn_recipe *recipe)
+{
+    const trn_graph_param *p = trn_graph_node_param(n, "seed");
+    if (p && p->type == TRN_VALUE_NUMBER) return (uint64_t)p->number;
+    char channel[80];
+    snprintf(channel, sizeof channel, "node:%s", n->id);
+    return trn_subseed(recipe->seed, channel);
+}
+
+static const trn_landform *named_landform(const trn_graph_node *n, const trn_node_type *t,
+                                          const trn_recipe *recipe)
+{
+    const char *name = trn_graph_param_text(n, t, "landform");
+    if (!name) name = recipe->default_landform;
+    const int k = trn_recipe_find_landform(recipe, name);
+    return k >= 0 ? &recipe->landforms[k] : NULL;
+}
+
+/* Samples x (octaves + 2 warp octaves when warped). */
+static void noise_work(const trn_landform *lf, const trn_recipe *recipe, trn_node_work_info *out)
+{
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    const uint32_t octaves = lf ? lf->octaves : 1u, warp = lf && lf->warp_amplitude > 0 ? 2 : 0;
+    out->work = trn_sat_mul(samples, (uint64_t)octaves + warp);
+    snprintf(out->detail, sizeof out->detail,
+             "%" PRIu64 " samples x (%" PRIu32 " octaves + %" PRIu32 " warp)", samples, octaves,
+             warp);
+}
+
+static void landform_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                          trn_erosion_quality quality, trn_node_work_info *out)
+{
+    (void)quality;
+    noise_work(named_landform(n, t, recipe), recipe, out);
+}
+
+static void noise_terrain_work(const trn_graph_node *n, const trn_node_type *t,
+                               const trn_recipe *recipe, trn_erosion_quality quality,
+                               trn_node_work_info *out)
+{
+    (void)quality;
+    trn_landform own;
+    landform_from_params(n, t, &own);
+    noise_work(&own, recipe, out);
+    out->param = trn_node_has_number(n, "octaves") ? "octaves" : NULL;
+}
+
+static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    (void)quality;
+    const trn_landform *lf = named_landform(n, t, recipe);
+    XXH64_update(h, &recipe->seed, sizeof recipe->seed);
+    if (lf) {
+        const uint32_t profile = (uint32_t)lf->profile;
+        XXH64_update(h, &profile, sizeof profile);
+        trn_key_f64(h, lf->base_height);
+        trn_key_f64(h, lf->height_variation);
+        trn_key_f64(h, lf->feature_size);
+        trn_key_f64(h, lf->roughness);
+        XXH64_update(h, &lf->octaves, sizeof lf->octaves);
+        trn_key_f64(h, lf->warp_amplitude);
+        trn_key_f64(h, lf->warp_feature_size);
+        trn_key_f64(h, lf->stretch);
+        trn_key_f64(h, lf->heading);
+    }
+}
+
+static void noise_terrain_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                              const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    (void)t;
+    (void)quality;
+    const uint64_t seed = noise_seed(n, recipe);
+    XXH64_update(h, &seed, sizeof seed);
+}
+
+static trn_status fill(const trn_node_ctx *c, trn_node_result *r, const trn_landform *lf,
+                       uint64_t seed, trn_error *err)
+{
+    trn_field f;
+    trn_status st = trn_field_init(&f, r->cells_x, r->cells_z, r->size_x, r->size_z, err);
+    if (st) return trn_node_wrap(c, err, st);
+    if (!lf) {
+        const float v = (float)trn_graph_param_number(c->node, c->type, "height");
+        const size_t n = trn_node_samples(r);
+        for (size_t k = 0; k < n; k++)
+            f.heights[k] = v;
+    } else if ((st = trn_landform_fill(lf, seed, &f, trn_node_bridge, (void *)c->progress, err))) {
+        trn_field_dispose(&f);
+        return trn_node_wrap(c, err, st);
+    }
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, f.heights, err);
+    f.heights = NULL;
+    return st;
+}
+
+static trn_status landform_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_landform *lf = named_landform(c->node, c->type, c->recipe);
+    if (!lf) return trn_node_fail(c, err, TRN_ERR_VALIDATION, "its landform is not in the recipe");
+    return fill(c, r, lf, c->recipe->seed, err);
+}
+
+static trn_status noise_terrain_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    trn_landform own;
+    landform_from_params(c->node, c->type, &own);
+    return fill(c, r, &own, noise_seed(c->node, c->recipe), err);
+}
+
+static trn_status flat_terrain_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    return fill(c, r, NULL, 0, err);
+}
+
+static void landform_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                           const trn_node_type *t)
+{
+    const trn_recipe *recipe = trn_check_recipe(c);
+    const char *name = trn_graph_param_text(n, t, "landform");
+    if (recipe && name && trn_recipe_find_landform(recipe, name) < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "nodes[%u].params.landform", index);
+        trn_check_diag(c, TRN_GRAPH_ERROR, "landform-unknown", n, "landform", path,
+                       "the recipe has no landform named '%.60s'", name);
+    }
+}
+
+const trn_node_module trn_node_landform = {
+    {"landform", "Landform", "generator",
+     "Heights of a named recipe landform (the recipe's landscape settings).", 1, NULL, 0, out_field,
+     TRN_COUNT(out_field), p_landform, TRN_COUNT(p_landform), false},
+    3.0,
+    false,
+    landform_compute,
+    landform_key,
+    landform_work,
+    landform_check};
+
+const trn_node_module trn_node_noise_terrain = {
+    {"noise_terrain", "Noise Terrain", "generator",
+     "A seeded noise heightfield with the landform controls of its own.", 1, NULL, 0, out_field,
+     TRN_COUNT(out_field), p_noise, TRN_COUNT(p_noise), false},
+    3.0,
+    false,
+    noise_terrain_compute,
+    noise_terrain_key,
+    noise_terrain_work,
+    NULL};
+
+const trn_node_module trn_node_flat_terrain = {
+    {"flat_terrain", "Flat Terrain", "generator", "A constant-height base.", 1, NULL, 0, out_field,
+     TRN_COUNT(out_field), p_flat, TRN_COUNT(p_flat), false},
+    1.0,
+    false,
+    flat_terrain_compute,
+    NULL,
+    NULL,
+    NULL};

@@ -1,0 +1,186 @@
+/* Mask nodes: elevation and slope bands, path corridors and polygons, weights 0..1. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/nodes/node_common.h"
+#include "terrane/masks.h"
+
+static const trn_pin_spec out_mask[] = {{"mask", TRN_PIN_MASK, false, "weights 0..1"}};
+static const trn_pin_spec in_field[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "the terrain whose grid (and heights) it uses"}};
+
+static const trn_param_spec p_elevation[] = {
+    NUM("min", 0, -TRN_BIG, TRN_BIG, "metres, lower edge of the fully weighted band"),
+    NUM("max", 100, -TRN_BIG, TRN_BIG, "metres, upper edge of the fully weighted band"),
+    NUM("falloff", 10, 0, TRN_BIG, "metres of smooth transition outside the band (0 = hard edge)"),
+};
+
+static const trn_param_spec p_slope[] = {
+    NUM("min", 0, 0, 90, "degrees, lower edge of the fully weighted band"),
+    NUM("max", 30, 0, 90, "degrees, upper edge of the fully weighted band"),
+    NUM("falloff", 5, 0, 90, "degrees of smooth transition outside the band (0 = hard edge)"),
+};
+
+static const trn_param_spec p_path[] = {
+    POINTS("points", "[[0,0],[0,100]]", 2, "polyline [x, z] points, terrain-local world units"),
+    NUM("width", 20, 0, HUGE_VAL, "fully weighted HALF width, world units"),
+    NUM("falloff", 40, 0, HUGE_VAL, "world units of smooth transition beyond width (0 = hard)"),
+};
+
+static const trn_param_spec p_polygon[] = {
+    POINTS("points", "[[0,0],[100,0],[100,100],[0,100]]", 3,
+           "closed polygon [x, z] points (even-odd fill), terrain-local world units"),
+    NUM("falloff", 20, 0, HUGE_VAL, "world units of smooth transition outside (0 = hard)"),
+};
+
+/* Samples k in [0, cells] whose position k * size / cells lies in [lo, hi] (world units). */
+static uint64_t axis_samples(double lo, double hi, double size, uint32_t cells)
+{
+    const double step = size / (double)cells;
+    double a = lo / step, b = hi / step;
+    if (!(b >= 0.0) || !(a <= (double)cells) || !(a <= b)) return 0; /* NaN-safe */
+    if (a < 0.0) a = 0.0;
+    if (b > (double)cells) b = (double)cells;
+    const double first = ceil(a), last = floor(b);
+    return last >= first ? (uint64_t)(last - first) + 1u : 0u;
+}
+
+/* Samples within reach of the segment's bounding box, summed over the segments (a path's
+ * consecutive points, a polygon's edges, closing one included). */
+static uint64_t segments_reach(const trn_recipe *r, const double *pts, uint32_t count, bool closed,
+                               double reach)
+{
+    uint64_t total = 0;
+    const uint32_t segs = closed ? count : (count > 1 ? count - 1 : count);
+    for (uint32_t k = 0; k < segs; k++) {
+        const uint32_t b = count > 1 ? (k + 1) % count : k;
+        const double ax = pts[2 * k], az = pts[2 * k + 1], bx = pts[2 * b], bz = pts[2 * b + 1];
+        const uint64_t sx = axis_samples((ax < bx ? ax : bx) - reach, (ax < bx ? bx : ax) + reach,
+                                         r->size_x, r->cells_x);
+        const uint64_t sz = axis_samples((az < bz ? az : bz) - reach, (az < bz ? bz : az) + reach,
+                                         r->size_z, r->cells_z);
+        total = trn_sat_add(total, trn_sat_mul(sx, sz));
+    }
+    return total;
+}
+
+/* Every sample once, plus the samples within reach of each segment. */
+static void shape_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                       trn_erosion_quality quality, trn_node_work_info *out)
+{
+    (void)quality;
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    const bool path = trn_node_module_of(t) == &trn_node_path_distance_mask;
+    uint32_t count;
+    double *scratch;
+    const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
+    const double reach =
+        path ? trn_graph_param_number(n, t, "width") + trn_graph_param_number(n, t, "falloff")
+             : trn_graph_param_number(n, t, "falloff");
+    const uint64_t near = pts ? segments_reach(recipe, pts, count, !path, reach) : 0u;
+    free(scratch);
+    out->work = trn_sat_add(samples, near);
+    out->param = trn_graph_node_param(n, "points") ? "points" : NULL;
+    snprintf(out->detail, sizeof out->detail,
+             "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32 " %s",
+             samples, near, count, path ? "points' segments" : "edges");
+}
+
+static trn_status publish(const trn_node_ctx *c, trn_node_result *r, trn_status st, trn_mask *m,
+                          trn_error *err)
+{
+    if (st) return trn_node_wrap(c, err, st);
+    return trn_node_set_floats(c, r, 0, TRN_PIN_MASK, m->values, err);
+}
+
+static trn_status band_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_graph_node *n = c->node;
+    const trn_node_type *t = c->type;
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_mask m;
+    memset(&m, 0, sizeof m);
+    const double lo = trn_graph_param_number(n, t, "min"), hi = trn_graph_param_number(n, t, "max"),
+                 falloff = trn_graph_param_number(n, t, "falloff");
+    const trn_status st = trn_node_module_of(t) == &trn_node_elevation_mask
+                              ? trn_mask_elevation(&f, lo, hi, falloff, &m, err)
+                              : trn_mask_slope(&f, lo, hi, falloff, &m, err);
+    return publish(c, r, st, &m, err);
+}
+
+static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_graph_node *n = c->node;
+    const trn_node_type *t = c->type;
+    trn_mask m;
+    memset(&m, 0, sizeof m);
+    uint32_t count;
+    double *scratch;
+    const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
+    trn_status st;
+    if (trn_node_module_of(t) == &trn_node_path_distance_mask)
+        st = trn_mask_path(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
+                           trn_graph_param_number(n, t, "width"),
+                           trn_graph_param_number(n, t, "falloff"), &m, err);
+    else
+        st = trn_mask_polygon(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
+                              trn_graph_param_number(n, t, "falloff"), &m, err);
+    free(scratch);
+    return publish(c, r, st, &m, err);
+}
+
+static void band_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                       const trn_node_type *t)
+{
+    if (trn_graph_param_number(n, t, "min") > trn_graph_param_number(n, t, "max")) {
+        char path[64];
+        snprintf(path, sizeof path, "nodes[%u].params.min", index);
+        trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, "min", path,
+                       "min is above max; the band would be empty");
+    }
+}
+
+const trn_node_module trn_node_elevation_mask = {
+    TRN_SPEC("elevation_mask", "Elevation Mask", "mask",
+             "Selects a height band with a smooth falloff.", 1, in_field, out_mask, p_elevation,
+             false),
+    1.0,
+    false,
+    band_compute,
+    NULL,
+    NULL,
+    band_check};
+
+const trn_node_module trn_node_slope_mask = {
+    TRN_SPEC("slope_mask", "Slope Mask", "mask", "Selects a steepness band with a smooth falloff.",
+             1, in_field, out_mask, p_slope, false),
+    1.0,
+    false,
+    band_compute,
+    NULL,
+    NULL,
+    band_check};
+
+const trn_node_module trn_node_path_distance_mask = {
+    TRN_SPEC("path_distance_mask", "Path Distance Mask", "mask",
+             "A corridor around a polyline: 1 within width, smooth falloff beyond.", 1, in_field,
+             out_mask, p_path, false),
+    1.0,
+    false,
+    shape_compute,
+    NULL,
+    shape_work,
+    NULL};
+
+const trn_node_module trn_node_polygon_mask = {
+    TRN_SPEC("polygon_mask", "Polygon Mask", "mask",
+             "A closed polygon (even-odd fill): 1 inside and on the edge, smooth falloff outside.",
+             1, in_field, out_mask, p_polygon, false),
+    1.0,
+    false,
+    shape_compute,
+    NULL,
+    shape_work,
+    NULL};

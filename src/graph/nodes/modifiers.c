@@ -1,0 +1,78 @@
+/* Modifier nodes: Height Blend and Height Offset, heights changed through optional masks. */
+#include <stdlib.h>
+
+#include "graph/nodes/node_common.h"
+#include "terrane/masks.h"
+
+static const trn_pin_spec out_field[] = {{"field", TRN_PIN_HEIGHTFIELD, false, "the heights"}};
+
+static const trn_pin_spec in_blend[] = {
+    {"a", TRN_PIN_HEIGHTFIELD, true, "heights where the weight is 0"},
+    {"b", TRN_PIN_HEIGHTFIELD, true, "heights where the weight is 1"},
+    {"mask", TRN_PIN_MASK, false, "weight per sample (absent = 1)"},
+};
+static const trn_param_spec p_blend[] = {
+    NUM("amount", 0.5, 0, 1, "weight of B where the mask is 1: out = A + (B - A) * amount * mask")};
+
+static const trn_pin_spec in_offset[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "heights to raise or lower"},
+    {"mask", TRN_PIN_MASK, false, "weight per sample (absent = 1)"},
+};
+static const trn_param_spec p_offset[] = {
+    NUM("offset", 10, -TRN_BIG, TRN_BIG, "metres added where the mask is 1")};
+
+static trn_status finish(const trn_node_ctx *c, trn_node_result *r, trn_status st, float *out,
+                         trn_error *err)
+{
+    if (st) {
+        free(out);
+        return trn_node_wrap(c, err, st);
+    }
+    return trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, out, err);
+}
+
+static trn_status blend_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const size_t n = trn_node_samples(r);
+    float *out = malloc(n * sizeof *out);
+    if (!out) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    const trn_gout *mask = c->inputs[2];
+    const trn_status st = trn_heights_blend(
+        c->inputs[0]->values->data, c->inputs[1]->values->data, mask ? mask->values->data : NULL,
+        trn_graph_param_number(c->node, c->type, "amount"), n, out, err);
+    return finish(c, r, st, out, err);
+}
+
+static trn_status offset_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const size_t n = trn_node_samples(r);
+    float *out = malloc(n * sizeof *out);
+    if (!out) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    const trn_gout *mask = c->inputs[1];
+    const trn_status st =
+        trn_heights_offset(c->inputs[0]->values->data, mask ? mask->values->data : NULL,
+                           trn_graph_param_number(c->node, c->type, "offset"), n, out, err);
+    return finish(c, r, st, out, err);
+}
+
+const trn_node_module trn_node_height_blend = {
+    TRN_SPEC("height_blend", "Height Blend", "modifier",
+             "Mixes two heightfields of the same grid, optionally through a mask.", 1, in_blend,
+             out_field, p_blend, false),
+    1.0,
+    false,
+    blend_compute,
+    NULL,
+    NULL,
+    NULL};
+
+const trn_node_module trn_node_height_offset = {
+    TRN_SPEC("height_offset", "Height Offset", "modifier",
+             "Raises or lowers a heightfield, optionally through a mask.", 1, in_offset, out_field,
+             p_offset, false),
+    1.0,
+    false,
+    offset_compute,
+    NULL,
+    NULL,
+    NULL};

@@ -1,0 +1,107 @@
+/* Helpers every node family shares: errors naming the node, outputs, saturating work sums, keys. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "graph/nodes/node_common.h"
+
+trn_status trn_node_fail(const trn_node_ctx *c, trn_error *err, trn_status code, const char *what)
+{
+    trn_error_set(err, code, NULL, -1, "node '%.60s' (%s): %s", c->node->id, c->type->name, what);
+    if (err) snprintf(err->node_id, sizeof err->node_id, "%s", c->node->id);
+    return code;
+}
+
+trn_status trn_node_wrap(const trn_node_ctx *c, trn_error *err, trn_status code)
+{
+    if (err) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "node '%.60s' (%.24s): %.400s", c->node->id, c->type->name,
+                 err->message);
+        memcpy(err->message, msg, sizeof msg);
+        snprintf(err->node_id, sizeof err->node_id, "%s", c->node->id);
+    }
+    return code;
+}
+
+int trn_node_bridge(double done, const char *stage, void *user)
+{
+    return trn_progress_report(user, done, stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+size_t trn_node_samples(const trn_node_result *r)
+{
+    return ((size_t)r->cells_x + 1u) * ((size_t)r->cells_z + 1u);
+}
+
+trn_field trn_node_field_view(const trn_node_result *grid, const trn_gout *o)
+{
+    trn_field f;
+    memset(&f, 0, sizeof f);
+    f.cells_x = grid->cells_x;
+    f.cells_z = grid->cells_z;
+    f.size_x = grid->size_x;
+    f.size_z = grid->size_z;
+    f.heights = o ? (float *)o->values->data : NULL;
+    return f;
+}
+
+trn_status trn_node_set_floats(const trn_node_ctx *c, trn_node_result *r, uint32_t k,
+                               trn_pin_kind kind, float *data, trn_error *err)
+{
+    r->outputs[k].kind = kind;
+    r->outputs[k].values = trn_gbuf_wrap(data, trn_node_samples(r), sizeof(float));
+    if (!r->outputs[k].values) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    if (r->output_count < k + 1) r->output_count = k + 1;
+    return TRN_OK;
+}
+
+trn_status trn_node_share(trn_node_result *r, uint32_t k, const trn_gout *from)
+{
+    r->outputs[k].kind = from->kind;
+    r->outputs[k].values = trn_gbuf_retain(from->values);
+    if (r->output_count < k + 1) r->output_count = k + 1;
+    return TRN_OK;
+}
+
+uint64_t trn_sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return trn_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+uint64_t trn_sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return trn_add_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+bool trn_node_has_number(const trn_graph_node *n, const char *name)
+{
+    const trn_graph_param *p = trn_graph_node_param(n, name);
+    return p && p->type == TRN_VALUE_NUMBER;
+}
+
+void trn_key_f64(XXH64_state_t *h, double v)
+{
+    if (v == 0.0) v = 0.0;
+    XXH64_update(h, &v, sizeof v);
+}
+
+void trn_key_str(XXH64_state_t *h, const char *s)
+{
+    const uint32_t n = s ? (uint32_t)strlen(s) : 0xFFFFFFFFu;
+    XXH64_update(h, &n, sizeof n);
+    if (s) XXH64_update(h, s, n);
+}
+
+double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
+                             const trn_recipe *recipe)
+{
+    const char *sea = trn_graph_param_text(n, t, "sea");
+    if (sea && strcmp(sea, "off") == 0) return NAN;
+    const trn_graph_param *p = trn_graph_node_param(n, "sea_level");
+    if (p && p->type == TRN_VALUE_NUMBER) return p->number;
+    return trn_recipe_sea_level(recipe, NULL, NULL, 0);
+}

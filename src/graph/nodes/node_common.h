@@ -1,0 +1,95 @@
+/* What every node family file shares: registry entries, spec macros and compute helpers (internal).
+ */
+#ifndef TRN_GRAPH_NODE_COMMON_H
+#define TRN_GRAPH_NODE_COMMON_H
+
+#include <math.h>
+
+#include "graph/graph_internal.h"
+
+#define TRN_BIG 1e9
+#define TRN_COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* Parameter table rows: NUM(name, default, min, max, description) and friends. */
+#define NUM(n, d, lo, hi, desc)                                                                    \
+    {                                                                                              \
+        n, TRN_PARAM_NUMBER, false, d, lo, hi, false, NULL, NULL, 0, desc                          \
+    }
+#define POS(n, d, lo, hi, desc)                                                                    \
+    {                                                                                              \
+        n, TRN_PARAM_NUMBER, false, d, lo, hi, true, NULL, NULL, 0, desc                           \
+    }
+#define INT(n, d, lo, hi, desc)                                                                    \
+    {                                                                                              \
+        n, TRN_PARAM_INTEGER, false, d, lo, hi, false, NULL, NULL, 0, desc                         \
+    }
+#define OPT_INT(n, lo, hi, desc)                                                                   \
+    {                                                                                              \
+        n, TRN_PARAM_INTEGER, true, 0, lo, hi, false, NULL, NULL, 0, desc                          \
+    }
+#define OPT_NUM(n, lo, hi, desc)                                                                   \
+    {                                                                                              \
+        n, TRN_PARAM_NUMBER, true, 0, lo, hi, false, NULL, NULL, 0, desc                           \
+    }
+#define STR(n, d, desc)                                                                            \
+    {                                                                                              \
+        n, TRN_PARAM_STRING, false, 0, 0, 0, false, d, NULL, 0, desc                               \
+    }
+#define OPT_STR(n, desc)                                                                           \
+    {                                                                                              \
+        n, TRN_PARAM_STRING, true, 0, 0, 0, false, NULL, NULL, 0, desc                             \
+    }
+#define CHOICE(n, d, c, desc)                                                                      \
+    {                                                                                              \
+        n, TRN_PARAM_CHOICE, false, 0, 0, 0, false, d, c, 0, desc                                  \
+    }
+#define POINTS(n, d, m, desc)                                                                      \
+    {                                                                                              \
+        n, TRN_PARAM_POINTS, false, 0, 0, 0, false, d, NULL, m, desc                               \
+    }
+
+/* A node type's public spec: T(name, title, category, description, version, inputs, outputs,
+ * params, quality_dependent); NULL-able tables use the _NOIN / explicit forms. */
+#define TRN_SPEC(name, title, cat, desc, ver, in, out, params, q)                                  \
+    {                                                                                              \
+        name, title, cat, desc, ver, in, TRN_COUNT(in), out, TRN_COUNT(out), params,               \
+            TRN_COUNT(params), q                                                                   \
+    }
+
+/* The node's own error: "node 'id' (type): what". */
+trn_status trn_node_fail(const trn_node_ctx *c, trn_error *err, trn_status code, const char *what);
+/* A library call's error, prefixed with the node. */
+trn_status trn_node_wrap(const trn_node_ctx *c, trn_error *err, trn_status code);
+/* A sub-call's progress inside the node's slice (user = c->progress). */
+int trn_node_bridge(double done, const char *stage, void *user);
+
+size_t trn_node_samples(const trn_node_result *r);
+/* A field over the node's grid whose heights are an output's samples (not owned). */
+trn_field trn_node_field_view(const trn_node_result *grid, const trn_gout *o);
+/* Output k takes ownership of data (samples floats). */
+trn_status trn_node_set_floats(const trn_node_ctx *c, trn_node_result *r, uint32_t k,
+                               trn_pin_kind kind, float *data, trn_error *err);
+/* Output k shares another output's value (reference counted, never copied). */
+trn_status trn_node_share(trn_node_result *r, uint32_t k, const trn_gout *from);
+
+uint64_t trn_sat_mul(uint64_t a, uint64_t b);
+uint64_t trn_sat_add(uint64_t a, uint64_t b);
+bool trn_node_has_number(const trn_graph_node *n, const char *name);
+/* -0 and 0 hash alike (the same parameter). */
+void trn_key_f64(XXH64_state_t *h, double v);
+void trn_key_str(XXH64_state_t *h, const char *s);
+
+/* The recipe's sea level a drainage node uses (NaN = no sea). */
+double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
+                             const trn_recipe *recipe);
+
+/* The families, in registry order. */
+extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain;
+extern const trn_node_module trn_node_elevation_mask, trn_node_slope_mask,
+    trn_node_path_distance_mask, trn_node_polygon_mask;
+extern const trn_node_module trn_node_height_blend, trn_node_height_offset;
+extern const trn_node_module trn_node_drainage;
+extern const trn_node_module trn_node_erosion;
+extern const trn_node_module trn_node_biome_rules, trn_node_terrain_output, trn_node_comment;
+
+#endif
