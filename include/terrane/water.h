@@ -246,11 +246,21 @@ void trn_basin_water_params_default(trn_basin_water_params *params);
  * and minimum_area large: id "<node_id>/basin/<sink_i>_<sink_j>", level spill + level_offset,
  * centre at the sink, radius reaching the basin's farthest raised sample, no carving. When more
  * are eligible than maximum_bodies, the deepest are kept (ties: larger area, then smaller sink
- * index); *eligible receives how many were eligible. Output in sink index order. */
-trn_status trn_water_propose_basins(const trn_drainage *drainage, const char *node_id,
-                                    const trn_basin_water_params *params,
+ * index); *eligible receives how many were eligible. Output in sink index order.
+ * source_heights are the heights the drainage was computed from (its grid): a basin's raised
+ * samples are the ones below their filled height, 8-connected to the sink at its spill level;
+ * the radius is the farthest one's distance from the sink plus one cell diagonal. params NULL =
+ * defaults; level_offset > 0 or a negative or non-finite minimum is TRN_ERR_VALIDATION. On
+ * success *bodies is a new array of *count bodies (NULL when 0; free it with
+ * trn_water_bodies_free). */
+trn_status trn_water_propose_basins(const trn_drainage *drainage, const float *source_heights,
+                                    const char *node_id, const trn_basin_water_params *params,
                                     trn_water_body **bodies, uint32_t *count, uint32_t *eligible,
                                     trn_error *err);
+
+/* Dispose count bodies and free the array (from trn_water_propose_basins or trn_water_edit).
+ * NULL is a no-op. */
+void trn_water_bodies_free(trn_water_body *bodies, uint32_t count);
 
 /* Water Edit: bodies minus excluded ids, with overrides patched by id. excluded_json is a JSON
  * array of id strings, overrides_json a JSON array of objects {"id": ..., FIELD: value, ...}

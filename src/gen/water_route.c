@@ -1,0 +1,315 @@
+/* River Route: a river traced down a drainage along nonascending terrain-triangle edges. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "terrane/water.h"
+
+const char *trn_route_end_name(trn_route_end end)
+{
+    switch (end) {
+    case TRN_ROUTE_SEA_LEVEL: return "sea-level";
+    case TRN_ROUTE_FIELD_EDGE: return "field-edge";
+    case TRN_ROUTE_EXISTING_BODY: return "existing-body";
+    case TRN_ROUTE_CLOSED_BASIN: return "closed-basin";
+    case TRN_ROUTE_BLOCKED: return "blocked";
+    case TRN_ROUTE_NOT_PLACED: return "not-placed";
+    }
+    return "unknown";
+}
+
+void trn_river_route_params_default(trn_river_route_params *params)
+{
+    if (!params) return;
+    params->source_x = 64.0;
+    params->source_z = 64.0;
+    params->channel_width = 4.0;
+    params->channel_depth = 2.0;
+    params->water_depth = 1.0;
+    params->flow_speed = 0.0;
+}
+
+/* The terrain-triangle edges from a sample, as D8 codes (E, SE, S, W, NW, N): the 4 axis
+ * neighbours and the cell diagonals from (i, j) to (i + 1, j + 1). SW and NE cross a cell
+ * against its split, so the route never takes them. The order breaks ties. */
+static const int edge_codes[6] = {0, 1, 2, 4, 5, 6};
+static const int code_di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+static const int code_dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+static bool is_edge_code(unsigned code)
+{
+    return code < 8u && code != 3u && code != 7u;
+}
+
+static trn_status check_params(const trn_river_route_params *p, trn_error *err)
+{
+    if (!isfinite(p->channel_width) || !(p->channel_width > 0.0))
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: channel_width: expected a finite number > 0, found %g",
+                             p->channel_width);
+    if (!isfinite(p->channel_depth) || !(p->channel_depth > 0.0))
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: channel_depth: expected a finite number > 0, found %g",
+                             p->channel_depth);
+    if (!isfinite(p->water_depth) || !(p->water_depth > 0.0) ||
+        p->water_depth > p->channel_depth)
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: water_depth: expected a finite number > 0 and at most "
+                             "channel_depth (%g), found %g",
+                             p->channel_depth, p->water_depth);
+    if (!isfinite(p->flow_speed) || p->flow_speed < 0.0)
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: flow_speed: expected a finite number >= 0, found %g",
+                             p->flow_speed);
+    return TRN_OK;
+}
+
+/* Nearest sample index along one axis of n cells over size (ties: the smaller index). */
+static uint32_t snap(double at, uint32_t cells, double size)
+{
+    const double f = at * cells / size;
+    double lower = floor(f);
+    if (lower < 0.0) lower = 0.0;
+    if (lower > cells) lower = cells;
+    uint32_t i = (uint32_t)lower;
+    if (i < cells && f - lower > 0.5) i++;
+    return i;
+}
+
+/* Wet in existing water: the owner of a wet sample, or -1. */
+static int32_t wet_owner(const trn_water *existing, size_t k)
+{
+    if (!existing || !existing->body_count || !existing->owner || !existing->wet) return -1;
+    if (!existing->wet[k]) return -1;
+    int32_t o = existing->owner[k];
+    return o >= 0 && (uint32_t)o < existing->body_count ? o : -1;
+}
+
+static trn_status not_placed(trn_water_body *body, trn_route_report *report)
+{
+    memset(body, 0, sizeof *body);
+    report->end = TRN_ROUTE_NOT_PLACED;
+    return TRN_OK;
+}
+
+trn_status trn_river_route(const trn_drainage *drainage, const float *source_heights,
+                           const trn_water *existing, const char *node_id,
+                           const trn_river_route_params *params, trn_water_body *body,
+                           trn_route_report *report, trn_error *err)
+{
+    if (!drainage || !source_heights || !node_id || !body || !report)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "river route: expected a drainage, its source heights, a node id and "
+                             "outputs, found NULL");
+    memset(report, 0, sizeof *report);
+    if (!drainage->filled || !drainage->flow_dir || drainage->cells_x == 0 ||
+        drainage->cells_z == 0 || !(drainage->size_x > 0.0) || !(drainage->size_z > 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "river route: expected a computed drainage, found an empty one");
+    if (strlen(node_id) >= TRN_WATER_ID_MAX)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "river route: expected a node id of at most %u bytes, found %zu",
+                             TRN_WATER_ID_MAX - 1u, strlen(node_id));
+    trn_river_route_params defaults;
+    if (!params) {
+        trn_river_route_params_default(&defaults);
+        params = &defaults;
+    }
+    trn_status st = check_params(params, err);
+    if (st) return st;
+    const uint32_t cx = drainage->cells_x, cz = drainage->cells_z;
+    const double sx = drainage->size_x, sz = drainage->size_z;
+    if (!isfinite(params->source_x) || !isfinite(params->source_z) || params->source_x < 0.0 ||
+        params->source_z < 0.0 || params->source_x > sx || params->source_z > sz)
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: source: expected a point inside the field (x 0..%g, "
+                             "z 0..%g), found (%g, %g)",
+                             sx, sz, params->source_x, params->source_z);
+    if (existing && existing->body_count &&
+        (existing->cells_x != cx || existing->cells_z != cz || existing->size_x != sx ||
+         existing->size_z != sz))
+        return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                             "river route: existing water: expected the drainage's grid (%ux%u "
+                             "cells over %g x %g), found %ux%u cells over %g x %g",
+                             cx, cz, sx, sz, existing->cells_x, existing->cells_z,
+                             existing->size_x, existing->size_z);
+    const size_t nx = (size_t)cx + 1u;
+    size_t samples;
+    if (!trn_mul_size(nx, (size_t)cz + 1u, &samples) || samples >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "river route: expected fewer than 2^32-1 samples, found %zux%u", nx,
+                             cz + 1u);
+
+    const uint32_t si = snap(params->source_x, cx, sx), sj = snap(params->source_z, cz, sz);
+    const size_t source = (size_t)sj * nx + si;
+    const double source_x = (double)si * sx / cx, source_z = (double)sj * sz / cz;
+    report->end_x = source_x;
+    report->end_z = source_z;
+    int32_t wet = wet_owner(existing, source);
+    if (wet >= 0) {
+        report->samples = 1;
+        snprintf(report->message, sizeof report->message,
+                 "the source sample (%g, %g) is already under water '%s'; no river added",
+                 source_x, source_z, existing->bodies[wet].id);
+        return not_placed(body, report);
+    }
+
+    uint8_t *visited = calloc(samples, 1);
+    uint32_t *trace = malloc(samples * sizeof *trace);
+    if (!visited || !trace) {
+        free(visited);
+        free(trace);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "river route: out of memory for %zu samples", samples);
+    }
+    const double sea = drainage->sea_level;
+    const double dx = sx / cx, dz = sz / cz;
+    const double step_length[8] = {dx, hypot(dx, dz), dz, hypot(dx, dz),
+                                   dx, hypot(dx, dz), dz, hypot(dx, dz)};
+    size_t n = 0;
+    size_t k = source;
+    trn_route_end end;
+    for (;;) {
+        trace[n++] = (uint32_t)k;
+        visited[k] = 1;
+        const uint32_t i = (uint32_t)(k % nx), j = (uint32_t)(k / nx);
+        const float h = source_heights[k];
+        if (n > 1 && (wet = wet_owner(existing, k)) >= 0) {
+            end = TRN_ROUTE_EXISTING_BODY;
+            snprintf(report->joined, sizeof report->joined, "%s", existing->bodies[wet].id);
+            break;
+        }
+        if (!isnan(sea) && (double)h <= sea) {
+            end = TRN_ROUTE_SEA_LEVEL;
+            break;
+        }
+        if (i == 0 || j == 0 || i == cx || j == cz) {
+            end = TRN_ROUTE_FIELD_EDGE;
+            break;
+        }
+        /* The drainage's own direction when it runs along a triangle edge; otherwise the
+         * steepest nonascending triangle edge (ties: the order of edge_codes). */
+        int next = -1;
+        const unsigned flow = drainage->flow_dir[k];
+        if (is_edge_code(flow)) {
+            const size_t m = (size_t)((int64_t)j + code_dj[flow]) * nx +
+                             (size_t)((int64_t)i + code_di[flow]);
+            if (!visited[m] && source_heights[m] <= h) next = (int)m;
+        }
+        if (next < 0) {
+            double best = -1.0;
+            for (int e = 0; e < 6; e++) {
+                const int c = edge_codes[e];
+                const size_t m = (size_t)((int64_t)j + code_dj[c]) * nx +
+                                 (size_t)((int64_t)i + code_di[c]);
+                if (visited[m] || !(source_heights[m] <= h)) continue;
+                const double slope = ((double)h - (double)source_heights[m]) / step_length[c];
+                if (slope > best) {
+                    best = slope;
+                    next = (int)m;
+                }
+            }
+        }
+        if (next < 0) {
+            /* A pit the fill raised has no outlet here; anything else is a blocked surface. */
+            end = drainage->filled[k] > h ? TRN_ROUTE_CLOSED_BASIN : TRN_ROUTE_BLOCKED;
+            break;
+        }
+        k = (size_t)next;
+    }
+    free(visited);
+
+    const size_t last = trace[n - 1];
+    report->samples = (uint32_t)n;
+    report->end_x = (double)(last % nx) * sx / cx;
+    report->end_z = (double)(last / nx) * sz / cz;
+    report->end = end;
+    if (n < 2) {
+        free(trace);
+        snprintf(report->message, sizeof report->message,
+                 "the route from (%g, %g) ends at its source (%s), shorter than the 2 samples a "
+                 "river needs; no river added",
+                 source_x, source_z, trn_route_end_name(end));
+        report->joined[0] = '\0';
+        return not_placed(body, report);
+    }
+
+    double *points = malloc(n * 3u * sizeof *points);
+    if (!points) {
+        free(trace);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "river route: out of memory for %zu path points", n);
+    }
+    /* The bed: channel_depth below the ground, never rising downstream, and no lower than
+     * water_depth under the receiving surface so the river meets it without falling. */
+    double floor_level = -INFINITY;
+    if (end == TRN_ROUTE_EXISTING_BODY) {
+        const float joined = existing->surface ? existing->surface[last] : NAN;
+        floor_level = (isnan(joined) ? existing->bodies[existing->owner[last]].level
+                                     : (double)joined) -
+                      params->water_depth;
+    } else if (end == TRN_ROUTE_SEA_LEVEL) {
+        floor_level = sea - params->water_depth;
+    }
+    double bed = INFINITY;
+    for (size_t p = 0; p < n; p++) {
+        const size_t s = trace[p];
+        const double b = (double)source_heights[s] - params->channel_depth;
+        if (b < bed) bed = b;
+        points[p * 3u + 0u] = (double)(s % nx) * sx / cx;
+        points[p * 3u + 1u] = bed > floor_level ? bed : floor_level;
+        points[p * 3u + 2u] = (double)(s / nx) * sz / cz;
+    }
+    free(trace);
+
+    trn_water_body_init(body, TRN_WATER_RIVER, node_id);
+    body->control = points;
+    body->control_count = (uint32_t)n;
+    body->interpolation = TRN_RIVER_LINEAR;
+    body->surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
+    body->river_depth = params->water_depth;
+    body->width = params->channel_width;
+    body->level = points[1] + params->water_depth;
+    body->look.flow_speed = params->flow_speed;
+    body->carve = true;
+    if ((st = trn_water_body_sample_path(body, err))) {
+        trn_water_body_dispose(body);
+        memset(body, 0, sizeof *body);
+        return st;
+    }
+
+    switch (end) {
+    case TRN_ROUTE_SEA_LEVEL:
+        snprintf(report->message, sizeof report->message,
+                 "reached the sea level (%g) at (%g, %g) after %zu samples", sea, report->end_x,
+                 report->end_z, n);
+        break;
+    case TRN_ROUTE_FIELD_EDGE:
+        snprintf(report->message, sizeof report->message,
+                 "reached the field edge at (%g, %g) after %zu samples", report->end_x,
+                 report->end_z, n);
+        break;
+    case TRN_ROUTE_EXISTING_BODY:
+        snprintf(report->message, sizeof report->message,
+                 "joined water body '%s' at (%g, %g) after %zu samples", report->joined,
+                 report->end_x, report->end_z, n);
+        break;
+    case TRN_ROUTE_CLOSED_BASIN:
+        snprintf(report->message, sizeof report->message,
+                 "ends in a closed basin at (%g, %g) after %zu samples: the pit has no outlet, "
+                 "so this is not a sea outlet",
+                 report->end_x, report->end_z, n);
+        break;
+    case TRN_ROUTE_BLOCKED:
+    case TRN_ROUTE_NOT_PLACED:
+        snprintf(report->message, sizeof report->message,
+                 "blocked at (%g, %g) after %zu samples: no unvisited terrain-triangle edge "
+                 "leads on without climbing",
+                 report->end_x, report->end_z, n);
+        break;
+    }
+    return TRN_OK;
+}
