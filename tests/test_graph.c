@@ -281,12 +281,14 @@ static void test_parse_document(void)
             else if (strcmp(p->name, "flag") == 0)
                 CHECK(p->type == TRN_VALUE_BOOL && p->boolean);
             else if (strcmp(p->name, "pts") == 0)
-                CHECK(p->type == TRN_VALUE_POINTS && p->point_count == 2 && p->points[0] == 1.0 &&
+                CHECK(p->type == TRN_VALUE_POINTS && p->point_count == 2 && p->point_dim == 2 &&
+                      p->points[0] == 1.0 &&
                       p->points[1] == 2.0 && p->points[2] == 3.25 && p->points[3] == 4.0);
             else if (strcmp(p->name, "obj") == 0)
                 CHECK(p->type == TRN_VALUE_OTHER && strcmp(p->text, "{\"a\":[1],\"b\":1}") == 0);
             else if (strcmp(p->name, "nums") == 0)
-                CHECK(p->type == TRN_VALUE_OTHER && strcmp(p->text, "[1,2,3]") == 0);
+                CHECK(p->type == TRN_VALUE_POINTS && p->point_dim == 1 && p->point_count == 3 &&
+                      p->points[2] == 3.0);
             else
                 CHECK(false && "unexpected parameter");
         }

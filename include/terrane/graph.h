@@ -50,6 +50,9 @@ typedef enum trn_param_type {
     TRN_PARAM_STRING = 2,  /* any UTF-8 text (a landform name, a comment) */
     TRN_PARAM_CHOICE = 3,  /* one of `choices` ("fbm|ridged") */
     TRN_PARAM_POINTS = 4,  /* [[x, z], ...] of finite float-range numbers, at least min_points */
+    TRN_PARAM_POINTS3 = 5, /* [[x, y, z], ...] of finite float-range numbers, at least min_points */
+    TRN_PARAM_VECTOR = 6,  /* exactly min_points numbers, each in [min, max] ([r, g, b, a]) */
+    TRN_PARAM_JSON = 7,    /* a JSON array or object the node type checks itself (edits) */
 } trn_param_type;
 
 typedef struct trn_param_spec {
@@ -108,7 +111,8 @@ typedef enum trn_value_type {
     TRN_VALUE_NUMBER = 0, /* also whole numbers */
     TRN_VALUE_STRING = 1,
     TRN_VALUE_BOOL = 2,
-    TRN_VALUE_POINTS = 3, /* an array of [x, z] number pairs */
+    TRN_VALUE_POINTS = 3, /* numbers: an array of [x, z] pairs or [x, y, z] triples, or a flat
+                             array of numbers (point_dim 2, 3, 1) */
     TRN_VALUE_OTHER = 4,  /* anything else (kept as JSON text for the diagnostics and saving) */
 } trn_value_type;
 
@@ -118,8 +122,9 @@ typedef struct trn_graph_param {
     double number;
     char *text; /* string, or the JSON text of an OTHER value */
     bool boolean;
-    double *points; /* point_count (x, z) pairs */
+    double *points; /* point_count points of point_dim numbers each */
     uint32_t point_count;
+    uint32_t point_dim; /* 2: [[x, z], ...]; 3: [[x, y, z], ...]; 1: a flat [n, ...] */
 } trn_graph_param;
 
 typedef struct trn_graph_link {

@@ -227,17 +227,67 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
         return;
     }
     case TRN_PARAM_POINTS: {
-        if (p->type != TRN_VALUE_POINTS) {
+        if (p->type != TRN_VALUE_POINTS || p->point_dim != 2) {
             diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected an array of [x, z] number pairs", p->name);
             return;
         }
         char msg[300];
         const bool polygon = s->min_points >= 3; /* a ring: its closing edge is checked too */
-        if (trn_points_check(p->points, p->point_count, s->min_points, polygon, msg, sizeof msg))
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s", msg);
+        if (trn_points_check(p->points, p->point_count, s->min_points, polygon, msg, sizeof msg)) {
+            /* The checker names its subject "points"; say the parameter's own name. */
+            const bool named = strncmp(msg, "points:", 7) == 0;
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s%s", named ? p->name : "",
+                 named ? msg + 6 : msg);
+        }
         return;
     }
+    case TRN_PARAM_POINTS3: {
+        if (p->type != TRN_VALUE_POINTS || p->point_dim != 3) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected an array of [x, y, z] number triples", p->name);
+            return;
+        }
+        if (p->point_count < s->min_points) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected at least %u [x, y, z] points, found %u", p->name, s->min_points,
+                 p->point_count);
+            return;
+        }
+        for (uint32_t k = 0; k < 3u * p->point_count; k++)
+            if (!(fabs(p->points[k]) <= 3.4028234663852886e38)) {
+                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                     "%s: point %u: expected finite numbers within the float range", p->name,
+                     k / 3);
+                return;
+            }
+        return;
+    }
+    case TRN_PARAM_VECTOR: {
+        if (p->type != TRN_VALUE_POINTS || p->point_dim != 1 || p->point_count != s->min_points) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected an array of %u numbers, found %s", p->name, s->min_points,
+                 p->type == TRN_VALUE_POINTS && p->point_dim == 1 ? "another count"
+                                                                  : "another kind of value");
+            return;
+        }
+        for (uint32_t k = 0; k < p->point_count; k++) {
+            const double v = p->points[k];
+            if (!isfinite(v) || v < s->min || v > s->max) {
+                char lo[40], hi[40];
+                trn_graph_number_text(s->min, lo, sizeof lo);
+                trn_graph_number_text(s->max, hi, sizeof hi);
+                trn_graph_number_text(v, num, sizeof num);
+                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                     "%s[%u]: expected a number from %s to %s, found %s", p->name, k, lo, hi, num);
+                return;
+            }
+        }
+        return;
+    }
+    case TRN_PARAM_JSON:
+        /* Checked by the node type itself. */
+        return;
     }
 }
 

@@ -31,6 +31,15 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
                                      const char *name, uint32_t *count, double **scratch);
 
+/* The same for [[x, y, z], ...] (dim 3) or a flat array (dim 1). */
+const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_node_type *type,
+                                         const char *name, uint32_t dim, uint32_t *count,
+                                         double **scratch);
+/* A VECTOR parameter's n numbers (the node's, else the default) into out; returns n, or 0 when
+ * neither has n numbers. */
+uint32_t trn_graph_param_vector(const trn_graph_node *node, const trn_node_type *type,
+                                const char *name, double *out, uint32_t n);
+
 /* Index of a node by id, or -1. Linear: use a trn_graph_index where it is called per link. */
 int trn_graph_find_node(const trn_graph *graph, const char *id);
 

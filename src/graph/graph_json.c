@@ -113,11 +113,12 @@ static void put_param_value(gbuf_text *b, const trn_graph_param *p)
         put(b, "[", 1);
         for (uint32_t k = 0; k < p->point_count; k++) {
             if (k) put(b, ",", 1);
-            put(b, "[", 1);
-            put_number(b, p->points[2 * k]);
-            put(b, ",", 1);
-            put_number(b, p->points[2 * k + 1]);
-            put(b, "]", 1);
+            if (p->point_dim > 1) put(b, "[", 1);
+            for (uint32_t q = 0; q < p->point_dim; q++) {
+                if (q) put(b, ",", 1);
+                put_number(b, p->points[(size_t)p->point_dim * k + q]);
+            }
+            if (p->point_dim > 1) put(b, "]", 1);
         }
         put(b, "]", 1);
         break;

@@ -82,10 +82,14 @@ static trn_status want_string(gctx *c, const json_t *v, const char *key, char **
     return st;
 }
 
-static bool is_pair(const json_t *p)
+/* Length of an array of numbers, 0 when p is anything else. */
+static size_t number_tuple(const json_t *p)
 {
-    return json_is_array(p) && json_array_size(p) == 2 && json_is_number(json_array_get(p, 0)) &&
-           json_is_number(json_array_get(p, 1));
+    if (!json_is_array(p)) return 0;
+    const size_t n = json_array_size(p);
+    for (size_t k = 0; k < n; k++)
+        if (!json_is_number(json_array_get(p, k))) return 0;
+    return n;
 }
 
 static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_graph_param *p)
@@ -106,18 +110,22 @@ static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_grap
         return TRN_OK;
     }
     if (json_is_array(v) && json_array_size(v) > 0 && json_array_size(v) <= (1u << 20)) {
-        bool all = true;
-        for (size_t k = 0; all && k < json_array_size(v); k++)
-            all = is_pair(json_array_get(v, k));
-        if (all) {
-            const size_t n = json_array_size(v);
+        /* [[x, z], ...], [[x, y, z], ...] or a flat array of numbers. */
+        const size_t n = json_array_size(v);
+        size_t dim = json_is_number(json_array_get(v, 0)) ? 1 : number_tuple(json_array_get(v, 0));
+        for (size_t k = 0; dim && k < n; k++) {
+            const json_t *e = json_array_get(v, k);
+            if (dim == 1 ? !json_is_number(e) : number_tuple(e) != dim) dim = 0;
+        }
+        if (dim >= 1 && dim <= 3) {
             p->type = TRN_VALUE_POINTS;
-            if (!(p->points = malloc(n * 2u * sizeof *p->points))) return oom(c);
-            for (size_t k = 0; k < n; k++) {
-                p->points[2 * k] = json_number_value(json_array_get(json_array_get(v, k), 0));
-                p->points[2 * k + 1] = json_number_value(json_array_get(json_array_get(v, k), 1));
-            }
+            if (!(p->points = malloc(n * dim * sizeof *p->points))) return oom(c);
+            for (size_t k = 0; k < n; k++)
+                for (size_t q = 0; q < dim; q++)
+                    p->points[dim * k + q] = json_number_value(
+                        dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
             p->point_count = (uint32_t)n;
+            p->point_dim = (uint32_t)dim;
             return TRN_OK;
         }
     }
@@ -182,7 +190,7 @@ static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
     if (st) return st;
     const json_t *pos = json_object_get(v, "position");
     if (pos) {
-        if (!is_pair(pos)) {
+        if (number_tuple(pos) != 2) {
             trn_json_path_push_key(c->path, "position");
             st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, y], found %s",
                       describe(pos, buf, sizeof buf));
@@ -443,13 +451,14 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
     return s ? s->def_text : NULL;
 }
 
-const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
-                                     const char *name, uint32_t *count, double **scratch)
+const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_node_type *type,
+                                         const char *name, uint32_t dim, uint32_t *count,
+                                         double **scratch)
 {
     *scratch = NULL;
     *count = 0;
     const trn_graph_param *p = trn_graph_node_param(node, name);
-    if (p && p->type == TRN_VALUE_POINTS) {
+    if (p && p->type == TRN_VALUE_POINTS && p->point_dim == dim) {
         *count = p->point_count;
         return p->points;
     }
@@ -458,15 +467,34 @@ const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_
     json_t *v = json_loads(s->def_text, 0, NULL);
     if (!v) return NULL;
     const size_t n = json_array_size(v);
-    double *pts = malloc((n ? n : 1u) * 2u * sizeof *pts);
+    double *pts = malloc((n ? n : 1u) * dim * sizeof *pts);
     if (pts) {
-        for (size_t k = 0; k < n; k++) {
-            pts[2 * k] = json_number_value(json_array_get(json_array_get(v, k), 0));
-            pts[2 * k + 1] = json_number_value(json_array_get(json_array_get(v, k), 1));
-        }
+        for (size_t k = 0; k < n; k++)
+            for (size_t q = 0; q < dim; q++)
+                pts[dim * k + q] = json_number_value(
+                    dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
         *count = (uint32_t)n;
     }
     json_decref(v);
     *scratch = pts;
     return pts;
+}
+
+const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
+                                     const char *name, uint32_t *count, double **scratch)
+{
+    return trn_graph_param_points_dim(node, type, name, 2, count, scratch);
+}
+
+uint32_t trn_graph_param_vector(const trn_graph_node *node, const trn_node_type *type,
+                                const char *name, double *out, uint32_t n)
+{
+    uint32_t count;
+    double *scratch;
+    const double *v = trn_graph_param_points_dim(node, type, name, 1, &count, &scratch);
+    const uint32_t got = v && count == n ? n : 0;
+    for (uint32_t k = 0; k < got; k++)
+        out[k] = v[k];
+    free(scratch);
+    return got;
 }

@@ -45,16 +45,25 @@ void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *n, const trn_no
         case TRN_PARAM_CHOICE:
             trn_key_str(h, trn_graph_param_text(n, t, s->name));
             break;
-        case TRN_PARAM_POINTS: {
+        case TRN_PARAM_POINTS:
+        case TRN_PARAM_POINTS3:
+        case TRN_PARAM_VECTOR: {
+            const uint32_t dim = s->type == TRN_PARAM_POINTS    ? 2u
+                                 : s->type == TRN_PARAM_POINTS3 ? 3u
+                                                                : 1u;
             uint32_t count;
             double *scratch;
-            const double *pts = trn_graph_param_points(n, t, s->name, &count, &scratch);
+            const double *pts = trn_graph_param_points_dim(n, t, s->name, dim, &count, &scratch);
             XXH64_update(h, &count, sizeof count);
-            for (uint32_t q = 0; pts && q < 2 * count; q++)
+            for (uint32_t q = 0; pts && q < dim * count; q++)
                 trn_key_f64(h, pts[q]);
             free(scratch);
             break;
         }
+        case TRN_PARAM_JSON:
+            /* The value as parsed and printed back: keys sorted, compact. */
+            trn_key_str(h, p && p->type == TRN_VALUE_OTHER ? p->text : NULL);
+            break;
         }
     }
     const trn_node_module *m = trn_node_module_of(t);

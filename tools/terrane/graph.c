@@ -150,6 +150,12 @@ static const char *param_type_name(trn_param_type t)
         return "choice";
     case TRN_PARAM_POINTS:
         return "points";
+    case TRN_PARAM_POINTS3:
+        return "points3";
+    case TRN_PARAM_VECTOR:
+        return "vector";
+    case TRN_PARAM_JSON:
+        return "json";
     }
     return "?";
 }
@@ -184,13 +190,15 @@ static json_t *param_json(const trn_param_spec *s)
         json_object_set_new(p, "default", json_null());
     } else if (s->type == TRN_PARAM_NUMBER || s->type == TRN_PARAM_INTEGER) {
         json_object_set_new(p, "default", json_real(s->def));
-    } else if (s->type == TRN_PARAM_POINTS) {
+    } else if (s->type == TRN_PARAM_POINTS || s->type == TRN_PARAM_POINTS3 ||
+               s->type == TRN_PARAM_VECTOR || s->type == TRN_PARAM_JSON) {
         json_t *d = s->def_text ? json_loads(s->def_text, 0, NULL) : NULL;
         json_object_set_new(p, "default", d ? d : json_null());
     } else {
         json_object_set_new(p, "default", cli_json_string(s->def_text ? s->def_text : ""));
     }
-    if (s->type == TRN_PARAM_NUMBER || s->type == TRN_PARAM_INTEGER) {
+    if (s->type == TRN_PARAM_NUMBER || s->type == TRN_PARAM_INTEGER ||
+        s->type == TRN_PARAM_VECTOR) {
         json_object_set_new(p, "min", bound_json(s->min));
         json_object_set_new(p, "max", bound_json(s->max));
         json_object_set_new(p, "min_exclusive", json_boolean(s->min_exclusive));
@@ -206,8 +214,9 @@ static json_t *param_json(const trn_param_spec *s)
         }
         json_object_set_new(p, "choices", c);
     }
-    if (s->type == TRN_PARAM_POINTS)
+    if (s->type == TRN_PARAM_POINTS || s->type == TRN_PARAM_POINTS3)
         json_object_set_new(p, "min_points", json_integer(s->min_points));
+    if (s->type == TRN_PARAM_VECTOR) json_object_set_new(p, "length", json_integer(s->min_points));
     json_object_set_new(p, "description", cli_json_string(s->description));
     return p;
 }
@@ -251,8 +260,17 @@ static void print_param_text(const trn_param_spec *s)
         cli_printf(", range %s%s, %s]", s->min_exclusive ? "(" : "[", lo, hi);
     } else if (s->type == TRN_PARAM_CHOICE) {
         cli_printf("default %s, one of %s", s->def_text ? s->def_text : "", s->choices);
-    } else if (s->type == TRN_PARAM_POINTS) {
-        cli_printf("default %s, at least %u points", s->def_text ? s->def_text : "[]", s->min_points);
+    } else if (s->type == TRN_PARAM_POINTS || s->type == TRN_PARAM_POINTS3) {
+        if (s->optional)
+            cli_printf("optional, at least %u points", s->min_points);
+        else
+            cli_printf("default %s, at least %u points", s->def_text ? s->def_text : "[]",
+                       s->min_points);
+    } else if (s->type == TRN_PARAM_VECTOR) {
+        number_text(s->min, lo);
+        number_text(s->max, hi);
+        cli_printf("default %s, %u numbers in [%s, %s]", s->def_text ? s->def_text : "[]",
+                   s->min_points, lo, hi);
     } else if (s->optional) {
         cli_printf("optional");
     } else {
@@ -267,20 +285,22 @@ static void print_types_text(void)
     cli_printf("%u node types (graph format_version %u):\n", n, TRN_GRAPH_FORMAT_VERSION);
     for (uint32_t i = 0; i < n; i++) {
         const trn_node_type *t = trn_node_type_at(i);
-        cli_printf("\n%s \"%s\" [%s, version %u%s]\n  %s\n", t->name, t->title, t->category, t->version,
-               t->quality_dependent ? ", preview differs from final" : "", t->description);
+        cli_printf("\n%s \"%s\" [%s, version %u%s]\n  %s\n", t->name, t->title, t->category,
+                   t->version, t->quality_dependent ? ", preview differs from final" : "",
+                   t->description);
         if (t->input_count) {
             cli_printf("  inputs:\n");
             for (uint32_t k = 0; k < t->input_count; k++)
                 cli_printf("    %-14s %-11s %-9s %s\n", t->inputs[k].name,
-                       trn_pin_kind_name(t->inputs[k].kind),
-                       t->inputs[k].required ? "required" : "optional", t->inputs[k].description);
+                           trn_pin_kind_name(t->inputs[k].kind),
+                           t->inputs[k].required ? "required" : "optional",
+                           t->inputs[k].description);
         }
         if (t->output_count) {
             cli_printf("  outputs:\n");
             for (uint32_t k = 0; k < t->output_count; k++)
                 cli_printf("    %-14s %-11s %s\n", t->outputs[k].name,
-                       trn_pin_kind_name(t->outputs[k].kind), t->outputs[k].description);
+                           trn_pin_kind_name(t->outputs[k].kind), t->outputs[k].description);
         }
         if (t->param_count) {
             cli_printf("  params:\n");
@@ -372,9 +392,9 @@ static int graph_check(cli_ctx *ctx, const char *path)
             cli_printf("%s\n", line);
         }
         cli_printf("%s: %u node%s, %zu error%s, %zu warning%s%s\n", path, g.graph.node_count,
-               g.graph.node_count == 1 ? "" : "s", g.errors, g.errors == 1 ? "" : "s", g.warnings,
-               g.warnings == 1 ? "" : "s",
-               g.errors ? ": generate will refuse it" : ": ready to generate");
+                   g.graph.node_count == 1 ? "" : "s", g.errors, g.errors == 1 ? "" : "s",
+                   g.warnings, g.warnings == 1 ? "" : "s",
+                   g.errors ? ": generate will refuse it" : ": ready to generate");
     }
     const int rc = g.errors ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     cli_graph_dispose(&g);

@@ -203,8 +203,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         size_t n = landform_controls(lf, c);
         json_t *all = json_object(), *changed = json_array();
         for (size_t k = 0; k < n; k++) {
-            json_object_set_new(all, c[k].key,
-                                c[k].numeric ? json_real(c[k].number) : cli_json_string(c[k].value));
+            json_object_set_new(
+                all, c[k].key, c[k].numeric ? json_real(c[k].number) : cli_json_string(c[k].value));
             if (!c[k].is_default) json_array_append_new(changed, cli_json_string(c[k].key));
         }
         json_object_set_new(l, "controls", all);
@@ -236,7 +236,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         char hx[12];
         fmt_hex(b->color, hx);
         json_object_set_new(bo, "hex", cli_json_string(hx));
-        json_object_set_new(bo, "material", b->material ? cli_json_string(b->material) : json_null());
+        json_object_set_new(bo, "material",
+                            b->material ? cli_json_string(b->material) : json_null());
         json_object_set_new(bo, "texture_scale", json_real(b->texture_scale));
         json_object_set_new(bo, "landform",
                             cli_json_string(b->landform ? b->landform : r->default_landform));
@@ -264,7 +265,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
             json_t *sub = json_array();
             for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
                 if (rule->substrate_mask & (1u << s))
-                    json_array_append_new(sub, cli_json_string(trn_substrate_name((trn_substrate)s)));
+                    json_array_append_new(sub,
+                                          cli_json_string(trn_substrate_name((trn_substrate)s)));
             json_object_set_new(ro, "substrate", sub);
         } else {
             json_object_set_new(ro, "substrate", json_null());
@@ -353,7 +355,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         snprintf(h, sizeof h, "%016" PRIx64, v);
         snprintf(d, sizeof d, "%" PRIu64, v);
         json_t *so = json_object();
-        json_object_set_new(so, "channel", cli_json_string(trn_seed_channel_name((trn_seed_channel)c)));
+        json_object_set_new(so, "channel",
+                            cli_json_string(trn_seed_channel_name((trn_seed_channel)c)));
         json_object_set_new(so, "hex", cli_json_string(h));
         json_object_set_new(so, "value", cli_json_string(d));
         json_array_append_new(seeds, so);
@@ -417,6 +420,9 @@ static bool param_is_default(const trn_node_type *t, const trn_graph_param *p)
     case TRN_PARAM_CHOICE:
         return p->type == TRN_VALUE_STRING && s->def_text && strcmp(p->text, s->def_text) == 0;
     case TRN_PARAM_POINTS:
+    case TRN_PARAM_POINTS3:
+    case TRN_PARAM_VECTOR:
+    case TRN_PARAM_JSON:
         break;
     }
     return false;
@@ -531,8 +537,8 @@ static void print_graph_text(const json_t *g, const char *path)
     const bool implicit = strcmp(json_string_value(json_object_get(g, "source")), "implicit") == 0;
     const char *output = json_string_value(json_object_get(g, "output"));
     cli_printf("\ngraph (%s, %zu node%s), output %s:\n",
-           implicit ? "implicit: the recipe has none" : "recipe.graph", json_array_size(nodes),
-           json_array_size(nodes) == 1 ? "" : "s", output ? output : "(not set)");
+               implicit ? "implicit: the recipe has none" : "recipe.graph", json_array_size(nodes),
+               json_array_size(nodes) == 1 ? "" : "s", output ? output : "(not set)");
     const bool with_cache = !json_is_null(json_object_get(g, "cache_dir"));
     size_t i;
     json_t *n;
@@ -540,8 +546,8 @@ static void print_graph_text(const json_t *g, const char *path)
     {
         const json_t *key = json_object_get(n, "key");
         cli_printf("  %s (%s)%s", json_string_value(json_object_get(n, "id")),
-               json_string_value(json_object_get(n, "type")),
-               json_is_true(json_object_get(n, "is_output")) ? " [output]" : "");
+                   json_string_value(json_object_get(n, "type")),
+                   json_is_true(json_object_get(n, "is_output")) ? " [output]" : "");
         if (json_is_string(key)) cli_printf("  key %s", json_string_value(key));
         cli_printf("\n");
         size_t k;
@@ -550,8 +556,9 @@ static void print_graph_text(const json_t *g, const char *path)
         {
             const json_t *outp = json_object_get(l, "output");
             cli_printf("    %s <- %s%s%s\n", json_string_value(json_object_get(l, "pin")),
-                   json_string_value(json_object_get(l, "node")), json_is_string(outp) ? "." : "",
-                   json_is_string(outp) ? json_string_value(outp) : "");
+                       json_string_value(json_object_get(l, "node")),
+                       json_is_string(outp) ? "." : "",
+                       json_is_string(outp) ? json_string_value(outp) : "");
         }
         const char *name;
         json_t *v;
@@ -564,7 +571,7 @@ static void print_graph_text(const json_t *g, const char *path)
         if (with_cache && json_is_string(key)) {
             if (json_is_true(json_object_get(n, "cached")))
                 cli_printf("    cached (cost %.2f s CPU when evaluated)\n",
-                       json_number_value(json_object_get(n, "cached_cpu_seconds")));
+                           json_number_value(json_object_get(n, "cached_cpu_seconds")));
             else
                 cli_printf("    not cached: generate evaluates it\n");
         } else if (with_cache && !errors) {
@@ -581,23 +588,25 @@ static void print_graph_text(const json_t *g, const char *path)
             cli_printf("    ");
             if (json_is_integer(line))
                 cli_printf("%s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": ", path,
-                       json_integer_value(line), json_integer_value(json_object_get(d, "column")));
+                           json_integer_value(line),
+                           json_integer_value(json_object_get(d, "column")));
             cli_printf("%s: %s [%s]\n", json_string_value(json_object_get(d, "severity")),
-                   json_string_value(json_object_get(d, "message")),
-                   json_string_value(json_object_get(d, "check")));
+                       json_string_value(json_object_get(d, "message")),
+                       json_string_value(json_object_get(d, "check")));
         }
     }
     if (errors)
         cli_printf("  the graph has %" JSON_INTEGER_FORMAT " error%s; generate will refuse it (no "
-               "cache keys until it is fixed)\n",
-               errors, errors == 1 ? "" : "s");
+                   "cache keys until it is fixed)\n",
+                   errors, errors == 1 ? "" : "s");
     else if (json_is_string(json_object_get(g, "keys_error")))
         cli_printf("  cache keys unavailable: %s\n",
-               json_string_value(json_object_get(g, "keys_error")));
+                   json_string_value(json_object_get(g, "keys_error")));
     else
-        cli_printf("  no errors, %" JSON_INTEGER_FORMAT " warning%s; the keys are the node cache keys "
-               "at final quality\n",
-               warnings, warnings == 1 ? "" : "s");
+        cli_printf("  no errors, %" JSON_INTEGER_FORMAT
+                   " warning%s; the keys are the node cache keys "
+                   "at final quality\n",
+                   warnings, warnings == 1 ? "" : "s");
 }
 
 static const char *jstr(const json_t *o, const char *key)
@@ -619,29 +628,31 @@ static void print_text(const json_t *o, const trn_recipe *r)
 {
     char a[40], b[40];
     cli_printf("file:             %s\n", jstr(o, "file"));
-    cli_printf("document:         %s\n", strcmp(jstr(o, "document"), "terrain_asset") == 0
-                                         ? "Terrain asset source (format_version 1, recipe inside)"
-                                         : "bare recipe");
+    cli_printf("document:         %s\n",
+               strcmp(jstr(o, "document"), "terrain_asset") == 0
+                   ? "Terrain asset source (format_version 1, recipe inside)"
+                   : "bare recipe");
     fmt_num(r->size_x, a);
     fmt_num(r->size_z, b);
     cli_printf("size:             %s x %s world units\n", a, b);
     cli_printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
     cli_printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
-           json_integer_value(json_object_get(o, "sample_count")), r->cells_x + 1, r->cells_z + 1);
+               json_integer_value(json_object_get(o, "sample_count")), r->cells_x + 1,
+               r->cells_z + 1);
     cli_printf("seed:             %" PRIu64 "\n", r->seed);
     json_t *chunks = json_object_get(o, "chunks");
     cli_printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT
-           " = %" JSON_INTEGER_FORMAT " chunks\n",
-           r->chunk_cells, json_integer_value(json_array_get(chunks, 0)),
-           json_integer_value(json_array_get(chunks, 1)),
-           json_integer_value(json_object_get(o, "chunk_count")));
+               " = %" JSON_INTEGER_FORMAT " chunks\n",
+               r->chunk_cells, json_integer_value(json_array_get(chunks, 0)),
+               json_integer_value(json_array_get(chunks, 1)),
+               json_integer_value(json_object_get(o, "chunk_count")));
     cli_printf("default landform: %s\n", r->default_landform);
     cli_printf("default biome:    %s\n", r->default_biome);
     json_t *sea = json_object_get(o, "sea_level");
     fmt_num(json_number_value(json_object_get(sea, "value")), a);
     cli_printf("sea level:        %s (%s)\n", a, jstr(sea, "how"));
     cli_printf("cache key:        %s (generator version %u)\n", jstr(o, "cache_key"),
-           TRN_GENERATOR_VERSION);
+               TRN_GENERATOR_VERSION);
 
     cli_printf("\nlandforms (%u):\n", r->landform_count);
     size_t i;
@@ -650,7 +661,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
     {
         const trn_landform *lf = &r->landforms[i];
         cli_printf("  %s%s\n", lf->name,
-               json_is_true(json_object_get(e, "default")) ? " (default)" : "");
+                   json_is_true(json_object_get(e, "default")) ? " (default)" : "");
         control c[10];
         size_t n = landform_controls(lf, c);
         size_t shown = 0;
@@ -677,11 +688,11 @@ static void print_text(const json_t *o, const trn_recipe *r)
         char col[200];
         fmt_color(bm->color, col, sizeof col);
         fmt_num(bm->texture_scale, a);
-        cli_printf("  %s%s\n    color %s %s, landform %s%s, texture_scale %s, snow %s%s%s\n", bm->name,
-               json_is_true(json_object_get(e, "default")) ? " (default)" : "", col, jstr(e, "hex"),
-               jstr(e, "landform"), bm->landform ? "" : " (the default)", a,
-               bm->allow_snow ? "allowed" : "not allowed", bm->material ? ", material " : "",
-               bm->material ? bm->material : "");
+        cli_printf("  %s%s\n    color %s %s, landform %s%s, texture_scale %s, snow %s%s%s\n",
+                   bm->name, json_is_true(json_object_get(e, "default")) ? " (default)" : "", col,
+                   jstr(e, "hex"), jstr(e, "landform"), bm->landform ? "" : " (the default)", a,
+                   bm->allow_snow ? "allowed" : "not allowed", bm->material ? ", material " : "",
+                   bm->material ? bm->material : "");
     }
 
     json_t *layers = json_object_get(o, "layers");
@@ -718,7 +729,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
             json_object_foreach(json_object_get(ls, "by_type"), type, cnt)
             {
                 cli_printf("%s %s %" JSON_INTEGER_FORMAT, k++ ? "," : "", type,
-                       json_integer_value(cnt));
+                           json_integer_value(cnt));
             }
             cli_printf("%s\n", enabled ? "" : " (kept, but skipped while the layer is disabled)");
         }
@@ -733,14 +744,14 @@ static void print_text(const json_t *o, const trn_recipe *r)
     }
 
     cli_printf("\nrules (%u)%s\n", r->rule_count,
-           r->rule_count ? ": highest priority wins, then blend strength, then the earlier rule"
-                         : ": none, every sample gets the default biome");
+               r->rule_count ? ": highest priority wins, then blend strength, then the earlier rule"
+                             : ": none, every sample gets the default biome");
     for (uint32_t k = 0; k < r->rule_count; k++) {
         const trn_rule *rule = &r->rules[k];
         fmt_num(rule->priority, a);
         fmt_num(rule->blend, b);
-        cli_printf("  %u. \"%s\" -> %s  priority %s, blend %s%s%s\n", k + 1, rule->id, rule->biome, a,
-               b, rule->layer ? ", layer " : "", rule->layer ? rule->layer : "");
+        cli_printf("  %u. \"%s\" -> %s  priority %s, blend %s%s%s\n", k + 1, rule->id, rule->biome,
+                   a, b, rule->layer ? ", layer " : "", rule->layer ? rule->layer : "");
         json_t *ro = json_array_get(json_object_get(o, "rules"), k);
         print_band("elevation", json_object_get(ro, "elevation"));
         print_band("slope", json_object_get(ro, "slope"));
@@ -765,21 +776,23 @@ static void print_text(const json_t *o, const trn_recipe *r)
         const char *sec = stroke_sections[s];
         json_t *cnt = json_object_get(so, sec);
         cli_printf("  %-11s %" JSON_INTEGER_FORMAT, sec,
-               json_integer_value(json_object_get(cnt, "total")));
+                   json_integer_value(json_object_get(cnt, "total")));
         const char *type;
         json_t *c;
         size_t k = 0;
         json_object_foreach(json_object_get(cnt, "by_type"), type, c)
         {
-            cli_printf("%s%s %" JSON_INTEGER_FORMAT, k++ ? ", " : " (", type, json_integer_value(c));
+            cli_printf("%s%s %" JSON_INTEGER_FORMAT, k++ ? ", " : " (", type,
+                       json_integer_value(c));
         }
         cli_printf("%s\n", k ? ")" : "");
     }
     json_int_t off = json_integer_value(json_object_get(so, "on_disabled_layers"));
     if (off)
-        cli_printf("  note: %" JSON_INTEGER_FORMAT " stroke%s on disabled layers: kept in the recipe, "
-               "skipped when generating\n",
-               off, off == 1 ? " is" : "s are");
+        cli_printf("  note: %" JSON_INTEGER_FORMAT
+                   " stroke%s on disabled layers: kept in the recipe, "
+                   "skipped when generating\n",
+                   off, off == 1 ? " is" : "s are");
 
     cli_printf("\nsub-seeds of world seed %" PRIu64 ":\n", r->seed);
     json_array_foreach(json_object_get(o, "sub_seeds"), i, e)
