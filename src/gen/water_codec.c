@@ -629,9 +629,9 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
      * before anything is allocated for it. */
     if ((uint64_t)body_count * 12u > trn_cursor_left(&r.c)) {
         st = trn_error_set(err, TRN_ERR_TRUNCATED, path, (int64_t)r.c.pos,
-                           "grid: %" PRIu32 " bodies need at least %" PRIu64 " bytes at offset "
-                           "%zu, the data ends at offset %zu",
-                           body_count, (uint64_t)body_count * 12u, r.c.pos, size);
+                           "body 0: expected at least %" PRIu64 " bytes for the grid's %" PRIu32
+                           " bodies at offset %zu, the data ends at offset %zu",
+                           (uint64_t)body_count * 12u, body_count, r.c.pos, size);
         goto fail;
     }
     if (body_count) {
