@@ -57,6 +57,17 @@ static inline void water_test_init(trn_water *w, const trn_field *g, uint32_t co
     }
 }
 
+/* Every sample back to nobody's. */
+static inline void water_test_clear(trn_water *w)
+{
+    size_t n = (size_t)(w->cells_x + 1) * (w->cells_z + 1);
+    for (size_t k = 0; k < n; k++) {
+        w->owner[k] = -1;
+        w->wet[k] = 0;
+        w->surface[k] = NAN;
+    }
+}
+
 /* Body b takes every unowned sample in columns i0..i1 and rows j0..j1 whose ground is below
  * its surface plane. */
 static inline void water_test_cover(trn_water *w, const trn_field *g, int32_t b,
