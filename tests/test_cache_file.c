@@ -430,9 +430,9 @@ static void test_header_rejections(void)
     EXPECT_FAIL(b, 5, TRN_ERR_FORMAT, 0, "not a terrane cache file"); /* short and wrong */
     memcpy(b, f, size);
 
-    le32_at(b, OFF_VERSION, 2);
+    le32_at(b, OFF_VERSION, 3);
     reseal(b, size);
-    EXPECT_FAIL(b, size, TRN_ERR_VERSION, OFF_VERSION, "2 is newer than 1");
+    EXPECT_FAIL(b, size, TRN_ERR_VERSION, OFF_VERSION, "3 is newer than 2");
     le32_at(b, OFF_VERSION, 0);
     reseal(b, size);
     EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_VERSION, "version");
@@ -602,9 +602,12 @@ static void test_serialize_rejections(void)
     size_t size = 99;
     trn_node_result *r = make_heightfield(1);
 
-    r->outputs[0].kind = TRN_PIN_WATER;
+    r->outputs[0].kind = TRN_PIN_INSTANCES;
     CHECK_STATUS(trn_node_result_serialize(r, &data, &size, &e), TRN_ERR_UNSUPPORTED);
     CHECK(data == NULL && size == 0);
+    CHECK_CONTAINS(e.message, "instances");
+    r->outputs[0].kind = TRN_PIN_WATER; /* a water pin without its water */
+    CHECK_STATUS(trn_node_result_serialize(r, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "water");
     r->outputs[0].kind = TRN_PIN_HEIGHTFIELD;
 
@@ -772,10 +775,10 @@ static void make_seeds(seed_file *seeds)
     s->size = hf->size;
     s->data[130] ^= 0x40;
     s = &seeds[6];
-    s->name = "bad_version2.tnc";
+    s->name = "bad_version3.tnc";
     s->data = dup_bytes(hf->data, hf->size, 0);
     s->size = hf->size;
-    le32_at(s->data, OFF_VERSION, 2);
+    le32_at(s->data, OFF_VERSION, 3);
     reseal(s->data, s->size);
     s = &seeds[7];
     s->name = "bad_array_length.tnc";
@@ -799,6 +802,68 @@ static void free_seeds(seed_file *seeds)
 {
     for (int k = 0; k < SEED_COUNT; k++)
         free(seeds[k].data);
+}
+
+/* A water output (one lake resolved on the heightfield) and a note: written as version 2, read
+ * back to the same bytes; a version 1 file may hold neither. */
+static void test_water_and_note(void)
+{
+    trn_node_result *r = make_heightfield(77);
+    trn_field ground = {3, 2, 30.0, 20.0, r->outputs[0].values->data, 0, 0};
+    trn_water_body lake;
+    trn_water_body_init(&lake, TRN_WATER_LAKE, "pond");
+    lake.level = 0.0;
+    lake.center_x = 10.0;
+    lake.center_z = 10.0;
+    lake.radius = 100.0;
+    lake.carve = false;
+    trn_water *w = calloc(1, sizeof *w);
+    trn_error e;
+    CHECK_OK(trn_water_resolve(&ground, &lake, 1, NULL, w, &e));
+    trn_water_body_dispose(&lake);
+    r->output_count = 2;
+    r->outputs[1].kind = TRN_PIN_WATER;
+    r->outputs[1].water = trn_gbuf_wrap_water(w);
+    snprintf(r->note, sizeof r->note, "a note of the node");
+    trn_node_result_measure(r);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_OK(trn_node_result_serialize(r, &data, &size, &e));
+    CHECK_EQ_INT(data[OFF_VERSION], 2);
+    CHECK_EQ_INT(data[OFF_FLAGS], 8); /* the note */
+    trn_node_result *back = NULL;
+    CHECK_OK(trn_node_result_parse(data, size, NULL, 0, NULL, &back, &e));
+    if (back) {
+        CHECK(strcmp(back->note, "a note of the node") == 0);
+        const trn_water *bw = back->outputs[1].water ? back->outputs[1].water->data : NULL;
+        CHECK(bw && bw->body_count == 1 && strcmp(bw->bodies[0].id, "pond") == 0);
+        CHECK(bw && bw->bodies[0].wet_samples == w->bodies[0].wet_samples);
+        uint8_t *again = NULL;
+        size_t again_size = 0;
+        CHECK_OK(trn_node_result_serialize(back, &again, &again_size, &e));
+        CHECK(again_size == size && again && memcmp(again, data, size) == 0);
+        free(again);
+    }
+    trn_node_result_release(back);
+
+    /* Version 1 knows neither water nor notes. */
+    uint8_t *b = dup_bytes(data, size, 0);
+    le32_at(b, OFF_VERSION, 1);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_FLAGS, "flags");
+    b[OFF_FLAGS] = 0;
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, 108 + 4 + 8 + 48, "pin kind 3 (water)");
+    free(b);
+    /* A note of 0 bytes is refused. */
+    b = dup_bytes(data, size, 0);
+    const size_t note_at = size - 8 - 4 - strlen("a note of the node");
+    le32_at(b, note_at, 0);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, (int64_t)note_at, "note: 0 bytes");
+    free(b);
+    free(data);
+    trn_node_result_release(r);
 }
 
 static void test_corpus_is_current(void)
@@ -895,6 +960,7 @@ int main(int argc, char **argv)
     RUN(test_header_rejections);
     RUN(test_array_rejections);
     RUN(test_serialize_rejections);
+    RUN(test_water_and_note);
     RUN(test_files);
     RUN(test_basin_id_order);
     RUN(test_corpus_is_current);

@@ -10,6 +10,7 @@
 #include "terrane/drainage.h"
 #include "terrane/erosion.h"
 #include "terrane/recipe.h"
+#include "terrane/water.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,9 +23,8 @@ extern "C" {
  * The registry: every node type with its pins and parameters. Static data, thread-safe.
  * ------------------------------------------------------------------------------------------- */
 
-/* What a pin carries. An input accepts one link from an output of the same kind. Water and
- * instances are produced by later modules (water bodies, scatter); Terrain Output already
- * takes them. */
+/* What a pin carries. An input accepts one link from an output of the same kind. Instances
+ * come with the scatter module; Terrain Output already takes them. */
 typedef enum trn_pin_kind {
     TRN_PIN_HEIGHTFIELD = 0,
     TRN_PIN_MASK = 1,
@@ -264,6 +264,10 @@ typedef struct trn_node_report {
     double cached_cpu_seconds; /* reused: the CPU time the cached result had cost */
     bool has_ledger;           /* erosion: its hydraulic transport totals */
     trn_erosion_ledger ledger;
+    /* What the node reports beyond its outputs, or "": proposals a budget truncated, where a
+     * routed river ended, the first warning of a water body ("lake 'x': wet ground reaches the
+     * boundary below the level at (10, 20)"). */
+    char note[256];
 } trn_node_report;
 
 /* Work budgets. A recipe is untrusted input, and some parameters (erosion droplets, lifetime and
@@ -302,6 +306,7 @@ typedef struct trn_graph_value {
     const float *values;          /* heightfield heights or mask values, samples floats */
     const trn_drainage *drainage; /* drainage: its arrays (read-only) */
     const float *source;          /* drainage: the heights it was computed from */
+    const trn_water *water;       /* water: the bodies and their resolved coverage */
 } trn_graph_value;
 
 /* Validate (failing with TRN_ERR_VALIDATION on the first error diagnostic, its node id in
@@ -324,6 +329,13 @@ void trn_graph_run_free(trn_graph_run *run);
 const trn_node_report *trn_graph_run_report(const trn_graph_run *run, uint32_t *count);
 /* The heightfield published by the Terrain Output. */
 trn_status trn_graph_run_terrain(const trn_graph_run *run, trn_graph_value *out, trn_error *err);
+/* The water the Terrain Output publishes (its water input, resolved again on the published
+ * field when nodes after the water changed the ground), or NULL when none is connected. Valid
+ * while the run lives. */
+const trn_water *trn_graph_run_water(const trn_graph_run *run);
+/* The water connected to the Biome Rules node, on the published field; NULL when none (the
+ * rules then infer the sea from the recipe's sea level). */
+const trn_water *trn_graph_run_biome_water(const trn_graph_run *run);
 /* Whether a Biome Rules node is upstream of the Terrain Output's field (then the recipe's rules
  * classify the published surface; otherwise every sample gets the default biome). */
 bool trn_graph_run_biome_rules(const trn_graph_run *run);

@@ -11,15 +11,18 @@
 #include "core/checked.h"
 #include "core/cursor.h"
 #include "core/fileio.h"
+#include "terrane/water.h"
 
 /* The layout is documented byte by byte in docs/cache-format.md ("Graph cache files"); keep the
  * two in step. */
 static const uint8_t cache_magic[8] = {'T', 'R', 'N', 'C', 'A', 'C', 'H', 'E'};
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u /* 2: water outputs and notes; files without them are written as 1 */
 #define CACHE_FLAG_LEDGER 1u
 #define CACHE_FLAG_BIOME_RULES 2u
 #define CACHE_FLAG_CHANGE 4u
-#define CACHE_FLAGS_KNOWN (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE)
+#define CACHE_FLAG_NOTE 8u /* version 2 */
+#define CACHE_FLAGS_KNOWN                                                                          \
+    (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE | CACHE_FLAG_NOTE)
 #define CACHE_HEADER_SIZE 108u
 #define CACHE_BASIN_SIZE 40u
 #define CACHE_CHECKSUM_SIZE 8u
@@ -41,10 +44,12 @@ static const char *kind_name(uint32_t kind)
     return kind < (uint32_t)TRN_PIN_KIND_COUNT ? trn_pin_kind_name((trn_pin_kind)kind) : "unknown";
 }
 
-/* Kinds version 1 stores; water and instances come with their modules and a new version. */
-static bool kind_stored(uint32_t kind)
+/* Kinds a file of this version stores: water from version 2; instances come with their module
+ * and a new version. */
+static bool kind_stored(uint32_t kind, uint32_t version)
 {
-    return kind == TRN_PIN_HEIGHTFIELD || kind == TRN_PIN_MASK || kind == TRN_PIN_DRAINAGE;
+    return kind == TRN_PIN_HEIGHTFIELD || kind == TRN_PIN_MASK || kind == TRN_PIN_DRAINAGE ||
+           (kind == TRN_PIN_WATER && version >= 2u);
 }
 
 /* Index of the first flow direction that is neither a D8 code nor an outlet, or n. Later
@@ -142,10 +147,23 @@ static trn_status check_array(const trn_gbuf *buf, size_t elem_size, size_t samp
 
 /* Bytes one output takes in the file, after checking it is storable. */
 static trn_status output_size(const trn_gout *o, uint32_t index, uint32_t cells_x, uint32_t cells_z,
-                              size_t samples, size_t *bytes, trn_error *err)
+                              size_t samples, size_t *bytes, uint8_t **blob, size_t *blob_size,
+                              trn_error *err)
 {
     uint32_t kind = (uint32_t)o->kind;
-    if (!kind_stored(kind))
+    if (kind == TRN_PIN_WATER) {
+        const trn_water *w = o->water ? o->water->data : NULL;
+        if (!w || w->cells_x != cells_x || w->cells_z != cells_z)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "output %" PRIu32 ": water: none, or on another grid", index);
+        trn_status st = trn_water_encode(w, blob, blob_size, err);
+        if (st) return st;
+        if (!trn_add_size(*blob_size, 4u + 8u, bytes))
+            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "output %" PRIu32 ": too large",
+                                 index);
+        return TRN_OK;
+    }
+    if (!kind_stored(kind, CACHE_VERSION))
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "output %" PRIu32 ": pin kind %" PRIu32 " (%s) has no cache file "
                              "form in format version %u",
@@ -197,9 +215,15 @@ static trn_status output_size(const trn_gout *o, uint32_t index, uint32_t cells_
     return TRN_OK;
 }
 
-static void put_output(writer *w, const trn_gout *o)
+static void put_output(writer *w, const trn_gout *o, const uint8_t *blob, size_t blob_size)
 {
     put_u32(w, (uint32_t)o->kind);
+    if (o->kind == TRN_PIN_WATER) {
+        put_u64(w, (uint64_t)blob_size);
+        memcpy(w->p, blob, blob_size);
+        w->p += blob_size;
+        return;
+    }
     if (o->kind != TRN_PIN_DRAINAGE) {
         put_array(w, o->values);
         return;
@@ -250,29 +274,45 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "grid too large");
 
     size_t total = CACHE_HEADER_SIZE + CACHE_CHECKSUM_SIZE;
-    trn_status st;
-    for (uint32_t k = 0; k < result->output_count; k++) {
+    trn_status st = TRN_OK;
+    uint8_t *blobs[TRN_GRAPH_MAX_OUTPUTS] = {NULL};
+    size_t blob_sizes[TRN_GRAPH_MAX_OUTPUTS] = {0};
+    bool v2 = result->note[0] != '\0';
+    for (uint32_t k = 0; k < result->output_count && !st; k++) {
         size_t bytes = 0;
         st = output_size(&result->outputs[k], k, result->cells_x, result->cells_z, samples, &bytes,
-                         err);
-        if (st) return st;
-        if (!trn_add_size(total, bytes, &total))
-            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+                         &blobs[k], &blob_sizes[k], err);
+        if (!st && !trn_add_size(total, bytes, &total))
+            st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+        v2 = v2 || result->outputs[k].kind == TRN_PIN_WATER;
+    }
+    const char *note_end = memchr(result->note, '\0', sizeof result->note);
+    const size_t note_len =
+        note_end ? (size_t)(note_end - result->note) : sizeof result->note - 1u;
+    if (!st && note_len && !trn_add_size(total, 4u + note_len, &total))
+        st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+    if (st) {
+        for (uint32_t k = 0; k < TRN_GRAPH_MAX_OUTPUTS; k++)
+            free(blobs[k]);
+        return st;
     }
     if (result->change) {
         if ((st = check_array(result->change, sizeof(float), samples, "change",
-                              result->output_count, err)))
-            return st;
-        if (!trn_add_size(total, 8u + samples * 4u, &total))
-            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+                              result->output_count, err)) == TRN_OK &&
+            !trn_add_size(total, 8u + samples * 4u, &total))
+            st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
     }
-
-    uint8_t *buf = malloc(total);
-    if (!buf) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    uint8_t *buf = st ? NULL : malloc(total);
+    if (!st && !buf) st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (st) {
+        for (uint32_t k = 0; k < TRN_GRAPH_MAX_OUTPUTS; k++)
+            free(blobs[k]);
+        return st;
+    }
     writer w = {buf};
     memcpy(w.p, cache_magic, sizeof cache_magic);
     w.p += sizeof cache_magic;
-    put_u32(&w, CACHE_VERSION);
+    put_u32(&w, v2 ? 2u : 1u);
     put_u64(&w, result->key);
     put_u32(&w, result->cells_x);
     put_u32(&w, result->cells_z);
@@ -281,7 +321,7 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
     put_f64(&w, result->cpu_seconds);
     uint32_t flags = (result->has_ledger ? CACHE_FLAG_LEDGER : 0u) |
                      (result->biome_rules ? CACHE_FLAG_BIOME_RULES : 0u) |
-                     (result->change ? CACHE_FLAG_CHANGE : 0u);
+                     (result->change ? CACHE_FLAG_CHANGE : 0u) | (note_len ? CACHE_FLAG_NOTE : 0u);
     put_u32(&w, flags);
     /* Always present, so the header has one size; zeros unless has_ledger. */
     put_f64(&w, result->ledger.eroded);
@@ -291,9 +331,16 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
     put_u64(&w, result->ledger.droplets);
     put_u64(&w, result->ledger.steps);
     put_u32(&w, result->output_count);
-    for (uint32_t k = 0; k < result->output_count; k++)
-        put_output(&w, &result->outputs[k]);
+    for (uint32_t k = 0; k < result->output_count; k++) {
+        put_output(&w, &result->outputs[k], blobs[k], blob_sizes[k]);
+        free(blobs[k]);
+    }
     if (result->change) put_array(&w, result->change);
+    if (note_len) {
+        put_u32(&w, (uint32_t)note_len);
+        memcpy(w.p, result->note, note_len);
+        w.p += note_len;
+    }
     size_t body = (size_t)(w.p - buf);
     put_u64(&w, (uint64_t)XXH64(buf, body, 0));
     *data = buf;
@@ -310,6 +357,7 @@ typedef struct parser {
     const trn_cache_file_limits *limits;
     uint32_t cells_x, cells_z;
     size_t samples;
+    uint32_t version;
 } parser;
 
 /* The file ends before `need` bytes of `section` at the cursor. */
@@ -439,6 +487,41 @@ static trn_status rd_basins(parser *ps, const char *section, trn_gbuf **out)
     return TRN_OK;
 }
 
+/* A water output: its length and the water format's bytes, on this result's grid. */
+static trn_status rd_water(parser *ps, uint32_t index, trn_gout *o)
+{
+    char section[96];
+    snprintf(section, sizeof section, "output %" PRIu32 " (water)", index);
+    uint64_t len = 0;
+    trn_status st = rd_u64(ps, section, &len);
+    if (st) return st;
+    const size_t at = ps->c.pos;
+    if (len > trn_cursor_left(&ps->c)) return truncated(ps, section, len);
+    trn_water_limits limits;
+    trn_water_limits_default(&limits);
+    limits.max_samples = ps->limits->max_samples;
+    trn_water *w = calloc(1, sizeof *w);
+    if (!w) return trn_error_set(ps->err, TRN_ERR_NO_MEMORY, ps->path, -1, "out of memory");
+    trn_error inner = {0};
+    st = trn_water_decode(ps->c.data + at, (size_t)len, NULL, &limits, w, &inner);
+    if (st) {
+        free(w);
+        return trn_error_set(ps->err, st, ps->path,
+                             (int64_t)at + (inner.offset > 0 ? inner.offset : 0), "%s: %s", section,
+                             inner.message);
+    }
+    if (w->cells_x != ps->cells_x || w->cells_z != ps->cells_z) {
+        trn_water_dispose(w);
+        free(w);
+        return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)at,
+                             "%s: water on another grid than the result's", section);
+    }
+    if (!(o->water = trn_gbuf_wrap_water(w)))
+        return trn_error_set(ps->err, TRN_ERR_NO_MEMORY, ps->path, -1, "out of memory");
+    trn_cursor_skip(&ps->c, (size_t)len);
+    return TRN_OK;
+}
+
 static trn_status rd_output(parser *ps, uint32_t index, trn_gout *o)
 {
     char section[96];
@@ -451,12 +534,13 @@ static trn_status rd_output(parser *ps, uint32_t index, trn_gout *o)
         return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)at,
                              "%s: unknown pin kind %" PRIu32 ", expected 0..%u", section, kind,
                              (unsigned)TRN_PIN_KIND_COUNT - 1u);
-    if (!kind_stored(kind))
+    if (!kind_stored(kind, ps->version))
         return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)at,
                              "%s: pin kind %" PRIu32 " (%s) has no cache file form in format "
                              "version %u",
-                             section, kind, kind_name(kind), CACHE_VERSION);
+                             section, kind, kind_name(kind), ps->version);
     o->kind = (trn_pin_kind)kind;
+    if (kind == TRN_PIN_WATER) return rd_water(ps, index, o);
     const char *name = kind_name(kind);
 #define SECTION(part)                                                                              \
     snprintf(section, sizeof section, "output %" PRIu32 " (%s) " part, index, name)
@@ -502,6 +586,7 @@ static trn_status rd_header(parser *ps, uint64_t expected_key, trn_node_result *
     if (version == 0)
         return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, 8, "version: 0, expected 1..%u",
                              CACHE_VERSION);
+    ps->version = version;
     uint64_t key = 0;
     if ((st = rd_u64(ps, "key", &key))) return st;
     if (expected_key != 0 && key != expected_key)
@@ -535,10 +620,11 @@ static trn_status rd_header(parser *ps, uint64_t expected_key, trn_node_result *
                              "cpu_seconds: %g, expected a finite time >= 0", cpu_seconds);
     size_t flags_at = ps->c.pos;
     if ((st = rd_u32(ps, "flags", flags))) return st;
-    if (*flags & ~CACHE_FLAGS_KNOWN)
+    if (*flags & ~(version >= 2u ? CACHE_FLAGS_KNOWN : CACHE_FLAGS_KNOWN & ~CACHE_FLAG_NOTE))
         return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)flags_at,
                              "flags: 0x%" PRIx32 " has bits other than 0x%x", *flags,
-                             CACHE_FLAGS_KNOWN);
+                             version >= 2u ? CACHE_FLAGS_KNOWN
+                                           : CACHE_FLAGS_KNOWN & ~CACHE_FLAG_NOTE);
     trn_erosion_ledger ledger = {0};
     if ((st = rd_f64(ps, "ledger", &ledger.eroded)) ||
         (st = rd_f64(ps, "ledger", &ledger.deposited)) ||
@@ -594,6 +680,24 @@ trn_status trn_node_result_parse(const uint8_t *data, size_t size, const char *p
     r->output_count = output_count;
     if ((flags & CACHE_FLAG_CHANGE) && (st = rd_array(&ps, "change", sizeof(float), &r->change)))
         goto fail;
+    if (flags & CACHE_FLAG_NOTE) {
+        const size_t note_at = ps.c.pos;
+        uint32_t len = 0;
+        if ((st = rd_u32(&ps, "note", &len))) goto fail;
+        if (len == 0 || len >= sizeof r->note) {
+            st =
+                trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)note_at,
+                              "note: %" PRIu32 " bytes, expected 1..%zu", len, sizeof r->note - 1u);
+            goto fail;
+        }
+        if (len > trn_cursor_left(&ps.c)) {
+            st = truncated(&ps, "note", len);
+            goto fail;
+        }
+        memcpy(r->note, ps.c.data + ps.c.pos, len);
+        r->note[len] = '\0';
+        trn_cursor_skip(&ps.c, len);
+    }
 
     size_t sum_at = ps.c.pos;
     uint64_t stored = 0;

@@ -497,6 +497,8 @@ struct trn_graph_run {
     trn_node_report *reports;
     int output;
     bool biome_rules;
+    trn_gbuf *water;       /* the Terrain Output's water, on its published field */
+    trn_gbuf *biome_water; /* the water the Biome Rules node classifies with, on the same */
 };
 
 void trn_graph_run_free(trn_graph_run *run)
@@ -506,6 +508,8 @@ void trn_graph_run_free(trn_graph_run *run)
         if (run->ids) free(run->ids[k]);
         if (run->results) trn_node_result_release(run->results[k]);
     }
+    trn_gbuf_release(run->water);
+    trn_gbuf_release(run->biome_water);
     free(run->ids);
     free(run->results);
     free(run->reports);
@@ -611,11 +615,66 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
         }
         rep->has_ledger = r->has_ledger;
         rep->ledger = r->ledger;
+        snprintf(rep->note, sizeof rep->note, "%s", r->note);
         run->results[k] = r;
+        /* The water a Terrain Output publishes and a Biome Rules node classifies with. */
+        const bool publishes = k == p->output, classifies = trn_node_module_of(t)->biome_rules;
+        if ((publishes || classifies) && t->input_count > 1 && t->inputs[1].kind == TRN_PIN_WATER) {
+            const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1];
+            if (s >= 0) {
+                trn_gbuf **slot = publishes ? &run->water : &run->biome_water;
+                trn_gbuf_release(*slot);
+                *slot =
+                    trn_gbuf_retain(run->results[s]
+                                        ->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1]]
+                                        .water);
+            }
+        }
         if (node_bridge(1.0, t->name, &np) == TRN_CANCEL)
             return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "graph: cancelled");
     }
     return TRN_OK;
+}
+
+/* Water resolved on other ground than the published field (erosion or height nodes after the
+ * water) is resolved again from the same bodies, without carving. */
+static trn_status refresh_on(trn_gbuf **slot, const trn_field *ground, uint64_t hash, int threads,
+                             trn_error *err)
+{
+    const trn_water *w = *slot ? (*slot)->data : NULL;
+    if (!w || w->ground_hash == hash) return TRN_OK;
+    trn_water *fresh = calloc(1, sizeof *fresh);
+    if (!fresh) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    const trn_water_resolve_options o = {threads};
+    trn_status st = trn_water_refresh(w, ground, &o, fresh, err);
+    if (st) {
+        free(fresh);
+        return st;
+    }
+    trn_gbuf *buf = trn_gbuf_wrap_water(fresh);
+    if (!buf) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    trn_gbuf_release(*slot);
+    *slot = buf;
+    return TRN_OK;
+}
+
+static trn_status settle_water(trn_graph_run *run, int threads, trn_error *err)
+{
+    if ((!run->water && !run->biome_water) || run->output < 0 || !run->results[run->output])
+        return TRN_OK;
+    const trn_node_result *r = run->results[run->output];
+    trn_field ground;
+    memset(&ground, 0, sizeof ground);
+    ground.cells_x = r->cells_x;
+    ground.cells_z = r->cells_z;
+    ground.size_x = r->size_x;
+    ground.size_z = r->size_z;
+    ground.heights = r->outputs[0].values ? r->outputs[0].values->data : NULL;
+    if (!ground.heights) return TRN_OK;
+    const uint64_t hash = trn_water_ground_hash(&ground);
+    trn_status st = refresh_on(&run->water, &ground, hash, threads, err);
+    if (!st) st = refresh_on(&run->biome_water, &ground, hash, threads, err);
+    return st;
 }
 
 trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
@@ -675,6 +734,7 @@ trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
     omp_set_num_threads(saved_threads);
 #endif
     plan_dispose(&p);
+    if (!st) st = settle_water(run, threads, err);
     if (st) {
         trn_graph_run_free(run);
         return st;
@@ -700,6 +760,8 @@ static void view_of(const trn_node_result *r, const trn_gout *o, trn_graph_value
     if (o->kind == TRN_PIN_DRAINAGE) {
         out->drainage = &o->view;
         out->source = o->source ? o->source->data : NULL;
+    } else if (o->kind == TRN_PIN_WATER) {
+        out->water = o->water ? o->water->data : NULL;
     } else {
         out->values = o->values ? o->values->data : NULL;
     }
@@ -711,6 +773,16 @@ trn_status trn_graph_run_terrain(const trn_graph_run *run, trn_graph_value *out,
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "graph run has no output");
     view_of(run->results[run->output], &run->results[run->output]->outputs[0], out);
     return TRN_OK;
+}
+
+const trn_water *trn_graph_run_water(const trn_graph_run *run)
+{
+    return run && run->water ? run->water->data : NULL;
+}
+
+const trn_water *trn_graph_run_biome_water(const trn_graph_run *run)
+{
+    return run && run->biome_water ? run->biome_water->data : NULL;
 }
 
 bool trn_graph_run_biome_rules(const trn_graph_run *run)

@@ -27,6 +27,28 @@ trn_gbuf *trn_gbuf_wrap(void *data, size_t count, size_t elem_size)
     buf->count = count;
     buf->elem_size = elem_size;
     buf->data = data;
+    buf->dispose = NULL;
+    return buf;
+}
+
+static void water_dispose(void *data)
+{
+    trn_water_dispose(data);
+}
+
+trn_gbuf *trn_gbuf_wrap_water(trn_water *water)
+{
+    trn_gbuf *buf = malloc(sizeof *buf);
+    if (!buf) {
+        trn_water_dispose(water);
+        free(water);
+        return NULL;
+    }
+    buf->refs = 1;
+    buf->count = 1;
+    buf->elem_size = sizeof *water;
+    buf->data = water;
+    buf->dispose = water_dispose;
     return buf;
 }
 
@@ -39,6 +61,7 @@ trn_gbuf *trn_gbuf_retain(trn_gbuf *buf)
 void trn_gbuf_release(trn_gbuf *buf)
 {
     if (!buf || --buf->refs) return;
+    if (buf->dispose) buf->dispose(buf->data);
     free(buf->data);
     free(buf);
 }
@@ -73,6 +96,7 @@ static void gout_release(trn_gout *o)
     trn_gbuf_release(o->flow_dir);
     trn_gbuf_release(o->accumulation);
     trn_gbuf_release(o->basins);
+    trn_gbuf_release(o->water);
 }
 
 void trn_node_result_release(trn_node_result *result)
@@ -101,8 +125,23 @@ void trn_gout_bind_drainage(trn_gout *out, uint32_t cells_x, uint32_t cells_z, d
     v->basin_count = out->basins ? out->basins->count : 0u;
 }
 
+/* What a resolved water holds: its arrays per sample and its bodies' points. */
+static size_t water_bytes(const trn_water *w)
+{
+    size_t total = sizeof *w + (size_t)w->body_count * sizeof *w->bodies;
+    for (uint32_t b = 0; b < w->body_count; b++)
+        total += ((size_t)w->bodies[b].boundary_count * 2u +
+                  (size_t)w->bodies[b].control_count * 3u + (size_t)w->bodies[b].path_count * 3u) *
+                 sizeof(double);
+    if (w->owner)
+        total += ((size_t)w->cells_x + 1u) * ((size_t)w->cells_z + 1u) *
+                 (sizeof *w->owner + sizeof *w->wet + sizeof *w->surface + sizeof *w->segment);
+    return total;
+}
+
 static size_t buf_bytes(const trn_gbuf *b)
 {
+    if (b && b->dispose == water_dispose) return water_bytes(b->data);
     return b ? b->count * b->elem_size : 0u;
 }
 
@@ -112,7 +151,8 @@ void trn_node_result_measure(trn_node_result *result)
     for (uint32_t k = 0; k < result->output_count; k++) {
         const trn_gout *o = &result->outputs[k];
         total += buf_bytes(o->values) + buf_bytes(o->source) + buf_bytes(o->filled) +
-                 buf_bytes(o->flow_dir) + buf_bytes(o->accumulation) + buf_bytes(o->basins);
+                 buf_bytes(o->flow_dir) + buf_bytes(o->accumulation) + buf_bytes(o->basins) +
+                 buf_bytes(o->water);
     }
     result->bytes = total;
 }

@@ -10,6 +10,7 @@
 #include "terrane/drainage.h"
 #include "terrane/erosion.h"
 #include "terrane/graph.h"
+#include "terrane/water.h"
 
 /* A reference-counted array: pass-through outputs (Biome Rules' field, the heights a drainage
  * result keeps) share their upstream's samples instead of copying them. */
@@ -18,12 +19,15 @@ typedef struct trn_gbuf {
     size_t count;     /* elements */
     size_t elem_size; /* bytes per element */
     void *data;
+    void (*dispose)(void *data); /* frees what data owns before data itself; NULL: nothing */
 } trn_gbuf;
 
 /* count elements of elem_size bytes, zeroed; NULL on overflow or no memory. refs = 1. */
 trn_gbuf *trn_gbuf_new(size_t count, size_t elem_size);
 /* Takes ownership of data (malloc'd, count * elem_size bytes); frees data on failure. */
 trn_gbuf *trn_gbuf_wrap(void *data, size_t count, size_t elem_size);
+/* A resolved water (malloc'd struct, owned from now on; disposed and freed with the buffer). */
+trn_gbuf *trn_gbuf_wrap_water(trn_water *water);
 trn_gbuf *trn_gbuf_retain(trn_gbuf *buf); /* NULL-safe, returns buf */
 void trn_gbuf_release(trn_gbuf *buf);     /* NULL-safe */
 
@@ -39,6 +43,8 @@ typedef struct trn_gout {
     trn_gbuf *basins;       /* trn_basin */
     double sea_level;       /* NaN = no sea */
     trn_drainage view;      /* points into the buffers above (owns nothing) */
+    /* water: one trn_water (trn_gbuf_wrap_water), shared by the nodes that pass it on */
+    trn_gbuf *water;
 } trn_gout;
 
 #define TRN_GRAPH_MAX_OUTPUTS 4u
@@ -54,6 +60,7 @@ typedef struct trn_node_result {
     bool has_ledger;
     trn_erosion_ledger ledger;
     bool biome_rules;   /* a Biome Rules node is upstream of (or is) this result's field */
+    char note[256];     /* what the node wants said (truncated proposals, a route's end), or "" */
     double cpu_seconds; /* what computing it cost */
     size_t bytes;       /* memory it holds (shared buffers counted once per result) */
 } trn_node_result;

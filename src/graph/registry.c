@@ -5,7 +5,7 @@
 #include "graph/nodes/node_common.h"
 
 /* Every node type, in the order `terrane graph types` lists them: generators, masks,
- * modifiers, simulation, appearance, output, notes. One row per type; the entries live with
+ * modifiers, simulation, water, appearance, output, notes. One row per type; the entries live with
  * their families in src/graph/nodes/. */
 static const trn_node_module *const registry[] = {
     &trn_node_landform,       &trn_node_noise_terrain, &trn_node_flat_terrain,

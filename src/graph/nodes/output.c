@@ -6,7 +6,8 @@ static const trn_pin_spec out_field[] = {{"field", TRN_PIN_HEIGHTFIELD, false, "
 static const trn_pin_spec in_biome[] = {
     {"field", TRN_PIN_HEIGHTFIELD, true, "the surface the recipe's rules classify"},
     {"water", TRN_PIN_WATER, false,
-     "water bodies (not produced by any node yet); absent = inferred sea"},
+     "water whose resolved coverage sets wet ground and water_distance; absent = the sea inferred "
+     "from the sea level"},
 };
 
 static const trn_pin_spec in_output[] = {

@@ -1,0 +1,576 @@
+/* Water nodes: Water Body, Basin Water, Water Edit and River Route, carved fields plus water. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/nodes/node_common.h"
+#include "terrane/water.h"
+
+#define VEC(n, d, len, lo, hi, desc)                                                               \
+    {                                                                                              \
+        n, TRN_PARAM_VECTOR, false, 0, lo, hi, false, d, NULL, len, desc                           \
+    }
+#define OPT_POINTS(n, m, desc)                                                                     \
+    {                                                                                              \
+        n, TRN_PARAM_POINTS, true, 0, 0, 0, false, NULL, NULL, m, desc                             \
+    }
+#define OPT_POINTS3(n, m, desc)                                                                    \
+    {                                                                                              \
+        n, TRN_PARAM_POINTS3, true, 0, 0, 0, false, NULL, NULL, m, desc                            \
+    }
+#define JSON(n, d, desc)                                                                           \
+    {                                                                                              \
+        n, TRN_PARAM_JSON, false, 0, 0, 0, false, d, NULL, 0, desc                                 \
+    }
+
+static const trn_pin_spec out_water[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, false, "the ground (carved where the node carves)"},
+    {"water", TRN_PIN_WATER, false, "the bodies with their resolved coverage"},
+};
+
+static const trn_pin_spec in_body[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "the ground to carve and flood"},
+    {"water", TRN_PIN_WATER, false, "existing water: its bodies are kept, not carved again"},
+};
+
+static const trn_pin_spec in_drainage[] = {
+    {"drainage", TRN_PIN_DRAINAGE, true, "a Drainage result (it keeps the field it came from)"},
+    {"water", TRN_PIN_WATER, false, "existing water on the drainage's field: kept"},
+};
+
+static const trn_pin_spec in_edit[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, true, "the ground the edited bodies cover"},
+    {"water", TRN_PIN_WATER, true, "the bodies to edit"},
+};
+
+/* Appearance and motion, the same on every body kind. */
+#define LOOK_PARAMS                                                                                \
+    VEC("shallow_color", "[0.1,0.45,0.5,0.35]", 4, 0, 1,                                           \
+        "RGBA 0..1 of shallow water; alpha = its opacity"),                                        \
+        VEC("deep_color", "[0.02,0.1,0.16,0.9]", 4, 0, 1,                                          \
+            "RGBA 0..1 of deep water; alpha = its opacity"),                                       \
+        POS("absorption_distance", 4, 0, TRN_BIG,                                                  \
+            "world units: at this depth the shallow colour falls to about 37%"),                   \
+        NUM("roughness", 0.05, 0, 1, "surface roughness 0..1"),                                    \
+        NUM("flow_speed", 0, 0, TRN_BIG, "metres per second of prescribed current (0 = still)"),   \
+        VEC("flow_direction", "[1,0]", 2, -TRN_BIG, TRN_BIG,                                       \
+            "XZ direction of a lake's or ocean's current, normalised; nonzero when moving"),       \
+        NUM("wave_amplitude", 0.05, 0, TRN_BIG, "slope of the animated shading normals"),          \
+        POS("wave_length", 2, 0, TRN_BIG, "metres between ripples"),                               \
+        NUM("wave_speed", 0.5, 0, TRN_BIG, "metres per second of the ripples"),                    \
+        NUM("normal_strength", 1, 0, TRN_BIG, "strength of the shading normals"),                  \
+        NUM("foam_width", 0.5, 0, TRN_BIG, "metres of the shallow foam band (0 = none)"),          \
+        NUM("foam_strength", 0.5, 0, 1, "foam opacity 0..1"),                                      \
+        VEC("foam_color", "[1,1,1,1]", 4, 0, 1, "RGBA 0..1 of the foam")
+
+static const trn_param_spec p_body[] = {
+    CHOICE("kind", "lake", "lake|ocean|river", "what the body is"),
+    NUM("level", 0, -TRN_BIG, TRN_BIG,
+        "metres of the surface (lakes, oceans, rivers in level mode)"),
+    VEC("center", "[64,64]", 2, -TRN_BIG, TRN_BIG,
+        "lake: [x, z] terrain-local world units; a dry centre takes the nearest wet basin"),
+    POS("radius", 64, 0, TRN_BIG, "lake: world units of its footprint around the centre"),
+    OPT_POINTS("boundary", 3,
+               "lake, ocean: a simple polygon [[x, z], ...] limiting the footprint (either "
+               "winding, closing vertex optional)"),
+    NUM("carve_depth", 0, 0, TRN_BIG,
+        "lake, ocean: metres the flooded ground is lowered, ramped in from the shore"),
+    OPT_POINTS3("river_path", 2,
+                "river: control points [[x, y, z], ...], y the bed elevation in metres"),
+    CHOICE("river_path_interpolation", "linear", "linear|catmull_rom",
+           "river: straight segments, or a uniform Catmull-Rom curve through the points"),
+    INT("river_curve_steps", 8, 1, 64, "river: curve segments per control-point interval"),
+    POS("width", 8, 0, TRN_BIG, "river: channel width, world units"),
+    CHOICE("river_surface_mode", "level", "level|follow_bed",
+           "river: the surface at level, or the bed plus river_depth"),
+    POS("river_depth", 1, 0, TRN_BIG, "river, follow_bed: metres of water above the bed"),
+    LOOK_PARAMS,
+};
+
+static const trn_param_spec p_basin[] = {
+    NUM("minimum_depth", 1, 0, TRN_BIG, "metres from a basin's lowest sink to its spill level"),
+    NUM("minimum_area", 16, 0, TRN_BIG, "world units^2 a basin's filled region covers at least"),
+    INT("maximum_bodies", 16, 0, 65536,
+        "lakes proposed at most (the deepest are kept; ids never renumber)"),
+    NUM("level_offset", 0, -TRN_BIG, 0, "metres added to the spill level (0 or lower)"),
+};
+
+static const trn_param_spec p_edit[] = {
+    JSON("excluded_ids", "[]", "body ids to remove: [\"lakes/basin/12_8\", ...]"),
+    JSON("overrides", "[]",
+         "patches by id: [{\"id\": \"lakes/basin/12_8\", \"level\": 3}, ...]; omitted fields "
+         "kept"),
+};
+
+static const trn_param_spec p_route[] = {
+    NUM("source_x", 64, -TRN_BIG, TRN_BIG, "world units; snapped to the nearest sample"),
+    NUM("source_z", 64, -TRN_BIG, TRN_BIG, "world units; snapped to the nearest sample"),
+    POS("channel_width", 4, 0, TRN_BIG, "world units"),
+    POS("channel_depth", 2, 0, TRN_BIG, "metres the bed lies below the traced ground"),
+    POS("water_depth", 1, 0, TRN_BIG, "metres of water above the bed (at most channel_depth)"),
+    NUM("flow_speed", 0, 0, TRN_BIG, "metres per second of current along the route"),
+};
+
+/* ---- a Water Body's parameters as a body ---- */
+
+static void vector(const trn_graph_node *n, const trn_node_type *t, const char *name, double *out,
+                   uint32_t len)
+{
+    if (!trn_graph_param_vector(n, t, name, out, len))
+        for (uint32_t k = 0; k < len; k++)
+            out[k] = 0.0;
+}
+
+/* A copy of count points of dim numbers (NULL when count is 0). */
+static double *copy_points(const double *pts, uint32_t count, uint32_t dim)
+{
+    if (!pts || !count) return NULL;
+    double *out = malloc((size_t)count * dim * sizeof *out);
+    if (out) memcpy(out, pts, (size_t)count * dim * sizeof *out);
+    return out;
+}
+
+static void look_from_params(const trn_graph_node *n, const trn_node_type *t, trn_water_look *l)
+{
+    vector(n, t, "shallow_color", l->shallow_color, 4);
+    vector(n, t, "deep_color", l->deep_color, 4);
+    l->absorption_distance = trn_graph_param_number(n, t, "absorption_distance");
+    l->roughness = trn_graph_param_number(n, t, "roughness");
+    l->flow_speed = trn_graph_param_number(n, t, "flow_speed");
+    vector(n, t, "flow_direction", l->flow_direction, 2);
+    l->wave_amplitude = trn_graph_param_number(n, t, "wave_amplitude");
+    l->wave_length = trn_graph_param_number(n, t, "wave_length");
+    l->wave_speed = trn_graph_param_number(n, t, "wave_speed");
+    l->normal_strength = trn_graph_param_number(n, t, "normal_strength");
+    l->foam_width = trn_graph_param_number(n, t, "foam_width");
+    l->foam_strength = trn_graph_param_number(n, t, "foam_strength");
+    vector(n, t, "foam_color", l->foam_color, 4);
+}
+
+/* The body a Water Body node describes (validated; *field names the failing parameter). */
+static trn_status body_from_params(const trn_graph_node *n, const trn_node_type *t,
+                                   trn_water_body *b, const char **field, trn_error *err)
+{
+    *field = NULL;
+    trn_water_kind kind = TRN_WATER_LAKE;
+    trn_water_kind_parse(trn_graph_param_text(n, t, "kind"), &kind);
+    trn_water_body_init(b, kind, n->id);
+    b->level = trn_graph_param_number(n, t, "level");
+    double c[2];
+    vector(n, t, "center", c, 2);
+    b->center_x = c[0];
+    b->center_z = c[1];
+    b->radius = trn_graph_param_number(n, t, "radius");
+    b->carve_depth = trn_graph_param_number(n, t, "carve_depth");
+    uint32_t count = 0;
+    double *scratch = NULL;
+    const double *pts = trn_graph_param_points(n, t, "boundary", &count, &scratch);
+    /* The closing vertex is optional: drop one that repeats the first. */
+    if (pts && count > 1 && pts[0] == pts[2 * (count - 1)] && pts[1] == pts[2 * (count - 1) + 1])
+        count--;
+    if (kind != TRN_WATER_RIVER && pts) {
+        b->boundary = copy_points(pts, count, 2);
+        b->boundary_count = b->boundary ? count : 0;
+    }
+    free(scratch);
+    pts = trn_graph_param_points_dim(n, t, "river_path", 3, &count, &scratch);
+    if (kind == TRN_WATER_RIVER && pts) {
+        b->control = copy_points(pts, count, 3);
+        b->control_count = b->control ? count : 0;
+    }
+    free(scratch);
+    const char *interp = trn_graph_param_text(n, t, "river_path_interpolation");
+    b->interpolation =
+        interp && strcmp(interp, "catmull_rom") == 0 ? TRN_RIVER_CATMULL_ROM : TRN_RIVER_LINEAR;
+    b->curve_steps = (uint32_t)trn_graph_param_number(n, t, "river_curve_steps");
+    b->width = trn_graph_param_number(n, t, "width");
+    const char *mode = trn_graph_param_text(n, t, "river_surface_mode");
+    b->surface_mode = mode && strcmp(mode, "follow_bed") == 0 ? TRN_RIVER_SURFACE_FOLLOW_BED
+                                                              : TRN_RIVER_SURFACE_LEVEL;
+    b->river_depth = trn_graph_param_number(n, t, "river_depth");
+    look_from_params(n, t, &b->look);
+    b->carve = true;
+    if (kind == TRN_WATER_RIVER && b->control_count < 2) {
+        *field = "river_path";
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river_path: a river needs at least 2 [x, y, z] control points, "
+                             "found %u",
+                             b->control_count);
+    }
+    if ((kind != TRN_WATER_RIVER && trn_graph_node_param(n, "boundary") && !b->boundary) ||
+        (kind == TRN_WATER_RIVER && !b->control))
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    trn_status st = trn_water_body_validate(b, field, err);
+    if (!st && kind == TRN_WATER_RIVER) st = trn_water_body_sample_path(b, err);
+    return st;
+}
+
+static void body_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                       const trn_node_type *t)
+{
+    trn_water_body b;
+    const char *field = NULL;
+    trn_error e = {0};
+    if (body_from_params(n, t, &b, &field, &e) && e.code != TRN_ERR_NO_MEMORY) {
+        char path[96];
+        snprintf(path, sizeof path, "nodes[%u].params.%s", index, field ? field : "kind");
+        /* The library names the body (the node) first; the diagnostic already does. */
+        const char *msg = e.message;
+        const char *cut = strstr(msg, "': ");
+        if (strncmp(msg, "water body '", 12) == 0 && cut) msg = cut + 3;
+        trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, field ? field : "kind", path, "%s", msg);
+    }
+    trn_water_body_dispose(&b);
+}
+
+/* ---- shared evaluation ---- */
+
+/* Water with no bodies on the node's grid. */
+static trn_water *empty_water(const trn_node_result *r, const trn_field *ground)
+{
+    trn_water *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->cells_x = r->cells_x;
+    w->cells_z = r->cells_z;
+    w->size_x = r->size_x;
+    w->size_z = r->size_z;
+    w->ground_hash = trn_water_ground_hash(ground);
+    return w;
+}
+
+static const trn_water *water_of(const trn_gout *o)
+{
+    return o && o->water ? o->water->data : NULL;
+}
+
+/* Outputs: field 0 = heights (owned when carved, else shared from ground_buf), water 1. */
+static trn_status publish(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *ground_buf,
+                          float *carved, trn_water *w, trn_error *err)
+{
+    trn_status st = TRN_OK;
+    if (carved)
+        st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, carved, err);
+    else {
+        r->outputs[0].kind = TRN_PIN_HEIGHTFIELD;
+        r->outputs[0].values = trn_gbuf_retain(ground_buf);
+        r->output_count = r->output_count > 1 ? r->output_count : 1;
+    }
+    if (st) {
+        trn_water_dispose(w);
+        free(w);
+        return st;
+    }
+    r->outputs[1].kind = TRN_PIN_WATER;
+    r->outputs[1].water = trn_gbuf_wrap_water(w);
+    r->output_count = 2;
+    if (!r->outputs[1].water) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    return TRN_OK;
+}
+
+/* Existing bodies (not carved again) followed by added ones, resolved on ground_buf's heights;
+ * carving works on a copy. Takes the added bodies (disposed here). */
+static trn_status resolve(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *ground_buf,
+                          const trn_water *existing, trn_water_body *added, uint32_t added_count,
+                          trn_error *err)
+{
+    const uint32_t old = existing ? existing->body_count : 0u;
+    const uint32_t total = old + added_count;
+    trn_status st = TRN_OK;
+    bool carve = false;
+    trn_water_body *bodies = calloc(total ? total : 1u, sizeof *bodies);
+    if (!bodies) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    uint32_t made = 0;
+    for (; !st && made < old; made++) {
+        if ((st = trn_water_body_copy(&existing->bodies[made], &bodies[made], err))) {
+            st = trn_node_wrap(c, err, st);
+            break;
+        }
+        bodies[made].carve = false;
+    }
+    for (uint32_t k = 0; !st && k < added_count; k++) {
+        for (uint32_t q = 0; q < made && !st; q++)
+            if (strcmp(bodies[q].id, added[k].id) == 0) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "water body id '%.120s' is already used by the existing water",
+                         added[k].id);
+                st = trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
+            }
+        if (st) break;
+        bodies[made++] = added[k];
+        carve = carve || added[k].carve;
+        memset(&added[k], 0, sizeof added[k]);
+    }
+    for (uint32_t k = 0; k < added_count; k++)
+        trn_water_body_dispose(&added[k]);
+    float *carved = NULL;
+    trn_water *w = NULL;
+    if (!st) {
+        const size_t n = trn_node_samples(r);
+        trn_field ground = trn_node_field_view(r, NULL);
+        ground.heights = ground_buf->data;
+        if (carve) {
+            if (!(carved = malloc(n * sizeof *carved)))
+                st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+            else {
+                memcpy(carved, ground_buf->data, n * sizeof *carved);
+                ground.heights = carved;
+            }
+        }
+        if (!st && !(w = calloc(1, sizeof *w)))
+            st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+        if (!st) {
+            const trn_water_resolve_options o = {c->threads};
+            /* Without a carving body the ground is only read. */
+            if (made)
+                st = trn_water_resolve(&ground, bodies, made, &o, w, err);
+            else {
+                free(w);
+                w = empty_water(r, &ground);
+                if (!w) st = TRN_ERR_NO_MEMORY;
+            }
+            if (st) {
+                free(w);
+                w = NULL;
+                st = st == TRN_ERR_NO_MEMORY && !w ? trn_node_fail(c, err, st, "out of memory")
+                                                   : trn_node_wrap(c, err, st);
+            }
+        }
+    }
+    for (uint32_t k = 0; k < made; k++)
+        trn_water_body_dispose(&bodies[k]);
+    free(bodies);
+    if (st) {
+        free(carved);
+        return st;
+    }
+    return publish(c, r, ground_buf, carved, w, err);
+}
+
+/* The node's note: the first warnings of the bodies from index first on. */
+static void note_warnings(trn_node_result *r, uint32_t first)
+{
+    const trn_water *w = water_of(&r->outputs[1]);
+    uint32_t count = 0;
+    for (uint32_t k = first; w && k < w->body_count; k++)
+        if (w->bodies[k].warning_count) {
+            if (!count) snprintf(r->note, sizeof r->note, "%s", w->bodies[k].warning);
+            count += w->bodies[k].warning_count;
+        }
+    if (count > 1) {
+        char more[48];
+        snprintf(more, sizeof more, " (%" PRIu32 " warnings in all)", count);
+        const size_t len = strlen(r->note);
+        if (len + strlen(more) < sizeof r->note) memcpy(r->note + len, more, strlen(more) + 1);
+    }
+}
+
+/* ---- Water Body ---- */
+
+static trn_status body_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    trn_water_body b;
+    const char *field;
+    trn_status st = body_from_params(c->node, c->type, &b, &field, err);
+    if (st) {
+        trn_water_body_dispose(&b);
+        return trn_node_wrap(c, err, st);
+    }
+    const trn_water *existing = water_of(c->inputs[1]);
+    const uint32_t first = existing ? existing->body_count : 0u;
+    st = resolve(c, r, c->inputs[0]->values, existing, &b, 1, err);
+    if (!st) note_warnings(r, first);
+    return st;
+}
+
+/* Samples the river's sampled polyline reaches (its bounding boxes widened by the width) plus
+ * the footprint, as an upper bound: every sample once, plus each segment's reach. */
+static void body_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                      trn_erosion_quality quality, trn_node_work_info *out)
+{
+    (void)quality;
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    uint32_t count = 0;
+    double *scratch = NULL;
+    const double *pts = trn_graph_param_points_dim(n, t, "river_path", 3, &count, &scratch);
+    free(scratch);
+    const char *interp = trn_graph_param_text(n, t, "river_path_interpolation");
+    const uint64_t steps = interp && strcmp(interp, "catmull_rom") == 0
+                               ? (uint64_t)trn_graph_param_number(n, t, "river_curve_steps")
+                               : 1u;
+    const uint64_t segments = pts && count > 1 ? trn_sat_mul((uint64_t)count - 1u, steps) : 0u;
+    /* Each segment visits at most the samples of its box; bounded by the grid. */
+    out->work = trn_sat_add(trn_sat_mul(samples, 4u), trn_sat_mul(segments, 64u));
+    out->param = segments ? "river_path" : NULL;
+    snprintf(out->detail, sizeof out->detail,
+             "%" PRIu64 " samples x 4 (carve, fill, shore, statistics) + %" PRIu64
+             " path segments x 64",
+             samples, segments);
+}
+
+/* ---- Basin Water ---- */
+
+static trn_status basin_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_gout *d = c->inputs[0];
+    trn_basin_water_params p;
+    trn_basin_water_params_default(&p);
+    p.minimum_depth = trn_graph_param_number(c->node, c->type, "minimum_depth");
+    p.minimum_area = trn_graph_param_number(c->node, c->type, "minimum_area");
+    p.maximum_bodies = (uint32_t)trn_graph_param_number(c->node, c->type, "maximum_bodies");
+    p.level_offset = trn_graph_param_number(c->node, c->type, "level_offset");
+    trn_water_body *bodies = NULL;
+    uint32_t count = 0, eligible = 0;
+    trn_status st = trn_water_propose_basins(&d->view, d->source->data, c->node->id, &p, &bodies,
+                                             &count, &eligible, err);
+    if (st) return trn_node_wrap(c, err, st);
+    st = resolve(c, r, d->source, water_of(c->inputs[1]), bodies, count, err);
+    free(bodies); /* the bodies moved into the water (or were disposed) */
+    if (!st && eligible > count)
+        snprintf(r->note, sizeof r->note,
+                 "%" PRIu32 " basins are eligible, maximum_bodies keeps the %" PRIu32 " deepest",
+                 eligible, count);
+    return st;
+}
+
+/* ---- Water Edit ---- */
+
+static const char *json_param(const trn_graph_node *n, const char *name)
+{
+    const trn_graph_param *p = trn_graph_node_param(n, name);
+    return p && p->type == TRN_VALUE_OTHER ? p->text : "[]";
+}
+
+static void edit_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                       const trn_node_type *t)
+{
+    (void)t;
+    static const char *const names[2] = {"excluded_ids", "overrides"};
+    for (int k = 0; k < 2; k++) {
+        const trn_graph_param *p = trn_graph_node_param(n, names[k]);
+        if (p && !(p->type == TRN_VALUE_OTHER && p->text && p->text[0] == '[')) {
+            char path[96];
+            snprintf(path, sizeof path, "nodes[%u].params.%s", index, names[k]);
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, names[k], path,
+                           "%s: expected an array of %s", names[k],
+                           k ? "{\"id\": ..., FIELD: value} objects" : "body id strings");
+        }
+    }
+}
+
+static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_water *in = water_of(c->inputs[1]);
+    trn_water_body *bodies = NULL;
+    uint32_t count = 0;
+    char where[128] = "";
+    trn_status st = trn_water_edit(
+        in ? in->bodies : NULL, in ? in->body_count : 0u, json_param(c->node, "excluded_ids"),
+        json_param(c->node, "overrides"), &bodies, &count, where, sizeof where, err);
+    if (st) return trn_node_wrap(c, err, st);
+    for (uint32_t k = 0; k < count; k++)
+        bodies[k].carve = false;
+    st = resolve(c, r, c->inputs[0]->values, NULL, bodies, count, err);
+    free(bodies);
+    return st;
+}
+
+/* ---- River Route ---- */
+
+static void route_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
+                        const trn_node_type *t)
+{
+    if (trn_graph_param_number(n, t, "water_depth") >
+        trn_graph_param_number(n, t, "channel_depth")) {
+        char path[96];
+        snprintf(path, sizeof path, "nodes[%u].params.water_depth", index);
+        trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, "water_depth", path,
+                       "water_depth: expected at most channel_depth (%g), found %g",
+                       trn_graph_param_number(n, t, "channel_depth"),
+                       trn_graph_param_number(n, t, "water_depth"));
+    }
+}
+
+static trn_status route_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_gout *d = c->inputs[0];
+    const trn_water *existing = water_of(c->inputs[1]);
+    trn_river_route_params p;
+    trn_river_route_params_default(&p);
+    p.source_x = trn_graph_param_number(c->node, c->type, "source_x");
+    p.source_z = trn_graph_param_number(c->node, c->type, "source_z");
+    p.channel_width = trn_graph_param_number(c->node, c->type, "channel_width");
+    p.channel_depth = trn_graph_param_number(c->node, c->type, "channel_depth");
+    p.water_depth = trn_graph_param_number(c->node, c->type, "water_depth");
+    p.flow_speed = trn_graph_param_number(c->node, c->type, "flow_speed");
+    trn_water_body body;
+    memset(&body, 0, sizeof body);
+    trn_route_report rep;
+    memset(&rep, 0, sizeof rep);
+    trn_status st =
+        trn_river_route(&d->view, d->source->data, existing, c->node->id, &p, &body, &rep, err);
+    if (st) return trn_node_wrap(c, err, st);
+    const bool placed = rep.end != TRN_ROUTE_NOT_PLACED;
+    if (placed) body.carve = true;
+    st = resolve(c, r, d->source, existing, placed ? &body : NULL, placed ? 1u : 0u, err);
+    if (!placed) trn_water_body_dispose(&body);
+    if (!st) {
+        if (!placed)
+            snprintf(r->note, sizeof r->note, "not placed: %.200s", rep.message);
+        else if (rep.joined[0])
+            snprintf(r->note, sizeof r->note, "%s at (%g, %g), joins '%.120s', %" PRIu32 " samples",
+                     trn_route_end_name(rep.end), rep.end_x, rep.end_z, rep.joined, rep.samples);
+        else
+            snprintf(r->note, sizeof r->note, "%s at (%g, %g), %" PRIu32 " samples%s%.120s",
+                     trn_route_end_name(rep.end), rep.end_x, rep.end_z, rep.samples,
+                     rep.end == TRN_ROUTE_CLOSED_BASIN || rep.end == TRN_ROUTE_BLOCKED ? ": " : "",
+                     rep.end == TRN_ROUTE_CLOSED_BASIN || rep.end == TRN_ROUTE_BLOCKED ? rep.message
+                                                                                       : "");
+    }
+    return st;
+}
+
+const trn_node_module trn_node_water_body = {
+    TRN_SPEC("water_body", "Water Body", "water",
+             "Carves a lake, an ocean or an authored river and resolves its water.", 1, in_body,
+             out_water, p_body, false),
+    2.0,
+    false,
+    body_compute,
+    NULL,
+    body_work,
+    body_check};
+
+const trn_node_module trn_node_basin_water = {
+    TRN_SPEC("basin_water", "Basin Water", "water",
+             "Proposes lakes at the spill levels of a drainage's closed basins (no carving).", 1,
+             in_drainage, out_water, p_basin, false),
+    2.0,
+    false,
+    basin_compute,
+    NULL,
+    NULL,
+    NULL};
+
+const trn_node_module trn_node_water_edit = {
+    TRN_SPEC("water_edit", "Water Edit", "water",
+             "Removes bodies by id and patches others, resolved on its field (no carving).", 1,
+             in_edit, out_water, p_edit, false),
+    1.0,
+    false,
+    edit_compute,
+    NULL,
+    NULL,
+    edit_check};
+
+const trn_node_module trn_node_river_route = {
+    TRN_SPEC("river_route", "River Route", "water",
+             "Routes a river down a drainage from a source to the sea, an edge or a body.", 1,
+             in_drainage, out_water, p_route, false),
+    2.0,
+    false,
+    route_compute,
+    NULL,
+    NULL,
+    route_check};
