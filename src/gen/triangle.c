@@ -7,8 +7,7 @@
 double trn_grid_value_at(const float *values, uint32_t cells_x, uint32_t cells_z, double size_x,
                          double size_z, double x, double z)
 {
-    if (!values || cells_x == 0 || cells_z == 0 || !(size_x > 0.0) || !(size_z > 0.0))
-        return NAN;
+    if (!values || cells_x == 0 || cells_z == 0 || !(size_x > 0.0) || !(size_z > 0.0)) return NAN;
     if (isnan(x) || isnan(z)) return NAN;
     uint32_t i, j;
     double u, v;

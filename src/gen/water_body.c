@@ -24,9 +24,12 @@ static int id_len(const char *id)
 const char *trn_water_kind_name(trn_water_kind kind)
 {
     switch (kind) {
-    case TRN_WATER_LAKE: return "lake";
-    case TRN_WATER_OCEAN: return "ocean";
-    case TRN_WATER_RIVER: return "river";
+    case TRN_WATER_LAKE:
+        return "lake";
+    case TRN_WATER_OCEAN:
+        return "ocean";
+    case TRN_WATER_RIVER:
+        return "river";
     }
     return "unknown";
 }
@@ -109,7 +112,8 @@ static trn_status dup_doubles(const double *from, uint32_t count, size_t per, do
     if (!trn_mul_size((size_t)count, per * sizeof(double), &bytes))
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "water body copy: size overflow");
     *to = malloc(bytes);
-    if (!*to) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water body copy: out of memory");
+    if (!*to)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water body copy: out of memory");
     memcpy(*to, from, bytes);
     return TRN_OK;
 }
@@ -208,6 +212,21 @@ bool trn_water_polygon_contains(const double *xz, uint32_t n, double px, double 
 
 /* ---- validation ---- */
 
+/* A number as the shortest text that reads back as the same double (messages). */
+typedef struct num_text {
+    char s[32];
+} num_text;
+
+static num_text num(double v)
+{
+    num_text t;
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(t.s, sizeof t.s, "%.*g", digits, v);
+        if (!isfinite(v) || strtod(t.s, NULL) == v) break;
+    }
+    return t;
+}
+
 static trn_status fail(const trn_water_body *b, const char **field, trn_error *err,
                        const char *name, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -231,22 +250,24 @@ static trn_status fail(const trn_water_body *b, const char **field, trn_error *e
 #define CHECK_FINITE(v, name)                                                                      \
     do {                                                                                           \
         if (!isfinite(v))                                                                          \
-            return fail(b, field, err, name, "expected a finite number, found %.9g", (v));         \
+            return fail(b, field, err, name, "expected a finite number, found %s", num((v)).s);    \
     } while (0)
 #define CHECK_MIN(v, name)                                                                         \
     do {                                                                                           \
         if (!(isfinite(v) && (v) >= 0.0))                                                          \
-            return fail(b, field, err, name, "expected a finite number >= 0, found %.9g", (v));    \
+            return fail(b, field, err, name, "expected a finite number >= 0, found %s",            \
+                        num((v)).s);                                                               \
     } while (0)
 #define CHECK_POS(v, name)                                                                         \
     do {                                                                                           \
         if (!(isfinite(v) && (v) > 0.0))                                                           \
-            return fail(b, field, err, name, "expected a finite number > 0, found %.9g", (v));     \
+            return fail(b, field, err, name, "expected a finite number > 0, found %s",             \
+                        num((v)).s);                                                               \
     } while (0)
 #define CHECK_UNIT(v, name)                                                                        \
     do {                                                                                           \
         if (!((v) >= 0.0 && (v) <= 1.0))                                                           \
-            return fail(b, field, err, name, "expected a number in 0..1, found %.9g", (v));        \
+            return fail(b, field, err, name, "expected a number in 0..1, found %s", num((v)).s);   \
     } while (0)
 
 static trn_status check_color(const trn_water_body *b, const double *rgba, const char *name,
@@ -254,8 +275,8 @@ static trn_status check_color(const trn_water_body *b, const double *rgba, const
 {
     for (int c = 0; c < 4; c++)
         if (!(rgba[c] >= 0.0 && rgba[c] <= 1.0))
-            return fail(b, field, err, name, "expected RGBA channels in 0..1, found %.9g at [%d]",
-                        rgba[c], c);
+            return fail(b, field, err, name, "expected RGBA channels in 0..1, found %s at [%d]",
+                        num(rgba[c]).s, c);
     return TRN_OK;
 }
 
@@ -270,11 +291,12 @@ static trn_status check_look(const trn_water_body *b, const char **field, trn_er
     CHECK_MIN(l->flow_speed, "flow_speed");
     const double dx = l->flow_direction[0], dz = l->flow_direction[1];
     if (!isfinite(dx) || !isfinite(dz))
-        return fail(b, field, err, "flow_direction", "expected a finite XZ pair, found [%.9g, %.9g]",
-                    dx, dz);
+        return fail(b, field, err, "flow_direction", "expected a finite XZ pair, found [%s, %s]",
+                    num(dx).s, num(dz).s);
     if (b->kind != TRN_WATER_RIVER && l->flow_speed > 0.0 && dx == 0.0 && dz == 0.0)
         return fail(b, field, err, "flow_direction",
-                    "expected a nonzero direction for flow_speed %.9g, found [0, 0]", l->flow_speed);
+                    "expected a nonzero direction for flow_speed %s, found [0, 0]",
+                    num(l->flow_speed).s);
     CHECK_MIN(l->wave_amplitude, "wave_amplitude");
     CHECK_POS(l->wave_length, "wave_length");
     CHECK_MIN(l->wave_speed, "wave_speed");
@@ -327,8 +349,8 @@ static trn_status check_boundary(const trn_water_body *b, const char **field, tr
     const uint32_t n = trn_water_boundary_count(b);
     if (n == 0) return TRN_OK;
     if (n < 3)
-        return fail(b, field, err, "boundary",
-                    "expected at least 3 distinct vertices, found %u", n);
+        return fail(b, field, err, "boundary", "expected at least 3 distinct vertices, found %u",
+                    n);
     if (n > TRN_WATER_MAX_BOUNDARY)
         return fail(b, field, err, "boundary", "expected at most %u vertices, found %u",
                     TRN_WATER_MAX_BOUNDARY, n);
@@ -336,16 +358,24 @@ static trn_status check_boundary(const trn_water_body *b, const char **field, tr
     for (uint32_t k = 0; k < n; k++)
         if (!isfinite(v[2 * k]) || !isfinite(v[2 * k + 1]))
             return fail(b, field, err, "boundary",
-                        "expected finite XZ pairs, found [%.9g, %.9g] at vertex %u", v[2 * k],
-                        v[2 * k + 1], k);
+                        "expected finite XZ pairs, found [%s, %s] at vertex %u", num(v[2 * k]).s,
+                        num(v[2 * k + 1]).s, k);
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t next = k + 1 == n ? 0 : k + 1;
         if (v[2 * k] == v[2 * next] && v[2 * k + 1] == v[2 * next + 1])
             return fail(b, field, err, "boundary",
                         "expected edges of nonzero length, found vertices %u and %u both at "
-                        "[%.9g, %.9g]",
-                        k, next, v[2 * k], v[2 * k + 1]);
+                        "[%s, %s]",
+                        k, next, num(v[2 * k]).s, num(v[2 * k + 1]).s);
     }
+    /* Zero area: every vertex on the line through the first edge (exact). */
+    uint32_t off_line = 2;
+    while (off_line < n &&
+           trn_water_orient(v[0], v[1], v[2], v[3], v[2 * off_line], v[2 * off_line + 1]) == 0)
+        off_line++;
+    if (off_line == n)
+        return fail(b, field, err, "boundary",
+                    "expected a nonzero area, found all %u vertices on one line", n);
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t prev = k == 0 ? n - 1 : k - 1, next = k + 1 == n ? 0 : k + 1;
         if (edges_fold(v + 2 * prev, v + 2 * k, v + 2 * next))
@@ -381,19 +411,11 @@ static trn_status check_boundary(const trn_water_body *b, const char **field, tr
     free(spans);
     if (bad_a != UINT32_MAX)
         return fail(b, field, err, "boundary",
-                    "expected a simple polygon, found edges %u and %u intersecting", bad_a,
-                    bad_b);
-    double twice_area = 0.0;
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t next = k + 1 == n ? 0 : k + 1;
-        twice_area += v[2 * k] * v[2 * next + 1] - v[2 * next] * v[2 * k + 1];
-    }
-    if (twice_area == 0.0)
-        return fail(b, field, err, "boundary", "expected a nonzero area, found 0");
+                    "expected a simple polygon, found edges %u and %u intersecting", bad_a, bad_b);
     if (b->kind == TRN_WATER_LAKE && !trn_water_polygon_contains(v, n, b->center_x, b->center_z))
         return fail(b, field, err, "center",
-                    "expected a point inside the boundary, found [%.9g, %.9g] outside",
-                    b->center_x, b->center_z);
+                    "expected a point inside the boundary, found [%s, %s] outside",
+                    num(b->center_x).s, num(b->center_z).s);
     return TRN_OK;
 }
 
@@ -408,8 +430,8 @@ static trn_status check_points(const trn_water_body *b, const double *p, uint32_
         for (int c = 0; c < 3; c++)
             if (!isfinite(p[3 * k + (uint32_t)c]))
                 return fail(b, field, err, "river_path",
-                            "expected finite XYZ triples, found %.9g in point %u", p[3 * k + (uint32_t)c],
-                            k);
+                            "expected finite XYZ triples, found %s in point %u",
+                            num(p[3 * k + (uint32_t)c]).s, k);
     return TRN_OK;
 }
 
@@ -440,14 +462,13 @@ trn_status trn_water_body_validate(const trn_water_body *b, const char **field, 
         return fail(b, field, err, "id", "expected a nonempty id of at most %u bytes",
                     TRN_WATER_ID_MAX - 1u);
     if (b->kind != TRN_WATER_LAKE && b->kind != TRN_WATER_OCEAN && b->kind != TRN_WATER_RIVER)
-        return fail(b, field, err, "kind", "expected lake, ocean or river, found %d",
-                    (int)b->kind);
+        return fail(b, field, err, "kind", "expected lake, ocean or river, found %d", (int)b->kind);
     CHECK_FINITE(b->level, "level");
     trn_status st;
     if (b->kind == TRN_WATER_LAKE) {
         if (!isfinite(b->center_x) || !isfinite(b->center_z))
-            return fail(b, field, err, "center", "expected a finite XZ pair, found [%.9g, %.9g]",
-                        b->center_x, b->center_z);
+            return fail(b, field, err, "center", "expected a finite XZ pair, found [%s, %s]",
+                        num(b->center_x).s, num(b->center_z).s);
         CHECK_POS(b->radius, "radius");
     }
     if (b->kind != TRN_WATER_RIVER) {
@@ -488,16 +509,15 @@ trn_status trn_water_body_sample_path(trn_water_body *body, trn_error *err)
                              "trn_water_body_sample_path: NULL body");
     if (body->kind != TRN_WATER_RIVER)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "water body '%.*s': only a river has a path",
-                             id_len(body->id), body->id);
+                             "water body '%.*s': only a river has a path", id_len(body->id),
+                             body->id);
     trn_status st = trn_water_check_river_controls(body, NULL, err);
     if (st != TRN_OK) return st;
     const uint32_t n = body->control_count;
     const uint32_t steps = body->interpolation == TRN_RIVER_LINEAR ? 1u : body->curve_steps;
     const uint32_t count = (n - 1u) * steps + 1u; /* at most 4095 * 64 + 1 */
     double *path = malloc((size_t)count * 3u * sizeof *path);
-    if (!path)
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "river path: out of memory");
+    if (!path) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "river path: out of memory");
     const double *c = body->control;
     size_t out = 0;
     for (uint32_t k = 0; k + 1 < n; k++) {

@@ -18,8 +18,8 @@ static inline double trn_water_sample_pos(uint32_t i, uint32_t cells, double siz
 /* The cell holding (x, z), clamped to the grid, and the position inside it (u, v in 0..1).
  * cells_x and cells_z must be at least 1. */
 static inline void trn_tri_locate(double x, double z, uint32_t cells_x, uint32_t cells_z,
-                                  double size_x, double size_z, uint32_t *i, uint32_t *j,
-                                  double *u, double *v)
+                                  double size_x, double size_z, uint32_t *i, uint32_t *j, double *u,
+                                  double *v)
 {
     double fx = x * (double)cells_x / size_x, fz = z * (double)cells_z / size_z;
     if (!(fx > 0.0)) fx = 0.0; /* also NaN: callers check finiteness first */
