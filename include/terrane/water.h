@@ -173,28 +173,41 @@ typedef struct trn_water_resolve_options {
     int threads; /* 0 = OpenMP default; results never depend on it */
 } trn_water_resolve_options;
 
-/* Validate every body (TRN_ERR_VALIDATION naming it), sample river paths that have none yet,
- * carve the bodies whose carve flag is set into *ground (lowering only: lakes and oceans by
- * carve_depth; rivers to a U-shaped channel whose centre is the path's bed and whose edge at
- * width / 2 meets the surface), then resolve coverage on the carved ground in body order:
+/* Validate every body (TRN_ERR_VALIDATION naming it; ids must be unique), sample river paths
+ * that have none yet, carve the bodies whose carve flag is set into *ground, body after body
+ * (lowering only: a lake or ocean lowers the region it covers by carve_depth x min(d, 4) / 4, d
+ * the Chebyshev distance in samples to the nearest uncovered sample of the grid; a river lowers
+ * the samples within width / 2 of its path to the U-shaped channel bed + max(0, surface - bed)
+ * x (distance / (width / 2))^2, bed and surface taken at the nearest path point, so its centre
+ * is the path's bed and its edge meets the surface), then resolve coverage on the carved ground
+ * in body order:
  *  - lake: samples with ground < level inside its footprint (within radius of the centre and
- *    inside the boundary), 4-connected to the centre; a dry centre takes the basin of the
- *    nearest wet footprint sample (ties: smallest index); none wet = an empty lake;
+ *    inside the boundary, its edge included), 4-connected to the wet footprint sample nearest
+ *    the centre (ties: smallest index), which is the centre's own when that is wet, so a dry
+ *    centre takes the basin of the nearest wet sample; none wet = an empty lake;
  *  - ocean: every sample with ground < level inside its boundary (the whole grid without one);
  *  - river: samples within width / 2 of the polyline whose ground is below the river's surface
- *    there (level, or the bed at the nearest polyline point + river_depth).
- * A sample already owned by an earlier body stays with it. Each body gets its statistics and
- * its warnings: a lake or ocean whose wet sample borders a footprint sample outside it with
- * ground below the level ("wet ground reaches the boundary below the level at (x, z)"), a river
- * whose wet sample borders a sample beyond width / 2 with ground below its surface ("the river's
- * surface reaches a dry side below it at (x, z)"). The bodies array is copied; *out is
- * initialised here. ground's grid sets the water's grid. */
+ *    there (level, or the bed at the nearest polyline point + river_depth; the nearest point's
+ *    segment is the first nearest in source order, zero-length segments skipped).
+ * A sample already owned by an earlier body stays with it. Dry shoreline corners: dry samples
+ * 8-adjacent to wet ones, owned by the first of those wet samples' bodies, with that body's
+ * surface there. Each body gets its statistics and its warnings, counting the distinct leaking
+ * samples and placing the first in sample order: for a lake or ocean, a sample outside its
+ * footprint with ground below the level, 4-adjacent to one of its wet samples ("wet ground
+ * reaches the boundary below the level at (x, z)"); for a river, a sample beyond width / 2
+ * whose nearest path point is not one of the path's two ends (open ends are allowed), with
+ * ground below the surface of a 4-adjacent wet sample of the river ("the river's surface
+ * reaches a dry side below it at (x, z)"). A sample another body holds wet is a join, never a
+ * leak. The bodies array is copied; the copies have carve cleared (the ground holds them now).
+ * *out is initialised here (zeroed on failure). ground's grid sets the water's grid. Only when
+ * memory runs out part way can *ground be left partly carved. */
 trn_status trn_water_resolve(trn_field *ground, const trn_water_body *bodies, uint32_t count,
                              const trn_water_resolve_options *options, trn_water *out,
                              trn_error *err);
 
 /* Coverage of the same bodies on other ground (after erosion or height changes downstream):
- * no carving. TRN_ERR_MISMATCH when the grids differ. */
+ * no carving, carve flags cleared. TRN_ERR_MISMATCH when the grids differ. out may be water
+ * (replaced only on success). */
 trn_status trn_water_refresh(const trn_water *water, const trn_field *ground,
                              const trn_water_resolve_options *options, trn_water *out,
                              trn_error *err);
@@ -223,9 +236,14 @@ typedef struct trn_water_sample {
 /* The water column at terrain-local (x, y, z) on ground (the heights the water was resolved or
  * refreshed on; same grid). The point's terrain triangle chooses the body: its first wet corner
  * in the order (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) of the cell's corners that are in
- * the triangle. The column is wet when a corner is wet and the surface, interpolated on the
- * triangle, is above the interpolated ground. Returns false for a dry column, a point outside
- * the grid or a mismatched ground (no sample). Thread-safe; no allocation. */
+ * the triangle (points on the diagonal, u == v, belong to the (i + 1, j) triangle). The column
+ * is wet when a corner is wet and the surface, interpolated on the triangle, is above the
+ * interpolated ground. Corner surfaces: a lake, ocean or level river is its level everywhere;
+ * a follow-bed river takes water->surface at the corners it owns and the choosing corner's
+ * surface at the others. Its normal is the surface triangle's; a river's flow follows the
+ * choosing corner's segment. Returns false for a dry column, a point outside the grid (or NaN)
+ * or a mismatched ground (grid differs), filling out (when not NULL) with body -1 and zeros.
+ * Thread-safe; no allocation. */
 bool trn_water_query(const trn_water *water, const trn_field *ground, double x, double y, double z,
                      trn_water_sample *out);
 
