@@ -26,6 +26,13 @@ static double flat(double x, double z)
     return 0.0;
 }
 
+static double flat_low(double x, double z)
+{
+    (void)x;
+    (void)z;
+    return -0.5;
+}
+
 /* Up-facing winding, V - E + F of the triangle set and its edges used once (the border). */
 static void check_topology(const trn_water_mesh *m, long *euler, long *border)
 {
@@ -226,39 +233,95 @@ static void test_two_bodies_split_cells(void)
 }
 
 /* A follow-bed river whose surface slopes down z: its vertices follow the surface and its
- * normals tilt back toward +z; a corner it does not own takes the bed at the nearest path
- * point + river_depth. */
+ * normals tilt back toward +z; a corner it does not own takes, as trn_water_query does, the
+ * surface of the wet corner that chose the triangle, so such a vertex is not shared between
+ * triangles. */
 static void test_follow_bed_surface_and_normals(void)
 {
     trn_field g;
-    water_test_field(&g, 8, 8, 1.0, 1.0, flat);
+    water_test_field(&g, 8, 8, 1.0, 1.0, flat_low);
     trn_water w;
     water_test_init(&w, &g, 1, TRN_WATER_RIVER);
     trn_water_body *r = &w.bodies[0];
     r->surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
     r->river_depth = 1.0;
-    r->path = malloc(6 * sizeof *r->path);
-    const double path[6] = {0, 1, 0, 0, -1, 8}; /* bed 1 - z / 4 */
-    memcpy(r->path, path, sizeof path);
-    r->path_count = 2;
-    water_plane p = {2.0, 0, -0.25}; /* bed + 1 */
-    /* Columns 0..1 owned; column 2 is nobody's: its surface comes from the path. */
+    water_plane p = {2.0, 0, -0.25};
+    /* Columns 0..1 owned; column 2 is nobody's. */
     water_test_cover(&w, &g, 0, &p, 0, 1, 0, 8);
     trn_water_mesh *m = NULL;
     CHECK_OK(trn_water_mesh_new(&w, &g, 0, &m, NULL));
     CHECK(m->area == 16.0);
-    CHECK(m->deepest == 2.0);
-    int far_column = 0;
+    CHECK(m->deepest == 2.5);
+    int far_own_row = 0, far_row_above = 0, near = 0;
     const double len = sqrt(1.0 + 0.0625);
     for (uint32_t v = 0; v < m->vertex_count; v++) {
         const float *q = m->positions + 3 * v, *n = m->normals + 3 * v;
+        if (q[0] == 2.0f) {
+            /* Cell row j's chooser is sample (1, j): its surface 2 - j / 4. */
+            far_own_row += q[1] == (float)(2.0 - 0.25 * q[2]);
+            far_row_above += q[1] == (float)(2.0 - 0.25 * (q[2] - 1.0));
+            continue;
+        }
+        near++;
         CHECK(q[1] == (float)(2.0 - 0.25 * q[2]));
-        far_column += q[0] == 2.0f;
-        CHECK(fabs(n[0]) < 1e-6 && fabs(n[1] - 1.0 / len) < 1e-6 && fabs(n[2] - 0.25 / len) < 1e-6);
+        if (q[0] == 0.0f)
+            CHECK(fabs(n[0]) < 1e-6 && fabs(n[1] - 1.0 / len) < 1e-6 &&
+                  fabs(n[2] - 0.25 / len) < 1e-6);
     }
-    CHECK_EQ_INT(far_column, 9);
+    CHECK_EQ_INT(near, 2 * 9);
+    CHECK_EQ_INT(far_own_row, 8);    /* (2, j) of each lower triangle */
+    CHECK_EQ_INT(far_row_above, 16); /* (2, j + 1) of each lower and upper triangle */
+    CHECK_EQ_INT(m->vertex_count, 2 * 9 + 24);
     trn_water_mesh_free(m);
     trn_water_dispose(&w);
+    trn_field_dispose(&g);
+}
+
+/* Every triangle of a resolved lake and follow-bed river lies where trn_water_query finds the
+ * same body's water, at the same surface height. */
+static void test_mesh_matches_query(void)
+{
+    trn_field g;
+    water_test_field(&g, 16, 16, 0.5, 0.5, diamond);
+    for (size_t k = 0; k < 17 * 17; k++)
+        if (k % 17 < 4) g.heights[k] = -3.0f; /* a low strip at x < 2 for the river */
+    trn_water_body bodies[2];
+    trn_water_body_init(&bodies[0], TRN_WATER_LAKE, "lake");
+    bodies[0].center_x = bodies[0].center_z = 4.0;
+    bodies[0].radius = 3.0;
+    bodies[0].level = 2.25;
+    bodies[0].carve = false;
+    trn_water_body_init(&bodies[1], TRN_WATER_RIVER, "river");
+    bodies[1].surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
+    bodies[1].width = 2.0;
+    bodies[1].river_depth = 1.0;
+    bodies[1].carve = false;
+    const double control[6] = {0.75, -1.5, 0.0, 0.75, -3.5, 8.0};
+    bodies[1].control = malloc(sizeof control);
+    memcpy(bodies[1].control, control, sizeof control);
+    bodies[1].control_count = 2;
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&g, bodies, 2, NULL, &w, NULL));
+    for (uint32_t b = 0; b < 2; b++) {
+        trn_water_mesh *m = NULL;
+        CHECK_OK(trn_water_mesh_new(&w, &g, b, &m, NULL));
+        CHECK(m && m->triangle_count > 10);
+        int misses = 0;
+        for (uint32_t t = 0; m && t < m->triangle_count; t++) {
+            double c[3] = {0, 0, 0};
+            for (int k = 0; k < 3; k++)
+                for (int a = 0; a < 3; a++)
+                    c[a] += m->positions[3 * m->indices[3 * t + (uint32_t)k] + (uint32_t)a] / 3.0;
+            trn_water_sample q;
+            bool wet = trn_water_query(&w, &g, c[0], -100.0, c[2], &q);
+            if (!wet || q.body != (int32_t)b || fabs(q.surface[1] - c[1]) > 1e-5) misses++;
+        }
+        CHECK_EQ_INT(misses, 0);
+        trn_water_mesh_free(m);
+    }
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&bodies[0]);
+    trn_water_body_dispose(&bodies[1]);
     trn_field_dispose(&g);
 }
 
@@ -297,6 +360,7 @@ int main(void)
     RUN(test_nan_ground_drops_triangles);
     RUN(test_two_bodies_split_cells);
     RUN(test_follow_bed_surface_and_normals);
+    RUN(test_mesh_matches_query);
     RUN(test_arguments);
     return trn_test_finish();
 }

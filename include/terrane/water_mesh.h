@@ -18,17 +18,18 @@ extern "C" {
  * (i + 1, j + 1), as trn_field_height_at interpolates) whose first wet corner, in the order
  * (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) of the cell's corners in the triangle, the body
  * owns: the triangle trn_water_query answers for with this body.
- * Its surface: the body's level (lakes, oceans, level rivers), or for follow-bed rivers the
- * per-sample surface water->surface at corners the body owns and, at a corner it does not own,
- * the bed at the nearest path point (first segment on ties) + river_depth; linear on the
- * triangle.
+ * Its surface, as trn_water_query takes it: the body's level (lakes, oceans, level rivers), or
+ * for follow-bed rivers water->surface at the corners the river owns and, at a corner it does
+ * not own, the surface of the wet corner that chose the triangle; linear on the triangle.
  * The shore: each triangle is clipped to where the ground lies below the surface (both linear on
  * it, so the kept part is a convex polygon of 3 or 4 vertices, fanned from its first vertex), so
  * the mesh ends at the contour where the terrain meets the water, not a cell beyond it. A
  * triangle with a NaN corner is left out.
  * Vertices: grid samples and the single contour crossing on a grid edge (horizontal, vertical or
  * diagonal) are shared by every triangle that uses them, each computed once from the edge's
- * lower-index end, so neighbouring triangles meet exactly. Order: cells row by row (j, then i),
+ * lower-index end, so neighbouring triangles meet exactly; only a follow-bed corner the river
+ * does not own (and a crossing next to one) belongs to its triangle alone, its height depending
+ * on the triangle. Order: cells row by row (j, then i),
  * the triangle 00-11-10 before 00-01-11, vertices as first used; equal inputs give equal
  * meshes on every run. */
 typedef struct trn_water_mesh {

@@ -14,14 +14,16 @@
 typedef struct corner {
     size_t k;      /* sample index */
     uint32_t i, j; /* sample column and row */
-    double x, z;
-    double ground, surface, depth; /* depth = surface - ground */
+    double x, z, ground;
+    double surface, depth; /* in the triangle at hand: depth = surface - ground */
+    bool shared;           /* its surface is the same in every triangle of the body */
 } corner;
 
 /* A vertex of a clipped polygon: a corner, or the crossing on the edge between two corners. */
 typedef struct poly_vertex {
     const corner *a, *b; /* b NULL: the corner a itself; else a has the lower sample index */
     double x, y, z;
+    uint32_t id; /* NO_VERTEX until the mesh has it */
 } poly_vertex;
 
 typedef struct builder {
@@ -53,64 +55,54 @@ void trn_water_mesh_free(trn_water_mesh *mesh)
     free(mesh);
 }
 
-/* The body's surface at (x, z) when no owned sample gives it: the level, or for a follow-bed
- * river the bed at the nearest path point (the first segment wins ties) + river_depth. */
-static double body_surface_at(const trn_water_body *b, double x, double z)
-{
-    if (b->kind != TRN_WATER_RIVER || b->surface_mode != TRN_RIVER_SURFACE_FOLLOW_BED)
-        return b->level;
-    if (!b->path || b->path_count == 0) return NAN;
-    const double *p = b->path;
-    if (b->path_count == 1) return p[1] + b->river_depth;
-    double best = INFINITY, bed = NAN;
-    for (uint32_t s = 0; s + 1 < b->path_count; s++) {
-        const double *a = p + 3u * s, *c = a + 3;
-        double dx = c[0] - a[0], dz = c[2] - a[2], len2 = dx * dx + dz * dz;
-        double t = len2 > 0.0 ? ((x - a[0]) * dx + (z - a[2]) * dz) / len2 : 0.0;
-        t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-        double px = a[0] + dx * t, pz = a[2] + dz * t;
-        double d2 = (x - px) * (x - px) + (z - pz) * (z - pz);
-        if (d2 < best) {
-            best = d2;
-            bed = a[1] + (c[1] - a[1]) * t;
-        }
-    }
-    return bed + b->river_depth;
-}
-
 static void make_corner(const builder *bd, uint32_t i, uint32_t j, corner *c)
 {
     const trn_water *w = bd->water;
+    memset(c, 0, sizeof *c);
     c->i = i;
     c->j = j;
     c->k = (size_t)j * bd->nx + i;
     c->x = (double)i * w->size_x / (double)w->cells_x;
     c->z = (double)j * w->size_z / (double)w->cells_z;
     c->ground = (double)bd->ground->heights[c->k];
+}
+
+/* The corner's surface in a triangle chosen by the wet corner `chooser`, as trn_water_query
+ * takes it: the level; or on a follow-bed river the corner's own surface where the river owns
+ * it, else the chooser's. */
+static void corner_surface(const builder *bd, const corner *chooser, corner *c)
+{
+    const trn_water *w = bd->water;
+    c->shared = true;
     if (!bd->follow)
         c->surface = bd->body->level;
-    else if (w->owner[c->k] == bd->index && !isnan(w->surface[c->k]))
+    else if (w->owner[c->k] == bd->index)
         c->surface = (double)w->surface[c->k];
-    else
-        c->surface = body_surface_at(bd->body, c->x, c->z);
+    else {
+        c->surface = (double)w->surface[chooser->k];
+        c->shared = false;
+    }
     c->depth = c->surface - c->ground;
 }
 
-/* Where the vertex of this polygon vertex is kept: the sample's or the edge's slot. */
+/* Where the vertex of this polygon vertex is kept: the sample's or the edge's slot; NULL when
+ * it depends on the triangle (a follow-bed corner the river does not own). */
 static uint32_t *slot_of(builder *bd, const poly_vertex *v)
 {
     const corner *a = v->a, *b = v->b;
+    if (!a->shared || (b && !b->shared)) return NULL;
     if (!b) return &bd->sample_row[a->j & 1u][a->i];
     if (a->j == b->j) return &bd->horizontal_row[a->j & 1u][a->i < b->i ? a->i : b->i];
     if (a->i == b->i) return &bd->vertical[a->i];
     return &bd->diagonal[a->i < b->i ? a->i : b->i];
 }
 
-static trn_status vertex_of(builder *bd, const poly_vertex *v, uint32_t *out)
+static trn_status vertex_of(builder *bd, poly_vertex *v)
 {
+    if (v->id != NO_VERTEX) return TRN_OK;
     uint32_t *slot = slot_of(bd, v);
-    if (*slot != NO_VERTEX) {
-        *out = *slot;
+    if (slot && *slot != NO_VERTEX) {
+        v->id = *slot;
         return TRN_OK;
     }
     trn_water_mesh *m = bd->mesh;
@@ -141,7 +133,8 @@ static trn_status vertex_of(builder *bd, const poly_vertex *v, uint32_t *out)
         if (id == 0 || xyz[c] < m->bounds_min[c]) m->bounds_min[c] = xyz[c];
         if (id == 0 || xyz[c] > m->bounds_max[c]) m->bounds_max[c] = xyz[c];
     }
-    *slot = *out = id;
+    if (slot) *slot = id;
+    v->id = id;
     return TRN_OK;
 }
 
@@ -159,18 +152,21 @@ static void crossing(const corner *p, const corner *q, poly_vertex *v)
     v->x = p->x + (q->x - p->x) * t;
     v->z = p->z + (q->z - p->z) * t;
     v->y = p->surface + (q->surface - p->surface) * t;
+    v->id = NO_VERTEX;
 }
 
-static trn_status emit(builder *bd, const poly_vertex *p)
+static trn_status emit(builder *bd, poly_vertex *p0, poly_vertex *p1, poly_vertex *p2)
 {
     /* Plan area: the y of (b - a) x (c - a), positive for the up-facing order. */
-    const double twice =
-        (p[1].z - p[0].z) * (p[2].x - p[0].x) - (p[1].x - p[0].x) * (p[2].z - p[0].z);
+    const double twice = (p1->z - p0->z) * (p2->x - p0->x) - (p1->x - p0->x) * (p2->z - p0->z);
     if (!(twice > 0.0)) return TRN_OK; /* degenerate */
+    poly_vertex *p[3] = {p0, p1, p2};
     uint32_t id[3];
     trn_status st;
-    for (int c = 0; c < 3; c++)
-        if ((st = vertex_of(bd, &p[c], &id[c]))) return st;
+    for (int c = 0; c < 3; c++) {
+        if ((st = vertex_of(bd, p[c]))) return st;
+        id[c] = p[c]->id;
+    }
     trn_water_mesh *m = bd->mesh;
     if (m->triangle_count == bd->triangle_cap) {
         size_t cap = bd->triangle_cap ? bd->triangle_cap * 2 : 256, bytes;
@@ -187,8 +183,8 @@ static trn_status emit(builder *bd, const poly_vertex *p)
     m->area += twice / 2.0;
     if (bd->follow) {
         /* The unnormalised face normal weighs each triangle by its area. */
-        const double ux = p[1].x - p[0].x, uy = p[1].y - p[0].y, uz = p[1].z - p[0].z;
-        const double vx = p[2].x - p[0].x, vy = p[2].y - p[0].y, vz = p[2].z - p[0].z;
+        const double ux = p1->x - p0->x, uy = p1->y - p0->y, uz = p1->z - p0->z;
+        const double vx = p2->x - p0->x, vy = p2->y - p0->y, vz = p2->z - p0->z;
         const double n[3] = {uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx};
         for (int c = 0; c < 3; c++)
             for (int a = 0; a < 3; a++)
@@ -197,34 +193,35 @@ static trn_status emit(builder *bd, const poly_vertex *p)
     return TRN_OK;
 }
 
-/* One terrain triangle (corners in up-facing order; owner the first wet corner of `order`). */
-static trn_status triangle(builder *bd, const corner *t[3], const corner *order[3])
+/* One terrain triangle (corners in up-facing order; chosen by the first wet corner of order). */
+static trn_status triangle(builder *bd, const corner *const cell[3], const corner *const order[3])
 {
     const trn_water *w = bd->water;
-    const corner *first = NULL;
-    for (int c = 0; c < 3 && !first; c++)
-        if (w->wet[order[c]->k]) first = order[c];
-    if (!first || w->owner[first->k] != bd->index) return TRN_OK;
+    const corner *chooser = NULL;
+    for (int c = 0; c < 3 && !chooser; c++)
+        if (w->wet[order[c]->k]) chooser = order[c];
+    if (!chooser || w->owner[chooser->k] != bd->index) return TRN_OK;
+    corner t[3];
     bool any = false;
     for (int c = 0; c < 3; c++) {
-        if (isnan(t[c]->depth)) return TRN_OK;
-        any = any || t[c]->depth > 0.0;
+        t[c] = *cell[c];
+        corner_surface(bd, chooser, &t[c]);
+        if (isnan(t[c].depth)) return TRN_OK;
+        any = any || t[c].depth > 0.0;
     }
     if (!any) return TRN_OK;
     /* Keep depth >= 0 (Sutherland-Hodgman against one plane): 3 or 4 vertices. */
     poly_vertex poly[4];
     int n = 0;
     for (int c = 0; c < 3; c++) {
-        const corner *a = t[c], *b = t[(c + 1) % 3];
-        if (a->depth >= 0.0) poly[n++] = (poly_vertex){a, NULL, a->x, a->surface, a->z};
+        const corner *a = &t[c], *b = &t[(c + 1) % 3];
+        if (a->depth >= 0.0) poly[n++] = (poly_vertex){a, NULL, a->x, a->surface, a->z, NO_VERTEX};
         if ((a->depth > 0.0 && b->depth < 0.0) || (a->depth < 0.0 && b->depth > 0.0))
             crossing(a, b, &poly[n++]);
     }
     trn_status st = TRN_OK;
-    for (int f = 1; f + 1 < n && !st; f++) {
-        const poly_vertex tri[3] = {poly[0], poly[f], poly[f + 1]};
-        st = emit(bd, tri);
-    }
+    for (int f = 1; f + 1 < n && !st; f++)
+        st = emit(bd, &poly[0], &poly[f], &poly[f + 1]);
     return st;
 }
 
@@ -275,8 +272,10 @@ static trn_status build(builder *bd, uint32_t i0, uint32_t i1, uint32_t j0, uint
             make_corner(bd, i + 1u, j, &c10);
             make_corner(bd, i, j + 1u, &c01);
             make_corner(bd, i + 1u, j + 1u, &c11);
-            const corner *lower[3] = {&c00, &c11, &c10}, *lower_order[3] = {&c00, &c10, &c11};
-            const corner *upper[3] = {&c00, &c01, &c11}, *upper_order[3] = {&c00, &c01, &c11};
+            const corner *const lower[3] = {&c00, &c11, &c10};
+            const corner *const lower_order[3] = {&c00, &c10, &c11};
+            const corner *const upper[3] = {&c00, &c01, &c11};
+            const corner *const upper_order[3] = {&c00, &c01, &c11};
             st = triangle(bd, lower, lower_order);
             if (!st) st = triangle(bd, upper, upper_order);
         }
@@ -355,9 +354,9 @@ trn_status trn_water_mesh_new(const trn_water *water, const trn_field *ground, u
             i1 = (uint32_t)i > i1 ? (uint32_t)i : i1;
             j0 = (uint32_t)j < j0 ? (uint32_t)j : j0;
             j1 = (uint32_t)j > j1 ? (uint32_t)j : j1;
-            corner c;
-            make_corner(&bd, (uint32_t)i, (uint32_t)j, &c);
-            if (c.depth > m->deepest) m->deepest = c.depth;
+            const double surface = bd.follow ? (double)water->surface[k] : b->level;
+            const double depth = surface - (double)ground->heights[k];
+            if (depth > m->deepest) m->deepest = depth;
         }
     trn_status st = TRN_OK;
     if (i0 != UINT32_MAX) {
