@@ -1180,6 +1180,79 @@ static void test_codec_rejections(void)
     trn_water_dispose(&w);
 }
 
+/* ---- together with resolution ---- */
+
+/* Proposals resolve to exactly the samples their basins raised; a route into a resolved lake
+ * joins it; the resolved water survives the codec byte for byte. */
+static void test_resolved(void)
+{
+    trn_field f;
+    trn_drainage d;
+    two_pits(&f, &d);
+    trn_water_body *b;
+    propose(&d, &f, NULL, 2, 2, &b);
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, b, 2, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].wet_samples, 4);
+    CHECK_EQ_INT(w.bodies[1].wet_samples, 9);
+    CHECK(w.bodies[0].area == 16.0 && w.bodies[1].area == 36.0);
+    CHECK(w.bodies[0].warning_count == 0 && w.bodies[1].warning_count == 0);
+    trn_water_bodies_free(b, 2);
+
+    /* A channel falling west along row 4 (9.75 at i = 8 to 9 at i = 5) into lake A: the
+     * lake, refreshed on that ground, takes (5, 4) (inside its radius); the route from (8, 4)
+     * joins it there, its bed floored at the lake's surface (10) less the water depth. */
+    trn_field ramped;
+    CHECK_OK(trn_field_init(&ramped, 16, 16, 32.0, 32.0, NULL));
+    memcpy(ramped.heights, f.heights, 17 * 17 * sizeof(float));
+    for (uint32_t i = 5; i <= 8; i++)
+        ramped.heights[4 * 17 + i] = 9.0f + 0.25f * (float)(i - 5);
+    trn_drainage d2;
+    CHECK_OK(trn_drainage_compute(&ramped, NAN, &d2, NULL, NULL, NULL));
+    trn_water w2;
+    CHECK_OK(trn_water_refresh(&w, &ramped, NULL, &w2, NULL));
+    CHECK(w2.wet[4 * 17 + 5] == 1 && w2.wet[4 * 17 + 6] == 0);
+    trn_river_route_params p;
+    route_params(&p, 16.0, 8.0);
+    trn_water_body river;
+    trn_route_report r;
+    CHECK_OK(trn_river_route(&d2, ramped.heights, &w2, "creek", &p, &river, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_EXISTING_BODY);
+    CHECK(strcmp(r.joined, "lakes/basin/3_3") == 0);
+    CHECK_EQ_INT(r.samples, 4);
+    CHECK(r.end_x == 10.0 && r.end_z == 8.0);
+    for (uint32_t k = 0; k < river.control_count; k++)
+        CHECK(river.control[3 * k + 1] == 9.0);
+
+    /* Lakes and the river resolved together round-trip through the codec. */
+    trn_water_body all[3];
+    CHECK_OK(trn_water_body_copy(&w2.bodies[0], &all[0], NULL));
+    CHECK_OK(trn_water_body_copy(&w2.bodies[1], &all[1], NULL));
+    all[2] = river;
+    trn_water w3;
+    CHECK_OK(trn_water_resolve(&ramped, all, 3, NULL, &w3, NULL));
+    CHECK(w3.bodies[2].wet_samples > 0);
+    uint8_t *data, *again;
+    size_t size, again_size;
+    encode(&w3, &data, &size);
+    trn_water back;
+    CHECK_OK(trn_water_decode(data, size, NULL, NULL, &back, NULL));
+    encode(&back, &again, &again_size);
+    CHECK(again_size == size && memcmp(again, data, size) == 0);
+    free(data);
+    free(again);
+    trn_water_dispose(&back);
+    trn_water_dispose(&w3);
+    for (int k = 0; k < 3; k++)
+        trn_water_body_dispose(&all[k]);
+    trn_water_dispose(&w2);
+    trn_water_dispose(&w);
+    trn_drainage_dispose(&d2);
+    trn_drainage_dispose(&d);
+    trn_field_dispose(&ramped);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_basin_defaults);
@@ -1197,5 +1270,6 @@ int main(void)
     RUN(test_codec_round_trip);
     RUN(test_codec_truncation);
     RUN(test_codec_rejections);
+    RUN(test_resolved);
     return trn_test_finish();
 }
