@@ -1,9 +1,12 @@
 /* Water resolution: carve bodies into the ground, then resolve per-sample coverage, ownership,
  * surfaces, statistics and leak warnings in body order (independent of the thread count). */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/mman.h>
 
 #include "core/checked.h"
 #include "gen/water_internal.h"
@@ -44,6 +47,22 @@ typedef struct resolve_ctx {
     trn_water *w;
     bbox *boxes; /* per body */
 } resolve_ctx;
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* The per-sample arrays: fresh 4 KiB pages fault one by one (most of a 4097^2 resolution on a
+ * virtual machine) and queries read them at random, so big blocks ask for huge pages. free()
+ * releases them. */
+static void *big_alloc(size_t bytes)
+{
+    if (bytes < 4 * HUGE_PAGE) return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 static trn_status oom(trn_error *err)
 {
@@ -265,7 +284,7 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
     if (r->box.empty) return TRN_OK;
     r->width = (size_t)r->box.i1 - r->box.i0 + 1u;
     const size_t rows = (size_t)r->box.j1 - r->box.j0 + 1u;
-    r->mask = calloc(r->width * rows, 1);
+    r->mask = big_alloc(r->width * rows); /* rows cleared by their own thread below */
     row_best *best = malloc(rows * sizeof *best);
     if (!r->mask || !best) {
         free(best);
@@ -283,10 +302,11 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
         const size_t j = r->box.j0 + (size_t)jj;
         uint8_t *row = r->mask + (size_t)jj * r->width;
         const double pz = g->zs[j];
-        if (nb)
+        if (nb) {
+            memset(row, 0, r->width);
             polygon_row(b->boundary, nb, pz, g->xs, r->box.i0, r->box.i1, row, IN_FOOTPRINT,
                         &ps[THREAD_NUM()]);
-        else
+        } else
             memset(row, IN_FOOTPRINT, r->width);
         const float *hr = g->h + j * g->nx + r->box.i0;
         row_best rb = {INFINITY, SIZE_MAX};
@@ -429,36 +449,64 @@ static void leak_merge(leak *into, const leak *from)
     into->count += from->count;
 }
 
-/* Samples outside the footprint, below the level, dry, next to one of the body's wet samples. */
-static leak region_leaks(const resolve_ctx *c, const region *r, int32_t body, double level,
-                         leak *rows_out)
+typedef struct sample_list {
+    size_t *items;
+    size_t count;
+} sample_list;
+
+/* Row jj of the region: samples outside the footprint, below the level, not wet, next to one
+ * of the body's wet samples (counted when out is NULL). */
+static size_t row_leaks(const resolve_ctx *c, const region *r, size_t jj, int32_t body,
+                        double level, size_t *out)
 {
     const grid_info *g = &c->g;
     const trn_water *w = c->w;
+    const size_t j = r->box.j0 + jj;
+    const uint8_t *m = r->mask + jj * r->width;
+    size_t n = 0;
+    for (size_t x = 0; x < r->width; x++) {
+        const size_t i = r->box.i0 + x, s = j * g->nx + i;
+        if ((m[x] & IN_FOOTPRINT) || w->wet[s] || !((double)g->h[s] < level)) continue;
+        const bool next_to = (i > 0 && w->wet[s - 1] && w->owner[s - 1] == body) ||
+                             (i < g->cells_x && w->wet[s + 1] && w->owner[s + 1] == body) ||
+                             (j > 0 && w->wet[s - g->nx] && w->owner[s - g->nx] == body) ||
+                             (j < g->cells_z && w->wet[s + g->nx] && w->owner[s + g->nx] == body);
+        if (!next_to) continue;
+        if (out) out[n] = s;
+        n++;
+    }
+    return n;
+}
+
+/* Leak candidates of a lake or ocean right after its claim, in sample order; a later body may
+ * still cover some of them (a join), so they are filtered once every body has its samples. */
+static trn_status region_leaks(const resolve_ctx *c, const region *r, int32_t body, double level,
+                               size_t *row_start, sample_list *out, trn_error *err)
+{
     const long long nrows = (long long)r->box.j1 - r->box.j0 + 1;
+    out->items = NULL;
+    out->count = 0;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(c->threads)
 #endif
-    for (long long jj = 0; jj < nrows; jj++) {
-        leak l = {0, SIZE_MAX};
-        const size_t j = r->box.j0 + (size_t)jj;
-        const uint8_t *m = r->mask + (size_t)jj * r->width;
-        for (size_t x = 0; x < r->width; x++) {
-            const size_t i = r->box.i0 + x, s = j * g->nx + i;
-            if ((m[x] & IN_FOOTPRINT) || w->wet[s] || !((double)g->h[s] < level)) continue;
-            const bool next_to =
-                (i > 0 && w->wet[s - 1] && w->owner[s - 1] == body) ||
-                (i < g->cells_x && w->wet[s + 1] && w->owner[s + 1] == body) ||
-                (j > 0 && w->wet[s - g->nx] && w->owner[s - g->nx] == body) ||
-                (j < g->cells_z && w->wet[s + g->nx] && w->owner[s + g->nx] == body);
-            if (next_to) leak_add(&l, s);
-        }
-        rows_out[jj] = l;
-    }
-    leak total = {0, SIZE_MAX};
     for (long long jj = 0; jj < nrows; jj++)
-        leak_merge(&total, &rows_out[jj]);
-    return total;
+        row_start[jj] = row_leaks(c, r, (size_t)jj, body, level, NULL);
+    size_t total = 0;
+    for (long long jj = 0; jj < nrows; jj++) {
+        const size_t n = row_start[jj];
+        row_start[jj] = total;
+        total += n;
+    }
+    if (total == 0) return TRN_OK;
+    out->items = malloc(total * sizeof *out->items);
+    if (!out->items) return oom(err);
+    out->count = total;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+#endif
+    for (long long jj = 0; jj < nrows; jj++)
+        row_leaks(c, r, (size_t)jj, body, level, out->items + row_start[jj]);
+    return TRN_OK;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -481,6 +529,7 @@ typedef struct river_geom {
 typedef struct river_scratch {
     double *d2, *t;
     uint32_t *seg;
+    uint32_t *stamp, gen; /* stamp == gen + 1: d2, t, seg hold this tile's values */
 } river_scratch;
 
 enum river_mode { RIVER_CARVE, RIVER_COVER, RIVER_FINISH };
@@ -577,12 +626,90 @@ static inline double river_surface(const trn_water_body *b, double bed)
     return b->surface_mode == TRN_RIVER_SURFACE_FOLLOW_BED ? bed + b->river_depth : b->level;
 }
 
-static void river_tile(const resolve_ctx *c, const river_geom *r, uint32_t tile,
-                       enum river_mode mode, float *heights, river_scratch *sc, leak *tile_leak)
+/* The columns of row j that segment s can reach (within the search radius); false for none. */
+static bool segment_cols(const grid_info *g, const river_geom *r, uint32_t s, uint32_t j,
+                         uint32_t *i0, uint32_t *i1)
+{
+    const double *a = r->path + 3 * (size_t)s;
+    const double ax = a[0], az = a[2], ex = a[3] - ax, ez = a[5] - az, pz = g->zs[j];
+    double lo, hi;
+    if (ez != 0.0) {
+        double t0 = (pz - r->reach - az) / ez, t1 = (pz + r->reach - az) / ez;
+        if (t0 > t1) {
+            const double tmp = t0;
+            t0 = t1;
+            t1 = tmp;
+        }
+        if (t1 < 0.0 || t0 > 1.0) return false;
+        t0 = fmax(t0, 0.0);
+        t1 = fmin(t1, 1.0);
+        lo = fmin(ax + t0 * ex, ax + t1 * ex) - r->reach;
+        hi = fmax(ax + t0 * ex, ax + t1 * ex) + r->reach;
+    } else {
+        lo = fmin(ax, ax + ex) - r->reach;
+        hi = fmax(ax, ax + ex) + r->reach;
+    }
+    bool empty = false;
+    index_range(lo, hi, g->step_x, g->cells_x, i0, i1, &empty);
+    return !empty;
+}
+
+/* One sample's action once its nearest path point is known. */
+static void river_apply(const resolve_ctx *c, const river_geom *r, enum river_mode mode,
+                        float *heights, uint32_t i, uint32_t j, double d2, double t, uint32_t s,
+                        leak *l)
 {
     const grid_info *g = &c->g;
     trn_water *w = c->w;
     const trn_water_body *b = r->body;
+    if (!(d2 <= r->r2)) return;
+    const double *a = r->path + 3 * (size_t)s;
+    const double bed = t >= 1.0 ? a[4] : a[1] + t * (a[4] - a[1]);
+    const double surf = river_surface(b, bed);
+    const size_t k = (size_t)j * g->nx + i;
+    if (mode == RIVER_CARVE) {
+        if (d2 > r->w2) return;
+        const double h = bed + fmax(0.0, surf - bed) * (d2 / r->w2);
+        if (h < (double)heights[k]) heights[k] = (float)h;
+        return;
+    }
+    if (mode == RIVER_COVER) {
+        if (d2 <= r->w2 && w->owner[k] < 0 && (double)g->h[k] < surf) {
+            w->owner[k] = r->index;
+            w->wet[k] = 1;
+            w->surface[k] = (float)surf;
+            w->segment[k] = s;
+        }
+        return;
+    }
+    if (w->owner[k] == r->index && !w->wet[k]) {
+        w->surface[k] = (float)surf;
+        w->segment[k] = s;
+    }
+    /* A side sample beyond the channel (not past an open end), dry, below the surface of a wet
+     * neighbour of this river. */
+    if (d2 <= r->w2 || w->wet[k]) return;
+    if ((t <= 0.0 && s == r->first_seg) || (t >= 1.0 && s == r->last_seg)) return;
+    const double gk = (double)g->h[k];
+    const bool level = b->surface_mode == TRN_RIVER_SURFACE_LEVEL;
+    const size_t nb[4] = {i > 0 ? k - 1 : SIZE_MAX, i < g->cells_x ? k + 1 : SIZE_MAX,
+                          j > 0 ? k - g->nx : SIZE_MAX, j < g->cells_z ? k + g->nx : SIZE_MAX};
+    for (int q = 0; q < 4; q++) {
+        const size_t m = nb[q];
+        if (m != SIZE_MAX && w->wet[m] && w->owner[m] == r->index &&
+            gk < (level ? b->level : (double)w->surface[m])) {
+            leak_add(l, k);
+            return;
+        }
+    }
+}
+
+/* Nearest path points for the samples near the tile's segments, then each one's action. The
+ * scratch is stamped per tile instead of cleared: only visited samples cost anything. */
+static void river_tile(const resolve_ctx *c, const river_geom *r, uint32_t tile,
+                       enum river_mode mode, float *heights, river_scratch *sc, leak *tile_leak)
+{
+    const grid_info *g = &c->g;
     const uint32_t seg_lo = r->tile_start[tile], seg_hi = r->tile_start[tile + 1];
     leak l = {0, SIZE_MAX};
     *tile_leak = l;
@@ -590,20 +717,12 @@ static void river_tile(const resolve_ctx *c, const river_geom *r, uint32_t tile,
     const uint32_t row0 = (r->tile0 + tile) * TILE_ROWS;
     uint32_t row1 = row0 + TILE_ROWS - 1u;
     if (row1 > g->cells_z) row1 = g->cells_z;
-    /* Columns any segment of this tile can reach. */
-    double cx0 = INFINITY, cx1 = -INFINITY;
-    for (uint32_t k = seg_lo; k < seg_hi; k++) {
-        const double *a = r->path + 3 * (size_t)r->tile_segs[k];
-        cx0 = fmin(cx0, fmin(a[0], a[3]));
-        cx1 = fmax(cx1, fmax(a[0], a[3]));
+    if (sc->gen >= UINT32_MAX - 2u) {
+        memset(sc->stamp, 0, TILE_ROWS * g->nx * sizeof *sc->stamp);
+        sc->gen = 0;
     }
-    uint32_t c0, c1;
-    bool empty = false;
-    index_range(cx0 - r->reach, cx1 + r->reach, g->step_x, g->cells_x, &c0, &c1, &empty);
-    if (empty) return;
-    for (uint32_t j = row0; j <= row1; j++)
-        for (uint32_t i = c0; i <= c1; i++)
-            sc->d2[(size_t)(j - row0) * g->nx + i] = INFINITY;
+    const uint32_t seen = sc->gen + 1u, done = sc->gen + 2u;
+    sc->gen += 2u;
     for (uint32_t k = seg_lo; k < seg_hi; k++) {
         const uint32_t s = r->tile_segs[k];
         const double *a = r->path + 3 * (size_t)s;
@@ -614,30 +733,9 @@ static void river_tile(const resolve_ctx *c, const river_geom *r, uint32_t tile,
         if (j0 < row0) j0 = row0;
         if (j1 > row1) j1 = row1;
         for (uint32_t j = j0; j <= j1; j++) {
-            const double pz = g->zs[j];
-            double lo, hi;
-            if (ez != 0.0) {
-                double t0 = (pz - r->reach - az) / ez, t1 = (pz + r->reach - az) / ez;
-                if (t0 > t1) {
-                    const double tmp = t0;
-                    t0 = t1;
-                    t1 = tmp;
-                }
-                if (t1 < 0.0 || t0 > 1.0) continue;
-                t0 = fmax(t0, 0.0);
-                t1 = fmin(t1, 1.0);
-                lo = fmin(ax + t0 * ex, ax + t1 * ex) - r->reach;
-                hi = fmax(ax + t0 * ex, ax + t1 * ex) + r->reach;
-            } else {
-                lo = fmin(ax, ax + ex) - r->reach;
-                hi = fmax(ax, ax + ex) + r->reach;
-            }
             uint32_t i0, i1;
-            empty = false;
-            index_range(lo, hi, g->step_x, g->cells_x, &i0, &i1, &empty);
-            if (empty) continue;
-            if (i0 < c0) i0 = c0;
-            if (i1 > c1) i1 = c1;
+            if (!segment_cols(g, r, s, j, &i0, &i1)) continue;
+            const double pz = g->zs[j];
             const size_t base = (size_t)(j - row0) * g->nx;
             for (uint32_t i = i0; i <= i1; i++) {
                 const double px = g->xs[i];
@@ -656,57 +754,32 @@ static void river_tile(const resolve_ctx *c, const river_geom *r, uint32_t tile,
                     qz = az + t * ez;
                 }
                 const double d2 = (px - qx) * (px - qx) + (pz - qz) * (pz - qz);
-                if (d2 < sc->d2[base + i]) { /* strict: the earliest segment wins ties */
-                    sc->d2[base + i] = d2;
-                    sc->t[base + i] = t;
-                    sc->seg[base + i] = s;
+                const size_t q = base + i;
+                /* strict: the earliest segment wins ties */
+                if (sc->stamp[q] != seen || d2 < sc->d2[q]) {
+                    sc->stamp[q] = seen;
+                    sc->d2[q] = d2;
+                    sc->t[q] = t;
+                    sc->seg[q] = s;
                 }
             }
         }
     }
-    for (uint32_t j = row0; j <= row1; j++) {
-        const size_t base = (size_t)(j - row0) * g->nx;
-        for (uint32_t i = c0; i <= c1; i++) {
-            const double d2 = sc->d2[base + i];
-            if (!(d2 <= r->r2)) continue;
-            const uint32_t s = sc->seg[base + i];
-            const double t = sc->t[base + i], *a = r->path + 3 * (size_t)s;
-            const double bed = t >= 1.0 ? a[4] : a[1] + t * (a[4] - a[1]);
-            const double surf = river_surface(b, bed);
-            const size_t k = (size_t)j * g->nx + i;
-            if (mode == RIVER_CARVE) {
-                if (d2 > r->w2) continue;
-                const double h = bed + fmax(0.0, surf - bed) * (d2 / r->w2);
-                if (h < (double)heights[k]) heights[k] = (float)h;
-            } else if (mode == RIVER_COVER) {
-                if (d2 <= r->w2 && w->owner[k] < 0 && (double)g->h[k] < surf) {
-                    w->owner[k] = r->index;
-                    w->wet[k] = 1;
-                    w->surface[k] = (float)surf;
-                    w->segment[k] = s;
-                }
-            } else {
-                if (w->owner[k] == r->index && !w->wet[k]) {
-                    w->surface[k] = (float)surf;
-                    w->segment[k] = s;
-                }
-                /* A side sample beyond the channel (not past an open end), dry, below the
-                 * surface of a wet neighbour of this river. */
-                if (d2 <= r->w2 || w->wet[k]) continue;
-                if ((t <= 0.0 && s == r->first_seg) || (t >= 1.0 && s == r->last_seg)) continue;
-                const double gk = (double)g->h[k];
-                const size_t nb[4] = {i > 0 ? k - 1 : SIZE_MAX, i < g->cells_x ? k + 1 : SIZE_MAX,
-                                      j > 0 ? k - g->nx : SIZE_MAX,
-                                      j < g->cells_z ? k + g->nx : SIZE_MAX};
-                for (int q = 0; q < 4; q++) {
-                    const size_t m = nb[q];
-                    if (m != SIZE_MAX && w->wet[m] && w->owner[m] == r->index &&
-                        gk < (b->surface_mode == TRN_RIVER_SURFACE_LEVEL ? b->level
-                                                                         : (double)w->surface[m])) {
-                        leak_add(&l, k);
-                        break;
-                    }
-                }
+    for (uint32_t k = seg_lo; k < seg_hi; k++) {
+        const uint32_t s = r->tile_segs[k];
+        uint32_t j0, j1;
+        segment_rows(g, r, s, &j0, &j1);
+        if (j0 < row0) j0 = row0;
+        if (j1 > row1) j1 = row1;
+        for (uint32_t j = j0; j <= j1; j++) {
+            uint32_t i0, i1;
+            if (!segment_cols(g, r, s, j, &i0, &i1)) continue;
+            const size_t base = (size_t)(j - row0) * g->nx;
+            for (uint32_t i = i0; i <= i1; i++) {
+                const size_t q = base + i;
+                if (sc->stamp[q] != seen) continue;
+                sc->stamp[q] = done;
+                river_apply(c, r, mode, heights, i, j, sc->d2[q], sc->t[q], sc->seg[q], &l);
             }
         }
     }
@@ -753,6 +826,7 @@ typedef struct scratch_set {
     int threads;
     poly_scratch *poly;
     river_scratch *river;
+    uint8_t **cols; /* a row of bytes per thread */
 } scratch_set;
 
 static void scratch_free(scratch_set *s)
@@ -766,9 +840,13 @@ static void scratch_free(scratch_set *s)
         free(s->river[t].d2);
         free(s->river[t].t);
         free(s->river[t].seg);
+        free(s->river[t].stamp);
     }
+    for (int t = 0; s->cols && t < s->threads; t++)
+        free(s->cols[t]);
     free(s->poly);
     free(s->river);
+    free(s->cols);
     memset(s, 0, sizeof *s);
 }
 
@@ -778,7 +856,8 @@ static bool scratch_make(scratch_set *s, int threads, size_t nx, uint32_t max_bo
     s->threads = threads;
     s->poly = calloc((size_t)threads, sizeof *s->poly);
     s->river = calloc((size_t)threads, sizeof *s->river);
-    if (!s->poly || !s->river) return false;
+    s->cols = calloc((size_t)threads, sizeof *s->cols);
+    if (!s->poly || !s->river || !s->cols) return false;
     const size_t nb = max_boundary ? max_boundary : 1u;
     const size_t tile = rivers ? TILE_ROWS * nx : 1u;
     for (int t = 0; t < threads; t++) {
@@ -788,8 +867,10 @@ static bool scratch_make(scratch_set *s, int threads, size_t nx, uint32_t max_bo
         s->river[t].d2 = malloc(tile * sizeof(double));
         s->river[t].t = malloc(tile * sizeof(double));
         s->river[t].seg = malloc(tile * sizeof(uint32_t));
+        s->river[t].stamp = calloc(tile, sizeof(uint32_t));
+        s->cols[t] = malloc(nx);
         if (!s->poly[t].edges || !s->poly[t].cross || !s->poly[t].near || !s->river[t].d2 ||
-            !s->river[t].t || !s->river[t].seg)
+            !s->river[t].t || !s->river[t].seg || !s->river[t].stamp || !s->cols[t])
             return false;
     }
     return true;
@@ -819,7 +900,7 @@ static void set_warning(trn_water_body *b, const grid_info *g, const leak *l, co
 
 /* A dry sample next to (8 ways) wet samples is a shoreline corner of the first of their
  * owners; lakes, oceans and level rivers give it their level. */
-static void mark_corners(const resolve_ctx *c)
+static void mark_corners(const resolve_ctx *c, uint8_t **cols)
 {
     const grid_info *g = &c->g;
     trn_water *w = c->w;
@@ -828,16 +909,24 @@ static void mark_corners(const resolve_ctx *c)
 #pragma omp parallel for schedule(static) num_threads(c->threads)
 #endif
     for (long long jl = 0; jl < rows; jl++) {
-        const size_t j = (size_t)jl;
-        for (size_t i = 0; i < g->nx; i++) {
-            const size_t k = j * g->nx + i;
+        const size_t j = (size_t)jl, nx = g->nx;
+        /* col[i]: any wet sample in column i of rows j - 1..j + 1, so most samples cost one
+         * look at three bytes. */
+        uint8_t *col = cols[THREAD_NUM()];
+        const uint8_t *mid = w->wet + j * nx;
+        const uint8_t *up = j > 0 ? mid - nx : mid, *down = j + 1 < g->nz ? mid + nx : mid;
+        for (size_t i = 0; i < nx; i++)
+            col[i] = (uint8_t)(up[i] | mid[i] | down[i]);
+        for (size_t i = 0; i < nx; i++) {
+            if (!(col[i] | (i > 0 ? col[i - 1] : 0) | (i + 1 < nx ? col[i + 1] : 0))) continue;
+            const size_t k = j * nx + i;
             if (w->owner[k] >= 0) continue;
             int32_t first = INT32_MAX;
             for (int dj = -1; dj <= 1; dj++) {
                 if ((dj < 0 && j == 0) || (dj > 0 && j + 1 == g->nz)) continue;
                 for (int di = -1; di <= 1; di++) {
-                    if ((di < 0 && i == 0) || (di > 0 && i + 1 == g->nx)) continue;
-                    const size_t m = (size_t)((long long)k + (long long)dj * (long long)g->nx + di);
+                    if ((di < 0 && i == 0) || (di > 0 && i + 1 == nx)) continue;
+                    const size_t m = (size_t)((long long)k + (long long)dj * (long long)nx + di);
                     if (w->wet[m] && w->owner[m] < first) first = w->owner[m];
                 }
             }
@@ -944,12 +1033,13 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
     }
     scratch_set sc;
     river_geom *geoms = calloc(count, sizeof *geoms);
-    leak *rows_leak = malloc(g->nz * sizeof *rows_leak);
+    sample_list *leaks = calloc(count, sizeof *leaks);
+    size_t *rows_leak = malloc(g->nz * sizeof *rows_leak);
     row_stats *rows_stats = malloc(g->nz * sizeof *rows_stats);
     c->boxes = calloc(count, sizeof *c->boxes);
     trn_status st = TRN_OK;
-    if (!scratch_make(&sc, c->threads, g->nx, max_boundary, rivers) || !geoms || !rows_leak ||
-        !rows_stats || !c->boxes)
+    if (!scratch_make(&sc, c->threads, g->nx, max_boundary, rivers) || !geoms || !leaks ||
+        !rows_leak || !rows_stats || !c->boxes)
         st = oom(err);
     for (uint32_t b = 0; b < count && st == TRN_OK; b++)
         if (w->bodies[b].kind == TRN_WATER_RIVER)
@@ -981,10 +1071,13 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
         region r;
         st = body_region(c, body, sc.poly, &r, err);
         c->boxes[b] = r.box;
-        if (st == TRN_OK && r.mask) claim_region(c, &r, (int32_t)b, (float)body->level);
+        if (st == TRN_OK && r.mask) {
+            claim_region(c, &r, (int32_t)b, (float)body->level);
+            st = region_leaks(c, &r, (int32_t)b, body->level, rows_leak, &leaks[b], err);
+        }
         free(r.mask);
     }
-    if (st == TRN_OK) mark_corners(c);
+    if (st == TRN_OK) mark_corners(c, sc.cols);
 
     /* Corner surfaces of follow-bed rivers, river segments, warnings, statistics. */
     for (uint32_t b = 0; b < count && st == TRN_OK; b++) {
@@ -995,18 +1088,17 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
             if (st == TRN_OK)
                 set_warning(body, g, &l, "the river's surface reaches a dry side below it");
         } else {
-            region r;
-            st = body_region(c, body, sc.poly, &r, err);
-            if (st == TRN_OK && r.mask) {
-                l = region_leaks(c, &r, (int32_t)b, body->level, rows_leak);
-                set_warning(body, g, &l, "wet ground reaches the boundary below the level");
-            }
-            free(r.mask);
+            for (size_t k = 0; k < leaks[b].count; k++)
+                if (!w->wet[leaks[b].items[k]]) leak_add(&l, leaks[b].items[k]);
+            set_warning(body, g, &l, "wet ground reaches the boundary below the level");
         }
         if (st == TRN_OK) body_stats(c, b, rows_stats);
     }
     for (uint32_t b = 0; geoms && b < count; b++)
         river_geom_free(&geoms[b]);
+    for (uint32_t b = 0; leaks && b < count; b++)
+        free(leaks[b].items);
+    free(leaks);
     free(geoms);
     free(rows_leak);
     free(rows_stats);
@@ -1056,8 +1148,8 @@ static void grid_free(grid_info *g)
 }
 
 /* Copies, validates and samples the bodies into w and allocates its per-sample arrays. */
-static trn_status prepare(trn_water *w, const grid_info *g, const trn_water_body *bodies,
-                          uint32_t count, trn_error *err)
+static trn_status prepare(trn_water *w, const grid_info *g, int threads,
+                          const trn_water_body *bodies, uint32_t count, trn_error *err)
 {
     w->cells_x = g->cells_x;
     w->cells_z = g->cells_z;
@@ -1089,15 +1181,28 @@ static trn_status prepare(trn_water *w, const grid_info *g, const trn_water_body
             if (st != TRN_OK) return st;
         }
     }
-    w->owner = malloc(g->samples * sizeof *w->owner);
-    w->wet = calloc(g->samples, 1);
-    w->surface = malloc(g->samples * sizeof *w->surface);
-    w->segment = calloc(g->samples, sizeof *w->segment);
+    w->owner = big_alloc(g->samples * sizeof *w->owner);
+    w->wet = big_alloc(g->samples);
+    w->surface = big_alloc(g->samples * sizeof *w->surface);
+    w->segment = big_alloc(g->samples * sizeof *w->segment);
     if (!w->owner || !w->wet || !w->surface || !w->segment) return oom(err);
-    for (size_t k = 0; k < g->samples; k++) {
-        w->owner[k] = -1;
-        w->surface[k] = NAN;
+    /* First touch on every thread: the pages fault in parallel. */
+    const long long rows = (long long)g->nz;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+    for (long long j = 0; j < rows; j++) {
+        const size_t base = (size_t)j * g->nx;
+        memset(w->wet + base, 0, g->nx);
+        memset(w->segment + base, 0, g->nx * sizeof *w->segment);
+        for (size_t i = 0; i < g->nx; i++) {
+            w->owner[base + i] = -1;
+            w->surface[base + i] = NAN;
+        }
     }
+#ifndef _OPENMP
+    (void)threads;
+#endif
     return TRN_OK;
 }
 
@@ -1113,7 +1218,7 @@ static trn_status run(const trn_field *ground, float *carve_heights, const trn_w
     trn_water w;
     memset(&w, 0, sizeof w);
     c.w = &w;
-    st = prepare(&w, &c.g, bodies, count, err);
+    st = prepare(&w, &c.g, c.threads, bodies, count, err);
     if (st == TRN_OK && count) st = resolve_core(&c, carve_heights, err);
     grid_free(&c.g);
     if (st != TRN_OK) {
