@@ -323,7 +323,7 @@ static trn_status rd_u32(reader *r, const char *what, uint32_t *v)
 
 static trn_status rd_u64(reader *r, const char *what, uint64_t *v)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     trn_status st = rd_bytes(r, what, 8, &p);
     if (st) return st;
     uint64_t u = 0;
@@ -335,7 +335,7 @@ static trn_status rd_u64(reader *r, const char *what, uint64_t *v)
 
 static trn_status rd_f64(reader *r, const char *what, double *v)
 {
-    uint64_t u;
+    uint64_t u = 0;
     trn_status st = rd_u64(r, what, &u);
     if (!st) memcpy(v, &u, sizeof *v);
     return st;
@@ -353,7 +353,7 @@ static trn_status rd_f64s(reader *r, const char *what, double *v, size_t n)
 static trn_status open_section(reader *r, const char tag[4])
 {
     const size_t at = r->c.pos;
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     trn_status st = rd_bytes(r, "section tag", 4, &p);
     if (st) return st;
     if (memcmp(p, tag, 4) != 0) {
@@ -366,7 +366,7 @@ static trn_status open_section(reader *r, const char tag[4])
                              "%s: expected section tag '%.4s', found '%s'", r->section, tag,
                              found);
     }
-    uint64_t len;
+    uint64_t len = 0;
     if ((st = rd_u64(r, "section length", &len))) return st;
     if (len > trn_cursor_left(&r->c))
         return trn_error_set(r->err, TRN_ERR_TRUNCATED, r->path, (int64_t)r->c.pos,
@@ -395,7 +395,7 @@ static trn_status rd_points(reader *r, const char *what, size_t dims, double **o
                             uint32_t *count)
 {
     const size_t at = r->c.pos;
-    uint32_t n;
+    uint32_t n = 0;
     trn_status st = rd_u32(r, what, &n);
     if (st) return st;
     if (n > r->limits->max_points)
@@ -419,14 +419,14 @@ static trn_status rd_points(reader *r, const char *what, size_t dims, double **o
 static trn_status rd_text(reader *r, const char *what, char *buf, size_t capacity)
 {
     const size_t at = r->c.pos;
-    uint16_t n;
+    uint16_t n = 0;
     trn_status st = rd_u16(r, what, &n);
     if (st) return st;
     if (n >= capacity)
         return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)at,
                              "%s: %s: expected at most %zu bytes, found %u", r->section, what,
                              capacity - 1u, n);
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     if ((st = rd_bytes(r, what, n, &p))) return st;
     if (memchr(p, 0, n))
         return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)at + 2,
@@ -472,8 +472,8 @@ static trn_status rd_look(reader *r, trn_water_look *l)
 static trn_status rd_body(reader *r, trn_water_body *b)
 {
     trn_status st;
-    uint32_t v;
-    uint8_t carve;
+    uint32_t v = 0;
+    uint8_t carve = 0;
     if ((st = rd_text(r, "id", b->id, sizeof b->id))) return st;
     /* Name the body by its id from here on. */
     size_t len = strlen(r->section);
@@ -569,7 +569,7 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
     trn_status st;
 
     snprintf(r.section, sizeof r.section, "header");
-    const uint8_t *magic;
+    const uint8_t *magic = NULL;
     if ((st = rd_bytes(&r, "magic", sizeof water_magic, &magic))) {
         /* Too short for the magic: say what it is not before saying it is short. */
         if (size && memcmp(data, water_magic, size < 8 ? size : 8) != 0)
@@ -582,7 +582,7 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
                            "header: expected the magic \"TRNWATER\", found other bytes");
         goto fail;
     }
-    uint32_t version;
+    uint32_t version = 0;
     if ((st = rd_u32(&r, "version", &version))) goto fail;
     if (version == 0 || version > TRN_WATER_FORMAT_VERSION) {
         st = trn_error_set(err, version == 0 ? TRN_ERR_FORMAT : TRN_ERR_VERSION, path, 8,
@@ -599,7 +599,7 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
     if ((st = rd_f64(&r, "size_z", &w.size_z))) goto fail;
     if ((st = rd_u64(&r, "ground_hash", &w.ground_hash))) goto fail;
     const size_t count_at = r.c.pos;
-    uint32_t body_count;
+    uint32_t body_count = 0;
     if ((st = rd_u32(&r, "body_count", &body_count))) goto fail;
     if ((st = close_section(&r))) goto fail;
     if (w.cells_x == 0 || w.cells_z == 0 || !(w.size_x > 0.0) || !(w.size_z > 0.0) ||
@@ -684,7 +684,7 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
 
     snprintf(r.section, sizeof r.section, "checksum");
     const size_t sum_at = r.c.pos;
-    uint64_t stored;
+    uint64_t stored = 0;
     if ((st = rd_u64(&r, "checksum", &stored))) goto fail;
     const uint64_t computed = (uint64_t)XXH64(data, sum_at, 0);
     if (stored != computed) {

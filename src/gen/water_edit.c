@@ -272,13 +272,13 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
                     "found %s",
                     body->id, trn_water_kind_name(body->kind), json_kind(v));
     case F_NUMBER: {
-        double x;
+        double x = 0.0;
         if ((st = get_number(e, v, &x))) return st;
         memcpy(base + f->offset, &x, sizeof x);
         return TRN_OK;
     }
     case F_CENTER: {
-        double xz[2];
+        double xz[2] = {0.0, 0.0};
         if ((st = get_numbers(e, v, 2, "[x, z]", xz))) return st;
         body->center_x = xz[0];
         body->center_z = xz[1];
@@ -286,7 +286,7 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
     }
     case F_VEC2:
     case F_VEC4: {
-        double xs[4];
+        double xs[4] = {0.0, 0.0, 0.0, 0.0};
         const size_t n = f->type == F_VEC2 ? 2 : 4;
         if ((st = get_numbers(e, v, n, n == 2 ? "[x, z]" : "[r, g, b, a]", xs))) return st;
         memcpy(base + f->offset, xs, n * sizeof xs[0]);
