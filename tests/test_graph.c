@@ -504,7 +504,8 @@ static void test_check_valid(void)
     const char *types[] = {"landform",   "noise_terrain", "flat_terrain",       "elevation_mask",
                            "slope_mask", "height_blend",  "height_offset",      "drainage",
                            "erosion",    "biome_rules",   "path_distance_mask", "polygon_mask",
-                           "comment",    "terrain_output"};
+                           "comment",    "terrain_output", "water_body",       "basin_water",
+                           "water_edit", "river_route"};
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
         CHECK(trn_node_type_find(types[k]) != NULL);
     CHECK_EQ_INT(trn_node_type_count(), sizeof types / sizeof *types);

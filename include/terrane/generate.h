@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/water.h"
 #include "terrane/graph.h"
 #include "terrane/recipe.h"
 
@@ -171,6 +172,11 @@ void trn_field_slope_row(const trn_field *field, uint32_t j, double *out);
 trn_status trn_water_distance_fill(const trn_field *field, double sea_level, float *out,
                                    trn_progress_fn progress, void *user, trn_error *err);
 
+/* The same distance from the samples wet marks (nonzero = wet; one byte per sample): resolved
+ * water bodies' coverage instead of the inferred sea. */
+trn_status trn_water_distance_fill_wet(const trn_field *field, const uint8_t *wet, float *out,
+                                       trn_progress_fn progress, void *user, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Generating a recipe.
  * ------------------------------------------------------------------------------------------- */
@@ -202,6 +208,12 @@ typedef struct trn_generated {
     trn_erosion_quality quality;
     bool biome_rules; /* the recipe's rules classified the surface (a Biome Rules node fed the
                          output); false: every sample not painted has the default biome */
+    /* The water the Terrain Output publishes, covering the final surface (after the layers);
+     * has_water false (and water empty) when no water is connected. With water connected to
+     * Biome Rules, water_distance and wet substrate come from its coverage instead of the sea
+     * inferred from the sea level. */
+    bool has_water;
+    trn_water water;
 } trn_generated;
 
 typedef struct trn_generate_options {

@@ -175,8 +175,9 @@ static trn_status oom(trn_error *err)
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water distance: out of memory");
 }
 
-trn_status trn_water_distance_fill(const trn_field *field, double sea_level, float *out,
-                                   trn_progress_fn progress, void *user, trn_error *err)
+/* wet NULL: the sea inferred from sea_level; else the samples wet marks. */
+static trn_status distance_fill(const trn_field *field, double sea_level, const uint8_t *wet,
+                                float *out, trn_progress_fn progress, void *user, trn_error *err)
 {
     if (!field || !field->heights || !out || field->cells_x < 1 || field->cells_z < 1 ||
         field->cells_x == UINT32_MAX || field->cells_z == UINT32_MAX)
@@ -188,7 +189,7 @@ trn_status trn_water_distance_fill(const trn_field *field, double sea_level, flo
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "water distance: cell size %g x %g is not a positive number", cell_x,
                              cell_z);
-    if (isnan(sea_level))
+    if (!wet && isnan(sea_level))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "water distance: the sea level is not a number");
     const size_t nx = (size_t)field->cells_x + 1u;
@@ -209,10 +210,16 @@ trn_status trn_water_distance_fill(const trn_field *field, double sea_level, flo
     for (long long z = 0; z < rows; z++) {
         const float *hr = h + (size_t)z * nx;
         float *orow = out + (size_t)z * nx;
-        for (size_t x = 0; x < nx; x++)
-            orow[x] = (double)hr[x] < sea_level ? WD_CANDIDATE : INFINITY;
+        if (wet) {
+            const uint8_t *wr = wet + (size_t)z * nx;
+            for (size_t x = 0; x < nx; x++)
+                orow[x] = wr[x] ? 0.0f : INFINITY;
+        } else {
+            for (size_t x = 0; x < nx; x++)
+                orow[x] = (double)hr[x] < sea_level ? WD_CANDIDATE : INFINITY;
+        }
     }
-    if (!flood_from_border(out, nx, nz)) return oom(err);
+    if (!wet && !flood_from_border(out, nx, nz)) return oom(err);
     if (trn_progress_report(&pr, 0.2, stage)) goto cancelled;
 
     /* Columns in blocks of 256 so each thread streams whole cache lines. */
@@ -268,4 +275,19 @@ trn_status trn_water_distance_fill(const trn_field *field, double sea_level, flo
     return st;
 cancelled:
     return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
+}
+
+trn_status trn_water_distance_fill(const trn_field *field, double sea_level, float *out,
+                                   trn_progress_fn progress, void *user, trn_error *err)
+{
+    return distance_fill(field, sea_level, NULL, out, progress, user, err);
+}
+
+trn_status trn_water_distance_fill_wet(const trn_field *field, const uint8_t *wet, float *out,
+                                       trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (!wet)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "water distance: no wet samples given");
+    return distance_fill(field, NAN, wet, out, progress, user, err);
 }

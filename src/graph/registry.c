@@ -5,14 +5,29 @@
 #include "graph/nodes/node_common.h"
 
 /* Every node type, in the order `terrane graph types` lists them: generators, masks,
- * modifiers, simulation, water, appearance, output, notes. One row per type; the entries live with
- * their families in src/graph/nodes/. */
+ * modifiers, simulation, water, appearance, output, notes. One row per type; the entries
+ * live with their families in src/graph/nodes/. */
 static const trn_node_module *const registry[] = {
-    &trn_node_landform,       &trn_node_noise_terrain, &trn_node_flat_terrain,
-    &trn_node_elevation_mask, &trn_node_slope_mask,    &trn_node_path_distance_mask,
-    &trn_node_polygon_mask,   &trn_node_height_blend,  &trn_node_height_offset,
-    &trn_node_drainage,       &trn_node_erosion,       &trn_node_biome_rules,
-    &trn_node_terrain_output, &trn_node_comment,
+    /* clang-format off */
+    &trn_node_landform,
+    &trn_node_noise_terrain,
+    &trn_node_flat_terrain,
+    &trn_node_elevation_mask,
+    &trn_node_slope_mask,
+    &trn_node_path_distance_mask,
+    &trn_node_polygon_mask,
+    &trn_node_height_blend,
+    &trn_node_height_offset,
+    &trn_node_drainage,
+    &trn_node_erosion,
+    &trn_node_water_body,
+    &trn_node_basin_water,
+    &trn_node_water_edit,
+    &trn_node_river_route,
+    &trn_node_biome_rules,
+    &trn_node_terrain_output,
+    &trn_node_comment,
+    /* clang-format on */
 };
 
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))

@@ -9,6 +9,7 @@
 #include "core/progress.h"
 #include "recipe/replay.h"
 #include "terrane/generate.h"
+#include "terrane/water.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -60,6 +61,7 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->water_distance);
     free(gen->exclusion);
     free(gen->nodes);
+    trn_water_dispose(&gen->water);
     for (uint32_t k = 0; k < gen->diagnostic_count; k++)
         free(gen->diagnostics[k]);
     free(gen->diagnostics);
@@ -166,8 +168,8 @@ static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_gener
 /* The base heights from the recipe's graph, written into field (already on the grid). */
 static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
                                  const trn_generate_options *options, trn_generated *gen,
-                                 float **heights, bool *rules, const trn_progress *pr,
-                                 trn_error *err)
+                                 float **heights, bool *rules, uint8_t **wet,
+                                 const trn_progress *pr, trn_error *err)
 {
     trn_graph graph;
     trn_status st = trn_graph_from_recipe(recipe, &graph, err);
@@ -198,9 +200,40 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     st = trn_graph_run_terrain(run, &v, err);
     if (!st) memcpy(*heights, v.values, n * sizeof **heights);
     *rules = trn_graph_run_biome_rules(run);
+    /* The published water, and the wet samples the biome rules measure distances from. */
+    const trn_water *published = trn_graph_run_water(run),
+                    *classified = trn_graph_run_biome_water(run);
+    if (!st && published) {
+        st = trn_water_copy(published, &gen->water, err);
+        gen->has_water = st == TRN_OK;
+    }
+    if (!st && classified && classified->wet) {
+        if (!(*wet = malloc(n)))
+            st = oom(err, "the wet samples");
+        else
+            memcpy(*wet, classified->wet, n);
+    } else if (!st && classified) {
+        *wet = calloc(n, 1); /* water without bodies: nothing is wet */
+        if (!*wet) st = oom(err, "the wet samples");
+    }
     /* Freed before the per-sample maps exist, so the peak stays at the generator's own. */
     trn_graph_run_free(run);
     return st;
+}
+
+/* Sculpt layers change heights after the graph: the published water covers the final surface,
+ * resolved again from its bodies without carving. */
+static trn_status settle_water(trn_generated *gen, int threads, trn_error *err)
+{
+    if (!gen->has_water || gen->water.ground_hash == trn_water_ground_hash(&gen->field))
+        return TRN_OK;
+    trn_water fresh;
+    const trn_water_resolve_options o = {threads};
+    trn_status st = trn_water_refresh(&gen->water, &gen->field, &o, &fresh, err);
+    if (st) return st;
+    trn_water_dispose(&gen->water);
+    gen->water = fresh;
+    return TRN_OK;
 }
 
 static trn_status generate(const trn_recipe *recipe, int threads,
@@ -257,10 +290,13 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     /* The graph first: validation failures and cancels cost nothing else, and its result is
      * copied before the per-sample maps are allocated. */
     float *base = NULL;
+    uint8_t *wet = NULL;
     bool rules = true;
     trn_progress sub = trn_progress_sub(pr, 0.0, 0.6);
-    if (!frozen && (st = evaluate_graph(recipe, threads, options, gen, &base, &rules, &sub, err))) {
+    if (!frozen &&
+        (st = evaluate_graph(recipe, threads, options, gen, &base, &rules, &wet, &sub, err))) {
         free(base);
+        free(wet);
         goto done;
     }
 
@@ -275,6 +311,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
                                  strlen(recipe->biomes[b].name), err);
     if (st) {
         free(base);
+        free(wet);
         goto done;
     }
     const size_t n = trn_field_sample_count(&gen->field);
@@ -286,6 +323,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     gen->rule_index = malloc(n * sizeof *gen->rule_index);
     gen->water_distance = malloc(n * sizeof *gen->water_distance);
     if (!gen->sources || !gen->rule_index || !gen->water_distance) {
+        free(wet);
         st = oom(err, "the per-sample maps");
         goto done;
     }
@@ -301,9 +339,13 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         memcpy(gen->field.heights, frozen->heights, n * sizeof *gen->field.heights);
     }
     sub = trn_progress_sub(pr, 0.6, 0.75);
-    if ((st = trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
-                                      progress_bridge, &sub, err)))
-        goto done;
+    /* Connected water replaces the sea inferred from the sea level. */
+    st = wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance, progress_bridge,
+                                           &sub, err)
+             : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                       progress_bridge, &sub, err);
+    free(wet);
+    if (st) goto done;
 
     biome_pass bp;
     bp.recipe = recipe;
@@ -316,6 +358,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     gen->biome_rules = rules;
     if (recipe->stroke_count || keep) {
         st = replay_layers(recipe, threads, gen, keep, &bp, pr, err);
+        if (!st) st = settle_water(gen, threads, err);
         goto done;
     }
     sub = trn_progress_sub(pr, 0.75, 1.0);
