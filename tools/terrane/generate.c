@@ -13,7 +13,9 @@
 #include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
+#include "terrane/beamng_water.h"
 #include "terrane/unity.h"
+#include "terrane/unity_water.h"
 #include "terrane/generate.h"
 #include "terrane/layers.h"
 #include "terrane/image.h"
@@ -570,7 +572,25 @@ typedef struct level_export {
     double square_size;
     height_mapping mapping;
     bool staged;
+    bool water; /* the published water went in too (water_res) */
+    trn_beamng_water_result water_res;
 } level_export;
+
+/* The published water as the level's WaterPlane, WaterBlocks and Rivers, placed as the
+ * TerrainBlock (centred; its position z is stored 0, so heights are world z as they are). */
+static trn_status export_level_water(const gen_args *a, const trn_generated *gen, trn_write_set *ws,
+                                     level_export *lx, trn_error *e)
+{
+    if (!gen->has_water) return TRN_OK;
+    trn_beamng_water_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.level_dir = a->export_dir;
+    wo.placement.origin_x = wo.placement.origin_y = -(double)lx->size * lx->square_size / 2.0;
+    wo.writes = ws;
+    trn_status st = trn_beamng_level_write_water(&gen->water, &gen->field, &wo, &lx->water_res, e);
+    lx->water = st == TRN_OK;
+    return st;
+}
 
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                         const trn_generated *gen, const uint64_t *counts, level_export *lx)
@@ -596,6 +616,13 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     /* Only a sea level the recipe states is water the level should have. */
     lo_opt.scaffold.has_sea_level = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT;
     lo_opt.scaffold.sea_level = gen->sea_level;
+    /* An unbounded ocean body is the level's sea (its WaterPlane): the spawn point keeps dry. */
+    for (uint32_t b = 0; gen->has_water && b < gen->water.body_count; b++)
+        if (gen->water.bodies[b].kind == TRN_WATER_OCEAN && !gen->water.bodies[b].boundary_count) {
+            lo_opt.scaffold.has_sea_level = true;
+            lo_opt.scaffold.sea_level = gen->water.bodies[b].level;
+            break;
+        }
     /* A biome's "groundmodel" decides its material's surface physics. */
     trn_beamng_surface *surfaces =
         calloc(recipe->biome_count ? recipe->biome_count : 1, sizeof *surfaces);
@@ -619,6 +646,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
+    if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
     lx->staged = true;
     return CLI_EXIT_OK;
@@ -646,6 +674,13 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
     cli_note(ctx, "%u material(s) from the biomes in %s (%u added, %u placeholder(s) tinted)",
              lx->materials, res->materials_path, res->materials_added, lx->tinted);
     cli_note_scaffold(ctx, res);
+    const trn_beamng_water_result *wr = &lx->water_res;
+    if (lx->water)
+        cli_note(ctx,
+                 "water: %u WaterPlane, %u WaterBlock(s), %u River(s) (%u updated in place)%s%s; "
+                 "%u bod%s without water left out",
+                 wr->planes, wr->blocks, wr->rivers, wr->replaced, wr->items_path[0] ? " in " : "",
+                 wr->items_path, wr->skipped, wr->skipped == 1 ? "y" : "ies");
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
@@ -691,6 +726,16 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
     json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
     json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
+    if (lx->water) {
+        json_t *wj = json_object();
+        json_object_set_new(wj, "planes", json_integer(wr->planes));
+        json_object_set_new(wj, "blocks", json_integer(wr->blocks));
+        json_object_set_new(wj, "rivers", json_integer(wr->rivers));
+        json_object_set_new(wj, "updated", json_integer(wr->replaced));
+        json_object_set_new(wj, "without_water", json_integer(wr->skipped));
+        json_object_set_new(wj, "plane", cli_json_string(wr->plane_name));
+        json_object_set_new(lvl, "water", wj);
+    }
     json_object_set_new(summary, "export", lvl);
     trn_findings_dispose(&findings);
     if (errors)
@@ -1047,6 +1092,28 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *ge
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
+    if (!gen->has_water) return CLI_EXIT_OK;
+    /* The water's meshes and description beside the RAW, in the same write set. */
+    trn_unity_water_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.name = name;
+    memcpy(wo.position, uo.position, sizeof wo.position);
+    wo.height_base = rep.height_base;
+    wo.writes = uo.writes;
+    trn_unity_water_report wr;
+    if ((st = trn_unity_export_water(a->unity_dir, &gen->water, &gen->field, &wo, &wr, &e)))
+        return cli_fail(ctx, &e);
+    cli_note(ctx,
+             "water: %u mesh(es) (%s_water_*.obj, placed at the Terrain's position) and "
+             "%s.water.json in %s; %u bod%s without water left out",
+             wr.meshes, name, name, a->unity_dir, wr.skipped, wr.skipped == 1 ? "y" : "ies");
+    json_t *wj = json_object();
+    json_object_set_new(wj, "meshes", json_integer(wr.meshes));
+    json_object_set_new(wj, "without_water", json_integer(wr.skipped));
+    char file[300];
+    snprintf(file, sizeof file, "%s.water.json", name);
+    json_object_set_new(wj, "description", cli_json_string(file));
+    json_object_set_new(u, "water", wj);
     return CLI_EXIT_OK;
 }
 
