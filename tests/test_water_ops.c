@@ -366,13 +366,13 @@ static void test_edit_errors(void)
     edit_fails(NULL, "[{\"id\": \"r\", \"river_surface_mode\": \"flat\"}]", TRN_ERR_VALIDATION,
                "overrides[0].river_surface_mode", "\"level\" or \"follow_bed\"");
     edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0]]}]", TRN_ERR_VALIDATION,
-               "overrides[0].river_path", "found 1");
+               "overrides[0].river_path", "2 to 4096 [x, y, z] points, found 1");
     edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [1, 1]]}]",
                TRN_ERR_VALIDATION, "overrides[0].river_path[1]", "expected [x, y, z]");
     edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [1, 1, true]]}]",
                TRN_ERR_VALIDATION, "overrides[0].river_path[1][2]", "found true");
     edit_fails(NULL, "[{\"id\": \"a\", \"boundary\": [[0, 0], [1, 0]]}]", TRN_ERR_VALIDATION,
-               "overrides[0].boundary", "found 2");
+               "overrides[0].boundary", "3 to 4096 [x, z] points, found 2");
     /* Ranges come from the body validation, pointed at the field. */
     edit_fails(NULL, "[{\"id\": \"a\", \"radius\": -1}]", TRN_ERR_VALIDATION,
                "overrides[0].radius", "expected a finite number > 0");
@@ -591,6 +591,16 @@ static void test_route_sea_and_edge(void)
     trn_water_body_dispose(&b);
     trn_drainage_dispose(&d);
 
+    /* A sample exactly at the sea level ends it. */
+    CHECK_OK(trn_drainage_compute(&f, 1.0, &d, NULL, NULL, NULL));
+    route_params(&p, 6.0, 4.0);
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_SEA_LEVEL);
+    const double beds1[6] = {4, 3, 2, 1, 0, 0};
+    check_path(&b, xs, beds1, 6);
+    trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+
     /* No sea: on to the border, no floor. */
     CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
     route_params(&p, 6.51, 4.0); /* past the tie: (7, 4) */
@@ -665,6 +675,13 @@ static void test_route_joins(void)
     check_path(&b, xs, beds2, 5);
     trn_water_body_dispose(&b);
 
+    /* Without a surface at the joining sample the floor comes from the body's level. */
+    w.surface[4 * 9 + 2] = NAN;
+    CHECK_OK(trn_river_route(&d, f.heights, &w, "creek", &p, &b, &r, NULL));
+    check_path(&b, xs, beds2, 5);
+    trn_water_body_dispose(&b);
+    w.surface[4 * 9 + 2] = 2.5f;
+
     /* A wet source adds nothing. */
     route_params(&p, 2.0, 4.0);
     memset(&b, 0x5a, sizeof b);
@@ -720,15 +737,17 @@ static void test_route_basin_and_blocked(void)
     trn_drainage_dispose(&d);
 
     /* Blocked: (4, 4) drains only south-west, across its cells' split, down a diagonal
-     * trench; no triangle edge leaves it without climbing and the fill raised nothing. */
+     * trench; (5, 4) beside it is as high, so the route comes from there along the flat and
+     * cannot go back (no revisits); every other edge climbs and the fill raised nothing. */
     for (size_t k = 0; k < 81; k++)
         f.heights[k] = 6.0f;
     f.heights[4 * 9 + 4] = 5.0f;
-    f.heights[4 * 9 + 5] = 5.5f;
+    f.heights[4 * 9 + 5] = 5.0f;
     for (int s = 1; s <= 4; s++)
         f.heights[(4 + s) * 9 + (4 - s)] = 0.0f;
     CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
     CHECK_EQ_INT(d.flow_dir[4 * 9 + 4], 3);
+    CHECK_EQ_INT(d.flow_dir[4 * 9 + 5], 4);
     CHECK(d.filled[4 * 9 + 4] == 5.0f);
     route_params(&p, 5.0, 4.0);
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
@@ -736,6 +755,13 @@ static void test_route_basin_and_blocked(void)
     CHECK_EQ_INT(r.samples, 2);
     CHECK(r.end_x == 4.0 && r.end_z == 4.0);
     CHECK_CONTAINS(r.message, "blocked");
+    trn_water_body_dispose(&b);
+    /* From (4, 4) the flat leads to (5, 4), whose own direction points back: blocked there. */
+    route_params(&p, 4.0, 4.0);
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_BLOCKED);
+    CHECK_EQ_INT(r.samples, 2);
+    CHECK(r.end_x == 5.0 && r.end_z == 4.0);
     trn_water_body_dispose(&b);
     trn_drainage_dispose(&d);
     trn_field_dispose(&f);
@@ -761,6 +787,39 @@ static void test_route_steps(void)
     CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
     CHECK_EQ_INT(r.samples, 5);
     CHECK(r.end_x == 5.0 && r.end_z == 8.0);
+    trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+
+    /* Mirrored, h = j - i flows north-east (also across the split); east and north tie and
+     * east comes first. */
+    for (int j = 0; j <= 8; j++)
+        for (int i = 0; i <= 8; i++)
+            f.heights[j * 9 + i] = (float)(j - i);
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    CHECK_EQ_INT(d.flow_dir[4 * 9 + 3], 7);
+    route_params(&p, 3.0, 4.0);
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
+    CHECK_EQ_INT(r.samples, 6);
+    CHECK(r.end_x == 8.0 && r.end_z == 4.0);
+    trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+
+    /* Steepest measured over the true step: from (4, 4) (draining south-west), west drops 2
+     * over 1, north-west 3 over sqrt(2) (2.12), north 2.5 over 1: north. */
+    for (size_t k = 0; k < 81; k++)
+        f.heights[k] = 12.0f;
+    f.heights[4 * 9 + 4] = 10.0f;
+    f.heights[4 * 9 + 3] = 8.0f;
+    f.heights[3 * 9 + 3] = 7.0f;
+    f.heights[3 * 9 + 4] = 7.5f;
+    for (int s = 1; s <= 4; s++)
+        f.heights[(4 + s) * 9 + (4 - s)] = 0.0f;
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    CHECK_EQ_INT(d.flow_dir[4 * 9 + 4], 3);
+    route_params(&p, 4.0, 4.0);
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.samples >= 2 && b.control[3] == 4.0 && b.control[5] == 3.0);
     trn_water_body_dispose(&b);
     trn_drainage_dispose(&d);
 
@@ -1098,6 +1157,21 @@ static void test_codec_rejections(void)
     FRESH();
     bad[12 + 4]++;
     decode_fails(bad, size, NULL, TRN_ERR_FORMAT, 12 + 12 + 36, "grid: expected the section");
+
+    FRESH();
+    bad[smpl + 4]--; /* one byte short for the per-sample arrays */
+    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, (int64_t)smpl + 12, "per-sample arrays");
+    /* A grid without cells or with a size that is not positive. */
+    FRESH();
+    put32(bad + 24, 0);
+    reseal(bad, size);
+    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, 24, "grid: expected at least 1x1 cells");
+    FRESH();
+    bad[24 + 8 + 7] ^= 0x80; /* size_x = -8 */
+    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, 24, "over -8 x 6");
+    FRESH();
+    bad[body0 + 12] = 128; /* an id of 128 bytes */
+    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, (int64_t)body0 + 12, "at most 127 bytes");
 
     /* Limits: the largest count accepted, one less refused. */
     trn_water_limits lim;

@@ -67,8 +67,8 @@ static double basin_reach(const trn_drainage *d, const float *source, const trn_
             if (ni < 0 || nj < 0 || ni > (int64_t)d->cells_x || nj > (int64_t)d->cells_z) continue;
             const uint32_t n = (uint32_t)((size_t)nj * nx + (size_t)ni);
             if (stamp[n] == flood) continue;
-            /* Raised by the fill, and to this basin's level (a neighbour basin has another). */
-            if (!(source[n] < d->filled[n]) || d->filled[n] != b->spill_level) continue;
+            /* Raised by the fill: raised samples that touch are one basin in the drainage. */
+            if (!(source[n] < d->filled[n])) continue;
             stamp[n] = flood;
             queue[tail++] = n;
         }

@@ -177,7 +177,7 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         visited[k] = 1;
         const uint32_t i = (uint32_t)(k % nx), j = (uint32_t)(k / nx);
         const float h = source_heights[k];
-        if (n > 1 && (wet = wet_owner(existing, k)) >= 0) {
+        if ((wet = wet_owner(existing, k)) >= 0) { /* never the source: checked above */
             end = TRN_ROUTE_EXISTING_BODY;
             snprintf(report->joined, sizeof report->joined, "%s", existing->bodies[wet].id);
             break;
@@ -243,8 +243,9 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "river route: out of memory for %zu path points", n);
     }
-    /* The bed: channel_depth below the ground, never rising downstream, and no lower than
-     * water_depth under the receiving surface so the river meets it without falling. */
+    /* The bed: channel_depth below the ground (which never rises along the route, so neither
+     * does the bed) and no lower than water_depth under the receiving surface, so the river
+     * meets it without falling. */
     double floor_level = -INFINITY;
     if (end == TRN_ROUTE_EXISTING_BODY) {
         const float joined = existing->surface ? existing->surface[last] : NAN;
@@ -254,11 +255,9 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     } else if (end == TRN_ROUTE_SEA_LEVEL) {
         floor_level = sea - params->water_depth;
     }
-    double bed = INFINITY;
     for (size_t p = 0; p < n; p++) {
         const size_t s = trace[p];
-        const double b = (double)source_heights[s] - params->channel_depth;
-        if (b < bed) bed = b;
+        const double bed = (double)source_heights[s] - params->channel_depth;
         points[p * 3u + 0u] = (double)(s % nx) * sx / cx;
         points[p * 3u + 1u] = bed > floor_level ? bed : floor_level;
         points[p * 3u + 2u] = (double)(s / nx) * sz / cz;
