@@ -144,6 +144,13 @@ static void test_basin_thresholds(void)
     CHECK_STATUS(trn_water_propose_basins(&d, f.heights, "lakes", &p, &b, &count, NULL, &e),
                  TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "minimum_depth");
+    p.minimum_depth = NAN;
+    CHECK_STATUS(trn_water_propose_basins(&d, f.heights, "lakes", &p, &b, &count, NULL, &e),
+                 TRN_ERR_VALIDATION);
+    trn_basin_water_params_default(&p);
+    p.minimum_area = INFINITY;
+    CHECK_STATUS(trn_water_propose_basins(&d, f.heights, "lakes", &p, &b, &count, NULL, &e),
+                 TRN_ERR_VALIDATION);
     trn_basin_water_params_default(&p);
     p.minimum_area = -1.0;
     CHECK_STATUS(trn_water_propose_basins(&d, f.heights, "lakes", &p, &b, &count, NULL, &e),
