@@ -6,6 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "gen/water_internal.h"
 #include "terrane/water.h"
 #include "test.h"
 
@@ -34,6 +35,12 @@ static double two_bowls(double x, double z)
     return a < b ? a : b;
 }
 
+static double bowls_apart(double x, double z)
+{
+    const double a = hypot(x - 16.0, z - 10.0), b = hypot(x - 48.0, z - 22.0);
+    return a < b ? a : b;
+}
+
 static double two_bowls_spike(double x, double z)
 {
     return x == 16.0 && z == 16.0 ? 10.0 : two_bowls(x, z);
@@ -43,6 +50,12 @@ static double ramp_x(double x, double z)
 {
     (void)z;
     return x;
+}
+
+static double ramp_down(double x, double z)
+{
+    (void)z;
+    return 32.0 - x;
 }
 
 static double ramp_eighth(double x, double z)
@@ -106,6 +119,7 @@ static void test_kinds_and_defaults(void)
     CHECK(!trn_water_kind_parse("Lake", &k));
     CHECK(!trn_water_kind_parse("", &k));
     CHECK(!trn_water_kind_parse(NULL, &k));
+    CHECK(strcmp(trn_water_kind_name((trn_water_kind)9), "unknown") == 0);
 
     trn_water_look l;
     trn_water_look_default(&l);
@@ -145,6 +159,11 @@ static void test_kinds_and_defaults(void)
     CHECK(b.control == NULL && b.control_count == 0 && b.path == NULL && b.boundary == NULL);
     trn_water_body_dispose(&c);
     trn_water_body_dispose(NULL);
+    CHECK_STATUS(trn_water_body_copy(NULL, &c, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_water_body_copy(&b, NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_water_body_sample_path(NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_water_copy(NULL, NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(trn_water_ground_hash(NULL) == XXH64("", 0, 0));
 
     /* Long ids are truncated to fit. */
     char longid[200];
@@ -195,6 +214,9 @@ static void test_validate_common(void)
     b.id[0] = '\0';
     INVALID(&b, "id", "water body '': id: expected a nonempty id");
     trn_water_body_init(&b, TRN_WATER_LAKE, "L");
+    memset(b.id, 'x', sizeof b.id); /* no terminator */
+    INVALID(&b, "id", "id: expected a nonempty id of at most 127 bytes");
+    trn_water_body_init(&b, TRN_WATER_LAKE, "L");
     b.kind = (trn_water_kind)7;
     INVALID(&b, "kind", "water body 'L': kind: expected lake, ocean or river, found 7");
     trn_water_body_init(&b, TRN_WATER_LAKE, "L");
@@ -209,6 +231,12 @@ static void test_validate_common(void)
     INVALID(&b, "radius", "water body 'L': radius: expected a finite number > 0, found 0");
     b.radius = -1.0;
     INVALID(&b, "radius", "found -1");
+    b.radius = -20.0;
+    INVALID(&b, "radius", "found -20");
+    b.radius = -1e20;
+    INVALID(&b, "radius", "found -1e+20");
+    b.radius = -0.001;
+    INVALID(&b, "radius", "found -0.001");
     b.radius = 1e-9;
     VALID(&b);
     b.center_x = NAN;
@@ -296,6 +324,16 @@ static void test_validate_common(void)
     CHECK_STATUS(trn_water_body_validate(NULL, NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
 }
 
+static void test_orient(void)
+{
+    CHECK(trn_water_orient(0, 0, 1, 0, 0, 1) == 1);
+    CHECK(trn_water_orient(0, 0, 1, 0, 0, -1) == -1);
+    CHECK(trn_water_orient(0, 0, 1, 1, 3, 3) == 0);
+    /* Rounded, this determinant comes out positive (5.7e-14); exactly it is -9.3e-15. */
+    CHECK(trn_water_orient(12, 12, 24, 24, 0.5000000000000053, 0.5000000000000046) == -1);
+    CHECK(trn_water_orient(24, 24, 12, 12, 0.5000000000000053, 0.5000000000000046) == 1);
+}
+
 static void test_validate_boundary(void)
 {
     trn_water_body b;
@@ -310,6 +348,12 @@ static void test_validate_boundary(void)
     VALID(&b);
     const double cw[8] = {0, 0, 0, 4, 4, 4, 4, 0};
     set_boundary(&b, cw, 4); /* either winding */
+    VALID(&b);
+    const double straight[10] = {0, 0, 2, 0, 4, 0, 4, 4, 0, 4}; /* (2, 0) on a straight edge */
+    set_boundary(&b, straight, 5);
+    VALID(&b);
+    const double upright[10] = {0, 0, 4, 0, 4, 2, 4, 4, 0, 4}; /* (4, 2) likewise, in z */
+    set_boundary(&b, upright, 5);
     VALID(&b);
     const double concave[12] = {0, 0, 6, 0, 6, 6, 3, 2, 0, 6, 0, 0};
     set_boundary(&b, concave, 6); /* concave, closed */
@@ -393,9 +437,17 @@ static void test_validate_boundary(void)
     INVALID(&b, "center", "outside");
     b.center_z = 2.0; /* the notch's vertex */
     VALID(&b);
-    b.kind = TRN_WATER_OCEAN; /* an ocean has no centre to check */
+    b.kind = TRN_WATER_OCEAN; /* an ocean has no centre or radius to check */
     b.center_z = 4.0;
+    b.radius = 0.0;
     VALID(&b);
+    b.kind = TRN_WATER_RIVER; /* a river ignores boundaries */
+    const double river_ctl[6] = {0, 0, 0, 1, 0, 0};
+    set_controls(&b, river_ctl, 2);
+    set_boundary(&b, bowtie, 4);
+    VALID(&b);
+    b.radius = 1.0;
+    set_boundary(&b, concave, 6);
     b.kind = TRN_WATER_LAKE;
     b.boundary_count = 3;
     free(b.boundary);
@@ -706,6 +758,16 @@ static void test_lake_dry_centre(void)
     CHECK(w.wet[at(&w, 20, 16)] && !w.wet[at(&w, 44, 16)]);
     CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(5.0) - 1);
     trn_water_dispose(&w);
+    /* Point-symmetric bowls: the nearest wet samples tie across rows; the smaller index (the
+     * lower row, bowl A at (16, 10)) wins. */
+    trn_field diag;
+    make_field(&diag, 64, 32, bowls_apart);
+    b.center_x = 32.0;
+    b.center_z = 16.0;
+    CHECK_OK(trn_water_resolve(&diag, &b, 1, NULL, &w, NULL));
+    CHECK(w.wet[at(&w, 16, 10)] && !w.wet[at(&w, 48, 22)]);
+    trn_field_dispose(&diag);
+    trn_water_dispose(&w);
     /* One step right: bowl B is nearer. */
     b.center_x = 32.5;
     CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
@@ -764,6 +826,21 @@ static void test_lake_boundary_warning(void)
     CHECK(w.owner[at(&w, 15, 16)] == 0 && !w.wet[at(&w, 15, 16)]);
     trn_water_dispose(&w);
 
+    /* A later ocean covering the far side joins the lake: no leak there. */
+    trn_water_body two[2];
+    CHECK_OK(trn_water_body_copy(&b, &two[0], NULL));
+    trn_water_body_init(&two[1], TRN_WATER_OCEAN, "east");
+    two[1].level = 5.0;
+    const double east[8] = {15, 0, 64, 0, 64, 32, 15, 32};
+    set_boundary(&two[1], east, 4);
+    CHECK_OK(trn_water_resolve(&f, two, 2, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    CHECK(w.bodies[0].warning[0] == '\0');
+    CHECK(w.owner[at(&w, 15, 16)] == 1 && w.wet[at(&w, 15, 16)]);
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&two[0]);
+    trn_water_body_dispose(&two[1]);
+
     /* Banks at the level: a boundary enclosing the whole bowl warns of nothing. */
     const double wide[8] = {0, 0, 30, 0, 30, 32, 0, 32};
     set_boundary(&b, wide, 4);
@@ -806,6 +883,7 @@ static void test_lake_carving(void)
     CHECK(f.heights[at(&w, 16, 16)] == -2.0f); /* 4 from (20, 19): full */
     CHECK(f.heights[at(&w, 20, 16)] == 3.5f);  /* 1 from (21, 16): a quarter */
     CHECK(f.heights[at(&w, 19, 16)] == 2.0f);  /* 2 from (21, 17): a half */
+    CHECK(f.heights[at(&w, 16, 20)] == 3.5f);  /* 1 from (16, 21), below it */
     CHECK(f.heights[at(&w, 21, 16)] == 5.0f);  /* dry: untouched */
     CHECK(f.heights[at(&w, 48, 16)] == 0.0f);  /* the other bowl: untouched */
     CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(5.0));
@@ -842,7 +920,24 @@ static void test_ocean(void)
     for (int i = 0; i <= 10; i++)
         vol += 17.0 * (10.5 - i);
     CHECK(w.bodies[0].volume == vol);
+    trn_water_sample s;
+    CHECK(trn_water_query(&w, &f, 5.0, 0.0, 16.0, &s));
+    CHECK(!trn_water_query(&w, &f, 5.0, 0.0, 16.001, &s));
+    CHECK(!trn_water_query(&w, &f, 5.0, 0.0, -0.001, &s));
+    CHECK(!trn_water_query(&w, &f, 32.001, 0.0, 1.0, &s));
     trn_water_dispose(&w);
+    /* A sea rising to the right: between the corner column (h = 22 = level) and the sea, the
+     * column at x = 10 has ground at the surface: dry, not a zero-depth column. */
+    trn_field down;
+    make_field(&down, 32, 16, ramp_down);
+    b.level = 22.0;
+    CHECK_OK(trn_water_resolve(&down, &b, 1, NULL, &w, NULL));
+    CHECK(w.wet[at(&w, 11, 3)] && !w.wet[at(&w, 10, 3)] && w.owner[at(&w, 10, 3)] == 0);
+    CHECK(!trn_water_query(&w, &down, 10.0, 0.0, 3.5, &s));
+    CHECK(trn_water_query(&w, &down, 10.25, 0.0, 3.5, &s) && s.depth == 0.25);
+    trn_water_dispose(&w);
+    trn_field_dispose(&down);
+    b.level = 10.5;
 
     /* A boundary cutting the sea at x = 5 (on the edge is inside) leaks at x = 6. */
     const double rect[8] = {-1, -1, 5, -1, 5, 20, -1, 20};
@@ -950,6 +1045,12 @@ static void test_river_follow_bed(void)
     CHECK_EQ_INT(r1.bodies[0].wet_samples, 65 * 7 - 33);
     CHECK(!r1.wet[at(&r1, 10, 16)] && r1.wet[at(&r1, 40, 16)]);
     CHECK(r1.ground_hash == trn_water_ground_hash(&g) && r1.ground_hash != w.ground_hash);
+    /* Refresh never carves, even a body still marked to carve. */
+    trn_water_dispose(&r1);
+    w.bodies[0].carve = true;
+    const uint64_t g_hash = trn_water_ground_hash(&g);
+    CHECK_OK(trn_water_refresh(&w, &g, NULL, &r1, NULL));
+    CHECK(trn_water_ground_hash(&g) == g_hash && !r1.bodies[0].carve);
     /* Refreshing in place. */
     CHECK_OK(trn_water_refresh(&w, &g, NULL, &w, NULL));
     CHECK_EQ_INT(w.bodies[0].wet_samples, 65 * 7 - 33);
@@ -965,6 +1066,40 @@ static void test_river_follow_bed(void)
     trn_water_dispose(&r1);
     trn_water_dispose(&w);
     trn_field_dispose(&g);
+    trn_water_body_dispose(&b);
+    trn_field_dispose(&f);
+}
+
+static double ramp_z(double x, double z)
+{
+    (void)x;
+    return 10.0 + z / 8.0;
+}
+
+static void test_river_follow_bed_z(void)
+{
+    /* The same channel along +z: the flow climbs the surface's z slope. */
+    trn_field f;
+    make_field(&f, 32, 64, ramp_z);
+    trn_water_body b;
+    trn_water_body_init(&b, TRN_WATER_RIVER, "river");
+    const double ctl[6] = {16, 6, 0, 16, 14, 64};
+    set_controls(&b, ctl, 2);
+    b.surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
+    b.river_depth = 2.0;
+    b.look.flow_speed = 2.0;
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    trn_water_sample s;
+    CHECK(trn_water_query(&w, &f, 16.5, 9.0, 20.25, &s));
+    const double nl = sqrt(1.0 + 1.0 / 64.0);
+    CHECK(s.surface[1] == 8.0 + 20.25 / 8.0);
+    CHECK(s.normal[0] == 0.0);
+    CHECK_NEAR(s.normal[2], -0.125 / nl, 1e-15);
+    CHECK(s.flow_velocity[0] == 0.0);
+    CHECK_NEAR(s.flow_velocity[1], 0.25 / nl, 1e-15);
+    CHECK_NEAR(s.flow_velocity[2], 2.0 / nl, 1e-15);
+    trn_water_dispose(&w);
     trn_water_body_dispose(&b);
     trn_field_dispose(&f);
 }
@@ -1028,6 +1163,21 @@ static void test_river_bank_warning(void)
     CHECK(w.wet[at(&w, 8, 12)] && !w.wet[at(&w, 8, 11)]);
     trn_water_dispose(&w);
 
+    /* Banks exactly at the surface hold: raise |dz| = 5 to 12 for x < 20. */
+    for (size_t i = 0; i < 20; i++) {
+        f.heights[11 * 65 + i] = 12.0f;
+        f.heights[21 * 65 + i] = 12.0f;
+    }
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 2 * 36);
+    CHECK(strcmp(w.bodies[0].warning,
+                 "the river's surface reaches a dry side below it at (20, 11)") == 0);
+    trn_water_dispose(&w);
+    for (size_t i = 0; i < 20; i++) {
+        f.heights[11 * 65 + i] = 10.0f;
+        f.heights[21 * 65 + i] = 10.0f;
+    }
+
     /* A lake joining the side: its wet samples are not a leak. */
     trn_water_body two[2];
     trn_water_body_init(&two[0], TRN_WATER_OCEAN, "sea");
@@ -1068,8 +1218,92 @@ static void test_river_segments(void)
     trn_water_sample s;
     CHECK(trn_water_query(&w, &f, 10.0, 10.0, 10.0, &s));
     CHECK(s.flow_velocity[0] == 1.5 && s.flow_velocity[2] == 0.0);
+    trn_water_dispose(&w);
+    /* A repeated first control: behind the start the nearest real segment still gives the
+     * direction (the zero-length one has none). */
+    const double rep_ctl[9] = {8, 0, 10, 8, 0, 10, 30, 0, 10};
+    set_controls(&b, rep_ctl, 3);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.segment[at(&w, 7, 10)] == 1);
+    CHECK(trn_water_query(&w, &f, 7.0, 10.0, 10.0, &s));
+    CHECK(s.flow_velocity[0] == 1.5 && s.flow_velocity[2] == 0.0);
+    trn_water_dispose(&w);
+    set_controls(&b, ctl, 4);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
     CHECK(trn_water_query(&w, &f, 30.0, 10.0, 40.0, &s));
     CHECK(s.flow_velocity[0] == 0.0 && s.flow_velocity[2] == 1.5);
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&b);
+    trn_field_dispose(&f);
+}
+
+static double slope_down(double x, double z)
+{
+    (void)z;
+    return 10.0 - x / 16.0;
+}
+
+static void test_river_meets_ocean(void)
+{
+    /* A follow-bed river running into an earlier ocean: the ocean keeps x >= 40. */
+    trn_field f;
+    make_field(&f, 64, 32, slope_down);
+    trn_water_body b[2];
+    trn_water_body_init(&b[0], TRN_WATER_OCEAN, "sea");
+    b[0].level = 9.0;
+    const double east[8] = {40, 0, 64, 0, 64, 32, 40, 32};
+    set_boundary(&b[0], east, 4);
+    trn_water_body_init(&b[1], TRN_WATER_RIVER, "in");
+    const double ctl[6] = {0, 8, 16, 64, 4, 16}; /* bed 8 - x / 16, surface bed + 3 */
+    set_controls(&b[1], ctl, 2);
+    b[1].surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
+    b[1].river_depth = 3.0;
+    b[1].carve = false;
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, b, 2, NULL, &w, NULL));
+    CHECK(w.owner[at(&w, 39, 16)] == 1 && w.owner[at(&w, 40, 16)] == 0);
+    /* (39, 21) is dry beside both: the earlier body, the ocean, takes the corner. */
+    CHECK(!w.wet[at(&w, 39, 21)] && w.owner[at(&w, 39, 21)] == 0);
+    CHECK(w.surface[at(&w, 39, 21)] == 9.0f);
+    CHECK(!w.wet[at(&w, 38, 21)] && w.owner[at(&w, 38, 21)] == 1);
+    CHECK(w.surface[at(&w, 38, 21)] == (float)(11.0 - 38.0 / 16.0));
+    /* Cell (39, 16), lower triangle: the river's corner (39, 16) chooses; the ocean's corners
+     * take its surface (11 - 39 / 16), so the surface there is flat at that value. */
+    trn_water_sample s;
+    CHECK(trn_water_query(&w, &f, 39.5, 0.0, 16.25, &s));
+    CHECK(s.body == 1 && s.surface[1] == 11.0 - 39.0 / 16.0);
+    CHECK(s.normal[0] == 0.0 && s.normal[1] == 1.0);
+    /* Upstream the river's own corners slope: 11 - x / 16. */
+    CHECK(trn_water_query(&w, &f, 30.5, 0.0, 16.25, &s));
+    CHECK(s.surface[1] == 11.0 - 30.5 / 16.0 && s.normal[0] > 0.0);
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&b[0]);
+    trn_water_body_dispose(&b[1]);
+    trn_field_dispose(&f);
+}
+
+static void test_river_point(void)
+{
+    /* All controls at one point: a disc of radius width / 2 with no direction to flow. */
+    trn_field f;
+    make_field(&f, 16, 16, flat10);
+    trn_water_body b;
+    trn_water_body_init(&b, TRN_WATER_RIVER, "spring");
+    const double ctl[9] = {8, 0, 8, 8, 0, 8, 8, 0, 8};
+    set_controls(&b, ctl, 3);
+    b.interpolation = TRN_RIVER_CATMULL_ROM;
+    b.level = 11.0;
+    b.width = 4.0;
+    b.carve = false;
+    b.look.flow_speed = 1.0;
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(2.0) + 4); /* distance <= 2 */
+    CHECK(w.wet[at(&w, 10, 8)] && !w.wet[at(&w, 11, 8)]);
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0); /* every side is an open end */
+    trn_water_sample s;
+    CHECK(trn_water_query(&w, &f, 8.0, 10.0, 8.0, &s));
+    CHECK(s.flow_velocity[0] == 0.0 && s.flow_velocity[1] == 0.0 && s.flow_velocity[2] == 0.0);
     trn_water_dispose(&w);
     trn_water_body_dispose(&b);
     trn_field_dispose(&f);
@@ -1218,6 +1452,26 @@ static void test_query_triangle_choice(void)
     CHECK(trn_water_query(&w, &f, 1.01, 0.0, 1.0, &s) ==
           (trn_field_height_at(&f, 1.01, 1.0) < 1.0));
     trn_water_dispose(&w);
+
+    /* Two lakes on the off-diagonal corners: a point on the diagonal belongs to the (i + 1, j)
+     * triangle, so lake A (level 1) decides and the ground there (1.75) is above it. */
+    const float h2[4] = {3, 0, 0, 0.5f};
+    memcpy(f.heights, h2, sizeof h2);
+    trn_water_body two[2];
+    trn_water_body_init(&two[0], TRN_WATER_LAKE, "A");
+    two[0].center_x = 2.0;
+    two[0].radius = 1.0;
+    two[0].level = 1.0;
+    trn_water_body_init(&two[1], TRN_WATER_LAKE, "B");
+    two[1].center_z = 2.0;
+    two[1].radius = 1.0;
+    two[1].level = 2.0;
+    CHECK_OK(trn_water_resolve(&f, two, 2, NULL, &w, NULL));
+    CHECK(w.owner[1] == 0 && w.owner[2] == 1 && w.wet[1] && w.wet[2] && !w.wet[3]);
+    CHECK(!trn_water_query(&w, &f, 1.0, 0.0, 1.0, &s));
+    CHECK(trn_water_query(&w, &f, 0.9, 0.0, 1.1, &s) && s.body == 1 && s.surface[1] == 2.0);
+    CHECK(trn_water_query(&w, &f, 1.8, 0.0, 0.2, &s) && s.body == 0 && s.surface[1] == 1.0);
+    trn_water_dispose(&w);
     trn_field_dispose(&f);
 }
 
@@ -1307,6 +1561,7 @@ int main(void)
 {
     RUN(test_kinds_and_defaults);
     RUN(test_validate_common);
+    RUN(test_orient);
     RUN(test_validate_boundary);
     RUN(test_validate_river);
     RUN(test_sample_path);
@@ -1317,9 +1572,12 @@ int main(void)
     RUN(test_lake_carving);
     RUN(test_ocean);
     RUN(test_river_follow_bed);
+    RUN(test_river_follow_bed_z);
     RUN(test_river_level);
     RUN(test_river_bank_warning);
     RUN(test_river_segments);
+    RUN(test_river_meets_ocean);
+    RUN(test_river_point);
     RUN(test_overlap_and_errors);
     RUN(test_query_lake);
     RUN(test_query_triangle_choice);

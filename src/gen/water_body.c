@@ -220,7 +220,10 @@ typedef struct num_text {
 static num_text num(double v)
 {
     num_text t;
-    for (int digits = 1; digits <= 17; digits++) {
+    /* At least the integer digits, or %g would write 20 as 2e+01. */
+    const double mag = fabs(v);
+    const int first = mag >= 1.0 && mag < 1e17 ? (int)floor(log10(mag)) + 1 : 1;
+    for (int digits = first; digits <= 17; digits++) {
         snprintf(t.s, sizeof t.s, "%.*g", digits, v);
         if (!isfinite(v) || strtod(t.s, NULL) == v) break;
     }

@@ -454,8 +454,8 @@ typedef struct sample_list {
     size_t count;
 } sample_list;
 
-/* Row jj of the region: samples outside the footprint, below the level, not wet, next to one
- * of the body's wet samples (counted when out is NULL). */
+/* Row jj of the region: samples outside the footprint, below the level, next to one of the
+ * body's wet samples (counted when out is NULL). */
 static size_t row_leaks(const resolve_ctx *c, const region *r, size_t jj, int32_t body,
                         double level, size_t *out)
 {
@@ -466,7 +466,7 @@ static size_t row_leaks(const resolve_ctx *c, const region *r, size_t jj, int32_
     size_t n = 0;
     for (size_t x = 0; x < r->width; x++) {
         const size_t i = r->box.i0 + x, s = j * g->nx + i;
-        if ((m[x] & IN_FOOTPRINT) || w->wet[s] || !((double)g->h[s] < level)) continue;
+        if ((m[x] & IN_FOOTPRINT) || !((double)g->h[s] < level)) continue;
         const bool next_to = (i > 0 && w->wet[s - 1] && w->owner[s - 1] == body) ||
                              (i < g->cells_x && w->wet[s + 1] && w->owner[s + 1] == body) ||
                              (j > 0 && w->wet[s - g->nx] && w->owner[s - g->nx] == body) ||
@@ -879,7 +879,10 @@ static bool scratch_make(scratch_set *s, int threads, size_t nx, uint32_t max_bo
 /* The shortest text that reads back as v. */
 static void shortest(char out[32], double v)
 {
-    for (int digits = 1; digits <= 17; digits++) {
+    /* At least the integer digits, or %g would write 20 as 2e+01. */
+    const double mag = fabs(v);
+    const int first = mag >= 1.0 && mag < 1e17 ? (int)floor(log10(mag)) + 1 : 1;
+    for (int digits = first; digits <= 17; digits++) {
         snprintf(out, 32, "%.*g", digits, v);
         if (!isfinite(v) || strtod(out, NULL) == v) break;
     }
@@ -899,7 +902,7 @@ static void set_warning(trn_water_body *b, const grid_info *g, const leak *l, co
 }
 
 /* A dry sample next to (8 ways) wet samples is a shoreline corner of the first of their
- * owners; lakes, oceans and level rivers give it their level. */
+ * owners. */
 static void mark_corners(const resolve_ctx *c, uint8_t **cols)
 {
     const grid_info *g = &c->g;
@@ -932,9 +935,8 @@ static void mark_corners(const resolve_ctx *c, uint8_t **cols)
             }
             if (first == INT32_MAX) continue;
             w->owner[k] = first;
-            const trn_water_body *b = &w->bodies[first];
-            if (b->kind != TRN_WATER_RIVER || b->surface_mode == TRN_RIVER_SURFACE_LEVEL)
-                w->surface[k] = (float)b->level;
+            /* The level; a follow-bed river replaces it in its finishing pass. */
+            w->surface[k] = (float)w->bodies[first].level;
         }
     }
 }
