@@ -52,25 +52,33 @@ static const char *const help_text =
     "                             store SRC_MIN..SRC_MAX metres as DST_MIN..DST_MAX (default\n"
     "                             0..65535), as gdal_translate -scale\n"
     "  --height-range LO,HI       store LO..HI metres as 0..65535\n"
-    "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA)\n"
+    "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA),\n"
+    "                             the published water drawn over it (as --preview)\n"
     "  --biome-index              --biomes writes 8-bit biome indices (recipe order) instead\n"
-    "  --preview OUT.png          multidirectional hillshade preview, north up\n"
+    "  --preview OUT.png          multidirectional hillshade preview, north up; with published\n"
+    "                             water an RGB picture, each wet sample tinted by its body's\n"
+    "                             shallow and deep colours by depth\n"
     "  --export beamng:DIR/levels/NAME\n"
     "                             write a BeamNG level: theTerrain.ter (heights offset by the\n"
     "                             minimum, which goes into the TerrainBlock's position z), one\n"
     "                             TerrainMaterial per biome used (named after it, placeholder\n"
     "                             base colour in the biome's colour), the layer map from the\n"
-    "                             biomes, .terrain.json, TerrainBlock and materials file; then\n"
-    "                             validates it. Needs a square grid of square cells\n"
+    "                             biomes, .terrain.json, TerrainBlock and materials file, and\n"
+    "                             the published water (ocean: the WaterPlane; lakes: WaterBlocks;\n"
+    "                             rivers: Rivers); then validates it. Needs a square grid of\n"
+    "                             square cells\n"
     "  --scaffold                 with --export beamng: also info.json, a preview, a spawn point\n"
     "                             on a flat dry spot above the sea level, sky, sun, time of day,\n"
-    "                             a water plane at the sea level and the editor's groups\n"
+    "                             a water plane at the sea level (an ocean body's level when\n"
+    "                             there is one) and the editor's groups\n"
     "  --export unity:DIR          write the terrain for Unity's Terrain import into DIR: "
     "NAME.raw\n"
     "                             (16-bit, Windows byte order, heights from the lowest to the\n"
     "                             highest), NAME.json with the import settings, splat maps\n"
     "                             NAME_splat<K>.png from the biomes (four per RGBA map, in\n"
-    "                             recipe order); NAME is the recipe's file name. Needs a square\n"
+    "                             recipe order), and the published water's surfaces as\n"
+    "                             NAME_water_ID.obj with NAME.water.json; NAME is the recipe's\n"
+    "                             file name. Needs a square\n"
     "                             grid of 2^n cells (33..4097 samples); both --export kinds may\n"
     "                             be given\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
@@ -91,7 +99,11 @@ static const char *const help_text =
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
     "  --mask NODE[.PIN]=OUT.png  a graph node's mask output as a 16-bit grey PNG (0..1 as\n"
     "                             0..65535, north up), e.g. erode.deposited=deposits.png or\n"
-    "                             drain.accumulation=flow.png; repeatable\n"
+    "                             drain.accumulation=flow.png; repeatable. A water output\n"
+    "                             writes its coverage (wet 65535, dry 0): lake.water=wet.png;\n"
+    "                             NODE.PIN:depth=OUT.png its depth (surface - ground, 0 where\n"
+    "                             dry), the deepest as 65535 and metres = value x the printed\n"
+    "                             step\n"
     "  --resolution CXxCZ         generate at another grid than the recipe's (cells)\n"
     "  --world-size XxZ           ... or over another size (world units)\n"
     "  --keep-edits               with a grid change: radial edits keep their terrain-local\n"
@@ -297,6 +309,14 @@ static int write_biomes(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
                 memcpy(out + (size_t)i * 4u, palette[labels[i]], 4);
         }
     }
+    /* Colours show the published water over the biomes; indices stay numbers. */
+    if (!a->biome_index && gen->has_water) {
+        trn_raster8 view = {w, h, 4, px};
+        if ((st = trn_render_water_overlay(&view, &gen->field, &gen->water, &e))) {
+            trn_image_dispose(&img);
+            return cli_fail(ctx, &e);
+        }
+    }
     trn_png_options po;
     trn_png_options_default(&po);
     po.srgb = !a->biome_index; /* colours are sRGB; indices are numbers */
@@ -305,7 +325,10 @@ static int write_biomes(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx, "wrote %s (%s, %u x %u)", a->biomes,
-             a->biome_index ? "biome indices in recipe order" : "biome colours", w, h);
+             a->biome_index                 ? "biome indices in recipe order"
+             : gen->has_water ? "biome colours under the published water"
+                                            : "biome colours",
+             w, h);
     return CLI_EXIT_OK;
 }
 
@@ -317,7 +340,11 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
     trn_raster8 pic = {0, 0, 0, NULL};
     trn_error e;
     trn_status st = trn_render_hillshade(&gen->field, &ro, &pic, cli_progress, ctx, &e);
-    if (st) return cli_fail(ctx, &e);
+    if (!st && gen->has_water) st = trn_render_water_overlay(&pic, &gen->field, &gen->water, &e);
+    if (st) {
+        trn_raster8_dispose(&pic);
+        return cli_fail(ctx, &e);
+    }
     trn_image img;
     memset(&img, 0, sizeof img);
     img.width = pic.width;
@@ -328,10 +355,12 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
     trn_png_options po;
     trn_png_options_default(&po);
     st = trn_png_write(a->preview_file, &img, &po, cli_progress, ctx, &e);
+    const bool with_water = pic.channels == 3; /* the water turned the grey shading RGB */
     trn_raster8_dispose(&pic);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
-    cli_note(ctx, "wrote %s (multidirectional hillshade)", a->preview);
+    cli_note(ctx, "wrote %s (multidirectional hillshade%s)", a->preview,
+             with_water ? " with the published water" : "");
     return CLI_EXIT_OK;
 }
 
@@ -362,9 +391,67 @@ static int write_exclusion(cli_ctx *ctx, const gen_args *a, const trn_generated 
     return CLI_EXIT_OK;
 }
 
-/* --mask NODE[.PIN]=FILE.png: evaluate the graph again on the cache generation just filled
- * (every node is reused, nothing is recomputed) and write each mask, north up, 0..1 as
- * 0..65535. */
+/* A water pin drawn as a 16-bit mask, north up: its coverage (wet 1 as 65535, else 0) or, with
+ * depth, surface - ground on wet samples (0 dry) with the deepest as 65535. The ground is the
+ * node's own field output, which the water was resolved on (its ground hash must match).
+ * *quantum receives metres per step (0 when nothing is wet), *deepest the deepest depth. */
+static trn_status water_mask(const trn_graph_run *run, const char *node, const trn_water *w,
+                             bool depth, trn_image *img, double *quantum, double *deepest,
+                             trn_error *e)
+{
+    const uint32_t cols = w->cells_x + 1u, rows = w->cells_z + 1u;
+    const size_t n = (size_t)cols * rows;
+    trn_field ground;
+    memset(&ground, 0, sizeof ground);
+    *quantum = *deepest = 0.0;
+    if (depth) {
+        trn_graph_value g;
+        if (trn_graph_run_output(run, node, "field", &g, e) || g.kind != TRN_PIN_HEIGHTFIELD ||
+            g.cells_x != w->cells_x || g.cells_z != w->cells_z)
+            return trn_error_set(e, TRN_ERR_NOT_FOUND, NULL, -1,
+                                 "node '%s' has no field output on the water's grid to measure "
+                                 "depth from",
+                                 node);
+        ground.cells_x = g.cells_x;
+        ground.cells_z = g.cells_z;
+        ground.size_x = g.size_x;
+        ground.size_z = g.size_z;
+        ground.heights = (float *)(uintptr_t)g.values; /* only read */
+        if (w->body_count && trn_water_ground_hash(&ground) != w->ground_hash)
+            return trn_error_set(e, TRN_ERR_MISMATCH, NULL, -1,
+                                 "node '%s': its water was not resolved on its field output, so "
+                                 "the depth is unknown",
+                                 node);
+        for (size_t k = 0; w->wet && k < n; k++)
+            if (w->wet[k]) {
+                const double d = (double)w->surface[k] - (double)ground.heights[k];
+                if (d > *deepest) *deepest = d;
+            }
+        if (*deepest > 0.0) *quantum = *deepest / 65535.0;
+    }
+    trn_status st = trn_image_init(img, cols, rows, 1, 16, e);
+    if (st) return st;
+    uint16_t *px = img->data;
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < cols; c++) {
+            const size_t k = (size_t)(rows - 1u - r) * cols + c;
+            uint16_t v = 0;
+            if (w->wet && w->wet[k]) {
+                if (!depth) {
+                    v = 65535;
+                } else if (*quantum > 0.0) {
+                    const double d = ((double)w->surface[k] - (double)ground.heights[k]) / *quantum;
+                    v = !(d > 0.0) ? 0 : d >= 65535.0 ? 65535 : (uint16_t)lround(d);
+                }
+            }
+            px[(size_t)r * cols + c] = v;
+        }
+    return TRN_OK;
+}
+
+/* --mask NODE[.PIN][:depth]=FILE.png: evaluate the graph again on the cache generation just
+ * filled (every node is reused, nothing is recomputed) and write each mask, north up, 0..1 as
+ * 0..65535; a water pin writes its coverage, or its depth with :depth. */
 static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                        trn_graph_cache *cache, json_t *files)
 {
@@ -381,6 +468,10 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
         const char *spec = a->masks[k], *eq = strchr(spec, '=');
         char node[96], *pin = NULL;
         snprintf(node, sizeof node, "%.*s", (int)(eq - spec), spec);
+        /* ":depth" after the pin asks a water pin for its depth instead of its coverage. */
+        const size_t len = strlen(node);
+        const bool depth = len > 6 && strcmp(node + len - 6, ":depth") == 0;
+        if (depth) node[len - 6] = '\0';
         char *dot = strchr(node, '.');
         if (dot) {
             *dot = '\0';
@@ -390,29 +481,42 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
         trn_graph_value v;
         if (trn_graph_run_output(run, node, pin, &v, &e)) {
             rc = cli_failf(ctx,
-                           "--mask %s: %s (a node that feeds the output, with a mask output: "
-                           "'terrane inspect' lists them)",
+                           "--mask %s: %s (a node that feeds the output, with a mask or water "
+                           "output: 'terrane inspect' lists them)",
                            spec, e.message);
             break;
         }
-        if (v.kind != TRN_PIN_MASK) {
-            rc = cli_failf(ctx, "--mask %s: that output is a %s, not a mask", spec,
+        if (depth && v.kind != TRN_PIN_WATER) {
+            rc = cli_failf(ctx, "--mask %s: :depth is for water outputs; that output is a %s",
+                           spec, trn_pin_kind_name(v.kind));
+            break;
+        }
+        if (v.kind != TRN_PIN_MASK && v.kind != TRN_PIN_WATER) {
+            rc = cli_failf(ctx, "--mask %s: that output is a %s, not a mask or water", spec,
                            trn_pin_kind_name(v.kind));
             break;
         }
-        const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
         trn_image img;
-        if (trn_image_init(&img, w, h, 1, 16, &e)) {
-            rc = cli_fail(ctx, &e);
-            break;
-        }
-        uint16_t *px = img.data;
-        for (uint32_t r = 0; r < h; r++)
-            for (uint32_t c = 0; c < w; c++) {
-                double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
-                m = m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0;
-                px[(size_t)r * w + c] = (uint16_t)lround(m * 65535.0);
+        double quantum = 0.0, deepest = 0.0;
+        if (v.kind == TRN_PIN_WATER) {
+            if ((st = water_mask(run, node, v.water, depth, &img, &quantum, &deepest, &e))) {
+                rc = cli_failf(ctx, "--mask %s: %s", spec, e.message);
+                break;
             }
+        } else {
+            const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
+            if (trn_image_init(&img, w, h, 1, 16, &e)) {
+                rc = cli_fail(ctx, &e);
+                break;
+            }
+            uint16_t *px = img.data;
+            for (uint32_t r = 0; r < h; r++)
+                for (uint32_t c = 0; c < w; c++) {
+                    double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
+                    m = m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0;
+                    px[(size_t)r * w + c] = (uint16_t)lround(m * 65535.0);
+                }
+        }
         trn_png_options po;
         trn_png_options_default(&po);
         const char *file = cli_output(ctx, path);
@@ -426,8 +530,25 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
             rc = cli_fail(ctx, &e);
             break;
         }
-        cli_note(ctx, "wrote %s (mask %s, 0..1 as 0..65535, north up)", path, spec);
-        add_file(files, path, "mask");
+        if (depth) {
+            cli_note(ctx,
+                     "wrote %s (water depth of %.*s: metres = value * %.9g, deepest %.6g m as "
+                     "65535; dry 0; north up)",
+                     path, (int)(eq - spec), spec, quantum, deepest);
+            json_t *f = json_object();
+            json_object_set_new(f, "path", cli_json_string(path));
+            json_object_set_new(f, "what", json_string("water depth"));
+            json_object_set_new(f, "quantum", json_real(quantum));
+            json_object_set_new(f, "max_depth", json_real(deepest));
+            json_array_append_new(files, f);
+        } else if (v.kind == TRN_PIN_WATER) {
+            cli_note(ctx, "wrote %s (water coverage of %.*s: wet 65535, dry 0, north up)", path,
+                     (int)(eq - spec), spec);
+            add_file(files, path, "water coverage");
+        } else {
+            cli_note(ctx, "wrote %s (mask %s, 0..1 as 0..65535, north up)", path, spec);
+            add_file(files, path, "mask");
+        }
     }
     trn_graph_run_free(run);
     return rc;
@@ -806,6 +927,7 @@ static void print_node_reports(cli_ctx *ctx, const trn_generated *gen)
             break;
         }
         cli_note(ctx, "  node %s (%s): %s", r->id, r->type, what);
+        if (r->note[0]) cli_note(ctx, "    note: %s", r->note);
         if (r->has_ledger)
             cli_note(ctx,
                      "    ledger: eroded %.6g, deposited %.6g, exported %.6g, suspended %.6g "
@@ -834,6 +956,7 @@ static json_t *node_reports_json(const trn_generated *gen)
         json_object_set_new(o, "cpu_seconds", json_real(r->cpu_seconds));
         json_object_set_new(o, "wall_seconds", json_real(r->wall_seconds));
         json_object_set_new(o, "cached_cpu_seconds", json_real(r->cached_cpu_seconds));
+        json_object_set_new(o, "note", r->note[0] ? cli_json_string(r->note) : json_null());
         if (r->has_ledger) {
             json_t *l = json_object();
             json_object_set_new(l, "eroded", json_real(r->ledger.eroded));
@@ -921,8 +1044,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !ends_with(eq + 1, ".png"))
                 return cli_usage_error(ctx,
-                                       "--mask takes NODE[.PIN]=FILE.png (e.g. "
-                                       "erode.deposited=deposits.png), not '%s'",
+                                       "--mask takes NODE[.PIN][:depth]=FILE.png (e.g. "
+                                       "erode.deposited=deposits.png or "
+                                       "lake.water:depth=depth.png), not '%s'",
                                        v);
             if (a->mask_count == sizeof a->masks / sizeof a->masks[0])
                 return cli_usage_error(ctx, "at most 16 --mask outputs");
