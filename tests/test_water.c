@@ -937,6 +937,13 @@ static void test_ocean(void)
     CHECK(trn_water_query(&w, &down, 10.25, 0.0, 3.5, &s) && s.depth == 0.25);
     trn_water_dispose(&w);
     trn_field_dispose(&down);
+    /* A level no float holds: queries give it exactly (the stored surface is a float). */
+    b.level = 10.3;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(trn_water_query(&w, &f, 5.0, 0.0, 3.0, &s) && s.surface[1] == 10.3 &&
+          s.depth == 10.3 - 5.0);
+    CHECK(w.surface[at(&w, 5, 3)] == 10.3f && w.bodies[0].min_surface == 10.3);
+    trn_water_dispose(&w);
     b.level = 10.5;
 
     /* A boundary cutting the sea at x = 5 (on the edge is inside) leaks at x = 6. */
@@ -1162,6 +1169,16 @@ static void test_river_bank_warning(void)
     CHECK(w.wet[at(&w, 4, 16)] && !w.wet[at(&w, 3, 16)]); /* the round end cap */
     CHECK(w.wet[at(&w, 8, 12)] && !w.wet[at(&w, 8, 11)]);
     trn_water_dispose(&w);
+
+    /* The same channel from five collinear controls: samples seen from two segments count once. */
+    const double ctl5[15] = {8, 0, 16, 20, 0, 16, 32, 0, 16, 44, 0, 16, 56, 0, 16};
+    set_controls(&b, ctl5, 5);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 2 * 47);
+    CHECK(strcmp(w.bodies[0].warning,
+                 "the river's surface reaches a dry side below it at (9, 11)") == 0);
+    trn_water_dispose(&w);
+    set_controls(&b, ctl, 2);
 
     /* Banks exactly at the surface hold: raise |dz| = 5 to 12 for x < 20. */
     for (size_t i = 0; i < 20; i++) {
