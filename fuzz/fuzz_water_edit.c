@@ -57,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t count = 0;
     char where[96];
     trn_error e;
-    trn_status st = trn_water_edit(in, 3, excluded, overrides, &out, &count, where, sizeof where,
-                                   &e);
+    trn_status st =
+        trn_water_edit(in, 3, excluded, overrides, &out, &count, where, sizeof where, &e);
     if (st != TRN_OK) {
         FUZZ_ASSERT(st == TRN_ERR_VALIDATION || st == TRN_ERR_JSON || st == TRN_ERR_NO_MEMORY);
         FUZZ_ASSERT(out == NULL && count == 0 && e.message[0] != '\0');

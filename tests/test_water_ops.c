@@ -47,8 +47,7 @@ static void propose(const trn_drainage *d, const trn_field *f, const trn_basin_w
 {
     uint32_t count = 99, eligible = 99;
     *bodies = NULL;
-    CHECK_OK(trn_water_propose_basins(d, f->heights, "lakes", p, bodies, &count, &eligible,
-                                      NULL));
+    CHECK_OK(trn_water_propose_basins(d, f->heights, "lakes", p, bodies, &count, &eligible, NULL));
     CHECK_EQ_INT(count, expect_count);
     CHECK_EQ_INT(eligible, expect_eligible);
 }
@@ -281,8 +280,8 @@ static void edit_fails(const char *excluded, const char *overrides, trn_status c
     uint32_t out_count = 9;
     char got[128];
     trn_error e;
-    trn_status st = trn_water_edit(in, 3, excluded, overrides, &out, &out_count, got, sizeof got,
-                                   &e);
+    trn_status st =
+        trn_water_edit(in, 3, excluded, overrides, &out, &out_count, got, sizeof got, &e);
     CHECK_STATUS(st, code);
     if (strcmp(got, where) != 0) {
         fprintf(stderr, "  where: got '%s', expected '%s' (%s)\n", got, where, e.message);
@@ -310,22 +309,20 @@ static void test_edit_errors(void)
                TRN_ERR_VALIDATION, "overrides[1].id", "first at overrides[0]");
     edit_fails("[\"o\", \"a\"]", "[{\"id\": \"a\", \"level\": 2}]", TRN_ERR_VALIDATION,
                "overrides[0].id", "excluded_ids[1] removes");
-    edit_fails(NULL, "[{\"level\": 1}]", TRN_ERR_VALIDATION, "overrides[0]",
-               "expected an \"id\"");
+    edit_fails(NULL, "[{\"level\": 1}]", TRN_ERR_VALIDATION, "overrides[0]", "expected an \"id\"");
     edit_fails(NULL, "[{\"id\": 4}]", TRN_ERR_VALIDATION, "overrides[0].id",
                "expected a body id string, found a number");
     edit_fails(NULL, "[[]]", TRN_ERR_VALIDATION, "overrides[0]", "found an array");
     edit_fails(NULL, "{}", TRN_ERR_VALIDATION, "overrides", "expected an array");
-    edit_fails(NULL, "[{\"id\": \"a\", \"id\": \"o\"}]", TRN_ERR_JSON, "overrides",
-               "duplicate");
-    edit_fails(NULL, "[{\"id\": \"a\", \"colour\": 1}]", TRN_ERR_VALIDATION,
-               "overrides[0].colour", "found \"colour\"");
+    edit_fails(NULL, "[{\"id\": \"a\", \"id\": \"o\"}]", TRN_ERR_JSON, "overrides", "duplicate");
+    edit_fails(NULL, "[{\"id\": \"a\", \"colour\": 1}]", TRN_ERR_VALIDATION, "overrides[0].colour",
+               "found \"colour\"");
     edit_fails(NULL, "[{\"id\": \"a\", \"kind\": \"lake\"}]", TRN_ERR_VALIDATION,
                "overrides[0].kind", "not editable");
     edit_fails(NULL, "[{\"id\": \"a\", \"level\": 2}, {\"id\": \"o\", \"level\": \"high\"}]",
                TRN_ERR_VALIDATION, "overrides[1].level", "expected a number, found a string");
-    edit_fails(NULL, "[{\"id\": \"a\", \"level\": null}]", TRN_ERR_VALIDATION,
-               "overrides[0].level", "found null");
+    edit_fails(NULL, "[{\"id\": \"a\", \"level\": null}]", TRN_ERR_VALIDATION, "overrides[0].level",
+               "found null");
     edit_fails(NULL, "[{\"id\": \"a\", \"center\": [1]}]", TRN_ERR_VALIDATION,
                "overrides[0].center", "found 1 value");
     edit_fails(NULL, "[{\"id\": \"a\", \"center\": [1, \"x\"]}]", TRN_ERR_VALIDATION,
@@ -341,8 +338,8 @@ static void test_edit_errors(void)
                TRN_ERR_VALIDATION, "overrides[0].river_path", "applies to rivers only");
     edit_fails(NULL, "[{\"id\": \"a\", \"river_curve_steps\": 4}]", TRN_ERR_VALIDATION,
                "overrides[0].river_curve_steps", "applies to rivers only");
-    edit_fails(NULL, "[{\"id\": \"r\", \"radius\": 3}]", TRN_ERR_VALIDATION,
-               "overrides[0].radius", "applies to lakes only");
+    edit_fails(NULL, "[{\"id\": \"r\", \"radius\": 3}]", TRN_ERR_VALIDATION, "overrides[0].radius",
+               "applies to lakes only");
     edit_fails(NULL, "[{\"id\": \"r\", \"boundary\": null}]", TRN_ERR_VALIDATION,
                "overrides[0].boundary", "applies to lakes and oceans only");
     edit_fails(NULL, "[{\"id\": \"o\", \"center\": [0, 0]}]", TRN_ERR_VALIDATION,
@@ -374,15 +371,15 @@ static void test_edit_errors(void)
                "overrides[0].river_surface_mode", "\"level\" or \"follow_bed\"");
     edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0]]}]", TRN_ERR_VALIDATION,
                "overrides[0].river_path", "2 to 4096 [x, y, z] points, found 1");
-    edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [1, 1]]}]",
-               TRN_ERR_VALIDATION, "overrides[0].river_path[1]", "expected [x, y, z]");
+    edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [1, 1]]}]", TRN_ERR_VALIDATION,
+               "overrides[0].river_path[1]", "expected [x, y, z]");
     edit_fails(NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [1, 1, true]]}]",
                TRN_ERR_VALIDATION, "overrides[0].river_path[1][2]", "found true");
     edit_fails(NULL, "[{\"id\": \"a\", \"boundary\": [[0, 0], [1, 0]]}]", TRN_ERR_VALIDATION,
                "overrides[0].boundary", "3 to 4096 [x, z] points, found 2");
     /* Ranges come from the body validation, pointed at the field. */
-    edit_fails(NULL, "[{\"id\": \"a\", \"radius\": -1}]", TRN_ERR_VALIDATION,
-               "overrides[0].radius", "expected a finite number > 0");
+    edit_fails(NULL, "[{\"id\": \"a\", \"radius\": -1}]", TRN_ERR_VALIDATION, "overrides[0].radius",
+               "expected a finite number > 0");
     edit_fails(NULL, "[{\"id\": \"o\", \"roughness\": 2}]", TRN_ERR_VALIDATION,
                "overrides[0].roughness", "roughness");
     edit_fails(NULL, "[{\"id\": \"r\", \"foam_color\": [1, 1, 1, 2]}]", TRN_ERR_VALIDATION,
@@ -470,15 +467,16 @@ static void test_edit_patches(void)
     /* null removes the boundary again. */
     trn_water_body *again;
     uint32_t m;
-    CHECK_OK(trn_water_edit(out, n, NULL, "[{\"id\": \"a\", \"boundary\": null}]", &again, &m,
-                            NULL, 0, NULL));
+    CHECK_OK(trn_water_edit(out, n, NULL, "[{\"id\": \"a\", \"boundary\": null}]", &again, &m, NULL,
+                            0, NULL));
     CHECK(again[0].boundary == NULL && again[0].boundary_count == 0);
     trn_water_bodies_free(again, m);
     trn_water_bodies_free(out, n);
 
     /* An appearance edit keeps the prepared path as it is (no resampling). */
     in[2].path[4] = 123.0; /* not what sampling the controls gives */
-    CHECK_OK(trn_water_edit(in, 3, NULL, "[{\"id\": \"r\", \"flow_speed\": 1, \"width\": 3, "
+    CHECK_OK(trn_water_edit(in, 3, NULL,
+                            "[{\"id\": \"r\", \"flow_speed\": 1, \"width\": 3, "
                             "\"river_depth\": 0.5, \"river_surface_mode\": \"follow_bed\", "
                             "\"level\": 4}]",
                             &out, &n, NULL, 0, NULL));
@@ -865,38 +863,30 @@ static void test_route_params(void)
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e));
     CHECK(r.end == TRN_ROUTE_NOT_PLACED);
     route_params(&p, nextafter(8.0, 9.0), 4.0);
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "source");
     route_params(&p, 4.0, -1e-9);
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     route_params(&p, NAN, 4.0);
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     route_params(&p, 6.0, 4.0);
     p.water_depth = nextafter(2.0, 3.0);
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "water_depth");
     route_params(&p, 6.0, 4.0);
     p.water_depth = 0.0;
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     route_params(&p, 6.0, 4.0);
     p.channel_width = 0.0;
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "channel_width");
     route_params(&p, 6.0, 4.0);
     p.channel_depth = -1.0;
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "channel_depth");
     route_params(&p, 6.0, 4.0);
     p.flow_speed = -0.5;
-    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e),
-                 TRN_ERR_VALIDATION);
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "flow_speed");
     /* Defaults when params is NULL: the source (64, 64) lies outside this 8x8 field. */
     CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", NULL, &b, &r, &e),
@@ -941,8 +931,9 @@ static void sample_water(trn_water *w)
     lake->min_surface = 1.25;
     lake->max_surface = 1.25;
     lake->warning_count = 2;
-    snprintf(lake->warning, sizeof lake->warning, "wet ground reaches the boundary below the "
-                                                  "level at (4, 2)");
+    snprintf(lake->warning, sizeof lake->warning,
+             "wet ground reaches the boundary below the "
+             "level at (4, 2)");
     lake->warning_x = 4.0;
     lake->warning_z = 2.0;
     trn_water_body_init(river, TRN_WATER_RIVER, "creek");
@@ -1085,11 +1076,12 @@ static void test_codec_truncation(void)
         trn_status st = trn_water_decode(data, cut, "w.bin", NULL, &back, &e);
         wrong_code += st != TRN_ERR_TRUNCATED;
         wrong_offset += e.offset < 0 || (size_t)e.offset > cut;
-        const char *section = cut < grid ? "header" : cut < body0 ? "grid"
-                              : cut < body1                    ? "body 0"
-                              : cut < smpl                     ? "body 1:"
-                              : cut < size - 8                 ? "samples"
-                                                               : "checksum";
+        const char *section = cut < grid       ? "header"
+                              : cut < body0    ? "grid"
+                              : cut < body1    ? "body 0"
+                              : cut < smpl     ? "body 1:"
+                              : cut < size - 8 ? "samples"
+                                               : "checksum";
         /* A cut inside a section's tag or length is told as the section's. */
         if (!strstr(e.message, section)) {
             wrong_section++;
@@ -1197,7 +1189,8 @@ static void test_codec_rejections(void)
     lim.max_points = 4;
     /* The river's path count: after its id, kind, 4 numbers, no boundary, carve_depth, 3
      * control points, interpolation and steps. */
-    decode_fails(data, size, &lim, TRN_ERR_LIMIT, (int64_t)(body1 + 12 + 7 + 4 + 32 + 4 + 8 + 4 + 72 + 8),
+    decode_fails(data, size, &lim, TRN_ERR_LIMIT,
+                 (int64_t)(body1 + 12 + 7 + 4 + 32 + 4 + 8 + 4 + 72 + 8),
                  "sampled path: 5 points, more than the limit of 4");
 
     /* Values that parse but do not make sense (with the checksum fixed). */

@@ -87,10 +87,11 @@ static trn_status check_params(const trn_basin_water_params *p, trn_error *err)
                              "basin water: minimum_area: expected a finite number >= 0, found %g",
                              p->minimum_area);
     if (!isfinite(p->level_offset) || p->level_offset > 0.0)
-        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
-                             "basin water: level_offset: expected a finite number <= 0 (it can only "
-                             "lower a lake below its spill level), found %g",
-                             p->level_offset);
+        return trn_error_set(
+            err, TRN_ERR_VALIDATION, NULL, -1,
+            "basin water: level_offset: expected a finite number <= 0 (it can only "
+            "lower a lake below its spill level), found %g",
+            p->level_offset);
     return TRN_OK;
 }
 
@@ -200,8 +201,7 @@ trn_status trn_water_propose_basins(const trn_drainage *drainage, const float *s
         body->center_z = trn_water_sample_pos(basin->sink_j, drainage->cells_z, drainage->size_z);
         /* One cell diagonal beyond the farthest raised sample keeps its shore cells inside. */
         body->radius =
-            basin_reach(drainage, source_heights, basin, (uint32_t)k + 1u, stamp, queue) +
-            diagonal;
+            basin_reach(drainage, source_heights, basin, (uint32_t)k + 1u, stamp, queue) + diagonal;
         body->carve = false;
     }
     free(stamp);

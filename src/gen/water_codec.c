@@ -202,8 +202,8 @@ trn_status trn_water_encode(const trn_water *water, uint8_t **data, size_t *size
     size_t samples;
     if (!trn_mul_size((size_t)water->cells_x + 1u, (size_t)water->cells_z + 1u, &samples))
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
-                             "water encode: %ux%u cells overflow the sample count",
-                             water->cells_x, water->cells_z);
+                             "water encode: %ux%u cells overflow the sample count", water->cells_x,
+                             water->cells_z);
     if (water->body_count &&
         (!water->bodies || !water->owner || !water->wet || !water->surface || !water->segment))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -268,9 +268,9 @@ trn_status trn_water_encode(const trn_water *water, uint8_t **data, size_t *size
 /* ---- reading ---- */
 
 typedef struct reader {
-    trn_cursor c;   /* bounded by the open section's end, else by the data's */
-    size_t size;    /* all the bytes */
-    size_t start;   /* where the open section's fields begin */
+    trn_cursor c; /* bounded by the open section's end, else by the data's */
+    size_t size;  /* all the bytes */
+    size_t start; /* where the open section's fields begin */
     const char *path;
     trn_error *err;
     const trn_water_limits *limits;
@@ -363,8 +363,7 @@ static trn_status open_section(reader *r, const char tag[4])
             o += (size_t)snprintf(found + o, sizeof found - o,
                                   p[k] >= 0x20 && p[k] < 0x7f ? "%c" : "\\x%02x", p[k]);
         return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)at,
-                             "%s: expected section tag '%.4s', found '%s'", r->section, tag,
-                             found);
+                             "%s: expected section tag '%.4s', found '%s'", r->section, tag, found);
     }
     uint64_t len = 0;
     if ((st = rd_u64(r, "section length", &len))) return st;
@@ -391,8 +390,7 @@ static trn_status close_section(reader *r)
 }
 
 /* A count of points (dims doubles each) bounded by the limits and by the section's bytes. */
-static trn_status rd_points(reader *r, const char *what, size_t dims, double **out,
-                            uint32_t *count)
+static trn_status rd_points(reader *r, const char *what, size_t dims, double **out, uint32_t *count)
 {
     const size_t at = r->c.pos;
     uint32_t n = 0;
@@ -532,15 +530,14 @@ static trn_status check_samples(reader *r, const trn_water *w, size_t samples, s
                                  o < 0 ? "0 (it has no owner)" : "0 or 1", w->wet[s]);
         if ((o < 0) != isnan(w->surface[s]))
             return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)(surface_at + s * 4u),
-                                 "samples: surface of sample (%zu, %zu): expected %s, found %g",
-                                 i, j, o < 0 ? "NaN (it has no owner)" : "a height",
+                                 "samples: surface of sample (%zu, %zu): expected %s, found %g", i,
+                                 j, o < 0 ? "NaN (it has no owner)" : "a height",
                                  (double)w->surface[s]);
         uint32_t segments = 1;
         if (o >= 0 && w->bodies[o].kind == TRN_WATER_RIVER && w->bodies[o].path_count > 1)
             segments = w->bodies[o].path_count - 1u;
         if (w->segment[s] >= segments)
-            return trn_error_set(r->err, TRN_ERR_FORMAT, r->path,
-                                 (int64_t)(segment_at + s * 4u),
+            return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)(segment_at + s * 4u),
                                  "samples: segment of sample (%zu, %zu): expected 0..%" PRIu32
                                  ", found %" PRIu32,
                                  i, j, segments - 1u, w->segment[s]);
@@ -621,8 +618,8 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
     }
     if (body_count > limits->max_bodies) {
         st = trn_error_set(err, TRN_ERR_LIMIT, path, (int64_t)count_at,
-                           "grid: %" PRIu32 " bodies, more than the limit of %" PRIu32,
-                           body_count, limits->max_bodies);
+                           "grid: %" PRIu32 " bodies, more than the limit of %" PRIu32, body_count,
+                           limits->max_bodies);
         goto fail;
     }
     /* Every body takes at least its section header: a count the data cannot hold is cut short

@@ -81,14 +81,21 @@ typedef struct edit {
 static const char *json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
     case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
     }
     return "a value";
 }
@@ -165,8 +172,7 @@ static trn_status load_array(edit *e, json_t **out)
         return TRN_ERR_JSON;
     }
     if (!json_is_array(root)) {
-        trn_status st = fail(e, TRN_ERR_VALIDATION, "expected an array, found %s",
-                             json_kind(root));
+        trn_status st = fail(e, TRN_ERR_VALIDATION, "expected an array, found %s", json_kind(root));
         json_decref(root);
         return st;
     }
@@ -218,8 +224,8 @@ static trn_status get_numbers(edit *e, const json_t *v, size_t n, const char *wh
     if (!json_is_array(v))
         return fail(e, TRN_ERR_VALIDATION, "expected %s, found %s", what, json_kind(v));
     if (json_array_size(v) != n)
-        return fail(e, TRN_ERR_VALIDATION, "expected %s (%zu numbers), found %zu value%s", what,
-                    n, json_array_size(v), json_array_size(v) == 1 ? "" : "s");
+        return fail(e, TRN_ERR_VALIDATION, "expected %s (%zu numbers), found %zu value%s", what, n,
+                    json_array_size(v), json_array_size(v) == 1 ? "" : "s");
     for (size_t k = 0; k < n; k++) {
         trn_json_path_push_index(&e->path, k);
         trn_status st = get_number(e, json_array_get(v, k), &out[k]);
@@ -295,9 +301,8 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
     case F_BOUNDARY: {
         double *pts = NULL;
         uint32_t n = 0;
-        if (!json_is_null(v) &&
-            (st = get_points(e, v, 2, 3, TRN_WATER_MAX_BOUNDARY,
-                             "an array of [x, z] vertices or null", &pts, &n)))
+        if (!json_is_null(v) && (st = get_points(e, v, 2, 3, TRN_WATER_MAX_BOUNDARY,
+                                                 "an array of [x, z] vertices or null", &pts, &n)))
             return st;
         free(body->boundary);
         body->boundary = pts;
@@ -325,8 +330,8 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
             return fail(e, TRN_ERR_VALIDATION,
                         "expected \"linear\" or \"catmull_rom\", found \"%.64s\"", s);
         else
-            return fail(e, TRN_ERR_VALIDATION,
-                        "expected \"linear\" or \"catmull_rom\", found %s", json_kind(v));
+            return fail(e, TRN_ERR_VALIDATION, "expected \"linear\" or \"catmull_rom\", found %s",
+                        json_kind(v));
         return TRN_OK;
     }
     case F_STEPS: {
@@ -335,7 +340,8 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
                         TRN_RIVER_CURVE_STEPS_MAX, json_kind(v));
         json_int_t n = json_integer_value(v);
         if (n < 1 || n > (json_int_t)TRN_RIVER_CURVE_STEPS_MAX)
-            return fail(e, TRN_ERR_VALIDATION, "expected an integer 1..%u, found %" JSON_INTEGER_FORMAT,
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected an integer 1..%u, found %" JSON_INTEGER_FORMAT,
                         TRN_RIVER_CURVE_STEPS_MAX, n);
         body->curve_steps = (uint32_t)n;
         return TRN_OK;
@@ -371,7 +377,8 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
     const bool new_path = json_object_get(o, "river_path") != NULL;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)o, key, v) {
+    json_object_foreach((json_t *)o, key, v)
+    {
         if (strcmp(key, "id") == 0) continue;
         trn_json_path_push_key(&e->path, key);
         const field_def *f = find_field(key);
@@ -460,15 +467,17 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
         qsort(ids, count, sizeof *ids, id_cmp);
     }
 
-    edit ex = {.param = "excluded_ids", .text = excluded_json, .where = where,
-               .where_size = where_size, .err = err};
+    edit ex = {.param = "excluded_ids",
+               .text = excluded_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
     if ((st = load_array(&ex, &excluded))) goto done;
     for (size_t k = 0; k < json_array_size(excluded); k++) {
         const json_t *v = json_array_get(excluded, k);
         trn_json_path_push_index(&ex.path, k);
         if (!json_is_string(v)) {
-            st = fail(&ex, TRN_ERR_VALIDATION, "expected a body id string, found %s",
-                      json_kind(v));
+            st = fail(&ex, TRN_ERR_VALIDATION, "expected a body id string, found %s", json_kind(v));
             goto done;
         }
         int64_t b = find_id(ids, count, json_string_value(v));
@@ -508,16 +517,19 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
         slot[k] = made++;
     }
 
-    edit ov = {.param = "overrides", .text = overrides_json, .where = where,
-               .where_size = where_size, .err = err};
+    edit ov = {.param = "overrides",
+               .text = overrides_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
     if ((st = load_array(&ov, &overrides))) goto done;
     for (size_t k = 0; k < json_array_size(overrides); k++) {
         const json_t *o = json_array_get(overrides, k);
         trn_json_path_push_index(&ov.path, k);
         if (!json_is_object(o)) {
-            st = fail(&ov, TRN_ERR_VALIDATION,
-                      "expected an object {\"id\": ..., FIELD: value, ...}, found %s",
-                      json_kind(o));
+            st =
+                fail(&ov, TRN_ERR_VALIDATION,
+                     "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
             goto done;
         }
         const json_t *idv = json_object_get(o, "id");

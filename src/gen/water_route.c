@@ -11,12 +11,18 @@
 const char *trn_route_end_name(trn_route_end end)
 {
     switch (end) {
-    case TRN_ROUTE_SEA_LEVEL: return "sea-level";
-    case TRN_ROUTE_FIELD_EDGE: return "field-edge";
-    case TRN_ROUTE_EXISTING_BODY: return "existing-body";
-    case TRN_ROUTE_CLOSED_BASIN: return "closed-basin";
-    case TRN_ROUTE_BLOCKED: return "blocked";
-    case TRN_ROUTE_NOT_PLACED: return "not-placed";
+    case TRN_ROUTE_SEA_LEVEL:
+        return "sea-level";
+    case TRN_ROUTE_FIELD_EDGE:
+        return "field-edge";
+    case TRN_ROUTE_EXISTING_BODY:
+        return "existing-body";
+    case TRN_ROUTE_CLOSED_BASIN:
+        return "closed-basin";
+    case TRN_ROUTE_BLOCKED:
+        return "blocked";
+    case TRN_ROUTE_NOT_PLACED:
+        return "not-placed";
     }
     return "unknown";
 }
@@ -54,8 +60,7 @@ static trn_status check_params(const trn_river_route_params *p, trn_error *err)
         return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
                              "river route: channel_depth: expected a finite number > 0, found %g",
                              p->channel_depth);
-    if (!isfinite(p->water_depth) || !(p->water_depth > 0.0) ||
-        p->water_depth > p->channel_depth)
+    if (!isfinite(p->water_depth) || !(p->water_depth > 0.0) || p->water_depth > p->channel_depth)
         return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
                              "river route: water_depth: expected a finite number > 0 and at most "
                              "channel_depth (%g), found %g",
@@ -134,8 +139,8 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
                              "river route: existing water: expected the drainage's grid (%ux%u "
                              "cells over %g x %g), found %ux%u cells over %g x %g",
-                             cx, cz, sx, sz, existing->cells_x, existing->cells_z,
-                             existing->size_x, existing->size_z);
+                             cx, cz, sx, sz, existing->cells_x, existing->cells_z, existing->size_x,
+                             existing->size_z);
     const size_t nx = (size_t)cx + 1u;
     size_t samples;
     if (!trn_mul_size(nx, (size_t)cz + 1u, &samples) || samples >= UINT32_MAX)
@@ -152,8 +157,8 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     if (wet >= 0) {
         report->samples = 1;
         snprintf(report->message, sizeof report->message,
-                 "the source sample (%g, %g) is already under water '%s'; no river added",
-                 source_x, source_z, existing->bodies[wet].id);
+                 "the source sample (%g, %g) is already under water '%s'; no river added", source_x,
+                 source_z, existing->bodies[wet].id);
         return not_placed(body, report);
     }
 
@@ -195,16 +200,16 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         int next = -1;
         const unsigned flow = drainage->flow_dir[k];
         if (is_edge_code(flow)) {
-            const size_t m = (size_t)((int64_t)j + code_dj[flow]) * nx +
-                             (size_t)((int64_t)i + code_di[flow]);
+            const size_t m =
+                (size_t)((int64_t)j + code_dj[flow]) * nx + (size_t)((int64_t)i + code_di[flow]);
             if (!visited[m] && source_heights[m] <= h) next = (int)m;
         }
         if (next < 0) {
             double best = -1.0;
             for (int e = 0; e < 6; e++) {
                 const int c = edge_codes[e];
-                const size_t m = (size_t)((int64_t)j + code_dj[c]) * nx +
-                                 (size_t)((int64_t)i + code_di[c]);
+                const size_t m =
+                    (size_t)((int64_t)j + code_dj[c]) * nx + (size_t)((int64_t)i + code_di[c]);
                 if (visited[m] || !(source_heights[m] <= h)) continue;
                 const double slope = ((double)h - (double)source_heights[m]) / step_length[c];
                 if (slope > best) {
@@ -249,9 +254,9 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     double floor_level = -INFINITY;
     if (end == TRN_ROUTE_EXISTING_BODY) {
         const float joined = existing->surface ? existing->surface[last] : NAN;
-        floor_level = (isnan(joined) ? existing->bodies[existing->owner[last]].level
-                                     : (double)joined) -
-                      params->water_depth;
+        floor_level =
+            (isnan(joined) ? existing->bodies[existing->owner[last]].level : (double)joined) -
+            params->water_depth;
     } else if (end == TRN_ROUTE_SEA_LEVEL) {
         floor_level = sea - params->water_depth;
     }
