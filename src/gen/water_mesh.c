@@ -266,7 +266,10 @@ static trn_status build(builder *bd, uint32_t i0, uint32_t i1, uint32_t j0, uint
         memset(bd->horizontal_row[(j + 1u) & 1u], 0xff, bytes);
         memset(bd->vertical, 0xff, bytes);
         memset(bd->diagonal, 0xff, bytes);
+        const uint8_t *wet = bd->water->wet + (size_t)j * bd->nx;
         for (uint32_t i = i0; !st && i <= i1; i++) {
+            /* A cell with no wet corner has no triangle of any body. */
+            if (!(wet[i] | wet[i + 1u] | wet[i + bd->nx] | wet[i + 1u + bd->nx])) continue;
             corner c00, c10, c01, c11;
             make_corner(bd, i, j, &c00);
             make_corner(bd, i + 1u, j, &c10);
