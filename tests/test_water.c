@@ -1518,53 +1518,59 @@ static uint64_t water_hash(const trn_water *w, const trn_field *f)
     return h;
 }
 
+/* A grid and bodies big enough (over 2^20 samples per loop) for the parallel paths: the
+ * unbounded ocean, the big bounded lake, the wide river and the whole-grid passes. */
 static void test_threads(void)
 {
     trn_water_body b[5];
     trn_water_body_init(&b[0], TRN_WATER_LAKE, "a");
-    b[0].center_x = 100.0;
-    b[0].center_z = 90.0;
-    b[0].radius = 80.0;
+    b[0].center_x = 400.0;
+    b[0].center_z = 360.0;
+    b[0].radius = 700.0;
     b[0].level = 2.0;
     b[0].carve_depth = 1.5;
-    const double star[12] = {20, 20, 180, 40, 120, 100, 190, 190, 60, 150, 30, 180};
+    const double star[12] = {0, 0, 1024, 160, 480, 400, 1024, 1040, 240, 600, 0, 1040};
     set_boundary(&b[0], star, 6);
     trn_water_body_init(&b[1], TRN_WATER_RIVER, "r");
-    const double ctl[15] = {5, -3, 5, 60, -2, 140, 120, 0, 60, 190, 1, 170, 250, 2, 250};
+    const double ctl[15] = {20, -3, 20, 240, -2, 560, 480, 0, 240, 760, 1, 680, 1000, 2, 1000};
     set_controls(&b[1], ctl, 5);
     b[1].interpolation = TRN_RIVER_CATMULL_ROM;
-    b[1].curve_steps = 7;
+    b[1].curve_steps = 32;
     b[1].surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
     b[1].river_depth = 3.0;
-    b[1].width = 9.0;
+    b[1].width = 60.0;
     trn_water_body_init(&b[2], TRN_WATER_OCEAN, "o");
     b[2].level = -1.0;
     trn_water_body_init(&b[3], TRN_WATER_RIVER, "flat");
-    const double ctl2[6] = {10, 0, 230, 240, 0, 20};
+    const double ctl2[6] = {40, 0, 920, 960, 0, 80};
     set_controls(&b[3], ctl2, 2);
     b[3].level = 3.0;
-    b[3].width = 5.0;
+    b[3].width = 20.0;
     trn_water_body_init(&b[4], TRN_WATER_LAKE, "b");
-    b[4].center_x = 200.0;
-    b[4].center_z = 60.0;
-    b[4].radius = 50.0;
+    b[4].center_x = 800.0;
+    b[4].center_z = 240.0;
+    b[4].radius = 200.0;
     b[4].level = 6.0;
     uint64_t hashes[3];
     const int threads[3] = {1, 2, 4};
     for (int t = 0; t < 3; t++) {
         trn_field f;
-        CHECK_OK(trn_field_init(&f, 256, 240, 256.0, 240.0, NULL));
-        for (uint32_t j = 0; j <= 240; j++)
-            for (uint32_t i = 0; i <= 256; i++)
-                f.heights[(size_t)j * 257 + i] = (float)noisy(i, j);
+        CHECK_OK(trn_field_init(&f, 1024, 1040, 1024.0, 1040.0, NULL));
+        for (uint32_t j = 0; j <= 1040; j++)
+            for (uint32_t i = 0; i <= 1024; i++)
+                f.heights[(size_t)j * 1025 + i] = (float)noisy(i, j);
         trn_water_resolve_options o = {threads[t]};
         trn_water w;
         CHECK_OK(trn_water_resolve(&f, b, 5, &o, &w, NULL));
         hashes[t] = water_hash(&w, &f);
         if (t == 0) {
-            /* Something of every kind happened. */
-            for (int k = 0; k < 5; k++)
+            /* Something of every kind happened, leaks included. */
+            uint32_t warnings = 0;
+            for (int k = 0; k < 5; k++) {
                 CHECK(w.bodies[k].wet_samples > 0);
+                warnings += w.bodies[k].warning_count;
+            }
+            CHECK(warnings > 0);
         }
         trn_water_dispose(&w);
         trn_field_dispose(&f);

@@ -24,6 +24,10 @@
 /* Cells over which lake and ocean carving ramps in from the shore. */
 #define CARVE_RAMP 4
 
+/* Loops over fewer samples run on one thread: a parallel region costs more than it saves there,
+ * and far more when the cores are busy (a waiting thread may not run for a whole time slice). */
+#define PARALLEL_MIN ((size_t)1 << 20)
+
 /* Region mask bits. */
 #define IN_FOOTPRINT 1u
 #define COVERED 2u
@@ -83,6 +87,12 @@ static void index_range(double lo, double hi, double step, uint32_t cells, uint3
     }
     *a = fa < 0.0 ? 0u : (uint32_t)fa;
     *b = fb > (double)cells ? cells : (uint32_t)fb;
+}
+
+/* Whether a loop over the box is worth a parallel region. */
+static bool box_parallel(const bbox *b)
+{
+    return !b->empty && ((size_t)b->i1 - b->i0 + 1u) * ((size_t)b->j1 - b->j0 + 1u) >= PARALLEL_MIN;
 }
 
 static bbox world_box(const grid_info *g, double x0, double x1, double z0, double z1)
@@ -296,7 +306,7 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
     const bool lake = b->kind == TRN_WATER_LAKE;
     const long long nrows = (long long)rows;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(c->threads)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++) {
         const size_t j = r->box.j0 + (size_t)jj;
@@ -360,7 +370,7 @@ static trn_status carve_region(const resolve_ctx *c, float *heights, const regio
     /* Distance along the row to an uncovered sample (samples beyond the box are uncovered,
      * beyond the grid absent), capped at CARVE_RAMP + 1. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++) {
         const uint8_t *m = r->mask + (size_t)jj * r->width;
@@ -384,7 +394,7 @@ static trn_status carve_region(const resolve_ctx *c, float *heights, const regio
         }
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++) {
         const uint8_t *m = r->mask + (size_t)jj * r->width;
@@ -418,7 +428,7 @@ static void claim_region(const resolve_ctx *c, const region *r, int32_t body, fl
     trn_water *w = c->w;
     const long long nrows = (long long)r->box.j1 - r->box.j0 + 1;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++) {
         const uint8_t *m = r->mask + (size_t)jj * r->width;
@@ -487,7 +497,7 @@ static trn_status region_leaks(const resolve_ctx *c, const region *r, int32_t bo
     out->items = NULL;
     out->count = 0;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++)
         row_start[jj] = row_leaks(c, r, (size_t)jj, body, level, NULL);
@@ -502,7 +512,7 @@ static trn_status region_leaks(const resolve_ctx *c, const region *r, int32_t bo
     if (!out->items) return oom(err);
     out->count = total;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(&r->box))
 #endif
     for (long long jj = 0; jj < nrows; jj++)
         row_leaks(c, r, (size_t)jj, body, level, out->items + row_start[jj]);
@@ -524,6 +534,7 @@ typedef struct river_geom {
     uint32_t tile0, tiles; /* tiles of TILE_ROWS rows from tile0 */
     uint32_t *tile_start;  /* CSR over tile_segs */
     uint32_t *tile_segs;
+    size_t work; /* samples the nearest-point search visits, roughly */
 } river_geom;
 
 typedef struct river_scratch {
@@ -617,6 +628,10 @@ static trn_status river_geom_make(const grid_info *g, const trn_water_body *b, i
         }
         free(fill);
     }
+    /* Each tile entry searches about (2 reach)^2 samples beyond its own length. */
+    const double per = 4.0 * r->r2 / (g->step_x * g->step_z) + 1.0;
+    const double work = (double)total * per;
+    r->work = work > 1e18 ? (size_t)1e18 : (size_t)work;
     return TRN_OK;
 }
 
@@ -796,7 +811,7 @@ static trn_status river_pass(const resolve_ctx *c, const river_geom *r, enum riv
     if (!tl) return oom(err);
     const long long tiles = (long long)r->tiles;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads) if (r->work >= PARALLEL_MIN)
 #endif
     for (long long t = 0; t < tiles; t++)
         river_tile(c, r, (uint32_t)t, mode, heights, &scratch[THREAD_NUM()], &tl[t]);
@@ -909,7 +924,7 @@ static void mark_corners(const resolve_ctx *c, uint8_t **cols)
     trn_water *w = c->w;
     const long long rows = (long long)g->nz;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (g->samples >= PARALLEL_MIN)
 #endif
     for (long long jl = 0; jl < rows; jl++) {
         const size_t j = (size_t)jl, nx = g->nx;
@@ -958,7 +973,7 @@ static void body_stats(const resolve_ctx *c, uint32_t body, row_stats *rows_out)
     const bool level = b->kind != TRN_WATER_RIVER || b->surface_mode == TRN_RIVER_SURFACE_LEVEL;
     const long long rows = (long long)box->j1 - box->j0 + 1;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(c->threads) if (box_parallel(box))
 #endif
     for (long long jj = 0; jj < rows; jj++) {
         row_stats rs = {0, 0.0, INFINITY, -INFINITY};
@@ -1191,7 +1206,7 @@ static trn_status prepare(trn_water *w, const grid_info *g, int threads,
     /* First touch on every thread: the pages fault in parallel. */
     const long long rows = (long long)g->nz;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) if (g->samples >= PARALLEL_MIN)
 #endif
     for (long long j = 0; j < rows; j++) {
         const size_t base = (size_t)j * g->nx;
