@@ -69,6 +69,11 @@ echo
 echo "== unity: read the real 2021.3 TerrainData (513^2) and write its RAW + metadata"
 "$BUILD/bench_unity"
 
+# ---- water: resolution of lakes, an ocean and a river on 4097^2, and the query rate ----
+echo
+echo "== water: 4097x4097 resolution (16 lakes, ocean, 200-point river), queries on one core"
+"$BUILD/bench_water" 4097 7 20000000
+
 # ---- geotiff: 8192^2 float32 DEM to 16-bit PNG at zlib level 1, vs gdal_translate ----
 echo
 echo "== geotiff: 8192x8192 float32 GeoTIFF -> 16-bit PNG (zlib level 1) vs gdal_translate"
