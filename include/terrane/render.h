@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/water.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -201,6 +202,22 @@ typedef struct trn_legend_entry {
  * count 0 returns the picture as RGBA. */
 trn_status trn_render_legend(const trn_raster8 *picture, const trn_legend_entry *entries,
                              size_t count, trn_raster8 *out, trn_error *err);
+
+/* ---- water ---- */
+
+/* Draw water over a picture of ground's grid (width cells_x + 1, height cells_z + 1, north up
+ * as every render call draws it; 1, 3 or 4 channels). Each wet sample of water (its wet flag;
+ * dry shoreline corners stay untouched, so the shore is the coverage's own edge) is tinted
+ * with its owner body's look: depth d = surface - ground height there (0 when below), shallow
+ * weight s = exp(-d / absorption_distance), colour c = s * shallow_color + (1 - s) *
+ * deep_color (each of R, G, B, A), then each colour channel p becomes p * (1 - c.a) + 255 *
+ * c.rgb * c.a and an alpha channel a becomes 255 * (c.a + a / 255 * (1 - c.a)), rounded half
+ * up. A grey picture becomes RGB (its grey in each channel) when some sample is wet; with no
+ * wet sample the picture is left exactly as it was. water must be on ground's grid
+ * (TRN_ERR_MISMATCH otherwise). Colours are taken as they are (sRGB values 0..1). On failure
+ * the picture is untouched. Thread-safe on distinct pictures. */
+trn_status trn_render_water_overlay(trn_raster8 *picture, const trn_field *ground,
+                                    const trn_water *water, trn_error *err);
 
 #ifdef __cplusplus
 }

@@ -1212,3 +1212,82 @@ trn_status trn_render_legend(const trn_raster8 *picture, const trn_legend_entry 
     *out = r;
     return TRN_OK;
 }
+
+/* ---- water over a picture ---- */
+
+/* A channel value 0..255 (as double) rounded half up and clamped. */
+static uint8_t blend_byte(double v)
+{
+    if (!(v > 0.0)) return 0;
+    if (v >= 255.0) return 255;
+    return (uint8_t)(v + 0.5);
+}
+
+static void tint_pixel(uint8_t *p, uint8_t channels, const trn_water_look *look, double depth)
+{
+    const double s = exp(-depth / look->absorption_distance);
+    double c[4];
+    for (int k = 0; k < 4; k++)
+        c[k] = s * look->shallow_color[k] + (1.0 - s) * look->deep_color[k];
+    const double a = c[3];
+    const int colours = channels == 4 ? 3 : channels;
+    for (int k = 0; k < colours; k++)
+        p[k] = blend_byte((double)p[k] * (1.0 - a) + 255.0 * c[k] * a);
+    if (channels == 4) p[3] = blend_byte(255.0 * (a + (double)p[3] / 255.0 * (1.0 - a)));
+}
+
+trn_status trn_render_water_overlay(trn_raster8 *picture, const trn_field *ground,
+                                    const trn_water *water, trn_error *err)
+{
+    if (!picture || !picture->pixels || !ground || !ground->heights || !water ||
+        (picture->channels != 1 && picture->channels != 3 && picture->channels != 4))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "water overlay: needs a picture of 1, 3 or 4 channels, the ground "
+                             "and the water");
+    const uint32_t cols = ground->cells_x + 1u, rows = ground->cells_z + 1u;
+    if (picture->width != cols || picture->height != rows)
+        return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                             "water overlay: the picture is %u x %u, the ground's grid %u x %u "
+                             "samples",
+                             picture->width, picture->height, cols, rows);
+    if (water->cells_x != ground->cells_x || water->cells_z != ground->cells_z)
+        return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                             "water overlay: the water's grid is %u x %u cells, the ground's "
+                             "%u x %u",
+                             water->cells_x, water->cells_z, ground->cells_x, ground->cells_z);
+    if (!water->body_count || !water->wet || !water->owner || !water->surface) return TRN_OK;
+    const size_t n = (size_t)cols * rows;
+    size_t first = 0;
+    while (first < n && !(water->wet[first] && water->owner[first] >= 0 &&
+                          (uint32_t)water->owner[first] < water->body_count))
+        first++;
+    if (first == n) return TRN_OK;
+    /* Grey turns RGB only now that something is drawn, so dry pictures keep their bytes. */
+    if (picture->channels == 1) {
+        uint8_t *rgb;
+        trn_status st = raster_alloc(cols, rows, 3, &rgb, err);
+        if (st) return st;
+        for (size_t k = 0; k < n; k++)
+            rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = picture->pixels[k];
+        free(picture->pixels);
+        picture->pixels = rgb;
+        picture->channels = 3;
+    }
+    const uint8_t ch = picture->channels;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (long long r = 0; r < (long long)rows; r++) {
+        const size_t j = rows - 1u - (size_t)r; /* north up: picture row 0 is the last grid row */
+        uint8_t *out = picture->pixels + (size_t)r * cols * ch;
+        for (size_t i = 0; i < cols; i++) {
+            const size_t k = j * cols + i;
+            const int32_t b = water->owner[k];
+            if (!water->wet[k] || b < 0 || (uint32_t)b >= water->body_count) continue;
+            double depth = (double)water->surface[k] - (double)ground->heights[k];
+            if (!(depth > 0.0)) depth = 0.0;
+            tint_pixel(out + i * ch, ch, &water->bodies[b].look, depth);
+        }
+    }
+    return TRN_OK;
+}
