@@ -184,7 +184,7 @@ static void test_verb_list(void)
         lines++;
         p = end ? end + 1 : "";
     }
-    CHECK_EQ_INT(lines, 16);
+    CHECK_EQ_INT(lines, 17);
     CHECK_EQ_INT(column, 2 + longest + 2);
     CHECK_CONTAINS(out, "  apply-preset  merge a preset");
     CHECK_CONTAINS(out, "  formats       every file format");

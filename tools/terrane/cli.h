@@ -85,6 +85,13 @@ int cli_verb_stationeers(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_recover(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_formats(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_water(cli_ctx *ctx, int argc, char **argv);
+
+/* The wet sample of water nearest to terrain-local (x, z) (the first in sample order among
+ * equals): true with its distance (world units) and position, false when none is wet
+ * (water.c). */
+bool cli_water_nearest_wet(const trn_water *water, double x, double z, double *distance,
+                           double *wet_x, double *wet_z);
 
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);

@@ -1044,7 +1044,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !ends_with(eq + 1, ".png"))
                 return cli_usage_error(ctx,
-                                       "--mask takes NODE[.PIN][:depth]=FILE.png (e.g. "
+                                       "--mask takes NODE[.PIN]=FILE.png, or "
+                                       "NODE.PIN:depth=FILE.png for a water pin's depth (e.g. "
                                        "erode.deposited=deposits.png or "
                                        "lake.water:depth=depth.png), not '%s'",
                                        v);
