@@ -17,7 +17,9 @@ static const char *const help_text =
     "OUTSIDE against the sample's value and the first condition that rejected it (bands are\n"
     "tested in the order elevation, slope, moisture, water distance, substrate). It reports\n"
     "containment, as the generator decides it; a blend ramp shows as a matched band, never as\n"
-    "a fractional score. Progress and diagnostics go to stderr, so stdout stays parseable.\n"
+    "a fractional score. When the recipe publishes water, the water at X,Z: its body, kind,\n"
+    "depth and surface, or the distance to the nearest wet sample (as 'terrane water --at').\n"
+    "Progress and diagnostics go to stderr, so stdout stays parseable.\n"
     "\n"
     "The sample is the nearest grid point: i = round(X * cells_x / size_x), likewise j; its\n"
     "index is j * (cells_x + 1) + i. X and Z must lie on the terrain (0..size).\n"
@@ -223,6 +225,56 @@ static uint32_t nearest(double pos, double size, uint32_t cells)
     return v >= (double)cells ? cells : (uint32_t)v;
 }
 
+/* The published water at (x, z): its column when wet, else the nearest wet sample; null when
+ * the recipe publishes none. */
+static json_t *water_json(const trn_generated *gen, double x, double z)
+{
+    if (!gen->has_water) return json_null();
+    json_t *o = json_object();
+    trn_water_sample s;
+    if (trn_water_query(&gen->water, &gen->field, x, NAN, z, &s)) {
+        json_object_set_new(o, "state", json_string("wet"));
+        json_object_set_new(o, "body", cli_json_string(s.body_id));
+        json_object_set_new(o, "kind", json_string(trn_water_kind_name(s.kind)));
+        json_object_set_new(o, "depth", json_real(s.depth));
+        json_object_set_new(o, "surface", json_real(s.surface[1]));
+        return o;
+    }
+    json_object_set_new(o, "state", json_string("dry"));
+    double d, wx, wz;
+    if (cli_water_nearest_wet(&gen->water, x, z, &d, &wx, &wz)) {
+        json_object_set_new(o, "nearest_wet_distance", json_real(d));
+        json_t *at = json_array();
+        json_array_append_new(at, json_real(wx));
+        json_array_append_new(at, json_real(wz));
+        json_object_set_new(o, "nearest_wet", at);
+    } else {
+        json_object_set_new(o, "nearest_wet_distance", json_null());
+        json_object_set_new(o, "nearest_wet", json_null());
+    }
+    return o;
+}
+
+static void water_text(const json_t *w)
+{
+    /* No line for a recipe without water: it explains as it always did. */
+    if (json_is_null(w)) return;
+    if (strcmp(json_string_value(json_object_get(w, "state")), "wet") == 0) {
+        cli_printf("Water: %s '%s', depth %.3f, surface %.3f\n",
+                   json_string_value(json_object_get(w, "kind")),
+                   json_string_value(json_object_get(w, "body")),
+                   json_real_value(json_object_get(w, "depth")),
+                   json_real_value(json_object_get(w, "surface")));
+    } else if (json_is_null(json_object_get(w, "nearest_wet"))) {
+        cli_printf("Water: dry, no sample is wet\n");
+    } else {
+        const json_t *at = json_object_get(w, "nearest_wet");
+        cli_printf("Water: dry, nearest wet sample %.3f away at (%.6g, %.6g)\n",
+                   json_real_value(json_object_get(w, "nearest_wet_distance")),
+                   json_real_value(json_array_get(at, 0)), json_real_value(json_array_get(at, 1)));
+    }
+}
+
 static const char *source_word(trn_biome_source s)
 {
     return s == TRN_BIOME_FROM_RULE ? "rule" : s == TRN_BIOME_FROM_REGION ? "region" : "default";
@@ -315,6 +367,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     const int rule = gen.rule_index[index];
     const char *biome_name = biome < recipe.biome_count ? recipe.biomes[biome].name : "?";
     const char *sea_how = gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived";
+    json_t *water = water_json(&gen, x, z);
 
     if (ctx->json) {
         json_t *o = json_object();
@@ -346,6 +399,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(cx, "water_distance", number_or_null(c.water_distance));
         json_object_set_new(cx, "substrate", cli_json_string(trn_substrate_name(c.substrate)));
         json_object_set_new(o, "context", cx);
+        json_object_set_new(o, "water", json_incref(water));
         json_t *rules = json_array();
         if (rule >= 0)
             json_array_append_new(rules, rule_json(&recipe.rules[rule], &c));
@@ -374,6 +428,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         cli_printf("moisture %.3f\n", c.moisture);
         cli_printf("water distance %s\n", wd);
         cli_printf("substrate %s\n", trn_substrate_name(c.substrate));
+        water_text(water);
         if (rule >= 0) {
             print_rule_text(&recipe.rules[rule], &c, false);
         } else if (source == TRN_BIOME_FROM_DEFAULT && !gen.biome_rules) {
@@ -389,6 +444,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
                 print_rule_text(&recipe.rules[r], &c, true);
         }
     }
+    json_decref(water);
     trn_generated_dispose(&gen);
     trn_recipe_dispose(&recipe);
     return CLI_EXIT_OK;
