@@ -8,7 +8,9 @@
 
 #include "cli.h"
 #include "detect.h"
+#include "terrane/generate.h"
 #include "terrane/image.h"
+#include "terrane/recipe.h"
 #include "terrane/render.h"
 
 static const char *const help_text =
@@ -17,7 +19,10 @@ static const char *const help_text =
     "Draw a picture of a terrain, north up (the terrain's far edge, z = max, at the top). IN is\n"
     "any file terrane reads ('terrane formats': BeamNG/Torque .ter, Terragen .ter, PNG,\n"
     ".r16/.raw/.r32, GeoTIFF, Unity TerrainData, Stationeers terrain.dat or .save), detected\n"
-    "from its content.\n"
+    "from its content, or a terrain recipe (NAME.json, a recipe or Terrain asset document),\n"
+    "which is generated first: the water it publishes is drawn over the picture (RGB), each wet\n"
+    "sample tinted by its body's shallow and deep colours by depth (shallow weight\n"
+    "exp(-depth / absorption_distance), blended by the colours' alpha; --no-water leaves it out).\n"
     "\n"
     "modes:\n"
     "  hillshade      grey shaded relief computed exactly as 'gdaldem hillshade -compute_edges'\n"
@@ -55,6 +60,7 @@ static const char *const help_text =
     "                           others transparent black, as gdaldem\n"
     "  --nearest-color-entry    colour-relief: the nearest entry's colour, as gdaldem\n"
     "  --no-legend              layers: the map alone, one pixel a sample\n"
+    "  --no-water               a recipe: draw the ground without its water\n"
     "  --max-height M           BeamNG maxHeight: metres of the 16-bit range (default 2048)\n"
     "  --square-size S          metres per sample step (default 1): the cell size of the shading\n"
     "  --size WxH               size of a headerless input (default: a square from its length)\n"
@@ -69,7 +75,8 @@ static const char *const help_text =
     "  terrane render heightmap.png -o slope.png --mode slope --square-size 0.5\n"
     "  terrane render dem.tif -o aspect.png --mode aspect\n"
     "  terrane render dem.tif -o relief.png --mode colour-relief --color-table colours.txt\n"
-    "  terrane render RealisticTerrain.ter -o relief.png --multidirectional\n";
+    "  terrane render RealisticTerrain.ter -o relief.png --multidirectional\n"
+    "  terrane render valley.json -o valley.png --multidirectional\n";
 
 typedef enum render_mode {
     MODE_HILLSHADE,
@@ -195,11 +202,44 @@ static json_t *legend_json(const trn_labels *labels, const layer_legend *lg, jso
 
 static const char *const match_names[] = {"interpolate", "exact", "nearest"};
 
+/* A recipe or Terrain asset document (a .json file whose content says so); anything else is
+ * left to the terrain readers, which explain other JSON documents. */
+static bool is_recipe(const char *path)
+{
+    const size_t n = strlen(path);
+    if (n < 5 || strcasecmp(path + n - 5, ".json") != 0) return false;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (trn_file_read_all(path, (size_t)1 << 30, &data, &size, NULL)) return false;
+    const trn_document_kind kind = trn_document_classify((const char *)data, size);
+    free(data);
+    return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
+}
+
+/* Generate the recipe at path into t (its field) and gen (its water). */
+static int load_recipe(cli_ctx *ctx, const char *path, cli_terrain *t, trn_generated *gen)
+{
+    trn_recipe recipe;
+    memset(&recipe, 0, sizeof recipe);
+    trn_error e;
+    if (trn_recipe_read(path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
+    trn_generate_options go = {0, TRN_EROSION_FINAL, NULL, 0};
+    trn_status st = trn_recipe_generate(&recipe, &go, gen, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    trn_recipe_dispose(&recipe);
+    if (st) return cli_fail(ctx, &e);
+    memset(t, 0, sizeof *t);
+    t->field = gen->field; /* moved: t owns the heights now, gen keeps its water */
+    memset(&gen->field, 0, sizeof gen->field);
+    snprintf(t->format, sizeof t->format, "recipe");
+    return CLI_EXIT_OK;
+}
+
 int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *table_path = NULL;
     render_mode mode = MODE_HILLSHADE;
-    bool legend = true, match_given = false;
+    bool legend = true, match_given = false, no_water = false;
     const char *mode_only = NULL; /* an option that belongs to one mode, for the check below */
     render_mode mode_of_option = MODE_HILLSHADE;
     cli_load_options load;
@@ -215,6 +255,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
+        if (strcmp(a, "--no-water") == 0) {
+            no_water = true;
+            continue;
+        }
         /* Flags. */
         static const struct {
             const char *name;
@@ -327,7 +371,23 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     if (table_path && trn_color_table_read(cli_input_path(table_path), &table, &e))
         return cli_fail(ctx, &e);
     cli_terrain t;
-    rc = cli_load_terrain(ctx, in, &load, &t);
+    trn_generated gen;
+    memset(&gen, 0, sizeof gen);
+    const bool recipe = is_recipe(cli_input_path(in));
+    if (recipe && mode == MODE_LAYERS) {
+        trn_color_table_dispose(&table);
+        return cli_failf(ctx,
+                         "%s is a recipe: it has no material layers to draw ('terrane generate "
+                         "%s --biomes OUT.png' draws its biomes)",
+                         in, in);
+    }
+    if (no_water && !recipe) {
+        trn_color_table_dispose(&table);
+        return cli_usage_error(ctx, "--no-water is for recipes, which publish water; %s is not one",
+                               in);
+    }
+    rc = recipe ? load_recipe(ctx, cli_input_path(in), &t, &gen)
+                : cli_load_terrain(ctx, in, &load, &t);
     if (rc) {
         trn_color_table_dispose(&table);
         return rc;
@@ -379,6 +439,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         break;
     }
     trn_color_table_dispose(&table);
+    /* A recipe's published water over its picture. */
+    const bool water = recipe && !no_water && gen.has_water;
+    if (!st && water) st = trn_render_water_overlay(&pic, &t.field, &gen.water, &e);
+    trn_generated_dispose(&gen);
     if (st) {
         free(lg);
         trn_raster8_dispose(&pic);
@@ -412,6 +476,7 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "width", json_integer(pic.width));
         json_object_set_new(o, "height", json_integer(pic.height));
         json_object_set_new(o, "channels", json_integer(pic.channels));
+        if (recipe) json_object_set_new(o, "water", json_boolean(water));
         if (mode == MODE_HILLSHADE) {
             json_object_set_new(o, "multidirectional", json_boolean(ro.multidirectional));
             if (!ro.multidirectional) json_object_set_new(o, "azimuth", json_real(ro.azimuth));
@@ -445,7 +510,8 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         }
         cli_print_json(o);
     } else {
-        cli_note(ctx, "wrote %s (%s, %u x %u)", out, mode_names[mode], pic.width, pic.height);
+        cli_note(ctx, "wrote %s (%s%s, %u x %u)", out, mode_names[mode],
+                 water ? " with the recipe's water" : "", pic.width, pic.height);
     }
     free(lg);
     trn_raster8_dispose(&pic);
