@@ -286,7 +286,12 @@ void trn_water_bodies_free(trn_water_body *bodies, uint32_t count);
  * river_curve_steps only together with river_path, which resamples the path). Unknown ids,
  * duplicates, an id both excluded and overridden, unknown or invalid fields fail with
  * TRN_ERR_VALIDATION; *where (when not NULL, where_size bytes) receives the JSON path inside the
- * parameter ("overrides[1].level", "excluded_ids[0]"). Edited bodies do not carve. */
+ * parameter ("overrides[1].level", "excluded_ids[0]") and err the value's line and column in
+ * that parameter's text. NULL or blank text is an empty array; a JSON syntax error is
+ * TRN_ERR_JSON with *where the parameter's name. Fields apply to their kinds only (center,
+ * radius: lakes; boundary, carve_depth: lakes and oceans; river_*, width: rivers); kind is not
+ * editable. Patched bodies pass trn_water_body_validate. Edited bodies do not carve. On success
+ * *out is a new array of *out_count bodies in input order (NULL when 0; trn_water_bodies_free). */
 trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const char *excluded_json,
                           const char *overrides_json, trn_water_body **out, uint32_t *out_count,
                           char *where, size_t where_size, trn_error *err);
@@ -328,7 +333,10 @@ typedef struct trn_route_report {
  * On success with a placed route, *body is a follow-bed river (id node_id, path = the visited
  * samples with bed = traced height - channel_depth, floored at the joined surface - water_depth,
  * or at sea level - water_depth, never ascending) that the caller resolves with carve set. With
- * TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says why. */
+ * TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says why. params NULL = defaults;
+ * invalid params or a source outside the grid are TRN_ERR_VALIDATION (the source snaps to the
+ * nearest sample, ties to the smaller index); existing water on another grid is
+ * TRN_ERR_MISMATCH. */
 trn_status trn_river_route(const trn_drainage *drainage, const float *source_heights,
                            const trn_water *existing, const char *node_id,
                            const trn_river_route_params *params, trn_water_body *body,
@@ -350,8 +358,12 @@ typedef struct trn_water_limits {
 void trn_water_limits_default(trn_water_limits *limits);
 
 trn_status trn_water_encode(const trn_water *water, uint8_t **data, size_t *size, trn_error *err);
-/* TRN_ERR_FORMAT / TRUNCATED / VERSION / LIMIT with the byte offset and section; path names the
- * file in messages (may be NULL). */
+/* TRN_ERR_FORMAT / TRUNCATED / VERSION / LIMIT / TRAILING_DATA with the byte offset and the
+ * section ("grid", "body 3 ('id')", "samples", "checksum") in the message; path names the file
+ * (may be NULL); limits NULL = defaults. Decoded bodies must pass trn_water_body_validate and
+ * the per-sample arrays agree with them (owner -1..body_count-1, wet 0/1 and only where owned,
+ * surface NaN exactly where unowned, segment inside the owner river's path). On failure *out is
+ * zeroed. Encoding the decoded water gives the same bytes. */
 trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
                             const trn_water_limits *limits, trn_water *out, trn_error *err);
 
