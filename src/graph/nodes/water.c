@@ -1,5 +1,6 @@
 /* Water nodes: Water Body, Basin Water, Water Edit and River Route, carved fields plus water. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,26 +412,98 @@ static void body_work(const trn_graph_node *n, const trn_node_type *t, const trn
 
 /* ---- Basin Water ---- */
 
+/* Whether a proposal's sink (its centre) is already under existing water. */
+static bool sink_wet(const trn_water *w, const trn_water_body *b)
+{
+    if (!w || !w->wet) return false;
+    const double fi = b->center_x * (double)w->cells_x / w->size_x;
+    const double fj = b->center_z * (double)w->cells_z / w->size_z;
+    if (!(fi >= 0.0 && fj >= 0.0 && fi <= (double)w->cells_x && fj <= (double)w->cells_z))
+        return false;
+    const size_t k = (size_t)floor(fj + 0.5) * ((size_t)w->cells_x + 1u) + (size_t)floor(fi + 0.5);
+    return w->wet[k] != 0;
+}
+
+/* Deepest first (the level above the sink), then the smaller sink index: the budget's order. */
+typedef struct ranked {
+    double depth;
+    uint32_t index;
+} ranked;
+
+static int by_depth(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->depth != y->depth) return x->depth > y->depth ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
 static trn_status basin_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const trn_gout *d = c->inputs[0];
+    const trn_water *existing = water_of(c->inputs[1]);
     trn_basin_water_params p;
     trn_basin_water_params_default(&p);
     p.minimum_depth = trn_graph_param_number(c->node, c->type, "minimum_depth");
     p.minimum_area = trn_graph_param_number(c->node, c->type, "minimum_area");
-    p.maximum_bodies = (uint32_t)trn_graph_param_number(c->node, c->type, "maximum_bodies");
+    const uint32_t budget = (uint32_t)trn_graph_param_number(c->node, c->type, "maximum_bodies");
     p.level_offset = trn_graph_param_number(c->node, c->type, "level_offset");
+    /* Every eligible basin first: those whose sink is already under existing water (a lake
+     * that fills the basin) are left out before the budget picks the deepest. */
+    p.maximum_bodies = UINT32_MAX;
     trn_water_body *bodies = NULL;
     uint32_t count = 0, eligible = 0;
     trn_status st = trn_water_propose_basins(&d->view, d->source->data, c->node->id, &p, &bodies,
                                              &count, &eligible, err);
     if (st) return trn_node_wrap(c, err, st);
-    st = resolve(c, r, d->source, water_of(c->inputs[1]), bodies, count, err);
+    uint32_t kept = 0, covered = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (sink_wet(existing, &bodies[k])) {
+            trn_water_body_dispose(&bodies[k]);
+            covered++;
+            continue;
+        }
+        if (kept != k) bodies[kept] = bodies[k];
+        kept++;
+    }
+    eligible = kept;
+    if (kept > budget) {
+        ranked *order = malloc((size_t)kept * sizeof *order);
+        bool *keep = calloc(kept, sizeof *keep);
+        if (!order || !keep) {
+            free(order);
+            free(keep);
+            trn_water_bodies_free(bodies, kept);
+            return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+        }
+        trn_field f = trn_node_field_view(r, NULL);
+        f.heights = d->source->data;
+        for (uint32_t k = 0; k < kept; k++) {
+            order[k].depth =
+                bodies[k].level - trn_field_height_at(&f, bodies[k].center_x, bodies[k].center_z);
+            order[k].index = k;
+        }
+        qsort(order, kept, sizeof *order, by_depth);
+        for (uint32_t k = 0; k < budget; k++)
+            keep[order[k].index] = true;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < kept; k++) {
+            if (!keep[k]) {
+                trn_water_body_dispose(&bodies[k]);
+                continue;
+            }
+            if (n != k) bodies[n] = bodies[k];
+            n++;
+        }
+        kept = n;
+        free(order);
+        free(keep);
+    }
+    st = resolve(c, r, d->source, existing, bodies, kept, err);
     free(bodies); /* the bodies moved into the water (or were disposed) */
-    if (!st && eligible > count)
+    if (!st && eligible > kept)
         snprintf(r->note, sizeof r->note,
-                 "%" PRIu32 " basins are eligible, maximum_bodies keeps the %" PRIu32 " deepest",
-                 eligible, count);
+                 "%" PRIu32 " basins are eligible, maximum_bodies keeps the %" PRIu32 " deepest%s",
+                 eligible, kept, covered ? " (basins under existing water left out)" : "");
     return st;
 }
 
