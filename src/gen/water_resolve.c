@@ -829,8 +829,10 @@ static trn_status river_pass(const resolve_ctx *c, const river_geom *r, enum riv
 static int team_size(const trn_water_resolve_options *options)
 {
 #ifdef _OPENMP
-    if (options && options->threads > 0) return options->threads;
-    return omp_get_max_threads();
+    /* Each thread holds a few MB of scratch: a request beyond 64 gets 64. */
+    if (options && options->threads > 0) return options->threads < 64 ? options->threads : 64;
+    const int t = omp_get_max_threads();
+    return t < 64 ? t : 64;
 #else
     (void)options;
     return 1;
