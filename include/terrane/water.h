@@ -170,7 +170,7 @@ trn_status trn_water_copy(const trn_water *from, trn_water *to, trn_error *err);
 uint64_t trn_water_ground_hash(const trn_field *ground);
 
 typedef struct trn_water_resolve_options {
-    int threads; /* 0 = OpenMP default; results never depend on it */
+    int threads; /* 0 = OpenMP default; at most 64 are used; results never depend on it */
 } trn_water_resolve_options;
 
 /* Validate every body (TRN_ERR_VALIDATION naming it; ids must be unique), sample river paths
