@@ -118,7 +118,9 @@ static const char *const help_text =
     "is checked first: an error stops here (exit 1) with its file:line:column and node, and\n"
     "nothing is written ('terrane graph check RECIPE' lists every finding). After generating,\n"
     "one line per graph node says what happened to it: evaluated in N s CPU, reused (cost N s),\n"
-    "reused from disk (cost N s) or skipped (it does not feed the output, or a comment).\n"
+    "reused from disk (cost N s) or skipped (it does not feed the output, or a comment), and\n"
+    "a node's note under it (proposals a budget left out, where a routed river ended, a water\n"
+    "body's first leak warning).\n"
     "\n"
     "examples:\n"
     "  terrane generate examples/recipes/island.json -o island.png --preview shade.png\n"
@@ -325,9 +327,9 @@ static int write_biomes(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx, "wrote %s (%s, %u x %u)", a->biomes,
-             a->biome_index                 ? "biome indices in recipe order"
+             a->biome_index   ? "biome indices in recipe order"
              : gen->has_water ? "biome colours under the published water"
-                                            : "biome colours",
+                              : "biome colours",
              w, h);
     return CLI_EXIT_OK;
 }
@@ -487,8 +489,8 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
             break;
         }
         if (depth && v.kind != TRN_PIN_WATER) {
-            rc = cli_failf(ctx, "--mask %s: :depth is for water outputs; that output is a %s",
-                           spec, trn_pin_kind_name(v.kind));
+            rc = cli_failf(ctx, "--mask %s: :depth is for water outputs; that output is a %s", spec,
+                           trn_pin_kind_name(v.kind));
             break;
         }
         if (v.kind != TRN_PIN_MASK && v.kind != TRN_PIN_WATER) {

@@ -225,9 +225,9 @@ static json_t *body_json(const trn_water_body *b, uint32_t index)
     json_object_set_new(o, "kind", json_string(trn_water_kind_name(b->kind)));
     json_object_set_new(o, "level", has_level(b) ? json_real(b->level) : json_null());
     if (b->kind == TRN_WATER_RIVER)
-        json_object_set_new(o, "surface_mode",
-                            json_string(b->surface_mode == TRN_RIVER_SURFACE_LEVEL ? "level"
-                                                                                   : "follow_bed"));
+        json_object_set_new(
+            o, "surface_mode",
+            json_string(b->surface_mode == TRN_RIVER_SURFACE_LEVEL ? "level" : "follow_bed"));
     json_object_set_new(o, "surface", pair(b->min_surface, b->max_surface));
     json_object_set_new(o, "wet_samples", json_integer((json_int_t)b->wet_samples));
     json_object_set_new(o, "area", json_real(b->area));
@@ -270,8 +270,8 @@ static json_t *at_report(const water_args *a, const trn_generated *gen)
                                                        a->has_y ? a->y : NAN, a->z, &s);
     const double ground = trn_field_height_at(&gen->field, a->x, a->z);
     double dist = 0.0, wx = 0.0, wz = 0.0;
-    const bool near = !wet && gen->has_water &&
-                      cli_water_nearest_wet(&gen->water, a->x, a->z, &dist, &wx, &wz);
+    const bool near =
+        !wet && gen->has_water && cli_water_nearest_wet(&gen->water, a->x, a->z, &dist, &wx, &wz);
     json_t *o = json_object();
     json_t *pos = pair(a->x, a->z);
     if (a->has_y) json_array_append_new(pos, json_real(a->y));
