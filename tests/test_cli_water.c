@@ -13,11 +13,14 @@
 
 static char tmp[512];
 
+/* The lake over the bowl: 8 m, centred, reaching every sample. */
+#define LAKE "\"kind\": \"lake\", \"level\": 8, \"center\": [32, 32], \"radius\": 100"
+
 /* 64 x 64 cells over 64 m: flat ground at 10 m with a square bowl at 5 m (samples 16..48 both
- * ways, a hard polygon mask), a lake at 8 m over it: 33 x 33 = 1089 wet samples 3 m deep.
- * lake_params go after the level; with basins a drainage and a Basin Water node keeping
- * maximum_bodies lakes come before the lake; without water the output takes the bowl alone. */
-static const char *write_recipe(const char *name, const char *lake_params, int basins, bool water)
+ * ways, a hard polygon mask), then a water_body node 'lake' with params (LAKE: 33 x 33 = 1089
+ * wet samples 3 m deep). With basins >= 0 a drainage and a Basin Water node keeping that many
+ * lakes come before it; without water the output takes the bowl alone. */
+static const char *write_recipe(const char *name, const char *params, int basins, bool water)
 {
     static char path[700];
     snprintf(path, sizeof path, "%s/%s", tmp, name);
@@ -54,12 +57,12 @@ static const char *write_recipe(const char *name, const char *lake_params, int b
              "-5}},\n"
              "%s"
              "    {\"id\": \"lake\", \"type\": \"water_body\", \"inputs\": %s, \"params\": "
-             "{\"kind\": \"lake\", \"level\": 8, \"center\": [32, 32], \"radius\": 100%s}},\n"
+             "{%s}},\n"
              "    {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": "
              "{\"node\": \"%s\"%s}%s}}\n"
              "  ]}\n"
              "}\n",
-             basin_nodes, lake_inputs, lake_params, water ? "lake" : "bowl",
+             basin_nodes, lake_inputs, params, water ? "lake" : "bowl",
              water ? ", \"pin\": \"field\"" : "",
              water ? ", \"water\": {\"node\": \"lake\", \"pin\": \"water\"}" : "");
     CHECK(trn_test_write_file(path, text, strlen(text)));
@@ -68,7 +71,7 @@ static const char *write_recipe(const char *name, const char *lake_params, int b
 
 static const char *bowl(void)
 {
-    return write_recipe("bowl.json", "", -1, true);
+    return write_recipe("bowl.json", LAKE, -1, true);
 }
 
 static json_t *parse(const char *out)
@@ -165,6 +168,9 @@ static void test_at(void)
     CHECK_EQ_INT(cli("water '%s' -q --at %s", r, "15,15"), 0);
     CHECK_CONTAINS(out_text, "at 15.000,15.000: dry, ground 10.000 m; the nearest wet sample is "
                              "1.414 away at (16, 16)\n");
+    /* (16, 32) and (16, 33) are equally near: the first in sample order is named. */
+    CHECK_EQ_INT(cli("water '%s' -q --at %s", r, "10,32.5"), 0);
+    CHECK_CONTAINS(out_text, "the nearest wet sample is 6.021 away at (16, 32)\n");
     CHECK_EQ_INT(cli("water '%s' -q --at %s", r, "0,32,3"), 0);
     CHECK_CONTAINS(out_text, "at 0.000,32.000: dry, ground 10.000 m; the nearest wet sample is "
                              "16.000 away at (16, 32)\ny 3.000: not under water\n");
@@ -205,7 +211,8 @@ static void test_at(void)
 static void test_at_errors(void)
 {
     const char *r = bowl();
-    static const char *const bad[] = {"1,x", "1", "1,2,3,4", "nan,1", "1,inf", "1,,2", ",1", "1,2,"};
+    static const char *const bad[] = {"1,x",   "1",    "1,2,3,4", "nan,1",
+                                      "1,inf", "1,,2", ",1",      "1,2,"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK_EQ_INT(cli("water '%s' --at '%s'", r, bad[k]), 2);
         CHECK_CONTAINS(err_text, "terrane water: --at expects X,Z or X,Z,Y as finite numbers");
@@ -233,7 +240,7 @@ static void test_at_errors(void)
     CHECK(trn_test_write_file(path, text, strlen(text)));
     CHECK_EQ_INT(cli("water '%s'%s", path, ""), 1);
     CHECK_CONTAINS(err_text, "bad.json:3:22: resolution[1]: expected a whole number");
-    const char *lake = write_recipe("typo.json", ", \"radius\": 5", -1, true);
+    const char *lake = write_recipe("typo.json", LAKE ", \"radius\": 5", -1, true);
     CHECK_EQ_INT(cli("water '%s'%s", lake, ""), 1);
     CHECK_CONTAINS(err_text, "typo.json:");
     CHECK_CONTAINS(err_text, "duplicate object key");
@@ -241,7 +248,7 @@ static void test_at_errors(void)
 
 static void test_no_water(void)
 {
-    const char *r = write_recipe("dry.json", "", -1, false);
+    const char *r = write_recipe("dry.json", LAKE, -1, false);
     CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
     CHECK_CONTAINS(out_text, "dry.json publishes no water (no water node feeds the Terrain "
                              "Output's water input)\n");
@@ -267,7 +274,7 @@ static void test_warnings_and_notes(void)
     /* A boundary inside the bowl: the floor beyond it, below the level, leaks on all four
      * sides (21 samples each); the first leak in sample order is (20, 19). */
     const char *r = write_recipe(
-        "leak.json", ", \"boundary\": [[20, 20], [40, 20], [40, 40], [20, 40]]", -1, true);
+        "leak.json", LAKE ", \"boundary\": [[20, 20], [40, 20], [40, 40], [20, 40]]", -1, true);
     CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
     CHECK_CONTAINS(out_text, "lake 'lake': level 8.000 m, wet area 441.000, volume 1323.000, "
                              "441 wet samples\n"
@@ -288,7 +295,7 @@ static void test_warnings_and_notes(void)
     json_decref(j);
 
     /* A Basin Water node keeping none of the bowl's one eligible basin says so. */
-    r = write_recipe("basin0.json", "", 0, true);
+    r = write_recipe("basin0.json", LAKE, 0, true);
     CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
     CHECK_CONTAINS(out_text, "node notes:\n  basins (basin_water): 1 basins are eligible, "
                              "maximum_bodies keeps the 0 deepest\n");
@@ -322,7 +329,7 @@ static void test_warnings_and_notes(void)
     json_decref(j);
 
     /* Kept, the basin's lake fills to the rim and the later lake finds its samples taken. */
-    r = write_recipe("basin1.json", "", 1, true);
+    r = write_recipe("basin1.json", LAKE, 1, true);
     CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
     CHECK_CONTAINS(out_text, "basin1.json: 2 water bodies on 65 x 65 samples: wet area 1089.000, "
                              "volume 5445.000, 1089 wet samples\n"
@@ -330,6 +337,32 @@ static void test_warnings_and_notes(void)
                              "volume 5445.000, 1089 wet samples\n"
                              "lake 'lake': level 8.000 m, wet area 0.000, volume 0.000, 0 wet "
                              "samples\n");
+}
+
+static void test_river(void)
+{
+    /* A follow-bed river along z = 32 on the bowl's floor: bed 4 m, 2 m of water, so its
+     * surface is 6 m wherever it is wet; a river has no single level. */
+    const char *r = write_recipe("river.json",
+                                 "\"kind\": \"river\", \"river_path\": [[20, 4, 32], [44, 4, "
+                                 "32]], \"river_surface_mode\": \"follow_bed\", "
+                                 "\"river_depth\": 2, \"width\": 4, \"flow_speed\": 1.5",
+                                 -1, true);
+    CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
+    CHECK_CONTAINS(out_text, "river 'lake': surface 6.000..6.000 m, wet area ");
+    CHECK_EQ_INT(cli("water '%s' -q --format json%s", r, ""), 0);
+    json_t *j = parse(out_text);
+    json_t *b = json_array_get(json_object_get(j, "bodies"), 0);
+    CHECK(strcmp(str(b, "kind"), "river") == 0);
+    CHECK(json_is_null(json_object_get(b, "level")));
+    CHECK(strcmp(str(b, "surface_mode"), "follow_bed") == 0);
+    CHECK(json_number_value(json_array_get(json_object_get(b, "surface"), 0)) == 6.0);
+    json_decref(j);
+    /* On the path: the carved bed 2 m under the surface, flowing along +x. */
+    CHECK_EQ_INT(cli("water '%s' -q --at %s", r, "32,32"), 0);
+    CHECK_CONTAINS(out_text, "at 32.000,32.000: river 'lake', depth 2.000 m, ground 4.000 m\n"
+                             "surface 32.000000 6.000000 32.000000\n");
+    CHECK_CONTAINS(out_text, "flow velocity 1.500000 0.000000 0.000000 m/s\n");
 }
 
 static void test_explain(void)
@@ -355,7 +388,7 @@ static void test_explain(void)
     CHECK(fabs(num(w, "nearest_wet_distance") - sqrt(512.0)) < 1e-12);
     CHECK(json_number_value(json_array_get(json_object_get(w, "nearest_wet"), 0)) == 16.0);
     json_decref(j);
-    r = write_recipe("dry.json", "", -1, false);
+    r = write_recipe("dry.json", LAKE, -1, false);
     CHECK_EQ_INT(cli("explain '%s' -q --at %s", r, "32,32"), 0);
     CHECK(!strstr(out_text, "Water:"));
     CHECK_CONTAINS(out_text, "substrate soil\nThe graph has no Biome Rules");
@@ -377,8 +410,7 @@ static void test_masks(void)
     char cov[700], depth[700], spec[1500];
     snprintf(cov, sizeof cov, "%s/cov.png", tmp);
     snprintf(depth, sizeof depth, "%s/depth.png", tmp);
-    snprintf(spec, sizeof spec, "--mask 'lake.water=%s' --mask 'lake.water:depth=%s'", cov,
-             depth);
+    snprintf(spec, sizeof spec, "--mask 'lake.water=%s' --mask 'lake.water:depth=%s'", cov, depth);
     CHECK_EQ_INT(cli("--format json generate '%s' %s", r, spec), 0);
     CHECK_CONTAINS(err_text, "cov.png (water coverage of lake.water: wet 65535, dry 0, north up)");
     CHECK_CONTAINS(err_text, "depth.png (water depth of lake.water:depth: metres = value * "
@@ -419,7 +451,7 @@ static void test_masks(void)
 
     /* Two depths: a lake at 9 m over the bowl (4 m) next to one at 8 m would need two bowls;
      * instead the basin's 10 m lake (5 m deep) alone: the deepest is 5 m. */
-    const char *b1 = write_recipe("basin1.json", "", 1, true);
+    const char *b1 = write_recipe("basin1.json", LAKE, 1, true);
     CHECK_EQ_INT(cli("generate '%s' --mask 'basins.water:depth=%s'", b1, depth), 0);
     CHECK_CONTAINS(err_text, "metres = value * 7.62951095e-05, deepest 5 m as 65535");
 
@@ -449,7 +481,7 @@ static void test_pictures(void)
 {
     char wet[700], dry[700]; /* write_recipe's path is overwritten by the next call */
     snprintf(wet, sizeof wet, "%s", bowl());
-    snprintf(dry, sizeof dry, "%s", write_recipe("dry.json", "", -1, false));
+    snprintf(dry, sizeof dry, "%s", write_recipe("dry.json", LAKE, -1, false));
     char a[700], b[700], c[700], bio[700];
     snprintf(a, sizeof a, "%s/wet_preview.png", tmp);
     snprintf(b, sizeof b, "%s/dry_preview.png", tmp);
@@ -590,6 +622,7 @@ int main(void)
     RUN(test_at_errors);
     RUN(test_no_water);
     RUN(test_warnings_and_notes);
+    RUN(test_river);
     RUN(test_explain);
     RUN(test_masks);
     RUN(test_pictures);
