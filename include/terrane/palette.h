@@ -1,0 +1,137 @@
+/* Scatter palettes, material sets, placement of instances and automatic surface roles. */
+#ifndef TERRANE_PALETTE_H
+#define TERRANE_PALETTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Surface roles and material sets (terrain_material_set, format_version 1).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum trn_surface_role {
+    TRN_ROLE_GROUND = 0,
+    TRN_ROLE_GRASS = 1,
+    TRN_ROLE_ROCK = 2,
+    TRN_ROLE_CLIFF = 3,
+    TRN_ROLE_SEDIMENT = 4,
+    TRN_ROLE_SAND = 5,
+    TRN_ROLE_SNOW = 6,
+    TRN_ROLE_WET_GROUND = 7,
+    TRN_ROLE_UNDERWATER = 8,
+    TRN_ROLE_COUNT,
+    TRN_ROLE_NONE = 255 /* no winning role: the biome tint */
+} trn_surface_role;
+
+/* "ground", "grass", ..., "underwater"; parse returns false for anything else. */
+const char *trn_surface_role_name(trn_surface_role role);
+bool trn_surface_role_parse(const char *name, trn_surface_role *role);
+
+#define TRN_MATERIAL_SET_FORMAT_VERSION 1u
+
+typedef struct trn_material_set {
+    char *name;
+    char *roles[TRN_ROLE_COUNT]; /* material asset id per role ("asset://..."), NULL = unbound */
+} trn_material_set;
+
+void trn_material_set_dispose(trn_material_set *set);
+/* Parse a terrain_material_set document: errors carry path, line/column and JSON path
+ * ("roles.rock: expected an asset:// id, found 3"). Unknown roles and keys are refused. */
+trn_status trn_material_set_parse(const char *text, size_t size, const char *path,
+                                  trn_material_set *out, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Palettes (terrain_palette, format_version 3).
+ * ------------------------------------------------------------------------------------------- */
+
+#define TRN_PALETTE_FORMAT_VERSION 3u
+#define TRN_PALETTE_ID_MAX 64u /* bytes of a placement id, terminator included */
+
+typedef enum trn_scatter_category {
+    TRN_CATEGORY_PROP = 0, /* default */
+    TRN_CATEGORY_GRASS = 1,
+    TRN_CATEGORY_TREE = 2,
+    TRN_CATEGORY_ROCK = 3,
+} trn_scatter_category;
+
+typedef enum trn_scatter_collision {
+    TRN_COLLISION_STATIC = 0, /* default; prefabs only */
+    TRN_COLLISION_NONE = 1,   /* required for model rules */
+    TRN_COLLISION_TRIGGER = 2,
+} trn_scatter_collision;
+
+/* A closed range; has = false means the filter is off (the defaults: slope [0, 90], moisture
+ * [0, 1], water_distance unbounded). */
+typedef struct trn_scatter_band {
+    bool has;
+    double lo, hi;
+} trn_scatter_band;
+
+typedef struct trn_scatter_rule {
+    char id[TRN_PALETTE_ID_MAX]; /* letters, digits, '_', '-' */
+    char *model;                 /* exactly one of model / prefab (owned) */
+    char *prefab;
+    trn_scatter_category category;
+    double density;           /* expected instances per square unit before filters, >= 0 */
+    double candidate_spacing; /* the lattice's step; absent: half the positive spacing, else 0.25 */
+    double spacing;           /* minimum separation within the rule, >= 0 (default 0) */
+    double scale[2];          /* default [1, 1] */
+    double yaw[2];            /* degrees, default [0, 360] */
+    char **biomes;            /* optional biome names (owned); biome_count 0 = any */
+    uint32_t biome_count;
+    trn_scatter_band slope, moisture, water_distance;
+    double cluster_size;     /* default 16 */
+    double cluster_strength; /* 0..1, default 0 */
+    trn_scatter_collision collision;
+} trn_scatter_rule;
+
+typedef struct trn_palette {
+    char *name;
+    char *material_set; /* asset:// id or NULL */
+    double art_density, grass_density, tree_density, rock_density; /* multipliers, default 1 */
+    trn_scatter_rule *rules; /* in document order */
+    uint32_t rule_count;
+} trn_palette;
+
+void trn_palette_dispose(trn_palette *palette);
+/* Parse a terrain_palette document (format_version 3; 1 and 2 are refused with the migration
+ * advice, "lod" is refused in version 3). A palette needs a material set or a placement; a rule's
+ * density x art_density x its category's multiplier above one candidate per lattice square
+ * (density x candidate_spacing^2 > 1) is refused, asking to reduce density or candidate_spacing.
+ * Errors carry path, line/column and the JSON path ("placements.pine.collision"). */
+trn_status trn_palette_parse(const char *text, size_t size, const char *path, trn_palette *out,
+                             trn_error *err);
+/* The density a rule scatters with: density x art_density x its category's multiplier. */
+double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_rule *rule);
+
+/* ---------------------------------------------------------------------------------------------
+ * Instances.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_instance {
+    uint32_t rule;       /* index into the palette's rules */
+    int64_t cx, cz;      /* the candidate's lattice coordinates: identity with the rule id */
+    double x, y, z;      /* terrain-local position on the surface (terrain-triangle height) */
+    double yaw;          /* degrees */
+    double scale;
+} trn_instance;
+
+typedef struct trn_instances {
+    trn_instance *items; /* sorted by rule, then cz, then cx */
+    size_t count;
+} trn_instances;
+
+void trn_instances_dispose(trn_instances *instances);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
