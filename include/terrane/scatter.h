@@ -1,0 +1,174 @@
+/* Scattering a palette's placement rules onto terrain: fixed candidate lattices, filters, refilter.
+ */
+#ifndef TERRANE_SCATTER_H
+#define TERRANE_SCATTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+#include "terrane/palette.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The placement contract (docs/scatter.md has the long form):
+ * - Each rule has a fixed lattice of step s = candidate_spacing over the terrain's extent
+ *   [0, size_x] x [0, size_z]: site (cx, cz) for 0 <= cx < ceil(size_x / s), 0 <= cz <
+ *   ceil(size_z / s) sits at ((cx + jx) * s, (cz + jz) * s), jx and jz in [0, 1); sites beyond
+ *   the extent are not candidates. Every draw of a site (jitter, selection u, yaw, scale) hashes
+ *   (scatter sub-seed, rule id, cx, cz), never the rule's position or the grid's resolution.
+ * - Selection: u < t * c with t = density x art/category multipliers x s^2 and c the cluster
+ *   factor at the site: (1 - strength) + strength * 3 * w, w smooth value noise of period
+ *   cluster_size whose lattice values are squares of uniform draws (mean 1/3, so c has mean 1).
+ * - Spacing: the site's priority is q = u / c (smaller wins; equal q: smaller (cz, cx) wins). A
+ *   selected site is removed when a site of higher priority lies closer than spacing. Any site
+ *   of higher priority is itself selected whatever the density, and no filter enters, so
+ *   spacing is decided against fixed potential sites: density and environment edits only
+ *   remove sites (a removed site frees nobody) and no two placed sites are closer than spacing.
+ * - Filters at the site's nearest sample, first failing reason counted: a NaN height (hole),
+ *   wet, excluded (>= 128), biome, slope, moisture, water distance. Height: the terrain
+ *   triangles (trn_field_height_at). */
+
+/* What the placement sees. Per-sample arrays use the field's layout ((cells_x + 1) x
+ * (cells_z + 1), row by row); NULL leaves a layer out. Pointers are borrowed. */
+typedef struct trn_scatter_env {
+    const trn_field *field;         /* grid, extent and heights (required) */
+    const uint8_t *biome;           /* biome label per sample, TRN_LABEL_NONE for none */
+    const char *const *biome_names; /* label -> name, biome_name_count entries */
+    uint32_t biome_name_count;
+    const float *slope;          /* degrees per sample; NULL: trn_field_slope_at */
+    const float *moisture;       /* 0..1 per sample; needed by rules with a moisture band */
+    const float *water_distance; /* units to the nearest wet sample; NULL: nothing wet */
+    const uint8_t *wet;          /* nonzero: wet sample (water always blocks) */
+    const uint8_t *exclusion;    /* 0..255; >= 128 blocks (authored exclusions, protection) */
+    uint64_t scatter_seed;       /* trn_subseed(world_seed, "scatter") */
+} trn_scatter_env;
+
+#define TRN_SCATTER_DEFAULT_MAX_CANDIDATES 1073741824ull     /* 2^30 lattice sites, all rules */
+#define TRN_SCATTER_DEFAULT_MAX_SPACING_CHECKS 4294967296ull /* 2^32 neighbour looks */
+#define TRN_SCATTER_DEFAULT_MAX_PLACEMENTS 10000000ull
+
+typedef struct trn_scatter_options {
+    int threads;                 /* 0: OpenMP's default; the result never depends on it */
+    uint64_t max_candidates;     /* work budget, 0: TRN_SCATTER_DEFAULT_MAX_CANDIDATES */
+    uint64_t max_spacing_checks; /* 0: TRN_SCATTER_DEFAULT_MAX_SPACING_CHECKS */
+    uint64_t max_placements;     /* ceiling, 0: TRN_SCATTER_DEFAULT_MAX_PLACEMENTS */
+} trn_scatter_options;
+
+/* Why a selected candidate was not placed, in the order the checks run. */
+typedef enum trn_scatter_filter {
+    TRN_SCATTER_FILTER_HOLE = 0, /* the surface is NaN there */
+    TRN_SCATTER_FILTER_WATER = 1,
+    TRN_SCATTER_FILTER_EXCLUSION = 2,
+    TRN_SCATTER_FILTER_BIOME = 3,
+    TRN_SCATTER_FILTER_SLOPE = 4,
+    TRN_SCATTER_FILTER_MOISTURE = 5,
+    TRN_SCATTER_FILTER_WATER_DISTANCE = 6,
+    TRN_SCATTER_FILTER_COUNT
+} trn_scatter_filter;
+
+/* "hole", "water", "exclusion", "biome", "slope", "moisture", "water_distance"; "unknown". */
+const char *trn_scatter_filter_name(trn_scatter_filter filter);
+
+/* Per rule: selected = sum(filtered) + spaced_out + placed + truncated. */
+typedef struct trn_scatter_rule_report {
+    uint64_t candidates; /* lattice sites inside the extent (0 for a zero-density rule) */
+    uint64_t selected;   /* passed the density and cluster draw */
+    uint64_t filtered[TRN_SCATTER_FILTER_COUNT];
+    uint64_t spaced_out; /* passed the filters, removed by a higher-priority site */
+    uint64_t placed;     /* in the output */
+    uint64_t truncated;  /* dropped by the placement ceiling */
+} trn_scatter_rule_report;
+
+typedef struct trn_scatter_report {
+    trn_scatter_rule_report *rules; /* rule_count entries (owned) */
+    uint32_t rule_count;
+    uint64_t candidates_estimate; /* what the budget was checked against */
+    uint64_t spacing_checks_estimate;
+    uint64_t placed;
+    uint64_t truncated; /* > 0: the ceiling cut the output (the first placements are kept) */
+} trn_scatter_report;
+
+/* Free a report's arrays and zero it. NULL is a no-op. */
+void trn_scatter_report_dispose(trn_scatter_report *report);
+
+/* The work a run would do, as checked against the budget: candidates = sum over rules with a
+ * positive density of ceil(size_x / s) * ceil(size_z / s); spacing checks = sum over rules with
+ * a positive spacing of ceil(lattice sites x min(1, t)) x ((2 * ceil(spacing / s) + 1)^2 - 1).
+ * Either output may be NULL. Errors: as trn_scatter_run's argument checks. */
+trn_status trn_scatter_estimate(const trn_palette *palette, const trn_scatter_env *env,
+                                uint64_t *candidates, uint64_t *spacing_checks, trn_error *err);
+
+/* Scatter every rule of palette over env into out (sorted by rule, cz, cx; previous content
+ * is not freed: pass an empty trn_instances). report (may be NULL) is filled on success and
+ * on TRN_ERR_LIMIT (its estimates). options NULL: defaults.
+ * Errors: TRN_ERR_INVALID_ARGUMENT for a missing field or heights, a per-sample layer a rule
+ * needs (biomes without labels, a moisture band without moisture), or a rule parameter out of
+ * range, naming the placement and parameter; TRN_ERR_LIMIT when the candidate or spacing-check
+ * estimate exceeds its budget, naming the rule costing most and the parameter to change (the
+ * estimate equal to the budget runs); TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks
+ * (stage "scatter"). out is untouched on failure. Output is bit-identical for any thread
+ * count. Thread-safe for distinct outputs. */
+trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *env,
+                           const trn_scatter_options *options, trn_instances *out,
+                           trn_scatter_report *report, trn_progress_fn progress, void *user,
+                           trn_error *err);
+
+/* Refilter after local edits: each base instance snaps to edited's surface (y) and is checked
+ * again against the filters of its rule; it keeps its identity (rule, cx, cz), x, z, yaw and
+ * scale. Never adds a candidate; with the environment base came from, out equals base. report
+ * (may be NULL): per rule, selected = base count, filtered by reason, placed. Errors as
+ * trn_scatter_run's argument checks, TRN_ERR_MISMATCH for an instance naming a rule beyond the
+ * palette, TRN_ERR_NO_MEMORY. out untouched on failure. */
+trn_status trn_scatter_refilter(const trn_palette *palette, const trn_instances *base,
+                                const trn_scatter_env *edited, trn_instances *out,
+                                trn_scatter_report *report, trn_error *err);
+
+/* An edited view over immutable base instances, for brush-rate updates: one entry per base
+ * instance. */
+typedef struct trn_scatter_view {
+    double *y;        /* height on the edited surface */
+    uint8_t *blocked; /* 0: placed; else 1 + the trn_scatter_filter that removed it */
+    size_t count;     /* base->count */
+} trn_scatter_view;
+
+/* A view where every base instance is placed at its base height. */
+trn_status trn_scatter_view_init(const trn_instances *base, trn_scatter_view *view, trn_error *err);
+void trn_scatter_view_dispose(trn_scatter_view *view);
+
+/* Re-evaluate only the base instances within the changed rectangle [x0, x1] x [z0, z1]
+ * (terrain-local units: the samples the edit changed), widened by two cells so the nearest
+ * sample and Horn's slope stencil are covered; finds them by binary search (base must be
+ * sorted by rule, cz, cx as trn_scatter_run writes it), so the cost follows the rectangle,
+ * not the terrain. changed (may be NULL) receives how many entries flipped placed/blocked.
+ * Afterwards the view equals trn_scatter_refilter's result for edited when every sample that
+ * differs from the view's last environment lies in the rectangle. */
+trn_status trn_scatter_refilter_window(const trn_palette *palette, const trn_instances *base,
+                                       const trn_scatter_env *edited, double x0, double z0,
+                                       double x1, double z1, trn_scatter_view *view,
+                                       size_t *changed, trn_error *err);
+
+/* The placed entries of a view as instances (y from the view). */
+trn_status trn_scatter_view_collect(const trn_instances *base, const trn_scatter_view *view,
+                                    trn_instances *out, trn_error *err);
+
+/* Instances as text in a malloc'd NUL-terminated buffer (*text, *size without the NUL; the
+ * caller frees). Each instance: id "<rule id>/<cx>_<cz>", rule, x, y, z, yaw, scale, model or
+ * prefab, collision ("static", "none", "trigger"). JSON: {"instances": [...]} one object a
+ * line; CSV: a header line "id,rule,x,y,z,yaw,scale,model,prefab,collision" and one row each
+ * (fields with a comma, quote or newline quoted). Numbers read back exactly. Errors:
+ * TRN_ERR_MISMATCH for a rule index beyond the palette, TRN_ERR_INVALID_ARGUMENT for a
+ * non-finite number, TRN_ERR_NO_MEMORY. */
+trn_status trn_instances_write_json(const trn_palette *palette, const trn_instances *instances,
+                                    char **text, size_t *size, trn_error *err);
+trn_status trn_instances_write_csv(const trn_palette *palette, const trn_instances *instances,
+                                   char **text, size_t *size, trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
