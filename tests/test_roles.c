@@ -760,7 +760,7 @@ static void test_window_borders(void)
 static void test_threads(void)
 {
     scene s;
-    scene_make(&s, 400, 300);
+    scene_make(&s, 1100, 1000); /* over 2^20 samples: rows run in parallel */
     trn_roles_params p;
     scene_params(&p);
     const size_t n = trn_field_sample_count(&s.field);

@@ -247,8 +247,9 @@ static void classify_rect(const classifier *c, uint32_t i0, uint32_t j0, uint32_
     const size_t stride = (size_t)(i1 - i0);
     const long long rows = (long long)j1 - (long long)j0;
     const int threads = thread_count(c->p->threads);
-    /* Small windows stay on one thread: waking others costs more than the rows. */
-    const bool parallel = (uint64_t)stride * (uint64_t)rows >= 65536u;
+    /* Windows under 2^20 samples (a sculpt stroke's) stay on one thread: on a busy machine a
+     * woken thread can wait a whole time slice, far longer than the rows take. */
+    const bool parallel = (uint64_t)stride * (uint64_t)rows >= (1u << 20);
     (void)threads;
     (void)parallel;
 #ifdef _OPENMP
@@ -372,7 +373,7 @@ trn_status trn_roles_triangles(uint32_t cells_x, uint32_t cells_z, const uint8_t
     const size_t nx = (size_t)cells_x + 1u;
     const long long rows = cells_z;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if ((uint64_t)cells_x * cells_z >= 65536u)
+#pragma omp parallel for schedule(static) if ((uint64_t)cells_x * cells_z >= (1u << 20))
 #endif
     for (long long jj = 0; jj < rows; jj++) {
         const size_t j = (size_t)jj;
