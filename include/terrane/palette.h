@@ -111,6 +111,18 @@ trn_status trn_palette_parse(const char *text, size_t size, const char *path, tr
 /* The density a rule scatters with: density x art_density x its category's multiplier. */
 double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_rule *rule);
 
+/* Resolve a recipe's palette field ("asset://terrain/palettes/meadow") through the project's
+ * asset manifests: the project is the nearest folder at or above the recipe's folder (the
+ * current folder when recipe_path is NULL or has no folder) holding the id's manifest,
+ * REL.asset.json, whose settings.content_type (or older "type") is "terrain_palette" and whose
+ * "source" names the document beside it, inside the project. When set_out is not NULL and the
+ * palette names a material_set, that terrain_material_set is resolved in the same project
+ * (set_out stays zeroed otherwise). Errors name the id: TRN_ERR_NOT_FOUND without a manifest,
+ * TRN_ERR_FORMAT for another content type, and the documents' own parse errors. On failure
+ * both outputs are empty. */
+trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, trn_palette *out,
+                               trn_material_set *set_out, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Instances.
  * ------------------------------------------------------------------------------------------- */

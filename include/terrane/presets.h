@@ -73,8 +73,8 @@ trn_status trn_preset_parse(const char *text, size_t size, const char *path, con
                             trn_preset *preset, trn_error *err);
 
 /* Every terrain_preset asset of a project folder: each NAME.asset.json manifest (searched
- * recursively, hidden folders skipped) whose "type" is TRN_PRESET_ASSET_TYPE names its
- * "source" beside it; its id is "asset://" + the manifest's path relative to the project
+ * recursively, hidden folders skipped) whose settings.content_type (the DataAsset form) or, in
+ * the older form, "type" is TRN_PRESET_ASSET_TYPE names its "source" beside it; its id is "asset://" + the manifest's path relative to the project
  * without ".asset.json". Sorted by id. A project without any gives *count 0 and TRN_OK. */
 trn_status trn_project_presets_load(const char *project_dir, trn_preset **presets, uint32_t *count,
                                     trn_error *err);

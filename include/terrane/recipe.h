@@ -233,6 +233,10 @@ typedef enum trn_document_kind {
     TRN_DOCUMENT_BEAMNG_TERRAIN, /* BeamNG .terrain.json (version, datafile, ...) */
     TRN_DOCUMENT_TERRAIN_PRESET, /* a terrain_preset source: {"format_version", "name", ...}
                                     (presets.h) */
+    TRN_DOCUMENT_TERRAIN_PALETTE, /* a terrain_palette: {"format_version", "name",
+                                     "material_set" or "placements", ...} (palette.h) */
+    TRN_DOCUMENT_MATERIAL_SET,    /* a terrain_material_set: {"format_version", "name",
+                                     "roles"} (palette.h) */
 } trn_document_kind;
 
 /* Classify by content (keys present), without validating. */

@@ -35,6 +35,10 @@ const char *trn_document_kind_name(trn_document_kind kind)
         return "BeamNG terrain metadata";
     case TRN_DOCUMENT_TERRAIN_PRESET:
         return "terrain preset";
+    case TRN_DOCUMENT_TERRAIN_PALETTE:
+        return "terrain palette";
+    case TRN_DOCUMENT_MATERIAL_SET:
+        return "terrain material set";
     case TRN_DOCUMENT_UNKNOWN:
         break;
     }

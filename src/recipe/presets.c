@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/fileio.h"
+#include "recipe/assets.h"
 #include "recipe/recipe_internal.h"
 #include "terrane/presets.h"
 
@@ -756,57 +757,13 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Read one manifest; a manifest of another type is skipped (*out untouched, TRN_OK). */
+/* Read one manifest; a manifest of another content type is skipped (TRN_OK). */
 static trn_status read_manifest(const char *root, const char *path, const char *rel,
                                 preset_list *list, trn_error *err)
 {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    trn_status st = trn_file_read_all(path, TRN_RCP_MAX_FILE_SIZE, &data, &size, err);
-    if (st) return st;
-    json_error_t je;
-    size_t bom = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
-    json_t *m = json_loadb((const char *)data + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
-    if (!m) {
-        trn_json_pos pos = trn_json_pos_of_offset(
-            (const char *)data, size, bom + (je.position > 0 ? (size_t)je.position - 1 : 0));
-        trn_error_set(err, TRN_ERR_JSON, path, (int64_t)pos.offset, "invalid JSON: %s", je.text);
-        trn_error_set_position(err, pos.line, pos.column);
-        free(data);
-        return TRN_ERR_JSON;
-    }
-    const char *type = json_string_value(json_object_get(m, "type"));
-    if (!type || strcmp(type, TRN_PRESET_ASSET_TYPE) != 0) {
-        json_decref(m);
-        free(data);
-        return TRN_OK;
-    }
-    const char *source = json_string_value(json_object_get(m, "source"));
-    if (!source || !*source || source[0] == '/') {
-        trn_json_step step = {"source", 0};
-        st = at_path(err, TRN_ERR_JSON, (const char *)data, size, path, &step, 1, TRN_JSON_VALUE,
-                     "expected the preset document's file name relative to the manifest's "
-                     "folder (such as \"desert.preset.json\")");
-        json_decref(m);
-        free(data);
-        return st;
-    }
-    char src_path[4096], id[1200];
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path + 1) : 0;
-    size_t rel_len = strlen(rel) - strlen(".asset.json");
-    int n1 = snprintf(src_path, sizeof src_path, "%.*s%s", dir_len, path, source);
-    int n2 = snprintf(id, sizeof id, "asset://%.*s", (int)rel_len, rel);
-    json_decref(m);
-    free(data);
-    if (n1 < 0 || (size_t)n1 >= sizeof src_path || n2 < 0 || (size_t)n2 >= sizeof id)
-        return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "the preset's path is too long");
-    /* '..' or a symbolic link must not lead a manifest out of its project. */
-    if (!trn_path_inside(root, src_path))
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
-                             "source: \"%s\" leads outside the project folder %s (through "
-                             "'..' or a symbolic link); a preset document must be inside it",
-                             src_path + dir_len, root);
+    trn_rcp_manifest m;
+    trn_status st = trn_rcp_manifest_read(root, path, rel, TRN_PRESET_ASSET_TYPE, &m, err);
+    if (st || !m.matches) return st;
     if (list->count == list->cap) {
         uint32_t cap = list->cap ? list->cap * 2 : 8;
         trn_preset *items = realloc(list->items, cap * sizeof *items);
@@ -814,10 +771,12 @@ static trn_status read_manifest(const char *root, const char *path, const char *
         list->items = items;
         list->cap = cap;
     }
-    st = trn_file_read_all(src_path, TRN_RCP_MAX_FILE_SIZE, &data, &size, err);
+    char *text = NULL;
+    size_t size = 0;
+    st = trn_rcp_manifest_source(&m, &text, &size, err);
     if (st) return st;
-    st = trn_preset_parse((const char *)data, size, src_path, id, &list->items[list->count], err);
-    free(data);
+    st = trn_preset_parse(text, size, m.source_path, m.id, &list->items[list->count], err);
+    free(text);
     if (!st) list->count++;
     return st;
 }

@@ -1082,6 +1082,16 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
          (json_object_get(root, "heightMapSize") || json_object_get(root, "binaryFormat") ||
           json_object_get(root, "materials"))))
         return TRN_DOCUMENT_BEAMNG_TERRAIN;
+    /* Palettes and material sets name themselves too; their own keys tell them apart. */
+    if (json_object_get(root, "format_version") && !json_object_get(root, "landforms") &&
+        !json_object_get(root, "resolution")) {
+        if (json_object_get(root, "roles")) return TRN_DOCUMENT_MATERIAL_SET;
+        static const char *const palette_keys[] = {"placements",    "material_set",
+                                                   "art_density",   "grass_density",
+                                                   "tree_density",  "rock_density", NULL};
+        for (const char *const *k = palette_keys; *k; k++)
+            if (json_object_get(root, *k)) return TRN_DOCUMENT_TERRAIN_PALETTE;
+    }
     /* "name" is no recipe key: a document naming itself beside format_version is a preset. */
     if (json_is_string(json_object_get(root, "name")) && json_object_get(root, "format_version") &&
         !json_object_get(root, "landforms") && !json_object_get(root, "resolution"))
@@ -1247,6 +1257,13 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
                   "this is a terrain_preset document (format_version, name, biomes, rules, ...), "
                   "not a recipe; list it with 'terrane presets PROJECT' and merge it into a "
                   "recipe with 'terrane apply-preset'");
+        break;
+    case TRN_DOCUMENT_TERRAIN_PALETTE:
+    case TRN_DOCUMENT_MATERIAL_SET:
+        st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                  "this is a %s document, not a recipe; a recipe names its palette by asset id "
+                  "(\"palette\": \"asset://...\"), and 'terrane inspect' describes it",
+                  kind == TRN_DOCUMENT_MATERIAL_SET ? "terrain_material_set" : "terrain_palette");
         break;
     case TRN_DOCUMENT_UNKNOWN:
         st = perr(&c, TRN_ERR_JSON, TRN_JSON_VALUE,

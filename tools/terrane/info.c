@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "detect.h"
 #include "fmt_geotiff.h"
+#include "fmt_palette.h"
 #include "fmt_stationeers.h"
 #include "fmt_unity.h"
 #include "core/fileio.h"
@@ -590,8 +591,12 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:
         return info_image(ctx, path, format, &load, &scale);
-    case CLI_FORMAT_TERRAIN_JSON:
+    case CLI_FORMAT_TERRAIN_JSON: {
+        /* Palettes and material sets are JSON too; they describe scattering, not heights. */
+        int doc_rc = 0;
+        if (cli_palette_describe(ctx, path, &doc_rc)) return doc_rc;
         return info_terrain_json(ctx, path);
+    }
     case CLI_FORMAT_STATIONEERS_DAT:
     case CLI_FORMAT_STATIONEERS_SAVE:
         return cli_stationeers_info(ctx, path, format);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fmt_palette.h"
 #include "recipe/recipe_internal.h"
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
@@ -836,6 +837,9 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
         path = a;
     }
     if (!path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
+    /* Palettes and material sets are described, not read as recipes. */
+    int doc_rc = 0;
+    if (cli_palette_describe(ctx, path, &doc_rc)) return doc_rc;
 
     trn_recipe recipe;
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;

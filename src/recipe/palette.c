@@ -1,0 +1,765 @@
+/* terrain_material_set (version 1) and terrain_palette (version 3) documents, each error at its
+ * position. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/numtext.h"
+#include "recipe/recipe_internal.h"
+#include "terrane/palette.h"
+
+/* A document cannot ask for unbounded allocations. */
+#define PAL_MAX_RULES 65536u
+#define PAL_MAX_BIOMES 255u
+
+static const char *const role_names[TRN_ROLE_COUNT] = {
+    "ground", "grass", "rock", "cliff", "sediment", "sand", "snow", "wet_ground", "underwater"};
+
+const char *trn_surface_role_name(trn_surface_role role)
+{
+    if ((unsigned)role < TRN_ROLE_COUNT) return role_names[role];
+    return role == TRN_ROLE_NONE ? "none" : "unknown";
+}
+
+bool trn_surface_role_parse(const char *name, trn_surface_role *role)
+{
+    if (!name) return false;
+    for (unsigned i = 0; i < TRN_ROLE_COUNT; i++)
+        if (strcmp(name, role_names[i]) == 0) {
+            if (role) *role = (trn_surface_role)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---- shared parsing context ------------------------------------------------------------ */
+
+typedef struct pal_ctx {
+    const char *text; /* the whole text, byte order mark included, for positions */
+    size_t size;
+    const char *file;
+    const char *what; /* "terrain_palette" or "terrain_material_set" */
+    trn_json_path path;
+    trn_error *err;
+} pal_ctx;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* "path: message" at the position of the current path. */
+static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
+{
+    char msg[420];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[200];
+    trn_json_path_format(&c->path, where, sizeof where);
+    trn_json_pos pos;
+    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, target, &pos);
+    trn_error_set(c->err, code, c->file, (int64_t)pos.offset, "%s%s%s", where, where[0] ? ": " : "",
+                  msg);
+    trn_error_set_position(c->err, pos.line, pos.column);
+    return code;
+}
+
+static trn_status oom(pal_ctx *c)
+{
+    return trn_error_set(c->err, TRN_ERR_NO_MEMORY, c->file, -1, "out of memory reading a %s",
+                         c->what);
+}
+
+static void push(pal_ctx *c, const char *key)
+{
+    trn_json_path_push_key(&c->path, key);
+}
+
+static void push_index(pal_ctx *c, size_t index)
+{
+    trn_json_path_push_index(&c->path, index);
+}
+
+static void pop(pal_ctx *c)
+{
+    trn_json_path_pop(&c->path);
+}
+
+static const char *describe(const json_t *v, char *buf, size_t size)
+{
+    return trn_json_describe(v, buf, size);
+}
+
+/* Called with the path at the object holding key; the error sits on the key. */
+static trn_status unknown_key(pal_ctx *c, const char *key, const char *const *known,
+                              const char *what, const char *why)
+{
+    char parent[200];
+    trn_json_path_format(&c->path, parent, sizeof parent);
+    const char *hint = trn_rcp_did_you_mean(key, known);
+    push(c, key);
+    trn_json_pos pos;
+    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, TRN_JSON_KEY, &pos);
+    pop(c);
+    trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
+                  "unknown key '%.80s' in %s%s%s%s%s", key, parent[0] ? parent : what,
+                  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
+                  why ? why : "");
+    trn_error_set_position(c->err, pos.line, pos.column);
+    return TRN_ERR_JSON;
+}
+
+/* Called with the path at the object that lacks key. */
+static trn_status missing_key(pal_ctx *c, const char *key, const char *expect)
+{
+    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "missing key '%s' (expected %s)", key, expect);
+}
+
+/* The value at the current path: a number inside [lo, hi] (open at lo when lo_open). */
+static trn_status want_number(pal_ctx *c, const json_t *v, const char *expect, double lo,
+                              bool lo_open, double hi, double *out)
+{
+    char buf[120];
+    double d = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!json_is_number(v) || !isfinite(d) || d < lo || (lo_open && d == lo) || d > hi)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    describe(v, buf, sizeof buf));
+    *out = d;
+    return TRN_OK;
+}
+
+/* A non-empty string that starts with one of the schemes (NULL-terminated) and has more. */
+static trn_status want_id(pal_ctx *c, const json_t *v, const char *const *schemes,
+                          const char *expect, char **out)
+{
+    char buf[120];
+    const char *s = json_string_value(v);
+    bool ok = false;
+    for (const char *const *p = schemes; s && *p && !ok; p++) {
+        size_t n = strlen(*p);
+        ok = strncmp(s, *p, n) == 0 && s[n] != '\0';
+    }
+    if (!ok || strlen(s) != json_string_length(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                    describe(v, buf, sizeof buf));
+    *out = dup_str(s);
+    return *out ? TRN_OK : oom(c);
+}
+
+static trn_status want_name(pal_ctx *c, const json_t *v, char **out)
+{
+    char buf[120];
+    if (!json_is_string(v) || json_string_length(v) == 0 ||
+        strlen(json_string_value(v)) != json_string_length(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a non-empty string (the %s's "
+                    "display name), found %s",
+                    c->what, describe(v, buf, sizeof buf));
+    *out = dup_str(json_string_value(v));
+    return *out ? TRN_OK : oom(c);
+}
+
+/* format_version must be `want`; older versions get the advice in older[version]. */
+static trn_status check_version(pal_ctx *c, const json_t *root, unsigned want,
+                                const char *const *older)
+{
+    char buf[120];
+    const json_t *v = json_object_get(root, "format_version");
+    if (!v)
+        return missing_key(c, "format_version",
+                           want == 3 ? "3, the version of the "
+                                       "terrain_palette document"
+                                     : "1, the version of the "
+                                       "terrain_material_set document");
+    push(c, "format_version");
+    trn_status st = TRN_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < 1)
+        st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %u, found %s", want,
+                  describe(v, buf, sizeof buf));
+    else if (json_integer_value(v) > (json_int_t)want)
+        st = perr(c, TRN_ERR_VERSION, TRN_JSON_VALUE,
+                  "format_version %" JSON_INTEGER_FORMAT " is newer than this build reads (%u)",
+                  json_integer_value(v), want);
+    else if (json_integer_value(v) < (json_int_t)want)
+        st = perr(c, TRN_ERR_VERSION, TRN_JSON_VALUE, "%s", older[json_integer_value(v) - 1]);
+    pop(c);
+    return st;
+}
+
+static trn_status parse_root_object(pal_ctx *c, const char *text, size_t size, json_t **root)
+{
+    size_t bom = size >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+                         (unsigned char)text[2] == 0xBF
+                     ? 3
+                     : 0;
+    json_error_t je;
+    *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
+    if (!*root) {
+        size_t at = je.position > 0 ? (size_t)je.position - 1 : 0;
+        trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + at);
+        trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset, "invalid JSON: %s",
+                      je.text);
+        trn_error_set_position(c->err, pos.line, pos.column);
+        return TRN_ERR_JSON;
+    }
+    if (!json_is_object(*root)) {
+        char buf[120];
+        trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a %s object, found %s",
+                             c->what, describe(*root, buf, sizeof buf));
+        json_decref(*root);
+        *root = NULL;
+        return st;
+    }
+    return TRN_OK;
+}
+
+/* ---- material sets ----------------------------------------------------------------------- */
+
+static const char *const set_keys[] = {"format_version", "name", "roles", NULL};
+static const char *const asset_scheme[] = {"asset://", NULL};
+
+void trn_material_set_dispose(trn_material_set *set)
+{
+    if (!set) return;
+    free(set->name);
+    for (unsigned i = 0; i < TRN_ROLE_COUNT; i++)
+        free(set->roles[i]);
+    memset(set, 0, sizeof *set);
+}
+
+static trn_status parse_roles(pal_ctx *c, const json_t *roles, trn_material_set *s)
+{
+    char buf[120];
+    if (!json_is_object(roles))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected an object of role names to Material asset ids, found %s",
+                    describe(roles, buf, sizeof buf));
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)roles, key, v)
+    {
+        trn_surface_role role;
+        if (!trn_surface_role_parse(key, &role))
+            return unknown_key(c, key, role_names, "roles",
+                               " (the roles are ground, grass, rock, cliff, sediment, sand, "
+                               "snow, wet_ground and underwater)");
+        push(c, key);
+        trn_status st =
+            want_id(c, v, asset_scheme, "a Material asset id (\"asset://...\")", &s->roles[role]);
+        pop(c);
+        if (st) return st;
+    }
+    return TRN_OK;
+}
+
+trn_status trn_material_set_parse(const char *text, size_t size, const char *path,
+                                  trn_material_set *out, trn_error *err)
+{
+    if (!out || (!text && size))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_material_set_parse: set and text are required");
+    memset(out, 0, sizeof *out);
+    if (!text) text = "";
+    pal_ctx c = {text, size, path, "terrain_material_set", {{{0}}, 0}, err};
+    json_t *root = NULL;
+    trn_status st = parse_root_object(&c, text, size, &root);
+    if (st) return st;
+    static const char *const older[] = {""};
+    st = check_version(&c, root, TRN_MATERIAL_SET_FORMAT_VERSION, older);
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        if (st) break;
+        if (strcmp(key, "format_version") == 0) continue;
+        push(&c, key);
+        if (strcmp(key, "name") == 0) {
+            st = want_name(&c, v, &out->name);
+        } else if (strcmp(key, "roles") == 0) {
+            st = parse_roles(&c, v, out);
+        } else {
+            pop(&c);
+            st = unknown_key(&c, key, set_keys, "the terrain_material_set document", NULL);
+            break;
+        }
+        pop(&c);
+    }
+    if (!st && !out->name) st = missing_key(&c, "name", "the material set's display name");
+    if (!st && !json_object_get(root, "roles"))
+        st = missing_key(&c, "roles",
+                         "an object binding surface roles to Material assets, such as "
+                         "{\"ground\": \"asset://materials/soil\"}");
+    json_decref(root);
+    if (st) trn_material_set_dispose(out);
+    return st;
+}
+
+/* ---- palettes ------------------------------------------------------------------------------ */
+
+static const char *const palette_keys[] = {"format_version", "name",          "material_set",
+                                           "art_density",    "grass_density", "tree_density",
+                                           "rock_density",   "placements",    NULL};
+static const char *const rule_keys[] = {
+    "model",    "prefab",         "category", "density",   "candidate_spacing",
+    "spacing",  "scale",          "yaw",      "biomes",    "slope",
+    "moisture", "water_distance", "cluster",  "collision", NULL};
+static const char *const cluster_keys[] = {"size", "strength", NULL};
+static const char *const category_names[] = {"prop", "grass", "tree", "rock", NULL};
+static const char *const collision_names[] = {"static", "none", "trigger", NULL};
+
+static const char *const palette_older[] = {
+    "format_version 1 is no longer read: move the ground bindings into a terrain_material_set "
+    "document (named by material_set) and the objects into named placements, then set "
+    "format_version 3",
+    "format_version 2 is no longer read: placement weight was replaced by physical density; "
+    "give each placement a density (instances per square unit) and a candidate_spacing for the "
+    "landscape's scale, then set format_version 3"};
+
+void trn_palette_dispose(trn_palette *p)
+{
+    if (!p) return;
+    free(p->name);
+    free(p->material_set);
+    for (uint32_t i = 0; p->rules && i < p->rule_count; i++) {
+        trn_scatter_rule *r = &p->rules[i];
+        free(r->model);
+        free(r->prefab);
+        for (uint32_t b = 0; r->biomes && b < r->biome_count; b++)
+            free(r->biomes[b]);
+        free(r->biomes);
+    }
+    free(p->rules);
+    memset(p, 0, sizeof *p);
+}
+
+static bool valid_rule_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n >= TRN_PALETTE_ID_MAX) return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = id[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+static trn_status want_choice(pal_ctx *c, const json_t *v, const char *const *names,
+                              const char *expect, int *out)
+{
+    char buf[120];
+    const char *s = json_string_value(v);
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return TRN_OK;
+        }
+    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
+                describe(v, buf, sizeof buf));
+}
+
+/* [lo, hi] with each element inside [min, max] (open at min when min_open) and lo <= hi. */
+static trn_status want_pair(pal_ctx *c, const json_t *v, const char *element, double min,
+                            bool min_open, double max, double out[2])
+{
+    char buf[120];
+    if (!json_is_array(v) || json_array_size(v) != 2)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [lo, hi] (two numbers), found %s",
+                    json_is_array(v) ? (json_array_size(v) < 2 ? "fewer than two values"
+                                                               : "more than two values")
+                                     : describe(v, buf, sizeof buf));
+    for (size_t i = 0; i < 2; i++) {
+        push_index(c, i);
+        trn_status st = want_number(c, json_array_get(v, i), element, min, min_open, max, &out[i]);
+        pop(c);
+        if (st) return st;
+    }
+    if (out[0] > out[1]) {
+        char lo[40], hi[40];
+        trn_double_text(out[0], lo);
+        trn_double_text(out[1], hi);
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected lo <= hi, found [%s, %s] (swap them)", lo, hi);
+    }
+    return TRN_OK;
+}
+
+static trn_status want_band(pal_ctx *c, const json_t *v, const char *element, double min,
+                            double max, trn_scatter_band *band)
+{
+    double pair[2];
+    trn_status st = want_pair(c, v, element, min, false, max, pair);
+    if (st) return st;
+    band->has = true;
+    band->lo = pair[0];
+    band->hi = pair[1];
+    return TRN_OK;
+}
+
+static trn_status parse_biomes(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
+{
+    char buf[120];
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected a non-empty array of biome names (leave biomes out for every "
+                    "biome), found %s",
+                    json_is_array(v) ? "[]" : describe(v, buf, sizeof buf));
+    size_t n = json_array_size(v);
+    if (n > PAL_MAX_BIOMES)
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE,
+                    "%zu biome names, more than a recipe can define (%u)", n, PAL_MAX_BIOMES);
+    r->biomes = calloc(n, sizeof *r->biomes);
+    if (!r->biomes) return oom(c);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *b = json_array_get(v, i);
+        push_index(c, i);
+        if (!json_is_string(b) || json_string_length(b) == 0 ||
+            strlen(json_string_value(b)) != json_string_length(b)) {
+            trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                                 "expected a biome name (a non-empty string), found %s",
+                                 describe(b, buf, sizeof buf));
+            pop(c);
+            return st;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(r->biomes[k], json_string_value(b)) == 0) {
+                trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                                     "biome '%.80s' is listed twice (biomes[%zu] names it "
+                                     "already)",
+                                     r->biomes[k], k);
+                pop(c);
+                return st;
+            }
+        pop(c);
+        r->biomes[i] = dup_str(json_string_value(b));
+        if (!r->biomes[i]) return oom(c);
+        r->biome_count = (uint32_t)i + 1;
+    }
+    return TRN_OK;
+}
+
+static trn_status parse_cluster(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
+{
+    char buf[120];
+    if (!json_is_object(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected an object {\"size\": units > 0, \"strength\": 0..1}, found %s",
+                    describe(v, buf, sizeof buf));
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e)
+    {
+        trn_status st;
+        push(c, key);
+        if (strcmp(key, "size") == 0) {
+            st = want_number(c, e, "a number > 0 (the patches' size in units)", 0, true, INFINITY,
+                             &r->cluster_size);
+        } else if (strcmp(key, "strength") == 0) {
+            st = want_number(c, e, "a number 0..1 (0 uniform, 1 patches)", 0, false, 1,
+                             &r->cluster_strength);
+        } else {
+            pop(c);
+            return unknown_key(c, key, cluster_keys, "cluster", NULL);
+        }
+        pop(c);
+        if (st) return st;
+    }
+    return TRN_OK;
+}
+
+/* One placement; the path stands at placements.ID. */
+static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
+{
+    char buf[120];
+    static const char *const model_scheme[] = {"asset://", NULL};
+    static const char *const prefab_scheme[] = {"prefab://", "asset://", NULL};
+    if (!json_is_object(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a placement object, found %s",
+                    describe(v, buf, sizeof buf));
+    r->category = TRN_CATEGORY_PROP;
+    r->scale[0] = r->scale[1] = 1;
+    r->yaw[0] = 0;
+    r->yaw[1] = 360;
+    r->cluster_size = 16;
+    r->collision = TRN_COLLISION_STATIC;
+    bool have_density = false, have_cs = false, have_collision = false;
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e)
+    {
+        trn_status st = TRN_OK;
+        int choice = 0;
+        push(c, key);
+        if (strcmp(key, "model") == 0 || strcmp(key, "prefab") == 0) {
+            if (r->model || r->prefab) {
+                st = perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                          "a placement has exactly one geometry: model or prefab, not both "
+                          "(make two placements to use both)");
+            } else if (key[0] == 'm') {
+                st = want_id(c, e, model_scheme, "a Model3D asset id (\"asset://...\")", &r->model);
+            } else {
+                st = want_id(c, e, prefab_scheme,
+                             "an entity prefab id (\"prefab://...\" or \"asset://...\")",
+                             &r->prefab);
+            }
+        } else if (strcmp(key, "category") == 0) {
+            st = want_choice(c, e, category_names, "\"prop\", \"grass\", \"tree\" or \"rock\"",
+                             &choice);
+            r->category = (trn_scatter_category)choice;
+        } else if (strcmp(key, "density") == 0) {
+            st = want_number(c, e, "a number >= 0 (instances per square unit)", 0, false, INFINITY,
+                             &r->density);
+            have_density = true;
+        } else if (strcmp(key, "candidate_spacing") == 0) {
+            st = want_number(c, e, "a number > 0 (units between candidate sites)", 0, true,
+                             INFINITY, &r->candidate_spacing);
+            have_cs = true;
+        } else if (strcmp(key, "spacing") == 0) {
+            st = want_number(c, e, "a number >= 0 (minimum separation in units)", 0, false,
+                             INFINITY, &r->spacing);
+        } else if (strcmp(key, "scale") == 0) {
+            st = want_pair(c, e, "a number > 0", 0, true, INFINITY, r->scale);
+        } else if (strcmp(key, "yaw") == 0) {
+            st = want_pair(c, e, "a number (degrees)", -INFINITY, false, INFINITY, r->yaw);
+        } else if (strcmp(key, "biomes") == 0) {
+            st = parse_biomes(c, e, r);
+        } else if (strcmp(key, "slope") == 0) {
+            st = want_band(c, e, "a number 0..90 (degrees from horizontal)", 0, 90, &r->slope);
+        } else if (strcmp(key, "moisture") == 0) {
+            st = want_band(c, e, "a number 0..1", 0, 1, &r->moisture);
+        } else if (strcmp(key, "water_distance") == 0) {
+            st = want_band(c, e, "a number >= 0 (units)", 0, INFINITY, &r->water_distance);
+        } else if (strcmp(key, "cluster") == 0) {
+            st = parse_cluster(c, e, r);
+        } else if (strcmp(key, "collision") == 0) {
+            st = want_choice(c, e, collision_names, "\"none\", \"static\" or \"trigger\"", &choice);
+            r->collision = (trn_scatter_collision)choice;
+            have_collision = true;
+        } else {
+            pop(c);
+            if (strcmp(key, "lod") == 0)
+                return unknown_key(c, key, rule_keys, "the placement",
+                                   ": 'lod' was unused and is refused in format_version 3; "
+                                   "distance-based LOD and culling are authored on the model "
+                                   "or prefab");
+            if (strcmp(key, "weight") == 0)
+                return unknown_key(c, key, rule_keys, "the placement",
+                                   ": weight was replaced by density (instances per square "
+                                   "unit) in format_version 3");
+            return unknown_key(c, key, rule_keys, "the placement", NULL);
+        }
+        pop(c);
+        if (st) return st;
+    }
+    if (!r->model && !r->prefab)
+        return missing_key(c, "prefab",
+                           "exactly one geometry: \"prefab\": \"prefab://...\" or \"model\": "
+                           "\"asset://...\"");
+    if (!have_density)
+        return missing_key(c, "density", "instances per square unit before filters, >= 0");
+    if (r->model && (!have_collision || r->collision != TRN_COLLISION_NONE)) {
+        if (have_collision) push(c, "collision");
+        trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                             "a model rule must say \"collision\": \"none\"%s (the engine does "
+                             "not invent collider bounds for arbitrary models); use a prefab "
+                             "with authored collider shapes for static or trigger collision",
+                             have_collision ? ", found another" : "");
+        if (have_collision) pop(c);
+        return st;
+    }
+    if (!have_cs) r->candidate_spacing = r->spacing > 0 ? r->spacing / 2 : 0.25;
+    return TRN_OK;
+}
+
+static double category_multiplier(const trn_palette *p, trn_scatter_category category,
+                                  const char **name)
+{
+    *name = NULL;
+    switch (category) {
+    case TRN_CATEGORY_GRASS:
+        *name = "grass_density";
+        return p->grass_density;
+    case TRN_CATEGORY_TREE:
+        *name = "tree_density";
+        return p->tree_density;
+    case TRN_CATEGORY_ROCK:
+        *name = "rock_density";
+        return p->rock_density;
+    case TRN_CATEGORY_PROP:
+        break;
+    }
+    return 1;
+}
+
+double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_rule *rule)
+{
+    if (!palette || !rule) return 0;
+    const char *name;
+    return rule->density * palette->art_density *
+           category_multiplier(palette, rule->category, &name);
+}
+
+/* v rounded down to six significant digits, so the suggestion itself is accepted. */
+static double six_digits_down(double v)
+{
+    if (!(v > 0) || !isfinite(v)) return v;
+    double scale = pow(10, 5 - floor(log10(v)));
+    double d = floor(v * scale) / scale;
+    return d > v ? v : d;
+}
+
+/* Every rule asks for at most one instance per candidate site. */
+static trn_status check_densities(pal_ctx *c, const trn_palette *p, const json_t *placements)
+{
+    for (uint32_t i = 0; i < p->rule_count; i++) {
+        const trn_scatter_rule *r = &p->rules[i];
+        const char *cat_name;
+        double cat = category_multiplier(p, r->category, &cat_name);
+        double eff = trn_palette_rule_density(p, r);
+        double cs = r->candidate_spacing;
+        double per_site = eff * cs * cs;
+        if (!(per_site > 1)) continue;
+        char num[7][40], mult[100] = "";
+        trn_double_text(r->density, num[0]);
+        trn_double_text(p->art_density, num[1]);
+        trn_double_text(cat, num[2]);
+        if (cat_name) snprintf(mult, sizeof mult, " x %s %s", cat_name, num[2]);
+        trn_double_text(eff, num[3]);
+        trn_double_text(cs, num[4]);
+        trn_double_text(six_digits_down(1 / (p->art_density * cat * cs * cs)), num[5]);
+        trn_double_text(six_digits_down(1 / sqrt(eff)), num[6]);
+        char per[40], note[80] = "";
+        snprintf(per, sizeof per, "%.4g", per_site);
+        if (!json_object_get(json_object_get(placements, r->id), "candidate_spacing"))
+            snprintf(note, sizeof note, " (the default: %s)",
+                     r->spacing > 0 ? "half the spacing" : "spacing is 0");
+        push(c, "placements");
+        push(c, r->id);
+        push(c, "density");
+        trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                             "density %s x art_density %s%s = %s instances per square unit at "
+                             "candidate_spacing %s%s asks for %s per candidate site, more than "
+                             "the one a site holds: reduce density to %s or less, or "
+                             "candidate_spacing to %s or less",
+                             num[0], num[1], mult, num[3], num[4], note, per, num[5], num[6]);
+        c->path.depth -= 3;
+        return st;
+    }
+    return TRN_OK;
+}
+
+static trn_status parse_placements(pal_ctx *c, const json_t *v, trn_palette *p)
+{
+    char buf[120];
+    if (!json_is_object(v))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected an object of placements keyed by their stable ids, found %s",
+                    describe(v, buf, sizeof buf));
+    size_t n = json_object_size(v);
+    if (n > PAL_MAX_RULES)
+        return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE, "%zu placements, more than %u", n,
+                    PAL_MAX_RULES);
+    if (n == 0) return TRN_OK;
+    p->rules = calloc(n, sizeof *p->rules);
+    if (!p->rules) return oom(c);
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)v, key, e)
+    {
+        if (!valid_rule_id(key)) {
+            push(c, key);
+            trn_status st = perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                                 "a placement id uses letters, digits, '_' and '-' (1 to %u "
+                                 "bytes), found '%.80s'%s",
+                                 TRN_PALETTE_ID_MAX - 1, key,
+                                 strlen(key) >= TRN_PALETTE_ID_MAX ? " (too long)" : "");
+            pop(c);
+            return st;
+        }
+        trn_scatter_rule *r = &p->rules[p->rule_count++];
+        memcpy(r->id, key, strlen(key) + 1);
+        push(c, key);
+        trn_status st = parse_rule(c, e, r);
+        pop(c);
+        if (st) return st;
+    }
+    return TRN_OK;
+}
+
+trn_status trn_palette_parse(const char *text, size_t size, const char *path, trn_palette *out,
+                             trn_error *err)
+{
+    if (!out || (!text && size))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_palette_parse: palette and text are required");
+    memset(out, 0, sizeof *out);
+    if (!text) text = "";
+    pal_ctx c = {text, size, path, "terrain_palette", {{{0}}, 0}, err};
+    json_t *root = NULL;
+    trn_status st = parse_root_object(&c, text, size, &root);
+    if (st) return st;
+    out->art_density = out->grass_density = out->tree_density = out->rock_density = 1;
+    st = check_version(&c, root, TRN_PALETTE_FORMAT_VERSION, palette_older);
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        if (st) break;
+        if (strcmp(key, "format_version") == 0) continue;
+        push(&c, key);
+        if (strcmp(key, "name") == 0) {
+            st = want_name(&c, v, &out->name);
+        } else if (strcmp(key, "material_set") == 0) {
+            st = want_id(&c, v, asset_scheme, "a terrain_material_set asset id (\"asset://...\")",
+                         &out->material_set);
+        } else if (strcmp(key, "art_density") == 0) {
+            st = want_number(&c, v, "a number >= 0 (multiplies every rule's density)", 0, false,
+                             INFINITY, &out->art_density);
+        } else if (strcmp(key, "grass_density") == 0 || strcmp(key, "tree_density") == 0 ||
+                   strcmp(key, "rock_density") == 0) {
+            double *m = key[0] == 'g'   ? &out->grass_density
+                        : key[0] == 't' ? &out->tree_density
+                                        : &out->rock_density;
+            char expect[100];
+            snprintf(expect, sizeof expect, "a number >= 0 (multiplies the %.5s rules' density)",
+                     key);
+            st = want_number(&c, v, expect, 0, false, INFINITY, m);
+        } else if (strcmp(key, "placements") == 0) {
+            st = parse_placements(&c, v, out);
+        } else {
+            pop(&c);
+            st = unknown_key(&c, key, palette_keys, "the terrain_palette document",
+                             strcmp(key, "lod") == 0
+                                 ? ": 'lod' was unused and is refused in format_version 3; "
+                                   "distance-based LOD and culling are authored on the model "
+                                   "or prefab"
+                                 : NULL);
+            break;
+        }
+        pop(&c);
+    }
+    if (!st && !out->name) st = missing_key(&c, "name", "the palette's display name");
+    if (!st && !out->material_set && out->rule_count == 0) {
+        if (json_object_get(root, "placements")) push(&c, "placements");
+        st = perr(&c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                  "a palette needs a material_set or at least one placement");
+    }
+    if (!st) st = check_densities(&c, out, json_object_get(root, "placements"));
+    json_decref(root);
+    if (st) trn_palette_dispose(out);
+    return st;
+}
