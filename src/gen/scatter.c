@@ -587,79 +587,94 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
         if (plans[r].enabled) total_rows += (uint64_t)plans[r].nz;
     trn_instances acc = {NULL, 0};
     size_t acc_cap = 0;
+    /* Band slots are reused from group to group, so their pages are touched once per run. */
+    const size_t group = (size_t)threads * 8u;
+    band_result *slots = calloc(group, sizeof *slots);
+    size_t *offsets = calloc(group, sizeof *offsets);
+    if (!slots || !offsets)
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
     for (uint32_t r = 0; r < palette->rule_count && st == TRN_OK; r++) {
         const rule_plan *p = &plans[r];
         if (!p->enabled) continue;
+        trn_scatter_rule_report *rr = &rep.rules[r];
         const size_t nbands = (size_t)((p->nz + BAND_ROWS - 1) / BAND_ROWS);
-        band_result *bands = calloc(nbands, sizeof *bands);
-        if (!bands) {
-            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
-            break;
-        }
         /* Groups of bands between progress calls, so cancelling is prompt. */
-        const size_t group = (size_t)threads * 8u;
         for (size_t g0 = 0; g0 < nbands && st == TRN_OK; g0 += group) {
             const size_t g1 = g0 + group < nbands ? g0 + group : nbands;
+            const long long used = (long long)(g1 - g0);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
-            for (long long b = (long long)g0; b < (long long)g1; b++) {
-                const int64_t cz0 = (int64_t)b * BAND_ROWS;
+            for (long long b = 0; b < used; b++) {
+                band_result *slot = &slots[b];
+                trn_instance *items = slot->items;
+                const size_t cap = slot->cap;
+                memset(slot, 0, sizeof *slot);
+                slot->items = items;
+                slot->cap = cap;
+                const int64_t cz0 = ((int64_t)g0 + b) * BAND_ROWS;
                 const int64_t cz1 = cz0 + BAND_ROWS < p->nz ? cz0 + BAND_ROWS : p->nz;
-                run_band(p, r, &ctx, cz0, cz1, &bands[b]);
+                run_band(p, r, &ctx, cz0, cz1, slot);
             }
-            for (size_t b = g0; b < g1; b++)
-                if (bands[b].failed)
+            /* Band order is row order, and rows are cx-ordered: offsets give the output order. */
+            size_t want = 0;
+            for (long long b = 0; b < used; b++) {
+                const band_result *slot = &slots[b];
+                if (slot->failed)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
+                rr->candidates += slot->candidates;
+                rr->selected += slot->selected;
+                rr->spaced_out += slot->spaced_out;
+                for (int k = 0; k < TRN_SCATTER_FILTER_COUNT; k++)
+                    rr->filtered[k] += slot->filtered[k];
+                offsets[b] = want;
+                want += slot->count;
+            }
+            if (st != TRN_OK) break;
+            const size_t room =
+                acc.count < max_placements ? (size_t)(max_placements - acc.count) : 0;
+            const size_t take = want < room ? want : room;
+            if (acc.count + take > acc_cap) {
+                size_t cap = acc_cap + acc_cap / 2u;
+                if (cap < acc.count + take) cap = acc.count + take;
+                size_t bytes;
+                trn_instance *grown =
+                    trn_mul_size(cap, sizeof *grown, &bytes) ? realloc(acc.items, bytes) : NULL;
+                if (!grown) {
+                    st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
+                    break;
+                }
+                acc.items = grown;
+                acc_cap = cap;
+            }
+            trn_instance *dest = acc.items + acc.count;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+            for (long long b = 0; b < used; b++) {
+                if (offsets[b] >= take) continue;
+                const size_t n =
+                    take - offsets[b] < slots[b].count ? take - offsets[b] : slots[b].count;
+                if (n) memcpy(dest + offsets[b], slots[b].items, n * sizeof *dest);
+            }
+            acc.count += take;
+            rr->placed += take;
+            rr->truncated += want - take;
+            rep.placed += take;
+            rep.truncated += want - take;
             const int64_t rows_end =
                 (int64_t)g1 * BAND_ROWS < p->nz ? (int64_t)g1 * BAND_ROWS : p->nz;
-            if (st == TRN_OK && progress &&
-                progress((double)(rows_done + (uint64_t)rows_end) / (double)total_rows, "scatter",
-                         user) == TRN_CANCEL)
+            if (progress && progress((double)(rows_done + (uint64_t)rows_end) / (double)total_rows,
+                                     "scatter", user) == TRN_CANCEL)
                 st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "scatter: cancelled");
         }
         rows_done += (uint64_t)p->nz;
-        if (st != TRN_OK) {
-            free_bands(bands, nbands);
-            break;
-        }
-        /* Merge in band order (rows, then cx within a row: the output order), up to the ceiling. */
-        trn_scatter_rule_report *rr = &rep.rules[r];
-        size_t want = 0;
-        for (size_t b = 0; b < nbands; b++) {
-            rr->candidates += bands[b].candidates;
-            rr->selected += bands[b].selected;
-            rr->spaced_out += bands[b].spaced_out;
-            for (int k = 0; k < TRN_SCATTER_FILTER_COUNT; k++)
-                rr->filtered[k] += bands[b].filtered[k];
-            want += bands[b].count;
-        }
-        const size_t room = acc.count < max_placements ? (size_t)(max_placements - acc.count) : 0;
-        const size_t take = want < room ? want : room;
-        if (acc.count + take > acc_cap) {
-            trn_instance *grown = realloc(acc.items, (acc.count + take) * sizeof *grown);
-            if (!grown) {
-                free_bands(bands, nbands);
-                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
-                break;
-            }
-            acc.items = grown;
-            acc_cap = acc.count + take;
-        }
-        size_t left = take;
-        for (size_t b = 0; b < nbands; b++) {
-            const size_t n = bands[b].count < left ? bands[b].count : left;
-            if (n) memcpy(acc.items + acc.count, bands[b].items, n * sizeof *acc.items);
-            acc.count += n;
-            left -= n;
-            free(bands[b].items);
-            bands[b].items = NULL;
-        }
-        free(bands);
-        rr->placed = take;
-        rr->truncated = want - take;
-        rep.placed += take;
-        rep.truncated += want - take;
+    }
+    free_bands(slots, slots ? group : 0);
+    free(offsets);
+    if (st == TRN_OK && acc.count < acc_cap && acc.count > 0) {
+        trn_instance *fit = realloc(acc.items, acc.count * sizeof *fit);
+        if (fit) acc.items = fit;
     }
     free(plans);
     if (st != TRN_OK) {
