@@ -14,8 +14,10 @@
 #define PAL_MAX_RULES 65536u
 #define PAL_MAX_BIOMES 255u
 
-static const char *const role_names[TRN_ROLE_COUNT] = {
-    "ground", "grass", "rock", "cliff", "sediment", "sand", "snow", "wet_ground", "underwater"};
+/* NULL-terminated for did-you-mean hints. */
+static const char *const role_names[TRN_ROLE_COUNT + 1] = {
+    "ground", "grass", "rock",       "cliff",      "sediment",
+    "sand",   "snow",  "wet_ground", "underwater", NULL};
 
 const char *trn_surface_role_name(trn_surface_role role)
 {
@@ -643,7 +645,7 @@ static trn_status check_densities(pal_ctx *c, const trn_palette *p, const json_t
         trn_double_text(six_digits_down(1 / (p->art_density * cat * cs * cs)), num[5]);
         trn_double_text(six_digits_down(1 / sqrt(eff)), num[6]);
         char per[40], note[80] = "";
-        snprintf(per, sizeof per, "%.4g", per_site);
+        snprintf(per, sizeof per, "%.6g", per_site);
         if (!json_object_get(json_object_get(placements, r->id), "candidate_spacing"))
             snprintf(note, sizeof note, " (the default: %s)",
                      r->spacing > 0 ? "half the spacing" : "spacing is 0");
