@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrane/generate.h"
 #include "terrane/layers.h"
 #include "terrane/recipe.h"
 #include "test.h"
@@ -194,6 +195,54 @@ static void test_parse_defaults(void)
     CHECK(strcmp(r.layers[1].name, "roads") == 0);
     CHECK(strcmp(r.layers[2].name, "Hills") == 0 && r.layers[2].group == TRN_LAYER_SCULPT);
     trn_recipe_dispose(&r);
+}
+
+/* A rule belongs to a biome layer: another group's layer or none of that name is refused at
+ * the rule's "layer"; a rule on a disabled biome layer is not evaluated, one without a layer
+ * always is. */
+static void test_rule_layers(void)
+{
+    trn_recipe r;
+    trn_error e;
+    static const char layers[] = "\"layers\": [{\"id\": \"generation\"}, {\"id\": \"biomes\"}, "
+                                 "{\"id\": \"snowy\", \"group\": \"biomes\", \"enabled\": false}, "
+                                 "{\"id\": \"sculpt\"}], ";
+    char tail[600];
+    snprintf(tail, sizeof tail,
+             "%s\"rules\": [{\"id\": \"a\", \"biome\": \"s\", \"layer\": \"snowy\"}, {\"id\": "
+             "\"b\", \"biome\": \"s\", \"layer\": \"biomes\"}, {\"id\": \"c\", \"biome\": \"s\"}]",
+             layers);
+    CHECK_OK(parse_tail(tail, &r, &e));
+    CHECK(!trn_recipe_rule_active(&r, &r.rules[0]));
+    CHECK(trn_recipe_rule_active(&r, &r.rules[1]));
+    CHECK(trn_recipe_rule_active(&r, &r.rules[2]));
+    trn_recipe_dispose(&r);
+    /* Generation: the disabled layer's rule claims nothing; enabled, it claims every sample. */
+    for (int on = 0; on < 2; on++) {
+        snprintf(tail, sizeof tail,
+                 "\"layers\": [{\"id\": \"generation\"}, {\"id\": \"snowy\", \"group\": "
+                 "\"biomes\", \"enabled\": %s}], \"rules\": [{\"id\": \"a\", \"biome\": \"s\", "
+                 "\"layer\": \"snowy\"}]",
+                 on ? "true" : "false");
+        CHECK_OK(parse_tail(tail, &r, &e));
+        trn_generated g;
+        CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e));
+        size_t claimed = 0;
+        for (size_t k = 0; k < trn_field_sample_count(&g.field); k++)
+            claimed += g.biomes.values[k] == 1;
+        CHECK_EQ_INT(claimed, on ? 17u * 17u : 0u);
+        trn_generated_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    snprintf(tail, sizeof tail,
+             "%s\"rules\": [{\"id\": \"a\", \"biome\": \"s\", \"layer\": `\"sculpt\"}]", layers);
+    EXPECT_AT(tail, TRN_ERR_JSON,
+              "rules[0].layer: layer 'sculpt' is a sculpt layer; a rule belongs to a biome layer "
+              "(biomes, snowy)");
+    snprintf(tail, sizeof tail,
+             "%s\"rules\": [{\"id\": \"a\", \"biome\": \"s\", \"layer\": `\"paint\"}]", layers);
+    EXPECT_AT(tail, TRN_ERR_JSON,
+              "rules[0].layer: no layer named 'paint' (biome layers: biomes, snowy)");
 }
 
 static void test_errors(void)
@@ -563,5 +612,6 @@ int main(void)
     RUN(test_canonical);
     RUN(test_validate_struct);
     RUN(test_change_grid);
+    RUN(test_rule_layers);
     return trn_test_finish();
 }

@@ -236,6 +236,35 @@ static void test_region(void)
     trn_recipe_dispose(&r);
 }
 
+/* With a graph the graph makes the shape: the same region stroke relabels its samples and
+ * changes no height. */
+static void test_region_with_graph(void)
+{
+    trn_recipe r, plain;
+    parse(&r);
+    parse(&plain);
+    static const char graph[] =
+        "{\"format_version\":1,\"output\":\"output\",\"nodes\":[{\"id\":\"landform\","
+        "\"type\":\"landform\"},{\"id\":\"biome_rules\",\"type\":\"biome_rules\",\"inputs\":"
+        "{\"field\":{\"node\":\"landform\"}}},{\"id\":\"output\",\"type\":\"terrain_output\","
+        "\"inputs\":{\"field\":{\"node\":\"biome_rules\"}}}]}";
+    r.graph_json = lh_dup(graph);
+    trn_generated g0, g;
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &g0, NULL, NULL, NULL));
+    const double p[2] = {128, 128};
+    trn_stroke *s = lh_add(&r, TRN_STROKE_REGION, NULL, 20, 1, p, 1);
+    s->biome = lh_dup("r");
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, NULL));
+    const size_t n = trn_field_sample_count(&g.field);
+    CHECK(memcmp(g.field.heights, g0.field.heights, n * sizeof(float)) == 0);
+    CHECK_EQ_INT(g.biomes.values[idx(64, 64)], trn_recipe_find_biome(&r, "r"));
+    CHECK_EQ_INT(g.sources[idx(64, 64)], TRN_BIOME_FROM_REGION);
+    trn_generated_dispose(&g0);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&plain);
+    trn_recipe_dispose(&r);
+}
+
 /* Every kind of stroke at once: the result does not depend on the thread count. */
 static void test_threads(void)
 {
@@ -272,6 +301,7 @@ int main(void)
     RUN(test_protection_wins);
     RUN(test_exclusion_mask);
     RUN(test_region);
+    RUN(test_region_with_graph);
     RUN(test_threads);
     return trn_test_finish();
 }

@@ -149,6 +149,10 @@ void trn_rule_test_sample(const trn_rule *rule, const trn_sample_context *ctx, t
 /* The winning rule for a sample: highest priority, then highest strength, then the earliest;
  * -1 when none matched (the default biome applies). */
 int trn_rules_pick(const trn_rule *rules, uint32_t rule_count, const trn_sample_context *ctx);
+/* The same over the rules whose active[r] is nonzero (active NULL: all): a rule on a disabled
+ * biome layer is not evaluated (trn_recipe_rule_active). */
+int trn_rules_pick_active(const trn_rule *rules, uint32_t rule_count, const uint8_t *active,
+                          const trn_sample_context *ctx);
 
 /* Slope in degrees (0 flat .. 90) at sample (i, j): Horn's 3x3 gradient over the cell sizes
  * size_x / cells_x and size_z / cells_z, samples beyond the grid replicated from the nearest

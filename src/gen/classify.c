@@ -132,10 +132,16 @@ static bool rule_matches(const trn_rule *rule, const trn_sample_context *ctx)
 
 int trn_rules_pick(const trn_rule *rules, uint32_t rule_count, const trn_sample_context *ctx)
 {
+    return trn_rules_pick_active(rules, rule_count, NULL, ctx);
+}
+
+int trn_rules_pick_active(const trn_rule *rules, uint32_t rule_count, const uint8_t *active,
+                          const trn_sample_context *ctx)
+{
     int best = -1;
     double best_priority = 0.0, best_strength = 0.0;
     for (uint32_t r = 0; r < rule_count; r++) {
-        if (!rule_matches(&rules[r], ctx)) continue;
+        if ((active && !active[r]) || !rule_matches(&rules[r], ctx)) continue;
         const double strength = rule_strength(&rules[r], ctx->height);
         /* Strictly greater only: a full tie keeps the earlier rule. */
         if (best < 0 || rules[r].priority > best_priority ||

@@ -72,7 +72,8 @@ void trn_generated_dispose(trn_generated *gen)
 typedef struct biome_pass {
     const trn_recipe *recipe;
     trn_generated *gen;
-    const uint8_t *rule_biome; /* biome index of each rule */
+    const uint8_t *rule_biome;  /* biome index of each rule */
+    const uint8_t *rule_active; /* nonzero: the rule is evaluated (its biome layer is enabled) */
     uint8_t default_biome;
     bool need_slope, need_moisture; /* skip work no rule can look at */
     bool rules;                     /* a Biome Rules node feeds the output */
@@ -103,7 +104,9 @@ static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *mo
         ctx.water_distance = (double)gen->water_distance[base + i];
         ctx.substrate =
             trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
-        const int r = bp->rules ? trn_rules_pick(recipe->rules, recipe->rule_count, &ctx) : -1;
+        const int r = bp->rules ? trn_rules_pick_active(recipe->rules, recipe->rule_count,
+                                                        bp->rule_active, &ctx)
+                                : -1;
         gen->biomes.values[base + i] = r >= 0 ? bp->rule_biome[r] : bp->default_biome;
         gen->sources[base + i] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);
         gen->rule_index[base + i] = (int16_t)r;
@@ -258,9 +261,11 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
                              "default_landform and default_biome must name a landform and a "
                              "biome");
-    uint8_t *rule_biome = malloc(recipe->rule_count ? recipe->rule_count : 1u);
+    uint8_t *rule_biome = malloc(2u * (recipe->rule_count ? recipe->rule_count : 1u));
     if (!rule_biome) return oom(err, "the rule table");
+    uint8_t *rule_active = rule_biome + (recipe->rule_count ? recipe->rule_count : 1u);
     for (uint32_t r = 0; r < recipe->rule_count; r++) {
+        rule_active[r] = trn_recipe_rule_active(recipe, &recipe->rules[r]);
         const int b = trn_recipe_find_biome(recipe, recipe->rules[r].biome);
         if (b < 0) {
             free(rule_biome);
@@ -351,6 +356,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     bp.recipe = recipe;
     bp.gen = gen;
     bp.rule_biome = rule_biome;
+    bp.rule_active = rule_active;
     bp.default_biome = (uint8_t)default_biome;
     bp.need_slope = any_rule_uses(recipe, true, false);
     bp.need_moisture = any_rule_uses(recipe, false, true);
@@ -440,7 +446,9 @@ trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_p
 {
     if (trn_box_empty(&box)) return TRN_OK;
     const int default_biome = trn_recipe_find_biome(recipe, recipe->default_biome);
-    uint8_t *rule_biome = malloc(recipe->rule_count ? recipe->rule_count : 1u);
+    uint8_t *rule_biome = malloc(2u * (recipe->rule_count ? recipe->rule_count : 1u));
+    uint8_t *rule_active =
+        rule_biome ? rule_biome + (recipe->rule_count ? recipe->rule_count : 1u) : NULL;
     const size_t bw = (size_t)(box.i1 - box.i0 + 1), bh = (size_t)(box.j1 - box.j0 + 1);
     uint8_t *b = malloc(bw * bh), *src = malloc(bw * bh);
     int16_t *ri = malloc(bw * bh * sizeof *ri);
@@ -456,6 +464,7 @@ trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_p
     for (uint32_t r = 0; r < recipe->rule_count; r++) {
         const int k = trn_recipe_find_biome(recipe, recipe->rules[r].biome);
         rule_biome[r] = (uint8_t)(k < 0 ? 0 : k);
+        rule_active[r] = trn_recipe_rule_active(recipe, &recipe->rules[r]);
     }
     const bool need_slope = any_rule_uses(recipe, true, false);
     const bool need_moisture = any_rule_uses(recipe, false, true);
@@ -478,7 +487,9 @@ trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_p
             ctx.substrate =
                 trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, gen->sea_level);
             const int r =
-                gen->biome_rules ? trn_rules_pick(recipe->rules, recipe->rule_count, &ctx) : -1;
+                gen->biome_rules
+                    ? trn_rules_pick_active(recipe->rules, recipe->rule_count, rule_active, &ctx)
+                    : -1;
             const size_t w = (size_t)(j - box.j0) * bw + (size_t)(i - box.i0);
             b[w] = r >= 0 ? rule_biome[r] : (uint8_t)default_biome;
             src[w] = (uint8_t)(r >= 0 ? TRN_BIOME_FROM_RULE : TRN_BIOME_FROM_DEFAULT);

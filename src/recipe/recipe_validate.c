@@ -110,8 +110,8 @@ const char *const trn_rcp_recipe_keys[] = {"size",           "resolution",
 const char *const trn_rcp_landform_keys[] = {
     "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
     "warp_amplitude", "warp_feature_size", "stretch",     "heading",      NULL};
-const char *const trn_rcp_biome_keys[] = {"color",      "material",    "texture_scale", "landform",
-                                          "allow_snow", "groundmodel", NULL};
+const char *const trn_rcp_biome_keys[] = {
+    "color", "material", "texture_scale", "landform", "allow_snow", "groundmodel", NULL};
 const char *const trn_rcp_rule_keys[] = {
     "id",    "biome",    "layer",          "priority",  "blend", "elevation",
     "slope", "moisture", "water_distance", "substrate", NULL};
@@ -356,6 +356,29 @@ static trn_status check_rule(chk *k, const trn_recipe *r, uint32_t i)
     if (rule->layer && !*rule->layer) {
         trn_json_path_push_key(k->where, "layer");
         return fail(k, TRN_ERR_VALIDATION, "expected a non-empty layer name, found \"\"");
+    }
+    if (rule->layer) {
+        /* A rule belongs to a biome layer: disabling that layer removes the rule. */
+        uint32_t n;
+        const trn_layer *layers = trn_recipe_layers(r, &n);
+        const trn_layer *found = NULL;
+        char names[200] = "";
+        size_t len = 0;
+        for (uint32_t q = 0; q < n; q++) {
+            if (layers[q].id && strcmp(layers[q].id, rule->layer) == 0) found = &layers[q];
+            if (layers[q].group == TRN_LAYER_BIOMES && len + 1 < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                        layers[q].id ? layers[q].id : "?");
+        }
+        if (!found || found->group != TRN_LAYER_BIOMES) {
+            trn_json_path_push_key(k->where, "layer");
+            if (found)
+                return fail(k, TRN_ERR_VALIDATION,
+                            "layer '%s' is a %s layer; a rule belongs to a biome layer (%s)",
+                            rule->layer, trn_layer_group_name(found->group), names);
+            return fail(k, TRN_ERR_VALIDATION, "no layer named '%s' (biome layers: %s)",
+                        rule->layer, names[0] ? names : "none");
+        }
     }
     if ((st = check_field(k, "priority", TRN_NUM_PRIORITY, rule->priority))) return st;
     if ((st = check_field(k, "blend", TRN_NUM_BLEND, rule->blend))) return st;

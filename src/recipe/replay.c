@@ -117,8 +117,9 @@ trn_status trn_replay_plan_make(const trn_recipe *r, trn_replay_plan *plan, trn_
                 break;
             }
             plan->biome[s] = b;
+            /* With a graph the graph makes the shape: painting only relabels. */
             const char *lf = r->biomes[b].landform;
-            if (lf) plan->landform[s] = trn_recipe_find_landform(r, lf);
+            if (lf && !r->graph_json) plan->landform[s] = trn_recipe_find_landform(r, lf);
         }
     }
     static const trn_layer_group stages[4] = {TRN_LAYER_BIOMES, TRN_LAYER_SCULPT,

@@ -117,6 +117,17 @@ const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_str
     return NULL;
 }
 
+bool trn_recipe_rule_active(const trn_recipe *recipe, const trn_rule *rule)
+{
+    if (!rule || !rule->layer) return true;
+    uint32_t n;
+    const trn_layer *layers = trn_recipe_layers(recipe, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (layers[i].id && strcmp(layers[i].id, rule->layer) == 0)
+            return layers[i].enabled && layers[i].group == TRN_LAYER_BIOMES;
+    return false;
+}
+
 static bool same_text(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
