@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* the accepted density fits one instance per candidate site */
         double d = trn_palette_rule_density(&p, r);
         FUZZ_ASSERT(isfinite(d) && d >= 0);
-        FUZZ_ASSERT(d * r->candidate_spacing * r->candidate_spacing <= 1);
+        FUZZ_ASSERT(d == 0 || d * r->candidate_spacing * r->candidate_spacing <= 1);
     }
     trn_palette_dispose(&p);
     FUZZ_ASSERT(p.name == NULL && p.rules == NULL);

@@ -645,6 +645,18 @@ static void test_density_limit(void)
             "unit at candidate_spacing 2 asks for 1.0004 per candidate site, more than the one a "
             "site holds: reduce density to 0.25 or less, or candidate_spacing to 1.9996 or less",
             "0.2501");
+    /* a disabled rule fits any lattice (0 x inf is no NaN here); a vast one is refused */
+    CHECK_OK(pal_ok(rule_doc("\"prefab\": \"prefab://x\", \"density\": 0, \"candidate_spacing\": "
+                             "1e300"),
+                    &p));
+    trn_palette_dispose(&p);
+    {
+        const char *doc = rule_doc("\"prefab\": \"prefab://x\", \"density\": 1e-300, "
+                                   "\"candidate_spacing\": 1e300");
+        trn_error e;
+        CHECK_STATUS(trn_palette_parse(doc, strlen(doc), "doc.json", &p, &e), TRN_ERR_JSON);
+        CHECK_CONTAINS(e.message, "asks for 1e+300 per candidate site");
+    }
     /* the default lattice: 0.25 units when spacing is 0 (16 per square unit fit) ... */
     CHECK_OK(pal_ok(rule_doc("\"prefab\": \"prefab://x\", \"density\": 16"), &p));
     trn_palette_dispose(&p);

@@ -633,6 +633,7 @@ static trn_status check_densities(pal_ctx *c, const trn_palette *p, const json_t
         double cat = category_multiplier(p, r->category, &cat_name);
         double eff = trn_palette_rule_density(p, r);
         double cs = r->candidate_spacing;
+        if (eff == 0) continue; /* a disabled rule fits any lattice (0 x inf would be NaN) */
         double per_site = eff * cs * cs;
         if (!(per_site > 1)) continue;
         char num[7][40], mult[100] = "";
