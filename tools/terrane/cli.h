@@ -228,6 +228,11 @@ typedef struct cli_graph {
 int cli_graph_load(cli_ctx *ctx, const char *path, const trn_recipe *recipe, trn_document_kind kind,
                    cli_graph *out);
 void cli_graph_dispose(cli_graph *g);
+/* The recipe's graph checked before anything runs, so an error names its line and column (the
+ * library's own refusal knows the node and JSON path, not the line); warnings are printed as
+ * "terrane VERB: ..." and the run goes on. Returns a CLI exit code. */
+int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_recipe *recipe,
+                   trn_document_kind kind);
 /* "FILE:LINE:COLUMN: error: message [check]" (no position when it was not located). */
 void cli_graph_diagnostic_text(const char *path, const trn_graph_diagnostic *d, char *buf,
                                size_t size);

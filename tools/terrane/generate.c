@@ -869,39 +869,6 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
 
 /* ---- the graph: its check and its per-node report ---- */
 
-/* Check the recipe's graph before anything runs, so an error names its place in the file
- * (the library's own refusal knows the node and the JSON path, not the line). Warnings are
- * printed and generation goes on. */
-static int check_graph(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
-                       trn_document_kind kind)
-{
-    cli_graph g;
-    int rc = cli_graph_load(ctx, path, recipe, kind, &g);
-    if (rc) return rc;
-    char line[1024];
-    for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
-        if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
-        cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
-        cli_fprintf(stderr, "terrane generate: %s\n", line);
-    }
-    for (size_t k = 0; k < g.diags.count; k++) {
-        const trn_graph_diagnostic *d = &g.diags.items[k];
-        if (d->severity != TRN_GRAPH_ERROR) continue;
-        char where[700] = "";
-        if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
-        char more[160] = "";
-        if (g.errors > 1)
-            snprintf(more, sizeof more,
-                     "\n(the graph has %zu errors; 'terrane graph check %s' lists them all)",
-                     g.errors, path);
-        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
-                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)", more);
-        break;
-    }
-    cli_graph_dispose(&g);
-    return rc;
-}
-
 static void print_node_reports(cli_ctx *ctx, const trn_generated *gen)
 {
     if (ctx->quiet) return;
@@ -1114,8 +1081,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
     if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir &&
         !a->mask_count)
-        return cli_usage_error(ctx, "nothing to write: give -o OUT (.png, .r16, .r32, .ter or .dat), "
-                                    "--biomes, --preview, --exclusion, --mask or --export");
+        return cli_usage_error(ctx,
+                               "nothing to write: give -o OUT (.png, .r16, .r32, .ter or .dat), "
+                               "--biomes, --preview, --exclusion, --mask or --export");
     if (a->export_dir) {
         if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
             return cli_usage_error(ctx,
@@ -1305,7 +1273,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
 
-    if ((rc = check_graph(ctx, a.recipe_path, &recipe, kind))) {
+    if ((rc = cli_graph_gate(ctx, "generate", a.recipe_path, &recipe, kind))) {
         trn_recipe_dispose(&recipe);
         return rc;
     }

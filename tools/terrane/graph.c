@@ -45,6 +45,36 @@ static const char *const help_text =
 
 /* ---- shared helpers (cli.h) ---- */
 
+int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_recipe *recipe,
+                   trn_document_kind kind)
+{
+    cli_graph g;
+    int rc = cli_graph_load(ctx, path, recipe, kind, &g);
+    if (rc) return rc;
+    char line[1024];
+    for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
+        if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
+        cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
+        cli_fprintf(stderr, "terrane %s: %s\n", verb, line);
+    }
+    for (size_t k = 0; k < g.diags.count; k++) {
+        const trn_graph_diagnostic *d = &g.diags.items[k];
+        if (d->severity != TRN_GRAPH_ERROR) continue;
+        char where[700] = "";
+        if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
+        char more[160] = "";
+        if (g.errors > 1)
+            snprintf(more, sizeof more,
+                     "\n(the graph has %zu errors; 'terrane graph check %s' lists them all)",
+                     g.errors, path);
+        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
+                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)", more);
+        break;
+    }
+    cli_graph_dispose(&g);
+    return rc;
+}
+
 void cli_graph_dispose(cli_graph *g)
 {
     if (!g) return;

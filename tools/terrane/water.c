@@ -167,34 +167,6 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, water_args *a, bool *
     return CLI_EXIT_OK;
 }
 
-/* The recipe's graph checked before anything runs, so an error names its line and column;
- * warnings are printed and the run goes on. */
-static int check_graph(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
-                       trn_document_kind kind)
-{
-    cli_graph g;
-    int rc = cli_graph_load(ctx, path, recipe, kind, &g);
-    if (rc) return rc;
-    char line[1024];
-    for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
-        if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
-        cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
-        cli_fprintf(stderr, "terrane water: %s\n", line);
-    }
-    for (size_t k = 0; k < g.diags.count; k++) {
-        const trn_graph_diagnostic *d = &g.diags.items[k];
-        if (d->severity != TRN_GRAPH_ERROR) continue;
-        char where[700] = "";
-        if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
-        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
-                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)",
-                       g.errors > 1 ? " ('terrane graph check' lists every error)" : "");
-        break;
-    }
-    cli_graph_dispose(&g);
-    return rc;
-}
-
 static json_t *vec3(const double v[3])
 {
     json_t *a = json_array();
@@ -436,7 +408,7 @@ int cli_verb_water(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
-    if ((rc = check_graph(ctx, a.recipe_path, &recipe, kind))) {
+    if ((rc = cli_graph_gate(ctx, "water", a.recipe_path, &recipe, kind))) {
         trn_recipe_dispose(&recipe);
         return rc;
     }
