@@ -393,7 +393,14 @@ static void test_precedence(void)
     f.heights[4] = NAN;
     uint8_t *roles = classify(&in, &p);
     CHECK_EQ_INT(roles[4], TRN_ROLE_NONE);
-    CHECK_EQ_INT(roles[0], TRN_ROLE_GROUND);
+    /* Its neighbours have no slope, so no "at least" threshold holds (0 neither) and "below"
+     * ones do: moist, so grass. */
+    CHECK_EQ_INT(roles[0], TRN_ROLE_GRASS);
+    p.rock_slope = 0.0;
+    p.cliff_slope = 0.0;
+    free(roles);
+    roles = classify(&in, &p);
+    CHECK_EQ_INT(roles[0], TRN_ROLE_GRASS);
     free(roles);
     trn_field_dispose(&f);
 }
@@ -449,6 +456,12 @@ static void test_errors(void)
     CHECK_CONTAINS(e.message, "expected an output buffer");
     trn_roles_input none = {0};
     CHECK_STATUS(trn_roles_classify(&none, &p, roles, &e), TRN_ERR_INVALID_ARGUMENT);
+    /* A grid whose sample count overflows is refused before anything is read. */
+    trn_field huge = f;
+    huge.cells_x = huge.cells_z = UINT32_MAX;
+    in.field = &huge;
+    CHECK_STATUS(trn_roles_classify(&in, &p, roles, &e), TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(e.message, "overflow the sample count");
     trn_field zero = f;
     zero.cells_z = 0;
     in.field = &zero;
@@ -560,6 +573,9 @@ static void test_colors_and_map(void)
     CHECK(map.legend_json == NULL);
     CHECK_STATUS(trn_roles_map_render(2, 1, NULL, &map, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "no roles");
+    CHECK_STATUS(trn_roles_map_render(UINT32_MAX, UINT32_MAX, roles, &map, &e), TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(e.message, "overflow the picture size");
+    CHECK_STATUS(trn_roles_map_render(2, 1, roles, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
 }
 
 /* A bumpy terrain with every input, for windows and threads. */

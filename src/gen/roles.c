@@ -55,22 +55,20 @@ void trn_roles_params_default(trn_roles_params *p)
 /* ---- slope thresholds ---- */
 
 /* How one "slope >= degrees" test is decided: by the squared Horn gradient against the
- * threshold's, or by the angle itself near it (and for thresholds where tan is unusable). */
+ * threshold's, and by the angle itself near it (or for 90 degrees and more, where tan fails). */
 typedef struct slope_test {
-    int mode;        /* 0: squared gradient with a margin, 1: always true, 2: always the angle */
-    double lo, hi;   /* s2 < lo: below; s2 > hi: at or above; else compute the angle */
+    bool by_gradient; /* false: always compute the angle */
+    double lo, hi;    /* s2 < lo: below; s2 > hi: at or above; else compute the angle */
     double degrees;
 } slope_test;
 
 static slope_test slope_test_make(double degrees)
 {
-    slope_test t = {2, 0.0, 0.0, degrees};
-    if (degrees <= 0.0) {
-        t.mode = 1; /* every finite slope is >= 0 */
-    } else if (degrees < 89.0) {
+    slope_test t = {false, 0.0, 0.0, degrees};
+    if (degrees < 90.0) {
         /* slope = atan(sqrt(s2) / 8) in degrees, so slope >= d  <=>  s2 >= (8 tan d)^2. */
         const double g = 8.0 * tan(degrees * (ROLES_PI / 180.0));
-        t.mode = 0;
+        t.by_gradient = true;
         t.lo = g * g * (1.0 - ROLES_MARGIN);
         t.hi = g * g * (1.0 + ROLES_MARGIN);
     }
@@ -81,8 +79,7 @@ static slope_test slope_test_make(double degrees)
 static bool slope_at_least(const slope_test *t, double s2, const trn_field *field, uint32_t i,
                            uint32_t j)
 {
-    if (t->mode == 1) return true;
-    if (t->mode == 0) {
+    if (t->by_gradient) {
         if (s2 < t->lo) return false;
         if (s2 > t->hi) return true;
     }
