@@ -120,9 +120,11 @@ int main(int argc, char **argv)
                t_tri[runs / 2], t_tri[0], t_window[runs / 2], t_window[0]);
     }
     uint64_t counts[TRN_ROLE_COUNT + 1] = {0};
-    for (size_t k = 0; k < n; k++) counts[roles[k] < TRN_ROLE_COUNT ? roles[k] : TRN_ROLE_COUNT]++;
+    for (size_t k = 0; k < n; k++)
+        counts[roles[k] < TRN_ROLE_COUNT ? roles[k] : TRN_ROLE_COUNT]++;
     printf("  roles:");
-    for (int r = 0; r <= TRN_ROLE_COUNT; r++) printf(" %llu", (unsigned long long)counts[r]);
+    for (int r = 0; r <= TRN_ROLE_COUNT; r++)
+        printf(" %llu", (unsigned long long)counts[r]);
     printf("\n  load average %.2f after\n", load_average());
     free(first);
     free(change);

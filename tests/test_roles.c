@@ -62,11 +62,13 @@ static void test_flat(void)
     trn_roles_params_default(&p);
     trn_roles_input in = {.field = &f};
     uint8_t *roles = classify(&in, &p);
-    for (size_t k = 0; k < 25; k++) CHECK_EQ_INT(roles[k], TRN_ROLE_GROUND);
+    for (size_t k = 0; k < 25; k++)
+        CHECK_EQ_INT(roles[k], TRN_ROLE_GROUND);
     free(roles);
 
     float moisture[25];
-    for (size_t k = 0; k < 25; k++) moisture[k] = 0.5f;
+    for (size_t k = 0; k < 25; k++)
+        moisture[k] = 0.5f;
     moisture[3] = 0.75f;
     moisture[4] = nextafterf(0.75f, 0.0f);
     p.grass_moisture = 0.75;
@@ -121,7 +123,8 @@ static void test_slope_thresholds(void)
     p.rock_slope = 80.0;
     p.cliff_slope = 80.0;
     float moisture[81];
-    for (size_t k = 0; k < 81; k++) moisture[k] = 1.0f;
+    for (size_t k = 0; k < 81; k++)
+        moisture[k] = 1.0f;
     in.moisture = moisture;
     p.grass_slope = s;
     roles = classify(&in, &p);
@@ -135,7 +138,8 @@ static void test_slope_thresholds(void)
 
     /* Sand needs slope < sand_slope; a steeper shore is wet ground. */
     float distance[81];
-    for (size_t k = 0; k < 81; k++) distance[k] = 1.0f;
+    for (size_t k = 0; k < 81; k++)
+        distance[k] = 1.0f;
     in.water_distance = distance;
     p.sand_slope = s;
     roles = classify(&in, &p);
@@ -149,7 +153,8 @@ static void test_slope_thresholds(void)
 
     /* A channel is sediment below channel_sediment_slope, else wet ground. */
     uint32_t acc[81];
-    for (size_t k = 0; k < 81; k++) acc[k] = 5000u;
+    for (size_t k = 0; k < 81; k++)
+        acc[k] = 5000u;
     in.accumulation = acc;
     p.channel_sediment_slope = s;
     roles = classify(&in, &p);
@@ -185,7 +190,8 @@ static void test_slope_thresholds(void)
     plane(&f, 4, 0.0);
     p.rock_slope = 0.0;
     roles = classify(&flat_in, &p);
-    for (size_t k = 0; k < 25; k++) CHECK_EQ_INT(roles[k], TRN_ROLE_ROCK);
+    for (size_t k = 0; k < 25; k++)
+        CHECK_EQ_INT(roles[k], TRN_ROLE_ROCK);
     free(roles);
     trn_field_dispose(&f);
 }
@@ -202,7 +208,8 @@ static void test_pit_with_water(void)
     CHECK(wet && distance);
     for (uint32_t j = 0; j <= N; j++)
         for (uint32_t i = 0; i <= N; i++) {
-            const double dx = (double)i - N / 2, dz = (double)j - N / 2, r = sqrt(dx * dx + dz * dz);
+            const double dx = (double)i - N / 2, dz = (double)j - N / 2,
+                         r = sqrt(dx * dx + dz * dz);
             /* A flat-bottomed bowl: gentle on the west, steep on the east. */
             const double rim = r > 8.0 ? (r - 8.0) * (dx > 0 ? 1.0 : 0.1) : 0.0;
             f.heights[idx(&f, i, j)] = (float)rim;
@@ -285,7 +292,8 @@ static void test_transport(void)
 
     /* Concentrated flow at the threshold is a channel. */
     uint32_t acc[16];
-    for (size_t k = 0; k < 16; k++) acc[k] = 1u;
+    for (size_t k = 0; k < 16; k++)
+        acc[k] = 1u;
     acc[7] = 1024u;
     acc[8] = 1023u;
     in.transport = NULL;
@@ -303,7 +311,8 @@ static void test_snow(void)
 {
     trn_field f;
     plane(&f, 3, 0.0);
-    for (size_t k = 0; k < 16; k++) f.heights[k] = 100.0f;
+    for (size_t k = 0; k < 16; k++)
+        f.heights[k] = 100.0f;
     f.heights[15] = nextafterf(100.0f, 0.0f);
     uint8_t biomes[16] = {0};
     biomes[1] = 1;
@@ -312,16 +321,18 @@ static void test_snow(void)
     const bool allow[2] = {true, false};
     trn_roles_params p;
     trn_roles_params_default(&p);
-    trn_roles_input in = {.field = &f, .biomes = biomes, .allow_snow = allow, .allow_snow_count = 2};
+    trn_roles_input in = {
+        .field = &f, .biomes = biomes, .allow_snow = allow, .allow_snow_count = 2};
     uint8_t *roles = classify(&in, &p);
-    for (size_t k = 0; k < 16; k++) CHECK_EQ_INT(roles[k], TRN_ROLE_GROUND); /* no snow line */
+    for (size_t k = 0; k < 16; k++)
+        CHECK_EQ_INT(roles[k], TRN_ROLE_GROUND); /* no snow line */
     free(roles);
     p.snow_height = 100.0;
     roles = classify(&in, &p);
     CHECK_EQ_INT(roles[0], TRN_ROLE_SNOW);
-    CHECK_EQ_INT(roles[1], TRN_ROLE_GROUND); /* allow_snow false */
-    CHECK_EQ_INT(roles[2], TRN_ROLE_SNOW);   /* beyond the table */
-    CHECK_EQ_INT(roles[3], TRN_ROLE_SNOW);   /* no biome */
+    CHECK_EQ_INT(roles[1], TRN_ROLE_GROUND);  /* allow_snow false */
+    CHECK_EQ_INT(roles[2], TRN_ROLE_SNOW);    /* beyond the table */
+    CHECK_EQ_INT(roles[3], TRN_ROLE_SNOW);    /* no biome */
     CHECK_EQ_INT(roles[15], TRN_ROLE_GROUND); /* just below the line */
     free(roles);
     in.allow_snow = NULL;
@@ -364,29 +375,51 @@ static void test_precedence(void)
                           .moisture = moisture,
                           .wet = wet,
                           .water_distance = distance};
-    const int order[] = {TRN_ROLE_UNDERWATER, TRN_ROLE_CLIFF,    TRN_ROLE_SNOW,
-                         TRN_ROLE_SAND,       TRN_ROLE_WET_GROUND, TRN_ROLE_ROCK,
-                         TRN_ROLE_ROCK,       TRN_ROLE_SEDIMENT, TRN_ROLE_WET_GROUND,
-                         TRN_ROLE_SEDIMENT,   TRN_ROLE_GRASS,    TRN_ROLE_GROUND};
+    const int order[] = {TRN_ROLE_UNDERWATER, TRN_ROLE_CLIFF,    TRN_ROLE_SNOW,  TRN_ROLE_SAND,
+                         TRN_ROLE_WET_GROUND, TRN_ROLE_ROCK,     TRN_ROLE_ROCK,  TRN_ROLE_SEDIMENT,
+                         TRN_ROLE_WET_GROUND, TRN_ROLE_SEDIMENT, TRN_ROLE_GRASS, TRN_ROLE_GROUND};
     for (size_t step = 0; step < sizeof order / sizeof order[0]; step++) {
         uint8_t *roles = classify(&in, &p);
-        for (size_t k = 0; k < 9; k++) CHECK_EQ_INT(roles[k], order[step]);
+        for (size_t k = 0; k < 9; k++)
+            CHECK_EQ_INT(roles[k], order[step]);
         free(roles);
         switch (step) {
-        case 0: memset(wet, 0, sizeof wet); break;
-        case 1: p.cliff_slope = 90.0; break;
-        case 2: p.snow_height = INFINITY; break;
-        case 3: p.sand_slope = 0.0; break;
-        case 4: in.water_distance = NULL; break;
-        case 5: p.rock_slope = 90.0; break;
-        case 6:
-            for (size_t k = 0; k < 9; k++) change[k] = 1.0f;
+        case 0:
+            memset(wet, 0, sizeof wet);
             break;
-        case 7: in.transport = NULL; break;
-        case 8: p.channel_sediment_slope = 15.0; break;
-        case 9: in.accumulation = NULL; break;
-        case 10: p.grass_slope = 0.0; break;
-        default: break;
+        case 1:
+            p.cliff_slope = 90.0;
+            break;
+        case 2:
+            p.snow_height = INFINITY;
+            break;
+        case 3:
+            p.sand_slope = 0.0;
+            break;
+        case 4:
+            in.water_distance = NULL;
+            break;
+        case 5:
+            p.rock_slope = 90.0;
+            break;
+        case 6:
+            for (size_t k = 0; k < 9; k++)
+                change[k] = 1.0f;
+            break;
+        case 7:
+            in.transport = NULL;
+            break;
+        case 8:
+            p.channel_sediment_slope = 15.0;
+            break;
+        case 9:
+            in.accumulation = NULL;
+            break;
+        case 10:
+            p.grass_slope = 0.0;
+            break;
+        default:
+            break;
         }
     }
     /* A height that is not finite has no role. */
@@ -497,11 +530,13 @@ static void test_triangles(void)
     }
     /* Triangle numbering over a 2 x 2 grid: cell (i, j) owns 2 * (j * 2 + i) and the next. */
     uint8_t s[9], t[8];
-    for (uint8_t k = 0; k < 9; k++) s[k] = k;
+    for (uint8_t k = 0; k < 9; k++)
+        s[k] = k;
     s[4] = 4;
     CHECK_OK(trn_roles_triangles(2, 2, s, t, NULL));
     const uint8_t want[8] = {0, 0, 1, 1, 3, 3, 4, 4};
-    for (size_t k = 0; k < 8; k++) CHECK_EQ_INT(t[k], want[k]);
+    for (size_t k = 0; k < 8; k++)
+        CHECK_EQ_INT(t[k], want[k]);
     /* Cell (1, 1): vertices 4,5,8 and 4,8,7; make the second triangle's last two agree. */
     s[7] = 8;
     CHECK_OK(trn_roles_triangles(2, 2, s, t, NULL));
@@ -522,9 +557,9 @@ static void test_triangles(void)
 
 static void test_colors_and_map(void)
 {
-    const uint8_t want[TRN_ROLE_COUNT][3] = {{134, 96, 60},   {86, 152, 62},  {128, 128, 128},
+    const uint8_t want[TRN_ROLE_COUNT][3] = {{134, 96, 60},   {86, 152, 62},   {128, 128, 128},
                                              {72, 68, 66},    {176, 150, 104}, {218, 194, 142},
-                                             {244, 246, 250}, {92, 70, 50},   {62, 118, 196}};
+                                             {244, 246, 250}, {92, 70, 50},    {62, 118, 196}};
     for (uint8_t r = 0; r < TRN_ROLE_COUNT; r++) {
         uint8_t c[4];
         trn_roles_color(r, c);
@@ -537,7 +572,7 @@ static void test_colors_and_map(void)
     CHECK(c[3] == 0);
 
     /* 3 x 2 samples: row j = 0 is the picture's last row. */
-    const uint8_t roles[6] = {TRN_ROLE_GROUND, TRN_ROLE_ROCK, TRN_ROLE_ROCK,
+    const uint8_t roles[6] = {TRN_ROLE_GROUND,     TRN_ROLE_ROCK, TRN_ROLE_ROCK,
                               TRN_ROLE_UNDERWATER, TRN_ROLE_NONE, 77};
     trn_roles_map map;
     CHECK_OK(trn_roles_map_render(2, 1, roles, &map, NULL));
@@ -546,24 +581,25 @@ static void test_colors_and_map(void)
     CHECK_EQ_INT(map.picture.channels, 4);
     const uint8_t *px = map.picture.pixels;
     CHECK(px[0] == 62 && px[1] == 118 && px[2] == 196 && px[3] == 255); /* (0, 1) underwater */
-    CHECK(px[4] == 0 && px[7] == 0);                                   /* (1, 1) none */
-    CHECK(px[12] == 134 && px[13] == 96 && px[14] == 60);              /* (0, 0) ground */
-    CHECK(px[16] == 128 && px[23] == 255);                             /* (1, 0), (2, 0) rock */
+    CHECK(px[4] == 0 && px[7] == 0);                                    /* (1, 1) none */
+    CHECK(px[12] == 134 && px[13] == 96 && px[14] == 60);               /* (0, 0) ground */
+    CHECK(px[16] == 128 && px[23] == 255);                              /* (1, 0), (2, 0) rock */
     CHECK_EQ_INT(map.counts[TRN_ROLE_GROUND], 1);
     CHECK_EQ_INT(map.counts[TRN_ROLE_ROCK], 2);
     CHECK_EQ_INT(map.counts[TRN_ROLE_UNDERWATER], 1);
     CHECK_EQ_INT(map.counts[TRN_ROLE_COUNT], 2);
-    CHECK(strcmp(map.legend_json,
-                 "{\"roles\": [{\"role\": \"ground\", \"color\": [134, 96, 60, 255], \"samples\": 1}, "
-                 "{\"role\": \"grass\", \"color\": [86, 152, 62, 255], \"samples\": 0}, "
-                 "{\"role\": \"rock\", \"color\": [128, 128, 128, 255], \"samples\": 2}, "
-                 "{\"role\": \"cliff\", \"color\": [72, 68, 66, 255], \"samples\": 0}, "
-                 "{\"role\": \"sediment\", \"color\": [176, 150, 104, 255], \"samples\": 0}, "
-                 "{\"role\": \"sand\", \"color\": [218, 194, 142, 255], \"samples\": 0}, "
-                 "{\"role\": \"snow\", \"color\": [244, 246, 250, 255], \"samples\": 0}, "
-                 "{\"role\": \"wet_ground\", \"color\": [92, 70, 50, 255], \"samples\": 0}, "
-                 "{\"role\": \"underwater\", \"color\": [62, 118, 196, 255], \"samples\": 1}], "
-                 "\"none\": {\"color\": [0, 0, 0, 0], \"samples\": 2}, \"samples\": 6}\n") == 0);
+    CHECK(strcmp(
+              map.legend_json,
+              "{\"roles\": [{\"role\": \"ground\", \"color\": [134, 96, 60, 255], \"samples\": 1}, "
+              "{\"role\": \"grass\", \"color\": [86, 152, 62, 255], \"samples\": 0}, "
+              "{\"role\": \"rock\", \"color\": [128, 128, 128, 255], \"samples\": 2}, "
+              "{\"role\": \"cliff\", \"color\": [72, 68, 66, 255], \"samples\": 0}, "
+              "{\"role\": \"sediment\", \"color\": [176, 150, 104, 255], \"samples\": 0}, "
+              "{\"role\": \"sand\", \"color\": [218, 194, 142, 255], \"samples\": 0}, "
+              "{\"role\": \"snow\", \"color\": [244, 246, 250, 255], \"samples\": 0}, "
+              "{\"role\": \"wet_ground\", \"color\": [92, 70, 50, 255], \"samples\": 0}, "
+              "{\"role\": \"underwater\", \"color\": [62, 118, 196, 255], \"samples\": 1}], "
+              "\"none\": {\"color\": [0, 0, 0, 0], \"samples\": 2}, \"samples\": 6}\n") == 0);
     trn_roles_map_dispose(&map);
     CHECK(map.legend_json == NULL && map.picture.pixels == NULL);
     trn_roles_map_dispose(NULL);
@@ -667,8 +703,8 @@ static void test_window(void)
     uint8_t chunks[70];
     memset(chunks, 0xee, sizeof chunks);
     uint32_t count = 999;
-    CHECK_OK(trn_roles_classify_window(&s.in, &p, i0, j0, i1, j1, 16, window, chunks, &count,
-                                       NULL));
+    CHECK_OK(
+        trn_roles_classify_window(&s.in, &p, i0, j0, i1, j1, 16, window, chunks, &count, NULL));
     CHECK(memcmp(window, after, n) == 0);
     /* The expected chunks: every chunk with a sample (its own or a border one) that changed. */
     uint8_t want[70] = {0};
@@ -693,17 +729,18 @@ static void test_window(void)
 
     /* Without the margin the window would not match: shrinking it by one shows that. */
     memcpy(window, before, n);
-    CHECK_OK(trn_roles_classify_window(&s.in, &p, i0 + 1, j0 + 1, i1 - 1, j1 - 1, 16, window,
-                                       NULL, &count, NULL));
+    CHECK_OK(trn_roles_classify_window(&s.in, &p, i0 + 1, j0 + 1, i1 - 1, j1 - 1, 16, window, NULL,
+                                       &count, NULL));
     CHECK(memcmp(window, after, n) != 0);
 
     /* Again: nothing changes now; an empty or clamped window is fine. */
     memcpy(window, after, n);
-    CHECK_OK(trn_roles_classify_window(&s.in, &p, 0, 0, 1000, 1000, 16, window, chunks, &count,
-                                       NULL));
+    CHECK_OK(
+        trn_roles_classify_window(&s.in, &p, 0, 0, 1000, 1000, 16, window, chunks, &count, NULL));
     CHECK_EQ_INT(count, 0);
     CHECK(memcmp(window, after, n) == 0);
-    for (size_t k = 0; k < 70; k++) CHECK_EQ_INT(chunks[k], 0);
+    for (size_t k = 0; k < 70; k++)
+        CHECK_EQ_INT(chunks[k], 0);
     CHECK_OK(trn_roles_classify_window(&s.in, &p, 5, 5, 5, 9, 16, window, NULL, &count, NULL));
     CHECK_EQ_INT(count, 0);
     free(before);
@@ -736,8 +773,8 @@ static void test_window_borders(void)
         uint32_t i, j;
         uint8_t chunks[4];
     } cases[] = {
-        {64, 10, {1, 1, 0, 0}},  {65, 10, {0, 1, 0, 0}},  {63, 10, {1, 0, 0, 0}},
-        {128, 10, {0, 1, 0, 0}}, {0, 0, {1, 0, 0, 0}},    {64, 64, {1, 1, 1, 1}},
+        {64, 10, {1, 1, 0, 0}},  {65, 10, {0, 1, 0, 0}},   {63, 10, {1, 0, 0, 0}},
+        {128, 10, {0, 1, 0, 0}}, {0, 0, {1, 0, 0, 0}},     {64, 64, {1, 1, 1, 1}},
         {10, 64, {1, 0, 1, 0}},  {128, 128, {0, 0, 0, 1}}, {10, 65, {0, 0, 1, 0}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -785,7 +822,8 @@ static void test_threads(void)
     size_t seen[TRN_ROLE_COUNT] = {0};
     for (size_t k = 0; k < n; k++)
         if (one[k] < TRN_ROLE_COUNT) seen[one[k]]++;
-    for (int r = 0; r < TRN_ROLE_COUNT; r++) CHECK(seen[r] > 0); /* every role appears */
+    for (int r = 0; r < TRN_ROLE_COUNT; r++)
+        CHECK(seen[r] > 0); /* every role appears */
     for (int t = 2; t <= 4; t++) {
         p.threads = t;
         uint8_t *many = classify(&s.in, &p);

@@ -73,11 +73,11 @@ void trn_roles_params_default(trn_roles_params *p);
  *  12. grass       moisture >= grass_moisture and slope < grass_slope (flat moist soil)
  *  13. ground      everything else
  * A sample next to a non-finite height has a NaN slope: no "slope >=" test holds for it and
- * every "slope <" test does. Each sample depends only on its own inputs and its 3x3 heights, so rows are split over
- * OpenMP threads and the result does not depend on their number. Thread-safe for distinct
- * outputs. Errors: TRN_ERR_INVALID_ARGUMENT for a missing field, heights, cells or output, or
- * a parameter out of range (named: "cut_depth: expected > 0, found 0"); nothing is written
- * then. */
+ * every "slope <" test does. Each sample depends only on its own inputs and its 3x3 heights, so
+ * rows are split over OpenMP threads and the result does not depend on their number. Thread-safe
+ * for distinct outputs. Errors: TRN_ERR_INVALID_ARGUMENT for a missing field, heights, cells or
+ * output, or a parameter out of range (named: "cut_depth: expected > 0, found 0"); nothing is
+ * written then. */
 trn_status trn_roles_classify(const trn_roles_input *in, const trn_roles_params *p,
                               uint8_t *roles_per_sample, trn_error *err);
 

@@ -90,8 +90,8 @@ static bool slope_at_least(const slope_test *t, double s2, const trn_field *fiel
 
 static trn_status bad(trn_error *err, const char *what, const char *expected, double found)
 {
-    return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "%s: expected %s, found %g",
-                         what, expected, found);
+    return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "%s: expected %s, found %g", what,
+                         expected, found);
 }
 
 static trn_status check_params(const trn_roles_params *p, trn_error *err)
@@ -107,7 +107,8 @@ static trn_status check_params(const trn_roles_params *p, trn_error *err)
     for (size_t k = 0; k < sizeof slopes / sizeof slopes[0]; k++)
         if (!(slopes[k].value >= 0.0))
             return bad(err, slopes[k].name, "degrees >= 0", slopes[k].value);
-    if (isnan(p->snow_height)) return bad(err, "snow_height", "a height or INFINITY", p->snow_height);
+    if (isnan(p->snow_height))
+        return bad(err, "snow_height", "a height or INFINITY", p->snow_height);
     if (!(p->shore_distance >= 0.0))
         return bad(err, "shore_distance", "world units >= 0", p->shore_distance);
     if (!(p->cut_depth > 0.0)) return bad(err, "cut_depth", "> 0", p->cut_depth);
@@ -117,8 +118,8 @@ static trn_status check_params(const trn_roles_params *p, trn_error *err)
     return TRN_OK;
 }
 
-static trn_status check_input(const trn_roles_input *in, const trn_roles_params *p,
-                              const void *out, trn_error *err)
+static trn_status check_input(const trn_roles_input *in, const trn_roles_params *p, const void *out,
+                              trn_error *err)
 {
     if (!in || !in->field || !in->field->heights)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -196,10 +197,9 @@ static void classify_row(const classifier *c, uint32_t j, uint32_t i0, uint32_t 
                           ((double)south[w] + south[i] + south[i] + south[e])) *
                          c->inv_ns;
         const double s2 = x * x + y * y;
-        const bool wet = in->wet ? in->wet[k] != 0
-                                 : (in->water_distance && in->water_distance[k] == 0.0f);
-        const bool shore =
-            !wet && in->water_distance && in->water_distance[k] <= p->shore_distance;
+        const bool wet =
+            in->wet ? in->wet[k] != 0 : (in->water_distance && in->water_distance[k] == 0.0f);
+        const bool shore = !wet && in->water_distance && in->water_distance[k] <= p->shore_distance;
         const bool channel = in->accumulation && in->accumulation[k] >= p->channel_accumulation;
         if (wet)
             role = TRN_ROLE_UNDERWATER;
@@ -216,8 +216,8 @@ static void classify_row(const classifier *c, uint32_t j, uint32_t i0, uint32_t 
         else if (in->transport && in->transport[k] >= p->deposit_depth)
             role = TRN_ROLE_SEDIMENT;
         else if (channel)
-            role = slope_at_least(&c->channel, s2, f, i, j) ? TRN_ROLE_WET_GROUND
-                                                            : TRN_ROLE_SEDIMENT;
+            role =
+                slope_at_least(&c->channel, s2, f, i, j) ? TRN_ROLE_WET_GROUND : TRN_ROLE_SEDIMENT;
         else if (in->moisture && in->moisture[k] >= p->grass_moisture &&
                  !slope_at_least(&c->grass, s2, f, i, j))
             role = TRN_ROLE_GRASS;
@@ -436,8 +436,7 @@ trn_status trn_roles_map_render(uint32_t cells_x, uint32_t cells_z, const uint8_
     const size_t nx = (size_t)cells_x + 1u, nz = (size_t)cells_z + 1u;
     if (nx > SIZE_MAX / 4u / nz)
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
-                             "role map: %u x %u cells overflow the picture size", cells_x,
-                             cells_z);
+                             "role map: %u x %u cells overflow the picture size", cells_x, cells_z);
     uint8_t *pixels = malloc(nx * nz * 4u);
     /* Nine roles and the rest, each with a 20-digit count: well under 2 KiB. */
     const size_t legend_size = 2048u;
@@ -466,8 +465,8 @@ trn_status trn_roles_map_render(uint32_t cells_x, uint32_t cells_z, const uint8_
     put(legend, legend_size, &len, "{\"roles\": [");
     for (unsigned r = 0; r < TRN_ROLE_COUNT; r++)
         put(legend, legend_size, &len,
-            "%s{\"role\": \"%s\", \"color\": [%u, %u, %u, 255], \"samples\": %llu}",
-            r ? ", " : "", role_names[r], role_rgb[r][0], role_rgb[r][1], role_rgb[r][2],
+            "%s{\"role\": \"%s\", \"color\": [%u, %u, %u, 255], \"samples\": %llu}", r ? ", " : "",
+            role_names[r], role_rgb[r][0], role_rgb[r][1], role_rgb[r][2],
             (unsigned long long)counts[r]);
     put(legend, legend_size, &len,
         "], \"none\": {\"color\": [0, 0, 0, 0], \"samples\": %llu}, \"samples\": %llu}\n",
