@@ -196,6 +196,46 @@ static void test_slope_thresholds(void)
     trn_field_dispose(&f);
 }
 
+/* On a bumpy surface with unequal cell sizes, every sample's rock test agrees with
+ * trn_field_slope_at for thresholds taken at many samples' own slopes (edges included). */
+static void test_slope_matches_field_slope(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 30, 20, 45.0, 70.0, NULL));
+    for (uint32_t j = 0; j <= 20; j++)
+        for (uint32_t i = 0; i <= 30; i++)
+            f.heights[idx(&f, i, j)] =
+                (float)(9.0 * sin(i * 0.37 + 0.2) * cos(j * 0.29) + 3.0 * cos(i * 1.3 - j * 0.8));
+    trn_roles_params p;
+    trn_roles_params_default(&p);
+    p.cliff_slope = 90.0;
+    trn_roles_input in = {.field = &f};
+    const uint32_t probes[][2] = {{0, 0},  {30, 20}, {0, 20}, {30, 0}, {7, 0},
+                                  {0, 11}, {15, 10}, {3, 17}, {22, 5}, {29, 19}};
+    size_t mismatches = 0, rock = 0, total = 0;
+    for (size_t q = 0; q < sizeof probes / sizeof probes[0]; q++) {
+        const double s = trn_field_slope_at(&f, probes[q][0], probes[q][1]);
+        const double thresholds[2] = {s, nextafter(s, INFINITY)};
+        for (int t = 0; t < 2; t++) {
+            p.rock_slope = thresholds[t];
+            uint8_t *roles = classify(&in, &p);
+            for (uint32_t j = 0; j <= 20; j++)
+                for (uint32_t i = 0; i <= 30; i++) {
+                    const bool want = trn_field_slope_at(&f, i, j) >= thresholds[t];
+                    mismatches += (roles[idx(&f, i, j)] == TRN_ROLE_ROCK) != want;
+                    rock += want;
+                    total++;
+                }
+            CHECK_EQ_INT(roles[idx(&f, probes[q][0], probes[q][1])],
+                         t == 0 ? TRN_ROLE_ROCK : TRN_ROLE_GROUND);
+            free(roles);
+        }
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    CHECK(rock > total / 10 && rock < total * 9 / 10);
+    trn_field_dispose(&f);
+}
+
 /* A pit holding water: wet samples underwater, a gentle shore sand, a steep one wet ground,
  * ground beyond the shore distance, the distance itself inclusive. */
 static void test_pit_with_water(void)
@@ -489,6 +529,11 @@ static void test_errors(void)
     CHECK_CONTAINS(e.message, "expected an output buffer");
     trn_roles_input none = {0};
     CHECK_STATUS(trn_roles_classify(&none, &p, roles, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_field no_heights = f;
+    no_heights.heights = NULL;
+    none.field = &no_heights;
+    CHECK_STATUS(trn_roles_classify(&none, &p, roles, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "expected a field with heights");
     /* A grid whose sample count overflows is refused before anything is read. */
     trn_field huge = f;
     huge.cells_x = huge.cells_z = UINT32_MAX;
@@ -768,6 +813,10 @@ static void test_window_borders(void)
     trn_roles_chunk_grid(129, 1, 64, &cx, &cz);
     CHECK_EQ_INT(cx, 3);
     CHECK_EQ_INT(cz, 1);
+    trn_roles_chunk_grid(64, 65, 64, NULL, &cz);
+    CHECK_EQ_INT(cz, 2);
+    trn_roles_chunk_grid(64, 65, 64, &cx, NULL);
+    CHECK_EQ_INT(cx, 1);
     CHECK_OK(trn_roles_classify(&in, &p, roles, NULL));
     struct {
         uint32_t i, j;
@@ -839,6 +888,7 @@ int main(void)
     RUN(test_defaults);
     RUN(test_flat);
     RUN(test_slope_thresholds);
+    RUN(test_slope_matches_field_slope);
     RUN(test_pit_with_water);
     RUN(test_transport);
     RUN(test_snow);
