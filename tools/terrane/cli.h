@@ -86,6 +86,7 @@ int cli_verb_unity(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_recover(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_formats(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_water(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv);
 
 /* The wet sample of water nearest to terrain-local (x, z) (the first in sample order among
  * equals): true with its distance (world units) and position, false when none is wet

@@ -19,6 +19,8 @@ static const verb_entry verbs[] = {
     {"inspect", cli_verb_inspect, "describe a terrain recipe without generating it"},
     {"explain", cli_verb_explain, "why is this point this biome? (generates, then explains)"},
     {"water", cli_verb_water, "a recipe's water: bodies, levels, areas, volumes, a point's column"},
+    {"scatter", cli_verb_scatter,
+     "place a recipe's palette on its surface: instances and a picture"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
     {"graph", cli_verb_graph, "terrain graphs: node types, check a recipe's graph, a starter"},
     {"presets", cli_verb_presets, "list built-in and project terrain presets"},
