@@ -139,11 +139,41 @@ static void test_scatter_errors(void)
     free(text);
 }
 
+/* generate --roles: the role map and its legend; the lake's 33 x 33 wet samples are underwater
+ * and every sample has a role. */
+static void test_roles_output(void)
+{
+    const char *recipe = write_recipe("roles.json", NULL);
+    char png[800];
+    snprintf(png, sizeof png, "%s/roles.png", tmp);
+    CHECK_EQ_INT(cli("generate %s --roles %s --format json -q", recipe, png), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    json_t *legend = json_object_get(json_array_get(json_object_get(o, "files"), 0), "legend");
+    CHECK(legend != NULL);
+    json_int_t total = 0, underwater = -1;
+    json_t *roles = json_object_get(legend, "roles");
+    CHECK_EQ_INT(json_array_size(roles), 9);
+    for (size_t k = 0; k < json_array_size(roles); k++) {
+        json_t *r = json_array_get(roles, k);
+        total += json_integer_value(json_object_get(r, "samples"));
+        if (strcmp(json_string_value(json_object_get(r, "role")), "underwater") == 0)
+            underwater = json_integer_value(json_object_get(r, "samples"));
+    }
+    CHECK(total == 65 * 65);
+    CHECK(underwater == 33 * 33);
+    json_decref(o);
+    CHECK(trn_test_exists(png));
+    CHECK_EQ_INT(cli("generate %s --roles %s/r.tif -q", recipe, tmp), 2);
+    CHECK_CONTAINS(err_text, "--roles writes a PNG");
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_scatter_outputs);
     RUN(test_scatter_errors);
+    RUN(test_roles_output);
     reset_output();
     return trn_test_finish();
 }

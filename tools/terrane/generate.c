@@ -21,6 +21,7 @@
 #include "terrane/image.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
+#include "terrane/roles.h"
 
 static const char *const help_text =
     "usage: terrane generate RECIPE -o OUT [options]\n"
@@ -55,6 +56,10 @@ static const char *const help_text =
     "  --biomes OUT.png           biome map, north up: each biome in its recipe colour (RGBA),\n"
     "                             the published water drawn over it (as --preview)\n"
     "  --biome-index              --biomes writes 8-bit biome indices (recipe order) instead\n"
+    "  --roles OUT.png            automatic surface roles (ground, grass, rock, cliff, sediment,\n"
+    "                             sand, snow, wet_ground, underwater) from slope, flow,\n"
+    "                             moisture, water and snow lines, one colour each, north up;\n"
+    "                             the legend in the JSON output (docs/roles.md)\n"
     "  --preview OUT.png          multidirectional hillshade preview, north up; with published\n"
     "                             water an RGB picture, each wet sample tinted by its body's\n"
     "                             shallow and deep colours by depth\n"
@@ -165,7 +170,7 @@ static uint8_t unit_byte(double v)
 }
 
 typedef struct gen_args {
-    const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion;
+    const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion, *roles;
     const char *unity_dir; /* --export unity:DIR */
     /* --mask NODE[.PIN]=FILE.png: a graph node's mask output written as a 16-bit PNG. */
     const char *masks[16];
@@ -186,7 +191,7 @@ typedef struct gen_args {
     cli_scale_options scale; /* --scale, --height-range: the one 16-bit rule */
     /* Where -o, --biomes, --preview and --exclusion are written: their staged temporaries,
      * which land together with every other output when the run succeeds. */
-    const char *out_file, *biomes_file, *preview_file, *exclusion_file;
+    const char *out_file, *biomes_file, *preview_file, *exclusion_file, *roles_file;
 } gen_args;
 
 /* How heights became stored values. */
@@ -364,6 +369,68 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
     cli_note(ctx, "wrote %s (multidirectional hillshade%s)", a->preview,
              with_water ? " with the published water" : "");
     return CLI_EXIT_OK;
+}
+
+/* The surface roles of the final surface: slope, flow on it (a drainage of the surface),
+ * moisture, the water (connected or the inferred sea) and each biome's allow_snow. */
+static int write_roles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                       const trn_generated *gen, json_t **legend)
+{
+    const size_t n = trn_field_sample_count(&gen->field);
+    const size_t nx = (size_t)gen->field.cells_x + 1u;
+    trn_error e;
+    trn_drainage d;
+    memset(&d, 0, sizeof d);
+    float *moisture = malloc(n * sizeof *moisture);
+    bool *snow = calloc(recipe->biome_count ? recipe->biome_count : 1u, sizeof *snow);
+    uint8_t *roles = malloc(n);
+    int rc = CLI_EXIT_OK;
+    if (!moisture || !snow || !roles) rc = cli_failf(ctx, "out of memory for the surface roles");
+    if (!rc && trn_drainage_compute(&gen->field, gen->sea_level, &d, NULL, NULL, &e))
+        rc = cli_fail(ctx, &e);
+    if (!rc) {
+        for (uint32_t j = 0; j <= gen->field.cells_z; j++)
+            trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x,
+                             (double)j * recipe->size_z / (double)recipe->cells_z,
+                             moisture + (size_t)j * nx);
+        for (uint32_t b = 0; b < recipe->biome_count; b++)
+            snow[b] = recipe->biomes[b].allow_snow;
+        trn_roles_input in;
+        memset(&in, 0, sizeof in);
+        in.field = &gen->field;
+        in.accumulation = d.accumulation;
+        in.moisture = moisture;
+        in.wet = gen->has_water ? gen->water.wet : NULL;
+        in.water_distance = gen->water_distance;
+        in.biomes = gen->biomes.values;
+        in.allow_snow = snow;
+        in.allow_snow_count = recipe->biome_count;
+        trn_roles_params params;
+        trn_roles_params_default(&params);
+        trn_roles_map map;
+        memset(&map, 0, sizeof map);
+        if (trn_roles_classify(&in, &params, roles, &e) ||
+            trn_roles_map_render(gen->field.cells_x, gen->field.cells_z, roles, &map, &e)) {
+            rc = cli_fail(ctx, &e);
+        } else {
+            trn_image img = {map.picture.width,    map.picture.height,
+                             map.picture.channels, 8,
+                             map.picture.pixels,   false};
+            trn_png_options po;
+            trn_png_options_default(&po);
+            if (trn_png_write(a->roles_file, &img, &po, NULL, NULL, &e)) rc = cli_fail(ctx, &e);
+            json_error_t je;
+            *legend = json_loads(map.legend_json, 0, &je);
+            cli_note(ctx, "wrote %s (surface roles, %u x %u)", a->roles, map.picture.width,
+                     map.picture.height);
+        }
+        trn_roles_map_dispose(&map);
+    }
+    trn_drainage_dispose(&d);
+    free(moisture);
+    free(snow);
+    free(roles);
+    return rc;
 }
 
 /* The exclusion mask as 8-bit grey, north up (all 0 when the recipe paints none). */
@@ -998,10 +1065,22 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->recipe_path = arg;
             continue;
         }
-        static const char *const names[] = {
-            "-o",           "--output",  "--max-height", "--biomes",       "--preview",
-            "--export",     "--threads", "--exclusion",  "--texture-size", "--resolution",
-            "--world-size", "--quality", "--cache",      "--mask",         NULL};
+        static const char *const names[] = {"-o",
+                                            "--output",
+                                            "--max-height",
+                                            "--biomes",
+                                            "--preview",
+                                            "--export",
+                                            "--threads",
+                                            "--exclusion",
+                                            "--texture-size",
+                                            "--resolution",
+                                            "--world-size",
+                                            "--quality",
+                                            "--cache",
+                                            "--mask",
+                                            "--roles",
+                                            NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
             known = strcmp(arg, *n) == 0;
@@ -1029,6 +1108,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             slot = &a->biomes;
         else if (strcmp(arg, "--preview") == 0)
             slot = &a->preview;
+        else if (strcmp(arg, "--roles") == 0)
+            slot = &a->roles;
         else if (strcmp(arg, "--export") == 0)
             slot = strncmp(v, "unity:", 6) == 0 ? &a->unity_dir : &a->export_dir;
         else if (strcmp(arg, "--exclusion") == 0)
@@ -1080,10 +1161,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
     }
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
     if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir &&
-        !a->mask_count)
+        !a->roles && !a->mask_count)
         return cli_usage_error(ctx,
                                "nothing to write: give -o OUT (.png, .r16, .r32, .ter or .dat), "
-                               "--biomes, --preview, --exclusion, --mask or --export");
+                               "--biomes, --preview, --roles, --exclusion, --mask or --export");
     if (a->export_dir) {
         if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
             return cli_usage_error(ctx,
@@ -1101,9 +1182,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         a->unity_dir += 6;
     }
     /* Outputs never overwrite each other (the run's input guard keeps them off the recipe). */
-    const char *outs[7] = {a->out,       a->biomes,    a->preview,  a->export_dir,
-                           a->exclusion, a->cache_dir, a->unity_dir};
-    for (int k = 0; k < 7; k++) {
+    const char *outs[8] = {a->out,       a->biomes,    a->preview,   a->export_dir,
+                           a->exclusion, a->cache_dir, a->unity_dir, a->roles};
+    for (int k = 0; k < 8; k++) {
         if (!outs[k]) continue;
         for (int l = 0; l < k; l++)
             if (outs[l] && cli_same_file(outs[k], outs[l]))
@@ -1118,6 +1199,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         return cli_usage_error(ctx, "--biomes writes a PNG; name it .png, not '%s'", a->biomes);
     if (a->preview && !ends_with(a->preview, ".png"))
         return cli_usage_error(ctx, "--preview writes a PNG; name it .png, not '%s'", a->preview);
+    if (a->roles && !ends_with(a->roles, ".png"))
+        return cli_usage_error(ctx, "--roles writes a PNG; name it .png, not '%s'", a->roles);
     if (a->exclusion && !ends_with(a->exclusion, ".png"))
         return cli_usage_error(ctx, "--exclusion writes a PNG; name it .png, not '%s'",
                                a->exclusion);
@@ -1244,7 +1327,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if ((a.out && !(a.out_file = cli_output(ctx, a.out))) ||
         (a.biomes && !(a.biomes_file = cli_output(ctx, a.biomes))) ||
         (a.preview && !(a.preview_file = cli_output(ctx, a.preview))) ||
-        (a.exclusion && !(a.exclusion_file = cli_output(ctx, a.exclusion)))) {
+        (a.exclusion && !(a.exclusion_file = cli_output(ctx, a.exclusion))) ||
+        (a.roles && !(a.roles_file = cli_output(ctx, a.roles)))) {
         trn_recipe_dispose(&recipe);
         return CLI_EXIT_FAIL;
     }
@@ -1339,6 +1423,15 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = write_exclusion(ctx, &a, &gen);
         if (!rc) add_file(files, a.exclusion, "exclusion mask");
     }
+    json_t *legend = NULL;
+    if (!rc && a.roles) {
+        rc = write_roles(ctx, &a, &recipe, &gen, &legend);
+        if (!rc) add_file(files, a.roles, "surface roles");
+        /* The legend goes with the file's entry: role, colour, samples. */
+        json_t *last = json_array_get(files, json_array_size(files) - 1);
+        if (!rc && last && legend) json_object_set(last, "legend", legend);
+    }
+    json_decref(legend);
     level_export lx;
     memset(&lx, 0, sizeof lx);
     if (!rc && a.export_dir) {
