@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     trn_scatter_options opt;
     memset(&opt, 0, sizeof opt);
     opt.threads = threads;
+    if (argc > 4) opt.max_placements = (uint64_t)atoll(argv[4]); /* 1: measure without output */
     const long rss_before = peak_rss_kib();
 
     double *times = calloc((size_t)runs, sizeof *times);

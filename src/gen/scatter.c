@@ -19,14 +19,9 @@
 #include "terrane/generate.h"
 #include "terrane/water.h"
 
-/* Hash streams of one site; the numbers are part of the output contract. */
-enum {
-    STREAM_JITTER_X = 0,
-    STREAM_JITTER_Z = 1,
-    STREAM_SELECT = 2,
-    STREAM_YAW = 3,
-    STREAM_SCALE = 4
-};
+/* Hash streams of one site; the numbers are part of the output contract (the selection draw
+ * is the site key's own bits, see site_select). */
+enum { STREAM_JITTER_X = 0, STREAM_JITTER_Z = 1, STREAM_YAW = 3, STREAM_SCALE = 4 };
 
 #define BAND_ROWS 16 /* lattice rows per parallel task: fixed, so threads cannot change a band */
 #define CLUSTER_PEAK 3.0 /* 1 / E[v^2] for v uniform: the patch field's mean is 1 */
@@ -52,17 +47,37 @@ static inline uint64_t mix64(uint64_t z)
     return z;
 }
 
+/* A row's key, then a splitmix64 step per column: one mix per site in the scan's inner loop. */
+static inline uint64_t row_key(uint64_t rule_key, int64_t cz)
+{
+    return mix64(rule_key ^ ((uint64_t)cz * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull));
+}
+
+static inline uint64_t site_key_in_row(uint64_t row, int64_t cx)
+{
+    return mix64(row + (uint64_t)cx * 0x9E3779B97F4A7C15ull);
+}
+
 static inline uint64_t site_key(uint64_t rule_key, int64_t cx, int64_t cz)
 {
-    uint64_t k = mix64(rule_key + (uint64_t)cx * 0x9E3779B97F4A7C15ull);
-    return mix64(k ^ ((uint64_t)cz * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull));
+    return site_key_in_row(row_key(rule_key, cz), cx);
+}
+
+static inline double unit_of(uint64_t h)
+{
+    return (double)(h >> 11) * 0x1.0p-53;
+}
+
+/* The selection draw is the key's own top bits; the other streams hash the key again. */
+static inline double site_select(uint64_t key)
+{
+    return unit_of(key);
 }
 
 /* A uniform double in [0, 1) from stream s of a site. */
 static inline double site_unit(uint64_t key, unsigned stream)
 {
-    const uint64_t h = mix64(key + ((uint64_t)stream + 1u) * 0xD1B54A32D192ED03ull);
-    return (double)(h >> 11) * 0x1.0p-53;
+    return unit_of(mix64(key + ((uint64_t)stream + 1u) * 0xD1B54A32D192ED03ull));
 }
 
 typedef struct rule_plan {
@@ -249,8 +264,15 @@ static trn_status plan_all(const trn_palette *palette, const trn_scatter_env *en
     return TRN_OK;
 }
 
+/* The four lattice values of the cluster cell last looked at: neighbouring sites share cells. */
+typedef struct cluster_cache {
+    int64_t ix, iz;
+    bool valid;
+    double v[4];
+} cluster_cache;
+
 /* The cluster factor at (x, z): 1 at strength 0, smooth patches of mean 1 at strength 1. */
-static double cluster_factor(const rule_plan *p, double x, double z)
+static double cluster_factor(const rule_plan *p, cluster_cache *cache, double x, double z)
 {
     if (p->strength <= 0.0) return 1.0;
     const double gx = x / p->cluster_size, gz = z / p->cluster_size;
@@ -259,11 +281,16 @@ static double cluster_factor(const rule_plan *p, double x, double z)
     double fx = gx - fx0, fz = gz - fz0;
     fx = fx * fx * (3.0 - 2.0 * fx);
     fz = fz * fz * (3.0 - 2.0 * fz);
-    double v[4];
-    for (int k = 0; k < 4; k++) {
-        const double u = site_unit(site_key(p->cluster_key, ix + (k & 1), iz + (k >> 1)), 0);
-        v[k] = u * u;
+    if (!cache->valid || cache->ix != ix || cache->iz != iz) {
+        for (int k = 0; k < 4; k++) {
+            const double u = site_select(site_key(p->cluster_key, ix + (k & 1), iz + (k >> 1)));
+            cache->v[k] = u * u;
+        }
+        cache->ix = ix;
+        cache->iz = iz;
+        cache->valid = true;
     }
+    const double *v = cache->v;
     const double w = (v[0] + (v[1] - v[0]) * fx) * (1.0 - fz) + (v[2] + (v[3] - v[2]) * fx) * fz;
     double c = (1.0 - p->strength) + p->strength * CLUSTER_PEAK * w;
     /* Clamped to [0, cmax] so u / cmax bounds u / c below exactly (the spacing shortcut). */
@@ -323,8 +350,8 @@ static inline bool site_position(const rule_plan *p, const trn_field *f, uint64_
 }
 
 /* True when a site of higher priority than (cx, cz, q) lies closer than spacing. */
-static bool spaced_out(const rule_plan *p, const trn_field *f, int64_t cx, int64_t cz, double x,
-                       double z, double q)
+static bool spaced_out(const rule_plan *p, const trn_field *f, cluster_cache *cache, int64_t cx,
+                       int64_t cz, double x, double z, double q)
 {
     const double limit2 = p->spacing * p->spacing;
     const int64_t z0 = cz - p->reach < 0 ? 0 : cz - p->reach;
@@ -332,16 +359,17 @@ static bool spaced_out(const rule_plan *p, const trn_field *f, int64_t cx, int64
     const int64_t x0 = cx - p->reach < 0 ? 0 : cx - p->reach;
     const int64_t x1 = cx + p->reach >= p->nx ? p->nx - 1 : cx + p->reach;
     for (int64_t nz = z0; nz <= z1; nz++) {
+        const uint64_t row = row_key(p->key, nz);
         for (int64_t nx = x0; nx <= x1; nx++) {
             if (nx == cx && nz == cz) continue;
-            const uint64_t key = site_key(p->key, nx, nz);
-            const double u = site_unit(key, STREAM_SELECT);
+            const uint64_t key = site_key_in_row(row, nx);
+            const double u = site_select(key);
             if (u / p->cmax > q) continue; /* q' = u / c' >= u / cmax > q: lower priority */
             double sx, sz;
             if (!site_position(p, f, key, nx, nz, &sx, &sz)) continue;
             const double ddx = sx - x, ddz = sz - z;
             if (ddx * ddx + ddz * ddz >= limit2) continue;
-            const double c = cluster_factor(p, sx, sz);
+            const double c = cluster_factor(p, cache, sx, sz);
             const double qn = c > 0.0 ? u / c : INFINITY;
             if (qn < q || (qn == q && (nz < cz || (nz == cz && nx < cx)))) return true;
         }
@@ -379,11 +407,13 @@ static void run_band(const rule_plan *p, uint32_t rule_index, const scatter_ctx 
     const trn_field *f = c->field;
     /* Conservative shortcut: u above t * cmax (with room for rounding) cannot give u / c < t. */
     const double reject = p->t * p->cmax * (1.0 + 1e-9);
+    cluster_cache own = {0, 0, false, {0, 0, 0, 0}}, near = own;
     for (int64_t cz = cz0; cz < cz1; cz++) {
         const bool row_inside = (double)(cz + 1) * p->step <= f->size_z;
+        const uint64_t row = row_key(p->key, cz);
         for (int64_t cx = 0; cx < p->nx; cx++) {
-            const uint64_t key = site_key(p->key, cx, cz);
-            const double u = site_unit(key, STREAM_SELECT);
+            const uint64_t key = site_key_in_row(row, cx);
+            const double u = site_select(key);
             if (u > reject) {
                 if (row_inside && (double)(cx + 1) * p->step <= f->size_x) {
                     b->candidates++;
@@ -396,7 +426,7 @@ static void run_band(const rule_plan *p, uint32_t rule_index, const scatter_ctx 
             double x, z;
             if (!site_position(p, f, key, cx, cz, &x, &z)) continue;
             b->candidates++;
-            const double cf = cluster_factor(p, x, z);
+            const double cf = cluster_factor(p, &own, x, z);
             const double q = cf > 0.0 ? u / cf : INFINITY;
             if (!(q < p->t)) continue;
             b->selected++;
@@ -406,7 +436,7 @@ static void run_band(const rule_plan *p, uint32_t rule_index, const scatter_ctx 
                 b->filtered[reason]++;
                 continue;
             }
-            if (p->spacing > 0.0 && spaced_out(p, f, cx, cz, x, z, q)) {
+            if (p->spacing > 0.0 && spaced_out(p, f, &near, cx, cz, x, z, q)) {
                 b->spaced_out++;
                 continue;
             }
