@@ -292,8 +292,17 @@ static void test_exclusion_and_undo(void)
 
     /* Refiltering the base against the edit gives the same; undo gives back the base. */
     trn_instances re = {NULL, 0}, undo = {NULL, 0};
-    CHECK_OK(trn_scatter_refilter(&p, &base, &env, &re, NULL, NULL));
+    trn_scatter_report rrep = {0};
+    CHECK_OK(trn_scatter_refilter(&p, &base, &env, &re, &rrep, NULL));
     CHECK(re.count == cut.count && hash_instances(&re) == hash_instances(&cut));
+    CHECK_EQ_INT(rrep.rule_count, 2);
+    CHECK_EQ_INT(rrep.rules[0].selected + rrep.rules[1].selected, base.count);
+    CHECK_EQ_INT(rrep.rules[0].filtered[TRN_SCATTER_FILTER_EXCLUSION] +
+                     rrep.rules[1].filtered[TRN_SCATTER_FILTER_EXCLUSION],
+                 inside);
+    CHECK_EQ_INT(rrep.rules[0].placed + rrep.rules[1].placed, cut.count);
+    CHECK_EQ_INT(rrep.placed, cut.count);
+    trn_scatter_report_dispose(&rrep);
     memset(excl, 0, samples);
     CHECK_OK(trn_scatter_refilter(&p, &base, &env, &undo, NULL, NULL));
     CHECK(undo.count == base.count && hash_instances(&undo) == hash_instances(&base));
@@ -404,6 +413,13 @@ static void test_spacing_holds(void)
     trn_scatter_report rep = {0};
     trn_instances a = run(&p, &env, 2, &rep);
     CHECK(rep.rules[0].spaced_out > rep.rules[0].placed);
+    for (int r = 0; r < 2; r++) {
+        uint64_t sum = rep.rules[r].spaced_out + rep.rules[r].placed + rep.rules[r].truncated;
+        for (int k = 0; k < TRN_SCATTER_FILTER_COUNT; k++)
+            sum += rep.rules[r].filtered[k];
+        CHECK_EQ_INT(sum, rep.rules[r].selected);
+    }
+    CHECK_EQ_INT(rep.placed, a.count);
     CHECK(rep.rules[1].spaced_out > 0);
     size_t close = 0, cross = 0;
     for (size_t m = 0; m < a.count; m++)
@@ -684,6 +700,24 @@ static void test_filters_exact(void)
     rules[0].biome_count = 1;
     trn_instances none = run(&p, &env, 1, NULL);
     CHECK_EQ_INT(none.count, 0);
+    /* Without a water distance layer nothing is wet: every distance is infinite. */
+    rules[0].biome_count = 0;
+    rules[0].water_distance = (trn_scatter_band){true, 0.0, 1.0e9};
+    env.water_distance = NULL;
+    trn_instances dry = run(&p, &env, 1, &rep);
+    CHECK_EQ_INT(dry.count, 0);
+    CHECK_EQ_INT(rep.rules[0].filtered[TRN_SCATTER_FILTER_WATER_DISTANCE], all.count);
+    rules[0].water_distance.hi = INFINITY;
+    trn_instances open = run(&p, &env, 1, NULL);
+    CHECK_EQ_INT(open.count, all.count);
+    rules[0].water_distance.has = false;
+    trn_instances_dispose(&dry);
+    trn_instances_dispose(&open);
+    CHECK(strcmp(trn_scatter_filter_name(TRN_SCATTER_FILTER_HOLE), "hole") == 0);
+    CHECK(strcmp(trn_scatter_filter_name(TRN_SCATTER_FILTER_WATER_DISTANCE), "water_distance") ==
+          0);
+    CHECK(strcmp(trn_scatter_filter_name(TRN_SCATTER_FILTER_EXCLUSION), "exclusion") == 0);
+    CHECK(strcmp(trn_scatter_filter_name(TRN_SCATTER_FILTER_COUNT), "unknown") == 0);
     /* Holes block. */
     rules[0].biome_count = 0;
     for (size_t k = 0; k < samples; k++)
@@ -798,6 +832,14 @@ static int cancel_at_half(double done, const char *stage, void *user)
     return done >= 0.5 ? TRN_CANCEL : TRN_CONTINUE;
 }
 
+static int record_progress(double done, const char *stage, void *user)
+{
+    double *last = user;
+    if (strcmp(stage, "scatter") != 0 || done < last[0]) last[1] += 1.0; /* wrong or backwards */
+    last[0] = done;
+    return TRN_CONTINUE;
+}
+
 static void test_cancel(void)
 {
     trn_field f;
@@ -812,6 +854,11 @@ static void test_cancel(void)
                  TRN_ERR_CANCELLED);
     CHECK(calls >= 2);
     CHECK(out.items == NULL && out.count == 0);
+    double seen[2] = {0.0, 0.0};
+    CHECK_OK(trn_scatter_run(&p, &env, &opt, &out, NULL, record_progress, seen, NULL));
+    CHECK(seen[0] == 1.0 && seen[1] == 0.0);
+    CHECK(out.count > 0);
+    trn_instances_dispose(&out);
     trn_field_dispose(&f);
 }
 
