@@ -24,10 +24,11 @@ extern "C" {
  *   factor at the site: (1 - strength) + strength * 3 * w, w smooth value noise of period
  *   cluster_size whose lattice values are squares of uniform draws (mean 1/3, so c has mean 1).
  * - Spacing: the site's priority is q = u / c (smaller wins; equal q: smaller (cz, cx) wins). A
- *   selected site is removed when a site of higher priority lies closer than spacing. Any site
- *   of higher priority is itself selected whatever the density, and no filter enters, so
- *   spacing is decided against fixed potential sites: density and environment edits only
- *   remove sites (a removed site frees nobody) and no two placed sites are closer than spacing.
+ *   selected site is removed when a site of higher priority lies closer than spacing. A site
+ *   of higher priority than a selected one is selected too, whatever the density, and no
+ *   filter enters, so spacing is decided against fixed potential sites: density and
+ *   environment edits only remove sites (a removed site frees nobody) and no two placed sites
+ *   are closer than spacing.
  * - Filters at the site's nearest sample, first failing reason counted: a NaN height (hole),
  *   wet, excluded (>= 128), biome, slope, moisture, water distance. Height: the terrain
  *   triangles (trn_field_height_at). */
