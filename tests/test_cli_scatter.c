@@ -168,12 +168,61 @@ static void test_roles_output(void)
     CHECK_CONTAINS(err_text, "--roles writes a PNG");
 }
 
+static size_t count_lines(const char *path)
+{
+    size_t size = 0, n = 0;
+    char *text = (char *)trn_test_read_file(path, &size);
+    for (size_t k = 0; text && k < size; k++)
+        n += text[k] == '\n';
+    free(text);
+    return n;
+}
+
+/* generate --export beamng: the palette's instances as the level's forest: one item file per
+ * rule with as many lines as scatter places, the item data, one Forest object (not a second on
+ * a second export), and a level that validates. */
+static void test_forest_export(void)
+{
+    const char *recipe = write_recipe("forest.json", shrubs);
+    CHECK_EQ_INT(cli("scatter %s --format json -q", recipe), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    const json_int_t placed = json_integer_value(json_object_get(o, "instances"));
+    json_decref(o);
+    CHECK(placed > 20);
+    char level[800], path[900];
+    snprintf(level, sizeof level, "%s/game/levels/shrubland", tmp);
+    for (int round = 0; round < 2; round++) {
+        CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
+        snprintf(path, sizeof path, "%s/forest/terrane_shrub.forest4.json", level);
+        CHECK_EQ_INT(count_lines(path), (size_t)placed);
+        snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
+        size_t size = 0;
+        char *text = (char *)trn_test_read_file(path, &size);
+        CHECK(text && strstr(text, "\"terrane_shrub\"") && strstr(text, "TSForestItemData"));
+        free(text);
+        snprintf(path, sizeof path, "%s/main/MissionGroup/items.level.json", level);
+        text = (char *)trn_test_read_file(path, &size);
+        const char *first = text ? strstr(text, "\"class\":\"Forest\"") : NULL;
+        CHECK(first && !strstr(first + 1, "\"class\":\"Forest\""));
+        free(text);
+        CHECK_EQ_INT(cli("beamng validate %s -q", level), 0);
+    }
+    /* A level without a palette gets no forest. */
+    const char *bare = write_recipe("bare2.json", NULL);
+    snprintf(level, sizeof level, "%s/game/levels/bare", tmp);
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", bare, level), 0);
+    snprintf(path, sizeof path, "%s/forest", level);
+    CHECK(!trn_test_exists(path));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_scatter_outputs);
     RUN(test_scatter_errors);
     RUN(test_roles_output);
+    RUN(test_forest_export);
     reset_output();
     return trn_test_finish();
 }

@@ -13,6 +13,7 @@
 #include "level_export.h"
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
+#include "terrane/beamng_forest.h"
 #include "terrane/beamng_water.h"
 #include "terrane/unity.h"
 #include "terrane/unity_water.h"
@@ -22,6 +23,7 @@
 #include "terrane/recipe.h"
 #include "terrane/render.h"
 #include "terrane/roles.h"
+#include "terrane/scatter.h"
 
 static const char *const help_text =
     "usage: terrane generate RECIPE -o OUT [options]\n"
@@ -764,6 +766,8 @@ typedef struct level_export {
     bool staged;
     bool water; /* the published water went in too (water_res) */
     trn_beamng_water_result water_res;
+    bool forest; /* the palette's instances went in as forest items (forest_res) */
+    trn_beamng_forest_result forest_res;
 } level_export;
 
 /* The published water as the level's WaterPlane, WaterBlocks and Rivers, placed as the
@@ -780,6 +784,35 @@ static trn_status export_level_water(const gen_args *a, const trn_generated *gen
     trn_status st = trn_beamng_level_write_water(&gen->water, &gen->field, &wo, &lx->water_res, e);
     lx->water = st == TRN_OK;
     return st;
+}
+
+/* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */
+static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                               const trn_generated *gen, trn_write_set *ws, level_export *lx)
+{
+    if (!recipe->palette_json) return CLI_EXIT_OK;
+    trn_palette palette;
+    memset(&palette, 0, sizeof palette);
+    trn_instances inst = {NULL, 0};
+    trn_scatter_report rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = cli_palette_load(ctx, a->recipe_path, recipe, &palette);
+    if (!rc) rc = cli_scatter_place(ctx, recipe, gen, &palette, a->threads, 0, &inst, &rep);
+    if (!rc) {
+        trn_beamng_forest_options fo;
+        memset(&fo, 0, sizeof fo);
+        fo.level_dir = a->export_dir;
+        fo.origin_x = fo.origin_y = -(double)lx->size * lx->square_size / 2.0;
+        fo.writes = ws;
+        trn_error e;
+        if (trn_beamng_level_write_forest(&palette, &inst, &fo, &lx->forest_res, &e))
+            rc = cli_fail(ctx, &e);
+        lx->forest = rc == CLI_EXIT_OK;
+    }
+    trn_scatter_report_dispose(&rep);
+    trn_instances_dispose(&inst);
+    trn_palette_dispose(&palette);
+    return rc;
 }
 
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
@@ -838,6 +871,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
+    if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx))) return rc;
     lx->staged = true;
     return CLI_EXIT_OK;
 }
@@ -871,6 +905,14 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
                  "%u bod%s without water left out",
                  wr->planes, wr->blocks, wr->rivers, wr->replaced, wr->items_path[0] ? " in " : "",
                  wr->items_path, wr->skipped, wr->skipped == 1 ? "y" : "ies");
+    const trn_beamng_forest_result *fr = &lx->forest_res;
+    if (lx->forest)
+        cli_note(ctx, "forest: %" PRIu64 " item(s) of %u type(s) in %s/forest%s%s", fr->items,
+                 fr->types, a->export_dir,
+                 fr->forest_added ? ", a Forest object added to MissionGroup" : "",
+                 fr->unshaped ? "; set the shapeFile of the item types whose model names no "
+                                ".dae in art/forest/managedItemData.json"
+                              : "");
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)

@@ -100,24 +100,24 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
 }
 
 /* The recipe's palette: an asset id resolved in its project, or the inline document. */
-static int load_palette(cli_ctx *ctx, const scatter_args *a, const trn_recipe *recipe,
-                        trn_palette *palette)
+int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *recipe,
+                     trn_palette *palette)
 {
     trn_error e;
     if (!recipe->palette_json)
         return cli_failf(ctx,
                          "%s has no palette: add \"palette\": \"asset://...\" naming a "
                          "terrain_palette (or the palette itself) to scatter anything",
-                         a->recipe_path);
+                         recipe_path);
     json_error_t je;
     json_t *v = json_loads(recipe->palette_json, JSON_DECODE_ANY, &je);
     int rc = CLI_EXIT_OK;
     if (json_is_string(v)) {
-        if (trn_palette_resolve(a->recipe_path, json_string_value(v), palette, NULL, &e))
+        if (trn_palette_resolve(recipe_path, json_string_value(v), palette, NULL, &e))
             rc = cli_fail(ctx, &e);
-    } else if (trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), a->recipe_path,
+    } else if (trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), recipe_path,
                                  palette, &e)) {
-        rc = cli_failf(ctx, "%s: palette: %s", a->recipe_path, e.message);
+        rc = cli_failf(ctx, "%s: palette: %s", recipe_path, e.message);
     }
     json_decref(v);
     return rc;
@@ -280,6 +280,42 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
                     rep->truncated);
 }
 
+int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
+                      const trn_palette *palette, int threads, uint64_t max_placements,
+                      trn_instances *inst, trn_scatter_report *rep)
+{
+    trn_error e;
+    int rc = CLI_EXIT_OK;
+    const size_t n = trn_field_sample_count(&gen->field);
+    /* Wet samples: distance 0 to water, the connected bodies' or the inferred sea's. */
+    uint8_t *wet = malloc(n);
+    float *moisture = needs_moisture(palette) ? moisture_of(recipe) : NULL;
+    if (!wet || (needs_moisture(palette) && !moisture)) {
+        rc = cli_failf(ctx, "out of memory for the placement layers");
+    } else {
+        for (size_t k = 0; k < n; k++)
+            wet[k] = gen->water_distance[k] == 0.0f;
+        trn_scatter_env env;
+        memset(&env, 0, sizeof env);
+        env.field = &gen->field;
+        env.biome = gen->biomes.values;
+        env.biome_names = (const char *const *)gen->biomes.names;
+        env.biome_name_count = gen->biomes.name_count;
+        env.moisture = moisture;
+        env.water_distance = gen->water_distance;
+        env.wet = wet;
+        env.exclusion = gen->exclusion;
+        env.scatter_seed = trn_subseed(recipe->seed, "scatter");
+        trn_scatter_options so = {threads, 0, 0, max_placements};
+        if (trn_scatter_run(palette, &env, &so, inst, rep, cli_progress, ctx, &e))
+            rc = cli_fail(ctx, &e);
+        cli_progress_end(ctx);
+    }
+    free(moisture);
+    free(wet);
+    return rc;
+}
+
 int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
 {
     scatter_args a;
@@ -298,7 +334,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     trn_palette palette;
     memset(&palette, 0, sizeof palette);
-    if ((rc = load_palette(ctx, &a, &recipe, &palette)) ||
+    if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &palette)) ||
         (rc = cli_graph_gate(ctx, "scatter", a.recipe_path, &recipe, kind))) {
         trn_palette_dispose(&palette);
         trn_recipe_dispose(&recipe);
@@ -313,34 +349,10 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
-    const size_t n = trn_field_sample_count(&gen.field);
-    /* Wet samples: distance 0 to water, the connected bodies' or the inferred sea's. */
-    uint8_t *wet = malloc(n);
-    float *moisture = needs_moisture(&palette) ? moisture_of(&recipe) : NULL;
     trn_instances inst = {NULL, 0};
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
-    if (!wet || (needs_moisture(&palette) && !moisture)) {
-        rc = cli_failf(ctx, "out of memory for the placement layers");
-    } else {
-        for (size_t k = 0; k < n; k++)
-            wet[k] = gen.water_distance[k] == 0.0f;
-        trn_scatter_env env;
-        memset(&env, 0, sizeof env);
-        env.field = &gen.field;
-        env.biome = gen.biomes.values;
-        env.biome_names = (const char *const *)gen.biomes.names;
-        env.biome_name_count = gen.biomes.name_count;
-        env.moisture = moisture;
-        env.water_distance = gen.water_distance;
-        env.wet = wet;
-        env.exclusion = gen.exclusion;
-        env.scatter_seed = trn_subseed(recipe.seed, "scatter");
-        trn_scatter_options so = {a.threads, 0, 0, a.max_placements};
-        if (trn_scatter_run(&palette, &env, &so, &inst, &rep, cli_progress, ctx, &e))
-            rc = cli_fail(ctx, &e);
-        cli_progress_end(ctx);
-    }
+    rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a.threads, a.max_placements, &inst, &rep);
     char *text = NULL;
     size_t size = 0;
     if (!rc && a.out_json) {
@@ -361,8 +373,6 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     if (!rc) print_report(ctx, &a, &palette, &rep, &inst);
     trn_scatter_report_dispose(&rep);
     trn_instances_dispose(&inst);
-    free(moisture);
-    free(wet);
     trn_generated_dispose(&gen);
     trn_palette_dispose(&palette);
     trn_recipe_dispose(&recipe);
