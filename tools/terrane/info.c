@@ -28,6 +28,8 @@ static const char *const help_text =
     "For float heights (GeoTIFF, R32) it counts the distinct 16-bit levels a conversion to\n"
     ".ter, PNG or R16 would use (convert's rule: --scale, --height-range, --max-height, else\n"
     "lowest to highest) and warns below 4096; 8-bit heightmaps are warned about (256 levels).\n"
+    "terrain_palette and terrain_material_set documents are described as 'terrane inspect'\n"
+    "does.\n"
     "\n"
     "options:\n"
     "  --max-height M      BeamNG TerrainBlock maxHeight, to print heights in metres (and\n"
