@@ -1,6 +1,7 @@
 /* Command-line tests for terrane scatter: a palette placed on a recipe's finished surface. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,22 @@ static void test_forest_export(void)
         free(text);
         CHECK_EQ_INT(cli("beamng validate %s -q", level), 0);
     }
+    /* Unity: the instances as tree instances beside the RAW, one prototype a rule. */
+    char dir[800];
+    snprintf(dir, sizeof dir, "%s/unity", tmp);
+    CHECK_EQ_INT(cli("generate %s --export unity:%s -q", recipe, dir), 0);
+    snprintf(path, sizeof path, "%s/forest_instances.json", dir);
+    size_t usize = 0;
+    char *utext = (char *)trn_test_read_file(path, &usize);
+    json_t *u = utext ? json_loadb(utext, usize, 0, &je) : NULL;
+    CHECK((json_int_t)json_array_size(json_object_get(u, "trees")) == placed);
+    CHECK_EQ_INT(json_array_size(json_object_get(u, "prototypes")), 1);
+    json_t *t0 = json_array_get(json_object_get(u, "trees"), 0);
+    const double px = json_real_value(json_array_get(json_object_get(t0, "position"), 0));
+    const double wx = json_real_value(json_array_get(json_object_get(t0, "world"), 0));
+    CHECK(px >= 0.0 && px <= 1.0 && fabs(px * 64.0 - wx) < 1e-9);
+    json_decref(u);
+    free(utext);
     /* A level without a palette gets no forest. */
     const char *bare = write_recipe("bare2.json", NULL);
     snprintf(level, sizeof level, "%s/game/levels/bare", tmp);

@@ -1275,7 +1275,84 @@ static void stem_of(const char *path, char *out, size_t size)
     if (!out[0]) snprintf(out, size, "terrain");
 }
 
-static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, json_t *summary)
+/* A recipe with a palette: its instances as Unity tree instances beside the RAW, in the form
+ * the Unity export's trees take (position 0..1 of the terrain size, rotation about y in
+ * radians), one prototype a rule; Unity's x is terrain x, its z terrain z. */
+static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                                  const trn_generated *gen, const char *name,
+                                  const trn_unity_export_report *rep, json_t *u)
+{
+    if (!recipe->palette_json) return CLI_EXIT_OK;
+    trn_palette palette;
+    memset(&palette, 0, sizeof palette);
+    trn_instances inst = {NULL, 0};
+    trn_scatter_report srep;
+    memset(&srep, 0, sizeof srep);
+    int rc = cli_palette_load(ctx, a->recipe_path, recipe, &palette);
+    if (!rc) rc = cli_scatter_place(ctx, recipe, gen, &palette, a->threads, 0, &inst, &srep);
+    json_t *doc = rc ? NULL : json_object();
+    if (doc) {
+        json_object_set_new(doc, "convention",
+                            json_string("Unity TreeInstance: position is 0..1 of the terrain "
+                                        "size; world = terrain position + position * size; "
+                                        "rotation about y in radians; one prototype a "
+                                        "placement rule"));
+        json_t *protos = json_array();
+        for (uint32_t r = 0; r < palette.rule_count; r++) {
+            json_t *p = json_object();
+            json_object_set_new(p, "rule", cli_json_string(palette.rules[r].id));
+            if (palette.rules[r].prefab)
+                json_object_set_new(p, "prefab", cli_json_string(palette.rules[r].prefab));
+            if (palette.rules[r].model)
+                json_object_set_new(p, "model", cli_json_string(palette.rules[r].model));
+            json_array_append_new(protos, p);
+        }
+        json_object_set_new(doc, "prototypes", protos);
+        json_t *list = json_array();
+        const double sx = gen->field.size_x, sz = gen->field.size_z;
+        for (size_t k = 0; k < inst.count; k++) {
+            const trn_instance *in = &inst.items[k];
+            json_t *t = json_object();
+            json_t *pos = json_array();
+            json_array_append_new(pos, json_real(in->x / sx));
+            json_array_append_new(pos, json_real((in->y - rep->height_base) / rep->tile_size[1]));
+            json_array_append_new(pos, json_real(in->z / sz));
+            json_object_set_new(t, "position", pos);
+            json_t *world = json_array();
+            json_array_append_new(world, json_real(in->x));
+            json_array_append_new(world, json_real(in->y));
+            json_array_append_new(world, json_real(in->z));
+            json_object_set_new(t, "world", world);
+            json_object_set_new(t, "width_scale", json_real(in->scale));
+            json_object_set_new(t, "height_scale", json_real(in->scale));
+            json_object_set_new(t, "rotation", json_real(in->yaw * 3.14159265358979323846 / 180.0));
+            json_object_set_new(t, "prototype", json_integer(in->rule));
+            json_array_append_new(list, t);
+        }
+        json_object_set_new(doc, "trees", list);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s_instances.json", a->unity_dir, name);
+        const char *file = cli_output(ctx, path);
+        char *text = file ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        FILE *f = text ? fopen(file, "wb") : NULL;
+        if (!f || fputs(text, f) < 0 || fclose(f))
+            rc = file ? cli_failf(ctx, "%s: could not write", path) : CLI_EXIT_FAIL;
+        free(text);
+        json_decref(doc);
+        if (!rc) {
+            cli_note(ctx, "instances: %zu tree instance(s) of %u prototype(s) in %s", inst.count,
+                     palette.rule_count, path);
+            json_object_set_new(u, "instances", json_integer((json_int_t)inst.count));
+        }
+    }
+    trn_scatter_report_dispose(&srep);
+    trn_instances_dispose(&inst);
+    trn_palette_dispose(&palette);
+    return rc;
+}
+
+static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                        const trn_generated *gen, json_t *summary)
 {
     height_mapping m;
     int rc = choose_mapping(ctx, a, gen, a->unity_dir, &m);
@@ -1312,6 +1389,7 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_generated *ge
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
+    if ((rc = export_unity_instances(ctx, a, recipe, gen, name, &rep, u))) return rc;
     if (!gen->has_water) return CLI_EXIT_OK;
     /* The water's meshes and description beside the RAW, in the same write set. */
     trn_unity_water_options wo;
@@ -1481,7 +1559,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         if (!rc) add_file(files, a.export_dir, "beamng level");
     }
     if (!rc && a.unity_dir) {
-        rc = export_unity(ctx, &a, &gen, summary);
+        rc = export_unity(ctx, &a, &recipe, &gen, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
