@@ -98,20 +98,6 @@ typedef struct scatter_ctx {
     size_t stride;
 } scatter_ctx;
 
-static double category_multiplier(const trn_palette *palette, trn_scatter_category category)
-{
-    switch (category) {
-    case TRN_CATEGORY_GRASS:
-        return palette->grass_density;
-    case TRN_CATEGORY_TREE:
-        return palette->tree_density;
-    case TRN_CATEGORY_ROCK:
-        return palette->rock_density;
-    default:
-        return 1.0;
-    }
-}
-
 static trn_status check_env(const trn_scatter_env *env, scatter_ctx *ctx, trn_error *err)
 {
     if (!env || !env->field || !env->field->heights)
@@ -193,7 +179,7 @@ static trn_status plan_rule(const trn_palette *palette, uint32_t index, const tr
               : r->spacing > 0.0         ? r->spacing * 0.5
                                          : 0.25;
     p->spacing = r->spacing;
-    p->density = r->density * palette->art_density * category_multiplier(palette, r->category);
+    p->density = trn_palette_rule_density(palette, r);
     if (!(p->density >= 0.0) || !isfinite(p->density))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "placement \"%s\": density x art and category multipliers must be a "
