@@ -1,5 +1,4 @@
-/* Scattering a palette's placement rules onto terrain: fixed candidate lattices, filters, refilter.
- */
+/* Scattering a palette's placement rules onto terrain: site lattices, filters, refilter. */
 #ifndef TERRANE_SCATTER_H
 #define TERRANE_SCATTER_H
 

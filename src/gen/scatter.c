@@ -1,5 +1,4 @@
-/* Palette scattering: fixed per-rule candidate lattices, selection, filters, local-priority
- * spacing. */
+/* Palette scattering: per-rule site lattices, selection, filters, local-priority spacing. */
 #include "terrane/scatter.h"
 
 #include <inttypes.h>
