@@ -221,6 +221,20 @@ trn_json_pos trn_json_pos_of_offset(const char *text, size_t size, size_t offset
     return pos;
 }
 
+trn_status trn_json_error_at(trn_error *err, trn_status code, const char *file, const char *text,
+                             size_t size, const trn_json_path *path, trn_json_target target,
+                             const char *msg)
+{
+    char where[200];
+    trn_json_path_format(path, where, sizeof where);
+    trn_json_pos pos = {0, 0, 0};
+    if (text) trn_json_locate(text, size, path->steps, path->depth, target, &pos);
+    trn_error_set(err, code, file, text ? (int64_t)pos.offset : -1, "%s%s%s", where,
+                  where[0] ? ": " : "", msg);
+    if (text) trn_error_set_position(err, pos.line, pos.column);
+    return code;
+}
+
 bool trn_json_locate(const char *text, size_t size, const trn_json_step *steps, size_t depth,
                      trn_json_target target, trn_json_pos *out)
 {

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "terrane/core.h"
+
 /* jansson reports positions only for syntax errors; schema errors found on the parsed tree need
  * the position of the offending value, so this small tokenizer walks the same text again and
  * finds a value by its path. It never allocates, never reads past size and accepts any bytes
@@ -55,5 +57,12 @@ trn_json_pos trn_json_pos_of_offset(const char *text, size_t size, size_t offset
  * offset 0 when the text holds none), which is where a "missing key" belongs. */
 bool trn_json_locate(const char *text, size_t size, const trn_json_step *steps, size_t depth,
                      trn_json_target target, trn_json_pos *out);
+
+/* Set err to "PATH: msg" at the position path names in text (byte offset, line and column;
+ * text NULL: no position) and return code: the parsers' one way to report where a document
+ * went wrong. */
+trn_status trn_json_error_at(trn_error *err, trn_status code, const char *file, const char *text,
+                             size_t size, const trn_json_path *path, trn_json_target target,
+                             const char *msg);
 
 #endif

@@ -69,14 +69,7 @@ static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, cons
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char where[200];
-    trn_json_path_format(&c->path, where, sizeof where);
-    trn_json_pos pos;
-    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, target, &pos);
-    trn_error_set(c->err, code, c->file, (int64_t)pos.offset, "%s%s%s", where, where[0] ? ": " : "",
-                  msg);
-    trn_error_set_position(c->err, pos.line, pos.column);
-    return code;
+    return trn_json_error_at(c->err, code, c->file, c->text, c->size, &c->path, target, msg);
 }
 
 static trn_status oom(pal_ctx *c)

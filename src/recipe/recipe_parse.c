@@ -46,13 +46,7 @@ static trn_status perr(pctx *c, trn_status code, trn_json_target target, const c
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char where[200];
-    trn_json_path_format(&c->path, where, sizeof where);
-    trn_json_pos pos;
-    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, target, &pos);
-    trn_error_set(c->err, code, c->file, (int64_t)pos.offset, "%s%s%s", where, where[0] ? ": " : "",
-                  msg);
-    trn_error_set_position(c->err, pos.line, pos.column);
+    trn_json_error_at(c->err, code, c->file, c->text, c->size, &c->path, target, msg);
     c->fail_code = code;
     return code;
 }
@@ -301,8 +295,8 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
         } else if (strcmp(key, "groundmodel") == 0) {
             /* BeamNG's physics surface; a name the game does not ship would fall back to its
              * default surface without a word, so it is refused here. */
-            const char *known = json_is_string(v) ? trn_beamng_groundmodel_find(json_string_value(v))
-                                                  : NULL;
+            const char *known =
+                json_is_string(v) ? trn_beamng_groundmodel_find(json_string_value(v)) : NULL;
             if (!known)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                             "expected a BeamNG ground model such as GRASS, DIRT, DIRT_DUSTY, "
@@ -1086,9 +1080,9 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
     if (json_object_get(root, "format_version") && !json_object_get(root, "landforms") &&
         !json_object_get(root, "resolution")) {
         if (json_object_get(root, "roles")) return TRN_DOCUMENT_MATERIAL_SET;
-        static const char *const palette_keys[] = {"placements",    "material_set",
-                                                   "art_density",   "grass_density",
-                                                   "tree_density",  "rock_density", NULL};
+        static const char *const palette_keys[] = {
+            "placements",   "material_set", "art_density", "grass_density",
+            "tree_density", "rock_density", NULL};
         for (const char *const *k = palette_keys; *k; k++)
             if (json_object_get(root, *k)) return TRN_DOCUMENT_TERRAIN_PALETTE;
     }
