@@ -74,6 +74,19 @@ echo
 echo "== water: 4097x4097 resolution (16 lakes, ocean, 200-point river), queries on one core"
 "$BUILD/bench_water" 4097 7 20000000
 
+# ---- scatter and surface roles: six rules on 4097^2 over 2048 units; roles of 4097^2 ----
+echo
+echo "== scatter: six rules on 4097x4097 (2 threads), refilter after one stroke"
+"$BUILD/bench_scatter" 4097 2 5
+echo
+echo "== surface roles: 4097x4097 classification, triangles, a sculpt window"
+"$BUILD/bench_roles" 4096 7
+
+# ---- write sets: many small files, big files, a whole BeamNG level ----
+echo
+echo "== write sets: plain atomic writes against one journaled set"
+"$BUILD/bench_write_set" "$SCRATCH"
+
 # ---- geotiff: 8192^2 float32 DEM to 16-bit PNG at zlib level 1, vs gdal_translate ----
 echo
 echo "== geotiff: 8192x8192 float32 GeoTIFF -> 16-bit PNG (zlib level 1) vs gdal_translate"
