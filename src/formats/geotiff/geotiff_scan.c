@@ -294,6 +294,12 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
         size_t data_off = at + 4 + (s->bigtiff ? 8 : 4);
         if (bytes > inline_size) {
             uint64_t end;
+            if (value >= s->size)
+                /* In hex: an offset past the file is often a mangled huge number. */
+                return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)data_off,
+                                     "image directory: tag %u's data offset 0x%llx lies beyond "
+                                     "the end of the %zu-byte file",
+                                     tag, (unsigned long long)value, s->size);
             if (!trn_add_u64(value, bytes, &end) || end > s->size)
                 return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)data_off,
                                      "image directory: tag %u's %llu bytes at offset %llu run "
