@@ -69,4 +69,9 @@ trn_status gt_scan_file(const uint8_t *data, size_t size, const char *path,
                         const trn_geotiff_limits *limits, gt_scan *scan, trn_geotiff_info *info,
                         trn_error *err);
 
+/* A size or offset read from the file as message text: decimal when it could be right (at most
+ * limit, or below 2^48), else hex, since an absurd one is usually a mangled or negative number
+ * and its 20 decimal digits read as nonsense. buf holds 24 bytes. */
+const char *trn_gt_num(uint64_t v, uint64_t limit, char buf[24]);
+
 #endif

@@ -336,12 +336,12 @@ static trn_status decode_fail(const gt_scan *s, TIFF *tif, uint32_t strile, cons
     uint64_t count = TIFFGetStrileByteCount(tif, strile);
     /* Data past the end: say so with our own numbers (libtiff prints a negative count as a
      * 20-digit unsigned one). */
+    char nc[24], no[24];
     if (off > s->size || count > s->size - off)
-        return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)off,
-                             "%s %u: expected %llu bytes at offset %llu, the file ends at offset "
-                             "%zu",
-                             what, strile, (unsigned long long)count, (unsigned long long)off,
-                             s->size);
+        return trn_error_set(
+            err, TRN_ERR_TRUNCATED, s->path, off <= (uint64_t)INT64_MAX ? (int64_t)off : -1,
+            "%s %u: expected %s bytes at offset %s, the file ends at offset %zu", what, strile,
+            trn_gt_num(count, s->size, nc), trn_gt_num(off, s->size, no), s->size);
     return trn_error_set(err, TRN_ERR_FORMAT, s->path, off ? (int64_t)off : -1,
                          "%s %u: cannot decode: %s", what, strile,
                          msgs->first_error[0] ? msgs->first_error : "libtiff gave no reason");

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/checked.h"
@@ -211,11 +212,12 @@ static trn_status scan_header(gt_scan *s, trn_error *err)
                              "TIFF header: the first image directory offset %llu points into "
                              "the header (expected at least %zu)",
                              (unsigned long long)s->ifd_offset, header);
+    char num[24];
     if (s->ifd_offset >= s->size)
         return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, field,
-                             "TIFF header: the first image directory is at offset %llu, past "
+                             "TIFF header: the first image directory is at offset %s, past "
                              "the end of the %zu-byte file",
-                             (unsigned long long)s->ifd_offset, s->size);
+                             trn_gt_num(s->ifd_offset, s->size, num), s->size);
     return TRN_OK;
 }
 
@@ -294,18 +296,13 @@ static trn_status scan_ifd(gt_scan *s, const trn_geotiff_limits *lim, trn_error 
         size_t data_off = at + 4 + (s->bigtiff ? 8 : 4);
         if (bytes > inline_size) {
             uint64_t end;
-            if (value >= s->size)
-                /* In hex: an offset past the file is often a mangled huge number. */
-                return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)data_off,
-                                     "image directory: tag %u's data offset 0x%llx lies beyond "
-                                     "the end of the %zu-byte file",
-                                     tag, (unsigned long long)value, s->size);
+            char nb[24], nv[24];
             if (!trn_add_u64(value, bytes, &end) || end > s->size)
                 return trn_error_set(err, TRN_ERR_TRUNCATED, s->path, (int64_t)data_off,
-                                     "image directory: tag %u's %llu bytes at offset %llu run "
+                                     "image directory: tag %u's %s bytes at offset %s run "
                                      "past the end of the %zu-byte file",
-                                     tag, (unsigned long long)bytes, (unsigned long long)value,
-                                     s->size);
+                                     tag, trn_gt_num(bytes, s->size, nb),
+                                     trn_gt_num(value, s->size, nv), s->size);
             data_off = (size_t)value;
         }
         int slot = entry_slot(tag);
@@ -584,4 +581,12 @@ trn_status gt_scan_file(const uint8_t *data, size_t size, const char *path,
         t[3] -= 0.5 * t[4] + 0.5 * t[5];
     }
     return TRN_OK;
+}
+
+const char *trn_gt_num(uint64_t v, uint64_t limit, char buf[24])
+{
+    /* Past 2^48 (256 TiB) nothing in a file is real; below that a truncated file's numbers
+     * read best as they are. */
+    snprintf(buf, 24, v <= limit || v < (1ull << 48) ? "%llu" : "0x%llx", (unsigned long long)v);
+    return buf;
 }
