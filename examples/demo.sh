@@ -1,5 +1,5 @@
 #!/bin/sh
-# The demo job: make example images, import them as a BeamNG level, validate it, render it.
+# The demo job: example images into a BeamNG level, recipes, graphs, water and placement.
 # usage: examples/demo.sh TERRANE_BINARY OUT_DIR   (make demo runs it with build/ and out/demo)
 set -eu
 TERRANE=${1:-build/terrane}
@@ -72,3 +72,19 @@ sed 's/"drainage_weight": 1.5/"drainage_weight": 2/' "$RECIPES/valley.json" >"$O
 echo
 echo "graph demo done: pictures $OUT/valley_hillshade.png, $OUT/valley_biomes.png and" \
     "$OUT/valley_changed_hillshade.png"
+
+# ---- water and placement: lakes, an ocean, rivers; a palette scattered and exported ----
+WATER_LEVEL="$OUT/levels/lakeside"
+echo
+echo "== 8. water and placement: the bodies, a point's water column, pictures, instances, a level"
+"$TERRANE" water "$RECIPES/lakeside.json"
+"$TERRANE" water "$RECIPES/lakeside.json" --at 172,220,44 -q
+"$TERRANE" generate "$RECIPES/lakeside.json" --preview "$OUT/lakeside_hillshade.png" \
+    --roles "$OUT/lakeside_roles.png" --export "beamng:$WATER_LEVEL" -q
+"$TERRANE" scatter "$RECIPES/lakeside.json" -o "$OUT/lakeside_instances.json" \
+    --picture "$OUT/lakeside_dots.png" -q
+"$TERRANE" beamng validate "$WATER_LEVEL"
+
+echo
+echo "water demo done: pictures $OUT/lakeside_hillshade.png, $OUT/lakeside_roles.png and" \
+    "$OUT/lakeside_dots.png, instances $OUT/lakeside_instances.json, level $WATER_LEVEL"
