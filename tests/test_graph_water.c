@@ -459,6 +459,62 @@ static void test_generate_uses_water(void)
     }
 }
 
+static bool bits_match(const trn_water *w)
+{
+    if (!w || !w->wet || !w->wet_bits) return false;
+    const size_t n = ((size_t)w->cells_x + 1u) * ((size_t)w->cells_z + 1u);
+    for (size_t k = 0; k < n; k++)
+        if (((w->wet_bits[k >> 6] >> (k & 63u)) & 1u) != (w->wet[k] != 0)) return false;
+    return true;
+}
+
+/* The wet bits queries read: made by resolution, copies and decoding, equal to the wet flags,
+ * and a query reads the same with and without them. */
+static void test_wet_bits(void)
+{
+    trn_recipe r;
+    trn_graph g;
+    if (!load(BOWL_NODES LAKE("pond", "5", "bowl", "") OUT_OF("pond", "pond"), &r, &g)) return;
+    trn_error e;
+    trn_graph_run *run = run_of(&g, &r, 1, NULL, &e);
+    const trn_water *w = trn_graph_run_water(run);
+    CHECK(bits_match(w));
+    trn_water copy, back;
+    memset(&copy, 0, sizeof copy);
+    memset(&back, 0, sizeof back);
+    CHECK_OK(trn_water_copy(w, &copy, &e));
+    CHECK(bits_match(&copy) && copy.wet_bits != w->wet_bits);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_OK(trn_water_encode(w, &data, &size, &e));
+    CHECK_OK(trn_water_decode(data, size, NULL, NULL, &back, &e));
+    CHECK(bits_match(&back));
+    trn_graph_value v;
+    CHECK_OK(trn_graph_run_terrain(run, &v, &e));
+    trn_field ground = {64, 64, 256.0, 256.0, (float *)v.values, 0, 0};
+    uint64_t *bits = copy.wet_bits;
+    size_t same = 0, wet = 0;
+    for (int q = 0; q < 400; q++) {
+        const double x = 0.37 + 0.64 * q, z = 255.5 - 0.61 * q;
+        trn_water_sample a, b;
+        copy.wet_bits = bits;
+        const bool ha = trn_water_query(&copy, &ground, x, 1.0, z, &a);
+        copy.wet_bits = NULL;
+        const bool hb = trn_water_query(&copy, &ground, x, 1.0, z, &b);
+        same += ha == hb && a.body == b.body && a.depth == b.depth;
+        wet += ha;
+    }
+    copy.wet_bits = bits;
+    CHECK_EQ_INT(same, 400);
+    CHECK(wet > 50 && wet < 350);
+    free(data);
+    trn_water_dispose(&copy);
+    trn_water_dispose(&back);
+    trn_graph_run_free(run);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_checks);
@@ -467,5 +523,6 @@ int main(void)
     RUN(test_notes);
     RUN(test_determinism_and_cache);
     RUN(test_generate_uses_water);
+    RUN(test_wet_bits);
     return trn_test_finish();
 }

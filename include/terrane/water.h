@@ -50,7 +50,7 @@ typedef enum trn_river_interpolation {
 } trn_river_interpolation;
 
 typedef enum trn_river_surface {
-    TRN_RIVER_SURFACE_LEVEL = 0,     /* the body's level */
+    TRN_RIVER_SURFACE_LEVEL = 0,      /* the body's level */
     TRN_RIVER_SURFACE_FOLLOW_BED = 1, /* the path's bed elevation + river_depth */
 } trn_river_surface;
 
@@ -73,8 +73,8 @@ typedef struct trn_water_look {
 
 void trn_water_look_default(trn_water_look *look);
 
-#define TRN_WATER_ID_MAX 128u           /* bytes of a body id, terminator included */
-#define TRN_WATER_MAX_BOUNDARY 4096u    /* boundary vertices */
+#define TRN_WATER_ID_MAX 128u            /* bytes of a body id, terminator included */
+#define TRN_WATER_MAX_BOUNDARY 4096u     /* boundary vertices */
 #define TRN_WATER_MAX_RIVER_POINTS 4096u /* control points of river_path */
 #define TRN_RIVER_CURVE_STEPS_MAX 64u
 
@@ -100,7 +100,7 @@ typedef struct trn_water_body {
     uint32_t curve_steps; /* 1..64, default 8 */
     double *path;
     uint32_t path_count;
-    double width;          /* river: full channel width, world units, > 0; default 8 */
+    double width; /* river: full channel width, world units, > 0; default 8 */
     trn_river_surface surface_mode;
     double river_depth; /* follow-bed rivers: metres of water above the bed, > 0; default 1 */
     trn_water_look look;
@@ -109,12 +109,12 @@ typedef struct trn_water_body {
 
     /* Filled by resolution: */
     uint64_t wet_samples;
-    double area;   /* wet samples x cell area, world units^2 */
-    double volume; /* sum over wet samples of (surface - ground) x cell area */
+    double area;                     /* wet samples x cell area, world units^2 */
+    double volume;                   /* sum over wet samples of (surface - ground) x cell area */
     double min_surface, max_surface; /* over the wet samples it owns; 0 / 0 when none */
-    uint32_t warning_count;     /* shore or bank leaks found (see trn_water_resolve) */
-    char warning[256];          /* the first one's text, "" when none */
-    double warning_x, warning_z; /* where the first one is */
+    uint32_t warning_count;          /* shore or bank leaks found (see trn_water_resolve) */
+    char warning[256];               /* the first one's text, "" when none */
+    double warning_x, warning_z;     /* where the first one is */
 } trn_water_body;
 
 /* A body with kind's defaults: level 0, centre (0, 0), radius 64, no boundary, carve_depth 0,
@@ -138,8 +138,7 @@ trn_status trn_water_body_copy(const trn_water_body *from, trn_water_body *to, t
  * boundary and carve_depth; oceans boundary and carve_depth; rivers the river fields (and path
  * when present); every kind level and the look. TRN_WATER_MAX_BOUNDARY counts the vertices
  * after the closing one is dropped. */
-trn_status trn_water_body_validate(const trn_water_body *body, const char **field,
-                                   trn_error *err);
+trn_status trn_water_body_validate(const trn_water_body *body, const char **field, trn_error *err);
 
 /* Sample a river's control points into body->path: linear keeps the control points as they
  * are; Catmull-Rom puts curve_steps segments in each interval (end tangents from repeating the
@@ -156,12 +155,15 @@ typedef struct trn_water {
     trn_water_body *bodies; /* in order: earlier bodies win overlapping samples */
     uint32_t body_count;
     /* Per sample (samples = (cells_x + 1) * (cells_z + 1)), all NULL when body_count is 0: */
-    int32_t *owner; /* body index of a wet sample or of a dry shoreline corner (a dry sample
-                       next to a wet one, kept for triangulation), -1 otherwise */
-    uint8_t *wet;   /* 1 where the ground is under the owner's surface; shoreline corners 0 */
-    float *surface; /* the owner's surface height (NaN where owner is -1) */
-    uint32_t *segment; /* rivers: index of the polyline segment nearest the sample, else 0 */
+    int32_t *owner;       /* body index of a wet sample or of a dry shoreline corner (a dry sample
+                             next to a wet one, kept for triangulation), -1 otherwise */
+    uint8_t *wet;         /* 1 where the ground is under the owner's surface; shoreline corners 0 */
+    float *surface;       /* the owner's surface height (NaN where owner is -1) */
+    uint32_t *segment;    /* rivers: index of the polyline segment nearest the sample, else 0 */
     uint64_t ground_hash; /* XXH64 of the heights the coverage was resolved on */
+    /* wet as bits (bit k % 64 of word k / 64), made by resolve, refresh, decode and copy: a
+     * query over dry ground reads an eighth of the memory. NULL: queries read wet. */
+    uint64_t *wet_bits;
 } trn_water;
 
 void trn_water_dispose(trn_water *water); /* NULL-safe */
@@ -223,14 +225,14 @@ typedef struct trn_water_sample {
     int32_t body; /* index into water->bodies */
     const char *body_id;
     trn_water_kind kind;
-    double surface[3];     /* the surface point above (x, z) */
-    double normal[3];      /* unit surface normal */
-    double depth;          /* bed-to-surface depth at (x, z) */
-    double column_up[3];   /* unit axis from the bed toward the surface: (0, 1, 0) locally */
+    double surface[3];       /* the surface point above (x, z) */
+    double normal[3];        /* unit surface normal */
+    double depth;            /* bed-to-surface depth at (x, z) */
+    double column_up[3];     /* unit axis from the bed toward the surface: (0, 1, 0) locally */
     double flow_velocity[3]; /* m/s: lakes, oceans: flow_speed x normalised flow_direction;
                                 rivers: along their nearest path segment (source order);
                                 follow-bed rivers: along the surface triangle's tangent */
-    bool underwater;       /* bed <= y < surface */
+    bool underwater;         /* bed <= y < surface */
 } trn_water_sample;
 
 /* The water column at terrain-local (x, y, z) on ground (the heights the water was resolved or
@@ -252,10 +254,10 @@ bool trn_water_query(const trn_water *water, const trn_field *ground, double x, 
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct trn_basin_water_params {
-    double minimum_depth;   /* metres from the lowest sink to the spill level; default 1 */
-    double minimum_area;    /* world units^2 of the filled region; default 16 */
+    double minimum_depth;    /* metres from the lowest sink to the spill level; default 1 */
+    double minimum_area;     /* world units^2 of the filled region; default 16 */
     uint32_t maximum_bodies; /* default 16 */
-    double level_offset;    /* metres added to the spill level, <= 0; default 0 */
+    double level_offset;     /* metres added to the spill level, <= 0; default 0 */
 } trn_basin_water_params;
 
 void trn_basin_water_params_default(trn_basin_water_params *params);
@@ -298,12 +300,12 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
 
 /* How a routed river ended. */
 typedef enum trn_route_end {
-    TRN_ROUTE_SEA_LEVEL = 0,      /* reached the drainage's sea level */
-    TRN_ROUTE_FIELD_EDGE = 1,     /* reached the grid's border */
-    TRN_ROUTE_EXISTING_BODY = 2,  /* reached a wet column of existing water */
-    TRN_ROUTE_CLOSED_BASIN = 3,   /* a pit with no outlet (warning) */
-    TRN_ROUTE_BLOCKED = 4,        /* no nonascending triangle edge to follow (warning) */
-    TRN_ROUTE_NOT_PLACED = 5,     /* too short, or already wet at the source: nothing added */
+    TRN_ROUTE_SEA_LEVEL = 0,     /* reached the drainage's sea level */
+    TRN_ROUTE_FIELD_EDGE = 1,    /* reached the grid's border */
+    TRN_ROUTE_EXISTING_BODY = 2, /* reached a wet column of existing water */
+    TRN_ROUTE_CLOSED_BASIN = 3,  /* a pit with no outlet (warning) */
+    TRN_ROUTE_BLOCKED = 4,       /* no nonascending triangle edge to follow (warning) */
+    TRN_ROUTE_NOT_PLACED = 5,    /* too short, or already wet at the source: nothing added */
 } trn_route_end;
 
 /* "sea-level", "field-edge", "existing-body", "closed-basin", "blocked", "not-placed". */
@@ -321,10 +323,10 @@ void trn_river_route_params_default(trn_river_route_params *params);
 
 typedef struct trn_route_report {
     trn_route_end end;
-    uint32_t samples;                /* samples visited, source included */
-    double end_x, end_z;             /* where it stopped */
-    char joined[TRN_WATER_ID_MAX];   /* the existing body it joined, "" otherwise */
-    char message[256];               /* what happened, for diagnostics */
+    uint32_t samples;              /* samples visited, source included */
+    double end_x, end_z;           /* where it stopped */
+    char joined[TRN_WATER_ID_MAX]; /* the existing body it joined, "" otherwise */
+    char message[256];             /* what happened, for diagnostics */
 } trn_route_report;
 
 /* Trace a river from the source sample down the drainage (its source heights) along

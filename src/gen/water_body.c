@@ -554,6 +554,7 @@ void trn_water_dispose(trn_water *water)
     free(water->wet);
     free(water->surface);
     free(water->segment);
+    free(water->wet_bits);
     memset(water, 0, sizeof *water);
 }
 
@@ -567,6 +568,20 @@ static trn_status dup_bytes(const void *from, size_t bytes, void **to, trn_error
     return TRN_OK;
 }
 
+bool trn_water_index_wet(trn_water *water)
+{
+    free(water->wet_bits);
+    water->wet_bits = NULL;
+    if (!water->wet) return true;
+    const size_t n = ((size_t)water->cells_x + 1u) * ((size_t)water->cells_z + 1u);
+    uint64_t *bits = calloc((n + 63u) / 64u, sizeof *bits);
+    if (!bits) return false;
+    for (size_t k = 0; k < n; k++)
+        bits[k >> 6] |= (uint64_t)(water->wet[k] != 0) << (k & 63u);
+    water->wet_bits = bits;
+    return true;
+}
+
 trn_status trn_water_copy(const trn_water *from, trn_water *to, trn_error *err)
 {
     if (!from || !to)
@@ -577,6 +592,7 @@ trn_status trn_water_copy(const trn_water *from, trn_water *to, trn_error *err)
     tmp.wet = NULL;
     tmp.surface = NULL;
     tmp.segment = NULL;
+    tmp.wet_bits = NULL;
     tmp.body_count = 0;
     size_t samples = 0, nz = (size_t)from->cells_z + 1u;
     if (!trn_mul_size(trn_grid_samples_x(from->cells_x), nz, &samples) ||
@@ -602,6 +618,8 @@ trn_status trn_water_copy(const trn_water *from, trn_water *to, trn_error *err)
     if (st == TRN_OK &&
         (st = dup_bytes(from->segment, samples * sizeof(uint32_t), &p, err)) == TRN_OK)
         tmp.segment = p;
+    if (st == TRN_OK && !trn_water_index_wet(&tmp))
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water copy: out of memory");
     if (st != TRN_OK) {
         trn_water_dispose(&tmp);
         return st;

@@ -9,6 +9,7 @@
 
 #include "core/checked.h"
 #include "core/cursor.h"
+#include "gen/water_internal.h"
 #include "terrane/water.h"
 
 /* Layout (every number little-endian, doubles as their IEEE-754 bits):
@@ -711,6 +712,10 @@ trn_status trn_water_decode(const uint8_t *data, size_t size, const char *path,
         }
     }
     if (w.body_count && (st = check_samples(&r, &w, samples, samples_at))) goto fail;
+    if (!trn_water_index_wet(&w)) {
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+        goto fail;
+    }
     free(body_at);
     *out = w;
     return TRN_OK;

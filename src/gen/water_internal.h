@@ -58,4 +58,7 @@ bool trn_water_polygon_contains(const double *xz, uint32_t n, double px, double 
 trn_status trn_water_check_river_controls(const trn_water_body *body, const char **field,
                                           trn_error *err);
 
+/* Fill water->wet_bits from water->wet (no-op without wet); false when out of memory. */
+bool trn_water_index_wet(trn_water *water);
+
 #endif

@@ -32,14 +32,18 @@ bool trn_water_query(const trn_water *water, const trn_field *ground, double x, 
     const size_t k10 = k00 + 1, k01 = k00 + nx, k11 = k01 + 1;
     const size_t mid = lower ? k10 : k01;
     size_t kw;
-    if (water->wet[k00])
+    const uint64_t *wb = water->wet_bits;
+    /* The bits when there are: most queries over a large map end here, on dry ground. */
+#define WET(k) (wb ? (bool)((wb[(k) >> 6] >> ((k)&63u)) & 1u) : water->wet[k] != 0)
+    if (WET(k00))
         kw = k00;
-    else if (water->wet[mid])
+    else if (WET(mid))
         kw = mid;
-    else if (water->wet[k11])
+    else if (WET(k11))
         kw = k11;
     else
         return no_sample(out);
+#undef WET
     const int32_t b = water->owner[kw];
     if (b < 0 || (uint32_t)b >= water->body_count) return no_sample(out);
     const trn_water_body *body = &water->bodies[b];

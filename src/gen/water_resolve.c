@@ -1245,6 +1245,10 @@ static trn_status run(const trn_field *ground, float *carve_heights, const trn_w
         return st;
     }
     w.ground_hash = trn_water_ground_hash(ground);
+    if (!trn_water_index_wet(&w)) {
+        trn_water_dispose(&w);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water: out of memory");
+    }
     *out = w;
     return TRN_OK;
 }
