@@ -9,24 +9,6 @@
 #include "test.h"
 #include "water_helpers.h"
 
-static double ramp(double x, double z)
-{
-    (void)z;
-    return x;
-}
-
-static double diamond(double x, double z)
-{
-    return fabs(x - 4.0) + fabs(z - 4.0);
-}
-
-static double flat(double x, double z)
-{
-    (void)x;
-    (void)z;
-    return 0.0;
-}
-
 /* The look's fields, as every object carries them for the default look. */
 #define LOOK                                                                                       \
     "\"baseColor\":[5,26,41,230],\"waterFogDensity\":0.25,\"waterFogDensityOffset\":0,"            \

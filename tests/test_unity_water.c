@@ -9,12 +9,6 @@
 #include "test.h"
 #include "water_helpers.h"
 
-static double ramp(double x, double z)
-{
-    (void)z;
-    return x;
-}
-
 static char *read_text(const char *path)
 {
     size_t n = 0;

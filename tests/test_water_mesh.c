@@ -8,24 +8,6 @@
 #include "test.h"
 #include "water_helpers.h"
 
-static double ramp(double x, double z)
-{
-    (void)z;
-    return x;
-}
-
-static double diamond(double x, double z)
-{
-    return fabs(x - 4.0) + fabs(z - 4.0);
-}
-
-static double flat(double x, double z)
-{
-    (void)x;
-    (void)z;
-    return 0.0;
-}
-
 static double flat_low(double x, double z)
 {
     (void)x;

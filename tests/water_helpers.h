@@ -10,6 +10,26 @@
 #include "terrane/water.h"
 #include "test.h"
 
+/* Ground shapes the water tests share: a ramp rising along x, a diamond pit centred on (4, 4),
+ * flat ground at 0. */
+static inline double ramp(double x, double z)
+{
+    (void)z;
+    return x;
+}
+
+static inline double diamond(double x, double z)
+{
+    return fabs(x - 4.0) + fabs(z - 4.0);
+}
+
+static inline double flat(double x, double z)
+{
+    (void)x;
+    (void)z;
+    return 0.0;
+}
+
 /* A surface plane y = c + cx * x + cz * z (a level body: cx = cz = 0). */
 typedef struct water_plane {
     double c, cx, cz;
