@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/textbuf.h"
+
 #include "write_set.h"
 
 /* Below this a heap copy is cheaper than setting up a mapping. */
@@ -151,14 +153,6 @@ trn_status trn_file_read_all(const char *path, size_t max_size, uint8_t **data_o
     return TRN_OK;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error *err)
 {
     memset(af, 0, sizeof *af);
@@ -166,7 +160,7 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return trn_error_set(err, TRN_ERR_IO, path, -1, "is a directory, expected a file path");
     size_t n = strlen(path);
-    af->final_path = dup_str(path);
+    af->final_path = trn_text_dup(path);
     af->temp_path = malloc(n + 16);
     if (!af->final_path || !af->temp_path) {
         free(af->final_path);

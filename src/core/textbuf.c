@@ -41,3 +41,12 @@ void trn_text_free(trn_text_buf *b)
     free(b->data);
     memset(b, 0, sizeof *b);
 }
+
+char *trn_text_dup(const char *s)
+{
+    if (!s) return NULL;
+    const size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}

@@ -15,6 +15,8 @@ typedef struct trn_text_buf {
 void trn_text_put(trn_text_buf *b, const char *s, size_t n);
 /* Append a NUL-terminated string. */
 void trn_text_puts(trn_text_buf *b, const char *s);
+/* A malloc'd copy of s; NULL for NULL or when out of memory. */
+char *trn_text_dup(const char *s);
 /* Free the text and zero the buffer. NULL is a no-op. */
 void trn_text_free(trn_text_buf *b);
 

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/textbuf.h"
+
 #include "fileio.h"
 #include "textbuf.h"
 
@@ -22,14 +24,6 @@
 #define JOURNAL_MAGIC "terrane write set 1\n"
 /* Journals are small (a line per file); anything larger is not ours. */
 #define JOURNAL_MAX_BYTES (16u << 20)
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 static char *join_path(const char *dir, const char *name)
 {
@@ -47,8 +41,8 @@ static char *join_path(const char *dir, const char *name)
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash) return dup_str(".");
-    if (slash == path) return dup_str("/");
+    if (!slash) return trn_text_dup(".");
+    if (slash == path) return trn_text_dup("/");
     size_t n = (size_t)(slash - path);
     char *d = malloc(n + 1);
     if (!d) return NULL;
@@ -184,7 +178,7 @@ trn_status trn_io_guard_add(trn_io_guard *guard, const char *path, trn_error *er
         g.dev = st.st_dev;
         g.ino = st.st_ino;
     }
-    g.path = dup_str(path);
+    g.path = trn_text_dup(path);
     /* A missing input is still the same name as an output: "convert a.ter a.ter". */
     g.resolved = exists ? NULL : trn_path_resolve_lexically(path);
     if (!g.path || (!exists && !g.resolved)) {
@@ -753,7 +747,7 @@ static trn_status journal_for(trn_write_set *set, const char *dir, ws_journal **
         set->journal_capacity = cap;
     }
     char *path = join_path(dir, JOURNAL_PREFIX "XXXXXX");
-    char *dir_copy = dup_str(dir);
+    char *dir_copy = trn_text_dup(dir);
     if (!path || !dir_copy) {
         free(path);
         free(dir_copy);
@@ -853,7 +847,7 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     }
     ws_entry e = {0};
     size_t n = strlen(dest);
-    e.dest = dup_str(dest);
+    e.dest = trn_text_dup(dest);
     e.temp = malloc(n + 12);
     e.dest_abs = join_path(dir_abs, base);
     free(dir_abs);
@@ -934,7 +928,7 @@ trn_status trn_write_set_remove(trn_write_set *set, const char *dest, trn_error 
     ws_entry e = {0};
     e.remove = true;
     if (!st) {
-        e.dest = dup_str(dest);
+        e.dest = trn_text_dup(dest);
         e.dest_abs = join_path(dir_abs, base_of(dest));
         if (!e.dest || !e.dest_abs) st = oom(err);
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textbuf.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 
@@ -45,14 +46,6 @@ static const char *describe(const json_t *v, char *buf, size_t size)
     return trn_json_describe(v, buf, size);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 static trn_status unknown_key(gctx *c, const char *key, const char *where)
 {
     trn_json_path_push_key(c->path, key);
@@ -69,7 +62,7 @@ static trn_status want_string(gctx *c, const json_t *v, const char *key, char **
     if (!json_is_string(v))
         st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a string, found %s",
                   describe(v, buf, sizeof buf));
-    else if (!(*out = dup_str(json_string_value(v))))
+    else if (!(*out = trn_text_dup(json_string_value(v))))
         st = oom(c);
     trn_json_path_pop(c->path);
     return st;
@@ -87,7 +80,7 @@ static size_t number_tuple(const json_t *p)
 
 static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_graph_param *p)
 {
-    if (!(p->name = dup_str(key))) return oom(c);
+    if (!(p->name = trn_text_dup(key))) return oom(c);
     if (json_is_number(v)) {
         p->type = TRN_VALUE_NUMBER;
         p->number = json_number_value(v);
@@ -95,7 +88,7 @@ static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_grap
     }
     if (json_is_string(v)) {
         p->type = TRN_VALUE_STRING;
-        return (p->text = dup_str(json_string_value(v))) ? TRN_OK : oom(c);
+        return (p->text = trn_text_dup(json_string_value(v))) ? TRN_OK : oom(c);
     }
     if (json_is_boolean(v)) {
         p->type = TRN_VALUE_BOOL;
@@ -143,7 +136,7 @@ static bool known(const char *key, const char *const *keys)
 static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph_link *l)
 {
     char buf[64];
-    if (!(l->pin = dup_str(pin))) return oom(c);
+    if (!(l->pin = trn_text_dup(pin))) return oom(c);
     if (!json_is_object(v))
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                     "expected a link {\"node\": ID, \"pin\": OUTPUT}, found %s",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textbuf.h"
 #include "core/numtext.h"
 #include "recipe/recipe_internal.h"
 #include "terrane/palette.h"
@@ -46,14 +47,6 @@ typedef struct pal_ctx {
     trn_json_path path;
     trn_error *err;
 } pal_ctx;
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -150,7 +143,7 @@ static trn_status want_id(pal_ctx *c, const json_t *v, const char *const *scheme
     if (!ok || strlen(s) != json_string_length(v))
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
                     describe(v, buf, sizeof buf));
-    *out = dup_str(s);
+    *out = trn_text_dup(s);
     return *out ? TRN_OK : oom(c);
 }
 
@@ -163,7 +156,7 @@ static trn_status want_name(pal_ctx *c, const json_t *v, char **out)
                     "expected a non-empty string (the %s's "
                     "display name), found %s",
                     c->what, describe(v, buf, sizeof buf));
-    *out = dup_str(json_string_value(v));
+    *out = trn_text_dup(json_string_value(v));
     return *out ? TRN_OK : oom(c);
 }
 
@@ -440,7 +433,7 @@ static trn_status parse_biomes(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
                 return st;
             }
         pop(c);
-        r->biomes[i] = dup_str(json_string_value(b));
+        r->biomes[i] = trn_text_dup(json_string_value(b));
         if (!r->biomes[i]) return oom(c);
         r->biome_count = (uint32_t)i + 1;
     }

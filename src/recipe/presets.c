@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/textbuf.h"
 #include "core/fileio.h"
 #include "recipe/assets.h"
 #include "recipe/recipe_internal.h"
@@ -401,15 +402,6 @@ static const builtin builtins[] = {
 
 #define BUILTIN_COUNT (sizeof builtins / sizeof builtins[0])
 
-static char *dup_str(const char *s)
-{
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 void trn_preset_dispose(trn_preset *p)
 {
     if (!p) return;
@@ -497,9 +489,9 @@ trn_status trn_builtin_preset_load(const char *id, trn_preset *p, trn_error *err
     if (ok) p->fields_json = trn_rcp_canonical_text(fields);
     json_decref(full);
     json_decref(fields);
-    p->id = dup_str(b->id);
-    p->name = dup_str(b->name);
-    p->description = dup_str(b->description);
+    p->id = trn_text_dup(b->id);
+    p->name = trn_text_dup(b->name);
+    p->description = trn_text_dup(b->description);
     if (!p->fields_json || !p->id || !p->name || !p->description) {
         trn_preset_dispose(p);
         return preset_oom(b->id, err);
@@ -576,7 +568,7 @@ static trn_status want_text(const char *text, size_t size, const char *file, con
         return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_VALUE,
                        "expected %s, found %s", non_empty ? "a non-empty string" : "a string",
                        json_is_string(v) ? "\"\"" : kind_of(v));
-    *out = dup_str(json_string_value(v));
+    *out = trn_text_dup(json_string_value(v));
     return *out ? TRN_OK : preset_oom(file, err);
 }
 
@@ -736,7 +728,7 @@ trn_status trn_preset_parse(const char *text, size_t size, const char *path, con
         p->fields_json = copy ? trn_rcp_canonical_text(copy) : NULL;
         json_decref(copy);
         p->version = TRN_PRESET_FORMAT_VERSION;
-        p->id = dup_str(id ? id : "");
+        p->id = trn_text_dup(id ? id : "");
         if (!p->fields_json || !p->id) st = preset_oom(path, err);
     }
     json_decref(root);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textbuf.h"
 #include "core/fileio.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
@@ -23,14 +24,6 @@ typedef struct pctx {
     const char *const *skip_keys;
     bool partial;
 } pctx;
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 /* Fill the error with "path: message" at the position of the current path. */
 static trn_status perr(pctx *c, trn_status code, trn_json_target target, const char *fmt, ...)
@@ -136,7 +129,7 @@ static trn_status want_string(pctx *c, const json_t *v, const char *expect, char
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
                     describe(v, buf, sizeof buf));
     free(*out);
-    *out = dup_str(json_string_value(v));
+    *out = trn_text_dup(json_string_value(v));
     return *out ? TRN_OK : oom(c);
 }
 
@@ -514,7 +507,7 @@ static trn_status parse_layer(pctx *c, const json_t *obj, trn_layer *l)
         l->group = (trn_layer_group)g;
     }
     if (!l->name) {
-        l->name = dup_str(l->id);
+        l->name = trn_text_dup(l->id);
         if (!l->name) return oom(c);
     }
     return TRN_OK;
@@ -922,7 +915,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
             {
                 trn_landform *lf = &r->landforms[r->landform_count];
                 trn_rcp_landform_defaults(lf);
-                lf->name = dup_str(name);
+                lf->name = trn_text_dup(name);
                 if (!lf->name) return oom(c);
                 r->landform_count++;
                 push(c, name);
@@ -950,7 +943,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
             json_object_foreach(v, name, bv)
             {
                 trn_biome *b = &r->biomes[r->biome_count];
-                b->name = dup_str(name);
+                b->name = trn_text_dup(name);
                 if (!b->name) return oom(c);
                 r->biome_count++;
                 push(c, name);
@@ -1041,8 +1034,8 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         if (!r->layers) return oom(c);
         for (uint32_t i = 0; i < n; i++) {
             r->layers[i] = d[i];
-            r->layers[i].id = dup_str(d[i].id);
-            r->layers[i].name = dup_str(d[i].name);
+            r->layers[i].id = trn_text_dup(d[i].id);
+            r->layers[i].name = trn_text_dup(d[i].name);
             r->layer_count++;
             if (!r->layers[i].id || !r->layers[i].name) return oom(c);
         }

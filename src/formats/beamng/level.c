@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/textbuf.h"
 #include "core/numtext.h"
 #include "core/checked.h"
 #include "core/fileio.h"
@@ -97,11 +98,7 @@ void trn_lvl_buf_free(trn_lvl_buf *b)
 
 char *trn_lvl_strdup(const char *s)
 {
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
+    return trn_text_dup(s);
 }
 
 bool trn_lvl_copy(char *dst, size_t dst_size, const char *src)
@@ -499,7 +496,8 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
     json_t *root = json_object();
     json_t *mats = json_array();
     bool ok = root && mats;
-    /* Field order of BeamNG's Terrain Files page: the engine writes exactly these, in this order. */
+    /* Field order of BeamNG's Terrain Files page: the engine writes exactly these, in this order.
+     */
     ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
     ok =
         ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
