@@ -786,18 +786,44 @@ static trn_status export_level_water(const gen_args *a, const trn_generated *gen
     return st;
 }
 
-/* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */
-static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                               const trn_generated *gen, trn_write_set *ws, level_export *lx)
-{
-    if (!recipe->palette_json) return CLI_EXIT_OK;
+/* The recipe's palette placed once per run, for every engine export that carries it. */
+typedef struct placements {
+    bool done;
+    int rc;
     trn_palette palette;
-    memset(&palette, 0, sizeof palette);
-    trn_instances inst = {NULL, 0};
+    trn_instances inst;
+} placements;
+
+static int placements_get(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                          const trn_generated *gen, placements *p)
+{
+    if (p->done) return p->rc;
+    p->done = true;
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
-    int rc = cli_palette_load(ctx, a->recipe_path, recipe, &palette);
-    if (!rc) rc = cli_scatter_place(ctx, recipe, gen, &palette, a->threads, 0, &inst, &rep);
+    p->rc = cli_palette_load(ctx, a->recipe_path, recipe, &p->palette);
+    if (!p->rc)
+        p->rc = cli_scatter_place(ctx, recipe, gen, &p->palette, a->threads, 0, &p->inst, &rep);
+    trn_scatter_report_dispose(&rep);
+    return p->rc;
+}
+
+static void placements_dispose(placements *p)
+{
+    trn_instances_dispose(&p->inst);
+    trn_palette_dispose(&p->palette);
+    memset(p, 0, sizeof *p);
+}
+
+/* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */
+static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                               const trn_generated *gen, trn_write_set *ws, level_export *lx,
+                               placements *pl)
+{
+    if (!recipe->palette_json) return CLI_EXIT_OK;
+    const trn_palette *palette = &pl->palette;
+    const trn_instances *inst = &pl->inst;
+    int rc = placements_get(ctx, a, recipe, gen, pl);
     if (!rc) {
         trn_beamng_forest_options fo;
         memset(&fo, 0, sizeof fo);
@@ -805,17 +831,14 @@ static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe
         fo.origin_x = fo.origin_y = -(double)lx->size * lx->square_size / 2.0;
         fo.writes = ws;
         trn_error e;
-        if (trn_beamng_level_write_forest(&palette, &inst, &fo, &lx->forest_res, &e))
+        if (trn_beamng_level_write_forest(palette, inst, &fo, &lx->forest_res, &e))
             rc = cli_fail(ctx, &e);
         lx->forest = rc == CLI_EXIT_OK;
     }
-    trn_scatter_report_dispose(&rep);
-    trn_instances_dispose(&inst);
-    trn_palette_dispose(&palette);
     return rc;
 }
 
-static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                         const trn_generated *gen, const uint64_t *counts, level_export *lx)
 {
     height_mapping *m = &lx->mapping;
@@ -871,7 +894,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
-    if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx))) return rc;
+    if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx, pl))) return rc;
     lx->staged = true;
     return CLI_EXIT_OK;
 }
@@ -1280,16 +1303,12 @@ static void stem_of(const char *path, char *out, size_t size)
  * radians), one prototype a rule; Unity's x is terrain x, its z terrain z. */
 static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                                   const trn_generated *gen, const char *name,
-                                  const trn_unity_export_report *rep, json_t *u)
+                                  const trn_unity_export_report *rep, json_t *u, placements *pl)
 {
     if (!recipe->palette_json) return CLI_EXIT_OK;
-    trn_palette palette;
-    memset(&palette, 0, sizeof palette);
-    trn_instances inst = {NULL, 0};
-    trn_scatter_report srep;
-    memset(&srep, 0, sizeof srep);
-    int rc = cli_palette_load(ctx, a->recipe_path, recipe, &palette);
-    if (!rc) rc = cli_scatter_place(ctx, recipe, gen, &palette, a->threads, 0, &inst, &srep);
+    int rc = placements_get(ctx, a, recipe, gen, pl);
+    const trn_palette palette = pl->palette;
+    const trn_instances inst = pl->inst;
     json_t *doc = rc ? NULL : json_object();
     if (doc) {
         json_object_set_new(doc, "convention",
@@ -1345,13 +1364,10 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
             json_object_set_new(u, "instances", json_integer((json_int_t)inst.count));
         }
     }
-    trn_scatter_report_dispose(&srep);
-    trn_instances_dispose(&inst);
-    trn_palette_dispose(&palette);
     return rc;
 }
 
-static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                         const trn_generated *gen, json_t *summary)
 {
     height_mapping m;
@@ -1389,7 +1405,7 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
-    if ((rc = export_unity_instances(ctx, a, recipe, gen, name, &rep, u))) return rc;
+    if ((rc = export_unity_instances(ctx, a, recipe, gen, name, &rep, u, pl))) return rc;
     if (!gen->has_water) return CLI_EXIT_OK;
     /* The water's meshes and description beside the RAW, in the same write set. */
     trn_unity_water_options wo;
@@ -1554,12 +1570,14 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     json_decref(legend);
     level_export lx;
     memset(&lx, 0, sizeof lx);
+    placements pl;
+    memset(&pl, 0, sizeof pl);
     if (!rc && a.export_dir) {
-        rc = export_level(ctx, &a, &recipe, &gen, counts, &lx);
+        rc = export_level(ctx, &a, &recipe, &pl, &gen, counts, &lx);
         if (!rc) add_file(files, a.export_dir, "beamng level");
     }
     if (!rc && a.unity_dir) {
-        rc = export_unity(ctx, &a, &recipe, &gen, summary);
+        rc = export_unity(ctx, &a, &recipe, &pl, &gen, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
@@ -1640,6 +1658,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     }
     json_decref(files);
     json_decref(summary);
+    placements_dispose(&pl);
     trn_generated_dispose(&gen);
     trn_recipe_dispose(&recipe);
     return rc;
