@@ -775,7 +775,7 @@ static void test_resolve(void)
     /* missing */
     CHECK_STATUS(trn_palette_resolve(recipe, "asset://terrain/palettes/forest", &p, &s, &e),
                  TRN_ERR_NOT_FOUND);
-    CHECK(strcmp(e.message, "palette no asset 'asset://terrain/palettes/forest': no manifest "
+    CHECK(strcmp(e.message, "palette: no asset 'asset://terrain/palettes/forest': no manifest "
                             "terrain/palettes/forest.asset.json in the recipe's folder or any "
                             "folder above it") == 0);
     CHECK(strcmp(e.file, recipe) == 0);

@@ -190,7 +190,7 @@ trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, tr
         if (err && st == TRN_ERR_NOT_FOUND) {
             char msg[sizeof err->message];
             snprintf(msg, sizeof msg, "%s", err->message);
-            trn_error_set(err, st, recipe_path, -1, "palette %s", msg);
+            trn_error_set(err, st, recipe_path, -1, "palette: %s", msg);
         }
         return st;
     }
