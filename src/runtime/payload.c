@@ -1,0 +1,910 @@
+/* Runtime payloads: a *.terrain.bin checked and decoded through a bounded cursor, then queried. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "core/checked.h"
+#include "core/cursor.h"
+#include "gen/water_internal.h"
+#include "runtime/payload_format.h"
+#include "runtime/payload_internal.h"
+#include "terrane/runtime.h"
+
+void trn_payload_limits_default(trn_payload_limits *limits)
+{
+    if (!limits) return;
+    limits->max_samples = (uint64_t)1 << 30;
+    limits->max_instances = (uint64_t)1 << 26;
+    limits->max_section_bytes = (uint64_t)1 << 33;
+}
+
+const char *trn_payload_section_name(const char id[4])
+{
+    static const char *const names[][2] = {
+        {TRN_SEC_HEIGHTS, "heights"},     {TRN_SEC_BIOMES, "biomes"},
+        {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
+        {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
+        {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
+    if (!id) return NULL;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
+    return NULL;
+}
+
+/* ---- errors: "section 'ID' (name) at offset N: ..." with the file and offset set ---- */
+
+typedef struct reader {
+    const char *name; /* the file, for messages */
+    const uint8_t *data;
+    size_t size;
+    trn_payload_limits limits;
+    trn_error *err;
+} reader;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static trn_status
+fail(const reader *r, trn_status code, const char *section, uint64_t offset, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return trn_error_set(r->err, code, r->name, (int64_t)offset, "%s at offset %" PRIu64 ": %s",
+                         section, offset, msg);
+}
+
+/* "section 'HGHT' (heights)" for messages. */
+static const char *section_text(const char id[4], char *buf, size_t size)
+{
+    char clean[5];
+    for (int k = 0; k < 4; k++)
+        clean[k] = id[k] >= 0x20 && id[k] < 0x7f && id[k] != '\'' ? id[k] : '?';
+    clean[4] = '\0';
+    const char *name = trn_payload_section_name(id);
+    snprintf(buf, size, "section '%s' (%s)", clean, name ? name : "unknown");
+    return buf;
+}
+
+/* ---- the header ---- */
+
+static trn_status truncated(const reader *r, const char *where, size_t pos)
+{
+    return fail(r, TRN_ERR_TRUNCATED, where, pos, "the file ends after %zu bytes, inside %s",
+                r->size, where);
+}
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1u);
+    if (!s) return NULL;
+    if (n) memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+static void header_dispose(trn_payload_header *h)
+{
+    free(h->generator);
+    free(h->terrain_id);
+    free(h->sections);
+    memset(h, 0, sizeof *h);
+}
+
+static trn_status parse_header(const reader *r, trn_payload_header *h)
+{
+    memset(h, 0, sizeof *h);
+    trn_cursor c;
+    trn_cursor_init(&c, r->data, r->size);
+    const uint8_t *magic = trn_cursor_take(&c, 8);
+    if (!magic) {
+        if (r->size == 0) return fail(r, TRN_ERR_TRUNCATED, "header", 0, "the file is empty");
+        if (memcmp(r->data, trn_payload_magic, r->size) != 0)
+            return fail(r, TRN_ERR_FORMAT, "header", 0,
+                        "not a terrane payload (expected the magic \"TRNBIN\")");
+        return truncated(r, "the header", r->size);
+    }
+    if (memcmp(magic, trn_payload_magic, 8) != 0)
+        return fail(r, TRN_ERR_FORMAT, "header", 0,
+                    "not a terrane payload: expected the magic \"TRNBIN\\0\\0\", found "
+                    "%02x %02x %02x %02x %02x %02x %02x %02x",
+                    magic[0], magic[1], magic[2], magic[3], magic[4], magic[5], magic[6], magic[7]);
+    uint32_t header_size = 0, count = 0;
+    uint16_t gen_len = 0, id_len = 0;
+    uint64_t u = 0;
+    if (!trn_cursor_u32le(&c, &h->format_version)) return truncated(r, "the header", c.pos);
+    if (h->format_version == 0 || h->format_version > TRN_PAYLOAD_FORMAT_VERSION)
+        return fail(r, h->format_version ? TRN_ERR_VERSION : TRN_ERR_FORMAT, "header", 8,
+                    "payload format version %u; this build reads version %u (cook it again with "
+                    "this terrane)",
+                    h->format_version, TRN_PAYLOAD_FORMAT_VERSION);
+    if (!trn_cursor_u32le(&c, &header_size) || !trn_cursor_u32le(&c, &h->generator_version) ||
+        !trn_cursor_u32le(&c, &count))
+        return truncated(r, "the header", c.pos);
+    if (count == 0 || count > TRN_PAYLOAD_MAX_SECTIONS)
+        return fail(r, TRN_ERR_FORMAT, "header", 20, "%u sections; a payload has 1 to %u", count,
+                    TRN_PAYLOAD_MAX_SECTIONS);
+    const uint8_t *p = trn_cursor_take(&c, 56);
+    if (!p) return truncated(r, "the header", c.pos);
+    trn_cursor fixed;
+    trn_cursor_init(&fixed, p, 56);
+    double f[3];
+    uint32_t lo, hi;
+    uint64_t *keys[3] = {&h->cache_key, &h->palette_digest, &h->material_digest};
+    for (int k = 0; k < 3; k++) {
+        trn_cursor_u32le(&fixed, &lo);
+        trn_cursor_u32le(&fixed, &hi);
+        *keys[k] = (uint64_t)lo | ((uint64_t)hi << 32);
+    }
+    trn_cursor_u32le(&fixed, &h->cells_x);
+    trn_cursor_u32le(&fixed, &h->cells_z);
+    for (int k = 0; k < 3; k++) {
+        trn_cursor_u32le(&fixed, &lo);
+        trn_cursor_u32le(&fixed, &hi);
+        u = (uint64_t)lo | ((uint64_t)hi << 32);
+        memcpy(&f[k], &u, sizeof u);
+    }
+    h->size_x = f[0];
+    h->size_z = f[1];
+    h->sea_level = f[2];
+    if (h->cells_x == 0 || h->cells_z == 0)
+        return fail(r, TRN_ERR_FORMAT, "header", 48, "a grid of %u x %u cells (each at least 1)",
+                    h->cells_x, h->cells_z);
+    if (!(isfinite(h->size_x) && h->size_x > 0.0 && isfinite(h->size_z) && h->size_z > 0.0))
+        return fail(r, TRN_ERR_FORMAT, "header", 56, "size %g x %g (finite and > 0 expected)",
+                    h->size_x, h->size_z);
+    if (!isfinite(h->sea_level))
+        return fail(r, TRN_ERR_FORMAT, "header", 72, "a sea level that is not finite");
+    h->samples = ((uint64_t)h->cells_x + 1u) * ((uint64_t)h->cells_z + 1u);
+    if (h->samples > r->limits.max_samples)
+        return fail(r, TRN_ERR_LIMIT, "header", 48,
+                    "%" PRIu64 " samples, more than the limit of %" PRIu64, h->samples,
+                    r->limits.max_samples);
+    if (!trn_cursor_u16le(&c, &gen_len) || !trn_cursor_u16le(&c, &id_len))
+        return truncated(r, "the header", c.pos);
+    const uint64_t expect_size = (uint64_t)TRN_PAYLOAD_FIXED_HEADER + gen_len + id_len +
+                                 (uint64_t)TRN_PAYLOAD_ENTRY_SIZE * count + 8u;
+    if (header_size != expect_size)
+        return fail(r, TRN_ERR_FORMAT, "header", 12,
+                    "header size %u; its strings and %u sections make %" PRIu64, header_size, count,
+                    expect_size);
+    const uint8_t *gp = trn_cursor_take(&c, gen_len);
+    if (!gp) return truncated(r, "the generator name", c.pos);
+    const uint8_t *ip = trn_cursor_take(&c, id_len);
+    if (!ip) return truncated(r, "the terrain id", c.pos);
+    h->generator = dup_bytes(gp, gen_len);
+    h->terrain_id = dup_bytes(ip, id_len);
+    h->section_count = count;
+    h->sections = calloc(count, sizeof *h->sections);
+    if (!h->generator || !h->terrain_id || !h->sections)
+        return fail(r, TRN_ERR_NO_MEMORY, "header", 0, "out of memory");
+    if (memchr(h->generator, '\0', gen_len) || memchr(h->terrain_id, '\0', id_len))
+        return fail(r, TRN_ERR_FORMAT, "header", TRN_PAYLOAD_FIXED_HEADER,
+                    "a NUL byte inside the generator name or terrain id");
+    for (uint32_t k = 0; k < count; k++) {
+        trn_payload_section *s = &h->sections[k];
+        const size_t at = c.pos;
+        const uint8_t *id = trn_cursor_take(&c, 4);
+        uint32_t flags = 0;
+        uint64_t *v[5] = {&s->offset, &s->compressed_size, &s->raw_size, &s->raw_hash,
+                          &s->compressed_hash};
+        bool ok = id && trn_cursor_u32le(&c, &flags);
+        for (int j = 0; ok && j < 5; j++) {
+            ok = trn_cursor_u32le(&c, &lo) && trn_cursor_u32le(&c, &hi);
+            *v[j] = (uint64_t)lo | ((uint64_t)hi << 32);
+        }
+        if (!ok) return truncated(r, "the section table", c.pos);
+        memcpy(s->id, id, 4);
+        s->id[4] = '\0';
+        s->required = (flags & TRN_PAYLOAD_FLAG_REQUIRED) != 0;
+        char where[64];
+        section_text(s->id, where, sizeof where);
+        if (flags & ~TRN_PAYLOAD_FLAG_REQUIRED)
+            return fail(r, TRN_ERR_FORMAT, where, at + 4, "unknown flags 0x%x", flags);
+        for (uint32_t j = 0; j < k; j++)
+            if (memcmp(h->sections[j].id, s->id, 4) == 0)
+                return fail(r, TRN_ERR_FORMAT, where, at, "the section appears twice");
+        if (s->compressed_size > r->limits.max_section_bytes ||
+            s->raw_size > r->limits.max_section_bytes)
+            return fail(r, TRN_ERR_LIMIT, where, at + 16,
+                        "%" PRIu64 " compressed, %" PRIu64 " raw bytes; the limit is %" PRIu64
+                        " bytes a section",
+                        s->compressed_size, s->raw_size, r->limits.max_section_bytes);
+    }
+    const size_t sum_at = c.pos;
+    if (!trn_cursor_u32le(&c, &lo) || !trn_cursor_u32le(&c, &hi))
+        return truncated(r, "the header checksum", c.pos);
+    const uint64_t sum = (uint64_t)lo | ((uint64_t)hi << 32), want = XXH64(r->data, sum_at, 0);
+    if (sum != want)
+        return fail(r, TRN_ERR_FORMAT, "header", sum_at,
+                    "header checksum %016" PRIx64 ", its bytes give %016" PRIx64
+                    " (the header or section table is damaged)",
+                    sum, want);
+    /* Sections follow the header back to back, in table order, to the file's end. */
+    uint64_t next = header_size;
+    for (uint32_t k = 0; k < count; k++) {
+        const trn_payload_section *s = &h->sections[k];
+        char where[64];
+        section_text(s->id, where, sizeof where);
+        const size_t entry =
+            TRN_PAYLOAD_FIXED_HEADER + gen_len + id_len + (size_t)TRN_PAYLOAD_ENTRY_SIZE * k;
+        if (s->offset != next)
+            return fail(r, TRN_ERR_FORMAT, where, entry + 8,
+                        "starts at %" PRIu64 "; the previous one ends at %" PRIu64, s->offset,
+                        next);
+        uint64_t end;
+        if (!trn_add_u64(s->offset, s->compressed_size, &end) || end > r->size)
+            return fail(r, TRN_ERR_TRUNCATED, where, s->offset,
+                        "%" PRIu64 " bytes from here run past the end of the file (%zu bytes)",
+                        s->compressed_size, r->size);
+        next = end;
+    }
+    if (next != r->size)
+        return fail(r, TRN_ERR_TRAILING_DATA, "end", next,
+                    "%" PRIu64 " bytes after the last section", (uint64_t)r->size - next);
+    return TRN_OK;
+}
+
+/* ---- sections ---- */
+
+/* Check both hashes and decompress a section into a new buffer of exactly raw_size bytes. */
+static trn_status unpack(const reader *r, const trn_payload_section *s, uint8_t **out)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    *out = NULL;
+    const uint8_t *src = r->data + s->offset;
+    const size_t csize = (size_t)s->compressed_size, rsize = (size_t)s->raw_size;
+    uint64_t h = XXH64(src, csize, 0);
+    if (h != s->compressed_hash)
+        return fail(r, TRN_ERR_FORMAT, where, s->offset,
+                    "checksum of its %zu compressed bytes is %016" PRIx64
+                    ", the table says %016" PRIx64 " (the section is damaged)",
+                    csize, h, s->compressed_hash);
+    const unsigned long long content = ZSTD_getFrameContentSize(src, csize);
+    if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+        content != s->raw_size || ZSTD_findFrameCompressedSize(src, csize) != csize)
+        return fail(r, TRN_ERR_FORMAT, where, s->offset, "not one zstd frame of %" PRIu64 " bytes",
+                    s->raw_size);
+    uint8_t *buf = malloc(rsize ? rsize : 1u);
+    if (!buf) return fail(r, TRN_ERR_NO_MEMORY, where, s->offset, "out of memory");
+    const size_t got = ZSTD_decompress(buf, rsize, src, csize);
+    if (ZSTD_isError(got) || got != rsize) {
+        free(buf);
+        return fail(r, TRN_ERR_FORMAT, where, s->offset, "zstd could not decompress it (%s)",
+                    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+    }
+    h = XXH64(buf, rsize, 0);
+    if (h != s->raw_hash) {
+        free(buf);
+        return fail(r, TRN_ERR_FORMAT, where, s->offset,
+                    "checksum of its %zu bytes is %016" PRIx64 ", the table says %016" PRIx64,
+                    rsize, h, s->raw_hash);
+    }
+    *out = buf;
+    return TRN_OK;
+}
+
+/* A section's content error: the section's file offset, the position inside its data. */
+#define BAD(code, ...)                                                                             \
+    do {                                                                                           \
+        char m_[300];                                                                              \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                                                      \
+        return fail(r, code, where, s->offset, "byte %zu of its data: %s", c.pos, m_);             \
+    } while (0)
+
+static char *take_text(trn_cursor *c, bool *ok)
+{
+    uint16_t n;
+    const uint8_t *p;
+    if (!trn_cursor_u16le(c, &n) || !(p = trn_cursor_take(c, n)) || memchr(p, '\0', n)) {
+        *ok = false;
+        return NULL;
+    }
+    char *s = dup_bytes(p, n);
+    *ok = s != NULL;
+    return s;
+}
+
+static trn_status decode_heights(const reader *r, const trn_payload_section *s, uint8_t *raw,
+                                 trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    const size_t n = (size_t)p->header.samples;
+    if (s->raw_size != (uint64_t)n * 4u)
+        return fail(r, TRN_ERR_FORMAT, where, s->offset,
+                    "%" PRIu64 " bytes; %zu samples of 4 bytes expected", s->raw_size, n);
+    /* The raw buffer becomes the heights: little-endian floats are the host's on x86 and ARM. */
+    float *hts = (float *)(void *)raw;
+    if (!trn_host_little_endian())
+        for (size_t k = 0; k < n; k++) {
+            const uint8_t *b = raw + 4u * k;
+            const uint32_t u =
+                (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+            memcpy(&hts[k], &u, 4);
+        }
+    p->field.cells_x = p->header.cells_x;
+    p->field.cells_z = p->header.cells_z;
+    p->field.size_x = p->header.size_x;
+    p->field.size_z = p->header.size_z;
+    p->field.heights = hts;
+    return TRN_OK;
+}
+
+static trn_status decode_biomes(const reader *r, const trn_payload_section *s, const uint8_t *raw,
+                                trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    uint32_t count;
+    if (!trn_cursor_u32le(&c, &count)) BAD(TRN_ERR_TRUNCATED, "the biome count is cut short");
+    if (count == 0 || count > TRN_PAYLOAD_MAX_BIOMES)
+        BAD(TRN_ERR_FORMAT, "%u biomes; 1 to 255 expected", count);
+    p->biome_names = calloc(count, sizeof *p->biome_names);
+    p->biome_colors = calloc(count, sizeof *p->biome_colors);
+    if (!p->biome_names || !p->biome_colors) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    p->biome_count = count;
+    for (uint32_t b = 0; b < count; b++) {
+        bool ok;
+        p->biome_names[b] = take_text(&c, &ok);
+        for (int k = 0; ok && k < 4; k++)
+            ok = trn_cursor_f32le(&c, &p->biome_colors[b][k]);
+        if (!ok) BAD(TRN_ERR_FORMAT, "biome %u's name or colour is cut short", b);
+    }
+    const size_t n = (size_t)p->header.samples;
+    if (trn_cursor_left(&c) != n)
+        BAD(TRN_ERR_FORMAT, "%zu bytes of labels; %zu samples expected", trn_cursor_left(&c), n);
+    const uint8_t *labels = trn_cursor_take(&c, n);
+    for (size_t k = 0; k < n; k++)
+        if (labels[k] >= count && labels[k] != TRN_LABEL_NONE) {
+            c.pos -= n - k;
+            BAD(TRN_ERR_FORMAT, "sample %zu has biome %u; there are %u", k, labels[k], count);
+        }
+    p->biomes = malloc(n);
+    if (!p->biomes) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    memcpy(p->biomes, labels, n);
+    return TRN_OK;
+}
+
+static trn_status decode_scatter(const reader *r, const trn_payload_section *s, const uint8_t *raw,
+                                 trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    uint32_t count;
+    if (!trn_cursor_u32le(&c, &count)) BAD(TRN_ERR_TRUNCATED, "the rule count is cut short");
+    /* Every rule takes at least 8 bytes: a bound before allocating. */
+    if ((uint64_t)count * 8u > trn_cursor_left(&c))
+        BAD(TRN_ERR_FORMAT, "%u rules cannot fit in %zu bytes", count, trn_cursor_left(&c));
+    p->rules = calloc(count ? count : 1u, sizeof *p->rules);
+    if (!p->rules) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    for (uint32_t k = 0; k < count; k++) {
+        trn_payload_rule_data *rule = &p->rules[k];
+        p->rule_count = k + 1u;
+        bool ok;
+        uint8_t kind = 0, collision = 0, category = 0;
+        rule->id = take_text(&c, &ok);
+        ok = ok && trn_cursor_u8(&c, &kind);
+        if (ok) rule->ref = take_text(&c, &ok);
+        ok = ok && trn_cursor_u8(&c, &collision) && trn_cursor_u8(&c, &category);
+        if (!ok) BAD(TRN_ERR_FORMAT, "rule %u is cut short", k);
+        if (kind > 1u || collision > TRN_COLLISION_TRIGGER || category > TRN_CATEGORY_ROCK)
+            BAD(TRN_ERR_FORMAT, "rule %u: reference kind %u, collision %u, category %u", k, kind,
+                collision, category);
+        rule->prefab = kind == 1u;
+        rule->collision = (trn_scatter_collision)collision;
+        rule->category = (trn_scatter_category)category;
+    }
+    uint32_t lo, hi;
+    if (!trn_cursor_u32le(&c, &lo) || !trn_cursor_u32le(&c, &hi))
+        BAD(TRN_ERR_FORMAT, "the instance count is cut short");
+    const uint64_t n = (uint64_t)lo | ((uint64_t)hi << 32);
+    if (n > r->limits.max_instances) {
+        c.pos -= 8;
+        BAD(TRN_ERR_LIMIT, "%" PRIu64 " instances, more than the limit of %" PRIu64, n,
+            r->limits.max_instances);
+    }
+    if (n != trn_cursor_left(&c) / TRN_PAYLOAD_INSTANCE_SIZE ||
+        trn_cursor_left(&c) % TRN_PAYLOAD_INSTANCE_SIZE)
+        BAD(TRN_ERR_FORMAT, "%" PRIu64 " instances of %u bytes; %zu bytes are left", n,
+            TRN_PAYLOAD_INSTANCE_SIZE, trn_cursor_left(&c));
+    p->instances = calloc(n ? (size_t)n : 1u, sizeof *p->instances);
+    if (!p->instances) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    p->instance_count = (size_t)n;
+    for (size_t k = 0; k < (size_t)n; k++) {
+        trn_instance *in = &p->instances[k];
+        const uint8_t *b = trn_cursor_take(&c, TRN_PAYLOAD_INSTANCE_SIZE);
+        trn_cursor ic;
+        trn_cursor_init(&ic, b, TRN_PAYLOAD_INSTANCE_SIZE);
+        uint64_t v[7];
+        trn_cursor_u32le(&ic, &in->rule);
+        for (int j = 0; j < 7; j++) {
+            trn_cursor_u32le(&ic, &lo);
+            trn_cursor_u32le(&ic, &hi);
+            v[j] = (uint64_t)lo | ((uint64_t)hi << 32);
+        }
+        in->cx = (int64_t)v[0];
+        in->cz = (int64_t)v[1];
+        double d[5];
+        memcpy(d, v + 2, sizeof d);
+        in->x = d[0];
+        in->y = d[1];
+        in->z = d[2];
+        in->yaw = d[3];
+        in->scale = d[4];
+        if (in->rule >= count) {
+            c.pos -= TRN_PAYLOAD_INSTANCE_SIZE;
+            BAD(TRN_ERR_FORMAT, "instance %zu names rule %u; there are %u", k, in->rule, count);
+        }
+    }
+    return TRN_OK;
+}
+
+static trn_status decode_roles(const reader *r, const trn_payload_section *s, const uint8_t *raw,
+                               trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    const size_t n = (size_t)p->header.samples;
+    const uint8_t *roles = trn_cursor_take(&c, n);
+    if (!roles) BAD(TRN_ERR_FORMAT, "%" PRIu64 " bytes; %zu samples expected", s->raw_size, n);
+    for (size_t k = 0; k < n; k++)
+        if (roles[k] >= TRN_ROLE_COUNT && roles[k] != TRN_ROLE_NONE) {
+            c.pos = k;
+            BAD(TRN_ERR_FORMAT, "sample %zu has role %u", k, roles[k]);
+        }
+    uint8_t has_set;
+    if (!trn_cursor_u8(&c, &has_set) || has_set > 1u)
+        BAD(TRN_ERR_FORMAT, "the material set flag is missing or not 0 or 1");
+    if (has_set) {
+        bool ok;
+        p->set.name = take_text(&c, &ok);
+        for (int k = 0; ok && k < TRN_ROLE_COUNT; k++) {
+            p->set.roles[k] = take_text(&c, &ok);
+            if (ok && !p->set.roles[k][0]) {
+                free(p->set.roles[k]);
+                p->set.roles[k] = NULL; /* an empty id: the role is unbound */
+            }
+        }
+        p->has_set = true;
+        if (!ok) BAD(TRN_ERR_FORMAT, "the material set is cut short");
+    }
+    if (trn_cursor_left(&c)) BAD(TRN_ERR_FORMAT, "%zu bytes after the roles", trn_cursor_left(&c));
+    p->roles = malloc(n);
+    if (!p->roles) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    memcpy(p->roles, roles, n);
+    return TRN_OK;
+}
+
+static trn_status decode_section(const reader *r, const trn_payload_section *s, trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    uint8_t *raw = NULL;
+    trn_status st = unpack(r, s, &raw);
+    if (st) return st;
+    const size_t n = (size_t)p->header.samples;
+    if (memcmp(s->id, TRN_SEC_HEIGHTS, 4) == 0) {
+        st = decode_heights(r, s, raw, p);
+        if (!st) raw = NULL; /* kept as the heights */
+    } else if (memcmp(s->id, TRN_SEC_BIOMES, 4) == 0) {
+        st = decode_biomes(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_EXCLUSION, 4) == 0) {
+        if (s->raw_size != n)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset,
+                      "%" PRIu64 " bytes; one a sample (%zu) expected", s->raw_size, n);
+        else
+            p->exclusion = raw, raw = NULL;
+    } else if (memcmp(s->id, TRN_SEC_WATER, 4) == 0) {
+        trn_water_limits wl;
+        trn_water_limits_default(&wl);
+        wl.max_samples = r->limits.max_samples;
+        trn_error we;
+        if (trn_water_decode(raw, (size_t)s->raw_size, NULL, &wl, &p->water, &we))
+            st = fail(r, we.code, where, s->offset, "byte %" PRId64 " of its data: %s", we.offset,
+                      we.message);
+        else if (p->water.cells_x != p->header.cells_x || p->water.cells_z != p->header.cells_z ||
+                 p->water.size_x != p->header.size_x || p->water.size_z != p->header.size_z)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset,
+                      "water on a %u x %u grid; the terrain's is %u x %u", p->water.cells_x,
+                      p->water.cells_z, p->header.cells_x, p->header.cells_z);
+        p->has_water = true; /* disposed with the payload either way */
+    } else if (memcmp(s->id, TRN_SEC_SCATTER, 4) == 0) {
+        st = decode_scatter(r, s, raw, p);
+        p->has_scatter = true;
+    } else if (memcmp(s->id, TRN_SEC_ROLES, 4) == 0) {
+        st = decode_roles(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_RECIPE, 4) == 0) {
+        if (memchr(raw, '\0', (size_t)s->raw_size))
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a NUL byte inside the recipe text");
+        else if (!(p->recipe_json = dup_bytes(raw, (size_t)s->raw_size)))
+            st = fail(r, TRN_ERR_NO_MEMORY, where, s->offset, "out of memory");
+        p->recipe_size = (size_t)s->raw_size;
+    }
+    free(raw);
+    return st;
+}
+
+/* ---- opening ---- */
+
+static trn_status map_file(const char *path, const uint8_t **data, size_t *size, void **base,
+                           trn_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    *base = NULL;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int e = errno;
+        return trn_error_set(err, e == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
+                             "cannot open the payload: %s", strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "not a regular file");
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "too large for this machine");
+    }
+    *size = (size_t)sb.st_size;
+    if (*size) {
+        void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            const int e = errno;
+            close(fd);
+            return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot map the payload: %s",
+                                 strerror(e));
+        }
+        *base = m;
+        *data = m;
+    }
+    close(fd);
+    return TRN_OK;
+}
+
+void trn_payload_free(trn_payload *p)
+{
+    if (!p) return;
+    header_dispose(&p->header);
+    free(p->field.heights);
+    free(p->biomes);
+    for (uint32_t b = 0; p->biome_names && b < p->biome_count; b++)
+        free(p->biome_names[b]);
+    free(p->biome_names);
+    free(p->biome_colors);
+    free(p->exclusion);
+    free(p->roles);
+    free(p->set.name);
+    for (int k = 0; k < TRN_ROLE_COUNT; k++)
+        free(p->set.roles[k]);
+    if (p->has_water) trn_water_dispose(&p->water);
+    for (uint32_t k = 0; p->rules && k < p->rule_count; k++) {
+        free(p->rules[k].id);
+        free(p->rules[k].ref);
+    }
+    free(p->rules);
+    free(p->instances);
+    free(p->recipe_json);
+    free(p);
+}
+
+static trn_status decode(const reader *r, trn_payload **out)
+{
+    trn_payload *p = calloc(1, sizeof *p);
+    if (!p) return trn_error_set(r->err, TRN_ERR_NO_MEMORY, r->name, -1, "out of memory");
+    trn_status st = parse_header(r, &p->header);
+    static const char *const required[] = {TRN_SEC_HEIGHTS, TRN_SEC_BIOMES, TRN_SEC_RECIPE};
+    for (size_t q = 0; !st && q < 3; q++) {
+        bool found = false;
+        for (uint32_t k = 0; k < p->header.section_count; k++)
+            found = found || memcmp(p->header.sections[k].id, required[q], 4) == 0;
+        if (!found) {
+            char where[64];
+            section_text(required[q], where, sizeof where);
+            st = fail(r, TRN_ERR_FORMAT, where, TRN_PAYLOAD_FIXED_HEADER,
+                      "the payload has no such section, which is required");
+        }
+    }
+    for (uint32_t k = 0; !st && k < p->header.section_count; k++) {
+        const trn_payload_section *s = &p->header.sections[k];
+        if (trn_payload_section_name(s->id)) {
+            st = decode_section(r, s, p);
+        } else if (s->required) {
+            char where[64];
+            section_text(s->id, where, sizeof where);
+            st = fail(r, TRN_ERR_UNSUPPORTED, where, s->offset,
+                      "a required section this build does not know (a newer terrane wrote it)");
+        }
+    }
+    if (st) {
+        trn_payload_free(p);
+        return st;
+    }
+    *out = p;
+    return TRN_OK;
+}
+
+trn_status trn_payload_open_memory(const void *data, size_t size, const char *name,
+                                   const trn_payload_limits *limits, trn_payload **out,
+                                   trn_error *err)
+{
+    trn_error_clear(err);
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, name, -1,
+                             "trn_payload_open_memory: out is required");
+    *out = NULL;
+    if (!data && size)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, name, -1,
+                             "trn_payload_open_memory: no data");
+    reader r = {name ? name : "payload", data, size, {0, 0, 0}, err};
+    if (limits)
+        r.limits = *limits;
+    else
+        trn_payload_limits_default(&r.limits);
+    return decode(&r, out);
+}
+
+trn_status trn_payload_open(const char *path, const trn_payload_limits *limits, trn_payload **out,
+                            trn_error *err)
+{
+    trn_error_clear(err);
+    if (!out || !path)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_payload_open: path and out are required");
+    *out = NULL;
+    const uint8_t *data;
+    size_t size;
+    void *base;
+    trn_status st = map_file(path, &data, &size, &base, err);
+    if (st) return st;
+    st = trn_payload_open_memory(data, size, path, limits, out, err);
+    if (base) munmap(base, size);
+    return st;
+}
+
+static void info_from_header(const trn_payload_header *h, trn_payload_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->format_version = h->format_version;
+    info->generator_version = h->generator_version;
+    info->generator = h->generator;
+    info->terrain_id = h->terrain_id;
+    info->cache_key = h->cache_key;
+    info->palette_digest = h->palette_digest;
+    info->material_digest = h->material_digest;
+    info->cells_x = h->cells_x;
+    info->cells_z = h->cells_z;
+    info->size_x = h->size_x;
+    info->size_z = h->size_z;
+    info->sea_level = h->sea_level;
+    info->section_count = h->section_count;
+}
+
+trn_status trn_payload_peek(const char *path, trn_payload_info *info, char **storage,
+                            trn_error *err)
+{
+    trn_error_clear(err);
+    if (!path || !info || !storage)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_payload_peek: path, info and storage are required");
+    *storage = NULL;
+    memset(info, 0, sizeof *info);
+    const uint8_t *data;
+    size_t size;
+    void *base;
+    trn_status st = map_file(path, &data, &size, &base, err);
+    if (st) return st;
+    reader r = {path, data, size, {0, 0, 0}, err};
+    trn_payload_limits_default(&r.limits);
+    r.limits.max_samples = UINT64_MAX; /* a look at the header allocates nothing */
+    r.limits.max_section_bytes = UINT64_MAX;
+    trn_payload_header h;
+    st = parse_header(&r, &h);
+    if (base) munmap(base, size);
+    if (!st) {
+        const size_t gl = strlen(h.generator), il = strlen(h.terrain_id);
+        char *block = malloc(gl + il + 2u);
+        if (!block) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+        } else {
+            memcpy(block, h.generator, gl + 1u);
+            memcpy(block + gl + 1u, h.terrain_id, il + 1u);
+            info_from_header(&h, info);
+            info->generator = block;
+            info->terrain_id = block + gl + 1u;
+            *storage = block;
+        }
+    }
+    header_dispose(&h);
+    return st;
+}
+
+/* ---- getters ---- */
+
+void trn_payload_get_info(const trn_payload *p, trn_payload_info *info)
+{
+    if (!info) return;
+    if (!p) {
+        memset(info, 0, sizeof *info);
+        return;
+    }
+    info_from_header(&p->header, info);
+}
+
+bool trn_payload_section_at(const trn_payload *p, uint32_t index, trn_payload_section *out)
+{
+    if (!p || !out || index >= p->header.section_count) return false;
+    *out = p->header.sections[index];
+    return true;
+}
+
+const trn_field *trn_payload_field(const trn_payload *p)
+{
+    return p ? &p->field : NULL;
+}
+
+const uint8_t *trn_payload_biomes(const trn_payload *p)
+{
+    return p ? p->biomes : NULL;
+}
+
+uint32_t trn_payload_biome_count(const trn_payload *p)
+{
+    return p ? p->biome_count : 0;
+}
+
+const char *trn_payload_biome_name(const trn_payload *p, uint32_t label)
+{
+    return p && label < p->biome_count ? p->biome_names[label] : NULL;
+}
+
+bool trn_payload_biome_color(const trn_payload *p, uint32_t label, float rgba[4])
+{
+    if (!p || !rgba || label >= p->biome_count) return false;
+    memcpy(rgba, p->biome_colors[label], 4 * sizeof(float));
+    return true;
+}
+
+const uint8_t *trn_payload_exclusion(const trn_payload *p)
+{
+    return p ? p->exclusion : NULL;
+}
+
+const uint8_t *trn_payload_roles(const trn_payload *p)
+{
+    return p ? p->roles : NULL;
+}
+
+const trn_material_set *trn_payload_material_set(const trn_payload *p)
+{
+    return p && p->has_set ? &p->set : NULL;
+}
+
+const trn_water *trn_payload_water(const trn_payload *p)
+{
+    return p && p->has_water ? &p->water : NULL;
+}
+
+const char *trn_payload_recipe_json(const trn_payload *p, size_t *size)
+{
+    if (size) *size = p ? p->recipe_size : 0;
+    return p ? p->recipe_json : NULL;
+}
+
+uint32_t trn_payload_rule_count(const trn_payload *p)
+{
+    return p ? p->rule_count : 0;
+}
+
+bool trn_payload_rule_at(const trn_payload *p, uint32_t index, trn_payload_rule *out)
+{
+    if (!p || !out || index >= p->rule_count) return false;
+    const trn_payload_rule_data *d = &p->rules[index];
+    out->id = d->id;
+    out->model = d->prefab ? NULL : d->ref;
+    out->prefab = d->prefab ? d->ref : NULL;
+    out->collision = d->collision;
+    out->category = d->category;
+    return true;
+}
+
+const trn_instance *trn_payload_instances(const trn_payload *p, size_t *count)
+{
+    if (count) *count = p ? p->instance_count : 0;
+    return p ? p->instances : NULL;
+}
+
+/* ---- terrain-local queries ---- */
+
+static bool on_grid(const trn_payload *p, double x, double z)
+{
+    return p && x >= 0.0 && x <= p->field.size_x && z >= 0.0 && z <= p->field.size_z;
+}
+
+double trn_payload_height_at(const trn_payload *p, double x, double z)
+{
+    if (!on_grid(p, x, z)) return NAN;
+    return trn_field_height_at(&p->field, x, z);
+}
+
+bool trn_payload_normal_at(const trn_payload *p, double x, double z, double normal[3])
+{
+    if (!on_grid(p, x, z) || !normal) return false;
+    const trn_field *f = &p->field;
+    uint32_t i, j;
+    double u, v;
+    trn_tri_locate(x, z, f->cells_x, f->cells_z, f->size_x, f->size_z, &i, &j, &u, &v);
+    const size_t nx = (size_t)f->cells_x + 1u, k = (size_t)j * nx + i;
+    const double h00 = f->heights[k], h10 = f->heights[k + 1], h01 = f->heights[k + nx],
+                 h11 = f->heights[k + nx + 1];
+    /* The gradient of the triangle trn_tri_interp uses (u >= v: 00-10-11). */
+    const double dhdu = u >= v ? h10 - h00 : h11 - h01, dhdv = u >= v ? h11 - h10 : h01 - h00;
+    const double dx = dhdu * (double)f->cells_x / f->size_x,
+                 dz = dhdv * (double)f->cells_z / f->size_z;
+    const double len = sqrt(dx * dx + 1.0 + dz * dz);
+    if (!isfinite(len)) return false;
+    normal[0] = -dx / len;
+    normal[1] = 1.0 / len;
+    normal[2] = -dz / len;
+    return true;
+}
+
+/* Index of the sample nearest (x, z), rounding half up; false outside the grid. */
+static bool nearest(const trn_payload *p, double x, double z, size_t *k)
+{
+    if (!on_grid(p, x, z)) return false;
+    double fi = floor(x * (double)p->field.cells_x / p->field.size_x + 0.5);
+    double fj = floor(z * (double)p->field.cells_z / p->field.size_z + 0.5);
+    if (fi > (double)p->field.cells_x) fi = (double)p->field.cells_x;
+    if (fj > (double)p->field.cells_z) fj = (double)p->field.cells_z;
+    *k = (size_t)fj * ((size_t)p->field.cells_x + 1u) + (size_t)fi;
+    return true;
+}
+
+int trn_payload_biome_at(const trn_payload *p, double x, double z)
+{
+    size_t k;
+    if (!nearest(p, x, z, &k) || !p->biomes) return -1;
+    return p->biomes[k] == TRN_LABEL_NONE ? -1 : (int)p->biomes[k];
+}
+
+int trn_payload_role_at(const trn_payload *p, double x, double z)
+{
+    size_t k;
+    if (!nearest(p, x, z, &k) || !p->roles) return -1;
+    return p->roles[k] == TRN_ROLE_NONE ? -1 : (int)p->roles[k];
+}
+
+bool trn_payload_water_at(const trn_payload *p, double x, double y, double z, trn_water_sample *out)
+{
+    if (!p || !p->has_water) {
+        if (out) {
+            memset(out, 0, sizeof *out);
+            out->body = -1;
+        }
+        return false;
+    }
+    return trn_water_query(&p->water, &p->field, x, y, z, out);
+}

@@ -1,0 +1,48 @@
+/* The decoded payload behind trn_payload (internal to src/runtime). */
+#ifndef TRN_RUNTIME_PAYLOAD_INTERNAL_H
+#define TRN_RUNTIME_PAYLOAD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/runtime.h"
+
+typedef struct trn_payload_header {
+    uint32_t format_version, generator_version;
+    char *generator, *terrain_id;
+    uint64_t cache_key, palette_digest, material_digest;
+    uint32_t cells_x, cells_z;
+    double size_x, size_z, sea_level;
+    uint64_t samples;
+    uint32_t section_count;
+    trn_payload_section *sections;
+} trn_payload_header;
+
+typedef struct trn_payload_rule_data {
+    char *id, *ref;
+    bool prefab; /* ref is a prefab, else a model */
+    trn_scatter_collision collision;
+    trn_scatter_category category;
+} trn_payload_rule_data;
+
+struct trn_payload {
+    trn_payload_header header;
+    trn_field field;
+    uint8_t *biomes;
+    char **biome_names;
+    float (*biome_colors)[4];
+    uint32_t biome_count;
+    uint8_t *exclusion, *roles;
+    trn_material_set set;
+    bool has_set, has_water, has_scatter;
+    trn_water water;
+    trn_payload_rule_data *rules;
+    uint32_t rule_count;
+    trn_instance *instances;
+    size_t instance_count;
+    char *recipe_json;
+    size_t recipe_size;
+};
+
+#endif
