@@ -1,0 +1,203 @@
+/* Terrain meshes: chunked triangle meshes with levels of detail, glTF 2.0 and OBJ export. */
+#ifndef TERRANE_MESH_H
+#define TERRANE_MESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+#include "terrane/io.h"
+#include "terrane/palette.h"
+#include "terrane/water.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Axes: positions are terrain-local, as trn_field lays samples out: x = i * size_x / cells_x
+ * (right), y = the height (up), z = j * size_z / cells_z (the row direction). Read as a
+ * right-handed frame (glTF's: +y up, +z toward the viewer of a front view), the coordinates are
+ * used as they are; every triangle is wound counter-clockwise seen from above (+y), so
+ * (b - a) x (c - a) points up, a front face in glTF and OBJ. A left-handed engine (Unity)
+ * negates x and reverses the winding. docs/meshes.md has the details. */
+
+/* Largest chunk side in cells: a chunk's vertices, skirts included, fit a uint32 index. */
+#define TRN_MESH_CHUNK_CELLS_MAX 8192u
+/* The section role of a mesh built without roles. */
+#define TRN_MESH_NO_ROLE 255u
+
+/* The triangles of one role in a level's index list: indices [first, first + count) (count a
+ * multiple of 3), the role's surface triangles first, then the skirt triangles hanging from
+ * them. Sections come in increasing role order and partition the index list. */
+typedef struct trn_mesh_section {
+    uint8_t role; /* a trn_surface_role, or TRN_MESH_NO_ROLE without roles */
+    uint32_t first, count;
+    uint32_t skirt_count; /* of count, the skirt indices at the section's end */
+} trn_mesh_section;
+
+/* One level of detail of a chunk. Level L keeps every 2^L-th sample of the chunk counted from
+ * its first row and column, and always its last row and column, so the chunk's border is kept
+ * and neighbours' borders share their vertices. Coarse cells are split along the same diagonal
+ * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole). */
+typedef struct trn_mesh_level {
+    uint32_t level, step; /* step = 2^level samples between vertices (the last may be shorter) */
+    /* The largest |height of a full-resolution sample - height of this level's surface at that
+     * sample| over the chunk's finite samples, in metres, computed exactly in double precision
+     * (0 for level 0). INFINITY when a finite sample lies under a hole of this level (a coarse
+     * triangle left out for a NaN corner): the level would widen a hole. */
+    double error;
+    /* The same over the chunk's four border lines only (finite where covered): the largest gap
+     * the border can open against a neighbour at any other level. */
+    double border_error;
+    double skirt_depth; /* how far the skirt hangs below the border (0: no skirt) */
+    uint32_t vertex_count;         /* surface vertices, then skirt vertices */
+    uint32_t surface_vertex_count; /* the first surface_vertex_count are on the surface */
+    float *positions;              /* x, y, z per vertex */
+    float *normals;                /* unit x, y, z per vertex */
+    uint32_t index_count;          /* 3 per triangle */
+    uint32_t *indices;
+    uint32_t surface_triangle_count, skirt_triangle_count;
+    trn_mesh_section *sections;
+    uint32_t section_count;
+    float bounds_min[3], bounds_max[3]; /* of the vertices (0 when there are none) */
+} trn_mesh_level;
+
+/* A chunk: chunk_cells x chunk_cells cells (the last row and column of chunks smaller), so
+ * chunk (cx, cz) uses samples i0..i1, j0..j1 (inclusive; a border sample belongs to both
+ * chunks), as trn_roles_chunk_grid numbers them. */
+typedef struct trn_mesh_chunk {
+    uint32_t cx, cz;
+    uint32_t i0, j0, i1, j1;
+    /* The chunk's box: its x, z extent and the range of its finite full-resolution heights
+     * (y 0..0 when none is finite). Selection measures camera distances to it. */
+    double bounds_min[3], bounds_max[3];
+    uint32_t level_count;
+    trn_mesh_level *levels; /* level_count levels, finest (0) first */
+} trn_mesh_chunk;
+
+typedef struct trn_mesh {
+    uint32_t cells_x, cells_z;
+    double size_x, size_z;
+    uint32_t chunk_cells;
+    uint32_t chunks_x, chunks_z;
+    uint32_t level_count; /* every chunk has this many levels */
+    bool has_roles;
+    trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
+} trn_mesh;
+
+typedef struct trn_mesh_options {
+    uint32_t chunk_cells; /* cells per chunk side: 0 = TRN_ROLES_CHUNK_CELLS (64), else
+                             1..TRN_MESH_CHUNK_CELLS_MAX */
+    uint32_t max_levels;  /* 0 = all: floor(log2(chunk_cells)) + 1 (the coarsest a single cell
+                             per chunk); fewer keeps the finest max_levels */
+    /* Skirts: < 0 (the default, -1) automatic: the level's error, or the largest border_error of
+     * any of the chunk's levels when that is larger (so the skirt covers the gap to a neighbour
+     * at any level), plus skirt_margin; 0: no skirts; > 0: this depth on every level. */
+    double skirt_depth;
+    double skirt_margin; /* automatic skirts: < 0 (default -1) = one cell (the smaller side) */
+    int threads;         /* 0 = OpenMP default; results never depend on it */
+} trn_mesh_options;
+
+void trn_mesh_options_default(trn_mesh_options *options);
+
+/* Build every chunk and level of field. roles_per_sample (may be NULL) holds one role per
+ * sample (trn_roles_classify): each triangle takes the majority role of its three corner
+ * samples, exactly as trn_roles_triangles (two equal corners win, else the first corner
+ * (i, j)), so level 0 has trn_roles_triangles's roles; coarse triangles apply the rule to their
+ * own corners. Normals are the field's central-difference gradient at each sample
+ * (one-sided at the field's edges and next to a NaN), the same in every chunk and level that
+ * uses the sample, so shading shows no seam. Chunks are built in parallel (OpenMP); the result is
+ * bit-identical for any thread count. *out is malloc'd: free it with trn_mesh_free. Errors:
+ * TRN_ERR_INVALID_ARGUMENT (no field, no cells, a size not finite and > 0, an option out of
+ * range, named: "chunk_cells: expected 1..8192, found 0"), TRN_ERR_OVERFLOW, TRN_ERR_NO_MEMORY,
+ * TRN_ERR_CANCELLED (progress stage "mesh"); *out is NULL on failure. Thread-safe for distinct
+ * outputs. */
+trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sample,
+                          const trn_mesh_options *options, trn_mesh **out,
+                          trn_progress_fn progress, void *user, trn_error *err);
+void trn_mesh_free(trn_mesh *mesh); /* NULL-safe */
+
+/* ---- Level selection: levels_out holds one level per chunk (chunks_x * chunks_z) ---- */
+
+/* A perspective camera in terrain-local units. */
+typedef struct trn_mesh_camera {
+    double position[3];      /* x, y, z */
+    double fov_y_degrees;    /* vertical field of view, 0 < fov < 180 */
+    double viewport_height;  /* pixels, > 0 */
+    double lod_error_pixels; /* the largest projected error allowed; finite, >= 0 (default 2);
+                                0 disables LOD (level 0 everywhere) */
+} trn_mesh_camera;
+
+/* Per chunk the coarsest level whose projected error
+ *   error * viewport_height / (2 * distance * tan(fov_y / 2)) <= lod_error_pixels,
+ * distance being the camera's distance to the chunk's box; level 0 when the camera is inside
+ * the box (distance 0), when lod_error_pixels is 0 or when no coarser level passes. Errors:
+ * TRN_ERR_INVALID_ARGUMENT naming the value ("lod_error_pixels: expected a finite number >= 0,
+ * found -1"); levels_out is untouched then. */
+trn_status trn_mesh_select_camera(const trn_mesh *mesh, const trn_mesh_camera *camera,
+                                  uint32_t *levels_out, trn_error *err);
+/* Per chunk the coarsest level whose error is <= max_error (finite, >= 0). */
+trn_status trn_mesh_select_max_error(const trn_mesh *mesh, double max_error, uint32_t *levels_out,
+                                     trn_error *err);
+/* Level `level` everywhere (< mesh->level_count, else TRN_ERR_INVALID_ARGUMENT). */
+trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t *levels_out,
+                                 trn_error *err);
+
+/* ---- Export ---- */
+
+/* What a writer puts in the file: the mesh at the chosen levels, and optionally the water
+ * bodies' surfaces (trn_water_mesh_new over ground) and scatter instances. */
+typedef struct trn_mesh_scene {
+    const trn_mesh *mesh;
+    const uint32_t *levels; /* one per chunk; NULL = level 0 everywhere */
+    bool chunks;            /* one node (OBJ: object) per chunk, named chunk_X_Z; else one mesh */
+    const trn_water *water; /* may be NULL; needs ground */
+    const trn_field *ground; /* the heights the water was resolved on */
+    const trn_palette *palette;     /* with instances: the rules they name */
+    const trn_instances *instances; /* may be NULL */
+    trn_write_set *writes; /* stage the files in this set (NULL: the writer's own set) */
+} trn_mesh_scene;
+
+/* What a writer wrote. */
+typedef struct trn_mesh_write_report {
+    uint64_t vertices, triangles; /* terrain and water, skirts included */
+    uint64_t water_bodies, instances;
+    uint64_t bytes; /* all files together */
+    uint32_t file_count;
+    char files[2][1024]; /* the destinations written */
+} trn_mesh_write_report;
+
+typedef enum trn_gltf_container {
+    TRN_GLTF_GLB = 0,      /* one binary .glb: JSON chunk and BIN chunk */
+    TRN_GLTF_SEPARATE = 1, /* .gltf JSON with the buffer in a .bin beside it (same stem) */
+    TRN_GLTF_EMBEDDED = 2, /* .gltf JSON with the buffer as a base64 data: URI */
+} trn_gltf_container;
+
+/* Write scene as glTF 2.0 (docs/meshes.md "glTF layout"): per role section one primitive
+ * with a material per role (baseColorFactor = trn_roles_color in linear light, named by the
+ * role), water bodies as their own meshes and nodes (a translucent blue BLEND material), each
+ * instance a node referencing its rule's proxy box mesh. Files land atomically through the
+ * write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a level out of range, an
+ * instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh over 2^32 - 1
+ * vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY; nothing is
+ * written on failure. report may be NULL. */
+trn_status trn_gltf_write(const char *path, trn_gltf_container container,
+                          const trn_mesh_scene *scene, trn_mesh_write_report *report,
+                          trn_error *err);
+
+/* Write scene as Wavefront OBJ with a material library: path and its .mtl beside it (same
+ * stem), "mtllib", "v", "vn", "f v//vn" with "usemtl ROLE" per section and Kd from
+ * trn_roles_color (linear), water bodies as groups "water_ID" with a "water" material.
+ * Instances are not written (OBJ has no instancing). Errors as trn_gltf_write. */
+trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
+                         trn_mesh_write_report *report, trn_error *err);
+
+/* An sRGB byte as linear light (the glTF baseColorFactor and MTL Kd of a role colour). */
+double trn_srgb_to_linear(uint8_t value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,890 @@
+/* glTF 2.0 writer for terrain meshes: .glb, or .gltf with a side .bin or an embedded buffer. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fileio.h"
+#include "core/textbuf.h"
+#include "core/write_set.h"
+#include "formats/gltf/scene.h"
+#include "terrane/mesh.h"
+#include "terrane/roles.h"
+
+#define GL_FLOAT 5126
+#define GL_UNSIGNED_INT 5125
+#define GL_ARRAY_BUFFER 34962
+#define GL_ELEMENT_ARRAY_BUFFER 34963
+
+/* ---- shared scene helpers (declared in scene.h, used by the OBJ writer too) ---- */
+
+trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error *err)
+{
+    if (!s || !s->mesh)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "%s: a mesh is required",
+                             what);
+    const trn_mesh *m = s->mesh;
+    const size_t n = (size_t)m->chunks_x * m->chunks_z;
+    for (size_t k = 0; s->levels && k < n; k++)
+        if (s->levels[k] >= m->chunks[k].level_count)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "%s: chunk %u_%u: level %u, expected 0..%u", what,
+                                 m->chunks[k].cx, m->chunks[k].cz, s->levels[k],
+                                 m->chunks[k].level_count - 1u);
+    if (s->water && s->water->body_count && !s->ground)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "%s: water needs the ground it was resolved on", what);
+    if (s->instances && s->instances->count) {
+        if (!s->palette)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "%s: instances need their palette", what);
+        for (size_t k = 0; k < s->instances->count; k++)
+            if (s->instances->items[k].rule >= s->palette->rule_count)
+                return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                     "%s: instance %zu names rule %u; the palette has %u", what,
+                                     k, s->instances->items[k].rule, s->palette->rule_count);
+    }
+    return TRN_OK;
+}
+
+void trn_scene_water_free(trn_water_mesh **meshes, uint32_t count)
+{
+    for (uint32_t b = 0; meshes && b < count; b++)
+        trn_water_mesh_free(meshes[b]);
+    free(meshes);
+}
+
+trn_status trn_scene_water(const trn_mesh_scene *s, trn_water_mesh ***meshes, uint32_t *count,
+                           trn_error *err)
+{
+    *meshes = NULL;
+    *count = 0;
+    if (!s->water || !s->water->body_count) return TRN_OK;
+    trn_water_mesh **list = calloc(s->water->body_count, sizeof *list);
+    if (!list) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    for (uint32_t b = 0; b < s->water->body_count; b++) {
+        trn_status st = trn_water_mesh_new(s->water, s->ground, b, &list[b], err);
+        if (st) {
+            trn_scene_water_free(list, s->water->body_count);
+            return st;
+        }
+    }
+    *meshes = list;
+    *count = s->water->body_count;
+    return TRN_OK;
+}
+
+char *trn_scene_sibling(const char *dest, const char *ext)
+{
+    const char *base = trn_scene_basename(dest);
+    const char *dot = strrchr(base, '.');
+    const size_t stem = dot && dot != base ? (size_t)(dot - dest) : strlen(dest);
+    char *out = malloc(stem + strlen(ext) + 1u);
+    if (!out) return NULL;
+    memcpy(out, dest, stem);
+    strcpy(out + stem, ext);
+    return out;
+}
+
+const char *trn_scene_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* ---- the binary buffer: views made of pieces of 4-byte words ---- */
+
+typedef struct piece {
+    const void *data; /* 4-byte words: floats or uint32 indices */
+    size_t words;
+    uint32_t add; /* added to each word (index rebasing); 0 for floats */
+} piece;
+
+typedef struct view {
+    size_t first_piece, piece_count;
+    uint64_t offset, length; /* in the buffer, bytes */
+    int target;
+} view;
+
+typedef struct writer {
+    piece *pieces;
+    size_t piece_count, piece_cap;
+    view *views;
+    size_t view_count, view_cap;
+    uint64_t buffer_length;
+    json_t *accessors, *buffer_views, *meshes, *materials, *nodes;
+    int role_material[256]; /* material index per role, -1 before its first use */
+    int water_material, instance_material;
+    bool failed;
+    /* The instances' proxy box: 24 vertices, 36 indices. */
+    float box_positions[72], box_normals[72];
+    uint32_t box_indices[36];
+} writer;
+
+static bool add_piece(writer *w, const void *data, size_t words, uint32_t add)
+{
+    if (w->piece_count == w->piece_cap) {
+        size_t cap = w->piece_cap ? 2u * w->piece_cap : 64u;
+        piece *p = realloc(w->pieces, cap * sizeof *p);
+        if (!p) return false;
+        w->pieces = p;
+        w->piece_cap = cap;
+    }
+    w->pieces[w->piece_count++] = (piece){data, words, add};
+    return true;
+}
+
+/* Start a view; its pieces follow with add_piece; end_view closes it. */
+static long begin_view(writer *w, int target)
+{
+    if (w->view_count == w->view_cap) {
+        size_t cap = w->view_cap ? 2u * w->view_cap : 32u;
+        view *v = realloc(w->views, cap * sizeof *v);
+        if (!v) {
+            w->failed = true;
+            return -1;
+        }
+        w->views = v;
+        w->view_cap = cap;
+    }
+    w->views[w->view_count] = (view){w->piece_count, 0, w->buffer_length, 0, target};
+    return (long)w->view_count++;
+}
+
+static void end_view(writer *w, long index)
+{
+    view *v = &w->views[index];
+    v->piece_count = w->piece_count - v->first_piece;
+    uint64_t words = 0;
+    for (size_t p = v->first_piece; p < w->piece_count; p++)
+        words += w->pieces[p].words;
+    v->length = 4u * words;
+    /* Every piece is made of 4-byte words, so views stay 4-byte aligned. */
+    w->buffer_length += v->length;
+    json_t *o = json_object();
+    json_object_set_new(o, "buffer", json_integer(0));
+    json_object_set_new(o, "byteOffset", json_integer((json_int_t)v->offset));
+    json_object_set_new(o, "byteLength", json_integer((json_int_t)v->length));
+    json_object_set_new(o, "target", json_integer(v->target));
+    json_array_append_new(w->buffer_views, o);
+}
+
+static json_t *float3(const float v[3])
+{
+    json_t *a = json_array();
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(a, json_real((double)v[k]));
+    return a;
+}
+
+/* An accessor over view; min/max given for POSITION. Returns its index. */
+static long add_accessor(writer *w, long view_index, uint64_t byte_offset, size_t count,
+                         int component, const char *type, const float *min, const float *max)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "bufferView", json_integer(view_index));
+    if (byte_offset) json_object_set_new(o, "byteOffset", json_integer((json_int_t)byte_offset));
+    json_object_set_new(o, "componentType", json_integer(component));
+    json_object_set_new(o, "count", json_integer((json_int_t)count));
+    json_object_set_new(o, "type", json_string(type));
+    if (min && max) {
+        json_object_set_new(o, "min", float3(min));
+        json_object_set_new(o, "max", float3(max));
+    }
+    json_array_append_new(w->accessors, o);
+    return (long)json_array_size(w->accessors) - 1;
+}
+
+static json_t *color4(double r, double g, double b, double a)
+{
+    json_t *c = json_array();
+    json_array_append_new(c, json_real(r));
+    json_array_append_new(c, json_real(g));
+    json_array_append_new(c, json_real(b));
+    json_array_append_new(c, json_real(a));
+    return c;
+}
+
+static long add_material(writer *w, const char *name, json_t *color, double roughness,
+                         bool blend)
+{
+    json_t *pbr = json_object();
+    json_object_set_new(pbr, "baseColorFactor", color);
+    json_object_set_new(pbr, "metallicFactor", json_real(0.0));
+    json_object_set_new(pbr, "roughnessFactor", json_real(roughness));
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(name));
+    json_object_set_new(o, "pbrMetallicRoughness", pbr);
+    if (blend) {
+        json_object_set_new(o, "alphaMode", json_string("BLEND"));
+        json_object_set_new(o, "doubleSided", json_true());
+    }
+    json_array_append_new(w->materials, o);
+    return (long)json_array_size(w->materials) - 1;
+}
+
+static long role_material(writer *w, uint8_t role)
+{
+    if (w->role_material[role] >= 0) return w->role_material[role];
+    uint8_t rgba[4] = {160, 160, 160, 255};
+    const char *name = "terrain";
+    if (role < TRN_ROLE_COUNT) {
+        trn_roles_color(role, rgba);
+        name = trn_surface_role_name((trn_surface_role)role);
+    } else if (role != TRN_MESH_NO_ROLE) {
+        name = "none";
+    }
+    json_t *c = color4(trn_srgb_to_linear(rgba[0]), trn_srgb_to_linear(rgba[1]),
+                       trn_srgb_to_linear(rgba[2]), 1.0);
+    w->role_material[role] = (int)add_material(w, name, c, 1.0, false);
+    return w->role_material[role];
+}
+
+static json_t *primitive(long position, long normal, long indices, long material)
+{
+    json_t *attr = json_object();
+    json_object_set_new(attr, "POSITION", json_integer(position));
+    json_object_set_new(attr, "NORMAL", json_integer(normal));
+    json_t *p = json_object();
+    json_object_set_new(p, "attributes", attr);
+    json_object_set_new(p, "indices", json_integer(indices));
+    json_object_set_new(p, "material", json_integer(material));
+    json_object_set_new(p, "mode", json_integer(4));
+    return p;
+}
+
+static long add_mesh(writer *w, const char *name, json_t *primitives, json_t *extras)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(name));
+    json_object_set_new(o, "primitives", primitives);
+    if (extras) json_object_set_new(o, "extras", extras);
+    json_array_append_new(w->meshes, o);
+    return (long)json_array_size(w->meshes) - 1;
+}
+
+static long add_node(writer *w, json_t *node)
+{
+    json_array_append_new(w->nodes, node);
+    return (long)json_array_size(w->nodes) - 1;
+}
+
+static json_t *named_node(const char *name, long mesh)
+{
+    json_t *n = json_object();
+    json_object_set_new(n, "name", json_string(name));
+    if (mesh >= 0) json_object_set_new(n, "mesh", json_integer(mesh));
+    return n;
+}
+
+/* ---- the terrain ---- */
+
+/* One chunk's level as a mesh: its own vertex views, one primitive per section. */
+static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level *lv)
+{
+    long pv = begin_view(w, GL_ARRAY_BUFFER);
+    if (pv < 0 || !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0)) return -1;
+    end_view(w, pv);
+    long nv = begin_view(w, GL_ARRAY_BUFFER);
+    if (nv < 0 || !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0)) return -1;
+    end_view(w, nv);
+    long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
+    if (iv < 0 || !add_piece(w, lv->indices, lv->index_count, 0)) return -1;
+    end_view(w, iv);
+    long pa = add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min,
+                           lv->bounds_max);
+    long na = add_accessor(w, nv, 0, lv->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
+    json_t *prims = json_array();
+    for (uint32_t s = 0; s < lv->section_count; s++) {
+        const trn_mesh_section *sec = &lv->sections[s];
+        long ia = add_accessor(w, iv, 4u * (uint64_t)sec->first, sec->count, GL_UNSIGNED_INT,
+                               "SCALAR", NULL, NULL);
+        json_array_append_new(prims, primitive(pa, na, ia, role_material(w, sec->role)));
+    }
+    char name[48];
+    snprintf(name, sizeof name, "chunk_%u_%u", ch->cx, ch->cz);
+    json_t *extras = json_object();
+    json_object_set_new(extras, "level", json_integer(lv->level));
+    json_object_set_new(extras, "error", json_real(isfinite(lv->error) ? lv->error : -1.0));
+    json_object_set_new(extras, "skirt_depth", json_real(lv->skirt_depth));
+    return add_mesh(w, name, prims, extras);
+}
+
+/* Every chunk's level in one mesh: shared vertex views, one primitive per role. */
+static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *children,
+                              trn_error *err)
+{
+    const trn_mesh *m = s->mesh;
+    const size_t n = (size_t)m->chunks_x * m->chunks_z;
+    uint64_t total = 0;
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    bool any = false;
+    bool roles[256] = {false};
+    for (size_t k = 0; k < n; k++) {
+        const trn_mesh_level *lv = trn_scene_level(s, k);
+        if (!lv->vertex_count) continue;
+        total += lv->vertex_count;
+        for (int c = 0; c < 3; c++) {
+            if (!any || lv->bounds_min[c] < lo[c]) lo[c] = lv->bounds_min[c];
+            if (!any || lv->bounds_max[c] > hi[c]) hi[c] = lv->bounds_max[c];
+        }
+        any = true;
+        for (uint32_t q = 0; q < lv->section_count; q++)
+            roles[lv->sections[q].role] = true;
+    }
+    if (!any) return TRN_OK;
+    if (total >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "glTF: the merged terrain has %llu vertices, more than a 32-bit "
+                             "index holds; write --chunks or a coarser level",
+                             (unsigned long long)total);
+    long pv = begin_view(w, GL_ARRAY_BUFFER);
+    for (size_t k = 0; pv >= 0 && k < n; k++) {
+        const trn_mesh_level *lv = trn_scene_level(s, k);
+        if (lv->vertex_count && !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0))
+            w->failed = true;
+    }
+    if (pv < 0 || w->failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    end_view(w, pv);
+    long nv = begin_view(w, GL_ARRAY_BUFFER);
+    for (size_t k = 0; nv >= 0 && k < n; k++) {
+        const trn_mesh_level *lv = trn_scene_level(s, k);
+        if (lv->vertex_count && !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0))
+            w->failed = true;
+    }
+    if (nv < 0 || w->failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    end_view(w, nv);
+    long pa = add_accessor(w, pv, 0, (size_t)total, GL_FLOAT, "VEC3", lo, hi);
+    long na = add_accessor(w, nv, 0, (size_t)total, GL_FLOAT, "VEC3", NULL, NULL);
+    json_t *prims = json_array();
+    for (int r = 0; r < 256; r++) {
+        if (!roles[r]) continue;
+        long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
+        uint64_t base = 0, count = 0;
+        for (size_t k = 0; iv >= 0 && k < n; k++) {
+            const trn_mesh_level *lv = trn_scene_level(s, k);
+            for (uint32_t q = 0; q < lv->section_count; q++)
+                if (lv->sections[q].role == r) {
+                    if (!add_piece(w, lv->indices + lv->sections[q].first,
+                                   lv->sections[q].count, (uint32_t)base))
+                        w->failed = true;
+                    count += lv->sections[q].count;
+                }
+            base += lv->vertex_count;
+        }
+        if (iv < 0 || w->failed) {
+            json_decref(prims);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        }
+        end_view(w, iv);
+        long ia = add_accessor(w, iv, 0, (size_t)count, GL_UNSIGNED_INT, "SCALAR", NULL, NULL);
+        json_array_append_new(prims, primitive(pa, na, ia, role_material(w, (uint8_t)r)));
+    }
+    long mesh = add_mesh(w, "terrain", prims, NULL);
+    json_array_append_new(children, json_integer(add_node(w, named_node("terrain_mesh", mesh))));
+    return TRN_OK;
+}
+
+/* ---- water and instances ---- */
+
+static void float_bounds(const float *xyz, uint32_t count, float lo[3], float hi[3])
+{
+    for (uint32_t v = 0; v < count; v++)
+        for (int k = 0; k < 3; k++) {
+            const float x = xyz[3u * v + (uint32_t)k];
+            if (v == 0 || x < lo[k]) lo[k] = x;
+            if (v == 0 || x > hi[k]) hi[k] = x;
+        }
+}
+
+static long water_mesh(writer *w, const trn_water_body *body, const trn_water_mesh *wm)
+{
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    float_bounds(wm->positions, wm->vertex_count, lo, hi);
+    long pv = begin_view(w, GL_ARRAY_BUFFER);
+    if (pv < 0 || !add_piece(w, wm->positions, 3u * (size_t)wm->vertex_count, 0)) return -1;
+    end_view(w, pv);
+    long nv = begin_view(w, GL_ARRAY_BUFFER);
+    if (nv < 0 || !add_piece(w, wm->normals, 3u * (size_t)wm->vertex_count, 0)) return -1;
+    end_view(w, nv);
+    long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
+    if (iv < 0 || !add_piece(w, wm->indices, 3u * (size_t)wm->triangle_count, 0)) return -1;
+    end_view(w, iv);
+    long pa = add_accessor(w, pv, 0, wm->vertex_count, GL_FLOAT, "VEC3", lo, hi);
+    long na = add_accessor(w, nv, 0, wm->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
+    long ia = add_accessor(w, iv, 0, 3u * (size_t)wm->triangle_count, GL_UNSIGNED_INT, "SCALAR",
+                           NULL, NULL);
+    if (w->water_material < 0)
+        w->water_material = (int)add_material(w, "water", color4(0.02, 0.15, 0.5, 0.55), 0.1,
+                                              true);
+    json_t *prims = json_array();
+    json_array_append_new(prims, primitive(pa, na, ia, w->water_material));
+    char name[160];
+    snprintf(name, sizeof name, "water_%s", body->id);
+    json_t *extras = json_object();
+    json_object_set_new(extras, "body", json_string(body->id));
+    json_object_set_new(extras, "kind", json_string(trn_water_kind_name(body->kind)));
+    return add_mesh(w, name, prims, extras);
+}
+
+/* A unit box standing on y = 0 (x, z in -0.5..0.5, y in 0..1): 6 faces of 4 vertices. */
+static void box_build(float *box_positions, float *box_normals, uint32_t *box_indices)
+{
+    /* face: normal axis and sign; corners walk counter-clockwise seen from outside */
+    static const float n[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
+                                  {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    for (int f = 0; f < 6; f++) {
+        /* two tangent axes u, v with u x v = n */
+        float u[3], v[3];
+        const float *nn = n[f];
+        if (nn[0] != 0) {
+            u[0] = 0, u[1] = 1, u[2] = 0;
+            v[0] = 0, v[1] = 0, v[2] = 1;
+        } else if (nn[1] != 0) {
+            u[0] = 0, u[1] = 0, u[2] = 1;
+            v[0] = 1, v[1] = 0, v[2] = 0;
+        } else {
+            u[0] = 1, u[1] = 0, u[2] = 0;
+            v[0] = 0, v[1] = 1, v[2] = 0;
+        }
+        const float sign = nn[0] + nn[1] + nn[2];
+        static const float cu[4] = {-0.5f, 0.5f, 0.5f, -0.5f}, cv[4] = {-0.5f, -0.5f, 0.5f, 0.5f};
+        for (int c = 0; c < 4; c++) {
+            float *p = box_positions + 3 * (4 * f + c);
+            for (int k = 0; k < 3; k++) {
+                /* sign flips one tangent so the corners stay counter-clockwise from outside */
+                p[k] = 0.5f * nn[k] + cu[c] * u[k] * sign + cv[c] * v[k];
+                box_normals[3 * (4 * f + c) + k] = nn[k];
+            }
+            p[1] += 0.5f; /* stand on the ground */
+        }
+        const uint32_t b = 4u * (uint32_t)f;
+        const uint32_t idx[6] = {b, b + 1u, b + 2u, b, b + 2u, b + 3u};
+        memcpy(box_indices + 6 * f, idx, sizeof idx);
+    }
+}
+
+static trn_status instance_nodes(writer *w, const trn_mesh_scene *s, json_t *children,
+                                 trn_error *err)
+{
+    const trn_palette *p = s->palette;
+    box_build(w->box_positions, w->box_normals, w->box_indices);
+    long pv = begin_view(w, GL_ARRAY_BUFFER);
+    if (pv < 0 || !add_piece(w, w->box_positions, 72, 0)) goto oom;
+    end_view(w, pv);
+    long nv = begin_view(w, GL_ARRAY_BUFFER);
+    if (nv < 0 || !add_piece(w, w->box_normals, 72, 0)) goto oom;
+    end_view(w, nv);
+    long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
+    if (iv < 0 || !add_piece(w, w->box_indices, 36, 0)) goto oom;
+    end_view(w, iv);
+    const float lo[3] = {-0.5f, 0.0f, -0.5f}, hi[3] = {0.5f, 1.0f, 0.5f};
+    long pa = add_accessor(w, pv, 0, 24, GL_FLOAT, "VEC3", lo, hi);
+    long na = add_accessor(w, nv, 0, 24, GL_FLOAT, "VEC3", NULL, NULL);
+    long ia = add_accessor(w, iv, 0, 36, GL_UNSIGNED_INT, "SCALAR", NULL, NULL);
+    w->instance_material =
+        (int)add_material(w, "instance", color4(0.8, 0.2, 0.6, 1.0), 1.0, false);
+    long first_mesh = (long)json_array_size(w->meshes);
+    for (uint32_t r = 0; r < p->rule_count; r++) {
+        const trn_scatter_rule *rule = &p->rules[r];
+        json_t *prims = json_array();
+        json_array_append_new(prims, primitive(pa, na, ia, w->instance_material));
+        json_t *extras = json_object();
+        json_object_set_new(extras, "rule", json_string(rule->id));
+        if (rule->model) json_object_set_new(extras, "model", json_string(rule->model));
+        if (rule->prefab) json_object_set_new(extras, "prefab", json_string(rule->prefab));
+        add_mesh(w, rule->id, prims, extras);
+    }
+    const double pi = 3.14159265358979323846;
+    for (size_t k = 0; k < s->instances->count; k++) {
+        const trn_instance *in = &s->instances->items[k];
+        const trn_scatter_rule *rule = &p->rules[in->rule];
+        char key[TRN_PALETTE_ID_MAX + 48];
+        snprintf(key, sizeof key, "%s/%lld_%lld", rule->id, (long long)in->cx,
+                 (long long)in->cz);
+        json_t *node = named_node(key, first_mesh + (long)in->rule);
+        json_t *t = json_array();
+        json_array_append_new(t, json_real(in->x));
+        json_array_append_new(t, json_real(in->y));
+        json_array_append_new(t, json_real(in->z));
+        json_object_set_new(node, "translation", t);
+        /* yaw about +y, counter-clockwise seen from above (right-handed) */
+        const double half = in->yaw * pi / 360.0;
+        json_object_set_new(node, "rotation", color4(0.0, sin(half), 0.0, cos(half)));
+        json_t *sc = json_array();
+        for (int c = 0; c < 3; c++)
+            json_array_append_new(sc, json_real(in->scale));
+        json_object_set_new(node, "scale", sc);
+        json_t *extras = json_object();
+        json_object_set_new(extras, "id", json_string(key));
+        json_object_set_new(extras, "rule", json_string(rule->id));
+        if (rule->model) json_object_set_new(extras, "model", json_string(rule->model));
+        if (rule->prefab) json_object_set_new(extras, "prefab", json_string(rule->prefab));
+        json_object_set_new(node, "extras", extras);
+        json_array_append_new(children, json_integer(add_node(w, node)));
+    }
+    return TRN_OK;
+oom:
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+}
+
+/* ---- output ---- */
+
+/* The buffer's bytes, little-endian words, in order: to a file or into memory. */
+typedef struct sink {
+    trn_atomic_file *file;
+    uint8_t *memory;
+    size_t at;
+} sink;
+
+static void sink_put(sink *s, const void *data, size_t n)
+{
+    if (s->file) trn_atomic_file_write(s->file, data, n);
+    if (s->memory) memcpy(s->memory + s->at, data, n);
+    s->at += n;
+}
+
+static void write_buffer(const writer *w, sink *s)
+{
+    uint8_t block[4096];
+    for (size_t v = 0; v < w->view_count; v++) {
+        const view *vw = &w->views[v];
+        for (size_t p = vw->first_piece; p < vw->first_piece + vw->piece_count; p++) {
+            const piece *pc = &w->pieces[p];
+            const uint8_t *src = pc->data;
+            size_t left = pc->words;
+            while (left) {
+                const size_t take = left < sizeof block / 4u ? left : sizeof block / 4u;
+                for (size_t k = 0; k < take; k++) {
+                    uint32_t word;
+                    memcpy(&word, src + 4u * k, 4);
+                    word += pc->add;
+                    block[4u * k] = (uint8_t)word;
+                    block[4u * k + 1u] = (uint8_t)(word >> 8);
+                    block[4u * k + 2u] = (uint8_t)(word >> 16);
+                    block[4u * k + 3u] = (uint8_t)(word >> 24);
+                }
+                sink_put(s, block, 4u * take);
+                src += 4u * take;
+                left -= take;
+            }
+        }
+    }
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+static char *base64(const uint8_t *data, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(4u * ((n + 2u) / 3u) + 1u);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        const uint32_t b0 = data[i], b1 = i + 1 < n ? data[i + 1] : 0u,
+                       b2 = i + 2 < n ? data[i + 2] : 0u;
+        const uint32_t t = (b0 << 16) | (b1 << 8) | b2;
+        out[o++] = abc[(t >> 18) & 63u];
+        out[o++] = abc[(t >> 12) & 63u];
+        out[o++] = i + 1 < n ? abc[(t >> 6) & 63u] : '=';
+        out[o++] = i + 2 < n ? abc[t & 63u] : '=';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* A URI path segment: unreserved characters as they are, the rest percent-encoded. */
+static char *uri_escape(const char *name)
+{
+    char *out = malloc(3u * strlen(name) + 1u), *o = out;
+    if (!out) return NULL;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            *c == '-' || *c == '_' || *c == '.' || *c == '~') {
+            *o++ = (char)*c;
+        } else {
+            static const char hex[] = "0123456789ABCDEF";
+            *o++ = '%', *o++ = hex[*c >> 4], *o++ = hex[*c & 15u];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static trn_status stage_write(trn_write_set *ws, const char *dest, trn_atomic_file *af,
+                              trn_error *err)
+{
+    const char *target = NULL;
+    trn_status st = trn_write_target(ws, dest, &target, err);
+    if (!st) st = trn_atomic_file_open(af, target, err);
+    return st;
+}
+
+static void note_file(trn_mesh_write_report *rep, const char *dest, uint64_t bytes)
+{
+    if (rep->file_count < 2) snprintf(rep->files[rep->file_count++], sizeof rep->files[0], "%s", dest);
+    rep->bytes += bytes;
+}
+
+static void writer_dispose(writer *w)
+{
+    free(w->pieces);
+    free(w->views);
+    json_decref(w->accessors);
+    json_decref(w->buffer_views);
+    json_decref(w->meshes);
+    json_decref(w->materials);
+    json_decref(w->nodes);
+}
+
+trn_status trn_gltf_write(const char *path, trn_gltf_container container,
+                          const trn_mesh_scene *scene, trn_mesh_write_report *report,
+                          trn_error *err)
+{
+    trn_mesh_write_report local;
+    trn_mesh_write_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    if (!path || !path[0])
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "glTF: a path is required");
+    if (container != TRN_GLTF_GLB && container != TRN_GLTF_SEPARATE &&
+        container != TRN_GLTF_EMBEDDED)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "glTF: container: expected glb, separate or embedded, found %d",
+                             (int)container);
+    trn_status st = trn_scene_check(scene, "glTF", err);
+    if (st) return st;
+    trn_water_mesh **water = NULL;
+    uint32_t water_count = 0;
+    st = trn_scene_water(scene, &water, &water_count, err);
+    if (st) return st;
+
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.accessors = json_array();
+    w.buffer_views = json_array();
+    w.meshes = json_array();
+    w.materials = json_array();
+    w.nodes = json_array();
+    for (int r = 0; r < 256; r++)
+        w.role_material[r] = -1;
+    w.water_material = w.instance_material = -1;
+    json_t *roots = json_array();
+    json_t *root = NULL;
+    char *text = NULL, *bin_path = NULL;
+    uint8_t *memory = NULL;
+    if (!w.accessors || !w.buffer_views || !w.meshes || !w.materials || !w.nodes || !roots) {
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        goto done;
+    }
+
+    /* Terrain: a node "terrain" holding the chunk nodes or the merged mesh's node. */
+    const trn_mesh *m = scene->mesh;
+    json_t *terrain_children = json_array();
+    if (scene->chunks) {
+        const size_t n = (size_t)m->chunks_x * m->chunks_z;
+        for (size_t k = 0; k < n && !st; k++) {
+            const trn_mesh_level *lv = trn_scene_level(scene, k);
+            if (!lv->index_count) continue;
+            long mesh = chunk_mesh(&w, &m->chunks[k], lv);
+            if (mesh < 0) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            char name[48];
+            snprintf(name, sizeof name, "chunk_%u_%u", m->chunks[k].cx, m->chunks[k].cz);
+            json_array_append_new(terrain_children,
+                                  json_integer(add_node(&w, named_node(name, mesh))));
+        }
+    } else {
+        st = merged_mesh(&w, scene, terrain_children, err);
+    }
+    for (size_t k = 0; k < (size_t)m->chunks_x * m->chunks_z; k++) {
+        const trn_mesh_level *lv = trn_scene_level(scene, k);
+        rep->vertices += lv->vertex_count;
+        rep->triangles += lv->index_count / 3u;
+    }
+    json_t *terrain = named_node("terrain", -1);
+    if (json_array_size(terrain_children))
+        json_object_set_new(terrain, "children", terrain_children);
+    else
+        json_decref(terrain_children);
+    json_array_append_new(roots, json_integer(add_node(&w, terrain)));
+
+    /* Water: a node "water" holding one node per body with triangles. */
+    if (!st && water_count) {
+        json_t *children = json_array();
+        for (uint32_t b = 0; b < water_count && !st; b++) {
+            const trn_water_mesh *wm = water[b];
+            if (!wm || !wm->triangle_count) continue;
+            long mesh = water_mesh(&w, &scene->water->bodies[b], wm);
+            if (mesh < 0) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            char name[160];
+            snprintf(name, sizeof name, "water_%s", scene->water->bodies[b].id);
+            json_array_append_new(children, json_integer(add_node(&w, named_node(name, mesh))));
+            rep->water_bodies++;
+            rep->vertices += wm->vertex_count;
+            rep->triangles += wm->triangle_count;
+        }
+        json_t *node = named_node("water", -1);
+        if (json_array_size(children))
+            json_object_set_new(node, "children", children);
+        else
+            json_decref(children);
+        json_array_append_new(roots, json_integer(add_node(&w, node)));
+    }
+
+    /* Instances: a node "instances" holding one node per instance. */
+    if (!st && scene->instances && scene->instances->count) {
+        json_t *children = json_array();
+        st = instance_nodes(&w, scene, children, err);
+        json_t *node = named_node("instances", -1);
+        json_object_set_new(node, "children", children);
+        json_array_append_new(roots, json_integer(add_node(&w, node)));
+        rep->instances = scene->instances->count;
+    }
+    if (!st && w.failed) st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (st) goto done;
+    if (w.buffer_length > UINT32_MAX - 1024u) {
+        st = trn_error_set(err, TRN_ERR_LIMIT, path, -1,
+                           "glTF: the buffer would hold %llu bytes, over the 4 GiB a glTF "
+                           "buffer can; choose a coarser level or fewer chunks",
+                           (unsigned long long)w.buffer_length);
+        goto done;
+    }
+
+    root = json_object();
+    json_t *asset = json_object();
+    json_object_set_new(asset, "generator", json_string("terrane"));
+    json_object_set_new(asset, "version", json_string("2.0"));
+    json_object_set_new(root, "asset", asset);
+    json_object_set_new(root, "scene", json_integer(0));
+    json_t *sc = json_object();
+    json_object_set_new(sc, "name", json_string("terrain"));
+    json_object_set_new(sc, "nodes", roots);
+    roots = NULL;
+    json_t *scenes = json_array();
+    json_array_append_new(scenes, sc);
+    json_object_set_new(root, "scenes", scenes);
+    json_object_set_new(root, "nodes", w.nodes);
+    json_object_set_new(root, "meshes", w.meshes);
+    json_object_set_new(root, "materials", w.materials);
+    json_object_set_new(root, "accessors", w.accessors);
+    json_object_set_new(root, "bufferViews", w.buffer_views);
+    w.nodes = w.meshes = w.materials = w.accessors = w.buffer_views = NULL;
+    json_t *buffer = json_object();
+    json_object_set_new(buffer, "byteLength", json_integer((json_int_t)w.buffer_length));
+    if (container == TRN_GLTF_SEPARATE) {
+        bin_path = trn_scene_sibling(path, ".bin");
+        char *uri = bin_path ? uri_escape(trn_scene_basename(bin_path)) : NULL;
+        if (!uri) {
+            json_decref(buffer);
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            goto done;
+        }
+        json_object_set_new(buffer, "uri", json_string(uri));
+        free(uri);
+    } else if (container == TRN_GLTF_EMBEDDED) {
+        memory = malloc((size_t)w.buffer_length + 1u);
+        if (!memory) {
+            json_decref(buffer);
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            goto done;
+        }
+        sink ms = {NULL, memory, 0};
+        write_buffer(&w, &ms);
+        char *b64 = base64(memory, (size_t)w.buffer_length);
+        trn_text_buf uri = {0};
+        trn_text_puts(&uri, "data:application/octet-stream;base64,");
+        if (b64) trn_text_puts(&uri, b64);
+        free(b64);
+        if (!b64 || uri.failed) {
+            trn_text_free(&uri);
+            json_decref(buffer);
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            goto done;
+        }
+        json_object_set_new(buffer, "uri", json_string(uri.data));
+        trn_text_free(&uri);
+    }
+    if (w.buffer_length) { /* glTF refuses an empty buffer: none at all then */
+        json_t *buffers = json_array();
+        json_array_append_new(buffers, buffer);
+        json_object_set_new(root, "buffers", buffers);
+    } else {
+        json_decref(buffer);
+    }
+    text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    if (!text) {
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        goto done;
+    }
+
+    trn_write_set *ws = NULL, *own = NULL;
+    st = trn_write_own_begin(scene->writes, &ws, &own, err);
+    if (!st) {
+        trn_atomic_file af;
+        const size_t json_len = strlen(text);
+        if (container == TRN_GLTF_GLB) {
+            /* JSON chunk padded with spaces, BIN chunk with zeros, both to 4 bytes. */
+            const uint32_t json_chunk = (uint32_t)((json_len + 3u) & ~(size_t)3u);
+            const uint32_t bin_chunk = (uint32_t)w.buffer_length; /* words: already aligned */
+            const uint64_t total =
+                12u + 8u + (uint64_t)json_chunk + (bin_chunk ? 8u + (uint64_t)bin_chunk : 0u);
+            if (total > UINT32_MAX) {
+                st = trn_error_set(err, TRN_ERR_LIMIT, path, -1,
+                                   "glTF: the .glb would be %llu bytes, over 4 GiB",
+                                   (unsigned long long)total);
+            } else if (!(st = stage_write(ws, path, &af, err))) {
+                uint8_t head[20];
+                memcpy(head, "glTF", 4);
+                put_u32(head + 4, 2);
+                put_u32(head + 8, (uint32_t)total);
+                put_u32(head + 12, json_chunk);
+                memcpy(head + 16, "JSON", 4);
+                trn_atomic_file_write(&af, head, 20);
+                trn_atomic_file_write(&af, text, json_len);
+                trn_atomic_file_write(&af, "   ", json_chunk - json_len);
+                if (bin_chunk) {
+                    put_u32(head, bin_chunk);
+                    memcpy(head + 4, "BIN\0", 4);
+                    trn_atomic_file_write(&af, head, 8);
+                    sink fs = {&af, NULL, 0};
+                    write_buffer(&w, &fs);
+                }
+                st = trn_atomic_file_commit(&af, err);
+                if (!st) note_file(rep, path, total);
+            }
+        } else {
+            if (!(st = stage_write(ws, path, &af, err))) {
+                trn_atomic_file_write(&af, text, json_len);
+                st = trn_atomic_file_commit(&af, err);
+                if (!st) note_file(rep, path, json_len);
+            }
+            if (!st && container == TRN_GLTF_SEPARATE && w.buffer_length &&
+                !(st = stage_write(ws, bin_path, &af, err))) {
+                sink fs = {&af, NULL, 0};
+                write_buffer(&w, &fs);
+                st = trn_atomic_file_commit(&af, err);
+                if (!st) note_file(rep, bin_path, w.buffer_length);
+            }
+        }
+        st = trn_write_own_finish(own, st, err);
+    }
+done:
+    if (st) memset(rep, 0, sizeof *rep);
+    json_decref(root);
+    json_decref(roots);
+    free(text);
+    free(bin_path);
+    free(memory);
+    writer_dispose(&w);
+    trn_scene_water_free(water, water_count);
+    return st;
+}

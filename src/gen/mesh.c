@@ -1,0 +1,626 @@
+/* Terrain meshes: chunks of triangles at every level of detail, skirts, level selection. */
+#include "terrane/mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/checked.h"
+#include "terrane/roles.h"
+
+#define NO_VERTEX UINT32_MAX
+
+void trn_mesh_options_default(trn_mesh_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->chunk_cells = 0;
+    o->max_levels = 0;
+    o->skirt_depth = -1.0;
+    o->skirt_margin = -1.0;
+    o->threads = 0;
+}
+
+/* ---- helpers over the field ---- */
+
+typedef struct mesh_ctx {
+    const trn_field *f;
+    const uint8_t *roles;
+    size_t nx; /* samples per row */
+    double dx, dz;
+    double skirt_depth, skirt_margin;
+} mesh_ctx;
+
+static inline double height(const mesh_ctx *c, uint32_t i, uint32_t j)
+{
+    return (double)c->f->heights[(size_t)j * c->nx + i];
+}
+
+/* Central difference of the field at (i, j) along one axis: one-sided at the field's edge and
+ * next to a NaN, 0 when both neighbours are missing. */
+static double slope_along(const mesh_ctx *c, uint32_t i, uint32_t j, int axis)
+{
+    const double h = height(c, i, j);
+    const uint32_t last = axis == 0 ? c->f->cells_x : c->f->cells_z;
+    const uint32_t at = axis == 0 ? i : j;
+    const double step = axis == 0 ? c->dx : c->dz;
+    double lo = NAN, hi = NAN;
+    if (at > 0) lo = axis == 0 ? height(c, i - 1, j) : height(c, i, j - 1);
+    if (at < last) hi = axis == 0 ? height(c, i + 1, j) : height(c, i, j + 1);
+    const bool has_lo = isfinite(lo), has_hi = isfinite(hi);
+    if (has_lo && has_hi) return (hi - lo) / (2.0 * step);
+    if (has_hi) return (hi - h) / step;
+    if (has_lo) return (h - lo) / step;
+    return 0.0;
+}
+
+static void normal_at(const mesh_ctx *c, uint32_t i, uint32_t j, float out[3])
+{
+    if (!isfinite(height(c, i, j))) {
+        out[0] = 0.0f, out[1] = 1.0f, out[2] = 0.0f;
+        return;
+    }
+    const double gx = slope_along(c, i, j, 0), gz = slope_along(c, i, j, 1);
+    const double len = sqrt(gx * gx + 1.0 + gz * gz);
+    out[0] = (float)(-gx / len);
+    out[1] = (float)(1.0 / len);
+    out[2] = (float)(-gz / len);
+}
+
+/* Two equal corners win, else the first: trn_roles_triangles's rule. */
+static inline uint8_t majority(uint8_t a, uint8_t b, uint8_t c)
+{
+    return (b == c && a != b) ? b : a;
+}
+
+/* The coarse vertex positions along one side of n cells with step s: 0, s, 2s, ... and n. */
+static uint32_t coarse_axis(uint32_t n, uint32_t s, uint32_t *out)
+{
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < n; v += s)
+        out[m++] = v;
+    out[m++] = n;
+    return m; /* vertex count: cells + 1 */
+}
+
+/* The height of the coarse cell with corners h00 (x0, z0) .. h11 (x1, z1) at sample (i, j)
+ * inside it, on the triangle that holds it (split (x0, z0)-(x1, z1)). Products come before the
+ * division, so a plane of exactly representable heights interpolates exactly. NaN when the
+ * triangle has a NaN corner. */
+static double coarse_height(double h00, double h10, double h01, double h11, uint32_t di,
+                            uint32_t dj, uint32_t du, uint32_t dv)
+{
+    const double u = (double)di, v = (double)dj, U = (double)du, V = (double)dv;
+    /* u / U >= v / V, compared without rounding */
+    if ((uint64_t)di * dv >= (uint64_t)dj * du) {
+        if ((uint64_t)di * dv == (uint64_t)dj * du) {
+            /* On the diagonal both triangles agree: covered when either is. */
+            if (isfinite(h00) && isfinite(h11)) return h00 + (u * (h11 - h00)) / U;
+            return NAN;
+        }
+        return h00 + (u * (h10 - h00)) / U + (v * (h11 - h10)) / V;
+    }
+    return h00 + (v * (h01 - h00)) / V + (u * (h11 - h01)) / U;
+}
+
+/* ---- one level of one chunk ---- */
+
+typedef struct tri {
+    uint32_t v[3];
+    uint8_t role;
+} tri;
+
+static void level_dispose(trn_mesh_level *l)
+{
+    free(l->positions);
+    free(l->normals);
+    free(l->indices);
+    free(l->sections);
+    memset(l, 0, sizeof *l);
+}
+
+/* Error of the level: the exact largest deviation over the chunk's finite samples, and over
+ * its border lines (finite, covered samples only). */
+static void level_errors(const mesh_ctx *c, const trn_mesh_chunk *ch, const uint32_t *xs,
+                         uint32_t mx, const uint32_t *zs, uint32_t mz, uint32_t s, double *error,
+                         double *border_error)
+{
+    const uint32_t nx = ch->i1 - ch->i0, nz = ch->j1 - ch->j0;
+    double worst = 0.0, border = 0.0;
+    if (s == 1) {
+        *error = 0.0, *border_error = 0.0;
+        return;
+    }
+    for (uint32_t j = 0; j <= nz; j++) {
+        uint32_t b = j / s;
+        if (b >= mz - 1u) b = mz - 2u;
+        const uint32_t z0 = zs[b], z1 = zs[b + 1];
+        for (uint32_t i = 0; i <= nx; i++) {
+            uint32_t a = i / s;
+            if (a >= mx - 1u) a = mx - 2u;
+            const uint32_t x0 = xs[a], x1 = xs[a + 1];
+            if ((i == x0 || i == x1) && (j == z0 || j == z1)) continue; /* a vertex: exact */
+            const double h = height(c, ch->i0 + i, ch->j0 + j);
+            if (!isfinite(h)) continue;
+            const double h00 = height(c, ch->i0 + x0, ch->j0 + z0);
+            const double h10 = height(c, ch->i0 + x1, ch->j0 + z0);
+            const double h01 = height(c, ch->i0 + x0, ch->j0 + z1);
+            const double h11 = height(c, ch->i0 + x1, ch->j0 + z1);
+            const double g = coarse_height(h00, h10, h01, h11, i - x0, j - z0, x1 - x0, z1 - z0);
+            const double d = isfinite(g) ? fabs(h - g) : INFINITY;
+            if (d > worst) worst = d;
+            if ((i == 0 || i == nx || j == 0 || j == nz) && isfinite(d) && d > border) border = d;
+        }
+    }
+    *error = worst;
+    *border_error = border;
+}
+
+static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint32_t level,
+                              double skirt_depth, trn_mesh_level *out)
+{
+    const uint32_t nx = ch->i1 - ch->i0, nz = ch->j1 - ch->j0;
+    const uint32_t s = 1u << level;
+    trn_status st = TRN_ERR_NO_MEMORY;
+    uint32_t *xs = malloc(((size_t)nx + 2u) * sizeof *xs);
+    uint32_t *zs = malloc(((size_t)nz + 2u) * sizeof *zs);
+    uint32_t *remap = NULL;
+    tri *tris = NULL;
+    if (!xs || !zs) goto done;
+    const uint32_t mx = coarse_axis(nx, s, xs), mz = coarse_axis(nz, s, zs);
+    const size_t grid = (size_t)mx * mz;
+    const size_t cells = (size_t)(mx - 1u) * (mz - 1u);
+    /* Skirt triangles: two per border segment, at most 2 * (cells on the border). */
+    const size_t border_segments = 2u * ((size_t)(mx - 1u) + (mz - 1u));
+    remap = malloc(grid * sizeof *remap);
+    tris = malloc((2u * cells + 2u * border_segments) * sizeof *tris);
+    if (!remap || !tris) goto done;
+    memset(out, 0, sizeof *out);
+    out->level = level;
+    out->step = s;
+    level_errors(c, ch, xs, mx, zs, mz, s, &out->error, &out->border_error);
+    out->skirt_depth = skirt_depth;
+
+    /* Surface triangles, wound up-facing: (00, 11, 10) and (00, 01, 11). */
+    for (size_t v = 0; v < grid; v++)
+        remap[v] = NO_VERTEX;
+    size_t tc = 0;
+    for (uint32_t b = 0; b + 1u < mz; b++)
+        for (uint32_t a = 0; a + 1u < mx; a++) {
+            const uint32_t v00 = b * mx + a, v10 = v00 + 1u, v01 = v00 + mx, v11 = v01 + 1u;
+            const uint32_t i0 = ch->i0 + xs[a], i1 = ch->i0 + xs[a + 1];
+            const uint32_t j0 = ch->j0 + zs[b], j1 = ch->j0 + zs[b + 1];
+            const bool f00 = isfinite(height(c, i0, j0)), f10 = isfinite(height(c, i1, j0));
+            const bool f01 = isfinite(height(c, i0, j1)), f11 = isfinite(height(c, i1, j1));
+            uint8_t r00 = TRN_MESH_NO_ROLE, r10 = r00, r01 = r00, r11 = r00;
+            if (c->roles) {
+                r00 = c->roles[(size_t)j0 * c->nx + i0];
+                r10 = c->roles[(size_t)j0 * c->nx + i1];
+                r01 = c->roles[(size_t)j1 * c->nx + i0];
+                r11 = c->roles[(size_t)j1 * c->nx + i1];
+            }
+            if (f00 && f10 && f11)
+                tris[tc++] = (tri){{v00, v11, v10}, majority(r00, r10, r11)};
+            if (f00 && f11 && f01)
+                tris[tc++] = (tri){{v00, v01, v11}, majority(r00, r11, r01)};
+        }
+    const size_t surface_tris = tc;
+    for (size_t t = 0; t < tc; t++)
+        for (int k = 0; k < 3; k++)
+            remap[tris[t].v[k]] = 0;
+    uint32_t vc = 0;
+    for (size_t v = 0; v < grid; v++)
+        if (remap[v] != NO_VERTEX) remap[v] = vc++;
+    const uint32_t surface_vc = vc;
+
+    /* Skirts: each border segment whose surface triangle exists hangs a quad down, wound to
+     * face out of the chunk. Walk: bottom (+x), right (+z), top (-x), left (-z). Skirt vertex of
+     * surface vertex v: skirt_of[v]. */
+    uint32_t *skirt_of = NULL;
+    if (skirt_depth > 0.0 && surface_tris > 0) {
+        skirt_of = malloc(grid * sizeof *skirt_of);
+        if (!skirt_of) goto done;
+        for (size_t v = 0; v < grid; v++)
+            skirt_of[v] = NO_VERTEX;
+        /* The segments in walking order: start vertex p, end q, and the cell triangle above. */
+        for (int side = 0; side < 4; side++) {
+            const uint32_t len = side == 0 || side == 2 ? mx - 1u : mz - 1u;
+            for (uint32_t k = 0; k < len; k++) {
+                uint32_t p, q, a, b;
+                bool first_tri; /* the cell's (00, 11, 10) triangle holds the segment */
+                if (side == 0) { /* bottom, +x */
+                    a = k, b = 0, p = a, q = a + 1u, first_tri = true;
+                } else if (side == 1) { /* right, +z */
+                    a = mx - 2u, b = k, p = b * mx + mx - 1u, q = p + mx, first_tri = true;
+                } else if (side == 2) { /* top, -x */
+                    a = mx - 2u - k, b = mz - 2u;
+                    p = (mz - 1u) * mx + a + 1u, q = p - 1u, first_tri = false;
+                } else { /* left, -z */
+                    a = 0, b = mz - 2u - k;
+                    p = (b + 1u) * mx, q = b * mx, first_tri = false;
+                }
+                const uint32_t i0 = ch->i0 + xs[a], i1 = ch->i0 + xs[a + 1];
+                const uint32_t j0 = ch->j0 + zs[b], j1 = ch->j0 + zs[b + 1];
+                const bool f00 = isfinite(height(c, i0, j0)), f10 = isfinite(height(c, i1, j0));
+                const bool f01 = isfinite(height(c, i0, j1)), f11 = isfinite(height(c, i1, j1));
+                const bool present = first_tri ? (f00 && f10 && f11) : (f00 && f11 && f01);
+                if (!present) continue;
+                uint8_t role = TRN_MESH_NO_ROLE;
+                if (c->roles) {
+                    const uint8_t r00 = c->roles[(size_t)j0 * c->nx + i0];
+                    const uint8_t r10 = c->roles[(size_t)j0 * c->nx + i1];
+                    const uint8_t r01 = c->roles[(size_t)j1 * c->nx + i0];
+                    const uint8_t r11 = c->roles[(size_t)j1 * c->nx + i1];
+                    role = first_tri ? majority(r00, r10, r11) : majority(r00, r11, r01);
+                }
+                const uint32_t ends[2] = {p, q};
+                for (int e = 0; e < 2; e++)
+                    if (skirt_of[ends[e]] == NO_VERTEX) skirt_of[ends[e]] = vc++;
+                /* skirt vertices are numbered from grid + ..., resolved below */
+                tris[tc++] = (tri){{p, q, (uint32_t)(grid + skirt_of[q])}, role};
+                tris[tc++] =
+                    (tri){{p, (uint32_t)(grid + skirt_of[q]), (uint32_t)(grid + skirt_of[p])}, role};
+            }
+        }
+    }
+
+    /* Vertices: surface ones in grid order, then skirt ones in first-use order. */
+    out->vertex_count = vc;
+    out->surface_vertex_count = surface_vc;
+    out->positions = malloc(((size_t)vc * 3u + 1u) * sizeof(float));
+    out->normals = malloc(((size_t)vc * 3u + 1u) * sizeof(float));
+    if (!out->positions || !out->normals) goto done;
+    for (uint32_t b = 0; b < mz; b++)
+        for (uint32_t a = 0; a < mx; a++) {
+            const size_t v = (size_t)b * mx + a;
+            const uint32_t i = ch->i0 + xs[a], j = ch->j0 + zs[b];
+            float *pos = NULL, *nor = NULL;
+            if (remap[v] != NO_VERTEX) {
+                pos = out->positions + 3u * (size_t)remap[v];
+                nor = out->normals + 3u * (size_t)remap[v];
+                pos[0] = (float)((double)i * c->f->size_x / (double)c->f->cells_x);
+                pos[1] = c->f->heights[(size_t)j * c->nx + i];
+                pos[2] = (float)((double)j * c->f->size_z / (double)c->f->cells_z);
+                normal_at(c, i, j, nor);
+            }
+            if (skirt_of && skirt_of[v] != NO_VERTEX) {
+                float *sp = out->positions + 3u * (size_t)skirt_of[v];
+                float *sn = out->normals + 3u * (size_t)skirt_of[v];
+                sp[0] = pos[0];
+                sp[1] = (float)((double)pos[1] - skirt_depth);
+                sp[2] = pos[2];
+                memcpy(sn, nor, 3u * sizeof(float));
+            }
+        }
+    for (uint32_t v = 0; v < vc; v++)
+        for (int k = 0; k < 3; k++) {
+            const float x = out->positions[3u * v + (uint32_t)k];
+            if (v == 0 || x < out->bounds_min[k]) out->bounds_min[k] = x;
+            if (v == 0 || x > out->bounds_max[k]) out->bounds_max[k] = x;
+        }
+
+    /* Sections: per role, its surface triangles, then its skirt triangles, each in build order. */
+    uint32_t counts[256] = {0}, skirt_counts[256] = {0};
+    for (size_t t = 0; t < tc; t++) {
+        counts[tris[t].role]++;
+        if (t >= surface_tris) skirt_counts[tris[t].role]++;
+    }
+    uint32_t sections = 0;
+    for (int r = 0; r < 256; r++)
+        sections += counts[r] != 0;
+    out->surface_triangle_count = (uint32_t)surface_tris;
+    out->skirt_triangle_count = (uint32_t)(tc - surface_tris);
+    out->index_count = (uint32_t)(3u * tc);
+    out->indices = malloc((3u * tc + 1u) * sizeof *out->indices);
+    out->sections = malloc(((size_t)sections + 1u) * sizeof *out->sections);
+    if (!out->indices || !out->sections) goto done;
+    uint32_t cursor[256], next = 0;
+    out->section_count = 0;
+    for (int r = 0; r < 256; r++) {
+        cursor[r] = next;
+        if (!counts[r]) continue;
+        out->sections[out->section_count++] =
+            (trn_mesh_section){(uint8_t)r, 3u * next, 3u * counts[r], 3u * skirt_counts[r]};
+        next += counts[r];
+    }
+    for (size_t t = 0; t < tc; t++) {
+        uint32_t *dst = out->indices + 3u * (size_t)cursor[tris[t].role]++;
+        for (int k = 0; k < 3; k++) {
+            const uint32_t v = tris[t].v[k];
+            dst[k] = v >= grid ? (uint32_t)(v - grid) : remap[v];
+        }
+    }
+    free(skirt_of);
+    st = TRN_OK;
+done:
+    if (st) level_dispose(out);
+    free(xs);
+    free(zs);
+    free(remap);
+    free(tris);
+    return st;
+}
+
+static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t level_count)
+{
+    /* Box: the chunk's extent and its finite heights. */
+    bool any = false;
+    double lo = 0.0, hi = 0.0;
+    for (uint32_t j = ch->j0; j <= ch->j1; j++)
+        for (uint32_t i = ch->i0; i <= ch->i1; i++) {
+            const double h = height(c, i, j);
+            if (!isfinite(h)) continue;
+            if (!any || h < lo) lo = h;
+            if (!any || h > hi) hi = h;
+            any = true;
+        }
+    ch->bounds_min[0] = (double)ch->i0 * c->f->size_x / (double)c->f->cells_x;
+    ch->bounds_max[0] = (double)ch->i1 * c->f->size_x / (double)c->f->cells_x;
+    ch->bounds_min[1] = lo;
+    ch->bounds_max[1] = hi;
+    ch->bounds_min[2] = (double)ch->j0 * c->f->size_z / (double)c->f->cells_z;
+    ch->bounds_max[2] = (double)ch->j1 * c->f->size_z / (double)c->f->cells_z;
+    ch->levels = calloc(level_count, sizeof *ch->levels);
+    if (!ch->levels) return TRN_ERR_NO_MEMORY;
+    ch->level_count = level_count;
+    /* Errors first: automatic skirts need the largest border error over every level. */
+    const uint32_t nx = ch->i1 - ch->i0, nz = ch->j1 - ch->j0;
+    uint32_t *xs = malloc(((size_t)nx + 2u) * sizeof *xs);
+    uint32_t *zs = malloc(((size_t)nz + 2u) * sizeof *zs);
+    if (!xs || !zs) {
+        free(xs);
+        free(zs);
+        return TRN_ERR_NO_MEMORY;
+    }
+    double border_max = 0.0;
+    double *errors = malloc(level_count * sizeof *errors);
+    if (!errors) {
+        free(xs);
+        free(zs);
+        return TRN_ERR_NO_MEMORY;
+    }
+    for (uint32_t l = 0; l < level_count; l++) {
+        const uint32_t s = 1u << l;
+        const uint32_t mx = coarse_axis(nx, s, xs), mz = coarse_axis(nz, s, zs);
+        double border;
+        level_errors(c, ch, xs, mx, zs, mz, s, &errors[l], &border);
+        if (border > border_max) border_max = border;
+    }
+    free(xs);
+    free(zs);
+    trn_status st = TRN_OK;
+    for (uint32_t l = 0; l < level_count && !st; l++) {
+        double depth = c->skirt_depth;
+        if (depth < 0.0) {
+            const double own = isfinite(errors[l]) ? errors[l] : 0.0;
+            depth = (own > border_max ? own : border_max) + c->skirt_margin;
+        }
+        st = level_build(c, ch, l, depth, &ch->levels[l]);
+    }
+    free(errors);
+    return st;
+}
+
+void trn_mesh_free(trn_mesh *mesh)
+{
+    if (!mesh) return;
+    const size_t n = (size_t)mesh->chunks_x * mesh->chunks_z;
+    for (size_t k = 0; mesh->chunks && k < n; k++) {
+        trn_mesh_chunk *ch = &mesh->chunks[k];
+        for (uint32_t l = 0; ch->levels && l < ch->level_count; l++)
+            level_dispose(&ch->levels[l]);
+        free(ch->levels);
+    }
+    free(mesh->chunks);
+    free(mesh);
+}
+
+trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sample,
+                          const trn_mesh_options *options, trn_mesh **out,
+                          trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (out) *out = NULL;
+    if (!out || !field || !field->heights || field->cells_x == 0 || field->cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a field with heights and cells is required");
+    if (!(isfinite(field->size_x) && field->size_x > 0.0 && isfinite(field->size_z) &&
+          field->size_z > 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: size: expected finite sizes > 0, found %g x %g",
+                             field->size_x, field->size_z);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    if (options) o = *options;
+    const uint32_t cc = o.chunk_cells ? o.chunk_cells : TRN_ROLES_CHUNK_CELLS;
+    if (cc > TRN_MESH_CHUNK_CELLS_MAX)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: chunk_cells: expected 1..%u, found %u",
+                             TRN_MESH_CHUNK_CELLS_MAX, cc);
+    if (isnan(o.skirt_depth) || isinf(o.skirt_depth))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: skirt_depth: expected a finite number, found %g",
+                             o.skirt_depth);
+    if (isnan(o.skirt_margin) || isinf(o.skirt_margin))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: skirt_margin: expected a finite number, found %g",
+                             o.skirt_margin);
+    size_t samples;
+    if (!trn_mul_size((size_t)field->cells_x + 1u, (size_t)field->cells_z + 1u, &samples))
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "mesh: the field's size overflows");
+    uint32_t all_levels = 1;
+    while (all_levels < 32u && (1u << all_levels) <= cc)
+        all_levels++;
+    const uint32_t level_count =
+        o.max_levels && o.max_levels < all_levels ? o.max_levels : all_levels;
+
+    mesh_ctx c;
+    c.f = field;
+    c.roles = roles_per_sample;
+    c.nx = (size_t)field->cells_x + 1u;
+    c.dx = field->size_x / (double)field->cells_x;
+    c.dz = field->size_z / (double)field->cells_z;
+    c.skirt_depth = o.skirt_depth;
+    c.skirt_margin = o.skirt_margin >= 0.0 ? o.skirt_margin : (c.dx < c.dz ? c.dx : c.dz);
+
+    trn_mesh *m = calloc(1, sizeof *m);
+    if (!m) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
+    m->cells_x = field->cells_x;
+    m->cells_z = field->cells_z;
+    m->size_x = field->size_x;
+    m->size_z = field->size_z;
+    m->chunk_cells = cc;
+    m->level_count = level_count;
+    m->has_roles = roles_per_sample != NULL;
+    trn_roles_chunk_grid(field->cells_x, field->cells_z, cc, &m->chunks_x, &m->chunks_z);
+    const size_t n = (size_t)m->chunks_x * m->chunks_z;
+    m->chunks = calloc(n, sizeof *m->chunks);
+    trn_status *status = calloc(n, sizeof *status);
+    if (!m->chunks || !status) {
+        free(status);
+        trn_mesh_free(m);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+        trn_mesh_chunk *ch = &m->chunks[k];
+        ch->cx = (uint32_t)(k % m->chunks_x);
+        ch->cz = (uint32_t)(k / m->chunks_x);
+        ch->i0 = ch->cx * cc;
+        ch->j0 = ch->cz * cc;
+        ch->i1 = ch->i0 + cc < field->cells_x ? ch->i0 + cc : field->cells_x;
+        ch->j1 = ch->j0 + cc < field->cells_z ? ch->j0 + cc : field->cells_z;
+    }
+    /* Batches of chunks between progress reports; each chunk writes only its own slot. */
+    const int threads = o.threads > 0 ? o.threads : 0;
+    const size_t batch = 256;
+    trn_status st = TRN_OK;
+    for (size_t start = 0; start < n && !st; start += batch) {
+        const long long end = (long long)(start + batch < n ? start + batch : n);
+        (void)threads;
+#ifdef _OPENMP
+        const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+#endif
+        for (long long k = (long long)start; k < end; k++)
+            status[k] = chunk_build(&c, &m->chunks[k], level_count);
+        for (long long k = (long long)start; k < end && !st; k++)
+            if (status[k])
+                st = trn_error_set(err, status[k], NULL, -1,
+                                   "mesh: out of memory building chunk %u_%u",
+                                   m->chunks[k].cx, m->chunks[k].cz);
+        if (!st && progress && progress((double)end / (double)n, "mesh", user) == TRN_CANCEL)
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "mesh: cancelled");
+    }
+    free(status);
+    if (st) {
+        trn_mesh_free(m);
+        return st;
+    }
+    *out = m;
+    return TRN_OK;
+}
+
+/* ---- selection ---- */
+
+static size_t chunk_total(const trn_mesh *mesh)
+{
+    return (size_t)mesh->chunks_x * mesh->chunks_z;
+}
+
+trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t *levels_out,
+                                 trn_error *err)
+{
+    if (!mesh || !levels_out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a mesh and an output are required");
+    if (level >= mesh->level_count)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: level: expected 0..%u, found %u", mesh->level_count - 1u,
+                             level);
+    for (size_t k = 0; k < chunk_total(mesh); k++)
+        levels_out[k] = level;
+    return TRN_OK;
+}
+
+trn_status trn_mesh_select_max_error(const trn_mesh *mesh, double max_error, uint32_t *levels_out,
+                                     trn_error *err)
+{
+    if (!mesh || !levels_out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a mesh and an output are required");
+    if (!(isfinite(max_error) && max_error >= 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: max_error: expected a finite number >= 0, found %g",
+                             max_error);
+    for (size_t k = 0; k < chunk_total(mesh); k++) {
+        const trn_mesh_chunk *ch = &mesh->chunks[k];
+        uint32_t pick = 0;
+        for (uint32_t l = ch->level_count; l-- > 1u;)
+            if (ch->levels[l].error <= max_error) {
+                pick = l;
+                break;
+            }
+        levels_out[k] = pick;
+    }
+    return TRN_OK;
+}
+
+/* Distance from p to the box [lo, hi] (0 inside). */
+static double box_distance(const double p[3], const double lo[3], const double hi[3])
+{
+    double s = 0.0;
+    for (int k = 0; k < 3; k++) {
+        const double d = p[k] < lo[k] ? lo[k] - p[k] : p[k] > hi[k] ? p[k] - hi[k] : 0.0;
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+trn_status trn_mesh_select_camera(const trn_mesh *mesh, const trn_mesh_camera *cam,
+                                  uint32_t *levels_out, trn_error *err)
+{
+    if (!mesh || !cam || !levels_out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a mesh, a camera and an output are required");
+    if (!(isfinite(cam->lod_error_pixels) && cam->lod_error_pixels >= 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "lod_error_pixels: expected a finite number >= 0, found %g",
+                             cam->lod_error_pixels);
+    if (!(isfinite(cam->fov_y_degrees) && cam->fov_y_degrees > 0.0 && cam->fov_y_degrees < 180.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "fov: expected degrees between 0 and 180 (exclusive), found %g",
+                             cam->fov_y_degrees);
+    if (!(isfinite(cam->viewport_height) && cam->viewport_height > 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "viewport_height: expected a finite number > 0, found %g",
+                             cam->viewport_height);
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(cam->position[k]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "camera position: expected finite coordinates, found %g",
+                                 cam->position[k]);
+    const double pi = 3.14159265358979323846;
+    const double focal = cam->viewport_height / (2.0 * tan(cam->fov_y_degrees * pi / 360.0));
+    for (size_t k = 0; k < chunk_total(mesh); k++) {
+        const trn_mesh_chunk *ch = &mesh->chunks[k];
+        uint32_t pick = 0;
+        const double d = box_distance(cam->position, ch->bounds_min, ch->bounds_max);
+        if (cam->lod_error_pixels > 0.0 && d > 0.0)
+            for (uint32_t l = ch->level_count; l-- > 1u;)
+                if (ch->levels[l].error * focal / d <= cam->lod_error_pixels) {
+                    pick = l;
+                    break;
+                }
+        levels_out[k] = pick;
+    }
+    return TRN_OK;
+}
+
+double trn_srgb_to_linear(uint8_t value)
+{
+    const double c = (double)value / 255.0;
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}

@@ -1,0 +1,601 @@
+/* Terrain meshes: chunks, levels of detail, exact errors, skirts, holes, roles, selection. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/mesh.h"
+#include "terrane/roles.h"
+#include "test.h"
+
+/* A field of cells_x x cells_z unit cells with heights fn(i, j). */
+static void make_field(trn_field *f, uint32_t cells_x, uint32_t cells_z,
+                       double (*fn)(uint32_t i, uint32_t j))
+{
+    CHECK_OK(trn_field_init(f, cells_x, cells_z, (double)cells_x, (double)cells_z, NULL));
+    for (uint32_t j = 0; j <= cells_z; j++)
+        for (uint32_t i = 0; i <= cells_x; i++)
+            f->heights[(size_t)j * (cells_x + 1u) + i] = (float)fn(i, j);
+}
+
+static double plane(uint32_t i, uint32_t j)
+{
+    return 3.0 + (double)i - 2.0 * (double)j;
+}
+
+static double zero(uint32_t i, uint32_t j)
+{
+    (void)i;
+    (void)j;
+    return 0.0;
+}
+
+/* A deterministic rough surface: integer hash to 0..16 m. */
+static double rough(uint32_t i, uint32_t j)
+{
+    uint32_t h = i * 73856093u ^ j * 19349663u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return (double)(h % 1024u) / 64.0;
+}
+
+static trn_mesh *build(const trn_field *f, const uint8_t *roles, uint32_t chunk_cells,
+                       int threads)
+{
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = chunk_cells;
+    o.threads = threads;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(f, roles, &o, &m, NULL, NULL, NULL));
+    return m;
+}
+
+static void test_levels_and_plane(void)
+{
+    trn_field f;
+    make_field(&f, 13, 6, plane); /* chunks of 8: 2 x 1, the last 5 x 6 cells */
+    trn_mesh *m = build(&f, NULL, 8, 1);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_INT(m->chunks_x, 2);
+    CHECK_EQ_INT(m->chunks_z, 1);
+    CHECK_EQ_INT(m->level_count, 4); /* steps 1, 2, 4, 8 */
+    CHECK_EQ_INT(m->chunks[1].i0, 8);
+    CHECK_EQ_INT(m->chunks[1].i1, 13);
+    CHECK_EQ_INT(m->chunks[1].j1, 6);
+    for (uint32_t k = 0; k < 2; k++)
+        for (uint32_t l = 0; l < m->level_count; l++) {
+            const trn_mesh_level *lv = &m->chunks[k].levels[l];
+            CHECK(lv->error == 0.0);
+            CHECK(lv->border_error == 0.0);
+            CHECK_EQ_INT(lv->step, 1u << l);
+            /* automatic skirts: error 0 + one cell */
+            CHECK(lv->skirt_depth == 1.0);
+        }
+    /* The last chunk (5 x 6 cells) at step 4: columns 0, 4, 5 and rows 0, 4, 6: 9 vertices,
+     * 8 triangles; its border of 2 + 2 + 2 + 2 segments hangs 16 skirt triangles. */
+    const trn_mesh_level *lv = &m->chunks[1].levels[2];
+    CHECK_EQ_INT(lv->surface_vertex_count, 9);
+    CHECK_EQ_INT(lv->surface_triangle_count, 8);
+    CHECK_EQ_INT(lv->skirt_triangle_count, 16);
+    CHECK_EQ_INT(lv->vertex_count, 9 + 8);
+    CHECK_EQ_INT(lv->index_count, 3 * (8 + 16));
+    /* The coarsest level is a single cell per chunk. */
+    CHECK_EQ_INT(m->chunks[1].levels[3].surface_triangle_count, 2);
+    /* Every triangle faces up; normals of a plane h = 3 + x - 2z: (-1, 1, 2) / sqrt(6). */
+    const trn_mesh_level *l0 = &m->chunks[0].levels[0];
+    for (uint32_t t = 0; t < l0->surface_triangle_count; t++) {
+        const uint32_t *ix = l0->indices + 3u * t;
+        const float *a = l0->positions + 3u * ix[0], *b = l0->positions + 3u * ix[1],
+                    *c = l0->positions + 3u * ix[2];
+        const double ux = b[0] - a[0], uz = b[2] - a[2], vx = c[0] - a[0], vz = c[2] - a[2];
+        CHECK(uz * vx - ux * vz > 0.0); /* y of (b - a) x (c - a) */
+    }
+    CHECK(fabs(l0->normals[0] - (float)(-1.0 / sqrt(6.0))) < 1e-6);
+    CHECK(fabs(l0->normals[1] - (float)(1.0 / sqrt(6.0))) < 1e-6);
+    CHECK(fabs(l0->normals[2] - (float)(2.0 / sqrt(6.0))) < 1e-6);
+    trn_mesh_free(m);
+    trn_mesh_free(NULL);
+    trn_field_dispose(&f);
+}
+
+static double spike(uint32_t i, uint32_t j)
+{
+    return i == 4 && j == 4 ? 4.0 : i == 1 && j == 6 ? 0.5 : 0.0;
+}
+
+/* Exact errors of a known bump: the spike of 4 m at (4, 4) in a chunk of 8 cells. */
+static void test_bump_error(void)
+{
+    trn_field f;
+    make_field(&f, 8, 8, spike);
+    trn_mesh *m = build(&f, NULL, 8, 1);
+    if (!m) return;
+    const trn_mesh_chunk *ch = &m->chunks[0];
+    CHECK(ch->levels[0].error == 0.0);
+    /* step 2: (4, 4) is a vertex; (1, 6) is not: 0.5 off the flat coarse surface there, and
+     * (3, 3) lies on the diagonal of cell (2, 2)-(4, 4) at 4 / 2 = 2 m: error 2 */
+    CHECK(ch->levels[1].error == 2.0);
+    /* step 4: (3, 3) sits at 3 / 4 of the way up the diagonal to the spike: 3 m */
+    CHECK(ch->levels[2].error == 3.0);
+    /* step 8: one flat cell, the spike itself is 4 m off */
+    CHECK(ch->levels[3].error == 4.0);
+    /* the border is flat at every level */
+    for (int l = 0; l < 4; l++)
+        CHECK(ch->levels[l].border_error == 0.0);
+    CHECK(ch->bounds_max[1] == 4.0 && ch->bounds_min[1] == 0.0);
+    /* selection by error */
+    uint32_t level = 99;
+    CHECK_OK(trn_mesh_select_max_error(m, 3.0, &level, NULL));
+    CHECK_EQ_INT(level, 2);
+    CHECK_OK(trn_mesh_select_max_error(m, 2.9999, &level, NULL));
+    CHECK_EQ_INT(level, 1);
+    CHECK_OK(trn_mesh_select_max_error(m, 0.0, &level, NULL));
+    CHECK_EQ_INT(level, 0);
+    CHECK_OK(trn_mesh_select_max_error(m, 4.0, &level, NULL));
+    CHECK_EQ_INT(level, 3);
+    CHECK_STATUS(trn_mesh_select_max_error(m, -1.0, &level, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_select_max_error(m, NAN, &level, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_OK(trn_mesh_select_level(m, 3, &level, NULL));
+    CHECK_EQ_INT(level, 3);
+    trn_error e;
+    CHECK_STATUS(trn_mesh_select_level(m, 4, &level, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "expected 0..3, found 4");
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+/* The level's polyline along a chunk border line: vertex heights at sample positions t (in
+ * samples along the line), from the level's own surface vertices. */
+typedef struct polyline {
+    uint32_t count;
+    double t[64];
+    double h[64];
+    float normal[64][3];
+} polyline;
+
+static void border_line(const trn_mesh_level *lv, int axis, double at, double from, double to,
+                        polyline *p)
+{
+    p->count = 0;
+    for (uint32_t v = 0; v < lv->surface_vertex_count; v++) {
+        const float *q = lv->positions + 3u * v;
+        const double fixed = axis == 0 ? q[0] : q[2], along = axis == 0 ? q[2] : q[0];
+        if (fixed != at || along < from || along > to) continue;
+        uint32_t k = p->count++;
+        /* insertion by position */
+        while (k > 0 && p->t[k - 1] > along) {
+            p->t[k] = p->t[k - 1];
+            p->h[k] = p->h[k - 1];
+            memcpy(p->normal[k], p->normal[k - 1], sizeof p->normal[k]);
+            k--;
+        }
+        p->t[k] = along;
+        p->h[k] = q[1];
+        memcpy(p->normal[k], lv->normals + 3u * v, sizeof p->normal[k]);
+    }
+}
+
+static double poly_at(const polyline *p, double t)
+{
+    for (uint32_t k = 0; k + 1u < p->count; k++)
+        if (t >= p->t[k] && t <= p->t[k + 1])
+            return p->h[k] + (t - p->t[k]) * (p->h[k + 1] - p->h[k]) / (p->t[k + 1] - p->t[k]);
+    return NAN;
+}
+
+/* No cracks: on every shared border, at every pair of levels, each vertex of the coarser side is
+ * a vertex of the finer side (same height, same normal), and wherever the two border lines part,
+ * the higher side's skirt reaches the lower. */
+static void test_no_cracks(void)
+{
+    trn_field f;
+    make_field(&f, 20, 19, rough); /* chunks of 8: 3 x 3, the last ones 4 and 3 cells */
+    trn_mesh *m = build(&f, NULL, 8, 1);
+    if (!m) return;
+    int pairs = 0, gaps = 0;
+    for (uint32_t cz = 0; cz < m->chunks_z; cz++)
+        for (uint32_t cx = 0; cx < m->chunks_x; cx++)
+            for (int axis = 0; axis < 2; axis++) {
+                /* axis 0: the neighbour to the right (+x), sharing the line x = i1 */
+                const uint32_t nx = cx + (axis == 0), nz = cz + (axis == 1);
+                if (nx >= m->chunks_x || nz >= m->chunks_z) continue;
+                const trn_mesh_chunk *a = &m->chunks[cz * m->chunks_x + cx];
+                const trn_mesh_chunk *b = &m->chunks[nz * m->chunks_x + nx];
+                const double at = axis == 0 ? a->i1 : a->j1;
+                const double from = axis == 0 ? a->j0 : a->i0, to = axis == 0 ? a->j1 : a->i1;
+                for (uint32_t la = 0; la < m->level_count; la++)
+                    for (uint32_t lb = 0; lb < m->level_count; lb++) {
+                        polyline pa, pb;
+                        border_line(&a->levels[la], axis, at, from, to, &pa);
+                        border_line(&b->levels[lb], axis, at, from, to, &pb);
+                        const polyline *coarse = la >= lb ? &pa : &pb, *fine = la >= lb ? &pb : &pa;
+                        CHECK(coarse->count >= 2 && fine->count >= coarse->count);
+                        for (uint32_t k = 0; k < coarse->count; k++) {
+                            uint32_t q = 0;
+                            while (q < fine->count && fine->t[q] != coarse->t[k])
+                                q++;
+                            CHECK(q < fine->count);
+                            if (q < fine->count) {
+                                CHECK(fine->h[q] == coarse->h[k]);
+                                CHECK(memcmp(fine->normal[q], coarse->normal[k],
+                                             sizeof fine->normal[q]) == 0);
+                            }
+                        }
+                        for (double t = from; t <= to; t += 1.0) {
+                            const double ha = poly_at(&pa, t), hb = poly_at(&pb, t);
+                            const double gap = fabs(ha - hb);
+                            const double skirt = ha > hb ? a->levels[la].skirt_depth
+                                                         : b->levels[lb].skirt_depth;
+                            CHECK(gap <= skirt);
+                            if (gap > 0) gaps++;
+                        }
+                        pairs++;
+                    }
+            }
+    CHECK(pairs == 12 * 16);
+    CHECK(gaps > 0); /* the rough surface does open gaps that the skirts must cover */
+    /* The skirt hangs each border vertex straight down by the depth. */
+    const trn_mesh_level *lv = &m->chunks[4].levels[2];
+    CHECK(lv->vertex_count > lv->surface_vertex_count);
+    for (uint32_t t = lv->surface_triangle_count; t < lv->surface_triangle_count; t++)
+        (void)t;
+    uint32_t low = 0;
+    for (uint32_t v = lv->surface_vertex_count; v < lv->vertex_count; v++) {
+        const float *s = lv->positions + 3u * v;
+        for (uint32_t u = 0; u < lv->surface_vertex_count; u++) {
+            const float *p = lv->positions + 3u * u;
+            if (p[0] == s[0] && p[2] == s[2] &&
+                s[1] == (float)((double)p[1] - lv->skirt_depth))
+                low++;
+        }
+    }
+    CHECK_EQ_INT(low, lv->vertex_count - lv->surface_vertex_count);
+    /* With skirts off there are none; a fixed depth is used as it is. */
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    o.skirt_depth = 0.0;
+    trn_mesh *bare = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &bare, NULL, NULL, NULL));
+    if (bare) {
+        CHECK_EQ_INT(bare->chunks[0].levels[1].skirt_triangle_count, 0);
+        CHECK_EQ_INT(bare->chunks[0].levels[1].vertex_count,
+                     bare->chunks[0].levels[1].surface_vertex_count);
+    }
+    trn_mesh_free(bare);
+    o.skirt_depth = 2.5;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &bare, NULL, NULL, NULL));
+    if (bare) CHECK(bare->chunks[3].levels[2].skirt_depth == 2.5);
+    trn_mesh_free(bare);
+    /* Automatic: the level's error or the largest border error, plus the margin. */
+    o.skirt_depth = -1.0;
+    o.skirt_margin = 0.25;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &bare, NULL, NULL, NULL));
+    if (bare) {
+        const trn_mesh_chunk *ch = &bare->chunks[4];
+        double border = 0;
+        for (uint32_t l = 0; l < ch->level_count; l++)
+            if (ch->levels[l].border_error > border) border = ch->levels[l].border_error;
+        CHECK(border > 0);
+        for (uint32_t l = 0; l < ch->level_count; l++) {
+            const double e = ch->levels[l].error;
+            CHECK(ch->levels[l].skirt_depth == (e > border ? e : border) + 0.25);
+        }
+    }
+    trn_mesh_free(bare);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+static void test_holes(void)
+{
+    trn_field f;
+    make_field(&f, 8, 8, zero);
+    f.heights[3 * 9 + 3] = NAN; /* (3, 3): six triangles touch it */
+    trn_mesh *m = build(&f, NULL, 8, 1);
+    if (!m) return;
+    const trn_mesh_chunk *ch = &m->chunks[0];
+    CHECK_EQ_INT(ch->levels[0].surface_triangle_count, 128 - 6);
+    CHECK_EQ_INT(ch->levels[0].surface_vertex_count, 80);
+    for (uint32_t v = 0; v < ch->levels[0].vertex_count * 3u; v++)
+        CHECK(isfinite(ch->levels[0].positions[v]));
+    CHECK(ch->levels[0].error == 0.0);
+    /* step 2: (3, 3) is no vertex, the coarse surface covers it: the hole closes, error 0 */
+    CHECK_EQ_INT(ch->levels[1].surface_triangle_count, 32);
+    CHECK(ch->levels[1].error == 0.0);
+    trn_mesh_free(m);
+    /* A hole at a coarse vertex (4, 4): coarse triangles touching it go, and the finite samples
+     * under them make the level's error infinite, so selection never widens the hole. */
+    f.heights[3 * 9 + 3] = 0.0f;
+    f.heights[4 * 9 + 4] = NAN;
+    m = build(&f, NULL, 8, 1);
+    if (!m) return;
+    ch = &m->chunks[0];
+    CHECK_EQ_INT(ch->levels[0].surface_triangle_count, 122);
+    CHECK(ch->levels[0].error == 0.0);
+    CHECK_EQ_INT(ch->levels[1].surface_triangle_count, 26);
+    CHECK(isinf(ch->levels[1].error));
+    CHECK(isinf(ch->levels[2].error));
+    CHECK(ch->levels[3].error == 0.0); /* the single cell has only the corners */
+    uint32_t level = 9;
+    CHECK_OK(trn_mesh_select_max_error(m, 1e30, &level, NULL));
+    CHECK_EQ_INT(level, 3);
+    trn_mesh_free(m);
+    /* All holes: no triangles, no vertices, no skirts. */
+    for (size_t k = 0; k < 81; k++)
+        f.heights[k] = NAN;
+    m = build(&f, NULL, 8, 1);
+    if (m) {
+        CHECK_EQ_INT(m->chunks[0].levels[0].index_count, 0);
+        CHECK_EQ_INT(m->chunks[0].levels[0].vertex_count, 0);
+        CHECK(m->chunks[0].bounds_min[1] == 0.0 && m->chunks[0].bounds_max[1] == 0.0);
+    }
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+/* Sections partition the index list in role order; level 0 triangles carry exactly
+ * trn_roles_triangles's roles. */
+static void test_role_sections(void)
+{
+    trn_field f;
+    make_field(&f, 12, 10, rough);
+    const size_t n = 13u * 11u;
+    uint8_t *roles = malloc(n);
+    uint8_t *tri_roles = malloc(2u * 12u * 10u);
+    for (size_t k = 0; k < n; k++)
+        roles[k] = (uint8_t)((k * 7u + k / 13u) % 4u * 2u); /* ground, rock, sediment, snow */
+    CHECK_OK(trn_roles_triangles(12, 10, roles, tri_roles, NULL));
+    trn_mesh *m = build(&f, roles, 5, 2);
+    if (m) {
+        CHECK(m->has_roles);
+        uint64_t want[256] = {0}, got[256] = {0};
+        for (size_t t = 0; t < 240; t++)
+            want[tri_roles[t]]++;
+        for (size_t k = 0; k < (size_t)m->chunks_x * m->chunks_z; k++) {
+            for (uint32_t l = 0; l < m->level_count; l++) {
+                const trn_mesh_level *lv = &m->chunks[k].levels[l];
+                uint32_t next = 0, surface = 0, skirt = 0;
+                for (uint32_t s = 0; s < lv->section_count; s++) {
+                    const trn_mesh_section *sec = &lv->sections[s];
+                    CHECK(sec->first == next);
+                    CHECK(sec->count % 3u == 0 && sec->count > 0);
+                    CHECK(sec->skirt_count <= sec->count);
+                    if (s) CHECK(sec->role > lv->sections[s - 1].role);
+                    next += sec->count;
+                    skirt += sec->skirt_count;
+                    surface += sec->count - sec->skirt_count;
+                    if (l == 0) got[sec->role] += (sec->count - sec->skirt_count) / 3u;
+                }
+                CHECK_EQ_INT(next, lv->index_count);
+                CHECK_EQ_INT(surface, 3u * lv->surface_triangle_count);
+                CHECK_EQ_INT(skirt, 3u * lv->skirt_triangle_count);
+                for (uint32_t q = 0; q < lv->index_count; q++)
+                    CHECK(lv->indices[q] < lv->vertex_count);
+            }
+        }
+        for (int r = 0; r < 256; r++)
+            CHECK_EQ_INT(got[r], want[r]);
+    }
+    trn_mesh_free(m);
+    /* Without roles: one section per level. */
+    m = build(&f, NULL, 5, 1);
+    if (m) {
+        CHECK(!m->has_roles);
+        CHECK_EQ_INT(m->chunks[0].levels[0].section_count, 1);
+        CHECK_EQ_INT(m->chunks[0].levels[0].sections[0].role, TRN_MESH_NO_ROLE);
+    }
+    trn_mesh_free(m);
+    free(roles);
+    free(tri_roles);
+    trn_field_dispose(&f);
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ p[k]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t mesh_hash(const trn_mesh *m)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < (size_t)m->chunks_x * m->chunks_z; k++)
+        for (uint32_t l = 0; l < m->level_count; l++) {
+            const trn_mesh_level *lv = &m->chunks[k].levels[l];
+            h = fnv(h, lv->positions, 12u * (size_t)lv->vertex_count);
+            h = fnv(h, lv->normals, 12u * (size_t)lv->vertex_count);
+            h = fnv(h, lv->indices, 4u * (size_t)lv->index_count);
+            h = fnv(h, &lv->error, sizeof lv->error);
+            h = fnv(h, &lv->skirt_depth, sizeof lv->skirt_depth);
+            for (uint32_t s = 0; s < lv->section_count; s++)
+                h = fnv(h, &lv->sections[s], sizeof lv->sections[s]);
+        }
+    return h;
+}
+
+static void test_threads_deterministic(void)
+{
+    trn_field f;
+    make_field(&f, 70, 45, rough);
+    uint8_t *roles = malloc(71u * 46u);
+    for (size_t k = 0; k < 71u * 46u; k++)
+        roles[k] = (uint8_t)(k % 3u);
+    trn_mesh *a = build(&f, roles, 8, 1), *b = build(&f, roles, 8, 2), *c = build(&f, roles, 8, 0);
+    if (a && b && c) {
+        CHECK(mesh_hash(a) == mesh_hash(b));
+        CHECK(mesh_hash(a) == mesh_hash(c));
+    }
+    trn_mesh_free(a);
+    trn_mesh_free(b);
+    trn_mesh_free(c);
+    free(roles);
+    trn_field_dispose(&f);
+}
+
+static double smooth(uint32_t i, uint32_t j)
+{
+    return 8.0 * sin(0.05 * (double)i) * cos(0.07 * (double)j);
+}
+
+static void test_camera_selection(void)
+{
+    trn_field f;
+    make_field(&f, 256, 256, smooth);
+    trn_mesh *m = build(&f, NULL, 16, 1);
+    if (!m) return;
+    CHECK_EQ_INT(m->chunks_x * m->chunks_z, 256);
+    uint32_t levels[256];
+    trn_mesh_camera cam = {{-10.0, 20.0, -10.0}, 60.0, 1080.0, 2.0};
+    CHECK_OK(trn_mesh_select_camera(m, &cam, levels, NULL));
+    /* the far corner gets a coarser level than the near one */
+    CHECK(levels[255] > levels[0]);
+    /* a camera far away picks coarser levels everywhere than a close one */
+    uint32_t far[256];
+    trn_mesh_camera cam2 = cam;
+    cam2.position[0] = cam2.position[2] = -5000.0;
+    CHECK_OK(trn_mesh_select_camera(m, &cam2, far, NULL));
+    for (int k = 0; k < 256; k++)
+        CHECK(far[k] >= levels[k]);
+    CHECK_EQ_INT(far[0], m->level_count - 1u);
+    /* inside a chunk's box: its finest level */
+    trn_mesh_camera inside = cam;
+    inside.position[0] = 4.0, inside.position[1] = m->chunks[0].bounds_min[1],
+    inside.position[2] = 4.0;
+    CHECK_OK(trn_mesh_select_camera(m, &inside, levels, NULL));
+    CHECK_EQ_INT(levels[0], 0);
+    CHECK(levels[255] > 0);
+    /* lod_error_pixels 0: finest everywhere, even far away */
+    cam2.lod_error_pixels = 0.0;
+    CHECK_OK(trn_mesh_select_camera(m, &cam2, far, NULL));
+    for (int k = 0; k < 256; k++)
+        CHECK_EQ_INT(far[k], 0);
+    /* The threshold itself: chunk 255's level L passes exactly at error * focal / d. */
+    const trn_mesh_chunk *ch = &m->chunks[255];
+    const double pi = 3.14159265358979323846;
+    const double focal = 1080.0 / (2.0 * tan(60.0 * pi / 360.0));
+    trn_mesh_camera probe = {{ch->bounds_max[0] + 100.0, ch->bounds_min[1], ch->bounds_min[2]},
+                             60.0, 1080.0, 0.0};
+    int probed = 0;
+    for (uint32_t l = 1; l < ch->level_count; l++) {
+        double need = ch->levels[l].error * focal / 100.0;
+        bool coarser_passes = false;
+        for (uint32_t q = l + 1u; q < ch->level_count; q++)
+            if (ch->levels[q].error * focal / 100.0 <= need) coarser_passes = true;
+        if (coarser_passes) continue;
+        probe.lod_error_pixels = need;
+        CHECK_OK(trn_mesh_select_camera(m, &probe, levels, NULL));
+        CHECK_EQ_INT(levels[255], l);
+        probe.lod_error_pixels = need * (1.0 - 1e-9);
+        CHECK_OK(trn_mesh_select_camera(m, &probe, levels, NULL));
+        CHECK(levels[255] < l);
+        probed++;
+    }
+    CHECK(probed >= 3);
+    /* Refused values, named; the output untouched. */
+    trn_error e;
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        trn_mesh_camera b = cam;
+        b.lod_error_pixels = bad[k];
+        levels[0] = 77;
+        CHECK_STATUS(trn_mesh_select_camera(m, &b, levels, &e), TRN_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "lod_error_pixels");
+        CHECK_EQ_INT(levels[0], 77);
+    }
+    trn_mesh_camera b = cam;
+    b.fov_y_degrees = 180.0;
+    CHECK_STATUS(trn_mesh_select_camera(m, &b, levels, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "fov");
+    b = cam;
+    b.viewport_height = 0.0;
+    CHECK_STATUS(trn_mesh_select_camera(m, &b, levels, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "viewport_height");
+    b = cam;
+    b.position[1] = NAN;
+    CHECK_STATUS(trn_mesh_select_camera(m, &b, levels, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+static int cancel_progress(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)user;
+    return strcmp(stage, "mesh") == 0 ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+static void test_options(void)
+{
+    trn_field f;
+    make_field(&f, 4, 4, plane);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    CHECK(o.skirt_depth < 0 && o.skirt_margin < 0 && o.chunk_cells == 0);
+    trn_mesh *m = NULL;
+    trn_error e;
+    o.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX; /* the limit is accepted */
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK_EQ_INT(m->level_count, 14);
+    trn_mesh_free(m);
+    o.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX + 1u;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "chunk_cells: expected 1..8192, found 8193");
+    CHECK(m == NULL);
+    o.chunk_cells = 0; /* default 64 */
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK_EQ_INT(m->chunk_cells, 64);
+    if (m) CHECK_EQ_INT(m->level_count, 7);
+    trn_mesh_free(m);
+    o.chunk_cells = 1;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK_EQ_INT(m->level_count, 1);
+    if (m) CHECK_EQ_INT(m->chunks_x * m->chunks_z, 16);
+    trn_mesh_free(m);
+    o.chunk_cells = 6; /* steps 1, 2, 4 */
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK_EQ_INT(m->level_count, 3);
+    trn_mesh_free(m);
+    o.max_levels = 2;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK_EQ_INT(m->level_count, 2);
+    trn_mesh_free(m);
+    o.max_levels = 0;
+    o.skirt_depth = NAN;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "skirt_depth");
+    o.skirt_depth = -1;
+    o.skirt_margin = INFINITY;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "skirt_margin");
+    o.skirt_margin = -1;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, cancel_progress, NULL, &e), TRN_ERR_CANCELLED);
+    CHECK(m == NULL);
+    CHECK_STATUS(trn_mesh_build(NULL, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    f.size_x = 0;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    f.size_x = 4;
+    trn_field_dispose(&f);
+    CHECK(fabs(trn_srgb_to_linear(255) - 1.0) < 1e-12);
+    CHECK(trn_srgb_to_linear(0) == 0.0);
+    CHECK(fabs(trn_srgb_to_linear(10) - 10.0 / 255.0 / 12.92) < 1e-12);
+    CHECK(fabs(trn_srgb_to_linear(128) - 0.2158605) < 1e-6);
+}
+
+int main(void)
+{
+    RUN(test_levels_and_plane);
+    RUN(test_bump_error);
+    RUN(test_no_cracks);
+    RUN(test_holes);
+    RUN(test_role_sections);
+    RUN(test_threads_deterministic);
+    RUN(test_camera_selection);
+    RUN(test_options);
+    return trn_test_finish();
+}
