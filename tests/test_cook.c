@@ -1,0 +1,434 @@
+/* Cook tests: a generated terrain cooked and opened again, determinism, and every corruption. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "terrane/cook.h"
+#include "terrane/generate.h"
+#include "terrane/roles.h"
+#include "terrane/runtime.h"
+#include "terrane/scatter.h"
+#include "test.h"
+
+/* 64 x 64 cells over 64 m: a square bowl at 0 m in flat ground at 10 m, holding a lake at 5 m,
+ * with an inline palette of shrubs (as tests/test_cli_scatter.c). */
+static const char recipe_text[] =
+    "{\"size\": [64, 64], \"resolution\": [64, 64], \"seed\": 3, \"sea_level\": -100,\n"
+    " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
+    " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
+    " \"palette\": {\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": "
+    "{\"prefab\": \"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2, \"spacing\": "
+    "4}, \"stone\": {\"model\": \"asset://models/stone\", \"collision\": \"none\", \"category\": "
+    "\"rock\", \"density\": 0.05}}},\n"
+    " \"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [\n"
+    "  {\"id\": \"rim\", \"type\": \"flat_terrain\", \"params\": {\"height\": 10}},\n"
+    "  {\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": {\"height\": 0}},\n"
+    "  {\"id\": \"sq\", \"type\": \"polygon_mask\", \"params\": {\"points\": [[16, 16], [48, 16], "
+    "[48, 48], [16, 48]], \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"rim\"}}},\n"
+    "  {\"id\": \"bowl\", \"type\": \"height_blend\", \"params\": {\"amount\": 1}, \"inputs\": "
+    "{\"a\": {\"node\": \"rim\"}, \"b\": {\"node\": \"floor\"}, \"mask\": {\"node\": \"sq\"}}},\n"
+    "  {\"id\": \"lake\", \"type\": \"water_body\", \"params\": {\"level\": 5, \"center\": [32, "
+    "32], \"radius\": 100, \"flow_speed\": 0.5}, \"inputs\": {\"field\": {\"node\": \"bowl\"}}},\n"
+    "  {\"id\": \"bio\", \"type\": \"biome_rules\", \"inputs\": {\"field\": {\"node\": \"lake\", "
+    "\"pin\": \"field\"}, \"water\": {\"node\": \"lake\", \"pin\": \"water\"}}},\n"
+    "  {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+    "\"bio\"}, \"water\": {\"node\": \"lake\", \"pin\": \"water\"}}}]}}\n";
+
+typedef struct cooked {
+    trn_recipe recipe;
+    trn_generated gen;
+    trn_palette palette;
+    trn_instances inst;
+    uint8_t *roles;
+    trn_material_set set;
+    uint8_t *bytes;
+    size_t size;
+} cooked;
+
+static bool cook(cooked *c, int threads)
+{
+    memset(c, 0, sizeof *c);
+    trn_error e;
+    if (trn_recipe_parse(recipe_text, strlen(recipe_text), "bowl.json", &c->recipe, NULL, &e)) {
+        fprintf(stderr, "recipe: %s\n", e.message);
+        return false;
+    }
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = threads;
+    go.quality = TRN_EROSION_FINAL;
+    CHECK_OK(trn_recipe_generate(&c->recipe, &go, &c->gen, NULL, NULL, &e));
+    CHECK_OK(trn_palette_parse(c->recipe.palette_json, strlen(c->recipe.palette_json), "bowl.json",
+                               &c->palette, &e));
+    const size_t n = trn_field_sample_count(&c->gen.field);
+    uint8_t *wet = malloc(n);
+    for (size_t k = 0; k < n; k++)
+        wet[k] = c->gen.water_distance[k] == 0.0f;
+    /* An exclusion mask of our own: the recipe paints none. */
+    c->gen.exclusion = malloc(n);
+    for (size_t k = 0; k < n; k++)
+        c->gen.exclusion[k] = (uint8_t)(k * 7u);
+    trn_scatter_env env;
+    memset(&env, 0, sizeof env);
+    env.field = &c->gen.field;
+    env.biome = c->gen.biomes.values;
+    env.biome_names = (const char *const *)c->gen.biomes.names;
+    env.biome_name_count = c->gen.biomes.name_count;
+    env.water_distance = c->gen.water_distance;
+    env.wet = wet;
+    env.scatter_seed = trn_subseed(c->recipe.seed, "scatter");
+    trn_scatter_options so = {threads, 0, 0, 0};
+    CHECK_OK(trn_scatter_run(&c->palette, &env, &so, &c->inst, NULL, NULL, NULL, &e));
+    c->roles = malloc(n);
+    trn_roles_input in;
+    memset(&in, 0, sizeof in);
+    in.field = &c->gen.field;
+    in.wet = c->gen.water.wet;
+    in.water_distance = c->gen.water_distance;
+    in.biomes = c->gen.biomes.values;
+    trn_roles_params rp;
+    trn_roles_params_default(&rp);
+    rp.threads = threads;
+    CHECK_OK(trn_roles_classify(&in, &rp, c->roles, &e));
+    free(wet);
+    c->set.name = (char *)"Ground set";
+    c->set.roles[TRN_ROLE_GRASS] = (char *)"asset://materials/grass";
+    c->set.roles[TRN_ROLE_UNDERWATER] = (char *)"asset://materials/mud";
+    trn_cook_input ci = {&c->gen,  &c->recipe, "asset://terrain/bowl", &c->palette, &c->inst,
+                         c->roles, &c->set};
+    CHECK_OK(trn_cook_encode(&ci, &c->bytes, &c->size, &e));
+    return c->bytes != NULL;
+}
+
+static void cooked_dispose(cooked *c)
+{
+    free(c->bytes);
+    free(c->roles);
+    trn_instances_dispose(&c->inst);
+    trn_palette_dispose(&c->palette);
+    trn_generated_dispose(&c->gen);
+    trn_recipe_dispose(&c->recipe);
+}
+
+static cooked base; /* threads 1, shared by the tests */
+
+static trn_status open_bytes(const uint8_t *data, size_t size, const trn_payload_limits *lim,
+                             trn_error *e)
+{
+    trn_payload *p = NULL;
+    trn_status st = trn_payload_open_memory(data, size, "bowl.terrain.bin", lim, &p, e);
+    CHECK((st == TRN_OK) == (p != NULL));
+    trn_payload_free(p);
+    return st;
+}
+
+static void test_round_trip(void)
+{
+    char dir[512], path[700];
+    snprintf(path, sizeof path, "%s/bowl.terrain.bin", trn_test_tmpdir(dir, sizeof dir));
+    CHECK(trn_test_write_file(path, base.bytes, base.size));
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(path, NULL, &p, &e));
+    if (!p) return;
+    const trn_generated *g = &base.gen;
+    const size_t n = trn_field_sample_count(&g->field);
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    CHECK(info.cache_key == g->cache_key && info.cells_x == 64 && info.size_z == 64.0);
+    CHECK(info.sea_level == g->sea_level && info.generator_version == TRN_GENERATOR_VERSION);
+    CHECK(strcmp(info.terrain_id, "asset://terrain/bowl") == 0);
+    CHECK(strcmp(info.generator, "terrane " TRN_VERSION_STRING) == 0);
+    CHECK(info.palette_digest == trn_cook_palette_digest(&base.palette) && info.palette_digest);
+    CHECK(info.material_digest == trn_cook_material_set_digest(&base.set));
+    CHECK(info.format_version == TRN_PAYLOAD_FORMAT_VERSION && info.section_count == 8);
+    /* Heights bit for bit, biomes, exclusion, roles and the material set. */
+    const trn_field *f = trn_payload_field(p);
+    CHECK(memcmp(f->heights, g->field.heights, n * sizeof(float)) == 0);
+    CHECK(memcmp(trn_payload_biomes(p), g->biomes.values, n) == 0);
+    CHECK(trn_payload_biome_count(p) == g->biomes.name_count);
+    CHECK(strcmp(trn_payload_biome_name(p, 0), "meadow") == 0);
+    float rgba[4];
+    CHECK(trn_payload_biome_color(p, 0, rgba) && rgba[0] == 0.4f && rgba[1] == 0.6f);
+    CHECK(memcmp(trn_payload_exclusion(p), g->exclusion, n) == 0);
+    CHECK(memcmp(trn_payload_roles(p), base.roles, n) == 0);
+    const trn_material_set *set = trn_payload_material_set(p);
+    CHECK(set && strcmp(set->name, "Ground set") == 0);
+    CHECK(set && strcmp(set->roles[TRN_ROLE_UNDERWATER], "asset://materials/mud") == 0);
+    CHECK(set && set->roles[TRN_ROLE_ROCK] == NULL);
+    /* The edit checkpoint is the canonical recipe. */
+    char *canon = NULL;
+    size_t canon_size = 0;
+    CHECK_OK(trn_recipe_canonical_json(&base.recipe, &canon, &canon_size, &e));
+    size_t rs;
+    const char *rj = trn_payload_recipe_json(p, &rs);
+    CHECK(rs == canon_size && memcmp(rj, canon, rs) == 0);
+    free(canon);
+    /* Scatter rules and instances. */
+    CHECK_EQ_INT(trn_payload_rule_count(p), 2);
+    trn_payload_rule r0, r1;
+    CHECK(trn_payload_rule_at(p, 0, &r0) && trn_payload_rule_at(p, 1, &r1));
+    CHECK(!trn_payload_rule_at(p, 2, &r1));
+    for (uint32_t k = 0; k < 2; k++) {
+        trn_payload_rule r;
+        trn_payload_rule_at(p, k, &r);
+        const trn_scatter_rule *src = &base.palette.rules[k];
+        CHECK(strcmp(r.id, src->id) == 0 && r.collision == src->collision &&
+              r.category == src->category);
+        CHECK((r.model && src->model && strcmp(r.model, src->model) == 0 && !r.prefab) ||
+              (r.prefab && src->prefab && strcmp(r.prefab, src->prefab) == 0 && !r.model));
+    }
+    size_t count = 0;
+    const trn_instance *inst = trn_payload_instances(p, &count);
+    CHECK(count == base.inst.count && count > 0);
+    for (size_t k = 0; k < count && k < base.inst.count; k++) {
+        const trn_instance *a = &inst[k], *b = &base.inst.items[k];
+        CHECK(a->rule == b->rule && a->cx == b->cx && a->cz == b->cz && a->x == b->x &&
+              a->y == b->y && a->z == b->z && a->yaw == b->yaw && a->scale == b->scale);
+    }
+    /* Every query answers as the generated terrain does. */
+    int wet_seen = 0;
+    for (int zi = 0; zi <= 80; zi++)
+        for (int xi = 0; xi <= 80; xi++) {
+            const double x = xi * 0.8 + 0.013, z = zi * 0.8 + 0.007;
+            const double hp = trn_payload_height_at(p, x, z),
+                         hg = trn_field_height_at(&g->field, x, z);
+            if (x <= 64.0 && z <= 64.0) {
+                CHECK(hp == hg);
+            } else {
+                CHECK(isnan(hp));
+            }
+            for (int yi = 0; yi < 3; yi++) {
+                const double y = yi * 4.0;
+                trn_water_sample a, b;
+                const bool wa = trn_payload_water_at(p, x, y, z, &a);
+                const bool wb = trn_water_query(&g->water, &g->field, x, y, z, &b);
+                CHECK(wa == wb);
+                if (!wa || !wb) continue;
+                wet_seen++;
+                CHECK(a.body == b.body && strcmp(a.body_id, b.body_id) == 0 && a.kind == b.kind);
+                CHECK(memcmp(a.surface, b.surface, sizeof a.surface) == 0);
+                CHECK(memcmp(a.normal, b.normal, sizeof a.normal) == 0 && a.depth == b.depth);
+                CHECK(memcmp(a.column_up, b.column_up, sizeof a.column_up) == 0);
+                CHECK(memcmp(a.flow_velocity, b.flow_velocity, sizeof a.flow_velocity) == 0);
+                CHECK(a.underwater == b.underwater);
+            }
+        }
+    CHECK(wet_seen > 1000);
+    trn_payload_free(p);
+}
+
+static void test_deterministic(void)
+{
+    cooked again, two;
+    if (!cook(&again, 1) || !cook(&two, 2)) return;
+    CHECK(again.size == base.size && memcmp(again.bytes, base.bytes, base.size) == 0);
+    CHECK(two.size == base.size && memcmp(two.bytes, base.bytes, base.size) == 0);
+    /* Without the optional inputs: only the required sections and the manifest. */
+    trn_cook_input ci = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, NULL};
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    uint8_t *saved = base.gen.exclusion;
+    base.gen.exclusion = NULL;
+    const bool water = base.gen.has_water;
+    base.gen.has_water = false;
+    CHECK_OK(trn_cook_encode(&ci, &data, &size, &e));
+    base.gen.exclusion = saved;
+    base.gen.has_water = water;
+    trn_payload *p = NULL;
+    CHECK_OK(trn_payload_open_memory(data, size, "small", NULL, &p, &e));
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    CHECK(info.section_count == 4 && info.palette_digest == 0 && info.material_digest == 0);
+    CHECK(trn_payload_water(p) == NULL && trn_payload_roles(p) == NULL);
+    CHECK(trn_payload_exclusion(p) == NULL && trn_payload_rule_count(p) == 0);
+    trn_water_sample ws;
+    CHECK(!trn_payload_water_at(p, 32, 0, 32, &ws) && ws.body == -1);
+    CHECK_EQ_INT(trn_payload_role_at(p, 32, 32), -1);
+    trn_payload_free(p);
+    free(data);
+    /* Inconsistent inputs are refused. */
+    trn_cook_input bad1 = {&base.gen, &base.recipe, "bowl", NULL, &base.inst, NULL, NULL};
+    CHECK_STATUS(trn_cook_encode(&bad1, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_cook_input bad2 = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, &base.set};
+    CHECK_STATUS(trn_cook_encode(&bad2, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_cook_input bad3 = {&base.gen, &base.recipe, "", NULL, NULL, NULL, NULL};
+    CHECK_STATUS(trn_cook_encode(&bad3, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    cooked_dispose(&again);
+    cooked_dispose(&two);
+}
+
+/* The section table entry k's fields, read back from the bytes. */
+static uint64_t u64_at(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | p[k];
+    return v;
+}
+
+static uint32_t u32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static size_t table_at(const uint8_t *d)
+{
+    return 84u + (size_t)(d[80] | d[81] << 8) + (size_t)(d[82] | d[83] << 8);
+}
+
+static void reseal_header(uint8_t *d)
+{
+    const size_t hs = u32_at(d + 12) - 8u;
+    const uint64_t h = XXH64(d, hs, 0);
+    for (int k = 0; k < 8; k++)
+        d[hs + (size_t)k] = (uint8_t)(h >> (8 * k));
+}
+
+static void test_corruption(void)
+{
+    trn_error e;
+    const size_t size = base.size;
+    uint8_t *d = malloc(size);
+    /* Every proper prefix is a truncation, reported where the file ends. */
+    int bad = 0;
+    for (size_t cut = 0; cut < size; cut++) {
+        trn_status st = open_bytes(base.bytes, cut, NULL, &e);
+        if (st != TRN_ERR_TRUNCATED) {
+            if (bad++ < 5)
+                fprintf(stderr, "cut at %zu: %s %s\n", cut, trn_status_name(st), e.message);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_STATUS(open_bytes(base.bytes, 200, NULL, &e), TRN_ERR_TRUNCATED);
+    CHECK_CONTAINS(e.file, "bowl.terrain.bin");
+    /* A byte more is trailing data. */
+    uint8_t *longer = malloc(size + 1u);
+    memcpy(longer, base.bytes, size);
+    longer[size] = 0;
+    CHECK_STATUS(open_bytes(longer, size + 1u, NULL, &e), TRN_ERR_TRAILING_DATA);
+    CHECK(e.offset == (int64_t)size);
+    free(longer);
+    /* A flipped byte in each section: that section's checksum, at its offset. */
+    const size_t table = table_at(base.bytes);
+    const uint32_t count = u32_at(base.bytes + 20);
+    CHECK_EQ_INT(count, 8);
+    for (uint32_t k = 0; k < count; k++) {
+        const uint8_t *entry = base.bytes + table + 48u * k;
+        const uint64_t off = u64_at(entry + 8), csize = u64_at(entry + 16);
+        memcpy(d, base.bytes, size);
+        d[off + csize / 2u] ^= 0x20;
+        CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+        char want[32];
+        snprintf(want, sizeof want, "section '%.4s'", (const char *)entry);
+        CHECK_CONTAINS(e.message, want);
+        CHECK_CONTAINS(e.message, "checksum of its");
+        CHECK(e.offset == (int64_t)off);
+    }
+    /* The raw checksum is checked after decompression. */
+    memcpy(d, base.bytes, size);
+    d[table + 32] ^= 1; /* HGHT's raw hash */
+    reseal_header(d);
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "section 'HGHT' (heights)");
+    CHECK_CONTAINS(e.message, "bytes is");
+    /* A damaged header: its checksum. */
+    memcpy(d, base.bytes, size);
+    d[30] ^= 1; /* the cache key */
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "header checksum");
+    CHECK(e.offset == (int64_t)u32_at(base.bytes + 12) - 8);
+    /* Wrong magic, wrong version. */
+    memcpy(d, base.bytes, size);
+    d[3] = 'X';
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "not a terrane payload");
+    CHECK(e.offset == 0);
+    memcpy(d, base.bytes, size);
+    d[8] = 2;
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_VERSION);
+    CHECK(e.offset == 8);
+    CHECK_CONTAINS(e.message, "version 2");
+    d[8] = 0;
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    /* A section out of place. */
+    memcpy(d, base.bytes, size);
+    d[table + 48 + 8] ^= 1; /* BIOM's offset */
+    reseal_header(d);
+    CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "the previous one ends at");
+    free(d);
+
+    /* Limits: each accepted at the payload's own size, refused one below. */
+    trn_payload_limits lim;
+    trn_payload_limits_default(&lim);
+    lim.max_samples = 65u * 65u;
+    CHECK_OK(open_bytes(base.bytes, size, &lim, &e));
+    lim.max_samples--;
+    CHECK_STATUS(open_bytes(base.bytes, size, &lim, &e), TRN_ERR_LIMIT);
+    CHECK(e.offset == 48);
+    trn_payload_limits_default(&lim);
+    lim.max_instances = base.inst.count;
+    CHECK_OK(open_bytes(base.bytes, size, &lim, &e));
+    lim.max_instances--;
+    CHECK_STATUS(open_bytes(base.bytes, size, &lim, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "section 'SCTR' (scatter)");
+    uint64_t largest = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint8_t *entry = base.bytes + table + 48u * k;
+        if (u64_at(entry + 16) > largest) largest = u64_at(entry + 16);
+        if (u64_at(entry + 24) > largest) largest = u64_at(entry + 24);
+    }
+    trn_payload_limits_default(&lim);
+    lim.max_section_bytes = largest;
+    CHECK_OK(open_bytes(base.bytes, size, &lim, &e));
+    lim.max_section_bytes--;
+    CHECK_STATUS(open_bytes(base.bytes, size, &lim, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "a section");
+}
+
+static void test_peek(void)
+{
+    char dir[512], path[700];
+    snprintf(path, sizeof path, "%s/peek.terrain.bin", trn_test_tmpdir(dir, sizeof dir));
+    trn_cook_input ci = {&base.gen,     &base.recipe, "asset://terrain/bowl",
+                         &base.palette, &base.inst,   base.roles,
+                         &base.set};
+    trn_error e;
+    CHECK_OK(trn_cook_write(&ci, path, &e));
+    CHECK(trn_test_exists(path));
+    trn_payload_info info;
+    char *storage = NULL;
+    CHECK_OK(trn_payload_peek(path, &info, &storage, &e));
+    CHECK(info.cache_key == base.gen.cache_key &&
+          strcmp(info.terrain_id, "asset://terrain/bowl") == 0);
+    CHECK(info.palette_digest == trn_cook_palette_digest(&base.palette));
+    free(storage);
+    CHECK_STATUS(trn_payload_peek("/nonexistent/x.terrain.bin", &info, &storage, &e),
+                 TRN_ERR_NOT_FOUND);
+    /* Digests follow every field. */
+    const uint64_t d0 = trn_cook_palette_digest(&base.palette);
+    base.palette.rules[0].density += 0.5;
+    CHECK(trn_cook_palette_digest(&base.palette) != d0);
+    base.palette.rules[0].density -= 0.5;
+    CHECK(trn_cook_palette_digest(&base.palette) == d0);
+    CHECK(trn_cook_palette_digest(NULL) == 0 && trn_cook_material_set_digest(NULL) == 0);
+    const uint64_t m0 = trn_cook_material_set_digest(&base.set);
+    base.set.roles[TRN_ROLE_ROCK] = (char *)"asset://materials/rock";
+    CHECK(trn_cook_material_set_digest(&base.set) != m0);
+    base.set.roles[TRN_ROLE_ROCK] = NULL;
+}
+
+int main(void)
+{
+    if (!cook(&base, 1)) return trn_test_finish();
+    RUN(test_round_trip);
+    RUN(test_deterministic);
+    RUN(test_corruption);
+    RUN(test_peek);
+    cooked_dispose(&base);
+    return trn_test_finish();
+}
