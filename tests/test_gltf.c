@@ -1,0 +1,529 @@
+/* glTF and OBJ writers: read the files back and hold them to the glTF 2.0 rules. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/mesh.h"
+#include "terrane/roles.h"
+#include "test.h"
+#include "water_helpers.h"
+
+static char tmp[512];
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A diamond pit (|x - 4| + |z - 4|, unit cells) of 10 x 9 cells holding a lake at 2.5 m. */
+static void scene_inputs(trn_field *f, trn_water *w, uint8_t **roles)
+{
+    water_test_field(f, 10, 9, 1.0, 1.0, diamond);
+    water_test_init(w, f, 1, TRN_WATER_LAKE);
+    w->bodies[0].level = 2.5;
+    water_plane p = {2.5, 0, 0};
+    water_test_cover(w, f, 0, &p, 0, 10, 0, 9);
+    water_test_shore(w, f, &p);
+    const size_t n = 11u * 10u;
+    *roles = malloc(n);
+    for (size_t k = 0; k < n; k++)
+        (*roles)[k] = w->wet[k] ? TRN_ROLE_UNDERWATER : (uint8_t)(k % 3u); /* ground grass rock */
+}
+
+static const char palette_text[] =
+    "{\"format_version\": 3, \"name\": \"P\", \"placements\": {"
+    "\"pine\": {\"model\": \"asset://trees/pine\", \"collision\": \"none\", \"density\": 0.1},"
+    "\"hut\": {\"prefab\": \"prefab://hut\", \"density\": 0.01}}}";
+
+/* A parsed glTF: its JSON and its buffer bytes. */
+typedef struct parsed {
+    json_t *root;
+    uint8_t *bin;
+    size_t bin_size;
+} parsed;
+
+static bool parse_glb(const char *path, parsed *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t size = 0;
+    uint8_t *data = trn_test_read_file(path, &size);
+    CHECK(data != NULL);
+    if (!data) return false;
+    CHECK(size >= 20);
+    CHECK(memcmp(data, "glTF", 4) == 0);
+    CHECK_EQ_INT(get_u32(data + 4), 2);
+    CHECK_EQ_INT(get_u32(data + 8), size);
+    const uint32_t json_len = get_u32(data + 12);
+    CHECK(memcmp(data + 16, "JSON", 4) == 0);
+    CHECK_EQ_INT(json_len % 4u, 0);
+    CHECK(20u + json_len <= size);
+    json_error_t je;
+    out->root = json_loadb((const char *)data + 20, json_len, 0, &je);
+    CHECK(out->root != NULL);
+    if (20u + json_len + 8u <= size) {
+        const uint8_t *b = data + 20 + json_len;
+        const uint32_t bin_len = get_u32(b);
+        CHECK(memcmp(b + 4, "BIN\0", 4) == 0);
+        CHECK_EQ_INT(bin_len % 4u, 0);
+        CHECK_EQ_INT(20u + json_len + 8u + bin_len, size);
+        out->bin = malloc(bin_len + 1u);
+        memcpy(out->bin, b + 8, bin_len);
+        out->bin_size = bin_len;
+    } else {
+        CHECK_EQ_INT(20u + json_len, size);
+    }
+    free(data);
+    return out->root != NULL;
+}
+
+static void parsed_dispose(parsed *p)
+{
+    json_decref(p->root);
+    free(p->bin);
+}
+
+static float bin_float(const parsed *p, size_t at)
+{
+    float v;
+    memcpy(&v, p->bin + at, 4);
+    return v;
+}
+
+/* Hold the document to glTF's rules: views in the buffer and aligned, accessors inside their
+ * views and aligned, POSITION min/max equal to the data's, indices below the vertex count,
+ * materials and meshes referenced exist. Returns the number of triangles. */
+static uint64_t check_document(const parsed *p)
+{
+    json_t *root = p->root;
+    json_t *asset = json_object_get(root, "asset");
+    CHECK(strcmp(json_string_value(json_object_get(asset, "version")), "2.0") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(asset, "generator")), "terrane") == 0);
+    json_t *buffers = json_object_get(root, "buffers");
+    const size_t blen = (size_t)json_integer_value(
+        json_object_get(json_array_get(buffers, 0), "byteLength"));
+    CHECK(blen <= p->bin_size && p->bin_size - blen < 4);
+    json_t *views = json_object_get(root, "bufferViews");
+    json_t *accessors = json_object_get(root, "accessors");
+    size_t i;
+    json_t *v;
+    json_array_foreach(views, i, v) {
+        const json_int_t off = json_integer_value(json_object_get(v, "byteOffset"));
+        const json_int_t len = json_integer_value(json_object_get(v, "byteLength"));
+        const json_int_t target = json_integer_value(json_object_get(v, "target"));
+        CHECK(off % 4 == 0 && len > 0 && (size_t)(off + len) <= blen);
+        CHECK(target == 34962 || target == 34963);
+        CHECK_EQ_INT(json_integer_value(json_object_get(v, "buffer")), 0);
+    }
+    json_t *a;
+    json_array_foreach(accessors, i, a) {
+        json_t *view = json_array_get(views, (size_t)json_integer_value(json_object_get(a, "bufferView")));
+        CHECK(view != NULL);
+        const json_int_t aoff = json_integer_value(json_object_get(a, "byteOffset"));
+        const json_int_t count = json_integer_value(json_object_get(a, "count"));
+        const char *type = json_string_value(json_object_get(a, "type"));
+        const json_int_t comp = json_integer_value(json_object_get(a, "componentType"));
+        const int width = strcmp(type, "VEC3") == 0 ? 3 : 1;
+        CHECK(strcmp(type, "VEC3") == 0 || strcmp(type, "SCALAR") == 0);
+        CHECK(comp == (width == 3 ? 5126 : 5125));
+        CHECK(aoff % 4 == 0 && count > 0);
+        CHECK(aoff + count * 4 * width <=
+              json_integer_value(json_object_get(view, "byteLength")));
+        json_t *mn = json_object_get(a, "min"), *mx = json_object_get(a, "max");
+        if (mn) {
+            const size_t base = (size_t)json_integer_value(json_object_get(view, "byteOffset")) +
+                                (size_t)aoff;
+            for (int c = 0; c < 3; c++) {
+                float lo = INFINITY, hi = -INFINITY;
+                for (json_int_t e = 0; e < count; e++) {
+                    const float x = bin_float(p, base + 12u * (size_t)e + 4u * (size_t)c);
+                    CHECK(isfinite(x));
+                    if (x < lo) lo = x;
+                    if (x > hi) hi = x;
+                }
+                CHECK((float)json_real_value(json_array_get(mn, (size_t)c)) == lo);
+                CHECK((float)json_real_value(json_array_get(mx, (size_t)c)) == hi);
+            }
+        }
+    }
+    uint64_t triangles = 0;
+    json_t *meshes = json_object_get(root, "meshes"), *materials = json_object_get(root, "materials");
+    json_t *m;
+    json_array_foreach(meshes, i, m) {
+        json_t *prims = json_object_get(m, "primitives");
+        CHECK(json_array_size(prims) > 0);
+        size_t q;
+        json_t *pr;
+        json_array_foreach(prims, q, pr) {
+            json_t *attr = json_object_get(pr, "attributes");
+            json_t *pos = json_array_get(accessors, (size_t)json_integer_value(json_object_get(attr, "POSITION")));
+            json_t *nor = json_array_get(accessors, (size_t)json_integer_value(json_object_get(attr, "NORMAL")));
+            json_t *ind = json_array_get(accessors, (size_t)json_integer_value(json_object_get(pr, "indices")));
+            CHECK(pos && nor && ind);
+            CHECK(json_object_get(pos, "min") != NULL && json_object_get(pos, "max") != NULL);
+            CHECK(json_array_get(materials, (size_t)json_integer_value(json_object_get(pr, "material"))) != NULL);
+            const json_int_t vc = json_integer_value(json_object_get(pos, "count"));
+            CHECK_EQ_INT(json_integer_value(json_object_get(nor, "count")), vc);
+            json_t *iview = json_array_get(views, (size_t)json_integer_value(json_object_get(ind, "bufferView")));
+            CHECK_EQ_INT(json_integer_value(json_object_get(iview, "target")), 34963);
+            const size_t base = (size_t)json_integer_value(json_object_get(iview, "byteOffset")) +
+                                (size_t)json_integer_value(json_object_get(ind, "byteOffset"));
+            const json_int_t ic = json_integer_value(json_object_get(ind, "count"));
+            CHECK(ic % 3 == 0);
+            triangles += (uint64_t)ic / 3u;
+            json_int_t bad = 0;
+            for (json_int_t e = 0; e < ic; e++)
+                bad += get_u32(p->bin + base + 4u * (size_t)e) >= (uint32_t)vc;
+            CHECK_EQ_INT(bad, 0);
+        }
+    }
+    /* every node's mesh exists; the scene lists roots */
+    json_t *nodes = json_object_get(root, "nodes"), *n;
+    json_array_foreach(nodes, i, n) {
+        json_t *mesh = json_object_get(n, "mesh");
+        if (mesh) CHECK(json_array_get(meshes, (size_t)json_integer_value(mesh)) != NULL);
+    }
+    CHECK(json_array_size(json_object_get(json_array_get(json_object_get(root, "scenes"), 0),
+                                          "nodes")) >= 1);
+    return triangles;
+}
+
+static json_t *find_named(json_t *list, const char *name)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(list, i, o) {
+        const char *s = json_string_value(json_object_get(o, "name"));
+        if (s && strcmp(s, name) == 0) return o;
+    }
+    return NULL;
+}
+
+static void test_glb_scene(void)
+{
+    trn_field f;
+    trn_water w;
+    uint8_t *roles;
+    scene_inputs(&f, &w, &roles);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 4;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
+    trn_palette pal;
+    CHECK_OK(trn_palette_parse(palette_text, strlen(palette_text), "p.json", &pal, NULL));
+    trn_instance items[2] = {{0, 3, -2, 1.5, 2.0, 7.25, 90.0, 2.0}, {1, 0, 0, 5, 1, 5, 0, 1}};
+    trn_instances inst = {items, 2};
+    uint32_t levels[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL};
+    char path[700];
+    snprintf(path, sizeof path, "%s/scene.glb", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+    CHECK_EQ_INT(rep.file_count, 1);
+    CHECK_EQ_INT(rep.water_bodies, 1);
+    CHECK_EQ_INT(rep.instances, 2);
+    parsed p;
+    if (m && parse_glb(path, &p)) {
+        const uint64_t tris = check_document(&p);
+        CHECK_EQ_INT(tris, rep.triangles + 2u * 12u - 0u);
+        json_t *nodes = json_object_get(p.root, "nodes");
+        json_t *meshes = json_object_get(p.root, "meshes");
+        CHECK(find_named(nodes, "chunk_0_0") != NULL);
+        CHECK(find_named(nodes, "chunk_2_2") != NULL);
+        CHECK(find_named(nodes, "water_b0") != NULL);
+        /* one primitive per role section, the role's material by name and linear colour */
+        json_t *c00 = find_named(meshes, "chunk_0_0");
+        CHECK_EQ_INT(json_array_size(json_object_get(c00, "primitives")),
+                     m->chunks[0].levels[0].section_count);
+        json_t *materials = json_object_get(p.root, "materials");
+        json_t *rock = find_named(materials, "rock");
+        CHECK(rock != NULL);
+        uint8_t rgba[4];
+        trn_roles_color(TRN_ROLE_ROCK, rgba);
+        json_t *bc = json_object_get(json_object_get(rock, "pbrMetallicRoughness"),
+                                     "baseColorFactor");
+        CHECK(fabs(json_real_value(json_array_get(bc, 0)) - trn_srgb_to_linear(rgba[0])) < 1e-7);
+        CHECK(json_real_value(json_array_get(bc, 3)) == 1.0);
+        json_t *water = find_named(materials, "water");
+        CHECK(strcmp(json_string_value(json_object_get(water, "alphaMode")), "BLEND") == 0);
+        CHECK(find_named(materials, "underwater") != NULL);
+        /* instances: proxy meshes per rule, nodes keyed "<rule>/<cx>_<cz>" */
+        json_t *pine = find_named(meshes, "pine");
+        CHECK(strcmp(json_string_value(json_object_get(json_object_get(pine, "extras"), "model")),
+                     "asset://trees/pine") == 0);
+        json_t *hut = find_named(meshes, "hut");
+        CHECK(strcmp(json_string_value(json_object_get(json_object_get(hut, "extras"), "prefab")),
+                     "prefab://hut") == 0);
+        json_t *inode = find_named(nodes, "pine/3_-2");
+        CHECK(inode != NULL);
+        CHECK(strcmp(json_string_value(json_object_get(json_object_get(inode, "extras"), "id")),
+                     "pine/3_-2") == 0);
+        json_t *rot = json_object_get(inode, "rotation");
+        CHECK(fabs(json_real_value(json_array_get(rot, 1)) - sqrt(0.5)) < 1e-7);
+        CHECK(fabs(json_real_value(json_array_get(rot, 3)) - sqrt(0.5)) < 1e-7);
+        CHECK(json_real_value(json_array_get(rot, 0)) == 0.0);
+        CHECK(json_real_value(json_array_get(json_object_get(inode, "translation"), 2)) == 7.25);
+        CHECK(json_real_value(json_array_get(json_object_get(inode, "scale"), 1)) == 2.0);
+        CHECK(json_object_get(inode, "mesh") != NULL &&
+              json_array_get(meshes, (size_t)json_integer_value(json_object_get(inode, "mesh"))) ==
+                  pine);
+        CHECK(find_named(nodes, "hut/0_0") != NULL);
+        /* Box winding: every proxy triangle faces out of the box (centre (0, 0.5, 0)). */
+        json_t *prim = json_array_get(json_object_get(pine, "primitives"), 0);
+        json_t *acc = json_object_get(p.root, "accessors"), *bv = json_object_get(p.root, "bufferViews");
+        json_t *pa = json_array_get(acc, (size_t)json_integer_value(json_object_get(json_object_get(prim, "attributes"), "POSITION")));
+        json_t *ia = json_array_get(acc, (size_t)json_integer_value(json_object_get(prim, "indices")));
+        const size_t pbase = (size_t)json_integer_value(json_object_get(json_array_get(bv, (size_t)json_integer_value(json_object_get(pa, "bufferView"))), "byteOffset"));
+        const size_t ibase = (size_t)json_integer_value(json_object_get(json_array_get(bv, (size_t)json_integer_value(json_object_get(ia, "bufferView"))), "byteOffset"));
+        int outward = 0;
+        for (int t = 0; t < 12; t++) {
+            double q[3][3];
+            for (int c = 0; c < 3; c++) {
+                const uint32_t vi = get_u32(p.bin + ibase + 4u * (size_t)(3 * t + c));
+                for (int k = 0; k < 3; k++)
+                    q[c][k] = bin_float(&p, pbase + 12u * vi + 4u * (size_t)k);
+            }
+            const double u[3] = {q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]};
+            const double v2[3] = {q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+            const double n[3] = {u[1] * v2[2] - u[2] * v2[1], u[2] * v2[0] - u[0] * v2[2],
+                                 u[0] * v2[1] - u[1] * v2[0]};
+            const double cx = (q[0][0] + q[1][0] + q[2][0]) / 3.0,
+                         cy = (q[0][1] + q[1][1] + q[2][1]) / 3.0 - 0.5,
+                         cz = (q[0][2] + q[1][2] + q[2][2]) / 3.0;
+            outward += n[0] * cx + n[1] * cy + n[2] * cz > 0.0;
+        }
+        CHECK_EQ_INT(outward, 12);
+        parsed_dispose(&p);
+    }
+    /* The same scene merged: one terrain mesh, one primitive per role. */
+    s.chunks = false;
+    s.instances = NULL;
+    s.water = NULL;
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+    CHECK_EQ_INT(rep.water_bodies, 0);
+    if (m && parse_glb(path, &p)) {
+        const uint64_t tris = check_document(&p);
+        CHECK_EQ_INT(tris, rep.triangles);
+        json_t *terrain = find_named(json_object_get(p.root, "meshes"), "terrain");
+        CHECK(terrain != NULL);
+        CHECK_EQ_INT(json_array_size(json_object_get(p.root, "meshes")), 1);
+        CHECK_EQ_INT(json_array_size(json_object_get(terrain, "primitives")), 4);
+        parsed_dispose(&p);
+    }
+    trn_palette_dispose(&pal);
+    trn_mesh_free(m);
+    free(roles);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+}
+
+/* .gltf beside a .bin, and with the buffer embedded. */
+static void test_gltf_text(void)
+{
+    trn_field f;
+    trn_water w;
+    uint8_t *roles;
+    scene_inputs(&f, &w, &roles);
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, NULL, &m, NULL, NULL, NULL));
+    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL};
+    char path[700], bin[700];
+    snprintf(path, sizeof path, "%s/t.gltf", tmp);
+    snprintf(bin, sizeof bin, "%s/t.bin", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_SEPARATE, &s, &rep, NULL));
+    CHECK_EQ_INT(rep.file_count, 2);
+    CHECK(strcmp(rep.files[1], bin) == 0);
+    size_t jsize = 0, bsize = 0;
+    char *text = (char *)trn_test_read_file(path, &jsize);
+    uint8_t *data = trn_test_read_file(bin, &bsize);
+    CHECK(text && data);
+    CHECK_EQ_INT(rep.bytes, jsize + bsize);
+    if (text && data) {
+        parsed p = {json_loadb(text, jsize, 0, NULL), data, bsize};
+        json_t *b0 = json_array_get(json_object_get(p.root, "buffers"), 0);
+        CHECK(strcmp(json_string_value(json_object_get(b0, "uri")), "t.bin") == 0);
+        CHECK_EQ_INT(json_integer_value(json_object_get(b0, "byteLength")), bsize);
+        check_document(&p);
+        json_decref(p.root);
+        /* Embedded: the same buffer as base64 */
+        snprintf(path, sizeof path, "%s/e.gltf", tmp);
+        CHECK_OK(trn_gltf_write(path, TRN_GLTF_EMBEDDED, &s, &rep, NULL));
+        CHECK_EQ_INT(rep.file_count, 1);
+        size_t esize = 0;
+        char *etext = (char *)trn_test_read_file(path, &esize);
+        json_t *eroot = etext ? json_loadb(etext, esize, 0, NULL) : NULL;
+        const char *uri = json_string_value(
+            json_object_get(json_array_get(json_object_get(eroot, "buffers"), 0), "uri"));
+        CHECK(uri && strncmp(uri, "data:application/octet-stream;base64,", 37) == 0);
+        if (uri) {
+            /* decode and compare with the .bin */
+            const char *b64 = uri + 37;
+            size_t len = strlen(b64), o = 0;
+            uint8_t *dec = malloc(len);
+            uint32_t acc = 0;
+            int bits = 0;
+            for (size_t k = 0; k < len && b64[k] != '='; k++) {
+                const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+                acc = acc << 6 | (uint32_t)(strchr(abc, b64[k]) - abc);
+                bits += 6;
+                if (bits >= 8) {
+                    bits -= 8;
+                    dec[o++] = (uint8_t)(acc >> bits);
+                }
+            }
+            CHECK_EQ_INT(o, bsize);
+            CHECK(memcmp(dec, data, bsize) == 0);
+            free(dec);
+        }
+        json_decref(eroot);
+        free(etext);
+    }
+    free(text);
+    free(data);
+    trn_mesh_free(m);
+    free(roles);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+}
+
+static void test_obj(void)
+{
+    trn_field f;
+    trn_water w;
+    uint8_t *roles;
+    scene_inputs(&f, &w, &roles);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 4;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
+    uint32_t levels[9] = {2, 1, 0, 2, 1, 0, 2, 1, 0};
+    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL};
+    char path[700], mtl[700];
+    snprintf(path, sizeof path, "%s/m.obj", tmp);
+    snprintf(mtl, sizeof mtl, "%s/m.mtl", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_obj_write(path, &s, &rep, NULL));
+    CHECK_EQ_INT(rep.file_count, 2);
+    size_t size = 0, msize = 0;
+    char *text = (char *)trn_test_read_file(path, &size);
+    char *mt = (char *)trn_test_read_file(mtl, &msize);
+    CHECK(text && mt);
+    if (text && mt) {
+        CHECK_CONTAINS(text, "mtllib m.mtl\n");
+        CHECK_CONTAINS(text, "o chunk_2_1\n");
+        CHECK_CONTAINS(text, "g water_b0\n");
+        CHECK_CONTAINS(mt, "newmtl water\n");
+        uint64_t v = 0, vn = 0, faces = 0, bad = 0, unknown = 0;
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            if (strncmp(line, "v ", 2) == 0) v++;
+            if (strncmp(line, "vn ", 3) == 0) vn++;
+            if (strncmp(line, "usemtl ", 7) == 0) {
+                char want[80];
+                snprintf(want, sizeof want, "newmtl %s\n", line + 7);
+                unknown += strstr(mt, want) == NULL;
+            }
+            if (strncmp(line, "f ", 2) == 0) {
+                unsigned long long a, a2, b, b2, c, c2;
+                CHECK(sscanf(line, "f %llu//%llu %llu//%llu %llu//%llu", &a, &a2, &b, &b2, &c,
+                             &c2) == 6);
+                bad += a < 1 || b < 1 || c < 1 || a > v || b > v || c > v || a != a2 || b != b2 ||
+                       c != c2;
+                faces++;
+            }
+        }
+        CHECK_EQ_INT(v, vn);
+        CHECK_EQ_INT(v, rep.vertices);
+        CHECK_EQ_INT(faces, rep.triangles);
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(unknown, 0);
+        uint8_t rgba[4];
+        trn_roles_color(TRN_ROLE_GRASS, rgba);
+        char kd[120];
+        snprintf(kd, sizeof kd, "newmtl grass\nKa 0 0 0\nKd %.6f %.6f %.6f\n",
+                 trn_srgb_to_linear(rgba[0]), trn_srgb_to_linear(rgba[1]),
+                 trn_srgb_to_linear(rgba[2]));
+        CHECK_CONTAINS(mt, kd);
+        CHECK(rep.bytes == size + msize);
+    }
+    free(text);
+    free(mt);
+    /* A mesh named .mtl would be its own library: refused, nothing written. */
+    snprintf(path, sizeof path, "%s/x.mtl", tmp);
+    trn_error e;
+    CHECK_STATUS(trn_obj_write(path, &s, &rep, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(!trn_test_exists(path));
+    trn_mesh_free(m);
+    free(roles);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+}
+
+static void test_refusals(void)
+{
+    trn_field f;
+    water_test_field(&f, 4, 4, 1.0, 1.0, flat);
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, NULL, &m, NULL, NULL, NULL));
+    char path[700];
+    snprintf(path, sizeof path, "%s/bad.glb", tmp);
+    trn_error e;
+    uint32_t level = 7;
+    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL};
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "level 7");
+    CHECK(!trn_test_exists(path));
+    s.levels = NULL;
+    trn_instance one = {3, 0, 0, 0, 0, 0, 0, 1};
+    trn_instances inst = {&one, 1};
+    trn_palette pal;
+    CHECK_OK(trn_palette_parse(palette_text, strlen(palette_text), "p.json", &pal, NULL));
+    s.instances = &inst;
+    s.palette = &pal;
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "names rule 3");
+    CHECK_STATUS(trn_obj_write(path, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(!trn_test_exists(path));
+    s.instances = NULL;
+    CHECK_STATUS(trn_gltf_write(path, (trn_gltf_container)9, &s, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    /* An unwritable place (a folder that is a file): an error, nothing left behind. */
+    char blocker[700];
+    snprintf(blocker, sizeof blocker, "%s/blocker", tmp);
+    CHECK(trn_test_write_file(blocker, "x", 1));
+    snprintf(path, sizeof path, "%s/blocker/x.glb", tmp);
+    CHECK(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e) != TRN_OK);
+    CHECK(!trn_test_exists(path));
+    /* All holes: a valid file with no buffer. */
+    for (size_t k = 0; k < 25; k++)
+        f.heights[k] = NAN;
+    trn_mesh_free(m);
+    CHECK_OK(trn_mesh_build(&f, NULL, NULL, &m, NULL, NULL, NULL));
+    s.mesh = m;
+    snprintf(path, sizeof path, "%s/empty.glb", tmp);
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e));
+    parsed p;
+    if (parse_glb(path, &p)) {
+        CHECK(json_object_get(p.root, "buffers") == NULL);
+        CHECK(p.bin == NULL);
+        parsed_dispose(&p);
+    }
+    trn_palette_dispose(&pal);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
+    RUN(test_glb_scene);
+    RUN(test_gltf_text);
+    RUN(test_obj);
+    RUN(test_refusals);
+    return trn_test_finish();
+}
