@@ -108,7 +108,8 @@ static int bench_stroke(uint32_t cells, int threads)
 {
     bench_recipe b;
     make_recipe(&b, cells);
-    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options go = {
+        .threads = threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_error e;
     trn_session *ss = NULL;
     double t0 = now_s();
@@ -201,7 +202,8 @@ static int bench_replay(uint32_t cells, int threads)
             k->points[2 * p + 1] = cz + 1.5 * p;
         }
     }
-    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options go = {
+        .threads = threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_error e;
     trn_generated g;
     /* Best of 3 each way: generation time varies more than the replay costs. */

@@ -142,7 +142,8 @@ int main(int argc, char **argv)
     uint64_t key = 0, heights_hash = 0;
     int counts[2] = {threads, 1};
     for (int run = 0; run < 2; run++) {
-        trn_generate_options go = {counts[run], TRN_EROSION_FINAL, NULL, 0};
+        trn_generate_options go = {
+            .threads = counts[run], .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
         trn_generated gen;
         trn_error e;
         stage_clock clock;

@@ -609,7 +609,8 @@ static void check_recipe(const char *name, const trn_recipe *r, uint64_t want_he
     set_threads(2);
     CHECK_OK(trn_recipe_generate(r, NULL, &two, NULL, NULL, NULL));
     /* the threads option, whatever OpenMP's default is */
-    trn_generate_options go = {3, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options go = {
+        .threads = 3, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     CHECK_OK(trn_recipe_generate(r, &go, &opt, NULL, NULL, NULL));
     CHECK(generated_equal(&one, &two));
     CHECK(generated_equal(&one, &opt));
@@ -768,7 +769,8 @@ static void test_generate_errors(void)
     CHECK(is_empty(&g));
     CHECK_CONTAINS(e.message, "lava");
     recipe_island(&t);
-    trn_generate_options bad_threads = {-1, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options bad_threads = {
+        .threads = -1, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     CHECK_STATUS(trn_recipe_generate(&t.r, &bad_threads, &g, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK(is_empty(&g));

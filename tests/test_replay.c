@@ -280,8 +280,9 @@ static void test_threads(void)
         s->target_height = 40;
         s->erase = k % 3 == 0;
     }
-    trn_generate_options one = {1, TRN_EROSION_FINAL, NULL, 0},
-                         three = {3, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options
+        one = {.threads = 1, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0},
+        three = {.threads = 3, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_generated a, b;
     CHECK_OK(trn_recipe_generate(&r, &one, &a, NULL, NULL, NULL));
     CHECK_OK(trn_recipe_generate(&r, &three, &b, NULL, NULL, NULL));

@@ -7,9 +7,12 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
-#include "terrane/water.h"
 #include "terrane/graph.h"
+#include "terrane/palette.h"
 #include "terrane/recipe.h"
+#include "terrane/roles.h"
+#include "terrane/scatter.h"
+#include "terrane/water.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -218,6 +221,21 @@ typedef struct trn_generated {
      * inferred from the sea level. */
     bool has_water;
     trn_water water;
+    /* The palette's placements on the final surface (trn_generate_options.palette; empty
+     * without one), the per-rule report of how they were chosen, and the candidates they were
+     * refiltered from when those differ (a graph's Scatter Palette node placed them before the
+     * layers); scatter_base is empty when the instances are their own candidates. Sessions
+     * refilter the candidates after edits, so undo restores identities. Rule indices refer to
+     * the caller's palette. */
+    trn_instances instances;
+    trn_instances scatter_base;
+    trn_scatter_report scatter;
+    /* Surface role per sample (trn_surface_role), when trn_generate_options.roles asked; NULL
+     * otherwise. */
+    uint8_t *roles;
+    /* Signed erosion transport per sample (metres; < 0 cut, > 0 deposition) of the graph's
+     * erosion upstream of the output; NULL when none. */
+    float *transport;
 } trn_generated;
 
 typedef struct trn_generate_options {
@@ -227,6 +245,11 @@ typedef struct trn_generate_options {
     uint64_t max_work;           /* work budget of each graph node and of the layers' strokes
                                     together (graph.h): 0 = TRN_WORK_BUDGET_DEFAULT,
                                     TRN_WORK_UNLIMITED = no limit */
+    const trn_palette *palette;  /* resolved palette (trn_palette_resolve), borrowed: its rules
+                                    are placed on the final surface into out->instances. NULL:
+                                    nothing is placed */
+    uint64_t max_placements;     /* placement ceiling, 0: TRN_SCATTER_DEFAULT_MAX_PLACEMENTS */
+    bool roles;                  /* classify the final surface into out->roles */
 } trn_generate_options;
 
 /* Generate: validate, evaluate the recipe's graph (trn_graph_from_recipe: without recipe.graph,
@@ -249,6 +272,36 @@ void trn_generated_context(const trn_generated *gen, const trn_recipe *recipe, u
                            uint32_t j, trn_sample_context *ctx);
 
 void trn_generated_dispose(trn_generated *gen);
+
+/* What the placement filters see on a generated terrain: its final heights, biome labels, slope,
+ * moisture (computed when a rule has a moisture band), water distance, wet samples (water
+ * distance 0: the published water's coverage, else the inferred sea) and exclusion mask, and the
+ * recipe's "scatter" sub-seed. The buffers it allocates are owned by the env: free them with
+ * trn_generated_scatter_env_dispose. */
+typedef struct trn_generated_scatter_env {
+    trn_scatter_env env;
+    uint8_t *wet;    /* owned */
+    float *moisture; /* owned, NULL when no rule reads it */
+} trn_generated_scatter_env;
+
+trn_status trn_generated_scatter_env_init(const trn_generated *gen, const trn_recipe *recipe,
+                                          const trn_palette *palette,
+                                          trn_generated_scatter_env *out, trn_error *err);
+void trn_generated_scatter_env_dispose(trn_generated_scatter_env *env); /* NULL-safe */
+
+/* Classify a generated terrain's final surface into surface roles (roles.h), one byte per sample
+ * (caller-allocated, trn_field_sample_count entries): slope; gen->transport when present; flow
+ * accumulation of a drainage of the final surface (so sculpted valleys carry their channels);
+ * moisture; the published water's coverage (else the inferred sea: water distance 0) and water
+ * distance; each biome's allow_snow with the recipe's snow_line (no snow without one); the other
+ * thresholds at trn_roles_params_default. params NULL: those defaults. Errors: as
+ * trn_roles_classify and trn_drainage_compute; TRN_ERR_NO_MEMORY. */
+trn_status trn_generated_classify_roles(const trn_generated *gen, const trn_recipe *recipe,
+                                        const trn_roles_params *params, uint8_t *roles,
+                                        trn_error *err);
+/* The roles parameters of a recipe: trn_roles_params_default with snow_height from the recipe's
+ * snow_line (INFINITY without one). */
+void trn_recipe_roles_params(const trn_recipe *recipe, trn_roles_params *params);
 
 #ifdef __cplusplus
 }

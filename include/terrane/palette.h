@@ -123,6 +123,11 @@ double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_ru
 trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, trn_palette *out,
                                trn_material_set *set_out, trn_error *err);
 
+/* Resolve a terrain_material_set by asset:// id the same way (for a palette written inline in
+ * the recipe that names one). Errors as trn_palette_resolve, naming "material_set". */
+trn_status trn_material_set_resolve(const char *recipe_path, const char *asset_id,
+                                    trn_material_set *out, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Instances.
  * ------------------------------------------------------------------------------------------- */

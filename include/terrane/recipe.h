@@ -197,6 +197,8 @@ typedef struct trn_recipe {
     uint32_t chunk_cells;      /* default 32, >= 1 */
     bool has_sea_level;
     double sea_level;
+    bool has_snow_line; /* "snow_line": height above which surface roles may turn to snow */
+    double snow_line;
     char *default_landform; /* must name a landform */
     trn_landform *landforms;
     uint32_t landform_count;

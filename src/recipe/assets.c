@@ -224,3 +224,41 @@ trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, tr
     if (st) trn_palette_dispose(out);
     return st;
 }
+
+trn_status trn_material_set_resolve(const char *recipe_path, const char *asset_id,
+                                    trn_material_set *out, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!asset_id || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
+                             "trn_material_set_resolve: asset_id and set are required");
+    if (!asset_rel_ok(asset_id))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
+                             "material_set: expected an asset id such as "
+                             "\"asset://terrain/materials/landscape\" (a relative path without "
+                             "'.' or '..' parts), found '%.200s'",
+                             asset_id);
+    char start[4096] = ".";
+    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
+    if (slash)
+        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
+                 recipe_path);
+    char root[4096];
+    trn_status st = find_root(start, asset_id, root, sizeof root, err);
+    if (st) {
+        if (err && st == TRN_ERR_NOT_FOUND) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            trn_error_set(err, st, recipe_path, -1, "material_set: %s", msg);
+        }
+        return st;
+    }
+    trn_rcp_manifest m;
+    if ((st = load_from_root(root, asset_id, "terrain_material_set", &m, err))) return st;
+    char *text = NULL;
+    size_t size = 0;
+    if ((st = trn_rcp_manifest_source(&m, &text, &size, err))) return st;
+    st = trn_material_set_parse(text, size, m.source_path, out, err);
+    free(text);
+    return st;
+}

@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/generate.h"
 #include "terrane/water.h"
@@ -62,6 +63,11 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->exclusion);
     free(gen->nodes);
     trn_water_dispose(&gen->water);
+    trn_instances_dispose(&gen->instances);
+    trn_instances_dispose(&gen->scatter_base);
+    trn_scatter_report_dispose(&gen->scatter);
+    free(gen->roles);
+    free(gen->transport);
     for (uint32_t k = 0; k < gen->diagnostic_count; k++)
         free(gen->diagnostics[k]);
     free(gen->diagnostics);
@@ -552,6 +558,7 @@ static trn_status generate_with(const trn_recipe *recipe, const trn_generate_opt
     memset(&gen, 0, sizeof gen);
     trn_progress pr = trn_progress_make(progress, user);
     trn_status st = generate(recipe, threads, options, frozen, &gen, keep, &pr, err);
+    if (!st) st = trn_generated_finish(recipe, options, threads, &gen, progress, user, err);
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif

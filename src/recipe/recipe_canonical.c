@@ -474,6 +474,7 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     if (r->chunk_cells != TRN_RCP_CHUNK_CELLS)
         put_new(o, "chunk_cells", json_integer(r->chunk_cells), &ok);
     if (r->has_sea_level) put_new(o, "sea_level", json_real(r->sea_level), &ok);
+    if (r->has_snow_line) put_new(o, "snow_line", json_real(r->snow_line), &ok);
     put_new(o, "default_landform", json_string(r->default_landform), &ok);
     json_t *lfs = json_object();
     for (uint32_t i = 0; lfs && i < r->landform_count; i++)

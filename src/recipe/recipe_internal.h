@@ -38,6 +38,7 @@ typedef enum trn_rcp_num {
     TRN_NUM_SEED,
     TRN_NUM_CHUNK_CELLS, /* upper bound is the grid's: checked separately */
     TRN_NUM_SEA_LEVEL,
+    TRN_NUM_SNOW_LINE,
     TRN_NUM_BASE_HEIGHT,
     TRN_NUM_HEIGHT_VARIATION,
     TRN_NUM_FEATURE_SIZE,
@@ -131,5 +132,14 @@ trn_status trn_rcp_parse_partial(const char *text, size_t size, const char *file
 
 /* Shared by classification and parsing: which document a top-level object is. */
 trn_document_kind trn_rcp_classify_object(const json_t *root);
+
+/* The last pass of generation on a finished result: surface roles and palette placements, as
+ * options ask (src/recipe/finish.c). The omp thread count is already set by the caller. */
+struct trn_generated;
+struct trn_generate_options;
+trn_status trn_generated_finish(const trn_recipe *recipe,
+                                const struct trn_generate_options *options, int threads,
+                                struct trn_generated *gen, trn_progress_fn progress, void *user,
+                                trn_error *err);
 
 #endif

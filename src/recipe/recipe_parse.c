@@ -896,6 +896,9 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         } else if (strcmp(key, "sea_level") == 0) {
             st = want_number(c, v, TRN_NUM_SEA_LEVEL, &r->sea_level);
             r->has_sea_level = true;
+        } else if (strcmp(key, "snow_line") == 0) {
+            st = want_number(c, v, TRN_NUM_SNOW_LINE, &r->snow_line);
+            r->has_snow_line = true;
         } else if (strcmp(key, "default_landform") == 0) {
             st = want_string(c, v, "the name of a landform", &r->default_landform);
         } else if (strcmp(key, "default_biome") == 0) {

@@ -25,6 +25,8 @@ static const num_spec num_specs[TRN_NUM_COUNT] = {
     [TRN_NUM_CHUNK_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
     [TRN_NUM_SEA_LEVEL] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
                            "a number from -1e9 to 1e9"},
+    [TRN_NUM_SNOW_LINE] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
+                           "a number from -1e9 to 1e9"},
     [TRN_NUM_BASE_HEIGHT] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
                              "a number from -1e9 to 1e9"},
     [TRN_NUM_HEIGHT_VARIATION] = {0, TRN_RCP_MAX_MAGNITUDE, 0, "a number from 0 to 1e9"},
@@ -99,7 +101,8 @@ bool trn_rcp_landform_field_is_default(const trn_landform *lf, const char *key)
 
 const char *const trn_rcp_recipe_keys[] = {"size",           "resolution",
                                            "seed",           "chunk_cells",
-                                           "sea_level",      "default_landform",
+                                           "sea_level",      "snow_line",
+                                           "default_landform",
                                            "landforms",      "default_biome",
                                            "biomes",         "rules",
                                            "layers",         "regions",
@@ -685,6 +688,8 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
                     "32), found %u",
                     chunk_max, r->chunk_cells);
     }
+    if (r->has_snow_line && (st = check_field(k, "snow_line", TRN_NUM_SNOW_LINE, r->snow_line)))
+        return st;
     if (r->has_sea_level && (st = check_field(k, "sea_level", TRN_NUM_SEA_LEVEL, r->sea_level)))
         return st;
 

@@ -119,6 +119,8 @@ static bool recipe_copy(trn_recipe *d, const trn_recipe *s, bool with_strokes)
     d->chunk_cells = s->chunk_cells;
     d->has_sea_level = s->has_sea_level;
     d->sea_level = s->sea_level;
+    d->has_snow_line = s->has_snow_line;
+    d->snow_line = s->snow_line;
     d->has_layers = s->has_layers;
     d->has_preset_version = s->has_preset_version;
     d->preset_version = s->preset_version;

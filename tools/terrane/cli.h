@@ -87,16 +87,19 @@ int cli_verb_recover(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_formats(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_water(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv);
 
 /* Scatter (scatter.c), shared by generate's engine exports: the recipe's palette (its asset id
- * resolved from recipe_path's project, or inline), and its instances on a generated surface.
+ * resolved from recipe_path's project, or inline) with its material set when set is not NULL
+ * (zeroed when the palette names none), and its instances on a generated surface.
  * Both return a CLI exit code, the message printed. */
 typedef struct trn_palette trn_palette;
+typedef struct trn_material_set trn_material_set;
 typedef struct trn_instances trn_instances;
 typedef struct trn_scatter_report trn_scatter_report;
 typedef struct trn_generated trn_generated;
 int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *recipe,
-                     trn_palette *palette);
+                     trn_palette *palette, trn_material_set *set);
 int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
                       const trn_palette *palette, int threads, uint64_t max_placements,
                       trn_instances *inst, trn_scatter_report *rep);

@@ -145,7 +145,7 @@ static void print_rule_text(const trn_rule *r, const trn_sample_context *c, bool
     trn_rule_test t;
     trn_rule_test_sample(r, c, &t);
     cli_printf("Rule \"%s\" biome=%s priority=%.15g blend=%.3f\n", r->id, r->biome, r->priority,
-           r->blend);
+               r->blend);
     for (int k = 0; k < TRN_RULE_BAND_COUNT; k++) {
         char line[256];
         band_text(r, display_order[k], c, t.bands[display_order[k]], line, sizeof line);
@@ -179,17 +179,18 @@ static json_t *rule_json(const trn_rule *r, const trn_sample_context *c)
         const trn_band_result res = t.bands[b];
         json_object_set_new(bo, "state",
                             cli_json_string(res == TRN_BAND_UNCONSTRAINED ? "unconstrained"
-                                        : res == TRN_BAND_INSIDE      ? "inside"
-                                                                      : "outside"));
+                                            : res == TRN_BAND_INSIDE      ? "inside"
+                                                                          : "outside"));
         if (res != TRN_BAND_UNCONSTRAINED) {
             if (b == TRN_RULE_BAND_SUBSTRATE) {
                 json_t *allowed = json_array();
                 for (int s = 0; s < TRN_SUBSTRATE_COUNT; s++)
                     if (r->substrate_mask >> s & 1u)
-                        json_array_append_new(allowed,
-                                              cli_json_string(trn_substrate_name((trn_substrate)s)));
+                        json_array_append_new(
+                            allowed, cli_json_string(trn_substrate_name((trn_substrate)s)));
                 json_object_set_new(bo, "allowed", allowed);
-                json_object_set_new(bo, "sample", cli_json_string(trn_substrate_name(c->substrate)));
+                json_object_set_new(bo, "sample",
+                                    cli_json_string(trn_substrate_name(c->substrate)));
             } else {
                 const trn_band *band = rule_band(r, b);
                 json_object_set_new(bo, "min", json_real(band->min));
@@ -345,7 +346,8 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
-    trn_generate_options go = {threads, TRN_EROSION_FINAL, NULL, max_work};
+    trn_generate_options go = {
+        .threads = threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = max_work};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
@@ -412,7 +414,8 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     } else {
         char wd[32];
         fmt3(wd, sizeof wd, c.water_distance);
-        cli_printf("Position: %.3f,%.3f in terrain %.3f x %.3f\n", x, z, recipe.size_x, recipe.size_z);
+        cli_printf("Position: %.3f,%.3f in terrain %.3f x %.3f\n", x, z, recipe.size_x,
+                   recipe.size_z);
         cli_printf("Cell: %u,%u (sample %zu of %zu)\n", i, j, index, count);
         cli_printf("Sea level: %.3f\n", gen.sea_level);
         cli_printf("Biome: %s\n", biome_name);
@@ -433,13 +436,13 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
             print_rule_text(&recipe.rules[rule], &c, false);
         } else if (source == TRN_BIOME_FROM_DEFAULT && !gen.biome_rules) {
             cli_printf("The graph has no Biome Rules node feeding its output: rules are not "
-                   "applied, the default biome applies\n");
+                       "applied, the default biome applies\n");
         } else if (source == TRN_BIOME_FROM_DEFAULT) {
             if (recipe.rule_count == 0)
                 cli_printf("No rules: the default biome applies\n");
             else
                 cli_printf("No rule matched (%u active): the default biome applies\n",
-                       recipe.rule_count);
+                           recipe.rule_count);
             for (uint32_t r = 0; r < recipe.rule_count; r++)
                 print_rule_text(&recipe.rules[r], &c, true);
         }

@@ -375,63 +375,27 @@ static int write_preview(cli_ctx *ctx, const gen_args *a, const trn_generated *g
 
 /* The surface roles of the final surface: slope, flow on it (a drainage of the surface),
  * moisture, the water (connected or the inferred sea) and each biome's allow_snow. */
-static int write_roles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                       const trn_generated *gen, json_t **legend)
+static int write_roles(cli_ctx *ctx, const gen_args *a, const trn_generated *gen, json_t **legend)
 {
-    const size_t n = trn_field_sample_count(&gen->field);
-    const size_t nx = (size_t)gen->field.cells_x + 1u;
     trn_error e;
-    trn_drainage d;
-    memset(&d, 0, sizeof d);
-    float *moisture = malloc(n * sizeof *moisture);
-    bool *snow = calloc(recipe->biome_count ? recipe->biome_count : 1u, sizeof *snow);
-    uint8_t *roles = malloc(n);
+    trn_roles_map map;
+    memset(&map, 0, sizeof map);
     int rc = CLI_EXIT_OK;
-    if (!moisture || !snow || !roles) rc = cli_failf(ctx, "out of memory for the surface roles");
-    if (!rc && trn_drainage_compute(&gen->field, gen->sea_level, &d, NULL, NULL, &e))
+    if (trn_roles_map_render(gen->field.cells_x, gen->field.cells_z, gen->roles, &map, &e)) {
         rc = cli_fail(ctx, &e);
-    if (!rc) {
-        for (uint32_t j = 0; j <= gen->field.cells_z; j++)
-            trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x,
-                             (double)j * recipe->size_z / (double)recipe->cells_z,
-                             moisture + (size_t)j * nx);
-        for (uint32_t b = 0; b < recipe->biome_count; b++)
-            snow[b] = recipe->biomes[b].allow_snow;
-        trn_roles_input in;
-        memset(&in, 0, sizeof in);
-        in.field = &gen->field;
-        in.accumulation = d.accumulation;
-        in.moisture = moisture;
-        in.wet = gen->has_water ? gen->water.wet : NULL;
-        in.water_distance = gen->water_distance;
-        in.biomes = gen->biomes.values;
-        in.allow_snow = snow;
-        in.allow_snow_count = recipe->biome_count;
-        trn_roles_params params;
-        trn_roles_params_default(&params);
-        trn_roles_map map;
-        memset(&map, 0, sizeof map);
-        if (trn_roles_classify(&in, &params, roles, &e) ||
-            trn_roles_map_render(gen->field.cells_x, gen->field.cells_z, roles, &map, &e)) {
-            rc = cli_fail(ctx, &e);
-        } else {
-            trn_image img = {map.picture.width,    map.picture.height,
-                             map.picture.channels, 8,
-                             map.picture.pixels,   false};
-            trn_png_options po;
-            trn_png_options_default(&po);
-            if (trn_png_write(a->roles_file, &img, &po, NULL, NULL, &e)) rc = cli_fail(ctx, &e);
-            json_error_t je;
-            *legend = json_loads(map.legend_json, 0, &je);
-            cli_note(ctx, "wrote %s (surface roles, %u x %u)", a->roles, map.picture.width,
-                     map.picture.height);
-        }
-        trn_roles_map_dispose(&map);
+    } else {
+        trn_image img = {map.picture.width,    map.picture.height,
+                         map.picture.channels, 8,
+                         map.picture.pixels,   false};
+        trn_png_options po;
+        trn_png_options_default(&po);
+        if (trn_png_write(a->roles_file, &img, &po, NULL, NULL, &e)) rc = cli_fail(ctx, &e);
+        json_error_t je;
+        *legend = json_loads(map.legend_json, 0, &je);
+        cli_note(ctx, "wrote %s (surface roles, %u x %u)", a->roles, map.picture.width,
+                 map.picture.height);
     }
-    trn_drainage_dispose(&d);
-    free(moisture);
-    free(snow);
-    free(roles);
+    trn_roles_map_dispose(&map);
     return rc;
 }
 
@@ -529,7 +493,7 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
     trn_graph graph;
     trn_error e;
     if (trn_graph_from_recipe(recipe, &graph, &e)) return cli_fail(ctx, &e);
-    trn_graph_options go = {a->threads, a->quality, cache, a->max_work};
+    trn_graph_options go = {a->threads, a->quality, cache, a->max_work, NULL};
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
@@ -786,32 +750,18 @@ static trn_status export_level_water(const gen_args *a, const trn_generated *gen
     return st;
 }
 
-/* The recipe's palette placed once per run, for every engine export that carries it. */
+/* The recipe's palette and material set, loaded before generating: the generation places the
+ * palette once (trn_generated.instances) for every engine export that carries it. */
 typedef struct placements {
-    bool done;
-    int rc;
+    bool loaded;
     trn_palette palette;
-    trn_instances inst;
+    trn_material_set set;
 } placements;
-
-static int placements_get(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                          const trn_generated *gen, placements *p)
-{
-    if (p->done) return p->rc;
-    p->done = true;
-    trn_scatter_report rep;
-    memset(&rep, 0, sizeof rep);
-    p->rc = cli_palette_load(ctx, a->recipe_path, recipe, &p->palette);
-    if (!p->rc)
-        p->rc = cli_scatter_place(ctx, recipe, gen, &p->palette, a->threads, 0, &p->inst, &rep);
-    trn_scatter_report_dispose(&rep);
-    return p->rc;
-}
 
 static void placements_dispose(placements *p)
 {
-    trn_instances_dispose(&p->inst);
     trn_palette_dispose(&p->palette);
+    trn_material_set_dispose(&p->set);
     memset(p, 0, sizeof *p);
 }
 
@@ -820,11 +770,11 @@ static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe
                                const trn_generated *gen, trn_write_set *ws, level_export *lx,
                                placements *pl)
 {
-    if (!recipe->palette_json) return CLI_EXIT_OK;
+    if (!recipe->palette_json || !pl->loaded) return CLI_EXIT_OK;
     const trn_palette *palette = &pl->palette;
-    const trn_instances *inst = &pl->inst;
-    int rc = placements_get(ctx, a, recipe, gen, pl);
-    if (!rc) {
+    const trn_instances *inst = &gen->instances;
+    int rc = CLI_EXIT_OK;
+    {
         trn_beamng_forest_options fo;
         memset(&fo, 0, sizeof fo);
         fo.level_dir = a->export_dir;
@@ -1305,11 +1255,12 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
                                   const trn_generated *gen, const char *name,
                                   const trn_unity_export_report *rep, json_t *u, placements *pl)
 {
-    if (!recipe->palette_json) return CLI_EXIT_OK;
-    int rc = placements_get(ctx, a, recipe, gen, pl);
+    if (!recipe->palette_json || !pl->loaded) return CLI_EXIT_OK;
+    (void)a;
+    int rc = CLI_EXIT_OK;
     const trn_palette palette = pl->palette;
-    const trn_instances inst = pl->inst;
-    json_t *doc = rc ? NULL : json_object();
+    const trn_instances inst = gen->instances;
+    json_t *doc = json_object();
     if (doc) {
         json_object_set_new(doc, "convention",
                             json_string("Unity TreeInstance: position is 0..1 of the terrain "
@@ -1503,11 +1454,28 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
-    trn_generate_options go = {a.threads, a.quality, cache, a.max_work};
+    /* The engine exports carry the palette's instances: it is placed during generation. */
+    placements pl;
+    memset(&pl, 0, sizeof pl);
+    if (recipe.palette_json && (a.export_dir || a.unity_dir)) {
+        if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &pl.palette, &pl.set))) {
+            trn_graph_cache_free(cache);
+            trn_recipe_dispose(&recipe);
+            return rc;
+        }
+        pl.loaded = true;
+    }
+    trn_generate_options go = {.threads = a.threads,
+                               .quality = a.quality,
+                               .cache = cache,
+                               .max_work = a.max_work,
+                               .palette = pl.loaded ? &pl.palette : NULL,
+                               .roles = a.roles != NULL};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
+        placements_dispose(&pl);
         trn_graph_cache_free(cache);
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
@@ -1561,7 +1529,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     }
     json_t *legend = NULL;
     if (!rc && a.roles) {
-        rc = write_roles(ctx, &a, &recipe, &gen, &legend);
+        rc = write_roles(ctx, &a, &gen, &legend);
         if (!rc) add_file(files, a.roles, "surface roles");
         /* The legend goes with the file's entry: role, colour, samples. */
         json_t *last = json_array_get(files, json_array_size(files) - 1);
@@ -1570,8 +1538,6 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     json_decref(legend);
     level_export lx;
     memset(&lx, 0, sizeof lx);
-    placements pl;
-    memset(&pl, 0, sizeof pl);
     if (!rc && a.export_dir) {
         rc = export_level(ctx, &a, &recipe, &pl, &gen, counts, &lx);
         if (!rc) add_file(files, a.export_dir, "beamng level");

@@ -101,9 +101,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
 
 /* The recipe's palette: an asset id resolved in its project, or the inline document. */
 int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *recipe,
-                     trn_palette *palette)
+                     trn_palette *palette, trn_material_set *set)
 {
     trn_error e;
+    if (set) memset(set, 0, sizeof *set);
     if (!recipe->palette_json)
         return cli_failf(ctx,
                          "%s has no palette: add \"palette\": \"asset://...\" naming a "
@@ -113,32 +114,18 @@ int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *re
     json_t *v = json_loads(recipe->palette_json, JSON_DECODE_ANY, &je);
     int rc = CLI_EXIT_OK;
     if (json_is_string(v)) {
-        if (trn_palette_resolve(recipe_path, json_string_value(v), palette, NULL, &e))
+        if (trn_palette_resolve(recipe_path, json_string_value(v), palette, set, &e))
             rc = cli_fail(ctx, &e);
     } else if (trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), recipe_path,
                                  palette, &e)) {
         rc = cli_failf(ctx, "%s: palette: %s", recipe_path, e.message);
+    } else if (set && palette->material_set &&
+               trn_material_set_resolve(recipe_path, palette->material_set, set, &e)) {
+        rc = cli_fail(ctx, &e);
+        trn_palette_dispose(palette);
     }
     json_decref(v);
     return rc;
-}
-
-/* Moisture per sample, bit for bit what the biome rules saw. */
-static float *moisture_of(const trn_recipe *recipe)
-{
-    const size_t nx = (size_t)recipe->cells_x + 1u, nz = (size_t)recipe->cells_z + 1u;
-    float *m = malloc(nx * nz * sizeof *m);
-    for (size_t j = 0; m && j < nz; j++)
-        trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x,
-                         (double)j * recipe->size_z / (double)recipe->cells_z, m + j * nx);
-    return m;
-}
-
-static bool needs_moisture(const trn_palette *p)
-{
-    for (uint32_t r = 0; r < p->rule_count; r++)
-        if (p->rules[r].moisture.has) return true;
-    return false;
 }
 
 /* Write a text buffer to dest through the run's write set. */
@@ -285,34 +272,14 @@ int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generate
                       trn_instances *inst, trn_scatter_report *rep)
 {
     trn_error e;
+    trn_generated_scatter_env env;
+    if (trn_generated_scatter_env_init(gen, recipe, palette, &env, &e)) return cli_fail(ctx, &e);
+    trn_scatter_options so = {threads, 0, 0, max_placements};
     int rc = CLI_EXIT_OK;
-    const size_t n = trn_field_sample_count(&gen->field);
-    /* Wet samples: distance 0 to water, the connected bodies' or the inferred sea's. */
-    uint8_t *wet = malloc(n);
-    float *moisture = needs_moisture(palette) ? moisture_of(recipe) : NULL;
-    if (!wet || (needs_moisture(palette) && !moisture)) {
-        rc = cli_failf(ctx, "out of memory for the placement layers");
-    } else {
-        for (size_t k = 0; k < n; k++)
-            wet[k] = gen->water_distance[k] == 0.0f;
-        trn_scatter_env env;
-        memset(&env, 0, sizeof env);
-        env.field = &gen->field;
-        env.biome = gen->biomes.values;
-        env.biome_names = (const char *const *)gen->biomes.names;
-        env.biome_name_count = gen->biomes.name_count;
-        env.moisture = moisture;
-        env.water_distance = gen->water_distance;
-        env.wet = wet;
-        env.exclusion = gen->exclusion;
-        env.scatter_seed = trn_subseed(recipe->seed, "scatter");
-        trn_scatter_options so = {threads, 0, 0, max_placements};
-        if (trn_scatter_run(palette, &env, &so, inst, rep, cli_progress, ctx, &e))
-            rc = cli_fail(ctx, &e);
-        cli_progress_end(ctx);
-    }
-    free(moisture);
-    free(wet);
+    if (trn_scatter_run(palette, &env.env, &so, inst, rep, cli_progress, ctx, &e))
+        rc = cli_fail(ctx, &e);
+    cli_progress_end(ctx);
+    trn_generated_scatter_env_dispose(&env);
     return rc;
 }
 
@@ -334,13 +301,14 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     trn_palette palette;
     memset(&palette, 0, sizeof palette);
-    if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &palette)) ||
+    if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &palette, NULL)) ||
         (rc = cli_graph_gate(ctx, "scatter", a.recipe_path, &recipe, kind))) {
         trn_palette_dispose(&palette);
         trn_recipe_dispose(&recipe);
         return rc;
     }
-    trn_generate_options go = {a.threads, TRN_EROSION_FINAL, NULL, 0};
+    trn_generate_options go = {
+        .threads = a.threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);

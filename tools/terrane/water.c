@@ -417,7 +417,8 @@ int cli_verb_water(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
-    trn_generate_options go = {a.threads, a.quality, cache, a.max_work};
+    trn_generate_options go = {
+        .threads = a.threads, .quality = a.quality, .cache = cache, .max_work = a.max_work};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
