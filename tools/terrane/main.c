@@ -21,6 +21,8 @@ static const verb_entry verbs[] = {
     {"water", cli_verb_water, "a recipe's water: bodies, levels, areas, volumes, a point's column"},
     {"scatter", cli_verb_scatter,
      "place a recipe's palette on its surface: instances and a picture"},
+    {"mesh", cli_verb_mesh,
+     "chunked terrain meshes with levels of detail as glTF 2.0 (.glb/.gltf) or OBJ"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
     {"graph", cli_verb_graph, "terrain graphs: node types, check a recipe's graph, a starter"},
     {"presets", cli_verb_presets, "list built-in and project terrain presets"},

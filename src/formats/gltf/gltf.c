@@ -867,8 +867,8 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
                 st = trn_atomic_file_commit(&af, err);
                 if (!st) note_file(rep, path, json_len);
             }
-            if (!st && container == TRN_GLTF_SEPARATE && w.buffer_length &&
-                !(st = stage_write(ws, bin_path, &af, err))) {
+            /* An empty buffer still gets its (empty) .bin, so the pair always lands whole. */
+            if (!st && container == TRN_GLTF_SEPARATE && !(st = stage_write(ws, bin_path, &af, err))) {
                 sink fs = {&af, NULL, 0};
                 write_buffer(&w, &fs);
                 st = trn_atomic_file_commit(&af, err);
