@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cook_verb.h"
 #include "detect.h"
 #include "fmt_geotiff.h"
 #include "fmt_palette.h"
@@ -574,6 +575,9 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!path) return cli_usage_error(ctx, "needs a FILE");
+    /* Cooked payloads carry a magic of their own; they hold a terrain, not a heightfield file. */
+    int payload_rc = 0;
+    if (cli_payload_describe(ctx, path, &payload_rc)) return payload_rc;
     cli_format format = CLI_FORMAT_UNKNOWN;
     int rc = cli_sniff_input(ctx, path, &load, &format);
     if (rc) return rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cook_verb.h"
 
 typedef struct verb_entry {
     const char *name;
@@ -21,6 +22,8 @@ static const verb_entry verbs[] = {
     {"water", cli_verb_water, "a recipe's water: bodies, levels, areas, volumes, a point's column"},
     {"scatter", cli_verb_scatter,
      "place a recipe's palette on its surface: instances and a picture"},
+    {"cook", cli_verb_cook,
+     "cook recipes or a project's Terrain assets into *.terrain.bin payloads for games"},
     {"mesh", cli_verb_mesh,
      "chunked terrain meshes with levels of detail as glTF 2.0 (.glb/.gltf) or OBJ"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},

@@ -1,0 +1,197 @@
+/* Command-line tests for terrane cook and terrane info on cooked payloads. */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/runtime.h"
+#include "test.h"
+
+static char tmp[512];
+static char *out_text, *err_text;
+
+static void reset_output(void)
+{
+    free(out_text);
+    free(err_text);
+    out_text = err_text = NULL;
+}
+
+#define cli(fmt, ...) (reset_output(), trn_test_run_clif(fmt, &out_text, &err_text, __VA_ARGS__))
+
+/* A small recipe: flat ground at 10 m with a bowl holding a lake at LEVEL. */
+static const char *recipe_body(double level)
+{
+    static char text[3000];
+    snprintf(
+        text, sizeof text,
+        "{\"size\": [32, 32], \"resolution\": [32, 32], \"seed\": 3, \"sea_level\": -100,\n"
+        " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
+        " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, "
+        "1]}},\n"
+        " \"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [\n"
+        "  {\"id\": \"rim\", \"type\": \"flat_terrain\", \"params\": {\"height\": 10}},\n"
+        "  {\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": {\"height\": 0}},\n"
+        "  {\"id\": \"sq\", \"type\": \"polygon_mask\", \"params\": {\"points\": [[8, 8], [24, 8], "
+        "[24, 24], [8, 24]], \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"rim\"}}},\n"
+        "  {\"id\": \"bowl\", \"type\": \"height_blend\", \"params\": {\"amount\": 1}, \"inputs\": "
+        "{\"a\": {\"node\": \"rim\"}, \"b\": {\"node\": \"floor\"}, \"mask\": {\"node\": "
+        "\"sq\"}}},\n"
+        "  {\"id\": \"lake\", \"type\": \"water_body\", \"params\": {\"level\": %g, \"center\": "
+        "[16, 16], \"radius\": 100}, \"inputs\": {\"field\": {\"node\": \"bowl\"}}},\n"
+        "  {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+        "\"lake\", \"pin\": \"field\"}, \"water\": {\"node\": \"lake\", \"pin\": \"water\"}}}]}}",
+        level);
+    return text;
+}
+
+static const char *write_recipe(const char *name, double level)
+{
+    static char path[700];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    const char *text = recipe_body(level);
+    CHECK(trn_test_write_file(path, text, strlen(text)));
+    return path;
+}
+
+static void test_recipe_cook(void)
+{
+    const char *recipe = write_recipe("pond.json", 5);
+    char out[700], payload[800], copy[800];
+    snprintf(out, sizeof out, "%s/cooked", tmp);
+    snprintf(payload, sizeof payload, "%s/pond.terrain.bin", out);
+    snprintf(copy, sizeof copy, "%s/first.bin", tmp);
+    CHECK_EQ_INT(cli("cook %s -o %s --threads 1 -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "pond.terrain.bin: cooked (missing)");
+    CHECK(trn_test_exists(payload));
+    size_t n = 0;
+    uint8_t *first = trn_test_read_file(payload, &n);
+    CHECK(first && trn_test_write_file(copy, first, n));
+    free(first);
+    /* The second run keeps it. */
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "pond.terrain.bin: up to date");
+    /* Another thread count gives the same bytes when it has to cook again. */
+    remove(payload);
+    CHECK_EQ_INT(cli("cook %s -o %s --threads 2 -q", recipe, out), 0);
+    CHECK(trn_test_same_bytes(payload, copy));
+    /* A recipe edit cooks again and says why. */
+    write_recipe("pond.json", 6);
+    CHECK_EQ_INT(cli("cook %s -o %s -q --format json", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "\"status\": \"cooked\"");
+    CHECK_CONTAINS(out_text, "\"reason\": \"recipe changed\"");
+    CHECK(!trn_test_same_bytes(payload, copy));
+    /* A damaged payload is unreadable: cooked again. */
+    uint8_t *bytes = trn_test_read_file(payload, &n);
+    bytes[n - 3] ^= 0xff;
+    CHECK(trn_test_write_file(payload, bytes, n));
+    CHECK_EQ_INT(cli("info %s", payload), 1);
+    CHECK_CONTAINS(err_text, "pond.terrain.bin");
+    CHECK_CONTAINS(err_text, "section 'MNFS' (manifest)");
+    CHECK_CONTAINS(err_text, "checksum");
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (unreadable: section 'MNFS' (manifest)");
+    /* A damaged header reads as unreadable. */
+    bytes = (free(bytes), trn_test_read_file(payload, &n));
+    bytes[30] ^= 0xff;
+    CHECK(trn_test_write_file(payload, bytes, n));
+    free(bytes);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (unreadable: header at offset");
+    /* info describes it. */
+    CHECK_EQ_INT(cli("info %s", payload), 0);
+    CHECK_CONTAINS(out_text, "terrane payload, format 1");
+    CHECK_CONTAINS(out_text, "terrain id: pond");
+    CHECK_CONTAINS(out_text, "grid: 32 x 32 cells over 32 x 32 units");
+    CHECK_CONTAINS(out_text, "water: 1 body: lake 'lake' at 6");
+    CHECK_CONTAINS(out_text, "HGHT heights");
+    CHECK_EQ_INT(cli("info %s --format json", payload), 0);
+    json_error_t je;
+    json_t *root = json_loads(out_text ? out_text : "", 0, &je);
+    CHECK(root && json_integer_value(json_object_get(root, "format_version")) == 1);
+    CHECK(root && strcmp(json_string_value(json_object_get(root, "terrain_id")), "pond") == 0);
+    CHECK(root && json_array_size(json_object_get(root, "sections")) == 6);
+    json_decref(root);
+    /* A truncated payload: exit 1 naming the file, the section and the offset. */
+    bytes = trn_test_read_file(payload, &n);
+    CHECK(trn_test_write_file(payload, bytes, n - 10));
+    free(bytes);
+    CHECK_EQ_INT(cli("info %s", payload), 1);
+    CHECK_CONTAINS(err_text, "pond.terrain.bin");
+    CHECK_CONTAINS(err_text, "section 'MNFS' (manifest) at offset");
+    CHECK_CONTAINS(err_text, "run past the end of the file");
+}
+
+static void test_usage(void)
+{
+    const char *recipe = write_recipe("usage.json", 5);
+    CHECK_EQ_INT(cli("cook %s", recipe), 2);
+    CHECK_CONTAINS(err_text, "needs -o OUT_DIR");
+    CHECK_EQ_INT(cli("cook -o %s/x", tmp), 2);
+    CHECK_EQ_INT(cli("cook %s -o %s/x --threads 0", recipe, tmp), 2);
+    CHECK_EQ_INT(cli("cook %s -o %s/x --bogus", recipe, tmp), 2);
+    CHECK_EQ_INT(cli("cook %s/missing.json -o %s/x", tmp, tmp), 1);
+    CHECK_EQ_INT(cli("cook --help%s", ""), 0);
+    CHECK_CONTAINS(out_text, "usage: terrane cook");
+}
+
+static void test_project(void)
+{
+    char proj[700], sub[800], src[900], manifest[900], out[800];
+    snprintf(proj, sizeof proj, "%s/project", tmp);
+    snprintf(sub, sizeof sub, "%s/terrain", proj);
+    /* Bare recipes are not Terrain assets: a folder of them has nothing to cook. */
+    CHECK_EQ_INT(cli("cook %s -o %s/empty-out -q", tmp, tmp), 1);
+    CHECK_CONTAINS(err_text, "no Terrain asset sources");
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", sub);
+    CHECK(system(cmd) == 0);
+    snprintf(src, sizeof src, "%s/landscape.terrain.json", sub);
+    char doc[4000];
+    snprintf(doc, sizeof doc,
+             "{\"format_version\": 1, \"id\": \"asset://terrain/landscape\", \"recipe\": %s}\n",
+             recipe_body(5));
+    CHECK(trn_test_write_file(src, doc, strlen(doc)));
+    snprintf(manifest, sizeof manifest, "%s/landscape.asset.json", sub);
+    const char *m = "{\"format_version\": 1, \"type\": \"Terrain\", \"importer\": "
+                    "\"terrain_heightfield\", \"source\": \"landscape.terrain.json\", \"tags\": "
+                    "[\"hills\"]}\n";
+    CHECK(trn_test_write_file(manifest, m, strlen(m)));
+    snprintf(out, sizeof out, "%s/cooked", proj); /* inside the project: not walked */
+    CHECK_EQ_INT(cli("cook %s -o %s -q", proj, out), 0);
+    CHECK_CONTAINS(out_text, "terrain/landscape.terrain.bin: cooked (missing)");
+    char payload[1000], cooked_manifest[1000];
+    snprintf(payload, sizeof payload, "%s/terrain/landscape.terrain.bin", out);
+    snprintf(cooked_manifest, sizeof cooked_manifest, "%s/terrain/landscape.asset.json", out);
+    CHECK(trn_test_exists(payload));
+    json_error_t je;
+    json_t *cm = json_load_file(cooked_manifest, 0, &je);
+    CHECK(cm &&
+          strcmp(json_string_value(json_object_get(cm, "payload")), "landscape.terrain.bin") == 0);
+    CHECK(cm && strcmp(json_string_value(json_object_get(cm, "type")), "Terrain") == 0);
+    CHECK(cm && json_object_get(cm, "source") == NULL && json_object_get(cm, "tags") != NULL);
+    json_decref(cm);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    CHECK(p && strcmp(info.terrain_id, "asset://terrain/landscape") == 0);
+    trn_payload_free(p);
+    /* Again: up to date, and the output folder's own files are not taken for sources. */
+    CHECK_EQ_INT(cli("cook %s -o %s", proj, out), 0);
+    CHECK_CONTAINS(out_text, "landscape.terrain.bin: up to date");
+    CHECK(out_text && strstr(out_text, "cooked/cooked") == NULL);
+    CHECK(out_text && strchr(out_text, '\n') == strrchr(out_text, '\n')); /* one terrain */
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_finish();
+    RUN(test_usage);
+    RUN(test_recipe_cook);
+    RUN(test_project);
+    reset_output();
+    return trn_test_finish();
+}

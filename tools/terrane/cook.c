@@ -1,0 +1,612 @@
+/* terrane cook: recipes and a project's Terrain assets generated into *.terrain.bin payloads. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "cook_verb.h"
+#include "core/fileio.h"
+#include "terrane/cook.h"
+#include "terrane/drainage.h"
+#include "terrane/generate.h"
+#include "terrane/palette.h"
+#include "terrane/roles.h"
+#include "terrane/runtime.h"
+#include "terrane/scatter.h"
+
+static const char *const help_text =
+    "usage: terrane cook PROJECT_OR_RECIPE -o OUT_DIR [--threads N] [--format json] [-q]\n"
+    "\n"
+    "Generate terrain and write it as a cooked payload, NAME.terrain.bin, that a game loads\n"
+    "without generating anything (docs/payload.md): heights, biomes, exclusions, water,\n"
+    "scatter rules and instances, surface roles, and the recipe itself as the edit checkpoint.\n"
+    "\n"
+    "A recipe file (a bare recipe or a Terrain asset document) cooks into\n"
+    "OUT_DIR/NAME.terrain.bin. A project folder cooks every Terrain asset source\n"
+    "(*.terrain.json holding \"format_version\", \"id\" and \"recipe\") under it into OUT_DIR\n"
+    "at the same relative path, and writes its cooked manifest NAME.asset.json beside it: the\n"
+    "source manifest's fields with \"payload\": \"NAME.terrain.bin\" in place of \"source\".\n"
+    "\n"
+    "A payload already in OUT_DIR made by this generator version from the same recipe (its\n"
+    "cache key), palette and material set, and whose every section checks, is kept and\n"
+    "reported as up to date; otherwise it is cooked again and the reason is said (missing,\n"
+    "generator version changed, recipe changed, palette changed, material set changed,\n"
+    "unreadable: what is damaged). Everything written lands together when the run succeeds;\n"
+    "nothing is written when it fails.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR    the folder receiving the payloads (created when missing)\n"
+    "  --threads N         worker threads (1..1024; default: all cores); payloads never depend\n"
+    "                      on it\n"
+    "  -q, --quiet         no progress bar or notes\n"
+    "  --format json       the report as JSON on stdout\n"
+    "\n"
+    "examples:\n"
+    "  terrane cook examples/recipes/lakeside.json -o build/cooked\n"
+    "  terrane cook my-project -o build/my-project-cooked --format json\n";
+
+typedef struct cook_args {
+    const char *input, *out_dir;
+    int threads;
+} cook_args;
+
+static int parse_args(cli_ctx *ctx, int argc, char **argv, cook_args *a, bool *help)
+{
+    memset(a, 0, sizeof *a);
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (cli_is_help(arg)) {
+            *help = true;
+            return CLI_EXIT_OK;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        if (arg[0] != '-') {
+            if (a->input)
+                return cli_usage_error(ctx, "takes one project or recipe; unexpected '%s'", arg);
+            a->input = arg;
+            continue;
+        }
+        const bool out = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
+        if (!out && strcmp(arg, "--threads") != 0)
+            return cli_usage_error(ctx, "unknown option '%s'", arg);
+        const char *v = cli_option_value(ctx, argc, argv, &i);
+        if (!v) return CLI_EXIT_USAGE;
+        if (out) {
+            if (a->out_dir) return cli_usage_error(ctx, "%s is given twice", arg);
+            a->out_dir = v;
+        } else {
+            uint32_t t;
+            if (!cli_parse_u32(ctx, arg, v, &t)) return CLI_EXIT_USAGE;
+            if (t < 1 || t > 1024)
+                return cli_usage_error(ctx, "--threads must be 1 to 1024, not %u", t);
+            a->threads = (int)t;
+        }
+    }
+    if (!a->input) return cli_usage_error(ctx, "needs a project folder or a recipe file");
+    if (!a->out_dir) return cli_usage_error(ctx, "needs -o OUT_DIR, the folder for the payloads");
+    return CLI_EXIT_OK;
+}
+
+/* ---- the sources ---- */
+
+typedef struct cook_job {
+    char *source;  /* the recipe or asset document */
+    char *rel_dir; /* its folder relative to the project ("" for the top or a recipe) */
+    char *name;    /* NAME of NAME.terrain.bin */
+    bool project;  /* write the cooked manifest too */
+} cook_job;
+
+typedef struct job_list {
+    cook_job *items;
+    size_t count, capacity;
+} job_list;
+
+static char *text_dup(const char *s)
+{
+    const size_t n = strlen(s);
+    char *d = malloc(n + 1u);
+    if (d) memcpy(d, s, n + 1u);
+    return d;
+}
+
+static char *join(const char *a, const char *b)
+{
+    const size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 2u);
+    if (!s) return NULL;
+    memcpy(s, a, na);
+    size_t k = na;
+    if (na && nb && a[na - 1u] != '/') s[k++] = '/';
+    memcpy(s + k, b, nb + 1u);
+    return s;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    const size_t n = strlen(s), t = strlen(tail);
+    return n > t && strcmp(s + n - t, tail) == 0;
+}
+
+static bool add_job(job_list *l, const char *source, const char *rel_dir, const char *name,
+                    bool project)
+{
+    if (l->count == l->capacity) {
+        const size_t cap = l->capacity ? l->capacity * 2u : 8u;
+        cook_job *grown = realloc(l->items, cap * sizeof *grown);
+        if (!grown) return false;
+        l->items = grown;
+        l->capacity = cap;
+    }
+    cook_job *j = &l->items[l->count];
+    j->source = text_dup(source);
+    j->rel_dir = text_dup(rel_dir);
+    j->name = text_dup(name);
+    j->project = project;
+    if (!j->source || !j->rel_dir || !j->name) {
+        free(j->source);
+        free(j->rel_dir);
+        free(j->name);
+        return false;
+    }
+    l->count++;
+    return true;
+}
+
+static void jobs_free(job_list *l)
+{
+    for (size_t k = 0; k < l->count; k++) {
+        free(l->items[k].source);
+        free(l->items[k].rel_dir);
+        free(l->items[k].name);
+    }
+    free(l->items);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* True when path is a Terrain asset source (by content, not only by name). */
+static bool is_terrain_asset(const char *path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (trn_file_read_all(path, (size_t)64 << 20, &data, &size, NULL)) return false;
+    const bool yes = trn_document_classify((const char *)data, size) == TRN_DOCUMENT_TERRAIN_ASSET;
+    free(data);
+    return yes;
+}
+
+/* Every Terrain asset source under dir (names sorted, hidden folders and out_real skipped). */
+static int walk(cli_ctx *ctx, const char *dir, const char *rel, const char *out_real,
+                job_list *jobs, int depth)
+{
+    if (depth > 64) return cli_failf(ctx, "%s: folders nest more than 64 deep", dir);
+    char resolved[PATH_MAX];
+    if (out_real && realpath(dir, resolved) && strcmp(resolved, out_real) == 0) return CLI_EXIT_OK;
+    DIR *d = opendir(dir);
+    if (!d) return cli_failf(ctx, "%s: cannot read the folder", dir);
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    int rc = CLI_EXIT_OK;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        if (count == cap) {
+            cap = cap ? cap * 2u : 32u;
+            char **grown = realloc(names, cap * sizeof *grown);
+            if (!grown) {
+                rc = cli_failf(ctx, "out of memory listing %s", dir);
+                break;
+            }
+            names = grown;
+        }
+        if (!(names[count] = text_dup(e->d_name))) {
+            rc = cli_failf(ctx, "out of memory listing %s", dir);
+            break;
+        }
+        count++;
+    }
+    closedir(d);
+    if (!rc && count) qsort(names, count, sizeof *names, cmp_names);
+    for (size_t k = 0; !rc && k < count; k++) {
+        char *path = join(dir, names[k]);
+        char *sub = join(rel, names[k]);
+        struct stat sb;
+        if (!path || !sub) {
+            rc = cli_failf(ctx, "out of memory listing %s", dir);
+        } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            rc = walk(ctx, path, sub, out_real, jobs, depth + 1);
+        } else if (ends_with(names[k], ".terrain.json") && is_terrain_asset(path)) {
+            char *stem = text_dup(names[k]);
+            if (stem) stem[strlen(stem) - strlen(".terrain.json")] = '\0';
+            if (!stem || !add_job(jobs, path, rel, stem, true))
+                rc = cli_failf(ctx, "out of memory listing %s", dir);
+            free(stem);
+        }
+        free(path);
+        free(sub);
+    }
+    for (size_t k = 0; k < count; k++)
+        free(names[k]);
+    free(names);
+    return rc;
+}
+
+/* NAME of a recipe file: its base name without ".terrain.json" or ".json". */
+static char *recipe_stem(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    char *stem = text_dup(base ? base + 1 : path);
+    if (!stem) return NULL;
+    const char *tails[] = {".terrain.json", ".json"};
+    for (int k = 0; k < 2; k++)
+        if (ends_with(stem, tails[k])) {
+            stem[strlen(stem) - strlen(tails[k])] = '\0';
+            break;
+        }
+    return stem;
+}
+
+/* ---- one terrain ---- */
+
+/* The asset document's "id", or NULL for a bare recipe. */
+static char *asset_id(const char *path)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    const char *id = json_string_value(json_object_get(root, "id"));
+    char *out = id ? text_dup(id) : NULL;
+    json_decref(root);
+    return out;
+}
+
+/* The recipe's palette and the material set it names (both left empty without a palette). */
+static int load_palette(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
+                        trn_palette *palette, trn_material_set *set, bool *has_palette,
+                        bool *has_set)
+{
+    *has_palette = *has_set = false;
+    if (!recipe->palette_json) return CLI_EXIT_OK;
+    json_error_t je;
+    json_t *v = json_loads(recipe->palette_json, JSON_DECODE_ANY, &je);
+    trn_error e;
+    int rc = CLI_EXIT_OK;
+    if (json_is_string(v)) {
+        if (trn_palette_resolve(path, json_string_value(v), palette, set, &e))
+            rc = cli_fail(ctx, &e);
+        else
+            *has_set = palette->material_set != NULL;
+    } else if (trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), path, palette,
+                                 &e)) {
+        rc = cli_failf(ctx, "%s: palette: %s", path, e.message);
+    }
+    json_decref(v);
+    *has_palette = rc == CLI_EXIT_OK;
+    return rc;
+}
+
+/* The surface roles of the final surface, as `terrane generate --roles` classifies them. */
+static int classify_roles(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
+                          uint8_t *roles)
+{
+    const size_t n = trn_field_sample_count(&gen->field);
+    const size_t nx = (size_t)gen->field.cells_x + 1u;
+    trn_error e;
+    trn_drainage d;
+    memset(&d, 0, sizeof d);
+    float *moisture = malloc(n * sizeof *moisture);
+    bool *snow = calloc(recipe->biome_count ? recipe->biome_count : 1u, sizeof *snow);
+    int rc = CLI_EXIT_OK;
+    if (!moisture || !snow) rc = cli_failf(ctx, "out of memory for the surface roles");
+    if (!rc && trn_drainage_compute(&gen->field, gen->sea_level, &d, NULL, NULL, &e))
+        rc = cli_fail(ctx, &e);
+    if (!rc) {
+        for (uint32_t j = 0; j <= gen->field.cells_z; j++)
+            trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x,
+                             (double)j * recipe->size_z / (double)recipe->cells_z,
+                             moisture + (size_t)j * nx);
+        for (uint32_t b = 0; b < recipe->biome_count; b++)
+            snow[b] = recipe->biomes[b].allow_snow;
+        trn_roles_input in;
+        memset(&in, 0, sizeof in);
+        in.field = &gen->field;
+        in.accumulation = d.accumulation;
+        in.moisture = moisture;
+        in.wet = gen->has_water ? gen->water.wet : NULL;
+        in.water_distance = gen->water_distance;
+        in.biomes = gen->biomes.values;
+        in.allow_snow = snow;
+        in.allow_snow_count = recipe->biome_count;
+        trn_roles_params params;
+        trn_roles_params_default(&params);
+        if (recipe->has_snow_line) params.snow_height = recipe->snow_line;
+        if (trn_roles_classify(&in, &params, roles, &e)) rc = cli_fail(ctx, &e);
+    }
+    trn_drainage_dispose(&d);
+    free(moisture);
+    free(snow);
+    return rc;
+}
+
+/* Why the payload at path must be cooked again, or NULL when it is up to date. */
+static const char *stale_reason(const char *path, uint64_t key, uint64_t palette_digest,
+                                uint64_t material_digest, const char *terrain_id, char *buf,
+                                size_t size)
+{
+    if (!trn_file_exists(path)) return "missing";
+    /* Opened whole, so a damaged section is found (and cooked again), not only the header. */
+    trn_payload *p = NULL;
+    trn_error e;
+    if (trn_payload_open(path, NULL, &p, &e)) {
+        snprintf(buf, size, "unreadable: %s", e.message);
+        return buf;
+    }
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    const char *why = NULL;
+    if (info.format_version != TRN_PAYLOAD_FORMAT_VERSION ||
+        info.generator_version != TRN_GENERATOR_VERSION ||
+        strcmp(info.generator, "terrane " TRN_VERSION_STRING) != 0)
+        why = "generator version changed";
+    else if (info.cache_key != key)
+        why = "recipe changed";
+    else if (info.palette_digest != palette_digest)
+        why = "palette changed";
+    else if (info.material_digest != material_digest)
+        why = "material set changed";
+    else if (strcmp(info.terrain_id, terrain_id) != 0)
+        why = "terrain id changed";
+    trn_payload_free(p);
+    return why;
+}
+
+/* Write bytes to dest through the run's write set. */
+static int stage_bytes(cli_ctx *ctx, const char *dest, const void *data, size_t size)
+{
+    const char *file = cli_output(ctx, dest);
+    if (!file) return CLI_EXIT_FAIL;
+    FILE *f = fopen(file, "wb");
+    if (!f || fwrite(data, 1, size, f) != size) {
+        if (f) fclose(f);
+        return cli_failf(ctx, "%s: could not write", dest);
+    }
+    if (fclose(f)) return cli_failf(ctx, "%s: could not write", dest);
+    return CLI_EXIT_OK;
+}
+
+/* The cooked manifest: the source manifest's fields, "payload" in place of "source". */
+static int write_manifest(cli_ctx *ctx, const cook_job *job, const char *dest_dir)
+{
+    char *src_dir = text_dup(job->source);
+    if (!src_dir) return cli_failf(ctx, "out of memory");
+    char *slash = strrchr(src_dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        src_dir[0] = '\0';
+    char file[PATH_MAX];
+    const int flen = snprintf(file, sizeof file, "%s%s.asset.json", src_dir, job->name);
+    free(src_dir);
+    if (flen < 0 || (size_t)flen >= sizeof file)
+        return cli_failf(ctx, "%s: the manifest path is too long", job->source);
+    json_error_t je;
+    json_t *m = trn_file_exists(file) ? json_load_file(file, 0, &je) : NULL;
+    if (m && !json_is_object(m)) {
+        json_decref(m);
+        m = NULL;
+    }
+    if (!m) {
+        m = json_object();
+        json_object_set_new(m, "format_version", json_integer(1));
+        json_object_set_new(m, "importer", json_string("terrain_heightfield"));
+    }
+    char payload[PATH_MAX];
+    snprintf(payload, sizeof payload, "%s.terrain.bin", job->name);
+    json_object_del(m, "source");
+    json_object_set_new(m, "type", json_string("Terrain"));
+    json_object_set_new(m, "payload", cli_json_string(payload));
+    char *text = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(m);
+    if (!text) return cli_failf(ctx, "out of memory writing a manifest");
+    char dest[PATH_MAX];
+    const int dlen = snprintf(dest, sizeof dest, "%s/%s.asset.json", dest_dir, job->name);
+    if (dlen < 0 || (size_t)dlen >= sizeof dest) {
+        free(text);
+        return cli_failf(ctx, "%s: the manifest path is too long", job->source);
+    }
+    const size_t n = strlen(text);
+    text[n] = '\0';
+    /* Unchanged manifests are left alone, so an up-to-date project writes nothing. */
+    uint8_t *old = NULL;
+    size_t old_size = 0;
+    int rc = CLI_EXIT_OK;
+    const bool same = trn_file_exists(dest) &&
+                      !trn_file_read_all(dest, (size_t)1 << 20, &old, &old_size, NULL) &&
+                      old_size == n + 1u && memcmp(old, text, n) == 0 && old[n] == '\n';
+    if (!same) {
+        char *with_nl = malloc(n + 2u);
+        if (!with_nl) {
+            rc = cli_failf(ctx, "out of memory writing a manifest");
+        } else {
+            memcpy(with_nl, text, n);
+            with_nl[n] = '\n';
+            rc = stage_bytes(ctx, dest, with_nl, n + 1u);
+            free(with_nl);
+        }
+    }
+    free(old);
+    free(text);
+    return rc;
+}
+
+typedef struct job_result {
+    char payload[PATH_MAX];
+    const char *status; /* "cooked" or "up to date" */
+    char reason[600];
+} job_result;
+
+static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_result *res)
+{
+    int rc = cli_input(ctx, job->source);
+    if (rc) return rc;
+    char dest_dir[PATH_MAX];
+    int len = snprintf(dest_dir, sizeof dest_dir, "%s%s%s", a->out_dir, job->rel_dir[0] ? "/" : "",
+                       job->rel_dir);
+    if (len < 0 || (size_t)len >= sizeof dest_dir)
+        return cli_failf(ctx, "%s: the output path is too long", job->source);
+    len = snprintf(res->payload, sizeof res->payload, "%s/%s.terrain.bin", dest_dir, job->name);
+    if (len < 0 || (size_t)len >= sizeof res->payload)
+        return cli_failf(ctx, "%s: the output path is too long", job->source);
+    trn_error e;
+    trn_recipe recipe;
+    memset(&recipe, 0, sizeof recipe);
+    trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
+    if (trn_recipe_read(job->source, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    char *id = kind == TRN_DOCUMENT_TERRAIN_ASSET ? asset_id(job->source) : NULL;
+    const char *terrain_id = id ? id : job->name;
+    trn_palette palette;
+    trn_material_set set;
+    memset(&palette, 0, sizeof palette);
+    memset(&set, 0, sizeof set);
+    bool has_palette = false, has_set = false;
+    uint64_t key = 0;
+    rc = load_palette(ctx, job->source, &recipe, &palette, &set, &has_palette, &has_set);
+    if (!rc && trn_recipe_cache_key(&recipe, &key, &e)) rc = cli_fail(ctx, &e);
+    const uint64_t pd = has_palette ? trn_cook_palette_digest(&palette) : 0;
+    const uint64_t md = has_set ? trn_cook_material_set_digest(&set) : 0;
+    const char *why =
+        rc ? NULL
+           : stale_reason(res->payload, key, pd, md, terrain_id, res->reason, sizeof res->reason);
+    if (!rc && trn_mkdir_p(dest_dir, &e)) rc = cli_fail(ctx, &e);
+    if (!rc && !why) {
+        res->status = "up to date";
+        res->reason[0] = '\0';
+    } else if (!rc) {
+        if (why != res->reason) snprintf(res->reason, sizeof res->reason, "%s", why);
+        res->status = "cooked";
+        rc = cli_graph_gate(ctx, "cook", job->source, &recipe, kind);
+        trn_generated gen;
+        memset(&gen, 0, sizeof gen);
+        trn_generate_options go;
+        memset(&go, 0, sizeof go);
+        go.threads = a->threads;
+        go.quality = TRN_EROSION_FINAL;
+        bool generated = false;
+        if (!rc) {
+            trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+            cli_progress_end(ctx);
+            if (st)
+                rc = cli_fail(ctx, &e);
+            else
+                generated = true;
+        }
+        trn_instances inst = {NULL, 0};
+        trn_scatter_report rep;
+        memset(&rep, 0, sizeof rep);
+        uint8_t *roles = NULL;
+        if (!rc && has_palette)
+            rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a->threads, 0, &inst, &rep);
+        if (!rc) {
+            roles = malloc(trn_field_sample_count(&gen.field));
+            rc = roles ? classify_roles(ctx, &recipe, &gen, roles)
+                       : cli_failf(ctx, "out of memory for the surface roles");
+        }
+        if (!rc) {
+            trn_cook_input ci = {&gen,
+                                 &recipe,
+                                 terrain_id,
+                                 has_palette ? &palette : NULL,
+                                 has_palette ? &inst : NULL,
+                                 roles,
+                                 has_set ? &set : NULL};
+            uint8_t *data = NULL;
+            size_t size = 0;
+            if (trn_cook_encode(&ci, &data, &size, &e)) {
+                if (!e.file[0]) snprintf(e.file, sizeof e.file, "%s", job->source);
+                rc = cli_fail(ctx, &e);
+            } else {
+                rc = stage_bytes(ctx, res->payload, data, size);
+            }
+            free(data);
+        }
+        free(roles);
+        trn_scatter_report_dispose(&rep);
+        trn_instances_dispose(&inst);
+        if (generated) trn_generated_dispose(&gen);
+    }
+    if (!rc && job->project) rc = write_manifest(ctx, job, dest_dir);
+    trn_palette_dispose(&palette);
+    trn_material_set_dispose(&set);
+    trn_recipe_dispose(&recipe);
+    free(id);
+    return rc;
+}
+
+int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
+{
+    cook_args a;
+    bool help;
+    int rc = parse_args(ctx, argc, argv, &a, &help);
+    if (help) {
+        fputs(help_text, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (rc) return rc;
+    struct stat sb;
+    if (stat(a.input, &sb) != 0) return cli_failf(ctx, "%s: no such file or folder", a.input);
+    trn_error e;
+    if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
+    job_list jobs = {NULL, 0, 0};
+    if (S_ISDIR(sb.st_mode)) {
+        char out_real[PATH_MAX];
+        rc = walk(ctx, a.input, "", realpath(a.out_dir, out_real) ? out_real : NULL, &jobs, 0);
+        if (!rc && jobs.count == 0)
+            rc = cli_failf(ctx,
+                           "%s: no Terrain asset sources (*.terrain.json with \"format_version\", "
+                           "\"id\" and \"recipe\") under it",
+                           a.input);
+    } else {
+        char *stem = recipe_stem(a.input);
+        if (!stem || !add_job(&jobs, a.input, "", stem, false))
+            rc = cli_failf(ctx, "out of memory");
+        free(stem);
+    }
+    job_result *results = rc ? NULL : calloc(jobs.count ? jobs.count : 1u, sizeof *results);
+    if (!rc && !results) rc = cli_failf(ctx, "out of memory");
+    for (size_t k = 0; !rc && k < jobs.count; k++)
+        rc = cook_one(ctx, &a, &jobs.items[k], &results[k]);
+    if (!rc) rc = cli_commit(ctx);
+    if (!rc && ctx->json) {
+        json_t *arr = json_array();
+        for (size_t k = 0; k < jobs.count; k++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "source", cli_json_string(jobs.items[k].source));
+            json_object_set_new(o, "payload", cli_json_string(results[k].payload));
+            json_object_set_new(o, "status", json_string(results[k].status));
+            if (results[k].reason[0])
+                json_object_set_new(o, "reason", cli_json_string(results[k].reason));
+            json_array_append_new(arr, o);
+        }
+        json_t *root = json_object();
+        json_object_set_new(root, "terrains", arr);
+        cli_print_json(root);
+    } else if (!rc) {
+        for (size_t k = 0; k < jobs.count; k++)
+            if (results[k].reason[0])
+                cli_printf("%s: cooked (%s)\n", results[k].payload, results[k].reason);
+            else
+                cli_printf("%s: up to date\n", results[k].payload);
+    }
+    free(results);
+    jobs_free(&jobs);
+    return rc;
+}
