@@ -8,6 +8,7 @@
 
 #include "terrane/core.h"
 #include "terrane/palette.h"
+#include "terrane/recipe.h"
 #include "terrane/render.h"
 
 #ifdef __cplusplus
@@ -141,6 +142,90 @@ trn_status trn_roles_map_render(uint32_t cells_x, uint32_t cells_z, const uint8_
                                 trn_roles_map *out, trn_error *err);
 /* Free a map's buffers and zero it. NULL is a no-op. */
 void trn_roles_map_dispose(trn_roles_map *map);
+
+/* ---------------------------------------------------------------------------------------------
+ * Into the engines: the material of every sample (docs/roles.md, "Into the engines").
+ * ------------------------------------------------------------------------------------------- */
+
+/* Where a sample's material came from, in precedence order. */
+typedef enum trn_surface_source {
+    TRN_SURFACE_EXPLICIT = 0, /* the sample's biome names its own material (trn_biome.material) */
+    TRN_SURFACE_ROLE = 1,     /* the material set's binding of the sample's role */
+    TRN_SURFACE_TINT = 2,     /* fallback: the biome's own material, tinted with its colour and
+                                 named after the biome (the role is unbound, or none won) */
+} trn_surface_source;
+
+/* "explicit", "role", "biome"; "unknown" for any other value. */
+const char *trn_surface_source_name(trn_surface_source source);
+
+/* At most this many materials: a label map's values are bytes and TRN_LABEL_NONE is a hole. */
+#define TRN_SURFACE_MATERIALS_MAX 255u
+
+/* One material of an assignment (labels.names[k] is its name). */
+typedef struct trn_surface_material {
+    trn_surface_source source; /* its first claim in the order trn_surface_materials_assign lists */
+    uint8_t role;              /* ROLE: the first role (enum order) bound to it; else NONE */
+    uint8_t biome;             /* EXPLICIT, TINT: the first biome label that claimed it; ROLE:
+                                  TRN_LABEL_NONE */
+    uint64_t samples;          /* samples that use it, whatever their source */
+} trn_surface_material;
+
+/* What to assign. The label b of biomes is recipe_biomes[b] for b < recipe_biome_count. */
+typedef struct trn_surface_materials_input {
+    const trn_labels *biomes;         /* biome label per sample, named (required) */
+    const uint8_t *roles;             /* trn_surface_role per sample (role_count bytes); NULL: no
+                                         sample has a winning role */
+    size_t role_count;                /* must be the sample count when roles is given */
+    const trn_biome *recipe_biomes;   /* for their explicit material; NULL: none has one */
+    uint32_t recipe_biome_count;      /* must equal biomes->name_count when recipe_biomes is given */
+    const trn_material_set *set;      /* role bindings; NULL: every role is unbound */
+} trn_surface_materials_input;
+
+/* An assignment: the material per sample as a label map, its materials and the fallbacks. */
+typedef struct trn_surface_materials {
+    trn_labels labels; /* same grid as the biomes; names are material ids and, for fallbacks,
+                          biome names; TRN_LABEL_NONE where the biome label is a hole */
+    trn_surface_material materials[TRN_SURFACE_MATERIALS_MAX]; /* labels.name_count used */
+    uint64_t unbound[TRN_ROLE_COUNT]; /* samples of each role that fell back to the biome tint
+                                         because the set binds nothing to the role */
+    uint64_t no_role;                 /* samples without a winning role (TRN_ROLE_NONE or any
+                                         value >= TRN_ROLE_COUNT) that fell back to the tint */
+    uint64_t holes;                   /* samples whose biome label is TRN_LABEL_NONE */
+} trn_surface_materials;
+
+/* Assign every sample its material by precedence: the biome's explicit material (a non-empty
+ * trn_biome.material), else the set's binding of the sample's role, else the biome tint (the
+ * biome's own name); a role's binding applies whichever biome the sample is in, and an explicit
+ * material applies whatever the role. Names are listed once each, only when some sample uses
+ * them, in this deterministic order: explicit materials in biome label order, then role
+ * bindings in role enum order (ground .. underwater), then biome tints in biome label order.
+ * A name claimed twice (one material id bound to two roles, or explicit in one biome and bound
+ * to a role) is one material whose source is its first claim in that order. Samples whose biome
+ * label is TRN_LABEL_NONE stay TRN_LABEL_NONE and count as holes. *out is overwritten; dispose
+ * it with trn_surface_materials_dispose. Thread-safe for distinct outputs.
+ * Errors (*out left empty): TRN_ERR_INVALID_ARGUMENT for a missing biomes map or output, or a
+ * biome label without a name ("sample 12: biome label 3, but the map names 2 biomes");
+ * TRN_ERR_MISMATCH when role_count is not the sample count or recipe_biome_count is not the
+ * number of biome names; TRN_ERR_LIMIT past TRN_SURFACE_MATERIALS_MAX materials;
+ * TRN_ERR_NO_MEMORY. */
+trn_status trn_surface_materials_assign(const trn_surface_materials_input *in,
+                                        trn_surface_materials *out, trn_error *err);
+/* Free the label map and zero *m. NULL is a no-op. */
+void trn_surface_materials_dispose(trn_surface_materials *m);
+
+/* Bytes of an engine material name, terminator included. */
+#define TRN_SURFACE_NAME_MAX 64u
+
+/* Engine-safe names (a BeamNG TerrainMaterial's internalName, a Unity layer's asset name) for
+ * the materials of m, names[k] for labels.names[k]. A biome tint keeps its biome's name (as the
+ * exports always named biome materials; cut to 63 bytes). Any other material takes the last
+ * path part of its id ("asset://materials/granite" -> "granite"), with every byte that is not
+ * a letter, digit or '_' turned into '_', cut to 56 bytes, "material" when empty. Tints are
+ * named first; then, in label order, a name already taken (ignoring case, as the engines'
+ * object names do) gets the first free suffix "_2", "_3", ..., so equal inputs give equal
+ * names. Errors: TRN_ERR_INVALID_ARGUMENT for NULL arguments. */
+trn_status trn_surface_materials_engine_names(const trn_surface_materials *m,
+                                              char (*names)[TRN_SURFACE_NAME_MAX], trn_error *err);
 
 #ifdef __cplusplus
 }
