@@ -413,8 +413,12 @@ static uint64_t mesh_hash(const trn_mesh *m)
             h = fnv(h, lv->indices, 4u * (size_t)lv->index_count);
             h = fnv(h, &lv->error, sizeof lv->error);
             h = fnv(h, &lv->skirt_depth, sizeof lv->skirt_depth);
-            for (uint32_t s = 0; s < lv->section_count; s++)
-                h = fnv(h, &lv->sections[s], sizeof lv->sections[s]);
+            for (uint32_t s = 0; s < lv->section_count; s++) {
+                /* field by field: the struct's padding bytes are not data */
+                const trn_mesh_section *sec = &lv->sections[s];
+                const uint32_t v[4] = {sec->role, sec->first, sec->count, sec->skirt_count};
+                h = fnv(h, v, sizeof v);
+            }
         }
     return h;
 }
