@@ -30,6 +30,25 @@ static void assert_sane(const trn_node_result *r)
     FUZZ_ASSERT(r->output_count <= TRN_GRAPH_MAX_OUTPUTS && r->bytes > 0);
     for (uint32_t k = 0; k < r->output_count; k++) {
         const trn_gout *o = &r->outputs[k];
+        FUZZ_ASSERT(!o->transport || ((o->kind == TRN_PIN_HEIGHTFIELD ||
+                                       o->kind == TRN_PIN_DRAINAGE) &&
+                                      o->transport->count == samples));
+        if (o->kind == TRN_PIN_WATER) {
+            FUZZ_ASSERT(o->water && !o->values);
+            continue;
+        }
+        if (o->kind == TRN_PIN_INSTANCES) {
+            const trn_instances *in = o->instances ? o->instances->data : NULL;
+            FUZZ_ASSERT(in && !o->values);
+            for (size_t i = 0; i < in->count; i++) {
+                const trn_instance *v = &in->items[i], *p = i ? &in->items[i - 1] : NULL;
+                FUZZ_ASSERT(isfinite(v->x) && isfinite(v->y) && isfinite(v->z));
+                FUZZ_ASSERT(!p || v->rule > p->rule ||
+                            (v->rule == p->rule &&
+                             (v->cz > p->cz || (v->cz == p->cz && v->cx > p->cx))));
+            }
+            continue;
+        }
         if (o->kind != TRN_PIN_DRAINAGE) {
             FUZZ_ASSERT(o->kind == TRN_PIN_HEIGHTFIELD || o->kind == TRN_PIN_MASK);
             FUZZ_ASSERT(o->values && o->values->count == samples && !o->filled);
@@ -90,6 +109,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert_same_buf(a->flow_dir, b->flow_dir);
         assert_same_buf(a->accumulation, b->accumulation);
         assert_same_buf(a->basins, b->basins);
+        assert_same_buf(a->transport, b->transport);
+        const trn_instances *ia = a->instances ? a->instances->data : NULL,
+                            *ib = b->instances ? b->instances->data : NULL;
+        FUZZ_ASSERT((ia == NULL) == (ib == NULL) && (!ia || ia->count == ib->count));
+        for (size_t i = 0; ia && i < ia->count; i++) {
+            const trn_instance *x = &ia->items[i], *y = &ib->items[i];
+            FUZZ_ASSERT(x->rule == y->rule && x->cx == y->cx && x->cz == y->cz);
+            FUZZ_ASSERT(memcmp(&x->x, &y->x, 8) == 0 && memcmp(&x->y, &y->y, 8) == 0 &&
+                        memcmp(&x->z, &y->z, 8) == 0 && memcmp(&x->yaw, &y->yaw, 8) == 0 &&
+                        memcmp(&x->scale, &y->scale, 8) == 0);
+        }
         FUZZ_ASSERT(memcmp(&a->sea_level, &b->sea_level, sizeof a->sea_level) == 0);
     }
     assert_same_buf(r->change, back->change);

@@ -430,9 +430,9 @@ static void test_header_rejections(void)
     EXPECT_FAIL(b, 5, TRN_ERR_FORMAT, 0, "not a terrane cache file"); /* short and wrong */
     memcpy(b, f, size);
 
-    le32_at(b, OFF_VERSION, 3);
+    le32_at(b, OFF_VERSION, 4);
     reseal(b, size);
-    EXPECT_FAIL(b, size, TRN_ERR_VERSION, OFF_VERSION, "3 is newer than 2");
+    EXPECT_FAIL(b, size, TRN_ERR_VERSION, OFF_VERSION, "4 is newer than 3");
     le32_at(b, OFF_VERSION, 0);
     reseal(b, size);
     EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_VERSION, "version");
@@ -602,10 +602,13 @@ static void test_serialize_rejections(void)
     size_t size = 99;
     trn_node_result *r = make_heightfield(1);
 
-    r->outputs[0].kind = TRN_PIN_INSTANCES;
+    r->outputs[0].kind = (trn_pin_kind)TRN_PIN_KIND_COUNT;
     CHECK_STATUS(trn_node_result_serialize(r, &data, &size, &e), TRN_ERR_UNSUPPORTED);
     CHECK(data == NULL && size == 0);
-    CHECK_CONTAINS(e.message, "instances");
+    CHECK_CONTAINS(e.message, "pin kind 5 (unknown)");
+    r->outputs[0].kind = TRN_PIN_INSTANCES; /* an instances pin without its instances */
+    CHECK_STATUS(trn_node_result_serialize(r, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "output 0: instances: none");
     r->outputs[0].kind = TRN_PIN_WATER; /* a water pin without its water */
     CHECK_STATUS(trn_node_result_serialize(r, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "water");
@@ -724,7 +727,7 @@ static void test_files(void)
 
     /* A result that cannot be stored leaves no file and names the one it was meant for. */
     trn_node_result *bad = make_heightfield(0x77);
-    bad->outputs[0].kind = TRN_PIN_INSTANCES;
+    bad->outputs[0].kind = (trn_pin_kind)TRN_PIN_KIND_COUNT;
     CHECK_STATUS(trn_node_result_write_file(dir, bad, &e), TRN_ERR_UNSUPPORTED);
     snprintf(other, sizeof other, "%s/0000000000000077.tnc", dir);
     CHECK(strcmp(e.file, other) == 0);
@@ -736,6 +739,30 @@ static void test_files(void)
     trn_node_result_release(r);
 }
 
+/* Version 3: the 3 x 2 heightfield with a transport array, and two instances. Layout: output 0
+ * at 108 (kind, count, 48 bytes), output 1 at 168 (kind, count 2, two 60-byte instances at 180
+ * and 240), the transport mask at 300 and its array at 304, the checksum at 360. */
+#define V3_INSTANCES 168u
+#define V3_INSTANCE0 180u
+#define V3_INSTANCE1 240u
+#define V3_MASK 300u
+#define V3_SIZE 368u
+static trn_node_result *make_v3(uint64_t key)
+{
+    trn_node_result *r = make_heightfield(key);
+    r->outputs[0].transport = float_buf(12, 5);
+    r->output_count = 2;
+    r->outputs[1].kind = TRN_PIN_INSTANCES;
+    trn_instances *in = calloc(1, sizeof *in);
+    in->count = 2;
+    in->items = calloc(2, sizeof *in->items);
+    in->items[0] = (trn_instance){0, 7, 1, 1.25, -0.0, 2.5, 359.75, 0.5};
+    in->items[1] = (trn_instance){1, -3, 0, 0.125, 4.0, 0.0, 0.0, 2.0};
+    r->outputs[1].instances = trn_gbuf_wrap_instances(in);
+    trn_node_result_measure(r);
+    return r;
+}
+
 /* ---- corpus seeds: written by the serializer, pinned here byte for byte ---- */
 
 typedef struct seed_file {
@@ -744,7 +771,7 @@ typedef struct seed_file {
     size_t size;
 } seed_file;
 
-#define SEED_COUNT 10
+#define SEED_COUNT 12
 
 /* Build the fuzz corpus's seeds: three valid files and damaged copies of them. */
 static void make_seeds(seed_file *seeds)
@@ -775,10 +802,10 @@ static void make_seeds(seed_file *seeds)
     s->size = hf->size;
     s->data[130] ^= 0x40;
     s = &seeds[6];
-    s->name = "bad_version3.tnc";
+    s->name = "bad_version4.tnc";
     s->data = dup_bytes(hf->data, hf->size, 0);
     s->size = hf->size;
-    le32_at(s->data, OFF_VERSION, 3);
+    le32_at(s->data, OFF_VERSION, 4);
     reseal(s->data, s->size);
     s = &seeds[7];
     s->name = "bad_array_length.tnc";
@@ -796,6 +823,18 @@ static void make_seeds(seed_file *seeds)
     s->name = "bad_trailing_byte.tnc";
     s->data = dup_bytes(hf->data, hf->size, 1);
     s->size = hf->size + 1;
+    /* Version 3: a transport array and instances; then its instances out of order. */
+    s = &seeds[10];
+    s->name = "transport_instances_v3.tnc";
+    trn_node_result *v3 = make_v3(0x5eed000000000004ull);
+    CHECK_OK(trn_node_result_serialize(v3, &s->data, &s->size, &e));
+    trn_node_result_release(v3);
+    s = &seeds[11];
+    s->name = "bad_instance_order.tnc";
+    s->data = dup_bytes(seeds[10].data, seeds[10].size, 0);
+    s->size = seeds[10].size;
+    le32_at(s->data, V3_INSTANCE1, 0); /* rule 0 again, before the first one's (cz, cx) */
+    reseal(s->data, s->size);
 }
 
 static void free_seeds(seed_file *seeds)
@@ -872,7 +911,8 @@ static void test_corpus_is_current(void)
     make_seeds(seeds);
     static const trn_status expect[SEED_COUNT] = {
         TRN_OK,         TRN_OK,          TRN_OK,         TRN_ERR_TRUNCATED, TRN_ERR_TRUNCATED,
-        TRN_ERR_FORMAT, TRN_ERR_VERSION, TRN_ERR_FORMAT, TRN_ERR_FORMAT,    TRN_ERR_TRAILING_DATA};
+        TRN_ERR_FORMAT, TRN_ERR_VERSION, TRN_ERR_FORMAT, TRN_ERR_FORMAT,    TRN_ERR_TRAILING_DATA,
+        TRN_OK,         TRN_ERR_FORMAT};
     for (int k = 0; k < SEED_COUNT; k++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/fuzz/corpus/fuzz_cache_file/%s", TRN_SOURCE_DIR,
@@ -951,6 +991,136 @@ static void test_basin_id_order(void)
     trn_node_result_release(d);
 }
 
+/* Field by field and bit for bit (the struct has padding). */
+static bool same_instance(const trn_instance *a, const trn_instance *b)
+{
+    return a->rule == b->rule && a->cx == b->cx && a->cz == b->cz &&
+           memcmp(&a->x, &b->x, 8) == 0 && memcmp(&a->y, &b->y, 8) == 0 &&
+           memcmp(&a->z, &b->z, 8) == 0 && memcmp(&a->yaw, &b->yaw, 8) == 0 &&
+           memcmp(&a->scale, &b->scale, 8) == 0;
+}
+
+/* Version 3 round-trips transport and instances bit for bit (a -0 height included), refuses
+ * them in older versions, and checks instances like basins: order, finite numbers, the limit. */
+static void test_transport_and_instances(void)
+{
+    trn_node_result *r = make_v3(0x33);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    CHECK_OK(trn_node_result_serialize(r, &data, &size, &e));
+    CHECK_EQ_INT(size, V3_SIZE);
+    CHECK_EQ_INT(data[OFF_VERSION], 3);
+    CHECK_EQ_INT(data[OFF_FLAGS], 16); /* transport */
+    CHECK_EQ_INT(rd64_at(data, V3_INSTANCES + 4), 2);
+    CHECK_EQ_INT(data[V3_MASK], 1); /* output 0 */
+    trn_node_result *back = NULL;
+    CHECK_OK(trn_node_result_parse(data, size, NULL, 0, NULL, &back, &e));
+    if (back) {
+        CHECK(back->outputs[0].transport &&
+              memcmp(back->outputs[0].transport->data, r->outputs[0].transport->data, 48) == 0);
+        const trn_instances *bi = back->outputs[1].instances ? back->outputs[1].instances->data
+                                                             : NULL;
+        const trn_instances *ri = r->outputs[1].instances->data;
+        CHECK(bi && bi->count == 2 && same_instance(&bi->items[0], &ri->items[0]) &&
+              same_instance(&bi->items[1], &ri->items[1]));
+        CHECK(bi && signbit(bi->items[0].y)); /* -0 stays -0 */
+        CHECK(back->bytes > r->outputs[0].values->count * 4u * 2u + 2u * sizeof(trn_instance));
+        uint8_t *again = NULL;
+        size_t again_size = 0;
+        CHECK_OK(trn_node_result_serialize(back, &again, &again_size, &e));
+        CHECK(again_size == size && again && memcmp(again, data, size) == 0);
+        free(again);
+    }
+    trn_node_result_release(back);
+
+    /* Version 2 knows neither the transport flag nor instances. */
+    uint8_t *b = dup_bytes(data, size, 0);
+    le32_at(b, OFF_VERSION, 2);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_FLAGS, "flags: 0x10 has bits other than 0xf");
+    b[OFF_FLAGS] = 0;
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_INSTANCES, "pin kind 4 (instances)");
+    memcpy(b, data, size);
+    /* Instances out of order, the same site twice, a number that is not finite. */
+    le32_at(b, V3_INSTANCE1, 0);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_INSTANCE1, "instance 1: not after the previous one");
+    memcpy(b, data, size);
+    le32_at(b, V3_INSTANCE1, 0);
+    le64_at(b, V3_INSTANCE1 + 4, 7);
+    le64_at(b, V3_INSTANCE1 + 12, 1);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_INSTANCE1, "instance 1: not after the previous one");
+    le32_at(b, V3_INSTANCE1, 0);
+    le64_at(b, V3_INSTANCE1 + 4, 8); /* cx 8 after cx 7 in the same row: in order */
+    reseal(b, size);
+    trn_node_result *ok = NULL;
+    CHECK_OK(trn_node_result_parse(b, size, NULL, 0, NULL, &ok, &e));
+    trn_node_result_release(ok);
+    memcpy(b, data, size);
+    le64_at(b, V3_INSTANCE0 + 20 + 16, 0x7ff0000000000000ull); /* z = infinity */
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_INSTANCE0, "instance 0: a position, yaw or scale");
+    memcpy(b, data, size);
+    /* The transport mask: an output that is not a field, none at all. */
+    le32_at(b, V3_MASK, 2);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_MASK, "names output 1");
+    le32_at(b, V3_MASK, 0);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, V3_MASK, "transport outputs: 0");
+    memcpy(b, data, size);
+    /* Cut inside an instance and inside the transport array. */
+    EXPECT_FAIL(b, V3_INSTANCE1 + 10, TRN_ERR_TRUNCATED, V3_INSTANCE0, "expected 120 bytes");
+    EXPECT_FAIL(b, V3_MASK + 20, TRN_ERR_TRUNCATED, V3_MASK + 12, "output 0 transport");
+    /* The instance limit: the count itself is read, one over is refused before any memory. */
+    trn_cache_file_limits lim;
+    trn_cache_file_limits_default(&lim);
+    CHECK(lim.max_instances == (uint64_t)1 << 27);
+    lim.max_instances = 2;
+    CHECK_OK(trn_node_result_parse(data, size, NULL, 0, &lim, &ok, &e));
+    trn_node_result_release(ok);
+    lim.max_instances = 1;
+    expect_fail(data, size, &lim, 0, TRN_ERR_LIMIT, V3_INSTANCES + 4,
+                "2 instances, more than the limit of 1", __LINE__);
+    free(b);
+
+    /* The writer refuses what the reader refuses. */
+    trn_instances *ri = r->outputs[1].instances->data;
+    ri->items[1].scale = NAN;
+    CHECK_STATUS(trn_node_result_serialize(r, &b, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "output 1: instance 1: a position, yaw or scale");
+    ri->items[1].scale = 2.0;
+    ri->items[1].rule = 0;
+    CHECK_STATUS(trn_node_result_serialize(r, &b, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "not after the previous one");
+    ri->items[1].rule = 1;
+    r->outputs[1].transport = trn_gbuf_retain(r->outputs[0].transport);
+    CHECK_STATUS(trn_node_result_serialize(r, &b, &size, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "output 1 (instances): carries no transport");
+    trn_gbuf_release(r->outputs[1].transport);
+    r->outputs[1].transport = NULL;
+    /* Without transport or instances a result keeps its older version's bytes. */
+    trn_gbuf_release(r->outputs[0].transport);
+    r->outputs[0].transport = NULL;
+    r->output_count = 1;
+    CHECK_OK(trn_node_result_serialize(r, &b, &size, &e));
+    CHECK_EQ_INT(b[OFF_VERSION], 1);
+    CHECK_EQ_INT(size, 176);
+    /* ... and reads back only under that version: one spelling per result. */
+    le32_at(b, OFF_VERSION, 3);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_VERSION, "version: 3, expected 1");
+    le32_at(b, OFF_VERSION, 2);
+    reseal(b, size);
+    EXPECT_FAIL(b, size, TRN_ERR_FORMAT, OFF_VERSION, "version: 2, expected 1");
+    free(b);
+    free(data);
+    trn_node_result_release(r);
+}
+
 int main(int argc, char **argv)
 {
     /* test_cache_file --write-corpus fuzz/corpus/fuzz_cache_file rewrites the seeds. */
@@ -961,6 +1131,7 @@ int main(int argc, char **argv)
     RUN(test_array_rejections);
     RUN(test_serialize_rejections);
     RUN(test_water_and_note);
+    RUN(test_transport_and_instances);
     RUN(test_files);
     RUN(test_basin_id_order);
     RUN(test_corpus_is_current);

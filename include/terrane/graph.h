@@ -9,6 +9,7 @@
 #include "terrane/core.h"
 #include "terrane/drainage.h"
 #include "terrane/erosion.h"
+#include "terrane/palette.h"
 #include "terrane/recipe.h"
 #include "terrane/water.h"
 
@@ -24,7 +25,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 /* What a pin carries. An input accepts one link from an output of the same kind. Instances
- * come with the scatter module; Terrain Output already takes them. */
+ * are a Scatter Palette node's candidates; Terrain Output publishes them. */
 typedef enum trn_pin_kind {
     TRN_PIN_HEIGHTFIELD = 0,
     TRN_PIN_MASK = 1,
@@ -71,8 +72,8 @@ typedef struct trn_param_spec {
 typedef struct trn_node_type {
     const char *name;     /* stable type id: "landform", "height_blend", ... */
     const char *title;    /* "Height Blend" */
-    const char *category; /* "generator", "mask", "modifier", "simulation", "appearance",
-                             "output", "note" */
+    const char *category; /* "generator", "mask", "modifier", "simulation", "water",
+                             "appearance", "scatter", "output", "note" */
     const char *description;
     uint32_t version; /* bumped when its output for the same inputs changes; in its cache key */
     const trn_pin_spec *inputs;
@@ -192,7 +193,8 @@ typedef enum trn_graph_severity {
  * unknown-param, bad-param, unknown-input, unknown-node, unknown-output-pin,
  * ambiguous-output-pin, kind-mismatch, self-link, missing-input (a warning on a node that does
  * not feed the output), cycle, output-unset, output-unknown, output-not-terminal, comment-pins,
- * landform-unknown; warning unreachable. (Inputs on different grids are refused when evaluated,
+ * landform-unknown, palette-missing (a scatter_palette node in a recipe without a palette);
+ * warning unreachable. (Inputs on different grids are refused when evaluated,
  * TRN_ERR_MISMATCH, as only evaluation knows a result's grid.) */
 typedef struct trn_graph_diagnostic {
     trn_graph_severity severity;
@@ -292,6 +294,11 @@ typedef struct trn_graph_options {
     trn_graph_cache *cache;      /* NULL = nothing kept between evaluations */
     uint64_t max_work;           /* work one node may cost: 0 = TRN_WORK_BUDGET_DEFAULT,
                                     TRN_WORK_UNLIMITED = no limit */
+    /* The recipe's palette, already resolved by the caller (trn_palette_resolve; the graph
+     * reads no asset files), borrowed for the call. Scatter Palette nodes place it and hash its
+     * digest (trn_palette_digest) into their keys; NULL with such a node upstream of the output
+     * is a validation error naming the node. */
+    const trn_palette *palette;
 } trn_graph_options;
 
 /* One evaluation's results: an opaque handle holding (shared with the cache) every evaluated
@@ -307,6 +314,11 @@ typedef struct trn_graph_value {
     const trn_drainage *drainage; /* drainage: its arrays (read-only) */
     const float *source;          /* drainage: the heights it was computed from */
     const trn_water *water;       /* water: the bodies and their resolved coverage */
+    /* heightfield: signed erosion transport of these heights, samples floats in metres (< 0
+     * cut, > 0 deposition), the sum of every erosion upstream as blends weighted it; drainage:
+     * its source field's. NULL when no erosion is upstream (docs/graph.md, "Transport"). */
+    const float *transport;
+    const trn_instances *instances; /* instances: a Scatter Palette's candidates */
 } trn_graph_value;
 
 /* Validate (failing with TRN_ERR_VALIDATION on the first error diagnostic, its node id in
@@ -336,6 +348,10 @@ const trn_water *trn_graph_run_water(const trn_graph_run *run);
 /* The water connected to the Biome Rules node, on the published field; NULL when none (the
  * rules then infer the sea from the recipe's sea level). */
 const trn_water *trn_graph_run_biome_water(const trn_graph_run *run);
+/* The instances connected to the Terrain Output's instances pin (a Scatter Palette node's
+ * candidates on its input field, before the recipe's layers), or NULL when none is connected.
+ * Rule indices refer to trn_graph_options.palette. Valid while the run lives. */
+const trn_instances *trn_graph_run_instances(const trn_graph_run *run);
 /* Whether a Biome Rules node is upstream of the Terrain Output's field (then the recipe's rules
  * classify the published surface; otherwise every sample gets the default biome). */
 bool trn_graph_run_biome_rules(const trn_graph_run *run);
@@ -351,6 +367,11 @@ const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id)
  * skipped. Fails as trn_graph_evaluate's validation does. */
 trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *keys, trn_error *err);
+/* The same keys with options' quality and palette (the keys evaluation with these options
+ * uses; trn_graph_keys gives a Scatter Palette node a key that no evaluation has). options NULL:
+ * final quality, no palette. */
+trn_status trn_graph_keys_for(const trn_graph *graph, const trn_recipe *recipe,
+                              const trn_graph_options *options, uint64_t *keys, trn_error *err);
 /* Each node's work, as the budget counts it (see TRN_WORK_BUDGET_DEFAULT; saturates at
  * UINT64_MAX), without evaluating anything: work[k] for graph->nodes[k], 0 for nodes that would
  * be skipped. Fails as trn_graph_evaluate's validation does. */

@@ -155,6 +155,16 @@ trn_status trn_scatter_refilter_window(const trn_palette *palette, const trn_ins
 trn_status trn_scatter_view_collect(const trn_instances *base, const trn_scatter_view *view,
                                     trn_instances *out, trn_error *err);
 
+/* A 64-bit digest of everything in palette that placement reads or instances name: the
+ * art, grass, tree and rock multipliers and every rule in order with all its fields (id, model,
+ * prefab, category, density, candidate_spacing, spacing, scale, yaw, biomes, the slope,
+ * moisture and water_distance bands, cluster size and strength, collision); not the palette's
+ * name nor its material set. Numbers hash by value (-0 as 0), texts with their lengths, so
+ * equal palettes give equal digests whatever their documents' layout; any edit to a rule gives
+ * another (up to hash collisions). Graph cache keys of Scatter Palette nodes hash it. NULL
+ * gives 0. Thread-safe. */
+uint64_t trn_palette_digest(const trn_palette *palette);
+
 /* Instances as text in a malloc'd NUL-terminated buffer (*text, *size without the NUL; the
  * caller frees). Each instance: id "<rule id>/<cx>_<cz>", rule, x, y, z, yaw, scale, model or
  * prefab, collision ("static", "none", "trigger"). JSON: {"instances": [...]} one object a
@@ -166,6 +176,54 @@ trn_status trn_instances_write_json(const trn_palette *palette, const trn_instan
                                     char **text, size_t *size, trn_error *err);
 trn_status trn_instances_write_csv(const trn_palette *palette, const trn_instances *instances,
                                    char **text, size_t *size, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Suppressing placements (Terrain3D.scatter_exclusions): a scene's terrain placement lists the
+ * stable keys of generated placements it has converted to authored objects or removed. The
+ * list belongs to the scene, not the terrain asset: it is applied after placement, survives
+ * regeneration (keys that match nothing are counted, not refused) and never causes refills.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Bytes enough for any instance key: a rule id, '/', two 64-bit integers, '_' and the NUL. */
+#define TRN_INSTANCE_KEY_MAX (TRN_PALETTE_ID_MAX + 44u)
+
+/* The stable key of an instance, "<rule id>/<cx>_<cz>" (e.g. "pine/10_4"): the id the JSON and
+ * CSV writers print. Writes at most size bytes, always NUL-terminated when size > 0, and returns
+ * the key's length (as snprintf: a return >= size means it was cut); 0 with buf "" when palette
+ * or instance is NULL or the instance names a rule beyond the palette. Thread-safe. */
+size_t trn_instance_key(const trn_palette *palette, const trn_instance *instance, char *buf,
+                        size_t size);
+
+/* A parsed exclusion list: unique nonempty keys in document order. */
+typedef struct trn_scatter_exclusions {
+    char **keys; /* owned */
+    size_t count;
+} trn_scatter_exclusions;
+
+/* Parse an exclusion list from JSON text, in any of three forms: a bare array of keys
+ * (["pine/10_4", ...]); a bare Terrain3D component ({"scatter_exclusions": [...]}, other members
+ * ignored); or a scene entity or prefab document ({"components": {"Terrain3D": {...}}}, other
+ * components ignored). A Terrain3D without scatter_exclusions gives an empty list (it is
+ * optional). Every entry must be a nonempty string listed once. Errors (TRN_ERR_JSON) carry path
+ * (the file name, may be NULL), byte offset, line and column, and the JSON path:
+ * "components.Terrain3D.scatter_exclusions[3]: duplicate key 'pine/10_4' (first at [1])",
+ * "[2]: expected a placement key string, found 5", "[0]: expected a nonempty placement key",
+ * "components: expected a Terrain3D component"; invalid JSON as the palette parser reports it;
+ * TRN_ERR_NO_MEMORY. On failure out is empty. */
+trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const char *path,
+                                        trn_scatter_exclusions *out, trn_error *err);
+/* Free a list's keys and zero it. NULL is a no-op. */
+void trn_scatter_exclusions_dispose(trn_scatter_exclusions *exclusions);
+
+/* Remove from inout every instance whose key (trn_instance_key) the list holds; the others keep
+ * their order and every field bit for bit, and nothing is placed instead. suppressed (may be
+ * NULL) receives how many instances were removed, unmatched (may be NULL) how many keys matched
+ * no instance. Errors: TRN_ERR_INVALID_ARGUMENT for NULL palette, instances or list;
+ * TRN_ERR_MISMATCH for an instance naming a rule beyond the palette; TRN_ERR_NO_MEMORY; inout
+ * is untouched on failure. Thread-safe for distinct instances. */
+trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *inout,
+                                  const trn_scatter_exclusions *exclusions, size_t *suppressed,
+                                  size_t *unmatched, trn_error *err);
 
 #ifdef __cplusplus
 }

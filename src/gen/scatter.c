@@ -3,9 +3,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_STATIC_LINKING_ONLY /* an XXH64_state_t on the stack: the palette's digest */
 #include <xxhash.h>
 
 #ifdef _OPENMP
@@ -13,6 +15,7 @@
 #endif
 
 #include "core/checked.h"
+#include "core/json_pos.h"
 #include "core/numtext.h"
 #include "core/textbuf.h"
 #include "terrane/generate.h"
@@ -1000,9 +1003,16 @@ static void put_number(trn_text_buf *b, double v)
     trn_text_puts(b, num);
 }
 
-static void instance_id(const trn_palette *palette, const trn_instance *it, char *id, size_t n)
+size_t trn_instance_key(const trn_palette *palette, const trn_instance *instance, char *buf,
+                        size_t size)
 {
-    snprintf(id, n, "%s/%" PRId64 "_%" PRId64, palette->rules[it->rule].id, it->cx, it->cz);
+    if (!palette || !instance || instance->rule >= palette->rule_count) {
+        if (buf && size) buf[0] = '\0';
+        return 0;
+    }
+    const int n = snprintf(buf, size, "%s/%" PRId64 "_%" PRId64, palette->rules[instance->rule].id,
+                           instance->cx, instance->cz);
+    return n > 0 ? (size_t)n : 0u;
 }
 
 trn_status trn_instances_write_json(const trn_palette *palette, const trn_instances *instances,
@@ -1015,8 +1025,8 @@ trn_status trn_instances_write_json(const trn_palette *palette, const trn_instan
     for (size_t n = 0; n < instances->count; n++) {
         const trn_instance *it = &instances->items[n];
         const trn_scatter_rule *r = &palette->rules[it->rule];
-        char id[TRN_PALETTE_ID_MAX + 48];
-        instance_id(palette, it, id, sizeof id);
+        char id[TRN_INSTANCE_KEY_MAX];
+        (void)trn_instance_key(palette, it, id, sizeof id);
         trn_text_puts(&b, n ? ",\n  {\"id\": " : "\n  {\"id\": ");
         put_json_string(&b, id);
         trn_text_puts(&b, ", \"rule\": ");
@@ -1057,8 +1067,8 @@ trn_status trn_instances_write_csv(const trn_palette *palette, const trn_instanc
     for (size_t n = 0; n < instances->count; n++) {
         const trn_instance *it = &instances->items[n];
         const trn_scatter_rule *r = &palette->rules[it->rule];
-        char id[TRN_PALETTE_ID_MAX + 48];
-        instance_id(palette, it, id, sizeof id);
+        char id[TRN_INSTANCE_KEY_MAX];
+        (void)trn_instance_key(palette, it, id, sizeof id);
         csv_field(&b, id);
         trn_text_put(&b, ",", 1);
         csv_field(&b, r->id);
@@ -1076,4 +1086,311 @@ trn_status trn_instances_write_csv(const trn_palette *palette, const trn_instanc
         trn_text_put(&b, "\n", 1);
     }
     return finish_text(&b, text, size, err);
+}
+
+/* ---- the palette's digest ---- */
+
+static void digest_f64(XXH64_state_t *h, double v)
+{
+    if (v == 0.0) v = 0.0; /* -0 and 0 place alike */
+    XXH64_update(h, &v, sizeof v);
+}
+
+static void digest_u32(XXH64_state_t *h, uint32_t v)
+{
+    XXH64_update(h, &v, sizeof v);
+}
+
+/* Length first, so ("ab", "c") and ("a", "bc") differ; NULL differs from "". */
+static void digest_text(XXH64_state_t *h, const char *text)
+{
+    digest_u32(h, text ? (uint32_t)strlen(text) : 0xFFFFFFFFu);
+    if (text) XXH64_update(h, text, strlen(text));
+}
+
+static void digest_band(XXH64_state_t *h, const trn_scatter_band *band)
+{
+    digest_u32(h, band->has ? 1u : 0u);
+    digest_f64(h, band->has ? band->lo : 0.0);
+    digest_f64(h, band->has ? band->hi : 0.0);
+}
+
+uint64_t trn_palette_digest(const trn_palette *palette)
+{
+    if (!palette) return 0;
+    XXH64_state_t h;
+    XXH64_reset(&h, 0);
+    XXH64_update(&h, "terrane-palette", 15);
+    digest_f64(&h, palette->art_density);
+    digest_f64(&h, palette->grass_density);
+    digest_f64(&h, palette->tree_density);
+    digest_f64(&h, palette->rock_density);
+    digest_u32(&h, palette->rule_count);
+    for (uint32_t k = 0; k < palette->rule_count; k++) {
+        const trn_scatter_rule *r = &palette->rules[k];
+        digest_text(&h, r->id);
+        digest_text(&h, r->model);
+        digest_text(&h, r->prefab);
+        digest_u32(&h, (uint32_t)r->category);
+        digest_f64(&h, r->density);
+        digest_f64(&h, r->candidate_spacing);
+        digest_f64(&h, r->spacing);
+        digest_f64(&h, r->scale[0]);
+        digest_f64(&h, r->scale[1]);
+        digest_f64(&h, r->yaw[0]);
+        digest_f64(&h, r->yaw[1]);
+        digest_u32(&h, r->biome_count);
+        for (uint32_t b = 0; b < r->biome_count; b++)
+            digest_text(&h, r->biomes ? r->biomes[b] : NULL);
+        digest_band(&h, &r->slope);
+        digest_band(&h, &r->moisture);
+        digest_band(&h, &r->water_distance);
+        digest_f64(&h, r->cluster_size);
+        digest_f64(&h, r->cluster_strength);
+        digest_u32(&h, (uint32_t)r->collision);
+    }
+    return (uint64_t)XXH64_digest(&h);
+}
+
+/* ---- suppression lists (Terrain3D.scatter_exclusions) ---- */
+
+void trn_scatter_exclusions_dispose(trn_scatter_exclusions *ex)
+{
+    if (!ex) return;
+    for (size_t k = 0; k < ex->count; k++)
+        free(ex->keys[k]);
+    free(ex->keys);
+    memset(ex, 0, sizeof *ex);
+}
+
+typedef struct key_ref {
+    const char *key;
+    size_t index; /* position in the list */
+} key_ref;
+
+static int key_ref_cmp(const void *a, const void *b)
+{
+    const key_ref *x = a, *y = b;
+    const int c = strcmp(x->key, y->key);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The list's keys sorted (ties by position), for duplicates and lookups. */
+static key_ref *sorted_keys(const char *const *keys, size_t count)
+{
+    key_ref *refs = malloc((count ? count : 1u) * sizeof *refs);
+    if (!refs) return NULL;
+    for (size_t k = 0; k < count; k++) {
+        refs[k].key = keys[k];
+        refs[k].index = k;
+    }
+    qsort(refs, count, sizeof *refs, key_ref_cmp);
+    return refs;
+}
+
+static trn_status excl_error(trn_error *err, const char *file, const char *text, size_t size,
+                             const trn_json_path *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+static trn_status excl_error(trn_error *err, const char *file, const char *text, size_t size,
+                             const trn_json_path *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return trn_json_error_at(err, TRN_ERR_JSON, file, text, size, path, TRN_JSON_VALUE, msg);
+}
+
+/* Quote a key for a message: at most 80 bytes, cut on a UTF-8 boundary. */
+static void key_quote(const char *key, char *buf, size_t size)
+{
+    size_t n = strlen(key);
+    if (n > 80) {
+        n = 80;
+        while (n > 0 && ((unsigned char)key[n] & 0xC0u) == 0x80u)
+            n--;
+    }
+    snprintf(buf, size, "'%.*s'%s", (int)n, key, n < strlen(key) ? "..." : "");
+}
+
+static trn_status excl_list(const json_t *list, const char *file, const char *text, size_t size,
+                            trn_json_path *path, trn_scatter_exclusions *out, trn_error *err)
+{
+    char buf[120];
+    if (!json_is_array(list))
+        return excl_error(err, file, text, size, path,
+                          "expected an array of placement keys (\"<rule id>/<cx>_<cz>\"), found %s",
+                          trn_json_describe(list, buf, sizeof buf));
+    const size_t n = json_array_size(list);
+    out->keys = calloc(n ? n : 1u, sizeof *out->keys);
+    if (!out->keys)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1,
+                             "scatter exclusions: out of memory for %zu keys", n);
+    for (size_t k = 0; k < n; k++) {
+        const json_t *v = json_array_get(list, k);
+        trn_status st = TRN_OK;
+        trn_json_path_push_index(path, k);
+        if (!json_is_string(v))
+            st = excl_error(err, file, text, size, path,
+                            "expected a placement key string, found %s",
+                            trn_json_describe(v, buf, sizeof buf));
+        else if (json_string_length(v) == 0)
+            st = excl_error(err, file, text, size, path, "expected a nonempty placement key");
+        trn_json_path_pop(path);
+        if (st) return st;
+        out->keys[k] = trn_text_dup(json_string_value(v));
+        if (!out->keys[k])
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1,
+                                 "scatter exclusions: out of memory for a key");
+        out->count = k + 1;
+    }
+    key_ref *refs = sorted_keys((const char *const *)out->keys, out->count);
+    if (!refs)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1,
+                             "scatter exclusions: out of memory for the key index");
+    /* Report the duplicate that comes first in the document, naming its first occurrence. */
+    size_t dup = SIZE_MAX, first = 0;
+    for (size_t k = 1; k < out->count; k++)
+        if (strcmp(refs[k].key, refs[k - 1].key) == 0 && refs[k].index < dup) {
+            dup = refs[k].index;
+            size_t f = k - 1;
+            while (f > 0 && strcmp(refs[f - 1].key, refs[k].key) == 0)
+                f--;
+            first = refs[f].index;
+        }
+    free(refs);
+    if (dup != SIZE_MAX) {
+        char quoted[100];
+        key_quote(out->keys[dup], quoted, sizeof quoted);
+        trn_json_path_push_index(path, dup);
+        return excl_error(err, file, text, size, path, "duplicate key %s (first at [%zu])", quoted,
+                          first);
+    }
+    return TRN_OK;
+}
+
+trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const char *path,
+                                        trn_scatter_exclusions *out, trn_error *err)
+{
+    if (!out || (!text && size))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "scatter exclusions: no text or no output");
+    memset(out, 0, sizeof *out);
+    if (!text) text = "";
+    const size_t bom = size >= 3 && (unsigned char)text[0] == 0xEF &&
+                               (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF
+                           ? 3
+                           : 0;
+    json_error_t je;
+    json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        const size_t at = je.position > 0 ? (size_t)je.position - 1 : 0;
+        const trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + at);
+        trn_error_set(err, TRN_ERR_JSON, path, (int64_t)pos.offset, "invalid JSON: %s", je.text);
+        trn_error_set_position(err, pos.line, pos.column);
+        return TRN_ERR_JSON;
+    }
+    trn_json_path jp;
+    memset(&jp, 0, sizeof jp);
+    trn_status st = TRN_OK;
+    char buf[120];
+    const json_t *list = root;
+    if (json_is_object(root)) {
+        const json_t *components = json_object_get(root, "components");
+        const json_t *terrain = root;
+        if (components) {
+            trn_json_path_push_key(&jp, "components");
+            if (!json_is_object(components))
+                st = excl_error(err, path, text, size, &jp, "expected an object of components, found %s",
+                                trn_json_describe(components, buf, sizeof buf));
+            else if (!(terrain = json_object_get(components, "Terrain3D")))
+                st = excl_error(err, path, text, size, &jp,
+                                "expected a Terrain3D component (the terrain placement whose "
+                                "scatter_exclusions to read)");
+            if (!st) {
+                trn_json_path_push_key(&jp, "Terrain3D");
+                if (!json_is_object(terrain))
+                    st = excl_error(err, path, text, size, &jp, "expected an object, found %s",
+                                    trn_json_describe(terrain, buf, sizeof buf));
+            }
+        } else if (!json_object_get(root, "scatter_exclusions")) {
+            st = excl_error(err, path, text, size, &jp,
+                            "expected an array of placement keys, a Terrain3D object with "
+                            "scatter_exclusions or a scene entity with components.Terrain3D");
+        }
+        list = NULL;
+        if (!st) {
+            list = json_object_get(terrain, "scatter_exclusions");
+            if (list) trn_json_path_push_key(&jp, "scatter_exclusions");
+        }
+    }
+    if (!st && list) st = excl_list(list, path, text, size, &jp, out, err);
+    if (!st && !list && !json_is_object(root))
+        st = excl_error(err, path, text, size, &jp,
+                        "expected an array of placement keys, a Terrain3D object or a scene "
+                        "entity, found %s",
+                        trn_json_describe(root, buf, sizeof buf));
+    json_decref(root);
+    if (st) trn_scatter_exclusions_dispose(out);
+    return st;
+}
+
+trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *inout,
+                                  const trn_scatter_exclusions *exclusions, size_t *suppressed,
+                                  size_t *unmatched, trn_error *err)
+{
+    if (suppressed) *suppressed = 0;
+    if (unmatched) *unmatched = 0;
+    if (!palette || !inout || (inout->count && !inout->items) || !exclusions ||
+        (exclusions->count && !exclusions->keys))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter: suppressing needs a palette, instances and a list");
+    for (size_t n = 0; n < inout->count; n++)
+        if (inout->items[n].rule >= palette->rule_count)
+            return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                                 "scatter: instance %zu names rule %" PRIu32
+                                 " but the palette has %" PRIu32 " rules",
+                                 n, inout->items[n].rule, palette->rule_count);
+    key_ref *refs = sorted_keys((const char *const *)exclusions->keys, exclusions->count);
+    uint8_t *hit = calloc(exclusions->count ? exclusions->count : 1u, 1);
+    if (!refs || !hit) {
+        free(refs);
+        free(hit);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
+    }
+    size_t kept = 0, removed = 0;
+    for (size_t n = 0; n < inout->count; n++) {
+        char key[TRN_INSTANCE_KEY_MAX];
+        (void)trn_instance_key(palette, &inout->items[n], key, sizeof key);
+        const key_ref probe = {key, 0};
+        size_t lo = 0, hi = exclusions->count;
+        while (lo < hi) { /* the first entry not below the key */
+            const size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(refs[mid].key, probe.key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < exclusions->count && strcmp(refs[lo].key, key) == 0) {
+            for (size_t k = lo; k < exclusions->count && strcmp(refs[k].key, key) == 0; k++)
+                hit[k] = 1;
+            removed++;
+            continue;
+        }
+        inout->items[kept++] = inout->items[n];
+    }
+    size_t missed = 0;
+    for (size_t k = 0; k < exclusions->count; k++)
+        missed += hit[k] == 0;
+    free(refs);
+    free(hit);
+    inout->count = kept;
+    if (suppressed) *suppressed = removed;
+    if (unmatched) *unmatched = missed;
+    return TRN_OK;
 }

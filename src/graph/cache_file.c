@@ -16,13 +16,18 @@
 /* The layout is documented byte by byte in docs/cache-format.md ("Graph cache files"); keep the
  * two in step. */
 static const uint8_t cache_magic[8] = {'T', 'R', 'N', 'C', 'A', 'C', 'H', 'E'};
-#define CACHE_VERSION 2u /* 2: water outputs and notes; files without them are written as 1 */
+/* 2: water outputs and notes; 3: transport arrays and instances outputs. A file is written
+ * with the lowest version that holds it, so results without the newer parts keep their bytes. */
+#define CACHE_VERSION 3u
 #define CACHE_FLAG_LEDGER 1u
 #define CACHE_FLAG_BIOME_RULES 2u
 #define CACHE_FLAG_CHANGE 4u
-#define CACHE_FLAG_NOTE 8u /* version 2 */
+#define CACHE_FLAG_NOTE 8u       /* version 2 */
+#define CACHE_FLAG_TRANSPORT 16u /* version 3 */
 #define CACHE_FLAGS_KNOWN                                                                          \
-    (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE | CACHE_FLAG_NOTE)
+    (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE | CACHE_FLAG_NOTE |          \
+     CACHE_FLAG_TRANSPORT)
+#define CACHE_INSTANCE_SIZE 60u /* u32 rule, i64 cx, cz, f64 x, y, z, yaw, scale */
 #define CACHE_HEADER_SIZE 108u
 #define CACHE_BASIN_SIZE 40u
 #define CACHE_CHECKSUM_SIZE 8u
@@ -34,6 +39,15 @@ void trn_cache_file_limits_default(trn_cache_file_limits *limits)
     if (!limits) return;
     limits->max_samples = (uint64_t)1 << 30;
     limits->max_basins = (uint64_t)1 << 26;
+    limits->max_instances = (uint64_t)1 << 27;
+}
+
+/* The flags a file of this version may set. */
+static uint32_t flags_known(uint32_t version)
+{
+    return version >= 3u   ? CACHE_FLAGS_KNOWN
+           : version >= 2u ? CACHE_FLAGS_KNOWN & ~CACHE_FLAG_TRANSPORT
+                           : CACHE_FLAGS_KNOWN & ~(CACHE_FLAG_TRANSPORT | CACHE_FLAG_NOTE);
 }
 
 /* ---- shared checks: the writer refuses what the reader would refuse, so every file written
@@ -44,12 +58,32 @@ static const char *kind_name(uint32_t kind)
     return kind < (uint32_t)TRN_PIN_KIND_COUNT ? trn_pin_kind_name((trn_pin_kind)kind) : "unknown";
 }
 
-/* Kinds a file of this version stores: water from version 2; instances come with their module
- * and a new version. */
+/* Kinds a file of this version stores: water from version 2, instances from version 3. */
 static bool kind_stored(uint32_t kind, uint32_t version)
 {
     return kind == TRN_PIN_HEIGHTFIELD || kind == TRN_PIN_MASK || kind == TRN_PIN_DRAINAGE ||
-           (kind == TRN_PIN_WATER && version >= 2u);
+           (kind == TRN_PIN_WATER && version >= 2u) ||
+           (kind == TRN_PIN_INSTANCES && version >= 3u);
+}
+
+/* Kinds whose samples a transport array may follow: heights and a drainage's source. */
+static bool kind_has_transport(uint32_t kind)
+{
+    return kind == TRN_PIN_HEIGHTFIELD || kind == TRN_PIN_DRAINAGE;
+}
+
+/* Why instance k cannot be stored (numbers not finite, or not after prev in rule, cz, cx
+ * order), or NULL. Placement never writes such instances; a file must not bring them. */
+static const char *instance_problem(const trn_instance *v, const trn_instance *prev)
+{
+    if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) || !isfinite(v->yaw) ||
+        !isfinite(v->scale))
+        return "a position, yaw or scale that is not finite";
+    if (prev && (v->rule < prev->rule ||
+                 (v->rule == prev->rule &&
+                  (v->cz < prev->cz || (v->cz == prev->cz && v->cx <= prev->cx)))))
+        return "not after the previous one in (rule, cz, cx) order";
+    return NULL;
 }
 
 /* Index of the first flow direction that is neither a D8 code nor an outlet, or n. Later
@@ -163,6 +197,24 @@ static trn_status output_size(const trn_gout *o, uint32_t index, uint32_t cells_
                                  index);
         return TRN_OK;
     }
+    if (kind == TRN_PIN_INSTANCES) {
+        const trn_instances *in = o->instances ? o->instances->data : NULL;
+        if (!in || (in->count && !in->items))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "output %" PRIu32 ": instances: none", index);
+        for (size_t k = 0; k < in->count; k++) {
+            const char *why = instance_problem(&in->items[k], k ? &in->items[k - 1] : NULL);
+            if (why)
+                return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                     "output %" PRIu32 ": instance %zu: %s", index, k, why);
+        }
+        size_t items = 0;
+        if (!trn_mul_size(in->count, CACHE_INSTANCE_SIZE, &items) ||
+            !trn_add_size(items, 4u + 8u, bytes))
+            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "output %" PRIu32 ": too large",
+                                 index);
+        return TRN_OK;
+    }
     if (!kind_stored(kind, CACHE_VERSION))
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "output %" PRIu32 ": pin kind %" PRIu32 " (%s) has no cache file "
@@ -218,6 +270,22 @@ static trn_status output_size(const trn_gout *o, uint32_t index, uint32_t cells_
 static void put_output(writer *w, const trn_gout *o, const uint8_t *blob, size_t blob_size)
 {
     put_u32(w, (uint32_t)o->kind);
+    if (o->kind == TRN_PIN_INSTANCES) {
+        const trn_instances *in = o->instances->data;
+        put_u64(w, (uint64_t)in->count);
+        for (size_t k = 0; k < in->count; k++) {
+            const trn_instance *v = &in->items[k];
+            put_u32(w, v->rule);
+            put_u64(w, (uint64_t)v->cx);
+            put_u64(w, (uint64_t)v->cz);
+            put_f64(w, v->x);
+            put_f64(w, v->y);
+            put_f64(w, v->z);
+            put_f64(w, v->yaw);
+            put_f64(w, v->scale);
+        }
+        return;
+    }
     if (o->kind == TRN_PIN_WATER) {
         put_u64(w, (uint64_t)blob_size);
         memcpy(w->p, blob, blob_size);
@@ -277,15 +345,33 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
     trn_status st = TRN_OK;
     uint8_t *blobs[TRN_GRAPH_MAX_OUTPUTS] = {NULL};
     size_t blob_sizes[TRN_GRAPH_MAX_OUTPUTS] = {0};
-    bool v2 = result->note[0] != '\0';
+    bool v2 = result->note[0] != '\0', v3 = false;
+    uint32_t transport_mask = 0; /* outputs a transport array follows, bit k for output k */
     for (uint32_t k = 0; k < result->output_count && !st; k++) {
         size_t bytes = 0;
-        st = output_size(&result->outputs[k], k, result->cells_x, result->cells_z, samples, &bytes,
-                         &blobs[k], &blob_sizes[k], err);
+        const trn_gout *o = &result->outputs[k];
+        st = output_size(o, k, result->cells_x, result->cells_z, samples, &bytes, &blobs[k],
+                         &blob_sizes[k], err);
         if (!st && !trn_add_size(total, bytes, &total))
             st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
-        v2 = v2 || result->outputs[k].kind == TRN_PIN_WATER;
+        if (!st && o->transport) {
+            if (!kind_has_transport((uint32_t)o->kind))
+                st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                   "output %" PRIu32 " (%s): carries no transport, only "
+                                   "heightfield and drainage outputs do",
+                                   k, kind_name((uint32_t)o->kind));
+            else if (!(st = check_array(o->transport, sizeof(float), samples, "transport", k,
+                                        err)) &&
+                     !trn_add_size(total, 8u + samples * 4u, &total))
+                st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+            transport_mask |= 1u << k;
+        }
+        v2 = v2 || o->kind == TRN_PIN_WATER;
+        v3 = v3 || o->kind == TRN_PIN_INSTANCES;
     }
+    if (!st && transport_mask && !trn_add_size(total, 4u, &total))
+        st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
+    v3 = v3 || transport_mask != 0;
     const char *note_end = memchr(result->note, '\0', sizeof result->note);
     const size_t note_len =
         note_end ? (size_t)(note_end - result->note) : sizeof result->note - 1u;
@@ -312,7 +398,7 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
     writer w = {buf};
     memcpy(w.p, cache_magic, sizeof cache_magic);
     w.p += sizeof cache_magic;
-    put_u32(&w, v2 ? 2u : 1u);
+    put_u32(&w, v3 ? 3u : v2 ? 2u : 1u);
     put_u64(&w, result->key);
     put_u32(&w, result->cells_x);
     put_u32(&w, result->cells_z);
@@ -321,7 +407,8 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
     put_f64(&w, result->cpu_seconds);
     uint32_t flags = (result->has_ledger ? CACHE_FLAG_LEDGER : 0u) |
                      (result->biome_rules ? CACHE_FLAG_BIOME_RULES : 0u) |
-                     (result->change ? CACHE_FLAG_CHANGE : 0u) | (note_len ? CACHE_FLAG_NOTE : 0u);
+                     (result->change ? CACHE_FLAG_CHANGE : 0u) | (note_len ? CACHE_FLAG_NOTE : 0u) |
+                     (transport_mask ? CACHE_FLAG_TRANSPORT : 0u);
     put_u32(&w, flags);
     /* Always present, so the header has one size; zeros unless has_ledger. */
     put_f64(&w, result->ledger.eroded);
@@ -336,6 +423,11 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
         free(blobs[k]);
     }
     if (result->change) put_array(&w, result->change);
+    if (transport_mask) {
+        put_u32(&w, transport_mask);
+        for (uint32_t k = 0; k < result->output_count; k++)
+            if (transport_mask & (1u << k)) put_array(&w, result->outputs[k].transport);
+    }
     if (note_len) {
         put_u32(&w, (uint32_t)note_len);
         memcpy(w.p, result->note, note_len);
@@ -487,6 +579,59 @@ static trn_status rd_basins(parser *ps, const char *section, trn_gbuf **out)
     return TRN_OK;
 }
 
+/* An instances output: a count within the limit, then each instance, checked like the writer
+ * checks them. */
+static trn_status rd_instances(parser *ps, uint32_t index, trn_gout *o)
+{
+    char section[96];
+    snprintf(section, sizeof section, "output %" PRIu32 " (instances)", index);
+    const size_t at = ps->c.pos;
+    uint64_t count = 0;
+    trn_status st = rd_u64(ps, section, &count);
+    if (st) return st;
+    if (count > ps->limits->max_instances)
+        return trn_error_set(ps->err, TRN_ERR_LIMIT, ps->path, (int64_t)at,
+                             "%s: %" PRIu64 " instances, more than the limit of %" PRIu64, section,
+                             count, ps->limits->max_instances);
+    /* count <= max_instances: the byte count fits in 64 bits; the cursor says if they are there. */
+    const uint64_t bytes = count * CACHE_INSTANCE_SIZE;
+    if (bytes > trn_cursor_left(&ps->c)) return truncated(ps, section, bytes);
+    trn_instances *in = calloc(1, sizeof *in);
+    if (in && count) in->items = malloc((size_t)count * sizeof *in->items);
+    if (!in || (count && !in->items)) {
+        free(in);
+        return trn_error_set(ps->err, TRN_ERR_NO_MEMORY, ps->path, (int64_t)at,
+                             "%s: out of memory for %" PRIu64 " instances", section, count);
+    }
+    in->count = (size_t)count;
+    for (size_t k = 0; k < in->count; k++) {
+        const size_t item_at = ps->c.pos;
+        trn_instance *v = &in->items[k];
+        uint64_t cx = 0, cz = 0;
+        /* The bytes are there (checked above); the cursor reads cannot fail. */
+        (void)trn_cursor_u32le(&ps->c, &v->rule);
+        (void)cursor_u64(&ps->c, &cx);
+        (void)cursor_u64(&ps->c, &cz);
+        (void)rd_f64(ps, section, &v->x);
+        (void)rd_f64(ps, section, &v->y);
+        (void)rd_f64(ps, section, &v->z);
+        (void)rd_f64(ps, section, &v->yaw);
+        (void)rd_f64(ps, section, &v->scale);
+        v->cx = (int64_t)cx;
+        v->cz = (int64_t)cz;
+        const char *why = instance_problem(v, k ? &in->items[k - 1] : NULL);
+        if (why) {
+            trn_instances_dispose(in);
+            free(in);
+            return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)item_at,
+                                 "%s: instance %zu: %s", section, k, why);
+        }
+    }
+    if (!(o->instances = trn_gbuf_wrap_instances(in)))
+        return trn_error_set(ps->err, TRN_ERR_NO_MEMORY, ps->path, -1, "out of memory");
+    return TRN_OK;
+}
+
 /* A water output: its length and the water format's bytes, on this result's grid. */
 static trn_status rd_water(parser *ps, uint32_t index, trn_gout *o)
 {
@@ -541,6 +686,7 @@ static trn_status rd_output(parser *ps, uint32_t index, trn_gout *o)
                              section, kind, kind_name(kind), ps->version);
     o->kind = (trn_pin_kind)kind;
     if (kind == TRN_PIN_WATER) return rd_water(ps, index, o);
+    if (kind == TRN_PIN_INSTANCES) return rd_instances(ps, index, o);
     const char *name = kind_name(kind);
 #define SECTION(part)                                                                              \
     snprintf(section, sizeof section, "output %" PRIu32 " (%s) " part, index, name)
@@ -620,11 +766,10 @@ static trn_status rd_header(parser *ps, uint64_t expected_key, trn_node_result *
                              "cpu_seconds: %g, expected a finite time >= 0", cpu_seconds);
     size_t flags_at = ps->c.pos;
     if ((st = rd_u32(ps, "flags", flags))) return st;
-    if (*flags & ~(version >= 2u ? CACHE_FLAGS_KNOWN : CACHE_FLAGS_KNOWN & ~CACHE_FLAG_NOTE))
+    if (*flags & ~flags_known(version))
         return trn_error_set(ps->err, TRN_ERR_FORMAT, ps->path, (int64_t)flags_at,
                              "flags: 0x%" PRIx32 " has bits other than 0x%x", *flags,
-                             version >= 2u ? CACHE_FLAGS_KNOWN
-                                           : CACHE_FLAGS_KNOWN & ~CACHE_FLAG_NOTE);
+                             flags_known(version));
     trn_erosion_ledger ledger = {0};
     if ((st = rd_f64(ps, "ledger", &ledger.eroded)) ||
         (st = rd_f64(ps, "ledger", &ledger.deposited)) ||
@@ -680,6 +825,28 @@ trn_status trn_node_result_parse(const uint8_t *data, size_t size, const char *p
     r->output_count = output_count;
     if ((flags & CACHE_FLAG_CHANGE) && (st = rd_array(&ps, "change", sizeof(float), &r->change)))
         goto fail;
+    if (flags & CACHE_FLAG_TRANSPORT) {
+        const size_t mask_at = ps.c.pos;
+        uint32_t mask = 0;
+        if ((st = rd_u32(&ps, "transport outputs", &mask))) goto fail;
+        for (uint32_t k = 0; k < 32u && !st; k++) {
+            if (!(mask & (1u << k))) continue;
+            if (k >= r->output_count || !kind_has_transport((uint32_t)r->outputs[k].kind)) {
+                st = trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)mask_at,
+                                   "transport outputs: 0x%" PRIx32 " names output %" PRIu32
+                                   ", which is not a heightfield or drainage output",
+                                   mask, k);
+                break;
+            }
+            char section[48];
+            snprintf(section, sizeof section, "output %" PRIu32 " transport", k);
+            st = rd_array(&ps, section, sizeof(float), &r->outputs[k].transport);
+        }
+        if (!st && !mask)
+            st = trn_error_set(err, TRN_ERR_FORMAT, path, (int64_t)mask_at,
+                               "transport outputs: 0, expected at least one output");
+        if (st) goto fail;
+    }
     if (flags & CACHE_FLAG_NOTE) {
         const size_t note_at = ps.c.pos;
         uint32_t len = 0;
@@ -714,6 +881,20 @@ trn_status trn_node_result_parse(const uint8_t *data, size_t size, const char *p
         st = trn_error_set(err, TRN_ERR_TRAILING_DATA, path, (int64_t)ps.c.pos,
                            "%zu bytes after the checksum, expected the file to end at offset %zu",
                            trn_cursor_left(&ps.c), ps.c.pos);
+        goto fail;
+    }
+    /* One spelling per result: the writer uses the lowest version that holds it. */
+    uint32_t needed = (flags & CACHE_FLAG_TRANSPORT) ? 3u : (flags & CACHE_FLAG_NOTE) ? 2u : 1u;
+    for (uint32_t k = 0; k < r->output_count; k++) {
+        const uint32_t kind = (uint32_t)r->outputs[k].kind;
+        const uint32_t v = kind == TRN_PIN_INSTANCES ? 3u : kind == TRN_PIN_WATER ? 2u : 1u;
+        if (v > needed) needed = v;
+    }
+    if (needed != ps.version) {
+        st = trn_error_set(err, TRN_ERR_FORMAT, path, 8,
+                           "version: %" PRIu32 ", expected %" PRIu32
+                           " (the lowest version that holds this result)",
+                           ps.version, needed);
         goto fail;
     }
     for (uint32_t k = 0; k < r->output_count; k++)

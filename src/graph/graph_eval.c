@@ -9,6 +9,7 @@
 
 #include "core/fileio.h"
 #include "graph/graph_internal.h"
+#include "terrane/scatter.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -201,7 +202,8 @@ static bool order_from(plan *p, int root)
 }
 
 static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
-                            trn_erosion_quality quality, plan *p, trn_error *err)
+                            trn_erosion_quality quality, const trn_palette *palette, plan *p,
+                            trn_error *err)
 {
     memset(p, 0, sizeof *p);
     if (!g || !recipe)
@@ -271,6 +273,12 @@ static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
         XXH64_update(h, cells, sizeof cells);
         XXH64_update(h, size, sizeof size);
         trn_node_key_params(h, node, t, recipe, quality);
+        if (trn_node_reads_palette(t)) {
+            /* The palette's content, never its file: an edit to it re-places this branch. */
+            const uint64_t digest[2] = {palette ? 1u : 0u,
+                                        palette ? trn_palette_digest(palette) : 0u};
+            XXH64_update(h, digest, sizeof digest);
+        }
         bool tainted = quality == TRN_EROSION_PREVIEW && t->quality_dependent;
         for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
             const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
@@ -293,7 +301,19 @@ trn_status trn_graph_keys(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *keys, trn_error *err)
 {
     plan p;
-    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
+    if (st) return st;
+    memcpy(keys, p.keys, graph->node_count * sizeof *keys);
+    plan_dispose(&p);
+    return TRN_OK;
+}
+
+trn_status trn_graph_keys_for(const trn_graph *graph, const trn_recipe *recipe,
+                              const trn_graph_options *options, uint64_t *keys, trn_error *err)
+{
+    plan p;
+    trn_status st = make_plan(graph, recipe, options ? options->quality : TRN_EROSION_FINAL,
+                              options ? options->palette : NULL, &p, err);
     if (st) return st;
     memcpy(keys, p.keys, graph->node_count * sizeof *keys);
     plan_dispose(&p);
@@ -374,7 +394,7 @@ trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *work, trn_error *err)
 {
     plan p;
-    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
     if (st) return st;
     memset(work, 0, graph->node_count * sizeof *work);
     for (uint32_t q = 0; q < p.order_count; q++) {
@@ -397,7 +417,7 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
                              "trn_graph_check_work: out is required");
     plan p;
     trn_error scratch;
-    trn_status st = make_plan(graph, recipe, quality, &p, &scratch);
+    trn_status st = make_plan(graph, recipe, quality, NULL, &p, &scratch);
     if (st == TRN_ERR_NO_MEMORY) return trn_error_set(err, st, NULL, -1, "%s", scratch.message);
     if (st) return TRN_OK; /* the check's own errors come first */
     const uint64_t budget = budget_of(max_work);
@@ -488,6 +508,26 @@ static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, con
     return TRN_ERR_LIMIT;
 }
 
+/* A node that places the palette needs one: the recipe names it (the check says so when it
+ * does not), the caller resolves it; refused before anything runs. */
+static trn_status check_palette(const trn_graph *g, const plan *p, const trn_palette *palette,
+                                trn_error *err)
+{
+    for (uint32_t q = 0; q < p->order_count && !palette; q++) {
+        const int k = p->order[q];
+        const trn_graph_node *node = &g->nodes[k];
+        if (!trn_node_reads_palette(trn_node_type_find(node->type))) continue;
+        trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                      "graph.nodes[%d]: %.32s '%.60s': no resolved palette was given (resolve the "
+                      "recipe's palette with trn_palette_resolve and pass it as the options' "
+                      "palette)",
+                      k, node->type, node->id);
+        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", node->id);
+        return TRN_ERR_VALIDATION;
+    }
+    return TRN_OK;
+}
+
 /* ---- runs ---- */
 
 struct trn_graph_run {
@@ -499,6 +539,7 @@ struct trn_graph_run {
     bool biome_rules;
     trn_gbuf *water;       /* the Terrain Output's water, on its published field */
     trn_gbuf *biome_water; /* the water the Biome Rules node classifies with, on the same */
+    trn_gbuf *instances;   /* the Terrain Output's instances input, or NULL */
 };
 
 void trn_graph_run_free(trn_graph_run *run)
@@ -510,6 +551,7 @@ void trn_graph_run_free(trn_graph_run *run)
     }
     trn_gbuf_release(run->water);
     trn_gbuf_release(run->biome_water);
+    trn_gbuf_release(run->instances);
     free(run->ids);
     free(run->results);
     free(run->reports);
@@ -583,6 +625,7 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
             ctx.recipe = recipe;
             ctx.threads = threads;
             ctx.quality = o ? o->quality : TRN_EROSION_FINAL;
+            ctx.palette = o ? o->palette : NULL;
             trn_progress sub = trn_progress_make(node_bridge, &np);
             ctx.progress = &sub;
             for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
@@ -628,6 +671,17 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
                     trn_gbuf_retain(run->results[s]
                                         ->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1]]
                                         .water);
+            }
+        }
+        /* The candidates a Terrain Output publishes (its instances pin). */
+        if (publishes && t->input_count > 2 && t->inputs[2].kind == TRN_PIN_INSTANCES) {
+            const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 2];
+            if (s >= 0) {
+                trn_gbuf_release(run->instances);
+                run->instances = trn_gbuf_retain(
+                    run->results[s]
+                        ->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + 2]]
+                        .instances);
             }
         }
         if (node_bridge(1.0, t->name, &np) == TRN_CANCEL)
@@ -694,7 +748,8 @@ trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "graph: quality must be final or preview");
     plan p;
-    trn_status st = make_plan(graph, recipe, quality, &p, err);
+    trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
+    if (!st) st = check_palette(graph, &p, options ? options->palette : NULL, err);
     if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
     if (st) {
         plan_dispose(&p);
@@ -762,9 +817,13 @@ static void view_of(const trn_node_result *r, const trn_gout *o, trn_graph_value
         out->source = o->source ? o->source->data : NULL;
     } else if (o->kind == TRN_PIN_WATER) {
         out->water = o->water ? o->water->data : NULL;
+    } else if (o->kind == TRN_PIN_INSTANCES) {
+        out->instances = o->instances ? o->instances->data : NULL;
     } else {
         out->values = o->values ? o->values->data : NULL;
     }
+    if (o->kind == TRN_PIN_HEIGHTFIELD || o->kind == TRN_PIN_DRAINAGE)
+        out->transport = o->transport ? o->transport->data : NULL;
 }
 
 trn_status trn_graph_run_terrain(const trn_graph_run *run, trn_graph_value *out, trn_error *err)
@@ -783,6 +842,11 @@ const trn_water *trn_graph_run_water(const trn_graph_run *run)
 const trn_water *trn_graph_run_biome_water(const trn_graph_run *run)
 {
     return run && run->biome_water ? run->biome_water->data : NULL;
+}
+
+const trn_instances *trn_graph_run_instances(const trn_graph_run *run)
+{
+    return run && run->instances ? run->instances->data : NULL;
 }
 
 bool trn_graph_run_biome_rules(const trn_graph_run *run)

@@ -78,6 +78,7 @@ typedef struct trn_node_ctx {
     int threads;
     trn_erosion_quality quality;
     const trn_progress *progress; /* this node's slice; stage names are prefixed by the caller */
+    const trn_palette *palette;   /* trn_graph_options.palette (set when a node reads it) */
 } trn_node_ctx;
 
 /* Node-specific validation reports through the check's context (graph_check.c). */
@@ -114,6 +115,10 @@ typedef struct trn_node_module {
     void (*check)(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
                   const trn_node_type *t);
 } trn_node_module;
+
+/* Whether a node type places the palette: a type with an instances output. Its key hashes the
+ * palette's digest and evaluation refuses to run it without a palette. */
+bool trn_node_reads_palette(const trn_node_type *type);
 
 /* The module of a registry type (every trn_node_type the registry returns is one). */
 const trn_node_module *trn_node_module_of(const trn_node_type *type);

@@ -52,6 +52,27 @@ trn_gbuf *trn_gbuf_wrap_water(trn_water *water)
     return buf;
 }
 
+static void instances_dispose(void *data)
+{
+    trn_instances_dispose(data);
+}
+
+trn_gbuf *trn_gbuf_wrap_instances(trn_instances *instances)
+{
+    trn_gbuf *buf = malloc(sizeof *buf);
+    if (!buf) {
+        trn_instances_dispose(instances);
+        free(instances);
+        return NULL;
+    }
+    buf->refs = 1;
+    buf->count = 1;
+    buf->elem_size = sizeof *instances;
+    buf->data = instances;
+    buf->dispose = instances_dispose;
+    return buf;
+}
+
 trn_gbuf *trn_gbuf_retain(trn_gbuf *buf)
 {
     if (buf) buf->refs++;
@@ -91,12 +112,14 @@ trn_node_result *trn_node_result_retain(trn_node_result *result)
 static void gout_release(trn_gout *o)
 {
     trn_gbuf_release(o->values);
+    trn_gbuf_release(o->transport);
     trn_gbuf_release(o->source);
     trn_gbuf_release(o->filled);
     trn_gbuf_release(o->flow_dir);
     trn_gbuf_release(o->accumulation);
     trn_gbuf_release(o->basins);
     trn_gbuf_release(o->water);
+    trn_gbuf_release(o->instances);
 }
 
 void trn_node_result_release(trn_node_result *result)
@@ -142,6 +165,9 @@ static size_t water_bytes(const trn_water *w)
 static size_t buf_bytes(const trn_gbuf *b)
 {
     if (b && b->dispose == water_dispose) return water_bytes(b->data);
+    if (b && b->dispose == instances_dispose)
+        return sizeof(trn_instances) +
+               ((const trn_instances *)b->data)->count * sizeof(trn_instance);
     return b ? b->count * b->elem_size : 0u;
 }
 
@@ -150,7 +176,11 @@ void trn_node_result_measure(trn_node_result *result)
     size_t total = sizeof *result + buf_bytes(result->change);
     for (uint32_t k = 0; k < result->output_count; k++) {
         const trn_gout *o = &result->outputs[k];
-        total += buf_bytes(o->values) + buf_bytes(o->source) + buf_bytes(o->filled) +
+        /* An erosion's transport may be its change itself: counted once. */
+        total += buf_bytes(o->values) +
+                 (o->transport != result->change ? buf_bytes(o->transport) : 0u) +
+                 buf_bytes(o->instances) +
+                 buf_bytes(o->source) + buf_bytes(o->filled) +
                  buf_bytes(o->flow_dir) + buf_bytes(o->accumulation) + buf_bytes(o->basins) +
                  buf_bytes(o->water);
     }

@@ -10,6 +10,7 @@
 #include "terrane/drainage.h"
 #include "terrane/erosion.h"
 #include "terrane/graph.h"
+#include "terrane/palette.h"
 #include "terrane/water.h"
 
 /* A reference-counted array: pass-through outputs (Biome Rules' field, the heights a drainage
@@ -28,6 +29,8 @@ trn_gbuf *trn_gbuf_new(size_t count, size_t elem_size);
 trn_gbuf *trn_gbuf_wrap(void *data, size_t count, size_t elem_size);
 /* A resolved water (malloc'd struct, owned from now on; disposed and freed with the buffer). */
 trn_gbuf *trn_gbuf_wrap_water(trn_water *water);
+/* Instances (malloc'd struct, owned from now on; its items freed with the buffer). */
+trn_gbuf *trn_gbuf_wrap_instances(trn_instances *instances);
 trn_gbuf *trn_gbuf_retain(trn_gbuf *buf); /* NULL-safe, returns buf */
 void trn_gbuf_release(trn_gbuf *buf);     /* NULL-safe */
 
@@ -35,6 +38,9 @@ void trn_gbuf_release(trn_gbuf *buf);     /* NULL-safe */
 typedef struct trn_gout {
     trn_pin_kind kind;
     trn_gbuf *values; /* heightfield / mask: samples floats */
+    /* heightfield: signed erosion transport of these heights (samples floats, metres, < 0 cut,
+     * > 0 deposition); drainage: its source field's. NULL: no erosion upstream. */
+    trn_gbuf *transport;
     /* drainage: */
     trn_gbuf *source;       /* float heights the drainage was computed from */
     trn_gbuf *filled;       /* float */
@@ -45,6 +51,8 @@ typedef struct trn_gout {
     trn_drainage view;      /* points into the buffers above (owns nothing) */
     /* water: one trn_water (trn_gbuf_wrap_water), shared by the nodes that pass it on */
     trn_gbuf *water;
+    /* instances: one trn_instances (trn_gbuf_wrap_instances), candidates of a Scatter Palette */
+    trn_gbuf *instances;
 } trn_gout;
 
 #define TRN_GRAPH_MAX_OUTPUTS 4u
@@ -82,6 +90,7 @@ void trn_node_result_measure(trn_node_result *result);
 typedef struct trn_cache_file_limits {
     uint64_t max_samples; /* per array; default 1 << 30 */
     uint64_t max_basins;  /* default 1 << 26 */
+    uint64_t max_instances; /* per instances output; default 1 << 27 */
 } trn_cache_file_limits;
 
 void trn_cache_file_limits_default(trn_cache_file_limits *limits);

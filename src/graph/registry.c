@@ -5,7 +5,7 @@
 #include "graph/nodes/node_common.h"
 
 /* Every node type, in the order `terrane graph types` lists them: generators, masks,
- * modifiers, simulation, water, appearance, output, notes. One row per type; the entries
+ * modifiers, simulation, water, appearance, scatter, output, notes. One row per type; the entries
  * live with their families in src/graph/nodes/. */
 static const trn_node_module *const registry[] = {
     /* clang-format off */
@@ -25,6 +25,7 @@ static const trn_node_module *const registry[] = {
     &trn_node_water_edit,
     &trn_node_river_route,
     &trn_node_biome_rules,
+    &trn_node_scatter_palette,
     &trn_node_terrain_output,
     &trn_node_comment,
     /* clang-format on */
@@ -36,6 +37,13 @@ const trn_node_module *trn_node_module_of(const trn_node_type *type)
 {
     /* The type is a module's first member. */
     return (const trn_node_module *)(const void *)type;
+}
+
+bool trn_node_reads_palette(const trn_node_type *type)
+{
+    for (uint32_t k = 0; type && k < type->output_count; k++)
+        if (type->outputs[k].kind == TRN_PIN_INSTANCES) return true;
+    return false;
 }
 
 uint32_t trn_node_type_count(void)

@@ -51,6 +51,7 @@ static trn_status drainage_compute(const trn_node_ctx *c, trn_node_result *r, tr
     o->kind = TRN_PIN_DRAINAGE;
     o->sea_level = d.sea_level;
     o->source = trn_gbuf_retain(c->inputs[0]->values);
+    o->transport = trn_gbuf_retain(c->inputs[0]->transport); /* the source's, for water nodes */
     o->filled = trn_gbuf_wrap(d.filled, n, sizeof(float));
     o->flow_dir = trn_gbuf_wrap(d.flow_dir, n, 1);
     o->accumulation = trn_gbuf_wrap(d.accumulation, n, sizeof(uint32_t));

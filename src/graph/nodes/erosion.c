@@ -118,6 +118,26 @@ static void erosion_key(XXH64_state_t *h, const trn_graph_node *n, const trn_nod
     XXH64_update(h, &q, sizeof q);
 }
 
+/* The field's transport: the upstream field's plus this run's change, summed in float; the
+ * change itself (shared) when nothing upstream eroded. */
+static trn_status add_transport(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_gbuf *up = c->inputs[0]->transport;
+    if (!up) {
+        r->outputs[0].transport = trn_gbuf_retain(r->change);
+        return TRN_OK;
+    }
+    const size_t n = trn_node_samples(r);
+    trn_gbuf *sum = trn_gbuf_new(n, sizeof(float));
+    if (!sum) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    const float *a = up->data, *b = r->change->data;
+    float *out = sum->data;
+    for (size_t k = 0; k < n; k++)
+        out[k] = a[k] + b[k];
+    r->outputs[0].transport = sum;
+    return TRN_OK;
+}
+
 static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const size_t n = trn_node_samples(r);
@@ -158,12 +178,15 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
     }
     trn_erosion_result_dispose(&e);
     if (!st && !r->change) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    if (!st) st = add_transport(c, r, err);
     return st;
 }
 
+/* Version 2: the eroded field carries its transport (a version 1 result in a cache folder has
+ * none, so its key must not match). */
 const trn_node_module trn_node_erosion = {
     TRN_SPEC("erosion", "Erosion", "simulation",
-             "Droplet hydraulic erosion plus thermal relaxation, with a transport ledger.", 1,
+             "Droplet hydraulic erosion plus thermal relaxation, with a transport ledger.", 2,
              in_erosion, out_erosion, p_erosion, true),
     20.0,
     false,

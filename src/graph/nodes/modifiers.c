@@ -31,16 +31,46 @@ static trn_status finish(const trn_node_ctx *c, trn_node_result *r, trn_status s
     return trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, out, err);
 }
 
+/* The inputs' transports blended with exactly the heights' weights (the same function, so
+ * amount 0 or a mask of 0 takes A's transport bit for bit and a discarded branch adds
+ * nothing); a missing transport counts as zeros, both missing give none. */
+static trn_status blend_transport(const trn_node_ctx *c, trn_node_result *r, const float *weights,
+                                  double amount, trn_error *err)
+{
+    const trn_gbuf *ta = c->inputs[0]->transport, *tb = c->inputs[1]->transport;
+    if (!ta && !tb) return TRN_OK;
+    const size_t n = trn_node_samples(r);
+    float *zeros = NULL;
+    if (!ta || !tb) {
+        if (!(zeros = calloc(n ? n : 1u, sizeof *zeros)))
+            return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    }
+    float *out = malloc(n * sizeof *out);
+    trn_status st = out ? TRN_OK : trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    if (!st) {
+        st = trn_heights_blend(ta ? ta->data : zeros, tb ? tb->data : zeros, weights, amount, n,
+                               out, err);
+        if (st) st = trn_node_wrap(c, err, st);
+    }
+    free(zeros);
+    if (!st && !(r->outputs[0].transport = trn_gbuf_wrap(out, n, sizeof(float))))
+        return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    if (st) free(out);
+    return st;
+}
+
 static trn_status blend_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const size_t n = trn_node_samples(r);
     float *out = malloc(n * sizeof *out);
     if (!out) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     const trn_gout *mask = c->inputs[2];
-    const trn_status st = trn_heights_blend(
-        c->inputs[0]->values->data, c->inputs[1]->values->data, mask ? mask->values->data : NULL,
-        trn_graph_param_number(c->node, c->type, "amount"), n, out, err);
-    return finish(c, r, st, out, err);
+    const double amount = trn_graph_param_number(c->node, c->type, "amount");
+    const float *weights = mask ? mask->values->data : NULL;
+    trn_status st = trn_heights_blend(c->inputs[0]->values->data, c->inputs[1]->values->data,
+                                      weights, amount, n, out, err);
+    if ((st = finish(c, r, st, out, err))) return st;
+    return blend_transport(c, r, weights, amount, err);
 }
 
 static trn_status offset_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
@@ -52,7 +82,10 @@ static trn_status offset_compute(const trn_node_ctx *c, trn_node_result *r, trn_
     const trn_status st =
         trn_heights_offset(c->inputs[0]->values->data, mask ? mask->values->data : NULL,
                            trn_graph_param_number(c->node, c->type, "offset"), n, out, err);
-    return finish(c, r, st, out, err);
+    const trn_status done = finish(c, r, st, out, err);
+    /* An offset moves no material: the input's transport stands. */
+    if (!done) trn_node_pass_transport(r, 0, c->inputs[0]);
+    return done;
 }
 
 const trn_node_module trn_node_height_blend = {

@@ -61,8 +61,15 @@ trn_status trn_node_share(trn_node_result *r, uint32_t k, const trn_gout *from)
 {
     r->outputs[k].kind = from->kind;
     r->outputs[k].values = trn_gbuf_retain(from->values);
+    r->outputs[k].transport = trn_gbuf_retain(from->transport);
     if (r->output_count < k + 1) r->output_count = k + 1;
     return TRN_OK;
+}
+
+void trn_node_pass_transport(trn_node_result *r, uint32_t k, const trn_gout *from)
+{
+    trn_gbuf_release(r->outputs[k].transport);
+    r->outputs[k].transport = from ? trn_gbuf_retain(from->transport) : NULL;
 }
 
 uint64_t trn_sat_mul(uint64_t a, uint64_t b)

@@ -69,8 +69,11 @@ trn_field trn_node_field_view(const trn_node_result *grid, const trn_gout *o);
 /* Output k takes ownership of data (samples floats). */
 trn_status trn_node_set_floats(const trn_node_ctx *c, trn_node_result *r, uint32_t k,
                                trn_pin_kind kind, float *data, trn_error *err);
-/* Output k shares another output's value (reference counted, never copied). */
+/* Output k shares another output's value and its transport (reference counted, never copied). */
 trn_status trn_node_share(trn_node_result *r, uint32_t k, const trn_gout *from);
+/* Output k carries from's transport unchanged (nodes that reshape heights without moving
+ * material: offsets, carving, pass-throughs); from NULL or without transport: none. */
+void trn_node_pass_transport(trn_node_result *r, uint32_t k, const trn_gout *from);
 
 uint64_t trn_sat_mul(uint64_t a, uint64_t b);
 uint64_t trn_sat_add(uint64_t a, uint64_t b);
@@ -92,6 +95,7 @@ extern const trn_node_module trn_node_drainage;
 extern const trn_node_module trn_node_erosion;
 extern const trn_node_module trn_node_water_body, trn_node_basin_water, trn_node_water_edit,
     trn_node_river_route;
-extern const trn_node_module trn_node_biome_rules, trn_node_terrain_output, trn_node_comment;
+extern const trn_node_module trn_node_biome_rules, trn_node_scatter_palette,
+    trn_node_terrain_output, trn_node_comment;
 
 #endif

@@ -381,6 +381,8 @@ static trn_status body_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     const trn_water *existing = water_of(c->inputs[1]);
     const uint32_t first = existing ? existing->body_count : 0u;
     st = resolve(c, r, c->inputs[0]->values, existing, &b, 1, err);
+    /* Carving is authored shaping, not moved material: the field's transport stands. */
+    if (!st) trn_node_pass_transport(r, 0, c->inputs[0]);
     if (!st) note_warnings(r, first);
     return st;
 }
@@ -500,6 +502,7 @@ static trn_status basin_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     }
     st = resolve(c, r, d->source, existing, bodies, kept, err);
     free(bodies); /* the bodies moved into the water (or were disposed) */
+    if (!st) trn_node_pass_transport(r, 0, d);
     if (!st && eligible > kept)
         snprintf(r->note, sizeof r->note,
                  "%" PRIu32 " basins are eligible, maximum_bodies keeps the %" PRIu32 " deepest%s",
@@ -546,6 +549,7 @@ static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
         bodies[k].carve = false;
     st = resolve(c, r, c->inputs[0]->values, NULL, bodies, count, err);
     free(bodies);
+    if (!st) trn_node_pass_transport(r, 0, c->inputs[0]);
     return st;
 }
 
@@ -588,6 +592,7 @@ static trn_status route_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     if (placed) body.carve = true;
     st = resolve(c, r, d->source, existing, placed ? &body : NULL, placed ? 1u : 0u, err);
     if (!placed) trn_water_body_dispose(&body);
+    if (!st) trn_node_pass_transport(r, 0, d);
     if (!st) {
         if (!placed)
             snprintf(r->note, sizeof r->note, "not placed: %.200s", rep.message);
