@@ -14,8 +14,8 @@
 
 /* 64 x 64 cells over 64 m: a square bowl at 0 m in flat ground at 10 m, holding a lake at 5 m,
  * with an inline palette of shrubs (as tests/test_cli_scatter.c). */
-static const char recipe_text[] =
-    "{\"size\": [64, 64], \"resolution\": [64, 64], \"seed\": 3, \"sea_level\": -100,\n"
+static const char recipe_format[] =
+    "{\"size\": [%d, %d], \"resolution\": [%d, %d], \"seed\": 3, \"sea_level\": -100,\n"
     " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
     " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
     " \"palette\": {\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": "
@@ -25,88 +25,81 @@ static const char recipe_text[] =
     " \"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [\n"
     "  {\"id\": \"rim\", \"type\": \"flat_terrain\", \"params\": {\"height\": 10}},\n"
     "  {\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": {\"height\": 0}},\n"
-    "  {\"id\": \"sq\", \"type\": \"polygon_mask\", \"params\": {\"points\": [[16, 16], [48, 16], "
-    "[48, 48], [16, 48]], \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"rim\"}}},\n"
+    "  {\"id\": \"sq\", \"type\": \"polygon_mask\", \"params\": {\"points\": [[%d, %d], [%d, %d], "
+    "[%d, %d], [%d, %d]], \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"rim\"}}},\n"
     "  {\"id\": \"bowl\", \"type\": \"height_blend\", \"params\": {\"amount\": 1}, \"inputs\": "
     "{\"a\": {\"node\": \"rim\"}, \"b\": {\"node\": \"floor\"}, \"mask\": {\"node\": \"sq\"}}},\n"
-    "  {\"id\": \"lake\", \"type\": \"water_body\", \"params\": {\"level\": 5, \"center\": [32, "
-    "32], \"radius\": 100, \"flow_speed\": 0.5}, \"inputs\": {\"field\": {\"node\": \"bowl\"}}},\n"
+    "  {\"id\": \"lake\", \"type\": \"water_body\", \"params\": {\"level\": 5, \"center\": [%d, "
+    "%d], \"radius\": 100, \"flow_speed\": 0.5}, \"inputs\": {\"field\": {\"node\": \"bowl\"}}},\n"
     "  {\"id\": \"bio\", \"type\": \"biome_rules\", \"inputs\": {\"field\": {\"node\": \"lake\", "
     "\"pin\": \"field\"}, \"water\": {\"node\": \"lake\", \"pin\": \"water\"}}},\n"
     "  {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
     "\"bio\"}, \"water\": {\"node\": \"lake\", \"pin\": \"water\"}}}]}}\n";
 
+/* The recipe over a square of `size` units and cells, the bowl from size / 4 to 3 size / 4. */
+static const char *recipe_text(int size)
+{
+    static char text[4096];
+    const int lo = size / 4, hi = 3 * size / 4, mid = size / 2;
+    snprintf(text, sizeof text, recipe_format, size, size, size, size, lo, lo, hi, lo, hi, hi, lo,
+             hi, mid, mid);
+    return text;
+}
+
 typedef struct cooked {
     trn_recipe recipe;
     trn_generated gen;
     trn_palette palette;
-    trn_instances inst;
-    uint8_t *roles;
+    const trn_instances *inst; /* the generated ones */
+    const uint8_t *roles;
     trn_material_set set;
     uint8_t *bytes;
     size_t size;
 } cooked;
 
-static bool cook(cooked *c, int threads)
+static bool cook_sized(cooked *c, int threads, int size)
 {
     memset(c, 0, sizeof *c);
     trn_error e;
-    if (trn_recipe_parse(recipe_text, strlen(recipe_text), "bowl.json", &c->recipe, NULL, &e)) {
+    const char *text = recipe_text(size);
+    if (trn_recipe_parse(text, strlen(text), "bowl.json", &c->recipe, NULL, &e)) {
         fprintf(stderr, "recipe: %s\n", e.message);
         return false;
     }
+    CHECK_OK(trn_palette_parse(c->recipe.palette_json, strlen(c->recipe.palette_json), "bowl.json",
+                               &c->palette, &e));
+    /* The palette is placed and the roles classified by generation itself. */
     trn_generate_options go;
     memset(&go, 0, sizeof go);
     go.threads = threads;
     go.quality = TRN_EROSION_FINAL;
+    go.palette = &c->palette;
+    go.roles = true;
     CHECK_OK(trn_recipe_generate(&c->recipe, &go, &c->gen, NULL, NULL, &e));
-    CHECK_OK(trn_palette_parse(c->recipe.palette_json, strlen(c->recipe.palette_json), "bowl.json",
-                               &c->palette, &e));
     const size_t n = trn_field_sample_count(&c->gen.field);
-    uint8_t *wet = malloc(n);
-    for (size_t k = 0; k < n; k++)
-        wet[k] = c->gen.water_distance[k] == 0.0f;
     /* An exclusion mask of our own: the recipe paints none. */
     c->gen.exclusion = malloc(n);
     for (size_t k = 0; k < n; k++)
         c->gen.exclusion[k] = (uint8_t)(k * 7u);
-    trn_scatter_env env;
-    memset(&env, 0, sizeof env);
-    env.field = &c->gen.field;
-    env.biome = c->gen.biomes.values;
-    env.biome_names = (const char *const *)c->gen.biomes.names;
-    env.biome_name_count = c->gen.biomes.name_count;
-    env.water_distance = c->gen.water_distance;
-    env.wet = wet;
-    env.scatter_seed = trn_subseed(c->recipe.seed, "scatter");
-    trn_scatter_options so = {threads, 0, 0, 0};
-    CHECK_OK(trn_scatter_run(&c->palette, &env, &so, &c->inst, NULL, NULL, NULL, &e));
-    c->roles = malloc(n);
-    trn_roles_input in;
-    memset(&in, 0, sizeof in);
-    in.field = &c->gen.field;
-    in.wet = c->gen.water.wet;
-    in.water_distance = c->gen.water_distance;
-    in.biomes = c->gen.biomes.values;
-    trn_roles_params rp;
-    trn_roles_params_default(&rp);
-    rp.threads = threads;
-    CHECK_OK(trn_roles_classify(&in, &rp, c->roles, &e));
-    free(wet);
+    c->inst = &c->gen.instances;
+    c->roles = c->gen.roles;
     c->set.name = (char *)"Ground set";
     c->set.roles[TRN_ROLE_GRASS] = (char *)"asset://materials/grass";
     c->set.roles[TRN_ROLE_UNDERWATER] = (char *)"asset://materials/mud";
-    trn_cook_input ci = {&c->gen,  &c->recipe, "asset://terrain/bowl", &c->palette, &c->inst,
+    trn_cook_input ci = {&c->gen,  &c->recipe, "asset://terrain/bowl", &c->palette, c->inst,
                          c->roles, &c->set};
     CHECK_OK(trn_cook_encode(&ci, &c->bytes, &c->size, &e));
     return c->bytes != NULL;
 }
 
+static bool cook(cooked *c, int threads)
+{
+    return cook_sized(c, threads, 64);
+}
+
 static void cooked_dispose(cooked *c)
 {
     free(c->bytes);
-    free(c->roles);
-    trn_instances_dispose(&c->inst);
     trn_palette_dispose(&c->palette);
     trn_generated_dispose(&c->gen);
     trn_recipe_dispose(&c->recipe);
@@ -182,9 +175,9 @@ static void test_round_trip(void)
     }
     size_t count = 0;
     const trn_instance *inst = trn_payload_instances(p, &count);
-    CHECK(count == base.inst.count && count > 0);
-    for (size_t k = 0; k < count && k < base.inst.count; k++) {
-        const trn_instance *a = &inst[k], *b = &base.inst.items[k];
+    CHECK(count == base.inst->count && count > 0);
+    for (size_t k = 0; k < count && k < base.inst->count; k++) {
+        const trn_instance *a = &inst[k], *b = &base.inst->items[k];
         CHECK(a->rule == b->rule && a->cx == b->cx && a->cz == b->cz && a->x == b->x &&
               a->y == b->y && a->z == b->z && a->yaw == b->yaw && a->scale == b->scale);
     }
@@ -251,7 +244,7 @@ static void test_deterministic(void)
     trn_payload_free(p);
     free(data);
     /* Inconsistent inputs are refused. */
-    trn_cook_input bad1 = {&base.gen, &base.recipe, "bowl", NULL, &base.inst, NULL, NULL};
+    trn_cook_input bad1 = {&base.gen, &base.recipe, "bowl", NULL, base.inst, NULL, NULL};
     CHECK_STATUS(trn_cook_encode(&bad1, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
     trn_cook_input bad2 = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, &base.set};
     CHECK_STATUS(trn_cook_encode(&bad2, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
@@ -371,7 +364,7 @@ static void test_corruption(void)
     CHECK_STATUS(open_bytes(base.bytes, size, &lim, &e), TRN_ERR_LIMIT);
     CHECK(e.offset == 48);
     trn_payload_limits_default(&lim);
-    lim.max_instances = base.inst.count;
+    lim.max_instances = base.inst->count;
     CHECK_OK(open_bytes(base.bytes, size, &lim, &e));
     lim.max_instances--;
     CHECK_STATUS(open_bytes(base.bytes, size, &lim, &e), TRN_ERR_LIMIT);
@@ -394,9 +387,8 @@ static void test_peek(void)
 {
     char dir[512], path[700];
     snprintf(path, sizeof path, "%s/peek.terrain.bin", trn_test_tmpdir(dir, sizeof dir));
-    trn_cook_input ci = {&base.gen,     &base.recipe, "asset://terrain/bowl",
-                         &base.palette, &base.inst,   base.roles,
-                         &base.set};
+    trn_cook_input ci = {&base.gen,  &base.recipe, "asset://terrain/bowl", &base.palette, base.inst,
+                         base.roles, &base.set};
     trn_error e;
     CHECK_OK(trn_cook_write(&ci, path, &e));
     CHECK(trn_test_exists(path));
@@ -422,8 +414,45 @@ static void test_peek(void)
     base.set.roles[TRN_ROLE_ROCK] = NULL;
 }
 
+/* With TRN_PAYLOAD_CORPUS=DIR, the fuzz seed corpus (fuzz/corpus/fuzz_payload): a small cooked
+ * terrain with every section, one with the required ones only, and damaged copies. */
+static void write_corpus(const char *dir)
+{
+    cooked small;
+    if (!cook_sized(&small, 1, 8)) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bowl_8x8.terrain.bin", dir);
+    CHECK(trn_test_write_file(path, small.bytes, small.size));
+    trn_cook_input ci = {&small.gen, &small.recipe, "bare", NULL, NULL, NULL, NULL};
+    uint8_t *bare = NULL;
+    size_t bare_size = 0;
+    trn_error e;
+    small.gen.has_water = false;
+    free(small.gen.exclusion);
+    small.gen.exclusion = NULL;
+    CHECK_OK(trn_cook_encode(&ci, &bare, &bare_size, &e));
+    small.gen.has_water = true;
+    snprintf(path, sizeof path, "%s/required_only.terrain.bin", dir);
+    CHECK(trn_test_write_file(path, bare, bare_size));
+    snprintf(path, sizeof path, "%s/bad_truncated.terrain.bin", dir);
+    CHECK(trn_test_write_file(path, small.bytes, small.size - 5u));
+    small.bytes[small.size - 20u] ^= 0x55;
+    snprintf(path, sizeof path, "%s/bad_section_checksum.terrain.bin", dir);
+    CHECK(trn_test_write_file(path, small.bytes, small.size));
+    bare[8] = 9;
+    snprintf(path, sizeof path, "%s/bad_version.terrain.bin", dir);
+    CHECK(trn_test_write_file(path, bare, bare_size));
+    free(bare);
+    cooked_dispose(&small);
+}
+
 int main(void)
 {
+    const char *corpus = getenv("TRN_PAYLOAD_CORPUS");
+    if (corpus) {
+        write_corpus(corpus);
+        return trn_test_finish();
+    }
     if (!cook(&base, 1)) return trn_test_finish();
     RUN(test_round_trip);
     RUN(test_deterministic);

@@ -12,12 +12,9 @@
 #include "cook_verb.h"
 #include "core/fileio.h"
 #include "terrane/cook.h"
-#include "terrane/drainage.h"
 #include "terrane/generate.h"
 #include "terrane/palette.h"
-#include "terrane/roles.h"
 #include "terrane/runtime.h"
-#include "terrane/scatter.h"
 
 static const char *const help_text =
     "usage: terrane cook PROJECT_OR_RECIPE -o OUT_DIR [--threads N] [--format json] [-q]\n"
@@ -288,52 +285,15 @@ static int load_palette(cli_ctx *ctx, const char *path, const trn_recipe *recipe
     } else if (trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), path, palette,
                                  &e)) {
         rc = cli_failf(ctx, "%s: palette: %s", path, e.message);
+    } else if (palette->material_set) {
+        /* An inline palette may still name a material set asset. */
+        if (trn_material_set_resolve(path, palette->material_set, set, &e))
+            rc = cli_fail(ctx, &e);
+        else
+            *has_set = true;
     }
     json_decref(v);
     *has_palette = rc == CLI_EXIT_OK;
-    return rc;
-}
-
-/* The surface roles of the final surface, as `terrane generate --roles` classifies them. */
-static int classify_roles(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
-                          uint8_t *roles)
-{
-    const size_t n = trn_field_sample_count(&gen->field);
-    const size_t nx = (size_t)gen->field.cells_x + 1u;
-    trn_error e;
-    trn_drainage d;
-    memset(&d, 0, sizeof d);
-    float *moisture = malloc(n * sizeof *moisture);
-    bool *snow = calloc(recipe->biome_count ? recipe->biome_count : 1u, sizeof *snow);
-    int rc = CLI_EXIT_OK;
-    if (!moisture || !snow) rc = cli_failf(ctx, "out of memory for the surface roles");
-    if (!rc && trn_drainage_compute(&gen->field, gen->sea_level, &d, NULL, NULL, &e))
-        rc = cli_fail(ctx, &e);
-    if (!rc) {
-        for (uint32_t j = 0; j <= gen->field.cells_z; j++)
-            trn_moisture_row(recipe->seed, recipe->size_x, recipe->cells_x,
-                             (double)j * recipe->size_z / (double)recipe->cells_z,
-                             moisture + (size_t)j * nx);
-        for (uint32_t b = 0; b < recipe->biome_count; b++)
-            snow[b] = recipe->biomes[b].allow_snow;
-        trn_roles_input in;
-        memset(&in, 0, sizeof in);
-        in.field = &gen->field;
-        in.accumulation = d.accumulation;
-        in.moisture = moisture;
-        in.wet = gen->has_water ? gen->water.wet : NULL;
-        in.water_distance = gen->water_distance;
-        in.biomes = gen->biomes.values;
-        in.allow_snow = snow;
-        in.allow_snow_count = recipe->biome_count;
-        trn_roles_params params;
-        trn_roles_params_default(&params);
-        if (recipe->has_snow_line) params.snow_height = recipe->snow_line;
-        if (trn_roles_classify(&in, &params, roles, &e)) rc = cli_fail(ctx, &e);
-    }
-    trn_drainage_dispose(&d);
-    free(moisture);
-    free(snow);
     return rc;
 }
 
@@ -500,6 +460,8 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
         memset(&go, 0, sizeof go);
         go.threads = a->threads;
         go.quality = TRN_EROSION_FINAL;
+        go.palette = has_palette ? &palette : NULL; /* placed on the final surface */
+        go.roles = true;
         bool generated = false;
         if (!rc) {
             trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
@@ -509,25 +471,14 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
             else
                 generated = true;
         }
-        trn_instances inst = {NULL, 0};
-        trn_scatter_report rep;
-        memset(&rep, 0, sizeof rep);
-        uint8_t *roles = NULL;
-        if (!rc && has_palette)
-            rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a->threads, 0, &inst, &rep);
-        if (!rc) {
-            roles = malloc(trn_field_sample_count(&gen.field));
-            rc = roles ? classify_roles(ctx, &recipe, &gen, roles)
-                       : cli_failf(ctx, "out of memory for the surface roles");
-        }
         if (!rc) {
             trn_cook_input ci = {&gen,
                                  &recipe,
                                  terrain_id,
                                  has_palette ? &palette : NULL,
-                                 has_palette ? &inst : NULL,
-                                 roles,
-                                 has_set ? &set : NULL};
+                                 has_palette ? &gen.instances : NULL,
+                                 gen.roles,
+                                 has_set && gen.roles ? &set : NULL};
             uint8_t *data = NULL;
             size_t size = 0;
             if (trn_cook_encode(&ci, &data, &size, &e)) {
@@ -538,9 +489,6 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
             }
             free(data);
         }
-        free(roles);
-        trn_scatter_report_dispose(&rep);
-        trn_instances_dispose(&inst);
         if (generated) trn_generated_dispose(&gen);
     }
     if (!rc && job->project) rc = write_manifest(ctx, job, dest_dir);

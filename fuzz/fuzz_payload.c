@@ -1,0 +1,114 @@
+/* libFuzzer target for cooked payloads: open from bytes; on success every decoded array and
+ * query must hold its invariants, and a second open must give the same data. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/runtime.h"
+
+#define FUZZ_ASSERT(cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
+{
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    const trn_field *f = trn_payload_field(p);
+    FUZZ_ASSERT(f->cells_x == info.cells_x && f->cells_z == info.cells_z && f->heights);
+    FUZZ_ASSERT(info.size_x > 0.0 && info.size_z > 0.0 && isfinite(info.sea_level));
+    const size_t n = ((size_t)info.cells_x + 1u) * ((size_t)info.cells_z + 1u);
+    FUZZ_ASSERT(n <= lim->max_samples);
+    FUZZ_ASSERT(info.generator && info.terrain_id && trn_payload_recipe_json(p, NULL));
+    const uint32_t biomes = trn_payload_biome_count(p);
+    FUZZ_ASSERT(biomes >= 1 && biomes <= 255);
+    const uint8_t *labels = trn_payload_biomes(p), *roles = trn_payload_roles(p);
+    for (size_t k = 0; k < n; k++) {
+        FUZZ_ASSERT(labels[k] < biomes || labels[k] == TRN_LABEL_NONE);
+        FUZZ_ASSERT(!roles || roles[k] < TRN_ROLE_COUNT || roles[k] == TRN_ROLE_NONE);
+    }
+    for (uint32_t k = 0; k < info.section_count; k++) {
+        trn_payload_section s;
+        FUZZ_ASSERT(trn_payload_section_at(p, k, &s));
+        FUZZ_ASSERT(s.compressed_size <= lim->max_section_bytes &&
+                    s.raw_size <= lim->max_section_bytes);
+    }
+    size_t count = 0;
+    const trn_instance *inst = trn_payload_instances(p, &count);
+    FUZZ_ASSERT(count <= lim->max_instances);
+    for (size_t k = 0; k < count; k++) {
+        trn_payload_rule r;
+        FUZZ_ASSERT(trn_payload_rule_at(p, inst[k].rule, &r));
+        FUZZ_ASSERT(r.id && ((r.model != NULL) != (r.prefab != NULL)));
+    }
+    /* Queries over and around the grid: no crash, answers within their ranges. */
+    const trn_water *w = trn_payload_water(p);
+    for (int q = 0; q < 25; q++) {
+        const double x = (q % 5 - 0.5) * info.size_x / 3.0, z = (q / 5 - 0.5) * info.size_z / 3.0;
+        const double h = trn_payload_height_at(p, x, z);
+        const bool inside = x >= 0.0 && x <= info.size_x && z >= 0.0 && z <= info.size_z;
+        FUZZ_ASSERT(inside || isnan(h));
+        const int b = trn_payload_biome_at(p, x, z);
+        FUZZ_ASSERT(b >= -1 && b < (int)biomes);
+        trn_water_sample s;
+        if (trn_payload_water_at(p, x, 0.0, z, &s))
+            FUZZ_ASSERT(w && s.body >= 0 && (uint32_t)s.body < w->body_count && s.body_id);
+        else
+            FUZZ_ASSERT(s.body == -1);
+    }
+    /* A world and a tracker over it. */
+    trn_world *world = NULL;
+    FUZZ_ASSERT(trn_world_new(&world, NULL) == TRN_OK);
+    trn_transform t;
+    trn_transform_identity(&t);
+    t.scale[1] = -2.0;
+    FUZZ_ASSERT(trn_world_place(world, "fuzz", p, &t, NULL) == TRN_OK);
+    trn_water_tracker *tracker = NULL;
+    FUZZ_ASSERT(trn_water_tracker_new(NULL, &tracker, NULL) == TRN_OK);
+    trn_water_event ev[2];
+    for (int q = 0; q < 9; q++) {
+        const double pos[3] = {(q % 3) * info.size_x / 2.0, -1.0, (q / 3) * info.size_z / 2.0};
+        FUZZ_ASSERT(trn_water_tracker_update(tracker, world, pos, ev) <= 2u);
+        trn_world_ground_sample g;
+        (void)trn_world_ground_at(world, pos, NULL, &g);
+    }
+    trn_water_tracker_free(tracker);
+    trn_world_free(world);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    trn_payload_limits lim;
+    trn_payload_limits_default(&lim);
+    /* Small limits keep every run fast; the limit checks themselves are tested exactly. */
+    lim.max_samples = 1u << 16;
+    lim.max_instances = 1u << 14;
+    lim.max_section_bytes = 1u << 22;
+    trn_payload *p = NULL;
+    trn_error e;
+    if (trn_payload_open_memory(data, size, "fuzz.terrain.bin", &lim, &p, &e) != TRN_OK) {
+        /* A failure returns nothing and says where. */
+        FUZZ_ASSERT(p == NULL && e.code != TRN_OK && e.message[0] != '\0');
+        FUZZ_ASSERT(e.offset >= 0 && e.offset <= (int64_t)size);
+        FUZZ_ASSERT(strcmp(e.file, "fuzz.terrain.bin") == 0);
+        return 0;
+    }
+    assert_sane(p, &lim);
+    /* Decoding is a function of the bytes. */
+    trn_payload *again = NULL;
+    FUZZ_ASSERT(trn_payload_open_memory(data, size, "fuzz.terrain.bin", &lim, &again, &e) ==
+                TRN_OK);
+    const trn_field *a = trn_payload_field(p), *b = trn_payload_field(again);
+    const size_t n = ((size_t)a->cells_x + 1u) * ((size_t)a->cells_z + 1u);
+    FUZZ_ASSERT(memcmp(a->heights, b->heights, n * sizeof(float)) == 0);
+    trn_payload_free(again);
+    trn_payload_free(p);
+    return 0;
+}
