@@ -1,0 +1,1045 @@
+/* Lua 5.4 binding of the runtime: payloads, worlds, water samples and immersion trackers. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "terrane/runtime.h"
+#include "terrane_lua.h"
+
+#define PAYLOAD_MT "terrane.Payload"
+#define WORLD_MT "terrane.World"
+#define TRACKER_MT "terrane.WaterTracker"
+
+/* Registry keys: the addresses are unique, so no name can clash with another library's. */
+static const char default_world_key = 'd';
+static const char bound_world_key = 'b';
+
+typedef struct lua_payload {
+    trn_payload *payload; /* NULL once closed */
+    int placements;       /* how many worlds place it: close() waits for them */
+} lua_payload;
+
+typedef struct lua_world {
+    trn_world *world;
+} lua_world;
+
+typedef struct lua_tracker {
+    trn_water_tracker *tracker;
+} lua_tracker;
+
+/* ---------------------------------------------------------------------------------------------
+ * Argument checks: strict types (no string-to-number coercion), never a crash.
+ * ------------------------------------------------------------------------------------------- */
+
+static int arg_error(lua_State *L, int shown, const char *fname, const char *what)
+{
+    return luaL_error(L, "bad argument #%d to '%s' (%s)", shown, fname, what);
+}
+
+static double check_number(lua_State *L, int idx, int shown, const char *fname)
+{
+    if (lua_type(L, idx) != LUA_TNUMBER) {
+        char what[96];
+        snprintf(what, sizeof what, "number expected, got %s", luaL_typename(L, idx));
+        arg_error(L, shown, fname, what);
+    }
+    return lua_tonumber(L, idx);
+}
+
+/* A string without zero bytes (the C library reads ids as C strings). */
+static const char *check_text(lua_State *L, int idx, int shown, const char *fname, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TSTRING) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s expected, got %s", what, luaL_typename(L, idx));
+        arg_error(L, shown, fname, msg);
+    }
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    if (!s || strlen(s) != n) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s expected, got a string with a zero byte", what);
+        arg_error(L, shown, fname, msg);
+    }
+    return s;
+}
+
+/* nil / none: NULL (every enabled terrain); a string: that placement only. */
+static const char *opt_terrain_id(lua_State *L, int idx, int shown, const char *fname)
+{
+    if (lua_isnoneornil(L, idx)) return NULL;
+    return check_text(L, idx, shown, fname, "terrain id (string or nil)");
+}
+
+static void describe_number(double v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+/* Read a dense one-based array of exactly `count` finite numbers at idx (3: a Vec3, 4: a
+ * quaternion). True with out filled; false with what was found described in got. Raw access
+ * only: a metatable cannot make a table look like a vector. */
+static bool read_numbers(lua_State *L, int idx, int count, double *out, char *got, size_t size)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        snprintf(got, size, "%s", luaL_typename(L, idx));
+        return false;
+    }
+    lua_Integer keys = 0, max_key = 0;
+    bool bad_key = false;
+    const char *name_key = NULL; /* the least string key: the same whatever the hash order */
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        keys++;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -2);
+            if (!name_key || strcmp(k, name_key) < 0) name_key = k; /* the table keeps it alive */
+        } else if (!bad_key && !lua_isinteger(L, -2)) {
+            bad_key = true;
+            if (lua_type(L, -2) == LUA_TNUMBER)
+                snprintf(got, size, "a table with key %g", lua_tonumber(L, -2));
+            else
+                snprintf(got, size, "a table with a %s key", luaL_typename(L, -2));
+        } else if (!bad_key) {
+            const lua_Integer k = lua_tointeger(L, -2);
+            if (k < 1) {
+                bad_key = true;
+                snprintf(got, size, "a table with key %lld", (long long)k);
+            } else if (k > max_key) {
+                max_key = k;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    if (name_key) {
+        snprintf(got, size, "a table with key '%.40s'", name_key);
+        return false;
+    }
+    if (bad_key) return false;
+    if (max_key != keys) {
+        /* Integer keys 1.. with a gap: name the first missing element. */
+        lua_Integer missing = 1;
+        while (lua_rawgeti(L, idx, missing) != LUA_TNIL) {
+            lua_pop(L, 1);
+            missing++;
+        }
+        lua_pop(L, 1);
+        snprintf(got, size, "a table with a hole at element %lld", (long long)missing);
+        return false;
+    }
+    if (keys != count) {
+        if (keys == 0)
+            snprintf(got, size, "an empty table");
+        else
+            snprintf(got, size, "a table of %lld element%s", (long long)keys, keys == 1 ? "" : "s");
+        return false;
+    }
+    for (int k = 0; k < count; k++) {
+        const int type = lua_rawgeti(L, idx, k + 1);
+        if (type != LUA_TNUMBER) {
+            snprintf(got, size, "a table whose element %d is a %s", k + 1, lua_typename(L, type));
+            lua_pop(L, 1);
+            return false;
+        }
+        out[k] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        if (!isfinite(out[k])) {
+            char num[8];
+            describe_number(out[k], num, sizeof num);
+            snprintf(got, size, "a table whose element %d is %s", k + 1, num);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void check_vec3(lua_State *L, int idx, int shown, const char *fname, double out[3])
+{
+    char got[96];
+    if (read_numbers(L, idx, 3, out, got, sizeof got)) return;
+    char what[192];
+    snprintf(what, sizeof what, "Vec3 expected: a table of exactly three finite numbers, got %s",
+             got);
+    arg_error(L, shown, fname, what);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Results as tables.
+ * ------------------------------------------------------------------------------------------- */
+
+static void push_vec3(lua_State *L, const double v[3])
+{
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushnumber(L, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static void set_string(lua_State *L, const char *key, const char *value)
+{
+    if (value) {
+        lua_pushstring(L, value);
+        lua_setfield(L, -2, key);
+    }
+}
+
+static void set_number(lua_State *L, const char *key, double value)
+{
+    lua_pushnumber(L, value);
+    lua_setfield(L, -2, key);
+}
+
+static void set_integer(lua_State *L, const char *key, lua_Integer value)
+{
+    lua_pushinteger(L, value);
+    lua_setfield(L, -2, key);
+}
+
+static void set_vec3(lua_State *L, const char *key, const double v[3])
+{
+    push_vec3(L, v);
+    lua_setfield(L, -2, key);
+}
+
+/* The WaterSample table of docs/lua.md. */
+static void push_sample(lua_State *L, const trn_world_water_sample *s)
+{
+    lua_createtable(L, 0, 9);
+    set_string(L, "terrain_id", s->terrain_id);
+    set_string(L, "body_id", s->body_id);
+    set_string(L, "kind", trn_water_kind_name(s->kind));
+    set_vec3(L, "surface", s->surface);
+    set_vec3(L, "normal", s->normal);
+    set_number(L, "depth", s->depth);
+    set_vec3(L, "column_up", s->column_up);
+    set_vec3(L, "flow_velocity", s->flow_velocity);
+    lua_pushboolean(L, s->underwater);
+    lua_setfield(L, -2, "underwater");
+}
+
+/* The runtime library carries no palette code: these mirror trn_surface_role_name and the
+ * palette's collision and category words (src/recipe/palette.c). */
+static const char *role_name(int role)
+{
+    static const char *const names[] = {"ground",   "grass", "rock", "cliff",     "sediment",
+                                        "sand",     "snow",  "wet_ground", "underwater"};
+    return role >= 0 && role < (int)(sizeof names / sizeof names[0]) ? names[role] : NULL;
+}
+
+static const char *collision_name(trn_scatter_collision c)
+{
+    return c == TRN_COLLISION_NONE ? "none" : c == TRN_COLLISION_TRIGGER ? "trigger" : "static";
+}
+
+static const char *category_name(trn_scatter_category c)
+{
+    return c == TRN_CATEGORY_GRASS  ? "grass"
+           : c == TRN_CATEGORY_TREE ? "tree"
+           : c == TRN_CATEGORY_ROCK ? "rock"
+                                    : "prop";
+}
+
+/* Raise the library's error as a Lua error (file, offset, section in the message). */
+static int raise_error(lua_State *L, const trn_error *err)
+{
+    char text[1200];
+    trn_error_format(err, text, sizeof text);
+    return luaL_error(L, "%s", text);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Payloads.
+ * ------------------------------------------------------------------------------------------- */
+
+static lua_payload *new_payload(lua_State *L)
+{
+    lua_payload *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->payload = NULL;
+    p->placements = 0;
+    luaL_setmetatable(L, PAYLOAD_MT);
+    return p;
+}
+
+static lua_payload *check_payload(lua_State *L, int idx, const char *fname)
+{
+    lua_payload *p = luaL_testudata(L, idx, PAYLOAD_MT);
+    if (!p) {
+        char what[96];
+        snprintf(what, sizeof what, "terrane payload expected, got %s", luaL_typename(L, idx));
+        arg_error(L, idx, fname, what);
+    }
+    if (!p->payload) luaL_error(L, "%s: the payload is closed", fname);
+    return p;
+}
+
+/* terrane.open(path) */
+static int l_open(lua_State *L)
+{
+    const char *path = check_text(L, 1, 1, "open", "path (string)");
+    lua_payload *p = new_payload(L); /* first, so a failure to allocate it leaks nothing */
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_payload_open(path, NULL, &p->payload, &err)) return raise_error(L, &err);
+    return 1;
+}
+
+static int l_payload_height(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "height");
+    const double x = check_number(L, 2, 1, "height"), z = check_number(L, 3, 2, "height");
+    const double h = trn_payload_height_at(p->payload, x, z);
+    if (isnan(h))
+        lua_pushnil(L);
+    else
+        lua_pushnumber(L, h);
+    return 1;
+}
+
+static int l_payload_normal(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "normal");
+    const double x = check_number(L, 2, 1, "normal"), z = check_number(L, 3, 2, "normal");
+    double n[3];
+    if (trn_payload_normal_at(p->payload, x, z, n))
+        push_vec3(L, n);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_payload_biome(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "biome");
+    const double x = check_number(L, 2, 1, "biome"), z = check_number(L, 3, 2, "biome");
+    const int label = trn_payload_biome_at(p->payload, x, z);
+    if (label < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    const char *name = trn_payload_biome_name(p->payload, (uint32_t)label);
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushnil(L);
+    lua_pushinteger(L, label);
+    return 2;
+}
+
+static int l_payload_role(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "role");
+    const double x = check_number(L, 2, 1, "role"), z = check_number(L, 3, 2, "role");
+    const char *name = role_name(trn_payload_role_at(p->payload, x, z));
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_payload_info(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "info");
+    trn_payload_info info;
+    trn_payload_get_info(p->payload, &info);
+    lua_createtable(L, 0, 16);
+    set_integer(L, "format_version", info.format_version);
+    set_integer(L, "generator_version", info.generator_version);
+    set_string(L, "generator", info.generator);
+    set_string(L, "terrain_id", info.terrain_id);
+    char hex[24];
+    snprintf(hex, sizeof hex, "%016" PRIx64, info.cache_key);
+    set_string(L, "cache_key", hex);
+    set_integer(L, "cells_x", info.cells_x);
+    set_integer(L, "cells_z", info.cells_z);
+    set_number(L, "size_x", info.size_x);
+    set_number(L, "size_z", info.size_z);
+    set_number(L, "sea_level", info.sea_level);
+
+    lua_createtable(L, (int)info.section_count, 0);
+    for (uint32_t k = 0; k < info.section_count; k++) {
+        trn_payload_section s;
+        if (!trn_payload_section_at(p->payload, k, &s)) break;
+        lua_createtable(L, 0, 6);
+        set_string(L, "id", s.id);
+        set_string(L, "name", trn_payload_section_name(s.id));
+        lua_pushboolean(L, s.required);
+        lua_setfield(L, -2, "required");
+        set_integer(L, "offset", (lua_Integer)s.offset);
+        set_integer(L, "compressed_size", (lua_Integer)s.compressed_size);
+        set_integer(L, "raw_size", (lua_Integer)s.raw_size);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "sections");
+
+    const uint32_t biomes = trn_payload_biome_count(p->payload);
+    lua_createtable(L, (int)biomes, 0);
+    for (uint32_t k = 0; k < biomes; k++) {
+        const char *name = trn_payload_biome_name(p->payload, k);
+        lua_pushstring(L, name ? name : "");
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "biomes");
+
+    const trn_water *water = trn_payload_water(p->payload);
+    const uint32_t bodies = water ? water->body_count : 0;
+    lua_createtable(L, (int)bodies, 0);
+    for (uint32_t k = 0; k < bodies; k++) {
+        const trn_water_body *b = &water->bodies[k];
+        lua_createtable(L, 0, 3);
+        set_string(L, "id", b->id);
+        set_string(L, "kind", trn_water_kind_name(b->kind));
+        set_number(L, "level", b->level);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "water");
+    return 1;
+}
+
+static int l_payload_instances(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "instances");
+    size_t count = 0;
+    const trn_instance *items = trn_payload_instances(p->payload, &count);
+    if (count > (size_t)INT32_MAX) return luaL_error(L, "instances: too many to list (%zu)", count);
+    lua_createtable(L, (int)count, 0);
+    for (size_t k = 0; k < count; k++) {
+        const trn_instance *it = &items[k];
+        trn_payload_rule rule;
+        if (!trn_payload_rule_at(p->payload, it->rule, &rule)) continue;
+        lua_createtable(L, 0, 8);
+        char id[TRN_PALETTE_ID_MAX + 48];
+        snprintf(id, sizeof id, "%s/%" PRId64 "_%" PRId64, rule.id ? rule.id : "", it->cx, it->cz);
+        set_string(L, "id", id);
+        set_string(L, "rule", rule.id);
+        const double at[3] = {it->x, it->y, it->z};
+        set_vec3(L, "position", at);
+        set_number(L, "yaw", it->yaw);
+        set_number(L, "scale", it->scale);
+        set_string(L, "model", rule.model);
+        set_string(L, "prefab", rule.prefab);
+        set_string(L, "collision", collision_name(rule.collision));
+        set_string(L, "category", category_name(rule.category));
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+static int l_payload_close(lua_State *L)
+{
+    lua_payload *p = luaL_checkudata(L, 1, PAYLOAD_MT);
+    if (p->placements > 0)
+        return luaL_error(L, "close: the payload is placed in %d world%s; remove it first",
+                          p->placements, p->placements == 1 ? "" : "s");
+    trn_payload_free(p->payload);
+    p->payload = NULL;
+    return 0;
+}
+
+/* __gc, and __close of a to-be-closed variable: a payload still placed stays open for its
+ * world (which keeps it reachable until it is removed). */
+static int l_payload_release(lua_State *L)
+{
+    lua_payload *p = luaL_checkudata(L, 1, PAYLOAD_MT);
+    if (p->placements == 0 || lua_gettop(L) == 1) {
+        trn_payload_free(p->payload);
+        p->payload = NULL;
+    }
+    return 0;
+}
+
+static int l_payload_tostring(lua_State *L)
+{
+    lua_payload *p = luaL_checkudata(L, 1, PAYLOAD_MT);
+    if (!p->payload) {
+        lua_pushstring(L, "terrane payload (closed)");
+        return 1;
+    }
+    trn_payload_info info;
+    trn_payload_get_info(p->payload, &info);
+    lua_pushfstring(L, "terrane payload '%s' (%d x %d cells)", info.terrain_id ? info.terrain_id : "",
+                    (int)info.cells_x, (int)info.cells_z);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Worlds.
+ * ------------------------------------------------------------------------------------------- */
+
+static lua_world *new_world(lua_State *L)
+{
+    lua_world *w = lua_newuserdatauv(L, sizeof *w, 1);
+    w->world = NULL;
+    luaL_setmetatable(L, WORLD_MT);
+    lua_newtable(L); /* terrain id -> payload userdata: keeps placed payloads alive */
+    lua_setiuservalue(L, -2, 1);
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_new(&w->world, &err)) raise_error(L, &err);
+    return w;
+}
+
+static lua_world *check_world(lua_State *L, int idx, const char *fname)
+{
+    lua_world *w = luaL_testudata(L, idx, WORLD_MT);
+    if (!w || !w->world) {
+        char what[96];
+        snprintf(what, sizeof what, "terrane world expected, got %s", luaL_typename(L, idx));
+        arg_error(L, idx, fname, what);
+    }
+    return w;
+}
+
+/* terrane.world() */
+static int l_world_new(lua_State *L)
+{
+    new_world(L);
+    return 1;
+}
+
+/* Push the default world, made on first use. */
+static void push_default_world(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &default_world_key) == LUA_TUSERDATA) return;
+    lua_pop(L, 1);
+    new_world(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &default_world_key);
+}
+
+static int l_default_world(lua_State *L)
+{
+    push_default_world(L);
+    return 1;
+}
+
+/* Push the world terrane.water answers from: the bound one, else the default. */
+static void push_water_world(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &bound_world_key) == LUA_TUSERDATA) return;
+    lua_pop(L, 1);
+    push_default_world(L);
+}
+
+/* Quaternion (x, y, z, w) of yaw about +Y, then pitch about +X, then roll about +Z, in
+ * degrees, applied roll first: q = q_yaw * q_pitch * q_roll. */
+static void euler_quaternion(double yaw, double pitch, double roll, double q[4])
+{
+    const double rad = 3.14159265358979323846 / 360.0; /* half the angle, in radians */
+    const double cy = cos(yaw * rad), sy = sin(yaw * rad);
+    const double cp = cos(pitch * rad), sp = sin(pitch * rad);
+    const double cr = cos(roll * rad), sr = sin(roll * rad);
+    /* q_yaw * q_pitch = (cy sp, sy cp, -sy sp, cy cp), then times (0, 0, sr, cr). */
+    const double ax = cy * sp, ay = sy * cp, az = -sy * sp, aw = cy * cp;
+    q[0] = ax * cr + ay * sr;
+    q[1] = ay * cr - ax * sr;
+    q[2] = az * cr + aw * sr;
+    q[3] = aw * cr - az * sr;
+}
+
+/* Read a placement options table at idx into *t (and *enabled when allow_enabled). Unknown keys
+ * are refused so a misspelt option does not pass silently. */
+static void read_placement(lua_State *L, int idx, int shown, const char *fname, bool allow_enabled,
+                           trn_transform *t, bool *enabled)
+{
+    trn_transform_identity(t);
+    if (lua_isnoneornil(L, idx)) return;
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        char what[96];
+        snprintf(what, sizeof what, "options table or nil expected, got %s", luaL_typename(L, idx));
+        arg_error(L, shown, fname, what);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        static const char *const known[] = {"position", "rotation", "yaw",     "pitch",
+                                            "roll",     "scale",    "enabled", NULL};
+        bool ok = false;
+        for (int k = 0; key && known[k]; k++)
+            if (strcmp(key, known[k]) == 0 && (allow_enabled || strcmp(key, "enabled") != 0))
+                ok = true;
+        if (!ok) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "unknown option %s%.40s%s (expected position, rotation or yaw/pitch/roll, "
+                     "scale%s)",
+                     key ? "'" : "", key ? key : luaL_typename(L, -2), key ? "'" : " key",
+                     allow_enabled ? ", enabled" : "");
+            arg_error(L, shown, fname, what);
+        }
+        lua_pop(L, 1);
+    }
+    char got[96], what[224];
+    if (lua_getfield(L, idx, "position") != LUA_TNIL &&
+        !read_numbers(L, -1, 3, t->translation, got, sizeof got)) {
+        snprintf(what, sizeof what,
+                 "position: Vec3 expected: a table of exactly three finite numbers, got %s", got);
+        arg_error(L, shown, fname, what);
+    }
+    lua_pop(L, 1);
+    const bool has_rotation = lua_getfield(L, idx, "rotation") != LUA_TNIL;
+    if (has_rotation && !read_numbers(L, -1, 4, t->rotation, got, sizeof got)) {
+        snprintf(what, sizeof what,
+                 "rotation: quaternion expected: a table of exactly four finite numbers {x, y, z, "
+                 "w}, got %s",
+                 got);
+        arg_error(L, shown, fname, what);
+    }
+    lua_pop(L, 1);
+    double angles[3] = {0.0, 0.0, 0.0};
+    bool has_angles = false;
+    static const char *const angle_names[] = {"yaw", "pitch", "roll"};
+    for (int k = 0; k < 3; k++) {
+        const int type = lua_getfield(L, idx, angle_names[k]);
+        if (type != LUA_TNIL) {
+            has_angles = true;
+            angles[k] = lua_tonumber(L, -1);
+            if (type != LUA_TNUMBER || !isfinite(angles[k])) {
+                snprintf(what, sizeof what, "%s: a finite number of degrees expected, got %s",
+                         angle_names[k], type != LUA_TNUMBER ? luaL_typename(L, -1) : "nan or inf");
+                arg_error(L, shown, fname, what);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    if (has_rotation && has_angles)
+        arg_error(L, shown, fname, "give rotation or yaw/pitch/roll, not both");
+    if (has_angles) euler_quaternion(angles[0], angles[1], angles[2], t->rotation);
+    const int scale_type = lua_getfield(L, idx, "scale");
+    if (scale_type == LUA_TNUMBER) {
+        const double s = lua_tonumber(L, -1);
+        t->scale[0] = t->scale[1] = t->scale[2] = s;
+    } else if (scale_type != LUA_TNIL && !read_numbers(L, -1, 3, t->scale, got, sizeof got)) {
+        snprintf(what, sizeof what,
+                 "scale: a number or a Vec3 (a table of exactly three finite numbers) expected, "
+                 "got %s",
+                 got);
+        arg_error(L, shown, fname, what);
+    }
+    lua_pop(L, 1);
+    if (allow_enabled && enabled) {
+        const int type = lua_getfield(L, idx, "enabled");
+        if (type == LUA_TBOOLEAN)
+            *enabled = lua_toboolean(L, -1);
+        else if (type != LUA_TNIL) {
+            snprintf(what, sizeof what, "enabled: boolean expected, got %s", luaL_typename(L, -1));
+            arg_error(L, shown, fname, what);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* world:place(terrain_id, payload [, options]) */
+static int l_world_place(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "place");
+    const char *id = check_text(L, 2, 1, "place", "terrain id (string)");
+    lua_payload *p = luaL_testudata(L, 3, PAYLOAD_MT);
+    if (!p) {
+        char what[96];
+        snprintf(what, sizeof what, "terrane payload expected, got %s", luaL_typename(L, 3));
+        return arg_error(L, 2, "place", what);
+    }
+    if (!p->payload) return luaL_error(L, "place: the payload is closed");
+    trn_transform t;
+    bool enabled = true;
+    read_placement(L, 4, 3, "place", true, &t, &enabled);
+    /* Room in the keep-alive table first, so nothing can fail once the world holds it. */
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, 2);
+    const bool taken = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (!taken) {
+        lua_pushvalue(L, 2);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    trn_status st = trn_world_place(w->world, id, p->payload, &t, &err);
+    if (!st && !enabled) st = trn_world_set_enabled(w->world, id, false, &err);
+    if (st) {
+        if (!taken) {
+            trn_world_remove(w->world, id, NULL);
+            lua_pushvalue(L, 2);
+            lua_pushnil(L);
+            lua_rawset(L, -3);
+        }
+        return raise_error(L, &err);
+    }
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_rawset(L, -3);
+    p->placements++;
+    return 0;
+}
+
+static int l_world_set_transform(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "set_transform");
+    const char *id = check_text(L, 2, 1, "set_transform", "terrain id (string)");
+    trn_transform t;
+    read_placement(L, 3, 2, "set_transform", false, &t, NULL);
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_set_transform(w->world, id, &t, &err)) return raise_error(L, &err);
+    return 0;
+}
+
+static int l_world_set_enabled(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "set_enabled");
+    const char *id = check_text(L, 2, 1, "set_enabled", "terrain id (string)");
+    if (lua_type(L, 3) != LUA_TBOOLEAN) {
+        char what[96];
+        snprintf(what, sizeof what, "boolean expected, got %s", luaL_typename(L, 3));
+        return arg_error(L, 2, "set_enabled", what);
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_set_enabled(w->world, id, lua_toboolean(L, 3), &err))
+        return raise_error(L, &err);
+    return 0;
+}
+
+static int l_world_remove(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "remove");
+    const char *id = check_text(L, 2, 1, "remove", "terrain id (string)");
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_remove(w->world, id, &err)) return raise_error(L, &err);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) == LUA_TUSERDATA) {
+        lua_payload *p = luaL_testudata(L, -1, PAYLOAD_MT);
+        if (p && p->placements > 0) p->placements--;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    return 0;
+}
+
+static int l_world_count(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "count");
+    lua_pushinteger(L, trn_world_count(w->world));
+    return 1;
+}
+
+static int l_world_ground(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "ground");
+    double pos[3];
+    check_vec3(L, 2, 1, "ground", pos);
+    const char *id = opt_terrain_id(L, 3, 2, "ground");
+    trn_world_ground_sample g;
+    if (!trn_world_ground_at(w->world, pos, id, &g)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 6);
+    set_string(L, "terrain_id", g.terrain_id);
+    set_vec3(L, "point", g.point);
+    set_vec3(L, "normal", g.normal);
+    set_string(L, "biome", g.biome_name);
+    if (g.biome >= 0) set_integer(L, "biome_index", g.biome);
+    set_string(L, "role", role_name(g.role));
+    return 1;
+}
+
+/* The shared body of world:sample and water.sample: world at widx, arguments from first. */
+static int sample_in(lua_State *L, int widx, int first)
+{
+    lua_world *w = check_world(L, widx, "sample");
+    double pos[3];
+    check_vec3(L, first, 1, "sample", pos);
+    const char *id = opt_terrain_id(L, first + 1, 2, "sample");
+    trn_world_water_sample s;
+    if (trn_world_water_sample_at(w->world, pos, id, &s))
+        push_sample(L, &s);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int tracker_in(lua_State *L, int widx, int first)
+{
+    check_world(L, widx, "tracker");
+    const char *id = opt_terrain_id(L, first, 1, "tracker");
+    lua_tracker *t = lua_newuserdatauv(L, sizeof *t, 1);
+    t->tracker = NULL;
+    luaL_setmetatable(L, TRACKER_MT);
+    lua_pushvalue(L, widx); /* the tracker keeps its world alive */
+    lua_setiuservalue(L, -2, 1);
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_water_tracker_new(id, &t->tracker, &err)) return raise_error(L, &err);
+    return 1;
+}
+
+static int l_world_sample(lua_State *L)
+{
+    return sample_in(L, 1, 2);
+}
+
+static int l_world_tracker(lua_State *L)
+{
+    return tracker_in(L, 1, 2);
+}
+
+/* Placed payloads may be closed again once their world is gone. */
+static int l_world_gc(lua_State *L)
+{
+    lua_world *w = luaL_checkudata(L, 1, WORLD_MT);
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_payload *p = luaL_testudata(L, -1, PAYLOAD_MT);
+            if (p && p->placements > 0) p->placements--;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    trn_world_free(w->world);
+    w->world = NULL;
+    return 0;
+}
+
+static int l_world_tostring(lua_State *L)
+{
+    lua_world *w = luaL_checkudata(L, 1, WORLD_MT);
+    lua_pushfstring(L, "terrane world (%d placements)", (int)trn_world_count(w->world));
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Trackers.
+ * ------------------------------------------------------------------------------------------- */
+
+static lua_tracker *check_tracker(lua_State *L, const char *fname)
+{
+    lua_tracker *t = luaL_testudata(L, 1, TRACKER_MT);
+    if (!t || !t->tracker) {
+        char what[96];
+        snprintf(what, sizeof what, "WaterTracker expected, got %s", luaL_typename(L, 1));
+        arg_error(L, 1, fname, what);
+    }
+    return t;
+}
+
+/* tracker:update(position) -> {{phase=..., sample=...}, ...} */
+static int l_tracker_update(lua_State *L)
+{
+    lua_tracker *t = check_tracker(L, "update");
+    double pos[3];
+    check_vec3(L, 2, 1, "update", pos);
+    lua_getiuservalue(L, 1, 1);
+    lua_world *w = luaL_testudata(L, -1, WORLD_MT);
+    if (!w || !w->world) return luaL_error(L, "update: the tracker's world is gone");
+    trn_water_event events[2];
+    const uint32_t n = trn_water_tracker_update(t->tracker, w->world, pos, events);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n && k < 2; k++) {
+        lua_createtable(L, 0, 2);
+        set_string(L, "phase", trn_water_phase_name(events[k].phase));
+        push_sample(L, &events[k].sample);
+        lua_setfield(L, -2, "sample");
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+static int l_tracker_current(lua_State *L)
+{
+    lua_tracker *t = check_tracker(L, "current");
+    trn_world_water_sample s;
+    if (trn_water_tracker_current(t->tracker, &s))
+        push_sample(L, &s);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_tracker_reset(lua_State *L)
+{
+    lua_tracker *t = check_tracker(L, "reset");
+    trn_water_tracker_reset(t->tracker);
+    return 0;
+}
+
+static int l_tracker_gc(lua_State *L)
+{
+    lua_tracker *t = luaL_checkudata(L, 1, TRACKER_MT);
+    trn_water_tracker_free(t->tracker);
+    t->tracker = NULL;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Modules.
+ * ------------------------------------------------------------------------------------------- */
+
+static void new_type(lua_State *L, const char *name, const luaL_Reg *methods)
+{
+    if (!luaL_newmetatable(L, name)) {
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "locked"); /* getmetatable() cannot reach the methods' table */
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
+static void register_types(lua_State *L)
+{
+    static const luaL_Reg payload_methods[] = {
+        {"height", l_payload_height},
+        {"normal", l_payload_normal},
+        {"biome", l_payload_biome},
+        {"role", l_payload_role},
+        {"info", l_payload_info},
+        {"instances", l_payload_instances},
+        {"close", l_payload_close},
+        {"__gc", l_payload_release},
+        {"__close", l_payload_release},
+        {"__tostring", l_payload_tostring},
+        {NULL, NULL},
+    };
+    static const luaL_Reg world_methods[] = {
+        {"place", l_world_place},
+        {"set_transform", l_world_set_transform},
+        {"set_enabled", l_world_set_enabled},
+        {"remove", l_world_remove},
+        {"count", l_world_count},
+        {"ground", l_world_ground},
+        {"sample", l_world_sample},
+        {"tracker", l_world_tracker},
+        {"__gc", l_world_gc},
+        {"__tostring", l_world_tostring},
+        {NULL, NULL},
+    };
+    static const luaL_Reg tracker_methods[] = {
+        {"update", l_tracker_update}, {"current", l_tracker_current}, {"reset", l_tracker_reset},
+        {"__gc", l_tracker_gc},       {NULL, NULL},
+    };
+    new_type(L, PAYLOAD_MT, payload_methods);
+    new_type(L, WORLD_MT, world_methods);
+    new_type(L, TRACKER_MT, tracker_methods);
+}
+
+int luaopen_terrane(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"open", l_open},
+        {"world", l_world_new},
+        {"default_world", l_default_world},
+        {NULL, NULL},
+    };
+    register_types(L);
+    luaL_newlib(L, functions);
+    lua_pushliteral(L, TRN_VERSION_STRING);
+    lua_setfield(L, -2, "version");
+    return 1;
+}
+
+/* water.sample(position [, terrain_id]) on the bound world. */
+static int l_water_sample(lua_State *L)
+{
+    lua_settop(L, 2);
+    push_water_world(L);
+    return sample_in(L, 3, 1);
+}
+
+static int l_water_tracker(lua_State *L)
+{
+    lua_settop(L, 1);
+    push_water_world(L);
+    return tracker_in(L, 2, 1);
+}
+
+/* water.bind(world): later samples and trackers use it; water.bind(nil) goes back to the
+ * default world. Returns the world bound before. */
+static int l_water_bind(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1)) check_world(L, 1, "bind");
+    lua_settop(L, 1);
+    push_water_world(L);
+    lua_pushvalue(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &bound_world_key);
+    return 1;
+}
+
+static int l_water_world(lua_State *L)
+{
+    push_water_world(L);
+    return 1;
+}
+
+int luaopen_terrane_water(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"sample", l_water_sample},
+        {"tracker", l_water_tracker},
+        {"bind", l_water_bind},
+        {"world", l_water_world},
+        {NULL, NULL},
+    };
+    register_types(L);
+    luaL_newlib(L, functions);
+    return 1;
+}
+
+void trn_lua_preload(lua_State *L)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_terrane);
+    lua_setfield(L, -2, "terrane");
+    lua_pushcfunction(L, luaopen_terrane_water);
+    lua_setfield(L, -2, "terrane.water");
+    lua_pop(L, 1);
+}
+
+static int load_payload(lua_State *L)
+{
+    const char *path = lua_touserdata(L, 1);
+    const char *id = lua_touserdata(L, 2);
+    register_types(L);
+    lua_payload *p = new_payload(L);
+    const int pidx = lua_gettop(L);
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_payload_open(path, NULL, &p->payload, &err)) {
+        char text[1200];
+        trn_error_format(&err, text, sizeof text);
+        lua_pushstring(L, text);
+        return lua_error(L); /* no position prefix: the CLI names the file itself */
+    }
+    push_default_world(L);
+    lua_pushcfunction(L, l_world_place);
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, id);
+    lua_pushvalue(L, pidx);
+    lua_call(L, 3, 0);
+    return 0;
+}
+
+int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id)
+{
+    lua_pushcfunction(L, load_payload);
+    lua_pushlightuserdata(L, (void *)(uintptr_t)path);
+    lua_pushlightuserdata(L, (void *)(uintptr_t)terrain_id);
+    return lua_pcall(L, 2, 0, 0);
+}

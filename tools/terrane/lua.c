@@ -1,0 +1,202 @@
+/* terrane lua: run a Lua 5.4 script with require("terrane") and a world of cooked payloads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "cli.h"
+#include "lua_verb.h"
+#include "terrane_lua.h"
+
+static const char *const help_text =
+    "usage: terrane lua SCRIPT.lua [PAYLOAD.terrain.bin ...] [--arg VALUE ...] [-- VALUE ...]\n"
+    "\n"
+    "Run SCRIPT.lua in a fresh Lua 5.4 state with the standard libraries and the modules\n"
+    "require(\"terrane\") (payloads, worlds, ground queries) and require(\"terrane.water\")\n"
+    "(water samples and immersion trackers). Each PAYLOAD (a *.terrain.bin from 'terrane cook')\n"
+    "is opened and placed, enabled and at the identity transform, in the default world that\n"
+    "terrane.water answers from, under its file name without .terrain.bin as terrain id\n"
+    "(lake.terrain.bin: \"lake\"). The script gets its arguments in arg[1], arg[2], ... and\n"
+    "as '...'; arg[0] is the script. docs/lua.md is the API reference.\n"
+    "\n"
+    "options:\n"
+    "  --arg VALUE   pass VALUE to the script (repeatable; keeps its order)\n"
+    "  --            every later word is passed to the script\n"
+    "\n"
+    "exit status: 0 the script ran to its end, 1 the script raised an error (message and Lua\n"
+    "traceback on stderr) or a payload is missing, damaged or placed twice under one id,\n"
+    "2 usage error.\n"
+    "\n"
+    "examples:\n"
+    "  terrane lua examples/scripts/water_sensor.lua lake.terrain.bin\n"
+    "  terrane lua probe.lua island.terrain.bin --arg 120 --arg 40\n";
+
+/* The terrain id of a payload: its file name without the directory and ".terrain.bin" (or,
+ * for another name, without its last extension). */
+static void payload_stem(const char *path, char *stem, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t n = strlen(name);
+    static const char suffix[] = ".terrain.bin";
+    const size_t sn = sizeof suffix - 1u;
+    if (n > sn && strcmp(name + n - sn, suffix) == 0) {
+        n -= sn;
+    } else {
+        const char *dot = strrchr(name, '.');
+        if (dot && dot != name) n = (size_t)(dot - name);
+    }
+    snprintf(stem, size, "%.*s", (int)(n < size ? n : size - 1u), name);
+}
+
+/* The message handler: the error with Lua's traceback (as the lua interpreter prints it). */
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+        else
+            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* Everything the script sees, in protected mode: the modules, arg, the chunk and its run. */
+typedef struct lua_run {
+    const char *script;
+    char **values;
+    int value_count;
+} lua_run;
+
+static int run_script(lua_State *L)
+{
+    const lua_run *run = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_createtable(L, run->value_count, 1);
+    lua_pushstring(L, run->script);
+    lua_rawseti(L, -2, 0);
+    for (int k = 0; k < run->value_count; k++) {
+        lua_pushstring(L, run->values[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setglobal(L, "arg");
+    lua_pushcfunction(L, traceback);
+    if (luaL_loadfile(L, run->script) != LUA_OK) return lua_error(L);
+    for (int k = 0; k < run->value_count; k++)
+        lua_pushstring(L, run->values[k]);
+    if (lua_pcall(L, run->value_count, 0, 1) != LUA_OK) return lua_error(L);
+    return 0;
+}
+
+/* The error and its traceback line by line: the traceback's leading tabs stay tabs, anything
+ * else unprintable is escaped as in every message. */
+static void print_lua_error(const char *msg)
+{
+    fputs("terrane lua: error: ", stderr);
+    if (!msg) msg = "(error object is not a string)";
+    while (*msg) {
+        size_t n = strcspn(msg, "\n");
+        while (n > 0 && *msg == '\t') {
+            fputc('\t', stderr);
+            msg++;
+            n--;
+        }
+        cli_fprintf(stderr, "%.*s\n", (int)n, msg);
+        msg += n;
+        if (*msg == '\n') msg++;
+    }
+}
+
+int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
+{
+    int rc = cli_text_only(ctx);
+    if (rc != CLI_EXIT_OK) return rc;
+    const char *script = NULL;
+    /* Payloads and values point into argv: at most argc of each. */
+    const char **payloads = calloc((size_t)argc, sizeof *payloads);
+    char **values = calloc((size_t)argc, sizeof *values);
+    int payload_count = 0, value_count = 0;
+    lua_State *L = NULL;
+    if (!payloads || !values) {
+        rc = cli_failf(ctx, "out of memory");
+        goto done;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (++i < argc)
+                values[value_count++] = argv[i];
+            break;
+        }
+        if (cli_is_help(a)) {
+            fputs(help_text, stdout);
+            goto done;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) {
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        if (c > 0) continue;
+        if (strcmp(a, "--arg") == 0 || strncmp(a, "--arg=", 6) == 0) {
+            const char *v = a[5] == '=' ? a + 6 : cli_option_value(ctx, argc, argv, &i);
+            if (!v) {
+                rc = CLI_EXIT_USAGE;
+                goto done;
+            }
+            values[value_count++] = (char *)(uintptr_t)v;
+        } else if (a[0] == '-' && a[1]) {
+            rc = cli_usage_error(ctx, "unknown option '%s'", a);
+            goto done;
+        } else if (!script) {
+            script = a;
+        } else {
+            payloads[payload_count++] = a;
+        }
+    }
+    if (!script) {
+        rc = cli_usage_error(ctx, "needs a script, such as 'terrane lua probe.lua "
+                                  "lake.terrain.bin'");
+        goto done;
+    }
+    L = luaL_newstate();
+    if (!L) {
+        rc = cli_failf(ctx, "out of memory (no Lua state)");
+        goto done;
+    }
+    luaL_openlibs(L);
+    trn_lua_preload(L);
+    for (int k = 0; k < payload_count; k++) {
+        char stem[256];
+        payload_stem(payloads[k], stem, sizeof stem);
+        if (trn_lua_load_payload(L, payloads[k], stem) != LUA_OK) {
+            const char *msg = lua_tostring(L, -1);
+            /* A damaged payload's message starts with its path; a duplicate id's does not. */
+            if (msg && strstr(msg, payloads[k]) == msg)
+                rc = cli_failf(ctx, "%s", msg);
+            else
+                rc = cli_failf(ctx, "%s: %s (a payload's terrain id is its file name without "
+                                    ".terrain.bin)",
+                               payloads[k], msg ? msg : "could not be placed");
+            goto done;
+        }
+    }
+    lua_run run = {script, values, value_count};
+    lua_pushcfunction(L, run_script);
+    lua_pushlightuserdata(L, &run);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        fflush(stdout);
+        print_lua_error(lua_tostring(L, -1));
+        rc = CLI_EXIT_FAIL;
+    }
+done:
+    fflush(stdout);
+    if (L) lua_close(L);
+    free(payloads);
+    free(values);
+    return rc;
+}
