@@ -7,8 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "lua_verb.h"
 #include "cook_verb.h"
+#include "stats_verb.h"
+#include "lua_verb.h"
 
 typedef struct verb_entry {
     const char *name;
@@ -29,6 +30,8 @@ static const verb_entry verbs[] = {
      "chunked terrain meshes with levels of detail as glTF 2.0 (.glb/.gltf) or OBJ"},
     {"lua", cli_verb_lua,
      "run a Lua 5.4 script with cooked payloads: ground, water samples, immersion events"},
+    {"stats", cli_verb_stats,
+     "realism statistics: relief, slopes, depressions, drainage, spectrum vs real land"},
     {"compact", cli_verb_compact, "merge a recipe's consecutive strokes with the same settings"},
     {"graph", cli_verb_graph, "terrain graphs: node types, check a recipe's graph, a starter"},
     {"presets", cli_verb_presets, "list built-in and project terrain presets"},
