@@ -161,7 +161,8 @@ static void level_errors(const mesh_ctx *c, const trn_mesh_chunk *ch, const uint
 }
 
 static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint32_t level,
-                              double skirt_depth, trn_mesh_level *out)
+                              double error, double border_error, double skirt_depth,
+                              trn_mesh_level *out)
 {
     const uint32_t nx = ch->i1 - ch->i0, nz = ch->j1 - ch->j0;
     const uint32_t s = 1u << level;
@@ -182,7 +183,8 @@ static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint3
     memset(out, 0, sizeof *out);
     out->level = level;
     out->step = s;
-    level_errors(c, ch, xs, mx, zs, mz, s, &out->error, &out->border_error);
+    out->error = error;
+    out->border_error = border_error;
     out->skirt_depth = skirt_depth;
 
     /* Surface triangles, wound up-facing: (00, 11, 10) and (00, 01, 11). */
@@ -377,7 +379,7 @@ static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t le
         return TRN_ERR_NO_MEMORY;
     }
     double border_max = 0.0;
-    double *errors = malloc(level_count * sizeof *errors);
+    double *errors = malloc(2u * level_count * sizeof *errors), *borders = errors + level_count;
     if (!errors) {
         free(xs);
         free(zs);
@@ -386,9 +388,8 @@ static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t le
     for (uint32_t l = 0; l < level_count; l++) {
         const uint32_t s = 1u << l;
         const uint32_t mx = coarse_axis(nx, s, xs), mz = coarse_axis(nz, s, zs);
-        double border;
-        level_errors(c, ch, xs, mx, zs, mz, s, &errors[l], &border);
-        if (border > border_max) border_max = border;
+        level_errors(c, ch, xs, mx, zs, mz, s, &errors[l], &borders[l]);
+        if (borders[l] > border_max) border_max = borders[l];
     }
     free(xs);
     free(zs);
@@ -399,7 +400,7 @@ static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t le
             const double own = isfinite(errors[l]) ? errors[l] : 0.0;
             depth = (own > border_max ? own : border_max) + c->skirt_margin;
         }
-        st = level_build(c, ch, l, depth, &ch->levels[l]);
+        st = level_build(c, ch, l, errors[l], borders[l], depth, &ch->levels[l]);
     }
     free(errors);
     return st;
