@@ -1,0 +1,92 @@
+/* Benchmark: stream-power landscape evolution steps (receivers, stack, incision, diffusion). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "terrane/landscape.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double load_average(void)
+{
+    double load = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1) load = -1.0;
+        fclose(f);
+    }
+    return load;
+}
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Arguments: samples per side - 1 (cells), threads, runs, steps per run, warm-up steps. */
+int main(int argc, char **argv)
+{
+    const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 2048u;
+    const int threads = argc > 2 ? atoi(argv[2]) : 1;
+    const int runs = argc > 3 ? atoi(argv[3]) : 5;
+    const uint32_t steps = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 10u;
+    const uint32_t warm = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 20u;
+    if (cells < 2 || runs < 1 || runs > 100 || steps < 1 || threads < 0) return 1;
+    trn_error e;
+    trn_field f;
+    /* 30 m cells, like an SRTM tile. */
+    if (trn_field_init(&f, cells, cells, 30.0 * cells, 30.0 * cells, &e) != TRN_OK) return 1;
+    const size_t nx = (size_t)cells + 1u, n = nx * nx;
+    for (uint32_t j = 0; j <= cells; j++)
+        for (uint32_t i = 0; i <= cells; i++)
+            f.heights[(size_t)j * nx + i] = (float)(10.0 * value_noise(i / 8.0, j / 8.0, 3));
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.threads = threads;
+    p.uplift = 1e-3;
+    p.erodibility = 1e-4;
+    p.dt = 1000.0;
+    trn_stream_power_report rep;
+    /* Warm-up: from noise towards a drained landscape (the first steps fill every pit). */
+    p.steps = warm;
+    double t0 = now_s();
+    if (trn_stream_power_run(&f, &p, &rep, NULL, NULL, &e) != TRN_OK) {
+        fprintf(stderr, "%s\n", e.message);
+        return 1;
+    }
+    printf("stream power %u^2 samples (%u cells of 30 m), %d thread(s), load average %.2f\n",
+           cells + 1u, cells, threads, load_average());
+    printf("warm-up: %u steps in %.3f s, %u step(s) had pits (%llu routed)\n", warm, now_s() - t0,
+           rep.steps_with_pits, (unsigned long long)rep.pits_routed);
+    double *wall = malloc((size_t)runs * sizeof *wall), *cpu = malloc((size_t)runs * sizeof *cpu);
+    p.steps = steps;
+    for (int r = 0; r < runs; r++) {
+        const double w0 = now_s(), c0 = cpu_s();
+        if (trn_stream_power_run(&f, &p, &rep, NULL, NULL, &e) != TRN_OK) return 1;
+        wall[r] = (now_s() - w0) / steps;
+        cpu[r] = (cpu_s() - c0) / steps;
+        printf("  run %d: %.4f s/step, pits in %u of %u steps (%llu routed), max change %.4g, mean "
+               "change %.4g\n",
+               r + 1, wall[r], rep.steps_with_pits, steps, (unsigned long long)rep.pits_routed,
+               rep.last_max_change, rep.last_mean_change);
+    }
+    qsort(wall, (size_t)runs, sizeof *wall, cmp_double);
+    qsort(cpu, (size_t)runs, sizeof *cpu, cmp_double);
+    printf("per step: wall median %.4f s best %.4f s; CPU median %.4f s best %.4f s; load after "
+           "%.2f\n",
+           wall[runs / 2], wall[0], cpu[runs / 2], cpu[0], load_average());
+    (void)n;
+    free(wall);
+    free(cpu);
+    trn_field_dispose(&f);
+    return 0;
+}

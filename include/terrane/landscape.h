@@ -1,0 +1,74 @@
+/* Landscape evolution: tectonic uplift against stream-power fluvial incision and hillslope
+ * diffusion, solved with the implicit O(n) scheme of Braun and Willett (2013). */
+#ifndef TERRANE_LANDSCAPE_H
+#define TERRANE_LANDSCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terrane/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dz/dt = U - K A^m S^n + Kd laplacian(z), on the field's grid:
+ * - U: uplift (height units per time unit), times uplift_mask[k] when a mask is given;
+ * - A: drainage area in world units^2 (samples draining through the sample, itself included,
+ *   times the cell area dx * dz), over D8 steepest-descent receivers on the current surface;
+ * - S: slope to the receiver (drop over the true distance, dx, dz or the diagonal);
+ * - base level: every border sample and every sample at or below sea_level (when finite); they
+ *   neither rise nor erode.
+ * Each step: uplift; D8 receivers (steepest strict descent); closed depressions (an interior
+ * sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
+ * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
+ * minimum spanning tree grown from the base level, and the receivers from each basin's pass
+ * back to its pit reversed, so it drains over its sill; the stack order and drainage area (Braun
+ * and Willett 2013); incision, implicit along the stack from base level upstream, skipping samples
+ * not above their receiver (lakes): with n = 1 z_i = (z_i + F z_r) / (1 + F), F = K dt A^m / d;
+ * other n by Newton's method on z_i - z_old + F ((z_i - z_r) / d)^n = 0; then explicit diffusion
+ * (substepped to stay stable) and the critical-slope limit (a sample higher above its receiver than
+ * tan(critical_slope) x d is lowered to that, downstream first). Heights are kept in double
+ * precision during the run and stored as float at the end; every stage either runs in stack order
+ * or computes each sample from the previous stage's values, so results are bit-identical for any
+ * thread count. */
+typedef struct trn_stream_power_params {
+    double uplift;            /* U >= 0 (default 1e-3) */
+    const float *uplift_mask; /* optional per-sample factor (field layout), finite >= 0 */
+    double erodibility;       /* K > 0 (default 2e-5) */
+    double m;                 /* area exponent, 0 < m <= 2 (default 0.45) */
+    double n;                 /* slope exponent, 0 < n <= 4 (default 1) */
+    double diffusion;         /* Kd >= 0, world units^2 per time unit (default 0.01) */
+    double critical_slope;    /* degrees, 0 (off) or 0 < c < 90 (default 0) */
+    double dt;                /* time step > 0 (default 1000) */
+    uint32_t steps;           /* >= 1 (default 100) */
+    double sea_level;         /* samples at or below are base level; NaN: only the border */
+    int threads;              /* 0: OpenMP's default; results never depend on it */
+} trn_stream_power_params;
+
+void trn_stream_power_params_default(trn_stream_power_params *p);
+
+typedef struct trn_stream_power_report {
+    uint32_t steps;           /* steps run */
+    uint64_t pits_routed;     /* closed depressions routed across their passes, all steps */
+    uint32_t steps_with_pits; /* steps that had any */
+    double last_max_change;   /* largest |dz| of a sample in the last step */
+    double last_mean_change;  /* mean dz over non-base samples in the last step (uplift minus
+                                 erosion: 0 at steady state) */
+    double max_area;          /* largest drainage area, world units^2 */
+} trn_stream_power_report;
+
+/* Evolve field in place for p->steps steps. Errors: TRN_ERR_INVALID_ARGUMENT for a missing field
+ * or heights, a NaN height (named), a parameter out of range (named: "erodibility: expected > 0,
+ * found 0"), a grid under 3 x 3 samples; TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks
+ * (stage "stream power"; the field is left as it was). report may be NULL. */
+trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
+                                trn_stream_power_report *report, trn_progress_fn progress,
+                                void *user, trn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
