@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "terrane/beamng.h"
+#include "terrane/image.h"
+#include "terrane/palette.h"
 #include "test.h"
 
 static char tmp[512];
@@ -233,6 +238,210 @@ static void test_forest_export(void)
     CHECK(!trn_test_exists(path));
 }
 
+/* A project with a material set: ground, sand and the lake bed bound, the rest left to the
+ * biome tint; the palette also places grass (detail layers in Unity) and shrubs (trees). */
+static const char surface_palette[] =
+    "{\"format_version\": 3, \"name\": \"Land\", \"material_set\": \"asset://sets/land\", "
+    "\"placements\": {\"grass\": {\"model\": \"asset://models/grass\", \"collision\": \"none\", "
+    "\"category\": \"grass\", \"density\": 0.5, \"candidate_spacing\": 1}, \"shrub\": "
+    "{\"prefab\": \"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2, \"spacing\": "
+    "4}}}";
+
+static void write_material_set(void)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/sets", tmp);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/sets/land.asset.json", tmp);
+    const char manifest[] = "{\"type\": \"DataAsset\", \"source\": \"land.json\", \"settings\": "
+                            "{\"content_type\": \"terrain_material_set\"}}";
+    CHECK(trn_test_write_file(path, manifest, strlen(manifest)));
+    snprintf(path, sizeof path, "%s/sets/land.json", tmp);
+    const char set[] = "{\"format_version\": 1, \"name\": \"Land\", \"roles\": {\"ground\": "
+                       "\"asset://materials/soil\", \"sand\": \"asset://materials/beach-sand\", "
+                       "\"underwater\": \"asset://materials/riverbed\"}}";
+    CHECK(trn_test_write_file(path, set, strlen(set)));
+}
+
+/* generate --export beamng with a material set: the .ter's materials are the bound materials
+ * and the biome tint, the lake's centre is the underwater binding, the fallbacks are reported
+ * and the level validates. */
+static void test_surface_beamng(void)
+{
+    write_material_set();
+    const char *recipe = write_recipe("surf.json", surface_palette);
+    char level[800], path[900];
+    snprintf(level, sizeof level, "%s/game/levels/surf", tmp);
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s", recipe, level), 0);
+    CHECK_CONTAINS(err_text, "material 'riverbed' (asset://materials/riverbed): role underwater, "
+                             "1089 sample(s)");
+    CHECK_CONTAINS(err_text, "material 'beach_sand' (asset://materials/beach-sand): role sand");
+    CHECK_CONTAINS(err_text, "material 'meadow': biome tint");
+    CHECK_CONTAINS(err_text, "samples of role 'grass' have no binding: biome tint used");
+    CHECK_CONTAINS(err_text, ": 0 error(s)");
+    snprintf(path, sizeof path, "%s/theTerrain.ter", level);
+    trn_ter ter;
+    memset(&ter, 0, sizeof ter);
+    CHECK_OK(trn_ter_read(path, NULL, &ter, NULL, NULL, NULL));
+    int riverbed = -1, soil = -1, meadow = -1;
+    for (uint32_t k = 0; k < ter.material_count; k++) {
+        if (strcmp(ter.materials[k], "riverbed") == 0) riverbed = (int)k;
+        if (strcmp(ter.materials[k], "soil") == 0) soil = (int)k;
+        if (strcmp(ter.materials[k], "meadow") == 0) meadow = (int)k;
+    }
+    CHECK(riverbed >= 0 && soil >= 0 && meadow >= 0);
+    /* Sample (32, 32) lies under the lake; (2, 62) is dry ground on the rim, (2, 2) moist
+     * flat grass, which the set leaves to the meadow's tint. */
+    CHECK(ter.size == 65 && ter.layers && ter.layers[32 * 65 + 32] == riverbed);
+    CHECK(ter.layers && ter.layers[62 * 65 + 2] == soil);
+    CHECK(ter.layers && ter.layers[2 * 65 + 2] == meadow);
+    trn_ter_dispose(&ter);
+    CHECK_EQ_INT(cli("beamng validate %s -q", level), 0);
+
+    /* The JSON summary: each material with its source, the fallbacks per role. */
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s --format json -q", recipe, level), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    json_t *surface = json_object_get(json_object_get(o, "export"), "surface");
+    json_t *mats = json_object_get(surface, "materials");
+    CHECK(json_array_size(mats) >= 3);
+    json_int_t total = 0, unbound = 0;
+    bool saw_role = false, saw_biome = false;
+    for (size_t k = 0; k < json_array_size(mats); k++) {
+        json_t *m = json_array_get(mats, k);
+        const char *src = json_string_value(json_object_get(m, "source"));
+        total += json_integer_value(json_object_get(m, "samples"));
+        if (src && strcmp(src, "role") == 0 &&
+            strcmp(json_string_value(json_object_get(m, "material")),
+                   "asset://materials/riverbed") == 0) {
+            saw_role = true;
+            CHECK(strcmp(json_string_value(json_object_get(m, "role")), "underwater") == 0);
+            CHECK(json_integer_value(json_object_get(m, "samples")) == 33 * 33);
+        }
+        if (src && strcmp(src, "biome") == 0) {
+            saw_biome = true;
+            CHECK(strcmp(json_string_value(json_object_get(m, "biome")), "meadow") == 0);
+        }
+    }
+    CHECK(saw_role && saw_biome);
+    CHECK(total == 65 * 65);
+    const char *key;
+    json_t *v;
+    json_t *fallbacks = json_object_get(surface, "fallbacks");
+    json_object_foreach(json_object_get(fallbacks, "unbound"), key, v)
+    {
+        trn_surface_role role;
+        CHECK(trn_surface_role_parse(key, &role));
+        CHECK(role != TRN_ROLE_GROUND && role != TRN_ROLE_UNDERWATER);
+        unbound += json_integer_value(v);
+    }
+    /* Every tinted sample is a fallback: a role without binding (or none won). */
+    for (size_t k = 0; k < json_array_size(mats); k++) {
+        json_t *m = json_array_get(mats, k);
+        if (strcmp(json_string_value(json_object_get(m, "source")), "biome") == 0)
+            CHECK(json_integer_value(json_object_get(m, "samples")) ==
+                  unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
+    }
+    CHECK(unbound > 0);
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "export"), "validate_errors")) ==
+          0);
+    json_decref(o);
+}
+
+/* generate --export unity with a material set: one splat layer per surface material, named by
+ * its id, and the grass as a detail layer whose density map counts the grass instances. */
+static void test_surface_unity(void)
+{
+    write_material_set();
+    const char *recipe = write_recipe("surf.json", surface_palette);
+    char dir[800], path[900];
+    snprintf(dir, sizeof dir, "%s/unity_surf", tmp);
+    CHECK_EQ_INT(cli("generate %s --export unity:%s --format json -q", recipe, dir), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    json_t *u = json_object_get(o, "unity");
+    const size_t materials =
+        json_array_size(json_object_get(json_object_get(u, "surface"), "materials"));
+    CHECK(materials >= 3);
+    const json_int_t grass = json_integer_value(json_object_get(u, "detail_instances"));
+    CHECK(grass > 100);
+    CHECK_EQ_INT(json_integer_value(json_object_get(u, "detail_layers")), 1);
+    json_decref(o);
+
+    snprintf(path, sizeof path, "%s/surf.json", dir);
+    size_t size = 0;
+    char *text = (char *)trn_test_read_file(path, &size);
+    json_t *meta = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *layers = json_object_get(json_object_get(meta, "splat"), "layers");
+    CHECK_EQ_INT(json_array_size(layers), materials);
+    bool riverbed = false;
+    for (size_t k = 0; k < json_array_size(layers); k++)
+        riverbed |=
+            strcmp(json_string_value(json_array_get(layers, k)), "asset://materials/riverbed") == 0;
+    CHECK(riverbed);
+    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(meta, "splat"), "sources")),
+                 materials);
+    json_t *detail = json_object_get(meta, "detail");
+    CHECK_EQ_INT(json_integer_value(json_object_get(detail, "resolution")), 64);
+    json_t *d0 = json_array_get(json_object_get(detail, "layers"), 0);
+    CHECK(d0 && strcmp(json_string_value(json_object_get(d0, "name")), "grass") == 0);
+    CHECK(d0 &&
+          strcmp(json_string_value(json_object_get(d0, "prototype")), "asset://models/grass") == 0);
+    CHECK(d0 && strcmp(json_string_value(json_object_get(d0, "file")), "surf_detail0.png") == 0);
+    CHECK(json_integer_value(json_object_get(d0, "instances")) == grass);
+    json_decref(meta);
+
+    /* The density map: 64 x 64 cells, its values sum to the grass instances, and each grass
+     * instance's cell (PNG row 0 the far edge) is > 0; the lake has none. */
+    snprintf(path, sizeof path, "%s/surf_detail0.png", dir);
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    CHECK_OK(trn_png_read(path, NULL, &img, NULL));
+    CHECK(img.width == 64 && img.height == 64 && img.channels == 1);
+    const uint8_t *px = img.data;
+    json_int_t sum = 0;
+    for (size_t k = 0; px && k < (size_t)img.width * img.height; k++)
+        sum += px[k];
+    CHECK(sum == grass);
+    CHECK(px && px[(size_t)(63 - 32) * 64 + 32] == 0);
+    char list[800];
+    snprintf(list, sizeof list, "%s/surf_scatter.json", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, list), 0);
+    text = (char *)trn_test_read_file(list, &size);
+    json_t *doc = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *items = json_object_get(doc, "instances");
+    size_t checked = 0;
+    for (size_t k = 0; px && k < json_array_size(items); k++) {
+        json_t *it = json_array_get(items, k);
+        if (strcmp(json_string_value(json_object_get(it, "rule")), "grass") != 0) continue;
+        const double x = json_real_value(json_object_get(it, "x"));
+        const double z = json_real_value(json_object_get(it, "z"));
+        const uint32_t ci = x >= 64.0 ? 63u : (uint32_t)x, cj = z >= 64.0 ? 63u : (uint32_t)z;
+        CHECK(px[(size_t)(63 - cj) * 64 + ci] > 0);
+        checked++;
+    }
+    CHECK((json_int_t)checked == grass);
+    json_decref(doc);
+    trn_image_dispose(&img);
+
+    /* The shrubs stay trees: one prototype, no grass among the trees. */
+    snprintf(path, sizeof path, "%s/surf_instances.json", dir);
+    text = (char *)trn_test_read_file(path, &size);
+    json_t *inst = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *protos = json_object_get(inst, "prototypes");
+    CHECK_EQ_INT(json_array_size(protos), 1);
+    CHECK(strcmp(json_string_value(json_object_get(json_array_get(protos, 0), "rule")), "shrub") ==
+          0);
+    json_t *trees = json_object_get(inst, "trees");
+    CHECK(json_array_size(trees) > 20);
+    for (size_t k = 0; k < json_array_size(trees); k++)
+        CHECK(json_integer_value(json_object_get(json_array_get(trees, k), "prototype")) == 0);
+    json_decref(inst);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -240,6 +449,8 @@ int main(void)
     RUN(test_scatter_errors);
     RUN(test_roles_output);
     RUN(test_forest_export);
+    RUN(test_surface_beamng);
+    RUN(test_surface_unity);
     reset_output();
     return trn_test_finish();
 }

@@ -172,13 +172,13 @@ typedef struct trn_surface_material {
 
 /* What to assign. The label b of biomes is recipe_biomes[b] for b < recipe_biome_count. */
 typedef struct trn_surface_materials_input {
-    const trn_labels *biomes;         /* biome label per sample, named (required) */
-    const uint8_t *roles;             /* trn_surface_role per sample (role_count bytes); NULL: no
-                                         sample has a winning role */
-    size_t role_count;                /* must be the sample count when roles is given */
-    const trn_biome *recipe_biomes;   /* for their explicit material; NULL: none has one */
-    uint32_t recipe_biome_count;      /* must equal biomes->name_count when recipe_biomes is given */
-    const trn_material_set *set;      /* role bindings; NULL: every role is unbound */
+    const trn_labels *biomes;       /* biome label per sample, named (required) */
+    const uint8_t *roles;           /* trn_surface_role per sample (role_count bytes); NULL: no
+                                       sample has a winning role */
+    size_t role_count;              /* must be the sample count when roles is given */
+    const trn_biome *recipe_biomes; /* for their explicit material; NULL: none has one */
+    uint32_t recipe_biome_count;    /* must equal biomes->name_count when recipe_biomes is given */
+    const trn_material_set *set;    /* role bindings; NULL: every role is unbound */
 } trn_surface_materials_input;
 
 /* An assignment: the material per sample as a label map, its materials and the fallbacks. */

@@ -245,6 +245,19 @@ typedef enum trn_unity_fit {
     TRN_UNITY_FIT_PAD = 2,      /* extend +x and +z with the edge samples; the terrain grows */
 } trn_unity_fit;
 
+/* A detail layer (Unity's DetailPrototype and its density map, e.g. grass): instances as points.
+ * The export counts them per detail cell: the detail resolution of a tile is its heightmap
+ * resolution minus one, so detail cell (i, j) is the terrain cell (i, j) (as the alpha maps'
+ * texels are), and a cell's value is the number of points in it, clamped to 255 (Unity's
+ * DetailScatterMode.InstanceCount). */
+typedef struct trn_unity_detail_layer {
+    const char *name;      /* the layer's name (a placement rule's id) */
+    const char *prototype; /* what it draws: a model or prefab id; NULL = none named */
+    const double *points;  /* point_count (x, z) pairs in the field's units from its corner;
+                            * points outside the working grid or not finite are dropped */
+    size_t point_count;
+} trn_unity_detail_layer;
+
 typedef struct trn_unity_export_options {
     const char *name;    /* file stem; default "terrain" */
     uint32_t resolution; /* samples per tile side, 2^n + 1 in 33..4097; 0 = from input */
@@ -256,6 +269,12 @@ typedef struct trn_unity_export_options {
     double height_size;        /* RAW 65535 is base + this (the Unity terrain height); 0 = the
                                 * lowest height at RAW 0 and the highest at 65535 */
     double position[3];        /* world position of the whole terrain's corner (for trees) */
+    /* Detail layers written as NAME[_X_Z]_detail<K>.png beside each tile (may be NULL). */
+    const trn_unity_detail_layer *details;
+    uint32_t detail_count; /* at most TRN_UNITY_MAX_DETAIL_LAYERS */
+    /* Per splat layer (labels->name_count entries, labels only), where its material came from
+     * ("role", "biome", "explicit"), listed as the splat's "sources" (may be NULL). */
+    const char *const *layer_sources;
     /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
      * before it returns, so the files of an export change together or not at all. */
     struct trn_write_set *writes;
@@ -275,7 +294,13 @@ typedef struct trn_unity_export_report {
     uint32_t splat_textures; /* per tile */
     uint32_t trees;
     bool holes;
+    uint32_t detail_layers;  /* detail PNGs per tile */
+    uint64_t detail_points;  /* points counted into the detail maps, every tile together */
+    uint64_t detail_dropped; /* points outside the terrain, or not finite */
+    uint64_t detail_clamped; /* detail cells holding more than 255 points (written as 255) */
 } trn_unity_export_report;
+
+#define TRN_UNITY_MAX_DETAIL_LAYERS 64u
 
 /* True for 2^n + 1 in 33..4097. */
 bool trn_unity_resolution_valid(uint32_t samples);
@@ -283,12 +308,16 @@ bool trn_unity_resolution_valid(uint32_t samples);
 /* Write DIR/NAME[_X_Z].raw (16-bit heights, RAW 0..65535 = height_base .. base + size), a
  * NAME[_X_Z].json of import settings beside each, and when there is something to write:
  * NAME[_X_Z]_splat<K>.png (RGBA, four layers each, weights summing to 255 per texel, PNG row 0
- * = the far edge), NAME[_X_Z]_holes.png (grey, 255 solid, 0 hole), NAME[_X_Z]_trees.json.
+ * = the far edge), NAME[_X_Z]_holes.png (grey, 255 solid, 0 hole), NAME[_X_Z]_trees.json,
+ * NAME[_X_Z]_detail<K>.png (grey, one per options->details entry: instances per detail cell,
+ * PNG row 0 = the far edge) listed under the JSON's "detail".
  * Tiles share their edge samples. Layers come from source's alpha maps when source is given,
  * else from labels (one-hot; TRN_LABEL_NONE samples are holes); trees only from source.
  * source (may be NULL) must describe the same terrain as field. The files land together
- * (options->writes, or the call's own write set). Errors: TRN_ERR_INVALID_ARGUMENT (bad resolution or tiles, or a sample count
- * that is not 2^n + 1 per tile without a fit: the message names the options), I/O errors. */
+ * (options->writes, or the call's own write set). Errors: TRN_ERR_INVALID_ARGUMENT (bad resolution
+ * or tiles, or a sample count that is not 2^n + 1 per tile without a fit: the message names the
+ * options; more than TRN_UNITY_MAX_DETAIL_LAYERS detail layers, or a layer without a name or with
+ * points NULL and a count), I/O errors. */
 trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_labels *labels,
                             const trn_unity_terrain *source,
                             const trn_unity_export_options *options,

@@ -68,9 +68,13 @@ static const char *const help_text =
     "  --export beamng:DIR/levels/NAME\n"
     "                             write a BeamNG level: theTerrain.ter (heights offset by the\n"
     "                             minimum, which goes into the TerrainBlock's position z), one\n"
-    "                             TerrainMaterial per biome used (named after it, placeholder\n"
-    "                             base colour in the biome's colour), the layer map from the\n"
-    "                             biomes, .terrain.json, TerrainBlock and materials file, and\n"
+    "                             TerrainMaterial per surface material used: a biome's own\n"
+    "                             material, else the palette's material set binding of the\n"
+    "                             sample's surface role, else the biome (named after it,\n"
+    "                             placeholder base colour in the biome's or role's colour;\n"
+    "                             docs/roles.md), the layer map from them, .terrain.json,\n"
+    "                             TerrainBlock and materials file, the palette's instances as\n"
+    "                             forest items, and\n"
     "                             the published water (ocean: the WaterPlane; lakes: WaterBlocks;\n"
     "                             rivers: Rivers); then validates it. Needs a square grid of\n"
     "                             square cells\n"
@@ -82,8 +86,11 @@ static const char *const help_text =
     "NAME.raw\n"
     "                             (16-bit, Windows byte order, heights from the lowest to the\n"
     "                             highest), NAME.json with the import settings, splat maps\n"
-    "                             NAME_splat<K>.png from the biomes (four per RGBA map, in\n"
-    "                             recipe order), and the published water's surfaces as\n"
+    "                             NAME_splat<K>.png from the surface materials (four per RGBA\n"
+    "                             map, in the BeamNG export's order), the palette's grass as\n"
+    "                             detail layers NAME_detail<K>.png and its other instances as\n"
+    "                             trees in NAME_instances.json (docs/unity.md), and the\n"
+    "                             published water's surfaces as\n"
     "                             NAME_water_ID.obj with NAME.water.json; NAME is the recipe's\n"
     "                             file name. Needs a square\n"
     "                             grid of 2^n cells (33..4097 samples); both --export kinds may\n"
@@ -591,8 +598,132 @@ static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
 
 /* ---- BeamNG ---- */
 
-/* A .ter of the generated terrain: heights stored as (h - base) / quantum, the biomes that
- * occur as materials (recipe order) and the layer map from the biome labels. */
+/* The surface material of every sample (docs/roles.md, "Into the engines"), with engine names:
+ * what the .ter's layer map, the level's TerrainMaterials and Unity's splat layers are made of. */
+typedef struct surface_out {
+    bool bound; /* the palette's material set binds a role: its fallbacks are worth reporting */
+    trn_surface_materials sm;
+    char names[TRN_SURFACE_MATERIALS_MAX][TRN_SURFACE_NAME_MAX];
+} surface_out;
+
+static bool set_binds_any(const trn_material_set *set)
+{
+    for (uint32_t r = 0; r < TRN_ROLE_COUNT; r++)
+        if (set->roles[r] && set->roles[r][0]) return true;
+    return false;
+}
+
+static void surface_out_free(surface_out *so)
+{
+    if (!so) return;
+    trn_surface_materials_dispose(&so->sm);
+    free(so);
+}
+
+/* Assign the materials: explicit biome material > role binding > biome tint. */
+static int assign_surface(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
+                          const trn_material_set *set, surface_out **out)
+{
+    surface_out *so = calloc(1, sizeof *so);
+    if (!so) return cli_failf(ctx, "out of memory for the surface materials");
+    trn_surface_materials_input in;
+    memset(&in, 0, sizeof in);
+    in.biomes = &gen->biomes;
+    in.roles = gen->roles;
+    in.role_count = gen->roles ? trn_field_sample_count(&gen->field) : 0;
+    /* Label b is recipe biome b when the two agree (generation names them so). */
+    if (recipe->biome_count == gen->biomes.name_count) {
+        in.recipe_biomes = recipe->biomes;
+        in.recipe_biome_count = recipe->biome_count;
+    }
+    in.set = set && set_binds_any(set) ? set : NULL;
+    so->bound = in.set != NULL;
+    trn_error e;
+    if (trn_surface_materials_assign(&in, &so->sm, &e) ||
+        trn_surface_materials_engine_names(&so->sm, so->names, &e)) {
+        surface_out_free(so);
+        return cli_fail(ctx, &e);
+    }
+    *out = so;
+    return CLI_EXIT_OK;
+}
+
+/* Say which materials were written and why, and where the biome tint stood in for a role. */
+static void surface_notes(cli_ctx *ctx, const surface_out *so, const trn_recipe *recipe)
+{
+    for (uint32_t k = 0; k < so->sm.labels.name_count; k++) {
+        const trn_surface_material *mat = &so->sm.materials[k];
+        const char *biome =
+            mat->biome < recipe->biome_count ? recipe->biomes[mat->biome].name : "?";
+        if (mat->source == TRN_SURFACE_ROLE)
+            cli_note(ctx, "  material '%s' (%s): role %s, %" PRIu64 " sample(s)", so->names[k],
+                     so->sm.labels.names[k], trn_surface_role_name(mat->role), mat->samples);
+        else if (mat->source == TRN_SURFACE_EXPLICIT)
+            cli_note(ctx, "  material '%s' (%s): biome '%s''s own material, %" PRIu64 " sample(s)",
+                     so->names[k], so->sm.labels.names[k], biome, mat->samples);
+        else
+            cli_note(ctx, "  material '%s': biome tint, %" PRIu64 " sample(s)", so->names[k],
+                     mat->samples);
+    }
+    if (!so->bound) return; /* without a material set every sample is the biome's, as asked */
+    for (uint32_t r = 0; r < TRN_ROLE_COUNT; r++)
+        if (so->sm.unbound[r])
+            cli_note(ctx, "%" PRIu64 " samples of role '%s' have no binding: biome tint used",
+                     so->sm.unbound[r], trn_surface_role_name((trn_surface_role)r));
+    if (so->sm.no_role)
+        cli_note(ctx, "%" PRIu64 " samples without a winning role: biome tint used",
+                 so->sm.no_role);
+}
+
+/* The same as JSON: {"materials": [{"name", "material", "source", "role"|"biome", "samples"}],
+ * "fallbacks": {"unbound": {"snow": 12034, ...}, "no_role": 0}}. */
+static json_t *surface_json(const surface_out *so, const trn_recipe *recipe)
+{
+    json_t *o = json_object(), *list = json_array();
+    for (uint32_t k = 0; k < so->sm.labels.name_count; k++) {
+        const trn_surface_material *mat = &so->sm.materials[k];
+        json_t *m = json_object();
+        json_object_set_new(m, "name", cli_json_string(so->names[k]));
+        json_object_set_new(m, "material", cli_json_string(so->sm.labels.names[k]));
+        json_object_set_new(m, "source", cli_json_string(trn_surface_source_name(mat->source)));
+        if (mat->source == TRN_SURFACE_ROLE)
+            json_object_set_new(m, "role", cli_json_string(trn_surface_role_name(mat->role)));
+        else if (mat->biome < recipe->biome_count)
+            json_object_set_new(m, "biome", cli_json_string(recipe->biomes[mat->biome].name));
+        json_object_set_new(m, "samples", json_integer((json_int_t)mat->samples));
+        json_array_append_new(list, m);
+    }
+    json_object_set_new(o, "materials", list);
+    json_t *fb = json_object(), *unbound = json_object();
+    for (uint32_t r = 0; r < TRN_ROLE_COUNT; r++)
+        if (so->sm.unbound[r] && so->bound)
+            json_object_set_new(unbound, trn_surface_role_name((trn_surface_role)r),
+                                json_integer((json_int_t)so->sm.unbound[r]));
+    json_object_set_new(fb, "unbound", unbound);
+    json_object_set_new(fb, "no_role", json_integer(so->bound ? (json_int_t)so->sm.no_role : 0));
+    json_object_set_new(o, "fallbacks", fb);
+    json_object_set_new(o, "material_set", json_boolean(so->bound));
+    return o;
+}
+
+/* The placeholder colour of material k: its biome's colour, or its role's. */
+static void surface_rgb(const surface_out *so, const trn_recipe *recipe, uint32_t k, uint8_t rgb[3])
+{
+    const trn_surface_material *mat = &so->sm.materials[k];
+    if (mat->source == TRN_SURFACE_ROLE) {
+        uint8_t rgba[4];
+        trn_roles_color(mat->role, rgba);
+        memcpy(rgb, rgba, 3);
+        return;
+    }
+    const float *c = mat->biome < recipe->biome_count ? recipe->biomes[mat->biome].color : NULL;
+    for (int i = 0; i < 3; i++)
+        rgb[i] = c ? unit_byte(c[i]) : 128;
+}
+
+/* A .ter of the generated terrain: heights stored as (h - base) / quantum, the surface
+ * materials as its materials (their engine names, in the assignment's order) and the layer map
+ * from them. */
 /* A 2^k + 1 sample grid (the usual heightfield convention, and Unity's) exports as BeamNG's
  * 2^k by dropping its last row and column; other sizes are kept as they are. */
 static uint32_t beamng_size(uint32_t samples)
@@ -604,29 +735,26 @@ static uint32_t beamng_size(uint32_t samples)
     return samples;
 }
 
-static trn_status build_ter(const trn_generated *gen, const uint64_t *counts,
+static trn_status build_ter(const trn_generated *gen, const surface_out *so,
                             const height_mapping *m, trn_ter *ter, trn_error *err)
 {
     memset(ter, 0, sizeof *ter);
     const uint32_t samples = gen->field.cells_x + 1u;
     const uint32_t size = beamng_size(samples);
     const size_t n = (size_t)size * size;
+    const trn_labels *labels = &so->sm.labels;
     ter->version = TRN_TER_VERSION_CURRENT;
     ter->layout = TRN_TER_LAYOUT_MODERN;
     ter->size = size;
     ter->heights = malloc(n * sizeof *ter->heights);
     ter->layers = malloc(n);
-    ter->materials = calloc(gen->biomes.name_count ? gen->biomes.name_count : 1, sizeof(char *));
+    ter->materials = calloc(labels->name_count ? labels->name_count : 1, sizeof(char *));
     if (!ter->heights || !ter->layers || !ter->materials) goto oom;
-    uint8_t layer_of[256];
-    memset(layer_of, 0, sizeof layer_of);
-    for (uint32_t b = 0; b < gen->biomes.name_count; b++) {
-        if (!counts[b]) continue;
-        const size_t len = strlen(gen->biomes.names[b]);
+    for (uint32_t k = 0; k < labels->name_count; k++) {
+        const size_t len = strlen(so->names[k]);
         char *copy = malloc(len + 1);
         if (!copy) goto oom;
-        memcpy(copy, gen->biomes.names[b], len + 1);
-        layer_of[b] = (uint8_t)ter->material_count;
+        memcpy(copy, so->names[k], len + 1);
         ter->materials[ter->material_count++] = copy;
     }
     for (uint32_t j = 0; j < size; j++)
@@ -634,7 +762,8 @@ static trn_status build_ter(const trn_generated *gen, const uint64_t *counts,
             const size_t k = (size_t)j * size + i, src = (size_t)j * samples + i;
             const double v = ((double)gen->field.heights[src] - m->base) / m->quantum;
             ter->heights[k] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)lround(v);
-            ter->layers[k] = layer_of[gen->biomes.values[src]];
+            const uint8_t layer = labels->values[src];
+            ter->layers[k] = layer == TRN_LABEL_NONE ? 0 : layer; /* as biome holes always were */
         }
     return TRN_OK;
 oom:
@@ -643,13 +772,13 @@ oom:
 }
 
 static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
-                     const uint64_t *counts, height_mapping *m)
+                     const surface_out *so, height_mapping *m)
 {
     int rc = choose_mapping(ctx, a, gen, a->out, m);
     if (rc) return rc;
     trn_ter ter;
     trn_error e;
-    trn_status st = build_ter(gen, counts, m, &ter, &e);
+    trn_status st = build_ter(gen, so, m, &ter, &e);
     if (!st) st = trn_ter_write(a->out_file, &ter, TRN_TER_VERSION_CURRENT, cli_progress, ctx, &e);
     const uint32_t size = ter.size;
     trn_ter_dispose(&ter);
@@ -668,11 +797,11 @@ static int write_ter(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
     return CLI_EXIT_OK;
 }
 
-/* Overwrite the flat placeholder base colour of each biome's material with the biome's own
+/* Overwrite the flat placeholder base colour of each surface material with its biome's or role's
  * colour (only terrane's placeholders, t_terrane_*, never a texture someone else made). The
  * level's files are staged, not yet in place: read and write them through the run's set. */
 static trn_status tint_placeholders(cli_ctx *ctx, const trn_beamng_level_result *res,
-                                    const trn_recipe *recipe, const uint64_t *counts,
+                                    const trn_recipe *recipe, const surface_out *so,
                                     uint32_t *tinted, trn_error *err)
 {
     *tinted = 0;
@@ -683,12 +812,11 @@ static trn_status tint_placeholders(cli_ctx *ctx, const trn_beamng_level_result 
     if (st) return st;
     char prefix[300];
     snprintf(prefix, sizeof prefix, "/levels/%s/", res->level_name);
-    for (uint32_t b = 0; b < recipe->biome_count && !st; b++) {
-        if (!counts[b]) continue;
+    for (uint32_t b = 0; b < so->sm.labels.name_count && !st; b++) {
         const trn_terrain_material *mat = NULL;
         for (uint32_t k = 0; k < mf.material_count && !mat; k++)
             if (mf.materials[k].internal_name &&
-                strcmp(mf.materials[k].internal_name, recipe->biomes[b].name) == 0)
+                strcmp(mf.materials[k].internal_name, so->names[b]) == 0)
                 mat = &mf.materials[k];
         const char *game = mat ? mat->tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE] : NULL;
         if (!game || strncasecmp(game, prefix, strlen(prefix)) != 0) continue;
@@ -704,8 +832,7 @@ static trn_status tint_placeholders(cli_ctx *ctx, const trn_beamng_level_result 
         trn_image img;
         if ((st = trn_image_init(&img, info.width, info.height, 3, 8, err))) break;
         uint8_t rgb[3];
-        for (int c = 0; c < 3; c++)
-            rgb[c] = unit_byte(recipe->biomes[b].color[c]);
+        surface_rgb(so, recipe, b, rgb);
         uint8_t *px = img.data;
         for (size_t p = 0; p < (size_t)info.width * info.height; p++)
             memcpy(px + p * 3u, rgb, 3);
@@ -788,8 +915,31 @@ static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe
     return rc;
 }
 
+/* The ground model of a role's material: the role says what the surface is. */
+static const char *role_groundmodel(uint8_t role)
+{
+    switch (role) {
+    case TRN_ROLE_GRASS:
+        return "GRASS";
+    case TRN_ROLE_ROCK:
+    case TRN_ROLE_CLIFF:
+        return "ROCK";
+    case TRN_ROLE_SEDIMENT:
+        return "GRAVEL";
+    case TRN_ROLE_SAND:
+        return "SAND";
+    case TRN_ROLE_SNOW:
+        return "SNOW";
+    case TRN_ROLE_WET_GROUND:
+    case TRN_ROLE_UNDERWATER:
+        return "MUD";
+    default:
+        return "DIRT";
+    }
+}
+
 static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
-                        const trn_generated *gen, const uint64_t *counts, level_export *lx)
+                        const trn_generated *gen, const surface_out *so, level_export *lx)
 {
     height_mapping *m = &lx->mapping;
     int rc = choose_mapping(ctx, a, gen, a->export_dir, m);
@@ -798,7 +948,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!ws) return CLI_EXIT_FAIL;
     trn_ter ter;
     trn_error e;
-    trn_status st = build_ter(gen, counts, m, &ter, &e);
+    trn_status st = build_ter(gen, so, m, &ter, &e);
     if (st) return cli_fail(ctx, &e);
     trn_beamng_level_options lo_opt;
     memset(&lo_opt, 0, sizeof lo_opt);
@@ -819,17 +969,23 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
             lo_opt.scaffold.sea_level = gen->water.bodies[b].level;
             break;
         }
-    /* A biome's "groundmodel" decides its material's surface physics. */
-    trn_beamng_surface *surfaces =
-        calloc(recipe->biome_count ? recipe->biome_count : 1, sizeof *surfaces);
+    /* A biome's "groundmodel" decides its materials' surface physics; a role's material takes
+     * the role's. */
+    const uint32_t mats = so->sm.labels.name_count;
+    trn_beamng_surface *surfaces = calloc(mats ? mats : 1, sizeof *surfaces);
     if (!surfaces) {
         trn_ter_dispose(&ter);
         return cli_failf(ctx, "out of memory");
     }
-    for (uint32_t b = 0; b < recipe->biome_count; b++)
-        if (recipe->biomes[b].groundmodel[0])
-            surfaces[lo_opt.surface_count++] =
-                (trn_beamng_surface){recipe->biomes[b].name, recipe->biomes[b].groundmodel};
+    for (uint32_t k = 0; k < mats; k++) {
+        const trn_surface_material *sm = &so->sm.materials[k];
+        const char *model = NULL;
+        if (sm->source == TRN_SURFACE_ROLE)
+            model = role_groundmodel(sm->role);
+        else if (sm->biome < recipe->biome_count && recipe->biomes[sm->biome].groundmodel[0])
+            model = recipe->biomes[sm->biome].groundmodel;
+        if (model) surfaces[lo_opt.surface_count++] = (trn_beamng_surface){so->names[k], model};
+    }
     lo_opt.surfaces = surfaces;
     lo_opt.writes = ws;
     trn_beamng_level_result *res = &lx->res;
@@ -841,7 +997,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     lx->square_size = lo_opt.square_size;
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
-    if (!st) st = tint_placeholders(ctx, res, recipe, counts, &lx->tinted, &e);
+    if (!st) st = tint_placeholders(ctx, res, recipe, so, &lx->tinted, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
     if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx, pl))) return rc;
@@ -850,8 +1006,9 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
 }
 
 /* After the level's files landed: say what was written and check it as a modder would. */
-static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *gen,
-                          const level_export *lx, json_t *summary)
+static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                          const trn_generated *gen, const surface_out *so, const level_export *lx,
+                          json_t *summary)
 {
     const trn_beamng_level_result *res = &lx->res;
     const height_mapping *m = &lx->mapping;
@@ -868,8 +1025,9 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
              "TerrainBlock \"%s\" in %s: position z %.6g (stored 0 is the lowest height, "
              "%.6g m), texture set %s",
              res->terrain_name, res->items_path, m->base, m->base, res->texture_set);
-    cli_note(ctx, "%u material(s) from the biomes in %s (%u added, %u placeholder(s) tinted)",
-             lx->materials, res->materials_path, res->materials_added, lx->tinted);
+    cli_note(ctx, "%u material(s) in %s (%u added, %u placeholder(s) tinted):", lx->materials,
+             res->materials_path, res->materials_added, lx->tinted);
+    surface_notes(ctx, so, recipe);
     cli_note_scaffold(ctx, res);
     const trn_beamng_water_result *wr = &lx->water_res;
     if (lx->water)
@@ -929,6 +1087,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_generated *
     json_object_set_new(lvl, "height_mapping", mapping_json(m));
     json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
+    json_object_set_new(lvl, "surface", surface_json(so, recipe));
     json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
     json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
     if (lx->water) {
@@ -1250,7 +1409,8 @@ static void stem_of(const char *path, char *out, size_t size)
 
 /* A recipe with a palette: its instances as Unity tree instances beside the RAW, in the form
  * the Unity export's trees take (position 0..1 of the terrain size, rotation about y in
- * radians), one prototype a rule; Unity's x is terrain x, its z terrain z. */
+ * radians), one prototype a rule that is not grass (grass goes into the detail layers);
+ * Unity's x is terrain x, its z terrain z. */
 static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                                   const trn_generated *gen, const char *name,
                                   const trn_unity_export_report *rep, json_t *u, placements *pl)
@@ -1268,7 +1428,18 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
                                         "rotation about y in radians; one prototype a "
                                         "placement rule"));
         json_t *protos = json_array();
+        /* Prototype index of each rule: its place among the rules that are not grass. */
+        uint32_t *proto_of = calloc(palette.rule_count ? palette.rule_count : 1, sizeof *proto_of);
+        uint32_t prototypes = 0;
+        size_t trees = 0;
+        if (!proto_of) {
+            json_decref(doc);
+            json_decref(protos);
+            return cli_failf(ctx, "out of memory");
+        }
         for (uint32_t r = 0; r < palette.rule_count; r++) {
+            if (palette.rules[r].category == TRN_CATEGORY_GRASS) continue;
+            proto_of[r] = prototypes++;
             json_t *p = json_object();
             json_object_set_new(p, "rule", cli_json_string(palette.rules[r].id));
             if (palette.rules[r].prefab)
@@ -1282,6 +1453,10 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
         const double sx = gen->field.size_x, sz = gen->field.size_z;
         for (size_t k = 0; k < inst.count; k++) {
             const trn_instance *in = &inst.items[k];
+            if (in->rule >= palette.rule_count ||
+                palette.rules[in->rule].category == TRN_CATEGORY_GRASS)
+                continue;
+            trees++;
             json_t *t = json_object();
             json_t *pos = json_array();
             json_array_append_new(pos, json_real(in->x / sx));
@@ -1296,10 +1471,11 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
             json_object_set_new(t, "width_scale", json_real(in->scale));
             json_object_set_new(t, "height_scale", json_real(in->scale));
             json_object_set_new(t, "rotation", json_real(in->yaw * 3.14159265358979323846 / 180.0));
-            json_object_set_new(t, "prototype", json_integer(in->rule));
+            json_object_set_new(t, "prototype", json_integer(proto_of[in->rule]));
             json_array_append_new(list, t);
         }
         json_object_set_new(doc, "trees", list);
+        free(proto_of);
         char path[4200];
         snprintf(path, sizeof path, "%s/%s_instances.json", a->unity_dir, name);
         const char *file = cli_output(ctx, path);
@@ -1310,16 +1486,16 @@ static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_rec
         free(text);
         json_decref(doc);
         if (!rc) {
-            cli_note(ctx, "instances: %zu tree instance(s) of %u prototype(s) in %s", inst.count,
-                     palette.rule_count, path);
-            json_object_set_new(u, "instances", json_integer((json_int_t)inst.count));
+            cli_note(ctx, "instances: %zu tree instance(s) of %u prototype(s) in %s", trees,
+                     prototypes, path);
+            json_object_set_new(u, "instances", json_integer((json_int_t)trees));
         }
     }
     return rc;
 }
 
 static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
-                        const trn_generated *gen, json_t *summary)
+                        const trn_generated *gen, const surface_out *so, json_t *summary)
 {
     height_mapping m;
     int rc = choose_mapping(ctx, a, gen, a->unity_dir, &m);
@@ -1332,18 +1508,66 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!(uo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
     uo.height_base = m.base;
     uo.height_size = 65535.0 * m.quantum;
+    /* Each splat layer's material and where it came from. */
+    const char *sources[TRN_SURFACE_MATERIALS_MAX];
+    for (uint32_t k = 0; k < so->sm.labels.name_count; k++)
+        sources[k] = trn_surface_source_name(so->sm.materials[k].source);
+    uo.layer_sources = sources;
+    /* The palette's grass rules as detail layers: their instances' (x, z), rule by rule. */
+    trn_unity_detail_layer details[TRN_UNITY_MAX_DETAIL_LAYERS];
+    double *points = NULL;
+    if (recipe->palette_json && pl->loaded) {
+        const trn_palette *palette = &pl->palette;
+        const trn_instances *inst = &gen->instances;
+        points = malloc((inst->count ? inst->count : 1) * 2 * sizeof *points);
+        if (!points) return cli_failf(ctx, "out of memory for the detail layers");
+        size_t used = 0;
+        for (uint32_t r = 0; r < palette->rule_count; r++) {
+            if (palette->rules[r].category != TRN_CATEGORY_GRASS) continue;
+            if (uo.detail_count == TRN_UNITY_MAX_DETAIL_LAYERS) {
+                free(points);
+                return cli_failf(ctx,
+                                 "--export unity: the palette has more than %u grass rules; "
+                                 "Unity detail layers are one a rule",
+                                 TRN_UNITY_MAX_DETAIL_LAYERS);
+            }
+            trn_unity_detail_layer *d = &details[uo.detail_count++];
+            d->name = palette->rules[r].id;
+            d->prototype =
+                palette->rules[r].prefab ? palette->rules[r].prefab : palette->rules[r].model;
+            d->points = points + 2 * used;
+            d->point_count = 0;
+            for (size_t k = 0; k < inst->count; k++)
+                if (inst->items[k].rule == r) {
+                    points[2 * used] = inst->items[k].x;
+                    points[2 * used + 1] = inst->items[k].z;
+                    used++;
+                    d->point_count++;
+                }
+        }
+        uo.details = details;
+    }
     trn_unity_export_report rep;
     trn_error e;
-    trn_status st = trn_unity_export(a->unity_dir, &gen->field, &gen->biomes, NULL, &uo, &rep,
+    trn_status st = trn_unity_export(a->unity_dir, &gen->field, &so->sm.labels, NULL, &uo, &rep,
                                      cli_progress, ctx, &e);
+    free(points);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx,
              "wrote %u file(s) in %s: %s.raw, %u x %u samples, terrain %g x %g x %g m (Import "
              "Raw: Depth 16 bit, Byte Order Windows, Flip Vertically off), %u splat map(s) "
-             "from the biomes; place it at y = %g",
+             "of %u surface material(s); place it at y = %g",
              rep.files, a->unity_dir, name, rep.resolution, rep.resolution, rep.tile_size[0],
-             rep.tile_size[1], rep.tile_size[2], rep.splat_textures, rep.height_base);
+             rep.tile_size[1], rep.tile_size[2], rep.splat_textures, so->sm.labels.name_count,
+             rep.height_base);
+    surface_notes(ctx, so, recipe);
+    if (rep.detail_layers)
+        cli_note(ctx,
+                 "grass: %" PRIu64 " instance(s) in %u detail layer(s) %s_detail<K>.png (%u x %u "
+                 "cells, instances per cell%s)",
+                 rep.detail_points, rep.detail_layers, name, rep.resolution - 1u,
+                 rep.resolution - 1u, rep.detail_clamped ? ", some clamped to 255" : "");
     json_t *u = json_object();
     json_object_set_new(u, "dir", cli_json_string(a->unity_dir));
     json_object_set_new(u, "name", cli_json_string(name));
@@ -1354,6 +1578,10 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     json_object_set_new(u, "terrain_size", size);
     json_object_set_new(u, "height_base", json_real(rep.height_base));
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
+    json_object_set_new(u, "surface", surface_json(so, recipe));
+    json_object_set_new(u, "detail_layers", json_integer(rep.detail_layers));
+    json_object_set_new(u, "detail_instances", json_integer((json_int_t)rep.detail_points));
+    json_object_set_new(u, "detail_clamped_cells", json_integer((json_int_t)rep.detail_clamped));
     json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
     if ((rc = export_unity_instances(ctx, a, recipe, gen, name, &rep, u, pl))) return rc;
@@ -1470,7 +1698,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
                                .cache = cache,
                                .max_work = a.max_work,
                                .palette = pl.loaded ? &pl.palette : NULL,
-                               .roles = a.roles != NULL};
+                               /* Roles choose the exports' materials where the set binds any. */
+                               .roles = a.roles != NULL || (pl.loaded && set_binds_any(&pl.set) &&
+                                                            (a.export_dir || a.unity_dir))};
     trn_generated gen;
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
@@ -1497,7 +1727,12 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     height_mapping hm;
     memset(&hm, 0, sizeof hm);
     rc = CLI_EXIT_OK;
-    if (a.out && a.format == FMT_DAT) {
+    surface_out *so = NULL;
+    if (a.export_dir || a.unity_dir || (a.out && a.format == FMT_TER))
+        rc = assign_surface(ctx, &recipe, &gen, pl.loaded ? &pl.set : NULL, &so);
+    if (rc) {
+        /* said by assign_surface */
+    } else if (a.out && a.format == FMT_DAT) {
         /* The octree writer takes a loaded terrain: a view of the generated field. */
         cli_terrain view;
         memset(&view, 0, sizeof view);
@@ -1512,7 +1747,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = write_height_image(ctx, &a, &gen, &hm);
         if (!rc) add_file(files, a.out, "heightfield");
     } else if (a.out) {
-        rc = write_ter(ctx, &a, &gen, counts, &hm);
+        rc = write_ter(ctx, &a, &gen, so, &hm);
         if (!rc) add_file(files, a.out, "heightfield");
     }
     if (!rc && a.biomes) {
@@ -1539,17 +1774,17 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     level_export lx;
     memset(&lx, 0, sizeof lx);
     if (!rc && a.export_dir) {
-        rc = export_level(ctx, &a, &recipe, &pl, &gen, counts, &lx);
+        rc = export_level(ctx, &a, &recipe, &pl, &gen, so, &lx);
         if (!rc) add_file(files, a.export_dir, "beamng level");
     }
     if (!rc && a.unity_dir) {
-        rc = export_unity(ctx, &a, &recipe, &pl, &gen, summary);
+        rc = export_unity(ctx, &a, &recipe, &pl, &gen, so, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
     if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
     /* Every output lands together, then the level is checked as written. */
     if (!rc) rc = cli_commit(ctx);
-    if (!rc && lx.staged) rc = validate_level(ctx, &a, &gen, &lx, summary);
+    if (!rc && lx.staged) rc = validate_level(ctx, &a, &recipe, &gen, so, &lx, summary);
     /* The results live in gen; the directory keeps what later runs reuse. */
     trn_graph_cache_free(cache);
     cache = NULL;
@@ -1624,6 +1859,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     }
     json_decref(files);
     json_decref(summary);
+    surface_out_free(so);
     placements_dispose(&pl);
     trn_generated_dispose(&gen);
     trn_recipe_dispose(&recipe);

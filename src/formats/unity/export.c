@@ -55,6 +55,7 @@ typedef struct ue_ctx {
     uint32_t layer_count;
     bool holes;
     uint32_t files;
+    uint64_t detail_points, detail_clamped;
 } ue_ctx;
 
 /* Input sample coordinate of a working-grid coordinate (resample stretches, pad keeps). */
@@ -244,6 +245,78 @@ static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_
     return st;
 }
 
+/* The working-grid cell holding a detail point, or false when it lies outside or is not finite.
+ * A point on a cell border belongs to the cell after it; the far edges to the last cell. */
+static bool detail_cell(const ue_ctx *c, double x, double z, uint32_t *ci, uint32_t *cj)
+{
+    const double gx = x / c->spacing_x, gz = z / c->spacing_z;
+    const double cells_x = c->tx_samples - 1, cells_z = c->tz_samples - 1;
+    if (!(gx >= 0.0 && gx <= cells_x && gz >= 0.0 && gz <= cells_z)) return false;
+    *ci = gx >= cells_x ? c->tx_samples - 2 : (uint32_t)gx;
+    *cj = gz >= cells_z ? c->tz_samples - 2 : (uint32_t)gz;
+    return true;
+}
+
+/* NAME_detail<K>.png per detail layer: points per detail cell (clamped to 255), PNG row 0 the
+ * far (max z) edge as the splat maps; listed under "detail" in the tile's JSON. */
+static trn_status write_details(ue_ctx *c, const char *stem, uint32_t ox, uint32_t oz, json_t *meta)
+{
+    const uint32_t a = c->res - 1;
+    const trn_unity_export_options *o = c->opt;
+    uint32_t *count = malloc((size_t)a * a * sizeof *count);
+    if (!count) return trn_error_set(c->err, TRN_ERR_NO_MEMORY, stem, -1, "out of memory");
+    json_t *dj = json_object(), *layers = json_array();
+    json_object_set_new(dj, "resolution", json_integer(a));
+    json_object_set_new(dj, "scatter_mode", json_string("InstanceCount"));
+    trn_status st = TRN_OK;
+    for (uint32_t k = 0; !st && k < o->detail_count; k++) {
+        const trn_unity_detail_layer *d = &o->details[k];
+        memset(count, 0, (size_t)a * a * sizeof *count);
+        uint64_t points = 0;
+        for (size_t p = 0; p < d->point_count; p++) {
+            uint32_t ci, cj;
+            if (!detail_cell(c, d->points[2 * p], d->points[2 * p + 1], &ci, &cj)) continue;
+            if (ci < ox || cj < oz || ci - ox >= a || cj - oz >= a) continue; /* another tile */
+            count[(size_t)(cj - oz) * a + (ci - ox)]++;
+            points++;
+        }
+        trn_image img;
+        if ((st = trn_image_init(&img, a, a, 1, 8, c->err))) break;
+        for (uint32_t b = 0; b < a; b++)
+            for (uint32_t i = 0; i < a; i++) {
+                const uint32_t v = count[(size_t)b * a + i];
+                c->detail_clamped += v > 255u;
+                ((uint8_t *)img.data)[(size_t)(a - 1 - b) * a + i] = (uint8_t)(v > 255u ? 255u : v);
+            }
+        char path[1024], name[600];
+        snprintf(path, sizeof path, "%s/%s_detail%u.png", c->dir, stem, k);
+        snprintf(name, sizeof name, "%s_detail%u.png", stem, k);
+        trn_png_options po;
+        trn_png_options_default(&po);
+        const char *target = NULL;
+        st = trn_write_target(c->ws, path, &target, c->err);
+        if (!st) st = trn_png_write(target, &img, &po, NULL, NULL, c->err);
+        trn_image_dispose(&img);
+        if (st) break;
+        c->files++;
+        c->detail_points += points;
+        json_t *l = json_object();
+        json_object_set_new(l, "name", json_string(d->name));
+        json_object_set_new(l, "prototype", d->prototype ? json_string(d->prototype) : json_null());
+        json_object_set_new(l, "file", json_string(name));
+        json_object_set_new(l, "instances", json_integer((json_int_t)points));
+        json_array_append_new(layers, l);
+    }
+    free(count);
+    json_object_set_new(dj, "layers", layers);
+    if (st) {
+        json_decref(dj);
+        return st;
+    }
+    json_object_set_new(meta, "detail", dj);
+    return TRN_OK;
+}
+
 static trn_status write_holes(ue_ctx *c, const char *path, uint32_t ox, uint32_t oz)
 {
     uint32_t a = c->res - 1;
@@ -401,6 +474,13 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
         }
         json_object_set_new(sp, "alphamap_resolution", json_integer(r1));
         json_object_set_new(sp, "layers", names);
+        if (!c->source && o->layer_sources) {
+            json_t *sources = json_array();
+            for (uint32_t k = 0; k < c->layer_count; k++)
+                json_array_append_new(
+                    sources, o->layer_sources[k] ? json_string(o->layer_sources[k]) : json_null());
+            json_object_set_new(sp, "sources", sources);
+        }
         json_object_set_new(sp, "files", files);
         json_object_set_new(meta, "splat", sp);
     }
@@ -412,6 +492,10 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
         }
         snprintf(fname, sizeof fname, "%s_holes.png", stem);
         json_object_set_new(meta, "holes", json_string(fname));
+    }
+    if (o->detail_count && (st = write_details(c, stem, ox, oz, meta))) {
+        json_decref(meta);
+        return st;
     }
     if (c->source && (c->source->tree_count || c->source->prototype_count)) {
         snprintf(path, sizeof path, "%s/%s_trees.json", c->dir, stem);
@@ -455,6 +539,14 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
         return trn_error_set(err, TRN_ERR_MISMATCH, dir, -1,
                              "labels are %u x %u cells but the field is %u x %u", labels->cells_x,
                              labels->cells_z, field->cells_x, field->cells_z);
+    if (options->detail_count > TRN_UNITY_MAX_DETAIL_LAYERS)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1, "%u detail layers: at most %u",
+                             options->detail_count, TRN_UNITY_MAX_DETAIL_LAYERS);
+    for (uint32_t k = 0; k < options->detail_count; k++)
+        if (!options->details || !options->details[k].name ||
+            (options->details[k].point_count && !options->details[k].points))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                                 "detail layer %u: expected a name and its points", k);
     trn_unity_export_options o = *options;
     o.tiles_x = tiles_x;
     o.tiles_z = tiles_z;
@@ -568,6 +660,12 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     rep.files = c.files;
     rep.splat_textures = (c.layer_count + 3) / 4;
     rep.holes = c.holes;
+    rep.detail_layers = o.detail_count;
+    rep.detail_points = c.detail_points;
+    rep.detail_clamped = c.detail_clamped;
+    for (uint32_t k = 0; k < o.detail_count; k++)
+        rep.detail_dropped += o.details[k].point_count;
+    rep.detail_dropped -= c.detail_points;
     if (report) *report = rep;
     return TRN_OK;
 }
