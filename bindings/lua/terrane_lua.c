@@ -435,8 +435,9 @@ static int l_payload_close(lua_State *L)
 {
     lua_payload *p = luaL_checkudata(L, 1, PAYLOAD_MT);
     if (p->placements > 0)
-        return luaL_error(L, "close: the payload is placed in %d world%s; remove it first",
-                          p->placements, p->placements == 1 ? "" : "s");
+        return luaL_error(L, "close: the payload still has %d placement%s; remove %s first",
+                          p->placements, p->placements == 1 ? "" : "s",
+                          p->placements == 1 ? "it" : "them");
     trn_payload_free(p->payload);
     p->payload = NULL;
     return 0;
@@ -958,16 +959,16 @@ int luaopen_terrane(lua_State *L)
 /* water.sample(position [, terrain_id]) on the bound world. */
 static int l_water_sample(lua_State *L)
 {
-    lua_settop(L, 2);
     push_water_world(L);
-    return sample_in(L, 3, 1);
+    lua_insert(L, 1); /* as world:sample: a missing argument stays "no value" in messages */
+    return sample_in(L, 1, 2);
 }
 
 static int l_water_tracker(lua_State *L)
 {
-    lua_settop(L, 1);
     push_water_world(L);
-    return tracker_in(L, 2, 1);
+    lua_insert(L, 1);
+    return tracker_in(L, 1, 2);
 }
 
 /* water.bind(world): later samples and trackers use it; water.bind(nil) goes back to the
