@@ -630,6 +630,103 @@ static void test_version_edges(void)
     free(h);
 }
 
+/* Detail layers: points counted per detail cell (the terrain cell), each tile its own map,
+ * 255 at most, points outside or not finite dropped, PNG row 0 the far edge. */
+static uint8_t detail_px(const char *file, uint32_t row, uint32_t col)
+{
+    char path[700];
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    if (trn_png_read(tmp_path(path, sizeof path, file), NULL, &img, NULL)) return 77;
+    const uint8_t v = img.width == 32 && img.height == 32 && img.channels == 1
+                          ? ((const uint8_t *)img.data)[(size_t)row * 32 + col]
+                          : 88;
+    trn_image_dispose(&img);
+    return v;
+}
+
+static void test_export_details(void)
+{
+    trn_field field;
+    CHECK_OK(trn_field_init(&field, 64, 64, 128.0, 64.0, NULL));
+    /* 300 points in cell (1, 0) of 2 x 1 units; the corners; one on the tiles' border. */
+    double pts[2 * 308];
+    size_t n = 0;
+    pts[2 * n] = 0.0, pts[2 * n + 1] = 0.0, n++;
+    for (int k = 0; k < 300; k++)
+        pts[2 * n] = 3.0, pts[2 * n + 1] = 0.5, n++;
+    pts[2 * n] = 128.0, pts[2 * n + 1] = 64.0, n++;
+    pts[2 * n] = 64.0, pts[2 * n + 1] = 32.0, n++;
+    pts[2 * n] = -0.1, pts[2 * n + 1] = 5.0, n++;
+    pts[2 * n] = NAN, pts[2 * n + 1] = 1.0, n++;
+    pts[2 * n] = 128.01, pts[2 * n + 1] = 1.0, n++;
+    trn_unity_detail_layer layers[TRN_UNITY_MAX_DETAIL_LAYERS + 1];
+    memset(layers, 0, sizeof layers);
+    layers[0] = (trn_unity_detail_layer){"grass", "asset://models/grass", pts, n};
+    layers[1] = (trn_unity_detail_layer){"empty", NULL, NULL, 0};
+    char dir[600], path[700];
+    tmp_path(dir, sizeof dir, "details");
+    trn_unity_export_options o;
+    trn_unity_export_options_default(&o);
+    o.tiles_x = o.tiles_z = 2;
+    o.name = "D";
+    o.details = layers;
+    o.detail_count = 2;
+    trn_unity_export_report rep;
+    trn_error e;
+    CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
+    CHECK_EQ_INT(rep.detail_layers, 2);
+    CHECK(rep.detail_points == 303 && rep.detail_dropped == 3 && rep.detail_clamped == 1);
+    CHECK_EQ_INT(detail_px("details/D_0_0_detail0.png", 31, 0), 1);
+    CHECK_EQ_INT(detail_px("details/D_0_0_detail0.png", 31, 1), 255);
+    CHECK_EQ_INT(detail_px("details/D_0_0_detail0.png", 30, 1), 0);
+    CHECK_EQ_INT(detail_px("details/D_1_1_detail0.png", 0, 31), 1);
+    CHECK_EQ_INT(detail_px("details/D_1_1_detail0.png", 31, 0), 1);
+    CHECK_EQ_INT(detail_px("details/D_1_0_detail0.png", 31, 0), 0);
+    CHECK_EQ_INT(detail_px("details/D_0_0_detail1.png", 31, 1), 0);
+    size_t size = 0;
+    char *text =
+        (char *)trn_test_read_file(tmp_path(path, sizeof path, "details/D_0_0.json"), &size);
+    CHECK(text && strstr(text, "\"scatter_mode\": \"InstanceCount\"") &&
+          strstr(text, "\"file\": \"D_0_0_detail0.png\"") && strstr(text, "\"instances\": 301") &&
+          strstr(text, "\"prototype\": \"asset://models/grass\"") &&
+          strstr(text, "\"prototype\": null") && strstr(text, "\"resolution\": 32"));
+    free(text);
+    text = (char *)trn_test_read_file(tmp_path(path, sizeof path, "details/D_1_1.json"), &size);
+    CHECK(text && strstr(text, "\"instances\": 2"));
+    free(text);
+
+    /* The limit: 64 layers are written, 65 refused; a layer needs a name, and points when it
+     * has a count. */
+    for (uint32_t k = 0; k <= TRN_UNITY_MAX_DETAIL_LAYERS; k++)
+        layers[k] = (trn_unity_detail_layer){"g", NULL, pts, 1};
+    o.tiles_x = o.tiles_z = 1;
+    field.size_x = 64.0;
+    o.detail_count = TRN_UNITY_MAX_DETAIL_LAYERS;
+    CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
+    CHECK_EQ_INT(rep.detail_layers, 64);
+    CHECK(trn_test_exists(tmp_path(path, sizeof path, "details/D_detail63.png")));
+    o.detail_count = TRN_UNITY_MAX_DETAIL_LAYERS + 1;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "65 detail layers: at most 64");
+    o.detail_count = 2;
+    layers[1].name = NULL;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "detail layer 1: expected a name and its points");
+    layers[1].name = "g";
+    layers[1].points = NULL;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    layers[1].point_count = 0;
+    CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
+    o.details = NULL;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&field);
+}
+
 int main(void)
 {
     tmp[0] = '\0';
@@ -642,6 +739,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_export);
     RUN(test_export_splat_cells);
+    RUN(test_export_details);
     RUN(test_version_edges);
     return trn_test_finish();
 }
