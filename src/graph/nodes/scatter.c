@@ -316,9 +316,8 @@ static void scatter_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t in
     char path[64];
     snprintf(path, sizeof path, "nodes[%u]", index);
     trn_check_diag(c, TRN_GRAPH_ERROR, "palette-missing", n, "", path,
-                   "scatter_palette '%.60s': the recipe names no palette (add \"palette\": "
-                   "\"asset://...\" to the recipe)",
-                   n->id);
+                   "the recipe names no palette (add \"palette\": \"asset://...\" to the "
+                   "recipe, or remove the node)");
 }
 
 const trn_node_module trn_node_scatter_palette = {
