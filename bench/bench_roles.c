@@ -1,4 +1,5 @@
-/* Benchmark: surface-role classification of a 4097^2 surface with every input, per thread count. */
+/* Benchmark: surface-role classification of a 4097^2 surface with every input, per thread count,
+ * and the surface material assignment of the result. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,57 @@ int main(int argc, char **argv)
                "%.3f s | 256^2 window median %.4f s best %.4f s\n",
                threads, threads == 1 ? " " : "s", t_classify[runs / 2], t_classify[0],
                t_tri[runs / 2], t_tri[0], t_window[runs / 2], t_window[0]);
+    }
+    /* The surface material assignment (docs/roles.md, "Into the engines") of the last roles:
+     * four biomes, the fourth with its own material, six of the nine roles bound. */
+    {
+        trn_labels labels;
+        if (trn_labels_init(&labels, cells, cells, &e) != TRN_OK) return 1;
+        memcpy(labels.values, biomes, n);
+        trn_biome recipe_biomes[4];
+        memset(recipe_biomes, 0, sizeof recipe_biomes);
+        static const char *const names[4] = {"meadow", "alpine", "desert", "quarry"};
+        for (int b = 0; b < 4; b++) {
+            if (trn_labels_add_name(&labels, names[b], strlen(names[b]), &e) != TRN_OK) return 1;
+            recipe_biomes[b].name = (char *)names[b];
+        }
+        recipe_biomes[3].material = (char *)"asset://materials/marble";
+        trn_material_set set;
+        memset(&set, 0, sizeof set);
+        set.roles[TRN_ROLE_GROUND] = (char *)"asset://materials/soil";
+        set.roles[TRN_ROLE_ROCK] = (char *)"asset://materials/granite";
+        set.roles[TRN_ROLE_CLIFF] = (char *)"asset://materials/granite";
+        set.roles[TRN_ROLE_SAND] = (char *)"asset://materials/sand";
+        set.roles[TRN_ROLE_SNOW] = (char *)"asset://materials/snow";
+        set.roles[TRN_ROLE_UNDERWATER] = (char *)"asset://materials/riverbed";
+        trn_surface_materials_input si = {.biomes = &labels,
+                                          .roles = roles,
+                                          .role_count = n,
+                                          .recipe_biomes = recipe_biomes,
+                                          .recipe_biome_count = 4,
+                                          .set = &set};
+        double t_assign[100];
+        trn_surface_materials sm;
+        memset(&sm, 0, sizeof sm);
+        for (int r = 0; r < runs; r++) {
+            trn_surface_materials_dispose(&sm);
+            const double t0 = now_s();
+            if (trn_surface_materials_assign(&si, &sm, &e) != TRN_OK) {
+                fprintf(stderr, "assign: %s\n", e.message);
+                return 1;
+            }
+            t_assign[r] = now_s() - t0;
+        }
+        qsort(t_assign, (size_t)runs, sizeof(double), cmp_double);
+        uint64_t unbound = 0;
+        for (int r = 0; r < TRN_ROLE_COUNT; r++)
+            unbound += sm.unbound[r];
+        printf("  surface materials: assign median %.3f s best %.3f s | %u materials, %llu "
+               "samples on the biome tint for unbound roles, %llu without a role\n",
+               t_assign[runs / 2], t_assign[0], sm.labels.name_count, (unsigned long long)unbound,
+               (unsigned long long)sm.no_role);
+        trn_surface_materials_dispose(&sm);
+        trn_labels_dispose(&labels);
     }
     uint64_t counts[TRN_ROLE_COUNT + 1] = {0};
     for (size_t k = 0; k < n; k++)
