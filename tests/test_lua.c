@@ -144,8 +144,9 @@ static void expect(lua_State *L, const char *code, const char *expected, int lin
 
 #define EXPECT(L, code, expected) expect(L, code, expected, __LINE__)
 
-#define VEC3_ERR "bad argument #1 to 'sample' (Vec3 expected: a table of exactly three finite " \
-                 "numbers, got "
+#define VEC3_ERR                                                                                   \
+    "bad argument #1 to 'sample' (Vec3 expected: a table of exactly three finite "                 \
+    "numbers, got "
 
 static void test_vec3_rules(void)
 {
@@ -164,13 +165,16 @@ static void test_vec3_rules(void)
            VEC3_ERR "a table with a hole at element 1)");
     EXPECT(L, "return ERR(W.sample, {[0] = 1, 2, 3})", VEC3_ERR "a table with key 0)");
     EXPECT(L, "return ERR(W.sample, {1, 2, 3, [1.5] = 0})", VEC3_ERR "a table with key 1.5)");
-    EXPECT(L, "return ERR(W.sample, {1, 2, 3, [true] = 0})", VEC3_ERR "a table with a boolean key)");
+    EXPECT(L, "return ERR(W.sample, {1, 2, 3, [true] = 0})",
+           VEC3_ERR "a table with a boolean key)");
     EXPECT(L, "return ERR(W.sample, {1, 0/0, 3})", VEC3_ERR "a table whose element 2 is nan)");
-    EXPECT(L, "return ERR(W.sample, {math.huge, 2, 3})", VEC3_ERR "a table whose element 1 is inf)");
+    EXPECT(L, "return ERR(W.sample, {math.huge, 2, 3})",
+           VEC3_ERR "a table whose element 1 is inf)");
     EXPECT(L, "return ERR(W.sample, {1, 2, -math.huge})",
            VEC3_ERR "a table whose element 3 is -inf)");
     EXPECT(L, "return ERR(W.sample, {1, '2', 3})", VEC3_ERR "a table whose element 2 is a string)");
-    EXPECT(L, "return ERR(W.sample, {1, 2, true})", VEC3_ERR "a table whose element 3 is a boolean)");
+    EXPECT(L, "return ERR(W.sample, {1, 2, true})",
+           VEC3_ERR "a table whose element 3 is a boolean)");
     EXPECT(L, "return ERR(W.sample, {1, 2, {}})", VEC3_ERR "a table whose element 3 is a table)");
     EXPECT(L, "return ERR(W.sample, '1,2,3')", VEC3_ERR "string)");
     EXPECT(L, "return ERR(W.sample, 5)", VEC3_ERR "number)");
@@ -203,18 +207,18 @@ static void test_vec3_rules(void)
 static void test_samples(void)
 {
     lua_State *L = new_state(true);
-    EXPECT(L, "return S(W.sample({2, 12, 2}))", "nil");            /* dry rim */
-    EXPECT(L, "return S(W.sample({32, 5, 32}))", "nil");           /* the ridge between lakes */
-    EXPECT(L, "return S(W.sample({100, 2, 32}))", "nil");          /* off the terrain */
+    EXPECT(L, "return S(W.sample({2, 12, 2}))", "nil");   /* dry rim */
+    EXPECT(L, "return S(W.sample({32, 5, 32}))", "nil");  /* the ridge between lakes */
+    EXPECT(L, "return S(W.sample({100, 2, 32}))", "nil"); /* off the terrain */
     EXPECT(L, "return S(W.sample({18, 2, 32}))",
            "twin/west/lake d=5 u=true s=18,5,32 n=0,1,0 up=0,1,0 f=0.5,0,0");
     EXPECT(L, "return S(W.sample({46, 0.5, 20}))",
            "twin/east/lake d=6 u=true s=46,6,20 n=0,1,0 up=0,1,0 f=0,0,0");
     /* A wet column answers above the surface and below the bed, not underwater. */
     EXPECT(L, "return tostring(W.sample({18, 7, 32}).underwater)", "false");
-    EXPECT(L, "return tostring(W.sample({18, 5, 32}).underwater)", "false");  /* on the surface */
+    EXPECT(L, "return tostring(W.sample({18, 5, 32}).underwater)", "false"); /* on the surface */
     EXPECT(L, "return tostring(W.sample({18, 4.999, 32}).underwater)", "true");
-    EXPECT(L, "return tostring(W.sample({18, 0, 32}).underwater)", "true");   /* on the bed */
+    EXPECT(L, "return tostring(W.sample({18, 0, 32}).underwater)", "true"); /* on the bed */
     EXPECT(L, "return tostring(W.sample({18, -0.001, 32}).underwater)", "false");
     /* The terrain filter. */
     EXPECT(L, "return S(W.sample({18, 2, 32}, 'twin')) == S(W.sample({18, 2, 32})) and 'same'",
@@ -367,7 +371,8 @@ static void test_placements(void)
     EXPECT(L, "return ERR(Wd.set_transform, Wd, 'nope', {})", "no placement 'nope' in the world");
     EXPECT(L, "return ERR(Wd.remove, Wd, 'nope')", "no placement 'nope' in the world");
     /* Failed places left the world as it was; the old placement still answers. */
-    EXPECT(L, "Wd:set_transform('moved'); return Wd:count() .. ' ' .. W.sample({18, 2, 32}).body_id",
+    EXPECT(L,
+           "Wd:set_transform('moved'); return Wd:count() .. ' ' .. W.sample({18, 2, 32}).body_id",
            "1 west");
     /* Placed disabled. */
     EXPECT(L,
@@ -390,7 +395,8 @@ static void test_payload(void)
 {
     lua_State *L = new_state(false);
     EXPECT(L, "P = T.open(TWIN); return tostring(P)", "terrane payload 'twin' (64 x 64 cells)");
-    EXPECT(L, "return P:height(18, 32) .. ' ' .. P:height(2, 2) .. ' ' .. tostring(P:height(-1, 0))",
+    EXPECT(L,
+           "return P:height(18, 32) .. ' ' .. P:height(2, 2) .. ' ' .. tostring(P:height(-1, 0))",
            "0.0 10.0 nil");
     EXPECT(L, "return V(P:normal(18, 32)) .. ' ' .. V(P:normal(65, 0))", "0,1,0 nil");
     EXPECT(L, "local n, i = P:biome(2, 2); return n .. ' ' .. i .. ' ' .. tostring(P:biome(-3, 0))",
@@ -429,9 +435,11 @@ static void test_payload(void)
            "return tostring(ok) .. ' ' .. type(s.yaw) .. ' ' .. type(s.scale)",
            "true number number");
     /* Errors name the file: missing, damaged. */
-    EXPECT(L, "return ERR(T.open, TWIN .. '.missing'):find(TWIN .. '.missing', 1, true) and 'named'",
+    EXPECT(L,
+           "return ERR(T.open, TWIN .. '.missing'):find(TWIN .. '.missing', 1, true) and 'named'",
            "named");
-    EXPECT(L, "return ERR(T.open, 5)", "bad argument #1 to 'open' (path (string) expected, got number)");
+    EXPECT(L, "return ERR(T.open, 5)",
+           "bad argument #1 to 'open' (path (string) expected, got number)");
     /* to-be-closed variables free the payload at the end of the block. */
     EXPECT(L,
            "local keep\n"
@@ -484,8 +492,7 @@ static void test_cli(void)
                      "print(#arg, arg[0]:match('probe.lua$'), ...)\n"
                      "local s = W.sample({tonumber(arg[1]), tonumber(arg[2]), tonumber(arg[3])})\n"
                      "print(s and s.body_id or 'dry', s and s.depth, s and s.underwater)\n");
-    CHECK_EQ_INT(cli("lua %s %s --arg 18 --arg 2 --arg 32", probe, twin_path),
-                 0);
+    CHECK_EQ_INT(cli("lua %s %s --arg 18 --arg 2 --arg 32", probe, twin_path), 0);
     CHECK(out_text && strcmp(out_text, "3\tprobe.lua\t18\t2\t32\nwest\t5.0\ttrue\n") == 0);
     CHECK_EQ_INT(cli("lua %s %s -- 2 12 -4", probe, twin_path), 0);
     CHECK(out_text && strcmp(out_text, "3\tprobe.lua\t2\t12\t-4\ndry\tnil\tnil\n") == 0);
@@ -529,8 +536,9 @@ static void test_cli(void)
     CHECK_CONTAINS(err_text, "the world already has a placement 'twin'");
 
     /* The terrain id is the file stem. */
-    const char *ids = write_script("ids.lua", "local w = require('terrane').default_world()\n"
-                                              "print(w:sample({18, 2, 32}).terrain_id, w:count())\n");
+    const char *ids =
+        write_script("ids.lua", "local w = require('terrane').default_world()\n"
+                                "print(w:sample({18, 2, 32}).terrain_id, w:count())\n");
     CHECK_EQ_INT(cli("lua %s %s", ids, twin_path), 0);
     CHECK(out_text && strcmp(out_text, "twin\t1\n") == 0);
 
@@ -552,8 +560,8 @@ static void test_sensor(void)
     char sensor[700];
     snprintf(sensor, sizeof sensor, "%s/examples/scripts/water_sensor.lua", TRN_SOURCE_DIR);
     /* Along z = 32 from x = 0 to 64 in 4 steps of 16: dry, west, dry ridge, east, dry edge. */
-    CHECK_EQ_INT(cli("lua %s %s --arg 0 --arg 2 --arg 32 --arg 64 --arg 2 --arg 32 --arg 4",
-                     sensor, twin_path),
+    CHECK_EQ_INT(cli("lua %s %s --arg 0 --arg 2 --arg 32 --arg 64 --arg 2 --arg 32 --arg 4", sensor,
+                     twin_path),
                  0);
     CHECK(out_text &&
           strcmp(out_text,
@@ -571,22 +579,22 @@ static void test_sensor(void)
                      "--arg 2",
                      sensor, twin_path),
                  0);
-    CHECK(out_text && strcmp(out_text,
-                             "step 3: water_enter entity=probe terrain=twin body=east kind=lake "
-                             "depth=6.00 underwater=true\n"
-                             "step 4: water_stay entity=probe terrain=twin body=east kind=lake "
-                             "depth=6.00 underwater=true\n") == 0);
+    CHECK(out_text &&
+          strcmp(out_text, "step 3: water_enter entity=probe terrain=twin body=east kind=lake "
+                           "depth=6.00 underwater=true\n"
+                           "step 4: water_stay entity=probe terrain=twin body=east kind=lake "
+                           "depth=6.00 underwater=true\n") == 0);
     CHECK_EQ_INT(cli("lua %s %s --arg 16 --arg 2 --arg 32 --arg 48 --arg 2 --arg 32 --arg 4 "
                      "--arg 0 --arg nostay",
                      sensor, twin_path),
                  0);
-    CHECK(out_text && strcmp(out_text,
-                             "step 0: water_enter entity=probe terrain=twin body=west kind=lake "
-                             "depth=5.00 underwater=true\n"
-                             "step 2: water_exit entity=probe terrain=twin body=west kind=lake "
-                             "depth=5.00 underwater=true\n"
-                             "step 3: water_enter entity=probe terrain=twin body=east kind=lake "
-                             "depth=6.00 underwater=true\n") == 0);
+    CHECK(out_text &&
+          strcmp(out_text, "step 0: water_enter entity=probe terrain=twin body=west kind=lake "
+                           "depth=5.00 underwater=true\n"
+                           "step 2: water_exit entity=probe terrain=twin body=west kind=lake "
+                           "depth=5.00 underwater=true\n"
+                           "step 3: water_enter entity=probe terrain=twin body=east kind=lake "
+                           "depth=6.00 underwater=true\n") == 0);
 
     /* As a module with a callback: the payload carries entity_id and the water sample; a
      * missing position resets without an event. */

@@ -227,8 +227,8 @@ static void push_sample(lua_State *L, const trn_world_water_sample *s)
  * palette's collision and category words (src/recipe/palette.c). */
 static const char *role_name(int role)
 {
-    static const char *const names[] = {"ground",   "grass", "rock", "cliff",     "sediment",
-                                        "sand",     "snow",  "wet_ground", "underwater"};
+    static const char *const names[] = {"ground", "grass", "rock",       "cliff",     "sediment",
+                                        "sand",   "snow",  "wet_ground", "underwater"};
     return role >= 0 && role < (int)(sizeof names / sizeof names[0]) ? names[role] : NULL;
 }
 
@@ -464,8 +464,8 @@ static int l_payload_tostring(lua_State *L)
     }
     trn_payload_info info;
     trn_payload_get_info(p->payload, &info);
-    lua_pushfstring(L, "terrane payload '%s' (%d x %d cells)", info.terrain_id ? info.terrain_id : "",
-                    (int)info.cells_x, (int)info.cells_z);
+    lua_pushfstring(L, "terrane payload '%s' (%d x %d cells)",
+                    info.terrain_id ? info.terrain_id : "", (int)info.cells_x, (int)info.cells_z);
     return 1;
 }
 
@@ -705,8 +705,7 @@ static int l_world_set_enabled(lua_State *L)
     }
     trn_error err;
     trn_error_clear(&err);
-    if (trn_world_set_enabled(w->world, id, lua_toboolean(L, 3), &err))
-        return raise_error(L, &err);
+    if (trn_world_set_enabled(w->world, id, lua_toboolean(L, 3), &err)) return raise_error(L, &err);
     return 0;
 }
 
@@ -933,8 +932,11 @@ static void register_types(lua_State *L)
         {NULL, NULL},
     };
     static const luaL_Reg tracker_methods[] = {
-        {"update", l_tracker_update}, {"current", l_tracker_current}, {"reset", l_tracker_reset},
-        {"__gc", l_tracker_gc},       {NULL, NULL},
+        {"update", l_tracker_update},
+        {"current", l_tracker_current},
+        {"reset", l_tracker_reset},
+        {"__gc", l_tracker_gc},
+        {NULL, NULL},
     };
     new_type(L, PAYLOAD_MT, payload_methods);
     new_type(L, WORLD_MT, world_methods);

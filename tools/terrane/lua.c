@@ -179,8 +179,9 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
             if (msg && strstr(msg, payloads[k]) == msg)
                 rc = cli_failf(ctx, "%s", msg);
             else
-                rc = cli_failf(ctx, "%s: %s (a payload's terrain id is its file name without "
-                                    ".terrain.bin)",
+                rc = cli_failf(ctx,
+                               "%s: %s (a payload's terrain id is its file name without "
+                               ".terrain.bin)",
                                payloads[k], msg ? msg : "could not be placed");
             goto done;
         }
