@@ -93,9 +93,14 @@ static void test_levels_and_plane(void)
         const double ux = b[0] - a[0], uz = b[2] - a[2], vx = c[0] - a[0], vz = c[2] - a[2];
         CHECK(uz * vx - ux * vz > 0.0); /* y of (b - a) x (c - a) */
     }
-    CHECK(fabs(l0->normals[0] - (float)(-1.0 / sqrt(6.0))) < 1e-6);
-    CHECK(fabs(l0->normals[1] - (float)(1.0 / sqrt(6.0))) < 1e-6);
-    CHECK(fabs(l0->normals[2] - (float)(2.0 / sqrt(6.0))) < 1e-6);
+    /* every vertex, edges (one-sided) and inside (central) alike */
+    uint32_t off = 0;
+    for (uint32_t v = 0; v < l0->vertex_count; v++)
+        off += fabs(l0->normals[3u * v] - (float)(-1.0 / sqrt(6.0))) > 1e-6 ||
+               fabs(l0->normals[3u * v + 1u] - (float)(1.0 / sqrt(6.0))) > 1e-6 ||
+               fabs(l0->normals[3u * v + 2u] - (float)(2.0 / sqrt(6.0))) > 1e-6;
+    CHECK_EQ_INT(off, 0);
+    CHECK_EQ_INT(l0->vertex_count, 63 + 28); /* 9 x 7 surface vertices, 28 border ones under */
     trn_mesh_free(m);
     trn_mesh_free(NULL);
     trn_field_dispose(&f);
@@ -292,6 +297,31 @@ static void test_no_cracks(void)
 
 static void test_holes(void)
 {
+    /* Next to a hole the gradient is one-sided: a plane keeps its normal everywhere. */
+    trn_field pl;
+    make_field(&pl, 8, 8, plane);
+    pl.heights[3 * 9 + 3] = NAN;
+    pl.heights[3 * 9 + 5] = NAN;
+    trn_mesh *pm = build(&pl, NULL, 8, 1);
+    if (pm) {
+        const trn_mesh_level *l0 = &pm->chunks[0].levels[0];
+        uint32_t off = 0;
+        for (uint32_t v = 0; v < l0->vertex_count; v++)
+            off += fabs(l0->normals[3u * v] - (float)(-1.0 / sqrt(6.0))) > 1e-6 ||
+                   fabs(l0->normals[3u * v + 2u] - (float)(2.0 / sqrt(6.0))) > 1e-6;
+        /* all but (4, 3), with holes on both sides along x: no x gradient there */
+        CHECK_EQ_INT(off, 1);
+        CHECK_EQ_INT(l0->surface_vertex_count, 79);
+        uint32_t flat_x = 0;
+        for (uint32_t v = 0; v < l0->surface_vertex_count; v++)
+            flat_x += l0->positions[3u * v] == 4.0f && l0->positions[3u * v + 2u] == 3.0f &&
+                      l0->normals[3u * v] == 0.0f &&
+                      fabs(l0->normals[3u * v + 2u] - (float)(2.0 / sqrt(5.0))) < 1e-6;
+        CHECK_EQ_INT(flat_x, 1);
+    }
+    trn_mesh_free(pm);
+    trn_field_dispose(&pl);
+
     trn_field f;
     make_field(&f, 8, 8, zero);
     f.heights[3 * 9 + 3] = NAN; /* (3, 3): six triangles touch it */
