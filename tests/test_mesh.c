@@ -409,6 +409,47 @@ static void test_role_sections(void)
         }
         for (int r = 0; r < 256; r++)
             CHECK_EQ_INT(got[r], want[r]);
+        /* Skirts: in pairs (p, q, q'), (p, q', p') after their section's surface triangles; the
+         * edge p-q is an edge of a surface triangle of the same role, and the wall faces out of
+         * the chunk. */
+        uint32_t pairs = 0, bad_role = 0, inward = 0;
+        for (size_t k = 0; k < (size_t)m->chunks_x * m->chunks_z; k++)
+            for (uint32_t l = 0; l < m->level_count; l++) {
+                const trn_mesh_level *lv = &m->chunks[k].levels[l];
+                const trn_mesh_chunk *ch = &m->chunks[k];
+                const double cx = 0.5 * (ch->bounds_min[0] + ch->bounds_max[0]);
+                const double cz = 0.5 * (ch->bounds_min[2] + ch->bounds_max[2]);
+                for (uint32_t s = 0; s < lv->section_count; s++) {
+                    const trn_mesh_section *sec = &lv->sections[s];
+                    const uint32_t *sk = lv->indices + sec->first + sec->count - sec->skirt_count;
+                    CHECK(sec->skirt_count % 6u == 0);
+                    for (uint32_t t = 0; t + 6u <= sec->skirt_count; t += 6u) {
+                        const uint32_t p = sk[t], q = sk[t + 1u];
+                        CHECK(sk[t + 3u] == p && sk[t + 4u] == sk[t + 2u]);
+                        CHECK(p < lv->surface_vertex_count && q < lv->surface_vertex_count);
+                        CHECK(sk[t + 2u] >= lv->surface_vertex_count);
+                        bool found = false;
+                        for (uint32_t u = sec->first; u < sec->first + sec->count - sec->skirt_count && !found; u += 3u)
+                            for (int e = 0; e < 3; e++)
+                                if (lv->indices[u + (uint32_t)e] == p &&
+                                    lv->indices[u + (uint32_t)((e + 2) % 3)] == q)
+                                    found = true; /* q -> p in the surface triangle: shared edge */
+                        bad_role += !found;
+                        const float *a = lv->positions + 3u * p, *b = lv->positions + 3u * q,
+                                    *c = lv->positions + 3u * sk[t + 2u];
+                        const double u3[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+                        const double v3[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                        const double nx = u3[1] * v3[2] - u3[2] * v3[1];
+                        const double nz = u3[0] * v3[1] - u3[1] * v3[0];
+                        const double mx = 0.5 * (a[0] + b[0]) - cx, mz = 0.5 * (a[2] + b[2]) - cz;
+                        inward += nx * mx + nz * mz <= 0.0;
+                        pairs++;
+                    }
+                }
+            }
+        CHECK(pairs > 100);
+        CHECK_EQ_INT(bad_role, 0);
+        CHECK_EQ_INT(inward, 0);
     }
     trn_mesh_free(m);
     /* Without roles: one section per level. */
