@@ -253,7 +253,7 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         {"drainage", "max_accumulation", "largest drainage area", "cells",
          (double)s.max_accumulation, "-", NULL, NULL},
         {"drainage", "drainage_density", "drainage density", "1/km", s.drainage_density * km,
-         "1-10 at real channel heads (depends on the channel area)", NULL, NULL},
+         "1-100 (mapped networks; compare at one --channel-area)", NULL, NULL},
         {"spectrum", "spectral_slope", "power spectrum slope", "", s.spectral_slope,
          "-2 to -3.5 (Perron et al. 2008)", &s.spectrum_fit, "cycles/m"},
     };
