@@ -127,9 +127,9 @@ int main(int argc, char **argv)
         printf("  %d thread%s: build (all levels, %llu triangles) median %.3f s best %.3f s | "
                "camera selection median %.5f s | .glb write (%llu vertices, %llu triangles, %.1f "
                "MB) median %.3f s best %.3f s\n",
-               threads, threads == 1 ? " " : "s", (unsigned long long)all_tris,
-               t_build[runs / 2], t_build[0], t_select[runs / 2], (unsigned long long)verts,
-               (unsigned long long)tris, (double)bytes / 1e6, t_write[runs / 2], t_write[0]);
+               threads, threads == 1 ? " " : "s", (unsigned long long)all_tris, t_build[runs / 2],
+               t_build[0], t_select[runs / 2], (unsigned long long)verts, (unsigned long long)tris,
+               (double)bytes / 1e6, t_write[runs / 2], t_write[0]);
         printf("    level 0 everywhere, merged .glb (%.1f MB): median %.3f s best %.3f s\n",
                (double)full_bytes / 1e6, t_full[runs / 2], t_full[0]);
         printf("    chunks per level:");

@@ -150,12 +150,10 @@ static void test_heightmap_outputs(void)
     char g1[800], g2[800];
     snprintf(g1, sizeof g1, "%s/t1.glb", tmp);
     snprintf(g2, sizeof g2, "%s/t2.glb", tmp);
-    CHECK_EQ_INT(cli("mesh %s -o %s --chunks --chunk-cells 8 --camera 0,30,0 --threads 1 -q", hm,
-                     g1),
-                 0);
-    CHECK_EQ_INT(cli("mesh %s -o %s --chunks --chunk-cells 8 --camera 0,30,0 --threads 2 -q", hm,
-                     g2),
-                 0);
+    CHECK_EQ_INT(
+        cli("mesh %s -o %s --chunks --chunk-cells 8 --camera 0,30,0 --threads 1 -q", hm, g1), 0);
+    CHECK_EQ_INT(
+        cli("mesh %s -o %s --chunks --chunk-cells 8 --camera 0,30,0 --threads 2 -q", hm, g2), 0);
     CHECK(trn_test_same_bytes(g1, g2));
 }
 
@@ -165,9 +163,9 @@ static void test_camera(void)
     char glb[800];
     snprintf(glb, sizeof glb, "%s/cam.glb", tmp);
     /* far away: coarse; pixels 0: level 0 everywhere */
-    CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 16 --camera -3000,500,-3000 --format json -q",
-                     hm, glb),
-                 0);
+    CHECK_EQ_INT(
+        cli("mesh %s -o %s --chunk-cells 16 --camera -3000,500,-3000 --format json -q", hm, glb),
+        0);
     json_t *o = summary();
     json_int_t far_tris = o ? jint(o, "triangles") : 0;
     if (o) {

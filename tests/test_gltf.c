@@ -101,14 +101,15 @@ static uint64_t check_document(const parsed *p)
     CHECK(strcmp(json_string_value(json_object_get(asset, "version")), "2.0") == 0);
     CHECK(strcmp(json_string_value(json_object_get(asset, "generator")), "terrane") == 0);
     json_t *buffers = json_object_get(root, "buffers");
-    const size_t blen = (size_t)json_integer_value(
-        json_object_get(json_array_get(buffers, 0), "byteLength"));
+    const size_t blen =
+        (size_t)json_integer_value(json_object_get(json_array_get(buffers, 0), "byteLength"));
     CHECK(blen <= p->bin_size && p->bin_size - blen < 4);
     json_t *views = json_object_get(root, "bufferViews");
     json_t *accessors = json_object_get(root, "accessors");
     size_t i;
     json_t *v;
-    json_array_foreach(views, i, v) {
+    json_array_foreach(views, i, v)
+    {
         const json_int_t off = json_integer_value(json_object_get(v, "byteOffset"));
         const json_int_t len = json_integer_value(json_object_get(v, "byteLength"));
         const json_int_t target = json_integer_value(json_object_get(v, "target"));
@@ -117,8 +118,10 @@ static uint64_t check_document(const parsed *p)
         CHECK_EQ_INT(json_integer_value(json_object_get(v, "buffer")), 0);
     }
     json_t *a;
-    json_array_foreach(accessors, i, a) {
-        json_t *view = json_array_get(views, (size_t)json_integer_value(json_object_get(a, "bufferView")));
+    json_array_foreach(accessors, i, a)
+    {
+        json_t *view =
+            json_array_get(views, (size_t)json_integer_value(json_object_get(a, "bufferView")));
         CHECK(view != NULL);
         const json_int_t aoff = json_integer_value(json_object_get(a, "byteOffset"));
         const json_int_t count = json_integer_value(json_object_get(a, "count"));
@@ -128,12 +131,11 @@ static uint64_t check_document(const parsed *p)
         CHECK(strcmp(type, "VEC3") == 0 || strcmp(type, "SCALAR") == 0);
         CHECK(comp == (width == 3 ? 5126 : 5125));
         CHECK(aoff % 4 == 0 && count > 0);
-        CHECK(aoff + count * 4 * width <=
-              json_integer_value(json_object_get(view, "byteLength")));
+        CHECK(aoff + count * 4 * width <= json_integer_value(json_object_get(view, "byteLength")));
         json_t *mn = json_object_get(a, "min"), *mx = json_object_get(a, "max");
         if (mn) {
-            const size_t base = (size_t)json_integer_value(json_object_get(view, "byteOffset")) +
-                                (size_t)aoff;
+            const size_t base =
+                (size_t)json_integer_value(json_object_get(view, "byteOffset")) + (size_t)aoff;
             for (int c = 0; c < 3; c++) {
                 float lo = INFINITY, hi = -INFINITY;
                 for (json_int_t e = 0; e < count; e++) {
@@ -148,24 +150,32 @@ static uint64_t check_document(const parsed *p)
         }
     }
     uint64_t triangles = 0;
-    json_t *meshes = json_object_get(root, "meshes"), *materials = json_object_get(root, "materials");
+    json_t *meshes = json_object_get(root, "meshes"),
+           *materials = json_object_get(root, "materials");
     json_t *m;
-    json_array_foreach(meshes, i, m) {
+    json_array_foreach(meshes, i, m)
+    {
         json_t *prims = json_object_get(m, "primitives");
         CHECK(json_array_size(prims) > 0);
         size_t q;
         json_t *pr;
-        json_array_foreach(prims, q, pr) {
+        json_array_foreach(prims, q, pr)
+        {
             json_t *attr = json_object_get(pr, "attributes");
-            json_t *pos = json_array_get(accessors, (size_t)json_integer_value(json_object_get(attr, "POSITION")));
-            json_t *nor = json_array_get(accessors, (size_t)json_integer_value(json_object_get(attr, "NORMAL")));
-            json_t *ind = json_array_get(accessors, (size_t)json_integer_value(json_object_get(pr, "indices")));
+            json_t *pos = json_array_get(
+                accessors, (size_t)json_integer_value(json_object_get(attr, "POSITION")));
+            json_t *nor = json_array_get(
+                accessors, (size_t)json_integer_value(json_object_get(attr, "NORMAL")));
+            json_t *ind = json_array_get(
+                accessors, (size_t)json_integer_value(json_object_get(pr, "indices")));
             CHECK(pos && nor && ind);
             CHECK(json_object_get(pos, "min") != NULL && json_object_get(pos, "max") != NULL);
-            CHECK(json_array_get(materials, (size_t)json_integer_value(json_object_get(pr, "material"))) != NULL);
+            CHECK(json_array_get(materials, (size_t)json_integer_value(
+                                                json_object_get(pr, "material"))) != NULL);
             const json_int_t vc = json_integer_value(json_object_get(pos, "count"));
             CHECK_EQ_INT(json_integer_value(json_object_get(nor, "count")), vc);
-            json_t *iview = json_array_get(views, (size_t)json_integer_value(json_object_get(ind, "bufferView")));
+            json_t *iview = json_array_get(
+                views, (size_t)json_integer_value(json_object_get(ind, "bufferView")));
             CHECK_EQ_INT(json_integer_value(json_object_get(iview, "target")), 34963);
             const size_t base = (size_t)json_integer_value(json_object_get(iview, "byteOffset")) +
                                 (size_t)json_integer_value(json_object_get(ind, "byteOffset"));
@@ -180,12 +190,13 @@ static uint64_t check_document(const parsed *p)
     }
     /* every node's mesh exists; the scene lists roots */
     json_t *nodes = json_object_get(root, "nodes"), *n;
-    json_array_foreach(nodes, i, n) {
+    json_array_foreach(nodes, i, n)
+    {
         json_t *mesh = json_object_get(n, "mesh");
         if (mesh) CHECK(json_array_get(meshes, (size_t)json_integer_value(mesh)) != NULL);
     }
-    CHECK(json_array_size(json_object_get(json_array_get(json_object_get(root, "scenes"), 0),
-                                          "nodes")) >= 1);
+    CHECK(json_array_size(
+              json_object_get(json_array_get(json_object_get(root, "scenes"), 0), "nodes")) >= 1);
     return triangles;
 }
 
@@ -193,7 +204,8 @@ static json_t *find_named(json_t *list, const char *name)
 {
     size_t i;
     json_t *o;
-    json_array_foreach(list, i, o) {
+    json_array_foreach(list, i, o)
+    {
         const char *s = json_string_value(json_object_get(o, "name"));
         if (s && strcmp(s, name) == 0) return o;
     }
@@ -242,8 +254,8 @@ static void test_glb_scene(void)
         CHECK(rock != NULL);
         uint8_t rgba[4];
         trn_roles_color(TRN_ROLE_ROCK, rgba);
-        json_t *bc = json_object_get(json_object_get(rock, "pbrMetallicRoughness"),
-                                     "baseColorFactor");
+        json_t *bc =
+            json_object_get(json_object_get(rock, "pbrMetallicRoughness"), "baseColorFactor");
         CHECK(fabs(json_real_value(json_array_get(bc, 0)) - trn_srgb_to_linear(rgba[0])) < 1e-7);
         CHECK(json_real_value(json_array_get(bc, 3)) == 1.0);
         json_t *water = find_named(materials, "water");
@@ -272,11 +284,18 @@ static void test_glb_scene(void)
         CHECK(find_named(nodes, "hut/0_0") != NULL);
         /* Box winding: every proxy triangle faces out of the box (centre (0, 0.5, 0)). */
         json_t *prim = json_array_get(json_object_get(pine, "primitives"), 0);
-        json_t *acc = json_object_get(p.root, "accessors"), *bv = json_object_get(p.root, "bufferViews");
-        json_t *pa = json_array_get(acc, (size_t)json_integer_value(json_object_get(json_object_get(prim, "attributes"), "POSITION")));
-        json_t *ia = json_array_get(acc, (size_t)json_integer_value(json_object_get(prim, "indices")));
-        const size_t pbase = (size_t)json_integer_value(json_object_get(json_array_get(bv, (size_t)json_integer_value(json_object_get(pa, "bufferView"))), "byteOffset"));
-        const size_t ibase = (size_t)json_integer_value(json_object_get(json_array_get(bv, (size_t)json_integer_value(json_object_get(ia, "bufferView"))), "byteOffset"));
+        json_t *acc = json_object_get(p.root, "accessors"),
+               *bv = json_object_get(p.root, "bufferViews");
+        json_t *pa = json_array_get(acc, (size_t)json_integer_value(json_object_get(
+                                             json_object_get(prim, "attributes"), "POSITION")));
+        json_t *ia =
+            json_array_get(acc, (size_t)json_integer_value(json_object_get(prim, "indices")));
+        const size_t pbase = (size_t)json_integer_value(json_object_get(
+            json_array_get(bv, (size_t)json_integer_value(json_object_get(pa, "bufferView"))),
+            "byteOffset"));
+        const size_t ibase = (size_t)json_integer_value(json_object_get(
+            json_array_get(bv, (size_t)json_integer_value(json_object_get(ia, "bufferView"))),
+            "byteOffset"));
         int outward = 0;
         for (int t = 0; t < 12; t++) {
             double q[3][3];
@@ -366,7 +385,8 @@ static void test_gltf_text(void)
             uint32_t acc = 0;
             int bits = 0;
             for (size_t k = 0; k < len && b64[k] != '='; k++) {
-                const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+                const char *abc =
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
                 acc = acc << 6 | (uint32_t)(strchr(abc, b64[k]) - abc);
                 bits += 6;
                 if (bits >= 8) {

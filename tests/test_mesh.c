@@ -40,8 +40,7 @@ static double rough(uint32_t i, uint32_t j)
     return (double)(h % 1024u) / 64.0;
 }
 
-static trn_mesh *build(const trn_field *f, const uint8_t *roles, uint32_t chunk_cells,
-                       int threads)
+static trn_mesh *build(const trn_field *f, const uint8_t *roles, uint32_t chunk_cells, int threads)
 {
     trn_mesh_options o;
     trn_mesh_options_default(&o);
@@ -232,8 +231,8 @@ static void test_no_cracks(void)
                         for (double t = from; t <= to; t += 1.0) {
                             const double ha = poly_at(&pa, t), hb = poly_at(&pb, t);
                             const double gap = fabs(ha - hb);
-                            const double skirt = ha > hb ? a->levels[la].skirt_depth
-                                                         : b->levels[lb].skirt_depth;
+                            const double skirt =
+                                ha > hb ? a->levels[la].skirt_depth : b->levels[lb].skirt_depth;
                             CHECK(gap <= skirt);
                             if (gap > 0) gaps++;
                         }
@@ -252,8 +251,7 @@ static void test_no_cracks(void)
         const float *s = lv->positions + 3u * v;
         for (uint32_t u = 0; u < lv->surface_vertex_count; u++) {
             const float *p = lv->positions + 3u * u;
-            if (p[0] == s[0] && p[2] == s[2] &&
-                s[1] == (float)((double)p[1] - lv->skirt_depth))
+            if (p[0] == s[0] && p[2] == s[2] && s[1] == (float)((double)p[1] - lv->skirt_depth))
                 low++;
         }
     }
@@ -429,7 +427,8 @@ static void test_role_sections(void)
                         CHECK(p < lv->surface_vertex_count && q < lv->surface_vertex_count);
                         CHECK(sk[t + 2u] >= lv->surface_vertex_count);
                         bool found = false;
-                        for (uint32_t u = sec->first; u < sec->first + sec->count - sec->skirt_count && !found; u += 3u)
+                        for (uint32_t u = sec->first;
+                             u < sec->first + sec->count - sec->skirt_count && !found; u += 3u)
                             for (int e = 0; e < 3; e++)
                                 if (lv->indices[u + (uint32_t)e] == p &&
                                     lv->indices[u + (uint32_t)((e + 2) % 3)] == q)
@@ -554,8 +553,8 @@ static void test_camera_selection(void)
     const trn_mesh_chunk *ch = &m->chunks[255];
     const double pi = 3.14159265358979323846;
     const double focal = 1080.0 / (2.0 * tan(60.0 * pi / 360.0));
-    trn_mesh_camera probe = {{ch->bounds_max[0] + 100.0, ch->bounds_min[1], ch->bounds_min[2]},
-                             60.0, 1080.0, 0.0};
+    trn_mesh_camera probe = {
+        {ch->bounds_max[0] + 100.0, ch->bounds_min[1], ch->bounds_min[2]}, 60.0, 1080.0, 0.0};
     int probed = 0;
     for (uint32_t l = 1; l < ch->level_count; l++) {
         double need = ch->levels[l].error * focal / 100.0;

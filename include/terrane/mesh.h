@@ -50,7 +50,7 @@ typedef struct trn_mesh_level {
     /* The same over the chunk's four border lines only (finite where covered): the largest gap
      * the border can open against a neighbour at any other level. */
     double border_error;
-    double skirt_depth; /* how far the skirt hangs below the border (0: no skirt) */
+    double skirt_depth;            /* how far the skirt hangs below the border (0: no skirt) */
     uint32_t vertex_count;         /* surface vertices, then skirt vertices */
     uint32_t surface_vertex_count; /* the first surface_vertex_count are on the surface */
     float *positions;              /* x, y, z per vertex */
@@ -114,8 +114,8 @@ void trn_mesh_options_default(trn_mesh_options *options);
  * TRN_ERR_CANCELLED (progress stage "mesh"); *out is NULL on failure. Thread-safe for distinct
  * outputs. */
 trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sample,
-                          const trn_mesh_options *options, trn_mesh **out,
-                          trn_progress_fn progress, void *user, trn_error *err);
+                          const trn_mesh_options *options, trn_mesh **out, trn_progress_fn progress,
+                          void *user, trn_error *err);
 void trn_mesh_free(trn_mesh *mesh); /* NULL-safe */
 
 /* ---- Level selection: levels_out holds one level per chunk (chunks_x * chunks_z) ---- */
@@ -150,13 +150,13 @@ trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t 
  * bodies' surfaces (trn_water_mesh_new over ground) and scatter instances. */
 typedef struct trn_mesh_scene {
     const trn_mesh *mesh;
-    const uint32_t *levels; /* one per chunk; NULL = level 0 everywhere */
-    bool chunks;            /* one node (OBJ: object) per chunk, named chunk_X_Z; else one mesh */
-    const trn_water *water; /* may be NULL; needs ground */
+    const uint32_t *levels;  /* one per chunk; NULL = level 0 everywhere */
+    bool chunks;             /* one node (OBJ: object) per chunk, named chunk_X_Z; else one mesh */
+    const trn_water *water;  /* may be NULL; needs ground */
     const trn_field *ground; /* the heights the water was resolved on */
     const trn_palette *palette;     /* with instances: the rules they name */
     const trn_instances *instances; /* may be NULL */
-    trn_write_set *writes; /* stage the files in this set (NULL: the writer's own set) */
+    trn_write_set *writes;          /* stage the files in this set (NULL: the writer's own set) */
 } trn_mesh_scene;
 
 /* What a writer wrote. */

@@ -205,10 +205,8 @@ static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint3
                 r01 = c->roles[(size_t)j1 * c->nx + i0];
                 r11 = c->roles[(size_t)j1 * c->nx + i1];
             }
-            if (f00 && f10 && f11)
-                tris[tc++] = (tri){{v00, v11, v10}, majority(r00, r10, r11)};
-            if (f00 && f11 && f01)
-                tris[tc++] = (tri){{v00, v01, v11}, majority(r00, r11, r01)};
+            if (f00 && f10 && f11) tris[tc++] = (tri){{v00, v11, v10}, majority(r00, r10, r11)};
+            if (f00 && f11 && f01) tris[tc++] = (tri){{v00, v01, v11}, majority(r00, r11, r01)};
         }
     const size_t surface_tris = tc;
     for (size_t t = 0; t < tc; t++)
@@ -233,7 +231,7 @@ static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint3
             const uint32_t len = side == 0 || side == 2 ? mx - 1u : mz - 1u;
             for (uint32_t k = 0; k < len; k++) {
                 uint32_t p, q, a, b;
-                bool first_tri; /* the cell's (00, 11, 10) triangle holds the segment */
+                bool first_tri;  /* the cell's (00, 11, 10) triangle holds the segment */
                 if (side == 0) { /* bottom, +x */
                     a = k, b = 0, p = a, q = a + 1u, first_tri = true;
                 } else if (side == 1) { /* right, +z */
@@ -264,8 +262,8 @@ static trn_status level_build(const mesh_ctx *c, const trn_mesh_chunk *ch, uint3
                     if (skirt_of[ends[e]] == NO_VERTEX) skirt_of[ends[e]] = vc++;
                 /* skirt vertices are numbered from grid + ..., resolved below */
                 tris[tc++] = (tri){{p, q, (uint32_t)(grid + skirt_of[q])}, role};
-                tris[tc++] =
-                    (tri){{p, (uint32_t)(grid + skirt_of[q]), (uint32_t)(grid + skirt_of[p])}, role};
+                tris[tc++] = (tri){
+                    {p, (uint32_t)(grid + skirt_of[q]), (uint32_t)(grid + skirt_of[p])}, role};
             }
         }
     }
@@ -421,8 +419,8 @@ void trn_mesh_free(trn_mesh *mesh)
 }
 
 trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sample,
-                          const trn_mesh_options *options, trn_mesh **out,
-                          trn_progress_fn progress, void *user, trn_error *err)
+                          const trn_mesh_options *options, trn_mesh **out, trn_progress_fn progress,
+                          void *user, trn_error *err)
 {
     if (out) *out = NULL;
     if (!out || !field || !field->heights || field->cells_x == 0 || field->cells_z == 0)
@@ -431,8 +429,8 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     if (!(isfinite(field->size_x) && field->size_x > 0.0 && isfinite(field->size_z) &&
           field->size_z > 0.0))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: size: expected finite sizes > 0, found %g x %g",
-                             field->size_x, field->size_z);
+                             "mesh: size: expected finite sizes > 0, found %g x %g", field->size_x,
+                             field->size_z);
     trn_mesh_options o;
     trn_mesh_options_default(&o);
     if (options) o = *options;
@@ -510,8 +508,8 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
         for (long long k = (long long)start; k < end && !st; k++)
             if (status[k])
                 st = trn_error_set(err, status[k], NULL, -1,
-                                   "mesh: out of memory building chunk %u_%u",
-                                   m->chunks[k].cx, m->chunks[k].cz);
+                                   "mesh: out of memory building chunk %u_%u", m->chunks[k].cx,
+                                   m->chunks[k].cz);
         if (!st && progress && progress((double)end / (double)n, "mesh", user) == TRN_CANCEL)
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "mesh: cancelled");
     }
@@ -554,8 +552,7 @@ trn_status trn_mesh_select_max_error(const trn_mesh *mesh, double max_error, uin
                              "mesh: a mesh and an output are required");
     if (!(isfinite(max_error) && max_error >= 0.0))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: max_error: expected a finite number >= 0, found %g",
-                             max_error);
+                             "mesh: max_error: expected a finite number >= 0, found %g", max_error);
     for (size_t k = 0; k < chunk_total(mesh); k++) {
         const trn_mesh_chunk *ch = &mesh->chunks[k];
         uint32_t pick = 0;

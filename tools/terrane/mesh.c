@@ -142,8 +142,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
         while (flags[f] && strcmp(arg, flags[f]) != 0)
             f++;
         if (flags[f]) {
-            bool *slot = f == 0 ? &a->chunks : f == 1 ? &a->embed : f == 2 ? &a->no_water
-                                                                            : &a->no_instances;
+            bool *slot = f == 0   ? &a->chunks
+                         : f == 1 ? &a->embed
+                         : f == 2 ? &a->no_water
+                                  : &a->no_instances;
             *slot = true;
             continue;
         }
@@ -157,10 +159,18 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
             }
             continue;
         }
-        static const char *const names[] = {
-            "-o",    "--output",          "--lod",       "--max-error",       "--camera",
-            "--fov", "--viewport-height", "--chunk-cells", "--lod-error-pixels", "--skirt-depth",
-            "--threads", NULL};
+        static const char *const names[] = {"-o",
+                                            "--output",
+                                            "--lod",
+                                            "--max-error",
+                                            "--camera",
+                                            "--fov",
+                                            "--viewport-height",
+                                            "--chunk-cells",
+                                            "--lod-error-pixels",
+                                            "--skirt-depth",
+                                            "--threads",
+                                            NULL};
         if (!cli_known_option(ctx, arg, names)) return CLI_EXIT_USAGE;
         const char *v = cli_option_value(ctx, argc, argv, &i);
         if (!v) return CLI_EXIT_USAGE;
@@ -192,8 +202,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
                 return cli_usage_error(ctx, "--fov must be between 0 and 180 degrees, not %s", v);
             a->fov_given = true;
         } else if (strcmp(arg, "--viewport-height") == 0) {
-            if (!cli_parse_positive(ctx, arg, v, &a->camera.viewport_height))
-                return CLI_EXIT_USAGE;
+            if (!cli_parse_positive(ctx, arg, v, &a->camera.viewport_height)) return CLI_EXIT_USAGE;
             a->viewport_given = true;
         } else if (strcmp(arg, "--lod-error-pixels") == 0) {
             if (!cli_parse_double(ctx, arg, v, &a->camera.lod_error_pixels)) return CLI_EXIT_USAGE;
@@ -342,9 +351,8 @@ static int classify(cli_ctx *ctx, mesh_input *in, int threads)
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
-static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in,
-                          const trn_mesh *m, const uint32_t *levels,
-                          const trn_mesh_write_report *rep)
+static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in, const trn_mesh *m,
+                          const uint32_t *levels, const trn_mesh_write_report *rep)
 {
     const size_t n = (size_t)m->chunks_x * m->chunks_z;
     uint64_t histogram[32] = {0};
@@ -360,9 +368,10 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "input", cli_json_string(a->in));
     json_object_set_new(o, "input_format", cli_json_string(in->terrain.format));
     json_object_set_new(o, "output", cli_json_string(a->out));
-    json_object_set_new(o, "format", json_string(ends_with(a->out, ".obj")    ? "obj"
-                                                 : ends_with(a->out, ".glb") ? "glb"
-                                                                             : "gltf"));
+    json_object_set_new(o, "format",
+                        json_string(ends_with(a->out, ".obj")   ? "obj"
+                                    : ends_with(a->out, ".glb") ? "glb"
+                                                                : "gltf"));
     json_object_set_new(o, "selection", json_string(select_names[a->mode]));
     if (a->mode == SELECT_CAMERA)
         json_object_set_new(o, "lod_error_pixels", json_real(a->camera.lod_error_pixels));
@@ -420,8 +429,9 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         rc = load_recipe(ctx, &a, &in);
     } else {
         if (a.no_water || a.no_instances)
-            return cli_usage_error(ctx, "%s is for recipes, which publish water and instances; "
-                                        "%s is not one",
+            return cli_usage_error(ctx,
+                                   "%s is for recipes, which publish water and instances; "
+                                   "%s is not one",
                                    a.no_water ? "--no-water" : "--no-instances", a.in);
         rc = cli_load_terrain(ctx, a.in, &a.load, &in.terrain);
         in.field = &in.terrain.field;
@@ -434,7 +444,7 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
 
     trn_mesh_options mo;
     trn_mesh_options_default(&mo);
-    mo.chunk_cells = a.chunk_cells            ? a.chunk_cells
+    mo.chunk_cells = a.chunk_cells      ? a.chunk_cells
                      : in.recipe_loaded ? in.recipe.chunk_cells
                                         : TRN_ROLES_CHUNK_CELLS;
     if (mo.chunk_cells > TRN_MESH_CHUNK_CELLS_MAX) mo.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;

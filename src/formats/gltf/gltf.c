@@ -29,9 +29,8 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
     for (size_t k = 0; s->levels && k < n; k++)
         if (s->levels[k] >= m->chunks[k].level_count)
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "%s: chunk %u_%u: level %u, expected 0..%u", what,
-                                 m->chunks[k].cx, m->chunks[k].cz, s->levels[k],
-                                 m->chunks[k].level_count - 1u);
+                                 "%s: chunk %u_%u: level %u, expected 0..%u", what, m->chunks[k].cx,
+                                 m->chunks[k].cz, s->levels[k], m->chunks[k].level_count - 1u);
     if (s->water && s->water->body_count && !s->ground)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "%s: water needs the ground it was resolved on", what);
@@ -42,8 +41,8 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
         for (size_t k = 0; k < s->instances->count; k++)
             if (s->instances->items[k].rule >= s->palette->rule_count)
                 return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                     "%s: instance %zu names rule %u; the palette has %u", what,
-                                     k, s->instances->items[k].rule, s->palette->rule_count);
+                                     "%s: instance %zu names rule %u; the palette has %u", what, k,
+                                     s->instances->items[k].rule, s->palette->rule_count);
     }
     return TRN_OK;
 }
@@ -206,8 +205,7 @@ static json_t *color4(double r, double g, double b, double a)
     return c;
 }
 
-static long add_material(writer *w, const char *name, json_t *color, double roughness,
-                         bool blend)
+static long add_material(writer *w, const char *name, json_t *color, double roughness, bool blend)
 {
     json_t *pbr = json_object();
     json_object_set_new(pbr, "baseColorFactor", color);
@@ -292,8 +290,8 @@ static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level
     long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
     if (iv < 0 || !add_piece(w, lv->indices, lv->index_count, 0)) return -1;
     end_view(w, iv);
-    long pa = add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min,
-                           lv->bounds_max);
+    long pa =
+        add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min, lv->bounds_max);
     long na = add_accessor(w, nv, 0, lv->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
     json_t *prims = json_array();
     for (uint32_t s = 0; s < lv->section_count; s++) {
@@ -312,8 +310,7 @@ static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level
 }
 
 /* Every chunk's level in one mesh: shared vertex views, one primitive per role. */
-static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *children,
-                              trn_error *err)
+static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *children, trn_error *err)
 {
     const trn_mesh *m = s->mesh;
     const size_t n = (size_t)m->chunks_x * m->chunks_z;
@@ -345,7 +342,8 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
         if (lv->vertex_count && !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0))
             w->failed = true;
     }
-    if (pv < 0 || w->failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (pv < 0 || w->failed)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
     for (size_t k = 0; nv >= 0 && k < n; k++) {
@@ -353,7 +351,8 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
         if (lv->vertex_count && !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0))
             w->failed = true;
     }
-    if (nv < 0 || w->failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (nv < 0 || w->failed)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     end_view(w, nv);
     long pa = add_accessor(w, pv, 0, (size_t)total, GL_FLOAT, "VEC3", lo, hi);
     long na = add_accessor(w, nv, 0, (size_t)total, GL_FLOAT, "VEC3", NULL, NULL);
@@ -366,8 +365,8 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
             const trn_mesh_level *lv = trn_scene_level(s, k);
             for (uint32_t q = 0; q < lv->section_count; q++)
                 if (lv->sections[q].role == r) {
-                    if (!add_piece(w, lv->indices + lv->sections[q].first,
-                                   lv->sections[q].count, (uint32_t)base))
+                    if (!add_piece(w, lv->indices + lv->sections[q].first, lv->sections[q].count,
+                                   (uint32_t)base))
                         w->failed = true;
                     count += lv->sections[q].count;
                 }
@@ -416,8 +415,7 @@ static long water_mesh(writer *w, const trn_water_body *body, const trn_water_me
     long ia = add_accessor(w, iv, 0, 3u * (size_t)wm->triangle_count, GL_UNSIGNED_INT, "SCALAR",
                            NULL, NULL);
     if (w->water_material < 0)
-        w->water_material = (int)add_material(w, "water", color4(0.02, 0.15, 0.5, 0.55), 0.1,
-                                              true);
+        w->water_material = (int)add_material(w, "water", color4(0.02, 0.15, 0.5, 0.55), 0.1, true);
     json_t *prims = json_array();
     json_array_append_new(prims, primitive(pa, na, ia, w->water_material));
     char name[160];
@@ -432,8 +430,8 @@ static long water_mesh(writer *w, const trn_water_body *body, const trn_water_me
 static void box_build(float *box_positions, float *box_normals, uint32_t *box_indices)
 {
     /* face: normal axis and sign; corners walk counter-clockwise seen from outside */
-    static const float n[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
-                                  {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    static const float n[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                  {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
     for (int f = 0; f < 6; f++) {
         /* two tangent axes u, v with u x v = n */
         float u[3], v[3];
@@ -483,8 +481,7 @@ static trn_status instance_nodes(writer *w, const trn_mesh_scene *s, json_t *chi
     long pa = add_accessor(w, pv, 0, 24, GL_FLOAT, "VEC3", lo, hi);
     long na = add_accessor(w, nv, 0, 24, GL_FLOAT, "VEC3", NULL, NULL);
     long ia = add_accessor(w, iv, 0, 36, GL_UNSIGNED_INT, "SCALAR", NULL, NULL);
-    w->instance_material =
-        (int)add_material(w, "instance", color4(0.8, 0.2, 0.6, 1.0), 1.0, false);
+    w->instance_material = (int)add_material(w, "instance", color4(0.8, 0.2, 0.6, 1.0), 1.0, false);
     long first_mesh = (long)json_array_size(w->meshes);
     for (uint32_t r = 0; r < p->rule_count; r++) {
         const trn_scatter_rule *rule = &p->rules[r];
@@ -501,8 +498,7 @@ static trn_status instance_nodes(writer *w, const trn_mesh_scene *s, json_t *chi
         const trn_instance *in = &s->instances->items[k];
         const trn_scatter_rule *rule = &p->rules[in->rule];
         char key[TRN_PALETTE_ID_MAX + 48];
-        snprintf(key, sizeof key, "%s/%lld_%lld", rule->id, (long long)in->cx,
-                 (long long)in->cz);
+        snprintf(key, sizeof key, "%s/%lld_%lld", rule->id, (long long)in->cx, (long long)in->cz);
         json_t *node = named_node(key, first_mesh + (long)in->rule);
         json_t *t = json_array();
         json_array_append_new(t, json_real(in->x));
@@ -575,7 +571,8 @@ static void write_buffer(const writer *w, sink *s)
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 
 static char *base64(const uint8_t *data, size_t n)
@@ -626,7 +623,8 @@ static trn_status stage_write(trn_write_set *ws, const char *dest, trn_atomic_fi
 
 static void note_file(trn_mesh_write_report *rep, const char *dest, uint64_t bytes)
 {
-    if (rep->file_count < 2) snprintf(rep->files[rep->file_count++], sizeof rep->files[0], "%s", dest);
+    if (rep->file_count < 2)
+        snprintf(rep->files[rep->file_count++], sizeof rep->files[0], "%s", dest);
     rep->bytes += bytes;
 }
 
@@ -868,7 +866,8 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
                 if (!st) note_file(rep, path, json_len);
             }
             /* An empty buffer still gets its (empty) .bin, so the pair always lands whole. */
-            if (!st && container == TRN_GLTF_SEPARATE && !(st = stage_write(ws, bin_path, &af, err))) {
+            if (!st && container == TRN_GLTF_SEPARATE &&
+                !(st = stage_write(ws, bin_path, &af, err))) {
                 sink fs = {&af, NULL, 0};
                 write_buffer(&w, &fs);
                 st = trn_atomic_file_commit(&af, err);
