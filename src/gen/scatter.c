@@ -1215,7 +1215,7 @@ static void key_quote(const char *key, char *buf, size_t size)
         while (n > 0 && ((unsigned char)key[n] & 0xC0u) == 0x80u)
             n--;
     }
-    snprintf(buf, size, "'%.*s'%s", (int)n, key, n < strlen(key) ? "..." : "");
+    snprintf(buf, size, "'%.*s%s'", (int)n, key, n < strlen(key) ? "..." : "");
 }
 
 static trn_status excl_list(const json_t *list, const char *file, const char *text, size_t size,
@@ -1236,9 +1236,9 @@ static trn_status excl_list(const json_t *list, const char *file, const char *te
         trn_status st = TRN_OK;
         trn_json_path_push_index(path, k);
         if (!json_is_string(v))
-            st = excl_error(err, file, text, size, path,
-                            "expected a placement key string, found %s",
-                            trn_json_describe(v, buf, sizeof buf));
+            st =
+                excl_error(err, file, text, size, path, "expected a placement key string, found %s",
+                           trn_json_describe(v, buf, sizeof buf));
         else if (json_string_length(v) == 0)
             st = excl_error(err, file, text, size, path, "expected a nonempty placement key");
         trn_json_path_pop(path);
@@ -1287,7 +1287,8 @@ trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const cha
                            ? 3
                            : 0;
     json_error_t je;
-    json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
+    json_t *root =
+        json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!root) {
         const size_t at = je.position > 0 ? (size_t)je.position - 1 : 0;
         const trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + at);
@@ -1306,7 +1307,8 @@ trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const cha
         if (components) {
             trn_json_path_push_key(&jp, "components");
             if (!json_is_object(components))
-                st = excl_error(err, path, text, size, &jp, "expected an object of components, found %s",
+                st = excl_error(err, path, text, size, &jp,
+                                "expected an object of components, found %s",
                                 trn_json_describe(components, buf, sizeof buf));
             else if (!(terrain = json_object_get(components, "Terrain3D")))
                 st = excl_error(err, path, text, size, &jp,
@@ -1328,13 +1330,12 @@ trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const cha
             list = json_object_get(terrain, "scatter_exclusions");
             if (list) trn_json_path_push_key(&jp, "scatter_exclusions");
         }
-    }
-    if (!st && list) st = excl_list(list, path, text, size, &jp, out, err);
-    if (!st && !list && !json_is_object(root))
+    } else if (!json_is_array(root))
         st = excl_error(err, path, text, size, &jp,
                         "expected an array of placement keys, a Terrain3D object or a scene "
                         "entity, found %s",
                         trn_json_describe(root, buf, sizeof buf));
+    if (!st && list) st = excl_list(list, path, text, size, &jp, out, err);
     json_decref(root);
     if (st) trn_scatter_exclusions_dispose(out);
     return st;

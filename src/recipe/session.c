@@ -6,17 +6,37 @@
 #include <string.h>
 
 #include "recipe/replay.h"
+#include "terrane/drainage.h"
 #include "terrane/layers.h"
+#include "terrane/roles.h"
+#include "terrane/scatter.h"
 
 /* One applied stroke: where it went in the recipe and the touched window before and after. */
 typedef struct hist_entry {
     trn_stroke stroke;
     uint32_t index;
     trn_box box;
+    bool heights; /* the stroke changed heights (so drainage, not only biomes, may change) */
     float *h[2];
     uint8_t *b[2], *s[2], *x[2];
     int16_t *r[2];
 } hist_entry;
+
+/* What a session derives from its result besides the surface: the placements (immutable
+ * candidates, their view on the current surface and the environment the view reads) and the
+ * roles' inputs that edits leave alone (moisture, snow flags) plus the last drainage's flow
+ * accumulation, so an edit finds the samples whose accumulation it changed. */
+typedef struct derived {
+    const trn_palette *palette; /* NULL: no placements */
+    trn_instances base;         /* owned copy */
+    trn_scatter_view view;
+    trn_generated_scatter_env env;
+    bool roles;
+    trn_roles_params params;
+    uint32_t *accumulation;
+    float *moisture;
+    bool *snow;
+} derived;
 
 struct trn_session {
     trn_recipe recipe;
@@ -31,6 +51,10 @@ struct trn_session {
     /* The result's cache key is the canonical JSON's hash of the whole recipe: O(recipe), far
      * more than one stroke's samples, so it is brought up to date when the result is read. */
     bool key_stale;
+    derived d;
+    /* gen.instances lags the view after edits until the result is read. */
+    bool instances_stale;
+    trn_session_edit last;
 };
 
 static trn_status oom(trn_error *err, const char *what)
@@ -310,6 +334,243 @@ static trn_status chunks_report(const trn_recipe *r, trn_box box, trn_chunk_set 
     return TRN_OK;
 }
 
+/* ---- placements and roles ---- */
+
+static void derived_dispose(derived *d)
+{
+    trn_instances_dispose(&d->base);
+    trn_scatter_view_dispose(&d->view);
+    trn_generated_scatter_env_dispose(&d->env);
+    free(d->accumulation);
+    free(d->moisture);
+    free(d->snow);
+    memset(d, 0, sizeof *d);
+}
+
+/* Point the placement environment at the session's result: its field lives in the session,
+ * and the exclusion mask comes and goes with the exclusion strokes. */
+static void derived_bind(derived *d, const trn_generated *gen)
+{
+    if (!d->palette) return;
+    d->env.env.field = &gen->field;
+    d->env.env.biome = gen->biomes.values;
+    d->env.env.water_distance = gen->water_distance;
+    d->env.env.exclusion = gen->exclusion;
+}
+
+static void roles_input(const derived *d, const trn_generated *gen, const trn_recipe *r,
+                        const uint32_t *accumulation, trn_roles_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->field = &gen->field;
+    in->transport = gen->transport;
+    in->accumulation = accumulation;
+    in->moisture = d->moisture;
+    in->wet = gen->has_water ? gen->water.wet : NULL;
+    in->water_distance = gen->water_distance;
+    in->biomes = gen->biomes.values;
+    in->allow_snow = d->snow;
+    in->allow_snow_count = r->biome_count;
+}
+
+/* Flow accumulation of the result's current surface (malloc'd into *out). */
+static trn_status accumulation_of(const trn_generated *gen, uint32_t **out, trn_error *err)
+{
+    trn_drainage dr;
+    trn_status st = trn_drainage_compute(&gen->field, gen->sea_level, &dr, NULL, NULL, err);
+    if (st) return st;
+    *out = dr.accumulation;
+    dr.accumulation = NULL;
+    trn_drainage_dispose(&dr);
+    return TRN_OK;
+}
+
+static uint32_t chunk_cells_of(const trn_recipe *r)
+{
+    return r->chunk_cells ? r->chunk_cells : 1u;
+}
+
+/* Set up d for a fresh result (generated with the session's options): candidates, view and
+ * environment when the options carry a palette; roles' inputs when they ask for roles. */
+static trn_status derived_init(derived *d, const trn_generated *gen, const trn_recipe *r,
+                               const trn_generate_options *o, trn_error *err)
+{
+    memset(d, 0, sizeof *d);
+    trn_status st = TRN_OK;
+    if (o->palette) {
+        d->palette = o->palette;
+        /* The graph's candidates when it placed them before the layers, else the placements. */
+        const trn_instances *src = gen->scatter_base.count ? &gen->scatter_base : &gen->instances;
+        d->base.count = src->count;
+        d->base.items = malloc((src->count ? src->count : 1u) * sizeof *d->base.items);
+        if (!d->base.items) {
+            derived_dispose(d);
+            return oom(err, "the placement candidates");
+        }
+        if (src->count) memcpy(d->base.items, src->items, src->count * sizeof *src->items);
+        if ((st = trn_scatter_view_init(&d->base, &d->view, err)) ||
+            (st = trn_generated_scatter_env_init(gen, r, o->palette, &d->env, err))) {
+            derived_dispose(d);
+            return st;
+        }
+        derived_bind(d, gen);
+        /* Graph candidates were placed before the layers: filter them on the final surface. */
+        if (gen->scatter_base.count &&
+            (st = trn_scatter_refilter_window(d->palette, &d->base, &d->env.env, 0.0, 0.0,
+                                              r->size_x, r->size_z, &d->view, NULL, err))) {
+            derived_dispose(d);
+            return st;
+        }
+    }
+    if (o->roles) {
+        d->roles = true;
+        trn_recipe_roles_params(r, &d->params);
+        d->params.threads = o->threads;
+        const size_t nx = (size_t)r->cells_x + 1u, nz = (size_t)r->cells_z + 1u;
+        d->moisture = malloc(nx * nz * sizeof *d->moisture);
+        d->snow = calloc(r->biome_count ? r->biome_count : 1u, sizeof *d->snow);
+        if (!d->moisture || !d->snow) {
+            derived_dispose(d);
+            return oom(err, "the surface roles' inputs");
+        }
+        /* Bit for bit the moisture trn_generated_classify_roles reads. */
+        for (size_t j = 0; j < nz; j++)
+            trn_moisture_row(r->seed, gen->field.size_x, gen->field.cells_x,
+                             (double)j * gen->field.size_z / (double)gen->field.cells_z,
+                             d->moisture + j * nx);
+        for (uint32_t b = 0; b < r->biome_count; b++)
+            d->snow[b] = r->biomes[b].allow_snow;
+        if ((st = accumulation_of(gen, &d->accumulation, err))) {
+            derived_dispose(d);
+            return st;
+        }
+    }
+    return TRN_OK;
+}
+
+static uint64_t placed_count(const trn_scatter_view *v)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < v->count; k++)
+        n += v->blocked[k] == 0;
+    return n;
+}
+
+/* Bring roles and placements up to date after the samples of box changed (heights: their
+ * heights too) and fill ss->last. Nothing is written when the drainage fails; a later failure
+ * (out of memory) is left to the caller, which restores the surface and calls this again. */
+static trn_status derived_update(trn_session *ss, trn_box box, bool heights, trn_session_edit *out,
+                                 trn_error *err)
+{
+    derived *d = &ss->d;
+    const trn_recipe *r = &ss->recipe;
+    trn_session_edit last;
+    memset(&last, 0, sizeof last);
+    memset(out, 0, sizeof *out);
+    trn_status st = TRN_OK;
+    derived_bind(d, &ss->gen);
+    if (d->roles) {
+        uint32_t *acc = NULL;
+        trn_box win = box;
+        if (heights) {
+            /* Drainage is not local: an edit can reroute flow far downstream. */
+            if ((st = accumulation_of(&ss->gen, &acc, err))) return st;
+            const size_t nx = (size_t)r->cells_x + 1u, nz = (size_t)r->cells_z + 1u;
+            for (size_t j = 0; j < nz; j++) {
+                const uint32_t *a = acc + j * nx, *b = d->accumulation + j * nx;
+                for (size_t i = 0; i < nx; i++)
+                    if (a[i] != b[i]) {
+                        const trn_box one = {(int64_t)i, (int64_t)j, (int64_t)i, (int64_t)j};
+                        win = trn_box_union(win, one);
+                    }
+            }
+        }
+        trn_roles_chunk_grid(r->cells_x, r->cells_z, chunk_cells_of(r),
+                             &last.roles_changed.chunks_x, &last.roles_changed.chunks_z);
+        last.roles_changed.changed =
+            calloc((size_t)last.roles_changed.chunks_x * last.roles_changed.chunks_z, 1);
+        if (!last.roles_changed.changed) {
+            free(acc);
+            return oom(err, "the changed role chunks");
+        }
+        trn_roles_input in;
+        roles_input(d, &ss->gen, r, acc ? acc : d->accumulation, &in);
+        if (!trn_box_empty(&win))
+            st = trn_roles_classify_window(
+                &in, &d->params, (uint32_t)win.i0, (uint32_t)win.j0, (uint32_t)win.i1 + 1u,
+                (uint32_t)win.j1 + 1u, chunk_cells_of(r), ss->gen.roles, last.roles_changed.changed,
+                &last.roles_changed.changed_count, err);
+        if (st) {
+            free(acc);
+            trn_chunk_set_dispose(&last.roles_changed);
+            return st;
+        }
+        if (acc) {
+            free(d->accumulation);
+            d->accumulation = acc;
+        }
+    }
+    if (d->palette) {
+        const uint64_t before = placed_count(&d->view);
+        size_t flips = 0;
+        if (!trn_box_empty(&box)) {
+            const double dx = r->size_x / (double)r->cells_x, dz = r->size_z / (double)r->cells_z;
+            st = trn_scatter_refilter_window(d->palette, &d->base, &d->env.env, (double)box.i0 * dx,
+                                             (double)box.j0 * dz, (double)box.i1 * dx,
+                                             (double)box.j1 * dz, &d->view, &flips, err);
+        }
+        if (st) {
+            trn_chunk_set_dispose(&last.roles_changed);
+            return st;
+        }
+        const uint64_t after = placed_count(&d->view);
+        /* flips = removed + restored, after - before = restored - removed. */
+        last.placements = after;
+        last.placements_restored = ((uint64_t)flips + after - before) / 2u;
+        last.placements_removed = (uint64_t)flips - last.placements_restored;
+        ss->instances_stale = ss->instances_stale || flips > 0 || !trn_box_empty(&box);
+    }
+    *out = last;
+    return TRN_OK;
+}
+
+/* Make edit the session's last edit (the previous one's chunk set is released). */
+static void last_set(trn_session *ss, trn_session_edit *edit)
+{
+    trn_chunk_set_dispose(&ss->last.roles_changed);
+    if (edit)
+        ss->last = *edit;
+    else
+        memset(&ss->last, 0, sizeof ss->last);
+}
+
+/* After a failed edit put back what the derived state was for the restored surface. */
+static void derived_restore(trn_session *ss, trn_box box, bool heights)
+{
+    trn_session_edit tmp;
+    if (derived_update(ss, box, heights, &tmp, NULL) == TRN_OK)
+        trn_chunk_set_dispose(&tmp.roles_changed);
+}
+
+const trn_session_edit *trn_session_last_edit(const trn_session *ss)
+{
+    return ss ? &ss->last : NULL;
+}
+
+trn_status trn_session_instances(const trn_session *ss, trn_instances *out, trn_error *err)
+{
+    if (!out) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "session: no output");
+    memset(out, 0, sizeof *out);
+    if (!ss) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "session: no session");
+    if (!ss->d.palette) return TRN_OK;
+    return trn_scatter_view_collect(&ss->d.base, &ss->d.view, out, err);
+}
+
+const uint8_t *trn_session_roles(const trn_session *ss)
+{
+    return ss && ss->d.roles ? ss->gen.roles : NULL;
+}
+
 /* ---- lifecycle ---- */
 
 static int threads_of(const trn_generate_options *o)
@@ -330,6 +591,9 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
     ss->options.quality = options ? options->quality : TRN_EROSION_FINAL;
     ss->options.cache = options ? options->cache : NULL;
     ss->options.max_work = options ? options->max_work : 0;
+    ss->options.palette = options ? options->palette : NULL;
+    ss->options.max_placements = options ? options->max_placements : 0;
+    ss->options.roles = options ? options->roles : false;
     if (!ss->options.cache) {
         /* The session's own: small enough for one terrain's chain of results. */
         trn_status cst = trn_graph_cache_new(NULL, (size_t)1 << 30, &ss->own_cache, err);
@@ -346,12 +610,17 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
     }
     trn_status st = trn_recipe_generate_with(&ss->recipe, &ss->options, NULL, &ss->gen, &ss->keep,
                                              progress, user, err);
+    if (!st && (st = derived_init(&ss->d, &ss->gen, &ss->recipe, &ss->options, err))) {
+        trn_generated_dispose(&ss->gen);
+        trn_replay_keep_dispose(&ss->keep);
+    }
     if (st) {
         recipe_free(&ss->recipe);
         trn_graph_cache_free(ss->own_cache);
         free(ss);
         return st;
     }
+    ss->last.placements = ss->d.palette ? placed_count(&ss->d.view) : 0u;
     *out = ss;
     return TRN_OK;
 }
@@ -360,6 +629,8 @@ void trn_session_free(trn_session *ss)
 {
     if (!ss) return;
     history_clear(ss);
+    derived_dispose(&ss->d);
+    last_set(ss, NULL);
     trn_generated_dispose(&ss->gen);
     trn_replay_keep_dispose(&ss->keep);
     recipe_free(&ss->recipe);
@@ -383,6 +654,16 @@ const trn_generated *trn_session_result(const trn_session *ss)
         if (trn_recipe_cache_key(&w->recipe, &key, NULL) == TRN_OK) {
             w->gen.cache_key = key;
             w->key_stale = false;
+        }
+    }
+    if (ss->instances_stale) {
+        /* The same lazy refresh for the placements (a copy of the view's placed candidates). */
+        trn_session *w = (trn_session *)(uintptr_t)ss;
+        trn_instances fresh;
+        if (trn_scatter_view_collect(&w->d.base, &w->d.view, &fresh, NULL) == TRN_OK) {
+            trn_instances_dispose(&w->gen.instances);
+            w->gen.instances = fresh;
+            w->instances_stale = false;
         }
     }
     return &ss->gen;
@@ -573,6 +854,7 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
     }
     trn_replay_plan plan;
     float *win_values = NULL;
+    bool rederive = false;
     /* The recipe as a whole must still validate (stroke limits, ranges), as generation checks. */
     if ((st = trn_recipe_validate(r, err)) || (st = trn_replay_plan_make(r, &plan, err))) {
         recipe_remove(r, at);
@@ -658,12 +940,22 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
         }
     }
     entry_window(ss, &e, 1, true);
+    e.heights = !trn_box_empty(&c);
+    trn_session_edit last;
+    if ((st = derived_update(ss, e.box, e.heights, &last, err))) {
+        entry_window(ss, &e, 0, false);
+        rederive = true;
+        goto fail;
+    }
     if ((st = chunks_report(r, e.box, changed, err)) || (st = push_entry(ss, &e, err))) {
         /* Put the surface and the recipe back as they were. */
         entry_window(ss, &e, 0, false);
         trn_chunk_set_dispose(changed);
+        trn_chunk_set_dispose(&last.roles_changed);
+        rederive = true;
         goto fail;
     }
+    last_set(ss, &last);
     free(win_values);
     trn_replay_plan_dispose(&plan);
     ss->key_stale = true;
@@ -672,11 +964,14 @@ fail:
     free(win_values);
     trn_replay_plan_dispose(&plan);
     recipe_remove(r, at);
+    const trn_box undo_box = e.box;
+    const bool undo_heights = e.heights;
     entry_free(&e);
     if (trn_replay_plan_make(r, &plan, NULL) == TRN_OK) {
         (void)sync_exclusion(ss, &plan, NULL);
         trn_replay_plan_dispose(&plan);
     }
+    if (rederive) derived_restore(ss, undo_box, undo_heights);
     return st;
 }
 
@@ -716,6 +1011,24 @@ static trn_status undo_redo(trn_session *ss, bool redo, trn_chunk_set *changed, 
     }
     ss->key_stale = true;
     entry_window(ss, e, redo ? 1 : 0, false);
+    trn_session_edit last;
+    if ((st = derived_update(ss, e->box, e->heights, &last, err))) {
+        /* Back to the state before this call: the recipe, the exclusion mask's presence, then
+         * the samples (which include the mask's), then what derives from them. */
+        if (redo)
+            recipe_remove(r, e->index);
+        else
+            (void)recipe_insert(r, e->index, &e->stroke);
+        if (trn_replay_plan_make(r, &plan, NULL) == TRN_OK) {
+            (void)sync_exclusion(ss, &plan, NULL);
+            trn_replay_plan_dispose(&plan);
+        }
+        entry_window(ss, e, redo ? 0 : 1, false);
+        derived_restore(ss, e->box, e->heights);
+        if (changed) trn_chunk_set_dispose(&set);
+        return st;
+    }
+    last_set(ss, &last);
     ss->hist_pos = redo ? ss->hist_pos + 1u : ss->hist_pos - 1u;
     if (changed) *changed = set;
     return TRN_OK;
@@ -768,17 +1081,28 @@ trn_status trn_session_regenerate(trn_session *ss, const trn_recipe *recipe, trn
     trn_generated gen;
     trn_replay_keep keep;
     st = trn_recipe_generate_with(&copy, &ss->options, frozen, &gen, &keep, progress, user, err);
+    derived nd;
+    if (!st && (st = derived_init(&nd, &gen, &copy, &ss->options, err))) {
+        trn_generated_dispose(&gen);
+        trn_replay_keep_dispose(&keep);
+    }
     if (st) {
         recipe_free(&copy);
         return st;
     }
     history_clear(ss);
+    derived_dispose(&ss->d);
+    last_set(ss, NULL);
+    ss->instances_stale = false;
     trn_generated_dispose(&ss->gen);
     trn_replay_keep_dispose(&ss->keep);
     recipe_free(&ss->recipe);
     ss->recipe = copy;
     ss->gen = gen;
     ss->keep = keep;
+    ss->d = nd;
+    derived_bind(&ss->d, &ss->gen); /* the field moved into the session */
+    ss->last.placements = ss->d.palette ? placed_count(&ss->d.view) : 0u;
     ss->key_stale = false;
     return TRN_OK;
 }
