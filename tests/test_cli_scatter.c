@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
 #include "terrane/image.h"
 #include "terrane/palette.h"
 #include "test.h"
@@ -297,6 +298,35 @@ static void test_surface_beamng(void)
     CHECK(ter.layers && ter.layers[2 * 65 + 2] == meadow);
     trn_ter_dispose(&ter);
     CHECK_EQ_INT(cli("beamng validate %s -q", level), 0);
+    /* A role's material: the role's ground model and colour; the biome's keeps its own. */
+    snprintf(path, sizeof path, "%s/art/terrains/main.materials.json", level);
+    trn_material_file mf;
+    memset(&mf, 0, sizeof mf);
+    CHECK_OK(trn_material_file_read(path, &mf, NULL));
+    const char *models[4][2] = {
+        {"soil", "DIRT"}, {"beach_sand", "SAND"}, {"riverbed", "MUD"}, {"meadow", "GRASS"}};
+    for (int m = 0; m < 4; m++) {
+        bool found = false;
+        for (uint32_t k = 0; k < mf.material_count; k++)
+            if (mf.materials[k].internal_name &&
+                strcmp(mf.materials[k].internal_name, models[m][0]) == 0) {
+                found = true;
+                CHECK(mf.materials[k].groundmodel_name &&
+                      strcmp(mf.materials[k].groundmodel_name, models[m][1]) == 0);
+            }
+        CHECK(found);
+    }
+    trn_material_file_dispose(&mf);
+    static const uint8_t colours[2][3] = {{62, 118, 196}, {102, 153, 77}};
+    static const char *const textures[2] = {"riverbed", "meadow"};
+    for (int t = 0; t < 2; t++) {
+        snprintf(path, sizeof path, "%s/art/terrains/t_terrane_%s_b.png", level, textures[t]);
+        trn_image img;
+        memset(&img, 0, sizeof img);
+        CHECK_OK(trn_png_read(path, NULL, &img, NULL));
+        CHECK(img.data && img.channels == 3 && memcmp(img.data, colours[t], 3) == 0);
+        trn_image_dispose(&img);
+    }
 
     /* The JSON summary: each material with its source, the fallbacks per role. */
     CHECK_EQ_INT(cli("generate %s --export beamng:%s --format json -q", recipe, level), 0);
@@ -346,6 +376,36 @@ static void test_surface_beamng(void)
     CHECK(json_integer_value(json_object_get(json_object_get(o, "export"), "validate_errors")) ==
           0);
     json_decref(o);
+
+    /* A biome with its own material: it wins over every role, the lake bed included, and
+     * nothing falls back. */
+    char explicit_path[800];
+    snprintf(explicit_path, sizeof explicit_path, "%s/surf_explicit.json", tmp);
+    size_t size = 0;
+    char *text = (char *)trn_test_read_file(recipe, &size);
+    const char needle[] = "\"color\": [0.4, 0.6, 0.3, 1]";
+    char *at = text ? strstr(text, needle) : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        char edited[8192];
+        snprintf(edited, sizeof edited, "%.*s\"material\": \"asset://materials/Moss!\", %s",
+                 (int)(at - text), text, at);
+        CHECK(trn_test_write_file(explicit_path, edited, strlen(edited)));
+    }
+    free(text);
+    snprintf(level, sizeof level, "%s/game/levels/moss", tmp);
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s", explicit_path, level), 0);
+    CHECK_CONTAINS(err_text, "material 'Moss_' (asset://materials/Moss!): biome 'meadow''s own "
+                             "material, 4225 sample(s)");
+    CHECK(err_text && !strstr(err_text, "have no binding"));
+    snprintf(path, sizeof path, "%s/theTerrain.ter", level);
+    memset(&ter, 0, sizeof ter);
+    CHECK_OK(trn_ter_read(path, NULL, &ter, NULL, NULL, NULL));
+    CHECK(ter.material_count == 1 && strcmp(ter.materials[0], "Moss_") == 0);
+    CHECK(ter.layers && ter.layers[32 * 65 + 32] == 0);
+    trn_ter_dispose(&ter);
+    snprintf(path, sizeof path, "%s/art/terrains/t_terrane_Moss__b.png", level);
+    CHECK(trn_test_exists(path));
 }
 
 /* generate --export unity with a material set: one splat layer per surface material, named by
@@ -442,6 +502,82 @@ static void test_surface_unity(void)
     json_decref(inst);
 }
 
+/* --exclusions: a scene entity's Terrain3D.scatter_exclusions suppresses exactly its listed
+ * placements (the others stay byte for byte, nothing refills), unmatched keys are counted, and
+ * a bad list fails before generating with file:line:column. */
+static void test_exclusions(void)
+{
+    const char *recipe = write_recipe("excl.json", shrubs);
+    char all[800], kept[800], scene[800], bad[800];
+    snprintf(all, sizeof all, "%s/excl_all.json", tmp);
+    snprintf(kept, sizeof kept, "%s/excl_kept.json", tmp);
+    snprintf(scene, sizeof scene, "%s/island.entity.json", tmp);
+    snprintf(bad, sizeof bad, "%s/bad.entity.json", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, all), 0);
+    size_t size = 0;
+    char *text = (char *)trn_test_read_file(all, &size);
+    json_error_t je;
+    json_t *doc = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *items = json_object_get(doc, "instances");
+    const size_t n = json_array_size(items);
+    CHECK(n > 20);
+    if (n <= 20) {
+        json_decref(doc);
+        return;
+    }
+    /* The first and the fifth placement, and one key that matches nothing. */
+    const char *id0 = json_string_value(json_object_get(json_array_get(items, 0), "id"));
+    const char *id4 = json_string_value(json_object_get(json_array_get(items, 4), "id"));
+    char body[1200];
+    snprintf(body, sizeof body,
+             "{\"name\": \"Island\", \"components\": {\"Transform\": {\"position\": [0, 0, 0]},\n"
+             " \"Terrain3D\": {\"asset\": \"asset://terrain/island\",\n"
+             "  \"scatter_exclusions\": [\"%s\", \"shrub/9999_9999\", \"%s\"]}}}\n",
+             id0, id4);
+    CHECK(trn_test_write_file(scene, body, strlen(body)));
+    CHECK_EQ_INT(cli("scatter %s -o %s --exclusions %s", recipe, kept, scene), 0);
+    CHECK_CONTAINS(out_text, "2 placements suppressed, 1 of 3 keys matched nothing");
+    CHECK_CONTAINS(out_text, "instances");
+    text = (char *)trn_test_read_file(kept, &size);
+    json_t *doc2 = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *items2 = json_object_get(doc2, "instances");
+    CHECK_EQ_INT(json_array_size(items2), n - 2);
+    /* Every other placement is there unchanged, in order. */
+    size_t at = 0;
+    for (size_t k = 0; k < n && at < json_array_size(items2); k++) {
+        if (k == 0 || k == 4) continue;
+        CHECK(json_equal(json_array_get(items, k), json_array_get(items2, at)));
+        at++;
+    }
+    CHECK_EQ_INT(at, n - 2);
+    json_decref(doc2);
+    json_decref(doc);
+    /* The JSON report counts them. */
+    CHECK_EQ_INT(cli("scatter %s --exclusions %s --format json -q", recipe, scene), 0);
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    json_t *x = json_object_get(o, "exclusions");
+    CHECK(x != NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(x, "keys")), 3);
+    CHECK_EQ_INT(json_integer_value(json_object_get(x, "suppressed")), 2);
+    CHECK_EQ_INT(json_integer_value(json_object_get(x, "unmatched")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(o, "instances")), n - 2);
+    json_decref(o);
+    /* A duplicate key: exit 1 naming file:line:column and the JSON path. */
+    const char dup[] = "{\"components\": {\"Terrain3D\": {\"scatter_exclusions\": [\n"
+                       "  \"shrub/1_1\",\n  \"shrub/1_1\"]}}}\n";
+    CHECK(trn_test_write_file(bad, dup, strlen(dup)));
+    CHECK_EQ_INT(cli("scatter %s --exclusions %s -q", recipe, bad), 1);
+    CHECK_CONTAINS(err_text, "bad.entity.json:3:3");
+    CHECK_CONTAINS(err_text, "components.Terrain3D.scatter_exclusions[1]: duplicate key "
+                             "'shrub/1_1' (first at [0])");
+    /* A missing file, and the option given twice. */
+    CHECK_EQ_INT(cli("scatter %s --exclusions %s/none.json -q", recipe, tmp), 1);
+    CHECK_EQ_INT(cli("scatter %s --exclusions %s --exclusions %s -q", recipe, scene, scene), 2);
+    CHECK_CONTAINS(err_text, "--exclusions is given twice");
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -451,6 +587,7 @@ int main(void)
     RUN(test_forest_export);
     RUN(test_surface_beamng);
     RUN(test_surface_unity);
+    RUN(test_exclusions);
     reset_output();
     return trn_test_finish();
 }

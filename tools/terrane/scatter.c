@@ -39,11 +39,16 @@ static const char *const help_text =
     "  --threads N              worker threads (1..1024; default: all cores); results never "
     "depend on it\n"
     "  --max-placements N       the placement ceiling (default 10000000); more are cut and said\n"
+    "  --exclusions FILE.json   placements to suppress after placing: a JSON array of keys\n"
+    "                           (\"RULE/CX_CZ\", the ids above), a Terrain3D object or a scene\n"
+    "                           entity with components.Terrain3D.scatter_exclusions; the others\n"
+    "                           stay as placed (nothing refills) and keys that match nothing are\n"
+    "                           counted, not refused\n"
     "  -q, --quiet              no progress bar or notes\n"
     "  --format json            the report as JSON on stdout\n";
 
 typedef struct scatter_args {
-    const char *recipe_path, *out_json, *out_csv, *out_picture;
+    const char *recipe_path, *out_json, *out_csv, *out_picture, *exclusions;
     int threads;
     uint64_t max_placements;
 } scatter_args;
@@ -67,8 +72,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
             a->recipe_path = arg;
             continue;
         }
-        static const char *const known[] = {"-o",        "--output",         "--csv", "--picture",
-                                            "--threads", "--max-placements", NULL};
+        static const char *const known[] = {"-o",           "--output",  "--csv",
+                                            "--picture",    "--threads", "--max-placements",
+                                            "--exclusions", NULL};
         bool ok = false;
         for (const char *const *k = known; *k && !ok; k++)
             ok = strcmp(arg, *k) == 0;
@@ -78,6 +84,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
         const char **slot = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 ? &a->out_json
                             : strcmp(arg, "--csv") == 0                            ? &a->out_csv
                             : strcmp(arg, "--picture") == 0                        ? &a->out_picture
+                            : strcmp(arg, "--exclusions") == 0                     ? &a->exclusions
                                                                                    : NULL;
         if (slot) {
             if (*slot) return cli_usage_error(ctx, "%s is given twice", arg);
@@ -207,8 +214,30 @@ static int write_picture(cli_ctx *ctx, const char *dest, const trn_generated *ge
     return rc;
 }
 
+/* What --exclusions did: the list's size, the placements it removed, its keys that matched
+ * none. */
+typedef struct suppression {
+    size_t keys, suppressed, unmatched;
+} suppression;
+
+/* Read an exclusion list (before generating, so a bad file fails fast). */
+static int load_exclusions(cli_ctx *ctx, const char *path, trn_scatter_exclusions *ex)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    memset(ex, 0, sizeof *ex);
+    if (trn_file_read_all(path, 0, &data, &size, &e)) return cli_fail(ctx, &e);
+    int rc = trn_scatter_exclusions_parse((const char *)data, size, path, ex, &e)
+                 ? cli_fail(ctx, &e)
+                 : CLI_EXIT_OK;
+    free(data);
+    return rc;
+}
+
 static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette *p,
-                         const trn_scatter_report *rep, const trn_instances *inst)
+                         const trn_scatter_report *rep, const trn_instances *inst,
+                         const suppression *sup)
 {
     if (ctx->json) {
         json_t *o = json_object();
@@ -216,6 +245,14 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
         json_object_set_new(o, "palette", cli_json_string(p->name ? p->name : ""));
         json_object_set_new(o, "instances", json_integer((json_int_t)inst->count));
         json_object_set_new(o, "truncated", json_integer((json_int_t)rep->truncated));
+        if (a->exclusions) {
+            json_t *x = json_object();
+            json_object_set_new(x, "file", cli_json_string(a->exclusions));
+            json_object_set_new(x, "keys", json_integer((json_int_t)sup->keys));
+            json_object_set_new(x, "suppressed", json_integer((json_int_t)sup->suppressed));
+            json_object_set_new(x, "unmatched", json_integer((json_int_t)sup->unmatched));
+            json_object_set_new(o, "exclusions", x);
+        }
         json_t *rules = json_array();
         for (uint32_t r = 0; r < rep->rule_count && r < p->rule_count; r++) {
             const trn_scatter_rule_report *rr = &rep->rules[r];
@@ -260,6 +297,10 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
         if (rr->truncated) cli_printf("; %" PRIu64 " over the ceiling", rr->truncated);
         cli_printf("\n");
     }
+    if (a->exclusions)
+        cli_printf("  %s: %zu placement%s suppressed, %zu of %zu key%s matched nothing\n",
+                   a->exclusions, sup->suppressed, sup->suppressed == 1 ? "" : "s", sup->unmatched,
+                   sup->keys, sup->keys == 1 ? "" : "s");
     if (rep->truncated)
         cli_fprintf(stderr,
                     "terrane scatter: warning: %" PRIu64
@@ -294,6 +335,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc) return rc;
     if ((rc = cli_input(ctx, a.recipe_path))) return rc;
+    if (a.exclusions && (rc = cli_input(ctx, a.exclusions))) return rc;
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
@@ -301,8 +343,10 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     trn_palette palette;
     memset(&palette, 0, sizeof palette);
+    trn_scatter_exclusions ex = {NULL, 0};
     if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &palette, NULL)) ||
-        (rc = cli_graph_gate(ctx, "scatter", a.recipe_path, &recipe, kind))) {
+        (rc = cli_graph_gate(ctx, "scatter", a.recipe_path, &recipe, kind)) ||
+        (a.exclusions && (rc = load_exclusions(ctx, a.exclusions, &ex)))) {
         trn_palette_dispose(&palette);
         trn_recipe_dispose(&recipe);
         return rc;
@@ -313,6 +357,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
+        trn_scatter_exclusions_dispose(&ex);
         trn_palette_dispose(&palette);
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
@@ -321,6 +366,12 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
     rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a.threads, a.max_placements, &inst, &rep);
+    suppression sup = {ex.count, 0, 0};
+    /* The scene's suppression list applies after placement: nothing refills. */
+    if (!rc && a.exclusions &&
+        trn_instances_suppress(&palette, &inst, &ex, &sup.suppressed, &sup.unmatched, &e))
+        rc = cli_fail(ctx, &e);
+    trn_scatter_exclusions_dispose(&ex);
     char *text = NULL;
     size_t size = 0;
     if (!rc && a.out_json) {
@@ -338,7 +389,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     }
     if (!rc && a.out_picture) rc = write_picture(ctx, a.out_picture, &gen, &palette, &inst);
     if (!rc) rc = cli_commit(ctx);
-    if (!rc) print_report(ctx, &a, &palette, &rep, &inst);
+    if (!rc) print_report(ctx, &a, &palette, &rep, &inst, &sup);
     trn_scatter_report_dispose(&rep);
     trn_instances_dispose(&inst);
     trn_generated_dispose(&gen);
