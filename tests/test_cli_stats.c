@@ -111,8 +111,8 @@ static void test_json(void)
         CHECK(json_number_value(json_object_get(doc, "channel_cells")) == 100.0);
         CHECK(json_number_value(json_object_get(doc, "channel_area")) == 400.0);
         CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 2.0);
-        json_t *range = json_object_get(json_object_get(figure(doc, "area_exponent"), "fit"),
-                                        "range");
+        json_t *range =
+            json_object_get(json_object_get(figure(doc, "area_exponent"), "fit"), "range");
         CHECK(json_number_value(json_array_get(range, 0)) == 2.0);
         CHECK(json_number_value(json_array_get(range, 1)) == 30.0);
         json_decref(doc);
@@ -152,8 +152,8 @@ static void test_text(void)
 static void test_recipe(void)
 {
     char *out = NULL, *err = NULL;
-    int rc = trn_test_run_clif("stats %s/examples/recipes/island.json --format json --quiet",
-                               &out, &err, TRN_SOURCE_DIR);
+    int rc = trn_test_run_clif("stats %s/examples/recipes/island.json --format json --quiet", &out,
+                               &err, TRN_SOURCE_DIR);
     CHECK_EQ_INT(rc, 0);
     json_error_t je;
     json_t *doc = json_loads(out ? out : "", 0, &je);
@@ -224,9 +224,13 @@ static void test_bad_input(void)
     free(out);
     free(err);
     /* Usage errors: exit 2. */
-    const char *usage[] = {"stats", "stats a b", "stats x --fit-range 10,10",
-                           "stats x --fit-range 0.5,10", "stats x --fit-range 10",
-                           "stats x --channel-area 0", "stats x --depression-tolerance -1",
+    const char *usage[] = {"stats",
+                           "stats a b",
+                           "stats x --fit-range 10,10",
+                           "stats x --fit-range 0.5,10",
+                           "stats x --fit-range 10",
+                           "stats x --channel-area 0",
+                           "stats x --depression-tolerance -1",
                            "stats x --bogus 1"};
     for (size_t k = 0; k < sizeof usage / sizeof usage[0]; k++) {
         rc = trn_test_run_cli(usage[k], &out, &err);

@@ -49,8 +49,7 @@ static void test_cone(void)
     const size_t nx = cells + 1u;
     for (size_t j = 0; j <= cells; j++)
         for (size_t i = 0; i <= cells; i++)
-            f.heights[j * nx + i] =
-                (float)(100.0 - g * hypot((double)i - 64.0, (double)j - 64.0));
+            f.heights[j * nx + i] = (float)(100.0 - g * hypot((double)i - 64.0, (double)j - 64.0));
     trn_terrain_stats s = measure(&f, NULL);
     CHECK_EQ_INT(s.computed, TRN_STATS_ALL);
     CHECK_EQ_INT(s.valid_samples, nx * nx);
@@ -101,6 +100,30 @@ static void test_plane(void)
     trn_field_dispose(&f);
 }
 
+/* Percentiles interpolate between order statistics: a 2 x 1 cell ramp has four border slopes
+ * of atan(1/2) (half the gradient: replicated edges) and two of 45 degrees. */
+static void test_percentiles(void)
+{
+    trn_field f = make_field(2, 1, 1.0);
+    for (int k = 0; k < 6; k++)
+        f.heights[k] = (float)(k % 3);
+    trn_terrain_stats s = measure(&f, NULL);
+    const double half = degrees(atan(0.5)), full = 45.0;
+    CHECK_EQ_INT(s.slope_samples, 6);
+    CHECK(fabs(s.slope_p10 - half) < 1e-12);
+    CHECK(fabs(s.slope_p25 - half) < 1e-12);
+    CHECK(fabs(s.slope_median - half) < 1e-12);
+    CHECK(fabs(s.slope_p75 - (half + 0.75 * (full - half))) < 1e-12);
+    CHECK(fabs(s.slope_p90 - full) < 1e-12);
+    CHECK(fabs(s.slope_mean - (4 * half + 2 * full) / 6) < 1e-12);
+    /* Reversed, the order statistics are the same. */
+    for (int k = 0; k < 6; k++)
+        f.heights[k] = (float)(2 - k % 3);
+    trn_terrain_stats r = measure(&f, NULL);
+    CHECK(r.slope_p75 == s.slope_p75 && r.slope_median == s.slope_median);
+    trn_field_dispose(&f);
+}
+
 /* Heights, exactly: one sample at 1 among zeros. */
 static void test_heights_exact(void)
 {
@@ -134,7 +157,8 @@ static void dig_pit(trn_field *f, double ci, double cj, double radius, double de
     for (size_t j = 0; j <= f->cells_z; j++)
         for (size_t i = 0; i <= f->cells_x; i++) {
             const double r = hypot((double)i - ci, (double)j - cj);
-            if (r < radius) f->heights[j * nx + i] = (float)(-depth * (1.0 - r * r / (radius * radius)));
+            if (r < radius)
+                f->heights[j * nx + i] = (float)(-depth * (1.0 - r * r / (radius * radius)));
         }
 }
 
@@ -414,16 +438,14 @@ static void test_errors(void)
     trn_error e;
     for (size_t k = 0; k < 81; k++)
         f.heights[k] = NAN;
-    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "all 81 samples are NaN");
     f.heights[80] = 1.0f;
     CHECK_OK(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e));
     CHECK_EQ_INT(s.valid_samples, 1);
     CHECK(s.relief == 0.0);
     f.heights[10] = INFINITY;
-    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "+inf at sample (1, 1)");
     f.heights[10] = 0.0f;
     CHECK_STATUS(trn_terrain_stats_compute(NULL, NULL, &s, NULL, NULL, &e),
@@ -454,8 +476,7 @@ static void test_errors(void)
     o.spectrum_max_wavelength = 10;
     CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     f.size_x = 0;
-    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_terrain_stats_compute(&f, NULL, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     f.size_x = 8;
     /* A window under 8 samples has no spectrum; 8 has one. */
     trn_field small = make_field(6, 6, 1.0);
@@ -530,6 +551,7 @@ int main(void)
     RUN(test_fft);
     RUN(test_cone);
     RUN(test_plane);
+    RUN(test_percentiles);
     RUN(test_heights_exact);
     RUN(test_single_pit);
     RUN(test_field_of_pits);

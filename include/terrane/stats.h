@@ -1,4 +1,5 @@
-/* Realism statistics of a heightfield: standard geomorphometry to hold terrain against real land. */
+/* Realism statistics of a heightfield: standard geomorphometry to hold terrain against real land.
+ */
 #ifndef TERRANE_STATS_H
 #define TERRANE_STATS_H
 
@@ -19,17 +20,17 @@ extern "C" {
 #define TRN_STATS_ALL 0x1fu
 
 typedef struct trn_stats_options {
-    unsigned which;              /* TRN_STATS_* bits (default TRN_STATS_ALL) */
-    double depression_tolerance; /* metres a fill must raise a sample to count (default 1e-3) */
-    double deep_depth;           /* metres: the "deep" depression share's depth (default 1) */
-    double channel_cells;        /* a channel drains at least this many cells (default 100) */
-    double channel_area;         /* world units^2; > 0 replaces channel_cells (default 0) */
-    double fit_min_cells;        /* exceedance fit range, cells (default 10) */
-    double fit_max_cells;        /* 0 = 1% of the valid samples (default 0) */
+    unsigned which;                 /* TRN_STATS_* bits (default TRN_STATS_ALL) */
+    double depression_tolerance;    /* metres a fill must raise a sample to count (default 1e-3) */
+    double deep_depth;              /* metres: the "deep" depression share's depth (default 1) */
+    double channel_cells;           /* a channel drains at least this many cells (default 100) */
+    double channel_area;            /* world units^2; > 0 replaces channel_cells (default 0) */
+    double fit_min_cells;           /* exceedance fit range, cells (default 10) */
+    double fit_max_cells;           /* 0 = 1% of the valid samples (default 0) */
     double spectrum_min_wavelength; /* world units; 0 = 8 times the coarser cell size */
     double spectrum_max_wavelength; /* world units; 0 = a quarter of the analysed window's
                                      * shorter side */
-    int threads;                 /* OpenMP threads; 0 = the OpenMP default */
+    int threads;                    /* OpenMP threads; 0 = the OpenMP default */
 } trn_stats_options;
 
 /* The defaults above. */
@@ -45,11 +46,11 @@ typedef struct trn_stats_fit {
 /* Every figure; those not computed (see computed) are NaN / 0. Lengths and areas are in the
  * field's world units (metres for a DEM), heights in metres, slopes in degrees. */
 typedef struct trn_terrain_stats {
-    unsigned computed;        /* TRN_STATS_* bits that were computed */
-    uint64_t samples;         /* (cells_x + 1) * (cells_z + 1) */
-    uint64_t valid_samples;   /* not NaN */
-    uint64_t nodata_samples;  /* NaN: skipped by every statistic */
-    double cell_x, cell_z;    /* size_x / cells_x, size_z / cells_z */
+    unsigned computed;       /* TRN_STATS_* bits that were computed */
+    uint64_t samples;        /* (cells_x + 1) * (cells_z + 1) */
+    uint64_t valid_samples;  /* not NaN */
+    uint64_t nodata_samples; /* NaN: skipped by every statistic */
+    double cell_x, cell_z;   /* size_x / cells_x, size_z / cells_z */
 
     /* Heights. hypsometric_integral = (mean - min) / relief (Strahler 1952); NaN when flat. */
     double min, max, relief, mean, std_dev, hypsometric_integral;
@@ -62,27 +63,27 @@ typedef struct trn_terrain_stats {
     /* Depressions: samples a plain priority-flood fill (no epsilon; water leaves by the grid
      * border and through NaN) raises by more than depression_tolerance. */
     double depression_tolerance;
-    uint64_t depression_samples;    /* raised samples */
-    double depression_fraction;     /* raised / valid */
-    uint64_t depression_count;      /* 8-connected regions of raised samples */
-    double deep_depth;              /* as asked */
+    uint64_t depression_samples;     /* raised samples */
+    double depression_fraction;      /* raised / valid */
+    uint64_t depression_count;       /* 8-connected regions of raised samples */
+    double deep_depth;               /* as asked */
     double deep_depression_fraction; /* raised by more than deep_depth / valid */
-    double max_depression_depth;    /* metres; 0 when none */
+    double max_depression_depth;     /* metres; 0 when none */
 
     /* Drainage: D8 steepest descent on the filled surface (trn_drainage_compute). */
-    trn_stats_fit area_fit;   /* log10 P(A >= a) against log10 a, a in cells */
-    double area_exponent;     /* -area_fit.slope: b of P(A >= a) ~ a^-b */
+    trn_stats_fit area_fit;    /* log10 P(A >= a) against log10 a, a in cells */
+    double area_exponent;      /* -area_fit.slope: b of P(A >= a) ~ a^-b */
     uint32_t max_accumulation; /* cells draining through the busiest valid sample */
-    double channel_cells;     /* the threshold used (cells) */
-    uint64_t channel_samples; /* valid samples with accumulation >= channel_cells */
-    double channel_length;    /* world units: each channel sample's D8 step */
-    double drainage_density;  /* channel_length / valid area, 1 / world units */
+    double channel_cells;      /* the threshold used (cells) */
+    uint64_t channel_samples;  /* valid samples with accumulation >= channel_cells */
+    double channel_length;     /* world units: each channel sample's D8 step */
+    double drainage_density;   /* channel_length / valid area, 1 / world units */
 
     /* Spectrum: power |F|^2 of the detrended, Hann-windowed heights radially averaged in
      * log-spaced wavenumber bins, fitted log10 P against log10 k (k in cycles per unit). */
     uint32_t spectrum_x, spectrum_z; /* the analysed window (powers of two, centred) */
     trn_stats_fit spectrum_fit;
-    double spectral_slope;           /* spectrum_fit.slope (real land: about -2 to -3.5) */
+    double spectral_slope; /* spectrum_fit.slope (real land: about -2 to -3.5) */
 } trn_terrain_stats;
 
 /* Measure field (NaN samples are no data: skipped and counted; infinite heights are refused).

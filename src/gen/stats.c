@@ -83,8 +83,7 @@ static trn_status check_options(const trn_stats_options *o, trn_error *err)
         bad = "threads", value = o->threads;
     if (bad)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "statistics: expected a finite non-negative %s, found %g", bad,
-                             value);
+                             "statistics: expected a finite non-negative %s, found %g", bad, value);
     if (o->fit_max_cells > 0.0 && o->fit_max_cells <= o->fit_min_cells)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "statistics: expected a fit range MIN < MAX, found %g, %g",
@@ -230,8 +229,7 @@ static trn_status slope_stats(const trn_field *field, int threads, trn_terrain_s
         free(row_sum);
         free(row_count);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                             "statistics: out of memory for the slopes of %zux%zu samples", nx,
-                             nz);
+                             "statistics: out of memory for the slopes of %zux%zu samples", nx, nz);
     }
     for (size_t j0 = 0; j0 < nz; j0 += ROW_CHUNK) {
         if (trn_progress_report(progress, (double)j0 / (double)nz, STAGE)) {
@@ -294,8 +292,7 @@ static trn_status slope_stats(const trn_field *field, int threads, trn_terrain_s
 static int drainage_progress(double done, const char *stage, void *user)
 {
     (void)stage;
-    return trn_progress_report((const trn_progress *)user, done, STAGE) ? TRN_CANCEL
-                                                                         : TRN_CONTINUE;
+    return trn_progress_report((const trn_progress *)user, done, STAGE) ? TRN_CANCEL : TRN_CONTINUE;
 }
 
 static const int d8_di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
@@ -526,8 +523,7 @@ static void fit_plane(const trn_field *field, size_t ox, size_t oz, size_t wx, s
 }
 
 static trn_status spectrum_stats(const trn_field *field, const trn_stats_options *o, int threads,
-                                 trn_terrain_stats *r, const trn_progress *progress,
-                                 trn_error *err)
+                                 trn_terrain_stats *r, const trn_progress *progress, trn_error *err)
 {
     const size_t nx = (size_t)field->cells_x + 1u, nz = (size_t)field->cells_z + 1u;
     const size_t wx = floor_pow2(nx), wz = floor_pow2(nz);
@@ -537,8 +533,10 @@ static trn_status spectrum_stats(const trn_field *field, const trn_stats_options
     const double dx = r->cell_x, dz = r->cell_z;
     const double lx = (double)wx * dx, lz = (double)wz * dz;
     const double shorter = lx < lz ? lx : lz, coarser = dx > dz ? dx : dz;
-    const double wl_min = o->spectrum_min_wavelength > 0 ? o->spectrum_min_wavelength : 8.0 * coarser;
-    const double wl_max = o->spectrum_max_wavelength > 0 ? o->spectrum_max_wavelength : 0.25 * shorter;
+    const double wl_min =
+        o->spectrum_min_wavelength > 0 ? o->spectrum_min_wavelength : 8.0 * coarser;
+    const double wl_max =
+        o->spectrum_max_wavelength > 0 ? o->spectrum_max_wavelength : 0.25 * shorter;
     r->spectrum_fit.range_min = 1.0 / wl_max;
     r->spectrum_fit.range_max = 1.0 / wl_min;
     if (wx < 8 || wz < 8) return TRN_OK;
@@ -619,7 +617,8 @@ static trn_status spectrum_stats(const trn_field *field, const trn_stats_options
     const size_t blocks = (half + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
     for (size_t b0 = 0; b0 < blocks; b0 += ROW_CHUNK) {
         if (trn_progress_report(&cols_p, (double)b0 / (double)blocks, STAGE)) goto cancelled;
-        const long first = (long)b0, last = (long)(b0 + ROW_CHUNK < blocks ? b0 + ROW_CHUNK : blocks);
+        const long first = (long)b0,
+                   last = (long)(b0 + ROW_CHUNK < blocks ? b0 + ROW_CHUNK : blocks);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (long blk = first; blk < last; blk++) {
 #ifdef _OPENMP

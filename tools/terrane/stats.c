@@ -181,8 +181,9 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         } else if (strcmp(a, "--depression-tolerance") == 0) {
             if (!cli_parse_double(ctx, a, v, &so.depression_tolerance)) return CLI_EXIT_USAGE;
             if (so.depression_tolerance < 0)
-                return cli_usage_error(ctx, "--depression-tolerance must be 0 or more metres, "
-                                            "not %s",
+                return cli_usage_error(ctx,
+                                       "--depression-tolerance must be 0 or more metres, "
+                                       "not %s",
                                        v);
         } else if ((c = cli_load_option(ctx, a, v, &load)) != 0) {
             if (c < 0) return CLI_EXIT_USAGE;
@@ -246,8 +247,8 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         {"depressions", "deep_depression_fraction", "area in depressions deeper than 1 m",
          "fraction", s.deep_depression_fraction, "below 0.02 outside karst and lake land", NULL,
          NULL},
-        {"depressions", "max_depression_depth", "deepest depression", "m",
-         s.max_depression_depth, "-", NULL, NULL},
+        {"depressions", "max_depression_depth", "deepest depression", "m", s.max_depression_depth,
+         "-", NULL, NULL},
         {"drainage", "area_exponent", "drainage-area exponent b", "", s.area_exponent,
          "0.43-0.5 (river networks; coarse DEMs steeper)", &s.area_fit, "cells"},
         {"drainage", "max_accumulation", "largest drainage area", "cells",
@@ -273,8 +274,8 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "depression_tolerance", json_real(s.depression_tolerance));
         json_object_set_new(o, "channel_cells", json_real(s.channel_cells));
         json_object_set_new(o, "channel_area", json_real(channel_area));
-        json_object_set_new(o, "spectrum_window", json_pack("[ii]", (int)s.spectrum_x,
-                                                            (int)s.spectrum_z));
+        json_object_set_new(o, "spectrum_window",
+                            json_pack("[ii]", (int)s.spectrum_x, (int)s.spectrum_z));
         json_t *list = json_array();
         for (size_t k = 0; k < count; k++) {
             const figure *f = &figs[k];
@@ -287,8 +288,9 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(x, "reference", json_string(f->reference));
             if (f->fit) {
                 json_t *fit = json_object();
-                json_object_set_new(fit, "range", json_pack("[oo]", number_or_null(f->fit->range_min),
-                                                            number_or_null(f->fit->range_max)));
+                json_object_set_new(fit, "range",
+                                    json_pack("[oo]", number_or_null(f->fit->range_min),
+                                              number_or_null(f->fit->range_max)));
                 json_object_set_new(fit, "range_unit", json_string(f->fit_unit));
                 json_object_set_new(fit, "r2", number_or_null(f->fit->r2));
                 json_object_set_new(fit, "points", json_integer(f->fit->points));
