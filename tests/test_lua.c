@@ -468,6 +468,19 @@ static void test_payload(void)
     CHECK_CONTAINS(lua_tostring(L, -1), bad);
     CHECK_CONTAINS(lua_tostring(L, -1), "offset");
     lua_close(L);
+    /* A flipped byte in the last section: the message names the file and the section. */
+    snprintf(bad, sizeof bad, "%s/flipped.terrain.bin", tmp);
+    bytes = trn_test_read_file(twin_path, &size);
+    if (bytes) {
+        bytes[size - 2] ^= 0x40;
+        CHECK(trn_test_write_file(bad, bytes, size));
+    }
+    free(bytes);
+    L = new_state(false);
+    CHECK(trn_lua_load_payload(L, bad, "flipped") != LUA_OK);
+    CHECK_CONTAINS(lua_tostring(L, -1), bad);
+    CHECK_CONTAINS(lua_tostring(L, -1), "section '");
+    lua_close(L);
     /* The same payload twice under one id: the second is refused. */
     L = new_state(true);
     CHECK(trn_lua_load_payload(L, twin_path, "twin") != LUA_OK);
