@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+#include <zstd.h>
+
 #include "terrane/runtime.h"
 
 #define FUZZ_ASSERT(cond)                                                                          \
@@ -81,9 +84,132 @@ static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
     trn_world_free(world);
 }
 
+/* ---- structure-aware mode: the checksums and zstd keep random bytes out of the section
+ * decoders, so an input starting with 'W' is one section's raw content, wrapped into an
+ * otherwise valid payload: 'W', selector (which section), cells_x, cells_z, content ---- */
+
+typedef struct wbytes {
+    uint8_t *data;
+    size_t size;
+} wbytes;
+
+static void wput(wbytes *b, const void *p, size_t n)
+{
+    uint8_t *grown = realloc(b->data, b->size + n + 1u);
+    FUZZ_ASSERT(grown);
+    b->data = grown;
+    if (n) memcpy(b->data + b->size, p, n);
+    b->size += n;
+}
+
+static void wput_le(wbytes *b, uint64_t v, int bytes)
+{
+    for (int k = 0; k < bytes; k++) {
+        const uint8_t x = (uint8_t)(v >> (8 * k));
+        wput(b, &x, 1);
+    }
+}
+
+static wbytes wrap(const uint8_t *data, size_t size)
+{
+    static const char *const ids[] = {"BIOM", "EXCL", "WATR", "SCTR", "ROLE", "HGHT"};
+    const int sel = data[1] % 6;
+    const uint32_t cx = data[2] % 8u + 1u, cz = data[3] % 8u + 1u;
+    const size_t samples = (size_t)(cx + 1u) * (cz + 1u);
+    wbytes raw[4];
+    const char *tag[4];
+    memset(raw, 0, sizeof raw);
+    int n = 0;
+    tag[n] = "HGHT";
+    if (sel == 5)
+        wput(&raw[n], data + 4, size - 4);
+    else
+        for (size_t k = 0; k < samples; k++)
+            wput_le(&raw[n], 0, 4);
+    n++;
+    tag[n] = "BIOM";
+    if (sel == 0) {
+        wput(&raw[n], data + 4, size - 4);
+    } else {
+        wput_le(&raw[n], 1, 4);
+        wput_le(&raw[n], 1, 2);
+        wput(&raw[n], "b", 1);
+        for (int c = 0; c < 4; c++)
+            wput_le(&raw[n], 0, 4);
+        for (size_t k = 0; k < samples; k++)
+            wput_le(&raw[n], 0, 1);
+    }
+    n++;
+    if (sel >= 1 && sel <= 4) {
+        tag[n] = ids[sel];
+        wput(&raw[n++], data + 4, size - 4);
+    }
+    tag[n] = "RCPE";
+    wput(&raw[n++], "{}", 2);
+    wbytes packed[4];
+    for (int k = 0; k < n; k++) {
+        const size_t bound = ZSTD_compressBound(raw[k].size);
+        packed[k].data = malloc(bound);
+        FUZZ_ASSERT(packed[k].data);
+        packed[k].size = ZSTD_compress(packed[k].data, bound, raw[k].data, raw[k].size, 1);
+        FUZZ_ASSERT(!ZSTD_isError(packed[k].size));
+    }
+    wbytes out = {NULL, 0};
+    const uint32_t header_size = 84u + 1u + 1u + 48u * (uint32_t)n + 8u;
+    wput(&out, "TRNBIN\0\0", 8);
+    wput_le(&out, 1, 4);
+    wput_le(&out, header_size, 4);
+    wput_le(&out, 2, 4);
+    wput_le(&out, (uint64_t)n, 4);
+    for (int k = 0; k < 3; k++)
+        wput_le(&out, 0, 8); /* cache key, digests */
+    wput_le(&out, cx, 4);
+    wput_le(&out, cz, 4);
+    const double dims[3] = {(double)cx, (double)cz, 0.0};
+    for (int k = 0; k < 3; k++) {
+        uint64_t u;
+        memcpy(&u, &dims[k], 8);
+        wput_le(&out, u, 8);
+    }
+    wput_le(&out, 1, 2);
+    wput_le(&out, 1, 2);
+    wput(&out, "gt", 2);
+    uint64_t offset = header_size;
+    for (int k = 0; k < n; k++) {
+        wput(&out, tag[k], 4);
+        wput_le(&out, 0, 4);
+        wput_le(&out, offset, 8);
+        wput_le(&out, packed[k].size, 8);
+        wput_le(&out, raw[k].size, 8);
+        wput_le(&out, XXH64(raw[k].data, raw[k].size, 0), 8);
+        wput_le(&out, XXH64(packed[k].data, packed[k].size, 0), 8);
+        offset += packed[k].size;
+    }
+    wput_le(&out, XXH64(out.data, out.size, 0), 8);
+    for (int k = 0; k < n; k++) {
+        wput(&out, packed[k].data, packed[k].size);
+        free(packed[k].data);
+        free(raw[k].data);
+    }
+    return out;
+}
+
+static int check_one(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size >= 4 && data[0] == 'W') {
+        wbytes w = wrap(data, size);
+        check_one(w.data, w.size);
+        free(w.data);
+        return 0;
+    }
+    return check_one(data, size);
+}
+
+static int check_one(const uint8_t *data, size_t size)
 {
     trn_payload_limits lim;
     trn_payload_limits_default(&lim);

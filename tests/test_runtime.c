@@ -175,6 +175,8 @@ static bytes water_bytes(void)
 }
 
 /* The sections of the test payload; which ones and their flags vary by test. */
+static bool with_water = true; /* make_payload writes the WATR section */
+
 static bytes make_payload(bool with_recipe, const char *extra_id, uint32_t extra_flags)
 {
     section secs[8];
@@ -199,8 +201,10 @@ static bytes make_payload(bool with_recipe, const char *extra_id, uint32_t extra
         put(&secs[n].raw, &label, 1);
     }
     n++;
-    memcpy(secs[n].id, "WATR", 4);
-    secs[n++].raw = water_bytes();
+    if (with_water) {
+        memcpy(secs[n].id, "WATR", 4);
+        secs[n++].raw = water_bytes();
+    }
     memcpy(secs[n].id, "ROLE", 4);
     for (uint32_t k = 0; k < NS; k++) {
         const uint8_t role = (uint8_t)(k % 9u);
@@ -499,6 +503,22 @@ static void test_tracker(void)
     CHECK_OK(trn_world_remove(w, "t2", &e));
     CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
     CHECK(ev[0].phase == TRN_WATER_EXIT && strcmp(ev[0].sample.terrain_id, "t2") == 0);
+    /* Regenerated without water: the next update leaves. */
+    with_water = false;
+    trn_payload *dry = open_test_payload();
+    with_water = true;
+    CHECK(dry && trn_payload_water(dry) == NULL);
+    CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 0); /* nothing is placed: t1 is off */
+    CHECK_OK(trn_world_set_enabled(w, "t1", true, &e));
+    CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
+    CHECK(ev[0].phase == TRN_WATER_ENTER);
+    CHECK_OK(trn_world_set_payload(w, "t1", dry, &e));
+    CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
+    CHECK(ev[0].phase == TRN_WATER_EXIT && strcmp(ev[0].sample.body_id, "a") == 0);
+    CHECK_STATUS(trn_world_set_payload(w, "nope", dry, &e), TRN_ERR_NOT_FOUND);
+    CHECK_STATUS(trn_world_set_payload(w, "t1", NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_OK(trn_world_set_payload(w, "t1", p, &e));
+    CHECK_OK(trn_world_set_enabled(w, "t1", false, &e));
     trn_water_tracker_free(t);
     /* A filtered tracker sees only its placement. */
     CHECK_OK(trn_water_tracker_new("t1", &t, &e));
@@ -509,6 +529,7 @@ static void test_tracker(void)
     trn_water_tracker_free(t);
     trn_water_tracker_free(NULL);
     trn_world_free(w);
+    trn_payload_free(dry);
     trn_payload_free(p);
 }
 
