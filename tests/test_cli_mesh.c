@@ -259,6 +259,10 @@ static void test_bad_options(void)
     CHECK_CONTAINS(err_text, "exclude each other");
     CHECK_EQ_INT(cli("mesh %s -o %s --camera 1,2", hm, out), 2);
     CHECK_CONTAINS(err_text, "X,Y,Z");
+    CHECK_EQ_INT(cli("mesh %s -o %s --camera 1,2,3,4", hm, out), 2);
+    CHECK_CONTAINS(err_text, "X,Y,Z");
+    CHECK_EQ_INT(cli("mesh %s -o %s --camera 1,,3", hm, out), 2);
+    CHECK_CONTAINS(err_text, "--camera expects a finite number");
     CHECK_EQ_INT(cli("mesh %s -o %s --camera 0,0,0 --fov 180", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --max-error -0.5", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 0", hm, out), 2);

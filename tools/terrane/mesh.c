@@ -86,27 +86,16 @@ typedef struct mesh_args {
 static bool parse_xyz(cli_ctx *ctx, const char *opt, const char *text, double out[3])
 {
     char buf[256];
-    if (strlen(text) >= sizeof buf) {
-        cli_usage_error(ctx, "%s expects X,Y,Z, got '%s'", opt, text);
-        return false;
-    }
-    strcpy(buf, text);
-    char *parts[3], *save = NULL, *p = buf;
-    int n = 0;
-    for (char *c = p; n < 3; n++) {
-        parts[n] = c;
-        c = strchr(c, ',');
-        if (!c) {
-            n++;
-            break;
-        }
-        *c++ = '\0';
-        (void)save;
-    }
-    if (n != 3 || strchr(parts[2], ',')) {
+    const char *c1 = strchr(text, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    /* exactly two commas: three numbers */
+    if (strlen(text) >= sizeof buf || !c2 || strchr(c2 + 1, ',')) {
         cli_usage_error(ctx, "%s expects X,Y,Z (three numbers), got '%s'", opt, text);
         return false;
     }
+    strcpy(buf, text);
+    char *parts[3] = {buf, buf + (c1 - text) + 1, buf + (c2 - text) + 1};
+    buf[c1 - text] = '\0';
+    buf[c2 - text] = '\0';
     for (int k = 0; k < 3; k++)
         if (!cli_parse_double(ctx, opt, parts[k], &out[k])) return false;
     return true;
