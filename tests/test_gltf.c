@@ -519,6 +519,9 @@ static void test_refusals(void)
     snprintf(path, sizeof path, "%s/blocker/x.glb", tmp);
     CHECK(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e) != TRN_OK);
     CHECK(!trn_test_exists(path));
+    CHECK(strstr(e.file, ".tmp-") == NULL); /* the error names the file, not a temporary */
+    CHECK(trn_obj_write(path, &s, NULL, &e) != TRN_OK);
+    CHECK(strstr(e.file, ".tmp-") == NULL);
     /* All holes: a valid file with no buffer. */
     for (size_t k = 0; k < 25; k++)
         f.heights[k] = NAN;

@@ -74,6 +74,14 @@ trn_status trn_scene_water(const trn_mesh_scene *s, trn_water_mesh ***meshes, ui
     return TRN_OK;
 }
 
+void trn_scene_error_dest(trn_error *err, const char *dest)
+{
+    if (!err || !dest) return;
+    const size_t n = strlen(dest);
+    if (strncmp(err->file, dest, n) == 0 && strncmp(err->file + n, ".tmp-", 5) == 0)
+        snprintf(err->file, sizeof err->file, "%s", dest);
+}
+
 char *trn_scene_sibling(const char *dest, const char *ext)
 {
     const char *base = trn_scene_basename(dest);
@@ -877,7 +885,11 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
         st = trn_write_own_finish(own, st, err);
     }
 done:
-    if (st) memset(rep, 0, sizeof *rep);
+    if (st) {
+        memset(rep, 0, sizeof *rep);
+        trn_scene_error_dest(err, path);
+        trn_scene_error_dest(err, bin_path);
+    }
     json_decref(root);
     json_decref(roots);
     free(text);

@@ -25,6 +25,9 @@ trn_status trn_scene_water(const trn_mesh_scene *s, trn_water_mesh ***meshes, ui
                            trn_error *err);
 void trn_scene_water_free(trn_water_mesh **meshes, uint32_t count);
 
+/* An error about dest's staged temporary ("DEST.tmp-XXXXXX...") names dest itself. */
+void trn_scene_error_dest(trn_error *err, const char *dest);
+
 /* dest with its extension replaced by ext (".bin", ".mtl"); malloc'd. */
 char *trn_scene_sibling(const char *dest, const char *ext);
 /* The last path component of path (a pointer into it). */

@@ -163,7 +163,11 @@ trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
         }
         st = trn_write_own_finish(own, st, err);
     }
-    if (st) memset(rep, 0, sizeof *rep);
+    if (st) {
+        memset(rep, 0, sizeof *rep);
+        trn_scene_error_dest(err, path);
+        trn_scene_error_dest(err, mtl_path);
+    }
     free(mtl_path);
     trn_scene_water_free(water, water_count);
     return st;
