@@ -19,7 +19,10 @@ extern "C" {
  *   times the cell area dx * dz), over D8 steepest-descent receivers on the current surface;
  * - S: slope to the receiver (drop over the true distance, dx, dz or the diagonal);
  * - base level: every border sample and every sample at or below sea_level (when finite); they
- *   neither rise nor erode.
+ *   do not rise. A border sample follows the land down: after each step it is lowered to its
+ *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
+ *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
+ *   instead); samples under the sea stay as they are.
  * Each step: uplift; D8 receivers (steepest strict descent); closed depressions (an interior
  * sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
@@ -40,11 +43,17 @@ typedef struct trn_stream_power_params {
     double m;                 /* area exponent, 0 < m <= 2 (default 0.45) */
     double n;                 /* slope exponent, 0 < n <= 4 (default 1) */
     double diffusion;         /* Kd >= 0, world units^2 per time unit (default 0.01) */
+    double channel_threshold; /* drainage area (world units^2) below which a sample does not
+                                 incise: hillslopes shaped by diffusion and the critical slope
+                                 alone (default 0: every sample incises) */
     double critical_slope;    /* degrees, 0 (off) or 0 < c < 90 (default 0) */
     double dt;                /* time step > 0 (default 1000) */
     uint32_t steps;           /* >= 1 (default 100) */
     double sea_level;         /* samples at or below are base level; NaN: only the border */
     int threads;              /* 0: OpenMP's default; results never depend on it */
+    bool fixed_border;        /* keep the border's initial heights (default false: follow) */
+    float *drainage_area;     /* optional output (field layout): each sample's drainage area in
+                                 world units^2 after the last step */
 } trn_stream_power_params;
 
 void trn_stream_power_params_default(trn_stream_power_params *p);
@@ -64,6 +73,33 @@ typedef struct trn_stream_power_report {
  * found 0"), a grid under 3 x 3 samples; TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks
  * (stage "stream power"; the field is left as it was). report may be NULL. */
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
+                                trn_stream_power_report *report, trn_progress_fn progress,
+                                void *user, trn_error *err);
+
+/* Evolution with amplification: large terrains evolve on a coarser grid (every coarsen-th
+ * cell: coarse cells = ceil(cells / coarsen) over the same extent, each coarse sample the mean
+ * of the fine samples nearest to it), are brought back to the full grid by bilinear
+ * interpolation, and get back the input's finer detail (the input minus its own coarse
+ * version, interpolated the same way), scaled by detail x min(1, tan(slope) / tan(30 degrees))
+ * of the evolved surface and faded out of channels (1 - min(1, area / channel_area), area
+ * interpolated from the coarse run): ridges and hillslopes keep texture that follows the new
+ * valleys, valley floors stay smooth. sp.drainage_area (optional, full grid) receives the coarse
+ * run's drainage area interpolated the same way. coarsen 1 runs trn_stream_power_run on the
+ * field itself (detail unused). */
+typedef struct trn_evolve_options {
+    trn_stream_power_params sp; /* the run on the coarse grid */
+    uint32_t coarsen;           /* 1..64 (default 1) */
+    double detail;              /* 0..4 (default 1) */
+    double channel_area;        /* > 0, world units^2 (default 1e6) */
+} trn_evolve_options;
+
+void trn_evolve_options_default(trn_evolve_options *o);
+
+/* Evolve field in place. Errors: those of trn_stream_power_run (on the coarse grid, so a
+ * coarsened grid under 3 x 3 samples is refused naming coarsen), a parameter out of range
+ * (named), TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED (field unchanged). Deterministic for any
+ * thread count. */
+trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err);
 

@@ -379,6 +379,9 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
         (st = check_param(err, "n", isfinite(p->n) && p->n > 0 && p->n <= 4, "0 < n <= 4", p->n)) ||
         (st = check_param(err, "diffusion", isfinite(p->diffusion) && p->diffusion >= 0, ">= 0",
                           p->diffusion)) ||
+        (st = check_param(err, "channel_threshold",
+                          isfinite(p->channel_threshold) && p->channel_threshold >= 0, ">= 0",
+                          p->channel_threshold)) ||
         (st = check_param(err, "critical_slope",
                           p->critical_slope == 0 ||
                               (p->critical_slope > 0 && p->critical_slope < 90),
@@ -401,6 +404,7 @@ static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell
         if (r == v) continue;
         const double hr = s->h[r], h0 = s->h[v];
         if (h0 <= hr) continue; /* a lake below its sill: no incision */
+        if ((double)s->area[v] * cell_area < p->channel_threshold) continue; /* a hillslope */
         const double d = s->dist[s->rcode[v]];
         const double F = K * dt * area_pow(s, s->area[v], cell_area, p->m);
         if (linear) {
@@ -456,6 +460,33 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
         s->h = s->tmp;
         s->tmp = t;
     }
+}
+
+/* The border follows the land down: each border sample (not under the sea) is lowered to its
+ * lowest non-border neighbour when that is lower. Reads only interior samples, which this
+ * does not change, so the order does not matter. */
+static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
+{
+    if (p->fixed_border) return;
+    const uint32_t nx = s->nx, nz = s->nz;
+    const bool sea = isfinite(p->sea_level);
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            if (!(i == 0 || j == 0 || i == nx - 1u || j == nz - 1u)) {
+                if (j > 0 && j + 1u < nz) i = nx - 2u; /* skip to the east border */
+                continue;
+            }
+            const size_t k = (size_t)j * nx + i;
+            if (sea && s->h[k] <= p->sea_level) continue;
+            double lo = s->h[k];
+            for (int d = 0; d < 8; d++) {
+                const int64_t ii = (int64_t)i + DI[d], jj = (int64_t)j + DJ[d];
+                if (ii <= 0 || jj <= 0 || ii >= (int64_t)nx - 1 || jj >= (int64_t)nz - 1) continue;
+                const double h = s->h[(size_t)jj * nx + (size_t)ii];
+                if (h < lo) lo = h;
+            }
+            s->h[k] = lo;
+        }
 }
 
 static void sp_critical(sp_state *s, const trn_stream_power_params *p)
@@ -576,6 +607,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         sp_incise(&s, p, cell_area);
         sp_diffuse(&s, p);
         sp_critical(&s, p);
+        sp_follow_border(&s, p);
         if (report) report->steps = step + 1u;
     }
 #ifdef _OPENMP
@@ -600,9 +632,146 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         }
         for (size_t k = 0; k < s.n; k++)
             field->heights[k] = (float)s.h[k];
+        if (p->drainage_area)
+            for (size_t k = 0; k < s.n; k++)
+                p->drainage_area[k] = (float)((double)s.area[k] * cell_area);
         trn_progress_report(&pr, 1.0, "stream power");
     }
     free(before);
     sp_free(&s);
+    return st;
+}
+
+void trn_evolve_options_default(trn_evolve_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    trn_stream_power_params_default(&o->sp);
+    o->coarsen = 1;
+    o->detail = 1.0;
+    o->channel_area = 1e6;
+}
+
+/* Bilinear value of a coarse grid (cx x cz cells over the same extent) at fine sample (i, j). */
+static double coarse_at(const float *g, uint32_t cx, uint32_t cz, double fx, double fz)
+{
+    if (fx < 0) fx = 0;
+    if (fz < 0) fz = 0;
+    if (fx > cx) fx = cx;
+    if (fz > cz) fz = cz;
+    uint32_t i = (uint32_t)fx, j = (uint32_t)fz;
+    if (i >= cx) i = cx - 1u;
+    if (j >= cz) j = cz - 1u;
+    const double u = fx - i, v = fz - j;
+    const size_t nx = (size_t)cx + 1u;
+    const double a = g[(size_t)j * nx + i], b = g[(size_t)j * nx + i + 1];
+    const double c = g[(size_t)(j + 1) * nx + i], d = g[(size_t)(j + 1) * nx + i + 1];
+    return (a * (1 - u) + b * u) * (1 - v) + (c * (1 - u) + d * u) * v;
+}
+
+trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
+                                trn_stream_power_report *report, trn_progress_fn progress,
+                                void *user, trn_error *err)
+{
+    if (report) memset(report, 0, sizeof *report);
+    if (!field || !field->heights || !o)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "landscape evolution: a field with heights and options are needed");
+    trn_status st;
+    if ((st = check_param(err, "coarsen", o->coarsen >= 1 && o->coarsen <= 64, "1..64",
+                          (double)o->coarsen)) ||
+        (st = check_param(err, "detail", isfinite(o->detail) && o->detail >= 0 && o->detail <= 4,
+                          "0..4", o->detail)) ||
+        (st = check_param(err, "channel_area", isfinite(o->channel_area) && o->channel_area > 0,
+                          "> 0", o->channel_area)))
+        return st;
+    trn_stream_power_params sp = o->sp;
+    float *full_area = o->sp.drainage_area;
+    if (o->coarsen == 1) return trn_stream_power_run(field, &sp, report, progress, user, err);
+    const uint32_t c = o->coarsen;
+    const uint32_t cx = (field->cells_x + c - 1u) / c, cz = (field->cells_z + c - 1u) / c;
+    if (cx < 2 || cz < 2)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "landscape evolution: coarsen %u leaves %u x %u samples of a %u x "
+                             "%u grid; the coarse grid needs at least 3 x 3",
+                             c, cx + 1u, cz + 1u, field->cells_x + 1u, field->cells_z + 1u);
+    trn_field coarse;
+    if ((st = trn_field_init(&coarse, cx, cz, field->size_x, field->size_z, err))) return st;
+    const size_t nx = (size_t)field->cells_x + 1u, nz = (size_t)field->cells_z + 1u;
+    const size_t cnx = (size_t)cx + 1u, cn = cnx * ((size_t)cz + 1u);
+    float *before = malloc(cn * sizeof *before), *area = malloc(cn * sizeof *area);
+    if (!before || !area) {
+        free(before);
+        free(area);
+        trn_field_dispose(&coarse);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "landscape evolution: out of memory for the coarse grid");
+    }
+    /* Scale from fine sample index to coarse coordinates, per axis. */
+    const double sx = (double)cx / field->cells_x, sz = (double)cz / field->cells_z;
+    /* Each coarse sample: the mean of the fine samples whose nearest coarse sample it is. */
+    double *sum = calloc(cn, sizeof *sum);
+    uint32_t *cnt = calloc(cn, sizeof *cnt);
+    if (!sum || !cnt) {
+        free(sum);
+        free(cnt);
+        free(before);
+        free(area);
+        trn_field_dispose(&coarse);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "landscape evolution: out of memory for the coarse grid");
+    }
+    for (size_t j = 0; j < nz; j++)
+        for (size_t i = 0; i < nx; i++) {
+            const size_t ci = (size_t)floor((double)i * sx + 0.5);
+            const size_t cj = (size_t)floor((double)j * sz + 0.5);
+            sum[cj * cnx + ci] += field->heights[j * nx + i];
+            cnt[cj * cnx + ci]++;
+        }
+    for (size_t k = 0; k < cn; k++)
+        coarse.heights[k] = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
+    free(sum);
+    free(cnt);
+    memcpy(before, coarse.heights, cn * sizeof *before);
+    sp.drainage_area = area;
+    st = trn_stream_power_run(&coarse, &sp, report, progress, user, err);
+    if (!st) {
+        const double tan30 = tan(30.0 * 3.14159265358979323846 / 180.0);
+        const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
+        float *out = malloc(nx * nz * sizeof *out);
+        if (!out) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "landscape evolution: out of memory for the result");
+        } else {
+#pragma omp parallel for schedule(static)
+            for (size_t j = 0; j < nz; j++)
+                for (size_t i = 0; i < nx; i++) {
+                    const double fx = (double)i * sx, fz = (double)j * sz;
+                    const double evolved = coarse_at(coarse.heights, cx, cz, fx, fz);
+                    const double detail =
+                        (double)field->heights[j * nx + i] - coarse_at(before, cx, cz, fx, fz);
+                    /* The evolved surface's gradient, from the coarse grid's bilinear patch. */
+                    const double gx = (coarse_at(coarse.heights, cx, cz, fx + 0.5 * sx, fz) -
+                                       coarse_at(coarse.heights, cx, cz, fx - 0.5 * sx, fz)) /
+                                      dx;
+                    const double gz = (coarse_at(coarse.heights, cx, cz, fx, fz + 0.5 * sz) -
+                                       coarse_at(coarse.heights, cx, cz, fx, fz - 0.5 * sz)) /
+                                      dz;
+                    double slope_w = sqrt(gx * gx + gz * gz) / tan30;
+                    if (slope_w > 1) slope_w = 1;
+                    double channel = coarse_at(area, cx, cz, fx, fz) / o->channel_area;
+                    if (channel > 1) channel = 1;
+                    out[j * nx + i] =
+                        (float)(evolved + o->detail * detail * slope_w * (1.0 - channel));
+                    if (full_area) full_area[j * nx + i] = (float)coarse_at(area, cx, cz, fx, fz);
+                }
+            free(field->heights);
+            field->heights = out;
+            field->quantum = field->quantum_base = 0;
+        }
+    }
+    free(before);
+    free(area);
+    trn_field_dispose(&coarse);
     return st;
 }
