@@ -78,13 +78,13 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
 
 /* Evolution with amplification: large terrains evolve on a coarser grid (every coarsen-th
  * cell: coarse cells = ceil(cells / coarsen) over the same extent, each coarse sample the mean
- * of the fine samples nearest to it), are brought back to the full grid by bilinear
- * interpolation, and get back the input's finer detail (the input minus its own coarse
- * version, interpolated the same way), scaled by detail x min(1, tan(slope) / tan(30 degrees))
+ * of the fine samples nearest to it), are brought back to the full grid by bicubic
+ * (Catmull-Rom) interpolation, and get back the input's finer detail (the input minus its own
+ * coarse version, interpolated the same way), scaled by detail x min(1, tan(slope) / tan(30 degrees))
  * of the evolved surface and faded out of channels (1 - min(1, area / channel_area), area
  * interpolated from the coarse run): ridges and hillslopes keep texture that follows the new
  * valleys, valley floors stay smooth. sp.drainage_area (optional, full grid) receives the coarse
- * run's drainage area interpolated the same way. coarsen 1 runs trn_stream_power_run on the
+ * run's drainage area interpolated bilinearly. coarsen 1 runs trn_stream_power_run on the
  * field itself (detail unused). */
 typedef struct trn_evolve_options {
     trn_stream_power_params sp; /* the run on the coarse grid */

@@ -669,6 +669,48 @@ static double coarse_at(const float *g, uint32_t cx, uint32_t cz, double fx, dou
     return (a * (1 - u) + b * u) * (1 - v) + (c * (1 - u) + d * u) * v;
 }
 
+/* Catmull-Rom weights at t in [0, 1]. */
+static void cr_weights(double t, double w[4])
+{
+    const double t2 = t * t, t3 = t2 * t;
+    w[0] = 0.5 * (-t3 + 2 * t2 - t);
+    w[1] = 0.5 * (3 * t3 - 5 * t2 + 2);
+    w[2] = 0.5 * (-3 * t3 + 4 * t2 + t);
+    w[3] = 0.5 * (t3 - t2);
+}
+
+/* Bicubic (Catmull-Rom, edges clamped) value of a coarse grid: smooth in slope across coarse
+ * cells, so hillshades show no coarse grid. */
+static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, double fz)
+{
+    if (fx < 0) fx = 0;
+    if (fz < 0) fz = 0;
+    if (fx > cx) fx = cx;
+    if (fz > cz) fz = cz;
+    int64_t i = (int64_t)fx, j = (int64_t)fz;
+    if (i >= (int64_t)cx) i = (int64_t)cx - 1;
+    if (j >= (int64_t)cz) j = (int64_t)cz - 1;
+    double wx[4], wz[4];
+    cr_weights(fx - (double)i, wx);
+    cr_weights(fz - (double)j, wz);
+    const size_t nx = (size_t)cx + 1u;
+    double v = 0;
+    for (int b = 0; b < 4; b++) {
+        int64_t jj = j - 1 + b;
+        if (jj < 0) jj = 0;
+        if (jj > (int64_t)cz) jj = (int64_t)cz;
+        double row = 0;
+        for (int a = 0; a < 4; a++) {
+            int64_t ii = i - 1 + a;
+            if (ii < 0) ii = 0;
+            if (ii > (int64_t)cx) ii = (int64_t)cx;
+            row += wx[a] * g[(size_t)jj * nx + (size_t)ii];
+        }
+        v += wz[b] * row;
+    }
+    return v;
+}
+
 trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -747,9 +789,9 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             for (size_t j = 0; j < nz; j++)
                 for (size_t i = 0; i < nx; i++) {
                     const double fx = (double)i * sx, fz = (double)j * sz;
-                    const double evolved = coarse_at(coarse.heights, cx, cz, fx, fz);
+                    const double evolved = coarse_cubic(coarse.heights, cx, cz, fx, fz);
                     const double detail =
-                        (double)field->heights[j * nx + i] - coarse_at(before, cx, cz, fx, fz);
+                        (double)field->heights[j * nx + i] - coarse_cubic(before, cx, cz, fx, fz);
                     /* The evolved surface's gradient, from the coarse grid's bilinear patch. */
                     const double gx = (coarse_at(coarse.heights, cx, cz, fx + 0.5 * sx, fz) -
                                        coarse_at(coarse.heights, cx, cz, fx - 0.5 * sx, fz)) /
