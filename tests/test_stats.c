@@ -96,6 +96,19 @@ static void test_plane(void)
     CHECK(isnan(s.spectral_slope));
     CHECK_EQ_INT(s.spectrum_fit.points, 0);
     CHECK_EQ_INT(s.spectrum_x, 64);
+    /* Nor does a plane whose heights are rounded to floats (only rounding is left), while a
+     * ripple of a centimetre on it has one. */
+    for (size_t j = 0; j <= cells; j++)
+        for (size_t i = 0; i <= cells; i++)
+            f.heights[j * nx + i] = (float)(1000.0 + 0.3 * (double)i + 0.7 * (double)j);
+    s = measure(&f, NULL);
+    CHECK(isnan(s.spectral_slope));
+    CHECK(fabs(s.slope_median - degrees(atan(hypot(0.3, 0.7)))) < 1e-3);
+    for (size_t j = 0; j <= cells; j++)
+        for (size_t i = 0; i <= cells; i++)
+            f.heights[j * nx + i] += (float)(0.01 * sin((double)i * 0.7) * cos((double)j * 0.4));
+    s = measure(&f, NULL);
+    CHECK(isfinite(s.spectral_slope));
     CHECK_EQ_INT(s.spectrum_z, 64);
     trn_field_dispose(&f);
 }

@@ -91,7 +91,8 @@ typedef struct trn_terrain_stats {
  * whose NaN samples sit below everything, as outlets, with no sea. The spectrum analyses the
  * centred window of the largest power-of-two samples each way (a 4097^2 grid loses its last
  * row and column, 300^2 keeps the central 256^2); NaN there counts as the fitted plane
- * (zero after detrending); it needs a window of 8 samples each way, else it is left NaN.
+ * (zero after detrending); it needs a window of 8 samples each way and more than float
+ * rounding left after detrending (a plane has none), else it is left NaN.
  * Results do not depend on the number of threads. Errors: TRN_ERR_INVALID_ARGUMENT (NULL,
  * no cells or heights, a non-positive size or option, an infinite height (named), no valid
  * sample), TRN_ERR_OVERFLOW, TRN_ERR_NO_MEMORY, TRN_ERR_CANCELLED (out untouched). Progress

@@ -522,6 +522,29 @@ static void fit_plane(const trn_field *field, size_t ox, size_t oz, size_t wx, s
     }
 }
 
+/* False when nothing but the heights' float rounding is left after detrending (a plane):
+ * the residual's RMS within a few float epsilons of the largest height has no spectrum. */
+static bool above_rounding(const trn_field *field, size_t ox, size_t oz, size_t wx, size_t wz,
+                           const double plane[3])
+{
+    const size_t nx = (size_t)field->cells_x + 1u;
+    const double cx = 0.5 * (double)(wx - 1), cz = 0.5 * (double)(wz - 1);
+    double squares = 0.0, largest = 0.0, count = 0.0;
+    for (size_t j = 0; j < wz; j++) {
+        const float *row = field->heights + (oz + j) * nx + ox;
+        const double z = (double)j - cz;
+        for (size_t i = 0; i < wx; i++) {
+            const double h = row[i];
+            if (isnan(h)) continue;
+            const double r = h - (plane[0] + plane[1] * ((double)i - cx) + plane[2] * z);
+            squares += r * r;
+            if (fabs(h) > largest) largest = fabs(h);
+            count += 1.0;
+        }
+    }
+    return count > 0.0 && sqrt(squares / count) > 4.0 * FLT_EPSILON * largest;
+}
+
 static trn_status spectrum_stats(const trn_field *field, const trn_stats_options *o, int threads,
                                  trn_terrain_stats *r, const trn_progress *progress, trn_error *err)
 {
@@ -543,6 +566,7 @@ static trn_status spectrum_stats(const trn_field *field, const trn_stats_options
 
     double plane[3];
     fit_plane(field, ox, oz, wx, wz, plane);
+    if (!above_rounding(field, ox, oz, wx, wz, plane)) return TRN_OK;
     const size_t half = wx / 2 + 1;
     size_t cells;
     if (!trn_mul_size(half, wz, &cells) || cells > SIZE_MAX / sizeof(double))
