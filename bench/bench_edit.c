@@ -1,6 +1,7 @@
 /* Benchmark: one raise stroke applied incrementally to a 4097x4097-sample session against
- * regenerating the whole terrain, and the replay cost of 10,000 stamps during full generation
- * on two terrain sizes (it follows the footprints, not the terrain size). */
+ * regenerating the whole terrain, the replay cost of 10,000 stamps during full generation on two
+ * terrain sizes (it follows the footprints, not the terrain size), and a stroke in a 2049^2
+ * session that keeps palette placements and surface roles current. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "terrane/generate.h"
 #include "terrane/layers.h"
 #include "terrane/recipe.h"
+#include "terrane/scatter.h"
 
 static trn_band band(double lo, double hi)
 {
@@ -232,11 +234,109 @@ static int bench_replay(uint32_t cells, int threads)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static trn_scatter_rule placement_rule(const char *id, trn_scatter_category category,
+                                       double density, double candidate_spacing, double slope_lo,
+                                       double slope_hi)
+{
+    trn_scatter_rule r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "%s", id);
+    r.prefab = (char *)"asset://prefabs/cube";
+    r.category = category;
+    r.density = density;
+    r.candidate_spacing = candidate_spacing;
+    r.scale[0] = r.scale[1] = 1.0;
+    r.yaw[1] = 360.0;
+    r.cluster_size = 16.0;
+    r.slope.has = true;
+    r.slope.lo = slope_lo;
+    r.slope.hi = slope_hi;
+    return r;
+}
+
+/* A session of cells + 1 samples square with a palette (grass on a 1-unit lattice, trees, rocks
+ * on steep ground) and surface roles; N raise strokes of radius 8 timed one by one, with and
+ * without roles (placements alone follow the stroke; roles add a drainage of the whole surface,
+ * since an edit can reroute flow anywhere downstream). */
+static int bench_stroke_placements(uint32_t cells, int threads)
+{
+    bench_recipe b;
+    make_recipe(&b, cells);
+    trn_scatter_rule rules[3] = {
+        placement_rule("grass", TRN_CATEGORY_GRASS, 0.5, 1.0, 0.0, 30.0),
+        placement_rule("pine", TRN_CATEGORY_TREE, 0.02, 2.0, 0.0, 25.0),
+        placement_rule("boulder", TRN_CATEGORY_ROCK, 0.01, 2.0, 20.0, 90.0)};
+    trn_palette palette;
+    memset(&palette, 0, sizeof palette);
+    palette.name = (char *)"bench";
+    palette.art_density = palette.grass_density = palette.tree_density = palette.rock_density = 1;
+    palette.rules = rules;
+    palette.rule_count = 3;
+    for (int roles = 1; roles >= 0; roles--) {
+        trn_generate_options go = {.threads = threads,
+                                   .quality = TRN_EROSION_FINAL,
+                                   .palette = &palette,
+                                   .roles = roles != 0};
+        trn_error e;
+        trn_session *ss = NULL;
+        double t0 = now_s();
+        trn_status st = trn_session_new(&b.recipe, &go, &ss, NULL, NULL, &e);
+        const double t_new = now_s() - t0;
+        if (st) return fail("session", st, &e);
+        enum { N = 30 };
+        double times[N], cpu[N];
+        uint64_t flips = 0, role_chunks = 0;
+        for (int k = 0; k < N; k++) {
+            double p[2] = {(double)cells * (0.1 + 0.8 * (double)((k * 37) % N) / N),
+                           (double)cells * (0.1 + 0.8 * (double)((k * 11) % N) / N)};
+            trn_stroke s;
+            memset(&s, 0, sizeof s);
+            s.kind = TRN_STROKE_RAISE;
+            s.radius = 8.0;
+            s.strength = 6.0;
+            s.falloff = 0.5;
+            s.points = p;
+            s.point_count = 1;
+            const clock_t c0 = clock();
+            t0 = now_s();
+            st = trn_session_apply_stroke(ss, &s, NULL, &e);
+            times[k] = now_s() - t0;
+            cpu[k] = (double)(clock() - c0) / CLOCKS_PER_SEC;
+            if (st) return fail("apply", st, &e);
+            const trn_session_edit *ed = trn_session_last_edit(ss);
+            flips += ed->placements_removed + ed->placements_restored;
+            role_chunks += ed->roles_changed.changed_count;
+        }
+        qsort(times, N, sizeof *times, cmp_double);
+        qsort(cpu, N, sizeof *cpu, cmp_double);
+        printf("  %s: session created in %.2f s, %" PRIu64
+               " placements; one raise stroke (radius 8): median %.2f ms, best %.2f ms, slowest "
+               "%.2f ms of %d (cpu median %.2f ms; %" PRIu64 " placements and %" PRIu64
+               " role chunks changed in all)\n",
+               roles ? "placements and roles" : "placements only", t_new,
+               trn_session_last_edit(ss)->placements, times[N / 2] * 1e3, times[0] * 1e3,
+               times[N - 1] * 1e3, N, cpu[N / 2] * 1e3, flips, role_chunks);
+        trn_session_free(ss);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) - 1u : 4096u;
     const int threads = argc > 2 ? atoi(argv[2]) : 2;
-    int rc = bench_stroke(cells, threads);
+    /* "placements": only the session stroke with placements and roles, on 2049^2. */
+    const bool placements_only = argc > 3 && strcmp(argv[3], "placements") == 0;
+    printf("session stroke with placements and roles, 2049x2049 samples, %d threads\n", threads);
+    int rc = bench_stroke_placements(2048u, threads);
+    if (placements_only) return rc;
+    rc |= bench_stroke(cells, threads);
     printf("replay of 10,000 stamps (raise, lower, flatten, smooth; radius 8 cells) during full "
            "generation, %d threads\n",
            threads);
