@@ -149,6 +149,43 @@ static void test_text(void)
     free(err);
 }
 
+/* No data in an R32 stays no data (other verbs fill it); 16-bit rasters load as usual. */
+static void test_nodata_and_r16(void)
+{
+    float h[33 * 33];
+    uint16_t q[33 * 33];
+    for (int j = 0; j < 33; j++)
+        for (int i = 0; i < 33; i++) {
+            h[j * 33 + i] = (float)(10.0 * sin(i * 0.3) + 0.5 * j);
+            if (i >= 10 && i < 15 && j >= 10 && j < 14) h[j * 33 + i] = NAN;
+            q[j * 33 + i] = (uint16_t)(1000 + 100 * i + j);
+        }
+    h[0] = INFINITY;
+    const char *holes = tmp_path("holes.r32"), *ramp = tmp_path("ramp.r16");
+    CHECK(trn_test_write_file(holes, h, sizeof h));
+    CHECK(trn_test_write_file(ramp, q, sizeof q));
+    char *out = NULL, *err = NULL;
+    int rc = trn_test_run_clif("stats %s --size 33x33", &out, &err, holes);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_CONTAINS(out, "21 of 1089 samples no data (left out)");
+    free(out);
+    free(err);
+    rc = trn_test_run_clif("stats %s --size 33x33 --format json", &out, &err, ramp);
+    CHECK_EQ_INT(rc, 0);
+    json_error_t je;
+    json_t *doc = json_loads(out ? out : "", 0, &je);
+    CHECK(doc != NULL);
+    if (doc) {
+        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "nodata_samples")), 0);
+        /* 100 stored units a sample of 2048 / 65536 m: a plane, no depressions. */
+        CHECK(value_of(doc, "depression_count") == 0.0);
+        CHECK(fabs(value_of(doc, "relief") - (3200.0 + 32.0) * 2048.0 / 65536.0) < 1e-6);
+        json_decref(doc);
+    }
+    free(out);
+    free(err);
+}
+
 static void test_recipe(void)
 {
     char *out = NULL, *err = NULL;
@@ -250,6 +287,7 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_json);
     RUN(test_text);
+    RUN(test_nodata_and_r16);
     RUN(test_recipe);
     RUN(test_real_dem);
     RUN(test_bad_input);

@@ -9,6 +9,7 @@
 #include "stats_verb.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
+#include "terrane/image.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
 
@@ -27,8 +28,8 @@ static const char *const help_text =
     "\n"
     "INPUT is any file terrane reads ('terrane formats'), detected from its content, or a\n"
     "terrain recipe (NAME.json), which is generated first. A GeoTIFF's cells are metres (a\n"
-    "geographic DEM's degrees converted at its centre latitude) and its NoData samples are\n"
-    "left out of every figure (counted), not filled.\n"
+    "geographic DEM's degrees converted at its centre latitude); its NoData samples, and\n"
+    "an R32's NaN and infinite ones, are left out of every figure (counted), not filled.\n"
     "\n"
     "options:\n"
     "  --channel-area A         a channel drains at least A square world units (metres for\n"
@@ -116,6 +117,38 @@ static int load_dem(cli_ctx *ctx, const char *in, const cli_load_options *opt, c
     trn_status st = trn_geotiff_to_field(&dem, &t->field, &e);
     trn_geotiff_dispose(&dem);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+/* A float raster (R32) with its NaN and infinite samples kept as no data; *is_float false
+ * (nothing loaded) for 8- and 16-bit images, which the common loader reads. */
+static int load_float_raster(cli_ctx *ctx, const char *in, cli_format format,
+                             const cli_load_options *opt, cli_terrain *t, bool *is_float)
+{
+    *is_float = false;
+    trn_image img;
+    int rc = cli_read_image(ctx, in, format, opt, &img);
+    if (rc) return rc;
+    if (img.bit_depth != 32) {
+        trn_image_dispose(&img);
+        return CLI_EXIT_OK;
+    }
+    *is_float = true;
+    rc = cli_image_select_channel(ctx, in, opt, false, &img);
+    if (rc) {
+        trn_image_dispose(&img);
+        return rc;
+    }
+    memset(t, 0, sizeof *t);
+    snprintf(t->format, sizeof t->format, "%s", cli_format_name(format));
+    trn_error e;
+    const double square = opt->square_size > 0 ? opt->square_size : 1.0;
+    trn_status st = trn_image_to_field(&img, 0, 1.0, 0.0, square, &t->field, &e);
+    trn_image_dispose(&img);
+    if (st) return cli_fail(ctx, &e);
+    const size_t n = trn_field_sample_count(&t->field);
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(t->field.heights[k])) t->field.heights[k] = NAN;
+    return CLI_EXIT_OK;
 }
 
 static bool parse_fit_range(cli_ctx *ctx, const char *text, double *lo, double *hi)
@@ -206,9 +239,14 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
     } else {
         cli_format format = CLI_FORMAT_UNKNOWN;
         rc = cli_sniff_input(ctx, in, &load, &format);
-        if (!rc)
-            rc = format == CLI_FORMAT_GEOTIFF ? load_dem(ctx, in, &load, &t)
-                                              : cli_load_terrain(ctx, in, &load, &t);
+        bool done = false;
+        if (!rc && format == CLI_FORMAT_GEOTIFF) {
+            rc = load_dem(ctx, in, &load, &t);
+            done = true;
+        } else if (!rc && (format == CLI_FORMAT_RAW || format == CLI_FORMAT_PNG)) {
+            rc = load_float_raster(ctx, in, format, &load, &t, &done);
+        }
+        if (!rc && !done) rc = cli_load_terrain(ctx, in, &load, &t);
     }
     if (rc) {
         cli_terrain_dispose(&t);
