@@ -60,7 +60,8 @@ trn_status trn_payload_peek(const char *path, trn_payload_info *info, char **sto
  * ("HGHT" heights, "BIOM" biomes, "RCPE" recipe) must be present, unknown optional ones are
  * skipped. A missing file is TRN_ERR_NOT_FOUND; a short file TRN_ERR_TRUNCATED; a bad magic,
  * checksum or field TRN_ERR_FORMAT; a newer format TRN_ERR_VERSION; a size over limits
- * TRN_ERR_LIMIT. err names the file, the byte offset and, in the message, the section
+ * TRN_ERR_LIMIT; bytes after the last section TRN_ERR_TRAILING_DATA; an unknown section flagged
+ * required TRN_ERR_UNSUPPORTED (docs/payload.md, "Errors"). err names the file, the byte offset and, in the message, the section
  * ("section 'WATR' (water) at offset 4096: ..."). limits NULL = defaults. On failure *out is
  * NULL. The payload is immutable once open: every query below is thread-safe and allocates
  * nothing. */
