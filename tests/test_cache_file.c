@@ -994,10 +994,9 @@ static void test_basin_id_order(void)
 /* Field by field and bit for bit (the struct has padding). */
 static bool same_instance(const trn_instance *a, const trn_instance *b)
 {
-    return a->rule == b->rule && a->cx == b->cx && a->cz == b->cz &&
-           memcmp(&a->x, &b->x, 8) == 0 && memcmp(&a->y, &b->y, 8) == 0 &&
-           memcmp(&a->z, &b->z, 8) == 0 && memcmp(&a->yaw, &b->yaw, 8) == 0 &&
-           memcmp(&a->scale, &b->scale, 8) == 0;
+    return a->rule == b->rule && a->cx == b->cx && a->cz == b->cz && memcmp(&a->x, &b->x, 8) == 0 &&
+           memcmp(&a->y, &b->y, 8) == 0 && memcmp(&a->z, &b->z, 8) == 0 &&
+           memcmp(&a->yaw, &b->yaw, 8) == 0 && memcmp(&a->scale, &b->scale, 8) == 0;
 }
 
 /* Version 3 round-trips transport and instances bit for bit (a -0 height included), refuses
@@ -1019,8 +1018,8 @@ static void test_transport_and_instances(void)
     if (back) {
         CHECK(back->outputs[0].transport &&
               memcmp(back->outputs[0].transport->data, r->outputs[0].transport->data, 48) == 0);
-        const trn_instances *bi = back->outputs[1].instances ? back->outputs[1].instances->data
-                                                             : NULL;
+        const trn_instances *bi =
+            back->outputs[1].instances ? back->outputs[1].instances->data : NULL;
         const trn_instances *ri = r->outputs[1].instances->data;
         CHECK(bi && bi->count == 2 && same_instance(&bi->items[0], &ri->items[0]) &&
               same_instance(&bi->items[1], &ri->items[1]));

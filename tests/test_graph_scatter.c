@@ -20,15 +20,17 @@
 static char *palette_text(double grass_density, const char *boulder_biome)
 {
     char *t = malloc(2048);
-    snprintf(t, 2048,
-             "{\"format_version\": 3, \"name\": \"Test\", \"placements\": {"
-             "\"grass\": {\"model\": \"asset://models/grass\", \"collision\": \"none\", \"category\": "
-             "\"grass\", \"density\": %g, \"candidate_spacing\": 2, \"slope\": [0, 30], "
-             "\"moisture\": [0.2, 0.9]},"
-             "\"boulder\": {\"prefab\": \"asset://prefabs/boulder\", \"category\": \"rock\", \"density\": "
-             "0.02, \"candidate_spacing\": 3, \"spacing\": 6, \"biomes\": [\"%s\"], \"cluster\": "
-             "{\"size\": 20, \"strength\": 0.5}}}}",
-             grass_density, boulder_biome);
+    snprintf(
+        t, 2048,
+        "{\"format_version\": 3, \"name\": \"Test\", \"placements\": {"
+        "\"grass\": {\"model\": \"asset://models/grass\", \"collision\": \"none\", \"category\": "
+        "\"grass\", \"density\": %g, \"candidate_spacing\": 2, \"slope\": [0, 30], "
+        "\"moisture\": [0.2, 0.9]},"
+        "\"boulder\": {\"prefab\": \"asset://prefabs/boulder\", \"category\": \"rock\", "
+        "\"density\": "
+        "0.02, \"candidate_spacing\": 3, \"spacing\": 6, \"biomes\": [\"%s\"], \"cluster\": "
+        "{\"size\": 20, \"strength\": 0.5}}}}",
+        grass_density, boulder_biome);
     return t;
 }
 
@@ -66,16 +68,17 @@ static bool load_recipe(const char *graph, bool palette, trn_recipe *r)
 static char *graph_text(bool rules, double offset)
 {
     char *t = malloc(2048);
-    snprintf(t, 2048,
-             "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
-             "{\"id\":\"lf\",\"type\":\"landform\"},"
-             "{\"id\":\"bi\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"lf\"}}},"
-             "{\"id\":\"sc\",\"type\":\"scatter_palette\",\"inputs\":{\"field\":{\"node\":\"%s\"}}},"
-             "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":%g},\"inputs\":{"
-             "\"field\":{\"node\":\"lf\"}}},"
-             "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"off\"},"
-             "\"instances\":{\"node\":\"sc\"}}}]}",
-             rules ? "bi" : "lf", offset);
+    snprintf(
+        t, 2048,
+        "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"lf\",\"type\":\"landform\"},"
+        "{\"id\":\"bi\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"lf\"}}},"
+        "{\"id\":\"sc\",\"type\":\"scatter_palette\",\"inputs\":{\"field\":{\"node\":\"%s\"}}},"
+        "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":%g},\"inputs\":{"
+        "\"field\":{\"node\":\"lf\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"off\"},"
+        "\"instances\":{\"node\":\"sc\"}}}]}",
+        rules ? "bi" : "lf", offset);
     return t;
 }
 
@@ -134,9 +137,9 @@ static bool same_instances(const trn_instances *a, const trn_instances *b)
     if (!a || !b || a->count != b->count) return false;
     for (size_t k = 0; k < a->count; k++) {
         const trn_instance *x = &a->items[k], *y = &b->items[k];
-        if (x->rule != y->rule || x->cx != y->cx || x->cz != y->cz ||
-            memcmp(&x->x, &y->x, 8) || memcmp(&x->y, &y->y, 8) || memcmp(&x->z, &y->z, 8) ||
-            memcmp(&x->yaw, &y->yaw, 8) || memcmp(&x->scale, &y->scale, 8))
+        if (x->rule != y->rule || x->cx != y->cx || x->cz != y->cz || memcmp(&x->x, &y->x, 8) ||
+            memcmp(&x->y, &y->y, 8) || memcmp(&x->z, &y->z, 8) || memcmp(&x->yaw, &y->yaw, 8) ||
+            memcmp(&x->scale, &y->scale, 8))
             return false;
     }
     return true;
@@ -148,6 +151,27 @@ static size_t count_rule(const trn_instances *in, uint32_t rule)
     for (size_t k = 0; in && k < in->count; k++)
         n += in->items[k].rule == rule;
     return n;
+}
+
+/* The recipe of load_recipe with the graph and a raise stroke over the middle. */
+static bool load_recipe_with_edit(const char *graph, trn_recipe *r)
+{
+    static const char head[] =
+        "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":77,\"default_landform\":\"hills\","
+        "\"landforms\":{\"hills\":{\"base_height\":0,\"height_variation\":60,\"feature_size\":120,"
+        "\"octaves\":4}},\"default_biome\":\"grass\","
+        "\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]},\"rock\":{\"color\":[0.5,0.5,0.5,1]}},"
+        "\"rules\":[{\"id\":\"steep\",\"biome\":\"rock\",\"priority\":1,\"slope\":[25,90]}],"
+        "\"palette\":\"asset://palettes/test\",\"edits\":[{\"type\":\"raise\",\"radius\":60,"
+        "\"strength\":8,\"center\":[128,128]}],\"graph\":%s}";
+    const size_t n = sizeof head + strlen(graph);
+    char *text = malloc(n);
+    snprintf(text, n, head, graph);
+    trn_error e;
+    const trn_status st = trn_recipe_parse(text, strlen(text), "t.json", r, NULL, &e);
+    if (st) fprintf(stderr, "recipe refused: %s\n", e.message);
+    free(text);
+    return st == TRN_OK;
 }
 
 /* ---- tests ---- */
@@ -315,7 +339,8 @@ static void test_missing_palette(void)
     for (size_t k = 0; k < d.count; k++)
         if (d.items[k].severity == TRN_GRAPH_ERROR)
             CHECK(strcmp(d.items[k].check, "palette-missing") == 0 &&
-                  strcmp(d.items[k].node_id, "sc") == 0 && strcmp(d.items[k].path, "nodes[2]") == 0);
+                  strcmp(d.items[k].node_id, "sc") == 0 &&
+                  strcmp(d.items[k].path, "nodes[2]") == 0);
     trn_graph_diagnostics_dispose(&d);
     /* Without a recipe the check cannot know: nothing reported. */
     memset(&d, 0, sizeof d);
@@ -391,6 +416,83 @@ static void test_threads(void)
     trn_palette_dispose(&pal);
 }
 
+/* Generation with a palette and a graph whose output takes the node's instances: the
+ * candidates are kept as scatter_base and the instances are their refilter on the final surface
+ * (after the raise stroke), never a fresh placement; each instance stands on the edited
+ * heights. */
+static void test_generate_refilters(void)
+{
+    trn_palette pal;
+    CHECK(load_palette(0.2, "grass", &pal));
+    char *g = graph_text(true, 0.0);
+    trn_recipe r;
+    CHECK(load_recipe_with_edit(g, &r));
+    free(g);
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 2;
+    o.palette = &pal;
+    trn_generated gen;
+    trn_error e;
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    CHECK(gen.scatter_from_graph && gen.scatter_base.count > 0);
+    /* The base is the node's output on the graph's field. */
+    trn_graph graph;
+    CHECK_OK(trn_graph_from_recipe(&r, &graph, NULL));
+    trn_graph_options go;
+    memset(&go, 0, sizeof go);
+    go.palette = &pal;
+    trn_graph_run *run = NULL;
+    CHECK_OK(trn_graph_evaluate(&graph, &r, &go, &run, NULL, NULL, NULL));
+    CHECK(same_instances(trn_graph_run_instances(run), &gen.scatter_base));
+    trn_graph_run_free(run);
+    trn_graph_dispose(&graph);
+    /* The instances: the refilter of the base against the final surface. */
+    trn_generated_scatter_env env;
+    CHECK_OK(trn_generated_scatter_env_init(&gen, &r, &pal, &env, NULL));
+    trn_instances want = {NULL, 0};
+    CHECK_OK(trn_scatter_refilter(&pal, &gen.scatter_base, &env.env, &want, NULL, NULL));
+    CHECK(same_instances(&gen.instances, &want));
+    trn_instances_dispose(&want);
+    trn_generated_scatter_env_dispose(&env);
+    CHECK(gen.instances.count <= gen.scatter_base.count);
+    /* Raised instances stand on the edited surface, higher than their candidates. */
+    size_t raised = 0, wrong = 0;
+    for (size_t k = 0, b = 0; k < gen.instances.count; k++) {
+        const trn_instance *v = &gen.instances.items[k];
+        while (b < gen.scatter_base.count &&
+               (gen.scatter_base.items[b].rule != v->rule ||
+                gen.scatter_base.items[b].cx != v->cx || gen.scatter_base.items[b].cz != v->cz))
+            b++;
+        if (b == gen.scatter_base.count) {
+            wrong++; /* refiltering never invents a candidate */
+            break;
+        }
+        raised += v->y > gen.scatter_base.items[b].y + 1.0;
+        wrong += fabs(v->y - trn_field_height_at(&gen.field, v->x, v->z)) > 1e-9;
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(raised > 0);
+    trn_generated_dispose(&gen);
+    trn_recipe_dispose(&r);
+
+    /* The node placing nothing still means refilter: no fresh placement. */
+    trn_palette none;
+    CHECK(load_palette(0.2, "rock", &none));
+    none.rules[0].biome_count = 0;
+    none.rules[0].density = 0.0;
+    g = graph_text(false, 0.0); /* no Biome Rules before the node: rock never matches */
+    CHECK(load_recipe_with_edit(g, &r));
+    free(g);
+    o.palette = &none;
+    CHECK_OK(trn_recipe_generate(&r, &o, &gen, NULL, NULL, &e));
+    CHECK(gen.scatter_from_graph && gen.scatter_base.count == 0 && gen.instances.count == 0);
+    trn_generated_dispose(&gen);
+    trn_recipe_dispose(&r);
+    trn_palette_dispose(&none);
+    trn_palette_dispose(&pal);
+}
+
 int main(void)
 {
     RUN(test_exact_placement);
@@ -399,5 +501,6 @@ int main(void)
     RUN(test_missing_palette);
     RUN(test_cache_round_trip);
     RUN(test_threads);
+    RUN(test_generate_refilters);
     return trn_test_finish();
 }

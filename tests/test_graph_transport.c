@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrane/generate.h"
 #include "terrane/graph.h"
 #include "terrane/recipe.h"
 #include "test.h"
@@ -32,21 +33,25 @@ static bool load_recipe(const char *graph, trn_recipe *r)
 
 /* Erosion small enough to run in a blink, with thermal passes (final quality). */
 #define ERODE(id, from, rate)                                                                      \
-    "{\"id\":\"" id "\",\"type\":\"erosion\",\"params\":{\"droplets\":400,\"lifetime\":16,"     \
-    "\"erosion_rate\":" rate ",\"thermal_iterations\":2},\"inputs\":{\"field\":{\"node\":\"" from \
+    "{\"id\":\"" id "\",\"type\":\"erosion\",\"params\":{\"droplets\":400,\"lifetime\":16,"        \
+    "\"erosion_rate\":" rate ",\"thermal_iterations\":2},\"inputs\":{\"field\":{\"node\":\"" from  \
     "\",\"pin\":\"field\"}}}"
 
 static const char *const NODES =
     "{\"id\":\"lf\",\"type\":\"landform\"},"
-    "{\"id\":\"flat\",\"type\":\"flat_terrain\",\"params\":{\"height\":12}}," ERODE("e1", "lf",
-                                                                                    "0.3") ","
-    ERODE("e2", "e1", "0.6") ","
-    "{\"id\":\"mask\",\"type\":\"elevation_mask\",\"params\":{\"min\":20,\"max\":40,"
-    "\"falloff\":15},\"inputs\":{\"field\":{\"node\":\"lf\"}}},"
-    "{\"id\":\"drain\",\"type\":\"drainage\",\"inputs\":{\"field\":{\"node\":\"e2\",\"pin\":"
-    "\"field\"}}},"
-    "{\"id\":\"lake\",\"type\":\"basin_water\",\"inputs\":{\"drainage\":{\"node\":\"drain\","
-    "\"pin\":\"drainage\"}}},";
+    "{\"id\":\"flat\",\"type\":\"flat_terrain\",\"params\":{\"height\":12}}," ERODE(
+        "e1", "lf",
+        "0.3") "," ERODE("e2", "e1",
+                         "0.6") ","
+                                "{\"id\":\"mask\",\"type\":\"elevation_mask\",\"params\":{\"min\":"
+                                "20,\"max\":40,"
+                                "\"falloff\":15},\"inputs\":{\"field\":{\"node\":\"lf\"}}},"
+                                "{\"id\":\"drain\",\"type\":\"drainage\",\"inputs\":{\"field\":{"
+                                "\"node\":\"e2\",\"pin\":"
+                                "\"field\"}}},"
+                                "{\"id\":\"lake\",\"type\":\"basin_water\",\"inputs\":{"
+                                "\"drainage\":{\"node\":\"drain\","
+                                "\"pin\":\"drainage\"}}},";
 
 /* The graph NODES + blend(a, b, amount, mask?) -> offset -> biome_rules -> output; the drainage
  * and basin water hang off e2 and feed the output's water. */
@@ -206,11 +211,12 @@ static void test_blend_weights(void)
     size_t wrong = 0, inner = 0, zero_w = 0;
     for (size_t k = 0; ta && tb && m && t && ha && hb && h && k < n; k++) {
         const double w = 0.75 * (double)m[k];
-        const float want = w == 0.0   ? ta[k]
-                           : w == 1.0 ? tb[k]
-                                      : (float)((double)ta[k] + ((double)tb[k] - (double)ta[k]) * w);
-        const float height = w == 0.0 ? ha[k]
-                                      : (float)((double)ha[k] + ((double)hb[k] - (double)ha[k]) * w);
+        const float want = w == 0.0 ? ta[k]
+                           : w == 1.0
+                               ? tb[k]
+                               : (float)((double)ta[k] + ((double)tb[k] - (double)ta[k]) * w);
+        const float height =
+            w == 0.0 ? ha[k] : (float)((double)ha[k] + ((double)hb[k] - (double)ha[k]) * w);
         wrong += memcmp(&want, &t[k], sizeof want) != 0 || memcmp(&height, &h[k], 4) != 0;
         inner += w > 0.0 && w < 0.75;
         zero_w += w == 0.0;
@@ -274,8 +280,8 @@ static void test_cached_run(void)
             if (strcmp(reps[q].id, ids[k]) == 0) CHECK(reps[q].outcome == TRN_NODE_REUSED_DISK);
         CHECK(same_bits(transport_of(&a, ids[k], NULL), transport_of(&b, ids[k], NULL), n));
     }
-    CHECK(same_bits(transport_of(&a, "drain", "drainage"), transport_of(&b, "drain", "drainage"),
-                    n));
+    CHECK(
+        same_bits(transport_of(&a, "drain", "drainage"), transport_of(&b, "drain", "drainage"), n));
     fixture_dispose(&a);
     fixture_dispose(&b);
     trn_graph_cache_free(c1);
@@ -297,6 +303,27 @@ static void test_threads(void)
         fixture_dispose(&f[t]);
 }
 
+/* Generation exposes the published field's transport (a copy); without erosion upstream, none. */
+static void test_generated_transport(void)
+{
+    fixture f;
+    CHECK(fixture_run(&f, "e1", "e2", "0.75", true, 2, NULL));
+    const size_t n = samples(&f);
+    trn_generated gen;
+    trn_error e;
+    CHECK_OK(trn_recipe_generate(&f.recipe, NULL, &gen, NULL, NULL, &e));
+    trn_graph_value v;
+    CHECK_OK(trn_graph_run_terrain(f.run, &v, NULL));
+    CHECK(gen.transport != v.transport && same_bits(gen.transport, v.transport, n));
+    trn_generated_dispose(&gen);
+    fixture_dispose(&f);
+    CHECK(fixture_run(&f, "lf", "flat", "0.5", false, 2, NULL));
+    CHECK_OK(trn_recipe_generate(&f.recipe, NULL, &gen, NULL, NULL, &e));
+    CHECK(gen.transport == NULL);
+    trn_generated_dispose(&gen);
+    fixture_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_erosion_transport_is_change);
@@ -305,5 +332,6 @@ int main(void)
     RUN(test_pass_through);
     RUN(test_cached_run);
     RUN(test_threads);
+    RUN(test_generated_transport);
     return trn_test_finish();
 }

@@ -229,12 +229,17 @@ typedef struct trn_generated {
      * the caller's palette. */
     trn_instances instances;
     trn_instances scatter_base;
+    /* The candidates came from the graph: a Scatter Palette node connected to the Terrain
+     * Output's instances pin placed them on its field, and instances are their refilter on the
+     * final surface (scatter_base holds them, even when the node placed none). */
+    bool scatter_from_graph;
     trn_scatter_report scatter;
     /* Surface role per sample (trn_surface_role), when trn_generate_options.roles asked; NULL
      * otherwise. */
     uint8_t *roles;
     /* Signed erosion transport per sample (metres; < 0 cut, > 0 deposition) of the graph's
-     * erosion upstream of the output; NULL when none. */
+     * erosion upstream of the output (trn_graph_value.transport of the published field; the
+     * layers' sculpt strokes add none); NULL when none. */
     float *transport;
 } trn_generated;
 

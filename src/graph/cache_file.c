@@ -25,7 +25,7 @@ static const uint8_t cache_magic[8] = {'T', 'R', 'N', 'C', 'A', 'C', 'H', 'E'};
 #define CACHE_FLAG_NOTE 8u       /* version 2 */
 #define CACHE_FLAG_TRANSPORT 16u /* version 3 */
 #define CACHE_FLAGS_KNOWN                                                                          \
-    (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE | CACHE_FLAG_NOTE |          \
+    (CACHE_FLAG_LEDGER | CACHE_FLAG_BIOME_RULES | CACHE_FLAG_CHANGE | CACHE_FLAG_NOTE |            \
      CACHE_FLAG_TRANSPORT)
 #define CACHE_INSTANCE_SIZE 60u /* u32 rule, i64 cx, cz, f64 x, y, z, yaw, scale */
 #define CACHE_HEADER_SIZE 108u
@@ -62,8 +62,7 @@ static const char *kind_name(uint32_t kind)
 static bool kind_stored(uint32_t kind, uint32_t version)
 {
     return kind == TRN_PIN_HEIGHTFIELD || kind == TRN_PIN_MASK || kind == TRN_PIN_DRAINAGE ||
-           (kind == TRN_PIN_WATER && version >= 2u) ||
-           (kind == TRN_PIN_INSTANCES && version >= 3u);
+           (kind == TRN_PIN_WATER && version >= 2u) || (kind == TRN_PIN_INSTANCES && version >= 3u);
 }
 
 /* Kinds whose samples a transport array may follow: heights and a drainage's source. */
@@ -79,9 +78,9 @@ static const char *instance_problem(const trn_instance *v, const trn_instance *p
     if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) || !isfinite(v->yaw) ||
         !isfinite(v->scale))
         return "a position, yaw or scale that is not finite";
-    if (prev && (v->rule < prev->rule ||
-                 (v->rule == prev->rule &&
-                  (v->cz < prev->cz || (v->cz == prev->cz && v->cx <= prev->cx)))))
+    if (prev &&
+        (v->rule < prev->rule ||
+         (v->rule == prev->rule && (v->cz < prev->cz || (v->cz == prev->cz && v->cx <= prev->cx)))))
         return "not after the previous one in (rule, cz, cx) order";
     return NULL;
 }
@@ -373,8 +372,7 @@ trn_status trn_node_result_serialize(const trn_node_result *result, uint8_t **da
         st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
     v3 = v3 || transport_mask != 0;
     const char *note_end = memchr(result->note, '\0', sizeof result->note);
-    const size_t note_len =
-        note_end ? (size_t)(note_end - result->note) : sizeof result->note - 1u;
+    const size_t note_len = note_end ? (size_t)(note_end - result->note) : sizeof result->note - 1u;
     if (!st && note_len && !trn_add_size(total, 4u + note_len, &total))
         st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "result too large");
     if (st) {

@@ -678,10 +678,10 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
             const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 2];
             if (s >= 0) {
                 trn_gbuf_release(run->instances);
-                run->instances = trn_gbuf_retain(
-                    run->results[s]
-                        ->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + 2]]
-                        .instances);
+                run->instances =
+                    trn_gbuf_retain(run->results[s]
+                                        ->outputs[p->src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + 2]]
+                                        .instances);
             }
         }
         if (node_bridge(1.0, t->name, &np) == TRN_CANCEL)

@@ -139,8 +139,14 @@ trn_status trn_generated_finish(const trn_recipe *recipe, const trn_generate_opt
         trn_scatter_options so = {threads, 0, 0, options->max_placements};
         trn_instances placed;
         memset(&placed, 0, sizeof placed);
-        st = trn_scatter_run(options->palette, &env.env, &so, &placed, &gen->scatter, progress,
-                             user, err);
+        /* A graph's Scatter Palette placed candidates before the layers: they snap to the final
+         * surface and are checked again there, never replaced by new ones. */
+        if (gen->scatter_from_graph)
+            st = trn_scatter_refilter(options->palette, &gen->scatter_base, &env.env, &placed,
+                                      &gen->scatter, err);
+        else
+            st = trn_scatter_run(options->palette, &env.env, &so, &placed, &gen->scatter, progress,
+                                 user, err);
         trn_generated_scatter_env_dispose(&env);
         if (st) return st;
         gen->instances = placed;

@@ -189,6 +189,7 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     go.quality = options ? options->quality : TRN_EROSION_FINAL;
     go.cache = options ? options->cache : NULL;
     go.max_work = options ? options->max_work : 0;
+    go.palette = options ? options->palette : NULL; /* Scatter Palette nodes place it */
     trn_graph_run *run = NULL;
     st = trn_graph_evaluate(&graph, recipe, &go, &run, progress_bridge, (void *)pr, err);
     trn_graph_dispose(&graph);
@@ -208,6 +209,28 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     gen->quality = go.quality;
     st = trn_graph_run_terrain(run, &v, err);
     if (!st) memcpy(*heights, v.values, n * sizeof **heights);
+    /* Erosion's signed transport of the published field; sculpt strokes add none. */
+    if (!st && v.transport) {
+        if (!(gen->transport = malloc(n * sizeof *gen->transport)))
+            st = oom(err, "the erosion transport");
+        else
+            memcpy(gen->transport, v.transport, n * sizeof *gen->transport);
+    }
+    /* A Scatter Palette's candidates, refiltered on the final surface when generation ends. */
+    const trn_instances *candidates = trn_graph_run_instances(run);
+    if (!st && candidates) {
+        const size_t placed = candidates->count;
+        gen->scatter_base.items = malloc((placed ? placed : 1u) * sizeof *gen->scatter_base.items);
+        if (!gen->scatter_base.items) {
+            st = oom(err, "the scatter candidates");
+        } else {
+            if (placed)
+                memcpy(gen->scatter_base.items, candidates->items,
+                       placed * sizeof *candidates->items);
+            gen->scatter_base.count = placed;
+            gen->scatter_from_graph = true;
+        }
+    }
     *rules = trn_graph_run_biome_rules(run);
     /* The published water, and the wet samples the biome rules measure distances from. */
     const trn_water *published = trn_graph_run_water(run),

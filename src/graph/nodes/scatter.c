@@ -85,8 +85,7 @@ static void classify_row(const classify_pass *cp, uint32_t j, double *slope, flo
 
 /* Biome labels of field: the recipe's rules when rules, else the default biome everywhere. */
 static trn_status classify(const trn_node_ctx *c, const trn_field *field,
-                           const float *water_distance, bool rules, uint8_t *labels,
-                           trn_error *err)
+                           const float *water_distance, bool rules, uint8_t *labels, trn_error *err)
 {
     const trn_recipe *recipe = c->recipe;
     const int default_biome = trn_recipe_find_biome(recipe, recipe->default_biome);
@@ -187,8 +186,7 @@ static trn_status distance_of(const trn_node_ctx *c, const trn_field *field, flo
 static trn_status scatter_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const trn_palette *palette = c->palette;
-    if (!palette)
-        return trn_node_fail(c, err, TRN_ERR_VALIDATION, "no resolved palette was given");
+    if (!palette) return trn_node_fail(c, err, TRN_ERR_VALIDATION, "no resolved palette was given");
     const trn_recipe *recipe = c->recipe;
     const size_t n = trn_node_samples(r);
     trn_field field = trn_node_field_view(r, c->inputs[0]);
