@@ -38,7 +38,8 @@ headers=$(cd "$SRC/include" && ls terrane/*.h | sed 's|^|usr/include/|')
 contains libterrane-dev $headers "$lib/libterrane.so" "$lib/libterrane.a" "$lib/pkgconfig/terrane.pc" \
     "$lib/cmake/terrane/terraneConfig.cmake" "$lib/cmake/terrane/terraneConfigVersion.cmake" \
     "$lib/cmake/terrane/terraneTargets.cmake" usr/share/doc/libterrane-dev/library.md.gz
-contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/terrane/cli.md.gz
+contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/terrane/cli.md.gz \
+    "$lib/lua/5.4/terrane.so"
 for deb in "$DIR"/*_"$version"_"$arch".deb; do
     echo "== $(basename "$deb")"
     dpkg-deb -f "$deb" Package Version Depends
