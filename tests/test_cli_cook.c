@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "terrane/runtime.h"
 #include "test.h"
@@ -186,12 +187,80 @@ static void test_project(void)
     CHECK(out_text && strchr(out_text, '\n') == strrchr(out_text, '\n')); /* one terrain */
 }
 
+/* A recipe naming a palette asset that names a material set asset: editing either asset (not
+ * the recipe) cooks again, and says which. */
+static void test_asset_digests(void)
+{
+    char dir[700], path[900];
+    snprintf(dir, sizeof dir, "%s/assets", tmp);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/sets", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/palettes", dir);
+    mkdir(path, 0755);
+    static const char set_manifest[] =
+        "{\"type\": \"DataAsset\", \"source\": \"land.json\", "
+        "\"settings\": {\"content_type\": \"terrain_material_set\"}}";
+    static const char pal_manifest[] = "{\"type\": \"DataAsset\", \"source\": \"shrubs.json\", "
+                                       "\"settings\": {\"content_type\": \"terrain_palette\"}}";
+    snprintf(path, sizeof path, "%s/sets/land.asset.json", dir);
+    CHECK(trn_test_write_file(path, set_manifest, strlen(set_manifest)));
+    snprintf(path, sizeof path, "%s/palettes/shrubs.asset.json", dir);
+    CHECK(trn_test_write_file(path, pal_manifest, strlen(pal_manifest)));
+    char set_path[900], pal_path[900];
+    snprintf(set_path, sizeof set_path, "%s/sets/land.json", dir);
+    snprintf(pal_path, sizeof pal_path, "%s/palettes/shrubs.json", dir);
+    const char *set1 = "{\"format_version\": 1, \"name\": \"Land\", \"roles\": {\"ground\": "
+                       "\"asset://materials/soil\"}}";
+    const char *set2 = "{\"format_version\": 1, \"name\": \"Land\", \"roles\": {\"ground\": "
+                       "\"asset://materials/loam\"}}";
+    const char *pal1 = "{\"format_version\": 3, \"name\": \"Shrubs\", \"material_set\": "
+                       "\"asset://sets/land\", \"placements\": {\"shrub\": {\"prefab\": "
+                       "\"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2}}}";
+    const char *pal2 = "{\"format_version\": 3, \"name\": \"Shrubs\", \"material_set\": "
+                       "\"asset://sets/land\", \"placements\": {\"shrub\": {\"prefab\": "
+                       "\"prefab://shrub\", \"density\": 0.125, \"candidate_spacing\": 2}}}";
+    CHECK(trn_test_write_file(set_path, set1, strlen(set1)));
+    CHECK(trn_test_write_file(pal_path, pal1, strlen(pal1)));
+    /* The recipe with "palette": "asset://palettes/shrubs" added after its first brace. */
+    const char *body = recipe_body(5);
+    char text[4000];
+    snprintf(text, sizeof text, "{\"palette\": \"asset://palettes/shrubs\", %s", body + 1);
+    char recipe[900], out[900], payload[1000];
+    snprintf(recipe, sizeof recipe, "%s/shrubland.json", dir);
+    CHECK(trn_test_write_file(recipe, text, strlen(text)));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(payload, sizeof payload, "%s/shrubland.terrain.bin", out);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (missing)");
+    CHECK_EQ_INT(cli("info %s", payload), 0);
+    CHECK_CONTAINS(out_text, "material set 'Land'");
+    CHECK_CONTAINS(out_text, "scatter: 1 rule,");
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "up to date");
+    CHECK(trn_test_write_file(set_path, set2, strlen(set2)));
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (material set changed)");
+    CHECK(trn_test_write_file(pal_path, pal2, strlen(pal2)));
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (palette changed)");
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    CHECK_CONTAINS(out_text, "up to date");
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    const trn_material_set *set = trn_payload_material_set(p);
+    CHECK(set && set->roles[0] && strcmp(set->roles[0], "asset://materials/loam") == 0);
+    trn_payload_free(p);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_finish();
     RUN(test_usage);
     RUN(test_recipe_cook);
     RUN(test_project);
+    RUN(test_asset_digests);
     reset_output();
     return trn_test_finish();
 }
