@@ -533,6 +533,44 @@ static void test_tracker(void)
     trn_payload_free(p);
 }
 
+/* Sections of 8 MiB and more take the huge-page buffers: a 1500^2-cell grid's heights. */
+static void test_large_section(void)
+{
+    const uint32_t cells = 1500, nx = cells + 1u;
+    const size_t n = (size_t)nx * nx;
+    section secs[3];
+    memset(secs, 0, sizeof secs);
+    memcpy(secs[0].id, "HGHT", 4);
+    secs[0].flags = 1;
+    float *h = malloc(n * sizeof *h);
+    for (size_t k = 0; k < n; k++)
+        h[k] = (float)(k % nx) * 0.5f;
+    put(&secs[0].raw, h, n * sizeof *h); /* little-endian hosts: the floats as they are */
+    free(h);
+    memcpy(secs[1].id, "BIOM", 4);
+    secs[1].flags = 1;
+    put_u32(&secs[1].raw, 1);
+    put_text(&secs[1].raw, "all");
+    for (int c = 0; c < 4; c++)
+        put_f32(&secs[1].raw, 1.0f);
+    uint8_t *labels = calloc(n, 1);
+    put(&secs[1].raw, labels, n);
+    free(labels);
+    memcpy(secs[2].id, "RCPE", 4);
+    secs[2].flags = 1;
+    put(&secs[2].raw, "{}", 2);
+    bytes b = payload_bytes(secs, 3, cells, cells, cells, cells);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open_memory(b.data, b.size, "large", NULL, &p, &e));
+    CHECK(p && trn_payload_height_at(p, 1000.25, 3.0) == 500.125);
+    CHECK(p && trn_payload_biome_at(p, 1500.0, 1500.0) == 0);
+    trn_payload_free(p);
+    for (int k = 0; k < 3; k++)
+        free(secs[k].raw.data);
+    free(b.data);
+}
+
 int main(void)
 {
     RUN(test_local_queries);
@@ -540,5 +578,6 @@ int main(void)
     RUN(test_placements);
     RUN(test_filter_and_enabled);
     RUN(test_tracker);
+    RUN(test_large_section);
     return trn_test_finish();
 }
