@@ -527,6 +527,18 @@ static void test_tracker(void)
     CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
     CHECK(strcmp(trn_water_phase_name(ev[0].phase), "enter") == 0);
     trn_water_tracker_free(t);
+    /* A long placement id keeps its identity whole: stay, not exit and enter again. */
+    char long_id[400];
+    memset(long_id, 'x', sizeof long_id - 1u);
+    long_id[sizeof long_id - 1u] = '\0';
+    CHECK_OK(trn_world_place(w, long_id, p, NULL, &e));
+    CHECK_OK(trn_world_set_enabled(w, "t1", false, &e));
+    CHECK_OK(trn_water_tracker_new(long_id, &t, &e));
+    CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
+    CHECK(ev[0].phase == TRN_WATER_ENTER && strlen(ev[0].sample.terrain_id) == 399);
+    CHECK_EQ_INT(trn_water_tracker_update(t, w, in_a, ev), 1);
+    CHECK(ev[0].phase == TRN_WATER_STAY);
+    trn_water_tracker_free(t);
     trn_water_tracker_free(NULL);
     trn_world_free(w);
     trn_payload_free(dry);

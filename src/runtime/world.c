@@ -266,7 +266,8 @@ bool trn_world_ground_at(const trn_world *world, const double position[3], const
 typedef struct kept_sample {
     trn_world_water_sample sample;
     const trn_world *world; /* identity only: never dereferenced */
-    char terrain_id[256];
+    char *terrain_id;       /* owned, grown as needed */
+    size_t terrain_id_capacity;
     char body_id[TRN_WATER_ID_MAX];
 } kept_sample;
 
@@ -313,18 +314,30 @@ trn_status trn_water_tracker_new(const char *terrain_id, trn_water_tracker **out
 void trn_water_tracker_free(trn_water_tracker *t)
 {
     if (!t) return;
+    free(t->slots[0].terrain_id);
+    free(t->slots[1].terrain_id);
     free(t->filter);
     free(t);
 }
 
-static void keep(kept_sample *slot, const trn_world *world, const trn_world_water_sample *s)
+/* Copy a sample into a slot; false when its terrain id cannot be copied (out of memory). */
+static bool keep(kept_sample *slot, const trn_world *world, const trn_world_water_sample *s)
 {
+    const char *id = s->terrain_id ? s->terrain_id : "";
+    const size_t n = strlen(id) + 1u;
+    if (n > slot->terrain_id_capacity) {
+        char *grown = realloc(slot->terrain_id, n);
+        if (!grown) return false;
+        slot->terrain_id = grown;
+        slot->terrain_id_capacity = n;
+    }
+    memcpy(slot->terrain_id, id, n);
     slot->world = world;
     slot->sample = *s;
-    snprintf(slot->terrain_id, sizeof slot->terrain_id, "%s", s->terrain_id ? s->terrain_id : "");
     snprintf(slot->body_id, sizeof slot->body_id, "%s", s->body_id ? s->body_id : "");
     slot->sample.terrain_id = slot->terrain_id;
     slot->sample.body_id = slot->body_id;
+    return true;
 }
 
 static bool same_body(const kept_sample *a, const trn_world *world, const trn_world_water_sample *s)
@@ -341,7 +354,7 @@ uint32_t trn_water_tracker_update(trn_water_tracker *t, const trn_world *world,
     const bool in = trn_world_water_sample_at(world, position, t->filter, &s) && s.underwater;
     uint32_t n = 0;
     if (t->immersed && in && same_body(&t->slots[t->current], world, &s)) {
-        keep(&t->slots[t->current], world, &s);
+        keep(&t->slots[t->current], world, &s); /* the same id fits: cannot fail */
         events[n].phase = TRN_WATER_STAY;
         events[n++].sample = t->slots[t->current].sample;
         return n;
@@ -353,8 +366,8 @@ uint32_t trn_water_tracker_update(trn_water_tracker *t, const trn_world *world,
         t->current ^= 1;
         t->immersed = false;
     }
-    if (in) {
-        keep(&t->slots[t->current], world, &s);
+    /* Out of memory for the id: not immersed (no enter now, so no exit later). */
+    if (in && keep(&t->slots[t->current], world, &s)) {
         t->immersed = true;
         events[n].phase = TRN_WATER_ENTER;
         events[n++].sample = t->slots[t->current].sample;
