@@ -438,12 +438,68 @@ static void test_without(void)
     trn_session_free(ss);
 }
 
+/* A graph whose Scatter Palette node places candidates before the layers (on heights 5 lower
+ * than the output's): the session keeps those candidates (the result's scatter_base), filters
+ * them on the final surface from the start and after every stroke. */
+static void test_graph_candidates(void)
+{
+    make_palette();
+    static const char text[] =
+        "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":77,\"default_landform\":\"hills\","
+        "\"landforms\":{\"hills\":{\"base_height\":0,\"height_variation\":60,\"feature_size\":"
+        "120,\"octaves\":4}},\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,"
+        "0.6,0.3,1]},\"rock\":{\"color\":[0.5,0.5,0.5,1]}},\"rules\":[{\"id\":\"steep\",\"biome\":"
+        "\"rock\",\"priority\":1,\"slope\":[25,90]}],\"palette\":\"asset://palettes/test\","
+        "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"lf\",\"type\":\"landform\"},"
+        "{\"id\":\"sc\",\"type\":\"scatter_palette\",\"inputs\":{\"field\":{\"node\":\"lf\"}}},"
+        "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":5},\"inputs\":{"
+        "\"field\":{\"node\":\"lf\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"off\"},"
+        "\"instances\":{\"node\":\"sc\"}}}]}}";
+    trn_session *ss = open_text(text, 0);
+    if (!ss) return;
+    const trn_generated *g = trn_session_result(ss);
+    CHECK(g->scatter_base.count > 50);
+    trn_instances base;
+    base.count = g->scatter_base.count;
+    base.items = malloc(base.count * sizeof *base.items);
+    memcpy(base.items, g->scatter_base.items, base.count * sizeof *base.items);
+    /* From the start: the generation's placements, at the output's heights (not the
+     * candidates'). */
+    trn_instances now = session_instances(ss);
+    CHECK(now.count > 0);
+    CHECK(hash_instances(&now) == hash_instances(&g->instances));
+    CHECK(now.count && base.count && now.items[0].y != base.items[0].y);
+    check_full(ss, &base);
+    trn_instances_dispose(&now);
+    const trn_instance *tree = first_of(&base, 0, 40.0, 256.0);
+    CHECK(tree != NULL);
+    double p[2] = {tree ? tree->x : 128.0, tree ? tree->z : 128.0};
+    trn_stroke s = radial(TRN_STROKE_RAISE, p, 16, 30);
+    CHECK_OK(trn_session_apply_stroke(ss, &s, NULL, NULL));
+    check_full(ss, &base);
+    s = radial(TRN_STROKE_EXCLUSION, p, 20, 1);
+    CHECK_OK(trn_session_apply_stroke(ss, &s, NULL, NULL));
+    CHECK(trn_session_last_edit(ss)->placements_removed > 0);
+    check_full(ss, &base);
+    CHECK_OK(trn_session_undo(ss, NULL, NULL));
+    CHECK_OK(trn_session_undo(ss, NULL, NULL));
+    check_full(ss, &base);
+    now = session_instances(ss);
+    CHECK(hash_instances(&now) == hash_instances(&trn_session_result(ss)->instances));
+    trn_instances_dispose(&now);
+    trn_instances_dispose(&base);
+    trn_session_free(ss);
+}
+
 int main(void)
 {
     RUN(test_strokes_undo_redo);
     RUN(test_never_invents);
     RUN(test_dam_reroutes_roles);
     RUN(test_threads);
+    RUN(test_graph_candidates);
     RUN(test_without);
     return trn_test_finish();
 }
