@@ -433,6 +433,7 @@ static void test_without(void)
     CHECK_EQ_INT(trn_session_last_edit(ss)->placements, 0);
     CHECK(trn_session_last_edit(ss)->roles_changed.changed == NULL);
     CHECK_STATUS(trn_session_instances(ss, NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_session_instances(NULL, &in, NULL), TRN_ERR_INVALID_ARGUMENT);
     CHECK(trn_session_last_edit(NULL) == NULL);
     CHECK(trn_session_roles(NULL) == NULL);
     trn_session_free(ss);
@@ -493,6 +494,43 @@ static void test_graph_candidates(void)
     trn_session_free(ss);
 }
 
+/* A refused stroke, undo with nothing to undo and redo with nothing to redo leave the
+ * placements, the roles and the last edit's report as they were. */
+static void test_refusals_keep_state(void)
+{
+    make_palette();
+    trn_session *ss = open_session(0);
+    if (!ss) return;
+    trn_instances base = session_instances(ss);
+    const trn_instance *tree = first_of(&base, 0, 40.0, 256.0);
+    double p[2] = {tree ? tree->x : 128.0, tree ? tree->z : 128.0};
+    trn_stroke s = radial(TRN_STROKE_RAISE, p, 12, 25);
+    CHECK_OK(trn_session_apply_stroke(ss, &s, NULL, NULL));
+    const trn_session_edit before = *trn_session_last_edit(ss);
+    CHECK(before.placements_removed > 0);
+    CHECK(before.roles_changed.changed_count > 0);
+    trn_instances now = session_instances(ss);
+    const size_t n = trn_field_sample_count(&trn_session_result(ss)->field);
+    const uint64_t roles = XXH64(trn_session_roles(ss), n, 0);
+    s = radial(TRN_STROKE_FLATTEN, p, 12, 2.0); /* flatten strength must be 0..1 */
+    trn_error err;
+    CHECK_STATUS(trn_session_apply_stroke(ss, &s, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_session_redo(ss, NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+    const trn_session_edit *after = trn_session_last_edit(ss);
+    CHECK_EQ_INT(after->placements_removed, before.placements_removed);
+    CHECK_EQ_INT(after->placements_restored, before.placements_restored);
+    CHECK_EQ_INT(after->placements, before.placements);
+    CHECK(after->roles_changed.changed == before.roles_changed.changed);
+    trn_instances again = session_instances(ss);
+    CHECK(hash_instances(&again) == hash_instances(&now));
+    CHECK(XXH64(trn_session_roles(ss), n, 0) == roles);
+    check_full(ss, &base);
+    trn_instances_dispose(&again);
+    trn_instances_dispose(&now);
+    trn_instances_dispose(&base);
+    trn_session_free(ss);
+}
+
 int main(void)
 {
     RUN(test_strokes_undo_redo);
@@ -500,6 +538,7 @@ int main(void)
     RUN(test_dam_reroutes_roles);
     RUN(test_threads);
     RUN(test_graph_candidates);
+    RUN(test_refusals_keep_state);
     RUN(test_without);
     return trn_test_finish();
 }
