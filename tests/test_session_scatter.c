@@ -50,20 +50,6 @@ static void make_palette(void)
     palette.rule_count = 3;
 }
 
-/* lh_recipe_text at twice the extent and resolution with broader landforms: rivers drain
- * thousands of samples (channels from 1024), enough for a dam to reroute them. */
-static const char *const river_recipe_text =
-    "{\"size\": [512, 512], \"resolution\": [256, 256], \"seed\": 7, \"chunk_cells\": 32, "
-    "\"sea_level\": 30, \"default_landform\": \"a\", \"landforms\": {\"a\": {\"feature_size\": "
-    "192}, \"m\": {\"profile\": \"ridged\", \"base_height\": 60, \"feature_size\": 64}}, "
-    "\"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}, \"s\": {\"color\": "
-    "[1, 1, 0, 1]}, \"r\": {\"color\": [0.5, 0.5, 0.5, 1], \"landform\": \"m\"}}, "
-    "\"rules\": [{\"id\": \"steep\", \"biome\": \"s\", \"slope\": [25, 90]}, {\"id\": \"low\", "
-    "\"biome\": \"s\", \"elevation\": [-1000, 32], \"moisture\": [0.3, 1]}], "
-    "\"layers\": [{\"id\": \"generation\"}, {\"id\": \"biomes\"}, {\"id\": \"sculpt\"}, "
-    "{\"id\": \"sculpt2\", \"group\": \"sculpt\"}, {\"id\": \"protection\"}, "
-    "{\"id\": \"exclusions\"}]}";
-
 static trn_session *open_text(const char *text, int threads)
 {
     trn_recipe r;
@@ -321,67 +307,75 @@ static void test_never_invents(void)
  * the stroke, and so do the roles (channels are sediment or wet ground). The session reports
  * those chunks too. Dam sites are tried down the channels (largest flow first) until one
  * changes a role chunk the stroke's samples do not touch; each try that does not is undone. */
-/* Chunks of rc where no sample of the stroke changed: changed by drainage alone. */
-static uint32_t far_chunks(const trn_chunk_set *rc, const trn_chunk_set *surface)
+/* A plain at 50 m with sixteen valleys running south (x 16, 32, ..., 240; lowered more to the
+ * south, the border there is their outlet). Valley A (x 96) alone starts at the north edge and
+ * has a head basin (a wide bowl at (96, 24)) that gathers over a thousand samples, so it is a
+ * channel (accumulation >= 1024) all the way to its mouth; the others start at z 64 and collect
+ * only their side strips. 128 x 128 cells over 256 units, chunks of 16 cells (8 x 8). */
+static char *valley_text(void)
 {
-    uint32_t far = 0;
-    for (uint32_t c = 0; rc->changed && c < rc->chunks_x * rc->chunks_z; c++)
-        far += rc->changed[c] && !surface->changed[c];
-    return far;
+    const size_t cap = (size_t)1 << 18;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    size_t n = (size_t)snprintf(
+        t, cap,
+        "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 5, \"chunk_cells\": 16, "
+        "\"sea_level\": -100, \"default_landform\": \"plain\", \"landforms\": {\"plain\": "
+        "{\"base_height\": 50, \"height_variation\": 0}}, \"default_biome\": \"g\", "
+        "\"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"edits\": [{\"type\": \"lower\", "
+        "\"radius\": 30, \"falloff\": 1, \"strength\": 6, \"center\": [96, 24]}");
+    for (int x = 16; x <= 240; x += 16)
+        for (int z = x == 96 ? 0 : 64; z <= 256 && n < cap; z += 4)
+            n += (size_t)snprintf(t + n, cap - n,
+                                  ", {\"type\": \"lower\", \"radius\": 5, \"falloff\": 1, "
+                                  "\"strength\": %g, \"center\": [%d, %d]}",
+                                  x == 96 ? 8.0 + 12.0 * z / 256.0 : 4.0 + 6.0 * z / 256.0, x, z);
+    if (n < cap) snprintf(t + n, cap - n, "]}");
+    return t;
 }
 
+/* A dam across valley A below its head basin: the lake behind it rises to the plain and drains
+ * away over it, so valley A downstream loses the basin's flow and stops being a channel down to
+ * its mouth, 60 samples (four chunks) beyond anything the stroke touched. The session reports
+ * those downstream chunks, and its roles equal a full classification; undo brings the channel
+ * back and reports them again. */
 static void test_dam_reroutes_roles(void)
 {
     make_palette();
-    trn_session *ss = open_text(river_recipe_text, 0);
+    char *text = valley_text();
+    trn_session *ss = text ? open_text(text, 0) : NULL;
+    free(text);
     if (!ss) return;
     trn_instances base = session_instances(ss);
-    const trn_generated *g = trn_session_result(ss);
-    trn_drainage d;
-    CHECK_OK(trn_drainage_compute(&g->field, g->sea_level, &d, NULL, NULL, NULL));
-    const uint32_t nx = 257;
-    uint32_t far = 0, tries = 0;
-    double p[2] = {0, 0};
-    for (uint32_t level = 4096; level >= 1024 && !far; level /= 2)
-        for (uint32_t j = 16; j + 16 < nx && !far; j += 4)
-            for (uint32_t i = 16; i + 16 < nx && !far; i += 4) {
-                const size_t k = (size_t)j * nx + i;
-                if (d.flow_dir[k] == TRN_DRAIN_OUTLET || d.accumulation[k] < level ||
-                    d.accumulation[k] >= 2u * level)
-                    continue;
-                p[0] = i * 2.0;
-                p[1] = j * 2.0;
-                trn_stroke s = radial(TRN_STROKE_RAISE, p, 12, 40);
-                trn_chunk_set surface;
-                CHECK_OK(trn_session_apply_stroke(ss, &s, &surface, NULL));
-                tries++;
-                const trn_chunk_set *rc = &trn_session_last_edit(ss)->roles_changed;
-                far = far_chunks(rc, &surface);
-                trn_chunk_set_dispose(&surface);
-                if (!far) CHECK_OK(trn_session_undo(ss, NULL, NULL));
-            }
-    trn_drainage_dispose(&d);
-    fprintf(stderr, "dam at (%g, %g) after %u tries: %u role chunks the stroke's samples miss\n",
-            p[0], p[1], tries, far);
-    CHECK(far > 0);
-    if (!far) {
-        trn_instances_dispose(&base);
-        trn_session_free(ss);
-        return;
-    }
+    check_full(ss, &base);
+    const size_t mouth = (size_t)120 * 129u + 48u; /* valley A, 8 samples above the border */
+    CHECK(trn_session_roles(ss)[mouth] == TRN_ROLE_SEDIMENT);
+    double p[2] = {96, 60};
+    trn_stroke s = radial(TRN_STROKE_RAISE, p, 14, 30);
+    trn_chunk_set surface;
+    CHECK_OK(trn_session_apply_stroke(ss, &s, &surface, NULL));
+    check_full(ss, &base);
+    CHECK(trn_session_roles(ss)[mouth] == TRN_ROLE_GROUND);
     const trn_chunk_set *rc = &trn_session_last_edit(ss)->roles_changed;
     CHECK_EQ_INT(rc->chunks_x, 8);
     CHECK_EQ_INT(rc->chunks_z, 8);
-    check_full(ss, &base);
-    /* Undo brings the roles back, far chunks included. */
+    /* The stroke's samples reach chunk rows 1..2 only; the valley's chunks (columns 2 and 3)
+     * change in every row down to the mouth. */
+    for (uint32_t cz = 3; cz < 8; cz++) {
+        CHECK(!surface.changed[cz * 8 + 2] && !surface.changed[cz * 8 + 3]);
+        CHECK(rc->changed && rc->changed[cz * 8 + 3]);
+    }
+    trn_chunk_set_dispose(&surface);
     CHECK_OK(trn_session_undo(ss, NULL, NULL));
     check_full(ss, &base);
-    CHECK(trn_session_last_edit(ss)->roles_changed.changed_count >= far);
+    CHECK(trn_session_roles(ss)[mouth] == TRN_ROLE_SEDIMENT);
+    rc = &trn_session_last_edit(ss)->roles_changed;
+    CHECK(rc->changed && rc->changed[7 * 8 + 3]);
     CHECK_OK(trn_session_redo(ss, NULL, NULL));
     check_full(ss, &base);
     /* An exclusion stroke changes no heights: no role changes at all. */
-    double q[2] = {40, 40};
-    trn_stroke s = radial(TRN_STROKE_EXCLUSION, q, 8, 1);
+    double q[2] = {200, 200};
+    s = radial(TRN_STROKE_EXCLUSION, q, 8, 1);
     CHECK_OK(trn_session_apply_stroke(ss, &s, NULL, NULL));
     CHECK_EQ_INT(trn_session_last_edit(ss)->roles_changed.changed_count, 0);
     check_full(ss, &base);
