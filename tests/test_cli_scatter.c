@@ -576,6 +576,28 @@ static void test_exclusions(void)
     CHECK_EQ_INT(cli("scatter %s --exclusions %s/none.json -q", recipe, tmp), 1);
     CHECK_EQ_INT(cli("scatter %s --exclusions %s --exclusions %s -q", recipe, scene, scene), 2);
     CHECK_CONTAINS(err_text, "--exclusions is given twice");
+    /* The engine exports honour the same list: two fewer Unity trees, the recipe untouched. */
+    char dir[800], path[900];
+    snprintf(dir, sizeof dir, "%s/excl_unity", tmp);
+    CHECK_EQ_INT(cli("generate %s --export unity:%s --scatter-exclusions %s", recipe, dir, scene),
+                 0);
+    CHECK_CONTAINS(err_text, "2 placements suppressed, 1 key matched none");
+    snprintf(path, sizeof path, "%s/excl_instances.json", dir);
+    text = (char *)trn_test_read_file(path, &size);
+    json_t *u = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    CHECK_EQ_INT(json_array_size(json_object_get(u, "trees")), n - 2);
+    json_decref(u);
+    /* Without an engine export it has nothing to act on; a bad list fails before generating. */
+    snprintf(path, sizeof path, "%s/excl.r32", tmp);
+    CHECK_EQ_INT(cli("generate %s -o %s --scatter-exclusions %s -q", recipe, path, scene), 2);
+    CHECK_CONTAINS(err_text, "--scatter-exclusions needs an engine export");
+    CHECK(!trn_test_exists(path));
+    snprintf(dir, sizeof dir, "%s/excl_unity2", tmp);
+    CHECK_EQ_INT(cli("generate %s --export unity:%s --scatter-exclusions %s -q", recipe, dir, bad),
+                 1);
+    CHECK_CONTAINS(err_text, "bad.entity.json:3:3");
+    CHECK(!trn_test_exists(dir));
 }
 
 int main(void)

@@ -111,6 +111,12 @@ static const char *const help_text =
     "                             and grid are unchanged. Outputs are the same bytes with or\n"
     "                             without it. Preview results are never written there\n"
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
+    "  --scatter-exclusions FILE.json\n"
+    "                             placements the engine exports leave out: a scene's\n"
+    "                             Terrain3D.scatter_exclusions (an entity with\n"
+    "                             components.Terrain3D, a Terrain3D object or a bare array of\n"
+    "                             keys \"RULE/CX_CZ\" as terrane scatter prints them); the recipe\n"
+    "                             and its cache key do not change\n"
     "  --mask NODE[.PIN]=OUT.png  a graph node's mask output as a 16-bit grey PNG (0..1 as\n"
     "                             0..65535, north up), e.g. erode.deposited=deposits.png or\n"
     "                             drain.accumulation=flow.png; repeatable. A water output\n"
@@ -180,7 +186,8 @@ static uint8_t unit_byte(double v)
 
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion, *roles;
-    const char *unity_dir; /* --export unity:DIR */
+    const char *unity_dir;          /* --export unity:DIR */
+    const char *scatter_exclusions; /* --scatter-exclusions FILE.json */
     /* --mask NODE[.PIN]=FILE.png: a graph node's mask output written as a 16-bit PNG. */
     const char *masks[16];
     uint32_t mask_count;
@@ -1254,6 +1261,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                             "--cache",
                                             "--mask",
                                             "--roles",
+                                            "--scatter-exclusions",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
@@ -1290,6 +1298,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             slot = &a->exclusion;
         else if (strcmp(arg, "--cache") == 0)
             slot = &a->cache_dir;
+        else if (strcmp(arg, "--scatter-exclusions") == 0)
+            slot = &a->scatter_exclusions;
         if (slot) {
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
@@ -1693,6 +1703,28 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         }
         pl.loaded = true;
     }
+    /* The scene's suppression list, read before generating so a bad file fails fast. */
+    trn_scatter_exclusions suppress = {NULL, 0};
+    if (a.scatter_exclusions) {
+        uint8_t *data = NULL;
+        size_t size = 0;
+        rc = CLI_EXIT_OK;
+        if (!pl.loaded)
+            rc = cli_usage_error(ctx, "--scatter-exclusions needs an engine export (--export) of a "
+                                      "recipe with a palette");
+        else if ((rc = cli_input(ctx, a.scatter_exclusions)) == CLI_EXIT_OK &&
+                 (trn_file_read_all(a.scatter_exclusions, 0, &data, &size, &e) ||
+                  trn_scatter_exclusions_parse((const char *)data, size, a.scatter_exclusions,
+                                               &suppress, &e)))
+            rc = cli_fail(ctx, &e);
+        free(data);
+        if (rc) {
+            placements_dispose(&pl);
+            trn_graph_cache_free(cache);
+            trn_recipe_dispose(&recipe);
+            return rc;
+        }
+    }
     trn_generate_options go = {.threads = a.threads,
                                .quality = a.quality,
                                .cache = cache,
@@ -1709,6 +1741,22 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_graph_cache_free(cache);
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
+    }
+    if (a.scatter_exclusions) {
+        size_t suppressed = 0, unmatched = 0;
+        st = trn_instances_suppress(&pl.palette, &gen.instances, &suppress, &suppressed, &unmatched,
+                                    &e);
+        trn_scatter_exclusions_dispose(&suppress);
+        if (st) {
+            trn_generated_dispose(&gen);
+            placements_dispose(&pl);
+            trn_graph_cache_free(cache);
+            trn_recipe_dispose(&recipe);
+            return cli_fail(ctx, &e);
+        }
+        cli_note(ctx, "%s: %zu placement%s suppressed, %zu key%s matched none",
+                 a.scatter_exclusions, suppressed, suppressed == 1 ? "" : "s", unmatched,
+                 unmatched == 1 ? "" : "s");
     }
     print_node_reports(ctx, &gen);
     const double t1 = now_s();
