@@ -1,6 +1,6 @@
 # terrane: the README's two commands (make demo, make test) and friends.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev liblua5.4-dev
+DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev liblua5.4-dev libmicrohttpd-dev
 
 .PHONY: all deps build demo test bench fuzz fuzz-check mutation-check clean format deb
 

@@ -88,6 +88,7 @@ int cli_verb_formats(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_water(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv);
 int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv);
+int cli_verb_studio(cli_ctx *ctx, int argc, char **argv);
 
 /* Scatter (scatter.c), shared by generate's engine exports: the recipe's palette (its asset id
  * resolved from recipe_path's project, or inline) with its material set when set is not NULL

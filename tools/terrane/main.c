@@ -47,6 +47,8 @@ static const verb_entry verbs[] = {
     {"stationeers", cli_verb_stationeers,
      "Stationeers terrain.dat and .save: extract, replace, from-heightfield"},
     {"unity", cli_verb_unity, "Unity terrains: info, extract maps, export RAW tiles and splats"},
+    {"studio", cli_verb_studio,
+     "a local 3D web editor: sculpt, undo, regenerate, save (loopback, token-guarded)"},
     {"recover", cli_verb_recover, "finish or discard writes that a crash or kill interrupted"},
 };
 

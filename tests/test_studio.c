@@ -1,0 +1,468 @@
+/* terrane studio: the server's security checks and its editing API, driven over plain sockets. */
+#define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static pid_t server_pid = -1;
+static unsigned port;
+static char token[64];
+static char root[512], project[600], recipe_path[700];
+
+/* A 128 x 128 cell terrain in 32-cell chunks: 16 chunks, so a small stroke touches few. */
+static const char *const recipe_text =
+    "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
+    "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": \"g\", "
+    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n";
+
+typedef struct reply {
+    int status;
+    char *head; /* status line and headers */
+    char *body;
+    size_t size;
+} reply;
+
+static void reply_free(reply *r)
+{
+    free(r->head);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+/* Send raw request bytes (head then body) and read the reply until the server closes. */
+static reply send_raw(const char *head, const void *body, size_t body_size)
+{
+    reply r = {0};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0) close(fd);
+        return r;
+    }
+    size_t n = strlen(head);
+    for (size_t off = 0; off < n;) {
+        ssize_t w = send(fd, head + off, n - off, MSG_NOSIGNAL);
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    for (size_t off = 0; off < body_size;) {
+        ssize_t w = send(fd, (const char *)body + off, body_size - off, MSG_NOSIGNAL);
+        if (w <= 0) break; /* the server may answer early (413) and close */
+        off += (size_t)w;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    for (ssize_t got; buf && (got = recv(fd, buf + len, cap - len, 0)) > 0;) {
+        len += (size_t)got;
+        if (len == cap) {
+            char *grown = realloc(buf, 2 * cap + 1);
+            if (!grown) break;
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (!buf) return r;
+    buf[len] = '\0';
+    char *end = strstr(buf, "\r\n\r\n");
+    if (!end || sscanf(buf, "HTTP/1.%*d %d", &r.status) != 1) {
+        free(buf);
+        return r;
+    }
+    *end = '\0';
+    r.head = strdup(buf);
+    r.size = len - (size_t)(end + 4 - buf);
+    r.body = malloc(r.size + 1);
+    memcpy(r.body, end + 4, r.size);
+    r.body[r.size] = '\0';
+    free(buf);
+    return r;
+}
+
+/* A request from this server's own page: the right Host and the token (unless with_token is
+ * false); extra is more header lines ("Name: value\r\n"). */
+static reply request(const char *method, const char *target, const char *extra, const char *body,
+                     size_t body_size, bool with_token)
+{
+    char head[2048];
+    snprintf(head, sizeof head,
+             "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n%s%s%s%sContent-Length: %zu\r\n"
+             "Connection: close\r\n\r\n",
+             method, target, port, with_token ? "X-Terrane-Token: " : "",
+             with_token ? token : "", with_token ? "\r\n" : "", extra ? extra : "", body_size);
+    return send_raw(head, body, body_size);
+}
+
+static int status_of(const char *method, const char *target, const char *extra, bool with_token)
+{
+    reply r = request(method, target, extra, NULL, 0, with_token);
+    int s = r.status;
+    reply_free(&r);
+    return s;
+}
+
+static bool start_server(void)
+{
+    char tmp[512];
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return false;
+    snprintf(root, sizeof root, "%s", tmp);
+    snprintf(project, sizeof project, "%s/project", root);
+    snprintf(recipe_path, sizeof recipe_path, "%s/land.json", project);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", project);
+    if (system(cmd) != 0 || !trn_test_write_file(recipe_path, recipe_text, strlen(recipe_text)))
+        return false;
+    int out[2];
+    if (pipe(out) != 0) return false;
+    server_pid = fork();
+    if (server_pid < 0) return false;
+    if (server_pid == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        execl(TRN_CLI_PATH, "terrane", "studio", recipe_path, "--port", "0", "-q", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[256];
+    size_t len = 0;
+    char c;
+    while (len + 1 < sizeof line && read(out[0], &c, 1) == 1 && c != '\n') line[len++] = c;
+    line[len] = '\0';
+    close(out[0]);
+    return sscanf(line, "http://127.0.0.1:%u/?token=%63s", &port, token) == 2 &&
+           strlen(token) == 32;
+}
+
+static void test_url(void)
+{
+    CHECK(port > 0 && port < 65536);
+    /* 16 random bytes as lowercase hex. */
+    CHECK_EQ_INT(strspn(token, "0123456789abcdef"), 32);
+}
+
+static void test_page(void)
+{
+    char target[128];
+    snprintf(target, sizeof target, "/?token=%s", token);
+    reply r = request("GET", target, NULL, NULL, 0, false);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "Content-Type: text/html");
+    CHECK_CONTAINS(r.body, "<canvas");
+    CHECK_CONTAINS(r.head, "Referrer-Policy: no-referrer");
+    reply_free(&r);
+    /* The page's scripts carry no secret: they load without the token. */
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 200);
+    CHECK_EQ_INT(status_of("GET", "/style.css", NULL, false), 200);
+    CHECK_EQ_INT(status_of("POST", "/app.js", NULL, false), 405);
+}
+
+static void test_host_and_origin(void)
+{
+    char head[512];
+    const char *hosts[] = {"evil.example", "127.0.0.2", "localhost", "127.0.0.1"};
+    /* A rebinding page's Host names its own domain; the port must match too. */
+    for (size_t k = 0; k < 4; k++) {
+        snprintf(head, sizeof head,
+                 "GET /api/recipe HTTP/1.1\r\nHost: %s:%u\r\nX-Terrane-Token: %s\r\n"
+                 "Connection: close\r\n\r\n",
+                 hosts[k], k == 3 ? port + 1 : port, token);
+        reply r = send_raw(head, NULL, 0);
+        CHECK_EQ_INT(r.status, k == 2 ? 200 : 403);
+        reply_free(&r);
+    }
+    snprintf(head, sizeof head,
+             "GET /api/recipe HTTP/1.1\r\nX-Terrane-Token: %s\r\nConnection: close\r\n\r\n", token);
+    reply none = send_raw(head, NULL, 0);
+    CHECK(none.status == 403 || none.status == 400); /* HTTP/1.1 needs a Host */
+    reply_free(&none);
+    char origin[128];
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", "Origin: http://evil.example\r\n", true), 403);
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", "Origin: null\r\n", true), 403);
+    snprintf(origin, sizeof origin, "Origin: https://127.0.0.1:%u\r\n", port);
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", origin, true), 403);
+    snprintf(origin, sizeof origin, "Origin: http://127.0.0.1:%u\r\n", port);
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", origin, true), 200);
+}
+
+static void test_token(void)
+{
+    CHECK_EQ_INT(status_of("GET", "/", NULL, false), 401);
+    CHECK_EQ_INT(status_of("GET", "/index.html", NULL, false), 401);
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", NULL, false), 401);
+    CHECK_EQ_INT(status_of("POST", "/api/save", NULL, false), 401);
+    char target[128], wrong[64];
+    snprintf(wrong, sizeof wrong, "%s", token);
+    wrong[31] = wrong[31] == '0' ? '1' : '0';
+    snprintf(target, sizeof target, "/api/recipe?token=%s", wrong);
+    CHECK_EQ_INT(status_of("GET", target, NULL, false), 401);
+    snprintf(target, sizeof target, "/api/recipe?token=%.31s", token);
+    CHECK_EQ_INT(status_of("GET", target, NULL, false), 401);
+    snprintf(target, sizeof target, "/api/recipe?token=%s", token);
+    CHECK_EQ_INT(status_of("GET", target, NULL, false), 200);
+    CHECK_EQ_INT(status_of("GET", "/api/recipe", NULL, true), 200);
+    CHECK_EQ_INT(status_of("GET", "/api/nothing", NULL, true), 404);
+    CHECK_EQ_INT(status_of("GET", "/api/stroke", NULL, true), 405);
+    CHECK_EQ_INT(status_of("POST", "/api/recipe", NULL, true), 405);
+}
+
+static void test_traversal(void)
+{
+    CHECK_EQ_INT(status_of("GET", "/../etc/passwd", NULL, false), 404);
+    CHECK_EQ_INT(status_of("GET", "/%2e%2e/x", NULL, false), 404);
+    CHECK_EQ_INT(status_of("GET", "/%2E%2E/%2E%2E/etc/passwd", NULL, false), 404);
+    CHECK_EQ_INT(status_of("GET", "/./app.js", NULL, false), 404);
+    CHECK_EQ_INT(status_of("GET", "//app.js", NULL, false), 404);
+}
+
+static void test_body_limit(void)
+{
+    const size_t limit = 1u << 20;
+    /* Refused on its declared length, before any byte of it is read. */
+    char head[512];
+    snprintf(head, sizeof head,
+             "POST /api/stroke HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Terrane-Token: %s\r\n"
+             "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+             port, token, limit + 1);
+    reply r = send_raw(head, NULL, 0);
+    CHECK_EQ_INT(r.status, 413);
+    reply_free(&r);
+    /* The limit itself is read (and then refused as a stroke, not as a size). */
+    char *body = malloc(limit);
+    memset(body, ' ', limit);
+    body[0] = '[';
+    body[limit - 1] = ']';
+    r = request("POST", "/api/stroke", NULL, body, limit, true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    /* A chunked body has no length up front: counted as it arrives. */
+    snprintf(head, sizeof head,
+             "POST /api/stroke HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Terrane-Token: %s\r\n"
+             "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+             port, token);
+    size_t chunked_size = 0;
+    char *chunked = malloc(limit + 4096);
+    for (size_t k = 0; k < 2; k++) {
+        chunked_size += (size_t)sprintf(chunked + chunked_size, "%zx\r\n", limit / 2 + k);
+        memset(chunked + chunked_size, ' ', limit / 2 + k);
+        chunked_size += limit / 2 + k;
+        memcpy(chunked + chunked_size, "\r\n", 2);
+        chunked_size += 2;
+    }
+    memcpy(chunked + chunked_size, "0\r\n\r\n", 5);
+    chunked_size += 5;
+    r = send_raw(head, chunked, chunked_size);
+    CHECK_EQ_INT(r.status, 413);
+    reply_free(&r);
+    free(chunked);
+    free(body);
+}
+
+static float *get_heights(size_t *count)
+{
+    reply r = request("GET", "/api/heights", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "X-Terrane-Cells: 128,128");
+    *count = r.size / sizeof(float);
+    float *h = malloc(r.size ? r.size : 1);
+    memcpy(h, r.body, r.size);
+    reply_free(&r);
+    return h;
+}
+
+/* The chunk windows of an edit reply: "i0":N,"j0":N,"nx":N,"nz":N per chunk. */
+static size_t reply_windows(const char *json, unsigned win[][4], size_t max)
+{
+    size_t n = 0;
+    for (const char *p = json; n < max && (p = strstr(p, "\"i0\":"));) {
+        if (sscanf(p, "\"i0\":%u,\"j0\":%u,\"nx\":%u,\"nz\":%u", &win[n][0], &win[n][1],
+                   &win[n][2], &win[n][3]) != 4)
+            break;
+        n++;
+        p++;
+    }
+    return n;
+}
+
+static bool in_windows(unsigned i, unsigned j, unsigned win[][4], size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (i >= win[k][0] && i < win[k][0] + win[k][2] && j >= win[k][1] &&
+            j < win[k][1] + win[k][3])
+            return true;
+    return false;
+}
+
+static void test_edit_and_save(void)
+{
+    size_t recipe_size = 0;
+    uint8_t *original = trn_test_read_file(recipe_path, &recipe_size);
+    size_t count = 0, count_after = 0;
+    float *before = get_heights(&count);
+    CHECK_EQ_INT(count, 129 * 129);
+
+    const char *stroke = "{\"type\": \"raise\", \"radius\": 12, \"strength\": 5, \"center\": [40, 200]}";
+    reply r = request("POST", "/api/stroke", "Content-Type: application/json\r\n", stroke,
+                      strlen(stroke), true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"can_undo\":true");
+    unsigned win[16][4];
+    const size_t windows = reply_windows(r.body ? r.body : "", win, 16);
+    CHECK(windows >= 1 && windows < 16);
+    reply_free(&r);
+    float *after = get_heights(&count_after);
+    size_t changed = 0, outside = 0;
+    for (unsigned j = 0; j < 129 && count_after == count; j++)
+        for (unsigned i = 0; i < 129; i++)
+            if (memcmp(&before[j * 129 + i], &after[j * 129 + i], sizeof(float)) != 0) {
+                changed++;
+                outside += !in_windows(i, j, win, windows);
+            }
+    CHECK(changed > 0);
+    CHECK_EQ_INT(outside, 0);
+
+    /* A chunk's own heights are the field's window. */
+    r = request("GET", "/api/heights?chunk=1,3", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "X-Terrane-Origin: 32,96");
+    CHECK_CONTAINS(r.head, "X-Terrane-Samples: 33,33");
+    CHECK_EQ_INT(r.size, 33 * 33 * sizeof(float));
+    bool same = r.size == 33 * 33 * sizeof(float);
+    for (size_t j = 0; j < 33 && same; j++)
+        same = memcmp(r.body + j * 33 * 4, &after[(96 + j) * 129 + 32], 33 * 4) == 0;
+    CHECK(same);
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?chunk=4,0", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?chunk=3,3", NULL, true), 200);
+
+    /* A bad stroke is refused by the recipe's own parser and changes nothing. */
+    const char *bad = "{\"type\": \"raise\", \"radius\": -1, \"center\": [1, 1]}";
+    r = request("POST", "/api/stroke", NULL, bad, strlen(bad), true);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_CONTAINS(r.body, "radius");
+    reply_free(&r);
+
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    size_t n2 = 0;
+    float *undone = get_heights(&n2);
+    CHECK(n2 == count && memcmp(undone, before, count * sizeof(float)) == 0);
+    free(undone);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409);
+    CHECK_EQ_INT(status_of("POST", "/api/redo", NULL, true), 200);
+    float *redone = get_heights(&n2);
+    CHECK(n2 == count && memcmp(redone, after, count * sizeof(float)) == 0);
+    free(redone);
+    CHECK_EQ_INT(status_of("POST", "/api/redo", NULL, true), 409);
+
+    /* Nothing is written before Save. */
+    CHECK(trn_test_same_bytes(recipe_path, recipe_path));
+    size_t now_size = 0;
+    uint8_t *now = trn_test_read_file(recipe_path, &now_size);
+    CHECK(now && now_size == recipe_size && memcmp(now, original, recipe_size) == 0);
+    free(now);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", project);
+    CHECK_EQ_INT(system(cmd), 0);
+
+    r = request("POST", "/api/save", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    now = trn_test_read_file(recipe_path, &now_size);
+    CHECK(now && strstr((const char *)now, "\"edits\"") && strstr((const char *)now, "\"raise\""));
+    free(now);
+    CHECK_EQ_INT(system(cmd), 0); /* no temporary left beside it */
+
+    /* The saved recipe generates the session's heights bit for bit. */
+    char *out = NULL, *err = NULL;
+    int rc = trn_test_run_clif("generate '%s' -o '%s/saved.r32' -q", &out, &err, recipe_path, root);
+    CHECK_EQ_INT(rc, 0);
+    free(out), free(err);
+    char r32[700];
+    snprintf(r32, sizeof r32, "%s/saved.r32", root);
+    size_t r32_size = 0;
+    uint8_t *generated = trn_test_read_file(r32, &r32_size);
+    /* .r32 holds the north row (the last z) first; the API's rows go with z. */
+    bool equal = generated && r32_size == count * sizeof(float);
+    for (size_t j = 0; j < 129 && equal; j++)
+        equal = memcmp(generated + (128 - j) * 129 * 4, &after[j * 129], 129 * 4) == 0;
+    CHECK(equal);
+    free(generated);
+
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    reply_free(&r);
+    r = request("GET", "/api/check", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"errors\":0");
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/water?x=10&z=10", NULL, true), 200);
+    CHECK_EQ_INT(status_of("GET", "/api/water?x=10", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/instances", NULL, true), 200);
+    free(before);
+    free(after);
+    free(original);
+}
+
+static void test_generate(void)
+{
+    /* Regenerating from the file on disk (the saved recipe) keeps the heights. */
+    size_t n1 = 0, n2 = 0;
+    float *before = get_heights(&n1);
+    CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
+    float *after = get_heights(&n2);
+    CHECK(n1 == n2 && memcmp(before, after, n1 * sizeof(float)) == 0);
+    free(before);
+    free(after);
+    const char *bad = "{\"size\": [1, 1]}";
+    reply r = request("POST", "/api/generate", NULL, bad, strlen(bad), true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+}
+
+static void test_stop(void)
+{
+    /* Ctrl-C stops the server cleanly (exit 0). */
+    kill(server_pid, SIGINT);
+    int status = 0;
+    CHECK(waitpid(server_pid, &status, 0) == server_pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    server_pid = -1;
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 0);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (!start_server()) {
+        fprintf(stderr, "terrane studio did not start\n");
+        if (server_pid > 0) kill(server_pid, SIGKILL);
+        return 1;
+    }
+    RUN(test_url);
+    RUN(test_page);
+    RUN(test_host_and_origin);
+    RUN(test_token);
+    RUN(test_traversal);
+    RUN(test_body_limit);
+    RUN(test_edit_and_save);
+    RUN(test_generate);
+    RUN(test_stop);
+    if (server_pid > 0) {
+        kill(server_pid, SIGKILL);
+        waitpid(server_pid, NULL, 0);
+    }
+    return trn_test_finish();
+}

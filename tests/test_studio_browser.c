@@ -1,0 +1,117 @@
+/* terrane studio in a real browser: headless Chromium (software WebGL2) draws the terrain. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spng.h>
+
+#include "test.h"
+
+static const char *const recipe_text =
+    "{\"size\": [512, 512], \"resolution\": [256, 256], \"seed\": 3, \"default_landform\": "
+    "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 120}}, \"default_biome\": \"g\", "
+    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n";
+
+static const char *chromium(void)
+{
+    static const char *const names[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+    for (size_t k = 0; k < 2; k++)
+        if (access(names[k], X_OK) == 0) return names[k];
+    return NULL;
+}
+
+/* Start terrane studio on a free port; its URL into url. */
+static pid_t start_server(const char *recipe, char *url, size_t url_size)
+{
+    int out[2];
+    if (pipe(out) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        execl(TRN_CLI_PATH, "terrane", "studio", recipe, "--port", "0", "-q", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    size_t len = 0;
+    char c;
+    while (pid > 0 && len + 1 < url_size && read(out[0], &c, 1) == 1 && c != '\n') url[len++] = c;
+    url[len] = '\0';
+    close(out[0]);
+    return pid;
+}
+
+/* Share of the canvas's pixels that are not its clear colour (28, 32, 36). */
+static double terrain_share(const char *png, size_t *width_out)
+{
+    size_t size = 0;
+    uint8_t *data = trn_test_read_file(png, &size);
+    if (!data) return -1.0;
+    spng_ctx *ctx = spng_ctx_new(0);
+    struct spng_ihdr ihdr;
+    size_t out_size = 0;
+    uint8_t *rgba = NULL;
+    double share = -1.0;
+    if (!spng_set_png_buffer(ctx, data, size) && !spng_get_ihdr(ctx, &ihdr) &&
+        !spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &out_size) && (rgba = malloc(out_size)) &&
+        !spng_decode_image(ctx, rgba, out_size, SPNG_FMT_RGBA8, 0)) {
+        size_t terrain = 0, total = 0;
+        /* The canvas: below the 36-pixel bar, left of the 260-pixel side panel. */
+        for (uint32_t y = 40; y < ihdr.height; y++)
+            for (uint32_t x = 0; x + 260 < ihdr.width; x++) {
+                const uint8_t *p = rgba + ((size_t)y * ihdr.width + x) * 4;
+                total++;
+                terrain += abs(p[0] - 28) + abs(p[1] - 32) + abs(p[2] - 36) > 12;
+            }
+        share = total ? (double)terrain / (double)total : 0.0;
+        *width_out = ihdr.width;
+    }
+    free(rgba);
+    spng_ctx_free(ctx);
+    free(data);
+    return share;
+}
+
+int main(void)
+{
+    const char *browser = chromium();
+    if (!browser) return trn_test_skip("chromium is not installed");
+    char dir[512], recipe[600], url[256], png[600], dom[600], cmd[4096];
+    if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
+    snprintf(recipe, sizeof recipe, "%s/land.json", dir);
+    snprintf(png, sizeof png, "%s/page.png", dir);
+    snprintf(dom, sizeof dom, "%s/dom.html", dir);
+    CHECK(trn_test_write_file(recipe, recipe_text, strlen(recipe_text)));
+    pid_t pid = start_server(recipe, url, sizeof url);
+    CHECK(pid > 0 && strncmp(url, "http://127.0.0.1:", 17) == 0);
+    const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
+                        "--enable-unsafe-swiftshader --window-size=1280,720 "
+                        "--virtual-time-budget=15000 --user-data-dir";
+    /* The page reports in its title once the first frame is drawn. */
+    snprintf(cmd, sizeof cmd, "timeout 120 '%s' %s='%s/profile' --dump-dom '%s' >'%s' 2>/dev/null",
+             browser, flags, dir, url, dom);
+    CHECK_EQ_INT(system(cmd), 0);
+    uint8_t *text = trn_test_read_file(dom, &(size_t){0});
+    CHECK_CONTAINS((const char *)text, "<title>terrane studio: ready</title>");
+    free(text);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 120 '%s' %s='%s/profile' --screenshot='%s' '%s' >/dev/null 2>&1",
+             dir, browser, flags, dir, png, url);
+    CHECK_EQ_INT(system(cmd), 0);
+    size_t width = 0;
+    const double share = terrain_share(png, &width);
+    fprintf(stderr, "screenshot %zu wide: %.1f%% of the canvas is terrain\n", width, share * 100.0);
+    CHECK_EQ_INT(width, 1280);
+    CHECK(share > 0.15);
+    if (pid > 0) {
+        kill(pid, SIGINT);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    return trn_test_finish();
+}

@@ -1,0 +1,733 @@
+/* terrane studio: a local web editor: one session served over a token-guarded loopback JSON API. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "core/fileio.h"
+#include "studio_server.h"
+#include "terrane/generate.h"
+#include "terrane/layers.h"
+#include "terrane/palette.h"
+#include "terrane/recipe.h"
+#include "terrane/scatter.h"
+#include "terrane/water.h"
+
+extern char **environ;
+
+static const char *const help_text =
+    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--quiet]\n"
+    "\n"
+    "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
+    "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
+    "made for this run; only a page loaded with it can use the API. Sculpt with the brush\n"
+    "(raise, lower, flatten, smooth), undo, redo, regenerate, read the graph check; nothing is\n"
+    "written until Save, which replaces the recipe file atomically. Ctrl-C stops the server.\n"
+    "A project folder opens its one Terrain asset source (*.terrain.json at the top).\n"
+    "\n"
+    "options:\n"
+    "  --port N     the port (default 8630; 0 picks a free one, printed)\n"
+    "  --open       open the URL in the desktop's browser (xdg-open)\n"
+    "  -q, --quiet  print the URL only\n"
+    "\n"
+    "The API and the security model: docs/studio.md.\n"
+    "\n"
+    "example:\n"
+    "  terrane studio island.json --port 0\n";
+
+/* The server's whole state: one session behind one lock, and the progress of a generation. */
+typedef struct studio {
+    cli_ctx *ctx;
+    char *recipe_path;  /* the file saved to */
+    char *project_root; /* nothing is written outside it */
+    trn_document_kind kind;
+    pthread_mutex_t lock; /* the session and everything below it */
+    trn_session *session;
+    trn_palette palette;
+    trn_material_set set;
+    bool has_palette;
+    trn_generate_options options;
+    /* Progress events for /api/events. */
+    pthread_mutex_t ev_lock;
+    pthread_cond_t ev_cond;
+    uint64_t ev_seq;
+    char ev_data[512];
+    atomic_bool stopping;
+} studio;
+
+/* ---------------------------------------------------------------------------------------------
+ * Helpers.
+ * ------------------------------------------------------------------------------------------- */
+
+static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, json_t *value)
+{
+    if (!value) return studio_reply_error(conn, 500, "out of memory");
+    char *text = json_dumps(value, JSON_COMPACT);
+    json_decref(value);
+    if (!text) return studio_reply_error(conn, 500, "out of memory");
+    return studio_reply_owned(conn, status, "application/json", text, strlen(text), NULL);
+}
+
+static enum MHD_Result reply_trn_error(struct MHD_Connection *conn, unsigned status,
+                                       const trn_error *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "error", cli_json_string(e->message));
+    json_object_set_new(o, "status", json_string(trn_status_name(e->code)));
+    if (e->line > 0) {
+        json_object_set_new(o, "line", json_integer(e->line));
+        json_object_set_new(o, "column", json_integer(e->column));
+    }
+    return reply_json(conn, status, o);
+}
+
+static char *base64(const void *data, size_t size)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *in = data;
+    char *out = malloc((size + 2) / 3 * 4 + 1);
+    if (!out) return NULL;
+    size_t n = 0;
+    for (size_t k = 0; k < size; k += 3) {
+        const uint32_t v = (uint32_t)in[k] << 16 | (k + 1 < size ? (uint32_t)in[k + 1] << 8 : 0) |
+                           (k + 2 < size ? in[k + 2] : 0);
+        out[n++] = digits[v >> 18 & 63];
+        out[n++] = digits[v >> 12 & 63];
+        out[n++] = k + 1 < size ? digits[v >> 6 & 63] : '=';
+        out[n++] = k + 2 < size ? digits[v & 63] : '=';
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* The samples of chunk (cx, cz): its cells' corners, the shared border included. */
+static void chunk_window(const trn_recipe *r, uint32_t cx, uint32_t cz, uint32_t *i0, uint32_t *j0,
+                         uint32_t *nx, uint32_t *nz)
+{
+    const uint32_t cc = r->chunk_cells ? r->chunk_cells : 32u;
+    *i0 = cx * cc;
+    *j0 = cz * cc;
+    *nx = (r->cells_x - *i0 < cc ? r->cells_x - *i0 : cc) + 1u;
+    *nz = (r->cells_z - *j0 < cc ? r->cells_z - *j0 : cc) + 1u;
+}
+
+/* {"i0", "j0", "nx", "nz", "cx", "cz", "heights": base64 float32 LE rows} */
+static json_t *chunk_json(const trn_recipe *r, const trn_field *f, uint32_t cx, uint32_t cz)
+{
+    uint32_t i0, j0, nx, nz;
+    chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+    float *rows = malloc((size_t)nx * nz * sizeof *rows);
+    if (!rows) return NULL;
+    for (uint32_t j = 0; j < nz; j++)
+        memcpy(rows + (size_t)j * nx, f->heights + (size_t)(j0 + j) * (f->cells_x + 1u) + i0,
+               nx * sizeof *rows);
+    char *b64 = base64(rows, (size_t)nx * nz * sizeof *rows);
+    free(rows);
+    if (!b64) return NULL;
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "cx", (json_int_t)cx, "cz",
+                          (json_int_t)cz, "i0", (json_int_t)i0, "j0", (json_int_t)j0, "nx",
+                          (json_int_t)nx, "nz", (json_int_t)nz, "heights", b64);
+    free(b64);
+    return o;
+}
+
+/* The reply to an edit: the chunks it changed with their heights, and the history's state. */
+static json_t *edit_json(studio *s, const trn_chunk_set *changed)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    const trn_recipe *r = trn_session_recipe(s->session);
+    json_t *chunks = json_array();
+    for (uint32_t cz = 0; cz < changed->chunks_z && chunks; cz++)
+        for (uint32_t cx = 0; cx < changed->chunks_x; cx++)
+            if (changed->changed && changed->changed[(size_t)cz * changed->chunks_x + cx])
+                json_array_append_new(chunks, chunk_json(r, &g->field, cx, cz));
+    return json_pack("{s:o,s:b,s:b}", "chunks", chunks, "can_undo",
+                     trn_session_can_undo(s->session), "can_redo",
+                     trn_session_can_redo(s->session));
+}
+
+/* Publish one Server-Sent Event to every /api/events stream. */
+static void publish(studio *s, const char *event, const char *data)
+{
+    pthread_mutex_lock(&s->ev_lock);
+    snprintf(s->ev_data, sizeof s->ev_data, "event: %s\ndata: %s\n\n", event, data);
+    s->ev_seq++;
+    pthread_cond_broadcast(&s->ev_cond);
+    pthread_mutex_unlock(&s->ev_lock);
+}
+
+static int on_progress(double done, const char *stage, void *user)
+{
+    studio *s = user;
+    json_t *o = json_pack("{s:f,s:o}", "done", done, "stage", cli_json_string(stage ? stage : ""));
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (text) publish(s, "progress", text);
+    free(text);
+    /* Ctrl-C during a generation cancels it (the previous result stays). */
+    return atomic_load(&s->stopping) ? TRN_CANCEL : 0;
+}
+
+/* A stream's position in the event sequence. */
+typedef struct event_stream {
+    studio *s;
+    uint64_t seen;
+} event_stream;
+
+static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    event_stream *es = cls;
+    studio *s = es->s;
+    pthread_mutex_lock(&s->ev_lock);
+    if (es->seen == s->ev_seq && !atomic_load(&s->stopping)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&s->ev_cond, &s->ev_lock, &until);
+    }
+    if (atomic_load(&s->stopping)) {
+        pthread_mutex_unlock(&s->ev_lock);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    size_t n;
+    if (es->seen != s->ev_seq) {
+        /* Only the latest event matters: progress replaces progress. */
+        n = strlen(s->ev_data);
+        if (n > max) n = max;
+        memcpy(buf, s->ev_data, n);
+        es->seen = s->ev_seq;
+    } else {
+        static const char keepalive[] = ": keepalive\n\n";
+        n = sizeof keepalive - 1 < max ? sizeof keepalive - 1 : max;
+        memcpy(buf, keepalive, n);
+    }
+    pthread_mutex_unlock(&s->ev_lock);
+    return (ssize_t)n;
+}
+
+static enum MHD_Result api_events(studio *s, struct MHD_Connection *conn)
+{
+    event_stream *es = malloc(sizeof *es);
+    if (!es) return studio_reply_error(conn, 500, "out of memory");
+    es->s = s;
+    pthread_mutex_lock(&s->ev_lock);
+    es->seen = s->ev_seq;
+    pthread_mutex_unlock(&s->ev_lock);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, events_read, es, free);
+    if (!r) {
+        free(es);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result rc = MHD_queue_response(conn, 200, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Routes (the session lock held).
+ * ------------------------------------------------------------------------------------------- */
+
+static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
+{
+    char *text = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_recipe_canonical_json(trn_session_recipe(s->session), &text, &size, &e))
+        return reply_trn_error(conn, 500, &e);
+    return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
+}
+
+static enum MHD_Result api_heights(studio *s, struct MHD_Connection *conn)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_field *f = &g->field;
+    const char *chunk = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "chunk");
+    uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    if (chunk) {
+        unsigned cx, cz;
+        char tail;
+        const uint32_t cc = r->chunk_cells ? r->chunk_cells : 32u;
+        if (sscanf(chunk, "%u,%u%c", &cx, &cz, &tail) != 2 || cx >= (f->cells_x + cc - 1u) / cc ||
+            cz >= (f->cells_z + cc - 1u) / cc)
+            return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
+        chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+    }
+    float *out = malloc((size_t)nx * nz * sizeof *out);
+    if (!out) return studio_reply_error(conn, 500, "out of memory");
+    for (uint32_t j = 0; j < nz; j++)
+        memcpy(out + (size_t)j * nx, f->heights + (size_t)(j0 + j) * (f->cells_x + 1u) + i0,
+               nx * sizeof *out);
+    char v[8][32];
+    snprintf(v[0], sizeof v[0], "%u", f->cells_x);
+    snprintf(v[1], sizeof v[1], "%u", f->cells_z);
+    snprintf(v[2], sizeof v[2], "%.17g", f->size_x);
+    snprintf(v[3], sizeof v[3], "%.17g", f->size_z);
+    snprintf(v[4], sizeof v[4], "%u", r->chunk_cells ? r->chunk_cells : 32u);
+    snprintf(v[5], sizeof v[5], "%u,%u", i0, j0);
+    snprintf(v[6], sizeof v[6], "%u,%u", nx, nz);
+    snprintf(v[7], sizeof v[7], "%.17g", g->sea_level);
+    const char *headers[] = {"X-Terrane-Cells", NULL, "X-Terrane-Size", NULL,
+                             "X-Terrane-Chunk-Cells", v[4], "X-Terrane-Origin", v[5],
+                             "X-Terrane-Samples", v[6], "X-Terrane-Sea-Level", v[7], NULL};
+    char cells[64], size[80];
+    snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
+    snprintf(size, sizeof size, "%s,%s", v[2], v[3]);
+    headers[1] = cells;
+    headers[3] = size;
+    return studio_reply_owned(conn, 200, "application/octet-stream", out,
+                              (size_t)nx * nz * sizeof *out, headers);
+}
+
+/* The recipe's own parser reads the stroke: the session's recipe with the stroke as its only
+ * one, so every field and layer is checked as a saved recipe would be. */
+static trn_status parse_stroke(const trn_recipe *current, const char *body, size_t size,
+                               trn_recipe *out, trn_error *e)
+{
+    trn_error_clear(e);
+    json_error_t je;
+    json_t *stroke = body ? json_loadb(body, size, 0, &je) : NULL;
+    if (!json_is_object(stroke)) {
+        json_decref(stroke);
+        return trn_error_set(e, TRN_ERR_JSON, NULL, -1,
+                             "stroke: expected a JSON object such as {\"type\": \"raise\", "
+                             "\"radius\": 20, \"center\": [x, z]}");
+    }
+    char *text = NULL;
+    size_t text_size = 0;
+    trn_status st = trn_recipe_canonical_json(current, &text, &text_size, e);
+    if (st) {
+        json_decref(stroke);
+        return st;
+    }
+    json_t *doc = json_loadb(text, text_size, 0, &je);
+    free(text);
+    if (!doc) {
+        json_decref(stroke);
+        return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
+    const char *type = json_string_value(json_object_get(stroke, "type"));
+    const char *section = type && strcmp(type, "region") == 0      ? "regions"
+                          : type && strcmp(type, "exclusion") == 0 ? "exclusions"
+                                                                    : "edits";
+    json_object_del(doc, "regions");
+    json_object_del(doc, "edits");
+    json_object_del(doc, "exclusions");
+    json_object_set_new(doc, section, json_pack("[o]", stroke));
+    char *joined = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (!joined) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    memset(out, 0, sizeof *out);
+    st = trn_recipe_parse(joined, strlen(joined), "stroke", out, NULL, e);
+    free(joined);
+    if (!st && out->stroke_count != 1) {
+        trn_recipe_dispose(out);
+        snprintf(e->message, sizeof e->message, "stroke: expected one stroke");
+        st = trn_error_set(e, TRN_ERR_JSON, NULL, -1, "stroke: expected one stroke");
+    }
+    return st;
+}
+
+static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const char *body,
+                                  size_t size)
+{
+    trn_recipe one;
+    trn_error e;
+    if (parse_stroke(trn_session_recipe(s->session), body, size, &one, &e))
+        return reply_trn_error(conn, 400, &e);
+    trn_chunk_set changed = {0};
+    trn_status st = trn_session_apply_stroke(s->session, &one.strokes[0], &changed, &e);
+    trn_recipe_dispose(&one);
+    if (st) return reply_trn_error(conn, st == TRN_ERR_NO_MEMORY ? 500 : 400, &e);
+    json_t *o = edit_json(s, &changed);
+    trn_chunk_set_dispose(&changed);
+    return reply_json(conn, 200, o);
+}
+
+static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool undo)
+{
+    if (undo ? !trn_session_can_undo(s->session) : !trn_session_can_redo(s->session))
+        return studio_reply_error(conn, 409, undo ? "nothing to undo" : "nothing to redo");
+    trn_chunk_set changed = {0};
+    trn_error e;
+    trn_status st = undo ? trn_session_undo(s->session, &changed, &e)
+                         : trn_session_redo(s->session, &changed, &e);
+    if (st) return reply_trn_error(conn, 500, &e);
+    json_t *o = edit_json(s, &changed);
+    trn_chunk_set_dispose(&changed);
+    return reply_json(conn, 200, o);
+}
+
+/* The document to save: the session's recipe, inside the Terrain asset document it came from
+ * when it came from one (its id and other fields kept). */
+static trn_status save_text(studio *s, char **text, trn_error *e)
+{
+    char *canon = NULL;
+    size_t canon_size = 0;
+    trn_status st = trn_recipe_canonical_json(trn_session_recipe(s->session), &canon, &canon_size, e);
+    if (st) return st;
+    json_error_t je;
+    json_t *recipe = json_loadb(canon, canon_size, 0, &je);
+    free(canon);
+    if (!recipe) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    json_t *doc = recipe;
+    if (s->kind == TRN_DOCUMENT_TERRAIN_ASSET) {
+        doc = json_load_file(s->recipe_path, 0, &je);
+        if (!json_is_object(doc)) {
+            json_decref(doc);
+            json_decref(recipe);
+            return trn_error_set(e, TRN_ERR_JSON, s->recipe_path, -1,
+                                 "%s:%d:%d: %s (did the file change since?)", s->recipe_path,
+                                 je.line, je.column, je.text);
+        }
+        json_object_set_new(doc, "recipe", recipe);
+    }
+    /* %.17g reals read back to the same doubles. */
+    *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    return *text ? TRN_OK : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+}
+
+static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
+{
+    trn_error e;
+    trn_error_clear(&e);
+    if (!trn_path_inside(s->project_root, s->recipe_path))
+        return studio_reply_error(conn, 403, "the recipe is outside the project folder");
+    char *text = NULL;
+    if (save_text(s, &text, &e)) return reply_trn_error(conn, 500, &e);
+    trn_atomic_file af;
+    trn_status st = trn_atomic_file_open(&af, s->recipe_path, &e);
+    if (!st) {
+        trn_atomic_file_write(&af, text, strlen(text));
+        trn_atomic_file_write(&af, "\n", 1);
+        st = trn_atomic_file_commit(&af, &e);
+    }
+    free(text);
+    if (st) return reply_trn_error(conn, 500, &e);
+    cli_note(s->ctx, "saved %s", s->recipe_path);
+    return reply_json(conn, 200, json_pack("{s:o}", "saved", cli_json_string(s->recipe_path)));
+}
+
+static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, const char *body,
+                                    size_t size)
+{
+    trn_recipe next;
+    memset(&next, 0, sizeof next);
+    trn_error e;
+    /* No body: the recipe file as it is on disk now (edited elsewhere); else the body's recipe. */
+    trn_status st = body && size ? trn_recipe_parse(body, size, "request", &next, NULL, &e)
+                                 : trn_recipe_read(s->recipe_path, &next, NULL, &e);
+    if (st) return reply_trn_error(conn, 400, &e);
+    publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
+    st = trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
+    trn_recipe_dispose(&next);
+    if (st) {
+        publish(s, "failed", "{}");
+        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    }
+    publish(s, "done", "{}");
+    const trn_field *f = &trn_session_result(s->session)->field;
+    return reply_json(conn, 200,
+                      json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x,
+                                (json_int_t)f->cells_z, "size", f->size_x, f->size_z));
+}
+
+static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
+{
+    cli_ctx quiet = {0};
+    quiet.verb = "studio";
+    quiet.quiet = true;
+    cli_graph g;
+    if (cli_graph_load(&quiet, s->recipe_path, trn_session_recipe(s->session), s->kind, &g))
+        return studio_reply_error(conn, 500, "the graph could not be built");
+    json_t *list = json_array();
+    for (size_t k = 0; k < g.diags.count; k++)
+        json_array_append_new(list, cli_graph_diagnostic_json(&g.diags.items[k]));
+    json_t *o = json_pack("{s:o,s:I,s:I,s:o}", "file", cli_json_string(s->recipe_path), "errors",
+                          (json_int_t)g.errors, "warnings", (json_int_t)g.warnings,
+                          "diagnostics", list);
+    cli_graph_dispose(&g);
+    return reply_json(conn, 200, o);
+}
+
+static bool query_number(struct MHD_Connection *conn, const char *name, double *out)
+{
+    const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+    if (!v || !*v) return false;
+    char *end;
+    *out = strtod(v, &end);
+    return *end == '\0' && isfinite(*out);
+}
+
+static enum MHD_Result api_water(studio *s, struct MHD_Connection *conn)
+{
+    double x, z, y = -1e30;
+    if (!query_number(conn, "x", &x) || !query_number(conn, "z", &z))
+        return studio_reply_error(conn, 400, "water: expected ?x=&z= (terrain-local numbers)");
+    (void)query_number(conn, "y", &y);
+    const trn_generated *g = trn_session_result(s->session);
+    if (!g->has_water) return reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
+    trn_water_sample w;
+    const bool wet = trn_water_query(&g->water, &g->field, x, y, z, &w);
+    if (!wet) return reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
+    return reply_json(conn, 200,
+                      json_pack("{s:b,s:o,s:f,s:[f,f,f],s:b}", "wet", 1, "body",
+                                cli_json_string(w.body_id ? w.body_id : ""), "depth", w.depth,
+                                "surface", w.surface[0], w.surface[1], w.surface[2], "underwater",
+                                w.underwater));
+}
+
+static enum MHD_Result api_instances(studio *s, struct MHD_Connection *conn)
+{
+    if (!s->has_palette) return reply_json(conn, 200, json_pack("{s:[]}", "instances"));
+    trn_instances inst;
+    memset(&inst, 0, sizeof inst);
+    trn_error e;
+    char *text = NULL;
+    size_t size = 0;
+    trn_status st = trn_session_instances(s->session, &inst, &e);
+    if (!st) st = trn_instances_write_json(&s->palette, &inst, &text, &size, &e);
+    trn_instances_dispose(&inst);
+    if (st) return reply_trn_error(conn, 500, &e);
+    return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
+}
+
+static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
+                              const char *path, const char *body, size_t body_size)
+{
+    studio *s = user;
+    const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+    const char *route = path + 5; /* after "/api/" */
+    static const char *const gets[] = {"recipe", "heights", "events", "check", "water", "instances"};
+    static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save"};
+    bool known_get = false, known_post = false;
+    for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++) known_get |= !strcmp(route, gets[k]);
+    for (size_t k = 0; k < sizeof posts / sizeof posts[0]; k++)
+        known_post |= !strcmp(route, posts[k]);
+    if (!known_get && !known_post) return studio_reply_error(conn, 404, "no such API");
+    if ((known_get && !get) || (known_post && !post))
+        return studio_reply_error(conn, 405, known_get ? "use GET" : "use POST");
+    if (!strcmp(route, "events")) return api_events(s, conn);
+    pthread_mutex_lock(&s->lock);
+    enum MHD_Result rc;
+    if (!strcmp(route, "recipe"))
+        rc = api_recipe(s, conn);
+    else if (!strcmp(route, "heights"))
+        rc = api_heights(s, conn);
+    else if (!strcmp(route, "check"))
+        rc = api_check(s, conn);
+    else if (!strcmp(route, "water"))
+        rc = api_water(s, conn);
+    else if (!strcmp(route, "instances"))
+        rc = api_instances(s, conn);
+    else if (!strcmp(route, "generate"))
+        rc = api_generate(s, conn, body, body_size);
+    else if (!strcmp(route, "stroke"))
+        rc = api_stroke(s, conn, body, body_size);
+    else if (!strcmp(route, "undo") || !strcmp(route, "redo"))
+        rc = api_history(s, conn, !strcmp(route, "undo"));
+    else
+        rc = api_save(s, conn);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The verb.
+ * ------------------------------------------------------------------------------------------- */
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A project folder's one Terrain asset source at its top (malloc'd path), or NULL (printed). */
+static char *project_recipe(cli_ctx *ctx, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_failf(ctx, "%s: cannot open the folder: %s", dir, strerror(errno));
+        return NULL;
+    }
+    char *found[2] = {NULL, NULL};
+    size_t count = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const size_t n = strlen(de->d_name);
+        if (n <= 13 || strcmp(de->d_name + n - 13, ".terrain.json") != 0) continue;
+        if (count < 2) {
+            size_t len = strlen(dir) + n + 2;
+            found[count] = malloc(len);
+            if (found[count]) snprintf(found[count], len, "%s/%s", dir, de->d_name);
+        }
+        count++;
+    }
+    closedir(d);
+    if (count == 1 && found[0]) return found[0];
+    if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
+    if (count == 0)
+        cli_failf(ctx, "%s: no Terrain asset source (*.terrain.json) at the top of the folder", dir);
+    else
+        cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,
+                  count, found[0] ? found[0] : "?", found[1] ? found[1] : "?");
+    free(found[0]);
+    free(found[1]);
+    return NULL;
+}
+
+static void open_browser(cli_ctx *ctx, const char *url)
+{
+    pid_t pid;
+    char *args[] = {(char *)"xdg-open", (char *)url, NULL};
+    if (posix_spawnp(&pid, "xdg-open", NULL, NULL, args, environ) != 0)
+        cli_note(ctx, "--open: xdg-open is not available; open the URL by hand");
+}
+
+static int studio_run(cli_ctx *ctx, studio *s, long port, bool open)
+{
+    trn_error e;
+    trn_recipe recipe;
+    memset(&recipe, 0, sizeof recipe);
+    if (trn_recipe_read(s->recipe_path, &recipe, &s->kind, &e)) return cli_fail(ctx, &e);
+    int rc = cli_graph_gate(ctx, "studio", s->recipe_path, &recipe, s->kind);
+    if (!rc && recipe.palette_json) {
+        rc = cli_palette_load(ctx, s->recipe_path, &recipe, &s->palette, &s->set);
+        s->has_palette = rc == CLI_EXIT_OK;
+    }
+    if (rc) {
+        trn_recipe_dispose(&recipe);
+        return rc;
+    }
+    s->options.palette = s->has_palette ? &s->palette : NULL;
+    cli_note(ctx, "generating %s", s->recipe_path);
+    trn_status st = trn_session_new(&recipe, &s->options, &s->session, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    trn_recipe_dispose(&recipe);
+    if (st) return cli_fail(ctx, &e);
+
+    /* Signals are taken by sigwait below: every server thread starts with them blocked. */
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    char token[STUDIO_TOKEN_HEX + 1];
+    if (!studio_token_new(token)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return cli_failf(ctx, "cannot read /dev/urandom for the access token");
+    }
+    char msg[256];
+    studio_server *server = studio_server_start((uint16_t)port, token, on_api, s, msg, sizeof msg);
+    if (!server) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return cli_failf(ctx, "%s", msg);
+    }
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/?token=%s", (unsigned)studio_server_port(server),
+             token);
+    printf("%s\n", url);
+    fflush(stdout);
+    cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
+             (unsigned)studio_server_port(server));
+    if (open) open_browser(ctx, url);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    atomic_store(&s->stopping, true);
+    pthread_mutex_lock(&s->ev_lock);
+    pthread_cond_broadcast(&s->ev_cond);
+    pthread_mutex_unlock(&s->ev_lock);
+    studio_server_stop(server);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    cli_note(ctx, "stopped (nothing unsaved is written)");
+    return CLI_EXIT_OK;
+}
+
+int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
+{
+    int rc = cli_text_only(ctx);
+    if (rc) return rc;
+    const char *input = NULL;
+    long port = 8630;
+    bool open = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(help_text, stdout);
+            return CLI_EXIT_OK;
+        }
+        int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        if (strcmp(a, "--port") == 0) {
+            char *end = NULL;
+            if (i + 1 >= argc) return cli_usage_error(ctx, "--port needs a number 0..65535");
+            errno = 0;
+            port = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || port < 0 || port > 65535)
+                return cli_usage_error(ctx, "--port must be 0..65535, not '%s'", argv[i]);
+        } else if (strcmp(a, "--open") == 0) {
+            open = true;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error(ctx, "unknown option '%s'", a);
+        } else if (input) {
+            return cli_usage_error(ctx, "takes one project or recipe; unexpected '%s'", a);
+        } else {
+            input = a;
+        }
+    }
+    if (!input) return cli_usage_error(ctx, "needs a project folder or a recipe file");
+
+    studio s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    struct stat st;
+    if (stat(input, &st) != 0) return cli_failf(ctx, "%s: %s", input, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        if (!(s.recipe_path = project_recipe(ctx, input))) return CLI_EXIT_FAIL;
+        s.project_root = trn_path_resolve_lexically(input);
+    } else {
+        s.recipe_path = strdup(input);
+        char *folder = strdup(input);
+        char *slash = folder ? strrchr(folder, '/') : NULL;
+        if (slash) *slash = '\0';
+        s.project_root = trn_path_resolve_lexically(slash ? (*folder ? folder : "/") : ".");
+        free(folder);
+    }
+    if (!s.recipe_path || !s.project_root) {
+        free(s.recipe_path);
+        free(s.project_root);
+        return cli_failf(ctx, "out of memory");
+    }
+    pthread_mutex_init(&s.lock, NULL);
+    pthread_mutex_init(&s.ev_lock, NULL);
+    pthread_cond_init(&s.ev_cond, NULL);
+    atomic_init(&s.stopping, false);
+    rc = studio_run(ctx, &s, port, open);
+    trn_session_free(s.session);
+    if (s.has_palette) {
+        trn_palette_dispose(&s.palette);
+        trn_material_set_dispose(&s.set);
+    }
+    pthread_cond_destroy(&s.ev_cond);
+    pthread_mutex_destroy(&s.ev_lock);
+    pthread_mutex_destroy(&s.lock);
+    free(s.recipe_path);
+    free(s.project_root);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/* terrane studio's HTTP server: loopback only, Host/Origin/token checks, body limit, embedded page. */
+#define _POSIX_C_SOURCE 200809L
+#include "studio_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+struct studio_server {
+    struct MHD_Daemon *v4, *v6;
+    uint16_t port;
+    char token[STUDIO_TOKEN_HEX + 1];
+    char hosts[3][32]; /* the Host values accepted: 127.0.0.1:P, localhost:P, [::1]:P */
+    studio_api_fn api;
+    void *user;
+};
+
+/* One request's state across the handler's calls: its body so far. */
+typedef struct request_state {
+    char *body;
+    size_t size;
+    bool too_large;
+} request_state;
+
+bool studio_token_new(char token[STUDIO_TOKEN_HEX + 1])
+{
+    unsigned char bytes[STUDIO_TOKEN_HEX / 2];
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f) return false;
+    const size_t got = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    if (got != sizeof bytes) return false;
+    for (size_t k = 0; k < sizeof bytes; k++) snprintf(token + 2 * k, 3, "%02x", bytes[k]);
+    return true;
+}
+
+static enum MHD_Result queue(struct MHD_Connection *conn, unsigned status, const char *type,
+                             struct MHD_Response *r, const char *const *headers)
+{
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    /* The page never leaves this machine: no caching, no sniffing, no referrer with the token. */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; img-src 'self' blob: data:; "
+                            "frame-ancestors 'none'");
+    for (size_t k = 0; headers && headers[k] && headers[k + 1]; k += 2)
+        MHD_add_response_header(r, headers[k], headers[k + 1]);
+    enum MHD_Result rc = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+enum MHD_Result studio_reply(struct MHD_Connection *conn, unsigned status, const char *type,
+                             const void *data, size_t size, const char *const *headers)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(size, (void *)(uintptr_t)data, MHD_RESPMEM_MUST_COPY);
+    return queue(conn, status, type, r, headers);
+}
+
+enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status,
+                                   const char *type, void *data, size_t size,
+                                   const char *const *headers)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(size, data, MHD_RESPMEM_MUST_FREE);
+    if (!r) free(data);
+    return queue(conn, status, type, r, headers);
+}
+
+enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
+                                   const char *message)
+{
+    /* The message is ours or the library's; quotes and controls are escaped for JSON. */
+    char buf[1024];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "{\"error\": \"");
+    for (const char *p = message; *p && n + 8 < sizeof buf; p++) {
+        const unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "\\%c", c);
+        else if (c < 0x20)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "\\u%04x", c);
+        else
+            buf[n++] = (char)c;
+    }
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "\"}\n");
+    return studio_reply(conn, status, "application/json", buf, n, NULL);
+}
+
+/* The Host header names this server (a DNS-rebinding page names its own host). */
+static bool host_ok(const studio_server *s, const char *host)
+{
+    if (!host) return false;
+    for (size_t k = 0; k < 3; k++)
+        if (strcasecmp(host, s->hosts[k]) == 0) return true;
+    return false;
+}
+
+/* An Origin, when sent, is this server's own ("http://" + an accepted Host). */
+static bool origin_ok(const studio_server *s, const char *origin)
+{
+    if (!origin) return true;
+    if (strncmp(origin, "http://", 7) != 0) return false;
+    return host_ok(s, origin + 7);
+}
+
+/* Compared in time independent of where the strings first differ. */
+static bool token_ok(const studio_server *s, const char *given)
+{
+    if (!given || strlen(given) != STUDIO_TOKEN_HEX) return false;
+    unsigned diff = 0;
+    for (size_t k = 0; k < STUDIO_TOKEN_HEX; k++)
+        diff |= (unsigned)(given[k] ^ s->token[k]);
+    return diff == 0;
+}
+
+static const studio_asset *find_asset(const char *path)
+{
+    if (strcmp(path, "/") == 0) path = "/index.html";
+    for (size_t k = 0; k < studio_asset_count; k++)
+        if (strcmp(studio_assets[k].path, path) == 0) return &studio_assets[k];
+    return NULL;
+}
+
+static const char *asset_type(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot) return "application/octet-stream";
+    if (strcmp(dot, ".html") == 0) return "text/html; charset=utf-8";
+    if (strcmp(dot, ".js") == 0) return "text/javascript; charset=utf-8";
+    if (strcmp(dot, ".css") == 0) return "text/css; charset=utf-8";
+    return "application/octet-stream";
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version;
+    studio_server *s = cls;
+    request_state *rq = *con_cls;
+    const bool api = strncmp(url, "/api/", 5) == 0;
+    if (!rq) {
+        /* First call, headers only: every check happens before any body is read. */
+        if (!(rq = calloc(1, sizeof *rq))) return MHD_NO;
+        *con_cls = rq;
+        const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+        const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+        if (!host_ok(s, host)) return studio_reply_error(conn, 403, "Host is not this server");
+        if (!origin_ok(s, origin))
+            return studio_reply_error(conn, 403, "Origin is not this server");
+        const bool page = strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0;
+        if (api || page) {
+            const char *t = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
+            if (!t) t = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Token");
+            if (!token_ok(s, t))
+                return studio_reply_error(conn, 401, "missing or wrong token (see the URL "
+                                                     "terrane studio printed)");
+        }
+        const char *length =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length && strtoull(length, NULL, 10) > STUDIO_BODY_LIMIT)
+            return studio_reply_error(conn, 413, "request body over 1 MiB");
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        /* A chunked body has no length up front: keep reading, drop it past the limit. */
+        if (!rq->too_large && rq->size + *upload_data_size <= STUDIO_BODY_LIMIT) {
+            char *grown = realloc(rq->body, rq->size + *upload_data_size + 1);
+            if (!grown) return MHD_NO;
+            rq->body = grown;
+            memcpy(rq->body + rq->size, upload_data, *upload_data_size);
+            rq->size += *upload_data_size;
+            rq->body[rq->size] = '\0';
+        } else {
+            rq->too_large = true;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (rq->too_large) return studio_reply_error(conn, 413, "request body over 1 MiB");
+    if (api) return s->api(s->user, conn, method, url, rq->body, rq->size);
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return studio_reply_error(conn, 405, "the page's files are read-only");
+    /* Only the embedded table is looked up: no path ever reaches the file system. */
+    const studio_asset *a = find_asset(url);
+    if (!a) return studio_reply_error(conn, 404, "not found");
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        a->size, (void *)(uintptr_t)a->data, MHD_RESPMEM_PERSISTENT);
+    return queue(conn, 200, asset_type(a->path), r, NULL);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)conn, (void)toe;
+    request_state *rq = *con_cls;
+    if (rq) free(rq->body);
+    free(rq);
+    *con_cls = NULL;
+}
+
+static struct MHD_Daemon *start_one(studio_server *s, const struct sockaddr *addr, bool v6)
+{
+    const unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                           MHD_USE_AUTO | (v6 ? MHD_USE_IPv6 : 0u);
+    return MHD_start_daemon(
+        flags, s->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)STUDIO_CONNECTION_LIMIT,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)STUDIO_CONNECTION_TIMEOUT,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+}
+
+studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api,
+                                   void *user, char *err_msg, size_t err_size)
+{
+    studio_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err_msg, err_size, "out of memory");
+        return NULL;
+    }
+    snprintf(s->token, sizeof s->token, "%s", token);
+    s->api = api;
+    s->user = user;
+    s->port = port;
+    struct sockaddr_in v4;
+    memset(&v4, 0, sizeof v4);
+    v4.sin_family = AF_INET;
+    v4.sin_port = htons(port);
+    v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!(s->v4 = start_one(s, (const struct sockaddr *)&v4, false))) {
+        snprintf(err_msg, err_size, "cannot listen on 127.0.0.1:%u (in use?)", (unsigned)port);
+        free(s);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->v4, MHD_DAEMON_INFO_BIND_PORT);
+    if (info) s->port = info->port;
+    snprintf(s->hosts[0], sizeof s->hosts[0], "127.0.0.1:%u", (unsigned)s->port);
+    snprintf(s->hosts[1], sizeof s->hosts[1], "localhost:%u", (unsigned)s->port);
+    snprintf(s->hosts[2], sizeof s->hosts[2], "[::1]:%u", (unsigned)s->port);
+    /* IPv6 loopback at the same port when the host has it; without it IPv4 serves alone. */
+    struct sockaddr_in6 v6;
+    memset(&v6, 0, sizeof v6);
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = htons(s->port);
+    v6.sin6_addr = in6addr_loopback;
+    s->v6 = start_one(s, (const struct sockaddr *)&v6, true);
+    return s;
+}
+
+uint16_t studio_server_port(const studio_server *server)
+{
+    return server->port;
+}
+
+void studio_server_stop(studio_server *server)
+{
+    if (!server) return;
+    if (server->v6) MHD_stop_daemon(server->v6);
+    if (server->v4) MHD_stop_daemon(server->v4);
+    free(server);
+}
