@@ -411,6 +411,15 @@ static void test_edit_and_save(void)
     CHECK_EQ_INT(status_of("GET", "/api/water?x=10&z=10", NULL, true), 200);
     CHECK_EQ_INT(status_of("GET", "/api/water?x=10", NULL, true), 400);
     CHECK_EQ_INT(status_of("GET", "/api/instances", NULL, true), 200);
+    /* The implicit graph's landform node, drawn as a hillshade PNG of the whole grid. */
+    r = request("GET", "/api/preview?node=landform", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "Content-Type: image/png");
+    CHECK(r.size > 8 && memcmp(r.body, "\x89PNG", 4) == 0);
+    CHECK(r.size > 24 && (uint8_t)r.body[19] == 129 && (uint8_t)r.body[23] == 129); /* IHDR width, height */
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/preview?node=nothing", NULL, true), 404);
+    CHECK_EQ_INT(status_of("GET", "/api/preview", NULL, true), 400);
     free(before);
     free(after);
     free(original);

@@ -17,9 +17,12 @@
 #include "core/fileio.h"
 #include "studio_server.h"
 #include "terrane/generate.h"
+#include "terrane/graph.h"
+#include "terrane/image.h"
 #include "terrane/layers.h"
 #include "terrane/palette.h"
 #include "terrane/recipe.h"
+#include "terrane/render.h"
 #include "terrane/scatter.h"
 #include "terrane/water.h"
 
@@ -57,6 +60,7 @@ typedef struct studio {
     trn_material_set set;
     bool has_palette;
     trn_generate_options options;
+    trn_graph_cache *cache; /* node results of the last generation, reused by previews */
     /* Progress events for /api/events. */
     pthread_mutex_t ev_lock;
     pthread_cond_t ev_cond;
@@ -508,13 +512,84 @@ static enum MHD_Result api_instances(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
+/* A graph node's output as a PNG, north up: a heightfield's hillshade, a mask's 0..1 as grey.
+ * The graph runs again on the generation's cache, so only nodes it does not hold are computed. */
+static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
+{
+    const char *node = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "node");
+    const char *pin = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pin");
+    if (!node || !*node) return studio_reply_error(conn, 400, "preview: expected ?node=ID");
+    const trn_recipe *recipe = trn_session_recipe(s->session);
+    trn_graph graph;
+    trn_error e;
+    if (trn_graph_from_recipe(recipe, &graph, &e)) return reply_trn_error(conn, 400, &e);
+    trn_graph_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = s->options.threads;
+    go.quality = s->options.quality;
+    go.cache = s->cache;
+    go.max_work = s->options.max_work;
+    go.palette = s->options.palette;
+    trn_graph_run *run = NULL;
+    trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
+    trn_graph_dispose(&graph);
+    if (st) return reply_trn_error(conn, 400, &e);
+    trn_graph_value v;
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    trn_raster8 shade = {0};
+    if ((st = trn_graph_run_output(run, node, pin && *pin ? pin : NULL, &v, &e))) {
+        trn_graph_run_free(run);
+        return reply_trn_error(conn, 404, &e);
+    }
+    if (v.kind == TRN_PIN_HEIGHTFIELD) {
+        const trn_field f = {v.cells_x, v.cells_z, v.size_x, v.size_z,
+                             (float *)(uintptr_t)v.values, 0.0, 0.0}; /* only read */
+        st = trn_render_hillshade(&f, NULL, &shade, NULL, NULL, &e);
+        img.width = shade.width;
+        img.height = shade.height;
+        img.channels = shade.channels;
+        img.bit_depth = 8;
+        img.data = shade.pixels;
+    } else if (v.kind == TRN_PIN_MASK) {
+        const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
+        if (!(st = trn_image_init(&img, w, h, 1, 8, &e))) {
+            uint8_t *px = img.data;
+            for (uint32_t r = 0; r < h; r++)
+                for (uint32_t c = 0; c < w; c++) {
+                    const double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
+                    px[(size_t)r * w + c] = (uint8_t)lround((m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0) * 255.0);
+                }
+        }
+    } else {
+        st = trn_error_set(&e, TRN_ERR_UNSUPPORTED, NULL, -1,
+                           "node '%s': that output is a %s; previews show heightfields and masks",
+                           node, trn_pin_kind_name(v.kind));
+    }
+    uint8_t *png = NULL;
+    size_t png_size = 0;
+    if (!st) {
+        trn_png_options po;
+        trn_png_options_default(&po);
+        st = trn_png_encode(&img, &po, &png, &png_size, &e);
+    }
+    if (v.kind == TRN_PIN_HEIGHTFIELD)
+        trn_raster8_dispose(&shade);
+    else
+        trn_image_dispose(&img);
+    trn_graph_run_free(run);
+    if (st) return reply_trn_error(conn, st == TRN_ERR_UNSUPPORTED ? 400 : 500, &e);
+    return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
+}
+
 static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
                               const char *path, const char *body, size_t body_size)
 {
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe", "heights", "events", "check", "water", "instances"};
+    static const char *const gets[] = {"recipe", "heights", "events", "check", "water", "instances",
+                                       "preview"};
     static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++) known_get |= !strcmp(route, gets[k]);
@@ -536,6 +611,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_water(s, conn);
     else if (!strcmp(route, "instances"))
         rc = api_instances(s, conn);
+    else if (!strcmp(route, "preview"))
+        rc = api_preview(s, conn);
     else if (!strcmp(route, "generate"))
         rc = api_generate(s, conn, body, body_size);
     else if (!strcmp(route, "stroke"))
@@ -614,6 +691,12 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open)
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
+    /* In memory only: previews reuse what generation computed; nothing goes to disk. */
+    if (trn_graph_cache_new(NULL, 0, &s->cache, &e)) {
+        trn_recipe_dispose(&recipe);
+        return cli_fail(ctx, &e);
+    }
+    s->options.cache = s->cache;
     cli_note(ctx, "generating %s", s->recipe_path);
     trn_status st = trn_session_new(&recipe, &s->options, &s->session, cli_progress, ctx, &e);
     cli_progress_end(ctx);
@@ -720,6 +803,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     atomic_init(&s.stopping, false);
     rc = studio_run(ctx, &s, port, open);
     trn_session_free(s.session);
+    trn_graph_cache_free(s.cache);
     if (s.has_palette) {
         trn_palette_dispose(&s.palette);
         trn_material_set_dispose(&s.set);
