@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -441,6 +442,41 @@ static void test_generate(void)
     reply_free(&r);
 }
 
+static void pause_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static int open_idle(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void test_connection_limit(void)
+{
+    /* 16 idle connections fill the server: a 17th is refused at once; with 15 the 16th is
+     * served. */
+    int idle[16];
+    for (int k = 0; k < 16; k++) idle[k] = open_idle();
+    pause_ms(300);
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 0);
+    close(idle[15]);
+    pause_ms(300);
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 200);
+    for (int k = 0; k < 15; k++) close(idle[k]);
+}
+
 static void test_stop(void)
 {
     /* Ctrl-C stops the server cleanly (exit 0). */
@@ -468,6 +504,7 @@ int main(void)
     RUN(test_body_limit);
     RUN(test_edit_and_save);
     RUN(test_generate);
+    RUN(test_connection_limit);
     RUN(test_stop);
     if (server_pid > 0) {
         kill(server_pid, SIGKILL);
