@@ -600,6 +600,44 @@ static void test_exclusions(void)
     CHECK(!trn_test_exists(dir));
 }
 
+/* A graph with a Scatter Palette node generates on its own (the palette is resolved for it),
+ * and its placements reach the engine export. */
+static void test_graph_node_generate(void)
+{
+    const char *recipe = write_recipe("graphsc.json", shrubs);
+    size_t size = 0;
+    char *text = (char *)trn_test_read_file(recipe, &size);
+    json_error_t je;
+    json_t *doc = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    json_t *nodes = json_object_get(json_object_get(doc, "graph"), "nodes");
+    json_t *node = json_loads("{\"id\": \"sc\", \"type\": \"scatter_palette\", \"inputs\": "
+                              "{\"field\": {\"node\": \"bio\"}, \"water\": {\"node\": "
+                              "\"lake\", \"pin\": \"water\"}}}",
+                              0, &je);
+    CHECK(nodes && node);
+    json_array_insert_new(nodes, json_array_size(nodes) - 1, node);
+    json_t *out = json_array_get(nodes, json_array_size(nodes) - 1);
+    json_object_set_new(json_object_get(out, "inputs"), "instances",
+                        json_loads("{\"node\": \"sc\"}", 0, &je));
+    CHECK(json_dump_file(doc, recipe, 0) == 0);
+    json_decref(doc);
+    char r32[800], dir[800], path[900];
+    snprintf(r32, sizeof r32, "%s/graphsc.r32", tmp);
+    CHECK_EQ_INT(cli("generate %s -o %s -q", recipe, r32), 0);
+    snprintf(dir, sizeof dir, "%s/graphsc_unity", tmp);
+    CHECK_EQ_INT(cli("generate %s --export unity:%s -q", recipe, dir), 0);
+    snprintf(path, sizeof path, "%s/graphsc_instances.json", dir);
+    text = (char *)trn_test_read_file(path, &size);
+    json_t *u = text ? json_loadb(text, size, 0, &je) : NULL;
+    free(text);
+    CHECK(json_array_size(json_object_get(u, "trees")) > 20);
+    json_decref(u);
+    /* inspect keys the node with the palette (no key error). */
+    CHECK_EQ_INT(cli("inspect %s --format json", recipe), 0);
+    CHECK(out_text && !strstr(out_text, "keys_error"));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -610,6 +648,7 @@ int main(void)
     RUN(test_surface_beamng);
     RUN(test_surface_unity);
     RUN(test_exclusions);
+    RUN(test_graph_node_generate);
     reset_output();
     return trn_test_finish();
 }

@@ -400,7 +400,7 @@ static trn_status derived_init(derived *d, const trn_generated *gen, const trn_r
     if (o->palette) {
         d->palette = o->palette;
         /* The graph's candidates when it placed them before the layers, else the placements. */
-        const trn_instances *src = gen->scatter_base.count ? &gen->scatter_base : &gen->instances;
+        const trn_instances *src = gen->scatter_from_graph ? &gen->scatter_base : &gen->instances;
         d->base.count = src->count;
         d->base.items = malloc((src->count ? src->count : 1u) * sizeof *d->base.items);
         if (!d->base.items) {
@@ -415,7 +415,7 @@ static trn_status derived_init(derived *d, const trn_generated *gen, const trn_r
         }
         derived_bind(d, gen);
         /* Graph candidates were placed before the layers: filter them on the final surface. */
-        if (gen->scatter_base.count &&
+        if (gen->scatter_from_graph &&
             (st = trn_scatter_refilter_window(d->palette, &d->base, &d->env.env, 0.0, 0.0,
                                               r->size_x, r->size_z, &d->view, NULL, err))) {
             derived_dispose(d);

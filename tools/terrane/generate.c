@@ -502,12 +502,12 @@ static trn_status water_mask(const trn_graph_run *run, const char *node, const t
  * filled (every node is reused, nothing is recomputed) and write each mask, north up, 0..1 as
  * 0..65535; a water pin writes its coverage, or its depth with :depth. */
 static int write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                       trn_graph_cache *cache, json_t *files)
+                       const trn_palette *palette, trn_graph_cache *cache, json_t *files)
 {
     trn_graph graph;
     trn_error e;
     if (trn_graph_from_recipe(recipe, &graph, &e)) return cli_fail(ctx, &e);
-    trn_graph_options go = {a->threads, a->quality, cache, a->max_work, NULL};
+    trn_graph_options go = {a->threads, a->quality, cache, a->max_work, palette};
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
@@ -891,6 +891,20 @@ typedef struct placements {
     trn_palette palette;
     trn_material_set set;
 } placements;
+
+/* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
+static bool graph_places_palette(const trn_recipe *recipe)
+{
+    if (!recipe->graph_json) return false;
+    trn_graph g;
+    trn_error e;
+    if (trn_graph_from_recipe(recipe, &g, &e)) return false; /* generation reports it */
+    bool found = false;
+    for (uint32_t k = 0; k < g.node_count && !found; k++)
+        found = g.nodes[k].type && strcmp(g.nodes[k].type, "scatter_palette") == 0;
+    trn_graph_dispose(&g);
+    return found;
+}
 
 static void placements_dispose(placements *p)
 {
@@ -1692,10 +1706,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
-    /* The engine exports carry the palette's instances: it is placed during generation. */
+    /* The engine exports carry the palette's instances: it is placed during generation; a
+     * graph's Scatter Palette node needs it to evaluate at all. */
     placements pl;
     memset(&pl, 0, sizeof pl);
-    if (recipe.palette_json && (a.export_dir || a.unity_dir)) {
+    if (recipe.palette_json && (a.export_dir || a.unity_dir || graph_places_palette(&recipe))) {
         if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &pl.palette, &pl.set))) {
             trn_graph_cache_free(cache);
             trn_recipe_dispose(&recipe);
@@ -1829,7 +1844,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         rc = export_unity(ctx, &a, &recipe, &pl, &gen, so, summary);
         if (!rc) add_file(files, a.unity_dir, "unity terrain");
     }
-    if (!rc && a.mask_count) rc = write_masks(ctx, &a, &recipe, cache, files);
+    if (!rc && a.mask_count)
+        rc = write_masks(ctx, &a, &recipe, pl.loaded ? &pl.palette : NULL, cache, files);
     /* Every output lands together, then the level is checked as written. */
     if (!rc) rc = cli_commit(ctx);
     if (!rc && lx.staged) rc = validate_level(ctx, &a, &recipe, &gen, so, &lx, summary);

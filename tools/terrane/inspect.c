@@ -396,11 +396,17 @@ static json_t *param_value_json(const trn_graph_param *p)
     case TRN_VALUE_BOOL:
         return json_boolean(p->boolean);
     case TRN_VALUE_POINTS: {
+        /* point_dim numbers a point: 1 is a flat vector ([32, 32]), 2 and 3 nested points. */
         json_t *a = json_array();
+        const uint32_t dim = p->point_dim ? p->point_dim : 2u;
         for (uint32_t k = 0; k < p->point_count; k++) {
+            if (dim == 1) {
+                json_array_append_new(a, json_real(p->points[k]));
+                continue;
+            }
             json_t *pt = json_array();
-            json_array_append_new(pt, json_real(p->points[2 * k]));
-            json_array_append_new(pt, json_real(p->points[2 * k + 1]));
+            for (uint32_t d = 0; d < dim; d++)
+                json_array_append_new(pt, json_real(p->points[(size_t)dim * k + d]));
             json_array_append_new(a, pt);
         }
         return a;
@@ -435,8 +441,8 @@ static bool param_is_default(const trn_node_type *t, const trn_graph_param *p)
 }
 
 /* The "graph" object: nodes, output, diagnostics, keys and (with a cache) what it holds. */
-static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph_cache *cache,
-                              const char *cache_dir)
+static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, const trn_palette *palette,
+                              trn_graph_cache *cache, const char *cache_dir)
 {
     json_t *o = json_object();
     const trn_graph *graph = &g->graph;
@@ -449,7 +455,12 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, trn_graph
     if (!g->errors && graph->node_count) {
         keys = calloc(graph->node_count, sizeof *keys);
         trn_error e;
-        if (keys && trn_graph_keys(graph, r, TRN_EROSION_FINAL, keys, &e)) {
+        /* With the recipe's palette, Scatter Palette nodes get the keys evaluation gives them. */
+        trn_graph_options go;
+        memset(&go, 0, sizeof go);
+        go.quality = TRN_EROSION_FINAL;
+        go.palette = palette;
+        if (keys && trn_graph_keys_for(graph, r, &go, keys, &e)) {
             trn_error_format(&e, key_error, sizeof key_error);
             free(keys);
             keys = NULL;
@@ -886,7 +897,24 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
             return cli_fail(ctx, &e);
         }
     }
-    json_t *graph_o = describe_graph(&g, &recipe, cache, cache_dir);
+    /* The palette, when it resolves, for the Scatter Palette nodes' keys (its own errors are
+     * generate's and scatter's to report). */
+    trn_palette palette;
+    memset(&palette, 0, sizeof palette);
+    bool have_palette = false;
+    if (recipe.palette_json) {
+        json_error_t je;
+        json_t *pv = json_loads(recipe.palette_json, JSON_DECODE_ANY, &je);
+        trn_error pe;
+        have_palette =
+            json_is_string(pv)
+                ? trn_palette_resolve(path, json_string_value(pv), &palette, NULL, &pe) == TRN_OK
+                : trn_palette_parse(recipe.palette_json, strlen(recipe.palette_json), path,
+                                    &palette, &pe) == TRN_OK;
+        json_decref(pv);
+    }
+    json_t *graph_o = describe_graph(&g, &recipe, have_palette ? &palette : NULL, cache, cache_dir);
+    trn_palette_dispose(&palette);
     trn_graph_cache_free(cache);
     json_object_set(o, "graph", graph_o);
     if (g.errors)
