@@ -107,6 +107,17 @@ int main(void)
     fprintf(stderr, "screenshot %zu wide: %.1f%% of the canvas is terrain\n", width, share * 100.0);
     CHECK_EQ_INT(width, 1280);
     CHECK(share > 0.15);
+    /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
+    if (system("command -v node >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd,
+                 "timeout 300 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "'%s' '%s' '%s/profile-cdp'",
+                 TRN_SOURCE_DIR, browser, url, dir);
+        const int rc = system(cmd);
+        CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
+    } else {
+        fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
+    }
     if (pid > 0) {
         kill(pid, SIGINT);
         int status = 0;
