@@ -114,17 +114,9 @@ static int status_of(const char *method, const char *target, const char *extra, 
     return s;
 }
 
-static bool start_server(void)
+/* Run terrane studio on input at a free port; its port and token into the globals. */
+static bool serve(const char *input)
 {
-    char tmp[512];
-    if (!trn_test_tmpdir(tmp, sizeof tmp)) return false;
-    snprintf(root, sizeof root, "%s", tmp);
-    snprintf(project, sizeof project, "%s/project", root);
-    snprintf(recipe_path, sizeof recipe_path, "%s/land.json", project);
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", project);
-    if (system(cmd) != 0 || !trn_test_write_file(recipe_path, recipe_text, strlen(recipe_text)))
-        return false;
     int out[2];
     if (pipe(out) != 0) return false;
     server_pid = fork();
@@ -133,7 +125,7 @@ static bool start_server(void)
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
-        execl(TRN_CLI_PATH, "terrane", "studio", recipe_path, "--port", "0", "-q", (char *)NULL);
+        execl(TRN_CLI_PATH, "terrane", "studio", input, "--port", "0", "-q", (char *)NULL);
         _exit(127);
     }
     close(out[1]);
@@ -145,6 +137,30 @@ static bool start_server(void)
     close(out[0]);
     return sscanf(line, "http://127.0.0.1:%u/?token=%63s", &port, token) == 2 &&
            strlen(token) == 32;
+}
+
+static bool stop_server(void)
+{
+    if (server_pid <= 0) return false;
+    kill(server_pid, SIGINT);
+    int status = 0;
+    const bool reaped = waitpid(server_pid, &status, 0) == server_pid;
+    server_pid = -1;
+    return reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static bool start_server(void)
+{
+    char tmp[512];
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return false;
+    snprintf(root, sizeof root, "%s", tmp);
+    snprintf(project, sizeof project, "%s/project", root);
+    snprintf(recipe_path, sizeof recipe_path, "%s/land.json", project);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", project);
+    if (system(cmd) != 0 || !trn_test_write_file(recipe_path, recipe_text, strlen(recipe_text)))
+        return false;
+    return serve(recipe_path);
 }
 
 static void test_url(void)
@@ -173,15 +189,16 @@ static void test_page(void)
 static void test_host_and_origin(void)
 {
     char head[512];
-    const char *hosts[] = {"evil.example", "127.0.0.2", "localhost", "127.0.0.1"};
+    const char *hosts[] = {"evil.example", "127.0.0.2", "localhost", "LocalHost", "[::1]",
+                           "127.0.0.1"};
     /* A rebinding page's Host names its own domain; the port must match too. */
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < 6; k++) {
         snprintf(head, sizeof head,
                  "GET /api/recipe HTTP/1.1\r\nHost: %s:%u\r\nX-Terrane-Token: %s\r\n"
                  "Connection: close\r\n\r\n",
-                 hosts[k], k == 3 ? port + 1 : port, token);
+                 hosts[k], k == 5 ? port + 1 : port, token);
         reply r = send_raw(head, NULL, 0);
-        CHECK_EQ_INT(r.status, k == 2 ? 200 : 403);
+        CHECK_EQ_INT(r.status, k >= 2 && k <= 4 ? 200 : 403);
         reply_free(&r);
     }
     snprintf(head, sizeof head,
@@ -480,12 +497,77 @@ static void test_connection_limit(void)
 static void test_stop(void)
 {
     /* Ctrl-C stops the server cleanly (exit 0). */
-    kill(server_pid, SIGINT);
-    int status = 0;
-    CHECK(waitpid(server_pid, &status, 0) == server_pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    server_pid = -1;
+    CHECK(stop_server());
     CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 0);
+}
+
+/* A project folder: its one Terrain asset source is edited, and Save keeps the document's id. */
+static void test_project(void)
+{
+    char dir[800], asset[900], other[900];
+    snprintf(dir, sizeof dir, "%s/assets", root);
+    snprintf(asset, sizeof asset, "%s/land.terrain.json", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    char text[1024];
+    snprintf(text, sizeof text, "{\"format_version\": 1, \"id\": \"asset://terrain/land\", "
+             "\"recipe\": %s}\n", recipe_text);
+    CHECK(trn_test_write_file(asset, text, strlen(text)));
+    if (!serve(dir)) {
+        CHECK(!"terrane studio serves a project folder");
+        return;
+    }
+    const char *stroke = "{\"type\": \"lower\", \"radius\": 9, \"center\": [100, 60]}";
+    reply r = request("POST", "/api/stroke", NULL, stroke, strlen(stroke), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    size_t count = 0;
+    float *heights = get_heights(&count);
+    CHECK_EQ_INT(status_of("POST", "/api/save", NULL, true), 200);
+    uint8_t *saved = trn_test_read_file(asset, &(size_t){0});
+    CHECK_CONTAINS((const char *)saved, "\"id\": \"asset://terrain/land\"");
+    CHECK_CONTAINS((const char *)saved, "\"lower\"");
+    free(saved);
+    CHECK(stop_server());
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/asset.r32' -q", &out, &err, asset, root), 0);
+    free(out), free(err);
+    snprintf(other, sizeof other, "%s/asset.r32", root);
+    size_t size = 0;
+    uint8_t *generated = trn_test_read_file(other, &size);
+    bool equal = generated && size == count * sizeof(float) && count == 129 * 129;
+    for (size_t j = 0; j < 129 && equal; j++)
+        equal = memcmp(generated + (128 - j) * 129 * 4, &heights[j * 129], 129 * 4) == 0;
+    CHECK(equal);
+    free(generated);
+    free(heights);
+    /* Two sources: the folder does not say which to edit. */
+    snprintf(other, sizeof other, "%s/second.terrain.json", dir);
+    CHECK(trn_test_write_file(other, text, strlen(text)));
+    out = err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port 0", &out, &err, dir), 1);
+    CHECK_CONTAINS(err, "2 Terrain asset sources");
+    free(out), free(err);
+}
+
+static void test_usage(void)
+{
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("studio", &out, &err), 2);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port 65536", &out, &err, recipe_path), 2);
+    CHECK_CONTAINS(err, "--port must be 0..65535");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port -1", &out, &err, recipe_path), 2);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("--format json studio '%s'", &out, &err, recipe_path), 2);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s/missing.json' --port 0", &out, &err, root), 1);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio --help", &out, &err), 0);
+    CHECK_CONTAINS(out, "usage: terrane studio PROJECT_OR_RECIPE");
+    free(out), free(err);
 }
 
 int main(void)
@@ -506,6 +588,8 @@ int main(void)
     RUN(test_generate);
     RUN(test_connection_limit);
     RUN(test_stop);
+    RUN(test_project);
+    RUN(test_usage);
     if (server_pid > 0) {
         kill(server_pid, SIGKILL);
         waitpid(server_pid, NULL, 0);
