@@ -64,10 +64,11 @@ int main(int argc, char **argv)
     snprintf(recipe, sizeof recipe, "%s/land.json", dir);
     FILE *f = fopen(recipe, "w");
     if (!f) return 1;
-    fputs("{\"size\": [4096, 4096], \"resolution\": [2048, 2048], \"seed\": 7, "
-          "\"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"height_variation\": "
-          "300}}, \"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n",
-          f);
+    fputs(
+        "{\"size\": [4096, 4096], \"resolution\": [2048, 2048], \"seed\": 7, "
+        "\"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"height_variation\": "
+        "300}}, \"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n",
+        f);
     fclose(f);
     int out[2];
     if (pipe(out) != 0) return 1;
@@ -84,7 +85,8 @@ int main(int argc, char **argv)
     char line[256];
     size_t len = 0;
     char c;
-    while (len + 1 < sizeof line && read(out[0], &c, 1) == 1 && c != '\n') line[len++] = c;
+    while (len + 1 < sizeof line && read(out[0], &c, 1) == 1 && c != '\n')
+        line[len++] = c;
     line[len] = '\0';
     if (sscanf(line, "http://127.0.0.1:%u/?token=%63s", &port, token) != 2) {
         fprintf(stderr, "terrane studio did not start (%s)\n", cli);

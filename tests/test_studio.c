@@ -101,8 +101,8 @@ static reply request(const char *method, const char *target, const char *extra, 
     snprintf(head, sizeof head,
              "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n%s%s%s%sContent-Length: %zu\r\n"
              "Connection: close\r\n\r\n",
-             method, target, port, with_token ? "X-Terrane-Token: " : "",
-             with_token ? token : "", with_token ? "\r\n" : "", extra ? extra : "", body_size);
+             method, target, port, with_token ? "X-Terrane-Token: " : "", with_token ? token : "",
+             with_token ? "\r\n" : "", extra ? extra : "", body_size);
     return send_raw(head, body, body_size);
 }
 
@@ -132,7 +132,8 @@ static bool serve(const char *input)
     char line[256];
     size_t len = 0;
     char c;
-    while (len + 1 < sizeof line && read(out[0], &c, 1) == 1 && c != '\n') line[len++] = c;
+    while (len + 1 < sizeof line && read(out[0], &c, 1) == 1 && c != '\n')
+        line[len++] = c;
     line[len] = '\0';
     close(out[0]);
     return sscanf(line, "http://127.0.0.1:%u/?token=%63s", &port, token) == 2 &&
@@ -189,8 +190,8 @@ static void test_page(void)
 static void test_host_and_origin(void)
 {
     char head[512];
-    const char *hosts[] = {"evil.example", "127.0.0.2", "localhost", "LocalHost", "[::1]",
-                           "127.0.0.1"};
+    const char *hosts[] = {"evil.example", "127.0.0.2", "localhost",
+                           "LocalHost",    "[::1]",     "127.0.0.1"};
     /* A rebinding page's Host names its own domain; the port must match too. */
     for (size_t k = 0; k < 6; k++) {
         snprintf(head, sizeof head,
@@ -305,8 +306,8 @@ static size_t reply_windows(const char *json, unsigned win[][4], size_t max)
 {
     size_t n = 0;
     for (const char *p = json; n < max && (p = strstr(p, "\"i0\":"));) {
-        if (sscanf(p, "\"i0\":%u,\"j0\":%u,\"nx\":%u,\"nz\":%u", &win[n][0], &win[n][1],
-                   &win[n][2], &win[n][3]) != 4)
+        if (sscanf(p, "\"i0\":%u,\"j0\":%u,\"nx\":%u,\"nz\":%u", &win[n][0], &win[n][1], &win[n][2],
+                   &win[n][3]) != 4)
             break;
         n++;
         p++;
@@ -331,7 +332,8 @@ static void test_edit_and_save(void)
     float *before = get_heights(&count);
     CHECK_EQ_INT(count, 129 * 129);
 
-    const char *stroke = "{\"type\": \"raise\", \"radius\": 12, \"strength\": 5, \"center\": [40, 200]}";
+    const char *stroke =
+        "{\"type\": \"raise\", \"radius\": 12, \"strength\": 5, \"center\": [40, 200]}";
     reply r = request("POST", "/api/stroke", "Content-Type: application/json\r\n", stroke,
                       strlen(stroke), true);
     CHECK_EQ_INT(r.status, 200);
@@ -434,7 +436,8 @@ static void test_edit_and_save(void)
     CHECK_EQ_INT(r.status, 200);
     CHECK_CONTAINS(r.head, "Content-Type: image/png");
     CHECK(r.size > 8 && memcmp(r.body, "\x89PNG", 4) == 0);
-    CHECK(r.size > 24 && (uint8_t)r.body[19] == 129 && (uint8_t)r.body[23] == 129); /* IHDR width, height */
+    CHECK(r.size > 24 && (uint8_t)r.body[19] == 129 &&
+          (uint8_t)r.body[23] == 129); /* IHDR width, height */
     reply_free(&r);
     CHECK_EQ_INT(status_of("GET", "/api/preview?node=nothing", NULL, true), 404);
     CHECK_EQ_INT(status_of("GET", "/api/preview", NULL, true), 400);
@@ -485,13 +488,15 @@ static void test_connection_limit(void)
     /* 16 idle connections fill the server: a 17th is refused at once; with 15 the 16th is
      * served. */
     int idle[16];
-    for (int k = 0; k < 16; k++) idle[k] = open_idle();
+    for (int k = 0; k < 16; k++)
+        idle[k] = open_idle();
     pause_ms(300);
     CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 0);
     close(idle[15]);
     pause_ms(300);
     CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 200);
-    for (int k = 0; k < 15; k++) close(idle[k]);
+    for (int k = 0; k < 15; k++)
+        close(idle[k]);
 }
 
 static void test_stop(void)
@@ -511,8 +516,10 @@ static void test_project(void)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     CHECK_EQ_INT(system(cmd), 0);
     char text[1024];
-    snprintf(text, sizeof text, "{\"format_version\": 1, \"id\": \"asset://terrain/land\", "
-             "\"recipe\": %s}\n", recipe_text);
+    snprintf(text, sizeof text,
+             "{\"format_version\": 1, \"id\": \"asset://terrain/land\", "
+             "\"recipe\": %s}\n",
+             recipe_text);
     CHECK(trn_test_write_file(asset, text, strlen(text)));
     if (!serve(dir)) {
         CHECK(!"terrane studio serves a project folder");
@@ -531,7 +538,8 @@ static void test_project(void)
     free(saved);
     CHECK(stop_server());
     char *out = NULL, *err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/asset.r32' -q", &out, &err, asset, root), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s/asset.r32' -q", &out, &err, asset, root),
+                 0);
     free(out), free(err);
     snprintf(other, sizeof other, "%s/asset.r32", root);
     size_t size = 0;

@@ -39,7 +39,8 @@ static pid_t start_server(const char *recipe, char *url, size_t url_size)
     close(out[1]);
     size_t len = 0;
     char c;
-    while (pid > 0 && len + 1 < url_size && read(out[0], &c, 1) == 1 && c != '\n') url[len++] = c;
+    while (pid > 0 && len + 1 < url_size && read(out[0], &c, 1) == 1 && c != '\n')
+        url[len++] = c;
     url[len] = '\0';
     close(out[0]);
     return pid;

@@ -97,8 +97,7 @@ static enum MHD_Result reply_trn_error(struct MHD_Connection *conn, unsigned sta
 
 static char *base64(const void *data, size_t size)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *in = data;
     char *out = malloc((size + 2) / 3 * 4 + 1);
     if (!out) return NULL;
@@ -286,9 +285,19 @@ static enum MHD_Result api_heights(studio *s, struct MHD_Connection *conn)
     snprintf(v[5], sizeof v[5], "%u,%u", i0, j0);
     snprintf(v[6], sizeof v[6], "%u,%u", nx, nz);
     snprintf(v[7], sizeof v[7], "%.17g", g->sea_level);
-    const char *headers[] = {"X-Terrane-Cells", NULL, "X-Terrane-Size", NULL,
-                             "X-Terrane-Chunk-Cells", v[4], "X-Terrane-Origin", v[5],
-                             "X-Terrane-Samples", v[6], "X-Terrane-Sea-Level", v[7], NULL};
+    const char *headers[] = {"X-Terrane-Cells",
+                             NULL,
+                             "X-Terrane-Size",
+                             NULL,
+                             "X-Terrane-Chunk-Cells",
+                             v[4],
+                             "X-Terrane-Origin",
+                             v[5],
+                             "X-Terrane-Samples",
+                             v[6],
+                             "X-Terrane-Sea-Level",
+                             v[7],
+                             NULL};
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
     snprintf(size, sizeof size, "%s,%s", v[2], v[3]);
@@ -328,7 +337,7 @@ static trn_status parse_stroke(const trn_recipe *current, const char *body, size
     const char *type = json_string_value(json_object_get(stroke, "type"));
     const char *section = type && strcmp(type, "region") == 0      ? "regions"
                           : type && strcmp(type, "exclusion") == 0 ? "exclusions"
-                                                                    : "edits";
+                                                                   : "edits";
     json_object_del(doc, "regions");
     json_object_del(doc, "edits");
     json_object_del(doc, "exclusions");
@@ -383,7 +392,8 @@ static trn_status save_text(studio *s, char **text, trn_error *e)
 {
     char *canon = NULL;
     size_t canon_size = 0;
-    trn_status st = trn_recipe_canonical_json(trn_session_recipe(s->session), &canon, &canon_size, e);
+    trn_status st =
+        trn_recipe_canonical_json(trn_session_recipe(s->session), &canon, &canon_size, e);
     if (st) return st;
     json_error_t je;
     json_t *recipe = json_loadb(canon, canon_size, 0, &je);
@@ -463,9 +473,9 @@ static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
     json_t *list = json_array();
     for (size_t k = 0; k < g.diags.count; k++)
         json_array_append_new(list, cli_graph_diagnostic_json(&g.diags.items[k]));
-    json_t *o = json_pack("{s:o,s:I,s:I,s:o}", "file", cli_json_string(s->recipe_path), "errors",
-                          (json_int_t)g.errors, "warnings", (json_int_t)g.warnings,
-                          "diagnostics", list);
+    json_t *o =
+        json_pack("{s:o,s:I,s:I,s:o}", "file", cli_json_string(s->recipe_path), "errors",
+                  (json_int_t)g.errors, "warnings", (json_int_t)g.warnings, "diagnostics", list);
     cli_graph_dispose(&g);
     return reply_json(conn, 200, o);
 }
@@ -543,8 +553,8 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
         return reply_trn_error(conn, 404, &e);
     }
     if (v.kind == TRN_PIN_HEIGHTFIELD) {
-        const trn_field f = {v.cells_x, v.cells_z, v.size_x, v.size_z,
-                             (float *)(uintptr_t)v.values, 0.0, 0.0}; /* only read */
+        const trn_field f = {v.cells_x, v.cells_z, v.size_x, v.size_z, (float *)(uintptr_t)v.values,
+                             0.0,       0.0}; /* only read */
         st = trn_render_hillshade(&f, NULL, &shade, NULL, NULL, &e);
         img.width = shade.width;
         img.height = shade.height;
@@ -558,7 +568,8 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
             for (uint32_t r = 0; r < h; r++)
                 for (uint32_t c = 0; c < w; c++) {
                     const double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
-                    px[(size_t)r * w + c] = (uint8_t)lround((m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0) * 255.0);
+                    px[(size_t)r * w + c] =
+                        (uint8_t)lround((m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0) * 255.0);
                 }
         }
     } else {
@@ -588,11 +599,12 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe", "heights", "events", "check", "water", "instances",
-                                       "preview"};
+    static const char *const gets[] = {"recipe", "heights",   "events", "check",
+                                       "water",  "instances", "preview"};
     static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save"};
     bool known_get = false, known_post = false;
-    for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++) known_get |= !strcmp(route, gets[k]);
+    for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
+        known_get |= !strcmp(route, gets[k]);
     for (size_t k = 0; k < sizeof posts / sizeof posts[0]; k++)
         known_post |= !strcmp(route, posts[k]);
     if (!known_get && !known_post) return studio_reply_error(conn, 404, "no such API");
@@ -658,7 +670,8 @@ static char *project_recipe(cli_ctx *ctx, const char *dir)
     if (count == 1 && found[0]) return found[0];
     if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
     if (count == 0)
-        cli_failf(ctx, "%s: no Terrain asset source (*.terrain.json) at the top of the folder", dir);
+        cli_failf(ctx, "%s: no Terrain asset source (*.terrain.json) at the top of the folder",
+                  dir);
     else
         cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,
                   count, found[0] ? found[0] : "?", found[1] ? found[1] : "?");

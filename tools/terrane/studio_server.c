@@ -1,4 +1,5 @@
-/* terrane studio's HTTP server: loopback only, Host/Origin/token checks, body limit, embedded page. */
+/* terrane studio's HTTP server: loopback only, Host/Origin/token checks, body limit, embedded page.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "studio_server.h"
 
@@ -34,7 +35,8 @@ bool studio_token_new(char token[STUDIO_TOKEN_HEX + 1])
     const size_t got = fread(bytes, 1, sizeof bytes, f);
     fclose(f);
     if (got != sizeof bytes) return false;
-    for (size_t k = 0; k < sizeof bytes; k++) snprintf(token + 2 * k, 3, "%02x", bytes[k]);
+    for (size_t k = 0; k < sizeof bytes; k++)
+        snprintf(token + 2 * k, 3, "%02x", bytes[k]);
     return true;
 }
 
@@ -65,9 +67,8 @@ enum MHD_Result studio_reply(struct MHD_Connection *conn, unsigned status, const
     return queue(conn, status, type, r, headers);
 }
 
-enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status,
-                                   const char *type, void *data, size_t size,
-                                   const char *const *headers)
+enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status, const char *type,
+                                   void *data, size_t size, const char *const *headers)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(size, data, MHD_RESPMEM_MUST_FREE);
     if (!r) free(data);
@@ -139,9 +140,8 @@ static const char *asset_type(const char *path)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     studio_server *s = cls;
@@ -161,8 +161,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             const char *t = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
             if (!t) t = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Token");
             if (!token_ok(s, t))
-                return studio_reply_error(conn, 401, "missing or wrong token (see the URL "
-                                                     "terrane studio printed)");
+                return studio_reply_error(conn, 401,
+                                          "missing or wrong token (see the URL "
+                                          "terrane studio printed)");
         }
         const char *length =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -192,8 +193,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     /* Only the embedded table is looked up: no path ever reaches the file system. */
     const studio_asset *a = find_asset(url);
     if (!a) return studio_reply_error(conn, 404, "not found");
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        a->size, (void *)(uintptr_t)a->data, MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r = MHD_create_response_from_buffer(a->size, (void *)(uintptr_t)a->data,
+                                                             MHD_RESPMEM_PERSISTENT);
     return queue(conn, 200, asset_type(a->path), r, NULL);
 }
 
@@ -211,15 +212,14 @@ static struct MHD_Daemon *start_one(studio_server *s, const struct sockaddr *add
 {
     const unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                            MHD_USE_AUTO | (v6 ? MHD_USE_IPv6 : 0u);
-    return MHD_start_daemon(
-        flags, s->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)STUDIO_CONNECTION_LIMIT,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)STUDIO_CONNECTION_TIMEOUT,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    return MHD_start_daemon(flags, s->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)STUDIO_CONNECTION_LIMIT,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)STUDIO_CONNECTION_TIMEOUT,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 }
 
-studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api,
-                                   void *user, char *err_msg, size_t err_size)
+studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api, void *user,
+                                   char *err_msg, size_t err_size)
 {
     studio_server *s = calloc(1, sizeof *s);
     if (!s) {

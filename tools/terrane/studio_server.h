@@ -10,10 +10,10 @@
 #include <microhttpd.h>
 
 /* Limits of one server (docs/studio.md "Limits"). */
-#define STUDIO_BODY_LIMIT (1u << 20)   /* request bodies above this get 413 */
-#define STUDIO_CONNECTION_LIMIT 16u    /* open connections at once */
-#define STUDIO_CONNECTION_TIMEOUT 60u  /* seconds an idle connection is kept */
-#define STUDIO_TOKEN_HEX 32            /* 16 random bytes as hex */
+#define STUDIO_BODY_LIMIT (1u << 20)  /* request bodies above this get 413 */
+#define STUDIO_CONNECTION_LIMIT 16u   /* open connections at once */
+#define STUDIO_CONNECTION_TIMEOUT 60u /* seconds an idle connection is kept */
+#define STUDIO_TOKEN_HEX 32           /* 16 random bytes as hex */
 
 /* One embedded page file (studio_assets.c, generated from tools/terrane/studio/). */
 typedef struct studio_asset {
@@ -35,8 +35,8 @@ typedef struct studio_server studio_server;
 
 /* Start serving on 127.0.0.1:port (0: a free port) and on [::1] at the same port when the host
  * has IPv6 loopback. token: STUDIO_TOKEN_HEX hex digits. NULL on failure (message in err_msg). */
-studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api,
-                                   void *user, char *err_msg, size_t err_size);
+studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api, void *user,
+                                   char *err_msg, size_t err_size);
 /* The port bound. */
 uint16_t studio_server_port(const studio_server *server);
 /* Stop accepting, wait for the connection threads, free. NULL is a no-op. */
@@ -50,9 +50,8 @@ bool studio_token_new(char token[STUDIO_TOKEN_HEX + 1]);
 enum MHD_Result studio_reply(struct MHD_Connection *conn, unsigned status, const char *type,
                              const void *data, size_t size, const char *const *headers);
 /* data is malloc'd and handed over (freed by the server). */
-enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status,
-                                   const char *type, void *data, size_t size,
-                                   const char *const *headers);
+enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status, const char *type,
+                                   void *data, size_t size, const char *const *headers);
 /* {"error": message} with status. */
 enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
                                    const char *message);
