@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -446,6 +447,41 @@ static void test_edit_and_save(void)
     free(original);
 }
 
+static int open_idle(void);
+
+/* Read from fd until needle arrives, the peer closes or 20 s pass; true when it arrived. */
+static bool read_until(int fd, const char *needle, char *buf, size_t size)
+{
+    struct timeval tv = {20, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (ssize_t got; len + 1 < size && (got = recv(fd, buf + len, size - 1 - len, 0)) > 0;) {
+        len += (size_t)got;
+        buf[len] = '\0';
+        if (strstr(buf, needle)) return true;
+    }
+    return false;
+}
+
+static void test_events(void)
+{
+    /* A generation's progress reaches an open event stream, ending with "done". */
+    int fd = open_idle();
+    char head[512];
+    const int n =
+        snprintf(head, sizeof head,
+                 "GET /api/events?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", token, port);
+    CHECK(fd >= 0 && send(fd, head, (size_t)n, MSG_NOSIGNAL) == n);
+    static char buf[1 << 16];
+    CHECK(read_until(fd, "\r\n\r\n", buf, sizeof buf));
+    CHECK_CONTAINS(buf, "200 OK");
+    CHECK_CONTAINS(buf, "Content-Type: text/event-stream");
+    CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
+    CHECK(read_until(fd, "event: done", buf, sizeof buf));
+    close(fd);
+}
+
 static void test_generate(void)
 {
     /* Regenerating from the file on disk (the saved recipe) keeps the heights. */
@@ -595,6 +631,7 @@ int main(void)
     RUN(test_edit_and_save);
     RUN(test_generate);
     RUN(test_connection_limit);
+    RUN(test_events); /* its stream lives on a second after close: after the limit's test */
     RUN(test_stop);
     RUN(test_project);
     RUN(test_usage);
