@@ -402,6 +402,10 @@ static void test_edit_and_save(void)
     reply_free(&r);
     now = trn_test_read_file(recipe_path, &now_size);
     CHECK(now && strstr((const char *)now, "\"edits\"") && strstr((const char *)now, "\"raise\""));
+    /* The file's own key order, numbers as short as they read back. */
+    CHECK(now &&
+          strncmp((const char *)now, "{\n  \"size\": [256, 256],\n  \"resolution\"", 38) == 0);
+    CHECK_CONTAINS((const char *)now, "\"color\": [0.2, 0.6, 0.2, 1]");
     free(now);
     CHECK_EQ_INT(system(cmd), 0); /* no temporary left beside it */
 

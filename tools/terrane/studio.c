@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "core/fileio.h"
+#include "recipe/recipe_internal.h"
 #include "studio_server.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
@@ -386,8 +387,54 @@ static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool 
     return reply_json(conn, 200, o);
 }
 
-/* The document to save: the session's recipe, inside the Terrain asset document it came from
- * when it came from one (its id and other fields kept). */
+/* The recipe object to save: the file's keys in the file's order with the session's values,
+ * then the session's other keys (a key the file spelled at its default stays). */
+static json_t *merge_in_file_order(const json_t *file_recipe, json_t *session)
+{
+    json_t *out = json_object();
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)(uintptr_t)file_recipe, key, value)
+    {
+        json_t *now = json_object_get(session, key);
+        json_object_set(out, key, now ? now : value);
+    }
+    json_object_foreach(session, key, value)
+    {
+        if (!json_object_get(out, key)) json_object_set(out, key, value);
+    }
+    return out;
+}
+
+/* Text of doc for people: the recipe's own number printing (shortest that reads back). */
+static char *print_doc(const json_t *doc)
+{
+    trn_rcp_buf b = {0};
+    trn_rcp_emit_json_in_order(&b, doc, 2, 0);
+    trn_rcp_buf_put(&b, "\n", 1);
+    if (b.failed) {
+        trn_rcp_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* True when text reads back as a recipe whose canonical JSON is canon. */
+static bool reads_back(const char *text, const char *canon)
+{
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    char *again = NULL;
+    bool same = !trn_recipe_parse(text, strlen(text), "save", &r, NULL, NULL) &&
+                !trn_recipe_canonical_json(&r, &again, NULL, NULL) && strcmp(again, canon) == 0;
+    free(again);
+    trn_recipe_dispose(&r);
+    return same;
+}
+
+/* The document to save: the session's recipe in the file's key order, inside the Terrain asset
+ * document it came from when it came from one (its id and other fields kept). When that form
+ * does not read back to the session's recipe, the canonical form is written instead. */
 static trn_status save_text(studio *s, char **text, trn_error *e)
 {
     char *canon = NULL;
@@ -397,23 +444,42 @@ static trn_status save_text(studio *s, char **text, trn_error *e)
     if (st) return st;
     json_error_t je;
     json_t *recipe = json_loadb(canon, canon_size, 0, &je);
-    free(canon);
-    if (!recipe) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    json_t *doc = recipe;
-    if (s->kind == TRN_DOCUMENT_TERRAIN_ASSET) {
-        doc = json_load_file(s->recipe_path, 0, &je);
-        if (!json_is_object(doc)) {
-            json_decref(doc);
-            json_decref(recipe);
-            return trn_error_set(e, TRN_ERR_JSON, s->recipe_path, -1,
-                                 "%s:%d:%d: %s (did the file change since?)", s->recipe_path,
-                                 je.line, je.column, je.text);
-        }
-        json_object_set_new(doc, "recipe", recipe);
+    if (!recipe) {
+        free(canon);
+        return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     }
-    /* %.17g reals read back to the same doubles. */
-    *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    json_decref(doc);
+    json_t *file = json_load_file(s->recipe_path, 0, &je);
+    if (s->kind == TRN_DOCUMENT_TERRAIN_ASSET && !json_is_object(file)) {
+        json_decref(file);
+        json_decref(recipe);
+        free(canon);
+        return trn_error_set(e, TRN_ERR_JSON, s->recipe_path, -1,
+                             "%s:%d:%d: %s (did the file change since?)", s->recipe_path, je.line,
+                             je.column, je.text);
+    }
+    json_t *file_recipe =
+        s->kind == TRN_DOCUMENT_TERRAIN_ASSET ? json_object_get(file, "recipe") : file;
+    *text = NULL;
+    for (int attempt = 0; attempt < 2 && !*text; attempt++) {
+        /* First the file's order; then, if that does not read back, the canonical object. */
+        json_t *body = attempt == 0 && json_is_object(file_recipe)
+                           ? merge_in_file_order(file_recipe, recipe)
+                           : json_incref(recipe);
+        json_t *doc = body;
+        if (s->kind == TRN_DOCUMENT_TERRAIN_ASSET) {
+            doc = json_deep_copy(file);
+            json_object_set_new(doc, "recipe", body);
+        }
+        char *candidate = doc ? print_doc(doc) : NULL;
+        json_decref(doc);
+        if (candidate && (attempt == 1 || reads_back(candidate, canon)))
+            *text = candidate;
+        else
+            free(candidate);
+    }
+    json_decref(file);
+    json_decref(recipe);
+    free(canon);
     return *text ? TRN_OK : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
 }
 
@@ -429,7 +495,6 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
     trn_status st = trn_atomic_file_open(&af, s->recipe_path, &e);
     if (!st) {
         trn_atomic_file_write(&af, text, strlen(text));
-        trn_atomic_file_write(&af, "\n", 1);
         st = trn_atomic_file_commit(&af, &e);
     }
     free(text);
