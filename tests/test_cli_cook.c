@@ -254,6 +254,49 @@ static void test_asset_digests(void)
     trn_payload_free(p);
 }
 
+/* A payload is a terrain input like any other: convert, render, mesh and stats decode it
+ * (nothing is generated) and say what it is; a damaged one fails naming the section. */
+static void test_payload_input(void)
+{
+    const char *recipe = write_recipe("input.json", 5);
+    char out[700], payload[800], r32[800], png[800], glb[800], ter[800];
+    snprintf(out, sizeof out, "%s/cooked_in", tmp);
+    snprintf(payload, sizeof payload, "%s/input.terrain.bin", out);
+    snprintf(r32, sizeof r32, "%s/in.r32", tmp);
+    snprintf(png, sizeof png, "%s/in_shade.png", tmp);
+    snprintf(glb, sizeof glb, "%s/in.glb", tmp);
+    snprintf(ter, sizeof ter, "%s/in.ter", tmp);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", recipe, out), 0);
+    /* The heights come back bit for bit: the same as generating the recipe. */
+    char gen[800];
+    snprintf(gen, sizeof gen, "%s/gen.r32", tmp);
+    CHECK_EQ_INT(cli("generate %s -o %s -q", recipe, gen), 0);
+    CHECK_EQ_INT(cli("convert %s %s", payload, r32), 0);
+    CHECK(trn_test_same_bytes(r32, gen));
+    CHECK_EQ_INT(cli("info %s --input-format payload --format json", payload), 0);
+    CHECK_EQ_INT(cli("render %s -o %s --mode hillshade -q", payload, png), 0);
+    CHECK(trn_test_exists(png));
+    CHECK_EQ_INT(cli("mesh %s -o %s -q", payload, glb), 0);
+    CHECK(trn_test_exists(glb));
+    CHECK_EQ_INT(cli("stats %s --format json", payload), 0);
+    CHECK_CONTAINS(out_text, "\"input_format\": \"terrane-payload\"");
+    /* Its biomes become the .ter's materials. */
+    CHECK_EQ_INT(cli("convert %s %s -q", payload, ter), 0);
+    CHECK_EQ_INT(cli("info %s", ter), 0);
+    CHECK_CONTAINS(out_text, "meadow");
+    /* Damaged: exit 1 naming the file and the section; nothing written. */
+    size_t n = 0;
+    uint8_t *bytes = trn_test_read_file(payload, &n);
+    bytes[n - 3] ^= 0xff;
+    CHECK(trn_test_write_file(payload, bytes, n));
+    free(bytes);
+    remove(r32);
+    CHECK_EQ_INT(cli("convert %s %s", payload, r32), 1);
+    CHECK_CONTAINS(err_text, "input.terrain.bin");
+    CHECK_CONTAINS(err_text, "section 'MNFS' (manifest)");
+    CHECK(!trn_test_exists(r32));
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_finish();
@@ -261,6 +304,7 @@ int main(void)
     RUN(test_recipe_cook);
     RUN(test_project);
     RUN(test_asset_digests);
+    RUN(test_payload_input);
     reset_output();
     return trn_test_finish();
 }

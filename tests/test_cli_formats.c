@@ -207,7 +207,8 @@ static const char *const format_names[] = {"beamng-ter",
                                            "beamng-terrain-json",
                                            "beamng-level",
                                            "unity-export",
-                                           "recipe"};
+                                           "recipe",
+                                           "terrane-payload"};
 
 static void test_formats_verb(void)
 {

@@ -15,4 +15,8 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv);
  * other file (fmt_payload.c). */
 bool cli_payload_describe(cli_ctx *ctx, const char *path, int *rc);
 
+/* A payload as a loaded terrain: its heights and its biome labels with their names (decoded
+ * only, nothing generated; --max-samples bounds it). Returns a CLI exit code (fmt_payload.c). */
+int cli_payload_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *out);
+
 #endif

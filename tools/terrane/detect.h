@@ -26,6 +26,7 @@ typedef enum cli_format {
     CLI_FORMAT_STATIONEERS_SAVE, /* a ZIP: a Stationeers .save */
     CLI_FORMAT_UNITY,            /* a Unity binary SerializedFile (.asset) */
     CLI_FORMAT_GEOTIFF,          /* a TIFF / GeoTIFF (DEM) */
+    CLI_FORMAT_PAYLOAD,          /* a cooked terrane payload (*.terrain.bin) */
 } cli_format;
 
 const char *cli_format_name(cli_format format);

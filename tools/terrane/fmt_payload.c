@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cook_verb.h"
+#include "detect.h"
 #include "terrane/runtime.h"
 
 /* True when path is a regular file whose first bytes are the payload magic (pipes are left
@@ -144,4 +145,38 @@ bool cli_payload_describe(cli_ctx *ctx, const char *path, int *rc)
     trn_payload_free(p);
     *rc = CLI_EXIT_OK;
     return true;
+}
+
+int cli_payload_load(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_terrain *out)
+{
+    trn_payload_limits limits;
+    trn_payload_limits_default(&limits);
+    if (opt && opt->max_samples) limits.max_samples = opt->max_samples;
+    trn_payload *p = NULL;
+    trn_error e;
+    if (trn_payload_open(cli_input_path(path), &limits, &p, &e)) return cli_fail(ctx, &e);
+    const trn_field *f = trn_payload_field(p);
+    int rc = CLI_EXIT_OK;
+    if (trn_field_init(&out->field, f->cells_x, f->cells_z, f->size_x, f->size_z, &e)) {
+        rc = cli_fail(ctx, &e);
+    } else {
+        const size_t n = trn_field_sample_count(f);
+        memcpy(out->field.heights, f->heights, n * sizeof *f->heights);
+        /* The biome labels come along as the terrain's layers (materials where formats have
+         * them), named as the recipe named its biomes. */
+        const uint8_t *labels = trn_payload_biomes(p);
+        if (labels && trn_labels_init(&out->labels, f->cells_x, f->cells_z, &e) == TRN_OK) {
+            memcpy(out->labels.values, labels, n);
+            for (uint32_t b = 0; b < trn_payload_biome_count(p) && !rc; b++) {
+                const char *name = trn_payload_biome_name(p, b);
+                if (trn_labels_add_name(&out->labels, name, strlen(name), &e))
+                    rc = cli_fail(ctx, &e);
+            }
+            out->has_labels = rc == CLI_EXIT_OK;
+        } else if (labels) {
+            rc = cli_fail(ctx, &e);
+        }
+    }
+    trn_payload_free(p);
+    return rc;
 }

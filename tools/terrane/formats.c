@@ -125,6 +125,11 @@ static const format_entry formats[] = {
      "content: a JSON object, its kind from its keys (docs/recipes.md, 'Documents')",
      "generate inspect explain graph compact presets apply-preset", "compact apply-preset",
      "versioned JSON; errors give the line and column"},
+    {"terrane-payload", "terrane cooked payload", ".terrain.bin", "file",
+     "heights and biome labels (with their names) of a payload terrane cook wrote; every "
+     "section's checksum checked, nothing generated",
+     "terrane cook", "magic 'TRNBIN\\0\\0'", "info convert render mesh stats beamng unity", "cook",
+     "the payload's water, placements and roles stay with the runtime (docs/payload.md)"},
 };
 
 #define FORMAT_COUNT (sizeof formats / sizeof formats[0])

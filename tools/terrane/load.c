@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cook_verb.h"
 #include "detect.h"
 #include "fmt_stationeers.h"
 #include "fmt_geotiff.h"
@@ -46,6 +47,8 @@ const char *cli_format_name(cli_format format)
         return "unity";
     case CLI_FORMAT_GEOTIFF:
         return "geotiff";
+    case CLI_FORMAT_PAYLOAD:
+        return "terrane-payload";
     }
     return "unknown";
 }
@@ -197,6 +200,7 @@ static bool better_candidate(const weak_candidate *a, const weak_candidate *b, s
 cli_format cli_detect_format(const char *path, const uint8_t *data, size_t size)
 {
     if (trn_png_sniff(data, size)) return CLI_FORMAT_PNG;
+    if (size >= 8 && memcmp(data, "TRNBIN\0\0", 8) == 0) return CLI_FORMAT_PAYLOAD;
     if (trn_terragen_sniff(data, size)) return CLI_FORMAT_TERRAGEN;
     /* JSON documents open with '{' after optional whitespace; a .ter never starts with it
      * (its first byte is a version 1..9). */
@@ -416,7 +420,7 @@ static bool strong_format(cli_format f)
 {
     return f == CLI_FORMAT_PNG || f == CLI_FORMAT_TERRAGEN || f == CLI_FORMAT_GEOTIFF ||
            f == CLI_FORMAT_UNITY || f == CLI_FORMAT_STATIONEERS_SAVE ||
-           f == CLI_FORMAT_TERRAIN_JSON;
+           f == CLI_FORMAT_TERRAIN_JSON || f == CLI_FORMAT_PAYLOAD;
 }
 
 int cli_sniff_input(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_format *format)
@@ -493,14 +497,15 @@ static cli_format input_format_from_name(const char *name, int *raw_type)
                    {"dat", CLI_FORMAT_STATIONEERS_DAT, 0},
                    {"save", CLI_FORMAT_STATIONEERS_SAVE, 0},
                    {"unity", CLI_FORMAT_UNITY, 0},
-                   {"terragen", CLI_FORMAT_TERRAGEN, 0}};
+                   {"terragen", CLI_FORMAT_TERRAGEN, 0},
+                   {"payload", CLI_FORMAT_PAYLOAD, 0}};
     *raw_type = 0;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcasecmp(name, aliases[i].name) == 0) {
             *raw_type = aliases[i].raw_type;
             return aliases[i].format;
         }
-    for (int f = CLI_FORMAT_BEAMNG_TER; f <= CLI_FORMAT_GEOTIFF; f++)
+    for (int f = CLI_FORMAT_BEAMNG_TER; f <= CLI_FORMAT_PAYLOAD; f++)
         if (strcasecmp(name, cli_format_name((cli_format)f)) == 0) return (cli_format)f;
     return CLI_FORMAT_UNKNOWN;
 }
@@ -807,6 +812,9 @@ int cli_load_terrain(cli_ctx *ctx, const char *path, const cli_load_options *opt
         break;
     case CLI_FORMAT_GEOTIFF:
         rc = cli_geotiff_load(ctx, path, opt, out);
+        break;
+    case CLI_FORMAT_PAYLOAD:
+        rc = cli_payload_load(ctx, path, opt, out);
         break;
     case CLI_FORMAT_PNG:
     case CLI_FORMAT_RAW:
