@@ -339,6 +339,7 @@ static void test_edit_and_save(void)
                       strlen(stroke), true);
     CHECK_EQ_INT(r.status, 200);
     CHECK_CONTAINS(r.body, "\"can_undo\":true");
+    CHECK_CONTAINS(r.body, "\"biomes\":\"");
     unsigned win[16][4];
     const size_t windows = reply_windows(r.body ? r.body : "", win, 16);
     CHECK(windows >= 1 && windows < 16);
@@ -366,6 +367,15 @@ static void test_edit_and_save(void)
     CHECK(same);
     reply_free(&r);
     CHECK_EQ_INT(status_of("GET", "/api/heights?chunk=4,0", NULL, true), 400);
+    /* Biome indices, one byte a sample, with the biomes' colours (0.2, 0.6, 0.2 -> 51,153,51). */
+    r = request("GET", "/api/biomes", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT(r.size, 129 * 129);
+    CHECK_CONTAINS(r.head, "X-Terrane-Biome-Colors: 51,153,51");
+    reply_free(&r);
+    r = request("GET", "/api/biomes?chunk=3,3", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.size, 33 * 33);
+    reply_free(&r);
     CHECK_EQ_INT(status_of("GET", "/api/heights?chunk=3,3", NULL, true), 200);
 
     /* A bad stroke is refused by the recipe's own parser and changes nothing. */

@@ -126,8 +126,10 @@ static void chunk_window(const trn_recipe *r, uint32_t cx, uint32_t cz, uint32_t
     *nz = (r->cells_z - *j0 < cc ? r->cells_z - *j0 : cc) + 1u;
 }
 
-/* {"i0", "j0", "nx", "nz", "cx", "cz", "heights": base64 float32 LE rows} */
-static json_t *chunk_json(const trn_recipe *r, const trn_field *f, uint32_t cx, uint32_t cz)
+/* {"i0", "j0", "nx", "nz", "cx", "cz", "heights": base64 float32 LE rows, "biomes": base64
+ * bytes} */
+static json_t *chunk_json(const trn_recipe *r, const trn_field *f, const uint8_t *biomes,
+                          uint32_t cx, uint32_t cz)
 {
     uint32_t i0, j0, nx, nz;
     chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
@@ -137,12 +139,23 @@ static json_t *chunk_json(const trn_recipe *r, const trn_field *f, uint32_t cx, 
         memcpy(rows + (size_t)j * nx, f->heights + (size_t)(j0 + j) * (f->cells_x + 1u) + i0,
                nx * sizeof *rows);
     char *b64 = base64(rows, (size_t)nx * nz * sizeof *rows);
+    /* The biome of each sample (the recipe's biome order), the same window. */
+    uint8_t *labels = (uint8_t *)rows;
+    for (uint32_t j = 0; j < nz && biomes; j++)
+        memcpy(labels + (size_t)j * nx, biomes + (size_t)(j0 + j) * (f->cells_x + 1u) + i0, nx);
+    char *b64_biomes = biomes ? base64(labels, (size_t)nx * nz) : NULL;
     free(rows);
-    if (!b64) return NULL;
+    if (!b64 || (biomes && !b64_biomes)) {
+        free(b64);
+        free(b64_biomes);
+        return NULL;
+    }
     json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "cx", (json_int_t)cx, "cz",
                           (json_int_t)cz, "i0", (json_int_t)i0, "j0", (json_int_t)j0, "nx",
                           (json_int_t)nx, "nz", (json_int_t)nz, "heights", b64);
+    if (o && b64_biomes) json_object_set_new(o, "biomes", json_string(b64_biomes));
     free(b64);
+    free(b64_biomes);
     return o;
 }
 
@@ -155,7 +168,7 @@ static json_t *edit_json(studio *s, const trn_chunk_set *changed)
     for (uint32_t cz = 0; cz < changed->chunks_z && chunks; cz++)
         for (uint32_t cx = 0; cx < changed->chunks_x; cx++)
             if (changed->changed && changed->changed[(size_t)cz * changed->chunks_x + cx])
-                json_array_append_new(chunks, chunk_json(r, &g->field, cx, cz));
+                json_array_append_new(chunks, chunk_json(r, &g->field, g->biomes.values, cx, cz));
     return json_pack("{s:o,s:b,s:b}", "chunks", chunks, "can_undo",
                      trn_session_can_undo(s->session), "can_redo",
                      trn_session_can_redo(s->session));
@@ -256,7 +269,9 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
-static enum MHD_Result api_heights(studio *s, struct MHD_Connection *conn)
+/* The field's heights (float32) or, with biomes, its biome indices (one byte a sample, the
+ * recipe's biome order, colours in a header), whole or one chunk. */
+static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool biomes)
 {
     const trn_generated *g = trn_session_result(s->session);
     const trn_recipe *r = trn_session_recipe(s->session);
@@ -272,11 +287,25 @@ static enum MHD_Result api_heights(studio *s, struct MHD_Connection *conn)
             return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
         chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
     }
-    float *out = malloc((size_t)nx * nz * sizeof *out);
+    const size_t bytes = biomes ? 1u : sizeof(float);
+    uint8_t *out = malloc((size_t)nx * nz * bytes);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
-    for (uint32_t j = 0; j < nz; j++)
-        memcpy(out + (size_t)j * nx, f->heights + (size_t)(j0 + j) * (f->cells_x + 1u) + i0,
-               nx * sizeof *out);
+    const uint8_t *from = biomes ? g->biomes.values : (const uint8_t *)f->heights;
+    for (uint32_t j = 0; j < nz && from; j++)
+        memcpy(out + (size_t)j * nx * bytes,
+               from + ((size_t)(j0 + j) * (f->cells_x + 1u) + i0) * bytes, nx * bytes);
+    if (!from) memset(out, 0, (size_t)nx * nz * bytes);
+    /* "R,G,B;R,G,B;...", 0..255, one per biome index. */
+    char colors[4096] = "";
+    size_t used = 0;
+    for (uint32_t k = 0; biomes && k < g->biomes.name_count && used + 16 < sizeof colors; k++) {
+        const int b = trn_recipe_find_biome(r, g->biomes.names[k]);
+        static const float grey[4] = {0.5f, 0.5f, 0.5f, 1.0f};
+        const float *c = b >= 0 ? r->biomes[b].color : grey;
+        used += (size_t)snprintf(colors + used, sizeof colors - used, "%s%d,%d,%d", k ? ";" : "",
+                                 (int)lroundf(c[0] * 255.0f), (int)lroundf(c[1] * 255.0f),
+                                 (int)lroundf(c[2] * 255.0f));
+    }
     char v[8][32];
     snprintf(v[0], sizeof v[0], "%u", f->cells_x);
     snprintf(v[1], sizeof v[1], "%u", f->cells_z);
@@ -298,14 +327,16 @@ static enum MHD_Result api_heights(studio *s, struct MHD_Connection *conn)
                              v[6],
                              "X-Terrane-Sea-Level",
                              v[7],
+                             biomes ? "X-Terrane-Biome-Colors" : NULL,
+                             colors,
                              NULL};
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
     snprintf(size, sizeof size, "%s,%s", v[2], v[3]);
     headers[1] = cells;
     headers[3] = size;
-    return studio_reply_owned(conn, 200, "application/octet-stream", out,
-                              (size_t)nx * nz * sizeof *out, headers);
+    return studio_reply_owned(conn, 200, "application/octet-stream", out, (size_t)nx * nz * bytes,
+                              headers);
 }
 
 /* The recipe's own parser reads the stroke: the session's recipe with the stroke as its only
@@ -664,8 +695,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe", "heights",   "events", "check",
-                                       "water",  "instances", "preview"};
+    static const char *const gets[] = {"recipe", "heights", "biomes",    "events",
+                                       "check",  "water",   "instances", "preview"};
     static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
@@ -680,8 +711,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     enum MHD_Result rc;
     if (!strcmp(route, "recipe"))
         rc = api_recipe(s, conn);
-    else if (!strcmp(route, "heights"))
-        rc = api_heights(s, conn);
+    else if (!strcmp(route, "heights") || !strcmp(route, "biomes"))
+        rc = api_grid(s, conn, !strcmp(route, "biomes"));
     else if (!strcmp(route, "check"))
         rc = api_check(s, conn);
     else if (!strcmp(route, "water"))

@@ -9,7 +9,7 @@ const gl = canvas.getContext('webgl2', { antialias: true });
 // The terrain as the server sent it: heights[j * (cellsX + 1) + i], terrain-local x = i * cellX.
 const terrain = { cellsX: 0, cellsZ: 0, sizeX: 1, sizeZ: 1, seaLevel: -1e30, heights: null, lo: 0, hi: 1 };
 const camera = { yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8 };
-let texture = null, mesh = null, program = null, brushAt = null, dirty = true, busy = Promise.resolve();
+let texture = null, biomeTexture = null, paletteTexture = null, mesh = null, program = null, brushAt = null, dirty = true, busy = Promise.resolve();
 
 function setStatus(text) { $('status').textContent = text; }
 
@@ -78,11 +78,11 @@ function invert(m) {
 
 // ----- GL -----
 const vertexSource = `#version 300 es
-precision highp float; precision highp sampler2D;
+precision highp float; precision highp sampler2D; precision highp usampler2D;
 in vec2 a_ij;
-uniform sampler2D u_h; uniform ivec2 u_cells; uniform vec2 u_cell; uniform vec2 u_size;
+uniform sampler2D u_h; uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell; uniform vec2 u_size;
 uniform float u_mid; uniform mat4 u_mvp;
-out vec3 v_normal; out float v_height; out vec2 v_xz;
+out vec3 v_normal; out float v_height; out vec2 v_xz; out vec3 v_biome;
 float H(ivec2 p) { return texelFetch(u_h, clamp(p, ivec2(0), u_cells), 0).r; }
 void main() {
   ivec2 p = ivec2(a_ij);
@@ -90,20 +90,21 @@ void main() {
   float dx = H(p + ivec2(1, 0)) - H(p - ivec2(1, 0)), dz = H(p + ivec2(0, 1)) - H(p - ivec2(0, 1));
   v_normal = normalize(vec3(-dx / (2.0 * u_cell.x), 1.0, -dz / (2.0 * u_cell.y)));
   v_height = h;
+  v_biome = texelFetch(u_pal, ivec2(int(texelFetch(u_b, p, 0).r), 0), 0).rgb;
   v_xz = a_ij * u_cell;
   gl_Position = u_mvp * vec4(v_xz.x - u_size.x * 0.5, h - u_mid, v_xz.y - u_size.y * 0.5, 1.0);
 }`;
 const fragmentSource = `#version 300 es
 precision highp float;
-in vec3 v_normal; in float v_height; in vec2 v_xz;
+in vec3 v_normal; in float v_height; in vec2 v_xz; in vec3 v_biome;
 uniform float u_lo, u_hi, u_sea; uniform vec3 u_brush;
 out vec4 colour;
 void main() {
   vec3 n = normalize(v_normal);
   float shade = 0.3 + 0.7 * max(dot(n, normalize(vec3(-0.5, 0.8, -0.35))), 0.0);
   float t = clamp((v_height - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
-  vec3 tint = t < 0.5 ? mix(vec3(0.32, 0.52, 0.25), vec3(0.55, 0.48, 0.35), t * 2.0)
-                      : mix(vec3(0.55, 0.48, 0.35), vec3(0.95, 0.95, 0.97), t * 2.0 - 1.0);
+  // The sample's biome colour, a little lighter with height.
+  vec3 tint = v_biome * (0.85 + 0.3 * t);
   tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
   if (v_height < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7);
   vec3 c = tint * shade;
@@ -194,6 +195,12 @@ function draw() {
   gl.activeTexture(gl.TEXTURE0);
   gl.bindTexture(gl.TEXTURE_2D, texture);
   gl.uniform1i(u('u_h'), 0);
+  gl.activeTexture(gl.TEXTURE1);
+  gl.bindTexture(gl.TEXTURE_2D, biomeTexture);
+  gl.uniform1i(u('u_b'), 1);
+  gl.activeTexture(gl.TEXTURE2);
+  gl.bindTexture(gl.TEXTURE_2D, paletteTexture);
+  gl.uniform1i(u('u_pal'), 2);
   gl.bindVertexArray(mesh.vao);
   gl.drawElements(gl.TRIANGLES, mesh.count, gl.UNSIGNED_INT, 0);
   gl.bindVertexArray(null);
@@ -218,8 +225,29 @@ async function loadHeights() {
   gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, 0, gl.RED, gl.FLOAT, terrain.heights);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  await loadBiomes();
   mesh = makeMesh();
   redraw();
+}
+
+function nearestTexture(tex) {
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+}
+
+// Biome index per sample (R8UI) and the biomes' colours (a 256 x 1 palette).
+async function loadBiomes() {
+  const response = await api('biomes');
+  const colours = (response.headers.get('X-Terrane-Biome-Colors') || '').split(';');
+  const palette = new Uint8Array(256 * 4).fill(128);
+  colours.forEach((c, k) => { if (c) palette.set([...c.split(',').map(Number), 255], k * 4); });
+  const labels = new Uint8Array(await response.arrayBuffer());
+  if (!biomeTexture) { biomeTexture = gl.createTexture(); paletteTexture = gl.createTexture(); }
+  nearestTexture(biomeTexture);
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, labels);
+  nearestTexture(paletteTexture);
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, palette);
 }
 
 function decodeFloats(b64) {
@@ -234,7 +262,13 @@ function applyEdit(reply) {
     const data = decodeFloats(c.heights);
     for (let j = 0; j < c.nz; j++)
       terrain.heights.set(data.subarray(j * c.nx, (j + 1) * c.nx), (c.j0 + j) * (terrain.cellsX + 1) + c.i0);
+    gl.bindTexture(gl.TEXTURE_2D, texture);
     gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED, gl.FLOAT, data);
+    if (c.biomes) {
+      gl.bindTexture(gl.TEXTURE_2D, biomeTexture);
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE,
+        Uint8Array.from(atob(c.biomes), (ch) => ch.charCodeAt(0)));
+    }
   }
   $('undo').disabled = !reply.can_undo;
   $('redo').disabled = !reply.can_redo;
