@@ -71,6 +71,22 @@ void trn_drainage_dispose(trn_drainage *drainage);
 trn_status trn_drainage_accumulation_mask(const trn_drainage *drainage, trn_mask *mask,
                                           trn_error *err);
 
+/* Multiple-flow-direction accumulation (Freeman 1991, "Calculating catchment area with
+ * divergent flow based on a regular grid", Computers & Geosciences 17; Quinn et al. 1991): each
+ * sample passes its water to every strictly lower neighbour of the filled surface in proportion
+ * to (drop / distance)^exponent, or along its D8 direction where no neighbour is lower (flats
+ * and filled lakes drain as the flood reached them); outlets keep what they receive. Water
+ * spreads over hillslopes instead of collapsing onto single D8 lines, which gives smoother
+ * wetness and erosion masks; on a channel it converges as D8 does. out (caller-allocated, one
+ * float per sample) receives samples' worth of water draining through each, itself included;
+ * the water leaving through outlets sums to the sample count (up to float rounding). Samples
+ * are processed in a topological order of the flow graph (a queue seeded in sample order), so
+ * the result depends only on the drainage. exponent: finite, 0 < exponent <= 100 (Freeman's
+ * 1.1; large values approach D8). Errors: TRN_ERR_INVALID_ARGUMENT (no drainage arrays, no
+ * output, exponent out of range, named), TRN_ERR_NO_MEMORY. */
+trn_status trn_drainage_mfd_accumulation(const trn_drainage *drainage, double exponent, float *out,
+                                         trn_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph/nodes/node_common.h"
 
@@ -75,4 +76,57 @@ const trn_node_module trn_node_drainage = {
     drainage_compute,
     drainage_key,
     drainage_work,
+    NULL};
+
+/* Flow Accumulation: a drainage's accumulation as a mask, by D8 or multiple-flow directions. */
+static const trn_pin_spec in_flow[] = {
+    {"drainage", TRN_PIN_DRAINAGE, true, "the drainage whose filled surface the water follows"}};
+static const trn_pin_spec out_flow[] = {
+    {"mask", TRN_PIN_MASK, false, "accumulation / the largest interior value; 0 on outlets"}};
+static const trn_param_spec p_flow[] = {
+    CHOICE("method", "mfd", "d8|mfd",
+           "mfd: water split among every lower neighbour (Freeman 1991); d8: one receiver"),
+    NUM("exponent", 1.1, 0.01, 100, "mfd: the share of a neighbour grows as slope^exponent"),
+};
+
+static trn_status flow_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_gout *dr = c->inputs[0];
+    const char *method = trn_graph_param_text(c->node, c->type, "method");
+    trn_mask m;
+    trn_status st;
+    if (method && strcmp(method, "d8") == 0) {
+        if ((st = trn_drainage_accumulation_mask(&dr->view, &m, err)))
+            return trn_node_wrap(c, err, st);
+        return trn_node_set_floats(c, r, 0, TRN_PIN_MASK, m.values, err);
+    }
+    const size_t n = trn_node_samples(r);
+    float *acc = malloc(n * sizeof *acc);
+    if (!acc) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    if ((st = trn_drainage_mfd_accumulation(
+             &dr->view, trn_graph_param_number(c->node, c->type, "exponent"), acc, err))) {
+        free(acc);
+        return trn_node_wrap(c, err, st);
+    }
+    /* Normalised as the D8 mask is: by the largest value off the outlets, outlets 0. */
+    double top = 0;
+    for (size_t k = 0; k < n; k++)
+        if (dr->view.flow_dir[k] != TRN_DRAIN_OUTLET && acc[k] > top) top = acc[k];
+    for (size_t k = 0; k < n; k++)
+        acc[k] = dr->view.flow_dir[k] == TRN_DRAIN_OUTLET || top <= 0
+                     ? 0.0f
+                     : (float)((double)acc[k] / top);
+    return trn_node_set_floats(c, r, 0, TRN_PIN_MASK, acc, err);
+}
+
+const trn_node_module trn_node_flow_accumulation = {
+    TRN_SPEC("flow_accumulation", "Flow Accumulation", "simulation",
+             "A drainage's flow accumulation as a mask: multiple-flow (smooth wetness on "
+             "hillslopes) or D8.",
+             1, in_flow, out_flow, p_flow, false),
+    2.0,
+    false,
+    flow_compute,
+    NULL,
+    NULL,
     NULL};
