@@ -184,12 +184,13 @@ static void test_verb_list(void)
         lines++;
         p = end ? end + 1 : "";
     }
-    CHECK_EQ_INT(lines, 22);
+    CHECK_EQ_INT(lines, 23);
     CHECK_EQ_INT(column, 2 + longest + 2);
     CHECK_CONTAINS(out, "  apply-preset  merge a preset");
     CHECK_CONTAINS(out, "  formats       every file format");
     CHECK_CONTAINS(out, "  scatter       place a recipe's palette");
     CHECK_CONTAINS(out, "  mesh          chunked terrain meshes");
+    CHECK_CONTAINS(out, "  studio        ");
     /* Format lists name every format family. */
     CHECK_CONTAINS(out, "R32, GeoTIFF, Unity and Stationeers");
     free(out), free(err);
