@@ -234,12 +234,6 @@ static int bench_replay(uint32_t cells, int threads)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static trn_scatter_rule placement_rule(const char *id, trn_scatter_category category,
                                        double density, double candidate_spacing, double slope_lo,
                                        double slope_hi)

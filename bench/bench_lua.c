@@ -18,12 +18,6 @@
 #define RUNS 5
 #define POINTS 1000000
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void loadavg(char *buf, size_t size)
 {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -45,7 +39,7 @@ static double uniform(void)
 }
 
 /* The thread's CPU time: on a machine shared with other work, wall time counts the waits. */
-static double cpu_s(void)
+static double thread_cpu_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -152,7 +146,7 @@ int main(int argc, char **argv)
     size_t wet = 0, underwater = 0;
     for (int r = 0; r < RUNS; r++) {
         wet = underwater = 0;
-        const double t0 = now_s(), c0 = cpu_s();
+        const double t0 = now_s(), c0 = thread_cpu_s();
         for (size_t k = 0; k < POINTS; k++) {
             trn_world_water_sample s;
             const double p[3] = {xs[k], ys[k], zs[k]};
@@ -162,7 +156,7 @@ int main(int argc, char **argv)
             }
         }
         t[r] = now_s() - t0;
-        c[r] = cpu_s() - c0;
+        c[r] = thread_cpu_s() - c0;
     }
     printf("1025^2 lake terrain, %d points, %.1f%% wet columns, %.1f%% underwater\n", POINTS,
            100.0 * (double)wet / POINTS, 100.0 * (double)underwater / POINTS);
@@ -201,13 +195,13 @@ int main(int argc, char **argv)
         for (int r = 0; r < RUNS; r++) {
             lua_gc(L, LUA_GCCOLLECT);
             lua_getfield(L, -1, names[v]);
-            const double t0 = now_s(), c0 = cpu_s();
+            const double t0 = now_s(), c0 = thread_cpu_s();
             if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
                 fprintf(stderr, "lua: %s\n", lua_tostring(L, -1));
                 return 1;
             }
             t[r] = now_s() - t0;
-            c[r] = cpu_s() - c0;
+            c[r] = thread_cpu_s() - c0;
             got = lua_tointeger(L, -1);
             lua_pop(L, 1);
         }

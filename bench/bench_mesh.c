@@ -11,23 +11,6 @@
 #include "bench_util.h"
 #include "terrane/mesh.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double load_average(void)
-{
-    double load = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &load) != 1) load = -1.0;
-        fclose(f);
-    }
-    return load;
-}
-
 /* Usage: bench_mesh [CELLS [RUNS [OUT.glb]]] (defaults 4096, 5, /tmp/bench_mesh.glb). */
 int main(int argc, char **argv)
 {

@@ -12,23 +12,6 @@
 #include "bench_util.h"
 #include "terrane/roles.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double load_average(void)
-{
-    double load = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &load) != 1) load = -1.0;
-        fclose(f);
-    }
-    return load;
-}
-
 int main(int argc, char **argv)
 {
     const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 4096u;

@@ -13,12 +13,6 @@
 #define RUNS 5
 #define QUERIES 10000000
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void loadavg(char *buf, size_t size)
 {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -57,13 +51,6 @@ static double uniform(void)
 }
 
 /* CPU seconds of this process: on a loaded machine the wall clock also counts others' turns. */
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static double cpu_t[RUNS]; /* CPU seconds of the runs report() is given */
 
 static void report(const char *what, double *t, double per_run)

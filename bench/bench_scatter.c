@@ -14,12 +14,6 @@
 #include <omp.h>
 #endif
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Hills of value noise, 0..~240 m over 2048 units; samples below 40 m are wet. */
 static void fill_terrain(trn_field *f, uint8_t *wet)
 {
@@ -62,13 +56,6 @@ static trn_scatter_rule rule(const char *id, trn_scatter_category category, doub
 }
 
 /* CPU seconds of the whole process: what the run costs whatever else loads the machine. */
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static long peak_rss_kib(void)
 {
     struct rusage u;

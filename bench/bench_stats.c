@@ -7,12 +7,6 @@
 #include "terrane/generate.h"
 #include "terrane/stats.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Ridged landform terrain of samples^2 at 4 m cells; all statistics, then each group alone,
  * median and best of runs on the given thread count. */
 static int run_case(uint32_t samples, int runs, int threads)

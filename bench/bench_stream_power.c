@@ -8,30 +8,6 @@
 #include "bench_util.h"
 #include "terrane/landscape.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double load_average(void)
-{
-    double load = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &load) != 1) load = -1.0;
-        fclose(f);
-    }
-    return load;
-}
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Arguments: samples per side - 1 (cells), threads, runs, steps per run, warm-up steps. */
 int main(int argc, char **argv)
 {

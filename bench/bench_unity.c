@@ -17,12 +17,6 @@
 #define TRN_BENCH_SHARED "../shared"
 #endif
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     const char *in =

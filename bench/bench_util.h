@@ -1,9 +1,10 @@
-/* Shared pieces of the benchmarks: a monotonic clock and a deterministic test terrain noise. */
+/* Shared pieces of the benchmarks: clocks, medians, the load average and a test terrain noise. */
 #ifndef TRN_BENCH_UTIL_H
 #define TRN_BENCH_UTIL_H
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 static inline double now_s(void)
@@ -11,6 +12,33 @@ static inline double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Process CPU time, all threads. */
+static inline double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* qsort order of doubles, for medians. */
+static inline int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The one-minute load average (-1 when unknown): figures are reported beside it. */
+static inline double load_average(void)
+{
+    double load = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1) load = -1.0;
+        fclose(f);
+    }
+    return load;
 }
 
 static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t seed)

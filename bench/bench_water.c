@@ -12,12 +12,6 @@
 #include <omp.h>
 #endif
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Rolling hills of value noise, 0..~300 m, with a slope down to the sea along z = 0. */
 static void fill_terrain(trn_field *f)
 {

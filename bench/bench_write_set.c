@@ -10,12 +10,6 @@
 #include "terrane/beamng_level.h"
 #include "terrane/io.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 #define RUNS 5
 
 static void report(const char *what, double *t, int n)

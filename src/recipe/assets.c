@@ -165,6 +165,35 @@ static trn_status find_root(const char *start, const char *id, char *root, size_
                          id, id + 8);
 }
 
+/* Check an asset id, find the project that holds its manifest (the nearest folder at or above
+ * the recipe's) and read the manifest, which must be of want_type. what names the recipe field
+ * in messages ("palette", "material_set"). */
+static trn_status resolve_asset(const char *recipe_path, const char *asset_id, const char *what,
+                                const char *example, const char *want_type, char *root,
+                                size_t root_size, trn_rcp_manifest *m, trn_error *err)
+{
+    if (!asset_rel_ok(asset_id))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
+                             "%s: expected an asset id such as \"%s\" (a relative path without "
+                             "'.' or '..' parts), found '%.200s'",
+                             what, example, asset_id);
+    char start[4096] = ".";
+    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
+    if (slash)
+        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
+                 recipe_path);
+    trn_status st = find_root(start, asset_id, root, root_size, err);
+    if (st) {
+        if (err && st == TRN_ERR_NOT_FOUND) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            trn_error_set(err, st, recipe_path, -1, "%s: %s", what, msg);
+        }
+        return st;
+    }
+    return load_from_root(root, asset_id, want_type, m, err);
+}
+
 trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, trn_palette *out,
                                trn_material_set *set_out, trn_error *err)
 {
@@ -173,29 +202,12 @@ trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, tr
     if (!asset_id || !out)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
                              "trn_palette_resolve: asset_id and palette are required");
-    if (!asset_rel_ok(asset_id))
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
-                             "palette: expected an asset id such as "
-                             "\"asset://terrain/palettes/meadow\" (a relative path without '.' "
-                             "or '..' parts), found '%.200s'",
-                             asset_id);
-    char start[4096] = ".";
-    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
-    if (slash)
-        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
-                 recipe_path);
     char root[4096];
-    trn_status st = find_root(start, asset_id, root, sizeof root, err);
-    if (st) {
-        if (err && st == TRN_ERR_NOT_FOUND) {
-            char msg[sizeof err->message];
-            snprintf(msg, sizeof msg, "%s", err->message);
-            trn_error_set(err, st, recipe_path, -1, "palette: %s", msg);
-        }
-        return st;
-    }
     trn_rcp_manifest m;
-    if ((st = load_from_root(root, asset_id, "terrain_palette", &m, err))) return st;
+    trn_status st =
+        resolve_asset(recipe_path, asset_id, "palette", "asset://terrain/palettes/meadow",
+                      "terrain_palette", root, sizeof root, &m, err);
+    if (st) return st;
     char *text = NULL;
     size_t size = 0;
     if ((st = trn_rcp_manifest_source(&m, &text, &size, err))) return st;
@@ -232,29 +244,12 @@ trn_status trn_material_set_resolve(const char *recipe_path, const char *asset_i
     if (!asset_id || !out)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
                              "trn_material_set_resolve: asset_id and set are required");
-    if (!asset_rel_ok(asset_id))
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
-                             "material_set: expected an asset id such as "
-                             "\"asset://terrain/materials/landscape\" (a relative path without "
-                             "'.' or '..' parts), found '%.200s'",
-                             asset_id);
-    char start[4096] = ".";
-    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
-    if (slash)
-        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
-                 recipe_path);
     char root[4096];
-    trn_status st = find_root(start, asset_id, root, sizeof root, err);
-    if (st) {
-        if (err && st == TRN_ERR_NOT_FOUND) {
-            char msg[sizeof err->message];
-            snprintf(msg, sizeof msg, "%s", err->message);
-            trn_error_set(err, st, recipe_path, -1, "material_set: %s", msg);
-        }
-        return st;
-    }
     trn_rcp_manifest m;
-    if ((st = load_from_root(root, asset_id, "terrain_material_set", &m, err))) return st;
+    trn_status st =
+        resolve_asset(recipe_path, asset_id, "material_set", "asset://terrain/materials/landscape",
+                      "terrain_material_set", root, sizeof root, &m, err);
+    if (st) return st;
     char *text = NULL;
     size_t size = 0;
     if ((st = trn_rcp_manifest_source(&m, &text, &size, err))) return st;
