@@ -1,5 +1,6 @@
 /* terrane studio: the server's security checks and its editing API, driven over plain sockets. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -464,19 +465,29 @@ static void test_edit_and_save(void)
 static int open_idle(void);
 static void pause_ms(long ms);
 
-/* Read from fd until needle arrives, the peer closes or 20 s pass; true when it arrived. */
+/* Read from fd until needle arrives, the peer closes or 60 s pass in all (keepalives must not
+ * keep a missing event waiting for ever); true when it arrived. */
 static bool read_until(int fd, const char *needle, char *buf, size_t size)
 {
-    struct timeval tv = {20, 0};
+    struct timeval tv = {2, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     size_t len = 0;
     buf[0] = '\0';
-    for (ssize_t got; len + 1 < size && (got = recv(fd, buf + len, size - 1 - len, 0)) > 0;) {
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 60 || len + 1 >= size) return false;
+        const ssize_t got = recv(fd, buf + len, size - 1 - len, 0);
+        if (got == 0) return false;
+        if (got < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+            return false;
+        }
         len += (size_t)got;
         buf[len] = '\0';
         if (strstr(buf, needle)) return true;
     }
-    return false;
 }
 
 static void test_events(void)

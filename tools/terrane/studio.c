@@ -196,10 +196,14 @@ static int on_progress(double done, const char *stage, void *user)
     return atomic_load(&s->stopping) ? TRN_CANCEL : 0;
 }
 
-/* A stream's position in the event sequence. */
+/* A stream's position in the event sequence, and the event (or keepalive) it is sending: MHD
+ * may offer less room than an event takes, so the rest goes out on the next calls instead of
+ * being cut off. */
 typedef struct event_stream {
     studio *s;
     uint64_t seen;
+    char pending[sizeof(((studio *)NULL)->ev_data)];
+    size_t pending_len, pending_off;
 } event_stream;
 
 static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -207,30 +211,35 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     event_stream *es = cls;
     studio *s = es->s;
-    pthread_mutex_lock(&s->ev_lock);
-    if (es->seen == s->ev_seq && !atomic_load(&s->stopping)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
-        pthread_cond_timedwait(&s->ev_cond, &s->ev_lock, &until);
-    }
-    if (atomic_load(&s->stopping)) {
+    if (es->pending_off == es->pending_len) {
+        pthread_mutex_lock(&s->ev_lock);
+        if (es->seen == s->ev_seq && !atomic_load(&s->stopping)) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += 1;
+            pthread_cond_timedwait(&s->ev_cond, &s->ev_lock, &until);
+        }
+        if (atomic_load(&s->stopping)) {
+            pthread_mutex_unlock(&s->ev_lock);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        if (es->seen != s->ev_seq) {
+            /* Only the latest event matters: progress replaces progress. */
+            es->pending_len = strlen(s->ev_data);
+            memcpy(es->pending, s->ev_data, es->pending_len);
+            es->seen = s->ev_seq;
+        } else {
+            static const char keepalive[] = ": keepalive\n\n";
+            es->pending_len = sizeof keepalive - 1;
+            memcpy(es->pending, keepalive, es->pending_len);
+        }
+        es->pending_off = 0;
         pthread_mutex_unlock(&s->ev_lock);
-        return MHD_CONTENT_READER_END_OF_STREAM;
     }
-    size_t n;
-    if (es->seen != s->ev_seq) {
-        /* Only the latest event matters: progress replaces progress. */
-        n = strlen(s->ev_data);
-        if (n > max) n = max;
-        memcpy(buf, s->ev_data, n);
-        es->seen = s->ev_seq;
-    } else {
-        static const char keepalive[] = ": keepalive\n\n";
-        n = sizeof keepalive - 1 < max ? sizeof keepalive - 1 : max;
-        memcpy(buf, keepalive, n);
-    }
-    pthread_mutex_unlock(&s->ev_lock);
+    size_t n = es->pending_len - es->pending_off;
+    if (n > max) n = max;
+    memcpy(buf, es->pending + es->pending_off, n);
+    es->pending_off += n;
     return (ssize_t)n;
 }
 
@@ -239,6 +248,7 @@ static enum MHD_Result api_events(studio *s, struct MHD_Connection *conn)
     event_stream *es = malloc(sizeof *es);
     if (!es) return studio_reply_error(conn, 500, "out of memory");
     es->s = s;
+    es->pending_len = es->pending_off = 0;
     pthread_mutex_lock(&s->ev_lock);
     es->seen = s->ev_seq;
     pthread_mutex_unlock(&s->ev_lock);
