@@ -20,11 +20,12 @@ static unsigned port;
 static char token[64];
 static char root[512], project[600], recipe_path[700];
 
-/* A 128 x 128 cell terrain in 32-cell chunks: 16 chunks, so a small stroke touches few. */
+/* A 128 x 128 cell terrain in 32-cell chunks: 16 chunks, so a small stroke touches few. Biome
+ * "s" covers nothing until the page paints it (index 1: biomes go by name). */
 static const char *const recipe_text =
     "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
     "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": \"g\", "
-    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n";
+    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}, \"s\": {\"color\": [0.9, 0.8, 0.5, 1]}}}\n";
 
 typedef struct reply {
     int status;
@@ -462,6 +463,151 @@ static void test_edit_and_save(void)
     free(original);
 }
 
+static uint8_t *get_biomes(void)
+{
+    reply r = request("GET", "/api/biomes", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT(r.size, 129 * 129);
+    uint8_t *b = calloc(129 * 129, 1);
+    if (r.size == 129 * 129) memcpy(b, r.body, r.size);
+    reply_free(&r);
+    return b;
+}
+
+static reply post_stroke(const char *stroke)
+{
+    return request("POST", "/api/stroke", "Content-Type: application/json\r\n", stroke,
+                   strlen(stroke), true);
+}
+
+static bool same_heights(const float *a)
+{
+    size_t n = 0;
+    float *now = get_heights(&n);
+    const bool same = n == 129 * 129 && memcmp(now, a, n * sizeof(float)) == 0;
+    free(now);
+    return same;
+}
+
+/* The page's biome, protect and exclusion tools: the strokes exactly as app.js's buildStroke
+ * writes them (JSON.stringify: no spaces; the default layers' ids are their groups). */
+static void test_page_tools(void)
+{
+    size_t count = 0;
+    float *before = get_heights(&count);
+    uint8_t *biomes = get_biomes();
+    CHECK_EQ_INT(count, 129 * 129);
+
+    /* Paint biome "s" (strength slider 10 -> blend 1) around (200, 60), radius 16. */
+    reply r = post_stroke("{\"type\":\"region\",\"layer\":\"biomes\",\"radius\":16,\"strength\":1,"
+                          "\"falloff\":0.5,\"points\":[[200,60],[204,60]],\"biome\":\"s\"}");
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"can_undo\":true");
+    reply_free(&r);
+    uint8_t *painted = get_biomes();
+    size_t to_s = 0, wrong = 0;
+    for (unsigned j = 0; j < 129; j++)
+        for (unsigned i = 0; i < 129; i++) {
+            const size_t k = j * 129 + i;
+            const double dx = i * 2.0 - 200, dx2 = i * 2.0 - 204, dz = j * 2.0 - 60;
+            const bool inside = dx * dx + dz * dz <= 16 * 16 || dx2 * dx2 + dz * dz <= 16 * 16;
+            if (painted[k] != biomes[k]) {
+                to_s += painted[k] == 1;
+                wrong += painted[k] != 1 || !inside;
+            }
+        }
+    /* Weight >= 0.5 reaches past the inner disc (radius 8): more than its ~50 samples. */
+    CHECK(to_s > 50);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(painted[30 * 129 + 100] == 1); /* the centre (200, 60) */
+    CHECK(same_heights(before));         /* "s" has no landform of its own */
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    uint8_t *undone = get_biomes();
+    CHECK(memcmp(undone, biomes, 129 * 129) == 0);
+    free(undone);
+    free(painted);
+
+    /* A region stroke on a sculpt layer is refused: the page offers only the group's layers. */
+    const char *misplaced = "{\"type\":\"region\",\"layer\":\"sculpt\",\"radius\":16,\"strength\":1,"
+                            "\"falloff\":0.5,\"points\":[[200,60]],\"biome\":\"s\"}";
+    r = post_stroke(misplaced);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_CONTAINS(r.body, "layer");
+    reply_free(&r);
+
+    /* Protect: the samples within radius 6 of (100, 100) at their current heights. */
+    size_t cap = 4096, len = 0;
+    char *protect = malloc(cap);
+    len += (size_t)snprintf(protect, cap,
+                            "{\"type\":\"protect\",\"layer\":\"protection\",\"grid\":[128,128],"
+                            "\"samples\":[");
+    size_t samples = 0;
+    for (unsigned j = 47; j <= 53; j++)
+        for (unsigned i = 47; i <= 53; i++) {
+            const double dx = i * 2.0 - 100, dz = j * 2.0 - 100;
+            if (dx * dx + dz * dz > 36) continue;
+            len += (size_t)snprintf(protect + len, cap - len, "%s[%u,%u,%.17g]", samples ? "," : "",
+                                    i, j, (double)before[j * 129 + i]);
+            samples++;
+        }
+    snprintf(protect + len, cap - len, "]}");
+    CHECK_EQ_INT(samples, 29);
+    r = post_stroke(protect);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"can_undo\":true");
+    reply_free(&r);
+    CHECK(same_heights(before));
+    /* A raise over it leaves the protected samples and moves their neighbours. */
+    r = post_stroke("{\"type\":\"raise\",\"layer\":\"sculpt\",\"radius\":12,\"strength\":2,"
+                    "\"falloff\":0.5,\"points\":[[100,100]]}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    size_t n = 0;
+    float *raised = get_heights(&n);
+    size_t kept = 0, moved = 0;
+    for (unsigned j = 44; j <= 56 && n == count; j++)
+        for (unsigned i = 44; i <= 56; i++) {
+            const double dx = i * 2.0 - 100, dz = j * 2.0 - 100;
+            const bool same = raised[j * 129 + i] == before[j * 129 + i];
+            if (dx * dx + dz * dz <= 36) kept += same;
+            else moved += !same;
+        }
+    CHECK_EQ_INT(kept, 29);
+    CHECK(moved > 0);
+    free(raised);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    CHECK(same_heights(before));
+    free(protect);
+
+    /* Exclusion and its erase: a mask only, heights and biomes stay. */
+    r = post_stroke("{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
+                    "\"falloff\":0.5,\"points\":[[60,60],[70,60]]}");
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"can_undo\":true");
+    reply_free(&r);
+    r = post_stroke("{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
+                    "\"falloff\":0.5,\"points\":[[60,60]],\"mode\":\"erase\"}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    CHECK(same_heights(before));
+    uint8_t *masked = get_biomes();
+    CHECK(memcmp(masked, biomes, 129 * 129) == 0);
+    free(masked);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"exclusions\":[{\"layer\":\"exclusions\"");
+    CHECK_CONTAINS(r.body, "\"mode\":\"erase\"");
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK(r.body && !strstr(r.body, "\"exclusion\""));
+    reply_free(&r);
+    CHECK(same_heights(before));
+    free(biomes);
+    free(before);
+}
+
 static int open_idle(void);
 static void pause_ms(long ms);
 
@@ -667,6 +813,7 @@ int main(void)
     RUN(test_traversal);
     RUN(test_body_limit);
     RUN(test_edit_and_save);
+    RUN(test_page_tools);
     RUN(test_generate);
     RUN(test_connection_limit);
     RUN(test_events); /* its stream lives on a second after close: after the limit's test */

@@ -1,5 +1,6 @@
 // terrane studio's page driven through the DevTools protocol: a brush drag and an undo change
-// the server's heights and the page's copy alike, with no console errors. Run by
+// the server's heights and the page's copy alike, a biome-paint drag makes a region stroke, with
+// no console errors. Run by
 // test_studio_browser: node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE
 import { spawn } from 'node:child_process';
 
@@ -94,6 +95,24 @@ try {
   await waitFor("document.getElementById('undo').disabled && !document.getElementById('redo').disabled", 'the undo reply');
   check(await evaluate(serverSum) === before, 'undo restored the server heights');
   check(await evaluate(pageSum) === before, 'undo restored the page heights');
+
+  // The side panel: the five default layers (the raise tool's target is sculpt) and the biome.
+  check(await evaluate("[...document.querySelectorAll('#layers li')].map((li) => li.textContent).join(' ')") ===
+    'generationgeneration biomesbiomes sculptsculpt protectionprotection exclusionsexclusions', 'the five default layers listed');
+  check(await evaluate("document.querySelector('#layers input[type=radio]:checked').value") === 'sculpt', 'raise strokes target the sculpt layer');
+  check(await evaluate("document.querySelector('#biomes input:checked').value") === 'g', 'the recipe biome listed and picked');
+  // A biome-paint drag sends a region stroke to the biomes layer; heights stay.
+  await evaluate("(() => { const t = document.getElementById('tool'); t.value = 'region'; t.dispatchEvent(new Event('change')); })()");
+  check(await evaluate("document.querySelector('#layers input[type=radio]:checked').value") === 'biomes', 'paint strokes target the biomes layer');
+  await evaluate("document.getElementById('status').textContent = ''");
+  await mouse('mouseMoved', 0, 0);
+  await mouse('mousePressed', 0, 1);
+  for (let dx = 10; dx <= 60; dx += 10) await mouse('mouseMoved', dx, 1);
+  await mouse('mouseReleased', 60, 0);
+  await waitFor("document.getElementById('status').textContent.includes('changed') && !document.getElementById('undo').disabled", 'the paint reply');
+  const recipe = await evaluate(`(async () => (await fetch('api/recipe', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).text())()`);
+  check(/"regions":\[\{"biome":"g","layer":"biomes","points":\[\[/.test(recipe), 'the paint drag made a region stroke: ' + recipe.slice(0, 300));
+  check(await evaluate(serverSum) === before, 'painting kept the heights');
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
   ws.close();
 } catch (error) {

@@ -328,19 +328,127 @@ function pick(event) {
   return null;
 }
 
-// ----- interaction -----
+// ----- tools, biomes and layers -----
+// Each tool's stroke type and the layer group its strokes go to (docs/recipes.md, "Strokes").
+const tools = {
+  raise: { type: 'raise', group: 'sculpt' }, lower: { type: 'lower', group: 'sculpt' },
+  flatten: { type: 'flatten', group: 'sculpt' }, smooth: { type: 'smooth', group: 'sculpt' },
+  region: { type: 'region', group: 'biomes' }, protect: { type: 'protect', group: 'protection' },
+  exclusion: { type: 'exclusion', group: 'exclusions' }, erase: { type: 'exclusion', group: 'exclusions', mode: 'erase' },
+};
+// A recipe without "layers" has these five, ids equal to their groups.
+const defaultLayers = ['generation', 'biomes', 'sculpt', 'protection', 'exclusions'];
+const recipe = { layers: [], biomes: [], biome: null, targets: {} };
+const MAX_BODY = 1048576; // the server's request body limit
+
 const radius = () => Number($('radius').value);
-function strokeStrength(kind) {
+const currentTool = () => tools[$('tool').value] || null;
+function strokeStrength(type) {
   const s = Number($('strength').value);
-  return kind === 'flatten' || kind === 'smooth' ? Math.min(1, s / 10) : s;
+  // raise/lower take metres per stamp; every other brush a blend 0..1.
+  return type === 'raise' || type === 'lower' ? s : Math.min(1, s / 10);
 }
+
+async function loadRecipe() {
+  const r = await (await api('recipe')).json();
+  const layers = Array.isArray(r.layers) && r.layers.length ? r.layers : defaultLayers.map((id) => ({ id }));
+  recipe.layers = layers.map((l) => ({ id: l.id, name: l.name || l.id, group: l.group || l.id, enabled: l.enabled !== false }));
+  recipe.biomes = Object.keys(r.biomes || {}).map((name) => ({ name, color: r.biomes[name].color || [0.5, 0.5, 0.5, 1] }));
+  if (!recipe.biomes.some((b) => b.name === recipe.biome)) recipe.biome = recipe.biomes.length ? recipe.biomes[0].name : null;
+  for (const group of Object.keys(recipe.targets))
+    if (!recipe.layers.some((l) => l.id === recipe.targets[group] && l.group === group)) delete recipe.targets[group];
+  for (const l of recipe.layers) if (!(l.group in recipe.targets)) recipe.targets[l.group] = l.id;
+  showBiomes();
+  showLayers();
+}
+
+function showBiomes() {
+  const list = $('biomes');
+  list.textContent = '';
+  for (const b of recipe.biomes) {
+    const li = document.createElement('li'), input = document.createElement('input'), swatch = document.createElement('span');
+    input.type = 'radio';
+    input.name = 'biome';
+    input.value = b.name;
+    input.checked = b.name === recipe.biome;
+    input.onchange = () => { recipe.biome = b.name; $('tool').value = 'region'; toolChanged(); };
+    swatch.className = 'swatch';
+    const c = b.color.slice(0, 3).map((v) => Math.round(Math.min(1, Math.max(0, v)) * 255));
+    swatch.style.backgroundColor = 'rgb(' + c.join(',') + ')';
+    const label = document.createElement('label');
+    label.append(input, swatch, ' ' + b.name);
+    li.appendChild(label);
+    list.appendChild(li);
+  }
+}
+
+// The recipe's layers: the checked one of the tool's group takes its strokes.
+function showLayers() {
+  const list = $('layers'), tool = currentTool();
+  list.textContent = '';
+  for (const l of recipe.layers) {
+    const li = document.createElement('li'), target = document.createElement('input'), on = document.createElement('input');
+    li.className = l.enabled ? '' : 'off';
+    target.type = 'radio';
+    target.name = 'layer';
+    target.value = l.id;
+    target.title = 'strokes of this group go here';
+    target.disabled = !tool || tool.group !== l.group;
+    target.checked = !target.disabled && recipe.targets[l.group] === l.id;
+    target.onchange = () => { recipe.targets[l.group] = l.id; };
+    on.type = 'checkbox';
+    on.checked = l.enabled;
+    on.disabled = true;
+    on.title = l.enabled ? 'enabled' : 'disabled: generation skips its strokes';
+    const name = document.createElement('span'), group = document.createElement('span');
+    name.textContent = l.name;
+    group.className = 'group';
+    group.textContent = l.group;
+    li.append(target, on, name, group);
+    list.appendChild(li);
+  }
+}
+
+function toolChanged() {
+  const tool = currentTool();
+  $('strength-v').textContent = tool && tool.type !== 'protect' ? String(strokeStrength(tool.type)) : '-';
+  showLayers();
+  redraw();
+}
+
+// The grid samples within the radius of any stamp, at their current heights.
+function protectSamples(points) {
+  const r = radius(), cx = terrain.sizeX / terrain.cellsX, cz = terrain.sizeZ / terrain.cellsZ, row = terrain.cellsX + 1;
+  const keys = new Set();
+  for (const [x, z] of points) {
+    const i0 = Math.max(0, Math.ceil((x - r) / cx)), i1 = Math.min(terrain.cellsX, Math.floor((x + r) / cx));
+    const j0 = Math.max(0, Math.ceil((z - r) / cz)), j1 = Math.min(terrain.cellsZ, Math.floor((z + r) / cz));
+    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++)
+      if (Math.hypot(i * cx - x, j * cz - z) <= r) keys.add(j * row + i);
+  }
+  return [...keys].sort((a, b) => a - b).map((k) => [k % row, Math.floor(k / row), terrain.heights[k]]);
+}
+
+// The stroke a drag makes, in the recipe's own format (docs/recipes.md, "Strokes").
+function buildStroke(d) {
+  const tool = tools[d.kind], layer = recipe.targets[tool.group];
+  if (tool.type === 'protect')
+    return { type: 'protect', layer, grid: [terrain.cellsX, terrain.cellsZ], samples: protectSamples(d.points) };
+  const stroke = { type: tool.type, layer, radius: radius(), strength: strokeStrength(tool.type), falloff: Number($('falloff').value), points: d.points };
+  if (tool.type === 'flatten') stroke.target_height = d.target;
+  if (tool.type === 'region') stroke.biome = recipe.biome;
+  if (tool.mode) stroke.mode = tool.mode;
+  return stroke;
+}
+
+// ----- interaction -----
 let drag = null;
 
 canvas.addEventListener('contextmenu', (e) => e.preventDefault());
 canvas.addEventListener('pointerdown', (e) => {
   const tool = $('tool').value;
   canvas.setPointerCapture(e.pointerId);
-  if (e.button === 2 || tool === 'orbit' || !terrain.heights) { drag = { orbit: true, x: e.clientX, y: e.clientY }; return; }
+  if (e.button === 2 || !tools[tool] || !terrain.heights) { drag = { orbit: true, x: e.clientX, y: e.clientY }; return; }
   const p = pick(e);
   if (!p) { drag = { orbit: true, x: e.clientX, y: e.clientY }; return; }
   drag = { orbit: false, kind: tool, points: [p], target: heightAt(p[0], p[1]) };
@@ -367,10 +475,11 @@ canvas.addEventListener('pointerup', () => {
   const d = drag;
   drag = null;
   if (!d || d.orbit) return;
-  const stroke = { type: d.kind, radius: radius(), strength: strokeStrength(d.kind), points: d.points };
-  if (d.kind === 'flatten') stroke.target_height = d.target;
+  if (d.kind === 'region' && !recipe.biome) { setStatus('the recipe has no biome to paint'); return; }
+  const body = JSON.stringify(buildStroke(d));
+  if (body.length > MAX_BODY) { setStatus(d.kind + ': the stroke is ' + body.length + ' bytes, over the 1 MiB a request takes; use a smaller radius'); return; }
   setStatus('applying ' + d.kind + '...');
-  api('stroke', { method: 'POST', body: JSON.stringify(stroke), headers: { 'Content-Type': 'application/json' } })
+  api('stroke', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
     .then((r) => r.json()).then(applyEdit).catch(fail);
 });
 canvas.addEventListener('wheel', (e) => {
@@ -387,15 +496,17 @@ $('save').onclick = () => api('save', { method: 'POST' }).then((r) => r.json())
 $('generate').onclick = () => {
   setStatus('generating...');
   const events = watchProgress();
-  api('generate', { method: 'POST' }).then(loadHeights).then(loadCheck)
+  api('generate', { method: 'POST' }).then(loadHeights).then(loadRecipe).then(loadCheck)
     .then(() => { $('undo').disabled = $('redo').disabled = true; setStatus('generated'); })
     .catch(fail).finally(() => events.close());
 };
-for (const id of ['radius', 'strength']) {
+for (const id of ['radius', 'falloff']) {
   const show = () => { $(id + '-v').textContent = $(id).value; redraw(); };
   $(id).addEventListener('input', show);
   show();
 }
+$('strength').addEventListener('input', toolChanged);
+$('tool').addEventListener('change', toolChanged);
 
 // Generation progress as Server-Sent Events, streamed only while a generation runs.
 function watchProgress() {
@@ -411,6 +522,8 @@ async function start() {
   if (!gl) throw new Error('this browser has no WebGL2');
   program = makeProgram();
   await loadHeights();
+  await loadRecipe();
+  toolChanged();
   await loadCheck();
   draw();
   setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells');
