@@ -1,6 +1,6 @@
 // terrane studio's page driven through the DevTools protocol: a brush drag and an undo change
-// the server's heights and the page's copy alike, a biome-paint drag makes a region stroke, with
-// no console errors. Run by
+// the server's heights and the page's copy alike, biome-paint and protect drags make their
+// strokes, with no console errors. Run by
 // test_studio_browser: node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE
 import { spawn } from 'node:child_process';
 
@@ -113,6 +113,17 @@ try {
   const recipe = await evaluate(`(async () => (await fetch('api/recipe', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).text())()`);
   check(/"regions":\[\{"biome":"g","layer":"biomes","points":\[\[/.test(recipe), 'the paint drag made a region stroke: ' + recipe.slice(0, 300));
   check(await evaluate(serverSum) === before, 'painting kept the heights');
+  // A protect drag: a snapshot of the samples under the brush at their shown heights.
+  await evaluate("(() => { const t = document.getElementById('tool'); t.value = 'protect'; t.dispatchEvent(new Event('change')); })()");
+  await evaluate("document.getElementById('status').textContent = ''");
+  await mouse('mouseMoved', 0, 0);
+  await mouse('mousePressed', 0, 1);
+  await mouse('mouseMoved', 20, 1);
+  await mouse('mouseReleased', 20, 0);
+  await waitFor("document.getElementById('status').textContent.includes('changed')", 'the protect reply');
+  const protectedRecipe = await evaluate(`(async () => (await fetch('api/recipe', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).text())()`);
+  check(/"edits":\[\{"grid":\[\d+,\d+\],"layer":"protection","samples":\[\[\d+,\d+,/.test(protectedRecipe), 'the protect drag made a snapshot');
+  check(await evaluate(serverSum) === before, 'protecting kept the heights');
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
   ws.close();
 } catch (error) {

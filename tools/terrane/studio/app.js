@@ -409,9 +409,13 @@ function showLayers() {
   }
 }
 
-function toolChanged() {
+// The strength the current tool sends ('-' for orbit and protect, which send none).
+function showStrength() {
   const tool = currentTool();
   $('strength-v').textContent = tool && tool.type !== 'protect' ? String(strokeStrength(tool.type)) : '-';
+}
+function toolChanged() {
+  showStrength();
   showLayers();
   redraw();
 }
@@ -505,7 +509,7 @@ for (const id of ['radius', 'falloff']) {
   $(id).addEventListener('input', show);
   show();
 }
-$('strength').addEventListener('input', toolChanged);
+$('strength').addEventListener('input', showStrength);
 $('tool').addEventListener('change', toolChanged);
 
 // Generation progress as Server-Sent Events, streamed only while a generation runs.
