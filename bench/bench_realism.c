@@ -1,0 +1,76 @@
+/* Benchmark: realism statistics and generation time of every built-in preset and example. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "terrane/generate.h"
+#include "terrane/layers.h"
+#include "terrane/presets.h"
+#include "terrane/stats.h"
+
+/* Generate recipe at cells x cells over its own extent (the grid changed, edits kept), time it
+ * and print one row of statistics. */
+static int row(const char *name, trn_recipe *r, uint32_t cells, int threads)
+{
+    trn_error e;
+    if (trn_recipe_change_grid(r, r->size_x, r->size_z, cells, cells, TRN_EDITS_KEEP, &e)) {
+        printf("| %s | %u^2 | %s |\n", name, cells + 1u, e.message);
+        return 0;
+    }
+    trn_generate_options go = {.threads = threads};
+    trn_generated g;
+    const double t0 = now_s(), c0 = cpu_s();
+    if (trn_recipe_generate(r, &go, &g, NULL, NULL, &e)) {
+        printf("| %s | %u^2 | generation failed: %s |\n", name, cells + 1u, e.message);
+        return 0;
+    }
+    const double wall = now_s() - t0, cpu = cpu_s() - c0;
+    trn_stats_options so;
+    trn_stats_options_default(&so);
+    trn_terrain_stats st;
+    if (trn_terrain_stats_compute(&g.field, &so, &st, NULL, NULL, &e)) {
+        printf("| %s | %u^2 | statistics failed: %s |\n", name, cells + 1u, e.message);
+        trn_generated_dispose(&g);
+        return 0;
+    }
+    printf("| %s | %u^2, %.3g m | %.2f / %.2f s | %.3f | %.1f / %.1f | %.1f%% | %.3f | %.2f |\n",
+           name, cells + 1u, st.cell_x, wall, cpu, st.hypsometric_integral, st.slope_median,
+           st.slope_p90, 100.0 * st.depression_fraction, st.area_exponent, st.spectral_slope);
+    fflush(stdout);
+    trn_generated_dispose(&g);
+    return 0;
+}
+
+/* Arguments: cells per side (default 1024), threads, then example recipe paths. */
+int main(int argc, char **argv)
+{
+    const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1024u;
+    const int threads = argc > 2 ? atoi(argv[2]) : 0;
+    if (cells < 2 || threads < 0) return 1;
+    printf("load average %.2f before\n\n", load_average());
+    printf("| terrain | grid, cell | generation wall / CPU | HI | slope median / p90 (deg) | in "
+           "depressions | b | spectrum slope |\n|---|---|---|---|---|---|---|---|\n");
+    for (uint32_t k = 0; k < trn_builtin_preset_count(); k++) {
+        const char *id = trn_builtin_preset_id(k);
+        const char *text = trn_builtin_preset_text(id);
+        trn_recipe r;
+        trn_error e;
+        if (!text || trn_recipe_parse(text, strlen(text), id, &r, NULL, &e)) continue;
+        row(strrchr(id, '/') + 1, &r, cells, threads);
+        trn_recipe_dispose(&r);
+    }
+    for (int a = 3; a < argc; a++) {
+        trn_recipe r;
+        trn_error e;
+        if (trn_recipe_read(argv[a], &r, NULL, &e)) {
+            printf("| %s | %s |\n", argv[a], e.message);
+            continue;
+        }
+        const char *slash = strrchr(argv[a], '/');
+        row(slash ? slash + 1 : argv[a], &r, cells, threads);
+        trn_recipe_dispose(&r);
+    }
+    printf("\nload average %.2f after\n", load_average());
+    return 0;
+}
