@@ -345,7 +345,10 @@ const radius = () => Number($('radius').value);
 const currentTool = () => tools[$('tool').value] || null;
 function strokeStrength(type) {
   const s = Number($('strength').value);
-  // raise/lower take metres per stamp; every other brush a blend 0..1.
+  // raise/lower take metres per stamp; a painted region paints fully (a sample takes the biome
+  // only where strength x weight reaches 0.5, so less would paint little or nothing); every
+  // other brush a blend 0..1.
+  if (type === 'region') return 1;
   return type === 'raise' || type === 'lower' ? s : Math.min(1, s / 10);
 }
 
