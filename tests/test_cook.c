@@ -213,6 +213,60 @@ static void test_round_trip(void)
     trn_payload_free(p);
 }
 
+/* Terrain3D.scatter_exclusions at runtime: a placement leaves out exactly its listed keys,
+ * another placement of the same payload keeps everything, unknown keys are ignored and the list
+ * survives a payload replaced by its regeneration. */
+static void test_runtime_exclusions(void)
+{
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open_memory(base.bytes, base.size, "bowl.terrain.bin", NULL, &p, &e));
+    if (!p) return;
+    trn_world *w = NULL;
+    CHECK_OK(trn_world_new(&w, &e));
+    CHECK_OK(trn_world_place(w, "a", p, NULL, &e));
+    CHECK_OK(trn_world_place(w, "b", p, NULL, &e));
+    size_t count = 0;
+    const trn_instance *inst = trn_payload_instances(p, &count);
+    CHECK(count > 4);
+    if (count <= 4) return;
+    char k0[160], k3[160];
+    trn_payload_rule r0, r3;
+    CHECK(trn_payload_rule_at(p, inst[0].rule, &r0) && trn_payload_rule_at(p, inst[3].rule, &r3));
+    snprintf(k0, sizeof k0, "%s/%lld_%lld", r0.id, (long long)inst[0].cx, (long long)inst[0].cz);
+    snprintf(k3, sizeof k3, "%s/%lld_%lld", r3.id, (long long)inst[3].cx, (long long)inst[3].cz);
+    const char *keys[] = {k3, "nothing/1_1", k0};
+    CHECK_OK(trn_world_set_scatter_exclusions(w, "a", keys, 3, &e));
+    size_t *idx = malloc(count * sizeof *idx), kept = 0;
+    CHECK_OK(trn_world_instances(w, "a", idx, count, &kept, &e));
+    CHECK(kept == count - 2 && idx[0] == 1 && idx[1] == 2 && idx[2] == 4);
+    CHECK_OK(trn_world_instances(w, "b", NULL, 0, &kept, &e));
+    CHECK(kept == count);
+    /* Room for fewer than kept: refused, with the number needed. */
+    CHECK(trn_world_instances(w, "a", idx, count - 3, &kept, &e) == TRN_ERR_LIMIT);
+    CHECK(kept == count - 2);
+    CHECK_OK(trn_world_set_payload(w, "a", p, &e));
+    CHECK_OK(trn_world_instances(w, "a", NULL, 0, &kept, &e));
+    CHECK(kept == count - 2);
+    /* Bad lists leave the old one in place. */
+    const char *dup[] = {k0, k0};
+    CHECK(trn_world_set_scatter_exclusions(w, "a", dup, 2, &e) == TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "is listed twice");
+    const char *empty[] = {k0, ""};
+    CHECK(trn_world_set_scatter_exclusions(w, "a", empty, 2, &e) == TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "scatter_exclusions[1]: expected a nonempty placement key");
+    CHECK(trn_world_set_scatter_exclusions(w, "zz", keys, 3, &e) == TRN_ERR_NOT_FOUND);
+    CHECK_OK(trn_world_instances(w, "a", NULL, 0, &kept, &e));
+    CHECK(kept == count - 2);
+    /* Cleared. */
+    CHECK_OK(trn_world_set_scatter_exclusions(w, "a", NULL, 0, &e));
+    CHECK_OK(trn_world_instances(w, "a", NULL, 0, &kept, &e));
+    CHECK(kept == count);
+    free(idx);
+    trn_world_free(w);
+    trn_payload_free(p);
+}
+
 static void test_deterministic(void)
 {
     cooked again, two;
@@ -456,6 +510,7 @@ int main(void)
     if (!cook(&base, 1)) return trn_test_finish();
     RUN(test_round_trip);
     RUN(test_deterministic);
+    RUN(test_runtime_exclusions);
     RUN(test_corruption);
     RUN(test_peek);
     cooked_dispose(&base);

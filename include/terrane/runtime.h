@@ -61,7 +61,8 @@ trn_status trn_payload_peek(const char *path, trn_payload_info *info, char **sto
  * skipped. A missing file is TRN_ERR_NOT_FOUND; a short file TRN_ERR_TRUNCATED; a bad magic,
  * checksum or field TRN_ERR_FORMAT; a newer format TRN_ERR_VERSION; a size over limits
  * TRN_ERR_LIMIT; bytes after the last section TRN_ERR_TRAILING_DATA; an unknown section flagged
- * required TRN_ERR_UNSUPPORTED (docs/payload.md, "Errors"). err names the file, the byte offset and, in the message, the section
+ * required TRN_ERR_UNSUPPORTED (docs/payload.md, "Errors"). err names the file, the byte offset
+ * and, in the message, the section
  * ("section 'WATR' (water) at offset 4096: ..."). limits NULL = defaults. On failure *out is
  * NULL. The payload is immutable once open: every query below is thread-safe and allocates
  * nothing. */
@@ -172,6 +173,20 @@ trn_status trn_world_set_payload(trn_world *world, const char *terrain_id,
                                  const trn_payload *payload, trn_error *err);
 trn_status trn_world_remove(trn_world *world, const char *terrain_id, trn_error *err);
 uint32_t trn_world_count(const trn_world *world);
+
+/* Terrain3D.scatter_exclusions of one placement: the placement keys ("<rule id>/<cx>_<cz>", as
+ * terrane scatter prints them) whose instances it leaves out, for decorative batches and
+ * colliding prefabs alike. Copied; unique and nonempty (TRN_ERR_INVALID_ARGUMENT naming the
+ * index or the repeated key, the old list kept); keys matching nothing are kept and ignored, so
+ * a list survives a regenerated payload (trn_world_set_payload keeps it). count 0 clears it.
+ * Two placements of one payload keep their own lists. */
+trn_status trn_world_set_scatter_exclusions(trn_world *world, const char *terrain_id,
+                                            const char *const *keys, size_t count, trn_error *err);
+/* The placement's instances after its exclusions: indices into trn_payload_instances, in
+ * order, written to indices (up to capacity; NULL only counts) and counted in *kept. More than
+ * capacity is TRN_ERR_LIMIT with *kept the number needed. */
+trn_status trn_world_instances(const trn_world *world, const char *terrain_id, size_t *indices,
+                               size_t capacity, size_t *kept, trn_error *err);
 
 /* A water sample in world space (the fields of the Lua WaterSample). Strings point into the
  * world's placement and the payload: valid until that placement changes or goes. */

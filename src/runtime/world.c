@@ -11,7 +11,18 @@ typedef struct placement {
     const trn_payload *payload;
     trn_transform t; /* rotation normalised */
     bool enabled;
+    char **exclusions; /* Terrain3D.scatter_exclusions, sorted (strcmp) for binary search */
+    size_t exclusion_count;
 } placement;
+
+static void free_exclusions(placement *p)
+{
+    for (size_t k = 0; k < p->exclusion_count; k++)
+        free(p->exclusions[k]);
+    free(p->exclusions);
+    p->exclusions = NULL;
+    p->exclusion_count = 0;
+}
 
 struct trn_world {
     placement *items;
@@ -103,8 +114,10 @@ trn_status trn_world_new(trn_world **out, trn_error *err)
 void trn_world_free(trn_world *world)
 {
     if (!world) return;
-    for (uint32_t k = 0; k < world->count; k++)
+    for (uint32_t k = 0; k < world->count; k++) {
         free(world->items[k].id);
+        free_exclusions(&world->items[k]);
+    }
     free(world->items);
     free(world);
 }
@@ -150,6 +163,8 @@ trn_status trn_world_place(trn_world *world, const char *terrain_id, const trn_p
     p->payload = payload;
     p->t = t;
     p->enabled = true;
+    p->exclusions = NULL;
+    p->exclusion_count = 0;
     return TRN_OK;
 }
 
@@ -190,6 +205,7 @@ trn_status trn_world_remove(trn_world *world, const char *terrain_id, trn_error 
     placement *p = find(world, terrain_id);
     if (!p) return not_found(err, terrain_id);
     free(p->id);
+    free_exclusions(p);
     const size_t at = (size_t)(p - world->items);
     memmove(p, p + 1, (world->count - at - 1u) * sizeof *p);
     world->count--;
@@ -386,4 +402,84 @@ bool trn_water_tracker_current(const trn_water_tracker *t, trn_world_water_sampl
 void trn_water_tracker_reset(trn_water_tracker *t)
 {
     if (t) t->immersed = false;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+trn_status trn_world_set_scatter_exclusions(trn_world *world, const char *terrain_id,
+                                            const char *const *keys, size_t count, trn_error *err)
+{
+    placement *p = find(world, terrain_id);
+    if (!p) return not_found(err, terrain_id);
+    if (count && !keys)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter_exclusions: %zu keys announced, none given", count);
+    char **copy = count ? calloc(count, sizeof *copy) : NULL;
+    if (count && !copy) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    trn_status st = TRN_OK;
+    for (size_t k = 0; k < count && !st; k++) {
+        if (!keys[k] || !keys[k][0]) {
+            st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                               "scatter_exclusions[%zu]: expected a nonempty placement key, "
+                               "found %s",
+                               k, keys[k] ? "\"\"" : "nothing");
+            break;
+        }
+        const size_t n = strlen(keys[k]);
+        if (!(copy[k] = malloc(n + 1u))) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            break;
+        }
+        memcpy(copy[k], keys[k], n + 1u);
+    }
+    if (!st && count) {
+        qsort(copy, count, sizeof *copy, cmp_key);
+        for (size_t k = 1; k < count && !st; k++)
+            if (strcmp(copy[k - 1], copy[k]) == 0)
+                st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                   "scatter_exclusions: the key '%.200s' is listed twice", copy[k]);
+    }
+    if (st) {
+        for (size_t k = 0; copy && k < count; k++)
+            free(copy[k]);
+        free(copy);
+        return st;
+    }
+    free_exclusions(p);
+    p->exclusions = copy;
+    p->exclusion_count = count;
+    return TRN_OK;
+}
+
+trn_status trn_world_instances(const trn_world *world, const char *terrain_id, size_t *indices,
+                               size_t capacity, size_t *kept, trn_error *err)
+{
+    if (kept) *kept = 0;
+    const placement *p = find(world, terrain_id);
+    if (!p) return not_found(err, terrain_id);
+    size_t count = 0, n = 0;
+    const trn_instance *items = trn_payload_instances(p->payload, &count);
+    for (size_t k = 0; k < count; k++) {
+        trn_payload_rule rule;
+        if (p->exclusion_count && trn_payload_rule_at(p->payload, items[k].rule, &rule)) {
+            /* The key terrane scatter prints: "<rule id>/<cx>_<cz>". */
+            char key[160];
+            const char *want = key;
+            snprintf(key, sizeof key, "%s/%lld_%lld", rule.id, (long long)items[k].cx,
+                     (long long)items[k].cz);
+            if (bsearch(&want, p->exclusions, p->exclusion_count, sizeof *p->exclusions, cmp_key))
+                continue;
+        }
+        if (indices && n < capacity) indices[n] = k;
+        n++;
+    }
+    if (kept) *kept = n;
+    if (indices && n > capacity)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "placement '%.200s' keeps %zu instances, room for %zu", terrain_id, n,
+                             capacity);
+    return TRN_OK;
 }
