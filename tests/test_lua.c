@@ -434,6 +434,28 @@ static void test_payload(void)
            "end\n"
            "return tostring(ok) .. ' ' .. type(s.yaw) .. ' ' .. type(s.scale)",
            "true number number");
+    /* A placement's Terrain3D.scatter_exclusions: its kept instances, one-based. */
+    EXPECT(L,
+           "local w = T.world(); w:place('x', P); w:place('y', P)\n"
+           "local list = P:instances()\n"
+           "w:set_scatter_exclusions('x', {list[1].id, 'nothing/1_1'})\n"
+           "local kx, ky = w:instance_indices('x'), w:instance_indices('y')\n"
+           "local ok = #kx == #list - 1 and kx[1] == 2 and #ky == #list\n"
+           "w:set_scatter_exclusions('x', {})\n"
+           "return tostring(ok and #w:instance_indices('x') == #list)",
+           "true");
+    EXPECT(
+        L,
+        "local w = T.world(); w:place('x', P); return ERR(w.set_scatter_exclusions, w, 'x', {1})",
+        "bad argument #2 to 'set_scatter_exclusions' (key 1 is number, not a string)");
+    EXPECT(
+        L,
+        "local w = T.world(); w:place('x', P); return ERR(w.set_scatter_exclusions, w, 'x', 'a')",
+        "bad argument #2 to 'set_scatter_exclusions' (table of keys expected, got string)");
+    EXPECT(L,
+           "local w = T.world(); w:place('x', P)\n"
+           "return ERR(w.set_scatter_exclusions, w, 'x', {'a/1_1', 'a/1_1'})",
+           "scatter_exclusions: the key 'a/1_1' is listed twice");
     /* Errors name the file: missing, damaged. */
     EXPECT(L,
            "return ERR(T.open, TWIN .. '.missing'):find(TWIN .. '.missing', 1, true) and 'named'",

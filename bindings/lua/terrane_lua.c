@@ -709,6 +709,57 @@ static int l_world_set_enabled(lua_State *L)
     return 0;
 }
 
+/* world:set_scatter_exclusions(terrain_id, {keys...}): the placement's
+ * Terrain3D.scatter_exclusions; an empty table clears it. */
+static int l_world_set_scatter_exclusions(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "set_scatter_exclusions");
+    const char *id = check_text(L, 2, 1, "set_scatter_exclusions", "terrain id (string)");
+    if (lua_type(L, 3) != LUA_TTABLE) {
+        char what[96];
+        snprintf(what, sizeof what, "table of keys expected, got %s", luaL_typename(L, 3));
+        return arg_error(L, 2, "set_scatter_exclusions", what);
+    }
+    const lua_Integer n = luaL_len(L, 3);
+    const char **keys = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *keys, 0);
+    for (lua_Integer k = 1; k <= n; k++) {
+        lua_geti(L, 3, k);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            char what[96];
+            snprintf(what, sizeof what, "key %lld is %s, not a string", (long long)k,
+                     luaL_typename(L, -1));
+            return arg_error(L, 2, "set_scatter_exclusions", what);
+        }
+        keys[k - 1] = lua_tostring(L, -1);
+        lua_pop(L, 1); /* the table keeps the string alive */
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_set_scatter_exclusions(w->world, id, keys, (size_t)n, &err))
+        return raise_error(L, &err);
+    return 0;
+}
+
+/* world:instance_indices(terrain_id): one-based indices into payload:instances() of the
+ * instances the placement keeps after its exclusions. */
+static int l_world_instance_indices(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "instance_indices");
+    const char *id = check_text(L, 2, 1, "instance_indices", "terrain id (string)");
+    trn_error err;
+    trn_error_clear(&err);
+    size_t kept = 0;
+    if (trn_world_instances(w->world, id, NULL, 0, &kept, &err)) return raise_error(L, &err);
+    size_t *idx = lua_newuserdatauv(L, (kept ? kept : 1) * sizeof *idx, 0);
+    if (trn_world_instances(w->world, id, idx, kept, &kept, &err)) return raise_error(L, &err);
+    lua_createtable(L, (int)kept, 0);
+    for (size_t k = 0; k < kept; k++) {
+        lua_pushinteger(L, (lua_Integer)idx[k] + 1);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
 static int l_world_remove(lua_State *L)
 {
     lua_world *w = check_world(L, 1, "remove");
@@ -922,6 +973,8 @@ static void register_types(lua_State *L)
         {"place", l_world_place},
         {"set_transform", l_world_set_transform},
         {"set_enabled", l_world_set_enabled},
+        {"set_scatter_exclusions", l_world_set_scatter_exclusions},
+        {"instance_indices", l_world_instance_indices},
         {"remove", l_world_remove},
         {"count", l_world_count},
         {"ground", l_world_ground},
