@@ -35,7 +35,7 @@ contains() {
 contains libterrane0 "$lib/libterrane.so.0" "$lib/libterrane.so.$version"
 headers=$(cd "$SRC/include" && ls terrane/*.h | sed 's|^|usr/include/|')
 # shellcheck disable=SC2086
-contains libterrane-dev $headers "$lib/libterrane.so" "$lib/libterrane.a" "$lib/pkgconfig/terrane.pc" \
+contains libterrane-dev $headers "$lib/libterrane.so" "$lib/libterrane.a" "$lib/libterrane_runtime.a" "$lib/pkgconfig/terrane.pc" \
     "$lib/cmake/terrane/terraneConfig.cmake" "$lib/cmake/terrane/terraneConfigVersion.cmake" \
     "$lib/cmake/terrane/terraneTargets.cmake" usr/share/doc/libterrane-dev/library.md.gz
 contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/terrane/cli.md.gz \

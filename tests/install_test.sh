@@ -56,6 +56,7 @@ libdir=$(dirname "$(dirname "$pc")")
 installed=$(cd "$P/include" && ls terrane/*.h)
 [ "$installed" = "$headers" ] || fail "installed headers differ from include/terrane/"
 [ -f "$libdir/libterrane.a" ] || fail "libterrane.a not in $libdir"
+[ -f "$libdir/libterrane_runtime.a" ] || fail "libterrane_runtime.a not in $libdir"
 [ -f "$libdir/libterrane.so.$version" ] && [ ! -L "$libdir/libterrane.so.$version" ] ||
     fail "libterrane.so.$version not in $libdir"
 [ "$(readlink "$libdir/libterrane.so.0")" = "libterrane.so.$version" ] ||
@@ -137,6 +138,20 @@ check pc_static "$TMP/app_pc_static" static
 next_minor=$(echo "$version" | awk -F. '{ print $1 "." $2 + 1 }')
 mkdir "$TMP/proj"
 cp "$TMP/app.c" "$TMP/proj/app.c"
+# The runtime alone: open a payload that is not there and get the library's error back.
+cat >"$TMP/proj/rt.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <terrane/runtime.h>
+int main(void)
+{
+    trn_payload *p = NULL;
+    trn_error e;
+    if (trn_payload_open("missing.terrain.bin", NULL, &p, &e) == TRN_OK || p) return 1;
+    char text[1024];
+    return strstr(trn_error_format(&e, text, sizeof text), "missing.terrain.bin") ? 0 : 2;
+}
+EOF
 cat >"$TMP/proj/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.20)
 project(terrane_consumer LANGUAGES C)
@@ -149,6 +164,8 @@ add_executable(app_cmake_shared app.c)
 target_link_libraries(app_cmake_shared PRIVATE terrane::terrane)
 add_executable(app_cmake_static app.c)
 target_link_libraries(app_cmake_static PRIVATE terrane::terrane_static)
+add_executable(app_cmake_runtime rt.c)
+target_link_libraries(app_cmake_runtime PRIVATE terrane::terrane_runtime)
 EOF
 cmake -S "$TMP/proj" -B "$TMP/proj/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" \
     -DCMAKE_C_FLAGS="$EXTRA" -DCMAKE_PREFIX_PATH="$P" >"$TMP/cmake.log" 2>&1 &&
@@ -158,4 +175,7 @@ cmake -S "$TMP/proj" -B "$TMP/proj/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_C
 }
 check cmake_shared "$TMP/proj/build/app_cmake_shared" libterrane.so.0
 check cmake_static "$TMP/proj/build/app_cmake_static" static
+"$TMP/proj/build/app_cmake_runtime" ||
+    fail "terrane::terrane_runtime: a missing payload did not give the runtime's error"
+echo "ok: terrane::terrane_runtime links alone and reports a missing payload"
 exit 0
