@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/progress.h"
 #include "terrane/drainage.h"
+#include "gen/d8.h"
 
 /* flow_dir value of a sample the flood has not reached yet. */
 #define DR_UNSEEN 0xFFu
@@ -27,9 +28,6 @@
 #define DR_TICK_MASK 0xFFFFFu
 /* Output arrays at least this large are 2 MiB aligned and marked for transparent huge pages. */
 #define DR_HUGE_PAGE ((size_t)2u << 20)
-
-static const int dr_di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int dr_dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 /* ---- working memory, tracked so the peak can be reported ---- */
 
@@ -344,7 +342,7 @@ static bool expand(dr_state *s, uint32_t c)
     }
     for (int d = 0; d < 8; d++) {
         if (edge) {
-            const ptrdiff_t ni = (ptrdiff_t)ci + dr_di[d], nj = (ptrdiff_t)cj + dr_dj[d];
+            const ptrdiff_t ni = (ptrdiff_t)ci + TRN_D8_DI[d], nj = (ptrdiff_t)cj + TRN_D8_DJ[d];
             if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz) continue;
         }
         const uint32_t n = (uint32_t)((ptrdiff_t)c + s->off[d]);
@@ -444,7 +442,7 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
     trn_status st = TRN_OK;
     if (!s.filled || !s.dir || !s.acc) goto no_memory;
     for (int d = 0; d < 8; d++)
-        s.off[d] = dr_di[d] + dr_dj[d] * (ptrdiff_t)s.nx;
+        s.off[d] = TRN_D8_DI[d] + TRN_D8_DJ[d] * (ptrdiff_t)s.nx;
     const trn_progress whole = trn_progress_make(progress, user);
     s.progress = trn_progress_sub(&whole, 0.0, 0.7);
 
@@ -468,7 +466,7 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
             if (s.dir[k] != TRN_DRAIN_OUTLET) continue;
             bool inner = false;
             for (int d = 0; d < 8 && !inner; d++) {
-                const ptrdiff_t ni = (ptrdiff_t)i + dr_di[d], nj = (ptrdiff_t)j + dr_dj[d];
+                const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d], nj = (ptrdiff_t)j + TRN_D8_DJ[d];
                 if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s.nx || nj >= (ptrdiff_t)s.nz) continue;
                 inner = s.dir[(size_t)nj * s.nx + (size_t)ni] == DR_UNSEEN;
             }
@@ -580,7 +578,7 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
         const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
         double inv[8];
         for (int d = 0; d < 8; d++)
-            inv[d] = 1.0 / sqrt((dr_di[d] ? dx * dx : 0.0) + (dr_dj[d] ? dz * dz : 0.0));
+            inv[d] = 1.0 / sqrt((TRN_D8_DI[d] ? dx * dx : 0.0) + (TRN_D8_DJ[d] ? dz * dz : 0.0));
         const trn_progress dir_p = trn_progress_sub(&whole, 0.7, 0.85);
         for (size_t j = 0; j < s.nz; j++) {
             if ((j & 255u) == 0 &&

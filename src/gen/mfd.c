@@ -4,9 +4,7 @@
 #include <string.h>
 
 #include "terrane/drainage.h"
-
-static const int DI[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int DJ[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+#include "gen/d8.h"
 
 trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent, float *out,
                                          trn_error *err)
@@ -24,7 +22,7 @@ trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent,
     const double dx = d->size_x / d->cells_x, dz = d->size_z / d->cells_z;
     double dist[8];
     for (int k = 0; k < 8; k++)
-        dist[k] = DI[k] && DJ[k] ? sqrt(dx * dx + dz * dz) : DI[k] ? dx : dz;
+        dist[k] = TRN_D8_DI[k] && TRN_D8_DJ[k] ? sqrt(dx * dx + dz * dz) : TRN_D8_DI[k] ? dx : dz;
     uint8_t *indeg = calloc(n, 1);
     uint32_t *queue = malloc(n * sizeof *queue);
     double *acc = malloc(n * sizeof *acc);
@@ -43,7 +41,7 @@ trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent,
         mask = 0;                                                                                  \
         if (d->flow_dir[v] == TRN_DRAIN_OUTLET) break;                                             \
         for (int k = 0; k < 8; k++) {                                                              \
-            const int64_t ii = (int64_t)(i) + DI[k], jj = (int64_t)(j) + DJ[k];                    \
+            const int64_t ii = (int64_t)(i) + TRN_D8_DI[k], jj = (int64_t)(j) + TRN_D8_DJ[k];      \
             if (ii < 0 || jj < 0 || ii >= nx || jj >= nz) continue;                                \
             if (h[(size_t)jj * nx + (size_t)ii] < h[v]) mask |= 1u << k;                           \
         }                                                                                          \
@@ -55,7 +53,8 @@ trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent,
             unsigned mask;
             RECEIVERS(v, i, j, mask);
             for (int k = 0; k < 8; k++)
-                if (mask >> k & 1u) indeg[(size_t)((int64_t)v + DJ[k] * (int64_t)nx + DI[k])]++;
+                if (mask >> k & 1u)
+                    indeg[(size_t)((int64_t)v + TRN_D8_DJ[k] * (int64_t)nx + TRN_D8_DI[k])]++;
         }
     size_t head = 0, tail = 0;
     for (size_t v = 0; v < n; v++) {
@@ -72,7 +71,7 @@ trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent,
         for (int k = 0; k < 8; k++) {
             w[k] = 0;
             if (!(mask >> k & 1u)) continue;
-            const size_t q = (size_t)((int64_t)v + DJ[k] * (int64_t)nx + DI[k]);
+            const size_t q = (size_t)((int64_t)v + TRN_D8_DJ[k] * (int64_t)nx + TRN_D8_DI[k]);
             const double drop = (double)h[v] - (double)h[q];
             /* A flat's single D8 step carries everything. */
             w[k] = drop > 0 ? pow(drop / dist[k], exponent) : 1.0;
@@ -80,7 +79,7 @@ trn_status trn_drainage_mfd_accumulation(const trn_drainage *d, double exponent,
         }
         for (int k = 0; k < 8; k++) {
             if (!(mask >> k & 1u)) continue;
-            const size_t q = (size_t)((int64_t)v + DJ[k] * (int64_t)nx + DI[k]);
+            const size_t q = (size_t)((int64_t)v + TRN_D8_DJ[k] * (int64_t)nx + TRN_D8_DI[k]);
             acc[q] += acc[v] * (w[k] / total);
             if (--indeg[q] == 0) queue[tail++] = (uint32_t)q;
         }

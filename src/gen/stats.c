@@ -12,6 +12,7 @@
 #include "gen/fft.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
+#include "gen/d8.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -295,9 +296,6 @@ static int drainage_progress(double done, const char *stage, void *user)
     return trn_progress_report((const trn_progress *)user, done, STAGE) ? TRN_CANCEL : TRN_CONTINUE;
 }
 
-static const int d8_di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int d8_dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-
 /* Raised samples, their depths and their 8-connected regions. */
 static trn_status depression_stats(const trn_field *field, const trn_drainage *d, double tol,
                                    double deep, trn_terrain_stats *r, trn_error *err)
@@ -338,7 +336,8 @@ static trn_status depression_stats(const trn_field *field, const trn_drainage *d
             const size_t c = stack[--top];
             const size_t ci = c % nx, cj = c / nx;
             for (int dir = 0; dir < 8; dir++) {
-                const ptrdiff_t ni = (ptrdiff_t)ci + d8_di[dir], nj = (ptrdiff_t)cj + d8_dj[dir];
+                const ptrdiff_t ni = (ptrdiff_t)ci + TRN_D8_DI[dir],
+                                nj = (ptrdiff_t)cj + TRN_D8_DJ[dir];
                 if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz) continue;
                 const size_t m = (size_t)nj * nx + (size_t)ni;
                 if (mark[m] != 1) continue;
@@ -414,9 +413,9 @@ static trn_status area_stats(const trn_field *field, const trn_drainage *d,
     const double threshold = o->channel_area > 0.0 ? o->channel_area / (dx * dz) : o->channel_cells;
     double step_length[9];
     for (int dir = 0; dir < 8; dir++)
-        step_length[dir] = d8_di[dir] && d8_dj[dir] ? sqrt(dx * dx + dz * dz)
-                           : d8_di[dir]             ? dx
-                                                    : dz;
+        step_length[dir] = TRN_D8_DI[dir] && TRN_D8_DJ[dir] ? sqrt(dx * dx + dz * dz)
+                           : TRN_D8_DI[dir]                 ? dx
+                                                            : dz;
     step_length[8] = 0.5 * (dx + dz);
     uint64_t channels = 0;
     double length = 0.0;

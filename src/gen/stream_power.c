@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/progress.h"
 #include "terrane/landscape.h"
+#include "gen/d8.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -27,8 +28,6 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 }
 
 /* The D8 neighbour offsets, code d: E, SE, S, SW, W, NW, N, NE (as drainage.h). */
-static const int DI[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int DJ[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 typedef struct sp_state {
     uint32_t nx, nz; /* samples per row, rows */
@@ -84,7 +83,7 @@ static uint64_t sp_receivers(sp_state *s)
             double best = 0.0;
             int bd = 8;
             for (int d = 0; d < 8; d++) {
-                const size_t q = (size_t)((int64_t)k + DJ[d] * (int64_t)nx + DI[d]);
+                const size_t q = (size_t)((int64_t)k + TRN_D8_DJ[d] * (int64_t)nx + TRN_D8_DI[d]);
                 const double slope = (hk - s->h[q]) * s->inv_dist[d];
                 if (slope > best) {
                     best = slope;
@@ -96,7 +95,7 @@ static uint64_t sp_receivers(sp_state *s)
                 s->rcv[k] = (uint32_t)k;
                 pits++;
             } else {
-                s->rcv[k] = (uint32_t)((int64_t)k + DJ[bd] * (int64_t)nx + DI[bd]);
+                s->rcv[k] = (uint32_t)((int64_t)k + TRN_D8_DJ[bd] * (int64_t)nx + TRN_D8_DI[bd]);
             }
         }
     }
@@ -135,7 +134,7 @@ static uint8_t neighbour_code(const sp_state *s, uint32_t v, uint32_t q)
     const int64_t di = (int64_t)(q % s->nx) - (int64_t)(v % s->nx);
     const int64_t dj = (int64_t)(q / s->nx) - (int64_t)(v / s->nx);
     for (uint8_t d = 0; d < 8; d++)
-        if (DI[d] == di && DJ[d] == dj) return d;
+        if (TRN_D8_DI[d] == di && TRN_D8_DJ[d] == dj) return d;
     return 8;
 }
 
@@ -183,7 +182,7 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
         const uint32_t bv = basin[v];
         for (int d = 0; d < 4; d++) {
-            const int64_t ii = (int64_t)i + DI[d], jj = (int64_t)j + DJ[d];
+            const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
             if (ii < 0 || ii >= s->nx || jj >= s->nz) continue;
             const size_t q = (size_t)jj * s->nx + (size_t)ii;
             const uint32_t bq = basin[q];
@@ -480,7 +479,7 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
             if (sea && s->h[k] <= p->sea_level) continue;
             double lo = s->h[k];
             for (int d = 0; d < 8; d++) {
-                const int64_t ii = (int64_t)i + DI[d], jj = (int64_t)j + DJ[d];
+                const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
                 if (ii <= 0 || jj <= 0 || ii >= (int64_t)nx - 1 || jj >= (int64_t)nz - 1) continue;
                 const double h = s->h[(size_t)jj * nx + (size_t)ii];
                 if (h < lo) lo = h;
@@ -538,7 +537,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.dz = field->size_z / field->cells_z;
     s.dd = sqrt(s.dx * s.dx + s.dz * s.dz);
     for (int d = 0; d < 8; d++)
-        s.dist[d] = DI[d] && DJ[d] ? s.dd : DI[d] ? s.dx : s.dz;
+        s.dist[d] = TRN_D8_DI[d] && TRN_D8_DJ[d] ? s.dd : TRN_D8_DI[d] ? s.dx : s.dz;
     for (int d = 0; d < 8; d++)
         s.inv_dist[d] = 1.0 / s.dist[d];
     const double cell_area = s.dx * s.dz;

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "gen/water_internal.h"
 #include "terrane/water.h"
+#include "gen/d8.h"
 
 void trn_basin_water_params_default(trn_basin_water_params *params)
 {
@@ -47,8 +48,6 @@ static int sink_cmp(const void *a, const void *b)
 static double basin_reach(const trn_drainage *d, const float *source, const trn_basin *b,
                           uint32_t flood, uint32_t *stamp, uint32_t *queue)
 {
-    static const int di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-    static const int dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
     const size_t nx = (size_t)d->cells_x + 1u;
     const double dx = d->size_x / d->cells_x, dz = d->size_z / d->cells_z;
     const uint32_t sink = (uint32_t)((size_t)b->sink_j * nx + b->sink_i);
@@ -63,7 +62,7 @@ static double basin_reach(const trn_drainage *d, const float *source, const trn_
         const double ez = (double)(j - (int64_t)b->sink_j) * dz;
         if (ex * ex + ez * ez > far2) far2 = ex * ex + ez * ez;
         for (int c = 0; c < 8; c++) {
-            const int64_t ni = i + di[c], nj = j + dj[c];
+            const int64_t ni = i + TRN_D8_DI[c], nj = j + TRN_D8_DJ[c];
             if (ni < 0 || nj < 0 || ni > (int64_t)d->cells_x || nj > (int64_t)d->cells_z) continue;
             const uint32_t n = (uint32_t)((size_t)nj * nx + (size_t)ni);
             if (stamp[n] == flood) continue;

@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "terrane/water.h"
+#include "gen/d8.h"
 
 const char *trn_route_end_name(trn_route_end end)
 {
@@ -42,8 +43,6 @@ void trn_river_route_params_default(trn_river_route_params *params)
  * neighbours and the cell diagonals from (i, j) to (i + 1, j + 1). SW and NE cross a cell
  * against its split, so the route never takes them. The order breaks ties. */
 static const int edge_codes[6] = {0, 1, 2, 4, 5, 6};
-static const int code_di[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int code_dj[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 static bool is_edge_code(unsigned code)
 {
@@ -200,8 +199,8 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         int next = -1;
         const unsigned flow = drainage->flow_dir[k];
         if (is_edge_code(flow)) {
-            const size_t m =
-                (size_t)((int64_t)j + code_dj[flow]) * nx + (size_t)((int64_t)i + code_di[flow]);
+            const size_t m = (size_t)((int64_t)j + TRN_D8_DJ[flow]) * nx +
+                             (size_t)((int64_t)i + TRN_D8_DI[flow]);
             if (!visited[m] && source_heights[m] <= h) next = (int)m;
         }
         if (next < 0) {
@@ -209,7 +208,7 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
             for (int e = 0; e < 6; e++) {
                 const int c = edge_codes[e];
                 const size_t m =
-                    (size_t)((int64_t)j + code_dj[c]) * nx + (size_t)((int64_t)i + code_di[c]);
+                    (size_t)((int64_t)j + TRN_D8_DJ[c]) * nx + (size_t)((int64_t)i + TRN_D8_DI[c]);
                 if (visited[m] || !(source_heights[m] <= h)) continue;
                 const double slope = ((double)h - (double)source_heights[m]) / step_length[c];
                 if (slope > best) {
