@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "explain.h"
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
 
@@ -281,6 +282,69 @@ static const char *source_word(trn_biome_source s)
     return s == TRN_BIOME_FROM_RULE ? "rule" : s == TRN_BIOME_FROM_REGION ? "region" : "default";
 }
 
+json_t *cli_explain_json(const trn_generated *gen, const trn_recipe *recipe,
+                         const char *recipe_path, double x, double z, bool every_rule)
+{
+    const uint32_t i = nearest(x, recipe->size_x, recipe->cells_x);
+    const uint32_t j = nearest(z, recipe->size_z, recipe->cells_z);
+    const size_t index = (size_t)j * ((size_t)recipe->cells_x + 1u) + i;
+    const size_t count = trn_field_sample_count(&gen->field);
+    trn_sample_context c;
+    trn_generated_context(gen, recipe, i, j, &c);
+    const uint8_t biome = gen->biomes.values[index];
+    const trn_biome_source source = (trn_biome_source)gen->sources[index];
+    const int rule = gen->rule_index[index];
+    const char *biome_name = biome < recipe->biome_count ? recipe->biomes[biome].name : "?";
+    const char *sea_how = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived";
+    json_t *o = json_object();
+    if (recipe_path) json_object_set_new(o, "recipe", cli_json_string(recipe_path));
+    json_t *pos = json_array();
+    json_array_append_new(pos, json_real(x));
+    json_array_append_new(pos, json_real(z));
+    json_object_set_new(o, "position", pos);
+    json_t *size = json_array();
+    json_array_append_new(size, json_real(recipe->size_x));
+    json_array_append_new(size, json_real(recipe->size_z));
+    json_object_set_new(o, "terrain_size", size);
+    json_t *cell = json_array();
+    json_array_append_new(cell, json_integer(i));
+    json_array_append_new(cell, json_integer(j));
+    json_object_set_new(o, "cell", cell);
+    json_object_set_new(o, "sample", json_integer((json_int_t)index));
+    json_object_set_new(o, "samples", json_integer((json_int_t)count));
+    json_object_set_new(o, "sea_level", json_real(gen->sea_level));
+    json_object_set_new(o, "sea_level_source", cli_json_string(sea_how));
+    json_object_set_new(o, "biome", cli_json_string(biome_name));
+    json_object_set_new(o, "source", cli_json_string(source_word(source)));
+    json_object_set_new(o, "rule",
+                        rule >= 0 ? cli_json_string(recipe->rules[rule].id) : json_null());
+    json_t *cx = json_object();
+    json_object_set_new(cx, "height", json_real(c.height));
+    json_object_set_new(cx, "slope", json_real(c.slope));
+    json_object_set_new(cx, "moisture", json_real(c.moisture));
+    json_object_set_new(cx, "water_distance", number_or_null(c.water_distance));
+    json_object_set_new(cx, "substrate", cli_json_string(trn_substrate_name(c.substrate)));
+    json_object_set_new(o, "context", cx);
+    json_object_set_new(o, "water", water_json(gen, x, z));
+    json_t *rules = json_array();
+    if (every_rule) {
+        for (uint32_t r = 0; r < recipe->rule_count; r++) {
+            json_t *one = rule_json(&recipe->rules[r], &c);
+            json_object_set_new(one, "active",
+                                json_boolean(trn_recipe_rule_active(recipe, &recipe->rules[r])));
+            json_array_append_new(rules, one);
+        }
+    } else if (rule >= 0) {
+        json_array_append_new(rules, rule_json(&recipe->rules[rule], &c));
+    } else if (source == TRN_BIOME_FROM_DEFAULT && gen->biome_rules) {
+        for (uint32_t r = 0; r < recipe->rule_count; r++)
+            json_array_append_new(rules, rule_json(&recipe->rules[r], &c));
+    }
+    json_object_set_new(o, "rules", rules);
+    json_object_set_new(o, "rules_applied", json_boolean(gen->biome_rules));
+    return o;
+}
+
 int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
 {
     const char *recipe_path = NULL, *at = NULL;
@@ -368,49 +432,10 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     const trn_biome_source source = (trn_biome_source)gen.sources[index];
     const int rule = gen.rule_index[index];
     const char *biome_name = biome < recipe.biome_count ? recipe.biomes[biome].name : "?";
-    const char *sea_how = gen.sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived";
     json_t *water = water_json(&gen, x, z);
 
     if (ctx->json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "recipe", cli_json_string(recipe_path));
-        json_t *pos = json_array();
-        json_array_append_new(pos, json_real(x));
-        json_array_append_new(pos, json_real(z));
-        json_object_set_new(o, "position", pos);
-        json_t *size = json_array();
-        json_array_append_new(size, json_real(recipe.size_x));
-        json_array_append_new(size, json_real(recipe.size_z));
-        json_object_set_new(o, "terrain_size", size);
-        json_t *cell = json_array();
-        json_array_append_new(cell, json_integer(i));
-        json_array_append_new(cell, json_integer(j));
-        json_object_set_new(o, "cell", cell);
-        json_object_set_new(o, "sample", json_integer((json_int_t)index));
-        json_object_set_new(o, "samples", json_integer((json_int_t)count));
-        json_object_set_new(o, "sea_level", json_real(gen.sea_level));
-        json_object_set_new(o, "sea_level_source", cli_json_string(sea_how));
-        json_object_set_new(o, "biome", cli_json_string(biome_name));
-        json_object_set_new(o, "source", cli_json_string(source_word(source)));
-        json_object_set_new(o, "rule",
-                            rule >= 0 ? cli_json_string(recipe.rules[rule].id) : json_null());
-        json_t *cx = json_object();
-        json_object_set_new(cx, "height", json_real(c.height));
-        json_object_set_new(cx, "slope", json_real(c.slope));
-        json_object_set_new(cx, "moisture", json_real(c.moisture));
-        json_object_set_new(cx, "water_distance", number_or_null(c.water_distance));
-        json_object_set_new(cx, "substrate", cli_json_string(trn_substrate_name(c.substrate)));
-        json_object_set_new(o, "context", cx);
-        json_object_set_new(o, "water", json_incref(water));
-        json_t *rules = json_array();
-        if (rule >= 0)
-            json_array_append_new(rules, rule_json(&recipe.rules[rule], &c));
-        else if (source == TRN_BIOME_FROM_DEFAULT && gen.biome_rules)
-            for (uint32_t r = 0; r < recipe.rule_count; r++)
-                json_array_append_new(rules, rule_json(&recipe.rules[r], &c));
-        json_object_set_new(o, "rules", rules);
-        json_object_set_new(o, "rules_applied", json_boolean(gen.biome_rules));
-        cli_print_json(o);
+        cli_print_json(cli_explain_json(&gen, &recipe, recipe_path, x, z, false));
     } else {
         char wd[32];
         fmt3(wd, sizeof wd, c.water_distance);

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "core/fileio.h"
+#include "explain.h"
 #include "recipe/recipe_internal.h"
 #include "studio_server.h"
 #include "terrane/generate.h"
@@ -30,7 +31,7 @@
 extern char **environ;
 
 static const char *const help_text =
-    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--quiet]\n"
+    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--allow-errors] [--quiet]\n"
     "\n"
     "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
     "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
@@ -42,6 +43,9 @@ static const char *const help_text =
     "options:\n"
     "  --port N     the port (default 8630; 0 picks a free one, printed)\n"
     "  --open       open the URL in the desktop's browser (xdg-open)\n"
+    "  --allow-errors  start even when the recipe's graph check finds errors (each is printed\n"
+    "               with its line and column; without it they refuse the start): the session\n"
+    "               runs without the graph and Save is refused until Generate succeeds\n"
     "  -q, --quiet  print the URL only\n"
     "\n"
     "The API and the security model: docs/studio.md.\n"
@@ -62,6 +66,15 @@ typedef struct studio {
     bool has_palette;
     trn_generate_options options;
     trn_graph_cache *cache; /* node results of the last generation, reused by previews */
+    /* Each chunk's LOD errors (lod_levels floats a chunk, row-major chunks), valid when
+     * lod_ready; edits recompute their changed chunks, a regeneration drops them. */
+    float *lod;
+    bool lod_ready;
+    /* The last /api/stroke is the newest history entry (not undone since): extendable. */
+    bool can_extend;
+    /* --allow-errors started the session without the recipe's graph (it has errors): the
+     * file's graph is checked, saving is refused until a generation succeeds. */
+    bool graph_dropped;
     /* Progress events for /api/events. */
     pthread_mutex_t ev_lock;
     pthread_cond_t ev_cond;
@@ -115,11 +128,87 @@ static char *base64(const void *data, size_t size)
     return out;
 }
 
+static uint32_t chunk_cells_of(const trn_recipe *r)
+{
+    return r->chunk_cells ? r->chunk_cells : 32u;
+}
+
+/* LOD levels a chunk has: floor(log2(chunk_cells)) + 1, as trn_mesh_build counts them. */
+static uint32_t lod_levels(const trn_recipe *r)
+{
+    const uint32_t cc = chunk_cells_of(r);
+    uint32_t levels = 1;
+    while (levels < 32u && (1u << levels) <= cc)
+        levels++;
+    return levels;
+}
+
+/* The height of a coarse cell (corners h00 at (x0, z0) .. h11 at (x1, z1)) at (di, dj) inside
+ * it, on the triangle holding it: the same arithmetic as src/gen/mesh.c, so the errors below
+ * equal trn_mesh_level.error bit for bit. NaN when the triangle has a NaN corner. */
+static double coarse_height(double h00, double h10, double h01, double h11, uint32_t di,
+                            uint32_t dj, uint32_t du, uint32_t dv)
+{
+    const double u = (double)di, v = (double)dj, U = (double)du, V = (double)dv;
+    if ((uint64_t)di * dv >= (uint64_t)dj * du) {
+        if ((uint64_t)di * dv == (uint64_t)dj * du) {
+            if (isfinite(h00) && isfinite(h11)) return h00 + (u * (h11 - h00)) / U;
+            return NAN;
+        }
+        return h00 + (u * (h10 - h00)) / U + (v * (h11 - h10)) / V;
+    }
+    return h00 + (v * (h01 - h00)) / V + (u * (h11 - h01)) / U;
+}
+
+/* Vertex a coarse axis of n cells with step s puts before position p: 0, s, 2s, ..., n. */
+static void coarse_span(uint32_t p, uint32_t n, uint32_t s, uint32_t *lo, uint32_t *hi)
+{
+    const uint32_t last = (n + s - 1u) / s; /* vertices 0..last, the last at n */
+    uint32_t b = p / s;
+    if (b >= last) b = last - 1u;
+    *lo = b * s;
+    *hi = b + 1u == last ? n : (b + 1u) * s;
+}
+
+/* out[level]: the largest |full-resolution height - level's surface| over the finite samples
+ * of the chunk with cells [i0, i0 + nx] x [j0, j0 + nz] (level L keeps every 2^L-th sample and
+ * the last row and column, cells split along the terrain's diagonal), INFINITY when a finite
+ * sample lies under a coarse triangle with a NaN corner: trn_mesh_level.error, computed
+ * without building the mesh's vertices. */
+static void chunk_lod(const trn_field *f, uint32_t i0, uint32_t j0, uint32_t nx, uint32_t nz,
+                      uint32_t levels, float *out)
+{
+    const size_t row = (size_t)f->cells_x + 1u;
+#define H(i, j) ((double)f->heights[(size_t)(j0 + (j)) * row + i0 + (i)])
+    out[0] = 0.0f;
+    for (uint32_t l = 1; l < levels; l++) {
+        const uint32_t step = 1u << l;
+        double worst = 0.0;
+        for (uint32_t j = 0; j <= nz; j++) {
+            uint32_t z0, z1;
+            coarse_span(j, nz, step, &z0, &z1);
+            for (uint32_t i = 0; i <= nx; i++) {
+                uint32_t x0, x1;
+                coarse_span(i, nx, step, &x0, &x1);
+                if ((i == x0 || i == x1) && (j == z0 || j == z1)) continue; /* a vertex */
+                const double h = H(i, j);
+                if (!isfinite(h)) continue;
+                const double g = coarse_height(H(x0, z0), H(x1, z0), H(x0, z1), H(x1, z1), i - x0,
+                                               j - z0, x1 - x0, z1 - z0);
+                const double d = isfinite(g) ? fabs(h - g) : INFINITY;
+                if (d > worst) worst = d;
+            }
+        }
+        out[l] = (float)worst;
+    }
+#undef H
+}
+
 /* The samples of chunk (cx, cz): its cells' corners, the shared border included. */
 static void chunk_window(const trn_recipe *r, uint32_t cx, uint32_t cz, uint32_t *i0, uint32_t *j0,
                          uint32_t *nx, uint32_t *nz)
 {
-    const uint32_t cc = r->chunk_cells ? r->chunk_cells : 32u;
+    const uint32_t cc = chunk_cells_of(r);
     *i0 = cx * cc;
     *j0 = cz * cc;
     *nx = (r->cells_x - *i0 < cc ? r->cells_x - *i0 : cc) + 1u;
@@ -129,7 +218,7 @@ static void chunk_window(const trn_recipe *r, uint32_t cx, uint32_t cz, uint32_t
 /* {"i0", "j0", "nx", "nz", "cx", "cz", "heights": base64 float32 LE rows, "biomes": base64
  * bytes} */
 static json_t *chunk_json(const trn_recipe *r, const trn_field *f, const uint8_t *biomes,
-                          uint32_t cx, uint32_t cz)
+                          uint32_t cx, uint32_t cz, const float *lod)
 {
     uint32_t i0, j0, nx, nz;
     chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
@@ -154,24 +243,70 @@ static json_t *chunk_json(const trn_recipe *r, const trn_field *f, const uint8_t
                           (json_int_t)cz, "i0", (json_int_t)i0, "j0", (json_int_t)j0, "nx",
                           (json_int_t)nx, "nz", (json_int_t)nz, "heights", b64);
     if (o && b64_biomes) json_object_set_new(o, "biomes", json_string(b64_biomes));
+    json_t *errors = json_array();
+    for (uint32_t l = 0; l < lod_levels(r); l++)
+        json_array_append_new(errors, isfinite(lod[l]) ? json_real(lod[l]) : json_null());
+    if (o) json_object_set_new(o, "lod", errors);
     free(b64);
     free(b64_biomes);
     return o;
 }
 
-/* The reply to an edit: the chunks it changed with their heights, and the history's state. */
-static json_t *edit_json(studio *s, const trn_chunk_set *changed)
+/* What identifies the session's water: a refreshed or replaced water has new arrays. */
+typedef struct water_mark {
+    bool has;
+    const void *surface, *owner;
+    uint64_t ground_hash;
+    uint32_t bodies;
+} water_mark;
+
+static water_mark water_mark_of(const studio *s)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    water_mark m = {g->has_water, g->water.surface, g->water.owner, g->water.ground_hash,
+                    g->water.body_count};
+    return m;
+}
+
+static bool water_mark_same(const water_mark *a, const water_mark *b)
+{
+    return a->has == b->has && a->surface == b->surface && a->owner == b->owner &&
+           a->ground_hash == b->ground_hash && a->bodies == b->bodies;
+}
+
+/* The session was replaced (generate, a layer switched): cached LOD errors and the extendable
+ * stroke go with it. */
+static void session_replaced(studio *s)
+{
+    free(s->lod);
+    s->lod = NULL;
+    s->lod_ready = false;
+    s->can_extend = false;
+}
+
+/* The reply to an edit: the chunks it changed with their heights, biomes and LOD errors, whether
+ * the water changed, and the history's state. */
+static json_t *edit_json(studio *s, const trn_chunk_set *changed, const water_mark *before)
 {
     const trn_generated *g = trn_session_result(s->session);
     const trn_recipe *r = trn_session_recipe(s->session);
+    const uint32_t levels = lod_levels(r);
+    float lod[32];
     json_t *chunks = json_array();
     for (uint32_t cz = 0; cz < changed->chunks_z && chunks; cz++)
-        for (uint32_t cx = 0; cx < changed->chunks_x; cx++)
-            if (changed->changed && changed->changed[(size_t)cz * changed->chunks_x + cx])
-                json_array_append_new(chunks, chunk_json(r, &g->field, g->biomes.values, cx, cz));
-    return json_pack("{s:o,s:b,s:b}", "chunks", chunks, "can_undo",
-                     trn_session_can_undo(s->session), "can_redo",
-                     trn_session_can_redo(s->session));
+        for (uint32_t cx = 0; cx < changed->chunks_x; cx++) {
+            const size_t k = (size_t)cz * changed->chunks_x + cx;
+            if (!changed->changed || !changed->changed[k]) continue;
+            uint32_t i0, j0, nx, nz;
+            chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+            chunk_lod(&g->field, i0, j0, nx - 1u, nz - 1u, levels, lod);
+            if (s->lod_ready) memcpy(s->lod + k * levels, lod, levels * sizeof *lod);
+            json_array_append_new(chunks, chunk_json(r, &g->field, g->biomes.values, cx, cz, lod));
+        }
+    const water_mark after = water_mark_of(s);
+    return json_pack("{s:o,s:b,s:b,s:b}", "chunks", chunks, "can_undo",
+                     trn_session_can_undo(s->session), "can_redo", trn_session_can_redo(s->session),
+                     "water_changed", !water_mark_same(before, &after));
 }
 
 /* Publish one Server-Sent Event to every /api/events stream. */
@@ -291,7 +426,7 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     if (chunk) {
         unsigned cx, cz;
         char tail;
-        const uint32_t cc = r->chunk_cells ? r->chunk_cells : 32u;
+        const uint32_t cc = chunk_cells_of(r);
         if (sscanf(chunk, "%u,%u%c", &cx, &cz, &tail) != 2 || cx >= (f->cells_x + cc - 1u) / cc ||
             cz >= (f->cells_z + cc - 1u) / cc)
             return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
@@ -321,7 +456,7 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     snprintf(v[1], sizeof v[1], "%u", f->cells_z);
     snprintf(v[2], sizeof v[2], "%.17g", f->size_x);
     snprintf(v[3], sizeof v[3], "%.17g", f->size_z);
-    snprintf(v[4], sizeof v[4], "%u", r->chunk_cells ? r->chunk_cells : 32u);
+    snprintf(v[4], sizeof v[4], "%u", chunk_cells_of(r));
     snprintf(v[5], sizeof v[5], "%u,%u", i0, j0);
     snprintf(v[6], sizeof v[6], "%u,%u", nx, nz);
     snprintf(v[7], sizeof v[7], "%.17g", g->sea_level);
@@ -398,18 +533,47 @@ static trn_status parse_stroke(const trn_recipe *current, const char *body, size
     return st;
 }
 
+/* ?extend=1: the body replaces the last stroke (undone, then the longer one applied: one
+ * history entry while the mouse drags); the reply holds both edits' chunks. */
 static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const char *body,
                                   size_t size)
 {
+    const char *ext = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "extend");
+    if (ext && strcmp(ext, "0") != 0 && strcmp(ext, "1") != 0)
+        return studio_reply_error(conn, 400, "stroke: extend must be 0 or 1");
+    const bool extend = ext && strcmp(ext, "1") == 0;
+    if (extend && !(s->can_extend && trn_session_can_undo(s->session)))
+        return studio_reply_error(conn, 409,
+                                  "no stroke to extend: none was applied since the last "
+                                  "generation, or it was undone");
     trn_recipe one;
     trn_error e;
     if (parse_stroke(trn_session_recipe(s->session), body, size, &one, &e))
         return reply_trn_error(conn, 400, &e);
-    trn_chunk_set changed = {0};
-    trn_status st = trn_session_apply_stroke(s->session, &one.strokes[0], &changed, &e);
+    const water_mark before = water_mark_of(s);
+    trn_chunk_set undone = {0}, changed = {0};
+    trn_status st = extend ? trn_session_undo(s->session, &undone, &e) : TRN_OK;
+    if (st) {
+        trn_recipe_dispose(&one);
+        return reply_trn_error(conn, 500, &e);
+    }
+    st = trn_session_apply_stroke(s->session, &one.strokes[0], &changed, &e);
     trn_recipe_dispose(&one);
-    if (st) return reply_trn_error(conn, st == TRN_ERR_NO_MEMORY ? 500 : 400, &e);
-    json_t *o = edit_json(s, &changed);
+    if (st) {
+        /* The previous stroke comes back: a refused extension changes nothing. */
+        if (extend) {
+            trn_chunk_set again = {0};
+            (void)trn_session_redo(s->session, &again, NULL);
+            trn_chunk_set_dispose(&again);
+        }
+        trn_chunk_set_dispose(&undone);
+        return reply_trn_error(conn, st == TRN_ERR_NO_MEMORY ? 500 : 400, &e);
+    }
+    for (size_t k = 0; undone.changed && k < (size_t)changed.chunks_x * changed.chunks_z; k++)
+        changed.changed[k] |= undone.changed[k];
+    trn_chunk_set_dispose(&undone);
+    s->can_extend = true;
+    json_t *o = edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
     return reply_json(conn, 200, o);
 }
@@ -420,10 +584,12 @@ static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool 
         return studio_reply_error(conn, 409, undo ? "nothing to undo" : "nothing to redo");
     trn_chunk_set changed = {0};
     trn_error e;
+    const water_mark before = water_mark_of(s);
+    s->can_extend = false;
     trn_status st = undo ? trn_session_undo(s->session, &changed, &e)
                          : trn_session_redo(s->session, &changed, &e);
     if (st) return reply_trn_error(conn, 500, &e);
-    json_t *o = edit_json(s, &changed);
+    json_t *o = edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
     return reply_json(conn, 200, o);
 }
@@ -530,6 +696,10 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
     trn_error_clear(&e);
     if (!trn_path_inside(s->project_root, s->recipe_path))
         return studio_reply_error(conn, 403, "the recipe is outside the project folder");
+    if (s->graph_dropped)
+        return studio_reply_error(conn, 409,
+                                  "the session runs without the recipe's graph (--allow-errors): "
+                                  "fix the graph in the file and Generate before saving");
     char *text = NULL;
     if (save_text(s, &text, &e)) return reply_trn_error(conn, 500, &e);
     trn_atomic_file af;
@@ -562,6 +732,8 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
         return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     }
     publish(s, "done", "{}");
+    session_replaced(s);
+    s->graph_dropped = false;
     const trn_field *f = &trn_session_result(s->session)->field;
     return reply_json(conn, 200,
                       json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x,
@@ -573,9 +745,18 @@ static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
     cli_ctx quiet = {0};
     quiet.verb = "studio";
     quiet.quiet = true;
+    /* Without the graph (--allow-errors) the file's graph is the one to fix. */
+    trn_recipe file;
+    memset(&file, 0, sizeof file);
+    trn_error e;
+    if (s->graph_dropped && trn_recipe_read(s->recipe_path, &file, NULL, &e))
+        return reply_trn_error(conn, 400, &e);
     cli_graph g;
-    if (cli_graph_load(&quiet, s->recipe_path, trn_session_recipe(s->session), s->kind, &g))
-        return studio_reply_error(conn, 500, "the graph could not be built");
+    const int rc =
+        cli_graph_load(&quiet, s->recipe_path,
+                       s->graph_dropped ? &file : trn_session_recipe(s->session), s->kind, &g);
+    trn_recipe_dispose(&file);
+    if (rc) return studio_reply_error(conn, 500, "the graph could not be built");
     json_t *list = json_array();
     for (size_t k = 0; k < g.diags.count; k++)
         json_array_append_new(list, cli_graph_diagnostic_json(&g.diags.items[k]));
@@ -699,15 +880,298 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Layers, node report, explain, LOD errors, water grids.
+ * ------------------------------------------------------------------------------------------- */
+
+/* [{"id", "name", "group", "enabled", "strokes"}]: the recipe's layers (the five defaults when
+ * it lists none) with how many strokes each holds. */
+static json_t *layers_json(const trn_recipe *r)
+{
+    uint32_t count = 0;
+    const trn_layer *layers = trn_recipe_layers(r, &count);
+    json_t *list = json_array();
+    for (uint32_t l = 0; l < count && list; l++) {
+        json_int_t strokes = 0;
+        for (uint32_t k = 0; k < r->stroke_count; k++) {
+            const trn_layer *on = trn_recipe_stroke_layer(r, &r->strokes[k]);
+            strokes += on && strcmp(on->id, layers[l].id) == 0;
+        }
+        const char *name = layers[l].name ? layers[l].name : layers[l].id;
+        json_array_append_new(
+            list, json_pack("{s:o,s:o,s:s,s:b,s:I}", "id", cli_json_string(layers[l].id), "name",
+                            cli_json_string(name), "group", trn_layer_group_name(layers[l].group),
+                            "enabled", (int)layers[l].enabled, "strokes", strokes));
+    }
+    return list;
+}
+
+static json_t *grid_json(const studio *s)
+{
+    const trn_field *f = &trn_session_result(s->session)->field;
+    return json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x, (json_int_t)f->cells_z,
+                     "size", f->size_x, f->size_z);
+}
+
+static enum MHD_Result api_layers(studio *s, struct MHD_Connection *conn)
+{
+    return reply_json(conn, 200,
+                      json_pack("{s:o}", "layers", layers_json(trn_session_recipe(s->session))));
+}
+
+/* A layer by id, else by display name; NULL when none. */
+static const trn_layer *find_layer(const trn_recipe *r, const char *name)
+{
+    uint32_t count = 0;
+    const trn_layer *layers = trn_recipe_layers(r, &count);
+    for (uint32_t l = 0; l < count; l++)
+        if (strcmp(layers[l].id, name) == 0) return &layers[l];
+    for (uint32_t l = 0; l < count; l++)
+        if (layers[l].name && strcmp(layers[l].name, name) == 0) return &layers[l];
+    return NULL;
+}
+
+/* The session's recipe with layer id's enabled flag set: its canonical JSON with "layers"
+ * spelled out (the five defaults when it had none), parsed again, so the recipe's own checks
+ * and canonical form (defaults omitted again) apply. */
+static trn_status recipe_with_layer(const trn_recipe *current, const char *id, bool enabled,
+                                    trn_recipe *out, trn_error *e)
+{
+    char *text = NULL;
+    size_t size = 0;
+    trn_status st = trn_recipe_canonical_json(current, &text, &size, e);
+    if (st) return st;
+    json_error_t je;
+    json_t *doc = json_loadb(text, size, 0, &je);
+    free(text);
+    json_t *layers = json_object_get(doc, "layers");
+    if (doc && !layers) {
+        layers = json_array();
+        for (int g = 0; g < TRN_LAYER_GROUP_COUNT; g++)
+            json_array_append_new(
+                layers, json_pack("{s:s}", "id", trn_layer_group_name((trn_layer_group)g)));
+        json_object_set_new(doc, "layers", layers);
+    }
+    for (size_t k = 0; k < json_array_size(layers); k++) {
+        json_t *layer = json_array_get(layers, k);
+        const char *lid = json_string_value(json_object_get(layer, "id"));
+        if (lid && strcmp(lid, id) == 0)
+            json_object_set_new(layer, "enabled", json_boolean(enabled));
+    }
+    char *joined = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    if (!joined) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    memset(out, 0, sizeof *out);
+    st = trn_recipe_parse(joined, strlen(joined), "layer", out, NULL, e);
+    free(joined);
+    return st;
+}
+
+/* {"name": LAYER, "enabled": BOOL}: switch one layer and regenerate (history cleared, as by
+ * Generate); the reply is the grid and the layers. */
+static enum MHD_Result api_layer(studio *s, struct MHD_Connection *conn, const char *body,
+                                 size_t size)
+{
+    json_error_t je;
+    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
+    const json_t *name = json_object_get(req, "name"), *enabled = json_object_get(req, "enabled");
+    if (!json_is_object(req) || json_object_size(req) != 2 || !json_is_string(name) ||
+        !json_is_boolean(enabled)) {
+        json_decref(req);
+        return studio_reply_error(conn, 400,
+                                  "layer: expected {\"name\": LAYER, \"enabled\": true or false}");
+    }
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_layer *layer = find_layer(r, json_string_value(name));
+    if (!layer) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "layer '%.200s': the recipe has no such layer (GET /api/layers)",
+                 json_string_value(name));
+        json_decref(req);
+        return studio_reply_error(conn, 404, msg);
+    }
+    const bool on = json_is_true(enabled);
+    json_decref(req);
+    if (layer->enabled != on) {
+        trn_recipe next;
+        trn_error e;
+        if (recipe_with_layer(r, layer->id, on, &next, &e)) return reply_trn_error(conn, 400, &e);
+        publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
+        trn_status st =
+            trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
+        trn_recipe_dispose(&next);
+        if (st) {
+            publish(s, "failed", "{}");
+            return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+        }
+        publish(s, "done", "{}");
+        session_replaced(s);
+    }
+    json_t *o = grid_json(s);
+    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+    json_object_set_new(o, "can_undo", json_boolean(trn_session_can_undo(s->session)));
+    json_object_set_new(o, "can_redo", json_boolean(trn_session_can_redo(s->session)));
+    return reply_json(conn, 200, o);
+}
+
+/* The last generation's graph nodes: what each did (evaluated, cached, skipped), its CPU time
+ * and its output pins. */
+static enum MHD_Result api_nodes(studio *s, struct MHD_Connection *conn)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    json_t *list = json_array();
+    double total = 0.0;
+    for (uint32_t k = 0; k < g->node_count && list; k++) {
+        const trn_node_report *n = &g->nodes[k];
+        const char *status = n->outcome == TRN_NODE_EVALUATED ? "evaluated"
+                             : n->outcome == TRN_NODE_SKIPPED ? "skipped"
+                                                              : "cached";
+        json_t *outputs = json_array();
+        const trn_node_type *t = trn_node_type_find(n->type);
+        for (uint32_t p = 0; t && p < t->output_count; p++)
+            json_array_append_new(outputs, json_string(t->outputs[p].name));
+        json_t *o =
+            json_pack("{s:o,s:o,s:s,s:f,s:f,s:f,s:o}", "id", cli_json_string(n->id), "type",
+                      cli_json_string(n->type), "status", status, "cpu_ms", n->cpu_seconds * 1000.0,
+                      "cached_cpu_ms", n->cached_cpu_seconds * 1000.0, "wall_ms",
+                      n->wall_seconds * 1000.0, "outputs", outputs);
+        if (o && n->note[0]) json_object_set_new(o, "note", cli_json_string(n->note));
+        if (o && n->outcome == TRN_NODE_REUSED_DISK)
+            json_object_set_new(o, "from_disk", json_true());
+        json_array_append_new(list, o);
+        total += n->cpu_seconds * 1000.0;
+    }
+    return reply_json(conn, 200,
+                      json_pack("{s:o,s:f,s:s}", "nodes", list, "total_cpu_ms", total, "quality",
+                                g->quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
+}
+
+static bool query_number(struct MHD_Connection *conn, const char *name, double *out);
+
+/* Why (x, z) is its biome: terrane explain's JSON, with every rule tested. */
+static enum MHD_Result api_explain(studio *s, struct MHD_Connection *conn)
+{
+    double x, z;
+    if (!query_number(conn, "x", &x) || !query_number(conn, "z", &z))
+        return studio_reply_error(conn, 400, "explain: expected ?x=&z= (terrain-local numbers)");
+    const trn_recipe *r = trn_session_recipe(s->session);
+    if (!(x >= 0.0 && x <= r->size_x && z >= 0.0 && z <= r->size_z)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "explain: (%g, %g) is outside the terrain (0..%g, 0..%g)", x, z,
+                 r->size_x, r->size_z);
+        return studio_reply_error(conn, 400, msg);
+    }
+    json_t *o = cli_explain_json(trn_session_result(s->session), r, NULL, x, z, true);
+    return reply_json(conn, 200, o);
+}
+
+/* Every chunk's LOD errors, computed once after a generation and kept up to date by edits. */
+static bool lod_fill(studio *s)
+{
+    if (s->lod_ready) return true;
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_field *f = &trn_session_result(s->session)->field;
+    const uint32_t cc = chunk_cells_of(r), levels = lod_levels(r);
+    const uint32_t chunks_x = (f->cells_x + cc - 1u) / cc, chunks_z = (f->cells_z + cc - 1u) / cc;
+    free(s->lod);
+    s->lod = malloc((size_t)chunks_x * chunks_z * levels * sizeof *s->lod);
+    if (!s->lod) return false;
+    const long total = (long)chunks_x * (long)chunks_z;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16)
+#endif
+    for (long k = 0; k < total; k++) {
+        uint32_t i0, j0, nx, nz;
+        const uint32_t cx = (uint32_t)(k % chunks_x), cz = (uint32_t)(k / chunks_x);
+        chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+        chunk_lod(f, i0, j0, nx - 1u, nz - 1u, levels, s->lod + (size_t)k * levels);
+    }
+    s->lod_ready = true;
+    return true;
+}
+
+static enum MHD_Result api_lod(studio *s, struct MHD_Connection *conn)
+{
+    if (!lod_fill(s)) return studio_reply_error(conn, 500, "out of memory");
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const uint32_t cc = chunk_cells_of(r), levels = lod_levels(r);
+    const uint32_t chunks_x = (r->cells_x + cc - 1u) / cc, chunks_z = (r->cells_z + cc - 1u) / cc;
+    char v[3][32];
+    snprintf(v[0], sizeof v[0], "%u", levels);
+    snprintf(v[1], sizeof v[1], "%u,%u", chunks_x, chunks_z);
+    snprintf(v[2], sizeof v[2], "%u", cc);
+    const char *headers[] = {"X-Terrane-Lod-Levels",
+                             v[0],
+                             "X-Terrane-Chunks",
+                             v[1],
+                             "X-Terrane-Chunk-Cells",
+                             v[2],
+                             NULL};
+    return studio_reply(conn, 200, "application/octet-stream", s->lod,
+                        (size_t)chunks_x * chunks_z * levels * sizeof *s->lod, headers);
+}
+
+/* The water per sample, the heights' layout: its surface height (float32, NaN where dry) or,
+ * with index, its body's index (one byte, 255 where dry). */
+static enum MHD_Result api_water_grid(studio *s, struct MHD_Connection *conn, bool index)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    const trn_field *f = &g->field;
+    const size_t n = trn_field_sample_count(f);
+    const trn_water *w = &g->water;
+    const bool any = g->has_water && w->wet && w->owner && w->surface && w->cells_x == f->cells_x &&
+                     w->cells_z == f->cells_z;
+    uint8_t *out = malloc(n * (index ? 1u : sizeof(float)));
+    if (!out) return studio_reply_error(conn, 500, "out of memory");
+    float *heights = (float *)(void *)out;
+    for (size_t k = 0; k < n; k++) {
+        const bool wet = any && w->wet[k] && w->owner[k] >= 0;
+        if (index)
+            out[k] = wet && w->owner[k] < 255 ? (uint8_t)w->owner[k] : 255u;
+        else
+            heights[k] = wet ? w->surface[k] : NAN;
+    }
+    char cells[64], samples[64];
+    snprintf(cells, sizeof cells, "%u,%u", f->cells_x, f->cells_z);
+    snprintf(samples, sizeof samples, "%u,%u", f->cells_x + 1u, f->cells_z + 1u);
+    const char *headers[] = {"X-Terrane-Cells", cells, "X-Terrane-Samples", samples, NULL};
+    return studio_reply_owned(conn, 200, "application/octet-stream", out,
+                              n * (index ? 1u : sizeof(float)), headers);
+}
+
+static json_t *rgba_json(const double c[4])
+{
+    return json_pack("[f,f,f,f]", c[0], c[1], c[2], c[3]);
+}
+
+static enum MHD_Result api_water_bodies(studio *s, struct MHD_Connection *conn)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    json_t *list = json_array();
+    for (uint32_t k = 0; g->has_water && k < g->water.body_count && list; k++) {
+        const trn_water_body *b = &g->water.bodies[k];
+        json_array_append_new(list, json_pack("{s:I,s:o,s:s,s:f,s:o,s:o,s:f,s:I}", "index",
+                                              (json_int_t)k, "name", cli_json_string(b->id), "kind",
+                                              trn_water_kind_name(b->kind), "level", b->level,
+                                              "shallow_color", rgba_json(b->look.shallow_color),
+                                              "deep_color", rgba_json(b->look.deep_color),
+                                              "absorption_distance", b->look.absorption_distance,
+                                              "wet_samples", (json_int_t)b->wet_samples));
+    }
+    return reply_json(conn, 200, json_pack("{s:o}", "bodies", list));
+}
+
 static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
                               const char *path, const char *body, size_t body_size)
 {
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe", "heights", "biomes",    "events",
-                                       "check",  "water",   "instances", "preview"};
-    static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save"};
+    static const char *const gets[] = {"recipe",     "heights",      "biomes",     "events",
+                                       "check",      "water",        "instances",  "preview",
+                                       "layers",     "nodes",        "explain",    "lod",
+                                       "water/grid", "water/bodies", "water/index"};
+    static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save", "layer"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
         known_get |= !strcmp(route, gets[k]);
@@ -731,6 +1195,20 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_instances(s, conn);
     else if (!strcmp(route, "preview"))
         rc = api_preview(s, conn);
+    else if (!strcmp(route, "layers"))
+        rc = api_layers(s, conn);
+    else if (!strcmp(route, "layer"))
+        rc = api_layer(s, conn, body, body_size);
+    else if (!strcmp(route, "nodes"))
+        rc = api_nodes(s, conn);
+    else if (!strcmp(route, "explain"))
+        rc = api_explain(s, conn);
+    else if (!strcmp(route, "lod"))
+        rc = api_lod(s, conn);
+    else if (!strcmp(route, "water/grid") || !strcmp(route, "water/index"))
+        rc = api_water_grid(s, conn, !strcmp(route, "water/index"));
+    else if (!strcmp(route, "water/bodies"))
+        rc = api_water_bodies(s, conn);
     else if (!strcmp(route, "generate"))
         rc = api_generate(s, conn, body, body_size);
     else if (!strcmp(route, "stroke"))
@@ -794,13 +1272,47 @@ static void open_browser(cli_ctx *ctx, const char *url)
         cli_note(ctx, "--open: xdg-open is not available; open the URL by hand");
 }
 
-static int studio_run(cli_ctx *ctx, studio *s, long port, bool open)
+/* The graph check before the server starts: every diagnostic printed with its file, line and
+ * column; errors refuse the start unless allow_errors. *errors receives how many. */
+static int studio_gate(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
+                       trn_document_kind kind, bool allow_errors, size_t *errors)
+{
+    cli_graph g;
+    int rc = cli_graph_load(ctx, path, recipe, kind, &g);
+    if (rc) return rc;
+    char line[1024];
+    for (size_t k = 0; k < g.diags.count; k++) {
+        const bool error = g.diags.items[k].severity == TRN_GRAPH_ERROR;
+        if (ctx->quiet && !error) continue;
+        cli_graph_diagnostic_text(path, &g.diags.items[k], line, sizeof line);
+        cli_fprintf(stderr, "terrane studio: %s\n", line);
+    }
+    *errors = g.errors;
+    if (g.errors && !allow_errors)
+        rc = cli_failf(ctx,
+                       "%s: the graph has %zu error%s (above): fix %s, or start with "
+                       "--allow-errors to edit the recipe without its graph",
+                       path, g.errors, g.errors == 1 ? "" : "s", g.errors == 1 ? "it" : "them");
+    cli_graph_dispose(&g);
+    return rc;
+}
+
+static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_errors)
 {
     trn_error e;
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     if (trn_recipe_read(s->recipe_path, &recipe, &s->kind, &e)) return cli_fail(ctx, &e);
-    int rc = cli_graph_gate(ctx, "studio", s->recipe_path, &recipe, s->kind);
+    size_t graph_errors = 0;
+    int rc = studio_gate(ctx, s->recipe_path, &recipe, s->kind, allow_errors, &graph_errors);
+    if (!rc && graph_errors) {
+        /* --allow-errors: the session runs the implicit graph; /api/check reads the file's. */
+        free(recipe.graph_json);
+        recipe.graph_json = NULL;
+        s->graph_dropped = true;
+        cli_note(ctx, "--allow-errors: generating without the recipe's graph; Save is refused "
+                      "until a Generate of the fixed file succeeds");
+    }
     if (!rc && recipe.palette_json) {
         rc = cli_palette_load(ctx, s->recipe_path, &recipe, &s->palette, &s->set);
         s->has_palette = rc == CLI_EXIT_OK;
@@ -866,7 +1378,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     const char *input = NULL;
     long port = 8630;
-    bool open = false;
+    bool open = false, allow_errors = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -885,6 +1397,8 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
                 return cli_usage_error(ctx, "--port must be 0..65535, not '%s'", argv[i]);
         } else if (strcmp(a, "--open") == 0) {
             open = true;
+        } else if (strcmp(a, "--allow-errors") == 0) {
+            allow_errors = true;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (input) {
@@ -920,9 +1434,10 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     pthread_mutex_init(&s.ev_lock, NULL);
     pthread_cond_init(&s.ev_cond, NULL);
     atomic_init(&s.stopping, false);
-    rc = studio_run(ctx, &s, port, open);
+    rc = studio_run(ctx, &s, port, open, allow_errors);
     trn_session_free(s.session);
     trn_graph_cache_free(s.cache);
+    free(s.lod);
     if (s.has_palette) {
         trn_palette_dispose(&s.palette);
         trn_material_set_dispose(&s.set);
