@@ -1,15 +1,31 @@
-// terrane studio: the editor page: WebGL2 terrain, orbit camera, brush strokes over the JSON API.
+// terrane studio: the editor page: WebGL2 chunked-LOD terrain, water, scatter proxies, brush strokes over the JSON API.
 'use strict';
 
-const token = new URLSearchParams(location.search).get('token') || '';
+const params = new URLSearchParams(location.search);
+const token = params.get('token') || '';
 const $ = (id) => document.getElementById(id);
 const canvas = $('view');
-const gl = canvas.getContext('webgl2', { antialias: true });
+const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== '0' });
 
 // The terrain as the server sent it: heights[j * (cellsX + 1) + i], terrain-local x = i * cellX.
-const terrain = { cellsX: 0, cellsZ: 0, sizeX: 1, sizeZ: 1, seaLevel: -1e30, heights: null, lo: 0, hi: 1 };
-const camera = { yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8 };
-let texture = null, biomeTexture = null, paletteTexture = null, mesh = null, program = null, brushAt = null, dirty = true, busy = Promise.resolve();
+const terrain = {
+  cellsX: 0, cellsZ: 0, sizeX: 1, sizeZ: 1, cellX: 1, cellZ: 1, seaLevel: -1e30, heights: null, lo: 0, hi: 1,
+  chunkCells: 32, chunksX: 0, chunksZ: 0, levels: 1, lod: null, lodFromServer: false, cmin: null, cmax: null,
+  biomes: null, palette: null,
+};
+// What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
+const show = { water: true, instances: params.get('instances') !== '0', minimap: true };
+// Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
+const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
+let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
+let textures = {}, programs = {}, levelMeshes = [], chunkBuffer = null, brushAt = null, dirty = false, busy = Promise.resolve();
+const water = { grid: null, bodies: [], has: false, chunks: null };
+const scatter = { list: [], rules: [], box: null, cone: null };
+// Exposed for tests and benchmarks (window.studio).
+const studio = window.studio = {
+  terrain, show, camera, levels: null, fps: 0, frameMs: 0, firstFrameMs: null,
+  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, frames: 0 },
+};
 
 function setStatus(text) { $('status').textContent = text; }
 
@@ -21,7 +37,9 @@ function api(path, options = {}) {
     if (!response.ok) {
       let message = response.status + ' ' + response.statusText;
       try { message = (await response.json()).error || message; } catch (e) { /* not JSON */ }
-      throw new Error(path + ': ' + message);
+      const error = new Error(path + ': ' + message);
+      error.status = response.status;
+      throw error;
     }
     return response;
   };
@@ -29,6 +47,8 @@ function api(path, options = {}) {
   busy = result.catch(() => {});
   return result;
 }
+// An optional endpoint: null when the server does not have it (404), else the response.
+const optional = (path, options) => api(path, options).catch((e) => { if (e.status === 404 || e.status === 405) return null; throw e; });
 
 function fail(error) {
   console.error(error);
@@ -41,11 +61,11 @@ function perspective(fovy, aspect, near, far) {
   const f = 1 / Math.tan(fovy / 2), nf = 1 / (near - far);
   return [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) * nf, -1, 0, 0, 2 * far * near * nf, 0];
 }
+const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const norm = (a) => { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; };
+const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 function lookAt(eye, target, up) {
-  const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-  const norm = (a) => { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; };
-  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const z = norm(sub(eye, target)), x = norm(cross(up, z)), y = cross(z, x);
   return [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
 }
@@ -76,43 +96,105 @@ function invert(m) {
   return inv.map((v) => v / det);
 }
 
-// ----- GL -----
-const vertexSource = `#version 300 es
-precision highp float; precision highp sampler2D; precision highp usampler2D;
-in vec2 a_ij;
-uniform sampler2D u_h; uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell; uniform vec2 u_size;
-uniform float u_mid; uniform mat4 u_mvp;
-out vec3 v_normal; out float v_height; out vec2 v_xz; out vec3 v_biome;
+// ----- shaders -----
+// Terrain: one chunk-sized grid per LOD level (every 2^level-th sample), drawn instanced per
+// chunk; heights come from the full-resolution R32F texture, so level 0 is the server's field.
+const terrainVS = `#version 300 es
+precision highp float; precision highp int; precision highp sampler2D;
+layout(location = 0) in vec3 a_local; layout(location = 1) in vec3 a_chunk;
+uniform sampler2D u_h; uniform ivec2 u_cells; uniform vec2 u_cell; uniform int u_stride; uniform mat4 u_vp;
+out vec3 v_normal; out vec3 v_pos;
 float H(ivec2 p) { return texelFetch(u_h, clamp(p, ivec2(0), u_cells), 0).r; }
 void main() {
-  ivec2 p = ivec2(a_ij);
+  ivec2 p = min(ivec2(a_chunk.xy) + ivec2(a_local.xy), u_cells);
   float h = H(p);
-  float dx = H(p + ivec2(1, 0)) - H(p - ivec2(1, 0)), dz = H(p + ivec2(0, 1)) - H(p - ivec2(0, 1));
-  v_normal = normalize(vec3(-dx / (2.0 * u_cell.x), 1.0, -dz / (2.0 * u_cell.y)));
-  v_height = h;
-  v_biome = texelFetch(u_pal, ivec2(int(texelFetch(u_b, p, 0).r), 0), 0).rgb;
-  v_xz = a_ij * u_cell;
-  gl_Position = u_mvp * vec4(v_xz.x - u_size.x * 0.5, h - u_mid, v_xz.y - u_size.y * 0.5, 1.0);
+  ivec2 lo = max(p - ivec2(u_stride), ivec2(0)), hi = min(p + ivec2(u_stride), u_cells);
+  float dx = (H(ivec2(hi.x, p.y)) - H(ivec2(lo.x, p.y))) / (float(max(hi.x - lo.x, 1)) * u_cell.x);
+  float dz = (H(ivec2(p.x, hi.y)) - H(ivec2(p.x, lo.y))) / (float(max(hi.y - lo.y, 1)) * u_cell.y);
+  v_normal = normalize(vec3(-dx, 1.0, -dz));
+  if (a_local.z > 0.5) h -= a_chunk.z; // a skirt vertex hangs below the chunk's edge
+  v_pos = vec3(float(p.x) * u_cell.x, h, float(p.y) * u_cell.y);
+  gl_Position = u_vp * vec4(v_pos, 1.0);
 }`;
-const fragmentSource = `#version 300 es
-precision highp float;
-in vec3 v_normal; in float v_height; in vec2 v_xz; in vec3 v_biome;
-uniform float u_lo, u_hi, u_sea; uniform vec3 u_brush;
+const terrainFS = `#version 300 es
+precision highp float; precision highp int; precision highp usampler2D;
+in vec3 v_normal; in vec3 v_pos;
+uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
+uniform float u_lo, u_hi, u_sea; uniform vec3 u_brush; uniform vec3 u_eye;
 out vec4 colour;
 void main() {
   vec3 n = normalize(v_normal);
-  float shade = 0.3 + 0.7 * max(dot(n, normalize(vec3(-0.5, 0.8, -0.35))), 0.0);
-  float t = clamp((v_height - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
-  // The sample's biome colour, a little lighter with height.
-  vec3 tint = v_biome * (0.85 + 0.3 * t);
+  vec3 sun = normalize(vec3(-0.5, 0.8, -0.35));
+  float shade = 0.28 + 0.72 * max(dot(n, sun), 0.0);
+  float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
+  ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
+  vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, q, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
   tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
-  if (v_height < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7);
+  if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
   vec3 c = tint * shade;
   if (u_brush.z > 0.0) {
-    float d = abs(distance(v_xz, u_brush.xy) - u_brush.z);
+    float d = abs(distance(v_pos.xz, u_brush.xy) - u_brush.z);
     c = mix(c, vec3(1.0, 0.85, 0.2), 1.0 - smoothstep(0.0, u_brush.z * 0.04 + 0.5, d));
   }
   colour = vec4(c, 1.0);
+}`;
+// Water: the same chunk grids at the water surface (u_w, dilated under the banks); shallow to
+// deep colour by depth over each body's absorption distance.
+const waterVS = `#version 300 es
+precision highp float; precision highp int; precision highp sampler2D; precision highp usampler2D;
+layout(location = 0) in vec3 a_local; layout(location = 1) in vec3 a_chunk;
+uniform sampler2D u_w; uniform usampler2D u_wi; uniform ivec2 u_cells; uniform vec2 u_cell; uniform mat4 u_vp;
+out vec3 v_pos; out float v_wet; flat out int v_body;
+void main() {
+  ivec2 p = min(ivec2(a_chunk.xy) + ivec2(a_local.xy), u_cells);
+  vec2 w = texelFetch(u_w, p, 0).rg; // surface, wet (1) or dilated (0.5) or dry (0)
+  v_wet = w.y;
+  v_body = int(texelFetch(u_wi, p, 0).r);
+  v_pos = vec3(float(p.x) * u_cell.x, w.x, float(p.y) * u_cell.y);
+  gl_Position = u_vp * vec4(v_pos, 1.0);
+}`;
+const waterFS = `#version 300 es
+precision highp float; precision highp int; precision highp sampler2D;
+in vec3 v_pos; in float v_wet; flat in int v_body;
+uniform sampler2D u_h; uniform sampler2D u_wpal; uniform ivec2 u_cells; uniform vec2 u_cell; uniform vec3 u_eye;
+out vec4 colour;
+float H(ivec2 p) { return texelFetch(u_h, clamp(p, ivec2(0), u_cells), 0).r; }
+void main() {
+  if (v_wet < 0.25) discard;
+  vec2 f = v_pos.xz / u_cell;
+  ivec2 i = ivec2(floor(f));
+  vec2 t = f - vec2(i);
+  float bed = mix(mix(H(i), H(i + ivec2(1, 0)), t.x), mix(H(i + ivec2(0, 1)), H(i + ivec2(1, 1)), t.x), t.y);
+  float depth = max(v_pos.y - bed, 0.0);
+  vec4 shallow = texelFetch(u_wpal, ivec2(v_body, 0), 0), deep = texelFetch(u_wpal, ivec2(v_body, 1), 0);
+  float k = 1.0 - exp(-depth / max(shallow.a, 1e-3));
+  vec3 c = mix(shallow.rgb, deep.rgb, k);
+  vec3 v = normalize(u_eye - v_pos), sun = normalize(vec3(-0.5, 0.8, -0.35));
+  float spec = pow(max(dot(reflect(-sun, vec3(0.0, 1.0, 0.0)), v), 0.0), 64.0);
+  colour = vec4(c + spec * 0.5, mix(0.45, 0.92, k));
+}`;
+// Scatter proxies: a box or a cone per instance, coloured by its rule.
+const proxyVS = `#version 300 es
+precision highp float;
+layout(location = 0) in vec3 a_pos; layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 i_place; layout(location = 3) in vec4 i_look;
+uniform mat4 u_vp;
+out vec3 v_normal; out vec3 v_colour;
+void main() {
+  float c = cos(i_place.w), s = sin(i_place.w);
+  vec3 p = a_pos * i_look.w;
+  p = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z);
+  v_normal = vec3(c * a_normal.x + s * a_normal.z, a_normal.y, -s * a_normal.x + c * a_normal.z);
+  v_colour = i_look.rgb;
+  gl_Position = u_vp * vec4(i_place.xyz + p, 1.0);
+}`;
+const proxyFS = `#version 300 es
+precision highp float;
+in vec3 v_normal; in vec3 v_colour;
+out vec4 colour;
+void main() {
+  float shade = 0.35 + 0.65 * max(dot(normalize(v_normal), normalize(vec3(-0.5, 0.8, -0.35))), 0.0);
+  colour = vec4(v_colour * shade, 1.0);
 }`;
 
 function compile(type, source) {
@@ -122,118 +204,179 @@ function compile(type, source) {
   if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(shader));
   return shader;
 }
-function makeProgram() {
+function makeProgram(vs, fs) {
   const p = gl.createProgram();
-  gl.attachShader(p, compile(gl.VERTEX_SHADER, vertexSource));
-  gl.attachShader(p, compile(gl.FRAGMENT_SHADER, fragmentSource));
+  gl.attachShader(p, compile(gl.VERTEX_SHADER, vs));
+  gl.attachShader(p, compile(gl.FRAGMENT_SHADER, fs));
   gl.linkProgram(p);
   if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p));
-  return p;
+  const uniforms = {};
+  for (let k = 0, n = gl.getProgramParameter(p, gl.ACTIVE_UNIFORMS); k < n; k++) {
+    const name = gl.getActiveUniform(p, k).name;
+    uniforms[name] = gl.getUniformLocation(p, name);
+  }
+  return { p, u: uniforms };
 }
 
-// A grid of at most 512 x 512 cells that reads its heights from the texture.
-function makeMesh() {
-  const stepX = Math.max(1, Math.ceil(terrain.cellsX / 512)), stepZ = Math.max(1, Math.ceil(terrain.cellsZ / 512));
-  const xs = [], zs = [];
-  for (let i = 0; i < terrain.cellsX; i += stepX) xs.push(i);
-  xs.push(terrain.cellsX);
-  for (let j = 0; j < terrain.cellsZ; j += stepZ) zs.push(j);
-  zs.push(terrain.cellsZ);
-  const vertices = new Float32Array(xs.length * zs.length * 2);
-  let v = 0;
-  for (const j of zs) for (const i of xs) { vertices[v++] = i; vertices[v++] = j; }
-  const indices = new Uint32Array((xs.length - 1) * (zs.length - 1) * 6);
-  let k = 0;
-  for (let b = 0; b + 1 < zs.length; b++) for (let a = 0; a + 1 < xs.length; a++) {
-    const p = b * xs.length + a, q = p + xs.length;
-    indices.set([p, q, p + 1, p + 1, q, q + 1], k);
-    k += 6;
+// ----- chunk meshes -----
+// Level l: the chunk's (C / 2^l + 1)^2 samples and a skirt under its four edges, so a chunk
+// drawn beside a coarser or finer neighbour shows no crack. a_local = (i, j, skirt).
+function makeLevelMesh(level) {
+  const C = terrain.chunkCells, s = 1 << level, n = C / s, row = n + 1;
+  const vertices = [];
+  for (let b = 0; b <= n; b++) for (let a = 0; a <= n; a++) vertices.push(a * s, b * s, 0);
+  const indices = [];
+  for (let b = 0; b < n; b++) for (let a = 0; a < n; a++) {
+    const p = b * row + a, q = p + row;
+    indices.push(p, q, p + 1, p + 1, q, q + 1);
+  }
+  // Each edge as a strip of quads down to its skirt copy.
+  const edges = [[], [], [], []];
+  for (let k = 0; k <= n; k++) { edges[0].push(k); edges[1].push(n * row + k); edges[2].push(k * row); edges[3].push(k * row + n); }
+  for (const edge of edges) {
+    const base = vertices.length / 3;
+    for (const v of edge) vertices.push(vertices[v * 3], vertices[v * 3 + 1], 1);
+    for (let k = 0; k < n; k++) indices.push(edge[k], base + k, edge[k + 1], edge[k + 1], base + k, base + k + 1);
   }
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
-  const vb = gl.createBuffer();
-  gl.bindBuffer(gl.ARRAY_BUFFER, vb);
-  gl.bufferData(gl.ARRAY_BUFFER, vertices, gl.STATIC_DRAW);
-  const loc = gl.getAttribLocation(program, 'a_ij');
-  gl.enableVertexAttribArray(loc);
-  gl.vertexAttribPointer(loc, 2, gl.FLOAT, false, 0, 0);
-  const ib = gl.createBuffer();
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ib);
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, indices, gl.STATIC_DRAW);
+  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
+  gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
+  gl.enableVertexAttribArray(1);
+  gl.vertexAttribDivisor(1, 1);
   gl.bindVertexArray(null);
-  return { vao, count: indices.length };
+  return { vao, count: indices.length, level };
 }
 
-function viewProjection() {
-  const aspect = canvas.width / Math.max(canvas.height, 1);
-  const c = Math.cos(camera.pitch);
-  const eye = [camera.dist * c * Math.sin(camera.yaw), camera.dist * Math.sin(camera.pitch), camera.dist * c * Math.cos(camera.yaw)];
-  return multiply(perspective(camera.fov, aspect, camera.dist / 1000, camera.dist * 10), lookAt(eye, [0, 0, 0], [0, 1, 0]));
+function makeMeshes() {
+  if (!chunkBuffer) chunkBuffer = gl.createBuffer();
+  levelMeshes = [];
+  for (let l = 0; l < terrain.levels; l++) levelMeshes.push(makeLevelMesh(l));
 }
 
-function draw() {
-  dirty = false;
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(canvas.clientWidth * dpr), h = Math.round(canvas.clientHeight * dpr);
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  gl.viewport(0, 0, canvas.width, canvas.height);
-  gl.clearColor(0.11, 0.125, 0.14, 1);
-  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-  if (!mesh) return;
-  gl.enable(gl.DEPTH_TEST);
-  gl.useProgram(program);
-  const u = (name) => gl.getUniformLocation(program, name);
-  gl.uniformMatrix4fv(u('u_mvp'), false, viewProjection());
-  gl.uniform2i(u('u_cells'), terrain.cellsX, terrain.cellsZ);
-  gl.uniform2f(u('u_cell'), terrain.sizeX / terrain.cellsX, terrain.sizeZ / terrain.cellsZ);
-  gl.uniform2f(u('u_size'), terrain.sizeX, terrain.sizeZ);
-  gl.uniform1f(u('u_mid'), (terrain.lo + terrain.hi) / 2);
-  gl.uniform1f(u('u_lo'), terrain.lo);
-  gl.uniform1f(u('u_hi'), terrain.hi);
-  gl.uniform1f(u('u_sea'), terrain.seaLevel);
-  gl.uniform3f(u('u_brush'), brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt ? radius() : 0);
-  gl.activeTexture(gl.TEXTURE0);
-  gl.bindTexture(gl.TEXTURE_2D, texture);
-  gl.uniform1i(u('u_h'), 0);
-  gl.activeTexture(gl.TEXTURE1);
-  gl.bindTexture(gl.TEXTURE_2D, biomeTexture);
-  gl.uniform1i(u('u_b'), 1);
-  gl.activeTexture(gl.TEXTURE2);
-  gl.bindTexture(gl.TEXTURE_2D, paletteTexture);
-  gl.uniform1i(u('u_pal'), 2);
-  gl.bindVertexArray(mesh.vao);
-  gl.drawElements(gl.TRIANGLES, mesh.count, gl.UNSIGNED_INT, 0);
-  gl.bindVertexArray(null);
+// Per-chunk sample range: [i0, i1] x [j0, j1], shared borders included.
+function chunkRange(cx, cz) {
+  const C = terrain.chunkCells;
+  return [cx * C, Math.min(cx * C + C, terrain.cellsX), cz * C, Math.min(cz * C + C, terrain.cellsZ)];
 }
-function redraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
+
+// Each chunk's lowest and highest sample (frustum culling).
+function chunkBounds(cx, cz) {
+  const [i0, i1, j0, j1] = chunkRange(cx, cz), row = terrain.cellsX + 1, H = terrain.heights;
+  let lo = Infinity, hi = -Infinity;
+  for (let j = j0; j <= j1; j++) for (let k = j * row + i0, e = j * row + i1; k <= e; k++) {
+    const h = H[k];
+    if (h < lo) lo = h;
+    if (h > hi) hi = h;
+  }
+  const c = cz * terrain.chunksX + cx;
+  terrain.cmin[c] = lo;
+  terrain.cmax[c] = hi;
+}
+
+// The largest vertical error of drawing chunk (cx, cz) at each level, computed here when the
+// server has no /api/lod: the triangles the mesh draws against every sample under them.
+function chunkLodLocal(cx, cz) {
+  const [i0, i1, j0, j1] = chunkRange(cx, cz), row = terrain.cellsX + 1, H = terrain.heights, L = terrain.levels;
+  const out = terrain.lod, base = (cz * terrain.chunksX + cx) * L;
+  out[base] = 0;
+  for (let l = 1; l < L; l++) {
+    const s = 1 << l;
+    const xs = [], zs = [];
+    for (let k = 0; k <= terrain.chunkCells; k += s) { xs.push(Math.min(i0 + k, i1)); zs.push(Math.min(j0 + k, j1)); }
+    let err = 0;
+    for (let b = 0; b + 1 < zs.length; b++) for (let a = 0; a + 1 < xs.length; a++) {
+      const ia = xs[a], ib = xs[a + 1], ja = zs[b], jb = zs[b + 1];
+      if (ib === ia || jb === ja) continue;
+      const h00 = H[ja * row + ia], h10 = H[ja * row + ib], h01 = H[jb * row + ia], h11 = H[jb * row + ib];
+      for (let j = ja; j <= jb; j++) {
+        const v = (j - ja) / (jb - ja);
+        for (let i = ia; i <= ib; i++) {
+          const u = (i - ia) / (ib - ia);
+          const m = u + v <= 1 ? h00 + (h10 - h00) * u + (h01 - h00) * v : h11 + (h01 - h11) * (1 - u) + (h10 - h11) * (1 - v);
+          const e = Math.abs(H[j * row + i] - m);
+          if (e > err) err = e;
+        }
+      }
+    }
+    out[base + l] = err;
+  }
+}
+
+// ----- textures -----
+function makeTexture(tex, internal, width, height, format, type, data) {
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+  gl.texImage2D(gl.TEXTURE_2D, 0, internal, width, height, 0, format, type, data);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+  return tex;
+}
+const texture = (name) => textures[name] || (textures[name] = gl.createTexture());
 
 // ----- terrain data -----
 async function loadHeights() {
   const response = await api('heights');
   const cells = response.headers.get('X-Terrane-Cells').split(',').map(Number);
   const size = response.headers.get('X-Terrane-Size').split(',').map(Number);
+  const resized = cells[0] !== terrain.cellsX || cells[1] !== terrain.cellsZ;
   Object.assign(terrain, { cellsX: cells[0], cellsZ: cells[1], sizeX: size[0], sizeZ: size[1] });
+  terrain.cellX = terrain.sizeX / terrain.cellsX;
+  terrain.cellZ = terrain.sizeZ / terrain.cellsZ;
   terrain.seaLevel = Number(response.headers.get('X-Terrane-Sea-Level'));
+  const C = Number(response.headers.get('X-Terrane-Chunk-Cells')) || 32;
   terrain.heights = new Float32Array(await response.arrayBuffer());
+  const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
+    throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
   let lo = Infinity, hi = -Infinity;
   for (const h of terrain.heights) { if (h < lo) lo = h; if (h > hi) hi = h; }
   Object.assign(terrain, { lo, hi });
-  camera.dist = Math.max(terrain.sizeX, terrain.sizeZ) * 1.3;
-  if (!texture) texture = gl.createTexture();
-  gl.bindTexture(gl.TEXTURE_2D, texture);
-  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, 0, gl.RED, gl.FLOAT, terrain.heights);
-  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
+  const levels = Math.round(Math.log2(C)) + 1;
+  if (C !== terrain.chunkCells || levels !== terrain.levels || !levelMeshes.length || resized) {
+    terrain.chunkCells = C;
+    terrain.levels = levels;
+    makeMeshes();
+  }
+  terrain.chunksX = Math.ceil(terrain.cellsX / C);
+  terrain.chunksZ = Math.ceil(terrain.cellsZ / C);
+  const chunks = terrain.chunksX * terrain.chunksZ;
+  terrain.cmin = new Float32Array(chunks);
+  terrain.cmax = new Float32Array(chunks);
+  for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) chunkBounds(cx, cz);
+  if (resized || camera.dist <= 1) resetCamera();
   await loadBiomes();
-  mesh = makeMesh();
+  await loadLod();
+  minimapDirty();
   redraw();
 }
 
-function nearestTexture(tex) {
-  gl.bindTexture(gl.TEXTURE_2D, tex);
-  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+// /api/lod: float32 per chunk (z then x) per level; without it the page measures its own.
+async function loadLod() {
+  const chunks = terrain.chunksX * terrain.chunksZ, L = terrain.levels;
+  terrain.lod = new Float32Array(chunks * L);
+  const response = await optional('lod');
+  if (response) {
+    const serverLevels = Number(response.headers.get('X-Terrane-Lod-Levels'));
+    const data = new Float32Array(await response.arrayBuffer());
+    if (serverLevels > 0 && data.length === chunks * serverLevels) {
+      // Levels the server has beyond our meshes are dropped; ours beyond its count are refused.
+      for (let c = 0; c < chunks; c++) for (let l = 0; l < L; l++)
+        terrain.lod[c * L + l] = l < serverLevels ? data[c * serverLevels + l] : Infinity;
+      terrain.lodFromServer = true;
+      return;
+    }
+  }
+  terrain.lodFromServer = false;
+  for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) chunkLodLocal(cx, cz);
 }
 
 // Biome index per sample (R8UI) and the biomes' colours (a 256 x 1 palette).
@@ -242,38 +385,487 @@ async function loadBiomes() {
   const colours = (response.headers.get('X-Terrane-Biome-Colors') || '').split(';');
   const palette = new Uint8Array(256 * 4).fill(128);
   colours.forEach((c, k) => { if (c) palette.set([...c.split(',').map(Number), 255], k * 4); });
-  const labels = new Uint8Array(await response.arrayBuffer());
-  if (!biomeTexture) { biomeTexture = gl.createTexture(); paletteTexture = gl.createTexture(); }
-  nearestTexture(biomeTexture);
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, labels);
-  nearestTexture(paletteTexture);
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, palette);
+  terrain.biomes = new Uint8Array(await response.arrayBuffer());
+  terrain.palette = palette;
+  makeTexture(texture('biomes'), gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED_INTEGER, gl.UNSIGNED_BYTE, terrain.biomes);
+  makeTexture(texture('palette'), gl.RGBA8, 256, 1, gl.RGBA, gl.UNSIGNED_BYTE, palette);
 }
 
-function decodeFloats(b64) {
-  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  return new Float32Array(bytes.buffer);
-}
-
-// An edit's reply: only the chunks it changed are copied and uploaded.
-function applyEdit(reply) {
-  gl.bindTexture(gl.TEXTURE_2D, texture);
-  for (const c of reply.chunks) {
-    const data = decodeFloats(c.heights);
-    for (let j = 0; j < c.nz; j++)
-      terrain.heights.set(data.subarray(j * c.nx, (j + 1) * c.nx), (c.j0 + j) * (terrain.cellsX + 1) + c.i0);
-    gl.bindTexture(gl.TEXTURE_2D, texture);
-    gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED, gl.FLOAT, data);
-    if (c.biomes) {
-      gl.bindTexture(gl.TEXTURE_2D, biomeTexture);
-      gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE,
-        Uint8Array.from(atob(c.biomes), (ch) => ch.charCodeAt(0)));
+// ----- water -----
+const colour01 = (c, fallback) => (Array.isArray(c) ? [0, 1, 2].map((k) => (c[k] > 1 ? c[k] / 255 : c[k])) : fallback);
+// /api/water/grid (surface or NaN), /api/water/bodies, /api/water/index (optional).
+async function loadWater() {
+  const response = await optional('water/grid');
+  water.has = false;
+  water.grid = null;
+  if (!response) return;
+  const grid = new Float32Array(await response.arrayBuffer());
+  const bodies = await optional('water/bodies');
+  water.bodies = bodies ? ((await bodies.json()).bodies || []) : [];
+  const indexReply = water.bodies.length > 1 ? await optional('water/index') : null;
+  const index = indexReply ? new Uint8Array(await indexReply.arrayBuffer()) : null;
+  const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
+  if (grid.length !== nx * nz) return;
+  // (surface, wet): wet samples 1, then a few rings of dry neighbours at a wet neighbour's
+  // surface (0.5: under the bank, hidden by the terrain) so coarse levels keep the shore.
+  const rg = new Float32Array(nx * nz * 2), body = new Uint8Array(nx * nz);
+  let wet = 0;
+  for (let k = 0; k < nx * nz; k++) {
+    const w = grid[k];
+    if (w === w) { rg[2 * k] = w; rg[2 * k + 1] = 1; wet++; } else { rg[2 * k] = terrain.heights[k] - 1; }
+    body[k] = index && index[k] !== 255 ? index[k] : 0;
+  }
+  water.has = wet > 0;
+  for (let ring = 0; ring < 4 && water.has; ring++) {
+    const before = rg.slice();
+    for (let j = 0; j < nz; j++) for (let i = 0; i < nx; i++) {
+      const k = j * nx + i;
+      if (before[2 * k + 1] > 0) continue;
+      for (const [di, dj] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const a = i + di, b = j + dj;
+        if (a < 0 || b < 0 || a >= nx || b >= nz) continue;
+        const m = b * nx + a;
+        if (before[2 * m + 1] > 0) { rg[2 * k] = before[2 * m]; rg[2 * k + 1] = 0.5; body[k] = body[m]; break; }
+      }
     }
   }
+  water.grid = rg;
+  // Chunks with any wet sample are the only ones the water pass draws.
+  water.chunks = new Uint8Array(terrain.chunksX * terrain.chunksZ);
+  for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) {
+    const [i0, i1, j0, j1] = chunkRange(cx, cz);
+    let any = 0;
+    for (let j = j0; j <= j1 && !any; j++) for (let i = i0; i <= i1; i++) if (rg[2 * (j * nx + i) + 1] > 0) { any = 1; break; }
+    water.chunks[cz * terrain.chunksX + cx] = any;
+  }
+  makeTexture(texture('water'), gl.RG32F, nx, nz, gl.RG, gl.FLOAT, rg);
+  makeTexture(texture('waterIndex'), gl.R8UI, nx, nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE, body);
+  // Row 0: shallow colour + absorption distance; row 1: deep colour.
+  const pal = new Float32Array(256 * 2 * 4);
+  for (let k = 0; k < 256; k++) {
+    const b = water.bodies.find((x) => x.index === k) || water.bodies[k] || water.bodies[0] || {};
+    pal.set([...colour01(b.shallow_color, [0.25, 0.55, 0.6]), b.absorption_distance > 0 ? b.absorption_distance : 4], k * 4);
+    pal.set([...colour01(b.deep_color, [0.05, 0.15, 0.3]), 1], (256 + k) * 4);
+  }
+  makeTexture(texture('waterPalette'), gl.RGBA32F, 256, 2, gl.RGBA, gl.FLOAT, pal);
+  redraw();
+}
+
+// ----- scatter proxies -----
+function makeProxyMesh(kind) {
+  const pos = [], nrm = [];
+  const tri = (a, b, c, n) => { pos.push(...a, ...b, ...c); for (let k = 0; k < 3; k++) nrm.push(...n); };
+  if (kind === 'box') {
+    const faces = [[[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[-1, 0, 0], [0, 0, 1], [0, 1, 0]], [[0, 1, 0], [0, 0, 1], [1, 0, 0]],
+      [[0, -1, 0], [1, 0, 0], [0, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 0]], [[0, 0, -1], [0, 1, 0], [1, 0, 0]]];
+    for (const [n, u, v] of faces) {
+      const c = n.map((x) => x * 0.5), at = (a, b) => [0, 1, 2].map((k) => c[k] + (u[k] * a + v[k] * b) * 0.5 + (k === 1 ? 0.5 : 0));
+      tri(at(-1, -1), at(1, -1), at(1, 1), n);
+      tri(at(-1, -1), at(1, 1), at(-1, 1), n);
+    }
+  } else {
+    const seg = 10;
+    for (let k = 0; k < seg; k++) {
+      const a0 = k / seg * 2 * Math.PI, a1 = (k + 1) / seg * 2 * Math.PI, am = (a0 + a1) / 2;
+      tri([0, 1, 0], [0.5 * Math.cos(a0), 0.15, 0.5 * Math.sin(a0)], [0.5 * Math.cos(a1), 0.15, 0.5 * Math.sin(a1)], norm([Math.cos(am), 0.5, Math.sin(am)]));
+      tri([0, 0, 0], [0.12 * Math.cos(a1), 0.15, 0.12 * Math.sin(a1)], [0.12 * Math.cos(a0), 0.15, 0.12 * Math.sin(a0)], [Math.cos(am), 0, Math.sin(am)]);
+    }
+  }
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  for (const [loc, data] of [[0, pos], [1, nrm]]) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STATIC_DRAW);
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, 3, gl.FLOAT, false, 0, 0);
+  }
+  const instances = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, instances);
+  for (const loc of [2, 3]) {
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, 32, (loc - 2) * 16);
+    gl.vertexAttribDivisor(loc, 1);
+  }
+  gl.bindVertexArray(null);
+  return { vao, count: pos.length / 3, instances, n: 0 };
+}
+
+// A rule's colour: a hue from its name; rocks and boulders are boxes, everything else a cone.
+function ruleLook(rule) {
+  let h = 0;
+  for (const ch of rule) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  // Hues from red through green and purple to magenta, none water-blue.
+  const degrees = h % 260, hue = (degrees < 170 ? degrees : degrees + 100) / 60, x = 1 - Math.abs((hue % 2) - 1);
+  const rgb = [[1, x, 0], [x, 1, 0], [0, 1, x], [0, x, 1], [x, 0, 1], [1, 0, x]][Math.floor(hue) % 6].map((v) => 0.25 + 0.6 * v);
+  return { rgb, box: /rock|boulder|stone|box|crate|build|house/i.test(rule) };
+}
+
+async function loadInstances() {
+  const response = await optional('instances');
+  const list = response ? ((await response.json()).instances || []) : [];
+  scatter.list = list;
+  if (!scatter.box) { scatter.box = makeProxyMesh('box'); scatter.cone = makeProxyMesh('cone'); }
+  const rules = new Map();
+  const boxes = [], cones = [];
+  for (const it of list) {
+    if (!rules.has(it.rule)) rules.set(it.rule, Object.assign(ruleLook(it.rule), { count: 0 }));
+    const look = rules.get(it.rule);
+    look.count++;
+    // Proxies in metres: a boulder-sized box, a tree-sized cone (scaled by the instance).
+    const size = (look.box ? 1.5 : 4) * (it.scale || 1);
+    (look.box ? boxes : cones).push(it.x, it.y, it.z, -(it.yaw || 0) * Math.PI / 180, ...look.rgb, size);
+  }
+  for (const [mesh, data] of [[scatter.box, boxes], [scatter.cone, cones]]) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, mesh.instances);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STATIC_DRAW);
+    mesh.n = data.length / 8;
+  }
+  scatter.rules = [...rules.entries()];
+  const legend = $('instances');
+  legend.textContent = '';
+  for (const [rule, look] of scatter.rules) {
+    const li = document.createElement('li'), swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.backgroundColor = 'rgb(' + look.rgb.map((v) => Math.round(v * 255)).join(',') + ')';
+    li.append(swatch, ' ' + rule + ' (' + (look.box ? 'box' : 'cone') + ', ' + look.count + ')');
+    legend.appendChild(li);
+  }
+  if (!list.length) legend.innerHTML = '<li class="hint">no instances (the recipe has no palette)</li>';
+  redraw();
+}
+
+// ----- cameras -----
+function resetCamera() {
+  camera.target = [terrain.sizeX / 2, (terrain.lo + terrain.hi) / 2, terrain.sizeZ / 2];
+  camera.dist = Math.max(terrain.sizeX, terrain.sizeZ) * 1.3;
+  camera.yaw = 0.6;
+  camera.pitch = 0.7;
+}
+function eyePosition() {
+  if (camera.mode === 'fly') return camera.pos;
+  const c = Math.cos(camera.pitch), t = camera.target;
+  return [t[0] + camera.dist * c * Math.sin(camera.yaw), t[1] + camera.dist * Math.sin(camera.pitch), t[2] + camera.dist * c * Math.cos(camera.yaw)];
+}
+// The direction the camera looks along.
+function viewDirection() {
+  const c = Math.cos(camera.pitch);
+  return [-c * Math.sin(camera.yaw), -Math.sin(camera.pitch), -c * Math.cos(camera.yaw)];
+}
+function viewProjection() {
+  const aspect = canvas.width / Math.max(canvas.height, 1), extent = Math.max(terrain.sizeX, terrain.sizeZ, terrain.hi - terrain.lo);
+  const eye = eyePosition();
+  const target = camera.mode === 'fly' ? [eye[0] + viewDirection()[0], eye[1] + viewDirection()[1], eye[2] + viewDirection()[2]] : camera.target;
+  const near = camera.mode === 'fly' ? Math.max(0.05, Math.min(terrain.cellX, terrain.cellZ) * 0.25) : Math.max(0.05, camera.dist / 500);
+  const far = camera.mode === 'fly' ? extent * 4 : camera.dist + extent * 2;
+  return multiply(perspective(camera.fov, aspect, near, far), lookAt(eye, target, [0, 1, 0]));
+}
+function enterFly() {
+  camera.pos = eyePosition();
+  camera.mode = 'fly';
+  $('camera').value = 'fly';
+}
+function enterOrbit() {
+  // The new target: where the view meets the terrain's middle height, at most 3 sizes ahead.
+  const d = viewDirection(), e = camera.pos, mid = (terrain.lo + terrain.hi) / 2;
+  let t = d[1] < -1e-3 ? (e[1] - mid) / -d[1] : Math.max(terrain.sizeX, terrain.sizeZ) / 2;
+  t = Math.max(1, Math.min(t, 3 * Math.max(terrain.sizeX, terrain.sizeZ)));
+  camera.target = [e[0] + d[0] * t, e[1] + d[1] * t, e[2] + d[2] * t];
+  camera.dist = t;
+  camera.mode = 'orbit';
+  $('camera').value = 'orbit';
+}
+
+// ----- drawing -----
+// The frustum's six planes (a, b, c, d) from a view-projection matrix.
+function frustumPlanes(m) {
+  const row = (r) => [m[r], m[4 + r], m[8 + r], m[12 + r]];
+  const r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+  return [[1, r0], [-1, r0], [1, r1], [-1, r1], [1, r2], [-1, r2]].map(([s, r]) => r3.map((v, k) => v + s * r[k]));
+}
+
+// Each visible chunk's level: the coarsest whose error, projected at the chunk's nearest
+// point, stays within lodErrorPixels. Fills studio.levels (-1 culled) and the instance lists.
+function chooseLevels(vp) {
+  const planes = frustumPlanes(vp), eye = eyePosition(), NX = terrain.chunksX, NZ = terrain.chunksZ, L = terrain.levels;
+  const C = terrain.chunkCells, cx0 = terrain.cellX * C, cz0 = terrain.cellZ * C;
+  const K = canvas.height / (2 * Math.tan(camera.fov / 2));
+  const levels = studio.levels && studio.levels.length === NX * NZ ? studio.levels : new Int8Array(NX * NZ);
+  let culled = 0;
+  for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
+    const c = cz * NX + cx;
+    const x0 = cx * cx0, x1 = Math.min((cx + 1) * cx0, terrain.sizeX), z0 = cz * cz0, z1 = Math.min((cz + 1) * cz0, terrain.sizeZ);
+    const y0 = terrain.cmin[c] - terrain.lod[c * L + L - 1], y1 = terrain.cmax[c];
+    let inside = true;
+    for (const p of planes)
+      if (p[0] * (p[0] > 0 ? x1 : x0) + p[1] * (p[1] > 0 ? y1 : y0) + p[2] * (p[2] > 0 ? z1 : z0) + p[3] < 0) { inside = false; break; }
+    if (!inside) { levels[c] = -1; culled++; continue; }
+    const dx = Math.max(x0 - eye[0], 0, eye[0] - x1), dy = Math.max(y0 - eye[1], 0, eye[1] - y1), dz = Math.max(z0 - eye[2], 0, eye[2] - z1);
+    const d = Math.hypot(dx, dy, dz);
+    let level = 0;
+    if (d > 0) while (level + 1 < L && terrain.lod[c * L + level + 1] * K / d <= lodErrorPixels) level++;
+    levels[c] = level;
+  }
+  studio.levels = levels;
+  studio.stats.chunksCulled = culled;
+  return levels;
+}
+
+// The chunks of each level as (i0, j0, skirt) instances; a skirt as deep as the larger error
+// of the chunk and its four neighbours at their levels (twice: both edges may be off).
+function chunkInstances(levels, only) {
+  const NX = terrain.chunksX, NZ = terrain.chunksZ, L = terrain.levels, C = terrain.chunkCells;
+  const err = (cx, cz) => {
+    if (cx < 0 || cz < 0 || cx >= NX || cz >= NZ) return 0;
+    const c = cz * NX + cx;
+    return levels[c] < 0 ? terrain.lod[c * L + L - 1] : terrain.lod[c * L + levels[c]];
+  };
+  const counts = new Array(L).fill(0);
+  for (let c = 0; c < levels.length; c++) if (levels[c] >= 0 && (!only || only[c])) counts[levels[c]]++;
+  const offsets = [];
+  let total = 0;
+  for (let l = 0; l < L; l++) { offsets.push(total); total += counts[l]; }
+  const data = new Float32Array(total * 3), fill = offsets.slice();
+  for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
+    const c = cz * NX + cx, l = levels[c];
+    if (l < 0 || (only && !only[c])) continue;
+    const skirt = 2 * Math.max(err(cx, cz), err(cx - 1, cz), err(cx + 1, cz), err(cx, cz - 1), err(cx, cz + 1)) + 0.5 * terrain.cellX;
+    data.set([cx * C, cz * C, skirt], fill[l] * 3);
+    fill[l]++;
+  }
+  return { data, counts, offsets };
+}
+
+function drawChunks(set) {
+  gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
+  gl.bufferData(gl.ARRAY_BUFFER, set.data, gl.STREAM_DRAW);
+  for (let l = 0; l < levelMeshes.length; l++) {
+    if (!set.counts[l]) continue;
+    const mesh = levelMeshes[l];
+    gl.bindVertexArray(mesh.vao);
+    gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
+    gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, set.offsets[l] * 12);
+    gl.uniform1i(currentProgram.u.u_stride, 1 << l);
+    gl.drawElementsInstanced(gl.TRIANGLES, mesh.count, gl.UNSIGNED_SHORT, 0, set.counts[l]);
+  }
+  gl.bindVertexArray(null);
+}
+let currentProgram = null;
+function useProgram(p) { currentProgram = p; gl.useProgram(p.p); return p.u; }
+function bindTexture(unit, tex, location) {
+  gl.activeTexture(gl.TEXTURE0 + unit);
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.uniform1i(location, unit);
+}
+
+let lastFrame = 0;
+const frameTimes = [];
+function draw() {
+  dirty = false;
+  const t0 = performance.now();
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(canvas.clientWidth * dpr), h = Math.round(canvas.clientHeight * dpr);
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  gl.viewport(0, 0, canvas.width, canvas.height);
+  gl.clearColor(0.11, 0.125, 0.14, 1);
+  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  if (!levelMeshes.length || !terrain.lod) return;
+  gl.enable(gl.DEPTH_TEST);
+  gl.disable(gl.CULL_FACE);
+  const vp = viewProjection(), eye = eyePosition();
+  const levels = chooseLevels(vp);
+  let u = useProgram(programs.terrain);
+  gl.uniformMatrix4fv(u.u_vp, false, vp);
+  gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
+  gl.uniform2f(u.u_cell, terrain.cellX, terrain.cellZ);
+  gl.uniform1f(u.u_lo, terrain.lo);
+  gl.uniform1f(u.u_hi, terrain.hi);
+  gl.uniform1f(u.u_sea, water.has ? -1e30 : terrain.seaLevel);
+  gl.uniform3f(u.u_brush, brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt && currentTool() ? radius() : 0);
+  bindTexture(0, textures.heights, u.u_h);
+  bindTexture(1, textures.biomes, u.u_b);
+  bindTexture(2, textures.palette, u.u_pal);
+  const set = chunkInstances(levels, null);
+  drawChunks(set);
+  studio.stats.chunksDrawn = set.data.length / 3;
+  studio.stats.instancesDrawn = 0;
+  if (show.instances && scatter.box) {
+    u = useProgram(programs.proxy);
+    gl.uniformMatrix4fv(u.u_vp, false, vp);
+    for (const mesh of [scatter.box, scatter.cone]) {
+      if (!mesh.n) continue;
+      gl.bindVertexArray(mesh.vao);
+      gl.drawArraysInstanced(gl.TRIANGLES, 0, mesh.count, mesh.n);
+      studio.stats.instancesDrawn += mesh.n;
+    }
+    gl.bindVertexArray(null);
+  }
+  studio.stats.waterChunksDrawn = 0;
+  if (show.water && water.has) {
+    u = useProgram(programs.water);
+    gl.uniformMatrix4fv(u.u_vp, false, vp);
+    gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
+    gl.uniform2f(u.u_cell, terrain.cellX, terrain.cellZ);
+    gl.uniform3f(u.u_eye, eye[0], eye[1], eye[2]);
+    bindTexture(0, textures.heights, u.u_h);
+    bindTexture(3, textures.water, u.u_w);
+    bindTexture(4, textures.waterIndex, u.u_wi);
+    bindTexture(5, textures.waterPalette, u.u_wpal);
+    // Water at most at level 2: its shore ring of dilated samples is four samples wide.
+    const capped = levels.map((l) => Math.min(l, 2));
+    const wset = chunkInstances(capped, water.chunks);
+    for (let k = 0; k < wset.data.length; k += 3) wset.data[k + 2] = 0;
+    gl.enable(gl.BLEND);
+    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+    gl.depthMask(false);
+    drawChunks(wset);
+    gl.depthMask(true);
+    gl.disable(gl.BLEND);
+    studio.stats.waterChunksDrawn = wset.data.length / 3;
+  }
+  drawMinimapOverlay();
+  const t1 = performance.now();
+  studio.stats.frames++;
+  if (lastFrame && t1 - lastFrame < 1000) {
+    frameTimes.push(t1 - lastFrame);
+    if (frameTimes.length > 30) frameTimes.shift();
+    const mean = frameTimes.reduce((a, b) => a + b, 0) / frameTimes.length;
+    studio.fps = 1000 / mean;
+  }
+  lastFrame = t1;
+  studio.frameMs = t1 - t0;
+  const counts = new Array(terrain.levels).fill(0);
+  for (const l of levels) if (l >= 0) counts[l]++;
+  studio.stats.levelCounts = counts;
+  $('fps').textContent = (continuous() ? studio.fps.toFixed(1) + ' fps, ' : '') + studio.frameMs.toFixed(1) + ' ms (cpu) · chunks by level ' + counts.join('/');
+  if (continuous()) redraw();
+}
+function redraw() { if (!dirty) { dirty = true; requestAnimationFrame(() => { stepFly(); draw(); }); } }
+
+// ----- fly camera: WASD moves, Q/E down/up, Shift faster; right-drag (or any drag in fly) looks -----
+const keys = new Set();
+let flyClock = 0, measuring = false;
+const continuous = () => measuring || params.get('continuous') === '1' || (camera.mode === 'fly' && keys.size > 0);
+function stepFly() {
+  const now = performance.now(), dt = flyClock ? Math.min(0.1, (now - flyClock) / 1000) : 0;
+  flyClock = keys.size ? now : 0;
+  if (!keys.size || !dt) return;
+  const speed = Math.max(terrain.sizeX, terrain.sizeZ) * 0.15 * (keys.has('shift') ? 4 : 1) * dt;
+  const d = viewDirection(), right = norm(cross(d, [0, 1, 0]));
+  const move = [0, 0, 0];
+  const add = (v, s) => { for (let k = 0; k < 3; k++) move[k] += v[k] * s; };
+  if (keys.has('w')) add(d, 1);
+  if (keys.has('s')) add(d, -1);
+  if (keys.has('d')) add(right, 1);
+  if (keys.has('a')) add(right, -1);
+  if (keys.has('e')) add([0, 1, 0], 1);
+  if (keys.has('q')) add([0, 1, 0], -1);
+  if (camera.mode === 'fly') { for (let k = 0; k < 3; k++) camera.pos[k] += move[k] * speed; } else {
+    // Orbit: the keys pan the target over the ground.
+    const flat = norm([d[0], 0, d[2]]), side = norm(cross(flat, [0, 1, 0]));
+    const f = (keys.has('w') ? 1 : 0) - (keys.has('s') ? 1 : 0), r = (keys.has('d') ? 1 : 0) - (keys.has('a') ? 1 : 0);
+    camera.target[0] += (flat[0] * f + side[0] * r) * speed;
+    camera.target[2] += (flat[2] * f + side[2] * r) * speed;
+  }
+}
+
+// ----- mini-map: a hillshade with the biome colours; a click moves the camera's target -----
+const minimap = { canvas: $('minimap'), base: null, dirty: true, timer: 0 };
+function minimapDirty() {
+  clearTimeout(minimap.timer);
+  minimap.timer = setTimeout(() => { minimap.base = null; redraw(); }, minimap.base ? 250 : 0);
+}
+function minimapBase() {
+  const size = minimap.canvas.width, row = terrain.cellsX + 1, H = terrain.heights;
+  const image = new ImageData(size, size);
+  const at = (i, j) => H[Math.min(terrain.cellsZ, Math.max(0, j)) * row + Math.min(terrain.cellsX, Math.max(0, i))];
+  const step = Math.max(terrain.cellsX, terrain.cellsZ) / size;
+  const sun = norm([-0.5, 0.8, -0.35]);
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) {
+    const i = Math.round(x * step), j = Math.round(y * step), s = Math.max(1, Math.round(step));
+    if (i > terrain.cellsX || j > terrain.cellsZ) continue;
+    const dx = (at(i + s, j) - at(i - s, j)) / (2 * s * terrain.cellX), dz = (at(i, j + s) - at(i, j - s)) / (2 * s * terrain.cellZ);
+    const n = norm([-dx, 1, -dz]), shade = 0.3 + 0.7 * Math.max(0, dot(n, sun));
+    const b = terrain.biomes ? terrain.biomes[j * row + i] : 0, p = terrain.palette || [160, 160, 160];
+    const k = (y * size + x) * 4;
+    let rgb = [p[b * 4], p[b * 4 + 1], p[b * 4 + 2]];
+    if (water.has && water.grid[2 * (j * row + i) + 1] === 1) rgb = [50, 100, 160];
+    image.data.set([rgb[0] * shade, rgb[1] * shade, rgb[2] * shade, 255], k);
+  }
+  const off = document.createElement('canvas');
+  off.width = off.height = size;
+  off.getContext('2d').putImageData(image, 0, 0);
+  return off;
+}
+function drawMinimapOverlay() {
+  if (!terrain.heights) return;
+  minimap.canvas.style.display = show.minimap ? '' : 'none';
+  if (!show.minimap) return;
+  if (!minimap.base) minimap.base = minimapBase();
+  const g = minimap.canvas.getContext('2d'), size = minimap.canvas.width, scale = size / Math.max(terrain.sizeX, terrain.sizeZ);
+  g.drawImage(minimap.base, 0, 0);
+  const eye = eyePosition(), d = viewDirection(), t = camera.mode === 'fly' ? eye : camera.target;
+  g.strokeStyle = '#ffd54f';
+  g.lineWidth = 2;
+  g.beginPath();
+  g.arc(t[0] * scale, t[2] * scale, 4, 0, 2 * Math.PI);
+  g.stroke();
+  const f = norm([d[0], 0, d[2]]);
+  g.beginPath();
+  g.moveTo(t[0] * scale, t[2] * scale);
+  g.lineTo(t[0] * scale + f[0] * 16, t[2] * scale + f[2] * 16);
+  g.stroke();
+}
+minimap.canvas.addEventListener('pointerdown', (e) => {
+  e.stopPropagation();
+  const rect = minimap.canvas.getBoundingClientRect(), scale = Math.max(terrain.sizeX, terrain.sizeZ) / rect.width;
+  const x = (e.clientX - rect.left) * scale, z = (e.clientY - rect.top) * scale;
+  const h = heightAt(Math.min(x, terrain.sizeX), Math.min(z, terrain.sizeZ));
+  if (camera.mode === 'fly') { camera.pos[0] = x; camera.pos[2] = z; camera.pos[1] = Math.max(camera.pos[1], (h ?? 0) + 10); } else camera.target = [x, h ?? camera.target[1], z];
+  redraw();
+});
+
+// ----- edits -----
+function decodeBytes(b64) { return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)); }
+
+// An edit's reply: only the chunks it changed are copied and uploaded.
+function applyEdit(reply, interim = false) {
+  const row = terrain.cellsX + 1, L = terrain.levels;
+  for (const c of reply.chunks) {
+    const data = new Float32Array(decodeBytes(c.heights).buffer);
+    for (let j = 0; j < c.nz; j++) terrain.heights.set(data.subarray(j * c.nx, (j + 1) * c.nx), (c.j0 + j) * row + c.i0);
+    gl.bindTexture(gl.TEXTURE_2D, textures.heights);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED, gl.FLOAT, data);
+    if (c.biomes) {
+      const labels = decodeBytes(c.biomes);
+      for (let j = 0; j < c.nz; j++) terrain.biomes.set(labels.subarray(j * c.nx, (j + 1) * c.nx), (c.j0 + j) * row + c.i0);
+      gl.bindTexture(gl.TEXTURE_2D, textures.biomes);
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, c.i0, c.j0, c.nx, c.nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE, labels);
+    }
+    // The reply names one chunk; its neighbours share the border samples it carries.
+    for (let dz = -1; dz <= 1; dz++) for (let dx = -1; dx <= 1; dx++) {
+      const cx = c.cx + dx, cz = c.cz + dz;
+      if (cx < 0 || cz < 0 || cx >= terrain.chunksX || cz >= terrain.chunksZ) continue;
+      const [i0, i1, j0, j1] = chunkRange(cx, cz);
+      if (i1 < c.i0 || i0 > c.i0 + c.nx - 1 || j1 < c.j0 || j0 > c.j0 + c.nz - 1) continue;
+      chunkBounds(cx, cz);
+      if (!terrain.lodFromServer) chunkLodLocal(cx, cz);
+    }
+    if (Array.isArray(c.lod)) for (let l = 0; l < L; l++) terrain.lod[(c.cz * terrain.chunksX + c.cx) * L + l] = l < c.lod.length ? c.lod[l] : Infinity;
+  }
+  for (const c of reply.chunks) { terrain.lo = Math.min(terrain.lo, terrain.cmin[c.cz * terrain.chunksX + c.cx]); terrain.hi = Math.max(terrain.hi, terrain.cmax[c.cz * terrain.chunksX + c.cx]); }
   $('undo').disabled = !reply.can_undo;
   $('redo').disabled = !reply.can_redo;
-  setStatus(reply.chunks.length + ' chunk(s) changed');
+  setStatus(interim ? 'drawing: ' + reply.chunks.length + ' chunk(s) so far' : reply.chunks.length + ' chunk(s) changed');
+  if (reply.water_changed) loadWater().catch(fail);
+  if (reply.chunks.length) minimapDirty();
   redraw();
+  return reply;
+}
+// After a finished edit: the scatter follows the new surface.
+function afterEdit(reply) {
+  if (reply.chunks.length && scatter.list.length) loadInstances().catch(fail);
+  loadNodes().catch(fail);
+  return reply;
 }
 
 async function loadCheck() {
@@ -289,9 +881,85 @@ async function loadCheck() {
   if (!report.diagnostics.length) list.innerHTML = '<li>no findings</li>';
 }
 
+// ----- the graph's nodes: status and CPU time; a click shows the node's preview -----
+async function loadNodes() {
+  const response = await optional('nodes');
+  const list = $('nodes');
+  if (!response) { list.innerHTML = '<li class="hint">this server does not list nodes</li>'; return; }
+  const reply = await response.json();
+  list.textContent = '';
+  for (const n of reply.nodes || []) {
+    const li = document.createElement('li');
+    li.className = 'node ' + (n.status || '');
+    li.dataset.node = n.id;
+    const ms = (v) => (typeof v === 'number' ? v.toFixed(v < 10 ? 1 : 0) + ' ms' : '');
+    li.title = (n.type || '') + ': ' + (n.status || '') + (n.cached_cpu_ms ? ', cached ' + ms(n.cached_cpu_ms) : '');
+    const name = document.createElement('span'), info = document.createElement('span');
+    name.textContent = n.id;
+    info.className = 'group';
+    info.textContent = (n.status || '') + ' ' + ms(n.cpu_ms);
+    li.append(name, info);
+    li.onclick = () => showPreview(n, (n.outputs || [])[0]);
+    list.appendChild(li);
+  }
+  $('nodes-total').textContent = typeof reply.total_cpu_ms === 'number' ? 'total ' + reply.total_cpu_ms.toFixed(0) + ' ms' : '';
+}
+function showPreview(node, pin) {
+  const box = $('preview'), img = document.createElement('img'), caption = document.createElement('div');
+  box.textContent = '';
+  const pinName = pin && typeof pin === 'object' ? pin.name || pin.id : pin;
+  caption.textContent = node.id + (pinName ? '.' + pinName : '') + ' (' + (node.type || '') + ')';
+  img.alt = 'preview of ' + node.id;
+  img.onerror = () => { caption.textContent += ': no preview (not evaluated, or not a picture)'; img.remove(); };
+  img.src = 'api/preview?node=' + encodeURIComponent(node.id) + (pinName ? '&pin=' + encodeURIComponent(pinName) : '') + '&token=' + encodeURIComponent(token);
+  box.append(caption, img);
+  for (const p of (node.outputs || []).slice(1)) {
+    const b = document.createElement('button'), name = typeof p === 'object' ? p.name || p.id : p;
+    b.textContent = name;
+    b.onclick = () => showPreview(node, p);
+    box.appendChild(b);
+  }
+}
+
+// ----- explain at cursor (the explain tool, or Alt-click with any tool) -----
+async function explainAt(p) {
+  const box = $('explain');
+  box.textContent = 'explaining (' + p[0].toFixed(1) + ', ' + p[1].toFixed(1) + ')...';
+  const response = await optional('explain?x=' + p[0] + '&z=' + p[1]);
+  box.textContent = '';
+  if (!response) { box.textContent = 'this server cannot explain a point'; return; }
+  const reply = await response.json();
+  const head = document.createElement('div');
+  head.className = 'explain-biome';
+  const biome = reply.biome && typeof reply.biome === 'object' ? reply.biome.name : reply.biome;
+  head.textContent = 'biome: ' + (biome ?? '?') + ' at (' + p[0].toFixed(1) + ', ' + p[1].toFixed(1) + ')';
+  box.appendChild(head);
+  box.appendChild(describe(reply, 0));
+  studio.lastExplain = reply;
+}
+// Any JSON as nested lists: a rule per line, numbers rounded.
+function describe(value, depth) {
+  const ul = document.createElement('ul');
+  const entries = Array.isArray(value) ? value.map((v, k) => [k, v]) : Object.entries(value);
+  for (const [key, v] of entries) {
+    const li = document.createElement('li');
+    if (v && typeof v === 'object' && depth < 3 && !(Array.isArray(v) && v.every((x) => typeof x !== 'object'))) {
+      const label = Array.isArray(value) && v.id ? v.id : key;
+      li.textContent = label + ':';
+      if (v.pass === false || v.passed === false || v.match === false) li.className = 'off';
+      li.appendChild(describe(v, depth + 1));
+    } else {
+      const text = (x) => (typeof x === 'number' ? String(Math.round(x * 1000) / 1000) : JSON.stringify(x));
+      li.textContent = key + ': ' + (Array.isArray(v) ? '[' + v.map(text).join(', ') + ']' : text(v));
+    }
+    ul.appendChild(li);
+  }
+  return ul;
+}
+
 // ----- picking -----
 function heightAt(x, z) {
-  const fi = x / terrain.sizeX * terrain.cellsX, fj = z / terrain.sizeZ * terrain.cellsZ;
+  const fi = x / terrain.cellX, fj = z / terrain.cellZ;
   if (!(fi >= 0 && fj >= 0 && fi <= terrain.cellsX && fj <= terrain.cellsZ)) return null;
   const i = Math.min(Math.floor(fi), terrain.cellsX - 1), j = Math.min(Math.floor(fj), terrain.cellsZ - 1);
   const u = fi - i, v = fj - j, row = terrain.cellsX + 1, H = terrain.heights;
@@ -307,10 +975,10 @@ function pick(event) {
   const un = (z) => { const p = [nx, ny, z, 1], o = [0, 0, 0, 0];
     for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) o[r] += inv[k * 4 + r] * p[k];
     return [o[0] / o[3], o[1] / o[3], o[2] / o[3]]; };
-  const a = un(-1), b = un(1), mid = (terrain.lo + terrain.hi) / 2;
-  const at = (t) => [a[0] + (b[0] - a[0]) * t + terrain.sizeX / 2, a[1] + (b[1] - a[1]) * t + mid, a[2] + (b[2] - a[2]) * t + terrain.sizeZ / 2];
+  const a = un(-1), b = un(1);
+  const at = (t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
   const length = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
-  const steps = Math.min(20000, Math.ceil(length / (Math.min(terrain.sizeX / terrain.cellsX, terrain.sizeZ / terrain.cellsZ) * 2)));
+  const steps = Math.min(40000, Math.ceil(length / (Math.min(terrain.cellX, terrain.cellZ) * 2)));
   let prev = 0;
   for (let s = 1; s <= steps; s++) {
     const t = s / steps, p = at(t), h = heightAt(p[0], p[2]);
@@ -338,7 +1006,7 @@ const tools = {
 };
 // A recipe without "layers" has these five, ids equal to their groups.
 const defaultLayers = ['generation', 'biomes', 'sculpt', 'protection', 'exclusions'];
-const recipe = { layers: [], biomes: [], biome: null, targets: {} };
+const recipe = { layers: [], biomes: [], biome: null, targets: {}, layersFromServer: false };
 const MAX_BODY = 1048576; // the server's request body limit
 
 const radius = () => Number($('radius').value);
@@ -356,6 +1024,13 @@ async function loadRecipe() {
   const r = await (await api('recipe')).json();
   const layers = Array.isArray(r.layers) && r.layers.length ? r.layers : defaultLayers.map((id) => ({ id }));
   recipe.layers = layers.map((l) => ({ id: l.id, name: l.name || l.id, group: l.group || l.id, enabled: l.enabled !== false }));
+  recipe.layersFromServer = false;
+  const served = await optional('layers');
+  if (served) {
+    const list = (await served.json()).layers || [];
+    recipe.layers = list.map((l) => ({ id: l.name, name: l.name, group: l.group || l.name, enabled: l.enabled !== false, strokes: l.strokes }));
+    recipe.layersFromServer = true;
+  }
   recipe.biomes = Object.keys(r.biomes || {}).map((name) => ({ name, color: r.biomes[name].color || [0.5, 0.5, 0.5, 1] }));
   if (!recipe.biomes.some((b) => b.name === recipe.biome)) recipe.biome = recipe.biomes.length ? recipe.biomes[0].name : null;
   for (const group of Object.keys(recipe.targets))
@@ -385,7 +1060,8 @@ function showBiomes() {
   }
 }
 
-// The recipe's layers: the checked one of the tool's group takes its strokes.
+// The recipe's layers: the checked one of the tool's group takes its strokes; the checkbox
+// switches the layer (POST /api/layer regenerates) when the server offers it.
 function showLayers() {
   const list = $('layers'), tool = currentTool();
   list.textContent = '';
@@ -400,16 +1076,29 @@ function showLayers() {
     target.checked = !target.disabled && recipe.targets[l.group] === l.id;
     target.onchange = () => { recipe.targets[l.group] = l.id; };
     on.type = 'checkbox';
+    on.className = 'enable';
     on.checked = l.enabled;
-    on.disabled = true;
-    on.title = l.enabled ? 'enabled' : 'disabled: generation skips its strokes';
+    on.disabled = !recipe.layersFromServer;
+    on.title = (l.enabled ? 'enabled' : 'disabled: generation skips its strokes') + (recipe.layersFromServer ? '' : ' (this server cannot switch layers)');
+    on.onchange = () => switchLayer(l, on.checked);
     const name = document.createElement('span'), group = document.createElement('span');
     name.textContent = l.name;
     group.className = 'group';
-    group.textContent = l.group;
+    group.textContent = l.group + (typeof l.strokes === 'number' ? ' · ' + l.strokes : '');
     li.append(target, on, name, group);
     list.appendChild(li);
   }
+}
+
+async function switchLayer(layer, enabled) {
+  setStatus((enabled ? 'enabling ' : 'disabling ') + layer.name + '...');
+  const events = watchProgress();
+  try {
+    await api('layer', { method: 'POST', body: JSON.stringify({ name: layer.id, enabled }), headers: { 'Content-Type': 'application/json' } });
+    await reloadTerrain();
+    await loadRecipe();
+    setStatus(layer.name + (enabled ? ' enabled' : ' disabled'));
+  } catch (e) { fail(e); } finally { events.close(); }
 }
 
 // The strength the current tool sends ('-' for orbit and protect, which send none).
@@ -425,7 +1114,7 @@ function toolChanged() {
 
 // The grid samples within the radius of any stamp, at their current heights.
 function protectSamples(points) {
-  const r = radius(), cx = terrain.sizeX / terrain.cellsX, cz = terrain.sizeZ / terrain.cellsZ, row = terrain.cellsX + 1;
+  const r = radius(), cx = terrain.cellX, cz = terrain.cellZ, row = terrain.cellsX + 1;
   const keys = new Set();
   for (const [x, z] of points) {
     const i0 = Math.max(0, Math.ceil((x - r) / cx)), i1 = Math.min(terrain.cellsX, Math.floor((x + r) / cx));
@@ -439,13 +1128,44 @@ function protectSamples(points) {
 // The stroke a drag makes, in the recipe's own format (docs/recipes.md, "Strokes").
 function buildStroke(d) {
   const tool = tools[d.kind], layer = recipe.targets[tool.group];
-  if (tool.type === 'protect')
-    return { type: 'protect', layer, grid: [terrain.cellsX, terrain.cellsZ], samples: protectSamples(d.points) };
+  if (tool.type === 'protect') {
+    if (!d.samples) d.samples = new Map();
+    // Samples keep the height they had when the brush first covered them.
+    for (const s of protectSamples(d.points.slice(d.protectedUpTo || 0))) if (!d.samples.has(s[1] * (terrain.cellsX + 1) + s[0])) d.samples.set(s[1] * (terrain.cellsX + 1) + s[0], s);
+    d.protectedUpTo = d.points.length;
+    const samples = [...d.samples.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    return { type: 'protect', layer, grid: [terrain.cellsX, terrain.cellsZ], samples };
+  }
   const stroke = { type: tool.type, layer, radius: radius(), strength: strokeStrength(tool.type), falloff: Number($('falloff').value), points: d.points };
   if (tool.type === 'flatten') stroke.target_height = d.target;
   if (tool.type === 'region') stroke.biome = recipe.biome;
   if (tool.mode) stroke.mode = tool.mode;
   return stroke;
+}
+
+// A drag's stroke goes out while it grows: the first request adds it, later ones replace it
+// (?extend=1) as one history entry; one request in flight at a time; the release sends the last.
+function pumpStroke(d) {
+  if (d.inflight || d.failed) return;
+  if (d.sentPoints === d.points.length && d.started) { if (d.ended) finishStroke(d); return; }
+  if (!d.ended && d.points.length < 2 && !d.started) return;
+  const body = JSON.stringify(buildStroke(d));
+  if (body.length > MAX_BODY) { d.failed = true; setStatus(d.kind + ': the stroke is ' + body.length + ' bytes, over the 1 MiB a request takes; use a smaller radius'); return; }
+  const extend = d.started;
+  d.inflight = true;
+  d.started = true;
+  d.sentPoints = d.points.length;
+  studio.stats.strokesSent++;
+  if (extend) studio.stats.extendSent++;
+  api('stroke' + (extend ? '?extend=1' : ''), { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
+    .then((r) => r.json()).then((reply) => { d.last = applyEdit(reply, !(d.ended && d.sentPoints === d.points.length)); })
+    .catch((e) => { d.failed = true; fail(e); })
+    .finally(() => { d.inflight = false; pumpStroke(d); });
+}
+function finishStroke(d) {
+  if (d.done) return;
+  d.done = true;
+  if (d.last) afterEdit(d.last);
 }
 
 // ----- interaction -----
@@ -455,15 +1175,27 @@ canvas.addEventListener('contextmenu', (e) => e.preventDefault());
 canvas.addEventListener('pointerdown', (e) => {
   const tool = $('tool').value;
   canvas.setPointerCapture(e.pointerId);
-  if (e.button === 2 || !tools[tool] || !terrain.heights) { drag = { orbit: true, x: e.clientX, y: e.clientY }; return; }
+  canvas.focus();
+  if (!terrain.heights) return;
+  const look = { orbit: true, x: e.clientX, y: e.clientY };
+  if (e.button === 2 || e.button === 1) { drag = look; return; }
+  if (e.altKey || tool === 'explain') {
+    const p = pick(e);
+    if (p) explainAt(p).catch(fail);
+    return;
+  }
+  if (!tools[tool]) { drag = look; return; }
   const p = pick(e);
-  if (!p) { drag = { orbit: true, x: e.clientX, y: e.clientY }; return; }
-  drag = { orbit: false, kind: tool, points: [p], target: heightAt(p[0], p[1]) };
+  if (!p) { drag = look; return; }
+  if (tool === 'region' && !recipe.biome) { setStatus('the recipe has no biome to paint'); return; }
+  drag = { orbit: false, kind: tool, points: [p], target: heightAt(p[0], p[1]), sentPoints: 0, started: false };
 });
 canvas.addEventListener('pointermove', (e) => {
   if (drag && drag.orbit) {
+    const sign = camera.mode === 'fly' ? -1 : 1;
     camera.yaw -= (e.clientX - drag.x) * 0.005;
-    camera.pitch = Math.max(0.05, Math.min(1.5, camera.pitch + (e.clientY - drag.y) * 0.005));
+    camera.pitch = camera.mode === 'fly' ? Math.max(-1.5, Math.min(1.5, camera.pitch + sign * (e.clientY - drag.y) * 0.005))
+      : Math.max(0.05, Math.min(1.5, camera.pitch + (e.clientY - drag.y) * 0.005));
     drag.x = e.clientX;
     drag.y = e.clientY;
     redraw();
@@ -474,7 +1206,7 @@ canvas.addEventListener('pointermove', (e) => {
   brushAt = p;
   if (drag && p) {
     const last = drag.points[drag.points.length - 1];
-    if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= radius() * 0.25) drag.points.push(p);
+    if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= radius() * 0.25) { drag.points.push(p); pumpStroke(drag); }
   }
   redraw();
 });
@@ -482,38 +1214,74 @@ canvas.addEventListener('pointerup', () => {
   const d = drag;
   drag = null;
   if (!d || d.orbit) return;
-  if (d.kind === 'region' && !recipe.biome) { setStatus('the recipe has no biome to paint'); return; }
-  const body = JSON.stringify(buildStroke(d));
-  if (body.length > MAX_BODY) { setStatus(d.kind + ': the stroke is ' + body.length + ' bytes, over the 1 MiB a request takes; use a smaller radius'); return; }
+  d.ended = true;
   setStatus('applying ' + d.kind + '...');
-  api('stroke', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
-    .then((r) => r.json()).then(applyEdit).catch(fail);
+  pumpStroke(d);
 });
 canvas.addEventListener('wheel', (e) => {
   e.preventDefault();
-  camera.dist *= Math.exp(e.deltaY * 0.001);
+  if (camera.mode === 'fly') {
+    const d = viewDirection(), step = -e.deltaY * 0.001 * Math.max(terrain.sizeX, terrain.sizeZ) * 0.1;
+    for (let k = 0; k < 3; k++) camera.pos[k] += d[k] * step;
+  } else camera.dist *= Math.exp(e.deltaY * 0.001);
   redraw();
 }, { passive: false });
 window.addEventListener('resize', redraw);
 
-$('undo').onclick = () => api('undo', { method: 'POST' }).then((r) => r.json()).then(applyEdit).catch(fail);
-$('redo').onclick = () => api('redo', { method: 'POST' }).then((r) => r.json()).then(applyEdit).catch(fail);
+// Keyboard shortcuts (listed in the side panel and docs/studio.md).
+const toolKeys = ['orbit', 'raise', 'lower', 'flatten', 'smooth', 'region', 'protect', 'exclusion', 'erase', 'explain'];
+window.addEventListener('keydown', (e) => {
+  if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox' && e.target.type !== 'radio') return;
+  if (e.target instanceof HTMLSelectElement) return;
+  const k = e.key.toLowerCase();
+  if ((e.ctrlKey || e.metaKey) && k === 'z') { e.preventDefault(); $(e.shiftKey ? 'redo' : 'undo').click(); return; }
+  if ((e.ctrlKey || e.metaKey) && k === 'y') { e.preventDefault(); $('redo').click(); return; }
+  if ((e.ctrlKey || e.metaKey) && k === 's') { e.preventDefault(); $('save').click(); return; }
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if ('wasdqe'.includes(k) || k === 'shift') { keys.add(k); flyClock = 0; redraw(); return; }
+  if (k >= '0' && k <= '9') { $('tool').value = toolKeys[Number(k)]; toolChanged(); return; }
+  if (k === 'f') { if (camera.mode === 'fly') enterOrbit(); else enterFly(); redraw(); }
+  if (k === 'v') { show.water = !show.water; $('show-water').checked = show.water; redraw(); }
+  if (k === 'i') { show.instances = !show.instances; $('show-instances').checked = show.instances; redraw(); }
+  if (k === 'm') { show.minimap = !show.minimap; redraw(); }
+  if (k === 'h' || k === 'home') { resetCamera(); if (camera.mode === 'fly') enterOrbit(); redraw(); }
+  if (k === '[' || k === ']') { radiusInput(k === '[' ? 0.8 : 1.25); }
+});
+window.addEventListener('keyup', (e) => { keys.delete(e.key.toLowerCase()); });
+window.addEventListener('blur', () => keys.clear());
+function radiusInput(factor) {
+  const r = $('radius');
+  r.value = String(Math.max(Number(r.min), Math.min(Number(r.max), Math.round(Number(r.value) * factor))));
+  r.dispatchEvent(new Event('input'));
+}
+
+const editButton = (path) => () => api(path, { method: 'POST' }).then((r) => r.json()).then(applyEdit).then(afterEdit).catch(fail);
+$('undo').onclick = editButton('undo');
+$('redo').onclick = editButton('redo');
 $('save').onclick = () => api('save', { method: 'POST' }).then((r) => r.json())
   .then((r) => setStatus('saved ' + r.saved)).catch(fail);
 $('generate').onclick = () => {
   setStatus('generating...');
   const events = watchProgress();
-  api('generate', { method: 'POST' }).then(loadHeights).then(loadRecipe).then(loadCheck)
+  api('generate', { method: 'POST' }).then(reloadTerrain).then(loadRecipe).then(loadCheck)
     .then(() => { $('undo').disabled = $('redo').disabled = true; setStatus('generated'); })
     .catch(fail).finally(() => events.close());
 };
 for (const id of ['radius', 'falloff']) {
-  const show = () => { $(id + '-v').textContent = $(id).value; redraw(); };
-  $(id).addEventListener('input', show);
-  show();
+  const showValue = () => { $(id + '-v').textContent = $(id).value; redraw(); };
+  $(id).addEventListener('input', showValue);
+  showValue();
 }
+$('lod').value = String(lodErrorPixels);
+const showLod = () => { lodErrorPixels = Number($('lod').value); $('lod-v').textContent = $('lod').value + ' px'; redraw(); };
+$('lod').addEventListener('input', showLod);
+showLod();
 $('strength').addEventListener('input', showStrength);
 $('tool').addEventListener('change', toolChanged);
+$('camera').addEventListener('change', () => { if ($('camera').value === 'fly') enterFly(); else enterOrbit(); redraw(); });
+$('show-water').addEventListener('change', () => { show.water = $('show-water').checked; redraw(); });
+$('show-instances').addEventListener('change', () => { show.instances = $('show-instances').checked; redraw(); });
+$('show-instances').checked = show.instances;
 
 // Generation progress as Server-Sent Events, streamed only while a generation runs.
 function watchProgress() {
@@ -525,15 +1293,89 @@ function watchProgress() {
   return events;
 }
 
+async function reloadTerrain() {
+  await loadHeights();
+  await loadWater();
+  await loadInstances();
+  loadNodes().catch(fail);
+}
+
+// ----- tests and benchmarks -----
+// The frame as RGBA bytes (drawn now, read before the compositor takes it).
+function readFrame() {
+  draw();
+  const px = new Uint8Array(canvas.width * canvas.height * 4);
+  gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  return px;
+}
+// How many pixels change when `what` (water, instances) is shown, and how many of them are bluish.
+studio.pixelsChangedBy = (what) => {
+  const was = show[what];
+  show[what] = true;
+  const on = readFrame();
+  show[what] = false;
+  const off = readFrame();
+  show[what] = was;
+  redraw();
+  let changed = 0, bluish = 0;
+  for (let k = 0; k < on.length; k += 4) {
+    if (Math.abs(on[k] - off[k]) + Math.abs(on[k + 1] - off[k + 1]) + Math.abs(on[k + 2] - off[k + 2]) > 24) {
+      changed++;
+      if (on[k + 2] > on[k] + 10) bluish++;
+    }
+  }
+  return { changed, bluish, total: on.length / 4 };
+};
+// Frames per second over `seconds` of continuous drawing while the orbit camera turns.
+studio.measure = (seconds = 3, turn = 0.2) => new Promise((resolve) => {
+  measuring = true;
+  const start = performance.now(), times = [];
+  let last = start;
+  const step = () => {
+    const now = performance.now();
+    if (now !== start) times.push(now - last);
+    last = now;
+    camera.yaw += turn / 60;
+    draw();
+    if (now - start < seconds * 1000) requestAnimationFrame(step);
+    else {
+      measuring = false;
+      times.sort((a, b) => a - b);
+      resolve({ frames: times.length, fps: times.length / ((now - start) / 1000), median_ms: times[times.length >> 1] || 0, best_ms: times[0] || 0, levels: studio.stats.levelCounts, chunks: studio.stats.chunksDrawn });
+    }
+  };
+  requestAnimationFrame(step);
+});
+studio.setLodErrorPixels = (v) => { $('lod').value = String(v); showLod(); draw(); return Array.from(studio.levels); };
+studio.explainAt = explainAt;
+studio.pick = pick;
+
 async function start() {
   if (!gl) throw new Error('this browser has no WebGL2');
-  program = makeProgram();
+  if (!gl.getExtension('EXT_color_buffer_float')) { /* only readbacks need it; drawing does not */ }
+  const mark = (name) => { studio.timings[name] = Math.round(performance.now()); };
+  studio.timings = {};
+  mark('script');
+  programs.terrain = makeProgram(terrainVS, terrainFS);
+  programs.water = makeProgram(waterVS, waterFS);
+  programs.proxy = makeProgram(proxyVS, proxyFS);
+  mark('shaders');
   await loadHeights();
+  mark('heights');
+  await loadWater();
+  mark('water');
+  draw();
+  // The first frame: drawn and finished (a one-pixel read waits for the GPU).
+  gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+  studio.firstFrameMs = performance.now();
+  document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
   await loadRecipe();
   toolChanged();
+  await loadInstances();
   await loadCheck();
+  await loadNodes();
   draw();
-  setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells');
+  setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells, first frame ' + studio.firstFrameMs.toFixed(0) + ' ms');
   document.title = 'terrane studio: ready';
 }
 start().catch(fail);
