@@ -13,6 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <math.h>
+
+#include "terrane/generate.h"
+#include "terrane/mesh.h"
 #include "test.h"
 
 static pid_t server_pid = -1;
@@ -25,7 +30,8 @@ static char root[512], project[600], recipe_path[700];
 static const char *const recipe_text =
     "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
     "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": \"g\", "
-    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}, \"s\": {\"color\": [0.9, 0.8, 0.5, 1]}}}\n";
+    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}, \"s\": {\"color\": [0.9, 0.8, 0.5, "
+    "1]}}}\n";
 
 typedef struct reply {
     int status;
@@ -117,8 +123,9 @@ static int status_of(const char *method, const char *target, const char *extra, 
     return s;
 }
 
-/* Run terrane studio on input at a free port; its port and token into the globals. */
-static bool serve(const char *input)
+/* Run terrane studio on input at a free port (with one more option when option is not NULL);
+ * its port and token into the globals. */
+static bool serve_with(const char *input, const char *option)
 {
     int out[2];
     if (pipe(out) != 0) return false;
@@ -128,7 +135,11 @@ static bool serve(const char *input)
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
-        execl(TRN_CLI_PATH, "terrane", "studio", input, "--port", "0", "-q", (char *)NULL);
+        if (option)
+            execl(TRN_CLI_PATH, "terrane", "studio", input, option, "--port", "0", "-q",
+                  (char *)NULL);
+        else
+            execl(TRN_CLI_PATH, "terrane", "studio", input, "--port", "0", "-q", (char *)NULL);
         _exit(127);
     }
     close(out[1]);
@@ -141,6 +152,11 @@ static bool serve(const char *input)
     close(out[0]);
     return sscanf(line, "http://127.0.0.1:%u/?token=%63s", &port, token) == 2 &&
            strlen(token) == 32;
+}
+
+static bool serve(const char *input)
+{
+    return serve_with(input, NULL);
 }
 
 static bool stop_server(void)
@@ -528,8 +544,9 @@ static void test_page_tools(void)
     free(painted);
 
     /* A region stroke on a sculpt layer is refused: the page offers only the group's layers. */
-    const char *misplaced = "{\"type\":\"region\",\"layer\":\"sculpt\",\"radius\":16,\"strength\":1,"
-                            "\"falloff\":0.5,\"points\":[[200,60]],\"biome\":\"s\"}";
+    const char *misplaced =
+        "{\"type\":\"region\",\"layer\":\"sculpt\",\"radius\":16,\"strength\":1,"
+        "\"falloff\":0.5,\"points\":[[200,60]],\"biome\":\"s\"}";
     r = post_stroke(misplaced);
     CHECK_EQ_INT(r.status, 400);
     CHECK_CONTAINS(r.body, "layer");
@@ -569,8 +586,10 @@ static void test_page_tools(void)
         for (unsigned i = 44; i <= 56; i++) {
             const double dx = i * 2.0 - 100, dz = j * 2.0 - 100;
             const bool same = raised[j * 129 + i] == before[j * 129 + i];
-            if (dx * dx + dz * dz <= 36) kept += same;
-            else moved += !same;
+            if (dx * dx + dz * dz <= 36)
+                kept += same;
+            else
+                moved += !same;
         }
     CHECK_EQ_INT(kept, 29);
     CHECK(moved > 0);
@@ -581,13 +600,15 @@ static void test_page_tools(void)
     free(protect);
 
     /* Exclusion and its erase: a mask only, heights and biomes stay. */
-    r = post_stroke("{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
-                    "\"falloff\":0.5,\"points\":[[60,60],[70,60]]}");
+    r = post_stroke(
+        "{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
+        "\"falloff\":0.5,\"points\":[[60,60],[70,60]]}");
     CHECK_EQ_INT(r.status, 200);
     CHECK_CONTAINS(r.body, "\"can_undo\":true");
     reply_free(&r);
-    r = post_stroke("{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
-                    "\"falloff\":0.5,\"points\":[[60,60]],\"mode\":\"erase\"}");
+    r = post_stroke(
+        "{\"type\":\"exclusion\",\"layer\":\"exclusions\",\"radius\":20,\"strength\":0.2,"
+        "\"falloff\":0.5,\"points\":[[60,60]],\"mode\":\"erase\"}");
     CHECK_EQ_INT(r.status, 200);
     reply_free(&r);
     CHECK(same_heights(before));
@@ -675,6 +696,575 @@ static void test_generate(void)
     reply r = request("POST", "/api/generate", NULL, bad, strlen(bad), true);
     CHECK_EQ_INT(r.status, 400);
     reply_free(&r);
+}
+
+/* ---- layers, nodes, explain, LOD, extended strokes, water ---- */
+
+/* The test recipe with rules and a graph: an ocean at 10 m (the derived sea level) published to
+ * the output, biome "s" within 4 m of it, a comment and a spare landform that are not evaluated. */
+static const char *const water_recipe =
+    "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
+    "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": \"g\", "
+    "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}, \"s\": {\"color\": [0.9, 0.8, 0.5, 1]}}, "
+    "\"rules\": [{\"id\": \"shore\", \"biome\": \"s\", \"priority\": 1, \"water_distance\": [0, "
+    "4]}], \"graph\": {\"format_version\": 1, \"output\": \"output\", \"nodes\": ["
+    "{\"id\": \"note\", \"type\": \"comment\", \"params\": {\"text\": \"sea\"}}, "
+    "{\"id\": \"spare\", \"type\": \"landform\"}, {\"id\": \"land\", \"type\": \"landform\"}, "
+    "{\"id\": \"sea\", \"type\": \"water_body\", \"params\": {\"kind\": \"ocean\", \"level\": 10}, "
+    "\"inputs\": {\"field\": {\"node\": \"land\"}}}, {\"id\": \"biomes\", \"type\": "
+    "\"biome_rules\", "
+    "\"inputs\": {\"field\": {\"node\": \"sea\", \"pin\": \"field\"}, \"water\": {\"node\": "
+    "\"sea\", "
+    "\"pin\": \"water\"}}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"inputs\": "
+    "{\"field\": {\"node\": \"biomes\"}, \"water\": {\"node\": \"sea\", \"pin\": \"water\"}}}]}}";
+
+/* Replace the session by recipe (POST /api/generate with it): no strokes, no history. */
+static int reset_to(const char *recipe)
+{
+    reply r = request("POST", "/api/generate", NULL, recipe, strlen(recipe), true);
+    const int status = r.status;
+    reply_free(&r);
+    return status;
+}
+
+static json_t *get_json(const char *method, const char *target, const char *body, int *status)
+{
+    reply r = request(method, target, NULL, body, body ? strlen(body) : 0, true);
+    *status = r.status;
+    json_t *v = r.body ? json_loadb(r.body, r.size, 0, NULL) : NULL;
+    reply_free(&r);
+    return v;
+}
+
+static int post_layer(const char *body)
+{
+    reply r = request("POST", "/api/layer", NULL, body, strlen(body), true);
+    const int status = r.status;
+    reply_free(&r);
+    return status;
+}
+
+static void test_layers(void)
+{
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    reply r = request("GET", "/api/layers", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body &&
+          strcmp(r.body, "{\"layers\":[{\"id\":\"generation\",\"name\":\"generation\",\"group\":"
+                         "\"generation\",\"enabled\":true,\"strokes\":0},{\"id\":\"biomes\","
+                         "\"name\":\"biomes\",\"group\":\"biomes\",\"enabled\":true,\"strokes\":"
+                         "0},{\"id\":\"sculpt\",\"name\":\"sculpt\",\"group\":\"sculpt\","
+                         "\"enabled\":true,\"strokes\":0},{\"id\":\"protection\",\"name\":"
+                         "\"protection\",\"group\":\"protection\",\"enabled\":true,\"strokes\":"
+                         "0},{\"id\":\"exclusions\",\"name\":\"exclusions\",\"group\":"
+                         "\"exclusions\",\"enabled\":true,\"strokes\":0}]}") == 0);
+    reply_free(&r);
+    size_t n = 0;
+    float *base = get_heights(&n);
+    r = post_stroke("{\"type\":\"raise\",\"radius\":20,\"strength\":3,\"points\":[[120,130]]}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = post_stroke("{\"type\":\"region\",\"radius\":30,\"strength\":1,\"points\":[[60,60]],"
+                    "\"biome\":\"s\"}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    float *edited = get_heights(&n);
+    uint8_t *painted = get_biomes();
+
+    /* Sculpt off: the generated heights again, the stroke kept; on: the edit back, bit for bit. */
+    int status = 0;
+    json_t *o =
+        get_json("POST", "/api/layer", "{\"name\": \"sculpt\", \"enabled\": false}", &status);
+    CHECK_EQ_INT(status, 200);
+    json_t *sculpt = json_array_get(json_object_get(o, "layers"), 2);
+    CHECK(json_is_false(json_object_get(sculpt, "enabled")));
+    CHECK_EQ_INT(json_integer_value(json_object_get(sculpt, "strokes")), 1);
+    CHECK_EQ_INT(json_integer_value(
+                     json_object_get(json_array_get(json_object_get(o, "layers"), 1), "strokes")),
+                 1);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "cells"), 0)), 128);
+    CHECK(json_is_false(json_object_get(o, "can_undo")));
+    json_decref(o);
+    CHECK(same_heights(base));
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "{\"enabled\":false,\"id\":\"sculpt\"}");
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409); /* a regeneration */
+    /* The state it has: nothing happens. */
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false}"), 200);
+    CHECK(same_heights(base));
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": true}"), 200);
+    CHECK(same_heights(edited));
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK(r.body && !strstr(r.body, "\"layers\"")); /* the five defaults again */
+    reply_free(&r);
+
+    /* Biomes off: the painted region no longer paints; heights unchanged. */
+    CHECK_EQ_INT(post_layer("{\"name\": \"biomes\", \"enabled\": false}"), 200);
+    CHECK(same_heights(edited));
+    uint8_t *unpainted = get_biomes();
+    CHECK(memcmp(unpainted, painted, 129 * 129) != 0);
+    CHECK_EQ_INT(post_layer("{\"name\": \"biomes\", \"enabled\": true}"), 200);
+    uint8_t *repainted = get_biomes();
+    CHECK(memcmp(repainted, painted, 129 * 129) == 0);
+
+    /* Refusals: unknown layer 404, every other malformed body 400; nothing changes. */
+    CHECK_EQ_INT(post_layer("{\"name\": \"Sculpt\", \"enabled\": false}"), 404);
+    CHECK_EQ_INT(post_layer("{\"name\": \"\", \"enabled\": false}"), 404);
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\"}"), 400);
+    CHECK_EQ_INT(post_layer("{\"enabled\": false}"), 400);
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": 0}"), 400);
+    CHECK_EQ_INT(post_layer("{\"name\": 2, \"enabled\": false}"), 400);
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false, \"x\": 1}"), 400);
+    CHECK_EQ_INT(post_layer("[\"sculpt\", false]"), 400);
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\""), 400);
+    CHECK_EQ_INT(status_of("POST", "/api/layer", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/layer", NULL, true), 405);
+    CHECK_EQ_INT(status_of("POST", "/api/layers", NULL, true), 405);
+    CHECK(same_heights(edited));
+
+    /* Saved disabled: the recipe's layers say so, and generate gives the session's heights. */
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false}"), 200);
+    CHECK_EQ_INT(status_of("POST", "/api/save", NULL, true), 200);
+    size_t size = 0;
+    char *saved = (char *)trn_test_read_file(recipe_path, &size);
+    CHECK_CONTAINS(saved, "\"layers\"");
+    CHECK_CONTAINS(saved, "\"enabled\": false");
+    free(saved);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -o '%s/layer.r32' -q", &out, &err, recipe_path, root), 0);
+    free(out), free(err);
+    char r32[700];
+    snprintf(r32, sizeof r32, "%s/layer.r32", root);
+    uint8_t *generated = trn_test_read_file(r32, &size);
+    bool equal = generated && size == 129 * 129 * sizeof(float);
+    for (size_t j = 0; j < 129 && equal; j++)
+        equal = memcmp(generated + (128 - j) * 129 * 4, &base[j * 129], 129 * 4) == 0;
+    CHECK(equal);
+    free(generated);
+
+    /* A recipe's own layers: switched by display name as well as id. */
+    char layered[2048];
+    snprintf(layered, sizeof layered,
+             "%.*s, \"layers\": [{\"id\": \"generation\"}, {\"id\": \"hand\", \"name\": \"Hand\", "
+             "\"group\": \"sculpt\"}], \"edits\": [{\"type\": \"raise\", \"layer\": \"hand\", "
+             "\"radius\": 20, \"points\": [[50, 50]]}]}",
+             (int)(strlen(recipe_text) - 2), recipe_text);
+    CHECK_EQ_INT(reset_to(layered), 200);
+    o = get_json("POST", "/api/layer", "{\"name\": \"Hand\", \"enabled\": false}", &status);
+    CHECK_EQ_INT(status, 200);
+    CHECK_EQ_INT(json_array_size(json_object_get(o, "layers")), 2);
+    json_t *hand = json_array_get(json_object_get(o, "layers"), 1);
+    CHECK(json_is_false(json_object_get(hand, "enabled")));
+    CHECK(strcmp(json_string_value(json_object_get(hand, "id")), "hand") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(hand, "name")), "Hand") == 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(hand, "strokes")), 1);
+    json_decref(o);
+    CHECK(same_heights(base));
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false}"), 404);
+    CHECK_EQ_INT(post_layer("{\"name\": \"hand\", \"enabled\": true}"), 200);
+    CHECK(!same_heights(base));
+    free(base);
+    free(edited);
+    free(painted);
+    free(unpainted);
+    free(repainted);
+}
+
+static void test_nodes(void)
+{
+    CHECK_EQ_INT(reset_to(water_recipe), 200);
+    int status = 0;
+    json_t *o = get_json("GET", "/api/nodes", NULL, &status);
+    CHECK_EQ_INT(status, 200);
+    json_t *nodes = json_object_get(o, "nodes");
+    CHECK_EQ_INT(json_array_size(nodes), 6);
+    static const char *const ids[6] = {"note", "spare", "land", "sea", "biomes", "output"};
+    double total = 0.0;
+    for (size_t k = 0; k < 6 && json_array_size(nodes) == 6; k++) {
+        json_t *n = json_array_get(nodes, k);
+        CHECK(strcmp(json_string_value(json_object_get(n, "id")), ids[k]) == 0);
+        /* The comment and the unconnected landform are not evaluated; the sea is new to the
+         * cache, the landform may be there from an earlier generation of the same land. */
+        const char *got = json_string_value(json_object_get(n, "status"));
+        CHECK(got &&
+              (k < 2 || k == 3 ? strcmp(got, k < 2 ? "skipped" : "evaluated") == 0
+                               : strcmp(got, "evaluated") == 0 || strcmp(got, "cached") == 0));
+        total += json_number_value(json_object_get(n, "cpu_ms"));
+        CHECK(json_number_value(json_object_get(n, "cpu_ms")) >= 0.0);
+    }
+    CHECK(fabs(json_number_value(json_object_get(o, "total_cpu_ms")) - total) < 1e-9);
+    json_t *sea = json_array_get(nodes, 3);
+    CHECK(strcmp(json_string_value(json_object_get(sea, "type")), "water_body") == 0);
+    char *pins = json_dumps(json_object_get(sea, "outputs"), JSON_COMPACT);
+    CHECK(pins && strcmp(pins, "[\"field\",\"water\"]") == 0);
+    free(pins);
+    json_decref(o);
+    /* Generating the same recipe again takes every evaluated node from the cache. */
+    CHECK_EQ_INT(reset_to(water_recipe), 200);
+    o = get_json("GET", "/api/nodes", NULL, &status);
+    nodes = json_object_get(o, "nodes");
+    for (size_t k = 2; k < 6 && json_array_size(nodes) == 6; k++) {
+        json_t *n = json_array_get(nodes, k);
+        CHECK(strcmp(json_string_value(json_object_get(n, "status")), "cached") == 0);
+        CHECK(json_number_value(json_object_get(n, "cached_cpu_ms")) >= 0.0);
+    }
+    CHECK_EQ_INT(json_array_size(json_object_get(o, "nodes")), 6);
+    json_decref(o);
+    CHECK_EQ_INT(status_of("POST", "/api/nodes", NULL, true), 405);
+}
+
+static int explain_status(const char *query)
+{
+    char target[256];
+    snprintf(target, sizeof target, "/api/explain%s", query);
+    return status_of("GET", target, NULL, true);
+}
+
+static void test_explain(void)
+{
+    CHECK_EQ_INT(reset_to(water_recipe), 200);
+    /* The terrain is 0..256 both ways: its edges are on it, a hair beyond is not. */
+    CHECK_EQ_INT(explain_status("?x=0&z=0"), 200);
+    CHECK_EQ_INT(explain_status("?x=256&z=256"), 200);
+    CHECK_EQ_INT(explain_status("?x=256.001&z=10"), 400);
+    CHECK_EQ_INT(explain_status("?x=10&z=-0.001"), 400);
+    CHECK_EQ_INT(explain_status("?x=10"), 400);
+    CHECK_EQ_INT(explain_status("?z=10"), 400);
+    CHECK_EQ_INT(explain_status("?x=ten&z=10"), 400);
+    CHECK_EQ_INT(explain_status("?x=nan&z=10"), 400);
+    CHECK_EQ_INT(explain_status("?x=inf&z=10"), 400);
+    CHECK_EQ_INT(status_of("POST", "/api/explain?x=1&z=1", NULL, true), 405);
+    /* Every sample: biome "s" exactly where the rule matched, and the water's state with it. */
+    reply w = request("GET", "/api/water/grid", NULL, NULL, 0, true);
+    CHECK_EQ_INT(w.size, 129 * 129 * sizeof(float));
+    uint8_t *biomes = get_biomes();
+    int status = 0;
+    size_t wet_seen = 0, shore_seen = 0;
+    for (unsigned j = 0; j <= 128 && w.size == 129 * 129 * 4; j += 8)
+        for (unsigned i = 0; i <= 128; i += 8) {
+            char target[128];
+            snprintf(target, sizeof target, "/api/explain?x=%u&z=%u", 2 * i, 2 * j);
+            json_t *o = get_json("GET", target, NULL, &status);
+            CHECK_EQ_INT(status, 200);
+            json_t *cell = json_object_get(o, "cell");
+            CHECK_EQ_INT(json_integer_value(json_array_get(cell, 0)), i);
+            CHECK_EQ_INT(json_integer_value(json_array_get(cell, 1)), j);
+            const char *biome = json_string_value(json_object_get(o, "biome"));
+            const bool shore = biomes[j * 129 + i] == 1;
+            CHECK(biome && strcmp(biome, shore ? "s" : "g") == 0);
+            CHECK(strcmp(json_string_value(json_object_get(o, "source")),
+                         shore ? "rule" : "default") == 0);
+            json_t *rule = json_object_get(o, "rule");
+            CHECK(shore ? strcmp(json_string_value(rule), "shore") == 0 : json_is_null(rule));
+            /* Every rule's test, even when one matched. */
+            json_t *rules = json_object_get(o, "rules");
+            CHECK_EQ_INT(json_array_size(rules), 1);
+            json_t *r0 = json_array_get(rules, 0);
+            CHECK(json_is_true(json_object_get(r0, "active")));
+            CHECK(json_is_boolean(json_object_get(r0, "matched")) &&
+                  json_is_true(json_object_get(r0, "matched")) == shore);
+            json_t *cx = json_object_get(o, "context");
+            CHECK(json_is_number(json_object_get(cx, "height")));
+            CHECK(json_is_number(json_object_get(cx, "slope")));
+            CHECK(json_is_number(json_object_get(cx, "moisture")));
+            float surface;
+            memcpy(&surface, w.body + ((size_t)j * 129 + i) * 4, 4);
+            const char *state =
+                json_string_value(json_object_get(json_object_get(o, "water"), "state"));
+            CHECK(state && strcmp(state, isnan(surface) ? "dry" : "wet") == 0);
+            wet_seen += !isnan(surface);
+            shore_seen += shore;
+            json_decref(o);
+        }
+    CHECK(wet_seen > 0 && wet_seen < 17 * 17);
+    CHECK(shore_seen > 0);
+    free(biomes);
+    reply_free(&w);
+    /* A painted region wins over the rules, and says so. */
+    reply r = post_stroke("{\"type\":\"region\",\"radius\":10,\"strength\":1,\"points\":[[200,"
+                          "200]],\"biome\":\"s\"}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    json_t *o = get_json("GET", "/api/explain?x=200&z=200", NULL, &status);
+    CHECK(strcmp(json_string_value(json_object_get(o, "source")), "region") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(o, "biome")), "s") == 0);
+    json_decref(o);
+}
+
+/* The error /api/lod gives chunk k at level l. */
+static float lod_at(const reply *r, size_t k, size_t l)
+{
+    float v;
+    memcpy(&v, r->body + (k * 6 + l) * sizeof v, sizeof v);
+    return v;
+}
+
+/* /api/lod against the mesh the library builds from the same heights, chunk by chunk. */
+static void check_lod_is_mesh(const reply *r, const float *heights)
+{
+    trn_field f = {128, 128, 256.0, 256.0, (float *)(uintptr_t)heights, 0.0, 0.0};
+    trn_mesh_options mo;
+    trn_mesh_options_default(&mo);
+    mo.chunk_cells = 32;
+    trn_mesh *mesh = NULL;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &mo, &mesh, NULL, NULL, NULL), TRN_OK);
+    CHECK(mesh && mesh->level_count == 6 && mesh->chunks_x == 4 && mesh->chunks_z == 4);
+    size_t differ = 0, nonzero = 0;
+    for (size_t k = 0; mesh && k < 16 && r->size == 16 * 6 * 4; k++)
+        for (size_t l = 0; l < 6; l++) {
+            differ += lod_at(r, k, l) != (float)mesh->chunks[k].levels[l].error;
+            nonzero += lod_at(r, k, l) > 0.0f;
+        }
+    CHECK_EQ_INT(differ, 0);
+    CHECK_EQ_INT(nonzero, 16 * 5); /* level 0 is exact, the others are not on hills */
+    trn_mesh_free(mesh);
+}
+
+static void test_lod(void)
+{
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    reply r = request("GET", "/api/lod", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "X-Terrane-Lod-Levels: 6");
+    CHECK_CONTAINS(r.head, "X-Terrane-Chunks: 4,4");
+    CHECK_CONTAINS(r.head, "X-Terrane-Chunk-Cells: 32");
+    CHECK_EQ_INT(r.size, 16 * 6 * sizeof(float));
+    size_t n = 0;
+    float *heights = get_heights(&n);
+    check_lod_is_mesh(&r, heights);
+    reply_free(&r);
+    free(heights);
+    /* An edit's chunks carry their new errors, and /api/lod agrees after it. */
+    r = post_stroke("{\"type\":\"raise\",\"radius\":12,\"strength\":9,\"points\":[[100,100]]}");
+    CHECK_EQ_INT(r.status, 200);
+    json_t *o = r.body ? json_loadb(r.body, r.size, 0, NULL) : NULL;
+    reply_free(&r);
+    CHECK(json_is_false(json_object_get(o, "water_changed")));
+    reply all = request("GET", "/api/lod", NULL, NULL, 0, true);
+    heights = get_heights(&n);
+    check_lod_is_mesh(&all, heights);
+    json_t *chunks = json_object_get(o, "chunks");
+    CHECK(json_array_size(chunks) >= 1);
+    for (size_t c = 0; c < json_array_size(chunks) && all.size == 384; c++) {
+        json_t *ch = json_array_get(chunks, c);
+        const size_t k = (size_t)(json_integer_value(json_object_get(ch, "cz")) * 4 +
+                                  json_integer_value(json_object_get(ch, "cx")));
+        json_t *lod = json_object_get(ch, "lod");
+        CHECK_EQ_INT(json_array_size(lod), 6);
+        for (size_t l = 0; l < 6; l++)
+            CHECK((float)json_number_value(json_array_get(lod, l)) == lod_at(&all, k, l));
+    }
+    json_decref(o);
+    reply_free(&all);
+    free(heights);
+    CHECK_EQ_INT(status_of("POST", "/api/lod", NULL, true), 405);
+}
+
+/* The chunks an edit reply names, as a bit set over the 16 chunks. */
+static unsigned reply_chunks(const char *body)
+{
+    unsigned set = 0, cx, cz;
+    for (const char *p = body; p && (p = strstr(p, "{\"cx\":"));) {
+        if (sscanf(p, "{\"cx\":%u,\"cz\":%u", &cx, &cz) == 2 && cx < 4 && cz < 4)
+            set |= 1u << (cz * 4 + cx);
+        p++;
+    }
+    return set;
+}
+
+static reply post_extend(const char *stroke, const char *query)
+{
+    char target[64];
+    snprintf(target, sizeof target, "/api/stroke%s", query);
+    return request("POST", target, NULL, stroke, strlen(stroke), true);
+}
+
+static int extend_status(const char *stroke, const char *query)
+{
+    reply r = post_extend(stroke, query);
+    const int status = r.status;
+    reply_free(&r);
+    return status;
+}
+
+static void test_extend(void)
+{
+    const char *first = "{\"type\":\"raise\",\"radius\":10,\"strength\":2,\"points\":[[40,40]]}";
+    const char *longer = "{\"type\":\"raise\",\"radius\":10,\"strength\":2,\"points\":[[40,40],"
+                         "[90,40],[150,40]]}";
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    size_t n = 0;
+    float *base = get_heights(&n);
+    /* Nothing to extend after a generation. */
+    reply r = post_extend(longer, "?extend=1");
+    CHECK_EQ_INT(r.status, 409);
+    reply_free(&r);
+    r = post_extend(first, "?extend=0");
+    CHECK_EQ_INT(r.status, 200);
+    const unsigned first_chunks = reply_chunks(r.body);
+    CHECK_EQ_INT(first_chunks, 1u); /* chunk (0, 0) */
+    reply_free(&r);
+    CHECK_EQ_INT(extend_status(first, "?extend=2"), 400);
+    /* A refused extension leaves the stroke it would have replaced. */
+    float *one = get_heights(&n);
+    r = post_extend("{\"type\":\"raise\",\"radius\":-1,\"points\":[[1,1]]}", "?extend=1");
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    CHECK(same_heights(one));
+    /* The longer stroke replaces the first: both edits' chunks come back. */
+    r = post_extend(longer, "?extend=1");
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT(reply_chunks(r.body), 1u | 2u | 4u);
+    CHECK_CONTAINS(r.body, "\"can_undo\":true,\"can_redo\":false");
+    reply_free(&r);
+    /* A shorter one again: it changes chunk (0, 0) only, but (1, 0) and (2, 0) change back. */
+    r = post_extend(first, "?extend=1");
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT(reply_chunks(r.body), 1u | 2u | 4u);
+    reply_free(&r);
+    CHECK(same_heights(one));
+    r = post_extend(longer, "?extend=1");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    float *extended = get_heights(&n);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"edits\":[{\"points\":[[40,40],[90,40],[150,40]],");
+    reply_free(&r);
+    /* One history entry: one undo gives the generated heights. */
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
+    CHECK(same_heights(base));
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409);
+    /* Undone: nothing to extend, also after a redo. */
+    CHECK_EQ_INT(extend_status(longer, "?extend=1"), 409);
+    CHECK_EQ_INT(status_of("POST", "/api/redo", NULL, true), 200);
+    CHECK(same_heights(extended));
+    CHECK_EQ_INT(extend_status(longer, "?extend=1"), 409);
+    /* The same stroke applied once gives the same heights bit for bit. */
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    r = post_stroke(longer);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    CHECK(same_heights(extended));
+    free(base);
+    free(one);
+    free(extended);
+}
+
+static void test_water_grid(void)
+{
+    /* No published water: no bodies, every sample dry. */
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    reply r = request("GET", "/api/water/bodies", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.body && strcmp(r.body, "{\"bodies\":[]}") == 0);
+    reply_free(&r);
+    r = request("GET", "/api/water/grid", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.size, 129 * 129 * 4);
+    size_t finite = 0;
+    for (size_t k = 0; k < 129 * 129 && r.size == 129 * 129 * 4; k++) {
+        float v;
+        memcpy(&v, r.body + 4 * k, 4);
+        finite += !isnan(v);
+    }
+    CHECK_EQ_INT(finite, 0);
+    reply_free(&r);
+    r = request("GET", "/api/water/index", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.size, 129 * 129);
+    CHECK(r.size == 129 * 129 && r.body[0] == (char)255 && r.body[129 * 129 - 1] == (char)255);
+    reply_free(&r);
+
+    /* An ocean at 10 m: wet exactly where the ground is below it, its surface 10 there. */
+    CHECK_EQ_INT(reset_to(water_recipe), 200);
+    int status = 0;
+    json_t *o = get_json("GET", "/api/water/bodies", NULL, &status);
+    CHECK_EQ_INT(status, 200);
+    json_t *b = json_array_get(json_object_get(o, "bodies"), 0);
+    CHECK_EQ_INT(json_array_size(json_object_get(o, "bodies")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "index")), 0);
+    CHECK(strcmp(json_string_value(json_object_get(b, "name")), "sea") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(b, "kind")), "ocean") == 0);
+    CHECK(json_number_value(json_object_get(b, "level")) == 10.0);
+    char *colors = json_dumps(json_object_get(b, "shallow_color"), JSON_COMPACT);
+    CHECK(colors &&
+          strcmp(colors, "[0.10000000000000001,0.45000000000000001,0.5,0.34999999999999998]") == 0);
+    free(colors);
+    CHECK_EQ_INT(json_array_size(json_object_get(b, "deep_color")), 4);
+    CHECK(json_number_value(json_object_get(b, "absorption_distance")) == 4.0);
+    const json_int_t wet_samples = json_integer_value(json_object_get(b, "wet_samples"));
+    json_decref(o);
+    size_t n = 0;
+    float *h = get_heights(&n);
+    r = request("GET", "/api/water/grid", NULL, NULL, 0, true);
+    reply idx = request("GET", "/api/water/index", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.head, "X-Terrane-Samples: 129,129");
+    size_t wet = 0, wrong = 0;
+    for (size_t k = 0; k < 129 * 129 && r.size == 129 * 129 * 4 && idx.size == 129 * 129; k++) {
+        float v;
+        memcpy(&v, r.body + 4 * k, 4);
+        const bool is_wet = !isnan(v);
+        wet += is_wet;
+        wrong += is_wet != (h[k] < 10.0f) || (is_wet && v != 10.0f) ||
+                 (uint8_t)idx.body[k] != (is_wet ? 0u : 255u);
+    }
+    CHECK(wet > 0);
+    CHECK_EQ_INT(wet, (size_t)wet_samples);
+    CHECK_EQ_INT(wrong, 0);
+    reply_free(&r);
+    reply_free(&idx);
+    free(h);
+    CHECK_EQ_INT(status_of("POST", "/api/water/grid", NULL, true), 405);
+    CHECK_EQ_INT(status_of("GET", "/api/water/other", NULL, true), 404);
+    /* Back to the file on disk for the tests after. */
+    CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
+}
+
+/* A graph with errors: refused with every diagnostic located, unless --allow-errors. */
+static void test_graph_errors(void)
+{
+    char bad[800];
+    snprintf(bad, sizeof bad, "%s/bad.json", project);
+    const char *text =
+        "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
+        "\"hills\",\n \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": "
+        "\"g\",\n \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}},\n \"graph\": "
+        "{\"format_version\": 1, \"output\": \"output\", \"nodes\": [\n"
+        "  {\"id\": \"land\", \"type\": \"landform\", \"params\": {\"bogus\": 1}},\n"
+        "  {\"id\": \"output\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+        "\"land\"}, \"mask\": {\"node\": \"land\"}}}]}}\n";
+    CHECK(trn_test_write_file(bad, text, strlen(text)));
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port 0", &out, &err, bad), 1);
+    char where[900];
+    snprintf(where, sizeof where,
+             "%s:5:49: error: node 'land' (landform): unknown parameter 'bogus'", bad);
+    CHECK_CONTAINS(err, where);
+    snprintf(where, sizeof where,
+             "%s:6:92: error: node 'output' (terrain_output): no input pin "
+             "'mask'",
+             bad);
+    CHECK_CONTAINS(err, where);
+    CHECK_CONTAINS(err, "the graph has 2 errors");
+    CHECK(out && !strstr(out, "http://"));
+    free(out), free(err);
+    if (!serve_with(bad, "--allow-errors")) {
+        CHECK(!"terrane studio --allow-errors starts");
+        return;
+    }
+    reply r = request("GET", "/api/check", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"errors\":2");
+    CHECK_CONTAINS(r.body, "\"line\":5,\"column\":49");
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/heights", NULL, true), 200);
+    CHECK_EQ_INT(status_of("POST", "/api/save", NULL, true), 409);
+    /* Fixed on disk and generated: saving works again. */
+    CHECK(trn_test_write_file(bad, recipe_text, strlen(recipe_text)));
+    CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
+    CHECK_EQ_INT(status_of("POST", "/api/save", NULL, true), 200);
+    CHECK(stop_server());
 }
 
 static void pause_ms(long ms)
@@ -815,10 +1405,17 @@ int main(void)
     RUN(test_edit_and_save);
     RUN(test_page_tools);
     RUN(test_generate);
+    RUN(test_layers);
+    RUN(test_nodes);
+    RUN(test_explain);
+    RUN(test_lod);
+    RUN(test_extend);
+    RUN(test_water_grid);
     RUN(test_connection_limit);
     RUN(test_events); /* its stream lives on a second after close: after the limit's test */
     RUN(test_stop);
     RUN(test_project);
+    RUN(test_graph_errors);
     RUN(test_usage);
     if (server_pid > 0) {
         kill(server_pid, SIGKILL);
