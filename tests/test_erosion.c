@@ -316,8 +316,9 @@ static void test_preview_differs(void)
     trn_erosion_params pf, pp;
     trn_erosion_params_default(&pf, TRN_EROSION_FINAL);
     trn_erosion_params_default(&pp, TRN_EROSION_PREVIEW);
-    /* Preview changes only droplet count, walk length and the thermal pass. */
+    /* Preview changes only droplet count, walk length, transport steps and the thermal pass. */
     CHECK(pp.droplet_density < pf.droplet_density);
+    CHECK(pp.transport_steps < pf.transport_steps);
     CHECK(pp.lifetime < pf.lifetime);
     CHECK_EQ_INT(pp.thermal_iterations, 0);
     CHECK(pf.thermal_iterations > 0);
@@ -325,6 +326,7 @@ static void test_preview_differs(void)
     same.droplet_density = pf.droplet_density;
     same.lifetime = pf.lifetime;
     same.thermal_iterations = pf.thermal_iterations;
+    same.transport_steps = pf.transport_steps;
     CHECK(memcmp(&same, &pf, sizeof same) == 0);
     trn_erosion_result rf, rp;
     CHECK_OK(trn_erosion_run(&f, &pf, 42, &rf, NULL, NULL, NULL));

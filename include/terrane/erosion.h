@@ -1,5 +1,5 @@
-/* Hydraulic erosion by droplets plus thermal relaxation over a heightfield, with a transport
- * ledger. */
+/* Hydraulic erosion (droplets, or sediment transport over the drainage tree) plus thermal
+ * relaxation over a heightfield, with a transport ledger. */
 #ifndef TERRANE_EROSION_H
 #define TERRANE_EROSION_H
 
@@ -15,6 +15,22 @@ typedef enum trn_erosion_quality {
     TRN_EROSION_FINAL = 0,   /* default */
     TRN_EROSION_PREVIEW = 1, /* fewer droplets, shorter walks, no thermal pass */
 } trn_erosion_quality;
+
+/* How the hydraulic pass moves material. */
+typedef enum trn_erosion_mode {
+    /* Droplets detach material and drop it where they slow down (the classic particle method
+     * below): sharp gullies, some of them closed pits. The default. */
+    TRN_EROSION_DETACH = 0,
+    /* Transport-limited stream power over the whole grid (Davy and Lague 2009's xi-q model, as
+     * in fastscape's sediment term): each step routes water down the depression-filled D8
+     * tree, carries sediment up to a capacity capacity / 25 * sqrt(A) * drop per sample (A the
+     * drainage area in samples), erodes where the load is below it and deposits where it is
+     * above, fills depressions flat up to their spill level, and never lowers a sample below
+     * its receiver nor raises it above its lowest donor: flat valley floors and alluvial fans
+     * at slope breaks, no pits dug. Droplet parameters (droplets, lifetime, inertia, radius,
+     * gravity, evaporation, min_slope) are not used. */
+    TRN_EROSION_TRANSPORT = 1,
+} trn_erosion_mode;
 
 /* Parameters of the classic particle method (Mei/Beyer, as popularised by S. Lague). Distances
  * are in samples (one step of a droplet is one sample spacing). As the classic method runs on a
@@ -46,9 +62,13 @@ typedef struct trn_erosion_params {
      * layout), read at the droplet's cell: the graph's drainage input makes channels erode
      * more. NULL = 1 everywhere. The caller keeps it alive during the run. */
     const float *rate_scale;
+    trn_erosion_mode mode;    /* default TRN_EROSION_DETACH */
+    uint32_t transport_steps; /* transport mode: steps over the grid, 1..10000 (final 40,
+                                 preview 16); checked in both modes */
 } trn_erosion_params;
 
-/* Material moved by the droplets, in sample-height units (metres summed over samples).
+/* Material moved by the droplets (or the transport steps), in sample-height units (metres
+ * summed over samples).
  * eroded = deposited + exported + suspended up to float rounding. Thermal relaxation is not
  * in it: it moves material between samples and conserves it. */
 typedef struct trn_erosion_ledger {
@@ -57,8 +77,9 @@ typedef struct trn_erosion_ledger {
     double exported;   /* carried out over the field's edges (all edges are open) */
     double suspended;  /* still carried when droplets died (lifetime over, stopped on a flat);
                           it is not dropped, so a dying droplet never leaves a spike */
-    uint64_t droplets; /* droplets run */
-    uint64_t steps;    /* droplet moves made, all droplets together (<= droplets * lifetime) */
+    uint64_t droplets; /* droplets run (0 in transport mode) */
+    uint64_t steps;    /* droplet moves made, all droplets together (<= droplets * lifetime);
+                          in transport mode the grid steps run */
 } trn_erosion_ledger;
 
 typedef struct trn_erosion_result {
@@ -72,14 +93,16 @@ typedef struct trn_erosion_result {
 /* Fill p with the defaults of a quality preset. */
 void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quality);
 
-/* Erode a copy of field. Droplet i of iteration k starts at a position hashed from
+/* Erode a copy of field. In transport mode the steps run in one thread in the drainage tree's
+ * order (ties broken by sample index), so the result does not depend on threads either.
+ * Droplet i of iteration k starts at a position hashed from
  * (trn_subseed_of(world_seed, TRN_CHANNEL_EROSION), k * droplets + i), never from a shared
  * random stream. The parallel scheme (tiles in a checkerboard of four phases, see
  * docs/recipes.md) makes the result bit-identical for any thread count.
  * Errors: TRN_ERR_INVALID_ARGUMENT naming the parameter out of range or a field without
  * heights or with fewer than 2x2 samples; TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress
- * asks to stop (checked between batches; out is then left untouched). Progress stages
- * "erosion" and "thermal". */
+ * asks to stop (checked between batches or steps; out is then left untouched). Progress
+ * stages "erosion" (or "transport") and "thermal". */
 trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *params,
                            uint64_t world_seed, trn_erosion_result *out, trn_progress_fn progress,
                            void *user, trn_error *err);

@@ -1,11 +1,12 @@
-/* Droplet hydraulic erosion run in a deterministic checkerboard of tiles, then thermal relaxation.
- */
+/* Droplet hydraulic erosion run in a deterministic checkerboard of tiles (or the transport
+ * mode's steps), then thermal relaxation. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/progress.h"
+#include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
 #include "terrane/recipe.h"
 
@@ -63,9 +64,12 @@ void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quali
     p->thermal_strength = 0.5;
     p->thermal_iterations = 10;
     p->threads = 0;
+    p->mode = TRN_EROSION_DETACH;
+    p->transport_steps = 40;
     if (quality == TRN_EROSION_PREVIEW) {
         p->droplet_density = 0.15;
         p->lifetime = 12;
+        p->transport_steps = 16;
         p->thermal_iterations = 0;
     }
 }
@@ -298,6 +302,10 @@ static trn_status check_params(const trn_erosion_params *p, trn_error *err)
         return bad(err, "thermal_strength must be in [0, 1]");
     if (p->thermal_iterations > 10000) return bad(err, "thermal_iterations must be 0..10000");
     if (p->threads < 0) return bad(err, "threads must be >= 0");
+    if (p->mode != TRN_EROSION_DETACH && p->mode != TRN_EROSION_TRANSPORT)
+        return bad(err, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT");
+    if (p->transport_steps < 1 || p->transport_steps > 10000)
+        return bad(err, "transport_steps must be 1..10000");
     return TRN_OK;
 }
 
@@ -335,6 +343,8 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         if (d > 4294967295.0) return bad(err, "droplet_density * samples exceeds 2^32 - 1");
         droplets = (uint64_t)d;
     }
+    const bool transport = params->mode == TRN_EROSION_TRANSPORT;
+    if (transport) droplets = 0; /* the transport steps replace the droplets */
 
     trn_progress pr = trn_progress_make(progress, user);
     const double hydro_share = params->thermal_iterations ? 0.85 : 1.0;
@@ -472,6 +482,11 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         r.ledger.steps += acc[t].steps;
     }
     r.ledger.droplets = total;
+    if (transport) {
+        st = trn_erosion_transport(r.field.heights, nx, nz, params, &r.ledger, &pr, 0.0,
+                                   hydro_share, err);
+        if (st != TRN_OK) goto done;
+    }
 
     if (params->thermal_iterations) {
         scratch = malloc(n * sizeof(float));

@@ -1,7 +1,9 @@
-/* The Erosion node: droplet hydraulic erosion plus thermal relaxation, with a transport ledger. */
+/* The Erosion node: droplet hydraulic erosion or sediment transport, plus thermal relaxation,
+ * with a transport ledger. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph/nodes/node_common.h"
 
@@ -33,6 +35,10 @@ static const trn_param_spec p_erosion[] = {
     INT("thermal_iterations", 10, 0, 10000, "thermal passes (final only)"),
     NUM("drainage_weight", 1, 0, 100,
         "with a drainage input: erosion rate x (1 + weight * sqrt(accumulation mask))"),
+    CHOICE("mode", "detach", "detach|transport",
+           "detach: droplets cut gullies; transport: sediment carried down the drainage tree "
+           "settles in flat valley floors, lake fills and fans"),
+    INT("transport_steps", 40, 1, 10000, "transport mode: steps over the whole grid"),
 };
 
 /* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
@@ -56,6 +62,9 @@ static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size
     p->talus_angle = trn_graph_param_number(n, t, "talus_angle");
     p->thermal_strength = trn_graph_param_number(n, t, "thermal_strength");
     p->thermal_iterations = (uint32_t)trn_graph_param_number(n, t, "thermal_iterations");
+    p->mode = strcmp(trn_graph_param_text(n, t, "mode"), "transport") == 0 ? TRN_EROSION_TRANSPORT
+                                                                           : TRN_EROSION_DETACH;
+    p->transport_steps = (uint32_t)trn_graph_param_number(n, t, "transport_steps");
     /* Thermal strength 0 means no relaxation: skip the passes rather than run no-ops. */
     if (p->thermal_strength == 0.0) p->thermal_iterations = 0;
     if (quality == TRN_EROSION_PREVIEW) {
@@ -69,6 +78,8 @@ static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size
         p->lifetime = (uint32_t)floor((double)p->lifetime * 0.4 + 0.5);
         if (p->lifetime < 4) p->lifetime = p->lifetime ? 4 : 1;
         p->thermal_iterations = 0;
+        p->transport_steps = (uint32_t)floor((double)p->transport_steps * 0.4 + 0.5);
+        if (p->transport_steps < 1) p->transport_steps = 1;
     }
 }
 
@@ -82,6 +93,19 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
     const uint64_t droplets = d > 18446744073709549568.0 ? UINT64_MAX : (uint64_t)d;
     const uint64_t hydraulic = trn_sat_mul(trn_sat_mul(droplets, p.iterations), p.lifetime);
     const uint64_t thermal = trn_sat_mul(p.thermal_iterations, samples);
+    if (p.mode == TRN_EROSION_TRANSPORT) {
+        /* A transport step (flood, routing, two passes) costs about four droplet steps a
+         * sample (bench/bench_erosion.c). */
+        const uint64_t steps = trn_sat_mul(trn_sat_mul(p.transport_steps, samples), 4u);
+        out->work = trn_sat_add(samples, trn_sat_add(steps, thermal));
+        snprintf(out->detail, sizeof out->detail,
+                 "%" PRIu32 " transport_steps x %" PRIu64 " samples x 4, + %" PRIu32
+                 " thermal_iterations x %" PRIu64 " samples",
+                 p.transport_steps, samples, p.thermal_iterations, samples);
+        const char *most = thermal > steps ? "thermal_iterations" : "transport_steps";
+        out->param = trn_node_has_number(n, most) ? most : NULL;
+        return;
+    }
     out->work = trn_sat_add(samples, trn_sat_add(hydraulic, thermal));
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " droplets x %" PRIu32 " iterations x %" PRIu32 " lifetime = %" PRIu64
@@ -186,8 +210,9 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
  * none, so its key must not match). */
 const trn_node_module trn_node_erosion = {
     TRN_SPEC("erosion", "Erosion", "simulation",
-             "Droplet hydraulic erosion plus thermal relaxation, with a transport ledger.", 2,
-             in_erosion, out_erosion, p_erosion, true),
+             "Droplet hydraulic erosion or sediment transport, plus thermal relaxation, with a "
+             "transport ledger.",
+             2, in_erosion, out_erosion, p_erosion, true),
     20.0,
     false,
     erosion_compute,
