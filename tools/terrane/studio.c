@@ -160,48 +160,49 @@ static double coarse_height(double h00, double h10, double h01, double h11, uint
     return h00 + (v * (h01 - h00)) / V + (u * (h11 - h01)) / U;
 }
 
-/* Vertex a coarse axis of n cells with step s puts before position p: 0, s, 2s, ..., n. */
-static void coarse_span(uint32_t p, uint32_t n, uint32_t s, uint32_t *lo, uint32_t *hi)
-{
-    const uint32_t last = (n + s - 1u) / s; /* vertices 0..last, the last at n */
-    uint32_t b = p / s;
-    if (b >= last) b = last - 1u;
-    *lo = b * s;
-    *hi = b + 1u == last ? n : (b + 1u) * s;
-}
-
 /* out[level]: the largest |full-resolution height - level's surface| over the finite samples
  * of the chunk with cells [i0, i0 + nx] x [j0, j0 + nz] (level L keeps every 2^L-th sample and
  * the last row and column, cells split along the terrain's diagonal), INFINITY when a finite
  * sample lies under a coarse triangle with a NaN corner: trn_mesh_level.error, computed
- * without building the mesh's vertices. */
+ * without building the mesh's vertices. Coarse cell by coarse cell, each sample measured in
+ * the cell trn_mesh_build measures it in ([x0, x1), the last cell also x1), so shared edges
+ * round the same way. */
 static void chunk_lod(const trn_field *f, uint32_t i0, uint32_t j0, uint32_t nx, uint32_t nz,
                       uint32_t levels, float *out)
 {
     const size_t row = (size_t)f->cells_x + 1u;
-#define H(i, j) ((double)f->heights[(size_t)(j0 + (j)) * row + i0 + (i)])
+    const float *base = f->heights + (size_t)j0 * row + i0;
     out[0] = 0.0f;
     for (uint32_t l = 1; l < levels; l++) {
         const uint32_t step = 1u << l;
         double worst = 0.0;
-        for (uint32_t j = 0; j <= nz; j++) {
-            uint32_t z0, z1;
-            coarse_span(j, nz, step, &z0, &z1);
-            for (uint32_t i = 0; i <= nx; i++) {
-                uint32_t x0, x1;
-                coarse_span(i, nx, step, &x0, &x1);
-                if ((i == x0 || i == x1) && (j == z0 || j == z1)) continue; /* a vertex */
-                const double h = H(i, j);
-                if (!isfinite(h)) continue;
-                const double g = coarse_height(H(x0, z0), H(x1, z0), H(x0, z1), H(x1, z1), i - x0,
-                                               j - z0, x1 - x0, z1 - z0);
-                const double d = isfinite(g) ? fabs(h - g) : INFINITY;
-                if (d > worst) worst = d;
+        for (uint32_t z0 = 0; z0 < nz; z0 += step) {
+            const uint32_t z1 = z0 + step < nz ? z0 + step : nz;
+            const uint32_t jend = z1 == nz ? nz : z1 - 1u;
+            for (uint32_t x0 = 0; x0 < nx; x0 += step) {
+                const uint32_t x1 = x0 + step < nx ? x0 + step : nx;
+                const uint32_t iend = x1 == nx ? nx : x1 - 1u;
+                const double h00 = (double)base[(size_t)z0 * row + x0];
+                const double h10 = (double)base[(size_t)z0 * row + x1];
+                const double h01 = (double)base[(size_t)z1 * row + x0];
+                const double h11 = (double)base[(size_t)z1 * row + x1];
+                for (uint32_t j = z0; j <= jend; j++) {
+                    const float *line = base + (size_t)j * row;
+                    const bool edge_row = j == z0 || j == z1;
+                    for (uint32_t i = x0; i <= iend; i++) {
+                        if (edge_row && (i == x0 || i == x1)) continue; /* a vertex: exact */
+                        const double h = (double)line[i];
+                        if (!isfinite(h)) continue;
+                        const double g =
+                            coarse_height(h00, h10, h01, h11, i - x0, j - z0, x1 - x0, z1 - z0);
+                        const double d = isfinite(g) ? fabs(h - g) : INFINITY;
+                        if (d > worst) worst = d;
+                    }
+                }
             }
         }
         out[l] = (float)worst;
     }
-#undef H
 }
 
 /* The samples of chunk (cx, cz): its cells' corners, the shared border included. */
