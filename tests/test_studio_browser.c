@@ -1,6 +1,7 @@
 /* terrane studio in a real browser: headless Chromium (software WebGL2) draws the terrain. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -82,13 +83,25 @@ int main(void)
     const char *browser = chromium();
     if (!browser) return trn_test_skip("chromium is not installed");
     char dir[512], recipe[600], url[256], png[600], dom[600], cmd[4096];
+    char waters[600], water_url[256], session[600], saved[600];
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
     snprintf(recipe, sizeof recipe, "%s/land.json", dir);
     snprintf(png, sizeof png, "%s/page.png", dir);
     snprintf(dom, sizeof dom, "%s/dom.html", dir);
+    snprintf(waters, sizeof waters, "%s/lakeside.json", dir);
+    snprintf(session, sizeof session, "%s/session.f32", dir);
+    snprintf(saved, sizeof saved, "%s/saved.r32", dir);
     CHECK(trn_test_write_file(recipe, recipe_text, strlen(recipe_text)));
+    /* A copy of an example with water bodies and a palette (the page may save over it). */
+    size_t lakeside_size = 0;
+    uint8_t *lakeside = trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/lakeside.json",
+                                           &lakeside_size);
+    CHECK(lakeside && trn_test_write_file(waters, lakeside, lakeside_size));
+    free(lakeside);
     pid_t pid = start_server(recipe, url, sizeof url);
     CHECK(pid > 0 && strncmp(url, "http://127.0.0.1:", 17) == 0);
+    pid_t water_pid = start_server(waters, water_url, sizeof water_url);
+    CHECK(water_pid > 0 && strncmp(water_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
@@ -111,18 +124,39 @@ int main(void)
     /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
-                 "timeout 300 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp'",
-                 TRN_SOURCE_DIR, browser, url, dir);
+                 "timeout 600 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s'",
+                 TRN_SOURCE_DIR, browser, url, dir, water_url, session);
         const int rc = system(cmd);
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
+        if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
+            /* The page saved its session: generate gives the heights it showed, bit for bit. */
+            char *out = NULL, *err = NULL;
+            CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q", &out, &err, recipe, saved),
+                         0);
+            free(out);
+            free(err);
+            size_t got_size = 0, want_size = 0;
+            uint8_t *got = trn_test_read_file(saved, &got_size);
+            uint8_t *want = trn_test_read_file(session, &want_size);
+            /* .r32 holds the north row (the last z) first; the API's rows go with z. */
+            const size_t row = 257 * sizeof(float);
+            bool equal = got && want && got_size == want_size && want_size == 257 * row;
+            for (size_t j = 0; equal && j < 257; j++)
+                equal = memcmp(got + j * row, want + (256 - j) * row, row) == 0;
+            CHECK(equal);
+            free(got);
+            free(want);
+        }
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    if (pid > 0) {
-        kill(pid, SIGINT);
+    const pid_t servers[2] = {pid, water_pid};
+    for (size_t k = 0; k < 2; k++) {
+        if (servers[k] <= 0) continue;
+        kill(servers[k], SIGINT);
         int status = 0;
-        waitpid(pid, &status, 0);
+        waitpid(servers[k], &status, 0);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
     return trn_test_finish();

@@ -1,10 +1,12 @@
-// terrane studio's page driven through the DevTools protocol: a brush drag and an undo change
-// the server's heights and the page's copy alike, biome-paint and protect drags make their
-// strokes, with no console errors. Run by
-// test_studio_browser: node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE
+// terrane studio's page driven through the DevTools protocol: chunk LOD, a dragged brush stroke
+// (sent while dragging, one history entry), undo, layer toggles, explain, node previews, paint and
+// protect strokes, save; on a recipe with water and a palette: water surfaces and scatter proxies;
+// no console errors. Run by test_studio_browser:
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
-const [chromium, url, profile] = process.argv.slice(2);
+const [chromium, url, profile, waterUrl, heightsOut] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
@@ -59,75 +61,163 @@ try {
   const evaluate = async (expression) =>
     (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value;
   const waitFor = async (expression, what) => {
-    for (let k = 0; k < 600; k++) {
+    for (let k = 0; k < 900; k++) {
       if (await evaluate(expression)) return true;
       await sleep(100);
     }
-    check(false, 'waited 60 s for ' + what);
+    check(false, 'waited 90 s for ' + what);
     return false;
   };
+  const open = async (address) => {
+    await send('Page.navigate', { url: address });
+    await waitFor("document.title === 'terrane studio: ready'", 'the first frame');
+  };
+  const get = (path, as = 'text') => `(async () => (await fetch('api/${path}', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).${as}())()`;
+  const status = "document.getElementById('status').textContent";
+  const setTool = (tool) => evaluate(`(() => { const t = document.getElementById('tool'); t.value = '${tool}'; t.dispatchEvent(new Event('change')); })()`);
   await send('Runtime.enable');
   await send('Page.enable');
-  await send('Page.navigate', { url });
-  await waitFor("document.title === 'terrane studio: ready'", 'the first frame');
+  await open(url);
   // The server's heights summed in order, and the page's own copy summed the same way.
   const serverSum = `(async () => {
     const r = await fetch('api/heights', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } });
     let s = 0; for (const v of new Float32Array(await r.arrayBuffer())) s += v; return s; })()`;
   const pageSum = '(() => { let s = 0; for (const v of terrain.heights) s += v; return s; })()';
+  // The texture the vertex shader samples, compared sample by sample with the server's field.
+  const textureEqual = `(async () => {
+    const r = await fetch('api/heights', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } });
+    const a = new Float32Array(await r.arrayBuffer()), b = studio.textureHeights();
+    if (!b) return 'no float readback';
+    if (a.length !== b.length) return 'lengths ' + a.length + ' ' + b.length;
+    for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) return 'sample ' + k + ': ' + a[k] + ' ' + b[k];
+    return 'equal'; })()`;
   const before = await evaluate(serverSum);
   check(before === await evaluate(pageSum), 'the page holds the server heights');
+  const textureBefore = await evaluate(textureEqual);
+  check(textureBefore === 'equal' || textureBefore === 'no float readback', 'the heights texture is the server field: ' + textureBefore);
+  check(await evaluate('studio.firstFrameMs > 0 && studio.stats.chunksDrawn > 0'), 'first frame time and chunks drawn exposed');
+
+  // LOD: each chunk's level is exposed; a larger error allowance never picks finer levels.
+  const levels2 = await evaluate('studio.setLodErrorPixels(2)');
+  const levels16 = await evaluate('studio.setLodErrorPixels(16)');
+  const levelsTiny = await evaluate('studio.setLodErrorPixels(0.001)');
+  await evaluate('studio.setLodErrorPixels(2)');
+  check(levels2.length === 64 && levels2.every((l) => l >= -1 && l <= 5), 'one level per chunk (8 x 8 chunks of 32 cells): ' + levels2.join(''));
+  check(levels16.every((l, k) => l >= levels2[k]) && levels16.some((l, k) => l > levels2[k]), '16 px picks coarser levels than 2 px');
+  check(levelsTiny.every((l) => l <= 0), 'an allowance near 0 draws every visible chunk at full resolution');
 
   const rect = JSON.parse(await evaluate("JSON.stringify(document.getElementById('view').getBoundingClientRect())"));
   const x = rect.left + rect.width / 2, y = rect.top + rect.height / 2;
-  const mouse = (type, dx, buttons) => send('Input.dispatchMouseEvent',
-    { type, x: x + dx, y, button: 'left', buttons, clickCount: type === 'mouseMoved' ? 0 : 1 });
-  await mouse('mouseMoved', 0, 0);
-  await mouse('mousePressed', 0, 1);
-  for (let dx = 10; dx <= 60; dx += 10) await mouse('mouseMoved', dx, 1);
-  await mouse('mouseReleased', 60, 0);
-  await waitFor("document.getElementById('status').textContent.includes('changed') && !document.getElementById('undo').disabled", 'the stroke reply');
+  const mouse = (type, dx, buttons, modifiers = 0) => send('Input.dispatchMouseEvent',
+    { type, x: x + dx, y, button: 'left', buttons, modifiers, clickCount: type === 'mouseMoved' ? 0 : 1 });
+  // A drag: slow enough that requests go out while it lasts.
+  const dragStroke = async (to, pause) => {
+    await evaluate(`${status} = ''`);
+    await mouse('mouseMoved', 0, 0);
+    await mouse('mousePressed', 0, 1);
+    for (let dx = 10; dx <= to; dx += 10) { await mouse('mouseMoved', dx, 1); await sleep(pause); }
+    await mouse('mouseReleased', to, 0);
+  };
+  await dragStroke(60, 250);
+  await waitFor(`${status}.includes('changed') && !document.getElementById('undo').disabled`, 'the stroke reply');
   const raised = await evaluate(serverSum);
   check(raised > before, 'a raise drag raised the server heights');
   check(raised === await evaluate(pageSum), 'the page applied the changed chunks');
+  check(await evaluate(textureEqual) === textureBefore, 'the heights texture follows the edit: ' + await evaluate(textureEqual));
+  const sent = await evaluate('studio.stats');
+  check(sent.extendSent >= 1 && sent.strokesSent === sent.extendSent + 1, 'the drag sent its growing stroke (' + sent.strokesSent + ' requests, ' + sent.extendSent + ' with extend=1)');
+  const edited = JSON.parse(await evaluate(get('recipe')));
+  check(Array.isArray(edited.edits) && edited.edits.length === 1 && edited.edits[0].points.length >= 4, 'the drag is one stroke with all its points');
 
   await evaluate("document.getElementById('undo').click()");
   await waitFor("document.getElementById('undo').disabled && !document.getElementById('redo').disabled", 'the undo reply');
-  check(await evaluate(serverSum) === before, 'undo restored the server heights');
+  check(await evaluate(serverSum) === before, 'one undo removed the dragged stroke from the server heights');
   check(await evaluate(pageSum) === before, 'undo restored the page heights');
+  await evaluate("document.getElementById('redo').click()");
+  await waitFor("!document.getElementById('undo').disabled && document.getElementById('redo').disabled", 'the redo reply');
+  check(await evaluate(serverSum) === raised && await evaluate(pageSum) === raised, 'redo brought the stroke back');
+
+  // Layers: switching sculpt off regenerates without the stroke, on brings it back.
+  const layerBox = (name) => `[...document.querySelectorAll('#layers li')].find((li) => li.textContent.startsWith('${name}')).querySelector('input.enable')`;
+  check(await evaluate(`!${layerBox('sculpt')}.disabled`), 'layers can be switched');
+  await evaluate(`${layerBox('sculpt')}.click()`);
+  await waitFor(`${status} === 'sculpt disabled'`, 'the layer switched off');
+  check(await evaluate(serverSum) === before && await evaluate(pageSum) === before, 'sculpt off: the session and the page lose the stroke');
+  check(await evaluate(`document.querySelector('#layers li.off') && ${layerBox('sculpt')}.checked === false`), 'the sculpt layer shows as off');
+  await evaluate(`${layerBox('sculpt')}.click()`);
+  await waitFor(`${status} === 'sculpt enabled'`, 'the layer switched on');
+  check(await evaluate(serverSum) === raised && await evaluate(pageSum) === raised, 'sculpt on: the stroke is back');
+  check(await evaluate(textureEqual) === textureBefore, 'the heights texture after the layer switches');
+
+  // Explain at the cursor: Alt-click shows the point's biome.
+  await mouse('mouseMoved', 0, 0);
+  await mouse('mousePressed', 0, 1, 1);
+  await mouse('mouseReleased', 0, 0, 1);
+  await waitFor("document.getElementById('explain').textContent.startsWith('biome: g at')", 'the explanation');
+  check(await evaluate("studio.lastExplain && studio.lastExplain.biome === 'g'"), 'explain names the biome');
+  check(await evaluate('studio.stats.strokesSent') === sent.strokesSent, 'an Alt-click sends no stroke');
+
+  // Graph nodes: listed with status; a click shows the node's preview picture.
+  check(await evaluate("document.querySelectorAll('#nodes li.node').length") > 0, 'the graph nodes are listed');
+  await evaluate("document.querySelector('#nodes li.node').click()");
+  await waitFor("(() => { const i = document.querySelector('#preview img'); return i && i.complete && i.naturalWidth > 0; })() || document.getElementById('preview').textContent.includes('no preview')", 'the node preview');
+  check(await evaluate("document.querySelector('#preview img') && document.querySelector('#preview img').naturalWidth") > 0, 'the first node has a preview picture');
 
   // The side panel: the five default layers (the raise tool's target is sculpt) and the biome.
-  check(await evaluate("[...document.querySelectorAll('#layers li')].map((li) => li.textContent).join(' ')") ===
-    'generationgeneration biomesbiomes sculptsculpt protectionprotection exclusionsexclusions', 'the five default layers listed');
+  check(await evaluate("[...document.querySelectorAll('#layers li')].map((li) => li.querySelector('span').textContent).join(' ')") ===
+    'generation biomes sculpt protection exclusions', 'the five default layers listed');
   check(await evaluate("document.querySelector('#layers input[type=radio]:checked').value") === 'sculpt', 'raise strokes target the sculpt layer');
   check(await evaluate("document.querySelector('#biomes input:checked').value") === 'g', 'the recipe biome listed and picked');
   // A biome-paint drag sends a region stroke to the biomes layer; heights stay.
-  await evaluate("(() => { const t = document.getElementById('tool'); t.value = 'region'; t.dispatchEvent(new Event('change')); })()");
+  await setTool('region');
   check(await evaluate("document.querySelector('#layers input[type=radio]:checked').value") === 'biomes', 'paint strokes target the biomes layer');
-  await evaluate("document.getElementById('status').textContent = ''");
-  await mouse('mouseMoved', 0, 0);
-  await mouse('mousePressed', 0, 1);
-  for (let dx = 10; dx <= 60; dx += 10) await mouse('mouseMoved', dx, 1);
-  await mouse('mouseReleased', 60, 0);
-  await waitFor("document.getElementById('status').textContent.includes('changed') && !document.getElementById('undo').disabled", 'the paint reply');
-  const recipe = await evaluate(`(async () => (await fetch('api/recipe', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).text())()`);
+  await dragStroke(60, 0);
+  await waitFor(`${status}.includes('changed') && !document.getElementById('undo').disabled`, 'the paint reply');
+  const recipe = await evaluate(get('recipe'));
   check(/"regions":\[\{"biome":"g","layer":"biomes","points":\[\[/.test(recipe), 'the paint drag made a region stroke: ' + recipe.slice(0, 300));
-  check(await evaluate(serverSum) === before, 'painting kept the heights');
+  check(await evaluate(serverSum) === raised, 'painting kept the heights');
   // A protect drag: a snapshot of the samples under the brush at their shown heights.
-  await evaluate("(() => { const t = document.getElementById('tool'); t.value = 'protect'; t.dispatchEvent(new Event('change')); })()");
-  await evaluate("document.getElementById('status').textContent = ''");
-  await mouse('mouseMoved', 0, 0);
-  await mouse('mousePressed', 0, 1);
-  await mouse('mouseMoved', 20, 1);
-  await mouse('mouseReleased', 20, 0);
-  await waitFor("document.getElementById('status').textContent.includes('changed')", 'the protect reply');
-  const protectedRecipe = await evaluate(`(async () => (await fetch('api/recipe', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).text())()`);
-  check(/"edits":\[\{"grid":\[\d+,\d+\],"layer":"protection","samples":\[\[\d+,\d+,/.test(protectedRecipe), 'the protect drag made a snapshot');
-  check(await evaluate(serverSum) === before, 'protecting kept the heights');
+  await setTool('protect');
+  await dragStroke(20, 0);
+  await waitFor(`${status}.includes('changed')`, 'the protect reply');
+  const protectedRecipe = await evaluate(get('recipe'));
+  check(/\{"grid":\[\d+,\d+\],"layer":"protection","samples":\[\[\d+,\d+,/.test(protectedRecipe), 'the protect drag made a snapshot');
+  check(await evaluate(serverSum) === raised, 'protecting kept the heights');
+  // A raise drag away from the protected spot, then Save: the C side generates the saved
+  // recipe and compares it with these heights bit for bit.
+  await setTool('raise');
+  await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: x - 150, y: y + 60, buttons: 0 });
+  await send('Input.dispatchMouseEvent', { type: 'mousePressed', x: x - 150, y: y + 60, button: 'left', buttons: 1, clickCount: 1 });
+  await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: x - 120, y: y + 60, buttons: 1 });
+  await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: x - 120, y: y + 60, button: 'left', buttons: 0, clickCount: 1 });
+  await waitFor(`${status}.includes('changed')`, 'the second raise');
+  check(await evaluate(serverSum) > raised, 'the second raise changed the heights');
+  await evaluate("document.getElementById('save').click()");
+  await waitFor(`${status}.startsWith('saved ')`, 'the save');
+  const session = await evaluate(`(async () => Array.from(new Uint8Array(await (await fetch('api/heights', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).arrayBuffer())))()`);
+  if (heightsOut) writeFileSync(heightsOut, Buffer.from(session));
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
+
+  // A recipe with water bodies and a palette: water surfaces and scatter proxies are drawn.
+  if (waterUrl) {
+    await open(waterUrl);
+    const waterPixels = await evaluate("studio.pixelsChangedBy('water')");
+    check(waterPixels.bluish > 2000, 'water surfaces drawn: ' + JSON.stringify(waterPixels));
+    check(await evaluate('studio.stats.waterChunksDrawn') > 0, 'chunks with water drawn by the water pass');
+    const count = await evaluate(`(async () => (await (await fetch('api/instances', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).json()).instances.length)()`);
+    check(count > 0 && await evaluate('studio.stats.instancesDrawn') === count, 'every instance drawn as a proxy (' + count + ')');
+    const proxyPixels = await evaluate("studio.pixelsChangedBy('instances')");
+    check(proxyPixels.changed > 2000, 'scatter proxies change the picture: ' + JSON.stringify(proxyPixels));
+    await evaluate("(() => { const c = document.getElementById('show-instances'); c.click(); })()");
+    await evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    check(await evaluate('studio.stats.instancesDrawn') === 0, 'the toggle hides the proxies');
+    const levels = await evaluate('Array.from(studio.levels)');
+    check(new Set(levels.filter((l) => l >= 0)).size > 1, 'chunk levels vary across the terrain: ' + levels.join(''));
+    check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
   ws.close();
 } catch (error) {
-  check(false, String(error));
+  check(false, String(error && error.stack || error));
 }
 browser.kill();
 process.exit(failed ? 1 : 0);

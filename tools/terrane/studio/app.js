@@ -1094,7 +1094,8 @@ async function switchLayer(layer, enabled) {
   setStatus((enabled ? 'enabling ' : 'disabling ') + layer.name + '...');
   const events = watchProgress();
   try {
-    await api('layer', { method: 'POST', body: JSON.stringify({ name: layer.id, enabled }), headers: { 'Content-Type': 'application/json' } });
+    const reply = await (await api('layer', { method: 'POST', body: JSON.stringify({ name: layer.id, enabled }), headers: { 'Content-Type': 'application/json' } })).json();
+    if ('can_undo' in reply) { $('undo').disabled = !reply.can_undo; $('redo').disabled = !reply.can_redo; }
     await reloadTerrain();
     await loadRecipe();
     setStatus(layer.name + (enabled ? ' enabled' : ' disabled'));
@@ -1165,7 +1166,9 @@ function pumpStroke(d) {
 function finishStroke(d) {
   if (d.done) return;
   d.done = true;
-  if (d.last) afterEdit(d.last);
+  if (!d.last) return;
+  setStatus(d.last.chunks.length + ' chunk(s) changed');
+  afterEdit(d.last);
 }
 
 // ----- interaction -----
@@ -1273,9 +1276,8 @@ for (const id of ['radius', 'falloff']) {
   showValue();
 }
 $('lod').value = String(lodErrorPixels);
-const showLod = () => { lodErrorPixels = Number($('lod').value); $('lod-v').textContent = $('lod').value + ' px'; redraw(); };
-$('lod').addEventListener('input', showLod);
-showLod();
+$('lod-v').textContent = lodErrorPixels + ' px';
+$('lod').addEventListener('input', () => { lodErrorPixels = Number($('lod').value); $('lod-v').textContent = $('lod').value + ' px'; redraw(); });
 $('strength').addEventListener('input', showStrength);
 $('tool').addEventListener('change', toolChanged);
 $('camera').addEventListener('change', () => { if ($('camera').value === 'fly') enterFly(); else enterOrbit(); redraw(); });
@@ -1346,7 +1348,22 @@ studio.measure = (seconds = 3, turn = 0.2) => new Promise((resolve) => {
   };
   requestAnimationFrame(step);
 });
-studio.setLodErrorPixels = (v) => { $('lod').value = String(v); showLod(); draw(); return Array.from(studio.levels); };
+// The heights texture read back (R32F through a framebuffer): what the vertex shader samples.
+studio.textureHeights = () => {
+  if (!gl.getExtension('EXT_color_buffer_float')) return null;
+  const fb = gl.createFramebuffer(), w = terrain.cellsX + 1, h = terrain.cellsZ + 1;
+  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+  gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, textures.heights, 0);
+  const rgba = new Float32Array(w * h * 4);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.FLOAT, rgba);
+  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  gl.deleteFramebuffer(fb);
+  const out = new Float32Array(w * h);
+  for (let k = 0; k < out.length; k++) out[k] = rgba[k * 4];
+  return out;
+};
+// lod_error_pixels set directly (the slider stops at 0.5).
+studio.setLodErrorPixels = (v) => { $('lod').value = String(v); lodErrorPixels = v; $('lod-v').textContent = v + ' px'; draw(); return Array.from(studio.levels); };
 studio.explainAt = explainAt;
 studio.pick = pick;
 
