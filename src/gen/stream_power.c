@@ -1,7 +1,10 @@
 /* Stream-power landscape evolution (Braun and Willett 2013) with diffusion and pit filling. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/checked.h"
 #include "core/progress.h"
@@ -10,6 +13,11 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+
+/* A stage boundary for profiling builds that include this file with their own definition. */
+#ifndef SP_MARK
+#define SP_MARK(stage) ((void)0)
 #endif
 
 void trn_stream_power_params_default(trn_stream_power_params *p)
@@ -27,6 +35,26 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
     p->sea_level = NAN;
 }
 
+#define SP_HUGE_PAGE ((size_t)2 << 20)
+/* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
+ * breadth first, consecutive samples lie apart. */
+#define SP_AHEAD 64u
+
+/* The per-sample arrays: on huge pages where the system offers them. The stages walk them in
+ * stack order, all over the grid (fewer TLB misses), and a run touches each page for the first
+ * time: 512 times fewer page faults, which some virtual machines make costly. free() releases
+ * the block. */
+static void *big_alloc(size_t bytes)
+{
+    if (bytes < 4 * SP_HUGE_PAGE) return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, SP_HUGE_PAGE, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes & ~(SP_HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 /* The D8 neighbour offsets, code d: E, SE, S, SW, W, NW, N, NE (as drainage.h). */
 
 typedef struct sp_state {
@@ -35,18 +63,22 @@ typedef struct sp_state {
     double dx, dz, dd; /* spacings and the diagonal */
     double dist[8];
     double inv_dist[8];
+    int32_t off[9]; /* index step of each D8 code; 0 for code 8 (none) */
     double *h;      /* heights (double during the run) */
     double *tmp;    /* diffusion buffer */
     uint8_t *base;  /* 1: base level */
-    uint32_t *rcv;  /* receiver index (itself for base level and pits) */
-    uint8_t *rcode; /* receiver's D8 code, 8 for none */
-    uint32_t *ndon; /* donors per sample, then CSR offsets */
-    uint32_t *don;  /* donors, CSR */
-    uint32_t *stack;
-    uint32_t *walk; /* the depth-first walk's own stack */
-    uint32_t *area; /* samples draining through, itself included */
+    uint32_t *ibase; /* interior base-level samples (under the sea), which diffusion keeps */
+    size_t nibase;
+    uint32_t *rcv;   /* receiver index (itself for base level and pits) */
+    uint8_t *rcode;  /* receiver's D8 code, 8 for none */
+    uint8_t *dmask;  /* bit d: the neighbour in direction d drains here (the donors) */
+    uint32_t *stack; /* n + 8: sp_tree writes past its top */
+    uint32_t *basin; /* closed-depression routing: each sample's basin */
+    uint32_t *area;  /* samples draining through, itself included */
     double *pow_table;
     uint32_t pow_table_size;
+    double *f_table; /* K dt A^m / d for counts under pow_table_size, per distance class */
+    bool avx2;       /* run the AVX2 variants of the row kernels */
 } sp_state;
 
 static void sp_free(sp_state *s)
@@ -54,52 +86,255 @@ static void sp_free(sp_state *s)
     free(s->h);
     free(s->tmp);
     free(s->base);
+    free(s->ibase);
     free(s->rcv);
     free(s->rcode);
-    free(s->ndon);
-    free(s->don);
+    free(s->dmask);
     free(s->stack);
-    free(s->walk);
+    free(s->basin);
     free(s->area);
     free(s->pow_table);
+    free(s->f_table);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_VARIANT 1
+#define TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define HAVE_AVX2_VARIANT 0
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+/* The kernels are inlined into each instruction-set variant so each compiles for it. */
+#define KERNEL static inline __attribute__((always_inline))
+#define RESTRICT __restrict__
+#else
+#define KERNEL static inline
+#define RESTRICT
+#endif
+
+/* The receiver codes of one interior row (samples 1 .. nx - 2): the steepest strict descent,
+ * the first of equal slopes in code order, 8 when no neighbour is lower. Written as a maximum
+ * and the first code reaching it, without branches, so it vectorises; the same comparisons of
+ * the same slopes as a running "strictly steeper" search. */
+KERNEL void receivers_row(const double *RESTRICT up, const double *RESTRICT mid,
+                          const double *RESTRICT dn, uint8_t *RESTRICT code, uint32_t nx,
+                          const double *RESTRICT inv)
+{
+    const double i0 = inv[0], i1 = inv[1], i2 = inv[2], i3 = inv[3], i4 = inv[4], i5 = inv[5],
+                 i6 = inv[6], i7 = inv[7];
+    for (uint32_t i = 1; i < nx - 1u; i++) {
+        const double hk = mid[i];
+        const double s0 = (hk - mid[i + 1]) * i0, s1 = (hk - dn[i + 1]) * i1,
+                     s2 = (hk - dn[i]) * i2, s3 = (hk - dn[i - 1]) * i3,
+                     s4 = (hk - mid[i - 1]) * i4, s5 = (hk - up[i - 1]) * i5,
+                     s6 = (hk - up[i]) * i6, s7 = (hk - up[i + 1]) * i7;
+        double m = 0.0;
+        m = s0 > m ? s0 : m;
+        m = s1 > m ? s1 : m;
+        m = s2 > m ? s2 : m;
+        m = s3 > m ? s3 : m;
+        m = s4 > m ? s4 : m;
+        m = s5 > m ? s5 : m;
+        m = s6 > m ? s6 : m;
+        m = s7 > m ? s7 : m;
+        int c = s7 == m ? 7 : 8;
+        c = s6 == m ? 6 : c;
+        c = s5 == m ? 5 : c;
+        c = s4 == m ? 4 : c;
+        c = s3 == m ? 3 : c;
+        c = s2 == m ? 2 : c;
+        c = s1 == m ? 1 : c;
+        c = s0 == m ? 0 : c;
+        code[i] = (uint8_t)(m > 0.0 ? c : 8);
+    }
+}
+
+/* One explicit diffusion substep of one interior row (samples 1 .. nx - 2). */
+KERNEL void diffuse_row(const double *RESTRICT up, const double *RESTRICT mid,
+                        const double *RESTRICT dn, double *RESTRICT out, uint32_t nx, double ax,
+                        double az, double kdt)
+{
+    for (uint32_t i = 1; i < nx - 1u; i++) {
+        const double c = mid[i];
+        const double lap = (mid[i - 1] - 2.0 * c + mid[i + 1]) * ax + (up[i] - 2.0 * c + dn[i]) * az;
+        out[i] = c + kdt * lap;
+    }
+}
+
+typedef void (*receivers_row_fn)(const double *, const double *, const double *, uint8_t *,
+                                 uint32_t, const double *);
+typedef void (*diffuse_row_fn)(const double *, const double *, const double *, double *,
+                               uint32_t, double, double, double);
+
+static void receivers_row_default(const double *up, const double *mid, const double *dn,
+                                  uint8_t *code, uint32_t nx, const double *inv)
+{
+    receivers_row(up, mid, dn, code, nx, inv);
+}
+
+static void diffuse_row_default(const double *up, const double *mid, const double *dn,
+                                double *out, uint32_t nx, double ax, double az, double kdt)
+{
+    diffuse_row(up, mid, dn, out, nx, ax, az, kdt);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void receivers_row_avx2(const double *up, const double *mid, const double *dn,
+                                           uint8_t *code, uint32_t nx, const double *inv)
+{
+    receivers_row(up, mid, dn, code, nx, inv);
+}
+
+TARGET_AVX2 static void diffuse_row_avx2(const double *up, const double *mid, const double *dn,
+                                         double *out, uint32_t nx, double ax, double az,
+                                         double kdt)
+{
+    diffuse_row(up, mid, dn, out, nx, ax, az, kdt);
+}
+#endif
+
+/* AVX2 where the processor has it: the same IEEE operations four at a time (no fused
+ * multiply-add), so the results are the same bits. */
+static bool use_avx2(void)
+{
+#if HAVE_AVX2_VARIANT
+    return __builtin_cpu_supports("avx2") != 0;
+#else
+    return false;
+#endif
 }
 
 /* Steepest strict descent per sample; returns the number of interior pits. Each sample reads
- * only heights, so rows split over threads give the same result. */
+ * only heights, so rows split over threads give the same result. The border is base level, so
+ * interior samples need no bounds checks. */
 static uint64_t sp_receivers(sp_state *s)
 {
     const uint32_t nx = s->nx, nz = s->nz;
+    const double *h = s->h;
+    const uint8_t *base = s->base;
+    uint8_t *rcode = s->rcode;
+    uint32_t *rcv = s->rcv;
+    const int32_t *off = s->off;
+    receivers_row_fn row_fn = receivers_row_default;
+#if HAVE_AVX2_VARIANT
+    if (s->avx2) row_fn = receivers_row_avx2;
+#endif
     uint64_t pits = 0;
 #pragma omp parallel for schedule(static) reduction(+ : pits)
     for (uint32_t j = 0; j < nz; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j == 0 || j + 1u == nz) {
+            for (uint32_t i = 0; i < nx; i++) {
+                rcv[row + i] = (uint32_t)(row + i);
+                rcode[row + i] = 8;
+            }
+            continue;
+        }
+        row_fn(h + row - nx, h + row, h + row + nx, rcode + row, nx, s->inv_dist);
+        rcode[row] = 8;
+        rcode[row + nx - 1u] = 8;
         for (uint32_t i = 0; i < nx; i++) {
-            const size_t k = (size_t)j * nx + i;
-            if (s->base[k]) {
-                s->rcv[k] = (uint32_t)k;
-                s->rcode[k] = 8;
-                continue;
-            }
-            const double hk = s->h[k];
-            double best = 0.0;
-            int bd = 8;
-            for (int d = 0; d < 8; d++) {
-                const size_t q = (size_t)((int64_t)k + TRN_D8_DJ[d] * (int64_t)nx + TRN_D8_DI[d]);
-                const double slope = (hk - s->h[q]) * s->inv_dist[d];
-                if (slope > best) {
-                    best = slope;
-                    bd = d;
-                }
-            }
-            s->rcode[k] = (uint8_t)bd;
-            if (bd == 8) {
-                s->rcv[k] = (uint32_t)k;
-                pits++;
-            } else {
-                s->rcv[k] = (uint32_t)((int64_t)k + TRN_D8_DJ[bd] * (int64_t)nx + TRN_D8_DI[bd]);
-            }
+            const size_t k = row + i;
+            uint8_t c = rcode[k];
+            if (base[k]) c = rcode[k] = 8;
+            else pits += c == 8;
+            rcv[k] = (uint32_t)((int64_t)k + off[c]);
         }
     }
     return pits;
+}
+
+/* The donor masks from the receiver codes: bit d of dmask[v] is set when the neighbour in
+ * direction d has v as its receiver (its code points back, (d + 4) mod 8). */
+static void sp_donors(sp_state *s)
+{
+    const uint32_t nx = s->nx, nz = s->nz;
+    const uint8_t *rc = s->rcode;
+    uint8_t *dm = s->dmask;
+#pragma omp parallel for schedule(static)
+    for (uint32_t j = 0; j < nz; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j == 0 || j + 1u == nz) {
+            for (uint32_t i = 0; i < nx; i++) {
+                unsigned m = 0;
+                for (int d = 0; d < 8; d++) {
+                    const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+                    if (ii < 0 || jj < 0 || ii >= nx || jj >= nz) continue;
+                    if (rc[(size_t)jj * nx + (size_t)ii] == ((d + 4) & 7)) m |= 1u << d;
+                }
+                dm[row + i] = (uint8_t)m;
+            }
+            continue;
+        }
+        const uint8_t *up = rc + row - nx, *mid = rc + row, *dn = rc + row + nx;
+        /* The first and last samples of the row: no neighbour beyond the edge. */
+        dm[row] = (uint8_t)((mid[1] == 4) | (dn[1] == 5) << 1 | (dn[0] == 6) << 2 |
+                            (up[0] == 2) << 6 | (up[1] == 3) << 7);
+        const uint32_t e = nx - 1u;
+        dm[row + e] = (uint8_t)((dn[e] == 6) << 2 | (dn[e - 1] == 7) << 3 | (mid[e - 1] == 0) << 4 |
+                                (up[e - 1] == 1) << 5 | (up[e] == 2) << 6);
+        for (uint32_t i = 1; i < e; i++)
+            dm[row + i] = (uint8_t)((mid[i + 1] == 4) | (dn[i + 1] == 5) << 1 | (dn[i] == 6) << 2 |
+                                    (dn[i - 1] == 7) << 3 | (mid[i - 1] == 0) << 4 |
+                                    (up[i - 1] == 1) << 5 | (up[i] == 2) << 6 |
+                                    (up[i + 1] == 3) << 7);
+    }
+}
+
+/* The tree of donors below root, breadth first, appended to stack at top (the stack is its
+ * own queue); labels each sample with id when label is given. Returns the new top. Every
+ * direction is written and kept only when its donor bit is set: no branch on the donors, and
+ * no chain of dependent loads as a depth-first walk has. stack has room for 8 past the end. */
+static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t top,
+                      uint32_t *label, uint32_t id)
+{
+    const uint8_t *dm = s->dmask;
+    const int32_t *off = s->off;
+    size_t head = top;
+    stack[top++] = root;
+    while (head < top) {
+        if (head + SP_AHEAD < top) {
+            const uint32_t w = stack[head + SP_AHEAD];
+            __builtin_prefetch(&dm[w]);
+            if (label) __builtin_prefetch(&label[w], 1);
+        }
+        const uint32_t v = stack[head++];
+        if (label) label[v] = id;
+        const unsigned m = dm[v];
+        for (int d = 0; d < 8; d++) {
+            stack[top] = (uint32_t)((int64_t)v + off[d]);
+            top += (m >> d) & 1u;
+        }
+    }
+    return top;
+}
+
+/* Braun and Willett's stack, each tree breadth first, from each base-level sample in index
+ * order (without pits, or after routing, every tree has one). Any order with receivers before
+ * donors gives the same results: each later stage reads a sample's receiver only after
+ * finishing it. */
+static void sp_stack(sp_state *s)
+{
+    size_t top = 0;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->rcode[k] == 8) top = sp_tree(s, s->stack, (uint32_t)k, top, NULL, 0);
+}
+
+/* With pits: the trees into stack, labelled with their basins (s->basin: 0 for every
+ * base-level tree, 1.. for the pits' trees in index order); basin b > 0 fills
+ * stack[seg[b - 1] .. seg[b]), the base-level trees stack[0 .. seg[0]). */
+static void sp_stack_basins(sp_state *s, uint32_t *stack, size_t *seg)
+{
+    size_t top = 0;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->rcode[k] == 8 && s->base[k]) top = sp_tree(s, stack, (uint32_t)k, top, s->basin, 0);
+    seg[0] = top;
+    uint32_t id = 1;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->rcode[k] == 8 && !s->base[k]) {
+            top = sp_tree(s, stack, (uint32_t)k, top, s->basin, id);
+            seg[id++] = top;
+        }
 }
 
 /* A link between two basins across neighbouring samples a (in one) and b (in the other); the
@@ -126,8 +361,6 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
     return x;
 }
 
-static void sp_stack(sp_state *s);
-
 /* The D8 code from v to its neighbour q. */
 static uint8_t neighbour_code(const sp_state *s, uint32_t v, uint32_t q)
 {
@@ -138,104 +371,172 @@ static uint8_t neighbour_code(const sp_state *s, uint32_t v, uint32_t q)
     return 8;
 }
 
+/* The lowest passes between basins: an open-addressing table keyed by the pair of basins
+ * (most neighbouring samples across a boundary join the same two basins), and the slot of the
+ * last pair looked up (neighbouring boundary samples mostly repeat it). */
+typedef struct sp_pass_table {
+    size_t cap, count;
+    uint64_t *keys;
+    sp_edge *slots;
+    uint64_t last_key;
+    size_t last_slot;
+} sp_pass_table;
+
+static bool pass_grow(sp_pass_table *t)
+{
+    /* Rehash every pair into a table twice the size. */
+    const size_t ncap = t->cap * 2;
+    uint64_t *nk = malloc(ncap * sizeof *nk);
+    sp_edge *ns = malloc(ncap * sizeof *ns);
+    if (!nk || !ns) {
+        free(nk);
+        free(ns);
+        return false;
+    }
+    memset(nk, 0xff, ncap * sizeof *nk);
+    for (size_t k = 0; k < t->cap; k++) {
+        if (t->keys[k] == UINT64_MAX) continue;
+        size_t h = (size_t)((t->keys[k] * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
+        while (nk[h] != UINT64_MAX)
+            h = (h + 1) & (ncap - 1);
+        nk[h] = t->keys[k];
+        ns[h] = t->slots[k];
+    }
+    free(t->keys);
+    free(t->slots);
+    t->keys = nk;
+    t->slots = ns;
+    t->cap = ncap;
+    t->last_key = UINT64_MAX;
+    return true;
+}
+
+static bool pass_add(sp_pass_table *t, uint32_t bv, uint32_t bq, sp_edge e)
+{
+    const uint64_t key = bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
+    if (key == t->last_key) {
+        sp_edge *cur = &t->slots[t->last_slot];
+        if (edge_cmp(&e, cur) < 0) *cur = e;
+        return true;
+    }
+    if (2 * (t->count + 1) > t->cap && !pass_grow(t)) return false;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
+    while (t->keys[h] != UINT64_MAX && t->keys[h] != key)
+        h = (h + 1) & (t->cap - 1);
+    if (t->keys[h] == UINT64_MAX) {
+        t->keys[h] = key;
+        t->slots[h] = e;
+        t->count++;
+    } else if (edge_cmp(&e, &t->slots[h]) < 0) {
+        t->slots[h] = e;
+    }
+    t->last_key = key;
+    t->last_slot = h;
+    return true;
+}
+
+/* Every neighbouring pair (v, q = v + off[d], q > v) in different basins: the pass between
+ * them. flags: a row's worth of bytes (nx rounded up to 8). */
+static bool sp_passes(sp_state *s, sp_pass_table *t, uint8_t *flags)
+{
+    const uint32_t nx = s->nx, nz = s->nz;
+    const uint32_t *b = s->basin;
+    const double *h = s->h;
+    for (uint32_t j = 0; j < nz; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j + 1u < nz) {
+            /* Interior samples of the row (E, SE, S and SW all exist): first a byte per sample
+             * with a bit per neighbour in another basin (vectorises), then the few samples on
+             * a boundary, eight flags at a time. */
+            const uint32_t *bm = b + row, *bd = b + row + nx;
+            for (uint32_t i = 1; i + 1u < nx; i++) {
+                const uint32_t bv = bm[i];
+                flags[i] = (uint8_t)((bv != bm[i + 1]) | (bv != bd[i + 1]) << 1 |
+                                     (bv != bd[i]) << 2 | (bv != bd[i - 1]) << 3);
+            }
+            flags[0] = 0;
+            for (uint32_t i = nx - 1u; i < ((nx + 7u) & ~7u); i++)
+                flags[i] = 0;
+            for (uint32_t i0 = 0; i0 < nx; i0 += 8) {
+                uint64_t w;
+                memcpy(&w, flags + i0, sizeof w);
+                if (!w) continue;
+                for (uint32_t i = i0; i < i0 + 8u; i++) {
+                    const unsigned f = flags[i];
+                    if (!f) continue;
+                    const size_t v = row + i;
+                    const uint32_t bv = bm[i];
+                    const double hv = h[v];
+                    for (int d = 0; d < 4; d++) {
+                        if (!(f >> d & 1u)) continue;
+                        const size_t q = (size_t)((int64_t)v + s->off[d]);
+                        const sp_edge e = {hv > h[q] ? hv : h[q], (uint32_t)v, (uint32_t)q};
+                        if (!pass_add(t, bv, b[q], e)) return false;
+                    }
+                }
+            }
+        }
+        /* The first and last samples of the row, and the last row: bounds checked. */
+        for (uint32_t i = 0; i < nx; i++) {
+            if (j + 1u < nz && i > 0 && i + 1u < nx) {
+                i = nx - 2u;
+                continue;
+            }
+            const size_t v = row + i;
+            const uint32_t bv = b[v];
+            /* E, SE, S, SW: each unordered neighbour pair once. */
+            for (int d = 0; d < 4; d++) {
+                const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+                if (ii < 0 || ii >= nx || jj >= nz) continue;
+                const size_t q = (size_t)jj * nx + (size_t)ii;
+                const uint32_t bq = b[q];
+                if (bv == bq) continue;
+                const sp_edge e = {h[v] > h[q] ? h[v] : h[q], (uint32_t)v, (uint32_t)q};
+                if (!pass_add(t, bv, bq, e)) return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Route closed depressions without changing heights (Cordonnier, Bovy and Braun 2019): the
  * basins of the receiver forest (every base-level sample in one outlet basin, each pit its own)
  * joined by their lowest passes in a minimum spanning tree grown from the outlet; in each basin
  * the receivers from its pass sample back to its pit are reversed ("carving"), so the basin
  * drains over its sill into the neighbouring sample on the downstream side. Lakes (samples not
  * above their new receiver) do not erode; the sill carries the basin's area and incision lowers
- * it. Returns false when out of memory. */
+ * it. Leaves the stack of the routed forest; the donor masks follow the carving.
+ * Returns false when out of memory. */
 static bool sp_route_pits(sp_state *s, uint64_t pits)
 {
-    const size_t n = s->n;
     const uint32_t nb = (uint32_t)pits + 1u;
-    uint32_t *basin = s->walk; /* the stack walk is done: reuse its buffer */
-    uint32_t *root = malloc((size_t)nb * sizeof *root);
+    uint32_t *basin = s->basin;
+    /* The forest before carving, in the diffusion buffer (free until diffusion). */
+    uint32_t *old = (uint32_t *)(void *)s->tmp;
+    size_t *seg = malloc((size_t)nb * sizeof *seg);
+    if (!seg) return false;
+    sp_stack_basins(s, old, seg);
     uint32_t *parent = malloc((size_t)nb * sizeof *parent);
-    if (!root || !parent) {
-        free(root);
-        free(parent);
-        return false;
-    }
-    uint32_t next = 1;
-    root[0] = UINT32_MAX;
-    for (size_t t = 0; t < n; t++) {
-        const uint32_t v = s->stack[t];
-        if (s->rcv[v] != v)
-            basin[v] = basin[s->rcv[v]];
-        else if (s->base[v])
-            basin[v] = 0;
-        else {
-            root[next] = v;
-            basin[v] = next++;
-        }
-    }
-    /* The lowest pass of each pair of basins, in an open-addressing table keyed by the pair
-     * (most neighbouring samples across a boundary join the same two basins). */
-    size_t cap = 4096, count = 0;
-    uint64_t *keys = malloc(cap * sizeof *keys);
-    sp_edge *slots = malloc(cap * sizeof *slots);
-    bool ok = keys && slots;
-    if (ok) memset(keys, 0xff, cap * sizeof *keys);
-    /* Each unordered neighbour pair once: E, SE, S, SW of every sample. */
-    for (size_t v = 0; v < n && ok; v++) {
-        const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
-        const uint32_t bv = basin[v];
-        for (int d = 0; d < 4; d++) {
-            const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
-            if (ii < 0 || ii >= s->nx || jj >= s->nz) continue;
-            const size_t q = (size_t)jj * s->nx + (size_t)ii;
-            const uint32_t bq = basin[q];
-            if (bv == bq) continue;
-            sp_edge e = {s->h[v] > s->h[q] ? s->h[v] : s->h[q], (uint32_t)v, (uint32_t)q};
-            const uint64_t key = bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
-            if (2 * (count + 1) > cap) {
-                /* Grow: rehash every pair into a table twice the size. */
-                const size_t ncap = cap * 2;
-                uint64_t *nk = malloc(ncap * sizeof *nk);
-                sp_edge *ns = malloc(ncap * sizeof *ns);
-                if (!nk || !ns) {
-                    free(nk);
-                    free(ns);
-                    ok = false;
-                    break;
-                }
-                memset(nk, 0xff, ncap * sizeof *nk);
-                for (size_t k = 0; k < cap; k++) {
-                    if (keys[k] == UINT64_MAX) continue;
-                    size_t h = (size_t)((keys[k] * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
-                    while (nk[h] != UINT64_MAX)
-                        h = (h + 1) & (ncap - 1);
-                    nk[h] = keys[k];
-                    ns[h] = slots[k];
-                }
-                free(keys);
-                free(slots);
-                keys = nk;
-                slots = ns;
-                cap = ncap;
-            }
-            size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-            while (keys[h] != UINT64_MAX && keys[h] != key)
-                h = (h + 1) & (cap - 1);
-            if (keys[h] == UINT64_MAX) {
-                keys[h] = key;
-                slots[h] = e;
-                count++;
-            } else if (edge_cmp(&e, &slots[h]) < 0) {
-                slots[h] = e;
-            }
-        }
-    }
+    uint32_t *path = NULL;    /* the carved paths, each from its sill to its pit */
+    size_t *path_at = NULL;   /* per basin: where its path starts in path */
+    size_t npath = 0, path_cap = 0;
+    sp_pass_table t = {4096, 0, malloc(4096 * sizeof(uint64_t)), malloc(4096 * sizeof(sp_edge)),
+                       UINT64_MAX, 0};
+    bool ok = parent && t.keys && t.slots;
+    if (ok) memset(t.keys, 0xff, t.cap * sizeof *t.keys);
+    uint8_t *flags = malloc(((size_t)s->nx + 7u) & ~(size_t)7u);
+    ok = ok && flags && sp_passes(s, &t, flags);
+    free(flags);
+    const size_t count = t.count;
     sp_edge *edges = ok ? malloc((count ? count : 1) * sizeof *edges) : NULL;
     ok = ok && edges;
     if (ok) {
         size_t c = 0;
-        for (size_t k = 0; k < cap; k++)
-            if (keys[k] != UINT64_MAX) edges[c++] = slots[k];
+        for (size_t k = 0; k < t.cap; k++)
+            if (t.keys[k] != UINT64_MAX) edges[c++] = t.slots[k];
     }
-    free(keys);
-    free(slots);
+    free(t.keys);
+    free(t.slots);
     if (ok) {
         qsort(edges, count, sizeof *edges, edge_cmp);
         for (uint32_t b = 0; b < nb; b++)
@@ -254,7 +555,10 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         uint32_t *adj = malloc((chosen ? 2 * chosen : 1) * sizeof *adj);
         uint32_t *queue = malloc((size_t)nb * sizeof *queue);
         uint8_t *seen = calloc(nb, 1);
-        ok = off && adj && queue && seen;
+        path_cap = 4096;
+        path = malloc(path_cap * sizeof *path);
+        path_at = malloc((size_t)nb * sizeof *path_at);
+        ok = off && adj && queue && seen && path && path_at;
         if (ok) {
             for (size_t e = 0; e < chosen; e++) {
                 off[basin[edges[e].a] + 1]++;
@@ -271,7 +575,7 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
             size_t qh = 0, qt = 0;
             queue[qt++] = 0;
             seen[0] = 1;
-            while (qh < qt) {
+            while (qh < qt && ok) {
                 const uint32_t b = queue[qh++];
                 for (uint32_t k = off[b]; k < off[b + 1]; k++) {
                     const sp_edge *e = &edges[adj[k]];
@@ -282,20 +586,58 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                     queue[qt++] = child;
                     /* Carve: reverse the receivers from the child's pass sample back to its
                      * pit, so the basin drains out over its sill to the downstream side, and
-                     * the sill, carrying the basin's area, is the sample that erodes. */
+                     * the sill, carrying the basin's area, is the sample that erodes. Each
+                     * reversed link moves its donor bit to the other end. */
                     const uint32_t up = ba == b ? e->b : e->a;
                     uint32_t prev = ba == b ? e->a : e->b, cur = up;
+                    uint8_t code = neighbour_code(s, cur, prev);
+                    path_at[child] = npath;
                     for (;;) {
                         const uint32_t nxt = s->rcv[cur];
+                        const uint8_t oc = s->rcode[cur];
+                        if (oc != 8) s->dmask[nxt] &= (uint8_t)~(1u << ((oc + 4u) & 7u));
                         s->rcv[cur] = prev;
-                        s->rcode[cur] = neighbour_code(s, cur, prev);
+                        s->rcode[cur] = code;
+                        s->dmask[prev] |= (uint8_t)(1u << ((code + 4u) & 7u));
+                        if (npath == path_cap) {
+                            path_cap *= 2;
+                            uint32_t *np = realloc(path, path_cap * sizeof *np);
+                            if (!np) {
+                                ok = false;
+                                break;
+                            }
+                            path = np;
+                        }
+                        path[npath++] = cur;
                         if (nxt == cur) break; /* the pit */
+                        code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
                         prev = cur;
                         cur = nxt;
                     }
                 }
             }
-            ok = true;
+            if (ok) {
+                /* The new stack: the base-level trees as they were, then each basin in the order
+                 * it joined (after the basin it drains into): its carved path from the sill back
+                 * to the pit (each now draining to the one before), then its other samples in
+                 * their old order (their receivers did not change and come before them). */
+                for (size_t q = 0; q < npath; q++)
+                    basin[path[q]] = UINT32_MAX;
+                memcpy(s->stack, old, seg[0] * sizeof *old);
+                size_t top = seg[0];
+                for (size_t q = 1; q < qt; q++) {
+                    const uint32_t b = queue[q];
+                    const size_t p0 = path_at[b], p1 = q + 1 < qt ? path_at[queue[q + 1]] : npath;
+                    memcpy(s->stack + top, path + p0, (p1 - p0) * sizeof *path);
+                    top += p1 - p0;
+                    for (size_t k = seg[b - 1]; k < seg[b]; k++) {
+                        if (k + SP_AHEAD < s->n) __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
+                        const uint32_t v = old[k];
+                        s->stack[top] = v;
+                        top += basin[v] != UINT32_MAX;
+                    }
+                }
+            }
         }
         free(off);
         free(adj);
@@ -303,60 +645,29 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         free(seen);
     }
     free(edges);
-    free(root);
     free(parent);
+    free(seg);
+    free(path);
+    free(path_at);
     return ok;
-}
-
-/* Braun and Willett's stack: donors in CSR form, then a depth-first walk from each base-level
- * (or pit) sample in index order. */
-static void sp_stack(sp_state *s)
-{
-    const size_t n = s->n;
-    uint32_t *off = s->ndon; /* n + 1 entries */
-    memset(off, 0, (n + 1) * sizeof *off);
-    for (size_t k = 0; k < n; k++)
-        if (s->rcv[k] != k) off[s->rcv[k] + 1]++;
-    for (size_t k = 0; k < n; k++)
-        off[k + 1] += off[k];
-    /* Fill donors using area as a cursor copy (area is rewritten below). */
-    uint32_t *cur = s->area;
-    memcpy(cur, off, n * sizeof *cur);
-    for (size_t k = 0; k < n; k++)
-        if (s->rcv[k] != k) s->don[cur[s->rcv[k]]++] = (uint32_t)k;
-    size_t top = 0;
-    uint32_t *walk = s->walk;
-    /* Base-level trees first, then each pit's: a pit's tree is one contiguous segment, which
-     * sp_route_pits reorders as whole segments. */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < n; k++) {
-            if (s->rcv[k] != k || (s->base[k] != 0) != (pass == 0)) continue;
-            size_t sp = 0;
-            walk[sp++] = (uint32_t)k;
-            while (sp) {
-                const uint32_t v = walk[--sp];
-                s->stack[top++] = v;
-                for (uint32_t e = off[v + 1]; e > off[v]; e--)
-                    walk[sp++] = s->don[e - 1];
-            }
-        }
 }
 
 static void sp_area(sp_state *s)
 {
     const size_t n = s->n;
+    uint32_t *area = s->area;
+    const uint32_t *stack = s->stack, *rcv = s->rcv;
     for (size_t k = 0; k < n; k++)
-        s->area[k] = 1;
+        area[k] = 1;
     for (size_t t = n; t-- > 0;) {
-        const uint32_t v = s->stack[t], r = s->rcv[v];
-        if (r != v) s->area[r] += s->area[v];
+        if (t >= SP_AHEAD) {
+            const uint32_t w = stack[t - SP_AHEAD];
+            __builtin_prefetch(&rcv[w]);
+            __builtin_prefetch(&area[w], 1);
+        }
+        const uint32_t v = stack[t], r = rcv[v];
+        if (r != v) area[r] += area[v];
     }
-}
-
-static double area_pow(const sp_state *s, uint32_t count, double cell_area, double m)
-{
-    if (count < s->pow_table_size) return s->pow_table[count];
-    return pow((double)count * cell_area, m);
 }
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
@@ -396,20 +707,38 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
 /* Implicit incision along the stack, base level first. */
 static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
 {
-    const double K = p->erodibility, dt = p->dt, n_exp = p->n;
+    const double K = p->erodibility, dt = p->dt, n_exp = p->n, thr = p->channel_threshold;
     const bool linear = n_exp == 1.0;
-    for (size_t t = 0; t < s->n; t++) {
-        const uint32_t v = s->stack[t], r = s->rcv[v];
+    const uint32_t *stack = s->stack, *rcv = s->rcv, *area = s->area;
+    const uint8_t *rcode = s->rcode;
+    double *h = s->h;
+    const uint32_t tsize = s->pow_table_size;
+    /* The distance class of each code (0: dx, 1: dz, 2: diagonal), indexing f_table. */
+    static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
+    const size_t n = s->n;
+    for (size_t t = 0; t < n; t++) {
+        if (t + SP_AHEAD < n) {
+            const uint32_t w = stack[t + SP_AHEAD];
+            __builtin_prefetch(&h[w], 1);
+            __builtin_prefetch(&rcv[w]);
+            __builtin_prefetch(&area[w]);
+        }
+        const uint32_t v = stack[t], r = rcv[v];
         if (r == v) continue;
-        const double hr = s->h[r], h0 = s->h[v];
+        const double hr = h[r], h0 = h[v];
         if (h0 <= hr) continue; /* a lake below its sill: no incision */
-        if ((double)s->area[v] * cell_area < p->channel_threshold) continue; /* a hillslope */
-        const double d = s->dist[s->rcode[v]];
-        const double F = K * dt * area_pow(s, s->area[v], cell_area, p->m);
+        const uint32_t a = area[v];
+        if ((double)a * cell_area < thr) continue; /* a hillslope */
+        const uint8_t c = rcode[v];
         if (linear) {
-            const double f = F / d;
-            s->h[v] = (h0 + f * hr) / (1.0 + f);
+            /* f = K dt A^m / d, from the table while the count is in it (same operations). */
+            const double f = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
+                                       : K * dt * pow((double)a * cell_area, p->m) / s->dist[c];
+            h[v] = (h0 + f * hr) / (1.0 + f);
         } else {
+            const double d = s->dist[c];
+            const double F =
+                K * dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
             /* Newton on g(x) = x - h0 + F ((x - hr) / d)^n, x in (hr, h0]. */
             const double fd = F / pow(d, n_exp);
             double x = h0;
@@ -425,8 +754,31 @@ static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell
                 }
                 x = nx;
             }
-            s->h[v] = x;
+            h[v] = x;
         }
+    }
+}
+
+/* One explicit diffusion substep, every sample from the previous values (the border and the
+ * listed interior base-level samples are copied afterwards). */
+static void diffuse_rows(const sp_state *s, const double *h, double *out, double ax, double az,
+                         double kdt)
+{
+    const uint32_t nx = s->nx, nz = s->nz;
+    diffuse_row_fn row_fn = diffuse_row_default;
+#if HAVE_AVX2_VARIANT
+    if (s->avx2) row_fn = diffuse_row_avx2;
+#endif
+#pragma omp parallel for schedule(static)
+    for (uint32_t j = 0; j < nz; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j == 0 || j + 1u == nz) {
+            memcpy(out + row, h + row, nx * sizeof *out);
+            continue;
+        }
+        row_fn(h + row - nx, h + row, h + row + nx, out + row, nx, ax, az, kdt);
+        out[row] = h[row];
+        out[row + nx - 1u] = h[row + nx - 1u];
     }
 }
 
@@ -440,21 +792,10 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
     const double kdt = p->diffusion * p->dt / (double)sub;
-    const uint32_t nx = s->nx, nz = s->nz;
     for (uint32_t it = 0; it < sub; it++) {
-#pragma omp parallel for schedule(static)
-        for (uint32_t j = 0; j < nz; j++)
-            for (uint32_t i = 0; i < nx; i++) {
-                const size_t k = (size_t)j * nx + i;
-                if (s->base[k]) {
-                    s->tmp[k] = s->h[k];
-                    continue;
-                }
-                const double c = s->h[k];
-                const double lap = (s->h[k - 1] - 2.0 * c + s->h[k + 1]) * ax +
-                                   (s->h[k - nx] - 2.0 * c + s->h[k + nx]) * az;
-                s->tmp[k] = c + kdt * lap;
-            }
+        diffuse_rows(s, s->h, s->tmp, ax, az, kdt);
+        for (size_t q = 0; q < s->nibase; q++)
+            s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
         double *t = s->h;
         s->h = s->tmp;
         s->tmp = t;
@@ -486,6 +827,25 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
             }
             s->h[k] = lo;
         }
+}
+
+/* Uplift of every sample above base level (a select, so the loop vectorises). */
+static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
+{
+    const double u = p->uplift * p->dt;
+    const uint8_t *base = s->base;
+    double *h = s->h;
+    const float *mask = p->uplift_mask;
+    const size_t n = s->n;
+    if (mask) {
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++)
+            h[k] = base[k] ? h[k] : h[k] + u * (double)mask[k];
+    } else {
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++)
+            h[k] = base[k] ? h[k] : h[k] + u * 1.0;
+    }
 }
 
 static void sp_critical(sp_state *s, const trn_stream_power_params *p)
@@ -538,36 +898,60 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.dd = sqrt(s.dx * s.dx + s.dz * s.dz);
     for (int d = 0; d < 8; d++)
         s.dist[d] = TRN_D8_DI[d] && TRN_D8_DJ[d] ? s.dd : TRN_D8_DI[d] ? s.dx : s.dz;
-    for (int d = 0; d < 8; d++)
+    for (int d = 0; d < 8; d++) {
         s.inv_dist[d] = 1.0 / s.dist[d];
+        s.off[d] = TRN_D8_DJ[d] * (int32_t)s.nx + TRN_D8_DI[d];
+    }
+    s.off[8] = 0;
+    s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
-    s.h = malloc(s.n * sizeof *s.h);
-    s.tmp = malloc(s.n * sizeof *s.tmp);
-    s.base = malloc(s.n);
-    s.rcv = malloc(s.n * sizeof *s.rcv);
-    s.rcode = malloc(s.n);
-    s.ndon = malloc((s.n + 1) * sizeof *s.ndon);
-    s.don = malloc(s.n * sizeof *s.don);
-    s.stack = malloc(s.n * sizeof *s.stack);
-    s.walk = malloc(s.n * sizeof *s.walk);
-    s.area = malloc(s.n * sizeof *s.area);
+    s.h = big_alloc(s.n * sizeof *s.h);
+    s.tmp = big_alloc(s.n * sizeof *s.tmp);
+    s.base = big_alloc(s.n);
+    s.rcv = big_alloc(s.n * sizeof *s.rcv);
+    s.rcode = big_alloc(s.n);
+    s.dmask = big_alloc(s.n);
+    s.stack = big_alloc((s.n + 8u) * sizeof *s.stack);
+    s.basin = big_alloc(s.n * sizeof *s.basin);
+    s.area = big_alloc(s.n * sizeof *s.area);
     s.pow_table_size = s.n < 65536u ? (uint32_t)s.n + 1u : 65536u;
     s.pow_table = malloc(s.pow_table_size * sizeof *s.pow_table);
-    if (!s.h || !s.tmp || !s.base || !s.rcv || !s.rcode || !s.ndon || !s.don || !s.stack ||
-        !s.walk || !s.area || !s.pow_table) {
+    s.f_table = malloc(3 * (size_t)s.pow_table_size * sizeof *s.f_table);
+    if (!s.h || !s.tmp || !s.base || !s.rcv || !s.rcode || !s.dmask || !s.stack ||
+        !s.basin || !s.area || !s.pow_table || !s.f_table) {
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
     }
-    for (uint32_t c = 0; c < s.pow_table_size; c++)
+    for (uint32_t c = 0; c < s.pow_table_size; c++) {
         s.pow_table[c] = pow((double)c * cell_area, p->m);
-    const bool sea = isfinite(p->sea_level);
-    for (size_t k = 0; k < s.n; k++) {
-        const size_t i = k % s.nx, j = k / s.nx;
-        s.h[k] = (double)field->heights[k];
-        s.base[k] = (uint8_t)(i == 0 || j == 0 || i == s.nx - 1u || j == s.nz - 1u ||
-                              (sea && s.h[k] <= p->sea_level));
+        /* As sp_incise would compute it: F = K dt A^m, then F / d. */
+        const double F = p->erodibility * p->dt * s.pow_table[c];
+        s.f_table[c] = F / s.dx;
+        s.f_table[s.pow_table_size + c] = F / s.dz;
+        s.f_table[2 * (size_t)s.pow_table_size + c] = F / s.dd;
     }
+    const bool sea = isfinite(p->sea_level);
+    for (uint32_t j = 0; j < s.nz; j++)
+        for (uint32_t i = 0; i < s.nx; i++) {
+            const size_t k = (size_t)j * s.nx + i;
+            const bool border = i == 0 || j == 0 || i + 1u == s.nx || j + 1u == s.nz;
+            s.h[k] = (double)field->heights[k];
+            s.base[k] = (uint8_t)(border || (sea && s.h[k] <= p->sea_level));
+            s.nibase += s.base[k] && !border;
+        }
+    s.ibase = malloc((s.nibase ? s.nibase : 1) * sizeof *s.ibase);
+    if (!s.ibase) {
+        sp_free(&s);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "stream power: out of memory for %zu samples", s.n);
+    }
+    /* The interior samples under the sea, which diffusion keeps as they are. */
+    for (uint32_t j = 1, q = 0; j + 1u < s.nz; j++)
+        for (uint32_t i = 1; i + 1u < s.nx; i++) {
+            const size_t k = (size_t)j * s.nx + i;
+            if (s.base[k]) s.ibase[q++] = (uint32_t)k;
+        }
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
@@ -581,14 +965,17 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         }
         const bool last = step + 1 == p->steps;
         if (last && report) {
-            before = malloc(s.n * sizeof *before);
+            before = big_alloc(s.n * sizeof *before);
             if (before) memcpy(before, s.h, s.n * sizeof *before);
         }
-        for (size_t k = 0; k < s.n; k++)
-            if (!s.base[k])
-                s.h[k] += p->uplift * p->dt * (p->uplift_mask ? (double)p->uplift_mask[k] : 1.0);
+        SP_MARK(0);
+        sp_uplift(&s, p);
+        SP_MARK(1);
         const uint64_t pits = sp_receivers(&s);
-        sp_stack(&s);
+        sp_donors(&s);
+        SP_MARK(2);
+        if (!pits) sp_stack(&s);
+        SP_MARK(3);
         if (pits) {
             if (!sp_route_pits(&s, pits)) {
                 st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -596,17 +983,22 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                                    (unsigned long long)pits);
                 break;
             }
-            sp_stack(&s);
+            SP_MARK(5);
             if (report) {
                 report->pits_routed += pits;
                 report->steps_with_pits++;
             }
         }
+        SP_MARK(6);
         sp_area(&s);
+        SP_MARK(7);
         sp_incise(&s, p, cell_area);
+        SP_MARK(8);
         sp_diffuse(&s, p);
+        SP_MARK(9);
         sp_critical(&s, p);
         sp_follow_border(&s, p);
+        SP_MARK(10);
         if (report) report->steps = step + 1u;
     }
 #ifdef _OPENMP
