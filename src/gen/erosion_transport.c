@@ -160,7 +160,7 @@ static double fill_pool(float *h, transport_buf *b, uint32_t exit, double volume
         h[s] = lf;
     }
     *deposited += put;
-    return volume > put ? volume - put : 0.0;
+    return volume - put; /* exact bookkeeping, even a rounding below 0 */
 }
 
 /* One step: route, then carry sediment from the divides down to the edges. */
@@ -233,8 +233,7 @@ static void transport_step(float *h, size_t nx, size_t nz, const trn_erosion_par
             eroded -= change;
         else
             deposited += change;
-        load -= change;
-        if (load < 0.0) load = 0.0; /* float rounding of a full deposit */
+        load -= change; /* may dip below 0 by a rounding: kept so the ledger balances */
         h[s] = hn;
         if (hn < b->lowest_up[r]) b->lowest_up[r] = hn;
         b->load[r] += load;
