@@ -790,8 +790,15 @@ static void test_layers(void)
     CHECK_CONTAINS(r.body, "{\"enabled\":false,\"id\":\"sculpt\"}");
     reply_free(&r);
     CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409); /* a regeneration */
-    /* The state it has: nothing happens. */
-    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false}"), 200);
+    /* The state it has: nothing happens, not even a regeneration (the history stays). */
+    r = post_stroke("{\"type\":\"lower\",\"radius\":8,\"points\":[[20,20]]}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    o = get_json("POST", "/api/layer", "{\"name\": \"sculpt\", \"enabled\": false}", &status);
+    CHECK_EQ_INT(status, 200);
+    CHECK(json_is_true(json_object_get(o, "can_undo")));
+    json_decref(o);
+    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
     CHECK(same_heights(base));
     CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": true}"), 200);
     CHECK(same_heights(edited));
@@ -895,6 +902,7 @@ static void test_nodes(void)
         CHECK(json_number_value(json_object_get(n, "cpu_ms")) >= 0.0);
     }
     CHECK(fabs(json_number_value(json_object_get(o, "total_cpu_ms")) - total) < 1e-9);
+    CHECK(strcmp(json_string_value(json_object_get(o, "quality")), "final") == 0);
     json_t *sea = json_array_get(nodes, 3);
     CHECK(strcmp(json_string_value(json_object_get(sea, "type")), "water_body") == 0);
     char *pins = json_dumps(json_object_get(sea, "outputs"), JSON_COMPACT);
