@@ -101,7 +101,7 @@ function invert(m) {
 // chunk; heights come from the full-resolution R32F texture, so level 0 is the server's field.
 const terrainVS = `#version 300 es
 precision highp float; precision highp int; precision highp sampler2D;
-layout(location = 0) in vec3 a_local; layout(location = 1) in vec3 a_chunk;
+layout(location = 0) in vec3 a_local; layout(location = 1) in vec2 a_chunk; layout(location = 2) in vec4 a_skirt;
 uniform sampler2D u_h; uniform ivec2 u_cells; uniform vec2 u_cell; uniform int u_stride; uniform mat4 u_vp;
 out vec3 v_normal; out vec3 v_pos;
 float H(ivec2 p) { return texelFetch(u_h, clamp(p, ivec2(0), u_cells), 0).r; }
@@ -112,7 +112,9 @@ void main() {
   float dx = (H(ivec2(hi.x, p.y)) - H(ivec2(lo.x, p.y))) / (float(max(hi.x - lo.x, 1)) * u_cell.x);
   float dz = (H(ivec2(p.x, hi.y)) - H(ivec2(p.x, lo.y))) / (float(max(hi.y - lo.y, 1)) * u_cell.y);
   v_normal = normalize(vec3(-dx, 1.0, -dz));
-  if (a_local.z > 0.5) h -= a_chunk.z; // a skirt vertex hangs below the chunk's edge
+  // A skirt vertex hangs below its edge (a_local.z: 1..4 = north, south, west, east; 0 none).
+  int edge = int(a_local.z + 0.5);
+  if (edge > 0) h -= edge == 1 ? a_skirt.x : edge == 2 ? a_skirt.y : edge == 3 ? a_skirt.z : a_skirt.w;
   v_pos = vec3(float(p.x) * u_cell.x, h, float(p.y) * u_cell.y);
   gl_Position = u_vp * vec4(v_pos, 1.0);
 }`;
@@ -142,7 +144,7 @@ void main() {
 // deep colour by depth over each body's absorption distance.
 const waterVS = `#version 300 es
 precision highp float; precision highp int; precision highp sampler2D; precision highp usampler2D;
-layout(location = 0) in vec3 a_local; layout(location = 1) in vec3 a_chunk;
+layout(location = 0) in vec3 a_local; layout(location = 1) in vec2 a_chunk;
 uniform sampler2D u_w; uniform usampler2D u_wi; uniform ivec2 u_cells; uniform vec2 u_cell; uniform mat4 u_vp;
 out vec3 v_pos; out float v_wet; flat out int v_body;
 void main() {
@@ -233,11 +235,11 @@ function makeLevelMesh(level) {
   // Each edge as a strip of quads down to its skirt copy.
   const edges = [[], [], [], []];
   for (let k = 0; k <= n; k++) { edges[0].push(k); edges[1].push(n * row + k); edges[2].push(k * row); edges[3].push(k * row + n); }
-  for (const edge of edges) {
+  edges.forEach((edge, e) => {
     const base = vertices.length / 3;
-    for (const v of edge) vertices.push(vertices[v * 3], vertices[v * 3 + 1], 1);
+    for (const v of edge) vertices.push(vertices[v * 3], vertices[v * 3 + 1], e + 1);
     for (let k = 0; k < n; k++) indices.push(edge[k], base + k, edge[k + 1], edge[k + 1], base + k, base + k + 1);
-  }
+  });
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
@@ -247,8 +249,10 @@ function makeLevelMesh(level) {
   gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
   gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
   gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
-  gl.enableVertexAttribArray(1);
-  gl.vertexAttribDivisor(1, 1);
+  for (const loc of [1, 2]) {
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribDivisor(loc, 1);
+  }
   gl.bindVertexArray(null);
   return { vao, count: indices.length, level };
 }
@@ -336,9 +340,6 @@ async function loadHeights() {
   const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
   if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
     throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
-  let lo = Infinity, hi = -Infinity;
-  for (const h of terrain.heights) { if (h < lo) lo = h; if (h > hi) hi = h; }
-  Object.assign(terrain, { lo, hi });
   makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
   const levels = Math.round(Math.log2(C)) + 1;
   if (C !== terrain.chunkCells || levels !== terrain.levels || !levelMeshes.length || resized) {
@@ -352,6 +353,9 @@ async function loadHeights() {
   terrain.cmin = new Float32Array(chunks);
   terrain.cmax = new Float32Array(chunks);
   for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) chunkBounds(cx, cz);
+  let lo = Infinity, hi = -Infinity;
+  for (let c = 0; c < chunks; c++) { lo = Math.min(lo, terrain.cmin[c]); hi = Math.max(hi, terrain.cmax[c]); }
+  Object.assign(terrain, { lo, hi });
   if (resized || camera.dist <= 1) resetCamera();
   await loadBiomes();
   await loadLod();
@@ -395,13 +399,15 @@ async function loadBiomes() {
 const colour01 = (c, fallback) => (Array.isArray(c) ? [0, 1, 2].map((k) => (c[k] > 1 ? c[k] / 255 : c[k])) : fallback);
 // /api/water/grid (surface or NaN), /api/water/bodies, /api/water/index (optional).
 async function loadWater() {
-  const response = await optional('water/grid');
   water.has = false;
   water.grid = null;
-  if (!response) return;
-  const grid = new Float32Array(await response.arrayBuffer());
+  // The bodies first: without any, the grid (all NaN) is not fetched.
   const bodies = await optional('water/bodies');
   water.bodies = bodies ? ((await bodies.json()).bodies || []) : [];
+  if (!bodies || !water.bodies.length) { redraw(); return; }
+  const response = await optional('water/grid');
+  if (!response) return;
+  const grid = new Float32Array(await response.arrayBuffer());
   const indexReply = water.bodies.length > 1 ? await optional('water/index') : null;
   const index = indexReply ? new Uint8Array(await indexReply.arrayBuffer()) : null;
   const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
@@ -497,7 +503,7 @@ function ruleLook(rule) {
   // Hues from red through green and purple to magenta, none water-blue.
   const degrees = h % 260, hue = (degrees < 170 ? degrees : degrees + 100) / 60, x = 1 - Math.abs((hue % 2) - 1);
   const rgb = [[1, x, 0], [x, 1, 0], [0, 1, x], [0, x, 1], [x, 0, 1], [1, 0, x]][Math.floor(hue) % 6].map((v) => 0.25 + 0.6 * v);
-  return { rgb, box: /rock|boulder|stone|box|crate|build|house/i.test(rule) };
+  return { rgb, box: /rock|boulder|stone|box|crate|build|house/i.test(rule), small: /grass|flower|bush|shrub|fern|plant|weed/i.test(rule) };
 }
 
 async function loadInstances() {
@@ -512,7 +518,7 @@ async function loadInstances() {
     const look = rules.get(it.rule);
     look.count++;
     // Proxies in metres: a boulder-sized box, a tree-sized cone (scaled by the instance).
-    const size = (look.box ? 1.5 : 4) * (it.scale || 1);
+    const size = (look.box ? 1.5 : look.small ? 1.2 : 5) * (it.scale || 1);
     (look.box ? boxes : cones).push(it.x, it.y, it.z, -(it.yaw || 0) * Math.PI / 180, ...look.rgb, size);
   }
   for (const [mesh, data] of [[scatter.box, boxes], [scatter.cone, cones]]) {
@@ -596,8 +602,10 @@ function chooseLevels(vp) {
     const x0 = cx * cx0, x1 = Math.min((cx + 1) * cx0, terrain.sizeX), z0 = cz * cz0, z1 = Math.min((cz + 1) * cz0, terrain.sizeZ);
     const y0 = terrain.cmin[c] - terrain.lod[c * L + L - 1], y1 = terrain.cmax[c];
     let inside = true;
-    for (const p of planes)
+    for (let k = 0; k < 6; k++) {
+      const p = planes[k];
       if (p[0] * (p[0] > 0 ? x1 : x0) + p[1] * (p[1] > 0 ? y1 : y0) + p[2] * (p[2] > 0 ? z1 : z0) + p[3] < 0) { inside = false; break; }
+    }
     if (!inside) { levels[c] = -1; culled++; continue; }
     const dx = Math.max(x0 - eye[0], 0, eye[0] - x1), dy = Math.max(y0 - eye[1], 0, eye[1] - y1), dz = Math.max(z0 - eye[2], 0, eye[2] - z1);
     const d = Math.hypot(dx, dy, dz);
@@ -610,27 +618,34 @@ function chooseLevels(vp) {
   return levels;
 }
 
-// The chunks of each level as (i0, j0, skirt) instances; a skirt as deep as the larger error
-// of the chunk and its four neighbours at their levels (twice: both edges may be off).
+// The chunks of each level as (i0, j0, four skirt depths) instances. An edge shared with a
+// chunk at the same level matches it exactly and gets no skirt (0: its triangles are empty);
+// beside another level the skirt is twice the larger of the two errors deep.
+const INSTANCE_FLOATS = 6;
 function chunkInstances(levels, only) {
-  const NX = terrain.chunksX, NZ = terrain.chunksZ, L = terrain.levels, C = terrain.chunkCells;
-  const err = (cx, cz) => {
-    if (cx < 0 || cz < 0 || cx >= NX || cz >= NZ) return 0;
-    const c = cz * NX + cx;
-    return levels[c] < 0 ? terrain.lod[c * L + L - 1] : terrain.lod[c * L + levels[c]];
-  };
+  const NX = terrain.chunksX, NZ = terrain.chunksZ, L = terrain.levels, C = terrain.chunkCells, lod = terrain.lod;
   const counts = new Array(L).fill(0);
   for (let c = 0; c < levels.length; c++) if (levels[c] >= 0 && (!only || only[c])) counts[levels[c]]++;
   const offsets = [];
   let total = 0;
   for (let l = 0; l < L; l++) { offsets.push(total); total += counts[l]; }
-  const data = new Float32Array(total * 3), fill = offsets.slice();
+  const data = new Float32Array(total * INSTANCE_FLOATS), fill = offsets.slice(), pad = 0.5 * terrain.cellX;
+  const skirt = (c, l, cx, cz) => {
+    if (cx < 0 || cz < 0 || cx >= NX || cz >= NZ) return 0;
+    const n = cz * NX + cx, m = levels[n];
+    if (m === l) return 0;
+    return 2 * Math.max(lod[c * L + l], m < 0 ? lod[n * L + L - 1] : lod[n * L + m]) + pad;
+  };
   for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
     const c = cz * NX + cx, l = levels[c];
     if (l < 0 || (only && !only[c])) continue;
-    const skirt = 2 * Math.max(err(cx, cz), err(cx - 1, cz), err(cx + 1, cz), err(cx, cz - 1), err(cx, cz + 1)) + 0.5 * terrain.cellX;
-    data.set([cx * C, cz * C, skirt], fill[l] * 3);
-    fill[l]++;
+    const at = fill[l]++ * INSTANCE_FLOATS;
+    data[at] = cx * C;
+    data[at + 1] = cz * C;
+    data[at + 2] = skirt(c, l, cx, cz - 1);
+    data[at + 3] = skirt(c, l, cx, cz + 1);
+    data[at + 4] = skirt(c, l, cx - 1, cz);
+    data[at + 5] = skirt(c, l, cx + 1, cz);
   }
   return { data, counts, offsets };
 }
@@ -643,7 +658,8 @@ function drawChunks(set) {
     const mesh = levelMeshes[l];
     gl.bindVertexArray(mesh.vao);
     gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
-    gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, set.offsets[l] * 12);
+    gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, set.offsets[l] * INSTANCE_FLOATS * 4);
+    gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, set.offsets[l] * INSTANCE_FLOATS * 4 + 8);
     gl.uniform1i(currentProgram.u.u_stride, 1 << l);
     gl.drawElementsInstanced(gl.TRIANGLES, mesh.count, gl.UNSIGNED_SHORT, 0, set.counts[l]);
   }
@@ -686,7 +702,7 @@ function draw() {
   bindTexture(2, textures.palette, u.u_pal);
   const set = chunkInstances(levels, null);
   drawChunks(set);
-  studio.stats.chunksDrawn = set.data.length / 3;
+  studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
   studio.stats.instancesDrawn = 0;
   if (show.instances && scatter.box) {
     u = useProgram(programs.proxy);
@@ -713,14 +729,13 @@ function draw() {
     // Water at most at level 2: its shore ring of dilated samples is four samples wide.
     const capped = levels.map((l) => Math.min(l, 2));
     const wset = chunkInstances(capped, water.chunks);
-    for (let k = 0; k < wset.data.length; k += 3) wset.data[k + 2] = 0;
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     gl.depthMask(false);
     drawChunks(wset);
     gl.depthMask(true);
     gl.disable(gl.BLEND);
-    studio.stats.waterChunksDrawn = wset.data.length / 3;
+    studio.stats.waterChunksDrawn = wset.data.length / INSTANCE_FLOATS;
   }
   drawMinimapOverlay();
   const t1 = performance.now();
@@ -902,7 +917,9 @@ async function loadNodes() {
     li.onclick = () => showPreview(n, (n.outputs || [])[0]);
     list.appendChild(li);
   }
-  $('nodes-total').textContent = typeof reply.total_cpu_ms === 'number' ? 'total ' + reply.total_cpu_ms.toFixed(0) + ' ms' : '';
+  // The quality is shown, not switched: the API has no request for it.
+  $('nodes-total').textContent = (typeof reply.total_cpu_ms === 'number' ? 'total ' + reply.total_cpu_ms.toFixed(0) + ' ms' : '') +
+    (reply.quality ? ', ' + reply.quality : '');
 }
 function showPreview(node, pin) {
   const box = $('preview'), img = document.createElement('img'), caption = document.createElement('div');
