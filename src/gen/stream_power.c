@@ -320,21 +320,38 @@ static void sp_stack(sp_state *s)
         if (s->rcode[k] == 8) top = sp_tree(s, s->stack, (uint32_t)k, top, NULL, 0);
 }
 
-/* With pits: the trees into stack, labelled with their basins (s->basin: 0 for every
- * base-level tree, 1.. for the pits' trees in index order); basin b > 0 fills
- * stack[seg[b - 1] .. seg[b]), the base-level trees stack[0 .. seg[0]). */
-static void sp_stack_basins(sp_state *s, uint32_t *stack, size_t *seg)
+/* With pits: the trees into buf, labelled with their basins (s->basin: 0 for every base-level
+ * tree, 1.. for the pits' trees in index order), by two workers (threads when there are): the
+ * first takes the base-level trees and the first half of the pits, into buf[0 ..), the second
+ * the other pits, into buf[n + 8 ..) (buf holds 2 n + 16). Basin b fills
+ * buf[seg[2 b] .. seg[2 b + 1]). Returns false when out of memory. */
+static bool sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg, uint32_t pits)
 {
-    size_t top = 0;
-    for (size_t k = 0; k < s->n; k++)
-        if (s->rcode[k] == 8 && s->base[k]) top = sp_tree(s, stack, (uint32_t)k, top, s->basin, 0);
-    seg[0] = top;
-    uint32_t id = 1;
-    for (size_t k = 0; k < s->n; k++)
-        if (s->rcode[k] == 8 && !s->base[k]) {
-            top = sp_tree(s, stack, (uint32_t)k, top, s->basin, id);
-            seg[id++] = top;
+    uint32_t *roots = malloc((pits ? pits : 1u) * sizeof *roots);
+    if (!roots) return false;
+    for (size_t k = 0, c = 0; k < s->n; k++)
+        if (s->rcode[k] == 8 && !s->base[k]) roots[c++] = (uint32_t)k;
+    const uint32_t half = pits / 2u;
+#pragma omp parallel for schedule(static)
+    for (int w = 0; w < 2; w++) {
+        const size_t at = w ? s->n + 8u : 0;
+        uint32_t *out = buf + at;
+        size_t top = 0;
+        if (w == 0) {
+            for (size_t k = 0; k < s->n; k++)
+                if (s->rcode[k] == 8 && s->base[k])
+                    top = sp_tree(s, out, (uint32_t)k, top, s->basin, 0);
+            seg[0] = 0;
+            seg[1] = top;
         }
+        for (uint32_t q = w ? half : 0; q < (w ? pits : half); q++) {
+            seg[2 * (q + 1u)] = at + top;
+            top = sp_tree(s, out, roots[q], top, s->basin, q + 1u);
+            seg[2 * (q + 1u) + 1] = at + top;
+        }
+    }
+    free(roots);
+    return true;
 }
 
 /* A link between two basins across neighbouring samples a (in one) and b (in the other); the
@@ -371,130 +388,138 @@ static uint8_t neighbour_code(const sp_state *s, uint32_t v, uint32_t q)
     return 8;
 }
 
-/* The lowest passes between basins: an open-addressing table keyed by the pair of basins
- * (most neighbouring samples across a boundary join the same two basins), and the slot of the
- * last pair looked up (neighbouring boundary samples mostly repeat it). */
+/* The lowest passes between basins: an open-addressing table keyed by the pair of basins,
+ * key and pass side by side (one cache line per probe). Most neighbouring samples across a
+ * boundary join the same two basins as the sample before them in the row, or as the boundary
+ * sample in the same column of the row before: the slots of those are tried first. */
+typedef struct sp_pass_slot {
+    uint64_t key; /* UINT64_MAX: empty */
+    sp_edge e;
+} sp_pass_slot;
+
 typedef struct sp_pass_table {
     size_t cap, count;
-    uint64_t *keys;
-    sp_edge *slots;
-    uint64_t last_key;
-    size_t last_slot;
+    sp_pass_slot *slots;
+    uint64_t *col_key; /* per column: the pair last looked up there, and its slot */
+    uint32_t *col_slot;
+    uint32_t nx;
 } sp_pass_table;
 
 static bool pass_grow(sp_pass_table *t)
 {
-    /* Rehash every pair into a table twice the size. */
+    /* Rehash every pair into a table twice the size; the column hints are dropped. */
     const size_t ncap = t->cap * 2;
-    uint64_t *nk = malloc(ncap * sizeof *nk);
-    sp_edge *ns = malloc(ncap * sizeof *ns);
-    if (!nk || !ns) {
-        free(nk);
-        free(ns);
-        return false;
-    }
-    memset(nk, 0xff, ncap * sizeof *nk);
+    sp_pass_slot *ns = malloc(ncap * sizeof *ns);
+    if (!ns) return false;
+    for (size_t k = 0; k < ncap; k++)
+        ns[k].key = UINT64_MAX;
     for (size_t k = 0; k < t->cap; k++) {
-        if (t->keys[k] == UINT64_MAX) continue;
-        size_t h = (size_t)((t->keys[k] * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
-        while (nk[h] != UINT64_MAX)
+        if (t->slots[k].key == UINT64_MAX) continue;
+        size_t h = (size_t)((t->slots[k].key * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
+        while (ns[h].key != UINT64_MAX)
             h = (h + 1) & (ncap - 1);
-        nk[h] = t->keys[k];
         ns[h] = t->slots[k];
     }
-    free(t->keys);
     free(t->slots);
-    t->keys = nk;
     t->slots = ns;
     t->cap = ncap;
-    t->last_key = UINT64_MAX;
+    memset(t->col_key, 0xff, t->nx * sizeof *t->col_key);
     return true;
 }
 
-static bool pass_add(sp_pass_table *t, uint32_t bv, uint32_t bq, sp_edge e)
+/* The slot of key (inserted with e when new); SIZE_MAX when out of memory. */
+static size_t pass_slot(sp_pass_table *t, uint64_t key, const sp_edge *e)
 {
-    const uint64_t key = bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
-    if (key == t->last_key) {
-        sp_edge *cur = &t->slots[t->last_slot];
-        if (edge_cmp(&e, cur) < 0) *cur = e;
-        return true;
-    }
-    if (2 * (t->count + 1) > t->cap && !pass_grow(t)) return false;
+    if (2 * (t->count + 1) > t->cap && !pass_grow(t)) return SIZE_MAX;
     size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
-    while (t->keys[h] != UINT64_MAX && t->keys[h] != key)
+    while (t->slots[h].key != UINT64_MAX && t->slots[h].key != key)
         h = (h + 1) & (t->cap - 1);
-    if (t->keys[h] == UINT64_MAX) {
-        t->keys[h] = key;
-        t->slots[h] = e;
+    if (t->slots[h].key == UINT64_MAX) {
+        t->slots[h].key = key;
+        t->slots[h].e = *e;
         t->count++;
-    } else if (edge_cmp(&e, &t->slots[h]) < 0) {
-        t->slots[h] = e;
     }
-    t->last_key = key;
-    t->last_slot = h;
-    return true;
+    return h;
 }
 
-/* Every neighbouring pair (v, q = v + off[d], q > v) in different basins: the pass between
- * them. flags: a row's worth of bytes (nx rounded up to 8). */
-static bool sp_passes(sp_state *s, sp_pass_table *t, uint8_t *flags)
+/* Every neighbouring pair (v, q = v + off[d], q > v) in different basins, v in rows j0 ..
+ * j1 - 1: the pass between them kept when it is the lowest of its pair of basins (edge_cmp's
+ * order). flags: a row's worth of bytes (nx rounded up to 8). */
+static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint32_t j0,
+                      uint32_t j1)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     const uint32_t *b = s->basin;
     const double *h = s->h;
-    for (uint32_t j = 0; j < nz; j++) {
+    uint64_t last_key = UINT64_MAX;
+    size_t last = 0;
+    for (uint32_t j = j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
+        const uint32_t *bm = b + row;
         if (j + 1u < nz) {
-            /* Interior samples of the row (E, SE, S and SW all exist): first a byte per sample
-             * with a bit per neighbour in another basin (vectorises), then the few samples on
-             * a boundary, eight flags at a time. */
-            const uint32_t *bm = b + row, *bd = b + row + nx;
+            /* Interior samples of the row (E, SE, S and SW all exist): a byte per sample with
+             * a bit per neighbour in another basin (vectorises); the edge samples then get
+             * theirs with bounds checks. */
+            const uint32_t *bd = b + row + nx;
             for (uint32_t i = 1; i + 1u < nx; i++) {
                 const uint32_t bv = bm[i];
                 flags[i] = (uint8_t)((bv != bm[i + 1]) | (bv != bd[i + 1]) << 1 |
                                      (bv != bd[i]) << 2 | (bv != bd[i - 1]) << 3);
             }
-            flags[0] = 0;
-            for (uint32_t i = nx - 1u; i < ((nx + 7u) & ~7u); i++)
-                flags[i] = 0;
-            for (uint32_t i0 = 0; i0 < nx; i0 += 8) {
-                uint64_t w;
-                memcpy(&w, flags + i0, sizeof w);
-                if (!w) continue;
-                for (uint32_t i = i0; i < i0 + 8u; i++) {
-                    const unsigned f = flags[i];
-                    if (!f) continue;
-                    const size_t v = row + i;
-                    const uint32_t bv = bm[i];
-                    const double hv = h[v];
-                    for (int d = 0; d < 4; d++) {
-                        if (!(f >> d & 1u)) continue;
-                        const size_t q = (size_t)((int64_t)v + s->off[d]);
-                        const sp_edge e = {hv > h[q] ? hv : h[q], (uint32_t)v, (uint32_t)q};
-                        if (!pass_add(t, bv, b[q], e)) return false;
-                    }
-                }
-            }
         }
-        /* The first and last samples of the row, and the last row: bounds checked. */
         for (uint32_t i = 0; i < nx; i++) {
             if (j + 1u < nz && i > 0 && i + 1u < nx) {
                 i = nx - 2u;
                 continue;
             }
-            const size_t v = row + i;
-            const uint32_t bv = b[v];
-            /* E, SE, S, SW: each unordered neighbour pair once. */
+            unsigned f = 0;
             for (int d = 0; d < 4; d++) {
                 const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
                 if (ii < 0 || ii >= nx || jj >= nz) continue;
-                const size_t q = (size_t)jj * nx + (size_t)ii;
-                const uint32_t bq = b[q];
-                if (bv == bq) continue;
-                const sp_edge e = {h[v] > h[q] ? h[v] : h[q], (uint32_t)v, (uint32_t)q};
-                if (!pass_add(t, bv, bq, e)) return false;
+                f |= (unsigned)(bm[i] != b[(size_t)jj * nx + (size_t)ii]) << d;
+            }
+            flags[i] = (uint8_t)f;
+        }
+        for (uint32_t i = nx; i < ((nx + 7u) & ~7u); i++)
+            flags[i] = 0;
+        /* The samples on a boundary, eight flags at a time. */
+        for (uint32_t i0 = 0; i0 < nx; i0 += 8) {
+            uint64_t w;
+            memcpy(&w, flags + i0, sizeof w);
+            while (w) {
+                const int bit = __builtin_ctzll(w) & ~7;
+                const uint32_t i = i0 + (uint32_t)(bit >> 3);
+                unsigned f = (unsigned)(w >> bit) & 0xffu;
+                w &= ~(0xffull << bit);
+                const size_t v = row + i;
+                const uint32_t bv = bm[i];
+                const double hv = h[v];
+                while (f) {
+                    const int d = __builtin_ctz(f);
+                    f &= f - 1u;
+                    const size_t q = (size_t)((int64_t)v + s->off[d]);
+                    const uint32_t bq = b[q];
+                    const sp_edge e = {hv > h[q] ? hv : h[q], (uint32_t)v, (uint32_t)q};
+                    const uint64_t key =
+                        bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
+                    if (key != last_key) {
+                        if (key == t->col_key[i]) {
+                            last = t->col_slot[i];
+                        } else {
+                            last = pass_slot(t, key, &e);
+                            if (last == SIZE_MAX) return false;
+                            t->col_key[i] = key;
+                            t->col_slot[i] = (uint32_t)last;
+                        }
+                        last_key = key;
+                    }
+                    sp_edge *cur = &t->slots[last].e;
+                    if (edge_cmp(&e, cur) < 0) *cur = e;
+                }
             }
         }
+        /* A grown table moved the slots: the row's hint must not outlive it. */
+        last_key = UINT64_MAX;
     }
     return true;
 }
@@ -513,30 +538,61 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     uint32_t *basin = s->basin;
     /* The forest before carving, in the diffusion buffer (free until diffusion). */
     uint32_t *old = (uint32_t *)(void *)s->tmp;
-    size_t *seg = malloc((size_t)nb * sizeof *seg);
-    if (!seg) return false;
-    sp_stack_basins(s, old, seg);
+    size_t *seg = malloc(2 * (size_t)nb * sizeof *seg);
+    if (!seg || !sp_stack_basins(s, old, seg, nb - 1u)) {
+        free(seg);
+        return false;
+    }
     uint32_t *parent = malloc((size_t)nb * sizeof *parent);
     uint32_t *path = NULL;    /* the carved paths, each from its sill to its pit */
     size_t *path_at = NULL;   /* per basin: where its path starts in path */
     size_t npath = 0, path_cap = 0;
-    sp_pass_table t = {4096, 0, malloc(4096 * sizeof(uint64_t)), malloc(4096 * sizeof(sp_edge)),
-                       UINT64_MAX, 0};
-    bool ok = parent && t.keys && t.slots;
-    if (ok) memset(t.keys, 0xff, t.cap * sizeof *t.keys);
-    uint8_t *flags = malloc(((size_t)s->nx + 7u) & ~(size_t)7u);
-    ok = ok && flags && sp_passes(s, &t, flags);
-    free(flags);
-    const size_t count = t.count;
+    /* The passes, by two workers over halves of the rows, each with its own table; the second
+     * table's passes then go into the first (the lowest of each pair is kept either way). */
+    sp_pass_table t[2];
+    uint8_t *flags[2];
+    bool ok = parent != NULL;
+    for (int w = 0; w < 2; w++) {
+        t[w] = (sp_pass_table){4096, 0, malloc(4096 * sizeof(sp_pass_slot)),
+                               malloc(s->nx * sizeof(uint64_t)), malloc(s->nx * sizeof(uint32_t)),
+                               s->nx};
+        flags[w] = malloc(((size_t)s->nx + 7u) & ~(size_t)7u);
+        ok = ok && t[w].slots && t[w].col_key && t[w].col_slot && flags[w];
+        if (!ok) continue;
+        for (size_t k = 0; k < t[w].cap; k++)
+            t[w].slots[k].key = UINT64_MAX;
+        memset(t[w].col_key, 0xff, s->nx * sizeof *t[w].col_key);
+    }
+    if (ok) {
+        bool wok[2] = {true, true};
+        const uint32_t mid = s->nz / 2u;
+#pragma omp parallel for schedule(static)
+        for (int w = 0; w < 2; w++)
+            wok[w] = sp_passes(s, &t[w], flags[w], w ? mid : 0, w ? s->nz : mid);
+        ok = wok[0] && wok[1];
+        for (size_t k = 0; k < t[1].cap && ok; k++) {
+            const sp_pass_slot *from = &t[1].slots[k];
+            if (from->key == UINT64_MAX) continue;
+            const size_t at = pass_slot(&t[0], from->key, &from->e);
+            if (at == SIZE_MAX) ok = false;
+            else if (edge_cmp(&from->e, &t[0].slots[at].e) < 0) t[0].slots[at].e = from->e;
+        }
+    }
+    for (int w = 0; w < 2; w++) {
+        free(flags[w]);
+        free(t[w].col_key);
+        free(t[w].col_slot);
+    }
+    free(t[1].slots);
+    const size_t count = t[0].count;
     sp_edge *edges = ok ? malloc((count ? count : 1) * sizeof *edges) : NULL;
     ok = ok && edges;
     if (ok) {
         size_t c = 0;
-        for (size_t k = 0; k < t.cap; k++)
-            if (t.keys[k] != UINT64_MAX) edges[c++] = t.slots[k];
+        for (size_t k = 0; k < t[0].cap; k++)
+            if (t[0].slots[k].key != UINT64_MAX) edges[c++] = t[0].slots[k].e;
     }
-    free(t.keys);
-    free(t.slots);
+    free(t[0].slots);
     if (ok) {
         qsort(edges, count, sizeof *edges, edge_cmp);
         for (uint32_t b = 0; b < nb; b++)
@@ -623,15 +679,16 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                  * their old order (their receivers did not change and come before them). */
                 for (size_t q = 0; q < npath; q++)
                     basin[path[q]] = UINT32_MAX;
-                memcpy(s->stack, old, seg[0] * sizeof *old);
-                size_t top = seg[0];
+                memcpy(s->stack, old, seg[1] * sizeof *old);
+                size_t top = seg[1];
                 for (size_t q = 1; q < qt; q++) {
                     const uint32_t b = queue[q];
                     const size_t p0 = path_at[b], p1 = q + 1 < qt ? path_at[queue[q + 1]] : npath;
                     memcpy(s->stack + top, path + p0, (p1 - p0) * sizeof *path);
                     top += p1 - p0;
-                    for (size_t k = seg[b - 1]; k < seg[b]; k++) {
-                        if (k + SP_AHEAD < s->n) __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
+                    for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
+                        if (k + SP_AHEAD < seg[2 * b + 1])
+                            __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
                         const uint32_t v = old[k];
                         s->stack[top] = v;
                         top += basin[v] != UINT32_MAX;
@@ -906,7 +963,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
     s.h = big_alloc(s.n * sizeof *s.h);
-    s.tmp = big_alloc(s.n * sizeof *s.tmp);
+    s.tmp = big_alloc((s.n + 8u) * sizeof *s.tmp); /* also sp_stack_basins's 2 n + 16 */
     s.base = big_alloc(s.n);
     s.rcv = big_alloc(s.n * sizeof *s.rcv);
     s.rcode = big_alloc(s.n);
