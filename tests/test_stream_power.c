@@ -282,6 +282,29 @@ static void test_determinism(void)
     if (hash_field(&a) != 0x1f2b736c43826957ull)
         fprintf(stderr, "stream power hash %016llx\n", (unsigned long long)hash_field(&a));
     CHECK(hash_field(&a) == 0x1f2b736c43826957ull);
+    /* More threads than the routing's two workers: the stack is cut into more pieces. */
+    trn_field_dispose(&b);
+    make_hills(&b, 96);
+    p.threads = 5;
+    CHECK_OK(trn_stream_power_run(&b, &p, &rb, NULL, NULL, &e));
+    CHECK(hash_field(&a) == hash_field(&b));
+    trn_field_dispose(&a);
+    trn_field_dispose(&b);
+    /* Interior base level (a sea), the slope exponent's Newton solve, the critical slope and a
+     * channel threshold, on 1 and 3 threads. */
+    make_hills(&a, 96);
+    make_hills(&b, 96);
+    p.sea_level = 12.0;
+    p.n = 1.5;
+    p.critical_slope = 30.0;
+    p.channel_threshold = 3 * 900.0;
+    p.threads = 1;
+    CHECK_OK(trn_stream_power_run(&a, &p, &ra, NULL, NULL, &e));
+    p.threads = 3;
+    CHECK_OK(trn_stream_power_run(&b, &p, &rb, NULL, NULL, &e));
+    CHECK(hash_field(&a) == hash_field(&b));
+    CHECK(ra.pits_routed == rb.pits_routed && ra.pits_routed > 0);
+    CHECK(ra.max_area == rb.max_area);
     trn_field_dispose(&a);
     trn_field_dispose(&b);
 }

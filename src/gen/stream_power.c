@@ -39,6 +39,8 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
+/* The most pieces the passes in stack order are cut into for threads. */
+#define SP_MAX_CHUNKS 64u
 
 /* The per-sample arrays: on huge pages where the system offers them. The stages walk them in
  * stack order, all over the grid (fewer TLB misses), and a run touches each page for the first
@@ -73,6 +75,10 @@ typedef struct sp_state {
     uint8_t *rcode;  /* receiver's D8 code, 8 for none */
     uint8_t *dmask;  /* bit d: the neighbour in direction d drains here (the donors) */
     uint32_t *stack; /* n + 8: sp_tree writes past its top */
+    uint32_t *tree_at; /* where each base-level sample's tree starts in the stack, then n */
+    size_t ntrees;
+    size_t nchunk;              /* the stack cut at tree starts for the threads */
+    size_t chunk_at[SP_MAX_CHUNKS + 1];
     uint32_t *basin; /* closed-depression routing: each sample's basin */
     uint32_t *area;  /* samples draining through, itself included */
     double *pow_table;
@@ -91,6 +97,7 @@ static void sp_free(sp_state *s)
     free(s->rcode);
     free(s->dmask);
     free(s->stack);
+    free(s->tree_at);
     free(s->basin);
     free(s->area);
     free(s->pow_table);
@@ -315,13 +322,37 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
  * finishing it. */
 static void sp_stack(sp_state *s)
 {
-    size_t top = 0;
+    size_t top = 0, t = 0;
     for (size_t k = 0; k < s->n; k++)
-        if (s->rcode[k] == 8) top = sp_tree(s, s->stack, (uint32_t)k, top, NULL, 0);
+        if (s->rcode[k] == 8) {
+            s->tree_at[t++] = (uint32_t)top;
+            top = sp_tree(s, s->stack, (uint32_t)k, top, NULL, 0);
+        }
+    s->tree_at[t] = (uint32_t)top;
+    s->ntrees = t;
+}
+
+/* The stack cut into up to one piece per thread at tree starts (each tree holds every
+ * receiver of its samples), about equal in samples: the passes in stack order run the pieces
+ * side by side with the same results as one after the other. */
+static void sp_chunks(sp_state *s)
+{
+    size_t want = 1;
+#ifdef _OPENMP
+    want = (size_t)omp_get_max_threads();
+#endif
+    if (want > SP_MAX_CHUNKS) want = SP_MAX_CHUNKS;
+    size_t c = 1;
+    s->chunk_at[0] = 0;
+    for (size_t t = 1; t < s->ntrees && c < want; t++)
+        if (s->tree_at[t] >= c * s->n / want) s->chunk_at[c++] = s->tree_at[t];
+    s->chunk_at[c] = s->n;
+    s->nchunk = c;
 }
 
 /* With pits: the trees into buf, labelled with their basins (s->basin: 0 for every base-level
- * tree, 1.. for the pits' trees in index order), by two workers (threads when there are): the
+ * tree, 1.. for the pits' trees in index order; the base-level trees' starts in tree_at and
+ * each base-level root's tree number in area, which sp_area rewrites), by two workers (threads when there are): the
  * first takes the base-level trees and the first half of the pits, into buf[0 ..), the second
  * the other pits, into buf[n + 8 ..) (buf holds 2 n + 16). Basin b fills
  * buf[seg[2 b] .. seg[2 b + 1]). Returns false when out of memory. */
@@ -338,9 +369,15 @@ static bool sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg, uint32_t pi
         uint32_t *out = buf + at;
         size_t top = 0;
         if (w == 0) {
+            size_t t = 0;
             for (size_t k = 0; k < s->n; k++)
-                if (s->rcode[k] == 8 && s->base[k])
+                if (s->rcode[k] == 8 && s->base[k]) {
+                    s->tree_at[t] = (uint32_t)top;
+                    s->area[k] = (uint32_t)t++;
                     top = sp_tree(s, out, (uint32_t)k, top, s->basin, 0);
+                }
+            s->tree_at[t] = (uint32_t)top;
+            s->ntrees = t;
             seg[0] = 0;
             seg[1] = top;
         }
@@ -546,6 +583,8 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     uint32_t *parent = malloc((size_t)nb * sizeof *parent);
     uint32_t *path = NULL;    /* the carved paths, each from its sill to its pit */
     size_t *path_at = NULL;   /* per basin: where its path starts in path */
+    uint32_t *tree_of = NULL; /* per basin: the base-level tree it drains into */
+    size_t *path_len = NULL;  /* per basin: its path's length */
     size_t npath = 0, path_cap = 0;
     /* The passes, by two workers over halves of the rows, each with its own table; the second
      * table's passes then go into the first (the lowest of each pair is kept either way). */
@@ -614,7 +653,9 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         path_cap = 4096;
         path = malloc(path_cap * sizeof *path);
         path_at = malloc((size_t)nb * sizeof *path_at);
-        ok = off && adj && queue && seen && path && path_at;
+        tree_of = malloc((size_t)nb * sizeof *tree_of);
+        path_len = malloc((size_t)nb * sizeof *path_len);
+        ok = off && adj && queue && seen && path && path_at && tree_of && path_len;
         if (ok) {
             for (size_t e = 0; e < chosen; e++) {
                 off[basin[edges[e].a] + 1]++;
@@ -646,6 +687,16 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                      * reversed link moves its donor bit to the other end. */
                     const uint32_t up = ba == b ? e->b : e->a;
                     uint32_t prev = ba == b ? e->a : e->b, cur = up;
+                    if (b == 0) {
+                        /* The base-level tree of the sill's downstream side: follow its
+                         * receivers (unchanged in basin 0) to the root. */
+                        uint32_t x = prev;
+                        while (s->rcv[x] != x)
+                            x = s->rcv[x];
+                        tree_of[child] = s->area[x];
+                    } else {
+                        tree_of[child] = tree_of[b];
+                    }
                     uint8_t code = neighbour_code(s, cur, prev);
                     path_at[child] = npath;
                     for (;;) {
@@ -665,36 +716,59 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                             path = np;
                         }
                         path[npath++] = cur;
-                        if (nxt == cur) break; /* the pit */
+                        if (nxt == cur) {
+                            path_len[child] = npath - path_at[child];
+                            break; /* the pit */
+                        }
                         code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
                         prev = cur;
                         cur = nxt;
                     }
                 }
             }
+            /* The basins of each base-level tree, in the order they joined. */
+            size_t *first = ok ? calloc(s->ntrees + 1u, sizeof *first) : NULL;
+            uint32_t *order = ok ? malloc((qt ? qt : 1) * sizeof *order) : NULL;
+            ok = ok && first && order;
             if (ok) {
-                /* The new stack: the base-level trees as they were, then each basin in the order
-                 * it joined (after the basin it drains into): its carved path from the sill back
-                 * to the pit (each now draining to the one before), then its other samples in
-                 * their old order (their receivers did not change and come before them). */
+                for (size_t q = 1; q < qt; q++)
+                    first[tree_of[queue[q]] + 1]++;
+                for (size_t i = 0; i < s->ntrees; i++)
+                    first[i + 1] += first[i];
+                for (size_t q = 1; q < qt; q++)
+                    order[first[tree_of[queue[q]]]++] = queue[q];
+                /* first[i] is now where tree i + 1's basins begin. */
+                /* The new stack, tree by tree: the base-level tree as it was, then each basin
+                 * that drains into it in the order it joined (after the basin it drains into):
+                 * its carved path from the sill back to the pit (each now draining to the one
+                 * before), then its other samples in their old order (their receivers did not
+                 * change and come before them). */
                 for (size_t q = 0; q < npath; q++)
                     basin[path[q]] = UINT32_MAX;
-                memcpy(s->stack, old, seg[1] * sizeof *old);
-                size_t top = seg[1];
-                for (size_t q = 1; q < qt; q++) {
-                    const uint32_t b = queue[q];
-                    const size_t p0 = path_at[b], p1 = q + 1 < qt ? path_at[queue[q + 1]] : npath;
-                    memcpy(s->stack + top, path + p0, (p1 - p0) * sizeof *path);
-                    top += p1 - p0;
-                    for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
-                        if (k + SP_AHEAD < seg[2 * b + 1])
-                            __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
-                        const uint32_t v = old[k];
-                        s->stack[top] = v;
-                        top += basin[v] != UINT32_MAX;
+                size_t top = 0, o = 0;
+                for (size_t i = 0; i < s->ntrees; i++) {
+                    const size_t os = s->tree_at[i], oe = s->tree_at[i + 1];
+                    s->tree_at[i] = (uint32_t)top;
+                    memcpy(s->stack + top, old + os, (oe - os) * sizeof *old);
+                    top += oe - os;
+                    for (; o < first[i]; o++) {
+                        const uint32_t b = order[o];
+                        const size_t p0 = path_at[b], pn = path_len[b];
+                        memcpy(s->stack + top, path + p0, pn * sizeof *path);
+                        top += pn;
+                        for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
+                            if (k + SP_AHEAD < seg[2 * b + 1])
+                                __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
+                            const uint32_t v = old[k];
+                            s->stack[top] = v;
+                            top += basin[v] != UINT32_MAX;
+                        }
                     }
                 }
+                s->tree_at[s->ntrees] = (uint32_t)top;
             }
+            free(first);
+            free(order);
         }
         free(off);
         free(adj);
@@ -706,24 +780,32 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     free(seg);
     free(path);
     free(path_at);
+    free(path_len);
+    free(tree_of);
     return ok;
 }
 
+/* Drainage area in samples, donors before receivers (the stack backwards), piece by piece. */
 static void sp_area(sp_state *s)
 {
     const size_t n = s->n;
     uint32_t *area = s->area;
     const uint32_t *stack = s->stack, *rcv = s->rcv;
+#pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++)
         area[k] = 1;
-    for (size_t t = n; t-- > 0;) {
-        if (t >= SP_AHEAD) {
-            const uint32_t w = stack[t - SP_AHEAD];
-            __builtin_prefetch(&rcv[w]);
-            __builtin_prefetch(&area[w], 1);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t c = 0; c < s->nchunk; c++) {
+        const size_t lo = s->chunk_at[c];
+        for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
+            if (t >= lo + SP_AHEAD) {
+                const uint32_t w = stack[t - SP_AHEAD];
+                __builtin_prefetch(&rcv[w]);
+                __builtin_prefetch(&area[w], 1);
+            }
+            const uint32_t v = stack[t], r = rcv[v];
+            if (r != v) area[r] += area[v];
         }
-        const uint32_t v = stack[t], r = rcv[v];
-        if (r != v) area[r] += area[v];
     }
 }
 
@@ -761,8 +843,9 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
     return TRN_OK;
 }
 
-/* Implicit incision along the stack, base level first. */
-static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
+/* Implicit incision along stack[lo .. hi), base level first. */
+static void incise_range(sp_state *s, const trn_stream_power_params *p, double cell_area,
+                         size_t lo, size_t hi)
 {
     const double K = p->erodibility, dt = p->dt, n_exp = p->n, thr = p->channel_threshold;
     const bool linear = n_exp == 1.0;
@@ -772,9 +855,8 @@ static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell
     const uint32_t tsize = s->pow_table_size;
     /* The distance class of each code (0: dx, 1: dz, 2: diagonal), indexing f_table. */
     static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
-    const size_t n = s->n;
-    for (size_t t = 0; t < n; t++) {
-        if (t + SP_AHEAD < n) {
+    for (size_t t = lo; t < hi; t++) {
+        if (t + SP_AHEAD < hi) {
             const uint32_t w = stack[t + SP_AHEAD];
             __builtin_prefetch(&h[w], 1);
             __builtin_prefetch(&rcv[w]);
@@ -814,6 +896,14 @@ static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell
             h[v] = x;
         }
     }
+}
+
+/* Implicit incision along the stack, piece by piece (each piece whole trees). */
+static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t c = 0; c < s->nchunk; c++)
+        incise_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
 }
 
 /* One explicit diffusion substep, every sample from the previous values (the border and the
@@ -909,12 +999,14 @@ static void sp_critical(sp_state *s, const trn_stream_power_params *p)
 {
     if (p->critical_slope <= 0) return;
     const double tc = tan(p->critical_slope * 3.14159265358979323846 / 180.0);
-    for (size_t t = 0; t < s->n; t++) {
-        const uint32_t v = s->stack[t], r = s->rcv[v];
-        if (r == v) continue;
-        const double top = s->h[r] + tc * s->dist[s->rcode[v]];
-        if (s->h[v] > top) s->h[v] = top;
-    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t c = 0; c < s->nchunk; c++)
+        for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
+            const uint32_t v = s->stack[t], r = s->rcv[v];
+            if (r == v) continue;
+            const double top = s->h[r] + tc * s->dist[s->rcode[v]];
+            if (s->h[v] > top) s->h[v] = top;
+        }
 }
 
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
@@ -998,7 +1090,9 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             s.nibase += s.base[k] && !border;
         }
     s.ibase = malloc((s.nibase ? s.nibase : 1) * sizeof *s.ibase);
-    if (!s.ibase) {
+    /* A tree per base-level sample: the border and the interior under the sea. */
+    s.tree_at = malloc((2 * ((size_t)s.nx + s.nz) + s.nibase + 1u) * sizeof *s.tree_at);
+    if (!s.ibase || !s.tree_at) {
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
@@ -1046,6 +1140,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                 report->steps_with_pits++;
             }
         }
+        sp_chunks(&s);
         SP_MARK(6);
         sp_area(&s);
         SP_MARK(7);
