@@ -58,6 +58,11 @@ trn_status trn_session_apply_stroke(trn_session *session, const trn_stroke *stro
 bool trn_session_can_undo(const trn_session *session);
 bool trn_session_can_redo(const trn_session *session);
 /* Restore the recipe and the surface together. */
+/* Water: a result with published water keeps it settled on the edited surface after every
+ * stroke, undo and redo, equal to a full generation's (the bodies' coverage resolved again
+ * without carving). Lakes and oceans cover only samples below their level, so an edit whose
+ * samples stay at or above the highest level, before and after, skips the work; rivers (their
+ * surface follows the bed) settle on every edit that changes heights. */
 trn_status trn_session_undo(trn_session *session, trn_chunk_set *changed, trn_error *err);
 trn_status trn_session_redo(trn_session *session, trn_chunk_set *changed, trn_error *err);
 

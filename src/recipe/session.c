@@ -36,6 +36,11 @@ typedef struct derived {
     uint32_t *accumulation;
     float *moisture;
     bool *snow;
+    /* Lakes and oceans cover samples strictly below their level only, so an edit whose samples
+     * stay at or above the highest level, before and after, leaves the coverage alone. */
+    bool water_by_level; /* every body is a lake or an ocean */
+    double water_top;    /* their highest level */
+    uint8_t *water_low;  /* 1: the sample's height was below water_top at the last look */
 } derived;
 
 struct trn_session {
@@ -344,6 +349,7 @@ static void derived_dispose(derived *d)
     free(d->accumulation);
     free(d->moisture);
     free(d->snow);
+    free(d->water_low);
     memset(d, 0, sizeof *d);
 }
 
@@ -422,6 +428,25 @@ static trn_status derived_init(derived *d, const trn_generated *gen, const trn_r
             return st;
         }
     }
+    if (gen->has_water) {
+        d->water_by_level = true;
+        d->water_top = -HUGE_VAL;
+        for (uint32_t b = 0; b < gen->water.body_count; b++) {
+            const trn_water_body *wb = &gen->water.bodies[b];
+            if (wb->kind == TRN_WATER_RIVER) d->water_by_level = false;
+            if (wb->level > d->water_top) d->water_top = wb->level;
+        }
+        if (d->water_by_level) {
+            const size_t n = trn_field_sample_count(&gen->field);
+            d->water_low = malloc(n ? n : 1u);
+            if (!d->water_low) {
+                derived_dispose(d);
+                return oom(err, "the samples below the water");
+            }
+            for (size_t k = 0; k < n; k++)
+                d->water_low[k] = (double)gen->field.heights[k] < d->water_top;
+        }
+    }
     if (o->roles) {
         d->roles = true;
         trn_recipe_roles_params(r, &d->params);
@@ -456,6 +481,25 @@ static uint64_t placed_count(const trn_scatter_view *v)
     return n;
 }
 
+/* Whether an edit of box's samples can change the water: always with rivers (their surfaces
+ * follow the bed), else when a sample is below the highest level now or was before (marks
+ * are brought up to date for the box). */
+static bool water_touched(derived *d, const trn_field *f, trn_box box)
+{
+    if (!d->water_by_level) return true;
+    if (trn_box_empty(&box)) return false;
+    const size_t nx = (size_t)f->cells_x + 1u;
+    bool touched = false;
+    for (int64_t j = box.j0; j <= box.j1; j++)
+        for (int64_t i = box.i0; i <= box.i1; i++) {
+            const size_t k = (size_t)j * nx + (size_t)i;
+            const uint8_t low = (double)f->heights[k] < d->water_top;
+            touched = touched || low || d->water_low[k];
+            d->water_low[k] = low;
+        }
+    return touched;
+}
+
 /* Bring roles and placements up to date after the samples of box changed (heights: their
  * heights too) and fill ss->last. Nothing is written when the drainage fails; a later failure
  * (out of memory) is left to the caller, which restores the surface and calls this again. */
@@ -468,6 +512,20 @@ static trn_status derived_update(trn_session *ss, trn_box box, bool heights, trn
     memset(&last, 0, sizeof last);
     memset(out, 0, sizeof *out);
     trn_status st = TRN_OK;
+    /* As a full generation settles its water on the final surface, so does every edit. */
+    const uint64_t ground = heights && ss->gen.has_water ? trn_water_ground_hash(&ss->gen.field) : 0;
+    if (heights && ss->gen.has_water && ss->gen.water.ground_hash != ground) {
+        if (water_touched(d, &ss->gen.field, box)) {
+            trn_water fresh;
+            const trn_water_resolve_options wo = {ss->options.threads};
+            if ((st = trn_water_refresh(&ss->gen.water, &ss->gen.field, &wo, &fresh, err)))
+                return st;
+            trn_water_dispose(&ss->gen.water);
+            ss->gen.water = fresh;
+        } else {
+            ss->gen.water.ground_hash = ground;
+        }
+    }
     derived_bind(d, &ss->gen);
     if (d->roles) {
         uint32_t *acc = NULL;
