@@ -62,6 +62,7 @@ static void transport_params(trn_erosion_params *p)
     trn_erosion_params_default(p, TRN_EROSION_FINAL);
     p->mode = TRN_EROSION_TRANSPORT;
     p->thermal_iterations = 0;
+    p->capacity = 16.0; /* four times the default: 40 steps show the landforms well */
 }
 
 static double depression_fraction(const trn_field *f)
@@ -132,9 +133,9 @@ static void test_ledger_and_threads(void)
     CHECK(memcmp(&r1.ledger, &r2.ledger, sizeof r1.ledger) == 0);
     /* Pinned: any change to the scheme shows here. */
     const uint64_t digest = fnv_floats(r1.field.heights, n);
-    if (digest != 0xf76f35dd904b0b53ull)
+    if (digest != 0x0cfe8745e4881ce1ull)
         fprintf(stderr, "transport digest %016llx\n", (unsigned long long)digest);
-    CHECK(digest == 0xf76f35dd904b0b53ull);
+    CHECK(digest == 0x0cfe8745e4881ce1ull);
     const trn_erosion_ledger *l = &r1.ledger;
     CHECK_EQ_INT(l->droplets, 0);
     CHECK_EQ_INT(l->steps, 40);
@@ -166,8 +167,8 @@ static void test_fewer_depressions(void)
     const size_t nx = 129, n = trn_field_sample_count(&f);
     trn_erosion_params pt, pd;
     transport_params(&pt);
-    pd = pt;
-    pd.mode = TRN_EROSION_DETACH;
+    trn_erosion_params_default(&pd, TRN_EROSION_FINAL);
+    pd.thermal_iterations = 0;
     trn_erosion_result rt, rd;
     CHECK_OK(trn_erosion_run(&f, &pt, 3, &rt, NULL, NULL, NULL));
     CHECK_OK(trn_erosion_run(&f, &pd, 3, &rd, NULL, NULL, NULL));
@@ -175,11 +176,20 @@ static void test_fewer_depressions(void)
                  d = depression_fraction(&rd.field);
     CHECK(in > 0.1);
     CHECK(d > 0.05);
-    CHECK(t < 0.01);
+    CHECK(t < 0.75 * d);
+    CHECK(t < 0.5 * in);
     const size_t pits_in = pits(f.heights, nx, nx);
     CHECK(pits_in > 0);
     CHECK(pits(rt.field.heights, nx, nx) <= pits_in);
     CHECK(pits(rd.field.heights, nx, nx) > pits_in);
+    /* Without diffusion (which can sag a flat fill by a rounding) every basin reached is full:
+     * no closed depression is left at all. */
+    trn_erosion_result r0;
+    pt.diffusion = 0.0;
+    CHECK_OK(trn_erosion_run(&f, &pt, 3, &r0, NULL, NULL, NULL));
+    CHECK(depression_fraction(&r0.field) < 0.005);
+    CHECK_EQ_INT(pits(r0.field.heights, nx, nx), 0);
+    trn_erosion_result_dispose(&r0);
     (void)n;
     trn_erosion_result_dispose(&rt);
     trn_erosion_result_dispose(&rd);
@@ -195,8 +205,8 @@ static void test_fans_at_slope_break(void)
     const size_t nx = 161;
     trn_erosion_params pt, pd;
     transport_params(&pt);
-    pd = pt;
-    pd.mode = TRN_EROSION_DETACH;
+    trn_erosion_params_default(&pd, TRN_EROSION_FINAL);
+    pd.thermal_iterations = 0;
     trn_erosion_result rt, rd;
     CHECK_OK(trn_erosion_run(&f, &pt, 3, &rt, NULL, NULL, NULL));
     CHECK_OK(trn_erosion_run(&f, &pd, 3, &rd, NULL, NULL, NULL));
@@ -221,7 +231,7 @@ static void test_fans_at_slope_break(void)
     CHECK(st < 0.8 * sd);
     CHECK(st < 10.0);
     CHECK(depression_fraction(&f) > 0.05);
-    CHECK(depression_fraction(&rt.field) < 0.005);
+    CHECK(depression_fraction(&rt.field) < 0.01);
     CHECK(depression_fraction(&rd.field) > 0.02);
     trn_erosion_result_dispose(&rt);
     trn_erosion_result_dispose(&rd);
@@ -279,6 +289,9 @@ static void test_planes(void)
     CHECK(r.ledger.eroded == 0.0 && r.ledger.deposited == 0.0 && r.ledger.exported == 0.0);
     trn_erosion_result_dispose(&r);
 
+    /* Tilted, without diffusion (which would carry the outlet rows' difference inwards). */
+    p.diffusion = 0.0;
+
     for (size_t z = 0; z < nz; z++)
         for (size_t x = 0; x < nx; x++)
             f.heights[z * nx + x] = (float)x * 0.2f;
@@ -323,22 +336,29 @@ static void test_cancel_and_limits(void)
     static const struct {
         int mode;
         uint32_t steps;
+        double diffusion;
         const char *message; /* NULL: accepted */
     } cases[] = {
-        {TRN_EROSION_TRANSPORT, 10000, NULL},
-        {TRN_EROSION_TRANSPORT, 10001, "transport_steps must be 1..10000"},
-        {TRN_EROSION_TRANSPORT, 1, NULL},
-        {TRN_EROSION_TRANSPORT, 0, "transport_steps must be 1..10000"},
-        {TRN_EROSION_DETACH, 0, "transport_steps must be 1..10000"},
-        {TRN_EROSION_DETACH, 40, NULL},
-        {2, 40, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT"},
-        {-1, 40, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT"},
+        {TRN_EROSION_TRANSPORT, 10000, 0.02, NULL},
+        {TRN_EROSION_TRANSPORT, 10001, 0.02, "transport_steps must be 1..10000"},
+        {TRN_EROSION_TRANSPORT, 1, 0.02, NULL},
+        {TRN_EROSION_TRANSPORT, 0, 0.02, "transport_steps must be 1..10000"},
+        {TRN_EROSION_DETACH, 0, 0.02, "transport_steps must be 1..10000"},
+        {TRN_EROSION_DETACH, 40, 0.02, NULL},
+        {2, 40, 0.02, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT"},
+        {-1, 40, 0.02, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT"},
+        {TRN_EROSION_TRANSPORT, 40, 0.25, NULL},
+        {TRN_EROSION_TRANSPORT, 40, 0.2501, "diffusion must be in [0, 0.25]"},
+        {TRN_EROSION_TRANSPORT, 40, 0.0, NULL},
+        {TRN_EROSION_TRANSPORT, 40, -0.0001, "diffusion must be in [0, 0.25]"},
+        {TRN_EROSION_DETACH, 40, NAN, "diffusion must be in [0, 0.25]"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         trn_erosion_params q = p;
         q.droplets = 1;
         q.mode = (trn_erosion_mode)cases[c].mode;
         q.transport_steps = cases[c].steps;
+        q.diffusion = cases[c].diffusion;
         trn_status st = trn_erosion_run(&f, &q, 1, &r, NULL, NULL, &err);
         if (cases[c].message) {
             CHECK_STATUS(st, TRN_ERR_INVALID_ARGUMENT);
@@ -427,6 +447,10 @@ static void test_graph_params(void)
     CHECK_CONTAINS(err.message, "transport_steps");
     CHECK(erosion_key("\"transport_steps\":0", TRN_EROSION_FINAL, &err) == 0);
     CHECK_CONTAINS(err.message, "transport_steps");
+    CHECK(erosion_key("\"diffusion\":0.25", TRN_EROSION_FINAL, &err) != 0);
+    CHECK(erosion_key("\"diffusion\":0.2501", TRN_EROSION_FINAL, &err) == 0);
+    CHECK_CONTAINS(err.message, "diffusion");
+    CHECK(erosion_key("\"mode\":\"transport\",\"diffusion\":0.03", TRN_EROSION_FINAL, &err) != tr);
     CHECK(erosion_key("\"mode\":\"carry\"", TRN_EROSION_FINAL, &err) == 0);
     CHECK_CONTAINS(err.message, "mode");
 

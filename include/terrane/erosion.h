@@ -23,7 +23,7 @@ typedef enum trn_erosion_mode {
     TRN_EROSION_DETACH = 0,
     /* Transport-limited stream power over the whole grid (Davy and Lague 2009's xi-q model, as
      * in fastscape's sediment term): each step routes water down the depression-filled D8
-     * tree, carries sediment up to a capacity capacity / 25 * sqrt(A) * drop per sample (A the
+     * tree, carries sediment up to a capacity capacity / 100 * sqrt(A) * drop per sample (A the
      * drainage area in samples), erodes where the load is below it and deposits where it is
      * above, fills depressions flat up to their spill level, and never lowers a sample below
      * its receiver nor raises it above its lowest donor: flat valley floors and alluvial fans
@@ -65,6 +65,9 @@ typedef struct trn_erosion_params {
     trn_erosion_mode mode;    /* default TRN_EROSION_DETACH */
     uint32_t transport_steps; /* transport mode: steps over the grid, 1..10000 (final 40,
                                  preview 16); checked in both modes */
+    double diffusion;         /* transport mode: hillslope diffusion after each step, the share
+                                 of each 4-neighbour difference exchanged, 0..0.25 (default
+                                 0.02); checked in both modes */
 } trn_erosion_params;
 
 /* Material moved by the droplets (or the transport steps), in sample-height units (metres

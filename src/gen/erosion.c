@@ -66,6 +66,7 @@ void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quali
     p->threads = 0;
     p->mode = TRN_EROSION_DETACH;
     p->transport_steps = 40;
+    p->diffusion = 0.02;
     if (quality == TRN_EROSION_PREVIEW) {
         p->droplet_density = 0.15;
         p->lifetime = 12;
@@ -306,6 +307,8 @@ static trn_status check_params(const trn_erosion_params *p, trn_error *err)
         return bad(err, "mode must be TRN_EROSION_DETACH or TRN_EROSION_TRANSPORT");
     if (p->transport_steps < 1 || p->transport_steps > 10000)
         return bad(err, "transport_steps must be 1..10000");
+    if (!(p->diffusion >= 0.0 && p->diffusion <= 0.25))
+        return bad(err, "diffusion must be in [0, 0.25]");
     return TRN_OK;
 }
 

@@ -39,6 +39,8 @@ static const trn_param_spec p_erosion[] = {
            "detach: droplets cut gullies; transport: sediment carried down the drainage tree "
            "settles in flat valley floors, lake fills and fans"),
     INT("transport_steps", 40, 1, 10000, "transport mode: steps over the whole grid"),
+    NUM("diffusion", 0.02, 0, 0.25,
+        "transport mode: hillslope diffusion per step (share of each neighbour difference)"),
 };
 
 /* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
@@ -65,6 +67,7 @@ static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size
     p->mode = strcmp(trn_graph_param_text(n, t, "mode"), "transport") == 0 ? TRN_EROSION_TRANSPORT
                                                                            : TRN_EROSION_DETACH;
     p->transport_steps = (uint32_t)trn_graph_param_number(n, t, "transport_steps");
+    p->diffusion = trn_graph_param_number(n, t, "diffusion");
     /* Thermal strength 0 means no relaxation: skip the passes rather than run no-ops. */
     if (p->thermal_strength == 0.0) p->thermal_iterations = 0;
     if (quality == TRN_EROSION_PREVIEW) {
