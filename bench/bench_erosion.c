@@ -1,4 +1,5 @@
-/* Benchmark: droplet erosion throughput (droplets per second) on 1 and 2 threads, best of 3. */
+/* Benchmark: droplet erosion throughput (droplets per second) and the transport mode's steps, on
+ * 1 and 2 threads, median and best of several runs, with the machine's load. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +17,46 @@ static uint64_t fnv(const float *v, size_t n)
     return h;
 }
 
-/* Best wall time of three runs of the whole call (copy, droplets, masks); 0 on failure. */
-static double time_run(const trn_field *f, trn_erosion_params *p, int threads, uint64_t *digest,
-                       uint64_t *steps)
+#define MAX_REPS 9
+
+/* Best wall time of reps runs of the whole call (copy, droplets or steps, masks), the median in
+ * *median; 0 on failure. */
+static double time_runs(const trn_field *f, trn_erosion_params *p, int threads, int reps,
+                        double *median, uint64_t *digest, uint64_t *steps)
 {
-    double best = 1e30;
+    double t[MAX_REPS];
     p->threads = threads;
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
         trn_erosion_result r;
         double t0 = now_s();
         if (trn_erosion_run(f, p, 42, &r, NULL, NULL, NULL) != TRN_OK) return 0.0;
-        double t = now_s() - t0;
-        if (t < best) best = t;
+        t[rep] = now_s() - t0;
         *digest = fnv(r.field.heights, trn_field_sample_count(f));
         *steps = r.ledger.steps;
         trn_erosion_result_dispose(&r);
     }
-    return best;
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    *median = t[reps / 2];
+    return t[0];
+}
+
+static double time_run(const trn_field *f, trn_erosion_params *p, int threads, uint64_t *digest,
+                       uint64_t *steps)
+{
+    double median;
+    return time_runs(f, p, threads, 3, &median, digest, steps);
+}
+
+static void print_load(void)
+{
+    FILE *fp = fopen("/proc/loadavg", "r");
+    char line[128] = "unknown";
+    if (fp) {
+        if (!fgets(line, sizeof line, fp)) line[0] = 0;
+        fclose(fp);
+    }
+    line[strcspn(line, "\n")] = 0;
+    printf("  load average (/proc/loadavg): %s\n", line);
 }
 
 int main(int argc, char **argv)
@@ -40,7 +64,7 @@ int main(int argc, char **argv)
     const uint32_t samples = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1024u;
     const uint32_t droplets = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 500000u;
     if (samples < 2 || !droplets) {
-        fprintf(stderr, "usage: bench_erosion [SAMPLES_PER_SIDE] [DROPLETS]\n");
+        fprintf(stderr, "usage: bench_erosion [SAMPLES_PER_SIDE] [DROPLETS] [TRANSPORT_RUNS]\n");
         return 2;
     }
     trn_field f;
@@ -86,6 +110,33 @@ int main(int argc, char **argv)
     uint64_t d3 = 0;
     double t3 = time_run(&f, &p, 1, &d3, &steps);
     printf("  thermal relaxation, 10 passes, 1 thread: %.3f s\n", t3);
+
+    /* Transport mode, its defaults (40 steps, capacity 4, diffusion 0.02), no thermal pass. */
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.mode = TRN_EROSION_TRANSPORT;
+    p.thermal_iterations = 0;
+    const int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 5;
+    if (reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "runs must be 1..%d\n", MAX_REPS);
+        return 2;
+    }
+    print_load();
+    double m1 = 0.0, m2 = 0.0;
+    uint64_t e1 = 0, e2 = 0;
+    double b1 = time_runs(&f, &p, 1, reps, &m1, &e1, &steps);
+    double b2 = time_runs(&f, &p, 2, reps, &m2, &e2, &steps);
+    if (b1 <= 0.0 || b2 <= 0.0) {
+        fprintf(stderr, "transport failed\n");
+        return 1;
+    }
+    const double sample_steps = (double)samples * (double)samples * (double)p.transport_steps;
+    printf("transport mode %ux%u, %u steps, %d runs each\n", samples, samples, p.transport_steps,
+           reps);
+    printf("  1 thread  median %6.3f s  best %6.3f s  %5.1f ns per sample-step\n", m1, b1,
+           1e9 * m1 / sample_steps);
+    printf("  2 threads median %6.3f s  best %6.3f s  %s\n", m2, b2,
+           e1 == e2 ? "bit-identical" : "DIFFERENT RESULT");
+    print_load();
     trn_field_dispose(&f);
-    return d1 == d2 ? 0 : 1;
+    return d1 == d2 && e1 == e2 ? 0 : 1;
 }
