@@ -661,8 +661,53 @@ static void test_options(void)
     CHECK(fabs(trn_srgb_to_linear(128) - 0.2158605) < 1e-6);
 }
 
+/* trn_mesh_chunk_errors equals the built levels' errors, chunk by chunk, on a rough field with
+ * uneven chunks and holes; and its arguments are checked at their limits. */
+static void test_chunk_errors(void)
+{
+    trn_field f;
+    make_field(&f, 37, 21, rough);
+    f.heights[5 * 38 + 7] = NAN;
+    f.heights[4 * 38 + 4] = NAN; /* a corner of levels 1 and 2: infinite errors there */
+    f.heights[17 * 38 + 30] = NAN;
+    trn_mesh *m = build(&f, NULL, 16, 1);
+    if (m) {
+        uint32_t compared = 0, infinite = 0;
+        for (uint32_t k = 0; k < m->chunks_x * m->chunks_z; k++) {
+            const trn_mesh_chunk *ch = &m->chunks[k];
+            double e[32];
+            CHECK_OK(trn_mesh_chunk_errors(&f, ch->i0, ch->j0, ch->i1 - ch->i0, ch->j1 - ch->j0,
+                                           ch->level_count, e, NULL));
+            for (uint32_t l = 0; l < ch->level_count; l++) {
+                const double want = ch->levels[l].error;
+                CHECK(e[l] == want || (isnan(e[l]) && isnan(want)));
+                compared++;
+                infinite += isinf(want) != 0;
+            }
+        }
+        CHECK(compared >= 3u * 6u && infinite > 0);
+    }
+    trn_mesh_free(m);
+    double e[33];
+    trn_error err;
+    /* The whole grid is a chunk; one more cell either way is outside. */
+    CHECK_OK(trn_mesh_chunk_errors(&f, 0, 0, 37, 21, 32, e, &err));
+    CHECK(e[0] == 0.0);
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 1, 0, 37, 21, 1, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "not inside the 37 x 21 cell grid");
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 0, 0, 37, 22, 1, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 0, 0, 0, 21, 1, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 0, 0, 37, 21, 33, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "level_count: expected 1..32, found 33");
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 0, 0, 37, 21, 0, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_chunk_errors(&f, 0, 0, 37, 21, 1, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_chunk_errors(NULL, 0, 0, 1, 1, 1, e, &err), TRN_ERR_INVALID_ARGUMENT);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
+    RUN(test_chunk_errors);
     RUN(test_levels_and_plane);
     RUN(test_bump_error);
     RUN(test_no_cracks);

@@ -118,6 +118,17 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
                           void *user, trn_error *err);
 void trn_mesh_free(trn_mesh *mesh); /* NULL-safe */
 
+/* The errors trn_mesh_build gives one chunk's levels, without building vertices: errors[l]
+ * (l < level_count) is trn_mesh_level.error of level l (every 2^l-th sample kept, plus the
+ * last row and column) for the chunk of cells [i0, i0 + cells_x] x [j0, j0 + cells_z] of
+ * field, bit for bit; level 0 is 0, INFINITY where a finite sample lies under a coarse
+ * triangle with a NaN corner. For editors that pick levels before (or instead of) meshing.
+ * Errors: TRN_ERR_INVALID_ARGUMENT (no field or heights, a chunk outside the grid or without
+ * cells, level_count 0 or over 32, errors NULL). */
+trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0,
+                                 uint32_t cells_x, uint32_t cells_z, uint32_t level_count,
+                                 double *errors, trn_error *err);
+
 /* ---- Level selection: levels_out holds one level per chunk (chunks_x * chunks_z) ---- */
 
 /* A perspective camera in terrain-local units. */

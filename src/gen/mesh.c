@@ -345,6 +345,50 @@ done:
     return st;
 }
 
+trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0,
+                                 uint32_t cells_x, uint32_t cells_z, uint32_t level_count,
+                                 double *errors, trn_error *err)
+{
+    if (!field || !field->heights || !errors)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: chunk errors need a field with heights and an output");
+    if (level_count == 0 || level_count > 32)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: level_count: expected 1..32, found %u", level_count);
+    if (cells_x == 0 || cells_z == 0 || i0 > field->cells_x || j0 > field->cells_z ||
+        cells_x > field->cells_x - i0 || cells_z > field->cells_z - j0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: chunk of %u x %u cells at (%u, %u) is not inside the %u x %u "
+                             "cell grid",
+                             cells_x, cells_z, i0, j0, field->cells_x, field->cells_z);
+    mesh_ctx c;
+    memset(&c, 0, sizeof c);
+    c.f = field;
+    c.nx = (size_t)field->cells_x + 1u;
+    trn_mesh_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.i0 = i0;
+    ch.j0 = j0;
+    ch.i1 = i0 + cells_x;
+    ch.j1 = j0 + cells_z;
+    uint32_t *xs = malloc(((size_t)cells_x + 2u) * sizeof *xs);
+    uint32_t *zs = malloc(((size_t)cells_z + 2u) * sizeof *zs);
+    if (!xs || !zs) {
+        free(xs);
+        free(zs);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
+    }
+    for (uint32_t l = 0; l < level_count; l++) {
+        const uint32_t s = 1u << l;
+        const uint32_t mx = coarse_axis(cells_x, s, xs), mz = coarse_axis(cells_z, s, zs);
+        double border;
+        level_errors(&c, &ch, xs, mx, zs, mz, s, &errors[l], &border);
+    }
+    free(xs);
+    free(zs);
+    return TRN_OK;
+}
+
 static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t level_count)
 {
     /* Box: the chunk's extent and its finite heights. */

@@ -22,6 +22,7 @@
 #include "terrane/graph.h"
 #include "terrane/image.h"
 #include "terrane/layers.h"
+#include "terrane/mesh.h"
 #include "terrane/palette.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
@@ -143,66 +144,19 @@ static uint32_t lod_levels(const trn_recipe *r)
     return levels;
 }
 
-/* The height of a coarse cell (corners h00 at (x0, z0) .. h11 at (x1, z1)) at (di, dj) inside
- * it, on the triangle holding it: the same arithmetic as src/gen/mesh.c, so the errors below
- * equal trn_mesh_level.error bit for bit. NaN when the triangle has a NaN corner. */
-static double coarse_height(double h00, double h10, double h01, double h11, uint32_t di,
-                            uint32_t dj, uint32_t du, uint32_t dv)
-{
-    const double u = (double)di, v = (double)dj, U = (double)du, V = (double)dv;
-    if ((uint64_t)di * dv >= (uint64_t)dj * du) {
-        if ((uint64_t)di * dv == (uint64_t)dj * du) {
-            if (isfinite(h00) && isfinite(h11)) return h00 + (u * (h11 - h00)) / U;
-            return NAN;
-        }
-        return h00 + (u * (h10 - h00)) / U + (v * (h11 - h10)) / V;
-    }
-    return h00 + (v * (h01 - h00)) / V + (u * (h11 - h01)) / U;
-}
-
-/* out[level]: the largest |full-resolution height - level's surface| over the finite samples
- * of the chunk with cells [i0, i0 + nx] x [j0, j0 + nz] (level L keeps every 2^L-th sample and
- * the last row and column, cells split along the terrain's diagonal), INFINITY when a finite
- * sample lies under a coarse triangle with a NaN corner: trn_mesh_level.error, computed
- * without building the mesh's vertices. Coarse cell by coarse cell, each sample measured in
- * the cell trn_mesh_build measures it in ([x0, x1), the last cell also x1), so shared edges
- * round the same way. */
+/* out[level]: trn_mesh_level.error of the chunk with cells [i0, i0 + nx] x [j0, j0 + nz] (the
+ * library's trn_mesh_chunk_errors, so the page and `terrane mesh` pick the same levels). */
 static void chunk_lod(const trn_field *f, uint32_t i0, uint32_t j0, uint32_t nx, uint32_t nz,
                       uint32_t levels, float *out)
 {
-    const size_t row = (size_t)f->cells_x + 1u;
-    const float *base = f->heights + (size_t)j0 * row + i0;
-    out[0] = 0.0f;
-    for (uint32_t l = 1; l < levels; l++) {
-        const uint32_t step = 1u << l;
-        double worst = 0.0;
-        for (uint32_t z0 = 0; z0 < nz; z0 += step) {
-            const uint32_t z1 = z0 + step < nz ? z0 + step : nz;
-            const uint32_t jend = z1 == nz ? nz : z1 - 1u;
-            for (uint32_t x0 = 0; x0 < nx; x0 += step) {
-                const uint32_t x1 = x0 + step < nx ? x0 + step : nx;
-                const uint32_t iend = x1 == nx ? nx : x1 - 1u;
-                const double h00 = (double)base[(size_t)z0 * row + x0];
-                const double h10 = (double)base[(size_t)z0 * row + x1];
-                const double h01 = (double)base[(size_t)z1 * row + x0];
-                const double h11 = (double)base[(size_t)z1 * row + x1];
-                for (uint32_t j = z0; j <= jend; j++) {
-                    const float *line = base + (size_t)j * row;
-                    const bool edge_row = j == z0 || j == z1;
-                    for (uint32_t i = x0; i <= iend; i++) {
-                        if (edge_row && (i == x0 || i == x1)) continue; /* a vertex: exact */
-                        const double h = (double)line[i];
-                        if (!isfinite(h)) continue;
-                        const double g =
-                            coarse_height(h00, h10, h01, h11, i - x0, j - z0, x1 - x0, z1 - z0);
-                        const double d = isfinite(g) ? fabs(h - g) : INFINITY;
-                        if (d > worst) worst = d;
-                    }
-                }
-            }
-        }
-        out[l] = (float)worst;
+    double e[32];
+    if (levels > 32u || trn_mesh_chunk_errors(f, i0, j0, nx, nz, levels, e, NULL)) {
+        for (uint32_t l = 0; l < levels; l++)
+            out[l] = l ? INFINITY : 0.0f;
+        return;
     }
+    for (uint32_t l = 0; l < levels; l++)
+        out[l] = (float)e[l];
 }
 
 /* The samples of chunk (cx, cz): its cells' corners, the shared border included. */
