@@ -15,7 +15,9 @@
 #include <omp.h>
 #endif
 
-/* A stage boundary for profiling builds that include this file with their own definition. */
+/* Stage boundaries for profiling builds that include this file with their own definition:
+ * SP_MARK(k) starts stage k of a step (0 uplift, 1 receivers and donors, 2 stack or routing,
+ * 3 drainage area, 4 incision, 5 diffusion, 6 critical slope and border), SP_MARK(7) ends it. */
 #ifndef SP_MARK
 #define SP_MARK(stage) ((void)0)
 #endif
@@ -745,27 +747,41 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                  * change and come before them). */
                 for (size_t q = 0; q < npath; q++)
                     basin[path[q]] = UINT32_MAX;
-                size_t top = 0, o = 0;
-                for (size_t i = 0; i < s->ntrees; i++) {
-                    const size_t os = s->tree_at[i], oe = s->tree_at[i + 1];
-                    s->tree_at[i] = (uint32_t)top;
-                    memcpy(s->stack + top, old + os, (oe - os) * sizeof *old);
-                    top += oe - os;
-                    for (; o < first[i]; o++) {
-                        const uint32_t b = order[o];
-                        const size_t p0 = path_at[b], pn = path_len[b];
-                        memcpy(s->stack + top, path + p0, pn * sizeof *path);
-                        top += pn;
-                        for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
-                            if (k + SP_AHEAD < seg[2 * b + 1])
-                                __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
-                            const uint32_t v = old[k];
-                            s->stack[top] = v;
-                            top += basin[v] != UINT32_MAX;
+                /* Each tree's place: its own samples and those of its basins (a basin's path
+                 * and other samples are its old segment's). Then the trees side by side. */
+                size_t *at = malloc((s->ntrees + 1u) * sizeof *at);
+                ok = at != NULL;
+                if (ok) {
+                    at[0] = 0;
+                    for (size_t i = 0; i < s->ntrees; i++) {
+                        size_t size = (size_t)s->tree_at[i + 1] - s->tree_at[i];
+                        for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++)
+                            size += seg[2 * order[o] + 1] - seg[2 * order[o]];
+                        at[i + 1] = at[i] + size;
+                    }
+#pragma omp parallel for schedule(dynamic, 64)
+                    for (size_t i = 0; i < s->ntrees; i++) {
+                        const size_t os = s->tree_at[i], oe = s->tree_at[i + 1];
+                        size_t top = at[i];
+                        memcpy(s->stack + top, old + os, (oe - os) * sizeof *old);
+                        top += oe - os;
+                        for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++) {
+                            const uint32_t b = order[o];
+                            const size_t p0 = path_at[b], pn = path_len[b];
+                            memcpy(s->stack + top, path + p0, pn * sizeof *path);
+                            top += pn;
+                            for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
+                                if (k + SP_AHEAD < seg[2 * b + 1])
+                                    __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
+                                const uint32_t v = old[k];
+                                if (basin[v] != UINT32_MAX) s->stack[top++] = v;
+                            }
                         }
                     }
+                    for (size_t i = 0; i <= s->ntrees; i++)
+                        s->tree_at[i] = (uint32_t)at[i];
                 }
-                s->tree_at[s->ntrees] = (uint32_t)top;
+                free(at);
             }
             free(first);
             free(order);
@@ -1126,7 +1142,6 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         sp_donors(&s);
         SP_MARK(2);
         if (!pits) sp_stack(&s);
-        SP_MARK(3);
         if (pits) {
             if (!sp_route_pits(&s, pits)) {
                 st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -1134,23 +1149,22 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                                    (unsigned long long)pits);
                 break;
             }
-            SP_MARK(5);
             if (report) {
                 report->pits_routed += pits;
                 report->steps_with_pits++;
             }
         }
         sp_chunks(&s);
-        SP_MARK(6);
+        SP_MARK(3);
         sp_area(&s);
-        SP_MARK(7);
+        SP_MARK(4);
         sp_incise(&s, p, cell_area);
-        SP_MARK(8);
+        SP_MARK(5);
         sp_diffuse(&s, p);
-        SP_MARK(9);
+        SP_MARK(6);
         sp_critical(&s, p);
         sp_follow_border(&s, p);
-        SP_MARK(10);
+        SP_MARK(7);
         if (report) report->steps = step + 1u;
     }
 #ifdef _OPENMP
