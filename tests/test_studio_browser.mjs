@@ -196,6 +196,33 @@ try {
   await waitFor(`${status}.startsWith('saved ')`, 'the save');
   const session = await evaluate(`(async () => Array.from(new Uint8Array(await (await fetch('api/heights', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).arrayBuffer())))()`);
   if (heightsOut) writeFileSync(heightsOut, Buffer.from(session));
+
+  // The mini-map: a click a quarter in from its top-left corner moves the orbit target there.
+  const map = JSON.parse(await evaluate("JSON.stringify(document.getElementById('minimap').getBoundingClientRect())"));
+  const mapClick = { x: map.left + map.width / 4, y: map.top + map.height / 4, button: 'left', clickCount: 1 };
+  await send('Input.dispatchMouseEvent', Object.assign({ type: 'mousePressed', buttons: 1 }, mapClick));
+  await send('Input.dispatchMouseEvent', Object.assign({ type: 'mouseReleased', buttons: 0 }, mapClick));
+  const target = await evaluate('studio.camera.target');
+  check(Math.abs(target[0] - 128) < 4 && Math.abs(target[2] - 128) < 4, 'a mini-map click moved the target to (128, 128): ' + target.map((v) => v.toFixed(1)));
+  // Keys: F flies, W held moves the eye forward, F returns to orbit.
+  const key = (type, k) => send('Input.dispatchKeyEvent', { type, key: k, code: 'Key' + k.toUpperCase(), text: type === 'keyDown' ? k : undefined, windowsVirtualKeyCode: k.toUpperCase().charCodeAt(0) });
+  await key('keyDown', 'f');
+  await key('keyUp', 'f');
+  check(await evaluate("studio.camera.mode === 'fly' && document.getElementById('camera').value === 'fly'"), 'F switches to the fly camera');
+  const eye = await evaluate('studio.camera.pos.slice()');
+  await key('keyDown', 'w');
+  await sleep(400);
+  await key('keyUp', 'w');
+  const moved = await evaluate(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
+    const d = [p[0] - e[0], p[1] - e[1], p[2] - e[2]], c = Math.cos(camera.pitch);
+    return d[0] * -c * Math.sin(camera.yaw) + d[1] * -Math.sin(camera.pitch) + d[2] * -c * Math.cos(camera.yaw); })()`);
+  check(moved > 1, 'W moved the fly camera forward by ' + moved.toFixed(1));
+  await key('keyDown', 'f');
+  await key('keyUp', 'f');
+  check(await evaluate("studio.camera.mode === 'orbit'"), 'F again returns to orbit');
+  await key('keyDown', 'i');
+  await key('keyUp', 'i');
+  check(await evaluate("studio.show.instances === false && !document.getElementById('show-instances').checked"), 'I hides the scatter proxies');
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 
   // A recipe with water bodies and a palette: water surfaces and scatter proxies are drawn.
