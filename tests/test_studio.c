@@ -923,6 +923,49 @@ static void test_nodes(void)
     CHECK_EQ_INT(status_of("POST", "/api/nodes", NULL, true), 405);
 }
 
+/* Preview and Final: ?quality= regenerates at that quality (erosion with fewer droplets), the
+ * nodes report it, and going back to final gives the final heights bit for bit. */
+static void test_quality(void)
+{
+    static const char eroded[] =
+        "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 3, \"default_landform\": "
+        "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 30}}, \"default_biome\": "
+        "\"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}, \"graph\": "
+        "{\"format_version\": 1, \"output\": \"out\", \"nodes\": [{\"id\": \"land\", \"type\": "
+        "\"landform\"}, {\"id\": \"wear\", \"type\": \"erosion\", \"inputs\": {\"field\": "
+        "{\"node\": \"land\"}}}, {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": "
+        "{\"field\": {\"node\": \"wear\", \"pin\": \"field\"}}}]}}";
+    CHECK_EQ_INT(reset_to(eroded), 200);
+    size_t n1 = 0, n2 = 0, n3 = 0;
+    float *final_h = get_heights(&n1);
+    reply r = request("POST", "/api/generate?quality=preview", NULL, eroded, strlen(eroded), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    int status = 0;
+    json_t *o = get_json("GET", "/api/nodes", NULL, &status);
+    CHECK(o && strcmp(json_string_value(json_object_get(o, "quality")), "preview") == 0);
+    json_decref(o);
+    float *preview_h = get_heights(&n2);
+    CHECK(n1 == n2 && final_h && preview_h && memcmp(final_h, preview_h, n1 * sizeof(float)) != 0);
+    /* Without the parameter the quality stays. */
+    CHECK_EQ_INT(reset_to(eroded), 200);
+    o = get_json("GET", "/api/nodes", NULL, &status);
+    CHECK(o && strcmp(json_string_value(json_object_get(o, "quality")), "preview") == 0);
+    json_decref(o);
+    r = request("POST", "/api/generate?quality=final", NULL, eroded, strlen(eroded), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    float *again = get_heights(&n3);
+    CHECK(n1 == n3 && again && memcmp(final_h, again, n1 * sizeof(float)) == 0);
+    r = request("POST", "/api/generate?quality=draft", NULL, eroded, strlen(eroded), true);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK(r.body && strstr(r.body, "quality: expected preview or final, found \\\"draft\\\""));
+    reply_free(&r);
+    free(final_h);
+    free(preview_h);
+    free(again);
+}
+
 static int explain_status(const char *query)
 {
     char target[256];
@@ -1441,6 +1484,7 @@ int main(void)
     RUN(test_generate);
     RUN(test_layers);
     RUN(test_nodes);
+    RUN(test_quality);
     RUN(test_explain);
     RUN(test_lod);
     RUN(test_extend);

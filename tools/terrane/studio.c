@@ -675,12 +675,40 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     trn_recipe next;
     memset(&next, 0, sizeof next);
     trn_error e;
+    /* ?quality=preview|final switches the generation's quality (a new session: a session keeps
+     * the options it was made with); absent: the current one. */
+    const char *q = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "quality");
+    trn_erosion_quality quality = s->options.quality;
+    if (q) {
+        if (!strcmp(q, "preview"))
+            quality = TRN_EROSION_PREVIEW;
+        else if (!strcmp(q, "final"))
+            quality = TRN_EROSION_FINAL;
+        else {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "generate: quality: expected preview or final, found \"%.40s\"", q);
+            return studio_reply_error(conn, 400, msg);
+        }
+    }
     /* No body: the recipe file as it is on disk now (edited elsewhere); else the body's recipe. */
     trn_status st = body && size ? trn_recipe_parse(body, size, "request", &next, NULL, &e)
                                  : trn_recipe_read(s->recipe_path, &next, NULL, &e);
     if (st) return reply_trn_error(conn, 400, &e);
     publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
-    st = trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
+    if (quality != s->options.quality) {
+        trn_generate_options o = s->options;
+        o.quality = quality;
+        trn_session *fresh = NULL;
+        st = trn_session_new(&next, &o, &fresh, on_progress, s, &e);
+        if (!st) {
+            trn_session_free(s->session);
+            s->session = fresh;
+            s->options.quality = quality;
+        }
+    } else {
+        st = trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
+    }
     trn_recipe_dispose(&next);
     if (st) {
         publish(s, "failed", "{}");
