@@ -232,6 +232,7 @@ function makeLevelMesh(level) {
     const p = b * row + a, q = p + row;
     indices.push(p, q, p + 1, p + 1, q, q + 1);
   }
+  const gridCount = indices.length;
   // Each edge as a strip of quads down to its skirt copy.
   const edges = [[], [], [], []];
   for (let k = 0; k <= n; k++) { edges[0].push(k); edges[1].push(n * row + k); edges[2].push(k * row); edges[3].push(k * row + n); }
@@ -254,7 +255,7 @@ function makeLevelMesh(level) {
     gl.vertexAttribDivisor(loc, 1);
   }
   gl.bindVertexArray(null);
-  return { vao, count: indices.length, level };
+  return { vao, count: indices.length, gridCount, level };
 }
 
 function makeMeshes() {
@@ -624,30 +625,35 @@ function chooseLevels(vp) {
 const INSTANCE_FLOATS = 6;
 function chunkInstances(levels, only) {
   const NX = terrain.chunksX, NZ = terrain.chunksZ, L = terrain.levels, C = terrain.chunkCells, lod = terrain.lod;
-  const counts = new Array(L).fill(0);
-  for (let c = 0; c < levels.length; c++) if (levels[c] >= 0 && (!only || only[c])) counts[levels[c]]++;
-  const offsets = [];
-  let total = 0;
-  for (let l = 0; l < L; l++) { offsets.push(total); total += counts[l]; }
-  const data = new Float32Array(total * INSTANCE_FLOATS), fill = offsets.slice(), pad = 0.5 * terrain.cellX;
+  const pad = 0.5 * terrain.cellX;
   const skirt = (c, l, cx, cz) => {
     if (cx < 0 || cz < 0 || cx >= NX || cz >= NZ) return 0;
     const n = cz * NX + cx, m = levels[n];
     if (m === l) return 0;
     return 2 * Math.max(lod[c * L + l], m < 0 ? lod[n * L + L - 1] : lod[n * L + m]) + pad;
   };
+  // Per level, chunks without skirts first (drawn with the grid's indices only), then the rest.
+  const bare = [], skirted = [];
+  for (let l = 0; l < L; l++) { bare.push([]); skirted.push([]); }
+  let total = 0;
   for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
     const c = cz * NX + cx, l = levels[c];
     if (l < 0 || (only && !only[c])) continue;
-    const at = fill[l]++ * INSTANCE_FLOATS;
-    data[at] = cx * C;
-    data[at + 1] = cz * C;
-    data[at + 2] = skirt(c, l, cx, cz - 1);
-    data[at + 3] = skirt(c, l, cx, cz + 1);
-    data[at + 4] = skirt(c, l, cx - 1, cz);
-    data[at + 5] = skirt(c, l, cx + 1, cz);
+    const s0 = skirt(c, l, cx, cz - 1), s1 = skirt(c, l, cx, cz + 1), s2 = skirt(c, l, cx - 1, cz), s3 = skirt(c, l, cx + 1, cz);
+    (s0 || s1 || s2 || s3 ? skirted : bare)[l].push(cx * C, cz * C, s0, s1, s2, s3);
+    total++;
   }
-  return { data, counts, offsets };
+  const data = new Float32Array(total * INSTANCE_FLOATS), counts = [], bareCounts = [], offsets = [];
+  let at = 0;
+  for (let l = 0; l < L; l++) {
+    offsets.push(at);
+    data.set(bare[l], at * INSTANCE_FLOATS);
+    data.set(skirted[l], (at + bare[l].length / INSTANCE_FLOATS) * INSTANCE_FLOATS);
+    bareCounts.push(bare[l].length / INSTANCE_FLOATS);
+    counts.push((bare[l].length + skirted[l].length) / INSTANCE_FLOATS);
+    at += counts[l];
+  }
+  return { data, counts, bareCounts, offsets };
 }
 
 function drawChunks(set) {
@@ -658,10 +664,15 @@ function drawChunks(set) {
     const mesh = levelMeshes[l];
     gl.bindVertexArray(mesh.vao);
     gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
-    gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, set.offsets[l] * INSTANCE_FLOATS * 4);
-    gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, set.offsets[l] * INSTANCE_FLOATS * 4 + 8);
     gl.uniform1i(currentProgram.u.u_stride, 1 << l);
-    gl.drawElementsInstanced(gl.TRIANGLES, mesh.count, gl.UNSIGNED_SHORT, 0, set.counts[l]);
+    const bare = set.bareCounts[l], rest = set.counts[l] - bare;
+    for (const [first, n, count] of [[0, bare, mesh.gridCount], [bare, rest, mesh.count]]) {
+      if (!n) continue;
+      const offset = (set.offsets[l] + first) * INSTANCE_FLOATS * 4;
+      gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, offset);
+      gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, offset + 8);
+      gl.drawElementsInstanced(gl.TRIANGLES, count, gl.UNSIGNED_SHORT, 0, n);
+    }
   }
   gl.bindVertexArray(null);
 }
