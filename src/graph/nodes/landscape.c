@@ -28,6 +28,17 @@ static const trn_param_spec p_sp[] = {
     NUM("dt", 20000, 1e-6, 1e9, "time step"),
     INT("steps", 200, 1, 100000, "time steps"),
     INT("coarsen", 1, 1, 64, "evolve on a grid this many times coarser, then amplify"),
+    NUM("evolution_cell", 0, 0, 1e9,
+        "world units per cell of the evolution grid (0 = use coarsen): the grid is coarsened "
+        "by the nearest whole factor (1..64), so every output grid evolves the same rivers"),
+    NUM("reference_cell", 0, 0, 1e9,
+        "read every parameter as if an evolution cell were this many metres wide (0 = world "
+        "units as given): the same river network whatever the world's scale"),
+    CHOICE("uplift_shape", "uniform", "uniform|input",
+           "input: uplift times 0.2..1 following the input's height (times the uplift mask "
+           "when given), so the land rises where the input is high and keeps its large shape"),
+    CHOICE("relief", "evolved", "evolved|input",
+           "input: heights stretched linearly back to the input's lowest and highest"),
     NUM("detail", 1, 0, 4, "share of the input's finer detail returned after coarsening"),
     NUM("channel_area", 1e6, 1e-6, 1e15,
         "world units^2: drainage area where detail fades out and channels reach 1"),
@@ -37,6 +48,79 @@ static const trn_param_spec p_sp[] = {
     CHOICE("border", "follow", "follow|fixed",
            "follow: the border comes down with the land beside it; fixed: it keeps its heights"),
 };
+
+/* The evolution grid against the output grid: with evolution_cell > 0, its ratio to the grid's
+ * coarser cell rounded to a whole factor in 1..64, coarser (coarsen, amplified after) or finer
+ * (refine: the input upsampled, evolved, filtered back down); else the coarsen parameter. */
+static void sp_factors(const trn_graph_node *n, const trn_node_type *t, uint32_t cells_x,
+                       uint32_t cells_z, double size_x, double size_z, uint32_t *coarsen,
+                       uint32_t *refine)
+{
+    *refine = 1;
+    *coarsen = (uint32_t)trn_graph_param_number(n, t, "coarsen");
+    const double cell_w = trn_graph_param_number(n, t, "evolution_cell");
+    if (!(cell_w > 0)) return;
+    double cell = size_x / cells_x;
+    if (size_z / cells_z > cell) cell = size_z / cells_z;
+    const double up = floor(cell_w / cell + 0.5), down = floor(cell / cell_w + 0.5);
+    *coarsen = up < 1 ? 1u : up > 64 ? 64u : (uint32_t)up;
+    if (down > 1) *refine = down > 64 ? 64u : (uint32_t)down;
+}
+
+/* Catmull-Rom value of a grid of nx x nz samples at fractional sample (fx, fz), edges clamped. */
+static double cubic_at(const float *g, size_t nx, size_t nz, double fx, double fz)
+{
+    const int64_t i = (int64_t)floor(fx), j = (int64_t)floor(fz);
+    const double tx = fx - (double)i, tz = fz - (double)j;
+    double wx[4], wz[4];
+    const double *tt[2] = {&tx, &tz};
+    double *ww[2] = {wx, wz};
+    for (int a = 0; a < 2; a++) {
+        const double u = *tt[a], u2 = u * u, u3 = u2 * u;
+        ww[a][0] = 0.5 * (-u3 + 2 * u2 - u);
+        ww[a][1] = 0.5 * (3 * u3 - 5 * u2 + 2);
+        ww[a][2] = 0.5 * (-3 * u3 + 4 * u2 + u);
+        ww[a][3] = 0.5 * (u3 - u2);
+    }
+    double v = 0;
+    for (int b = 0; b < 4; b++) {
+        int64_t jj = j - 1 + b;
+        jj = jj < 0 ? 0 : jj >= (int64_t)nz ? (int64_t)nz - 1 : jj;
+        double row = 0;
+        for (int a = 0; a < 4; a++) {
+            int64_t ii = i - 1 + a;
+            ii = ii < 0 ? 0 : ii >= (int64_t)nx ? (int64_t)nx - 1 : ii;
+            row += wx[a] * g[(size_t)jj * nx + (size_t)ii];
+        }
+        v += wz[b] * row;
+    }
+    return v;
+}
+
+/* Filter a grid refine times finer back onto the output grid: tent weights (refine - |d|) each
+ * way, so a smooth surface comes back unchanged and channels a fine cell wide stay visible. */
+static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refine, float *out,
+                        size_t nx, size_t nz)
+{
+    const int64_t r = refine;
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < nz; j++)
+        for (size_t i = 0; i < nx; i++) {
+            double sum = 0, wsum = 0;
+            for (int64_t dj = 1 - r; dj < r; dj++) {
+                const int64_t fj = (int64_t)j * r + dj;
+                if (fj < 0 || fj >= (int64_t)fnz) continue;
+                for (int64_t di = 1 - r; di < r; di++) {
+                    const int64_t fi = (int64_t)i * r + di;
+                    if (fi < 0 || fi >= (int64_t)fnx) continue;
+                    const double w = (double)(r - (di < 0 ? -di : di)) * (double)(r - (dj < 0 ? -dj : dj));
+                    sum += w * fine[(size_t)fj * fnx + (size_t)fi];
+                    wsum += w;
+                }
+            }
+            out[j * nx + i] = (float)(sum / wsum);
+        }
+}
 
 /* Preview: a quarter of the steps (at least one) over the same total time: the implicit
  * scheme stays stable at the longer step. */
@@ -56,7 +140,9 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
-    o->coarsen = (uint32_t)trn_graph_param_number(n, t, "coarsen");
+    uint32_t refine;
+    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z,
+               &o->coarsen, &refine);
     o->detail = trn_graph_param_number(n, t, "detail");
     o->channel_area = trn_graph_param_number(n, t, "channel_area");
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
@@ -82,8 +168,11 @@ static void sp_work(const trn_graph_node *n, const trn_node_type *t, const trn_r
 {
     trn_evolve_options o;
     sp_options(n, t, recipe, quality, &o);
-    const uint64_t cx = (recipe->cells_x + o.coarsen - 1u) / o.coarsen + 1u;
-    const uint64_t cz = (recipe->cells_z + o.coarsen - 1u) / o.coarsen + 1u;
+    uint32_t coarsen, refine;
+    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &coarsen,
+               &refine);
+    const uint64_t cx = ((uint64_t)recipe->cells_x * refine + o.coarsen - 1u) / o.coarsen + 1u;
+    const uint64_t cz = ((uint64_t)recipe->cells_z * refine + o.coarsen - 1u) / o.coarsen + 1u;
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     /* About 30 sample visits a step: receivers, stack, area, incision, diffusion. */
     const uint64_t steps_work = trn_sat_mul(trn_sat_mul(cx * cz, o.sp.steps), 30u);
@@ -93,57 +182,174 @@ static void sp_work(const trn_graph_node *n, const trn_node_type *t, const trn_r
     out->param = trn_node_has_number(n, "steps") ? "steps" : NULL;
 }
 
+/* The uplift factor per sample of the grid the run uses (the coarse one when coarsened, each
+ * coarse sample the mean of the fine samples nearest to it, as trn_landscape_evolve averages
+ * heights): the uplift mask, times 0.2 + 0.8 x the input's height scaled to 0..1 with
+ * uplift_shape input (never 0, so low ground still rises and drains instead of ponding).
+ * *out stays NULL when neither applies. */
+static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_field *f, uint32_t coarsen,
+                                 const float *mask, float **out, trn_error *err)
+{
+    *out = NULL;
+    const char *shape = trn_graph_param_text(c->node, c->type, "uplift_shape");
+    const bool by_height = shape && strcmp(shape, "input") == 0;
+    if (!mask && !by_height) return TRN_OK;
+    const size_t nx = (size_t)f->cells_x + 1u, nz = (size_t)f->cells_z + 1u;
+    const uint32_t cx = (f->cells_x + coarsen - 1u) / coarsen;
+    const uint32_t cz = (f->cells_z + coarsen - 1u) / coarsen;
+    const size_t cnx = (size_t)cx + 1u, cn = cnx * ((size_t)cz + 1u);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; by_height && k < nx * nz; k++) {
+        if (f->heights[k] < lo) lo = f->heights[k];
+        if (f->heights[k] > hi) hi = f->heights[k];
+    }
+    double *sum = calloc(cn, sizeof *sum);
+    uint32_t *cnt = calloc(cn, sizeof *cnt);
+    float *m = malloc(cn * sizeof *m);
+    if (!sum || !cnt || !m) {
+        free(sum);
+        free(cnt);
+        free(m);
+        return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    }
+    const double sx = (double)cx / f->cells_x, sz = (double)cz / f->cells_z;
+    for (size_t j = 0; j < nz; j++)
+        for (size_t i = 0; i < nx; i++) {
+            const size_t k = j * nx + i;
+            double v = mask ? mask[k] : 1.0;
+            if (by_height) v *= hi > lo ? 0.2 + 0.8 * (f->heights[k] - lo) / (hi - lo) : 1.0;
+            const size_t ci = coarsen > 1 ? (size_t)floor((double)i * sx + 0.5) : i;
+            const size_t cj = coarsen > 1 ? (size_t)floor((double)j * sz + 0.5) : j;
+            sum[cj * cnx + ci] += v;
+            cnt[cj * cnx + ci]++;
+        }
+    for (size_t k = 0; k < cn; k++)
+        m[k] = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
+    free(sum);
+    free(cnt);
+    *out = m;
+    return TRN_OK;
+}
+
 static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const size_t n = trn_node_samples(r);
     trn_evolve_options o;
     sp_options(c->node, c->type, c->recipe, c->quality, &o);
     o.sp.threads = c->threads;
+    uint32_t coarsen, refine;
+    sp_factors(c->node, c->type, r->cells_x, r->cells_z, r->size_x, r->size_z, &coarsen, &refine);
     const trn_gout *um = c->inputs[1];
-    o.sp.uplift_mask = um ? um->values->data : NULL;
-    /* An uplift mask is on the full grid; the coarse run would need it resampled. */
-    if (um && o.coarsen > 1)
+    if (um && refine > 1)
         return trn_node_fail(c, err, TRN_ERR_INVALID_ARGUMENT,
-                             "an uplift mask needs coarsen 1 (it is given per full-grid sample)");
+                             "an uplift mask needs an evolution_cell no finer than the grid's "
+                             "cells (it is given per output sample)");
     trn_field f = trn_node_field_view(r, c->inputs[0]);
+    /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
+     * at the reference scale (slopes and the drainage pattern do not change with s). */
+    double cell = f.size_x / f.cells_x;
+    if (f.size_z / f.cells_z > cell) cell = f.size_z / f.cells_z;
+    const double ref = trn_graph_param_number(c->node, c->type, "reference_cell");
+    const double s = ref > 0 ? ref / (cell * o.coarsen / refine) : 1.0;
+    const size_t nx = (size_t)f.cells_x + 1u, nz = (size_t)f.cells_z + 1u;
+    const size_t wnx = (size_t)f.cells_x * refine + 1u, wnz = (size_t)f.cells_z * refine + 1u;
+    const size_t wn = wnx * wnz;
     trn_field work;
-    trn_status st = trn_field_init(&work, f.cells_x, f.cells_z, f.size_x, f.size_z, err);
+    trn_status st = trn_field_init(&work, f.cells_x * refine, f.cells_z * refine, f.size_x * s,
+                                   f.size_z * s, err);
     if (st) return trn_node_wrap(c, err, st);
-    memcpy(work.heights, f.heights, n * sizeof *work.heights);
-    float *area = malloc(n * sizeof *area);
-    if (!area) {
-        trn_field_dispose(&work);
-        return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    double in_lo = INFINITY, in_hi = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        if (f.heights[k] < in_lo) in_lo = f.heights[k];
+        if (f.heights[k] > in_hi) in_hi = f.heights[k];
     }
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < wnz; j++)
+        for (size_t i = 0; i < wnx; i++)
+            work.heights[j * wnx + i] =
+                refine > 1 ? (float)(s * cubic_at(f.heights, nx, nz, (double)i / refine,
+                                                  (double)j / refine))
+                           : (float)(s * f.heights[j * wnx + i]);
+    if (isfinite(o.sp.sea_level)) o.sp.sea_level *= s;
+    float *shape = NULL;
+    if (refine > 1) {
+        trn_field scaled = work;
+        st = sp_uplift_mask(c, &scaled, 1, NULL, &shape, err);
+    } else {
+        st = sp_uplift_mask(c, &f, o.coarsen, um ? um->values->data : NULL, &shape, err);
+    }
+    float *area = st ? NULL : malloc(wn * sizeof *area);
+    if (!area) {
+        free(shape);
+        trn_field_dispose(&work);
+        return st ? st : trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    }
+    o.sp.uplift_mask = shape;
     o.sp.drainage_area = area;
     trn_stream_power_report rep;
     st = trn_landscape_evolve(&work, &o, &rep, trn_node_bridge, (void *)c->progress, err);
+    free(shape);
+    float *heights = NULL, *channels = NULL;
+    if (!st) {
+        heights = refine > 1 ? malloc(n * sizeof *heights) : work.heights;
+        channels = malloc(n * sizeof *channels);
+        if (!heights || !channels)
+            st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    }
     if (st) {
+        if (heights != work.heights) free(heights);
+        free(channels);
         free(area);
         trn_field_dispose(&work);
         return trn_node_wrap(c, err, st);
     }
-    float *channels = malloc(n * sizeof *channels);
-    if (!channels) {
-        free(area);
+    if (refine > 1) {
+        refine_down(work.heights, wnx, wnz, refine, heights, nx, nz);
+        refine_down(area, wnx, wnz, refine, channels, nx, nz);
         trn_field_dispose(&work);
-        return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
-    }
-    for (size_t k = 0; k < n; k++) {
-        const double a = (double)area[k] / o.channel_area;
-        channels[k] = (float)(a > 1.0 ? 1.0 : a);
+    } else {
+        memcpy(channels, area, n * sizeof *channels);
+        work.heights = NULL;
     }
     free(area);
-    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, work.heights, err);
-    work.heights = NULL;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        const double a = (double)channels[k] / o.channel_area;
+        channels[k] = (float)(a > 1.0 ? 1.0 : a);
+        if (heights[k] < lo) lo = heights[k];
+        if (heights[k] > hi) hi = heights[k];
+    }
+    /* relief input: the evolved shape stretched onto the input's height range by a monotone
+     * map (it keeps every drainage path and adds no pit); with a sea inside the range the map
+     * is anchored there, so the sea floor and the coast (base level) stay where they were.
+     * Else the reference scale is undone. */
+    const char *relief = trn_graph_param_text(c->node, c->type, "relief");
+    const bool keep = relief && strcmp(relief, "input") == 0 && hi > lo;
+    const double sea = o.sp.sea_level; /* scaled by s */
+    const bool anchor = keep && isfinite(sea) && sea >= lo && sea < hi && sea / s < in_hi;
+    double gain = keep ? (in_hi - in_lo) / (hi - lo) : 1.0 / s;
+    double base = keep ? in_lo : 0.0, from = keep ? lo : 0.0;
+    if (anchor) {
+        gain = (in_hi - sea / s) / (hi - sea);
+        base = sea / s;
+        from = sea;
+    }
+    if (keep || s != 1.0)
+        for (size_t k = 0; k < n; k++)
+            heights[k] = anchor && heights[k] <= sea
+                             ? (float)(heights[k] / s)
+                             : (float)(base + (heights[k] - from) * gain);
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
     if (!st)
         st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, channels, err);
     else
         free(channels);
     snprintf(r->note, sizeof r->note,
-             "%" PRIu32 " steps, %" PRIu64 " closed depressions routed, last step mean change %.3g "
-             "(0 at steady state)",
-             rep.steps, rep.pits_routed, rep.last_mean_change);
+             "%" PRIu32 " steps on %zu x %zu samples, %" PRIu64
+             " closed depressions routed, last step mean change %.3g (0 at steady state)",
+             rep.steps, refine > 1 ? wnx : (size_t)(f.cells_x + o.coarsen - 1u) / o.coarsen + 1u,
+             refine > 1 ? wnz : (size_t)(f.cells_z + o.coarsen - 1u) / o.coarsen + 1u,
+             rep.pits_routed, rep.last_mean_change);
     return st;
 }
 
