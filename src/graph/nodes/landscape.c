@@ -113,7 +113,8 @@ static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refi
                 for (int64_t di = 1 - r; di < r; di++) {
                     const int64_t fi = (int64_t)i * r + di;
                     if (fi < 0 || fi >= (int64_t)fnx) continue;
-                    const double w = (double)(r - (di < 0 ? -di : di)) * (double)(r - (dj < 0 ? -dj : dj));
+                    const double w =
+                        (double)(r - (di < 0 ? -di : di)) * (double)(r - (dj < 0 ? -dj : dj));
                     sum += w * fine[(size_t)fj * fnx + (size_t)fi];
                     wsum += w;
                 }
@@ -141,8 +142,8 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
     uint32_t refine;
-    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z,
-               &o->coarsen, &refine);
+    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &o->coarsen,
+               &refine);
     o->detail = trn_graph_param_number(n, t, "detail");
     o->channel_area = trn_graph_param_number(n, t, "channel_area");
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
@@ -293,8 +294,7 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
     if (!st) {
         heights = refine > 1 ? malloc(n * sizeof *heights) : work.heights;
         channels = malloc(n * sizeof *channels);
-        if (!heights || !channels)
-            st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+        if (!heights || !channels) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     }
     if (st) {
         if (heights != work.heights) free(heights);
@@ -336,9 +336,8 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
     }
     if (keep || s != 1.0)
         for (size_t k = 0; k < n; k++)
-            heights[k] = anchor && heights[k] <= sea
-                             ? (float)(heights[k] / s)
-                             : (float)(base + (heights[k] - from) * gain);
+            heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
+                                                     : (float)(base + (heights[k] - from) * gain);
     st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
     if (!st)
         st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, channels, err);
