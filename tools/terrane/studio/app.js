@@ -224,9 +224,13 @@ function makeProgram(vs, fs) {
 // Level l: the chunk's (C / 2^l + 1)^2 samples and a skirt under its four edges, so a chunk
 // drawn beside a coarser or finer neighbour shows no crack. a_local = (i, j, skirt).
 function makeLevelMesh(level) {
-  const C = terrain.chunkCells, s = 1 << level, n = C / s, row = n + 1;
+  // Every 2^level-th sample and the chunk's far edge (chunk cells need not be a power of two).
+  const C = terrain.chunkCells, s = 1 << level, at = [];
+  for (let k = 0; k < C; k += s) at.push(k);
+  at.push(C);
+  const n = at.length - 1, row = n + 1;
   const vertices = [];
-  for (let b = 0; b <= n; b++) for (let a = 0; a <= n; a++) vertices.push(a * s, b * s, 0);
+  for (let b = 0; b <= n; b++) for (let a = 0; a <= n; a++) vertices.push(at[a], at[b], 0);
   const indices = [];
   for (let b = 0; b < n; b++) for (let a = 0; a < n; a++) {
     const p = b * row + a, q = p + row;
@@ -293,7 +297,9 @@ function chunkLodLocal(cx, cz) {
   for (let l = 1; l < L; l++) {
     const s = 1 << l;
     const xs = [], zs = [];
-    for (let k = 0; k <= terrain.chunkCells; k += s) { xs.push(Math.min(i0 + k, i1)); zs.push(Math.min(j0 + k, j1)); }
+    for (let k = 0; k < terrain.chunkCells; k += s) { xs.push(Math.min(i0 + k, i1)); zs.push(Math.min(j0 + k, j1)); }
+    xs.push(i1);
+    zs.push(j1);
     let err = 0;
     for (let b = 0; b + 1 < zs.length; b++) for (let a = 0; a + 1 < xs.length; a++) {
       const ia = xs[a], ib = xs[a + 1], ja = zs[b], jb = zs[b + 1];
@@ -342,7 +348,7 @@ async function loadHeights() {
   if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
     throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
   makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
-  const levels = Math.round(Math.log2(C)) + 1;
+  const levels = Math.floor(Math.log2(C)) + 1;
   if (C !== terrain.chunkCells || levels !== terrain.levels || !levelMeshes.length || resized) {
     terrain.chunkCells = C;
     terrain.levels = levels;
