@@ -513,8 +513,9 @@ function ruleLook(rule) {
   return { rgb, box: /rock|boulder|stone|box|crate|build|house/i.test(rule), small: /grass|flower|bush|shrub|fern|plant|weed/i.test(rule) };
 }
 
-async function loadInstances() {
-  const response = await optional('instances');
+async function loadInstances(queued = true) {
+  const response = queued ? await optional('instances') : await fetch('api/instances', { headers: { 'X-Terrane-Token': token } });
+  if (!queued && !response.ok) return;
   const list = response ? ((await response.json()).instances || []) : [];
   scatter.list = list;
   if (!scatter.box) { scatter.box = makeProxyMesh('box'); scatter.cone = makeProxyMesh('cone'); }
@@ -893,10 +894,14 @@ function applyEdit(reply, interim = false) {
   redraw();
   return reply;
 }
-// After a finished edit: the scatter follows the new surface.
+// After a finished edit: the scatter follows the new surface, a second after the last edit and
+// outside the request queue (a large palette's placements must not hold up the next stroke).
+let instancesTimer = 0;
 function afterEdit(reply) {
-  if (reply.chunks.length && scatter.list.length) loadInstances().catch(fail);
-  loadNodes().catch(fail);
+  if (reply.chunks.length && scatter.list.length) {
+    clearTimeout(instancesTimer);
+    instancesTimer = setTimeout(() => loadInstances(false).catch(fail), 1000);
+  }
   return reply;
 }
 
