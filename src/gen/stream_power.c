@@ -44,6 +44,26 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* The most pieces the passes in stack order are cut into for threads. */
 #define SP_MAX_CHUNKS 64u
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SP_PREFETCH(...) __builtin_prefetch(__VA_ARGS__)
+static inline int sp_ctz64(uint64_t x)
+{
+    return __builtin_ctzll(x);
+}
+#else
+#define SP_PREFETCH(...) ((void)0)
+/* The lowest set bit of x (not 0). */
+static inline int sp_ctz64(uint64_t x)
+{
+    int n = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+#endif
+
 /* The per-sample arrays: on huge pages where the system offers them. The stages walk them in
  * stack order, all over the grid (fewer TLB misses), and a run touches each page for the first
  * time: 512 times fewer page faults, which some virtual machines make costly. free() releases
@@ -304,8 +324,8 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
     while (head < top) {
         if (head + SP_AHEAD < top) {
             const uint32_t w = stack[head + SP_AHEAD];
-            __builtin_prefetch(&dm[w]);
-            if (label) __builtin_prefetch(&label[w], 1);
+            SP_PREFETCH(&dm[w]);
+            if (label) SP_PREFETCH(&label[w], 1);
         }
         const uint32_t v = stack[head++];
         if (label) label[v] = id;
@@ -526,7 +546,7 @@ static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint3
             uint64_t w;
             memcpy(&w, flags + i0, sizeof w);
             while (w) {
-                const int bit = __builtin_ctzll(w) & ~7;
+                const int bit = sp_ctz64(w) & ~7;
                 const uint32_t i = i0 + (uint32_t)(bit >> 3);
                 unsigned f = (unsigned)(w >> bit) & 0xffu;
                 w &= ~(0xffull << bit);
@@ -534,7 +554,7 @@ static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint3
                 const uint32_t bv = bm[i];
                 const double hv = h[v];
                 while (f) {
-                    const int d = __builtin_ctz(f);
+                    const int d = sp_ctz64(f);
                     f &= f - 1u;
                     const size_t q = (size_t)((int64_t)v + s->off[d]);
                     const uint32_t bq = b[q];
@@ -772,7 +792,7 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                             top += pn;
                             for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
                                 if (k + SP_AHEAD < seg[2 * b + 1])
-                                    __builtin_prefetch(&basin[old[k + SP_AHEAD]]);
+                                    SP_PREFETCH(&basin[old[k + SP_AHEAD]]);
                                 const uint32_t v = old[k];
                                 if (basin[v] != UINT32_MAX) s->stack[top++] = v;
                             }
@@ -816,8 +836,8 @@ static void sp_area(sp_state *s)
         for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
             if (t >= lo + SP_AHEAD) {
                 const uint32_t w = stack[t - SP_AHEAD];
-                __builtin_prefetch(&rcv[w]);
-                __builtin_prefetch(&area[w], 1);
+                SP_PREFETCH(&rcv[w]);
+                SP_PREFETCH(&area[w], 1);
             }
             const uint32_t v = stack[t], r = rcv[v];
             if (r != v) area[r] += area[v];
@@ -874,9 +894,9 @@ static void incise_range(sp_state *s, const trn_stream_power_params *p, double c
     for (size_t t = lo; t < hi; t++) {
         if (t + SP_AHEAD < hi) {
             const uint32_t w = stack[t + SP_AHEAD];
-            __builtin_prefetch(&h[w], 1);
-            __builtin_prefetch(&rcv[w]);
-            __builtin_prefetch(&area[w]);
+            SP_PREFETCH(&h[w], 1);
+            SP_PREFETCH(&rcv[w]);
+            SP_PREFETCH(&area[w]);
         }
         const uint32_t v = stack[t], r = rcv[v];
         if (r == v) continue;
