@@ -238,6 +238,12 @@ try {
     await evaluate("(() => { const c = document.getElementById('show-instances'); c.click(); })()");
     await evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
     check(await evaluate('studio.stats.instancesDrawn') === 0, 'the toggle hides the proxies');
+    // A stroke on the lakeside: the proxies follow the new surface a moment later.
+    const loads = await evaluate('studio.stats.instanceLoads');
+    await dragStroke(30, 0);
+    await waitFor(`${status}.includes('changed')`, 'the lakeside stroke');
+    await waitFor(`studio.stats.instanceLoads === ${loads + 1}`, 'the proxies refetched after the stroke');
+    check(await evaluate(`studio.stats.instanceLoads === ${loads + 1} && studio.stats.instancesDrawn === 0`), 'one refetch of the instances after the stroke (hidden proxies stay hidden)');
     const levels = await evaluate('Array.from(studio.levels)');
     check(new Set(levels.filter((l) => l >= 0)).size > 1, 'chunk levels vary across the terrain: ' + levels.join(''));
     check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));

@@ -24,7 +24,7 @@ const scatter = { list: [], rules: [], box: null, cone: null };
 // Exposed for tests and benchmarks (window.studio).
 const studio = window.studio = {
   terrain, show, camera, levels: null, fps: 0, frameMs: 0, firstFrameMs: null,
-  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, frames: 0 },
+  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, instanceLoads: 0, frames: 0 },
 };
 
 function setStatus(text) { $('status').textContent = text; }
@@ -518,6 +518,7 @@ async function loadInstances(queued = true) {
   if (!queued && !response.ok) return;
   const list = response ? ((await response.json()).instances || []) : [];
   scatter.list = list;
+  studio.stats.instanceLoads++;
   if (!scatter.box) { scatter.box = makeProxyMesh('box'); scatter.cone = makeProxyMesh('cone'); }
   const rules = new Map();
   const boxes = [], cones = [];
