@@ -16,6 +16,12 @@ static const char *const recipe_text =
     "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 120}}, \"default_biome\": \"g\", "
     "\"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}}\n";
 
+/* 1025 x 1025 samples, 32 x 32 chunks: levels and culling vary across the view. */
+static const char *const large_text =
+    "{\"size\": [2048, 2048], \"resolution\": [1024, 1024], \"seed\": 5, \"default_landform\": "
+    "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 200}}, \"default_biome\": "
+    "\"g\", \"biomes\": {\"g\": {\"color\": [0.3, 0.55, 0.25, 1]}}}\n";
+
 static const char *chromium(void)
 {
     static const char *const names[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
@@ -83,7 +89,7 @@ int main(void)
     const char *browser = chromium();
     if (!browser) return trn_test_skip("chromium is not installed");
     char dir[512], recipe[600], url[256], png[600], dom[600], cmd[4096];
-    char waters[600], water_url[256], session[600], saved[600];
+    char waters[600], water_url[256], session[600], saved[600], large[600], large_url[256];
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
     snprintf(recipe, sizeof recipe, "%s/land.json", dir);
     snprintf(png, sizeof png, "%s/page.png", dir);
@@ -92,6 +98,8 @@ int main(void)
     snprintf(session, sizeof session, "%s/session.f32", dir);
     snprintf(saved, sizeof saved, "%s/saved.r32", dir);
     CHECK(trn_test_write_file(recipe, recipe_text, strlen(recipe_text)));
+    snprintf(large, sizeof large, "%s/large.json", dir);
+    CHECK(trn_test_write_file(large, large_text, strlen(large_text)));
     /* A copy of an example with water bodies and a palette (the page may save over it). */
     size_t lakeside_size = 0;
     uint8_t *lakeside = trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/lakeside.json",
@@ -102,6 +110,8 @@ int main(void)
     CHECK(pid > 0 && strncmp(url, "http://127.0.0.1:", 17) == 0);
     pid_t water_pid = start_server(waters, water_url, sizeof water_url);
     CHECK(water_pid > 0 && strncmp(water_url, "http://127.0.0.1:", 17) == 0);
+    pid_t large_pid = start_server(large, large_url, sizeof large_url);
+    CHECK(large_pid > 0 && strncmp(large_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
@@ -125,8 +135,8 @@ int main(void)
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
                  "timeout 600 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp' '%s' '%s'",
-                 TRN_SOURCE_DIR, browser, url, dir, water_url, session);
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s'",
+                 TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url);
         const int rc = system(cmd);
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
         if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
@@ -151,8 +161,8 @@ int main(void)
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    const pid_t servers[2] = {pid, water_pid};
-    for (size_t k = 0; k < 2; k++) {
+    const pid_t servers[3] = {pid, water_pid, large_pid};
+    for (size_t k = 0; k < 3; k++) {
         if (servers[k] <= 0) continue;
         kill(servers[k], SIGINT);
         int status = 0;

@@ -2,11 +2,11 @@
 // (sent while dragging, one history entry), undo, layer toggles, explain, node previews, paint and
 // protect strokes, save; on a recipe with water and a palette: water surfaces and scatter proxies;
 // no console errors. Run by test_studio_browser:
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
-const [chromium, url, profile, waterUrl, heightsOut] = process.argv.slice(2);
+const [chromium, url, profile, waterUrl, heightsOut, largeUrl] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
@@ -247,6 +247,20 @@ try {
     const levels = await evaluate('Array.from(studio.levels)');
     check(new Set(levels.filter((l) => l >= 0)).size > 1, 'chunk levels vary across the terrain: ' + levels.join(''));
     check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
+  // A larger terrain (1025 x 1025, 32 x 32 chunks): drawn at full resolution (no cap), levels
+  // vary across the view, and chunks behind a close camera are culled.
+  if (largeUrl) {
+    await open(largeUrl);
+    check(await evaluate(textureEqual) === textureBefore, 'the 1025 x 1025 heights texture is the server field');
+    const levels = await evaluate('Array.from(studio.levels)');
+    const kinds = new Set(levels.filter((l) => l >= 0));
+    check(levels.length === 1024 && kinds.size >= 3, 'levels vary across 32 x 32 chunks: ' + [...kinds].sort().join(','));
+    check(await evaluate('studio.setLodErrorPixels(0.0001).every((l) => l <= 0)'), 'near 0 px every visible chunk is drawn at level 0');
+    await evaluate('studio.setLodErrorPixels(2)');
+    await evaluate('(() => { studio.camera.dist = 200; draw(); })()');
+    check(await evaluate('studio.stats.chunksCulled') > 500, 'a close camera culls the chunks out of view (' + await evaluate('studio.stats.chunksCulled') + ' of 1024)');
+    check(errors.length === 0, 'no console errors on the larger terrain' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();
 } catch (error) {
