@@ -223,6 +223,15 @@ try {
   await key('keyDown', 'i');
   await key('keyUp', 'i');
   check(await evaluate("studio.show.instances === false && !document.getElementById('show-instances').checked"), 'I hides the scatter proxies');
+  // Preview / Final: the session regenerates at that quality and keeps its strokes.
+  const edited2 = await evaluate(serverSum);
+  await evaluate("(() => { const q = document.getElementById('quality'); q.value = 'preview'; q.dispatchEvent(new Event('change')); })()");
+  await waitFor(`${status} === 'generated (preview)'`, 'the preview generation');
+  check(JSON.parse(await evaluate(get('nodes'))).quality === 'preview', 'the server generates at preview quality');
+  await evaluate("(() => { const q = document.getElementById('quality'); q.value = 'final'; q.dispatchEvent(new Event('change')); })()");
+  await waitFor(`${status} === 'generated (final)'`, 'the final generation');
+  check(JSON.parse(await evaluate(get('nodes'))).quality === 'final' && await evaluate("document.getElementById('quality').value") === 'final', 'back at final quality');
+  check(await evaluate(serverSum) === edited2 && await evaluate(pageSum) === edited2, 'final again: the same heights, strokes kept');
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 
   // A recipe with water bodies and a palette: water surfaces and scatter proxies are drawn.

@@ -940,7 +940,7 @@ async function loadNodes() {
     li.onclick = () => showPreview(n, (n.outputs || [])[0]);
     list.appendChild(li);
   }
-  // The quality is shown, not switched: the API has no request for it.
+  if (reply.quality === 'preview' || reply.quality === 'final') $('quality').value = reply.quality;
   $('nodes-total').textContent = (typeof reply.total_cpu_ms === 'number' ? 'total ' + reply.total_cpu_ms.toFixed(0) + ' ms' : '') +
     (reply.quality ? ', ' + reply.quality : '');
 }
@@ -1309,6 +1309,21 @@ $('generate').onclick = () => {
   api('generate', { method: 'POST' }).then(reloadTerrain).then(loadRecipe).then(loadCheck)
     .then(() => { $('undo').disabled = $('redo').disabled = true; setStatus('generated'); })
     .catch(fail).finally(() => events.close());
+};
+// Preview / Final: regenerate the session's recipe (its strokes kept, the history not) at that quality.
+$('quality').onchange = async () => {
+  const quality = $('quality').value;
+  setStatus('generating (' + quality + ')...');
+  const events = watchProgress();
+  try {
+    const body = await (await api('recipe')).text();
+    await api('generate?quality=' + quality, body.length <= MAX_BODY ? { method: 'POST', body, headers: { 'Content-Type': 'application/json' } } : { method: 'POST' });
+    await reloadTerrain();
+    await loadRecipe();
+    await loadNodes();
+    $('undo').disabled = $('redo').disabled = true;
+    setStatus('generated (' + quality + ')');
+  } catch (e) { fail(e); } finally { events.close(); }
 };
 for (const id of ['radius', 'falloff']) {
   const showValue = () => { $(id + '-v').textContent = $(id).value; redraw(); };
