@@ -95,6 +95,23 @@ static size_t pits(const float *h, size_t nx, size_t nz)
     return count;
 }
 
+/* Interior samples the run raised that stand above all eight neighbours: spikes of deposit. */
+static size_t raised_peaks(const trn_erosion_result *r)
+{
+    const size_t nx = r->field.cells_x + 1u, nz = r->field.cells_z + 1u;
+    const float *h = r->field.heights;
+    size_t count = 0;
+    for (size_t z = 1; z + 1 < nz; z++)
+        for (size_t x = 1; x + 1 < nx; x++) {
+            const float c = h[z * nx + x];
+            bool peak = r->change[z * nx + x] > 0.0f;
+            for (size_t k = 0; k < 9 && peak; k++)
+                if (k != 4 && h[(z + k / 3 - 1) * nx + x + k % 3 - 1] >= c) peak = false;
+            count += peak;
+        }
+    return count;
+}
+
 /* Mean Horn gradient (degrees) of the result over samples the run raised by more than min. */
 static double deposit_slope(const trn_erosion_result *r, float min, double r0, double r1,
                             size_t *count)
@@ -133,9 +150,9 @@ static void test_ledger_and_threads(void)
     CHECK(memcmp(&r1.ledger, &r2.ledger, sizeof r1.ledger) == 0);
     /* Pinned: any change to the scheme shows here. */
     const uint64_t digest = fnv_floats(r1.field.heights, n);
-    if (digest != 0x0cfe8745e4881ce1ull)
+    if (digest != 0x8f4c566b5557a376ull)
         fprintf(stderr, "transport digest %016llx\n", (unsigned long long)digest);
-    CHECK(digest == 0x0cfe8745e4881ce1ull);
+    CHECK(digest == 0x8f4c566b5557a376ull);
     const trn_erosion_ledger *l = &r1.ledger;
     CHECK_EQ_INT(l->droplets, 0);
     CHECK_EQ_INT(l->steps, 40);
@@ -176,19 +193,18 @@ static void test_fewer_depressions(void)
                  d = depression_fraction(&rd.field);
     CHECK(in > 0.1);
     CHECK(d > 0.05);
-    CHECK(t < 0.75 * d);
-    CHECK(t < 0.5 * in);
+    CHECK(t < 0.005);
     const size_t pits_in = pits(f.heights, nx, nx);
     CHECK(pits_in > 0);
     CHECK(pits(rt.field.heights, nx, nx) <= pits_in);
     CHECK(pits(rd.field.heights, nx, nx) > pits_in);
-    /* Without diffusion (which can sag a flat fill by a rounding) every basin reached is full:
-     * no closed depression is left at all. */
+    /* Without diffusion too: no closed depression, no pit. */
     trn_erosion_result r0;
     pt.diffusion = 0.0;
     CHECK_OK(trn_erosion_run(&f, &pt, 3, &r0, NULL, NULL, NULL));
     CHECK(depression_fraction(&r0.field) < 0.005);
     CHECK_EQ_INT(pits(r0.field.heights, nx, nx), 0);
+    CHECK_EQ_INT(raised_peaks(&rt), 0);
     trn_erosion_result_dispose(&r0);
     (void)n;
     trn_erosion_result_dispose(&rt);
@@ -222,6 +238,7 @@ static void test_fans_at_slope_break(void)
             if (d >= 40.0 && d <= 60.0) ring += c;
             if (d < 30.0) top += c;
         }
+    CHECK_EQ_INT(raised_peaks(&rt), 0);
     CHECK(ring > 0.6 * all);
     CHECK(top < 0.1 * all);
     size_t ct = 0, cd = 0;
@@ -231,7 +248,7 @@ static void test_fans_at_slope_break(void)
     CHECK(st < 0.8 * sd);
     CHECK(st < 10.0);
     CHECK(depression_fraction(&f) > 0.05);
-    CHECK(depression_fraction(&rt.field) < 0.01);
+    CHECK(depression_fraction(&rt.field) < 0.005);
     CHECK(depression_fraction(&rd.field) > 0.02);
     trn_erosion_result_dispose(&rt);
     trn_erosion_result_dispose(&rd);
@@ -268,6 +285,7 @@ static void test_lake_fills_flat(void)
     CHECK(floor_count >= 20);
     CHECK(pits(r.field.heights, nx, nx) == 0);
     CHECK(r.ledger.exported < r.ledger.eroded);
+    CHECK_EQ_INT(raised_peaks(&r), 0);
     trn_erosion_result_dispose(&r);
     trn_field_dispose(&f);
 }

@@ -219,8 +219,10 @@ static void transport_step(float *h, size_t nx, size_t nz, const trn_erosion_par
         double load = b->load[s];
         const float hs = h[s];
         if (hs < b->filled[s]) {
-            /* Still water: the load joins its lakes' pool, settled when the exit is reached. */
+            /* Still water: the load joins its lakes' pool, settled when the exit is reached.
+             * The fill only raises it, so its height now bounds what its receiver may take. */
             b->pool[b->exit[s]] += load;
+            if (hs < b->lowest_up[r]) b->lowest_up[r] = hs;
             continue;
         }
         if (b->head[s] != UINT32_MAX && b->pool[s] > 0.0)
