@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/nodes/node_common.h"
+#include "terrane/drainage.h"
 #include "terrane/landscape.h"
 
 static const trn_pin_spec in_sp[] = {
@@ -37,6 +38,9 @@ static const trn_param_spec p_sp[] = {
     CHOICE("uplift_shape", "uniform", "uniform|input",
            "input: uplift times 0.2..1 following the input's height (times the uplift mask "
            "when given), so the land rises where the input is high and keeps its large shape"),
+    CHOICE("lakes", "keep", "keep|fill",
+           "fill: closed depressions the run leaves undrained are filled flat to their spill "
+           "level at the end (as lake sediment would), so every sample drains to base level"),
     CHOICE("relief", "evolved", "evolved|input",
            "input: heights stretched linearly back to the input's lowest and highest"),
     NUM("detail", 1, 0, 4, "share of the input's finer detail returned after coarsening"),
@@ -338,6 +342,20 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
         for (size_t k = 0; k < n; k++)
             heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
                                                      : (float)(base + (heights[k] - from) * gain);
+    const char *lakes = trn_graph_param_text(c->node, c->type, "lakes");
+    if (lakes && strcmp(lakes, "fill") == 0) {
+        trn_field out_f = f;
+        out_f.heights = heights;
+        trn_drainage d;
+        st = trn_drainage_compute(&out_f, isfinite(sea) ? sea / s : NAN, &d, NULL, NULL, err);
+        if (st) {
+            free(heights);
+            free(channels);
+            return trn_node_wrap(c, err, st);
+        }
+        memcpy(heights, d.filled, n * sizeof *heights);
+        trn_drainage_dispose(&d);
+    }
     st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
     if (!st)
         st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, channels, err);
