@@ -53,7 +53,8 @@ static void test_inspect_text(void)
     CHECK_CONTAINS(out, "seed:             3889\n");
     CHECK_CONTAINS(out, "chunks:           32 cells each, 4 x 4 = 16 chunks");
     CHECK_CONTAINS(out, "default biome:    grass");
-    CHECK_CONTAINS(out, "sea level:        8.5 (explicit: the recipe's sea_level 8.5)");
+    /* island.json's sea level is 0 since landscape evolution (was 8.5) */
+    CHECK_CONTAINS(out, "sea level:        0 (explicit: the recipe's sea_level 0)");
     CHECK_CONTAINS(
         out, "base_height -30, height_variation 75, feature_size 160, roughness 0.45, octaves 4");
     CHECK_CONTAINS(out, "1. \"shoreline\" -> sand  priority 30, blend 1.5");
@@ -107,7 +108,7 @@ static void test_inspect_json(void)
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "seed")), 3889);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "chunk_count")), 16);
         json_t *sea = json_object_get(o, "sea_level");
-        CHECK(json_number_value(json_object_get(sea, "value")) == 8.5);
+        CHECK(json_number_value(json_object_get(sea, "value")) == 0); /* was 8.5 */
         CHECK(strcmp(json_string_value(json_object_get(sea, "source")), "explicit") == 0);
         check_sub_seeds(json_object_get(o, "sub_seeds"), 3889);
         json_t *rules = json_object_get(o, "rules");
