@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/generate.h"
+#include "terrane/landscape.h"
 #include "terrane/presets.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
@@ -182,6 +183,30 @@ static void test_node_scale(void)
             hi[k] = h > hi[k] ? h : hi[k];
         }
     CHECK(fabsf(lo[1] - lo[0]) < 1e-3f && fabsf(hi[1] - hi[0]) < 1e-3f);
+    /* reference_cell 60 on 30-unit cells: the library run on the landform scaled by 2 in all
+     * three axes (sea level too), scaled back, bit for bit. */
+    trn_generated ref60;
+    CHECK(node_run(6, "\"reference_cell\": 60", &ref60, &e));
+    const size_t n = trn_field_sample_count(&land.field);
+    trn_field big;
+    CHECK_OK(trn_field_init(&big, 32, 32, 1920, 1920, &e));
+    for (size_t i = 0; i < n; i++)
+        big.heights[i] = (float)(2.0 * land.field.heights[i]);
+    trn_evolve_options o;
+    trn_evolve_options_default(&o);
+    o.sp.steps = 6;
+    o.sp.dt = 10000;
+    o.sp.erodibility = 5e-5; /* the node's defaults */
+    o.sp.diffusion = 0.05;
+    o.sp.sea_level = -100;
+    CHECK_OK(trn_landscape_evolve(&big, &o, NULL, NULL, NULL, &e));
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += (float)(big.heights[i] * 0.5) == ref60.field.heights[i];
+    CHECK(same == n);
+    CHECK(!same_heights(&ref60, &plain));
+    trn_field_dispose(&big);
+    trn_generated_dispose(&ref60);
     trn_generated *all[] = {&plain, &c2, &cell45, &cell44, &ref, &relief, &fine, &land};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         trn_generated_dispose(all[k]);
