@@ -64,12 +64,14 @@ static int row(const char *name, trn_recipe *r, uint32_t cells, int threads)
 }
 
 /* Arguments: cells per side (default 1024; 0 = each recipe's own grid), threads, then example
- * recipe paths. */
+ * recipe paths or "--only PRESET". */
 int main(int argc, char **argv)
 {
     const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1024u;
     const int threads = argc > 2 ? atoi(argv[2]) : 0;
     if (cells == 1 || threads < 0) return 1;
+    /* "--only NAME" (third and fourth arguments): that preset alone, no examples. */
+    const char *only = argc > 4 && strcmp(argv[3], "--only") == 0 ? argv[4] : NULL;
     printf("load average %.2f before\n\n", load_average());
     printf("| terrain | grid, cell | generation wall / CPU | HI | slope median / p90 (deg) | in "
            "depressions (dry ground) | b (dry ground) | spectrum slope |\n"
@@ -79,11 +81,12 @@ int main(int argc, char **argv)
         const char *text = trn_builtin_preset_text(id);
         trn_recipe r;
         trn_error e;
+        if (only && strcmp(strrchr(id, '/') + 1, only) != 0) continue;
         if (!text || trn_recipe_parse(text, strlen(text), id, &r, NULL, &e)) continue;
         row(strrchr(id, '/') + 1, &r, cells, threads);
         trn_recipe_dispose(&r);
     }
-    for (int a = 3; a < argc; a++) {
+    for (int a = only ? argc : 3; a < argc; a++) {
         trn_recipe r;
         trn_error e;
         if (trn_recipe_read(argv[a], &r, NULL, &e)) {
