@@ -24,14 +24,7 @@
 #define HAVE_AVX512_VARIANT 0
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-/* The kernel bodies are inlined into each instruction-set variant so each compiles for it. */
-#define KERNEL static inline __attribute__((always_inline))
-#define RESTRICT __restrict__
-#else
-#define KERNEL static inline
-#define RESTRICT
-#endif
+#include "core/kernel.h"
 
 /* ---- seeds ---- */
 

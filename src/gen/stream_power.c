@@ -132,14 +132,7 @@ static void sp_free(sp_state *s)
 #else
 #define HAVE_AVX2_VARIANT 0
 #endif
-#if defined(__GNUC__) || defined(__clang__)
-/* The kernels are inlined into each instruction-set variant so each compiles for it. */
-#define KERNEL static inline __attribute__((always_inline))
-#define RESTRICT __restrict__
-#else
-#define KERNEL static inline
-#define RESTRICT
-#endif
+#include "core/kernel.h"
 
 /* The receiver codes of one interior row (samples 1 .. nx - 2): the steepest strict descent,
  * the first of equal slopes in code order, 8 when no neighbour is lower. Written as a maximum

@@ -286,6 +286,31 @@ static int on_progress(double done, const char *stage, void *user)
     return atomic_load(&s->stopping) ? TRN_CANCEL : 0;
 }
 
+/* Regenerate the session from next (quality: a new session when it differs from the current
+ * one, since a session keeps its options), progress and the outcome on /api/events. */
+static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
+                             trn_error *e)
+{
+    publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
+    trn_status st;
+    if (quality != s->options.quality) {
+        trn_generate_options o = s->options;
+        o.quality = quality;
+        trn_session *fresh = NULL;
+        st = trn_session_new(next, &o, &fresh, on_progress, s, e);
+        if (!st) {
+            trn_session_free(s->session);
+            s->session = fresh;
+            s->options.quality = quality;
+        }
+    } else {
+        st = trn_session_regenerate(s->session, next, TRN_EDITS_REFUSE, on_progress, s, e);
+    }
+    publish(s, st ? "failed" : "done", "{}");
+    if (!st) session_replaced(s);
+    return st;
+}
+
 /* A stream's position in the event sequence, and the event (or keepalive) it is sending: MHD
  * may offer less room than an event takes, so the rest goes out on the next calls instead of
  * being cut off. */
@@ -695,27 +720,9 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     trn_status st = body && size ? trn_recipe_parse(body, size, "request", &next, NULL, &e)
                                  : trn_recipe_read(s->recipe_path, &next, NULL, &e);
     if (st) return reply_trn_error(conn, 400, &e);
-    publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
-    if (quality != s->options.quality) {
-        trn_generate_options o = s->options;
-        o.quality = quality;
-        trn_session *fresh = NULL;
-        st = trn_session_new(&next, &o, &fresh, on_progress, s, &e);
-        if (!st) {
-            trn_session_free(s->session);
-            s->session = fresh;
-            s->options.quality = quality;
-        }
-    } else {
-        st = trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
-    }
+    st = regenerate(s, &next, quality, &e);
     trn_recipe_dispose(&next);
-    if (st) {
-        publish(s, "failed", "{}");
-        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
-    }
-    publish(s, "done", "{}");
-    session_replaced(s);
+    if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     s->graph_dropped = false;
     const trn_field *f = &trn_session_result(s->session)->field;
     return reply_json(conn, 200,
@@ -979,16 +986,9 @@ static enum MHD_Result api_layer(studio *s, struct MHD_Connection *conn, const c
         trn_recipe next;
         trn_error e;
         if (recipe_with_layer(r, layer->id, on, &next, &e)) return reply_trn_error(conn, 400, &e);
-        publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
-        trn_status st =
-            trn_session_regenerate(s->session, &next, TRN_EDITS_REFUSE, on_progress, s, &e);
+        const trn_status st = regenerate(s, &next, s->options.quality, &e);
         trn_recipe_dispose(&next);
-        if (st) {
-            publish(s, "failed", "{}");
-            return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
-        }
-        publish(s, "done", "{}");
-        session_replaced(s);
+        if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     }
     json_t *o = grid_json(s);
     json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
