@@ -235,7 +235,8 @@ static void test_node_refusals(void)
     trn_recipe_dispose(&r);
 }
 
-/* lakes fill: the closed depressions a short run leaves are filled flat, none is left. */
+/* lakes fill: the closed depressions a short run leaves are filled flat, none is left; lakes
+ * breach: none is left either, by notches cut through the rims. */
 static void test_node_lakes(void)
 {
     trn_generated keep, fill;
@@ -245,6 +246,21 @@ static void test_node_lakes(void)
     trn_terrain_stats a, b;
     CHECK(dry_stats(&keep, &a) && a.depression_samples > 0);
     CHECK(dry_stats(&fill, &b) && b.depression_samples == 0);
+    /* lakes breach: none left either, and only by lowering: no sample above the kept run's,
+     * the filled run's flats not needed (fewer samples changed than filling changes). */
+    trn_generated breach;
+    CHECK(node_run(1, "\"lakes\": \"breach\"", &breach, &e));
+    trn_terrain_stats c3;
+    CHECK(dry_stats(&breach, &c3) && c3.depression_samples == 0);
+    const size_t n = trn_field_sample_count(&keep.field);
+    size_t higher = 0, lowered = 0, raised_by_fill = 0;
+    for (size_t k = 0; k < n; k++) {
+        higher += breach.field.heights[k] > keep.field.heights[k];
+        lowered += breach.field.heights[k] < keep.field.heights[k];
+        raised_by_fill += fill.field.heights[k] > keep.field.heights[k];
+    }
+    CHECK(higher == 0 && lowered > 0 && raised_by_fill > 0);
+    trn_generated_dispose(&breach);
     trn_generated_dispose(&keep);
     trn_generated_dispose(&fill);
 }
