@@ -9,6 +9,7 @@
 #include "terrane/presets.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
+#include "terrane/drainage.h"
 #include "test.h"
 
 /* Real river networks: P(A >= a) ~ a^-b with b about 0.43-0.5 (Rodriguez-Iturbe and
@@ -265,8 +266,64 @@ static void test_node_lakes(void)
     trn_generated_dispose(&fill);
 }
 
+/* Drain Depressions after a ridged landform full of pits: breach leaves none and only lowers,
+ * fill leaves none and only raises, and the two differ; the grid's outlets stay put. */
+static void test_drain_depressions(void)
+{
+    trn_generated g[3];
+    const char *modes[3] = {NULL, "breach", "fill"};
+    for (int k = 0; k < 3; k++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"size\": [960, 960], \"resolution\": [64, 64], \"seed\": 9, \"sea_level\": "
+                 "-50, \"default_landform\": \"r\", \"landforms\": {\"r\": {\"profile\": "
+                 "\"ridged\", \"height_variation\": 80, \"feature_size\": 200}}, "
+                 "\"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, "
+                 "\"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [{\"id\": "
+                 "\"lf\", \"type\": \"landform\"}%s%s%s, {\"id\": \"out\", \"type\": "
+                 "\"terrain_output\", \"inputs\": {\"field\": {\"node\": \"%s\"}}}]}}",
+                 modes[k] ? ", {\"id\": \"dd\", \"type\": \"drain_depressions\", \"inputs\": "
+                            "{\"field\": {\"node\": \"lf\"}}, \"params\": {\"mode\": \""
+                          : "",
+                 modes[k] ? modes[k] : "", modes[k] ? "\"}}" : "", modes[k] ? "dd" : "lf");
+        trn_recipe r;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "dd.json", &r, NULL, &e));
+        CHECK_OK(trn_recipe_generate(&r, NULL, &g[k], NULL, NULL, &e));
+        trn_recipe_dispose(&r);
+    }
+    trn_terrain_stats st[3];
+    CHECK(dry_stats(&g[0], &st[0]) && st[0].depression_samples > 0);
+    CHECK(dry_stats(&g[1], &st[1]) && st[1].depression_samples == 0);
+    CHECK(dry_stats(&g[2], &st[2]) && st[2].depression_samples == 0);
+    const size_t n = trn_field_sample_count(&g[0].field);
+    size_t raised = 0, lowered = 0, fill_lowered = 0, fill_raised = 0;
+    for (size_t k = 0; k < n; k++) {
+        raised += g[1].field.heights[k] > g[0].field.heights[k];
+        lowered += g[1].field.heights[k] < g[0].field.heights[k];
+        fill_lowered += g[2].field.heights[k] < g[0].field.heights[k];
+        fill_raised += g[2].field.heights[k] > g[0].field.heights[k];
+    }
+    CHECK(raised == 0 && lowered > 0 && fill_lowered == 0 && fill_raised > 0);
+    for (int k = 0; k < 3; k++)
+        trn_generated_dispose(&g[k]);
+    /* The library call refuses another grid's drainage, by size. */
+    trn_field a, b;
+    trn_error e;
+    CHECK_OK(trn_field_init(&a, 4, 4, 4, 4, &e));
+    CHECK_OK(trn_field_init(&b, 5, 4, 5, 4, &e));
+    trn_drainage d;
+    CHECK_OK(trn_drainage_compute(&b, NAN, &d, NULL, NULL, &e));
+    CHECK_STATUS(trn_drainage_breach(&a, &d, &e), TRN_ERR_MISMATCH);
+    CHECK_CONTAINS(e.message, "the field is 4 x 4 cells, its drainage 5 x 4");
+    trn_drainage_dispose(&d);
+    trn_field_dispose(&a);
+    trn_field_dispose(&b);
+}
+
 int main(void)
 {
+    RUN(test_drain_depressions);
     RUN(test_presets);
     RUN(test_examples);
     RUN(test_noise_fails);

@@ -65,6 +65,17 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
 /* Free a drainage result's arrays and zero it. NULL is a no-op. */
 void trn_drainage_dispose(trn_drainage *drainage);
 
+/* Breach the closed depressions of field along drainage (trn_drainage_compute of this field):
+ * its D8 directions, taken on the filled surface, lead from each pit over its spill sample to
+ * an outlet; samples are taken in order of increasing accumulation (a donor always drains less
+ * than its receiver, so each comes after all its donors) and each receiver not already lower
+ * than the sample draining into it is lowered to just under it (the next float down). Heights
+ * only fall: a notch is cut through each rim down to the pit, no flat is made; afterwards every
+ * sample but the outlets has a strictly lower neighbour, so none lies in a closed depression.
+ * Errors: TRN_ERR_INVALID_ARGUMENT (no field, heights or drainage), TRN_ERR_MISMATCH (grids
+ * differ), TRN_ERR_NO_MEMORY (field unchanged). */
+trn_status trn_drainage_breach(trn_field *field, const trn_drainage *drainage, trn_error *err);
+
 /* The flow accumulation mask: accumulation / the largest accumulation of a non-outlet sample
  * for every non-outlet sample, 0 on outlets (border and sea). All 0 when every sample is an
  * outlet. mask is initialised here (same grid). */

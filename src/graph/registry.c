@@ -20,6 +20,7 @@ static const trn_node_module *const registry[] = {
     &trn_node_height_offset,
     &trn_node_drainage,
     &trn_node_flow_accumulation,
+    &trn_node_drain_depressions,
     &trn_node_erosion,
     &trn_node_stream_power,
     &trn_node_water_body,

@@ -130,3 +130,65 @@ const trn_node_module trn_node_flow_accumulation = {
     NULL,
     NULL,
     NULL};
+
+/* Drain Depressions: a surface whose every sample drains to an outlet, by filling or breaching
+ * its closed depressions (hydrological conditioning at the end of a graph). */
+static const trn_pin_spec in_dd[] = {{"field", TRN_PIN_HEIGHTFIELD, true, "the surface"}};
+static const trn_pin_spec out_dd[] = {
+    {"field", TRN_PIN_HEIGHTFIELD, false, "the surface with no closed depression"}};
+static const trn_param_spec p_dd[] = {
+    CHOICE("mode", "breach", "breach|fill",
+           "breach: a notch cut from each pit through its rim (heights only lowered); fill: "
+           "each filled flat to its spill level (heights only raised)"),
+    OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
+            "metres; samples at or below drain out like the border; absent = the recipe's sea "
+            "level"),
+    CHOICE("sea", "on", "on|off", "off: only the border is an outlet"),
+};
+
+static trn_status dd_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const size_t n = trn_node_samples(r);
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_drainage d;
+    trn_status st = trn_drainage_compute(&f, trn_node_drainage_sea(c->node, c->type, c->recipe), &d,
+                                         trn_node_bridge, (void *)c->progress, err);
+    if (st) return trn_node_wrap(c, err, st);
+    const char *mode = trn_graph_param_text(c->node, c->type, "mode");
+    float *out = NULL;
+    if (mode && strcmp(mode, "fill") == 0) {
+        out = d.filled;
+        d.filled = NULL;
+    } else {
+        out = malloc(n * sizeof *out);
+        if (!out) {
+            trn_drainage_dispose(&d);
+            return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+        }
+        memcpy(out, f.heights, n * sizeof *out);
+        trn_field w = f;
+        w.heights = out;
+        if ((st = trn_drainage_breach(&w, &d, err))) {
+            free(out);
+            trn_drainage_dispose(&d);
+            return trn_node_wrap(c, err, st);
+        }
+    }
+    trn_drainage_dispose(&d);
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, out, err);
+    /* Conditioning, not moved material (as a carve): the input's transport stands. */
+    if (!st) trn_node_pass_transport(r, 0, c->inputs[0]);
+    return st;
+}
+
+const trn_node_module trn_node_drain_depressions = {
+    TRN_SPEC("drain_depressions", "Drain Depressions", "simulation",
+             "Every sample drains to an outlet: closed depressions breached (notches cut "
+             "through their rims) or filled flat.",
+             1, in_dd, out_dd, p_dd, false),
+    4.0,
+    false,
+    dd_compute,
+    drainage_key,
+    drainage_work,
+    NULL};

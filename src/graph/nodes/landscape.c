@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/d8.h"
 #include "graph/nodes/node_common.h"
 #include "terrane/drainage.h"
 #include "terrane/landscape.h"
@@ -239,43 +238,6 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_field *f, uint
     return TRN_OK;
 }
 
-/* Breach every closed depression of f along the drainage's directions (taken on its filled
- * surface, so they lead from each pit over its spill sample to base level): samples in order of
- * increasing accumulation (a donor always drains less than its receiver, so every sample comes
- * after all its donors), each receiver lowered to just under the sample draining into it when
- * it is not already lower. Heights only fall; afterwards every sample but the outlets has a
- * strictly lower neighbour, so none lies in a closed depression. False when out of memory. */
-static bool breach(trn_field *f, const trn_drainage *d)
-{
-    const size_t n = trn_field_sample_count(f), nx = (size_t)f->cells_x + 1u;
-    uint32_t *count = calloc(n + 2u, sizeof *count);
-    uint32_t *order = malloc((n ? n : 1u) * sizeof *order);
-    if (!count || !order) {
-        free(count);
-        free(order);
-        return false;
-    }
-    /* Counting sort by accumulation (1..n), ties by index. */
-    for (size_t k = 0; k < n; k++)
-        count[d->accumulation[k] + 1u]++;
-    for (size_t a = 1; a < n + 2u; a++)
-        count[a] += count[a - 1u];
-    for (size_t k = 0; k < n; k++)
-        order[count[d->accumulation[k]]++] = (uint32_t)k;
-    free(count);
-    for (size_t q = 0; q < n; q++) {
-        const uint32_t k = order[q];
-        const uint8_t code = d->flow_dir[k];
-        if (code >= 8) continue; /* an outlet */
-        const size_t i = k % nx, j = k / nx;
-        const size_t r = (size_t)((int64_t)j + TRN_D8_DJ[code]) * nx +
-                         (size_t)((int64_t)i + TRN_D8_DI[code]);
-        if (!(f->heights[r] < f->heights[k])) f->heights[r] = nextafterf(f->heights[k], -INFINITY);
-    }
-    free(order);
-    return true;
-}
-
 static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const size_t n = trn_node_samples(r);
@@ -391,8 +353,8 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
         if (!st) {
             if (lakes[0] == 'f')
                 memcpy(heights, d.filled, n * sizeof *heights);
-            else if (!breach(&out_f, &d))
-                st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+            else
+                st = trn_drainage_breach(&out_f, &d, err);
             trn_drainage_dispose(&d);
         }
         if (st) {

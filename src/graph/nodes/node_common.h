@@ -91,7 +91,8 @@ extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node
 extern const trn_node_module trn_node_elevation_mask, trn_node_slope_mask,
     trn_node_path_distance_mask, trn_node_polygon_mask;
 extern const trn_node_module trn_node_height_blend, trn_node_height_offset;
-extern const trn_node_module trn_node_drainage, trn_node_flow_accumulation;
+extern const trn_node_module trn_node_drainage, trn_node_flow_accumulation,
+    trn_node_drain_depressions;
 extern const trn_node_module trn_node_erosion, trn_node_stream_power;
 extern const trn_node_module trn_node_water_body, trn_node_basin_water, trn_node_water_edit,
     trn_node_river_route;
