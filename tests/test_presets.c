@@ -31,7 +31,7 @@ static const struct {
     {"builtin://terrain/flat-building-site", 0xf7906344e7ac832dull, 0xb1d98ef8f6bba900ull, 2},
     {"builtin://terrain/desert-dunes", 0x9a6bac30d23fe353ull, 0x93aa73ef209d107aull, 2},
     {"builtin://terrain/rolling-hills", 0xc70561569666e0f0ull, 0x5de6534ac3beffcdull, 3},
-    {"builtin://terrain/mountain-range", 0xe991073ccc4f5e14ull, 0xcdac3db3c26dbbb4ull, 3},
+    {"builtin://terrain/mountain-range", 0xa150a9d22d97ed2full, 0x51e9f2d41b715de8ull, 4},
     {"builtin://terrain/basin", 0xbad67fb47218f6f9ull, 0x8e7ced4209a46dd6ull, 4},
     {"builtin://terrain/plateau", 0x7fc4f9713bb3f5daull, 0xe82fffc067c49205ull, 2},
     {"builtin://terrain/coastal-island", 0x36be63f74f937a01ull, 0x3edf77e31861b108ull, 3},

@@ -158,9 +158,9 @@ static const builtin builtins[] = {
     {"builtin://terrain/mountain-range", "Mountain range",
      "Sharp peaks up to 70 m in a range running at 60 degrees, shaped by landscape evolution "
      "into ridges and branching river valleys that drain to the edges, then eroded along "
-     "their drainage: forest below, rock on the steep faces, alpine meadow higher up and "
-     "snow on the summits.",
-     3,
+     "their drainage, every pit left breached so water reaches the edge: forest below, rock "
+     "on the steep faces, alpine meadow higher up and snow on the summits.",
+     4,
      "{" BI_GRID "\"seed\": 404, \"sea_level\": -100, \"default_landform\": \"range\", "
      "\"landforms\": {\"range\": {\"profile\": \"ridged\", \"height_variation\": 70, "
      "\"feature_size\": 110, \"roughness\": 0.5, \"octaves\": 6, \"stretch\": 1.8, \"heading\": "
@@ -182,7 +182,9 @@ static const builtin builtins[] = {
      "and hillslope creep over 100 steps, read at a 120 m reference cell so the rivers are those "
      "of real land, evolved on a grid of 1-unit cells whatever the output grid (finer grids get "
      "the range's own detail back on the ridges), then stretched back to the range's height range: "
-     "valleys branch along the range and drain to the map edge.\"}}, {\"id\": \"range\", \"type\": "
+     "valleys branch along the range and drain to the map edge. Drain breaches the pits the "
+     "droplets leave (a shallow notch through each rim), so every sample drains to the edge at "
+     "any output size.\"}}, {\"id\": \"range\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"ridged\", "
      "\"height_variation\": 70, \"feature_size\": 110, \"roughness\": 0.5, \"octaves\": 6, "
      "\"stretch\": 1.8, \"heading\": 60, \"warp_amplitude\": 10, \"warp_feature_size\": 80}}, "
@@ -193,12 +195,14 @@ static const builtin builtins[] = {
      "\"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"erosion\", "
      "\"type\": \"erosion\", \"position\": [720, 0], \"params\": {\"iterations\": 1, "
      "\"drainage_weight\": 1}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}, "
-     "\"drainage\": {\"node\": \"drainage\", \"pin\": \"drainage\"}}}, {\"id\": "
+     "\"drainage\": {\"node\": \"drainage\", \"pin\": \"drainage\"}}}, {\"id\": \"drain\", "
+     "\"type\": \"drain_depressions\", \"position\": [840, 200], \"inputs\": {\"field\": "
+     "{\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": "
      "\"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], \"params\": "
      "{\"text\": \"Appearance: Biome Rules gives forest below, alpine meadow above 32 m, rock on "
      "faces steeper than 44 degrees and snow on the summits above 52 m (both bands blended over 4 "
      "m).\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position\": [960, 0], \"inputs\": "
-     "{\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": \"about_output\", "
+     "{\"field\": {\"node\": \"drain\"}}}, {\"id\": \"about_output\", "
      "\"type\": \"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Output: Terrain "
      "Output publishes the eroded range. Erosion is the slow node: Preview quality runs fewer, "
      "shorter droplets and skips the thermal pass, and a result cache reuses the range and its "
