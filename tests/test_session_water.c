@@ -19,6 +19,20 @@ static const char recipe_text[] =
     "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"sea\","
     "\"pin\":\"field\"},\"water\":{\"node\":\"sea\",\"pin\":\"water\"}}}]}}";
 
+/* A session of text's recipe (NULL, with a failed check, when it does not open). */
+static trn_session *open_session(const char *text)
+{
+    trn_recipe r;
+    trn_error e;
+    trn_session *ss = NULL;
+    const trn_status st = trn_recipe_parse(text, strlen(text), "w.json", &r, NULL, &e);
+    CHECK_OK(st);
+    if (st) return NULL;
+    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
+    trn_recipe_dispose(&r);
+    return ss;
+}
+
 static size_t samples(const trn_generated *g)
 {
     return ((size_t)g->field.cells_x + 1u) * ((size_t)g->field.cells_z + 1u);
@@ -46,12 +60,8 @@ static size_t wet_count(const trn_generated *g)
 /* The session's water after stroke, undo and redo equals generating its recipe in full. */
 static void test_stroke_moves_the_shore(void)
 {
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(recipe_text, strlen(recipe_text), "w.json", &r, NULL, &e));
-    trn_session *ss = NULL;
-    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
-    trn_recipe_dispose(&r);
+    trn_session *ss = open_session(recipe_text);
     if (!ss) return;
     const trn_generated *g = trn_session_result(ss);
     CHECK(g->has_water);
@@ -104,12 +114,8 @@ static void test_stroke_moves_the_shore(void)
  * stay above the sea, and must not skip one that reaches it). */
 static void test_random_strokes(void)
 {
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(recipe_text, strlen(recipe_text), "w.json", &r, NULL, &e));
-    trn_session *ss = NULL;
-    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
-    trn_recipe_dispose(&r);
+    trn_session *ss = open_session(recipe_text);
     if (!ss) return;
     uint32_t state = 12345u;
     int changed = 0, unchanged = 0;
@@ -148,12 +154,8 @@ static void test_random_strokes(void)
  * one raised above it leaves it; each changes the coverage through that sample alone. */
 static void test_shore_samples(void)
 {
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(recipe_text, strlen(recipe_text), "w.json", &r, NULL, &e));
-    trn_session *ss = NULL;
-    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
-    trn_recipe_dispose(&r);
+    trn_session *ss = open_session(recipe_text);
     if (!ss) return;
     for (int raise = 0; raise <= 1; raise++) {
         const trn_generated *g = trn_session_result(ss);
@@ -209,12 +211,8 @@ static void test_lake_appears_and_goes(void)
         "\"center\":[128,128],\"radius\":60},\"inputs\":{\"field\":{\"node\":\"land\"}}},"
         "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"pond\","
         "\"pin\":\"field\"},\"water\":{\"node\":\"pond\",\"pin\":\"water\"}}}]}}";
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(text, strlen(text), "w.json", &r, NULL, &e));
-    trn_session *ss = NULL;
-    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
-    trn_recipe_dispose(&r);
+    trn_session *ss = open_session(text);
     if (!ss) return;
     CHECK(trn_session_result(ss)->has_water && wet_count(trn_session_result(ss)) == 0);
     for (int step = 0; step < 2; step++) {
@@ -254,12 +252,8 @@ static void test_river_follows_the_bed(void)
         "\"land\"}}},"
         "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"river\","
         "\"pin\":\"field\"},\"water\":{\"node\":\"river\",\"pin\":\"water\"}}}]}}";
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(text, strlen(text), "w.json", &r, NULL, &e));
-    trn_session *ss = NULL;
-    CHECK_OK(trn_session_new(&r, NULL, &ss, NULL, NULL, &e));
-    trn_recipe_dispose(&r);
+    trn_session *ss = open_session(text);
     if (!ss) return;
     CHECK(trn_session_result(ss)->has_water && wet_count(trn_session_result(ss)) > 0);
     double p[2] = {120, 140};
