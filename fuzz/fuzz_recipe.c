@@ -88,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(j >= 0);
         FUZZ_ASSERT(back.landforms[j].feature_size == r.landforms[i].feature_size);
         FUZZ_ASSERT(back.landforms[j].octaves == r.landforms[i].octaves);
+        const char *e1 = r.landforms[i].evolution, *e2 = back.landforms[j].evolution;
+        FUZZ_ASSERT((e1 == NULL) == (e2 == NULL) && (!e1 || strcmp(e1, e2) == 0));
     }
     free(text1);
     free(text2);

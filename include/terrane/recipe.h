@@ -65,6 +65,9 @@ typedef struct trn_landform {
     double warp_feature_size; /* default 128, > 0 */
     double stretch;           /* default 1, > 0: elongation along heading */
     double heading;           /* default 0, degrees from +X toward +Z */
+    /* NULL: the noise as it is. Else landscape evolution run on it: the Stream Power graph
+     * node's parameters as a canonical JSON object ("{}" = its defaults; docs/recipes.md). */
+    char *evolution;
 } trn_landform;
 
 /* How ground looks. */
@@ -229,12 +232,12 @@ void trn_recipe_dispose(trn_recipe *recipe);
 /* Which document a JSON text is. BeamNG's metadata also ends in .terrain.json. */
 typedef enum trn_document_kind {
     TRN_DOCUMENT_UNKNOWN = 0,
-    TRN_DOCUMENT_RECIPE,         /* a bare recipe object */
-    TRN_DOCUMENT_TERRAIN_ASSET,  /* {"format_version", "id", "recipe"} */
-    TRN_DOCUMENT_ASSET_MANIFEST, /* NAME.asset.json: {"type": "Terrain", "importer": ...} */
-    TRN_DOCUMENT_BEAMNG_TERRAIN, /* BeamNG .terrain.json (version, datafile, ...) */
-    TRN_DOCUMENT_TERRAIN_PRESET, /* a terrain_preset source: {"format_version", "name", ...}
-                                    (presets.h) */
+    TRN_DOCUMENT_RECIPE,          /* a bare recipe object */
+    TRN_DOCUMENT_TERRAIN_ASSET,   /* {"format_version", "id", "recipe"} */
+    TRN_DOCUMENT_ASSET_MANIFEST,  /* NAME.asset.json: {"type": "Terrain", "importer": ...} */
+    TRN_DOCUMENT_BEAMNG_TERRAIN,  /* BeamNG .terrain.json (version, datafile, ...) */
+    TRN_DOCUMENT_TERRAIN_PRESET,  /* a terrain_preset source: {"format_version", "name", ...}
+                                     (presets.h) */
     TRN_DOCUMENT_TERRAIN_PALETTE, /* a terrain_palette: {"format_version", "name",
                                      "material_set" or "placements", ...} (palette.h) */
     TRN_DOCUMENT_MATERIAL_SET,    /* a terrain_material_set: {"format_version", "name",

@@ -588,3 +588,63 @@ void trn_graph_diagnostics_locate(trn_graph_diagnostics *diagnostics, const char
         d->offset = (int64_t)pos.offset;
     }
 }
+
+trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
+                                  char *key, size_t key_size, char *msg, size_t msg_size,
+                                  bool *unknown)
+{
+    memset(graph, 0, sizeof *graph);
+    *unknown = false;
+    if (key_size) key[0] = '\0';
+    if (msg_size) msg[0] = '\0';
+    /* An object and nothing else, so the text cannot reach past the node it is put in. */
+    json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
+    const bool is_object = json_is_object(obj);
+    json_decref(obj);
+    if (!is_object) {
+        snprintf(msg, msg_size, "expected a JSON object of parameters");
+        return TRN_ERR_VALIDATION;
+    }
+    const size_t len = strlen(params_json) + strlen(type) + 96u;
+    char *text = malloc(len);
+    if (!text) return TRN_ERR_NO_MEMORY;
+    snprintf(text, len,
+             "{\"format_version\":1,\"nodes\":[{\"id\":\"params\",\"type\":\"%s\","
+             "\"params\":%s}]}",
+             type, params_json);
+    trn_error e;
+    trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, &e);
+    free(text);
+    if (st) {
+        snprintf(msg, msg_size, "%s", e.message);
+        return st;
+    }
+    trn_graph_diagnostics d;
+    memset(&d, 0, sizeof d);
+    if ((st = trn_graph_check(graph, NULL, &d, NULL))) {
+        trn_graph_dispose(graph);
+        return st;
+    }
+    /* Only the parameters are the caller's: a lone node's missing input is not. */
+    static const char prefix[] = "nodes[0].params.";
+    for (size_t k = 0; k < d.count; k++) {
+        const trn_graph_diagnostic *g = &d.items[k];
+        if (g->severity != TRN_GRAPH_ERROR || strncmp(g->path, prefix, sizeof prefix - 1) != 0)
+            continue;
+        const char *name = g->path + sizeof prefix - 1;
+        /* The caller names the place: drop the diagnostic's "node 'params' (type): " lead. */
+        const char *what = g->message;
+        if (strncmp(what, "node '", 6) == 0 && strstr(what, "): ")) what = strstr(what, "): ") + 3;
+        const size_t nl = strlen(name);
+        snprintf(key, key_size, "%s", name);
+        /* The path names the parameter already: drop the message's own "name: " lead. */
+        const bool lead = strncmp(what, name, nl) == 0 && what[nl] == ':' && what[nl + 1] == ' ';
+        snprintf(msg, msg_size, "%s", lead ? what + nl + 2 : what);
+        *unknown = strcmp(g->check, "unknown-param") == 0;
+        st = TRN_ERR_VALIDATION;
+        break;
+    }
+    trn_graph_diagnostics_dispose(&d);
+    if (st) trn_graph_dispose(graph);
+    return st;
+}

@@ -9,6 +9,7 @@
 
 #include "core/fileio.h"
 #include "graph/graph_internal.h"
+#include "graph/nodes/node_common.h"
 #include "terrane/scatter.h"
 
 #ifdef _OPENMP
@@ -279,7 +280,9 @@ static trn_status make_plan(const trn_graph *g, const trn_recipe *recipe,
                                         palette ? trn_palette_digest(palette) : 0u};
             XXH64_update(h, digest, sizeof digest);
         }
-        bool tainted = quality == TRN_EROSION_PREVIEW && t->quality_dependent;
+        bool tainted = quality == TRN_EROSION_PREVIEW &&
+                       (t->quality_dependent || (t == &trn_node_landform.type &&
+                                                 trn_node_landform_evolves(node, t, recipe)));
         for (uint32_t i = 0; i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
             const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
             const uint64_t in[2] = {

@@ -17,6 +17,19 @@ trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, 
  * trn_recipe.graph_json; NULL on failure (malformed text or no memory). Caller frees. */
 char *trn_graph_identity_of_json(const char *graph_json);
 
+/* A one-node graph of the given type whose parameters are the JSON object params_json, checked
+ * against the registry (a landform's "evolution" is a Stream Power node's parameters). On a bad
+ * parameter: TRN_ERR_VALIDATION, key = its name, msg = what was expected and found, *unknown
+ * when the name is not a parameter at all; *graph is then empty. Dispose *graph on success. */
+trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
+                                  char *key, size_t key_size, char *msg, size_t msg_size,
+                                  bool *unknown);
+
+/* Landform l of the recipe over field f's grid (f initialised): its noise, then its evolution
+ * when it has one, as a Landform node computes it. */
+trn_status trn_graph_landform_heights(const trn_recipe *recipe, int landform, int threads,
+                                      trn_erosion_quality quality, trn_field *f, trn_error *err);
+
 /* Shortest decimal text that reads back as the same double ("0.1", "1e+300"); buf >= 32. */
 void trn_graph_number_text(double v, char *buf, size_t buf_size);
 

@@ -433,7 +433,9 @@ static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_gener
     }
     for (uint32_t o = 0; o < plan.stage_end[0] && !st; o++) {
         const int l = plan.landform[plan.order[o]];
-        if (l >= 0 && !lf[l]) st = trn_replay_landform_heights(recipe, l, &gen->field, &lf[l], err);
+        if (l >= 0 && !lf[l])
+            st = trn_replay_landform_heights(recipe, l, &gen->field, threads, gen->quality, &lf[l],
+                                             err);
     }
     if (st) goto out;
     trn_window win;

@@ -250,6 +250,8 @@ static json_t *pair(double a, double b)
     return arr;
 }
 
+static void put_blob(json_t *o, const char *key, const char *text, bool *ok);
+
 static json_t *landform_json(const trn_landform *lf, bool *ok)
 {
     json_t *o = json_object();
@@ -275,6 +277,7 @@ static json_t *landform_json(const trn_landform *lf, bool *ok)
         put_new(o, "warp_feature_size", json_real(lf->warp_feature_size), ok);
     if (lf->stretch != d.stretch) put_new(o, "stretch", json_real(lf->stretch), ok);
     if (lf->heading != d.heading) put_new(o, "heading", json_real(lf->heading), ok);
+    put_blob(o, "evolution", lf->evolution, ok);
     return o;
 }
 

@@ -179,6 +179,31 @@ static trn_status missing_key(pctx *c, const char *key, const char *what)
 
 /* ---- sections ------------------------------------------------------------------------ */
 
+static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expect, char **out);
+
+/* A landform's "evolution": the Stream Power node's parameters, checked by the registry's
+ * own rules and reported here at their line and column; kept as canonical JSON. */
+static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
+{
+    trn_status st = keep_json(c, v, json_is_object(v),
+                              "an object of Stream Power parameters (uplift, erodibility, m, n, "
+                              "diffusion, dt, steps, ...)",
+                              out);
+    if (st) return st;
+    trn_graph g;
+    char key[64], msg[400];
+    bool unknown;
+    st = trn_graph_params_parse("stream_power", *out, &g, key, sizeof key, msg, sizeof msg,
+                                &unknown);
+    if (st == TRN_ERR_NO_MEMORY) return oom(c);
+    if (!st) {
+        trn_graph_dispose(&g);
+        return TRN_OK;
+    }
+    if (key[0]) push(c, key);
+    return perr(c, TRN_ERR_JSON, unknown ? TRN_JSON_KEY : TRN_JSON_VALUE, "%s", msg);
+}
+
 static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
 {
     char buf[120];
@@ -221,6 +246,8 @@ static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
             st = want_number(c, v, TRN_NUM_STRETCH, &lf->stretch);
         } else if (strcmp(key, "heading") == 0) {
             st = want_number(c, v, TRN_NUM_HEADING, &lf->heading);
+        } else if (strcmp(key, "evolution") == 0) {
+            st = parse_evolution(c, v, &lf->evolution);
         } else {
             pop(c);
             return unknown_key(c, key, trn_rcp_landform_keys, "a landform");
@@ -1138,8 +1165,10 @@ static trn_status parse_asset(pctx *c, const json_t *root, const json_t **recipe
 void trn_recipe_dispose(trn_recipe *r)
 {
     if (!r) return;
-    for (uint32_t i = 0; r->landforms && i < r->landform_count; i++)
+    for (uint32_t i = 0; r->landforms && i < r->landform_count; i++) {
         free(r->landforms[i].name);
+        free(r->landforms[i].evolution);
+    }
     free(r->landforms);
     for (uint32_t i = 0; r->biomes && i < r->biome_count; i++) {
         free(r->biomes[i].name);

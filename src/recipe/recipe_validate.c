@@ -96,23 +96,19 @@ bool trn_rcp_landform_field_is_default(const trn_landform *lf, const char *key)
     if (strcmp(key, "warp_feature_size") == 0) return lf->warp_feature_size == d.warp_feature_size;
     if (strcmp(key, "stretch") == 0) return lf->stretch == d.stretch;
     if (strcmp(key, "heading") == 0) return lf->heading == d.heading;
+    if (strcmp(key, "evolution") == 0) return lf->evolution == NULL;
     return false;
 }
 
-const char *const trn_rcp_recipe_keys[] = {"size",           "resolution",
-                                           "seed",           "chunk_cells",
-                                           "sea_level",      "snow_line",
-                                           "default_landform",
-                                           "landforms",      "default_biome",
-                                           "biomes",         "rules",
-                                           "layers",         "regions",
-                                           "edits",          "exclusions",
-                                           "palette",        "preset_id",
-                                           "preset_version", "graph",
-                                           "format_version", NULL};
+const char *const trn_rcp_recipe_keys[] = {
+    "size",      "resolution",       "seed",           "chunk_cells",   "sea_level",
+    "snow_line", "default_landform", "landforms",      "default_biome", "biomes",
+    "rules",     "layers",           "regions",        "edits",         "exclusions",
+    "palette",   "preset_id",        "preset_version", "graph",         "format_version",
+    NULL};
 const char *const trn_rcp_landform_keys[] = {
     "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
-    "warp_amplitude", "warp_feature_size", "stretch",     "heading",      NULL};
+    "warp_amplitude", "warp_feature_size", "stretch",     "heading",      "evolution", NULL};
 const char *const trn_rcp_biome_keys[] = {
     "color", "material", "texture_scale", "landform", "allow_snow", "groundmodel", NULL};
 const char *const trn_rcp_rule_keys[] = {
@@ -289,6 +285,21 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
         return st;
     if ((st = check_field(k, "stretch", TRN_NUM_STRETCH, lf->stretch))) return st;
     if ((st = check_field(k, "heading", TRN_NUM_HEADING, lf->heading))) return st;
+    if (lf->evolution) {
+        trn_graph g;
+        char key[64], msg[400];
+        bool unknown;
+        trn_json_path_push_key(k->where, "evolution");
+        st = trn_graph_params_parse("stream_power", lf->evolution, &g, key, sizeof key, msg,
+                                    sizeof msg, &unknown);
+        if (st == TRN_ERR_NO_MEMORY) return fail(k, st, "out of memory checking a recipe");
+        if (st) {
+            if (key[0]) trn_json_path_push_key(k->where, key);
+            return fail(k, TRN_ERR_VALIDATION, "%s", msg);
+        }
+        trn_graph_dispose(&g);
+        trn_json_path_pop(k->where);
+    }
     return TRN_OK;
 }
 

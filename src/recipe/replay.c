@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/checked.h"
+#include "graph/graph_internal.h"
 
 static const char *const default_layer_ids[TRN_LAYER_GROUP_COUNT] = {
     "generation", "biomes", "sculpt", "protection", "exclusions"};
@@ -350,7 +351,8 @@ void trn_replay_paint(const trn_recipe *r, const trn_replay_plan *plan, trn_box 
 }
 
 trn_status trn_replay_landform_heights(const trn_recipe *r, int landform, const trn_field *base,
-                                       float **out, trn_error *err)
+                                       int threads, trn_erosion_quality quality, float **out,
+                                       trn_error *err)
 {
     *out = NULL;
     const int def = trn_recipe_find_landform(r, r->default_landform);
@@ -360,7 +362,7 @@ trn_status trn_replay_landform_heights(const trn_recipe *r, int landform, const 
     if (st) return st;
     if (landform == def)
         memcpy(f.heights, base->heights, trn_field_sample_count(&f) * sizeof *f.heights);
-    else if ((st = trn_landform_fill(&r->landforms[landform], r->seed, &f, NULL, NULL, err))) {
+    else if ((st = trn_graph_landform_heights(r, landform, threads, quality, &f, err))) {
         trn_field_dispose(&f);
         return st;
     }

@@ -53,10 +53,12 @@ uint8_t trn_replay_quantise(float m);
 void trn_replay_paint(const trn_recipe *recipe, const trn_replay_plan *plan, trn_box box,
                       uint8_t *biomes, uint8_t *sources, int16_t *rules);
 
-/* Heights of landform l over the recipe's grid (malloc'd into *out); the default landform's
- * are a copy of base. */
+/* Heights of landform l over the recipe's grid (malloc'd into *out), evolved when it has an
+ * evolution (at this quality, on this many threads); the default landform's are a copy of
+ * base. */
 trn_status trn_replay_landform_heights(const trn_recipe *recipe, int landform,
-                                       const trn_field *base, float **out, trn_error *err);
+                                       const trn_field *base, int threads,
+                                       trn_erosion_quality quality, float **out, trn_error *err);
 
 /* What a session keeps from a generation: the base (default landform or frozen) and the
  * landform heights regions blend toward (lf[l] NULL when unused). */

@@ -163,7 +163,9 @@ static bool recipe_copy(trn_recipe *d, const trn_recipe *s, bool with_strokes)
         for (uint32_t k = 0; ok && k < s->landform_count; k++) {
             d->landforms[k] = s->landforms[k];
             d->landform_count = k + 1;
-            ok = dup_str(&d->landforms[k].name, s->landforms[k].name);
+            d->landforms[k].evolution = NULL;
+            ok = dup_str(&d->landforms[k].name, s->landforms[k].name) &&
+                 dup_str(&d->landforms[k].evolution, s->landforms[k].evolution);
         }
     }
     if (ok && s->biome_count) {
@@ -513,7 +515,8 @@ static trn_status derived_update(trn_session *ss, trn_box box, bool heights, trn
     memset(out, 0, sizeof *out);
     trn_status st = TRN_OK;
     /* As a full generation settles its water on the final surface, so does every edit. */
-    const uint64_t ground = heights && ss->gen.has_water ? trn_water_ground_hash(&ss->gen.field) : 0;
+    const uint64_t ground =
+        heights && ss->gen.has_water ? trn_water_ground_hash(&ss->gen.field) : 0;
     if (heights && ss->gen.has_water && ss->gen.water.ground_hash != ground) {
         if (water_touched(d, &ss->gen.field, box)) {
             trn_water fresh;
@@ -927,7 +930,8 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
     const int32_t pos = plan.position[at];
     const int lf = plan.landform[at];
     if (pos >= 0 && lf >= 0 && !ss->keep.lf[lf] &&
-        (st = trn_replay_landform_heights(r, lf, &ss->keep.base, &ss->keep.lf[lf], err)))
+        (st = trn_replay_landform_heights(r, lf, &ss->keep.base, ss->options.threads,
+                                          ss->options.quality, &ss->keep.lf[lf], err)))
         goto fail;
     trn_box c = trn_box_none(), bio = trn_box_none(), ex = trn_box_none();
     if (pos >= 0) {

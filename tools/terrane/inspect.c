@@ -215,6 +215,9 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         }
         json_object_set_new(l, "controls", all);
         json_object_set_new(l, "non_default", changed);
+        /* Landscape evolution run on the noise (a Stream Power node's parameters), or null. */
+        json_t *evo = lf->evolution ? json_loads(lf->evolution, 0, NULL) : NULL;
+        json_object_set_new(l, "evolution", evo ? evo : json_null());
         json_t *used = json_array();
         for (uint32_t b = 0; b < r->biome_count; b++) {
             const char *bl = r->biomes[b].landform ? r->biomes[b].landform : r->default_landform;
@@ -688,6 +691,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
             shown++;
         }
         cli_printf("%s\n", shown ? "" : "    every control at its default");
+        if (lf->evolution) cli_printf("    evolved by stream power: %s\n", lf->evolution);
         json_t *used = json_object_get(e, "biomes");
         if (json_array_size(used)) {
             cli_printf("    shapes biomes:");

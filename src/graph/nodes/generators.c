@@ -1,6 +1,7 @@
 /* Generator nodes: Landform, Noise Terrain and Flat Terrain, heightfields from nothing. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/nodes/node_common.h"
@@ -65,6 +66,24 @@ static const trn_landform *named_landform(const trn_graph_node *n, const trn_nod
     return k >= 0 ? &recipe->landforms[k] : NULL;
 }
 
+/* A landform's evolution as a one-node Stream Power graph (dispose it); false when it has none
+ * (or, never after validation, when its parameters do not check). */
+static bool evolution_node(const trn_landform *lf, trn_graph *g)
+{
+    if (!lf || !lf->evolution) return false;
+    char key[64], msg[400];
+    bool unknown;
+    return trn_graph_params_parse("stream_power", lf->evolution, g, key, sizeof key, msg,
+                                  sizeof msg, &unknown) == TRN_OK;
+}
+
+bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
+                               const trn_recipe *recipe)
+{
+    const trn_landform *lf = named_landform(n, t, recipe);
+    return lf && lf->evolution;
+}
+
 /* Samples x (octaves + 2 warp octaves when warped). */
 static void noise_work(const trn_landform *lf, const trn_recipe *recipe, trn_node_work_info *out)
 {
@@ -79,8 +98,19 @@ static void noise_work(const trn_landform *lf, const trn_recipe *recipe, trn_nod
 static void landform_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                           trn_erosion_quality quality, trn_node_work_info *out)
 {
-    (void)quality;
-    noise_work(named_landform(n, t, recipe), recipe, out);
+    const trn_landform *lf = named_landform(n, t, recipe);
+    noise_work(lf, recipe, out);
+    trn_graph g;
+    if (!evolution_node(lf, &g)) return;
+    trn_node_work_info evo;
+    memset(&evo, 0, sizeof evo);
+    trn_node_evolve_work(&g.nodes[0], trn_node_type_find("stream_power"), recipe, quality, &evo);
+    trn_graph_dispose(&g);
+    char noise[sizeof out->detail];
+    memcpy(noise, out->detail, sizeof noise);
+    out->work = trn_sat_add(out->work, evo.work);
+    snprintf(out->detail, sizeof out->detail, "%.100s + evolution %.120s", noise, evo.detail);
+    out->param = NULL;
 }
 
 static void noise_terrain_work(const trn_graph_node *n, const trn_node_type *t,
@@ -112,6 +142,16 @@ static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
         trn_key_f64(h, lf->warp_feature_size);
         trn_key_f64(h, lf->stretch);
         trn_key_f64(h, lf->heading);
+    }
+    trn_graph g;
+    if (evolution_node(lf, &g)) {
+        /* As a Stream Power node after it would key it: version, parameters, derived inputs. */
+        const trn_node_type *sp = trn_node_type_find("stream_power");
+        XXH64_update(h, "evolution", 10);
+        XXH64_update(h, &sp->version, sizeof sp->version);
+        trn_node_key_params(h, &g.nodes[0], sp, recipe, quality);
+        trn_node_evolve_key(h, &g.nodes[0], sp, recipe, quality);
+        trn_graph_dispose(&g);
     }
 }
 
@@ -148,7 +188,63 @@ static trn_status landform_compute(const trn_node_ctx *c, trn_node_result *r, tr
 {
     const trn_landform *lf = named_landform(c->node, c->type, c->recipe);
     if (!lf) return trn_node_fail(c, err, TRN_ERR_VALIDATION, "its landform is not in the recipe");
-    return fill(c, r, lf, c->recipe->seed, err);
+    if (!lf->evolution) return fill(c, r, lf, c->recipe->seed, err);
+    trn_graph g;
+    if (!evolution_node(lf, &g))
+        return trn_node_fail(c, err, TRN_ERR_VALIDATION,
+                             "its landform's evolution parameters do not check");
+    trn_field f;
+    trn_status st = trn_field_init(&f, r->cells_x, r->cells_z, r->size_x, r->size_z, err);
+    if (!st)
+        st = trn_landform_fill(lf, c->recipe->seed, &f, trn_node_bridge, (void *)c->progress, err);
+    float *heights = NULL, *channels = NULL;
+    if (!st) {
+        char note[sizeof r->note];
+        st = trn_node_evolve(c, &g.nodes[0], trn_node_type_find("stream_power"), &f, NULL, &heights,
+                             &channels, note, sizeof note, err);
+        if (!st) snprintf(r->note, sizeof r->note, "evolved: %.200s", note);
+    } else {
+        st = trn_node_wrap(c, err, st);
+    }
+    trn_graph_dispose(&g);
+    trn_field_dispose(&f);
+    free(channels);
+    if (st) return st;
+    return trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
+}
+
+trn_status trn_graph_landform_heights(const trn_recipe *recipe, int landform, int threads,
+                                      trn_erosion_quality quality, trn_field *f, trn_error *err)
+{
+    const trn_landform *lf = &recipe->landforms[landform];
+    trn_status st = trn_landform_fill(lf, recipe->seed, f, NULL, NULL, err);
+    trn_graph g;
+    if (st || !lf->evolution) return st;
+    if (!evolution_node(lf, &g))
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "landforms.%.60s.evolution: its parameters do not check", lf->name);
+    /* Errors name the landform as a node would be named. */
+    char id[80];
+    snprintf(id, sizeof id, "landforms.%.60s", lf->name);
+    char *own = g.nodes[0].id;
+    g.nodes[0].id = id;
+    trn_node_ctx c;
+    memset(&c, 0, sizeof c);
+    c.node = &g.nodes[0];
+    c.type = trn_node_type_find("stream_power");
+    c.recipe = recipe;
+    c.threads = threads;
+    c.quality = quality;
+    float *heights = NULL, *channels = NULL;
+    char note[240];
+    st = trn_node_evolve(&c, c.node, c.type, f, NULL, &heights, &channels, note, sizeof note, err);
+    g.nodes[0].id = own;
+    trn_graph_dispose(&g);
+    free(channels);
+    if (st) return st;
+    free(f->heights);
+    f->heights = heights;
+    return TRN_OK;
 }
 
 static trn_status noise_terrain_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
@@ -178,8 +274,9 @@ static void landform_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t i
 
 const trn_node_module trn_node_landform = {
     {"landform", "Landform", "generator",
-     "Heights of a named recipe landform (the recipe's landscape settings).", 1, NULL, 0, out_field,
-     TRN_COUNT(out_field), p_landform, TRN_COUNT(p_landform), false},
+     "Heights of a named recipe landform (the recipe's landscape settings, evolved when it "
+     "has an evolution).",
+     1, NULL, 0, out_field, TRN_COUNT(out_field), p_landform, TRN_COUNT(p_landform), false},
     3.0,
     false,
     landform_compute,

@@ -159,8 +159,8 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     }
 }
 
-static void sp_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
-                   const trn_recipe *recipe, trn_erosion_quality quality)
+void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_erosion_quality quality)
 {
     trn_evolve_options o;
     sp_options(n, t, recipe, quality, &o);
@@ -170,8 +170,8 @@ static void sp_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_typ
     XXH64_update(h, &steps, sizeof steps);
 }
 
-static void sp_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
-                    trn_erosion_quality quality, trn_node_work_info *out)
+void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                          trn_erosion_quality quality, trn_node_work_info *out)
 {
     trn_evolve_options o;
     sp_options(n, t, recipe, quality, &o);
@@ -194,11 +194,12 @@ static void sp_work(const trn_graph_node *n, const trn_node_type *t, const trn_r
  * heights): the uplift mask, times 0.2 + 0.8 x the input's height scaled to 0..1 with
  * uplift_shape input (never 0, so low ground still rises and drains instead of ponding).
  * *out stays NULL when neither applies. */
-static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_field *f, uint32_t coarsen,
+static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *node,
+                                 const trn_node_type *type, const trn_field *f, uint32_t coarsen,
                                  const float *mask, float **out, trn_error *err)
 {
     *out = NULL;
-    const char *shape = trn_graph_param_text(c->node, c->type, "uplift_shape");
+    const char *shape = trn_graph_param_text(node, type, "uplift_shape");
     const bool by_height = shape && strcmp(shape, "input") == 0;
     if (!mask && !by_height) return TRN_OK;
     const size_t nx = (size_t)f->cells_x + 1u, nz = (size_t)f->cells_z + 1u;
@@ -238,25 +239,28 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_field *f, uint
     return TRN_OK;
 }
 
-static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
+                           const trn_node_type *type, const trn_field *input,
+                           const float *uplift_mask, float **heights_out, float **channels_out,
+                           char *note, size_t note_size, trn_error *err)
 {
-    const size_t n = trn_node_samples(r);
+    *heights_out = *channels_out = NULL;
+    const trn_field f = *input;
+    const size_t n = trn_field_sample_count(&f);
     trn_evolve_options o;
-    sp_options(c->node, c->type, c->recipe, c->quality, &o);
+    sp_options(node, type, c->recipe, c->quality, &o);
     o.sp.threads = c->threads;
     uint32_t coarsen, refine;
-    sp_factors(c->node, c->type, r->cells_x, r->cells_z, r->size_x, r->size_z, &coarsen, &refine);
-    const trn_gout *um = c->inputs[1];
-    if (um && refine > 1)
+    sp_factors(node, type, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
+    if (uplift_mask && refine > 1)
         return trn_node_fail(c, err, TRN_ERR_INVALID_ARGUMENT,
                              "an uplift mask needs an evolution_cell no finer than the grid's "
                              "cells (it is given per output sample)");
-    trn_field f = trn_node_field_view(r, c->inputs[0]);
     /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
      * at the reference scale (slopes and the drainage pattern do not change with s). */
     double cell = f.size_x / f.cells_x;
     if (f.size_z / f.cells_z > cell) cell = f.size_z / f.cells_z;
-    const double ref = trn_graph_param_number(c->node, c->type, "reference_cell");
+    const double ref = trn_graph_param_number(node, type, "reference_cell");
     const double s = ref > 0 ? ref / (cell * o.coarsen / refine) : 1.0;
     const size_t nx = (size_t)f.cells_x + 1u, nz = (size_t)f.cells_z + 1u;
     const size_t wnx = (size_t)f.cells_x * refine + 1u, wnz = (size_t)f.cells_z * refine + 1u;
@@ -281,9 +285,9 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
     float *shape = NULL;
     if (refine > 1) {
         trn_field scaled = work;
-        st = sp_uplift_mask(c, &scaled, 1, NULL, &shape, err);
+        st = sp_uplift_mask(c, node, type, &scaled, 1, NULL, &shape, err);
     } else {
-        st = sp_uplift_mask(c, &f, o.coarsen, um ? um->values->data : NULL, &shape, err);
+        st = sp_uplift_mask(c, node, type, &f, o.coarsen, uplift_mask, &shape, err);
     }
     float *area = st ? NULL : malloc(wn * sizeof *area);
     if (!area) {
@@ -329,7 +333,7 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
      * map (it keeps every drainage path and adds no pit); with a sea inside the range the map
      * is anchored there, so the sea floor and the coast (base level) stay where they were.
      * Else the reference scale is undone. */
-    const char *relief = trn_graph_param_text(c->node, c->type, "relief");
+    const char *relief = trn_graph_param_text(node, type, "relief");
     const bool keep = relief && strcmp(relief, "input") == 0 && hi > lo;
     const double sea = o.sp.sea_level; /* scaled by s */
     const bool anchor = keep && isfinite(sea) && sea >= lo && sea < hi && sea / s < in_hi;
@@ -344,7 +348,7 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
         for (size_t k = 0; k < n; k++)
             heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
                                                      : (float)(base + (heights[k] - from) * gain);
-    const char *lakes = trn_graph_param_text(c->node, c->type, "lakes");
+    const char *lakes = trn_graph_param_text(node, type, "lakes");
     if (lakes && (strcmp(lakes, "fill") == 0 || strcmp(lakes, "breach") == 0)) {
         trn_field out_f = f;
         out_f.heights = heights;
@@ -363,17 +367,30 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
             return trn_node_wrap(c, err, st);
         }
     }
-    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
-    if (!st)
-        st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, channels, err);
-    else
-        free(channels);
-    snprintf(r->note, sizeof r->note,
+    *heights_out = heights;
+    *channels_out = channels;
+    snprintf(note, note_size,
              "%" PRIu32 " steps on %zu x %zu samples, %" PRIu64
              " closed depressions routed, last step mean change %.3g (0 at steady state)",
              rep.steps, refine > 1 ? wnx : (size_t)(f.cells_x + o.coarsen - 1u) / o.coarsen + 1u,
              refine > 1 ? wnz : (size_t)(f.cells_z + o.coarsen - 1u) / o.coarsen + 1u,
              rep.pits_routed, rep.last_mean_change);
+    return TRN_OK;
+}
+
+static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    const trn_field f = trn_node_field_view(r, c->inputs[0]);
+    const trn_gout *um = c->inputs[1];
+    float *heights, *channels;
+    trn_status st = trn_node_evolve(c, c->node, c->type, &f, um ? um->values->data : NULL, &heights,
+                                    &channels, r->note, sizeof r->note, err);
+    if (st) return st;
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
+    if (!st)
+        st = trn_node_set_floats(c, r, 1, TRN_PIN_MASK, channels, err);
+    else
+        free(channels);
     return st;
 }
 
@@ -385,6 +402,6 @@ const trn_node_module trn_node_stream_power = {
     40.0,
     false,
     sp_compute,
-    sp_key,
-    sp_work,
+    trn_node_evolve_key,
+    trn_node_evolve_work,
     NULL};

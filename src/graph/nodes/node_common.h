@@ -86,6 +86,24 @@ void trn_key_str(XXH64_state_t *h, const char *s);
 double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
                              const trn_recipe *recipe);
 
+/* Landscape evolution as the Stream Power node runs it, its parameters read from (node, type)
+ * (a Stream Power node, or a landform's "evolution" as a one-node graph), on input (the node's
+ * grid); uplift_mask per input sample or NULL. On success *heights_out and *channels_out are
+ * new arrays of the input's samples (the caller owns them) and note says what ran. */
+trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
+                           const trn_node_type *type, const trn_field *input,
+                           const float *uplift_mask, float **heights_out, float **channels_out,
+                           char *note, size_t note_size, trn_error *err);
+/* Its cache key inputs beyond the parameters, and its work, as the node's. */
+void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_erosion_quality quality);
+void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                          trn_erosion_quality quality, trn_node_work_info *out);
+
+/* Whether a Landform node's landform has an evolution (its preview then differs). */
+bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
+                               const trn_recipe *recipe);
+
 /* The families, in registry order. */
 extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain;
 extern const trn_node_module trn_node_elevation_mask, trn_node_slope_mask,
