@@ -50,7 +50,8 @@ typedef struct trn_stream_power_params {
     double dt;                /* time step > 0 (default 1000) */
     uint32_t steps;           /* >= 1 (default 100) */
     double sea_level;         /* samples at or below are base level; NaN: only the border */
-    int threads;              /* 0: OpenMP's default; results never depend on it */
+    int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
+                                 only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in
                                  world units^2 after the last step */
@@ -85,12 +86,21 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
  * interpolated from the coarse run): ridges and hillslopes keep texture that follows the new
  * valleys, valley floors stay smooth. sp.drainage_area (optional, full grid) receives the coarse
  * run's drainage area interpolated bilinearly. coarsen 1 runs trn_stream_power_run on the
- * field itself (detail unused). */
+ * field itself (detail and fine_steps unused).
+ * fine_steps > 0: the amplified surface then runs that many steps of the same law on the full
+ * grid (the same K, m, n, diffusion, channel threshold, critical slope, sea level and border,
+ * and the same dt: the law is in world units, so a channel of a given drainage area and slope
+ * incises as much per step on either grid, and the coarse network moves only as far as a few
+ * more coarse steps would move it; no uplift, because the uplift mask is given per coarse
+ * sample and uplift would raise the ridges the fine grid cannot yet erode). The returned detail
+ * is carved into tributaries that join the coarse valleys and its pits drain over their sills;
+ * sp.drainage_area then receives the full grid's own drainage area. */
 typedef struct trn_evolve_options {
     trn_stream_power_params sp; /* the run on the coarse grid */
     uint32_t coarsen;           /* 1..64 (default 1) */
     double detail;              /* 0..4 (default 1) */
     double channel_area;        /* > 0, world units^2 (default 1e6) */
+    uint32_t fine_steps;        /* 0..1000 (default 0: the amplified surface as it is) */
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

@@ -41,6 +41,10 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
+/* Grids with fewer samples run on one thread (257^2 and 513^2 ran 3-7 times slower on two
+ * threads than on one with other work on the cores; on 1025^2 two threads still pay off idle). */
+#define SP_PARALLEL_MIN_SAMPLES (1u << 19)
+
 /* The most pieces the passes in stack order are cut into for threads. */
 #define SP_MAX_CHUNKS 64u
 
@@ -1135,6 +1139,10 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
+    /* A step opens about ten parallel regions; on small grids their barriers cost more than
+     * the work (and far more when other processes hold the cores), so by default one thread
+     * runs them (an explicit thread count is kept: the results are the same). */
+    if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
 #endif
     trn_progress pr = trn_progress_make(progress, user);
     double *before = NULL;
