@@ -1,4 +1,5 @@
 /* Erosion's transport mode: transport-limited stream power over the depression-filled D8 tree. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,145 +7,246 @@
 #include "gen/d8.h"
 #include "gen/erosion_internal.h"
 
-/* A priority-flood heap entry: filled height, then sample index, so ties pop in a fixed order. */
+/* What a step keeps per sample, in one 32-byte record: the flood and the drainage-order pass
+ * visit the samples in height order, all over the grid, and a sample's fields in one record
+ * cost one cache miss where separate arrays cost one each. */
+typedef struct transport_node {
+    float h;         /* height; the field's copy is written back at the end of the step */
+    float filled;    /* depression-filled height of this step (lakes flat, no epsilon) */
+    uint32_t recv;   /* receiver sample; itself on the edges (the outlets) */
+    uint32_t link;   /* lake sample: the number of its exit, the first unflooded sample down
+                      * its path; an exit: its own number; other samples: UINT32_MAX */
+    float area;      /* drainage area in samples */
+    float lowest_up; /* lowest height among its donors after their change */
+    double load;     /* sediment arriving at it this step */
+} transport_node;
+static_assert(sizeof(transport_node) == 32, "two records a cache line");
+
+/* Ask for a cache line ahead of use: the flood and the drainage-order pass jump about the grid
+ * in height order, and without this they wait on memory more than they compute. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+enum { PREFETCH_AHEAD = 16 };
+
+/* A lake sample's height and index, so a pool fills from its lowest samples up. */
 typedef struct flood_item {
     float h;
     uint32_t i;
 } flood_item;
 
+/* Flood states of a sample; an edge sample waits with FLOOD_EDGE set as well, a lake sample is
+ * done with FLOOD_LAKE set. */
+enum { FLOOD_OPEN = 0, FLOOD_WAITING = 1, FLOOD_DONE = 2, FLOOD_EDGE = 4, FLOOD_LAKE = 8 };
+
 typedef struct transport_buf {
-    float *filled;      /* depression-filled heights of this step (lakes flat, no epsilon) */
-    uint32_t *recv;     /* receiver sample; itself on the edges (the outlets) */
-    uint32_t *order;    /* samples in flood order: every receiver before its donors */
-    uint32_t *fifo;     /* samples at or below the current flood level, breadth first */
-    flood_item *heap;   /* samples above it */
-    float *area;        /* drainage area in samples */
-    double *load;       /* sediment arriving at a sample this step */
-    float *lowest_up;   /* lowest height among a sample's donors after their change */
-    uint32_t *exit;     /* a lake sample's way out: the first unflooded sample down its path */
-    uint32_t *next;     /* per-exit lists of lake samples (UINT32_MAX ends a list) */
-    uint32_t *head;     /* first lake sample of each exit's list */
-    double *pool;       /* sediment that entered the lakes of each exit this step */
-    flood_item *sorted; /* a pool's samples by height, to fill it from the bottom */
-    unsigned char *closed;
+    transport_node *node;
+    uint32_t *order;     /* samples in flood order: every receiver before its donors */
+    uint32_t *fifo;      /* samples at or below the current flood level, breadth first */
+    uint64_t *by_height; /* (height key << 32 | sample), sorted: the flood's heap, in advance */
+    uint64_t *sort_tmp;  /* the radix sort's other half */
+    const uint64_t *sorted; /* whichever of the two holds the sorted samples */
+    uint32_t *lake_exit; /* a lake sample's exit number, beside its record for the list pass */
+    uint32_t *lake_end;  /* per exit number: its lake samples' count, then the end of its run */
+    double *pool;        /* per exit number: sediment that entered its lakes this step */
+    flood_item *pool_items; /* the lake samples, each exit's run in (height, index) order */
+    size_t exits;        /* exit numbers given this step */
+    float *copy;         /* the diffusion's copy of the heights */
+    unsigned char *state;
 } transport_buf;
 
-static bool item_less(flood_item a, flood_item b)
+/* An unsigned key in the order of the float comparison: negatives flipped whole, positives
+ * above them; -0 and +0 compare equal as floats, so they share a key and the index decides. */
+static uint32_t height_key(float v)
 {
-    return a.h < b.h || (a.h == b.h && a.i < b.i);
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    if (u == 0x80000000u) u = 0;
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-static void heap_push(flood_item *heap, size_t *count, flood_item v)
+/* All samples ordered by (height, index): an LSD radix sort, 11 bits a pass, of the keys with
+ * the index below them; stable, so equal heights stay in index order. Leaves the result in
+ * b->sorted. */
+static void sort_by_height(const float *h, size_t n, transport_buf *b)
 {
-    size_t k = (*count)++;
-    while (k > 0) {
-        size_t parent = (k - 1) / 2;
-        if (!item_less(v, heap[parent])) break;
-        heap[k] = heap[parent];
-        k = parent;
+    enum { BITS = 11, BUCKETS = 1 << BITS, PASSES = 3 };
+    static_assert(BITS * PASSES >= 32, "the passes cover the key");
+    size_t count[PASSES][BUCKETS];
+    memset(count, 0, sizeof count);
+    uint64_t *a = b->by_height, *tmp = b->sort_tmp;
+    for (size_t s = 0; s < n; s++) {
+        const uint32_t k = height_key(h[s]);
+        a[s] = (uint64_t)k << 32 | s;
+        count[0][k & (BUCKETS - 1)]++;
+        count[1][(k >> BITS) & (BUCKETS - 1)]++;
+        count[2][k >> (2 * BITS)]++;
     }
-    heap[k] = v;
+    for (int pass = 0; pass < PASSES; pass++) {
+        const unsigned shift = 32u + (unsigned)(pass * BITS);
+        size_t *c = count[pass], sum = 0;
+        if (c[(a[0] >> shift) & (BUCKETS - 1)] == n) continue; /* one digit throughout */
+        for (size_t d = 0; d < BUCKETS; d++) {
+            const size_t here = c[d];
+            c[d] = sum;
+            sum += here;
+        }
+        for (size_t k = 0; k < n; k++)
+            tmp[c[(a[k] >> shift) & (BUCKETS - 1)]++] = a[k];
+        uint64_t *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    b->sorted = a;
 }
 
-static flood_item heap_pop(flood_item *heap, size_t *count)
+/* Close the open sample s from c, the flood at level: a FIFO sample at or below it (a flat
+ * or a lake, filled to the level), else one waiting at its own height. */
+static inline void flood_reach(transport_buf *b, const float *h, size_t s, size_t c, float level,
+                               size_t *fifo_tail, size_t *waiting)
 {
-    flood_item top = heap[0], last = heap[--(*count)];
-    size_t k = 0, n = *count;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= n) break;
-        if (c + 1 < n && item_less(heap[c + 1], heap[c])) c++;
-        if (!item_less(heap[c], last)) break;
-        heap[k] = heap[c];
-        k = c;
+    /* The height from the field's own array, 16 to a cache line: the record is only written. */
+    transport_node *ns = &b->node[s];
+    const float hs = h[s];
+    ns->h = hs;
+    ns->recv = (uint32_t)c;
+    if (hs <= level) {
+        ns->filled = level;
+        b->state[s] = FLOOD_DONE;
+        b->fifo[(*fifo_tail)++] = (uint32_t)s;
+    } else {
+        ns->filled = hs;
+        b->state[s] = FLOOD_WAITING;
+        (*waiting)++;
     }
-    if (n) heap[k] = last;
-    return top;
 }
 
 /* Priority flood from the edges (Barnes et al. 2014, with a FIFO for flats and pits): fills
- * depressions flat, gives every sample a receiver popped before it, and the pop order. */
+ * depressions flat, gives every sample a receiver popped before it, and the pop order.
+ * The heap is replaced by a scan of the samples sorted by (height, index): every sample the
+ * flood would push has a height above the last one popped, so the heap's pops come out in
+ * sorted order; a sample the scan passes while still open lies at or below the flood level
+ * and will be reached by the FIFO. The pops, and so everything after, are those of the heap.
+ * In the same pass a sample takes its steepest strictly lower filled neighbour as receiver
+ * (those are all popped before it, their filled heights final; the flood's receiver stays on
+ * flats and lakes), and a lake sample its exit. */
 static void flood(const float *h, size_t nx, size_t nz, transport_buf *b)
 {
+    static const float dist[8] = {1.0f, 1.41421356f, 1.0f, 1.41421356f,
+                                  1.0f, 1.41421356f, 1.0f, 1.41421356f};
     const size_t n = nx * nz;
-    size_t heap_n = 0, fifo_head = 0, fifo_tail = 0, popped = 0;
-    memset(b->closed, 0, n);
+    sort_by_height(h, n, b);
+    const uint64_t *sorted = b->sorted;
+    unsigned char *state = b->state;
+    transport_node *node = b->node;
+    long off[8];
+    for (int d = 0; d < 8; d++) off[d] = TRN_D8_DJ[d] * (long)nx + TRN_D8_DI[d];
+    size_t waiting = 0, scan = 0, fifo_head = 0, fifo_tail = 0, popped = 0;
+    b->exits = 0;
+    memset(state, FLOOD_OPEN, n);
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
             if (j != 0 && j + 1 != nz && i != 0 && i + 1 != nx) continue;
             const size_t s = j * nx + i;
-            b->closed[s] = 1;
-            b->filled[s] = h[s];
-            b->recv[s] = (uint32_t)s;
-            heap_push(b->heap, &heap_n, (flood_item){h[s], (uint32_t)s});
+            state[s] = FLOOD_WAITING | FLOOD_EDGE;
+            node[s].h = h[s];
+            node[s].filled = h[s];
+            node[s].recv = (uint32_t)s;
+            waiting++;
         }
-    while (heap_n || fifo_head != fifo_tail) {
-        const size_t c =
-            fifo_head != fifo_tail ? b->fifo[fifo_head++] : heap_pop(b->heap, &heap_n).i;
+    while (waiting || fifo_head != fifo_tail) {
+        size_t c;
+        if (fifo_head != fifo_tail) {
+            c = b->fifo[fifo_head++];
+            if (fifo_head + PREFETCH_AHEAD < fifo_tail) {
+                const size_t a = b->fifo[fifo_head + PREFETCH_AHEAD];
+                PREFETCH(&node[a - nx]);
+                PREFETCH(&node[a + nx]);
+            }
+        } else {
+            /* Some sample waits, so the scan finds one; the wrap only keeps it in bounds if a
+             * non-finite height ever broke the order (the driver admits finite heights only). */
+            while (!(state[(uint32_t)sorted[scan]] & FLOOD_WAITING))
+                if (++scan == n) scan = 0;
+            if (scan + PREFETCH_AHEAD < n) {
+                /* Most pops come from the scan: fetch the three rows of one ahead. */
+                const size_t a = (uint32_t)sorted[scan + PREFETCH_AHEAD];
+                PREFETCH(&node[a]);
+                if (a >= nx) PREFETCH(&node[a - nx]);
+                if (a + nx < n) PREFETCH(&node[a + nx]);
+            }
+            c = (uint32_t)sorted[scan++];
+            waiting--;
+        }
+        const bool edge = state[c] & FLOOD_EDGE;
+        transport_node *nc = &node[c];
         b->order[popped++] = (uint32_t)c;
-        const long ci = (long)(c % nx), cj = (long)(c / nx);
-        const float level = b->filled[c];
+        nc->area = 1.0f;
+        nc->lowest_up = INFINITY;
+        nc->load = 0.0;
+        nc->link = UINT32_MAX;
+        const float level = nc->filled;
+        if (edge) {
+            state[c] = FLOOD_DONE;
+            const long ci = (long)(c % nx), cj = (long)(c / nx);
+            for (int d = 0; d < 8; d++) {
+                const long ni = ci + TRN_D8_DI[d], nj = cj + TRN_D8_DJ[d];
+                if (ni < 0 || nj < 0 || ni >= (long)nx || nj >= (long)nz) continue;
+                const size_t s = (size_t)nj * nx + (size_t)ni;
+                if (!state[s]) flood_reach(b, h, s, c, level, &fifo_tail, &waiting);
+            }
+            continue;
+        }
+        /* Interior: all eight neighbours exist. */
+        float best = 0.0f;
         for (int d = 0; d < 8; d++) {
-            const long ni = ci + TRN_D8_DI[d], nj = cj + TRN_D8_DJ[d];
-            if (ni < 0 || nj < 0 || ni >= (long)nx || nj >= (long)nz) continue;
-            const size_t s = (size_t)nj * nx + (size_t)ni;
-            if (b->closed[s]) continue;
-            b->closed[s] = 1;
-            b->recv[s] = (uint32_t)c;
-            if (h[s] <= level) {
-                b->filled[s] = level;
-                b->fifo[fifo_tail++] = (uint32_t)s;
-            } else {
-                b->filled[s] = h[s];
-                heap_push(b->heap, &heap_n, (flood_item){h[s], (uint32_t)s});
+            const size_t s = (size_t)((long)c + off[d]);
+            if (!state[s]) {
+                flood_reach(b, h, s, c, level, &fifo_tail, &waiting);
+                continue;
+            }
+            const float drop = level - node[s].filled;
+            if (drop > 0.0f && drop / dist[d] > best) {
+                best = drop / dist[d];
+                nc->recv = (uint32_t)s;
             }
         }
+        if (nc->h < level) {
+            /* A lake sample: its exit is its receiver's, or the receiver, numbered on first use. */
+            transport_node *nr = &node[nc->recv];
+            if (!(nr->h < nr->filled) && nr->link == UINT32_MAX) {
+                nr->link = (uint32_t)b->exits;
+                b->lake_end[b->exits] = 0;
+                b->pool[b->exits++] = 0.0;
+            }
+            nc->link = nr->link;
+            b->lake_exit[c] = nr->link;
+            b->lake_end[nr->link]++;
+            state[c] = FLOOD_DONE | FLOOD_LAKE;
+        } else
+            state[c] = FLOOD_DONE;
     }
 }
 
-/* Where a sample has a strictly lower filled neighbour, its receiver becomes the steepest one
- * (popped earlier, so the order still holds); on flats and lakes the flood's receiver stays. */
-static void steepest_receivers(size_t nx, size_t nz, transport_buf *b)
+/* Settle volume in the lakes that leave by exit number id: still water drops its load, which
+ * fills the lakes from their lowest samples up to one flat level, at most the spill level.
+ * Returns what is left over (it flows on from the exit) and adds what settled to *deposited.
+ * The exit's run of lake samples is in (height, index) order: their heights are still those
+ * the flood sorted. */
+static double fill_pool(transport_buf *b, uint32_t id, double volume, double *deposited)
 {
-    static const float dist[8] = {1.0f, 1.41421356f, 1.0f, 1.41421356f,
-                                  1.0f, 1.41421356f, 1.0f, 1.41421356f};
-    for (size_t j = 1; j + 1 < nz; j++)
-        for (size_t i = 1; i + 1 < nx; i++) {
-            const size_t s = j * nx + i;
-            const float hs = b->filled[s];
-            float best = 0.0f;
-            for (int d = 0; d < 8; d++) {
-                const size_t t = (size_t)((long)s + TRN_D8_DJ[d] * (long)nx + TRN_D8_DI[d]);
-                const float drop = hs - b->filled[t];
-                if (drop > 0.0f && drop / dist[d] > best) {
-                    best = drop / dist[d];
-                    b->recv[s] = (uint32_t)t;
-                }
-            }
-        }
-}
-
-static int item_cmp(const void *a, const void *b)
-{
-    const flood_item *x = a, *y = b;
-    return item_less(*x, *y) ? -1 : item_less(*y, *x) ? 1 : 0;
-}
-
-/* Settle volume in the lakes that leave by exit: still water drops its load, which fills the
- * lakes from their lowest samples up to one flat level, at most the spill level. Returns what
- * is left over (it flows on from the exit) and adds what settled to *deposited. */
-static double fill_pool(float *h, transport_buf *b, uint32_t exit, double volume, double *deposited)
-{
-    size_t count = 0;
-    for (uint32_t s = b->head[exit]; s != UINT32_MAX; s = b->next[s])
-        b->sorted[count++] = (flood_item){h[s], s};
-    qsort(b->sorted, count, sizeof *b->sorted, item_cmp);
-    const double spill = (double)b->filled[b->sorted[0].i];
+    transport_node *node = b->node;
+    const size_t first = id ? b->lake_end[id - 1] : 0;
+    const flood_item *items = b->pool_items + first;
+    const size_t count = b->lake_end[id] - first;
+    const double spill = (double)node[items[0].i].filled;
     /* Raise the k lowest samples to a common level until the volume is used up. */
     double below = 0.0, level = spill;
     for (size_t k = 1; k <= count; k++) {
-        below += (double)b->sorted[k - 1].h;
-        const double top = k < count ? (double)b->sorted[k].h : spill;
+        below += (double)items[k - 1].h;
+        const double top = k < count ? (double)items[k].h : spill;
         const double need = top * (double)k - below;
         if (need >= volume) {
             level = (volume + below) / (double)k;
@@ -154,10 +256,10 @@ static double fill_pool(float *h, transport_buf *b, uint32_t exit, double volume
     if (level > spill) level = spill;
     const float lf = (float)level;
     double put = 0.0;
-    for (size_t k = 0; k < count && b->sorted[k].h < lf; k++) {
-        const uint32_t s = b->sorted[k].i;
-        put += (double)lf - (double)h[s];
-        h[s] = lf;
+    for (size_t k = 0; k < count && items[k].h < lf; k++) {
+        const uint32_t s = items[k].i;
+        put += (double)lf - (double)node[s].h;
+        node[s].h = lf;
     }
     *deposited += put;
     return volume - put; /* exact bookkeeping, even a rounding below 0 */
@@ -187,46 +289,53 @@ static void transport_step(float *h, size_t nx, size_t nz, const trn_erosion_par
                            transport_buf *b, trn_erosion_ledger *ledger)
 {
     const size_t n = nx * nz;
+    transport_node *node = b->node;
     /* Diffusion first, so the step ends with the transport pass, which leaves no pit. */
-    if (p->diffusion > 0.0) diffuse(h, nx, nz, (float)p->diffusion, b->filled);
+    if (p->diffusion > 0.0) diffuse(h, nx, nz, (float)p->diffusion, b->copy);
     flood(h, nx, nz, b);
-    steepest_receivers(nx, nz, b);
-    for (size_t s = 0; s < n; s++) {
-        b->area[s] = 1.0f;
-        b->load[s] = 0.0;
-        b->lowest_up[s] = INFINITY;
+    /* Each exit's lake samples in one run, in the sorted order: a counting sort by exit number.
+     * The height comes back from the key (-0 as +0, the same in every use in fill_pool). */
+    for (size_t e = 0, sum = 0; e < b->exits; e++) {
+        const uint32_t here = b->lake_end[e];
+        b->lake_end[e] = (uint32_t)sum;
+        sum += here;
     }
-    for (size_t k = n; k-- > 0;) {
-        const uint32_t s = b->order[k], r = b->recv[s];
-        if (r != s) b->area[r] += b->area[s];
-    }
-    /* Receivers first: a lake sample's exit is its receiver's, or the receiver itself. */
     for (size_t k = 0; k < n; k++) {
-        const uint32_t s = b->order[k], r = b->recv[s];
-        b->head[s] = UINT32_MAX;
-        b->pool[s] = 0.0;
-        if (h[s] < b->filled[s]) {
-            b->exit[s] = h[r] < b->filled[r] ? b->exit[r] : r;
-            b->next[s] = b->head[b->exit[s]];
-            b->head[b->exit[s]] = s;
-        }
+        const uint64_t item = b->sorted[k];
+        const uint32_t s = (uint32_t)item;
+        if (!(b->state[s] & FLOOD_LAKE)) continue;
+        const uint32_t key = (uint32_t)(item >> 32);
+        const uint32_t bits = key & 0x80000000u ? key & 0x7fffffffu : ~key;
+        float hs;
+        memcpy(&hs, &bits, sizeof hs);
+        b->pool_items[b->lake_end[b->lake_exit[s]]++] = (flood_item){hs, s};
     }
     const float kc = (float)(p->capacity / 100.0);
     const float dep_rate = (float)p->deposition_rate;
     double eroded = 0.0, deposited = 0.0, exported = 0.0;
     for (size_t k = n; k-- > 0;) {
-        const uint32_t s = b->order[k], r = b->recv[s];
-        double load = b->load[s];
-        const float hs = h[s];
-        if (hs < b->filled[s]) {
+        const uint32_t s = b->order[k];
+        if (k >= 2 * PREFETCH_AHEAD) {
+            /* The sample two distances ahead, and the receiver of the one fetched before. */
+            PREFETCH(&node[b->order[k - 2 * PREFETCH_AHEAD]]);
+            PREFETCH(&node[node[b->order[k - PREFETCH_AHEAD]].recv]);
+        }
+        transport_node *ns = &node[s];
+        const uint32_t r = ns->recv;
+        transport_node *nr = &node[r];
+        /* Donors come later in the order, so the area is complete here. */
+        if (r != s) nr->area += ns->area;
+        double load = ns->load;
+        const float hs = ns->h;
+        if (hs < ns->filled) {
             /* Still water: the load joins its lakes' pool, settled when the exit is reached.
              * The fill only raises it, so its height now bounds what its receiver may take. */
-            b->pool[b->exit[s]] += load;
-            if (hs < b->lowest_up[r]) b->lowest_up[r] = hs;
+            b->pool[ns->link] += load;
+            if (hs < nr->lowest_up) nr->lowest_up = hs;
             continue;
         }
-        if (b->head[s] != UINT32_MAX && b->pool[s] > 0.0)
-            load += fill_pool(h, b, s, b->pool[s], &deposited);
+        if (ns->link != UINT32_MAX && b->pool[ns->link] > 0.0)
+            load += fill_pool(b, ns->link, b->pool[ns->link], &deposited);
         if (r == s) {
             /* Edges are the base level: what reaches them leaves the field. */
             exported += load;
@@ -234,20 +343,22 @@ static void transport_step(float *h, size_t nx, size_t nz, const trn_erosion_par
         }
         float hn = hs;
         {
-            const long di = (long)(r % nx) - (long)(s % nx), dj = (long)(r / nx) - (long)(s / nx);
-            const float drop = hs - b->filled[r];
-            const float per_sample = di && dj ? drop / 1.41421356f : drop;
-            const double cap = (double)(kc * sqrtf(b->area[s]) * per_sample);
+            /* s is interior (edges receive from themselves), so r is one of its 8 neighbours. */
+            const long step = (long)r - (long)s;
+            const bool diagonal = step != 1 && step != -1 && step != (long)nx && step != -(long)nx;
+            const float drop = hs - nr->filled;
+            const float per_sample = diagonal ? drop / 1.41421356f : drop;
+            const double cap = (double)(kc * sqrtf(ns->area) * per_sample);
             if (load < cap) {
                 const float rate = p->rate_scale ? (float)p->erosion_rate * p->rate_scale[s]
                                                  : (float)p->erosion_rate;
                 float take = rate * (float)(cap - load);
                 if (take > drop) take = drop; /* never below the receiver: no pit is dug */
                 hn = hs - take;
-            } else if (b->lowest_up[s] > hs) {
+            } else if (ns->lowest_up > hs) {
                 /* Never above the lowest donor, so every donor still drains here. */
                 float put = dep_rate * (float)(load - cap);
-                if (put > b->lowest_up[s] - hs) put = b->lowest_up[s] - hs;
+                if (put > ns->lowest_up - hs) put = ns->lowest_up - hs;
                 hn = hs + put;
             }
         }
@@ -257,10 +368,11 @@ static void transport_step(float *h, size_t nx, size_t nz, const trn_erosion_par
         else
             deposited += change;
         load -= change; /* may dip below 0 by a rounding: kept so the ledger balances */
-        h[s] = hn;
-        if (hn < b->lowest_up[r]) b->lowest_up[r] = hn;
-        b->load[r] += load;
+        ns->h = hn;
+        if (hn < nr->lowest_up) nr->lowest_up = hn;
+        nr->load += load;
     }
+    for (size_t s = 0; s < n; s++) h[s] = node[s].h;
     ledger->eroded += eroded;
     ledger->deposited += deposited;
     ledger->exported += exported;
@@ -272,23 +384,21 @@ trn_status trn_erosion_transport(float *h, size_t nx, size_t nz, const trn_erosi
 {
     const size_t n = nx * nz;
     transport_buf b;
-    b.filled = malloc(n * sizeof *b.filled);
-    b.recv = malloc(n * sizeof *b.recv);
+    /* 64-byte aligned (the size rounded up to it), so no record straddles two cache lines. */
+    b.node = aligned_alloc(64, (n * sizeof *b.node + 63) / 64 * 64);
     b.order = malloc(n * sizeof *b.order);
     b.fifo = malloc(n * sizeof *b.fifo);
-    b.heap = malloc(n * sizeof *b.heap);
-    b.area = malloc(n * sizeof *b.area);
-    b.load = malloc(n * sizeof *b.load);
-    b.lowest_up = malloc(n * sizeof *b.lowest_up);
-    b.exit = malloc(n * sizeof *b.exit);
-    b.next = malloc(n * sizeof *b.next);
-    b.head = malloc(n * sizeof *b.head);
+    b.by_height = malloc(n * sizeof *b.by_height);
+    b.sort_tmp = malloc(n * sizeof *b.sort_tmp);
+    b.lake_exit = malloc(n * sizeof *b.lake_exit);
+    b.lake_end = malloc(n * sizeof *b.lake_end);
     b.pool = malloc(n * sizeof *b.pool);
-    b.sorted = malloc(n * sizeof *b.sorted);
-    b.closed = malloc(n);
+    b.pool_items = malloc(n * sizeof *b.pool_items);
+    b.copy = malloc(n * sizeof *b.copy);
+    b.state = malloc(n);
     trn_status st = TRN_OK;
-    if (!b.filled || !b.recv || !b.order || !b.fifo || !b.heap || !b.area || !b.load ||
-        !b.lowest_up || !b.exit || !b.next || !b.head || !b.pool || !b.sorted || !b.closed)
+    if (!b.node || !b.order || !b.fifo || !b.by_height || !b.sort_tmp || !b.lake_exit || !b.lake_end || !b.pool ||
+        !b.pool_items || !b.copy || !b.state)
         st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "erosion: out of memory");
     for (uint32_t k = 0; st == TRN_OK && k < params->transport_steps; k++) {
         transport_step(h, nx, nz, params, &b, ledger);
@@ -298,19 +408,16 @@ trn_status trn_erosion_transport(float *h, size_t nx, size_t nz, const trn_erosi
         if (trn_progress_report(pr, done, "transport"))
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "transport: cancelled");
     }
-    free(b.filled);
-    free(b.recv);
+    free(b.node);
     free(b.order);
     free(b.fifo);
-    free(b.heap);
-    free(b.area);
-    free(b.load);
-    free(b.lowest_up);
-    free(b.exit);
-    free(b.next);
-    free(b.head);
+    free(b.by_height);
+    free(b.sort_tmp);
+    free(b.lake_exit);
+    free(b.lake_end);
     free(b.pool);
-    free(b.sorted);
-    free(b.closed);
+    free(b.pool_items);
+    free(b.copy);
+    free(b.state);
     return st;
 }
