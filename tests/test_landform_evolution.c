@@ -1,4 +1,5 @@
 /* Tests: a landform's "evolution" (landscape evolution in recipes without a graph). */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,46 @@ static void test_region_landform(void)
     free(own);
 }
 
+static int cached_files(const char *dir)
+{
+    int count = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, ".tnc")) count++;
+    if (d) closedir(d);
+    return count;
+}
+
+static void test_preview_not_cached_on_disk(void)
+{
+    /* A Preview of an evolving landform is a stand-in: like erosion's, it never reaches the
+     * cache directory, so a later Final run cannot mistake it for its own. */
+    char tmp[512];
+    CHECK(trn_test_tmpdir(tmp, sizeof tmp) != NULL);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/cache", tmp);
+    trn_graph_cache *cache = NULL;
+    CHECK_OK(trn_graph_cache_new(dir, 0, &cache, NULL));
+    char *text = recipe_text(EVO_SHORT, NULL, NULL);
+    trn_recipe r;
+    CHECK(parse(text, &r));
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.cache = cache;
+    o.quality = TRN_EROSION_PREVIEW;
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&r, &o, &g, NULL, NULL, NULL));
+    trn_generated_dispose(&g);
+    CHECK_EQ_INT(cached_files(dir), 0);
+    o.quality = TRN_EROSION_FINAL;
+    CHECK_OK(trn_recipe_generate(&r, &o, &g, NULL, NULL, NULL));
+    trn_generated_dispose(&g);
+    CHECK(cached_files(dir) > 0);
+    trn_recipe_dispose(&r);
+    trn_graph_cache_free(cache);
+    free(text);
+}
+
 int main(void)
 {
     RUN(test_errors);
@@ -311,5 +352,6 @@ int main(void)
     RUN(test_same_as_graph);
     RUN(test_drains);
     RUN(test_region_landform);
+    RUN(test_preview_not_cached_on_disk);
     return trn_test_finish();
 }
