@@ -477,13 +477,13 @@ static void test_graph_params(void)
     trn_graph g;
     CHECK(load_recipe(&r));
     CHECK(parse_graph("\"mode\":\"transport\",\"transport_steps\":10", &g));
-    /* The work budget counts four droplet steps per sample and step, plus thermal passes
+    /* The work budget counts two droplet steps per sample and step, plus thermal passes
      * (preview: 4 steps, no thermal pass); 49 x 49 samples. */
     uint64_t work[3] = {0, 0, 0};
     CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
-    CHECK_EQ_INT(work[1], 2401u + 10u * 2401u * 4u + 10u * 2401u);
+    CHECK_EQ_INT(work[1], 2401u + 10u * 2401u * 2u + 10u * 2401u);
     CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_PREVIEW, work, NULL));
-    CHECK_EQ_INT(work[1], 2401u + 4u * 2401u * 4u);
+    CHECK_EQ_INT(work[1], 2401u + 4u * 2401u * 2u);
     for (int q = 0; q < 2; q++) {
         trn_graph_options o;
         memset(&o, 0, sizeof o);
