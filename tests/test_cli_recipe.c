@@ -354,6 +354,33 @@ static void test_seeds(void)
     free(out), free(err);
 }
 
+static void test_inspect_evolution(void)
+{
+    /* A landform's evolution: shown under it in text, its object in JSON (null without). */
+    char args[2048], path[1024], *out, *err;
+    snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    snprintf(args, sizeof args, "inspect '%s'", path);
+    CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
+    CHECK_CONTAINS(out, "    evolved by stream power: {\"evolution_cell\":4,\"m\":0.5,");
+    free(out), free(err);
+    snprintf(args, sizeof args, "inspect '%s' --format json", path);
+    CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
+    json_t *o = json_loads(out ? out : "", 0, NULL);
+    json_t *evo = json_object_get(json_array_get(json_object_get(o, "landforms"), 0), "evolution");
+    CHECK(json_is_object(evo));
+    CHECK(json_number_value(json_object_get(evo, "steps")) == 100);
+    CHECK(strcmp(json_string_value(json_object_get(evo, "sea")), "off") == 0);
+    json_decref(o);
+    free(out), free(err);
+    snprintf(args, sizeof args, "inspect '%s' --format json", island);
+    CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
+    o = json_loads(out ? out : "", 0, NULL);
+    json_t *lf = json_array_get(json_object_get(o, "landforms"), 0);
+    CHECK(json_is_null(json_object_get(lf, "evolution")));
+    json_decref(o);
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -361,6 +388,7 @@ int main(void)
     RUN(test_inspect_text);
     RUN(test_inspect_json);
     RUN(test_inspect_errors);
+    RUN(test_inspect_evolution);
     RUN(test_seeds);
     return trn_test_finish();
 }
