@@ -1,5 +1,6 @@
 /* Benchmark: realism statistics and generation time of every built-in preset and example. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +65,21 @@ static int row(const char *name, trn_recipe *r, uint32_t cells, int threads)
 }
 
 /* Arguments: cells per side (default 1024; 0 = each recipe's own grid), threads, then example
- * recipe paths or "--only PRESET". */
+ * recipe paths, "--only PRESET" or "--recipes" and recipe paths. */
 int main(int argc, char **argv)
 {
     const uint32_t cells = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1024u;
     const int threads = argc > 2 ? atoi(argv[2]) : 0;
     if (cells == 1 || threads < 0) return 1;
-    /* "--only NAME" (third and fourth arguments): that preset alone, no examples. */
+    /* "--only NAME" (third and fourth arguments): that preset alone, no examples;
+     * "--recipes" (third argument): the recipe paths after it alone, no presets. */
     const char *only = argc > 4 && strcmp(argv[3], "--only") == 0 ? argv[4] : NULL;
+    const bool recipes_only = argc > 3 && strcmp(argv[3], "--recipes") == 0;
     printf("load average %.2f before\n\n", load_average());
     printf("| terrain | grid, cell | generation wall / CPU | HI | slope median / p90 (deg) | in "
            "depressions (dry ground) | b (dry ground) | spectrum slope |\n"
            "|---|---|---|---|---|---|---|---|\n");
-    for (uint32_t k = 0; k < trn_builtin_preset_count(); k++) {
+    for (uint32_t k = 0; !recipes_only && k < trn_builtin_preset_count(); k++) {
         const char *id = trn_builtin_preset_id(k);
         const char *text = trn_builtin_preset_text(id);
         trn_recipe r;
@@ -86,7 +89,7 @@ int main(int argc, char **argv)
         row(strrchr(id, '/') + 1, &r, cells, threads);
         trn_recipe_dispose(&r);
     }
-    for (int a = only ? argc : 3; a < argc; a++) {
+    for (int a = only ? argc : recipes_only ? 4 : 3; a < argc; a++) {
         trn_recipe r;
         trn_error e;
         if (trn_recipe_read(argv[a], &r, NULL, &e)) {

@@ -81,20 +81,25 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
  * cell: coarse cells = ceil(cells / coarsen) over the same extent, each coarse sample the mean
  * of the fine samples nearest to it), are brought back to the full grid by bicubic
  * (Catmull-Rom) interpolation, and get back the input's finer detail (the input minus its own
- * coarse version, interpolated the same way), scaled by detail x min(1, tan(slope) / tan(30 degrees))
- * of the evolved surface and faded out of channels (1 - min(1, area / channel_area), area
+ * coarse version, interpolated the same way), scaled by detail x min(1, tan(slope) / tan(30
+ * degrees)) of the evolved surface and faded out of channels (1 - min(1, area / channel_area), area
  * interpolated from the coarse run): ridges and hillslopes keep texture that follows the new
  * valleys, valley floors stay smooth. sp.drainage_area (optional, full grid) receives the coarse
  * run's drainage area interpolated bilinearly. coarsen 1 runs trn_stream_power_run on the
  * field itself (detail and fine_steps unused).
- * fine_steps > 0: the amplified surface then runs that many steps of the same law on the full
- * grid (the same K, m, n, diffusion, channel threshold, critical slope, sea level and border,
- * and the same dt: the law is in world units, so a channel of a given drainage area and slope
- * incises as much per step on either grid, and the coarse network moves only as far as a few
- * more coarse steps would move it; no uplift, because the uplift mask is given per coarse
- * sample and uplift would raise the ridges the fine grid cannot yet erode). The returned detail
- * is carved into tributaries that join the coarse valleys and its pits drain over their sills;
- * sp.drainage_area then receives the full grid's own drainage area. */
+ * fine_steps > 0 (coarsened runs): the amplified surface then runs that many steps of the same
+ * law on the full grid (the same K, m, n, channel threshold, critical slope, sea level, border
+ * and uplift, the uplift mask interpolated bilinearly) with dt / coarsen and diffusion /
+ * coarsen, so each step keeps the coarse run's numbers per cell (a fine cell is coarsen times
+ * shorter): a channel of a given drainage area keeps the implicit weight K dt A^m / d, so a
+ * step cuts the returned detail as deeply, relative to its drops, as a coarse step cut the
+ * coarse relief, and creep keeps the diffusion number Kd dt / d^2, so it rounds the detail no
+ * faster than the coarse run rounded its cells (with the world-unit Kd and dt it would smooth
+ * the detail away before rivers cut it). The evolved network moves by a coarsen-th of a coarse
+ * step (uplift holds it at its steady state): the large shape stays, and the fine drainage
+ * carves the detail into tributaries of the evolved valleys and drains its pits over their
+ * sills. sp.drainage_area then receives the full grid's own drainage area; report stays the
+ * coarse run's. */
 typedef struct trn_evolve_options {
     trn_stream_power_params sp; /* the run on the coarse grid */
     uint32_t coarsen;           /* 1..64 (default 1) */

@@ -97,7 +97,9 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         (st = check_param(err, "detail", isfinite(o->detail) && o->detail >= 0 && o->detail <= 4,
                           "0..4", o->detail)) ||
         (st = check_param(err, "channel_area", isfinite(o->channel_area) && o->channel_area > 0,
-                          "> 0", o->channel_area)))
+                          "> 0", o->channel_area)) ||
+        (st = check_param(err, "fine_steps", o->fine_steps <= 1000, "0..1000",
+                          (double)o->fine_steps)))
         return st;
     trn_stream_power_params sp = o->sp;
     float *full_area = o->sp.drainage_area;
@@ -177,11 +179,48 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                     if (channel > 1) channel = 1;
                     out[j * nx + i] =
                         (float)(evolved + o->detail * detail * slope_w * (1.0 - channel));
-                    if (full_area) full_area[j * nx + i] = (float)coarse_at(area, cx, cz, fx, fz);
+                    if (full_area && !o->fine_steps)
+                        full_area[j * nx + i] = (float)coarse_at(area, cx, cz, fx, fz);
                 }
-            free(field->heights);
-            field->heights = out;
-            field->quantum = field->quantum_base = 0;
+            /* Fine steps: the same law on the full grid carves the returned detail into
+             * tributaries of the evolved valleys. dt / coarsen and Kd / coarsen keep the coarse
+             * run's numbers per cell (d is coarsen times shorter): the implicit weight
+             * K dt A^m / d of a channel of a given area and the diffusion number Kd dt / d^2
+             * (trn_evolve_options). Uplift as configured, its mask interpolated like the area,
+             * so the evolved network stays at its steady state. Run on a view of the result,
+             * so a cancelled run leaves the field as it was. */
+            float *fine_mask = NULL;
+            if (o->fine_steps && o->sp.uplift_mask) {
+                fine_mask = malloc(nx * nz * sizeof *fine_mask);
+                if (!fine_mask)
+                    st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                       "landscape evolution: out of memory for the uplift mask");
+                else
+#pragma omp parallel for schedule(static)
+                    for (size_t j = 0; j < nz; j++)
+                        for (size_t i = 0; i < nx; i++)
+                            fine_mask[j * nx + i] = (float)coarse_at(
+                                o->sp.uplift_mask, cx, cz, (double)i * sx, (double)j * sz);
+            }
+            if (o->fine_steps && !st) {
+                trn_field fine = *field;
+                fine.heights = out;
+                trn_stream_power_params fsp = o->sp;
+                fsp.uplift_mask = fine_mask;
+                fsp.dt = o->sp.dt / (double)c;
+                fsp.diffusion = o->sp.diffusion / (double)c;
+                fsp.steps = o->fine_steps;
+                fsp.drainage_area = full_area;
+                st = trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
+            }
+            free(fine_mask);
+            if (st) {
+                free(out);
+            } else {
+                free(field->heights);
+                field->heights = out;
+                field->quantum = field->quantum_base = 0;
+            }
         }
     }
     free(before);

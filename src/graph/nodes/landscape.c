@@ -48,6 +48,11 @@ static const trn_param_spec p_sp[] = {
     NUM("detail", 1, 0, 4, "share of the input's finer detail returned after coarsening"),
     NUM("channel_area", 1e6, 1e-6, 1e15,
         "world units^2: drainage area where detail fades out and channels reach 1"),
+    INT("fine_steps", 0, 0, 1000,
+        "after amplification, this many steps of the same law on the output grid (dt and "
+        "diffusion / coarsen): the returned detail is carved into tributaries of the evolved "
+        "valleys and "
+        "its pits drain (0 = off; used when the evolution grid is coarser)"),
     OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
             "metres; samples at or below are base level; absent = the recipe's sea level"),
     CHOICE("sea", "on", "on|off", "off: only the border is base level"),
@@ -152,6 +157,7 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
                &refine);
     o->detail = trn_graph_param_number(n, t, "detail");
     o->channel_area = trn_graph_param_number(n, t, "channel_area");
+    o->fine_steps = (uint32_t)trn_graph_param_number(n, t, "fine_steps");
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
         const uint32_t steps = (o->sp.steps + 3u) / 4u;
         o->sp.dt *= (double)o->sp.steps / (double)steps;
@@ -183,7 +189,10 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     /* About 30 sample visits a step: receivers, stack, area, incision, diffusion. */
     const uint64_t steps_work = trn_sat_mul(trn_sat_mul(cx * cz, o.sp.steps), 30u);
-    out->work = trn_sat_add(samples, steps_work);
+    /* Fine steps run on the output grid, after amplification (coarsened runs only). */
+    const uint64_t fine_work =
+        o.coarsen > 1 ? trn_sat_mul(trn_sat_mul(samples, o.fine_steps), 30u) : 0u;
+    out->work = trn_sat_add(trn_sat_add(samples, steps_work), fine_work);
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " x %" PRIu64 " samples x %" PRIu32 " steps x 30", cx, cz, o.sp.steps);
     out->param = trn_node_has_number(n, "steps") ? "steps" : NULL;
@@ -375,6 +384,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
              rep.steps, refine > 1 ? wnx : (size_t)(f.cells_x + o.coarsen - 1u) / o.coarsen + 1u,
              refine > 1 ? wnz : (size_t)(f.cells_z + o.coarsen - 1u) / o.coarsen + 1u,
              rep.pits_routed, rep.last_mean_change);
+    if (o.coarsen > 1 && o.fine_steps) {
+        const size_t used = strlen(note);
+        if (used < note_size)
+            snprintf(note + used, note_size - used, "; then %" PRIu32 " steps on %zu x %zu",
+                     o.fine_steps, nx, nz);
+    }
     return TRN_OK;
 }
 
