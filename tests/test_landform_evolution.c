@@ -304,6 +304,26 @@ static void test_region_landform(void)
     free(own);
 }
 
+static void test_work(void)
+{
+    /* The budget counts the evolution with the noise: 129^2 samples x 5 octaves, then samples +
+     * samples x 100 steps x 4 (no coarsening, so no fine steps). */
+    char *text = recipe_text(EVO, NULL, NULL);
+    trn_recipe r;
+    CHECK(parse(text, &r));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    uint64_t work[3] = {0, 0, 0};
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+    CHECK_EQ_INT(work[0], SAMPLES * 5u + SAMPLES + SAMPLES * 100u * 4u);
+    /* Preview: a quarter of the steps. */
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_PREVIEW, work, NULL));
+    CHECK_EQ_INT(work[0], SAMPLES * 5u + SAMPLES + SAMPLES * 25u * 4u);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    free(text);
+}
+
 static int cached_files(const char *dir)
 {
     int count = 0;
@@ -353,5 +373,6 @@ int main(void)
     RUN(test_drains);
     RUN(test_region_landform);
     RUN(test_preview_not_cached_on_disk);
+    RUN(test_work);
     return trn_test_finish();
 }

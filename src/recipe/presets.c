@@ -21,7 +21,9 @@
  * one with the settings of its main noise node. Version 2: the graphs (version 1 was landforms
  * alone). The island carries an Ocean Water body and the river a River Route. Rolling hills
  * and mountain range (version 3), basin and drainage river (version 4) evolve their river
- * networks with a Stream Power node on a grid of 1-unit cells whatever the output grid. */
+ * networks with a Stream Power node on a grid of 1-unit cells whatever the output grid; their
+ * next versions (4, 5, 5, 5) add fine steps on larger output grids (the detail returned there
+ * carved into tributaries; the 64 x 64 default grid is unchanged). */
 
 typedef struct builtin {
     const char *id;
@@ -117,7 +119,7 @@ static const builtin builtins[] = {
      "Soft grassy hills up to about 18 m high whose valleys join into a branching stream "
      "network (landscape evolution), lightly eroded: meadows in the damp hollows and bare "
      "earth on the steeper banks.",
-     3,
+     4,
      "{" BI_GRID "\"seed\": 303, \"sea_level\": -100, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"height_variation\": 20, \"feature_size\": 90, \"roughness\": "
      "0.4, \"octaves\": 4, \"warp_amplitude\": 8, \"warp_feature_size\": 64}}, \"default_biome\": "
@@ -134,13 +136,14 @@ static const builtin builtins[] = {
      "Feature size for broader ones. Evolve is landscape evolution (Stream Power): rock uplift "
      "against river incision and hillslope creep over 100 steps, read at a 30 m reference cell so "
      "the rivers are those of real land, evolved on a grid of 1-unit cells whatever the output "
-     "grid (finer grids get the input's detail back on the ridges), then stretched back to the "
+     "grid (finer grids get the input's detail back on the ridges, carved into tributaries by "
+     "five steps on the full grid), then stretched back to the "
      "input's height range: every valley drains to the map edge through a branching river "
      "network.\"}}, {\"id\": \"hills\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
      "\"params\": {\"profile\": \"fbm\", \"height_variation\": 20, \"feature_size\": 90, "
      "\"roughness\": 0.4, \"octaves\": 4, \"warp_amplitude\": 8, \"warp_feature_size\": 64}}, "
      "{\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [240, 0], \"params\": "
-     "{\"reference_cell\": 30, \"evolution_cell\": 1, \"steps\": 100, \"m\": 0.5, \"relief\": "
+     "{\"reference_cell\": 30, \"evolution_cell\": 1, \"fine_steps\": 5, \"steps\": 100, \"m\": 0.5, \"relief\": "
      "\"input\"}, \"inputs\": {\"field\": {\"node\": \"hills\"}}}, {\"id\": \"soften\", \"type\": "
      "\"erosion\", \"position\": [480, 0], \"params\": {\"droplet_density\": 0.2, "
      "\"erosion_rate\": 0.15, \"deposition_rate\": 0.3, \"thermal_strength\": 0.25, "
@@ -160,7 +163,7 @@ static const builtin builtins[] = {
      "into ridges and branching river valleys that drain to the edges, then eroded along "
      "their drainage, every pit left breached so water reaches the edge: forest below, rock "
      "on the steep faces, alpine meadow higher up and snow on the summits.",
-     4,
+     5,
      "{" BI_GRID "\"seed\": 404, \"sea_level\": -100, \"default_landform\": \"range\", "
      "\"landforms\": {\"range\": {\"profile\": \"ridged\", \"height_variation\": 70, "
      "\"feature_size\": 110, \"roughness\": 0.5, \"octaves\": 6, \"stretch\": 1.8, \"heading\": "
@@ -181,7 +184,8 @@ static const builtin builtins[] = {
      "rock uplift, faster where the range is high, against river incision (area exponent m 0.5) "
      "and hillslope creep over 100 steps, read at a 120 m reference cell so the rivers are those "
      "of real land, evolved on a grid of 1-unit cells whatever the output grid (finer grids get "
-     "the range's own detail back on the ridges), then stretched back to the range's height range: "
+     "the range's own detail back on the ridges, carved into tributaries by two steps on the "
+     "full grid), then stretched back to the range's height range: "
      "valleys branch along the range and drain to the map edge. Drain breaches the pits the "
      "droplets leave (a shallow notch through each rim), so every sample drains to the edge at "
      "any output size.\"}}, {\"id\": \"range\", \"type\": "
@@ -189,7 +193,7 @@ static const builtin builtins[] = {
      "\"height_variation\": 70, \"feature_size\": 110, \"roughness\": 0.5, \"octaves\": 6, "
      "\"stretch\": 1.8, \"heading\": 60, \"warp_amplitude\": 10, \"warp_feature_size\": 80}}, "
      "{\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [240, 0], \"params\": "
-     "{\"reference_cell\": 120, \"evolution_cell\": 1, \"steps\": 100, \"m\": 0.5, "
+     "{\"reference_cell\": 120, \"evolution_cell\": 1, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
      "\"uplift_shape\": \"input\", \"relief\": \"input\"}, \"inputs\": {\"field\": {\"node\": "
      "\"range\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", \"position\": [480, 200], "
      "\"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"erosion\", "
@@ -214,7 +218,7 @@ static const builtin builtins[] = {
      "polygon mask, its sides cut by streams that run into it (landscape evolution) and "
      "eroded, holding a lake at 12 m: reeds on the shore, grass on the sides, scrub and rock "
      "on the rims.",
-     4,
+     5,
      "{" BI_GRID "\"seed\": 194, \"sea_level\": 12, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"base_height\": 14, \"height_variation\": 24, \"feature_size\": "
      "100, \"roughness\": 0.35, \"octaves\": 4}}, \"default_biome\": \"grass\", \"biomes\": "
@@ -245,7 +249,7 @@ static const builtin builtins[] = {
      "\"hollow\", \"type\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": 1}, "
      "\"inputs\": {\"a\": {\"node\": \"surrounding_hills\"}, \"b\": {\"node\": \"basin_floor\"}, "
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
-     "\"position\": [720, 0], \"params\": {\"reference_cell\": 60, \"evolution_cell\": 1, "
+     "\"position\": [720, 0], \"params\": {\"reference_cell\": 60, \"evolution_cell\": 1, \"fine_steps\": 5, "
      "\"steps\": 100, \"sea_level\": 8, \"relief\": \"input\"}, \"inputs\": {\"field\": {\"node\": "
      "\"hollow\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [960, 0], "
      "\"params\": {\"droplet_density\": 0.3, \"erosion_rate\": 0.2, \"thermal_strength\": 0.3}, "
@@ -374,7 +378,7 @@ static const builtin builtins[] = {
      "drainage from the middle of the valley to the terrain's edge (a 4-unit channel holding "
      "1 m of water): river bed under the water, wet banks beside it, grass above and rock on "
      "steep valley sides.",
-     4,
+     5,
      "{" BI_GRID "\"seed\": 539, \"sea_level\": 0, \"default_landform\": \"hills\", \"landforms\": "
      "{\"hills\": {\"base_height\": 10, \"height_variation\": 35, \"feature_size\": 90, "
      "\"roughness\": 0.4, \"octaves\": 5, \"warp_amplitude\": 8, \"warp_feature_size\": 60}}, "
@@ -408,7 +412,7 @@ static const builtin builtins[] = {
      "\"params\": {\"amount\": 1}, \"inputs\": {\"a\": {\"node\": \"erosion\", \"pin\": "
      "\"field\"}, \"b\": {\"node\": \"valley_floor\"}, \"mask\": {\"node\": \"river_course\"}}}, "
      "{\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [720, 0], \"params\": "
-     "{\"reference_cell\": 120, \"evolution_cell\": 1, \"steps\": 100, \"relief\": \"input\", "
+     "{\"reference_cell\": 120, \"evolution_cell\": 1, \"fine_steps\": 5, \"steps\": 100, \"relief\": \"input\", "
      "\"lakes\": \"fill\"}, \"inputs\": {\"field\": {\"node\": \"carve_valley\"}}}, {\"id\": "
      "\"drainage\", \"type\": \"drainage\", \"position\": [960, 200], \"inputs\": {\"field\": "
      "{\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"about_water\", \"type\": "
