@@ -11,4 +11,13 @@
 #define RESTRICT
 #endif
 
+/* An AVX2 variant is compiled where the compiler can target it per function (x86 GCC/Clang);
+ * callers pick it at run time. */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_VARIANT 1
+#define TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define HAVE_AVX2_VARIANT 0
+#endif
+
 #endif

@@ -8,12 +8,8 @@
 /* Samples per block: the per-block lattice state (4 x 1 KiB) and sums stay in L1. */
 #define BLOCK 256u
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define HAVE_AVX2_VARIANT 1
-#define TARGET_AVX2 __attribute__((target("avx2")))
-#else
-#define HAVE_AVX2_VARIANT 0
-#endif
+#include "core/kernel.h"
+
 /* 512-bit vectors need GCC's prefer-vector-width in the target attribute (GCC 9 and later);
  * its generic tuning would otherwise keep AVX-512 code at 256 bits. */
 #if HAVE_AVX2_VARIANT && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
@@ -23,8 +19,6 @@
 #else
 #define HAVE_AVX512_VARIANT 0
 #endif
-
-#include "core/kernel.h"
 
 /* ---- seeds ---- */
 

@@ -130,12 +130,6 @@ static void sp_free(sp_state *s)
     free(s->f_table);
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define HAVE_AVX2_VARIANT 1
-#define TARGET_AVX2 __attribute__((target("avx2")))
-#else
-#define HAVE_AVX2_VARIANT 0
-#endif
 #include "core/kernel.h"
 
 /* The receiver codes of one interior row (samples 1 .. nx - 2): the steepest strict descent,
