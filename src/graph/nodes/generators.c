@@ -184,33 +184,48 @@ static trn_status fill(const trn_node_ctx *c, trn_node_result *r, const trn_land
     return st;
 }
 
+/* Run lf's evolution on f (its filled noise) in place; c gives the recipe, threads, quality,
+ * progress and the name errors carry. */
+static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf, trn_field *f,
+                                  char *note, size_t note_size, trn_error *err)
+{
+    trn_graph g;
+    if (!evolution_node(lf, &g))
+        return trn_node_fail(c, err, TRN_ERR_VALIDATION,
+                             "its landform's evolution parameters do not check");
+    float *heights = NULL, *channels = NULL;
+    trn_status st = trn_node_evolve(c, &g.nodes[0], trn_node_type_find("stream_power"), f, NULL,
+                                    &heights, &channels, note, note_size, err);
+    trn_graph_dispose(&g);
+    free(channels);
+    if (st) return st;
+    free(f->heights);
+    f->heights = heights;
+    return TRN_OK;
+}
+
 static trn_status landform_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const trn_landform *lf = named_landform(c->node, c->type, c->recipe);
     if (!lf) return trn_node_fail(c, err, TRN_ERR_VALIDATION, "its landform is not in the recipe");
     if (!lf->evolution) return fill(c, r, lf, c->recipe->seed, err);
-    trn_graph g;
-    if (!evolution_node(lf, &g))
-        return trn_node_fail(c, err, TRN_ERR_VALIDATION,
-                             "its landform's evolution parameters do not check");
     trn_field f;
     trn_status st = trn_field_init(&f, r->cells_x, r->cells_z, r->size_x, r->size_z, err);
-    if (!st)
-        st = trn_landform_fill(lf, c->recipe->seed, &f, trn_node_bridge, (void *)c->progress, err);
-    float *heights = NULL, *channels = NULL;
-    if (!st) {
-        char note[sizeof r->note];
-        st = trn_node_evolve(c, &g.nodes[0], trn_node_type_find("stream_power"), &f, NULL, &heights,
-                             &channels, note, sizeof note, err);
-        if (!st) snprintf(r->note, sizeof r->note, "evolved: %.200s", note);
-    } else {
-        st = trn_node_wrap(c, err, st);
+    if (st) return trn_node_wrap(c, err, st);
+    if ((st = trn_landform_fill(lf, c->recipe->seed, &f, trn_node_bridge, (void *)c->progress,
+                                err))) {
+        trn_field_dispose(&f);
+        return trn_node_wrap(c, err, st);
     }
-    trn_graph_dispose(&g);
-    trn_field_dispose(&f);
-    free(channels);
-    if (st) return st;
-    return trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, heights, err);
+    char note[sizeof r->note];
+    if ((st = evolve_in_place(c, lf, &f, note, sizeof note, err))) {
+        trn_field_dispose(&f);
+        return st;
+    }
+    snprintf(r->note, sizeof r->note, "evolved: %.200s", note);
+    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, f.heights, err);
+    f.heights = NULL;
+    return st;
 }
 
 trn_status trn_graph_landform_heights(const trn_recipe *recipe, int landform, int threads,
@@ -218,33 +233,22 @@ trn_status trn_graph_landform_heights(const trn_recipe *recipe, int landform, in
 {
     const trn_landform *lf = &recipe->landforms[landform];
     trn_status st = trn_landform_fill(lf, recipe->seed, f, NULL, NULL, err);
-    trn_graph g;
     if (st || !lf->evolution) return st;
-    if (!evolution_node(lf, &g))
-        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
-                             "landforms.%.60s.evolution: its parameters do not check", lf->name);
     /* Errors name the landform as a node would be named. */
     char id[80];
     snprintf(id, sizeof id, "landforms.%.60s", lf->name);
-    char *own = g.nodes[0].id;
-    g.nodes[0].id = id;
+    trn_graph_node node;
+    memset(&node, 0, sizeof node);
+    node.id = id;
     trn_node_ctx c;
     memset(&c, 0, sizeof c);
-    c.node = &g.nodes[0];
-    c.type = trn_node_type_find("stream_power");
+    c.node = &node;
+    c.type = &trn_node_landform.type;
     c.recipe = recipe;
     c.threads = threads;
     c.quality = quality;
-    float *heights = NULL, *channels = NULL;
     char note[240];
-    st = trn_node_evolve(&c, c.node, c.type, f, NULL, &heights, &channels, note, sizeof note, err);
-    g.nodes[0].id = own;
-    trn_graph_dispose(&g);
-    free(channels);
-    if (st) return st;
-    free(f->heights);
-    f->heights = heights;
-    return TRN_OK;
+    return evolve_in_place(&c, lf, f, note, sizeof note, err);
 }
 
 static trn_status noise_terrain_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
