@@ -39,7 +39,15 @@ static const char *const help_text =
     "                power-of-two square (2^k + 1 grids lose their far row and column; --pow2\n"
     "                resamples); --scaffold adds info.json, a preview, a spawn point, sky, sun\n"
     "                and the editor's groups, so the level opens and drives\n"
-    "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
+    "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md). A\n"
+    "geographic DEM (degrees, e.g. EPSG:4326) is reprojected with PROJ onto square cells of\n"
+    "the UTM zone of its centre for every output but .tif (which keeps its CRS):\n"
+    "  --crs EPSG:N       reproject to this projected CRS instead (e.g. EPSG:3857); --crs utm\n"
+    "                     the centre's UTM zone (also for a .tif or a projected DEM); --crs\n"
+    "                     keep no reprojection (degrees become metres at the centre latitude)\n"
+    "  --cell M           the reprojected cells, M metres square (default: the DEM's ground\n"
+    "                     resolution at its centre); the largest rectangle of the DEM's\n"
+    "                     outline in the new CRS is kept (no NoData, no invented ground)\n"
     "\n"
     "Heights in 16-bit outputs (.ter, PNG, R16, beamng:): stored = round((h - base) / step),\n"
     "clamped to 0..65535, and h = base + stored * step, by the first rule that applies:\n"
@@ -543,6 +551,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     /* --size is the output grid for inputs that carry their own size. */
     bool raw_in = strcmp(t.format, "raw") == 0;
     o.dem.square = level_dir != NULL || fmt == OUT_TER;
+    /* A GeoTIFF output stores a geographic CRS as it is; every other output is metres on a
+     * grid of square cells, so a geographic DEM is reprojected for it. */
+    o.dem.keeps_crs = !level_dir && fmt == OUT_GEOTIFF;
     rc = cli_dem_apply(ctx, &o.dem, raw_in ? 0 : o.load.raw_width, raw_in ? 0 : o.load.raw_height,
                        &t);
     if (rc) {
