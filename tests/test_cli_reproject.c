@@ -1,0 +1,403 @@
+/* Geographic DEMs reprojected with PROJ (library and CLI), GeoKeys through libgeotiff, CRS kept. */
+#define _POSIX_C_SOURCE 200809L
+#include <geo_normalize.h>
+#include <geotiff.h>
+#include <geotiffio.h>
+#include <math.h>
+#include <proj.h>
+#include <stdlib.h>
+#include <tiffio.h>
+#include <xtiffio.h>
+
+#include "terrane/beamng.h"
+#include "terrane/geotiff.h"
+#include "test.h"
+
+static char tmp[512];
+
+static const char *tp(const char *name)
+{
+    static char bufs[4][1024];
+    static int k;
+    char *b = bufs[k++ & 3];
+    snprintf(b, 1024, "%s/%s", tmp, name);
+    return b;
+}
+
+/* The synthetic DEM: 0.001-degree pixels from (LON0, LAT0) at its north-west corner, heights
+ * a north-south ramp of RAMP metres per degree of latitude (linear in latitude, so bilinear
+ * interpolation reproduces it exactly wherever a sample lands). */
+#define LON0 139.20
+#define LAT0 35.80
+#define STEP 0.001
+#define RAMP 5000.0
+
+static double ramp_height(double lat)
+{
+    return 1000.0 + RAMP * (lat - (LAT0 - 0.2));
+}
+
+/* A w x h float32 geographic GeoTIFF written here with libtiff (not the library under test):
+ * ModelPixelScale, ModelTiepoint and a GeoKeyDirectory of model type 2, PixelIsArea,
+ * GeographicTypeGeoKey code and degrees. */
+static void make_geo_dem(const char *path, uint32_t w, uint32_t h, uint16_t gcs)
+{
+    static const TIFFFieldInfo fields[] = {
+        {33550, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, (char *)"ModelPixelScale"},
+        {33922, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, (char *)"ModelTiepoint"},
+        {34735, -1, -1, TIFF_SHORT, FIELD_CUSTOM, 1, 1, (char *)"GeoKeyDirectory"},
+    };
+    TIFF *tif = TIFFOpen(path, "w");
+    CHECK(tif != NULL);
+    if (!tif) return;
+    /* (Already known when libgeotiff's XTIFFOpen installed its tag extender.) */
+    for (int k = 0; k < 3; k++)
+        if (!TIFFFindField(tif, fields[k].field_tag, TIFF_ANY))
+            CHECK(TIFFMergeFieldInfo(tif, &fields[k], 1) == 0);
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, w);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, h);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 16);
+    double scale[3] = {STEP, STEP, 0};
+    double tie[6] = {0, 0, 0, LON0, LAT0, 0};
+    uint16_t keys[] = {1, 1, 0, 4, 1024, 0, 1, 2, 1025, 0, 1, 1, 2048, 0, 1, gcs, 2054, 0, 1, 9102};
+    TIFFSetField(tif, 33550, 3, scale);
+    TIFFSetField(tif, 33922, 6, tie);
+    TIFFSetField(tif, 34735, (int)(sizeof keys / sizeof keys[0]), keys);
+    float *row = malloc(w * sizeof *row);
+    for (uint32_t r = 0; r < h; r++) {
+        const double lat = LAT0 - (r + 0.5) * STEP; /* the pixel centre */
+        for (uint32_t c = 0; c < w; c++)
+            row[c] = (float)ramp_height(lat);
+        CHECK(TIFFWriteScanline(tif, row, r, 0) == 1);
+    }
+    free(row);
+    TIFFClose(tif);
+}
+
+static PJ *utm_to_geo(PJ_CONTEXT *ctx, uint32_t epsg)
+{
+    char def[32];
+    snprintf(def, sizeof def, "EPSG:%u", epsg);
+    PJ *op = proj_create_crs_to_crs(ctx, def, "EPSG:4326", NULL);
+    PJ *norm = op ? proj_normalize_for_visualization(ctx, op) : NULL;
+    proj_destroy(op);
+    return norm;
+}
+
+/* Library: the default target is the centre's UTM zone; every kept sample lies inside the
+ * source and carries the ramp's height at its own latitude (a PROJ round trip here, not the
+ * library's transform); the grid's rows run north-south; the cell is the ground resolution. */
+static void test_library_utm(void)
+{
+    const uint32_t w = 400, h = 300;
+    make_geo_dem(tp("geo.tif"), w, h, 4326);
+    trn_geotiff dem;
+    trn_error e;
+    CHECK_OK(trn_geotiff_read(tp("geo.tif"), NULL, &dem, NULL, NULL, &e));
+    trn_geotiff_georef sg = dem.info.georef;
+    CHECK(sg.geographic);
+    CHECK_EQ_INT(sg.epsg, 4326);
+    /* libgeotiff's normalisation: the WGS 84 datum. */
+    CHECK(sg.crs_normalised);
+    CHECK_EQ_INT(sg.datum_epsg, 6326);
+    trn_field f;
+    CHECK_OK(trn_geotiff_to_field(&dem, &f, &e));
+    trn_geotiff_dispose(&dem);
+
+    trn_geotiff_reproject_options ro;
+    memset(&ro, 0, sizeof ro);
+    trn_field out;
+    trn_geotiff_georef dg;
+    trn_geotiff_reproject_result res;
+    CHECK_OK(trn_geotiff_reproject(&f, &sg, &ro, &out, &dg, &res, NULL, NULL, &e));
+    /* Centre 139.4 E, 35.65 N: zone 54 (138..144 E), north. */
+    CHECK_EQ_INT(res.target_epsg, 32654);
+    CHECK(res.utm_default);
+    CHECK_CONTAINS(res.target_name, "UTM zone 54N");
+    CHECK_EQ_INT(dg.projected_epsg, 32654);
+    CHECK(!dg.geographic);
+    /* The cell: sqrt of the area of one pixel at the centre, close to the ellipsoid's own
+     * figures (tmerc's scale there is 0.9996 + a little). */
+    const double expect = sqrt(sg.metres_per_pixel_x * sg.metres_per_pixel_y);
+    CHECK(fabs(res.cell_metres - expect) / expect < 2e-3);
+    CHECK(fabs(out.size_x / out.cells_x - res.cell_metres) < 1e-9);
+    CHECK(fabs(dg.transform[1] - res.cell_metres) < 1e-9 && dg.transform[5] == -dg.transform[1]);
+    CHECK_EQ_INT(out.cells_x + 1, res.width);
+    /* The kept rectangle is most of the outline (the tile turns by the grid convergence). */
+    CHECK(res.width * (double)res.height / res.footprint_samples > 0.9);
+    CHECK(res.width * (double)res.height <= res.footprint_samples * 1.01);
+
+    PJ_CONTEXT *ctx = proj_context_create();
+    PJ *inv = utm_to_geo(ctx, 32654);
+    CHECK(inv != NULL);
+    const uint32_t ow = out.cells_x + 1, oh = out.cells_z + 1;
+    double worst = 0, min_lon = 1e9, max_lon = -1e9, min_lat = 1e9, max_lat = -1e9;
+    /* Every 7th sample and the last row and column. */
+    for (uint32_t j = 0; j < oh; j = j + 1 == oh ? oh : j + 7 < oh ? j + 7 : oh - 1)
+        for (uint32_t i = 0; i < ow; i = i + 1 == ow ? ow : i + 7 < ow ? i + 7 : ow - 1) {
+            /* Field row j (south first) is raster row oh - 1 - j; PixelIsArea centres. */
+            PJ_COORD c = proj_coord(dg.transform[0] + (i + 0.5) * dg.transform[1],
+                                    dg.transform[3] + (oh - 1 - j + 0.5) * dg.transform[5], 0, 0);
+            PJ_COORD g = proj_trans(inv, PJ_FWD, c);
+            const double lon = g.lp.lam, lat = g.lp.phi;
+            min_lon = fmin(min_lon, lon), max_lon = fmax(max_lon, lon);
+            min_lat = fmin(min_lat, lat), max_lat = fmax(max_lat, lat);
+            const double d = fabs(out.heights[(size_t)j * ow + i] - ramp_height(lat));
+            if (d > worst) worst = d;
+        }
+    /* float32 heights near 1000..2500 m: 2^-13 m apart. */
+    CHECK(worst < 2e-3);
+    if (worst >= 2e-3) fprintf(stderr, "worst height error %g m\n", worst);
+    /* Inside the source's pixel centres, and reaching within two cells of them. */
+    const double margin = 2.0 * res.cell_metres / 111000.0;
+    CHECK(min_lon >= LON0 + 0.5 * STEP - 1e-9 && max_lon <= LON0 + (w - 0.5) * STEP + 1e-9);
+    CHECK(min_lat >= LAT0 - (h - 0.5) * STEP - 1e-9 && max_lat <= LAT0 - 0.5 * STEP + 1e-9);
+    CHECK(min_lat - (LAT0 - (h - 0.5) * STEP) < margin && (LAT0 - 0.5 * STEP) - max_lat < margin);
+    /* North-south stays north-south: every row is higher than the one south of it, and a row
+     * varies far less along it than between its ends. */
+    for (uint32_t j = 1; j < oh; j++)
+        if (!(out.heights[(size_t)j * ow + ow / 2] > out.heights[(size_t)(j - 1) * ow + ow / 2])) {
+            CHECK(!"rows rise northwards");
+            break;
+        }
+    const double ns = out.heights[(size_t)(oh - 1) * ow + ow / 2] - out.heights[ow / 2];
+    const double ew = fabs(out.heights[(size_t)(oh / 2) * ow + ow - 1] -
+                           out.heights[(size_t)(oh / 2) * ow]);
+    CHECK(ns > 1000.0 && ew < 0.05 * ns);
+    proj_destroy(inv);
+    proj_context_destroy(ctx);
+
+    /* The same with a given cell, and refusals that name the code. */
+    ro.cell_metres = 250;
+    trn_field o2;
+    trn_geotiff_georef g2;
+    CHECK_OK(trn_geotiff_reproject(&f, &sg, &ro, &o2, &g2, &res, NULL, NULL, &e));
+    CHECK(res.cell_metres == 250.0 && fabs(o2.size_x - 250.0 * o2.cells_x) < 1e-6);
+    trn_field_dispose(&o2);
+    ro.cell_metres = 0;
+    ro.target_epsg = 32799;
+    CHECK_STATUS(trn_geotiff_reproject(&f, &sg, &ro, &o2, &g2, NULL, NULL, NULL, &e),
+                 TRN_ERR_NOT_FOUND);
+    CHECK_CONTAINS(e.message, "EPSG:32799 is not a CRS PROJ knows");
+    ro.target_epsg = 4269;
+    CHECK_STATUS(trn_geotiff_reproject(&f, &sg, &ro, &o2, &g2, NULL, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "EPSG:4269 (NAD83) is a geographic (degrees) CRS, not a projected");
+    ro.target_epsg = 0;
+    ro.max_samples = 1000;
+    CHECK_STATUS(trn_geotiff_reproject(&f, &sg, &ro, &o2, &g2, NULL, NULL, NULL, &e),
+                 TRN_ERR_LIMIT);
+    trn_field_dispose(&out);
+    trn_field_dispose(&f);
+}
+
+/* Read a GeoTIFF's keys back with libgeotiff (XTIFFOpen registers the GeoTIFF tags). */
+static bool geokeys(const char *path, GTIFDefn *defn, double scale[2])
+{
+    TIFF *tif = XTIFFOpen(path, "r");
+    if (!tif) return false;
+    GTIF *gtif = GTIFNew(tif);
+    bool ok = gtif && GTIFGetDefn(gtif, defn);
+    uint16_t n = 0;
+    double *s = NULL;
+    if (ok && TIFFGetField(tif, 33550, &n, &s) && n >= 2) {
+        scale[0] = s[0];
+        scale[1] = s[1];
+    }
+    if (gtif) GTIFFree(gtif);
+    XTIFFClose(tif);
+    return ok;
+}
+
+static uint64_t fnv1a(const char *path)
+{
+    size_t n = 0;
+    uint8_t *b = trn_test_read_file(path, &n);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; b && k < n; k++)
+        h = (h ^ b[k]) * 1099511628211ull;
+    free(b);
+    return h;
+}
+
+/* CLI: .tif keeps the geographic CRS; --crs writes the new one (libgeotiff reads them back);
+ * an engine output is reprojected by default and says so; thread counts agree. */
+static void test_cli_convert(void)
+{
+    make_geo_dem(tp("g.tif"), 300, 200, 4326);
+    char *out, *err;
+    GTIFDefn *defn = GTIFAllocDefn();
+    double scale[2] = {0, 0};
+    /* A geographic DEM to .tif keeps EPSG:4326 and its degrees. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("g.tif"), tp("keep.tif")), 0);
+    CHECK(err && !strstr(err, "reprojected"));
+    free(out), free(err);
+    CHECK(geokeys(tp("keep.tif"), defn, scale));
+    CHECK_EQ_INT(defn->Model, ModelTypeGeographic);
+    CHECK_EQ_INT(defn->GCS, 4326);
+    CHECK(fabs(scale[0] - STEP) < 1e-15 && fabs(scale[1] - STEP) < 1e-15);
+
+    /* --crs EPSG:3857 to .tif: the new CRS, metres, the given cell. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs EPSG:3857 --cell 150", &out, &err,
+                                   tp("g.tif"), tp("merc.tif")),
+                 0);
+    CHECK_CONTAINS(err, "reprojected from EPSG:4326 (WGS 84) to EPSG:3857 (WGS 84 / Pseudo-Mercator");
+    CHECK_CONTAINS(err, "150 m cells (--cell)");
+    free(out), free(err);
+    CHECK(geokeys(tp("merc.tif"), defn, scale));
+    CHECK_EQ_INT(defn->Model, ModelTypeProjected);
+    CHECK_EQ_INT(defn->PCS, 3857);
+    CHECK(defn->UOMLengthInMeters == 1.0);
+    CHECK(scale[0] == 150.0 && scale[1] == 150.0);
+
+    /* The default for an engine output: the centre's UTM zone, named. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("g.tif"), tp("a.r32")), 0);
+    CHECK_CONTAINS(err, "reprojected from EPSG:4326 (WGS 84) to EPSG:32654 (WGS 84 / UTM zone 54N, "
+                        "the UTM zone of its centre");
+    free(out), free(err);
+    /* --crs utm on a .tif: a UTM GeoTIFF that libgeotiff reads as EPSG:32654. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs utm", &out, &err, tp("g.tif"),
+                                   tp("utm.tif")),
+                 0);
+    free(out), free(err);
+    CHECK(geokeys(tp("utm.tif"), defn, scale));
+    CHECK_EQ_INT(defn->PCS, 32654);
+    /* ... and converting that one again keeps it (no second reprojection). */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("utm.tif"), tp("utm2.tif")),
+                 0);
+    CHECK(err && !strstr(err, "reprojected"));
+    free(out), free(err);
+    CHECK(geokeys(tp("utm2.tif"), defn, scale));
+    CHECK_EQ_INT(defn->PCS, 32654);
+    GTIFFreeDefn(defn);
+
+    /* Determinism: one thread and four give the same bytes, and the bytes are pinned. */
+    setenv("OMP_NUM_THREADS", "1", 1);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --resample bicubic", &out, &err,
+                                   tp("g.tif"), tp("t1.r32")),
+                 0);
+    free(out), free(err);
+    setenv("OMP_NUM_THREADS", "4", 1);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --resample bicubic", &out, &err,
+                                   tp("g.tif"), tp("t4.r32")),
+                 0);
+    free(out), free(err);
+    unsetenv("OMP_NUM_THREADS");
+    CHECK(trn_test_same_bytes(tp("t1.r32"), tp("t4.r32")));
+    const uint64_t h = fnv1a(tp("t1.r32"));
+    CHECK(h == 0x5d3e40944a484b56ull);
+    if (h != 0x5d3e40944a484b56ull) fprintf(stderr, "reprojected r32 fnv1a 0x%016llx\n", (unsigned long long)h);
+}
+
+/* Refusals: each names what failed, and none suggests a flag that cannot help. */
+static void test_cli_refusals(void)
+{
+    make_geo_dem(tp("g.tif"), 120, 100, 4326);
+    char *out, *err;
+    CHECK(trn_test_run_clif("convert '%s' '%s' --crs EPSG:32799", &out, &err, tp("g.tif"),
+                            tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "EPSG:32799 is not a CRS PROJ knows");
+    free(out), free(err);
+    CHECK(trn_test_run_clif("convert '%s' '%s' --crs EPSG:4326", &out, &err, tp("g.tif"),
+                            tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "EPSG:4326 (WGS 84) is a geographic (degrees) CRS, not a projected one");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs mercator", &out, &err, tp("g.tif"),
+                                   tp("x.r32")),
+                 2);
+    CHECK_CONTAINS(err, "--crs takes EPSG:N");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --cell -3", &out, &err, tp("g.tif"),
+                                   tp("x.r32")),
+                 2);
+    free(out), free(err);
+    CHECK(trn_test_run_clif("convert '%s' '%s' --crs keep --cell 30", &out, &err, tp("g.tif"),
+                            tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "give one");
+    free(out), free(err);
+    /* A DEM without a CRS cannot be reprojected. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs keep", &out, &err, tp("g.tif"),
+                                   tp("plain.png")),
+                 0);
+    free(out), free(err);
+    CHECK(trn_test_run_clif("convert '%s' '%s' --crs utm", &out, &err, tp("plain.png"),
+                            tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "has no coordinate system");
+    free(out), free(err);
+    /* --crs keep to a level: cells of unequal metres. The refusal names --cell, and not the
+     * --fit that already ran. */
+    CHECK(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2 --crs keep", &out, &err, tp("g.tif"),
+                            tp("lv/levels/k")) != 0);
+    CHECK_CONTAINS(err, "square cells by --cell M");
+    CHECK(err && !strstr(err, "--fit crop (or"));
+    free(out), free(err);
+    /* Without --crs keep the same DEM becomes a level. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2", &out, &err, tp("g.tif"),
+                                   tp("lv/levels/k")),
+                 0);
+    CHECK_CONTAINS(err, "validated");
+    free(out), free(err);
+}
+
+/* A projected code whose unit only the CRS states (NAD83 / New York Long Island, US survey
+ * feet, no ProjLinearUnitsGeoKey): libgeotiff's normalisation gives the feet. */
+static void test_implied_units(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 9, 9, 9, 9, NULL));
+    trn_geotiff_georef g;
+    memset(&g, 0, sizeof g);
+    g.has_transform = true;
+    const double t[6] = {1000000, 10, 0, 200000, 0, -10};
+    memcpy(g.transform, t, sizeof t);
+    g.has_geokeys = true;
+    g.model_type = TRN_GEOTIFF_MODEL_PROJECTED;
+    g.projected_epsg = 2263;
+    CHECK_OK(trn_geotiff_write(tp("ft.tif"), &f, &g, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    trn_field_dispose(&f);
+    trn_geotiff_info info;
+    trn_error e;
+    CHECK_OK(trn_geotiff_read_info(tp("ft.tif"), NULL, &info, &e));
+    CHECK_EQ_INT(info.georef.linear_units, 0);
+    CHECK(fabs(info.georef.crs_unit_metres - 1200.0 / 3937.0) < 1e-12);
+    CHECK(fabs(info.georef.metres_per_pixel_x - 12000.0 / 3937.0) < 1e-9);
+    CHECK(info.georef.units_known);
+}
+
+/* The shipped 30-arc-second SRTM tile of central Japan (EPSG:4326, 35.7 N) to a BeamNG level. */
+static void test_real_srtm_level(void)
+{
+    char buf[1024];
+    const char *dem = trn_test_real_path("dem_srtm30_central_japan.tif", buf, sizeof buf);
+    if (!dem) {
+        fprintf(stderr, "skip: ../shared/testdata/real is absent\n");
+        return;
+    }
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2", &out, &err, dem,
+                                   tp("jp/levels/jp")),
+                 0);
+    CHECK_CONTAINS(err, "reprojected from EPSG:4326 (WGS 84) to EPSG:32654 (WGS 84 / UTM zone "
+                        "54N");
+    CHECK_CONTAINS(err, "835.141 m cells");
+    CHECK_CONTAINS(err, "validated");
+    CHECK_CONTAINS(err, "0 error(s)");
+    free(out), free(err);
+    CHECK(trn_test_exists(tp("jp/levels/jp/theTerrain.ter")));
+}
+
+int main(void)
+{
+    trn_test_tmpdir(tmp, sizeof tmp);
+    RUN(test_library_utm);
+    RUN(test_cli_convert);
+    RUN(test_cli_refusals);
+    RUN(test_implied_units);
+    RUN(test_real_srtm_level);
+    return trn_test_finish();
+}
