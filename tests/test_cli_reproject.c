@@ -333,7 +333,8 @@ static void test_cli_refusals(void)
      * --fit that already ran. */
     CHECK(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2 --crs keep", &out, &err, tp("g.tif"),
                             tp("lv/levels/k")) != 0);
-    CHECK_CONTAINS(err, "square cells by --cell M");
+    CHECK_CONTAINS(err, "--cell M resamples it onto square cells");
+    CHECK_CONTAINS(err, "without --crs keep it is reprojected");
     CHECK(err && !strstr(err, "--fit crop (or"));
     free(out), free(err);
     /* Without --crs keep the same DEM becomes a level. */

@@ -562,6 +562,38 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     }
     scale_used su;
     memset(&su, 0, sizeof su);
+    if (level_dir && t.field.cells_x == t.field.cells_z && t.field.size_x != t.field.size_z) {
+        /* Square in samples, not in metres: name what makes the cells square here, never the
+         * --fit that has just run. */
+        const double dx = t.field.size_x / t.field.cells_x, dz = t.field.size_z / t.field.cells_z;
+        if (o.dem.fit == CLI_FIT_STRETCH)
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); --fit stretch "
+                           "made them %.6g x %.6g m: leave it out, as --fit crop (the default) "
+                           "and --fit pad keep them square, e.g. --pow2 --fit crop",
+                           dx, dz);
+        else if (t.georef && t.georef->has_transform)
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); this DEM's are "
+                           "%.6g x %.6g m%s: --cell M resamples it onto square cells of M "
+                           "metres (with PROJ)%s",
+                           dx, dz,
+                           o.dem.crs == CLI_CRS_KEEP && t.georef->geographic
+                               ? " (degrees, kept by --crs keep)"
+                               : "",
+                           o.dem.crs == CLI_CRS_KEEP && t.georef->geographic
+                               ? "; without --crs keep it is reprojected to the UTM zone of its "
+                                 "centre"
+                               : "");
+        else
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); this input's are "
+                           "%.6g x %.6g m, and only a georeferenced DEM (GeoTIFF) can be "
+                           "resampled onto square cells",
+                           dx, dz);
+        cli_terrain_dispose(&t);
+        return rc;
+    }
     if (level_dir) {
         rc = choose_scale(ctx, &t, out, &o, &su);
         if (!rc)

@@ -47,16 +47,6 @@ int cli_write_beamng_level_scaffold(cli_ctx *ctx, const cli_terrain *t, const ch
                                     double max_height, double stored_zero, bool scaffold)
 {
     const trn_field *f = &t->field;
-    /* Square in samples but not in metres: no --fit changes that (it keeps the cells as they
-     * are), so name what makes the cells square instead. */
-    if (f->cells_x == f->cells_z && f->size_x != f->size_z)
-        return cli_failf(ctx,
-                         "a BeamNG terrain has square cells (one squareSize); the input's cells "
-                         "are %.6g x %.6g m: a georeferenced DEM (GeoTIFF) is resampled onto "
-                         "square cells by --cell M (reprojected with PROJ; a geographic DEM is "
-                         "by default unless --crs keep); --fit stretch makes cells unequal, so "
-                         "leave it out",
-                         f->size_x / f->cells_x, f->size_z / f->cells_z);
     if (f->cells_x != f->cells_z || f->size_x != f->size_z)
         return cli_failf(ctx,
                          "a BeamNG terrain is square with square cells (one squareSize); the "

@@ -15,7 +15,8 @@
 
 static uint16_t get_u16(const uint8_t *p, bool be)
 {
-    return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+    const unsigned hi = be ? p[0] : p[1], lo = be ? p[1] : p[0];
+    return (uint16_t)(hi << 8 | lo);
 }
 
 static double get_f64(const uint8_t *p, bool be)
