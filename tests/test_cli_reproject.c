@@ -368,6 +368,25 @@ static void test_implied_units(void)
     CHECK(fabs(info.georef.crs_unit_metres - 1200.0 / 3937.0) < 1e-12);
     CHECK(fabs(info.georef.metres_per_pixel_x - 12000.0 / 3937.0) < 1e-9);
     CHECK(info.georef.units_known);
+
+    /* A code PROJ does not know: read, and nothing printed by PROJ. */
+    CHECK_OK(trn_field_init(&f, 9, 9, 9, 9, NULL));
+    g.projected_epsg = 32799;
+    CHECK_OK(trn_geotiff_write(tp("unknown.tif"), &f, &g, TRN_GEOTIFF_COMPRESS_NONE, NULL));
+    trn_field_dispose(&f);
+    CHECK_OK(trn_geotiff_read_info(tp("unknown.tif"), NULL, &info, &e));
+    CHECK_EQ_INT(info.georef.projected_epsg, 32799);
+    CHECK(info.georef.linear_unit_metres == 1.0); /* no unit key: metre, as before */
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("unknown.tif")), 0);
+    CHECK_CONTAINS(out, "EPSG:32799");
+    CHECK(err && !strstr(err, "proj") && !strstr(err, "crs not found"));
+    free(out), free(err);
+    /* ... and reprojecting from it names the code. */
+    CHECK(trn_test_run_clif("convert '%s' '%s' --crs utm", &out, &err, tp("unknown.tif"),
+                            tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "EPSG:32799 (the DEM's CRS) is not a CRS PROJ knows");
+    free(out), free(err);
 }
 
 /* The shipped 30-arc-second SRTM tile of central Japan (EPSG:4326, 35.7 N) to a BeamNG level. */

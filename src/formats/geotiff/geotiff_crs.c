@@ -7,6 +7,7 @@
 #include <geo_tiffp.h>
 #include <geotiff.h>
 #include <geovalues.h>
+#include <proj.h>
 
 #include "geotiff_private.h"
 
@@ -62,6 +63,7 @@ void gt_crs_normalise(const gt_scan *s, trn_geotiff_georef *g)
     ST_TIFF *st = NULL;
     GTIF *gtif = NULL;
     GTIFDefn *defn = NULL;
+    PJ_CONTEXT *pj = NULL;
     if (!k || (doubles && !d) || (chars && !a)) goto done;
     for (size_t i = 0; i < shorts; i++)
         k[i] = get_u16(s->data + ke->data_offset + 2 * i, be);
@@ -77,9 +79,12 @@ void gt_crs_normalise(const gt_scan *s, trn_geotiff_georef *g)
     if (chars) ST_SetKey(st, GT_TAG_GEO_ASCII_PARAMS, 0, STT_ASCII, a);
     TIFFMethod methods;
     GTIFSetSimpleTagsMethods(&methods);
-    /* Each GTIF makes its own PROJ context for the EPSG look-ups: reads on several threads
-     * share nothing. */
     if (!(gtif = GTIFNewWithMethodsEx(st, &methods, quiet, NULL))) goto done;
+    /* Our own PROJ context for the EPSG look-ups, silent (PROJ's default logs an unknown code
+     * to stderr), so reads on several threads share nothing and print nothing. */
+    if (!(pj = proj_context_create())) goto done;
+    proj_log_level(pj, PJ_LOG_NONE);
+    GTIFAttachPROJContext(gtif, pj);
     if (!(defn = GTIFAllocDefn()) || !GTIFGetDefn(gtif, defn)) goto done;
     g->crs_normalised = true;
     if (defn->PCS > 0 && defn->PCS != KvUserDefined && !g->projected_epsg &&
@@ -97,6 +102,7 @@ done:
     if (defn) GTIFFreeDefn(defn);
     if (gtif) GTIFFree(gtif);
     if (st) ST_Destroy(st);
+    if (pj) proj_context_destroy(pj);
     free(k);
     free(d);
     free(a);
