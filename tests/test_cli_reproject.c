@@ -40,6 +40,8 @@ static double ramp_height(double lat)
 /* A w x h float32 geographic GeoTIFF written here with libtiff (not the library under test):
  * ModelPixelScale, ModelTiepoint and a GeoKeyDirectory of model type 2, PixelIsArea,
  * GeographicTypeGeoKey code and degrees. */
+static bool stripes; /* make_geo_dem writes rows alternating 0 and 100 m instead of the ramp */
+
 static void make_geo_dem(const char *path, uint32_t w, uint32_t h, uint16_t gcs)
 {
     static const TIFFFieldInfo fields[] = {
@@ -72,7 +74,7 @@ static void make_geo_dem(const char *path, uint32_t w, uint32_t h, uint16_t gcs)
     for (uint32_t r = 0; r < h; r++) {
         const double lat = LAT0 - (r + 0.5) * STEP; /* the pixel centre */
         for (uint32_t c = 0; c < w; c++)
-            row[c] = (float)ramp_height(lat);
+            row[c] = stripes ? (float)(r % 2 ? 100.0 : 0.0) : (float)ramp_height(lat);
         CHECK(TIFFWriteScanline(tif, row, r, 0) == 1);
     }
     free(row);
@@ -196,7 +198,44 @@ static void test_library_utm(void)
     trn_field_dispose(&f);
 }
 
+/* --resample average under a coarse cell takes the area mean (stripes one pixel wide become
+ * their mean), where bilinear point-samples them. */
+static void test_library_average(void)
+{
+    stripes = true;
+    make_geo_dem(tp("stripes.tif"), 200, 200, 4326);
+    stripes = false;
+    trn_geotiff dem;
+    trn_error e;
+    CHECK_OK(trn_geotiff_read(tp("stripes.tif"), NULL, &dem, NULL, NULL, &e));
+    trn_geotiff_georef sg = dem.info.georef;
+    trn_field f;
+    CHECK_OK(trn_geotiff_to_field(&dem, &f, &e));
+    trn_geotiff_dispose(&dem);
+    trn_geotiff_reproject_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.cell_metres = 1000; /* about 9 pixels of 0.001 degree */
+    double spread[2];
+    for (int k = 0; k < 2; k++) {
+        ro.filter = k ? TRN_RESAMPLE_AVERAGE : TRN_RESAMPLE_BILINEAR;
+        trn_field out;
+        trn_geotiff_georef dg;
+        CHECK_OK(trn_geotiff_reproject(&f, &sg, &ro, &out, &dg, NULL, NULL, NULL, &e));
+        double lo = 1e9, hi = -1e9;
+        const size_t n = trn_field_sample_count(&out);
+        for (size_t i = 0; i < n; i++)
+            lo = fmin(lo, out.heights[i]), hi = fmax(hi, out.heights[i]);
+        spread[k] = hi - lo;
+        if (k) CHECK(lo > 40.0 && hi < 60.0);
+        trn_field_dispose(&out);
+    }
+    CHECK(spread[0] > 50.0 && spread[1] < 20.0);
+    trn_field_dispose(&f);
+}
+
 /* Read a GeoTIFF's keys back with libgeotiff (XTIFFOpen registers the GeoTIFF tags). */
+static char citation[256]; /* the last geokeys() call's GTCitationGeoKey, "" when none */
+
 static bool geokeys(const char *path, GTIFDefn *defn, double scale[2])
 {
     TIFF *tif = XTIFFOpen(path, "r");
@@ -209,6 +248,8 @@ static bool geokeys(const char *path, GTIFDefn *defn, double scale[2])
         scale[0] = s[0];
         scale[1] = s[1];
     }
+    citation[0] = '\0';
+    if (ok) GTIFKeyGet(gtif, GTCitationGeoKey, citation, 0, 256);
     if (gtif) GTIFFree(gtif);
     XTIFFClose(tif);
     return ok;
@@ -254,6 +295,7 @@ static void test_cli_convert(void)
     CHECK_EQ_INT(defn->PCS, 3857);
     CHECK(defn->UOMLengthInMeters == 1.0);
     CHECK(scale[0] == 150.0 && scale[1] == 150.0);
+    CHECK_CONTAINS(citation, "WGS 84 / Pseudo-Mercator");
 
     /* The default for an engine output: the centre's UTM zone, named. */
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("g.tif"), tp("a.r32")), 0);
@@ -415,6 +457,7 @@ int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
     RUN(test_library_utm);
+    RUN(test_library_average);
     RUN(test_cli_convert);
     RUN(test_cli_refusals);
     RUN(test_implied_units);

@@ -536,6 +536,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                 : o.dem.pow2             ? "--pow2"
                                 : o.dem.pow2plus1        ? "--pow2plus1"
                                 : o.dem.fit              ? "--fit"
+                                : o.dem.crs              ? "--crs"
+                                : o.dem.cell > 0         ? "--cell"
                                 : o.max_height_given     ? "--max-height"
                                 : o.load.square_size > 0 ? "--square-size"
                                 : o.dat_depth            ? "--max-depth"
