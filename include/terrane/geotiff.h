@@ -244,7 +244,9 @@ bool trn_geotiff_model_to_pixel(const trn_geotiff_georef *georef, double x, doub
  *   - the cell is cell_metres, or 0: the source's ground resolution at its centre in the
  *     target CRS (the square root of the area one source pixel covers there, so the sample
  *     count stays about the same), for a 1-arc-second DEM at 35.7 N about 27.8 m;
- *   - every target sample is transformed back to the source (proj_trans, exact per sample) and
+ *   - every target sample is transformed back to the source (proj_trans: exactly at every
+ *     16th sample of a row and at the middles between them, linearly in between where the
+ *     middle shows that to be within 0.001 source pixels of exact, else exactly) and
  *     interpolated there with the filter (bilinear, bicubic, or average: the area mean of the
  *     source samples under the target cell);
  *   - NoData outside the footprint: the source's outline is a curved quadrilateral in the

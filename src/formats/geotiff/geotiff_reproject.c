@@ -73,6 +73,74 @@ static bool trans(PJ *pj, PJ_DIRECTION dir, double *x, double *y, size_t n)
     return true;
 }
 
+/* Knots of a row transformed exactly: every RP_KNOT-th sample and the last. */
+#define RP_KNOT 16u
+/* Largest error accepted from interpolating between knots, in source pixels (checked at each
+ * segment's middle; GDAL's approximate transformer accepts 0.125). */
+#define RP_TOLERANCE 1e-3
+
+/* Scratch for row_inverse: room for the knots and the segment middles of a row of n. */
+static size_t knot_room(size_t n)
+{
+    return 2u * (n / RP_KNOT + 2u);
+}
+
+/* Target samples (x0 + c cell, y) for c in 0..n-1 to source model coordinates (bx, by).
+ * Exactly at the knots and the segment middles; in between linearly, unless the middle shows
+ * the line is off by more than RP_TOLERANCE source pixels (px, py: a pixel in model units),
+ * then exactly. A fixed expression of the row, so the same on any thread. */
+static void row_inverse(PJ *pj, double x0, double cell, double y, size_t n, double px, double py,
+                        double *bx, double *by, double *kx, double *ky)
+{
+    if (n <= RP_KNOT) {
+        for (size_t c = 0; c < n; c++) {
+            bx[c] = x0 + (double)c * cell;
+            by[c] = y;
+        }
+        trans(pj, PJ_INV, bx, by, n);
+        return;
+    }
+    /* Knots 0, K, 2K, ..., n-1, then the middles of the segments between them. */
+    size_t knots = 0;
+    for (size_t c = 0;; c += RP_KNOT) {
+        if (c > n - 1) c = n - 1;
+        kx[knots] = x0 + (double)c * cell;
+        ky[knots++] = y;
+        if (c == n - 1) break;
+    }
+    const size_t segs = knots - 1;
+    for (size_t k = 0; k < segs; k++) {
+        const size_t a = k * RP_KNOT, b = k + 1 == segs ? n - 1 : a + RP_KNOT;
+        kx[knots + k] = x0 + (double)((a + b) / 2u) * cell;
+        ky[knots + k] = y;
+    }
+    trans(pj, PJ_INV, kx, ky, knots + segs);
+    for (size_t k = 0; k < segs; k++) {
+        const size_t a = k * RP_KNOT, b = k + 1 == segs ? n - 1 : a + RP_KNOT, m = (a + b) / 2u;
+        const double ax = kx[k], ay = ky[k], cx = kx[k + 1], cy = ky[k + 1];
+        const double f = (double)(m - a) / (double)(b - a);
+        const double ex = ax + (cx - ax) * f - kx[knots + k], ey = ay + (cy - ay) * f - ky[knots + k];
+        const bool fine = isfinite(ax) && isfinite(ay) && isfinite(cx) && isfinite(cy) &&
+                          isfinite(kx[knots + k]) && fabs(ex) <= RP_TOLERANCE * px &&
+                          fabs(ey) <= RP_TOLERANCE * py;
+        if (fine) {
+            for (size_t c = a; c < b; c++) {
+                const double g = (double)(c - a) / (double)(b - a);
+                bx[c] = ax + (cx - ax) * g;
+                by[c] = ay + (cy - ay) * g;
+            }
+        } else {
+            for (size_t c = a; c < b; c++) {
+                bx[c] = x0 + (double)c * cell;
+                by[c] = y;
+            }
+            trans(pj, PJ_INV, bx + a, by + a, b - a);
+        }
+    }
+    bx[n - 1] = kx[knots - 1];
+    by[n - 1] = ky[knots - 1];
+}
+
 static PJ *crs_from_epsg(PJ_CONTEXT *ctx, uint32_t code)
 {
     char def[32];
@@ -377,7 +445,10 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
     xs = NULL;
     ys = NULL;
     if (!threads_make(&threads, norm)) FAIL(TRN_ERR_NO_MEMORY, "reproject: out of memory");
-    const size_t per = (size_t)gw * 2u;
+    /* Per thread: the row's x and y, then the knots' x and y. */
+    const size_t room = knot_room(gw), per = (size_t)gw * 2u + 2u * room;
+    const double pxu = hypot(sg->transform[1], sg->transform[4]);
+    const double pyu = hypot(sg->transform[2], sg->transform[5]);
     xs = malloc(per * (size_t)threads.count * sizeof *xs);
     mask = malloc((size_t)gw * gh);
     if (!xs || !mask) FAIL(TRN_ERR_NO_MEMORY, "reproject: out of memory");
@@ -388,12 +459,8 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
 #pragma omp parallel for schedule(static)
         for (uint32_t r = r0; r < r1; r++) {
             const int t = thread_index();
-            double *bx = xs + per * (size_t)t, *by = bx + gw;
-            for (uint32_t c = 0; c < gw; c++) {
-                bx[c] = x0 + c * cell;
-                by[c] = y0 - r * cell;
-            }
-            trans(threads.pj[t], PJ_INV, bx, by, gw);
+            double *bx = xs + per * (size_t)t, *by = bx + gw, *kx = by + gw, *ky = kx + room;
+            row_inverse(threads.pj[t], x0, cell, y0 - r * cell, gw, pxu, pyu, bx, by, kx, ky);
             for (uint32_t c = 0; c < gw; c++) {
                 double fx, fz;
                 model_to_sample(sg, inv, bx[c], by[c], sh, &fx, &fz);
@@ -433,12 +500,9 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
 #pragma omp parallel for schedule(static)
         for (uint32_t r = r0; r < r1; r++) {
             const int t = thread_index();
-            double *bx = xs + per * (size_t)t, *by = bx + gw;
-            for (uint32_t c = 0; c < kw; c++) {
-                bx[c] = x0 + (kc + c) * cell;
-                by[c] = y0 - (kr + r) * cell;
-            }
-            trans(threads.pj[t], PJ_INV, bx, by, kw);
+            double *bx = xs + per * (size_t)t, *by = bx + gw, *kx = by + gw, *ky = kx + room;
+            row_inverse(threads.pj[t], x0 + kc * cell, cell, y0 - (kr + r) * cell, kw, pxu, pyu,
+                        bx, by, kx, ky);
             float *row = dst->heights + (size_t)(kh - 1u - r) * kw;
             for (uint32_t c = 0; c < kw; c++) {
                 double fx, fz, v;
