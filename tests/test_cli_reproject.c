@@ -431,6 +431,64 @@ static void test_implied_units(void)
     free(out), free(err);
 }
 
+/* Heights in feet (VerticalUnitsGeoKey 9002) stay feet through convert to .tif: the key is
+ * kept and the metres the loader made are written back in feet, so readers get 30.48 m. */
+static void test_vertical_feet(void)
+{
+    trn_error e;
+    /* Written by hand (not by the library under test). */
+    static const TIFFFieldInfo fields[] = {
+        {33550, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, (char *)"ModelPixelScale"},
+        {33922, -1, -1, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1, (char *)"ModelTiepoint"},
+        {34735, -1, -1, TIFF_SHORT, FIELD_CUSTOM, 1, 1, (char *)"GeoKeyDirectory"},
+    };
+    TIFF *tif = TIFFOpen(tp("feet2.tif"), "w");
+    CHECK(tif != NULL);
+    if (!tif) return;
+    for (int k = 0; k < 3; k++)
+        if (!TIFFFindField(tif, fields[k].field_tag, TIFF_ANY))
+            TIFFMergeFieldInfo(tif, &fields[k], 1);
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, 4);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, 4);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    double scale[3] = {1, 1, 0}, tie[6] = {0, 0, 0, 500000, 4000000, 0};
+    uint16_t keys[] = {1, 1, 0, 3, 1024, 0, 1, 1, 3072, 0, 1, 32633, 4099, 0, 1, 9002};
+    TIFFSetField(tif, 33550, 3, scale);
+    TIFFSetField(tif, 33922, 6, tie);
+    TIFFSetField(tif, 34735, (int)(sizeof keys / sizeof keys[0]), keys);
+    float row[4] = {100, 100, 100, 100};
+    for (uint32_t r = 0; r < 4; r++)
+        TIFFWriteScanline(tif, row, r, 0);
+    TIFFClose(tif);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("feet2.tif"),
+                                   tp("feet_m.tif")),
+                 0);
+    free(out), free(err);
+    trn_geotiff dem;
+    CHECK_OK(trn_geotiff_read(tp("feet_m.tif"), NULL, &dem, NULL, NULL, &e));
+    CHECK_EQ_INT(dem.info.georef.vertical_units, 9002);
+    CHECK(dem.values && fabs(dem.values[0] - 100.0) < 1e-4);
+    trn_field f;
+    CHECK_OK(trn_geotiff_to_field(&dem, &f, &e));
+    CHECK(fabs(f.heights[0] - 30.48) < 1e-4);
+    trn_field_dispose(&f);
+    trn_geotiff_dispose(&dem);
+    /* Reprojected, the heights are metres and the file says so (no feet key). */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs utm", &out, &err, tp("feet2.tif"),
+                                   tp("feet_utm.tif")),
+                 0);
+    CHECK_CONTAINS(err, "to EPSG:32633");
+    free(out), free(err);
+    CHECK_OK(trn_geotiff_read(tp("feet_utm.tif"), NULL, &dem, NULL, NULL, &e));
+    CHECK_EQ_INT(dem.info.georef.vertical_units, 0);
+    CHECK(dem.values && fabs(dem.values[0] - 30.48) < 1e-4);
+    trn_geotiff_dispose(&dem);
+}
+
 /* The shipped 30-arc-second SRTM tile of central Japan (EPSG:4326, 35.7 N) to a BeamNG level. */
 static void test_real_srtm_level(void)
 {
@@ -461,6 +519,7 @@ int main(void)
     RUN(test_cli_convert);
     RUN(test_cli_refusals);
     RUN(test_implied_units);
+    RUN(test_vertical_feet);
     RUN(test_real_srtm_level);
     return trn_test_finish();
 }
