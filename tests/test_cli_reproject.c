@@ -420,6 +420,11 @@ static void test_implied_units(void)
     CHECK_EQ_INT(info.georef.projected_epsg, 32799);
     CHECK(info.georef.linear_unit_metres == 1.0); /* no unit key: metre, as before */
     char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("ft.tif")), 0);
+    CHECK_CONTAINS(out, "EPSG:2263 (projected), datum EPSG:6269, unit 0.3048006096 m (implied by "
+                        "the code)");
+    CHECK_CONTAINS(out, "3.0480 x 3.0480 m per pixel");
+    free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("unknown.tif")), 0);
     CHECK_CONTAINS(out, "EPSG:32799");
     CHECK(err && !strstr(err, "proj") && !strstr(err, "crs not found"));

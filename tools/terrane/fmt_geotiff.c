@@ -112,6 +112,11 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             json_object_set_new(crs, "linear_units", json_integer(g->linear_units));
             json_object_set_new(crs, "vertical_units", json_integer(g->vertical_units));
             json_object_set_new(crs, "units_known", json_boolean(g->units_known));
+            json_object_set_new(crs, "datum_epsg",
+                                g->datum_epsg ? json_integer(g->datum_epsg) : json_null());
+            json_object_set_new(crs, "unit_metres", json_real(g->geographic
+                                                                  ? 0.0
+                                                                  : g->linear_unit_metres));
             json_object_set_new(o, "crs", crs);
         } else {
             json_object_set_new(o, "crs", json_null());
@@ -187,6 +192,11 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             else
                 cli_printf("no EPSG code (%s)", crs_kind(g));
             if (g->citation[0]) cli_printf(", \"%s\"", g->citation);
+            /* What libgeotiff's normalisation adds: the datum, and a unit the code implies. */
+            if (g->datum_epsg) cli_printf(", datum EPSG:%u", g->datum_epsg);
+            if (!g->geographic && !g->linear_units && g->crs_unit_metres > 0 &&
+                g->crs_unit_metres != 1.0)
+                cli_printf(", unit %.10g m (implied by the code)", g->crs_unit_metres);
             cli_printf("\n");
         } else {
             cli_printf("crs:       none (no GeoKeyDirectory)\n");
