@@ -1,6 +1,7 @@
 /* Geographic DEMs reprojected with PROJ (library and CLI), GeoKeys through libgeotiff, CRS kept. */
 #define _POSIX_C_SOURCE 200809L
 #include <geo_normalize.h>
+#include <jansson.h>
 #include <geotiff.h>
 #include <geotiffio.h>
 #include <math.h>
@@ -301,6 +302,26 @@ static void test_cli_convert(void)
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("g.tif"), tp("a.r32")), 0);
     CHECK_CONTAINS(err, "reprojected from EPSG:4326 (WGS 84) to EPSG:32654 (WGS 84 / UTM zone 54N, "
                         "the UTM zone of its centre");
+    free(out), free(err);
+    /* --format json says the same. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err, tp("g.tif"),
+                                   tp("a.r32")),
+                 0);
+    json_t *doc = json_loads(out ? out : "", 0, NULL);
+    json_t *rp = json_object_get(doc, "reprojected");
+    CHECK_EQ_INT(json_integer_value(json_object_get(rp, "from_epsg")), 4326);
+    CHECK_EQ_INT(json_integer_value(json_object_get(rp, "to_epsg")), 32654);
+    CHECK(json_is_true(json_object_get(rp, "utm_of_centre")));
+    const double kept = json_real_value(json_object_get(rp, "area_kept"));
+    CHECK(kept > 0.9 && kept <= 1.0);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --format json", &out, &err, tp("g.tif"),
+                                   tp("k.tif")),
+                 0);
+    doc = json_loads(out ? out : "", 0, NULL);
+    CHECK(json_is_null(json_object_get(doc, "reprojected")));
+    json_decref(doc);
     free(out), free(err);
     /* --crs utm on a .tif: a UTM GeoTIFF that libgeotiff reads as EPSG:32654. */
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs utm", &out, &err, tp("g.tif"),

@@ -366,7 +366,8 @@ static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_d
 
 /* One note naming everything the conversion drops; the JSON report lists it. */
 static void report_conversion(cli_ctx *ctx, const char *in, const char *out, const cli_terrain *t,
-                              const char *out_label, const cli_drops *drops, const scale_used *su)
+                              const char *out_label, const cli_drops *drops, const scale_used *su,
+                              const trn_geotiff_reproject_result *rp)
 {
     if (ctx->json) {
         json_t *o = json_object();
@@ -384,6 +385,27 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
         json_object_set_new(o, "dropped", list);
         if (su->used)
             json_object_set_new(o, "heights", cli_scale_json(&su->scale, su->how, &su->levels));
+        if (rp->target_epsg) {
+            json_t *r = json_object();
+            json_object_set_new(r, "from_epsg", json_integer(rp->source_epsg));
+            json_object_set_new(r, "from", cli_json_string(rp->source_name));
+            json_object_set_new(r, "to_epsg", json_integer(rp->target_epsg));
+            json_object_set_new(r, "to", cli_json_string(rp->target_name));
+            json_object_set_new(r, "utm_of_centre", json_boolean(rp->utm_default));
+            json_object_set_new(r, "cell_metres", json_real(rp->cell_metres));
+            json_t *sz = json_array();
+            json_array_append_new(sz, json_integer(rp->width));
+            json_array_append_new(sz, json_integer(rp->height));
+            json_object_set_new(r, "samples", sz);
+            json_object_set_new(r, "area_kept",
+                                json_real(rp->footprint_samples > 0
+                                              ? fmin(1.0, rp->width * (double)rp->height /
+                                                              rp->footprint_samples)
+                                              : 1.0));
+            json_object_set_new(o, "reprojected", r);
+        } else {
+            json_object_set_new(o, "reprojected", json_null());
+        }
         cli_print_json(o);
     }
     if (!drops->count) return;
@@ -556,6 +578,9 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     /* A GeoTIFF output stores a geographic CRS as it is; every other output is metres on a
      * grid of square cells, so a geographic DEM is reprojected for it. */
     o.dem.keeps_crs = !level_dir && fmt == OUT_GEOTIFF;
+    trn_geotiff_reproject_result reprojected;
+    memset(&reprojected, 0, sizeof reprojected);
+    o.dem.reprojected = &reprojected;
     rc = cli_dem_apply(ctx, &o.dem, raw_in ? 0 : o.load.raw_width, raw_in ? 0 : o.load.raw_height,
                        &t);
     if (rc) {
@@ -621,7 +646,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         cli_drops drops = t.drops;
         output_drops(&t, fmt, level_dir != NULL, &drops);
         report_conversion(ctx, in, out, &t, level_dir ? "a BeamNG level" : out_format_label(fmt),
-                          &drops, &su);
+                          &drops, &su, &reprojected);
     }
     cli_terrain_dispose(&t);
     return rc;

@@ -640,6 +640,7 @@ int cli_dem_reproject(cli_ctx *ctx, const cli_dem_options *o, cli_terrain *t)
         return cli_fail(ctx, &e);
     }
     cli_progress_end(ctx);
+    if (o->reprojected) *o->reprojected = res;
     const uint32_t in_w = t->field.cells_x + 1u, in_h = t->field.cells_z + 1u;
     out.quantum = t->field.quantum;
     out.quantum_base = t->field.quantum_base;

@@ -47,6 +47,9 @@ typedef struct cli_dem_options {
     uint32_t crs_epsg; /* --crs EPSG:N */
     double cell;       /* --cell M: the reprojected grid's cell in metres; 0 = the source's */
     bool keeps_crs;    /* set by the caller: the output stores a geographic CRS (.tif) */
+    /* Set by the caller (may be NULL): filled when a reprojection runs (target_epsg 0 when
+     * none did), for --format json reports. */
+    trn_geotiff_reproject_result *reprojected;
     trn_resample_filter filter;
     bool pow2, pow2plus1; /* a square of 2^n (2^n + 1) samples a side */
     bool has_crop;
