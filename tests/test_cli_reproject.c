@@ -337,6 +337,21 @@ static void test_cli_convert(void)
     free(out), free(err);
     CHECK(geokeys(tp("utm2.tif"), defn, scale));
     CHECK_EQ_INT(defn->PCS, 32654);
+    /* --cell alone on a projected DEM: square cells of that size in its own CRS. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --cell 200", &out, &err, tp("utm.tif"),
+                                   tp("utm200.tif")),
+                 0);
+    CHECK_CONTAINS(err, "reprojected from EPSG:32654 (WGS 84 / UTM zone 54N) to EPSG:32654");
+    free(out), free(err);
+    CHECK(geokeys(tp("utm200.tif"), defn, scale));
+    CHECK_EQ_INT(defn->PCS, 32654);
+    CHECK(scale[0] == 200.0 && scale[1] == 200.0);
+    /* unity export reprojects a geographic DEM as convert does. */
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --fit resample --resolution 129", &out,
+                                   &err, tp("g.tif"), tp("unity")),
+                 0);
+    CHECK_CONTAINS(err, "reprojected from EPSG:4326 (WGS 84) to EPSG:32654");
+    free(out), free(err);
     GTIFFreeDefn(defn);
 
     /* Determinism: one thread and four give the same bytes, and the bytes are pinned. */

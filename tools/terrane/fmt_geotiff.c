@@ -624,9 +624,9 @@ int cli_dem_reproject(cli_ctx *ctx, const cli_dem_options *o, cli_terrain *t)
     memset(&ro, 0, sizeof ro);
     ro.target_epsg = o->crs == CLI_CRS_EPSG ? o->crs_epsg : 0;
     if (o->crs == CLI_CRS_DEFAULT && !geographic && o->cell > 0) {
-        /* --cell alone on a projected DEM: square cells in its own CRS. */
-        const trn_geotiff_georef *g = t->georef;
-        ro.target_epsg = g->projected_epsg ? g->projected_epsg : g->crs_geographic_epsg;
+        /* --cell alone on a projected DEM: square cells in its own CRS (none known: the
+         * library refuses a source without a code). */
+        ro.target_epsg = t->georef->projected_epsg;
     }
     ro.cell_metres = o->cell;
     ro.filter = o->filter;
