@@ -299,8 +299,11 @@ static void print_param_text(const trn_param_spec *s)
     } else if (s->type == TRN_PARAM_VECTOR) {
         number_text(s->min, lo);
         number_text(s->max, hi);
-        cli_printf("default %s, %u numbers in [%s, %s]", s->def_text ? s->def_text : "[]",
-                   s->min_points, lo, hi);
+        if (s->optional)
+            cli_printf("optional, %u numbers in [%s, %s]", s->min_points, lo, hi);
+        else
+            cli_printf("default %s, %u numbers in [%s, %s]", s->def_text ? s->def_text : "[]",
+                       s->min_points, lo, hi);
     } else if (s->optional) {
         cli_printf("optional");
     } else {
@@ -384,7 +387,9 @@ static int graph_check(cli_ctx *ctx, const char *path)
         trn_recipe recipe;
         memset(&recipe, 0, sizeof recipe);
         trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
-        if (trn_recipe_parse(text ? text : "", size, path, &recipe, &kind, &e)) {
+        if (trn_recipe_parse(text ? text : "", size, path, &recipe, &kind, &e) ||
+            trn_recipe_set_base_dir_of(&recipe, path, &e)) {
+            trn_recipe_dispose(&recipe);
             trn_mapped_file_close(&mf);
             return cli_fail(ctx, &e);
         }
