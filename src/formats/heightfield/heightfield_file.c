@@ -281,7 +281,10 @@ trn_status trn_heightfield_decode(const uint8_t *data, size_t size, const char *
                              "trn_heightfield_decode: out is required");
     memset(out, 0, sizeof *out);
     trn_status st = trn_heightfield_probe(data, size, name, options, &out->info, err);
-    if (st) return st;
+    if (st) {
+        memset(out, 0, sizeof *out);
+        return st;
+    }
     const double max_height =
         options && options->max_height > 0 ? options->max_height : DEFAULT_MAX_HEIGHT;
     const trn_heightfield_format f = out->info.format;
@@ -356,7 +359,8 @@ trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, 
     if (stat(resolved, &sb) != 0) {
         const int e = errno;
         return trn_error_set(err, e == ENOENT || e == ENOTDIR ? TRN_ERR_NOT_FOUND : TRN_ERR_IO,
-                             resolved, -1, "cannot open '%.200s': %s", path, strerror(e));
+                             resolved, -1, "cannot open '%.200s' (%.300s): %s", path, resolved,
+                             strerror(e));
     }
     /* A symbolic link (the file or a folder on the way) may lead outside: compare the real
      * locations. */
