@@ -392,6 +392,17 @@ static void test_key_follows_content(void)
     const uint64_t k2 = key_of(params, "dem");
     CHECK(k1 != 0 && k2 != 0 && k2 != k1);
     CHECK(key_of(params, "out") != o1);
+    /* The recipe's own cache key (a cooked payload's staleness) follows the bytes too. */
+    trn_recipe r;
+    trn_error e2;
+    uint64_t rk1 = 0, rk2 = 0;
+    CHECK(recipe_with(params, 16, &r, &e2));
+    CHECK_OK(trn_recipe_cache_key(&r, &rk1, &e2));
+    CHECK(trn_test_write_file(p, bytes, n));
+    CHECK_OK(trn_recipe_cache_key(&r, &rk2, &e2));
+    CHECK(rk1 != rk2);
+    CHECK(key_of(params, "dem") == k1);
+    trn_recipe_dispose(&r);
     /* Another name with the first bytes: the key names the parameter too, so it differs. */
     CHECK(key_of("{\"path\":\"plane.tif\"}", "dem") != k2);
     free(bytes);

@@ -276,8 +276,9 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err);
  * printing again gives the same bytes. *text is malloc'd; caller frees. */
 trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
                                      trn_error *err);
-/* XXH64 of (TRN_GENERATOR_VERSION, canonical JSON). Graph node positions and comments will be
- * excluded once graphs exist. */
+/* XXH64 of (TRN_GENERATOR_VERSION, canonical JSON with the graph's identity: no node positions
+ * or comments), then, for a graph with Heightfield Input nodes, each one's id and file content
+ * (the file resolved against base_dir), so a changed DEM changes the key. */
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err);
 
 /* Terrain asset source and manifest documents. id is "asset://..." */
