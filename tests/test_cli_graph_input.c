@@ -82,8 +82,52 @@ static void test_example_level(void)
     free(err);
 }
 
+static void test_starter_input(void)
+{
+    char dir[512], path[700];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(path, sizeof path, "%s/ground.tif", dir);
+    CHECK(write_dem(path));
+    /* The starter reading a file, pasted into a recipe beside it, generates. */
+    char *graph = NULL, *err = NULL;
+    CHECK(trn_test_run_clif("graph starter --input ground.tif", &graph, &err) == 0);
+    CHECK_CONTAINS(graph, "\"type\": \"heightfield_input\"");
+    CHECK_CONTAINS(graph, "\"path\": \"ground.tif\"");
+    free(err);
+    char *recipe = malloc(strlen(graph ? graph : "") + 400);
+    if (recipe && graph) {
+        sprintf(recipe,
+                "{\"size\": [1024, 1024], \"resolution\": [64, 64], \"seed\": 3,\n"
+                " \"default_landform\": \"l\", \"landforms\": {\"l\": {}},\n"
+                " \"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
+                " \"graph\": %s}\n",
+                graph);
+        snprintf(path, sizeof path, "%s/r.json", dir);
+        CHECK(trn_test_write_file(path, recipe, strlen(recipe)));
+        char *out = NULL;
+        CHECK(trn_test_run_clif("graph check %s", &out, &err, path) == 0);
+        free(out);
+        free(err);
+        char png[760];
+        snprintf(png, sizeof png, "%s/h.png", dir);
+        CHECK(trn_test_run_clif("generate %s -o %s", &out, &err, path, png) == 0);
+        CHECK_CONTAINS(err, "ground.tif: geotiff 129x129, 1024 x 1024 m onto 1024 x 1024");
+        free(out);
+        free(err);
+    }
+    free(recipe);
+    free(graph);
+    /* A path no recipe may name is refused at once. */
+    char *out = NULL;
+    CHECK(trn_test_run_clif("graph starter --input /data/dem.tif", &out, &err) != 0);
+    CHECK_CONTAINS(err, "is an absolute path");
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     RUN(test_example_level);
+    RUN(test_starter_input);
     return trn_test_finish();
 }

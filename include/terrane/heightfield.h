@@ -96,6 +96,9 @@ void trn_heightfield_file_dispose(trn_heightfield_file *file);
  * missing file is TRN_ERR_NOT_FOUND (resolved is then still set, for the message). */
 trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, char *resolved,
                                         size_t resolved_size, trn_error *err);
+/* The rules a path obeys whatever the folder (not empty, not absolute, no ".." part), without
+ * touching the file system: what can be checked of a graph with no recipe around it. */
+trn_status trn_heightfield_path_check(const char *path, trn_error *err);
 
 #ifdef __cplusplus
 }

@@ -325,16 +325,11 @@ trn_status trn_heightfield_decode(const uint8_t *data, size_t size, const char *
 
 /* ---- paths ---- */
 
-trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, char *resolved,
-                                        size_t resolved_size, trn_error *err)
+trn_status trn_heightfield_path_check(const char *path, trn_error *err)
 {
-    if (resolved && resolved_size) resolved[0] = '\0';
     if (!path || !*path)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "the path is empty: name a file relative to the recipe's folder");
-    if (!resolved || resolved_size < 2)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "trn_heightfield_path_resolve: resolved is required");
     if (path[0] == '/')
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "'%.200s' is an absolute path: a recipe names its files relative to "
@@ -350,6 +345,18 @@ trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, 
                                  path);
         p += len + (slash ? 1 : 0);
     }
+    return TRN_OK;
+}
+
+trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, char *resolved,
+                                        size_t resolved_size, trn_error *err)
+{
+    if (resolved && resolved_size) resolved[0] = '\0';
+    trn_status st = trn_heightfield_path_check(path, err);
+    if (st) return st;
+    if (!resolved || resolved_size < 2)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_heightfield_path_resolve: resolved is required");
     const char *base = base_dir && *base_dir ? base_dir : ".";
     const int n = snprintf(resolved, resolved_size, "%s/%s", base, path);
     if (n < 0 || (size_t)n >= resolved_size)

@@ -157,7 +157,12 @@ static void input_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
     char resolved[4096];
     trn_error e;
     trn_error_clear(&e);
-    trn_status st = resolve(n, t, recipe, resolved, sizeof resolved, &e);
+    /* Without a recipe (a graph document of its own, the starter) there is no folder to look
+     * in: only the path's own rules are checked. */
+    trn_status st = recipe ? resolve(n, t, recipe, resolved, sizeof resolved, &e)
+                    : name ? trn_heightfield_path_check(name, &e)
+                           : resolve(n, t, NULL, resolved, sizeof resolved, &e);
+    if (!st && !recipe) return;
     if (st) {
         if (!name) snprintf(path, sizeof path, "nodes[%u]", index); /* where the node is */
         trn_check_diag(c, TRN_GRAPH_ERROR,
