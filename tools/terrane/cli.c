@@ -307,6 +307,8 @@ static const char *shown_path(const cli_ctx *ctx, const char *file)
     return cli_input_user_path(file);
 }
 
+static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code);
+
 int cli_fail(cli_ctx *ctx, const trn_error *err)
 {
     cli_progress_end(ctx);
@@ -319,6 +321,7 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
     char buf[2048];
     trn_error_format(&shown, buf, sizeof buf);
     cli_fprintf(stderr, "terrane %s: error: %s\n", ctx->verb, buf);
+    json_error(ctx, &shown, shown.message, ctx->conflict ? CLI_EXIT_USAGE : CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
 }
 
@@ -326,11 +329,14 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
 {
     cli_progress_end(ctx);
     fprintf(stderr, "terrane %s: error: ", ctx->verb);
+    char message[2048];
     va_list ap;
     va_start(ap, fmt);
-    cli_vfprintf(stderr, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    cli_fprintf(stderr, "%s", message);
     fputc('\n', stderr);
+    json_error(ctx, NULL, message, CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
 }
 
@@ -498,9 +504,12 @@ static int usage_error_v(cli_ctx *ctx, const char *const *extra, const char *fmt
         if (word) suggest(ctx, kind, word, extra, hint, sizeof hint);
     }
     fprintf(stderr, "terrane %s: ", ctx->verb);
-    cli_vfprintf(stderr, fmt, ap);
+    char message[2048];
+    vsnprintf(message, sizeof message, fmt, ap);
+    cli_fprintf(stderr, "%s", message);
     if (hint[0]) cli_fprintf(stderr, "; did you mean '%s'?", hint);
     fprintf(stderr, "\n(run 'terrane %s --help' for usage)\n", ctx->verb);
+    json_error(ctx, NULL, message, CLI_EXIT_USAGE);
     return CLI_EXIT_USAGE;
 }
 
@@ -763,11 +772,93 @@ void cli_progress_end(cli_ctx *ctx)
     }
 }
 
+/* Whether this process has printed its JSON result (a failure after it adds no error object). */
+static bool json_result_printed;
+
+/* A real number token at t (n bytes) rewritten to the shortest text that reads back as the same
+ * double (0.20000000000000001 -> 0.2), kept a real (1.0, not 1). Returns its length in out. */
+static size_t shortest_real(const char *t, size_t n, char *out, size_t size)
+{
+    char token[64];
+    if (n >= sizeof token) {
+        memcpy(out, t, n < size ? n : size);
+        return n < size ? n : size;
+    }
+    memcpy(token, t, n);
+    token[n] = '\0';
+    const double v = strtod(token, NULL);
+    /* Plain digits for everyday magnitudes (100.0, not 1e+02), as %.17g itself prints them. */
+    const double a = fabs(v);
+    const bool plain = a == 0.0 || (a >= 1e-5 && a < 1e17);
+    int len = 0;
+    for (int p = 1; p <= 17; p++) {
+        len = snprintf(out, size, "%.*g", p, v);
+        if (strtod(out, NULL) == v && (!plain || !strpbrk(out, "eE"))) break;
+    }
+    if (len > 0 && !strpbrk(out, ".eEn") && (size_t)len + 2 < size) {
+        memcpy(out + len, ".0", 3);
+        len += 2;
+    }
+    return len > 0 ? (size_t)len : 0;
+}
+
 void cli_print_json(json_t *value)
 {
-    json_dumpf(value, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    fputc('\n', stdout);
+    char *text = json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(value);
+    if (!text) return;
+    /* Reals (tokens outside strings with a point or an exponent) in their shortest form. */
+    bool in_string = false;
+    for (const char *c = text; *c;) {
+        if (in_string) {
+            const char *start = c;
+            while (*c && *c != '"') c += *c == '\\' && c[1] ? 2 : 1;
+            fwrite(start, 1, (size_t)(c - start), stdout);
+            if (*c) fputc(*c++, stdout);
+            in_string = false;
+        } else if (*c == '"') {
+            fputc(*c++, stdout);
+            in_string = true;
+        } else if (*c == '-' || (*c >= '0' && *c <= '9')) {
+            const size_t n = strspn(c, "+-0123456789.eE");
+            if (memchr(c, '.', n) || memchr(c, 'e', n) || memchr(c, 'E', n)) {
+                char out[64];
+                fwrite(out, 1, shortest_real(c, n, out, sizeof out), stdout);
+            } else {
+                fwrite(c, 1, n, stdout);
+            }
+            c += n;
+        } else {
+            fputc(*c++, stdout);
+        }
+    }
+    fputc('\n', stdout);
+    free(text);
+    json_result_printed = true;
+}
+
+/* With --format json, a failure still answers on stdout: {"error": {...}} (what stderr says,
+ * by field), unless the result was already printed. */
+static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code)
+{
+    if (!ctx->json || json_result_printed) return;
+    json_t *e = json_object();
+    json_object_set_new(e, "verb", json_string(ctx->verb ? ctx->verb : ""));
+    json_object_set_new(e, "exit_code", json_integer(exit_code));
+    json_object_set_new(e, "message", cli_json_string(message));
+    if (err) {
+        json_object_set_new(e, "code", json_string(trn_status_name(err->code)));
+        if (err->file[0]) json_object_set_new(e, "file", cli_json_string(err->file));
+        if (err->offset >= 0) json_object_set_new(e, "offset", json_integer(err->offset));
+        if (err->line > 0) {
+            json_object_set_new(e, "line", json_integer(err->line));
+            json_object_set_new(e, "column", json_integer(err->column));
+        }
+        if (err->node_id[0]) json_object_set_new(e, "node", cli_json_string(err->node_id));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "error", e);
+    cli_print_json(o);
 }
 
 bool cli_same_file(const char *a, const char *b)
