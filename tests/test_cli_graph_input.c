@@ -60,6 +60,7 @@ static void test_example_level(void)
     free(err);
     rc = trn_test_run_clif("inspect %s", &out, &err, path);
     CHECK_CONTAINS(err, "the graph has 1 error");
+    CHECK_CONTAINS(out, "error: node 'dem' (heightfield_input): path: cannot open 'dem.tif'");
     free(out);
     free(err);
     /* With it: generated into a BeamNG level that validates, and not one warning. */

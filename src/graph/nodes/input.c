@@ -299,7 +299,9 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
         hi = fmax(hi, dst.heights[k]);
     }
     char fill[80] = "";
-    if (filled) snprintf(fill, sizeof fill, "; %" PRIu64 " NoData samples filled", filled);
+    if (filled)
+        snprintf(fill, sizeof fill, "; %" PRIu64 " NoData sample%s filled", filled,
+                 filled == 1 ? "" : "s");
     snprintf(r->note, sizeof r->note,
              "%.60s: %s %ux%u, %s%.6g x %.6g %s onto %.6g x %.6g; heights %.6g..%.6g m%s",
              name, trn_heightfield_format_name(info.format), info.width, info.height,
