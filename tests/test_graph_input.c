@@ -255,11 +255,38 @@ static void test_each_format(void)
         CHECK(fabsf(h[(size_t)1 * N + 3] - (float)(100 + 12 + 1.0)) < 1e-4f);
     }
     CHECK_CONTAINS(note, "r32 17x9");
+    /* Kept for the raw_height case below. */
+    /* Its height alone gives the width too. */
+    float *h2 = run_node("{\"path\":\"wide.r32\",\"raw_height\":9}", 16, 1, NULL, &e);
+    CHECK(h && h2 && memcmp(h, h2, (size_t)N * N * sizeof *h) == 0);
+    free(h2);
     free(h);
     /* Without its width the 153 samples are not a square: a clear error. */
     h = run_node("{\"path\":\"wide.r32\"}", 16, 1, NULL, &e);
     CHECK(h == NULL);
     CHECK_CONTAINS(e.message, "not a square");
+    free(h);
+}
+
+/* Non-finite samples of an R32 are filled as NoData is; a file of nothing else is refused. */
+static void test_r32_holes(void)
+{
+    float v[9] = {1, 2, 3, 4, NAN, 6, 7, 8, 9};
+    char p[600];
+    path_in(p, sizeof p, "hole.r32");
+    CHECK(trn_test_write_file(p, v, sizeof v));
+    trn_error e;
+    char note[400] = "";
+    float *h = run_node("{\"path\":\"hole.r32\"}", 2, 1, note, &e);
+    CHECK(h && fabsf(h[4] - 5.0f) < 1e-4f);
+    CHECK_CONTAINS(note, "1 NoData sample filled");
+    free(h);
+    for (int k = 0; k < 9; k++)
+        v[k] = k == 3 ? INFINITY : NAN;
+    CHECK(trn_test_write_file(p, v, sizeof v));
+    h = run_node("{\"path\":\"hole.r32\"}", 2, 1, NULL, &e);
+    CHECK(h == NULL);
+    CHECK_CONTAINS(e.message, "node 'dem' (heightfield_input): hole.r32: all 9 samples are NoData");
     free(h);
 }
 
@@ -447,6 +474,15 @@ static void test_errors_at_positions(void)
          "crs_window", "reach outside", "[400000"},
         {"{\"path\":\"plane.r16\",\"raw_width\":16}", "input-file", "path", "not a whole number",
          "\"plane.r16\""},
+        {"{\"path\":\"plane.r16\",\"raw_width\":17,\"raw_height\":18}", "input-file", "path",
+         "offset 578: expected 17 x 18 samples (612 bytes), the file ends at 578", "\"plane.r16\""},
+        {"{\"path\":\"plane.r16\",\"raw_width\":17,\"raw_height\":16}", "input-file", "path",
+         "offset 544: expected 17 x 16 samples (544 bytes), the file holds 578", "\"plane.r16\""},
+        {"{\"path\":\"cut.ter\"}", "input-file", "path", "offset", "\"cut.ter\""},
+        {"{\"path\":\"plane.tif\",\"pixel_window\":[8,0,4,8]}", "bad-param", "pixel_window",
+         "expected col0 < col1 and row0 < row1", "[8,0,4,8]"},
+        {"{\"path\":\"utm.tif\",\"crs_window\":[500100,3999885,500025,3999965]}", "bad-param",
+         "crs_window", "expected min_x < max_x", "[500100"},
     };
     /* A file that is no heightfield, and a PNG cut short. */
     char p[600];
@@ -459,6 +495,11 @@ static void test_errors_at_positions(void)
     path_in(p, sizeof p, "cut.png");
     CHECK(png && trn_test_write_file(p, png, 20));
     free(png);
+    path_in(q, sizeof q, "plane.ter");
+    uint8_t *terb = trn_test_read_file(q, &n);
+    path_in(p, sizeof p, "cut.ter");
+    CHECK(terb && trn_test_write_file(p, terb, 100));
+    free(terb);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         CHECK(diags_of(cases[k].params, &d, text, sizeof text));
         const trn_graph_diagnostic *x = find_diag(&d, cases[k].check);
@@ -626,6 +667,7 @@ int main(void)
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
     write_files();
     RUN(test_each_format);
+    RUN(test_r32_holes);
     RUN(test_placement_and_scale);
     RUN(test_resampling);
     RUN(test_key_follows_content);
