@@ -1,5 +1,6 @@
 /* Makes the demo's source images: a 16-bit island heightmap, material opacity masks, a hole map,
- * and a small georeferenced GeoTIFF DEM of a mountain valley for examples/recipes/dem_level.json. */
+ * and a small georeferenced GeoTIFF DEM of a mountain valley for examples/recipes/dem_level.json.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,8 @@ static int save_dem(const char *dir)
             /* The valley's axis wanders; its floor rises to the north. */
             const double axis = 512 + 90 * sin(z / 260.0), dx = (x - axis) / 210.0;
             const double floor_h = 310 + 0.11 * z;
-            const double walls = 220 * (1 - exp(-dx * dx)) * (0.7 + 0.6 * fbm(x / 300, z / 300, 3, 5u));
+            const double walls =
+                220 * (1 - exp(-dx * dx)) * (0.7 + 0.6 * fbm(x / 300, z / 300, 3, 5u));
             const double rough = 40 * fbm(x / 90, z / 90, 5, 9u) * (1 - exp(-dx * dx * 4));
             const double bz = (z - 420) / 70, bx = (x - 512 - 90 * sin(420 / 260.0)) / 70;
             const double basin = 24 * exp(-(bx * bx + bz * bz));

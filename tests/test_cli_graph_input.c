@@ -18,9 +18,9 @@ static bool write_dem(const char *path)
         for (uint32_t i = 0; i < S; i++) {
             const double x = i * 8.0, z = j * 8.0, dx = (x - 512 - 90 * sin(z / 260)) / 210;
             const double bz = (z - 420) / 70, bx = (x - 601) / 70;
-            f.heights[(size_t)j * S + i] = (float)(310 + 0.11 * z + 220 * (1 - exp(-dx * dx)) +
-                                                   12 * sin(x / 37) * cos(z / 53) -
-                                                   24 * exp(-(bx * bx + bz * bz)));
+            f.heights[(size_t)j * S + i] =
+                (float)(310 + 0.11 * z + 220 * (1 - exp(-dx * dx)) +
+                        12 * sin(x / 37) * cos(z / 53) - 24 * exp(-(bx * bx + bz * bz)));
         }
     for (uint32_t j = 100; j < 103; j++)
         for (uint32_t i = 15; i < 18; i++)

@@ -1,4 +1,5 @@
-/* Tests for the Heightfield Input node: every format, placement, scale, resampling, keys, errors. */
+/* Tests for the Heightfield Input node: every format, placement, scale, resampling, keys, errors.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -309,8 +310,7 @@ static void test_placement_and_scale(void)
     CHECK_CONTAINS(note, "window 8 x 8 m onto 160 x 160");
     free(h);
     /* Fractional windows interpolate: bilinear is exact on a plane. */
-    h = run_node("{\"path\":\"plane.tif\",\"pixel_window\":[0.5,1.25,10.5,11.25]}", 4, 1, NULL,
-                 &e);
+    h = run_node("{\"path\":\"plane.tif\",\"pixel_window\":[0.5,1.25,10.5,11.25]}", 4, 1, NULL, &e);
     CHECK(h != NULL);
     if (h) {
         /* Output (i, j) at column 0.5 + 2.5 i, field row (16 - 11.25) + 2.5 j. */
@@ -324,8 +324,8 @@ static void test_placement_and_scale(void)
     }
     free(h);
     /* Scale and offset: h * s + o. */
-    h = run_node("{\"path\":\"plane.tif\",\"height_scale\":0.5,\"height_offset\":-20}", 16, 1,
-                 NULL, &e);
+    h = run_node("{\"path\":\"plane.tif\",\"height_scale\":0.5,\"height_offset\":-20}", 16, 1, NULL,
+                 &e);
     CHECK(h && h[0] == 30.0f && h[N * N - 1] == (float)(0.5 * plane(16, 16) - 20));
     free(h);
     /* A CRS window of a georeferenced DEM is the pixel window of the same pixels: centres of
@@ -371,8 +371,7 @@ static void test_resampling(void)
     float *got[3];
     for (int k = 0; k < 3; k++) {
         char params[128];
-        snprintf(params, sizeof params, "{\"path\":\"bumps.tif\",\"resample\":\"%s\"}",
-                 filters[k]);
+        snprintf(params, sizeof params, "{\"path\":\"bumps.tif\",\"resample\":\"%s\"}", filters[k]);
         got[k] = run_node(params, 20, 1, NULL, &e);
         trn_field want;
         CHECK_OK(trn_field_resample(&f, NULL, 20, 20, codes[k], &want, NULL, NULL, &e));
@@ -538,7 +537,8 @@ static void test_errors_at_positions(void)
     float *h = run_node("{\"path\":\"missing.tif\"}", 16, 1, NULL, &e);
     CHECK(h == NULL && e.code == TRN_ERR_VALIDATION);
     CHECK(strcmp(e.node_id, "dem") == 0);
-    CHECK_CONTAINS(e.message, "graph.nodes[0].params.path: node 'dem' (heightfield_input): path: cannot open "
+    CHECK_CONTAINS(e.message,
+                   "graph.nodes[0].params.path: node 'dem' (heightfield_input): path: cannot open "
                    "'missing.tif'");
     free(h);
 }

@@ -68,14 +68,14 @@ static trn_status unknown_format(const char *name, const uint8_t *data, size_t s
 
 static trn_raw_type raw_type_of(trn_heightfield_format f)
 {
-    return f == TRN_HEIGHTFIELD_R16 ? TRN_RAW_U16_LE
+    return f == TRN_HEIGHTFIELD_R16      ? TRN_RAW_U16_LE
            : f == TRN_HEIGHTFIELD_R16_BE ? TRN_RAW_U16_BE
-                                          : TRN_RAW_F32_LE;
+                                         : TRN_RAW_F32_LE;
 }
 
 /* A headerless raster's size from its length: as trn_raw_decode infers it, without decoding. */
-static trn_status raw_size(const char *name, size_t size, trn_raw_type type, uint32_t w,
-                           uint32_t h, uint32_t *out_w, uint32_t *out_h, trn_error *err)
+static trn_status raw_size(const char *name, size_t size, trn_raw_type type, uint32_t w, uint32_t h,
+                           uint32_t *out_w, uint32_t *out_h, trn_error *err)
 {
     const uint64_t bytes = trn_raw_sample_bytes(type), samples = size / bytes;
     if (size % bytes)
@@ -100,8 +100,10 @@ static trn_status raw_size(const char *name, size_t size, trn_raw_type type, uin
             return trn_error_set(err, TRN_ERR_FORMAT, name, -1,
                                  "%llu samples are not a whole number of rows of %u",
                                  (unsigned long long)samples, known);
-        if (!w) w = (uint32_t)(samples / known);
-        else h = (uint32_t)(samples / known);
+        if (!w)
+            w = (uint32_t)(samples / known);
+        else
+            h = (uint32_t)(samples / known);
     } else {
         const uint64_t want = (uint64_t)w * h * bytes;
         if (size < want)
@@ -110,8 +112,8 @@ static trn_status raw_size(const char *name, size_t size, trn_raw_type type, uin
                                  h, (unsigned long long)want, size);
         if (size > want)
             return trn_error_set(err, TRN_ERR_TRAILING_DATA, name, (int64_t)want,
-                                 "expected %u x %u samples (%llu bytes), the file holds %zu", w,
-                                 h, (unsigned long long)want, size);
+                                 "expected %u x %u samples (%llu bytes), the file holds %zu", w, h,
+                                 (unsigned long long)want, size);
     }
     *out_w = w;
     *out_h = h;
@@ -292,8 +294,7 @@ trn_status trn_heightfield_decode(const uint8_t *data, size_t size, const char *
         trn_geotiff_limits lim;
         geotiff_limits(options, &lim);
         trn_geotiff dem;
-        if ((st = trn_geotiff_decode(data, size, name, &lim, &dem, progress, user, err)))
-            return st;
+        if ((st = trn_geotiff_decode(data, size, name, &lim, &dem, progress, user, err))) return st;
         st = trn_geotiff_to_field(&dem, &out->field, err);
         trn_geotiff_dispose(&dem);
     } else if (f == TRN_HEIGHTFIELD_TER) {
@@ -310,8 +311,8 @@ trn_status trn_heightfield_decode(const uint8_t *data, size_t size, const char *
         if (f == TRN_HEIGHTFIELD_PNG)
             st = trn_png_decode(data, size, name, &lim, &img, err);
         else
-            st = trn_raw_decode(data, size, name, raw_type_of(f), out->info.width,
-                                out->info.height, &lim, &img, err);
+            st = trn_raw_decode(data, size, name, raw_type_of(f), out->info.width, out->info.height,
+                                &lim, &img, err);
         if (st) return st;
         /* The first channel: grey, or R of a colour image (a World Machine or Gaea export is
          * grey; the CLI's --channel is for the rest). */
@@ -360,8 +361,8 @@ trn_status trn_heightfield_path_resolve(const char *base_dir, const char *path, 
     const char *base = base_dir && *base_dir ? base_dir : ".";
     const int n = snprintf(resolved, resolved_size, "%s/%s", base, path);
     if (n < 0 || (size_t)n >= resolved_size)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "'%.200s' is too long a path", path);
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "'%.200s' is too long a path",
+                             path);
     struct stat sb;
     if (stat(resolved, &sb) != 0) {
         const int e = errno;

@@ -88,8 +88,8 @@ static bool window_of(const trn_graph_node *n, const trn_node_type *t,
         c1 = r1 = -HUGE_VAL;
         for (int k = 0; k < 4; k++) {
             double col, row;
-            if (!trn_geotiff_model_to_pixel(&info->georef, v[k & 1 ? 2 : 0], v[k & 2 ? 3 : 1],
-                                            &col, &row)) {
+            if (!trn_geotiff_model_to_pixel(&info->georef, v[k & 1 ? 2 : 0], v[k & 2 ? 3 : 1], &col,
+                                            &row)) {
                 snprintf(msg, msg_size, "crs_window: the file's transform cannot be inverted");
                 return false;
             }
@@ -303,8 +303,8 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
         snprintf(fill, sizeof fill, "; %" PRIu64 " NoData sample%s filled", filled,
                  filled == 1 ? "" : "s");
     snprintf(r->note, sizeof r->note,
-             "%.60s: %s %ux%u, %s%.6g x %.6g %s onto %.6g x %.6g; heights %.6g..%.6g m%s",
-             name, trn_heightfield_format_name(info.format), info.width, info.height,
+             "%.60s: %s %ux%u, %s%.6g x %.6g %s onto %.6g x %.6g; heights %.6g..%.6g m%s", name,
+             trn_heightfield_format_name(info.format), info.width, info.height,
              param ? "window " : "", ground_x, ground_z, info.has_georef ? "m" : "pixels",
              r->size_x, r->size_z, lo, hi, fill);
     st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, dst.heights, err);
