@@ -520,11 +520,23 @@ static void test_errors_at_positions(void)
         }
         trn_graph_diagnostics_dispose(&d);
     }
+    const trn_graph_diagnostic *x;
+    /* A path that is no string is one error (the parameter's), not two. */
+    CHECK(diags_of("{\"path\":7}", &d, text, sizeof text));
+    CHECK(d.count == 1 && find_diag(&d, "bad-param") != NULL);
+    trn_graph_diagnostics_dispose(&d);
+    /* An empty file names no format. */
+    path_in(p, sizeof p, "empty.tif");
+    CHECK(trn_test_write_file(p, "", 0));
+    CHECK(diags_of("{\"path\":\"empty.tif\"}", &d, text, sizeof text));
+    x = find_diag(&d, "input-file");
+    CHECK(x && strstr(x->message, "the file is empty"));
+    trn_graph_diagnostics_dispose(&d);
     /* A symbolic link out of the recipe's folder is refused; one inside it is followed. */
     path_in(p, sizeof p, "out.tif");
     CHECK(symlink("/etc/hostname", p) == 0);
     CHECK(diags_of("{\"path\":\"out.tif\"}", &d, text, sizeof text));
-    const trn_graph_diagnostic *x = find_diag(&d, "input-path");
+    x = find_diag(&d, "input-path");
     CHECK(x && strstr(x->message, "leads outside the recipe's folder"));
     trn_graph_diagnostics_dispose(&d);
     path_in(p, sizeof p, "sub/in.tif");

@@ -154,6 +154,8 @@ static void input_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
                        "crs_window: give pixel_window or crs_window, not both");
         return;
     }
+    /* A path that is not a string was reported by the parameter's own check. */
+    if (!name && trn_graph_node_param(n, "path")) return;
     char resolved[4096];
     trn_error e;
     trn_error_clear(&e);
