@@ -1,6 +1,7 @@
 /* Shared command-line plumbing: errors, options, number parsing, progress bar, JSON output. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "core/numtext.h"
 
 #include "core/textbuf.h"
 #include "core/write_set.h"
@@ -775,63 +776,13 @@ void cli_progress_end(cli_ctx *ctx)
 /* Whether this process has printed its JSON result (a failure after it adds no error object). */
 static bool json_result_printed;
 
-/* A real number token at t (n bytes) rewritten to the shortest text that reads back as the same
- * double (0.20000000000000001 -> 0.2), kept a real (1.0, not 1). Returns its length in out. */
-static size_t shortest_real(const char *t, size_t n, char *out, size_t size)
-{
-    char token[64];
-    if (n >= sizeof token) {
-        memcpy(out, t, n < size ? n : size);
-        return n < size ? n : size;
-    }
-    memcpy(token, t, n);
-    token[n] = '\0';
-    const double v = strtod(token, NULL);
-    /* Plain digits for everyday magnitudes (100.0, not 1e+02), as %.17g itself prints them. */
-    const double a = fabs(v);
-    const bool plain = a == 0.0 || (a >= 1e-5 && a < 1e17);
-    int len = 0;
-    for (int p = 1; p <= 17; p++) {
-        len = snprintf(out, size, "%.*g", p, v);
-        if (strtod(out, NULL) == v && (!plain || !strpbrk(out, "eE"))) break;
-    }
-    if (len > 0 && !strpbrk(out, ".eEn") && (size_t)len + 2 < size) {
-        memcpy(out + len, ".0", 3);
-        len += 2;
-    }
-    return len > 0 ? (size_t)len : 0;
-}
-
 void cli_print_json(json_t *value)
 {
-    char *text = json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    /* Reals in their shortest round-trip form (0.2, not 0.20000000000000001). */
+    char *text = trn_json_dumps_shortest(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(value);
     if (!text) return;
-    /* Reals (tokens outside strings with a point or an exponent) in their shortest form. */
-    bool in_string = false;
-    for (const char *c = text; *c;) {
-        if (in_string) {
-            const char *start = c;
-            while (*c && *c != '"') c += *c == '\\' && c[1] ? 2 : 1;
-            fwrite(start, 1, (size_t)(c - start), stdout);
-            if (*c) fputc(*c++, stdout);
-            in_string = false;
-        } else if (*c == '"') {
-            fputc(*c++, stdout);
-            in_string = true;
-        } else if (*c == '-' || (*c >= '0' && *c <= '9')) {
-            const size_t n = strspn(c, "+-0123456789.eE");
-            if (memchr(c, '.', n) || memchr(c, 'e', n) || memchr(c, 'E', n)) {
-                char out[64];
-                fwrite(out, 1, shortest_real(c, n, out, sizeof out), stdout);
-            } else {
-                fwrite(c, 1, n, stdout);
-            }
-            c += n;
-        } else {
-            fputc(*c++, stdout);
-        }
-    }
+    fputs(text, stdout);
     fputc('\n', stdout);
     free(text);
     json_result_printed = true;
