@@ -8,7 +8,7 @@
 #include "terrane/geotiff.h"
 #include "test.h"
 
-/* A 129 x 129 georeferenced valley with a NoData patch, like terrane_demo_inputs' dem.tif. */
+/* A 129 x 129 georeferenced valley with a NoData patch (the starter's input). */
 static bool write_dem(const char *path)
 {
     enum { S = 129 };
@@ -63,16 +63,28 @@ static void test_example_level(void)
     CHECK_CONTAINS(out, "error: node 'dem' (heightfield_input): path: cannot open 'dem.tif'");
     free(out);
     free(err);
-    /* With it: generated into a BeamNG level that validates, and not one warning. */
-    snprintf(level, sizeof level, "%s/dem.tif", dir);
-    CHECK(write_dem(level));
+    /* With the demo's dem.tif (terrane_demo_inputs writes it, as demo.sh does): generated into
+     * a BeamNG level that validates, the brook joining the lake, and not one warning. */
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' 16 > /dev/null", TRN_DEMO_INPUTS_PATH, dir);
+    CHECK(system(cmd) == 0);
     snprintf(level, sizeof level, "%s/out/levels/dem_level", dir);
+    rc = trn_test_run_clif("water %s", &out, &err, path);
+    CHECK(rc == 0);
+    CHECK_CONTAINS(out, "lake 'lakes/basin/");
+    CHECK_CONTAINS(out, "joins 'lakes/basin/");
+    CHECK(out && !strstr(out, "warning") && err && !strstr(err, "warning"));
+    free(out);
+    free(err);
     rc = trn_test_run_clif("generate %s --export beamng:%s", &out, &err, path, level);
     CHECK(rc == 0);
     if (rc) fprintf(stderr, "%s\n%s\n", out ? out : "", err ? err : "");
     /* generate reports on stderr. */
     CHECK_CONTAINS(err, "node dem (heightfield_input): evaluated");
-    CHECK_CONTAINS(err, "9 NoData samples filled");
+    CHECK_CONTAINS(err, "dem.tif: geotiff 257x257, 1024 x 1024 m onto 1024 x 1024");
+    CHECK_CONTAINS(err, "36 NoData samples filled");
+    CHECK_CONTAINS(err, "1 WaterBlock(s), 1 River(s)");
+    CHECK_CONTAINS(err, "forest: ");
     CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
     /* Not one warning: the validator's count is the only place the word appears. */
     char *count = err ? strstr(err, "0 error(s), 0 warning(s)") : NULL;
