@@ -592,6 +592,15 @@ static void test_folder_rules(void)
     CHECK_OK(trn_graph_check(&g, &r, &d, &e));
     CHECK(d.count == 0);
     trn_graph_diagnostics_dispose(&d);
+    /* A bare file name's folder is ".", a file at the root's "/". */
+    trn_recipe bare;
+    CHECK_OK(trn_recipe_read("level.json", &bare, NULL, &e));
+    CHECK(bare.base_dir && strcmp(bare.base_dir, ".") == 0);
+    CHECK_OK(trn_recipe_set_base_dir_of(&bare, "/level.json", &e));
+    CHECK(bare.base_dir && strcmp(bare.base_dir, "/") == 0);
+    CHECK_OK(trn_recipe_set_base_dir(&bare, NULL, &e));
+    CHECK(bare.base_dir == NULL);
+    trn_recipe_dispose(&bare);
     CHECK(chdir(cwd) == 0);
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
