@@ -375,8 +375,19 @@ static void test_cli_convert(void)
 /* Refusals: each names what failed, and none suggests a flag that cannot help. */
 static void test_cli_refusals(void)
 {
-    make_geo_dem(tp("g.tif"), 120, 100, 4326);
+    /* A user-defined geographic CRS (no EPSG code): the default reprojection cannot place it
+     * and says so, naming --crs keep, which works. */
+    make_geo_dem(tp("user.tif"), 50, 40, 32767);
     char *out, *err;
+    CHECK(trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("user.tif"), tp("x.r32")) != 0);
+    CHECK_CONTAINS(err, "has no EPSG code");
+    CHECK_CONTAINS(err, "--crs keep uses the degrees as they are");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crs keep", &out, &err, tp("user.tif"),
+                                   tp("x.r32")),
+                 0);
+    free(out), free(err);
+    make_geo_dem(tp("g.tif"), 120, 100, 4326);
     CHECK(trn_test_run_clif("convert '%s' '%s' --crs EPSG:32799", &out, &err, tp("g.tif"),
                             tp("x.r32")) != 0);
     CHECK_CONTAINS(err, "EPSG:32799 is not a CRS PROJ knows");

@@ -637,6 +637,13 @@ int cli_dem_reproject(cli_ctx *ctx, const cli_dem_options *o, cli_terrain *t)
     if (trn_geotiff_reproject(&t->field, t->georef, &ro, &out, &ng, &res, cli_progress, ctx, &e) !=
         TRN_OK) {
         cli_progress_end(ctx);
+        /* Not asked for: the way back to the old measure is worth naming. */
+        if (!asked && e.code == TRN_ERR_UNSUPPORTED) {
+            const size_t len = strlen(e.message);
+            snprintf(e.message + len, sizeof e.message - len,
+                     "; --crs keep uses the degrees as they are, converted to metres at the "
+                     "centre latitude");
+        }
         return cli_fail(ctx, &e);
     }
     cli_progress_end(ctx);
