@@ -14,16 +14,21 @@
 #include "terrane/presets.h"
 
 /* ---- built-in presets ------------------------------------------------------------------
- * Bare recipes, read by the ordinary recipe parser so they obey the same grammar. 128 x 128
- * world units, 64 x 64 cells. Each carries a graph that reads left to right (x grows along the
- * flow), with comment nodes on shape, appearance and output: the graph is what generates. The
- * grammar still wants a default landform (painted regions blend toward landforms), so each keeps
- * one with the settings of its main noise node. Version 2: the graphs (version 1 was landforms
- * alone). The island carries an Ocean Water body and the river a River Route. Rolling hills
- * and mountain range (version 3), basin and drainage river (version 4) evolve their river
- * networks with a Stream Power node on a grid of 1-unit cells whatever the output grid; their
- * next versions (4, 5, 5, 5) add fine steps on larger output grids (the detail returned there
- * carved into tributaries; the 64 x 64 default grid is unchanged). */
+ * Bare recipes, read by the ordinary recipe parser so they obey the same grammar. Each carries
+ * a graph that reads left to right (x grows along the flow), with comment nodes on shape,
+ * appearance and output: the graph is what generates. The grammar still wants a default
+ * landform (painted regions blend toward landforms), so each keeps one with the settings of its
+ * main noise node. Version 2: the graphs (version 1 was landforms alone). The island carries an
+ * Ocean Water body and the river a River Route. Rolling hills and mountain range (version 3),
+ * basin and drainage river (version 4) evolve their river networks with a Stream Power node;
+ * their next versions (4, 5, 5, 5) add fine steps on larger output grids. The versions after
+ * (3, 3, 5, 6, 6, 3, 4, 6) describe places at their real size, in metres: a 512 m building
+ * site, 1.5 km of dunes, 2 km of rolling hills, a 12.8 km mountain range, a 4 km basin and
+ * plateau, an 8 km island, a 2 km river valley, each on a default grid of 8-50 m cells (64 to
+ * 256 cells a side) fine enough for every biome band to show. Every length (noise features,
+ * warps, masks, water, rule bands) is in metres, slopes are those of real land, and the
+ * evolution grids are given in metres (`evolution_cell`), so a regridded preset keeps its
+ * valleys: --resolution changes detail, not the landscape. */
 
 typedef struct builtin {
     const char *id;
