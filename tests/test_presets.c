@@ -37,7 +37,7 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0xc123ea3dad821537ull, 0x18c43568212830b9ull, 3, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x5441758d569d794eull, 0x7a1a04dab3610b66ull, 5, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x36eab1bd87b5f136ull, 0x991751e17e685ddeull, 6, 12800,
+    {"builtin://terrain/mountain-range", 0xec8bad31534390b5ull, 0x2a328cd14fc72155ull, 6, 12800,
      256},
     {"builtin://terrain/basin", 0x28533f6e7a65abd6ull, 0xa888d7665d72a421ull, 6, 4096, 256},
     {"builtin://terrain/plateau", 0x3b57d0ff0e9051adull, 0x9bf8f44c99169c6cull, 3, 4096, 128},
