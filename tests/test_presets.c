@@ -35,7 +35,7 @@ static const struct {
 } golden[] = {
     {"builtin://terrain/flat-building-site", 0x650897ec29639b52ull, 0xb1d98ef8f6bba900ull, 3, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0xc123ea3dad821537ull, 0x18c43568212830b9ull, 3, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x3627f978b4776badull, 0x8e01d52fcacca3c1ull, 3, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x5441758d569d794eull, 0x7a1a04dab3610b66ull, 5, 2048, 256},
     {"builtin://terrain/mountain-range", 0xec8bad31534390b5ull, 0x2a328cd14fc72155ull, 6, 12800,
      256},
