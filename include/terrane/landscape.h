@@ -23,7 +23,7 @@ extern "C" {
  *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
  *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
  *   instead); samples under the sea stay as they are.
- * Each step: uplift; D8 receivers (steepest strict descent); closed depressions (an interior
+ * Each step: uplift; receivers (routing: D8 steepest strict descent, or Rho8); closed depressions (an interior
  * sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
  * minimum spanning tree grown from the base level, and the receivers from each basin's pass
@@ -36,6 +36,20 @@ extern "C" {
  * precision during the run and stored as float at the end; every stage either runs in stack order
  * or computes each sample from the previous stage's values, so results are bit-identical for any
  * thread count. */
+/* How each sample picks its receiver. D8: the steepest of the eight neighbours, which locks
+ * channels onto the grid's axes and diagonals (straight valleys, slopes facing multiples of 45
+ * degrees). Rho8 (Fairfield and Leymarie 1991): the steepest with the diagonals' run drawn
+ * between one and two cells per sample and step (a hash of the sample, the step and the seed),
+ * unbiased in direction on average, so valleys follow the land, not the grid. Either way
+ * one receiver per sample: the implicit solve, the lakes' routing and their costs are the
+ * same. */
+typedef enum trn_flow_routing {
+    TRN_ROUTING_D8 = 0,
+    TRN_ROUTING_RHO8 = 1,
+    TRN_ROUTING_MFD = 2,
+    TRN_ROUTING_SAME = 3, /* trn_evolve_options.fine_routing only: as sp.routing */
+} trn_flow_routing;
+
 typedef struct trn_stream_power_params {
     double uplift;            /* U >= 0 (default 1e-3) */
     const float *uplift_mask; /* optional per-sample factor (field layout), finite >= 0 */
@@ -53,6 +67,8 @@ typedef struct trn_stream_power_params {
     int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
+    trn_flow_routing routing; /* default TRN_ROUTING_RHO8 */
+    uint64_t seed;            /* Rho8's draws (default 0); the same seed, the same result */
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in
                                  world units^2 after the last step */
 } trn_stream_power_params;
@@ -100,12 +116,27 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
  * carves the detail into tributaries of the evolved valleys and drains its pits over their
  * sills. sp.drainage_area then receives the full grid's own drainage area; report stays the
  * coarse run's. */
+/* How a coarsened run comes back to the full grid. WARPED_SPLINE: an interpolating cubic
+ * B-spline (C2: no curvature jumps at the coarse samples) sampled through a smooth warp of
+ * about half a coarse cell drawn from sp.seed, so its knot lines are not straight lines of the
+ * grid; drainage area, the slope weight and the uplift mask from the same warped splines
+ * (area and mask smoothed, never below 0). CUBIC: Catmull-Rom heights with bilinear area and
+ * slope, whose curvature jumps every coarse cell and leaves creases along the grid (the
+ * earlier method). */
+typedef enum trn_upsample_method {
+    TRN_UPSAMPLE_WARPED_SPLINE = 0,
+    TRN_UPSAMPLE_CUBIC = 1,
+} trn_upsample_method;
+
 typedef struct trn_evolve_options {
     trn_stream_power_params sp; /* the run on the coarse grid */
     uint32_t coarsen;           /* 1..64 (default 1) */
     double detail;              /* 0..4 (default 1) */
     double channel_area;        /* > 0, world units^2 (default 1e6) */
     uint32_t fine_steps;        /* 0..1000 (default 0: the amplified surface as it is) */
+    trn_upsample_method upsample; /* default TRN_UPSAMPLE_WARPED_SPLINE */
+    trn_flow_routing fine_routing; /* the fine steps' routing (default TRN_ROUTING_SAME: as
+                                      sp.routing) */
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);
