@@ -31,12 +31,12 @@ static const struct {
 } golden[] = {
     {"builtin://terrain/flat-building-site", 0xf7906344e7ac832dull, 0xb1d98ef8f6bba900ull, 2},
     {"builtin://terrain/desert-dunes", 0x9a6bac30d23fe353ull, 0x93aa73ef209d107aull, 2},
-    {"builtin://terrain/rolling-hills", 0xc70561569666e0f0ull, 0x5de6534ac3beffcdull, 4},
-    {"builtin://terrain/mountain-range", 0xa150a9d22d97ed2full, 0x51e9f2d41b715de8ull, 5},
-    {"builtin://terrain/basin", 0xbad67fb47218f6f9ull, 0x8e7ced4209a46dd6ull, 5},
+    {"builtin://terrain/rolling-hills", 0xab3e995f7bb9740cull, 0x10d0f63edf5818bbull, 5},
+    {"builtin://terrain/mountain-range", 0xd1d515f34df6f0adull, 0x529235f9a800e54cull, 6},
+    {"builtin://terrain/basin", 0x0a7c62d9e26eb5e3ull, 0x8c0de5b217e25fe0ull, 6},
     {"builtin://terrain/plateau", 0x7fc4f9713bb3f5daull, 0xe82fffc067c49205ull, 2},
     {"builtin://terrain/coastal-island", 0x36be63f74f937a01ull, 0x3edf77e31861b108ull, 3},
-    {"builtin://terrain/drainage-river", 0x5297ee089cf7239full, 0x43ee64fd1b185125ull, 5},
+    {"builtin://terrain/drainage-river", 0x039168a374f8641full, 0x381750897734e17full, 6},
 };
 
 /* The built-ins that publish water: a lake, an ocean, a routed river. */
@@ -431,7 +431,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
     CHECK(r.size_x == 128 && r.cells_x == 64 && r.seed == 303 && r.chunk_cells == 8);
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    CHECK(r.has_preset_version && r.preset_version == 4); /* 4: fine steps after amplification */
+    CHECK(r.has_preset_version && r.preset_version == 5); /* 5: Rho8 routing, warped spline */
     CHECK(r.stroke_count == 2 && r.strokes[0].kind == TRN_STROKE_REGION);
     CHECK(r.strokes[1].points[0] == 8);
     CHECK(strcmp(r.default_landform, "hills") == 0 && r.biome_count == 3 && r.rule_count == 2);
@@ -441,7 +441,7 @@ static void test_apply(void)
     size_t an, bn;
     CHECK_OK(trn_recipe_canonical_json(&r, &a, &an, NULL));
     CHECK(a && strstr(a, "\"preset_id\":\"builtin://terrain/rolling-hills\"") &&
-          strstr(a, "\"preset_version\":4"));
+          strstr(a, "\"preset_version\":5"));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_REFUSE, &e));
     CHECK_OK(trn_recipe_canonical_json(&r, &b, &bn, NULL));
     CHECK(an == bn && a && b && memcmp(a, b, an) == 0);

@@ -16,15 +16,15 @@ extern "C" {
 /* dz/dt = U - K A^m S^n + Kd laplacian(z), on the field's grid:
  * - U: uplift (height units per time unit), times uplift_mask[k] when a mask is given;
  * - A: drainage area in world units^2 (samples draining through the sample, itself included,
- *   times the cell area dx * dz), over D8 steepest-descent receivers on the current surface;
+ *   times the cell area dx * dz), over the receivers of routing (below) on the current surface;
  * - S: slope to the receiver (drop over the true distance, dx, dz or the diagonal);
  * - base level: every border sample and every sample at or below sea_level (when finite); they
  *   do not rise. A border sample follows the land down: after each step it is lowered to its
  *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
  *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
  *   instead); samples under the sea stay as they are.
- * Each step: uplift; receivers (routing: D8 steepest strict descent, or Rho8); closed depressions (an interior
- * sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
+ * Each step: uplift; receivers (routing: D8 steepest strict descent, Rho8 or MFD); closed
+ * depressions (an interior sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
  * minimum spanning tree grown from the base level, and the receivers from each basin's pass
  * back to its pit reversed, so it drains over its sill; the stack order and drainage area (Braun
@@ -39,10 +39,13 @@ extern "C" {
 /* How each sample picks its receiver. D8: the steepest of the eight neighbours, which locks
  * channels onto the grid's axes and diagonals (straight valleys, slopes facing multiples of 45
  * degrees). Rho8 (Fairfield and Leymarie 1991): the steepest with the diagonals' run drawn
- * between one and two cells per sample and step (a hash of the sample, the step and the seed),
- * unbiased in direction on average, so valleys follow the land, not the grid. Either way
- * one receiver per sample: the implicit solve, the lakes' routing and their costs are the
- * same. */
+ * between one and two cells per sample (a hash of the sample and the seed, the same each step),
+ * unbiased in direction on average, so valleys follow the land, not the grid; one receiver
+ * per sample, so the implicit solve, the lakes' routing and the cost are D8's. MFD (Quinn et
+ * al. 1991; Schott et al. 2023): every lower neighbour takes a share of the water in
+ * proportion to the slope to it (samples under a lake keep their one Rho8 receiver), and the
+ * implicit incision runs over all receivers in a topological order: water spreads on open
+ * slopes and gathers in hollows, so no one-cell rills; about 4 times D8's cost per step. */
 typedef enum trn_flow_routing {
     TRN_ROUTING_D8 = 0,
     TRN_ROUTING_RHO8 = 1,

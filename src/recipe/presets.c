@@ -23,7 +23,9 @@
  * and mountain range (version 3), basin and drainage river (version 4) evolve their river
  * networks with a Stream Power node on a grid of 1-unit cells whatever the output grid; their
  * next versions (4, 5, 5, 5) add fine steps on larger output grids (the detail returned there
- * carved into tributaries; the 64 x 64 default grid is unchanged). */
+ * carved into tributaries; the 64 x 64 default grid is unchanged); the versions after (5, 6,
+ * 6, 6) route the water free of the grid's directions (Rho8) and bring coarse runs back by the
+ * warped spline (the Stream Power node's defaults changed, not the presets' text). */
 
 typedef struct builtin {
     const char *id;
@@ -119,7 +121,7 @@ static const builtin builtins[] = {
      "Soft grassy hills up to about 18 m high whose valleys join into a branching stream "
      "network (landscape evolution), lightly eroded: meadows in the damp hollows and bare "
      "earth on the steeper banks.",
-     4,
+     5,
      "{" BI_GRID "\"seed\": 303, \"sea_level\": -100, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"height_variation\": 20, \"feature_size\": 90, \"roughness\": "
      "0.4, \"octaves\": 4, \"warp_amplitude\": 8, \"warp_feature_size\": 64}}, \"default_biome\": "
@@ -163,7 +165,7 @@ static const builtin builtins[] = {
      "into ridges and branching river valleys that drain to the edges, then eroded along "
      "their drainage, every pit left breached so water reaches the edge: forest below, rock "
      "on the steep faces, alpine meadow higher up and snow on the summits.",
-     5,
+     6,
      "{" BI_GRID "\"seed\": 404, \"sea_level\": -100, \"default_landform\": \"range\", "
      "\"landforms\": {\"range\": {\"profile\": \"ridged\", \"height_variation\": 70, "
      "\"feature_size\": 110, \"roughness\": 0.5, \"octaves\": 6, \"stretch\": 1.8, \"heading\": "
@@ -218,7 +220,7 @@ static const builtin builtins[] = {
      "polygon mask, its sides cut by streams that run into it (landscape evolution) and "
      "eroded, holding a lake at 12 m: reeds on the shore, grass on the sides, scrub and rock "
      "on the rims.",
-     5,
+     6,
      "{" BI_GRID "\"seed\": 194, \"sea_level\": 12, \"default_landform\": \"hills\", "
      "\"landforms\": {\"hills\": {\"base_height\": 14, \"height_variation\": 24, \"feature_size\": "
      "100, \"roughness\": 0.35, \"octaves\": 4}}, \"default_biome\": \"grass\", \"biomes\": "
@@ -378,7 +380,7 @@ static const builtin builtins[] = {
      "drainage from the middle of the valley to the terrain's edge (a 4-unit channel holding "
      "1 m of water): river bed under the water, wet banks beside it, grass above and rock on "
      "steep valley sides.",
-     5,
+     6,
      "{" BI_GRID "\"seed\": 539, \"sea_level\": 0, \"default_landform\": \"hills\", \"landforms\": "
      "{\"hills\": {\"base_height\": 10, \"height_variation\": 35, \"feature_size\": 90, "
      "\"roughness\": 0.4, \"octaves\": 5, \"warp_amplitude\": 8, \"warp_feature_size\": 60}}, "

@@ -445,8 +445,9 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
 const trn_node_module trn_node_stream_power = {
     TRN_SPEC("stream_power", "Stream Power", "simulation",
              "Landscape evolution: uplift against stream-power incision (Braun and Willett 2013) "
-             "with hillslope diffusion; lakes drain over their sills.",
-             1, in_sp, out_sp, p_sp, true),
+             "over flow directions free of the grid (Rho8 or MFD) with hillslope diffusion; lakes "
+             "drain over their sills.",
+             2, in_sp, out_sp, p_sp, true),
     40.0,
     false,
     sp_compute,
