@@ -77,7 +77,7 @@ static void fingerprints(const trn_field *f, trn_terrain_stats *st)
 /* D8 carves the detail returned to a fine grid into rills along the grid's axes and
  * diagonals, so slopes face multiples of 45 degrees far more often than chance; Rho8 and MFD
  * bring that back to real land's (at most 1.08). Measured on 257^2 fbm evolved 8 times coarser
- * (40 steps), then 4 fine steps: D8 1.24, Rho8 1.06, MFD 0.95 (chance 1; real DEMs
+ * (40 steps), then 4 fine steps: D8 1.26, Rho8 1.05, MFD 0.95 (chance 1; real DEMs
  * 0.96-1.01), every one draining (under 1% of the area in closed depressions). */
 static void test_routing_fingerprint(void)
 {
@@ -146,7 +146,7 @@ static void test_upsample_creases(void)
 static void test_deterministic(void)
 {
     const trn_flow_routing routes[2] = {TRN_ROUTING_RHO8, TRN_ROUTING_MFD};
-    const uint64_t pinned[2] = {0xed64d78db46e8621ull, 0x0b388dedd29e9849ull};
+    const uint64_t pinned[2] = {0x5a18de9b23262b3eull, 0x034a399496537a26ull};
     for (int r = 0; r < 2; r++) {
         uint64_t h[3];
         const int threads[3] = {1, 2, 3};

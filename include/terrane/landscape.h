@@ -122,10 +122,11 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
 /* How a coarsened run comes back to the full grid. WARPED_SPLINE: an interpolating cubic
  * B-spline (C2: no curvature jumps at the coarse samples) sampled through a smooth warp of
  * about half a coarse cell drawn from sp.seed, so its knot lines are not straight lines of the
- * grid; drainage area, the slope weight and the uplift mask from the same warped splines
- * (area and mask smoothed, never below 0). CUBIC: Catmull-Rom heights with bilinear area and
- * slope, whose curvature jumps every coarse cell and leaves creases along the grid (the
- * earlier method). */
+ * grid; the input's detail (Catmull-Rom on the full grid), the slope weight, the drainage area
+ * and the uplift mask through the same warp (area and mask smoothed, never below 0), so the
+ * whole amplified surface is warped. CUBIC:
+ * Catmull-Rom heights with bilinear area and slope, whose curvature jumps every coarse cell and
+ * leaves creases along the grid (the earlier method). */
 typedef enum trn_upsample_method {
     TRN_UPSAMPLE_WARPED_SPLINE = 0,
     TRN_UPSAMPLE_CUBIC = 1,

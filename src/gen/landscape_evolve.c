@@ -132,7 +132,9 @@ static double bspline_at(const double *coef, uint32_t cx, uint32_t cz, double fx
  * WARP_WAVES plane waves per axis with directions, wavelengths (24-48 coarse cells) and phases
  * from the seed. Sampling the spline through it bends its knot lines, so what little the
  * spline still varies with the knots (its curvature is piecewise linear) lands at a different
- * phase in every row and column and no crease lines up along the grid. The displacement's
+ * phase in every row and column and no crease lines up along the grid (without it the knot
+ * period still stood 2-15 times a shuffled profile at 1025^2). The input's detail is sampled
+ * through the same warp, so the result is the whole amplified surface warped. The displacement's
  * spread is about 0.5 coarse cell, which damps the knot period's share of an averaged profile
  * to under 1%; its gradient stays under 0.45, so the warp never folds. It fades to 0 over the
  * two coarse cells at each edge, so the border stays the border. */
@@ -419,8 +421,19 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                     for (size_t i = 0; i < nx; i++) {
                         double fx = (double)i * sx, fz = (double)j * sz;
                         double evolved, smooth_before, gx, gz, a, mask = 0;
+                        double input = (double)field->heights[j * nx + i];
                         if (spline) {
+                            const double ux = fx, uz = fz;
                             warp_apply(&warp, &wt, i, j, &fx, &fz);
+                            /* The input through the same warp (Catmull-Rom on the full grid),
+                             * so the returned detail stays registered with the evolved
+                             * valleys: the whole result is warped. Warping the evolution's
+                             * change alone against the unwarped detail left pits where the
+                             * two disagreed (the Mountain Range at 2049^2: 14% of the area in
+                             * closed depressions after its erosion instead of 3.9%). */
+                            if (fx != ux || fz != uz)
+                                input = coarse_cubic(field->heights, field->cells_x,
+                                                     field->cells_z, fx / sx, fz / sz);
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
                             gz /= cdz;
@@ -440,7 +453,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                             a = coarse_at(area, cx, cz, fx, fz);
                             if (fine_mask) mask = coarse_at(o->sp.uplift_mask, cx, cz, fx, fz);
                         }
-                        const double detail = (double)field->heights[j * nx + i] - smooth_before;
+                        const double detail = input - smooth_before;
                         double slope_w = sqrt(gx * gx + gz * gz) / tan30;
                         if (slope_w > 1) slope_w = 1;
                         double channel = a / o->channel_area;
