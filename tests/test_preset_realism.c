@@ -200,6 +200,7 @@ static void test_node_scale(void)
     o.sp.erodibility = 5e-5; /* the node's defaults */
     o.sp.diffusion = 0.05;
     o.sp.sea_level = -100;
+    o.sp.seed = trn_subseed(5, "stream_power"); /* the recipe's seed */
     CHECK_OK(trn_landscape_evolve(&big, &o, NULL, NULL, NULL, &e));
     size_t same = 0;
     for (size_t i = 0; i < n; i++)

@@ -28,7 +28,9 @@
  * 256 cells a side) fine enough for every biome band to show. Every length (noise features,
  * warps, masks, water, rule bands) is in metres, slopes are those of real land, and the
  * evolution grids are given in metres (`evolution_cell`), so a regridded preset keeps its
- * valleys: --resolution changes detail, not the landscape. */
+ * valleys: --resolution changes detail, not the landscape. The same versions of the evolving
+ * presets (5, 6, 6, 6) also route their water free of the grid's directions (Rho8) and bring
+ * coarse runs back by the warped spline (the Stream Power node's new defaults). */
 
 typedef struct builtin {
     const char *id;
