@@ -262,12 +262,12 @@ static void body_text(const trn_water_body *b)
     cli_printf("%s '%s': %s, wet area %.3f, volume %.3f, %" PRIu64 " wet sample%s\n",
                trn_water_kind_name(b->kind), b->id, level, b->area, b->volume, b->wet_samples,
                b->wet_samples == 1 ? "" : "s");
-    if (b->kind == TRN_WATER_LAKE && isfinite(b->spill_level))
-        cli_printf("  %s %.3f m %s at (%.6g, %.6g)%s\n",
-                   b->level_mode == TRN_LAKE_LEVEL_SPILL ? "level spill: the basin spills at"
-                                                         : "it would spill at",
+    /* A leaking fixed lake's warning already names its spill level. */
+    if (b->kind == TRN_WATER_LAKE && b->level_mode == TRN_LAKE_LEVEL_SPILL &&
+        isfinite(b->spill_level))
+        cli_printf("  level spill: the basin spills at %.3f m %s at (%.6g, %.6g)%s\n",
                    b->spill_level, spill_where(b->spill_outlet), b->spill_x, b->spill_z,
-                   b->level_mode == TRN_LAKE_LEVEL_SPILL ? spill_offset_text(b) : "");
+                   spill_offset_text(b));
     if (b->warning_count)
         cli_printf("  warning: %s (%u leaking sample%s)\n", b->warning, b->warning_count,
                    b->warning_count == 1 ? "" : "s");

@@ -382,10 +382,17 @@ static void note_warnings(trn_node_result *r, uint32_t first)
             count += w->bodies[k].warning_count;
         }
     if (count > 1) {
+        /* The count always shows: a long warning is cut to make room for it. */
         char more[48];
         snprintf(more, sizeof more, " (%" PRIu32 " warnings in all)", count);
-        const size_t len = strlen(r->note);
-        if (len + strlen(more) < sizeof r->note) memcpy(r->note + len, more, strlen(more) + 1);
+        const size_t m = strlen(more);
+        size_t len = strlen(r->note);
+        if (len + m >= sizeof r->note) {
+            len = sizeof r->note - m - 4u;
+            memcpy(r->note + len, "...", 3);
+            len += 3;
+        }
+        memcpy(r->note + len, more, m + 1);
     }
 }
 
