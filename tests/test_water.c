@@ -1706,6 +1706,8 @@ static uint64_t water_hash(const trn_water *w, const trn_field *f)
         XXH64_update(st, &body->min_surface, sizeof body->min_surface);
         XXH64_update(st, &body->max_surface, sizeof body->max_surface);
         XXH64_update(st, &body->warning_count, sizeof body->warning_count);
+        XXH64_update(st, &body->level, sizeof body->level);
+        XXH64_update(st, &body->spill_level, sizeof body->spill_level);
         XXH64_update(st, body->warning, strlen(body->warning));
     }
     const uint64_t h = XXH64_digest(st);
@@ -1746,6 +1748,10 @@ static void test_threads(void)
     b[4].center_z = 240.0;
     b[4].radius = 200.0;
     b[4].level = 6.0;
+    /* A spill lake on the noise, after the others (their water is its outlet too). */
+    trn_water_body *all = calloc(6, sizeof *all);
+    memcpy(all, b, sizeof b);
+    spill_lake(&all[5], "s", 740.0, 924.0);
     uint64_t hashes[3];
     const int threads[3] = {1, 2, 4};
     for (int t = 0; t < 3; t++) {
@@ -1756,7 +1762,7 @@ static void test_threads(void)
                 f.heights[(size_t)j * 1025 + i] = (float)noisy(i, j);
         trn_water_resolve_options o = {threads[t]};
         trn_water w;
-        CHECK_OK(trn_water_resolve(&f, b, 5, &o, &w, NULL));
+        CHECK_OK(trn_water_resolve(&f, all, 6, &o, &w, NULL));
         hashes[t] = water_hash(&w, &f);
         if (t == 0) {
             /* Something of every kind happened, leaks included. */
@@ -1766,6 +1772,8 @@ static void test_threads(void)
                 warnings += w.bodies[k].warning_count;
             }
             CHECK(warnings > 0);
+            CHECK(w.bodies[5].wet_samples > 100 && w.bodies[5].warning_count == 0);
+            CHECK(isfinite(w.bodies[5].spill_level));
         }
         trn_water_dispose(&w);
         trn_field_dispose(&f);
@@ -1773,6 +1781,8 @@ static void test_threads(void)
     CHECK(hashes[0] == hashes[1] && hashes[0] == hashes[2]);
     for (int k = 0; k < 5; k++)
         trn_water_body_dispose(&b[k]);
+    trn_water_body_dispose(&all[5]);
+    free(all);
 }
 
 int main(void)
