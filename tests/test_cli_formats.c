@@ -209,7 +209,9 @@ static const char *const format_names[] = {"beamng-ter",
                                            "beamng-level",
                                            "unity-export",
                                            "recipe",
-                                           "terrane-payload"};
+                                           "terrane-payload",
+                                           "gltf",
+                                           "obj"};
 
 static void test_formats_verb(void)
 {
@@ -224,6 +226,8 @@ static void test_formats_verb(void)
     CHECK_CONTAINS(out, "\n  unity                r-  .asset                           Unity");
     CHECK_CONTAINS(out, "\n  unity-export         -w  (a folder)                       Unity");
     CHECK_CONTAINS(out, "\n  recipe               rw  .json .terrain.json .scene.json  terrane");
+    CHECK_CONTAINS(out, "\n  gltf                 -w  .glb .gltf                       glTF 2.0");
+    CHECK_CONTAINS(out, "\n  obj                  -w  .obj                             Wavefront");
     free(out), free(err);
 
     CHECK_EQ_INT(trn_test_run_cli("formats --format json", &out, &err), 0);

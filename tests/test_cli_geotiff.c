@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <tiffio.h>
 
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -476,6 +477,8 @@ static void test_one_scale_rule(void)
                                    tp("thin.tif"), tp("mh.ter")),
                  0);
     CHECK_CONTAINS(err, "uses 1639 distinct 16-bit levels (fewer than 4096): expect terraces");
+    /* The heights have 16384 values: a wider scale would keep them, and it says so. */
+    CHECK_CONTAINS(err, "--scale or --height-range can spread the heights over more");
     json_t *doc = json_loads(out ? out : "", 0, NULL);
     CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "heights"), "levels")),
                  1639);
@@ -592,7 +595,60 @@ static void test_level_warning_edge(void)
     CHECK_EQ_INT(
         trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("l4095.tif"), tp("l4095.png")), 0);
     CHECK_CONTAINS(err, "uses 4095 distinct 16-bit levels (fewer than 4096)");
+    /* Whole metres: the terraces are in the source, and no --scale helps; it says so. */
+    CHECK_CONTAINS(err, "the heights themselves take only 4095 values (steps of 1 m)");
+    CHECK(!strstr(err ? err : "", "--scale or --height-range"));
     free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("l4095.tif")), 0);
+    CHECK_CONTAINS(out, "the heights themselves take only 4095 values (steps of 1 m)");
+    free(out), free(err);
+}
+
+/* A Byte GeoTIFF (8-bit integer elevations, as some DEM exports are): loading it warns of its
+ * 256 values, as an 8-bit PNG's import does; a 16-bit one does not. */
+static void test_byte_dem_warning(void)
+{
+    for (int bits = 8; bits <= 16; bits += 8) {
+        const char *path = tp(bits == 8 ? "byte.tif" : "u16.tif");
+        TIFF *tif = TIFFOpen(path, "w");
+        CHECK(tif != NULL);
+        if (!tif) return;
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, 64);
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, 64);
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 64);
+        uint8_t row[128];
+        for (uint32_t j = 0; j < 64; j++) {
+            for (uint32_t i = 0; i < 64; i++) {
+                const uint32_t v = (i * 3 + j) % 200;
+                if (bits == 8)
+                    row[i] = (uint8_t)v;
+                else {
+                    const uint16_t w = (uint16_t)(v * 300u);
+                    memcpy(row + 2 * i, &w, 2);
+                }
+            }
+            CHECK(TIFFWriteScanline(tif, row, j, 0) >= 0);
+        }
+        TIFFClose(tif);
+        char *out, *err;
+        CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, path, tp("dem8.png")), 0);
+        if (bits == 8)
+            CHECK_CONTAINS(err, "stores 8-bit elevations: 256 height values at most");
+        else
+            CHECK(!strstr(err ? err : "", "8-bit elevations"));
+        free(out), free(err);
+        CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, path), 0);
+        if (bits == 8)
+            CHECK_CONTAINS(err, "stores 8-bit elevations");
+        else
+            CHECK(!strstr(err ? err : "", "8-bit elevations"));
+        free(out), free(err);
+    }
 }
 
 /* A terrain without a CRS gives a GeoTIFF without one: no GeoKeyDirectory (GDAL would read a
@@ -658,6 +714,7 @@ int main(void)
     RUN(test_fit_to_square);
     RUN(test_one_scale_rule);
     RUN(test_level_warning_edge);
+    RUN(test_byte_dem_warning);
     RUN(test_no_crs_out);
     return trn_test_finish();
 }

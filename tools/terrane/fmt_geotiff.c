@@ -235,6 +235,7 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
                 cli_info_levels(ctx, dem.values, (size_t)samples, scale, info_max_height, NULL);
         }
     }
+    if (in->bits_per_sample == 8 && in->sample_format != 3) cli_warn_8bit_dem(ctx, path);
     trn_geotiff_dispose(&dem);
     return levels_rc;
 }
@@ -264,6 +265,7 @@ int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt
                  g->linear_units, g->angular_units);
     if (dem.info.bands > 1)
         cli_note(ctx, "%s: %u bands; band 1 is the elevation read", path, dem.info.bands);
+    if (dem.info.bits_per_sample == 8 && dem.info.sample_format != 3) cli_warn_8bit_dem(ctx, path);
     if (dem.info.has_georef) {
         t->georef = malloc(sizeof *t->georef);
         if (!t->georef) {
@@ -702,6 +704,8 @@ int cli_scale_choose(cli_ctx *ctx, const cli_scale_options *o, double max_height
                                field->heights, trn_field_sample_count(field), scale, how);
 }
 
+static void terrace_advice(const float *heights, size_t count, char *text, size_t size);
+
 int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_scale_options *o,
                     double max_height, json_t *json)
 {
@@ -726,11 +730,80 @@ int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_
     if (lv.below || lv.above)
         cli_printf("warning:   %llu samples below and %llu above that range would be clipped\n",
                    (unsigned long long)lv.below, (unsigned long long)lv.above);
-    if (few)
-        cli_printf("warning:   fewer than %u levels: 16-bit outputs will show terraces (--scale "
-                   "or --height-range can spread the heights over more)\n",
-                   CLI_FEW_LEVELS);
+    if (few) {
+        char advice[320];
+        terrace_advice(heights, count, advice, sizeof advice);
+        cli_printf("warning:   fewer than %u levels: 16-bit outputs will show terraces (%s)\n",
+                   CLI_FEW_LEVELS, advice);
+    }
     return CLI_EXIT_OK;
+}
+
+/* Distinct finite heights among count, counted up to cap (cap means "cap or more"), and the
+ * smallest gap between two of them when fewer than cap (0 otherwise). An open-addressing set
+ * of the float bits, 2 cap slots. */
+static uint32_t distinct_heights(const float *heights, size_t count, uint32_t cap, double *step)
+{
+    *step = 0.0;
+    const size_t slots = 2u * (size_t)cap;
+    uint32_t *bits = malloc(slots * sizeof *bits);
+    uint8_t *used = calloc(slots, 1);
+    float *values = malloc((size_t)cap * sizeof *values);
+    uint32_t n = 0;
+    if (!bits || !used || !values) {
+        free(bits);
+        free(used);
+        free(values);
+        return cap;
+    }
+    for (size_t k = 0; k < count && n < cap; k++) {
+        float h = heights[k];
+        if (!isfinite(h)) continue;
+        if (h == 0.0f) h = 0.0f; /* -0 and +0 are one height */
+        uint32_t b;
+        memcpy(&b, &h, sizeof b);
+        size_t at = (size_t)((b * 0x9E3779B1u) % (uint32_t)slots);
+        while (used[at] && bits[at] != b)
+            at = at + 1 == slots ? 0 : at + 1;
+        if (used[at]) continue;
+        used[at] = 1;
+        bits[at] = b;
+        values[n++] = h;
+    }
+    if (n > 1 && n < cap) {
+        /* Insertion sort: at most cap (4096) values, once. */
+        for (uint32_t i = 1; i < n; i++) {
+            const float v = values[i];
+            uint32_t j = i;
+            for (; j > 0 && values[j - 1] > v; j--)
+                values[j] = values[j - 1];
+            values[j] = v;
+        }
+        double gap = INFINITY;
+        for (uint32_t i = 1; i < n; i++)
+            if ((double)values[i] - values[i - 1] < gap) gap = (double)values[i] - values[i - 1];
+        *step = gap;
+    }
+    free(bits);
+    free(used);
+    free(values);
+    return n;
+}
+
+/* Why 16-bit outputs will show terraces and what helps: when the heights themselves take few
+ * values (an integer-metre DEM, an 8-bit source), no scale adds levels. */
+static void terrace_advice(const float *heights, size_t count, char *text, size_t size)
+{
+    double step = 0.0;
+    const uint32_t n = distinct_heights(heights, count, CLI_FEW_LEVELS, &step);
+    if (n < CLI_FEW_LEVELS)
+        snprintf(text, size,
+                 "the heights themselves take only %u values (steps of %.6g m), so no scale adds "
+                 "levels: the terraces are in the source; a DEM with fractional (float) heights "
+                 "or finer steps keeps slopes smooth",
+                 n, step);
+    else
+        snprintf(text, size, "--scale or --height-range can spread the heights over more");
 }
 
 bool cli_few_levels(const trn_height_levels *levels, size_t samples)
@@ -753,11 +826,13 @@ int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
                  "stored as 65535 (clipped; --scale or --height-range sets the range)",
                  out, (unsigned long long)levels->below, scale->base,
                  (unsigned long long)levels->above, scale->base + 65535.0 * scale->quantum);
-    if (cli_few_levels(levels, trn_field_sample_count(field)))
-        cli_note(ctx,
-                 "warning: %s uses %u distinct 16-bit levels (fewer than %u): expect terraces; "
-                 "--scale or --height-range can spread the heights over more",
-                 out, levels->levels, CLI_FEW_LEVELS);
+    if (cli_few_levels(levels, trn_field_sample_count(field))) {
+        char advice[320];
+        terrace_advice(field->heights, trn_field_sample_count(field), advice, sizeof advice);
+        cli_note(ctx, "warning: %s uses %u distinct 16-bit levels (fewer than %u): expect "
+                 "terraces; %s",
+                 out, levels->levels, CLI_FEW_LEVELS, advice);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -769,6 +844,15 @@ void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height)
              "as terraces (steps of %.6g m with maxHeight %g); a 16-bit PNG or R16, or float "
              "heights (R32, GeoTIFF), keep the detail",
              path, mh * 257.0 / 65536.0, mh);
+}
+
+void cli_warn_8bit_dem(cli_ctx *ctx, const char *path)
+{
+    cli_note(ctx,
+             "warning: %s stores 8-bit elevations: 256 height values at most, so slopes come "
+             "out as terraces in any output; a 16-bit or float DEM of the same area keeps the "
+             "detail",
+             path);
 }
 
 json_t *cli_scale_json(const trn_height_scale *scale, const char *how,

@@ -107,6 +107,8 @@ int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
 /* Warn that path is an 8-bit heightmap (256 levels: terraces), giving the step in metres for
  * max_height (0 = the default 2048). */
 void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height);
+/* The same for a GeoTIFF of 8-bit integer samples: 256 height values at most. */
+void cli_warn_8bit_dem(cli_ctx *ctx, const char *path);
 
 /* The JSON object {"base", "quantum", "rule", "levels", "stored_min", "stored_max",
  * "clamped_low", "clamped_high"} of a 16-bit output. */
