@@ -184,6 +184,30 @@ static void test_spill_level(void)
         "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":\"spill\","
         "\"spill_offset\":-1},\"inputs\":{\"field\":{\"node\":\"bowl\"}}}," OUT_OF("l", "l"),
         "nodes[4].params.spill_offset", "spill_offset");
+    /* The word is in the cache key: a fixed level 0 evaluated first is not reused for it. */
+    trn_graph_cache *cache = NULL;
+    CHECK_OK(trn_graph_cache_new(NULL, 0, &cache, NULL));
+    static const char *const levels_text[] = {"0", "\"spill\""};
+    for (int k = 0; k < 2; k++) {
+        char nodes[2048];
+        snprintf(
+            nodes, sizeof nodes,
+            BOWL_NODES
+            "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":%s,"
+            "\"center\":[128,128]},\"inputs\":{\"field\":{\"node\":\"bowl\"}}}," OUT_OF("l", "l"),
+            levels_text[k]);
+        trn_recipe r;
+        trn_graph g;
+        if (!load(nodes, &r, &g)) continue;
+        trn_error e;
+        trn_graph_run *run = run_of(&g, &r, 1, cache, &e);
+        const trn_water *w = trn_graph_run_water(run);
+        CHECK(w && w->body_count == 1 && w->bodies[0].wet_samples == (k ? 1089u : 0u));
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    trn_graph_cache_free(cache);
     static const char *const offsets[] = {"", ",\"spill_offset\":2", ",\"spill_offset\":10"};
     static const double levels[] = {9.5, 8.0, 0.0};
     static const uint64_t wet[] = {1089, 1089, 0};
