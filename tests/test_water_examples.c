@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "terrane/generate.h"
 #include "terrane/presets.h"
 #include "terrane/recipe.h"
@@ -115,9 +117,38 @@ static void test_examples(void)
     CHECK(with_water >= 2); /* lakeside and waters */
 }
 
+/* The example project's scene: every terrain with an inline recipe (the project's one preset,
+ * wetlands, has biomes and rules but no graph, so it places no water of its own). */
+static void test_project(void)
+{
+    json_error_t je;
+    json_t *scene = json_load_file(TRN_SOURCE_DIR "/examples/project/world.scene.json", 0, &je);
+    CHECK(scene != NULL);
+    size_t k, terrains = 0;
+    json_t *ent;
+    json_array_foreach(json_object_get(scene, "entities"), k, ent)
+    {
+        json_t *recipe = json_object_get(
+            json_object_get(json_object_get(ent, "components"), "Terrain3D"), "recipe");
+        if (!json_is_object(recipe)) continue;
+        char *text = json_dumps(recipe, JSON_COMPACT);
+        trn_recipe r;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "world.scene.json", &r, NULL, &e));
+        uint32_t bodies = 0;
+        CHECK_EQ_INT(leaks_of("world.scene.json", &r, &bodies), 0);
+        trn_recipe_dispose(&r);
+        free(text);
+        terrains++;
+    }
+    CHECK(terrains >= 1);
+    json_decref(scene);
+}
+
 int main(void)
 {
     RUN(test_presets);
     RUN(test_examples);
+    RUN(test_project);
     return trn_test_finish();
 }
