@@ -916,6 +916,11 @@ static double bowls_col(double x, double z)
     return x >= 26.0 && x <= 38.0 && col < t ? col : t;
 }
 
+static double half_bowls(double x, double z)
+{
+    return 0.5 * two_bowls(x, z);
+}
+
 static void spill_lake(trn_water_body *b, const char *id, double cx, double cz)
 {
     trn_water_body_init(b, TRN_WATER_LAKE, id);
@@ -944,6 +949,16 @@ static void test_lake_spill(void)
     CHECK_EQ_INT(w.bodies[0].warning_count, 0);
     CHECK(w.bodies[0].level_mode == TRN_LAKE_LEVEL_SPILL);
     CHECK(!w.wet[at(&w, 48, 16)]); /* bowl B stays dry */
+    /* Refreshed on other ground, a spill lake finds its level again (half as deep: 8). */
+    trn_field half;
+    make_field(&half, 64, 32, half_bowls);
+    trn_water re;
+    CHECK_OK(trn_water_refresh(&w, &half, NULL, &re, NULL));
+    CHECK(re.bodies[0].spill_level == 8.0 && re.bodies[0].level == 7.5);
+    CHECK_EQ_INT(re.bodies[0].wet_samples, disc_count(15.0));
+    CHECK_EQ_INT(re.bodies[0].warning_count, 0);
+    trn_water_dispose(&re);
+    trn_field_dispose(&half);
     trn_water_dispose(&w);
     /* Offset 0: the level is the spill level itself; ground at it stays dry. */
     b.spill_offset = 0.0;
