@@ -449,14 +449,14 @@ static size_t centre_sample(const grid_info *g, const trn_water_body *b)
     return best;
 }
 
-/* Whether sample k lies under an ocean other than body (any order: the sea takes what spills
- * into it even when it is resolved later). */
-static bool in_ocean(const trn_water *w, int32_t body, const grid_info *g, size_t k)
+/* Whether sample k lies under one of the oceans (any order: the sea takes what spills into it
+ * even when it is resolved later). */
+static bool in_ocean(const trn_water_body *const *oceans, uint32_t count, const grid_info *g,
+                     size_t k)
 {
-    for (uint32_t o = 0; o < w->body_count; o++) {
-        const trn_water_body *b = &w->bodies[o];
-        if ((int32_t)o == body || b->kind != TRN_WATER_OCEAN || !((double)g->h[k] < b->level))
-            continue;
+    for (uint32_t o = 0; o < count; o++) {
+        const trn_water_body *b = oceans[o];
+        if (!((double)g->h[k] < b->level)) continue;
         const uint32_t nb = trn_water_boundary_count(b);
         if (!nb || trn_water_polygon_contains(b->boundary, nb, g->xs[k % g->nx], g->zs[k / g->nx]))
             return true;
@@ -486,6 +486,16 @@ static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t bo
             return oom(err);
         }
     }
+    /* The oceans, looked at for every sample the flood takes. */
+    const trn_water_body **oceans = malloc((w->body_count ? w->body_count : 1u) * sizeof *oceans);
+    if (!oceans) {
+        free(seen);
+        free(fp.mask);
+        return oom(err);
+    }
+    uint32_t ocean_count = 0;
+    for (uint32_t o = 0; o < w->body_count; o++)
+        if (w->bodies[o].kind == TRN_WATER_OCEAN) oceans[ocean_count++] = &w->bodies[o];
     min_heap q = {NULL, 0, 0};
     double water = -INFINITY;
     size_t pass = seed;
@@ -504,7 +514,8 @@ static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t bo
             outlet = TRN_SPILL_LIMIT;
             break;
         }
-        if ((w->wet[k] && w->owner[k] >= 0 && w->owner[k] < body) || in_ocean(w, body, g, k)) {
+        if ((w->wet[k] && w->owner[k] >= 0 && w->owner[k] < body) ||
+            in_ocean(oceans, ocean_count, g, k)) {
             outlet = TRN_SPILL_WATER;
             break;
         }
@@ -523,6 +534,7 @@ static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t bo
         }
     }
     free(q.items);
+    free(oceans);
     free(seen);
     free(fp.mask);
     if (!ok) return oom(err);
