@@ -464,11 +464,106 @@ static bool in_ocean(const trn_water_body *const *oceans, uint32_t count, const 
     return false;
 }
 
-/* Where water rising from sample seed would first run out, on the current heights: a priority
- * flood (lowest sample first) from seed until it reaches a sample past the lake's footprint, on
- * the grid's edge, or wet with a body before index `body`. The highest sample popped on the way
- * is the pass, and its height the spill level (the smallest, over every way out, of the highest
- * ground on that way). Sets body->spill_level, spill_x, spill_z and spill_outlet. */
+/* What a spill search reads: the grid, the footprint, the water before the lake, the oceans. */
+typedef struct spill_search {
+    const grid_info *g;
+    const trn_water *w;
+    const region *fp;
+    int32_t body;
+    const trn_water_body **oceans;
+    uint32_t ocean_count;
+    uint8_t *seen; /* per sample of the footprint's box */
+} spill_search;
+
+/* How sample k lets water out: past the footprint, into water before the lake or an ocean, over
+ * the grid's edge; TRN_SPILL_NONE inside. */
+static trn_spill_outlet outlet_at(const spill_search *s, size_t k)
+{
+    const grid_info *g = s->g;
+    const region *fp = s->fp;
+    const size_t i = k % g->nx, j = k / g->nx;
+    const bool in_box =
+        !fp->box.empty && i >= fp->box.i0 && i <= fp->box.i1 && j >= fp->box.j0 && j <= fp->box.j1;
+    if (!in_box || !(fp->mask[(j - fp->box.j0) * fp->width + (i - fp->box.i0)] & IN_FOOTPRINT))
+        return TRN_SPILL_LIMIT;
+    if ((s->w->wet[k] && s->w->owner[k] >= 0 && s->w->owner[k] < s->body) ||
+        in_ocean(s->oceans, s->ocean_count, g, k))
+        return TRN_SPILL_WATER;
+    if (i == 0 || j == 0 || i == g->cells_x || j == g->cells_z) return TRN_SPILL_EDGE;
+    return TRN_SPILL_NONE;
+}
+
+/* The seen flag of sample n, a 4-neighbour of a sample inside the footprint (so inside the box,
+ * which has a margin of one beyond it). */
+static uint8_t *seen_at(const spill_search *s, size_t n)
+{
+    const size_t ni = n % s->g->nx, nj = n / s->g->nx;
+    return &s->seen[(nj - s->fp->box.j0) * s->fp->width + (ni - s->fp->box.i0)];
+}
+
+/* Whether water at the seed runs out without rising above the seed's own ground: a depth-first
+ * walk over the samples no higher than the seed, lowest neighbour first, until an outlet (its
+ * kind in *outlet). This is the common case of a centre on a slope; it usually finds a way down
+ * in a few steps where the priority flood would fill every hollow below the seed first. False:
+ * the seed lies in a closed depression, and every sample the walk saw is in it. */
+static bool drains_from(spill_search *s, size_t seed, trn_spill_outlet *outlet, bool *ok)
+{
+    const grid_info *g = s->g;
+    const float top = g->h[seed];
+    size_t *stack = NULL, count = 0, cap = 0;
+    bool found = false;
+    *ok = true;
+    size_t k = seed;
+    for (;;) {
+        const trn_spill_outlet o = outlet_at(s, k);
+        if (o != TRN_SPILL_NONE) {
+            *outlet = o;
+            found = true;
+            break;
+        }
+        /* Push the unseen neighbours no higher than the seed, highest first, so the lowest is
+         * taken next (ties: the larger index first, the smaller taken first). */
+        size_t nb[4] = {k - 1, k + 1, k - g->nx, k + g->nx}, take[4];
+        int n = 0;
+        for (int d = 0; d < 4; d++) {
+            uint8_t *m = seen_at(s, nb[d]);
+            if (*m || nb[d] == seed || !(g->h[nb[d]] <= top)) continue;
+            *m = 1;
+            take[n++] = nb[d];
+        }
+        for (int a = 1; a < n; a++) /* sort descending by (height, index) */
+            for (int b2 = a; b2 > 0; b2--) {
+                const size_t x = take[b2 - 1], y = take[b2];
+                if (g->h[x] > g->h[y] || (g->h[x] == g->h[y] && x > y)) break;
+                take[b2 - 1] = y;
+                take[b2] = x;
+            }
+        if (count + 4 > cap) {
+            const size_t nc = cap ? cap * 2 : 1024;
+            size_t *p = realloc(stack, nc * sizeof *p);
+            if (!p) {
+                *ok = false;
+                break;
+            }
+            stack = p;
+            cap = nc;
+        }
+        for (int a = 0; a < n; a++)
+            stack[count++] = take[a];
+        if (!count) break;
+        k = stack[--count];
+    }
+    free(stack);
+    return found;
+}
+
+/* Where water rising from sample seed would first run out, on the current heights: the lowest
+ * level at which it reaches a sample past the lake's footprint, in water before body (or under
+ * any ocean) or on the grid's edge. When the seed drains without rising (drains_from) that is
+ * its own ground; otherwise a priority flood (lowest sample first, ties in sample order) from
+ * the seed: the highest sample popped on the way is the pass, and its height the spill level
+ * (the smallest, over every way out, of the highest ground on that way). Sets
+ * body->spill_level, spill_x, spill_z and spill_outlet. */
 static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t body, size_t seed,
                              poly_scratch *ps, trn_error *err)
 {
@@ -478,64 +573,51 @@ static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t bo
     /* The footprint alone: at level -inf nothing is covered. */
     trn_status st = body_region(c, b, -INFINITY, SIZE_MAX, ps, &fp, NULL, err);
     if (st != TRN_OK) return st;
-    uint8_t *seen = NULL;
-    if (!fp.box.empty) {
-        seen = calloc(fp.width * ((size_t)fp.box.j1 - fp.box.j0 + 1u), 1);
-        if (!seen) {
-            free(fp.mask);
-            return oom(err);
-        }
-    }
-    /* The oceans, looked at for every sample the flood takes. */
-    const trn_water_body **oceans = malloc((w->body_count ? w->body_count : 1u) * sizeof *oceans);
-    if (!oceans) {
-        free(seen);
+    const size_t box_samples = fp.box.empty ? 1u : fp.width * ((size_t)fp.box.j1 - fp.box.j0 + 1u);
+    spill_search s = {g, w, &fp, body, NULL, 0, calloc(box_samples, 1)};
+    /* The oceans, looked at for every sample the search takes. */
+    s.oceans = malloc((w->body_count ? w->body_count : 1u) * sizeof *s.oceans);
+    if (!s.seen || !s.oceans) {
+        free(s.seen);
+        free(s.oceans);
         free(fp.mask);
         return oom(err);
     }
-    uint32_t ocean_count = 0;
     for (uint32_t o = 0; o < w->body_count; o++)
-        if (w->bodies[o].kind == TRN_WATER_OCEAN) oceans[ocean_count++] = &w->bodies[o];
-    min_heap q = {NULL, 0, 0};
-    double water = -INFINITY;
+        if (w->bodies[o].kind == TRN_WATER_OCEAN) s.oceans[s.ocean_count++] = &w->bodies[o];
+    double water = g->h[seed];
     size_t pass = seed;
     trn_spill_outlet outlet = TRN_SPILL_EDGE;
-    bool ok = heap_push(&q, g->h[seed], seed);
-    while (ok && q.count) {
-        const heap_item it = heap_pop(&q);
-        const size_t k = it.k, i = k % g->nx, j = k / g->nx;
-        if ((double)it.h > water) {
-            water = it.h;
-            pass = k;
+    bool ok = true;
+    if (!drains_from(&s, seed, &outlet, &ok) && ok) {
+        memset(s.seen, 0, box_samples);
+        min_heap q = {NULL, 0, 0};
+        water = -INFINITY;
+        ok = heap_push(&q, g->h[seed], seed);
+        while (ok && q.count) {
+            const heap_item it = heap_pop(&q);
+            const size_t k = it.k;
+            if ((double)it.h > water) {
+                water = it.h;
+                pass = k;
+            }
+            const trn_spill_outlet o = outlet_at(&s, k);
+            if (o != TRN_SPILL_NONE) {
+                outlet = o;
+                break;
+            }
+            const size_t nb[4] = {k - 1, k + 1, k - g->nx, k + g->nx};
+            for (int d = 0; d < 4 && ok; d++) {
+                uint8_t *m = seen_at(&s, nb[d]);
+                if (*m || nb[d] == seed) continue;
+                *m = 1;
+                ok = heap_push(&q, g->h[nb[d]], nb[d]);
+            }
         }
-        const bool in_box =
-            !fp.box.empty && i >= fp.box.i0 && i <= fp.box.i1 && j >= fp.box.j0 && j <= fp.box.j1;
-        if (!in_box || !(fp.mask[(j - fp.box.j0) * fp.width + (i - fp.box.i0)] & IN_FOOTPRINT)) {
-            outlet = TRN_SPILL_LIMIT;
-            break;
-        }
-        if ((w->wet[k] && w->owner[k] >= 0 && w->owner[k] < body) ||
-            in_ocean(oceans, ocean_count, g, k)) {
-            outlet = TRN_SPILL_WATER;
-            break;
-        }
-        if (i == 0 || j == 0 || i == g->cells_x || j == g->cells_z) {
-            outlet = TRN_SPILL_EDGE;
-            break;
-        }
-        /* Inside the footprint, so the neighbours lie in the box (it has a margin of one). */
-        const size_t nb[4] = {k - 1, k + 1, k - g->nx, k + g->nx};
-        for (int d = 0; d < 4 && ok; d++) {
-            const size_t n = nb[d], ni = n % g->nx, nj = n / g->nx;
-            uint8_t *m = &seen[(nj - fp.box.j0) * fp.width + (ni - fp.box.i0)];
-            if (*m || n == seed) continue;
-            *m = 1;
-            ok = heap_push(&q, g->h[n], n);
-        }
+        free(q.items);
     }
-    free(q.items);
-    free(oceans);
-    free(seen);
+    free(s.oceans);
+    free(s.seen);
     free(fp.mask);
     if (!ok) return oom(err);
     b->spill_level = water;
