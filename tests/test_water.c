@@ -916,6 +916,12 @@ static double bowls_col(double x, double z)
     return x >= 26.0 && x <= 38.0 && col < t ? col : t;
 }
 
+/* A ramp rising along x with a pit 6 m deep within 3 of (10, 8). */
+static double pitted_ramp(double x, double z)
+{
+    return hypot(x - 10.0, z - 8.0) < 3.0 ? x - 6.0 : x;
+}
+
 static double half_bowls(double x, double z)
 {
     return 0.5 * two_bowls(x, z);
@@ -1026,6 +1032,25 @@ static void test_lake_spill(void)
                  "level spill: the centre (10, 8), ground 10.00 m, is not in a closed basin: "
                  "water there runs off over the grid's edge at (10, 8) without rising; move the "
                  "centre into a hollow or give a fixed level") == 0);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+
+    /* A pit on the ramp: a centre above it still drains to the edge (the walk down enters the
+     * pit and leaves it); a centre in it fills it to its rim at 7 m, first reached at (7, 6) (of
+     * the rim samples 7 high beside the pit, the smallest index). */
+    make_field(&f, 32, 16, pitted_ramp);
+    spill_lake(&b, "above", 20.0, 8.0);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 20.0 && w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK(w.bodies[0].wet_samples == 0 && w.bodies[0].warning_count == 1);
+    trn_water_dispose(&w);
+    spill_lake(&b, "in", 10.0, 8.0);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 7.0 && w.bodies[0].level == 6.5);
+    CHECK(w.bodies[0].spill_x == 7.0 && w.bodies[0].spill_z == 6.0);
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(3.0));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
     trn_water_dispose(&w);
     trn_field_dispose(&f);
 
