@@ -14,6 +14,14 @@
 #include "terrane/recipe.h"
 #include "test.h"
 
+/* Whether a recipe's graph places water: the others cannot leak (and cost time to generate). */
+static bool places_water(const trn_recipe *r)
+{
+    return r->graph_json &&
+           (strstr(r->graph_json, "\"water_body\"") || strstr(r->graph_json, "\"basin_water\"") ||
+            strstr(r->graph_json, "\"river_route\""));
+}
+
 /* The texts resolution writes when water would run out, or when a spill lake holds none. */
 static bool leak_text(const char *text)
 {
@@ -63,7 +71,7 @@ static void test_presets(void)
         trn_error e;
         CHECK_OK(trn_recipe_parse(text, strlen(text), id, &r, NULL, &e));
         uint32_t bodies = 0;
-        CHECK_EQ_INT(leaks_of(id, &r, &bodies), 0);
+        if (places_water(&r)) CHECK_EQ_INT(leaks_of(id, &r, &bodies), 0);
         with_water += bodies > 0;
         trn_recipe_dispose(&r);
     }
@@ -100,11 +108,7 @@ static void test_examples(void)
         trn_error e;
         const trn_status s = trn_recipe_read(path, &r, NULL, &e);
         CHECK_OK(s);
-        /* Only recipes whose graph places water: the others cannot leak (and cost time). */
-        const bool water =
-            !s && r.graph_json &&
-            (strstr(r.graph_json, "\"water_body\"") || strstr(r.graph_json, "\"basin_water\"") ||
-             strstr(r.graph_json, "\"river_route\""));
+        const bool water = !s && places_water(&r);
         if (!s && !water) trn_recipe_dispose(&r);
         if (water) {
             uint32_t bodies = 0;
@@ -136,7 +140,8 @@ static void test_project(void)
         trn_error e;
         CHECK_OK(trn_recipe_parse(text, strlen(text), "world.scene.json", &r, NULL, &e));
         uint32_t bodies = 0;
-        CHECK_EQ_INT(leaks_of("world.scene.json", &r, &bodies), 0);
+        /* Its terrain places no water today; generated all the same when it does. */
+        if (places_water(&r)) CHECK_EQ_INT(leaks_of("world.scene.json", &r, &bodies), 0);
         trn_recipe_dispose(&r);
         free(text);
         terrains++;
