@@ -526,9 +526,30 @@ static void test_export(void)
                  TRN_ERR_INVALID_ARGUMENT); /* pad cannot shrink */
     CHECK_CONTAINS(e.message, "cannot shrink");
     o.resolution = 0; /* the smallest that covers 51: 65 */
+    o.name = "padded";
     CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
     CHECK_EQ_INT(rep.resolution, 65);
     CHECK(rep.tile_size[0] == 128.0);
+    /* The 14 added columns fall from the east edge (50 m, RAW 65535) to the lowest height (0 m,
+     * RAW 0) at the far border; none repeats the edge. */
+    size_t pn = 0;
+    uint8_t *praw = trn_test_read_file(tmp_path(path, sizeof path, "export/padded.raw"), &pn);
+    CHECK_EQ_INT(pn, 65 * 65 * 2);
+    if (praw && pn == 65 * 65 * 2) {
+        size_t border = 0, falling = 0, edge = 0;
+        for (uint32_t j = 0; j < 51; j++) {
+            const uint8_t *r = praw + (size_t)j * 65 * 2;
+            const unsigned at50 = r[100] | r[101] << 8, at57 = r[114] | r[115] << 8,
+                           at64 = r[128] | r[129] << 8;
+            edge += at50 == 65535;
+            border += at64 == 0;
+            falling += at57 > 0 && at57 < 65535;
+        }
+        CHECK_EQ_INT(edge, 51);
+        CHECK_EQ_INT(border, 51);
+        CHECK_EQ_INT(falling, 51);
+    }
+    free(praw);
     o.resolution = 100;
     CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);

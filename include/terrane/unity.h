@@ -242,7 +242,9 @@ trn_status trn_unity_terrain_to_labels(const trn_unity_terrain *terrain, trn_lab
 typedef enum trn_unity_fit {
     TRN_UNITY_FIT_NONE = 0,     /* the input must already have the target sample count */
     TRN_UNITY_FIT_RESAMPLE = 1, /* bilinear resampling; the terrain keeps its size */
-    TRN_UNITY_FIT_PAD = 2,      /* extend +x and +z with the edge samples; the terrain grows */
+    TRN_UNITY_FIT_PAD = 2,      /* extend +x and +z with ground falling smoothly from the edge
+                                 * to the RAW's 0 height (trn_field_pad_fall); the terrain
+                                 * grows */
 } trn_unity_fit;
 
 /* A detail layer (Unity's DetailPrototype and its density map, e.g. grass): instances as points.

@@ -309,10 +309,21 @@ int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options 
         return 1;
     }
     bool resample = strcmp(a, "--resample") == 0, crop = strcmp(a, "--crop") == 0,
-         window = strcmp(a, "--window") == 0, fit = strcmp(a, "--fit") == 0;
-    if (!resample && !crop && !window && !fit) return 0;
+         window = strcmp(a, "--window") == 0, fit = strcmp(a, "--fit") == 0,
+         pad_height = strcmp(a, "--pad-height") == 0;
+    if (!resample && !crop && !window && !fit && !pad_height) return 0;
     const char *v = cli_option_value(ctx, argc, argv, i);
     if (!v) return -1;
+    if (pad_height) {
+        char *end;
+        o->pad_height = strtod(v, &end);
+        if (end == v || *end || !isfinite(o->pad_height)) {
+            cli_usage_error(ctx, "--pad-height takes a height in metres, not '%s'", v);
+            return -1;
+        }
+        o->has_pad_height = true;
+        return 1;
+    }
     if (fit) {
         if (strcmp(v, "pad") == 0)
             o->fit = CLI_FIT_PAD;
@@ -444,12 +455,13 @@ static int crop_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t x0, uint32_t y0, u
 }
 
 /* Pad t by whole samples (left/right along x, top = north rows, bottom = south rows). */
+/* Pad with ground that falls smoothly from the edge to base (never repeated edge samples). */
 static int pad_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t left, uint32_t top, uint32_t right,
-                      uint32_t bottom)
+                      uint32_t bottom, double base)
 {
     trn_field out;
     trn_error e;
-    if (trn_field_pad(&t->field, left, bottom, right, top, &out, &e) != TRN_OK)
+    if (trn_field_pad_fall(&t->field, left, bottom, right, top, base, &out, &e) != TRN_OK)
         return cli_fail(ctx, &e);
     const uint32_t w = out.cells_x + 1u, h = out.cells_z + 1u;
     if (t->has_labels) {
@@ -468,48 +480,68 @@ static int pad_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t left, uint32_t top,
     return CLI_EXIT_OK;
 }
 
-/* Pad or crop t (centred) so its cells are ax : az; "nothing" when already within a sample. */
-static int fit_aspect(cli_ctx *ctx, cli_fit fit, uint64_t ax, uint64_t az, cli_terrain *t)
+/* The lowest finite height of a field (0 when none). */
+static double lowest_height(const trn_field *f)
 {
+    const size_t n = trn_field_sample_count(f);
+    double lo = INFINITY;
+    for (size_t k = 0; k < n; k++)
+        if (f->heights[k] < lo) lo = f->heights[k];
+    return isfinite(lo) ? lo : 0.0;
+}
+
+/* Crop or pad t (centred) so its cells are ax : az; "nothing" when already within a sample.
+ * By default the middle is kept: only real ground, no invented border. */
+static int fit_aspect(cli_ctx *ctx, const cli_dem_options *o, uint64_t ax, uint64_t az,
+                      cli_terrain *t)
+{
+    const cli_fit fit = o->fit;
     const uint64_t cx = t->field.cells_x, cz = t->field.cells_z;
     const uint32_t w = (uint32_t)cx + 1u, h = (uint32_t)cz + 1u;
     /* The cells each side needs for the other side's count, rounded to a whole sample. */
     const uint64_t want_cx = (cz * ax + az / 2u) / az, want_cz = (cx * az + ax / 2u) / ax;
     const bool too_wide = cx * az > cz * ax;
     int rc;
-    if (fit == CLI_FIT_CROP) {
+    if (fit == CLI_FIT_CROP || fit == CLI_FIT_DEFAULT) {
+        const char *how = fit == CLI_FIT_CROP ? "--fit crop" : "--fit crop, the default";
+        const char *other = fit == CLI_FIT_CROP ? ""
+                                                : "; --fit pad keeps it all inside a border "
+                                                  "falling to --pad-height, --fit stretch "
+                                                  "resamples";
         if (too_wide && want_cx < cx) {
             const uint32_t nw = (uint32_t)want_cx + 1u, x0 = (uint32_t)((cx - want_cx) / 2u);
             if (nw < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
             if ((rc = crop_pixels(ctx, t, x0, 0, nw, h))) return rc;
-            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", nw, h, w, h);
+            cli_note(ctx, "kept the middle %u x %u of %u x %u samples (%s)%s", nw, h, w, h, how,
+                     other);
         } else if (!too_wide && want_cz < cz) {
             const uint32_t nh = (uint32_t)want_cz + 1u, y0 = (uint32_t)((cz - want_cz) / 2u);
             if (nh < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
             if ((rc = crop_pixels(ctx, t, 0, y0, w, nh))) return rc;
-            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", w, nh, w, h);
+            cli_note(ctx, "kept the middle %u x %u of %u x %u samples (%s)%s", w, nh, w, h, how,
+                     other);
         }
         return CLI_EXIT_OK;
     }
+    const double base = o->has_pad_height ? o->pad_height : lowest_height(&t->field);
     if (too_wide && want_cz > cz) {
         const uint64_t add = want_cz - cz;
         if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
         const uint32_t top = (uint32_t)(add / 2u), bottom = (uint32_t)(add - add / 2u);
-        if ((rc = pad_pixels(ctx, t, 0, top, 0, bottom))) return rc;
+        if ((rc = pad_pixels(ctx, t, 0, top, 0, bottom, base))) return rc;
     } else if (!too_wide && want_cx > cx) {
         const uint64_t add = want_cx - cx;
         if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
         const uint32_t left = (uint32_t)(add / 2u), right = (uint32_t)(add - add / 2u);
-        if ((rc = pad_pixels(ctx, t, left, 0, right, 0))) return rc;
+        if ((rc = pad_pixels(ctx, t, left, 0, right, 0, base))) return rc;
     } else {
         return CLI_EXIT_OK;
     }
     cli_note(ctx,
-             "padded %u x %u -> %u x %u samples (--fit pad%s): the input sits in the middle and "
-             "its edge samples repeat outward, so the cells stay square and the metres true%s",
-             w, h, t->field.cells_x + 1u, t->field.cells_z + 1u,
-             fit == CLI_FIT_PAD ? "" : ", the default",
-             fit == CLI_FIT_PAD ? "" : "; --fit crop or --fit stretch choose otherwise");
+             "padded %u x %u -> %u x %u samples (--fit pad): the input sits in the middle and the "
+             "added ground falls smoothly from its edges to %.6g m (--pad-height), so the cells "
+             "stay square and the metres true",
+             w, h, t->field.cells_x + 1u, t->field.cells_z + 1u, base);
     return CLI_EXIT_OK;
 }
 
@@ -565,7 +597,7 @@ int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint3
     const uint32_t before_w = t->field.cells_x + 1u, before_h = t->field.cells_z + 1u;
     if (ax && o->fit != CLI_FIT_STRETCH &&
         (uint64_t)t->field.cells_x * az != (uint64_t)t->field.cells_z * ax) {
-        rc = fit_aspect(ctx, o->fit, ax, az, t);
+        rc = fit_aspect(ctx, o, ax, az, t);
         if (rc) return rc;
     }
     uint32_t cur_w = t->field.cells_x + 1, cur_h = t->field.cells_z + 1;

@@ -10,6 +10,7 @@
 #include "core/fileio.h"
 #include "core/write_set.h"
 #include "terrane/image.h"
+#include "terrane/resample.h"
 #include "unity_internal.h"
 
 #define UE_MAX_TILES 64u
@@ -662,17 +663,39 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     size_t n;
     if (!trn_mul_size(c.tx_samples, c.tz_samples, &n) || n > ((size_t)1 << 30))
         return trn_error_set(err, TRN_ERR_OVERFLOW, dir, -1, "export grid too large");
+    /* Padding grows +x and +z with ground falling smoothly from the edge to the RAW's 0 height
+     * (the given base, else the lowest height), never repeated edge samples. */
+    trn_field padded;
+    memset(&padded, 0, sizeof padded);
+    if (o.fit == TRN_UNITY_FIT_PAD && (c.tx_samples > c.sx || c.tz_samples > c.sz)) {
+        double base = o.height_base;
+        if (!(o.height_size > 0)) {
+            base = INFINITY;
+            for (size_t k = 0; k < (size_t)c.sx * c.sz; k++)
+                if (field->heights[k] < base) base = field->heights[k];
+            if (!isfinite(base)) base = 0.0;
+        }
+        trn_status pst = trn_field_pad_fall(field, 0, 0, c.tx_samples - c.sx,
+                                            c.tz_samples - c.sz, base, &padded, err);
+        if (pst) return pst;
+    }
     c.grid = malloc(n * sizeof *c.grid);
-    if (!c.grid) return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    if (!c.grid) {
+        trn_field_dispose(&padded);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    }
     float lo = INFINITY, hi = -INFINITY;
     for (uint32_t j = 0; j < c.tz_samples; j++)
         for (uint32_t i = 0; i < c.tx_samples; i++) {
-            float h = resample ? field_bilinear(field, src_x(&c, i), src_z(&c, j))
-                               : field_at(field, (uint32_t)src_x(&c, i), (uint32_t)src_z(&c, j));
+            float h = resample          ? field_bilinear(field, src_x(&c, i), src_z(&c, j))
+                      : padded.heights ? field_at(&padded, i, j)
+                                       : field_at(field, (uint32_t)src_x(&c, i),
+                                                  (uint32_t)src_z(&c, j));
             c.grid[(size_t)j * c.tx_samples + i] = h;
             if (h < lo) lo = h;
             if (h > hi) hi = h;
         }
+    trn_field_dispose(&padded);
     if (!(lo <= hi)) lo = hi = 0;
     c.base = o.height_base;
     c.size_y = o.height_size;
