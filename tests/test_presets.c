@@ -36,14 +36,14 @@ static const struct {
     {"builtin://terrain/flat-building-site", 0x650897ec29639b52ull, 0xb1d98ef8f6bba900ull, 3, 512,
      64},
     {"builtin://terrain/desert-dunes", 0x3627f978b4776badull, 0x8e01d52fcacca3c1ull, 3, 1536, 128},
-    {"builtin://terrain/rolling-hills", 0x5441758d569d794eull, 0x7a1a04dab3610b66ull, 5, 2048, 256},
-    {"builtin://terrain/mountain-range", 0xec8bad31534390b5ull, 0x2a328cd14fc72155ull, 6, 12800,
+    {"builtin://terrain/rolling-hills", 0x2090454016a3b971ull, 0x86762b977e0a3d6full, 5, 2048, 256},
+    {"builtin://terrain/mountain-range", 0x4c302e602ece7e44ull, 0xf9172849b370f0f5ull, 6, 12800,
      256},
-    {"builtin://terrain/basin", 0x28533f6e7a65abd6ull, 0xa888d7665d72a421ull, 6, 4096, 256},
+    {"builtin://terrain/basin", 0x44c44b7c149f3abdull, 0xdf0a90969742d2bdull, 6, 4096, 256},
     {"builtin://terrain/plateau", 0x3b57d0ff0e9051adull, 0x9bf8f44c99169c6cull, 3, 4096, 128},
     {"builtin://terrain/coastal-island", 0x74fc1427e0a10026ull, 0x7c8ce3cd7000b264ull, 4, 8192,
      256},
-    {"builtin://terrain/drainage-river", 0xd5533360593cdcf8ull, 0xae3e01a8a881aafeull, 6, 2048,
+    {"builtin://terrain/drainage-river", 0xb4ea456123e7288bull, 0xca6f8abd3bf35969ull, 6, 2048,
      128},
 };
 
