@@ -108,7 +108,22 @@ static void test_examples(void)
         trn_error e;
         const trn_status s = trn_recipe_read(path, &r, NULL, &e);
         CHECK_OK(s);
-        const bool water = !s && places_water(&r);
+        bool water = !s && places_water(&r);
+        /* A recipe that reads a real heightfield needs its file beside it (dem_level.json takes
+         * the demo's dem.tif): test_cli_graph_input generates it with one and checks its
+         * water; here it is passed over, said, when the file is absent. */
+        if (water && strstr(r.graph_json, "\"heightfield_input\"")) {
+            char dem[1100];
+            snprintf(dem, sizeof dem, "%s/dem.tif", dir);
+            FILE *f = fopen(dem, "rb");
+            if (f)
+                fclose(f);
+            else {
+                fprintf(stderr, "note: %s reads a heightfield absent here; not generated\n",
+                        names[k]);
+                water = false;
+            }
+        }
         if (!s && !water) trn_recipe_dispose(&r);
         if (water) {
             uint32_t bodies = 0;
