@@ -55,10 +55,12 @@ static int row(const char *name, trn_recipe *r, uint32_t cells, int threads)
         free(dry.heights);
     }
     printf("| %s | %u^2, %.3g m | %.2f / %.2f s | %.3f | %.1f / %.1f | %.1f%% (%.1f%%) | %.3f "
-           "(%.3f) | %.2f |\n",
+           "(%.3f) | %.2f | %.3f | %.2f (%c, %.3g) |\n",
            name, g.field.cells_x + 1u, st.cell_x, wall, cpu, st.hypsometric_integral,
            st.slope_median, st.slope_p90, 100.0 * st.depression_fraction,
-           100.0 * sd.depression_fraction, st.area_exponent, sd.area_exponent, st.spectral_slope);
+           100.0 * sd.depression_fraction, st.area_exponent, sd.area_exponent, st.spectral_slope,
+           st.axis45_ratio, st.periodic_curvature_ratio, st.periodic_axis ? st.periodic_axis : '-',
+           st.periodic_axis == 'z' ? st.periodic_period_z : st.periodic_period_x);
     fflush(stdout);
     trn_generated_dispose(&g);
     return 0;
@@ -77,8 +79,9 @@ int main(int argc, char **argv)
     const bool recipes_only = argc > 3 && strcmp(argv[3], "--recipes") == 0;
     printf("load average %.2f before\n\n", load_average());
     printf("| terrain | grid, cell | generation wall / CPU | HI | slope median / p90 (deg) | in "
-           "depressions (dry ground) | b (dry ground) | spectrum slope |\n"
-           "|---|---|---|---|---|---|---|---|\n");
+           "depressions (dry ground) | b (dry ground) | spectrum slope | 45-degree aspects "
+           "(x chance) | periodic curvature (axis, period) |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     for (uint32_t k = 0; !recipes_only && k < trn_builtin_preset_count(); k++) {
         const char *id = trn_builtin_preset_id(k);
         const char *text = trn_builtin_preset_text(id);

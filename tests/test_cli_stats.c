@@ -135,6 +135,9 @@ static void test_text(void)
     CHECK_CONTAINS(out, "-2 to -3.5 (Perron et al. 2008)");
     CHECK_CONTAINS(out, "0.43-0.5");
     CHECK_CONTAINS(out, "over a = 10..42.25 cells");
+    CHECK_CONTAINS(out, "slopes facing multiples of 45 deg");
+    CHECK_CONTAINS(out, "0.10-0.12 (chance 0.111)");
+    CHECK_CONTAINS(out, "strongest at a period of");
     CHECK(err && err[0] == '\0');
     free(out);
     free(err);
@@ -199,8 +202,42 @@ static void test_recipe(void)
         CHECK_CONTAINS(json_string_value(json_object_get(doc, "input_format")), "recipe");
         CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_x")), 128);
         CHECK(value_of(doc, "relief") > 0);
+        /* The grid fingerprints, with what they were measured over. */
+        CHECK(value_of(doc, "axis45_ratio") > 0.5 && value_of(doc, "axis45_ratio") < 4.5);
+        CHECK(value_of(doc, "periodic_curvature_ratio") >= 0);
+        CHECK(json_number_value(json_object_get(doc, "aspect_min_slope")) == 2.0);
+        CHECK(json_integer_value(json_object_get(doc, "aspect_samples")) > 1000);
+        const char *axis = json_string_value(json_object_get(doc, "periodic_axis"));
+        CHECK(axis && (strcmp(axis, "x") == 0 || strcmp(axis, "z") == 0));
+        CHECK(json_number_value(json_object_get(doc, "periodic_period_x")) >= 2.0);
+        CHECK(json_number_value(json_object_get(doc, "periodic_period_z")) <= 32.0);
+        CHECK_CONTAINS(json_string_value(json_object_get(figure(doc, "axis45_ratio"),
+                                                         "reference")),
+                       "0.96-1.04");
         json_decref(doc);
     }
+    free(out);
+    free(err);
+    /* Another grid over the same world: the same recipe at 64 x 48 cells. */
+    rc = trn_test_run_clif("stats %s/examples/recipes/island.json --resolution 64x48 --format json "
+                           "--quiet",
+                           &out, &err, TRN_SOURCE_DIR);
+    CHECK_EQ_INT(rc, 0);
+    doc = json_loads(out ? out : "", 0, &je);
+    CHECK(doc != NULL);
+    if (doc) {
+        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_x")), 64);
+        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_z")), 48);
+        CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 2.0);
+        json_decref(doc);
+    }
+    free(out);
+    free(err);
+    /* A heightfield has no grid to change. */
+    const char *pit = write_pit();
+    rc = trn_test_run_clif("stats %s --size 65x65 --resolution 32x32", &out, &err, pit);
+    CHECK_EQ_INT(rc, 2);
+    CHECK_CONTAINS(err, "--resolution only applies to a recipe");
     free(out);
     free(err);
 }
@@ -227,6 +264,8 @@ static void test_real_dem(void)
         CHECK(value_of(doc, "depression_fraction") < 0.05);
         CHECK(fabs(value_of(doc, "area_exponent") - 0.64) < 0.06);
         CHECK(value_of(doc, "relief") == 3664.0);
+        CHECK(fabs(value_of(doc, "axis45_ratio") - 1.0) < 0.04);
+        CHECK(value_of(doc, "periodic_curvature_ratio") < 1.0);
         json_decref(doc);
     }
     free(out);
@@ -268,6 +307,8 @@ static void test_bad_input(void)
                            "stats x --fit-range 10",
                            "stats x --channel-area 0",
                            "stats x --depression-tolerance -1",
+                           "stats x --resolution 0x5",
+                           "stats x --resolution big",
                            "stats x --bogus 1"};
     for (size_t k = 0; k < sizeof usage / sizeof usage[0]; k++) {
         rc = trn_test_run_cli(usage[k], &out, &err);

@@ -1708,6 +1708,71 @@ static void test_blend_polygon(void)
     trn_recipe_dispose(&r);
 }
 
+/* A polygon's outline warped: not the exact square any more, the same bytes each time, keyed
+ * and seeded by the world seed unless the node names a seed; unwarped, the seed is no input. */
+static void test_polygon_edge_warp(void)
+{
+    trn_recipe r;
+    CHECK(load_recipe(64, NULL, &r));
+    const char *head = G_HEAD
+        "{\"id\":\"a\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
+        "{\"id\":\"b\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
+        "{\"id\":\"poly\",\"type\":\"polygon_mask\",\"inputs\":{\"field\":{\"node\":\"a\"}},"
+        "\"params\":{\"points\":[[64,64],[192,64],[192,192],[64,192]],\"falloff\":0";
+    const char *tail = "}},"
+        "{\"id\":\"mix\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":\"a\"},"
+        "\"b\":{\"node\":\"b\"},\"mask\":{\"node\":\"poly\"}},\"params\":{\"amount\":1}}," N_OUT(
+            "mix") "]}";
+    const char *variants[4] = {"", ",\"edge_warp\":24,\"edge_warp_size\":64",
+                               ",\"edge_warp\":24,\"edge_warp_size\":64,\"seed\":5",
+                               ",\"edge_warp\":0,\"seed\":5"};
+    const size_t n = samples_of(&r);
+    float *h[2][4] = {{NULL}};
+    uint64_t keys[2][4];
+    for (int world = 0; world < 2; world++) {
+        r.seed = world == 0 ? 1u : 2u;
+        for (int v = 0; v < 4; v++) {
+            char text[4096];
+            snprintf(text, sizeof text, "%s%s%s", head, variants[v], tail);
+            trn_graph g;
+            CHECK(parse_graph(text, &g));
+            uint64_t k[8] = {0};
+            trn_error e;
+            CHECK_OK(trn_graph_keys(&g, &r, TRN_EROSION_FINAL, k, &e));
+            keys[world][v] = key_of(&g, k, "poly");
+            trn_graph_run *run = eval_graph(&g, &r, TRN_EROSION_FINAL, 1 + v % 2, NULL);
+            const float *t = terrain_of(run);
+            h[world][v] = malloc(n * sizeof(float));
+            if (t && h[world][v]) memcpy(h[world][v], t, n * sizeof(float));
+            trn_graph_run_free(run);
+            trn_graph_dispose(&g);
+        }
+    }
+    /* Warped differs from exact; an explicit edge_warp of 0 is the exact shape. */
+    CHECK(!same_floats(h[0][0], h[0][1], n));
+    CHECK(same_floats(h[0][0], h[0][3], n));
+    /* The world seed moves a warp without its own seed, and nothing else. */
+    CHECK(!same_floats(h[0][1], h[1][1], n));
+    CHECK(keys[0][1] != keys[1][1]);
+    CHECK(same_floats(h[0][2], h[1][2], n));
+    CHECK(keys[0][2] == keys[1][2]);
+    CHECK(same_floats(h[0][0], h[1][0], n));
+    CHECK(keys[0][0] == keys[1][0]);
+    CHECK(!same_floats(h[0][1], h[0][2], n));
+    /* Deep inside and far outside keep the exact heights; the edge band wanders. */
+    const uint32_t w = r.cells_x + 1u;
+    if (h[0][1]) {
+        CHECK(h[0][1][(size_t)32 * w + 32] == 10.0f);
+        CHECK(h[0][1][(size_t)2 * w + 2] == 0.0f);
+        int partial = 0;
+        for (size_t k = 0; k < n; k++) partial += h[0][1][k] != h[0][0][k];
+        CHECK(partial > 40);
+    }
+    for (int world = 0; world < 2; world++)
+        for (int v = 0; v < 4; v++) free(h[world][v]);
+    trn_recipe_dispose(&r);
+}
+
 /* ---- progress and cancel ---- */
 
 typedef struct prog {
@@ -2205,6 +2270,7 @@ int main(void)
     RUN(test_ledger);
     RUN(test_drainage_node);
     RUN(test_blend_polygon);
+    RUN(test_polygon_edge_warp);
     RUN(test_progress_cancel);
     RUN(test_key_world_size);
     RUN(test_key_output_pin);

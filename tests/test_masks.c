@@ -1,5 +1,6 @@
 /* Tests: elevation, slope, path and polygon masks (known values, rejections, references,
- * invariances, thread counts) and the height blend and offset kernels. */
+ * invariances, thread counts), natural (warped) outlines and the height blend and offset
+ * kernels. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -631,10 +632,16 @@ static void test_threads_identical(void)
         CHECK_OK(trn_mask_slope(&f, 5, 20, 7, &o[0], &e));
         CHECK_OK(trn_mask_path(300, 211, 600, 420, path, 5, 12, 30, &o[1], &e));
         CHECK_OK(trn_mask_polygon(300, 211, 600, 420, star, 7, 25, &o[2], &e));
+        trn_mask exact = o[2];
+        CHECK_OK(trn_mask_warp(&exact, 600, 420, 30, 90, 5, 3, &o[2], &e));
+        trn_mask_dispose(&exact);
     }
     omp_set_num_threads(2);
     trn_mask c;
     CHECK_OK(trn_mask_polygon(300, 211, 600, 420, star, 7, 25, &c, &e));
+    trn_mask exact = c;
+    CHECK_OK(trn_mask_warp(&exact, 600, 420, 30, 90, 5, 3, &c, &e));
+    trn_mask_dispose(&exact);
     CHECK(same_mask(&a[2], &c));
     trn_mask_dispose(&c);
     omp_set_num_threads(before);
@@ -749,6 +756,85 @@ static void test_offset(void)
     CHECK_EQ_INT(e.offset, -1);
 }
 
+/* ---- natural outlines ---- */
+
+/* A square polygon warped: its outline wanders (no longer straight), never farther than the
+ * amplitude, values stay in [0, 1], and amplitude 0 is an exact copy. */
+static void test_warp_outline(void)
+{
+    trn_error e;
+    const double square[8] = {100, 100, 300, 100, 300, 300, 100, 300};
+    trn_mask exact, warped, again, other, copy;
+    CHECK_OK(trn_mask_polygon(400, 400, 400, 400, square, 4, 0, &exact, &e));
+    CHECK_OK(trn_mask_warp(&exact, 400, 400, 0, 64, 5, 7, &copy, &e));
+    CHECK(same_mask(&exact, &copy));
+    CHECK_OK(trn_mask_warp(&exact, 400, 400, 20, 64, 5, 7, &warped, &e));
+    CHECK_OK(trn_mask_warp(&exact, 400, 400, 20, 64, 5, 7, &again, &e));
+    CHECK(same_mask(&warped, &again));
+    CHECK_OK(trn_mask_warp(&exact, 400, 400, 20, 64, 5, 8, &other, &e));
+    CHECK(!same_mask(&warped, &other));
+    size_t changed = 0, far_changed = 0, out_of_range = 0;
+    for (uint32_t j = 0; j <= 400; j++)
+        for (uint32_t i = 0; i <= 400; i++) {
+            const float w = at(&warped, i, j);
+            if (!(w >= 0.0f && w <= 1.0f)) out_of_range++;
+            if (w == at(&exact, i, j)) continue;
+            changed++;
+            /* Distance to the square's outline: a change there needs a displacement that far. */
+            const double dx = fmax(fmax(100.0 - i, (double)i - 300.0), 0.0);
+            const double dz = fmax(fmax(100.0 - j, (double)j - 300.0), 0.0);
+            const double outside = hypot(dx, dz);
+            const double inside = fmin(fmin((double)i - 100.0, 300.0 - i),
+                                       fmin((double)j - 100.0, 300.0 - j));
+            if (outside > 20.0 * sqrt(2.0) + 1.0 || inside > 20.0 * sqrt(2.0) + 1.0) far_changed++;
+        }
+    CHECK_EQ_INT(out_of_range, 0);
+    CHECK_EQ_INT(far_changed, 0);
+    /* The outline moved along its whole length, not in a few spots. */
+    CHECK(changed > 4000);
+    /* Along the south edge the crossing row wanders: not one straight line. */
+    uint32_t lo = 400, hi = 0;
+    for (uint32_t i = 120; i <= 280; i++) {
+        uint32_t j = 60;
+        while (j < 140 && at(&warped, i, j) < 0.5f) j++;
+        if (j < lo) lo = j;
+        if (j > hi) hi = j;
+    }
+    CHECK(hi - lo >= 6);
+    CHECK(hi - lo <= 40);
+    /* A uniform mask stays uniform whatever the warp. */
+    for (size_t k = 0; k < mask_count(&copy); k++) copy.values[k] = 0.25f;
+    trn_mask flat;
+    CHECK_OK(trn_mask_warp(&copy, 400, 400, 50, 30, 3, 1, &flat, &e));
+    for (size_t k = 0; k < mask_count(&flat); k++) CHECK(flat.values[k] == 0.25f);
+    trn_mask_dispose(&flat);
+    trn_mask_dispose(&exact);
+    trn_mask_dispose(&warped);
+    trn_mask_dispose(&again);
+    trn_mask_dispose(&other);
+    trn_mask_dispose(&copy);
+}
+
+static void test_warp_rejections(void)
+{
+    trn_error e;
+    trn_mask m, out;
+    CHECK_OK(trn_mask_init(&m, 8, 8, &e));
+    check_rejected(trn_mask_warp(&m, 8, 8, -1, 10, 4, 1, &out, &e), &e, &out, "amplitude");
+    check_rejected(trn_mask_warp(&m, 8, 8, NAN, 10, 4, 1, &out, &e), &e, &out, "amplitude");
+    check_rejected(trn_mask_warp(&m, 8, 8, 1, 0, 4, 1, &out, &e), &e, &out, "feature_size");
+    check_rejected(trn_mask_warp(&m, 8, 8, 1, INFINITY, 4, 1, &out, &e), &e, &out,
+                   "feature_size");
+    check_rejected(trn_mask_warp(&m, 8, 8, 1, 10, 0, 1, &out, &e), &e, &out, "octaves");
+    check_rejected(trn_mask_warp(&m, 8, 8, 1, 10, 17, 1, &out, &e), &e, &out, "octaves");
+    check_rejected(trn_mask_warp(&m, 0, 8, 1, 10, 4, 1, &out, &e), &e, &out, "size_x");
+    check_rejected(trn_mask_warp(NULL, 8, 8, 1, 10, 4, 1, &out, &e), &e, &out, "found NULL");
+    CHECK_STATUS(trn_mask_warp(&m, 8, 8, 1, 10, 4, 1, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_OK(trn_mask_warp(&m, 8, 8, 1, 10, 16, 1, &out, &e));
+    trn_mask_dispose(&out);
+    trn_mask_dispose(&m);
+}
+
 int main(void)
 {
     RUN(test_elevation_values);
@@ -765,5 +851,7 @@ int main(void)
     RUN(test_threads_identical);
     RUN(test_blend);
     RUN(test_offset);
+    RUN(test_warp_outline);
+    RUN(test_warp_rejections);
     return trn_test_finish();
 }

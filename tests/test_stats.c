@@ -1,5 +1,6 @@
 /* Tests: terrain statistics on analytic surfaces (cone, plane, pits, a ramp of parallel
- * channels, a fractal of known spectrum), no data, options, threads, cancel and a real DEM. */
+ * channels, a fractal of known spectrum), grid fingerprints (surfaces facing the grid, creases
+ * repeating with the column), no data, options, threads, cancel and a real DEM. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -413,7 +414,14 @@ static bool same_stats(const trn_terrain_stats *a, const trn_terrain_stats *b)
            same_double(a->area_fit.r2, b->area_fit.r2) &&
            same_double(a->drainage_density, b->drainage_density) &&
            same_double(a->spectral_slope, b->spectral_slope) &&
-           same_double(a->spectrum_fit.r2, b->spectrum_fit.r2);
+           same_double(a->spectrum_fit.r2, b->spectrum_fit.r2) &&
+           a->aspect_samples == b->aspect_samples &&
+           same_double(a->axis45_ratio, b->axis45_ratio) &&
+           same_double(a->axis_share, b->axis_share) &&
+           same_double(a->periodic_ratio_x, b->periodic_ratio_x) &&
+           same_double(a->periodic_ratio_z, b->periodic_ratio_z) &&
+           same_double(a->periodic_period_x, b->periodic_period_x) &&
+           same_double(a->periodic_period_z, b->periodic_period_z);
 }
 
 static void test_threads(void)
@@ -492,7 +500,7 @@ static void test_errors(void)
     o.channel_cells = 0;
     CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     trn_stats_options_default(&o);
-    o.which = 0x20;
+    o.which = 0x40;
     CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     trn_stats_options_default(&o);
     o.spectrum_min_wavelength = 10;
@@ -565,8 +573,293 @@ static bool test_real_dem(void)
     CHECK(s.area_exponent > 0.58 && s.area_exponent < 0.70);
     CHECK(s.area_fit.r2 > 0.95);
     CHECK(s.spectral_slope < -2.0 && s.spectral_slope > -3.5);
+    /* Real land carries no grid fingerprint: aspects as often on the grid's directions as
+     * chance, curvature that repeats with no column or row index. */
+    fprintf(stderr, "  SRTM30 fingerprints: 45-degree aspects %.3f x chance, axes %.3f, periodic "
+            "curvature %.3f (x %.3f, z %.3f)\n",
+            s.axis45_ratio, s.axis_share, s.periodic_curvature_ratio, s.periodic_ratio_x,
+            s.periodic_ratio_z);
+    CHECK(s.axis45_ratio > 0.96 && s.axis45_ratio < 1.04);
+    CHECK(s.axis_share > 0.10 && s.axis_share < 0.125);
+    CHECK(s.periodic_curvature_ratio < 1.0);
     trn_field_dispose(&f);
     return true;
+}
+
+/* ---- grid fingerprints ---- */
+
+static trn_terrain_stats fingerprints(const trn_field *f, int threads)
+{
+    trn_stats_options o;
+    trn_stats_options_default(&o);
+    o.which = TRN_STATS_FINGERPRINTS;
+    o.threads = threads;
+    trn_terrain_stats s;
+    memset(&s, 0, sizeof s);
+    trn_error e;
+    trn_status st = trn_terrain_stats_compute(f, &o, &s, NULL, NULL, &e);
+    CHECK_OK(st);
+    if (st) fprintf(stderr, "  %s\n", e.message);
+    return s;
+}
+
+/* A fixed hash to [-1, 1): noise with no structure at all. */
+static double white(uint32_t i, uint32_t j, uint32_t seed)
+{
+    uint64_t z = ((uint64_t)i << 32 | j) ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* A cone on a level plain: every aspect equally often, so the 45-degree bands hold their
+ * chance share (a cone filling the square would face the diagonals more: its corners). */
+static void test_cone_is_isotropic(void)
+{
+    trn_field f = make_field(400, 400, 1.0);
+    const size_t nx = 401;
+    for (size_t j = 0; j <= 400; j++)
+        for (size_t i = 0; i <= 400; i++)
+            f.heights[j * nx + i] =
+                (float)(300.0 - 0.5 * fmin(190.0, hypot((double)i - 200.3, (double)j - 199.6)));
+    trn_terrain_stats s = fingerprints(&f, 1);
+    CHECK_EQ_INT(s.computed, TRN_STATS_FINGERPRINTS);
+    fprintf(stderr, "  cone: %.4f x chance, axes %.4f\n", s.axis45_ratio, s.axis_share);
+    CHECK(fabs(s.axis45_ratio - 1.0) < 0.02);
+    CHECK(fabs(s.axis_share - 1.0 / 9.0) < 0.005);
+    /* The plain is level: only the cone's samples have an aspect (pi 190^2 of them). */
+    CHECK(s.aspect_samples > 112000u && s.aspect_samples < 115500u);
+    CHECK(s.aspect_min_slope == 2.0);
+    trn_field_dispose(&f);
+}
+
+/* A pyramid faces the four axes only; a diamond (rotated pyramid) the four diagonals. */
+static void test_grid_facing_surfaces(void)
+{
+    trn_field f = make_field(128, 128, 2.0);
+    const size_t nx = 129;
+    for (size_t j = 0; j <= 128; j++)
+        for (size_t i = 0; i <= 128; i++) {
+            const double x = (double)i - 64.3, z = (double)j - 64.6;
+            f.heights[j * nx + i] = (float)(100.0 - fmax(fabs(x), fabs(z)));
+        }
+    trn_terrain_stats s = fingerprints(&f, 1);
+    /* All but the crease samples face an axis: near 45 / 10 = 4.5 times chance. */
+    CHECK(s.axis45_ratio > 4.2 && s.axis45_ratio <= 4.5);
+    CHECK(s.axis_share > 0.93);
+    for (size_t j = 0; j <= 128; j++)
+        for (size_t i = 0; i <= 128; i++) {
+            const double x = (double)i - 64.3, z = (double)j - 64.6;
+            f.heights[j * nx + i] = (float)(100.0 - fabs(x) - fabs(z));
+        }
+    s = fingerprints(&f, 1);
+    CHECK(s.axis45_ratio > 4.2 && s.axis45_ratio <= 4.5);
+    CHECK(s.axis_share < 0.05);
+    /* A plane facing 20 degrees: none near a multiple of 45. */
+    for (size_t j = 0; j <= 128; j++)
+        for (size_t i = 0; i <= 128; i++)
+            f.heights[j * nx + i] = (float)(0.3 * (cos(0.349) * (double)i + sin(0.349) * (double)j));
+    s = fingerprints(&f, 1);
+    CHECK(s.axis45_ratio == 0.0);
+    CHECK(s.axis_share == 0.0);
+    /* ... and facing 42 degrees: all within the +-5 band of 45. */
+    for (size_t j = 0; j <= 128; j++)
+        for (size_t i = 0; i <= 128; i++)
+            f.heights[j * nx + i] = (float)(0.3 * (cos(0.733) * (double)i + sin(0.733) * (double)j));
+    s = fingerprints(&f, 1);
+    CHECK(fabs(s.axis45_ratio - 4.5) < 1e-12);
+    CHECK(s.axis_share == 0.0);
+    trn_field_dispose(&f);
+}
+
+/* Samples flatter than aspect_min_slope have no aspect; with none left the figures are NaN. */
+static void test_min_slope(void)
+{
+    trn_field f = make_field(64, 64, 1.0);
+    const size_t nx = 65;
+    /* 1/32 rises 1.79 degrees: under the default 2 (and exact in floats: no rounding). */
+    for (size_t j = 0; j <= 64; j++)
+        for (size_t i = 0; i <= 64; i++) f.heights[j * nx + i] = (float)(0.03125 * (double)i);
+    trn_terrain_stats s = fingerprints(&f, 1);
+    CHECK_EQ_INT(s.aspect_samples, 0);
+    CHECK(isnan(s.axis45_ratio) && isnan(s.axis_share));
+    trn_stats_options o;
+    trn_stats_options_default(&o);
+    o.which = TRN_STATS_FINGERPRINTS;
+    o.aspect_min_slope = 1.0;
+    CHECK_OK(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, NULL));
+    CHECK_EQ_INT(s.aspect_samples, 63 * 63);
+    CHECK(fabs(s.axis45_ratio - 4.5) < 1e-12);
+    CHECK(s.axis_share == 1.0);
+    /* An exact plane has a profile with nothing in it: no period stands out. */
+    CHECK(s.periodic_curvature_ratio == 0.0);
+    trn_field_dispose(&f);
+}
+
+/* Fractal land (power ~ k^-2.5, random phases) has no period; the same land with creases every
+ * 4 columns (a coarse grid upsampled linearly) has one, and transposed along z. The creases
+ * are a spike train of |curvature|, equally strong at periods 4 and 2. */
+static void test_periodic_creases(void)
+{
+    const uint32_t cells = 255;
+    const size_t nx = cells + 1u;
+    trn_field f = make_field(cells, cells, 5.0);
+    fractal(&f, 2.5, 11);
+    trn_terrain_stats s = fingerprints(&f, 1);
+    fprintf(stderr, "  fractal land: periodic %.3f (x %.3f at %.3g, z %.3f at %.3g)\n",
+            s.periodic_curvature_ratio, s.periodic_ratio_x, s.periodic_period_x,
+            s.periodic_ratio_z, s.periodic_period_z);
+    CHECK(s.periodic_curvature_ratio < 1.5);
+    const double smooth_ratio = s.periodic_curvature_ratio;
+    /* Linear interpolation between every fourth column: a crease at each knot. */
+    trn_field g = make_field(cells, cells, 5.0);
+    for (size_t j = 0; j <= cells; j++)
+        for (size_t i = 0; i <= cells; i++) {
+            const size_t k0 = i / 4 * 4, k1 = k0 + 4 <= cells ? k0 + 4 : k0;
+            const double t = k1 > k0 ? (double)(i - k0) / 4.0 : 0.0;
+            g.heights[j * nx + i] =
+                (float)((1.0 - t) * f.heights[j * nx + k0] + t * f.heights[j * nx + k1]);
+        }
+    s = fingerprints(&g, 1);
+    fprintf(stderr, "  creased every 4 columns: periodic %.3f (x %.3f at %.3g, z %.3f)\n",
+            s.periodic_curvature_ratio, s.periodic_ratio_x, s.periodic_period_x,
+            s.periodic_ratio_z);
+    CHECK(s.periodic_curvature_ratio > 10.0);
+    CHECK(s.periodic_curvature_ratio > 5.0 * smooth_ratio);
+    CHECK(s.periodic_axis == 'x');
+    CHECK(fabs(s.periodic_period_x - 4.0) < 0.05 || fabs(s.periodic_period_x - 2.0) < 0.02);
+    CHECK(s.periodic_ratio_z < 2.0);
+    /* Transposed: the creases repeat along z. */
+    for (size_t j = 0; j <= cells; j++)
+        for (size_t i = 0; i <= cells; i++) f.heights[i * nx + j] = g.heights[j * nx + i];
+    s = fingerprints(&f, 1);
+    CHECK(s.periodic_axis == 'z');
+    CHECK(fabs(s.periodic_period_z - 4.0) < 0.05 || fabs(s.periodic_period_z - 2.0) < 0.02);
+    CHECK(s.periodic_ratio_z > 10.0 && s.periodic_ratio_x < 2.0);
+    trn_field_dispose(&f);
+    trn_field_dispose(&g);
+}
+
+/* Heights of pure white noise: the profile is its own shuffle, the ratio near 1. */
+static void test_white_noise(void)
+{
+    const uint32_t cells = 300;
+    trn_field f = make_field(cells, cells, 1.0);
+    for (uint32_t j = 0; j <= cells; j++)
+        for (uint32_t i = 0; i <= cells; i++)
+            f.heights[(size_t)j * (cells + 1u) + i] = (float)(10.0 * white(i, j, 5));
+    trn_terrain_stats s = fingerprints(&f, 1);
+    fprintf(stderr, "  white noise: periodic x %.3f, z %.3f; 45-degree %.3f\n",
+            s.periodic_ratio_x, s.periodic_ratio_z, s.axis45_ratio);
+    CHECK(s.periodic_ratio_x > 0.6 && s.periodic_ratio_x < 1.6);
+    CHECK(s.periodic_ratio_z > 0.6 && s.periodic_ratio_z < 1.6);
+    CHECK(fabs(s.axis45_ratio - 1.0) < 0.08);
+    trn_field_dispose(&f);
+}
+
+/* The longest period searched: |curvature| of a sine of 80 columns repeats every 40, found
+ * only when asked (up to 32 only its weaker harmonic at 20 shows). */
+static void test_max_period(void)
+{
+    const uint32_t cells = 400;
+    const size_t nx = cells + 1u;
+    trn_field f = make_field(cells, cells, 1.0);
+    for (size_t j = 0; j <= cells; j++)
+        for (size_t i = 0; i <= cells; i++)
+            f.heights[j * nx + i] = (float)(20.0 * sin(2.0 * 3.14159265358979 * (double)i / 80.0) +
+                                            0.01 * white((uint32_t)i, (uint32_t)j, 2));
+    trn_stats_options o;
+    trn_stats_options_default(&o);
+    o.which = TRN_STATS_FINGERPRINTS;
+    trn_terrain_stats s;
+    CHECK_OK(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, NULL));
+    const double within_32 = s.periodic_ratio_x, period_32 = s.periodic_period_x;
+    o.periodic_max_period = 48;
+    CHECK_OK(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, NULL));
+    fprintf(stderr, "  |curvature| every 40 columns: %.3f at %.3g up to 32, %.3f at %.3g up to 48\n",
+            within_32, period_32, s.periodic_ratio_x, s.periodic_period_x);
+    CHECK(fabs(period_32 - 20.0) < 0.5);
+    CHECK(fabs(s.periodic_period_x - 40.0) < 0.5);
+    CHECK(s.periodic_ratio_x > 5.0 * within_32);
+    trn_field_dispose(&f);
+}
+
+/* No data: windows with NaN are skipped; a grid too small for a profile gives NaN. */
+static void test_nodata_and_small(void)
+{
+    trn_field f = make_field(255, 255, 1.0);
+    fractal(&f, 2.5, 3);
+    trn_terrain_stats whole = fingerprints(&f, 1);
+    for (size_t j = 50; j < 80; j++)
+        for (size_t i = 60; i < 100; i++) f.heights[j * 256 + i] = NAN;
+    trn_terrain_stats holed = fingerprints(&f, 1);
+    CHECK(holed.aspect_samples < whole.aspect_samples);
+    CHECK(isfinite(holed.axis45_ratio) && isfinite(holed.periodic_curvature_ratio));
+    /* A whole row of no data: that row leaves no point in the z profile, others stay. */
+    for (size_t i = 0; i <= 255; i++) f.heights[120 * 256 + i] = NAN;
+    trn_terrain_stats row = fingerprints(&f, 1);
+    CHECK(isfinite(row.periodic_ratio_z));
+    trn_field_dispose(&f);
+
+    trn_field g = make_field(16, 15, 1.0);
+    for (size_t k = 0; k < 17 * 16; k++) g.heights[k] = (float)white((uint32_t)k, 1, 1);
+    trn_terrain_stats s = fingerprints(&g, 1);
+    /* 15 and 14 interior columns and rows: fewer than the 16 profile points needed for a
+     * period of 2 to repeat 8 times. */
+    CHECK(isnan(s.periodic_ratio_x) && isnan(s.periodic_ratio_z));
+    CHECK(isnan(s.periodic_curvature_ratio));
+    CHECK(s.periodic_axis == 0);
+    trn_field_dispose(&g);
+    g = make_field(17, 15, 1.0);
+    for (size_t k = 0; k < 18 * 16; k++) g.heights[k] = (float)white((uint32_t)k, 1, 1);
+    s = fingerprints(&g, 1);
+    CHECK(isfinite(s.periodic_ratio_x) && isnan(s.periodic_ratio_z));
+    CHECK(s.periodic_axis == 'x');
+    /* Only period 2 repeats 8 times in 16 points. */
+    CHECK(s.periodic_period_x == 2.0);
+    trn_field_dispose(&g);
+}
+
+static void test_threads_and_options(void)
+{
+    trn_field g = make_field(255, 255, 3.0);
+    fractal(&g, 2.3, 9);
+    /* Not square: the fractal cropped to 231 x 207 cells. */
+    trn_field f = make_field(231, 207, 3.0);
+    for (size_t j = 0; j <= 207; j++)
+        for (size_t i = 0; i <= 231; i++) f.heights[j * 232 + i] = g.heights[j * 256 + i];
+    trn_field_dispose(&g);
+    trn_terrain_stats one = fingerprints(&f, 1), three = fingerprints(&f, 3);
+    CHECK(memcmp(&one.axis45_ratio, &three.axis45_ratio, sizeof(double)) == 0);
+    CHECK(memcmp(&one.periodic_ratio_x, &three.periodic_ratio_x, sizeof(double)) == 0);
+    CHECK(memcmp(&one.periodic_ratio_z, &three.periodic_ratio_z, sizeof(double)) == 0);
+    CHECK(one.aspect_samples == three.aspect_samples);
+    trn_stats_options o;
+    trn_stats_options_default(&o);
+    trn_terrain_stats s;
+    trn_error e;
+    o.aspect_min_slope = 90.0;
+    CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "aspect_min_slope");
+    o.aspect_min_slope = -1.0;
+    CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    o.aspect_min_slope = NAN;
+    CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_stats_options_default(&o);
+    o.periodic_max_period = 1;
+    CHECK_STATUS(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "periodic_max_period");
+    o.periodic_max_period = 2;
+    CHECK_OK(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e));
+    /* Only the Nyquist bin: period exactly 2 on both axes. */
+    CHECK(s.periodic_period_x == 2.0 && s.periodic_period_z == 2.0);
+    /* Not asked: left NaN. */
+    o.which = TRN_STATS_HEIGHTS;
+    CHECK_OK(trn_terrain_stats_compute(&f, &o, &s, NULL, NULL, &e));
+    CHECK(isnan(s.axis45_ratio) && isnan(s.periodic_curvature_ratio));
+    CHECK(s.periodic_axis == 0);
+    trn_field_dispose(&f);
 }
 
 int main(void)
@@ -583,6 +876,14 @@ int main(void)
     RUN(test_threads);
     RUN(test_errors);
     RUN(test_cancel);
+    RUN(test_cone_is_isotropic);
+    RUN(test_grid_facing_surfaces);
+    RUN(test_min_slope);
+    RUN(test_periodic_creases);
+    RUN(test_white_noise);
+    RUN(test_max_period);
+    RUN(test_nodata_and_small);
+    RUN(test_threads_and_options);
     if (!test_real_dem()) {
         if (trn_test_failures) return trn_test_finish();
         fprintf(stderr, "skip test_real_dem: ../shared/testdata/real is absent\n");

@@ -83,6 +83,19 @@ trn_status trn_mask_polygon(uint32_t cells_x, uint32_t cells_z, double size_x, d
                             const double *points, uint32_t point_count, double falloff,
                             trn_mask *out, trn_error *err);
 
+/* Natural outline: in sampled at each sample's position displaced by a fractal warp, so a
+ * polygon's straight edges and corners wander like a coastline or a valley side. The
+ * displacement along x and along z is amplitude * (2 v - 1) for v the [0, 1] fbm of
+ * trn_fractal_row (octaves, feature_size world units, roughness 0.5) of two channels of seed:
+ * about +-0.4 amplitude typically and at most amplitude. Values are sampled bilinearly (grid
+ * positions clamped to the grid), so they stay in the input's range. amplitude 0 copies in
+ * exactly. size_x and size_z are the grid's extent in world units (the mask has only cells).
+ * amplitude finite in [0, FLT_MAX], feature_size positive finite, octaves 1..16. Deterministic
+ * for any thread count; out as for the other masks. */
+trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, double amplitude,
+                         double feature_size, uint32_t octaves, uint64_t seed, trn_mask *out,
+                         trn_error *err);
+
 /* Check a point list as the path and polygon masks do: point_count >= min_points, each
  * coordinate finite with |v| <= FLT_MAX, and, when need_noncollinear, three points that are
  * certainly not collinear (the orientation determinant of the first point, the point farthest

@@ -17,7 +17,9 @@ extern "C" {
 #define TRN_STATS_DEPRESSIONS 0x04u /* closed depressions of a priority-flood fill */
 #define TRN_STATS_DRAINAGE 0x08u    /* drainage-area exceedance exponent, drainage density */
 #define TRN_STATS_SPECTRUM 0x10u    /* radially averaged power spectrum slope */
-#define TRN_STATS_ALL 0x1fu
+#define TRN_STATS_FINGERPRINTS 0x20u /* grid fingerprints: aspects on the grid's directions,
+                                      * curvature repeating with the column or row index */
+#define TRN_STATS_ALL 0x3fu
 
 typedef struct trn_stats_options {
     unsigned which;                 /* TRN_STATS_* bits (default TRN_STATS_ALL) */
@@ -30,6 +32,9 @@ typedef struct trn_stats_options {
     double spectrum_min_wavelength; /* world units; 0 = 8 times the coarser cell size */
     double spectrum_max_wavelength; /* world units; 0 = a quarter of the analysed window's
                                      * shorter side */
+    double aspect_min_slope;        /* degrees: flatter samples have no aspect counted
+                                     * (default 2) */
+    uint32_t periodic_max_period;   /* samples: the longest period searched, >= 2 (default 32) */
     int threads;                    /* OpenMP threads; 0 = the OpenMP default */
 } trn_stats_options;
 
@@ -84,6 +89,26 @@ typedef struct trn_terrain_stats {
     uint32_t spectrum_x, spectrum_z; /* the analysed window (powers of two, centred) */
     trn_stats_fit spectrum_fit;
     double spectral_slope; /* spectrum_fit.slope (real land: about -2 to -3.5) */
+
+    /* Grid fingerprints: what a generator locked to its grid leaves and real land does not.
+     * Aspects: Horn's gradient at interior samples whose 3x3 window holds no NaN and whose
+     * slope is at least aspect_min_slope; the aspect is the gradient's direction. */
+    double aspect_min_slope;  /* degrees, as asked */
+    uint64_t aspect_samples;  /* samples with an aspect counted */
+    double axis45_share;      /* share within +-5 degrees of a multiple of 45 degrees */
+    double axis45_ratio;      /* axis45_share / (10 / 45), 1 by chance (real land 0.96-1.01) */
+    double axis_share;        /* share within +-5 degrees of a multiple of 90 (chance 1/9) */
+    /* Periodic curvature: along x, the profile of the mean |h[i-1] - 2 h[i] + h[i+1]| over the
+     * rows, least-squares line removed; its periodogram's strongest value at periods 2 ..
+     * periodic_max_period samples, and repeating at least 8 times across the profile,
+     * against the mean strongest value of 16 fixed shuffles of the same profile (white noise
+     * gives about 1, smooth real land under 1, creases that repeat with the column index far
+     * more). Along z the same over the columns. NaN on an axis with fewer than 16 profile
+     * points (interior columns or rows). */
+    double periodic_ratio_x, periodic_ratio_z;
+    double periodic_period_x, periodic_period_z; /* samples: where each strongest value is */
+    double periodic_curvature_ratio;             /* the larger of the two */
+    char periodic_axis;                          /* 'x' or 'z': the larger's axis; 0 if none */
 } trn_terrain_stats;
 
 /* Measure field (NaN samples are no data: skipped and counted; infinite heights are refused).

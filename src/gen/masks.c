@@ -875,3 +875,83 @@ trn_status trn_heights_offset(const float *a, const float *mask, double offset, 
     }
     return TRN_OK;
 }
+
+/* ---- natural outlines ---- */
+
+/* Bilinear sample of a mask at grid coordinates (u, v), clamped to the grid. */
+static double mask_bilinear(const trn_mask *m, double u, double v)
+{
+    const double umax = (double)m->cells_x, vmax = (double)m->cells_z;
+    u = u < 0.0 ? 0.0 : (u > umax ? umax : u);
+    v = v < 0.0 ? 0.0 : (v > vmax ? vmax : v);
+    size_t i = (size_t)u, j = (size_t)v;
+    if (i >= m->cells_x) i = m->cells_x - 1u;
+    if (j >= m->cells_z) j = m->cells_z - 1u;
+    const double fu = u - (double)i, fv = v - (double)j;
+    const size_t nx = (size_t)m->cells_x + 1u;
+    const float *p = m->values + j * nx + i;
+    const double a = p[0] + (p[1] - (double)p[0]) * fu;
+    const double b = p[nx] + (p[nx + 1] - (double)p[nx]) * fu;
+    return a + (b - a) * fv;
+}
+
+trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, double amplitude,
+                         double feature_size, uint32_t octaves, uint64_t seed, trn_mask *out,
+                         trn_error *err)
+{
+    const char *what = "mask warp";
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return no_out(err, what);
+    if (!in || !in->values)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "%s: expected a mask with values, found NULL", what);
+    trn_status st = check_grid(what, in->cells_x, in->cells_z, size_x, size_z, err);
+    if (st != TRN_OK) return st;
+    if (!finite_nonneg(amplitude) || amplitude > (double)FLT_MAX)
+        return bad_number(err, what, "amplitude", "a finite number of world units >= 0",
+                          amplitude);
+    if (!(isfinite(feature_size) && feature_size > 0.0))
+        return bad_number(err, what, "feature_size", "a positive finite number of world units",
+                          feature_size);
+    if (octaves < 1 || octaves > 16)
+        return bad_number(err, what, "octaves", "a whole number from 1 to 16", octaves);
+    st = trn_mask_init(out, in->cells_x, in->cells_z, err);
+    if (st != TRN_OK) return st;
+    const size_t nx = (size_t)in->cells_x + 1u, nz = (size_t)in->cells_z + 1u;
+    if (amplitude == 0.0) {
+        memcpy(out->values, in->values, nx * nz * sizeof *out->values);
+        return TRN_OK;
+    }
+    const double dx = size_x / (double)in->cells_x, dz = size_z / (double)in->cells_z;
+    /* Two independent fbm channels displace x and z; their [0, 1] values centred on 0.5. */
+    const uint64_t seed_x = seed ^ 0x6d61736b2d77782dull, seed_z = seed ^ 0x6d61736b2d777a2dull;
+    float *rows = malloc(2 * nx * (size_t)max_threads() * sizeof *rows);
+    if (!rows) {
+        trn_mask_dispose(out);
+        return oom(err, what);
+    }
+    const long long last = (long long)nz;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (long long j = 0; j < last; j++) {
+#ifdef _OPENMP
+        float *wx = rows + 2 * nx * (size_t)omp_get_thread_num();
+#else
+        float *wx = rows;
+#endif
+        float *wz = wx + nx;
+        const double z = (double)j * size_z / (double)in->cells_z;
+        trn_fractal_row(seed_x, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, z, nx, wx);
+        trn_fractal_row(seed_z, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, z, nx, wz);
+        float *o = out->values + (size_t)j * nx;
+        for (size_t i = 0; i < nx; i++) {
+            const double ox = amplitude * (2.0 * wx[i] - 1.0);
+            const double oz = amplitude * (2.0 * wz[i] - 1.0);
+            const double v = mask_bilinear(in, (double)i + ox / dx, (double)j + oz / dz);
+            o[i] = (float)v;
+        }
+    }
+    free(rows);
+    return TRN_OK;
+}

@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/progress.h"
 #include "gen/fft.h"
+#include "gen/stats_internal.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
 #include "gen/d8.h"
@@ -48,6 +49,8 @@ void trn_stats_options_default(trn_stats_options *opts)
     opts->fit_max_cells = 0.0;
     opts->spectrum_min_wavelength = 0.0;
     opts->spectrum_max_wavelength = 0.0;
+    opts->aspect_min_slope = 2.0;
+    opts->periodic_max_period = 32;
     opts->threads = 0;
 }
 
@@ -80,11 +83,19 @@ static trn_status check_options(const trn_stats_options *o, trn_error *err)
         bad = "spectrum_min_wavelength", value = o->spectrum_min_wavelength;
     else if (!finite_at_least(o->spectrum_max_wavelength, 0.0))
         bad = "spectrum_max_wavelength", value = o->spectrum_max_wavelength;
+    else if (!(isfinite(o->aspect_min_slope) && o->aspect_min_slope >= 0.0 &&
+               o->aspect_min_slope < 90.0))
+        bad = "aspect_min_slope (degrees below 90)", value = o->aspect_min_slope;
     else if (o->threads < 0)
         bad = "threads", value = o->threads;
     if (bad)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "statistics: expected a finite non-negative %s, found %g", bad, value);
+    if (o->periodic_max_period < 2)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "statistics: expected a periodic_max_period of at least 2 samples, "
+                             "found %u",
+                             o->periodic_max_period);
     if (o->fit_max_cells > 0.0 && o->fit_max_cells <= o->fit_min_cells)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "statistics: expected a fit range MIN < MAX, found %g, %g",
@@ -746,6 +757,9 @@ static void clear_figures(trn_terrain_stats *r)
     r->area_exponent = r->channel_cells = r->channel_length = r->drainage_density = NAN;
     r->spectrum_fit = r->area_fit;
     r->spectral_slope = NAN;
+    r->aspect_min_slope = r->axis45_share = r->axis45_ratio = r->axis_share = NAN;
+    r->periodic_ratio_x = r->periodic_ratio_z = r->periodic_curvature_ratio = NAN;
+    r->periodic_period_x = r->periodic_period_z = NAN;
 }
 
 trn_status trn_terrain_stats_compute(const trn_field *field, const trn_stats_options *opts,
@@ -821,9 +835,14 @@ trn_status trn_terrain_stats_compute(const trn_field *field, const trn_stats_opt
         r.computed |= o.which & (TRN_STATS_DEPRESSIONS | TRN_STATS_DRAINAGE);
     }
     if (o.which & TRN_STATS_SPECTRUM) {
-        const trn_progress p = trn_progress_sub(&whole, 0.7, 1.0);
+        const trn_progress p = trn_progress_sub(&whole, 0.7, 0.9);
         if ((st = spectrum_stats(field, &o, threads, &r, &p, err))) return st;
         r.computed |= TRN_STATS_SPECTRUM;
+    }
+    if (o.which & TRN_STATS_FINGERPRINTS) {
+        const trn_progress p = trn_progress_sub(&whole, 0.9, 1.0);
+        if ((st = trn_stats_fingerprints(field, &o, threads, &r, &p, err))) return st;
+        r.computed |= TRN_STATS_FINGERPRINTS;
     }
     if (trn_progress_report(&whole, 1.0, STAGE))
         return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "statistics: cancelled");

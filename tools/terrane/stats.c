@@ -10,12 +10,13 @@
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
 #include "terrane/image.h"
+#include "terrane/layers.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
 
 static const char *const help_text =
     "usage: terrane stats INPUT [--format json] [--channel-area A] [--fit-range MIN,MAX]\n"
-    "       [--depression-tolerance T] [--quiet]\n"
+    "       [--depression-tolerance T] [--resolution CXxCZ] [--quiet]\n"
     "\n"
     "Measure a terrain with standard geomorphometry, to hold it against real land: relief,\n"
     "mean, standard deviation and hypsometric integral (Strahler 1952); slope percentiles in\n"
@@ -23,8 +24,11 @@ static const char *const help_text =
     "priority-flood fill (Barnes et al. 2014), their number and the share deeper than 1 m;\n"
     "the exponent b of the drainage-area exceedance P(A >= a) ~ a^-b (D8 flow on the filled\n"
     "surface; Rodriguez-Iturbe and Rinaldo, 'Fractal River Basins') and the drainage density;\n"
-    "the slope of the radially averaged power spectrum (Perron et al. 2008). Each figure is\n"
-    "printed with its unit and the range real land gives (docs/stats.md explains them).\n"
+    "the slope of the radially averaged power spectrum (Perron et al. 2008); and two grid\n"
+    "fingerprints: slopes facing multiples of 45 degrees against chance, and the strongest\n"
+    "curvature repeating with the column or row index against shuffles of itself. Each\n"
+    "figure is printed with its unit and the range real land gives (docs/stats.md explains\n"
+    "them).\n"
     "\n"
     "INPUT is any file terrane reads ('terrane formats'), detected from its content, or a\n"
     "terrain recipe (NAME.json), which is generated first. A GeoTIFF's cells are metres (a\n"
@@ -38,6 +42,8 @@ static const char *const help_text =
     "                           (default 10 and 1% of the valid samples)\n"
     "  --depression-tolerance T metres the fill must raise a sample to count it as in a\n"
     "                           depression (default 0.001)\n"
+    "  --resolution CXxCZ       generate a recipe at another grid over the same world\n"
+    "                           (cells), as 'terrane generate --resolution' does\n"
     "  --max-height M           BeamNG maxHeight for .ter (default 2048)\n"
     "  --square-size S          metres per sample step of files that do not say (default 1)\n"
     "  --size WxH, --raw-type T, --input-format F, --max-samples N, --channel C\n"
@@ -64,13 +70,21 @@ static bool is_recipe(const char *path)
     return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
 }
 
-static int load_recipe(cli_ctx *ctx, const char *in, cli_terrain *t)
+static int load_recipe(cli_ctx *ctx, const char *in, uint32_t cells_x, uint32_t cells_z,
+                       cli_terrain *t)
 {
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     trn_error e;
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     if (trn_recipe_read(cli_input_path(in), &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    /* Another grid over the same world: hand edits keep their places, as generate's
+     * --resolution --keep-edits does. */
+    if (cells_x && trn_recipe_change_grid(&recipe, recipe.size_x, recipe.size_z, cells_x, cells_z,
+                                          TRN_EDITS_KEEP, &e)) {
+        trn_recipe_dispose(&recipe);
+        return cli_fail(ctx, &e);
+    }
     int rc = cli_graph_gate(ctx, "stats", in, &recipe, kind);
     if (rc) {
         trn_recipe_dispose(&recipe);
@@ -189,6 +203,7 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
     memset(&load, 0, sizeof load);
     trn_stats_options so;
     trn_stats_options_default(&so);
+    uint32_t cells_x = 0, cells_z = 0; /* --resolution: 0 = the recipe's grid */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -201,13 +216,16 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         const char *v = NULL;
         if (a[0] == '-' && a[1]) {
             static const char *const names[] = {"--channel-area", "--fit-range",
-                                                "--depression-tolerance", NULL};
+                                                "--depression-tolerance", "--resolution",
+                                                NULL};
             if (!cli_known_option(ctx, a, names)) return CLI_EXIT_USAGE;
             v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
         }
         if (strcmp(a, "--channel-area") == 0) {
             if (!cli_parse_positive(ctx, a, v, &so.channel_area)) return CLI_EXIT_USAGE;
+        } else if (strcmp(a, "--resolution") == 0) {
+            if (!cli_parse_size(ctx, a, v, &cells_x, &cells_z)) return CLI_EXIT_USAGE;
         } else if (strcmp(a, "--fit-range") == 0) {
             if (!parse_fit_range(ctx, v, &so.fit_min_cells, &so.fit_max_cells))
                 return CLI_EXIT_USAGE;
@@ -234,8 +252,14 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
 
     cli_terrain t;
     memset(&t, 0, sizeof t);
-    if (is_recipe(cli_input_path(in))) {
-        rc = load_recipe(ctx, in, &t);
+    const bool recipe = is_recipe(cli_input_path(in));
+    if (cells_x && !recipe)
+        return cli_usage_error(ctx,
+                               "--resolution only applies to a recipe; '%s' is a heightfield "
+                               "(resample it with 'terrane convert --size')",
+                               in);
+    if (recipe) {
+        rc = load_recipe(ctx, in, cells_x, cells_z, &t);
     } else {
         cli_format format = CLI_FORMAT_UNKNOWN;
         rc = cli_sniff_input(ctx, in, &load, &format);
@@ -295,6 +319,16 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
          "1-100 (mapped networks; compare at one --channel-area)", NULL, NULL},
         {"spectrum", "spectral_slope", "power spectrum slope", "", s.spectral_slope,
          "-2 to -3.5 (Perron et al. 2008)", &s.spectrum_fit, "cycles/m"},
+        {"fingerprints", "axis45_ratio", "slopes facing multiples of 45 deg", "x chance",
+         s.axis45_ratio, "0.96-1.04 (chance 1; grid-locked land 1.1-1.5)", NULL, NULL},
+        {"fingerprints", "axis_share", "slopes facing the grid axes", "fraction", s.axis_share,
+         "0.10-0.12 (chance 0.111)", NULL, NULL},
+        {"fingerprints", "periodic_curvature_ratio", "strongest periodic curvature",
+         "x shuffled", s.periodic_curvature_ratio, "under 1.5 (creases of an upsampled grid: 4-100)", NULL, NULL},
+        {"fingerprints", "periodic_ratio_x", "periodic curvature along x", "x shuffled",
+         s.periodic_ratio_x, "-", NULL, NULL},
+        {"fingerprints", "periodic_ratio_z", "periodic curvature along z", "x shuffled",
+         s.periodic_ratio_z, "-", NULL, NULL},
     };
     const size_t count = sizeof figs / sizeof figs[0];
     const double channel_area = s.channel_cells * s.cell_x * s.cell_z;
@@ -314,6 +348,12 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "channel_area", json_real(channel_area));
         json_object_set_new(o, "spectrum_window",
                             json_pack("[ii]", (int)s.spectrum_x, (int)s.spectrum_z));
+        json_object_set_new(o, "aspect_min_slope", number_or_null(s.aspect_min_slope));
+        json_object_set_new(o, "aspect_samples", json_integer((json_int_t)s.aspect_samples));
+        const char axis[2] = {s.periodic_axis, 0};
+        json_object_set_new(o, "periodic_axis", s.periodic_axis ? json_string(axis) : json_null());
+        json_object_set_new(o, "periodic_period_x", number_or_null(s.periodic_period_x));
+        json_object_set_new(o, "periodic_period_z", number_or_null(s.periodic_period_z));
         json_t *list = json_array();
         for (size_t k = 0; k < count; k++) {
             const figure *f = &figs[k];
@@ -374,6 +414,10 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         cli_printf("  channels: drain at least %.6g cells (%.6g m^2); depressions: raised "
                    "more than %.6g m\n",
                    s.channel_cells, channel_area, s.depression_tolerance);
+        cli_printf("  aspects: %llu samples at least %.6g deg steep; periodic curvature: "
+                   "strongest at a period of %.3g samples along x, %.3g along z\n",
+                   (unsigned long long)s.aspect_samples, s.aspect_min_slope, s.periodic_period_x,
+                   s.periodic_period_z);
     }
     cli_terrain_dispose(&t);
     return CLI_EXIT_OK;

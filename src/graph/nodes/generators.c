@@ -46,17 +46,6 @@ static void landform_from_params(const trn_graph_node *n, const trn_node_type *t
     lf->heading = trn_graph_param_number(n, t, "heading");
 }
 
-/* A noise node's seed: its "seed" parameter, else the world seed's sub-seed of channel
- * "node:<id>", so parallel branches differ and renaming another node changes nothing. */
-static uint64_t noise_seed(const trn_graph_node *n, const trn_recipe *recipe)
-{
-    const trn_graph_param *p = trn_graph_node_param(n, "seed");
-    if (p && p->type == TRN_VALUE_NUMBER) return (uint64_t)p->number;
-    char channel[80];
-    snprintf(channel, sizeof channel, "node:%s", n->id);
-    return trn_subseed(recipe->seed, channel);
-}
-
 static const trn_landform *named_landform(const trn_graph_node *n, const trn_node_type *t,
                                           const trn_recipe *recipe)
 {
@@ -160,7 +149,7 @@ static void noise_terrain_key(XXH64_state_t *h, const trn_graph_node *n, const t
 {
     (void)t;
     (void)quality;
-    const uint64_t seed = noise_seed(n, recipe);
+    const uint64_t seed = trn_node_seed(n, recipe);
     XXH64_update(h, &seed, sizeof seed);
 }
 
@@ -255,7 +244,7 @@ static trn_status noise_terrain_compute(const trn_node_ctx *c, trn_node_result *
 {
     trn_landform own;
     landform_from_params(c->node, c->type, &own);
-    return fill(c, r, &own, noise_seed(c->node, c->recipe), err);
+    return fill(c, r, &own, trn_node_seed(c->node, c->recipe), err);
 }
 
 static trn_status flat_terrain_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)

@@ -27,12 +27,25 @@ static const trn_param_spec p_path[] = {
     POINTS("points", "[[0,0],[0,100]]", 2, "polyline [x, z] points, terrain-local world units"),
     NUM("width", 20, 0, HUGE_VAL, "fully weighted HALF width, world units"),
     NUM("falloff", 40, 0, HUGE_VAL, "world units of smooth transition beyond width (0 = hard)"),
+    NUM("edge_warp", 0, 0, TRN_BIG,
+        "world units the outline wanders (a fractal warp: natural edges; 0 = the exact shape)"),
+    POS("edge_warp_size", 256, 0, HUGE_VAL, "world units of the outline's largest wiggles"),
+    OPT_INT("seed", 0, 9007199254740992.0,
+            "warp seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
 };
+
+/* Octaves of the outline warp: wiggles from edge_warp_size down to 1/16 of it. */
+#define EDGE_OCTAVES 5u
 
 static const trn_param_spec p_polygon[] = {
     POINTS("points", "[[0,0],[100,0],[100,100],[0,100]]", 3,
            "closed polygon [x, z] points (even-odd fill), terrain-local world units"),
     NUM("falloff", 20, 0, HUGE_VAL, "world units of smooth transition outside (0 = hard)"),
+    NUM("edge_warp", 0, 0, TRN_BIG,
+        "world units the outline wanders (a fractal warp: natural edges; 0 = the exact shape)"),
+    POS("edge_warp_size", 256, 0, HUGE_VAL, "world units of the outline's largest wiggles"),
+    OPT_INT("seed", 0, 9007199254740992.0,
+            "warp seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
 };
 
 /* Samples k in [0, cells] whose position k * size / cells lies in [lo, hi] (world units). */
@@ -128,7 +141,25 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
         st = trn_mask_polygon(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
                               trn_graph_param_number(n, t, "falloff"), &m, err);
     free(scratch);
+    const double warp = trn_graph_param_number(n, t, "edge_warp");
+    if (st == TRN_OK && warp > 0.0) {
+        trn_mask exact = m;
+        st = trn_mask_warp(&exact, r->size_x, r->size_z, warp,
+                           trn_graph_param_number(n, t, "edge_warp_size"), EDGE_OCTAVES,
+                           trn_node_seed(n, c->recipe), &m, err);
+        trn_mask_dispose(&exact);
+    }
     return publish(c, r, st, &m, err);
+}
+
+/* A warped outline depends on its seed: the world seed's unless the node names one. */
+static void shape_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
+                      const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    (void)quality;
+    if (!(trn_graph_param_number(n, t, "edge_warp") > 0.0)) return;
+    const uint64_t seed = trn_node_seed(n, recipe);
+    XXH64_update(h, &seed, sizeof seed);
 }
 
 static void band_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
@@ -170,7 +201,7 @@ const trn_node_module trn_node_path_distance_mask = {
     1.0,
     false,
     shape_compute,
-    NULL,
+    shape_key,
     shape_work,
     NULL};
 
@@ -181,6 +212,6 @@ const trn_node_module trn_node_polygon_mask = {
     1.0,
     false,
     shape_compute,
-    NULL,
+    shape_key,
     shape_work,
     NULL};

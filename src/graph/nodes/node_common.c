@@ -5,6 +5,7 @@
 
 #include "core/checked.h"
 #include "graph/nodes/node_common.h"
+#include "terrane/recipe.h"
 
 trn_status trn_node_fail(const trn_node_ctx *c, trn_error *err, trn_status code, const char *what)
 {
@@ -111,4 +112,13 @@ double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
     const trn_graph_param *p = trn_graph_node_param(n, "sea_level");
     if (p && p->type == TRN_VALUE_NUMBER) return p->number;
     return trn_recipe_sea_level(recipe, NULL, NULL, 0);
+}
+
+uint64_t trn_node_seed(const trn_graph_node *n, const trn_recipe *recipe)
+{
+    const trn_graph_param *p = trn_graph_node_param(n, "seed");
+    if (p && p->type == TRN_VALUE_NUMBER) return (uint64_t)p->number;
+    char channel[80];
+    snprintf(channel, sizeof channel, "node:%s", n->id);
+    return trn_subseed(recipe->seed, channel);
 }

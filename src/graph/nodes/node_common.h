@@ -117,4 +117,8 @@ extern const trn_node_module trn_node_water_body, trn_node_basin_water, trn_node
 extern const trn_node_module trn_node_biome_rules, trn_node_scatter_palette,
     trn_node_terrain_output, trn_node_comment;
 
+/* A seeded node's seed: its "seed" parameter, else the world seed's sub-seed of channel
+ * "node:<id>", so parallel branches differ and renaming another node changes nothing. */
+uint64_t trn_node_seed(const trn_graph_node *n, const trn_recipe *recipe);
+
 #endif
