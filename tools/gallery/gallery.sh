@@ -14,7 +14,8 @@
 # Environment:
 #   REAL_DEMS  real DEMs to show, paths separated by spaces (default: those of
 #              tools/gallery/real_dems.tsv found in ../shared/testdata/real)
-#   GRID       cells a side of the regridded column (default 1024: 1025 x 1025 samples)
+#   GRID       cells of the regridded column's longer side (default 1024: 1025 x 1025 samples
+#              for a square terrain)
 #   OWN_GRID   0 (default): each terrain's own grid; N: N x N cells instead (check mode)
 #   OUT_DIR    where gallery.md and images/gallery/ go (default docs)
 #   ONLY       names of the terrains to draw, separated by spaces (a preset's short name, a
@@ -94,10 +95,13 @@ fig() { "$TOOL" figures "$@"; }
 # the dry ground, and the two grid fingerprints, each marked against its target.
 # figures_cell ALL.json DRY.json
 figures_cell() {
-    set -- $(fig "$1" relief slope_median axis45_ratio periodic_curvature_ratio) \
-        $(fig "$2" depression_fraction area_exponent axis45_ratio periodic_curvature_ratio)
-    awk -v relief="$1" -v slope="$2" -v ax_all="$3" -v pc_all="$4" -v dep="$5" -v b="$6" \
-        -v ax_dry="$7" -v pc_dry="$8" '
+    set -- $(fig "$1" relief slope_median axis45_ratio periodic_curvature_ratio periodic_axis \
+        periodic_period_x periodic_period_z) \
+        $(fig "$2" depression_fraction area_exponent axis45_ratio periodic_curvature_ratio \
+            periodic_axis periodic_period_x periodic_period_z)
+    awk -v relief="$1" -v slope="$2" -v ax_all="$3" -v pc_all="$4" -v pa_all="$5" \
+        -v px_all="$6" -v pz_all="$7" -v dep="$8" -v b="$9" -v ax_dry="${10}" -v pc_dry="${11}" \
+        -v pa_dry="${12}" -v px_dry="${13}" -v pz_dry="${14}" '
     function mark(ok) { return ok ? " ✓" : " ✗" }
     function show(v, f, lo, hi, scale) {
         if (v == "n/a") return "n/a"
@@ -105,14 +109,20 @@ figures_cell() {
     }
     BEGIN {
         # The fingerprints of the dry ground when stats could measure them there, else of the
-        # whole surface.
+        # whole surface; the periodic curvature with the axis and period it repeats at.
+        dry = pc_dry != "n/a"
         ax = ax_dry != "n/a" ? ax_dry : ax_all
-        pc = pc_dry != "n/a" ? pc_dry : pc_all
+        pc = dry ? pc_dry : pc_all
+        pa = dry ? pa_dry : pa_all
+        period = pa == "x" ? (dry ? px_dry : px_all) : (dry ? pz_dry : pz_all)
         r = relief == "n/a" ? "n/a" : sprintf(relief >= 10 ? "%.0f m" : "%.1f m", relief)
         s = slope == "n/a" ? "n/a" : sprintf("%.1f°", slope)
+        p = show(pc, "%.1f", 0, 2, 1)
+        if (pc != "n/a" && (pa == "x" || pa == "z") && period != "n/a")
+            p = p sprintf(" (%s, every %.3g)", pa == "x" ? "columns" : "rows", period)
         printf "relief %s, median slope %s<br>depressions %s, b %s<br>45° %s, periodic %s",
             r, s, show(dep, "%.1f%%", -1, 0.0299999, 100), show(b, "%.2f", 0.38, 0.58, 1),
-            show(ax, "%.2f", 0, 1.08, 1), show(pc, "%.1f", 0, 2, 1)
+            show(ax, "%.2f", 0, 1.08, 1), p
     }'
 }
 
@@ -331,8 +341,8 @@ rewrites this page and docs/images/gallery/ from scratch. Real DEMs are taken fr
 \`REAL_DEMS\` (paths separated by spaces), by default those of tools/gallery/real_dems.tsv found in
 ../shared/testdata/real; DEM files are never copied into the repository.
 \`GRID=2048 make gallery\` changes the regridded column. \`make gallery-check\` (or
-\`sh tools/gallery/gallery.sh --check\`) runs everything at tiny grids into a temporary folder
-and fails when a picture or figure is missing.
+\`sh tools/gallery/gallery.sh --check\`) runs the same script on a few terrains at small grids
+into a temporary folder and fails when a picture or figure is missing.
 
 ## Summary
 

@@ -1,12 +1,14 @@
 /* The gallery's helper: a recipe or preset generated at a grid into GeoTIFFs, pictures fitted. */
 /*
  * tools/gallery/gallery.sh drives everything else through the terrane CLI (render, stats); this
- * program does the two things the CLI does not:
+ * program does what the CLI does not:
  *
  *   terrane_gallery generate SOURCE CELLS OUT_BASE
  *     SOURCE is a built-in preset id (builtin://terrain/NAME), a recipe, a Terrain asset
- *     document or a scene (NAME.scene.json: the inline recipe of its first Terrain3D). CELLS 0 keeps its own grid; N regrids it to N x N cells over its own extent
- *     (edits kept in place), as `terrane generate --resolution NxN --keep-edits` does. Writes
+ *     document or a scene (NAME.scene.json: the inline recipe of its first Terrain3D). CELLS
+ *     0 keeps its own grid; N regrids it over its own extent to N cells on its longer side
+ *     (the other in proportion, so the cells stay square; N x N for a square terrain), edits
+ *     kept in place, as `terrane generate --resolution NxN --keep-edits` does. Writes
  *     OUT_BASE.tif (the final heights) and OUT_BASE.dry.tif (the same with every sample under
  *     published water as NoData, so a lake is not counted as a closed depression), float32
  *     GeoTIFFs whose pixel scale is the cell size, and prints one JSON line: the grid, the
@@ -24,9 +26,11 @@
  *     The built-in preset ids, one a line.
  *
  *   terrane_gallery figures STATS.json NAME...
- *     From `terrane stats --format json` output: each named figure's value on one line,
- *     separated by spaces, "n/a" for a figure the file does not have (or has as null), so the
- *     script reads figures that newer versions add without failing on older ones.
+ *     From `terrane stats --format json` output (or any JSON object): each named figure's
+ *     value (an entry of "figures" by its name, else a top-level key) on one line, separated
+ *     by spaces, "n/a" for a figure the file does not have (or has as null), so the script
+ *     reads figures that newer versions add without failing on older ones. A string value is
+ *     printed with its blanks as '_'.
  *
  * Exit status 0 on success, 1 on an error (printed with the file it concerns), 2 on usage.
  */
@@ -94,9 +98,8 @@ static int scene_recipe(const char *path, trn_recipe *r)
     json_t *entity;
     json_array_foreach(entities, i, entity)
     {
-        json_t *recipe =
-            json_object_get(json_object_get(json_object_get(entity, "components"), "Terrain3D"),
-                            "recipe");
+        json_t *recipe = json_object_get(
+            json_object_get(json_object_get(entity, "components"), "Terrain3D"), "recipe");
         if (!json_is_object(recipe)) continue;
         char *text = json_dumps(recipe, JSON_COMPACT);
         json_decref(doc);
@@ -109,8 +112,9 @@ static int scene_recipe(const char *path, trn_recipe *r)
         return st ? fail(path, &e) : 0;
     }
     json_decref(doc);
-    fprintf(stderr, "terrane_gallery: %s: no entity has a Terrain3D component with an inline "
-                    "recipe\n",
+    fprintf(stderr,
+            "terrane_gallery: %s: no entity has a Terrain3D component with an inline "
+            "recipe\n",
             path);
     return 1;
 }
@@ -119,7 +123,8 @@ static int cmd_generate(const char *source, const char *cells_text, const char *
 {
     const long cells = parse_count(cells_text, 1 << 16);
     if (cells < 0 || cells == 1) {
-        fprintf(stderr, "terrane_gallery: CELLS: expected 0 or a whole number 2..65536, found '%s'\n",
+        fprintf(stderr,
+                "terrane_gallery: CELLS: expected 0 or a whole number 2..65536, found '%s'\n",
                 cells_text);
         return 2;
     }
@@ -128,8 +133,9 @@ static int cmd_generate(const char *source, const char *cells_text, const char *
     if (strncmp(source, "builtin://", 10) == 0) {
         const char *text = trn_builtin_preset_text(source);
         if (!text) {
-            fprintf(stderr, "terrane_gallery: %s: no such built-in preset ('terrane presets' lists "
-                            "them)\n",
+            fprintf(stderr,
+                    "terrane_gallery: %s: no such built-in preset ('terrane presets' lists "
+                    "them)\n",
                     source);
             return 1;
         }
@@ -137,8 +143,12 @@ static int cmd_generate(const char *source, const char *cells_text, const char *
     } else if (scene_recipe(source, &r) != 0) {
         return 1;
     }
-    if (cells && trn_recipe_change_grid(&r, r.size_x, r.size_z, (uint32_t)cells, (uint32_t)cells,
-                                        TRN_EDITS_KEEP, &e)) {
+    /* CELLS on the longer side, the other in proportion: the cells stay square. */
+    const double nc = (double)cells;
+    uint32_t cx = (uint32_t)cells, cz = (uint32_t)cells;
+    if (r.size_x > r.size_z) cz = (uint32_t)fmax(2.0, floor(nc * r.size_z / r.size_x + 0.5));
+    if (r.size_z > r.size_x) cx = (uint32_t)fmax(2.0, floor(nc * r.size_x / r.size_z + 0.5));
+    if (cells && trn_recipe_change_grid(&r, r.size_x, r.size_z, cx, cz, TRN_EDITS_KEEP, &e)) {
         trn_recipe_dispose(&r);
         return fail(source, &e);
     }
@@ -248,7 +258,8 @@ static int cmd_fit(const char *in, const char *out, const char *max_text, const 
                             area += wx * wy;
                         }
                     }
-                    d[((size_t)y * dw + x) * ch + c] = (uint8_t)fmin(255.0, floor(sum / area + 0.5));
+                    d[((size_t)y * dw + x) * ch + c] =
+                        (uint8_t)fmin(255.0, floor(sum / area + 0.5));
                 }
             }
         }
@@ -308,9 +319,14 @@ static int cmd_figures(const char *path, int count, char **names)
             const char *name = json_string_value(json_object_get(f, "name"));
             if (name && strcmp(name, names[k]) == 0) value = json_object_get(f, "value");
         }
-        if (json_is_number(value))
+        if (json_is_number(value)) {
             printf("%s%.17g", k ? " " : "", json_number_value(value));
-        else
+        } else if (json_is_string(value) && json_string_length(value) > 0) {
+            /* A word: blanks become '_' so the line still splits into one field a name. */
+            printf("%s", k ? " " : "");
+            for (const char *c = json_string_value(value); *c; c++)
+                putchar(*c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c);
+        } else
             printf("%sn/a", k ? " " : "");
     }
     printf("\n");
@@ -325,10 +341,12 @@ int main(int argc, char **argv)
             printf("%s\n", trn_builtin_preset_id(k));
         return 0;
     }
-    if (argc >= 4 && strcmp(argv[1], "figures") == 0) return cmd_figures(argv[2], argc - 3, argv + 3);
+    if (argc >= 4 && strcmp(argv[1], "figures") == 0)
+        return cmd_figures(argv[2], argc - 3, argv + 3);
     if (argc == 5 && strcmp(argv[1], "generate") == 0)
         return cmd_generate(argv[2], argv[3], argv[4]);
-    if (argc == 6 && strcmp(argv[1], "fit") == 0) return cmd_fit(argv[2], argv[3], argv[4], argv[5]);
+    if (argc == 6 && strcmp(argv[1], "fit") == 0)
+        return cmd_fit(argv[2], argv[3], argv[4], argv[5]);
     if (argc == 5 && strcmp(argv[1], "crop") == 0) return cmd_crop(argv[2], argv[3], argv[4]);
     return usage();
 }
