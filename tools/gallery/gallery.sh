@@ -134,14 +134,15 @@ summary_cols() {
 }
 
 # A picture of a GeoTIFF: hillshade, its fitted overview and detail.
-# picture IN.tif NAME -> $IMG/NAME.png and, when the picture is larger than the detail,
-# $IMG/NAME-detail.png; prints the render JSON into $WORK/NAME.render.json
+# picture IN.tif NAME -> $IMG/NAME.png and, when the picture is wider than the overview,
+# $IMG/NAME-detail.png; the render JSON goes into $WORK/NAME.render.json
 picture() {
     "$TERRANE" render "$1" -o "$WORK/$2.full.png" --multidirectional -q --format json \
         >"$WORK/$2.render.json" || return 1
     "$TOOL" fit "$WORK/$2.full.png" "$IMG/$2.png" $WIDE $NARROW || return 1
     set -- "$@" $(fig "$WORK/$2.render.json" width height)
-    if [ "$3" -gt $DETAIL ] || [ "$4" -gt $DETAIL ]; then
+    # A detail only where the overview lost samples (averaged down to WIDE pixels).
+    if [ "$3" -gt $WIDE ]; then
         "$TOOL" crop "$WORK/$2.full.png" "$IMG/$2-detail.png" $DETAIL || return 1
     fi
 }
@@ -319,8 +320,9 @@ ${grid_label} × ${grid_label} samples over the same extent, beside real land sh
   real, so steep toy-scale relief looks dark and crumpled and gentle land looks pale.
 - **Pictures.** The first picture of a cell is the whole terrain, averaged down to $WIDE
   pixels wide (grids under $NARROW samples are enlarged, each sample a square block); the
-  second, when the grid is larger than $DETAIL samples, is its middle $DETAIL × $DETAIL samples
-  at one pixel a sample, where grid-aligned ribs, creases and repeated rills show.
+  second, when the grid is wider than $WIDE samples, is its middle $DETAIL × $DETAIL samples at
+  one pixel a sample, where grid-aligned ribs, creases and repeated rills show (smaller grids
+  are drawn at one pixel a sample or more already).
 - **Figures** (\`terrane stats --format json\`, docs/stats.md): relief (max - min) and median
   slope of the whole surface; closed depressions (share of the dry ground a plain
   depression fill raises) and the drainage-area exponent b, on the dry ground (samples under
