@@ -366,10 +366,21 @@ echo "gallery: $OUT_DIR/gallery.md, $(ls "$IMG" | wc -l) pictures, ${total:-0} K
 
 if [ $check = 1 ]; then
     bad=0
-    # Every picture the page names exists and is a PNG.
+    # Every picture the page names exists, is a PNG and has its width: an overview NARROW to
+    # WIDE pixels, a detail DETAIL (the IHDR's width, big-endian, at byte 16).
     for png in $(grep -o "$IMG_REL/[A-Za-z0-9_.-]*\.png" "$OUT_DIR/gallery.md" | sort -u); do
         if ! head -c 8 "$OUT_DIR/$png" 2>/dev/null | grep -q PNG; then
             echo "gallery check: $png is missing or not a PNG" >&2
+            bad=1
+            continue
+        fi
+        width=$(od -An -tu1 -j16 -N4 "$OUT_DIR/$png" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
+        case $png in
+        *-detail.png) lo=$DETAIL hi=$DETAIL ;;
+        *) lo=$NARROW hi=$WIDE ;;
+        esac
+        if [ "$width" -lt "$lo" ] || [ "$width" -gt "$hi" ]; then
+            echo "gallery check: $png is $width pixels wide, expected $lo to $hi" >&2
             bad=1
         fi
     done
