@@ -286,6 +286,8 @@ for recipe in "$ROOT"/examples/recipes/*.json; do
     [ -f "$recipe" ] || continue
     short=$(basename "$recipe" .json)
     wanted "$short" || continue
+    # Other documents beside the recipes (palettes, material sets) are passed over.
+    "$TOOL" terrain "$recipe" || continue
     terrain "$recipe" "recipe-$short" "$short.json"
 done
 for scene in "$ROOT"/examples/project/*.scene.json; do

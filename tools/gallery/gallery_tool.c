@@ -32,9 +32,16 @@
  *     reads figures that newer versions add without failing on older ones. A string value is
  *     printed with its blanks as '_'.
  *
+ *   terrane_gallery terrain FILE.json
+ *     Exit status 0 when FILE is a terrain of its own (a recipe, a Terrain asset, a scene, or
+ *     a document that does not read, so that generating it reports why), 1 when it is another
+ *     kind of document (a palette, a material set, a preset source): the script passes over
+ *     those beside the example recipes.
+ *
  * Exit status 0 on success, 1 on an error (printed with the file it concerns), 2 on usage.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +63,7 @@ static int usage(void)
                     "       terrane_gallery fit IN.png OUT.png MAX_WIDTH MIN_WIDTH\n"
                     "       terrane_gallery crop IN.png OUT.png SIZE\n"
                     "       terrane_gallery presets\n"
+                    "       terrane_gallery terrain FILE.json\n"
                     "       terrane_gallery figures STATS.json NAME...\n");
     return 2;
 }
@@ -84,6 +92,20 @@ static double now_s(void)
 
 /* A recipe file, Terrain asset document or scene: a scene's first entity whose Terrain3D
  * component holds an inline "recipe" object is read as that recipe. 0 or 1 (printed). */
+/* Whether a JSON document is a terrain of its own (a recipe, a Terrain asset, a scene) or
+ * something else that is no terrain to draw (a palette, a material set, a preset source). An
+ * unreadable document counts as a terrain, so generating it reports the error. */
+static bool is_terrain_document(json_t *doc)
+{
+    if (!json_is_object(doc) || json_is_array(json_object_get(doc, "entities"))) return true;
+    char *text = json_dumps(doc, JSON_COMPACT);
+    const trn_document_kind kind =
+        text ? trn_document_classify(text, strlen(text)) : TRN_DOCUMENT_UNKNOWN;
+    free(text);
+    return kind == TRN_DOCUMENT_UNKNOWN || kind == TRN_DOCUMENT_RECIPE ||
+           kind == TRN_DOCUMENT_TERRAIN_ASSET;
+}
+
 static int scene_recipe(const char *path, trn_recipe *r)
 {
     trn_error e;
@@ -340,6 +362,13 @@ int main(int argc, char **argv)
         for (uint32_t k = 0; k < trn_builtin_preset_count(); k++)
             printf("%s\n", trn_builtin_preset_id(k));
         return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "terrain") == 0) {
+        json_error_t je;
+        json_t *doc = json_load_file(argv[2], 0, &je);
+        const bool terrain = is_terrain_document(doc);
+        json_decref(doc);
+        return terrain ? 0 : 1;
     }
     if (argc >= 4 && strcmp(argv[1], "figures") == 0)
         return cmd_figures(argv[2], argc - 3, argv + 3);
