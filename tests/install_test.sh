@@ -48,6 +48,13 @@ cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 || {
 
 # The CLI, its version, the headers, both libraries with the SONAME, the man page.
 [ -x "$P/bin/terrane" ] || fail "bin/terrane not installed"
+# The examples, found by name from any folder (TERRANE_EXAMPLES: this prefix, not the build's).
+ex=$(find "$P" -path '*/terrane/examples/recipes/island.json')
+[ -n "$ex" ] || fail "share/terrane/examples/recipes/island.json not installed"
+[ -f "$(dirname "$(dirname "$ex")")/project/world.scene.json" ] || fail "examples/project not installed"
+(cd "$TMP" && TERRANE_EXAMPLES=$(dirname "$(dirname "$ex")") "$P/bin/terrane" inspect example:island >"$TMP/ex.log" 2>&1) ||
+    fail "installed terrane inspect example:island: $(cat "$TMP/ex.log")"
+echo "ok: the examples are installed and found by name"
 version=$("$P/bin/terrane" --version | sed -n 's/^terrane //p')
 [ -n "$version" ] || fail "installed terrane --version printed no version"
 pc=$(find "$P" -name terrane.pc)

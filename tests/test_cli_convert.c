@@ -805,12 +805,18 @@ static void test_size_is_output_size(void)
     /* 15 m over 7 cells and 15 m over 3 cells. */
     CHECK_CONTAINS(err, "the cells are now 2.14286 x 5 m (not square)");
     free(out), free(err);
-    /* Without --fit the aspect is kept: 15 x 15 cells padded to 35 x 15 (7 : 3), then resampled. */
+    /* Without --fit the aspect is kept on real ground: 15 x 15 cells cropped to 15 x 6 (7 : 3
+     * rounded to whole samples), then resampled; --fit pad grows it to 35 x 15 instead. */
     snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048", p, q);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
-    CHECK_CONTAINS(err, "padded 16 x 16 -> 36 x 16 samples (--fit pad, the default)");
-    CHECK_CONTAINS(err, "resampled 36 x 16 -> 8 x 4 samples");
+    CHECK_CONTAINS(err, "kept the middle 16 x 7 of 16 x 16 samples (--fit crop, the default)");
+    CHECK_CONTAINS(err, "resampled 16 x 7 -> 8 x 4 samples");
     CHECK(!strstr(err ? err : "", "not square"));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --size 8x4 --max-height 2048 --fit pad", p, q);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "padded 16 x 16 -> 36 x 16 samples (--fit pad)");
+    CHECK_CONTAINS(err, "resampled 36 x 16 -> 8 x 4 samples");
     free(out), free(err);
     trn_png_info info;
     CHECK_OK(trn_png_read_info(q, &info, NULL));
@@ -931,14 +937,15 @@ static void test_8bit_warnings(void)
 }
 
 /* Materials survive cropping and padding (a .ter cut to 16 x 10 and padded back to a 16 x 16
- * square keeps them, the padding repeating the edge rows); resampling drops them and says so.
+ * square keeps them, the padding's materials repeating the edge rows while its heights fall
+ * away); resampling drops them and says so.
  * A 16-bit input keeps its stored values through the reshaping. */
 static void test_reshape_keeps_materials(void)
 {
     char p[700], q[700], cmd[2000];
     char *out, *err;
     make_ter(tmp_path(p, sizeof p, "mat.ter"), 16);
-    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --crop 0,0,16,10 --format json", p,
+    snprintf(cmd, sizeof cmd, "convert '%s' '%s' --crop 0,0,16,10 --fit pad --format json", p,
              tmp_path(q, sizeof q, "mat-pad.ter"));
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK_CONTAINS(err, "padded 16 x 10 -> 16 x 16 samples");

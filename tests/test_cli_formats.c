@@ -1,7 +1,9 @@
 /* The command line's shared polish: common options before the verb, did-you-mean, the verb list,
  * 'terrane formats', and a JSON result from every verb that takes --format json. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -209,7 +211,9 @@ static const char *const format_names[] = {"beamng-ter",
                                            "beamng-level",
                                            "unity-export",
                                            "recipe",
-                                           "terrane-payload"};
+                                           "terrane-payload",
+                                           "gltf",
+                                           "obj"};
 
 static void test_formats_verb(void)
 {
@@ -224,6 +228,8 @@ static void test_formats_verb(void)
     CHECK_CONTAINS(out, "\n  unity                r-  .asset                           Unity");
     CHECK_CONTAINS(out, "\n  unity-export         -w  (a folder)                       Unity");
     CHECK_CONTAINS(out, "\n  recipe               rw  .json .terrain.json .scene.json  terrane");
+    CHECK_CONTAINS(out, "\n  gltf                 -w  .glb .gltf                       glTF 2.0");
+    CHECK_CONTAINS(out, "\n  obj                  -w  .obj                             Wavefront");
     free(out), free(err);
 
     CHECK_EQ_INT(trn_test_run_cli("formats --format json", &out, &err), 0);
@@ -338,6 +344,46 @@ static void test_json_everywhere(void)
     }
 }
 
+/* example:NAME runs a shipped example recipe from any folder; TERRANE_EXAMPLES points
+ * elsewhere; a name that is no example fails and says which there are. */
+static void test_examples_by_name(void)
+{
+    char *out = NULL, *err = NULL;
+    char png[1200];
+    snprintf(png, sizeof png, "%s/island.png", dir);
+    CHECK_EQ_INT(trn_test_run_clif("generate example:island --resolution 32x32 -o '%s' -q", &out,
+                                   &err, png),
+                 0);
+    CHECK(trn_test_exists(png));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("inspect example:nowhere", &out, &err), 1);
+    CHECK_CONTAINS(err, "'example:nowhere': no such example");
+    CHECK_CONTAINS(err, "lakeside");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("inspect example:../recipes/island.json", &out, &err), 1);
+    CHECK_CONTAINS(err, "expected example:NAME");
+    free(out), free(err);
+    /* Another examples folder: its recipes/own.json. */
+    char own[1300], sub[1200];
+    snprintf(sub, sizeof sub, "%s/ex", dir);
+    mkdir(sub, 0755);
+    snprintf(sub, sizeof sub, "%s/ex/recipes", dir);
+    mkdir(sub, 0755);
+    snprintf(own, sizeof own, "%s/own.json", sub);
+    size_t n = 0;
+    char *text = (char *)trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/island.json", &n);
+    CHECK(text && trn_test_write_file(own, text, n));
+    free(text);
+    snprintf(sub, sizeof sub, "%s/ex", dir);
+    setenv("TERRANE_EXAMPLES", sub, 1);
+    CHECK_EQ_INT(trn_test_run_cli("inspect example:own", &out, &err), 0);
+    CHECK_CONTAINS(out, "own.json");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("inspect example:island", &out, &err), 1);
+    free(out), free(err);
+    unsetenv("TERRANE_EXAMPLES");
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(dir, sizeof dir)) return trn_test_skip("no temporary folder");
@@ -345,6 +391,7 @@ int main(void)
     RUN(test_did_you_mean);
     RUN(test_verb_list);
     RUN(test_formats_verb);
+    RUN(test_examples_by_name);
     RUN(test_json_everywhere);
     return trn_test_finish();
 }

@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <tiffio.h>
 
 #include "terrane/beamng.h"
 #include "terrane/beamng_level.h"
@@ -108,10 +109,10 @@ static void test_convert_png_pow2plus1(void)
                                    tp("dem.tif"), tp("dem.png")),
                  0);
     CHECK_CONTAINS(err, "filled 1 NoData samples");
-    /* --pow2plus1 makes a square: the 40 x 30 DEM is padded to 40 x 40 first (its aspect and
-     * square cells kept), then resampled. */
-    CHECK_CONTAINS(err, "padded 40 x 30 -> 40 x 40 samples (--fit pad, the default)");
-    CHECK_CONTAINS(err, "resampled 40 x 40 -> 33 x 33 samples (bicubic)");
+    /* --pow2plus1 makes a square: the middle 30 x 30 of the 40 x 30 DEM is kept first (real
+     * ground, square cells), then resampled. */
+    CHECK_CONTAINS(err, "kept the middle 30 x 30 of 40 x 30 samples (--fit crop, the default)");
+    CHECK_CONTAINS(err, "resampled 30 x 30 -> 33 x 33 samples (bicubic)");
     free(out), free(err);
     trn_png_info pi;
     CHECK_OK(trn_png_read_info(tp("dem.png"), &pi, NULL));
@@ -148,31 +149,54 @@ static void test_convert_to_ter(void)
     double sw = ter.heights[0] * 1000.0 / 65536.0;
     CHECK(fabs(sw - dem_height(0, 64)) < 1.0);
     trn_ter_dispose(&ter);
-    /* A non-square DEM becomes a square .ter by padding: 40 x 30 -> 40 x 40, the DEM in the
-     * middle (5 rows north, 5 south) and its edge rows repeated outward. */
+    /* A non-square DEM becomes a square .ter of real ground by default: its middle 30 x 30. */
     make_dem(tp("rect.tif"), 40, 30, -1);
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-height 1000", &out, &err,
-                                   tp("rect.tif"), tp("rect.ter")),
+                                   tp("rect.tif"), tp("crop.ter")),
                  0);
-    CHECK_CONTAINS(err, "padded 40 x 30 -> 40 x 40 samples");
+    CHECK_CONTAINS(err, "kept the middle 30 x 30 of 40 x 30 samples (--fit crop, the default)");
+    free(out), free(err);
+    CHECK_OK(trn_ter_read(tp("crop.ter"), NULL, &ter, NULL, NULL, NULL));
+    CHECK_EQ_INT(ter.size, 30);
+    /* .ter row 0 is the DEM's south row (raster row 29), column 0 its column 5. */
+    CHECK(ter.heights[0] == (uint16_t)floor(dem_height(5, 29) * 65536.0 / 1000.0 + 0.5));
+    trn_ter_dispose(&ter);
+    /* --fit pad: 40 x 30 -> 40 x 40, the DEM in the middle (5 rows north, 5 south) and the added
+     * ground falling smoothly to --pad-height: the outer rows at that height, no row a repeat
+     * of the edge. */
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --max-height 1000 --fit pad --pad-height 50",
+                                   &out, &err, tp("rect.tif"), tp("rect.ter")),
+                 0);
+    CHECK_CONTAINS(err, "padded 40 x 30 -> 40 x 40 samples (--fit pad)");
+    CHECK_CONTAINS(err, "falls smoothly from its edges to 50 m (--pad-height)");
     CHECK_CONTAINS(err, "squareSize 30 m and position z 0 m");
     free(out), free(err);
     CHECK_OK(trn_ter_read(tp("rect.ter"), NULL, &ter, NULL, NULL, NULL));
     CHECK_EQ_INT(ter.size, 40);
-    size_t same = 0, data = 0;
+    const uint16_t at_base = (uint16_t)floor(50.0 * 65536.0 / 1000.0 + 0.5);
+    size_t repeats = 0, border = 0, data = 0, between = 0;
     for (uint32_t i = 0; i < 40; i++) {
-        /* .ter rows 0..4 repeat row 5 (the DEM's south row, raster row 29); 35..39 row 34. */
-        for (uint32_t r = 0; r < 5; r++) {
-            same += ter.heights[r * 40 + i] == ter.heights[5 * 40 + i];
-            same += ter.heights[(35 + r) * 40 + i] == ter.heights[34 * 40 + i];
+        for (uint32_t r = 0; r < 4; r++) {
+            repeats += ter.heights[r * 40 + i] == ter.heights[5 * 40 + i];
+            repeats += ter.heights[(36 + r) * 40 + i] == ter.heights[34 * 40 + i];
         }
+        border += ter.heights[i] == at_base && ter.heights[39 * 40 + i] == at_base;
         data +=
             ter.heights[5 * 40 + i] == (uint16_t)floor(dem_height(i, 29) * 65536.0 / 1000.0 + 0.5);
+        /* Row 3, two samples out: between the base and the edge's own range. */
+        const uint16_t a = ter.heights[3 * 40 + i], e = ter.heights[5 * 40 + i];
+        between += (a >= at_base && a <= e) || (a <= at_base && a >= e);
     }
-    CHECK_EQ_INT(same, 400);
+    CHECK(repeats < 8);
+    CHECK_EQ_INT(border, 40);
     CHECK_EQ_INT(data, 40);
-    CHECK(ter.heights[5 * 40] != ter.heights[34 * 40]);
+    CHECK(between >= 36);
     trn_ter_dispose(&ter);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --fit pad --pad-height high", &out, &err,
+                                   tp("rect.tif"), tp("bad.ter")),
+                 2);
+    CHECK_CONTAINS(err, "--pad-height takes a height in metres");
+    free(out), free(err);
 }
 
 static void test_crop_and_window_keep_georef(void)
@@ -348,17 +372,23 @@ static uint32_t distinct_u16(const uint16_t *v, size_t n)
     return count;
 }
 
-/* The issue's case: a 1000 x 800 DEM of 30 m pixels to a power-of-two square keeps its aspect
- * (pad by default, crop on request) and its metres (square cells, the squareSize printed);
- * stretching is only on request and says the cell sizes. */
+/* A 1000 x 800 DEM of 30 m pixels to a power-of-two square keeps its aspect (the middle
+ * square of real ground by default, a padded square on request) and its metres (square cells,
+ * the squareSize printed); stretching is only on request and says the cell sizes. */
 static void test_fit_to_square(void)
 {
     make_ramp(tp("wide.tif"), 1000, 800, 30.0, 100.0, 900.0);
     char *out, *err;
     CHECK_EQ_INT(
-        trn_test_run_clif("convert '%s' '%s' --pow2", &out, &err, tp("wide.tif"), tp("wide.ter")),
+        trn_test_run_clif("convert '%s' '%s' --pow2", &out, &err, tp("wide.tif"), tp("mid.ter")),
         0);
-    CHECK_CONTAINS(err, "padded 1000 x 800 -> 1000 x 1000 samples (--fit pad, the default)");
+    CHECK_CONTAINS(err, "kept the middle 800 x 800 of 1000 x 800 samples (--fit crop, the default)");
+    CHECK_CONTAINS(err, "--fit pad keeps it all");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --pow2 --fit pad", &out, &err,
+                                   tp("wide.tif"), tp("wide.ter")),
+                 0);
+    CHECK_CONTAINS(err, "padded 1000 x 800 -> 1000 x 1000 samples (--fit pad)");
     CHECK_CONTAINS(err, "resampled 1000 x 1000 -> 1024 x 1024 samples");
     /* 999 cells of 30 m over 1023 cells. */
     CHECK_CONTAINS(err, "squareSize 29.2961877 m");
@@ -367,22 +397,23 @@ static void test_fit_to_square(void)
     trn_ter ter;
     CHECK_OK(trn_ter_read(tp("wide.ter"), NULL, &ter, NULL, NULL, NULL));
     CHECK_EQ_INT(ter.size, 1024);
-    /* Rows of the padding (100 field rows a side) repeat the DEM's edge rows: .ter rows past
-     * 899 * 1023 / 999 = 920.6 hold the north edge row, those before 102.4 the south one. */
-    size_t repeated = 0;
+    /* The padding (100 field rows a side: .ter rows past 920.6 and before 102.4) falls from the
+     * DEM's edge rows to the lowest height, 100 m (stored 0): the outer rows hold it, and no
+     * padding row repeats the edge row. */
+    size_t at_base = 0, repeated = 0;
     for (uint32_t i = 0; i < 1024; i++) {
-        repeated += ter.heights[921 * 1024 + i] == ter.heights[1023 * 1024 + i];
-        repeated += ter.heights[0 * 1024 + i] == ter.heights[102 * 1024 + i];
+        at_base += ter.heights[1023 * 1024 + i] == 0 && ter.heights[i] == 0;
+        repeated += ter.heights[960 * 1024 + i] == ter.heights[921 * 1024 + i];
+        repeated += ter.heights[60 * 1024 + i] == ter.heights[102 * 1024 + i];
     }
-    CHECK_EQ_INT(repeated, 2048);
-    CHECK(ter.heights[920 * 1024 + 5] != ter.heights[1023 * 1024 + 5] ||
-          ter.heights[103 * 1024 + 5] != ter.heights[0 * 1024 + 5]);
+    CHECK_EQ_INT(at_base, 1024);
+    CHECK(repeated < 20);
     trn_ter_dispose(&ter);
 
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --pow2 --fit crop", &out, &err,
                                    tp("wide.tif"), tp("crop.ter")),
                  0);
-    CHECK_CONTAINS(err, "--fit crop: kept the middle 800 x 800 of 1000 x 800 samples");
+    CHECK_CONTAINS(err, "kept the middle 800 x 800 of 1000 x 800 samples (--fit crop)");
     CHECK_CONTAINS(err, "resampled 800 x 800 -> 1024 x 1024 samples");
     CHECK_CONTAINS(err, "squareSize 23.431085 m"); /* 799 * 30 / 1023 */
     free(out), free(err);
@@ -402,10 +433,11 @@ static void test_fit_to_square(void)
     CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2 --fit stretch", &out, &err,
                                    tp("wide.tif"), level),
                  1);
-    CHECK_CONTAINS(err, "e.g. --pow2 --fit pad");
+    CHECK_CONTAINS(err, "e.g. --pow2 --fit crop");
     free(out), free(err);
-    CHECK_EQ_INT(
-        trn_test_run_clif("convert '%s' 'beamng:%s' --pow2", &out, &err, tp("wide.tif"), level), 0);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s' --pow2 --fit pad", &out, &err,
+                                   tp("wide.tif"), level),
+                 0);
     CHECK_CONTAINS(err, "0 error(s)");
     free(out), free(err);
     trn_terrain_block *blocks = NULL;
@@ -476,6 +508,8 @@ static void test_one_scale_rule(void)
                                    tp("thin.tif"), tp("mh.ter")),
                  0);
     CHECK_CONTAINS(err, "uses 1639 distinct 16-bit levels (fewer than 4096): expect terraces");
+    /* The heights have 16384 values: a wider scale would keep them, and it says so. */
+    CHECK_CONTAINS(err, "--scale or --height-range can spread the heights over more");
     json_t *doc = json_loads(out ? out : "", 0, NULL);
     CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "heights"), "levels")),
                  1639);
@@ -592,7 +626,60 @@ static void test_level_warning_edge(void)
     CHECK_EQ_INT(
         trn_test_run_clif("convert '%s' '%s'", &out, &err, tp("l4095.tif"), tp("l4095.png")), 0);
     CHECK_CONTAINS(err, "uses 4095 distinct 16-bit levels (fewer than 4096)");
+    /* Whole metres: the terraces are in the source, and no --scale helps; it says so. */
+    CHECK_CONTAINS(err, "the heights themselves take only 4095 values (steps of 1 m)");
+    CHECK(!strstr(err ? err : "", "--scale or --height-range"));
     free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, tp("l4095.tif")), 0);
+    CHECK_CONTAINS(out, "the heights themselves take only 4095 values (steps of 1 m)");
+    free(out), free(err);
+}
+
+/* A Byte GeoTIFF (8-bit integer elevations, as some DEM exports are): loading it warns of its
+ * 256 values, as an 8-bit PNG's import does; a 16-bit one does not. */
+static void test_byte_dem_warning(void)
+{
+    for (int bits = 8; bits <= 16; bits += 8) {
+        const char *path = tp(bits == 8 ? "byte.tif" : "u16.tif");
+        TIFF *tif = TIFFOpen(path, "w");
+        CHECK(tif != NULL);
+        if (!tif) return;
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, 64);
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, 64);
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 64);
+        uint8_t row[128];
+        for (uint32_t j = 0; j < 64; j++) {
+            for (uint32_t i = 0; i < 64; i++) {
+                const uint32_t v = (i * 3 + j) % 200;
+                if (bits == 8)
+                    row[i] = (uint8_t)v;
+                else {
+                    const uint16_t w = (uint16_t)(v * 300u);
+                    memcpy(row + 2 * i, &w, 2);
+                }
+            }
+            CHECK(TIFFWriteScanline(tif, row, j, 0) >= 0);
+        }
+        TIFFClose(tif);
+        char *out, *err;
+        CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s'", &out, &err, path, tp("dem8.png")), 0);
+        if (bits == 8)
+            CHECK_CONTAINS(err, "stores 8-bit elevations: 256 height values at most");
+        else
+            CHECK(!strstr(err ? err : "", "8-bit elevations"));
+        free(out), free(err);
+        CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, path), 0);
+        if (bits == 8)
+            CHECK_CONTAINS(err, "stores 8-bit elevations");
+        else
+            CHECK(!strstr(err ? err : "", "8-bit elevations"));
+        free(out), free(err);
+    }
 }
 
 /* A terrain without a CRS gives a GeoTIFF without one: no GeoKeyDirectory (GDAL would read a
@@ -658,6 +745,7 @@ int main(void)
     RUN(test_fit_to_square);
     RUN(test_one_scale_rule);
     RUN(test_level_warning_edge);
+    RUN(test_byte_dem_warning);
     RUN(test_no_crs_out);
     return trn_test_finish();
 }

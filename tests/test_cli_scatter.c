@@ -219,7 +219,7 @@ static void test_forest_export(void)
     char dir[800];
     snprintf(dir, sizeof dir, "%s/unity", tmp);
     CHECK_EQ_INT(cli("generate %s --export unity:%s -q", recipe, dir), 0);
-    snprintf(path, sizeof path, "%s/forest_instances.json", dir);
+    snprintf(path, sizeof path, "%s/forest_trees.json", dir);
     size_t usize = 0;
     char *utext = (char *)trn_test_read_file(path, &usize);
     json_t *u = utext ? json_loadb(utext, usize, 0, &je) : NULL;
@@ -228,9 +228,25 @@ static void test_forest_export(void)
     json_t *t0 = json_array_get(json_object_get(u, "trees"), 0);
     const double px = json_real_value(json_array_get(json_object_get(t0, "position"), 0));
     const double wx = json_real_value(json_array_get(json_object_get(t0, "world"), 0));
-    CHECK(px >= 0.0 && px <= 1.0 && fabs(px * 64.0 - wx) < 1e-9);
+    /* Unity's TreeInstance holds floats: position and world agree to float precision. */
+    CHECK(px >= 0.0 && px <= 1.0 && fabs(px * 64.0 - wx) < 1e-4);
+    /* One schema with the trees of an exported Unity terrain: colour, matrix, prototypes by
+     * rule, and the terrain's NAME.json names the file. */
+    CHECK(strcmp(json_string_value(json_object_get(t0, "color")), "#ffffffff") == 0);
+    CHECK_EQ_INT(json_array_size(json_object_get(t0, "matrix")), 16);
+    CHECK(json_is_string(json_object_get(json_array_get(json_object_get(u, "prototypes"), 0),
+                                         "rule")));
+    CHECK_CONTAINS(json_string_value(json_object_get(u, "convention")), "Unity TreeInstance");
     json_decref(u);
     free(utext);
+    snprintf(path, sizeof path, "%s/forest.json", dir);
+    utext = (char *)trn_test_read_file(path, &usize);
+    u = utext ? json_loadb(utext, usize, 0, &je) : NULL;
+    CHECK(u && strcmp(json_string_value(json_object_get(u, "trees")), "forest_trees.json") == 0);
+    json_decref(u);
+    free(utext);
+    snprintf(path, sizeof path, "%s/forest_instances.json", dir);
+    CHECK(!trn_test_exists(path));
     /* A level without a palette gets no forest. */
     const char *bare = write_recipe("bare2.json", NULL);
     snprintf(level, sizeof level, "%s/game/levels/bare", tmp);
@@ -487,7 +503,7 @@ static void test_surface_unity(void)
     trn_image_dispose(&img);
 
     /* The shrubs stay trees: one prototype, no grass among the trees. */
-    snprintf(path, sizeof path, "%s/surf_instances.json", dir);
+    snprintf(path, sizeof path, "%s/surf_trees.json", dir);
     text = (char *)trn_test_read_file(path, &size);
     json_t *inst = text ? json_loadb(text, size, 0, &je) : NULL;
     free(text);
@@ -582,7 +598,7 @@ static void test_exclusions(void)
     CHECK_EQ_INT(cli("generate %s --export unity:%s --scatter-exclusions %s", recipe, dir, scene),
                  0);
     CHECK_CONTAINS(err_text, "2 placements suppressed, 1 key matched none");
-    snprintf(path, sizeof path, "%s/excl_instances.json", dir);
+    snprintf(path, sizeof path, "%s/excl_trees.json", dir);
     text = (char *)trn_test_read_file(path, &size);
     json_t *u = text ? json_loadb(text, size, 0, &je) : NULL;
     free(text);
@@ -627,7 +643,7 @@ static void test_graph_node_generate(void)
     CHECK_EQ_INT(cli("generate %s -o %s -q", recipe, r32), 0);
     snprintf(dir, sizeof dir, "%s/graphsc_unity", tmp);
     CHECK_EQ_INT(cli("generate %s --export unity:%s -q", recipe, dir), 0);
-    snprintf(path, sizeof path, "%s/graphsc_instances.json", dir);
+    snprintf(path, sizeof path, "%s/graphsc_trees.json", dir);
     text = (char *)trn_test_read_file(path, &size);
     json_t *u = text ? json_loadb(text, size, 0, &je) : NULL;
     free(text);

@@ -273,10 +273,13 @@ static void test_glb_scene(void)
         CHECK(strcmp(json_string_value(json_object_get(json_object_get(inode, "extras"), "id")),
                      "pine/3_-2") == 0);
         json_t *rot = json_object_get(inode, "rotation");
-        CHECK(fabs(json_real_value(json_array_get(rot, 1)) - sqrt(0.5)) < 1e-7);
+        /* glTF's frame mirrors the terrain's z (north is -z): the position's z negated and the
+         * 90-degree yaw turned the other way. */
+        CHECK(fabs(json_real_value(json_array_get(rot, 1)) + sqrt(0.5)) < 1e-7);
         CHECK(fabs(json_real_value(json_array_get(rot, 3)) - sqrt(0.5)) < 1e-7);
         CHECK(json_real_value(json_array_get(rot, 0)) == 0.0);
-        CHECK(json_real_value(json_array_get(json_object_get(inode, "translation"), 2)) == 7.25);
+        CHECK(json_real_value(json_array_get(json_object_get(inode, "translation"), 2)) == -7.25);
+        CHECK(json_real_value(json_array_get(json_object_get(inode, "translation"), 0)) == 1.5);
         CHECK(json_real_value(json_array_get(json_object_get(inode, "scale"), 1)) == 2.0);
         CHECK(json_object_get(inode, "mesh") != NULL &&
               json_array_get(meshes, (size_t)json_integer_value(json_object_get(inode, "mesh"))) ==

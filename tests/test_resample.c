@@ -378,6 +378,48 @@ static void test_pad(void)
     trn_field_dispose(&f);
 }
 
+/* Padding that falls to a base: the source kept, the outer border at the base, heights
+ * between the edge and the base, and a one-sample spike on the edge fading as it leaves. */
+static void test_pad_fall(void)
+{
+    trn_field f, p;
+    trn_error e;
+    CHECK_OK(trn_field_init(&f, 20, 4, 20.0, 4.0, &e));
+    for (size_t k = 0; k < 21u * 5u; k++)
+        f.heights[k] = 10.0f;
+    f.heights[4 * 21 + 10] = 30.0f; /* a spike on the north edge row */
+    CHECK_OK(trn_field_pad_fall(&f, 0, 3, 0, 8, 2.0, &p, &e));
+    CHECK_EQ_INT(p.cells_z, 4 + 3 + 8);
+    size_t kept = 0, border = 0, between = 0;
+    for (uint32_t j = 0; j <= 4; j++)
+        for (uint32_t i = 0; i <= 20; i++)
+            kept += p.heights[(j + 3) * 21 + i] == f.heights[j * 21 + i];
+    for (uint32_t i = 0; i <= 20; i++) {
+        border += p.heights[i] == 2.0f && p.heights[15 * 21 + i] == 2.0f;
+        for (uint32_t j = 1; j < 3; j++)
+            between += p.heights[j * 21 + i] > 2.0f && p.heights[j * 21 + i] < 10.0f;
+    }
+    CHECK_EQ_INT(kept, 21 * 5);
+    CHECK_EQ_INT(border, 21);
+    CHECK_EQ_INT(between, 2 * 21);
+    /* The spike: one row out it still stands above its neighbours, four rows out it has been
+     * averaged over 5 edge samples (a fifth of its excess), less than half of it left. */
+    const float near = p.heights[8 * 21 + 10], far = p.heights[11 * 21 + 10];
+    const float near_side = p.heights[8 * 21 + 5], far_side = p.heights[11 * 21 + 5];
+    CHECK(near > near_side + 5.0f);
+    CHECK(far - far_side < 0.5f * (near - near_side));
+    /* Monotone fall along a column away from the edge. */
+    size_t rising = 0;
+    for (uint32_t j = 8; j < 15; j++)
+        rising += p.heights[(j + 1) * 21 + 5] > p.heights[j * 21 + 5];
+    CHECK_EQ_INT(rising, 0);
+    trn_field_dispose(&p);
+    CHECK_STATUS(trn_field_pad_fall(&f, 1, 1, 1, 1, NAN, &p, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "base height");
+    CHECK(p.heights == NULL);
+    trn_field_dispose(&f);
+}
+
 /* The 16-bit height scale: gdal_translate -scale's mapping, the stretch default, rounding half
  * up, clamping at both ends, and the level counts. */
 static void test_height_scale(void)
@@ -451,6 +493,7 @@ int main(void)
     RUN(test_fill_paraboloid_no_spikes);
     RUN(test_fill_deterministic_and_errors);
     RUN(test_pad);
+    RUN(test_pad_fall);
     RUN(test_height_scale);
     return trn_test_finish();
 }

@@ -1,5 +1,6 @@
 /* Unity SerializedFile and TerrainData: real files, synthetic files of several versions and byte
  * orders, errors, export. */
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -525,15 +526,108 @@ static void test_export(void)
                  TRN_ERR_INVALID_ARGUMENT); /* pad cannot shrink */
     CHECK_CONTAINS(e.message, "cannot shrink");
     o.resolution = 0; /* the smallest that covers 51: 65 */
+    o.name = "padded";
     CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
     CHECK_EQ_INT(rep.resolution, 65);
     CHECK(rep.tile_size[0] == 128.0);
+    /* The 14 added columns fall from the east edge (50 m, RAW 65535) to the lowest height (0 m,
+     * RAW 0) at the far border; none repeats the edge. */
+    size_t pn = 0;
+    uint8_t *praw = trn_test_read_file(tmp_path(path, sizeof path, "export/padded.raw"), &pn);
+    CHECK_EQ_INT(pn, 65 * 65 * 2);
+    if (praw && pn == 65 * 65 * 2) {
+        size_t border = 0, falling = 0, edge = 0;
+        for (uint32_t j = 0; j < 51; j++) {
+            const uint8_t *r = praw + (size_t)j * 65 * 2;
+            const unsigned at50 = r[100] | r[101] << 8, at57 = r[114] | r[115] << 8,
+                           at64 = r[128] | r[129] << 8;
+            edge += at50 == 65535;
+            border += at64 == 0;
+            falling += at57 > 0 && at57 < 65535;
+        }
+        CHECK_EQ_INT(edge, 51);
+        CHECK_EQ_INT(border, 51);
+        CHECK_EQ_INT(falling, 51);
+    }
+    free(praw);
     o.resolution = 100;
     CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "2^n + 1");
     CHECK(!trn_unity_resolution_valid(17) && trn_unity_resolution_valid(4097) &&
           !trn_unity_resolution_valid(8193) && trn_unity_resolution_valid(513));
+    trn_field_dispose(&field);
+}
+
+/* Trees terrane placed go through the same writer as a Unity source's: split between tiles,
+ * y from metres, prototypes by rule; a prototype index out of range is refused. */
+static void test_export_placed_trees(void)
+{
+    char dir[600], path[700];
+    tmp_path(dir, sizeof dir, "placed");
+    trn_field field;
+    CHECK_OK(trn_field_init(&field, 128, 128, 256.0, 256.0, NULL));
+    for (size_t k = 0; k < 129u * 129u; k++)
+        field.heights[k] = (float)(10.0 + (double)(k % 129) * 0.5);
+    trn_unity_tree trees[3];
+    memset(trees, 0, sizeof trees);
+    const float xs[3] = {0.1f, 0.9f, 0.6f}, zs[3] = {0.2f, 0.3f, 0.8f};
+    for (int k = 0; k < 3; k++) {
+        trees[k].position[0] = xs[k];
+        trees[k].position[1] = 40.0f; /* metres */
+        trees[k].position[2] = zs[k];
+        trees[k].width_scale = trees[k].height_scale = 1.5f;
+        trees[k].color = 0xffffffffu;
+        trees[k].prototype = k == 2 ? 1 : 0;
+    }
+    const trn_unity_placed_prototype protos[2] = {{"pine", NULL, "asset://pine"},
+                                                   {"rock", "prefab://rock", NULL}};
+    trn_unity_export_options o;
+    trn_unity_export_options_default(&o);
+    o.name = "t";
+    o.tiles_x = o.tiles_z = 2;
+    o.trees = trees;
+    o.tree_count = 3;
+    o.placed_prototypes = protos;
+    o.placed_prototype_count = 2;
+    trn_unity_export_report rep;
+    trn_error e;
+    CHECK_OK(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e));
+    CHECK_EQ_INT(rep.trees, 3);
+    /* (0.9, 0.3) lies in tile (1, 0), at 0.8 of its width; y: 40 m over 10..74 m. */
+    snprintf(path, sizeof path, "%s/t_1_0_trees.json", dir);
+    size_t n = 0;
+    char *text = (char *)trn_test_read_file(path, &n);
+    json_t *doc = text ? json_loadb(text, n, 0, NULL) : NULL;
+    json_t *list = json_object_get(doc, "trees");
+    CHECK_EQ_INT(json_array_size(list), 1);
+    json_t *pos = json_object_get(json_array_get(list, 0), "position");
+    CHECK(fabs(json_real_value(json_array_get(pos, 0)) - 0.8) < 1e-5);
+    CHECK(fabs(json_real_value(json_array_get(pos, 1)) - 30.0 / 64.0) < 1e-5);
+    CHECK(fabs(json_real_value(json_array_get(pos, 2)) - 0.6) < 1e-5);
+    json_t *p1 = json_array_get(json_object_get(doc, "prototypes"), 1);
+    CHECK(strcmp(json_string_value(json_object_get(p1, "prefab")), "prefab://rock") == 0);
+    CHECK(json_object_get(p1, "model") == NULL);
+    json_decref(doc);
+    free(text);
+    snprintf(path, sizeof path, "%s/t_1_1_trees.json", dir);
+    text = (char *)trn_test_read_file(path, &n);
+    doc = text ? json_loadb(text, n, 0, NULL) : NULL;
+    CHECK_EQ_INT(json_array_size(json_object_get(doc, "trees")), 1);
+    CHECK_EQ_INT(json_integer_value(
+                     json_object_get(json_array_get(json_object_get(doc, "trees"), 0), "prototype")),
+                 1);
+    json_decref(doc);
+    free(text);
+    trees[1].prototype = 2;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "placed tree 1: expected a prototype below 2, found 2");
+    trees[1].prototype = 0;
+    trees[1].position[1] = NAN;
+    CHECK_STATUS(trn_unity_export(dir, &field, NULL, NULL, &o, &rep, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "finite position");
     trn_field_dispose(&field);
 }
 
@@ -740,6 +834,7 @@ int main(void)
     RUN(test_export);
     RUN(test_export_splat_cells);
     RUN(test_export_details);
+    RUN(test_export_placed_trees);
     RUN(test_version_edges);
     return trn_test_finish();
 }

@@ -209,6 +209,34 @@ static void test_commit_and_abort(void)
     trn_write_set_free(ws);
 }
 
+/* A staged file filled by plain fopen (as the Unity water OBJ writer does) lands with the mode
+ * any new file gets, 0666 less the umask, not mkstemp's 0600. */
+static void test_staged_mode(void)
+{
+    char root[600], dest[700];
+    path_in(root, sizeof root, "mode");
+    mkdir(root, 0777);
+    snprintf(dest, sizeof dest, "%s/water.obj", root);
+    const mode_t old_mask = umask(022);
+    trn_write_set *ws = NULL;
+    trn_error e;
+    CHECK_OK(trn_write_set_new(NULL, &ws, &e));
+    const char *t;
+    CHECK_OK(trn_write_set_stage(ws, dest, &t, &e));
+    FILE *f = fopen(t, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("o water\n", f);
+        fclose(f);
+    }
+    CHECK_OK(trn_write_set_commit(ws, &e));
+    trn_write_set_free(ws);
+    struct stat st;
+    CHECK(stat(dest, &st) == 0);
+    CHECK_EQ_INT(st.st_mode & 0777, 0644);
+    umask(old_mask);
+}
+
 static int crash_step;
 static int crash_hook(int step, void *user)
 {
@@ -418,6 +446,7 @@ int main(void)
     trn_test_tmpdir(tmp, sizeof tmp);
     RUN(test_guard);
     RUN(test_commit_and_abort);
+    RUN(test_staged_mode);
     RUN(test_crash_every_step);
     RUN(test_next_write_recovers);
     RUN(test_stale_temporaries);

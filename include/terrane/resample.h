@@ -70,6 +70,15 @@ trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32
 trn_status trn_field_pad(const trn_field *src, uint32_t left, uint32_t bottom, uint32_t right,
                          uint32_t top, trn_field *dst, trn_error *err);
 
+/* As trn_field_pad, but the added ground falls smoothly to base instead of repeating the edge:
+ * an added sample d samples from the source (Euclidean, in samples) takes the nearest edge's
+ * height averaged along that edge over +-d/2 samples (so the edge's ridges and valleys fade
+ * out rather than run on as streaks), blended toward base by 1 - smoothstep(d / F), F the
+ * width of the padding on that side: the padded border sits at base. base finite. Errors as
+ * trn_field_pad, and TRN_ERR_INVALID_ARGUMENT for a base that is not finite. */
+trn_status trn_field_pad_fall(const trn_field *src, uint32_t left, uint32_t bottom, uint32_t right,
+                              uint32_t top, double base, trn_field *dst, trn_error *err);
+
 /* Samples per side for the usual engine sizes: the power of two (pow2) or power of two plus
  * one (pow2plus1) nearest to samples on a log scale (ties go up), at least 2 (pow2) / 3. */
 uint32_t trn_resample_nearest_pow2(uint32_t samples);

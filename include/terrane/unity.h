@@ -242,7 +242,9 @@ trn_status trn_unity_terrain_to_labels(const trn_unity_terrain *terrain, trn_lab
 typedef enum trn_unity_fit {
     TRN_UNITY_FIT_NONE = 0,     /* the input must already have the target sample count */
     TRN_UNITY_FIT_RESAMPLE = 1, /* bilinear resampling; the terrain keeps its size */
-    TRN_UNITY_FIT_PAD = 2,      /* extend +x and +z with the edge samples; the terrain grows */
+    TRN_UNITY_FIT_PAD = 2,      /* extend +x and +z with ground falling smoothly from the edge
+                                 * to the RAW's 0 height (trn_field_pad_fall); the terrain
+                                 * grows */
 } trn_unity_fit;
 
 /* A detail layer (Unity's DetailPrototype and its density map, e.g. grass): instances as points.
@@ -257,6 +259,12 @@ typedef struct trn_unity_detail_layer {
                             * points outside the working grid or not finite are dropped */
     size_t point_count;
 } trn_unity_detail_layer;
+
+/* A prototype of trees terrane placed itself: the palette rule it comes from and what stands
+ * for it in the engine (any may be NULL). */
+typedef struct trn_unity_placed_prototype {
+    const char *rule, *prefab, *model;
+} trn_unity_placed_prototype;
 
 typedef struct trn_unity_export_options {
     const char *name;    /* file stem; default "terrain" */
@@ -275,6 +283,14 @@ typedef struct trn_unity_export_options {
     /* Per splat layer (labels->name_count entries, labels only), where its material came from
      * ("role", "biome", "explicit"), listed as the splat's "sources" (may be NULL). */
     const char *const *layer_sources;
+    /* Trees terrane placed (a palette's tree, rock and prop rules), written exactly as a Unity
+     * source's trees are, into NAME[_X_Z]_trees.json: position x and z 0..1 of the whole
+     * terrain, position y in metres, scales, rotation (radians about y), colour and prototype
+     * (an index into placed_prototypes). Used when source has no trees (may be NULL). */
+    const trn_unity_tree *trees;
+    uint32_t tree_count;
+    const trn_unity_placed_prototype *placed_prototypes;
+    uint32_t placed_prototype_count;
     /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
      * before it returns, so the files of an export change together or not at all. */
     struct trn_write_set *writes;

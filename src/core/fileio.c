@@ -185,10 +185,7 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
     }
     /* Locked while we write it: an unlocked temporary is a dead run's, for anyone to remove. */
     (void)flock(fd, LOCK_EX);
-    /* mkstemp creates 0600; outputs should get the usual umask-governed mode. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    trn_file_output_mode(fd);
     af->fp = fdopen(fd, "wb");
     if (!af->fp) {
         int e = errno;
@@ -377,4 +374,12 @@ bool trn_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void trn_file_output_mode(int fd)
+{
+    /* mkstemp creates 0600; outputs should get the usual umask-governed mode. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
 }

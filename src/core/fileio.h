@@ -45,6 +45,10 @@ void trn_atomic_file_abort(trn_atomic_file *af);
 /* "a pipe (FIFO)", "a character device", ... for a st_mode, for messages. */
 const char *trn_file_kind(unsigned mode);
 
+/* Give a freshly made temporary (mkstemp's 0600) the mode a new output gets: 0666 less the
+ * process umask, as any program's fopen would create it. */
+void trn_file_output_mode(int fd);
+
 /* Create a directory and its parents (mkdir -p). */
 trn_status trn_mkdir_p(const char *path, trn_error *err);
 

@@ -864,6 +864,8 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
         st = trn_error_set(err, TRN_ERR_IO, dest, -1, "cannot create output: %s", strerror(code));
         goto fail;
     }
+    /* Writers that fill the staged file themselves (fopen on it) keep its mode. */
+    trn_file_output_mode(fd);
     close(fd);
     e.temp_abs = join_path(j->dir, base_of(e.temp));
     if (!e.temp_abs) {

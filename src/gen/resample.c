@@ -331,6 +331,78 @@ trn_status trn_field_pad(const trn_field *src, uint32_t left, uint32_t bottom, u
     return TRN_OK;
 }
 
+/* Prefix sums of n heights read with a stride: sum[k] = h[0] + ... + h[k-1]. */
+static void prefix_sums(const float *h, size_t n, size_t stride, double *sum)
+{
+    sum[0] = 0.0;
+    for (size_t k = 0; k < n; k++)
+        sum[k + 1] = sum[k] + (double)h[k * stride];
+}
+
+/* Mean of positions [c - r, c + r] clamped to [0, n - 1] of a prefix-summed edge. */
+static double edge_mean(const double *sum, int64_t n, int64_t c, int64_t r)
+{
+    int64_t a = c - r, b = c + r;
+    if (a < 0) a = 0;
+    if (b > n - 1) b = n - 1;
+    return (sum[b + 1] - sum[a]) / (double)(b - a + 1);
+}
+
+trn_status trn_field_pad_fall(const trn_field *src, uint32_t left, uint32_t bottom, uint32_t right,
+                              uint32_t top, double base, trn_field *dst, trn_error *err)
+{
+    if (!isfinite(base)) {
+        if (dst) memset(dst, 0, sizeof *dst);
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "pad: expected a finite base height, found %g", base);
+    }
+    trn_status st = trn_field_pad(src, left, bottom, right, top, dst, err);
+    if (st) return st;
+    const int64_t in_x = (int64_t)src->cells_x + 1, in_z = (int64_t)src->cells_z + 1;
+    const int64_t out_x = (int64_t)dst->cells_x + 1, out_z = (int64_t)dst->cells_z + 1;
+    /* The four edges: the first and last column (along z) and row (along x). */
+    double *col0 = malloc(((size_t)in_z + 1u) * sizeof *col0);
+    double *col1 = malloc(((size_t)in_z + 1u) * sizeof *col1);
+    double *row0 = malloc(((size_t)in_x + 1u) * sizeof *row0);
+    double *row1 = malloc(((size_t)in_x + 1u) * sizeof *row1);
+    if (!col0 || !col1 || !row0 || !row1) {
+        free(col0), free(col1), free(row0), free(row1);
+        trn_field_dispose(dst);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "pad: out of memory");
+    }
+    prefix_sums(src->heights, (size_t)in_z, (size_t)in_x, col0);
+    prefix_sums(src->heights + in_x - 1, (size_t)in_z, (size_t)in_x, col1);
+    prefix_sums(src->heights, (size_t)in_x, 1, row0);
+    prefix_sums(src->heights + (size_t)(in_z - 1) * (size_t)in_x, (size_t)in_x, 1, row1);
+    for (int64_t j = 0; j < out_z; j++) {
+        const int64_t v = j - (int64_t)bottom;
+        const int64_t dv = v < 0 ? -v : (v >= in_z ? v - (in_z - 1) : 0);
+        const int64_t cv = v < 0 ? 0 : (v >= in_z ? in_z - 1 : v);
+        for (int64_t i = 0; i < out_x; i++) {
+            const int64_t u = i - (int64_t)left;
+            const int64_t du = u < 0 ? -u : (u >= in_x ? u - (in_x - 1) : 0);
+            if (!du && !dv) continue; /* the source itself */
+            const int64_t cu = u < 0 ? 0 : (u >= in_x ? in_x - 1 : u);
+            const double d = sqrt((double)(du * du + dv * dv));
+            const int64_t r = (int64_t)(d / 2.0);
+            double edge, fall;
+            if (du >= dv) {
+                edge = edge_mean(u < 0 ? col0 : col1, in_z, cv, r);
+                fall = (double)(u < 0 ? left : right);
+            } else {
+                edge = edge_mean(v < 0 ? row0 : row1, in_x, cu, r);
+                fall = (double)(v < 0 ? bottom : top);
+            }
+            double t = d / (fall > 0.0 ? fall : 1.0);
+            if (t > 1.0) t = 1.0;
+            const double w = 1.0 - t * t * (3.0 - 2.0 * t);
+            dst->heights[(size_t)j * (size_t)out_x + (size_t)i] = (float)(base + (edge - base) * w);
+        }
+    }
+    free(col0), free(col1), free(row0), free(row1);
+    return TRN_OK;
+}
+
 uint32_t trn_resample_nearest_pow2(uint32_t samples)
 {
     uint64_t p = 2;

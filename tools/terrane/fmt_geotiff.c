@@ -235,6 +235,7 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
                 cli_info_levels(ctx, dem.values, (size_t)samples, scale, info_max_height, NULL);
         }
     }
+    if (in->bits_per_sample == 8 && in->sample_format != 3) cli_warn_8bit_dem(ctx, path);
     trn_geotiff_dispose(&dem);
     return levels_rc;
 }
@@ -264,6 +265,7 @@ int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt
                  g->linear_units, g->angular_units);
     if (dem.info.bands > 1)
         cli_note(ctx, "%s: %u bands; band 1 is the elevation read", path, dem.info.bands);
+    if (dem.info.bits_per_sample == 8 && dem.info.sample_format != 3) cli_warn_8bit_dem(ctx, path);
     if (dem.info.has_georef) {
         t->georef = malloc(sizeof *t->georef);
         if (!t->georef) {
@@ -307,10 +309,21 @@ int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options 
         return 1;
     }
     bool resample = strcmp(a, "--resample") == 0, crop = strcmp(a, "--crop") == 0,
-         window = strcmp(a, "--window") == 0, fit = strcmp(a, "--fit") == 0;
-    if (!resample && !crop && !window && !fit) return 0;
+         window = strcmp(a, "--window") == 0, fit = strcmp(a, "--fit") == 0,
+         pad_height = strcmp(a, "--pad-height") == 0;
+    if (!resample && !crop && !window && !fit && !pad_height) return 0;
     const char *v = cli_option_value(ctx, argc, argv, i);
     if (!v) return -1;
+    if (pad_height) {
+        char *end;
+        o->pad_height = strtod(v, &end);
+        if (end == v || *end || !isfinite(o->pad_height)) {
+            cli_usage_error(ctx, "--pad-height takes a height in metres, not '%s'", v);
+            return -1;
+        }
+        o->has_pad_height = true;
+        return 1;
+    }
     if (fit) {
         if (strcmp(v, "pad") == 0)
             o->fit = CLI_FIT_PAD;
@@ -442,12 +455,13 @@ static int crop_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t x0, uint32_t y0, u
 }
 
 /* Pad t by whole samples (left/right along x, top = north rows, bottom = south rows). */
+/* Pad with ground that falls smoothly from the edge to base (never repeated edge samples). */
 static int pad_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t left, uint32_t top, uint32_t right,
-                      uint32_t bottom)
+                      uint32_t bottom, double base)
 {
     trn_field out;
     trn_error e;
-    if (trn_field_pad(&t->field, left, bottom, right, top, &out, &e) != TRN_OK)
+    if (trn_field_pad_fall(&t->field, left, bottom, right, top, base, &out, &e) != TRN_OK)
         return cli_fail(ctx, &e);
     const uint32_t w = out.cells_x + 1u, h = out.cells_z + 1u;
     if (t->has_labels) {
@@ -466,48 +480,68 @@ static int pad_pixels(cli_ctx *ctx, cli_terrain *t, uint32_t left, uint32_t top,
     return CLI_EXIT_OK;
 }
 
-/* Pad or crop t (centred) so its cells are ax : az; "nothing" when already within a sample. */
-static int fit_aspect(cli_ctx *ctx, cli_fit fit, uint64_t ax, uint64_t az, cli_terrain *t)
+/* The lowest finite height of a field (0 when none). */
+static double lowest_height(const trn_field *f)
 {
+    const size_t n = trn_field_sample_count(f);
+    double lo = INFINITY;
+    for (size_t k = 0; k < n; k++)
+        if (f->heights[k] < lo) lo = f->heights[k];
+    return isfinite(lo) ? lo : 0.0;
+}
+
+/* Crop or pad t (centred) so its cells are ax : az; "nothing" when already within a sample.
+ * By default the middle is kept: only real ground, no invented border. */
+static int fit_aspect(cli_ctx *ctx, const cli_dem_options *o, uint64_t ax, uint64_t az,
+                      cli_terrain *t)
+{
+    const cli_fit fit = o->fit;
     const uint64_t cx = t->field.cells_x, cz = t->field.cells_z;
     const uint32_t w = (uint32_t)cx + 1u, h = (uint32_t)cz + 1u;
     /* The cells each side needs for the other side's count, rounded to a whole sample. */
     const uint64_t want_cx = (cz * ax + az / 2u) / az, want_cz = (cx * az + ax / 2u) / ax;
     const bool too_wide = cx * az > cz * ax;
     int rc;
-    if (fit == CLI_FIT_CROP) {
+    if (fit == CLI_FIT_CROP || fit == CLI_FIT_DEFAULT) {
+        const char *how = fit == CLI_FIT_CROP ? "--fit crop" : "--fit crop, the default";
+        const char *other = fit == CLI_FIT_CROP ? ""
+                                                : "; --fit pad keeps it all inside a border "
+                                                  "falling to --pad-height, --fit stretch "
+                                                  "resamples";
         if (too_wide && want_cx < cx) {
             const uint32_t nw = (uint32_t)want_cx + 1u, x0 = (uint32_t)((cx - want_cx) / 2u);
             if (nw < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
             if ((rc = crop_pixels(ctx, t, x0, 0, nw, h))) return rc;
-            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", nw, h, w, h);
+            cli_note(ctx, "kept the middle %u x %u of %u x %u samples (%s)%s", nw, h, w, h, how,
+                     other);
         } else if (!too_wide && want_cz < cz) {
             const uint32_t nh = (uint32_t)want_cz + 1u, y0 = (uint32_t)((cz - want_cz) / 2u);
             if (nh < 2) return cli_failf(ctx, "--fit crop would leave fewer than 2 samples");
             if ((rc = crop_pixels(ctx, t, 0, y0, w, nh))) return rc;
-            cli_note(ctx, "--fit crop: kept the middle %u x %u of %u x %u samples", w, nh, w, h);
+            cli_note(ctx, "kept the middle %u x %u of %u x %u samples (%s)%s", w, nh, w, h, how,
+                     other);
         }
         return CLI_EXIT_OK;
     }
+    const double base = o->has_pad_height ? o->pad_height : lowest_height(&t->field);
     if (too_wide && want_cz > cz) {
         const uint64_t add = want_cz - cz;
         if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
         const uint32_t top = (uint32_t)(add / 2u), bottom = (uint32_t)(add - add / 2u);
-        if ((rc = pad_pixels(ctx, t, 0, top, 0, bottom))) return rc;
+        if ((rc = pad_pixels(ctx, t, 0, top, 0, bottom, base))) return rc;
     } else if (!too_wide && want_cx > cx) {
         const uint64_t add = want_cx - cx;
         if (add > UINT32_MAX) return cli_failf(ctx, "--fit pad: too many samples to add");
         const uint32_t left = (uint32_t)(add / 2u), right = (uint32_t)(add - add / 2u);
-        if ((rc = pad_pixels(ctx, t, left, 0, right, 0))) return rc;
+        if ((rc = pad_pixels(ctx, t, left, 0, right, 0, base))) return rc;
     } else {
         return CLI_EXIT_OK;
     }
     cli_note(ctx,
-             "padded %u x %u -> %u x %u samples (--fit pad%s): the input sits in the middle and "
-             "its edge samples repeat outward, so the cells stay square and the metres true%s",
-             w, h, t->field.cells_x + 1u, t->field.cells_z + 1u,
-             fit == CLI_FIT_PAD ? "" : ", the default",
-             fit == CLI_FIT_PAD ? "" : "; --fit crop or --fit stretch choose otherwise");
+             "padded %u x %u -> %u x %u samples (--fit pad): the input sits in the middle and the "
+             "added ground falls smoothly from its edges to %.6g m (--pad-height), so the cells "
+             "stay square and the metres true",
+             w, h, t->field.cells_x + 1u, t->field.cells_z + 1u, base);
     return CLI_EXIT_OK;
 }
 
@@ -563,7 +597,7 @@ int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint3
     const uint32_t before_w = t->field.cells_x + 1u, before_h = t->field.cells_z + 1u;
     if (ax && o->fit != CLI_FIT_STRETCH &&
         (uint64_t)t->field.cells_x * az != (uint64_t)t->field.cells_z * ax) {
-        rc = fit_aspect(ctx, o->fit, ax, az, t);
+        rc = fit_aspect(ctx, o, ax, az, t);
         if (rc) return rc;
     }
     uint32_t cur_w = t->field.cells_x + 1, cur_h = t->field.cells_z + 1;
@@ -702,6 +736,8 @@ int cli_scale_choose(cli_ctx *ctx, const cli_scale_options *o, double max_height
                                field->heights, trn_field_sample_count(field), scale, how);
 }
 
+static void terrace_advice(const float *heights, size_t count, char *text, size_t size);
+
 int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_scale_options *o,
                     double max_height, json_t *json)
 {
@@ -726,11 +762,80 @@ int cli_info_levels(cli_ctx *ctx, const float *heights, size_t count, const cli_
     if (lv.below || lv.above)
         cli_printf("warning:   %llu samples below and %llu above that range would be clipped\n",
                    (unsigned long long)lv.below, (unsigned long long)lv.above);
-    if (few)
-        cli_printf("warning:   fewer than %u levels: 16-bit outputs will show terraces (--scale "
-                   "or --height-range can spread the heights over more)\n",
-                   CLI_FEW_LEVELS);
+    if (few) {
+        char advice[320];
+        terrace_advice(heights, count, advice, sizeof advice);
+        cli_printf("warning:   fewer than %u levels: 16-bit outputs will show terraces (%s)\n",
+                   CLI_FEW_LEVELS, advice);
+    }
     return CLI_EXIT_OK;
+}
+
+/* Distinct finite heights among count, counted up to cap (cap means "cap or more"), and the
+ * smallest gap between two of them when fewer than cap (0 otherwise). An open-addressing set
+ * of the float bits, 2 cap slots. */
+static uint32_t distinct_heights(const float *heights, size_t count, uint32_t cap, double *step)
+{
+    *step = 0.0;
+    const size_t slots = 2u * (size_t)cap;
+    uint32_t *bits = malloc(slots * sizeof *bits);
+    uint8_t *used = calloc(slots, 1);
+    float *values = malloc((size_t)cap * sizeof *values);
+    uint32_t n = 0;
+    if (!bits || !used || !values) {
+        free(bits);
+        free(used);
+        free(values);
+        return cap;
+    }
+    for (size_t k = 0; k < count && n < cap; k++) {
+        float h = heights[k];
+        if (!isfinite(h)) continue;
+        if (h == 0.0f) h = 0.0f; /* -0 and +0 are one height */
+        uint32_t b;
+        memcpy(&b, &h, sizeof b);
+        size_t at = (size_t)((b * 0x9E3779B1u) % (uint32_t)slots);
+        while (used[at] && bits[at] != b)
+            at = at + 1 == slots ? 0 : at + 1;
+        if (used[at]) continue;
+        used[at] = 1;
+        bits[at] = b;
+        values[n++] = h;
+    }
+    if (n > 1 && n < cap) {
+        /* Insertion sort: at most cap (4096) values, once. */
+        for (uint32_t i = 1; i < n; i++) {
+            const float v = values[i];
+            uint32_t j = i;
+            for (; j > 0 && values[j - 1] > v; j--)
+                values[j] = values[j - 1];
+            values[j] = v;
+        }
+        double gap = INFINITY;
+        for (uint32_t i = 1; i < n; i++)
+            if ((double)values[i] - values[i - 1] < gap) gap = (double)values[i] - values[i - 1];
+        *step = gap;
+    }
+    free(bits);
+    free(used);
+    free(values);
+    return n;
+}
+
+/* Why 16-bit outputs will show terraces and what helps: when the heights themselves take few
+ * values (an integer-metre DEM, an 8-bit source), no scale adds levels. */
+static void terrace_advice(const float *heights, size_t count, char *text, size_t size)
+{
+    double step = 0.0;
+    const uint32_t n = distinct_heights(heights, count, CLI_FEW_LEVELS, &step);
+    if (n < CLI_FEW_LEVELS)
+        snprintf(text, size,
+                 "the heights themselves take only %u values (steps of %.6g m), so no scale adds "
+                 "levels: the terraces are in the source; a DEM with fractional (float) heights "
+                 "or finer steps keeps slopes smooth",
+                 n, step);
+    else
+        snprintf(text, size, "--scale or --height-range can spread the heights over more");
 }
 
 bool cli_few_levels(const trn_height_levels *levels, size_t samples)
@@ -753,11 +858,13 @@ int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
                  "stored as 65535 (clipped; --scale or --height-range sets the range)",
                  out, (unsigned long long)levels->below, scale->base,
                  (unsigned long long)levels->above, scale->base + 65535.0 * scale->quantum);
-    if (cli_few_levels(levels, trn_field_sample_count(field)))
-        cli_note(ctx,
-                 "warning: %s uses %u distinct 16-bit levels (fewer than %u): expect terraces; "
-                 "--scale or --height-range can spread the heights over more",
-                 out, levels->levels, CLI_FEW_LEVELS);
+    if (cli_few_levels(levels, trn_field_sample_count(field))) {
+        char advice[320];
+        terrace_advice(field->heights, trn_field_sample_count(field), advice, sizeof advice);
+        cli_note(ctx, "warning: %s uses %u distinct 16-bit levels (fewer than %u): expect "
+                 "terraces; %s",
+                 out, levels->levels, CLI_FEW_LEVELS, advice);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -769,6 +876,15 @@ void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height)
              "as terraces (steps of %.6g m with maxHeight %g); a 16-bit PNG or R16, or float "
              "heights (R32, GeoTIFF), keep the detail",
              path, mh * 257.0 / 65536.0, mh);
+}
+
+void cli_warn_8bit_dem(cli_ctx *ctx, const char *path)
+{
+    cli_note(ctx,
+             "warning: %s stores 8-bit elevations: 256 height values at most, so slopes come "
+             "out as terraces in any output; a 16-bit or float DEM of the same area keeps the "
+             "detail",
+             path);
 }
 
 json_t *cli_scale_json(const trn_height_scale *scale, const char *how,

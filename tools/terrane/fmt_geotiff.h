@@ -26,8 +26,8 @@ int cli_geotiff_load(cli_ctx *ctx, const char *path, const cli_load_options *opt
 
 /* How a reshape that changes the aspect gets there (--fit). */
 typedef enum cli_fit {
-    CLI_FIT_DEFAULT = 0, /* pad, noted */
-    CLI_FIT_PAD,         /* grow the short side, repeating the edge samples, data centred */
+    CLI_FIT_DEFAULT = 0, /* crop, noted: the real ground only */
+    CLI_FIT_PAD,         /* grow the short side, data centred, falling smoothly to a base */
     CLI_FIT_CROP,        /* keep the centre of the long side */
     CLI_FIT_STRETCH,     /* resample each side on its own: the cells stop being square */
 } cli_fit;
@@ -41,11 +41,13 @@ typedef struct cli_dem_options {
     bool has_window;
     double window[4]; /* minx, miny, maxx, maxy in CRS units */
     cli_fit fit;
+    bool has_pad_height;
+    double pad_height; /* --pad-height: where --fit pad's ground falls to (default the lowest) */
     bool square; /* set by the caller: the output must be square (.ter, beamng:) */
 } cli_dem_options;
 
 /* Consume --resample NAME, --pow2, --pow2plus1, --crop X0,Y0,W,H, --window A,B,C,D,
- * --fit pad|crop|stretch at argv[*i]: 1 when used (and *i advanced past a value), 0 when not one
+ * --fit pad|crop|stretch, --pad-height H at argv[*i]: 1 when used (and *i advanced past a value), 0 when not one
  * of them, -1 on a bad value (message printed). */
 int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o);
 
@@ -107,6 +109,8 @@ int cli_scale_report(cli_ctx *ctx, const char *out, const trn_field *field,
 /* Warn that path is an 8-bit heightmap (256 levels: terraces), giving the step in metres for
  * max_height (0 = the default 2048). */
 void cli_warn_8bit(cli_ctx *ctx, const char *path, double max_height);
+/* The same for a GeoTIFF of 8-bit integer samples: 256 height values at most. */
+void cli_warn_8bit_dem(cli_ctx *ctx, const char *path);
 
 /* The JSON object {"base", "quantum", "rule", "levels", "stored_min", "stored_max",
  * "clamped_low", "clamped_high"} of a 16-bit output. */

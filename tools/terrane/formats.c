@@ -130,6 +130,18 @@ static const format_entry formats[] = {
      "section's checksum checked, nothing generated",
      "terrane cook", "magic 'TRNBIN\\0\\0'", "info convert render mesh stats beamng unity", "cook",
      "the payload's water, placements and roles stay with the runtime (docs/payload.md)"},
+    {"gltf", "glTF 2.0 mesh", ".glb .gltf", "file", "",
+     "chunked terrain meshes with levels of detail and skirts, a material per surface role, "
+     "water meshes and instance proxy nodes; .glb binary, or .gltf with OUT.bin beside it or "
+     "the buffer embedded",
+     "not read: an output format", "", "mesh",
+     "glTF's frame: +x east, +y up, -z north; faces counter-clockwise seen from above "
+     "(docs/meshes.md); passes the Khronos glTF-Validator"},
+    {"obj", "Wavefront OBJ mesh", ".obj", "file", "",
+     "the same terrain meshes as text, OUT.mtl beside it with a material per surface role and "
+     "water",
+     "not read: an output format", "", "mesh",
+     "the glTF frame (+x east, +y up, -z north); one object per chunk with --chunks"},
 };
 
 #define FORMAT_COUNT (sizeof formats / sizeof formats[0])

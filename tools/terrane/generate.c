@@ -89,7 +89,7 @@ static const char *const help_text =
     "                             NAME_splat<K>.png from the surface materials (four per RGBA\n"
     "                             map, in the BeamNG export's order), the palette's grass as\n"
     "                             detail layers NAME_detail<K>.png and its other instances as\n"
-    "                             trees in NAME_instances.json (docs/unity.md), and the\n"
+    "                             trees in NAME_trees.json (docs/unity.md), and the\n"
     "                             published water's surfaces as\n"
     "                             NAME_water_ID.obj with NAME.water.json; NAME is the recipe's\n"
     "                             file name. Needs a square\n"
@@ -1431,91 +1431,56 @@ static void stem_of(const char *path, char *out, size_t size)
     if (!out[0]) snprintf(out, size, "terrain");
 }
 
-/* A recipe with a palette: its instances as Unity tree instances beside the RAW, in the form
- * the Unity export's trees take (position 0..1 of the terrain size, rotation about y in
- * radians), one prototype a rule that is not grass (grass goes into the detail layers);
- * Unity's x is terrain x, its z terrain z. */
-static int export_unity_instances(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                                  const trn_generated *gen, const char *name,
-                                  const trn_unity_export_report *rep, json_t *u, placements *pl)
+/* The palette's tree, rock and prop instances (every rule but grass) as Unity tree instances:
+ * one prototype a rule, in rule order; position x and z 0..1 of the terrain, y in metres. */
+typedef struct unity_trees {
+    trn_unity_tree *trees;
+    trn_unity_placed_prototype *prototypes;
+    uint32_t tree_count, prototype_count;
+} unity_trees;
+
+static int unity_trees_build(cli_ctx *ctx, const trn_recipe *recipe, const placements *pl,
+                             const trn_generated *gen, unity_trees *ut)
 {
+    memset(ut, 0, sizeof *ut);
     if (!recipe->palette_json || !pl->loaded) return CLI_EXIT_OK;
-    (void)a;
-    int rc = CLI_EXIT_OK;
-    const trn_palette palette = pl->palette;
-    const trn_instances inst = gen->instances;
-    json_t *doc = json_object();
-    if (doc) {
-        json_object_set_new(doc, "convention",
-                            json_string("Unity TreeInstance: position is 0..1 of the terrain "
-                                        "size; world = terrain position + position * size; "
-                                        "rotation about y in radians; one prototype a "
-                                        "placement rule"));
-        json_t *protos = json_array();
-        /* Prototype index of each rule: its place among the rules that are not grass. */
-        uint32_t *proto_of = calloc(palette.rule_count ? palette.rule_count : 1, sizeof *proto_of);
-        uint32_t prototypes = 0;
-        size_t trees = 0;
-        if (!proto_of) {
-            json_decref(doc);
-            json_decref(protos);
-            return cli_failf(ctx, "out of memory");
-        }
-        for (uint32_t r = 0; r < palette.rule_count; r++) {
-            if (palette.rules[r].category == TRN_CATEGORY_GRASS) continue;
-            proto_of[r] = prototypes++;
-            json_t *p = json_object();
-            json_object_set_new(p, "rule", cli_json_string(palette.rules[r].id));
-            if (palette.rules[r].prefab)
-                json_object_set_new(p, "prefab", cli_json_string(palette.rules[r].prefab));
-            if (palette.rules[r].model)
-                json_object_set_new(p, "model", cli_json_string(palette.rules[r].model));
-            json_array_append_new(protos, p);
-        }
-        json_object_set_new(doc, "prototypes", protos);
-        json_t *list = json_array();
-        const double sx = gen->field.size_x, sz = gen->field.size_z;
-        for (size_t k = 0; k < inst.count; k++) {
-            const trn_instance *in = &inst.items[k];
-            if (in->rule >= palette.rule_count ||
-                palette.rules[in->rule].category == TRN_CATEGORY_GRASS)
-                continue;
-            trees++;
-            json_t *t = json_object();
-            json_t *pos = json_array();
-            json_array_append_new(pos, json_real(in->x / sx));
-            json_array_append_new(pos, json_real((in->y - rep->height_base) / rep->tile_size[1]));
-            json_array_append_new(pos, json_real(in->z / sz));
-            json_object_set_new(t, "position", pos);
-            json_t *world = json_array();
-            json_array_append_new(world, json_real(in->x));
-            json_array_append_new(world, json_real(in->y));
-            json_array_append_new(world, json_real(in->z));
-            json_object_set_new(t, "world", world);
-            json_object_set_new(t, "width_scale", json_real(in->scale));
-            json_object_set_new(t, "height_scale", json_real(in->scale));
-            json_object_set_new(t, "rotation", json_real(in->yaw * 3.14159265358979323846 / 180.0));
-            json_object_set_new(t, "prototype", json_integer(proto_of[in->rule]));
-            json_array_append_new(list, t);
-        }
-        json_object_set_new(doc, "trees", list);
+    const trn_palette *palette = &pl->palette;
+    const trn_instances *inst = &gen->instances;
+    int32_t *proto_of = malloc((palette->rule_count ? palette->rule_count : 1) * sizeof *proto_of);
+    ut->prototypes = malloc((palette->rule_count ? palette->rule_count : 1) *
+                            sizeof *ut->prototypes);
+    ut->trees = malloc((inst->count ? inst->count : 1) * sizeof *ut->trees);
+    if (!proto_of || !ut->prototypes || !ut->trees) {
         free(proto_of);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s_instances.json", a->unity_dir, name);
-        const char *file = cli_output(ctx, path);
-        char *text = file ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        FILE *f = text ? fopen(file, "wb") : NULL;
-        if (!f || fputs(text, f) < 0 || fclose(f))
-            rc = file ? cli_failf(ctx, "%s: could not write", path) : CLI_EXIT_FAIL;
-        free(text);
-        json_decref(doc);
-        if (!rc) {
-            cli_note(ctx, "instances: %zu tree instance(s) of %u prototype(s) in %s", trees,
-                     prototypes, path);
-            json_object_set_new(u, "instances", json_integer((json_int_t)trees));
-        }
+        free(ut->prototypes);
+        free(ut->trees);
+        memset(ut, 0, sizeof *ut);
+        return cli_failf(ctx, "out of memory for the tree instances");
     }
-    return rc;
+    for (uint32_t r = 0; r < palette->rule_count; r++) {
+        proto_of[r] = -1;
+        if (palette->rules[r].category == TRN_CATEGORY_GRASS) continue;
+        proto_of[r] = (int32_t)ut->prototype_count;
+        ut->prototypes[ut->prototype_count++] = (trn_unity_placed_prototype){
+            palette->rules[r].id, palette->rules[r].prefab, palette->rules[r].model};
+    }
+    const double sx = gen->field.size_x, sz = gen->field.size_z;
+    for (size_t k = 0; k < inst->count; k++) {
+        const trn_instance *in = &inst->items[k];
+        if (in->rule >= palette->rule_count || proto_of[in->rule] < 0) continue;
+        trn_unity_tree *t = &ut->trees[ut->tree_count++];
+        memset(t, 0, sizeof *t);
+        t->position[0] = (float)(in->x / sx);
+        t->position[1] = (float)in->y;
+        t->position[2] = (float)(in->z / sz);
+        t->width_scale = t->height_scale = (float)in->scale;
+        t->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
+        t->color = 0xffffffffu; /* Unity's default TreeInstance colour: white, opaque */
+        t->lightmap_color = 0xffffffffu;
+        t->prototype = proto_of[in->rule];
+    }
+    free(proto_of);
+    return CLI_EXIT_OK;
 }
 
 static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
@@ -1571,11 +1536,22 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
         }
         uo.details = details;
     }
+    unity_trees trees;
+    if ((rc = unity_trees_build(ctx, recipe, pl, gen, &trees))) {
+        free(points);
+        return rc;
+    }
+    uo.trees = trees.trees;
+    uo.tree_count = trees.tree_count;
+    uo.placed_prototypes = trees.prototypes;
+    uo.placed_prototype_count = trees.prototype_count;
     trn_unity_export_report rep;
     trn_error e;
     trn_status st = trn_unity_export(a->unity_dir, &gen->field, &so->sm.labels, NULL, &uo, &rep,
                                      cli_progress, ctx, &e);
     free(points);
+    free(trees.trees);
+    free(trees.prototypes);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx,
@@ -1608,7 +1584,11 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     json_object_set_new(u, "detail_clamped_cells", json_integer((json_int_t)rep.detail_clamped));
     json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
-    if ((rc = export_unity_instances(ctx, a, recipe, gen, name, &rep, u, pl))) return rc;
+    if (rep.trees || trees.prototype_count) {
+        cli_note(ctx, "trees: %u tree instance(s) of %u prototype(s) in %s_trees.json", rep.trees,
+                 trees.prototype_count, name);
+        json_object_set_new(u, "trees", json_integer(rep.trees));
+    }
     if (!gen->has_water) return CLI_EXIT_OK;
     /* The water's meshes and description beside the RAW, in the same write set. */
     trn_unity_water_options wo;

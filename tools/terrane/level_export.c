@@ -50,8 +50,8 @@ int cli_write_beamng_level_scaffold(cli_ctx *ctx, const cli_terrain *t, const ch
     if (f->cells_x != f->cells_z || f->size_x != f->size_z)
         return cli_failf(ctx,
                          "a BeamNG terrain is square with square cells (one squareSize); the "
-                         "input is %u x %u samples over %g x %g m: --fit pad (or --fit crop) "
-                         "makes it square and keeps the cells square, e.g. --pow2 --fit pad",
+                         "input is %u x %u samples over %g x %g m: --fit crop (or --fit pad) "
+                         "makes it square and keeps the cells square, e.g. --pow2 --fit crop",
                          f->cells_x + 1u, f->cells_z + 1u, f->size_x, f->size_z);
     uint32_t n = f->cells_x + 1u;
     /* 2^k + 1 samples (a recipe's or Unity's grid): drop the far row and column, as generate

@@ -129,6 +129,39 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Where the shipped examples are: $TERRANE_EXAMPLES, else the installed copy, else the source
+ * tree this binary was built from (a build that was never installed). */
+static const char *examples_dir(void)
+{
+    const char *env = getenv("TERRANE_EXAMPLES");
+    if (env && env[0]) return env;
+    if (access(TRN_EXAMPLES_DIR "/recipes", F_OK) == 0) return TRN_EXAMPLES_DIR;
+    return TRN_SOURCE_EXAMPLES_DIR;
+}
+
+/* "example:NAME" -> the shipped example recipe NAME (examples/recipes/NAME.json), or
+ * "example:PATH" -> PATH under the examples folder (example:project/world.scene.json). The
+ * path is stored in out (size bytes); false with a message when there is no such example. */
+static bool resolve_example(const char *arg, char *out, size_t size)
+{
+    const char *name = arg + strlen("example:");
+    const char *dir = examples_dir();
+    if (!name[0] || strstr(name, "..")) {
+        fprintf(stderr, "terrane: '%s': expected example:NAME, such as example:island\n", arg);
+        return false;
+    }
+    if (strchr(name, '/'))
+        snprintf(out, size, "%s/%s", dir, name);
+    else
+        snprintf(out, size, "%s/recipes/%s%s", dir, name,
+                 strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? "" : ".json");
+    if (access(out, R_OK) == 0) return true;
+    fprintf(stderr, "terrane: '%s': no such example in %s (the recipes there: hills, island, "
+                    "lakeside, mountains, valley, waters; or example:project/world.scene.json)\n",
+            arg, dir);
+    return false;
+}
+
 static int top_usage_error(const char *what, const char *word, const char *hint)
 {
     cli_fprintf(stderr, "terrane: %s '%s'", what, word);
@@ -205,5 +238,15 @@ int main(int argc, char **argv)
         return top_usage_error("unknown verb", argv[i], cli_did_you_mean(argv[i], names));
     }
     ctx.verb = v->name;
+    /* Shipped examples by name, from any folder: "terrane generate example:island -o a.png". */
+    for (int k = i + 1; k < argc; k++) {
+        if (strncmp(argv[k], "example:", 8) != 0) continue;
+        char *path = malloc(4096);
+        if (!path || !resolve_example(argv[k], path, 4096)) {
+            free(path);
+            return CLI_EXIT_FAIL;
+        }
+        argv[k] = path; /* lives as long as the process */
+    }
     return cli_finish(&ctx, v->fn(&ctx, argc - i, argv + i));
 }

@@ -45,7 +45,12 @@ static const char *const help_text =
     "                           stay as placed (nothing refills) and keys that match nothing are\n"
     "                           counted, not refused\n"
     "  -q, --quiet              no progress bar or notes\n"
-    "  --format json            the report as JSON on stdout\n";
+    "  --format json            the report as JSON on stdout\n"
+    "\n"
+    "examples:\n"
+    "  terrane scatter lakeside.json -o instances.json --picture dots.png\n"
+    "  terrane scatter lakeside.json --csv instances.csv --format json\n"
+    "  terrane scatter lakeside.json -o kept.json --exclusions removed.json\n";
 
 typedef struct scatter_args {
     const char *recipe_path, *out_json, *out_csv, *out_picture, *exclusions;

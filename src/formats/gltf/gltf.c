@@ -102,10 +102,20 @@ const char *trn_scene_basename(const char *path)
 
 /* ---- the binary buffer: views made of pieces of 4-byte words ---- */
 
+/* How a piece's words reach the file. The terrain's frame (x east, z north) becomes glTF's
+ * (+x east, -z north): z negated, which mirrors, so triangles are reversed to stay front-facing
+ * (counter-clockwise seen from above). */
+enum piece_form {
+    FORM_WORDS = 0, /* as they are */
+    FORM_VEC3,      /* (x, y, z) floats: z negated */
+    FORM_TRIANGLES  /* index triples (a, b, c) written (a, c, b) */
+};
+
 typedef struct piece {
     const void *data; /* 4-byte words: floats or uint32 indices */
     size_t words;
     uint32_t add; /* added to each word (index rebasing); 0 for floats */
+    uint8_t form; /* enum piece_form */
 } piece;
 
 typedef struct view {
@@ -129,7 +139,7 @@ typedef struct writer {
     uint32_t box_indices[36];
 } writer;
 
-static bool add_piece(writer *w, const void *data, size_t words, uint32_t add)
+static bool add_piece(writer *w, const void *data, size_t words, uint32_t add, uint8_t form)
 {
     if (w->piece_count == w->piece_cap) {
         size_t cap = w->piece_cap ? 2u * w->piece_cap : 64u;
@@ -138,7 +148,7 @@ static bool add_piece(writer *w, const void *data, size_t words, uint32_t add)
         w->pieces = p;
         w->piece_cap = cap;
     }
-    w->pieces[w->piece_count++] = (piece){data, words, add};
+    w->pieces[w->piece_count++] = (piece){data, words, add, form};
     return true;
 }
 
@@ -177,6 +187,12 @@ static void end_view(writer *w, long index)
     json_array_append_new(w->buffer_views, o);
 }
 
+/* A terrain z as glTF's z: negated, with 0 kept +0. */
+static float flip_z(float z)
+{
+    return z == 0.0f ? 0.0f : -z;
+}
+
 static json_t *float3(const float v[3])
 {
     json_t *a = json_array();
@@ -196,8 +212,11 @@ static long add_accessor(writer *w, long view_index, uint64_t byte_offset, size_
     json_object_set_new(o, "count", json_integer((json_int_t)count));
     json_object_set_new(o, "type", json_string(type));
     if (min && max) {
-        json_object_set_new(o, "min", float3(min));
-        json_object_set_new(o, "max", float3(max));
+        /* Bounds of FORM_VEC3 positions: z negated swaps its least and greatest. */
+        const float lo[3] = {min[0], min[1], flip_z(max[2])};
+        const float hi[3] = {max[0], max[1], flip_z(min[2])};
+        json_object_set_new(o, "min", float3(lo));
+        json_object_set_new(o, "max", float3(hi));
     }
     json_array_append_new(w->accessors, o);
     return (long)json_array_size(w->accessors) - 1;
@@ -290,13 +309,13 @@ static json_t *named_node(const char *name, long mesh)
 static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level *lv)
 {
     long pv = begin_view(w, GL_ARRAY_BUFFER);
-    if (pv < 0 || !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0)) return -1;
+    if (pv < 0 || !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3)) return -1;
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
-    if (nv < 0 || !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0)) return -1;
+    if (nv < 0 || !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3)) return -1;
     end_view(w, nv);
     long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
-    if (iv < 0 || !add_piece(w, lv->indices, lv->index_count, 0)) return -1;
+    if (iv < 0 || !add_piece(w, lv->indices, lv->index_count, 0, FORM_TRIANGLES)) return -1;
     end_view(w, iv);
     long pa =
         add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min, lv->bounds_max);
@@ -347,7 +366,7 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     long pv = begin_view(w, GL_ARRAY_BUFFER);
     for (size_t k = 0; pv >= 0 && k < n; k++) {
         const trn_mesh_level *lv = trn_scene_level(s, k);
-        if (lv->vertex_count && !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0))
+        if (lv->vertex_count && !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
             w->failed = true;
     }
     if (pv < 0 || w->failed)
@@ -356,7 +375,7 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     long nv = begin_view(w, GL_ARRAY_BUFFER);
     for (size_t k = 0; nv >= 0 && k < n; k++) {
         const trn_mesh_level *lv = trn_scene_level(s, k);
-        if (lv->vertex_count && !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0))
+        if (lv->vertex_count && !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
             w->failed = true;
     }
     if (nv < 0 || w->failed)
@@ -374,7 +393,7 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
             for (uint32_t q = 0; q < lv->section_count; q++)
                 if (lv->sections[q].role == r) {
                     if (!add_piece(w, lv->indices + lv->sections[q].first, lv->sections[q].count,
-                                   (uint32_t)base))
+                                   (uint32_t)base, FORM_TRIANGLES))
                         w->failed = true;
                     count += lv->sections[q].count;
                 }
@@ -410,13 +429,13 @@ static long water_mesh(writer *w, const trn_water_body *body, const trn_water_me
     float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     float_bounds(wm->positions, wm->vertex_count, lo, hi);
     long pv = begin_view(w, GL_ARRAY_BUFFER);
-    if (pv < 0 || !add_piece(w, wm->positions, 3u * (size_t)wm->vertex_count, 0)) return -1;
+    if (pv < 0 || !add_piece(w, wm->positions, 3u * (size_t)wm->vertex_count, 0, FORM_VEC3)) return -1;
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
-    if (nv < 0 || !add_piece(w, wm->normals, 3u * (size_t)wm->vertex_count, 0)) return -1;
+    if (nv < 0 || !add_piece(w, wm->normals, 3u * (size_t)wm->vertex_count, 0, FORM_VEC3)) return -1;
     end_view(w, nv);
     long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
-    if (iv < 0 || !add_piece(w, wm->indices, 3u * (size_t)wm->triangle_count, 0)) return -1;
+    if (iv < 0 || !add_piece(w, wm->indices, 3u * (size_t)wm->triangle_count, 0, FORM_TRIANGLES)) return -1;
     end_view(w, iv);
     long pa = add_accessor(w, pv, 0, wm->vertex_count, GL_FLOAT, "VEC3", lo, hi);
     long na = add_accessor(w, nv, 0, wm->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
@@ -477,13 +496,13 @@ static trn_status instance_nodes(writer *w, const trn_mesh_scene *s, json_t *chi
     const trn_palette *p = s->palette;
     box_build(w->box_positions, w->box_normals, w->box_indices);
     long pv = begin_view(w, GL_ARRAY_BUFFER);
-    if (pv < 0 || !add_piece(w, w->box_positions, 72, 0)) goto oom;
+    if (pv < 0 || !add_piece(w, w->box_positions, 72, 0, FORM_VEC3)) goto oom;
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
-    if (nv < 0 || !add_piece(w, w->box_normals, 72, 0)) goto oom;
+    if (nv < 0 || !add_piece(w, w->box_normals, 72, 0, FORM_VEC3)) goto oom;
     end_view(w, nv);
     long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
-    if (iv < 0 || !add_piece(w, w->box_indices, 36, 0)) goto oom;
+    if (iv < 0 || !add_piece(w, w->box_indices, 36, 0, FORM_TRIANGLES)) goto oom;
     end_view(w, iv);
     const float lo[3] = {-0.5f, 0.0f, -0.5f}, hi[3] = {0.5f, 1.0f, 0.5f};
     long pa = add_accessor(w, pv, 0, 24, GL_FLOAT, "VEC3", lo, hi);
@@ -511,10 +530,10 @@ static trn_status instance_nodes(writer *w, const trn_mesh_scene *s, json_t *chi
         json_t *t = json_array();
         json_array_append_new(t, json_real(in->x));
         json_array_append_new(t, json_real(in->y));
-        json_array_append_new(t, json_real(in->z));
+        json_array_append_new(t, json_real(in->z == 0.0 ? 0.0 : -in->z));
         json_object_set_new(node, "translation", t);
-        /* yaw about +y, counter-clockwise seen from above (right-handed) */
-        const double half = in->yaw * pi / 360.0;
+        /* The terrain's yaw about +y seen in glTF's mirrored z: the same turn the other way. */
+        const double half = -in->yaw * pi / 360.0;
         json_object_set_new(node, "rotation", color4(0.0, sin(half), 0.0, cos(half)));
         json_t *sc = json_array();
         for (int c = 0; c < 3; c++)
@@ -551,7 +570,7 @@ static void sink_put(sink *s, const void *data, size_t n)
 
 static void write_buffer(const writer *w, sink *s)
 {
-    uint8_t block[4096];
+    uint8_t block[4092]; /* 1023 words: whole triples, so a triangle never straddles blocks */
     for (size_t v = 0; v < w->view_count; v++) {
         const view *vw = &w->views[v];
         for (size_t p = vw->first_piece; p < vw->first_piece + vw->piece_count; p++) {
@@ -561,9 +580,19 @@ static void write_buffer(const writer *w, sink *s)
             while (left) {
                 const size_t take = left < sizeof block / 4u ? left : sizeof block / 4u;
                 for (size_t k = 0; k < take; k++) {
+                    /* The word read here: a triangle's second and third trade places. */
+                    size_t from = k;
+                    if (pc->form == FORM_TRIANGLES && k % 3u != 0u && k - k % 3u + 2u < take)
+                        from = k % 3u == 1u ? k + 1u : k - 1u;
                     uint32_t word;
-                    memcpy(&word, src + 4u * k, 4);
+                    memcpy(&word, src + 4u * from, 4);
                     word += pc->add;
+                    if (pc->form == FORM_VEC3 && k % 3u == 2u) {
+                        float z;
+                        memcpy(&z, &word, 4);
+                        z = flip_z(z);
+                        memcpy(&word, &z, 4);
+                    }
                     block[4u * k] = (uint8_t)word;
                     block[4u * k + 1u] = (uint8_t)(word >> 8);
                     block[4u * k + 2u] = (uint8_t)(word >> 16);

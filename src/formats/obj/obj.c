@@ -17,26 +17,33 @@ static const char *role_name(uint8_t role)
     return role == TRN_MESH_NO_ROLE ? "terrain" : "none";
 }
 
+/* A terrain z in the file's frame (x east, y up, -z north, as glTF): negated, 0 kept +0. */
+static double flip_z(float z)
+{
+    return z == 0.0f ? 0.0 : -(double)z;
+}
+
 /* Vertices and normals of one mesh part. */
 static void put_part(FILE *f, const float *positions, const float *normals, uint32_t vertex_count)
 {
     for (uint32_t v = 0; v < vertex_count; v++) {
         const float *p = positions + 3u * (size_t)v;
-        fprintf(f, "v %.9g %.9g %.9g\n", (double)p[0], (double)p[1], (double)p[2]);
+        fprintf(f, "v %.9g %.9g %.9g\n", (double)p[0], (double)p[1], flip_z(p[2]));
     }
     for (uint32_t v = 0; v < vertex_count; v++) {
         const float *n = normals + 3u * (size_t)v;
-        fprintf(f, "vn %.9g %.9g %.9g\n", (double)n[0], (double)n[1], (double)n[2]);
+        fprintf(f, "vn %.9g %.9g %.9g\n", (double)n[0], (double)n[1], flip_z(n[2]));
     }
 }
 
-/* Faces "f v//vn"; base is the OBJ index (1-based) of the part's first vertex. */
+/* Faces "f v//vn"; base is the OBJ index (1-based) of the part's first vertex. z is negated,
+ * which mirrors: each triangle is written a, c, b to stay counter-clockwise seen from above. */
 static void put_faces(FILE *f, const uint32_t *indices, uint32_t count, uint64_t base)
 {
     for (uint32_t t = 0; t + 2u < count; t += 3u) {
         const unsigned long long a = base + indices[t], b = base + indices[t + 1u],
                                  c = base + indices[t + 2u];
-        fprintf(f, "f %llu//%llu %llu//%llu %llu//%llu\n", a, a, b, b, c, c);
+        fprintf(f, "f %llu//%llu %llu//%llu %llu//%llu\n", a, a, c, c, b, b);
     }
 }
 
@@ -46,8 +53,8 @@ static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
 {
     const trn_mesh *m = s->mesh;
     const size_t n = (size_t)m->chunks_x * m->chunks_z;
-    fprintf(f, "# terrane terrain mesh: x right, y up, z the row direction (terrain-local "
-               "units); faces counter-clockwise seen from above\n");
+    fprintf(f, "# terrane terrain mesh: x east, y up, -z north (z = minus the terrain's row "
+               "position; terrain-local units); faces counter-clockwise seen from above\n");
     fprintf(f, "mtllib %s\n", mtl_name);
     uint64_t base = 1;
     if (!s->chunks) fprintf(f, "o terrain\n");

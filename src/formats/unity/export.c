@@ -10,6 +10,7 @@
 #include "core/fileio.h"
 #include "core/write_set.h"
 #include "terrane/image.h"
+#include "terrane/resample.h"
 #include "unity_internal.h"
 
 #define UE_MAX_TILES 64u
@@ -374,30 +375,67 @@ static json_t *tree_json(const ue_ctx *c, const trn_unity_tree *t, double lx, do
     return o;
 }
 
+/* The trees the export writes: a Unity source's, else the ones terrane placed. */
+typedef struct tree_list {
+    const trn_unity_tree *trees;
+    uint32_t count;
+    double y_scale; /* metres per unit of position[1] */
+} tree_list;
+
+static tree_list trees_of(const ue_ctx *c)
+{
+    if (c->source && (c->source->tree_count || c->source->prototype_count))
+        return (tree_list){c->source->trees, c->source->tree_count, (double)c->source->scale[1]};
+    return (tree_list){c->opt->trees, c->opt->tree_count, 1.0};
+}
+
+static bool has_trees(const ue_ctx *c)
+{
+    return (c->source && (c->source->tree_count || c->source->prototype_count)) ||
+           c->opt->tree_count || c->opt->placed_prototype_count;
+}
+
+static json_t *prototypes_json(const ue_ctx *c)
+{
+    json_t *protos = json_array();
+    const trn_unity_terrain *s = c->source;
+    if (s && (s->tree_count || s->prototype_count)) {
+        for (uint32_t k = 0; k < s->prototype_count; k++) {
+            json_t *p = json_object();
+            json_object_set_new(p, "prefab_file_id", json_integer(s->prototypes[k].prefab.file_id));
+            json_object_set_new(p, "prefab_path_id", json_integer(s->prototypes[k].prefab.path_id));
+            json_object_set_new(p, "bend_factor", json_real(s->prototypes[k].bend_factor));
+            json_array_append_new(protos, p);
+        }
+        return protos;
+    }
+    for (uint32_t k = 0; k < c->opt->placed_prototype_count; k++) {
+        const trn_unity_placed_prototype *pp = &c->opt->placed_prototypes[k];
+        json_t *p = json_object();
+        if (pp->rule) json_object_set_new(p, "rule", json_string(pp->rule));
+        if (pp->prefab) json_object_set_new(p, "prefab", json_string(pp->prefab));
+        if (pp->model) json_object_set_new(p, "model", json_string(pp->model));
+        json_array_append_new(protos, p);
+    }
+    return protos;
+}
+
 static trn_status write_trees(ue_ctx *c, const char *path, uint32_t tx, uint32_t tz,
                               const double tile_origin[3], const double tile_size[3],
                               uint32_t *written)
 {
-    const trn_unity_terrain *s = c->source;
+    const tree_list tl = trees_of(c);
     json_t *doc = json_object();
     json_object_set_new(doc, "convention",
                         json_string("Unity TreeInstance: position is 0..1 of the tile's terrain "
                                     "size; world = tile position + position * size; matrix = "
                                     "T(world) * Ry(rotation) * S(width, height, width), "
                                     "row-major"));
-    json_t *protos = json_array();
-    for (uint32_t k = 0; k < s->prototype_count; k++) {
-        json_t *p = json_object();
-        json_object_set_new(p, "prefab_file_id", json_integer(s->prototypes[k].prefab.file_id));
-        json_object_set_new(p, "prefab_path_id", json_integer(s->prototypes[k].prefab.path_id));
-        json_object_set_new(p, "bend_factor", json_real(s->prototypes[k].bend_factor));
-        json_array_append_new(protos, p);
-    }
-    json_object_set_new(doc, "prototypes", protos);
+    json_object_set_new(doc, "prototypes", prototypes_json(c));
     json_t *list = json_array();
     uint32_t r1 = c->res - 1;
-    for (uint32_t k = 0; k < s->tree_count; k++) {
-        const trn_unity_tree *t = &s->trees[k];
+    for (uint32_t k = 0; k < tl.count; k++) {
+        const trn_unity_tree *t = &tl.trees[k];
         /* Source 0..1 -> working grid samples -> tile and position within it. */
         double sxp = t->position[0] * (double)(c->sx - 1),
                szp = t->position[2] * (double)(c->sz - 1);
@@ -411,7 +449,7 @@ static trn_status write_trees(ue_ctx *c, const char *path, uint32_t tx, uint32_t
         if (ttx >= c->opt->tiles_x) ttx = c->opt->tiles_x - 1;
         if (ttz >= c->opt->tiles_z) ttz = c->opt->tiles_z - 1;
         if (ttx != tx || ttz != tz) continue;
-        double metres = t->position[1] * (double)s->scale[1];
+        double metres = t->position[1] * tl.y_scale;
         double ly = (metres - c->base) / c->size_y;
         json_array_append_new(list, tree_json(c, t, (gx - (double)tx * r1) / r1, ly,
                                               (gz - (double)tz * r1) / r1, tile_origin, tile_size));
@@ -497,7 +535,7 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
         json_decref(meta);
         return st;
     }
-    if (c->source && (c->source->tree_count || c->source->prototype_count)) {
+    if (has_trees(c)) {
         snprintf(path, sizeof path, "%s/%s_trees.json", c->dir, stem);
         if ((st = write_trees(c, path, tx, tz, origin, tile_size, &rep->trees))) {
             json_decref(meta);
@@ -542,6 +580,24 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     if (options->detail_count > TRN_UNITY_MAX_DETAIL_LAYERS)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1, "%u detail layers: at most %u",
                              options->detail_count, TRN_UNITY_MAX_DETAIL_LAYERS);
+    if (options->tree_count && !options->trees)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "export: %u placed trees given without their array",
+                             options->tree_count);
+    if (options->placed_prototype_count && !options->placed_prototypes)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "export: %u placed tree prototypes given without their array",
+                             options->placed_prototype_count);
+    for (uint32_t k = 0; k < options->tree_count; k++) {
+        const trn_unity_tree *t = &options->trees[k];
+        if (t->prototype < 0 || (uint32_t)t->prototype >= options->placed_prototype_count)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                                 "export: placed tree %u: expected a prototype below %u, found %d",
+                                 k, options->placed_prototype_count, (int)t->prototype);
+        if (!isfinite(t->position[0]) || !isfinite(t->position[1]) || !isfinite(t->position[2]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                                 "export: placed tree %u: expected a finite position", k);
+    }
     for (uint32_t k = 0; k < options->detail_count; k++)
         if (!options->details || !options->details[k].name ||
             (options->details[k].point_count && !options->details[k].points))
@@ -607,17 +663,39 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     size_t n;
     if (!trn_mul_size(c.tx_samples, c.tz_samples, &n) || n > ((size_t)1 << 30))
         return trn_error_set(err, TRN_ERR_OVERFLOW, dir, -1, "export grid too large");
+    /* Padding grows +x and +z with ground falling smoothly from the edge to the RAW's 0 height
+     * (the given base, else the lowest height), never repeated edge samples. */
+    trn_field padded;
+    memset(&padded, 0, sizeof padded);
+    if (o.fit == TRN_UNITY_FIT_PAD && (c.tx_samples > c.sx || c.tz_samples > c.sz)) {
+        double base = o.height_base;
+        if (!(o.height_size > 0)) {
+            base = INFINITY;
+            for (size_t k = 0; k < (size_t)c.sx * c.sz; k++)
+                if (field->heights[k] < base) base = field->heights[k];
+            if (!isfinite(base)) base = 0.0;
+        }
+        trn_status pst = trn_field_pad_fall(field, 0, 0, c.tx_samples - c.sx,
+                                            c.tz_samples - c.sz, base, &padded, err);
+        if (pst) return pst;
+    }
     c.grid = malloc(n * sizeof *c.grid);
-    if (!c.grid) return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    if (!c.grid) {
+        trn_field_dispose(&padded);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "out of memory");
+    }
     float lo = INFINITY, hi = -INFINITY;
     for (uint32_t j = 0; j < c.tz_samples; j++)
         for (uint32_t i = 0; i < c.tx_samples; i++) {
-            float h = resample ? field_bilinear(field, src_x(&c, i), src_z(&c, j))
-                               : field_at(field, (uint32_t)src_x(&c, i), (uint32_t)src_z(&c, j));
+            float h = resample          ? field_bilinear(field, src_x(&c, i), src_z(&c, j))
+                      : padded.heights ? field_at(&padded, i, j)
+                                       : field_at(field, (uint32_t)src_x(&c, i),
+                                                  (uint32_t)src_z(&c, j));
             c.grid[(size_t)j * c.tx_samples + i] = h;
             if (h < lo) lo = h;
             if (h > hi) hi = h;
         }
+    trn_field_dispose(&padded);
     if (!(lo <= hi)) lo = hi = 0;
     c.base = o.height_base;
     c.size_y = o.height_size;
