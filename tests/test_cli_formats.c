@@ -344,6 +344,35 @@ static void test_json_everywhere(void)
     }
 }
 
+/* With --format json a failure answers on stdout too: {"error": {...}} with the exit code, the
+ * message and, where known, the file and position; a usage error the same with exit code 2. */
+static void test_json_errors(void)
+{
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli("--format json info /no/such/file.ter", &out, &err), 1);
+    json_t *doc = json_loads(out ? out : "", 0, NULL);
+    json_t *e = json_object_get(doc, "error");
+    CHECK(e != NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(e, "exit_code")), 1);
+    CHECK(strcmp(json_string_value(json_object_get(e, "verb")), "info") == 0);
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "file")), "/no/such/file.ter");
+    CHECK(strcmp(json_string_value(json_object_get(e, "code")), "TRN_ERR_NOT_FOUND") == 0);
+    json_decref(doc);
+    CHECK_CONTAINS(err, "/no/such/file.ter");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("--format json stats x --bogus 1", &out, &err), 2);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK_EQ_INT(json_integer_value(json_object_get(e, "exit_code")), 2);
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "unknown option '--bogus'");
+    json_decref(doc);
+    free(out), free(err);
+    /* Text mode: stdout stays empty. */
+    CHECK_EQ_INT(trn_test_run_cli("info /no/such/file.ter", &out, &err), 1);
+    CHECK(out && out[0] == '\0');
+    free(out), free(err);
+}
+
 /* example:NAME runs a shipped example recipe from any folder; TERRANE_EXAMPLES points
  * elsewhere; a name that is no example fails and says which there are. */
 static void test_examples_by_name(void)
@@ -392,6 +421,7 @@ int main(void)
     RUN(test_verb_list);
     RUN(test_formats_verb);
     RUN(test_examples_by_name);
+    RUN(test_json_errors);
     RUN(test_json_everywhere);
     return trn_test_finish();
 }

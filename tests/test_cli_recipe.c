@@ -254,11 +254,20 @@ static void test_inspect_errors(void)
     CHECK_CONTAINS(err, expect);
     CHECK(out && out[0] == '\0');
     free(out), free(err);
-    /* With --format json the error still goes to stderr and stdout stays empty. */
+    /* With --format json the error still goes to stderr, and stdout answers with an error
+     * object that carries the same position by field. */
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 1);
     CHECK_CONTAINS(err, expect);
-    CHECK(out && out[0] == '\0');
+    json_t *eo = json_loads(out ? out : "", 0, NULL);
+    json_t *ee = json_object_get(eo, "error");
+    CHECK(ee != NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(ee, "line")), 3);
+    CHECK_EQ_INT(json_integer_value(json_object_get(ee, "column")), 34);
+    CHECK_EQ_INT(json_integer_value(json_object_get(ee, "exit_code")), 1);
+    CHECK_CONTAINS(json_string_value(json_object_get(ee, "message")), "found 40");
+    CHECK_CONTAINS(json_string_value(json_object_get(ee, "file")), "bad.json");
+    json_decref(eo);
     free(out), free(err);
 
     write_tmp(path, sizeof path, "typo.json",

@@ -117,7 +117,9 @@ static void test_validate_not_a_level(void)
     CHECK(!strstr(err ? err : "", "deep/materials.json"));
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --format json", &out, &err, d), 1);
-    CHECK(!out || out[0] == '\0');
+    /* stdout answers with the error object, stderr with the message. */
+    CHECK_CONTAINS(out, "\"error\": {");
+    CHECK_CONTAINS(out, "does not look like a BeamNG level");
     CHECK_CONTAINS(err, "does not look like a BeamNG level");
     free(out), free(err);
 

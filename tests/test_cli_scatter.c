@@ -215,6 +215,33 @@ static void test_forest_export(void)
         free(text);
         CHECK_EQ_INT(cli("beamng validate %s -q", level), 0);
     }
+    /* A modder's own entries in managedItemData.json keep their bytes (tabs, key order, a
+     * number as the editor wrote it) when the export adds or updates its own; an export that
+     * changes nothing leaves the file alone. */
+    snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
+    const char modder[] = "{\n\t\"rock_a\": {\"class\": \"TSForestItemData\", \"radius\": "
+                          "0.200000003, \"shapeFile\": \"art/rock.dae\"},\n\t\"bush_b\": {\n"
+                          "\t\t\"windScale\": 1.5e-1,\n\t\t\"class\": \"TSForestItemData\"\n\t}\n}\n";
+    CHECK(trn_test_write_file(path, modder, strlen(modder)));
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
+    size_t msize = 0;
+    char *mtext = (char *)trn_test_read_file(path, &msize);
+    /* Everything up to the closing brace is the modder's, byte for byte; ours follows. */
+    const size_t keep = strlen(modder) - 3; /* "\n}\n" */
+    CHECK(mtext && msize > keep && memcmp(mtext, modder, keep) == 0);
+    CHECK(mtext && strstr(mtext, ",\n\t\"terrane_shrub\": {"));
+    json_t *md = mtext ? json_loadb(mtext, msize, 0, &je) : NULL;
+    CHECK(json_is_object(json_object_get(md, "terrane_shrub")));
+    CHECK(json_real_value(json_object_get(json_object_get(md, "rock_a"), "radius")) ==
+          0.200000003);
+    json_decref(md);
+    /* Again: nothing to change, the file is not rewritten (same bytes). */
+    CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
+    size_t again_size = 0;
+    char *again = (char *)trn_test_read_file(path, &again_size);
+    CHECK(again && mtext && again_size == msize && memcmp(again, mtext, msize) == 0);
+    free(again);
+    free(mtext);
     /* Unity: the instances as tree instances beside the RAW, one prototype a rule. */
     char dir[800];
     snprintf(dir, sizeof dir, "%s/unity", tmp);

@@ -58,6 +58,10 @@ static void test_json(void)
     char *out = NULL, *err = NULL;
     int rc = trn_test_run_clif("stats %s --size 65x65 --format json", &out, &err, pit);
     CHECK_EQ_INT(rc, 0);
+    /* Numbers in their shortest round-trip form, reals kept reals. */
+    CHECK_CONTAINS(out, "\"depression_tolerance\": 0.001,");
+    CHECK_CONTAINS(out, "\"channel_cells\": 100.0,");
+    CHECK(!strstr(out ? out : "", "0.0010000000000000000"));
     json_error_t je;
     json_t *doc = json_loads(out ? out : "", 0, &je);
     CHECK(doc != NULL);

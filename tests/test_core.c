@@ -194,6 +194,28 @@ static void test_numtext(void)
     json_decref(o);
 }
 
+/* JSON dumped with its reals in their shortest form, reals kept reals, strings untouched. */
+static void test_json_shortest(void)
+{
+    json_t *o = json_pack("{s:f, s:f, s:f, s:i, s:f, s:s, s:[f,f,f]}", "a", 0.2, "b", 100.0, "c",
+                          -0.0, "n", 7, "big", 1e22, "s", "0.20000000000000001 \\\" 1.5", "l",
+                          1.0 / 3.0, 2.5e-7, 1.0409999049443286e-06);
+    char *text = trn_json_dumps_shortest(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CHECK(text != NULL);
+    if (text)
+        CHECK(strcmp(text, "{\"a\":0.2,\"b\":100.0,\"c\":0.0,\"n\":7,\"big\":1e+22,"
+                           "\"s\":\"0.20000000000000001 \\\\\\\" 1.5\",\"l\":"
+                           "[0.3333333333333333,2.5e-07,1.0409999049443286e-06]}") == 0);
+    /* Reads back to the same values. */
+    json_t *back = text ? json_loads(text, 0, NULL) : NULL;
+    CHECK(back && json_real_value(json_object_get(back, "a")) == 0.2);
+    CHECK(back && json_real_value(json_array_get(json_object_get(back, "l"), 0)) == 1.0 / 3.0);
+    CHECK(back && json_is_real(json_object_get(back, "b")));
+    json_decref(back);
+    free(text);
+    json_decref(o);
+}
+
 int main(void)
 {
     RUN(test_status_names);
@@ -204,5 +226,6 @@ int main(void)
     RUN(test_atomic_write);
     RUN(test_progress);
     RUN(test_numtext);
+    RUN(test_json_shortest);
     return trn_test_finish();
 }

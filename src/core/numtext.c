@@ -115,3 +115,53 @@ const char *trn_json_describe(const json_t *v, char *buf, size_t size)
     }
     return "a value";
 }
+
+char *trn_json_dumps_shortest(const json_t *v, size_t flags)
+{
+    char *text = json_dumps(v, flags | JSON_REAL_PRECISION(17));
+    if (!text) return NULL;
+    /* A new buffer: the shortest form can be longer than jansson's (it drops an exponent's
+     * leading zeros, 1e-6 where we write 1e-06), but never by more than the token itself. */
+    char *result = malloc(2 * strlen(text) + 1);
+    if (!result) {
+        free(text);
+        return NULL;
+    }
+    char *o = result;
+    bool in_string = false;
+    for (const char *c = text; *c;) {
+        if (in_string) {
+            if (*c == '\\' && c[1]) {
+                *o++ = *c++;
+                *o++ = *c++;
+                continue;
+            }
+            in_string = *c != '"';
+            *o++ = *c++;
+        } else if (*c == '"') {
+            in_string = true;
+            *o++ = *c++;
+        } else if (*c == '-' || (*c >= '0' && *c <= '9')) {
+            const size_t n = strspn(c, "+-0123456789.eE");
+            if (n < 40 && (memchr(c, '.', n) || memchr(c, 'e', n) || memchr(c, 'E', n))) {
+                char token[40], out[44];
+                memcpy(token, c, n);
+                token[n] = '\0';
+                trn_double_text(trn_text_double(token), out);
+                if (!strpbrk(out, ".eEn")) strcat(out, ".0");
+                const size_t m = strlen(out);
+                memmove(o, out, m);
+                o += m;
+            } else {
+                memmove(o, c, n);
+                o += n;
+            }
+            c += n;
+        } else {
+            *o++ = *c++;
+        }
+    }
+    *o = '\0';
+    free(text);
+    return result;
+}

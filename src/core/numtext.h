@@ -11,6 +11,11 @@
 void trn_double_text(double v, char out[40]);
 /* The same for a float read back as (float) of the double. */
 void trn_float_text(float v, char out[40]);
+/* json_dumps(v, flags) with every real in its shortest round-trip text (trn_double_text; an
+ * integral real keeps ".0", so it reads back as a real): 0.2, not jansson's 0.20000000000000001.
+ * malloc'd; NULL when out of memory or v cannot be dumped. */
+char *trn_json_dumps_shortest(const json_t *v, size_t flags);
+
 /* strtod of a number written with '.', whatever LC_NUMERIC says. */
 double trn_text_double(const char *text);
 

@@ -1,6 +1,7 @@
 /* Shared command-line plumbing: errors, options, number parsing, progress bar, JSON output. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "core/numtext.h"
 
 #include "core/textbuf.h"
 #include "core/write_set.h"
@@ -307,6 +308,8 @@ static const char *shown_path(const cli_ctx *ctx, const char *file)
     return cli_input_user_path(file);
 }
 
+static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code);
+
 int cli_fail(cli_ctx *ctx, const trn_error *err)
 {
     cli_progress_end(ctx);
@@ -319,6 +322,7 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
     char buf[2048];
     trn_error_format(&shown, buf, sizeof buf);
     cli_fprintf(stderr, "terrane %s: error: %s\n", ctx->verb, buf);
+    json_error(ctx, &shown, shown.message, ctx->conflict ? CLI_EXIT_USAGE : CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
 }
 
@@ -326,11 +330,14 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
 {
     cli_progress_end(ctx);
     fprintf(stderr, "terrane %s: error: ", ctx->verb);
+    char message[2048];
     va_list ap;
     va_start(ap, fmt);
-    cli_vfprintf(stderr, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    cli_fprintf(stderr, "%s", message);
     fputc('\n', stderr);
+    json_error(ctx, NULL, message, CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
 }
 
@@ -498,9 +505,12 @@ static int usage_error_v(cli_ctx *ctx, const char *const *extra, const char *fmt
         if (word) suggest(ctx, kind, word, extra, hint, sizeof hint);
     }
     fprintf(stderr, "terrane %s: ", ctx->verb);
-    cli_vfprintf(stderr, fmt, ap);
+    char message[2048];
+    vsnprintf(message, sizeof message, fmt, ap);
+    cli_fprintf(stderr, "%s", message);
     if (hint[0]) cli_fprintf(stderr, "; did you mean '%s'?", hint);
     fprintf(stderr, "\n(run 'terrane %s --help' for usage)\n", ctx->verb);
+    json_error(ctx, NULL, message, CLI_EXIT_USAGE);
     return CLI_EXIT_USAGE;
 }
 
@@ -763,11 +773,43 @@ void cli_progress_end(cli_ctx *ctx)
     }
 }
 
+/* Whether this process has printed its JSON result (a failure after it adds no error object). */
+static bool json_result_printed;
+
 void cli_print_json(json_t *value)
 {
-    json_dumpf(value, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    fputc('\n', stdout);
+    /* Reals in their shortest round-trip form (0.2, not 0.20000000000000001). */
+    char *text = trn_json_dumps_shortest(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(value);
+    if (!text) return;
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    free(text);
+    json_result_printed = true;
+}
+
+/* With --format json, a failure still answers on stdout: {"error": {...}} (what stderr says,
+ * by field), unless the result was already printed. */
+static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code)
+{
+    if (!ctx->json || json_result_printed) return;
+    json_t *e = json_object();
+    json_object_set_new(e, "verb", json_string(ctx->verb ? ctx->verb : ""));
+    json_object_set_new(e, "exit_code", json_integer(exit_code));
+    json_object_set_new(e, "message", cli_json_string(message));
+    if (err) {
+        json_object_set_new(e, "code", json_string(trn_status_name(err->code)));
+        if (err->file[0]) json_object_set_new(e, "file", cli_json_string(err->file));
+        if (err->offset >= 0) json_object_set_new(e, "offset", json_integer(err->offset));
+        if (err->line > 0) {
+            json_object_set_new(e, "line", json_integer(err->line));
+            json_object_set_new(e, "column", json_integer(err->column));
+        }
+        if (err->node_id[0]) json_object_set_new(e, "node", cli_json_string(err->node_id));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "error", e);
+    cli_print_json(o);
 }
 
 bool cli_same_file(const char *a, const char *b)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/fileio.h"
+#include "core/numtext.h"
 #include "core/write_set.h"
 #include "level_internal.h"
 #include "terrane/beamng_forest.h"
@@ -87,7 +88,131 @@ static trn_status write_items(trn_write_set *ws, const char *path, const char *t
     return st;
 }
 
-/* managedItemData.json as ws leaves it, with our types set; other entries kept in order. */
+/* ---- managedItemData.json, edited as text: entries we do not change keep their bytes ---- */
+
+/* One member of the file's top-level object: where its key and value lie in the text. */
+typedef struct item_span {
+    char *key; /* decoded */
+    size_t value_start, value_end, line_start;
+} item_span;
+
+static size_t skip_ws(const char *t, size_t n, size_t k)
+{
+    while (k < n && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'))
+        k++;
+    return k;
+}
+
+/* Past a JSON string starting at t[k] == '"'; n on a string that does not end. */
+static size_t skip_string(const char *t, size_t n, size_t k)
+{
+    for (k++; k < n; k++) {
+        if (t[k] == '\\') {
+            k++;
+            continue;
+        }
+        if (t[k] == '"') return k + 1;
+    }
+    return n;
+}
+
+/* Past one JSON value at t[k] (already validated by the parser: only its extent is found). */
+static size_t skip_value(const char *t, size_t n, size_t k)
+{
+    if (k >= n) return n;
+    if (t[k] == '"') return skip_string(t, n, k);
+    if (t[k] == '{' || t[k] == '[') {
+        int depth = 0;
+        while (k < n) {
+            if (t[k] == '"') {
+                k = skip_string(t, n, k);
+                continue;
+            }
+            if (t[k] == '{' || t[k] == '[') depth++;
+            if (t[k] == '}' || t[k] == ']') {
+                if (--depth == 0) return k + 1;
+            }
+            k++;
+        }
+        return n;
+    }
+    while (k < n && t[k] != ',' && t[k] != '}' && t[k] != ']' && t[k] != ' ' && t[k] != '\t' &&
+           t[k] != '\n' && t[k] != '\r')
+        k++;
+    return k;
+}
+
+/* The members of the top-level object of t (a document the parser accepted), in order; *close
+ * the offset of its closing brace. */
+static bool item_spans(const char *t, size_t n, item_span **out, size_t *count, size_t *close)
+{
+    *out = NULL;
+    *count = 0;
+    size_t k = skip_ws(t, n, 0), cap = 0;
+    if (k >= n || t[k] != '{') return false;
+    k = skip_ws(t, n, k + 1);
+    while (k < n && t[k] != '}') {
+        if (t[k] != '"') return false;
+        const size_t key_end = skip_string(t, n, k);
+        json_t *key = json_loadb(t + k, key_end - k, JSON_DECODE_ANY, NULL);
+        if (!json_is_string(key)) {
+            json_decref(key);
+            return false;
+        }
+        size_t line = k;
+        while (line > 0 && t[line - 1] != '\n')
+            line--;
+        k = skip_ws(t, n, key_end);
+        if (k >= n || t[k] != ':') {
+            json_decref(key);
+            return false;
+        }
+        k = skip_ws(t, n, k + 1);
+        const size_t v0 = k;
+        k = skip_value(t, n, k);
+        if (*count == cap) {
+            cap = cap ? 2 * cap : 16;
+            item_span *grown = realloc(*out, cap * sizeof *grown);
+            if (!grown) {
+                json_decref(key);
+                return false;
+            }
+            *out = grown;
+        }
+        char *name = trn_lvl_strdup(json_string_value(key));
+        json_decref(key);
+        if (!name) return false;
+        (*out)[(*count)++] = (item_span){name, v0, k, line};
+        k = skip_ws(t, n, k);
+        if (k < n && t[k] == ',') k = skip_ws(t, n, k + 1);
+    }
+    *close = k;
+    return k < n;
+}
+
+static void item_spans_free(item_span *spans, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        free(spans[k].key);
+    free(spans);
+}
+
+/* v serialized with its continuation lines indented by indent, reals shortest. */
+static bool append_value(trn_lvl_buf *b, const json_t *v, const char *indent, size_t indent_len)
+{
+    char *text = trn_json_dumps_shortest(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!text) return false;
+    for (const char *c = text; *c; c++) {
+        trn_lvl_buf_append(b, c, 1);
+        if (*c == '\n') trn_lvl_buf_append(b, indent, indent_len);
+    }
+    free(text);
+    return !b->failed;
+}
+
+/* managedItemData.json with our types set: the file is edited as text, so every entry we leave
+ * alone keeps its bytes (numbers, spacing, order); a changed entry is rewritten in place and a
+ * new one added before the closing brace, numbers in their shortest form. Unchanged: no write. */
 static trn_status write_item_data(trn_write_set *ws, const char *path, const char *level_name,
                                   const trn_palette *palette, const uint64_t *per_rule,
                                   uint32_t *unshaped, trn_error *err)
@@ -97,6 +222,7 @@ static trn_status write_item_data(trn_write_set *ws, const char *path, const cha
     trn_status st =
         trn_file_read_all(trn_write_set_current(ws, path), ITEM_DATA_MAX_BYTES, &data, &size, err);
     json_t *root = NULL;
+    const bool existed = st != TRN_ERR_NOT_FOUND;
     if (st == TRN_ERR_NOT_FOUND) {
         trn_error_clear(err);
         st = TRN_OK;
@@ -113,10 +239,17 @@ static trn_status write_item_data(trn_write_set *ws, const char *path, const cha
                                  je.line, je.column, root ? "another value" : je.text);
         }
     }
-    free(data);
-    if (st) return st;
-    if (!root) return oom(err, path);
-    for (uint32_t r = 0; r < palette->rule_count && !st; r++) {
+    if (st || !root) {
+        free(data);
+        return st ? st : oom(err, path);
+    }
+    /* What changes: per type, a new entry or a new shapeFile in an existing one. */
+    const uint32_t rules = palette->rule_count;
+    uint8_t *change = calloc(rules ? rules : 1u, 1); /* 1 new, 2 changed */
+    json_t **entry = calloc(rules ? rules : 1u, sizeof *entry);
+    if (!change || !entry) st = oom(err, path);
+    bool any = false;
+    for (uint32_t r = 0; r < rules && !st; r++) {
         if (!per_rule[r]) continue;
         const trn_scatter_rule *rule = &palette->rules[r];
         char type[TRN_PALETTE_ID_MAX + 16];
@@ -133,21 +266,107 @@ static trn_status write_item_data(trn_write_set *ws, const char *path, const cha
                 json_object_set_new(o, "internalName", json_string(type)) ||
                 json_object_set_new(o, "class", json_string("TSForestItemData")) ||
                 json_object_set_new(o, "persistentId", json_string(pid)) ||
-                json_object_set_new(root, type, o))
+                json_object_set_new(o, "shapeFile", json_string(shaped ? geom : "")) ||
+                json_object_set(root, type, o)) {
+                json_decref(o);
                 st = oom(err, path);
+                break;
+            }
+            change[r] = 1;
+        } else {
+            /* An existing entry keeps its settings; only an unset or our own shape is set. */
+            const json_t *shape = json_object_get(o, "shapeFile");
+            const char *want = shaped ? geom : "";
+            if ((shaped || !json_is_string(shape)) &&
+                !(json_is_string(shape) && strcmp(json_string_value(shape), want) == 0)) {
+                if (json_object_set_new(o, "shapeFile", json_string(want))) {
+                    st = oom(err, path);
+                    break;
+                }
+                change[r] = 2;
+            }
+            json_incref(o);
         }
-        /* An existing entry keeps its settings; only an unset or our own shape is replaced. */
-        if (!st && (shaped || !json_is_string(json_object_get(o, "shapeFile"))) &&
-            json_object_set_new(o, "shapeFile", json_string(shaped ? geom : "")))
-            st = oom(err, path);
+        entry[r] = o;
+        any = any || change[r];
     }
-    char *text = st ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    trn_lvl_buf b = {0};
+    if (!st && any && !existed) {
+        char *text = trn_json_dumps_shortest(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (!text) st = oom(err, path);
+        else {
+            trn_lvl_buf_append(&b, text, strlen(text));
+            free(text);
+        }
+    } else if (!st && any) {
+        const char *t = (const char *)data;
+        item_span *spans = NULL;
+        size_t count = 0, close = 0;
+        if (!item_spans(t, size, &spans, &count, &close)) {
+            st = trn_error_set(err, TRN_ERR_JSON, path, -1,
+                               "could not find the entries of the item data object");
+        } else {
+            /* The members' indentation, for the lines we add. */
+            const char *indent = "  ";
+            size_t indent_len = 2;
+            if (count) {
+                indent = t + spans[0].line_start;
+                indent_len = strspn(indent, " \t");
+            }
+            size_t at = 0;
+            for (size_t m = 0; m < count; m++) {
+                uint32_t r = rules;
+                for (uint32_t q = 0; q < rules; q++) {
+                    char type[TRN_PALETTE_ID_MAX + 16];
+                    if (change[q] != 2) continue;
+                    type_name(palette->rules[q].id, type, sizeof type);
+                    if (strcmp(type, spans[m].key) == 0) r = q;
+                }
+                if (r == rules) continue;
+                trn_lvl_buf_append(&b, t + at, spans[m].value_start - at);
+                append_value(&b, entry[r], indent, indent_len);
+                at = spans[m].value_end;
+            }
+            /* Up to the closing brace, trailing space trimmed, then the new entries. */
+            size_t end = close;
+            while (end > at && (t[end - 1] == ' ' || t[end - 1] == '\t' || t[end - 1] == '\n' ||
+                                t[end - 1] == '\r'))
+                end--;
+            trn_lvl_buf_append(&b, t + at, end - at);
+            bool first = count == 0;
+            for (uint32_t r = 0; r < rules; r++) {
+                if (change[r] != 1) continue;
+                char type[TRN_PALETTE_ID_MAX + 16];
+                type_name(palette->rules[r].id, type, sizeof type);
+                json_t *key = json_string(type);
+                char *key_text = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
+                json_decref(key);
+                if (!key_text) {
+                    b.failed = true;
+                    break;
+                }
+                trn_lvl_buf_puts(&b, first ? "\n" : ",\n");
+                trn_lvl_buf_append(&b, indent, indent_len);
+                trn_lvl_buf_puts(&b, key_text);
+                trn_lvl_buf_puts(&b, ": ");
+                free(key_text);
+                append_value(&b, entry[r], indent, indent_len);
+                first = false;
+            }
+            /* The closing brace and whatever followed it, as they were. */
+            trn_lvl_buf_append(&b, t + end, size - end);
+        }
+        item_spans_free(spans, count);
+    }
+    for (uint32_t r = 0; entry && r < rules; r++)
+        json_decref(entry[r]);
+    free(entry);
+    free(change);
     json_decref(root);
-    if (st) return st;
-    if (!text) return oom(err, path);
-    const size_t n = strlen(text);
-    st = stage_text(ws, path, text, n, err);
-    free(text);
+    free(data);
+    if (!st && b.failed) st = oom(err, path);
+    if (!st && any) st = stage_text(ws, path, b.data ? b.data : "", b.len, err);
+    trn_lvl_buf_free(&b);
     return st;
 }
 
