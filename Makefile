@@ -1,6 +1,6 @@
 # terrane: the README's two commands (make demo, make test) and friends.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev liblua5.4-dev libmicrohttpd-dev
+DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev libproj-dev libgeotiff-dev liblua5.4-dev libmicrohttpd-dev
 # What `make test` needs beyond the build: headless Chromium drives the studio's browser test.
 TEST_PACKAGES = chromium
 

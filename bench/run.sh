@@ -49,6 +49,11 @@ echo
 echo "== drainage: fill + D8 + accumulation + basins on 4096x4096 landform terrain, 1 thread, best of 3"
 "$BUILD/bench_drainage" 4096 3
 
+# ---- reprojection: a 1-arc-second geographic DEM to its UTM zone (PROJ) ----
+echo
+echo "== reproject: 3601x3601 EPSG:4326 tile to UTM 54N, 1 and 2 threads, median and best of 5"
+"$BUILD/bench_reproject" 3601 5
+
 # ---- masks: band, path and polygon masks, height blend ----
 echo
 echo "== masks: elevation, slope, path, polygon masks and blend on 4097x4097 (1 and 2 threads)"

@@ -88,3 +88,16 @@ echo "== 8. water and placement: the bodies, a point's water column, pictures, i
 echo
 echo "water demo done: pictures $OUT/lakeside_hillshade.png, $OUT/lakeside_roles.png and" \
     "$OUT/lakeside_dots.png, instances $OUT/lakeside_instances.json, level $WATER_LEVEL"
+
+# ---- real data: a DEM read by a Heightfield Input node, eroded, watered, planted ----
+DEM_LEVEL="$OUT/levels/dem_level"
+echo
+echo "== 9. a DEM as a graph input: dem.tif (from step 1) beside its recipe, into a BeamNG level"
+cp "$RECIPES/dem_level.json" "$OUT/src/dem_level.json"
+"$TERRANE" info "$OUT/src/dem.tif"
+"$TERRANE" generate "$OUT/src/dem_level.json" --preview "$OUT/dem_level_hillshade.png" \
+    --export "beamng:$DEM_LEVEL" -q
+"$TERRANE" beamng validate "$DEM_LEVEL"
+
+echo
+echo "DEM demo done: picture $OUT/dem_level_hillshade.png, level $DEM_LEVEL"

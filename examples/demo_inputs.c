@@ -1,9 +1,12 @@
-/* Makes the demo's source images: a 16-bit island heightmap, material opacity masks, a hole map. */
+/* Makes the demo's source images: a 16-bit island heightmap, material opacity masks, a hole map,
+ * and a small georeferenced GeoTIFF DEM of a mountain valley for examples/recipes/dem_level.json.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrane/geotiff.h"
 #include "terrane/image.h"
 
 /* Integer hash of lattice coordinates: deterministic on every machine. */
@@ -70,6 +73,53 @@ static int save(const char *dir, const char *name, const trn_image *img)
     return 0;
 }
 
+/* dem.tif: 257 x 257 float32 samples of 4 m (1024 m across) in UTM zone 33N, corner (500000,
+ * 5201028): a valley running north to south between ridges, a basin in its floor where a lake
+ * gathers, and a 6 x 6 NoData patch (NaN) that readers fill. Heights 310 .. about 745 m. */
+static int save_dem(const char *dir)
+{
+    enum { S = 257 };
+    trn_field f;
+    trn_error e;
+    if (trn_field_init(&f, S - 1, S - 1, (S - 1) * 4.0, (S - 1) * 4.0, &e)) return 1;
+    for (uint32_t j = 0; j < S; j++)
+        for (uint32_t i = 0; i < S; i++) {
+            const double x = i * 4.0, z = j * 4.0;
+            /* The valley's axis wanders; its floor rises to the north. */
+            const double axis = 512 + 90 * sin(z / 260.0), dx = (x - axis) / 210.0;
+            const double floor_h = 310 + 0.11 * z;
+            const double walls =
+                220 * (1 - exp(-dx * dx)) * (0.7 + 0.6 * fbm(x / 300, z / 300, 3, 5u));
+            const double rough = 40 * fbm(x / 90, z / 90, 5, 9u) * (1 - exp(-dx * dx * 4));
+            const double bz = (z - 420) / 70, bx = (x - 512 - 90 * sin(420 / 260.0)) / 70;
+            const double basin = 24 * exp(-(bx * bx + bz * bz));
+            f.heights[(size_t)j * S + i] = (float)(floor_h + walls + rough - basin);
+        }
+    for (uint32_t j = 200; j < 206; j++)
+        for (uint32_t i = 30; i < 36; i++)
+            f.heights[(size_t)j * S + i] = NAN;
+    trn_geotiff_georef g;
+    memset(&g, 0, sizeof g);
+    g.has_transform = true;
+    const double t[6] = {500000, 4, 0, 5200000 + S * 4.0, 0, -4};
+    memcpy(g.transform, t, sizeof t);
+    g.has_geokeys = true;
+    g.model_type = TRN_GEOTIFF_MODEL_PROJECTED;
+    g.raster_type = TRN_GEOTIFF_RASTER_PIXEL_IS_AREA;
+    g.projected_epsg = 32633;
+    trn_geotiff_georef_derive(&g, S, S);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dem.tif", dir);
+    const trn_status st = trn_geotiff_write(path, &f, &g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e);
+    trn_field_dispose(&f);
+    if (st) {
+        char buf[1024];
+        fprintf(stderr, "demo_inputs: %s\n", trn_error_format(&e, buf, sizeof buf));
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -119,7 +169,7 @@ int main(int argc, char **argv)
     }
     free(h);
     int rc = save(dir, "heightmap.png", &height) | save(dir, "opacity.png", &opacity) |
-             save(dir, "holes.png", &holes);
+             save(dir, "holes.png", &holes) | save_dem(dir);
     trn_image_dispose(&height);
     trn_image_dispose(&opacity);
     trn_image_dispose(&holes);

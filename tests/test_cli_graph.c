@@ -712,10 +712,10 @@ static void test_graph_check_and_types(void)
     CHECK_CONTAINS(out, "  graph ");
     free(out), free(err);
 
-    /* types: all 22, as the registry has them. */
-    CHECK_EQ_INT(trn_node_type_count(), 22);
+    /* types: all 23, as the registry has them. */
+    CHECK_EQ_INT(trn_node_type_count(), 23);
     CHECK_EQ_INT(trn_test_run_clif("graph types", &out, &err), 0);
-    CHECK_CONTAINS(out, "22 node types (graph format_version 1):\n");
+    CHECK_CONTAINS(out, "23 node types (graph format_version 1):\n");
     for (uint32_t k = 0; k < trn_node_type_count(); k++) {
         char line[200];
         const trn_node_type *t = trn_node_type_at(k);
@@ -728,12 +728,14 @@ static void test_graph_check_and_types(void)
     CHECK_CONTAINS(out, "      profile              choice   default fbm, one of fbm|ridged\n");
     CHECK_CONTAINS(out, "      shallow_color        vector   default [0.1,0.45,0.5,0.35], 4 numbers in "
                         "[0, 1]\n");
+    /* A vector without a default says it is optional, not "default []". */
+    CHECK_CONTAINS(out, "      pixel_window         vector   optional, 4 numbers in [0, 65535]\n");
     CHECK_CONTAINS(out, "      river_path           points3  optional, at least 2 points\n");
     CHECK_CONTAINS(out, "      overrides            json     default \"[]\"\n");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("graph types --format json", &out, &err), 0);
     j = parse_out(out);
-    CHECK_EQ_INT(json_array_size(j), 22);
+    CHECK_EQ_INT(json_array_size(j), 23);
     for (uint32_t k = 0; k < trn_node_type_count() && k < json_array_size(j); k++) {
         const trn_node_type *t = trn_node_type_at(k);
         json_t *o = json_array_get(j, k);

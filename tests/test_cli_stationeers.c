@@ -294,7 +294,9 @@ static void test_same_format_convert(void)
                                                {"--pow2", "--pow2"},
                                                {"--pow2plus1", "--pow2plus1"},
                                                {"--max-height 100", "--max-height"},
-                                               {"--square-size 2", "--square-size"}};
+                                               {"--square-size 2", "--square-size"},
+                                               {"--crs utm", "--crs"},
+                                               {"--cell 5", "--cell"}};
     for (size_t k = 0; k < sizeof reshaping / sizeof reshaping[0]; k++) {
         CHECK_EQ_INT(trn_test_run_clif("convert %s %s %s", &out, &err, in, copy, reshaping[k][0]),
                      2);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/resample.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,6 +132,14 @@ typedef struct trn_geotiff_georef {
      * prime-vertical radii of curvature). 0 when has_transform is false. */
     double metres_per_pixel_x, metres_per_pixel_y;
     double centre_latitude; /* degrees, geographic CRSs only */
+    /* The CRS as libgeotiff normalises the keys (GTIFGetDefn over PROJ's EPSG database), so a
+     * projected code's implied unit, datum and ellipsoid are known without their own keys.
+     * crs_normalised false (and these 0) when there are no keys or libgeotiff could not. */
+    bool crs_normalised;
+    uint16_t crs_geographic_epsg; /* the geographic CRS (of a projected one: its base) */
+    uint16_t datum_epsg;          /* e.g. 6326 for WGS 84 */
+    double crs_unit_metres;       /* metres per projected unit the CRS implies */
+    double semi_major, semi_minor; /* the ellipsoid in metres (WGS84 used when 0) */
     /* The directory as stored, for writing back (kept_keys false when absent or too large). */
     bool kept_keys;
     uint16_t keys[4 * (TRN_GEOTIFF_KEEP_KEYS + 1)];
@@ -226,6 +235,58 @@ void trn_geotiff_pixel_to_model(const trn_geotiff_georef *georef, double col, do
  * transform or it is singular. */
 bool trn_geotiff_model_to_pixel(const trn_geotiff_georef *georef, double x, double y, double *col,
                                 double *row);
+
+/* ---- Reprojection (PROJ) ------------------------------------------------------------------
+ * A DEM in any CRS with an EPSG code (typically geographic: WGS84 degrees) resampled onto a
+ * regular grid of square cells in a projected CRS, so its samples are metres on the ground:
+ *   - the target is target_epsg, or 0: the UTM zone of the DEM's centre on WGS84 (plain
+ *     6-degree zones, EPSG:326zz north of the equator, 327zz south);
+ *   - the cell is cell_metres, or 0: the source's ground resolution at its centre in the
+ *     target CRS (the square root of the area one source pixel covers there, so the sample
+ *     count stays about the same), for a 1-arc-second DEM at 35.7 N about 27.8 m;
+ *   - every target sample is transformed back to the source (proj_trans: exactly at every
+ *     16th sample of a row and at the middles between them, linearly in between where the
+ *     middle shows that to be within 0.001 source pixels of exact, else exactly) and
+ *     interpolated there with the filter (bilinear, bicubic, or average: the area mean of the
+ *     source samples under the target cell);
+ *   - NoData outside the footprint: the source's outline is a curved quadrilateral in the
+ *     target CRS; the grid keeps the largest axis-aligned rectangle of samples that all fall
+ *     inside it (no invented ground, no NoData), and result->dropped counts the rest.
+ * Deterministic: each sample is a fixed expression of its inputs, whatever the thread count
+ * (OpenMP threads each use their own PROJ context). */
+typedef struct trn_geotiff_reproject_options {
+    uint32_t target_epsg;      /* 0 = the UTM zone of the centre */
+    double cell_metres;        /* 0 = the source's ground resolution at the centre */
+    trn_resample_filter filter;
+    uint64_t max_samples;      /* 0 = 2^30: the largest grid made */
+} trn_geotiff_reproject_options;
+
+typedef struct trn_geotiff_reproject_result {
+    uint32_t source_epsg, target_epsg;
+    char source_name[96], target_name[96]; /* PROJ's names: "WGS 84 / UTM zone 54N" */
+    bool utm_default;                      /* the target was chosen as the centre's UTM zone */
+    double cell_metres;                    /* the cell, square */
+    double unit_metres;                    /* metres per unit of the target CRS */
+    uint32_t width, height;                /* samples kept */
+    uint32_t full_width, full_height;      /* the grid over the footprint's bounding box */
+    uint64_t dropped;                      /* samples of that grid outside the kept rectangle */
+    double footprint_samples; /* the source's outline (its samples' centres) in target cells:
+                                 width * height / footprint_samples is the share of it kept */
+} trn_geotiff_reproject_result;
+
+/* Reproject src (a field as trn_geotiff_to_field makes it: row 0 south, NoData already filled)
+ * whose georef is src_georef into *dst (initialised by the call) and *dst_georef (the target
+ * CRS: ProjectedCSTypeGeoKey, linear unit, citation, transform; writers keep it). result may
+ * be NULL. Errors: TRN_ERR_INVALID_ARGUMENT (no transform; a cell that is not positive; a
+ * target that is not a projected CRS), TRN_ERR_NOT_FOUND (an EPSG code PROJ does not know,
+ * named), TRN_ERR_UNSUPPORTED (a source CRS without an EPSG code; a DEM partly outside the
+ * target's domain), TRN_ERR_LIMIT (a grid over max_samples), TRN_ERR_NO_MEMORY,
+ * TRN_ERR_CANCELLED. */
+trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef *src_georef,
+                                 const trn_geotiff_reproject_options *options, trn_field *dst,
+                                 trn_geotiff_georef *dst_georef,
+                                 trn_geotiff_reproject_result *result, trn_progress_fn progress,
+                                 void *user, trn_error *err);
 
 typedef enum trn_geotiff_compression {
     TRN_GEOTIFF_COMPRESS_NONE = 0,

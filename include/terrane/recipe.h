@@ -224,7 +224,17 @@ typedef struct trn_recipe {
     char *preset_id; /* NULL when absent */
     bool has_preset_version;
     double preset_version;
+    /* The folder files the recipe names relative to it resolve against (a Heightfield Input
+     * node's path): the recipe file's folder when read by trn_recipe_read, NULL when parsed
+     * from memory (then the current directory; trn_recipe_set_base_dir gives one). Never part
+     * of the document, its canonical form or its cache key. */
+    char *base_dir;
 } trn_recipe;
+
+/* Set (a copy of) dir as the recipe's base_dir; NULL clears it. */
+trn_status trn_recipe_set_base_dir(trn_recipe *recipe, const char *dir, trn_error *err);
+/* Set the folder of the file path as the recipe's base_dir ("." for a bare file name). */
+trn_status trn_recipe_set_base_dir_of(trn_recipe *recipe, const char *path, trn_error *err);
 
 /* Release everything a recipe owns and zero it. NULL is a no-op. */
 void trn_recipe_dispose(trn_recipe *recipe);
@@ -266,8 +276,9 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err);
  * printing again gives the same bytes. *text is malloc'd; caller frees. */
 trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
                                      trn_error *err);
-/* XXH64 of (TRN_GENERATOR_VERSION, canonical JSON). Graph node positions and comments will be
- * excluded once graphs exist. */
+/* XXH64 of (TRN_GENERATOR_VERSION, canonical JSON with the graph's identity: no node positions
+ * or comments), then, for a graph with Heightfield Input nodes, each one's id and file content
+ * (the file resolved against base_dir), so a changed DEM changes the key. */
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err);
 
 /* Terrain asset source and manifest documents. id is "asset://..." */

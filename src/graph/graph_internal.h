@@ -3,6 +3,7 @@
 #define TRN_GRAPH_INTERNAL_H
 
 #include <jansson.h>
+#include <xxhash.h>
 
 #include "core/json_pos.h"
 #include "terrane/graph.h"
@@ -29,6 +30,12 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, trn
  * when it has one, as a Landform node computes it. */
 trn_status trn_graph_landform_heights(const trn_recipe *recipe, int landform, int threads,
                                       trn_erosion_quality quality, trn_field *f, trn_error *err);
+
+/* Hash the content of the file of every Heightfield Input node of the recipe's graph, in graph
+ * order (node id, length + 1 and XXH64 of the bytes; 0 and 0 for a file that cannot be read),
+ * into h; false (h untouched) when the graph has none. A recipe's cache key adds it, so a cooked
+ * payload goes stale when its DEM changes. */
+bool trn_graph_input_files_hash(const trn_recipe *recipe, XXH64_state_t *h);
 
 /* Shortest decimal text that reads back as the same double ("0.1", "1e+300"); buf >= 32. */
 void trn_graph_number_text(double v, char *buf, size_t buf_size);

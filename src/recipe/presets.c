@@ -918,6 +918,7 @@ static trn_status recipe_copy(const trn_recipe *src, trn_recipe *dst, trn_error 
     if (st) return st;
     st = trn_recipe_parse(text, size, NULL, dst, NULL, err);
     free(text);
+    if (!st && (st = trn_recipe_set_base_dir(dst, src->base_dir, err))) trn_recipe_dispose(dst);
     return st;
 }
 
@@ -994,6 +995,9 @@ trn_status trn_recipe_apply_preset(trn_recipe *recipe, const trn_preset *preset,
         }
         return st == TRN_ERR_JSON ? TRN_ERR_VALIDATION : st;
     }
+    /* The folder the recipe's files resolve against stays the recipe's. */
+    merged.base_dir = recipe->base_dir;
+    recipe->base_dir = NULL;
     trn_recipe_dispose(recipe);
     *recipe = merged;
     return TRN_OK;

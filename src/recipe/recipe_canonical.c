@@ -571,6 +571,9 @@ trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_err
     XXH64_reset(state, 0);
     XXH64_update(state, le, sizeof le);
     XXH64_update(state, text, size);
+    /* The files a graph reads (a DEM) by content: the same text over other ground is another
+     * terrain. Recipes without such files hash exactly as before. */
+    trn_graph_input_files_hash(recipe, state);
     *key = XXH64_digest(state);
     XXH64_freeState(state);
     free(text);

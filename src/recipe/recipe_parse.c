@@ -1195,7 +1195,39 @@ void trn_recipe_dispose(trn_recipe *r)
     free(r->palette_json);
     free(r->graph_json);
     free(r->preset_id);
+    free(r->base_dir);
     memset(r, 0, sizeof *r);
+}
+
+trn_status trn_recipe_set_base_dir(trn_recipe *recipe, const char *dir, trn_error *err)
+{
+    if (!recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_set_base_dir: recipe is required");
+    char *copy = NULL;
+    if (dir) {
+        const size_t n = strlen(dir) + 1;
+        if (!(copy = malloc(n)))
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        memcpy(copy, dir, n);
+    }
+    free(recipe->base_dir);
+    recipe->base_dir = copy;
+    return TRN_OK;
+}
+
+trn_status trn_recipe_set_base_dir_of(trn_recipe *recipe, const char *path, trn_error *err)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!slash) return trn_recipe_set_base_dir(recipe, ".", err);
+    if (slash == path) return trn_recipe_set_base_dir(recipe, "/", err);
+    char dir[4096];
+    const size_t n = (size_t)(slash - path);
+    if (n >= sizeof dir)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1, "the path is too long");
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return trn_recipe_set_base_dir(recipe, dir, err);
 }
 
 static size_t bom_length(const char *text, size_t size)
@@ -1351,5 +1383,7 @@ trn_status trn_recipe_read(const char *path, trn_recipe *recipe, trn_document_ki
     if (st) return st;
     st = trn_recipe_parse((const char *)data, size, path, recipe, kind_out, err);
     free(data);
+    /* Files the recipe names (a Heightfield Input's path) are relative to its folder. */
+    if (!st && (st = trn_recipe_set_base_dir_of(recipe, path, err))) trn_recipe_dispose(recipe);
     return st;
 }

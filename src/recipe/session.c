@@ -156,7 +156,8 @@ static bool recipe_copy(trn_recipe *d, const trn_recipe *s, bool with_strokes)
     bool ok = dup_str(&d->default_landform, s->default_landform) &&
               dup_str(&d->default_biome, s->default_biome) &&
               dup_str(&d->palette_json, s->palette_json) &&
-              dup_str(&d->graph_json, s->graph_json) && dup_str(&d->preset_id, s->preset_id);
+              dup_str(&d->graph_json, s->graph_json) && dup_str(&d->preset_id, s->preset_id) &&
+              dup_str(&d->base_dir, s->base_dir);
     if (ok && s->landform_count) {
         d->landforms = calloc(s->landform_count, sizeof *d->landforms);
         ok = d->landforms != NULL;

@@ -39,7 +39,15 @@ static const char *const help_text =
     "                power-of-two square (2^k + 1 grids lose their far row and column; --pow2\n"
     "                resamples); --scaffold adds info.json, a preview, a spawn point, sky, sun\n"
     "                and the editor's groups, so the level opens and drives\n"
-    "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md).\n"
+    "GeoTIFF DEMs (IN): NoData is filled smoothly; sizes are in metres (docs/dem.md). A\n"
+    "geographic DEM (degrees, e.g. EPSG:4326) is reprojected with PROJ onto square cells of\n"
+    "the UTM zone of its centre for every output but .tif (which keeps its CRS):\n"
+    "  --crs EPSG:N       reproject to this projected CRS instead (e.g. EPSG:3857); --crs utm\n"
+    "                     the centre's UTM zone (also for a .tif or a projected DEM); --crs\n"
+    "                     keep no reprojection (degrees become metres at the centre latitude)\n"
+    "  --cell M           the reprojected cells, M metres square (default: the DEM's ground\n"
+    "                     resolution at its centre); the largest rectangle of the DEM's\n"
+    "                     outline in the new CRS is kept (no NoData, no invented ground)\n"
     "\n"
     "Heights in 16-bit outputs (.ter, PNG, R16, beamng:): stored = round((h - base) / step),\n"
     "clamped to 0..65535, and h = base + stored * step, by the first rule that applies:\n"
@@ -358,7 +366,8 @@ static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_d
 
 /* One note naming everything the conversion drops; the JSON report lists it. */
 static void report_conversion(cli_ctx *ctx, const char *in, const char *out, const cli_terrain *t,
-                              const char *out_label, const cli_drops *drops, const scale_used *su)
+                              const char *out_label, const cli_drops *drops, const scale_used *su,
+                              const trn_geotiff_reproject_result *rp)
 {
     if (ctx->json) {
         json_t *o = json_object();
@@ -376,6 +385,27 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
         json_object_set_new(o, "dropped", list);
         if (su->used)
             json_object_set_new(o, "heights", cli_scale_json(&su->scale, su->how, &su->levels));
+        if (rp->target_epsg) {
+            json_t *r = json_object();
+            json_object_set_new(r, "from_epsg", json_integer(rp->source_epsg));
+            json_object_set_new(r, "from", cli_json_string(rp->source_name));
+            json_object_set_new(r, "to_epsg", json_integer(rp->target_epsg));
+            json_object_set_new(r, "to", cli_json_string(rp->target_name));
+            json_object_set_new(r, "utm_of_centre", json_boolean(rp->utm_default));
+            json_object_set_new(r, "cell_metres", json_real(rp->cell_metres));
+            json_t *sz = json_array();
+            json_array_append_new(sz, json_integer(rp->width));
+            json_array_append_new(sz, json_integer(rp->height));
+            json_object_set_new(r, "samples", sz);
+            json_object_set_new(r, "area_kept",
+                                json_real(rp->footprint_samples > 0
+                                              ? fmin(1.0, rp->width * (double)rp->height /
+                                                              rp->footprint_samples)
+                                              : 1.0));
+            json_object_set_new(o, "reprojected", r);
+        } else {
+            json_object_set_new(o, "reprojected", json_null());
+        }
         cli_print_json(o);
     }
     if (!drops->count) return;
@@ -528,6 +558,8 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
                                 : o.dem.pow2             ? "--pow2"
                                 : o.dem.pow2plus1        ? "--pow2plus1"
                                 : o.dem.fit              ? "--fit"
+                                : o.dem.crs              ? "--crs"
+                                : o.dem.cell > 0         ? "--cell"
                                 : o.max_height_given     ? "--max-height"
                                 : o.load.square_size > 0 ? "--square-size"
                                 : o.dat_depth            ? "--max-depth"
@@ -543,6 +575,12 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     /* --size is the output grid for inputs that carry their own size. */
     bool raw_in = strcmp(t.format, "raw") == 0;
     o.dem.square = level_dir != NULL || fmt == OUT_TER;
+    /* A GeoTIFF output stores a geographic CRS as it is; every other output is metres on a
+     * grid of square cells, so a geographic DEM is reprojected for it. */
+    o.dem.keeps_crs = !level_dir && fmt == OUT_GEOTIFF;
+    trn_geotiff_reproject_result reprojected;
+    memset(&reprojected, 0, sizeof reprojected);
+    o.dem.reprojected = &reprojected;
     rc = cli_dem_apply(ctx, &o.dem, raw_in ? 0 : o.load.raw_width, raw_in ? 0 : o.load.raw_height,
                        &t);
     if (rc) {
@@ -551,6 +589,38 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
     }
     scale_used su;
     memset(&su, 0, sizeof su);
+    if (level_dir && t.field.cells_x == t.field.cells_z && t.field.size_x != t.field.size_z) {
+        /* Square in samples, not in metres: name what makes the cells square here, never the
+         * --fit that has just run. */
+        const double dx = t.field.size_x / t.field.cells_x, dz = t.field.size_z / t.field.cells_z;
+        if (o.dem.fit == CLI_FIT_STRETCH)
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); --fit stretch "
+                           "made them %.6g x %.6g m: leave it out, as --fit crop (the default) "
+                           "and --fit pad keep them square, e.g. --pow2 --fit crop",
+                           dx, dz);
+        else if (t.georef && t.georef->has_transform)
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); this DEM's are "
+                           "%.6g x %.6g m%s: --cell M resamples it onto square cells of M "
+                           "metres (with PROJ)%s",
+                           dx, dz,
+                           o.dem.crs == CLI_CRS_KEEP && t.georef->geographic
+                               ? " (degrees, kept by --crs keep)"
+                               : "",
+                           o.dem.crs == CLI_CRS_KEEP && t.georef->geographic
+                               ? "; without --crs keep it is reprojected to the UTM zone of its "
+                                 "centre"
+                               : "");
+        else
+            rc = cli_failf(ctx,
+                           "a BeamNG terrain has square cells (one squareSize); this input's are "
+                           "%.6g x %.6g m, and only a georeferenced DEM (GeoTIFF) can be "
+                           "resampled onto square cells",
+                           dx, dz);
+        cli_terrain_dispose(&t);
+        return rc;
+    }
     if (level_dir) {
         rc = choose_scale(ctx, &t, out, &o, &su);
         if (!rc)
@@ -576,7 +646,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         cli_drops drops = t.drops;
         output_drops(&t, fmt, level_dir != NULL, &drops);
         report_conversion(ctx, in, out, &t, level_dir ? "a BeamNG level" : out_format_label(fmt),
-                          &drops, &su);
+                          &drops, &su, &reprojected);
     }
     cli_terrain_dispose(&t);
     return rc;

@@ -112,6 +112,11 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             json_object_set_new(crs, "linear_units", json_integer(g->linear_units));
             json_object_set_new(crs, "vertical_units", json_integer(g->vertical_units));
             json_object_set_new(crs, "units_known", json_boolean(g->units_known));
+            json_object_set_new(crs, "datum_epsg",
+                                g->datum_epsg ? json_integer(g->datum_epsg) : json_null());
+            json_object_set_new(crs, "unit_metres", json_real(g->geographic
+                                                                  ? 0.0
+                                                                  : g->linear_unit_metres));
             json_object_set_new(o, "crs", crs);
         } else {
             json_object_set_new(o, "crs", json_null());
@@ -187,6 +192,11 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
             else
                 cli_printf("no EPSG code (%s)", crs_kind(g));
             if (g->citation[0]) cli_printf(", \"%s\"", g->citation);
+            /* What libgeotiff's normalisation adds: the datum, and a unit the code implies. */
+            if (g->datum_epsg) cli_printf(", datum EPSG:%u", g->datum_epsg);
+            if (!g->geographic && !g->linear_units && g->crs_unit_metres > 0 &&
+                g->crs_unit_metres != 1.0)
+                cli_printf(", unit %.10g m (implied by the code)", g->crs_unit_metres);
             cli_printf("\n");
         } else {
             cli_printf("crs:       none (no GeoKeyDirectory)\n");
@@ -297,9 +307,54 @@ static bool parse_list(const char *text, double *out, int n)
     return *p == '\0';
 }
 
+int cli_crs_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o)
+{
+    const char *a = argv[*i];
+    const bool crs = strcmp(a, "--crs") == 0, cell = strcmp(a, "--cell") == 0;
+    if (!crs && !cell) return 0;
+    const char *v = cli_option_value(ctx, argc, argv, i);
+    if (!v) return -1;
+    if (cell) {
+        char *end;
+        o->cell = strtod(v, &end);
+        if (end == v || *end || !isfinite(o->cell) || !(o->cell > 0)) {
+            cli_usage_error(ctx, "--cell takes the cell size in metres (a positive number), not "
+                                 "'%s'",
+                            v);
+            return -1;
+        }
+        return 1;
+    }
+    if (strcasecmp(v, "utm") == 0) {
+        o->crs = CLI_CRS_UTM;
+        return 1;
+    }
+    if (strcasecmp(v, "keep") == 0) {
+        o->crs = CLI_CRS_KEEP;
+        return 1;
+    }
+    if (strncasecmp(v, "EPSG:", 5) == 0) {
+        char *end;
+        const char *digits = v + 5;
+        unsigned long n = strtoul(digits, &end, 10);
+        if (end != digits && !*end && *digits >= '0' && *digits <= '9' && n > 0 &&
+            n < 1000000ul) {
+            o->crs = CLI_CRS_EPSG;
+            o->crs_epsg = (uint32_t)n;
+            return 1;
+        }
+    }
+    cli_usage_error(ctx, "--crs takes EPSG:N (a projected CRS, e.g. EPSG:32654 or EPSG:3857), utm "
+                         "(the UTM zone of the DEM's centre) or keep (no reprojection), not '%s'",
+                    v);
+    return -1;
+}
+
 int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o)
 {
     const char *a = argv[*i];
+    const int crs = cli_crs_option(ctx, argc, argv, i, o);
+    if (crs) return crs;
     if (strcmp(a, "--pow2") == 0) {
         o->pow2 = true;
         return 1;
@@ -387,7 +442,8 @@ int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options 
 
 bool cli_dem_active(const cli_dem_options *o, uint32_t size_w, uint32_t size_h)
 {
-    return o->pow2 || o->pow2plus1 || o->has_crop || o->has_window || size_w || size_h;
+    return o->pow2 || o->pow2plus1 || o->has_crop || o->has_window || size_w || size_h ||
+           o->crs != CLI_CRS_DEFAULT || o->cell > 0;
 }
 
 /* The labels of samples x0.. and rows z0.. (field rows, south first) of src, w x h samples,
@@ -545,6 +601,82 @@ static int fit_aspect(cli_ctx *ctx, const cli_dem_options *o, uint64_t ax, uint6
     return CLI_EXIT_OK;
 }
 
+int cli_dem_reproject(cli_ctx *ctx, const cli_dem_options *o, cli_terrain *t)
+{
+    const bool asked = o->crs == CLI_CRS_UTM || o->crs == CLI_CRS_EPSG || o->cell > 0;
+    const bool geographic = t->georef && t->georef->has_transform && t->georef->geographic;
+    if (o->crs == CLI_CRS_KEEP) {
+        if (o->cell > 0)
+            return cli_failf(ctx, "--cell sets the cell of a reprojected grid, and --crs keep "
+                                  "keeps the DEM's own; give one");
+        return CLI_EXIT_OK;
+    }
+    if (!asked && (!geographic || o->keeps_crs)) return CLI_EXIT_OK;
+    const char *flag = o->crs == CLI_CRS_EPSG ? "--crs EPSG:N"
+                       : o->crs == CLI_CRS_UTM ? "--crs utm"
+                                               : "--cell";
+    if (!t->georef || !t->georef->has_transform)
+        return cli_failf(ctx,
+                         "%s reprojects a georeferenced DEM (a GeoTIFF with a CRS); this %s "
+                         "input has no coordinate system",
+                         flag, t->format);
+    trn_geotiff_reproject_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.target_epsg = o->crs == CLI_CRS_EPSG ? o->crs_epsg : 0;
+    if (o->crs == CLI_CRS_DEFAULT && !geographic && o->cell > 0) {
+        /* --cell alone on a projected DEM: square cells in its own CRS (none known: the
+         * library refuses a source without a code). */
+        ro.target_epsg = t->georef->projected_epsg;
+    }
+    ro.cell_metres = o->cell;
+    ro.filter = o->filter;
+    trn_field out;
+    trn_geotiff_georef ng;
+    trn_geotiff_reproject_result res;
+    trn_error e;
+    if (trn_geotiff_reproject(&t->field, t->georef, &ro, &out, &ng, &res, cli_progress, ctx, &e) !=
+        TRN_OK) {
+        cli_progress_end(ctx);
+        /* Not asked for: the way back to the old measure is worth naming. */
+        if (!asked && e.code == TRN_ERR_UNSUPPORTED) {
+            const size_t len = strlen(e.message);
+            snprintf(e.message + len, sizeof e.message - len,
+                     "; --crs keep uses the degrees as they are, converted to metres at the "
+                     "centre latitude");
+        }
+        return cli_fail(ctx, &e);
+    }
+    cli_progress_end(ctx);
+    if (o->reprojected) *o->reprojected = res;
+    const uint32_t in_w = t->field.cells_x + 1u, in_h = t->field.cells_z + 1u;
+    out.quantum = t->field.quantum;
+    out.quantum_base = t->field.quantum_base;
+    trn_field_dispose(&t->field);
+    t->field = out;
+    *t->georef = ng;
+    drop_labels(t, "reprojection moves the samples off their grid");
+    const double kept = res.footprint_samples > 0
+                            ? 100.0 * res.width * (double)res.height / res.footprint_samples
+                            : 100.0;
+    char why[200];
+    if (res.utm_default && o->crs == CLI_CRS_DEFAULT)
+        snprintf(why, sizeof why, "the UTM zone of its centre; --crs EPSG:N chooses another");
+    else if (res.utm_default)
+        snprintf(why, sizeof why, "the UTM zone of its centre");
+    else
+        snprintf(why, sizeof why, "--crs");
+    cli_note(ctx,
+             "reprojected from EPSG:%u (%s) to EPSG:%u (%s, %s), %.6g m cells (%s), %s: %u x %u "
+             "samples -> %u x %u, the largest rectangle inside the DEM's outline there (%.1f%% "
+             "of its area; the edges outside it are left out, not invented)",
+             res.source_epsg, res.source_name, res.target_epsg, res.target_name, why,
+             res.cell_metres,
+             o->cell > 0 ? "--cell" : "the DEM's ground resolution at its centre; --cell M sets it",
+             trn_resample_filter_name(o->filter), in_w, in_h, res.width, res.height,
+             kept > 100.0 ? 100.0 : kept);
+    return CLI_EXIT_OK;
+}
+
 int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint32_t size_h,
                   cli_terrain *t)
 {
@@ -584,6 +716,8 @@ int cli_dem_apply(cli_ctx *ctx, const cli_dem_options *o, uint32_t size_w, uint3
         cli_note(ctx, "window: %u x %u samples at pixel (%u, %u) of %u x %u", w, h, x0, y0, in_w,
                  in_h);
     }
+    rc = cli_dem_reproject(ctx, o, t);
+    if (rc) return rc;
     /* The target's aspect in cells: --size, or a square (--pow2, --pow2plus1, square outputs). */
     const bool sized = size_w || size_h;
     if (sized && (size_w < 2 || size_h < 2))

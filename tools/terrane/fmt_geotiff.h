@@ -32,8 +32,24 @@ typedef enum cli_fit {
     CLI_FIT_STRETCH,     /* resample each side on its own: the cells stop being square */
 } cli_fit;
 
+/* Which CRS a georeferenced input ends in (--crs). */
+typedef enum cli_crs_mode {
+    CLI_CRS_DEFAULT = 0, /* a geographic DEM is reprojected to the UTM zone of its centre unless
+                            the output keeps it (a GeoTIFF: dem.keeps_crs) */
+    CLI_CRS_UTM,         /* --crs utm: the centre's UTM zone, whatever the input's CRS */
+    CLI_CRS_EPSG,        /* --crs EPSG:N */
+    CLI_CRS_KEEP,        /* --crs keep: no reprojection (degrees become metres at the centre) */
+} cli_crs_mode;
+
 /* Reshaping options of convert (any input; --window needs a georeferenced one). */
 typedef struct cli_dem_options {
+    cli_crs_mode crs;
+    uint32_t crs_epsg; /* --crs EPSG:N */
+    double cell;       /* --cell M: the reprojected grid's cell in metres; 0 = the source's */
+    bool keeps_crs;    /* set by the caller: the output stores a geographic CRS (.tif) */
+    /* Set by the caller (may be NULL): filled when a reprojection runs (target_epsg 0 when
+     * none did), for --format json reports. */
+    trn_geotiff_reproject_result *reprojected;
     trn_resample_filter filter;
     bool pow2, pow2plus1; /* a square of 2^n (2^n + 1) samples a side */
     bool has_crop;
@@ -51,10 +67,21 @@ typedef struct cli_dem_options {
  * of them, -1 on a bad value (message printed). */
 int cli_dem_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o);
 
+/* Consume --crs EPSG:N|utm|keep or --cell M at argv[*i] (as cli_dem_option does; verbs that
+ * take no other reshaping option use this alone). */
+int cli_crs_option(cli_ctx *ctx, int argc, char **argv, int *i, cli_dem_options *o);
+
+/* Reproject t (a georeferenced DEM) as o asks, or a geographic one by default unless
+ * o->keeps_crs: PROJ onto square cells of a projected CRS, the largest full rectangle of the
+ * footprint kept (trn_geotiff_reproject), labels dropped, t->georef the new CRS; one note says
+ * what was done. Nothing happens when nothing is asked and the input is not geographic.
+ * Returns a CLI exit code. */
+int cli_dem_reproject(cli_ctx *ctx, const cli_dem_options *o, cli_terrain *t);
+
 /* True when o (or a target size) asks for any change. */
 bool cli_dem_active(const cli_dem_options *o, uint32_t size_w, uint32_t size_h);
 
-/* Crop (pixel or world window), then bring t to the target shape: size_w x size_h samples
+/* Crop (pixel or world window), reproject (cli_dem_reproject), then bring t to the target shape: size_w x size_h samples
  * (0 = keep), or a square of the nearest pow2 / pow2+1 side, or a square when o->square. A
  * target of another aspect is reached by o->fit (pad by default: the cells stay square and the
  * metres true; crop; stretch with a note giving the cell sizes) before resampling. t->georef,

@@ -15,7 +15,7 @@
 static const char *const help_text =
     "usage: terrane graph types [--format json]\n"
     "       terrane graph check RECIPE [--format json]\n"
-    "       terrane graph starter\n"
+    "       terrane graph starter [--input FILE]\n"
     "\n"
     "Terrain module graphs (recipe.graph: typed nodes wired from generators through masks,\n"
     "modifiers and simulations to one Terrain Output; docs/graph.md).\n"
@@ -28,7 +28,10 @@ static const char *const help_text =
     "            FILE:LINE:COLUMN: severity: message [check-id]. A recipe without a graph is\n"
     "            checked as its implicit graph (landform -> biome_rules -> terrain_output)\n"
     "  starter   print a graph to paste into a recipe as \"graph\": noise_terrain -> erosion ->\n"
-    "            biome_rules -> terrain_output with a comment node; it passes 'graph check'\n"
+    "            biome_rules -> terrain_output with a comment node; it passes 'graph check'.\n"
+    "            --input FILE starts from heightfield_input reading FILE (a DEM, PNG,\n"
+    "            R16/RAW, R32 or .ter; the path is relative to the recipe's folder) instead\n"
+    "            of noise\n"
     "\n"
     "options:\n"
     "  --format json   print the same facts as JSON on stdout\n"
@@ -41,7 +44,8 @@ static const char *const help_text =
     "  terrane graph types\n"
     "  terrane graph check valley.json\n"
     "  terrane graph check landscape.terrain.json --format json\n"
-    "  terrane graph starter > starter.json\n";
+    "  terrane graph starter > starter.json\n"
+    "  terrane graph starter --input dem.tif > starter.json\n";
 
 /* ---- shared helpers (cli.h) ---- */
 
@@ -299,8 +303,11 @@ static void print_param_text(const trn_param_spec *s)
     } else if (s->type == TRN_PARAM_VECTOR) {
         number_text(s->min, lo);
         number_text(s->max, hi);
-        cli_printf("default %s, %u numbers in [%s, %s]", s->def_text ? s->def_text : "[]",
-                   s->min_points, lo, hi);
+        if (s->optional)
+            cli_printf("optional, %u numbers in [%s, %s]", s->min_points, lo, hi);
+        else
+            cli_printf("default %s, %u numbers in [%s, %s]", s->def_text ? s->def_text : "[]",
+                       s->min_points, lo, hi);
     } else if (s->optional) {
         cli_printf("optional");
     } else {
@@ -384,7 +391,9 @@ static int graph_check(cli_ctx *ctx, const char *path)
         trn_recipe recipe;
         memset(&recipe, 0, sizeof recipe);
         trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
-        if (trn_recipe_parse(text ? text : "", size, path, &recipe, &kind, &e)) {
+        if (trn_recipe_parse(text ? text : "", size, path, &recipe, &kind, &e) ||
+            trn_recipe_set_base_dir_of(&recipe, path, &e)) {
+            trn_recipe_dispose(&recipe);
             trn_mapped_file_close(&mf);
             return cli_fail(ctx, &e);
         }
@@ -457,9 +466,9 @@ static trn_graph_param text_param(const trn_node_type *t, const char *name, cons
     return p;
 }
 
-static int graph_starter(cli_ctx *ctx)
+static int graph_starter(cli_ctx *ctx, const char *input)
 {
-    const trn_node_type *noise = trn_node_type_find("noise_terrain");
+    const trn_node_type *noise = trn_node_type_find(input ? "heightfield_input" : "noise_terrain");
     const trn_node_type *erosion = trn_node_type_find("erosion");
     const trn_node_type *rules = trn_node_type_find("biome_rules");
     const trn_node_type *output = trn_node_type_find("terrain_output");
@@ -474,6 +483,10 @@ static int graph_starter(cli_ctx *ctx)
         num_param(noise, "octaves", 6),
         num_param(noise, "warp_amplitude", 24),
     };
+    trn_graph_param input_params[] = {
+        text_param(noise, "path", input ? input : ""),
+        text_param(noise, "resample", "bicubic"),
+    };
     trn_graph_param erosion_params[] = {
         num_param(erosion, "iterations", 1),
         num_param(erosion, "droplet_density", 0.5),
@@ -485,6 +498,15 @@ static int graph_starter(cli_ctx *ctx)
         "fewer droplets). biome_rules paints the recipe's rules on the eroded surface, and "
         "terrain_output publishes it. Painted regions and sculpt edits are replayed after the "
         "graph.")};
+    if (input)
+        comment_params[0] = text_param(
+            comment, "text",
+            "Shape: heightfield_input reads the file at path (relative to this recipe's folder) "
+            "and stretches it over the recipe's size, resampled to its resolution (pixel_window "
+            "or crs_window takes a part; height_scale and height_offset change its heights). "
+            "erosion cuts gullies and lays sediment at their feet (preview quality runs fewer "
+            "droplets). biome_rules paints the recipe's rules on the eroded surface, and "
+            "terrain_output publishes it.");
     trn_graph_link erosion_in[] = {
         {(char *)erosion->inputs[0].name, "terrain", (char *)noise->outputs[0].name}};
     trn_graph_link rules_in[] = {
@@ -493,7 +515,8 @@ static int graph_starter(cli_ctx *ctx)
         {(char *)output->inputs[0].name, "biomes", (char *)rules->outputs[0].name}};
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
     trn_graph_node nodes[] = {
-        {"terrain", (char *)noise->name, true, 0, 0, noise_params, N(noise_params), NULL, 0},
+        {"terrain", (char *)noise->name, true, 0, 0, input ? input_params : noise_params,
+         input ? N(input_params) : N(noise_params), NULL, 0},
         {"erode", (char *)erosion->name, true, 260, 0, erosion_params, N(erosion_params), NULL, 0},
         {"biomes", (char *)rules->name, true, 520, 0, NULL, 0, NULL, 0},
         {"output", (char *)output->name, true, 780, 0, NULL, 0, NULL, 0},
@@ -540,12 +563,16 @@ static int graph_starter(cli_ctx *ctx)
 
 int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = NULL, *path = NULL;
+    const char *sub = NULL, *path = NULL, *input = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
             fputs(help_text, stdout);
             return CLI_EXIT_OK;
+        }
+        if (strcmp(a, "--input") == 0) {
+            if (!(input = cli_option_value(ctx, argc, argv, &i))) return CLI_EXIT_USAGE;
+            continue;
         }
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
@@ -559,13 +586,15 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
             return cli_usage_error(ctx, "unexpected '%s'", a);
     }
     if (!sub) return cli_usage_error(ctx, "needs what to do: types, check RECIPE or starter");
+    if (input && strcmp(sub, "starter") != 0)
+        return cli_usage_error(ctx, "--input is for 'graph starter'");
     if (strcmp(sub, "types") == 0 || strcmp(sub, "starter") == 0) {
         if (path)
             return cli_usage_error(ctx, "'graph %s' takes no file; unexpected '%s'", sub, path);
         if (sub[0] == 's') {
             if (ctx->json)
                 return cli_usage_error(ctx, "'graph starter' prints JSON already; drop --format");
-            return graph_starter(ctx);
+            return graph_starter(ctx, input);
         }
         if (ctx->json)
             cli_print_json(types_json());

@@ -719,6 +719,9 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     /* No body: the recipe file as it is on disk now (edited elsewhere); else the body's recipe. */
     trn_status st = body && size ? trn_recipe_parse(body, size, "request", &next, NULL, &e)
                                  : trn_recipe_read(s->recipe_path, &next, NULL, &e);
+    /* A body's files (a Heightfield Input's path) are relative to the recipe file's folder. */
+    if (!st && body && size && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+        trn_recipe_dispose(&next);
     if (st) return reply_trn_error(conn, 400, &e);
     st = regenerate(s, &next, quality, &e);
     trn_recipe_dispose(&next);
@@ -954,6 +957,8 @@ static trn_status recipe_with_layer(const trn_recipe *current, const char *id, b
     memset(out, 0, sizeof *out);
     st = trn_recipe_parse(joined, strlen(joined), "layer", out, NULL, e);
     free(joined);
+    /* The same folder for the files the recipe names (a Heightfield Input's path). */
+    if (!st && (st = trn_recipe_set_base_dir(out, current->base_dir, e))) trn_recipe_dispose(out);
     return st;
 }
 

@@ -44,6 +44,8 @@ static const char *const help_text =
     "  --position X,Y,Z      world position of the terrain's corner (trees' world positions)\n"
     "  --no-splats           skip splat maps and holes\n"
     "  --max-height M, --square-size S, --size WxH, --raw-type T   as for convert\n"
+    "  --crs EPSG:N|utm|keep, --cell M   as for convert: a geographic DEM is reprojected to\n"
+    "                        the UTM zone of its centre (square cells in metres) by default\n"
     "  -q, --quiet           no progress bar or notes\n"
     "\n"
     "examples:\n"
@@ -273,6 +275,9 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     bool no_splats = false, base_given = false, max_height_given = false, own_height = false;
     cli_scale_options scale_opt;
     memset(&scale_opt, 0, sizeof scale_opt);
+    /* --crs, --cell: a geographic DEM is reprojected onto square metres (fmt_geotiff.h). */
+    cli_dem_options crs_opt;
+    memset(&crs_opt, 0, sizeof crs_opt);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) return usage_help();
@@ -280,6 +285,9 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
         c = cli_scale_option(ctx, argc, argv, &i, &scale_opt);
+        if (c < 0) return CLI_EXIT_USAGE;
+        if (c > 0) continue;
+        c = cli_crs_option(ctx, argc, argv, &i, &crs_opt);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
         if (!strcmp(a, "--flip")) {
@@ -381,6 +389,10 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     } else {
         rc = cli_load_terrain(ctx, in, &load, &t);
         if (rc) return rc;
+        if ((rc = cli_dem_reproject(ctx, &crs_opt, &t))) {
+            cli_terrain_dispose(&t);
+            return rc;
+        }
     }
     /* The RAW range: --height-base/--height-size as given, else convert's one 16-bit rule. */
     trn_height_scale scale = {o.height_base, o.height_size / 65535.0};

@@ -73,6 +73,12 @@ void trn_geotiff_georef_derive(trn_geotiff_georef *g, uint32_t width, uint32_t h
                     (g->model_type == 0 && g->geographic_epsg && !g->projected_epsg);
     g->units_known = true;
     g->linear_unit_metres = unit_metres(g->linear_units, &g->units_known);
+    /* The unit the CRS itself implies (libgeotiff): a US State Plane code in feet needs no
+     * ProjLinearUnitsGeoKey, and units our table lacks are still known. */
+    if (g->crs_unit_metres > 0 && !g->geographic && (!g->linear_units || !g->units_known)) {
+        g->linear_unit_metres = g->crs_unit_metres;
+        g->units_known = true;
+    }
     bool vertical_known = true;
     g->vertical_unit_metres = unit_metres(g->vertical_units, &vertical_known);
     g->metres_per_pixel_x = g->metres_per_pixel_y = 0;
@@ -96,10 +102,18 @@ void trn_geotiff_georef_derive(trn_geotiff_georef *g, uint32_t width, uint32_t h
     if (lat > 90) lat = 90;
     if (lat < -90) lat = -90;
     g->centre_latitude = lat;
-    double e2 = WGS84_F * (2.0 - WGS84_F);
+    /* The file's ellipsoid when libgeotiff named it, else WGS84. */
+    double a = WGS84_A, e2 = WGS84_F * (2.0 - WGS84_F);
+    /* (WGS84 itself keeps the constants above, bit for bit.) */
+    if (g->semi_major > 0 && g->semi_minor > 0 && g->semi_minor <= g->semi_major &&
+        (fabs(g->semi_major - WGS84_A) > 1e-3 ||
+         fabs(g->semi_minor - WGS84_A * (1.0 - WGS84_F)) > 1e-3)) {
+        a = g->semi_major;
+        e2 = 1.0 - (g->semi_minor * g->semi_minor) / (a * a);
+    }
     double s = sin(lat * deg), w = sqrt(1.0 - e2 * s * s);
-    double meridional = WGS84_A * (1.0 - e2) / (w * w * w); /* M: north-south curvature */
-    double prime = WGS84_A / w;                             /* N: east-west curvature */
+    double meridional = a * (1.0 - e2) / (w * w * w); /* M: north-south curvature */
+    double prime = a / w;                             /* N: east-west curvature */
     g->metres_per_pixel_x = step_x * to_deg * deg * prime * cos(lat * deg);
     g->metres_per_pixel_y = step_y * to_deg * deg * meridional;
 }

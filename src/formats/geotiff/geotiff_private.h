@@ -69,6 +69,11 @@ trn_status gt_scan_file(const uint8_t *data, size_t size, const char *path,
                         const trn_geotiff_limits *limits, gt_scan *scan, trn_geotiff_info *info,
                         trn_error *err);
 
+/* Interpret the scanned GeoKey directory with libgeotiff (geotiff_crs.c): fills georef's
+ * crs_* fields and the ellipsoid, and a projected code only the normalisation names. Never
+ * fails: a directory libgeotiff cannot interpret leaves crs_normalised false. */
+void gt_crs_normalise(const gt_scan *s, trn_geotiff_georef *g);
+
 /* A size or offset read from the file as message text: decimal when it could be right (at most
  * limit, or below 2^48), else hex, since an absurd one is usually a mangled or negative number
  * and its 20 decimal digits read as nonsense. buf holds 24 bytes. */

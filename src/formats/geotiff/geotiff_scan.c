@@ -482,6 +482,7 @@ static trn_status parse_geokeys(const gt_scan *s, const trn_geotiff_limits *lim,
         }
         /* Other locations name tags this reader does not use; the key is ignored. */
     }
+    gt_crs_normalise(s, g);
     return TRN_OK;
 }
 

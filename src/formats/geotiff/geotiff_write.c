@@ -136,8 +136,11 @@ static bool register_geo_fields(TIFF *tif)
     return true;
 }
 
-/* The keys this library knows, for a georef whose directory was not kept. */
-static uint32_t build_keys(const trn_geotiff_georef *g, uint16_t *keys)
+/* The keys this library knows, for a georef whose directory was not kept (a reprojected DEM's
+ * new CRS, a directory too large to keep): the codes, units and the citation (GTCitationGeoKey,
+ * its text into ascii, "" when none). */
+static uint32_t build_keys(const trn_geotiff_georef *g, uint16_t *keys, char *ascii,
+                           size_t ascii_size)
 {
     struct {
         uint16_t id, value;
@@ -145,7 +148,22 @@ static uint32_t build_keys(const trn_geotiff_georef *g, uint16_t *keys)
                  {2054, g->angular_units}, {3072, g->projected_epsg}, {3076, g->linear_units},
                  {4096, g->vertical_epsg}, {4099, g->vertical_units}};
     uint32_t n = 0;
+    ascii[0] = '\0';
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        if (known[k].id == 2048 && g->citation[0]) {
+            /* GTCitationGeoKey (1026) sorts between the raster type and the geographic code. */
+            int len = snprintf(ascii, ascii_size, "%s|", g->citation);
+            if (len > 0 && (size_t)len < ascii_size) {
+                uint16_t *e = keys + 4 * (n + 1);
+                e[0] = 1026;
+                e[1] = GT_TAG_GEO_ASCII_PARAMS;
+                e[2] = (uint16_t)len;
+                e[3] = 0;
+                n++;
+            } else {
+                ascii[0] = '\0';
+            }
+        }
         uint16_t v = known[k].value;
         if (known[k].id == 1025 && v == 0) v = TRN_GEOTIFF_RASTER_PIXEL_IS_AREA;
         if (v == 0) continue;
@@ -168,6 +186,7 @@ static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff
     /* Neither a transform nor keys: a plain TIFF (the caller knows no spacing worth writing). */
     if (g && !g->has_transform && !g->has_geokeys) return true;
     uint16_t keys[4 * (TRN_GEOTIFF_KEEP_KEYS + 1)];
+    char built_ascii[sizeof g->citation + 2] = "";
     uint32_t key_shorts;
     double t[6];
     uint16_t raster_type = TRN_GEOTIFF_RASTER_PIXEL_IS_AREA;
@@ -184,7 +203,7 @@ static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff
         memcpy(keys, g->keys, g->key_shorts * sizeof(uint16_t));
         key_shorts = g->key_shorts;
     } else if (g && g->has_geokeys) {
-        key_shorts = build_keys(g, keys);
+        key_shorts = build_keys(g, keys, built_ascii, sizeof built_ascii);
     } else {
         /* No CRS: no GeoKeyDirectory at all, so no reader invents a local one ("unnamed",
          * unknown units) out of a lone raster-type key. */
@@ -210,6 +229,8 @@ static bool set_georef_tags(TIFF *tif, const trn_field *field, const trn_geotiff
             return false;
         if (g->ascii_size > 1 && !TIFFSetField(tif, GT_TAG_GEO_ASCII_PARAMS, g->ascii))
             return false;
+    } else if (built_ascii[0] && !TIFFSetField(tif, GT_TAG_GEO_ASCII_PARAMS, built_ascii)) {
+        return false;
     }
     return true;
 }
