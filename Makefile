@@ -51,12 +51,12 @@ bench: build
 # script on a few terrains at small grids into a temporary folder (about 15 s).
 gallery: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build build -j $(JOBS) --target terrane terrane_gallery
+	cmake --build build -j $(JOBS) --target terrane terrane_gallery terrane_demo_inputs
 	sh tools/gallery/gallery.sh build
 
 gallery-check: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build build -j $(JOBS) --target terrane terrane_gallery
+	cmake --build build -j $(JOBS) --target terrane terrane_gallery terrane_demo_inputs
 	sh tools/gallery/gallery.sh --check build
 
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))

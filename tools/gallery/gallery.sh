@@ -8,8 +8,9 @@
 # real DEM of REAL_DEMS, are drawn the same way: `terrane render --mode hillshade
 # --multidirectional` at z-factor 1 over the true cell size, so equal slopes are equally dark
 # in every picture. Under each picture go the figures of `terrane stats --format json` with a
-# pass/fail mark against the targets. BUILD_DIR (default build) holds terrane and
-# terrane_gallery (`make gallery` builds both, Release).
+# pass/fail mark against the targets. BUILD_DIR (default build) holds terrane,
+# terrane_gallery and terrane_demo_inputs (`make gallery` builds them, Release; the last makes
+# the DEM an example recipe may read).
 #
 # Environment:
 #   REAL_DEMS  real DEMs to show, paths separated by spaces (default: those of
@@ -283,13 +284,29 @@ for id in $("$TOOL" presets); do
     terrain "$id" "preset-$short" "$short"
 done
 section "Example recipes"
-for recipe in "$ROOT"/examples/recipes/*.json; do
+# The recipes are generated from a copy of their folder in which the demo's input files
+# (terrane_demo_inputs: heightmap.png, dem.tif, ...) stand beside them, as examples/demo.sh
+# lays them out, so a recipe reading a DEM (heightfield_input) has one; files the folder has
+# itself are kept.
+STAGE=$WORK/recipes
+mkdir -p "$STAGE" "$WORK/demo-inputs"
+cp "$ROOT"/examples/recipes/* "$STAGE"/ 2>/dev/null || true
+if [ -x "$BUILD/terrane_demo_inputs" ] && "$BUILD/terrane_demo_inputs" "$WORK/demo-inputs" 512 >/dev/null; then
+    for f in "$WORK"/demo-inputs/*; do
+        [ -e "$STAGE/$(basename "$f")" ] || cp "$f" "$STAGE"/
+    done
+fi
+for recipe in "$STAGE"/*.json; do
     [ -f "$recipe" ] || continue
     short=$(basename "$recipe" .json)
     wanted "$short" || continue
     # Other documents beside the recipes (palettes, material sets) are passed over.
     "$TOOL" terrain "$recipe" || continue
     terrain "$recipe" "recipe-$short" "$short.json"
+    if grep -q '"heightfield_input"' "$recipe"; then
+        printf 'Its input DEM is the demo'"'"'s synthetic one (`terrane_demo_inputs DIR 512`, as\n' >>"$BODY"
+        printf '`make demo` makes it), not real land.\n\n' >>"$BODY"
+    fi
 done
 for scene in "$ROOT"/examples/project/*.scene.json; do
     [ -f "$scene" ] || continue
