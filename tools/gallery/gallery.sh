@@ -90,8 +90,14 @@ WIDE=512
 NARROW=256
 DETAIL=256
 
-# fig STATS NAME...: the named figures of a stats JSON, "n/a" where absent.
-fig() { "$TOOL" figures "$@"; }
+# fig STATS NAME...: the named figures of a stats JSON, "n/a" where absent (all of them when
+# the file does not read, so a failed measurement shows as n/a rather than ending the run).
+fig() {
+    "$TOOL" figures "$@" 2>/dev/null && return 0
+    shift
+    for name; do printf 'n/a '; done
+    echo
+}
 
 # The figure cell of one picture: relief, median slope, closed depressions and exponent b of
 # the dry ground, and the two grid fingerprints, each marked against its target.
@@ -350,7 +356,8 @@ land shaded the same way.
   published water left out); the aspect fingerprint "45°" (\`axis45_ratio\`: slopes facing a
   multiple of 45 degrees, relative to chance) and the periodic curvature "periodic"
   (\`periodic_curvature_ratio\`: the strongest periodic component of the curvature profile,
-  relative to shuffled profiles), "n/a" when this build of \`terrane stats\` does not report them.
+  relative to shuffled profiles; in brackets the direction it repeats along, columns (x) or
+  rows (z), and its period in samples), "n/a" when \`terrane stats\` does not report them.
 - **Marks** against the targets of generated land: depressions under 3% ✓, b 0.38-0.58 ✓,
   45° at most 1.08 ✓, periodic at most 2 ✓; ✗ otherwise. Real land is marked too, to show
   what the targets mean.
