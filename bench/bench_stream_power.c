@@ -86,6 +86,8 @@ int main(int argc, char **argv)
     const int runs = argc > 3 ? atoi(argv[3]) : 5;
     const uint32_t steps = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 10u;
     const uint32_t warm = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 20u;
+    /* The routing: d8, rho8 (the default) or mfd. */
+    const char *routing = argc > 6 ? argv[6] : "rho8";
     if (cells < 2 || runs < 1 || runs > 100 || steps < 1 || threads < 0) return 1;
     trn_error e;
     trn_field f;
@@ -98,6 +100,9 @@ int main(int argc, char **argv)
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
     p.threads = threads;
+    p.routing = strcmp(routing, "d8") == 0    ? TRN_ROUTING_D8
+                : strcmp(routing, "mfd") == 0 ? TRN_ROUTING_MFD
+                                              : TRN_ROUTING_RHO8;
     p.uplift = 1e-3;
     p.erodibility = 1e-4;
     p.dt = 1000.0;
@@ -109,8 +114,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", e.message);
         return 1;
     }
-    printf("stream power %u^2 samples (%u cells of 30 m), %d thread(s), load average %.2f\n",
-           cells + 1u, cells, threads, load_average());
+    printf("stream power %u^2 samples (%u cells of 30 m), %s routing, %d thread(s), load average "
+           "%.2f\n",
+           cells + 1u, cells, routing, threads, load_average());
     printf("warm-up: %u steps in %.3f s, %u step(s) had pits (%llu routed)\n", warm, now_s() - t0,
            rep.steps_with_pits, (unsigned long long)rep.pits_routed);
     double *wall = malloc((size_t)runs * sizeof *wall), *cpu = malloc((size_t)runs * sizeof *cpu);

@@ -1,6 +1,8 @@
 /* Benchmark: water resolution on a 4097^2 field (16 lakes, a 200-point Catmull-Rom river, an
- * ocean with a boundary) and the query rate on one core. */
+ * ocean with a boundary) and the query rate on one core; with "spill" the lakes take level
+ * "spill" without a radius (each a priority flood over its basin). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ static void fill_terrain(trn_field *f)
 
 /* Bodies: 16 lakes 5 m over their centre's ground, an ocean at 60 m inside a 64-gon, and a
  * follow-bed river of 200 control points wandering across the map 2 m under the ground. */
-static trn_water_body *make_bodies(const trn_field *f, uint32_t *count)
+static trn_water_body *make_bodies(const trn_field *f, bool spill, uint32_t *count)
 {
     trn_water_body *b = calloc(18, sizeof *b);
     const double size = f->size_x;
@@ -48,6 +50,10 @@ static trn_water_body *make_bodies(const trn_field *f, uint32_t *count)
         b[n].center_z = size * (0.15 + 0.75 * (double)(k / 4) / 3.0);
         b[n].radius = 300.0;
         b[n].level = trn_field_height_at(f, b[n].center_x, b[n].center_z) + 5.0;
+        if (spill) {
+            b[n].level_mode = TRN_LAKE_LEVEL_SPILL;
+            b[n].radius = TRN_WATER_RADIUS_UNLIMITED;
+        }
     }
     trn_water_body_init(&b[n], TRN_WATER_OCEAN, "sea");
     b[n].level = 60.0;
@@ -86,8 +92,11 @@ int main(int argc, char **argv)
     const long samples = argc > 1 ? atol(argv[1]) : 4097;
     const int runs = argc > 2 ? atoi(argv[2]) : 7;
     const long long queries = argc > 3 ? atoll(argv[3]) : 20000000;
-    if (samples < 64 || samples > 16385 || runs < 1 || runs > 100 || queries < 1) {
-        fprintf(stderr, "usage: bench_water [SAMPLES_PER_SIDE (64..16385)] [RUNS] [QUERIES]\n");
+    const bool spill = argc > 4 && strcmp(argv[4], "spill") == 0;
+    if (samples < 64 || samples > 16385 || runs < 1 || runs > 100 || queries < 1 ||
+        (argc > 4 && !spill)) {
+        fprintf(stderr,
+                "usage: bench_water [SAMPLES_PER_SIDE (64..16385)] [RUNS] [QUERIES] [spill]\n");
         return 2;
     }
     const uint32_t cells = (uint32_t)samples - 1u;
@@ -100,7 +109,7 @@ int main(int argc, char **argv)
     }
     fill_terrain(&base);
     uint32_t count;
-    trn_water_body *bodies = make_bodies(&base, &count);
+    trn_water_body *bodies = make_bodies(&base, spill, &count);
     const size_t n = (size_t)samples * (size_t)samples;
     int threads = 1;
 #ifdef _OPENMP
@@ -134,6 +143,16 @@ int main(int argc, char **argv)
     printf("  %d threads: median %.3f s, best %.3f s (%d runs)\n", threads, times[runs / 2],
            times[0], runs);
     printf("  1 thread:  median %.3f s, best %.3f s\n", times1[runs / 2], times1[0]);
+    if (spill) {
+        uint64_t lake_wet = 0;
+        uint32_t empty = 0;
+        for (uint32_t b = 0; b < 16; b++) {
+            lake_wet += w.bodies[b].wet_samples;
+            empty += w.bodies[b].wet_samples == 0;
+        }
+        printf("  spill lakes: %llu wet samples, %u of 16 empty (no closed basin at the centre)\n",
+               (unsigned long long)lake_wet, empty);
+    }
     printf("  wet samples %llu (%.1f%%); river wet %llu, warnings: lakes+ocean %u, river %u\n",
            (unsigned long long)wet, 100.0 * (double)wet / (double)n,
            (unsigned long long)w.bodies[count - 1].wet_samples, w.bodies[count - 2].warning_count,

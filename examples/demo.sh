@@ -51,7 +51,7 @@ echo "== 6. a terrain recipe: generate it into a BeamNG level, validate it, expl
 "$TERRANE" generate "$RECIPES/island.json" --export "beamng:$RECIPE_LEVEL" \
     --preview "$OUT/recipe_island_hillshade.png" --biomes "$OUT/recipe_island_biomes.png"
 "$TERRANE" beamng validate "$RECIPE_LEVEL"
-"$TERRANE" explain "$RECIPES/island.json" --at 10,110
+"$TERRANE" explain "$RECIPES/island.json" --at 320,3520
 
 echo
 echo "recipe demo done: level in $RECIPE_LEVEL, pictures $OUT/recipe_island_hillshade.png and" \

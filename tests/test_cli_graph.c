@@ -732,6 +732,9 @@ static void test_graph_check_and_types(void)
     CHECK_CONTAINS(out, "      pixel_window         vector   optional, 4 numbers in [0, 65535]\n");
     CHECK_CONTAINS(out, "      river_path           points3  optional, at least 2 points\n");
     CHECK_CONTAINS(out, "      overrides            json     default \"[]\"\n");
+    /* A number that also takes a word says so. */
+    CHECK_CONTAINS(out, "      level                number   default 0, range [-1000000000, "
+                        "1000000000], or spill\n");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("graph types --format json", &out, &err), 0);
     j = parse_out(out);
@@ -764,6 +767,17 @@ static void test_graph_check_and_types(void)
     CHECK(json_number_value(json_object_get(lifetime, "default")) == 30.0);
     CHECK(json_number_value(json_object_get(lifetime, "min")) == 1.0);
     CHECK(json_number_value(json_object_get(lifetime, "max")) == 512.0);
+    CHECK(json_object_get(lifetime, "keywords") == NULL);
+    json_t *body = NULL;
+    json_array_foreach(j, i, o)
+    {
+        if (strcmp(json_string_value(json_object_get(o, "name")), "water_body") == 0) body = o;
+    }
+    json_t *level = json_array_get(json_object_get(body, "params"), 1);
+    CHECK(strcmp(json_string_value(json_object_get(level, "name")), "level") == 0);
+    json_t *words = json_object_get(level, "keywords");
+    CHECK(json_array_size(words) == 1 &&
+          strcmp(json_string_value(json_array_get(words, 0)), "spill") == 0);
     json_decref(j);
     free(out), free(err);
 }

@@ -159,9 +159,9 @@ static void test_apply(void)
     CHECK(rt != NULL);
     CHECK_OK(trn_recipe_parse(rt ? rt : "", rt ? strlen(rt) : 0, "r", &r, NULL, &e));
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    /* rolling-hills is at version 4 since its fine steps */
-    CHECK(r.has_preset_version && r.preset_version == 4 && r.stroke_count == 1);
-    CHECK(r.size_x == 128 && r.cells_x == 64 && r.seed == 303);
+    /* rolling-hills is at version 5 since its real-world size and Rho8 routing */
+    CHECK(r.has_preset_version && r.preset_version == 5 && r.stroke_count == 1);
+    CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303);
     /* pretty-printed at the key's indentation */
     CHECK(rt && strstr(rt, "\n            \"biomes\": {") != NULL);
     CHECK(rt && rt[strlen(rt) - 1] == '}' && strstr(rt, "\n          }") != NULL);
@@ -219,14 +219,17 @@ static void test_apply(void)
              region_recipe);
     put(sub, "main.scene.json", one);
     CHECK_EQ_INT(
-        trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/plateau", &out, &err, dir),
+        trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/plateau --keep-edits", &out,
+                          &err, dir),
         1);
     CHECK_CONTAINS(err, "does not validate: regions[0].biome");
     CHECK_CONTAINS(err, "grass");
     free(out);
     free(err);
-    /* A one-line recipe stays on one line; the rest of the line is kept. */
-    CHECK_EQ_INT(trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/rolling-hills",
+    /* A one-line recipe stays on one line; the rest of the line is kept (the preset's 2 km
+     * grid moves the region, so it needs --keep-edits). */
+    CHECK_EQ_INT(trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/rolling-hills "
+                                   "--keep-edits",
                                    &out, &err, dir),
                  0);
     const char *lead = "{\"entities\": [{\"id\": \"t\", \"components\": {\"Terrain3D\": "
@@ -281,7 +284,7 @@ static void test_apply(void)
              region_recipe);
     put(sub, "second.scene.json", one);
     CHECK_EQ_INT(trn_test_run_clif("apply-preset '%s' --preset builtin://terrain/rolling-hills "
-                                   "--entity other --format json",
+                                   "--entity other --keep-edits --format json",
                                    &out, &err, dir),
                  0);
     CHECK_CONTAINS(out, "second.scene.json");

@@ -47,7 +47,7 @@ static void test_inspect_text(void)
     snprintf(args, sizeof args, "inspect '%s'", island);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
     CHECK_CONTAINS(out, "document:         bare recipe");
-    CHECK_CONTAINS(out, "size:             128 x 128 world units");
+    CHECK_CONTAINS(out, "size:             4096 x 4096 world units");
     CHECK_CONTAINS(out, "resolution:       128 x 128 cells");
     CHECK_CONTAINS(out, "samples:          16641 (129 x 129)");
     CHECK_CONTAINS(out, "seed:             3889\n");
@@ -55,10 +55,11 @@ static void test_inspect_text(void)
     CHECK_CONTAINS(out, "default biome:    grass");
     /* island.json's sea level is 0 since landscape evolution (was 8.5) */
     CHECK_CONTAINS(out, "sea level:        0 (explicit: the recipe's sea_level 0)");
-    CHECK_CONTAINS(
-        out, "base_height -30, height_variation 75, feature_size 160, roughness 0.45, octaves 4");
-    CHECK_CONTAINS(out, "1. \"shoreline\" -> sand  priority 30, blend 1.5");
-    CHECK_CONTAINS(out, "water distance  [0, 6]");
+    CHECK_CONTAINS(out,
+                   "base_height -240, height_variation 600, feature_size 5120, roughness 0.45, "
+                   "octaves 4");
+    CHECK_CONTAINS(out, "1. \"shoreline\" -> sand  priority 30, blend 8");
+    CHECK_CONTAINS(out, "water distance  [0, 40]");
     CHECK_CONTAINS(out, "`- exclusions");
     CHECK_CONTAINS(out, "rules: shoreline, grassland, cliffs, peaks");
     CHECK_CONTAINS(out, "regions     0");
@@ -89,8 +90,8 @@ static void test_inspect_text(void)
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
     CHECK_CONTAINS(out, "document:         Terrain asset source");
-    CHECK_CONTAINS(out, "sea level:        -11.25 (derived: base_height -30 + 0.25 x "
-                        "height_variation 75 of default landform 'island' = -11.25)");
+    CHECK_CONTAINS(out, "sea level:        -90 (derived: base_height -240 + 0.25 x "
+                        "height_variation 600 of default landform 'island' = -90)");
     free(out), free(err);
 }
 
@@ -116,7 +117,7 @@ static void test_inspect_json(void)
         json_t *shore = json_array_get(rules, 0);
         CHECK(strcmp(json_string_value(json_object_get(shore, "id")), "shoreline") == 0);
         json_t *wd = json_object_get(shore, "water_distance");
-        CHECK(json_number_value(json_array_get(wd, 1)) == 6);
+        CHECK(json_number_value(json_array_get(wd, 1)) == 40);
         CHECK(json_is_null(json_object_get(shore, "elevation")));
         json_t *biomes = json_object_get(o, "biomes");
         CHECK_EQ_INT(json_array_size(biomes), 4);
@@ -370,7 +371,8 @@ static void test_inspect_evolution(void)
     snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
-    CHECK_CONTAINS(out, "    evolved by stream power: {\"evolution_cell\":4,\"fine_steps\":5,\"m\":0.5,");
+    CHECK_CONTAINS(
+        out, "    evolved by stream power: {\"evolution_cell\":4,\"fine_steps\":5,\"m\":0.5,");
     free(out), free(err);
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);

@@ -232,7 +232,7 @@ static void test_recipe(void)
     if (doc) {
         CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_x")), 64);
         CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_z")), 48);
-        CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 2.0);
+        CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 64.0); /* 4096 m */
         json_decref(doc);
     }
     free(out);

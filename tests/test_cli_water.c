@@ -294,6 +294,39 @@ static void test_warnings_and_notes(void)
     CHECK_CONTAINS(str(n, "note"), "(84 warnings in all)");
     json_decref(j);
 
+    /* inspect counts the fixed lake without generating; --water generates it and warns with
+     * the level that would hold. */
+    CHECK_EQ_INT(cli("inspect '%s'%s", r, ""), 0);
+    CHECK_CONTAINS(err_text, "1 lake with a fixed level; 'terrane inspect --water' generates");
+    CHECK_EQ_INT(cli("inspect '%s' --water%s", r, ""), 0);
+    CHECK_CONTAINS(err_text, "terrane inspect: warning: ");
+    CHECK_CONTAINS(err_text, "lake 'lake': wet ground reaches the boundary below the level at "
+                             "(20, 19); its water is in no closed basin inside the footprint");
+    CHECK_CONTAINS(out_text, "leaks (84 samples)");
+    CHECK_CONTAINS(out_text, "1 leaking body or node\n");
+    CHECK_EQ_INT(cli("inspect '%s' --water --format json%s", r, ""), 0);
+    j = parse(out_text);
+    json_t *lw = json_object_get(j, "water");
+    CHECK_EQ_INT(json_integer_value(json_object_get(lw, "leaks")), 1);
+    b = json_array_get(json_object_get(lw, "bodies"), 0);
+    CHECK(strcmp(str(b, "level_mode"), "fixed") == 0 && num(b, "level") == 8.0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "leaking_samples")), 84);
+    json_decref(j);
+
+    /* Level "spill" fills the bowl to 0.5 m under its rim: no leak anywhere. */
+    r = write_recipe("spill.json", "\"level\": \"spill\", \"center\": [32, 32]", -1, true);
+    CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);
+    CHECK_CONTAINS(out_text, "lake 'lake': level 9.500 m (spill), wet area 1089.000, volume "
+                             "4900.500, 1089 wet samples\n"
+                             "  level spill: the basin spills at 10.000 m over the grid's edge, "
+                             "by the pass at (");
+    CHECK_CONTAINS(out_text, "), less 0.5 m\n");
+    CHECK(!strstr(out_text, "warning"));
+    CHECK_EQ_INT(cli("inspect '%s' --water%s", r, ""), 0);
+    CHECK_CONTAINS(out_text, "lake 'lake': level 9.500 m (spill), spill level 10.000 m: holds\n");
+    CHECK_CONTAINS(out_text, "0 leaking bodies or nodes\n");
+    CHECK(!strstr(err_text ? err_text : "", "fixed level"));
+
     /* A Basin Water node keeping none of the bowl's one eligible basin says so. */
     r = write_recipe("basin0.json", LAKE, 0, true);
     CHECK_EQ_INT(cli("water '%s' -q%s", r, ""), 0);

@@ -914,7 +914,7 @@ static void test_generate_examples(void)
         /* sea level 0 since landscape evolution (was 8.5): a larger island, a third wet */
         CHECK(st.wet > 0.25 && st.wet < 2.0 / 3.0);
         CHECK(st.border_wet > 0.7 && st.centre_wet < 0.05);
-        const uint32_t i = 10, j = 110; /* one world unit per cell */
+        const uint32_t i = 10, j = 110; /* x 320, z 3520: 32 m a cell */
         const size_t k = (size_t)j * (r.cells_x + 1u) + i;
         CHECK_EQ_INT(g.rule_index[k], rule_named(&r, "shoreline"));
         CHECK_EQ_INT(g.biomes.values[k], trn_recipe_find_biome(&r, "sand"));
@@ -939,10 +939,10 @@ static void test_generate_examples(void)
     /* valley: its graph publishes evolved ridges (landscape evolution replaced the droplet
      * erosion) with a flat floor along the path, and every node but the comment is evaluated */
     if (example_generate("valley.json", &r, &g, &st)) {
-        const uint32_t i = 150, j = 235; /* x 300, z 470: on the path, two units a cell */
+        const uint32_t i = 150, j = 235; /* x 1200, z 1880: on the path, 8 m a cell */
         const float floor_h = g.field.heights[(size_t)j * (r.cells_x + 1u) + i];
-        CHECK(floor_h > 2.0f && floor_h < 12.0f);
-        CHECK(st.p99 > 60.0f);
+        CHECK(floor_h > 6.0f && floor_h < 36.0f); /* the 18 m floor */
+        CHECK(st.p99 > 180.0f);
         uint32_t evaluated = 0;
         bool evolved = false;
         for (uint32_t k = 0; k < g.node_count; k++) {

@@ -166,6 +166,82 @@ static void test_checks(void)
                        &d));
 }
 
+/* Level "spill" on a Water Body: checked at its parameter, the bowl filled to 0.5 m under its
+ * rim whatever the radius says when none is given, a clear note when nothing can fill. */
+static void test_spill_level(void)
+{
+    EXPECT_ERROR(BOWL_NODES LAKE("l", "\"full\"", "bowl", "") OUT_OF("l", "l"),
+                 "nodes[4].params.level",
+                 "level: expected a number or one of \"spill\", found "
+                 "\"full\"");
+    EXPECT_ERROR(
+        BOWL_NODES
+        "{\"id\":\"o\",\"type\":\"water_body\",\"params\":{\"kind\":\"ocean\","
+        "\"level\":\"spill\"},\"inputs\":{\"field\":{\"node\":\"bowl\"}}}," OUT_OF("o", "o"),
+        "nodes[4].params.level", "\"spill\" fills a lake's basin; an ocean needs");
+    EXPECT_ERROR(
+        BOWL_NODES
+        "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":\"spill\","
+        "\"spill_offset\":-1},\"inputs\":{\"field\":{\"node\":\"bowl\"}}}," OUT_OF("l", "l"),
+        "nodes[4].params.spill_offset", "spill_offset");
+    /* The word is in the cache key: a fixed level 0 evaluated first is not reused for it. */
+    trn_graph_cache *cache = NULL;
+    CHECK_OK(trn_graph_cache_new(NULL, 0, &cache, NULL));
+    static const char *const levels_text[] = {"0", "\"spill\""};
+    for (int k = 0; k < 2; k++) {
+        char nodes[2048];
+        snprintf(
+            nodes, sizeof nodes,
+            BOWL_NODES
+            "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":%s,"
+            "\"center\":[128,128]},\"inputs\":{\"field\":{\"node\":\"bowl\"}}}," OUT_OF("l", "l"),
+            levels_text[k]);
+        trn_recipe r;
+        trn_graph g;
+        if (!load(nodes, &r, &g)) continue;
+        trn_error e;
+        trn_graph_run *run = run_of(&g, &r, 1, cache, &e);
+        const trn_water *w = trn_graph_run_water(run);
+        CHECK(w && w->body_count == 1 && w->bodies[0].wet_samples == (k ? 1089u : 0u));
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    trn_graph_cache_free(cache);
+    static const char *const offsets[] = {"", ",\"spill_offset\":2", ",\"spill_offset\":10"};
+    static const double levels[] = {9.5, 8.0, 0.0};
+    static const uint64_t wet[] = {1089, 1089, 0};
+    for (int k = 0; k < 3; k++) {
+        char nodes[2048];
+        snprintf(nodes, sizeof nodes,
+                 BOWL_NODES "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":"
+                            "\"spill\",\"center\":[128,128]%s},\"inputs\":{\"field\":{\"node\":"
+                            "\"bowl\"}}}," OUT_OF("l", "l"),
+                 offsets[k]);
+        trn_recipe r;
+        trn_graph g;
+        if (!load(nodes, &r, &g)) continue;
+        trn_error e;
+        trn_graph_run *run = run_of(&g, &r, 1, NULL, &e);
+        const trn_water *w = trn_graph_run_water(run);
+        CHECK(w && w->body_count == 1);
+        if (w && w->body_count == 1) {
+            CHECK(w->bodies[0].level_mode == TRN_LAKE_LEVEL_SPILL);
+            CHECK(w->bodies[0].spill_level == 10.0 && w->bodies[0].level == levels[k]);
+            CHECK_EQ_INT(w->bodies[0].wet_samples, wet[k]);
+            CHECK_EQ_INT(w->bodies[0].warning_count, k == 2 ? 1 : 0);
+        }
+        const trn_node_report *rep = report_of(run, "l");
+        CHECK(rep && (k == 2) == (strncmp(rep->note,
+                                          "level spill: the basin at the centre (128, "
+                                          "128) is 10.00 m deep",
+                                          60) == 0));
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+}
+
 /* The lake fills the square exactly; a second lake node chained after it keeps it (first in the
  * list) and adds its own; the Terrain Output publishes both. */
 static void test_chain_and_publish(void)
@@ -518,6 +594,7 @@ static void test_wet_bits(void)
 int main(void)
 {
     RUN(test_checks);
+    RUN(test_spill_level);
     RUN(test_chain_and_publish);
     RUN(test_refresh_downstream);
     RUN(test_notes);

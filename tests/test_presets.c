@@ -23,20 +23,28 @@ static uint64_t hash_of(const void *data, size_t size)
  * version 3: the basin, the island and the river carry their water bodies; rolling hills and
  * the mountain range (3), the basin and the river (4): landscape evolution (a Stream Power
  * node) gives them a river network; then (4, 5, 5, 5) fine steps after amplification, which
- * leave the default 64 x 64 grid unchanged. */
+ * leave the default 64 x 64 grid unchanged; then (3, 3, 5, 6, 6, 3, 4, 6) real-world sizes
+ * (a 12.8 km mountain range, 2 km rolling hills, ...) instead of 128 m toys, on default grids
+ * of 64-256 cells. */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
     double version;
+    double size;    /* metres across: real-world extents since the next versions */
+    uint32_t cells; /* default cells a side: a few metres to 50 m, so every biome shows */
 } golden[] = {
-    {"builtin://terrain/flat-building-site", 0xf7906344e7ac832dull, 0xb1d98ef8f6bba900ull, 2},
-    {"builtin://terrain/desert-dunes", 0x9a6bac30d23fe353ull, 0x93aa73ef209d107aull, 2},
-    {"builtin://terrain/rolling-hills", 0xc70561569666e0f0ull, 0x5de6534ac3beffcdull, 4},
-    {"builtin://terrain/mountain-range", 0xa150a9d22d97ed2full, 0x51e9f2d41b715de8ull, 5},
-    {"builtin://terrain/basin", 0xbad67fb47218f6f9ull, 0x8e7ced4209a46dd6ull, 5},
-    {"builtin://terrain/plateau", 0x7fc4f9713bb3f5daull, 0xe82fffc067c49205ull, 2},
-    {"builtin://terrain/coastal-island", 0x36be63f74f937a01ull, 0x3edf77e31861b108ull, 3},
-    {"builtin://terrain/drainage-river", 0x5297ee089cf7239full, 0x43ee64fd1b185125ull, 5},
+    {"builtin://terrain/flat-building-site", 0x650897ec29639b52ull, 0xb1d98ef8f6bba900ull, 3, 512,
+     64},
+    {"builtin://terrain/desert-dunes", 0x3627f978b4776badull, 0x8e01d52fcacca3c1ull, 3, 1536, 128},
+    {"builtin://terrain/rolling-hills", 0x5441758d569d794eull, 0x7a1a04dab3610b66ull, 5, 2048, 256},
+    {"builtin://terrain/mountain-range", 0xec8bad31534390b5ull, 0x2a328cd14fc72155ull, 6, 12800,
+     256},
+    {"builtin://terrain/basin", 0x28533f6e7a65abd6ull, 0xa888d7665d72a421ull, 6, 4096, 256},
+    {"builtin://terrain/plateau", 0x3b57d0ff0e9051adull, 0x9bf8f44c99169c6cull, 3, 4096, 128},
+    {"builtin://terrain/coastal-island", 0x74fc1427e0a10026ull, 0x7c8ce3cd7000b264ull, 4, 8192,
+     256},
+    {"builtin://terrain/drainage-river", 0xd5533360593cdcf8ull, 0xae3e01a8a881aafeull, 6, 2048,
+     128},
 };
 
 /* The built-ins that publish water: a lake, an ocean, a routed river. */
@@ -62,8 +70,8 @@ static void test_builtins(void)
         trn_preset p;
         CHECK_OK(trn_builtin_preset_load(id, &p, NULL));
         CHECK(p.name && *p.name && p.description && strlen(p.description) > 40);
-        CHECK(p.recipe.size_x == 128 && p.recipe.size_z == 128);
-        CHECK(p.recipe.cells_x == 64 && p.recipe.cells_z == 64);
+        CHECK(p.recipe.size_x == golden[i].size && p.recipe.size_z == golden[i].size);
+        CHECK(p.recipe.cells_x == golden[i].cells && p.recipe.cells_z == golden[i].cells);
         CHECK(p.recipe.biome_count >= 3 && p.recipe.rule_count >= 2);
         CHECK(p.version == golden[i].version);
         CHECK(p.fields & TRN_PRESET_GRAPH);
@@ -429,19 +437,19 @@ static void test_apply(void)
     CHECK(r.size_x == 64 && r.preset_id == NULL && r.stroke_count == 2);
     /* Keep: the preset's grid, landforms, biomes and rules; the user's strokes and chunks. */
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
-    CHECK(r.size_x == 128 && r.cells_x == 64 && r.seed == 303 && r.chunk_cells == 8);
+    CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303 && r.chunk_cells == 8);
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    CHECK(r.has_preset_version && r.preset_version == 4); /* 4: fine steps after amplification */
+    CHECK(r.has_preset_version && r.preset_version == 5); /* 5: a real-world size, Rho8 routing */
     CHECK(r.stroke_count == 2 && r.strokes[0].kind == TRN_STROKE_REGION);
     CHECK(r.strokes[1].points[0] == 8);
     CHECK(strcmp(r.default_landform, "hills") == 0 && r.biome_count == 3 && r.rule_count == 2);
-    CHECK(r.has_sea_level && r.sea_level == -100);
+    CHECK(r.has_sea_level && r.sea_level == -500);
     /* The stamp survives the canonical trip and a second application is the same. */
     char *a = NULL, *b = NULL;
     size_t an, bn;
     CHECK_OK(trn_recipe_canonical_json(&r, &a, &an, NULL));
     CHECK(a && strstr(a, "\"preset_id\":\"builtin://terrain/rolling-hills\"") &&
-          strstr(a, "\"preset_version\":4"));
+          strstr(a, "\"preset_version\":5"));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_REFUSE, &e));
     CHECK_OK(trn_recipe_canonical_json(&r, &b, &bn, NULL));
     CHECK(an == bn && a && b && memcmp(a, b, an) == 0);
@@ -463,7 +471,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_parse(user_recipe, strlen(user_recipe), "u.json", &r, NULL, &e));
     CHECK_OK(trn_builtin_preset_load("builtin://terrain/desert-dunes", &p, &e));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_CLEAR, &e));
-    CHECK(r.stroke_count == 0 && r.size_x == 128 && strcmp(r.default_biome, "sand") == 0);
+    CHECK(r.stroke_count == 0 && r.size_x == 1536 && strcmp(r.default_biome, "sand") == 0);
     trn_preset_dispose(&p);
     trn_recipe_dispose(&r);
 

@@ -727,7 +727,9 @@ static void test_lake_fills_one_bowl(void)
      * order is (16, 12) (distance 4) beside (16, 13) (distance 3, inside). */
     CHECK(w.bodies[0].warning_count > 0);
     CHECK(strcmp(w.bodies[0].warning,
-                 "wet ground reaches the boundary below the level at (16, 12)") == 0);
+                 "wet ground reaches the boundary below the level at (16, 12); it would spill "
+                 "past the lake's radius or boundary at 3.16 m over (15, 13): use level "
+                 "\"spill\" or a level <= 3.16") == 0);
     CHECK(w.bodies[0].warning_x == 16.0 && w.bodies[0].warning_z == 12.0);
     trn_water_dispose(&w);
     trn_field_dispose(&f);
@@ -820,7 +822,10 @@ static void test_lake_boundary_warning(void)
     /* Leaks: (15, j) for |j - 16| <= 4, below the level beyond the edge. */
     CHECK_EQ_INT(w.bodies[0].warning_count, 9);
     CHECK(strcmp(w.bodies[0].warning,
-                 "wet ground reaches the boundary below the level at (15, 12)") == 0);
+                 "wet ground reaches the boundary below the level at (15, 12); its water is in "
+                 "no closed basin inside the footprint (it runs off past the lake's radius or "
+                 "boundary over (13, 16)): move the centre into a hollow, enlarge the footprint "
+                 "or sculpt a bank") == 0);
     CHECK(w.bodies[0].warning_x == 15.0 && w.bodies[0].warning_z == 12.0);
     /* The cut-off sample is a shoreline corner (dry, 8-adjacent to wet). */
     CHECK(w.owner[at(&w, 15, 16)] == 0 && !w.wet[at(&w, 15, 16)]);
@@ -898,6 +903,236 @@ static void test_lake_carving(void)
     CHECK(g.heights[at(&w, 16, 16)] == 0.0f);
     trn_water_dispose(&w);
     trn_field_dispose(&g);
+    trn_field_dispose(&f);
+}
+
+/* ---- spill levels ---- */
+
+/* Two bowls joined by a col 12 high on the row z = 16 between x = 26 and 38 (the ridge and
+ * the edges elsewhere are 16 or more). */
+static double bowls_col(double x, double z)
+{
+    const double t = two_bowls(x, z), col = 12.0 + fabs(z - 16.0);
+    return x >= 26.0 && x <= 38.0 && col < t ? col : t;
+}
+
+/* A ramp rising along x with a pit 6 m deep within 3 of (10, 8). */
+static double pitted_ramp(double x, double z)
+{
+    return hypot(x - 10.0, z - 8.0) < 3.0 ? x - 6.0 : x;
+}
+
+static double half_bowls(double x, double z)
+{
+    return 0.5 * two_bowls(x, z);
+}
+
+static void spill_lake(trn_water_body *b, const char *id, double cx, double cz)
+{
+    trn_water_body_init(b, TRN_WATER_LAKE, id);
+    b->level_mode = TRN_LAKE_LEVEL_SPILL;
+    b->center_x = cx;
+    b->center_z = cz;
+    b->radius = TRN_WATER_RADIUS_UNLIMITED;
+}
+
+static void test_lake_spill(void)
+{
+    trn_field f;
+    make_field(&f, 64, 32, two_bowls);
+    trn_water_body b;
+    spill_lake(&b, "pool", 16.0, 16.0);
+    CHECK(b.spill_offset == 0.5 && isnan(b.spill_level));
+    expect_valid(&b, __LINE__);
+    trn_water w;
+    /* Bowl A spills at 16 over the grid's edge, first at (16, 0) (the smallest index of the
+     * samples 16 high): the lake stands at 15.5 and fills the disc below it, leak-free. */
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 16.0 && w.bodies[0].level == 15.5);
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK(w.bodies[0].spill_x == 16.0 && w.bodies[0].spill_z == 0.0);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(15.5));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    CHECK(w.bodies[0].level_mode == TRN_LAKE_LEVEL_SPILL);
+    CHECK(!w.wet[at(&w, 48, 16)]); /* bowl B stays dry */
+    /* Refreshed on other ground, a spill lake finds its level again (half as deep: 8). */
+    trn_field half;
+    make_field(&half, 64, 32, half_bowls);
+    trn_water re;
+    CHECK_OK(trn_water_refresh(&w, &half, NULL, &re, NULL));
+    CHECK(re.bodies[0].spill_level == 8.0 && re.bodies[0].level == 7.5);
+    CHECK_EQ_INT(re.bodies[0].wet_samples, disc_count(15.0));
+    CHECK_EQ_INT(re.bodies[0].warning_count, 0);
+    trn_water_dispose(&re);
+    trn_field_dispose(&half);
+    trn_water_dispose(&w);
+    /* Offset 0: the level is the spill level itself; ground at it stays dry. */
+    b.spill_offset = 0.0;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].level == 16.0);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(16.0));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    trn_water_dispose(&w);
+    /* A radius is a limit: the level drops until the water stays inside it (the lowest
+     * sample past radius 10 is sqrt(101) high), never a cut. */
+    b.spill_offset = 0.5;
+    b.radius = 10.0;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_LIMIT);
+    CHECK(w.bodies[0].spill_level == (double)(float)sqrt(101.0));
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count((double)(float)sqrt(101.0) - 0.5));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    trn_water_dispose(&w);
+    /* So is a boundary: x <= 20 holds the water below the lowest sample past it, (21, 16) at
+     * 5; the water first stands at 5 at (16, 11), the smallest index 5 high. */
+    b.radius = TRN_WATER_RADIUS_UNLIMITED;
+    const double rect[8] = {0, 0, 20, 0, 20, 32, 0, 32};
+    set_boundary(&b, rect, 4);
+    b.spill_offset = 0.25;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 5.0 && w.bodies[0].level == 4.75);
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_LIMIT);
+    CHECK(w.bodies[0].spill_x == 16.0 && w.bodies[0].spill_z == 11.0);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(4.75));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    trn_water_dispose(&w);
+    /* A centre on the slope whose bottom lies past the boundary holds nothing. */
+    const double narrow[8] = {0, 0, 14, 0, 14, 32, 0, 32};
+    set_boundary(&b, narrow, 4);
+    b.center_x = 13.0;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 3.0 && w.bodies[0].spill_outlet == TRN_SPILL_LIMIT);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, 0);
+    CHECK_EQ_INT(w.bodies[0].warning_count, 1);
+    CHECK_CONTAINS(w.bodies[0].warning, "runs off past the lake's radius or boundary at (13, 16)");
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&b);
+
+    /* Deeper than the basin: an empty lake and a warning saying so. */
+    spill_lake(&b, "pool", 16.0, 16.0);
+    b.spill_offset = 20.0;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].wet_samples, 0);
+    CHECK_EQ_INT(w.bodies[0].warning_count, 1);
+    CHECK(strcmp(w.bodies[0].warning,
+                 "level spill: the basin at the centre (16, 16) is 16.00 m deep (ground 0.00 m, "
+                 "spilling at 16.00 m at (16, 0)), no deeper than the spill offset 20.00 m") == 0);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+
+    /* No basin at all on a ramp: the water runs off over the edge without rising. */
+    make_field(&f, 32, 16, ramp_x);
+    spill_lake(&b, "slope", 10.0, 8.0);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].wet_samples, 0);
+    CHECK_EQ_INT(w.bodies[0].warning_count, 1);
+    CHECK(w.bodies[0].spill_level == 10.0 && w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK(w.bodies[0].warning_x == 10.0 && w.bodies[0].warning_z == 8.0);
+    CHECK(strcmp(w.bodies[0].warning,
+                 "level spill: the centre (10, 8), ground 10.00 m, is not in a closed basin: "
+                 "water there runs off over the grid's edge at (10, 8) without rising; move the "
+                 "centre into a hollow or give a fixed level") == 0);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+
+    /* A pit on the ramp: a centre above it still drains to the edge (the walk down enters the
+     * pit and leaves it); a centre in it fills it to its rim at 7 m, first reached at (7, 6) (of
+     * the rim samples 7 high beside the pit, the smallest index). */
+    make_field(&f, 32, 16, pitted_ramp);
+    spill_lake(&b, "above", 20.0, 8.0);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 20.0 && w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK(w.bodies[0].wet_samples == 0 && w.bodies[0].warning_count == 1);
+    trn_water_dispose(&w);
+    spill_lake(&b, "in", 10.0, 8.0);
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 7.0 && w.bodies[0].level == 6.5);
+    CHECK(w.bodies[0].spill_x == 7.0 && w.bodies[0].spill_z == 6.0);
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(3.0));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+
+    /* Water is an outlet: bowl A's col (12) leads into bowl B, where an ocean (level 5, east of
+     * x = 40) takes what spills, whether the ocean comes before the lake or after it. */
+    make_field(&f, 64, 32, bowls_col);
+    trn_water_body two[2];
+    trn_water_body_init(&two[0], TRN_WATER_OCEAN, "sea");
+    two[0].level = 5.0;
+    const double east[8] = {40, 0, 64, 0, 64, 32, 40, 32};
+    set_boundary(&two[0], east, 4);
+    spill_lake(&two[1], "pool", 16.0, 16.0);
+    CHECK_OK(trn_water_resolve(&f, two, 2, NULL, &w, NULL));
+    CHECK(w.bodies[1].spill_level == 12.0 && w.bodies[1].spill_outlet == TRN_SPILL_WATER);
+    CHECK(w.bodies[1].level == 11.5 && w.bodies[1].warning_count == 0);
+    CHECK_EQ_INT(w.bodies[1].wet_samples, disc_count(11.5));
+    trn_water_dispose(&w);
+    trn_water_body swapped[2] = {two[1], two[0]};
+    CHECK_OK(trn_water_resolve(&f, swapped, 2, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 12.0 && w.bodies[0].spill_outlet == TRN_SPILL_WATER);
+    CHECK_EQ_INT(w.bodies[0].wet_samples, disc_count(11.5));
+    trn_water_dispose(&w);
+    /* Without the sea, bowl B fills too and both spill at the edge (16). */
+    CHECK_OK(trn_water_resolve(&f, &two[1], 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == 16.0 && w.bodies[0].spill_outlet == TRN_SPILL_EDGE);
+    CHECK(w.wet[at(&w, 48, 16)] && w.wet[at(&w, 32, 16)]);
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    trn_water_dispose(&w);
+    /* Carving a spill lake lowers its basin below the level found first. */
+    two[1].carve_depth = 2.0;
+    CHECK_OK(trn_water_resolve(&f, &two[1], 1, NULL, &w, NULL));
+    CHECK(f.heights[at(&w, 16, 16)] == -2.0f && w.bodies[0].warning_count == 0);
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&two[0]);
+    trn_water_body_dispose(&two[1]);
+
+    /* Validation: the mode and the offset. */
+    spill_lake(&b, "pool", 16.0, 16.0);
+    b.spill_offset = -1.0;
+    expect_invalid(&b, "spill_offset",
+                   "water body 'pool': spill_offset: expected a finite "
+                   "number >= 0, found -1",
+                   __LINE__);
+    b.spill_offset = 0.5;
+    b.level_mode = (trn_lake_level)7;
+    expect_invalid(&b, "level",
+                   "water body 'pool': level: expected a number or spill, found "
+                   "mode 7",
+                   __LINE__);
+    b.kind = TRN_WATER_OCEAN; /* only lakes read the mode */
+    expect_valid(&b, __LINE__);
+    CHECK(strcmp(trn_spill_outlet_name(TRN_SPILL_LIMIT), "limit") == 0);
+    CHECK(strcmp(trn_spill_outlet_name(TRN_SPILL_EDGE), "edge") == 0);
+    CHECK(strcmp(trn_spill_outlet_name(TRN_SPILL_WATER), "water") == 0);
+    CHECK(strcmp(trn_spill_outlet_name(TRN_SPILL_NONE), "none") == 0);
+    trn_water_body_dispose(&b);
+    trn_field_dispose(&f);
+}
+
+/* A fixed level that leaks says the level that would hold and suggests the spill level. */
+static void test_lake_leak_fix(void)
+{
+    trn_field f;
+    make_field(&f, 64, 32, two_bowls);
+    trn_water_body b;
+    trn_water_body_init(&b, TRN_WATER_LAKE, "disc");
+    b.center_x = 16.0;
+    b.center_z = 16.0;
+    b.radius = 3.0;
+    b.level = 5.0;
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK(w.bodies[0].spill_level == (double)(float)sqrt(10.0));
+    CHECK(w.bodies[0].spill_outlet == TRN_SPILL_LIMIT);
+    trn_water_dispose(&w);
+    /* At the level it names, the same lake no longer leaks. */
+    b.level = 3.16;
+    CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
+    CHECK_EQ_INT(w.bodies[0].warning_count, 0);
+    CHECK(isnan(w.bodies[0].spill_level)); /* not computed without a leak */
+    trn_water_dispose(&w);
+    trn_water_body_dispose(&b);
     trn_field_dispose(&f);
 }
 
@@ -1511,6 +1746,8 @@ static uint64_t water_hash(const trn_water *w, const trn_field *f)
         XXH64_update(st, &body->min_surface, sizeof body->min_surface);
         XXH64_update(st, &body->max_surface, sizeof body->max_surface);
         XXH64_update(st, &body->warning_count, sizeof body->warning_count);
+        XXH64_update(st, &body->level, sizeof body->level);
+        XXH64_update(st, &body->spill_level, sizeof body->spill_level);
         XXH64_update(st, body->warning, strlen(body->warning));
     }
     const uint64_t h = XXH64_digest(st);
@@ -1551,6 +1788,10 @@ static void test_threads(void)
     b[4].center_z = 240.0;
     b[4].radius = 200.0;
     b[4].level = 6.0;
+    /* A spill lake on the noise, after the others (their water is its outlet too). */
+    trn_water_body *all = calloc(6, sizeof *all);
+    memcpy(all, b, sizeof b);
+    spill_lake(&all[5], "s", 740.0, 924.0);
     uint64_t hashes[3];
     const int threads[3] = {1, 2, 4};
     for (int t = 0; t < 3; t++) {
@@ -1561,7 +1802,7 @@ static void test_threads(void)
                 f.heights[(size_t)j * 1025 + i] = (float)noisy(i, j);
         trn_water_resolve_options o = {threads[t]};
         trn_water w;
-        CHECK_OK(trn_water_resolve(&f, b, 5, &o, &w, NULL));
+        CHECK_OK(trn_water_resolve(&f, all, 6, &o, &w, NULL));
         hashes[t] = water_hash(&w, &f);
         if (t == 0) {
             /* Something of every kind happened, leaks included. */
@@ -1571,6 +1812,8 @@ static void test_threads(void)
                 warnings += w.bodies[k].warning_count;
             }
             CHECK(warnings > 0);
+            CHECK(w.bodies[5].wet_samples > 100 && w.bodies[5].warning_count == 0);
+            CHECK(isfinite(w.bodies[5].spill_level));
         }
         trn_water_dispose(&w);
         trn_field_dispose(&f);
@@ -1578,6 +1821,8 @@ static void test_threads(void)
     CHECK(hashes[0] == hashes[1] && hashes[0] == hashes[2]);
     for (int k = 0; k < 5; k++)
         trn_water_body_dispose(&b[k]);
+    trn_water_body_dispose(&all[5]);
+    free(all);
 }
 
 int main(void)
@@ -1593,6 +1838,8 @@ int main(void)
     RUN(test_lake_dry_centre);
     RUN(test_lake_boundary_warning);
     RUN(test_lake_carving);
+    RUN(test_lake_spill);
+    RUN(test_lake_leak_fix);
     RUN(test_ocean);
     RUN(test_river_follow_bed);
     RUN(test_river_follow_bed_z);

@@ -323,6 +323,12 @@ static void test_edit_errors(void)
                TRN_ERR_VALIDATION, "overrides[1].level", "expected a number, found a string");
     edit_fails(NULL, "[{\"id\": \"a\", \"level\": null}]", TRN_ERR_VALIDATION, "overrides[0].level",
                "found null");
+    edit_fails(NULL, "[{\"id\": \"a\", \"level\": \"full\"}]", TRN_ERR_VALIDATION,
+               "overrides[0].level", "expected a number or \"spill\", found a string");
+    edit_fails(NULL, "[{\"id\": \"o\", \"level\": \"spill\"}]", TRN_ERR_VALIDATION,
+               "overrides[0].level", "\"spill\" fills a lake's basin; body 'o' is an ocean");
+    edit_fails(NULL, "[{\"id\": \"o\", \"spill_offset\": 1}]", TRN_ERR_VALIDATION,
+               "overrides[0].spill_offset", "applies to lakes only");
     edit_fails(NULL, "[{\"id\": \"a\", \"center\": [1]}]", TRN_ERR_VALIDATION,
                "overrides[0].center", "found 1 value");
     edit_fails(NULL, "[{\"id\": \"a\", \"center\": [1, \"x\"]}]", TRN_ERR_VALIDATION,
@@ -438,6 +444,20 @@ static void test_edit_patches(void)
     CHECK(strcmp(out[0].id, "a") == 0 && strcmp(out[1].id, "r") == 0);
     CHECK(out[0].level == 3.0 && out[0].radius == 10.0 && out[0].center_x == 5.0);
     CHECK(memcmp(&out[0].look, &in[0].look, sizeof out[0].look) == 0);
+    trn_water_bodies_free(out, n);
+
+    /* "spill" makes a lake's level its basin's; a number fixes it again. */
+    CHECK_OK(trn_water_edit(in, 3, NULL,
+                            "[{\"id\": \"a\", \"level\": \"spill\", "
+                            "\"spill_offset\": 1.25}]",
+                            &out, &n, where, sizeof where, NULL));
+    CHECK(out[0].level_mode == TRN_LAKE_LEVEL_SPILL && out[0].spill_offset == 1.25);
+    trn_water_body *fixed;
+    uint32_t nf;
+    CHECK_OK(trn_water_edit(out, n, NULL, "[{\"id\": \"a\", \"level\": 2}]", &fixed, &nf, NULL, 0,
+                            NULL));
+    CHECK(fixed[0].level_mode == TRN_LAKE_LEVEL_FIXED && fixed[0].level == 2.0);
+    trn_water_bodies_free(fixed, nf);
     trn_water_bodies_free(out, n);
 
     /* Every look field, the lake's shape and a boundary. */

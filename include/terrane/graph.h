@@ -67,6 +67,9 @@ typedef struct trn_param_spec {
     const char *choices;     /* choice: alternatives separated by '|' */
     uint32_t min_points;     /* points; 3 or more: a closed ring (its closing edge checked too) */
     const char *description; /* one line, with the unit */
+    /* Numbers only: words accepted in place of a number, separated by '|' ("spill"); NULL for
+     * none. trn_graph_param_text returns the word, trn_graph_param_number the default then. */
+    const char *keywords;
 } trn_param_spec;
 
 typedef struct trn_node_type {

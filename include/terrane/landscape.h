@@ -16,15 +16,15 @@ extern "C" {
 /* dz/dt = U - K A^m S^n + Kd laplacian(z), on the field's grid:
  * - U: uplift (height units per time unit), times uplift_mask[k] when a mask is given;
  * - A: drainage area in world units^2 (samples draining through the sample, itself included,
- *   times the cell area dx * dz), over D8 steepest-descent receivers on the current surface;
+ *   times the cell area dx * dz), over the receivers of routing (below) on the current surface;
  * - S: slope to the receiver (drop over the true distance, dx, dz or the diagonal);
  * - base level: every border sample and every sample at or below sea_level (when finite); they
  *   do not rise. A border sample follows the land down: after each step it is lowered to its
  *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
  *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
  *   instead); samples under the sea stay as they are.
- * Each step: uplift; D8 receivers (steepest strict descent); closed depressions (an interior
- * sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
+ * Each step: uplift; receivers (routing: D8 steepest strict descent, Rho8 or MFD); closed
+ * depressions (an interior sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
  * minimum spanning tree grown from the base level, and the receivers from each basin's pass
  * back to its pit reversed, so it drains over its sill; the stack order and drainage area (Braun
@@ -36,6 +36,23 @@ extern "C" {
  * precision during the run and stored as float at the end; every stage either runs in stack order
  * or computes each sample from the previous stage's values, so results are bit-identical for any
  * thread count. */
+/* How each sample picks its receiver. D8: the steepest of the eight neighbours, which locks
+ * channels onto the grid's axes and diagonals (straight valleys, slopes facing multiples of 45
+ * degrees). Rho8 (Fairfield and Leymarie 1991): the steepest with the diagonals' run drawn
+ * between one and two cells per sample (a hash of the sample and the seed, the same each step),
+ * unbiased in direction on average, so valleys follow the land, not the grid; one receiver
+ * per sample, so the implicit solve, the lakes' routing and the cost are D8's. MFD (Quinn et
+ * al. 1991; Schott et al. 2023): every lower neighbour takes a share of the water in
+ * proportion to the slope to it (samples under a lake keep their one Rho8 receiver), and the
+ * implicit incision runs over all receivers in a topological order: water spreads on open
+ * slopes and gathers in hollows, so no one-cell rills; about 4 times D8's cost per step. */
+typedef enum trn_flow_routing {
+    TRN_ROUTING_D8 = 0,
+    TRN_ROUTING_RHO8 = 1,
+    TRN_ROUTING_MFD = 2,
+    TRN_ROUTING_SAME = 3, /* trn_evolve_options.fine_routing only: as sp.routing */
+} trn_flow_routing;
+
 typedef struct trn_stream_power_params {
     double uplift;            /* U >= 0 (default 1e-3) */
     const float *uplift_mask; /* optional per-sample factor (field layout), finite >= 0 */
@@ -53,6 +70,8 @@ typedef struct trn_stream_power_params {
     int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
+    trn_flow_routing routing; /* default TRN_ROUTING_RHO8 */
+    uint64_t seed;            /* Rho8's draws (default 0); the same seed, the same result */
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in
                                  world units^2 after the last step */
 } trn_stream_power_params;
@@ -100,12 +119,28 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
  * carves the detail into tributaries of the evolved valleys and drains its pits over their
  * sills. sp.drainage_area then receives the full grid's own drainage area; report stays the
  * coarse run's. */
+/* How a coarsened run comes back to the full grid. WARPED_SPLINE: an interpolating cubic
+ * B-spline (C2: no curvature jumps at the coarse samples) sampled through a smooth warp of
+ * about half a coarse cell drawn from sp.seed, so its knot lines are not straight lines of the
+ * grid; the input's detail (Catmull-Rom on the full grid), the slope weight, the drainage area
+ * and the uplift mask through the same warp (area and mask smoothed, never below 0), so the
+ * whole amplified surface is warped. CUBIC:
+ * Catmull-Rom heights with bilinear area and slope, whose curvature jumps every coarse cell and
+ * leaves creases along the grid (the earlier method). */
+typedef enum trn_upsample_method {
+    TRN_UPSAMPLE_WARPED_SPLINE = 0,
+    TRN_UPSAMPLE_CUBIC = 1,
+} trn_upsample_method;
+
 typedef struct trn_evolve_options {
     trn_stream_power_params sp; /* the run on the coarse grid */
     uint32_t coarsen;           /* 1..64 (default 1) */
     double detail;              /* 0..4 (default 1) */
     double channel_area;        /* > 0, world units^2 (default 1e6) */
     uint32_t fine_steps;        /* 0..1000 (default 0: the amplified surface as it is) */
+    trn_upsample_method upsample; /* default TRN_UPSAMPLE_WARPED_SPLINE */
+    trn_flow_routing fine_routing; /* the fine steps' routing (default TRN_ROUTING_SAME: as
+                                      sp.routing) */
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

@@ -54,6 +54,23 @@ typedef enum trn_river_surface {
     TRN_RIVER_SURFACE_FOLLOW_BED = 1, /* the path's bed elevation + river_depth */
 } trn_river_surface;
 
+/* How a lake's level is chosen. */
+typedef enum trn_lake_level {
+    TRN_LAKE_LEVEL_FIXED = 0, /* the body's level as given */
+    TRN_LAKE_LEVEL_SPILL = 1, /* the spill level of the basin at the centre, less spill_offset */
+} trn_lake_level;
+
+/* Where the water of a lake would run out first (see spill_level). */
+typedef enum trn_spill_outlet {
+    TRN_SPILL_NONE = 0,  /* not computed */
+    TRN_SPILL_LIMIT = 1, /* past the footprint's limit: the radius or the boundary */
+    TRN_SPILL_EDGE = 2,  /* over the grid's edge */
+    TRN_SPILL_WATER = 3, /* into an earlier body's water */
+} trn_spill_outlet;
+
+/* "none", "limit", "edge", "water". */
+const char *trn_spill_outlet_name(trn_spill_outlet outlet);
+
 /* Appearance and motion, carried unchanged to every output (exports, cooked payloads). */
 typedef struct trn_water_look {
     double shallow_color[4];    /* RGBA 0..1; alpha = shallow opacity; default .10 .45 .50 .35 */
@@ -77,11 +94,20 @@ void trn_water_look_default(trn_water_look *look);
 #define TRN_WATER_MAX_BOUNDARY 4096u     /* boundary vertices */
 #define TRN_WATER_MAX_RIVER_POINTS 4096u /* control points of river_path */
 #define TRN_RIVER_CURVE_STEPS_MAX 64u
+/* A lake radius no grid reaches: a spill lake limited by the ground alone. */
+#define TRN_WATER_RADIUS_UNLIMITED 1e300
 
 typedef struct trn_water_body {
     char id[TRN_WATER_ID_MAX]; /* stable: the node id, "<node>/basin/<x>_<z>", ... */
     trn_water_kind kind;
-    double level; /* lake and ocean surface; a level-mode river's surface (metres) */
+    double level; /* lake and ocean surface; a level-mode river's surface (metres); a spill
+                     lake's is set by resolution */
+    /* Lake: TRN_LAKE_LEVEL_SPILL fills the basin holding the centre up to the level at which its
+     * water would run out (past the footprint, over the grid's edge or into earlier water), less
+     * spill_offset metres (>= 0; default 0.5). The radius and boundary then only limit how far
+     * the water may reach: the level drops until it stays inside them. */
+    trn_lake_level level_mode;
+    double spill_offset;
     /* Lake: its centre and the radius of its footprint (world units, > 0). */
     double center_x, center_z, radius;
     /* Lake and ocean: an optional simple polygon limiting the footprint, XZ pairs, either
@@ -115,9 +141,16 @@ typedef struct trn_water_body {
     uint32_t warning_count;          /* shore or bank leaks found (see trn_water_resolve) */
     char warning[256];               /* the first one's text, "" when none */
     double warning_x, warning_z;     /* where the first one is */
+    /* Lakes in spill mode, and fixed-level lakes that leak: the level at which the water
+     * connected to the lake's seed would run out (the lowest such level; NaN when not computed),
+     * the pass it would cross (the highest sample on the way out) and where it would go. */
+    double spill_level;
+    double spill_x, spill_z;
+    trn_spill_outlet spill_outlet;
 } trn_water_body;
 
-/* A body with kind's defaults: level 0, centre (0, 0), radius 64, no boundary, carve_depth 0,
+/* A body with kind's defaults: level 0 (fixed), spill_offset 0.5, centre (0, 0), radius 64, no
+ * boundary, carve_depth 0,
  * linear path with curve_steps 8 (no control points), width 8, level surface mode, river_depth
  * 1, the look defaults, carve true. id is copied (truncated to TRN_WATER_ID_MAX - 1 bytes). */
 void trn_water_body_init(trn_water_body *body, trn_water_kind kind, const char *id);
@@ -187,6 +220,13 @@ typedef struct trn_water_resolve_options {
  *    inside the boundary, its edge included), 4-connected to the wet footprint sample nearest
  *    the centre (ties: smallest index), which is the centre's own when that is wet, so a dry
  *    centre takes the basin of the nearest wet sample; none wet = an empty lake;
+ *  - spill lake: first its level, spill_level - spill_offset, where spill_level is the lowest
+ *    level at which water 4-connected to the sample nearest the centre (ties: smallest index)
+ *    reaches a sample outside the footprint, on the grid's edge or wet with an earlier body
+ *    (a priority flood from the centre; its cost grows with the basin's area, O(n log n)); then
+ *    the samples with ground below it 4-connected to the centre's sample, which cannot leak. A
+ *    centre not below that level (no closed basin there, or one shallower than the offset) gives
+ *    an empty lake and a warning naming what was found;
  *  - ocean: every sample with ground < level inside its boundary (the whole grid without one);
  *  - river: samples within width / 2 of the polyline whose ground is below the river's surface
  *    there (level, or the bed at the nearest polyline point + river_depth; the nearest point's
@@ -199,10 +239,11 @@ typedef struct trn_water_resolve_options {
  * reaches the boundary below the level at (x, z)"); for a river, a sample beyond width / 2
  * whose nearest path point is not one of the path's two ends (open ends are allowed), with
  * ground below the surface of a 4-adjacent wet sample of the river ("the river's surface
- * reaches a dry side below it at (x, z)"). A sample another body holds wet is a join, never a
- * leak. The bodies array is copied; the copies have carve cleared (the ground holds them now).
- * *out is initialised here (zeroed on failure). ground's grid sets the water's grid. Only when
- * memory runs out part way can *ground be left partly carved. */
+ * reaches a dry side below it at (x, z)"). A leaking lake's warning adds the level it would
+ * hold without leaking (its spill_level, computed then) and suggests the spill level. A sample
+ * another body holds wet is a join, never a leak. The bodies array is copied; the copies have carve
+ * cleared (the ground holds them now). *out is initialised here (zeroed on failure). ground's grid
+ * sets the water's grid. Only when memory runs out part way can *ground be left partly carved. */
 trn_status trn_water_resolve(trn_field *ground, const trn_water_body *bodies, uint32_t count,
                              const trn_water_resolve_options *options, trn_water *out,
                              trn_error *err);

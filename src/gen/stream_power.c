@@ -1,4 +1,4 @@
-/* Stream-power landscape evolution (Braun and Willett 2013) with diffusion and pit filling. */
+/* Stream-power landscape evolution (Braun and Willett 2013) with diffusion and pit routing. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
@@ -35,6 +35,7 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
     p->dt = 1000.0;
     p->steps = 100;
     p->sea_level = NAN;
+    p->routing = TRN_ROUTING_RHO8;
 }
 
 #define SP_HUGE_PAGE ((size_t)2 << 20)
@@ -111,6 +112,13 @@ typedef struct sp_state {
     uint32_t pow_table_size;
     double *f_table; /* K dt A^m / d for counts under pow_table_size, per distance class */
     bool avx2;       /* run the AVX2 variants of the row kernels */
+    /* Multiple flow directions (TRN_ROUTING_MFD): each sample's water level along the tree
+     * (its height, or the level of the lake it is under), the drainage area in world units^2,
+     * and each sample's count of donors left while ordering. The receivers' bits go into
+     * dmask and the order into basin, both free by then. */
+    double *lam;
+    double *farea;
+    uint8_t *mdeg;
 } sp_state;
 
 static void sp_free(sp_state *s)
@@ -128,6 +136,9 @@ static void sp_free(sp_state *s)
     free(s->area);
     free(s->pow_table);
     free(s->f_table);
+    free(s->lam);
+    free(s->farea);
+    free(s->mdeg);
 }
 
 #include "core/kernel.h"
@@ -169,6 +180,54 @@ KERNEL void receivers_row(const double *RESTRICT up, const double *RESTRICT mid,
     }
 }
 
+/* Rho8 (Fairfield and Leymarie 1991, Water Resources Research 27): as receivers_row, but the
+ * slope to each diagonal neighbour is the drop over (2 - r) cardinal cells, r uniform in [0, 1)
+ * drawn per sample from a hash of its index and salt. On a plane whose gradient lies theta off
+ * the nearest axis the diagonal wins with probability tan(theta), so flow paths follow the true
+ * gradient on average instead of locking onto the eight grid directions, and valleys stop
+ * running along them. inv_card: 1 / dx (codes 0, 4) and 1 / dz (codes 2, 6); inv_unit: 1 / the
+ * cardinal cell the diagonal is measured in (dd / sqrt 2). Integer hash and IEEE operations
+ * only, so every variant gives the same codes. */
+KERNEL void receivers_row_rho8(const double *RESTRICT up, const double *RESTRICT mid,
+                               const double *RESTRICT dn, uint8_t *RESTRICT code, uint32_t nx,
+                               double inv_x, double inv_z, double inv_unit, uint32_t k0,
+                               uint32_t salt)
+{
+    for (uint32_t i = 1; i < nx - 1u; i++) {
+        uint32_t x = (k0 + i) * 0x9E3779B1u + salt;
+        x ^= x >> 16;
+        x *= 0x7feb352du;
+        x ^= x >> 15;
+        x *= 0x846ca68bu;
+        x ^= x >> 16;
+        const double r = (double)(int32_t)(x >> 8) * (1.0 / 16777216.0);
+        const double id = inv_unit / (2.0 - r);
+        const double hk = mid[i];
+        const double s0 = (hk - mid[i + 1]) * inv_x, s1 = (hk - dn[i + 1]) * id,
+                     s2 = (hk - dn[i]) * inv_z, s3 = (hk - dn[i - 1]) * id,
+                     s4 = (hk - mid[i - 1]) * inv_x, s5 = (hk - up[i - 1]) * id,
+                     s6 = (hk - up[i]) * inv_z, s7 = (hk - up[i + 1]) * id;
+        double m = 0.0;
+        m = s0 > m ? s0 : m;
+        m = s1 > m ? s1 : m;
+        m = s2 > m ? s2 : m;
+        m = s3 > m ? s3 : m;
+        m = s4 > m ? s4 : m;
+        m = s5 > m ? s5 : m;
+        m = s6 > m ? s6 : m;
+        m = s7 > m ? s7 : m;
+        int c = s7 == m ? 7 : 8;
+        c = s6 == m ? 6 : c;
+        c = s5 == m ? 5 : c;
+        c = s4 == m ? 4 : c;
+        c = s3 == m ? 3 : c;
+        c = s2 == m ? 2 : c;
+        c = s1 == m ? 1 : c;
+        c = s0 == m ? 0 : c;
+        code[i] = (uint8_t)(m > 0.0 ? c : 8);
+    }
+}
+
 /* One explicit diffusion substep of one interior row (samples 1 .. nx - 2). */
 KERNEL void diffuse_row(const double *RESTRICT up, const double *RESTRICT mid,
                         const double *RESTRICT dn, double *RESTRICT out, uint32_t nx, double ax,
@@ -183,6 +242,8 @@ KERNEL void diffuse_row(const double *RESTRICT up, const double *RESTRICT mid,
 
 typedef void (*receivers_row_fn)(const double *, const double *, const double *, uint8_t *,
                                  uint32_t, const double *);
+typedef void (*receivers_rho8_fn)(const double *, const double *, const double *, uint8_t *,
+                                  uint32_t, double, double, double, uint32_t, uint32_t);
 typedef void (*diffuse_row_fn)(const double *, const double *, const double *, double *,
                                uint32_t, double, double, double);
 
@@ -190,6 +251,13 @@ static void receivers_row_default(const double *up, const double *mid, const dou
                                   uint8_t *code, uint32_t nx, const double *inv)
 {
     receivers_row(up, mid, dn, code, nx, inv);
+}
+
+static void receivers_rho8_default(const double *up, const double *mid, const double *dn,
+                                   uint8_t *code, uint32_t nx, double ix, double iz, double iu,
+                                   uint32_t k0, uint32_t salt)
+{
+    receivers_row_rho8(up, mid, dn, code, nx, ix, iz, iu, k0, salt);
 }
 
 static void diffuse_row_default(const double *up, const double *mid, const double *dn,
@@ -203,6 +271,14 @@ TARGET_AVX2 static void receivers_row_avx2(const double *up, const double *mid, 
                                            uint8_t *code, uint32_t nx, const double *inv)
 {
     receivers_row(up, mid, dn, code, nx, inv);
+}
+
+TARGET_AVX2 static void receivers_rho8_avx2(const double *up, const double *mid,
+                                            const double *dn, uint8_t *code, uint32_t nx,
+                                            double ix, double iz, double iu, uint32_t k0,
+                                            uint32_t salt)
+{
+    receivers_row_rho8(up, mid, dn, code, nx, ix, iz, iu, k0, salt);
 }
 
 TARGET_AVX2 static void diffuse_row_avx2(const double *up, const double *mid, const double *dn,
@@ -224,10 +300,25 @@ static bool use_avx2(void)
 #endif
 }
 
-/* Steepest strict descent per sample; returns the number of interior pits. Each sample reads
+/* The Rho8 draws' salt: the seed mixed (SplitMix64's finaliser). The draws stay the same for
+ * every step of a run: a sample keeps its choice between a cardinal and a diagonal receiver
+ * while the land around it keeps its shape, so channels settle into one network. Drawn afresh
+ * each step, the network kept moving and spread its area over neighbouring paths, which made
+ * drainage less hierarchical (the drainage-area exponent b of the Basin preset 0.58 instead
+ * of 0.50, the Mountain Range's 0.54 instead of 0.52, with the same grid fingerprints). */
+static uint32_t sp_salt(uint64_t seed)
+{
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (uint32_t)(z ^ (z >> 32));
+}
+
+/* Steepest strict descent (or Rho8's randomised one) per sample; returns the number of interior pits. Each sample reads
  * only heights, so rows split over threads give the same result. The border is base level, so
  * interior samples need no bounds checks. */
-static uint64_t sp_receivers(sp_state *s)
+static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     const double *h = s->h;
@@ -239,6 +330,12 @@ static uint64_t sp_receivers(sp_state *s)
 #if HAVE_AVX2_VARIANT
     if (s->avx2) row_fn = receivers_row_avx2;
 #endif
+    receivers_rho8_fn rho8_fn = receivers_rho8_default;
+#if HAVE_AVX2_VARIANT
+    if (s->avx2) rho8_fn = receivers_rho8_avx2;
+#endif
+    const double inv_x = 1.0 / s->dx, inv_z = 1.0 / s->dz;
+    const double inv_unit = 1.4142135623730951 / s->dd;
     uint64_t pits = 0;
 #pragma omp parallel for schedule(static) reduction(+ : pits)
     for (uint32_t j = 0; j < nz; j++) {
@@ -250,7 +347,11 @@ static uint64_t sp_receivers(sp_state *s)
             }
             continue;
         }
-        row_fn(h + row - nx, h + row, h + row + nx, rcode + row, nx, s->inv_dist);
+        if (rho8)
+            rho8_fn(h + row - nx, h + row, h + row + nx, rcode + row, nx, inv_x, inv_z, inv_unit,
+                    (uint32_t)row, salt);
+        else
+            row_fn(h + row - nx, h + row, h + row + nx, rcode + row, nx, s->inv_dist);
         rcode[row] = 8;
         rcode[row + nx - 1u] = 8;
         for (uint32_t i = 0; i < nx; i++) {
@@ -864,6 +965,10 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
                           "0 (off) or between 0 and 90 degrees", p->critical_slope)) ||
         (st = check_param(err, "dt", isfinite(p->dt) && p->dt > 0, "> 0", p->dt)) ||
         (st = check_param(err, "steps", p->steps >= 1, "at least 1", (double)p->steps)) ||
+        (st = check_param(err, "routing",
+                          p->routing == TRN_ROUTING_D8 || p->routing == TRN_ROUTING_RHO8 ||
+                              p->routing == TRN_ROUTING_MFD,
+                          "0 (d8), 1 (rho8) or 2 (mfd)", (double)p->routing)) ||
         (st = check_param(err, "threads", p->threads >= 0, "0 (default) or more",
                           (double)p->threads)))
         return st;
@@ -919,6 +1024,191 @@ static void incise_range(sp_state *s, const trn_stream_power_params *p, double c
                     break;
                 }
                 x = nx;
+            }
+            h[v] = x;
+        }
+    }
+}
+
+/* Multiple flow directions (Quinn et al. 1991; stream power over them as Schott et al. 2023
+ * and fastscapelib's MultiFlowRouter): every sample above the water level drains to all its
+ * lower neighbours, each in proportion to the slope to it, so water spreads over planar and
+ * divergent ground (no parallel one-cell rills) and gathers only where the land converges;
+ * valleys are as wide as the land makes them, not one cell along a grid direction. Samples
+ * under a lake (not above the level of the lake their tree receiver lies in, after the
+ * closed-depression routing) keep that one receiver, so lakes drain over their sills as
+ * before. Levels: lam(v) = max(h(v), lam(receiver)), along the stack. */
+static void sp_mfd_levels(sp_state *s)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t c = 0; c < s->nchunk; c++)
+        for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
+            const uint32_t v = s->stack[t], r = s->rcv[v];
+            s->lam[v] = r == v || s->h[v] > s->lam[r] ? s->h[v] : s->lam[r];
+        }
+}
+
+/* Each sample's receivers (bits of dmask, D8 codes): above the water level, every neighbour
+ * lower than it and not under a lake at or above its height (so each link goes to a lower
+ * level and the links cannot close a loop); under it, the tree receiver. Then the donor
+ * counts, and the order (basin): Kahn's, donors before receivers, the drainage area (farea)
+ * passed on as it goes, each share in proportion to the slope. Serial, in a fixed order:
+ * the sums are the same on any thread count. */
+static void sp_mfd_route(sp_state *s, double cell_area)
+{
+    const uint32_t nx = s->nx, nz = s->nz;
+    const double *h = s->h, *lam = s->lam;
+    uint8_t *mask = s->dmask, *deg = s->mdeg;
+#pragma omp parallel for schedule(static)
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const size_t v = (size_t)j * nx + i;
+            unsigned m = 0;
+            const uint32_t r = s->rcv[v];
+            if (!s->base[v] && r != v) {
+                if (!(h[v] > lam[r])) {
+                    m = 1u << s->rcode[v];
+                } else {
+                    for (int d = 0; d < 8; d++) {
+                        const size_t q = (size_t)((int64_t)v + s->off[d]);
+                        m |= (unsigned)(h[q] < h[v] && lam[q] < h[v]) << d;
+                    }
+                }
+            }
+            mask[v] = (uint8_t)m;
+        }
+#pragma omp parallel for schedule(static)
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            unsigned c = 0;
+            for (int d = 0; d < 8; d++) {
+                const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+                if (ii < 0 || jj < 0 || ii >= nx || jj >= nz) continue;
+                c += (mask[(size_t)jj * nx + (size_t)ii] >> ((d + 4) & 7)) & 1u;
+            }
+            deg[(size_t)j * nx + i] = (uint8_t)c;
+        }
+    uint32_t *order = s->basin;
+    double *a = s->farea;
+    size_t tail = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        a[k] = cell_area;
+        if (!deg[k]) order[tail++] = (uint32_t)k;
+    }
+    for (size_t head = 0; head < tail; head++) {
+        if (head + 16u < tail) {
+            /* The samples ahead in the queue lie all over the grid: fetch their rows. */
+            const uint32_t w = order[head + 16u];
+            SP_PREFETCH(&mask[w]);
+            SP_PREFETCH(&h[w - nx]);
+            SP_PREFETCH(&h[w]);
+            SP_PREFETCH(&h[w + nx]);
+            SP_PREFETCH(&a[w - nx], 1);
+            SP_PREFETCH(&a[w], 1);
+            SP_PREFETCH(&a[w + nx], 1);
+            SP_PREFETCH(&deg[w - nx], 1);
+            SP_PREFETCH(&deg[w + nx], 1);
+        }
+        const uint32_t v = order[head];
+        unsigned m = mask[v];
+        if (!m) continue;
+        double sl[8], sum = 0;
+        for (unsigned b = m; b; b &= b - 1u) {
+            const int d = sp_ctz64(b);
+            sl[d] = (h[v] - h[(size_t)((int64_t)v + s->off[d])]) * s->inv_dist[d];
+            sum += sl[d];
+        }
+        const bool one = (m & (m - 1u)) == 0;
+        for (; m; m &= m - 1u) {
+            const int d = sp_ctz64(m);
+            const uint32_t q = (uint32_t)((int64_t)v + s->off[d]);
+            a[q] += one ? a[v] : a[v] * (sl[d] / sum);
+            if (--deg[q] == 0) order[tail++] = q;
+        }
+    }
+}
+
+/* Implicit incision over the multiple receivers, receivers first (the order backwards): with
+ * n = 1, z = (z_old + sum F_j z_j) / (1 + sum F_j), F_j = K dt A^m w_j / d_j, w_j the share of
+ * the water going to receiver j (from the heights before incision, in tmp), exact and
+ * unconditionally stable as the single-receiver scheme; other n by Newton's method on
+ * z - z_old + sum F_j ((z - z_j) / d_j)^n = 0 (F_j = K dt A^m w_j). Samples under a lake, not
+ * above their one receiver, do not erode. */
+static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
+{
+    const double K = p->erodibility, dt = p->dt, n_exp = p->n, thr = p->channel_threshold;
+    const bool linear = n_exp == 1.0;
+    const uint32_t *order = s->basin;
+    const uint8_t *mask = s->dmask;
+    const double *old = s->tmp;
+    double *h = s->h;
+    memcpy(s->tmp, s->h, s->n * sizeof *s->h);
+    const size_t nx = s->nx;
+    for (size_t t = s->n; t-- > 0;) {
+        if (t >= 16u) {
+            const uint32_t w = order[t - 16u];
+            SP_PREFETCH(&mask[w]);
+            SP_PREFETCH(&s->farea[w]);
+            SP_PREFETCH(&h[w - nx], 1);
+            SP_PREFETCH(&h[w], 1);
+            SP_PREFETCH(&h[w + nx], 1);
+            SP_PREFETCH(&old[w - nx]);
+            SP_PREFETCH(&old[w]);
+            SP_PREFETCH(&old[w + nx]);
+        }
+        const uint32_t v = order[t];
+        unsigned m = mask[v];
+        if (!m) continue;
+        const double A = s->farea[v];
+        if (A < thr) continue;
+        const double h0 = h[v];
+        double hj[8], w[8], sum = 0, hmax = -INFINITY;
+        for (unsigned b = m; b; b &= b - 1u) {
+            const int d = sp_ctz64(b);
+            const size_t q = (size_t)((int64_t)v + s->off[d]);
+            hj[d] = h[q];
+            w[d] = (old[v] - old[q]) * s->inv_dist[d];
+            if (!(w[d] > 0)) w[d] = 0;
+            sum += w[d];
+            if (hj[d] > hmax) hmax = hj[d];
+        }
+        if (h0 <= hmax && (m & (m - 1u)) == 0) continue; /* a lake below its sill */
+        if (!(sum > 0)) continue;
+        const double F = K * dt * pow(A, p->m);
+        if (linear) {
+            double num = h0, den = 1.0;
+            for (unsigned b = m; b; b &= b - 1u) {
+                const int d = sp_ctz64(b);
+                const double f = F * (w[d] / sum) / s->dist[d];
+                num += f * hj[d];
+                den += f;
+            }
+            h[v] = num / den;
+        } else {
+            if (h0 <= hmax) continue;
+            /* Newton on g(x) = x - h0 + sum fd_j (x - z_j)^n, x in (max z_j, h0]. */
+            double fd[8];
+            for (unsigned b = m; b; b &= b - 1u) {
+                const int d = sp_ctz64(b);
+                fd[d] = F * (w[d] / sum) / pow(s->dist[d], n_exp);
+            }
+            double x = h0;
+            for (int it = 0; it < 50; it++) {
+                double g = x - h0, gp = 1.0;
+                for (unsigned b = m; b; b &= b - 1u) {
+                    const int d = sp_ctz64(b);
+                    const double dh = x - hj[d];
+                    if (dh <= 0) continue;
+                    g += fd[d] * pow(dh, n_exp);
+                    gp += fd[d] * n_exp * pow(dh, n_exp - 1.0);
+                }
+                double nxt = x - g / gp;
+                if (nxt <= hmax) nxt = hmax + (x - hmax) * 0.5;
+                if (fabs(nxt - x) <= 1e-12 * (fabs(x) + 1.0)) {
+                    x = nxt;
+                    break;
+                }
+                x = nxt;
             }
             h[v] = x;
         }
@@ -1116,6 +1406,17 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             s.base[k] = (uint8_t)(border || (sea && s.h[k] <= p->sea_level));
             s.nibase += s.base[k] && !border;
         }
+    const bool mfd = p->routing == TRN_ROUTING_MFD;
+    if (mfd) {
+        s.lam = big_alloc(s.n * sizeof *s.lam);
+        s.farea = big_alloc(s.n * sizeof *s.farea);
+        s.mdeg = big_alloc(s.n);
+        if (!s.lam || !s.farea || !s.mdeg) {
+            sp_free(&s);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "stream power: out of memory for %zu samples", s.n);
+        }
+    }
     s.ibase = malloc((s.nibase ? s.nibase : 1) * sizeof *s.ibase);
     /* A tree per base-level sample: the border and the interior under the sea. */
     s.tree_at = malloc((2 * ((size_t)s.nx + s.nz) + s.nibase + 1u) * sizeof *s.tree_at);
@@ -1139,6 +1440,9 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
 #endif
     trn_progress pr = trn_progress_make(progress, user);
+    /* MFD's tree (lakes, levels, stack) comes from Rho8 receivers too. */
+    const bool rho8 = p->routing != TRN_ROUTING_D8;
+    const uint32_t salt = sp_salt(p->seed);
     double *before = NULL;
     for (uint32_t step = 0; step < p->steps && !st; step++) {
         if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
@@ -1153,7 +1457,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         SP_MARK(0);
         sp_uplift(&s, p);
         SP_MARK(1);
-        const uint64_t pits = sp_receivers(&s);
+        const uint64_t pits = sp_receivers(&s, rho8, salt);
         sp_donors(&s);
         SP_MARK(2);
         if (!pits) sp_stack(&s);
@@ -1171,9 +1475,15 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         }
         sp_chunks(&s);
         SP_MARK(3);
-        sp_area(&s);
+        if (mfd) {
+            sp_mfd_levels(&s);
+            sp_mfd_route(&s, cell_area);
+        } else {
+            sp_area(&s);
+        }
         SP_MARK(4);
-        sp_incise(&s, p, cell_area);
+        if (mfd) sp_mfd_incise(&s, p);
+        else sp_incise(&s, p, cell_area);
         SP_MARK(5);
         sp_diffuse(&s, p);
         SP_MARK(6);
@@ -1190,7 +1500,9 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             double mx = 0, sum = 0;
             uint64_t cnt = 0;
             uint32_t amax = 0;
+            double fmax = 0;
             for (size_t k = 0; k < s.n; k++) {
+                if (mfd && s.farea[k] > fmax && !s.base[k]) fmax = s.farea[k];
                 if (s.area[k] > amax && !s.base[k]) amax = s.area[k];
                 if (s.base[k] || !before) continue;
                 const double dz = s.h[k] - before[k];
@@ -1200,13 +1512,14 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             }
             report->last_max_change = mx;
             report->last_mean_change = cnt ? sum / (double)cnt : 0.0;
-            report->max_area = (double)amax * cell_area;
+            report->max_area = mfd ? fmax : (double)amax * cell_area;
         }
         for (size_t k = 0; k < s.n; k++)
             field->heights[k] = (float)s.h[k];
         if (p->drainage_area)
             for (size_t k = 0; k < s.n; k++)
-                p->drainage_area[k] = (float)((double)s.area[k] * cell_area);
+                p->drainage_area[k] =
+                    (float)(mfd ? s.farea[k] : (double)s.area[k] * cell_area);
         trn_progress_report(&pr, 1.0, "stream power");
     }
     free(before);

@@ -21,6 +21,21 @@ static int id_len(const char *id)
 
 /* ---- kinds and defaults ---- */
 
+const char *trn_spill_outlet_name(trn_spill_outlet outlet)
+{
+    switch (outlet) {
+    case TRN_SPILL_LIMIT:
+        return "limit";
+    case TRN_SPILL_EDGE:
+        return "edge";
+    case TRN_SPILL_WATER:
+        return "water";
+    case TRN_SPILL_NONE:
+        break;
+    }
+    return "none";
+}
+
 const char *trn_water_kind_name(trn_water_kind kind)
 {
     switch (kind) {
@@ -81,6 +96,9 @@ void trn_water_body_init(trn_water_body *body, trn_water_kind kind, const char *
     if (id) snprintf(body->id, sizeof body->id, "%s", id);
     body->kind = kind;
     body->level = 0.0;
+    body->level_mode = TRN_LAKE_LEVEL_FIXED;
+    body->spill_offset = 0.5;
+    body->spill_level = NAN;
     body->radius = 64.0;
     body->carve_depth = 0.0;
     body->interpolation = TRN_RIVER_LINEAR;
@@ -473,6 +491,10 @@ trn_status trn_water_body_validate(const trn_water_body *b, const char **field, 
             return fail(b, field, err, "center", "expected a finite XZ pair, found [%s, %s]",
                         num(b->center_x).s, num(b->center_z).s);
         CHECK_POS(b->radius, "radius");
+        if (b->level_mode != TRN_LAKE_LEVEL_FIXED && b->level_mode != TRN_LAKE_LEVEL_SPILL)
+            return fail(b, field, err, "level", "expected a number or spill, found mode %d",
+                        (int)b->level_mode);
+        if (b->level_mode == TRN_LAKE_LEVEL_SPILL) CHECK_MIN(b->spill_offset, "spill_offset");
     }
     if (b->kind != TRN_WATER_RIVER) {
         st = check_boundary(b, field, err);

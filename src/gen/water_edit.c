@@ -27,6 +27,7 @@ typedef enum field_type {
     F_INTERP,   /* "linear" | "catmull_rom" */
     F_STEPS,    /* integer 1..64 */
     F_SURFACE,  /* "level" | "follow_bed" */
+    F_LEVEL,    /* a number (a fixed level) or, for lakes, "spill" */
     F_KIND,     /* not editable */
 } field_type;
 
@@ -42,7 +43,8 @@ typedef struct field_def {
 /* Every Water Body parameter, named as the node names them. */
 static const field_def fields[] = {
     {"kind", F_KIND, K_ALL, 0},
-    {"level", F_NUMBER, K_ALL, offsetof(trn_water_body, level)},
+    {"level", F_LEVEL, K_ALL, offsetof(trn_water_body, level)},
+    {"spill_offset", F_NUMBER, K_LAKE, offsetof(trn_water_body, spill_offset)},
     {"center", F_CENTER, K_LAKE, 0},
     {"radius", F_NUMBER, K_LAKE, offsetof(trn_water_body, radius)},
     {"boundary", F_BOUNDARY, K_LAKE | K_OCEAN, 0},
@@ -281,6 +283,26 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
         double x = 0.0;
         if ((st = get_number(e, v, &x))) return st;
         memcpy(base + f->offset, &x, sizeof x);
+        return TRN_OK;
+    }
+    case F_LEVEL: {
+        if (json_is_string(v) && strcmp(json_string_value(v), "spill") == 0) {
+            if (body->kind != TRN_WATER_LAKE)
+                return fail(e, TRN_ERR_VALIDATION,
+                            "expected a number (\"spill\" fills a lake's basin; body '%s' is "
+                            "a%s %s), found \"spill\"",
+                            body->id, body->kind == TRN_WATER_OCEAN ? "n" : "",
+                            trn_water_kind_name(body->kind));
+            body->level_mode = TRN_LAKE_LEVEL_SPILL;
+            return TRN_OK;
+        }
+        double x = 0.0;
+        if (!json_is_number(v) && body->kind == TRN_WATER_LAKE)
+            return fail(e, TRN_ERR_VALIDATION, "expected a number or \"spill\", found %s",
+                        json_kind(v));
+        if ((st = get_number(e, v, &x))) return st;
+        body->level = x;
+        body->level_mode = TRN_LAKE_LEVEL_FIXED; /* a number fixes a spill lake's level */
         return TRN_OK;
     }
     case F_CENTER: {

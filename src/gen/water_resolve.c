@@ -262,10 +262,15 @@ typedef struct row_best {
     size_t x;
 } row_best;
 
-/* The footprint and covered region of a lake or ocean on the current heights. */
-static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, poly_scratch *ps,
-                              region *r, trn_error *err)
+/* The footprint and covered region of a lake or ocean at level on the current heights. A lake
+ * floods from seed_in when it is a sample index (a spill lake's centre sample; nothing when it
+ * is dry), else from the wet footprint sample nearest the centre; *seed_out (may be NULL) gets
+ * the sample it flooded from, SIZE_MAX for none. */
+static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, double level,
+                              size_t seed_in, poly_scratch *ps, region *r, size_t *seed_out,
+                              trn_error *err)
 {
+    if (seed_out) *seed_out = SIZE_MAX;
     const grid_info *g = &c->g;
     memset(r, 0, sizeof *r);
     const uint32_t nb = trn_water_boundary_count(b);
@@ -302,7 +307,7 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
         r->mask = NULL;
         return oom(err);
     }
-    const double level = b->level, r2 = b->radius * b->radius;
+    const double r2 = b->radius * b->radius;
     const bool lake = b->kind == TRN_WATER_LAKE;
     const long long nrows = (long long)rows;
 #ifdef _OPENMP
@@ -340,12 +345,22 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
         best[jj] = rb;
     }
     trn_status st = TRN_OK;
-    if (lake) {
+    if (lake && seed_in != SIZE_MAX) {
+        /* A spill lake grows from its centre's sample or not at all. */
+        const size_t si = seed_in % g->nx, sj = seed_in / g->nx;
+        if (si >= r->box.i0 && si <= r->box.i1 && sj >= r->box.j0 && sj <= r->box.j1 &&
+            eligible(r, g, level, si - r->box.i0, sj - r->box.j0)) {
+            if (seed_out) *seed_out = seed_in;
+            if (!flood(r, g, level, si - r->box.i0, sj - r->box.j0)) st = oom(err);
+        }
+    } else if (lake) {
         /* The seed: the wet footprint sample nearest the centre (ties: smallest index). */
         size_t seed_row = SIZE_MAX;
         for (size_t jj = 0; jj < rows; jj++)
             if (best[jj].x != SIZE_MAX && (seed_row == SIZE_MAX || best[jj].d2 < best[seed_row].d2))
                 seed_row = jj;
+        if (seed_row != SIZE_MAX && seed_out)
+            *seed_out = (r->box.j0 + seed_row) * g->nx + r->box.i0 + best[seed_row].x;
         if (seed_row != SIZE_MAX && !flood(r, g, level, best[seed_row].x, seed_row)) st = oom(err);
     }
     free(best);
@@ -354,6 +369,262 @@ static trn_status body_region(const resolve_ctx *c, const trn_water_body *b, pol
         r->mask = NULL;
     }
     return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Spill levels: the lowest level at which a lake's water would run out.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct heap_item {
+    float h;
+    size_t k; /* sample index: ties pop in index order, so the pass found is unique */
+} heap_item;
+
+typedef struct min_heap {
+    heap_item *items;
+    size_t count, capacity;
+} min_heap;
+
+static inline bool heap_less(heap_item a, heap_item b)
+{
+    return a.h < b.h || (a.h == b.h && a.k < b.k);
+}
+
+static bool heap_push(min_heap *q, float h, size_t k)
+{
+    if (q->count == q->capacity) {
+        const size_t cap = q->capacity ? q->capacity * 2 : 4096;
+        heap_item *p = realloc(q->items, cap * sizeof *p);
+        if (!p) return false;
+        q->items = p;
+        q->capacity = cap;
+    }
+    size_t at = q->count++;
+    const heap_item it = {h, k};
+    while (at > 0) {
+        const size_t up = (at - 1) / 2;
+        if (!heap_less(it, q->items[up])) break;
+        q->items[at] = q->items[up];
+        at = up;
+    }
+    q->items[at] = it;
+    return true;
+}
+
+static heap_item heap_pop(min_heap *q)
+{
+    const heap_item top = q->items[0], last = q->items[--q->count];
+    size_t at = 0;
+    for (;;) {
+        size_t child = 2 * at + 1;
+        if (child >= q->count) break;
+        if (child + 1 < q->count && heap_less(q->items[child + 1], q->items[child])) child++;
+        if (!heap_less(q->items[child], last)) break;
+        q->items[at] = q->items[child];
+        at = child;
+    }
+    if (q->count) q->items[at] = last;
+    return top;
+}
+
+/* The sample nearest the lake's centre (clamped to the grid; ties: the smallest index). */
+static size_t centre_sample(const grid_info *g, const trn_water_body *b)
+{
+    const double fx = b->center_x / g->step_x, fz = b->center_z / g->step_z;
+    size_t best = 0;
+    double best_d2 = INFINITY;
+    for (int dj = 0; dj < 2; dj++)
+        for (int di = 0; di < 2; di++) {
+            double ci = floor(fx) + di, cj = floor(fz) + dj;
+            ci = ci < 0.0 ? 0.0 : ci > (double)g->cells_x ? (double)g->cells_x : ci;
+            cj = cj < 0.0 ? 0.0 : cj > (double)g->cells_z ? (double)g->cells_z : cj;
+            const size_t i = (size_t)ci, j = (size_t)cj, k = j * g->nx + i;
+            const double ex = g->xs[i] - b->center_x, ez = g->zs[j] - b->center_z;
+            const double d2 = ex * ex + ez * ez;
+            if (d2 < best_d2 || (d2 == best_d2 && k < best)) {
+                best_d2 = d2;
+                best = k;
+            }
+        }
+    return best;
+}
+
+/* Whether sample k lies under one of the oceans (any order: the sea takes what spills into it
+ * even when it is resolved later). */
+static bool in_ocean(const trn_water_body *const *oceans, uint32_t count, const grid_info *g,
+                     size_t k)
+{
+    for (uint32_t o = 0; o < count; o++) {
+        const trn_water_body *b = oceans[o];
+        if (!((double)g->h[k] < b->level)) continue;
+        const uint32_t nb = trn_water_boundary_count(b);
+        if (!nb || trn_water_polygon_contains(b->boundary, nb, g->xs[k % g->nx], g->zs[k / g->nx]))
+            return true;
+    }
+    return false;
+}
+
+/* What a spill search reads: the grid, the footprint, the water before the lake, the oceans. */
+typedef struct spill_search {
+    const grid_info *g;
+    const trn_water *w;
+    const region *fp;
+    int32_t body;
+    const trn_water_body **oceans;
+    uint32_t ocean_count;
+    uint8_t *seen; /* per sample of the footprint's box */
+} spill_search;
+
+/* How sample k lets water out: past the footprint, into water before the lake or an ocean, over
+ * the grid's edge; TRN_SPILL_NONE inside. */
+static trn_spill_outlet outlet_at(const spill_search *s, size_t k)
+{
+    const grid_info *g = s->g;
+    const region *fp = s->fp;
+    const size_t i = k % g->nx, j = k / g->nx;
+    const bool in_box =
+        !fp->box.empty && i >= fp->box.i0 && i <= fp->box.i1 && j >= fp->box.j0 && j <= fp->box.j1;
+    if (!in_box || !(fp->mask[(j - fp->box.j0) * fp->width + (i - fp->box.i0)] & IN_FOOTPRINT))
+        return TRN_SPILL_LIMIT;
+    if ((s->w->wet[k] && s->w->owner[k] >= 0 && s->w->owner[k] < s->body) ||
+        in_ocean(s->oceans, s->ocean_count, g, k))
+        return TRN_SPILL_WATER;
+    if (i == 0 || j == 0 || i == g->cells_x || j == g->cells_z) return TRN_SPILL_EDGE;
+    return TRN_SPILL_NONE;
+}
+
+/* The seen flag of sample n, a 4-neighbour of a sample inside the footprint (so inside the box,
+ * which has a margin of one beyond it). */
+static uint8_t *seen_at(const spill_search *s, size_t n)
+{
+    const size_t ni = n % s->g->nx, nj = n / s->g->nx;
+    return &s->seen[(nj - s->fp->box.j0) * s->fp->width + (ni - s->fp->box.i0)];
+}
+
+/* Whether water at the seed runs out without rising above the seed's own ground: a depth-first
+ * walk over the samples no higher than the seed, lowest neighbour first, until an outlet (its
+ * kind in *outlet). This is the common case of a centre on a slope; it usually finds a way down
+ * in a few steps where the priority flood would fill every hollow below the seed first. False:
+ * the seed lies in a closed depression, and every sample the walk saw is in it. */
+static bool drains_from(spill_search *s, size_t seed, trn_spill_outlet *outlet, bool *ok)
+{
+    const grid_info *g = s->g;
+    const float top = g->h[seed];
+    size_t *stack = NULL, count = 0, cap = 0;
+    bool found = false;
+    *ok = true;
+    size_t k = seed;
+    for (;;) {
+        const trn_spill_outlet o = outlet_at(s, k);
+        if (o != TRN_SPILL_NONE) {
+            *outlet = o;
+            found = true;
+            break;
+        }
+        /* Push the unseen neighbours no higher than the seed, highest first, so the lowest is
+         * taken next (ties: the larger index first, the smaller taken first). */
+        size_t nb[4] = {k - 1, k + 1, k - g->nx, k + g->nx}, take[4];
+        int n = 0;
+        for (int d = 0; d < 4; d++) {
+            uint8_t *m = seen_at(s, nb[d]);
+            if (*m || nb[d] == seed || !(g->h[nb[d]] <= top)) continue;
+            *m = 1;
+            take[n++] = nb[d];
+        }
+        for (int a = 1; a < n; a++) /* sort descending by (height, index) */
+            for (int b2 = a; b2 > 0; b2--) {
+                const size_t x = take[b2 - 1], y = take[b2];
+                if (g->h[x] > g->h[y] || (g->h[x] == g->h[y] && x > y)) break;
+                take[b2 - 1] = y;
+                take[b2] = x;
+            }
+        if (count + 4 > cap) {
+            const size_t nc = cap ? cap * 2 : 1024;
+            size_t *p = realloc(stack, nc * sizeof *p);
+            if (!p) {
+                *ok = false;
+                break;
+            }
+            stack = p;
+            cap = nc;
+        }
+        for (int a = 0; a < n; a++)
+            stack[count++] = take[a];
+        if (!count) break;
+        k = stack[--count];
+    }
+    free(stack);
+    return found;
+}
+
+/* Where water rising from sample seed would first run out, on the current heights: the lowest
+ * level at which it reaches a sample past the lake's footprint, in water before body (or under
+ * any ocean) or on the grid's edge. When the seed drains without rising (drains_from) that is
+ * its own ground; otherwise a priority flood (lowest sample first, ties in sample order) from
+ * the seed: the highest sample popped on the way is the pass, and its height the spill level
+ * (the smallest, over every way out, of the highest ground on that way). Sets
+ * body->spill_level, spill_x, spill_z and spill_outlet. */
+static trn_status find_spill(const resolve_ctx *c, trn_water_body *b, int32_t body, size_t seed,
+                             poly_scratch *ps, trn_error *err)
+{
+    const grid_info *g = &c->g;
+    const trn_water *w = c->w;
+    region fp;
+    /* The footprint alone: at level -inf nothing is covered. */
+    trn_status st = body_region(c, b, -INFINITY, SIZE_MAX, ps, &fp, NULL, err);
+    if (st != TRN_OK) return st;
+    const size_t box_samples = fp.box.empty ? 1u : fp.width * ((size_t)fp.box.j1 - fp.box.j0 + 1u);
+    spill_search s = {g, w, &fp, body, NULL, 0, calloc(box_samples, 1)};
+    /* The oceans, looked at for every sample the search takes. */
+    s.oceans = malloc((w->body_count ? w->body_count : 1u) * sizeof *s.oceans);
+    if (!s.seen || !s.oceans) {
+        free(s.seen);
+        free(s.oceans);
+        free(fp.mask);
+        return oom(err);
+    }
+    for (uint32_t o = 0; o < w->body_count; o++)
+        if (w->bodies[o].kind == TRN_WATER_OCEAN) s.oceans[s.ocean_count++] = &w->bodies[o];
+    double water = g->h[seed];
+    size_t pass = seed;
+    trn_spill_outlet outlet = TRN_SPILL_EDGE;
+    bool ok = true;
+    if (!drains_from(&s, seed, &outlet, &ok) && ok) {
+        memset(s.seen, 0, box_samples);
+        min_heap q = {NULL, 0, 0};
+        water = -INFINITY;
+        ok = heap_push(&q, g->h[seed], seed);
+        while (ok && q.count) {
+            const heap_item it = heap_pop(&q);
+            const size_t k = it.k;
+            if ((double)it.h > water) {
+                water = it.h;
+                pass = k;
+            }
+            const trn_spill_outlet o = outlet_at(&s, k);
+            if (o != TRN_SPILL_NONE) {
+                outlet = o;
+                break;
+            }
+            const size_t nb[4] = {k - 1, k + 1, k - g->nx, k + g->nx};
+            for (int d = 0; d < 4 && ok; d++) {
+                uint8_t *m = seen_at(&s, nb[d]);
+                if (*m || nb[d] == seed) continue;
+                *m = 1;
+                ok = heap_push(&q, g->h[nb[d]], nb[d]);
+            }
+        }
+        free(q.items);
+    }
+    free(s.oceans);
+    free(s.seen);
+    free(fp.mask);
+    if (!ok) return oom(err);
+    b->spill_level = water;
+    b->spill_x = g->xs[pass % g->nx];
+    b->spill_z = g->zs[pass / g->nx];
+    b->spill_outlet = outlet;
+    return TRN_OK;
 }
 
 /* Lower the covered region by depth, ramped over CARVE_RAMP cells (Chebyshev distance) from the
@@ -918,6 +1189,91 @@ static void set_warning(trn_water_body *b, const grid_info *g, const leak *l, co
     snprintf(b->warning, sizeof b->warning, "%s at (%s, %s)", text, xs, zs);
 }
 
+/* Hundredths, rounded down: "a level <= X" stays true as printed. */
+static double down_cent(double v)
+{
+    return floor(v * 100.0) / 100.0;
+}
+
+static const char *outlet_text(trn_spill_outlet o)
+{
+    return o == TRN_SPILL_LIMIT   ? "past the lake's radius or boundary"
+           : o == TRN_SPILL_WATER ? "into other water"
+                                  : "over the grid's edge";
+}
+
+/* Copy text into a warning buffer, cut to fit. */
+static void put_text(char *dst, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    if (n >= size) n = size - 1;
+    memcpy(dst, text, n);
+    dst[n] = '\0';
+}
+
+/* A spill lake holds no water: its centre is not below its spill level less the offset. */
+static void set_spill_empty(trn_water_body *b, const grid_info *g, size_t centre)
+{
+    const double h = (double)g->h[centre];
+    char cx[32], cz[32], px[32], pz[32];
+    b->warning_count = 1;
+    b->warning_x = g->xs[centre % g->nx];
+    b->warning_z = g->zs[centre / g->nx];
+    shortest(cx, b->warning_x);
+    shortest(cz, b->warning_z);
+    shortest(px, b->spill_x);
+    shortest(pz, b->spill_z);
+    char text[1024];
+    if (!(b->spill_level > h))
+        snprintf(text, sizeof text,
+                 "level spill: the centre (%s, %s), ground %.2f m, is not in a closed basin: "
+                 "water there runs off %s at (%s, %s) without rising; move the centre into a "
+                 "hollow or give a fixed level",
+                 cx, cz, h, outlet_text(b->spill_outlet), px, pz);
+    else
+        snprintf(text, sizeof text,
+                 "level spill: the basin at the centre (%s, %s) is %.2f m deep (ground %.2f m, "
+                 "spilling at %.2f m at (%s, %s)), no deeper than the spill offset %.2f m",
+                 cx, cz, b->spill_level - h, h, b->spill_level, px, pz, b->spill_offset);
+    put_text(b->warning, sizeof b->warning, text);
+}
+
+/* The fix for a leaking lake, appended to its warning; seed_height is the ground where it
+ * floods from (a level at or below it would move the lake elsewhere). */
+static void add_spill_fix(trn_water_body *b, double seed_height)
+{
+    char px[32], pz[32], more[512];
+    shortest(px, b->spill_x);
+    shortest(pz, b->spill_z);
+    const double top = down_cent(b->spill_level);
+    if (b->spill_level > seed_height)
+        snprintf(more, sizeof more,
+                 "; it would spill %s at %.2f m over (%s, %s): use level \"spill\" or a level "
+                 "<= %.2f",
+                 outlet_text(b->spill_outlet), b->spill_level, px, pz, top);
+    else
+        snprintf(more, sizeof more,
+                 "; its water is in no closed basin inside the footprint (it runs off %s over "
+                 "(%s, %s)): move the centre into a hollow, enlarge the footprint or sculpt a bank",
+                 outlet_text(b->spill_outlet), px, pz);
+    const size_t len = strlen(b->warning);
+    put_text(b->warning + len, sizeof b->warning - len, more);
+}
+
+/* A spill lake's level on the current heights (its spill level less the offset); *seed gets
+ * the centre's sample when it is below that level, else SIZE_MAX (an empty lake). */
+static trn_status spill_lake_level(const resolve_ctx *c, trn_water_body *b, int32_t body,
+                                   poly_scratch *ps, size_t *seed, size_t *centre, trn_error *err)
+{
+    const grid_info *g = &c->g;
+    *centre = centre_sample(g, b);
+    trn_status st = find_spill(c, b, body, *centre, ps, err);
+    if (st != TRN_OK) return st;
+    b->level = b->spill_level - b->spill_offset;
+    *seed = (double)g->h[*centre] < b->level ? *centre : SIZE_MAX;
+    return TRN_OK;
+}
+
 /* A dry sample next to (8 ways) wet samples is a shoreline corner of the first of their
  * owners. */
 static void mark_corners(const resolve_ctx *c, uint8_t **cols)
@@ -1036,6 +1392,11 @@ static trn_status unique_ids(const trn_water_body *bodies, uint32_t count, trn_e
                          dup->id, (unsigned)(dup - bodies));
 }
 
+static bool spill_lake(const trn_water_body *b)
+{
+    return b->kind == TRN_WATER_LAKE && b->level_mode == TRN_LAKE_LEVEL_SPILL;
+}
+
 /* Resolve bodies (already copied, validated and sampled, owned by out) on grid g; carve into
  * heights first when it is not NULL. */
 static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
@@ -1056,10 +1417,17 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
     size_t *rows_leak = malloc(g->nz * sizeof *rows_leak);
     row_stats *rows_stats = malloc(g->nz * sizeof *rows_stats);
     c->boxes = calloc(count, sizeof *c->boxes);
+    /* Per body: the sample its lake flooded from, a spill lake's centre sample, and whether a
+     * spill lake holds no water. */
+    size_t *seeds = malloc(count * sizeof *seeds);
+    size_t *centres = calloc(count, sizeof *centres);
+    uint8_t *empty = calloc(count, 1);
     trn_status st = TRN_OK;
     if (!scratch_make(&sc, c->threads, g->nx, max_boundary, rivers) || !geoms || !leaks ||
-        !rows_leak || !rows_stats || !c->boxes)
+        !rows_leak || !rows_stats || !c->boxes || !seeds || !centres || !empty)
         st = oom(err);
+    for (uint32_t b = 0; seeds && b < count; b++)
+        seeds[b] = SIZE_MAX;
     for (uint32_t b = 0; b < count && st == TRN_OK; b++)
         if (w->bodies[b].kind == TRN_WATER_RIVER)
             st = river_geom_make(g, &w->bodies[b], (int32_t)b, &geoms[b], err);
@@ -1072,7 +1440,13 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
             st = river_pass(c, &geoms[b], RIVER_CARVE, heights, sc.river, NULL, err);
         } else if (body->carve_depth > 0.0) {
             region r;
-            st = body_region(c, body, sc.poly, &r, err);
+            size_t seed = SIZE_MAX, centre;
+            if (spill_lake(body))
+                st = spill_lake_level(c, body, (int32_t)b, sc.poly, &seed, &centre, err);
+            if (st == TRN_OK && (!spill_lake(body) || seed != SIZE_MAX))
+                st = body_region(c, body, body->level, seed, sc.poly, &r, NULL, err);
+            else
+                r.mask = NULL;
             if (st == TRN_OK && r.mask) st = carve_region(c, heights, &r, body->carve_depth, err);
             free(r.mask);
         }
@@ -1088,7 +1462,14 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
             continue;
         }
         region r;
-        st = body_region(c, body, sc.poly, &r, err);
+        size_t seed = SIZE_MAX;
+        if (spill_lake(body)) {
+            st = spill_lake_level(c, body, (int32_t)b, sc.poly, &seed, &centres[b], err);
+            if (st != TRN_OK) break;
+            if (seed == SIZE_MAX) empty[b] = 1;
+        }
+        st = body_region(c, body, body->level, empty[b] ? centres[b] : seed, sc.poly, &r, &seeds[b],
+                         err);
         c->boxes[b] = r.box;
         if (st == TRN_OK && r.mask) {
             claim_region(c, &r, (int32_t)b, (float)body->level);
@@ -1110,6 +1491,11 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
             for (size_t k = 0; k < leaks[b].count; k++)
                 if (!w->wet[leaks[b].items[k]]) leak_add(&l, leaks[b].items[k]);
             set_warning(body, g, &l, "wet ground reaches the boundary below the level");
+            if (empty[b])
+                set_spill_empty(body, g, centres[b]);
+            else if (l.count && body->kind == TRN_WATER_LAKE && seeds[b] != SIZE_MAX &&
+                     (st = find_spill(c, body, (int32_t)b, seeds[b], sc.poly, err)) == TRN_OK)
+                add_spill_fix(body, (double)g->h[seeds[b]]);
         }
         if (st == TRN_OK) body_stats(c, b, rows_stats);
     }
@@ -1121,6 +1507,9 @@ static trn_status resolve_core(resolve_ctx *c, float *heights, trn_error *err)
     free(geoms);
     free(rows_leak);
     free(rows_stats);
+    free(seeds);
+    free(centres);
+    free(empty);
     free(c->boxes);
     c->boxes = NULL;
     scratch_free(&sc);
@@ -1195,6 +1584,9 @@ static trn_status prepare(trn_water *w, const grid_info *g, int threads,
         b->warning_count = 0;
         b->warning[0] = '\0';
         b->warning_x = b->warning_z = 0.0;
+        b->spill_level = NAN;
+        b->spill_x = b->spill_z = 0.0;
+        b->spill_outlet = TRN_SPILL_NONE;
         if (b->kind == TRN_WATER_RIVER && (!b->path || b->path_count < 2)) {
             st = trn_water_body_sample_path(b, err);
             if (st != TRN_OK) return st;

@@ -177,6 +177,15 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     case TRN_PARAM_NUMBER:
     case TRN_PARAM_INTEGER: {
         const bool whole = s->type == TRN_PARAM_INTEGER;
+        if (p->type == TRN_VALUE_STRING && trn_graph_keyword_in(s->keywords, p->text)) return;
+        if (p->type != TRN_VALUE_NUMBER && s->keywords) {
+            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                 "%s: expected a number or one of \"%s\", found %s%.60s%s", p->name, s->keywords,
+                 p->type == TRN_VALUE_STRING ? "\"" : "",
+                 p->type == TRN_VALUE_STRING ? p->text : "another kind of value",
+                 p->type == TRN_VALUE_STRING ? "\"" : "");
+            return;
+        }
         if (p->type != TRN_VALUE_NUMBER) {
             diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a %s, found %s",
                  p->name, whole ? "whole number" : "number",

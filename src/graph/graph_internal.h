@@ -42,6 +42,8 @@ void trn_graph_number_text(double v, char *buf, size_t buf_size);
 
 /* A parameter's effective value, defaults filled (valid only after a check without errors). */
 const trn_graph_param *trn_graph_node_param(const trn_graph_node *node, const char *name);
+/* Whether word is one of the '|'-separated words of list (NULL list: none). */
+bool trn_graph_keyword_in(const char *list, const char *word);
 double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *type,
                               const char *name);
 const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,

@@ -419,6 +419,20 @@ const trn_graph_param *trn_graph_node_param(const trn_graph_node *node, const ch
     return NULL;
 }
 
+/* Whether word is one of a '|'-separated list. */
+bool trn_graph_keyword_in(const char *list, const char *word)
+{
+    if (!list || !word) return false;
+    const size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        const char *bar = strchr(p, '|');
+        const size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0) return true;
+        p += len + (bar ? 1u : 0u);
+    }
+    return false;
+}
+
 double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *type,
                               const char *name)
 {

@@ -36,7 +36,9 @@ void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *n, const trn_no
         switch (s->type) {
         case TRN_PARAM_NUMBER:
         case TRN_PARAM_INTEGER:
-            if (s->optional && !(p && p->type == TRN_VALUE_NUMBER))
+            if (p && p->type == TRN_VALUE_STRING && trn_graph_keyword_in(s->keywords, p->text))
+                trn_key_str(h, p->text); /* a word in place of the number */
+            else if (s->optional && !(p && p->type == TRN_VALUE_NUMBER))
                 trn_key_str(h, NULL);
             else
                 trn_key_f64(h, trn_graph_param_number(n, t, s->name));

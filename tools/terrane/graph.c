@@ -237,6 +237,17 @@ static json_t *param_json(const trn_param_spec *s)
         json_object_set_new(p, "max", bound_json(s->max));
         json_object_set_new(p, "min_exclusive", json_boolean(s->min_exclusive));
     }
+    if (s->type == TRN_PARAM_NUMBER && s->keywords) {
+        json_t *c = json_array();
+        const char *p0 = s->keywords;
+        while (*p0) {
+            const char *bar = strchr(p0, '|');
+            const size_t n = bar ? (size_t)(bar - p0) : strlen(p0);
+            json_array_append_new(c, json_stringn(p0, n));
+            p0 += n + (bar ? 1u : 0u);
+        }
+        json_object_set_new(p, "keywords", c);
+    }
     if (s->type == TRN_PARAM_CHOICE && s->choices) {
         json_t *c = json_array();
         const char *p0 = s->choices;
@@ -292,6 +303,7 @@ static void print_param_text(const trn_param_spec *s)
             cli_printf("default %s", def);
         }
         cli_printf(", range %s%s, %s]", s->min_exclusive ? "(" : "[", lo, hi);
+        if (s->keywords) cli_printf(", or %s", s->keywords);
     } else if (s->type == TRN_PARAM_CHOICE) {
         cli_printf("default %s, one of %s", s->def_text ? s->def_text : "", s->choices);
     } else if (s->type == TRN_PARAM_POINTS || s->type == TRN_PARAM_POINTS3) {

@@ -36,9 +36,18 @@ static const char *const help_text =
     "density, candidate spacing, spacing, collision), or the set's role bindings\n"
     "(docs/palettes.md).\n"
     "\n"
+    "Lakes need the ground to be checked: a lake with a fixed level may stand above lower\n"
+    "ground past its radius or boundary and leak. Without --water, inspect only counts the\n"
+    "fixed-level lakes; with --water it generates the recipe (what 'terrane generate' costs;\n"
+    "with --cache, only the nodes the cache lacks run) and warns, for every lake that would\n"
+    "leak, of its level, the level at which its water would spill and the fix (level \"spill\"\n"
+    "or a level at most that high); spill lakes show the level they took.\n"
+    "\n"
     "options:\n"
     "  --cache DIR     say which node results the cache directory DIR (generate --cache)\n"
-    "                  already holds and what they cost; DIR is only read\n"
+    "                  already holds and what they cost; DIR is only read (with --water, the\n"
+    "                  generation reuses and stores node results there, as generate does)\n"
+    "  --water         generate the recipe and check its lakes against the ground\n"
     "  --format json   print the same facts as JSON on stdout\n"
     "  -q, --quiet     no notes on stderr\n"
     "\n"
@@ -48,7 +57,8 @@ static const char *const help_text =
     "examples:\n"
     "  terrane inspect examples/recipes/island.json\n"
     "  terrane inspect landscape.terrain.json --format json\n"
-    "  terrane inspect valley.json --cache .terrane-cache\n";
+    "  terrane inspect valley.json --cache .terrane-cache\n"
+    "  terrane inspect lakeside.json --water\n";
 
 static const char *const stroke_sections[] = {"regions", "edits", "exclusions"};
 
@@ -833,9 +843,145 @@ static void print_text(const json_t *o, const trn_recipe *r)
     }
 }
 
+/* Water Body lakes of the graph whose level is a number (they can leak; spill ones cannot). */
+static uint32_t fixed_lakes(const trn_graph *g)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < g->node_count; k++) {
+        const trn_graph_node *node = &g->nodes[k];
+        if (!node->type || strcmp(node->type, "water_body") != 0) continue;
+        const trn_graph_param *kind = NULL, *level = NULL;
+        for (uint32_t q = 0; q < node->param_count; q++) {
+            if (strcmp(node->params[q].name, "kind") == 0) kind = &node->params[q];
+            if (strcmp(node->params[q].name, "level") == 0) level = &node->params[q];
+        }
+        const bool lake = !kind || (kind->type == TRN_VALUE_STRING && kind->text &&
+                                    strcmp(kind->text, "lake") == 0);
+        if (lake && !(level && level->type == TRN_VALUE_STRING)) n++;
+    }
+    return n;
+}
+
+static bool leak_note(const char *note)
+{
+    return strstr(note, "reaches the boundary below the level") ||
+           strstr(note, "reaches a dry side below it") || strstr(note, "level spill:");
+}
+
+/* Generate the recipe and describe its water against the ground: every lake's level (and the
+ * spill level found), every leak. Returns the "water" object, NULL on failure (printed). */
+static json_t *check_water(cli_ctx *ctx, const char *path, const trn_recipe *recipe,
+                           const char *cache_dir, uint32_t *leaks)
+{
+    *leaks = 0;
+    trn_error e;
+    trn_graph_cache *cache = NULL;
+    if (cache_dir && trn_graph_cache_new(cache_dir, 0, &cache, &e)) {
+        cli_fail(ctx, &e);
+        return NULL;
+    }
+    trn_generate_options go = {.cache = cache};
+    trn_generated gen;
+    trn_status st = trn_recipe_generate(recipe, &go, &gen, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    trn_graph_cache_free(cache);
+    if (st) {
+        cli_fail(ctx, &e);
+        return NULL;
+    }
+    json_t *o = json_object();
+    json_t *lakes = json_array();
+    for (uint32_t b = 0; gen.has_water && b < gen.water.body_count; b++) {
+        const trn_water_body *body = &gen.water.bodies[b];
+        if (body->kind != TRN_WATER_LAKE && !body->warning_count) continue;
+        json_t *l = json_object();
+        json_object_set_new(l, "id", cli_json_string(body->id));
+        json_object_set_new(l, "kind", json_string(trn_water_kind_name(body->kind)));
+        if (body->kind == TRN_WATER_LAKE)
+            json_object_set_new(
+                l, "level_mode",
+                json_string(body->level_mode == TRN_LAKE_LEVEL_SPILL ? "spill" : "fixed"));
+        const bool level =
+            body->kind != TRN_WATER_RIVER || body->surface_mode == TRN_RIVER_SURFACE_LEVEL;
+        json_object_set_new(l, "level", level ? json_real(body->level) : json_null());
+        json_object_set_new(l, "spill_level",
+                            isfinite(body->spill_level) ? json_real(body->spill_level)
+                                                        : json_null());
+        json_object_set_new(l, "leaking_samples", json_integer(body->warning_count));
+        json_object_set_new(l, "warning",
+                            body->warning_count ? cli_json_string(body->warning) : json_null());
+        json_array_append_new(lakes, l);
+        *leaks += body->warning_count ? 1u : 0u;
+        if (body->warning_count && !ctx->quiet)
+            cli_fprintf(stderr, "terrane inspect: warning: %s: %s '%s': %s\n", path,
+                        trn_water_kind_name(body->kind), body->id, body->warning);
+    }
+    json_object_set_new(o, "bodies", lakes);
+    /* Water the Terrain Output does not publish still tells through its nodes' notes. */
+    json_t *notes = json_array();
+    for (uint32_t k = 0; k < gen.node_count; k++) {
+        if (!leak_note(gen.nodes[k].note)) continue;
+        bool published = false;
+        for (uint32_t b = 0; gen.has_water && b < gen.water.body_count && !published; b++)
+            published = strcmp(gen.water.bodies[b].id, gen.nodes[k].id) == 0 &&
+                        gen.water.bodies[b].warning_count;
+        json_t *n = json_object();
+        json_object_set_new(n, "node", cli_json_string(gen.nodes[k].id));
+        json_object_set_new(n, "note", cli_json_string(gen.nodes[k].note));
+        json_array_append_new(notes, n);
+        if (!published) {
+            (*leaks)++;
+            if (!ctx->quiet)
+                cli_fprintf(stderr, "terrane inspect: warning: %s: node '%s': %s\n", path,
+                            gen.nodes[k].id, gen.nodes[k].note);
+        }
+    }
+    json_object_set_new(o, "notes", notes);
+    json_object_set_new(o, "leaks", json_integer(*leaks));
+    trn_generated_dispose(&gen);
+    return o;
+}
+
+static void print_water_text(const json_t *w)
+{
+    const json_t *bodies = json_object_get(w, "bodies");
+    cli_printf("\nwater (generated to check it against the ground):\n");
+    if (!json_array_size(bodies)) cli_printf("  no lake and no leak in the published water\n");
+    size_t k;
+    const json_t *b;
+    json_array_foreach(bodies, k, b)
+    {
+        const json_t *spill = json_object_get(b, "spill_level");
+        const json_t *mode = json_object_get(b, "level_mode");
+        const json_t *level = json_object_get(b, "level");
+        cli_printf("  %s '%s': ", json_string_value(json_object_get(b, "kind")),
+                   json_string_value(json_object_get(b, "id")));
+        if (json_is_number(level))
+            cli_printf("level %.3f m%s", json_number_value(level),
+                       json_is_string(mode) && strcmp(json_string_value(mode), "spill") == 0
+                           ? " (spill)"
+                           : "");
+        else
+            cli_printf("surface following its bed");
+        if (json_is_number(spill)) cli_printf(", spill level %.3f m", json_number_value(spill));
+        const json_t *warn = json_object_get(b, "warning");
+        if (json_is_string(warn))
+            cli_printf("\n    leaks (%" JSON_INTEGER_FORMAT " samples): %s\n",
+                       json_integer_value(json_object_get(b, "leaking_samples")),
+                       json_string_value(warn));
+        else
+            cli_printf(": holds\n");
+    }
+    cli_printf("  %" JSON_INTEGER_FORMAT " leaking bod%s or node%s\n",
+               json_integer_value(json_object_get(w, "leaks")),
+               json_integer_value(json_object_get(w, "leaks")) == 1 ? "y" : "ies",
+               json_integer_value(json_object_get(w, "leaks")) == 1 ? "" : "s");
+}
+
 int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
 {
     const char *path = NULL, *cache_dir = NULL;
+    bool water = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -850,6 +996,10 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
             if (!v) return CLI_EXIT_USAGE;
             if (cache_dir) return cli_usage_error(ctx, "--cache is given twice");
             cache_dir = v;
+            continue;
+        }
+        if (strcmp(a, "--water") == 0) {
+            water = true;
             continue;
         }
         if (a[0] == '-' && a[1] != '\0') return cli_usage_error(ctx, "unknown option '%s'", a);
@@ -924,6 +1074,25 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
     if (g.errors)
         cli_note(ctx, "%s: the graph has %zu error%s; generate will refuse it", path, g.errors,
                  g.errors == 1 ? "" : "s");
+    /* Leaks need the ground: only --water generates it. */
+    json_t *water_o = NULL;
+    uint32_t leaks = 0;
+    const uint32_t fixed = fixed_lakes(&g.graph);
+    if (water && g.errors)
+        cli_note(ctx, "%s: --water needs a graph without errors; the water is not checked", path);
+    else if (water && !(water_o = check_water(ctx, path, &recipe, cache_dir, &leaks))) {
+        json_decref(graph_o);
+        cli_graph_dispose(&g);
+        json_decref(o);
+        trn_recipe_dispose(&recipe);
+        return CLI_EXIT_FAIL;
+    }
+    if (water_o) json_object_set(o, "water", water_o);
+    if (!water && fixed)
+        cli_note(ctx,
+                 "%s: %u lake%s with a fixed level; 'terrane inspect --water' generates the "
+                 "recipe and checks %s against the ground (or use level \"spill\")",
+                 path, fixed, fixed == 1 ? "" : "s", fixed == 1 ? "it" : "them");
     if (ctx->json) {
         /* Shortest round-trip numbers and sorted keys, as in canonical recipes. */
         trn_rcp_buf b = {NULL, 0, 0, false};
@@ -942,7 +1111,9 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
     } else {
         print_text(o, &recipe);
         print_graph_text(graph_o, path);
+        if (water_o) print_water_text(water_o);
     }
+    json_decref(water_o);
     json_decref(graph_o);
     cli_graph_dispose(&g);
     json_decref(o);

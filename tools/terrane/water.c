@@ -14,7 +14,8 @@ static const char *const help_text =
     "\n"
     "Generate the recipe, then describe the water its Terrain Output publishes (the water\n"
     "connected to its water input, resolved on the final surface): each body in order (earlier\n"
-    "bodies win shared samples) with its kind, its level (a river: the range of its surface),\n"
+    "bodies win shared samples) with its kind, its level (a river: the range of its surface;\n"
+    "a lake with level \"spill\": the level it took, then the basin's spill level and pass),\n"
     "wet area, volume and wet samples, the first leak warning with its place, and every graph\n"
     "node's note (proposals a budget left out, where a routed river ended, a body's first\n"
     "warning). Area is wet samples x cell area (world units^2), volume the sum of depth x cell\n"
@@ -204,6 +205,22 @@ static json_t *body_json(const trn_water_body *b, uint32_t index)
     json_object_set_new(o, "wet_samples", json_integer((json_int_t)b->wet_samples));
     json_object_set_new(o, "area", json_real(b->area));
     json_object_set_new(o, "volume", json_real(b->volume));
+    if (b->kind == TRN_WATER_LAKE) {
+        json_object_set_new(o, "level_mode",
+                            json_string(b->level_mode == TRN_LAKE_LEVEL_SPILL ? "spill" : "fixed"));
+        if (b->level_mode == TRN_LAKE_LEVEL_SPILL)
+            json_object_set_new(o, "spill_offset", json_real(b->spill_offset));
+        if (isfinite(b->spill_level)) {
+            json_t *sp = json_object();
+            json_object_set_new(sp, "level", json_real(b->spill_level));
+            json_object_set_new(sp, "x", json_real(b->spill_x));
+            json_object_set_new(sp, "z", json_real(b->spill_z));
+            json_object_set_new(sp, "outlet", json_string(trn_spill_outlet_name(b->spill_outlet)));
+            json_object_set_new(o, "spill", sp);
+        } else {
+            json_object_set_new(o, "spill", json_null());
+        }
+    }
     json_object_set_new(o, "warnings", json_integer(b->warning_count));
     if (b->warning_count) {
         json_t *w = json_object();
@@ -217,6 +234,21 @@ static json_t *body_json(const trn_water_body *b, uint32_t index)
     return o;
 }
 
+/* Where a lake's water would go at its spill level, for the text report. */
+static const char *spill_where(trn_spill_outlet o)
+{
+    return o == TRN_SPILL_LIMIT   ? "past its radius or boundary, over the pass"
+           : o == TRN_SPILL_WATER ? "into earlier water, over the pass"
+                                  : "over the grid's edge, by the pass";
+}
+
+static const char *spill_offset_text(const trn_water_body *b)
+{
+    static char text[64];
+    snprintf(text, sizeof text, ", less %.3g m", b->spill_offset);
+    return text;
+}
+
 static void body_text(const trn_water_body *b)
 {
     char level[96];
@@ -225,10 +257,18 @@ static void body_text(const trn_water_body *b)
     else if (b->kind == TRN_WATER_RIVER)
         snprintf(level, sizeof level, "surface %.3f..%.3f m", b->min_surface, b->max_surface);
     else
-        snprintf(level, sizeof level, "level %.3f m", b->level);
+        snprintf(level, sizeof level, "level %.3f m%s", b->level,
+                 b->kind == TRN_WATER_LAKE && b->level_mode == TRN_LAKE_LEVEL_SPILL ? " (spill)"
+                                                                                    : "");
     cli_printf("%s '%s': %s, wet area %.3f, volume %.3f, %" PRIu64 " wet sample%s\n",
                trn_water_kind_name(b->kind), b->id, level, b->area, b->volume, b->wet_samples,
                b->wet_samples == 1 ? "" : "s");
+    /* A leaking fixed lake's warning already names its spill level. */
+    if (b->kind == TRN_WATER_LAKE && b->level_mode == TRN_LAKE_LEVEL_SPILL &&
+        isfinite(b->spill_level))
+        cli_printf("  level spill: the basin spills at %.3f m %s at (%.6g, %.6g)%s\n",
+                   b->spill_level, spill_where(b->spill_outlet), b->spill_x, b->spill_z,
+                   spill_offset_text(b));
     if (b->warning_count)
         cli_printf("  warning: %s (%u leaking sample%s)\n", b->warning, b->warning_count,
                    b->warning_count == 1 ? "" : "s");

@@ -12,7 +12,7 @@
 
 #define OPT_VEC(n, len, lo, hi, desc)                                                              \
     {                                                                                              \
-        n, TRN_PARAM_VECTOR, true, 0, lo, hi, false, NULL, NULL, len, desc                         \
+        n, TRN_PARAM_VECTOR, true, 0, lo, hi, false, NULL, NULL, len, desc, NULL                   \
     }
 
 static const trn_pin_spec out_field[] = {

@@ -56,9 +56,32 @@ static const trn_param_spec p_sp[] = {
     OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
             "metres; samples at or below are base level; absent = the recipe's sea level"),
     CHOICE("sea", "on", "on|off", "off: only the border is base level"),
+    CHOICE("routing", "rho8", "rho8|mfd|d8",
+           "rho8: each sample drains to its steepest neighbour with the diagonals' run drawn "
+           "between one and two cells (Fairfield and Leymarie 1991), so valleys follow the land, "
+           "not the grid; mfd: to every lower neighbour in proportion to the slope (water "
+           "spreads on open slopes, gathers in hollows; about 4 times slower); d8: the steepest "
+           "of eight, valleys along the grid's axes and diagonals"),
+    CHOICE("fine_routing", "same", "same|rho8|mfd|d8",
+           "the routing of the fine steps (same: as routing); mfd keeps the returned detail "
+           "free of one-cell rills"),
+    CHOICE("upsample", "warped_spline", "warped_spline|cubic",
+           "how a coarser evolution grid comes back: warped_spline, a C2 spline sampled through "
+           "a smooth warp (no creases along the coarse grid); cubic, Catmull-Rom (creases every "
+           "coarse cell)"),
     CHOICE("border", "follow", "follow|fixed",
            "follow: the border comes down with the land beside it; fixed: it keeps its heights"),
 };
+
+/* A routing choice by name; "same" (or none) gives fallback. */
+static trn_flow_routing sp_routing(const char *name, trn_flow_routing fallback)
+{
+    if (!name) return fallback;
+    if (strcmp(name, "d8") == 0) return TRN_ROUTING_D8;
+    if (strcmp(name, "rho8") == 0) return TRN_ROUTING_RHO8;
+    if (strcmp(name, "mfd") == 0) return TRN_ROUTING_MFD;
+    return fallback;
+}
 
 /* The evolution grid against the output grid: with evolution_cell > 0, its ratio to the grid's
  * coarser cell rounded to a whole factor in 1..64, coarser (coarsen, amplified after) or finer
@@ -152,6 +175,12 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
+    o->sp.routing = sp_routing(trn_graph_param_text(n, t, "routing"), TRN_ROUTING_RHO8);
+    o->fine_routing = sp_routing(trn_graph_param_text(n, t, "fine_routing"), TRN_ROUTING_SAME);
+    const char *upsample = trn_graph_param_text(n, t, "upsample");
+    o->upsample = upsample && strcmp(upsample, "cubic") == 0 ? TRN_UPSAMPLE_CUBIC
+                                                             : TRN_UPSAMPLE_WARPED_SPLINE;
+    o->sp.seed = trn_subseed(recipe->seed, "stream_power");
     uint32_t refine;
     sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &o->coarsen,
                &refine);
@@ -171,6 +200,7 @@ void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
     trn_evolve_options o;
     sp_options(n, t, recipe, quality, &o);
     trn_key_f64(h, o.sp.sea_level);
+    XXH64_update(h, &o.sp.seed, sizeof o.sp.seed);
     trn_key_f64(h, o.sp.dt);
     const uint32_t steps = o.sp.steps;
     XXH64_update(h, &steps, sizeof steps);
@@ -415,8 +445,9 @@ static trn_status sp_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
 const trn_node_module trn_node_stream_power = {
     TRN_SPEC("stream_power", "Stream Power", "simulation",
              "Landscape evolution: uplift against stream-power incision (Braun and Willett 2013) "
-             "with hillslope diffusion; lakes drain over their sills.",
-             1, in_sp, out_sp, p_sp, true),
+             "over flow directions free of the grid (Rho8 or MFD) with hillslope diffusion; lakes "
+             "drain over their sills.",
+             2, in_sp, out_sp, p_sp, true),
     40.0,
     false,
     sp_compute,

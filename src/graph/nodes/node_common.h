@@ -13,39 +13,44 @@
 /* Parameter table rows: NUM(name, default, min, max, description) and friends. */
 #define NUM(n, d, lo, hi, desc)                                                                    \
     {                                                                                              \
-        n, TRN_PARAM_NUMBER, false, d, lo, hi, false, NULL, NULL, 0, desc                          \
+        n, TRN_PARAM_NUMBER, false, d, lo, hi, false, NULL, NULL, 0, desc, NULL                    \
     }
 #define POS(n, d, lo, hi, desc)                                                                    \
     {                                                                                              \
-        n, TRN_PARAM_NUMBER, false, d, lo, hi, true, NULL, NULL, 0, desc                           \
+        n, TRN_PARAM_NUMBER, false, d, lo, hi, true, NULL, NULL, 0, desc, NULL                     \
     }
 #define INT(n, d, lo, hi, desc)                                                                    \
     {                                                                                              \
-        n, TRN_PARAM_INTEGER, false, d, lo, hi, false, NULL, NULL, 0, desc                         \
+        n, TRN_PARAM_INTEGER, false, d, lo, hi, false, NULL, NULL, 0, desc, NULL                   \
     }
 #define OPT_INT(n, lo, hi, desc)                                                                   \
     {                                                                                              \
-        n, TRN_PARAM_INTEGER, true, 0, lo, hi, false, NULL, NULL, 0, desc                          \
+        n, TRN_PARAM_INTEGER, true, 0, lo, hi, false, NULL, NULL, 0, desc, NULL                    \
+    }
+/* A number that may also be one of the words in kw ("spill"). */
+#define NUM_OR(n, d, lo, hi, kw, desc)                                                             \
+    {                                                                                              \
+        n, TRN_PARAM_NUMBER, false, d, lo, hi, false, NULL, NULL, 0, desc, kw                      \
     }
 #define OPT_NUM(n, lo, hi, desc)                                                                   \
     {                                                                                              \
-        n, TRN_PARAM_NUMBER, true, 0, lo, hi, false, NULL, NULL, 0, desc                           \
+        n, TRN_PARAM_NUMBER, true, 0, lo, hi, false, NULL, NULL, 0, desc, NULL                     \
     }
 #define STR(n, d, desc)                                                                            \
     {                                                                                              \
-        n, TRN_PARAM_STRING, false, 0, 0, 0, false, d, NULL, 0, desc                               \
+        n, TRN_PARAM_STRING, false, 0, 0, 0, false, d, NULL, 0, desc, NULL                         \
     }
 #define OPT_STR(n, desc)                                                                           \
     {                                                                                              \
-        n, TRN_PARAM_STRING, true, 0, 0, 0, false, NULL, NULL, 0, desc                             \
+        n, TRN_PARAM_STRING, true, 0, 0, 0, false, NULL, NULL, 0, desc, NULL                       \
     }
 #define CHOICE(n, d, c, desc)                                                                      \
     {                                                                                              \
-        n, TRN_PARAM_CHOICE, false, 0, 0, 0, false, d, c, 0, desc                                  \
+        n, TRN_PARAM_CHOICE, false, 0, 0, 0, false, d, c, 0, desc, NULL                            \
     }
 #define POINTS(n, d, m, desc)                                                                      \
     {                                                                                              \
-        n, TRN_PARAM_POINTS, false, 0, 0, 0, false, d, NULL, m, desc                               \
+        n, TRN_PARAM_POINTS, false, 0, 0, 0, false, d, NULL, m, desc, NULL                         \
     }
 
 /* A node type's public spec: T(name, title, category, description, version, inputs, outputs,

@@ -10,19 +10,19 @@
 
 #define VEC(n, d, len, lo, hi, desc)                                                               \
     {                                                                                              \
-        n, TRN_PARAM_VECTOR, false, 0, lo, hi, false, d, NULL, len, desc                           \
+        n, TRN_PARAM_VECTOR, false, 0, lo, hi, false, d, NULL, len, desc, NULL                     \
     }
 #define OPT_POINTS(n, m, desc)                                                                     \
     {                                                                                              \
-        n, TRN_PARAM_POINTS, true, 0, 0, 0, false, NULL, NULL, m, desc                             \
+        n, TRN_PARAM_POINTS, true, 0, 0, 0, false, NULL, NULL, m, desc, NULL                       \
     }
 #define OPT_POINTS3(n, m, desc)                                                                    \
     {                                                                                              \
-        n, TRN_PARAM_POINTS3, true, 0, 0, 0, false, NULL, NULL, m, desc                            \
+        n, TRN_PARAM_POINTS3, true, 0, 0, 0, false, NULL, NULL, m, desc, NULL                      \
     }
 #define JSON(n, d, desc)                                                                           \
     {                                                                                              \
-        n, TRN_PARAM_JSON, false, 0, 0, 0, false, d, NULL, 0, desc                                 \
+        n, TRN_PARAM_JSON, false, 0, 0, 0, false, d, NULL, 0, desc, NULL                           \
     }
 
 static const trn_pin_spec out_water[] = {
@@ -67,11 +67,17 @@ static const trn_pin_spec in_edit[] = {
 
 static const trn_param_spec p_body[] = {
     CHOICE("kind", "lake", "lake|ocean|river", "what the body is"),
-    NUM("level", 0, -TRN_BIG, TRN_BIG,
-        "metres of the surface (lakes, oceans, rivers in level mode)"),
+    NUM_OR("level", 0, -TRN_BIG, TRN_BIG, "spill",
+           "metres of the surface (lakes, oceans, rivers in level mode); lake: \"spill\" fills "
+           "the basin at the centre up to where it would run out, less spill_offset"),
+    NUM("spill_offset", 0.5, 0, TRN_BIG,
+        "lake, level spill: metres the surface stays below the basin's spill level"),
     VEC("center", "[64,64]", 2, -TRN_BIG, TRN_BIG,
-        "lake: [x, z] terrain-local world units; a dry centre takes the nearest wet basin"),
-    POS("radius", 64, 0, TRN_BIG, "lake: world units of its footprint around the centre"),
+        "lake: [x, z] terrain-local world units; a dry centre takes the nearest wet basin "
+        "(level spill: the centre's basin or none)"),
+    POS("radius", 64, 0, TRN_BIG,
+        "lake: world units of its footprint around the centre; level spill: a limit the water "
+        "stays inside (its level drops to fit), none unless given"),
     OPT_POINTS("boundary", 3,
                "lake, ocean: a simple polygon [[x, z], ...] limiting the footprint (either "
                "winding, closing vertex optional)"),
@@ -158,11 +164,27 @@ static trn_status body_from_params(const trn_graph_node *n, const trn_node_type 
     trn_water_kind_parse(trn_graph_param_text(n, t, "kind"), &kind);
     trn_water_body_init(b, kind, n->id);
     b->level = trn_graph_param_number(n, t, "level");
+    const char *word = trn_graph_param_text(n, t, "level");
+    const bool spill = word && strcmp(word, "spill") == 0;
+    if (spill && kind != TRN_WATER_LAKE) {
+        *field = "level";
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "level: \"spill\" fills a lake's basin; a%s %s needs a level in "
+                             "metres",
+                             kind == TRN_WATER_OCEAN ? "n" : "", trn_water_kind_name(kind));
+    }
+    if (spill) {
+        b->level_mode = TRN_LAKE_LEVEL_SPILL;
+        b->level = 0.0;
+    }
+    b->spill_offset = trn_graph_param_number(n, t, "spill_offset");
     double c[2];
     vector(n, t, "center", c, 2);
     b->center_x = c[0];
     b->center_z = c[1];
     b->radius = trn_graph_param_number(n, t, "radius");
+    /* A spill lake without a radius has no limit but the ground's own. */
+    if (spill && !trn_graph_node_param(n, "radius")) b->radius = TRN_WATER_RADIUS_UNLIMITED;
     b->carve_depth = trn_graph_param_number(n, t, "carve_depth");
     uint32_t count = 0;
     double *scratch = NULL;
@@ -360,10 +382,17 @@ static void note_warnings(trn_node_result *r, uint32_t first)
             count += w->bodies[k].warning_count;
         }
     if (count > 1) {
+        /* The count always shows: a long warning is cut to make room for it. */
         char more[48];
         snprintf(more, sizeof more, " (%" PRIu32 " warnings in all)", count);
-        const size_t len = strlen(r->note);
-        if (len + strlen(more) < sizeof r->note) memcpy(r->note + len, more, strlen(more) + 1);
+        const size_t m = strlen(more);
+        size_t len = strlen(r->note);
+        if (len + m >= sizeof r->note) {
+            len = sizeof r->note - m - 4u;
+            memcpy(r->note + len, "...", 3);
+            len += 3;
+        }
+        memcpy(r->note + len, more, m + 1);
     }
 }
 
