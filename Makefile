@@ -4,7 +4,7 @@ DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zl
 # What `make test` needs beyond the build: headless Chromium drives the studio's browser test.
 TEST_PACKAGES = chromium
 
-.PHONY: all deps build demo test bench fuzz fuzz-check mutation-check clean format deb
+.PHONY: all deps build demo test bench gallery gallery-check fuzz fuzz-check mutation-check clean format deb
 
 all: build
 
@@ -43,6 +43,21 @@ test:
 
 bench: build
 	sh bench/run.sh build
+
+# docs/gallery.md and docs/images/gallery/ rewritten from scratch: every preset and example at
+# its own grid and at 1025^2 beside real DEMs, shaded and measured alike (a few minutes).
+# REAL_DEMS="a.tif b.tif" names the real DEMs (default: tools/gallery/real_dems.tsv's files in
+# ../shared/testdata/real); GRID=N changes the regridded column. gallery-check runs the same
+# script on a few terrains at small grids into a temporary folder (about 15 s).
+gallery: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS) --target terrane terrane_gallery terrane_demo_inputs
+	sh tools/gallery/gallery.sh build
+
+gallery-check: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS) --target terrane terrane_gallery terrane_demo_inputs
+	sh tools/gallery/gallery.sh --check build
 
 FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))
 
