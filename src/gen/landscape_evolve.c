@@ -85,6 +85,20 @@ static void bs_weights(double t, double w[4], double d[4])
     d[3] = 0.5 * t2;
 }
 
+/* Coarse coordinates clamped to the grid, and the cell holding them (the last cell for the
+ * far edge). */
+static void coarse_cell(uint32_t cx, uint32_t cz, double *fx, double *fz, int64_t *i, int64_t *j)
+{
+    if (*fx < 0) *fx = 0;
+    if (*fz < 0) *fz = 0;
+    if (*fx > cx) *fx = cx;
+    if (*fz > cz) *fz = cz;
+    *i = (int64_t)*fx;
+    *j = (int64_t)*fz;
+    if (*i >= (int64_t)cx) *i = (int64_t)cx - 1;
+    if (*j >= (int64_t)cz) *j = (int64_t)cz - 1;
+}
+
 /* Mirror index into 0..last (the prefilter's boundary). */
 static size_t mirror(int64_t i, size_t last)
 {
@@ -99,13 +113,8 @@ static size_t mirror(int64_t i, size_t last)
 static double bspline_at(const double *coef, uint32_t cx, uint32_t cz, double fx, double fz,
                          double *gx, double *gz)
 {
-    if (fx < 0) fx = 0;
-    if (fz < 0) fz = 0;
-    if (fx > cx) fx = cx;
-    if (fz > cz) fz = cz;
-    int64_t i = (int64_t)fx, j = (int64_t)fz;
-    if (i >= (int64_t)cx) i = (int64_t)cx - 1;
-    if (j >= (int64_t)cz) j = (int64_t)cz - 1;
+    int64_t i, j;
+    coarse_cell(cx, cz, &fx, &fz, &i, &j);
     double wx[4], dx[4], wz[4], dz[4];
     bs_weights(fx - (double)i, wx, dx);
     bs_weights(fz - (double)j, wz, dz);
@@ -268,13 +277,8 @@ static void cr_weights(double t, double w[4])
  * every coarse sample (TRN_UPSAMPLE_CUBIC, the earlier method). */
 static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, double fz)
 {
-    if (fx < 0) fx = 0;
-    if (fz < 0) fz = 0;
-    if (fx > cx) fx = cx;
-    if (fz > cz) fz = cz;
-    int64_t i = (int64_t)fx, j = (int64_t)fz;
-    if (i >= (int64_t)cx) i = (int64_t)cx - 1;
-    if (j >= (int64_t)cz) j = (int64_t)cz - 1;
+    int64_t i, j;
+    coarse_cell(cx, cz, &fx, &fz, &i, &j);
     double wx[4], wz[4];
     cr_weights(fx - (double)i, wx);
     cr_weights(fz - (double)j, wz);
