@@ -30,17 +30,7 @@ int main(int argc, char **argv)
     snprintf(tif, sizeof tif, "%s/bench_input.tif", dir);
     trn_field f;
     trn_error e;
-    if (trn_field_init(&f, size - 1, size - 1, 30.0 * (size - 1), 30.0 * (size - 1), &e)) {
-        fprintf(stderr, "%s\n", e.message);
-        return 1;
-    }
-    for (uint32_t j = 0; j < size; j++)
-        for (uint32_t i = 0; i < size; i++) {
-            double x = i / 256.0, y = j / 256.0, h = 0, amp = 1500;
-            for (int o = 0; o < 6; o++, x *= 2, y *= 2, amp *= 0.5)
-                h += amp * value_noise(x, y, 7u + (uint32_t)o);
-            f.heights[(size_t)j * size + i] = (float)h;
-        }
+    if (fractal_dem(&f, size, 0.0)) return 1;
     const uint32_t hole = size / 64;
     for (uint32_t k = 0; k < 16; k++) {
         const uint32_t x0 = (k % 4) * (size / 4) + size / 8, z0 = (k / 4) * (size / 4) + size / 8;

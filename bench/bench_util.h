@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "terrane/core.h"
+
 static inline double now_s(void)
 {
     struct timespec t;
@@ -64,6 +66,25 @@ static inline double value_noise(double x, double y, uint32_t seed)
     double a = hash3(xi, yi, seed) * k, b = hash3(xi + 1, yi, seed) * k;
     double c = hash3(xi, yi + 1, seed) * k, d = hash3(xi + 1, yi + 1, seed) * k;
     return (a + (b - a) * fx) * (1.0 - fy) + (c + (d - c) * fx) * fy;
+}
+
+/* A size x size DEM of 30 m cells: six octaves of value noise (1500 m down to 47 m amplitude)
+ * plus offset metres. f is initialised here. */
+static inline int fractal_dem(trn_field *f, uint32_t size, double offset)
+{
+    trn_error e;
+    if (trn_field_init(f, size - 1, size - 1, 30.0 * (size - 1), 30.0 * (size - 1), &e)) {
+        fprintf(stderr, "%s\n", e.message);
+        return 1;
+    }
+    for (uint32_t j = 0; j < size; j++)
+        for (uint32_t i = 0; i < size; i++) {
+            double x = i / 256.0, y = j / 256.0, h = 0, amp = 1500;
+            for (int o = 0; o < 6; o++, x *= 2, y *= 2, amp *= 0.5)
+                h += amp * value_noise(x, y, 7u + (uint32_t)o);
+            f->heights[(size_t)j * size + i] = (float)(h + offset);
+        }
+    return 0;
 }
 
 #endif

@@ -214,6 +214,19 @@ static json_t *pins_json(const trn_pin_spec *pins, uint32_t count, bool inputs)
     return a;
 }
 
+/* "a|b|c" as ["a", "b", "c"]. */
+static json_t *bar_list_json(const char *list)
+{
+    json_t *a = json_array();
+    while (*list) {
+        const char *bar = strchr(list, '|');
+        const size_t n = bar ? (size_t)(bar - list) : strlen(list);
+        json_array_append_new(a, json_stringn(list, n));
+        list += n + (bar ? 1u : 0u);
+    }
+    return a;
+}
+
 static json_t *param_json(const trn_param_spec *s)
 {
     json_t *p = json_object();
@@ -237,28 +250,10 @@ static json_t *param_json(const trn_param_spec *s)
         json_object_set_new(p, "max", bound_json(s->max));
         json_object_set_new(p, "min_exclusive", json_boolean(s->min_exclusive));
     }
-    if (s->type == TRN_PARAM_NUMBER && s->keywords) {
-        json_t *c = json_array();
-        const char *p0 = s->keywords;
-        while (*p0) {
-            const char *bar = strchr(p0, '|');
-            const size_t n = bar ? (size_t)(bar - p0) : strlen(p0);
-            json_array_append_new(c, json_stringn(p0, n));
-            p0 += n + (bar ? 1u : 0u);
-        }
-        json_object_set_new(p, "keywords", c);
-    }
-    if (s->type == TRN_PARAM_CHOICE && s->choices) {
-        json_t *c = json_array();
-        const char *p0 = s->choices;
-        while (*p0) {
-            const char *bar = strchr(p0, '|');
-            const size_t n = bar ? (size_t)(bar - p0) : strlen(p0);
-            json_array_append_new(c, json_stringn(p0, n));
-            p0 += n + (bar ? 1u : 0u);
-        }
-        json_object_set_new(p, "choices", c);
-    }
+    if (s->type == TRN_PARAM_NUMBER && s->keywords)
+        json_object_set_new(p, "keywords", bar_list_json(s->keywords));
+    if (s->type == TRN_PARAM_CHOICE && s->choices)
+        json_object_set_new(p, "choices", bar_list_json(s->choices));
     if (s->type == TRN_PARAM_POINTS || s->type == TRN_PARAM_POINTS3)
         json_object_set_new(p, "min_points", json_integer(s->min_points));
     if (s->type == TRN_PARAM_VECTOR) json_object_set_new(p, "length", json_integer(s->min_points));
