@@ -237,6 +237,13 @@ static void test_recipe(void)
     }
     free(out);
     free(err);
+    /* Too small a grid for a periodic profile: said in words, not "nan". */
+    rc = trn_test_run_clif("stats %s/examples/recipes/island.json --resolution 3x3 --quiet", &out,
+                           &err, TRN_SOURCE_DIR);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_CONTAINS(out, "periodic curvature: none (fewer than 16 interior columns and rows)");
+    free(out);
+    free(err);
     /* A heightfield has no grid to change. */
     const char *pit = write_pit();
     rc = trn_test_run_clif("stats %s --size 65x65 --resolution 32x32", &out, &err, pit);

@@ -414,10 +414,14 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         cli_printf("  channels: drain at least %.6g cells (%.6g m^2); depressions: raised "
                    "more than %.6g m\n",
                    s.channel_cells, channel_area, s.depression_tolerance);
-        cli_printf("  aspects: %llu samples at least %.6g deg steep; periodic curvature: "
-                   "strongest at a period of %.3g samples along x, %.3g along z\n",
-                   (unsigned long long)s.aspect_samples, s.aspect_min_slope, s.periodic_period_x,
-                   s.periodic_period_z);
+        cli_printf("  aspects: %llu samples at least %.6g deg steep; periodic curvature: ",
+                   (unsigned long long)s.aspect_samples, s.aspect_min_slope);
+        if (isnan(s.periodic_period_x) && isnan(s.periodic_period_z))
+            cli_printf("none (fewer than 16 interior columns and rows)\n");
+        else
+            cli_printf("strongest at a period of %.3g samples along x, %.3g along z (nan: too "
+                       "few on that axis)\n",
+                       s.periodic_period_x, s.periodic_period_z);
     }
     cli_terrain_dispose(&t);
     return CLI_EXIT_OK;
