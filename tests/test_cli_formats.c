@@ -389,7 +389,7 @@ static void test_examples_by_name(void)
     CHECK_CONTAINS(err, "'example:nowhere': no such example");
     CHECK_CONTAINS(err, "lakeside");
     free(out), free(err);
-    CHECK_EQ_INT(trn_test_run_cli("inspect example:../recipes/island.json", &out, &err), 1);
+    CHECK_EQ_INT(trn_test_run_cli("inspect example:../recipes/island.json", &out, &err), 2);
     CHECK_CONTAINS(err, "expected example:NAME");
     free(out), free(err);
     /* Another examples folder: its recipes/own.json. */

@@ -141,25 +141,26 @@ static const char *examples_dir(void)
 
 /* "example:NAME" -> the shipped example recipe NAME (examples/recipes/NAME.json), or
  * "example:PATH" -> PATH under the examples folder (example:project/world.scene.json). The
- * path is stored in out (size bytes); false with a message when there is no such example. */
-static bool resolve_example(const char *arg, char *out, size_t size)
+ * path is stored in out (size bytes). Returns CLI_EXIT_OK, CLI_EXIT_USAGE for a malformed name
+ * or CLI_EXIT_FAIL when there is no such example, with a message. */
+static int resolve_example(const char *arg, char *out, size_t size)
 {
     const char *name = arg + strlen("example:");
     const char *dir = examples_dir();
     if (!name[0] || strstr(name, "..")) {
         fprintf(stderr, "terrane: '%s': expected example:NAME, such as example:island\n", arg);
-        return false;
+        return CLI_EXIT_USAGE;
     }
     if (strchr(name, '/'))
         snprintf(out, size, "%s/%s", dir, name);
     else
         snprintf(out, size, "%s/recipes/%s%s", dir, name,
                  strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? "" : ".json");
-    if (access(out, R_OK) == 0) return true;
+    if (access(out, R_OK) == 0) return CLI_EXIT_OK;
     fprintf(stderr, "terrane: '%s': no such example in %s (the recipes there: hills, island, "
                     "lakeside, mountains, valley, waters; or example:project/world.scene.json)\n",
             arg, dir);
-    return false;
+    return CLI_EXIT_FAIL;
 }
 
 static int top_usage_error(const char *what, const char *word, const char *hint)
@@ -242,9 +243,10 @@ int main(int argc, char **argv)
     for (int k = i + 1; k < argc; k++) {
         if (strncmp(argv[k], "example:", 8) != 0) continue;
         char *path = malloc(4096);
-        if (!path || !resolve_example(argv[k], path, 4096)) {
+        const int rc = path ? resolve_example(argv[k], path, 4096) : CLI_EXIT_FAIL;
+        if (rc) {
             free(path);
-            return CLI_EXIT_FAIL;
+            return rc;
         }
         argv[k] = path; /* lives as long as the process */
     }
