@@ -409,7 +409,9 @@ static void test_items_preserve(void)
     free(text);
 
     /* Other objects, odd spacing, a line that is not even JSON, our old block with keys we do
-     * not manage, and no newline at the end. */
+     * not manage, and no newline at the end. The replaced line gains only the keys whose
+     * values differ from what a missing key means (screenError 16 and an identity rotation
+     * stay left out, as the World Editor writes them). */
     const char *before =
         "{\"name\":\"MissionGroup\",\"class\":\"SimGroup\",\"enabled\":\"1\"}\n"
         "{ \"class\" : \"SpawnSphere\",  \"position\":[1.5, 2, 3] }\n"
@@ -432,8 +434,7 @@ static void test_items_preserve(void)
         "{\"persistentId\":\"abc\",\"class\":\"TerrainBlock\",\"name\":\"theTerrain\","
         "\"terrainFile\":\"/levels/example/theTerrain.ter\",\"__parent\":\"MissionGroup\","
         "\"materialTextureSet\":\"exampleTerrainMaterialTextureSet\",\"squareSize\":0.5,"
-        "\"maxHeight\":500,\"screenError\":16,\"castShadows\":false,"
-        "\"position\":[-1024,-1024,12.25],\"rotationMatrix\":[1,0,0,0,1,0,0,0,1]}\n"
+        "\"maxHeight\":500,\"castShadows\":false,\"position\":[-1024,-1024,12.25]}\n"
         "{\"class\":\"TerrainBlock\",\"name\":\"second\",\"terrainFile\":\"/levels/x/b.ter\"}";
     CHECK(text && strcmp(text, expected) == 0);
     if (text && strcmp(text, expected) != 0) fprintf(stderr, "%s\n", text);
@@ -792,7 +793,7 @@ static void test_materials_migrate(void)
 
     trn_error err;
     CHECK_STATUS(trn_beamng_migrate_materials(root, &mo, &migrated, &err), TRN_ERR_NOT_FOUND);
-    CHECK_CONTAINS(err.message, "no deprecated materials.json");
+    CHECK_CONTAINS(err.message, "nothing to migrate: no art/terrains/materials.json");
 }
 
 static void test_texture_options(void)

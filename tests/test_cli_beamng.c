@@ -440,7 +440,8 @@ static void test_migrate(void)
         0);
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("beamng migrate '%s'", &out, &err, level), 1);
-    CHECK_CONTAINS(err, "no deprecated materials.json to migrate");
+    CHECK_CONTAINS(err, "nothing to migrate: no art/terrains/materials.json, no TerrainMaterial "
+                        "with only v1 fields");
     free(out), free(err);
     tmp_path(p, sizeof p, "levels/old/art/terrains/materials.json");
     const char *v1 = "{\"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": \"mud\", "

@@ -422,6 +422,25 @@ typedef struct trn_beamng_scaffold {
     double sea_level;
 } trn_beamng_scaffold;
 
+/* Which terrain materials a write into a level uses. */
+typedef enum trn_beamng_material_version {
+    /* The level's own: v1 when the TerrainBlock written over has no materialTextureSet, or,
+     * for a new block, when the level has TerrainMaterials, all of them with only v1 fields,
+     * and no TerrainMaterialTextureSet (an editor-saved level that was never upgraded);
+     * v1.5 otherwise. */
+    TRN_BEAMNG_MATERIALS_AUTO = 0,
+    /* v1: new materials get the deprecated fields (diffuseMap, detailMap, macroMap,
+     * normalMap), no texture set is added, the block keeps having none. */
+    TRN_BEAMNG_MATERIALS_V1 = 1,
+    /* v1.5: the level's v1-only materials are upgraded where they are (as
+     * trn_beamng_migrate_materials does), a texture set is added when there is none and the
+     * block gets it. */
+    TRN_BEAMNG_MATERIALS_V15 = 2,
+} trn_beamng_material_version;
+
+/* At most this many changes are listed in trn_beamng_level_result.changes. */
+#define TRN_BEAMNG_MAX_CHANGES 16
+
 /* Where and how create/import write a terrain into a level. */
 typedef struct trn_beamng_level_options {
     const char *level_dir;    /* the levels/NAME folder; created if missing */
@@ -431,6 +450,17 @@ typedef struct trn_beamng_level_options {
     double square_size;       /* 0 = 1 */
     double position_z;        /* the TerrainBlock's position z: the height of stored 0 */
     uint8_t ter_version;      /* 0 = 9 */
+    /* Keep what an editor-saved level has (terrane beamng import). When the level has the
+     * TerrainBlock (named terrain_name; with terrain_name NULL the level's only TerrainBlock,
+     * or the one named theTerrain among several), the terrain goes into the .ter its
+     * terrainFile names (terrain2.ter gets terrain2.terrain.json beside it), and its position,
+     * maxHeight, squareSize, screenError, castShadows and rotation stay, except maxHeight and
+     * squareSize when given (> 0) and the position when recenter is set. Without keep_block
+     * the block is placed as a new one (centred, the given or default sizes, position z =
+     * position_z), which is what a terrain computed for those values needs. */
+    bool keep_block;
+    bool recenter; /* with keep_block: centre the terrain on x, y 0 (z kept) */
+    trn_beamng_material_version material_version;
     trn_texture_options textures;
     /* Ground models of the materials this call adds (others by trn_beamng_groundmodel_for_name);
      * materials already in the level keep theirs. */
@@ -458,6 +488,12 @@ typedef struct trn_beamng_level_result {
     uint32_t materials_added;
     uint32_t textures_written;
     bool block_replaced; /* a TerrainBlock of the name was updated where it was (items_path) */
+    bool materials_v1;   /* the terrain uses v1 materials (no texture set) */
+    /* What was changed in an existing level, one sentence each ("maxHeight 208 -> 512",
+     * "replaced theTerrain.terrain.json, which described /levels/x/other.ter"), in the order
+     * done; at most TRN_BEAMNG_MAX_CHANGES (changes_dropped counts the rest). */
+    char changes[TRN_BEAMNG_MAX_CHANGES][320];
+    uint32_t change_count, changes_dropped;
     /* Scaffold (all empty or 0 without it, or when the level had each piece already). */
     char info_path[1024];    /* info.json written */
     char preview_path[1024]; /* the preview image written */

@@ -20,7 +20,7 @@ static const char *const overview_text =
     "  create    make a new level (or a new terrain in one) with a flat terrain\n"
     "  export    write a .ter's heightmap, layer map, hole mask, opacity maps and R16\n"
     "  validate  check a level for the common issues, each with a fix hint\n"
-    "  migrate   move deprecated art/terrains/materials.json materials to v1.5\n"
+    "  migrate   upgrade a level's v1 terrain materials to v1.5 (deprecated materials.json too)\n"
     "\n"
     "run 'terrane beamng <sub-verb> --help' for its options and examples.\n";
 
@@ -38,12 +38,16 @@ static const char *const import_help =
     "By default rows are reversed while copying (image top = north = the terrain's last row;\n"
     "BeamNG's origin is bottom-left); --flip-y-axis copies them as they are.\n"
     "\n"
-    "With --level, writes into the level folder (levels/NAME): NAME.ter, NAME.terrain.json,\n"
-    "NAME.terrainheightmap.png, the TerrainBlock (a block of the same name anywhere under main/\n"
-    "is updated where it is, keeping its persistentId and every field terrane does not manage;\n"
-    "a new one goes to main/MissionGroup/items.level.json, as the World Editor keeps it), v1.5\n"
-    "materials missing from art/terrains/main.materials.json (keyed NAME-<persistentId>, the\n"
-    "ground model by the material's name) with placeholder textures, and a texture set.\n"
+    "With --level, writes into the level folder (levels/NAME). A level that has a TerrainBlock\n"
+    "(--name, else its only one) keeps it: the heights go into the .ter its terrainFile names\n"
+    "(terrain2.ter, with terrain2.terrain.json and terrain2.terrainheightmap.png beside it), and\n"
+    "its position, maxHeight, squareSize, persistentId and every other field stay, except what\n"
+    "--max-height, --square-size or --center change. Otherwise NAME.ter, NAME.terrain.json,\n"
+    "NAME.terrainheightmap.png and a new TerrainBlock in main/MissionGroup/items.level.json, as\n"
+    "the World Editor keeps it. Materials missing from the level are added to\n"
+    "art/terrains/main.materials.json with placeholder textures, in the level's material\n"
+    "version: v1 fields when its TerrainBlock has no materialTextureSet (a level never upgraded),\n"
+    "else v1.5 with a texture set. Each change to what the level had is printed.\n"
     "--scaffold adds what the level needs to open and drive (docs/beamng.md lists it).\n"
     "\n"
     "options:\n"
@@ -55,12 +59,18 @@ static const char *const import_help =
     "  --layer-map FILE        an 8-bit PNG of layer indices, instead of opacity maps\n"
     "  --holes FILE            a PNG whose 255 pixels are holes\n"
     "  --flip-y-axis           copy rows as they are (the editor's flipYAxis)\n"
-    "  --max-height M          TerrainBlock maxHeight in metres (default 2048); for an R32\n"
+    "  --max-height M          TerrainBlock maxHeight in metres (default: the level's, else\n"
+    "                          2048); for an R32\n"
     "                          heightmap also its scale, and required\n"
     "  --byte-order little|big R16 byte order (default little; big is Mac order)\n"
-    "  --square-size S         TerrainBlock squareSize, metres per sample (default 1)\n"
+    "  --square-size S         TerrainBlock squareSize, metres per sample (default: the\n"
+    "                          level's, else 1)\n"
     "  --ter-version N         .ter version to write: 7, 8 or 9 (default 9)\n"
     "  --texture-size N        pixel size of generated placeholder textures (default 256)\n"
+    "  --center                with --level: centre the terrain on the level's origin (x, y;\n"
+    "                          z kept) instead of keeping the TerrainBlock's position\n"
+    "  --material-version V    1 or 1.5: the terrain materials to use (default: the level's);\n"
+    "                          1.5 in a v1 level upgrades its v1 materials where they are\n"
     "  --scaffold              with --level: also info.json, a preview, a spawn point on a flat\n"
     "                          dry spot, sky, sun, time of day, level info, a camera bookmark and\n"
     "                          the editor's groups (what the level has already is kept)\n"
@@ -175,12 +185,15 @@ static const char *const validate_help =
 static const char *const migrate_help =
     "usage: terrane beamng migrate LEVEL_DIR [options]\n"
     "\n"
-    "Move the TerrainMaterials of a deprecated art/terrains/materials.json into\n"
-    "art/terrains/main.materials.json as v1.5 materials (names, groundmodelName and annotation\n"
-    "carried over; diffuseMap -> baseColorBaseTex, macroMap -> baseColorMacroTex, detailMap ->\n"
-    "baseColorDetailTex, normalMap -> normalDetailTex), add a TerrainMaterialTextureSet when\n"
-    "there is none and assign it to the level's TerrainBlocks. Entries already in\n"
-    "main.materials.json are never overwritten; the old file is kept unless --delete-old.\n"
+    "Upgrade a level's terrain materials to v1.5: move the TerrainMaterials of a deprecated\n"
+    "art/terrains/materials.json into art/terrains/main.materials.json, and upgrade the\n"
+    "materials with only v1 fields in the level's other materials files (where the World Editor\n"
+    "keeps them) in place, keeping their keys, persistentIds and other fields (names,\n"
+    "groundmodelName and annotation carried over; diffuseMap -> baseColorBaseTex, macroMap ->\n"
+    "baseColorMacroTex, detailMap -> baseColorDetailTex, normalMap -> normalDetailTex). Adds a\n"
+    "TerrainMaterialTextureSet when there is none and assigns it to the level's TerrainBlocks.\n"
+    "Entries already in main.materials.json are never overwritten; the old file is kept unless\n"
+    "--delete-old. A level that already uses v1.5 materials is left alone (exit 1, saying so).\n"
     "\n"
     "options:\n"
     "  --delete-old            remove the migrated entries from the old file (deleting it when\n"
@@ -192,7 +205,8 @@ static const char *const migrate_help =
     "\n"
     "examples:\n"
     "  terrane beamng migrate levels/oldmap\n"
-    "  terrane beamng migrate levels/oldmap --delete-old\n";
+    "  terrane beamng migrate levels/oldmap --delete-old\n"
+    "  terrane beamng migrate levels/editor_saved_v1_level\n";
 
 /* ------------------------------------------------------------------------------------------
  * Shared option handling.
@@ -212,6 +226,7 @@ static bool takes_value(const char *a)
         "--material",       "--terrain-name",
         "--initial-height", "--only",
         "--compression",    "--byte-order",
+        "--material-version",
     };
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0) return true;
@@ -289,6 +304,13 @@ static json_t *level_result_json(const trn_beamng_level_result *r)
     json_object_set_new(o, "materials_added", json_integer(r->materials_added));
     json_object_set_new(o, "textures_written", json_integer(r->textures_written));
     json_object_set_new(o, "block_replaced", json_boolean(r->block_replaced));
+    json_object_set_new(o, "material_version", json_string(r->materials_v1 ? "1" : "1.5"));
+    json_t *changes = json_array();
+    for (uint32_t i = 0; i < r->change_count; i++)
+        json_array_append_new(changes, cli_json_string(r->changes[i]));
+    if (r->changes_dropped)
+        json_array_append_new(changes, json_sprintf("and %u more change(s)", r->changes_dropped));
+    json_object_set_new(o, "changes", changes);
     json_object_set_new(o, "info", cli_json_string(r->info_path));
     json_object_set_new(o, "preview", cli_json_string(r->preview_path));
     json_object_set_new(o, "objects_added", json_integer(r->objects_added));
@@ -306,8 +328,16 @@ static void note_level(cli_ctx *ctx, const trn_beamng_level_result *r, uint32_t 
 {
     cli_note(ctx, "wrote %s (%u x %u), %s and %s", r->ter_path, size, size, r->terrain_json_path,
              r->heightmap_png_path);
-    cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, texture set %s)", r->terrain_name,
-             r->items_path, r->terrain_file, r->texture_set);
+    if (r->materials_v1)
+        cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, v1 materials: no texture set)",
+                 r->terrain_name, r->items_path, r->terrain_file);
+    else
+        cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, texture set %s)",
+                 r->terrain_name, r->items_path, r->terrain_file, r->texture_set);
+    /* Every change to what the level had, so none goes unnoticed. */
+    for (uint32_t i = 0; i < r->change_count; i++)
+        cli_note(ctx, "changed: %s", r->changes[i]);
+    if (r->changes_dropped) cli_note(ctx, "changed: and %u more", r->changes_dropped);
     if (r->materials_added)
         cli_note(ctx, "added %u material(s) to %s with %u placeholder texture(s)",
                  r->materials_added, r->materials_path, r->textures_written);
@@ -391,6 +421,10 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
             lo.scaffold.enabled = true;
             continue;
         }
+        if (strcmp(a, "--center") == 0) {
+            lo.recenter = true;
+            continue;
+        }
         if (a[0] == '-' && a[1] && !takes_value(a)) {
             rc = cli_usage_error(ctx, "unknown option '%s'", a);
             goto done;
@@ -436,7 +470,16 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
             }
         } else if (strcmp(a, "--texture-size") == 0)
             ok = parse_texture_size(ctx, v, &lo.textures);
-        else if (a[0] == '-' && a[1]) {
+        else if (strcmp(a, "--material-version") == 0) {
+            if (strcmp(v, "1") == 0)
+                lo.material_version = TRN_BEAMNG_MATERIALS_V1;
+            else if (strcmp(v, "1.5") == 0)
+                lo.material_version = TRN_BEAMNG_MATERIALS_V15;
+            else {
+                cli_usage_error(ctx, "--material-version takes 1 or 1.5, not '%s'", v);
+                ok = false;
+            }
+        } else if (a[0] == '-' && a[1]) {
             rc = cli_usage_error(ctx, "option '%s' does not belong to import", a);
             goto done;
         } else if (!heightmap)
@@ -518,6 +561,8 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
     io.material_count = name_count;
     lo.level_dir = level_dir;
     lo.ter_version = (uint8_t)ter_version;
+    /* An editor-saved level keeps its TerrainBlock's file, place and scale unless asked. */
+    lo.keep_block = true;
     trn_beamng_level_result res;
     memset(&res, 0, sizeof res);
     trn_error e;
@@ -1023,6 +1068,12 @@ static int cmd_migrate(cli_ctx *ctx, int argc, char **argv)
     uint32_t migrated = 0;
     trn_error e;
     if (!(mo.writes = cli_write_set(ctx))) return CLI_EXIT_FAIL;
+    /* Whether there is a deprecated file at all, for the message: an editor-saved v1 level
+     * keeps its v1 materials in main.materials.json, and they are upgraded there. */
+    char old_file[4096];
+    struct stat osb;
+    snprintf(old_file, sizeof old_file, "%s/art/terrains/materials.json", level);
+    bool had_old = stat(old_file, &osb) == 0;
     if (trn_beamng_migrate_materials(level, &mo, &migrated, &e)) return fail_status(ctx, &e);
     int rc = cli_commit(ctx);
     if (rc) return rc;
@@ -1030,11 +1081,15 @@ static int cmd_migrate(cli_ctx *ctx, int argc, char **argv)
         json_t *o = json_object();
         json_object_set_new(o, "level", cli_json_string(level));
         json_object_set_new(o, "migrated", json_integer(migrated));
-        json_object_set_new(o, "old_file_deleted_or_trimmed", json_boolean(mo.delete_old));
+        json_object_set_new(o, "old_file_deleted_or_trimmed",
+                            json_boolean(mo.delete_old && had_old));
         cli_print_json(o);
-    } else {
+    } else if (had_old) {
         cli_note(ctx, "migrated %u material(s) into art/terrains/main.materials.json%s", migrated,
                  mo.delete_old ? "; removed them from the old file" : "; the old file is kept");
+    } else {
+        cli_note(ctx, "upgraded %u v1 material(s) to v1.5 where they are%s", migrated,
+                 mo.assign_texture_set ? ", and gave the TerrainBlocks a texture set" : "");
     }
     return CLI_EXIT_OK;
 }

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/checked.h"
@@ -754,19 +756,83 @@ static trn_status write_heightmap_png(const char *path, const trn_ter *ter, bool
     return st;
 }
 
-/* The files of trn_beamng_level_write_terrain, staged into ws. */
+/* Note one change made to an existing level (see trn_beamng_level_result.changes). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void add_change(trn_beamng_level_result *res, const char *fmt, ...)
+{
+    if (res->change_count >= TRN_BEAMNG_MAX_CHANGES) {
+        res->changes_dropped++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->changes[res->change_count], sizeof res->changes[0], fmt, ap);
+    va_end(ap);
+    res->change_count++;
+}
+
+/* "[-2048, -2048, 2.6]" for messages. */
+static void vec3_text(const double v[3], char *buf, size_t n)
+{
+    snprintf(buf, n, "[%.10g, %.10g, %.10g]", v[0], v[1], v[2]);
+}
+
+/* Size of the .ter at path (as ws leaves it) from its header, 0 when it cannot be read. */
+static uint32_t ter_size_on_disk(const trn_write_set *ws, const char *path)
+{
+    FILE *f = fopen(trn_write_set_current(ws, path), "rb");
+    if (!f) return 0;
+    uint8_t h[5];
+    size_t got = fread(h, 1, 5, f);
+    fclose(f);
+    if (got != 5 || h[0] < 7) return 0;
+    return (uint32_t)h[1] | (uint32_t)h[2] << 8 | (uint32_t)h[3] << 16 | (uint32_t)h[4] << 24;
+}
+
+/* Say so when the .terrain.json about to be written over describes another .ter (a copy left
+ * from an earlier terrain) or cannot be read: it is replaced, never silently. */
+static void note_json_replaced(const trn_write_set *ws, trn_beamng_level_result *res)
+{
+    const char *cur = trn_write_set_current(ws, res->terrain_json_path);
+    struct stat sb;
+    if (stat(cur, &sb) != 0) return;
+    trn_terrain_json old;
+    trn_error e;
+    if (trn_terrain_json_read(cur, &old, &e) != TRN_OK) {
+        add_change(res, "replaced %s, which could not be read (%s)",
+                   trn_lvl_basename(res->terrain_json_path), e.message);
+        return;
+    }
+    const char *df = old.datafile ? old.datafile : "";
+    if (!trn_lvl_ieq(trn_lvl_basename(df), trn_lvl_basename(res->terrain_file)))
+        add_change(res, "replaced %s, which described %s, not %s",
+                   trn_lvl_basename(res->terrain_json_path), df[0] ? df : "no .ter",
+                   res->terrain_file);
+    trn_terrain_json_dispose(&old);
+}
+
+/* The files of trn_beamng_level_write_terrain, staged into ws. tb is the block to put (its
+ * materialTextureSet decided here); v1 selects the material version; upgrade switches a v1
+ * level to v1.5 first. */
 static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
                                     const trn_beamng_level_options *opt,
-                                    trn_beamng_level_result *res, const char *name, uint8_t version,
-                                    double max_height, double square_size,
+                                    trn_beamng_level_result *res, trn_terrain_block *tb,
+                                    uint8_t version, bool v1, bool upgrade,
                                     const char *heightmap_game, trn_progress_fn progress,
                                     void *user, trn_error *err)
 {
     const char *target = NULL;
+    uint32_t old_size = ter_size_on_disk(ws, res->ter_path);
+    if (old_size && old_size != ter->size)
+        add_change(res, "%s: %u x %u samples -> %u x %u", trn_lvl_basename(res->ter_path),
+                   old_size, old_size, ter->size, ter->size);
     /* The .ter first: the only step that may be cancelled. */
     trn_status st = trn_write_target(ws, res->ter_path, &target, err);
     if (st || (st = trn_ter_write(target, ter, version, progress, user, err))) return st;
 
+    note_json_replaced(ws, res);
     trn_terrain_json tj;
     if ((st = trn_terrain_json_from_ter(ter, res->terrain_file, heightmap_game, &tj, err)))
         return st;
@@ -785,29 +851,87 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
     uint32_t n = 0;
     for (uint32_t i = 0; i < ter->material_count; i++)
         if (ter->materials[i] && ter->materials[i][0]) names[n++] = ter->materials[i];
+    if (upgrade) {
+        /* Asked for v1.5 in a v1 level: its v1 materials are upgraded where they are first,
+         * as migrate does, so none is left without v1.5 textures. */
+        trn_migrate_options mo = {0};
+        mo.fill_textures = true;
+        mo.textures = opt->textures;
+        mo.writes = ws;
+        uint32_t upgraded = 0;
+        trn_error me;
+        st = trn_beamng_migrate_materials(opt->level_dir, &mo, &upgraded, &me);
+        if (st == TRN_ERR_NOT_FOUND)
+            st = TRN_OK; /* nothing of v1 to upgrade */
+        else if (st) {
+            if (err) *err = me;
+            free(names);
+            return st;
+        } else if (upgraded)
+            add_change(res, "upgraded %u v1 material(s) to v1.5 where they are", upgraded);
+    }
     trn_lvl_merge_result mr;
     st = trn_lvl_merge_materials(ws, opt->level_dir, res->level_name, names, n,
-                                 (double)ter->size * square_size, &opt->textures, opt->surfaces,
-                                 opt->surface_count, &mr, err);
+                                 (double)ter->size * tb->square_size, &opt->textures,
+                                 opt->surfaces, opt->surface_count, v1, &mr, err);
     free(names);
     if (st) return st;
-    trn_lvl_copy(res->texture_set, sizeof res->texture_set, mr.texture_set);
     trn_lvl_copy(res->materials_path, sizeof res->materials_path, mr.materials_path);
     res->materials_added = mr.added;
     res->textures_written = mr.textures_written;
+    res->materials_v1 = v1;
+    if (!v1 && !tb->material_texture_set) {
+        if (!(tb->material_texture_set = trn_lvl_strdup(mr.texture_set))) return oom(err, NULL);
+        if (res->block_replaced)
+            add_change(res, "materialTextureSet set to \"%s\": the terrain now uses v1.5 "
+                            "materials",
+                       mr.texture_set);
+    } else if (v1 && tb->material_texture_set) {
+        free(tb->material_texture_set);
+        tb->material_texture_set = NULL;
+        if (res->block_replaced)
+            add_change(res, "materialTextureSet removed: the terrain now uses v1 materials");
+    }
+    trn_lvl_copy(res->texture_set, sizeof res->texture_set,
+                 tb->material_texture_set ? tb->material_texture_set : "");
 
-    trn_terrain_block tb;
-    if ((st = trn_terrain_block_init(&tb, name, res->terrain_file, mr.texture_set, ter->size, err)))
-        return st;
-    tb.square_size = square_size;
-    tb.max_height = max_height;
-    trn_terrain_block_center(&tb, ter->size);
-    tb.position[2] = opt->position_z;
-    st = trn_lvl_level_put_block(ws, opt->level_dir, res->level_name, &tb, res->items_path,
-                                 sizeof res->items_path, &res->block_replaced, err);
-    if (!st && opt->scaffold.enabled) st = trn_lvl_scaffold(ws, ter, &tb, opt, res, err);
-    trn_terrain_block_dispose(&tb);
+    bool replaced = false;
+    st = trn_lvl_level_put_block(ws, opt->level_dir, res->level_name, tb, res->items_path,
+                                 sizeof res->items_path, &replaced, err);
+    res->block_replaced = replaced;
+    if (!st && opt->scaffold.enabled) st = trn_lvl_scaffold(ws, ter, tb, opt, res, err);
     return st;
+}
+
+/* The block of name among blocks (exact name, as put matches it), or NULL. */
+static const trn_terrain_block *find_block(const trn_terrain_block *blocks, size_t n,
+                                           const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (blocks[i].name && strcmp(blocks[i].name, name) == 0) return &blocks[i];
+    return NULL;
+}
+
+/* The part of a terrainFile game path inside this level ("terrain2.ter" of
+ * "/levels/NAME/terrain2.ter"), or NULL when it leads elsewhere, out of the level, or is not a
+ * .ter. */
+static const char *level_relative(const char *game_path, const char *level_name)
+{
+    if (!game_path) return NULL;
+    const char *p = game_path;
+    if (*p == '/') p++;
+    size_t ln = strlen(level_name);
+    if (strncasecmp(p, "levels/", 7) != 0 || strncasecmp(p + 7, level_name, ln) != 0 ||
+        p[7 + ln] != '/')
+        return NULL;
+    const char *rel = p + 8 + ln;
+    size_t n = strlen(rel);
+    if (n < 5 || strcasecmp(rel + n - 4, ".ter") != 0 || strchr(rel, '\\')) return NULL;
+    for (const char *q = rel; *q; q++)
+        if ((q == rel || q[-1] == '/') && q[0] == '.' && q[1] == '.' &&
+            (q[2] == '/' || q[2] == '\0'))
+            return NULL;
+    return rel;
 }
 
 trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_level_options *opt,
@@ -870,54 +994,165 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
                              "is the levels folder itself: add the level's name "
                              "(levels/NAME)");
-    /* Pick the .ter name: the given one, or the first free name_N when asked for a unique one. */
-    char name[256], file[300];
+    /* What the level has: its TerrainBlocks (lines that cannot be read are left to
+     * validate; put refuses a broken line that may be the block). */
+    trn_terrain_block *blocks = NULL;
+    size_t block_count = 0;
+    trn_findings problems = {0};
+    st = trn_level_find_terrain_blocks(opt->level_dir, &blocks, &block_count, &problems, err);
+    trn_findings_dispose(&problems);
+    if (st) return st;
+    const trn_terrain_block *old = NULL;
+    if (opt->keep_block && !opt->terrain_name && block_count) {
+        /* The level's only TerrainBlock, whatever its name; among several, theTerrain. */
+        old = block_count == 1 ? &blocks[0] : find_block(blocks, block_count, base);
+        if (!old) {
+            char list[600] = "";
+            for (size_t i = 0; i < block_count && strlen(list) < 500; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
+                         i ? ", " : "", blocks[i].name ? blocks[i].name : "");
+            trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
+                          "the level has %zu TerrainBlocks (%s) and none is called theTerrain: "
+                          "name the one to write (--name)",
+                          block_count, list);
+            trn_terrain_blocks_free(blocks, block_count);
+            return TRN_ERR_INVALID_ARGUMENT;
+        }
+        base = old->name;
+    } else
+        old = find_block(blocks, block_count, base);
+    const trn_terrain_block *keep = opt->keep_block ? old : NULL;
+
+    /* Pick the .ter: the one a kept block names, the given name, or the first free name_N when
+     * asked for a unique one. */
+    char name[256], file[300], stem[1024];
     trn_lvl_copy(name, sizeof name, base);
-    snprintf(file, sizeof file, "%s.ter", name);
-    for (unsigned i = 1; opt->unique_ter_name && dir_has_ci(opt->level_dir, file); i++) {
-        if (i > 9999)
-            return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "no free .ter name for %s",
-                                 base);
-        snprintf(name, sizeof name, "%.200s_%u", base, i);
+    const char *rel = keep ? level_relative(keep->terrain_file, res->level_name) : NULL;
+    if (rel) {
+        trn_lvl_copy(stem, sizeof stem, rel);
+        stem[strlen(stem) - 4] = '\0';
+        trn_lvl_copy(file, sizeof file, rel);
+    } else {
         snprintf(file, sizeof file, "%s.ter", name);
+        for (unsigned i = 1; opt->unique_ter_name && dir_has_ci(opt->level_dir, file); i++) {
+            if (i > 9999) {
+                trn_terrain_blocks_free(blocks, block_count);
+                return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1,
+                                     "no free .ter name for %s", base);
+            }
+            snprintf(name, sizeof name, "%.200s_%u", base, i);
+            snprintf(file, sizeof file, "%s.ter", name);
+        }
+        trn_lvl_copy(stem, sizeof stem, name);
     }
     trn_lvl_copy(res->terrain_name, sizeof res->terrain_name, name);
-    char json_file[320], png_file[340], heightmap_game[1400];
-    snprintf(json_file, sizeof json_file, "%s.terrain.json", name);
-    snprintf(png_file, sizeof png_file, "%s.terrainheightmap.png", name);
-    snprintf(res->terrain_file, sizeof res->terrain_file, "/levels/%s/%s", res->level_name, file);
+    char json_file[1100], png_file[1100], heightmap_game[1400];
+    snprintf(json_file, sizeof json_file, "%s.terrain.json", stem);
+    snprintf(png_file, sizeof png_file, "%s.terrainheightmap.png", stem);
+    if (rel)
+        trn_lvl_copy(res->terrain_file, sizeof res->terrain_file, keep->terrain_file);
+    else
+        snprintf(res->terrain_file, sizeof res->terrain_file, "/levels/%s/%s", res->level_name,
+                 file);
     snprintf(heightmap_game, sizeof heightmap_game, "/levels/%s/%s", res->level_name, png_file);
     if (!trn_lvl_join(res->ter_path, sizeof res->ter_path, opt->level_dir, file) ||
         !trn_lvl_join(res->terrain_json_path, sizeof res->terrain_json_path, opt->level_dir,
                       json_file) ||
         !trn_lvl_join(res->heightmap_png_path, sizeof res->heightmap_png_path, opt->level_dir,
-                      png_file))
+                      png_file)) {
+        trn_terrain_blocks_free(blocks, block_count);
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
+    }
+
+    /* The block to put: a kept one's settings, else a new one's. */
+    trn_terrain_block tb;
+    if ((st = trn_terrain_block_init(&tb, name, res->terrain_file,
+                                     old ? old->material_texture_set : NULL, ter->size, err))) {
+        trn_terrain_blocks_free(blocks, block_count);
+        return st;
+    }
+    if (keep) {
+        char was[100], now[100];
+        if (!rel)
+            add_change(res, "terrainFile \"%s\" -> \"%s\" (it did not name a .ter in this level)",
+                       keep->terrain_file ? keep->terrain_file : "", res->terrain_file);
+        tb.max_height = opt->max_height > 0 ? opt->max_height
+                        : keep->max_height > 0 ? keep->max_height
+                                               : max_height;
+        tb.square_size = opt->square_size > 0 ? opt->square_size
+                         : keep->square_size > 0 ? keep->square_size
+                                                 : square_size;
+        if (tb.max_height != keep->max_height)
+            add_change(res, "maxHeight %g -> %g", keep->max_height, tb.max_height);
+        if (tb.square_size != keep->square_size)
+            add_change(res, "squareSize %g -> %g", keep->square_size, tb.square_size);
+        tb.screen_error = keep->screen_error;
+        tb.cast_shadows = keep->cast_shadows;
+        memcpy(tb.rotation_matrix, keep->rotation_matrix, sizeof tb.rotation_matrix);
+        memcpy(tb.position, keep->position, sizeof tb.position);
+        if (opt->recenter) {
+            trn_terrain_block_center(&tb, ter->size);
+            tb.position[2] = keep->position[2];
+        }
+        if (memcmp(tb.position, keep->position, sizeof tb.position) != 0) {
+            vec3_text(keep->position, was, sizeof was);
+            vec3_text(tb.position, now, sizeof now);
+            add_change(res, "position %s -> %s", was, now);
+        }
+    } else {
+        tb.square_size = square_size;
+        tb.max_height = max_height;
+        trn_terrain_block_center(&tb, ter->size);
+        tb.position[2] = opt->position_z;
+    }
+    /* The material version: asked for, or the level's own. */
+    /* The level is v1 when it has no texture set and either its block has none or, for a new
+     * block, all its materials are v1 ones: what the World Editor leaves in a level it never
+     * upgraded. A level with a texture set is v1.5, whatever one block says. */
+    bool v1, upgrade = false;
+    uint32_t n_v1, n_v15, n_sets;
+    trn_lvl_level_material_kinds(opt->level_dir, &n_v1, &n_v15, &n_sets);
+    if (opt->material_version == TRN_BEAMNG_MATERIALS_V1)
+        v1 = true;
+    else if (opt->material_version == TRN_BEAMNG_MATERIALS_V15)
+        v1 = false, upgrade = true;
+    else if (n_sets)
+        v1 = false;
+    else if (old)
+        v1 = !old->material_texture_set || !old->material_texture_set[0];
+    else
+        v1 = n_v1 > 0 && n_v15 == 0;
+    trn_terrain_blocks_free(blocks, block_count);
 
     /* Refuse before writing anything when the materials file we must edit is unreadable, so a
      * bad main.materials.json does not leave a half-updated level behind. */
     char mats[PATH_MAX];
-    if (!trn_lvl_join(mats, sizeof mats, opt->level_dir, "art/terrains/main.materials.json"))
+    if (!trn_lvl_join(mats, sizeof mats, opt->level_dir, "art/terrains/main.materials.json")) {
+        trn_terrain_block_dispose(&tb);
         return trn_error_set(err, TRN_ERR_LIMIT, opt->level_dir, -1, "path too long");
+    }
     trn_material_file existing;
     st = trn_material_file_read(trn_write_set_current(opt->writes, mats), &existing, err);
     if (st == TRN_ERR_NOT_FOUND)
-        trn_error_clear(err);
-    else if (st)
-        return st;
-    trn_material_file_dispose(&existing);
+        trn_error_clear(err), st = TRN_OK;
+    else if (!st)
+        trn_material_file_dispose(&existing);
     /* Likewise when an items file has a broken line that may be this TerrainBlock; this also
      * finds where the block lives (or will). */
     bool found = false;
-    if ((st = trn_lvl_block_target(opt->writes, opt->level_dir, name, res->items_path,
-                                   sizeof res->items_path, &found, err)))
-        return st;
+    if (!st)
+        st = trn_lvl_block_target(opt->writes, opt->level_dir, name, res->items_path,
+                                  sizeof res->items_path, &found, err);
+    res->block_replaced = found;
 
-    trn_write_set *ws, *own;
-    if ((st = trn_write_own_begin(opt->writes, &ws, &own, err))) return st;
-    st = write_level_files(ws, ter, opt, res, name, version, max_height, square_size,
-                           heightmap_game, progress, user, err);
-    return trn_write_own_finish(own, st, err);
+    trn_write_set *ws = NULL, *own = NULL;
+    if (!st && !(st = trn_write_own_begin(opt->writes, &ws, &own, err))) {
+        st = write_level_files(ws, ter, opt, res, &tb, version, v1, upgrade, heightmap_game,
+                               progress, user, err);
+        st = trn_write_own_finish(own, st, err);
+    }
+    trn_terrain_block_dispose(&tb);
+    return st;
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -1308,8 +1308,17 @@ trn_status trn_level_find_terrain_blocks(const char *level_dir, trn_terrain_bloc
 
 /* Set our managed keys on obj (existing keys keep their place; new ones are appended in the
  * seed's order). */
-static bool block_to_json(const trn_terrain_block *tb, json_t *obj)
+/* Whether a managed key may be left out of obj: obj is a line being replaced (sparse), it
+ * does not have the key, and the value is the one a reader takes for a missing key. The World
+ * Editor leaves out fields at their defaults, and a line it wrote keeps that form. */
+static bool leave_out(const json_t *obj, bool sparse, const char *key, bool is_default)
 {
+    return sparse && is_default && !json_object_get(obj, key);
+}
+
+static bool block_to_json(const trn_terrain_block *tb, json_t *obj, bool sparse)
+{
+    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     json_t *pos = json_array(), *rot = json_array();
     bool ok = pos && rot;
     for (int i = 0; ok && i < 3; i++)
@@ -1325,12 +1334,18 @@ static bool block_to_json(const trn_terrain_block *tb, json_t *obj)
              !json_object_set_new(obj, "materialTextureSet", json_string(tb->material_texture_set));
     else
         json_object_del(obj, "materialTextureSet");
-    ok = ok && !json_object_set_new(obj, "squareSize", trn_lvl_json_number(tb->square_size));
-    ok = ok && !json_object_set_new(obj, "maxHeight", trn_lvl_json_number(tb->max_height));
-    ok = ok && !json_object_set_new(obj, "screenError", trn_lvl_json_number(tb->screen_error));
-    ok = ok && !json_object_set_new(obj, "castShadows", json_boolean(tb->cast_shadows));
+    if (!leave_out(obj, sparse, "squareSize", tb->square_size == 1.0))
+        ok = ok && !json_object_set_new(obj, "squareSize", trn_lvl_json_number(tb->square_size));
+    if (!leave_out(obj, sparse, "maxHeight", tb->max_height == 2048.0))
+        ok = ok && !json_object_set_new(obj, "maxHeight", trn_lvl_json_number(tb->max_height));
+    if (!leave_out(obj, sparse, "screenError", tb->screen_error == 16.0))
+        ok = ok && !json_object_set_new(obj, "screenError", trn_lvl_json_number(tb->screen_error));
+    if (!leave_out(obj, sparse, "castShadows", tb->cast_shadows))
+        ok = ok && !json_object_set_new(obj, "castShadows", json_boolean(tb->cast_shadows));
     ok = ok && !json_object_set(obj, "position", pos);
-    ok = ok && !json_object_set(obj, "rotationMatrix", rot);
+    if (!leave_out(obj, sparse, "rotationMatrix",
+                   memcmp(tb->rotation_matrix, identity, sizeof identity) == 0))
+        ok = ok && !json_object_set(obj, "rotationMatrix", rot);
     json_decref(pos);
     json_decref(rot);
     return ok;
@@ -1421,7 +1436,7 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
             }
             if (obj && json_is_object(obj) && is_terrain_block(obj) && json_is_string(name) &&
                 strcmp(json_string_value(name), tb->name) == 0) {
-                if (!block_to_json(tb, obj)) {
+                if (!block_to_json(tb, obj, true)) {
                     json_decref(obj);
                     trn_lvl_buf_free(&out);
                     trn_lvl_buf_free(&quoted);
@@ -1455,7 +1470,7 @@ trn_status trn_items_put_terrain_block_text(const char *text, size_t text_size,
         if (out.len > bom && out.data[out.len - 1] != '\n')
             trn_lvl_buf_puts(&out, crlf && out.data[out.len - 1] != '\r' ? "\r\n" : "\n");
         json_t *obj = new_block_object(tb);
-        if (!obj || !block_to_json(tb, obj)) {
+        if (!obj || !block_to_json(tb, obj, false)) {
             json_decref(obj);
             trn_lvl_buf_free(&out);
             return oom(err, items_path);

@@ -173,7 +173,8 @@ typedef struct trn_lvl_merge_result {
 
 /* Make sure every name resolves to a TerrainMaterial in level_dir: names not defined by any
  * materials file of the level are added to art/terrains/main.materials.json as complete v1.5
- * materials with placeholder textures, in the editor's form (keyed NAME-<persistentId>, with
+ * materials with placeholder textures (with v1: as v1 materials, diffuseMap, detailMap,
+ * macroMap and normalMap on the same placeholders, and no texture set is added), in the editor's form (keyed NAME-<persistentId>, with
  * internalName, class, persistentId), the ground model from surfaces (the material's entry) or
  * the name table; a TerrainMaterialTextureSet named <level_name>TerrainMaterialTextureSet is
  * added when the level has none (an existing one's name and sizes are used otherwise).
@@ -182,7 +183,13 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, con
                                    const char *const *names, uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    const trn_beamng_surface *surfaces, uint32_t surface_count,
-                                   trn_lvl_merge_result *result, trn_error *err);
+                                   bool v1, trn_lvl_merge_result *result, trn_error *err);
+
+/* How many TerrainMaterials with only v1 fields, other TerrainMaterials and
+ * TerrainMaterialTextureSets the level's materials files hold (files that cannot be read
+ * count for nothing). */
+void trn_lvl_level_material_kinds(const char *level_dir, uint32_t *v1_count, uint32_t *v15_count,
+                                  uint32_t *set_count);
 
 /* What --scaffold adds (scaffold.c), after the TerrainBlock tb was put: the editor's groups,
  * a spawn point on ter, sky, sun, time of day, level info, a camera bookmark, info.json and a

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fileio.h"
@@ -1256,12 +1257,49 @@ static const char *surface_of(const char *name, const trn_beamng_surface *surfac
     return trn_beamng_groundmodel_for_name(name);
 }
 
+/* A v1 material (the deprecated fields a level without texture sets uses) whose maps are the
+ * placeholders of its v1.5 default: diffuse = the base colour, detail and macro = the shared
+ * grey maps, normal = the flat normal map. Sizes and fades are Torque's TerrainMaterial
+ * defaults, but for diffuseSize, which spans the terrain as the v1.5 base slot does. */
+static trn_status material_init_v1(trn_terrain_material *m, const char *name, const char *game_dir,
+                                   double world_size, trn_error *err)
+{
+    trn_terrain_material full;
+    trn_status st = trn_terrain_material_init_default(&full, name, game_dir, world_size, err);
+    if (st) return st;
+    memset(m, 0, sizeof *m);
+    m->key = full.key;
+    m->internal_name = full.internal_name;
+    m->annotation = full.annotation;
+    m->groundmodel_name = full.groundmodel_name;
+    full.key = full.internal_name = full.annotation = full.groundmodel_name = NULL;
+    m->diffuse_map = trn_lvl_strdup(full.tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE]);
+    m->detail_map = trn_lvl_strdup(full.tex[TRN_TEX_BASE_COLOR][TRN_TEX_DETAIL]);
+    m->macro_map = trn_lvl_strdup(full.tex[TRN_TEX_BASE_COLOR][TRN_TEX_MACRO]);
+    m->normal_map = trn_lvl_strdup(full.tex[TRN_TEX_NORMAL][TRN_TEX_DETAIL]);
+    trn_terrain_material_dispose(&full);
+    m->diffuse_size = world_size > 0 ? world_size : 256.0;
+    m->detail_size = 2.0;
+    m->detail_strength = 1.0;
+    m->detail_distance = 50.0;
+    m->macro_size = 200.0;
+    m->macro_strength = 0.7;
+    m->macro_distance = 500.0;
+    if (!m->diffuse_map || !m->detail_map || !m->macro_map || !m->normal_map) {
+        trn_terrain_material_dispose(m);
+        return oom(err, NULL);
+    }
+    return TRN_OK;
+}
+
 trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, const char *level_name,
                                    const char *const *names, uint32_t count, double world_size,
                                    const trn_texture_options *textures,
                                    const trn_beamng_surface *surfaces, uint32_t surface_count,
-                                   trn_lvl_merge_result *result, trn_error *err)
+                                   bool v1, trn_lvl_merge_result *result, trn_error *err)
 {
+    trn_texture_set staged;
+    bool has_staged = false;
     memset(result, 0, sizeof *result);
     char art[PATH_MAX], game_dir[1024];
     if (!trn_lvl_join(art, sizeof art, level_dir, "art/terrains") ||
@@ -1283,7 +1321,24 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, con
     if ((st = load_root(ws, result->materials_path, &root, err))) goto done;
     bool changed = false;
     const trn_texture_set *existing = level_texture_set(&lm);
-    if (existing) {
+    /* One staged in this write set (a migration just before) counts as the level's too. */
+    if (!existing) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(root, k, v)
+        {
+            const json_t *cls = json_object_get(v, "class");
+            if (!has_staged && json_is_string(cls) &&
+                strcmp(json_string_value(cls), "TerrainMaterialTextureSet") == 0 &&
+                trn_lvl_texture_set_from_json(k, v, result->materials_path, &staged, NULL) ==
+                    TRN_OK)
+                has_staged = true;
+        }
+        if (has_staged) existing = &staged;
+    }
+    if (v1) {
+        /* A v1 terrain has no texture set, and adding one would switch it to v1.5. */
+    } else if (existing) {
         trn_lvl_copy(result->texture_set, sizeof result->texture_set,
                      existing->name ? existing->name : existing->key);
         /* Placeholders must match the level's slot sizes to pack; odd sizes keep ours. */
@@ -1303,7 +1358,8 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, con
             dup = dup || trn_lvl_ieq(added[j], names[i]);
         if (dup) continue;
         trn_terrain_material m;
-        if ((st = trn_terrain_material_init_default(&m, names[i], game_dir, world_size, err)))
+        if ((st = v1 ? material_init_v1(&m, names[i], game_dir, world_size, err)
+                     : trn_terrain_material_init_default(&m, names[i], game_dir, world_size, err)))
             goto done;
         /* The World Editor's form: keyed "NAME-<persistentId>", the id derived from the level
          * and the name so that runs agree byte for byte. */
@@ -1338,10 +1394,33 @@ trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, con
         st = write_root(ws, result->materials_path, root, err);
     }
 done:
+    if (has_staged) texture_set_dispose(&staged);
     free(added);
     json_decref(root);
     level_materials_dispose(&lm);
     return st;
+}
+
+void trn_lvl_level_material_kinds(const char *level_dir, uint32_t *v1_count, uint32_t *v15_count,
+                                  uint32_t *set_count)
+{
+    *v1_count = *v15_count = *set_count = 0;
+    level_materials lm;
+    if (level_materials_load(level_dir, &lm, NULL)) return;
+    uint32_t v1 = 0, other = 0, sets = 0;
+    for (size_t f = 0; f < lm.count; f++) {
+        sets += lm.files[f].texture_set_count;
+        for (uint32_t i = 0; i < lm.files[f].material_count; i++) {
+            if (trn_terrain_material_is_v1(&lm.files[f].materials[i]))
+                v1++;
+            else
+                other++;
+        }
+    }
+    level_materials_dispose(&lm);
+    *v1_count = v1;
+    *v15_count = other;
+    *set_count = sets;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1367,6 +1446,99 @@ static trn_status assign_texture_set(trn_write_set *ws, const char *level_dir, c
     return st;
 }
 
+/* Upgrade the v1-only TerrainMaterials of root (the materials file at path) where they are:
+ * each entry keeps its key, place, internalName, persistentId and unknown fields; its v1 maps
+ * move to the v1.5 slots (trn_terrain_material_upgrade) and, with fill, the empty slots get
+ * placeholders (written into art at the slot sizes ss). *upgraded counts them. This is the
+ * editor-saved case: the World Editor keeps v1 materials in main.materials.json, not in a
+ * deprecated materials.json. */
+static trn_status upgrade_root(trn_write_set *ws, json_t *root, const char *path, const char *art,
+                               const char *game_dir, bool fill, const slot_sizes *ss,
+                               uint32_t *upgraded, trn_error *err)
+{
+    *upgraded = 0;
+    size_t n = json_object_size(root), nk = 0, nb = 0;
+    const char **keys = n ? calloc(n, sizeof *keys) : NULL;
+    char **need_base = n ? calloc(n, sizeof *need_base) : NULL;
+    if (n && (!keys || !need_base)) {
+        free(keys);
+        free(need_base);
+        return oom(err, path);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(root, k, v)
+    {
+        const json_t *cls = json_object_get(v, "class");
+        if (json_is_string(cls) && strcmp(json_string_value(cls), "TerrainMaterial") == 0)
+            keys[nk++] = k;
+    }
+    trn_status st = TRN_OK;
+    for (size_t i = 0; i < nk && !st; i++) {
+        trn_terrain_material m, up;
+        if ((st = trn_lvl_material_from_json(keys[i], json_object_get(root, keys[i]), path, &m,
+                                             err)))
+            break;
+        if (!trn_terrain_material_is_v1(&m)) {
+            trn_terrain_material_dispose(&m);
+            continue;
+        }
+        st = trn_terrain_material_upgrade(&m, &up, err);
+        trn_terrain_material_dispose(&m);
+        if (st) break;
+        const char *in = up.internal_name ? up.internal_name : keys[i];
+        bool ok = true;
+        if (fill) {
+            if (!up.tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE])
+                ok = (need_base[nb++] = trn_lvl_strdup(in)) != NULL;
+            for (int g = 0; ok && g < TRN_TEX_GROUP_COUNT; g++)
+                for (int s = 0; ok && s < TRN_TEX_SCALE_COUNT; s++) {
+                    ok = fill_slot(&up, in, game_dir, g, s);
+                    if (up.tex_size[g][s] <= 0)
+                        up.tex_size[g][s] = s == 0 ? 256.0 : s == 1 ? 60.0 : 2.0;
+                }
+        }
+        json_t *jo = ok ? trn_lvl_material_to_json(&up) : NULL;
+        trn_terrain_material_dispose(&up);
+        /* Setting an existing key replaces its value where it is: the file keeps its order. */
+        if (!jo || json_object_set_new(root, keys[i], jo)) {
+            st = oom(err, path);
+            break;
+        }
+        (*upgraded)++;
+    }
+    if (!st && fill && *upgraded)
+        st = textures_write_sized(ws, art, (const char *const *)need_base, (uint32_t)nb, ss, NULL,
+                                  err);
+    for (size_t i = 0; i < nb; i++)
+        free(need_base[i]);
+    free(need_base);
+    free(keys);
+    return st;
+}
+
+/* Whether a and b name the same existing file (spellings of a level folder differ). */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0) return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Whether a TerrainBlock of the level has no materialTextureSet (migrate would assign one). */
+static bool blocks_without_set(const char *level_dir)
+{
+    trn_terrain_block *blocks;
+    size_t n;
+    bool any = false;
+    if (trn_level_find_terrain_blocks(level_dir, &blocks, &n, NULL, NULL)) return false;
+    for (size_t i = 0; i < n; i++)
+        any = any || (!blocks[i].material_texture_set && blocks[i].name && blocks[i].name[0]);
+    trn_terrain_blocks_free(blocks, n);
+    return any;
+}
+
 trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate_options *options,
                                         uint32_t *migrated, trn_error *err)
 {
@@ -1387,10 +1559,37 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
     if (st) return st;
     trn_material_file old;
     st = trn_material_file_read(old_path, &old, err);
-    if (st == TRN_ERR_NOT_FOUND)
-        return trn_error_set(err, TRN_ERR_NOT_FOUND, old_path, -1,
-                             "no deprecated materials.json to migrate");
+    bool has_old = st != TRN_ERR_NOT_FOUND;
+    if (!has_old) {
+        /* No deprecated file: an editor-saved v1 level keeps its v1 materials in
+         * main.materials.json (or another materials file), and that is migrated where it is. */
+        trn_error_clear(err);
+        memset(&old, 0, sizeof old);
+        st = TRN_OK;
+    }
     if (st) return st;
+    char **files = NULL;
+    size_t file_count = 0;
+    bool v1_left = false;
+    if ((st = trn_lvl_material_files(level_dir, &files, &file_count, err))) {
+        trn_material_file_dispose(&old);
+        return st;
+    }
+    for (size_t f = 0; f < file_count && !v1_left; f++) {
+        if (same_file(files[f], old_path)) continue;
+        trn_material_file mf;
+        if (trn_material_file_read(files[f], &mf, NULL)) continue;
+        for (uint32_t i = 0; i < mf.material_count; i++)
+            v1_left = v1_left || trn_terrain_material_is_v1(&mf.materials[i]);
+        trn_material_file_dispose(&mf);
+    }
+    if (!has_old && !v1_left && !(o->assign_texture_set && blocks_without_set(level_dir))) {
+        trn_lvl_free_paths(files, file_count);
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, level_dir, -1,
+                             "nothing to migrate: no art/terrains/materials.json, no "
+                             "TerrainMaterial with only v1 fields, and every TerrainBlock has a "
+                             "materialTextureSet (the level already uses v1.5 materials)");
+    }
     trn_write_set *ws = NULL, *own = NULL;
     json_t *root = NULL, *old_root = NULL;
     const char **need_base = old.material_count ? calloc(old.material_count, sizeof(char *)) : NULL;
@@ -1472,9 +1671,28 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
     if (o->fill_textures && moved &&
         (st = textures_write_sized(ws, art, need_base, n_need, &ss, NULL, err)))
         goto done;
+    /* v1-only materials already in the level's own files are upgraded where they are. */
+    uint32_t upgraded = 0;
+    if ((st = upgrade_root(ws, root, main_path, art, game_dir, o->fill_textures, &ss, &upgraded,
+                           err)))
+        goto done;
+    moved += upgraded;
+    changed = changed || upgraded;
+    for (size_t f = 0; f < file_count; f++) {
+        if (same_file(files[f], old_path) || same_file(files[f], main_path)) continue;
+        json_t *other = NULL;
+        uint32_t up_other = 0;
+        if (load_root(ws, files[f], &other, NULL)) continue; /* validate reports it */
+        st = upgrade_root(ws, other, files[f], art, game_dir, o->fill_textures, &ss, &up_other,
+                          err);
+        if (!st && up_other) st = write_root(ws, files[f], other, err);
+        json_decref(other);
+        if (st) goto done;
+        moved += up_other;
+    }
     if (changed && (st = write_root(ws, main_path, root, err))) goto done;
     if (o->assign_texture_set && (st = assign_texture_set(ws, level_dir, set_name, err))) goto done;
-    if (o->delete_old) {
+    if (o->delete_old && has_old) {
         if ((st = load_root(ws, old_path, &old_root, err))) goto done;
         for (uint32_t i = 0; i < old.material_count; i++)
             if (was_moved[i]) json_object_del(old_root, old.materials[i].key);
@@ -1487,6 +1705,7 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
 done:
     st = trn_write_own_finish(own, st, err);
     if (st && migrated) *migrated = 0;
+    trn_lvl_free_paths(files, file_count);
     free(need_base);
     free(was_moved);
     json_decref(root);
