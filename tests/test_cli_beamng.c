@@ -561,6 +561,321 @@ static void test_scaffold(void)
     free(out), free(err);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Editor-saved levels: what import keeps, and every fix validate recommends, run.
+ * ---------------------------------------------------------------------------------------- */
+
+/* A level as the World Editor leaves one that was never upgraded to v1.5 (the form of levels
+ * modders publish): the TerrainBlock names terrain2.ter, sits at [-2048, -2048, 2.6] with
+ * maxHeight 208 and squareSize 16, has no materialTextureSet, and its materials are v1 ones in
+ * art/terrains/main.materials.json, keyed NAME-<persistentId>. A theTerrain.terrain.json left
+ * from an older terrain lies beside it. */
+static void make_v1_level(const char *name, char *level, size_t n)
+{
+    char *out, *err, p[1200];
+    CHECK_EQ_INT(trn_test_run_clif("beamng create %s --root '%s' --resolution 256 --terrain-name "
+                                   "terrain2 --texture-size 32 -q",
+                                   &out, &err, name, tmp),
+                 0);
+    free(out), free(err);
+    snprintf(level, n, "%s/levels/%s", tmp, name);
+    snprintf(p, sizeof p, "%s/main/items.level.json", level);
+    const char *root_items = "{\"name\":\"MissionGroup\",\"class\":\"SimGroup\",\"persistentId\":"
+                             "\"6b1b8fb0-6cf5-4d5c-9a3e-1c8f0e4b9a10\",\"enabled\":\"1\"}\n";
+    CHECK(trn_test_write_file(p, root_items, strlen(root_items)));
+    char text[2400];
+    snprintf(text, sizeof text,
+             "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
+             "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
+             "\"position\":[-2048,-2048,2.6],\"baseTexSize\":1024,\"maxHeight\":208,"
+             "\"squareSize\":16,\"terrainFile\":\"/levels/%s/terrain2.ter\"}\n",
+             name);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
+    CHECK(trn_test_write_file(p, text, strlen(text)));
+    snprintf(text, sizeof text,
+             "{\n  \"Grass-a8517239-7693-4a46-9981-777a7969a536\": {\n"
+             "    \"internalName\": \"grass\",\n    \"class\": \"TerrainMaterial\",\n"
+             "    \"persistentId\": \"a8517239-7693-4a46-9981-777a7969a536\",\n"
+             "    \"detailDistance\": 80,\n"
+             "    \"detailMap\": \"/levels/%s/art/terrains/t_terrane_grey_detail.png\",\n"
+             "    \"detailStrength\": 0.600000024,\n"
+             "    \"diffuseMap\": \"/levels/%s/art/terrains/t_terrane_grass_b.png\",\n"
+             "    \"diffuseSize\": 150,\n    \"groundmodelName\": \"GRASS\",\n"
+             "    \"normalMap\": \"/levels/%s/art/terrains/t_terrane_nm_detail.png\"\n  }\n}\n",
+             name, name, name);
+    snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
+    CHECK(trn_test_write_file(p, text, strlen(text)));
+    snprintf(text, sizeof text,
+             "{\n  \"version\": 9,\n  \"datafile\": \"/levels/%s/theTerrain.ter\",\n"
+             "  \"size\": 1024\n}\n",
+             name);
+    snprintf(p, sizeof p, "%s/theTerrain.terrain.json", level);
+    CHECK(trn_test_write_file(p, text, strlen(text)));
+}
+
+static json_t *validate_json(const char *level)
+{
+    char *out, *err;
+    trn_test_run_clif("beamng validate '%s' --format json", &out, &err, level);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    free(out), free(err);
+    json_t *findings = json_is_object(j) ? json_object_get(j, "findings") : j;
+    json_incref(findings);
+    json_decref(j);
+    return findings;
+}
+
+static bool has_check(const json_t *findings, const char *check)
+{
+    size_t i;
+    const json_t *f;
+    json_array_foreach(findings, i, f)
+    {
+        const char *c = json_string_value(json_object_get(f, "check"));
+        if (c && strcmp(c, check) == 0) return true;
+    }
+    return false;
+}
+
+static size_t count_severity(const json_t *findings, const char *severity)
+{
+    size_t i, n = 0;
+    const json_t *f;
+    json_array_foreach(findings, i, f)
+    {
+        const char *s = json_string_value(json_object_get(f, "severity"));
+        n += s && strcmp(s, severity) == 0;
+    }
+    return n;
+}
+
+/* Run every terrane command that validate's fixes recommend for level (LEVEL_DIR put in), one
+ * finding at a time, and check that each works and makes its finding go away. Returns how
+ * many were run. */
+static int run_recommended_fixes(const char *level)
+{
+    int ran = 0;
+    for (int round = 0; round < 8; round++) {
+        json_t *findings = validate_json(level);
+        CHECK(json_is_array(findings));
+        size_t i;
+        const json_t *f;
+        char cmd[1600] = "", check[64] = "";
+        json_array_foreach(findings, i, f)
+        {
+            const char *fix = json_string_value(json_object_get(f, "fix"));
+            const char *at = fix ? strstr(fix, "terrane ") : NULL;
+            if (!at || cmd[0]) continue;
+            at += strlen("terrane ");
+            size_t len = strcspn(at, ",()");
+            while (len && (at[len - 1] == ' ' || at[len - 1] == '.'))
+                len--;
+            char raw[600];
+            snprintf(raw, sizeof raw, "%.*s", (int)len, at);
+            char *ld = strstr(raw, "LEVEL_DIR");
+            CHECK(ld != NULL);
+            if (!ld) continue;
+            *ld = '\0';
+            snprintf(cmd, sizeof cmd, "%s'%s'%s", raw, level, ld + strlen("LEVEL_DIR"));
+            snprintf(check, sizeof check, "%s", json_string_value(json_object_get(f, "check")));
+        }
+        json_decref(findings);
+        if (!cmd[0]) break;
+        char *out, *err;
+        int rc = trn_test_run_clif("%s --texture-size 32", &out, &err, cmd);
+        if (strstr(cmd, "--fix-terrain-json")) {
+            free(out), free(err);
+            rc = trn_test_run_clif("%s", &out, &err, cmd);
+        }
+        CHECK_EQ_INT(rc, 0);
+        if (rc != 0) fprintf(stderr, "fix for %s: terrane %s\n%s\n", check, cmd, err);
+        free(out), free(err);
+        ran++;
+        findings = validate_json(level);
+        CHECK(!has_check(findings, check));
+        json_decref(findings);
+        if (rc != 0) break;
+    }
+    return ran;
+}
+
+static void test_editor_v1_level(void)
+{
+    char level[1024], p[1200], hm[1024];
+    tmp_path(hm, sizeof hm, "v1_height.png");
+    write_png(hm, 256, 256, 1, 16, 5);
+
+    /* The pristine level: validate recommends migrate, and migrate works. */
+    make_v1_level("v1pristine", level, sizeof level);
+    json_t *findings = validate_json(level);
+    CHECK(has_check(findings, "terrain-v1-materials"));
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    json_decref(findings);
+    CHECK(run_recommended_fixes(level) >= 1);
+    findings = validate_json(level);
+    CHECK_EQ_INT(json_array_size(findings), 0);
+    json_decref(findings);
+    char *mats = (char *)trn_test_read_file(
+        (snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level), p), NULL);
+    /* Upgraded where it was: the editor's key and persistentId kept, the diffuse map now the
+     * base colour. */
+    CHECK_CONTAINS(mats, "\"Grass-a8517239-7693-4a46-9981-777a7969a536\": {");
+    CHECK_CONTAINS(mats, "\"baseColorBaseTex\": \"/levels/v1pristine/art/terrains/t_terrane_grass_b.png\"");
+    CHECK(mats && !strstr(mats, "diffuseMap"));
+    free(mats);
+
+    /* Import into the level: it stays v1, its TerrainBlock keeps its file, place and scale. */
+    make_v1_level("v1import", level, sizeof level);
+    snprintf(p, sizeof p, "%s/theTerrain.terrain.json", level);
+    char *stale = (char *)trn_test_read_file(p, NULL);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --materials grass,rock "
+                                   "--texture-size 32",
+                                   &out, &err, hm, level),
+                 0);
+    CHECK_CONTAINS(err, "terrain2.ter (256 x 256)");
+    CHECK_CONTAINS(err, "v1 materials: no texture set");
+    CHECK(err && !strstr(err, "changed:"));
+    free(out), free(err);
+    char *now = (char *)trn_test_read_file(p, NULL);
+    CHECK(stale && now && strcmp(stale, now) == 0);
+    free(stale), free(now);
+    snprintf(p, sizeof p, "%s/theTerrain.ter", level);
+    CHECK(!trn_test_exists(p));
+    snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
+    char *items = (char *)trn_test_read_file(p, NULL);
+    CHECK(items && strcmp(items,
+                          "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
+                          "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
+                          "\"position\":[-2048,-2048,2.6],\"baseTexSize\":1024,\"maxHeight\":208,"
+                          "\"squareSize\":16,\"terrainFile\":\"/levels/v1import/terrain2.ter\"}\n") ==
+                   0);
+    free(items);
+    snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
+    mats = (char *)trn_test_read_file(p, NULL);
+    CHECK_CONTAINS(mats, "\"diffuseMap\": \"/levels/v1import/art/terrains/t_terrane_rock_b.png\"");
+    CHECK(mats && !strstr(mats, "TerrainMaterialTextureSet") && !strstr(mats, "baseColorBaseTex"));
+    free(mats);
+    findings = validate_json(level);
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    CHECK(has_check(findings, "terrain-v1-materials"));
+    json_decref(findings);
+    CHECK(run_recommended_fixes(level) >= 1);
+    findings = validate_json(level);
+    CHECK_EQ_INT(json_array_size(findings), 0);
+    json_decref(findings);
+
+    /* Asked to change things: each change is printed, in text and JSON. */
+    make_v1_level("v1change", level, sizeof level);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --max-height 500 --center "
+                                   "--material-version 1.5 --texture-size 32 --format json",
+                                   &out, &err, hm, level),
+                 0);
+    json_error_t je;
+    json_t *j = json_loads(out ? out : "", 0, &je);
+    json_t *changes = json_object_get(j, "changes");
+    CHECK(json_is_array(changes) && json_array_size(changes) == 3);
+    CHECK(strcmp(json_string_value(json_array_get(changes, 0)), "maxHeight 208 -> 500") == 0);
+    CHECK_CONTAINS(json_string_value(json_array_get(changes, 1)), "upgraded 1 v1 material(s)");
+    CHECK_CONTAINS(json_string_value(json_array_get(changes, 2)), "materialTextureSet set to");
+    CHECK(strcmp(json_string_value(json_object_get(j, "material_version")), "1.5") == 0);
+    json_decref(j);
+    free(out), free(err);
+    findings = validate_json(level);
+    CHECK_EQ_INT(json_array_size(findings), 0);
+    json_decref(findings);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --square-size 2 --center "
+                                   "--texture-size 32",
+                                   &out, &err, hm, level),
+                 0);
+    CHECK_CONTAINS(err, "changed: squareSize 16 -> 2");
+    CHECK_CONTAINS(err, "changed: position [-2048, -2048, 2.6] -> [-256, -256, 2.6]");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --material-version 2", &out,
+                                   &err, hm, level),
+                 2);
+    CHECK_CONTAINS(err, "--material-version takes 1 or 1.5, not '2'");
+    free(out), free(err);
+
+    /* A .terrain.json that describes another .ter is replaced, and it is said. */
+    make_v1_level("v1stale", level, sizeof level);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
+    items = (char *)trn_test_read_file(p, NULL);
+    char *at = items ? strstr(items, "terrain2.ter") : NULL;
+    if (at) memcpy(at, "theTerra.ter", 12); /* the block now names theTerra.ter */
+    CHECK(items && trn_test_write_file(p, items, strlen(items)));
+    free(items);
+    snprintf(p, sizeof p, "%s/theTerra.terrain.json", level);
+    const char *other = "{\"version\": 9, \"datafile\": \"/levels/v1stale/old.ter\", \"size\": 8}";
+    CHECK(trn_test_write_file(p, other, strlen(other)));
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out,
+                                   &err, hm, level),
+                 0);
+    CHECK_CONTAINS(err, "changed: replaced theTerra.terrain.json, which described "
+                        "/levels/v1stale/old.ter, not /levels/v1stale/theTerra.ter");
+    free(out), free(err);
+}
+
+/* Each fix validate recommends, run on the case it was recommended for: a deprecated
+ * materials.json, a v1-only material beside v1.5 ones, a missing .terrain.json. */
+static void test_validate_fixes_work(void)
+{
+    char level[1024], p[1200];
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("beamng create fixes --root '%s' --resolution 128 "
+                                   "--texture-size 32 -q",
+                                   &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    tmp_path(level, sizeof level, "levels/fixes");
+    /* A v1-only material in main.materials.json of a v1.5 level (material-v1-only). */
+    snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
+    char *mats = (char *)trn_test_read_file(p, NULL);
+    CHECK(mats != NULL);
+    if (mats) {
+        const char *v1 = ",\n  \"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": "
+                         "\"mud\", \"diffuseMap\": \"/levels/fixes/art/terrains/t_terrane_grass_b.png\"}\n}\n";
+        char *end = strrchr(mats, '}');
+        *end = '\0';
+        while (end > mats && (end[-1] == '\n' || end[-1] == ' '))
+            *--end = '\0';
+        char *text = malloc(strlen(mats) + strlen(v1) + 1);
+        strcpy(text, mats);
+        strcat(text, v1);
+        CHECK(trn_test_write_file(p, text, strlen(text)));
+        free(text);
+        free(mats);
+    }
+    /* A .ter that uses it, so the finding is an error. */
+    char hm[1024];
+    tmp_path(hm, sizeof hm, "fix_height.png");
+    write_png(hm, 128, 128, 1, 16, 9);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --materials theTerrain_mud "
+                                   "--texture-size 32 -q",
+                                   &out, &err, hm, level),
+                 0);
+    free(out), free(err);
+    /* A deprecated materials.json (materials-deprecated-file) and a missing .terrain.json. */
+    snprintf(p, sizeof p, "%s/art/terrains/materials.json", level);
+    const char *old = "{\"clay\": {\"class\": \"TerrainMaterial\", \"internalName\": \"clay\", "
+                      "\"diffuseMap\": \"/levels/fixes/art/terrains/t_terrane_grass_b.png\"}}";
+    CHECK(trn_test_write_file(p, old, strlen(old)));
+    snprintf(p, sizeof p, "%s/theTerrain.terrain.json", level);
+    CHECK(unlink(p) == 0);
+    json_t *findings = validate_json(level);
+    CHECK(has_check(findings, "material-v1-only"));
+    CHECK(has_check(findings, "materials-deprecated-file"));
+    CHECK(has_check(findings, "terrain-json-missing"));
+    json_decref(findings);
+    CHECK(run_recommended_fixes(level) >= 2);
+    findings = validate_json(level);
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    CHECK(!has_check(findings, "material-v1-only"));
+    CHECK(!has_check(findings, "terrain-json-missing"));
+    json_decref(findings);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -571,5 +886,7 @@ int main(void)
     RUN(test_import_raw);
     RUN(test_migrate);
     RUN(test_scaffold);
+    RUN(test_editor_v1_level);
+    RUN(test_validate_fixes_work);
     return trn_test_finish();
 }

@@ -798,19 +798,19 @@ static void note_json_replaced(const trn_write_set *ws, trn_beamng_level_result 
     const char *cur = trn_write_set_current(ws, res->terrain_json_path);
     struct stat sb;
     if (stat(cur, &sb) != 0) return;
-    trn_terrain_json old;
-    trn_error e;
-    if (trn_terrain_json_read(cur, &old, &e) != TRN_OK) {
-        add_change(res, "replaced %s, which could not be read (%s)",
-                   trn_lvl_basename(res->terrain_json_path), e.message);
-        return;
-    }
-    const char *df = old.datafile ? old.datafile : "";
-    if (!trn_lvl_ieq(trn_lvl_basename(df), trn_lvl_basename(res->terrain_file)))
+    /* Only its datafile matters here, so a file missing other fields is still understood. */
+    json_error_t je;
+    json_t *old = json_load_file(cur, 0, &je);
+    const json_t *df = json_is_object(old) ? json_object_get(old, "datafile") : NULL;
+    if (!json_is_string(df))
+        add_change(res, "replaced %s, which %s", trn_lvl_basename(res->terrain_json_path),
+                   old ? "names no datafile" : "is not valid JSON");
+    else if (!trn_lvl_ieq(trn_lvl_basename(json_string_value(df)),
+                          trn_lvl_basename(res->terrain_file)))
         add_change(res, "replaced %s, which described %s, not %s",
-                   trn_lvl_basename(res->terrain_json_path), df[0] ? df : "no .ter",
+                   trn_lvl_basename(res->terrain_json_path), json_string_value(df),
                    res->terrain_file);
-    trn_terrain_json_dispose(&old);
+    json_decref(old);
 }
 
 /* The files of trn_beamng_level_write_terrain, staged into ws. tb is the block to put (its

@@ -412,8 +412,9 @@ static void load_material_files(vctx *v)
                     mf->material_count, migrated);
             else
                 ADD(v, TRN_SEVERITY_WARNING, "materials-deprecated-file", old, -1,
-                    "move them to art/terrains/main.materials.json (terrane beamng migrate "
-                    "LEVEL_DIR, or the editor's Upgrade Terrain Material file format)",
+                    "move them to art/terrains/main.materials.json and out of the old file: "
+                    "terrane beamng migrate LEVEL_DIR --delete-old, or the editor's Upgrade "
+                    "Terrain Material file format",
                     "%u TerrainMaterial(s) are in the deprecated art/terrains/materials.json",
                     mf->material_count);
         }
