@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -788,6 +789,135 @@ static void make_sloped_ter(trn_ter *ter)
         }
 }
 
+/* The fields the World Editor saves for the objects the scaffold writes (besides name, class,
+ * persistentId, __parent, position, rotationMatrix, scale and cloneOrigin), as editor-saved
+ * levels have them in their sky_and_sun and Water groups (levels saved with BeamNG.drive's
+ * World Editor, 0.2x to 0.3x). */
+static const char *const editor_scatter_sky[] = {
+    "ambientScale", "ambientScaleGradientFile", "azimuth", "colorize", "colorizeGradientFile",
+    "elevation", "enableFogFallBack", "fadeStartDistance", "flareScale", "flareType", "fogScale",
+    "fogScaleGradientFile", "lastSplitTerrainOnly", "logWeight", "mieScattering",
+    "moonLightColor", "moonMat", "moonScale", "nightColor", "nightCubemap", "nightFogColor",
+    "nightFogGradientFile", "nightGradientFile", "occlusionScale", "overDarkFactor",
+    "rayleighScattering", "shadowDarkenColor", "shadowDistance", "shadowSoftness",
+    "skyBrightness", "sunScale", "sunScaleGradientFile", "texSize", "useNightCubemap", NULL};
+static const char *const editor_water_plane[] = {
+    "Foam", "Ripples (texture animation)", "Waves (vertex undulation)", "baseColor", "clarity",
+    "cubemap", "depthGradientMax", "depthGradientTex", "distortEndDist", "distortFullDepth",
+    "distortStartDist", "foamAmbientLerp", "foamMaxDepth", "foamRippleInfluence", "foamTex",
+    "fresnelBias", "fresnelPower", "gridSize", "overallFoamOpacity", "overallRippleMagnitude",
+    "overallWaveMagnitude", "reflectDetailAdjust", "reflectMaxRateMs", "reflectivity",
+    "rippleTex", "specularPower", "underwaterColor", "viscosity", "waterFogDensity",
+    "waterFogDensityOffset", "wetDarkening", "wetDepth", NULL};
+static const char *const editor_cloud_layer[] = {"Textures", "baseColor", "coverage", "exposure",
+                                                 "height", "texture", "windSpeed", NULL};
+static const char *const editor_level_info[] = {
+    "canvasClearColor", "enabled", "fogAtmosphereHeight", "fogColor", "fogDensity",
+    "globalEnviromentMap", "gravity", "visibleDistance", NULL};
+
+/* Keys the editor writes for any object; not part of a class's own fields. */
+static bool common_key(const char *k)
+{
+    static const char *const common[] = {"name", "class", "persistentId", "__parent",
+                                         "position", "rotationMatrix", "scale", "cloneOrigin",
+                                         "internalName", NULL};
+    for (int i = 0; common[i]; i++)
+        if (strcmp(k, common[i]) == 0) return true;
+    return false;
+}
+
+/* The first object of class cls in an items file, parsed; NULL when none. */
+static json_t *object_of_class(const char *items_path, const char *cls)
+{
+    char *text = read_text(items_path);
+    json_t *found = NULL;
+    for (char *line = text; line && *line && !found;) {
+        char *nl = strchr(line, '\n');
+        json_t *o = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+        const char *c = json_string_value(json_object_get(o, "class"));
+        if (c && strcmp(c, cls) == 0)
+            found = o;
+        else
+            json_decref(o);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    return found;
+}
+
+static void check_fields(const json_t *o, const char *cls, const char *const *fields)
+{
+    CHECK(o != NULL);
+    for (int i = 0; o && fields[i]; i++) {
+        CHECK(json_object_get(o, fields[i]) != NULL);
+        if (!json_object_get(o, fields[i])) fprintf(stderr, "  %s lacks %s\n", cls, fields[i]);
+    }
+}
+
+/* Editor-saved levels held in ../shared/testdata/real/beamng_levels (one folder per level, as
+ * the game keeps them): every field one of their objects of class cls has, ours has too. */
+static void check_against_real(const json_t *ours, const char *cls)
+{
+    char base[1024];
+    if (!trn_test_real_path("beamng_levels", base, sizeof base)) return;
+    static const char *const groups[] = {"main/MissionGroup/sky_and_sun/items.level.json",
+                                         "main/MissionGroup/Water/items.level.json", NULL};
+    DIR *d = opendir(base);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        for (int g = 0; groups[g]; g++) {
+            char path[2300];
+            snprintf(path, sizeof path, "%s/%s/%s", base, e->d_name, groups[g]);
+            json_t *real = object_of_class(path, cls);
+            const char *k;
+            json_t *v;
+            json_object_foreach(real, k, v)
+            {
+                if (common_key(k)) continue;
+                CHECK(json_object_get(ours, k) != NULL);
+                if (!json_object_get(ours, k))
+                    fprintf(stderr, "  %s lacks %s (found in %s)\n", cls, k, path);
+            }
+            json_decref(real);
+        }
+    }
+    if (d) closedir(d);
+}
+
+/* The scaffold's sky, clouds, level info and sea carry what the editor saves for them. */
+static void check_editor_fields(const char *level)
+{
+    const char *sky = path_in(level, "main/MissionGroup/sky_and_sun/items.level.json");
+    char sky_path[1200];
+    snprintf(sky_path, sizeof sky_path, "%s", sky);
+    json_t *o = object_of_class(sky_path, "ScatterSky");
+    check_fields(o, "ScatterSky", editor_scatter_sky);
+    check_against_real(o, "ScatterSky");
+    json_decref(o);
+    o = object_of_class(sky_path, "CloudLayer");
+    check_fields(o, "CloudLayer", editor_cloud_layer);
+    CHECK(json_array_size(json_object_get(o, "Textures")) == 3);
+    check_against_real(o, "CloudLayer");
+    json_decref(o);
+    o = object_of_class(sky_path, "LevelInfo");
+    check_fields(o, "LevelInfo", editor_level_info);
+    const json_t *clear = json_object_get(o, "canvasClearColor");
+    CHECK(json_is_array(clear) && json_array_size(clear) == 4 &&
+          json_is_number(json_array_get(clear, 3)));
+    check_against_real(o, "LevelInfo");
+    json_decref(o);
+    o = object_of_class(path_in(level, "main/MissionGroup/Water/items.level.json"), "WaterPlane");
+    check_fields(o, "WaterPlane", editor_water_plane);
+    CHECK(json_array_size(json_object_get(o, "Ripples (texture animation)")) == 3);
+    check_against_real(o, "WaterPlane");
+    json_decref(o);
+    char *mg = read_text(path_in(level, "main/MissionGroup/items.level.json"));
+    CHECK_CONTAINS(mg, "{\"name\":\"AIWaypointsGroup\",\"class\":\"SimGroup\"");
+    CHECK_CONTAINS(mg, "{\"name\":\"AIDecalWaypointsGroup\",\"class\":\"SimGroup\"");
+    free(mg);
+}
+
 static void test_scaffold(void)
 {
     char level[700];
@@ -826,7 +956,7 @@ static void test_scaffold(void)
     }
     CHECK(strcmp(res.info_path, path_in(level, "info.json")) == 0);
     CHECK(strcmp(res.preview_path, path_in(level, "preview.png")) == 0);
-    CHECK_EQ_INT(res.objects_added, 12); /* 5 groups, 7 objects */
+    CHECK_EQ_INT(res.objects_added, 15); /* 7 groups, 8 objects */
     CHECK(res.spawn_added && res.spawn_dry);
     /* On the flat square, its footprint (4 m = 2 samples each way) inside it, at the sample
      * nearest the centre: (54, 72), 2 m a sample from -128, at stored 12000 of 256 m from -10,
@@ -863,9 +993,13 @@ static void test_scaffold(void)
     CHECK_CONTAINS(items, "\"class\":\"TimeOfDay\",\"persistentId\":");
     CHECK_CONTAINS(items, "\"position\":[-20,16,37.375],\"axisTilt\":10,\"azimuthOverride\":0,"
                           "\"play\":false,\"startTime\":0.1,\"time\":0.1}");
-    CHECK_CONTAINS(items, "\"azimuth\":200,\"elevation\":45,\"shadowDistance\":1600,"
-                          "\"shadowSoftness\":0.2,\"texSize\":1024}");
+    CHECK_CONTAINS(items, "\"azimuth\":200,");
+    CHECK_CONTAINS(items, "\"elevation\":45,");
+    CHECK_CONTAINS(items, "\"shadowDistance\":1600,\"shadowSoftness\":0.2,");
+    CHECK_CONTAINS(items, "\"texSize\":1024,\"useNightCubemap\":true}");
+    CHECK_CONTAINS(items, "\"canvasClearColor\":[1,1,1,255],");
     free(items);
+    check_editor_fields(level);
 
     /* info.json: title, size, preview, the spawn point by name. */
     json_error_t je;
@@ -948,7 +1082,8 @@ static void test_scaffold_existing(void)
     CHECK(mg && !strstr(mg, "{\"name\":\"Water_1\""));
     free(mg);
     CHECK(!trn_test_exists(path_in(level, "main/MissionGroup/Water/items.level.json")));
-    CHECK_EQ_INT(res.objects_added, 5); /* 2 groups, ScatterSky, bookmark, forest */
+    /* 2 groups, the 2 AI groups, ScatterSky, CloudLayer, bookmark, forest */
+    CHECK_EQ_INT(res.objects_added, 8);
     trn_findings f = validate_tree(level);
     CHECK_EQ_INT(trn_findings_count(&f, TRN_SEVERITY_ERROR), 0);
     CHECK_EQ_INT(count_check(&f, "object-name-duplicate"), 0);

@@ -202,6 +202,84 @@ static json_t *begin_object(scaffold *sc, const char *cls, const char *base, con
 
 static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
+/* The fields the World Editor saves for each object class the scaffold adds, beyond name,
+ * class, persistentId, __parent and position, in the editor's order (alphabetical, as it
+ * writes them). The lists are those of editor-saved levels (sky_and_sun and Water groups of
+ * levels made with BeamNG.drive 0.2x-0.3x); the values are the editor's defaults for a new
+ * object, rounded, with the stock game's gradient, cubemap, flare and moon assets. */
+static const char scatter_sky_fields[] =
+    "{\"ambientScale\":[1,0.89,0.78,1],"
+    "\"ambientScaleGradientFile\":\"art/sky_gradients/default/gradient_ambient.png\","
+    "\"azimuth\":200,\"colorize\":[0.22,0.35,0.6,1],"
+    "\"colorizeGradientFile\":\"art/sky_gradients/default/gradient_colorize.png\","
+    "\"elevation\":45,\"enableFogFallBack\":false,\"fadeStartDistance\":1000,"
+    "\"flareScale\":5,\"flareType\":\"BNG_Sunflare_3\",\"fogScale\":[0.4,0.67,1,1],"
+    "\"fogScaleGradientFile\":\"art/sky_gradients/default/gradient_fog.png\","
+    "\"lastSplitTerrainOnly\":true,\"logWeight\":0.98,\"mieScattering\":0.00022,"
+    "\"moonLightColor\":[0.1,0.1,0.1,1],\"moonMat\":\"Moon_Glow_Mat\",\"moonScale\":0.03,"
+    "\"nightColor\":[0.02,0.02,0.02,1],\"nightCubemap\":\"nightCubemap\","
+    "\"nightFogColor\":[0.4,0.67,1,1],"
+    "\"nightFogGradientFile\":\"art/sky_gradients/default/gradient_fog.png\","
+    "\"nightGradientFile\":\"art/sky_gradients/default/gradient_ambient.png\","
+    "\"occlusionScale\":0.025,\"overDarkFactor\":[40000,8000,5000,650],"
+    "\"rayleighScattering\":0.003,\"shadowDarkenColor\":[0,0,0,0],\"shadowDistance\":1600,"
+    "\"shadowSoftness\":0.2,\"skyBrightness\":40,\"sunScale\":[1,0.71,0.56,1],"
+    "\"sunScaleGradientFile\":\"art/sky_gradients/default/gradient_sunscale.png\","
+    "\"texSize\":1024,\"useNightCubemap\":true}";
+
+/* Three cloud textures moving at different speeds and scales, as a new CloudLayer has them;
+ * the texture is the stock cloud normal map the editor's default levels use. */
+static const char cloud_layer_fields[] =
+    "{\"Textures\":[{\"texDirection\":[1,0],\"texScale\":1.5,\"texSpeed\":0.002},"
+    "{\"texDirection\":[0.8,0.2],\"texScale\":3,\"texSpeed\":0.025},"
+    "{\"texDirection\":[0.2,0.5],\"texScale\":4,\"texSpeed\":0.035}],"
+    "\"baseColor\":[1,1,1,1],\"coverage\":0.2,\"exposure\":1.3,\"height\":4,"
+    "\"texture\":\"levels/driver_training/art/skies/SkyNormals_05.dds\",\"windSpeed\":0.2}";
+
+/* A WaterPlane's foam, ripple and wave layers and the surface settings, as the editor saves an
+ * ocean; the textures are the game's core water maps. */
+static const char water_plane_fields[] =
+    "{\"Foam\":[{\"foamDir\":[1,0],\"foamOpacity\":1,\"foamSpeed\":0.01,"
+    "\"foamTexScale\":[1,1]},{\"foamDir\":[0,-1],\"foamOpacity\":1,\"foamSpeed\":0.01,"
+    "\"foamTexScale\":[4,4]}],"
+    "\"Ripples (texture animation)\":[{\"rippleDir\":[0,1],\"rippleMagnitude\":1,"
+    "\"rippleSpeed\":0.065,\"rippleTexScale\":[7.14,7.14]},{\"rippleDir\":[0.707,0.707],"
+    "\"rippleMagnitude\":1,\"rippleSpeed\":0.09,\"rippleTexScale\":[6.25,12.5]},"
+    "{\"rippleDir\":[0.5,0.86],\"rippleMagnitude\":1,\"rippleSpeed\":0.04,"
+    "\"rippleTexScale\":[50,50]}],"
+    "\"Waves (vertex undulation)\":[{\"waveDir\":[0,1],\"waveMagnitude\":0.2,"
+    "\"waveSpeed\":1},{\"waveDir\":[0.707,0.707],\"waveMagnitude\":0.2,\"waveSpeed\":1},"
+    "{\"waveDir\":[0.5,0.86],\"waveMagnitude\":0.2,\"waveSpeed\":1}],"
+    "\"baseColor\":[45,108,171,255],\"clarity\":0.5,\"cubemap\":\"DefaultSkyCubemap\","
+    "\"depthGradientMax\":50,\"depthGradientTex\":\"core/art/water/depthcolor_ramp\","
+    "\"distortEndDist\":20,\"distortFullDepth\":3.5,\"distortStartDist\":0.1,"
+    "\"foamAmbientLerp\":0.5,\"foamMaxDepth\":2,\"foamRippleInfluence\":0.05,"
+    "\"foamTex\":\"core/art/water/foam\",\"fresnelBias\":0.3,\"fresnelPower\":6,"
+    "\"gridSize\":100,\"overallFoamOpacity\":1,\"overallRippleMagnitude\":1,"
+    "\"overallWaveMagnitude\":1,\"reflectDetailAdjust\":1,\"reflectMaxRateMs\":15,"
+    "\"reflectivity\":0.5,\"rippleTex\":\"core/art/water/ripple\",\"specularPower\":48,"
+    "\"underwaterColor\":[9,6,5,240],\"viscosity\":1,\"waterFogDensity\":0.1,"
+    "\"waterFogDensityOffset\":1,\"wetDarkening\":0.2,\"wetDepth\":1.5}";
+
+/* Append the fields of a list above to o, after what o has (keys it has are kept). */
+static bool add_fields(json_t *o, const char *fields)
+{
+    json_t *f = json_loads(fields, 0, NULL);
+    if (!json_is_object(f)) {
+        json_decref(f);
+        return false;
+    }
+    const char *k;
+    json_t *v;
+    bool ok = true;
+    json_object_foreach(f, k, v)
+    {
+        if (ok && !json_object_get(o, k)) ok = !json_object_set(o, k, v);
+    }
+    json_decref(f);
+    return ok;
+}
+
 /* Rows right, forward, up of a camera at from looking at to (Torque: y forward, z up). */
 static void look_at(const double from[3], const double to[3], double m[9])
 {
@@ -247,6 +325,12 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         (st = group_folder(sc, "Water", false, water, sizeof water, err)) ||
         (st = group_folder(sc, "vegetation", false, veg, sizeof veg, err)))
         return st;
+    /* The AI's groups, empty until waypoints or decal roads are drawn: the editor's AI tools
+     * and the navigation graph look for these names. */
+    char ai[PATH_MAX];
+    if ((st = group_folder(sc, "AIWaypointsGroup", false, ai, sizeof ai, err)) ||
+        (st = group_folder(sc, "AIDecalWaypointsGroup", false, ai, sizeof ai, err)))
+        return st;
     const double world = ter->size * (tb->square_size > 0 ? tb->square_size : 1.0);
     double spawn[3];
     res->spawn_dry =
@@ -289,10 +373,14 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         double visible = ceil(world * 1.2 / 100.0) * 100.0;
         visible = visible < 1500 ? 1500 : visible > 20000 ? 20000 : visible;
         static const double fog[4] = {0.74, 0.82, 0.93, 1};
-        ok = set_str(o, "canvasClearColor", "Black") && set_str(o, "enabled", "1") &&
+        /* The editor writes the clear colour as RGBA bytes, and names the sky's reflection
+         * cubemap (its spelling, "Enviroment", is the engine's field name). */
+        static const double clear[4] = {1, 1, 1, 255};
+        ok = set_vec(o, "canvasClearColor", clear, 4) && set_str(o, "enabled", "1") &&
              set_num(o, "fogAtmosphereHeight", 800) && set_vec(o, "fogColor", fog, 4) &&
-             set_num(o, "fogDensity", 0.0002) && set_num(o, "gravity", -9.81) &&
-             set_num(o, "visibleDistance", visible);
+             set_num(o, "fogDensity", 0.0002) &&
+             set_str(o, "globalEnviromentMap", "BNG_Sky_02_cubemap") &&
+             set_num(o, "gravity", -9.81) && set_num(o, "visibleDistance", visible);
         if (!ok) {
             json_decref(o);
             return oom(err, sky);
@@ -318,9 +406,20 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
     o = begin_object(sc, "ScatterSky", "sunsky", sky, name, sizeof name, &st, err);
     if (st) return st;
     if (o) {
-        ok = set_vec(o, "position", spawn, 3) && set_num(o, "azimuth", 200) &&
-             set_num(o, "elevation", 45) && set_num(o, "shadowDistance", 1600) &&
-             set_num(o, "shadowSoftness", 0.2) && set_num(o, "texSize", 1024);
+        ok = set_vec(o, "position", spawn, 3) && add_fields(o, scatter_sky_fields);
+        if (!ok) {
+            json_decref(o);
+            return oom(err, sky);
+        }
+        if ((st = add_to_group(sc, sky, o, err))) return st;
+    }
+
+    /* A cloud layer: the sky lights the level through it (cloud cover, transmittance). */
+    o = begin_object(sc, "CloudLayer", "clouds", sky, name, sizeof name, &st, err);
+    if (st) return st;
+    if (o) {
+        double above[3] = {spawn[0], spawn[1], round_mm(spawn[2] + 400)};
+        ok = set_vec(o, "position", above, 3) && add_fields(o, cloud_layer_fields);
         if (!ok) {
             json_decref(o);
             return oom(err, sky);
@@ -370,11 +469,7 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         if (st) return st;
         if (o) {
             double at[3] = {0, 0, round_mm(opt->scaffold.sea_level)};
-            static const double colour[4] = {45, 108, 171, 255};
-            ok = set_vec(o, "position", at, 3) && set_vec(o, "baseColor", colour, 4) &&
-                 set_str(o, "depthGradientTex", "core/art/water/depthcolor_ramp") &&
-                 set_str(o, "foamTex", "core/art/water/foam") &&
-                 set_str(o, "rippleTex", "core/art/water/ripple");
+            ok = set_vec(o, "position", at, 3) && add_fields(o, water_plane_fields);
             if (!ok) {
                 json_decref(o);
                 return oom(err, water);
