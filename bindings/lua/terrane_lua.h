@@ -34,7 +34,7 @@ typedef struct trn_lua_limits {
     size_t max_memory;         /* bytes the state may hold */
 } trn_lua_limits;
 
-/* The budgets `terrane lua` gives a script unless told otherwise: about ten seconds of Lua and
+/* The budgets `terrane lua` gives a script unless told otherwise: a few seconds of Lua and
  * 256 MiB. */
 #define TRN_LUA_DEFAULT_INSTRUCTIONS 2000000000ull
 #define TRN_LUA_DEFAULT_MEMORY ((size_t)256 << 20)
