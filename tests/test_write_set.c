@@ -234,6 +234,24 @@ static void test_staged_mode(void)
     struct stat st;
     CHECK(stat(dest, &st) == 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0644);
+    /* A file replaced in place keeps its mode (and, as root, a group of somebody else's),
+     * through a write set and through a single atomic write alike. */
+    CHECK(chmod(dest, 0640) == 0);
+    const bool root_user = geteuid() == 0;
+    if (root_user) CHECK(chown(dest, 0, 1) == 0);
+    CHECK_OK(trn_write_set_new(NULL, &ws, &e));
+    CHECK_OK(trn_write_set_stage(ws, dest, &t, &e));
+    CHECK_OK(trn_file_write_atomic(t, "o lake\n", 7, &e));
+    CHECK_OK(trn_write_set_commit(ws, &e));
+    trn_write_set_free(ws);
+    CHECK(stat(dest, &st) == 0 && file_is(dest, "o lake\n"));
+    CHECK_EQ_INT(st.st_mode & 0777, 0640);
+    if (root_user) CHECK_EQ_INT((int)st.st_gid, 1);
+    CHECK(chmod(dest, 0600) == 0);
+    CHECK_OK(trn_file_write_atomic(dest, "o sea\n", 6, &e));
+    CHECK(stat(dest, &st) == 0 && file_is(dest, "o sea\n"));
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+    if (root_user) CHECK_EQ_INT((int)st.st_gid, 1);
     umask(old_mask);
 }
 

@@ -1050,9 +1050,11 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         if (lstat(e->temp, &sb) != 0 || !S_ISREG(sb.st_mode))
             return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
                                  "its new content (%s) is gone; nothing was replaced", e->temp);
-        /* The library's writers sync their files; others may not have. */
+        /* The library's writers sync their files; others may not have. A file replaced in
+         * place keeps its mode, owner and group. */
         int fd = open(e->temp, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
+            trn_file_keep_mode(fd, e->dest);
             (void)fsync(fd);
             close(fd);
         }
