@@ -685,6 +685,13 @@ static void test_graph_node_generate(void)
     snprintf(glb, sizeof glb, "%s/graphsc.glb", tmp);
     snprintf(txt, sizeof txt, "%s/graphsc.txt", tmp);
     CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, txt), 0);
+    /* Two outputs of one run never name one file, however it is spelled: a usage error. */
+    char same[900];
+    snprintf(same, sizeof same, "%s/./graphsc_same.txt", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s --csv %s/graphsc_same.txt -q", recipe, same, tmp), 2);
+    CHECK_CONTAINS(err_text, "two outputs name the same file");
+    snprintf(same, sizeof same, "%s/graphsc_same.txt", tmp);
+    CHECK(!trn_test_exists(same));
     CHECK_EQ_INT(cli("water %s --at 20,20 -q", recipe), 0);
     CHECK_EQ_INT(cli("explain %s --at 20,20 -q", recipe), 0);
     CHECK_EQ_INT(cli("stats %s -q", recipe), 0);
