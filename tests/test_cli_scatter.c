@@ -67,6 +67,12 @@ static const char shrubs[] =
     "{\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": {\"prefab\": "
     "\"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2, \"spacing\": 4}}}";
 
+/* The same shrubs with a shape: BeamNG writes forest items only for rules that have one. */
+static const char shaped_shrubs[] =
+    "{\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": {\"model\": "
+    "\"asset://levels/shrubland/art/shapes/shrub.dae\", \"collision\": \"none\", \"density\": "
+    "0.25, \"candidate_spacing\": 2, \"spacing\": 4}}}";
+
 static void test_scatter_outputs(void)
 {
     const char *recipe = write_recipe("shrubs.json", shrubs);
@@ -190,7 +196,7 @@ static size_t count_lines(const char *path)
  * a second export), and a level that validates. */
 static void test_forest_export(void)
 {
-    const char *recipe = write_recipe("forest.json", shrubs);
+    const char *recipe = write_recipe("forest.json", shaped_shrubs);
     CHECK_EQ_INT(cli("scatter %s --format json -q", recipe), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
