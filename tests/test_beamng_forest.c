@@ -28,6 +28,11 @@ static const char *const layer_names[] = {"meadow", "rock"};
 /* 128 x 128 samples a metre apart: meadow west of x = 64, rock east of it. */
 static uint8_t layers[128 * 128];
 
+static bool str_eq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
 static char *read_text(const char *path)
 {
     size_t n = 0;
@@ -195,7 +200,7 @@ static void test_forest4_level(void)
     CHECK(json_number_value(json_array_get(pos, 1)) == -24.0);
     CHECK(json_number_value(json_array_get(pos, 2)) == 10.0);
     CHECK(json_number_value(json_object_get(first, "scale")) == 1.25);
-    CHECK(strcmp(json_string_value(json_object_get(first, "type")), "terrane_pine") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(first, "type")), "terrane_pine"));
     json_decref(first);
     free(items);
     /* No forest items for grass or the unshaped bush. */
@@ -206,9 +211,8 @@ static void test_forest4_level(void)
     snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
     char *md_text = read_text(path);
     json_t *md = md_text ? json_loads(md_text, 0, NULL) : NULL;
-    CHECK(strcmp(json_string_value(json_object_get(json_object_get(md, "terrane_pine"),
-                                                   "shapeFile")),
-                 "/levels/woods/art/shapes/pine.dae") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(json_object_get(md, "terrane_pine"),
+                                                   "shapeFile")), "/levels/woods/art/shapes/pine.dae"));
     CHECK(!json_object_get(md, "terrane_grass") && !json_object_get(md, "terrane_bush"));
     json_decref(md);
     free(md_text);
@@ -224,13 +228,12 @@ static void test_forest4_level(void)
     const json_t *types = json_object_get(cover, "Types");
     CHECK_EQ_INT(json_array_size(types), 2);
     const json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
-    CHECK(strcmp(json_string_value(json_object_get(t0, "layer")), "meadow") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(t0, "layer")), "meadow"));
     CHECK(fabs(json_number_value(json_object_get(t0, "probability")) - 2.0 / 3.0) < 1e-12);
-    CHECK(strcmp(json_string_value(json_object_get(t1, "layer")), "rock") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(t1, "layer")), "rock"));
     CHECK(json_number_value(json_object_get(t0, "sizeMin")) == 0.5);
     CHECK(json_number_value(json_object_get(t0, "sizeMax")) == 1.5);
-    CHECK(strcmp(json_string_value(json_object_get(cover, "name")),
-                 "terrane_grass_groundcover") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(cover, "name")), "terrane_grass_groundcover"));
     json_decref(cover);
     /* The level as written has nothing to say about its vegetation. */
     trn_findings f = {NULL, 0, 0};
@@ -310,8 +313,7 @@ static void test_v2_level(void)
     CHECK_EQ_INT(res.items, 2);
     char *text = read_text(path);
     json_t *root = text ? json_loads(text, 0, NULL) : NULL;
-    CHECK(strcmp(json_string_value(json_object_get(json_object_get(root, "header"), "format")),
-                 "JSON Forest Data v2") == 0);
+    CHECK(str_eq(json_string_value(json_object_get(json_object_get(root, "header"), "format")), "JSON Forest Data v2"));
     const json_t *all = json_object_get(root, "instances");
     CHECK_EQ_INT(json_array_size(json_object_get(all, "oak")), 1);
     const json_t *pines = json_object_get(all, "terrane_pine");
