@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "terrane/beamng.h"
 #include "terrane/beamng_forest.h"
 #include "terrane/beamng_level.h"
@@ -168,9 +170,19 @@ static void test_forest4_level(void)
     make_instances(&inst);
     trn_beamng_forest_options o;
     forest_options(&o, level);
+    /* An older export's shapeless grass items: removed. */
+    char old_grass[800];
+    snprintf(old_grass, sizeof old_grass, "%s/forest/terrane_grass.forest4.json", level);
+    snprintf(path, sizeof path, "%s/forest", level);
+    CHECK(mkdir(path, 0755) == 0);
+    const char old_line[] = "{\"pos\":[0,0,10],\"rotationMatrix\":[1,0,0,0,1,0,0,0,1],"
+                            "\"scale\":1,\"type\":\"terrane_grass\"}\n";
+    CHECK(trn_test_write_file(old_grass, old_line, strlen(old_line)));
     trn_beamng_forest_result res;
     for (int round = 0; round < 2; round++) {
         CHECK_OK(trn_beamng_level_write_forest(&pal, &inst, &o, &res, &e));
+        CHECK_EQ_INT(res.stale_removed, round == 0);
+        CHECK(!trn_test_exists(old_grass));
         CHECK_EQ_INT(res.types, 1);
         CHECK_EQ_INT(res.items, 2);
         CHECK_EQ_INT(res.format, TRN_BEAMNG_FOREST_FOREST4);

@@ -47,6 +47,8 @@ typedef struct trn_beamng_forest_result {
     uint64_t cover_instances; /* grass instances the GroundCover objects stand for */
     uint32_t unshaped;       /* tree, rock and prop rules left out: no .dae / .cdae shape */
     uint64_t unshaped_items; /* their instances */
+    uint32_t stale_removed;  /* forest/terrane_RULE.forest4.json files of grass or unshaped
+                                rules (an older export's items that draw nothing), removed */
     bool forest_added;       /* the level had no Forest object: one was added */
     bool wind_added;         /* the level had no ForestWindEmitter: one was added */
 } trn_beamng_forest_result;
@@ -70,7 +72,8 @@ typedef struct trn_beamng_forest_result {
  *   entries kept byte for byte); a Forest object "theForest" and a ForestWindEmitter
  *   "theForestWind" in MissionGroup when the level has none;
  * - other rules (no shape) are left out and counted in unshaped: a forest item without a shape
- *   draws nothing.
+ *   draws nothing. A forest/terrane_RULE.forest4.json of a grass or unshaped rule that places
+ *   instances (an older export's) is removed.
  * A rule without instances writes nothing (an earlier file of it stays). Ids that are not
  * letters, digits or '_' become '_' in type and object names. */
 trn_status trn_beamng_level_write_forest(const trn_palette *palette, const trn_instances *instances,

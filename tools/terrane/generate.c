@@ -1084,6 +1084,11 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
                  " grass instance(s) (%u added to MissionGroup); the engine strews them "
                  "around the camera on the terrain materials they stood on",
                  fr->covers, fr->cover_instances, fr->covers_added);
+    if (lx->forest && fr->stale_removed)
+        cli_note(ctx,
+                 "forest: removed %u item file(s) an earlier export wrote for grass or "
+                 "shapeless rules (their items drew nothing)",
+                 fr->stale_removed);
     if (lx->forest && fr->unshaped)
         cli_note(ctx,
                  "forest: %" PRIu64 " instance(s) of %u rule(s) left out: their model or prefab "

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/numtext.h"
@@ -652,7 +653,7 @@ static trn_status put_forest(trn_write_set *ws, const trn_palette *palette,
             res->unshaped += n > 0;
             res->unshaped_items += n;
         }
-        if (kind != KIND_FOREST || use_v2) continue;
+        if (use_v2) continue;
         char type[TRN_PALETTE_ID_MAX + 16], file[TRN_PALETTE_ID_MAX + 40];
         type_name(palette->rules[r].id, type, sizeof type);
         snprintf(file, sizeof file, "%s.forest4.json", type);
@@ -660,7 +661,18 @@ static trn_status put_forest(trn_write_set *ws, const trn_palette *palette,
             st = TRN_ERR_LIMIT;
             break;
         }
-        st = write_items(ws, path, type, inst, r, opt, &per_rule[r], err);
+        if (kind == KIND_FOREST) {
+            st = write_items(ws, path, type, inst, r, opt, &per_rule[r], err);
+            continue;
+        }
+        /* An older export wrote this rule's instances as shapeless items: they go. */
+        bool placed = false;
+        for (size_t k = 0; k < inst->count && !placed; k++)
+            placed = inst->items[k].rule == r;
+        if (placed && access(path, F_OK) == 0) {
+            st = trn_write_set_remove(ws, path, err);
+            res->stale_removed += st == TRN_OK;
+        }
     }
     if (!st && use_v2) st = write_v2(ws, v2, palette, inst, opt, per_rule, err);
     for (uint32_t r = 0; r < palette->rule_count; r++) {
