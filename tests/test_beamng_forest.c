@@ -90,8 +90,8 @@ static void make_instances(trn_instances *inst)
 {
     static trn_instance items[6];
     const trn_instance v[6] = {
-        {0, 0, 0, 10, 10, 10, 0, 1},   {0, 1, 0, 20, 10, 10, 0, 1},
-        {0, 2, 0, 100, 10, 10, 0, 1},  {1, 0, 0, 32, 10, 40, 30, 1.25},
+        {0, 0, 0, 10, 10, 10, 0, 1},    {0, 1, 0, 20, 10, 10, 0, 1},
+        {0, 2, 0, 100, 10, 10, 0, 1},   {1, 0, 0, 32, 10, 40, 30, 1.25},
         {1, 1, 0, 90, 10, 90, 0, 0.75}, {2, 0, 0, 50, 10, 50, 0, 1},
     };
     memcpy(items, v, sizeof v);
@@ -223,8 +223,9 @@ static void test_forest4_level(void)
     snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
     char *md_text = read_text(path);
     json_t *md = md_text ? json_loads(md_text, 0, NULL) : NULL;
-    CHECK(str_eq(json_string_value(json_object_get(json_object_get(md, "terrane_pine"),
-                                                   "shapeFile")), "/levels/woods/art/shapes/pine.dae"));
+    CHECK(
+        str_eq(json_string_value(json_object_get(json_object_get(md, "terrane_pine"), "shapeFile")),
+               "/levels/woods/art/shapes/pine.dae"));
     CHECK(!json_object_get(md, "terrane_grass") && !json_object_get(md, "terrane_bush"));
     json_decref(md);
     free(md_text);
@@ -325,7 +326,8 @@ static void test_v2_level(void)
     CHECK_EQ_INT(res.items, 2);
     char *text = read_text(path);
     json_t *root = text ? json_loads(text, 0, NULL) : NULL;
-    CHECK(str_eq(json_string_value(json_object_get(json_object_get(root, "header"), "format")), "JSON Forest Data v2"));
+    CHECK(str_eq(json_string_value(json_object_get(json_object_get(root, "header"), "format")),
+                 "JSON Forest Data v2"));
     const json_t *all = json_object_get(root, "instances");
     CHECK_EQ_INT(json_array_size(json_object_get(all, "oak")), 1);
     const json_t *pines = json_object_get(all, "terrane_pine");

@@ -38,19 +38,19 @@ typedef enum trn_beamng_forest_format {
 } trn_beamng_forest_format;
 
 typedef struct trn_beamng_forest_result {
-    uint32_t types;    /* forest item types written (one per shaped rule with instances) */
-    uint64_t items;    /* forest items written */
+    uint32_t types; /* forest item types written (one per shaped rule with instances) */
+    uint64_t items; /* forest items written */
     trn_beamng_forest_format format;
-    char forest_path[4096]; /* the v2 file, or the forest/ folder; "" when no items */
-    uint32_t covers;        /* GroundCover objects of grass rules (added or already there) */
-    uint32_t covers_added;  /* of those, added by this call */
+    char forest_path[4096];   /* the v2 file, or the forest/ folder; "" when no items */
+    uint32_t covers;          /* GroundCover objects of grass rules (added or already there) */
+    uint32_t covers_added;    /* of those, added by this call */
     uint64_t cover_instances; /* grass instances the GroundCover objects stand for */
-    uint32_t unshaped;       /* tree, rock and prop rules left out: no .dae / .cdae shape */
-    uint64_t unshaped_items; /* their instances */
-    uint32_t stale_removed;  /* forest/terrane_RULE.forest4.json files of grass or unshaped
-                                rules (an older export's items that draw nothing), removed */
-    bool forest_added;       /* the level had no Forest object: one was added */
-    bool wind_added;         /* the level had no ForestWindEmitter: one was added */
+    uint32_t unshaped;        /* tree, rock and prop rules left out: no .dae / .cdae shape */
+    uint64_t unshaped_items;  /* their instances */
+    uint32_t stale_removed;   /* forest/terrane_RULE.forest4.json files of grass or unshaped
+                                 rules (an older export's items that draw nothing), removed */
+    bool forest_added;        /* the level had no Forest object: one was added */
+    bool wind_added;          /* the level had no ForestWindEmitter: one was added */
 } trn_beamng_forest_result;
 
 /* Write a palette's instances into a BeamNG level the way its editors keep vegetation:

@@ -120,11 +120,12 @@ static trn_status write_items(trn_write_set *ws, const char *path, const char *t
         if (in->rule != rule) continue;
         double m[9], q[4];
         trn_lvl_forest_rotation(in->yaw, m, q);
-        const int n = snprintf(line, sizeof line,
-                               "{\"pos\":[%.17g,%.17g,%.17g],\"rotationMatrix\":[%.17g,%.17g,%.17g,"
-                               "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g],\"scale\":%.17g,\"type\":\"%s\"}\n",
-                               opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1],
-                               m[2], m[3], m[4], m[5], m[6], m[7], m[8], in->scale, type);
+        const int n =
+            snprintf(line, sizeof line,
+                     "{\"pos\":[%.17g,%.17g,%.17g],\"rotationMatrix\":[%.17g,%.17g,%.17g,"
+                     "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g],\"scale\":%.17g,\"type\":\"%s\"}\n",
+                     opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1], m[2], m[3],
+                     m[4], m[5], m[6], m[7], m[8], in->scale, type);
         if (n < 0 || (size_t)n >= sizeof line) {
             trn_lvl_buf_free(&b);
             return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "a forest item line is too long");
@@ -184,8 +185,14 @@ static trn_status write_v2(trn_write_set *ws, const char *path, const trn_palett
             if (in->rule != r) continue;
             double m[9], q[4];
             trn_lvl_forest_rotation(in->yaw, m, q);
-            const double v[8] = {opt->origin_x + in->x, opt->origin_y + in->z, in->y, q[0], q[1],
-                                 q[2], q[3], in->scale};
+            const double v[8] = {opt->origin_x + in->x,
+                                 opt->origin_y + in->z,
+                                 in->y,
+                                 q[0],
+                                 q[1],
+                                 q[2],
+                                 q[3],
+                                 in->scale};
             json_t *row = json_array();
             for (int c = 0; row && c < 8; c++)
                 if (json_array_append_new(row, json_real(v[c]))) {
@@ -421,7 +428,8 @@ static trn_status write_item_data(trn_write_set *ws, const char *path, const cha
     trn_lvl_buf b = {0};
     if (!st && any && !existed) {
         char *text = trn_json_dumps_shortest(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (!text) st = oom(err, path);
+        if (!text)
+            st = oom(err, path);
         else {
             trn_lvl_buf_append(&b, text, strlen(text));
             free(text);
@@ -550,11 +558,12 @@ static json_t *cover_object(const char *level_name, const char *name, const char
     if (!(max_elements >= 1)) max_elements = 1;
     if (max_elements > 1e6) max_elements = 1e6;
     const double pos[3] = {0, 0, 0};
-    bool ok = o && types && !json_object_set_new(o, "position", json_array()) &&
-              !json_object_set_new(o, "material", json_string(shape ? "invisible" : "BNGGrass_3")) &&
-              set_real(o, "radius", COVER_RADIUS) && set_real(o, "dissolveRadius", 65) &&
-              set_real(o, "gridSize", 7) && set_real(o, "maxElements", max_elements) &&
-              set_real(o, "seed", 1);
+    bool ok =
+        o && types && !json_object_set_new(o, "position", json_array()) &&
+        !json_object_set_new(o, "material", json_string(shape ? "invisible" : "BNGGrass_3")) &&
+        set_real(o, "radius", COVER_RADIUS) && set_real(o, "dissolveRadius", 65) &&
+        set_real(o, "gridSize", 7) && set_real(o, "maxElements", max_elements) &&
+        set_real(o, "seed", 1);
     for (int c = 0; ok && c < 3; c++)
         ok = !json_array_append_new(json_object_get(o, "position"), trn_lvl_json_number(pos[c]));
     /* The most used materials first; equal counts by index, so the same inputs give the same
@@ -784,16 +793,18 @@ typedef struct veg_check {
     trn_findings *findings;
     item_data *data;
     size_t data_count, data_cap;
-    uint64_t items; /* forest items found */
+    uint64_t items;  /* forest items found */
+    char *last_name; /* find_data's last question and answer */
+    const item_data *last;
     bool oom;
 } veg_check;
 
-#define VADD(c, sev, check, file, at_line, fix, ...)                                                  \
+#define VADD(c, sev, check, file, at_line, fix, ...)                                               \
     do {                                                                                           \
         if (trn_findings_add((c)->findings, sev, check, file, -1, fix, __VA_ARGS__))               \
             (c)->oom = true;                                                                       \
         else                                                                                       \
-            (c)->findings->items[(c)->findings->count - 1].line = (at_line);                          \
+            (c)->findings->items[(c)->findings->count - 1].line = (at_line);                       \
     } while (0)
 
 static int line_of(const char *t, size_t at)
@@ -804,8 +815,7 @@ static int line_of(const char *t, size_t at)
     return line;
 }
 
-static void add_data(veg_check *c, const char *name, const char *shape, const char *file,
-                     int line)
+static void add_data(veg_check *c, const char *name, const char *shape, const char *file, int line)
 {
     if (c->data_count == c->data_cap) {
         size_t cap = c->data_cap ? 2 * c->data_cap : 32;
@@ -832,11 +842,17 @@ static void add_data(veg_check *c, const char *name, const char *shape, const ch
     c->data_count++;
 }
 
-static const item_data *find_data(const veg_check *c, const char *name)
+static const item_data *find_data(veg_check *c, const char *name)
 {
-    for (size_t k = 0; k < c->data_count; k++)
-        if (trn_lvl_ieq(c->data[k].name, name)) return &c->data[k];
-    return NULL;
+    /* Items of a type come together: the last answer is usually the next. */
+    if (c->last_name && strcmp(c->last_name, name) == 0) return c->last;
+    const item_data *found = NULL;
+    for (size_t k = 0; k < c->data_count && !found; k++)
+        if (trn_lvl_ieq(c->data[k].name, name)) found = &c->data[k];
+    free(c->last_name);
+    c->last_name = trn_lvl_strdup(name);
+    c->last = found;
+    return found;
 }
 
 static bool is_item_data_class(const json_t *o)
@@ -984,8 +1000,7 @@ static void tally(veg_check *c, type_tally **list, size_t *count, const char *ty
 }
 
 /* One item: its type known and shaped, its position on the terrain. */
-static void check_item(veg_check *c, file_tally *ft, const char *type, const json_t *pos,
-                       int line)
+static void check_item(veg_check *c, file_tally *ft, const char *type, const json_t *pos, int line)
 {
     c->items++;
     const item_data *d = find_data(c, type);
@@ -1030,8 +1045,7 @@ static void report_tally(veg_check *c, const char *path, file_tally *ft)
                  "remove these items (grass and small plants belong in a GroundCover)",
                  ft->unshaped[k].type, d ? d->file : "", d && d->line ? " line " : "",
                  d ? d->line : 0);
-        VADD(c, TRN_SEVERITY_ERROR, "forest-item-no-shape", path, ft->unshaped[k].first_line,
-             fix,
+        VADD(c, TRN_SEVERITY_ERROR, "forest-item-no-shape", path, ft->unshaped[k].first_line, fix,
              "%s: %" PRIu64 " forest item(s) of type \"%s\" (first at line %d), whose item data "
              "has no shapeFile; they draw nothing",
              file, ft->unshaped[k].count, ft->unshaped[k].type, ft->unshaped[k].first_line);
@@ -1066,8 +1080,8 @@ static void check_forest4_file(veg_check *c, const char *path)
     size_t size = 0;
     trn_error e;
     if (trn_file_read_all(path, (size_t)1 << 31, &data, &size, &e)) {
-        VADD(c, TRN_SEVERITY_ERROR, "forest-item-invalid", path, 0,
-             "make the file readable", "%s", e.message);
+        VADD(c, TRN_SEVERITY_ERROR, "forest-item-invalid", path, 0, "make the file readable", "%s",
+             e.message);
         return;
     }
     file_tally ft;
@@ -1148,7 +1162,8 @@ static void check_forest_v2(veg_check *c, const char *level_name)
     if (!json_is_object(all)) {
         VADD(c, TRN_SEVERITY_ERROR, "forest-item-invalid", path, root ? 1 : je.line,
              "make it {\"header\": ..., \"instances\": {TYPE: [[x, y, z, qx, qy, qz, qw, "
-             "scale], ...]}} as the engine saves it, or move the items to forest/TYPE.forest4.json files",
+             "scale], ...]}} as the engine saves it, or move the items to forest/TYPE.forest4.json "
+             "files",
              "%s: the forest items cannot be read (%s)", file,
              root ? "no \"instances\" object" : je.text);
         json_decref(root);
@@ -1243,7 +1258,8 @@ static void check_ground_cover(veg_check *c)
                 }
                 /* The older form: parallel arrays, "layer": [names]. */
                 const json_t *layers = json_object_get(o, "layer");
-                if (json_is_string(layers)) check_layer(c, paths[f], line, name, json_string_value(layers));
+                if (json_is_string(layers))
+                    check_layer(c, paths[f], line, name, json_string_value(layers));
                 json_array_foreach(layers, i, ty)
                 {
                     check_layer(c, paths[f], line, name, json_string_value(ty));
@@ -1295,5 +1311,6 @@ void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
         free(c.data[k].file);
     }
     free(c.data);
+    free(c.last_name);
     if (c.oom && oom) *oom = true;
 }
