@@ -329,6 +329,19 @@ static void test_surface_beamng(void)
     CHECK_CONTAINS(err_text, "material 'meadow': biome tint");
     CHECK_CONTAINS(err_text, "samples of role 'grass' have no binding: biome tint used");
     CHECK_CONTAINS(err_text, ": 0 error(s)");
+    /* The grass is a GroundCover on the materials it stood on, never forest items; the shrub
+     * (no shape) is left out and said so. */
+    CHECK_CONTAINS(err_text, "ground cover: 1 GroundCover object(s)");
+    CHECK_CONTAINS(err_text, "left out: their model or prefab names no .dae");
+    snprintf(path, sizeof path, "%s/forest", level);
+    CHECK(!trn_test_exists(path));
+    snprintf(path, sizeof path, "%s/main/MissionGroup/items.level.json", level);
+    size_t scene_size = 0;
+    char *scene = (char *)trn_test_read_file(path, &scene_size);
+    const char *cover = scene ? strstr(scene, "\"name\":\"terrane_grass_groundcover\"") : NULL;
+    CHECK(cover && strstr(cover, "\"class\":\"GroundCover\""));
+    CHECK(cover && strstr(cover, "\"layer\":\"meadow\""));
+    free(scene);
     snprintf(path, sizeof path, "%s/theTerrain.ter", level);
     trn_ter ter;
     memset(&ter, 0, sizeof ter);
