@@ -206,7 +206,14 @@ static void test_forest_export(void)
     char level[800], path[900];
     snprintf(level, sizeof level, "%s/game/levels/shrubland", tmp);
     for (int round = 0; round < 2; round++) {
-        CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
+        CHECK_EQ_INT(cli("generate %s --export beamng:%s -q --format json", recipe, level), 0);
+        json_t *summary = json_loads(out_text ? out_text : "", 0, &je);
+        json_t *veg = json_object_get(json_object_get(summary, "export"), "vegetation");
+        CHECK(json_integer_value(json_object_get(veg, "forest_items")) == placed);
+        const char *format = json_string_value(json_object_get(veg, "forest_format"));
+        CHECK(format && strcmp(format, "forest4") == 0);
+        CHECK(json_integer_value(json_object_get(veg, "ground_covers")) == 0);
+        json_decref(summary);
         snprintf(path, sizeof path, "%s/forest/terrane_shrub.forest4.json", level);
         CHECK_EQ_INT(count_lines(path), (size_t)placed);
         snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);

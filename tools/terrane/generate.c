@@ -1137,6 +1137,26 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         json_object_set_new(wj, "plane", cli_json_string(wr->plane_name));
         json_object_set_new(lvl, "water", wj);
     }
+    if (lx->forest) {
+        static const char *const formats[] = {NULL, "forest4", "v2"};
+        json_t *vj = json_object();
+        json_object_set_new(vj, "forest_items", json_integer((json_int_t)fr->items));
+        json_object_set_new(vj, "forest_types", json_integer(fr->types));
+        json_object_set_new(vj, "forest_format", formats[fr->format]
+                                                     ? json_string(formats[fr->format])
+                                                     : json_null());
+        json_object_set_new(vj, "forest_path", fr->forest_path[0]
+                                                   ? cli_json_string(fr->forest_path)
+                                                   : json_null());
+        json_object_set_new(vj, "ground_covers", json_integer(fr->covers));
+        json_object_set_new(vj, "ground_cover_instances",
+                            json_integer((json_int_t)fr->cover_instances));
+        json_object_set_new(vj, "left_out_rules", json_integer(fr->unshaped));
+        json_object_set_new(vj, "left_out_instances",
+                            json_integer((json_int_t)fr->unshaped_items));
+        json_object_set_new(vj, "removed_files", json_integer(fr->stale_removed));
+        json_object_set_new(lvl, "vegetation", vj);
+    }
     json_object_set_new(summary, "export", lvl);
     trn_findings_dispose(&findings);
     if (errors)
