@@ -163,6 +163,12 @@ static void test_forest4_level(void)
     trn_test_tmpdir(dir, sizeof dir);
     snprintf(level, sizeof level, "%s/levels/woods", dir);
     make_level(level);
+    /* The pine's shape, where its shapeFile points. */
+    char shape[900];
+    snprintf(path, sizeof path, "%s/art/shapes", level);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(shape, sizeof shape, "%s/pine.dae", path);
+    CHECK(trn_test_write_file(shape, "<COLLADA/>", 10));
     trn_palette pal;
     trn_error e;
     CHECK_OK(trn_palette_parse(palette_text, strlen(palette_text), "woods.palette", &pal, &e));
@@ -297,6 +303,15 @@ static void test_forest4_level(void)
     x = find_in(&f, "ground-cover-layer-unknown", "MissionGroup/items.level.json");
     CHECK(x && x->line == cover_line && strstr(x->message, "\"lava\""));
     CHECK_EQ_INT(vegetation_findings(&f), 4);
+    trn_findings_dispose(&f);
+    /* The shape gone: its item data's line is named. */
+    CHECK(remove(shape) == 0);
+    f = (trn_findings){NULL, 0, 0};
+    CHECK_OK(trn_beamng_validate(level, NULL, &f, NULL, NULL, &e));
+    x = find_in(&f, "forest-shape-missing", "managedItemData.json");
+    CHECK(x && x->line == 2 && x->severity == TRN_SEVERITY_WARNING &&
+          strstr(x->message, "pine.dae"));
+    CHECK_EQ_INT(vegetation_findings(&f), 5);
     trn_findings_dispose(&f);
     trn_palette_dispose(&pal);
 }

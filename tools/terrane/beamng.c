@@ -155,7 +155,7 @@ static const char *const validate_help =
     "  object-unparented, group-folder-orphaned, persistent-id-missing,\n"
     "  forest-item-data-invalid, forest-item-invalid, forest-item-type-unknown,\n"
     "  forest-item-no-shape, forest-item-outside-terrain, forest-object-missing,\n"
-    "  ground-cover-layer-unknown\n"
+    "  forest-shape-missing, ground-cover-layer-unknown\n"
     "\n"
     "exit status: 0 no errors (warnings and notes allowed), 1 errors found (or, with --strict,\n"
     "warnings), 2 usage.\n"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/fileio.h"
@@ -784,6 +785,7 @@ trn_status trn_beamng_level_write_forest(const trn_palette *palette, const trn_i
 typedef struct item_data {
     char *name, *shape, *file;
     int line;
+    bool used; /* by an item */
 } item_data;
 
 typedef struct veg_check {
@@ -795,7 +797,7 @@ typedef struct veg_check {
     size_t data_count, data_cap;
     uint64_t items;  /* forest items found */
     char *last_name; /* find_data's last question and answer */
-    const item_data *last;
+    item_data *last;
     bool oom;
 } veg_check;
 
@@ -832,6 +834,7 @@ static void add_data(veg_check *c, const char *name, const char *shape, const ch
     d->shape = trn_lvl_strdup(shape ? shape : "");
     d->file = trn_lvl_strdup(file);
     d->line = line;
+    d->used = false;
     if (!d->name || !d->shape || !d->file) {
         free(d->name);
         free(d->shape);
@@ -842,11 +845,11 @@ static void add_data(veg_check *c, const char *name, const char *shape, const ch
     c->data_count++;
 }
 
-static const item_data *find_data(veg_check *c, const char *name)
+static item_data *find_data(veg_check *c, const char *name)
 {
     /* Items of a type come together: the last answer is usually the next. */
     if (c->last_name && strcmp(c->last_name, name) == 0) return c->last;
-    const item_data *found = NULL;
+    item_data *found = NULL;
     for (size_t k = 0; k < c->data_count && !found; k++)
         if (trn_lvl_ieq(c->data[k].name, name)) found = &c->data[k];
     free(c->last_name);
@@ -1003,7 +1006,8 @@ static void tally(veg_check *c, type_tally **list, size_t *count, const char *ty
 static void check_item(veg_check *c, file_tally *ft, const char *type, const json_t *pos, int line)
 {
     c->items++;
-    const item_data *d = find_data(c, type);
+    item_data *d = find_data(c, type);
+    if (d) d->used = true;
     if (!d)
         tally(c, &ft->unknown, &ft->unknown_count, type, line);
     else if (!d->shape[0])
@@ -1198,6 +1202,32 @@ static void check_forest_v2(veg_check *c, const char *level_name)
     report_tally(c, path, &ft);
 }
 
+/* The shapes of the item types in use that point into this level must be there (shapes of the
+ * game's own art cannot be checked from a level folder). */
+static void check_shapes(veg_check *c, const char *level_name)
+{
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "/levels/%s/", level_name);
+    const size_t n = strlen(prefix);
+    for (size_t k = 0; k < c->data_count && !c->oom; k++) {
+        const item_data *d = &c->data[k];
+        if (!d->used || strncasecmp(d->shape, prefix, n) != 0) continue;
+        char disk[PATH_MAX];
+        bool mismatch = false;
+        trn_error e;
+        trn_status st =
+            trn_beamng_resolve_path(c->level_dir, d->shape, disk, sizeof disk, &mismatch, &e);
+        if (st != TRN_ERR_NOT_FOUND) continue;
+        char fix[PATH_MAX + 200];
+        snprintf(fix, sizeof fix, "put the shape at %s, or point shapeFile at the level's shape",
+                 disk);
+        VADD(c, TRN_SEVERITY_WARNING, "forest-shape-missing", d->file, d->line, fix,
+             "forest item type \"%s\": shapeFile \"%s\" is not in the level (looked for %s); "
+             "its items draw nothing until it is",
+             d->name, d->shape, disk);
+    }
+}
+
 static bool terrain_has_material(const veg_check *c, const char *name)
 {
     for (size_t a = 0; a < c->area_count; a++)
@@ -1287,6 +1317,7 @@ void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
     load_brush_data(&c);
     check_forest4(&c);
     check_forest_v2(&c, level_name);
+    check_shapes(&c, level_name);
     check_ground_cover(&c);
     if (c.items && !c.oom) {
         trn_lvl_scene sc;

@@ -66,6 +66,7 @@
  *   forest-item-no-shape       forest items whose item data has no shapeFile (draw nothing)
  *   forest-item-outside-terrain  forest items outside every terrain's area
  *   forest-object-missing      forest items but no Forest object to load them
+ *   forest-shape-missing       a used item type's shapeFile points into the level but is absent
  *   ground-cover-layer-unknown a GroundCover type's layer names no terrain material
  */
 
