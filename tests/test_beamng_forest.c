@@ -370,6 +370,17 @@ static void test_v2_level(void)
     CHECK(x && strstr(x->message, "\"oak\"") && x->line == oak_line);
     CHECK_EQ_INT(vegetation_findings(&f), 1);
     trn_findings_dispose(&f);
+    /* Once forest/ holds item files the engine reads those: the pines go there too. */
+    snprintf(path, sizeof path, "%s/forest", level);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/forest/oak.forest4.json", level);
+    const char oak[] = "{\"pos\":[1,2,3],\"rotationMatrix\":[1,0,0,0,1,0,0,0,1],\"scale\":1,"
+                       "\"type\":\"oak\"}\n";
+    CHECK(trn_test_write_file(path, oak, strlen(oak)));
+    CHECK_OK(trn_beamng_level_write_forest(&pal, &inst, &o, &res, &e));
+    CHECK_EQ_INT(res.format, TRN_BEAMNG_FOREST_FOREST4);
+    snprintf(path, sizeof path, "%s/forest/terrane_pine.forest4.json", level);
+    CHECK(trn_test_exists(path));
     trn_palette_dispose(&pal);
 }
 

@@ -63,7 +63,8 @@ typedef struct trn_beamng_forest_result {
  * - tree, rock and prop rules whose model or prefab names a .dae or .cdae shape become forest
  *   items of type "terrane_RULE": in the level's NAME.forest.json ("JSON Forest Data v2",
  *   instances[TYPE] rows [x, y, z, qx, qy, qz, qw, scale], other types and the header kept)
- *   when the level has one, else in forest/terrane_RULE.forest4.json, one item a line
+ *   when the level has one and no forest/NAME.forest4.json, else in
+ *   forest/terrane_RULE.forest4.json, one item a line
  *   {"pos": [x, y, z], "rotationMatrix": [9 numbers], "scale": s, "type": "terrane_RULE"};
  *   the rotation turns the item by its yaw clockwise seen from above (terrane's yaw): the
  *   matrix's rows are the item's own x, y and z axes in the world, [cos, -sin, 0, sin, cos, 0,

@@ -507,6 +507,18 @@ static trn_status write_item_data(trn_write_set *ws, const char *path, const cha
     return st;
 }
 
+/* Whether dir holds a .forest4.json file. */
+static bool has_forest4(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    for (struct dirent *de; !found && (de = readdir(d));)
+        found = ends_with(de->d_name, ".forest4.json");
+    closedir(d);
+    return found;
+}
+
 /* ---- GroundCover: grass strewn by the engine around the camera ---- */
 
 #define COVER_TYPES_MAX 8 /* Torque's GroundCover holds at most 8 types */
@@ -647,12 +659,8 @@ static trn_status put_forest(trn_write_set *ws, const trn_palette *palette,
         !trn_lvl_join(dir, sizeof dir, opt->level_dir, "forest"))
         st = TRN_ERR_LIMIT;
     else {
-        uint8_t *probe = NULL;
-        size_t probe_size = 0;
-        trn_error pe;
-        use_v2 = trn_file_read_all(trn_write_set_current(ws, v2), ITEM_DATA_MAX_BYTES, &probe,
-                                   &probe_size, &pe) == TRN_OK;
-        free(probe);
+        /* The engine reads forest/ when it holds item files, the older file otherwise. */
+        use_v2 = access(trn_write_set_current(ws, v2), F_OK) == 0 && !has_forest4(dir);
     }
     for (uint32_t r = 0; r < palette->rule_count && !st; r++) {
         const rule_kind kind = kind_of(&palette->rules[r]);
