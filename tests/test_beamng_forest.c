@@ -328,6 +328,22 @@ static void test_v2_level(void)
     const char v2[] = "{\"header\": {\"format\": \"JSON Forest Data v2\", \"version\": 2}, "
                       "\"instances\": {\"oak\": [[1, 2, 3, 0, 0, 0, 1, 1]]}}";
     CHECK(trn_test_write_file(path, v2, strlen(v2)));
+    /* The level keeps its Forest in a vegetation group: the wind and the grass go beside it. */
+    snprintf(path, sizeof path, "%s/main/MissionGroup/items.level.json", level);
+    char *mission = read_text(path);
+    char grown[4096];
+    snprintf(grown, sizeof grown,
+             "%s{\"name\":\"vegetation\",\"class\":\"SimGroup\",\"__parent\":\"MissionGroup\"}\n",
+             mission ? mission : "");
+    free(mission);
+    CHECK(trn_test_write_file(path, grown, strlen(grown)));
+    snprintf(path, sizeof path, "%s/main/MissionGroup/vegetation", level);
+    CHECK(mkdir(path, 0755) == 0);
+    char veg[900];
+    snprintf(veg, sizeof veg, "%s/items.level.json", path);
+    const char forest_line[] =
+        "{\"name\":\"theForest\",\"class\":\"Forest\",\"__parent\":\"vegetation\"}\n";
+    CHECK(trn_test_write_file(veg, forest_line, strlen(forest_line)));
     trn_palette pal;
     trn_error e;
     CHECK_OK(trn_palette_parse(palette_text, strlen(palette_text), "woods.palette", &pal, &e));
@@ -339,6 +355,13 @@ static void test_v2_level(void)
     CHECK_OK(trn_beamng_level_write_forest(&pal, &inst, &o, &res, &e));
     CHECK_EQ_INT(res.format, TRN_BEAMNG_FOREST_V2);
     CHECK_EQ_INT(res.items, 2);
+    CHECK(!res.forest_added && res.wind_added && res.covers_added == 1);
+    char *veg_text = read_text(veg);
+    CHECK_EQ_INT(count_of(veg_text, "\"class\":\"ForestWindEmitter\",\"persistentId\""), 1);
+    CHECK_EQ_INT(count_of(veg_text, "\"class\":\"GroundCover\""), 1);
+    CHECK_EQ_INT(count_of(veg_text, "\"__parent\":\"vegetation\""), 3);
+    free(veg_text);
+    snprintf(path, sizeof path, "%s/oldwoods.forest.json", level);
     char *text = read_text(path);
     json_t *root = text ? json_loads(text, 0, NULL) : NULL;
     CHECK(str_eq(json_string_value(json_object_get(json_object_get(root, "header"), "format")),

@@ -54,8 +54,9 @@ typedef struct trn_beamng_forest_result {
 } trn_beamng_forest_result;
 
 /* Write a palette's instances into a BeamNG level the way its editors keep vegetation:
- * - grass rules (category "grass") become one GroundCover object each in MissionGroup,
- *   "terrane_RULE_groundcover" (kept as it is when the level already has it): the engine strews
+ * - grass rules (category "grass") become one GroundCover object each,
+ *   "terrane_RULE_groundcover", beside the level's Forest (its group) else in MissionGroup
+ *   (kept as it is when the level already has it): the engine strews
  *   it around the camera on the terrain materials the rule's instances stand on (one type a
  *   material, up to 8, probability their share), sizes from the rule's scale, its maxElements
  *   from the rule's density; the rule's .dae model as shapeFilename, else billboards of the
@@ -70,8 +71,8 @@ typedef struct trn_beamng_forest_result {
  *   matrix's rows are the item's own x, y and z axes in the world, [cos, -sin, 0, sin, cos, 0,
  *   0, 0, 1], the quaternion Torque's (0, 0, sin(yaw / 2), cos(yaw / 2)); a TSForestItemData
  *   entry "terrane_RULE" with the shape in level_dir/art/forest/managedItemData.json (other
- *   entries kept byte for byte); a Forest object "theForest" and a ForestWindEmitter
- *   "theForestWind" in MissionGroup when the level has none;
+ *   entries kept byte for byte); a Forest object "theForest" in MissionGroup and a
+ *   ForestWindEmitter "theForestWind" beside the Forest when the level has none;
  * - other rules (no shape) are left out and counted in unshaped: a forest item without a shape
  *   draws nothing. A forest/terrane_RULE.forest4.json of a grass or unshaped rule that places
  *   instances (an older export's) is removed.

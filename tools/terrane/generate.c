@@ -1067,7 +1067,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     if (lx->forest && fr->covers)
         cli_note(ctx,
                  "ground cover: %u GroundCover object(s) for %" PRIu64
-                 " grass instance(s) (%u added to MissionGroup); the engine strews them "
+                 " grass instance(s) (%u added); the engine strews them "
                  "around the camera on the terrain materials they stood on",
                  fr->covers, fr->cover_instances, fr->covers_added);
     if (lx->forest && fr->stale_removed)

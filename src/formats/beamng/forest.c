@@ -730,9 +730,16 @@ static trn_status put_forest(trn_write_set *ws, const trn_palette *palette,
         json_decref(o);
         res->forest_added = st == TRN_OK;
     }
+    /* The wind and the GroundCovers go beside the level's own Forest (in its group, such as the
+     * scaffold's vegetation), else into MissionGroup. */
+    const ptrdiff_t f = st ? -1 : trn_lvl_scene_find(&scene, "Forest", NULL);
+    const trn_lvl_object *forest = f >= 0 ? &scene.objects[f] : NULL;
+    const bool beside = forest && forest->parent && forest->file < scene.file_count;
+    const char *veg_parent = beside ? forest->parent : group;
+    const char *veg_items = beside ? scene.files[forest->file] : items;
     if (!st && res->types && trn_lvl_scene_find(&scene, "ForestWindEmitter", NULL) < 0) {
-        json_t *o = wind_object(level_name, group);
-        st = o ? trn_lvl_items_append(ws, items, o, err) : oom(err, opt->level_dir);
+        json_t *o = wind_object(level_name, veg_parent);
+        st = o ? trn_lvl_items_append(ws, veg_items, o, err) : oom(err, opt->level_dir);
         json_decref(o);
         res->wind_added = st == TRN_OK;
     }
@@ -742,13 +749,13 @@ static trn_status put_forest(trn_write_set *ws, const trn_palette *palette,
         type_name(palette->rules[r].id, type, sizeof type);
         snprintf(name, sizeof name, "%s_groundcover", type);
         uint64_t n = 0;
-        json_t *o = cover_object(level_name, name, group, palette, r, inst, opt, &n);
+        json_t *o = cover_object(level_name, name, veg_parent, palette, r, inst, opt, &n);
         if (!o) {
             st = oom(err, opt->level_dir);
             break;
         }
         if (n && trn_lvl_scene_find(&scene, "GroundCover", name) < 0) {
-            st = trn_lvl_items_append(ws, items, o, err);
+            st = trn_lvl_items_append(ws, veg_items, o, err);
             res->covers_added += st == TRN_OK;
         }
         json_decref(o);
