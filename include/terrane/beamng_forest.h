@@ -1,4 +1,4 @@
-/* Scatter instances as a BeamNG level's forest: item files, item data and the Forest object. */
+/* Scatter instances as a BeamNG level's vegetation: GroundCover, forest items, item data, Forest. */
 #ifndef TERRANE_BEAMNG_FOREST_H
 #define TERRANE_BEAMNG_FOREST_H
 
