@@ -1,4 +1,4 @@
-/* BeamNG forest: scatter instances as forest item files, TSForestItemData and the Forest object. */
+/* BeamNG vegetation: grass as GroundCover, shaped items as forest files, item data; their checks. */
 #define _GNU_SOURCE /* memmem */
 #include <dirent.h>
 #include <inttypes.h>
