@@ -557,6 +557,30 @@ static void test_special_files(void)
     CHECK_CONTAINS(e.message, "is a directory");
 }
 
+/* Containment: a path is inside a folder only at a separator, never by a shared prefix. */
+static void test_path_inside(void)
+{
+    char root[600], other[600], p[800];
+    path_in(root, sizeof root, "project");
+    path_in(other, sizeof other, "project-other");
+    mkdir(root, 0777);
+    mkdir(other, 0777);
+    CHECK(trn_path_inside(root, root));
+    snprintf(p, sizeof p, "%s/x.json", root);
+    CHECK(trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%s/sub/../x.json", root);
+    CHECK(trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%s/x.json", other);
+    CHECK(!trn_path_inside(root, p)); /* "/project-other" starts with "/project" */
+    CHECK(!trn_path_inside(root, other));
+    snprintf(p, sizeof p, "%s/../x.json", root);
+    CHECK(!trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%sx", root);
+    CHECK(!trn_path_inside(root, p));
+    CHECK(trn_path_inside("/", p)); /* the root folder holds everything */
+    CHECK(!trn_path_inside("/no/such/folder", p));
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -566,6 +590,7 @@ int main(void)
     RUN(test_crash_every_step);
     RUN(test_next_write_recovers);
     RUN(test_forged_journals);
+    RUN(test_path_inside);
     RUN(test_stale_temporaries);
     RUN(test_signal_cleanup);
     RUN(test_full_disk);
