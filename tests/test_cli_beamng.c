@@ -650,6 +650,9 @@ static size_t count_severity(const json_t *findings, const char *severity)
     return n;
 }
 
+/* The heightmap put in for HEIGHTMAP in a fix (a 256 x 256 16-bit PNG). */
+static char fix_heightmap[1024];
+
 /* Run every terrane command that validate's fixes recommend for level (LEVEL_DIR put in), one
  * finding at a time, and check that each works and makes its finding go away. Returns how
  * many were run. */
@@ -673,6 +676,13 @@ static int run_recommended_fixes(const char *level)
                 len--;
             char raw[600];
             snprintf(raw, sizeof raw, "%.*s", (int)len, at);
+            /* A heightmap the fix leaves to the user: the test's own. */
+            char *hmp = strstr(raw, "HEIGHTMAP");
+            if (hmp) {
+                char rest[600];
+                snprintf(rest, sizeof rest, "%s", hmp + strlen("HEIGHTMAP"));
+                snprintf(hmp, sizeof raw - (size_t)(hmp - raw), "'%s'%s", fix_heightmap, rest);
+            }
             char *ld = strstr(raw, "LEVEL_DIR");
             CHECK(ld != NULL);
             if (!ld) continue;
@@ -823,6 +833,8 @@ static void test_validate_fixes_work(void)
 {
     char level[1024], p[1200];
     char *out, *err;
+    tmp_path(fix_heightmap, sizeof fix_heightmap, "fix_block_height.png");
+    write_png(fix_heightmap, 256, 256, 1, 16, 3);
     CHECK_EQ_INT(trn_test_run_clif("beamng create fixes --root '%s' --resolution 128 "
                                    "--texture-size 32 -q",
                                    &out, &err, tmp),
@@ -873,6 +885,68 @@ static void test_validate_fixes_work(void)
     CHECK_EQ_INT(count_severity(findings, "error"), 0);
     CHECK(!has_check(findings, "material-v1-only"));
     CHECK(!has_check(findings, "terrain-json-missing"));
+    json_decref(findings);
+
+    /* A level without a terrain: the import the fix names, with a heightmap, adds one. */
+    tmp_path(level, sizeof level, "levels/noblock");
+    mkdir(level, 0755);
+    snprintf(p, sizeof p, "%s/main", level);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/main/items.level.json", level);
+    const char *mg = "{\"name\":\"MissionGroup\",\"class\":\"SimGroup\",\"enabled\":\"1\"}\n";
+    CHECK(trn_test_write_file(p, mg, strlen(mg)));
+    findings = validate_json(level);
+    CHECK(has_check(findings, "terrain-block-missing"));
+    json_decref(findings);
+    CHECK(run_recommended_fixes(level) >= 1);
+    findings = validate_json(level);
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    json_decref(findings);
+
+    /* A legacy terrain: the convert the fix names writes a version-9 copy, which is moved over
+     * the old file, as the fix says. A version-1 file: 256 x 256 heights, material groups,
+     * eight names. */
+    CHECK_EQ_INT(trn_test_run_clif("beamng create legacy --root '%s' --resolution 256 "
+                                   "--texture-size 32 -q",
+                                   &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    tmp_path(level, sizeof level, "levels/legacy");
+    size_t n = 1 + 2 * 65536 + 65536 + 6 + 7;
+    uint8_t *legacy = calloc(n, 1);
+    legacy[0] = 1;
+    for (size_t i = 0; i < 65536; i++)
+        legacy[1 + 2 * i + 1] = (uint8_t)(i >> 10); /* a slope, stored high bytes */
+    memcpy(legacy + 1 + 3 * 65536, "\x05grass", 6);
+    snprintf(p, sizeof p, "%s/theTerrain.ter", level);
+    CHECK(trn_test_write_file(p, legacy, n));
+    free(legacy);
+    findings = validate_json(level);
+    CHECK(has_check(findings, "ter-version-old"));
+    char cmd[2400] = "";
+    size_t i;
+    const json_t *f;
+    json_array_foreach(findings, i, f)
+    {
+        const char *fix = json_string_value(json_object_get(f, "fix"));
+        const char *c = json_string_value(json_object_get(f, "check"));
+        const char *at = fix && c && strcmp(c, "ter-version-old") == 0
+                             ? strstr(fix, "terrane convert ")
+                             : NULL;
+        if (at)
+            snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(at + 8, ","), at + 8);
+    }
+    json_decref(findings);
+    CHECK(cmd[0] != '\0');
+    char copy[1300];
+    snprintf(copy, sizeof copy, "%s/theTerrain_v9.ter", level);
+    CHECK_CONTAINS(cmd, copy);
+    CHECK_EQ_INT(trn_test_run_clif("%s", &out, &err, cmd), 0);
+    free(out), free(err);
+    CHECK(rename(copy, p) == 0);
+    findings = validate_json(level);
+    CHECK(!has_check(findings, "ter-version-old"));
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
     json_decref(findings);
 }
 

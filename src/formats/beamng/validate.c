@@ -489,11 +489,21 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
             "the file holds %u extra %u x %u map(s) after the layer map; the engine reads the "
             "material names right after the layer map, so it misreads them",
             ter->extra_count, ter->size, ter->size);
-    if (ter->version < 7)
-        ADD(v, TRN_SEVERITY_WARNING, "ter-version-old", ter_path, 0,
-            "resave the terrain (terrane convert IN.ter OUT.ter writes version 9)",
+    if (ter->version < 7) {
+        /* convert never overwrites its input, so the fix names the copy and what to do with it
+         * (the bare "convert IN.ter OUT.ter" left a new file nothing loads). */
+        char fix[2 * PATH_MAX + 160], copy[PATH_MAX];
+        size_t n = strlen(ter_path);
+        snprintf(copy, sizeof copy, "%.*s_v9.ter",
+                 (int)(n > 4 && strcasecmp(ter_path + n - 4, ".ter") == 0 ? n - 4 : n), ter_path);
+        snprintf(fix, sizeof fix,
+                 "write a version-9 copy with terrane convert '%s' '%s', then move it over the "
+                 "old file or point terrainFile at it (convert never overwrites its input)",
+                 ter_path, copy);
+        ADD(v, TRN_SEVERITY_WARNING, "ter-version-old", ter_path, 0, fix,
             "version %u is a legacy Torque Game Engine terrain; it loads through the legacy path",
             ter->version);
+    }
     if (!pow2(ter->size) || ter->size < TRN_BEAMNG_MIN_RESOLUTION ||
         ter->size > TRN_BEAMNG_MAX_RESOLUTION)
         ADD(v, TRN_SEVERITY_WARNING, "ter-size", ter_path, 1,
