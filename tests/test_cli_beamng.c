@@ -1,6 +1,7 @@
 /* Command-line tests for terrane beamng import/create/export/validate/migrate: exit codes,
  * messages, JSON output and an export/import round trip through the tool. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_level.h"
 #include "terrane/image.h"
 #include "test.h"
 
@@ -950,6 +952,60 @@ static void test_validate_fixes_work(void)
     json_decref(findings);
 }
 
+/* Editor-saved levels held in ../shared/testdata/real/beamng_levels (one levels/NAME folder
+ * each, as the game keeps them): importing into a copy keeps the TerrainBlock's file, place,
+ * scale and material version, adds no error, and every fix validate then recommends works. */
+static void test_real_levels(void)
+{
+    char base[1024];
+    if (!trn_test_real_path("beamng_levels", base, sizeof base)) {
+        fprintf(stderr, "skip test_real_levels: ../shared/testdata/real/beamng_levels is absent\n");
+        return;
+    }
+    char hm[1024];
+    tmp_path(hm, sizeof hm, "real_height.png");
+    write_png(hm, 256, 256, 1, 16, 11);
+    DIR *d = opendir(base);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strchr(e->d_name, '\'')) continue;
+        char level[1400], cmd[5000];
+        snprintf(level, sizeof level, "%s/real/levels/%s", tmp, e->d_name);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/real/levels' && cp -R '%s/%s' '%s'", tmp, base,
+                 e->d_name, level);
+        CHECK_EQ_INT(system(cmd), 0);
+        trn_terrain_block *before = NULL, *after = NULL;
+        size_t nb = 0, na = 0;
+        trn_findings problems = {0};
+        CHECK_OK(trn_level_find_terrain_blocks(level, &before, &nb, &problems, NULL));
+        json_t *findings = validate_json(level);
+        size_t errors_before = count_severity(findings, "error");
+        json_decref(findings);
+        char *out, *err;
+        int rc = trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32 -q", &out,
+                                   &err, hm, level);
+        CHECK_EQ_INT(rc, nb > 1 ? rc : 0); /* several blocks, none theTerrain: --name asked */
+        free(out), free(err);
+        CHECK_OK(trn_level_find_terrain_blocks(level, &after, &na, &problems, NULL));
+        CHECK_EQ_INT(na, nb ? nb : 1);
+        for (size_t i = 0; rc == 0 && nb && i < nb && i < na; i++) {
+            CHECK(strcmp(before[i].terrain_file, after[i].terrain_file) == 0);
+            CHECK(before[i].max_height == after[i].max_height);
+            CHECK(before[i].square_size == after[i].square_size);
+            CHECK(memcmp(before[i].position, after[i].position, sizeof before[i].position) == 0);
+            CHECK(!before[i].material_texture_set == !after[i].material_texture_set);
+        }
+        trn_terrain_blocks_free(before, nb);
+        trn_terrain_blocks_free(after, na);
+        trn_findings_dispose(&problems);
+        findings = validate_json(level);
+        CHECK(count_severity(findings, "error") <= errors_before);
+        json_decref(findings);
+        run_recommended_fixes(level);
+    }
+    if (d) closedir(d);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -962,5 +1018,6 @@ int main(void)
     RUN(test_scaffold);
     RUN(test_editor_v1_level);
     RUN(test_validate_fixes_work);
+    RUN(test_real_levels);
     return trn_test_finish();
 }
