@@ -810,6 +810,33 @@ static void test_editor_v1_level(void)
     CHECK_CONTAINS(err, "--material-version takes 1 or 1.5, not '2'");
     free(out), free(err);
 
+    /* No TerrainBlock yet, but v1 materials only and no texture set: the new block is v1 too.
+     * Two blocks, neither theTerrain: import asks which. */
+    make_v1_level("v1noblock", level, sizeof level);
+    snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
+    CHECK(unlink(p) == 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32 --format "
+                                   "json",
+                                   &out, &err, hm, level),
+                 0);
+    j = json_loads(out ? out : "", 0, &je);
+    CHECK(strcmp(json_string_value(json_object_get(j, "material_version")), "1") == 0);
+    CHECK(json_is_false(json_object_get(j, "block_replaced")));
+    json_decref(j);
+    free(out), free(err);
+    items = (char *)trn_test_read_file(p, NULL);
+    CHECK_CONTAINS(items, "\"terrainFile\":\"/levels/v1noblock/theTerrain.ter\"");
+    CHECK(items && !strstr(items, "materialTextureSet"));
+    free(items);
+    const char *two = "{\"name\":\"north\",\"class\":\"TerrainBlock\",\"terrainFile\":"
+                      "\"/levels/v1noblock/a.ter\"}\n{\"name\":\"south\",\"class\":"
+                      "\"TerrainBlock\",\"terrainFile\":\"/levels/v1noblock/b.ter\"}\n";
+    CHECK(trn_test_write_file(p, two, strlen(two)));
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s'", &out, &err, hm, level), 1);
+    CHECK_CONTAINS(err, "the level has 2 TerrainBlocks (\"north\", \"south\") and none is called "
+                        "theTerrain: name the one to write (--name)");
+    free(out), free(err);
+
     /* A .terrain.json that describes another .ter is replaced, and it is said. */
     make_v1_level("v1stale", level, sizeof level);
     snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);

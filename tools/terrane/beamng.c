@@ -81,6 +81,7 @@ static const char *const import_help =
     "  terrane beamng import height.png --level levels/island --materials grass,rock,sand \\\n"
     "      --opacity grass.png --opacity rock.png --opacity sand.png --holes holes.png\n"
     "  terrane beamng import height.r16 --level levels/island --max-height 512\n"
+    "  terrane beamng import height.png --level levels/editor_saved --material-version 1.5\n"
     "  terrane beamng import mac_height.raw --byte-order big --level levels/island\n"
     "  terrane beamng import height.r32 --max-height 900 --level levels/island\n"
     "  terrane beamng import height.png --materials grass,rock --opacity splat.png:R \\\n"
