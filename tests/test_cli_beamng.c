@@ -778,6 +778,24 @@ static void test_editor_v1_level(void)
     CHECK_EQ_INT(json_array_size(findings), 0);
     json_decref(findings);
 
+    /* An R32 heightmap in metres needs no --max-height here: the kept block's 208 m scales
+     * it, so 104 m is stored 32768. */
+    char r32[1024];
+    tmp_path(r32, sizeof r32, "v1_height.r32");
+    float *metres = malloc(256 * 256 * sizeof *metres);
+    for (size_t i = 0; i < 256 * 256; i++)
+        metres[i] = 104.0f;
+    CHECK(trn_test_write_file(r32, metres, 256 * 256 * sizeof *metres));
+    free(metres);
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out,
+                                   &err, r32, level),
+                 0);
+    CHECK(err && !strstr(err, "changed:"));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("info '%s/terrain2.ter' --format json", &out, &err, level), 0);
+    CHECK_CONTAINS(out, "32768");
+    free(out), free(err);
+
     /* Asked to change things: each change is printed, in text and JSON. */
     make_v1_level("v1change", level, sizeof level);
     CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --max-height 500 --center "

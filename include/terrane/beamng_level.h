@@ -534,7 +534,8 @@ typedef struct trn_beamng_import_options {
     /* R32 only (ignored otherwise): the TerrainBlock maxHeight the metres are scaled to,
      * stored = round(h / float_max_height * 65536), clamped to 0..65535 (NaN to 0); clamped
      * samples are counted in one warning on the trn_ter. 0 = the level's max_height when one
-     * is given (level non-NULL, max_height > 0); without either an R32 heightmap is refused
+     * is given (level non-NULL, max_height > 0), else, with keep_block, the maxHeight of the
+     * TerrainBlock that is kept; without any of them an R32 heightmap is refused
      * with TRN_ERR_INVALID_ARGUMENT naming its height range, as a guessed scale would flatten
      * or clip it without a word. Both given and different is TRN_ERR_INVALID_ARGUMENT too: the
      * heights would come out scaled by their ratio. */

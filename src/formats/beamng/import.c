@@ -633,6 +633,28 @@ static trn_status warn_clamped(trn_ter *ter, const float_scale *fs, double max_h
         fs->high ? "raise --max-height above the highest" : "raise the terrain above 0 m");
 }
 
+/* The maxHeight of the TerrainBlock trn_beamng_level_write_terrain would keep (the one named
+ * terrain_name, else the level's only block, else theTerrain), or 0 when there is none. */
+static double kept_max_height(const trn_beamng_level_options *level)
+{
+    trn_terrain_block *blocks = NULL;
+    size_t n = 0;
+    trn_findings problems = {0};
+    double mh = 0;
+    if (trn_level_find_terrain_blocks(level->level_dir, &blocks, &n, &problems, NULL) == TRN_OK) {
+        const char *want = level->terrain_name ? level->terrain_name : "theTerrain";
+        for (size_t i = 0; i < n; i++)
+            if ((!level->terrain_name && n == 1) ||
+                (blocks[i].name && strcmp(blocks[i].name, want) == 0)) {
+                mh = blocks[i].max_height;
+                break;
+            }
+    }
+    trn_terrain_blocks_free(blocks, n);
+    trn_findings_dispose(&problems);
+    return mh > 0 ? mh : 0;
+}
+
 trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
                              const trn_beamng_level_options *level, trn_beamng_level_result *result,
                              trn_progress_fn progress, void *user, trn_error *err)
@@ -648,8 +670,11 @@ trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
     uint32_t steps = 1 + opt->opacity_count + (opt->layer_map_path ? 1 : 0) +
                      (opt->holes_path ? 1 : 0) + (level ? 2 : 0);
     uint32_t step = 0;
-    /* R32 scale: given, or the level's maxHeight; two different ones would scale wrongly. */
+    /* R32 scale: given, or the level's maxHeight (the one given for the level, else, when the
+     * level's block is kept, its own); two different ones would scale wrongly. */
     double level_max = level && level->max_height > 0 ? level->max_height : 0;
+    if (level && level->keep_block && !(level_max > 0) && level->level_dir)
+        level_max = kept_max_height(level);
     double float_max = opt->float_max_height > 0 ? opt->float_max_height : level_max;
     if (opt->float_max_height > 0 && level_max > 0 && opt->float_max_height != level_max)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->heightmap_path, -1,
