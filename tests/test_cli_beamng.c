@@ -995,6 +995,48 @@ static void test_validate_fixes_work(void)
     CHECK(!has_check(findings, "ter-version-old"));
     CHECK_EQ_INT(count_severity(findings, "error"), 0);
     json_decref(findings);
+
+    /* Extra maps after the layer map (the community notes' layout): the export the fix names,
+     * then the import it prints, writing over the level's .ter as the fix says. */
+    size_t ter_size = 0;
+    uint8_t *ter = trn_test_read_file(p, &ter_size);
+    CHECK(ter && ter_size == 5 + 3 * 65536 + 4 + 6);
+    if (ter && ter_size == 5 + 3 * 65536 + 4 + 6) {
+        uint8_t *extra = calloc(ter_size + 65536, 1);
+        memcpy(extra, ter, 5 + 3 * 65536);
+        memcpy(extra + 5 + 4 * 65536, ter + 5 + 3 * 65536, 4 + 6);
+        CHECK(trn_test_write_file(p, extra, ter_size + 65536));
+        free(extra);
+    }
+    free(ter);
+    findings = validate_json(level);
+    CHECK(has_check(findings, "ter-extra-maps"));
+    cmd[0] = '\0';
+    json_array_foreach(findings, i, f)
+    {
+        const char *fix = json_string_value(json_object_get(f, "fix"));
+        const char *c = json_string_value(json_object_get(f, "check"));
+        const char *at = fix && c && strcmp(c, "ter-extra-maps") == 0
+                             ? strstr(fix, "terrane beamng export ")
+                             : NULL;
+        if (at) snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(at + 8, ","), at + 8);
+    }
+    json_decref(findings);
+    CHECK_EQ_INT(trn_test_run_clif("%s", &out, &err, cmd), 0);
+    char *imp = err ? strstr(err, "terrane beamng import ") : NULL;
+    char *end = imp ? strstr(imp, " -o OUT.ter") : NULL;
+    CHECK(end != NULL);
+    char import_cmd[3000] = "";
+    if (end) snprintf(import_cmd, sizeof import_cmd, "%.*s", (int)(end - imp - 8), imp + 8);
+    free(out), free(err);
+    if (import_cmd[0]) {
+        CHECK_EQ_INT(trn_test_run_clif("%s -o '%s'", &out, &err, import_cmd, p), 0);
+        free(out), free(err);
+    }
+    findings = validate_json(level);
+    CHECK(!has_check(findings, "ter-extra-maps"));
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    json_decref(findings);
 }
 
 /* Editor-saved levels held in ../shared/testdata/real/beamng_levels (one levels/NAME folder

@@ -480,15 +480,24 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
             ADD(v, TRN_SEVERITY_WARNING, "ter-warning", ter_path, ter->warnings[i].offset,
                 "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
                 ter->warnings[i].message);
-    if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5)
+    if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5) {
+        /* The paths themselves, and where the rebuilt terrain goes: the import command export
+         * prints writes OUT.ter, which nothing loads. */
+        char extra_fix[2 * PATH_MAX + 300], maps[PATH_MAX];
+        size_t n = strlen(ter_path);
+        snprintf(maps, sizeof maps, "%.*s_maps",
+                 (int)(n > 4 && strcasecmp(ter_path + n - 4, ".ter") == 0 ? n - 4 : n), ter_path);
+        snprintf(extra_fix, sizeof extra_fix,
+                 "rewrite it in the engine's layout: terrane beamng export '%s' -o '%s', then "
+                 "run the import command it prints with -o '%s' in place of -o OUT.ter (terrane "
+                 "convert keeps the extra maps, so that files round-trip)",
+                 ter_path, maps, ter_path);
         ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path,
-            layers_offset(ter) + (int64_t)ter->size * ter->size,
-            "rewrite it in the engine's layout: terrane beamng export IN.ter -o MAPS, then run "
-            "the import command it prints (terrane convert keeps the extra maps, so that files "
-            "round-trip)",
+            layers_offset(ter) + (int64_t)ter->size * ter->size, extra_fix,
             "the file holds %u extra %u x %u map(s) after the layer map; the engine reads the "
             "material names right after the layer map, so it misreads them",
             ter->extra_count, ter->size, ter->size);
+    }
     if (ter->version < 7) {
         /* convert never overwrites its input, so the fix names the copy and what to do with it
          * (the bare "convert IN.ter OUT.ter" left a new file nothing loads). */
