@@ -402,7 +402,10 @@ static void test_explain(void)
 {
     const char *r = bowl();
     CHECK_EQ_INT(cli("explain '%s' -q --at %s", r, "32,32"), 0);
-    CHECK_CONTAINS(out_text, "substrate soil\nWater: lake 'lake', depth 3.000, surface 8.000\n");
+    /* The lake the output publishes is the water explain measures from (no Biome Rules node
+     * has its own): inside it the water distance is 0 and the substrate wet. */
+    CHECK_CONTAINS(out_text, "water distance 0.000\nsubstrate wet\n"
+                             "Water: lake 'lake', depth 3.000, surface 8.000\n");
     CHECK_EQ_INT(cli("explain '%s' -q --at %s", r, "15,15"), 0);
     CHECK_CONTAINS(out_text, "Water: dry, nearest wet sample 1.414 away at (16, 16)\n");
     CHECK_EQ_INT(cli("explain '%s' -q --format json --at %s", r, "32,32"), 0);
