@@ -378,7 +378,7 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
         json_t *size = json_array();
         json_array_append_new(size, json_integer(t->field.cells_x + 1));
         json_array_append_new(size, json_integer(t->field.cells_z + 1));
-        json_object_set_new(o, "samples", size);
+        json_object_set_new(o, "grid", size);
         json_t *list = json_array();
         for (size_t k = 0; k < drops->count; k++)
             json_array_append_new(list, cli_json_string(drops->items[k]));
@@ -396,7 +396,7 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
             json_t *sz = json_array();
             json_array_append_new(sz, json_integer(rp->width));
             json_array_append_new(sz, json_integer(rp->height));
-            json_object_set_new(r, "samples", sz);
+            json_object_set_new(r, "grid", sz);
             json_object_set_new(r, "area_kept",
                                 json_real(rp->footprint_samples > 0
                                               ? fmin(1.0, rp->width * (double)rp->height /
