@@ -156,7 +156,7 @@ static void test_roles_output(void)
     CHECK_EQ_INT(cli("generate %s --roles %s --format json -q", recipe, png), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *legend = json_object_get(json_array_get(json_object_get(o, "files"), 0), "legend");
+    json_t *legend = json_object_get(json_array_get(json_object_get(o, "output_details"), 0), "legend");
     CHECK(legend != NULL);
     json_int_t total = 0, underwater = -1;
     json_t *roles = json_object_get(legend, "roles");
@@ -375,7 +375,7 @@ static void test_surface_beamng(void)
     CHECK_EQ_INT(cli("generate %s --export beamng:%s --format json -q", recipe, level), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *surface = json_object_get(json_object_get(o, "export"), "surface");
+    json_t *surface = json_object_get(json_object_get(o, "beamng"), "surface");
     json_t *mats = json_object_get(surface, "materials");
     CHECK(json_array_size(mats) >= 3);
     json_int_t total = 0, unbound = 0;
@@ -416,7 +416,7 @@ static void test_surface_beamng(void)
                   unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
     }
     CHECK(unbound > 0);
-    CHECK(json_integer_value(json_object_get(json_object_get(o, "export"), "validate_errors")) ==
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_errors")) ==
           0);
     json_decref(o);
 

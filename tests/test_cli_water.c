@@ -137,7 +137,7 @@ static void test_bodies(void)
     CHECK(num(j, "volume") == 3267.0);
     CHECK_EQ_INT(json_array_size(json_object_get(j, "notes")), 0);
     CHECK(json_object_get(j, "at") == NULL);
-    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(j, "resolution"), 0)), 64);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(j, "cells"), 0)), 64);
     json_decref(j);
 }
 
@@ -449,7 +449,7 @@ static void test_masks(void)
     CHECK_CONTAINS(err_text, "depth.png (water depth of lake.water:depth: metres = value * "
                              "4.57770657e-05, deepest 3 m as 65535; dry 0; north up)");
     json_t *j = parse(out_text);
-    json_t *files = json_object_get(j, "files");
+    json_t *files = json_object_get(j, "output_details");
     CHECK_EQ_INT(json_array_size(files), 2);
     CHECK(strcmp(str(json_array_get(files, 0), "what"), "water coverage") == 0);
     json_t *d = json_array_get(files, 1);
@@ -560,7 +560,7 @@ static void test_pictures(void)
     CHECK(trn_test_same_bytes(b, c));
     CHECK_EQ_INT(cli("--format json render '%s' -o '%s'", wet, c), 0);
     json_t *j = parse(out_text);
-    CHECK(json_is_true(json_object_get(j, "water")));
+    CHECK(json_is_true(json_object_get(j, "water_drawn")));
     CHECK(strcmp(str(j, "input_format"), "recipe") == 0);
     CHECK_EQ_INT(json_integer_value(json_object_get(j, "channels")), 3);
     json_decref(j);

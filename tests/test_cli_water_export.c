@@ -90,10 +90,10 @@ static void test_beamng_level_water(void)
     CHECK_CONTAINS(err, "validated ");
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
-    json_t *wj = json_object_get(json_object_get(j, "export"), "water");
+    json_t *wj = json_object_get(json_object_get(j, "beamng"), "water");
     CHECK(json_integer_value(json_object_get(wj, "blocks")) == 1);
     CHECK(json_integer_value(json_object_get(wj, "rivers")) == 1);
-    CHECK(json_integer_value(json_object_get(json_object_get(j, "export"), "validate_errors")) ==
+    CHECK(json_integer_value(json_object_get(json_object_get(j, "beamng"), "validate_errors")) ==
           0);
     json_decref(j);
     free(out);

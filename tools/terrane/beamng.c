@@ -280,17 +280,17 @@ static json_t *level_result_json(const trn_beamng_level_result *r)
     json_object_set_new(o, "level_name", cli_json_string(r->level_name));
     json_object_set_new(o, "terrain_name", cli_json_string(r->terrain_name));
     json_object_set_new(o, "terrain_file", cli_json_string(r->terrain_file));
-    json_object_set_new(o, "ter", cli_json_string(r->ter_path));
-    json_object_set_new(o, "terrain_json", cli_json_string(r->terrain_json_path));
-    json_object_set_new(o, "heightmap_png", cli_json_string(r->heightmap_png_path));
-    json_object_set_new(o, "items", cli_json_string(r->items_path));
+    json_object_set_new(o, "ter_file", cli_json_string(r->ter_path));
+    json_object_set_new(o, "terrain_json_file", cli_json_string(r->terrain_json_path));
+    json_object_set_new(o, "heightmap_file", cli_json_string(r->heightmap_png_path));
+    json_object_set_new(o, "items_file", cli_json_string(r->items_path));
     json_object_set_new(o, "materials_file", cli_json_string(r->materials_path));
     json_object_set_new(o, "texture_set", cli_json_string(r->texture_set));
     json_object_set_new(o, "materials_added", json_integer(r->materials_added));
     json_object_set_new(o, "textures_written", json_integer(r->textures_written));
     json_object_set_new(o, "block_replaced", json_boolean(r->block_replaced));
-    json_object_set_new(o, "info", cli_json_string(r->info_path));
-    json_object_set_new(o, "preview", cli_json_string(r->preview_path));
+    json_object_set_new(o, "info_file", cli_json_string(r->info_path));
+    json_object_set_new(o, "preview_file", cli_json_string(r->preview_path));
     json_object_set_new(o, "objects_added", json_integer(r->objects_added));
     if (r->spawn_added) {
         json_t *sp = json_array();

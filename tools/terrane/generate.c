@@ -1098,10 +1098,10 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     json_object_set_new(lvl, "level_name", cli_json_string(res->level_name));
     json_object_set_new(lvl, "terrain_name", cli_json_string(res->terrain_name));
     json_object_set_new(lvl, "terrain_file", cli_json_string(res->terrain_file));
-    json_object_set_new(lvl, "ter", cli_json_string(res->ter_path));
-    json_object_set_new(lvl, "terrain_json", cli_json_string(res->terrain_json_path));
-    json_object_set_new(lvl, "heightmap_png", cli_json_string(res->heightmap_png_path));
-    json_object_set_new(lvl, "items", cli_json_string(res->items_path));
+    json_object_set_new(lvl, "ter_file", cli_json_string(res->ter_path));
+    json_object_set_new(lvl, "terrain_json_file", cli_json_string(res->terrain_json_path));
+    json_object_set_new(lvl, "heightmap_file", cli_json_string(res->heightmap_png_path));
+    json_object_set_new(lvl, "items_file", cli_json_string(res->items_path));
     json_object_set_new(lvl, "materials_file", cli_json_string(res->materials_path));
     json_object_set_new(lvl, "texture_set", cli_json_string(res->texture_set));
     json_object_set_new(lvl, "resolution", json_integer(size));
@@ -1123,7 +1123,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         json_object_set_new(wj, "plane", cli_json_string(wr->plane_name));
         json_object_set_new(lvl, "water", wj);
     }
-    json_object_set_new(summary, "export", lvl);
+    json_object_set_new(summary, "beamng", lvl);
     trn_findings_dispose(&findings);
     if (errors)
         return cli_failf(ctx, "the level %s has %zu validation error(s) (listed above)",
@@ -1850,7 +1850,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         char key[17];
         snprintf(key, sizeof key, "%016" PRIx64, gen.cache_key);
         json_object_set_new(summary, "input", cli_json_string(a.recipe_path));
-        json_object_set_new(summary, "input_format", cli_json_string(trn_document_kind_name(kind)));
+        json_object_set_new(
+            summary, "input_format",
+            json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
         json_object_set_new(summary, "output_details", files);
         files = NULL;
         json_t *size = json_array();
