@@ -206,7 +206,7 @@ static void test_recipe(void)
         CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "recipe") == 0);
         CHECK_EQ_INT(jint(o, "chunk_cells"), 32); /* the recipe's chunk size */
         CHECK_EQ_INT(jint(o, "chunks"), 4);
-        CHECK_EQ_INT(jint(o, "water_bodies"), 1);
+        CHECK_EQ_INT(jint(o, "water_body_count"), 1);
         CHECK(jint(o, "instances") > 0);
     }
     json_decref(o);
@@ -230,7 +230,7 @@ static void test_recipe(void)
                  0);
     o = summary();
     if (o) {
-        CHECK_EQ_INT(jint(o, "water_bodies"), 0);
+        CHECK_EQ_INT(jint(o, "water_body_count"), 0);
         CHECK_EQ_INT(jint(o, "instances"), 0);
         CHECK_EQ_INT(jint(o, "chunks"), 1);
     }

@@ -129,7 +129,7 @@ static void test_bodies(void)
     CHECK_EQ_INT(json_integer_value(json_object_get(b, "wet_samples")), 1089);
     CHECK(num(b, "area") == 1089.0);
     CHECK(num(b, "volume") == 3267.0);
-    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warnings")), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warning_count")), 0);
     CHECK(json_is_null(json_object_get(b, "warning")));
     CHECK(json_object_get(b, "surface_mode") == NULL); /* rivers only */
     CHECK_EQ_INT(json_integer_value(json_object_get(j, "wet_samples")), 1089);
@@ -284,7 +284,7 @@ static void test_warnings_and_notes(void)
     CHECK_EQ_INT(cli("water '%s' -q --format json%s", r, ""), 0);
     json_t *j = parse(out_text);
     json_t *b = json_array_get(json_object_get(j, "bodies"), 0);
-    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warnings")), 84);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warning_count")), 84);
     json_t *w = json_object_get(b, "warning");
     CHECK(num(w, "x") == 20.0 && num(w, "z") == 19.0);
     CHECK_CONTAINS(str(w, "message"), "wet ground reaches the boundary below the level at");

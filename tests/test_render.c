@@ -1162,7 +1162,7 @@ static void test_cli_modes(void)
                                    &so, &se, in, out, table),
                  0);
     CHECK_CONTAINS(so, "\"mode\": \"colour-relief\"");
-    CHECK_CONTAINS(so, "\"match\": \"interpolate\"");
+    CHECK_CONTAINS(so, "\"color_match\": \"interpolate\"");
     free(so), free(se);
     if (trn_png_read(out, NULL, &img, &e) == TRN_OK) {
         CHECK_EQ_INT(img.channels, 3);

@@ -337,14 +337,15 @@ static int info_terrain_json(cli_ctx *ctx, const char *path)
         json_object_set_new(o, "input_format", cli_json_string("beamng-terrain-json"));
         json_object_set_new(o, "terrain_json_version", json_integer(tj.version));
         json_object_set_new(o, "datafile", cli_json_string(tj.datafile ? tj.datafile : ""));
-        json_object_set_new(o, "heightmapImage",
+        json_object_set_new(o, "heightmap_image",
                             cli_json_string(tj.heightmap_image ? tj.heightmap_image : ""));
         json_object_set_new(o, "resolution", json_integer(tj.size));
         json_t *mats = json_array();
         for (uint32_t m = 0; m < tj.material_count; m++)
-            json_array_append_new(mats, cli_json_string(tj.materials[m]));
+            json_array_append_new(mats, json_pack("{s:i, s:o}", "index", (int)m, "name",
+                                                  cli_json_string(tj.materials[m])));
         json_object_set_new(o, "materials", mats);
-        json_object_set_new(o, "ter", have_ter ? cli_json_string(ter_path) : json_null());
+        json_object_set_new(o, "ter_file", have_ter ? cli_json_string(ter_path) : json_null());
         if (ter_msg[0]) json_object_set_new(o, "ter_error", cli_json_string(ter_msg));
         json_t *dis = json_array();
         for (size_t k = 0; k < findings.count; k++)

@@ -381,7 +381,7 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "chunks_per_lod", hist);
     json_object_set_new(o, "chunk_lods", per);
     json_object_set_new(o, "roles", json_boolean(m->has_roles));
-    json_object_set_new(o, "water_bodies", json_integer((json_int_t)rep->water_bodies));
+    json_object_set_new(o, "water_body_count", json_integer((json_int_t)rep->water_bodies));
     json_object_set_new(o, "instances", json_integer((json_int_t)rep->instances));
     json_object_set_new(o, "bytes", json_integer((json_int_t)rep->bytes));
     cli_print_json(o);

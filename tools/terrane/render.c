@@ -491,14 +491,14 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         if (mode == MODE_ASPECT) {
             json_object_set_new(o, "zero_for_flat", json_boolean(ro.zero_for_flat));
             json_object_set_new(o, "trigonometric", json_boolean(ro.trigonometric));
-            json_object_set_new(o, "byte",
+            json_object_set_new(o, "byte_formula",
                                 json_string("1 + degrees * 254 / 360, rounded; 0 = no "
                                             "aspect"));
         }
         if (mode == MODE_RELIEF) {
             json_object_set_new(o, "color_table", cli_json_string(table_path));
-            json_object_set_new(o, "match", json_string(match_names[ro.color_match]));
-            json_object_set_new(o, "alpha", json_boolean(ro.color_alpha));
+            json_object_set_new(o, "color_match", json_string(match_names[ro.color_match]));
+            json_object_set_new(o, "color_alpha", json_boolean(ro.color_alpha));
         }
         if (mode == MODE_LAYERS) {
             json_t *layers = NULL;

@@ -221,7 +221,7 @@ static json_t *body_json(const trn_water_body *b, uint32_t index)
             json_object_set_new(o, "spill", json_null());
         }
     }
-    json_object_set_new(o, "warnings", json_integer(b->warning_count));
+    json_object_set_new(o, "warning_count", json_integer(b->warning_count));
     if (b->warning_count) {
         json_t *w = json_object();
         json_object_set_new(w, "message", cli_json_string(b->warning));
