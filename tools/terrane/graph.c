@@ -603,6 +603,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
                 return cli_usage_error(ctx, "'graph starter' prints JSON already; drop --format");
             return graph_starter(ctx, input);
         }
+        ctx->verb = "graph types";
         if (ctx->json)
             cli_print_json(types_json());
         else
@@ -611,6 +612,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
     }
     if (strcmp(sub, "check") == 0) {
         if (!path) return cli_usage_error(ctx, "'graph check' needs a recipe (a .json file)");
+        ctx->verb = "graph check"; /* messages and the JSON error name the sub-verb */
         return graph_check(ctx, path);
     }
     return cli_usage_error(ctx, "unknown graph command '%s' (types, check or starter)", sub);
