@@ -320,6 +320,14 @@ static void test_every_verb(void)
     run_verb("compact", 0, "compact c.json --write");
     run_verb("graph check", 0, "graph check r.json");
     run_verb("presets", 0, "presets");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp -r '%s/examples/project' proj", TRN_SOURCE_DIR);
+    CHECK(system(cmd) == 0);
+    run_verb("presets", 0, "presets proj");
+    run_verb("apply-preset", 0,
+             "apply-preset proj --preset builtin://terrain/rolling-hills --keep-edits");
+    run_verb("apply-preset", 0,
+             "apply-preset proj --preset builtin://terrain/rolling-hills --keep-edits --write");
     run_verb("seeds", 0, "seeds 3");
     run_verb("convert", 0, "convert h.png t.ter");
     run_verb("convert", 0, "convert h.png t.dat");
@@ -385,6 +393,8 @@ static void test_errors(void)
         {"unity info", "unity info nothere.asset", 1},
         {"unity export", "unity export nothere.png ue", 1},
         {"seeds", "seeds notanumber", 2},
+        {"apply-preset", "apply-preset noproject --preset builtin://terrain/rolling-hills", 1},
+        {"recover", "recover noplace", 1},
         {"convert", "--format json convert --no-such-option", 2},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
