@@ -612,22 +612,26 @@ static json_t *landed;
 int cli_commit(cli_ctx *ctx)
 {
     if (!ctx->outputs || trn_write_set_count(ctx->outputs) == 0) return CLI_EXIT_OK;
-    json_t *dests = json_array();
-    for (size_t i = 0; i < trn_write_set_count(ctx->outputs); i++)
-        json_array_append_new(dests, cli_json_string(trn_write_set_dest(ctx->outputs, i)));
+    /* The destinations as staged (the set owns its copies until it is freed). */
+    const size_t count = trn_write_set_count(ctx->outputs);
+    char **dests = calloc(count, sizeof *dests);
+    for (size_t i = 0; dests && i < count; i++) {
+        const char *d = trn_write_set_dest(ctx->outputs, i);
+        dests[i] = malloc(strlen(d) + 1);
+        if (dests[i]) memcpy(dests[i], d, strlen(d) + 1);
+    }
     trn_error e;
     trn_status st = trn_write_set_commit(ctx->outputs, &e);
     trn_write_set_free(ctx->outputs);
     ctx->outputs = NULL;
-    if (!st) {
-        if (!landed) landed = json_array();
-        size_t i;
-        json_t *d;
+    if (!landed) landed = json_array();
+    for (size_t i = 0; dests && i < count; i++) {
         /* A destination the set deleted (a migrated-away file) is no output. */
-        json_array_foreach(dests, i, d) if (access(json_string_value(d), F_OK) == 0)
-            json_array_append(landed, d);
+        if (!st && dests[i] && access(dests[i], F_OK) == 0)
+            json_array_append_new(landed, cli_json_string(dests[i]));
+        free(dests[i]);
     }
-    json_decref(dests);
+    free(dests);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
