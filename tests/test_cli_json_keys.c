@@ -357,6 +357,14 @@ static void test_every_verb(void)
     make_save("x.save", "t2.dat");
     run_verb("stationeers extract", 0, "stationeers extract x.save o.dat");
     run_verb("stationeers replace", 0, "stationeers replace x.save t2.dat -o y.save");
+    run_verb("info", 0, "info x.save");
+    put("meadow.palette.json",
+        "{\"format_version\": 3, \"name\": \"Meadow\", \"placements\": {\"stones\": "
+        "{\"model\": \"asset://models/stone\", \"density\": 0.1, \"collision\": \"none\"}}}");
+    put("s.materials.json", "{\"format_version\": 1, \"name\": \"S\", \"roles\": "
+                            "{\"ground\": \"asset://materials/soil\"}}");
+    run_verb("info", 0, "info meadow.palette.json");
+    run_verb("inspect", 0, "inspect s.materials.json");
     run_verb("unity info", 0, "unity info synth.asset");
     run_verb("unity extract", 0,
              "unity extract synth.asset --splats sp --holes ho.png --trees tr.json");
