@@ -145,6 +145,26 @@ static void check_shortest_numbers(const char *label, const char *text)
 
 static int runs_checked;
 
+/* The names `terrane formats` lists, and the terrane documents that are not file formats: the
+ * values input_format and output_format may take. */
+static json_t *format_names;
+
+static bool known_format(const char *name)
+{
+    static const char *const documents[] = {"terrain_asset", "terrain_palette",
+                                            "terrain_material_set", "glb", NULL};
+    for (size_t i = 0; documents[i]; i++)
+        if (strcmp(name, documents[i]) == 0) return true;
+    size_t i;
+    json_t *f;
+    json_array_foreach(format_names, i, f)
+    {
+        const char *n = json_string_value(json_object_get(f, "name"));
+        if (n && strcmp(n, name) == 0) return true;
+    }
+    return false;
+}
+
 /* Run "terrane ARGS --format json -q" in the test folder and check its result's keys. */
 static void run_verb(const char *verb, int expect_rc, const char *fmt, ...)
 {
@@ -173,6 +193,14 @@ static void run_verb(const char *verb, int expect_rc, const char *fmt, ...)
                 fprintf(stderr, "terrane %s: key '%s' is not in docs/cli.md's table for '%s'\n",
                         cmd, key, verb);
             CHECK(documented_for(key, verb));
+        }
+        static const char *const format_keys[] = {"input_format", "output_format"};
+        for (int f = 0; f < 2; f++) {
+            const char *v = json_string_value(json_object_get(j, format_keys[f]));
+            if (v && !known_format(v))
+                fprintf(stderr, "terrane %s: %s '%s' is no format 'terrane formats' names\n", cmd,
+                        format_keys[f], v);
+            CHECK(!v || known_format(v));
         }
         json_t *error = json_object_get(j, "error");
         if (error) {
@@ -301,6 +329,12 @@ static void test_table(void)
 
 static void test_every_verb(void)
 {
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli("formats --format json", &out, &err), 0);
+    format_names = json_loads(out ? out : "", 0, NULL);
+    CHECK(json_array_size(format_names) > 10);
+    free(out);
+    free(err);
     put("r.json", recipe);
     put("c.json", recipe);
     run_verb("generate", 0, "generate r.json -o h.png --biomes b.png --preview p.png");
@@ -371,6 +405,8 @@ static void test_every_verb(void)
     run_verb("unity export", 0, "unity export h.png uexp");
     run_verb("recover", 0, "recover . --dry-run");
     CHECK(runs_checked >= 50);
+    json_decref(format_names);
+    format_names = NULL;
 }
 
 /* A failure answers with the error object alone, for every verb. */

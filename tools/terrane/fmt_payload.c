@@ -36,7 +36,7 @@ static json_t *describe_json(const char *path, const trn_payload *p)
     json_t *o = json_object();
     char key[17];
     json_object_set_new(o, "input", cli_json_string(path));
-    json_object_set_new(o, "input_format", json_string("terrane payload"));
+    json_object_set_new(o, "input_format", json_string("terrane-payload"));
     json_object_set_new(o, "format_version", json_integer(info.format_version));
     json_object_set_new(o, "generator", cli_json_string(info.generator));
     json_object_set_new(o, "generator_version", json_integer(info.generator_version));
