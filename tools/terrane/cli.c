@@ -1,6 +1,7 @@
 /* Shared command-line plumbing: errors, options, number parsing, progress bar, JSON output. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "core/fileio.h"
 #include "core/numtext.h"
 
 #include "core/textbuf.h"
@@ -593,10 +594,37 @@ trn_write_set *cli_write_set(cli_ctx *ctx)
     return ctx->outputs;
 }
 
+/* Whether a and b name one file: the same inode, or the same resolved name when one is new. */
+static bool same_output(const char *a, const char *b)
+{
+    if (cli_same_file(a, b)) return true;
+    char *ra = trn_path_resolve_lexically(a), *rb = trn_path_resolve_lexically(b);
+    const bool same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
 const char *cli_output(cli_ctx *ctx, const char *dest)
 {
     trn_write_set *ws = cli_write_set(ctx);
     if (!ws) return NULL;
+    for (size_t k = 0; k < ctx->claimed_count; k++)
+        if (same_output(ctx->claimed[k], dest)) {
+            ctx->conflict = true;
+            cli_failf(ctx, "two outputs name the same file: %s%s%s", dest,
+                      strcmp(ctx->claimed[k], dest) ? " and " : "",
+                      strcmp(ctx->claimed[k], dest) ? ctx->claimed[k] : "");
+            return NULL;
+        }
+    char **grown = realloc(ctx->claimed, (ctx->claimed_count + 1) * sizeof *grown);
+    char *copy = grown ? strdup(dest) : NULL;
+    if (grown) ctx->claimed = grown;
+    if (!copy) {
+        cli_failf(ctx, "out of memory");
+        return NULL;
+    }
+    ctx->claimed[ctx->claimed_count++] = copy;
     const char *temp = NULL;
     trn_error e;
     if (trn_write_set_stage(ws, dest, &temp, &e)) {
@@ -644,6 +672,11 @@ int cli_finish(cli_ctx *ctx, int rc)
     ctx->outputs = NULL;
     trn_io_guard_free(ctx->inputs);
     ctx->inputs = NULL;
+    for (size_t k = 0; k < ctx->claimed_count; k++)
+        free(ctx->claimed[k]);
+    free(ctx->claimed);
+    ctx->claimed = NULL;
+    ctx->claimed_count = 0;
     if (active_run == ctx) active_run = NULL;
     return rc;
 }

@@ -30,13 +30,17 @@ typedef struct cli_ctx {
     /* The verb prints no JSON (cli_text_only): --format json is then a usage error, not a
      * silent run that prints nothing on stdout. */
     bool text_only;
+    /* The destinations cli_output staged: two outputs of one run may not name one file. */
+    char **claimed;
+    size_t claimed_count;
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
 int cli_input(cli_ctx *ctx, const char *path);
 /* The file to write dest's new content into: staged in the run's write set, it replaces dest
  * when the verb succeeds (or at cli_commit), together with every other output. NULL, with the
- * message printed, when dest may not be written: an input of this run, a folder. */
+ * message printed, when dest may not be written: an input of this run, a folder, or a file
+ * another output of this run already writes (both usage errors). */
 const char *cli_output(cli_ctx *ctx, const char *dest);
 /* The run's write set, for library calls that stage several files; NULL (message printed) only
  * when out of memory. */

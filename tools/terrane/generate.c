@@ -73,8 +73,9 @@ static const char *const help_text =
     "                             sample's surface role, else the biome (named after it,\n"
     "                             placeholder base colour in the biome's or role's colour;\n"
     "                             docs/roles.md), the layer map from them, .terrain.json,\n"
-    "                             TerrainBlock and materials file, the palette's instances as\n"
-    "                             forest items, and\n"
+    "                             TerrainBlock and materials file, the palette's grass as\n"
+    "                             GroundCover and its shaped trees and rocks as forest items,\n"
+    "                             and\n"
     "                             the published water (ocean: the WaterPlane; lakes: WaterBlocks;\n"
     "                             rivers: Rivers); then validates it. Needs a square grid of\n"
     "                             square cells\n"
@@ -903,8 +904,8 @@ static void placements_dispose(placements *p)
 
 /* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */
 static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                               const trn_generated *gen, trn_write_set *ws, level_export *lx,
-                               placements *pl)
+                               const trn_generated *gen, const surface_out *so, trn_write_set *ws,
+                               level_export *lx, placements *pl)
 {
     if (!recipe->palette_json || !pl->loaded) return CLI_EXIT_OK;
     const trn_palette *palette = &pl->palette;
@@ -915,6 +916,17 @@ static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe
         memset(&fo, 0, sizeof fo);
         fo.level_dir = a->export_dir;
         fo.origin_x = fo.origin_y = -(double)lx->size * lx->square_size / 2.0;
+        /* The surface's materials (the .ter's names) name the GroundCover layers. */
+        const char *names[TRN_SURFACE_MATERIALS_MAX];
+        const uint32_t count = so->sm.labels.name_count;
+        for (uint32_t k = 0; k < count && k < TRN_SURFACE_MATERIALS_MAX; k++)
+            names[k] = so->names[k];
+        fo.layers = so->sm.labels.values;
+        fo.layers_width = gen->field.cells_x + 1u;
+        fo.layers_height = gen->field.cells_z + 1u;
+        fo.layers_spacing = lx->square_size;
+        fo.layer_names = names;
+        fo.layer_count = count < TRN_SURFACE_MATERIALS_MAX ? count : TRN_SURFACE_MATERIALS_MAX;
         fo.writes = ws;
         trn_error e;
         if (trn_beamng_level_write_forest(palette, inst, &fo, &lx->forest_res, &e))
@@ -1009,7 +1021,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!st) st = tint_placeholders(ctx, res, recipe, so, &lx->tinted, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
-    if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx, pl))) return rc;
+    if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;
     lx->staged = true;
     return CLI_EXIT_OK;
 }
@@ -1046,13 +1058,29 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
                  wr->planes, wr->blocks, wr->rivers, wr->replaced, wr->items_path[0] ? " in " : "",
                  wr->items_path, wr->skipped, wr->skipped == 1 ? "y" : "ies");
     const trn_beamng_forest_result *fr = &lx->forest_res;
-    if (lx->forest)
-        cli_note(ctx, "forest: %" PRIu64 " item(s) of %u type(s) in %s/forest%s%s", fr->items,
-                 fr->types, a->export_dir,
+    if (lx->forest && fr->types)
+        cli_note(ctx, "forest: %" PRIu64 " item(s) of %u type(s) in %s%s%s%s", fr->items,
+                 fr->types, fr->forest_path,
+                 fr->format == TRN_BEAMNG_FOREST_V2 ? " (the level's own forest file, v2)" : "",
                  fr->forest_added ? ", a Forest object added to MissionGroup" : "",
-                 fr->unshaped ? "; set the shapeFile of the item types whose model names no "
-                                ".dae in art/forest/managedItemData.json"
-                              : "");
+                 fr->wind_added ? ", a ForestWindEmitter added" : "");
+    if (lx->forest && fr->covers)
+        cli_note(ctx,
+                 "ground cover: %u GroundCover object(s) for %" PRIu64
+                 " grass instance(s) (%u added); the engine strews them "
+                 "around the camera on the terrain materials they stood on",
+                 fr->covers, fr->cover_instances, fr->covers_added);
+    if (lx->forest && fr->stale_removed)
+        cli_note(ctx,
+                 "forest: removed %u item file(s) an earlier export wrote for grass or "
+                 "shapeless rules (their items drew nothing)",
+                 fr->stale_removed);
+    if (lx->forest && fr->unshaped)
+        cli_note(ctx,
+                 "forest: %" PRIu64 " instance(s) of %u rule(s) left out: their model or prefab "
+                 "names no .dae or .cdae shape, and a forest item without one draws nothing "
+                 "(give the rule a model such as \"asset://levels/NAME/art/shapes/tree.dae\")",
+                 fr->unshaped_items, fr->unshaped);
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
@@ -1108,6 +1136,26 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         json_object_set_new(wj, "without_water", json_integer(wr->skipped));
         json_object_set_new(wj, "plane", cli_json_string(wr->plane_name));
         json_object_set_new(lvl, "water", wj);
+    }
+    if (lx->forest) {
+        static const char *const formats[] = {NULL, "forest4", "v2"};
+        json_t *vj = json_object();
+        json_object_set_new(vj, "forest_items", json_integer((json_int_t)fr->items));
+        json_object_set_new(vj, "forest_types", json_integer(fr->types));
+        json_object_set_new(vj, "forest_format", formats[fr->format]
+                                                     ? json_string(formats[fr->format])
+                                                     : json_null());
+        json_object_set_new(vj, "forest_path", fr->forest_path[0]
+                                                   ? cli_json_string(fr->forest_path)
+                                                   : json_null());
+        json_object_set_new(vj, "ground_covers", json_integer(fr->covers));
+        json_object_set_new(vj, "ground_cover_instances",
+                            json_integer((json_int_t)fr->cover_instances));
+        json_object_set_new(vj, "left_out_rules", json_integer(fr->unshaped));
+        json_object_set_new(vj, "left_out_instances",
+                            json_integer((json_int_t)fr->unshaped_items));
+        json_object_set_new(vj, "removed_files", json_integer(fr->stale_removed));
+        json_object_set_new(lvl, "vegetation", vj);
     }
     json_object_set_new(summary, "beamng", lvl);
     trn_findings_dispose(&findings);
