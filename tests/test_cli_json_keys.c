@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -227,6 +228,17 @@ static void run_verb(const char *verb, int expect_rc, const char *fmt, ...)
             if (!json_is_array(outputs))
                 fprintf(stderr, "terrane %s: no \"outputs\" array\n", cmd);
             CHECK(json_is_array(outputs));
+            /* The one file asked for is among them. */
+            const char *asked = json_string_value(json_object_get(j, "output"));
+            struct stat st;
+            if (asked && stat(asked, &st) == 0 && S_ISREG(st.st_mode)) {
+                bool listed = false;
+                size_t k;
+                json_array_foreach(outputs, k, value) listed |=
+                    json_is_string(value) && strcmp(json_string_value(value), asked) == 0;
+                if (!listed) fprintf(stderr, "terrane %s: outputs lacks %s\n", cmd, asked);
+                CHECK(listed);
+            }
             size_t i;
             json_array_foreach(outputs, i, value)
             {
