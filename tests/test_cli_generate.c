@@ -418,7 +418,7 @@ static void test_export_beamng(void)
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     json_t *ex = json_object_get(j, "beamng");
-    CHECK(json_integer_value(json_object_get(ex, "validate_errors")) == 0);
+    CHECK(json_integer_value(json_object_get(ex, "validate_error_count")) == 0);
     CHECK(json_integer_value(json_object_get(ex, "materials_added")) == 3);
     CHECK(json_integer_value(json_object_get(ex, "textures_tinted")) == 3);
     json_decref(j);

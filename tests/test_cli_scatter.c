@@ -442,7 +442,7 @@ static void test_surface_beamng(void)
                   unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
     }
     CHECK(unbound > 0);
-    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_errors")) ==
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_error_count")) ==
           0);
     json_decref(o);
 

@@ -1125,8 +1125,8 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
     json_object_set_new(lvl, "surface", surface_json(so, recipe));
-    json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
-    json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
+    json_object_set_new(lvl, "validate_error_count", json_integer((json_int_t)errors));
+    json_object_set_new(lvl, "validate_warning_count", json_integer((json_int_t)warnings));
     if (lx->water) {
         json_t *wj = json_object();
         json_object_set_new(wj, "planes", json_integer(wr->planes));
@@ -1611,7 +1611,7 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     json_t *size = json_array();
     for (int k = 0; k < 3; k++)
         json_array_append_new(size, json_real(rep.tile_size[k]));
-    json_object_set_new(u, "terrain_size", size);
+    json_object_set_new(u, "tile_size", size);
     json_object_set_new(u, "height_base", json_real(rep.height_base));
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "surface", surface_json(so, recipe));
