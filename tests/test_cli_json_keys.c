@@ -58,12 +58,14 @@ static void load_table(void)
             if (*p == '`') continue;
             if (*p == ',') {
                 v[n++] = ',';
-                while (p[1] == ' ') p++;
+                while (p[1] == ' ')
+                    p++;
                 continue;
             }
             v[n++] = *p;
         }
-        while (n > 1 && v[n - 1] == ' ') n--;
+        while (n > 1 && v[n - 1] == ' ')
+            n--;
         v[n++] = ',';
         v[n] = '\0';
         table_count++;
@@ -90,12 +92,25 @@ static bool documented_for(const char *key, const char *verb)
 /* The verbs that write files: their result always lists them under "outputs". */
 static bool writes(const char *verb)
 {
-    static const char *const w[] = {"generate", "convert", "render", "mesh", "cook", "scatter",
-                                    "compact", "apply-preset", "beamng import", "beamng create",
-                                    "beamng export", "beamng migrate", "beamng validate",
-                                    "stationeers extract", "stationeers replace",
-                                    "stationeers from-heightfield", "unity extract",
-                                    "unity export", NULL};
+    static const char *const w[] = {"generate",
+                                    "convert",
+                                    "render",
+                                    "mesh",
+                                    "cook",
+                                    "scatter",
+                                    "compact",
+                                    "apply-preset",
+                                    "beamng import",
+                                    "beamng create",
+                                    "beamng export",
+                                    "beamng migrate",
+                                    "beamng validate",
+                                    "stationeers extract",
+                                    "stationeers replace",
+                                    "stationeers from-heightfield",
+                                    "unity extract",
+                                    "unity export",
+                                    NULL};
     for (size_t i = 0; w[i]; i++)
         if (strcmp(verb, w[i]) == 0) return true;
     return false;
@@ -111,8 +126,7 @@ static void check_shortest_numbers(const char *label, const char *text)
             if (!*p) break;
             continue;
         }
-        if (!(isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1]))))
-            continue;
+        if (!(isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1])))) continue;
         const char *s = p;
         bool real = false;
         while (*p && strchr("0123456789.eE+-", *p)) {
@@ -127,7 +141,8 @@ static void check_shortest_numbers(const char *label, const char *text)
             size_t n = 0;
             for (const char *q = tok; *q && *q != 'e' && *q != 'E'; q++)
                 if (isdigit((unsigned char)*q) && (n > 0 || *q != '0')) digits[n++] = *q;
-            while (n > 0 && digits[n - 1] == '0') n--;
+            while (n > 0 && digits[n - 1] == '0')
+                n--;
             const double v = strtod(tok, NULL);
             int shortest = 1;
             for (; shortest < 17; shortest++) {
@@ -177,7 +192,9 @@ static void run_verb(const char *verb, int expect_rc, const char *fmt, ...)
     snprintf(cmd, sizeof cmd, "%s --format json -q", args);
     char *out = NULL, *err = NULL;
     const int rc = trn_test_run_cli(cmd, &out, &err);
-    if (rc != expect_rc) fprintf(stderr, "terrane %s: exit %d, expected %d: %s\n", cmd, rc, expect_rc, err ? err : "");
+    if (rc != expect_rc)
+        fprintf(stderr, "terrane %s: exit %d, expected %d: %s\n", cmd, rc, expect_rc,
+                err ? err : "");
     CHECK_EQ_INT(rc, expect_rc);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
@@ -214,19 +231,19 @@ static void run_verb(const char *verb, int expect_rc, const char *fmt, ...)
             CHECK(named && strcmp(named, verb) == 0);
             const char *m = json_string_value(json_object_get(error, "message"));
             CHECK(m && m[0]);
-            static const char *const fields[] = {"verb", "exit_code", "message", "code", "file",
-                                                 "offset", "line", "column", "node", NULL};
+            static const char *const fields[] = {"verb",   "exit_code", "message", "code", "file",
+                                                 "offset", "line",      "column",  "node", NULL};
             json_object_foreach(error, key, value)
             {
                 bool known = false;
-                for (size_t i = 0; fields[i]; i++) known |= strcmp(key, fields[i]) == 0;
+                for (size_t i = 0; fields[i]; i++)
+                    known |= strcmp(key, fields[i]) == 0;
                 if (!known) fprintf(stderr, "terrane %s: error field '%s'\n", cmd, key);
                 CHECK(known);
             }
         } else if (writes(verb)) {
             json_t *outputs = json_object_get(j, "outputs");
-            if (!json_is_array(outputs))
-                fprintf(stderr, "terrane %s: no \"outputs\" array\n", cmd);
+            if (!json_is_array(outputs)) fprintf(stderr, "terrane %s: no \"outputs\" array\n", cmd);
             CHECK(json_is_array(outputs));
             /* The one file asked for is among them. */
             const char *asked = json_string_value(json_object_get(j, "output"));
@@ -327,9 +344,9 @@ static void test_table(void)
     load_table();
     CHECK(table_count > 100);
     /* The words the vocabulary replaced stay out of it. */
-    static const char *const gone[] = {"file", "files", "recipe", "dir", "folder", "level_dir",
-                                       "format", "document_kind", "terrain_size", "errors",
-                                       "height_mapping", NULL};
+    static const char *const gone[] = {
+        "file",   "files",         "recipe",       "dir",    "folder",         "level_dir",
+        "format", "document_kind", "terrain_size", "errors", "height_mapping", NULL};
     for (size_t i = 0; gone[i]; i++) {
         if (documented_verbs(gone[i])) fprintf(stderr, "'%s' is in the table\n", gone[i]);
         CHECK(documented_verbs(gone[i]) == NULL);
@@ -381,9 +398,11 @@ static void test_every_verb(void)
     run_verb("convert", 0, "convert h.png tg.ter --of terragen");
     run_verb("convert", 0, "convert h.png h128.png --size 128x128");
     make_asset("synth.asset");
-    static const char *const infos[] = {"h.png", "t.ter", "t.dat", "t.tif", "tg.ter", "g.r32",
-                                        "cooked/r.terrain.bin", "synth.asset", NULL};
-    for (size_t i = 0; infos[i]; i++) run_verb("info", 0, "info %s", infos[i]);
+    static const char *const infos[] = {
+        "h.png",       "t.ter", "t.dat", "t.tif", "tg.ter", "g.r32", "cooked/r.terrain.bin",
+        "synth.asset", NULL};
+    for (size_t i = 0; infos[i]; i++)
+        run_verb("info", 0, "info %s", infos[i]);
     run_verb("render", 0, "render h.png -o s.png");
     run_verb("render", 0, "render r.json -o s2.png --mode height");
     run_verb("render", 0, "render t.ter -o s3.png --mode layers");

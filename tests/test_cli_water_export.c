@@ -95,8 +95,8 @@ static void test_beamng_level_water(void)
     json_t *wj = json_object_get(json_object_get(j, "beamng"), "water");
     CHECK(json_integer_value(json_object_get(wj, "blocks")) == 1);
     CHECK(json_integer_value(json_object_get(wj, "rivers")) == 1);
-    CHECK(json_integer_value(json_object_get(json_object_get(j, "beamng"), "validate_error_count")) ==
-          0);
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(j, "beamng"), "validate_error_count")) == 0);
     json_decref(j);
     free(out);
     free(err);

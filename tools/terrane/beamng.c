@@ -819,8 +819,9 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "flip_y_axis", json_boolean(eo.flip_y_axis));
         json_t *mats = json_array();
         for (uint32_t i = 0; i < ter.material_count; i++)
-            json_array_append_new(mats, json_pack("{s:i, s:o}", "index", (int)i, "name",
-                                                  cli_json_string(ter.materials[i] ? ter.materials[i] : "")));
+            json_array_append_new(
+                mats, json_pack("{s:i, s:o}", "index", (int)i, "name",
+                                cli_json_string(ter.materials[i] ? ter.materials[i] : "")));
         json_object_set_new(o, "materials", mats);
         cli_print_json(o);
     } else if (!ctx->quiet) {

@@ -836,11 +836,25 @@ static bool json_result_printed;
 /* The verbs whose result lists what they wrote ("outputs", [] when nothing was), docs/cli.md. */
 static bool verb_writes(const char *verb)
 {
-    static const char *const writers[] = {
-        "generate", "convert", "render", "mesh", "cook", "scatter", "compact", "apply-preset",
-        "beamng import", "beamng create", "beamng export", "beamng migrate", "beamng validate",
-        "stationeers extract", "stationeers replace", "stationeers from-heightfield",
-        "unity extract", "unity export", NULL};
+    static const char *const writers[] = {"generate",
+                                          "convert",
+                                          "render",
+                                          "mesh",
+                                          "cook",
+                                          "scatter",
+                                          "compact",
+                                          "apply-preset",
+                                          "beamng import",
+                                          "beamng create",
+                                          "beamng export",
+                                          "beamng migrate",
+                                          "beamng validate",
+                                          "stationeers extract",
+                                          "stationeers replace",
+                                          "stationeers from-heightfield",
+                                          "unity extract",
+                                          "unity export",
+                                          NULL};
     for (size_t i = 0; verb && writers[i]; i++)
         if (strcmp(verb, writers[i]) == 0) return true;
     return false;

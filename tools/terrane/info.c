@@ -248,7 +248,8 @@ static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options 
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(path));
         json_object_set_new(o, "input_format", cli_json_string("terragen"));
-        json_object_set_new(o, "grid", json_pack("[II]", (json_int_t)(tg.xpts), (json_int_t)(tg.ypts)));
+        json_object_set_new(o, "grid",
+                            json_pack("[II]", (json_int_t)(tg.xpts), (json_int_t)(tg.ypts)));
         json_t *sc = json_array();
         for (int k = 0; k < 3; k++)
             json_array_append_new(sc, json_real(tg.scale[k]));
@@ -473,7 +474,8 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
         json_object_set_new(o, "input", cli_json_string(path));
         json_object_set_new(o, "input_format", cli_json_string(kind));
         if (width) {
-            json_object_set_new(o, "grid", json_pack("[II]", (json_int_t)(width), (json_int_t)(height)));
+            json_object_set_new(o, "grid",
+                                json_pack("[II]", (json_int_t)(width), (json_int_t)(height)));
             json_object_set_new(o, "samples", json_integer((json_int_t)samples));
         }
         json_object_set_new(o, "channels", json_integer(channels));

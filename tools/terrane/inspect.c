@@ -667,8 +667,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
     cli_printf("size:             %s x %s world units\n", a, b);
     cli_printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
     cli_printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
-               json_integer_value(json_object_get(o, "samples")), r->cells_x + 1,
-               r->cells_z + 1);
+               json_integer_value(json_object_get(o, "samples")), r->cells_x + 1, r->cells_z + 1);
     cli_printf("seed:             %" PRIu64 "\n", r->seed);
     json_t *chunks = json_object_get(o, "chunk_grid");
     cli_printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT

@@ -474,7 +474,8 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "input_format", cli_json_string(t.format));
         json_object_set_new(o, "output", cli_json_string(out));
         json_object_set_new(o, "mode", cli_json_string(mode_names[mode]));
-        json_object_set_new(o, "grid", json_pack("[II]", (json_int_t)(pic.width), (json_int_t)(pic.height)));
+        json_object_set_new(o, "grid",
+                            json_pack("[II]", (json_int_t)(pic.width), (json_int_t)(pic.height)));
         json_object_set_new(o, "channels", json_integer(pic.channels));
         if (recipe) json_object_set_new(o, "water_drawn", json_boolean(water));
         if (mode == MODE_HILLSHADE) {
@@ -485,8 +486,9 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         if (mode == MODE_HILLSHADE || mode == MODE_SLOPE) {
             json_object_set_new(o, "z_factor", json_real(ro.z_factor));
             json_object_set_new(o, "scale", json_real(ro.scale));
-            json_object_set_new(o, "cell_size", json_pack("[ff]", t.field.size_x / t.field.cells_x,
-                                                          t.field.size_z / t.field.cells_z));
+            json_object_set_new(o, "cell_size",
+                                json_pack("[ff]", t.field.size_x / t.field.cells_x,
+                                          t.field.size_z / t.field.cells_z));
         }
         if (mode == MODE_ASPECT) {
             json_object_set_new(o, "zero_for_flat", json_boolean(ro.zero_for_flat));

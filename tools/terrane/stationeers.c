@@ -200,8 +200,8 @@ static int cmd_replace(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "inputs", json_pack("[oo]", cli_json_string(pos[0]),
-                                                   cli_json_string(pos[1])));
+        json_object_set_new(o, "inputs",
+                            json_pack("[oo]", cli_json_string(pos[0]), cli_json_string(pos[1])));
         json_object_set_new(o, "output", cli_json_string(write ? pos[0] : output));
         json_object_set_new(o, "in_place", json_boolean(write));
         json_object_set_new(o, "bytes", json_integer((json_int_t)size));
