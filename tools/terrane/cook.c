@@ -548,8 +548,8 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
         json_t *arr = json_array();
         for (size_t k = 0; k < jobs.count; k++) {
             json_t *o = json_object();
-            json_object_set_new(o, "source", cli_json_string(jobs.items[k].source));
-            json_object_set_new(o, "payload", cli_json_string(results[k].payload));
+            json_object_set_new(o, "input", cli_json_string(jobs.items[k].source));
+            json_object_set_new(o, "output", cli_json_string(results[k].payload));
             json_object_set_new(o, "status", json_string(results[k].status));
             if (results[k].reason[0])
                 json_object_set_new(o, "reason", cli_json_string(results[k].reason));
