@@ -167,8 +167,9 @@ static json_t *format_names;
 
 static bool known_format(const char *name)
 {
-    static const char *const documents[] = {"terrain_asset", "terrain_palette",
-                                            "terrain_material_set", "glb", NULL};
+    static const char *const documents[] = {"terrain_asset",  "terrain_palette",
+                                            "terrain_material_set", "asset_manifest",
+                                            "terrain_preset", "scene", "glb", NULL};
     for (size_t i = 0; documents[i]; i++)
         if (strcmp(name, documents[i]) == 0) return true;
     size_t i;
@@ -429,6 +430,17 @@ static void test_every_verb(void)
     put("s.materials.json", "{\"format_version\": 1, \"name\": \"S\", \"roles\": "
                             "{\"ground\": \"asset://materials/soil\"}}");
     run_verb("info", 0, "info meadow.palette.json");
+    /* Every document terrane reads, described by info. */
+    run_verb("info", 0, "info r.json");
+    put("w.preset.json", "{\"format_version\": 1, \"name\": \"W\", \"label\": \"Wet\", "
+                         "\"description\": \"d\", \"biomes\": {\"m\": {}}, \"rules\": []}");
+    run_verb("info", 0, "info w.preset.json");
+    put("w.asset.json", "{\"format_version\": 1, \"type\": \"terrain_preset\", \"importer\": "
+                        "\"data\", \"source\": \"w.preset.json\", \"tags\": [\"wet\"]}");
+    run_verb("info", 0, "info w.asset.json");
+    put("s.scene.json", "{\"name\": \"s\", \"entities\": [{\"id\": \"t\", \"components\": "
+                        "{\"Terrain3D\": {\"asset\": \"asset://terrain/x\"}}}]}");
+    run_verb("info", 0, "info s.scene.json");
     run_verb("inspect", 0, "inspect s.materials.json");
     run_verb("unity info", 0, "unity info synth.asset");
     run_verb("unity extract", 0,

@@ -7,6 +7,7 @@
 #include "cook_verb.h"
 #include "detect.h"
 #include "fmt_geotiff.h"
+#include "fmt_document.h"
 #include "fmt_palette.h"
 #include "fmt_stationeers.h"
 #include "fmt_unity.h"
@@ -603,6 +604,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         /* Palettes and material sets are JSON too; they describe scattering, not heights. */
         int doc_rc = 0;
         if (cli_palette_describe(ctx, path, &doc_rc)) return doc_rc;
+        if (cli_document_describe(ctx, path, &doc_rc)) return doc_rc;
         return info_terrain_json(ctx, path);
     }
     case CLI_FORMAT_STATIONEERS_DAT:
