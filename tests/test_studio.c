@@ -722,7 +722,7 @@ static const char *const water_recipe =
     "\"pin\": \"water\"}}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"inputs\": "
     "{\"field\": {\"node\": \"biomes\"}, \"water\": {\"node\": \"sea\", \"pin\": \"water\"}}}]}}";
 
-/* Replace the session by recipe (POST /api/generate with it): no strokes, no history. */
+/* Replace the session by recipe (POST /api/generate with it): no strokes (a history step). */
 static int reset_to(const char *recipe)
 {
     reply r = request("POST", "/api/generate", NULL, recipe, strlen(recipe), true);
@@ -787,13 +787,21 @@ static void test_layers(void)
                      json_object_get(json_array_get(json_object_get(o, "layers"), 1), "strokes")),
                  1);
     CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "cells"), 0)), 128);
-    CHECK(json_is_false(json_object_get(o, "can_undo")));
+    CHECK(json_is_true(json_object_get(o, "can_undo"))); /* the switch is a history step */
     json_decref(o);
     CHECK(same_heights(base));
     r = request("GET", "/api/recipe", NULL, NULL, 0, true);
     CHECK_CONTAINS(r.body, "{\"enabled\":false,\"id\":\"sculpt\"}");
     reply_free(&r);
-    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409); /* a regeneration */
+    /* Undo switches it back (the session regenerated from the recipe before), redo off again;
+     * the strokes before the switch stay undoable. */
+    r = request("POST", "/api/undo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"regenerated\":true");
+    reply_free(&r);
+    CHECK(same_heights(edited));
+    CHECK_EQ_INT(status_of("POST", "/api/redo", NULL, true), 200);
+    CHECK(same_heights(base));
     /* The state it has: nothing happens, not even a regeneration (the history stays). */
     r = post_stroke("{\"type\":\"lower\",\"radius\":8,\"points\":[[20,20]]}");
     CHECK_EQ_INT(r.status, 200);
@@ -1216,7 +1224,6 @@ static void test_extend(void)
     /* One history entry: one undo gives the generated heights. */
     CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 200);
     CHECK(same_heights(base));
-    CHECK_EQ_INT(status_of("POST", "/api/undo", NULL, true), 409);
     /* Undone: nothing to extend, also after a redo. */
     CHECK_EQ_INT(extend_status(longer, "?extend=1"), 409);
     CHECK_EQ_INT(status_of("POST", "/api/redo", NULL, true), 200);
@@ -1600,6 +1607,46 @@ static void test_unsaved_and_minimal_save(void)
     /* The saved file generates what it did in the studio (a read-back check in the server). */
 }
 
+/* Generate and layer switches are steps of the one history: the strokes before them stay
+ * undoable (regenerated from the recipe before), and Generate from disk is clean. */
+static void test_history_across_generations(void)
+{
+    char dir[800], path[900];
+    snprintf(dir, sizeof dir, "%s/history", root);
+    write_laid_out(dir, path, sizeof path);
+    if (!serve(path)) {
+        CHECK(!"terrane studio serves the recipe");
+        return;
+    }
+    size_t n = 0;
+    float *loaded = get_heights(&n);
+    CHECK_EQ_INT(
+        post("/api/stroke",
+             "{\"type\": \"lower\", \"radius\": 20, \"strength\": 4, \"points\": [[100, 60]]}"),
+        200);
+    float *stroked = get_heights(&n);
+    CHECK_EQ_INT(post("/api/generate", NULL), 200); /* the file: the stroke goes */
+    CHECK(state_is("dirty", false) && state_is("can_undo", true));
+    CHECK(same_heights(loaded));
+    reply r = request("POST", "/api/undo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"regenerated\":true");
+    CHECK_CONTAINS(r.body, "\"dirty\":true");
+    reply_free(&r);
+    CHECK(same_heights(stroked)); /* the stroke is back, bit for bit */
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK(same_heights(loaded));
+    CHECK(state_is("dirty", false) && state_is("can_undo", false));
+    CHECK_EQ_INT(post("/api/redo", NULL), 200);
+    CHECK(same_heights(stroked));
+    CHECK_EQ_INT(post("/api/redo", NULL), 200);
+    CHECK(same_heights(loaded));
+    CHECK(state_is("can_redo", false) && state_is("dirty", false));
+    free(loaded);
+    free(stroked);
+    CHECK(stop_server());
+}
+
 static void test_disk_changes(void)
 {
     char dir[800], path[900];
@@ -1904,6 +1951,7 @@ int main(void)
     RUN(test_project);
     RUN(test_graph_errors);
     RUN(test_unsaved_and_minimal_save);
+    RUN(test_history_across_generations);
     RUN(test_disk_changes);
     RUN(test_recovery);
     RUN(test_symlinks);

@@ -41,13 +41,16 @@ static const char *const help_text =
     "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
     "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
     "made for this run; only a page loaded with it can use the API. Sculpt with the brush\n"
-    "(raise, lower, flatten, smooth), undo, redo, regenerate, read the graph check; nothing is\n"
-    "written until Save, which replaces the recipe file atomically. Ctrl-C stops the server.\n"
-    "A project folder opens its one Terrain asset source (*.terrain.json at the top).\n"
+    "(raise, lower, flatten, smooth), undo, redo, regenerate, read the graph check. The recipe\n"
+    "is written only by Save, atomically, changing only what was edited; unsaved work is\n"
+    "autosaved to RECIPE.recovery beside it and offered on the next start. Ctrl-C stops.\n"
+    "A project folder opens its one Terrain asset source (*.terrain.json at the top), or\n"
+    "without one, its one scene's Terrain3D recipe (*.scene.json).\n"
     "\n"
     "options:\n"
     "  --port N        the port (default 8630; 0 picks a free one, printed)\n"
-    "  --open          open the URL in the desktop's browser (xdg-open)\n"
+    "  --open          open the page in the desktop's browser (xdg-open, given a private\n"
+    "                  file that redirects: the token is on no command line)\n"
     "  --allow-errors  start even when the recipe's graph check finds errors (each is printed\n"
     "                  with its line and column; without it they refuse the start): the\n"
     "                  session runs without the graph, Save is refused until Generate succeeds\n"
@@ -94,12 +97,20 @@ typedef struct studio {
     unsigned long long disk_seen_hash; /* the changed content last examined */
     char disk_error[512];              /* the changed file does not read as a recipe: why */
     int disk_line, disk_column;
-    /* The shared history's entry ids (one per session history step, [0, hist_pos) applied):
-     * the page is unsaved when the newest applied entry is not the one saved or loaded. */
-    uint64_t *hist;
-    size_t hist_count, hist_pos, hist_cap;
-    uint64_t hist_base, hist_saved, hist_next;
-    uint64_t revision;     /* bumps with every change of the session */
+    /* The shared history: one entry per step (a stroke, a generation, a layer switch, a
+     * restore), [0, hist_pos) applied, each with the recipe after it (canonical JSON). Steps in
+     * [native_lo, native_hi) are also in the session's own history (undone and redone
+     * incrementally); the others are undone and redone by generating their recipe. The page is
+     * unsaved when the newest applied entry is not the one saved or loaded. */
+    struct hist_entry {
+        uint64_t id;
+        char *after;
+    } * hist;
+    size_t hist_count, hist_pos, hist_cap, native_lo, native_hi;
+    char *hist_base_text; /* the recipe before the first entry */
+    uint64_t hist_base, hist_next;
+    char *saved_text;  /* the recipe as last loaded or saved: unsaved while the session's differs */
+    uint64_t revision; /* bumps with every change of the session */
     uint64_t autosaved;    /* the revision the recovery file holds */
     bool recovery_pending; /* an earlier run's recovery file, not yet restored or dropped */
     char client[40];       /* the X-Terrane-Client of the request being served */
@@ -275,39 +286,54 @@ static void session_replaced(studio *s)
 
 /* ---- The shared history's ids: what is unsaved ---- */
 
-static uint64_t hist_current(const studio *s)
-{
-    return s->hist_pos ? s->hist[s->hist_pos - 1] : s->hist_base;
-}
-
 static bool studio_dirty(const studio *s)
 {
-    return hist_current(s) != s->hist_saved;
+    /* The recipe after the newest applied step, against the one in the file. */
+    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
+    return !now || !s->saved_text || strcmp(now, s->saved_text) != 0;
 }
 
-/* A new step on top (a stroke): the redo side goes, as the session's does. */
-static bool hist_push(studio *s)
+static char *session_text(const studio *s)
 {
+    char *text = NULL;
+    if (trn_recipe_canonical_json(trn_session_recipe(s->session), &text, NULL, NULL)) return NULL;
+    return text;
+}
+
+/* A new step on top, its recipe the session's now: the redo side goes, as the session's does.
+ * regenerated: the step replaced the session (its own history starts afresh). */
+static bool hist_push(studio *s, bool regenerated)
+{
+    for (size_t k = s->hist_pos; k < s->hist_count; k++)
+        free(s->hist[k].after);
+    s->hist_count = s->hist_pos;
     if (s->hist_pos == s->hist_cap) {
         const size_t cap = s->hist_cap ? 2 * s->hist_cap : 64;
-        uint64_t *grown = realloc(s->hist, cap * sizeof *grown);
+        struct hist_entry *grown = realloc(s->hist, cap * sizeof *grown);
         if (!grown) return false;
         s->hist = grown;
         s->hist_cap = cap;
     }
-    s->hist[s->hist_pos++] = ++s->hist_next;
-    s->hist_count = s->hist_pos;
+    s->hist[s->hist_pos].id = ++s->hist_next;
+    s->hist[s->hist_pos].after = session_text(s);
+    s->hist_count = ++s->hist_pos;
+    if (regenerated) s->native_lo = s->hist_pos;
+    s->native_hi = s->hist_pos;
     return true;
 }
 
-/* The session was regenerated (its history starts afresh): clean says whether the new state is
- * the file's (Generate from disk), else it is unsaved unless it was clean before. */
-static void hist_reset(studio *s, bool clean)
+/* The session's recipe now is the file's. */
+static void hist_mark_saved(studio *s)
 {
-    const bool was_clean = !studio_dirty(s);
-    s->hist_pos = s->hist_count = 0;
-    s->hist_base = ++s->hist_next;
-    if (clean || was_clean) s->hist_saved = s->hist_base;
+    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
+    free(s->saved_text);
+    s->saved_text = now ? strdup(now) : NULL;
+}
+
+/* The recipe before entry k. */
+static const char *hist_before(const studio *s, size_t k)
+{
+    return k ? s->hist[k - 1].after : s->hist_base_text;
 }
 
 static void publish_state(studio *s);
@@ -323,8 +349,8 @@ static void session_changed(studio *s)
 static json_t *state_json(const studio *s)
 {
     json_t *o = json_pack("{s:I,s:b,s:b,s:b,s:b}", "revision", (json_int_t)s->revision, "dirty",
-                          studio_dirty(s), "can_undo", trn_session_can_undo(s->session), "can_redo",
-                          trn_session_can_redo(s->session), "disk_changed", s->disk_changed);
+                          studio_dirty(s), "can_undo", s->hist_pos > 0, "can_redo",
+                          s->hist_pos < s->hist_count, "disk_changed", s->disk_changed);
     if (o && s->disk_changed && s->disk_error[0]) {
         json_t *e = json_pack("{s:o}", "message", cli_json_string(s->disk_error));
         if (e && s->disk_line > 0) {
@@ -333,7 +359,7 @@ static json_t *state_json(const studio *s)
         }
         json_object_set_new(o, "disk_error", e);
     }
-    if (o && s->recovery_path && trn_file_exists(s->recovery_path))
+    if (o && s->recovery_pending && s->recovery_path)
         json_object_set_new(o, "recovery", cli_json_string(s->recovery_path));
     return o;
 }
@@ -574,8 +600,11 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
             /* The newest state, and whether a change since the last one came from another
              * page (or from the disk): then the page reloads what it shows. */
             bool others = s->state_seq - es->state_seen > 63u;
-            for (uint64_t q = es->state_seen + 1; q <= s->state_seq && !others; q++)
-                others = strcmp(s->state_client[q % 64], es->client) != 0 || !es->client[0];
+            for (uint64_t q = es->state_seen + 1; q <= s->state_seq && !others; q++) {
+                /* The studio's own notes (disk checks, autosaves) change no session. */
+                const char *by = s->state_client[q % 64];
+                others = by[0] && strcmp(by, es->client) != 0;
+            }
             es->state_seen = s->state_seq;
             const size_t len = strlen(s->state_text);
             es->pending_len = (size_t)snprintf(
@@ -824,30 +853,68 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
         changed.changed[k] |= undone.changed[k];
     trn_chunk_set_dispose(&undone);
     s->can_extend = true;
-    if (extend && s->hist_pos)
-        s->hist[s->hist_pos - 1] = ++s->hist_next;
-    else if (!hist_push(s))
+    if (extend && s->hist_pos) {
+        struct hist_entry *top = &s->hist[s->hist_pos - 1];
+        free(top->after);
+        top->after = session_text(s);
+        top->id = ++s->hist_next;
+    } else if (!hist_push(s, false)) {
         s->hist_base = ++s->hist_next; /* out of memory: at least unsaved */
+    }
     session_changed(s);
     json_t *o = edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
     return reply_json(conn, 200, o);
 }
 
+static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
+                             trn_error *e);
+
+/* Undo and redo walk the shared history: a step the session still holds is undone or redone
+ * incrementally (the changed chunks); one before or after a generation, a layer switch or a
+ * restore regenerates the recipe it leads to ("regenerated": the page reloads everything). */
 static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool undo)
 {
-    if (undo ? !trn_session_can_undo(s->session) : !trn_session_can_redo(s->session))
+    if (undo ? s->hist_pos == 0 : s->hist_pos >= s->hist_count)
         return studio_reply_error(conn, 409, undo ? "nothing to undo" : "nothing to redo");
-    trn_chunk_set changed = {0};
     trn_error e;
-    const water_mark before = water_mark_of(s);
     s->can_extend = false;
+    const bool native = undo ? s->hist_pos > s->native_lo && trn_session_can_undo(s->session)
+                             : s->hist_pos < s->native_hi && trn_session_can_redo(s->session);
+    if (!native) {
+        const char *text = undo ? hist_before(s, s->hist_pos - 1) : s->hist[s->hist_pos].after;
+        if (!text) return studio_reply_error(conn, 500, "out of memory (the step was not kept)");
+        trn_recipe next;
+        memset(&next, 0, sizeof next);
+        trn_status st = trn_recipe_parse(text, strlen(text), s->recipe_path, &next, NULL, &e);
+        if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+            trn_recipe_dispose(&next);
+        if (!st) {
+            st = regenerate(s, &next, s->options.quality, &e);
+            trn_recipe_dispose(&next);
+        }
+        if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 500, &e);
+        if (undo)
+            s->hist_pos--;
+        else
+            s->hist_pos++;
+        s->native_lo = s->native_hi = s->hist_pos;
+        session_changed(s);
+        json_t *o = state_json(s);
+        json_object_set_new(o, "regenerated", json_true());
+        json_object_set_new(o, "chunks", json_array());
+        json_object_set_new(o, "water_changed", json_true());
+        json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+        return reply_json(conn, 200, o);
+    }
+    trn_chunk_set changed = {0};
+    const water_mark before = water_mark_of(s);
     trn_status st = undo ? trn_session_undo(s->session, &changed, &e)
                          : trn_session_redo(s->session, &changed, &e);
     if (st) return reply_trn_error(conn, 500, &e);
-    if (undo && s->hist_pos)
+    if (undo)
         s->hist_pos--;
-    else if (!undo && s->hist_pos < s->hist_count)
+    else
         s->hist_pos++;
     session_changed(s);
     json_t *o = edit_json(s, &changed, &before);
@@ -1035,7 +1102,7 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
     struct timespec mtime = {0, 0};
     if (stat(s->save_path, &stt) == 0) mtime = stt.st_mtim;
     disk_remember(s, text, strlen(text), mtime);
-    s->hist_saved = hist_current(s);
+    hist_mark_saved(s);
     /* Saved: the recovery file has nothing more to offer. */
     if (s->recovery_path) unlink(s->recovery_path);
     s->autosaved = s->revision;
@@ -1095,7 +1162,16 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     }
     s->graph_dropped = false;
     if (from_disk) disk_remember(s, text, text_size, mtime); /* the file as it is now: clean */
-    hist_reset(s, from_disk);
+    /* A step of the history (undo goes back to the session before), unless only the quality
+     * changed: the same recipe. */
+    char *now = session_text(s);
+    const char *was = hist_before(s, s->hist_pos);
+    if (!now || !was || strcmp(now, was) != 0)
+        hist_push(s, true);
+    else
+        s->native_lo = s->native_hi = s->hist_pos;
+    free(now);
+    if (from_disk) hist_mark_saved(s);
     session_changed(s);
     const trn_field *f = &trn_session_result(s->session)->field;
     return reply_json(conn, 200,
@@ -1378,14 +1454,13 @@ static enum MHD_Result api_layer(studio *s, struct MHD_Connection *conn, const c
         const trn_status st = regenerate(s, &next, s->options.quality, &e);
         trn_recipe_dispose(&next);
         if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
-        hist_reset(s, false);
-        s->hist_saved = s->hist_saved == s->hist_base ? 0 : s->hist_saved; /* a change: unsaved */
+        hist_push(s, true);
         session_changed(s);
     }
     json_t *o = grid_json(s);
     json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
-    json_object_set_new(o, "can_undo", json_boolean(trn_session_can_undo(s->session)));
-    json_object_set_new(o, "can_redo", json_boolean(trn_session_can_redo(s->session)));
+    json_object_set_new(o, "can_undo", json_boolean(s->hist_pos > 0));
+    json_object_set_new(o, "can_redo", json_boolean(s->hist_pos < s->hist_count));
     return reply_json(conn, 200, o);
 }
 
@@ -1616,8 +1691,7 @@ static enum MHD_Result api_recovery(studio *s, struct MHD_Connection *conn, cons
     trn_recipe_dispose(&next);
     if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     s->recovery_pending = false;
-    hist_reset(s, false);
-    s->hist_saved = 0; /* restored work is unsaved until Save */
+    hist_push(s, true); /* unsaved until Save; undo goes back to the file's recipe */
     session_changed(s);
     json_t *o = state_json(s);
     json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
@@ -1648,7 +1722,7 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     pthread_mutex_lock(&s->lock);
     /* Which page asks: its changes reach the other pages as "others". */
     const char *client = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Client");
-    snprintf(s->client, sizeof s->client, "%s", client ? client : "");
+    snprintf(s->client, sizeof s->client, "%s", client && *client ? client : "-");
     enum MHD_Result rc;
     if (!strcmp(route, "state")) {
         if (disk_check(s)) publish_state(s);
@@ -1898,6 +1972,15 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
 
+    s->recovery_pending = s->recovery_path && trn_file_exists(s->recovery_path);
+    if (s->recovery_pending)
+        cli_note(ctx, "%s holds unsaved work from an earlier run: the page offers to restore it",
+                 s->recovery_path);
+    /* The history starts at the file's recipe, before any request can ask. */
+    s->hist_base = ++s->hist_next;
+    s->hist_base_text = session_text(s);
+    hist_mark_saved(s);
+
     /* Signals are taken by sigwait below: every server thread starts with them blocked. */
     sigset_t stop, old;
     sigemptyset(&stop);
@@ -1923,11 +2006,6 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     fflush(stdout);
     cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
              (unsigned)studio_server_port(server));
-    s->hist_base = s->hist_saved = ++s->hist_next;
-    s->recovery_pending = s->recovery_path && trn_file_exists(s->recovery_path);
-    if (s->recovery_pending)
-        cli_note(ctx, "%s holds unsaved work from an earlier run: the page offers to restore it",
-                 s->recovery_path);
     publish_state(s);
     s->watcher_started = pthread_create(&s->watcher, NULL, watch_disk, s) == 0;
     char *opener = NULL;
@@ -2053,6 +2131,10 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     free(s.save_path);
     free(s.recovery_path);
     free(s.disk_text);
+    for (size_t k = 0; k < s.hist_count; k++)
+        free(s.hist[k].after);
     free(s.hist);
+    free(s.hist_base_text);
+    free(s.saved_text);
     return rc;
 }
