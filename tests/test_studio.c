@@ -1602,6 +1602,19 @@ static void test_unsaved_and_minimal_save(void)
     CHECK_CONTAINS(
         saved, "    {\"type\": \"lower\", \"radius\": 9, \"points\": [[100, 60], [110, 60]]},\n");
     CHECK_CONTAINS(saved, "\"chunk_cells\": 32");
+    /* A layer switched off: the file gains a "layers" member after its last one, nothing else;
+     * switched on again, Save gives back the text before, byte for byte. */
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": false}"), 200);
+    CHECK_EQ_INT(post("/api/save", NULL), 200);
+    char *layered = (char *)trn_test_read_file(path, &(size_t){0});
+    CHECK(layered && saved && only_inserted(saved, layered));
+    CHECK_CONTAINS(layered, "\"layers\": [");
+    free(layered);
+    CHECK_EQ_INT(post_layer("{\"name\": \"sculpt\", \"enabled\": true}"), 200);
+    CHECK_EQ_INT(post("/api/save", NULL), 200);
+    char *back = (char *)trn_test_read_file(path, &(size_t){0});
+    CHECK(back && saved && strcmp(back, saved) == 0);
+    free(back);
     free(saved);
     CHECK(stop_server());
     /* The saved file generates what it did in the studio (a read-back check in the server). */

@@ -150,7 +150,7 @@ int main(void)
     /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
-                 "timeout 600 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "timeout 1200 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
                  "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s'",
                  TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe);
         const int rc = system(cmd);
