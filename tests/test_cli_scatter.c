@@ -679,6 +679,19 @@ static void test_graph_node_generate(void)
     /* inspect keys the node with the palette (no key error). */
     CHECK_EQ_INT(cli("inspect %s --format json", recipe), 0);
     CHECK(out_text && !strstr(out_text, "keys_error"));
+    /* Every verb that generates takes such a recipe: the palette is resolved for the node. */
+    char png[800], glb[800], txt[800];
+    snprintf(png, sizeof png, "%s/graphsc.png", tmp);
+    snprintf(glb, sizeof glb, "%s/graphsc.glb", tmp);
+    snprintf(txt, sizeof txt, "%s/graphsc.txt", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, txt), 0);
+    CHECK_EQ_INT(cli("water %s --at 20,20 -q", recipe), 0);
+    CHECK_EQ_INT(cli("explain %s --at 20,20 -q", recipe), 0);
+    CHECK_EQ_INT(cli("stats %s -q", recipe), 0);
+    CHECK_EQ_INT(cli("render %s -o %s -q", recipe, png), 0);
+    CHECK_EQ_INT(cli("mesh %s -o %s -q", recipe, glb), 0);
+    CHECK(err_text && !strstr(err_text, "no resolved palette"));
+    CHECK_EQ_INT(cli("mesh %s -o %s -q --no-instances", recipe, glb), 0);
 }
 
 int main(void)

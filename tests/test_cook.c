@@ -399,8 +399,12 @@ static void test_corruption(void)
     CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_VERSION);
     CHECK(e.offset == 8);
     CHECK_CONTAINS(e.message, "version 2");
+    /* Version 0 was never written: refused as damage, even with a valid header checksum. */
     d[8] = 0;
+    reseal_header(d);
     CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "payload format version 0");
+    CHECK(e.offset == 8);
     /* A section out of place. */
     memcpy(d, base.bytes, size);
     d[table + 48 + 8] ^= 1; /* BIOM's offset */

@@ -567,7 +567,8 @@ static trn_status map_file(const char *path, const uint8_t **data, size_t *size,
     *data = NULL;
     *size = 0;
     *base = NULL;
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking: opening a named pipe must not wait for a writer; it is refused below. */
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         const int e = errno;
         return trn_error_set(err, e == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
@@ -576,7 +577,9 @@ static trn_status map_file(const char *path, const uint8_t **data, size_t *size,
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
-        return trn_error_set(err, TRN_ERR_IO, path, -1, "not a regular file");
+        return trn_error_set(err, TRN_ERR_IO, path, -1,
+                             "not a regular file (a payload is read from a file, not a pipe or "
+                             "device)");
     }
     if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         close(fd);

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "terrane/core.h"
+#include "terrane/generate.h"
 #include "terrane/graph.h"
 #include "terrane/io.h"
 #include "terrane/recipe.h"
@@ -101,6 +102,14 @@ typedef struct trn_scatter_report trn_scatter_report;
 typedef struct trn_generated trn_generated;
 int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *recipe,
                      trn_palette *palette, trn_material_set *set);
+/* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
+bool cli_graph_places_palette(const trn_recipe *recipe);
+/* trn_recipe_generate for every verb: when the graph places the recipe's palette and options
+ * give none, the palette is resolved beside recipe_path for the generation (options may be
+ * NULL). */
+trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe,
+                               const trn_generate_options *options, trn_generated *out,
+                               trn_progress_fn progress, void *user, trn_error *err);
 int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
                       const trn_palette *palette, int threads, uint64_t max_placements,
                       trn_instances *inst, trn_scatter_report *rep);

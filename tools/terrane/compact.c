@@ -219,8 +219,8 @@ int cli_verb_compact(cli_ctx *ctx, int argc, char **argv)
                        path);
         goto done;
     }
-    if (trn_recipe_generate(&before, NULL, &gen_before, cli_progress, ctx, &err) ||
-        trn_recipe_generate(&after, NULL, &gen_after, cli_progress, ctx, &err)) {
+    if (cli_recipe_generate(path, &before, NULL, &gen_before, cli_progress, ctx, &err) ||
+        cli_recipe_generate(path, &after, NULL, &gen_after, cli_progress, ctx, &err)) {
         cli_progress_end(ctx);
         rc = cli_fail(ctx, &err);
         goto done;

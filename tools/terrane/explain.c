@@ -413,7 +413,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     trn_generate_options go = {
         .threads = threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = max_work};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(recipe_path, &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         trn_recipe_dispose(&recipe);

@@ -894,20 +894,6 @@ typedef struct placements {
     trn_material_set set;
 } placements;
 
-/* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
-static bool graph_places_palette(const trn_recipe *recipe)
-{
-    if (!recipe->graph_json) return false;
-    trn_graph g;
-    trn_error e;
-    if (trn_graph_from_recipe(recipe, &g, &e)) return false; /* generation reports it */
-    bool found = false;
-    for (uint32_t k = 0; k < g.node_count && !found; k++)
-        found = g.nodes[k].type && strcmp(g.nodes[k].type, "scatter_palette") == 0;
-    trn_graph_dispose(&g);
-    return found;
-}
-
 static void placements_dispose(placements *p)
 {
     trn_palette_dispose(&p->palette);
@@ -1692,7 +1678,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
      * graph's Scatter Palette node needs it to evaluate at all. */
     placements pl;
     memset(&pl, 0, sizeof pl);
-    if (recipe.palette_json && (a.export_dir || a.unity_dir || graph_places_palette(&recipe))) {
+    if (recipe.palette_json && (a.export_dir || a.unity_dir || cli_graph_places_palette(&recipe))) {
         if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &pl.palette, &pl.set))) {
             trn_graph_cache_free(cache);
             trn_recipe_dispose(&recipe);

@@ -882,7 +882,7 @@ static json_t *check_water(cli_ctx *ctx, const char *path, const trn_recipe *rec
     }
     trn_generate_options go = {.cache = cache};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(path, recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_graph_cache_free(cache);
     if (st) {

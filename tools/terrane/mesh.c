@@ -292,7 +292,8 @@ static int load_recipe(cli_ctx *ctx, const mesh_args *a, mesh_input *in)
     memset(&go, 0, sizeof go);
     go.threads = a->threads;
     go.quality = TRN_EROSION_FINAL;
-    trn_status st = trn_recipe_generate(&in->recipe, &go, &in->gen, cli_progress, ctx, &e);
+    go.palette = in->has_palette ? &in->palette : NULL;
+    trn_status st = cli_recipe_generate(path, &in->recipe, &go, &in->gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     in->generated = true;

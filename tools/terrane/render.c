@@ -225,7 +225,7 @@ static int load_recipe(cli_ctx *ctx, const char *path, cli_terrain *t, trn_gener
     if (trn_recipe_read(path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
     trn_generate_options go = {
         .threads = 0, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
-    trn_status st = trn_recipe_generate(&recipe, &go, gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(path, &recipe, &go, gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);

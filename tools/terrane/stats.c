@@ -95,7 +95,7 @@ static int load_recipe(cli_ctx *ctx, const char *in, uint32_t cells_x, uint32_t 
     go.quality = TRN_EROSION_FINAL;
     trn_generated gen;
     memset(&gen, 0, sizeof gen);
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(cli_input_path(in), &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);

@@ -460,7 +460,7 @@ int cli_verb_water(cli_ctx *ctx, int argc, char **argv)
     trn_generate_options go = {
         .threads = a.threads, .quality = a.quality, .cache = cache, .max_work = a.max_work};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(a.recipe_path, &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_graph_cache_free(cache);
     if (st) {

@@ -1360,8 +1360,15 @@ static void check_interrupted_writes(vctx *v)
         ADD(v, TRN_SEVERITY_WARNING, "write-leftovers",
             rep.first_journal[0] ? rep.first_journal : NULL, -1, fix,
             "%u unfinished write(s) and %u temporary file(s) left by runs that stopped before "
-            "replacing anything; the level's files are consistent",
-            rep.discarded, rep.temporaries_removed);
+            "replacing anything%s",
+            rep.discarded, rep.temporaries_removed,
+            rep.completed ? "" : "; the level's files are consistent");
+    if (rep.refused)
+        ADD(v, TRN_SEVERITY_ERROR, "write-journal-refused", NULL, -1,
+            "delete the journal file if you did not expect it; nothing was changed",
+            "%u write journal(s) in this level were not written by you and are never replayed "
+            "(%s)",
+            rep.refused, rep.refused_reason);
     if (rep.in_progress)
         ADD(v, TRN_SEVERITY_INFO, "write-in-progress", rep.first_journal, -1,
             "validate again when the other run has finished",
