@@ -67,12 +67,16 @@ try {
   const ws = new WebSocket(pageWs);
   await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
   let nextId = 0;
-  const pending = new Map(), errors = [];
+  const pending = new Map(), errors = [], dialogs = [];
   ws.onmessage = (event) => {
     const m = JSON.parse(event.data);
     if (m.id && pending.has(m.id)) {
       pending.get(m.id)(m);
       pending.delete(m.id);
+    } else if (m.method === 'Page.javascriptDialogOpening') {
+      // Leaving a page with unsaved edits asks first (beforeunload): the test leaves.
+      dialogs.push(m.params.type);
+      ws.send(JSON.stringify({ id: ++nextId, method: 'Page.handleJavaScriptDialog', params: { accept: true } }));
     } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
       errors.push(m.params.args.map((a) => a.value || a.description).join(' '));
     } else if (m.method === 'Runtime.exceptionThrown') {
@@ -84,8 +88,11 @@ try {
     pending.set(id, (m) => (m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result)));
     ws.send(JSON.stringify({ id, method, params }));
   });
-  const evaluate = async (expression) =>
-    (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value;
+  const evaluate = async (expression) => {
+    const r = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) console.error('exception in ' + expression.slice(0, 80) + ': ' + ((r.exceptionDetails.exception || {}).description || r.exceptionDetails.text));
+    return r.result.value;
+  };
   const waitFor = async (expression, what) => {
     for (let k = 0; k < 900; k++) {
       if (await evaluate(expression)) return true;
@@ -286,7 +293,9 @@ try {
   // A larger terrain (1025 x 1025, 32 x 32 chunks): drawn at full resolution (no cap), levels
   // vary across the view, and chunks behind a close camera are culled.
   if (largeUrl) {
+    const asked = dialogs.length;
     await open(largeUrl);
+    if (waterUrl) check(dialogs.slice(asked).includes('beforeunload'), 'leaving the lakeside page with an unsaved stroke asked first');
     check(await evaluate(textureEqual) === textureBefore, 'the 1025 x 1025 heights texture is the server field');
     const levels = await evaluate('Array.from(studio.levels)');
     const kinds = new Set(levels.filter((l) => l >= 0));

@@ -124,7 +124,7 @@ typedef struct studio {
     /* State events: state_seq counts changes; state_text is the newest state; the client that
      * made each of the last 64 changes lets a page tell its own changes from others'. */
     uint64_t state_seq;
-    char state_text[512];
+    char state_text[8192];
     char state_client[64][40];
     atomic_bool stopping;
 } studio;
@@ -610,6 +610,7 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
             es->pending_len = (size_t)snprintf(
                 es->pending, sizeof es->pending, "event: state\ndata: %.*s,\"others\":%s}\n\n",
                 (int)(len ? len - 1 : 0), s->state_text, others ? "true" : "false");
+            if (es->pending_len >= sizeof es->pending) es->pending_len = sizeof es->pending - 1;
         } else if (es->seen != s->ev_seq) {
             /* Only the latest event matters: progress replaces progress. */
             es->pending_len = strlen(s->ev_data);
