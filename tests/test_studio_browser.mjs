@@ -273,6 +273,10 @@ try {
     const waterPixels = await evaluate("studio.pixelsChangedBy('water')");
     check(waterPixels.bluish > 2000, 'water surfaces drawn: ' + JSON.stringify(waterPixels));
     check(await evaluate('studio.stats.waterChunksDrawn') > 0, 'chunks with water drawn by the water pass');
+    // A reload of the water (as after an undo that changed it) keeps the old water drawn until
+    // the new one is ready: sampled every millisecond while it runs, it is never absent.
+    const gaps = await evaluate('(async () => { let gaps = 0, samples = 0; const t = setInterval(() => { samples++; if (!water.has) gaps++; }, 1); await loadWater(); clearInterval(t); return [gaps, samples]; })()');
+    check(gaps[0] === 0 && await evaluate('water.has'), 'the water stays drawn while it reloads (' + gaps[1] + ' samples)');
     const count = await evaluate(`(async () => (await (await fetch('api/instances', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).json()).instances.length)()`);
     check(count > 0 && await evaluate('studio.stats.instancesDrawn') === count, 'every instance drawn as a proxy (' + count + ')');
     const proxyPixels = await evaluate("studio.pixelsChangedBy('instances')");
@@ -309,6 +313,7 @@ try {
   // Work safety: never lose work.
   if (safeUrl) {
     await send('Page.navigate', { url: safeUrl });
+    await waitFor("document.title.endsWith('terrane studio: ready')", 'the safe page');
     // An earlier run's recovery file: the page offers it at once; restoring brings its stroke.
     await waitFor("studio.asking && studio.asking.startsWith('Unsaved work from an earlier session')", 'the recovery offer');
     const beforeRestore = await evaluate(serverSum);
