@@ -1348,6 +1348,14 @@ static void test_graph_errors(void)
     reply_free(&r);
     CHECK_EQ_INT(status_of("GET", "/api/heights", NULL, true), 200);
     CHECK_EQ_INT(status_of("POST", "/api/save", NULL, true), 409);
+    /* Nor is it autosaved: its recipe lacks the file's graph. */
+    r = post_stroke("{\"type\":\"raise\",\"radius\":9,\"points\":[[60,60]]}");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    pause_ms(1600);
+    char recovery[900];
+    snprintf(recovery, sizeof recovery, "%s.recovery", bad);
+    CHECK(!trn_test_exists(recovery));
     /* Fixed on disk and generated: saving works again. */
     CHECK(trn_test_write_file(bad, recipe_text, strlen(recipe_text)));
     CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);

@@ -1620,7 +1620,11 @@ static enum MHD_Result api_water_bodies(studio *s, struct MHD_Connection *conn)
  * would write; a clean session leaves none of its own. */
 static void autosave(studio *s)
 {
-    if (!s->recovery_path || s->recovery_pending || s->autosaved == s->revision) return;
+    /* Without the recipe's graph (--allow-errors) the session is not what Save would write: no
+     * recovery file from it either, until a Generate of the fixed file. */
+    if (!s->recovery_path || s->recovery_pending || s->graph_dropped ||
+        s->autosaved == s->revision)
+        return;
     s->autosaved = s->revision;
     if (!studio_dirty(s)) {
         unlink(s->recovery_path);
