@@ -1891,6 +1891,39 @@ static void test_sync_events(void)
     CHECK(stop_server());
 }
 
+/* The shared history keeps the newest 256 steps (each with its recipe): the oldest go. */
+static void test_history_limit(void)
+{
+    char dir[800], path[900];
+    snprintf(dir, sizeof dir, "%s/limit", root);
+    write_laid_out(dir, path, sizeof path);
+    if (!serve(path)) {
+        CHECK(!"terrane studio serves the recipe");
+        return;
+    }
+    bool all = true;
+    for (int k = 0; k < 258 && all; k++) {
+        char body[160];
+        snprintf(body, sizeof body,
+                 "{\"type\": \"raise\", \"radius\": 3, \"strength\": 0.5, \"points\": "
+                 "[[%d, %d]]}",
+                 10 + (k % 23) * 10, 10 + (k / 23) * 20);
+        all = post("/api/stroke", body) == 200;
+    }
+    CHECK(all);
+    int undone = 0;
+    while (undone < 300 && post("/api/undo", NULL) == 200)
+        undone++;
+    CHECK_EQ_INT(undone, 256);
+    /* Back at the oldest kept step: the file's stroke and the first two remain. */
+    reply r = request("GET", "/api/layers", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body,
+                   "\"name\":\"sculpt\",\"group\":\"sculpt\",\"enabled\":true,\"strokes\":3");
+    reply_free(&r);
+    CHECK(state_is("can_undo", false) && state_is("can_redo", true));
+    CHECK(stop_server());
+}
+
 /* The shipped project (a scene with a Terrain3D recipe) opens, and Save edits the scene in place.
  */
 static void test_example_project(void)
@@ -1978,6 +2011,7 @@ int main(void)
     RUN(test_symlinks);
     RUN(test_open_without_token_on_command_line);
     RUN(test_sync_events);
+    RUN(test_history_limit);
     RUN(test_example_project);
     RUN(test_usage);
     if (server_pid > 0) {

@@ -105,7 +105,9 @@ typedef struct studio {
     struct hist_entry {
         uint64_t id;
         char *after;
+        size_t size; /* strlen(after) */
     } * hist;
+    size_t hist_bytes; /* the entries' recipes together */
     size_t hist_count, hist_pos, hist_cap, native_lo, native_hi;
     char *hist_base_text; /* the recipe before the first entry */
     uint64_t hist_base, hist_next;
@@ -300,12 +302,37 @@ static char *session_text(const studio *s)
     return text;
 }
 
+/* The history keeps at most STUDIO_HISTORY_STEPS steps and STUDIO_HISTORY_BYTES of recipes
+ * (each step keeps its whole recipe, so many large protect snapshots add up): the oldest steps
+ * go first, the newest applied one always stays. */
+#define STUDIO_HISTORY_STEPS 256u
+#define STUDIO_HISTORY_BYTES ((size_t)256 << 20)
+
+static void hist_trim(studio *s)
+{
+    while (s->hist_pos > 1 &&
+           (s->hist_count > STUDIO_HISTORY_STEPS || s->hist_bytes > STUDIO_HISTORY_BYTES)) {
+        /* The oldest step becomes the start: its recipe is the one before the next. */
+        free(s->hist_base_text);
+        s->hist_base_text = s->hist[0].after;
+        s->hist_bytes -= s->hist[0].size;
+        s->hist_base = s->hist[0].id;
+        memmove(s->hist, s->hist + 1, (s->hist_count - 1) * sizeof *s->hist);
+        s->hist_count--;
+        s->hist_pos--;
+        if (s->native_lo) s->native_lo--;
+        if (s->native_hi) s->native_hi--;
+    }
+}
+
 /* A new step on top, its recipe the session's now: the redo side goes, as the session's does.
  * regenerated: the step replaced the session (its own history starts afresh). */
 static bool hist_push(studio *s, bool regenerated)
 {
-    for (size_t k = s->hist_pos; k < s->hist_count; k++)
+    for (size_t k = s->hist_pos; k < s->hist_count; k++) {
+        s->hist_bytes -= s->hist[k].size;
         free(s->hist[k].after);
+    }
     s->hist_count = s->hist_pos;
     if (s->hist_pos == s->hist_cap) {
         const size_t cap = s->hist_cap ? 2 * s->hist_cap : 64;
@@ -314,11 +341,15 @@ static bool hist_push(studio *s, bool regenerated)
         s->hist = grown;
         s->hist_cap = cap;
     }
-    s->hist[s->hist_pos].id = ++s->hist_next;
-    s->hist[s->hist_pos].after = session_text(s);
+    struct hist_entry *e = &s->hist[s->hist_pos];
+    e->id = ++s->hist_next;
+    e->after = session_text(s);
+    e->size = e->after ? strlen(e->after) : 0;
+    s->hist_bytes += e->size;
     s->hist_count = ++s->hist_pos;
     if (regenerated) s->native_lo = s->hist_pos;
     s->native_hi = s->hist_pos;
+    hist_trim(s);
     return true;
 }
 
@@ -856,9 +887,13 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
     s->can_extend = true;
     if (extend && s->hist_pos) {
         struct hist_entry *top = &s->hist[s->hist_pos - 1];
+        s->hist_bytes -= top->size;
         free(top->after);
         top->after = session_text(s);
+        top->size = top->after ? strlen(top->after) : 0;
+        s->hist_bytes += top->size;
         top->id = ++s->hist_next;
+        hist_trim(s);
     } else if (!hist_push(s, false)) {
         s->hist_base = ++s->hist_next; /* out of memory: at least unsaved */
     }
@@ -1622,8 +1657,7 @@ static void autosave(studio *s)
 {
     /* Without the recipe's graph (--allow-errors) the session is not what Save would write: no
      * recovery file from it either, until a Generate of the fixed file. */
-    if (!s->recovery_path || s->recovery_pending || s->graph_dropped ||
-        s->autosaved == s->revision)
+    if (!s->recovery_path || s->recovery_pending || s->graph_dropped || s->autosaved == s->revision)
         return;
     s->autosaved = s->revision;
     if (!studio_dirty(s)) {
