@@ -30,13 +30,17 @@ typedef struct cli_ctx {
     /* The verb prints no JSON (cli_text_only): --format json is then a usage error, not a
      * silent run that prints nothing on stdout. */
     bool text_only;
+    /* The destinations cli_output staged: two outputs of one run may not name one file. */
+    char **claimed;
+    size_t claimed_count;
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
 int cli_input(cli_ctx *ctx, const char *path);
 /* The file to write dest's new content into: staged in the run's write set, it replaces dest
  * when the verb succeeds (or at cli_commit), together with every other output. NULL, with the
- * message printed, when dest may not be written: an input of this run, a folder. */
+ * message printed, when dest may not be written: an input of this run, a folder, or a file
+ * another output of this run already writes (both usage errors). */
 const char *cli_output(cli_ctx *ctx, const char *dest);
 /* The run's write set, for library calls that stage several files; NULL (message printed) only
  * when out of memory. */
@@ -238,7 +242,12 @@ int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_o
  * hard link count), else the same spelling. Outputs must never overwrite inputs. */
 bool cli_same_file(const char *a, const char *b);
 
-/* Print a JSON value to stdout (indented, sorted as built) and release it. */
+/* The run of this process (main.c, before the verb): its JSON result gets "outputs". */
+void cli_run_begin(cli_ctx *ctx);
+/* Print a JSON value to stdout (indented, in the order built) and release it. A run's result
+ * object (not an error) first lands what the run staged, then gets "outputs": every file the
+ * run's commits landed, in staging order, when the verb writes files (docs/cli.md lists them)
+ * or wrote some; a failure to land them prints the error object instead and the run fails. */
 void cli_print_json(json_t *value);
 
 /* A recipe's graph (recipe.graph, or the implicit one when it has none) checked against the
