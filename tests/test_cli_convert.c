@@ -238,11 +238,11 @@ static void test_info_json(void)
     json_t *o = json_loads(out ? out : "", 0, &je);
     CHECK(o != NULL);
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "beamng-ter") == 0);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "version")), 9);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "size")), 16);
+        CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "beamng-ter") == 0);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "ter_version")), 9);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "resolution")), 16);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "holes")), 1);
-        json_t *h = json_object_get(o, "heights");
+        json_t *h = json_object_get(o, "height_range");
         CHECK_EQ_INT(json_integer_value(json_object_get(h, "stored_min")), 1000);
         CHECK_EQ_INT(json_integer_value(json_object_get(h, "stored_max")), 1000 + 15 * 48);
         CHECK(json_real_value(json_object_get(h, "metres_min")) == 1000 * 1024.0 / 65536.0);
@@ -469,7 +469,7 @@ static void test_max_samples(void)
         CHECK(json_is_false(json_object_get(o, "values_read")));
         CHECK(json_is_null(json_object_get(o, "min")));
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "samples")), 4294967296LL);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "width")), 65536);
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "grid"), 0)), 65536);
         json_decref(o);
     }
     snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "huge_out.png"));
@@ -745,7 +745,7 @@ static void test_detection(void)
     snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
     json_t *o = run_json(cmd, 0);
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "stationeers-dat") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "stationeers-dat") == 0);
         json_decref(o);
     }
     /* A .ter whose size field is 0: the .ter's message, not an octree's. */

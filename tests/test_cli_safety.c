@@ -206,7 +206,7 @@ static int validate_level(const char *level, const char *check, bool *has_check,
     int errors = -1;
     *has_check = false;
     if (doc) {
-        errors = (int)json_integer_value(json_object_get(doc, "errors"));
+        errors = (int)json_integer_value(json_object_get(doc, "error_count"));
         json_t *f = json_object_get(doc, "findings");
         for (size_t i = 0; i < json_array_size(f); i++) {
             json_t *x = json_array_get(f, i);

@@ -162,7 +162,7 @@ static void test_roles_output(void)
     CHECK_EQ_INT(cli("generate %s --roles %s --format json -q", recipe, png), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *legend = json_object_get(json_array_get(json_object_get(o, "files"), 0), "legend");
+    json_t *legend = json_object_get(json_array_get(json_object_get(o, "output_details"), 0), "legend");
     CHECK(legend != NULL);
     json_int_t total = 0, underwater = -1;
     json_t *roles = json_object_get(legend, "roles");
@@ -208,7 +208,7 @@ static void test_forest_export(void)
     for (int round = 0; round < 2; round++) {
         CHECK_EQ_INT(cli("generate %s --export beamng:%s -q --format json", recipe, level), 0);
         json_t *summary = json_loads(out_text ? out_text : "", 0, &je);
-        json_t *veg = json_object_get(json_object_get(summary, "export"), "vegetation");
+        json_t *veg = json_object_get(json_object_get(summary, "beamng"), "vegetation");
         CHECK(json_integer_value(json_object_get(veg, "forest_items")) == placed);
         const char *format = json_string_value(json_object_get(veg, "forest_format"));
         CHECK(format && strcmp(format, "forest4") == 0);
@@ -401,7 +401,7 @@ static void test_surface_beamng(void)
     CHECK_EQ_INT(cli("generate %s --export beamng:%s --format json -q", recipe, level), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *surface = json_object_get(json_object_get(o, "export"), "surface");
+    json_t *surface = json_object_get(json_object_get(o, "beamng"), "surface");
     json_t *mats = json_object_get(surface, "materials");
     CHECK(json_array_size(mats) >= 3);
     json_int_t total = 0, unbound = 0;
@@ -442,7 +442,7 @@ static void test_surface_beamng(void)
                   unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
     }
     CHECK(unbound > 0);
-    CHECK(json_integer_value(json_object_get(json_object_get(o, "export"), "validate_errors")) ==
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_error_count")) ==
           0);
     json_decref(o);
 

@@ -88,6 +88,9 @@ static void test_guard(void)
     CHECK_STATUS(trn_io_guard_check(g, missing2, &e), TRN_ERR_CONFLICT);
     snprintf(missing2, sizeof missing2, "%s/sub/missing.png", tmp);
     CHECK_OK(trn_io_guard_check(g, missing2, &e));
+    /* Through a folder that does not exist yet: "nosuch/.." is this folder once it is made. */
+    snprintf(missing2, sizeof missing2, "%s/nosuch/../input.png", tmp);
+    CHECK_STATUS(trn_io_guard_check(g, missing2, &e), TRN_ERR_CONFLICT);
     CHECK_OK(trn_io_guard_check(NULL, in, &e));
 
     /* A write set refuses to stage a guarded file, before writing anything. */

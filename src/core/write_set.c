@@ -202,7 +202,15 @@ trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn
 {
     if (!guard || !output) return TRN_OK;
     struct stat st;
-    if (stat(output, &st) != 0) {
+    bool found = stat(output, &st) == 0;
+    if (!found) {
+        /* "x/../a.png" with x missing names a.png once x is made: check that file now. */
+        char *lexical = trn_path_resolve_lexically(output);
+        if (!lexical) return oom(err);
+        found = stat(lexical, &st) == 0;
+        free(lexical);
+    }
+    if (!found) {
         char *resolved = NULL;
         for (size_t i = 0; i < guard->count; i++) {
             const guard_item *g = &guard->items[i];

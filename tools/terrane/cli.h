@@ -242,7 +242,12 @@ int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_o
  * hard link count), else the same spelling. Outputs must never overwrite inputs. */
 bool cli_same_file(const char *a, const char *b);
 
-/* Print a JSON value to stdout (indented, sorted as built) and release it. */
+/* The run of this process (main.c, before the verb): its JSON result gets "outputs". */
+void cli_run_begin(cli_ctx *ctx);
+/* Print a JSON value to stdout (indented, in the order built) and release it. A run's result
+ * object (not an error) first lands what the run staged, then gets "outputs": every file the
+ * run's commits landed, in staging order, when the verb writes files (docs/cli.md lists them)
+ * or wrote some; a failure to land them prints the error object instead and the run fails. */
 void cli_print_json(json_t *value);
 
 /* A recipe's graph (recipe.graph, or the implicit one when it has none) checked against the

@@ -133,7 +133,7 @@ static const char *const help_text =
     "                             positions (protection snapshots refuse: they are tied to\n"
     "                             their grid)\n"
     "  --clear-edits              with a grid change: drop regions, edits and exclusions\n"
-    "  --format json              print a summary as JSON (files, sea level, cache key,\n"
+    "  --format json              print a summary as JSON (outputs, sea level, cache key,\n"
     "                             timings, samples per biome, quality, the graph's nodes)\n"
     "  -q, --quiet                no progress bar, notes or node report\n"
     "\n"
@@ -1108,25 +1108,25 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     }
     cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
     json_t *lvl = json_object();
-    json_object_set_new(lvl, "level_dir", cli_json_string(res->level_dir));
+    json_object_set_new(lvl, "level", cli_json_string(res->level_dir));
     json_object_set_new(lvl, "level_name", cli_json_string(res->level_name));
     json_object_set_new(lvl, "terrain_name", cli_json_string(res->terrain_name));
     json_object_set_new(lvl, "terrain_file", cli_json_string(res->terrain_file));
-    json_object_set_new(lvl, "ter", cli_json_string(res->ter_path));
-    json_object_set_new(lvl, "terrain_json", cli_json_string(res->terrain_json_path));
-    json_object_set_new(lvl, "heightmap_png", cli_json_string(res->heightmap_png_path));
-    json_object_set_new(lvl, "items", cli_json_string(res->items_path));
-    json_object_set_new(lvl, "materials", cli_json_string(res->materials_path));
+    json_object_set_new(lvl, "ter_file", cli_json_string(res->ter_path));
+    json_object_set_new(lvl, "terrain_json_file", cli_json_string(res->terrain_json_path));
+    json_object_set_new(lvl, "heightmap_file", cli_json_string(res->heightmap_png_path));
+    json_object_set_new(lvl, "items_file", cli_json_string(res->items_path));
+    json_object_set_new(lvl, "materials_file", cli_json_string(res->materials_path));
     json_object_set_new(lvl, "texture_set", cli_json_string(res->texture_set));
-    json_object_set_new(lvl, "size", json_integer(size));
+    json_object_set_new(lvl, "resolution", json_integer(size));
     json_object_set_new(lvl, "square_size", json_real(lx->square_size));
     json_object_set_new(lvl, "position_z", json_real(m->base));
-    json_object_set_new(lvl, "height_mapping", mapping_json(m));
+    json_object_set_new(lvl, "heights", mapping_json(m));
     json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
     json_object_set_new(lvl, "surface", surface_json(so, recipe));
-    json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
-    json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
+    json_object_set_new(lvl, "validate_error_count", json_integer((json_int_t)errors));
+    json_object_set_new(lvl, "validate_warning_count", json_integer((json_int_t)warnings));
     if (lx->water) {
         json_t *wj = json_object();
         json_object_set_new(wj, "planes", json_integer(wr->planes));
@@ -1157,7 +1157,7 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         json_object_set_new(vj, "removed_files", json_integer(fr->stale_removed));
         json_object_set_new(lvl, "vegetation", vj);
     }
-    json_object_set_new(summary, "export", lvl);
+    json_object_set_new(summary, "beamng", lvl);
     trn_findings_dispose(&findings);
     if (errors)
         return cli_failf(ctx, "the level %s has %zu validation error(s) (listed above)",
@@ -1605,25 +1605,24 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
                  rep.detail_points, rep.detail_layers, name, rep.resolution - 1u,
                  rep.resolution - 1u, rep.detail_clamped ? ", some clamped to 255" : "");
     json_t *u = json_object();
-    json_object_set_new(u, "dir", cli_json_string(a->unity_dir));
+    json_object_set_new(u, "output", cli_json_string(a->unity_dir));
     json_object_set_new(u, "name", cli_json_string(name));
     json_object_set_new(u, "resolution", json_integer(rep.resolution));
     json_t *size = json_array();
     for (int k = 0; k < 3; k++)
         json_array_append_new(size, json_real(rep.tile_size[k]));
-    json_object_set_new(u, "terrain_size", size);
+    json_object_set_new(u, "tile_size", size);
     json_object_set_new(u, "height_base", json_real(rep.height_base));
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "surface", surface_json(so, recipe));
     json_object_set_new(u, "detail_layers", json_integer(rep.detail_layers));
     json_object_set_new(u, "detail_instances", json_integer((json_int_t)rep.detail_points));
     json_object_set_new(u, "detail_clamped_cells", json_integer((json_int_t)rep.detail_clamped));
-    json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
     if (rep.trees || trees.prototype_count) {
         cli_note(ctx, "trees: %u tree instance(s) of %u prototype(s) in %s_trees.json", rep.trees,
                  trees.prototype_count, name);
-        json_object_set_new(u, "trees", json_integer(rep.trees));
+        json_object_set_new(u, "tree_count", json_integer(rep.trees));
     }
     if (!gen->has_water) return CLI_EXIT_OK;
     /* The water's meshes and description beside the RAW, in the same write set. */
@@ -1884,9 +1883,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (!rc && ctx->json) {
         char key[17];
         snprintf(key, sizeof key, "%016" PRIx64, gen.cache_key);
-        json_object_set_new(summary, "recipe", cli_json_string(a.recipe_path));
-        json_object_set_new(summary, "document", cli_json_string(trn_document_kind_name(kind)));
-        json_object_set_new(summary, "files", files);
+        json_object_set_new(summary, "input", cli_json_string(a.recipe_path));
+        json_object_set_new(
+            summary, "input_format",
+            json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
+        json_object_set_new(summary, "output_details", files);
         files = NULL;
         json_t *size = json_array();
         json_array_append_new(size, json_real(recipe.size_x));
@@ -1895,7 +1896,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_t *res = json_array();
         json_array_append_new(res, json_integer(recipe.cells_x));
         json_array_append_new(res, json_integer(recipe.cells_z));
-        json_object_set_new(summary, "resolution", res);
+        json_object_set_new(summary, "cells", res);
         json_object_set_new(summary, "samples", json_integer((json_int_t)n));
         json_object_set_new(summary, "seed", json_integer((json_int_t)recipe.seed));
         json_object_set_new(summary, "sea_level", json_real(gen.sea_level));
@@ -1913,9 +1914,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));
         json_object_set_new(hr, "max", json_real(hi));
-        json_object_set_new(summary, "height", hr);
+        json_object_set_new(summary, "height_range", hr);
         if (a.out && a.format != FMT_R32 && a.format != FMT_DAT)
-            json_object_set_new(summary, "height_mapping", mapping_json(&hm));
+            json_object_set_new(summary, "heights", mapping_json(&hm));
         json_t *biomes = json_array();
         for (uint32_t b = 0; b < recipe.biome_count; b++) {
             json_t *o = json_object();

@@ -59,7 +59,7 @@ int cli_verb_recover(cli_ctx *ctx, int argc, char **argv)
     if (st) return cli_fail(ctx, &e);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "folder", cli_json_string(dir));
+        json_object_set_new(o, "input", cli_json_string(dir));
         json_object_set_new(o, "dry_run", json_boolean(dry));
         json_object_set_new(o, "finished", json_integer(rep.completed));
         json_object_set_new(o, "discarded", json_integer(rep.discarded));

@@ -289,7 +289,7 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
 {
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "recipe", cli_json_string(a->recipe_path));
+        json_object_set_new(o, "input", cli_json_string(a->recipe_path));
         json_object_set_new(o, "palette", cli_json_string(p->name ? p->name : ""));
         json_object_set_new(o, "instances", json_integer((json_int_t)inst->count));
         json_object_set_new(o, "truncated", json_integer((json_int_t)rep->truncated));
@@ -319,11 +319,6 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
             json_array_append_new(rules, ro);
         }
         json_object_set_new(o, "rules", rules);
-        json_t *files = json_array();
-        const char *paths[3] = {a->out_json, a->out_csv, a->out_picture};
-        for (int k = 0; k < 3; k++)
-            if (paths[k]) json_array_append_new(files, cli_json_string(paths[k]));
-        json_object_set_new(o, "files", files);
         cli_print_json(o);
         return;
     }
