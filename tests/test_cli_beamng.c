@@ -733,7 +733,8 @@ static void test_editor_v1_level(void)
     /* Upgraded where it was: the editor's key and persistentId kept, the diffuse map now the
      * base colour. */
     CHECK_CONTAINS(mats, "\"Grass-a8517239-7693-4a46-9981-777a7969a536\": {");
-    CHECK_CONTAINS(mats, "\"baseColorBaseTex\": \"/levels/v1pristine/art/terrains/t_terrane_grass_b.png\"");
+    CHECK_CONTAINS(
+        mats, "\"baseColorBaseTex\": \"/levels/v1pristine/art/terrains/t_terrane_grass_b.png\"");
     CHECK(mats && !strstr(mats, "diffuseMap"));
     free(mats);
 
@@ -757,12 +758,12 @@ static void test_editor_v1_level(void)
     CHECK(!trn_test_exists(p));
     snprintf(p, sizeof p, "%s/main/MissionGroup/items.level.json", level);
     char *items = (char *)trn_test_read_file(p, NULL);
-    CHECK(items && strcmp(items,
-                          "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
-                          "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
-                          "\"position\":[-2048,-2048,2.6],\"baseTexSize\":1024,\"maxHeight\":208,"
-                          "\"squareSize\":16,\"terrainFile\":\"/levels/v1import/terrain2.ter\"}\n") ==
-                   0);
+    CHECK(items &&
+          strcmp(items,
+                 "{\"name\":\"theTerrain\",\"class\":\"TerrainBlock\",\"persistentId\":"
+                 "\"129afdcb-1f25-4978-a8c3-f57c47a185c0\",\"__parent\":\"MissionGroup\","
+                 "\"position\":[-2048,-2048,2.6],\"baseTexSize\":1024,\"maxHeight\":208,"
+                 "\"squareSize\":16,\"terrainFile\":\"/levels/v1import/terrain2.ter\"}\n") == 0);
     free(items);
     snprintf(p, sizeof p, "%s/art/terrains/main.materials.json", level);
     mats = (char *)trn_test_read_file(p, NULL);
@@ -787,8 +788,8 @@ static void test_editor_v1_level(void)
         metres[i] = 104.0f;
     CHECK(trn_test_write_file(r32, metres, 256 * 256 * sizeof *metres));
     free(metres);
-    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out,
-                                   &err, r32, level),
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out, &err,
+                                   r32, level),
                  0);
     CHECK(err && !strstr(err, "changed:"));
     free(out), free(err);
@@ -866,8 +867,8 @@ static void test_editor_v1_level(void)
     snprintf(p, sizeof p, "%s/theTerra.terrain.json", level);
     const char *other = "{\"version\": 9, \"datafile\": \"/levels/v1stale/old.ter\", \"size\": 8}";
     CHECK(trn_test_write_file(p, other, strlen(other)));
-    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out,
-                                   &err, hm, level),
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' --level '%s' --texture-size 32", &out, &err,
+                                   hm, level),
                  0);
     CHECK_CONTAINS(err, "changed: replaced theTerra.terrain.json, which described "
                         "/levels/v1stale/old.ter, not /levels/v1stale/theTerra.ter");
@@ -893,8 +894,9 @@ static void test_validate_fixes_work(void)
     char *mats = (char *)trn_test_read_file(p, NULL);
     CHECK(mats != NULL);
     if (mats) {
-        const char *v1 = ",\n  \"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": "
-                         "\"mud\", \"diffuseMap\": \"/levels/fixes/art/terrains/t_terrane_grass_b.png\"}\n}\n";
+        const char *v1 =
+            ",\n  \"mud\": {\"class\": \"TerrainMaterial\", \"internalName\": "
+            "\"mud\", \"diffuseMap\": \"/levels/fixes/art/terrains/t_terrane_grass_b.png\"}\n}\n";
         char *end = strrchr(mats, '}');
         *end = '\0';
         while (end > mats && (end[-1] == '\n' || end[-1] == ' '))
@@ -977,11 +979,9 @@ static void test_validate_fixes_work(void)
     {
         const char *fix = json_string_value(json_object_get(f, "fix"));
         const char *c = json_string_value(json_object_get(f, "check"));
-        const char *at = fix && c && strcmp(c, "ter-version-old") == 0
-                             ? strstr(fix, "terrane convert ")
-                             : NULL;
-        if (at)
-            snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(at + 8, ","), at + 8);
+        const char *at =
+            fix && c && strcmp(c, "ter-version-old") == 0 ? strstr(fix, "terrane convert ") : NULL;
+        if (at) snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(at + 8, ","), at + 8);
     }
     json_decref(findings);
     CHECK(cmd[0] != '\0');

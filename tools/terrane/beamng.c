@@ -220,16 +220,26 @@ static const char *const migrate_help =
 static bool takes_value(const char *a)
 {
     static const char *const with_value[] = {
-        "--level",          "-o",
-        "--output",         "--name",
-        "--materials",      "--opacity",
-        "--layer-map",      "--holes",
-        "--max-height",     "--square-size",
-        "--ter-version",    "--texture-size",
-        "--root",           "--resolution",
-        "--material",       "--terrain-name",
-        "--initial-height", "--only",
-        "--compression",    "--byte-order",
+        "--level",
+        "-o",
+        "--output",
+        "--name",
+        "--materials",
+        "--opacity",
+        "--layer-map",
+        "--holes",
+        "--max-height",
+        "--square-size",
+        "--ter-version",
+        "--texture-size",
+        "--root",
+        "--resolution",
+        "--material",
+        "--terrain-name",
+        "--initial-height",
+        "--only",
+        "--compression",
+        "--byte-order",
         "--material-version",
     };
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
@@ -336,8 +346,8 @@ static void note_level(cli_ctx *ctx, const trn_beamng_level_result *r, uint32_t 
         cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, v1 materials: no texture set)",
                  r->terrain_name, r->items_path, r->terrain_file);
     else
-        cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, texture set %s)",
-                 r->terrain_name, r->items_path, r->terrain_file, r->texture_set);
+        cli_note(ctx, "TerrainBlock \"%s\" in %s (terrainFile %s, texture set %s)", r->terrain_name,
+                 r->items_path, r->terrain_file, r->texture_set);
     /* Every change to what the level had, so none goes unnoticed. */
     for (uint32_t i = 0; i < r->change_count; i++)
         cli_note(ctx, "changed: %s", r->changes[i]);

@@ -785,7 +785,8 @@ static trn_status write_heightmap_png(const char *path, const trn_ter *ter, bool
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void add_change(trn_beamng_level_result *res, const char *fmt, ...)
+static void
+add_change(trn_beamng_level_result *res, const char *fmt, ...)
 {
     if (res->change_count >= TRN_BEAMNG_MAX_CHANGES) {
         res->changes_dropped++;
@@ -851,8 +852,8 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
     const char *target = NULL;
     uint32_t old_size = ter_size_on_disk(ws, res->ter_path);
     if (old_size && old_size != ter->size)
-        add_change(res, "%s: %u x %u samples -> %u x %u", trn_lvl_basename(res->ter_path),
-                   old_size, old_size, ter->size, ter->size);
+        add_change(res, "%s: %u x %u samples -> %u x %u", trn_lvl_basename(res->ter_path), old_size,
+                   old_size, ter->size, ter->size);
     /* The .ter first: the only step that may be cancelled. */
     trn_status st = trn_write_target(ws, res->ter_path, &target, err);
     if (st || (st = trn_ter_write(target, ter, version, progress, user, err))) return st;
@@ -897,8 +898,8 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
     }
     trn_lvl_merge_result mr;
     st = trn_lvl_merge_materials(ws, opt->level_dir, res->level_name, names, n,
-                                 (double)ter->size * tb->square_size, &opt->textures,
-                                 opt->surfaces, opt->surface_count, v1, &mr, err);
+                                 (double)ter->size * tb->square_size, &opt->textures, opt->surfaces,
+                                 opt->surface_count, v1, &mr, err);
     free(names);
     if (st) return st;
     trn_lvl_copy(res->materials_path, sizeof res->materials_path, mr.materials_path);
@@ -908,8 +909,9 @@ static trn_status write_level_files(trn_write_set *ws, const trn_ter *ter,
     if (!v1 && !tb->material_texture_set) {
         if (!(tb->material_texture_set = trn_lvl_strdup(mr.texture_set))) return oom(err, NULL);
         if (res->block_replaced)
-            add_change(res, "materialTextureSet set to \"%s\": the terrain now uses v1.5 "
-                            "materials",
+            add_change(res,
+                       "materialTextureSet set to \"%s\": the terrain now uses v1.5 "
+                       "materials",
                        mr.texture_set);
     } else if (v1 && tb->material_texture_set) {
         free(tb->material_texture_set);
@@ -1034,8 +1036,8 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         if (!old) {
             char list[600] = "";
             for (size_t i = 0; i < block_count && strlen(list) < 500; i++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"",
-                         i ? ", " : "", blocks[i].name ? blocks[i].name : "");
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",
+                         blocks[i].name ? blocks[i].name : "");
             trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
                           "the level has %zu TerrainBlocks (%s) and none is called theTerrain: "
                           "name the one to write (--name)",
@@ -1101,10 +1103,10 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         if (!rel)
             add_change(res, "terrainFile \"%s\" -> \"%s\" (it did not name a .ter in this level)",
                        keep->terrain_file ? keep->terrain_file : "", res->terrain_file);
-        tb.max_height = opt->max_height > 0 ? opt->max_height
+        tb.max_height = opt->max_height > 0    ? opt->max_height
                         : keep->max_height > 0 ? keep->max_height
                                                : max_height;
-        tb.square_size = opt->square_size > 0 ? opt->square_size
+        tb.square_size = opt->square_size > 0    ? opt->square_size
                          : keep->square_size > 0 ? keep->square_size
                                                  : square_size;
         if (tb.max_height != keep->max_height)

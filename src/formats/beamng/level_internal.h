@@ -174,11 +174,11 @@ typedef struct trn_lvl_merge_result {
 /* Make sure every name resolves to a TerrainMaterial in level_dir: names not defined by any
  * materials file of the level are added to art/terrains/main.materials.json as complete v1.5
  * materials with placeholder textures (with v1: as v1 materials, diffuseMap, detailMap,
- * macroMap and normalMap on the same placeholders, and no texture set is added), in the editor's form (keyed NAME-<persistentId>, with
- * internalName, class, persistentId), the ground model from surfaces (the material's entry) or
- * the name table; a TerrainMaterialTextureSet named <level_name>TerrainMaterialTextureSet is
- * added when the level has none (an existing one's name and sizes are used otherwise).
- * Existing entries are never changed. */
+ * macroMap and normalMap on the same placeholders, and no texture set is added), in the editor's
+ * form (keyed NAME-<persistentId>, with internalName, class, persistentId), the ground model from
+ * surfaces (the material's entry) or the name table; a TerrainMaterialTextureSet named
+ * <level_name>TerrainMaterialTextureSet is added when the level has none (an existing one's name
+ * and sizes are used otherwise). Existing entries are never changed. */
 trn_status trn_lvl_merge_materials(trn_write_set *ws, const char *level_dir, const char *level_name,
                                    const char *const *names, uint32_t count, double world_size,
                                    const trn_texture_options *textures,

@@ -456,9 +456,9 @@ json_t *trn_lvl_material_to_json(const trn_terrain_material *m)
     ok = ok && set_str(o, "annotation", m->annotation);
     ok = ok && set_str(o, "groundmodelName", m->groundmodel_name);
     char name[48];
-    /* Field order of BeamNG's documented example: per group Base, Macro (+strength), Detail (+strength).
-     * Numbers are left out only when 0 (unset); any other value read, negative ones too, is
-     * written back, so rewriting a file never drops what it said. */
+    /* Field order of BeamNG's documented example: per group Base, Macro (+strength), Detail
+     * (+strength). Numbers are left out only when 0 (unset); any other value read, negative ones
+     * too, is written back, so rewriting a file never drops what it said. */
     for (int g = 0; ok && g < TRN_TEX_GROUP_COUNT; g++)
         for (int s = 0; ok && s < TRN_TEX_SCALE_COUNT; s++) {
             trn_tex_field_name((trn_tex_group)g, (trn_tex_scale)s, "Tex", name, sizeof name);
@@ -1683,8 +1683,8 @@ trn_status trn_beamng_migrate_materials(const char *level_dir, const trn_migrate
         json_t *other = NULL;
         uint32_t up_other = 0;
         if (load_root(ws, files[f], &other, NULL)) continue; /* validate reports it */
-        st = upgrade_root(ws, other, files[f], art, game_dir, o->fill_textures, &ss, &up_other,
-                          err);
+        st =
+            upgrade_root(ws, other, files[f], art, game_dir, o->fill_textures, &ss, &up_other, err);
         if (!st && up_other) st = write_root(ws, files[f], other, err);
         json_decref(other);
         if (st) goto done;
