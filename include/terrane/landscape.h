@@ -70,6 +70,17 @@ typedef struct trn_stream_power_params {
     int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
+    bool border_outlets;      /* base level only where the land leaves the map (default false:
+                                 every border sample): the border samples that are the lowest
+                                 of their stretch of edge (within a tenth of its length either
+                                 side) drain off the map; the rest of the border is land like the
+                                 interior, rising and eroding, with no flow across the edge, so
+                                 the land does not ramp down to the edge and rivers leave it at
+                                 the outlets (with fixed_border the outlets keep their heights) */
+    double deposition;        /* G >= 0, dimensionless (default 0: none): sediment deposition
+                                 after Yuan et al. 2019, dz/dt gains G Qs / A, Qs the sediment
+                                 flux (uplift minus change, integrated over the drainage area);
+                                 needs n = 1 and single-flow routing (D8 or Rho8) */
     trn_flow_routing routing; /* default TRN_ROUTING_RHO8 */
     uint64_t seed;            /* Rho8's draws (default 0); the same seed, the same result */
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in
