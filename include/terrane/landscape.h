@@ -72,7 +72,7 @@ typedef struct trn_stream_power_params {
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
     bool border_outlets;      /* base level only where the land leaves the map (default false:
                                  every border sample): the border samples that are the lowest
-                                 of their stretch of edge (within a tenth of its length either
+                                 of their stretch of edge (within 1/32 of its length either
                                  side) drain off the map; the rest of the border is land like the
                                  interior, rising and eroding, with no flow across the edge, so
                                  the land does not ramp down to the edge and rivers leave it at

@@ -70,10 +70,11 @@ static const trn_param_spec p_sp[] = {
            "a smooth warp (no creases along the coarse grid); cubic, Catmull-Rom (creases every "
            "coarse cell)"),
     CHOICE("border", "follow", "follow|fixed|outlets",
-           "follow: the border comes down with the land beside it; fixed: it keeps its heights; "
-           "outlets: only the lowest points of each stretch of edge (where valleys meet it) are "
-           "base level, the rest of the border is land that rises and erodes with the interior, "
-           "so the land does not ramp down to the edge"),
+           "follow: the border is base level and comes down with the land beside it; fixed: it "
+           "keeps its heights; outlets: base level only at the edge's low points (where valleys "
+           "meet it, at least 1/32 of the edge apart), the rest of the border is land that rises "
+           "and erodes with the interior and sheds no water across the edge, so the land does not "
+           "ramp down to every edge"),
     NUM("deposition", 0, 0, 1000,
         "G, dimensionless: sediment deposition (Yuan et al. 2019); the sediment a river carries, "
         "spread over its drainage area and times G, is laid down where it flows, so fans and "
