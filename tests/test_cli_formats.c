@@ -51,7 +51,7 @@ static void test_options_before_verb(void)
     /* The common options work before the verb as after it. */
     CHECK_EQ_INT(trn_test_run_clif("--format json info '%s'", &out, &err, ter), 0);
     CHECK(out && out[0] == '{');
-    CHECK_CONTAINS(out, "\"format\": \"beamng-ter\"");
+    CHECK_CONTAINS(out, "\"input_format\": \"beamng-ter\"");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("-q --format=json info '%s'", &out, &err, ter), 0);
     CHECK(out && out[0] == '{');
