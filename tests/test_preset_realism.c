@@ -67,7 +67,7 @@ static double edge_fall(const trn_field *f)
  * degrees at most 1.08 times chance, periodic curvature at most 2 times a shuffled profile)
  * and, with base level only where valleys meet the edge, no gutter or rim along it. Measured
  * (45-degree ratio, periodic ratio, edge fall): rolling hills 1.039, 1.54, 0.010; mountain
- * range 0.994, 1.04, -0.036; basin 0.990, 1.19 (a bowl: its rims stand high); river valley
+ * range 0.994, 1.04, -0.036; basin 0.992, 0.63 (a bowl: its rims stand high); river valley
  * 0.992, 0.96, -0.023. */
 static void check_fingerprints(const char *name, const trn_generated *g, bool edge)
 {

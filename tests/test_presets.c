@@ -40,7 +40,7 @@ static const struct {
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0x0779a3e76d5ffb5dull, 0x77d554a8bfb896efull, 7, 12800,
      256},
-    {"builtin://terrain/basin", 0xfc02926eff67d4d9ull, 0xc1457866f7349253ull, 7, 4096, 256},
+    {"builtin://terrain/basin", 0x66e7d7be6f661c90ull, 0x3453fd3513b3b686ull, 7, 4096, 256},
     {"builtin://terrain/plateau", 0x99b23fca0be2c485ull, 0x97ae81615c2d6decull, 3, 4096, 128},
     {"builtin://terrain/coastal-island", 0xc9ab01d529a11088ull, 0x1556bfe3e2268184ull, 4, 8192,
      256},

@@ -37,7 +37,9 @@
  * downstream instead of filled flat, so its river no longer runs down a straight trough) and,
  * but for the river valley (whose River Route must reach the edge where its valley does), keep
  * base level only where valleys meet the map edge (border outlets), so the land no longer
- * ramps down to every edge. */
+ * ramps down to every edge; the basin's base level rises from its 64 m bed to 76 m, so the
+ * shelving floor under the lake stays smooth instead of evolving into a stair-step of
+ * coarse-cell terraces. */
 
 typedef struct builtin {
     const char *id;
@@ -269,8 +271,9 @@ static const builtin builtins[] = {
      "warped up to 300 m so no octagon shows; Hollow blends "
      "the hills toward the floor through it with amount 1, so the middle is a level lake "
      "bed and the sides rise smoothly to the rims. Evolve then runs landscape evolution "
-     "(Stream Power) over the hollowed ground with the 64 m lake bed as base level, so the "
-     "streams end in the lake: rock uplift against river incision and hillslope creep, "
+     "(Stream Power) over the hollowed ground with the ground below 76 m (the lake bed and "
+     "the lowest of the floor shelving up from it, all under the lake) as base level, so "
+     "the floor stays smooth and the streams end in the lake: rock uplift against river incision and hillslope creep, "
      "read at a 120 m reference cell, on a grid of 32 m cells (129 x 129 samples) whatever "
      "the output grid, stretched back to the input's height range above the bed; sediment "
      "is laid down where slopes drop (deposition 1), building fans at the lake and "
@@ -290,7 +293,7 @@ static const builtin builtins[] = {
      "{\"a\": {\"node\": \"surrounding_hills\"}, \"b\": {\"node\": \"basin_floor\"}, "
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
-     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 64, \"relief\": \"input\", "
+     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 76, \"relief\": \"input\", "
      "\"border\": \"outlets\", \"deposition\": 1}, "
      "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"erosion\", \"type\": "
      "\"erosion\", \"position\": [960, 0], \"params\": {\"droplet_density\": 0.3, "
