@@ -329,7 +329,8 @@ static void test_determinism(void)
         CHECK(hash_field(&a) == first);
         trn_field_dispose(&a);
     }
-    if (first != 0x2caa57c686c4e532ull) fprintf(stderr, "deposition hash %016llx\n", (unsigned long long)first);
+    if (first != 0x2caa57c686c4e532ull)
+        fprintf(stderr, "deposition hash %016llx\n", (unsigned long long)first);
     CHECK(first == 0x2caa57c686c4e532ull);
 }
 

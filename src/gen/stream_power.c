@@ -1470,7 +1470,8 @@ static bool sp_ring(sp_state *s, const trn_field *field, double sea_level)
             bool low = isfinite(sea_level) && hq <= sea_level;
             if (!low) {
                 low = true;
-                const uint32_t w0 = q > reach ? q - reach : 0, w1 = q + reach < len ? q + reach : len - 1u;
+                const uint32_t w0 = q > reach ? q - reach : 0;
+                const uint32_t w1 = q + reach < len ? q + reach : len - 1u;
                 for (uint32_t w = w0; w <= w1 && low; w++) {
                     if (w == q) continue;
                     const uint32_t wi = e < 2 ? w : fi, wj = e < 2 ? fj : w;
