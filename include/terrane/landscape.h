@@ -22,7 +22,11 @@ extern "C" {
  *   do not rise. A border sample follows the land down: after each step it is lowered to its
  *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
  *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
- *   instead); samples under the sea stay as they are.
+ *   instead); samples under the sea stay as they are. With border_outlets only the edges' low
+ *   points are base level (a ring of samples outside the map, walls elsewhere);
+ * - with deposition G > 0 (Yuan et al. 2019) the law gains + (G / A) Qs, Qs the sediment flux
+ *   (uplift minus change, summed over the drainage area), solved implicitly and exactly in two
+ *   passes over the stack (each height affine in its receiver's); n = 1, D8 or Rho8 only.
  * Each step: uplift; receivers (routing: D8 steepest strict descent, Rho8 or MFD); closed
  * depressions (an interior sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
