@@ -77,6 +77,20 @@ static void test_project(void)
     expect(0, "project", "presets '%s/examples/project'", TRN_SOURCE_DIR);
     expect(0, "project", "cook '%s/examples/project' -o '%s/project_cooked' -q", TRN_SOURCE_DIR,
            dir);
+    /* The scene's inline terrain is cooked beside the cooked scene, which names the payload. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/project_cooked/world.landscape.terrain.bin", dir);
+    CHECK(trn_test_exists(path));
+    snprintf(path, sizeof path, "%s/project_cooked/world.scene.json", dir);
+    json_error_t je;
+    json_t *scene = json_load_file(path, 0, &je);
+    const json_t *t = json_object_get(
+        json_object_get(json_array_get(json_object_get(scene, "entities"), 0), "components"),
+        "Terrain3D");
+    CHECK(t && strcmp(json_string_value(json_object_get(t, "payload")),
+                      "world.landscape.terrain.bin") == 0);
+    CHECK(t && !json_object_get(t, "recipe"));
+    json_decref(scene);
 }
 
 int main(void)

@@ -28,6 +28,10 @@ static const char *const help_text =
     "(*.terrain.json holding \"format_version\", \"id\" and \"recipe\") under it into OUT_DIR\n"
     "at the same relative path, and writes its cooked manifest NAME.asset.json beside it: the\n"
     "source manifest's fields with \"payload\": \"NAME.terrain.bin\" in place of \"source\".\n"
+    "A scene (SCENE.scene.json) whose entity ENTITY has an inline Terrain3D recipe cooks\n"
+    "it into SCENE.ENTITY.terrain.bin and writes the cooked scene beside it, that entity's\n"
+    "Terrain3D naming \"payload\" instead of holding the recipe. Folder links that lead out\n"
+    "of the project are not followed.\n"
     "\n"
     "A payload already in OUT_DIR made by this generator version from the same recipe (its\n"
     "cache key), palette and material set, and whose every section checks, is kept and\n"
@@ -99,6 +103,7 @@ typedef struct cook_job {
     char *rel_dir; /* its folder relative to the project ("" for the top or a recipe) */
     char *name;    /* NAME of NAME.terrain.bin */
     bool project;  /* write the cooked manifest too */
+    char *entity;  /* a scene's entity whose Terrain3D recipe this is (source is the scene) */
 } cook_job;
 
 typedef struct job_list {
@@ -147,6 +152,7 @@ static bool add_job(job_list *l, const char *source, const char *rel_dir, const 
     j->rel_dir = text_dup(rel_dir);
     j->name = text_dup(name);
     j->project = project;
+    j->entity = NULL;
     if (!j->source || !j->rel_dir || !j->name) {
         free(j->source);
         free(j->rel_dir);
@@ -163,6 +169,7 @@ static void jobs_free(job_list *l)
         free(l->items[k].source);
         free(l->items[k].rel_dir);
         free(l->items[k].name);
+        free(l->items[k].entity);
     }
     free(l->items);
 }
@@ -181,6 +188,122 @@ static bool is_terrain_asset(const char *path)
     const bool yes = trn_document_classify((const char *)data, size) == TRN_DOCUMENT_TERRAIN_ASSET;
     free(data);
     return yes;
+}
+
+static int stage_bytes(cli_ctx *ctx, const char *dest, const void *data, size_t size);
+
+/* The entities of a scene whose Terrain3D component holds an inline recipe: one job each,
+ * cooked as SCENE.ENTITY.terrain.bin beside the cooked scene. An asset reference is cooked with
+ * its asset; an empty Terrain3D is a placeholder with nothing to cook. */
+static int add_scene_jobs(cli_ctx *ctx, const char *path, const char *rel, const char *file,
+                          job_list *jobs)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc)
+        return cli_failf(ctx, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    const json_t *ents = json_object_get(doc, "entities");
+    int rc = CLI_EXIT_OK;
+    char stem[256];
+    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(file) - strlen(".scene.json")), file);
+    for (size_t k = 0; !rc && k < json_array_size(ents); k++) {
+        const json_t *ent = json_array_get(ents, k);
+        const json_t *t = json_object_get(json_object_get(ent, "components"), "Terrain3D");
+        const char *id = json_string_value(json_object_get(ent, "id"));
+        if (!json_is_object(json_object_get(t, "recipe"))) continue;
+        if (!id || !id[0] || strchr(id, '/') || strcmp(id, ".") == 0 || strcmp(id, "..") == 0) {
+            rc = cli_failf(ctx,
+                           "%s: entities[%zu]: an entity with a Terrain3D recipe needs an id that "
+                           "can name its payload (no '/'), found '%s'",
+                           path, k, id ? id : "");
+            break;
+        }
+        char name[600];
+        snprintf(name, sizeof name, "%s.%s", stem, id);
+        if (!add_job(jobs, path, rel, name, false) ||
+            !(jobs->items[jobs->count - 1].entity = text_dup(id)))
+            rc = cli_failf(ctx, "out of memory listing %s", path);
+    }
+    json_decref(doc);
+    return rc;
+}
+
+/* The recipe of a scene entity's Terrain3D component, parsed with the scene's folder as its
+ * base (a Heightfield Input's path is relative to the scene). */
+static trn_status scene_recipe(const char *scene, const char *entity, trn_recipe *out,
+                               trn_error *err)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(scene, 0, &je);
+    if (!doc) return trn_error_set(err, TRN_ERR_JSON, scene, -1, "%s", je.text);
+    const json_t *ents = json_object_get(doc, "entities");
+    const json_t *recipe = NULL;
+    for (size_t k = 0; k < json_array_size(ents) && !recipe; k++) {
+        const json_t *ent = json_array_get(ents, k);
+        const char *id = json_string_value(json_object_get(ent, "id"));
+        if (id && strcmp(id, entity) == 0)
+            recipe = json_object_get(
+                json_object_get(json_object_get(ent, "components"), "Terrain3D"), "recipe");
+    }
+    char *text = recipe ? json_dumps(recipe, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, scene, -1,
+                             "entity '%s' has no Terrain3D recipe any more", entity);
+    trn_status st = trn_recipe_parse(text, strlen(text), scene, out, NULL, err);
+    free(text);
+    if (!st && (st = trn_recipe_set_base_dir_of(out, scene, err))) trn_recipe_dispose(out);
+    if (st && err && !strstr(err->message, entity)) {
+        char m[sizeof err->message + 600];
+        snprintf(m, sizeof m, "entity '%.200s': Terrain3D.recipe: %s", entity, err->message);
+        snprintf(err->message, sizeof err->message, "%.*s", (int)sizeof err->message - 1, m);
+    }
+    return st;
+}
+
+/* The cooked copy of a scene: each cooked entity's Terrain3D names its payload instead of
+ * carrying the recipe (the runtime loads payloads; it never generates). */
+static int write_cooked_scene(cli_ctx *ctx, const cook_args *a, const job_list *jobs, size_t first,
+                              size_t end)
+{
+    const cook_job *j0 = &jobs->items[first];
+    json_error_t je;
+    json_t *doc = json_load_file(j0->source, JSON_PRESERVE_ORDER, &je);
+    if (!doc) return cli_failf(ctx, "%s:%d:%d: %s", j0->source, je.line, je.column, je.text);
+    json_t *ents = json_object_get(doc, "entities");
+    for (size_t k = first; k < end; k++) {
+        const cook_job *j = &jobs->items[k];
+        for (size_t e = 0; e < json_array_size(ents); e++) {
+            json_t *ent = json_array_get(ents, e);
+            const char *id = json_string_value(json_object_get(ent, "id"));
+            json_t *t = json_object_get(json_object_get(ent, "components"), "Terrain3D");
+            if (!id || strcmp(id, j->entity) != 0 || !json_is_object(t)) continue;
+            char payload[700];
+            snprintf(payload, sizeof payload, "%s.terrain.bin", j->name);
+            json_object_del(t, "recipe");
+            json_object_set_new(t, "payload", cli_json_string(payload));
+        }
+    }
+    const char *base = strrchr(j0->source, '/');
+    base = base ? base + 1 : j0->source;
+    char dest[PATH_MAX];
+    const int n = snprintf(dest, sizeof dest, "%s%s%s/%s", a->out_dir, j0->rel_dir[0] ? "/" : "",
+                           j0->rel_dir, base);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    const size_t len = text ? strlen(text) : 0;
+    char *line = text ? malloc(len + 1) : NULL;
+    if (n < 0 || (size_t)n >= sizeof dest || !line) {
+        free(text);
+        free(line);
+        return cli_failf(ctx, "%s: cannot write its cooked copy", j0->source);
+    }
+    memcpy(line, text, len);
+    line[len] = '\n';
+    free(text);
+    int rc = stage_bytes(ctx, dest, line, len + 1);
+    free(line);
+    return rc;
 }
 
 /* Every Terrain asset source under dir (names sorted, hidden folders and out_real skipped). */
@@ -226,6 +349,8 @@ static int walk(cli_ctx *ctx, const char *dir, const char *rel, const char *out_
             cli_note(ctx, "%s: skipped: a symbolic link to outside the project", path);
         } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             rc = walk(ctx, path, sub, out_real, root_real, jobs, depth + 1);
+        } else if (ends_with(names[k], ".scene.json")) {
+            rc = add_scene_jobs(ctx, path, rel, names[k], jobs);
         } else if (ends_with(names[k], ".terrain.json") && is_terrain_asset(path)) {
             char *stem = text_dup(names[k]);
             if (stem) stem[strlen(stem) - strlen(".terrain.json")] = '\0';
@@ -434,9 +559,14 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
-    if (trn_recipe_read(job->source, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (job->entity) {
+        kind = TRN_DOCUMENT_RECIPE;
+        if (scene_recipe(job->source, job->entity, &recipe, &e)) return cli_fail(ctx, &e);
+    } else if (trn_recipe_read(job->source, &recipe, &kind, &e)) {
+        return cli_fail(ctx, &e);
+    }
     char *id = kind == TRN_DOCUMENT_TERRAIN_ASSET ? asset_id(job->source) : NULL;
-    const char *terrain_id = id ? id : job->name;
+    const char *terrain_id = id ? id : job->name; /* a scene's: SCENE.ENTITY */
     trn_palette palette;
     trn_material_set set;
     memset(&palette, 0, sizeof palette);
@@ -531,7 +661,8 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
         if (!rc && jobs.count == 0)
             rc = cli_failf(ctx,
                            "%s: no Terrain asset sources (*.terrain.json with \"format_version\", "
-                           "\"id\" and \"recipe\") under it",
+                           "\"id\" and \"recipe\") and no scene with an inline Terrain3D recipe "
+                           "under it",
                            a.input);
     } else {
         char *stem = recipe_stem(a.input);
@@ -543,6 +674,19 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     if (!rc && !results) rc = cli_failf(ctx, "out of memory");
     for (size_t k = 0; !rc && k < jobs.count; k++)
         rc = cook_one(ctx, &a, &jobs.items[k], &results[k]);
+    /* Each scene with cooked terrains gets its cooked copy (its jobs are consecutive). */
+    for (size_t k = 0; !rc && k < jobs.count;) {
+        size_t end = k + 1;
+        if (!jobs.items[k].entity) {
+            k++;
+            continue;
+        }
+        while (end < jobs.count && jobs.items[end].entity &&
+               strcmp(jobs.items[end].source, jobs.items[k].source) == 0)
+            end++;
+        rc = write_cooked_scene(ctx, &a, &jobs, k, end);
+        k = end;
+    }
     if (!rc) rc = cli_commit(ctx);
     if (!rc && ctx->json) {
         json_t *arr = json_array();
