@@ -56,6 +56,16 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
                               uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
                               trn_field *dst, trn_progress_fn progress, void *user, trn_error *err);
 
+/* Enlarge coarse onto cells_x x cells_z cells over the same extent (each at least coarse's) by
+ * an interpolating cubic B-spline (C2: its curvature has no jumps at the coarse samples, where
+ * bilinear or bicubic interpolation leave a crease along every row and column of the coarse
+ * grid) sampled through a smooth warp of about half a coarse cell drawn from seed, fading to
+ * nothing at the edges, so the knot lines do not line up with the grid either: the landscape
+ * evolution's own upsampling. out is initialised by the call. The same coarse field and seed give
+ * the same bytes on any thread count. Errors: TRN_ERR_INVALID_ARGUMENT, TRN_ERR_NO_MEMORY. */
+trn_status trn_field_upsample_spline(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
+                                     uint64_t seed, trn_field *out, trn_error *err);
+
 /* Copy the samples x0 .. x0 + samples_x - 1 and z0 .. z0 + samples_z - 1 (each count >= 2)
  * into a new field whose size keeps src's sample spacing. quantum and quantum_base are kept.
  * TRN_ERR_INVALID_ARGUMENT when the window leaves the field. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/landscape.h"
+#include "terrane/resample.h"
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
                               double found)
@@ -508,4 +509,41 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
     free(area);
     trn_field_dispose(&coarse);
     return st;
+}
+
+trn_status trn_field_upsample_spline(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
+                                     uint64_t seed, trn_field *out, trn_error *err)
+{
+    if (!coarse || !coarse->heights || !out || coarse->cells_x < 1 || coarse->cells_z < 1 ||
+        cells_x < coarse->cells_x || cells_z < coarse->cells_z)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "spline upsampling: a field with heights and a grid at least as fine "
+                             "as it are needed");
+    const uint32_t cx = coarse->cells_x, cz = coarse->cells_z;
+    const size_t cn = ((size_t)cx + 1u) * ((size_t)cz + 1u);
+    const size_t nx = (size_t)cells_x + 1u, nz = (size_t)cells_z + 1u;
+    trn_status st = trn_field_init(out, cells_x, cells_z, coarse->size_x, coarse->size_z, err);
+    if (st) return st;
+    double *coef = malloc(cn * sizeof *coef);
+    evolve_warp warp;
+    warp_init(&warp, seed);
+    warp_tables wt = {NULL, NULL, 0};
+    const double sx = (double)cx / cells_x, sz = (double)cz / cells_z;
+    if (!coef || !warp_tables_init(&wt, &warp, nx, nz, sx, sz, cx, cz)) {
+        free(coef);
+        trn_field_dispose(out);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "spline upsampling: out of memory");
+    }
+    bspline_coefficients(coarse->heights, (size_t)cx + 1u, (size_t)cz + 1u, true, coef);
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < nz; j++)
+        for (size_t i = 0; i < nx; i++) {
+            double fx = (double)i * sx, fz = (double)j * sz;
+            warp_apply(&warp, &wt, i, j, &fx, &fz);
+            out->heights[j * nx + i] = (float)bspline_at(coef, cx, cz, fx, fz, NULL, NULL);
+        }
+    free(wt.col);
+    free(wt.row);
+    free(coef);
+    return TRN_OK;
 }

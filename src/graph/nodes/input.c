@@ -34,8 +34,9 @@ static const trn_param_spec p_input[] = {
             "covers the recipe's extent"),
     NUM("height_scale", 1, -TRN_BIG, TRN_BIG, "heights are multiplied by this, then offset"),
     NUM("height_offset", 0, -TRN_BIG, TRN_BIG, "metres added after the scale"),
-    CHOICE("resample", "bilinear", "bilinear|bicubic|average",
-           "filter onto the recipe's cells (average for shrinking by a large factor)"),
+    CHOICE("resample", "bilinear", "bilinear|bicubic|average|spline",
+           "filter onto the recipe's cells (average for shrinking by a large factor; spline "
+           "enlarges by a warped C2 spline that leaves no crease along the file's grid)"),
 };
 
 static void read_options(const trn_graph_node *n, const trn_node_type *t,
@@ -281,8 +282,26 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
                                            ? TRN_RESAMPLE_AVERAGE
                                            : TRN_RESAMPLE_BILINEAR;
     trn_field dst;
-    st = trn_field_resample(&hf.field, &w, r->cells_x, r->cells_z, filter, &dst, trn_node_bridge,
-                            (void *)c->progress, err);
+    /* The window's own samples along each axis: spline enlarges from them when the recipe's
+     * grid is finer, and is bicubic otherwise. */
+    const double wx = w.x1 - w.x0, wz = w.z1 - w.z0;
+    const uint32_t native_x = wx < 1.0 ? 1u : (uint32_t)lround(wx),
+                   native_z = wz < 1.0 ? 1u : (uint32_t)lround(wz);
+    if (strcmp(filter_name, "spline") == 0 && r->cells_x > native_x && r->cells_z > native_z) {
+        trn_field coarse;
+        st = trn_field_resample(&hf.field, &w, native_x, native_z, TRN_RESAMPLE_BICUBIC, &coarse,
+                                trn_node_bridge, (void *)c->progress, err);
+        if (!st) {
+            /* The warp's phases from the node's id and the recipe's seed: stable per node. */
+            const uint64_t seed = XXH64(c->node->id, strlen(c->node->id), c->recipe->seed);
+            st = trn_field_upsample_spline(&coarse, r->cells_x, r->cells_z, seed, &dst, err);
+            trn_field_dispose(&coarse);
+        }
+    } else {
+        st = trn_field_resample(&hf.field, &w, r->cells_x, r->cells_z,
+                                strcmp(filter_name, "spline") == 0 ? TRN_RESAMPLE_BICUBIC : filter,
+                                &dst, trn_node_bridge, (void *)c->progress, err);
+    }
     /* The window's ground size (metres for a georeferenced DEM, pixels otherwise). */
     const double ground_x = hf.field.size_x * (w.x1 - w.x0) / hf.field.cells_x,
                  ground_z = hf.field.size_z * (w.z1 - w.z0) / hf.field.cells_z;
