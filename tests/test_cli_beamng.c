@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -424,6 +425,19 @@ static void test_import_raw(void)
     CHECK_CONTAINS(err, "heights stored for maxHeight 512");
     free(out), free(err);
     CHECK_OK(trn_ter_read(ter, NULL, &t, NULL, NULL, NULL));
+    /* Nothing but NaN is no terrain: refused, no flat .ter written. */
+    for (size_t i = 0; i < samples; i++)
+        f[i] = NAN;
+    char nan_r32[1024], nan_ter[1024];
+    tmp_path(nan_r32, sizeof nan_r32, "nan.r32");
+    tmp_path(nan_ter, sizeof nan_ter, "nan.ter");
+    CHECK(trn_test_write_file(nan_r32, f, samples * 4));
+    CHECK_EQ_INT(trn_test_run_clif("beamng import '%s' -o '%s' --max-height 100", &out, &err,
+                                   nan_r32, nan_ter),
+                 1);
+    CHECK_CONTAINS(err, "nan.r32: every one of its 16384 heights is NaN (no data)");
+    CHECK(!trn_test_exists(nan_ter));
+    free(out), free(err);
     /* File sample 1 (5 m) is image row 0, the terrain's last row: round(5 / 512 * 65536). */
     CHECK_EQ_INT(t.heights[127u * 128u + 1u], 640);
     CHECK_EQ_INT(t.heights[127u * 128u], 65535);

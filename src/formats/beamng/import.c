@@ -619,10 +619,16 @@ static trn_status load_heightmap(const trn_beamng_import_options *opt, double fl
 
 /* One warning when scaling an R32 heightmap clamped samples (it fits in trn_ter_warning). */
 static trn_status warn_clamped(trn_ter *ter, const float_scale *fs, double max_height,
-                               trn_error *err)
+                               const char *path, trn_error *err)
 {
     uint64_t clamped = fs->low + fs->high + fs->nan;
     if (!clamped) return TRN_OK;
+    /* Nothing but no-data: a flat terrain would be no import of it. */
+    if (fs->nan == (uint64_t)ter->size * ter->size)
+        return trn_error_set(err, TRN_ERR_VALIDATION, path, -1,
+                             "every one of its %llu heights is NaN (no data): there is no "
+                             "terrain to import",
+                             (unsigned long long)fs->nan);
     return trn_ter_priv_warn(
         ter, -1, err,
         "%llu of %llu heights clamped (%llu below 0 m, %llu at or above maxHeight "
@@ -687,7 +693,7 @@ trn_status trn_beamng_import(const trn_beamng_import_options *opt, trn_ter *ter,
     if ((st = load_heightmap(opt, float_max, &img, &is_float, &fs, err))) return st;
     st = check_heightmap_size(img.width, img.height, "heightmap", opt->heightmap_path, err);
     if (!st) st = ter_alloc(ter, img.width, opt->material_names, opt->material_count, err);
-    if (!st && is_float) st = warn_clamped(ter, &fs, float_max, err);
+    if (!st && is_float) st = warn_clamped(ter, &fs, float_max, opt->heightmap_path, err);
     if (!st) {
         trn_progress p = trn_progress_sub(&root, 0, 1.0 / steps);
         st = fill_heights(ter, &img, opt->flip_y_axis, opt->heightmap_path, &p, err);
