@@ -571,6 +571,13 @@ static void test_levels_folder_refused(void)
     CHECK_EQ_INT(run_quiet("convert '%s' 'beamng:%s'", hm, levels), 0);
     snprintf(ter, sizeof ter, "%stheTerrain.ter", levels);
     CHECK(trn_test_exists(ter));
+    /* levels/.. names the game's own folder: refused as written, nothing lands there. */
+    snprintf(levels, sizeof levels, "%s/lf/levels/..", tmp);
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' 'beamng:%s'", &out, &err, hm, levels), 1);
+    CHECK_CONTAINS(err, "ends in '..', which names no level");
+    free(out), free(err);
+    snprintf(ter, sizeof ter, "%s/lf/theTerrain.ter", tmp);
+    CHECK(!trn_test_exists(ter));
 }
 
 /* Names from a file are shown escaped on a terminal and kept (escaped) in JSON. */

@@ -1010,6 +1010,22 @@ trn_status trn_beamng_level_write_terrain(const trn_ter *ter, const trn_beamng_l
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
                              "is a file, not a level folder: give the levels/NAME folder to "
                              "write into");
+    /* "G/levels/.." or "G/levels/x/.." name the game's folders, not a level: refused as
+     * written, before anything is made. */
+    {
+        size_t n = strlen(opt->level_dir);
+        while (n > 1 && opt->level_dir[n - 1] == '/')
+            n--;
+        size_t start = n;
+        while (start > 0 && opt->level_dir[start - 1] != '/')
+            start--;
+        if ((n - start == 1 && opt->level_dir[start] == '.') ||
+            (n - start == 2 && opt->level_dir[start] == '.' && opt->level_dir[start + 1] == '.'))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, opt->level_dir, -1,
+                                 "ends in '%.*s', which names no level: give the level's own "
+                                 "folder, levels/NAME",
+                                 (int)(n - start), opt->level_dir + start);
+    }
     trn_status st = trn_mkdir_p(opt->level_dir, err);
     if (st) return st;
     trn_lvl_copy(res->level_dir, sizeof res->level_dir, opt->level_dir);
