@@ -142,4 +142,10 @@ trn_status trn_generated_finish(const trn_recipe *recipe,
                                 struct trn_generated *gen, trn_progress_fn progress, void *user,
                                 trn_error *err);
 
+/* A BeamNG ground model name (case-insensitive) as the engine spells it, or NULL; and every name,
+ * comma-separated, for messages (src/recipe/groundmodels.c). The recipe layer owns the list a
+ * biome's "groundmodel" is checked against; the BeamNG export reads it from here. */
+const char *trn_rcp_groundmodel_find(const char *name);
+const char *trn_rcp_groundmodel_names(void);
+
 #endif

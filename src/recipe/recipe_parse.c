@@ -10,7 +10,6 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
-#include "terrane/beamng_level.h"
 
 typedef struct pctx {
     const char *text; /* the whole text, byte order mark included, for positions */
@@ -316,7 +315,7 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
             /* BeamNG's physics surface; a name the game does not ship would fall back to its
              * default surface without a word, so it is refused here. */
             const char *known =
-                json_is_string(v) ? trn_beamng_groundmodel_find(json_string_value(v)) : NULL;
+                json_is_string(v) ? trn_rcp_groundmodel_find(json_string_value(v)) : NULL;
             if (!known)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                             "expected a BeamNG ground model such as GRASS, DIRT, DIRT_DUSTY, "

@@ -7,7 +7,6 @@
 
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
-#include "terrane/beamng_level.h"
 
 enum { LO_OPEN = 1, WHOLE = 2 };
 
@@ -329,7 +328,7 @@ static trn_status check_biome(chk *k, const trn_recipe *r, uint32_t i)
                     names);
     }
     /* Recipes built in code may set any text; the canonical (upper-case) spelling is required. */
-    const char *gm = b->groundmodel[0] ? trn_beamng_groundmodel_find(b->groundmodel) : NULL;
+    const char *gm = b->groundmodel[0] ? trn_rcp_groundmodel_find(b->groundmodel) : NULL;
     if (b->groundmodel[0] && (!gm || strcmp(gm, b->groundmodel) != 0)) {
         trn_json_path_push_key(k->where, "groundmodel");
         return fail(k, TRN_ERR_VALIDATION,

@@ -12,6 +12,7 @@
 
 #include "core/fileio.h"
 #include "level_internal.h"
+#include "recipe/recipe_internal.h"
 #include "core/write_set.h"
 
 #define MATERIALS_MAX_BYTES (64u << 20)
@@ -743,72 +744,15 @@ const char *trn_beamng_groundmodel_for_name(const char *name)
     return "DIRT";
 }
 
-/* The ground models of the game's art/groundmodels.json, then aliases it defines for them. */
-static const char *const groundmodels[] = {
-    "ASPHALT",
-    "ASPHALT_OLD",
-    "ASPHALT_PREPPED",
-    "ASPHALT_WET",
-    "BRANCHES_STRONG",
-    "COBBLESTONE",
-    "DIRT",
-    "DIRT_DUSTY",
-    "DIRT_DUSTY_LOOSE",
-    "FRICTIONLESS",
-    "GRASS",
-    "GRAVEL",
-    "GRAVEL_WET",
-    "ICE",
-    "KICKPLATE",
-    "LEAVES_STRONG",
-    "LEAVES_THIN",
-    "METAL",
-    "METAL_TREAD",
-    "MUD",
-    "PLASTIC",
-    "ROCK",
-    "RUMBLE_STRIP",
-    "SAND",
-    "SHOCK_ABSORBER",
-    "SLIPPERY",
-    "SNOW",
-    "SPIKE_STRIP",
-    "WOOD",
-    "BEACHSAND",
-    "CONCRETE",
-    "CONCRETE2",
-    "DERBY_DIRT",
-    "DIRT_GRASS",
-    "DIRT_LOOSE",
-    "DIRT_LOOSE_DUSTY",
-    "DIRT_ROCKY",
-    "DIRT_ROCKY_LARGE",
-    "DIRT_SANDY",
-    "FOREST",
-    "GRASS2",
-    "GRID",
-    "GROUNDMODEL_ASPHALT1",
-    "ROCK_CLIFF",
-    "ROCKS_LARGE",
-    "ROCKYDIRT",
-};
-
+/* The list lives with the recipe, which checks biomes against it. */
 const char *trn_beamng_groundmodel_find(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof groundmodels / sizeof groundmodels[0]; i++)
-        if (trn_lvl_ieq(name, groundmodels[i])) return groundmodels[i];
-    return NULL;
+    return trn_rcp_groundmodel_find(name);
 }
 
 const char *trn_beamng_groundmodel_names(void)
 {
-    return "ASPHALT, ASPHALT_OLD, ASPHALT_PREPPED, ASPHALT_WET, BRANCHES_STRONG, COBBLESTONE, "
-           "DIRT, DIRT_DUSTY, DIRT_DUSTY_LOOSE, FRICTIONLESS, GRASS, GRAVEL, GRAVEL_WET, ICE, "
-           "KICKPLATE, LEAVES_STRONG, LEAVES_THIN, METAL, METAL_TREAD, MUD, PLASTIC, ROCK, "
-           "RUMBLE_STRIP, SAND, SHOCK_ABSORBER, SLIPPERY, SNOW, SPIKE_STRIP, WOOD, and the "
-           "aliases BEACHSAND, CONCRETE, CONCRETE2, DERBY_DIRT, DIRT_GRASS, DIRT_LOOSE, "
-           "DIRT_LOOSE_DUSTY, DIRT_ROCKY, DIRT_ROCKY_LARGE, DIRT_SANDY, FOREST, GRASS2, GRID, "
-           "GROUNDMODEL_ASPHALT1, ROCK_CLIFF, ROCKS_LARGE, ROCKYDIRT";
+    return trn_rcp_groundmodel_names();
 }
 
 /* The annotation class a ground model's surface gets (NATURE is the engine's default). */
