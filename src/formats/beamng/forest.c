@@ -920,17 +920,19 @@ static void load_managed_data(veg_check *c)
     free(data);
 }
 
-/* Every NAME.forestbrushes4.json in art/forest: one object a line; its TSForestItemData. */
-static void load_brush_data(veg_check *c)
+/* The names ending in suffix in the level's folder sub (its path in dir), sorted; NULL when
+ * there is no such folder or none (c->oom on a failed allocation). */
+static char **sorted_names(veg_check *c, const char *sub, const char *suffix, char dir[PATH_MAX],
+                           size_t *count)
 {
-    char dir[PATH_MAX];
-    if (!trn_lvl_join(dir, sizeof dir, c->level_dir, "art/forest")) return;
+    *count = 0;
+    if (!trn_lvl_join(dir, PATH_MAX, c->level_dir, sub)) return NULL;
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) return NULL;
     char **names = NULL;
     size_t n = 0;
     for (struct dirent *de; (de = readdir(d));) {
-        if (!ends_with(de->d_name, ".forestbrushes4.json")) continue;
+        if (!ends_with(de->d_name, suffix)) continue;
         char **grown = realloc(names, (n + 1) * sizeof *grown);
         if (!grown || !(grown[n] = trn_lvl_strdup(de->d_name))) {
             names = grown ? grown : names;
@@ -942,6 +944,21 @@ static void load_brush_data(veg_check *c)
     }
     closedir(d);
     if (n) qsort(names, n, sizeof *names, cmp_strings);
+    if (!n) {
+        free(names);
+        return NULL;
+    }
+    *count = n;
+    return names;
+}
+
+/* Every NAME.forestbrushes4.json in art/forest: one object a line; its TSForestItemData. */
+static void load_brush_data(veg_check *c)
+{
+    char dir[PATH_MAX];
+    size_t n = 0;
+    char **names = sorted_names(c, "art/forest", ".forestbrushes4.json", dir, &n);
+    if (!names) return;
     for (size_t f = 0; f < n; f++) {
         char path[PATH_MAX];
         uint8_t *data = NULL;
@@ -1138,24 +1155,9 @@ static void check_forest4_file(veg_check *c, const char *path)
 static void check_forest4(veg_check *c)
 {
     char dir[PATH_MAX];
-    if (!trn_lvl_join(dir, sizeof dir, c->level_dir, "forest")) return;
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char **names = NULL;
     size_t n = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (!ends_with(de->d_name, ".forest4.json")) continue;
-        char **grown = realloc(names, (n + 1) * sizeof *grown);
-        if (!grown || !(grown[n] = trn_lvl_strdup(de->d_name))) {
-            names = grown ? grown : names;
-            c->oom = true;
-            break;
-        }
-        names = grown;
-        n++;
-    }
-    closedir(d);
-    if (n) qsort(names, n, sizeof *names, cmp_strings);
+    char **names = sorted_names(c, "forest", ".forest4.json", dir, &n);
+    if (!names) return;
     for (size_t f = 0; f < n && !c->oom; f++) {
         char path[PATH_MAX];
         if (trn_lvl_join(path, sizeof path, dir, names[f])) check_forest4_file(c, path);
