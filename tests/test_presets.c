@@ -25,7 +25,8 @@ static uint64_t hash_of(const void *data, size_t size)
  * node) gives them a river network; then (4, 5, 5, 5) fine steps after amplification, which
  * leave the default 64 x 64 grid unchanged; then (3, 3, 5, 6, 6, 3, 4, 6) real-world sizes
  * (a 12.8 km mountain range, 2 km rolling hills, ...) instead of 128 m toys, on default grids
- * of 64-256 cells. */
+ * of 64-256 cells; then the building site, dunes, plateau (4) and island (5) drain as real land
+ * does (a Stream Power node each). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -33,15 +34,15 @@ static const struct {
     double size;    /* metres across: real-world extents since the next versions */
     uint32_t cells; /* default cells a side: a few metres to 50 m, so every biome shows */
 } golden[] = {
-    {"builtin://terrain/flat-building-site", 0x650897ec29639b52ull, 0xb1d98ef8f6bba900ull, 3, 512,
+    {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0x3627f978b4776badull, 0x8e01d52fcacca3c1ull, 3, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x9be5b824bc786b94ull, 0x86826e2479409485ull, 4, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x2090454016a3b971ull, 0x86762b977e0a3d6full, 5, 2048, 256},
     {"builtin://terrain/mountain-range", 0x4c302e602ece7e44ull, 0xf9172849b370f0f5ull, 6, 12800,
      256},
     {"builtin://terrain/basin", 0x801ed66bc59c0d0eull, 0x013bc53099decbc7ull, 6, 4096, 256},
-    {"builtin://terrain/plateau", 0x99b23fca0be2c485ull, 0x97ae81615c2d6decull, 3, 4096, 128},
-    {"builtin://terrain/coastal-island", 0xc9ab01d529a11088ull, 0x1556bfe3e2268184ull, 4, 8192,
+    {"builtin://terrain/plateau", 0x6d7fd7ff0732649dull, 0xc833f536141f9c86ull, 4, 4096, 128},
+    {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 5, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xb4ea456123e7288bull, 0xca6f8abd3bf35969ull, 6, 2048,
      128},
