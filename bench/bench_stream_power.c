@@ -11,13 +11,16 @@
 /* A mountain range evolved towards steady state with the Stream Power node's defaults (uplift
  * 1e-3, K 5e-5, m 0.45, n 1, Kd 0.05, dt 20000; 30 m cells): a ridge across the middle with
  * value-noise relief, every step timed as part of the whole run. Arguments after "evolve":
- * cells, threads, steps, runs. */
+ * cells, threads, steps, runs, then optionally the deposition G (default 0) and "outlets" for
+ * base level only at the edges' low points. */
 static int evolve(int argc, char **argv)
 {
     const uint32_t cells = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1024u;
     const int threads = argc > 3 ? atoi(argv[3]) : 2;
     const uint32_t steps = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 300u;
     const int runs = argc > 5 ? atoi(argv[5]) : 3;
+    const double deposition = argc > 6 ? atof(argv[6]) : 0.0;
+    const bool outlets = argc > 7 && strcmp(argv[7], "outlets") == 0;
     if (cells < 2 || runs < 1 || runs > 100 || steps < 1 || threads < 0) return 1;
     trn_error e;
     trn_field f;
@@ -41,10 +44,13 @@ static int evolve(int argc, char **argv)
     p.dt = 20000.0;
     p.steps = steps;
     p.threads = threads;
+    p.deposition = deposition;
+    p.border_outlets = outlets;
     trn_stream_power_report rep;
     printf("stream power evolve: %u^2 samples (30 m cells), %u steps of %g years, %d thread(s), "
-           "load average %.2f\n",
-           cells + 1u, steps, p.dt, threads, load_average());
+           "deposition G %g, border %s, load average %.2f\n",
+           cells + 1u, steps, p.dt, threads, deposition, outlets ? "outlets" : "base level",
+           load_average());
     for (int r = 0; r < runs; r++) {
         memcpy(f.heights, initial, n * sizeof *initial);
         const double w0 = now_s(), c0 = cpu_s();

@@ -1,4 +1,5 @@
-/* terrane studio over HTTP from a C client: stroke and extended-stroke round trips on 2049^2,
+/* terrane studio over HTTP from a C client: stroke and extended-stroke round trips on 2049^2
+ * (or CELLS + 1 squared: bench_studio CLI STROKES RUNS CELLS),
  * the first /api/heights and /api/lod of a 4097^2 session. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
@@ -129,21 +130,23 @@ static void report(const char *what, double *times, int n, size_t bytes)
            what, n, times[n / 2] * 1e3, times[0] * 1e3, times[n - 1] * 1e3, bytes, load_average());
 }
 
-/* 2049^2: plain strokes, then drags sent as growing strokes (?extend=1), then one undo. */
-static int bench_strokes(const char *cli, const char *dir, int strokes)
+/* cells + 1 squared (2049^2 by default): plain strokes, then drags sent as growing strokes
+ * (?extend=1), then one undo. */
+static int bench_strokes(const char *cli, const char *dir, int strokes, unsigned cells)
 {
     char recipe[256];
-    if (!write_recipe(dir, 2048, recipe, sizeof recipe)) return 1;
+    if (!write_recipe(dir, cells, recipe, sizeof recipe)) return 1;
     const double t0 = now_s();
     const pid_t pid = start(cli, recipe);
     if (pid < 0) return 1;
-    printf("studio up (2049^2 generated) in %.2f s\n", now_s() - t0);
+    printf("studio up (%u^2 generated) in %.2f s\n", cells + 1, now_s() - t0);
     double *times = malloc((size_t)strokes * sizeof *times);
     size_t bytes = 0;
     for (int k = 0; k < strokes; k++) {
         char body[256];
         /* Radius 24 world units (12 cells), a short drag of three stamps, across the map. */
-        const double x = 300.0 + 90.0 * (k % 40), z = 500.0 + 70.0 * (k % 37);
+        const double f = cells / 2048.0; /* the same places, scaled to the map */
+        const double x = f * (300.0 + 90.0 * (k % 40)), z = f * (500.0 + 70.0 * (k % 37));
         snprintf(body, sizeof body,
                  "{\"type\": \"%s\", \"radius\": 24, \"strength\": 2, \"points\": [[%g, %g], "
                  "[%g, %g], [%g, %g]]}",
@@ -164,7 +167,8 @@ static int bench_strokes(const char *cli, const char *dir, int strokes)
     double *ext = malloc((size_t)drags * (steps - 1) * sizeof *ext);
     int measured = 0;
     for (int d = 0; d < drags; d++) {
-        const double x = 400.0 + 300.0 * (d % 10), z = 3000.0 - 200.0 * (d % 12);
+        const double f = cells / 2048.0;
+        const double x = f * (400.0 + 300.0 * (d % 10)), z = f * (3000.0 - 200.0 * (d % 12));
         char body[4096];
         size_t used = (size_t)snprintf(body, sizeof body,
                                        "{\"type\": \"raise\", \"radius\": 24, \"strength\": 2, "
@@ -244,9 +248,11 @@ int main(int argc, char **argv)
     const char *cli = argc > 1 ? argv[1] : "./terrane";
     const int strokes = argc > 2 ? atoi(argv[2]) : 40;
     const int runs = argc > 3 ? atoi(argv[3]) : 3;
+    /* The strokes' session: CELLS cells a side (default 2048: 2049^2 samples). */
+    const unsigned cells = argc > 4 && atoi(argv[4]) >= 64 ? (unsigned)atoi(argv[4]) : 2048u;
     char dir[] = "/tmp/bench-studio-XXXXXX";
     if (!mkdtemp(dir)) return 1;
-    int rc = bench_strokes(cli, dir, strokes > 0 ? strokes : 40);
+    int rc = bench_strokes(cli, dir, strokes > 0 ? strokes : 40, cells);
     if (!rc && runs > 0) rc = bench_first_frame(cli, dir, runs);
     rmdir(dir);
     return rc;

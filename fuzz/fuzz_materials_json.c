@@ -149,7 +149,13 @@ static void assert_sane(const trn_material_file *mf)
         FUZZ_ASSERT(m->key != NULL);
         /* persistentId is read into its field (an empty one is none), never kept as extra. */
         FUZZ_ASSERT(!m->persistent_id || m->persistent_id[0] != '\0');
-        FUZZ_ASSERT(!m->extra_json || !strstr(m->extra_json, "\"persistentId\":"));
+        /* Only the top level: a nested object may have its own persistentId key. */
+        if (m->extra_json) {
+            json_t *extra = json_loads(m->extra_json, 0, NULL);
+            FUZZ_ASSERT(json_is_object(extra));
+            FUZZ_ASSERT(!json_object_get(extra, "persistentId"));
+            json_decref(extra);
+        }
         for (int g = 0; g < TRN_TEX_GROUP_COUNT; g++)
             for (int s = 0; s < TRN_TEX_SCALE_COUNT; s++) {
                 FUZZ_ASSERT(isfinite(m->tex_size[g][s]));

@@ -92,7 +92,7 @@ static void test_create(void)
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
     CHECK(j && strcmp(json_string_value(json_object_get(j, "terrain_name")), "theTerrain_1") == 0);
-    CHECK(j && json_integer_value(json_object_get(j, "size")) == 128);
+    CHECK(j && json_integer_value(json_object_get(j, "resolution")) == 128);
     CHECK(j && json_integer_value(json_object_get(j, "materials_added")) == 1);
     json_decref(j);
     free(out), free(err);
@@ -161,7 +161,7 @@ static void test_validate(void)
     CHECK(f0 && strcmp(json_string_value(json_object_get(f0, "check")), "texture-missing") == 0);
     CHECK(f0 && strcmp(json_string_value(json_object_get(f0, "severity")), "error") == 0);
     CHECK(f0 && json_string_length(json_object_get(f0, "fix")) > 0);
-    CHECK(j && json_integer_value(json_object_get(j, "errors")) == 1);
+    CHECK(j && json_integer_value(json_object_get(j, "error_count")) == 1);
     json_decref(j);
     free(out), free(err);
     CHECK(saved && trn_test_write_file(p, saved, saved_n));
@@ -241,8 +241,8 @@ static void test_import_export(void)
         0);
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
-    CHECK(j && json_integer_value(json_object_get(j, "size")) == 128);
-    CHECK(j && json_array_size(json_object_get(j, "layers")) == 2);
+    CHECK(j && json_integer_value(json_object_get(j, "resolution")) == 128);
+    CHECK(j && json_array_size(json_object_get(j, "materials")) == 2);
     json_decref(j);
     free(out), free(err);
     CHECK(trn_test_same_bytes(ter, tmp_path(p, sizeof p, "levels/imported/theTerrain.ter")));
@@ -284,7 +284,7 @@ static void test_import_export(void)
                           &err, ter, tmp),
         0);
     j = json_loads(out ? out : "", 0, &je);
-    CHECK(j && json_array_size(json_object_get(j, "files")) == 2);
+    CHECK(j && json_array_size(json_object_get(j, "outputs")) == 2);
     json_decref(j);
     free(out), free(err);
 
@@ -474,9 +474,9 @@ static void test_scaffold(void)
     json_t *j = json_loads(out ? out : "", 0, &je);
     snprintf(level, sizeof level, "%s/levels/isle", root);
     snprintf(p, sizeof p, "%s/info.json", level);
-    CHECK(strcmp(json_string_value(json_object_get(j, "info")), p) == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "info_file")), p) == 0);
     snprintf(p, sizeof p, "%s/preview.png", level);
-    CHECK(strcmp(json_string_value(json_object_get(j, "preview")), p) == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "preview_file")), p) == 0);
     CHECK(json_integer_value(json_object_get(j, "objects_added")) == 11); /* no sea: no water */
     CHECK(json_array_size(json_object_get(j, "spawn_position")) == 3);
     CHECK(json_is_true(json_object_get(j, "spawn_dry")));

@@ -1,6 +1,7 @@
 /* Command-line tests for info and convert: exit codes, messages, JSON output, round trips. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <signal.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -237,11 +238,11 @@ static void test_info_json(void)
     json_t *o = json_loads(out ? out : "", 0, &je);
     CHECK(o != NULL);
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "beamng-ter") == 0);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "version")), 9);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "size")), 16);
+        CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "beamng-ter") == 0);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "ter_version")), 9);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "resolution")), 16);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "holes")), 1);
-        json_t *h = json_object_get(o, "heights");
+        json_t *h = json_object_get(o, "height_range");
         CHECK_EQ_INT(json_integer_value(json_object_get(h, "stored_min")), 1000);
         CHECK_EQ_INT(json_integer_value(json_object_get(h, "stored_max")), 1000 + 15 * 48);
         CHECK(json_real_value(json_object_get(h, "metres_min")) == 1000 * 1024.0 / 65536.0);
@@ -468,7 +469,7 @@ static void test_max_samples(void)
         CHECK(json_is_false(json_object_get(o, "values_read")));
         CHECK(json_is_null(json_object_get(o, "min")));
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "samples")), 4294967296LL);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "width")), 65536);
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "grid"), 0)), 65536);
         json_decref(o);
     }
     snprintf(cmd, sizeof cmd, "convert '%s' '%s'", p, tmp_path(q, sizeof q, "huge_out.png"));
@@ -744,7 +745,7 @@ static void test_detection(void)
     snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
     json_t *o = run_json(cmd, 0);
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "stationeers-dat") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "stationeers-dat") == 0);
         json_decref(o);
     }
     /* A .ter whose size field is 0: the .ter's message, not an octree's. */
@@ -872,17 +873,34 @@ static void test_special_inputs(void)
         }
         free(out), free(err);
     }
-    unlink(fifo);
-    /* /dev/zero fits no format: refused after its first bytes, at once. */
-    CHECK_EQ_INT(trn_test_run_cli("info /dev/zero", &out, &err), 1);
-    CHECK_CONTAINS(err, "/dev/zero: offset 0: unrecognised format");
-    CHECK_CONTAINS(err, "character device, read into memory up to a limit of 8589934592 bytes");
+    /* A pipe forced to be a raster runs into the byte limit (8 bytes a sample + 16 MiB). */
+    pid_t big = fork();
+    if (big == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        static uint8_t zeros[1 << 16];
+        int fd = open(fifo, O_WRONLY);
+        for (int k = 0; fd >= 0 && k < 512; k++)
+            if (write(fd, zeros, sizeof zeros) < 0) break;
+        _exit(0);
+    }
+    snprintf(cmd, sizeof cmd, "info '%s' --input-format r16 --max-samples 1000", fifo);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "is a pipe (FIFO) and holds more than 16785216 bytes, the limit for "
+                        "inputs that are not regular files");
     free(out), free(err);
-    /* Forced to be a raster, it runs into the byte limit (8 bytes a sample + 16 MiB). */
-    CHECK_EQ_INT(
-        trn_test_run_cli("info /dev/zero --input-format r16 --max-samples 1000", &out, &err), 1);
-    CHECK_CONTAINS(err, "/dev/zero: is a character device and holds more than 16785216 bytes, "
-                        "the limit for inputs that are not regular files");
+    waitpid(big, NULL, 0);
+    /* A named pipe nobody writes to is refused (after two seconds), never waited on. */
+    snprintf(cmd, sizeof cmd, "info '%s'", fifo);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "no program wrote anything to it within 2 seconds");
+    free(out), free(err);
+    unlink(fifo);
+    /* A device is no file: /dev/zero is refused at once, even when a format is forced. */
+    CHECK_EQ_INT(trn_test_run_cli("info /dev/zero", &out, &err), 1);
+    CHECK_CONTAINS(err, "/dev/zero: is a character device; terrane reads regular files and pipes");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("info /dev/zero --input-format dat", &out, &err), 1);
+    CHECK_CONTAINS(err, "/dev/zero: is a character device; terrane reads regular files and pipes");
     free(out), free(err);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "terrane/runtime.h"
@@ -185,6 +186,22 @@ static void test_project(void)
     CHECK_CONTAINS(out_text, "landscape.terrain.bin: up to date");
     CHECK(out_text && strstr(out_text, "cooked/cooked") == NULL);
     CHECK(out_text && strchr(out_text, '\n') == strrchr(out_text, '\n')); /* one terrain */
+    /* A folder linked in from outside the project is not the project's: never walked. */
+    char outside[800], link[900];
+    snprintf(outside, sizeof outside, "%s/outside_terrain", tmp);
+    char stranger[900];
+    snprintf(stranger, sizeof stranger, "%s/stranger.terrain.json", outside);
+    CHECK(mkdir(outside, 0777) == 0);
+    CHECK(trn_test_write_file(stranger, doc, strlen(doc)));
+    snprintf(link, sizeof link, "%s/linked", proj);
+    CHECK(symlink(outside, link) == 0);
+    CHECK_EQ_INT(cli("cook %s -o %s", proj, out), 0);
+    CHECK_CONTAINS(err_text, "skipped: a symbolic link to outside the project");
+    CHECK(out_text && !strstr(out_text, "stranger"));
+    unlink(link);
+    /* Cooking a project into itself would skip every source: a usage error that says why. */
+    CHECK_EQ_INT(cli("cook %s -o %s", proj, proj), 2);
+    CHECK_CONTAINS(err_text, "the output folder is the project itself");
 }
 
 /* A recipe naming a palette asset that names a material set asset: editing either asset (not

@@ -51,7 +51,7 @@ static void test_options_before_verb(void)
     /* The common options work before the verb as after it. */
     CHECK_EQ_INT(trn_test_run_clif("--format json info '%s'", &out, &err, ter), 0);
     CHECK(out && out[0] == '{');
-    CHECK_CONTAINS(out, "\"format\": \"beamng-ter\"");
+    CHECK_CONTAINS(out, "\"input_format\": \"beamng-ter\"");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("-q --format=json info '%s'", &out, &err, ter), 0);
     CHECK(out && out[0] == '{');
@@ -413,6 +413,46 @@ static void test_examples_by_name(void)
     unsetenv("TERRANE_EXAMPLES");
 }
 
+/* info describes every document terrane reads by its content, whatever its name. */
+static void test_info_documents(void)
+{
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli("info " TRN_SOURCE_DIR "/examples/recipes/island.json", &out,
+                                  &err),
+                 0);
+    CHECK_CONTAINS(out, "format:     terrane recipe");
+    CHECK_CONTAINS(out, "seed:       3889");
+    CHECK_CONTAINS(out, "landforms:  1 (island)");
+    CHECK(!strstr(err, "BeamNG")); /* not read as a .terrain.json any more */
+    free(out), free(err);
+    CHECK_EQ_INT(
+        trn_test_run_cli("info " TRN_SOURCE_DIR "/examples/project/world.scene.json", &out, &err),
+        0);
+    CHECK_CONTAINS(out, "format:     terrane scene");
+    CHECK_CONTAINS(out, "landscape: inline recipe");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("info " TRN_SOURCE_DIR
+                                  "/examples/project/presets/wetlands.preset.json",
+                                  &out, &err),
+                 0);
+    CHECK_CONTAINS(out, "terrane terrain preset");
+    CHECK_CONTAINS(out, "name:        Wetlands");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("info " TRN_SOURCE_DIR
+                                  "/examples/project/presets/wetlands.asset.json",
+                                  &out, &err),
+                 0);
+    CHECK_CONTAINS(out, "terrane asset manifest");
+    CHECK_CONTAINS(out, "source:     wetlands.preset.json");
+    free(out), free(err);
+    char odd[1200];
+    snprintf(odd, sizeof odd, "%s/odd.json", dir);
+    CHECK(trn_test_write_file(odd, "{\"foo\": 1}", 10));
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, odd), 1);
+    CHECK_CONTAINS(err, "a JSON document of no kind terrane reads");
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(dir, sizeof dir)) return trn_test_skip("no temporary folder");
@@ -421,6 +461,7 @@ int main(void)
     RUN(test_verb_list);
     RUN(test_formats_verb);
     RUN(test_examples_by_name);
+    RUN(test_info_documents);
     RUN(test_json_errors);
     RUN(test_json_everywhere);
     return trn_test_finish();

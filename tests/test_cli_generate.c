@@ -180,8 +180,7 @@ static void test_documents(void)
         trn_test_run_clif("generate '%s' -o '%s/asset.r32' --format json", &out, &err, p, tmp), 0);
     CHECK_CONTAINS(err, "is a Terrain asset document");
     char kind[128];
-    snprintf(kind, sizeof kind, "\"document\": \"%s\"",
-             trn_document_kind_name(TRN_DOCUMENT_TERRAIN_ASSET));
+    snprintf(kind, sizeof kind, "\"input_format\": \"terrain_asset\"");
     CHECK_CONTAINS(out, kind);
     free(out), free(err);
     size_t n;
@@ -234,7 +233,7 @@ static void test_heightfield_formats(void)
     {
         json_error_t je0;
         json_t *js = json_loads(out ? out : "", 0, &je0);
-        json_t *hm = json_object_get(js, "height_mapping");
+        json_t *hm = json_object_get(js, "heights");
         CHECK(json_real_value(json_object_get(hm, "base")) == -20.0);
         CHECK(fabs(json_real_value(json_object_get(hm, "quantum")) - 0.001) < 1e-15);
         CHECK(!strcmp(json_string_value(json_object_get(hm, "rule")), "--scale"));
@@ -286,7 +285,7 @@ static void test_heightfield_formats(void)
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
-    json_t *m = json_object_get(j, "height_mapping");
+    json_t *m = json_object_get(j, "heights");
     CHECK(m && json_real_value(json_object_get(m, "base")) == (double)lo);
     const double max_height = json_real_value(json_object_get(m, "max_height"));
     /* convert's rule: the lowest height at 0, the highest at 65535 */
@@ -379,9 +378,8 @@ static void test_json_summary(void)
         CHECK(strcmp(json_string_value(json_object_get(j, "cache_key")), key) == 0);
         CHECK(json_real_value(json_object_get(j, "sea_level")) == 8.5);
         CHECK(strcmp(json_string_value(json_object_get(j, "sea_level_source")), "explicit") == 0);
-        CHECK(strcmp(json_string_value(json_object_get(j, "document")),
-                     trn_document_kind_name(TRN_DOCUMENT_RECIPE)) == 0);
-        json_t *files = json_object_get(j, "files");
+        CHECK(strcmp(json_string_value(json_object_get(j, "input_format")), "recipe") == 0);
+        json_t *files = json_object_get(j, "output_details");
         CHECK(json_array_size(files) == 1);
         CHECK_CONTAINS(json_string_value(json_object_get(json_array_get(files, 0), "path")),
                        "j.png");
@@ -419,8 +417,8 @@ static void test_export_beamng(void)
     CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
-    json_t *ex = json_object_get(j, "export");
-    CHECK(json_integer_value(json_object_get(ex, "validate_errors")) == 0);
+    json_t *ex = json_object_get(j, "beamng");
+    CHECK(json_integer_value(json_object_get(ex, "validate_error_count")) == 0);
     CHECK(json_integer_value(json_object_get(ex, "materials_added")) == 3);
     CHECK(json_integer_value(json_object_get(ex, "textures_tinted")) == 3);
     json_decref(j);
@@ -430,7 +428,7 @@ static void test_export_beamng(void)
     CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --format json", &out, &err, level), 0);
     j = json_loads(out ? out : "", 0, &je);
     CHECK(json_is_object(j));
-    CHECK_CONTAINS(out, "\"errors\": 0");
+    CHECK_CONTAINS(out, "\"error_count\": 0");
     json_decref(j);
     free(out), free(err);
 

@@ -70,12 +70,12 @@ static void test_info(void)
     json_t *doc = json_loads(out ? out : "", 0, NULL);
     CHECK(doc != NULL);
     CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(doc, "crs"), "epsg")), 32633);
-    CHECK_EQ_INT(json_integer_value(json_object_get(doc, "width")), 40);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(doc, "grid"), 0)), 40);
     json_t *nd = json_object_get(doc, "nodata");
     CHECK_EQ_INT(json_integer_value(json_object_get(nd, "count")), 1);
     json_t *mpp = json_object_get(doc, "metres_per_pixel");
     CHECK(json_real_value(json_array_get(mpp, 0)) == 30.0);
-    json_t *hs = json_object_get(doc, "heights");
+    json_t *hs = json_object_get(doc, "height_range");
     CHECK(fabs(json_real_value(json_object_get(hs, "min")) - 200.0) < 1e-3);
     CHECK(fabs(json_real_value(json_object_get(hs, "max")) - dem_height(39, 29)) < 1e-3);
     json_decref(doc);
@@ -311,7 +311,7 @@ static void test_max_samples(void)
     CHECK(doc != NULL);
     CHECK(json_is_false(json_object_get(doc, "values_read")));
     CHECK_EQ_INT(json_integer_value(json_object_get(doc, "samples")), 1200);
-    CHECK(json_is_null(json_object_get(json_object_get(doc, "heights"), "min")));
+    CHECK(json_is_null(json_object_get(json_object_get(doc, "height_range"), "min")));
     CHECK(json_is_null(json_object_get(json_object_get(doc, "nodata"), "count")));
     json_decref(doc);
     free(out), free(err);

@@ -470,7 +470,7 @@ static void test_graph_errors(void)
     CHECK_EQ_INT(trn_test_run_clif("graph check '%s' --format json", &out, &err, p), 1);
     json_t *j = parse_out(out);
     free(out), free(err);
-    CHECK_EQ_INT(json_integer_value(json_object_get(j, "errors")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "error_count")), 1);
     json_t *d = json_array_get(json_object_get(j, "diagnostics"), 0);
     const char *node = json_string_value(json_object_get(d, "node"));
     CHECK(strcmp(json_string_value(json_object_get(d, "check")), "cycle") == 0);
@@ -542,8 +542,8 @@ static void test_inspect_graph(void)
     CHECK_EQ_INT(trn_test_run_clif("inspect '%s' --format json -q", &out, &err, p), 0);
     json_t *j = parse_out(out);
     json_t *g = json_object_get(j, "graph");
-    CHECK_EQ_INT(json_integer_value(json_object_get(g, "errors")), 1);
-    CHECK_EQ_INT(json_integer_value(json_object_get(g, "warnings")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(g, "error_count")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(g, "warning_count")), 1);
     CHECK(strcmp(json_string_value(json_object_get(g, "output")), "out") == 0);
     CHECK(json_is_null(json_object_get(g, "keys_quality")));
     json_t *diags = json_object_get(g, "diagnostics");
@@ -665,7 +665,7 @@ static void test_asset_document(void)
     char *out, *err;
     CHECK_EQ_INT(trn_test_run_clif("graph check '%s' --format json", &out, &err, q), 1);
     json_t *j = parse_out(out);
-    CHECK(strcmp(json_string_value(json_object_get(j, "document")), "terrain_asset") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(j, "input_format")), "terrain_asset") == 0);
     json_t *d = json_array_get(json_object_get(j, "diagnostics"), 0);
     CHECK(strcmp(json_string_value(json_object_get(d, "check")), "kind-mismatch") == 0);
     char *tz = text ? realloc(text, n + 1) : NULL;
@@ -694,7 +694,7 @@ static void test_graph_check_and_types(void)
     CHECK(write_valley("checked.json", 1, "n", "[0, 0]", p, sizeof p));
     CHECK_EQ_INT(trn_test_run_clif("graph check '%s' --format json", &out, &err, p), 0);
     json_t *j = parse_out(out);
-    CHECK_EQ_INT(json_integer_value(json_object_get(j, "nodes")), 9);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "node_count")), 9);
     CHECK_EQ_INT(json_array_size(json_object_get(j, "diagnostics")), 0);
     CHECK(strcmp(json_string_value(json_object_get(j, "graph")), "explicit") == 0);
     json_decref(j);

@@ -100,21 +100,21 @@ static void test_heightmap_outputs(void)
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 16 --format json -q", hm, glb), 0);
     json_t *o = summary();
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "format")), "glb") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(o, "output_format")), "glb") == 0);
         CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "finest") == 0);
         CHECK_EQ_INT(jint(o, "chunks"), 16);
         CHECK_EQ_INT(jint(o, "chunk_cells"), 16);
-        CHECK_EQ_INT(jint(o, "level_count"), 5);
+        CHECK_EQ_INT(jint(o, "lod_count"), 5);
         /* level 0 everywhere: 64 x 64 cells, two triangles each, plus skirts */
         CHECK(jint(o, "triangles") > 2 * 64 * 64);
-        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "chunks_per_level"), 0)),
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "chunks_per_lod"), 0)),
                      16);
         CHECK(json_is_true(json_object_get(o, "roles")));
         size_t size = 0;
         uint8_t *data = trn_test_read_file(glb, &size);
         CHECK(data && size > 20 && memcmp(data, "glTF", 4) == 0);
         CHECK_EQ_INT(jint(o, "bytes"), size);
-        CHECK(strcmp(json_string_value(json_array_get(json_object_get(o, "files"), 0)), glb) == 0);
+        CHECK(strcmp(json_string_value(json_array_get(json_object_get(o, "outputs"), 0)), glb) == 0);
         free(data);
         json_decref(o);
     }
@@ -123,8 +123,8 @@ static void test_heightmap_outputs(void)
                  0);
     o = summary();
     if (o) {
-        CHECK_EQ_INT(json_array_size(json_object_get(o, "files")), 2);
-        CHECK(json_integer_value(json_array_get(json_object_get(o, "chunks_per_level"), 2)) == 16);
+        CHECK_EQ_INT(json_array_size(json_object_get(o, "outputs")), 2);
+        CHECK(json_integer_value(json_array_get(json_object_get(o, "chunks_per_lod"), 2)) == 16);
         CHECK(jint(o, "triangles") < 2 * 64 * 64);
         json_decref(o);
     }
@@ -171,7 +171,7 @@ static void test_camera(void)
     if (o) {
         CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "camera") == 0);
         CHECK(json_real_value(json_object_get(o, "lod_error_pixels")) == 2.0);
-        CHECK(json_integer_value(json_array_get(json_object_get(o, "chunks_per_level"), 0)) < 16);
+        CHECK(json_integer_value(json_array_get(json_object_get(o, "chunks_per_lod"), 0)) < 16);
     }
     json_decref(o);
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 16 --camera -3000,500,-3000 --lod-error-pixels 0 "
@@ -180,7 +180,7 @@ static void test_camera(void)
                  0);
     o = summary();
     if (o) {
-        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "chunks_per_level"), 0)),
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(o, "chunks_per_lod"), 0)),
                      16);
         CHECK(jint(o, "triangles") > far_tris);
     }
@@ -206,7 +206,7 @@ static void test_recipe(void)
         CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "recipe") == 0);
         CHECK_EQ_INT(jint(o, "chunk_cells"), 32); /* the recipe's chunk size */
         CHECK_EQ_INT(jint(o, "chunks"), 4);
-        CHECK_EQ_INT(jint(o, "water_bodies"), 1);
+        CHECK_EQ_INT(jint(o, "water_body_count"), 1);
         CHECK(jint(o, "instances") > 0);
     }
     json_decref(o);
@@ -230,7 +230,7 @@ static void test_recipe(void)
                  0);
     o = summary();
     if (o) {
-        CHECK_EQ_INT(jint(o, "water_bodies"), 0);
+        CHECK_EQ_INT(jint(o, "water_body_count"), 0);
         CHECK_EQ_INT(jint(o, "instances"), 0);
         CHECK_EQ_INT(jint(o, "chunks"), 1);
     }

@@ -60,7 +60,7 @@ static void test_palette_text_and_json(void)
         CHECK_EQ_INT(trn_test_run_clif("%s '%s' --format json", &out, &err, verbs[v], path), 0);
         json_t *root = json_loads(out ? out : "", 0, NULL);
         CHECK(root != NULL);
-        CHECK(strcmp(json_string_value(json_object_get(root, "document")), "terrain_palette") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(root, "input_format")), "terrain_palette") == 0);
         CHECK(strcmp(json_string_value(json_object_get(root, "name")), "Meadow") == 0);
         CHECK(json_integer_value(json_object_get(root, "format_version")) == 3);
         CHECK(json_number_value(json_object_get(root, "art_density")) == 0.5);
@@ -116,7 +116,7 @@ static void test_material_set(void)
         CHECK_EQ_INT(trn_test_run_clif("%s '%s' --format json", &out, &err, verbs[v], path), 0);
         json_t *root = json_loads(out ? out : "", 0, NULL);
         CHECK(root != NULL);
-        CHECK(strcmp(json_string_value(json_object_get(root, "document")),
+        CHECK(strcmp(json_string_value(json_object_get(root, "input_format")),
                      "terrain_material_set") == 0);
         json_t *roles = json_object_get(root, "roles");
         CHECK_EQ_INT(json_object_size(roles), 9);

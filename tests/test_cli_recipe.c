@@ -104,10 +104,10 @@ static void test_inspect_json(void)
     json_t *o = json_loads(out ? out : "", 0, &je);
     CHECK(o != NULL);
     if (o) {
-        CHECK(strcmp(json_string_value(json_object_get(o, "document")), "recipe") == 0);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "sample_count")), 16641);
+        CHECK(strcmp(json_string_value(json_object_get(o, "input_format")), "recipe") == 0);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "samples")), 16641);
         CHECK_EQ_INT(json_integer_value(json_object_get(o, "seed")), 3889);
-        CHECK_EQ_INT(json_integer_value(json_object_get(o, "chunk_count")), 16);
+        CHECK_EQ_INT(json_integer_value(json_object_get(o, "chunks")), 16);
         json_t *sea = json_object_get(o, "sea_level");
         CHECK(json_number_value(json_object_get(sea, "value")) == 0); /* was 8.5 */
         CHECK(strcmp(json_string_value(json_object_get(sea, "source")), "explicit") == 0);
@@ -124,7 +124,7 @@ static void test_inspect_json(void)
         json_t *grass = json_array_get(biomes, 0);
         CHECK(json_number_value(json_array_get(json_object_get(grass, "color"), 0)) == 0.36);
         CHECK(strcmp(json_string_value(json_object_get(grass, "hex")), "#5C9442FF") == 0);
-        json_t *layers = json_object_get(o, "layers");
+        json_t *layers = json_object_get(o, "recipe_layers");
         CHECK(strcmp(json_string_value(json_object_get(layers, "source")), "default") == 0);
         CHECK_EQ_INT(json_array_size(json_object_get(layers, "tree")), 5);
         json_t *lf = json_array_get(json_object_get(o, "landforms"), 0);
@@ -169,7 +169,7 @@ static void test_inspect_json(void)
             json_integer_value(json_object_get(json_object_get(strokes, "regions"), "total")), 2);
         CHECK_EQ_INT(json_integer_value(json_object_get(strokes, "stamps")), 9);
         CHECK_EQ_INT(json_integer_value(json_object_get(strokes, "on_disabled_layers")), 2);
-        json_t *layers = json_object_get(o, "layers");
+        json_t *layers = json_object_get(o, "recipe_layers");
         CHECK(strcmp(json_string_value(json_object_get(layers, "source")), "recipe") == 0);
         json_t *tree = json_object_get(layers, "tree");
         CHECK_EQ_INT(json_array_size(tree), 4);
@@ -372,7 +372,7 @@ static void test_inspect_evolution(void)
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
     CHECK_CONTAINS(
-        out, "    evolved by stream power: {\"evolution_cell\":4,\"fine_steps\":5,\"m\":0.5,");
+        out, "    evolved by stream power: {\"evolution_cell\":8,\"fine_steps\":3,\"m\":0.5,");
     free(out), free(err);
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);

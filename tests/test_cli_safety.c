@@ -206,7 +206,7 @@ static int validate_level(const char *level, const char *check, bool *has_check,
     int errors = -1;
     *has_check = false;
     if (doc) {
-        errors = (int)json_integer_value(json_object_get(doc, "errors"));
+        errors = (int)json_integer_value(json_object_get(doc, "error_count"));
         json_t *f = json_object_get(doc, "findings");
         for (size_t i = 0; i < json_array_size(f); i++) {
             json_t *x = json_array_get(f, i);
@@ -321,6 +321,47 @@ static void test_unity_crash(void)
     CHECK_EQ_INT(trn_test_run_clif("recover '%s'", &out, &err, dir), 0);
     CHECK_CONTAINS(err, "nothing to recover");
     free(out), free(err);
+}
+
+/* A forged journal (somebody else's file naming absolute paths) is never replayed: an ordinary
+ * write into its folder leaves the file it names alone, and recover refuses it with exit 1. */
+static void test_forged_journal_refused(void)
+{
+    char hm[700], dir[700], victim[700], p[800], out_png[800];
+    write_heightmap(tmp_path(hm, sizeof hm, "forge.png"), 3);
+    tmp_path(victim, sizeof victim, "precious.txt");
+    snprintf(dir, sizeof dir, "%s/forge_shared", tmp);
+    mkdir(dir, 0777);
+    FILE *f = fopen(victim, "w");
+    CHECK(f && fputs("precious\n", f) >= 0 && fclose(f) == 0);
+    snprintf(p, sizeof p, "%s/p.tmp-ZZZZZZ", dir);
+    f = fopen(p, "w");
+    CHECK(f && fputs("evil\n", f) >= 0 && fclose(f) == 0);
+    snprintf(p, sizeof p, "%s/.terrane-journal-ZZZZZZ", dir);
+    f = fopen(p, "w");
+    CHECK(f && fprintf(f,
+                       "terrane write set 1\ncommit\njournal %s/.terrane-journal-ZZZZZZ\n"
+                       "rename %s/p.tmp-ZZZZZZ %s\nend 1\n",
+                       dir, dir, victim) > 0 &&
+          fclose(f) == 0);
+    snprintf(out_png, sizeof out_png, "%s/out.png", dir);
+    CHECK_EQ_INT(run_quiet("convert '%s' '%s'", hm, out_png), 0);
+    char *out = NULL, *err = NULL;
+    size_t vn = 0;
+    uint8_t *v = trn_test_read_file(victim, &vn);
+    CHECK(v && vn == 9 && memcmp(v, "precious\n", 9) == 0);
+    free(v);
+    CHECK_EQ_INT(trn_test_run_clif("recover '%s'", &out, &err, dir), 1);
+    CHECK_CONTAINS(err, "refused 1 write journal(s)");
+    CHECK_CONTAINS(err, ".terrane-journal-ZZZZZZ");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("recover '%s' --format json", &out, &err, dir), 1);
+    CHECK_CONTAINS(out, "\"refused\": 1");
+    free(out), free(err);
+    v = trn_test_read_file(victim, &vn);
+    CHECK(v && vn == 9 && memcmp(v, "precious\n", 9) == 0);
+    free(v);
+    CHECK(trn_test_exists(p)); /* left for the user to look at */
 }
 
 /* Ctrl-C while outputs are being made: the process dies of SIGINT and leaves no temporary. */
@@ -631,6 +672,7 @@ int main(void)
     RUN(test_outputs_never_replace_inputs);
     RUN(test_level_crash_every_step);
     RUN(test_unity_crash);
+    RUN(test_forged_journal_refused);
     RUN(test_sigint_cleans_up);
     RUN(test_stale_temporary_removed);
     RUN(test_level_paths_confined);

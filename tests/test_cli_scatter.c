@@ -67,6 +67,12 @@ static const char shrubs[] =
     "{\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": {\"prefab\": "
     "\"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2, \"spacing\": 4}}}";
 
+/* The same shrubs with a shape: BeamNG writes forest items only for rules that have one. */
+static const char shaped_shrubs[] =
+    "{\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": {\"model\": "
+    "\"asset://levels/shrubland/art/shapes/shrub.dae\", \"collision\": \"none\", \"density\": "
+    "0.25, \"candidate_spacing\": 2, \"spacing\": 4}}}";
+
 static void test_scatter_outputs(void)
 {
     const char *recipe = write_recipe("shrubs.json", shrubs);
@@ -156,7 +162,7 @@ static void test_roles_output(void)
     CHECK_EQ_INT(cli("generate %s --roles %s --format json -q", recipe, png), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *legend = json_object_get(json_array_get(json_object_get(o, "files"), 0), "legend");
+    json_t *legend = json_object_get(json_array_get(json_object_get(o, "output_details"), 0), "legend");
     CHECK(legend != NULL);
     json_int_t total = 0, underwater = -1;
     json_t *roles = json_object_get(legend, "roles");
@@ -190,7 +196,7 @@ static size_t count_lines(const char *path)
  * a second export), and a level that validates. */
 static void test_forest_export(void)
 {
-    const char *recipe = write_recipe("forest.json", shrubs);
+    const char *recipe = write_recipe("forest.json", shaped_shrubs);
     CHECK_EQ_INT(cli("scatter %s --format json -q", recipe), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
@@ -200,7 +206,14 @@ static void test_forest_export(void)
     char level[800], path[900];
     snprintf(level, sizeof level, "%s/game/levels/shrubland", tmp);
     for (int round = 0; round < 2; round++) {
-        CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
+        CHECK_EQ_INT(cli("generate %s --export beamng:%s -q --format json", recipe, level), 0);
+        json_t *summary = json_loads(out_text ? out_text : "", 0, &je);
+        json_t *veg = json_object_get(json_object_get(summary, "beamng"), "vegetation");
+        CHECK(json_integer_value(json_object_get(veg, "forest_items")) == placed);
+        const char *format = json_string_value(json_object_get(veg, "forest_format"));
+        CHECK(format && strcmp(format, "forest4") == 0);
+        CHECK(json_integer_value(json_object_get(veg, "ground_covers")) == 0);
+        json_decref(summary);
         snprintf(path, sizeof path, "%s/forest/terrane_shrub.forest4.json", level);
         CHECK_EQ_INT(count_lines(path), (size_t)placed);
         snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
@@ -323,6 +336,19 @@ static void test_surface_beamng(void)
     CHECK_CONTAINS(err_text, "material 'meadow': biome tint");
     CHECK_CONTAINS(err_text, "samples of role 'grass' have no binding: biome tint used");
     CHECK_CONTAINS(err_text, ": 0 error(s)");
+    /* The grass is a GroundCover on the materials it stood on, never forest items; the shrub
+     * (no shape) is left out and said so. */
+    CHECK_CONTAINS(err_text, "ground cover: 1 GroundCover object(s)");
+    CHECK_CONTAINS(err_text, "left out: their model or prefab names no .dae");
+    snprintf(path, sizeof path, "%s/forest", level);
+    CHECK(!trn_test_exists(path));
+    snprintf(path, sizeof path, "%s/main/MissionGroup/items.level.json", level);
+    size_t scene_size = 0;
+    char *scene = (char *)trn_test_read_file(path, &scene_size);
+    const char *cover = scene ? strstr(scene, "\"name\":\"terrane_grass_groundcover\"") : NULL;
+    CHECK(cover && strstr(cover, "\"class\":\"GroundCover\""));
+    CHECK(cover && strstr(cover, "\"layer\":\"meadow\""));
+    free(scene);
     snprintf(path, sizeof path, "%s/theTerrain.ter", level);
     trn_ter ter;
     memset(&ter, 0, sizeof ter);
@@ -375,7 +401,7 @@ static void test_surface_beamng(void)
     CHECK_EQ_INT(cli("generate %s --export beamng:%s --format json -q", recipe, level), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *surface = json_object_get(json_object_get(o, "export"), "surface");
+    json_t *surface = json_object_get(json_object_get(o, "beamng"), "surface");
     json_t *mats = json_object_get(surface, "materials");
     CHECK(json_array_size(mats) >= 3);
     json_int_t total = 0, unbound = 0;
@@ -416,7 +442,7 @@ static void test_surface_beamng(void)
                   unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
     }
     CHECK(unbound > 0);
-    CHECK(json_integer_value(json_object_get(json_object_get(o, "export"), "validate_errors")) ==
+    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_error_count")) ==
           0);
     json_decref(o);
 
@@ -679,6 +705,26 @@ static void test_graph_node_generate(void)
     /* inspect keys the node with the palette (no key error). */
     CHECK_EQ_INT(cli("inspect %s --format json", recipe), 0);
     CHECK(out_text && !strstr(out_text, "keys_error"));
+    /* Every verb that generates takes such a recipe: the palette is resolved for the node. */
+    char png[800], glb[800], txt[800];
+    snprintf(png, sizeof png, "%s/graphsc.png", tmp);
+    snprintf(glb, sizeof glb, "%s/graphsc.glb", tmp);
+    snprintf(txt, sizeof txt, "%s/graphsc.txt", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, txt), 0);
+    /* Two outputs of one run never name one file, however it is spelled: a usage error. */
+    char same[900];
+    snprintf(same, sizeof same, "%s/./graphsc_same.txt", tmp);
+    CHECK_EQ_INT(cli("scatter %s -o %s --csv %s/graphsc_same.txt -q", recipe, same, tmp), 2);
+    CHECK_CONTAINS(err_text, "two outputs name the same file");
+    snprintf(same, sizeof same, "%s/graphsc_same.txt", tmp);
+    CHECK(!trn_test_exists(same));
+    CHECK_EQ_INT(cli("water %s --at 20,20 -q", recipe), 0);
+    CHECK_EQ_INT(cli("explain %s --at 20,20 -q", recipe), 0);
+    CHECK_EQ_INT(cli("stats %s -q", recipe), 0);
+    CHECK_EQ_INT(cli("render %s -o %s -q", recipe, png), 0);
+    CHECK_EQ_INT(cli("mesh %s -o %s -q", recipe, glb), 0);
+    CHECK(err_text && !strstr(err_text, "no resolved palette"));
+    CHECK_EQ_INT(cli("mesh %s -o %s -q --no-instances", recipe, glb), 0);
 }
 
 int main(void)

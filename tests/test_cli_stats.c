@@ -114,7 +114,7 @@ static void test_json(void)
         CHECK(json_number_value(json_object_get(doc, "depression_tolerance")) == 10.0);
         CHECK(json_number_value(json_object_get(doc, "channel_cells")) == 100.0);
         CHECK(json_number_value(json_object_get(doc, "channel_area")) == 400.0);
-        CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 2.0);
+        CHECK(json_number_value(json_array_get(json_object_get(doc, "cell_size"), 0)) == 2.0);
         json_t *range =
             json_object_get(json_object_get(figure(doc, "area_exponent"), "fit"), "range");
         CHECK(json_number_value(json_array_get(range, 0)) == 2.0);
@@ -204,7 +204,7 @@ static void test_recipe(void)
     CHECK(doc != NULL);
     if (doc) {
         CHECK_CONTAINS(json_string_value(json_object_get(doc, "input_format")), "recipe");
-        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_x")), 128);
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(doc, "cells"), 0)), 128);
         CHECK(value_of(doc, "relief") > 0);
         /* The grid fingerprints, with what they were measured over. */
         CHECK(value_of(doc, "axis45_ratio") > 0.5 && value_of(doc, "axis45_ratio") < 4.5);
@@ -230,9 +230,9 @@ static void test_recipe(void)
     doc = json_loads(out ? out : "", 0, &je);
     CHECK(doc != NULL);
     if (doc) {
-        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_x")), 64);
-        CHECK_EQ_INT(json_integer_value(json_object_get(doc, "cells_z")), 48);
-        CHECK(json_number_value(json_object_get(doc, "cell_size_x")) == 64.0); /* 4096 m */
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(doc, "cells"), 0)), 64);
+        CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(doc, "cells"), 1)), 48);
+        CHECK(json_number_value(json_array_get(json_object_get(doc, "cell_size"), 0)) == 64.0); /* 4096 m */
         json_decref(doc);
     }
     free(out);
@@ -269,8 +269,8 @@ static void test_real_dem(void)
     if (doc) {
         CHECK_CONTAINS(json_string_value(json_object_get(doc, "input_format")), "geotiff");
         /* Geographic pixels in metres at 35.7 N: about 754 x 925 m. */
-        CHECK(fabs(json_number_value(json_object_get(doc, "cell_size_x")) - 754) < 2);
-        CHECK(fabs(json_number_value(json_object_get(doc, "cell_size_z")) - 925) < 2);
+        CHECK(fabs(json_number_value(json_array_get(json_object_get(doc, "cell_size"), 0)) - 754) < 2);
+        CHECK(fabs(json_number_value(json_array_get(json_object_get(doc, "cell_size"), 1)) - 925) < 2);
         CHECK(value_of(doc, "depression_fraction") > 0.03);
         CHECK(value_of(doc, "depression_fraction") < 0.05);
         CHECK(fabs(value_of(doc, "area_exponent") - 0.64) < 0.06);

@@ -141,7 +141,7 @@ static void test_convert_extract(void)
                                    tmp_path(holes, sizeof holes, "holes.png"),
                                    tmp_path(trees, sizeof trees, "trees.json")),
                  0);
-    CHECK_CONTAINS(out, "\"count\": 3");
+    CHECK_CONTAINS(out, "\"tree_count\": 3");
     CHECK_CONTAINS(out, "sp0.png\"");
     free(out), free(err);
     char sp0[700];
@@ -177,7 +177,7 @@ static void test_export(void)
                  0);
     json_t *j = json_loads(out ? out : "", 0, NULL);
     CHECK_EQ_INT(json_integer_value(json_object_get(j, "resolution")), 33);
-    CHECK_EQ_INT(json_integer_value(json_object_get(j, "trees")), 3);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "tree_count")), 3);
     json_decref(j);
     free(out), free(err);
     size_t a, b;

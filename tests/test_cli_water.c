@@ -129,7 +129,7 @@ static void test_bodies(void)
     CHECK_EQ_INT(json_integer_value(json_object_get(b, "wet_samples")), 1089);
     CHECK(num(b, "area") == 1089.0);
     CHECK(num(b, "volume") == 3267.0);
-    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warnings")), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warning_count")), 0);
     CHECK(json_is_null(json_object_get(b, "warning")));
     CHECK(json_object_get(b, "surface_mode") == NULL); /* rivers only */
     CHECK_EQ_INT(json_integer_value(json_object_get(j, "wet_samples")), 1089);
@@ -137,7 +137,7 @@ static void test_bodies(void)
     CHECK(num(j, "volume") == 3267.0);
     CHECK_EQ_INT(json_array_size(json_object_get(j, "notes")), 0);
     CHECK(json_object_get(j, "at") == NULL);
-    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(j, "resolution"), 0)), 64);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(j, "cells"), 0)), 64);
     json_decref(j);
 }
 
@@ -284,7 +284,7 @@ static void test_warnings_and_notes(void)
     CHECK_EQ_INT(cli("water '%s' -q --format json%s", r, ""), 0);
     json_t *j = parse(out_text);
     json_t *b = json_array_get(json_object_get(j, "bodies"), 0);
-    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warnings")), 84);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "warning_count")), 84);
     json_t *w = json_object_get(b, "warning");
     CHECK(num(w, "x") == 20.0 && num(w, "z") == 19.0);
     CHECK_CONTAINS(str(w, "message"), "wet ground reaches the boundary below the level at");
@@ -402,7 +402,10 @@ static void test_explain(void)
 {
     const char *r = bowl();
     CHECK_EQ_INT(cli("explain '%s' -q --at %s", r, "32,32"), 0);
-    CHECK_CONTAINS(out_text, "substrate soil\nWater: lake 'lake', depth 3.000, surface 8.000\n");
+    /* The lake the output publishes is the water explain measures from (no Biome Rules node
+     * has its own): inside it the water distance is 0 and the substrate wet. */
+    CHECK_CONTAINS(out_text, "water distance 0.000\nsubstrate wet\n"
+                             "Water: lake 'lake', depth 3.000, surface 8.000\n");
     CHECK_EQ_INT(cli("explain '%s' -q --at %s", r, "15,15"), 0);
     CHECK_CONTAINS(out_text, "Water: dry, nearest wet sample 1.414 away at (16, 16)\n");
     CHECK_EQ_INT(cli("explain '%s' -q --format json --at %s", r, "32,32"), 0);
@@ -449,7 +452,7 @@ static void test_masks(void)
     CHECK_CONTAINS(err_text, "depth.png (water depth of lake.water:depth: metres = value * "
                              "4.57770657e-05, deepest 3 m as 65535; dry 0; north up)");
     json_t *j = parse(out_text);
-    json_t *files = json_object_get(j, "files");
+    json_t *files = json_object_get(j, "output_details");
     CHECK_EQ_INT(json_array_size(files), 2);
     CHECK(strcmp(str(json_array_get(files, 0), "what"), "water coverage") == 0);
     json_t *d = json_array_get(files, 1);
@@ -560,7 +563,7 @@ static void test_pictures(void)
     CHECK(trn_test_same_bytes(b, c));
     CHECK_EQ_INT(cli("--format json render '%s' -o '%s'", wet, c), 0);
     json_t *j = parse(out_text);
-    CHECK(json_is_true(json_object_get(j, "water")));
+    CHECK(json_is_true(json_object_get(j, "water_drawn")));
     CHECK(strcmp(str(j, "input_format"), "recipe") == 0);
     CHECK_EQ_INT(json_integer_value(json_object_get(j, "channels")), 3);
     json_decref(j);

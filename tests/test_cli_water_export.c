@@ -2,9 +2,11 @@
  * published water into the level (WaterBlock, River, the ocean's WaterPlane), unity:DIR writes
  * the meshes and NAME.water.json, all through the run's write set. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test.h"
 
@@ -90,11 +92,11 @@ static void test_beamng_level_water(void)
     CHECK_CONTAINS(err, "validated ");
     json_error_t je;
     json_t *j = json_loads(out ? out : "", 0, &je);
-    json_t *wj = json_object_get(json_object_get(j, "export"), "water");
+    json_t *wj = json_object_get(json_object_get(j, "beamng"), "water");
     CHECK(json_integer_value(json_object_get(wj, "blocks")) == 1);
     CHECK(json_integer_value(json_object_get(wj, "rivers")) == 1);
-    CHECK(json_integer_value(json_object_get(json_object_get(j, "export"), "validate_errors")) ==
-          0);
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(j, "beamng"), "validate_error_count")) == 0);
     json_decref(j);
     free(out);
     free(err);
@@ -169,10 +171,67 @@ static void test_unity_water(void)
     CHECK(trn_test_exists(path));
 }
 
+/* Every file of a Unity export (heights, splats, trees, water meshes and their description)
+ * lands with the mode any new file gets: 0644 under umask 022, none left at 0600. */
+static void test_unity_file_modes(void)
+{
+    const char *recipe = write_recipe("modes.json", false);
+    char *text = read_text(recipe);
+    CHECK(text != NULL);
+    if (!text) return;
+    /* The pond with a palette of trees, so the export writes trees beside the water meshes. */
+    const char *at = strstr(text, "  \"default_biome\"");
+    CHECK(at != NULL);
+    if (!at) {
+        free(text);
+        return;
+    }
+    char with_trees[8192];
+    snprintf(with_trees, sizeof with_trees,
+             "%.*s  \"palette\": {\"format_version\": 3, \"name\": \"Trees\", \"placements\": "
+             "{\"pine\": {\"prefab\": \"prefab://pine\", \"category\": \"tree\", "
+             "\"density\": 0.01, \"candidate_spacing\": 4, \"spacing\": 8}}},\n%s",
+             (int)(at - text), text, at);
+    free(text);
+    CHECK(trn_test_write_file(recipe, with_trees, strlen(with_trees)));
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/modes", tmp);
+    const mode_t old_mask = umask(022);
+    char *out = NULL, *err = NULL;
+    const int rc =
+        trn_test_run_clif("generate '%s' --export 'unity:%s' -q", &out, &err, recipe, dir);
+    umask(old_mask);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) fprintf(stderr, "%s\n", err ? err : "");
+    free(out);
+    free(err);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    int files = 0, water = 0, trees = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[1000];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        if ((st.st_mode & 0777) != 0644)
+            fprintf(stderr, "%s has mode %o\n", path, (unsigned)(st.st_mode & 0777));
+        CHECK_EQ_INT(st.st_mode & 0777, 0644);
+        files++;
+        water += strstr(e->d_name, "_water_") != NULL || strstr(e->d_name, ".water.json") != NULL;
+        trees += strstr(e->d_name, "_trees.json") != NULL;
+    }
+    if (d) closedir(d);
+    CHECK(files >= 6);
+    CHECK_EQ_INT(water, 3); /* two meshes and their description */
+    CHECK_EQ_INT(trees, 1);
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
     RUN(test_beamng_level_water);
     RUN(test_unity_water);
+    RUN(test_unity_file_modes);
     return trn_test_finish();
 }

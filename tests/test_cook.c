@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include "terrane/cook.h"
 #include "terrane/generate.h"
@@ -335,6 +336,168 @@ static void reseal_header(uint8_t *d)
         d[hs + (size_t)k] = (uint8_t)(h >> (8 * k));
 }
 
+/* base's bytes with section id's raw content replaced by edit(raw, &size) (which may
+ * reallocate it), compressed again, every later offset moved and every checksum resealed: a
+ * payload whose framing is sound, so only the content checks can refuse it. */
+typedef uint8_t *(*raw_edit)(uint8_t *raw, size_t *size);
+
+static uint8_t *with_section(const char id[4], raw_edit edit, size_t *out_size)
+{
+    const size_t table = table_at(base.bytes), count = u32_at(base.bytes + 20);
+    for (size_t k = 0; k < count; k++) {
+        const uint8_t *entry = base.bytes + table + 48u * k;
+        if (memcmp(entry, id, 4) != 0) continue;
+        const uint64_t off = u64_at(entry + 8), csize = u64_at(entry + 16), rsize = u64_at(entry + 24);
+        size_t n = (size_t)rsize;
+        uint8_t *raw = malloc(n ? n : 1);
+        if (!raw || ZSTD_decompress(raw, n, base.bytes + off, (size_t)csize) != n) {
+            free(raw);
+            return NULL;
+        }
+        raw = edit(raw, &n);
+        const size_t bound = ZSTD_compressBound(n);
+        uint8_t *comp = malloc(bound);
+        const size_t cn = comp ? ZSTD_compress(comp, bound, raw, n, 3) : 0;
+        uint8_t *d = comp && !ZSTD_isError(cn) ? malloc(base.size - (size_t)csize + cn) : NULL;
+        if (!d) {
+            free(raw), free(comp);
+            return NULL;
+        }
+        memcpy(d, base.bytes, (size_t)off);
+        memcpy(d + off, comp, cn);
+        memcpy(d + off + cn, base.bytes + off + csize, base.size - (size_t)(off + csize));
+        const int64_t delta = (int64_t)cn - (int64_t)csize;
+        for (size_t j = 0; j < count; j++) {
+            uint8_t *e = d + table + 48u * j;
+            uint64_t v = u64_at(e + 8);
+            if (v > off) v = (uint64_t)((int64_t)v + delta);
+            uint64_t put[4] = {v, u64_at(e + 16), u64_at(e + 24), u64_at(e + 32)};
+            uint64_t comp_hash = u64_at(e + 40);
+            if (j == k) {
+                put[1] = cn;
+                put[2] = n;
+                put[3] = XXH64(raw, n, 0);
+                comp_hash = XXH64(comp, cn, 0);
+            }
+            for (int b = 0; b < 8; b++) {
+                for (int f = 0; f < 4; f++)
+                    e[8 + 8 * f + b] = (uint8_t)(put[f] >> (8 * b));
+                e[40 + b] = (uint8_t)(comp_hash >> (8 * b));
+            }
+        }
+        reseal_header(d);
+        free(raw), free(comp);
+        *out_size = base.size - (size_t)csize + cn;
+        return d;
+    }
+    return NULL;
+}
+
+static size_t edit_index; /* the instance an edit changes */
+static double edit_value;
+
+/* Instance k's bytes within the scatter section (instances end it, 60 bytes each). */
+static uint8_t *instance_bytes(uint8_t *raw, size_t size, size_t k)
+{
+    return raw + size - (base.inst->count - k) * 60u;
+}
+
+static uint8_t *set_scale(uint8_t *raw, size_t *size)
+{
+    memcpy(instance_bytes(raw, *size, edit_index) + 52, &edit_value, 8); /* little-endian host */
+    return raw;
+}
+
+static uint8_t *copy_previous(uint8_t *raw, size_t *size)
+{
+    memcpy(instance_bytes(raw, *size, edit_index), instance_bytes(raw, *size, edit_index - 1), 60);
+    return raw;
+}
+
+static uint8_t *swap_with_previous(uint8_t *raw, size_t *size)
+{
+    uint8_t t[60];
+    uint8_t *a = instance_bytes(raw, *size, edit_index - 1), *b = instance_bytes(raw, *size, edit_index);
+    memcpy(t, a, 60);
+    memcpy(a, b, 60);
+    memcpy(b, t, 60);
+    return raw;
+}
+
+static const char *replacement_text;
+
+static uint8_t *replace_text(uint8_t *raw, size_t *size)
+{
+    free(raw);
+    *size = strlen(replacement_text);
+    uint8_t *r = malloc(*size + 1);
+    if (r) memcpy(r, replacement_text, *size + 1);
+    return r;
+}
+
+/* Framing is not enough: the contents of the scatter and recipe sections are checked. */
+static void test_section_contents(void)
+{
+    CHECK(base.inst->count > 3);
+    if (base.inst->count <= 3) return;
+    struct {
+        raw_edit edit;
+        size_t index;
+        double value;
+        const char *message;
+    } cases[] = {
+        {set_scale, 2, NAN, "finite numbers and a scale above 0"},
+        {set_scale, 1, -1.0, "finite numbers and a scale above 0"},
+        {copy_previous, 2, 0, "the same site as instance 1"},
+        {swap_with_previous, 2, 0, "out of order after instance 1"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        edit_index = cases[c].index;
+        edit_value = cases[c].value;
+        size_t size = 0;
+        uint8_t *d = with_section("SCTR", cases[c].edit, &size);
+        CHECK(d != NULL);
+        trn_payload *p = NULL;
+        trn_error e;
+        CHECK_STATUS(trn_payload_open_memory(d, size, "edited", NULL, &p, &e), TRN_ERR_FORMAT);
+        CHECK_CONTAINS(e.message, cases[c].message);
+        trn_payload_free(p);
+        free(d);
+    }
+    /* The sound edit (a scale of 2) still opens: the helper itself breaks nothing. */
+    edit_index = 1;
+    edit_value = 2.0;
+    size_t size = 0;
+    uint8_t *d = with_section("SCTR", set_scale, &size);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open_memory(d, size, "edited", NULL, &p, &e));
+    trn_payload_free(p);
+    free(d);
+    /* The embedded recipe must be JSON. */
+    static const char *const not_json[] = {"{\"a\": 1", "{\"a\" 1}", "[1, 2,]", "{} x",
+                                            "\"\\q\"", "{\"a\": tru}", "01"};
+    for (size_t k = 0; k < sizeof not_json / sizeof not_json[0]; k++) {
+        replacement_text = not_json[k];
+        d = with_section("RCPE", replace_text, &size);
+        CHECK_STATUS(trn_payload_open_memory(d, size, "edited", NULL, &p, &e), TRN_ERR_FORMAT);
+        CHECK_CONTAINS(e.message, "the embedded recipe is not JSON");
+        trn_payload_free(p);
+        p = NULL;
+        free(d);
+    }
+    static const char *const json[] = {"{\"a\": [1, -2.5e3, true, false, null, \"\\u00e9\"]}",
+                                       " {} ", "[[[]]]"};
+    for (size_t k = 0; k < sizeof json / sizeof json[0]; k++) {
+        replacement_text = json[k];
+        d = with_section("RCPE", replace_text, &size);
+        CHECK_OK(trn_payload_open_memory(d, size, "edited", NULL, &p, &e));
+        trn_payload_free(p);
+        p = NULL;
+        free(d);
+    }
+}
+
 static void test_corruption(void)
 {
     trn_error e;
@@ -399,8 +562,12 @@ static void test_corruption(void)
     CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_VERSION);
     CHECK(e.offset == 8);
     CHECK_CONTAINS(e.message, "version 2");
+    /* Version 0 was never written: refused as damage, even with a valid header checksum. */
     d[8] = 0;
+    reseal_header(d);
     CHECK_STATUS(open_bytes(d, size, NULL, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "payload format version 0");
+    CHECK(e.offset == 8);
     /* A section out of place. */
     memcpy(d, base.bytes, size);
     d[table + 48 + 8] ^= 1; /* BIOM's offset */
@@ -512,6 +679,7 @@ int main(void)
     RUN(test_deterministic);
     RUN(test_runtime_exclusions);
     RUN(test_corruption);
+    RUN(test_section_contents);
     RUN(test_peek);
     cooked_dispose(&base);
     return trn_test_finish();

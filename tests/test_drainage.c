@@ -551,6 +551,48 @@ static void test_cancel(void)
     trn_field_dispose(&f);
 }
 
+/* Breaching a closed bowl with a flat floor: afterwards every non-outlet sample drains to a
+ * strictly lower receiver (a receiver of equal height is lowered too, so no flat is left),
+ * and heights only fell. */
+static void test_breach(void)
+{
+    trn_field f = make_field(24, 24);
+    for (size_t j = 0; j <= 24; j++)
+        for (size_t i = 0; i <= 24; i++) {
+            const double r = hypot((double)i - 12.0, (double)j - 12.0);
+            /* A rim at r 9, a flat floor of 10 inside r 5, falling outside the rim. */
+            f.heights[j * 25 + i] = (float)(r < 5.0 ? 10.0 : r < 9.0 ? 10.0 + (r - 5.0) : 14.0 - (r - 9.0));
+        }
+    float *before = malloc(25 * 25 * sizeof *before);
+    CHECK(before != NULL);
+    if (!before) return;
+    memcpy(before, f.heights, 25 * 25 * sizeof *before);
+    trn_drainage d;
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    CHECK(d.basin_count >= 1);
+    CHECK_OK(trn_drainage_breach(&f, &d, NULL));
+    int not_lower = 0, raised = 0, floor_lowered = 0;
+    for (size_t k = 0; k < 25 * 25; k++) {
+        if (f.heights[k] > before[k]) raised++;
+        if (d.flow_dir[k] >= 8) continue;
+        const size_t t = down(&d, k);
+        if (!(f.heights[t] < f.heights[k])) not_lower++;
+        const size_t i = k % 25, j = k / 25;
+        if (hypot((double)i - 12.0, (double)j - 12.0) < 5.0 && f.heights[k] < 10.0f)
+            floor_lowered++;
+    }
+    CHECK_EQ_INT(not_lower, 0);
+    CHECK_EQ_INT(raised, 0);
+    CHECK(floor_lowered > 0); /* the flat floor itself got a gradient */
+    trn_drainage_dispose(&d);
+    /* The breached surface has no closed depression left. */
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    CHECK_EQ_INT(d.basin_count, 0);
+    trn_drainage_dispose(&d);
+    free(before);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_cone);
@@ -558,6 +600,7 @@ int main(void)
     RUN(test_tilted_planes);
     RUN(test_sea_level);
     RUN(test_flats);
+    RUN(test_breach);
     RUN(test_reference_and_hash);
     RUN(test_memory);
     RUN(test_errors);

@@ -199,7 +199,7 @@ static void test_parse_defaults(void)
 
 /* A rule belongs to a biome layer: another group's layer or none of that name is refused at
  * the rule's "layer"; a rule on a disabled biome layer is not evaluated, one without a layer
- * always is. */
+ * follows the first biomes layer. */
 static void test_rule_layers(void)
 {
     trn_recipe r;
@@ -216,6 +216,18 @@ static void test_rule_layers(void)
     CHECK(!trn_recipe_rule_active(&r, &r.rules[0]));
     CHECK(trn_recipe_rule_active(&r, &r.rules[1]));
     CHECK(trn_recipe_rule_active(&r, &r.rules[2]));
+    trn_recipe_dispose(&r);
+    /* A rule naming no layer belongs to the first biomes layer: disabling that layer removes
+     * it, as it removes the regions naming no layer. */
+    static const char off[] = "\"layers\": [{\"id\": \"generation\"}, {\"id\": \"biomes\", "
+                              "\"enabled\": false}, {\"id\": \"sculpt\"}], ";
+    snprintf(tail, sizeof tail,
+             "%s\"rules\": [{\"id\": \"c\", \"biome\": \"s\"}, {\"id\": \"b\", \"biome\": "
+             "\"s\", \"layer\": \"biomes\"}]",
+             off);
+    CHECK_OK(parse_tail(tail, &r, &e));
+    CHECK(!trn_recipe_rule_active(&r, &r.rules[0]));
+    CHECK(!trn_recipe_rule_active(&r, &r.rules[1]));
     trn_recipe_dispose(&r);
     /* Generation: the disabled layer's rule claims nothing; enabled, it claims every sample. */
     for (int on = 0; on < 2; on++) {

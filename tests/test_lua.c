@@ -702,6 +702,81 @@ static void test_module(void)
     lua_close(L);
 }
 
+/* Scripts run sandboxed unless trusted: no files, processes, environment, debug or C modules,
+ * text-only load, and budgets on instructions and memory. */
+static void test_sandbox(void)
+{
+    trn_lua_limits lim = {.max_instructions = 5000000, .max_memory = 16u << 20};
+    lua_State *L = trn_lua_state_new(false, &lim);
+    CHECK(L != NULL);
+    static const char *const absent[] = {
+        "return io.open",      "return io.popen",   "return io.output",   "return os.execute", "return os.getenv",   "return os.remove",
+        "return os.exit",      "return debug",      "return dofile",      "return loadfile",
+        "return package.loadlib", "return package.cpath", "return require('io').open",
+        "return require('socket')"};
+    for (size_t k = 0; k < sizeof absent / sizeof absent[0]; k++) {
+        int st = luaL_dostring(L, absent[k]);
+        /* Either absent (nil) or, for require('io'), not found. */
+        CHECK(st != LUA_OK || lua_isnil(L, -1));
+        if (st == LUA_OK && !lua_isnil(L, -1)) fprintf(stderr, "present: %s\n", absent[k]);
+        lua_settop(L, 0);
+    }
+    static const char *const present[] = {
+        "return type(require('terrane').open) == 'function'",
+        "return type(require('terrane.water').sample) == 'function'",
+        "return os.clock() >= 0 and type(os.time()) == 'number'",
+        "return string.format('%d', 3) == '3' and math.floor(2.5) == 2 and utf8.char(65) == 'A'",
+        "return coroutine.wrap(function() coroutine.yield(7) end)() == 7",
+        "return load('return 40 + 2')() == 42",
+        "local env = {x = 5}; return load('return x', 'c', 't', env)() == 5"};
+    for (size_t k = 0; k < sizeof present / sizeof present[0]; k++) {
+        CHECK_EQ_INT(luaL_dostring(L, present[k]), LUA_OK);
+        CHECK(lua_toboolean(L, -1));
+        lua_settop(L, 0);
+    }
+    /* Precompiled chunks could crash the interpreter: refused. */
+    CHECK_EQ_INT(luaL_dostring(L, "local f, e = load(string.dump(function() end)); return e"),
+                 LUA_OK);
+    CHECK(lua_isstring(L, -1) && strstr(lua_tostring(L, -1), "binary chunk"));
+    lua_settop(L, 0);
+    /* The instruction budget stops an endless loop; the memory budget a huge allocation. */
+    CHECK(luaL_dostring(L, "while true do end") != LUA_OK);
+    CHECK_CONTAINS(lua_tostring(L, -1), "budget of 5000000 Lua instructions");
+    lua_settop(L, 0);
+    trn_lua_state_close(L);
+    L = trn_lua_state_new(false, &lim);
+    CHECK(luaL_dostring(L, "local s = string.rep('x', 32 << 20); return #s") != LUA_OK);
+    CHECK_CONTAINS(lua_tostring(L, -1), "not enough memory");
+    lua_settop(L, 0);
+    /* Under its budgets the same state keeps working. */
+    CHECK_EQ_INT(luaL_dostring(L, "local s = string.rep('x', 1 << 20); return #s"), LUA_OK);
+    CHECK_EQ_INT((int)lua_tointeger(L, -1), 1 << 20);
+    trn_lua_state_close(L);
+    /* Trusted: every standard library, no budget unless given. */
+    L = trn_lua_state_new(true, NULL);
+    CHECK_EQ_INT(luaL_dostring(L, "return io ~= nil and os.execute ~= nil and debug ~= nil"),
+                 LUA_OK);
+    CHECK(lua_toboolean(L, -1));
+    trn_lua_state_close(L);
+    trn_lua_state_close(NULL);
+
+    /* The command line: sandboxed by default, --trusted lifts it, budgets are options. */
+    const char *shell = write_script("shell.lua", "print(os.execute ~= nil, io.open ~= nil)\n");
+    CHECK_EQ_INT(cli("lua %s", shell), 0);
+    CHECK(out_text && strcmp(out_text, "false\tfalse\n") == 0);
+    CHECK_EQ_INT(cli("lua --trusted %s", shell), 0);
+    CHECK(out_text && strcmp(out_text, "true\ttrue\n") == 0);
+    const char *spin = write_script("spin.lua", "while true do end\n");
+    CHECK_EQ_INT(cli("lua %s --max-instructions 2M", spin), 1);
+    CHECK_CONTAINS(err_text, "budget of 2000000 Lua instructions");
+    CHECK_CONTAINS(err_text, "--max-instructions raises");
+    const char *hog = write_script("hog.lua", "local t = {} for i = 1, 1e7 do t[i] = i end\n");
+    CHECK_EQ_INT(cli("lua %s --max-memory 8M", hog), 1);
+    CHECK_CONTAINS(err_text, "memory budget is 8388608 bytes");
+    CHECK_EQ_INT(cli("lua %s --max-memory lots", hog), 2);
+    CHECK_CONTAINS(err_text, "--max-memory expects a whole number");
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
@@ -716,6 +791,7 @@ int main(void)
     RUN(test_sensor);
     RUN(test_bad_input);
     RUN(test_module);
+    RUN(test_sandbox);
     reset_output();
     return trn_test_finish();
 }

@@ -273,6 +273,21 @@ static void test_no_cracks(void)
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &bare, NULL, NULL, NULL));
     if (bare) CHECK(bare->chunks[3].levels[2].skirt_depth == 2.5);
     trn_mesh_free(bare);
+    /* Positions are 32-bit floats: a skirt or a size past their range is refused, not inf. */
+    trn_error fe;
+    o.skirt_depth = 1e39;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &bare, NULL, NULL, &fe), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(fe.message, "would overflow 32-bit floats");
+    CHECK(bare == NULL);
+    o.skirt_depth = 2.5;
+    trn_field wide = f;
+    wide.size_x = 1e39;
+    CHECK_STATUS(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, &fe),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(fe.message, "smaller square size");
+    wide.size_x = 3e38; /* right at the edge of float: still finite */
+    CHECK_OK(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, NULL));
+    trn_mesh_free(bare);
     /* Automatic: the level's error or the largest border error, plus the margin. */
     o.skirt_depth = -1.0;
     o.skirt_margin = 0.25;

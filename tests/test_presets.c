@@ -25,8 +25,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * node) gives them a river network; then (4, 5, 5, 5) fine steps after amplification, which
  * leave the default 64 x 64 grid unchanged; then (3, 3, 5, 6, 6, 3, 4, 6) real-world sizes
  * (a 12.8 km mountain range, 2 km rolling hills, ...) instead of 128 m toys, on default grids
- * of 64-256 cells; then the building site, dunes, plateau (4) and island (5) drain as real land
- * does (a Stream Power node each). */
+ * of 64-256 cells; then (6, 7, 7, 7) sediment deposition and, but for the river, base level
+ * only where valleys meet the edge; then the building site, dunes, plateau (4) and
+ * island (5) drain as real land does (a Stream Power node each). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -37,14 +38,14 @@ static const struct {
     {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
     {"builtin://terrain/desert-dunes", 0x9be5b824bc786b94ull, 0x86826e2479409485ull, 4, 1536, 128},
-    {"builtin://terrain/rolling-hills", 0x2090454016a3b971ull, 0x86762b977e0a3d6full, 5, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x4c302e602ece7e44ull, 0xf9172849b370f0f5ull, 6, 12800,
+    {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
+    {"builtin://terrain/mountain-range", 0x0779a3e76d5ffb5dull, 0x77d554a8bfb896efull, 7, 12800,
      256},
-    {"builtin://terrain/basin", 0x801ed66bc59c0d0eull, 0x013bc53099decbc7ull, 6, 4096, 256},
+    {"builtin://terrain/basin", 0x66e7d7be6f661c90ull, 0x3453fd3513b3b686ull, 7, 4096, 256},
     {"builtin://terrain/plateau", 0x6d7fd7ff0732649dull, 0xc833f536141f9c86ull, 4, 4096, 128},
     {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 5, 8192,
      256},
-    {"builtin://terrain/drainage-river", 0xb4ea456123e7288bull, 0xca6f8abd3bf35969ull, 6, 2048,
+    {"builtin://terrain/drainage-river", 0xe8e9d3b772e54fc9ull, 0xc11ea2c832a44a2aull, 7, 2048,
      128},
 };
 
@@ -440,7 +441,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
     CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303 && r.chunk_cells == 8);
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    CHECK(r.has_preset_version && r.preset_version == 5); /* 5: a real-world size, Rho8 routing */
+    CHECK(r.has_preset_version && r.preset_version == 6); /* 6: border outlets */
     CHECK(r.stroke_count == 2 && r.strokes[0].kind == TRN_STROKE_REGION);
     CHECK(r.strokes[1].points[0] == 8);
     CHECK(strcmp(r.default_landform, "hills") == 0 && r.biome_count == 3 && r.rule_count == 2);
@@ -450,7 +451,7 @@ static void test_apply(void)
     size_t an, bn;
     CHECK_OK(trn_recipe_canonical_json(&r, &a, &an, NULL));
     CHECK(a && strstr(a, "\"preset_id\":\"builtin://terrain/rolling-hills\"") &&
-          strstr(a, "\"preset_version\":5"));
+          strstr(a, "\"preset_version\":6"));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_REFUSE, &e));
     CHECK_OK(trn_recipe_canonical_json(&r, &b, &bn, NULL));
     CHECK(an == bn && a && b && memcmp(a, b, an) == 0);

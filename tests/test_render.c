@@ -1079,7 +1079,7 @@ static void test_cli_modes(void)
     static const char *const keys[6] = {"a", "b", "layer 2", "layer 3", "layer 4", "hole"};
     static const int samples[6] = {3, 4, 4, 3, 1, 1};
     static const int labels[6] = {0, 1, 2, 3, 4, 255};
-    json_t *layers = json_object_get(j, "layers");
+    json_t *layers = json_object_get(j, "materials");
     CHECK_EQ_INT(json_array_size(layers), 6);
     for (int k = 0; k < 6 && json_array_size(layers) == 6; k++) {
         uint8_t want[4];
@@ -1162,7 +1162,7 @@ static void test_cli_modes(void)
                                    &so, &se, in, out, table),
                  0);
     CHECK_CONTAINS(so, "\"mode\": \"colour-relief\"");
-    CHECK_CONTAINS(so, "\"match\": \"interpolate\"");
+    CHECK_CONTAINS(so, "\"color_match\": \"interpolate\"");
     free(so), free(se);
     if (trn_png_read(out, NULL, &img, &e) == TRN_OK) {
         CHECK_EQ_INT(img.channels, 3);

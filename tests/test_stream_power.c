@@ -313,6 +313,250 @@ static void test_determinism(void)
     CHECK(ra.max_area == rb.max_area);
     trn_field_dispose(&a);
     trn_field_dispose(&b);
+    /* Deposition (two passes over the stack, piece by piece) and outlet borders: 1, 2 and 5
+     * threads, one pinned hash; deposition 0 is the pinned plain scheme above. */
+    uint64_t first = 0;
+    for (int t = 1; t <= 5; t += t == 1 ? 1 : 3) {
+        make_hills(&a, 96);
+        trn_stream_power_params_default(&p);
+        p.dt = 5000.0;
+        p.steps = 40;
+        p.threads = t;
+        p.deposition = 1.0;
+        p.border_outlets = true;
+        CHECK_OK(trn_stream_power_run(&a, &p, &ra, NULL, NULL, &e));
+        if (t == 1) first = hash_field(&a);
+        CHECK(hash_field(&a) == first);
+        trn_field_dispose(&a);
+    }
+    if (first != 0x2caa57c686c4e532ull)
+        fprintf(stderr, "deposition hash %016llx\n", (unsigned long long)first);
+    CHECK(first == 0x2caa57c686c4e532ull);
+}
+
+/* Deposition at steady state under uniform uplift: the sediment flux is U A, so the term
+ * G Qs / A lays down G U and the channel must cut (1 + G) U: every drop is (1 + G) times the
+ * plain law's, exactly (the discrete scheme is exact at steady state too). */
+static void test_deposition_steady_state(void)
+{
+    const uint32_t rows = 12;
+    const double gs[2] = {0.5, 2.0};
+    for (int k = 0; k < 2; k++) {
+        trn_field f;
+        make_channel(&f, rows);
+        trn_stream_power_params p = quiet_params();
+        p.uplift = 1e-3;
+        p.erodibility = 1e-3;
+        p.m = 0.5;
+        p.dt = 500.0;
+        p.steps = 4000;
+        p.deposition = gs[k];
+        trn_stream_power_report rep;
+        trn_error e;
+        CHECK_OK(trn_stream_power_run(&f, &p, &rep, NULL, NULL, &e));
+        CHECK(fabs(rep.last_mean_change) < 1e-9);
+        const double cell_area = 10.0 * 10.0;
+        for (uint32_t j = 1; j < rows; j++) {
+            const double area = (double)(rows - j) * cell_area;
+            const double want = (1.0 + gs[k]) * 10.0 * p.uplift / (p.erodibility * sqrt(area));
+            const double got =
+                (double)f.heights[j * 3u + 1] - (double)f.heights[(j - 1) * 3u + 1];
+            if (fabs(got - want) > 1e-4 * want) {
+                fprintf(stderr, "G %g row %u: drop %.9g, expected %.9g\n", gs[k], j, got, want);
+                CHECK(false);
+            }
+        }
+        trn_field_dispose(&f);
+    }
+}
+
+/* A mountain block beside a plain: the block rises (uplift mask 1), the plain does not (0) and
+ * drains to the far border. Without deposition the plain only erodes; with it the sediment
+ * from the block builds a fan: the plain at the mountain front stands above where it started
+ * and above the plain further out, and above the run without deposition. */
+static void test_deposition_fan(void)
+{
+    const uint32_t cx = 60, cz = 60, nx = cx + 1u, front = 30;
+    const size_t n = (size_t)nx * (cz + 1u);
+    float *mask = malloc(n * sizeof *mask), *init = malloc(n * sizeof *init);
+    CHECK(mask && init);
+    for (uint32_t j = 0; j <= cz; j++)
+        for (uint32_t i = 0; i <= cx; i++) {
+            const size_t k = (size_t)j * nx + i;
+            const bool mountain = j > front;
+            mask[k] = mountain ? 1.0f : 0.0f;
+            /* The plain tilts gently south (to row 0); the block starts 100 m up. */
+            init[k] = (float)(mountain ? 100.0 + 3.0 * sin(i * 0.7) * cos(j * 0.5)
+                                       : 0.05 * j + 0.02 * sin(i * 1.3));
+        }
+    double front_mean[2], far_mean[2];
+    for (int g = 0; g < 2; g++) {
+        trn_field f;
+        trn_error e;
+        CHECK_OK(trn_field_init(&f, cx, cz, 10.0 * cx, 10.0 * cz, &e));
+        memcpy(f.heights, init, n * sizeof *init);
+        trn_stream_power_params p;
+        trn_stream_power_params_default(&p);
+        p.uplift = 2e-3;
+        p.erodibility = 2e-4;
+        p.diffusion = 0.0;
+        p.dt = 1000.0;
+        p.steps = 60;
+        p.threads = 1;
+        p.uplift_mask = mask;
+        p.deposition = g ? 1.0 : 0.0;
+        CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+        double fs = 0, fi = 0, xs = 0, xi = 0;
+        for (uint32_t i = 2; i + 2 <= cx; i++) {
+            for (uint32_t j = front - 4; j <= front; j++) {
+                fs += f.heights[(size_t)j * nx + i];
+                fi += init[(size_t)j * nx + i];
+            }
+            for (uint32_t j = 3; j <= 7; j++) {
+                xs += f.heights[(size_t)j * nx + i];
+                xi += init[(size_t)j * nx + i];
+            }
+        }
+        /* Change from the start at the front and further out, per sample. */
+        const double per = 5.0 * (cx - 3);
+        front_mean[g] = (fs - fi) / per;
+        far_mean[g] = (xs - xi) / per;
+        trn_field_dispose(&f);
+    }
+    if (!(front_mean[1] > 0.5 && front_mean[1] > far_mean[1] + 0.25 &&
+          front_mean[1] > front_mean[0] + 0.5))
+        fprintf(stderr, "fan: front %+.3f m (G 0: %+.3f m), further out %+.3f m\n",
+                front_mean[1], front_mean[0], far_mean[1]);
+    CHECK(front_mean[1] > 0.5);
+    CHECK(front_mean[1] > far_mean[1] + 0.25);
+    CHECK(front_mean[1] > front_mean[0] + 0.5);
+    CHECK(front_mean[0] <= 1e-9); /* without deposition the plain never rises */
+    free(mask);
+    free(init);
+}
+
+/* The mean heights of the samples lying [a, b) and [b, c) samples from the nearest edge. */
+static void edge_bands(const trn_field *f, uint32_t a, uint32_t b, uint32_t c, double *outer,
+                       double *next)
+{
+    const uint32_t nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    double s[2] = {0, 0};
+    size_t n[2] = {0, 0};
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            uint32_t d = i < j ? i : j;
+            if (nx - 1u - i < d) d = nx - 1u - i;
+            if (nz - 1u - j < d) d = nz - 1u - j;
+            if (d < a || d >= c) continue;
+            s[d >= b] += f->heights[(size_t)j * nx + i];
+            n[d >= b]++;
+        }
+    *outer = s[0] / (double)n[0];
+    *next = s[1] / (double)n[1];
+}
+
+/* Outlet borders. With every border sample base level the evolved land ramps down to the
+ * edge: the outer 4 samples stand far below the next 16 (a gutter along every edge) and the
+ * outer 20 below the next 20. With base level only at the edges' low points, the rest of the
+ * border rises with the land: the gutter shrinks to under 2/3 and the ramp to under 7/8 of
+ * the plain border's (the rivers still leave at the outlets, so the land near them is low).
+ * A border sample that is no outlet rises; the same bits on any thread count. */
+/* Broad hills (a few per side) with finer ripples, 30 m cells. */
+static void make_broad_hills(trn_field *f, uint32_t cells)
+{
+    trn_error e;
+    CHECK_OK(trn_field_init(f, cells, cells, 30.0 * cells, 30.0 * cells, &e));
+    const size_t nx = cells + 1u;
+    for (uint32_t j = 0; j <= cells; j++)
+        for (uint32_t i = 0; i <= cells; i++)
+            f->heights[j * nx + i] =
+                (float)(20.0 + 15.0 * sin(i * 0.05 + 0.3) * cos(j * 0.04 + 0.5) +
+                        4.0 * sin((i + 2 * j) * 0.31) + 3.0 * sin(i * 0.21 - j * 0.13));
+}
+
+/* Deposition is refused where the exact solve does not hold: MFD, n other than 1, G < 0. */
+static void test_deposition_errors(void)
+{
+    trn_field f;
+    make_hills(&f, 16);
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.deposition = 1.0;
+    p.routing = TRN_ROUTING_MFD;
+    trn_error e;
+    CHECK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e) == TRN_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "deposition needs n = 1") != NULL);
+    p.routing = TRN_ROUTING_RHO8;
+    p.n = 1.5;
+    CHECK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e) == TRN_ERR_INVALID_ARGUMENT);
+    p.n = 1.0;
+    p.deposition = -0.5;
+    CHECK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e) == TRN_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "deposition") != NULL);
+    p.deposition = 0.5;
+    p.steps = 2;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    trn_field_dispose(&f);
+}
+
+static void test_border_outlets(void)
+{
+    const uint32_t cells = 128;
+    double gutter[2], ramp[2];
+    uint64_t hashes[2] = {0, 0};
+    for (int o = 0; o < 2; o++) {
+        trn_field f;
+        make_broad_hills(&f, cells);
+        trn_stream_power_params p;
+        trn_stream_power_params_default(&p);
+        p.erodibility = 5e-5;
+        p.diffusion = 0.05;
+        p.dt = 20000.0;
+        p.steps = 60;
+        p.threads = 1;
+        p.border_outlets = o == 1;
+        trn_error e;
+        CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+        double b4, b4_20, b20, b20_40;
+        edge_bands(&f, 0, 4, 20, &b4, &b4_20);
+        edge_bands(&f, 0, 20, 40, &b20, &b20_40);
+        float lo = f.heights[0], hi = f.heights[0];
+        for (size_t k = 0; k < trn_field_sample_count(&f); k++) {
+            if (f.heights[k] < lo) lo = f.heights[k];
+            if (f.heights[k] > hi) hi = f.heights[k];
+        }
+        gutter[o] = (b4_20 - b4) / (hi - lo);
+        ramp[o] = (b20_40 - b20) / (hi - lo);
+        hashes[o] = hash_field(&f);
+        if (o == 1) {
+            for (int t = 2; t <= 5; t += 3) {
+                trn_field g;
+                make_broad_hills(&g, cells);
+                p.threads = t;
+                CHECK_OK(trn_stream_power_run(&g, &p, NULL, NULL, NULL, &e));
+                CHECK(hash_field(&g) == hashes[1]);
+                trn_field_dispose(&g);
+            }
+            /* Along the south edge the border is land: most of it ends above where it started
+             * (a base-level border only ever comes down). */
+            trn_field g;
+            make_broad_hills(&g, cells);
+            uint32_t rose = 0;
+            for (uint32_t i = 0; i <= cells; i++)
+                rose += f.heights[i] > g.heights[i] + 1.0f;
+            if (rose <= (cells + 1u) / 2) fprintf(stderr, "border rose: %u\n", rose);
+            CHECK(rose > (cells + 1u) / 2);
+            trn_field_dispose(&g);
+        }
+        trn_field_dispose(&f);
+    }
+    if (!(gutter[1] < gutter[0] * 2.0 / 3.0 && ramp[1] < ramp[0] * 7.0 / 8.0 && gutter[0] > 0.1))
+        fprintf(stderr, "edge: gutter %.3f -> %.3f, ramp %.3f -> %.3f of the relief\n",
+                gutter[0], gutter[1], ramp[0], ramp[1]);
+    CHECK(gutter[0] > 0.1);
+    CHECK(gutter[1] < gutter[0] * 2.0 / 3.0);
+    CHECK(ramp[1] < ramp[0] * 7.0 / 8.0);
+    CHECK(hashes[0] != hashes[1]);
 }
 
 /* Evolved hills drain: after enough steps every interior sample has a strictly lower
@@ -320,7 +564,7 @@ static void test_determinism(void)
 static void test_network_forms(void)
 {
     trn_field f;
-    make_hills(&f, 64);
+    make_broad_hills(&f, 64);
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
     p.erodibility = 5e-5;
@@ -486,6 +730,10 @@ int main(void)
     RUN(test_border_follows);
     RUN(test_determinism);
     RUN(test_network_forms);
+    RUN(test_deposition_steady_state);
+    RUN(test_deposition_fan);
+    RUN(test_border_outlets);
+    RUN(test_deposition_errors);
     RUN(test_errors_and_cancel);
     RUN(test_graph_node);
     return trn_test_finish();

@@ -88,7 +88,7 @@ int main(void)
 {
     const char *browser = chromium();
     if (!browser) return trn_test_skip("chromium is not installed");
-    char dir[512], recipe[600], url[256], png[600], dom[600], cmd[4096];
+    char dir[512], recipe[600], url[256], png[600], dom[600], cmd[6000];
     char waters[600], water_url[256], session[600], saved[600], large[600], large_url[256];
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
     snprintf(recipe, sizeof recipe, "%s/land.json", dir);
@@ -102,8 +102,8 @@ int main(void)
     CHECK(trn_test_write_file(large, large_text, strlen(large_text)));
     /* A copy of an example with water bodies and a palette (the page may save over it). */
     size_t lakeside_size = 0;
-    uint8_t *lakeside = trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/lakeside.json",
-                                           &lakeside_size);
+    uint8_t *lakeside =
+        trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/lakeside.json", &lakeside_size);
     CHECK(lakeside && trn_test_write_file(waters, lakeside, lakeside_size));
     free(lakeside);
     pid_t pid = start_server(recipe, url, sizeof url);
@@ -112,19 +112,35 @@ int main(void)
     CHECK(water_pid > 0 && strncmp(water_url, "http://127.0.0.1:", 17) == 0);
     pid_t large_pid = start_server(large, large_url, sizeof large_url);
     CHECK(large_pid > 0 && strncmp(large_url, "http://127.0.0.1:", 17) == 0);
+    /* The work-safety flows: a recipe with an earlier run's recovery file beside it. */
+    char safe[600], safe_recovery[700], safe_url[256];
+    snprintf(safe, sizeof safe, "%s/safe.json", dir);
+    snprintf(safe_recovery, sizeof safe_recovery, "%s.recovery", safe);
+    CHECK(trn_test_write_file(safe, recipe_text, strlen(recipe_text)));
+    static const char *const recovered =
+        "{\"size\": [512, 512], \"resolution\": [256, 256], \"seed\": 3, \"default_landform\": "
+        "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 120}}, \"default_biome\": "
+        "\"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}, \"edits\": [{\"type\": "
+        "\"lower\", \"radius\": 30, \"strength\": 5, \"points\": [[100, 100]]}]}\n";
+    CHECK(trn_test_write_file(safe_recovery, recovered, strlen(recovered)));
+    pid_t safe_pid = start_server(safe, safe_url, sizeof safe_url);
+    CHECK(safe_pid > 0 && strncmp(safe_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
-    /* The page reports in its title once the first frame is drawn. */
+    /* The page reports in its title once the first frame is drawn. Without live updates: an
+     * open event stream would keep the virtual time budget from running out. */
+    char capture_url[300];
+    snprintf(capture_url, sizeof capture_url, "%s&events=0", url);
     snprintf(cmd, sizeof cmd, "timeout 120 '%s' %s='%s/profile' --dump-dom '%s' >'%s' 2>/dev/null",
-             browser, flags, dir, url, dom);
+             browser, flags, dir, capture_url, dom);
     CHECK_EQ_INT(system(cmd), 0);
     uint8_t *text = trn_test_read_file(dom, &(size_t){0});
     CHECK_CONTAINS((const char *)text, "<title>terrane studio: ready</title>");
     free(text);
     snprintf(cmd, sizeof cmd,
              "cd '%s' && timeout 120 '%s' %s='%s/profile' --screenshot='%s' '%s' >/dev/null 2>&1",
-             dir, browser, flags, dir, png, url);
+             dir, browser, flags, dir, png, capture_url);
     CHECK_EQ_INT(system(cmd), 0);
     size_t width = 0;
     const double share = terrain_share(png, &width);
@@ -134,9 +150,9 @@ int main(void)
     /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
-                 "timeout 600 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s'",
-                 TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url);
+                 "timeout 1200 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s'",
+                 TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe);
         const int rc = system(cmd);
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
         if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
@@ -161,8 +177,8 @@ int main(void)
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    const pid_t servers[3] = {pid, water_pid, large_pid};
-    for (size_t k = 0; k < 3; k++) {
+    const pid_t servers[4] = {pid, water_pid, large_pid, safe_pid};
+    for (size_t k = 0; k < 4; k++) {
         if (servers[k] <= 0) continue;
         kill(servers[k], SIGINT);
         int status = 0;

@@ -2,11 +2,13 @@
 // (sent while dragging, one history entry), undo, layer toggles, explain, node previews, paint and
 // protect strokes, save; on a recipe with water and a palette: water surfaces and scatter proxies;
 // no console errors. Run by test_studio_browser:
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL
+// Work safety on SAFE_URL (SAFE_PATH its recipe): an earlier run's recovery restored, the unsaved
+// marker, Generate asking before it discards edits, two pages in sync, a change on disk noticed.
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const [chromium, url, profile, waterUrl, heightsOut, largeUrl] = process.argv.slice(2);
+const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
@@ -38,15 +40,43 @@ try {
     pageWs = (targets.find((t) => t.type === 'page') || {}).webSocketDebuggerUrl;
     if (!pageWs) await sleep(100);
   }
+  // A DevTools connection to one page: send, evaluate, waitFor (a second page gets its own).
+  const connect = async (address, errorList) => {
+    const sock = new WebSocket(address);
+    await new Promise((resolve, reject) => { sock.onopen = resolve; sock.onerror = reject; });
+    let id = 0;
+    const waiting = new Map();
+    sock.onmessage = (event) => {
+      const m = JSON.parse(event.data);
+      if (m.id && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+      else if (m.method === 'Runtime.exceptionThrown') errorList.push(m.params.exceptionDetails.text);
+    };
+    const call = (method, params = {}) => new Promise((resolve, reject) => {
+      const n = ++id;
+      waiting.set(n, (m) => (m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result)));
+      sock.send(JSON.stringify({ id: n, method, params }));
+    });
+    const ev = async (expression) => (await call('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value;
+    const until = async (expression, what) => {
+      for (let k = 0; k < 900; k++) { if (await ev(expression)) return true; await sleep(100); }
+      check(false, 'waited 90 s for ' + what);
+      return false;
+    };
+    return { sock, send: call, evaluate: ev, waitFor: until };
+  };
   const ws = new WebSocket(pageWs);
   await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
   let nextId = 0;
-  const pending = new Map(), errors = [];
+  const pending = new Map(), errors = [], dialogs = [];
   ws.onmessage = (event) => {
     const m = JSON.parse(event.data);
     if (m.id && pending.has(m.id)) {
       pending.get(m.id)(m);
       pending.delete(m.id);
+    } else if (m.method === 'Page.javascriptDialogOpening') {
+      // Leaving a page with unsaved edits asks first (beforeunload): the test leaves.
+      dialogs.push(m.params.type);
+      ws.send(JSON.stringify({ id: ++nextId, method: 'Page.handleJavaScriptDialog', params: { accept: true } }));
     } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
       errors.push(m.params.args.map((a) => a.value || a.description).join(' '));
     } else if (m.method === 'Runtime.exceptionThrown') {
@@ -58,8 +88,11 @@ try {
     pending.set(id, (m) => (m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result)));
     ws.send(JSON.stringify({ id, method, params }));
   });
-  const evaluate = async (expression) =>
-    (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value;
+  const evaluate = async (expression) => {
+    const r = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) console.error('exception in ' + expression.slice(0, 80) + ': ' + ((r.exceptionDetails.exception || {}).description || r.exceptionDetails.text));
+    return r.result.value;
+  };
   const waitFor = async (expression, what) => {
     for (let k = 0; k < 900; k++) {
       if (await evaluate(expression)) return true;
@@ -70,7 +103,7 @@ try {
   };
   const open = async (address) => {
     await send('Page.navigate', { url: address });
-    await waitFor("document.title === 'terrane studio: ready'", 'the first frame');
+    await waitFor("document.title.endsWith('terrane studio: ready')", 'the first frame');
   };
   const get = (path, as = 'text') => `(async () => (await fetch('api/${path}', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).${as}())()`;
   const status = "document.getElementById('status').textContent";
@@ -240,6 +273,10 @@ try {
     const waterPixels = await evaluate("studio.pixelsChangedBy('water')");
     check(waterPixels.bluish > 2000, 'water surfaces drawn: ' + JSON.stringify(waterPixels));
     check(await evaluate('studio.stats.waterChunksDrawn') > 0, 'chunks with water drawn by the water pass');
+    // A reload of the water (as after an undo that changed it) keeps the old water drawn until
+    // the new one is ready: sampled every millisecond while it runs, it is never absent.
+    const gaps = await evaluate('(async () => { let gaps = 0, samples = 0; const t = setInterval(() => { samples++; if (!water.has) gaps++; }, 1); await loadWater(); clearInterval(t); return [gaps, samples]; })()');
+    check(gaps[0] === 0 && await evaluate('water.has'), 'the water stays drawn while it reloads (' + gaps[1] + ' samples)');
     const count = await evaluate(`(async () => (await (await fetch('api/instances', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).json()).instances.length)()`);
     check(count > 0 && await evaluate('studio.stats.instancesDrawn') === count, 'every instance drawn as a proxy (' + count + ')');
     const proxyPixels = await evaluate("studio.pixelsChangedBy('instances')");
@@ -260,7 +297,9 @@ try {
   // A larger terrain (1025 x 1025, 32 x 32 chunks): drawn at full resolution (no cap), levels
   // vary across the view, and chunks behind a close camera are culled.
   if (largeUrl) {
+    const asked = dialogs.length;
     await open(largeUrl);
+    if (waterUrl) check(dialogs.slice(asked).includes('beforeunload'), 'leaving the lakeside page with an unsaved stroke asked first');
     check(await evaluate(textureEqual) === textureBefore, 'the 1025 x 1025 heights texture is the server field');
     const levels = await evaluate('Array.from(studio.levels)');
     const kinds = new Set(levels.filter((l) => l >= 0));
@@ -270,6 +309,84 @@ try {
     await evaluate('(() => { studio.camera.dist = 200; draw(); })()');
     check(await evaluate('studio.stats.chunksCulled') > 500, 'a close camera culls the chunks out of view (' + await evaluate('studio.stats.chunksCulled') + ' of 1024)');
     check(errors.length === 0, 'no console errors on the larger terrain' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
+  // Work safety: never lose work.
+  if (safeUrl) {
+    await send('Page.navigate', { url: safeUrl });
+    await waitFor("document.title.endsWith('terrane studio: ready')", 'the safe page');
+    // An earlier run's recovery file: the page offers it at once; restoring brings its stroke.
+    await waitFor("studio.asking && studio.asking.startsWith('Unsaved work from an earlier session')", 'the recovery offer');
+    const beforeRestore = await evaluate(serverSum);
+    await evaluate("document.querySelector('#ask button[data-choice=restore]').click()");
+    await waitFor(`${status} === 'restored the unsaved work'`, 'the restore');
+    check(JSON.parse(await evaluate(get('recipe'))).edits.length === 1, 'the recovered stroke is in the session');
+    check(await evaluate(serverSum) < beforeRestore && await evaluate(serverSum) === await evaluate(pageSum), 'the page shows the restored (lowered) terrain');
+    check(await evaluate("!document.getElementById('dirty').hidden && studio.state.dirty"), 'restored work shows as unsaved');
+    // Closing the tab with unsaved edits asks first.
+    check(await evaluate("(() => { const e = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented; })()"), 'closing with unsaved edits asks first');
+    // Autosave: the recovery file beside the recipe holds the session; the recipe is untouched.
+    await dragStroke(40, 0);
+    await waitFor(`${status}.includes('changed')`, 'the stroke on the safe recipe');
+    const recovery = safePath + '.recovery';
+    let autosaved = false;
+    for (let k = 0; k < 50 && !autosaved; k++) {
+      await sleep(100);
+      autosaved = existsSync(recovery) && (readFileSync(recovery, 'utf8').match(/"raise"/g) || []).length === 1;
+    }
+    check(autosaved, 'the autosave wrote the new stroke beside the recipe');
+    check(!/"edits"/.test(readFileSync(safePath, 'utf8')), 'the recipe itself is not written before Save');
+    // Generate with unsaved edits asks; Cancel keeps them.
+    await evaluate("document.getElementById('generate').click()");
+    await waitFor("studio.asking && studio.asking.includes('discards your unsaved edits')", 'the generate question');
+    check(await evaluate("document.getElementById('ask').open"), 'Generate with unsaved edits asks first');
+    await evaluate("document.querySelector('#ask button[data-choice=cancel]').click()");
+    await waitFor(`${status}.startsWith('generate cancelled')`, 'the cancelled generate');
+    check(JSON.parse(await evaluate(get('recipe'))).edits.length === 2 && await evaluate('studio.state.dirty'), 'cancelled: both strokes kept, still unsaved');
+    // A second page on the same session: strokes and undo in either show in both.
+    const bErrors = [];
+    const target = await (await fetch(`http://127.0.0.1:${debugPort}/json/new?${encodeURIComponent(safeUrl)}`, { method: 'PUT' })).json();
+    const b = await connect(target.webSocketDebuggerUrl, bErrors);
+    await b.send('Runtime.enable');
+    await b.waitFor("document.title.endsWith('terrane studio: ready')", 'the second page');
+    await b.waitFor('studio.asking === null || studio.asking === undefined', 'no question on the second page');
+    await send('Page.bringToFront');
+    check(await b.evaluate(pageSum) === await evaluate(serverSum), 'the second page shows the session with both strokes');
+    await dragStroke(50, 0);
+    await waitFor(`${status}.includes('changed')`, 'the stroke in page A');
+    const afterA = await evaluate(serverSum);
+    await b.waitFor(`studio.revision === ${await evaluate('studio.revision')} && (() => { let s = 0; for (const v of terrain.heights) s += v; return s; })() === ${afterA}`, 'page B following page A');
+    check(await b.evaluate(pageSum) === afterA, 'page B shows page A\'s stroke');
+    check(await b.evaluate("document.querySelector('#layers li:nth-child(3) .group').textContent.endsWith('3')"), 'page B\'s layer list counts the three strokes');
+    await b.evaluate("document.getElementById('undo').click()");
+    await waitFor(`(() => { let s = 0; for (const v of terrain.heights) s += v; return s; })() !== ${afterA}`, 'page A following page B\'s undo');
+    check(await evaluate(pageSum) === await evaluate(serverSum) && await b.evaluate(pageSum) === await evaluate(serverSum), 'one undo in page B removed the stroke in both pages and the server');
+    check(await evaluate("document.querySelector('#layers li:nth-child(3) .group').textContent.endsWith('2')"), 'page A\'s layer list follows the undo');
+    check(bErrors.length === 0, 'no errors in page B' + (bErrors.length ? ': ' + bErrors.join('; ') : ''));
+    await fetch(`http://127.0.0.1:${debugPort}/json/close/${target.id}`);
+    b.sock.close();
+    // A change on disk: noticed within seconds; Save refuses to overwrite it unasked.
+    const original = readFileSync(safePath, 'utf8');
+    writeFileSync(safePath, original.replace('"seed": 3', '"seed": 8'));
+    await waitFor("studio.asking && studio.asking.startsWith('The recipe file changed on disk')", 'the disk change question');
+    await evaluate("document.querySelector('#ask button[data-choice=keep]').click()");
+    await evaluate("document.getElementById('save').click()");
+    await waitFor("studio.asking && studio.asking.includes('changed on disk since the studio loaded it')", 'the save conflict question');
+    await evaluate("document.querySelector('#ask button[data-choice=cancel]').click()");
+    await waitFor(`${status}.startsWith('not saved')`, 'the refused save');
+    check(/"seed": 8/.test(readFileSync(safePath, 'utf8')), 'Save did not write the old seed over the disk\'s');
+    // A broken edit on disk: the Graph check panel says where.
+    writeFileSync(safePath, original.replace('"seed": 3,', '"seed": 3,,'));
+    await waitFor("document.getElementById('diagnostics').textContent.includes('line 1, column')", 'the broken file in the Graph check panel');
+    check(await evaluate(`${status}.includes('line 1, column')`), 'the status line says where the file is broken');
+    // Fixed on disk: the page asks again; loading it regenerates from the file: clean, its seed.
+    writeFileSync(safePath, original.replace('"seed": 3', '"seed": 8'));
+    await waitFor("studio.asking && studio.asking.startsWith('The recipe file changed on disk')", 'the disk change question again');
+    check(await evaluate("studio.asking.includes('Loading it discards your unsaved edits')"), 'the question says the unsaved edits would be lost');
+    await evaluate("document.querySelector('#ask button[data-choice=load]').click()");
+    await waitFor(`${status} === 'generated'`, 'the generate from disk');
+    check(JSON.parse(await evaluate(get('recipe'))).seed === 8 && !await evaluate('studio.state.dirty') && await evaluate("document.getElementById('dirty').hidden"), 'Generate loaded the file from disk: seed 8, nothing unsaved');
+    check(await evaluate(serverSum) === await evaluate(pageSum), 'the page shows the regenerated terrain');
+    check(errors.length === 0, 'no console errors in the work-safety flows' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();
 } catch (error) {

@@ -1057,6 +1057,19 @@ static void test_codec_round_trip(void)
     CHECK(memcmp(back.segment, w.segment, 20 * 4) == 0);
     trn_water_dispose(&back);
     free(data);
+    /* A negative (or NaN) radius or width is damage, however well framed. */
+    const double saved_radius = w.bodies[0].radius, saved_width = w.bodies[1].width;
+    for (int bad = 0; bad < 3; bad++) {
+        w.bodies[0].radius = bad == 0 ? -1.0 : bad == 1 ? NAN : saved_radius;
+        w.bodies[1].width = bad == 2 ? -0.5 : saved_width;
+        encode(&w, &data, &size);
+        trn_error be;
+        CHECK_STATUS(trn_water_decode(data, size, "w.bin", NULL, &back, &be), TRN_ERR_FORMAT);
+        CHECK_CONTAINS(be.message, bad == 2 ? "width: expected a number >= 0" : "radius: expected a number >= 0");
+        free(data);
+    }
+    w.bodies[0].radius = saved_radius;
+    w.bodies[1].width = saved_width;
 
     /* No bodies: no per-sample section, no arrays. */
     trn_water empty;
@@ -1221,7 +1234,7 @@ static void test_codec_rejections(void)
     FRESH();
     bad[radius0 + 7] = 0xbf; /* -radius */
     reseal(bad, size);
-    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, (int64_t)body0, "radius");
+    decode_fails(bad, size, NULL, TRN_ERR_FORMAT, (int64_t)radius0, "radius: expected a number >= 0");
     FRESH();
     put32(bad + owner + 4 * 7, 2);
     reseal(bad, size);

@@ -88,6 +88,9 @@ static void test_guard(void)
     CHECK_STATUS(trn_io_guard_check(g, missing2, &e), TRN_ERR_CONFLICT);
     snprintf(missing2, sizeof missing2, "%s/sub/missing.png", tmp);
     CHECK_OK(trn_io_guard_check(g, missing2, &e));
+    /* Through a folder that does not exist yet: "nosuch/.." is this folder once it is made. */
+    snprintf(missing2, sizeof missing2, "%s/nosuch/../input.png", tmp);
+    CHECK_STATUS(trn_io_guard_check(g, missing2, &e), TRN_ERR_CONFLICT);
     CHECK_OK(trn_io_guard_check(NULL, in, &e));
 
     /* A write set refuses to stage a guarded file, before writing anything. */
@@ -234,6 +237,24 @@ static void test_staged_mode(void)
     struct stat st;
     CHECK(stat(dest, &st) == 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0644);
+    /* A file replaced in place keeps its mode (and, as root, a group of somebody else's),
+     * through a write set and through a single atomic write alike. */
+    CHECK(chmod(dest, 0640) == 0);
+    const bool root_user = geteuid() == 0;
+    if (root_user) CHECK(chown(dest, 0, 1) == 0);
+    CHECK_OK(trn_write_set_new(NULL, &ws, &e));
+    CHECK_OK(trn_write_set_stage(ws, dest, &t, &e));
+    CHECK_OK(trn_file_write_atomic(t, "o lake\n", 7, &e));
+    CHECK_OK(trn_write_set_commit(ws, &e));
+    trn_write_set_free(ws);
+    CHECK(stat(dest, &st) == 0 && file_is(dest, "o lake\n"));
+    CHECK_EQ_INT(st.st_mode & 0777, 0640);
+    if (root_user) CHECK_EQ_INT((int)st.st_gid, 1);
+    CHECK(chmod(dest, 0600) == 0);
+    CHECK_OK(trn_file_write_atomic(dest, "o sea\n", 6, &e));
+    CHECK(stat(dest, &st) == 0 && file_is(dest, "o sea\n"));
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+    if (root_user) CHECK_EQ_INT((int)st.st_gid, 1);
     umask(old_mask);
 }
 
@@ -286,31 +307,147 @@ static void test_crash_every_step(void)
     }
 }
 
-/* The next write into a folder with a dead commit finishes it first. */
+/* The next write into a folder with a dead commit finishes that folder's part first; the
+ * sub-folder's part is finished by the next write there (or by recover). */
 static void test_next_write_recovers(void)
 {
-    char root[600];
+    char root[600], sub[700];
     path_in(root, sizeof root, "level_next");
+    snprintf(sub, sizeof sub, "%s/main", root);
     make_old_set(root);
     trn_write_set *ws = stage_three(root, NULL);
-    crash_step = 3;
+    crash_step = 2; /* a.ter renamed; main/items.level.json and b.json not yet */
     trn_write_set_set_step_hook(ws, crash_hook, NULL);
     trn_error e;
     CHECK_STATUS(trn_write_set_commit(ws, &e), TRN_ERR_IO);
     trn_write_set_free(ws);
     CHECK_EQ_INT(set_state(root), -1);
+    char b[700], c[700];
+    snprintf(b, sizeof b, "%s/main/items.level.json", root);
+    snprintf(c, sizeof c, "%s/b.json", root);
+    const char *t;
     trn_write_set *next = NULL;
     CHECK_OK(trn_write_set_new(NULL, &next, &e));
-    char d[700];
+    char d[720];
     snprintf(d, sizeof d, "%s/other.txt", root);
-    const char *t;
     CHECK_OK(trn_write_set_stage(next, d, &t, &e));
-    /* Staging in the level folder finished the dead set (both of its journals). */
-    CHECK_EQ_INT(set_state(root), 1);
+    CHECK(file_is(c, "new c"));     /* the level folder's part landed */
+    CHECK(file_is(b, "old b"));     /* the sub-folder's waits for a write there */
     CHECK_OK(trn_file_write_atomic(t, "x", 1, &e));
     CHECK_OK(trn_write_set_commit(next, &e));
     trn_write_set_free(next);
+    CHECK_OK(trn_write_set_new(NULL, &next, &e));
+    snprintf(d, sizeof d, "%s/other.txt", sub);
+    CHECK_OK(trn_write_set_stage(next, d, &t, &e));
+    CHECK_EQ_INT(set_state(root), 1);
+    CHECK_OK(trn_file_write_atomic(t, "y", 1, &e));
+    CHECK_OK(trn_write_set_commit(next, &e));
+    trn_write_set_free(next);
     CHECK_EQ_INT(total_leftovers(root), 0);
+}
+
+/* A journal somebody else put into a folder is never replayed: journals name only files of
+ * their own folder, a rename only puts a file's own temporary over it, and a journal or a
+ * temporary owned by another user is refused. */
+static void test_forged_journals(void)
+{
+    char dir[600], victim[600], j[700], evil[700], mine[700];
+    path_in(dir, sizeof dir, "shared");
+    mkdir(dir, 0777);
+    path_in(victim, sizeof victim, "precious.txt");
+    snprintf(j, sizeof j, "%s/.terrane-journal-ZZZZZZ", dir);
+    snprintf(evil, sizeof evil, "%s/p.tmp-ZZZZZZ", dir);
+    snprintf(mine, sizeof mine, "%s/mine.txt", dir);
+    const struct {
+        const char *text; /* $D: the folder, $V: the victim (absolute paths) */
+        const char *why;
+    } forged[] = {
+        /* The attack as written against the first journal format: absolute paths. */
+        {"terrane write set 1\ncommit\njournal $D/x\nrename $D/p.tmp-ZZZZZZ $V\nend 1\n",
+         "earlier terrane"},
+        {"terrane write set 2\ncommit\nrename p.tmp-ZZZZZZ ../precious.txt\nend 1\n",
+         "outside its own folder"},
+        {"terrane write set 2\ncommit\nrename %2Fp.tmp-ZZZZZZ %2Fprecious.txt\nend 1\n",
+         "outside its own folder"},
+        {"terrane write set 2\ncommit\nremove ..\nend 1\n", "outside its own folder"},
+        {"terrane write set 2\ncommit\nrename p.tmp-ZZZZZZ mine.txt\nend 1\n",
+         "not its temporary"},
+        {"terrane write set 2\nstaging\nstaged mine.txt\n", "as a temporary"},
+    };
+    for (size_t k = 0; k < sizeof forged / sizeof forged[0]; k++) {
+        write_text(victim, "precious");
+        write_text(mine, "mine");
+        write_text(evil, "evil");
+        char text[4000];
+        size_t n = 0;
+        for (const char *p = forged[k].text; *p && n + 700 < sizeof text; p++) {
+            const char *put = p[0] == '$' && p[1] == 'D' ? dir : p[0] == '$' && p[1] == 'V' ? victim : NULL;
+            if (put) {
+                n += (size_t)snprintf(text + n, sizeof text - n, "%s", put);
+                p++;
+            } else {
+                text[n++] = *p;
+            }
+        }
+        text[n] = '\0';
+        write_text(j, text);
+        trn_recovery_report rep;
+        trn_error e;
+        CHECK_OK(trn_write_set_scan(dir, false, &rep, &e));
+        CHECK_EQ_INT(rep.refused, 1);
+        CHECK_CONTAINS(rep.refused_reason, forged[k].why);
+        CHECK_OK(trn_write_set_recover(dir, false, &rep, &e));
+        CHECK_EQ_INT(rep.refused, 1);
+        CHECK_EQ_INT(rep.completed + rep.discarded, 0);
+        CHECK_CONTAINS(rep.refused_reason, ".terrane-journal-ZZZZZZ");
+        /* An ordinary write into the folder does not replay it either. */
+        CHECK_OK(trn_file_write_atomic(mine, "mine2", 5, &e));
+        CHECK(file_is(victim, "precious"));
+        CHECK(file_is(mine, "mine2"));
+        CHECK(trn_test_exists(j)); /* left for the user to look at */
+        unlink(j);
+    }
+    /* A well-formed journal of our own finishes: the form refused above is the only difference. */
+    write_text(j, "terrane write set 2\ncommit\nrename mine.txt.tmp-AbCdEf mine.txt\nend 1\n");
+    char tmpf[720];
+    snprintf(tmpf, sizeof tmpf, "%s.tmp-AbCdEf", mine);
+    write_text(tmpf, "landed");
+    trn_recovery_report rep;
+    trn_error e;
+    CHECK_OK(trn_write_set_recover(dir, false, &rep, &e));
+    CHECK_EQ_INT(rep.completed, 1);
+    CHECK_EQ_INT(rep.refused, 0);
+    CHECK(file_is(mine, "landed"));
+    CHECK(!trn_test_exists(j));
+    /* Ownership: only root can hand a file to another user, so this part runs as root. */
+    if (geteuid() == 0) {
+        const uid_t nobody = 65534;
+        write_text(j, "terrane write set 2\ncommit\nrename mine.txt.tmp-AbCdEf mine.txt\nend 1\n");
+        write_text(tmpf, "evil");
+        CHECK(chown(j, nobody, nobody) == 0);
+        CHECK_OK(trn_write_set_recover(dir, false, &rep, &e));
+        CHECK_EQ_INT(rep.refused, 1);
+        CHECK_CONTAINS(rep.refused_reason, "owned by user id 65534");
+        CHECK(file_is(mine, "landed"));
+        CHECK(chown(j, 0, 0) == 0);
+        write_text(tmpf, "evil"); /* the sweep above removed our own stale one */
+        CHECK(chown(tmpf, nobody, nobody) == 0); /* our journal, somebody else's temporary */
+        CHECK_OK(trn_write_set_recover(dir, false, &rep, &e));
+        CHECK_EQ_INT(rep.refused, 1);
+        CHECK_CONTAINS(rep.refused_reason, "owned by another user");
+        CHECK(file_is(mine, "landed"));
+        /* Nor is another user's stale temporary ours to delete. */
+        unlink(j);
+        CHECK_OK(trn_write_set_recover(dir, false, &rep, &e));
+        CHECK(trn_test_exists(tmpf));
+        CHECK_EQ_INT(rep.temporaries_removed, 0);
+        unlink(tmpf);
+    } else {
+        printf("ownership checks skipped: they need root to give a file to another user\n");
+        unlink(tmpf);
+    }
+    unlink(victim);
+    unlink(mine);
 }
 
 static void test_stale_temporaries(void)
@@ -441,6 +578,30 @@ static void test_special_files(void)
     CHECK_CONTAINS(e.message, "is a directory");
 }
 
+/* Containment: a path is inside a folder only at a separator, never by a shared prefix. */
+static void test_path_inside(void)
+{
+    char root[600], other[600], p[800];
+    path_in(root, sizeof root, "project");
+    path_in(other, sizeof other, "project-other");
+    mkdir(root, 0777);
+    mkdir(other, 0777);
+    CHECK(trn_path_inside(root, root));
+    snprintf(p, sizeof p, "%s/x.json", root);
+    CHECK(trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%s/sub/../x.json", root);
+    CHECK(trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%s/x.json", other);
+    CHECK(!trn_path_inside(root, p)); /* "/project-other" starts with "/project" */
+    CHECK(!trn_path_inside(root, other));
+    snprintf(p, sizeof p, "%s/../x.json", root);
+    CHECK(!trn_path_inside(root, p));
+    snprintf(p, sizeof p, "%sx", root);
+    CHECK(!trn_path_inside(root, p));
+    CHECK(trn_path_inside("/", p)); /* the root folder holds everything */
+    CHECK(!trn_path_inside("/no/such/folder", p));
+}
+
 int main(void)
 {
     trn_test_tmpdir(tmp, sizeof tmp);
@@ -449,6 +610,8 @@ int main(void)
     RUN(test_staged_mode);
     RUN(test_crash_every_step);
     RUN(test_next_write_recovers);
+    RUN(test_forged_journals);
+    RUN(test_path_inside);
     RUN(test_stale_temporaries);
     RUN(test_signal_cleanup);
     RUN(test_full_disk);

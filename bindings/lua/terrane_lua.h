@@ -2,6 +2,10 @@
 #ifndef TERRANE_LUA_H
 #define TERRANE_LUA_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include <lua.h>
 
 #ifdef __cplusplus
@@ -23,6 +27,29 @@ void trn_lua_preload(lua_State *L);
  * LUA_OK, or another status with the message (file, section, offset; or the duplicate id) on
  * top of the stack. */
 int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id);
+
+/* Budgets for a script's state; 0 means no limit. */
+typedef struct trn_lua_limits {
+    uint64_t max_instructions; /* Lua VM instructions, counted in steps of 1000 */
+    size_t max_memory;         /* bytes the state may hold */
+} trn_lua_limits;
+
+/* The budgets `terrane lua` gives a script unless told otherwise: a few seconds of Lua and
+ * 256 MiB. */
+#define TRN_LUA_DEFAULT_INSTRUCTIONS 2000000000ull
+#define TRN_LUA_DEFAULT_MEMORY ((size_t)256 << 20)
+
+/* A new state with both modules preloaded and the given budgets (NULL: none); a script past a
+ * budget gets a Lua error ("not enough memory", or the instruction budget named). Sandboxed
+ * (trusted false), for scripts from a level or a mod: the base functions without dofile and
+ * loadfile (load takes text only), coroutine, table, string, math, utf8, os.clock/time/date/
+ * difftime, io.write to standard output, and require for the terrane modules alone; no other
+ * io or os function, no debug,
+ * no C modules. Trusted: every standard library. NULL when out of memory. Close it with
+ * trn_lua_state_close. */
+lua_State *trn_lua_state_new(bool trusted, const trn_lua_limits *limits);
+/* Close a state made by trn_lua_state_new (NULL is a no-op). */
+void trn_lua_state_close(lua_State *L);
 
 #ifdef __cplusplus
 }

@@ -86,7 +86,11 @@ typedef struct trn_recovery_report {
     uint32_t discarded;   /* sets that died before committing (old files kept) */
     uint32_t in_progress; /* journals locked by a live process (left alone) */
     uint32_t temporaries_removed; /* stale DEST.tmp-XXXXXX files deleted */
-    char first_journal[1024];     /* the first journal found ("" when none) */
+    /* Journals not replayed because this process did not write them: owned by another user,
+     * naming a file outside their own folder, or in an older format. Left as they are. */
+    uint32_t refused;
+    char first_journal[1024];   /* the first journal found ("" when none) */
+    char refused_reason[1400];  /* the first refused journal and why ("" when none) */
 } trn_recovery_report;
 
 /* Finish or discard every interrupted set with a journal in dir (and its sub-folders when

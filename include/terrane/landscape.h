@@ -22,7 +22,11 @@ extern "C" {
  *   do not rise. A border sample follows the land down: after each step it is lowered to its
  *   lowest non-border neighbour when that is lower, so rivers leave the map where they meet
  *   its edge and no wall of initial heights remains (fixed_border keeps the border's heights
- *   instead); samples under the sea stay as they are.
+ *   instead); samples under the sea stay as they are. With border_outlets only the edges' low
+ *   points are base level (a ring of samples outside the map, walls elsewhere);
+ * - with deposition G > 0 (Yuan et al. 2019) the law gains + (G / A) Qs, Qs the sediment flux
+ *   (uplift minus change, summed over the drainage area), solved implicitly and exactly in two
+ *   passes over the stack (each height affine in its receiver's); n = 1, D8 or Rho8 only.
  * Each step: uplift; receivers (routing: D8 steepest strict descent, Rho8 or MFD); closed
  * depressions (an interior sample with no lower neighbour) are routed without changing heights, after Cordonnier, Bovy
  * and Braun (2019): the basins of the receiver forest joined by their lowest passes in a
@@ -70,6 +74,17 @@ typedef struct trn_stream_power_params {
     int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
+    bool border_outlets;      /* base level only where the land leaves the map (default false:
+                                 every border sample): the border samples that are the lowest
+                                 of their stretch of edge (within 1/32 of its length either
+                                 side) drain off the map; the rest of the border is land like the
+                                 interior, rising and eroding, with no flow across the edge, so
+                                 the land does not ramp down to the edge and rivers leave it at
+                                 the outlets (with fixed_border the outlets keep their heights) */
+    double deposition;        /* G >= 0, dimensionless (default 0: none): sediment deposition
+                                 after Yuan et al. 2019, dz/dt gains G Qs / A, Qs the sediment
+                                 flux (uplift minus change, integrated over the drainage area);
+                                 needs n = 1 and single-flow routing (D8 or Rho8) */
     trn_flow_routing routing; /* default TRN_ROUTING_RHO8 */
     uint64_t seed;            /* Rho8's draws (default 0); the same seed, the same result */
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in

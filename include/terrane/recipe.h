@@ -299,7 +299,8 @@ const trn_layer *trn_recipe_layers(const trn_recipe *recipe, uint32_t *count);
 /* The layer a stroke belongs to (its "layer" id, or the first layer of its kind's group when
  * that is NULL), or NULL when there is none (the recipe does not validate). */
 const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_stroke *stroke);
-/* Whether a rule is evaluated: it names no layer, or an enabled biome layer. */
+/* Whether a rule is evaluated: its biome layer (the one it names, else the first biomes layer,
+ * as for a region naming none) is enabled. */
 bool trn_recipe_rule_active(const trn_recipe *recipe, const trn_rule *rule);
 
 /* Index of a named landform / biome, or -1. */

@@ -231,6 +231,8 @@ trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
         af->failed = true;
         af->saved_errno = errno;
     }
+    /* A file replaced in place keeps its mode, owner and group. */
+    if (!af->failed) trn_file_keep_mode(fileno(af->fp), af->final_path);
     /* Renamed before closing, so the lock covers the temporary until it is the output. */
     if (!af->failed && rename(af->temp_path, af->final_path) != 0) {
         af->failed = true;
@@ -374,6 +376,15 @@ bool trn_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void trn_file_keep_mode(int fd, const char *dest)
+{
+    struct stat st;
+    if (stat(dest, &st) != 0 || !S_ISREG(st.st_mode)) return; /* a new file: the umask's mode */
+    /* Owner and group first: changing them may clear set-id bits that the mode then restores. */
+    if (st.st_uid != geteuid() || st.st_gid != getegid()) (void)fchown(fd, st.st_uid, st.st_gid);
+    (void)fchmod(fd, st.st_mode & 07777);
 }
 
 void trn_file_output_mode(int fd)

@@ -48,6 +48,9 @@ const char *trn_file_kind(unsigned mode);
 /* Give a freshly made temporary (mkstemp's 0600) the mode a new output gets: 0666 less the
  * process umask, as any program's fopen would create it. */
 void trn_file_output_mode(int fd);
+/* Give fd (a new version of dest) dest's mode, owner and group when dest is a regular file that
+ * exists: a file replaced in place keeps them. Best effort (a group the user is not in stays). */
+void trn_file_keep_mode(int fd, const char *dest);
 
 /* Create a directory and its parents (mkdir -p). */
 trn_status trn_mkdir_p(const char *path, trn_error *err);

@@ -21,7 +21,7 @@
 #include "textbuf.h"
 
 #define JOURNAL_PREFIX ".terrane-journal-"
-#define JOURNAL_MAGIC "terrane write set 1\n"
+#define JOURNAL_MAGIC "terrane write set 2\n"
 /* Journals are small (a line per file); anything larger is not ours. */
 #define JOURNAL_MAX_BYTES (16u << 20)
 
@@ -202,7 +202,15 @@ trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn
 {
     if (!guard || !output) return TRN_OK;
     struct stat st;
-    if (stat(output, &st) != 0) {
+    bool found = stat(output, &st) == 0;
+    if (!found) {
+        /* "x/../a.png" with x missing names a.png once x is made: check that file now. */
+        char *lexical = trn_path_resolve_lexically(output);
+        if (!lexical) return oom(err);
+        found = stat(lexical, &st) == 0;
+        free(lexical);
+    }
+    if (!found) {
         char *resolved = NULL;
         for (size_t i = 0; i < guard->count; i++) {
             const guard_item *g = &guard->items[i];
@@ -231,235 +239,12 @@ trn_status trn_io_guard_check(const trn_io_guard *guard, const char *output, trn
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Journal text: "terrane write set 1", then "staging" and a "staged PATH" line per temporary;
- * at commit rewritten as "commit", "journal PATH" per copy, "rename TEMP DEST" per file and
- * "end N". Paths are absolute, with '%', space and control bytes percent-encoded.
+ * Journal text: "terrane write set 2", then "staging" and a "staged NAME" line per temporary;
+ * at commit rewritten as "commit", "rename TEMP DEST" per file, "remove DEST" per deletion and
+ * "end N". Each folder of a set has its own journal naming only that folder's files, by their
+ * bare names ('%', space and control bytes percent-encoded): a journal can never point outside
+ * its folder, and recovery replays only journals owned by the user running it.
  * ------------------------------------------------------------------------------------------- */
-
-static void tb_path(trn_text_buf *b, const char *path)
-{
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (*p <= ' ' || *p == '%' || *p == 0x7f) {
-            char enc[4];
-            snprintf(enc, sizeof enc, "%%%02X", *p);
-            trn_text_put(b, enc, 3);
-        } else {
-            trn_text_put(b, (const char *)p, 1);
-        }
-    }
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
-/* Decode one percent-encoded word starting at *p (ends at space or newline). NULL when
- * malformed or empty. */
-static char *read_word(const char **p, const char *end)
-{
-    const char *s = *p;
-    size_t n = 0;
-    while (s + n < end && s[n] != ' ' && s[n] != '\n')
-        n++;
-    if (n == 0) return NULL;
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '%') {
-            int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
-            int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
-            if (hi < 0 || lo < 0) {
-                free(out);
-                return NULL;
-            }
-            out[k++] = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            out[k++] = s[i];
-        }
-    }
-    out[k] = '\0';
-    if (strlen(out) != k || out[0] != '/') { /* embedded NUL, or not absolute: not ours */
-        free(out);
-        return NULL;
-    }
-    *p = s + n;
-    return out;
-}
-
-typedef struct journal_doc {
-    bool complete; /* a commit list with its end line */
-    char **staged;
-    size_t staged_count;
-    char **journals;
-    size_t journal_count;
-    char **temps, **dests;
-    size_t rename_count, dest_count;
-    char **removes;
-    size_t remove_count;
-} journal_doc;
-
-static void journal_doc_free(journal_doc *d)
-{
-    for (size_t i = 0; i < d->staged_count; i++)
-        free(d->staged[i]);
-    for (size_t i = 0; i < d->journal_count; i++)
-        free(d->journals[i]);
-    for (size_t i = 0; i < d->rename_count; i++)
-        free(d->temps[i]);
-    for (size_t i = 0; i < d->dest_count; i++)
-        free(d->dests[i]);
-    for (size_t i = 0; i < d->remove_count; i++)
-        free(d->removes[i]);
-    free(d->removes);
-    free(d->staged);
-    free(d->journals);
-    free(d->temps);
-    free(d->dests);
-    memset(d, 0, sizeof *d);
-}
-
-static bool push_word(char ***list, size_t *count, char *word)
-{
-    char **n = realloc(*list, (*count + 1) * sizeof *n);
-    if (!n) {
-        free(word);
-        return false;
-    }
-    *list = n;
-    n[(*count)++] = word;
-    return true;
-}
-
-/* Parse journal text. False when it is not a journal of ours; an unfinished commit list (a
- * crash while writing it) parses as incomplete. */
-static bool journal_parse(const char *text, size_t size, journal_doc *d)
-{
-    memset(d, 0, sizeof *d);
-    const size_t magic = strlen(JOURNAL_MAGIC);
-    if (size < magic || memcmp(text, JOURNAL_MAGIC, magic) != 0) return false;
-    const char *p = text + magic, *end = text + size;
-    bool commit = false, ended = false;
-    size_t declared = 0;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) break;   /* a torn last line: the commit list is unfinished */
-        if (ended) break; /* nothing follows "end" in a journal we wrote */
-        size_t n = (size_t)(nl - p);
-        bool ok = true;
-        if (n == 7 && memcmp(p, "staging", 7) == 0) {
-        } else if (n == 6 && memcmp(p, "commit", 6) == 0) {
-            commit = true;
-        } else if (n > 7 && memcmp(p, "staged ", 7) == 0) {
-            const char *q = p + 7;
-            char *w = read_word(&q, nl);
-            ok = w && q == nl && push_word(&d->staged, &d->staged_count, w);
-        } else if (n > 8 && memcmp(p, "journal ", 8) == 0) {
-            const char *q = p + 8;
-            char *w = read_word(&q, nl);
-            ok = w && q == nl && push_word(&d->journals, &d->journal_count, w);
-        } else if (n > 7 && memcmp(p, "rename ", 7) == 0) {
-            const char *q = p + 7;
-            char *t = read_word(&q, nl);
-            char *dst = NULL;
-            if (t && q < nl && *q == ' ') {
-                q++;
-                dst = read_word(&q, nl);
-            }
-            if (t && dst && q == nl) {
-                ok = push_word(&d->temps, &d->rename_count, t);
-                ok = push_word(&d->dests, &d->dest_count, dst) && ok;
-            } else {
-                free(t);
-                free(dst);
-                ok = false;
-            }
-        } else if (n > 7 && memcmp(p, "remove ", 7) == 0) {
-            const char *q = p + 7;
-            char *w = read_word(&q, nl);
-            ok = w && q == nl && push_word(&d->removes, &d->remove_count, w);
-        } else if (n > 4 && memcmp(p, "end ", 4) == 0) {
-            char num[24];
-            if (n - 4 >= sizeof num) {
-                journal_doc_free(d);
-                return false;
-            }
-            memcpy(num, p + 4, n - 4);
-            num[n - 4] = '\0';
-            char *e = NULL;
-            unsigned long long v = strtoull(num, &e, 10);
-            ok = e && *e == '\0' && num[0] >= '0' && num[0] <= '9';
-            declared = (size_t)v;
-            ended = ok;
-        } else {
-            ok = false;
-        }
-        if (!ok) {
-            journal_doc_free(d);
-            return false;
-        }
-        p = nl + 1;
-    }
-    d->complete = commit && ended && declared == d->rename_count + d->remove_count &&
-                  d->rename_count == d->dest_count;
-    return true;
-}
-
-static bool read_small_file(int fd, char **out, size_t *size)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > JOURNAL_MAX_BYTES)
-        return false;
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    if (!buf) return false;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    buf[got] = '\0';
-    *out = buf;
-    *size = got;
-    return true;
-}
-
-/* Finish a complete journal: rename every temporary still there over its destination, then
- * delete every copy of the journal. Idempotent, so a crash during recovery is recovered too. */
-static trn_status roll_forward(const journal_doc *d, const char *journal_path, trn_error *err)
-{
-    for (size_t i = 0; i < d->rename_count; i++) {
-        struct stat st;
-        if (lstat(d->temps[i], &st) != 0) continue; /* renamed before the interruption */
-        if (rename(d->temps[i], d->dests[i]) != 0)
-            return trn_error_set(err, TRN_ERR_IO, d->dests[i], -1,
-                                 "cannot finish the interrupted write recorded in %s: renaming "
-                                 "%s failed: %s",
-                                 journal_path, d->temps[i], strerror(errno));
-    }
-    for (size_t i = 0; i < d->remove_count; i++)
-        if (unlink(d->removes[i]) != 0 && errno != ENOENT)
-            return trn_error_set(err, TRN_ERR_IO, d->removes[i], -1,
-                                 "cannot finish the interrupted write recorded in %s: deleting "
-                                 "it failed: %s",
-                                 journal_path, strerror(errno));
-    for (size_t i = 0; i < d->rename_count; i++) {
-        char *dir = dir_of(d->dests[i]);
-        if (dir) fsync_dir(dir);
-        free(dir);
-    }
-    for (size_t i = 0; i < d->journal_count; i++)
-        unlink(d->journals[i]);
-    unlink(journal_path);
-    return TRN_OK;
-}
 
 static bool is_temp_suffix(const char *s)
 {
@@ -488,6 +273,272 @@ static bool is_temp_name(const char *name, const char *base)
     return n > 11 && is_temp_suffix(name + n - 11);
 }
 
+static void tb_path(trn_text_buf *b, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p <= ' ' || *p == '%' || *p == 0x7f) {
+            char enc[4];
+            snprintf(enc, sizeof enc, "%%%02X", *p);
+            trn_text_put(b, enc, 3);
+        } else {
+            trn_text_put(b, (const char *)p, 1);
+        }
+    }
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Decode one percent-encoded word starting at *p (ends at space or newline). NULL when
+ * malformed or empty; *bad_name set when it decodes to anything but a plain file name. */
+static char *read_word(const char **p, const char *end, bool *bad_name)
+{
+    const char *s = *p;
+    size_t n = 0;
+    while (s + n < end && s[n] != ' ' && s[n] != '\n')
+        n++;
+    if (n == 0) return NULL;
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
+            int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0) {
+                free(out);
+                return NULL;
+            }
+            out[k++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[k++] = s[i];
+        }
+    }
+    out[k] = '\0';
+    /* A name in the journal's own folder: no folder part, no "." or "..", no embedded NUL. */
+    if (strlen(out) != k || strchr(out, '/') || strcmp(out, ".") == 0 || strcmp(out, "..") == 0) {
+        *bad_name = true;
+        free(out);
+        return NULL;
+    }
+    *p = s + n;
+    return out;
+}
+
+typedef struct journal_doc {
+    bool complete; /* a commit list with its end line */
+    char **staged;
+    size_t staged_count;
+    char **temps, **dests;
+    size_t rename_count, dest_count;
+    char **removes;
+    size_t remove_count;
+} journal_doc;
+
+static void journal_doc_free(journal_doc *d)
+{
+    for (size_t i = 0; i < d->staged_count; i++)
+        free(d->staged[i]);
+    for (size_t i = 0; i < d->rename_count; i++)
+        free(d->temps[i]);
+    for (size_t i = 0; i < d->dest_count; i++)
+        free(d->dests[i]);
+    for (size_t i = 0; i < d->remove_count; i++)
+        free(d->removes[i]);
+    free(d->removes);
+    free(d->staged);
+    free(d->temps);
+    free(d->dests);
+    memset(d, 0, sizeof *d);
+}
+
+static bool push_word(char ***list, size_t *count, char *word)
+{
+    char **n = realloc(*list, (*count + 1) * sizeof *n);
+    if (!n) {
+        free(word);
+        return false;
+    }
+    *list = n;
+    n[(*count)++] = word;
+    return true;
+}
+
+/* What reading a journal gave. */
+typedef enum { J_NOT_OURS, J_OURS, J_REFUSED } journal_kind;
+
+/* Parse journal text into d. J_NOT_OURS when it is no journal at all (left alone); J_REFUSED
+ * with why filled when it is one that must not be replayed (an older format with absolute
+ * paths, a name outside its folder, a rename of anything but a temporary over its own file);
+ * an unfinished commit list (a crash while writing it) parses as incomplete. */
+static journal_kind journal_parse(const char *text, size_t size, journal_doc *d, char *why,
+                                  size_t why_size)
+{
+    memset(d, 0, sizeof *d);
+    static const char old_magic[] = "terrane write set 1\n";
+    if (size >= sizeof old_magic - 1 && memcmp(text, old_magic, sizeof old_magic - 1) == 0) {
+        snprintf(why, why_size,
+                 "written by an earlier terrane in a format naming absolute paths");
+        return J_REFUSED;
+    }
+    const size_t magic = strlen(JOURNAL_MAGIC);
+    if (size < magic || memcmp(text, JOURNAL_MAGIC, magic) != 0) return J_NOT_OURS;
+    const char *p = text + magic, *end = text + size;
+    bool commit = false, ended = false, bad_name = false;
+    size_t declared = 0, line = 1;
+    while (p < end) {
+        line++;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;   /* a torn last line: the commit list is unfinished */
+        if (ended) break; /* nothing follows "end" in a journal we wrote */
+        size_t n = (size_t)(nl - p);
+        bool ok = true;
+        if (n == 7 && memcmp(p, "staging", 7) == 0) {
+        } else if (n == 6 && memcmp(p, "commit", 6) == 0) {
+            commit = true;
+        } else if (n > 7 && memcmp(p, "staged ", 7) == 0) {
+            const char *q = p + 7;
+            char *w = read_word(&q, nl, &bad_name);
+            if (w && !is_temp_name(w, NULL)) {
+                snprintf(why, why_size, "lists '%s' as a temporary, which it is not", w);
+                free(w);
+                journal_doc_free(d);
+                return J_REFUSED;
+            }
+            ok = w && q == nl && push_word(&d->staged, &d->staged_count, w);
+        } else if (n > 7 && memcmp(p, "rename ", 7) == 0) {
+            const char *q = p + 7;
+            char *t = read_word(&q, nl, &bad_name);
+            char *dst = NULL;
+            if (t && q < nl && *q == ' ') {
+                q++;
+                dst = read_word(&q, nl, &bad_name);
+            }
+            if (t && dst && q == nl) {
+                /* Only a file's own temporary ever replaces it. */
+                size_t dl = strlen(dst);
+                if (strlen(t) != dl + 11 || strncmp(t, dst, dl) != 0 ||
+                    !is_temp_suffix(t + dl)) {
+                    snprintf(why, why_size, "renames '%s' over '%s', which is not its temporary",
+                             t, dst);
+                    free(t);
+                    free(dst);
+                    journal_doc_free(d);
+                    return J_REFUSED;
+                }
+                ok = push_word(&d->temps, &d->rename_count, t);
+                ok = push_word(&d->dests, &d->dest_count, dst) && ok;
+            } else {
+                free(t);
+                free(dst);
+                ok = false;
+            }
+        } else if (n > 7 && memcmp(p, "remove ", 7) == 0) {
+            const char *q = p + 7;
+            char *w = read_word(&q, nl, &bad_name);
+            ok = w && q == nl && push_word(&d->removes, &d->remove_count, w);
+        } else if (n > 4 && memcmp(p, "end ", 4) == 0) {
+            char num[24];
+            if (n - 4 >= sizeof num) {
+                ok = false;
+            } else {
+                memcpy(num, p + 4, n - 4);
+                num[n - 4] = '\0';
+                char *e = NULL;
+                unsigned long long v = strtoull(num, &e, 10);
+                ok = e && *e == '\0' && num[0] >= '0' && num[0] <= '9';
+                declared = (size_t)v;
+                ended = ok;
+            }
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            journal_doc_free(d);
+            if (bad_name) {
+                snprintf(why, why_size, "names a file outside its own folder");
+                return J_REFUSED;
+            }
+            snprintf(why, why_size, "line %zu is not a journal line", line);
+            return J_REFUSED;
+        }
+        p = nl + 1;
+    }
+    d->complete = commit && ended && declared == d->rename_count + d->remove_count &&
+                  d->rename_count == d->dest_count;
+    return J_OURS;
+}
+
+static bool read_small_file(int fd, char **out, size_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > JOURNAL_MAX_BYTES)
+        return false;
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) return false;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *size = got;
+    return true;
+}
+
+/* Check that every temporary a complete journal renames is a regular file of ours (or already
+ * gone): a refused journal changes nothing. */
+static bool temporaries_are_ours(const journal_doc *d, int dfd, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < d->rename_count; i++) {
+        struct stat st;
+        if (fstatat(dfd, d->temps[i], &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+            snprintf(why, why_size, "would rename '%s', which is %s", d->temps[i],
+                     S_ISREG(st.st_mode) ? "owned by another user" : "not a regular file");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Finish a complete journal in folder dfd: rename every temporary still there over its
+ * destination, delete what it deletes, then the journal. Idempotent, so a crash during
+ * recovery is recovered too. */
+static trn_status roll_forward(const journal_doc *d, int dfd, const char *dir,
+                               const char *journal_path, const char *journal_name, trn_error *err)
+{
+    for (size_t i = 0; i < d->rename_count; i++) {
+        struct stat st;
+        if (fstatat(dfd, d->temps[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* renamed before the interruption */
+        if (renameat(dfd, d->temps[i], dfd, d->dests[i]) != 0)
+            return trn_error_set(err, TRN_ERR_IO, dir, -1,
+                                 "cannot finish the interrupted write recorded in %s: renaming "
+                                 "%s over %s failed: %s",
+                                 journal_path, d->temps[i], d->dests[i], strerror(errno));
+    }
+    for (size_t i = 0; i < d->remove_count; i++)
+        if (unlinkat(dfd, d->removes[i], 0) != 0 && errno != ENOENT)
+            return trn_error_set(err, TRN_ERR_IO, dir, -1,
+                                 "cannot finish the interrupted write recorded in %s: deleting "
+                                 "%s failed: %s",
+                                 journal_path, d->removes[i], strerror(errno));
+    (void)fsync(dfd);
+    unlinkat(dfd, journal_name, 0);
+    return TRN_OK;
+}
+
 /* True when fd's file is not locked by anyone (a dead writer's). */
 static bool unlocked(int fd)
 {
@@ -496,13 +547,23 @@ static bool unlocked(int fd)
     return true;
 }
 
+/* Note a journal that is not replayed. */
+static void refuse(trn_recovery_report *rep, const char *path, const char *why)
+{
+    if (!rep) return;
+    if (!rep->refused++)
+        snprintf(rep->refused_reason, sizeof rep->refused_reason, "%s: %s", path, why);
+}
+
 /* Handle the journals and stale temporaries of one folder (see trn_clean_stale_temporaries and
- * trn_write_set_recover). base NULL: every temporary. dry: only count. */
+ * trn_write_set_recover). base NULL: every temporary. dry: only count. Journals owned by another
+ * user, or naming anything but files of this folder, are refused: never replayed or deleted. */
 static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_recovery_report *rep,
                             trn_error *err)
 {
     DIR *dh = opendir(dir);
     if (!dh) return TRN_OK;
+    const int dfd = dirfd(dh);
     trn_status st = TRN_OK;
     bool live = false;
     struct dirent *de;
@@ -514,8 +575,23 @@ static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_rec
             st = oom(err);
             break;
         }
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        int fd = openat(dfd, de->d_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0) {
+            free(path);
+            continue;
+        }
+        struct stat js;
+        if (fstat(fd, &js) != 0 || !S_ISREG(js.st_mode)) {
+            close(fd);
+            free(path);
+            continue;
+        }
+        if (js.st_uid != geteuid()) {
+            char why[96];
+            snprintf(why, sizeof why, "owned by user id %u, not by the user running terrane",
+                     (unsigned)js.st_uid);
+            refuse(rep, path, why);
+            close(fd);
             free(path);
             continue;
         }
@@ -528,23 +604,32 @@ static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_rec
             free(path);
             continue;
         }
-        char *text = NULL;
+        char *text = NULL, why[600] = "";
         size_t size = 0;
         journal_doc d;
-        bool ours = read_small_file(fd, &text, &size) && journal_parse(text, size, &d);
+        journal_kind kind = J_NOT_OURS;
+        if (read_small_file(fd, &text, &size)) kind = journal_parse(text, size, &d, why, sizeof why);
         free(text);
-        if (ours && d.complete) {
+        if (kind == J_OURS && d.complete && !temporaries_are_ours(&d, dfd, why, sizeof why))
+            kind = J_REFUSED;
+        if (kind == J_REFUSED) {
+            refuse(rep, path, why);
+        } else if (kind == J_OURS && d.complete) {
             if (rep) rep->completed++;
-            if (!dry) st = roll_forward(&d, path, err);
-        } else if (ours) {
+            if (!dry) st = roll_forward(&d, dfd, dir, path, de->d_name, err);
+        } else if (kind == J_OURS) {
             if (rep) rep->discarded++;
             if (!dry) {
-                for (size_t i = 0; i < d.staged_count; i++)
-                    unlink(d.staged[i]);
-                unlink(path);
+                for (size_t i = 0; i < d.staged_count; i++) {
+                    struct stat ts;
+                    if (fstatat(dfd, d.staged[i], &ts, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        S_ISREG(ts.st_mode) && ts.st_uid == geteuid())
+                        unlinkat(dfd, d.staged[i], 0);
+                }
+                unlinkat(dfd, de->d_name, 0);
             }
         }
-        if (ours) journal_doc_free(&d);
+        if (kind == J_OURS) journal_doc_free(&d);
         close(fd); /* after the renames, so no other process saw the journal unlocked */
         free(path);
     }
@@ -552,16 +637,15 @@ static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_rec
         rewinddir(dh);
         while ((de = readdir(dh)) != NULL) {
             if (!is_temp_name(de->d_name, base)) continue;
-            char *path = join_path(dir, de->d_name);
-            if (!path) break;
-            int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+            int fd = openat(dfd, de->d_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
             struct stat sb;
-            if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && unlocked(fd)) {
+            /* Only this user's: a shared folder's other temporaries are not ours to delete. */
+            if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                sb.st_uid == geteuid() && unlocked(fd)) {
                 if (rep) rep->temporaries_removed++;
-                if (!dry) unlink(path);
+                if (!dry) unlinkat(dfd, de->d_name, 0);
             }
             if (fd >= 0) close(fd);
-            free(path);
         }
     }
     closedir(dh);
@@ -633,6 +717,7 @@ typedef struct ws_entry {
     char *temp;     /* dest + ".tmp-XXXXXX", as given */
     char *dest_abs; /* absolute, for the journal */
     char *temp_abs;
+    size_t journal; /* index of its folder's journal */
 } ws_entry;
 
 typedef struct ws_journal {
@@ -868,6 +953,7 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     trn_file_output_mode(fd);
     close(fd);
     e.temp_abs = join_path(j->dir, base_of(e.temp));
+    e.journal = (size_t)(j - set->journals);
     if (!e.temp_abs) {
         trn_temp_unregister(e.temp);
         unlink(e.temp);
@@ -876,7 +962,7 @@ trn_status trn_write_set_stage(trn_write_set *set, const char *dest, const char 
     /* Listed so that recovery can delete it if this run dies before committing. */
     trn_text_buf line = {0};
     trn_text_puts(&line, "staged ");
-    tb_path(&line, e.temp_abs);
+    tb_path(&line, base_of(e.temp_abs));
     trn_text_puts(&line, "\n");
     struct stat js;
     if (!line.failed && fstat(j->fd, &js) == 0)
@@ -929,6 +1015,7 @@ trn_status trn_write_set_remove(trn_write_set *set, const char *dest, trn_error 
     }
     ws_entry e = {0};
     e.remove = true;
+    if (!st) e.journal = (size_t)(j - set->journals);
     if (!st) {
         e.dest = trn_text_dup(dest);
         e.dest_abs = join_path(dir_abs, base_of(dest));
@@ -971,9 +1058,11 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         if (lstat(e->temp, &sb) != 0 || !S_ISREG(sb.st_mode))
             return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
                                  "its new content (%s) is gone; nothing was replaced", e->temp);
-        /* The library's writers sync their files; others may not have. */
+        /* The library's writers sync their files; others may not have. A file replaced in
+         * place keeps its mode, owner and group. */
         int fd = open(e->temp, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
+            trn_file_keep_mode(fd, e->dest);
             (void)fsync(fd);
             close(fd);
         }
@@ -984,36 +1073,38 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
         trn_signals_release(&hold);
         return interrupted(set, 0, err);
     }
-    trn_text_buf doc = {0};
-    trn_text_puts(&doc, JOURNAL_MAGIC "commit\n");
-    for (size_t i = 0; i < set->journal_count; i++) {
-        trn_text_puts(&doc, "journal ");
-        tb_path(&doc, set->journals[i].path);
-        trn_text_puts(&doc, "\n");
-    }
-    for (size_t i = 0; i < set->count; i++) {
-        if (set->entries[i].remove) {
-            trn_text_puts(&doc, "remove ");
-        } else {
-            trn_text_puts(&doc, "rename ");
-            tb_path(&doc, set->entries[i].temp_abs);
-            trn_text_puts(&doc, " ");
+    /* Each folder's journal lists that folder's files alone, by name. */
+    st = TRN_OK;
+    for (size_t k = 0; k < set->journal_count && !st; k++) {
+        trn_text_buf doc = {0};
+        trn_text_puts(&doc, JOURNAL_MAGIC "commit\n");
+        size_t listed = 0;
+        for (size_t i = 0; i < set->count; i++) {
+            const ws_entry *e = &set->entries[i];
+            if (e->journal != k) continue;
+            if (e->remove) {
+                trn_text_puts(&doc, "remove ");
+            } else {
+                trn_text_puts(&doc, "rename ");
+                tb_path(&doc, base_of(e->temp_abs));
+                trn_text_puts(&doc, " ");
+            }
+            tb_path(&doc, base_of(e->dest_abs));
+            trn_text_puts(&doc, "\n");
+            listed++;
         }
-        tb_path(&doc, set->entries[i].dest_abs);
-        trn_text_puts(&doc, "\n");
-    }
-    char end[40];
-    snprintf(end, sizeof end, "end %zu\n", set->count);
-    trn_text_puts(&doc, end);
-    st = doc.failed ? oom(err) : TRN_OK;
-    for (size_t i = 0; i < set->journal_count && !st; i++) {
-        ws_journal *j = &set->journals[i];
-        if (ftruncate(j->fd, 0) != 0 || !write_all(j->fd, doc.data, doc.len, 0) ||
-            fsync(j->fd) != 0)
+        char end[40];
+        snprintf(end, sizeof end, "end %zu\n", listed);
+        trn_text_puts(&doc, end);
+        ws_journal *j = &set->journals[k];
+        if (doc.failed)
+            st = oom(err);
+        else if (ftruncate(j->fd, 0) != 0 || !write_all(j->fd, doc.data, doc.len, 0) ||
+                 fsync(j->fd) != 0)
             st = trn_error_set(err, TRN_ERR_IO, j->path, -1, "cannot write journal: %s",
                                strerror(errno ? errno : EIO));
+        trn_text_free(&doc);
     }
-    trn_text_free(&doc);
     if (st) {
         /* Some journal may now hold a full list: make every one incomplete again so recovery
          * discards instead of finishing a set this call reports as failed. */
@@ -1044,8 +1135,10 @@ trn_status trn_write_set_commit(trn_write_set *set, trn_error *err)
             set->state = WS_ABANDONED;
             return trn_error_set(err, TRN_ERR_IO, e->dest, -1,
                                  "cannot replace it: %s; %zu of %zu files are written: run "
-                                 "'terrane recover %s' once the cause is fixed",
-                                 strerror(code), i, set->count, set->journals[0].dir);
+                                 "'terrane recover %s'%s once the cause is fixed",
+                                 strerror(code), i, set->count, set->journals[e->journal].dir,
+                                 set->journal_count > 1 ? " (and on each other folder of the write)"
+                                                        : "");
         }
         if (run_hook(set, 2 + (int)i)) {
             trn_signals_release(&hold);

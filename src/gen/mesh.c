@@ -1,6 +1,7 @@
 /* Terrain meshes: chunks of triangles at every level of detail, skirts, level selection. */
 #include "terrane/mesh.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +495,27 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     size_t samples;
     if (!trn_mul_size((size_t)field->cells_x + 1u, (size_t)field->cells_z + 1u, &samples))
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "mesh: the field's size overflows");
+    /* Positions are 32-bit floats in every mesh format: refuse what would become infinite. */
+    {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < samples; k++) {
+            const double h = field->heights[k];
+            if (h < lo) lo = h;
+            if (h > hi) hi = h;
+        }
+        const double depth = o.skirt_depth > 0.0 ? o.skirt_depth : 0.0;
+        const double margin = fabs(o.skirt_margin);
+        const double reach[] = {field->size_x + margin, field->size_z + margin, margin,
+                                lo - depth, hi};
+        for (size_t k = 0; k < sizeof reach / sizeof reach[0]; k++)
+            if (lo <= hi && !(fabs(reach[k]) <= (double)FLT_MAX))
+                return trn_error_set(
+                    err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                    "mesh: positions would overflow 32-bit floats (largest %.3g): the terrain is "
+                    "%g x %g m with heights %g..%g m and a skirt %g m deep; use a smaller "
+                    "square size, height scale or skirt depth",
+                    (double)FLT_MAX, field->size_x, field->size_z, lo, hi, depth);
+    }
     uint32_t all_levels = 1;
     while (all_levels < 32u && (1u << all_levels) <= cc)
         all_levels++;

@@ -119,7 +119,21 @@ typedef struct sp_state {
     double *lam;
     double *farea;
     uint8_t *mdeg;
+    /* Deposition (G > 0): each sample's second coefficient (the first goes in tmp). */
+    double *dep;
+    /* Outlet borders: the grid carries a ring of samples outside the field's border; those
+     * that are no outlet are walls (SP_WALL high, so nothing drains into them), each with the
+     * sample inside it whose height it takes while diffusion runs (no flux across the edge). */
+    uint32_t *wall, *wall_in;
+    size_t nwall;
 } sp_state;
+
+/* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
+ * lower than one across the land. */
+#define SP_WALL 1e30
+#ifndef SP_OUTLET_SPAN
+#define SP_OUTLET_SPAN 32u
+#endif
 
 static void sp_free(sp_state *s)
 {
@@ -139,6 +153,9 @@ static void sp_free(sp_state *s)
     free(s->lam);
     free(s->farea);
     free(s->mdeg);
+    free(s->dep);
+    free(s->wall);
+    free(s->wall_in);
 }
 
 #include "core/kernel.h"
@@ -970,8 +987,16 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
                               p->routing == TRN_ROUTING_MFD,
                           "0 (d8), 1 (rho8) or 2 (mfd)", (double)p->routing)) ||
         (st = check_param(err, "threads", p->threads >= 0, "0 (default) or more",
-                          (double)p->threads)))
+                          (double)p->threads)) ||
+        (st = check_param(err, "deposition",
+                          isfinite(p->deposition) && p->deposition >= 0 && p->deposition <= 1e3,
+                          "0..1000", p->deposition)))
         return st;
+    if (p->deposition > 0 && (p->n != 1.0 || p->routing == TRN_ROUTING_MFD))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power: deposition needs n = 1 and single-flow routing (d8 "
+                             "or rho8), found n = %.17g with %s routing",
+                             p->n, p->routing == TRN_ROUTING_MFD ? "mfd" : "single-flow");
     return TRN_OK;
 }
 
@@ -1215,9 +1240,90 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
     }
 }
 
+/* Incision with deposition (Yuan et al. 2019, n = 1, one receiver), implicit in the new
+ * heights and exact in two passes over stack[lo .. hi). Over a step each sample i solves
+ *   z_i = z0_i - F_i (z_i - z_r) + g_i (E_i + S_i),   g_i = G / a_i (a_i in samples),
+ * E_j = z0_j - z_j the net erosion of sample j (uplift included, as z0 is after it) and S_i
+ * the sum of E over everything upstream of i: the sediment flux, spread over the drainage
+ * area and times G, is laid down. S_i needs the donors' new heights, the incision the
+ * receiver's, so neither stack order alone solves it; but on a tree each z_j is affine in
+ * its receiver's, z_j = alpha_j + beta_j z_r(j), and so the sum over the samples upstream of
+ * i is affine in z_i: S_i = P_i + Q_i z_i. Donors first, P and Q gather from the donors and
+ * give alpha_i = (z0_i (1 + g) + g P_i) / D, beta_i = F / D, D = 1 + F + g (1 - Q_i) (Q_i <=
+ * 0, so D >= 1 + F and the scheme is unconditionally stable like the plain one); then base
+ * level first, z_i = alpha_i + beta_i z_r. Samples not above their receiver (lakes) do not
+ * incise (F = 0, marked by beta = -1) and fill at most to their receiver's new height. Whole
+ * trees per piece and a fixed order inside it: the same bits on any thread count. */
+static void deposit_range(sp_state *s, const trn_stream_power_params *p, double cell_area,
+                          size_t lo, size_t hi)
+{
+    const double G = p->deposition, thr = p->channel_threshold;
+    const uint32_t *stack = s->stack, *rcv = s->rcv, *area = s->area;
+    const uint8_t *rcode = s->rcode;
+    double *h = s->h, *P = s->tmp, *Q = s->dep;
+    const uint32_t tsize = s->pow_table_size;
+    static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
+    for (size_t t = lo; t < hi; t++) {
+        const uint32_t v = stack[t];
+        P[v] = 0.0;
+        Q[v] = 0.0;
+    }
+    for (size_t t = hi; t-- > lo;) {
+        if (t >= lo + SP_AHEAD) {
+            const uint32_t w = stack[t - SP_AHEAD];
+            SP_PREFETCH(&rcv[w]);
+            SP_PREFETCH(&h[w]);
+            SP_PREFETCH(&area[w]);
+            SP_PREFETCH(&P[w], 1);
+            SP_PREFETCH(&Q[w], 1);
+        }
+        const uint32_t v = stack[t], r = rcv[v];
+        if (r == v) continue;
+        const double z0 = h[v], pv = P[v], qv = Q[v];
+        const uint32_t a = area[v];
+        const double g = G / (double)a;
+        double F = 0.0;
+        const bool lake = z0 <= h[r];
+        if (!lake && (double)a * cell_area >= thr) {
+            const uint8_t c = rcode[v];
+            F = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
+                          : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
+        }
+        const double D = 1.0 + F + g * (1.0 - qv);
+        const double alpha = (z0 * (1.0 + g) + g * pv) / D, beta = F / D;
+        P[r] += z0 + pv + (qv - 1.0) * alpha;
+        Q[r] += (qv - 1.0) * beta;
+        P[v] = alpha;
+        Q[v] = lake ? -1.0 : beta;
+    }
+    for (size_t t = lo; t < hi; t++) {
+        if (t + SP_AHEAD < hi) {
+            const uint32_t w = stack[t + SP_AHEAD];
+            SP_PREFETCH(&h[w], 1);
+            SP_PREFETCH(&rcv[w]);
+        }
+        const uint32_t v = stack[t], r = rcv[v];
+        if (r == v) continue;
+        const double beta = Q[v], hr = h[r];
+        if (beta < 0) {
+            /* A lake sample: filled by what comes in, never above its way out. */
+            const double top = h[v] > hr ? h[v] : hr;
+            h[v] = P[v] < top ? P[v] : top;
+        } else {
+            h[v] = P[v] + beta * hr;
+        }
+    }
+}
+
 /* Implicit incision along the stack, piece by piece (each piece whole trees). */
 static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
 {
+    if (p->deposition > 0) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (size_t c = 0; c < s->nchunk; c++)
+            deposit_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < s->nchunk; c++)
         incise_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
@@ -1246,6 +1352,14 @@ static void diffuse_rows(const sp_state *s, const double *h, double *out, double
     }
 }
 
+/* The walls take the heights of the samples inside them (land: no flux across the edge) or
+ * go back to SP_WALL. */
+static void sp_walls(sp_state *s, bool land)
+{
+    for (size_t q = 0; q < s->nwall; q++)
+        s->h[s->wall[q]] = land ? s->h[s->wall_in[q]] : SP_WALL;
+}
+
 /* Explicit diffusion (5-point Laplacian), base level fixed, substeps for stability. Each
  * sample reads the previous values only, so threads cannot change the result. */
 static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
@@ -1257,6 +1371,7 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     if (sub < 1) sub = 1;
     const double kdt = p->diffusion * p->dt / (double)sub;
     for (uint32_t it = 0; it < sub; it++) {
+        sp_walls(s, true);
         diffuse_rows(s, s->h, s->tmp, ax, az, kdt);
         for (size_t q = 0; q < s->nibase; q++)
             s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
@@ -1264,6 +1379,7 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
         s->h = s->tmp;
         s->tmp = t;
     }
+    sp_walls(s, false);
 }
 
 /* The border follows the land down: each border sample (not under the sea) is lowered to its
@@ -1282,6 +1398,7 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
             }
             const size_t k = (size_t)j * nx + i;
             if (sea && s->h[k] <= p->sea_level) continue;
+            if (s->h[k] >= SP_WALL) continue;
             double lo = s->h[k];
             for (int d = 0; d < 8; d++) {
                 const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
@@ -1326,6 +1443,61 @@ static void sp_critical(sp_state *s, const trn_stream_power_params *p)
         }
 }
 
+/* Outlet borders: the ring outside the field's border (the grid is one sample larger each
+ * way). A ring sample is an outlet, base level at the height of the border sample inside it,
+ * where that border sample is the lowest of the edge within a tenth of the edge's length
+ * either side (the first of equal ones), or is under the sea; every other one is a wall. The
+ * input's valleys meet the edge at such low points, so its rivers leave there and the rest of
+ * the border stays land. Returns false when out of memory. */
+static bool sp_ring(sp_state *s, const trn_field *field, double sea_level)
+{
+    const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u, nx = s->nx, nz = s->nz;
+    const float *hf = field->heights;
+    s->wall = malloc(2 * ((size_t)nx + nz) * sizeof *s->wall);
+    s->wall_in = malloc(2 * ((size_t)nx + nz) * sizeof *s->wall_in);
+    if (!s->wall || !s->wall_in) return false;
+    for (int e = 0; e < 4; e++) {
+        const uint32_t len = e < 2 ? fnx : fnz;
+        const uint32_t reach = len / SP_OUTLET_SPAN > 2u ? len / SP_OUTLET_SPAN : 2u;
+        for (uint32_t q = 0; q < len; q++) {
+            /* Edge e's q-th border sample (north, south, west, east) and the ring outside. */
+            const uint32_t fi = e < 2 ? q : e == 2 ? 0 : fnx - 1u;
+            const uint32_t fj = e < 2 ? (e == 0 ? 0 : fnz - 1u) : q;
+            const size_t ring = e < 2 ? (size_t)(e == 0 ? 0 : nz - 1u) * nx + q + 1u
+                                      : (size_t)(q + 1u) * nx + (e == 2 ? 0 : nx - 1u);
+            const size_t in = (size_t)(fj + 1u) * nx + fi + 1u;
+            const double hq = hf[(size_t)fj * fnx + fi];
+            bool low = isfinite(sea_level) && hq <= sea_level;
+            if (!low) {
+                low = true;
+                const uint32_t w0 = q > reach ? q - reach : 0;
+                const uint32_t w1 = q + reach < len ? q + reach : len - 1u;
+                for (uint32_t w = w0; w <= w1 && low; w++) {
+                    if (w == q) continue;
+                    const uint32_t wi = e < 2 ? w : fi, wj = e < 2 ? fj : w;
+                    const double hw = hf[(size_t)wj * fnx + wi];
+                    low = hw > hq || (hw == hq && w > q);
+                }
+            }
+            s->h[ring] = low ? hq : SP_WALL;
+            if (!low) {
+                s->wall[s->nwall] = (uint32_t)ring;
+                s->wall_in[s->nwall++] = (uint32_t)in;
+            }
+        }
+    }
+    /* The four corners: walls. */
+    const size_t corner[4] = {0, nx - 1u, (size_t)(nz - 1u) * nx, (size_t)nz * nx - 1u};
+    const size_t inner[4] = {nx + 1u, 2u * nx - 2u, (size_t)(nz - 2u) * nx + 1u,
+                             (size_t)(nz - 1u) * nx - 2u};
+    for (int c = 0; c < 4; c++) {
+        s->h[corner[c]] = SP_WALL;
+        s->wall[s->nwall] = (uint32_t)corner[c];
+        s->wall_in[s->nwall++] = (uint32_t)inner[c];
+    }
+    return true;
+}
+
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -1342,22 +1514,42 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     if (st) return st;
     sp_state s;
     memset(&s, 0, sizeof s);
-    s.nx = field->cells_x + 1u;
-    s.nz = field->cells_z + 1u;
-    s.n = trn_field_sample_count(field);
+    /* Outlet borders run on the field with a ring around it (pad 1). */
+    const uint32_t pad = p->border_outlets ? 1u : 0u;
+    const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
+    const size_t fn = trn_field_sample_count(field);
+    s.nx = fnx + 2u * pad;
+    s.nz = fnz + 2u * pad;
+    s.n = (size_t)s.nx * s.nz;
     if (s.n >= UINT32_MAX)
         return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
                              "stream power: %zu samples, at most 4294967294", s.n);
-    for (size_t k = 0; k < s.n; k++) {
+    for (size_t k = 0; k < fn; k++) {
         if (!isfinite(field->heights[k]))
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "stream power: sample (%zu, %zu) has no finite height", k % s.nx,
-                                 k / s.nx);
+                                 "stream power: sample (%zu, %zu) has no finite height", k % fnx,
+                                 k / fnx);
         if (p->uplift_mask && !(isfinite(p->uplift_mask[k]) && p->uplift_mask[k] >= 0))
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                                  "stream power: uplift_mask at sample (%zu, %zu): expected a "
                                  "finite number >= 0, found %g",
-                                 k % s.nx, k / s.nx, (double)p->uplift_mask[k]);
+                                 k % fnx, k / fnx, (double)p->uplift_mask[k]);
+    }
+    /* The uplift mask on the padded grid (0 on the ring, which is base level anyway). */
+    trn_stream_power_params padded = *p;
+    float *pad_mask = NULL;
+    if (pad) {
+        if (p->uplift_mask) {
+            pad_mask = calloc(s.n, sizeof *pad_mask);
+            if (!pad_mask)
+                return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                     "stream power: out of memory for %zu samples", s.n);
+            for (uint32_t j = 0; j < fnz; j++)
+                memcpy(pad_mask + (size_t)(j + 1u) * s.nx + 1u, p->uplift_mask + (size_t)j * fnx,
+                       fnx * sizeof *pad_mask);
+            padded.uplift_mask = pad_mask;
+        }
+        p = &padded;
     }
     s.dx = field->size_x / field->cells_x;
     s.dz = field->size_z / field->cells_z;
@@ -1383,8 +1575,11 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.pow_table_size = s.n < 65536u ? (uint32_t)s.n + 1u : 65536u;
     s.pow_table = malloc(s.pow_table_size * sizeof *s.pow_table);
     s.f_table = malloc(3 * (size_t)s.pow_table_size * sizeof *s.f_table);
+    if (p->deposition > 0) s.dep = big_alloc(s.n * sizeof *s.dep);
     if (!s.h || !s.tmp || !s.base || !s.rcv || !s.rcode || !s.dmask || !s.stack ||
-        !s.basin || !s.area || !s.pow_table || !s.f_table) {
+        !s.basin || !s.area || !s.pow_table || !s.f_table || (p->deposition > 0 && !s.dep) ||
+        (pad && !sp_ring(&s, field, p->sea_level))) {
+        free(pad_mask);
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
@@ -1402,7 +1597,8 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         for (uint32_t i = 0; i < s.nx; i++) {
             const size_t k = (size_t)j * s.nx + i;
             const bool border = i == 0 || j == 0 || i + 1u == s.nx || j + 1u == s.nz;
-            s.h[k] = (double)field->heights[k];
+            if (!(pad && border))
+                s.h[k] = (double)field->heights[(size_t)(j - pad) * fnx + (i - pad)];
             s.base[k] = (uint8_t)(border || (sea && s.h[k] <= p->sea_level));
             s.nibase += s.base[k] && !border;
         }
@@ -1412,6 +1608,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         s.farea = big_alloc(s.n * sizeof *s.farea);
         s.mdeg = big_alloc(s.n);
         if (!s.lam || !s.farea || !s.mdeg) {
+            free(pad_mask);
             sp_free(&s);
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                  "stream power: out of memory for %zu samples", s.n);
@@ -1421,6 +1618,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     /* A tree per base-level sample: the border and the interior under the sea. */
     s.tree_at = malloc((2 * ((size_t)s.nx + s.nz) + s.nibase + 1u) * sizeof *s.tree_at);
     if (!s.ibase || !s.tree_at) {
+        free(pad_mask);
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
@@ -1514,15 +1712,17 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             report->last_mean_change = cnt ? sum / (double)cnt : 0.0;
             report->max_area = mfd ? fmax : (double)amax * cell_area;
         }
-        for (size_t k = 0; k < s.n; k++)
-            field->heights[k] = (float)s.h[k];
-        if (p->drainage_area)
-            for (size_t k = 0; k < s.n; k++)
+        for (size_t k = 0; k < fn; k++) {
+            const size_t q = (k / fnx + pad) * s.nx + k % fnx + pad;
+            field->heights[k] = (float)s.h[q];
+            if (p->drainage_area)
                 p->drainage_area[k] =
-                    (float)(mfd ? s.farea[k] : (double)s.area[k] * cell_area);
+                    (float)(mfd ? s.farea[q] : (double)s.area[q] * cell_area);
+        }
         trn_progress_report(&pr, 1.0, "stream power");
     }
     free(before);
+    free(pad_mask);
     sp_free(&s);
     return st;
 }

@@ -482,7 +482,12 @@ static trn_status rd_body(reader *r, trn_water_body *b)
     if ((st = rd_f64(r, "level", &b->level))) return st;
     if ((st = rd_f64(r, "center_x", &b->center_x))) return st;
     if ((st = rd_f64(r, "center_z", &b->center_z))) return st;
+    const size_t radius_at = r->c.pos;
     if ((st = rd_f64(r, "radius", &b->radius))) return st;
+    if (!(b->radius >= 0.0))
+        return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)radius_at,
+                             "%s: radius: expected a number >= 0, found %g", r->section,
+                             b->radius);
     if ((st = rd_points(r, "boundary", 2, &b->boundary, &b->boundary_count))) return st;
     if ((st = rd_f64(r, "carve_depth", &b->carve_depth))) return st;
     if ((st = rd_points(r, "river_path", 3, &b->control, &b->control_count))) return st;
@@ -490,7 +495,11 @@ static trn_status rd_body(reader *r, trn_water_body *b)
     b->interpolation = (trn_river_interpolation)v;
     if ((st = rd_u32(r, "river_curve_steps", &b->curve_steps))) return st;
     if ((st = rd_points(r, "sampled path", 3, &b->path, &b->path_count))) return st;
+    const size_t width_at = r->c.pos;
     if ((st = rd_f64(r, "width", &b->width))) return st;
+    if (!(b->width >= 0.0))
+        return trn_error_set(r->err, TRN_ERR_FORMAT, r->path, (int64_t)width_at,
+                             "%s: width: expected a number >= 0, found %g", r->section, b->width);
     if ((st = rd_enum(r, "river_surface_mode", TRN_RIVER_SURFACE_FOLLOW_BED, &v))) return st;
     b->surface_mode = (trn_river_surface)v;
     if ((st = rd_f64(r, "river_depth", &b->river_depth))) return st;

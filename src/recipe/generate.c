@@ -232,9 +232,12 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
         }
     }
     *rules = trn_graph_run_biome_rules(run);
-    /* The published water, and the wet samples the biome rules measure distances from. */
+    /* The published water, and the wet samples the biome rules, roles and scatter measure
+     * distances from: the water wired into Biome Rules, else the water the output publishes
+     * (the sea inferred from the sea level only when the graph publishes none). */
     const trn_water *published = trn_graph_run_water(run),
                     *classified = trn_graph_run_biome_water(run);
+    if (!classified) classified = published;
     if (!st && published) {
         st = trn_water_copy(published, &gen->water, err);
         gen->has_water = st == TRN_OK;

@@ -30,19 +30,27 @@
  * evolution grids are given in metres (`evolution_cell`), so a regridded preset keeps its
  * valleys: --resolution changes detail, not the landscape. The same versions of the evolving
  * presets (5, 6, 6, 6) also route their water free of the grid's directions (Rho8) and bring
- * coarse runs back by the warped spline (the Stream Power node's new defaults). The next
- * versions of the four that did not evolve (building site 4, dunes 4, plateau 4, island 5)
- * drain as real land does, measured at their own grids and at 1025^2: their noise alone held
- * closed hollows (3-16% of the dry ground) and no river network (drainage-area exponent
- * 0.6-1.2 against 0.38-0.58 for real land), so each now runs a Stream Power node with its
- * evolution grid in metres. The building site's ground gets shallow swales that run around
- * its pad, which is now smaller than the site's swales (an exact 125 x 120 m rectangle: the
- * flat pad's own routing is no river network), raised on a low embankment so it dams no swale,
- * and turned 16 degrees: a plot follows its roads, not the map's north, and the axis-aligned
- * pad's 40 m blend band was what made 1.55 times the chance share of its slopes face
- * multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's
- * mesa is cut back by canyons and its cap rock levelled after; the island's ridges and
- * valleys evolve before its coast is blended in. */
+ * coarse runs back by the warped spline (the Stream Power node's new defaults). Their next
+ * versions (6, 7, 7, 7) lay down sediment where slopes drop (the node's deposition G: 1 in
+ * the mountain range and the basin, whose valleys now fill and widen downstream into
+ * floodplains and fans at the lake; 0.5 in the river valley, whose floor is then graded
+ * downstream instead of filled flat, so its river no longer runs down a straight trough) and,
+ * but for the river valley (whose River Route must reach the edge where its valley does), keep
+ * base level only where valleys meet the map edge (border outlets), so the land no longer
+ * ramps down to every edge; the basin's base level rises from its 64 m bed to 76 m, so the
+ * shelving floor under the lake stays smooth instead of evolving into a stair-step of
+ * coarse-cell terraces. The next versions of the four that did not evolve (building site 4, dunes
+ * 4, plateau 4, island 5) drain as real land does, measured at their own grids and at 1025^2:
+ * their noise alone held closed hollows (3-16% of the dry ground) and no river network
+ * (drainage-area exponent 0.6-1.2 against 0.38-0.58 for real land), so each now runs a Stream
+ * Power node with its evolution grid in metres. The building site's ground gets shallow swales
+ * that run around its pad, which is now smaller than the site's swales (an exact 125 x 120 m rectangle:
+ * the flat pad's own routing is no river network), raised on a low embankment so it dams no
+ * swale, and turned 16 degrees: a plot follows its roads, not the map's north, and the
+ * axis-aligned pad's 40 m blend band was what made 1.55 times the chance share of its slopes face
+ * multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's mesa
+ * is cut back by canyons and its cap rock levelled after; the island's ridges and valleys evolve
+ * before its coast is blended in. */
 
 typedef struct builtin {
     const char *id;
@@ -173,7 +181,7 @@ static const builtin builtins[] = {
      "Soft grassy hills up to about 70 m high over 2 km whose valleys join into a "
      "branching stream network (landscape evolution), lightly eroded: meadows in the damp "
      "hollows and bare earth on the steeper banks.",
-     5,
+     6,
      "{\"size\": [2048, 2048], \"resolution\": [256, 256], \"seed\": 303, \"sea_level\": "
      "-500, \"default_landform\": \"hills\", \"landforms\": {\"hills\": "
      "{\"height_variation\": 80, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
@@ -195,13 +203,16 @@ static const builtin builtins[] = {
      "(257 x 257 samples) whatever the output grid (finer grids get the input's detail "
      "back on the ridges, carved into tributaries by two steps on the full grid), then "
      "stretched back to the input's height range: every valley drains to the map edge "
-     "through a branching river network.\"}}, {\"id\": \"hills\", \"type\": "
+     "through a branching river network; only the low points where valleys meet the edge are "
+     "base level (border outlets), so the hills run on to the edge instead of ramping "
+     "down.\"}}, {\"id\": \"hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"height_variation\": 80, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
      "4, \"warp_amplitude\": 128, \"warp_feature_size\": 1024}}, {\"id\": \"evolve\", "
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "30, \"evolution_cell\": 8, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
-     "\"relief\": \"input\"}, \"inputs\": {\"field\": {\"node\": \"hills\"}}}, {\"id\": "
+     "\"relief\": \"input\", \"border\": \"outlets\"}, \"inputs\": {\"field\": "
+     "{\"node\": \"hills\"}}}, {\"id\": "
      "\"soften\", \"type\": \"erosion\", \"position\": [480, 0], \"params\": "
      "{\"droplet_density\": 0.2, \"erosion_rate\": 0.15, \"deposition_rate\": 0.3, "
      "\"thermal_strength\": 0.25, \"talus_angle\": 30}, \"inputs\": {\"field\": {\"node\": "
@@ -222,7 +233,7 @@ static const builtin builtins[] = {
      "drain to the edges, then eroded along their drainage, every pit left breached so "
      "water reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     6,
+     7,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -245,7 +256,10 @@ static const builtin builtins[] = {
      "the output grid, so every output size gets the same valleys (finer grids get the "
      "range's own detail back on the ridges, carved into tributaries by two steps on the "
      "full grid), then stretched back to the range's height range: valleys branch along "
-     "the range and drain to the map edge. Drainage routes flow over it; Erosion runs "
+     "the range and drain to the map edge where valleys meet it (border outlets; the rest of "
+     "the edge is land, so nothing ramps down to it), and sediment is laid down where slopes "
+     "drop (deposition 1), so valleys fill and widen downstream. Drainage routes flow over "
+     "it; Erosion runs "
      "droplets over the range (a quarter of a droplet per sample, gentle rates) with that "
      "drainage as its second input, so the channels where flow gathers cut deeper, then "
      "relaxes slopes steeper than 38 degrees. Drain breaches the pits the droplets leave "
@@ -256,7 +270,8 @@ static const builtin builtins[] = {
      "\"warp_amplitude\": 1000, \"warp_feature_size\": 8000}}, {\"id\": \"evolve\", "
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "60, \"evolution_cell\": 50, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
-     "\"uplift_shape\": \"input\", \"relief\": \"input\"}, \"inputs\": {\"field\": "
+     "\"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": \"outlets\", "
+     "\"deposition\": 1}, \"inputs\": {\"field\": "
      "{\"node\": \"range\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", "
      "\"position\": [480, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
      "\"field\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
@@ -281,7 +296,7 @@ static const builtin builtins[] = {
      "through a polygon mask, its sides cut by streams that run into it (landscape "
      "evolution) and eroded, holding a lake at 96 m: reeds on the shore, grass on the "
      "sides, scrub and rock on the rims.",
-     6,
+     7,
      "{\"size\": [4096, 4096], \"resolution\": [256, 256], \"seed\": 194, \"sea_level\": "
      "96, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": "
      "112, \"height_variation\": 192, \"feature_size\": 3200, \"roughness\": 0.35, "
@@ -302,10 +317,15 @@ static const builtin builtins[] = {
      "warped up to 300 m so no octagon shows; Hollow blends "
      "the hills toward the floor through it with amount 1, so the middle is a level lake "
      "bed and the sides rise smoothly to the rims. Evolve then runs landscape evolution "
-     "(Stream Power) over the hollowed ground with the 64 m lake bed as base level, so the "
-     "streams end in the lake: rock uplift against river incision and hillslope creep, "
+     "(Stream Power) over the hollowed ground with the ground below 76 m (the lake bed and "
+     "the lowest of the floor shelving up from it, all under the lake) as base level, so "
+     "the floor stays smooth and the streams end in the lake: rock uplift against river "
+     "incision and hillslope creep, "
      "read at a 120 m reference cell, on a grid of 32 m cells (129 x 129 samples) whatever "
-     "the output grid, stretched back to the input's height range above the bed. Erosion "
+     "the output grid, stretched back to the input's height range above the bed; sediment "
+     "is laid down where slopes drop (deposition 1), building fans at the lake and "
+     "filling valley floors, and only the low points of the edge are base level (border "
+     "outlets). Erosion "
      "then washes material down the sides.\"}}, {\"id\": \"surrounding_hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"base_height\": 112, \"height_variation\": 192, \"feature_size\": 3200, "
@@ -320,7 +340,8 @@ static const builtin builtins[] = {
      "{\"a\": {\"node\": \"surrounding_hills\"}, \"b\": {\"node\": \"basin_floor\"}, "
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
-     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 64, \"relief\": \"input\"}, "
+     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 76, \"relief\": \"input\", "
+     "\"border\": \"outlets\", \"deposition\": 1}, "
      "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"erosion\", \"type\": "
      "\"erosion\", \"position\": [960, 0], \"params\": {\"droplet_density\": 0.3, "
      "\"erosion_rate\": 0.2, \"thermal_strength\": 0.3}, \"inputs\": {\"field\": "
@@ -485,7 +506,7 @@ static const builtin builtins[] = {
      "Route traced down its drainage from the middle of the valley to the terrain's edge "
      "(a 24 m channel holding 1.5 m of water): river bed under the water, wet banks beside "
      "it, grass above and rock on steep valley sides.",
-     6,
+     7,
      "{\"size\": [2048, 2048], \"resolution\": [128, 128], \"seed\": 539, \"sea_level\": "
      "0, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 50, "
      "\"height_variation\": 175, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
@@ -507,7 +528,8 @@ static const builtin builtins[] = {
      "uplift against river incision and hillslope creep, read at a 60 m reference cell, on "
      "a grid of 8 m cells (257 x 257 samples) whatever the output grid, stretched back to "
      "the input's height range, so side streams join the valley through a branching "
-     "network; pools left on the flat valley floor are filled (lakes fill) so the River "
+     "network, with sediment laid down where slopes drop (deposition 0.5), which grades the "
+     "valley floor downstream; pools left on it are filled (lakes fill) so the River "
      "Route runs on to the edge.\"}}, {\"id\": \"hills\", \"type\": \"noise_terrain\", "
      "\"position\": [0, 0], \"params\": {\"profile\": \"fbm\", \"base_height\": 50, "
      "\"height_variation\": 175, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
@@ -524,7 +546,8 @@ static const builtin builtins[] = {
      "\"b\": {\"node\": \"valley_floor\"}, \"mask\": {\"node\": \"river_course\"}}}, "
      "{\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [720, 0], \"params\": "
      "{\"reference_cell\": 60, \"evolution_cell\": 8, \"fine_steps\": 2, \"steps\": 100, "
-     "\"relief\": \"input\", \"lakes\": \"fill\"}, \"inputs\": {\"field\": {\"node\": "
+     "\"relief\": \"input\", \"lakes\": \"fill\", \"deposition\": 0.5}, \"inputs\": "
+     "{\"field\": {\"node\": "
      "\"carve_valley\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", \"position\": "
      "[960, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_water\", \"type\": \"comment\", \"position\": [1200, -200], "

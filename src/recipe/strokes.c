@@ -119,9 +119,16 @@ const trn_layer *trn_recipe_stroke_layer(const trn_recipe *recipe, const trn_str
 
 bool trn_recipe_rule_active(const trn_recipe *recipe, const trn_rule *rule)
 {
-    if (!rule || !rule->layer) return true;
+    if (!rule) return true;
     uint32_t n;
     const trn_layer *layers = trn_recipe_layers(recipe, &n);
+    /* A rule naming no layer belongs to the first biomes layer, as a region naming none does:
+     * disabling that layer removes both. */
+    if (!rule->layer) {
+        for (uint32_t i = 0; i < n; i++)
+            if (layers[i].group == TRN_LAYER_BIOMES) return layers[i].enabled;
+        return true;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (layers[i].id && strcmp(layers[i].id, rule->layer) == 0)
             return layers[i].enabled && layers[i].group == TRN_LAYER_BIOMES;

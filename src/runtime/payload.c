@@ -1,5 +1,6 @@
 /* Runtime payloads: a *.terrain.bin checked and decoded through a bounded cursor, then queried. */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -468,6 +469,32 @@ static trn_status decode_scatter(const reader *r, const trn_payload_section *s, 
             c.pos -= TRN_PAYLOAD_INSTANCE_SIZE;
             BAD(TRN_ERR_FORMAT, "instance %zu names rule %u; there are %u", k, in->rule, count);
         }
+        if (!(isfinite(in->x) && isfinite(in->y) && isfinite(in->z) && isfinite(in->yaw) &&
+              isfinite(in->scale) && in->scale > 0.0)) {
+            c.pos -= TRN_PAYLOAD_INSTANCE_SIZE;
+            BAD(TRN_ERR_FORMAT,
+                "instance %zu: position (%g, %g, %g), yaw %g, scale %g; finite numbers and a "
+                "scale above 0 expected",
+                k, in->x, in->y, in->z, in->yaw, in->scale);
+        }
+        /* Queries rely on the order the cook writes: by rule, then cz, then cx, each site once. */
+        if (k > 0) {
+            const trn_instance *prev = &p->instances[k - 1];
+            const bool after = prev->rule != in->rule ? prev->rule < in->rule
+                               : prev->cz != in->cz   ? prev->cz < in->cz
+                                                      : prev->cx < in->cx;
+            if (!after) {
+                c.pos -= TRN_PAYLOAD_INSTANCE_SIZE;
+                BAD(TRN_ERR_FORMAT,
+                    "instance %zu (rule %u, site %" PRId64 ",%" PRId64 ") is %s instance %zu; "
+                    "instances are sorted by rule, then z, then x, each site once",
+                    k, in->rule, in->cx, in->cz,
+                    prev->rule == in->rule && prev->cz == in->cz && prev->cx == in->cx
+                        ? "the same site as"
+                        : "out of order after",
+                    k - 1);
+            }
+        }
     }
     return TRN_OK;
 }
@@ -510,6 +537,133 @@ static trn_status decode_roles(const reader *r, const trn_payload_section *s, co
     return TRN_OK;
 }
 
+/* Whether text[0..n) is one JSON value (RFC 8259), nesting at most 512 deep; *bad is the
+ * byte offset of the first error. Kept here so the runtime needs no JSON library. */
+static size_t json_ws(const uint8_t *t, size_t n, size_t i)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+static bool json_string_at(const uint8_t *t, size_t n, size_t *i)
+{
+    size_t k = *i + 1; /* past the quote */
+    while (k < n && t[k] != '"') {
+        if (t[k] < 0x20) return *i = k, false;
+        if (t[k] == '\\') {
+            k++;
+            if (k >= n) return *i = k, false;
+            if (t[k] == 'u') {
+                for (int h = 1; h <= 4; h++)
+                    if (k + (size_t)h >= n || !isxdigit(t[k + (size_t)h])) return *i = k, false;
+                k += 4;
+            } else if (!strchr("\"\\/bfnrt", t[k])) {
+                return *i = k, false;
+            }
+        }
+        k++;
+    }
+    if (k >= n) return *i = k, false;
+    *i = k + 1;
+    return true;
+}
+
+static bool json_number_at(const uint8_t *t, size_t n, size_t *i)
+{
+    size_t k = *i;
+    if (k < n && t[k] == '-') k++;
+    if (k < n && t[k] == '0')
+        k++;
+    else if (k < n && t[k] >= '1' && t[k] <= '9')
+        while (k < n && isdigit(t[k]))
+            k++;
+    else
+        return *i = k, false;
+    if (k < n && t[k] == '.') {
+        if (++k >= n || !isdigit(t[k])) return *i = k, false;
+        while (k < n && isdigit(t[k]))
+            k++;
+    }
+    if (k < n && (t[k] == 'e' || t[k] == 'E')) {
+        k++;
+        if (k < n && (t[k] == '+' || t[k] == '-')) k++;
+        if (k >= n || !isdigit(t[k])) return *i = k, false;
+        while (k < n && isdigit(t[k]))
+            k++;
+    }
+    *i = k;
+    return true;
+}
+
+static bool json_valid(const uint8_t *t, size_t n, size_t *bad)
+{
+    enum { MAX_DEPTH = 512 };
+    char stack[MAX_DEPTH]; /* '{' or '[' */
+    int depth = 0;
+    size_t i = json_ws(t, n, 0);
+    for (;;) {
+        /* A value. */
+        if (i >= n) goto fail;
+        if (t[i] == '{' || t[i] == '[') {
+            if (depth == MAX_DEPTH) goto fail;
+            stack[depth++] = (char)t[i];
+            i = json_ws(t, n, i + 1);
+            if (i < n && t[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+                depth--;
+                i++;
+                goto after_value;
+            }
+            if (stack[depth - 1] == '{') {
+                if (i >= n || t[i] != '"' || !json_string_at(t, n, &i)) goto fail;
+                i = json_ws(t, n, i);
+                if (i >= n || t[i] != ':') goto fail;
+                i = json_ws(t, n, i + 1);
+            }
+            continue;
+        }
+        if (t[i] == '"') {
+            if (!json_string_at(t, n, &i)) goto fail;
+        } else if (t[i] == '-' || isdigit(t[i])) {
+            if (!json_number_at(t, n, &i)) goto fail;
+        } else if (n - i >= 4 && memcmp(t + i, "true", 4) == 0) {
+            i += 4;
+        } else if (n - i >= 5 && memcmp(t + i, "false", 5) == 0) {
+            i += 5;
+        } else if (n - i >= 4 && memcmp(t + i, "null", 4) == 0) {
+            i += 4;
+        } else {
+            goto fail;
+        }
+    after_value:
+        i = json_ws(t, n, i);
+        for (;;) {
+            if (depth == 0) {
+                if (i != n) goto fail;
+                return true;
+            }
+            const char close = stack[depth - 1] == '{' ? '}' : ']';
+            if (i < n && t[i] == close) {
+                depth--;
+                i = json_ws(t, n, i + 1);
+                continue;
+            }
+            if (i >= n || t[i] != ',') goto fail;
+            i = json_ws(t, n, i + 1);
+            if (stack[depth - 1] == '{') {
+                if (i >= n || t[i] != '"' || !json_string_at(t, n, &i)) goto fail;
+                i = json_ws(t, n, i);
+                if (i >= n || t[i] != ':') goto fail;
+                i = json_ws(t, n, i + 1);
+            }
+            break;
+        }
+    }
+fail:
+    *bad = i;
+    return false;
+}
+
 static trn_status decode_section(const reader *r, const trn_payload_section *s, trn_payload *p)
 {
     char where[64];
@@ -549,8 +703,12 @@ static trn_status decode_section(const reader *r, const trn_payload_section *s, 
     } else if (memcmp(s->id, TRN_SEC_ROLES, 4) == 0) {
         st = decode_roles(r, s, raw, p);
     } else if (memcmp(s->id, TRN_SEC_RECIPE, 4) == 0) {
+        size_t bad = 0;
         if (memchr(raw, '\0', (size_t)s->raw_size))
             st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a NUL byte inside the recipe text");
+        else if (!json_valid(raw, (size_t)s->raw_size, &bad))
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset,
+                      "the embedded recipe is not JSON (byte %zu of its text)", bad);
         else if (!(p->recipe_json = dup_bytes(raw, (size_t)s->raw_size)))
             st = fail(r, TRN_ERR_NO_MEMORY, where, s->offset, "out of memory");
         p->recipe_size = (size_t)s->raw_size;
@@ -567,7 +725,8 @@ static trn_status map_file(const char *path, const uint8_t **data, size_t *size,
     *data = NULL;
     *size = 0;
     *base = NULL;
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking: opening a named pipe must not wait for a writer; it is refused below. */
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         const int e = errno;
         return trn_error_set(err, e == ENOENT ? TRN_ERR_NOT_FOUND : TRN_ERR_IO, path, -1,
@@ -576,7 +735,9 @@ static trn_status map_file(const char *path, const uint8_t **data, size_t *size,
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
-        return trn_error_set(err, TRN_ERR_IO, path, -1, "not a regular file");
+        return trn_error_set(err, TRN_ERR_IO, path, -1,
+                             "not a regular file (a payload is read from a file, not a pipe or "
+                             "device)");
     }
     if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         close(fd);

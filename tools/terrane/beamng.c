@@ -152,7 +152,10 @@ static const char *const validate_help =
     "  texture-path-case, texture-unreadable, texture-not-png, texture-size-not-pow2,\n"
     "  texture-size-mismatch, texture-colorspace, texture-not-checked, terrain-json-missing,\n"
     "  terrain-json-invalid, terrain-json-mismatch, object-name-duplicate,\n"
-    "  object-unparented, group-folder-orphaned, persistent-id-missing\n"
+    "  object-unparented, group-folder-orphaned, persistent-id-missing,\n"
+    "  forest-item-data-invalid, forest-item-invalid, forest-item-type-unknown,\n"
+    "  forest-item-no-shape, forest-item-outside-terrain, forest-object-missing,\n"
+    "  forest-shape-missing, ground-cover-layer-unknown\n"
     "\n"
     "exit status: 0 no errors (warnings and notes allowed), 1 errors found (or, with --strict,\n"
     "warnings), 2 usage.\n"
@@ -276,21 +279,21 @@ static int fail_status(cli_ctx *ctx, const trn_error *e)
 static json_t *level_result_json(const trn_beamng_level_result *r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "level_dir", cli_json_string(r->level_dir));
+    json_object_set_new(o, "level", cli_json_string(r->level_dir));
     json_object_set_new(o, "level_name", cli_json_string(r->level_name));
     json_object_set_new(o, "terrain_name", cli_json_string(r->terrain_name));
     json_object_set_new(o, "terrain_file", cli_json_string(r->terrain_file));
-    json_object_set_new(o, "ter", cli_json_string(r->ter_path));
-    json_object_set_new(o, "terrain_json", cli_json_string(r->terrain_json_path));
-    json_object_set_new(o, "heightmap_png", cli_json_string(r->heightmap_png_path));
-    json_object_set_new(o, "items", cli_json_string(r->items_path));
-    json_object_set_new(o, "materials", cli_json_string(r->materials_path));
+    json_object_set_new(o, "ter_file", cli_json_string(r->ter_path));
+    json_object_set_new(o, "terrain_json_file", cli_json_string(r->terrain_json_path));
+    json_object_set_new(o, "heightmap_file", cli_json_string(r->heightmap_png_path));
+    json_object_set_new(o, "items_file", cli_json_string(r->items_path));
+    json_object_set_new(o, "materials_file", cli_json_string(r->materials_path));
     json_object_set_new(o, "texture_set", cli_json_string(r->texture_set));
     json_object_set_new(o, "materials_added", json_integer(r->materials_added));
     json_object_set_new(o, "textures_written", json_integer(r->textures_written));
     json_object_set_new(o, "block_replaced", json_boolean(r->block_replaced));
-    json_object_set_new(o, "info", cli_json_string(r->info_path));
-    json_object_set_new(o, "preview", cli_json_string(r->preview_path));
+    json_object_set_new(o, "info_file", cli_json_string(r->info_path));
+    json_object_set_new(o, "preview_file", cli_json_string(r->preview_path));
     json_object_set_new(o, "objects_added", json_integer(r->objects_added));
     if (r->spawn_added) {
         json_t *sp = json_array();
@@ -538,8 +541,8 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
         cli_fprintf(stderr, "terrane %s: warning: %s\n", ctx->verb, ter.warnings[i].message);
     if (ctx->json) {
         json_t *o = level_dir ? level_result_json(&res) : json_object();
-        json_object_set_new(o, "size", json_integer(ter.size));
-        json_object_set_new(o, "version", json_integer(ter_version));
+        json_object_set_new(o, "resolution", json_integer(ter.size));
+        json_object_set_new(o, "ter_version", json_integer(ter_version));
         json_object_set_new(o, "holes", json_integer((json_int_t)counts[255]));
         json_t *mats = json_array();
         for (uint32_t i = 0; i < ter.material_count; i++) {
@@ -548,7 +551,7 @@ static int cmd_import(cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(m, "samples", json_integer((json_int_t)counts[i & 255]));
             json_array_append_new(mats, m);
         }
-        json_object_set_new(o, "layers", mats);
+        json_object_set_new(o, "materials", mats);
         if (out_ter) json_object_set_new(o, "output", cli_json_string(out_ter));
         json_t *warns = json_array();
         for (uint32_t i = 0; i < ter.warning_count; i++)
@@ -666,7 +669,7 @@ static int cmd_create(cli_ctx *ctx, int argc, char **argv)
     trn_beamng_round_resolution(co.resolution ? co.resolution : 1024, &size, NULL);
     if (ctx->json) {
         json_t *o = level_result_json(&res);
-        json_object_set_new(o, "size", json_integer(size));
+        json_object_set_new(o, "resolution", json_integer(size));
         cli_print_json(o);
     } else {
         if (co.resolution && size != co.resolution)
@@ -811,16 +814,14 @@ static int cmd_export(cli_ctx *ctx, int argc, char **argv)
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
-        json_object_set_new(o, "size", json_integer(ter.size));
-        json_object_set_new(o, "version", json_integer(ter.version));
+        json_object_set_new(o, "resolution", json_integer(ter.size));
+        json_object_set_new(o, "ter_version", json_integer(ter.version));
         json_object_set_new(o, "flip_y_axis", json_boolean(eo.flip_y_axis));
-        json_t *files = json_array();
-        for (uint32_t i = 0; i < res.path_count; i++)
-            json_array_append_new(files, cli_json_string(res.paths[i]));
-        json_object_set_new(o, "files", files);
         json_t *mats = json_array();
         for (uint32_t i = 0; i < ter.material_count; i++)
-            json_array_append_new(mats, cli_json_string(ter.materials[i] ? ter.materials[i] : ""));
+            json_array_append_new(
+                mats, json_pack("{s:i, s:o}", "index", (int)i, "name",
+                                cli_json_string(ter.materials[i] ? ter.materials[i] : "")));
         json_object_set_new(o, "materials", mats);
         cli_print_json(o);
     } else if (!ctx->quiet) {
@@ -931,9 +932,9 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "level", cli_json_string(level));
-        json_object_set_new(o, "errors", json_integer((json_int_t)errors));
-        json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
-        json_object_set_new(o, "notes", json_integer((json_int_t)notes));
+        json_object_set_new(o, "error_count", json_integer((json_int_t)errors));
+        json_object_set_new(o, "warning_count", json_integer((json_int_t)warnings));
+        json_object_set_new(o, "note_count", json_integer((json_int_t)notes));
         json_t *arr = json_array();
         for (size_t i = 0; i < f.count; i++) {
             const trn_finding *fi = &f.items[i];

@@ -1,6 +1,7 @@
 /* Shared command-line plumbing: errors, options, number parsing, progress bar, JSON output. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "core/fileio.h"
 #include "core/numtext.h"
 
 #include "core/textbuf.h"
@@ -107,6 +108,10 @@ json_t *cli_json_string(const char *text)
 
 /* The run whose staged outputs messages name by their destination (one run per process). */
 static const cli_ctx *active_run;
+/* The run whose JSON result cli_print_json completes (cli_run_begin), and whether landing its
+ * outputs there failed (the run then ends as a failure). */
+static cli_ctx *json_run;
+static bool result_commit_failed;
 static const char *shown_path(const cli_ctx *ctx, const char *file);
 
 static const char *shown_name(const char *text)
@@ -589,10 +594,37 @@ trn_write_set *cli_write_set(cli_ctx *ctx)
     return ctx->outputs;
 }
 
+/* Whether a and b name one file: the same inode, or the same resolved name when one is new. */
+static bool same_output(const char *a, const char *b)
+{
+    if (cli_same_file(a, b)) return true;
+    char *ra = trn_path_resolve_lexically(a), *rb = trn_path_resolve_lexically(b);
+    const bool same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
 const char *cli_output(cli_ctx *ctx, const char *dest)
 {
     trn_write_set *ws = cli_write_set(ctx);
     if (!ws) return NULL;
+    for (size_t k = 0; k < ctx->claimed_count; k++)
+        if (same_output(ctx->claimed[k], dest)) {
+            ctx->conflict = true;
+            cli_failf(ctx, "two outputs name the same file: %s%s%s", dest,
+                      strcmp(ctx->claimed[k], dest) ? " and " : "",
+                      strcmp(ctx->claimed[k], dest) ? ctx->claimed[k] : "");
+            return NULL;
+        }
+    char **grown = realloc(ctx->claimed, (ctx->claimed_count + 1) * sizeof *grown);
+    char *copy = grown ? strdup(dest) : NULL;
+    if (grown) ctx->claimed = grown;
+    if (!copy) {
+        cli_failf(ctx, "out of memory");
+        return NULL;
+    }
+    ctx->claimed[ctx->claimed_count++] = copy;
     const char *temp = NULL;
     trn_error e;
     if (trn_write_set_stage(ws, dest, &temp, &e)) {
@@ -602,24 +634,49 @@ const char *cli_output(cli_ctx *ctx, const char *dest)
     return temp;
 }
 
+/* Every file this process's commits landed, in staging order: the "outputs" of a JSON result. */
+static json_t *landed;
+
 int cli_commit(cli_ctx *ctx)
 {
     if (!ctx->outputs || trn_write_set_count(ctx->outputs) == 0) return CLI_EXIT_OK;
+    /* The destinations as staged (the set owns its copies until it is freed). */
+    const size_t count = trn_write_set_count(ctx->outputs);
+    char **dests = calloc(count, sizeof *dests);
+    for (size_t i = 0; dests && i < count; i++) {
+        const char *d = trn_write_set_dest(ctx->outputs, i);
+        dests[i] = malloc(strlen(d) + 1);
+        if (dests[i]) memcpy(dests[i], d, strlen(d) + 1);
+    }
     trn_error e;
     trn_status st = trn_write_set_commit(ctx->outputs, &e);
     trn_write_set_free(ctx->outputs);
     ctx->outputs = NULL;
+    if (!landed) landed = json_array();
+    for (size_t i = 0; dests && i < count; i++) {
+        /* A destination the set deleted (a migrated-away file) is no output. */
+        if (!st && dests[i] && access(dests[i], F_OK) == 0)
+            json_array_append_new(landed, cli_json_string(dests[i]));
+        free(dests[i]);
+    }
+    free(dests);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
 }
 
 int cli_finish(cli_ctx *ctx, int rc)
 {
     if (rc == CLI_EXIT_OK) rc = cli_commit(ctx);
+    if (rc == CLI_EXIT_OK && result_commit_failed) rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_FAIL && ctx->conflict) rc = CLI_EXIT_USAGE;
     trn_write_set_free(ctx->outputs); /* uncommitted: the staged files go, the old ones stay */
     ctx->outputs = NULL;
     trn_io_guard_free(ctx->inputs);
     ctx->inputs = NULL;
+    for (size_t k = 0; k < ctx->claimed_count; k++)
+        free(ctx->claimed[k]);
+    free(ctx->claimed);
+    ctx->claimed = NULL;
+    ctx->claimed_count = 0;
     if (active_run == ctx) active_run = NULL;
     return rc;
 }
@@ -776,8 +833,54 @@ void cli_progress_end(cli_ctx *ctx)
 /* Whether this process has printed its JSON result (a failure after it adds no error object). */
 static bool json_result_printed;
 
+/* The verbs whose result lists what they wrote ("outputs", [] when nothing was), docs/cli.md. */
+static bool verb_writes(const char *verb)
+{
+    static const char *const writers[] = {"generate",
+                                          "convert",
+                                          "render",
+                                          "mesh",
+                                          "cook",
+                                          "scatter",
+                                          "compact",
+                                          "apply-preset",
+                                          "beamng import",
+                                          "beamng create",
+                                          "beamng export",
+                                          "beamng migrate",
+                                          "beamng validate",
+                                          "stationeers extract",
+                                          "stationeers replace",
+                                          "stationeers from-heightfield",
+                                          "unity extract",
+                                          "unity export",
+                                          NULL};
+    for (size_t i = 0; verb && writers[i]; i++)
+        if (strcmp(verb, writers[i]) == 0) return true;
+    return false;
+}
+
+void cli_run_begin(cli_ctx *ctx)
+{
+    json_run = ctx;
+}
+
 void cli_print_json(json_t *value)
 {
+    /* A run's result lists the files it wrote, so they land first: a failure to land them is
+     * then the run's answer (the error object) instead of a result naming files that are not
+     * there. */
+    if (json_run && json_is_object(value) && !json_object_get(value, "error")) {
+        if (json_run->outputs && trn_write_set_count(json_run->outputs) > 0 &&
+            cli_commit(json_run) != CLI_EXIT_OK) {
+            result_commit_failed = true;
+            json_decref(value);
+            return;
+        }
+        if (!json_object_get(value, "outputs") &&
+            (verb_writes(json_run->verb) || json_array_size(landed) > 0))
+            json_object_set_new(value, "outputs", landed ? json_copy(landed) : json_array());
+    }
     /* Reals in their shortest round-trip form (0.2, not 0.20000000000000001). */
     char *text = trn_json_dumps_shortest(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(value);

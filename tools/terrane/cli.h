@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "terrane/core.h"
+#include "terrane/generate.h"
 #include "terrane/graph.h"
 #include "terrane/io.h"
 #include "terrane/recipe.h"
@@ -29,13 +30,17 @@ typedef struct cli_ctx {
     /* The verb prints no JSON (cli_text_only): --format json is then a usage error, not a
      * silent run that prints nothing on stdout. */
     bool text_only;
+    /* The destinations cli_output staged: two outputs of one run may not name one file. */
+    char **claimed;
+    size_t claimed_count;
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
 int cli_input(cli_ctx *ctx, const char *path);
 /* The file to write dest's new content into: staged in the run's write set, it replaces dest
  * when the verb succeeds (or at cli_commit), together with every other output. NULL, with the
- * message printed, when dest may not be written: an input of this run, a folder. */
+ * message printed, when dest may not be written: an input of this run, a folder, or a file
+ * another output of this run already writes (both usage errors). */
 const char *cli_output(cli_ctx *ctx, const char *dest);
 /* The run's write set, for library calls that stage several files; NULL (message printed) only
  * when out of memory. */
@@ -101,6 +106,14 @@ typedef struct trn_scatter_report trn_scatter_report;
 typedef struct trn_generated trn_generated;
 int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *recipe,
                      trn_palette *palette, trn_material_set *set);
+/* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
+bool cli_graph_places_palette(const trn_recipe *recipe);
+/* trn_recipe_generate for every verb: when the graph places the recipe's palette and options
+ * give none, the palette is resolved beside recipe_path for the generation (options may be
+ * NULL). */
+trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe,
+                               const trn_generate_options *options, trn_generated *out,
+                               trn_progress_fn progress, void *user, trn_error *err);
 int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
                       const trn_palette *palette, int threads, uint64_t max_placements,
                       trn_instances *inst, trn_scatter_report *rep);
@@ -229,7 +242,12 @@ int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_o
  * hard link count), else the same spelling. Outputs must never overwrite inputs. */
 bool cli_same_file(const char *a, const char *b);
 
-/* Print a JSON value to stdout (indented, sorted as built) and release it. */
+/* The run of this process (main.c, before the verb): its JSON result gets "outputs". */
+void cli_run_begin(cli_ctx *ctx);
+/* Print a JSON value to stdout (indented, in the order built) and release it. A run's result
+ * object (not an error) first lands what the run staged, then gets "outputs": every file the
+ * run's commits landed, in staging order, when the verb writes files (docs/cli.md lists them)
+ * or wrote some; a failure to land them prints the error object instead and the run fails. */
 void cli_print_json(json_t *value);
 
 /* A recipe's graph (recipe.graph, or the implicit one when it has none) checked against the

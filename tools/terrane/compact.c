@@ -219,8 +219,8 @@ int cli_verb_compact(cli_ctx *ctx, int argc, char **argv)
                        path);
         goto done;
     }
-    if (trn_recipe_generate(&before, NULL, &gen_before, cli_progress, ctx, &err) ||
-        trn_recipe_generate(&after, NULL, &gen_after, cli_progress, ctx, &err)) {
+    if (cli_recipe_generate(path, &before, NULL, &gen_before, cli_progress, ctx, &err) ||
+        cli_recipe_generate(path, &after, NULL, &gen_after, cli_progress, ctx, &err)) {
         cli_progress_end(ctx);
         rc = cli_fail(ctx, &err);
         goto done;
@@ -242,7 +242,7 @@ int cli_verb_compact(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "input", cli_json_string(path));
         json_object_set_new(o, "entries_before", json_integer((json_int_t)entries_before));
         json_object_set_new(o, "entries_after", json_integer((json_int_t)entries_after));
         json_object_set_new(o, "strokes", json_integer(before.stroke_count));

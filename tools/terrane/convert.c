@@ -347,6 +347,31 @@ static const char *out_format_label(out_format fmt)
     return "the output";
 }
 
+/* The output's name in `terrane formats` (JSON's output_format, as input_format names inputs). */
+static const char *out_format_name(out_format fmt, bool level)
+{
+    if (level) return "beamng-level";
+    switch (fmt) {
+    case OUT_TER:
+        return "beamng-ter";
+    case OUT_PNG:
+        return "png";
+    case OUT_R16:
+        return "raw";
+    case OUT_R32:
+        return "r32";
+    case OUT_TERRAGEN:
+        return "terragen";
+    case OUT_STATIONEERS:
+        return "stationeers-dat";
+    case OUT_GEOTIFF:
+        return "geotiff";
+    case OUT_UNKNOWN:
+        break;
+    }
+    return "";
+}
+
 /* What the output cannot hold of a loaded terrain, after what the loader already listed. */
 static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_drops *d)
 {
@@ -366,19 +391,19 @@ static void output_drops(const cli_terrain *t, out_format fmt, bool level, cli_d
 
 /* One note naming everything the conversion drops; the JSON report lists it. */
 static void report_conversion(cli_ctx *ctx, const char *in, const char *out, const cli_terrain *t,
-                              const char *out_label, const cli_drops *drops, const scale_used *su,
-                              const trn_geotiff_reproject_result *rp)
+                              const char *out_label, const char *out_name, const cli_drops *drops,
+                              const scale_used *su, const trn_geotiff_reproject_result *rp)
 {
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
         json_object_set_new(o, "input_format", cli_json_string(t->format));
         json_object_set_new(o, "output", cli_json_string(out));
-        json_object_set_new(o, "output_format", cli_json_string(out_label));
+        json_object_set_new(o, "output_format", cli_json_string(out_name));
         json_t *size = json_array();
         json_array_append_new(size, json_integer(t->field.cells_x + 1));
         json_array_append_new(size, json_integer(t->field.cells_z + 1));
-        json_object_set_new(o, "samples", size);
+        json_object_set_new(o, "grid", size);
         json_t *list = json_array();
         for (size_t k = 0; k < drops->count; k++)
             json_array_append_new(list, cli_json_string(drops->items[k]));
@@ -396,7 +421,7 @@ static void report_conversion(cli_ctx *ctx, const char *in, const char *out, con
             json_t *sz = json_array();
             json_array_append_new(sz, json_integer(rp->width));
             json_array_append_new(sz, json_integer(rp->height));
-            json_object_set_new(r, "samples", sz);
+            json_object_set_new(r, "grid", sz);
             json_object_set_new(r, "area_kept",
                                 json_real(rp->footprint_samples > 0
                                               ? fmin(1.0, rp->width * (double)rp->height /
@@ -646,7 +671,7 @@ int cli_verb_convert(cli_ctx *ctx, int argc, char **argv)
         cli_drops drops = t.drops;
         output_drops(&t, fmt, level_dir != NULL, &drops);
         report_conversion(ctx, in, out, &t, level_dir ? "a BeamNG level" : out_format_label(fmt),
-                          &drops, &su, &reprojected);
+                          out_format_name(fmt, level_dir != NULL), &drops, &su, &reprojected);
     }
     cli_terrain_dispose(&t);
     return rc;

@@ -185,7 +185,7 @@ static bool is_terrain_asset(const char *path)
 
 /* Every Terrain asset source under dir (names sorted, hidden folders and out_real skipped). */
 static int walk(cli_ctx *ctx, const char *dir, const char *rel, const char *out_real,
-                job_list *jobs, int depth)
+                const char *root_real, job_list *jobs, int depth)
 {
     if (depth > 64) return cli_failf(ctx, "%s: folders nest more than 64 deep", dir);
     char resolved[PATH_MAX];
@@ -220,8 +220,12 @@ static int walk(cli_ctx *ctx, const char *dir, const char *rel, const char *out_
         struct stat sb;
         if (!path || !sub) {
             rc = cli_failf(ctx, "out of memory listing %s", dir);
+        } else if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+                   !trn_path_inside(root_real, path)) {
+            /* A link out of the project is not the project's: never followed. */
+            cli_note(ctx, "%s: skipped: a symbolic link to outside the project", path);
         } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            rc = walk(ctx, path, sub, out_real, jobs, depth + 1);
+            rc = walk(ctx, path, sub, out_real, root_real, jobs, depth + 1);
         } else if (ends_with(names[k], ".terrain.json") && is_terrain_asset(path)) {
             char *stem = text_dup(names[k]);
             if (stem) stem[strlen(stem) - strlen(".terrain.json")] = '\0';
@@ -515,8 +519,15 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
     job_list jobs = {NULL, 0, 0};
     if (S_ISDIR(sb.st_mode)) {
-        char out_real[PATH_MAX];
-        rc = walk(ctx, a.input, "", realpath(a.out_dir, out_real) ? out_real : NULL, &jobs, 0);
+        char out_real[PATH_MAX], root_real[PATH_MAX];
+        const bool have_out = realpath(a.out_dir, out_real) != NULL;
+        if (!realpath(a.input, root_real)) return cli_failf(ctx, "%s: cannot resolve", a.input);
+        if (have_out && strcmp(out_real, root_real) == 0)
+            return cli_usage_error(ctx,
+                                   "the output folder is the project itself (%s); cooked payloads "
+                                   "go into a folder of their own, such as -o %s/cooked",
+                                   a.out_dir, a.input);
+        rc = walk(ctx, a.input, "", have_out ? out_real : NULL, root_real, &jobs, 0);
         if (!rc && jobs.count == 0)
             rc = cli_failf(ctx,
                            "%s: no Terrain asset sources (*.terrain.json with \"format_version\", "
@@ -537,8 +548,8 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
         json_t *arr = json_array();
         for (size_t k = 0; k < jobs.count; k++) {
             json_t *o = json_object();
-            json_object_set_new(o, "source", cli_json_string(jobs.items[k].source));
-            json_object_set_new(o, "payload", cli_json_string(results[k].payload));
+            json_object_set_new(o, "input", cli_json_string(jobs.items[k].source));
+            json_object_set_new(o, "output", cli_json_string(results[k].payload));
             json_object_set_new(o, "status", json_string(results[k].status));
             if (results[k].reason[0])
                 json_object_set_new(o, "reason", cli_json_string(results[k].reason));

@@ -297,7 +297,7 @@ json_t *cli_explain_json(const trn_generated *gen, const trn_recipe *recipe,
     const char *biome_name = biome < recipe->biome_count ? recipe->biomes[biome].name : "?";
     const char *sea_how = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT ? "explicit" : "derived";
     json_t *o = json_object();
-    if (recipe_path) json_object_set_new(o, "recipe", cli_json_string(recipe_path));
+    if (recipe_path) json_object_set_new(o, "input", cli_json_string(recipe_path));
     json_t *pos = json_array();
     json_array_append_new(pos, json_real(x));
     json_array_append_new(pos, json_real(z));
@@ -305,7 +305,7 @@ json_t *cli_explain_json(const trn_generated *gen, const trn_recipe *recipe,
     json_t *size = json_array();
     json_array_append_new(size, json_real(recipe->size_x));
     json_array_append_new(size, json_real(recipe->size_z));
-    json_object_set_new(o, "terrain_size", size);
+    json_object_set_new(o, "size", size);
     json_t *cell = json_array();
     json_array_append_new(cell, json_integer(i));
     json_array_append_new(cell, json_integer(j));
@@ -413,7 +413,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     trn_generate_options go = {
         .threads = threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = max_work};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(recipe_path, &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         trn_recipe_dispose(&recipe);

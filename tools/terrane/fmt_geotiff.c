@@ -84,10 +84,9 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
     int levels_rc = CLI_EXIT_OK;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string("geotiff"));
-        json_object_set_new(o, "width", json_integer(in->width));
-        json_object_set_new(o, "height", json_integer(in->height));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string("geotiff"));
+        json_object_set_new(o, "grid", json_pack("[II]", (json_int_t)(in->width), (json_int_t)(in->height)));
         json_object_set_new(o, "bands", json_integer(in->bands));
         json_object_set_new(o, "band_read", json_integer(1));
         json_object_set_new(o, "sample_type", cli_json_string(trn_geotiff_sample_name(in->sample)));
@@ -162,7 +161,7 @@ int cli_geotiff_info(cli_ctx *ctx, const char *path, const cli_load_options *opt
         json_object_set_new(h, "max", decoded ? json_real(dem.max) : json_null());
         json_object_set_new(h, "metres_min", decoded ? json_real(dem.min * vu) : json_null());
         json_object_set_new(h, "metres_max", decoded ? json_real(dem.max * vu) : json_null());
-        json_object_set_new(o, "heights", h);
+        json_object_set_new(o, "height_range", h);
         if (decoded)
             levels_rc =
                 cli_info_levels(ctx, dem.values, (size_t)samples, scale, info_max_height, o);

@@ -52,8 +52,8 @@ static json_t *band(const trn_scatter_band *b)
 static json_t *palette_json(const char *path, const trn_palette *p)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", cli_json_string(path));
-    json_object_set_new(o, "document", json_string("terrain_palette"));
+    json_object_set_new(o, "input", cli_json_string(path));
+    json_object_set_new(o, "input_format", json_string("terrain_palette"));
     json_object_set_new(o, "format_version", json_integer(TRN_PALETTE_FORMAT_VERSION));
     json_object_set_new(o, "name", cli_json_string(p->name));
     json_object_set_new(o, "material_set",
@@ -98,8 +98,8 @@ static json_t *palette_json(const char *path, const trn_palette *p)
 static json_t *set_json(const char *path, const trn_material_set *s)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", cli_json_string(path));
-    json_object_set_new(o, "document", json_string("terrain_material_set"));
+    json_object_set_new(o, "input", cli_json_string(path));
+    json_object_set_new(o, "input_format", json_string("terrain_material_set"));
     json_object_set_new(o, "format_version", json_integer(TRN_MATERIAL_SET_FORMAT_VERSION));
     json_object_set_new(o, "name", cli_json_string(s->name));
     json_t *roles = json_object();

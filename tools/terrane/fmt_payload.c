@@ -35,8 +35,8 @@ static json_t *describe_json(const char *path, const trn_payload *p)
     trn_payload_get_info(p, &info);
     json_t *o = json_object();
     char key[17];
-    json_object_set_new(o, "file", cli_json_string(path));
-    json_object_set_new(o, "format", json_string("terrane payload"));
+    json_object_set_new(o, "input", cli_json_string(path));
+    json_object_set_new(o, "input_format", json_string("terrane-payload"));
     json_object_set_new(o, "format_version", json_integer(info.format_version));
     json_object_set_new(o, "generator", cli_json_string(info.generator));
     json_object_set_new(o, "generator_version", json_integer(info.generator_version));
@@ -49,7 +49,8 @@ static json_t *describe_json(const char *path, const trn_payload *p)
     json_object_set_new(o, "sea_level", json_real(info.sea_level));
     float lo, hi;
     height_range(trn_payload_field(p), &lo, &hi);
-    json_object_set_new(o, "height_range", json_pack("[f, f]", (double)lo, (double)hi));
+    json_object_set_new(o, "height_range",
+                        json_pack("{s:f, s:f}", "min", (double)lo, "max", (double)hi));
     json_t *biomes = json_array();
     for (uint32_t b = 0; b < trn_payload_biome_count(p); b++)
         json_array_append_new(biomes, cli_json_string(trn_payload_biome_name(p, b)));

@@ -68,13 +68,13 @@ int cli_stationeers_info(cli_ctx *ctx, const char *path, cli_format format)
     char tn[64];
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format",
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format",
                             cli_json_string(save ? "stationeers-save" : "stationeers-dat"));
         json_object_set_new(o, "max_depth", json_integer(t.max_depth));
         json_object_set_new(o, "world_size", json_integer((json_int_t)side));
         json_object_set_new(o, "octree_bytes", json_integer((json_int_t)t.nodes_size));
-        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        json_object_set_new(o, "octree_nodes", json_integer((json_int_t)t.node_count));
         json_object_set_new(o, "branches", json_integer((json_int_t)s.branches));
         json_object_set_new(o, "leaves", json_integer((json_int_t)s.leaves));
         json_object_set_new(o, "modified_branches", json_integer((json_int_t)s.modified_branches));

@@ -192,8 +192,8 @@ static void print_text(const char *path, const trn_unity_file *f, const trn_unit
 static json_t *file_json(const char *path, const trn_unity_file *f)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", cli_json_string(path));
-    json_object_set_new(o, "format", cli_json_string("unity-serialized-file"));
+    json_object_set_new(o, "input", cli_json_string(path));
+    json_object_set_new(o, "input_format", cli_json_string("unity"));
     json_object_set_new(o, "serialized_version", json_integer(f->version));
     json_object_set_new(o, "unity_version", cli_json_string(f->unity_version));
     json_object_set_new(o, "target_platform", json_integer(f->target_platform));

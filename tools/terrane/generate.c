@@ -73,8 +73,9 @@ static const char *const help_text =
     "                             sample's surface role, else the biome (named after it,\n"
     "                             placeholder base colour in the biome's or role's colour;\n"
     "                             docs/roles.md), the layer map from them, .terrain.json,\n"
-    "                             TerrainBlock and materials file, the palette's instances as\n"
-    "                             forest items, and\n"
+    "                             TerrainBlock and materials file, the palette's grass as\n"
+    "                             GroundCover and its shaped trees and rocks as forest items,\n"
+    "                             and\n"
     "                             the published water (ocean: the WaterPlane; lakes: WaterBlocks;\n"
     "                             rivers: Rivers); then validates it. Needs a square grid of\n"
     "                             square cells\n"
@@ -132,7 +133,7 @@ static const char *const help_text =
     "                             positions (protection snapshots refuse: they are tied to\n"
     "                             their grid)\n"
     "  --clear-edits              with a grid change: drop regions, edits and exclusions\n"
-    "  --format json              print a summary as JSON (files, sea level, cache key,\n"
+    "  --format json              print a summary as JSON (outputs, sea level, cache key,\n"
     "                             timings, samples per biome, quality, the graph's nodes)\n"
     "  -q, --quiet                no progress bar, notes or node report\n"
     "\n"
@@ -894,20 +895,6 @@ typedef struct placements {
     trn_material_set set;
 } placements;
 
-/* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
-static bool graph_places_palette(const trn_recipe *recipe)
-{
-    if (!recipe->graph_json) return false;
-    trn_graph g;
-    trn_error e;
-    if (trn_graph_from_recipe(recipe, &g, &e)) return false; /* generation reports it */
-    bool found = false;
-    for (uint32_t k = 0; k < g.node_count && !found; k++)
-        found = g.nodes[k].type && strcmp(g.nodes[k].type, "scatter_palette") == 0;
-    trn_graph_dispose(&g);
-    return found;
-}
-
 static void placements_dispose(placements *p)
 {
     trn_palette_dispose(&p->palette);
@@ -917,8 +904,8 @@ static void placements_dispose(placements *p)
 
 /* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */
 static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                               const trn_generated *gen, trn_write_set *ws, level_export *lx,
-                               placements *pl)
+                               const trn_generated *gen, const surface_out *so, trn_write_set *ws,
+                               level_export *lx, placements *pl)
 {
     if (!recipe->palette_json || !pl->loaded) return CLI_EXIT_OK;
     const trn_palette *palette = &pl->palette;
@@ -929,6 +916,17 @@ static int export_level_forest(cli_ctx *ctx, const gen_args *a, const trn_recipe
         memset(&fo, 0, sizeof fo);
         fo.level_dir = a->export_dir;
         fo.origin_x = fo.origin_y = -(double)lx->size * lx->square_size / 2.0;
+        /* The surface's materials (the .ter's names) name the GroundCover layers. */
+        const char *names[TRN_SURFACE_MATERIALS_MAX];
+        const uint32_t count = so->sm.labels.name_count;
+        for (uint32_t k = 0; k < count && k < TRN_SURFACE_MATERIALS_MAX; k++)
+            names[k] = so->names[k];
+        fo.layers = so->sm.labels.values;
+        fo.layers_width = gen->field.cells_x + 1u;
+        fo.layers_height = gen->field.cells_z + 1u;
+        fo.layers_spacing = lx->square_size;
+        fo.layer_names = names;
+        fo.layer_count = count < TRN_SURFACE_MATERIALS_MAX ? count : TRN_SURFACE_MATERIALS_MAX;
         fo.writes = ws;
         trn_error e;
         if (trn_beamng_level_write_forest(palette, inst, &fo, &lx->forest_res, &e))
@@ -1023,7 +1021,7 @@ static int export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
     if (!st) st = tint_placeholders(ctx, res, recipe, so, &lx->tinted, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
-    if ((rc = export_level_forest(ctx, a, recipe, gen, ws, lx, pl))) return rc;
+    if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;
     lx->staged = true;
     return CLI_EXIT_OK;
 }
@@ -1060,13 +1058,29 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
                  wr->planes, wr->blocks, wr->rivers, wr->replaced, wr->items_path[0] ? " in " : "",
                  wr->items_path, wr->skipped, wr->skipped == 1 ? "y" : "ies");
     const trn_beamng_forest_result *fr = &lx->forest_res;
-    if (lx->forest)
-        cli_note(ctx, "forest: %" PRIu64 " item(s) of %u type(s) in %s/forest%s%s", fr->items,
-                 fr->types, a->export_dir,
+    if (lx->forest && fr->types)
+        cli_note(ctx, "forest: %" PRIu64 " item(s) of %u type(s) in %s%s%s%s", fr->items,
+                 fr->types, fr->forest_path,
+                 fr->format == TRN_BEAMNG_FOREST_V2 ? " (the level's own forest file, v2)" : "",
                  fr->forest_added ? ", a Forest object added to MissionGroup" : "",
-                 fr->unshaped ? "; set the shapeFile of the item types whose model names no "
-                                ".dae in art/forest/managedItemData.json"
-                              : "");
+                 fr->wind_added ? ", a ForestWindEmitter added" : "");
+    if (lx->forest && fr->covers)
+        cli_note(ctx,
+                 "ground cover: %u GroundCover object(s) for %" PRIu64
+                 " grass instance(s) (%u added); the engine strews them "
+                 "around the camera on the terrain materials they stood on",
+                 fr->covers, fr->cover_instances, fr->covers_added);
+    if (lx->forest && fr->stale_removed)
+        cli_note(ctx,
+                 "forest: removed %u item file(s) an earlier export wrote for grass or "
+                 "shapeless rules (their items drew nothing)",
+                 fr->stale_removed);
+    if (lx->forest && fr->unshaped)
+        cli_note(ctx,
+                 "forest: %" PRIu64 " instance(s) of %u rule(s) left out: their model or prefab "
+                 "names no .dae or .cdae shape, and a forest item without one draws nothing "
+                 "(give the rule a model such as \"asset://levels/NAME/art/shapes/tree.dae\")",
+                 fr->unshaped_items, fr->unshaped);
     bool pow2 = size >= TRN_BEAMNG_MIN_RESOLUTION && size <= TRN_BEAMNG_MAX_RESOLUTION &&
                 (size & (size - 1u)) == 0;
     if (!pow2 && !ctx->quiet)
@@ -1094,25 +1108,25 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     }
     cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
     json_t *lvl = json_object();
-    json_object_set_new(lvl, "level_dir", cli_json_string(res->level_dir));
+    json_object_set_new(lvl, "level", cli_json_string(res->level_dir));
     json_object_set_new(lvl, "level_name", cli_json_string(res->level_name));
     json_object_set_new(lvl, "terrain_name", cli_json_string(res->terrain_name));
     json_object_set_new(lvl, "terrain_file", cli_json_string(res->terrain_file));
-    json_object_set_new(lvl, "ter", cli_json_string(res->ter_path));
-    json_object_set_new(lvl, "terrain_json", cli_json_string(res->terrain_json_path));
-    json_object_set_new(lvl, "heightmap_png", cli_json_string(res->heightmap_png_path));
-    json_object_set_new(lvl, "items", cli_json_string(res->items_path));
-    json_object_set_new(lvl, "materials", cli_json_string(res->materials_path));
+    json_object_set_new(lvl, "ter_file", cli_json_string(res->ter_path));
+    json_object_set_new(lvl, "terrain_json_file", cli_json_string(res->terrain_json_path));
+    json_object_set_new(lvl, "heightmap_file", cli_json_string(res->heightmap_png_path));
+    json_object_set_new(lvl, "items_file", cli_json_string(res->items_path));
+    json_object_set_new(lvl, "materials_file", cli_json_string(res->materials_path));
     json_object_set_new(lvl, "texture_set", cli_json_string(res->texture_set));
-    json_object_set_new(lvl, "size", json_integer(size));
+    json_object_set_new(lvl, "resolution", json_integer(size));
     json_object_set_new(lvl, "square_size", json_real(lx->square_size));
     json_object_set_new(lvl, "position_z", json_real(m->base));
-    json_object_set_new(lvl, "height_mapping", mapping_json(m));
+    json_object_set_new(lvl, "heights", mapping_json(m));
     json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
     json_object_set_new(lvl, "surface", surface_json(so, recipe));
-    json_object_set_new(lvl, "validate_errors", json_integer((json_int_t)errors));
-    json_object_set_new(lvl, "validate_warnings", json_integer((json_int_t)warnings));
+    json_object_set_new(lvl, "validate_error_count", json_integer((json_int_t)errors));
+    json_object_set_new(lvl, "validate_warning_count", json_integer((json_int_t)warnings));
     if (lx->water) {
         json_t *wj = json_object();
         json_object_set_new(wj, "planes", json_integer(wr->planes));
@@ -1123,7 +1137,27 @@ static int validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         json_object_set_new(wj, "plane", cli_json_string(wr->plane_name));
         json_object_set_new(lvl, "water", wj);
     }
-    json_object_set_new(summary, "export", lvl);
+    if (lx->forest) {
+        static const char *const formats[] = {NULL, "forest4", "v2"};
+        json_t *vj = json_object();
+        json_object_set_new(vj, "forest_items", json_integer((json_int_t)fr->items));
+        json_object_set_new(vj, "forest_types", json_integer(fr->types));
+        json_object_set_new(vj, "forest_format", formats[fr->format]
+                                                     ? json_string(formats[fr->format])
+                                                     : json_null());
+        json_object_set_new(vj, "forest_path", fr->forest_path[0]
+                                                   ? cli_json_string(fr->forest_path)
+                                                   : json_null());
+        json_object_set_new(vj, "ground_covers", json_integer(fr->covers));
+        json_object_set_new(vj, "ground_cover_instances",
+                            json_integer((json_int_t)fr->cover_instances));
+        json_object_set_new(vj, "left_out_rules", json_integer(fr->unshaped));
+        json_object_set_new(vj, "left_out_instances",
+                            json_integer((json_int_t)fr->unshaped_items));
+        json_object_set_new(vj, "removed_files", json_integer(fr->stale_removed));
+        json_object_set_new(lvl, "vegetation", vj);
+    }
+    json_object_set_new(summary, "beamng", lvl);
     trn_findings_dispose(&findings);
     if (errors)
         return cli_failf(ctx, "the level %s has %zu validation error(s) (listed above)",
@@ -1571,25 +1605,24 @@ static int export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recip
                  rep.detail_points, rep.detail_layers, name, rep.resolution - 1u,
                  rep.resolution - 1u, rep.detail_clamped ? ", some clamped to 255" : "");
     json_t *u = json_object();
-    json_object_set_new(u, "dir", cli_json_string(a->unity_dir));
+    json_object_set_new(u, "output", cli_json_string(a->unity_dir));
     json_object_set_new(u, "name", cli_json_string(name));
     json_object_set_new(u, "resolution", json_integer(rep.resolution));
     json_t *size = json_array();
     for (int k = 0; k < 3; k++)
         json_array_append_new(size, json_real(rep.tile_size[k]));
-    json_object_set_new(u, "terrain_size", size);
+    json_object_set_new(u, "tile_size", size);
     json_object_set_new(u, "height_base", json_real(rep.height_base));
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
     json_object_set_new(u, "surface", surface_json(so, recipe));
     json_object_set_new(u, "detail_layers", json_integer(rep.detail_layers));
     json_object_set_new(u, "detail_instances", json_integer((json_int_t)rep.detail_points));
     json_object_set_new(u, "detail_clamped_cells", json_integer((json_int_t)rep.detail_clamped));
-    json_object_set_new(u, "files", json_integer(rep.files));
     json_object_set_new(summary, "unity", u);
     if (rep.trees || trees.prototype_count) {
         cli_note(ctx, "trees: %u tree instance(s) of %u prototype(s) in %s_trees.json", rep.trees,
                  trees.prototype_count, name);
-        json_object_set_new(u, "trees", json_integer(rep.trees));
+        json_object_set_new(u, "tree_count", json_integer(rep.trees));
     }
     if (!gen->has_water) return CLI_EXIT_OK;
     /* The water's meshes and description beside the RAW, in the same write set. */
@@ -1692,7 +1725,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
      * graph's Scatter Palette node needs it to evaluate at all. */
     placements pl;
     memset(&pl, 0, sizeof pl);
-    if (recipe.palette_json && (a.export_dir || a.unity_dir || graph_places_palette(&recipe))) {
+    if (recipe.palette_json && (a.export_dir || a.unity_dir || cli_graph_places_palette(&recipe))) {
         if ((rc = cli_palette_load(ctx, a.recipe_path, &recipe, &pl.palette, &pl.set))) {
             trn_graph_cache_free(cache);
             trn_recipe_dispose(&recipe);
@@ -1850,9 +1883,11 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     if (!rc && ctx->json) {
         char key[17];
         snprintf(key, sizeof key, "%016" PRIx64, gen.cache_key);
-        json_object_set_new(summary, "recipe", cli_json_string(a.recipe_path));
-        json_object_set_new(summary, "document", cli_json_string(trn_document_kind_name(kind)));
-        json_object_set_new(summary, "files", files);
+        json_object_set_new(summary, "input", cli_json_string(a.recipe_path));
+        json_object_set_new(
+            summary, "input_format",
+            json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
+        json_object_set_new(summary, "output_details", files);
         files = NULL;
         json_t *size = json_array();
         json_array_append_new(size, json_real(recipe.size_x));
@@ -1861,7 +1896,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_t *res = json_array();
         json_array_append_new(res, json_integer(recipe.cells_x));
         json_array_append_new(res, json_integer(recipe.cells_z));
-        json_object_set_new(summary, "resolution", res);
+        json_object_set_new(summary, "cells", res);
         json_object_set_new(summary, "samples", json_integer((json_int_t)n));
         json_object_set_new(summary, "seed", json_integer((json_int_t)recipe.seed));
         json_object_set_new(summary, "sea_level", json_real(gen.sea_level));
@@ -1879,9 +1914,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));
         json_object_set_new(hr, "max", json_real(hi));
-        json_object_set_new(summary, "height", hr);
+        json_object_set_new(summary, "height_range", hr);
         if (a.out && a.format != FMT_R32 && a.format != FMT_DAT)
-            json_object_set_new(summary, "height_mapping", mapping_json(&hm));
+            json_object_set_new(summary, "heights", mapping_json(&hm));
         json_t *biomes = json_array();
         for (uint32_t b = 0; b < recipe.biome_count; b++) {
             json_t *o = json_object();

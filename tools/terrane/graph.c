@@ -420,12 +420,12 @@ static int graph_check(cli_ctx *ctx, const char *path)
     trn_mapped_file_close(&mf);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "document", cli_json_string(document));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string(document));
         json_object_set_new(o, "graph", cli_json_string(g.from_recipe ? "explicit" : "implicit"));
-        json_object_set_new(o, "nodes", json_integer(g.graph.node_count));
-        json_object_set_new(o, "errors", json_integer((json_int_t)g.errors));
-        json_object_set_new(o, "warnings", json_integer((json_int_t)g.warnings));
+        json_object_set_new(o, "node_count", json_integer(g.graph.node_count));
+        json_object_set_new(o, "error_count", json_integer((json_int_t)g.errors));
+        json_object_set_new(o, "warning_count", json_integer((json_int_t)g.warnings));
         json_t *a = json_array();
         for (size_t k = 0; k < g.diags.count; k++)
             json_array_append_new(a, cli_graph_diagnostic_json(&g.diags.items[k]));
@@ -603,6 +603,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
                 return cli_usage_error(ctx, "'graph starter' prints JSON already; drop --format");
             return graph_starter(ctx, input);
         }
+        ctx->verb = "graph types";
         if (ctx->json)
             cli_print_json(types_json());
         else
@@ -611,6 +612,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
     }
     if (strcmp(sub, "check") == 0) {
         if (!path) return cli_usage_error(ctx, "'graph check' needs a recipe (a .json file)");
+        ctx->verb = "graph check"; /* messages and the JSON error name the sub-verb */
         return graph_check(ctx, path);
     }
     return cli_usage_error(ctx, "unknown graph command '%s' (types, check or starter)", sub);

@@ -7,6 +7,7 @@
 #include "cook_verb.h"
 #include "detect.h"
 #include "fmt_geotiff.h"
+#include "fmt_document.h"
 #include "fmt_palette.h"
 #include "fmt_stationeers.h"
 #include "fmt_unity.h"
@@ -101,10 +102,10 @@ static int info_ter_header(cli_ctx *ctx, const char *path, const char *not_read)
                                : 0;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string("beamng-ter"));
-        json_object_set_new(o, "version", json_integer(version));
-        json_object_set_new(o, "size", json_integer(size));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string("beamng-ter"));
+        json_object_set_new(o, "ter_version", json_integer(version));
+        json_object_set_new(o, "resolution", json_integer(size));
         json_object_set_new(o, "samples", json_integer((json_int_t)((uint64_t)size * size)));
         json_object_set_new(o, "values_read", json_false());
         json_object_set_new(o, "not_read", cli_json_string(not_read));
@@ -139,11 +140,11 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
 
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string("beamng-ter"));
-        json_object_set_new(o, "version", json_integer(ter.version));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string("beamng-ter"));
+        json_object_set_new(o, "ter_version", json_integer(ter.version));
         json_object_set_new(o, "layout", cli_json_string(layout_name(ter.layout)));
-        json_object_set_new(o, "size", json_integer(ter.size));
+        json_object_set_new(o, "resolution", json_integer(ter.size));
         json_object_set_new(o, "samples", json_integer((json_int_t)n));
         json_t *h = json_object();
         json_object_set_new(h, "stored_min", json_integer(lo));
@@ -153,7 +154,7 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
             json_object_set_new(h, "metres_min", json_real(lo * scale));
             json_object_set_new(h, "metres_max", json_real(hi * scale));
         }
-        json_object_set_new(o, "heights", h);
+        json_object_set_new(o, "height_range", h);
         json_t *mats = json_array();
         for (uint32_t m = 0; m < ter.material_count; m++) {
             json_t *mo = json_object();
@@ -246,14 +247,14 @@ static int info_terragen(cli_ctx *ctx, const char *path, const cli_load_options 
     trn_field_range(&f, &lo, &hi);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string("terragen"));
-        json_object_set_new(o, "width", json_integer(tg.xpts));
-        json_object_set_new(o, "height", json_integer(tg.ypts));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string("terragen"));
+        json_object_set_new(o, "grid",
+                            json_pack("[II]", (json_int_t)(tg.xpts), (json_int_t)(tg.ypts)));
         json_t *sc = json_array();
         for (int k = 0; k < 3; k++)
             json_array_append_new(sc, json_real(tg.scale[k]));
-        json_object_set_new(o, "scale", sc);
+        json_object_set_new(o, "terragen_scale", sc);
         json_object_set_new(o, "planet_radius_km", json_real(tg.planet_radius));
         json_object_set_new(o, "curve_mode", json_integer(tg.curve_mode));
         json_object_set_new(o, "height_scale", json_integer(tg.height_scale));
@@ -334,18 +335,19 @@ static int info_terrain_json(cli_ctx *ctx, const char *path)
     if (have_ter && !ter_ok) trn_error_format(&ter_err, ter_msg, sizeof ter_msg);
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string("beamng-terrain-json"));
-        json_object_set_new(o, "version", json_integer(tj.version));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string("beamng-terrain-json"));
+        json_object_set_new(o, "terrain_json_version", json_integer(tj.version));
         json_object_set_new(o, "datafile", cli_json_string(tj.datafile ? tj.datafile : ""));
-        json_object_set_new(o, "heightmapImage",
+        json_object_set_new(o, "heightmap_image",
                             cli_json_string(tj.heightmap_image ? tj.heightmap_image : ""));
-        json_object_set_new(o, "size", json_integer(tj.size));
+        json_object_set_new(o, "resolution", json_integer(tj.size));
         json_t *mats = json_array();
         for (uint32_t m = 0; m < tj.material_count; m++)
-            json_array_append_new(mats, cli_json_string(tj.materials[m]));
+            json_array_append_new(mats, json_pack("{s:i, s:o}", "index", (int)m, "name",
+                                                  cli_json_string(tj.materials[m])));
         json_object_set_new(o, "materials", mats);
-        json_object_set_new(o, "ter", have_ter ? cli_json_string(ter_path) : json_null());
+        json_object_set_new(o, "ter_file", have_ter ? cli_json_string(ter_path) : json_null());
         if (ter_msg[0]) json_object_set_new(o, "ter_error", cli_json_string(ter_msg));
         json_t *dis = json_array();
         for (size_t k = 0; k < findings.count; k++)
@@ -470,11 +472,11 @@ static int info_image(cli_ctx *ctx, const char *path, cli_format format,
         label = "luma, in 16-bit units (v * 257)";
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "file", cli_json_string(path));
-        json_object_set_new(o, "format", cli_json_string(kind));
+        json_object_set_new(o, "input", cli_json_string(path));
+        json_object_set_new(o, "input_format", cli_json_string(kind));
         if (width) {
-            json_object_set_new(o, "width", json_integer(width));
-            json_object_set_new(o, "height", json_integer(height));
+            json_object_set_new(o, "grid",
+                                json_pack("[II]", (json_int_t)(width), (json_int_t)(height)));
             json_object_set_new(o, "samples", json_integer((json_int_t)samples));
         }
         json_object_set_new(o, "channels", json_integer(channels));
@@ -602,6 +604,7 @@ int cli_verb_info(cli_ctx *ctx, int argc, char **argv)
         /* Palettes and material sets are JSON too; they describe scattering, not heights. */
         int doc_rc = 0;
         if (cli_palette_describe(ctx, path, &doc_rc)) return doc_rc;
+        if (cli_document_describe(ctx, path, &doc_rc)) return doc_rc;
         return info_terrain_json(ctx, path);
     }
     case CLI_FORMAT_STATIONEERS_DAT:

@@ -162,9 +162,9 @@ static void count_up(json_t *counts, const char *key)
 static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind kind)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "file", cli_json_string(path));
+    json_object_set_new(o, "input", cli_json_string(path));
     json_object_set_new(
-        o, "document",
+        o, "input_format",
         cli_json_string(kind == TRN_DOCUMENT_TERRAIN_ASSET ? "terrain_asset" : "recipe"));
     json_t *size = json_array();
     json_array_append_new(size, json_real(r->size_x));
@@ -173,13 +173,13 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     json_t *res = json_array();
     json_array_append_new(res, json_integer(r->cells_x));
     json_array_append_new(res, json_integer(r->cells_z));
-    json_object_set_new(o, "resolution", res);
+    json_object_set_new(o, "cells", res);
     uint64_t sx = (uint64_t)r->cells_x + 1, sz = (uint64_t)r->cells_z + 1;
     json_t *samples = json_array();
     json_array_append_new(samples, json_integer((json_int_t)sx));
     json_array_append_new(samples, json_integer((json_int_t)sz));
-    json_object_set_new(o, "samples", samples);
-    json_object_set_new(o, "sample_count", json_integer((json_int_t)(sx * sz)));
+    json_object_set_new(o, "grid", samples);
+    json_object_set_new(o, "samples", json_integer((json_int_t)(sx * sz)));
     json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(o, "chunk_cells", json_integer(r->chunk_cells));
     uint32_t chx = (r->cells_x + r->chunk_cells - 1) / r->chunk_cells;
@@ -187,8 +187,8 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
     json_t *chunks = json_array();
     json_array_append_new(chunks, json_integer(chx));
     json_array_append_new(chunks, json_integer(chz));
-    json_object_set_new(o, "chunks", chunks);
-    json_object_set_new(o, "chunk_count", json_integer((json_int_t)chx * chz));
+    json_object_set_new(o, "chunk_grid", chunks);
+    json_object_set_new(o, "chunks", json_integer((json_int_t)chx * chz));
     json_object_set_new(o, "default_landform", cli_json_string(r->default_landform));
     json_object_set_new(o, "default_biome", cli_json_string(r->default_biome));
 
@@ -365,7 +365,7 @@ static json_t *describe(const char *path, const trn_recipe *r, trn_document_kind
         if (!found) json_array_append_new(loose_rules, cli_json_string(r->rules[k].id));
     }
     json_object_set_new(layers, "rules_without_layer", loose_rules);
-    json_object_set_new(o, "layers", layers);
+    json_object_set_new(o, "recipe_layers", layers);
 
     json_t *seeds = json_array();
     for (int c = 0; c < TRN_CHANNEL_COUNT; c++) {
@@ -461,8 +461,8 @@ static json_t *describe_graph(const cli_graph *g, const trn_recipe *r, const trn
     const trn_graph *graph = &g->graph;
     json_object_set_new(o, "source", cli_json_string(g->from_recipe ? "recipe" : "implicit"));
     json_object_set_new(o, "output", graph->output ? cli_json_string(graph->output) : json_null());
-    json_object_set_new(o, "errors", json_integer((json_int_t)g->errors));
-    json_object_set_new(o, "warnings", json_integer((json_int_t)g->warnings));
+    json_object_set_new(o, "error_count", json_integer((json_int_t)g->errors));
+    json_object_set_new(o, "warning_count", json_integer((json_int_t)g->warnings));
     uint64_t *keys = NULL;
     char key_error[600] = "";
     if (!g->errors && graph->node_count) {
@@ -562,8 +562,8 @@ static void value_text(const json_t *v, char *out, size_t size)
 static void print_graph_text(const json_t *g, const char *path)
 {
     const json_t *nodes = json_object_get(g, "nodes");
-    const json_int_t errors = json_integer_value(json_object_get(g, "errors"));
-    const json_int_t warnings = json_integer_value(json_object_get(g, "warnings"));
+    const json_int_t errors = json_integer_value(json_object_get(g, "error_count"));
+    const json_int_t warnings = json_integer_value(json_object_get(g, "warning_count"));
     const bool implicit = strcmp(json_string_value(json_object_get(g, "source")), "implicit") == 0;
     const char *output = json_string_value(json_object_get(g, "output"));
     cli_printf("\ngraph (%s, %zu node%s), output %s:\n",
@@ -657,9 +657,9 @@ static void print_band(const char *label, const json_t *band)
 static void print_text(const json_t *o, const trn_recipe *r)
 {
     char a[40], b[40];
-    cli_printf("file:             %s\n", jstr(o, "file"));
+    cli_printf("file:             %s\n", jstr(o, "input"));
     cli_printf("document:         %s\n",
-               strcmp(jstr(o, "document"), "terrain_asset") == 0
+               strcmp(jstr(o, "input_format"), "terrain_asset") == 0
                    ? "Terrain asset source (format_version 1, recipe inside)"
                    : "bare recipe");
     fmt_num(r->size_x, a);
@@ -667,15 +667,14 @@ static void print_text(const json_t *o, const trn_recipe *r)
     cli_printf("size:             %s x %s world units\n", a, b);
     cli_printf("resolution:       %u x %u cells\n", r->cells_x, r->cells_z);
     cli_printf("samples:          %" JSON_INTEGER_FORMAT " (%u x %u)\n",
-               json_integer_value(json_object_get(o, "sample_count")), r->cells_x + 1,
-               r->cells_z + 1);
+               json_integer_value(json_object_get(o, "samples")), r->cells_x + 1, r->cells_z + 1);
     cli_printf("seed:             %" PRIu64 "\n", r->seed);
-    json_t *chunks = json_object_get(o, "chunks");
+    json_t *chunks = json_object_get(o, "chunk_grid");
     cli_printf("chunks:           %u cells each, %" JSON_INTEGER_FORMAT " x %" JSON_INTEGER_FORMAT
                " = %" JSON_INTEGER_FORMAT " chunks\n",
                r->chunk_cells, json_integer_value(json_array_get(chunks, 0)),
                json_integer_value(json_array_get(chunks, 1)),
-               json_integer_value(json_object_get(o, "chunk_count")));
+               json_integer_value(json_object_get(o, "chunks")));
     cli_printf("default landform: %s\n", r->default_landform);
     cli_printf("default biome:    %s\n", r->default_biome);
     json_t *sea = json_object_get(o, "sea_level");
@@ -726,7 +725,7 @@ static void print_text(const json_t *o, const trn_recipe *r)
                    bm->material ? bm->material : "");
     }
 
-    json_t *layers = json_object_get(o, "layers");
+    json_t *layers = json_object_get(o, "recipe_layers");
     bool from_recipe = strcmp(jstr(layers, "source"), "recipe") == 0;
     cli_printf("\nlayers (%s):\n", from_recipe ? "from the recipe" : "the five defaults");
     json_array_foreach(json_object_get(layers, "tree"), i, e)
@@ -882,7 +881,7 @@ static json_t *check_water(cli_ctx *ctx, const char *path, const trn_recipe *rec
     }
     trn_generate_options go = {.cache = cache};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(path, recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_graph_cache_free(cache);
     if (st) {

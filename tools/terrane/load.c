@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -316,7 +317,14 @@ static int capture_input(cli_ctx *ctx, const char *path, mode_t mode, const cli_
         return cli_failf(ctx, "%s: too many inputs that are not regular files (at most %d)", path,
                          CLI_MAX_CAPTURED);
     const char *kind = trn_file_kind((unsigned)mode);
-    int in = open(path, O_RDONLY | O_CLOEXEC);
+    /* Pipes only: a device (/dev/zero, a terminal) or a socket is no file to convert. */
+    if (!S_ISFIFO(mode))
+        return cli_failf(ctx,
+                         "%s: is %s; terrane reads regular files and pipes (save it to a file "
+                         "first)",
+                         path, kind);
+    /* Non-blocking, so a named pipe nobody writes to is refused at once instead of waited on. */
+    int in = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (in < 0) return cli_failf(ctx, "%s: cannot open: %s", path, strerror(errno));
     int out = anonymous_file();
     if (out < 0) {
@@ -335,9 +343,29 @@ static int capture_input(cli_ctx *ctx, const char *path, mode_t mode, const cli_
     bool head_checked = format_forced(opt);
     int rc = CLI_EXIT_OK;
     size_t filled = 0; /* bytes in buf not yet written */
+    bool waited = false;
     for (;;) {
         ssize_t r = read(in, buf + filled, CHUNK - filled);
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* A writer is there but has sent nothing yet: wait for it. */
+            struct pollfd pfd = {.fd = in, .events = POLLIN};
+            (void)poll(&pfd, 1, -1);
+            continue;
+        }
+        if (r == 0 && total == 0 && !waited) {
+            /* No writer yet: give one that is starting (`cmd > fifo &`) two seconds. */
+            waited = true;
+            struct pollfd pfd = {.fd = in, .events = POLLIN};
+            if (poll(&pfd, 1, 2000) > 0) continue;
+        }
+        if (r == 0 && total == 0) {
+            rc = cli_failf(ctx,
+                           "%s: is %s and no program wrote anything to it within 2 seconds; "
+                           "start the writer first, or save the data to a file",
+                           path, kind);
+            break;
+        }
         if (r < 0) {
             rc = cli_failf(ctx, "%s: cannot read: %s", path, strerror(errno));
             break;

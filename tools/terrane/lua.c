@@ -1,4 +1,6 @@
 /* terrane lua: run a Lua 5.4 script with require("terrane") and a world of cooked payloads. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,17 +15,28 @@
 static const char *const help_text =
     "usage: terrane lua SCRIPT.lua [PAYLOAD.terrain.bin ...] [--arg VALUE ...] [-- VALUE ...]\n"
     "\n"
-    "Run SCRIPT.lua in a fresh Lua 5.4 state with the standard libraries and the modules\n"
-    "require(\"terrane\") (payloads, worlds, ground queries) and require(\"terrane.water\")\n"
+    "Run SCRIPT.lua in a fresh Lua 5.4 state with the modules require(\"terrane\")\n"
+    "(payloads, worlds, ground queries) and require(\"terrane.water\")\n"
     "(water samples and immersion trackers). Each PAYLOAD (a *.terrain.bin from 'terrane cook')\n"
     "is opened and placed, enabled and at the identity transform, in the default world that\n"
     "terrane.water answers from, under its file name without .terrain.bin as terrain id\n"
     "(lake.terrain.bin: \"lake\"). The script gets its arguments in arg[1], arg[2], ... and\n"
     "as '...'; arg[0] is the script. docs/lua.md is the API reference.\n"
     "\n"
+    "Scripts run sandboxed, as a game runs a level's scripts: the base functions (no dofile or\n"
+    "loadfile; load takes text only), coroutine, table, string, math, utf8 and os.clock, time,\n"
+    "date and difftime, io.write to standard output; no files, no other os function, no\n"
+    "debug, and require finds the terrane modules alone. A script may run 2e9 Lua\n"
+    "instructions (a few seconds) and hold 256 MiB; past either it stops with an error.\n"
+    "--trusted gives a script you wrote yourself every standard library (files, processes)\n"
+    "and no budgets unless given.\n"
+    "\n"
     "options:\n"
-    "  --arg VALUE   pass VALUE to the script (repeatable; keeps its order)\n"
-    "  --            every later word is passed to the script\n"
+    "  --arg VALUE             pass VALUE to the script (repeatable; keeps its order)\n"
+    "  --trusted               every standard library, no budgets unless given below\n"
+    "  --max-instructions N    the instruction budget (0: none)\n"
+    "  --max-memory BYTES      the memory budget, with an optional K, M or G suffix (0: none)\n"
+    "  --                      every later word is passed to the script\n"
     "\n"
     "exit status: 0 the script ran to its end, 1 the script raised an error (message and Lua\n"
     "traceback on stderr) or a payload is missing, damaged or placed twice under one id,\n"
@@ -31,7 +44,8 @@ static const char *const help_text =
     "\n"
     "examples:\n"
     "  terrane lua examples/scripts/water_sensor.lua lake.terrain.bin\n"
-    "  terrane lua probe.lua island.terrain.bin --arg 120 --arg 40\n";
+    "  terrane lua probe.lua island.terrain.bin --arg 120 --arg 40\n"
+    "  terrane lua --trusted export_csv.lua island.terrain.bin\n";
 
 /* The terrain id of a payload: its file name without the directory and ".terrain.bin" (or,
  * for another name, without its last extension). */
@@ -49,6 +63,32 @@ static void payload_stem(const char *path, char *stem, size_t size)
         if (dot && dot != name) n = (size_t)(dot - name);
     }
     snprintf(stem, size, "%.*s", (int)(n < size ? n : size - 1u), name);
+}
+
+/* A count with an optional K/M/G suffix (powers of 1024 when bytes). False when it is not. */
+static bool parse_count(const char *text, bool bytes, uint64_t *out)
+{
+    if (!text || text[0] < '0' || text[0] > '9') return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text) return false;
+    uint64_t scale = 1;
+    if (*end && end[1] == '\0') {
+        const uint64_t base = bytes ? 1024u : 1000u;
+        if (*end == 'K' || *end == 'k')
+            scale = base;
+        else if (*end == 'M' || *end == 'm')
+            scale = base * base;
+        else if (*end == 'G' || *end == 'g')
+            scale = base * base * base;
+        else
+            return false;
+        end++;
+    }
+    if (*end || (scale > 1 && v > UINT64_MAX / scale)) return false;
+    *out = (uint64_t)v * scale;
+    return true;
 }
 
 /* The message handler: the error with Lua's traceback (as the lua interpreter prints it). */
@@ -120,6 +160,8 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
     const char **payloads = calloc((size_t)argc, sizeof *payloads);
     char **values = calloc((size_t)argc, sizeof *values);
     int payload_count = 0, value_count = 0;
+    bool trusted = false, set_instructions = false, set_memory = false;
+    uint64_t max_instructions = TRN_LUA_DEFAULT_INSTRUCTIONS, max_memory = TRN_LUA_DEFAULT_MEMORY;
     lua_State *L = NULL;
     if (!payloads || !values) {
         rc = cli_failf(ctx, "out of memory");
@@ -149,6 +191,25 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
                 goto done;
             }
             values[value_count++] = (char *)(uintptr_t)v;
+        } else if (strcmp(a, "--trusted") == 0) {
+            trusted = true;
+        } else if (strcmp(a, "--max-instructions") == 0 || strcmp(a, "--max-memory") == 0) {
+            const bool mem = a[6] == 'm';
+            const char *v = cli_option_value(ctx, argc, argv, &i);
+            if (!v) {
+                rc = CLI_EXIT_USAGE;
+                goto done;
+            }
+            if (!parse_count(v, mem, mem ? &max_memory : &max_instructions) ||
+                (mem && max_memory > SIZE_MAX)) {
+                rc = cli_usage_error(ctx, "%s expects a whole number%s, got '%s'", a,
+                                     mem ? " of bytes (K, M, G suffixes allowed)" : "", v);
+                goto done;
+            }
+            if (mem)
+                set_memory = true;
+            else
+                set_instructions = true;
         } else if (a[0] == '-' && a[1]) {
             rc = cli_usage_error(ctx, "unknown option '%s'", a);
             goto done;
@@ -163,13 +224,15 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
                                   "lake.terrain.bin'");
         goto done;
     }
-    L = luaL_newstate();
+    /* A trusted script keeps only the budgets it was given. */
+    trn_lua_limits limits = {
+        .max_instructions = trusted && !set_instructions ? 0 : max_instructions,
+        .max_memory = trusted && !set_memory ? 0 : (size_t)max_memory};
+    L = trn_lua_state_new(trusted, &limits);
     if (!L) {
         rc = cli_failf(ctx, "out of memory (no Lua state)");
         goto done;
     }
-    luaL_openlibs(L);
-    trn_lua_preload(L);
     for (int k = 0; k < payload_count; k++) {
         char stem[256];
         payload_stem(payloads[k], stem, sizeof stem);
@@ -192,11 +255,17 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
         fflush(stdout);
         print_lua_error(lua_tostring(L, -1));
+        const char *msg = lua_tostring(L, -1);
+        if (msg && strstr(msg, "not enough memory") && limits.max_memory)
+            cli_note(ctx, "the script's memory budget is %zu bytes; --max-memory raises it",
+                     limits.max_memory);
+        else if (msg && strstr(msg, "Lua instructions"))
+            cli_note(ctx, "--max-instructions raises the budget");
         rc = CLI_EXIT_FAIL;
     }
 done:
     fflush(stdout);
-    if (L) lua_close(L);
+    trn_lua_state_close(L);
     free(payloads);
     free(values);
     return rc;

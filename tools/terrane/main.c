@@ -250,5 +250,6 @@ int main(int argc, char **argv)
         }
         argv[k] = path; /* lives as long as the process */
     }
+    cli_run_begin(&ctx);
     return cli_finish(&ctx, v->fn(&ctx, argc - i, argv + i));
 }

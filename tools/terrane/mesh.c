@@ -60,7 +60,7 @@ static const char *const help_text =
     "  --size WxH               size of a headerless input\n"
     "  --raw-type T             headerless input type: r16le, r16be, u8, r32\n"
     "  --format json            a summary on stdout: vertices, triangles, chunks, levels chosen,\n"
-    "                           bytes, files\n"
+    "                           bytes, outputs\n"
     "  -q, --quiet              no progress bar or notes\n"
     "\n"
     "examples:\n"
@@ -292,7 +292,8 @@ static int load_recipe(cli_ctx *ctx, const mesh_args *a, mesh_input *in)
     memset(&go, 0, sizeof go);
     go.threads = a->threads;
     go.quality = TRN_EROSION_FINAL;
-    trn_status st = trn_recipe_generate(&in->recipe, &go, &in->gen, cli_progress, ctx, &e);
+    go.palette = in->has_palette ? &in->palette : NULL;
+    trn_status st = cli_recipe_generate(path, &in->recipe, &go, &in->gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     in->generated = true;
@@ -359,7 +360,7 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "input", cli_json_string(a->in));
     json_object_set_new(o, "input_format", cli_json_string(in->terrain.format));
     json_object_set_new(o, "output", cli_json_string(a->out));
-    json_object_set_new(o, "format",
+    json_object_set_new(o, "output_format",
                         json_string(ends_with(a->out, ".obj")   ? "obj"
                                     : ends_with(a->out, ".glb") ? "glb"
                                                                 : "gltf"));
@@ -370,25 +371,20 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "vertices", json_integer((json_int_t)rep->vertices));
     json_object_set_new(o, "triangles", json_integer((json_int_t)rep->triangles));
     json_object_set_new(o, "chunks", json_integer((json_int_t)n));
-    json_object_set_new(o, "chunks_x", json_integer(m->chunks_x));
-    json_object_set_new(o, "chunks_z", json_integer(m->chunks_z));
+    json_object_set_new(o, "chunk_grid", json_pack("[ii]", (int)m->chunks_x, (int)m->chunks_z));
     json_object_set_new(o, "chunk_cells", json_integer(m->chunk_cells));
-    json_object_set_new(o, "level_count", json_integer(m->level_count));
+    json_object_set_new(o, "lod_count", json_integer(m->level_count));
     json_t *hist = json_array(), *per = json_array();
     for (uint32_t l = 0; l < m->level_count; l++)
         json_array_append_new(hist, json_integer((json_int_t)histogram[l]));
     for (size_t k = 0; k < n; k++)
         json_array_append_new(per, json_integer(levels[k]));
-    json_object_set_new(o, "chunks_per_level", hist);
-    json_object_set_new(o, "levels", per);
+    json_object_set_new(o, "chunks_per_lod", hist);
+    json_object_set_new(o, "chunk_lods", per);
     json_object_set_new(o, "roles", json_boolean(m->has_roles));
-    json_object_set_new(o, "water_bodies", json_integer((json_int_t)rep->water_bodies));
+    json_object_set_new(o, "water_body_count", json_integer((json_int_t)rep->water_bodies));
     json_object_set_new(o, "instances", json_integer((json_int_t)rep->instances));
     json_object_set_new(o, "bytes", json_integer((json_int_t)rep->bytes));
-    json_t *files = json_array();
-    for (uint32_t f = 0; f < rep->file_count; f++)
-        json_array_append_new(files, cli_json_string(rep->files[f]));
-    json_object_set_new(o, "files", files);
     cli_print_json(o);
 }
 

@@ -152,7 +152,7 @@ int cli_verb_presets(cli_ctx *ctx, int argc, char **argv)
                 json_t *p = json_array();
                 for (uint32_t i = 0; i < np; i++)
                     json_array_append_new(p, preset_json(&proj[i]));
-                json_object_set_new(root, "project", cli_json_string(project));
+                json_object_set_new(root, "input", cli_json_string(project));
                 json_object_set_new(root, "project_presets", p);
             }
             cli_print_json(root); /* takes the reference */
@@ -533,7 +533,7 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "scene", cli_json_string(pick->scene));
+        json_object_set_new(o, "input", cli_json_string(pick->scene));
         json_object_set_new(o, "entity", cli_json_string(pick->entity));
         json_object_set_new(o, "preset_id", cli_json_string(preset.id));
         json_object_set_new(o, "preset_version", json_real(preset.version));

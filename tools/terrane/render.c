@@ -225,7 +225,7 @@ static int load_recipe(cli_ctx *ctx, const char *path, cli_terrain *t, trn_gener
     if (trn_recipe_read(path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
     trn_generate_options go = {
         .threads = 0, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
-    trn_status st = trn_recipe_generate(&recipe, &go, gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(path, &recipe, &go, gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
@@ -474,10 +474,10 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "input_format", cli_json_string(t.format));
         json_object_set_new(o, "output", cli_json_string(out));
         json_object_set_new(o, "mode", cli_json_string(mode_names[mode]));
-        json_object_set_new(o, "width", json_integer(pic.width));
-        json_object_set_new(o, "height", json_integer(pic.height));
+        json_object_set_new(o, "grid",
+                            json_pack("[II]", (json_int_t)(pic.width), (json_int_t)(pic.height)));
         json_object_set_new(o, "channels", json_integer(pic.channels));
-        if (recipe) json_object_set_new(o, "water", json_boolean(water));
+        if (recipe) json_object_set_new(o, "water_drawn", json_boolean(water));
         if (mode == MODE_HILLSHADE) {
             json_object_set_new(o, "multidirectional", json_boolean(ro.multidirectional));
             if (!ro.multidirectional) json_object_set_new(o, "azimuth", json_real(ro.azimuth));
@@ -486,25 +486,26 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
         if (mode == MODE_HILLSHADE || mode == MODE_SLOPE) {
             json_object_set_new(o, "z_factor", json_real(ro.z_factor));
             json_object_set_new(o, "scale", json_real(ro.scale));
-            json_object_set_new(o, "cell_size_x", json_real(t.field.size_x / t.field.cells_x));
-            json_object_set_new(o, "cell_size_z", json_real(t.field.size_z / t.field.cells_z));
+            json_object_set_new(o, "cell_size",
+                                json_pack("[ff]", t.field.size_x / t.field.cells_x,
+                                          t.field.size_z / t.field.cells_z));
         }
         if (mode == MODE_ASPECT) {
             json_object_set_new(o, "zero_for_flat", json_boolean(ro.zero_for_flat));
             json_object_set_new(o, "trigonometric", json_boolean(ro.trigonometric));
-            json_object_set_new(o, "byte",
+            json_object_set_new(o, "byte_formula",
                                 json_string("1 + degrees * 254 / 360, rounded; 0 = no "
                                             "aspect"));
         }
         if (mode == MODE_RELIEF) {
             json_object_set_new(o, "color_table", cli_json_string(table_path));
-            json_object_set_new(o, "match", json_string(match_names[ro.color_match]));
-            json_object_set_new(o, "alpha", json_boolean(ro.color_alpha));
+            json_object_set_new(o, "color_match", json_string(match_names[ro.color_match]));
+            json_object_set_new(o, "color_alpha", json_boolean(ro.color_alpha));
         }
         if (mode == MODE_LAYERS) {
             json_t *layers = NULL;
             json_object_set_new(o, "legend", legend_json(&t.labels, lg, &layers));
-            json_object_set_new(o, "layers", layers);
+            json_object_set_new(o, "materials", layers);
             json_object_set_new(o, "legend_drawn", json_boolean(legend));
             json_object_set_new(o, "map_width", json_integer(t.labels.cells_x + 1));
             json_object_set_new(o, "map_height", json_integer(t.labels.cells_z + 1));

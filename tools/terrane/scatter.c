@@ -140,6 +140,49 @@ int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *re
     return rc;
 }
 
+bool cli_graph_places_palette(const trn_recipe *recipe)
+{
+    if (!recipe->graph_json) return false;
+    trn_graph g;
+    trn_error e;
+    if (trn_graph_from_recipe(recipe, &g, &e)) return false; /* generation reports it */
+    bool found = false;
+    for (uint32_t k = 0; k < g.node_count && !found; k++)
+        found = g.nodes[k].type && strcmp(g.nodes[k].type, "scatter_palette") == 0;
+    trn_graph_dispose(&g);
+    return found;
+}
+
+trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe,
+                               const trn_generate_options *options, trn_generated *out,
+                               trn_progress_fn progress, void *user, trn_error *err)
+{
+    trn_generate_options go;
+    if (options)
+        go = *options;
+    else
+        memset(&go, 0, sizeof go);
+    trn_palette palette;
+    memset(&palette, 0, sizeof palette);
+    bool loaded = false;
+    if (!go.palette && recipe->palette_json && cli_graph_places_palette(recipe)) {
+        json_error_t je;
+        json_t *v = json_loads(recipe->palette_json, JSON_DECODE_ANY, &je);
+        trn_status st =
+            json_is_string(v)
+                ? trn_palette_resolve(recipe_path, json_string_value(v), &palette, NULL, err)
+                : trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json),
+                                    recipe_path, &palette, err);
+        json_decref(v);
+        if (st) return st;
+        loaded = true;
+        go.palette = &palette;
+    }
+    trn_status st = trn_recipe_generate(recipe, &go, out, progress, user, err);
+    if (loaded) trn_palette_dispose(&palette); /* instances name rules by index */
+    return st;
+}
+
 /* Write a text buffer to dest through the run's write set. */
 static int write_text(cli_ctx *ctx, const char *dest, const char *text, size_t size)
 {
@@ -246,7 +289,7 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
 {
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "recipe", cli_json_string(a->recipe_path));
+        json_object_set_new(o, "input", cli_json_string(a->recipe_path));
         json_object_set_new(o, "palette", cli_json_string(p->name ? p->name : ""));
         json_object_set_new(o, "instances", json_integer((json_int_t)inst->count));
         json_object_set_new(o, "truncated", json_integer((json_int_t)rep->truncated));
@@ -276,11 +319,6 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
             json_array_append_new(rules, ro);
         }
         json_object_set_new(o, "rules", rules);
-        json_t *files = json_array();
-        const char *paths[3] = {a->out_json, a->out_csv, a->out_picture};
-        for (int k = 0; k < 3; k++)
-            if (paths[k]) json_array_append_new(files, cli_json_string(paths[k]));
-        json_object_set_new(o, "files", files);
         cli_print_json(o);
         return;
     }
@@ -359,7 +397,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     trn_generate_options go = {
         .threads = a.threads, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(a.recipe_path, &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         trn_scatter_exclusions_dispose(&ex);

@@ -159,7 +159,7 @@ static int cmd_extract(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(o, "output", cli_json_string(pos[1]));
         json_object_set_new(o, "bytes", json_integer((json_int_t)size));
         json_object_set_new(o, "max_depth", json_integer(t.max_depth));
-        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        json_object_set_new(o, "octree_nodes", json_integer((json_int_t)t.node_count));
         json_object_set_new(o, "veins", json_integer(t.vein_count));
         cli_print_json(o);
     }
@@ -200,13 +200,13 @@ static int cmd_replace(cli_ctx *ctx, int argc, char **argv)
     }
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "save", cli_json_string(pos[0]));
-        json_object_set_new(o, "terrain", cli_json_string(pos[1]));
+        json_object_set_new(o, "inputs",
+                            json_pack("[oo]", cli_json_string(pos[0]), cli_json_string(pos[1])));
         json_object_set_new(o, "output", cli_json_string(write ? pos[0] : output));
         json_object_set_new(o, "in_place", json_boolean(write));
         json_object_set_new(o, "bytes", json_integer((json_int_t)size));
         json_object_set_new(o, "max_depth", json_integer(t.max_depth));
-        json_object_set_new(o, "nodes", json_integer((json_int_t)t.node_count));
+        json_object_set_new(o, "octree_nodes", json_integer((json_int_t)t.node_count));
         cli_print_json(o);
     }
     cli_note(ctx, "wrote %s: terrain.dat replaced (%zu bytes, MaxDepth %u, %llu nodes)",
@@ -284,7 +284,6 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(o, "input", cli_json_string(in));
             json_object_set_new(o, "output", cli_json_string(out));
             json_object_set_new(o, "max_depth", json_integer(world_depth));
-            json_object_set_new(o, "files", json_integer(trn_stationeers_world_files(world_depth)));
             cli_print_json(o);
         }
         return rc;
@@ -314,12 +313,12 @@ static int cmd_from_heightfield(cli_ctx *ctx, int argc, char **argv)
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
         json_object_set_new(o, "output", cli_json_string(out));
-        json_object_set_new(o, "samples", json_pack("[ii]", (int)sx, (int)sz));
+        json_object_set_new(o, "grid", json_pack("[ii]", (int)sx, (int)sz));
         json_object_set_new(o, "max_depth", json_integer(dat.max_depth));
         json_object_set_new(o, "world_size", json_integer((json_int_t)side));
         json_object_set_new(o, "voxel_size", json_real(fo.voxel_size));
         json_object_set_new(o, "base", json_real(fo.base));
-        json_object_set_new(o, "nodes", json_integer((json_int_t)dat.node_count));
+        json_object_set_new(o, "octree_nodes", json_integer((json_int_t)dat.node_count));
         json_object_set_new(o, "branches", json_integer((json_int_t)dat.branch_count));
         json_object_set_new(o, "leaves", json_integer((json_int_t)dat.leaf_count));
         json_object_set_new(o, "bytes", json_integer((json_int_t)(dat.nodes_size + 8)));

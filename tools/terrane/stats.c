@@ -95,7 +95,7 @@ static int load_recipe(cli_ctx *ctx, const char *in, uint32_t cells_x, uint32_t 
     go.quality = TRN_EROSION_FINAL;
     trn_generated gen;
     memset(&gen, 0, sizeof gen);
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(cli_input_path(in), &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
@@ -336,10 +336,9 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(in));
         json_object_set_new(o, "input_format", cli_json_string(t.format));
-        json_object_set_new(o, "cells_x", json_integer(t.field.cells_x));
-        json_object_set_new(o, "cells_z", json_integer(t.field.cells_z));
-        json_object_set_new(o, "cell_size_x", json_real(s.cell_x));
-        json_object_set_new(o, "cell_size_z", json_real(s.cell_z));
+        json_object_set_new(o, "cells",
+                            json_pack("[ii]", (int)t.field.cells_x, (int)t.field.cells_z));
+        json_object_set_new(o, "cell_size", json_pack("[ff]", s.cell_x, s.cell_z));
         json_object_set_new(o, "samples", json_integer((json_int_t)s.samples));
         json_object_set_new(o, "valid_samples", json_integer((json_int_t)s.valid_samples));
         json_object_set_new(o, "nodata_samples", json_integer((json_int_t)s.nodata_samples));

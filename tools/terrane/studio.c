@@ -1,6 +1,8 @@
 /* terrane studio: a local web editor: one session served over a token-guarded loopback JSON API. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,11 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/fileio.h"
 #include "explain.h"
 #include "recipe/recipe_internal.h"
+#include "studio_doc.h"
 #include "studio_server.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
@@ -37,13 +41,16 @@ static const char *const help_text =
     "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
     "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
     "made for this run; only a page loaded with it can use the API. Sculpt with the brush\n"
-    "(raise, lower, flatten, smooth), undo, redo, regenerate, read the graph check; nothing is\n"
-    "written until Save, which replaces the recipe file atomically. Ctrl-C stops the server.\n"
-    "A project folder opens its one Terrain asset source (*.terrain.json at the top).\n"
+    "(raise, lower, flatten, smooth), undo, redo, regenerate, read the graph check. The recipe\n"
+    "is written only by Save, atomically, changing only what was edited; unsaved work is\n"
+    "autosaved to RECIPE.recovery beside it and offered on the next start. Ctrl-C stops.\n"
+    "A project folder opens its one Terrain asset source (*.terrain.json at the top), or\n"
+    "without one, its one scene's Terrain3D recipe (*.scene.json).\n"
     "\n"
     "options:\n"
     "  --port N        the port (default 8630; 0 picks a free one, printed)\n"
-    "  --open          open the URL in the desktop's browser (xdg-open)\n"
+    "  --open          open the page in the desktop's browser (xdg-open, given a private\n"
+    "                  file that redirects: the token is on no command line)\n"
     "  --allow-errors  start even when the recipe's graph check finds errors (each is printed\n"
     "                  with its line and column; without it they refuse the start): the\n"
     "                  session runs without the graph, Save is refused until Generate succeeds\n"
@@ -60,6 +67,7 @@ typedef struct studio {
     char *recipe_path;  /* the file saved to */
     char *project_root; /* nothing is written outside it */
     trn_document_kind kind;
+    bool scene; /* the recipe is the Terrain3D component's of a scene (a project folder's) */
     pthread_mutex_t lock; /* the session and everything below it */
     trn_session *session;
     trn_palette palette;
@@ -76,11 +84,50 @@ typedef struct studio {
     /* --allow-errors started the session without the recipe's graph (it has errors): the
      * file's graph is checked, saving is refused until a generation succeeds. */
     bool graph_dropped;
+    /* The recipe file as last read or written (under lock): its text, which Save edits
+     * minimally, and its fingerprint (modification time, size, content hash), so a change made
+     * on disk meanwhile is noticed and never overwritten unasked. */
+    char *save_path;     /* where Save writes: the recipe, or the file its symbolic link names */
+    char *recovery_path; /* the autosave beside the recipe: RECIPE.recovery */
+    char *disk_text;
+    size_t disk_size;
+    struct timespec disk_mtime;
+    unsigned long long disk_hash;
+    bool disk_changed;                 /* the file's content differs from disk_text */
+    unsigned long long disk_seen_hash; /* the changed content last examined */
+    char disk_error[512];              /* the changed file does not read as a recipe: why */
+    int disk_line, disk_column;
+    /* The shared history: one entry per step (a stroke, a generation, a layer switch, a
+     * restore), [0, hist_pos) applied, each with the recipe after it (canonical JSON). Steps in
+     * [native_lo, native_hi) are also in the session's own history (undone and redone
+     * incrementally); the others are undone and redone by generating their recipe. The page is
+     * unsaved when the newest applied entry is not the one saved or loaded. */
+    struct hist_entry {
+        uint64_t id;
+        char *after;
+        size_t size; /* strlen(after) */
+    } * hist;
+    size_t hist_bytes; /* the entries' recipes together */
+    size_t hist_count, hist_pos, hist_cap, native_lo, native_hi;
+    char *hist_base_text; /* the recipe before the first entry */
+    uint64_t hist_base, hist_next;
+    char *saved_text;  /* the recipe as last loaded or saved: unsaved while the session's differs */
+    uint64_t revision; /* bumps with every change of the session */
+    uint64_t autosaved;    /* the revision the recovery file holds */
+    bool recovery_pending; /* an earlier run's recovery file, not yet restored or dropped */
+    char client[40];       /* the X-Terrane-Client of the request being served */
+    pthread_t watcher;
+    bool watcher_started;
     /* Progress events for /api/events. */
     pthread_mutex_t ev_lock;
     pthread_cond_t ev_cond;
     uint64_t ev_seq;
     char ev_data[512];
+    /* State events: state_seq counts changes; state_text is the newest state; the client that
+     * made each of the last 64 changes lets a page tell its own changes from others'. */
+    uint64_t state_seq;
+    char state_text[8192];
+    char state_client[64][40];
     atomic_bool stopping;
 } studio;
 
@@ -239,6 +286,245 @@ static void session_replaced(studio *s)
     s->can_extend = false;
 }
 
+/* ---- The shared history's ids: what is unsaved ---- */
+
+static bool studio_dirty(const studio *s)
+{
+    /* The recipe after the newest applied step, against the one in the file. */
+    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
+    return !now || !s->saved_text || strcmp(now, s->saved_text) != 0;
+}
+
+static char *session_text(const studio *s)
+{
+    char *text = NULL;
+    if (trn_recipe_canonical_json(trn_session_recipe(s->session), &text, NULL, NULL)) return NULL;
+    return text;
+}
+
+/* The history keeps at most STUDIO_HISTORY_STEPS steps and STUDIO_HISTORY_BYTES of recipes
+ * (each step keeps its whole recipe, so many large protect snapshots add up): the oldest steps
+ * go first, the newest applied one always stays. */
+#define STUDIO_HISTORY_STEPS 256u
+#define STUDIO_HISTORY_BYTES ((size_t)256 << 20)
+
+static void hist_trim(studio *s)
+{
+    while (s->hist_pos > 1 &&
+           (s->hist_count > STUDIO_HISTORY_STEPS || s->hist_bytes > STUDIO_HISTORY_BYTES)) {
+        /* The oldest step becomes the start: its recipe is the one before the next. */
+        free(s->hist_base_text);
+        s->hist_base_text = s->hist[0].after;
+        s->hist_bytes -= s->hist[0].size;
+        s->hist_base = s->hist[0].id;
+        memmove(s->hist, s->hist + 1, (s->hist_count - 1) * sizeof *s->hist);
+        s->hist_count--;
+        s->hist_pos--;
+        if (s->native_lo) s->native_lo--;
+        if (s->native_hi) s->native_hi--;
+    }
+}
+
+/* A new step on top, its recipe the session's now: the redo side goes, as the session's does.
+ * regenerated: the step replaced the session (its own history starts afresh). */
+static bool hist_push(studio *s, bool regenerated)
+{
+    for (size_t k = s->hist_pos; k < s->hist_count; k++) {
+        s->hist_bytes -= s->hist[k].size;
+        free(s->hist[k].after);
+    }
+    s->hist_count = s->hist_pos;
+    if (s->hist_pos == s->hist_cap) {
+        const size_t cap = s->hist_cap ? 2 * s->hist_cap : 64;
+        struct hist_entry *grown = realloc(s->hist, cap * sizeof *grown);
+        if (!grown) return false;
+        s->hist = grown;
+        s->hist_cap = cap;
+    }
+    struct hist_entry *e = &s->hist[s->hist_pos];
+    e->id = ++s->hist_next;
+    e->after = session_text(s);
+    e->size = e->after ? strlen(e->after) : 0;
+    s->hist_bytes += e->size;
+    s->hist_count = ++s->hist_pos;
+    if (regenerated) s->native_lo = s->hist_pos;
+    s->native_hi = s->hist_pos;
+    hist_trim(s);
+    return true;
+}
+
+/* The session's recipe now is the file's. */
+static void hist_mark_saved(studio *s)
+{
+    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
+    free(s->saved_text);
+    s->saved_text = now ? strdup(now) : NULL;
+}
+
+/* The recipe before entry k. */
+static const char *hist_before(const studio *s, size_t k)
+{
+    return k ? s->hist[k - 1].after : s->hist_base_text;
+}
+
+static void publish_state(studio *s);
+
+/* The session changed (an edit, undo, redo, generation, restore): a new revision for every
+ * page. */
+static void session_changed(studio *s)
+{
+    s->revision++;
+    publish_state(s);
+}
+
+static json_t *state_json(const studio *s)
+{
+    json_t *o = json_pack("{s:I,s:b,s:b,s:b,s:b}", "revision", (json_int_t)s->revision, "dirty",
+                          studio_dirty(s), "can_undo", s->hist_pos > 0, "can_redo",
+                          s->hist_pos < s->hist_count, "disk_changed", s->disk_changed);
+    if (o && s->disk_changed && s->disk_error[0]) {
+        json_t *e = json_pack("{s:o}", "message", cli_json_string(s->disk_error));
+        if (e && s->disk_line > 0) {
+            json_object_set_new(e, "line", json_integer(s->disk_line));
+            json_object_set_new(e, "column", json_integer(s->disk_column));
+        }
+        json_object_set_new(o, "disk_error", e);
+    }
+    if (o && s->recovery_pending && s->recovery_path)
+        json_object_set_new(o, "recovery", cli_json_string(s->recovery_path));
+    return o;
+}
+
+/* The state for every /api/events stream (and who changed it). */
+static void publish_state(studio *s)
+{
+    json_t *o = state_json(s);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    pthread_mutex_lock(&s->ev_lock);
+    s->state_seq++;
+    snprintf(s->state_text, sizeof s->state_text, "%s", text ? text : "{}");
+    snprintf(s->state_client[s->state_seq % 64], sizeof s->state_client[0], "%s", s->client);
+    pthread_cond_broadcast(&s->ev_cond);
+    pthread_mutex_unlock(&s->ev_lock);
+    free(text);
+}
+
+/* ---- The recipe file on disk ---- */
+
+/* The whole file (malloc'd, NUL-terminated) and its modification time; NULL when unreadable. */
+static char *read_disk(const char *path, size_t *size, struct timespec *mtime)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    *mtime = st.st_mtim;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = malloc((size_t)st.st_size + 1);
+    size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
+    fclose(f);
+    if (!text) return NULL;
+    text[got] = '\0';
+    *size = got;
+    return text;
+}
+
+/* What was read or written is now the file as the studio knows it. */
+static void disk_remember(studio *s, char *text, size_t size, struct timespec mtime)
+{
+    free(s->disk_text);
+    s->disk_text = text;
+    s->disk_size = size;
+    s->disk_mtime = mtime;
+    s->disk_hash = studio_doc_hash(text, size);
+    s->disk_changed = false;
+    s->disk_seen_hash = s->disk_hash;
+    s->disk_error[0] = '\0';
+    s->disk_line = s->disk_column = 0;
+}
+
+static trn_status parse_disk_text(const studio *s, const char *text, size_t size, trn_recipe *out,
+                                  trn_document_kind *kind, trn_error *e);
+
+/* Look at the file: a new modification time or size makes the studio read it; a different
+ * content marks it changed (a touch alone does not), and says why when it no longer reads as a
+ * recipe. True when what is known changed. */
+static bool disk_check(studio *s)
+{
+    struct stat st;
+    if (stat(s->save_path, &st) != 0) {
+        const bool was = s->disk_changed && !strcmp(s->disk_error, "the file is gone");
+        s->disk_changed = true;
+        snprintf(s->disk_error, sizeof s->disk_error, "the file is gone");
+        s->disk_line = s->disk_column = 0;
+        return !was;
+    }
+    if (st.st_mtim.tv_sec == s->disk_mtime.tv_sec && st.st_mtim.tv_nsec == s->disk_mtime.tv_nsec &&
+        (size_t)st.st_size == s->disk_size)
+        return false;
+    size_t size = 0;
+    struct timespec mtime;
+    char *text = read_disk(s->save_path, &size, &mtime);
+    if (!text) return false;
+    const unsigned long long h = studio_doc_hash(text, size);
+    s->disk_mtime = mtime;
+    s->disk_size = size;
+    if (h == s->disk_hash || h == s->disk_seen_hash) {
+        /* Touched, or changed back, or examined already. */
+        const bool back = h == s->disk_hash && s->disk_changed;
+        if (back) s->disk_changed = false, s->disk_error[0] = '\0';
+        free(text);
+        return back;
+    }
+    s->disk_seen_hash = h;
+    s->disk_changed = true;
+    s->disk_error[0] = '\0';
+    s->disk_line = s->disk_column = 0;
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_error e;
+    if (parse_disk_text(s, text, size, &r, NULL, &e)) {
+        snprintf(s->disk_error, sizeof s->disk_error, "%s", e.message);
+        s->disk_line = e.line;
+        s->disk_column = e.column;
+    }
+    trn_recipe_dispose(&r);
+    free(text);
+    return true;
+}
+
+static json_t *layers_json(const trn_recipe *r);
+
+/* A recipe from the file's text: a bare recipe or Terrain asset document, or the one Terrain3D
+ * recipe of a scene (read in place: everything around it blanked, so lines and columns are the
+ * file's). Its files (a Heightfield Input's path) are relative to the recipe's folder. */
+static trn_status parse_disk_text(const studio *s, const char *text, size_t size, trn_recipe *out,
+                                  trn_document_kind *kind, trn_error *e)
+{
+    memset(out, 0, sizeof *out);
+    trn_status st;
+    if (s->scene) {
+        size_t r0, r1;
+        if (!studio_doc_recipe_span(text, size, &r0, &r1))
+            return trn_error_set(e, TRN_ERR_JSON, s->recipe_path, -1,
+                                 "%s: expected a scene with one entity whose Terrain3D component "
+                                 "holds a recipe",
+                                 s->recipe_path);
+        char *blank = malloc(size + 1);
+        if (!blank) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        for (size_t k = 0; k < size; k++)
+            blank[k] = k >= r0 && k < r1 ? text[k] : text[k] == '\n' ? '\n' : ' ';
+        blank[size] = '\0';
+        st = trn_recipe_parse(blank, size, s->recipe_path, out, NULL, e);
+        free(blank);
+        if (kind) *kind = TRN_DOCUMENT_RECIPE;
+    } else {
+        st = trn_recipe_parse(text, size, s->recipe_path, out, kind, e);
+    }
+    if (!st && (st = trn_recipe_set_base_dir_of(out, s->recipe_path, e))) trn_recipe_dispose(out);
+    return st;
+}
+
 /* The reply to an edit: the chunks it changed with their heights, biomes and LOD errors, whether
  * the water changed, and the history's state. */
 static json_t *edit_json(studio *s, const trn_chunk_set *changed, const water_mark *before)
@@ -259,9 +545,11 @@ static json_t *edit_json(studio *s, const trn_chunk_set *changed, const water_ma
             json_array_append_new(chunks, chunk_json(r, &g->field, g->biomes.values, cx, cz, lod));
         }
     const water_mark after = water_mark_of(s);
-    return json_pack("{s:o,s:b,s:b,s:b}", "chunks", chunks, "can_undo",
-                     trn_session_can_undo(s->session), "can_redo", trn_session_can_redo(s->session),
-                     "water_changed", !water_mark_same(before, &after));
+    json_t *o = state_json(s);
+    json_object_set_new(o, "chunks", chunks);
+    json_object_set_new(o, "water_changed", json_boolean(!water_mark_same(before, &after)));
+    json_object_set_new(o, "layers", layers_json(r));
+    return o;
 }
 
 /* Publish one Server-Sent Event to every /api/events stream. */
@@ -316,8 +604,9 @@ static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_qual
  * being cut off. */
 typedef struct event_stream {
     studio *s;
-    uint64_t seen;
-    char pending[sizeof(((studio *)NULL)->ev_data)];
+    uint64_t seen, state_seen;
+    char client[40]; /* the page's id (?client=): its own changes are not "others" */
+    char pending[sizeof(((studio *)NULL)->state_text) + 64];
     size_t pending_len, pending_off;
 } event_stream;
 
@@ -328,7 +617,7 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     studio *s = es->s;
     if (es->pending_off == es->pending_len) {
         pthread_mutex_lock(&s->ev_lock);
-        if (es->seen == s->ev_seq && !atomic_load(&s->stopping)) {
+        if (es->seen == s->ev_seq && es->state_seen == s->state_seq && !atomic_load(&s->stopping)) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_sec += 1;
@@ -338,7 +627,22 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&s->ev_lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
-        if (es->seen != s->ev_seq) {
+        if (es->state_seen != s->state_seq) {
+            /* The newest state, and whether a change since the last one came from another
+             * page (or from the disk): then the page reloads what it shows. */
+            bool others = s->state_seq - es->state_seen > 63u;
+            for (uint64_t q = es->state_seen + 1; q <= s->state_seq && !others; q++) {
+                /* The studio's own notes (disk checks, autosaves) change no session. */
+                const char *by = s->state_client[q % 64];
+                others = by[0] && strcmp(by, es->client) != 0;
+            }
+            es->state_seen = s->state_seq;
+            const size_t len = strlen(s->state_text);
+            es->pending_len = (size_t)snprintf(
+                es->pending, sizeof es->pending, "event: state\ndata: %.*s,\"others\":%s}\n\n",
+                (int)(len ? len - 1 : 0), s->state_text, others ? "true" : "false");
+            if (es->pending_len >= sizeof es->pending) es->pending_len = sizeof es->pending - 1;
+        } else if (es->seen != s->ev_seq) {
             /* Only the latest event matters: progress replaces progress. */
             es->pending_len = strlen(s->ev_data);
             memcpy(es->pending, s->ev_data, es->pending_len);
@@ -364,8 +668,11 @@ static enum MHD_Result api_events(studio *s, struct MHD_Connection *conn)
     if (!es) return studio_reply_error(conn, 500, "out of memory");
     es->s = s;
     es->pending_len = es->pending_off = 0;
+    const char *client = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "client");
+    snprintf(es->client, sizeof es->client, "%s", client ? client : "");
     pthread_mutex_lock(&s->ev_lock);
     es->seen = s->ev_seq;
+    es->state_seen = s->state_seq;
     pthread_mutex_unlock(&s->ev_lock);
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, events_read, es, free);
@@ -513,6 +820,21 @@ static trn_status parse_stroke(const trn_recipe *current, const char *body, size
     return st;
 }
 
+/* True when no stamp of the stroke reaches the terrain (every point farther than its radius
+ * from the rectangle 0..size): applying it would change nothing. A protect snapshot holds grid
+ * samples and is never outside. */
+static bool stroke_outside(const trn_recipe *r, const trn_stroke *k)
+{
+    if (k->kind == TRN_STROKE_PROTECT || !k->point_count) return false;
+    for (uint32_t p = 0; p < k->point_count; p++) {
+        const double x = k->points[2 * p], z = k->points[2 * p + 1];
+        const double dx = x < 0.0 ? -x : x > r->size_x ? x - r->size_x : 0.0;
+        const double dz = z < 0.0 ? -z : z > r->size_z ? z - r->size_z : 0.0;
+        if (dx * dx + dz * dz < k->radius * k->radius) return false;
+    }
+    return true;
+}
+
 /* ?extend=1: the body replaces the last stroke (undone, then the longer one applied: one
  * history entry while the mouse drags); the reply holds both edits' chunks. */
 static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const char *body,
@@ -530,6 +852,16 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
     trn_error e;
     if (parse_stroke(trn_session_recipe(s->session), body, size, &one, &e))
         return reply_trn_error(conn, 400, &e);
+    if (!extend && stroke_outside(trn_session_recipe(s->session), &one.strokes[0])) {
+        /* Nothing of the terrain under it: no history step, nothing unsaved. */
+        trn_recipe_dispose(&one);
+        json_t *o = state_json(s);
+        json_object_set_new(o, "chunks", json_array());
+        json_object_set_new(o, "water_changed", json_false());
+        json_object_set_new(o, "ignored",
+                            json_string("the stroke lies wholly outside the terrain"));
+        return reply_json(conn, 200, o);
+    }
     const water_mark before = water_mark_of(s);
     trn_chunk_set undone = {0}, changed = {0};
     trn_status st = extend ? trn_session_undo(s->session, &undone, &e) : TRN_OK;
@@ -553,22 +885,74 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
         changed.changed[k] |= undone.changed[k];
     trn_chunk_set_dispose(&undone);
     s->can_extend = true;
+    if (extend && s->hist_pos) {
+        struct hist_entry *top = &s->hist[s->hist_pos - 1];
+        s->hist_bytes -= top->size;
+        free(top->after);
+        top->after = session_text(s);
+        top->size = top->after ? strlen(top->after) : 0;
+        s->hist_bytes += top->size;
+        top->id = ++s->hist_next;
+        hist_trim(s);
+    } else if (!hist_push(s, false)) {
+        s->hist_base = ++s->hist_next; /* out of memory: at least unsaved */
+    }
+    session_changed(s);
     json_t *o = edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
     return reply_json(conn, 200, o);
 }
 
+static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
+                             trn_error *e);
+
+/* Undo and redo walk the shared history: a step the session still holds is undone or redone
+ * incrementally (the changed chunks); one before or after a generation, a layer switch or a
+ * restore regenerates the recipe it leads to ("regenerated": the page reloads everything). */
 static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool undo)
 {
-    if (undo ? !trn_session_can_undo(s->session) : !trn_session_can_redo(s->session))
+    if (undo ? s->hist_pos == 0 : s->hist_pos >= s->hist_count)
         return studio_reply_error(conn, 409, undo ? "nothing to undo" : "nothing to redo");
-    trn_chunk_set changed = {0};
     trn_error e;
-    const water_mark before = water_mark_of(s);
     s->can_extend = false;
+    const bool native = undo ? s->hist_pos > s->native_lo && trn_session_can_undo(s->session)
+                             : s->hist_pos < s->native_hi && trn_session_can_redo(s->session);
+    if (!native) {
+        const char *text = undo ? hist_before(s, s->hist_pos - 1) : s->hist[s->hist_pos].after;
+        if (!text) return studio_reply_error(conn, 500, "out of memory (the step was not kept)");
+        trn_recipe next;
+        memset(&next, 0, sizeof next);
+        trn_status st = trn_recipe_parse(text, strlen(text), s->recipe_path, &next, NULL, &e);
+        if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+            trn_recipe_dispose(&next);
+        if (!st) {
+            st = regenerate(s, &next, s->options.quality, &e);
+            trn_recipe_dispose(&next);
+        }
+        if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 500, &e);
+        if (undo)
+            s->hist_pos--;
+        else
+            s->hist_pos++;
+        s->native_lo = s->native_hi = s->hist_pos;
+        session_changed(s);
+        json_t *o = state_json(s);
+        json_object_set_new(o, "regenerated", json_true());
+        json_object_set_new(o, "chunks", json_array());
+        json_object_set_new(o, "water_changed", json_true());
+        json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+        return reply_json(conn, 200, o);
+    }
+    trn_chunk_set changed = {0};
+    const water_mark before = water_mark_of(s);
     trn_status st = undo ? trn_session_undo(s->session, &changed, &e)
                          : trn_session_redo(s->session, &changed, &e);
     if (st) return reply_trn_error(conn, 500, &e);
+    if (undo)
+        s->hist_pos--;
+    else
+        s->hist_pos++;
+    session_changed(s);
     json_t *o = edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
     return reply_json(conn, 200, o);
@@ -635,7 +1019,8 @@ static trn_status save_text(studio *s, char **text, trn_error *e)
         free(canon);
         return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     }
-    json_t *file = json_load_file(s->recipe_path, 0, &je);
+    /* The file as it was loaded (or last saved): a change made on disk since is not merged. */
+    json_t *file = s->disk_text ? json_loadb(s->disk_text, s->disk_size, 0, &je) : NULL;
     if (s->kind == TRN_DOCUMENT_TERRAIN_ASSET && !json_is_object(file)) {
         json_decref(file);
         json_decref(recipe);
@@ -670,27 +1055,95 @@ static trn_status save_text(studio *s, char **text, trn_error *e)
     return *text ? TRN_OK : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
 }
 
+/* The minimal textual edit of the file as loaded: only the members the studio changed (strokes,
+ * layers) rewritten, checked to read back as the session's recipe. NULL when it cannot be. */
+static char *minimal_text(studio *s)
+{
+    if (!s->disk_text) return NULL;
+    trn_recipe file;
+    trn_error e;
+    char *file_canon = NULL, *session_canon = NULL, *out = NULL;
+    if (parse_disk_text(s, s->disk_text, s->disk_size, &file, NULL, &e)) return NULL;
+    const bool ok =
+        !trn_recipe_canonical_json(&file, &file_canon, NULL, &e) &&
+        !trn_recipe_canonical_json(trn_session_recipe(s->session), &session_canon, NULL, &e);
+    trn_recipe_dispose(&file);
+    json_error_t je;
+    json_t *fc = ok ? json_loads(file_canon, 0, &je) : NULL;
+    json_t *sc = ok ? json_loads(session_canon, 0, &je) : NULL;
+    if (fc && sc) out = studio_doc_minimal_edit(s->disk_text, s->disk_size, fc, sc);
+    json_decref(fc);
+    json_decref(sc);
+    if (out) {
+        /* It must read back as the session's recipe, exactly. */
+        trn_recipe again;
+        char *canon = NULL;
+        const bool same = !parse_disk_text(s, out, strlen(out), &again, NULL, &e) &&
+                          !trn_recipe_canonical_json(&again, &canon, NULL, &e) &&
+                          strcmp(canon, session_canon) == 0;
+        if (canon || same) trn_recipe_dispose(&again);
+        free(canon);
+        if (!same) {
+            free(out);
+            out = NULL;
+        }
+    }
+    free(file_canon);
+    free(session_canon);
+    return out;
+}
+
+/* ?force=1 writes even when the file changed on disk since it was loaded (the page asks first). */
 static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
 {
     trn_error e;
     trn_error_clear(&e);
-    if (!trn_path_inside(s->project_root, s->recipe_path))
+    if (!trn_path_inside(s->project_root, s->save_path))
         return studio_reply_error(conn, 403, "the recipe is outside the project folder");
     if (s->graph_dropped)
         return studio_reply_error(conn, 409,
                                   "the session runs without the recipe's graph (--allow-errors): "
                                   "fix the graph in the file and Generate before saving");
-    char *text = NULL;
-    if (save_text(s, &text, &e)) return reply_trn_error(conn, 500, &e);
+    const char *force = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "force");
+    if (force && strcmp(force, "0") != 0 && strcmp(force, "1") != 0)
+        return studio_reply_error(conn, 400, "save: force must be 0 or 1");
+    if (disk_check(s)) publish_state(s);
+    if (s->disk_changed && !(force && !strcmp(force, "1"))) {
+        char msg[900];
+        snprintf(msg, sizeof msg,
+                 "%s changed on disk since the studio loaded it; saving would overwrite that "
+                 "change. Generate loads the file as it is now (unsaved strokes are lost), or "
+                 "save anyway to replace it",
+                 s->recipe_path);
+        json_t *o = json_pack("{s:o,s:b}", "error", cli_json_string(msg), "conflict", 1);
+        return reply_json(conn, 409, o);
+    }
+    char *text = minimal_text(s);
+    if (!text && s->scene)
+        return studio_reply_error(conn, 500,
+                                  "the scene's recipe could not be edited in place; nothing "
+                                  "was written");
+    if (!text && save_text(s, &text, &e)) return reply_trn_error(conn, 500, &e);
     trn_atomic_file af;
-    trn_status st = trn_atomic_file_open(&af, s->recipe_path, &e);
+    trn_status st = trn_atomic_file_open(&af, s->save_path, &e);
     if (!st) {
         trn_atomic_file_write(&af, text, strlen(text));
         st = trn_atomic_file_commit(&af, &e);
     }
-    free(text);
-    if (st) return reply_trn_error(conn, 500, &e);
-    cli_note(s->ctx, "saved %s", s->recipe_path);
+    if (st) {
+        free(text);
+        return reply_trn_error(conn, 500, &e);
+    }
+    struct stat stt;
+    struct timespec mtime = {0, 0};
+    if (stat(s->save_path, &stt) == 0) mtime = stt.st_mtim;
+    disk_remember(s, text, strlen(text), mtime);
+    hist_mark_saved(s);
+    /* Saved: the recovery file has nothing more to offer. */
+    if (s->recovery_path) unlink(s->recovery_path);
+    s->autosaved = s->revision;
+    publish_state(s);
+    cli_note(s->ctx, "saved %s", s->save_path);
     return reply_json(conn, 200, json_pack("{s:o}", "saved", cli_json_string(s->recipe_path)));
 }
 
@@ -717,16 +1170,45 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
         }
     }
     /* No body: the recipe file as it is on disk now (edited elsewhere); else the body's recipe. */
-    trn_status st = body && size ? trn_recipe_parse(body, size, "request", &next, NULL, &e)
-                                 : trn_recipe_read(s->recipe_path, &next, NULL, &e);
-    /* A body's files (a Heightfield Input's path) are relative to the recipe file's folder. */
-    if (!st && body && size && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
-        trn_recipe_dispose(&next);
-    if (st) return reply_trn_error(conn, 400, &e);
+    const bool from_disk = !(body && size);
+    char *text = NULL;
+    size_t text_size = 0;
+    struct timespec mtime = {0, 0};
+    trn_status st;
+    if (from_disk) {
+        text = read_disk(s->save_path, &text_size, &mtime);
+        st = text ? parse_disk_text(s, text, text_size, &next, NULL, &e)
+                  : trn_error_set(&e, TRN_ERR_IO, s->recipe_path, -1, "%s: cannot read: %s",
+                                  s->recipe_path, strerror(errno));
+    } else {
+        st = trn_recipe_parse(body, size, "request", &next, NULL, &e);
+        /* A body's files (a Heightfield Input's path) are relative to the recipe file's folder. */
+        if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+            trn_recipe_dispose(&next);
+    }
+    if (st) {
+        free(text);
+        return reply_trn_error(conn, 400, &e);
+    }
     st = regenerate(s, &next, quality, &e);
     trn_recipe_dispose(&next);
-    if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    if (st) {
+        free(text);
+        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    }
     s->graph_dropped = false;
+    if (from_disk) disk_remember(s, text, text_size, mtime); /* the file as it is now: clean */
+    /* A step of the history (undo goes back to the session before), unless only the quality
+     * changed: the same recipe. */
+    char *now = session_text(s);
+    const char *was = hist_before(s, s->hist_pos);
+    if (!now || !was || strcmp(now, was) != 0)
+        hist_push(s, true);
+    else
+        s->native_lo = s->native_hi = s->hist_pos;
+    free(now);
+    if (from_disk) hist_mark_saved(s);
+    session_changed(s);
     const trn_field *f = &trn_session_result(s->session)->field;
     return reply_json(conn, 200,
                       json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x,
@@ -735,6 +1217,20 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
 
 static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
 {
+    /* The file on disk no longer reads as a recipe: that is the finding, where it is. */
+    if (disk_check(s)) publish_state(s);
+    if (s->disk_changed && s->disk_error[0]) {
+        json_t *d = json_pack("{s:s,s:s,s:o}", "severity", "error", "check", "recipe", "message",
+                              cli_json_string(s->disk_error));
+        if (d && s->disk_line > 0) {
+            json_object_set_new(d, "line", json_integer(s->disk_line));
+            json_object_set_new(d, "column", json_integer(s->disk_column));
+        }
+        return reply_json(conn, 200,
+                          json_pack("{s:o,s:i,s:i,s:[o],s:b}", "file",
+                                    cli_json_string(s->recipe_path), "errors", 1, "warnings", 0,
+                                    "diagnostics", d, "on_disk", 1));
+    }
     cli_ctx quiet = {0};
     quiet.verb = "studio";
     quiet.quiet = true;
@@ -994,11 +1490,13 @@ static enum MHD_Result api_layer(studio *s, struct MHD_Connection *conn, const c
         const trn_status st = regenerate(s, &next, s->options.quality, &e);
         trn_recipe_dispose(&next);
         if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+        hist_push(s, true);
+        session_changed(s);
     }
     json_t *o = grid_json(s);
     json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
-    json_object_set_new(o, "can_undo", json_boolean(trn_session_can_undo(s->session)));
-    json_object_set_new(o, "can_redo", json_boolean(trn_session_can_redo(s->session)));
+    json_object_set_new(o, "can_undo", json_boolean(s->hist_pos > 0));
+    json_object_set_new(o, "can_redo", json_boolean(s->hist_pos < s->hist_count));
     return reply_json(conn, 200, o);
 }
 
@@ -1149,17 +1647,108 @@ static enum MHD_Result api_water_bodies(studio *s, struct MHD_Connection *conn)
     return reply_json(conn, 200, json_pack("{s:o}", "bodies", list));
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Autosave, recovery, the disk watcher.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Unsaved work goes to the recovery file beside the recipe (never over the recipe), what Save
+ * would write; a clean session leaves none of its own. */
+static void autosave(studio *s)
+{
+    /* Without the recipe's graph (--allow-errors) the session is not what Save would write: no
+     * recovery file from it either, until a Generate of the fixed file. */
+    if (!s->recovery_path || s->recovery_pending || s->graph_dropped || s->autosaved == s->revision)
+        return;
+    s->autosaved = s->revision;
+    if (!studio_dirty(s)) {
+        unlink(s->recovery_path);
+        publish_state(s);
+        return;
+    }
+    trn_error e;
+    char *text = minimal_text(s);
+    if (!text && !s->scene && save_text(s, &text, &e)) text = NULL;
+    if (!text) return;
+    trn_atomic_file af;
+    if (!trn_atomic_file_open(&af, s->recovery_path, &e)) {
+        trn_atomic_file_write(&af, text, strlen(text));
+        if (trn_atomic_file_commit(&af, &e)) cli_note(s->ctx, "autosave: %s", e.message);
+    }
+    free(text);
+    publish_state(s);
+}
+
+static void *watch_disk(void *arg)
+{
+    studio *s = arg;
+    while (!atomic_load(&s->stopping)) {
+        for (int k = 0; k < 10 && !atomic_load(&s->stopping); k++)
+            nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+        if (atomic_load(&s->stopping)) break;
+        pthread_mutex_lock(&s->lock);
+        snprintf(s->client, sizeof s->client, "%s", "");
+        if (disk_check(s)) publish_state(s);
+        autosave(s);
+        pthread_mutex_unlock(&s->lock);
+    }
+    return NULL;
+}
+
+/* {"restore": true}: the session becomes the recovery file's recipe (unsaved, one generation);
+ * {"restore": false}: the file is deleted. */
+static enum MHD_Result api_recovery(studio *s, struct MHD_Connection *conn, const char *body,
+                                    size_t size)
+{
+    json_error_t je;
+    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
+    const json_t *restore = json_object_get(req, "restore");
+    if (!json_is_object(req) || json_object_size(req) != 1 || !json_is_boolean(restore)) {
+        json_decref(req);
+        return studio_reply_error(conn, 400, "recovery: expected {\"restore\": true or false}");
+    }
+    const bool yes = json_is_true(restore);
+    json_decref(req);
+    if (!s->recovery_path || !trn_file_exists(s->recovery_path))
+        return studio_reply_error(conn, 404, "recovery: there is no recovery file");
+    if (!yes) {
+        unlink(s->recovery_path);
+        s->recovery_pending = false;
+        publish_state(s);
+        return reply_json(conn, 200, state_json(s));
+    }
+    size_t text_size = 0;
+    struct timespec mtime;
+    char *text = read_disk(s->recovery_path, &text_size, &mtime);
+    trn_recipe next;
+    trn_error e;
+    trn_status st = text ? parse_disk_text(s, text, text_size, &next, NULL, &e)
+                         : trn_error_set(&e, TRN_ERR_IO, s->recovery_path, -1, "%s: cannot read",
+                                         s->recovery_path);
+    free(text);
+    if (st) return reply_trn_error(conn, 400, &e);
+    st = regenerate(s, &next, s->options.quality, &e);
+    trn_recipe_dispose(&next);
+    if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    s->recovery_pending = false;
+    hist_push(s, true); /* unsaved until Save; undo goes back to the file's recipe */
+    session_changed(s);
+    json_t *o = state_json(s);
+    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+    return reply_json(conn, 200, o);
+}
+
 static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
                               const char *path, const char *body, size_t body_size)
 {
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe",     "heights",      "biomes",     "events",
-                                       "check",      "water",        "instances",  "preview",
-                                       "layers",     "nodes",        "explain",    "lod",
-                                       "water/grid", "water/bodies", "water/index"};
-    static const char *const posts[] = {"generate", "stroke", "undo", "redo", "save", "layer"};
+    static const char *const gets[] = {"recipe",     "heights",      "biomes",      "events",
+                                       "check",      "water",        "instances",   "preview",
+                                       "layers",     "nodes",        "explain",     "lod",
+                                       "water/grid", "water/bodies", "water/index", "state"};
+    static const char *const posts[] = {"generate", "stroke", "undo",    "redo",
+                                        "save",     "layer",  "recovery"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
         known_get |= !strcmp(route, gets[k]);
@@ -1170,8 +1759,16 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         return studio_reply_error(conn, 405, known_get ? "use GET" : "use POST");
     if (!strcmp(route, "events")) return api_events(s, conn);
     pthread_mutex_lock(&s->lock);
+    /* Which page asks: its changes reach the other pages as "others". */
+    const char *client = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Client");
+    snprintf(s->client, sizeof s->client, "%s", client && *client ? client : "-");
     enum MHD_Result rc;
-    if (!strcmp(route, "recipe"))
+    if (!strcmp(route, "state")) {
+        if (disk_check(s)) publish_state(s);
+        rc = reply_json(conn, 200, state_json(s));
+    } else if (!strcmp(route, "recovery"))
+        rc = api_recovery(s, conn, body, body_size);
+    else if (!strcmp(route, "recipe"))
         rc = api_recipe(s, conn);
     else if (!strcmp(route, "heights") || !strcmp(route, "biomes"))
         rc = api_grid(s, conn, !strcmp(route, "biomes"));
@@ -1218,9 +1815,41 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A project folder's one Terrain asset source at its top (malloc'd path), or NULL (printed). */
-static char *project_recipe(cli_ctx *ctx, const char *dir)
+/* A scene at the folder's top whose one Terrain3D component holds a recipe (malloc'd path), when
+ * exactly one scene does; else NULL. */
+static char *project_scene(const char *dir)
 {
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *found = NULL;
+    size_t count = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const size_t n = strlen(de->d_name);
+        if (n <= 11 || strcmp(de->d_name + n - 11, ".scene.json") != 0) continue;
+        const size_t len = strlen(dir) + n + 2;
+        char *path = malloc(len);
+        if (!path) continue;
+        snprintf(path, len, "%s/%s", dir, de->d_name);
+        size_t size = 0, r0, r1;
+        struct timespec mtime;
+        char *text = read_disk(path, &size, &mtime);
+        if (text && studio_doc_recipe_span(text, size, &r0, &r1) && r0 > 0 && count++ == 0)
+            found = path;
+        else
+            free(path);
+        free(text);
+    }
+    closedir(d);
+    if (count == 1) return found;
+    free(found);
+    return NULL;
+}
+
+/* A project folder's one Terrain asset source at its top (malloc'd path), or without any, its
+ * one scene with a Terrain3D recipe (*scene set), or NULL (printed). */
+static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
+{
+    *scene = false;
     DIR *d = opendir(dir);
     if (!d) {
         cli_failf(ctx, "%s: cannot open the folder: %s", dir, strerror(errno));
@@ -1240,9 +1869,18 @@ static char *project_recipe(cli_ctx *ctx, const char *dir)
     }
     closedir(d);
     if (count == 1 && found[0]) return found[0];
+    if (count == 0) {
+        char *path = project_scene(dir);
+        if (path) {
+            *scene = true;
+            return path;
+        }
+    }
     if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
     if (count == 0)
-        cli_failf(ctx, "%s: no Terrain asset source (*.terrain.json) at the top of the folder",
+        cli_failf(ctx,
+                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder, and "
+                  "no scene (*.scene.json) there with one Terrain3D recipe",
                   dir);
     else
         cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,
@@ -1252,12 +1890,55 @@ static char *project_recipe(cli_ctx *ctx, const char *dir)
     return NULL;
 }
 
-static void open_browser(cli_ctx *ctx, const char *url)
+/* --open: the browser gets a file, never the URL: the token stays off every command line (which
+ * any local user can read in ps). The file, in a folder only this user can enter, is a page
+ * that redirects to the URL; it goes when the studio stops. Its path (malloc'd) or NULL. */
+static char *open_browser(cli_ctx *ctx, const char *url)
 {
+    const char *base = getenv("XDG_RUNTIME_DIR");
+    if (!base || !*base) base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/terrane-studio-XXXXXX", base);
+    if (!mkdtemp(dir)) {
+        cli_note(ctx, "--open: cannot make a private folder in %s; open the URL by hand", base);
+        return NULL;
+    }
+    const size_t len = strlen(dir) + 16;
+    char *path = malloc(len);
+    if (!path) return NULL;
+    snprintf(path, len, "%s/open.html", dir);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    bool ok = f && fprintf(f,
+                           "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" "
+                           "content=\"no-referrer\"><meta http-equiv=\"refresh\" "
+                           "content=\"0;url=%s\"><title>terrane studio</title>"
+                           "<a href=\"%s\">terrane studio</a>\n",
+                           url, url) > 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    else if (fd >= 0)
+        close(fd);
     pid_t pid;
-    char *args[] = {(char *)"xdg-open", (char *)url, NULL};
-    if (posix_spawnp(&pid, "xdg-open", NULL, NULL, args, environ) != 0)
+    char *args[] = {(char *)"xdg-open", path, NULL};
+    if (!ok || posix_spawnp(&pid, "xdg-open", NULL, NULL, args, environ) != 0) {
         cli_note(ctx, "--open: xdg-open is not available; open the URL by hand");
+        unlink(path);
+        rmdir(dir);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static void remove_opener(char *path)
+{
+    if (!path) return;
+    unlink(path);
+    char *slash = strrchr(path, '/');
+    if (slash) *slash = '\0', rmdir(path);
+    free(path);
 }
 
 /* The graph check before the server starts: every diagnostic printed with its file, line and
@@ -1290,7 +1971,15 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     trn_error e;
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
-    if (trn_recipe_read(s->recipe_path, &recipe, &s->kind, &e)) return cli_fail(ctx, &e);
+    size_t text_size = 0;
+    struct timespec mtime;
+    char *text = read_disk(s->save_path, &text_size, &mtime);
+    if (!text) return cli_failf(ctx, "%s: cannot read: %s", s->recipe_path, strerror(errno));
+    if (parse_disk_text(s, text, text_size, &recipe, &s->kind, &e)) {
+        free(text);
+        return cli_fail(ctx, &e);
+    }
+    disk_remember(s, text, text_size, mtime);
     size_t graph_errors = 0;
     int rc = studio_gate(ctx, s->recipe_path, &recipe, s->kind, allow_errors, &graph_errors);
     if (!rc && graph_errors) {
@@ -1322,6 +2011,15 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
 
+    s->recovery_pending = s->recovery_path && trn_file_exists(s->recovery_path);
+    if (s->recovery_pending)
+        cli_note(ctx, "%s holds unsaved work from an earlier run: the page offers to restore it",
+                 s->recovery_path);
+    /* The history starts at the file's recipe, before any request can ask. */
+    s->hist_base = ++s->hist_next;
+    s->hist_base_text = session_text(s);
+    hist_mark_saved(s);
+
     /* Signals are taken by sigwait below: every server thread starts with them blocked. */
     sigset_t stop, old;
     sigemptyset(&stop);
@@ -1347,14 +2045,19 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     fflush(stdout);
     cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
              (unsigned)studio_server_port(server));
-    if (open) open_browser(ctx, url);
+    publish_state(s);
+    s->watcher_started = pthread_create(&s->watcher, NULL, watch_disk, s) == 0;
+    char *opener = NULL;
+    if (open) opener = open_browser(ctx, url);
     int sig = 0;
     sigwait(&stop, &sig);
     atomic_store(&s->stopping, true);
     pthread_mutex_lock(&s->ev_lock);
     pthread_cond_broadcast(&s->ev_cond);
     pthread_mutex_unlock(&s->ev_lock);
+    if (s->watcher_started) pthread_join(s->watcher, NULL);
     studio_server_stop(server);
+    remove_opener(opener);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     cli_note(ctx, "stopped (nothing unsaved is written)");
     return CLI_EXIT_OK;
@@ -1403,7 +2106,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     struct stat st;
     if (stat(input, &st) != 0) return cli_failf(ctx, "%s: %s", input, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        if (!(s.recipe_path = project_recipe(ctx, input))) return CLI_EXIT_FAIL;
+        if (!(s.recipe_path = project_recipe(ctx, input, &s.scene))) return CLI_EXIT_FAIL;
         s.project_root = trn_path_resolve_lexically(input);
     } else {
         s.recipe_path = strdup(input);
@@ -1414,6 +2117,35 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
         free(folder);
     }
     if (!s.recipe_path || !s.project_root) {
+        free(s.recipe_path);
+        free(s.project_root);
+        return cli_failf(ctx, "out of memory");
+    }
+    /* A symbolic link is decided now: inside the project, Save writes through it (the file it
+     * names is replaced, the link stays); pointing outside, the studio does not open it. */
+    struct stat lst;
+    if (lstat(s.recipe_path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        char *target = realpath(s.recipe_path, NULL);
+        if (!target || !trn_path_inside(s.project_root, target)) {
+            rc = cli_failf(ctx,
+                           "%s is a symbolic link to %s, outside the project folder %s: the "
+                           "studio writes only inside it; open the file itself, or copy it in",
+                           s.recipe_path, target ? target : "a missing file", s.project_root);
+            free(target);
+            free(s.recipe_path);
+            free(s.project_root);
+            return rc;
+        }
+        s.save_path = target;
+    } else {
+        s.save_path = strdup(s.recipe_path);
+    }
+    const size_t rlen = strlen(s.recipe_path) + 10;
+    if ((s.recovery_path = malloc(rlen)))
+        snprintf(s.recovery_path, rlen, "%s.recovery", s.recipe_path);
+    if (!s.save_path || !s.recovery_path) {
+        free(s.save_path);
+        free(s.recovery_path);
         free(s.recipe_path);
         free(s.project_root);
         return cli_failf(ctx, "out of memory");
@@ -1435,5 +2167,13 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     pthread_mutex_destroy(&s.lock);
     free(s.recipe_path);
     free(s.project_root);
+    free(s.save_path);
+    free(s.recovery_path);
+    free(s.disk_text);
+    for (size_t k = 0; k < s.hist_count; k++)
+        free(s.hist[k].after);
+    free(s.hist);
+    free(s.hist_base_text);
+    free(s.saved_text);
     return rc;
 }

@@ -4,15 +4,35 @@
 #include "studio_server.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A connection the watchdog keeps an eye on: until its request's headers have arrived (and
+ * between requests) it has a deadline; past it, or when too many wait like it, it is shut. */
+typedef struct watched {
+    struct watched *prev, *next;
+    int fd;
+    bool busy;       /* a request is being served (headers arrived) */
+    bool shut;       /* shutdown already sent */
+    double deadline; /* CLOCK_MONOTONIC seconds */
+    double since;    /* when it last started waiting */
+} watched;
 
 struct studio_server {
     struct MHD_Daemon *v4, *v6;
+    pthread_mutex_t watch_lock;
+    watched *watching; /* a list */
+    pthread_t watchdog;
+    bool watchdog_started;
+    atomic_bool stopping;
     uint16_t port;
     char token[STUDIO_TOKEN_HEX + 1];
     char hosts[3][32]; /* the Host values accepted: 127.0.0.1:P, localhost:P, [::1]:P */
@@ -91,7 +111,104 @@ enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
             buf[n++] = (char)c;
     }
     n += (size_t)snprintf(buf + n, sizeof buf - n, "\"}\n");
-    return studio_reply(conn, status, "application/json", buf, n, NULL);
+    /* A refused request (no token, a foreign Host or Origin) costs nothing more: the
+     * connection closes instead of waiting for another request. */
+    static const char *const close_it[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+    return studio_reply(conn, status, "application/json", buf, n,
+                        status == 401 || status == 403 ? close_it : NULL);
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static watched *watched_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* A connection's request has its headers (busy) or was answered (waiting again). */
+static void watched_set(studio_server *s, struct MHD_Connection *conn, bool busy)
+{
+    pthread_mutex_lock(&s->watch_lock);
+    watched *w = watched_of(conn);
+    if (w) {
+        w->busy = busy;
+        w->since = now_seconds();
+        w->deadline = w->since + STUDIO_REQUEST_TIMEOUT;
+    }
+    pthread_mutex_unlock(&s->watch_lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    studio_server *s = cls;
+    pthread_mutex_lock(&s->watch_lock);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        watched *w = calloc(1, sizeof *w);
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (w && info) {
+            w->fd = info->connect_fd;
+            w->since = now_seconds();
+            w->deadline = w->since + STUDIO_REQUEST_TIMEOUT;
+            w->next = s->watching;
+            if (s->watching) s->watching->prev = w;
+            s->watching = w;
+            /* Too many still sending headers (a slow client holding connections open): the
+             * one waiting longest goes, so a page with the token always gets in. */
+            size_t pending = 0;
+            watched *oldest = NULL;
+            for (watched *q = s->watching; q; q = q->next)
+                if (!q->busy && !q->shut) {
+                    pending++;
+                    if (!oldest || q->since < oldest->since) oldest = q;
+                }
+            if (pending > STUDIO_PENDING_LIMIT && oldest) {
+                shutdown(oldest->fd, SHUT_RDWR);
+                oldest->shut = true;
+            }
+            *socket_context = w;
+        } else {
+            free(w);
+            *socket_context = NULL;
+        }
+    } else {
+        watched *w = *socket_context;
+        if (w) {
+            if (w->prev) w->prev->next = w->next;
+            if (w->next) w->next->prev = w->prev;
+            if (s->watching == w) s->watching = w->next;
+            free(w);
+        }
+        *socket_context = NULL;
+    }
+    pthread_mutex_unlock(&s->watch_lock);
+}
+
+/* Shuts connections whose headers (or next request) are late: a client trickling bytes keeps
+ * MHD's idle timer alive, this deadline it cannot. */
+static void *watchdog(void *arg)
+{
+    studio_server *s = arg;
+    while (!atomic_load(&s->stopping)) {
+        nanosleep(&(struct timespec){0, 250 * 1000 * 1000}, NULL);
+        const double now = now_seconds();
+        pthread_mutex_lock(&s->watch_lock);
+        for (watched *w = s->watching; w; w = w->next)
+            if (!w->busy && !w->shut && now > w->deadline) {
+                shutdown(w->fd, SHUT_RDWR);
+                w->shut = true;
+            }
+        pthread_mutex_unlock(&s->watch_lock);
+    }
+    return NULL;
 }
 
 /* The Host header names this server (a DNS-rebinding page names its own host). */
@@ -151,6 +268,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* First call, headers only: every check happens before any body is read. */
         if (!(rq = calloc(1, sizeof *rq))) return MHD_NO;
         *con_cls = rq;
+        watched_set(s, conn, true);
         const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
         const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
         if (!host_ok(s, host)) return studio_reply_error(conn, 403, "Host is not this server");
@@ -201,8 +319,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)conn, (void)toe;
+    (void)toe;
     request_state *rq = *con_cls;
+    if (rq) watched_set(cls, conn, false);
     if (rq) free(rq->body);
     free(rq);
     *con_cls = NULL;
@@ -215,7 +334,8 @@ static struct MHD_Daemon *start_one(studio_server *s, const struct sockaddr *add
     return MHD_start_daemon(flags, s->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)STUDIO_CONNECTION_LIMIT,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)STUDIO_CONNECTION_TIMEOUT,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
 }
 
 studio_server *studio_server_start(uint16_t port, const char *token, studio_api_fn api, void *user,
@@ -227,6 +347,8 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
         return NULL;
     }
     snprintf(s->token, sizeof s->token, "%s", token);
+    pthread_mutex_init(&s->watch_lock, NULL);
+    atomic_init(&s->stopping, false);
     s->api = api;
     s->user = user;
     s->port = port;
@@ -237,6 +359,7 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
     v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (!(s->v4 = start_one(s, (const struct sockaddr *)&v4, false))) {
         snprintf(err_msg, err_size, "cannot listen on 127.0.0.1:%u (in use?)", (unsigned)port);
+        pthread_mutex_destroy(&s->watch_lock);
         free(s);
         return NULL;
     }
@@ -252,6 +375,7 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
     v6.sin6_port = htons(s->port);
     v6.sin6_addr = in6addr_loopback;
     s->v6 = start_one(s, (const struct sockaddr *)&v6, true);
+    s->watchdog_started = pthread_create(&s->watchdog, NULL, watchdog, s) == 0;
     return s;
 }
 
@@ -263,7 +387,10 @@ uint16_t studio_server_port(const studio_server *server)
 void studio_server_stop(studio_server *server)
 {
     if (!server) return;
+    atomic_store(&server->stopping, true);
+    if (server->watchdog_started) pthread_join(server->watchdog, NULL);
     if (server->v6) MHD_stop_daemon(server->v6);
     if (server->v4) MHD_stop_daemon(server->v4);
+    pthread_mutex_destroy(&server->watch_lock);
     free(server);
 }

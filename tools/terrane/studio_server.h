@@ -11,9 +11,15 @@
 
 /* Limits of one server (docs/studio.md "Limits"). */
 #define STUDIO_BODY_LIMIT (1u << 20)  /* request bodies above this get 413 */
-#define STUDIO_CONNECTION_LIMIT 16u   /* open connections at once */
-#define STUDIO_CONNECTION_TIMEOUT 60u /* seconds an idle connection is kept */
-#define STUDIO_TOKEN_HEX 32           /* 16 random bytes as hex */
+#define STUDIO_CONNECTION_LIMIT 64u   /* open connections at once */
+#define STUDIO_CONNECTION_TIMEOUT 60u /* seconds an idle connection is kept (MHD's own timer) */
+#define STUDIO_REQUEST_TIMEOUT                                                                     \
+    10u /* seconds a request's headers may take to arrive in full,                                 \
+           and a kept-alive connection may wait for the next one */
+#define STUDIO_PENDING_LIMIT                                                                       \
+    8u                      /* connections still sending headers; beyond, the oldest               \
+                               is closed */
+#define STUDIO_TOKEN_HEX 32 /* 16 random bytes as hex */
 
 /* One embedded page file (studio_assets.c, generated from tools/terrane/studio/). */
 typedef struct studio_asset {

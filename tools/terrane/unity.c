@@ -229,21 +229,16 @@ static int verb_extract(cli_ctx *ctx, int argc, char **argv)
     if (!rc) rc = cli_commit(ctx);
     if (!rc && ctx->json) {
         json_t *o = json_object(), *list = json_array();
-        json_object_set_new(o, "file", cli_json_string(path));
+        json_object_set_new(o, "input", cli_json_string(path));
         for (uint32_t k = 0; splats && k < t.alphamap_count; k++) {
             char name[1100];
             snprintf(name, sizeof name, "%s%u.png", splats, k);
             json_array_append_new(list, cli_json_string(name));
         }
-        json_object_set_new(o, "splats", list);
-        json_object_set_new(o, "holes", holes ? cli_json_string(holes) : json_null());
-        json_t *tr = json_null();
-        if (trees) {
-            tr = json_object();
-            json_object_set_new(tr, "path", cli_json_string(trees));
-            json_object_set_new(tr, "count", json_integer(t.tree_count));
-        }
-        json_object_set_new(o, "trees", tr);
+        json_object_set_new(o, "splat_files", list);
+        json_object_set_new(o, "holes_file", holes ? cli_json_string(holes) : json_null());
+        json_object_set_new(o, "trees_file", trees ? cli_json_string(trees) : json_null());
+        json_object_set_new(o, "tree_count", json_integer(t.tree_count));
         cli_print_json(o);
     }
     trn_unity_terrain_dispose(&t);
@@ -441,11 +436,10 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     if ((rc = cli_commit(ctx))) return rc;
     if (ctx->json) {
         json_t *j = json_object();
-        json_object_set_new(j, "dir", cli_json_string(dir));
+        json_object_set_new(j, "output", cli_json_string(dir));
         json_object_set_new(j, "name", cli_json_string(o.name));
         json_object_set_new(j, "resolution", json_integer(rep.resolution));
-        json_object_set_new(j, "tiles_x", json_integer(rep.tiles_x));
-        json_object_set_new(j, "tiles_z", json_integer(rep.tiles_z));
+        json_object_set_new(j, "tiles", json_pack("[ii]", (int)rep.tiles_x, (int)rep.tiles_z));
         json_t *size = json_array();
         for (int k = 0; k < 3; k++)
             json_array_append_new(size, json_real(rep.tile_size[k]));
@@ -453,10 +447,9 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         json_object_set_new(j, "height_base", json_real(rep.height_base));
         json_object_set_new(j, "byte_order", cli_json_string(o.big_endian ? "big" : "little"));
         json_object_set_new(j, "flip", json_boolean(o.flip));
-        json_object_set_new(j, "files", json_integer(rep.files));
         json_object_set_new(j, "splat_textures", json_integer(rep.splat_textures));
-        json_object_set_new(j, "holes", json_boolean(rep.holes));
-        json_object_set_new(j, "trees", json_integer(rep.trees));
+        json_object_set_new(j, "holes_written", json_boolean(rep.holes));
+        json_object_set_new(j, "tree_count", json_integer(rep.trees));
         json_object_set_new(j, "heights", cli_scale_json(&scale, how, &levels));
         cli_print_json(j);
     } else {

@@ -221,7 +221,7 @@ static json_t *body_json(const trn_water_body *b, uint32_t index)
             json_object_set_new(o, "spill", json_null());
         }
     }
-    json_object_set_new(o, "warnings", json_integer(b->warning_count));
+    json_object_set_new(o, "warning_count", json_integer(b->warning_count));
     if (b->warning_count) {
         json_t *w = json_object();
         json_object_set_new(w, "message", cli_json_string(b->warning));
@@ -374,12 +374,12 @@ static void print_result(cli_ctx *ctx, const water_args *a, const trn_recipe *re
     json_t *at = a->at ? at_report(a, gen) : NULL;
     if (ctx->json) {
         json_t *o = json_object();
-        json_object_set_new(o, "recipe", cli_json_string(a->recipe_path));
-        json_object_set_new(o, "terrain_size", pair(recipe->size_x, recipe->size_z));
+        json_object_set_new(o, "input", cli_json_string(a->recipe_path));
+        json_object_set_new(o, "size", pair(recipe->size_x, recipe->size_z));
         json_t *res = json_array();
         json_array_append_new(res, json_integer(recipe->cells_x));
         json_array_append_new(res, json_integer(recipe->cells_z));
-        json_object_set_new(o, "resolution", res);
+        json_object_set_new(o, "cells", res);
         json_object_set_new(o, "has_water", json_boolean(gen->has_water));
         json_t *bodies = json_array();
         for (uint32_t b = 0; b < count; b++)
@@ -460,7 +460,7 @@ int cli_verb_water(cli_ctx *ctx, int argc, char **argv)
     trn_generate_options go = {
         .threads = a.threads, .quality = a.quality, .cache = cache, .max_work = a.max_work};
     trn_generated gen;
-    trn_status st = trn_recipe_generate(&recipe, &go, &gen, cli_progress, ctx, &e);
+    trn_status st = cli_recipe_generate(a.recipe_path, &recipe, &go, &gen, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     trn_graph_cache_free(cache);
     if (st) {

@@ -198,4 +198,26 @@ trn_status trn_lvl_scaffold(trn_write_set *ws, const trn_ter *ter, const trn_ter
 bool trn_lvl_spawn_spot(const trn_ter *ter, const trn_terrain_block *tb, bool has_sea_level,
                         double sea_level, double world[3]);
 
+/* ---- Vegetation (forest.c) ---- */
+
+/* An instance's turn as a forest item: the rotationMatrix (rows: the item's x, y and z axes in
+ * the world) and Torque's quaternion (x, y, z, w) for a yaw in degrees, clockwise seen from
+ * above. */
+void trn_lvl_forest_rotation(double yaw_degrees, double m[9], double q[4]);
+
+/* A terrain of the level as validate read it: the area it covers (BeamNG x, y) and its
+ * material names. */
+typedef struct trn_lvl_terrain_area {
+    double x0, y0, x1, y1;
+    char **materials;
+    uint32_t material_count;
+} trn_lvl_terrain_area;
+
+/* Findings on the level's forest (forest/TYPE.forest4.json, NAME.forest.json), its item data
+ * (art/forest/managedItemData.json, NAME.forestbrushes4.json) and its GroundCover objects, each
+ * with its file and line; *oom set when out of memory. */
+void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
+                              const trn_lvl_terrain_area *areas, size_t area_count,
+                              trn_findings *findings, bool *oom);
+
 #endif

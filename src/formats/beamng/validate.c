@@ -60,6 +60,14 @@
  *   terrain-json-missing       no .terrain.json beside the .ter
  *   terrain-json-invalid       .terrain.json is not valid JSON or lacks fields
  *   terrain-json-mismatch      .terrain.json disagrees with the .ter (trn_terrain_json_compare)
+ *   forest-item-data-invalid   art/forest/managedItemData.json is not an object of item types
+ *   forest-item-invalid        forest items that cannot be read (per file: count, first line)
+ *   forest-item-type-unknown   forest items whose type no TSForestItemData defines
+ *   forest-item-no-shape       forest items whose item data has no shapeFile (draw nothing)
+ *   forest-item-outside-terrain  forest items outside every terrain's area
+ *   forest-object-missing      forest items but no Forest object to load them
+ *   forest-shape-missing       a used item type's shapeFile points into the level but is absent
+ *   ground-cover-layer-unknown a GroundCover type's layer names no terrain material
  */
 
 /* ------------------------------------------------------------------------------------------
@@ -232,6 +240,9 @@ typedef struct vctx {
     size_t used_count, used_cap;
     png_cache_entry *pngs;
     size_t png_count, png_cap;
+    /* The terrains read, for the vegetation checks (positions, GroundCover layers). */
+    trn_lvl_terrain_area *areas;
+    size_t area_count;
     bool oom;
 } vctx;
 
@@ -579,6 +590,37 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
     trn_terrain_json_dispose(&tj);
 }
 
+/* The area a terrain covers and its material names, for the vegetation checks. */
+static void remember_area(vctx *v, const trn_terrain_block *tb, const trn_ter *ter)
+{
+    trn_lvl_terrain_area *grown = realloc(v->areas, (v->area_count + 1) * sizeof *grown);
+    if (!grown) {
+        v->oom = true;
+        return;
+    }
+    v->areas = grown;
+    trn_lvl_terrain_area *a = &grown[v->area_count];
+    memset(a, 0, sizeof *a);
+    const double side = (double)ter->size * tb->square_size;
+    a->x0 = tb->position[0];
+    a->y0 = tb->position[1];
+    a->x1 = tb->position[0] + side;
+    a->y1 = tb->position[1] + side;
+    a->materials = calloc(ter->material_count ? ter->material_count : 1, sizeof *a->materials);
+    if (!a->materials) {
+        v->oom = true;
+        return;
+    }
+    for (uint32_t m = 0; m < ter->material_count; m++) {
+        if (!(a->materials[m] = trn_lvl_strdup(ter->materials[m] ? ter->materials[m] : ""))) {
+            v->oom = true;
+            break;
+        }
+        a->material_count++;
+    }
+    v->area_count++;
+}
+
 static void check_block(vctx *v, const trn_terrain_block *tb)
 {
     const char *items = tb->source_file ? tb->source_file : "";
@@ -701,6 +743,7 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     }
     check_ter_content(v, tb, &ter, ter_path);
     check_terrain_json(v, tb, &ter, ter_path);
+    remember_area(v, tb, &ter);
     trn_ter_dispose(&ter);
 }
 
@@ -1241,6 +1284,12 @@ static void vctx_dispose(vctx *v)
     for (size_t i = 0; i < v->png_count; i++)
         free(v->pngs[i].path);
     free(v->pngs);
+    for (size_t i = 0; i < v->area_count; i++) {
+        for (uint32_t m = 0; m < v->areas[i].material_count; m++)
+            free(v->areas[i].materials[m]);
+        free(v->areas[i].materials);
+    }
+    free(v->areas);
 }
 
 trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_options *options,
@@ -1322,6 +1371,8 @@ trn_status trn_beamng_validate(const char *level_dir, const trn_beamng_validate_
         check_block(&v, &blocks[i]);
     }
     trn_terrain_blocks_free(blocks, block_count);
+    if (!v.oom)
+        trn_lvl_check_vegetation(level_dir, v.level_name, v.areas, v.area_count, findings, &v.oom);
     if (!v.opt.skip_textures) {
         for (size_t f = 0; f < v.file_count && !v.oom; f++) {
             if (trn_progress_report(&root, 0.7 + 0.3 * (double)f / (double)v.file_count,
@@ -1360,8 +1411,15 @@ static void check_interrupted_writes(vctx *v)
         ADD(v, TRN_SEVERITY_WARNING, "write-leftovers",
             rep.first_journal[0] ? rep.first_journal : NULL, -1, fix,
             "%u unfinished write(s) and %u temporary file(s) left by runs that stopped before "
-            "replacing anything; the level's files are consistent",
-            rep.discarded, rep.temporaries_removed);
+            "replacing anything%s",
+            rep.discarded, rep.temporaries_removed,
+            rep.completed ? "" : "; the level's files are consistent");
+    if (rep.refused)
+        ADD(v, TRN_SEVERITY_ERROR, "write-journal-refused", NULL, -1,
+            "delete the journal file if you did not expect it; nothing was changed",
+            "%u write journal(s) in this level were not written by you and are never replayed "
+            "(%s)",
+            rep.refused, rep.refused_reason);
     if (rep.in_progress)
         ADD(v, TRN_SEVERITY_INFO, "write-in-progress", rep.first_journal, -1,
             "validate again when the other run has finished",

@@ -69,8 +69,17 @@ static const trn_param_spec p_sp[] = {
            "how a coarser evolution grid comes back: warped_spline, a C2 spline sampled through "
            "a smooth warp (no creases along the coarse grid); cubic, Catmull-Rom (creases every "
            "coarse cell)"),
-    CHOICE("border", "follow", "follow|fixed",
-           "follow: the border comes down with the land beside it; fixed: it keeps its heights"),
+    CHOICE("border", "follow", "follow|fixed|outlets",
+           "follow: the border is base level and comes down with the land beside it; fixed: it "
+           "keeps its heights; outlets: base level only at the edge's low points (where valleys "
+           "meet it, at least 1/32 of the edge apart), the rest of the border is land that rises "
+           "and erodes with the interior and sheds no water across the edge, so the land does not "
+           "ramp down to every edge"),
+    NUM("deposition", 0, 0, 1000,
+        "G, dimensionless: sediment deposition (Yuan et al. 2019); the sediment a river carries, "
+        "spread over its drainage area and times G, is laid down where it flows, so fans and "
+        "floodplains build where slopes drop and valleys fill and widen downstream (0 = off; "
+        "about 0.5-2 for visible fans; needs n = 1 and rho8 or d8 routing)"),
 };
 
 /* A routing choice by name; "same" (or none) gives fallback. */
@@ -175,6 +184,8 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
+    o->sp.border_outlets = border && strcmp(border, "outlets") == 0;
+    o->sp.deposition = trn_graph_param_number(n, t, "deposition");
     o->sp.routing = sp_routing(trn_graph_param_text(n, t, "routing"), TRN_ROUTING_RHO8);
     o->fine_routing = sp_routing(trn_graph_param_text(n, t, "fine_routing"), TRN_ROUTING_SAME);
     const char *upsample = trn_graph_param_text(n, t, "upsample");

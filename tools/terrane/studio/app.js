@@ -29,16 +29,54 @@ const studio = window.studio = {
 
 function setStatus(text) { $('status').textContent = text; }
 
+// This page's id: the server tells its changes from other pages' (X-Terrane-Client).
+const clientId = Math.random().toString(36).slice(2, 12);
+// The session's state as the server last told it (GET /api/state, edit replies, state events).
+const state = studio.state = { revision: -1, dirty: false, disk_changed: false };
+function applyState(st) {
+  if (!st || typeof st.revision !== 'number') return;
+  Object.assign(state, st);
+  studio.revision = st.revision;
+  if ('can_undo' in st) { $('undo').disabled = !st.can_undo; $('redo').disabled = !st.can_redo; }
+  $('dirty').hidden = !st.dirty;
+  document.title = document.title.replace(/^● /, '');
+  if (st.dirty) document.title = '● ' + document.title;
+}
+// Closing or reloading the tab with unsaved edits asks first (they are also autosaved).
+window.addEventListener('beforeunload', (e) => { if (state.dirty) { e.preventDefault(); e.returnValue = ''; } });
+
+// A question in the page: resolves with the value of the choice clicked ([value, label] pairs).
+function ask(text, choices) {
+  const dialog = $('ask'), box = $('ask-choices');
+  $('ask-text').textContent = text;
+  box.textContent = '';
+  studio.asking = text;
+  return new Promise((resolve) => {
+    for (const [value, label] of choices) {
+      const b = document.createElement('button');
+      b.textContent = label;
+      b.dataset.choice = value;
+      b.onclick = () => { dialog.close(); studio.asking = null; resolve(value); };
+      box.appendChild(b);
+    }
+    dialog.oncancel = (e) => { e.preventDefault(); };
+    if (!dialog.open) dialog.showModal();
+  });
+}
+
 // One request at a time: edits apply in the order they were made.
 function api(path, options = {}) {
   const run = async () => {
-    const headers = Object.assign({ 'X-Terrane-Token': token }, options.headers || {});
+    const headers = Object.assign({ 'X-Terrane-Token': token, 'X-Terrane-Client': clientId }, options.headers || {});
     const response = await fetch('api/' + path, Object.assign({}, options, { headers }));
     if (!response.ok) {
-      let message = response.status + ' ' + response.statusText;
-      try { message = (await response.json()).error || message; } catch (e) { /* not JSON */ }
-      const error = new Error(path + ': ' + message);
+      let message = response.status + ' ' + response.statusText, reply = null;
+      try { reply = await response.json(); message = reply.error || message; } catch (e) { /* not JSON */ }
+      // Where the library located the problem: line and column of the file.
+      if (reply && reply.line) message = 'line ' + reply.line + ', column ' + reply.column + ': ' + message;
+      const error = new Error(path.split('?')[0] + ': ' + message);
       error.status = response.status;
+      error.reply = reply;
       throw error;
     }
     return response;
@@ -405,20 +443,20 @@ async function loadBiomes() {
 // ----- water -----
 const colour01 = (c, fallback) => (Array.isArray(c) ? [0, 1, 2].map((k) => (c[k] > 1 ? c[k] / 255 : c[k])) : fallback);
 // /api/water/grid (surface or NaN), /api/water/bodies, /api/water/index (optional).
+// The water shown stays until the new one is ready (no gap while it reloads).
 async function loadWater() {
-  water.has = false;
-  water.grid = null;
   // The bodies first: without any, the grid (all NaN) is not fetched.
   const bodies = await optional('water/bodies');
-  water.bodies = bodies ? ((await bodies.json()).bodies || []) : [];
-  if (!bodies || !water.bodies.length) { redraw(); return; }
+  const list = bodies ? ((await bodies.json()).bodies || []) : [];
+  if (!bodies || !list.length) { Object.assign(water, { has: false, grid: null, bodies: list }); redraw(); return; }
   const response = await optional('water/grid');
   if (!response) return;
   const grid = new Float32Array(await response.arrayBuffer());
-  const indexReply = water.bodies.length > 1 ? await optional('water/index') : null;
+  const indexReply = list.length > 1 ? await optional('water/index') : null;
   const index = indexReply ? new Uint8Array(await indexReply.arrayBuffer()) : null;
   const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
   if (grid.length !== nx * nz) return;
+  water.bodies = list;
   // (surface, wet): wet samples 1, then a few rings of dry neighbours at a wet neighbour's
   // surface (0.5: under the bank, hidden by the terrain) so coarse levels keep the shore.
   const rg = new Float32Array(nx * nz * 2), body = new Uint8Array(nx * nz);
@@ -428,8 +466,7 @@ async function loadWater() {
     if (w === w) { rg[2 * k] = w; rg[2 * k + 1] = 1; wet++; } else { rg[2 * k] = terrain.heights[k] - 1; }
     body[k] = index && index[k] !== 255 ? index[k] : 0;
   }
-  water.has = wet > 0;
-  for (let ring = 0; ring < 4 && water.has; ring++) {
+  for (let ring = 0; ring < 4 && wet > 0; ring++) {
     const before = rg.slice();
     for (let j = 0; j < nz; j++) for (let i = 0; i < nx; i++) {
       const k = j * nx + i;
@@ -442,6 +479,7 @@ async function loadWater() {
       }
     }
   }
+  water.has = wet > 0;
   water.grid = rg;
   // Chunks with any wet sample are the only ones the water pass draws.
   water.chunks = new Uint8Array(terrain.chunksX * terrain.chunksZ);
@@ -887,9 +925,9 @@ function applyEdit(reply, interim = false) {
     if (Array.isArray(c.lod)) for (let l = 0; l < L; l++) terrain.lod[(c.cz * terrain.chunksX + c.cx) * L + l] = l < c.lod.length ? c.lod[l] : Infinity;
   }
   for (const c of reply.chunks) { terrain.lo = Math.min(terrain.lo, terrain.cmin[c.cz * terrain.chunksX + c.cx]); terrain.hi = Math.max(terrain.hi, terrain.cmax[c.cz * terrain.chunksX + c.cx]); }
-  $('undo').disabled = !reply.can_undo;
-  $('redo').disabled = !reply.can_redo;
-  setStatus(interim ? 'drawing: ' + reply.chunks.length + ' chunk(s) so far' : reply.chunks.length + ' chunk(s) changed');
+  if (typeof reply.revision === 'number') applyState(reply); else { $('undo').disabled = !reply.can_undo; $('redo').disabled = !reply.can_redo; }
+  if (Array.isArray(reply.layers)) showLayerCounts(reply.layers);
+  setStatus(reply.ignored ? reply.ignored + ': nothing changed' : interim ? 'drawing: ' + reply.chunks.length + ' chunk(s) so far' : reply.chunks.length + ' chunk(s) changed');
   if (reply.water_changed) loadWater().catch(fail);
   if (reply.chunks.length) minimapDirty();
   redraw();
@@ -913,7 +951,8 @@ async function loadCheck() {
   for (const d of report.diagnostics) {
     const li = document.createElement('li');
     li.className = d.severity;
-    li.textContent = (d.line ? d.line + ':' + d.column + ' ' : '') + d.severity + ': ' + d.message + ' [' + d.check + ']';
+    li.textContent = (d.line ? 'line ' + d.line + ', column ' + d.column + ': ' : '') + d.severity + ': ' + d.message + ' [' + d.check + ']' +
+      (report.on_disk ? ' (the file on disk)' : '');
     list.appendChild(li);
   }
   if (!report.diagnostics.length) list.innerHTML = '<li>no findings</li>';
@@ -1068,7 +1107,7 @@ async function loadRecipe() {
   const served = await optional('layers');
   if (served) {
     const list = (await served.json()).layers || [];
-    recipe.layers = list.map((l) => ({ id: l.name, name: l.name, group: l.group || l.name, enabled: l.enabled !== false, strokes: l.strokes }));
+    recipe.layers = list.map((l) => ({ id: l.id || l.name, name: l.name, group: l.group || l.name, enabled: l.enabled !== false, strokes: l.strokes }));
     recipe.layersFromServer = true;
   }
   recipe.biomes = Object.keys(r.biomes || {}).map((name) => ({ name, color: r.biomes[name].color || [0.5, 0.5, 0.5, 1] }));
@@ -1130,12 +1169,23 @@ function showLayers() {
   }
 }
 
+// An edit's reply counts each layer's strokes: the list follows without a reload.
+function showLayerCounts(layers) {
+  let changed = false;
+  for (const served of layers) {
+    const l = recipe.layers.find((x) => x.id === (served.id || served.name));
+    if (l && l.strokes !== served.strokes) { l.strokes = served.strokes; changed = true; }
+  }
+  if (changed) showLayers();
+}
+
 async function switchLayer(layer, enabled) {
   setStatus((enabled ? 'enabling ' : 'disabling ') + layer.name + '...');
   const events = watchProgress();
   try {
     const reply = await (await api('layer', { method: 'POST', body: JSON.stringify({ name: layer.id, enabled }), headers: { 'Content-Type': 'application/json' } })).json();
     if ('can_undo' in reply) { $('undo').disabled = !reply.can_undo; $('redo').disabled = !reply.can_redo; }
+    await refreshState();
     await reloadTerrain();
     await loadRecipe();
     setStatus(layer.name + (enabled ? ' enabled' : ' disabled'));
@@ -1298,18 +1348,54 @@ function radiusInput(factor) {
   r.dispatchEvent(new Event('input'));
 }
 
-const editButton = (path) => () => api(path, { method: 'POST' }).then((r) => r.json()).then(applyEdit).then(afterEdit).catch(fail);
+// Undo and redo: a stroke's chunks come back in the reply; a step across a generation or a layer
+// switch regenerated the session ("regenerated"): everything is reloaded.
+const editButton = (path) => () => api(path, { method: 'POST' }).then((r) => r.json()).then(async (reply) => {
+  if (!reply.regenerated) return afterEdit(applyEdit(reply));
+  applyState(reply);
+  await reloadTerrain();
+  await loadRecipe();
+  setStatus(path + ': regenerated');
+  return reply;
+}).catch(fail);
 $('undo').onclick = editButton('undo');
 $('redo').onclick = editButton('redo');
-$('save').onclick = () => api('save', { method: 'POST' }).then((r) => r.json())
-  .then((r) => setStatus('saved ' + r.saved)).catch(fail);
-$('generate').onclick = () => {
+// Save: refused (409) when the file changed on disk since it was loaded; the page asks.
+async function save(force = false) {
+  try {
+    const r = await (await api('save' + (force ? '?force=1' : ''), { method: 'POST' })).json();
+    setStatus('saved ' + r.saved);
+    await refreshState();
+  } catch (e) {
+    if (e.status === 409 && e.reply && e.reply.conflict) {
+      const choice = await ask(e.reply.error, [['overwrite', 'Save anyway (replace the file)'], ['cancel', 'Cancel']]);
+      if (choice === 'overwrite') return save(true);
+      setStatus('not saved: the file changed on disk');
+      return;
+    }
+    fail(e);
+  }
+}
+$('save').onclick = () => save();
+// Generate: the recipe as it is on disk now. Unsaved edits would be lost: the page asks first.
+async function generate(confirmed = false) {
+  if (state.dirty && !confirmed) {
+    const choice = await ask('Generate loads the recipe file as it is on disk and discards your unsaved edits. Save them first, or discard them?',
+      [['discard', 'Discard edits and generate'], ['cancel', 'Cancel']]);
+    if (choice !== 'discard') { setStatus('generate cancelled: the edits are kept'); return; }
+  }
   setStatus('generating...');
   const events = watchProgress();
-  api('generate', { method: 'POST' }).then(reloadTerrain).then(loadRecipe).then(loadCheck)
-    .then(() => { $('undo').disabled = $('redo').disabled = true; setStatus('generated'); })
-    .catch(fail).finally(() => events.close());
-};
+  try {
+    await api('generate', { method: 'POST' });
+    await reloadTerrain();
+    await loadRecipe();
+    await loadCheck();
+    await refreshState();
+    setStatus('generated');
+  } catch (e) { fail(e); loadCheck().catch(() => {}); } finally { events.close(); }
+}
+$('generate').onclick = () => generate();
 // Preview / Final: regenerate the session's recipe (its strokes kept, the history not) at that quality.
 $('quality').onchange = async () => {
   const quality = $('quality').value;
@@ -1321,7 +1407,7 @@ $('quality').onchange = async () => {
     await reloadTerrain();
     await loadRecipe();
     await loadNodes();
-    $('undo').disabled = $('redo').disabled = true;
+    await refreshState();
     setStatus('generated (' + quality + ')');
   } catch (e) { fail(e); } finally { events.close(); }
 };
@@ -1340,14 +1426,73 @@ $('show-water').addEventListener('change', () => { show.water = $('show-water').
 $('show-instances').addEventListener('change', () => { show.instances = $('show-instances').checked; redraw(); });
 $('show-instances').checked = show.instances;
 
-// Generation progress as Server-Sent Events, streamed only while a generation runs.
-function watchProgress() {
-  const events = new EventSource('api/events?token=' + encodeURIComponent(token));
+// One Server-Sent Events stream for the page's life: generation progress, and the session's
+// state after every change by any page (or on disk): another page's edit reloads what this one
+// shows, so every open page shows the one shared session and history.
+let progressShown = false, resyncing = null, diskAsked = null;
+function watchProgress() { progressShown = true; return { close() { progressShown = false; } }; }
+function openEvents() {
+  const events = new EventSource('api/events?token=' + encodeURIComponent(token) + '&client=' + clientId);
   events.addEventListener('progress', (e) => {
+    if (!progressShown) return;
     const p = JSON.parse(e.data);
     setStatus('generating: ' + p.stage + ' ' + Math.round(p.done * 100) + '%');
   });
-  return events;
+  events.addEventListener('state', (e) => {
+    const st = JSON.parse(e.data), was = studio.revision;
+    applyState(st);
+    if (st.others && st.revision !== was) resync();
+    onDiskState(st);
+  });
+  studio.events = events;
+}
+// Another page changed the session: heights, water, layers and history as the server has them.
+function resync() {
+  if (resyncing) { resyncing.again = true; return; }
+  resyncing = { again: false };
+  const run = async () => {
+    do {
+      resyncing.again = false;
+      await reloadTerrain();
+      await loadRecipe();
+      await refreshState();
+    } while (resyncing.again);
+  };
+  run().then(() => { studio.stats.resyncs = (studio.stats.resyncs || 0) + 1; setStatus('updated from another page'); })
+    .catch(fail).finally(() => { resyncing = null; });
+}
+// The recipe file changed on disk: say so (with where a broken edit is) and offer to load it.
+async function onDiskState(st) {
+  // Once per new finding: a changed file, a broken one, a fixed one.
+  const key = st.disk_changed ? JSON.stringify(st.disk_error || null) : null;
+  if (key === diskAsked) return;
+  diskAsked = key;
+  loadCheck().catch(() => {});
+  if (!st.disk_changed) return;
+  const where = st.disk_error ? ' It does not read as a recipe' + (st.disk_error.line ? ' (line ' + st.disk_error.line + ', column ' + st.disk_error.column + ')' : '') + ': ' + st.disk_error.message : '';
+  setStatus('the recipe changed on disk' + (st.disk_error ? ': ' + (st.disk_error.line ? 'line ' + st.disk_error.line + ', column ' + st.disk_error.column + ': ' : '') + st.disk_error.message : ''));
+  if (st.disk_error) return; // nothing to load yet: the Graph check panel shows where
+  const choice = await ask('The recipe file changed on disk since the studio loaded it.' + where +
+    (state.dirty ? ' Loading it discards your unsaved edits; saving now would overwrite that change.' : ''),
+    [['load', 'Load the file from disk'], ['keep', 'Keep editing']]);
+  if (choice === 'load') await generate(true);
+}
+async function refreshState() {
+  const response = await optional('state');
+  if (response) applyState(await response.json());
+}
+// Unsaved work from an earlier run (the recovery file beside the recipe): restore or drop it.
+async function offerRecovery() {
+  if (!state.recovery) return;
+  const choice = await ask('Unsaved work from an earlier session was found (' + state.recovery + '). Restore it?',
+    [['restore', 'Restore'], ['discard', 'Discard it']]);
+  const reply = await (await api('recovery', { method: 'POST', body: JSON.stringify({ restore: choice === 'restore' }), headers: { 'Content-Type': 'application/json' } })).json();
+  applyState(reply);
+  if (choice === 'restore') {
+    await reloadTerrain();
+    await loadRecipe();
+    setStatus('restored the unsaved work');
+  }
 }
 
 async function reloadTerrain() {
@@ -1448,5 +1593,10 @@ async function start() {
   draw();
   setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells, first frame ' + studio.firstFrameMs.toFixed(0) + ' ms');
   document.title = 'terrane studio: ready';
+  await refreshState();
+  // ?events=0: no live updates (a headless capture whose virtual time waits for idle network).
+  if (params.get('events') !== '0') openEvents();
+  if (state.disk_changed) onDiskState(state);
+  offerRecovery().catch(fail);
 }
 start().catch(fail);
