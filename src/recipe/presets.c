@@ -44,8 +44,8 @@
  * their noise alone held closed hollows (3-16% of the dry ground) and no river network
  * (drainage-area exponent 0.6-1.2 against 0.38-0.58 for real land), so each now runs a Stream
  * Power node with its evolution grid in metres. The building site's ground gets shallow swales
- * that run around its pad, which is now smaller than the site's swales (an exact 125 x 120 m rectangle:
- * the flat pad's own routing is no river network), raised on a low embankment so it dams no
+ * that run around its pad, which is now smaller than the site's swales (an exact 125 x 120 m
+ * rectangle: the flat pad's own routing is no river network), raised on a low embankment so it dams no
  * swale, and turned 16 degrees: a plot follows its roads, not the map's north, and the
  * axis-aligned pad's 40 m blend band was what made 1.55 times the chance share of its slopes face
  * multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's mesa
