@@ -39,18 +39,18 @@
  * base level only where valleys meet the map edge (border outlets), so the land no longer
  * ramps down to every edge; the basin's base level rises from its 64 m bed to 76 m, so the
  * shelving floor under the lake stays smooth instead of evolving into a stair-step of
- * coarse-cell terraces. The next versions of the four that did not evolve (building site 4, dunes
- * 4, plateau 4, island 5) drain as real land does, measured at their own grids and at 1025^2:
- * their noise alone held closed hollows (3-16% of the dry ground) and no river network
+ * coarse-cell terraces. The next versions of the four that did not evolve (building site 4,
+ * dunes 4, plateau 4, island 5) drain as real land does, measured at their own grids and at
+ * 1025^2: their noise alone held closed hollows (3-16% of the dry ground) and no river network
  * (drainage-area exponent 0.6-1.2 against 0.38-0.58 for real land), so each now runs a Stream
  * Power node with its evolution grid in metres. The building site's ground gets shallow swales
  * that run around its pad, which is now smaller than the site's swales (an exact 125 x 120 m
- * rectangle: the flat pad's own routing is no river network), raised on a low embankment so it dams no
- * swale, and turned 16 degrees: a plot follows its roads, not the map's north, and the
- * axis-aligned pad's 40 m blend band was what made 1.55 times the chance share of its slopes face
- * multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's mesa
- * is cut back by canyons and its cap rock levelled after; the island's ridges and valleys evolve
- * before its coast is blended in. */
+ * rectangle: the flat pad's own routing is no river network), raised on a low embankment so it
+ * dams no swale, and turned 16 degrees: a plot follows its roads, not the map's north, and the
+ * axis-aligned pad's 40 m blend band was what made 1.55 times the chance share of its slopes
+ * face multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's
+ * mesa is cut back by canyons and its cap rock levelled after; the island's ridges and valleys
+ * evolve before its coast is blended in. */
 
 typedef struct builtin {
     const char *id;
