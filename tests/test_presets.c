@@ -26,7 +26,8 @@ static uint64_t hash_of(const void *data, size_t size)
  * leave the default 64 x 64 grid unchanged; then (3, 3, 5, 6, 6, 3, 4, 6) real-world sizes
  * (a 12.8 km mountain range, 2 km rolling hills, ...) instead of 128 m toys, on default grids
  * of 64-256 cells; then (6, 7, 7, 7) sediment deposition and, but for the river, base level
- * only where valleys meet the edge. */
+ * only where valleys meet the edge; then the building site, dunes, plateau (4) and
+ * island (5) drain as real land does (a Stream Power node each). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -34,15 +35,15 @@ static const struct {
     double size;    /* metres across: real-world extents since the next versions */
     uint32_t cells; /* default cells a side: a few metres to 50 m, so every biome shows */
 } golden[] = {
-    {"builtin://terrain/flat-building-site", 0x650897ec29639b52ull, 0xb1d98ef8f6bba900ull, 3, 512,
+    {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0x3627f978b4776badull, 0x8e01d52fcacca3c1ull, 3, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x9be5b824bc786b94ull, 0x86826e2479409485ull, 4, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0x0779a3e76d5ffb5dull, 0x77d554a8bfb896efull, 7, 12800,
      256},
     {"builtin://terrain/basin", 0x66e7d7be6f661c90ull, 0x3453fd3513b3b686ull, 7, 4096, 256},
-    {"builtin://terrain/plateau", 0x99b23fca0be2c485ull, 0x97ae81615c2d6decull, 3, 4096, 128},
-    {"builtin://terrain/coastal-island", 0xc9ab01d529a11088ull, 0x1556bfe3e2268184ull, 4, 8192,
+    {"builtin://terrain/plateau", 0x6d7fd7ff0732649dull, 0xc833f536141f9c86ull, 4, 4096, 128},
+    {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 5, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xe8e9d3b772e54fc9ull, 0xc11ea2c832a44a2aull, 7, 2048,
      128},
