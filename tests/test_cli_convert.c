@@ -293,11 +293,12 @@ static void test_info_terrain_json(void)
     free(out), free(err);
     trn_terrain_json_dispose(&tj);
     trn_ter_dispose(&ter);
-    /* A terrane asset document of the same name is told apart. */
+    /* A terrane asset document of the same name is told apart: read as one, its own
+     * mistakes named with their position. */
     CHECK(trn_test_write_file(json_path, "{\"format_version\": 1, \"recipe\": {}}", 35));
     snprintf(cmd, sizeof cmd, "info '%s'", json_path);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
-    CHECK_CONTAINS(err, "Terrain asset source");
+    CHECK_CONTAINS(err, "theTerrain.terrain.json:1:1: missing required key 'id'");
     free(out), free(err);
     /* Broken JSON names line and column. */
     CHECK(trn_test_write_file(json_path, "{\n  \"version\": 9,,\n}", 20));

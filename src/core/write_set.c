@@ -610,6 +610,7 @@ static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_rec
         journal_kind kind = J_NOT_OURS;
         if (read_small_file(fd, &text, &size)) kind = journal_parse(text, size, &d, why, sizeof why);
         free(text);
+        const bool parsed = kind == J_OURS; /* d holds lists to free */
         if (kind == J_OURS && d.complete && !temporaries_are_ours(&d, dfd, why, sizeof why))
             kind = J_REFUSED;
         if (kind == J_REFUSED) {
@@ -629,7 +630,7 @@ static trn_status clean_dir(const char *dir, const char *base, bool dry, trn_rec
                 unlinkat(dfd, de->d_name, 0);
             }
         }
-        if (kind == J_OURS) journal_doc_free(&d);
+        if (parsed) journal_doc_free(&d);
         close(fd); /* after the renames, so no other process saw the journal unlocked */
         free(path);
     }
