@@ -148,7 +148,7 @@ picture() {
     "$TERRANE" render "$1" -o "$WORK/$2.full.png" --multidirectional -q --format json \
         >"$WORK/$2.render.json" || return 1
     "$TOOL" fit "$WORK/$2.full.png" "$IMG/$2.png" $WIDE $NARROW || return 1
-    set -- "$@" $(fig "$WORK/$2.render.json" width height)
+    set -- "$@" $(fig "$WORK/$2.render.json" "grid[0]" "grid[1]")
     # A detail only where the overview lost samples (averaged down to WIDE pixels).
     if [ "$3" -gt $WIDE ]; then
         "$TOOL" crop "$WORK/$2.full.png" "$IMG/$2-detail.png" $DETAIL || return 1
@@ -218,7 +218,7 @@ for dem in $REAL_DEMS; do
         failed_names="$failed_names $base"
         continue
     fi
-    set -- $(fig "$WORK/$name.render.json" width height cell_size_x cell_size_z)
+    set -- $(fig "$WORK/$name.render.json" "grid[0]" "grid[1]" "cell_size[0]" "cell_size[1]")
     cell=$(awk -v w="$1" -v h="$2" -v x="$3" -v z="$4" 'BEGIN { printf "%d × %d samples, %.3g × %.3g m cells", w, h, x, z }')
     if [ -n "$row" ]; then
         place=$(echo "$row" | cut -f2)

@@ -333,7 +333,17 @@ static int cmd_figures(const char *path, int count, char **names)
     }
     json_t *figures = json_object_get(doc, "figures");
     for (int k = 0; k < count; k++) {
-        json_t *value = json_object_get(doc, names[k]);
+        /* "key[i]": element i of a top-level array (render's grid and cell_size pairs). */
+        char key[128];
+        size_t index = 0;
+        const char *open = strchr(names[k], '[');
+        const bool indexed = open && (size_t)(open - names[k]) < sizeof key;
+        if (indexed) {
+            snprintf(key, sizeof key, "%.*s", (int)(open - names[k]), names[k]);
+            index = strtoul(open + 1, NULL, 10);
+        }
+        json_t *value = indexed ? json_array_get(json_object_get(doc, key), index)
+                                : json_object_get(doc, names[k]);
         size_t i;
         json_t *f;
         json_array_foreach(figures, i, f)
