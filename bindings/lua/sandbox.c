@@ -66,6 +66,26 @@ static int text_load(lua_State *L)
     return lua_gettop(L) - n;
 }
 
+/* The global library name holding only the functions keep names of what open makes; require
+ * finds the same table, and the whole library is never reachable. */
+static void open_part(lua_State *L, const char *name, lua_CFunction open,
+                      const char *const *keep)
+{
+    lua_pushcfunction(L, open);
+    lua_call(L, 0, 1);
+    lua_newtable(L);
+    for (int k = 0; keep[k]; k++) {
+        lua_getfield(L, -2, keep[k]);
+        lua_setfield(L, -2, keep[k]);
+    }
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, name);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2); /* the loaded table and the whole library */
+}
+
 static int open_sandbox(lua_State *L)
 {
     static const luaL_Reg libs[] = {
@@ -78,35 +98,12 @@ static int open_sandbox(lua_State *L)
         luaL_requiref(L, l->name, l->func, 1);
         lua_pop(L, 1);
     }
-    /* os: the clock and calendar only (no execute, exit, getenv, remove, rename, tmpname). */
-    luaL_requiref(L, "__trn_os", luaopen_os, 0);
-    lua_newtable(L);
+    /* os: the clock and calendar only (no execute, exit, getenv, remove, rename, tmpname);
+     * io: write to standard output only (no files, no popen, no changing the output). */
     static const char *const os_keep[] = {"clock", "time", "date", "difftime", NULL};
-    for (int k = 0; os_keep[k]; k++) {
-        lua_getfield(L, -2, os_keep[k]);
-        lua_setfield(L, -2, os_keep[k]);
-    }
-    lua_setglobal(L, LUA_OSLIBNAME);
-    lua_pop(L, 1);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "__trn_os");
-    lua_getglobal(L, LUA_OSLIBNAME);
-    lua_setfield(L, -2, LUA_OSLIBNAME);
-    lua_pop(L, 1);
-    /* io: write to standard output only (no files, no popen, no changing the output). */
-    luaL_requiref(L, "__trn_io", luaopen_io, 0);
-    lua_newtable(L);
-    lua_getfield(L, -2, "write");
-    lua_setfield(L, -2, "write");
-    lua_setglobal(L, LUA_IOLIBNAME);
-    lua_pop(L, 1);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "__trn_io");
-    lua_getglobal(L, LUA_IOLIBNAME);
-    lua_setfield(L, -2, LUA_IOLIBNAME);
-    lua_pop(L, 1);
+    static const char *const io_keep[] = {"write", NULL};
+    open_part(L, LUA_OSLIBNAME, luaopen_os, os_keep);
+    open_part(L, LUA_IOLIBNAME, luaopen_io, io_keep);
     /* No files: neither dofile nor loadfile; load takes text only. */
     lua_pushnil(L);
     lua_setglobal(L, "dofile");
