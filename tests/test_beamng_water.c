@@ -280,6 +280,11 @@ static void test_level_write(void)
     CHECK_CONTAINS(text, "\",\"__parent\":\"Water\",\"position\":[-96,-196,12.25],");
     CHECK_CONTAINS(text, "\n{\"name\":\"water_sea\",\"class\":\"WaterPlane\",\"persistentId\":");
     CHECK_CONTAINS(text, "\"position\":[0,0,10.5],");
+    /* A new ocean carries what the World Editor saves on one: its layers and surface settings. */
+    CHECK_CONTAINS(text, "\"Foam\":[{\"foamDir\"");
+    CHECK_CONTAINS(text, "\"Waves (vertex undulation)\":[");
+    CHECK_CONTAINS(text, "\"gridSize\":100");
+    CHECK_CONTAINS(text, "\"rippleTex\":\"core/art/water/ripple\"");
     char *first = text;
     snprintf(path, sizeof path, "%s/main/MissionGroup/items.level.json", level);
     text = read_text(path);

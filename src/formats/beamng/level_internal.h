@@ -227,4 +227,8 @@ void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
                               const trn_lvl_terrain_area *areas, size_t area_count,
                               trn_findings *findings, bool *oom);
 
+/* Add to a WaterPlane object every field the World Editor saves on an ocean that it does not
+ * have yet (foam, ripple and wave layers, surface settings, the game's core water maps). */
+bool trn_lvl_water_plane_defaults(json_t *plane);
+
 #endif

@@ -280,6 +280,11 @@ static bool add_fields(json_t *o, const char *fields)
     return ok;
 }
 
+bool trn_lvl_water_plane_defaults(json_t *plane)
+{
+    return add_fields(plane, water_plane_fields);
+}
+
 /* Rows right, forward, up of a camera at from looking at to (Torque: y forward, z up). */
 static void look_at(const double from[3], const double to[3], double m[9])
 {

@@ -545,6 +545,11 @@ static trn_status put_objects(level_edit *e, const object_list *list, trn_beamng
             char name[TRN_WATER_ID_MAX + 40];
             if ((st = unique_name(e, w->name, name, sizeof name))) return st;
             json_t *o = new_object(e->level_name, w, name, water_group);
+            /* A new ocean carries every field the World Editor saves on one (its own look kept). */
+            if (o && is_plane && !trn_lvl_water_plane_defaults(o)) {
+                json_decref(o);
+                o = NULL;
+            }
             if (!o) return oom(e->err, items);
             st = append_object(e, items, o);
             if (!st && is_plane) trn_lvl_copy(res->plane_name, sizeof res->plane_name, name);
