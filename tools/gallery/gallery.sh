@@ -116,13 +116,13 @@ figures_cell() {
         return sprintf(f, v * scale) mark(v + 0 >= lo && v + 0 <= hi)
     }
     BEGIN {
-        # The fingerprints of the dry ground when stats could measure them there, else of the
-        # whole surface; the periodic curvature with the axis and period it repeats at.
-        dry = pc_dry != "n/a"
-        ax = ax_dry != "n/a" ? ax_dry : ax_all
-        pc = dry ? pc_dry : pc_all
-        pa = dry ? pa_dry : pa_all
-        period = pa == "x" ? (dry ? px_dry : px_all) : (dry ? pz_dry : pz_all)
+        # The fingerprints of the whole surface (a lake bed is ground too; as terrane stats,
+        # bench_realism and the tests measure them), the drainage of the dry ground; the
+        # periodic curvature with the axis and period it repeats at.
+        ax = ax_all
+        pc = pc_all
+        pa = pa_all
+        period = pa == "x" ? px_all : pz_all
         r = relief == "n/a" ? "n/a" : sprintf(relief >= 10 ? "%.0f m" : "%.1f m", relief)
         s = slope == "n/a" ? "n/a" : sprintf("%.1f°", slope)
         p = show(pc, "%.1f", 0, 2, 1)
@@ -353,7 +353,8 @@ land shaded the same way.
 - **Figures** (\`terrane stats --format json\`, docs/stats.md): relief (max - min) and median
   slope of the whole surface; closed depressions (share of the dry ground a plain
   depression fill raises) and the drainage-area exponent b, on the dry ground (samples under
-  published water left out); the aspect fingerprint "45°" (\`axis45_ratio\`: slopes facing a
+  published water left out); on the whole surface, as \`terrane stats\` of the terrain gives
+  them, the aspect fingerprint "45°" (\`axis45_ratio\`: slopes facing a
   multiple of 45 degrees, relative to chance) and the periodic curvature "periodic"
   (\`periodic_curvature_ratio\`: the strongest periodic component of the curvature profile,
   relative to shuffled profiles; in brackets the direction it repeats along, columns (x) or
