@@ -245,10 +245,14 @@ try {
   const eye = await evaluate('studio.camera.pos.slice()');
   await key('keyDown', 'w');
   await sleep(400);
+  // On a loaded machine the page may draw no frame in those 400 ms: hold W until it moves.
+  await waitFor(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
+    return Math.abs(p[0] - e[0]) + Math.abs(p[1] - e[1]) + Math.abs(p[2] - e[2]) > 1; })()`, 'the fly camera to move');
   await key('keyUp', 'w');
+  // "+ 0" turns a -0 (no movement) into 0, which DevTools returns by value.
   const moved = await evaluate(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
     const d = [p[0] - e[0], p[1] - e[1], p[2] - e[2]], c = Math.cos(camera.pitch);
-    return d[0] * -c * Math.sin(camera.yaw) + d[1] * -Math.sin(camera.pitch) + d[2] * -c * Math.cos(camera.yaw); })()`);
+    return d[0] * -c * Math.sin(camera.yaw) + d[1] * -Math.sin(camera.pitch) + d[2] * -c * Math.cos(camera.yaw) + 0; })()`);
   check(moved > 1, 'W moved the fly camera forward by ' + moved.toFixed(1));
   await key('keyDown', 'f');
   await key('keyUp', 'f');
