@@ -160,6 +160,31 @@ static void sp_free(sp_state *s)
 
 #include "core/kernel.h"
 
+/* The code (0..7) of the steepest positive slope, the first on ties, or 8 when none falls:
+ * branch-free selects, so the row loops that call it vectorise. */
+KERNEL uint8_t steepest(double s0, double s1, double s2, double s3, double s4, double s5,
+                        double s6, double s7)
+{
+    double m = 0.0;
+    m = s0 > m ? s0 : m;
+    m = s1 > m ? s1 : m;
+    m = s2 > m ? s2 : m;
+    m = s3 > m ? s3 : m;
+    m = s4 > m ? s4 : m;
+    m = s5 > m ? s5 : m;
+    m = s6 > m ? s6 : m;
+    m = s7 > m ? s7 : m;
+    int c = s7 == m ? 7 : 8;
+    c = s6 == m ? 6 : c;
+    c = s5 == m ? 5 : c;
+    c = s4 == m ? 4 : c;
+    c = s3 == m ? 3 : c;
+    c = s2 == m ? 2 : c;
+    c = s1 == m ? 1 : c;
+    c = s0 == m ? 0 : c;
+    return (uint8_t)(m > 0.0 ? c : 8);
+}
+
 /* The receiver codes of one interior row (samples 1 .. nx - 2): the steepest strict descent,
  * the first of equal slopes in code order, 8 when no neighbour is lower. Written as a maximum
  * and the first code reaching it, without branches, so it vectorises; the same comparisons of
@@ -176,24 +201,7 @@ KERNEL void receivers_row(const double *RESTRICT up, const double *RESTRICT mid,
                      s2 = (hk - dn[i]) * i2, s3 = (hk - dn[i - 1]) * i3,
                      s4 = (hk - mid[i - 1]) * i4, s5 = (hk - up[i - 1]) * i5,
                      s6 = (hk - up[i]) * i6, s7 = (hk - up[i + 1]) * i7;
-        double m = 0.0;
-        m = s0 > m ? s0 : m;
-        m = s1 > m ? s1 : m;
-        m = s2 > m ? s2 : m;
-        m = s3 > m ? s3 : m;
-        m = s4 > m ? s4 : m;
-        m = s5 > m ? s5 : m;
-        m = s6 > m ? s6 : m;
-        m = s7 > m ? s7 : m;
-        int c = s7 == m ? 7 : 8;
-        c = s6 == m ? 6 : c;
-        c = s5 == m ? 5 : c;
-        c = s4 == m ? 4 : c;
-        c = s3 == m ? 3 : c;
-        c = s2 == m ? 2 : c;
-        c = s1 == m ? 1 : c;
-        c = s0 == m ? 0 : c;
-        code[i] = (uint8_t)(m > 0.0 ? c : 8);
+        code[i] = steepest(s0, s1, s2, s3, s4, s5, s6, s7);
     }
 }
 
@@ -224,24 +232,7 @@ KERNEL void receivers_row_rho8(const double *RESTRICT up, const double *RESTRICT
                      s2 = (hk - dn[i]) * inv_z, s3 = (hk - dn[i - 1]) * id,
                      s4 = (hk - mid[i - 1]) * inv_x, s5 = (hk - up[i - 1]) * id,
                      s6 = (hk - up[i]) * inv_z, s7 = (hk - up[i + 1]) * id;
-        double m = 0.0;
-        m = s0 > m ? s0 : m;
-        m = s1 > m ? s1 : m;
-        m = s2 > m ? s2 : m;
-        m = s3 > m ? s3 : m;
-        m = s4 > m ? s4 : m;
-        m = s5 > m ? s5 : m;
-        m = s6 > m ? s6 : m;
-        m = s7 > m ? s7 : m;
-        int c = s7 == m ? 7 : 8;
-        c = s6 == m ? 6 : c;
-        c = s5 == m ? 5 : c;
-        c = s4 == m ? 4 : c;
-        c = s3 == m ? 3 : c;
-        c = s2 == m ? 2 : c;
-        c = s1 == m ? 1 : c;
-        c = s0 == m ? 0 : c;
-        code[i] = (uint8_t)(m > 0.0 ? c : 8);
+        code[i] = steepest(s0, s1, s2, s3, s4, s5, s6, s7);
     }
 }
 
