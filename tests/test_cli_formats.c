@@ -451,6 +451,12 @@ static void test_info_documents(void)
     CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, odd), 1);
     CHECK_CONTAINS(err, "a JSON document of no kind terrane reads");
     free(out), free(err);
+    /* Broken JSON: where it breaks, not a guess at what it was meant to be. */
+    CHECK(trn_test_write_file(odd, "{\"a\": [1,\n 2", 13));
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, odd), 1);
+    CHECK_CONTAINS(err, "odd.json:2:2: invalid JSON");
+    CHECK(!strstr(err, "BeamNG"));
+    free(out), free(err);
 }
 
 int main(void)

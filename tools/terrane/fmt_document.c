@@ -231,11 +231,17 @@ bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
     if (trn_file_read_all(cli_input_path(path), TRN_RCP_MAX_FILE_SIZE, &data, &size, NULL))
         return false;
     const size_t bom = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
-    json_t *root = json_loadb((const char *)data + bom, size - bom, 0, NULL);
+    json_error_t je;
+    json_t *root = json_loadb((const char *)data + bom, size - bom, 0, &je);
     free(data);
+    if (!root) {
+        /* Broken JSON is no document of any kind: say where, not what it might have been. */
+        *rc = cli_failf(ctx, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
+        return true;
+    }
     if (!json_is_object(root)) {
         json_decref(root);
-        return false; /* not JSON, or no object: the format detection speaks */
+        return false; /* no object: the format detection speaks */
     }
     const trn_document_kind kind = trn_rcp_classify_object(root);
     bool handled = true;

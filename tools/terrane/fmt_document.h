@@ -8,9 +8,9 @@
 
 /* When path holds a recipe, Terrain asset source, asset manifest, terrain preset or scene (told
  * by content), describe it (text, or JSON with --format json): true with *rc the exit code (a
- * parse error is printed with its line and column). A JSON document of no kind terrane reads is
- * refused naming the kinds it does read (true, *rc 1). False, printing nothing, for a file that
- * is not JSON, a BeamNG .terrain.json, a palette or a material set. */
+ * parse error, or broken JSON, is printed with its line and column). A JSON document of no kind
+ * terrane reads is refused naming the kinds it does read (true, *rc 1). False, printing nothing,
+ * for a BeamNG .terrain.json, a palette or a material set. */
 bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc);
 
 #endif
