@@ -33,6 +33,10 @@ typedef struct cli_ctx {
     /* The destinations cli_output staged: two outputs of one run may not name one file. */
     char **claimed;
     size_t claimed_count;
+    /* The recipe whose graph this run generates (set by cli_graph_gate): a node's error found
+     * while generating is shown at that node's place in the file. */
+    char graph_file[512];
+    char graph_at[16]; /* "graph" or "recipe.graph" (a Terrain asset source) */
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
