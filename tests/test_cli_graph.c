@@ -394,6 +394,50 @@ static void test_cache_reuse(void)
     free(out), free(err);
 }
 
+/* Without --cache, results go to the platform cache directory (XDG_CACHE_HOME), which a later
+ * run reuses; TERRANE_CACHE=off and --no-cache keep nothing; inspect reads the same folder. */
+static void test_default_cache(void)
+{
+    char p[1024], xdg[1024], nodes[1100], a[1024], b[1024];
+    CHECK(write_valley("default_cache.json", 1, "note", "[0, 0]", p, sizeof p));
+    tmp_path(xdg, sizeof xdg, "xdg");
+    tmp_path(a, sizeof a, "dc_a.r32");
+    tmp_path(b, sizeof b, "dc_b.r32");
+    snprintf(nodes, sizeof nodes, "%s/terrane/nodes", xdg);
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    unsetenv("TERRANE_CACHE");
+    json_t *first = generate_json(p, a, "");
+    json_t *second = generate_json(p, b, "");
+    CHECK(strcmp(json_string_value(json_object_get(first, "cache_dir")), nodes) == 0);
+    CHECK(strcmp(outcome_of(json_object_get(first, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(strcmp(outcome_of(json_object_get(second, "nodes"), "erode"), "reused-disk") == 0);
+    CHECK(trn_test_same_bytes(a, b));
+    char f[1400];
+    snprintf(f, sizeof f, "%s/%s.tnc", nodes,
+             json_string_value(json_object_get(node_of(json_object_get(first, "nodes"), "erode"),
+                                               "key")));
+    CHECK(trn_test_exists(f));
+    /* inspect says what the folder holds. */
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("inspect '%s' --format json -q", &out, &err, p), 0);
+    CHECK_CONTAINS(out, "\"cached\": true");
+    free(out), free(err);
+    /* Off for every verb, or for one run. */
+    json_t *third = generate_json(p, b, "--no-cache");
+    CHECK(strcmp(outcome_of(json_object_get(third, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(json_object_get(third, "cache_dir") == NULL);
+    setenv("TERRANE_CACHE", "off", 1);
+    json_t *fourth = generate_json(p, b, "");
+    CHECK(strcmp(outcome_of(json_object_get(fourth, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(trn_test_same_bytes(a, b));
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --no-cache --cache '%s'", &out, &err, p,
+                                   b, xdg),
+                 2);
+    CHECK_CONTAINS(err, "--cache and --no-cache exclude each other");
+    free(out), free(err);
+    json_decref(first), json_decref(second), json_decref(third), json_decref(fourth);
+}
+
 static void test_quality(void)
 {
     char p[1024], q[1024], cache[1024], fin[1024], pre[1024], extra[1200];
@@ -948,6 +992,7 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
     RUN(test_generate_reports_nodes);
     RUN(test_cache_reuse);
+    RUN(test_default_cache);
     RUN(test_quality);
     RUN(test_graph_errors);
     RUN(test_node_error_located);

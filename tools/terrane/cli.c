@@ -317,6 +317,21 @@ static const char *shown_path(const cli_ctx *ctx, const char *file)
 
 static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code);
 
+trn_graph_cache *cli_cache_default(char *dir, size_t dir_size)
+{
+    if (dir && dir_size) dir[0] = '\0';
+    const char *env = getenv("TERRANE_CACHE");
+    if (env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0)) return NULL;
+    char path[4096];
+    trn_graph_cache *cache = NULL;
+    if (trn_graph_cache_dir_default(path, sizeof path, NULL) ||
+        trn_graph_cache_new(path, 0, &cache, NULL))
+        return NULL;
+    trn_graph_cache_set_disk_limit(cache, TRN_GRAPH_CACHE_DISK_DEFAULT);
+    if (dir && dir_size) snprintf(dir, dir_size, "%s", path);
+    return cache;
+}
+
 /* Where node node_id sits in the recipe this run generates: the file, line and column of its
  * object in "nodes" (false when the file or the node cannot be found). */
 static bool locate_node(const cli_ctx *ctx, const char *node_id, trn_error *shown)
