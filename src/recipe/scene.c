@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "core/json_pos.h"
-#include "gen/scatter_exclusions.h"
+#include "scatter/scatter_exclusions.h"
 #include "terrane/recipe.h"
 
 typedef struct scene_ctx {

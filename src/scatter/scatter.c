@@ -18,7 +18,7 @@
 #include "core/json_pos.h"
 #include "core/numtext.h"
 #include "core/textbuf.h"
-#include "gen/scatter_exclusions.h"
+#include "scatter/scatter_exclusions.h"
 #include "terrane/generate.h"
 #include "terrane/water.h"
 

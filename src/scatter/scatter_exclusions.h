@@ -1,6 +1,6 @@
 /* Reading a scatter_exclusions array inside a larger document (internal: scenes check theirs). */
-#ifndef TRN_GEN_SCATTER_EXCLUSIONS_H
-#define TRN_GEN_SCATTER_EXCLUSIONS_H
+#ifndef TRN_SCATTER_SCATTER_EXCLUSIONS_H
+#define TRN_SCATTER_SCATTER_EXCLUSIONS_H
 
 #include <jansson.h>
 
