@@ -437,6 +437,17 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     if (mo.chunk_cells > TRN_MESH_CHUNK_CELLS_MAX) mo.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;
     mo.skirt_depth = a.skirt_depth;
     mo.threads = a.threads;
+    if (a.mode == SELECT_ERROR) {
+        /* One adaptive level within the error: the triangles it needs, no more. */
+        if (a.skirt_depth > 0.0) {
+            input_dispose(&in);
+            return cli_usage_error(ctx,
+                                   "--skirt-depth is for --lod and --camera levels; --max-error "
+                                   "meshes share chunk borders exactly and take no skirt");
+        }
+        mo.adaptive_error = a.max_error;
+        mo.max_levels = 1;
+    }
     trn_mesh *m = NULL;
     trn_error e;
     trn_status st = trn_mesh_build(in.field, in.roles, &mo, &m, cli_progress, ctx, &e);
