@@ -686,13 +686,11 @@ typedef struct descent {
     double worst;
 } descent;
 
-static void emit(descent *d, ipt a, ipt b, ipt c)
+/* Append the triangle a b c (field samples): its first corner the lowest (z, then x), as a
+ * cell's (i, j) corner, then the other two in the order that faces up; the majority role. */
+static void push_tri(tri_list *l, const mesh_ctx *mc, const trn_mesh_chunk *ch, ipt a, ipt b,
+                     ipt c)
 {
-    const mesh_ctx *mc = d->r->c;
-    const ipt p[3] = {a, b, c};
-    for (int k = 0; k < 3; k++)
-        if (!isfinite(height(mc, (uint32_t)p[k].x, (uint32_t)p[k].z))) return; /* a hole */
-    tri_list *l = d->out;
     if (l->n == l->cap) {
         const size_t cap = l->cap ? 2u * l->cap : 256u;
         tri *t = realloc(l->t, cap * sizeof *t);
@@ -702,27 +700,36 @@ static void emit(descent *d, ipt a, ipt b, ipt c)
         }
         l->t = t, l->cap = cap;
     }
-    /* The first corner is the lowest (z, then x), as a cell's (i, j) corner; then the other
-     * two in the order that faces up. */
+    const ipt p[3] = {a, b, c};
     int f = 0;
     for (int k = 1; k < 3; k++)
         if (p[k].z < p[f].z || (p[k].z == p[f].z && p[k].x < p[f].x)) f = k;
     ipt q0 = p[f], q1 = p[(f + 1) % 3], q2 = p[(f + 2) % 3];
-    const int64_t up = (int64_t)(q1.z - q0.z) * (q2.x - q0.x) - (int64_t)(q1.x - q0.x) * (q2.z - q0.z);
+    const int64_t up =
+        (int64_t)(q1.z - q0.z) * (q2.x - q0.x) - (int64_t)(q1.x - q0.x) * (q2.z - q0.z);
     if (up < 0) {
         const ipt t = q1;
         q1 = q2, q2 = t;
     }
-    const trn_mesh_chunk *ch = d->ch;
     const uint32_t stride = ch->i1 - ch->i0 + 1u;
     const ipt q[3] = {q0, q1, q2};
     tri *t = &l->t[l->n++];
     uint8_t role[3] = {TRN_MESH_NO_ROLE, TRN_MESH_NO_ROLE, TRN_MESH_NO_ROLE};
     for (int k = 0; k < 3; k++) {
-        t->v[k] = (uint32_t)(q[k].z - (int32_t)ch->j0) * stride + (uint32_t)(q[k].x - (int32_t)ch->i0);
+        t->v[k] = (uint32_t)(q[k].z - (int32_t)ch->j0) * stride +
+                  (uint32_t)(q[k].x - (int32_t)ch->i0);
         if (mc->roles) role[k] = mc->roles[(size_t)q[k].z * mc->nx + (size_t)q[k].x];
     }
     t->role = majority(role[0], role[1], role[2]);
+}
+
+static void emit(descent *d, ipt a, ipt b, ipt c)
+{
+    const mesh_ctx *mc = d->r->c;
+    const ipt p[3] = {a, b, c};
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(height(mc, (uint32_t)p[k].x, (uint32_t)p[k].z))) return; /* a hole */
+    push_tri(d->out, mc, d->ch, a, b, c);
 }
 
 static void descend(descent *d, ipt a, ipt b, ipt c)
@@ -755,6 +762,164 @@ static void descend(descent *d, ipt a, ipt b, ipt c)
         if (e > d->worst) d->worst = e;
     }
     emit(d, a, b, c);
+}
+
+/* Vertex removal after the descent. RTIN places vertices only at the midpoints of its fixed
+ * hierarchy, so many it keeps are not needed once their neighbours are there. Each chunk-interior
+ * vertex whose triangles form a closed ring (no hole beside it) is removed when some fan of its
+ * ring, from one of the ring's corners, triangulates the ring with every triangle facing up
+ * and within the allowance at every sample it covers (computed exactly, as for the descent).
+ * Border vertices stay, so neighbours still match. Vertices go in sample order; a vertex whose
+ * ring changed waits for the next pass, and the pass count is fixed: the result depends on the
+ * chunk alone. */
+#define RING_MAX 24
+
+/* Twice the signed area of (a, b, p), > 0 when p lies to the up-facing side of a -> b. */
+static inline double cross_at(ipt a, ipt b, ipt p)
+{
+    return (double)((int64_t)(b.z - a.z) * (p.x - a.x) - (int64_t)(b.x - a.x) * (p.z - a.z));
+}
+#define DECIMATE_PASSES 2
+
+static trn_status decimate(const mesh_ctx *c, const trn_mesh_chunk *ch, double t, tri_list *l,
+                           double *worst)
+{
+    const uint32_t stride = ch->i1 - ch->i0 + 1u, rows = ch->j1 - ch->j0 + 1u;
+    const size_t grid = (size_t)stride * rows;
+    uint32_t *start = malloc((grid + 1u) * sizeof *start);
+    uint32_t *cursor = malloc(grid * sizeof *cursor);
+    uint8_t *touched = malloc(grid), *retry = malloc(grid);
+    uint32_t *incident = NULL;
+    uint8_t *dead = NULL;
+    trn_status st = TRN_ERR_NO_MEMORY;
+    if (!start || !cursor || !touched || !retry) goto done;
+    for (int pass = 0; pass < DECIMATE_PASSES; pass++) {
+        const size_t tc = l->n;
+        free(incident);
+        free(dead);
+        incident = malloc((3u * tc + 1u) * sizeof *incident);
+        dead = calloc(tc + 1u, 1);
+        if (!incident || !dead) goto done;
+        memset(start, 0, (grid + 1u) * sizeof *start);
+        for (size_t k = 0; k < tc; k++)
+            for (int e = 0; e < 3; e++)
+                start[l->t[k].v[e] + 1u]++;
+        for (size_t v = 0; v < grid; v++)
+            start[v + 1u] += start[v];
+        memcpy(cursor, start, grid * sizeof *cursor);
+        for (size_t k = 0; k < tc; k++) /* ids ascend per vertex */
+            for (int e = 0; e < 3; e++)
+                incident[cursor[l->t[k].v[e]]++] = (uint32_t)k;
+        /* a vertex that failed keeps failing until its ring changes: retry only those whose
+         * ring changed in the last pass */
+        if (pass == 0)
+            memset(retry, 1, grid);
+        else
+            memcpy(retry, touched, grid);
+        memset(touched, 0, grid);
+        size_t removed = 0;
+        for (uint32_t row = 1; row + 1u < rows; row++)
+            for (uint32_t col = 1; col + 1u < stride; col++) {
+                const uint32_t v = row * stride + col;
+                const uint32_t first = start[v], count = start[v + 1u] - first;
+                if (!retry[v] || touched[v] || count < 3u || count > RING_MAX) continue;
+                /* the ring: for each triangle (v, p, q) counter-clockwise, the edge p -> q */
+                uint32_t from[RING_MAX], to[RING_MAX], ring[RING_MAX];
+                bool ok = true;
+                for (uint32_t k = 0; k < count && ok; k++) {
+                    const uint32_t id = incident[first + k];
+                    const tri *tr = &l->t[id];
+                    int at = 0;
+                    while (tr->v[at] != v)
+                        at++;
+                    from[k] = tr->v[(at + 1) % 3];
+                    to[k] = tr->v[(at + 2) % 3];
+                    ok = !dead[id];
+                }
+                if (!ok) continue;
+                ring[0] = from[0];
+                uint32_t n = 1;
+                for (; n < count; n++) {
+                    uint32_t k = 0;
+                    while (k < count && from[k] != ring[n - 1u])
+                        k++;
+                    if (k == count) break;
+                    ring[n] = to[k];
+                }
+                /* a closed ring through every triangle: back at the start after count edges */
+                uint32_t k = 0;
+                while (k < count && from[k] != ring[count - 1u])
+                    k++;
+                if (n < count || k == count || to[k] != ring[0]) continue;
+                ipt p[RING_MAX];
+                for (uint32_t e = 0; e < count; e++)
+                    p[e] = (ipt){(int32_t)(ch->i0 + ring[e] % stride),
+                                 (int32_t)(ch->j0 + ring[e] / stride)};
+                const ipt here = {(int32_t)(ch->i0 + col), (int32_t)(ch->j0 + row)};
+                const double hv = height(c, (uint32_t)here.x, (uint32_t)here.z);
+                int fan = -1;
+                double fan_worst = 0.0;
+                for (uint32_t s = 0; s < count && fan < 0; s++) {
+                    double w = 0.0;
+                    bool good = true;
+                    for (uint32_t j = 1; j + 1u < count && good; j++) {
+                        const ipt a = p[s], b = p[(s + j) % count], cc = p[(s + j + 1u) % count];
+                        const int64_t up = (int64_t)(b.z - a.z) * (cc.x - a.x) -
+                                           (int64_t)(b.x - a.x) * (cc.z - a.z);
+                        good = up > 0;
+                    }
+                    /* first the removed vertex itself, on the fan triangle that holds it:
+                     * most vertices the ring needs fail here, before any full check */
+                    for (uint32_t j = 1; j + 1u < count && good; j++) {
+                        const ipt a = p[s], b = p[(s + j) % count], cc = p[(s + j + 1u) % count];
+                        const double w0 = cross_at(b, cc, here), w1 = cross_at(cc, a, here);
+                        const double w2 = cross_at(a, b, here), area = w0 + w1 + w2;
+                        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+                        const double d =
+                            fabs(w0 * height(c, (uint32_t)a.x, (uint32_t)a.z) +
+                                 w1 * height(c, (uint32_t)b.x, (uint32_t)b.z) +
+                                 w2 * height(c, (uint32_t)cc.x, (uint32_t)cc.z) - area * hv) /
+                            area;
+                        good = d <= t;
+                        break;
+                    }
+                    for (uint32_t j = 1; j + 1u < count && good; j++) {
+                        const double d = tri_deviation(c, p[s], p[(s + j) % count],
+                                                       p[(s + j + 1u) % count], t);
+                        good = d <= t;
+                        if (d > w) w = d;
+                    }
+                    if (good) fan = (int)s, fan_worst = w;
+                }
+                if (fan < 0) continue;
+                for (uint32_t e = 0; e < count; e++) {
+                    dead[incident[first + e]] = 1;
+                    touched[ring[e]] = 1;
+                }
+                touched[v] = 1;
+                const uint32_t s = (uint32_t)fan;
+                for (uint32_t j = 1; j + 1u < count; j++)
+                    push_tri(l, c, ch, p[s], p[(s + j) % count], p[(s + j + 1u) % count]);
+                if (l->failed) goto done;
+                if (fan_worst > *worst) *worst = fan_worst;
+                removed++;
+            }
+        /* drop the dead, keep the order */
+        size_t kept = 0;
+        for (size_t k = 0; k < l->n; k++)
+            if (k >= tc || !dead[k]) l->t[kept++] = l->t[k];
+        l->n = kept;
+        if (!removed) break;
+    }
+    st = TRN_OK;
+done:
+    free(start);
+    free(cursor);
+    free(touched);
+    free(retry);
+    free(incident);
+    free(dead);
+    return st;
 }
 
 /* A level from its triangles (corners as chunk-local sample numbers): vertices in sample order,
@@ -850,7 +1015,8 @@ static trn_status chunk_build_adaptive(const mesh_ctx *c, const rtin *r, trn_mes
                     descend(&d, (ipt){x0, z1}, (ipt){x1, z0}, (ipt){x1, z1});
                 }
             }
-        if (list.failed) {
+        if (!list.failed) st = decimate(c, ch, d.t, &list, &d.worst);
+        if (list.failed || st) {
             st = TRN_ERR_NO_MEMORY;
             break;
         }
