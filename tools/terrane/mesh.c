@@ -229,6 +229,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
     if (!ends_with(a->out, ".glb") && !ends_with(a->out, ".gltf") && !ends_with(a->out, ".obj"))
         return cli_usage_error(ctx, "mesh writes .glb, .gltf or .obj; name the output so, not '%s'",
                                a->out);
+    if (a->mode == SELECT_ERROR && a->skirt_depth > 0.0)
+        return cli_usage_error(ctx, "--skirt-depth is for --lod and --camera levels; --max-error "
+                                    "meshes share chunk borders exactly and take no skirt");
     if (a->embed && !ends_with(a->out, ".gltf"))
         return cli_usage_error(ctx, "--embed is for .gltf outputs, not '%s'", a->out);
     if (a->mode != SELECT_CAMERA && (a->fov_given || a->viewport_given || a->pixels_given))
@@ -439,12 +442,6 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     mo.threads = a.threads;
     if (a.mode == SELECT_ERROR) {
         /* One adaptive level within the error: the triangles it needs, no more. */
-        if (a.skirt_depth > 0.0) {
-            input_dispose(&in);
-            return cli_usage_error(ctx,
-                                   "--skirt-depth is for --lod and --camera levels; --max-error "
-                                   "meshes share chunk borders exactly and take no skirt");
-        }
         mo.adaptive_error = a.max_error;
         mo.max_levels = 1;
     }
