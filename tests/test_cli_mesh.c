@@ -155,6 +155,19 @@ static void test_heightmap_outputs(void)
     CHECK_EQ_INT(
         cli("mesh %s -o %s --max-error 0.5 --chunk-cells 16 --chunks --threads 2 -q", hm, e2), 0);
     CHECK(trn_test_same_bytes(e1, e2));
+    /* with --camera: adaptive levels within 0.5, 1, 2, ... m, coarser far away */
+    CHECK_EQ_INT(cli("mesh %s -o %s --camera -3000,500,-3000 --max-error 0.5 --chunk-cells 16 "
+                     "--chunks --format json -q",
+                     hm, e2),
+                 0);
+    o = summary();
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "camera") == 0);
+        CHECK_EQ_INT(jint(o, "lod_count"), 5);
+        json_t *per = json_object_get(o, "chunks_per_lod");
+        CHECK(json_integer_value(json_array_get(per, 0)) < 16);
+        json_decref(o);
+    }
     /* .obj and its .mtl */
     CHECK_EQ_INT(cli("mesh %s %s --max-error 50 -q", hm, obj), 0);
     CHECK(trn_test_exists(mtl));
