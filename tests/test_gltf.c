@@ -385,8 +385,8 @@ static void test_glb_adaptive(void)
         uint64_t samples = 0;
         for (size_t k = 0; k < json_array_size(prims); k++) {
             json_t *prim = json_array_get(prims, k);
-            const json_int_t pos_acc =
-                json_integer_value(json_object_get(json_object_get(prim, "attributes"), "POSITION"));
+            const json_int_t pos_acc = json_integer_value(
+                json_object_get(json_object_get(prim, "attributes"), "POSITION"));
             const json_int_t ind_acc = json_integer_value(json_object_get(prim, "indices"));
             const size_t pbase = accessor_base(&p, pos_acc), ibase = accessor_base(&p, ind_acc);
             const json_int_t count = json_integer_value(json_object_get(
@@ -401,15 +401,18 @@ static void test_glb_adaptive(void)
                     pj[c] = -(int64_t)lrint(bin_float(&p, pbase + 12u * v + 8u)); /* north at -z */
                 }
                 /* up in glTF's frame: (b - a) x (c - a) has +y, z = -j */
-                const int64_t up = (-(pj[1] - pj[0])) * (pi[2] - pi[0]) -
-                                   (pi[1] - pi[0]) * (-(pj[2] - pj[0]));
+                const int64_t up =
+                    (-(pj[1] - pj[0])) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (-(pj[2] - pj[0]));
                 CHECK(up > 0);
                 area2 += up;
                 for (int64_t j = 0; j <= 20; j++)
                     for (int64_t i = 0; i <= 24; i++) {
-                        const int64_t w0 = (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
-                        const int64_t w1 = (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
-                        const int64_t w2 = (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
+                        const int64_t w0 =
+                            (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
+                        const int64_t w1 =
+                            (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
+                        const int64_t w2 =
+                            (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
                         if (!((w0 >= 0 && w1 >= 0 && w2 >= 0) || (w0 <= 0 && w1 <= 0 && w2 <= 0)))
                             continue;
                         const double sum = (double)(w0 + w1 + w2);

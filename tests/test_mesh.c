@@ -784,7 +784,8 @@ static double check_adaptive(const trn_field *f, const trn_mesh *m, double max_e
                     CHECK(ph[c] == (double)f->heights[(size_t)pj[c] * nx + (size_t)pi[c]]);
                 }
                 /* up: (b - a) x (c - a) has +y, i.e. dz_b dx_c - dx_b dz_c > 0 */
-                const int64_t a2 = (pj[1] - pj[0]) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (pj[2] - pj[0]);
+                const int64_t a2 =
+                    (pj[1] - pj[0]) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (pj[2] - pj[0]);
                 CHECK(a2 > 0);
                 area2 += a2;
                 int64_t i0 = pi[0], i1 = pi[0], j0 = pj[0], j1 = pj[0];
@@ -795,9 +796,12 @@ static double check_adaptive(const trn_field *f, const trn_mesh *m, double max_e
                 for (int64_t j = j0; j <= j1; j++)
                     for (int64_t i = i0; i <= i1; i++) {
                         /* barycentric weights, each >= 0 inside (clockwise in x, z here) */
-                        const int64_t w0 = (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
-                        const int64_t w1 = (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
-                        const int64_t w2 = (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
+                        const int64_t w0 =
+                            (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
+                        const int64_t w1 =
+                            (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
+                        const int64_t w2 =
+                            (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
                         if (w0 < 0 || w1 < 0 || w2 < 0) continue;
                         CHECK(w0 + w1 + w2 == a2);
                         const double h = f->heights[(size_t)j * nx + (size_t)i];
@@ -844,8 +848,8 @@ static void check_shared_edges(const trn_mesh *m)
             const trn_mesh_chunk *ch = &m->chunks[cz * m->chunks_x + cx];
             for (int axis = 0; axis < 2; axis++) {
                 if (axis == 0 ? cx + 1u >= m->chunks_x : cz + 1u >= m->chunks_z) continue;
-                const trn_mesh_chunk *nb =
-                    &m->chunks[axis == 0 ? cz * m->chunks_x + cx + 1u : (cz + 1u) * m->chunks_x + cx];
+                const trn_mesh_chunk *nb = &m->chunks[axis == 0 ? cz * m->chunks_x + cx + 1u
+                                                                : (cz + 1u) * m->chunks_x + cx];
                 const int64_t at = axis == 0 ? ch->i1 : ch->j1;
                 for (uint32_t l1 = 0; l1 < ch->level_count; l1++)
                     for (uint32_t l2 = 0; l2 < nb->level_count; l2++) {
@@ -875,8 +879,7 @@ static void test_adaptive_error_bound(void)
         {70, 45, 8, rough, 2.0},  /* uneven last chunks, a chunk line off the square grid */
         {50, 37, 12, bowl, 0.05}, /* chunks not a power of two */
         {80, 60, 32, bowl, 0.0},  /* 0: exact at every sample */
-        {33, 17, 64, spike, 0.25},
-        {5, 3, 1, rough, 0.5}, /* one-cell chunks: half cells only */
+        {33, 17, 64, spike, 0.25}, {5, 3, 1, rough, 0.5}, /* one-cell chunks: half cells only */
         {1, 2, 64, rough, 0.5},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -87,7 +87,7 @@ typedef struct trn_mesh {
     uint32_t chunks_x, chunks_z;
     uint32_t level_count; /* every chunk has this many levels */
     bool has_roles;
-    double adaptive_error; /* trn_mesh_options.adaptive_error: < 0 regular levels */
+    double adaptive_error;  /* trn_mesh_options.adaptive_error: < 0 regular levels */
     trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
 } trn_mesh;
 

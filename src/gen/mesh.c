@@ -475,12 +475,12 @@ static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t le
 
 typedef struct rtin {
     const mesh_ctx *c;
-    int32_t w, h;       /* cells_x, cells_z */
-    int32_t cc;         /* chunk cells */
-    int32_t top;        /* side of the squares each chunk's descent starts from: 2^k >= cc */
-    float *err;         /* per field sample, rounded up from the double value */
-    uint8_t *flag;      /* per sample, levels > 1: a border vertex below exceeds t0 */
-    double t0, tmax;    /* level 0's allowance, the coarsest level's */
+    int32_t w, h;    /* cells_x, cells_z */
+    int32_t cc;      /* chunk cells */
+    int32_t top;     /* side of the squares each chunk's descent starts from: 2^k >= cc */
+    float *err;      /* per field sample, rounded up from the double value */
+    uint8_t *flag;   /* per sample, levels > 1: a border vertex below exceeds t0 */
+    double t0, tmax; /* level 0's allowance, the coarsest level's */
 } rtin;
 
 typedef struct ipt {
@@ -688,8 +688,7 @@ typedef struct descent {
 
 /* Append the triangle a b c (field samples): its first corner the lowest (z, then x), as a
  * cell's (i, j) corner, then the other two in the order that faces up; the majority role. */
-static void push_tri(tri_list *l, const mesh_ctx *mc, const trn_mesh_chunk *ch, ipt a, ipt b,
-                     ipt c)
+static void push_tri(tri_list *l, const mesh_ctx *mc, const trn_mesh_chunk *ch, ipt a, ipt b, ipt c)
 {
     if (l->n == l->cap) {
         const size_t cap = l->cap ? 2u * l->cap : 256u;
@@ -716,8 +715,8 @@ static void push_tri(tri_list *l, const mesh_ctx *mc, const trn_mesh_chunk *ch, 
     tri *t = &l->t[l->n++];
     uint8_t role[3] = {TRN_MESH_NO_ROLE, TRN_MESH_NO_ROLE, TRN_MESH_NO_ROLE};
     for (int k = 0; k < 3; k++) {
-        t->v[k] = (uint32_t)(q[k].z - (int32_t)ch->j0) * stride +
-                  (uint32_t)(q[k].x - (int32_t)ch->i0);
+        t->v[k] =
+            (uint32_t)(q[k].z - (int32_t)ch->j0) * stride + (uint32_t)(q[k].x - (int32_t)ch->i0);
         if (mc->roles) role[k] = mc->roles[(size_t)q[k].z * mc->nx + (size_t)q[k].x];
     }
     t->role = majority(role[0], role[1], role[2]);
@@ -884,8 +883,8 @@ static trn_status decimate(const mesh_ctx *c, const trn_mesh_chunk *ch, double t
                         break;
                     }
                     for (uint32_t j = 1; j + 1u < count && good; j++) {
-                        const double d = tri_deviation(c, p[s], p[(s + j) % count],
-                                                       p[(s + j + 1u) % count], t);
+                        const double d =
+                            tri_deviation(c, p[s], p[(s + j) % count], p[(s + j + 1u) % count], t);
                         good = d <= t;
                         if (d > w) w = d;
                     }
@@ -1154,7 +1153,8 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     rtin r;
     memset(&r, 0, sizeof r);
     if (adaptive) {
-        if (field->cells_x > (uint32_t)INT32_MAX / 2u || field->cells_z > (uint32_t)INT32_MAX / 2u) {
+        if (field->cells_x > (uint32_t)INT32_MAX / 2u ||
+            field->cells_z > (uint32_t)INT32_MAX / 2u) {
             free(status);
             trn_mesh_free(m);
             return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
