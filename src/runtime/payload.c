@@ -17,7 +17,7 @@
 
 #include "core/checked.h"
 #include "core/cursor.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "runtime/payload_format.h"
 #include "runtime/payload_internal.h"
 #include "terrane/runtime.h"
