@@ -543,9 +543,27 @@ static double tri_deviation(const mesh_ctx *c, ipt p0, ipt p1, ipt p2, double ca
     const int32_t zmin = min3(p0.z, p1.z, p2.z), zmax = max3(p0.z, p1.z, p2.z);
     const double a = (double)area;
     double worst = 0.0;
+    /* An edge whose ez is a multiple rho of ex (axis-aligned and diagonal ones: every RTIN
+     * edge) bounds x at -rho z - k / ex exactly, without a division per row. */
+    int64_t rho[3], off[3];
+    bool exact[3];
+    for (int k = 0; k < 3; k++) {
+        exact[k] = ex[k] != 0 && ez[k] % ex[k] == 0;
+        rho[k] = exact[k] ? ez[k] / ex[k] : 0;
+        off[k] = exact[k] ? -kk[k] / ex[k] : 0;
+    }
     for (int32_t z = zmin; z <= zmax; z++) {
         int64_t lo = xmin, hi = xmax;
         for (int k = 0; k < 3; k++) {
+            if (exact[k]) {
+                const int64_t b = off[k] - rho[k] * z;
+                if (ex[k] > 0) {
+                    if (b > lo) lo = b;
+                } else if (b < hi) {
+                    hi = b;
+                }
+                continue;
+            }
             const int64_t base = ez[k] * z + kk[k];
             if (ex[k] > 0) {
                 const int64_t b = -floor_div(base, ex[k]); /* ceil(-base / ex) */
@@ -615,10 +633,59 @@ static double tri_value(const rtin *r, ipt a, ipt b, ipt c, uint8_t *flag)
     return d > child ? d : child;
 }
 
+/* The two finest rounds hold three quarters of the vertices, and their triangles (two cells
+ * wide) cover only their corners and the midpoints of their edges: there the deviation is
+ * |h(p) + h(q) - 2 h(m)| / 2 per edge p q with a midpoint m, which tri_deviation gives bit for
+ * bit (its weights are then A/2, A/2 and 0, powers of two). */
+static double small_tri_value(const rtin *r, ipt a, ipt b, ipt c)
+{
+    const int cls = tri_class(r, min3(a.x, b.x, c.x), max3(a.x, b.x, c.x), min3(a.z, b.z, c.z),
+                              max3(a.z, b.z, c.z));
+    if (cls == TRI_OUTSIDE) return 0.0;
+    if (cls == TRI_CROSSES) return INFINITY;
+    const mesh_ctx *mc = r->c;
+    const ipt p[3] = {a, b, c};
+    double h[3];
+    for (int k = 0; k < 3; k++) {
+        h[k] = height(mc, (uint32_t)p[k].x, (uint32_t)p[k].z);
+        if (!isfinite(h[k])) return INFINITY;
+    }
+    double worst = 0.0;
+    for (int k = 0; k < 3; k++) {
+        const ipt u = p[k], v = p[(k + 1) % 3];
+        if (((u.x + v.x) & 1) || ((u.z + v.z) & 1)) continue;
+        const double hm = height(mc, (uint32_t)((u.x + v.x) / 2), (uint32_t)((u.z + v.z) / 2));
+        if (!isfinite(hm)) return INFINITY;
+        const double d = fabs(h[k] + h[(k + 1) % 3] - 2.0 * hm) / 2.0;
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
 static void vertex_update(rtin *r, int32_t x, int32_t z, ipt a, ipt b, ipt c1, ipt c2)
 {
     uint8_t flag = 0;
-    const double v1 = tri_value(r, a, b, c1, &flag), v2 = tri_value(r, a, b, c2, &flag);
+    double v1, v2;
+    if (b.x - a.x <= 2 && a.x - b.x <= 2 && b.z - a.z <= 2 && a.z - b.z <= 2) {
+        /* with their children's values: the legs' midpoints exist only on squares of side 2 */
+        v1 = small_tri_value(r, a, b, c1), v2 = small_tri_value(r, a, b, c2);
+        const ipt cs[2] = {c1, c2};
+        for (int t = 0; t < 2; t++) {
+            const ipt c = cs[t];
+            if (((a.x + c.x) & 1) || ((a.z + c.z) & 1)) continue;
+            if (tri_class(r, min3(a.x, b.x, c.x), max3(a.x, b.x, c.x), min3(a.z, b.z, c.z),
+                          max3(a.z, b.z, c.z)) != TRI_INSIDE)
+                continue;
+            const size_t ka = rtin_at(r, (a.x + c.x) / 2, (a.z + c.z) / 2);
+            const size_t kb = rtin_at(r, (b.x + c.x) / 2, (b.z + c.z) / 2);
+            double *v = t == 0 ? &v1 : &v2;
+            if (r->err[ka] > *v) *v = r->err[ka];
+            if (r->err[kb] > *v) *v = r->err[kb];
+            if (r->flag) flag |= r->flag[ka] | r->flag[kb];
+        }
+    } else {
+        v1 = tri_value(r, a, b, c1, &flag), v2 = tri_value(r, a, b, c2, &flag);
+    }
     const size_t k = rtin_at(r, x, z);
     r->err[k] = round_up(v1 > v2 ? v1 : v2);
     if (r->flag) {
@@ -770,7 +837,9 @@ static void descend(descent *d, ipt a, ipt b, ipt c)
  * and within the allowance at every sample it covers (computed exactly, as for the descent).
  * Border vertices stay, so neighbours still match. Vertices go in sample order; a vertex whose
  * ring changed waits for the next pass, and the pass count is fixed: the result depends on the
- * chunk alone. */
+ * chunk alone. One pass: on a 4097^2 mountain range at 0.1 m it removes 3 M of 10.7 M
+ * triangles for about the time of the descent; a second removes 1.7 M more for 40% more
+ * time in all. */
 #define RING_MAX 24
 
 /* Twice the signed area of (a, b, p), > 0 when p lies to the up-facing side of a -> b. */
@@ -778,7 +847,7 @@ static inline double cross_at(ipt a, ipt b, ipt p)
 {
     return (double)((int64_t)(b.z - a.z) * (p.x - a.x) - (int64_t)(b.x - a.x) * (p.z - a.z));
 }
-#define DECIMATE_PASSES 2
+#define DECIMATE_PASSES 1
 
 static trn_status decimate(const mesh_ctx *c, const trn_mesh_chunk *ch, double t, tri_list *l,
                            double *worst)
@@ -856,6 +925,15 @@ static trn_status decimate(const mesh_ctx *c, const trn_mesh_chunk *ch, double t
                                  (int32_t)(ch->j0 + ring[e] / stride)};
                 const ipt here = {(int32_t)(ch->i0 + col), (int32_t)(ch->j0 + row)};
                 const double hv = height(c, (uint32_t)here.x, (uint32_t)here.z);
+                /* every fan's plane at v lies between the ring's lowest and highest corner: a
+                 * peak or a pit more than t beyond them stays */
+                double lo = INFINITY, hi = -INFINITY;
+                for (uint32_t e = 0; e < count; e++) {
+                    const double hr = height(c, (uint32_t)p[e].x, (uint32_t)p[e].z);
+                    lo = hr < lo ? hr : lo;
+                    hi = hr > hi ? hr : hi;
+                }
+                if (hv - hi > t || lo - hv > t) continue;
                 int fan = -1;
                 double fan_worst = 0.0;
                 for (uint32_t s = 0; s < count && fan < 0; s++) {
