@@ -163,6 +163,7 @@ static void test_heightmap_outputs(void)
     o = summary();
     if (o) {
         CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "camera") == 0);
+        CHECK(json_real_value(json_object_get(o, "max_error")) == 0.5);
         CHECK_EQ_INT(jint(o, "lod_count"), 5);
         json_t *per = json_object_get(o, "chunks_per_lod");
         CHECK(json_integer_value(json_array_get(per, 0)) < 16);

@@ -380,7 +380,8 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "selection", json_string(select_names[a->mode]));
     if (a->mode == SELECT_CAMERA)
         json_object_set_new(o, "lod_error_pixels", json_real(a->camera.lod_error_pixels));
-    if (a->mode == SELECT_ERROR) json_object_set_new(o, "max_error", json_real(a->max_error));
+    if (a->mode == SELECT_ERROR || a->camera_adaptive)
+        json_object_set_new(o, "max_error", json_real(a->max_error));
     json_object_set_new(o, "vertices", json_integer((json_int_t)rep->vertices));
     json_object_set_new(o, "triangles", json_integer((json_int_t)rep->triangles));
     json_object_set_new(o, "chunks", json_integer((json_int_t)n));
