@@ -366,6 +366,7 @@ static void test_glb_adaptive(void)
     trn_mesh_options o;
     trn_mesh_options_default(&o);
     o.chunk_cells = 8;
+    o.adaptive = true;
     o.adaptive_error = 0.75;
     o.max_levels = 1;
     trn_mesh *m = NULL;

@@ -728,6 +728,7 @@ static trn_mesh *build_adaptive(const trn_field *f, const uint8_t *roles, uint32
     trn_mesh_options o;
     trn_mesh_options_default(&o);
     o.chunk_cells = chunk_cells;
+    o.adaptive = true;
     o.adaptive_error = max_error;
     o.max_levels = levels;
     o.threads = threads;
@@ -983,7 +984,8 @@ static void test_adaptive_deterministic(void)
     /* refused: skirts on adaptive levels, a NaN allowance */
     trn_mesh_options o;
     trn_mesh_options_default(&o);
-    CHECK(o.adaptive_error < 0);
+    CHECK(!o.adaptive);
+    o.adaptive = true;
     o.adaptive_error = 0.5;
     o.skirt_depth = 2.0;
     trn_mesh *m = NULL;
@@ -994,6 +996,16 @@ static void test_adaptive_deterministic(void)
     o.adaptive_error = NAN;
     CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "adaptive_error");
+    o.adaptive_error = -0.5;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "adaptive_error: expected a finite number >= 0, found -0.5");
+    /* a zeroed struct keeps the regular levels */
+    memset(&o, 0, sizeof o);
+    o.chunk_cells = 8;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK(m->adaptive_error < 0 && m->chunks[0].levels[0].step == 1);
+    trn_mesh_free(m);
+    m = NULL;
     CHECK(m == NULL);
     trn_field_dispose(&f);
 }

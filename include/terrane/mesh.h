@@ -40,7 +40,7 @@ typedef struct trn_mesh_section {
  * its first row and column, and always its last row and column, so the chunk's border is kept
  * and neighbours' borders share their vertices. Coarse cells are split along the same diagonal
  * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole).
- * An adaptive level (trn_mesh_options.adaptive_error >= 0) keeps the samples its error allows
+ * An adaptive level (trn_mesh_options.adaptive) keeps the samples its error allows
  * instead: error is then an upper bound of that largest difference, at most the level's
  * allowance, border_error and skirt_depth are 0, and level 0 is not full resolution. */
 typedef struct trn_mesh_level {
@@ -87,7 +87,7 @@ typedef struct trn_mesh {
     uint32_t chunks_x, chunks_z;
     uint32_t level_count; /* every chunk has this many levels */
     bool has_roles;
-    double adaptive_error;  /* trn_mesh_options.adaptive_error: < 0 regular levels */
+    double adaptive_error;  /* adaptive levels: their adaptive_error; -1: regular */
     trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
 } trn_mesh;
 
@@ -102,11 +102,12 @@ typedef struct trn_mesh_options {
     double skirt_depth;
     double skirt_margin; /* automatic skirts: < 0 (default -1) = one cell (the smaller side) */
     int threads;         /* 0 = OpenMP default; results never depend on it */
-    /* Adaptive levels: < 0 (the default, -1) off, levels are the regular grids above; >= 0
-     * (finite) level L is a right-triangulated irregular network (docs/meshes.md "Adaptive
-     * levels") whose every triangle stays within adaptive_error * 2^L metres of every sample
-     * it covers. Neighbouring chunks at any two levels share their border vertices exactly, so
-     * adaptive levels need no skirts: skirt_depth must be < 0 or 0 (no skirt is built). */
+    /* Adaptive levels (false by default, and in a zeroed struct: the regular grids above):
+     * level L is a right-triangulated irregular network (docs/meshes.md "Adaptive levels")
+     * whose every triangle stays within adaptive_error * 2^L metres (finite, >= 0) of every
+     * sample it covers. Neighbouring chunks at any two levels share their border vertices
+     * exactly, so adaptive levels need no skirts: skirt_depth must be < 0 or 0 (none built). */
+    bool adaptive;
     double adaptive_error;
 } trn_mesh_options;
 

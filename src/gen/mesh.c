@@ -24,7 +24,8 @@ void trn_mesh_options_default(trn_mesh_options *o)
     o->skirt_depth = -1.0;
     o->skirt_margin = -1.0;
     o->threads = 0;
-    o->adaptive_error = -1.0;
+    o->adaptive = false;
+    o->adaptive_error = 0.0;
 }
 
 /* ---- helpers over the field ---- */
@@ -1149,10 +1150,10 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "mesh: skirt_margin: expected a finite number, found %g",
                              o.skirt_margin);
-    const bool adaptive = o.adaptive_error >= 0.0;
-    if (isnan(o.adaptive_error) || isinf(o.adaptive_error))
+    const bool adaptive = o.adaptive;
+    if (adaptive && !(isfinite(o.adaptive_error) && o.adaptive_error >= 0.0))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: adaptive_error: expected a finite number (< 0: off), found %g",
+                             "mesh: adaptive_error: expected a finite number >= 0, found %g",
                              o.adaptive_error);
     if (adaptive && o.skirt_depth > 0.0)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,

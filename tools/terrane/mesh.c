@@ -453,9 +453,11 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     mo.threads = a.threads;
     if (a.mode == SELECT_ERROR) {
         /* One adaptive level within the error: the triangles it needs, no more. */
+        mo.adaptive = true;
         mo.adaptive_error = a.max_error;
         mo.max_levels = 1;
     } else if (a.camera_adaptive) {
+        mo.adaptive = true;
         mo.adaptive_error = a.max_error; /* level L within max_error * 2^L */
     }
     trn_mesh *m = NULL;
