@@ -9,6 +9,7 @@
 #include "core/textbuf.h"
 #include "core/numtext.h"
 #include "recipe/recipe_internal.h"
+#include "scatter/scatter_internal.h"
 #include "terrane/palette.h"
 
 /* A document cannot ask for unbounded allocations. */
@@ -573,34 +574,6 @@ static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
     return TRN_OK;
 }
 
-static double category_multiplier(const trn_palette *p, trn_scatter_category category,
-                                  const char **name)
-{
-    *name = NULL;
-    switch (category) {
-    case TRN_CATEGORY_GRASS:
-        *name = "grass_density";
-        return p->grass_density;
-    case TRN_CATEGORY_TREE:
-        *name = "tree_density";
-        return p->tree_density;
-    case TRN_CATEGORY_ROCK:
-        *name = "rock_density";
-        return p->rock_density;
-    case TRN_CATEGORY_PROP:
-        break;
-    }
-    return 1;
-}
-
-double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_rule *rule)
-{
-    if (!palette || !rule) return 0;
-    const char *name;
-    return rule->density * palette->art_density *
-           category_multiplier(palette, rule->category, &name);
-}
-
 /* v rounded down to six significant digits, so the suggestion itself is accepted. */
 static double six_digits_down(double v)
 {
@@ -616,7 +589,7 @@ static trn_status check_densities(pal_ctx *c, const trn_palette *p, const json_t
     for (uint32_t i = 0; i < p->rule_count; i++) {
         const trn_scatter_rule *r = &p->rules[i];
         const char *cat_name;
-        double cat = category_multiplier(p, r->category, &cat_name);
+        double cat = trn_palette_category_multiplier(p, r->category, &cat_name);
         double eff = trn_palette_rule_density(p, r);
         double cs = r->candidate_spacing;
         if (eff == 0) continue; /* a disabled rule fits any lattice (0 x inf would be NaN) */
