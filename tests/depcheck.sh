@@ -33,6 +33,8 @@ src/formats/beamng/ter_legacy.c 3
 src/formats/beamng/ter_internal.h 3
 src/recipe/recipe_internal.h 4
 src/recipe/recipe_base.c 4
+src/recipe/json_fields.c 4
+src/recipe/json_fields.h 4
 src/recipe/strokes.c 4
 src/graph 5
 src/recipe 6
@@ -86,13 +88,17 @@ if [ -n "$dump" ]; then
 fi
 
 # 3. Cycles: strongly connected components of more than one file (reachability both ways).
-# One ring is known and reported without failing: the node registry (src/graph/registry.c holds
-# the table of every node family's functions, and the node files call back into the registry,
-# the parser's parameter readers and the checker's diagnostics). A cycle reaching outside
-# src/graph, or any other, fails.
-known_ring=src/graph/
+# One call is a known recursion and left out: a landform's evolution parameters are read as a
+# Stream Power node's through the whole graph parser and checker (trn_graph_params_parse), whose
+# node registry lists the landform node again. Any other cycle fails.
+known_edge="src/graph/nodes/generators.c src/graph/graph_check.c"
+if grep -qx "$known_edge" "$tmp/calls"; then
+    echo "known call left out of the cycle search: ${known_edge% *} -> ${known_edge#* } (trn_graph_params_parse)" >&2
+    grep -vx "$known_edge" "$tmp/calls" > "$tmp/calls.cut" || true
+    mv "$tmp/calls.cut" "$tmp/calls"
+fi
 cycles() {
-    awk -v kind="$1" -v known="$known_ring" '
+    awk -v kind="$1" '
     { if (!($1 in seen)) { seen[$1] = 1; node[++nn] = $1 }
       if (!($2 in seen)) { seen[$2] = 1; node[++nn] = $2 }
       adj[$1] = adj[$1] " " $2 }
@@ -108,15 +114,11 @@ cycles() {
         for (i = 1; i <= nn; i++) {
             a = node[i]
             if ((a in done) || !((a, a) in reach)) continue
-            line = ""; inside = 1
+            line = ""
             for (j = 1; j <= nn; j++) {
                 b = node[j]
-                if ((a, b) in reach && (b, a) in reach) {
-                    done[b] = 1; line = line " " b
-                    if (index(b, known) != 1) inside = 0
-                }
+                if ((a, b) in reach && (b, a) in reach) { done[b] = 1; line = line " " b }
             }
-            if (inside) { print "known " kind " cycle (the node registry):" line > "/dev/stderr"; continue }
             print kind " cycle:" line; bad = 1
         }
         exit bad
