@@ -1,6 +1,6 @@
 /* The recipe model's ground floor, beneath validation, canonical text and the graph's nodes:
- * text buffers and number text, the canonical JSON emitter, field ranges and key tables, name
- * suggestions, and lookups in a parsed recipe (landforms, biomes, sea level). */
+ * text buffers and number text, the canonical JSON emitter, field ranges and key tables, and
+ * lookups in a parsed recipe (landforms, biomes, sea level). */
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/numtext.h"
+#include "recipe/json_fields.h"
 #include "recipe/recipe_internal.h"
 
 /* ---- text buffers, numbers, canonical JSON ---- */
@@ -234,18 +235,12 @@ char *trn_rcp_canonical_text(const json_t *v)
     return b.data;
 }
 
-/* ---- field ranges, defaults, key tables, suggestions ---- */
+/* ---- field ranges, defaults, key tables ---- */
 
-enum { LO_OPEN = 1, WHOLE = 2 };
-
-typedef struct num_spec {
-    double lo, hi;
-    unsigned flags;
-    const char *expect;
-} num_spec;
+enum { LO_OPEN = TRN_DOC_LO_OPEN, WHOLE = TRN_DOC_WHOLE };
 
 /* Indexed by trn_rcp_num. */
-static const num_spec num_specs[TRN_NUM_COUNT] = {
+static const trn_doc_range num_specs[TRN_NUM_COUNT] = {
     [TRN_NUM_SIZE] = {0, TRN_RCP_MAX_MAGNITUDE, LO_OPEN, "a number > 0 and <= 1e9"},
     [TRN_NUM_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
     [TRN_NUM_SEED] = {0, 9223372036854775807.0, WHOLE, "a whole number 0..9223372036854775807"},
@@ -287,12 +282,12 @@ bool trn_rcp_num_whole(trn_rcp_num which)
 
 bool trn_rcp_num_ok(trn_rcp_num which, double value)
 {
-    const num_spec *s = &num_specs[which];
-    if (!isfinite(value)) return false;
-    if ((s->flags & LO_OPEN) ? !(value > s->lo) : !(value >= s->lo)) return false;
-    if (!(value <= s->hi)) return false;
-    if ((s->flags & WHOLE) && floor(value) != value) return false;
-    return true;
+    return trn_doc_range_ok(&num_specs[which], value);
+}
+
+const trn_doc_range *trn_rcp_num_range(trn_rcp_num which)
+{
+    return &num_specs[which];
 }
 
 void trn_rcp_landform_defaults(trn_landform *lf)
@@ -344,56 +339,6 @@ const char *const trn_rcp_rule_keys[] = {
 const char *const trn_rcp_asset_keys[] = {"format_version", "id", "recipe", NULL};
 
 /* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t cap)
-{
-    if (na > 64 || nb > 64) return cap + 1;
-    size_t prev2[65], prev[65], cur[65];
-    for (size_t j = 0; j <= nb; j++)
-        prev[j] = j;
-    for (size_t j = 0; j <= nb; j++)
-        prev2[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            size_t best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
-            if (prev[j - 1] + cost < best) best = prev[j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                prev2[j - 2] + 1 < best)
-                best = prev2[j - 2] + 1;
-            cur[j] = best;
-        }
-        memcpy(prev2, prev, sizeof prev);
-        memcpy(prev, cur, sizeof cur);
-    }
-    return prev[nb] > cap ? cap + 1 : prev[nb];
-}
-
-const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates)
-{
-    size_t n = strlen(word);
-    if (n == 0) return NULL;
-    size_t cap = n / 3 > 1 ? n / 3 : 1;
-    const char *best = NULL;
-    size_t best_score = cap + 1;
-    for (const char *const *c = candidates; *c; c++) {
-        size_t m = strlen(*c);
-        size_t score = edit_distance(word, n, *c, m, cap);
-        /* A misspelt beginning of a longer name ("heigth" for height_variation) counts one
-         * more than the misspelling itself. */
-        if (m > n) {
-            size_t prefix = edit_distance(word, n, *c, n, cap) + 1;
-            if (prefix < score) score = prefix;
-        }
-        if (score < best_score) {
-            best_score = score;
-            best = *c;
-        }
-    }
-    return best;
-}
-
 /* ---- lookups in a parsed recipe ---- */
 
 const char *trn_substrate_name(trn_substrate substrate)

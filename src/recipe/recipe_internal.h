@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "core/json_pos.h"
+#include "recipe/json_fields.h"
 #include "terrane/recipe.h"
 
 /* Defaults of the recipe and landform fields (recipe.h states them too). */
@@ -63,6 +64,8 @@ typedef enum trn_rcp_num {
 /* "a number > 0", "a whole number 1..16", ... */
 const char *trn_rcp_num_expect(trn_rcp_num which);
 bool trn_rcp_num_ok(trn_rcp_num which, double value);
+/* which's row of the range table (recipe_base.c), for trn_doc_number. */
+const trn_doc_range *trn_rcp_num_range(trn_rcp_num which);
 /* Whole-number fields (cells, seed, chunk_cells, octaves). */
 bool trn_rcp_num_whole(trn_rcp_num which);
 
