@@ -527,6 +527,7 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, trn
     if (key_size) key[0] = '\0';
     if (msg_size) msg[0] = '\0';
     /* An object and nothing else, so the text cannot reach past the node it is put in. */
+    trn_json_parse_counted();
     json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
     const bool is_object = json_is_object(obj);
     json_decref(obj);

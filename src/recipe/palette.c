@@ -222,6 +222,7 @@ static trn_status parse_root_object(pal_ctx *c, const char *text, size_t size, j
                      ? 3
                      : 0;
     json_error_t je;
+    trn_json_parse_counted();
     *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!*root) {
         size_t at = je.position > 0 ? (size_t)je.position - 1 : 0;

@@ -123,6 +123,7 @@ static json_t *rule_json(const trn_rule *r, bool *ok)
 static void put_blob(json_t *o, const char *key, const char *text, bool *ok)
 {
     if (!text) return;
+    trn_json_parse_counted();
     json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
     put_new(o, key, v, ok);
 }
@@ -292,6 +293,9 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     return o;
 }
 
+static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *size,
+                                 trn_error *err);
+
 trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
                                      trn_error *err)
 {
@@ -302,6 +306,13 @@ trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size
                              "trn_recipe_canonical_json: recipe and text are required");
     trn_status st = trn_recipe_validate(recipe, err);
     if (st) return st;
+    return canonical_text(recipe, text, size, err);
+}
+
+/* The canonical text of a recipe known to be valid. */
+static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *size,
+                                 trn_error *err)
+{
     json_t *tree = trn_rcp_recipe_to_json(recipe);
     char *out = tree ? trn_rcp_canonical_text(tree) : NULL;
     json_decref(tree);
@@ -313,7 +324,23 @@ trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size
     return TRN_OK;
 }
 
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
+                            trn_error *err);
+
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err)
+{
+    return cache_key(recipe, true, key, err);
+}
+
+trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err)
+{
+    return cache_key(recipe, false, key, err);
+}
+
+/* validate false: the caller has just validated recipe (a generation), so its text is not
+ * checked again. */
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
+                            trn_error *err)
 {
     if (key) *key = 0;
     if (!key)
@@ -332,7 +359,8 @@ trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_err
                                  "graph: not a readable graph document (or out of memory)");
         view.graph_json = identity;
     }
-    trn_status st = trn_recipe_canonical_json(&view, &text, &size, err);
+    trn_status st = validate ? trn_recipe_canonical_json(&view, &text, &size, err)
+                             : canonical_text(&view, &text, &size, err);
     free(identity);
     if (st) return st;
     /* Hashed bytes (docs/recipes.md): the generator version as 4 bytes little-endian, then

@@ -80,6 +80,12 @@ extern const char *const trn_rcp_biome_keys[];
 extern const char *const trn_rcp_rule_keys[];
 extern const char *const trn_rcp_asset_keys[];
 
+/* trn_recipe_cache_key of a recipe the caller has just validated (no second validation). */
+trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err);
+
+/* How many times trn_recipe_validate ran in this process (a hook for tests). */
+uint64_t trn_rcp_validate_count(void);
+
 /* The closest of candidates to word within a small edit distance, or NULL. */
 const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates);
 

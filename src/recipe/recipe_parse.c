@@ -1257,6 +1257,7 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
 
     size_t bom = bom_length(text, size);
     json_error_t je;
+    trn_json_parse_counted();
     json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + syntax_error_offset(&je));

@@ -1,5 +1,6 @@
 /* Recipe rules: field ranges, references between sections, limits; trn_recipe_validate. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,7 @@ static trn_status check_blob(chk *k, const char *key, const char *text, const ch
 {
     if (!text) return TRN_OK;
     json_error_t je;
+    trn_json_parse_counted();
     json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     trn_json_path_push_key(k->where, key);
     if (!v) return fail(k, TRN_ERR_VALIDATION, "kept JSON text does not parse: %s", je.text);
@@ -649,8 +651,16 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     return TRN_OK;
 }
 
+static _Atomic uint64_t validations;
+
+uint64_t trn_rcp_validate_count(void)
+{
+    return atomic_load_explicit(&validations, memory_order_relaxed);
+}
+
 trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
 {
+    atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
     trn_json_path where = {{{0}}, 0};
     trn_json_target target;
