@@ -3,15 +3,23 @@
 # cycle, and no file of src/ includes or calls into a higher layer (order: docs/architecture.md).
 #
 # usage: depcheck.sh SOURCE_DIR BUILD_DIR [--dump DIR]
+#        depcheck.sh --edges INCLUDES CALLS   (checks given "from to" edge lists; for its own test)
 # Includes come from the sources ("..." includes resolved as the compiler does: the including
 # file's folder, then src/, tools/terrane/, tools/terrane/cli/). Calls come from the object files
 # (nm: global symbols each object defines against those it leaves undefined), so a call through
 # a public header counts as well as one through an internal header.
 set -eu
-srcdir=$1
-build=$2
+given=
 dump=
-if [ "${3:-}" = "--dump" ]; then dump=${4:?}; fi
+if [ "${1:-}" = "--edges" ]; then
+    given_includes=${2:?}
+    given_calls=${3:?}
+    given=1
+else
+    srcdir=${1:?}
+    build=${2:?}
+    if [ "${3:-}" = "--dump" ]; then dump=${4:?}; fi
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -44,43 +52,48 @@ tools/terrane/cli 9
 tools/terrane 10
 EOF
 
-# 1. Include edges "from to".
-(cd "$srcdir" && find src tools/terrane -name '*.[ch]' | LC_ALL=C sort) > "$tmp/files"
-while read -r f; do
-    dir=${f%/*}
-    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$srcdir/$f" |
-    while read -r inc; do
-        for cand in "$dir/$inc" "src/$inc" "tools/terrane/$inc" "tools/terrane/cli/$inc"; do
-            if [ -f "$srcdir/$cand" ]; then
-                echo "$f $cand"
-                break
-            fi
+if [ -n "$given" ]; then
+    LC_ALL=C sort -u "$given_includes" > "$tmp/includes"
+    LC_ALL=C sort -u "$given_calls" > "$tmp/calls"
+else
+    # 1. Include edges "from to".
+    (cd "$srcdir" && find src tools/terrane -name '*.[ch]' | LC_ALL=C sort) > "$tmp/files"
+    while read -r f; do
+        dir=${f%/*}
+        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$srcdir/$f" |
+        while read -r inc; do
+            for cand in "$dir/$inc" "src/$inc" "tools/terrane/$inc" "tools/terrane/cli/$inc"; do
+                if [ -f "$srcdir/$cand" ]; then
+                    echo "$f $cand"
+                    break
+                fi
+            done
         done
-    done
-done < "$tmp/files" | LC_ALL=C sort -u > "$tmp/includes"
+    done < "$tmp/files" | LC_ALL=C sort -u > "$tmp/includes"
 
-# 2. Call edges "from to" between object files of the library and the CLI.
-if ! command -v nm >/dev/null 2>&1; then
-    echo "depcheck: nm not found (binutils): skipped" >&2
-    exit 77
+    # 2. Call edges "from to" between object files of the library and the CLI.
+    if ! command -v nm >/dev/null 2>&1; then
+        echo "depcheck: nm not found (binutils): skipped" >&2
+        exit 77
+    fi
+    objs=$(find "$build/CMakeFiles/terrane_obj.dir" "$build/CMakeFiles/terrane.dir" -name '*.c.o' 2>/dev/null |
+           LC_ALL=C sort)
+    if [ -z "$objs" ]; then
+        echo "depcheck: no object files under $build/CMakeFiles (build the library and the CLI first)" >&2
+        exit 1
+    fi
+    for o in $objs; do
+        f=${o#*.dir/}
+        f=${f%.o}
+        case $f in src/*|tools/terrane/*) ;; *) continue ;; esac
+        [ -f "$srcdir/$f" ] || continue # a stale object of a moved or deleted source
+        nm -P "$o" | awk -v f="$f" '$2 ~ /^[TDBRCVWGS]$/ { print "D", f, $1 } $2 == "U" { print "U", f, $1 }'
+    done > "$tmp/syms"
+    awk '$1 == "D" { def[$3] = $2; next }
+         $1 == "U" { n++; uf[n] = $2; us[n] = $3 }
+         END { for (i = 1; i <= n; i++) if ((us[i] in def) && def[us[i]] != uf[i]) print uf[i], def[us[i]] }' \
+        "$tmp/syms" | LC_ALL=C sort -u > "$tmp/calls"
 fi
-objs=$(find "$build/CMakeFiles/terrane_obj.dir" "$build/CMakeFiles/terrane.dir" -name '*.c.o' 2>/dev/null |
-       LC_ALL=C sort)
-if [ -z "$objs" ]; then
-    echo "depcheck: no object files under $build/CMakeFiles (build the library and the CLI first)" >&2
-    exit 1
-fi
-for o in $objs; do
-    f=${o#*.dir/}
-    f=${f%.o}
-    case $f in src/*|tools/terrane/*) ;; *) continue ;; esac
-    [ -f "$srcdir/$f" ] || continue # a stale object of a moved or deleted source
-    nm -P "$o" | awk -v f="$f" '$2 ~ /^[TDBRCVWGS]$/ { print "D", f, $1 } $2 == "U" { print "U", f, $1 }'
-done > "$tmp/syms"
-awk '$1 == "D" { def[$3] = $2; next }
-     $1 == "U" { n++; uf[n] = $2; us[n] = $3 }
-     END { for (i = 1; i <= n; i++) if ((us[i] in def) && def[us[i]] != uf[i]) print uf[i], def[us[i]] }' \
-    "$tmp/syms" | LC_ALL=C sort -u > "$tmp/calls"
 
 if [ -n "$dump" ]; then
     mkdir -p "$dump"
