@@ -317,17 +317,19 @@ static item *items_of(const char *s, size_t n, size_t p, size_t *count, size_t *
     return list;
 }
 
-/* The layout before each new item of a container: what the text has before its first item, or
- * a new line one step deeper than the container's own line when it is empty. */
+/* The layout before each new item of a container: what the text has before its first item when
+ * that starts a line, else one space (items on one line). */
 static void lead_of(const char *s, size_t open, const item *list, size_t count, bool object,
                     trn_rcp_buf *lead)
 {
     if (count) {
         const size_t first = object ? list[0].key : list[0].value;
-        trn_rcp_buf_put(lead, s + open + 1, first - open - 1);
-        return;
+        if (memchr(s + open + 1, '\n', first - open - 1)) {
+            trn_rcp_buf_put(lead, s + open + 1, first - open - 1);
+            return;
+        }
     }
-    trn_rcp_buf_put(lead, " ", 1);
+    trn_rcp_buf_put(lead, " ", 1); /* on one line: ", " between items */
 }
 
 /* Delete the marked items of a container: each run of deleted items goes with the comma before

@@ -946,6 +946,7 @@ function afterEdit(reply) {
 
 async function loadCheck() {
   const report = await (await api('check')).json();
+  if (report.file) studio.recipeName = String(report.file).split('/').pop();
   const list = $('diagnostics');
   list.textContent = '';
   for (const d of report.diagnostics) {
@@ -1117,6 +1118,7 @@ async function loadRecipe() {
   for (const l of recipe.layers) if (!(l.group in recipe.targets)) recipe.targets[l.group] = l.id;
   showBiomes();
   showLayers();
+  if (studio.onRecipe) studio.onRecipe(r);
 }
 
 function showBiomes() {
