@@ -1796,9 +1796,8 @@ static enum MHD_Result apply_recipe(studio *s, struct MHD_Connection *conn, trn_
         char msg[700];
         snprintf(msg, sizeof msg, "the graph has %zu error%s; nothing was applied: %s", errors,
                  errors == 1 ? "" : "s", first);
-        return reply_json(conn, 422,
-                          json_pack("{s:o,s:o}", "error", cli_json_string(msg), "diagnostics",
-                                    diags));
+        return reply_json(
+            conn, 422, json_pack("{s:o,s:o}", "error", cli_json_string(msg), "diagnostics", diags));
     }
     char *was = session_text(s);
     st = regenerate(s, next, s->options.quality, &e);
@@ -1883,8 +1882,8 @@ static enum MHD_Result api_preset(studio *s, struct MHD_Connection *conn, const 
                                   "preset: expected {\"id\": PRESET, \"edits\": \"keep\" or "
                                   "\"clear\"}");
     }
-    const trn_edit_policy policy = edits && !strcmp(edits, "clear") ? TRN_EDITS_CLEAR
-                                                                     : TRN_EDITS_KEEP;
+    const trn_edit_policy policy =
+        edits && !strcmp(edits, "clear") ? TRN_EDITS_CLEAR : TRN_EDITS_KEEP;
     trn_error e;
     trn_preset preset;
     trn_status st = trn_preset_find(s->project_root, id, &preset, &e);
@@ -2010,14 +2009,14 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
     if (disk_check(s)) publish_state(s);
     if (studio_dirty(s) || s->disk_changed) {
         json_decref(req);
-        return reply_json(
-            conn, 409,
-            json_pack("{s:s,s:b}", "error",
-                      s->disk_changed ? "export: the recipe file changed on disk; load it "
-                                        "(Generate) or save over it first"
-                                      : "export: the recipe has unsaved edits; export writes "
-                                        "the recipe file, so save first",
-                      "unsaved", 1));
+        return reply_json(conn, 409,
+                          json_pack("{s:s,s:b}", "error",
+                                    s->disk_changed
+                                        ? "export: the recipe file changed on disk; load it "
+                                          "(Generate) or save over it first"
+                                        : "export: the recipe has unsaved edits; export writes "
+                                          "the recipe file, so save first",
+                                    "unsaved", 1));
     }
     char out[4200], tmpdir[600] = "", tmp[700] = "", err[2048];
     snprintf(out, sizeof out, "%s/%s", s->project_root, rel);
@@ -2052,12 +2051,12 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
             char dims[64], square[64];
             snprintf(dims, sizeof dims, "%ux%u", r->cells_x + 1u, r->cells_z + 1u);
             trn_rcp_format_double(r->size_x / (double)r->cells_x, square);
-            char *conv[] = {"terrane", "convert",    tmp,    out, "--size", dims, "--raw-type",
+            char *conv[] = {"terrane", "convert",       tmp,    out,  "--size", dims, "--raw-type",
                             "r32",     "--square-size", square, "-q", NULL};
             ok = run_cli(conv, err, sizeof err);
         } else if (ok) {
-            char *unity[] = {"terrane", "unity", "export", tmp, out, "--fit", "resample", "-q",
-                             NULL};
+            char *unity[] = {"terrane", "unity",    "export", tmp, out,
+                             "--fit",   "resample", "-q",     NULL};
             ok = run_cli(unity, err, sizeof err);
         }
         unlink(tmp);
@@ -2066,8 +2065,8 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
         char *mesh[] = {"terrane", "mesh", recipe, "-o", out, "-q", NULL};
         ok = run_cli(mesh, err, sizeof err);
     } else if (!strcmp(format, "cook")) {
-        char *cook[] = {"terrane", "cook", s->scene ? s->project_root : recipe, "-o", out, "-q",
-                        NULL};
+        char *cook[] = {"terrane", "cook", s->scene ? s->project_root : recipe, "-o", out,
+                        "-q",      NULL};
         ok = run_cli(cook, err, sizeof err);
     } else if (!strcmp(format, "beamng")) {
         char level[4300];
@@ -2092,12 +2091,11 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe",     "heights",      "biomes",      "events",
-                                       "check",      "water",        "instances",   "preview",
-                                       "layers",     "nodes",        "explain",     "lod",
-                                       "water/grid", "water/bodies", "water/index", "state",
-                                       "types",      "presets"};
-    static const char *const posts[] = {"generate", "stroke", "undo",   "redo",  "save",
+    static const char *const gets[] = {
+        "recipe",     "heights",      "biomes",      "events", "check",   "water",
+        "instances",  "preview",      "layers",      "nodes",  "explain", "lod",
+        "water/grid", "water/bodies", "water/index", "state",  "types",   "presets"};
+    static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)

@@ -503,8 +503,7 @@ static bool diff_array(const char *s, size_t n, size_t at, const json_t *fc, con
                 continue;
             }
             if (add.len || add.failed) {
-                const size_t where = anchor == NPOS ? list[match[k]].value
-                                                    : list[anchor].value_end;
+                const size_t where = anchor == NPOS ? list[match[k]].value : list[anchor].value_end;
                 patch_add(pl, where, where, &add);
                 memset(&add, 0, sizeof add);
             }
@@ -702,7 +701,7 @@ char *studio_doc_minimal_edit(const char *s, size_t n, const json_t *file_canon,
     const size_t np = pl.count;
     char *out = NULL;
     if (ok) {
-        qsort(patches, np, sizeof patches[0], cmp_patch);
+        if (np) qsort(patches, np, sizeof patches[0], cmp_patch);
         trn_rcp_buf o = {0};
         size_t at = 0;
         for (size_t k = 0; k < np; k++) {
