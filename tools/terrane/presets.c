@@ -96,7 +96,7 @@ json_t *cli_preset_json(const trn_preset *p)
 static void preset_text(const trn_preset *p)
 {
     cli_printf("  %s  %s%s%s%s\n", p->id, p->name, p->label ? " [" : "", p->label ? p->label : "",
-               p->label ? "]" : "");
+           p->label ? "]" : "");
     if (p->description) cli_printf("    %s\n", p->description);
     if (p->recipe.biome_count) {
         cli_printf("    biomes (%u):", p->recipe.biome_count);
@@ -110,8 +110,7 @@ static void preset_text(const trn_preset *p)
     if (p->recipe.rule_count) {
         cli_printf("    rules (%u):", p->recipe.rule_count);
         for (uint32_t i = 0; i < p->recipe.rule_count; i++)
-            cli_printf("%s %s -> %s", i ? "," : "", p->recipe.rules[i].id,
-                       p->recipe.rules[i].biome);
+            cli_printf("%s %s -> %s", i ? "," : "", p->recipe.rules[i].id, p->recipe.rules[i].biome);
         cli_printf("\n");
     }
 }
@@ -442,9 +441,8 @@ int cli_verb_apply_preset(cli_ctx *ctx, int argc, char **argv)
         goto done;
     }
     if (matches > 1) {
-        cli_fprintf(stderr, "terrane %s: %zu terrains%s%s%s; choose one with --entity:\n",
-                    ctx->verb, matches, entity ? " have the id '" : "", entity ? entity : "",
-                    entity ? "'" : "");
+        cli_fprintf(stderr, "terrane %s: %zu terrains%s%s%s; choose one with --entity:\n", ctx->verb,
+                matches, entity ? " have the id '" : "", entity ? entity : "", entity ? "'" : "");
         for (size_t i = 0; i < s.count; i++)
             if (!entity || strcmp(s.items[i].entity, entity) == 0)
                 cli_fprintf(stderr, "  %s in %s\n", s.items[i].entity, s.items[i].scene);
