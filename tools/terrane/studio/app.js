@@ -408,11 +408,25 @@ async function loadHeights() {
   redraw();
 }
 
+// The page's first load asks for the biomes and the LOD errors while the heights arrive (the
+// server computes the errors meanwhile); each prefetched reply is used once, null when absent.
+const prefetch = {};
+function prefetchStart(paths) {
+  for (const path of paths)
+    prefetch[path] = fetch('api/' + path, { headers: { 'X-Terrane-Token': token, 'X-Terrane-Client': clientId } })
+      .then((r) => (r.ok ? r : null)).catch(() => null);
+}
+function prefetched(path) {
+  const p = prefetch[path];
+  delete prefetch[path];
+  return p || Promise.resolve(null);
+}
+
 // /api/lod: float32 per chunk (z then x) per level; without it the page measures its own.
 async function loadLod() {
   const chunks = terrain.chunksX * terrain.chunksZ, L = terrain.levels;
   terrain.lod = new Float32Array(chunks * L);
-  const response = await optional('lod');
+  const response = (await prefetched('lod')) || await optional('lod');
   if (response) {
     const serverLevels = Number(response.headers.get('X-Terrane-Lod-Levels'));
     const data = new Float32Array(await response.arrayBuffer());
@@ -430,7 +444,7 @@ async function loadLod() {
 
 // Biome index per sample (R8UI) and the biomes' colours (a 256 x 1 palette).
 async function loadBiomes() {
-  const response = await api('biomes');
+  const response = (await prefetched('biomes')) || await api('biomes');
   const colours = (response.headers.get('X-Terrane-Biome-Colors') || '').split(';');
   const palette = new Uint8Array(256 * 4).fill(128);
   colours.forEach((c, k) => { if (c) palette.set([...c.split(',').map(Number), 255], k * 4); });
@@ -643,6 +657,8 @@ function chooseLevels(vp) {
   const C = terrain.chunkCells, cx0 = terrain.cellX * C, cz0 = terrain.cellZ * C;
   const K = canvas.height / (2 * Math.tan(camera.fov / 2));
   const levels = studio.levels && studio.levels.length === NX * NZ ? studio.levels : new Int8Array(NX * NZ);
+  // The first frame: every chunk at its coarsest level (a picture at once); the next one refines.
+  const allowance = studio.coarseFrame ? Infinity : lodErrorPixels;
   let culled = 0;
   for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
     const c = cz * NX + cx;
@@ -657,7 +673,7 @@ function chooseLevels(vp) {
     const dx = Math.max(x0 - eye[0], 0, eye[0] - x1), dy = Math.max(y0 - eye[1], 0, eye[1] - y1), dz = Math.max(z0 - eye[2], 0, eye[2] - z1);
     const d = Math.hypot(dx, dy, dz);
     let level = 0;
-    if (d > 0) while (level + 1 < L && terrain.lod[c * L + level + 1] * K / d <= lodErrorPixels) level++;
+    if (d > 0) while (level + 1 < L && terrain.lod[c * L + level + 1] * K / d <= allowance) level++;
     levels[c] = level;
   }
   studio.levels = levels;
@@ -1578,14 +1594,21 @@ async function start() {
   programs.water = makeProgram(waterVS, waterFS);
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
+  prefetchStart(['biomes', 'lod']);
   await loadHeights();
   mark('heights');
   await loadWater();
   mark('water');
+  // The first frame at the coarsest levels (?coarse_first=0: at the chosen allowance): a
+  // software renderer rasterizes the full-detail frame for seconds; the next frame refines it.
+  studio.coarseFrame = params.get('coarse_first') !== '0';
   draw();
+  studio.coarseFrame = false;
   // The first frame: drawn and finished (a one-pixel read waits for the GPU).
   gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
   studio.firstFrameMs = performance.now();
+  studio.firstFrameLevels = studio.stats.levelCounts;
+  redraw();
   document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
   await loadRecipe();
   toolChanged();
