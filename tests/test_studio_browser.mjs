@@ -487,6 +487,18 @@ try {
     await waitFor(`${status} === 'removed elevation_mask'`, 'the removal');
     const removed = await graphRecipe();
     check(!nodeOf(removed, 'elevation_mask') && !nodeOf(removed, 'height_blend').inputs.mask, 'Remove node took the node and its links out');
+    // Copy and paste a node (its parameters and links come along), then Delete removes it.
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"flat_terrain\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("studio.editor.selected === 'flat_terrain'", 'flat_terrain selected');
+    const ctrlKey = (k) => send('Input.dispatchKeyEvent', { type: 'keyDown', key: k, code: 'Key' + k.toUpperCase(), modifiers: 2, windowsVirtualKeyCode: k.toUpperCase().charCodeAt(0) });
+    await ctrlKey('c');
+    await ctrlKey('v');
+    await waitFor(`${status} === 'pasted flat_terrain_copy'`, 'the paste');
+    const pasted = nodeOf(await graphRecipe(), 'flat_terrain_copy');
+    check(pasted && pasted.params.height === 40 && pasted.type === 'flat_terrain', 'Ctrl+C, Ctrl+V pasted a copy with its parameters');
+    await send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+    await waitFor(`${status} === 'removed flat_terrain_copy'`, 'the Delete key');
+    check(!nodeOf(await graphRecipe(), 'flat_terrain_copy'), 'Delete removed the selected node');
     // Save: the file differs from the original only inside its graph.
     await evaluate("document.getElementById('save').click()");
     await waitFor(`${status}.startsWith('saved') && !studio.state.dirty`, 'the save');
@@ -539,6 +551,17 @@ try {
     await waitFor("studio.readout && !document.getElementById('readout').hidden", 'the readout');
     const ro = await evaluate('studio.readout');
     check(typeof ro.height === 'number' && ro.slope >= 0 && ro.biome === 'g' && await evaluate("document.getElementById('readout').textContent.includes('height')"), 'the readout shows height, slope and biome: ' + JSON.stringify(ro));
+    // Contour lines change the picture; the measuring tool gives distance and rise.
+    const contourPixels = await evaluate("(() => { document.getElementById('contour-step').value = '5'; return studio.pixelsChangedBy('contours'); })()");
+    check(contourPixels.changed > 1000, 'contour lines drawn: ' + JSON.stringify(contourPixels));
+    await setTool('measure');
+    for (const dx of [-80, 80]) {
+      await send('Input.dispatchMouseEvent', { type: 'mousePressed', x: x + dx, y, button: 'left', buttons: 1, clickCount: 1 });
+      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: x + dx, y, button: 'left', buttons: 0, clickCount: 1 });
+    }
+    const m = await evaluate('studio.lastMeasure');
+    const rise = await evaluate(`heightAt(${m && m.to[0]}, ${m && m.to[1]}) - heightAt(${m && m.from[0]}, ${m && m.from[1]})`);
+    check(m && m.horizontal > 10 && m.rise === rise && await evaluate(`${status}.startsWith('measured:')`), 'two clicks of the measuring tool measured ' + JSON.stringify(m));
     check(errors.length === 0, 'no console errors while editing the graph' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();

@@ -14,7 +14,7 @@ const terrain = {
   biomes: null, palette: null,
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
-const show = { water: true, instances: params.get('instances') !== '0', minimap: true };
+const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -160,7 +160,7 @@ const terrainFS = `#version 300 es
 precision highp float; precision highp int; precision highp usampler2D;
 in vec3 v_normal; in vec3 v_pos;
 uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
-uniform float u_lo, u_hi, u_sea; uniform vec3 u_brush; uniform vec3 u_eye;
+uniform float u_lo, u_hi, u_sea, u_contour; uniform vec3 u_brush; uniform vec3 u_eye;
 out vec4 colour;
 void main() {
   vec3 n = normalize(v_normal);
@@ -172,6 +172,10 @@ void main() {
   tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
   if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
   vec3 c = tint * shade;
+  if (u_contour > 0.0) { // contour lines every u_contour metres, about a pixel wide
+    float f = v_pos.y / u_contour, w = max(fwidth(f), 1e-4);
+    c = mix(c, vec3(0.08, 0.08, 0.06), 0.65 * (1.0 - smoothstep(0.0, 1.2 * w, abs(fract(f + 0.5) - 0.5))));
+  }
   if (u_brush.z > 0.0) {
     float d = abs(distance(v_pos.xz, u_brush.xy) - u_brush.z);
     c = mix(c, vec3(1.0, 0.85, 0.2), 1.0 - smoothstep(0.0, u_brush.z * 0.04 + 0.5, d));
@@ -769,6 +773,7 @@ function draw() {
   gl.uniform1f(u.u_lo, terrain.lo);
   gl.uniform1f(u.u_hi, terrain.hi);
   gl.uniform1f(u.u_sea, water.has ? -1e30 : terrain.seaLevel);
+  gl.uniform1f(u.u_contour, show.contours ? Math.max(Number($('contour-step').value) || 0, 0) : 0);
   gl.uniform3f(u.u_brush, brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt && currentTool() ? radius() : 0);
   bindTexture(0, textures.heights, u.u_h);
   bindTexture(1, textures.biomes, u.u_b);
@@ -1053,6 +1058,16 @@ function describe(value, depth) {
   return ul;
 }
 
+// ----- the measuring tool: two clicks, the distance between them -----
+function measureTo(p) {
+  const a = studio.measurePoint, ha = heightAt(a[0], a[1]), hb = heightAt(p[0], p[1]);
+  const flat = Math.hypot(p[0] - a[0], p[1] - a[1]), rise = hb - ha;
+  studio.measurePoint = null;
+  studio.lastMeasure = { from: a, to: p, horizontal: flat, rise, distance: Math.hypot(flat, rise), grade: flat > 0 ? rise / flat * 100 : 0 };
+  setStatus(`measured: ${flat.toFixed(1)} horizontal, ${rise >= 0 ? '+' : ''}${rise.toFixed(1)} m rise, ${studio.lastMeasure.distance.toFixed(1)} along the slope (${studio.lastMeasure.grade.toFixed(1)}% grade)`);
+  return studio.lastMeasure;
+}
+
 // ----- picking -----
 function heightAt(x, z) {
   const fi = x / terrain.cellX, fj = z / terrain.cellZ;
@@ -1290,6 +1305,11 @@ canvas.addEventListener('pointerdown', (e) => {
   if (!terrain.heights) return;
   const look = { orbit: true, x: e.clientX, y: e.clientY };
   if (e.button === 2 || e.button === 1) { drag = look; return; }
+  if (tool === 'measure') {
+    const p = pick(e);
+    if (p && studio.measurePoint) measureTo(p); else if (p) { studio.measurePoint = p; setStatus('measure: click the second point'); }
+    return;
+  }
   if (e.altKey || tool === 'explain') {
     const p = pick(e);
     if (p) explainAt(p).catch(fail);
@@ -1343,7 +1363,7 @@ window.addEventListener('resize', redraw);
 const toolKeys = ['orbit', 'raise', 'lower', 'flatten', 'smooth', 'region', 'protect', 'exclusion', 'erase', 'explain'];
 window.addEventListener('keydown', (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox' && e.target.type !== 'radio') return;
-  if (e.target instanceof HTMLSelectElement) return;
+  if (e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
   const k = e.key.toLowerCase();
   if ((e.ctrlKey || e.metaKey) && k === 'z') { e.preventDefault(); $(e.shiftKey ? 'redo' : 'undo').click(); return; }
   if ((e.ctrlKey || e.metaKey) && k === 'y') { e.preventDefault(); $('redo').click(); return; }
@@ -1353,8 +1373,11 @@ window.addEventListener('keydown', (e) => {
   if (k >= '0' && k <= '9') { $('tool').value = toolKeys[Number(k)]; toolChanged(); return; }
   if (k === 'f') { if (camera.mode === 'fly') enterOrbit(); else enterFly(); redraw(); }
   if (k === 'v') { show.water = !show.water; $('show-water').checked = show.water; redraw(); }
-  if (k === 'i') { show.instances = !show.instances; $('show-instances').checked = show.instances; redraw(); }
+  if (k === 'i') { show.instances = !show.instances; $('show-instances').checked = show.instances;
+$('show-contours').addEventListener('change', () => { show.contours = $('show-contours').checked; redraw(); });
+$('contour-step').addEventListener('input', redraw); redraw(); }
   if (k === 'm') { show.minimap = !show.minimap; redraw(); }
+  if (k === 'c') { show.contours = !show.contours; $('show-contours').checked = show.contours; redraw(); }
   if (k === 'h' || k === 'home') { resetCamera(); if (camera.mode === 'fly') enterOrbit(); redraw(); }
   if (k === '[' || k === ']') { radiusInput(k === '[' ? 0.8 : 1.25); }
 });
@@ -1443,6 +1466,8 @@ $('camera').addEventListener('change', () => { if ($('camera').value === 'fly') 
 $('show-water').addEventListener('change', () => { show.water = $('show-water').checked; redraw(); });
 $('show-instances').addEventListener('change', () => { show.instances = $('show-instances').checked; redraw(); });
 $('show-instances').checked = show.instances;
+$('show-contours').addEventListener('change', () => { show.contours = $('show-contours').checked; redraw(); });
+$('contour-step').addEventListener('input', redraw);
 
 // One Server-Sent Events stream for the page's life: generation progress, and the session's
 // state after every change by any page (or on disk): another page's edit reloads what this one

@@ -606,6 +606,45 @@ studio.readoutAt = readoutAt;
 canvas.addEventListener('pointermove', (e) => { if (!drag && terrain.heights) readoutAt(pick(e)); });
 canvas.addEventListener('pointerleave', () => { $('readout').hidden = true; });
 
+// ----- copy, paste and delete in the graph (keys) -----
+function copyNode() {
+  const g = graphOf(editor.recipe), n = g && editor.selected && nodeById(g, editor.selected);
+  if (!n) { tell('copy: select a node first'); return null; }
+  editor.clipboard = JSON.parse(JSON.stringify(n));
+  tell('copied ' + n.id);
+  return editor.clipboard;
+}
+function pasteNode() {
+  const c = editor.clipboard;
+  if (!c) { tell('paste: nothing copied'); return Promise.resolve(false); }
+  const g = graphOf(editor.recipe);
+  let id = c.id, k = 1;
+  while (g && nodeById(g, id)) id = c.id.replace(/_copy\d*$/, '') + '_copy' + (k++ > 1 ? k - 1 : '');
+  const node = JSON.parse(JSON.stringify(c));
+  node.id = id;
+  delete node._auto;
+  const at = posOf(c);
+  node.position = [at[0] + 30, at[1] + 30];
+  editor.selected = id;
+  return editRecipe((r) => {
+    if (!graphOf(r)) return 'the recipe has no graph: start one first';
+    // Its links come along when their sources exist; nothing links to the copy yet.
+    for (const [pin, link] of Object.entries(node.inputs || {})) if (!link || !nodeById(r.graph, link.node)) delete node.inputs[pin];
+    r.graph.nodes.push(node);
+  }, `pasted ${id}`);
+}
+studio.copyNode = copyNode;
+studio.pasteNode = pasteNode;
+window.addEventListener('keydown', (e) => {
+  if (editor.tab !== 'graph') return;
+  const t = e.target;
+  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+  const k = e.key.toLowerCase();
+  if ((e.ctrlKey || e.metaKey) && k === 'c') { e.preventDefault(); copyNode(); }
+  if ((e.ctrlKey || e.metaKey) && k === 'v') { e.preventDefault(); pasteNode(); }
+  if ((k === 'delete' || k === 'backspace') && editor.selected) { e.preventDefault(); removeNode(editor.selected); }
+});
+
 // ----- tabs -----
 function showTab(tab) {
   editor.tab = tab;
