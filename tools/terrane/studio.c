@@ -2037,8 +2037,16 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
     snprintf(tmpdir, sizeof tmpdir, "%s/terrane-export-XXXXXX", base && *base ? base : "/tmp");
     bool ok;
     char *recipe = s->save_path;
+    /* The grid for a GeoTIFF's raw heights, read now: the verbs run without the session's lock
+     * (they read the saved file, not the session), so other pages are served meanwhile. */
+    const trn_recipe *grid = trn_session_recipe(s->session);
+    char dims[64], square[64];
+    snprintf(dims, sizeof dims, "%ux%u", grid->cells_x + 1u, grid->cells_z + 1u);
+    trn_rcp_format_double(grid->size_x / (double)grid->cells_x, square);
+    pthread_mutex_unlock(&s->lock);
     if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
         if (!mkdtemp(tmpdir)) {
+            pthread_mutex_lock(&s->lock);
             json_decref(reply_path);
             return studio_reply_error(conn, 500, "export: cannot make a temporary folder");
         }
@@ -2047,10 +2055,6 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
         char *gen[] = {"terrane", "generate", recipe, "-o", tmp, "-q", NULL};
         ok = run_cli(gen, err, sizeof err);
         if (ok && !strcmp(format, "geotiff")) {
-            const trn_recipe *r = trn_session_recipe(s->session);
-            char dims[64], square[64];
-            snprintf(dims, sizeof dims, "%ux%u", r->cells_x + 1u, r->cells_z + 1u);
-            trn_rcp_format_double(r->size_x / (double)r->cells_x, square);
             char *conv[] = {"terrane", "convert",       tmp,    out,  "--size", dims, "--raw-type",
                             "r32",     "--square-size", square, "-q", NULL};
             ok = run_cli(conv, err, sizeof err);
@@ -2077,6 +2081,7 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
         char *gen[] = {"terrane", "generate", recipe, "-o", out, "-q", NULL};
         ok = run_cli(gen, err, sizeof err);
     }
+    pthread_mutex_lock(&s->lock);
     if (!ok) {
         json_decref(reply_path);
         return studio_reply_error(conn, 400, err[0] ? err : "export failed");
