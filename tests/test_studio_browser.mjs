@@ -271,6 +271,19 @@ try {
   await waitFor(`${status} === 'generated (final)'`, 'the final generation');
   check(JSON.parse(await evaluate(get('nodes'))).quality === 'final' && await evaluate("document.getElementById('quality').value") === 'final', 'back at final quality');
   check(await evaluate(serverSum) === edited2 && await evaluate(pageSum) === edited2, 'final again: the same heights, strokes kept');
+  // A recipe without a graph: the Graph tab offers the graph it implies, which generates the
+  // same terrain; undo takes it away again.
+  await evaluate("studio.showTab('graph')");
+  await waitFor("!document.getElementById('graph-start').hidden", 'the start-a-graph offer');
+  await evaluate("document.getElementById('graph-start').click()");
+  await waitFor(`${status} === 'started a graph (landform, biome rules, output)'`, 'the started graph');
+  const started = JSON.parse(await evaluate(get('recipe')));
+  check(started.graph && started.graph.nodes.map((n) => n.type).join(' ') === 'landform biome_rules terrain_output' && await evaluate("document.querySelectorAll('#graph-world .gnode').length") === 3, 'Start a graph made landform, biome rules and output');
+  check(await evaluate(serverSum) === edited2, 'the implied graph generates the same terrain');
+  await evaluate("document.getElementById('undo').click()");
+  await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the started graph');
+  check(JSON.parse(await evaluate(get('recipe'))).graph === undefined && await evaluate(serverSum) === edited2, 'undo removed the graph');
+  await evaluate("studio.showTab('terrain')");
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 
   // A recipe with water bodies and a palette: water surfaces and scatter proxies are drawn.
