@@ -2145,6 +2145,17 @@ static void test_generator_edits(void)
     CHECK_EQ_INT(r.status, 200);
     CHECK_CONTAINS(r.body, "builtin://terrain/rolling-hills");
     reply_free(&r);
+    /* A built-in preset's picture: a shaded PNG of it on a small grid; the same bytes again. */
+    r = request("GET", "/api/preset/picture?id=builtin://terrain/coastal-island", NULL, NULL, 0,
+                true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.size > 100 && memcmp(r.body, "\x89PNG", 4) == 0);
+    reply again = request("GET", "/api/preset/picture?id=builtin://terrain/coastal-island", NULL,
+                          NULL, 0, true);
+    CHECK(again.size == r.size && memcmp(again.body, r.body, r.size) == 0);
+    reply_free(&again);
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/preset/picture?id=asset://presets/x", NULL, true), 404);
     CHECK_EQ_INT(post("/api/preset", "{\"id\": \"builtin://terrain/nowhere\"}"), 404);
     CHECK_EQ_INT(post("/api/preset", "{\"id\": \"builtin://terrain/basin\", \"edits\": \"x\"}"),
                  400);

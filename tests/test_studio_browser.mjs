@@ -550,6 +550,8 @@ try {
     // Presets: the built-ins listed; applying one is one undoable step.
     await evaluate("studio.showTab('presets')");
     await waitFor("document.querySelectorAll('#presets .preset').length >= 8", 'the presets');
+    await waitFor("[...document.querySelectorAll('#presets .preset-picture')].every((i) => i.complete)", 'the preset pictures');
+    check(await evaluate("[...document.querySelectorAll('#presets .preset-picture')].filter((i) => i.naturalWidth > 0).length") === 8, 'each built-in preset shows its picture');
     await evaluate("document.querySelector('#presets .preset[data-preset=\"builtin://terrain/rolling-hills\"] button[data-choice=clear]').click()");
     await waitFor(`${status}.startsWith('applied the preset')`, 'the preset');
     check((await graphRecipe()).preset_id === 'builtin://terrain/rolling-hills' && await evaluate('studio.state.dirty'), 'the preset is the session\'s recipe, unsaved');

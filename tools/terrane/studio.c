@@ -1867,6 +1867,78 @@ static enum MHD_Result api_presets(studio *s, struct MHD_Connection *conn)
     return reply_json(conn, 200, reply);
 }
 
+/* GET /api/preset/picture?id=BUILTIN: a built-in preset generated on a 128-cell grid (preview
+ * quality, no palette) as a hillshade PNG, for the Presets tab; each kept once made. Project
+ * presets merge into a recipe and have no terrain of their own: 404. */
+static struct {
+    char id[96];
+    uint8_t *png;
+    size_t size;
+} preset_pictures[16];
+
+static enum MHD_Result api_preset_picture(studio *s, struct MHD_Connection *conn)
+{
+    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
+    const char *text = id ? trn_builtin_preset_text(id) : NULL;
+    if (!text)
+        return studio_reply_error(conn, 404, "preset picture: expected ?id= a built-in preset");
+    size_t slot = 0;
+    for (; slot < 16 && preset_pictures[slot].png; slot++)
+        if (!strcmp(preset_pictures[slot].id, id)) {
+            uint8_t *copy = malloc(preset_pictures[slot].size);
+            if (!copy) return studio_reply_error(conn, 500, "out of memory");
+            memcpy(copy, preset_pictures[slot].png, preset_pictures[slot].size);
+            return studio_reply_owned(conn, 200, "image/png", copy, preset_pictures[slot].size,
+                                      NULL);
+        }
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_error e;
+    trn_status st = trn_recipe_parse(text, strlen(text), id, &r, NULL, &e);
+    if (st) return reply_trn_error(conn, 500, &e);
+    const uint32_t cells = 128;
+    const double aspect = r.size_z / r.size_x;
+    uint32_t cz = (uint32_t)lround(cells * aspect);
+    if (cz < 8) cz = 8;
+    st = trn_recipe_change_grid(&r, r.size_x, r.size_z, cells, cz, TRN_EDITS_CLEAR, &e);
+    trn_generate_options o = s->options;
+    o.quality = TRN_EROSION_PREVIEW;
+    o.palette = NULL;
+    trn_generated g;
+    memset(&g, 0, sizeof g);
+    if (!st) st = trn_recipe_generate(&r, &o, &g, NULL, NULL, &e);
+    trn_recipe_dispose(&r);
+    trn_raster8 shade = {0};
+    if (!st) st = trn_render_hillshade(&g.field, NULL, &shade, NULL, NULL, &e);
+    if (!st) trn_generated_dispose(&g);
+    uint8_t *png = NULL;
+    size_t png_size = 0;
+    if (!st) {
+        trn_image img;
+        memset(&img, 0, sizeof img);
+        img.width = shade.width;
+        img.height = shade.height;
+        img.channels = shade.channels;
+        img.bit_depth = 8;
+        img.data = shade.pixels;
+        trn_png_options po;
+        trn_png_options_default(&po);
+        st = trn_png_encode(&img, &po, &png, &png_size, &e);
+        trn_raster8_dispose(&shade);
+    }
+    if (st) return reply_trn_error(conn, 500, &e);
+    if (slot < 16) {
+        uint8_t *keep = malloc(png_size);
+        if (keep) {
+            memcpy(keep, png, png_size);
+            snprintf(preset_pictures[slot].id, sizeof preset_pictures[slot].id, "%s", id);
+            preset_pictures[slot].png = keep;
+            preset_pictures[slot].size = png_size;
+        }
+    }
+    return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
+}
+
 /* POST /api/preset {"id": ID, "edits": "keep" | "clear"}: the preset merged into the session's
  * recipe (as `terrane apply-preset` merges it), one undoable step. */
 static enum MHD_Result api_preset(studio *s, struct MHD_Connection *conn, const char *body,
@@ -2096,10 +2168,11 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {
-        "recipe",     "heights",      "biomes",      "events", "check",   "water",
-        "instances",  "preview",      "layers",      "nodes",  "explain", "lod",
-        "water/grid", "water/bodies", "water/index", "state",  "types",   "presets"};
+    static const char *const gets[] = {"recipe",     "heights",      "biomes",        "events",
+                                       "check",      "water",        "instances",     "preview",
+                                       "layers",     "nodes",        "explain",       "lod",
+                                       "water/grid", "water/bodies", "water/index",   "state",
+                                       "types",      "presets",      "preset/picture"};
     static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
     bool known_get = false, known_post = false;
@@ -2127,6 +2200,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_edit(s, conn, body, body_size);
     else if (!strcmp(route, "presets"))
         rc = api_presets(s, conn);
+    else if (!strcmp(route, "preset/picture"))
+        rc = api_preset_picture(s, conn);
     else if (!strcmp(route, "preset"))
         rc = api_preset(s, conn, body, body_size);
     else if (!strcmp(route, "export"))

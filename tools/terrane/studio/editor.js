@@ -502,7 +502,8 @@ async function showPresets() {
   box.textContent = '';
   box.append(el('div', { class: 'editor-message hint', text: editor.lastMessage }));
   for (const p of editor.presets) {
-    const card = el('div', { class: 'preset', 'data-preset': p.id },
+    const picture = p.builtin ? el('img', { class: 'preset-picture', alt: 'the ' + p.name + ' preset, shaded', src: 'api/preset/picture?id=' + encodeURIComponent(p.id) + '&token=' + encodeURIComponent(token) }) : null;
+    const card = el('div', { class: 'preset', 'data-preset': p.id }, picture,
       el('h3', { text: p.name + (p.builtin ? '' : ' (project)') }),
       el('p', { class: 'hint', text: p.description || '' }),
       el('p', { class: 'hint', text: 'sets: ' + (p.sets || []).join(', ') }));
