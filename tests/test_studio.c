@@ -2165,6 +2165,24 @@ static void test_generator_edits(void)
     r = request("GET", "/api/recipe", NULL, NULL, 0, true);
     CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
     reply_free(&r);
+    /* A rule's mask on the preset's terrain: a byte a sample, 255 where it wins, 128 where it
+     * matches and loses, 0 elsewhere. */
+    r = request("GET", "/api/rule_mask?rule=banks", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    unsigned mcx = 0, mcz = 0;
+    const char *cells_at = r.head ? strstr(r.head, "X-Terrane-Cells: ") : NULL;
+    CHECK(cells_at && sscanf(cells_at, "X-Terrane-Cells: %u,%u", &mcx, &mcz) == 2);
+    CHECK_EQ_INT(r.size, (size_t)(mcx + 1) * (mcz + 1));
+    size_t odd = 0, wins = 0;
+    for (size_t k = 0; k < r.size; k++) {
+        const unsigned char v = (unsigned char)r.body[k];
+        odd += v != 0 && v != 128 && v != 255;
+        wins += v == 255;
+    }
+    CHECK_EQ_INT(odd, 0);
+    CHECK(wins > 0);
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/rule_mask?rule=nowhere", NULL, true), 404);
     CHECK(state_is("dirty", true));
     CHECK_EQ_INT(post("/api/undo", NULL), 200);
     CHECK(state_is("dirty", false));

@@ -311,6 +311,16 @@ try {
     check(await evaluate(`studio.stats.instanceLoads === ${loads + 1} && studio.stats.instancesDrawn === 0`), 'one refetch of the instances after the stroke (hidden proxies stay hidden)');
     const levels = await evaluate('Array.from(studio.levels)');
     check(new Set(levels.filter((l) => l >= 0)).size > 1, 'chunk levels vary across the terrain: ' + levels.join(''));
+    // A rule's mask over the terrain, from the Recipe tab.
+    await evaluate("studio.showTab('recipe')");
+    await waitFor("document.querySelector('#form-rules input.rule-mask')", 'the rules form');
+    await evaluate("document.querySelector('#form-rules input.rule-mask').click()");
+    await waitFor('studio.ruleMask', 'the rule mask');
+    const mask = await evaluate('studio.ruleMask');
+    check(mask.matches > 0 && mask.wins <= mask.matches && mask.samples === 257 * 257, 'the first rule\'s mask: ' + JSON.stringify(mask));
+    await evaluate("studio.showTab('terrain')");
+    const maskPixels = await evaluate("studio.pixelsChangedBy('mask')");
+    check(maskPixels.changed > 1000, 'the rule mask tints the terrain: ' + JSON.stringify(maskPixels));
     check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   // A larger terrain (1025 x 1025, 32 x 32 chunks): drawn at full resolution (no cap), levels

@@ -1840,6 +1840,38 @@ static enum MHD_Result api_edit(studio *s, struct MHD_Connection *conn, const ch
     return rc;
 }
 
+/* GET /api/rule_mask?rule=ID: where a biome rule matches on the session's terrain, one byte a
+ * sample in the heights' layout: 255 where it matches and wins, 128 where it matches but a rule
+ * of higher priority (or strength) wins, 0 where it does not match. */
+static enum MHD_Result api_rule_mask(studio *s, struct MHD_Connection *conn)
+{
+    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "rule");
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_generated *g = trn_session_result(s->session);
+    int which = -1;
+    for (uint32_t k = 0; id && k < r->rule_count; k++)
+        if (r->rules[k].id && !strcmp(r->rules[k].id, id)) which = (int)k;
+    if (which < 0) return studio_reply_error(conn, 404, "rule mask: expected ?rule= a rule's id");
+    const uint32_t nx = g->field.cells_x + 1u, nz = g->field.cells_z + 1u;
+    uint8_t *mask = malloc((size_t)nx * nz);
+    if (!mask) return studio_reply_error(conn, 500, "out of memory");
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            trn_sample_context ctx;
+            trn_generated_context(g, r, i, j, &ctx);
+            trn_rule_test t;
+            trn_rule_test_sample(&r->rules[which], &ctx, &t);
+            uint8_t v = 0;
+            if (t.matched) v = trn_rules_pick(r->rules, r->rule_count, &ctx) == which ? 255u : 128u;
+            mask[(size_t)j * nx + i] = v;
+        }
+    char cells[64];
+    snprintf(cells, sizeof cells, "%u,%u", g->field.cells_x, g->field.cells_z);
+    const char *headers[] = {"X-Terrane-Cells", cells, NULL};
+    return studio_reply_owned(conn, 200, "application/octet-stream", mask, (size_t)nx * nz,
+                              headers);
+}
+
 /* The built-in presets and the project's terrain_preset assets. */
 static enum MHD_Result api_presets(studio *s, struct MHD_Connection *conn)
 {
@@ -2168,11 +2200,11 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe",     "heights",      "biomes",        "events",
-                                       "check",      "water",        "instances",     "preview",
-                                       "layers",     "nodes",        "explain",       "lod",
-                                       "water/grid", "water/bodies", "water/index",   "state",
-                                       "types",      "presets",      "preset/picture"};
+    static const char *const gets[] = {"recipe",     "heights",      "biomes",         "events",
+                                       "check",      "water",        "instances",      "preview",
+                                       "layers",     "nodes",        "explain",        "lod",
+                                       "water/grid", "water/bodies", "water/index",    "state",
+                                       "types",      "presets",      "preset/picture", "rule_mask"};
     static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
     bool known_get = false, known_post = false;
@@ -2202,6 +2234,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_presets(s, conn);
     else if (!strcmp(route, "preset/picture"))
         rc = api_preset_picture(s, conn);
+    else if (!strcmp(route, "rule_mask"))
+        rc = api_rule_mask(s, conn);
     else if (!strcmp(route, "preset"))
         rc = api_preset(s, conn, body, body_size);
     else if (!strcmp(route, "export"))

@@ -14,7 +14,7 @@ const terrain = {
   biomes: null, palette: null,
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
-const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false };
+const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -161,6 +161,7 @@ precision highp float; precision highp int; precision highp usampler2D;
 in vec3 v_normal; in vec3 v_pos;
 uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
 uniform float u_lo, u_hi, u_sea, u_contour; uniform vec3 u_brush; uniform vec3 u_eye;
+uniform usampler2D u_mask; uniform int u_mask_on;
 out vec4 colour;
 void main() {
   vec3 n = normalize(v_normal);
@@ -172,6 +173,10 @@ void main() {
   tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
   if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
   vec3 c = tint * shade;
+  if (u_mask_on == 1) { // a rule's mask: where it wins, stronger; where it matches but loses, lighter
+    uint m = texelFetch(u_mask, q, 0).r;
+    if (m > 0u) c = mix(c, vec3(0.95, 0.2, 0.8), m == 255u ? 0.55 : 0.25);
+  }
   if (u_contour > 0.0) { // contour lines every u_contour metres, about a pixel wide
     float f = v_pos.y / u_contour, w = max(fwidth(f), 1e-4);
     c = mix(c, vec3(0.08, 0.08, 0.06), 0.65 * (1.0 - smoothstep(0.0, 1.2 * w, abs(fract(f + 0.5) - 0.5))));
@@ -778,6 +783,8 @@ function draw() {
   bindTexture(0, textures.heights, u.u_h);
   bindTexture(1, textures.biomes, u.u_b);
   bindTexture(2, textures.palette, u.u_pal);
+  bindTexture(6, show.mask && textures.mask ? textures.mask : textures.biomes, u.u_mask);
+  gl.uniform1i(u.u_mask_on, show.mask && textures.mask ? 1 : 0);
   const set = chunkInstances(levels, null);
   drawChunks(set);
   studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;

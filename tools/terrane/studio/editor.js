@@ -474,6 +474,10 @@ function showForms() {
   box.append(biomes);
   const rules = el('fieldset', { id: 'form-rules' }, el('legend', { text: 'Rules' }));
   (Array.isArray(r.rules) ? r.rules : []).forEach((rule, k) => {
+    const maskBox = el('input', { type: 'checkbox', class: 'rule-mask', title: 'show where this rule matches on the terrain' });
+    maskBox.checked = editor.maskRule === rule.id;
+    maskBox.addEventListener('change', () => showRuleMask(maskBox.checked ? rule.id : null).catch(fail));
+    rules.append(el('label', { class: 'param' }, el('span', { class: 'pname', text: 'show ' + (rule.id || 'rule ' + k) + ' on the terrain' }), maskBox));
     rules.append(el('details', { 'data-rule': rule.id || k }, el('summary', { text: (rule.id || 'rule ' + k) + (rule.biome ? ' → ' + rule.biome : '') }),
       genericFields(rule, (key, value) => editRecipe((x) => { if (value === undefined) delete x.rules[k][key]; else x.rules[k][key] = value; }, `rules[${k}].${key} = ${JSON.stringify(value)}`))));
   });
@@ -493,6 +497,24 @@ function showForms() {
   else waterSet.append(el('p', { class: 'hint', text: 'no water section (water bodies are graph nodes: water_body, basin_water)' }));
   box.append(waterSet);
 }
+
+// ----- a rule's mask over the terrain (GET /api/rule_mask): where it matches and wins -----
+async function showRuleMask(id) {
+  editor.maskRule = id;
+  if (!id) { show.mask = false; redraw(); tell('rule mask hidden'); return null; }
+  const response = await api('rule_mask?rule=' + encodeURIComponent(id));
+  const mask = new Uint8Array(await response.arrayBuffer());
+  if (mask.length !== (terrain.cellsX + 1) * (terrain.cellsZ + 1)) return null;
+  makeTexture(texture('mask'), gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED_INTEGER, gl.UNSIGNED_BYTE, mask);
+  show.mask = true;
+  redraw();
+  let wins = 0, matches = 0;
+  for (const v of mask) { if (v === 255) wins++; if (v) matches++; }
+  studio.ruleMask = { rule: id, wins, matches, samples: mask.length };
+  tell(`rule ${id}: matches ${(matches / mask.length * 100).toFixed(1)}% of the samples, wins ${(wins / mask.length * 100).toFixed(1)}%`);
+  return studio.ruleMask;
+}
+studio.showRuleMask = showRuleMask;
 
 // ----- presets -----
 async function showPresets() {
@@ -691,6 +713,11 @@ $('graph-start').onclick = () => startGraph();
 // Every recipe load (an edit here, undo, another page, a generation) refreshes the editors.
 studio.onRecipe = (r) => {
   editor.recipe = r;
+  // The shown rule mask follows the terrain (or goes with its rule).
+  if (editor.maskRule) {
+    if ((r.rules || []).some((x) => x.id === editor.maskRule)) showRuleMask(editor.maskRule).catch(() => {});
+    else showRuleMask(null);
+  }
   const g = graphOf(r);
   if (editor.selected && !(g && nodeById(g, editor.selected))) editor.selected = null;
   if (editor.tab === 'graph') renderGraph();
