@@ -286,6 +286,11 @@ void cli_graph_diagnostic_text(const char *path, const trn_graph_diagnostic *d, 
                                size_t size);
 /* {"severity", "check", "node", "pin", "message", "path", "line", "column", "offset"}. */
 json_t *cli_graph_diagnostic_json(const trn_graph_diagnostic *d);
+/* Every node type of the registry as `terrane graph types --format json` prints it. */
+json_t *cli_graph_types_json(void);
+/* One preset as `terrane presets --format json` lists it (presets.c). */
+struct trn_preset;
+json_t *cli_preset_json(const struct trn_preset *p);
 /* A node cache key as 16 lowercase hex digits. */
 void cli_graph_key_hex(uint64_t key, char out[17]);
 
