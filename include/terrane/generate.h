@@ -221,6 +221,12 @@ typedef struct trn_generated {
      * inferred from the sea level. */
     bool has_water;
     trn_water water;
+    /* The water wired into Biome Rules when it is not the published water (has_biome_water
+     * false otherwise: water_distance then measures from water's coverage). Like water, it
+     * covers the final surface: sculpt strokes that lower ground under a body's level make it
+     * wet there, and water_distance, substrate, biomes, roles and scatter follow. */
+    bool has_biome_water;
+    trn_water biome_water;
     /* The palette's placements on the final surface (trn_generate_options.palette; empty
      * without one), the per-rule report of how they were chosen, and the candidates they were
      * refiltered from when those differ (a graph's Scatter Palette node placed them before the

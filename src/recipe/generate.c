@@ -63,6 +63,7 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->exclusion);
     free(gen->nodes);
     trn_water_dispose(&gen->water);
+    if (gen->has_biome_water) trn_water_dispose(&gen->biome_water);
     trn_instances_dispose(&gen->instances);
     trn_instances_dispose(&gen->scatter_base);
     trn_scatter_report_dispose(&gen->scatter);
@@ -242,6 +243,12 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
         st = trn_water_copy(published, &gen->water, err);
         gen->has_water = st == TRN_OK;
     }
+    /* Strokes move ground after the graph: the classifying water is resolved again on the
+     * final surface, so it is kept whole when it is not the published water. */
+    if (!st && classified && classified != published && recipe->stroke_count) {
+        st = trn_water_copy(classified, &gen->biome_water, err);
+        gen->has_biome_water = st == TRN_OK;
+    }
     if (!st && classified && classified->wet) {
         if (!(*wet = malloc(n)))
             st = oom(err, "the wet samples");
@@ -256,19 +263,44 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     return st;
 }
 
-/* Sculpt layers change heights after the graph: the published water covers the final surface,
- * resolved again from its bodies without carving. */
-static trn_status settle_water(trn_generated *gen, int threads, trn_error *err)
+/* water resolved again from its bodies (without carving) when the ground under it changed. */
+static trn_status settle_one(trn_water *water, const trn_field *field, int threads, trn_error *err)
 {
-    if (!gen->has_water || gen->water.ground_hash == trn_water_ground_hash(&gen->field))
-        return TRN_OK;
+    if (water->ground_hash == trn_water_ground_hash(field)) return TRN_OK;
     trn_water fresh;
     const trn_water_resolve_options o = {threads};
-    trn_status st = trn_water_refresh(&gen->water, &gen->field, &o, &fresh, err);
+    trn_status st = trn_water_refresh(water, field, &o, &fresh, err);
     if (st) return st;
-    trn_water_dispose(&gen->water);
-    gen->water = fresh;
+    trn_water_dispose(water);
+    *water = fresh;
     return TRN_OK;
+}
+
+trn_status trn_generated_settle_water(trn_generated *gen, int threads, trn_error *err)
+{
+    trn_status st = gen->has_water ? settle_one(&gen->water, &gen->field, threads, err) : TRN_OK;
+    if (!st && gen->has_biome_water) st = settle_one(&gen->biome_water, &gen->field, threads, err);
+    return st;
+}
+
+trn_status trn_generated_water_distance(trn_generated *gen, const trn_progress *pr, trn_error *err)
+{
+    /* The biome water, else the published water, else the sea inferred from the sea level. */
+    const trn_water *w = gen->has_biome_water ? &gen->biome_water
+                         : gen->has_water     ? &gen->water
+                                              : NULL;
+    const size_t n = trn_field_sample_count(&gen->field);
+    uint8_t *none = NULL;
+    const uint8_t *wet = w ? w->wet : NULL;
+    if (w && !wet && !(wet = none = calloc(n ? n : 1u, 1))) return oom(err, "the wet samples");
+    trn_progress local = pr ? *pr : trn_progress_make(NULL, NULL);
+    const trn_status st =
+        wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance, progress_bridge,
+                                          &local, err)
+            : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                      progress_bridge, &local, err);
+    free(none);
+    return st;
 }
 
 static trn_status generate(const trn_recipe *recipe, int threads,
@@ -377,10 +409,12 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     }
     sub = trn_progress_sub(pr, 0.6, 0.75);
     /* Connected water replaces the sea inferred from the sea level. */
-    st = wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance, progress_bridge,
-                                           &sub, err)
-             : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
-                                       progress_bridge, &sub, err);
+    /* With strokes it is measured once, on the final surface (replay_layers). */
+    st = recipe->stroke_count ? TRN_OK
+         : wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance,
+                                             progress_bridge, &sub, err)
+               : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                         progress_bridge, &sub, err);
     free(wet);
     if (st) goto done;
 
@@ -396,7 +430,6 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     gen->biome_rules = rules;
     if (recipe->stroke_count || keep) {
         st = replay_layers(recipe, threads, gen, keep, &bp, pr, err);
-        if (!st) st = settle_water(gen, threads, err);
         goto done;
     }
     sub = trn_progress_sub(pr, 0.75, 1.0);
@@ -406,9 +439,8 @@ done:
     return st;
 }
 
-/* Layers after the base and its water distance (measured on the base, so no edit changes it):
- * heights stages on the whole grid as one window, biomes on the final surface, painted regions,
- * exclusion mask. Only recipes with strokes (or a session) come here, so a recipe without
+/* Layers after the base: heights stages on the whole grid as one window, the water and its
+ * distance settled on the final surface, biomes there, painted regions, exclusion mask. Only recipes with strokes (or a session) come here, so a recipe without
  * strokes keeps its 12 bytes a sample. */
 static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_generated *gen,
                                 trn_replay_keep *keep, biome_pass *bp, const trn_progress *pr,
@@ -446,6 +478,10 @@ static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_gener
     win.box = trn_grid_box(&grid);
     win.values = gen->field.heights;
     if ((st = trn_replay_heights(recipe, &plan, lf, &win, err))) goto out;
+    /* The water covers the final surface, and every distance to it is measured there: a stroke
+     * that lowers ground under a body's level makes it wet for the rules, roles and scatter. */
+    if ((st = trn_generated_settle_water(gen, threads, err))) goto out;
+    if (recipe->stroke_count && (st = trn_generated_water_distance(gen, NULL, err))) goto out;
     trn_progress sub = trn_progress_sub(pr, 0.75, 1.0);
     if ((st = assign_biomes(bp, threads, &sub, err))) goto out;
     trn_replay_paint(recipe, &plan, win.box, gen->biomes.values, gen->sources, gen->rule_index);
