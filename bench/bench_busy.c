@@ -1,5 +1,5 @@
 /* One timed operation on a given thread count, for bench/busy.sh: stream power to steady state,
- * droplet erosion or a 16-bit PNG write; prints "seconds S digest D". */
+ * droplet erosion or a 16-bit PNG write; prints "seconds S digest D cpu C" (C: process CPU time). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 #endif
     trn_error e;
     trn_field f;
-    double t = 0;
+    double t = 0, c0 = cpu_s();
     uint64_t digest = 0;
     if (size < 2) return 2;
     if (strcmp(what, "evolve") == 0) {
@@ -87,8 +87,10 @@ int main(int argc, char **argv)
         p.dt = 20000.0;
         p.steps = (uint32_t)strtoul(argv[3], NULL, 10);
         const double t0 = now_s();
+        c0 = cpu_s();
         if (trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e)) return fail("stream power", &e);
         t = now_s() - t0;
+        c0 = cpu_s() - c0;
         digest = fnv(f.heights, trn_field_sample_count(&f) * sizeof(float));
         trn_field_dispose(&f);
     } else if (strcmp(what, "erosion") == 0) {
@@ -111,8 +113,10 @@ int main(int argc, char **argv)
         p.threads = 0;
         trn_erosion_result r;
         const double t0 = now_s();
+        c0 = cpu_s();
         if (trn_erosion_run(&f, &p, 42, &r, NULL, NULL, &e)) return fail("erosion", &e);
         t = now_s() - t0;
+        c0 = cpu_s() - c0;
         digest = fnv(r.field.heights, trn_field_sample_count(&f) * sizeof(float));
         trn_erosion_result_dispose(&r);
         trn_field_dispose(&f);
@@ -132,13 +136,15 @@ int main(int argc, char **argv)
         trn_png_options_default(&o);
         o.compression_level = 6;
         const double t0 = now_s();
+        c0 = cpu_s();
         if (trn_png_write(argv[3], &img, &o, NULL, NULL, &e)) return fail("PNG", &e);
         t = now_s() - t0;
+        c0 = cpu_s() - c0;
         trn_image_dispose(&img);
     } else {
         fprintf(stderr, "bench_busy: unknown operation '%s'\n", what);
         return 2;
     }
-    printf("seconds %.4f digest %016" PRIx64 "\n", t, digest);
+    printf("seconds %.4f digest %016" PRIx64 " cpu %.4f\n", t, digest, c0);
     return 0;
 }
