@@ -11,6 +11,7 @@
 #endif
 
 #include "bench_util.h"
+#include "terrane/beamng.h"
 #include "terrane/erosion.h"
 #include "terrane/generate.h"
 #include "terrane/image.h"
@@ -53,7 +54,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_busy evolve CELLS STEPS THREADS\n"
                         "       bench_busy erosion CELLS DROPLETS THREADS\n"
                         "       bench_busy png SIZE OUT.png THREADS\n"
-                        "       bench_busy preset ID CELLS > RECIPE.json\n");
+                        "       bench_busy preset ID CELLS > RECIPE.json\n"
+                        "       bench_busy ter SIZE OUT.ter\n");
         return 2;
     }
     const char *what = argv[1];
@@ -67,6 +69,33 @@ int main(int argc, char **argv)
         return 0;
     }
     const uint32_t size = (uint32_t)strtoul(argv[2], NULL, 10);
+    if (strcmp(what, "ter") == 0) {
+        /* bench_ter's terrain: a ramp with 6 bits of noise, four materials. */
+        const size_t samples = (size_t)size * size;
+        trn_ter ter;
+        memset(&ter, 0, sizeof ter);
+        ter.version = 9;
+        ter.size = size;
+        ter.heights = malloc(samples * 2);
+        ter.layers = malloc(samples);
+        if (!ter.heights || !ter.layers) return 1;
+        uint32_t x = 2463534242u;
+        for (size_t i = 0; i < samples; i++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            ter.heights[i] = (uint16_t)((i % size) * 4 + (x & 63));
+            ter.layers[i] = (uint8_t)((x >> 8) & 3);
+        }
+        char *names[4] = {"grass", "rock", "sand", "dirt"};
+        ter.materials = names;
+        ter.material_count = 4;
+        trn_error e;
+        if (trn_ter_write(argv[3], &ter, 9, NULL, NULL, &e)) return fail("ter", &e);
+        free(ter.heights);
+        free(ter.layers);
+        return 0;
+    }
     const int threads = argc > 4 ? atoi(argv[4]) : 1;
 #ifdef _OPENMP
     if (threads > 0) omp_set_num_threads(threads);
