@@ -21,6 +21,7 @@ SCRATCH=${TMPDIR:-/tmp}
 OUT=$(mktemp -d "$SCRATCH/busy.XXXXXX")
 trap 'stop_load; rm -rf "$OUT"' EXIT
 TERRANE="$BUILD/terrane"
+export TERRANE_CACHE=off # every run computes (no node results reused from disk)
 BB="$BUILD/bench_busy"
 "$BB" preset builtin://terrain/mountain-range 1024 >"$OUT/mr1024.json" || exit 1
 "$BB" preset builtin://terrain/mountain-range 2048 >"$OUT/mr2048.json" || exit 1
