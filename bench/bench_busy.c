@@ -1,5 +1,6 @@
 /* One timed operation on a given thread count, for bench/busy.sh: stream power to steady state,
- * droplet erosion or a 16-bit PNG write; prints "seconds S digest D cpu C" (C: process CPU time). */
+ * droplet erosion or a 16-bit PNG write; prints "seconds S digest D cpu C" (C: process CPU time).
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
@@ -155,8 +156,9 @@ int main(int argc, char **argv)
         const size_t n = (size_t)size * size;
         for (size_t k = 0; k < n; k++) {
             const double x = (double)(k % size) * 8.0 / size, z = (double)(k / size) * 8.0 / size;
-            f.heights[k] = (float)(600.0 * value_noise(x, z, 1) + 150.0 * value_noise(4 * x, 4 * z, 2) +
-                                   0.8 * value_noise(256 * x, 256 * z, 3));
+            f.heights[k] =
+                (float)(600.0 * value_noise(x, z, 1) + 150.0 * value_noise(4 * x, 4 * z, 2) +
+                        0.8 * value_noise(256 * x, 256 * z, 3));
         }
         trn_image img;
         if (trn_image_from_field(&f, 0.0, 0.0, &img, &e)) return fail("quantise", &e);

@@ -29,23 +29,23 @@
 /* POSIX declares these in <stdlib.h> only with _POSIX_C_SOURCE; a file need not define it. */
 int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
-#define TRN_WAIT_POLICY_PASSIVE_DEFAULT()                                                      \
-    static int trn_wait_policy_set_;                                                           \
-    __attribute__((constructor(101))) static void trn_wait_policy_early_(void)                 \
-    {                                                                                          \
-        if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;                     \
-        trn_wait_policy_set_ = setenv("OMP_WAIT_POLICY", "passive", 0) == 0;                   \
-    }                                                                                          \
-    __attribute__((unused)) static int trn_wait_policy_restore(void)                           \
-    {                                                                                          \
-        if (trn_wait_policy_set_) unsetenv("OMP_WAIT_POLICY");                                 \
-        return trn_wait_policy_set_;                                                           \
+#define TRN_WAIT_POLICY_PASSIVE_DEFAULT()                                                          \
+    static int trn_wait_policy_set_;                                                               \
+    __attribute__((constructor(101))) static void trn_wait_policy_early_(void)                     \
+    {                                                                                              \
+        if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;                         \
+        trn_wait_policy_set_ = setenv("OMP_WAIT_POLICY", "passive", 0) == 0;                       \
+    }                                                                                              \
+    __attribute__((unused)) static int trn_wait_policy_restore(void)                               \
+    {                                                                                              \
+        if (trn_wait_policy_set_) unsetenv("OMP_WAIT_POLICY");                                     \
+        return trn_wait_policy_set_;                                                               \
     }
 #else
-#define TRN_WAIT_POLICY_PASSIVE_DEFAULT()                                                      \
-    static int trn_wait_policy_restore(void)                                                   \
-    {                                                                                          \
-        return 0;                                                                              \
+#define TRN_WAIT_POLICY_PASSIVE_DEFAULT()                                                          \
+    static int trn_wait_policy_restore(void)                                                       \
+    {                                                                                              \
+        return 0;                                                                                  \
     }
 #endif
 

@@ -1,4 +1,5 @@
-/* Rows over the threads in one parallel region, with progress and cancel from the caller's thread. */
+/* Rows over the threads in one parallel region, with progress and cancel from the caller's thread.
+ */
 #include "core/rows.h"
 
 #include <stdatomic.h>
@@ -17,8 +18,8 @@ int trn_rows_threads(size_t rows, int threads, size_t min_rows)
 }
 
 /* One thread's block, [lo, hi); thread 0 reports. */
-static bool run_block(size_t lo, size_t hi, int t, trn_row_fn fn, void *ctx,
-                      const trn_progress *pr, const char *stage, atomic_bool *stop)
+static bool run_block(size_t lo, size_t hi, int t, trn_row_fn fn, void *ctx, const trn_progress *pr,
+                      const char *stage, atomic_bool *stop)
 {
     const size_t n = hi - lo, every = n / 32u ? n / 32u : 1u;
     for (size_t r = lo; r < hi; r++) {
@@ -46,7 +47,8 @@ bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            const size_t lo = rows * (size_t)t / (size_t)nt, hi = rows * (size_t)(t + 1) / (size_t)nt;
+            const size_t lo = rows * (size_t)t / (size_t)nt,
+                         hi = rows * (size_t)(t + 1) / (size_t)nt;
             (void)run_block(lo, hi, t, fn, ctx, pr, stage, &stop);
         }
 #endif

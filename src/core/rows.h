@@ -1,4 +1,5 @@
-/* Rows over the threads in one parallel region, with progress and cancel from the caller's thread. */
+/* Rows over the threads in one parallel region, with progress and cancel from the caller's thread.
+ */
 #ifndef TRN_CORE_ROWS_H
 #define TRN_CORE_ROWS_H
 
