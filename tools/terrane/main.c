@@ -82,7 +82,7 @@ static const verb_entry *find_verb(const char *name, size_t n)
 /* Guards against a help text whose printing asks for help again. */
 static bool probing_help;
 
-char *cli_verb_help(const char *label)
+static char *capture_verb_help(const char *label)
 {
     size_t n = strcspn(label, " ");
     const verb_entry *v = find_verb(label, n);
@@ -178,6 +178,7 @@ TRN_WAIT_POLICY_PASSIVE_DEFAULT()
 int main(int argc, char **argv)
 {
     trn_wait_policy_restore();
+    cli_set_verb_help(capture_verb_help);
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
