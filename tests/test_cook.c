@@ -5,6 +5,9 @@
 #include <string.h>
 #include <xxhash.h>
 #include <zstd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "terrane/cook.h"
 #include "terrane/generate.h"
@@ -274,6 +277,26 @@ static void test_runtime_exclusions(void)
     free(idx);
     trn_world_free(w);
     trn_payload_free(p);
+}
+
+/* The sections are compressed side by side on the threads: the same bytes on 1 and 3. */
+static void test_compress_threads(void)
+{
+#ifdef _OPENMP
+    trn_cook_input ci = {&base.gen,  &base.recipe, "asset://terrain/bowl", &base.palette,
+                         base.inst, base.roles,   &base.set};
+    const int saved = omp_get_max_threads();
+    for (int t = 1; t <= 3; t += 2) {
+        omp_set_num_threads(t);
+        uint8_t *data = NULL;
+        size_t size = 0;
+        trn_error e;
+        CHECK_OK(trn_cook_encode(&ci, &data, &size, &e));
+        CHECK(size == base.size && data && memcmp(data, base.bytes, size) == 0);
+        free(data);
+    }
+    omp_set_num_threads(saved);
+#endif
 }
 
 static void test_deterministic(void)
@@ -770,6 +793,7 @@ int main(void)
     if (!cook(&base, 1)) return trn_test_finish();
     RUN(test_round_trip);
     RUN(test_deterministic);
+    RUN(test_compress_threads);
     RUN(test_runtime_exclusions);
     RUN(test_corruption);
     RUN(test_section_contents);

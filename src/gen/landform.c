@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/progress.h"
+#include "core/rows.h"
 #include "gen/noise_internal.h"
 #include "terrane/generate.h"
 
@@ -150,6 +151,21 @@ static void fill_row(const landform_plan *plan, uint32_t j, float *heights)
     }
 }
 
+/* Rows to fill before a second thread helps (a row of a few hundred samples is microseconds). */
+#define LANDFORM_PARALLEL_ROWS 64u
+
+typedef struct fill_ctx {
+    const landform_plan *plan;
+    float *heights;
+} fill_ctx;
+
+static void fill_row_task(void *ctx, size_t row, int thread)
+{
+    (void)thread;
+    const fill_ctx *c = ctx;
+    fill_row(c->plan, (uint32_t)row, c->heights + row * c->plan->samples_x);
+}
+
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err)
 {
@@ -177,20 +193,11 @@ trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, 
     const size_t rows = (size_t)field->cells_z + 1u;
     trn_progress pr = trn_progress_make(progress, user);
     if (trn_progress_report(&pr, 0.0, LANDFORM_STAGE)) goto cancelled;
-    /* Rows go in bands so progress and cancel are checked between bands; inside a band the
-     * static schedule hands each thread whole rows, and a row's heights depend only on its
-     * index, so the result is the same on any thread count. */
-    size_t band = rows / 64u;
-    if (band < 16u) band = 16u;
-    for (size_t r0 = 0; r0 < rows; r0 += band) {
-        long long r1 = (long long)(r0 + band < rows ? r0 + band : rows);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (long long r = (long long)r0; r < r1; r++)
-            fill_row(&plan, (uint32_t)r, field->heights + (size_t)r * plan.samples_x);
-        if (trn_progress_report(&pr, (double)r1 / (double)rows, LANDFORM_STAGE)) goto cancelled;
-    }
+    /* Each thread one block of whole rows; a row's heights depend only on its index, so the
+     * result is the same on any thread count. */
+    fill_ctx fc = {&plan, field->heights};
+    if (trn_rows_run(rows, 0, LANDFORM_PARALLEL_ROWS, fill_row_task, &fc, &pr, LANDFORM_STAGE))
+        goto cancelled;
     return TRN_OK;
 cancelled:
     return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "landform \"%s\": cancelled",

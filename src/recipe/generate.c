@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/generate.h"
@@ -120,42 +121,43 @@ static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *mo
     }
 }
 
-/* Rows in bands, each row one task with its own scratch, so the thread count cannot change
- * the result; progress and cancel between bands. */
+/* Rows to assign before a second thread helps. */
+#define BIOME_PARALLEL_ROWS 64u
+
+typedef struct biome_task {
+    const biome_pass *bp;
+    double *scratch; /* 2 nx doubles per thread */
+    size_t nx;
+} biome_task;
+
+static void biome_row_task(void *ctx, size_t j, int t)
+{
+    const biome_task *c = ctx;
+    double *row = c->scratch + (size_t)t * 2u * c->nx;
+    biome_row(c->bp, (uint32_t)j, row, (float *)(row + c->nx)); /* nx floats fit */
+}
+
+/* Each row one task with its thread's scratch, so the thread count cannot change the result;
+ * one parallel region, progress and cancel from the calling thread (core/rows.h). */
 static trn_status assign_biomes(const biome_pass *bp, int threads, const trn_progress *pr,
                                 trn_error *err)
 {
     const trn_recipe *recipe = bp->recipe;
     const size_t nx = (size_t)recipe->cells_x + 1u;
     const uint32_t nz = recipe->cells_z + 1u;
-    double *scratch = NULL;
+    threads = trn_rows_threads(nz, threads, BIOME_PARALLEL_ROWS);
     size_t per_thread;
     if (!trn_mul_size(nx, 2, &per_thread) ||
         !trn_mul_size(per_thread, (size_t)threads, &per_thread))
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "generate: rows too long");
-    scratch = malloc(per_thread * sizeof *scratch);
-    if (!scratch) return oom(err, "row scratch");
+    biome_task task = {bp, malloc(per_thread * sizeof(double)), nx};
+    if (!task.scratch) return oom(err, "row scratch");
     const char *stage = "biomes";
     trn_status st = TRN_OK;
-    if (trn_progress_report(pr, 0.0, stage)) st = TRN_ERR_CANCELLED;
-    uint32_t band = nz / 32u;
-    if (band < 64) band = 64;
-    for (uint32_t j0 = 0; st == TRN_OK && j0 < nz; j0 += band) {
-        const long long j1 = (long long)(nz - j0 > band ? j0 + band : nz);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-        for (long long j = (long long)j0; j < j1; j++) {
-            int t = 0;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-#endif
-            double *row = scratch + (size_t)t * 2u * nx;
-            biome_row(bp, (uint32_t)j, row, (float *)(row + nx)); /* nx floats fit */
-        }
-        if (trn_progress_report(pr, (double)j1 / (double)nz, stage)) st = TRN_ERR_CANCELLED;
-    }
-    free(scratch);
+    if (trn_progress_report(pr, 0.0, stage) ||
+        trn_rows_run(nz, threads, BIOME_PARALLEL_ROWS, biome_row_task, &task, pr, stage))
+        st = TRN_ERR_CANCELLED;
+    free(task.scratch);
     if (st == TRN_ERR_CANCELLED)
         return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
     return st;

@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "terrane/generate.h"
 
 #ifdef _OPENMP
@@ -175,6 +176,20 @@ static trn_status oom(trn_error *err)
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "water distance: out of memory");
 }
 
+/* The row pass over the threads: each row one task with its thread's scratch. */
+typedef struct distance_rows {
+    float *out;
+    size_t nx;
+    double cell_x, cell_z;
+    row_scratch *scratch;
+} distance_rows;
+
+static void distance_row_task(void *ctx, size_t z, int t)
+{
+    const distance_rows *c = ctx;
+    row_pass(c->out + z * c->nx, c->nx, c->cell_x, c->cell_z, &c->scratch[t]);
+}
+
 /* wet NULL: the sea inferred from sea_level; else the samples wet marks. */
 static trn_status distance_fill(const trn_field *field, double sea_level, const uint8_t *wet,
                                 float *out, trn_progress_fn progress, void *user, trn_error *err)
@@ -234,7 +249,7 @@ static trn_status distance_fill(const trn_field *field, double sea_level, const 
     }
     if (trn_progress_report(&pr, 0.4, stage)) goto cancelled;
 
-    /* Rows in bands, each row one task, so the thread count cannot change anything. */
+    /* Rows, each row one task, so the thread count cannot change anything. */
     int threads = 1;
 #ifdef _OPENMP
     threads = omp_get_max_threads();
@@ -249,21 +264,10 @@ static trn_status distance_fill(const trn_field *field, double sea_level, const 
         ok = scratch[t].f && scratch[t].v && scratch[t].zb;
     }
     trn_status st = ok ? TRN_OK : oom(err);
-    size_t band = nz / 32u;
-    if (band < 64) band = 64;
-    for (size_t z0 = 0; st == TRN_OK && z0 < nz; z0 += band) {
-        const long long z1 = (long long)(z0 + band < nz ? z0 + band : nz);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-        for (long long z = (long long)z0; z < z1; z++) {
-            int t = 0;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-#endif
-            row_pass(out + (size_t)z * nx, nx, cell_x, cell_z, &scratch[t]);
-        }
-        if (trn_progress_report(&pr, 0.4 + 0.6 * (double)z1 / (double)nz, stage))
+    if (st == TRN_OK) {
+        const trn_progress rows_pr = trn_progress_sub(&pr, 0.4, 1.0);
+        distance_rows dr = {out, nx, cell_x, cell_z, scratch};
+        if (trn_rows_run(nz, threads, 64, distance_row_task, &dr, &rows_pr, stage))
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
     }
     for (int t = 0; t < threads; t++) {
