@@ -82,6 +82,21 @@ bool trn_landform_precision_check(const trn_landform *landform, double size_x, d
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err);
 
+/* Where a field that covers part of a larger world grid sits: its sample (i, j) is world sample
+ * (x0 + i, z0 + j) of a world of world_cells and world_size. */
+typedef struct trn_landform_window {
+    uint32_t x0, z0;
+    uint32_t world_cells_x, world_cells_z;
+    double world_size_x, world_size_z;
+} trn_landform_window;
+
+/* trn_landform_fill over a window of the world (a tile): each sample gets exactly the height
+ * trn_landform_fill gives it on the whole world, so tiles assemble into the same bytes. The
+ * window must lie inside the world (TRN_ERR_INVALID_ARGUMENT otherwise). */
+trn_status trn_landform_fill_window(const trn_landform *landform, uint64_t world_seed,
+                                    trn_field *field, const trn_landform_window *window,
+                                    trn_progress_fn progress, void *user, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Surface context and biome rules.
  * ------------------------------------------------------------------------------------------- */

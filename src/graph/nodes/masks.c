@@ -152,6 +152,19 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     return publish(c, r, st, &m, err);
 }
 
+/* Horn's gradient reads the 3x3 samples around each sample. */
+static void slope_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                        trn_node_reach *out)
+{
+    (void)n;
+    (void)t;
+    (void)recipe;
+    memset(out, 0, sizeof *out);
+    out->kind = TRN_REACH_NEIGHBOURHOOD;
+    out->halo = 1;
+    snprintf(out->why, sizeof out->why, "Horn's gradient over the 3x3 samples around each");
+}
+
 /* A warped outline depends on its seed: the world seed's unless the node names one. */
 static void shape_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
                       const trn_recipe *recipe, trn_erosion_quality quality)
@@ -182,7 +195,8 @@ const trn_node_module trn_node_elevation_mask = {
     band_compute,
     NULL,
     NULL,
-    band_check};
+    band_check,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_slope_mask = {
     TRN_SPEC("slope_mask", "Slope Mask", "mask", "Selects a steepness band with a smooth falloff.",
@@ -192,7 +206,8 @@ const trn_node_module trn_node_slope_mask = {
     band_compute,
     NULL,
     NULL,
-    band_check};
+    band_check,
+    slope_reach};
 
 const trn_node_module trn_node_path_distance_mask = {
     TRN_SPEC("path_distance_mask", "Path Distance Mask", "mask",
@@ -203,7 +218,8 @@ const trn_node_module trn_node_path_distance_mask = {
     shape_compute,
     shape_key,
     shape_work,
-    NULL};
+    NULL,
+    trn_reach_global};
 
 const trn_node_module trn_node_polygon_mask = {
     TRN_SPEC("polygon_mask", "Polygon Mask", "mask",
@@ -214,4 +230,5 @@ const trn_node_module trn_node_polygon_mask = {
     shape_compute,
     shape_key,
     shape_work,
-    NULL};
+    NULL,
+    trn_reach_global};
