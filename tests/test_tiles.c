@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrane/geotiff.h"
 #include "terrane/graph.h"
 #include "terrane/palette.h"
 #include "terrane/recipe.h"
@@ -279,10 +280,73 @@ static void test_tile_errors(void)
     remove(DEM);
 }
 
+static trn_status to_tiff(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                          const float *values, trn_error *err)
+{
+    return trn_geotiff_tiled_put(user, x0, z0, nx, nz, values, err);
+}
+
+/* The evaluator's tiles streamed into a tiled BigTIFF read back as the published field, north
+ * up, for tiles that divide neither the grid nor the file's tiles. */
+static void test_tiled_geotiff(void)
+{
+    CHECK(write_dem());
+    trn_recipe r;
+    trn_graph g;
+    trn_palette p;
+    CHECK(load(&r, &g, &p));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.palette = &p;
+    trn_graph_run *run = NULL;
+    trn_error e;
+    CHECK_EQ_INT(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_OK);
+    trn_graph_value out;
+    CHECK_EQ_INT(trn_graph_run_terrain(run, &out, &e), TRN_OK);
+    const uint32_t evals[] = {17, 32, 40};
+    const uint32_t files[] = {16, 32, 32};
+    for (int k = 0; k < 3; k++) {
+        trn_geotiff_tiled *w = NULL;
+        CHECK_EQ_INT(trn_geotiff_tiled_open("tiles_test.tif", CELLS, CELLS, 256, 256, files[k],
+                                            &w, &e),
+                     TRN_OK);
+        const trn_graph_tile_options to = {evals[k], NULL, NULL};
+        CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, to_tiff, w, &e), TRN_OK);
+        CHECK_EQ_INT(trn_geotiff_tiled_close(w, &e), TRN_OK);
+        trn_geotiff t;
+        CHECK_EQ_INT(trn_geotiff_read("tiles_test.tif", NULL, &t, NULL, NULL, &e), TRN_OK);
+        CHECK(t.info.tiled && t.info.bigtiff && t.info.tile_width == files[k]);
+        CHECK(t.info.width == SAMPLES && t.info.height == SAMPLES);
+        bool same = t.values != NULL;
+        for (uint32_t j = 0; same && j < SAMPLES; j++)
+            same = memcmp(t.values + (size_t)(SAMPLES - 1u - j) * SAMPLES,
+                          out.values + (size_t)j * SAMPLES, SAMPLES * sizeof(float)) == 0;
+        CHECK(same);
+        trn_geotiff_dispose(&t);
+    }
+    /* Out of order: refused, nothing left behind. */
+    trn_geotiff_tiled *w = NULL;
+    CHECK_EQ_INT(trn_geotiff_tiled_open("tiles_bad.tif", CELLS, CELLS, 256, 256, 16, &w, &e),
+                 TRN_OK);
+    float v[4] = {0};
+    CHECK_EQ_INT(trn_geotiff_tiled_put(w, 2, 0, 2, 2, v, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(trn_geotiff_tiled_close(w, &e), TRN_ERR_INVALID_ARGUMENT);
+    FILE *f = fopen("tiles_bad.tif", "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+    remove("tiles_test.tif");
+    trn_graph_run_free(run);
+    trn_palette_dispose(&p);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
     RUN(test_tiles_equal_whole);
     RUN(test_tile_errors);
+    RUN(test_tiled_geotiff);
     return trn_test_finish();
 }
