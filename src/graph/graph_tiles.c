@@ -520,3 +520,53 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
     trn_graph_links_dispose(&t.L);
     return st;
 }
+
+trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *recipe,
+                                  const trn_graph_options *options, uint32_t tile,
+                                  uint64_t *bytes, int *first_global, trn_error *err)
+{
+    *bytes = 0;
+    if (first_global) *first_global = -1;
+    if (tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled evaluation: a tile of at least 1 sample is required");
+    tiler t;
+    memset(&t, 0, sizeof t);
+    t.g = graph;
+    t.recipe = recipe;
+    t.o = options;
+    trn_status st = trn_graph_links_make(graph, recipe, options, &t.L, err);
+    if (st) return st;
+    t.sx = recipe->cells_x + 1u;
+    t.sz = recipe->cells_z + 1u;
+    t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
+    cone c;
+    memset(&c, 0, sizeof c);
+    if (!t.reach) st = oom(err);
+    for (uint32_t k = 0; k < t.L.n && !st; k++)
+        trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]);
+    if (!st) st = cone_make(&t, t.L.output, &c, err);
+    const uint64_t whole = (uint64_t)t.sx * t.sz * sizeof(float);
+    uint64_t total = 0;
+    for (uint32_t q = 0; q < t.L.order_count && !st; q++) {
+        const int k = t.L.order[q];
+        const trn_node_type *ty = trn_node_type_find(graph->nodes[k].type);
+        if (tiled_kind(t.reach[k].kind)) {
+            if (c.need[k] < 0) continue;
+            uint64_t side = (uint64_t)tile + 2u * ((uint64_t)c.need[k] + t.reach[k].halo);
+            const uint64_t wx = side < t.sx ? side : t.sx, wz = side < t.sz ? side : t.sz;
+            /* Values and transport of the result, and as many cut for its consumers. */
+            total += wx * wz * sizeof(float) * 4u * (ty->output_count ? ty->output_count : 1u);
+        } else if (t.reach[k].kind == TRN_REACH_GLOBAL) {
+            if (first_global && *first_global < 0) *first_global = k;
+            /* Its whole-grid outputs (values and transport) and its assembled inputs. */
+            total += whole * 2u * (ty->output_count ? ty->output_count : 1u);
+            total += whole * 2u * ty->input_count;
+        }
+    }
+    cone_dispose(&c);
+    free(t.reach);
+    trn_graph_links_dispose(&t.L);
+    *bytes = total;
+    return st;
+}
