@@ -408,6 +408,47 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                 up[s] = 1;
         }
     }
+    /* The last order position at which each global result is read (UINT32_MAX: by the final
+     * tiles), so whole grids are dropped as soon as nothing later reads them. */
+    uint32_t *last = calloc(t->L.n ? t->L.n : 1u, sizeof *last);
+    uint8_t *seen = calloc(t->L.n ? t->L.n : 1u, 1);
+    int *stack = malloc((t->L.n ? t->L.n : 1u) * sizeof *stack);
+    if (!last || !seen || !stack) {
+        free(last);
+        free(seen);
+        free(stack);
+        free(up);
+        free(assembled);
+        return oom(err);
+    }
+    for (uint32_t q = 0; q < t->L.order_count; q++) {
+        const int k = t->L.order[q];
+        const bool final = k == sink;
+        if (!up[k] || (!final && tiled_kind(t->reach[k].kind))) continue;
+        /* What node k reads (its tile cone when it is the tiled sink): globals directly or
+         * through tile nodes. */
+        memset(seen, 0, t->L.n);
+        uint32_t depth = 0;
+        stack[depth++] = k;
+        seen[k] = 1;
+        while (depth) {
+            const int v = stack[--depth];
+            const trn_node_type *ty = trn_node_type_find(t->g->nodes[v].type);
+            for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+                const int s = t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i];
+                if (s < 0 || seen[s]) continue;
+                if (tiled_kind(t->reach[v].kind) && !float_kind(ty->inputs[i].kind)) continue;
+                seen[s] = 1;
+                if (tiled_kind(t->reach[s].kind))
+                    stack[depth++] = s;
+                else
+                    last[s] = final ? UINT32_MAX : (q > last[s] ? q : last[s]);
+            }
+        }
+        if (final && !tiled_kind(t->reach[k].kind)) last[k] = UINT32_MAX;
+    }
+    free(seen);
+    free(stack);
     const twin all = {0, 0, t->sx, t->sz};
     trn_status st = TRN_OK;
     for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
@@ -422,10 +463,24 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         }
         global_inputs gi = {t, assembled};
         if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &t->whole[k], err);
+        /* Assembled inputs serve this node only (another reader assembles them again). */
+        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            if (s >= 0 && assembled[s]) {
+                trn_node_result_release(assembled[s]);
+                assembled[s] = NULL;
+            }
+        }
+        for (uint32_t v = 0; v < t->L.n; v++)
+            if (t->whole[v] && last[v] == q) {
+                trn_node_result_release(t->whole[v]);
+                t->whole[v] = NULL;
+            }
     }
     for (uint32_t k = 0; k < t->L.n; k++)
         trn_node_result_release(assembled[k]);
     free(assembled);
+    free(last);
     free(up);
     return st;
 }
