@@ -423,13 +423,13 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
                                     const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
                                     void *user, trn_error *err);
 
-/* What trn_graph_evaluate_tiles holds at least, in bytes, for the Terrain Output's field with
- * tiles of tile samples: each tile node's window (the tile grown by its halos) with its values
- * and transport and the input copies cut for it, plus, when global nodes are upstream, their
+/* An estimate, in bytes, of what trn_graph_evaluate_tiles holds for the Terrain Output's field
+ * with tiles of tile samples: each tile node's window (the tile grown by its halos) for each of
+ * its outputs, the copies cut from the largest, plus, when global nodes are upstream, their
  * whole-grid results and the assembled grids they read (global nodes hold the whole grid).
- * *first_global (may be NULL) receives the index of the first global node upstream, or -1. A
- * lower bound for refusing a memory budget up front; the solvers' own working memory comes on
- * top (measure the resident size). Fails as trn_graph_evaluate's validation does. */
+ * *first_global (may be NULL) receives the index of the first global node upstream, or -1. For
+ * refusing a memory budget up front: the solvers' own working memory comes on top, so measure
+ * the resident size for the real figure. Fails as trn_graph_evaluate's validation does. */
 trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *recipe,
                                   const trn_graph_options *options, uint32_t tile,
                                   uint64_t *bytes, int *first_global, trn_error *err);

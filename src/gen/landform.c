@@ -154,7 +154,7 @@ static void fill_row(const landform_plan *plan, uint32_t j, float *heights)
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err)
 {
-    trn_landform_window whole;
+    trn_sample_window whole;
     memset(&whole, 0, sizeof whole);
     if (field) {
         whole.world_cells_x = field->cells_x;
@@ -166,7 +166,7 @@ trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, 
 }
 
 trn_status trn_landform_fill_window(const trn_landform *landform, uint64_t world_seed,
-                                    trn_field *field, const trn_landform_window *window,
+                                    trn_field *field, const trn_sample_window *window,
                                     trn_progress_fn progress, void *user, trn_error *err)
 {
     if (!landform || !field)

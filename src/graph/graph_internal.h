@@ -89,15 +89,9 @@ const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const cha
 
 #define TRN_GRAPH_MAX_INPUTS 8u
 
-/* Where a node's result grid sits in the world grid when it runs on a tile: its first sample is
- * world sample (x0, z0) of a world of world_cells and world_size. Sample (i, j) of the tile is
- * world sample (x0 + i, z0 + j); the tile's size is its cells times the world's spacing, with
- * size / cells equal to the world's size / cells bit for bit. */
-typedef struct trn_grid_window {
-    uint32_t x0, z0;
-    uint32_t world_cells_x, world_cells_z;
-    double world_size_x, world_size_z;
-} trn_grid_window;
+/* A node on a tile: its result grid's place in the world (core.h). The tile's size is its cells
+ * times the world's spacing, with size / cells equal to the world's size / cells bit for bit. */
+typedef trn_sample_window trn_grid_window;
 
 /* What a node's computation gets: its inputs by input pin index (NULL = not connected) and the
  * results holding them (for the grid). */

@@ -602,7 +602,7 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
         trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]);
     if (!st) st = cone_make(&t, t.L.output, &c, err);
     const uint64_t whole = (uint64_t)t.sx * t.sz * sizeof(float);
-    uint64_t total = 0;
+    uint64_t total = 0, transient = 0;
     for (uint32_t q = 0; q < t.L.order_count && !st; q++) {
         const int k = t.L.order[q];
         const trn_node_type *ty = trn_node_type_find(graph->nodes[k].type);
@@ -610,8 +610,11 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
             if (c.need[k] < 0) continue;
             uint64_t side = (uint64_t)tile + 2u * ((uint64_t)c.need[k] + t.reach[k].halo);
             const uint64_t wx = side < t.sx ? side : t.sx, wz = side < t.sz ? side : t.sz;
-            /* Values and transport of the result, and as many cut for its consumers. */
-            total += wx * wz * sizeof(float) * 4u * (ty->output_count ? ty->output_count : 1u);
+            /* Each output's values, kept for the tile; the largest window once more for the
+             * copies cut from it (transient). */
+            const uint64_t w = wx * wz * sizeof(float);
+            total += w * (ty->output_count ? ty->output_count : 1u);
+            if (2u * w > transient) transient = 2u * w;
         } else if (t.reach[k].kind == TRN_REACH_GLOBAL) {
             if (first_global && *first_global < 0) *first_global = k;
             /* Its whole-grid outputs (values and transport) and its assembled inputs. */
@@ -622,6 +625,6 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
     cone_dispose(&c);
     free(t.reach);
     trn_graph_links_dispose(&t.L);
-    *bytes = total;
+    *bytes = total + transient;
     return st;
 }

@@ -1770,7 +1770,8 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
                      g.nodes[global].id, g.nodes[global].type);
         const int r = cli_failf(ctx,
                                 "--memory %.1f MiB is below the %.1f MiB a tile of %u samples "
-                                "with its halos needs on this %u x %u-sample grid%s; give "
+                                "with its halos is estimated to need on this %u x %u-sample "
+                                "grid%s; give "
                                 "--memory %.0fMiB or more%s",
                                 mib(a->memory), mib(need), a->tiles, recipe->cells_x + 1u,
                                 recipe->cells_z + 1u, why, ceil(mib(need)),
@@ -1798,7 +1799,7 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
                    per_z = (recipe->cells_z + a->tiles) / a->tiles;
     cli_note(ctx,
              "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %.1f MiB "
-             "(at least %.1f MiB planned)",
+             "(%.1f MiB estimated before the run)",
              a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles,
              now_s() - t0, (double)ru.ru_maxrss / 1024.0, mib(need));
     return CLI_EXIT_OK;

@@ -159,7 +159,7 @@ static trn_status fill(const trn_node_ctx *c, trn_node_result *r, const trn_land
     trn_field f;
     trn_status st = trn_field_init(&f, r->cells_x, r->cells_z, r->size_x, r->size_z, err);
     if (st) return trn_node_wrap(c, err, st);
-    trn_landform_window win;
+    trn_sample_window win;
     memset(&win, 0, sizeof win);
     if (c->window) {
         win.x0 = c->window->x0;

@@ -133,23 +133,58 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     double *scratch;
     const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
     trn_status st;
+    /* On a tile, positions come from the world grid (bit for bit the whole grid's). */
+    trn_sample_window whole;
+    memset(&whole, 0, sizeof whole);
+    whole.world_cells_x = r->cells_x;
+    whole.world_cells_z = r->cells_z;
+    whole.world_size_x = r->size_x;
+    whole.world_size_z = r->size_z;
+    const trn_sample_window *w = c->window ? c->window : &whole;
     if (trn_node_module_of(t) == &trn_node_path_distance_mask)
-        st = trn_mask_path(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
-                           trn_graph_param_number(n, t, "width"),
-                           trn_graph_param_number(n, t, "falloff"), &m, err);
+        st = trn_mask_path_window(r->cells_x, r->cells_z, w, pts, count,
+                                  trn_graph_param_number(n, t, "width"),
+                                  trn_graph_param_number(n, t, "falloff"), &m, err);
     else
-        st = trn_mask_polygon(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
-                              trn_graph_param_number(n, t, "falloff"), &m, err);
+        st = trn_mask_polygon_window(r->cells_x, r->cells_z, w, pts, count,
+                                     trn_graph_param_number(n, t, "falloff"), &m, err);
     free(scratch);
     const double warp = trn_graph_param_number(n, t, "edge_warp");
     if (st == TRN_OK && warp > 0.0) {
         trn_mask exact = m;
-        st = trn_mask_warp(&exact, r->size_x, r->size_z, warp,
-                           trn_graph_param_number(n, t, "edge_warp_size"), EDGE_OCTAVES,
-                           trn_node_seed(n, c->recipe), &m, err);
+        st = trn_mask_warp_window(&exact, w, warp, trn_graph_param_number(n, t, "edge_warp_size"),
+                                  EDGE_OCTAVES, trn_node_seed(n, c->recipe), &m, err);
         trn_mask_dispose(&exact);
     }
     return publish(c, r, st, &m, err);
+}
+
+/* A shape is pointwise; its warped outline reads the exact shape up to edge_warp world units
+ * away (the warp's displacement is at most that), plus the bilinear neighbour. */
+static void shape_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                        trn_node_reach *out)
+{
+    const double warp = trn_graph_param_number(n, t, "edge_warp");
+    if (!(warp > 0.0)) {
+        trn_reach_pointwise(n, t, recipe, out);
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (!recipe) {
+        trn_reach_global(n, t, recipe, out);
+        return;
+    }
+    const double dx = recipe->size_x / (double)recipe->cells_x,
+                 dz = recipe->size_z / (double)recipe->cells_z;
+    const double halo = ceil(warp / (dx < dz ? dx : dz)) + 2.0;
+    const double most = (double)(recipe->cells_x > recipe->cells_z ? recipe->cells_x
+                                                                    : recipe->cells_z) +
+                        1.0;
+    out->kind = TRN_REACH_NEIGHBOURHOOD;
+    out->halo = (uint32_t)(halo < most ? halo : most);
+    snprintf(out->why, sizeof out->why,
+             "its outline wanders up to edge_warp %g world units: %u samples each way", warp,
+             out->halo);
 }
 
 /* Horn's gradient reads the 3x3 samples around each sample. */
@@ -219,7 +254,7 @@ const trn_node_module trn_node_path_distance_mask = {
     shape_key,
     shape_work,
     NULL,
-    trn_reach_global};
+    shape_reach};
 
 const trn_node_module trn_node_polygon_mask = {
     TRN_SPEC("polygon_mask", "Polygon Mask", "mask",
@@ -231,4 +266,4 @@ const trn_node_module trn_node_polygon_mask = {
     shape_key,
     shape_work,
     NULL,
-    trn_reach_global};
+    shape_reach};

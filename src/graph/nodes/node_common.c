@@ -144,8 +144,6 @@ static const char *global_why(const char *type)
     } table[] = {
         {"landform", "its evolution (stream power) drains across the whole grid"},
         {"heightfield_input", "resamples a DEM file read whole"},
-        {"path_distance_mask", "its segment index is built over the whole grid"},
-        {"polygon_mask", "its even-odd fill scans whole rows"},
         {"drainage", "depression filling and flow routing cross the whole grid"},
         {"flow_accumulation", "flow accumulates from every upstream sample"},
         {"drain_depressions", "depression filling crosses the whole grid"},
