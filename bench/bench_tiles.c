@@ -44,12 +44,12 @@ static trn_status on_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uin
     return TRN_OK;
 }
 
-/* Arguments: whole|tiled PRESET CELLS TILE THREADS [OUT.tif]. One mode a process, so the peak
- * resident size is that mode's. */
+/* Arguments: whole|tiled PRESET|RECIPE CELLS TILE THREADS [OUT.tif] (PRESET: the name after
+ * builtin://terrain/). One mode a process, so the peak resident size is that mode's. */
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: bench_tiles whole|tiled PRESET CELLS TILE THREADS [OUT.tif]\n");
+        fprintf(stderr, "usage: bench_tiles whole|tiled PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
         return 1;
     }
     const bool tiled = strcmp(argv[1], "tiled") == 0;
@@ -61,8 +61,9 @@ int main(int argc, char **argv)
     const char *text = trn_builtin_preset_text(id);
     trn_recipe r;
     trn_error e;
-    if (!text || trn_recipe_parse(text, strlen(text), id, &r, NULL, &e)) {
-        printf("%s: %s\n", argv[2], text ? e.message : "no such preset");
+    if (text ? trn_recipe_parse(text, strlen(text), id, &r, NULL, &e)
+             : trn_recipe_read(argv[2], &r, NULL, &e)) {
+        printf("%s: %s\n", argv[2], e.message);
         return 1;
     }
     if (trn_recipe_change_grid(&r, r.size_x, r.size_z, cells, cells, TRN_EDITS_KEEP, &e)) {

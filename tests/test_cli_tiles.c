@@ -71,9 +71,10 @@ static void test_tiles_refused(void)
                                    "-o '%s'",
                                    NULL, &err, recipe, tif),
                  1);
-    CHECK_CONTAINS(err, "--memory 0.1 MiB is below the");
+    CHECK_CONTAINS(err, "--memory 100 KiB is below the");
     CHECK_CONTAINS(err, "a tile of 32 samples with its halos is estimated to need on this 49 x "
                         "49-sample grid");
+    CHECK_CONTAINS(err, "node 'evolve' (stream_power) reads the whole grid");
     CHECK_CONTAINS(err, "give --memory");
     CHECK(!trn_test_exists(tif));
     free(err);

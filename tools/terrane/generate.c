@@ -1735,6 +1735,18 @@ static double mib(uint64_t bytes)
     return (double)bytes / 1048576.0;
 }
 
+/* "100 KiB", "5.5 MiB", "3.25 GiB": a size as people read it. */
+static const char *size_text(uint64_t bytes, char *buf, size_t size)
+{
+    if (bytes < ((uint64_t)1 << 20))
+        snprintf(buf, size, "%.0f KiB", (double)bytes / 1024.0);
+    else if (bytes < ((uint64_t)1 << 30))
+        snprintf(buf, size, "%.1f MiB", mib(bytes));
+    else
+        snprintf(buf, size, "%.2f GiB", (double)bytes / 1073741824.0);
+    return buf;
+}
+
 /* The graph's published heights tile by tile straight into a tiled BigTIFF, within the memory
  * budget: refused up front when one tile with its halos (and the whole grids global nodes hold)
  * cannot fit. */
@@ -1768,12 +1780,13 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
             snprintf(why, sizeof why,
                      "; node '%.60s' (%.32s) reads the whole grid, so the whole grid is held",
                      g.nodes[global].id, g.nodes[global].type);
+        char have[32], want[32];
         const int r = cli_failf(ctx,
-                                "--memory %.1f MiB is below the %.1f MiB a tile of %u samples "
-                                "with its halos is estimated to need on this %u x %u-sample "
-                                "grid%s; give "
+                                "--memory %s is below the %s a tile of %u samples with its "
+                                "halos is estimated to need on this %u x %u-sample grid%s; give "
                                 "--memory %.0fMiB or more%s",
-                                mib(a->memory), mib(need), a->tiles, recipe->cells_x + 1u,
+                                size_text(a->memory, have, sizeof have),
+                                size_text(need, want, sizeof want), a->tiles, recipe->cells_x + 1u,
                                 recipe->cells_z + 1u, why, ceil(mib(need)),
                                 global >= 0 ? "" : ", or smaller --tiles");
         trn_graph_dispose(&g);
@@ -1795,13 +1808,15 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     if (trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
+    char peak[32], est[32];
     const uint32_t per_x = (recipe->cells_x + a->tiles) / a->tiles,
                    per_z = (recipe->cells_z + a->tiles) / a->tiles;
     cli_note(ctx,
-             "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %.1f MiB "
-             "(%.1f MiB estimated before the run)",
+             "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
+             "(%s estimated before the run)",
              a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles,
-             now_s() - t0, (double)ru.ru_maxrss / 1024.0, mib(need));
+             now_s() - t0, size_text((uint64_t)ru.ru_maxrss * 1024u, peak, sizeof peak),
+             size_text(need, est, sizeof est));
     return CLI_EXIT_OK;
 }
 
