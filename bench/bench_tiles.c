@@ -44,12 +44,12 @@ static trn_status on_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uin
     return TRN_OK;
 }
 
-/* Arguments: whole|tiled PRESET|RECIPE CELLS TILE THREADS [OUT.tif] (PRESET: the name after
+/* Arguments: whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif] (PRESET: the name after
  * builtin://terrain/). One mode a process, so the peak resident size is that mode's. */
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: bench_tiles whole|tiled PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
+        fprintf(stderr, "usage: bench_tiles whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
         return 1;
     }
     const bool tiled = strcmp(argv[1], "tiled") == 0;
@@ -86,6 +86,19 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.threads = threads;
     o.max_work = TRN_WORK_UNLIMITED;
+    if (strcmp(argv[1], "plan") == 0) {
+        /* What a tiled run would hold, estimated, without running it. */
+        uint64_t bytes = 0;
+        int global = -1;
+        if (trn_graph_tiles_memory(&g, &r, &o, tile, &bytes, &global, &e)) {
+            printf("plan: %s\n", e.message);
+            return 1;
+        }
+        printf("plan %s %u^2 tile %u: %.2f GiB estimated%s%s\n", argv[2], cells + 1u, tile,
+               (double)bytes / 1073741824.0, global >= 0 ? ", first global node " : "",
+               global >= 0 ? g.nodes[global].id : "");
+        return 0;
+    }
     const double load0 = load_average(), rss0 = peak_mib();
     const double w0 = now_s(), c0 = cpu_s();
     band_hash b;

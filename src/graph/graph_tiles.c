@@ -602,7 +602,7 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
         trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]);
     if (!st) st = cone_make(&t, t.L.output, &c, err);
     const uint64_t whole = (uint64_t)t.sx * t.sz * sizeof(float);
-    uint64_t total = 0, transient = 0;
+    uint64_t total = 0, transient = 0, global_peak = 0;
     for (uint32_t q = 0; q < t.L.order_count && !st; q++) {
         const int k = t.L.order[q];
         const trn_node_type *ty = trn_node_type_find(graph->nodes[k].type);
@@ -617,14 +617,17 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
             if (2u * w > transient) transient = 2u * w;
         } else if (t.reach[k].kind == TRN_REACH_GLOBAL) {
             if (first_global && *first_global < 0) *first_global = k;
-            /* Its whole-grid outputs (values and transport) and its assembled inputs. */
-            total += whole * 2u * (ty->output_count ? ty->output_count : 1u);
-            total += whole * 2u * ty->input_count;
+            /* Its whole-grid outputs (values and transport) and its inputs, while it runs:
+             * the largest such node sets the peak (results are dropped after their last
+             * reader). */
+            const uint64_t g = whole * 2u * ((ty->output_count ? ty->output_count : 1u) +
+                                             ty->input_count);
+            if (g > global_peak) global_peak = g;
         }
     }
     cone_dispose(&c);
     free(t.reach);
     trn_graph_links_dispose(&t.L);
-    *bytes = total + transient;
+    *bytes = total + transient + global_peak;
     return st;
 }
