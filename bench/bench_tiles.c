@@ -49,7 +49,8 @@ static trn_status on_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uin
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: bench_tiles whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
+        fprintf(stderr,
+                "usage: bench_tiles whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
         return 1;
     }
     const bool tiled = strcmp(argv[1], "tiled") == 0;
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
             return 1;
         }
         const trn_graph_tile_options to = {tile, NULL, NULL};
-        st = trn_graph_evaluate_tiles(&g, &r, &o, &to, on_tile, &b, &e);
+        st = trn_graph_evaluate_tiles(&g, &r, &o, &to, on_tile, &b, NULL, NULL, &e);
         if (!st && b.tif) st = trn_geotiff_tiled_close(b.tif, &e);
         free(b.band);
     } else {

@@ -40,9 +40,9 @@ static void test_tiles_match_whole_grid(void)
     char recipe[1024], r32[600], tif[600];
     snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
     at(r32, sizeof r32, "valley.r32");
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 -q -o '%s'", NULL, NULL,
-                                   recipe, r32),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --resolution 48x48 -q -o '%s'", NULL, NULL, recipe, r32),
+        0);
     static const struct {
         unsigned tile, threads;
     } runs[] = {{16, 1}, {32, 2}, {48, 1}, {128, 2}};
@@ -79,8 +79,7 @@ static void test_tiles_refused(void)
     CHECK(!trn_test_exists(tif));
     free(err);
     err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 20 -o '%s'", NULL, &err, recipe, tif),
-                 2);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 20 -o '%s'", NULL, &err, recipe, tif), 2);
     CHECK_CONTAINS(err, "steps of 16");
     free(err);
     err = NULL;
@@ -89,9 +88,9 @@ static void test_tiles_refused(void)
     CHECK_CONTAINS(err, "give --tiles N too");
     free(err);
     err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 --memory 4XB -o '%s'", NULL, &err,
-                                   recipe, tif),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --tiles 32 --memory 4XB -o '%s'", NULL, &err, recipe, tif),
+        2);
     CHECK_CONTAINS(err, "--memory takes a size such as 4GiB");
     free(err);
     err = NULL;
@@ -101,9 +100,8 @@ static void test_tiles_refused(void)
     CHECK_CONTAINS(err, "--tiles writes -o OUT.tif only");
     free(err);
     err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s/x.r32'", NULL, &err, recipe,
-                                   tmp),
-                 2);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --tiles 32 -o '%s/x.r32'", NULL, &err, recipe, tmp), 2);
     CHECK_CONTAINS(err, "give -o OUT.tif");
     free(err);
     /* Strokes are applied to the whole grid: refused with the reason. */
@@ -116,8 +114,7 @@ static void test_tiles_refused(void)
         "\"radius\":60,\"strength\":8,\"center\":[128,128]}]}";
     CHECK(trn_test_write_file(edited, text, sizeof text - 1));
     err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s'", NULL, &err, edited, tif),
-                 1);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s'", NULL, &err, edited, tif), 1);
     CHECK_CONTAINS(err, "this recipe's 1 regions, edits and exclusions are applied to the whole");
     CHECK(!trn_test_exists(tif));
     free(err);

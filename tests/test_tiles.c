@@ -54,15 +54,19 @@ static const char graph_all[] =
     "\"inputs\":{\"field\":{\"node\":\"sp\",\"pin\":\"field\"},\"mask\":{\"node\":\"sm2\"}}},"
     "{\"id\":\"wb\",\"type\":\"water_body\",\"params\":{\"level\":\"spill\",\"center\":[128,128],"
     "\"radius\":40},\"inputs\":{\"field\":{\"node\":\"off2\"}}},"
-    "{\"id\":\"dr2\",\"type\":\"drainage\",\"inputs\":{\"field\":{\"node\":\"wb\",\"pin\":\"field\"}}},"
+    "{\"id\":\"dr2\",\"type\":\"drainage\",\"inputs\":{\"field\":{\"node\":\"wb\",\"pin\":"
+    "\"field\"}}},"
     "{\"id\":\"bw\",\"type\":\"basin_water\",\"inputs\":{\"drainage\":{\"node\":\"dr2\","
     "\"pin\":\"drainage\"},\"water\":{\"node\":\"wb\",\"pin\":\"water\"}}},"
-    "{\"id\":\"we\",\"type\":\"water_edit\",\"inputs\":{\"field\":{\"node\":\"bw\",\"pin\":\"field\"},"
+    "{\"id\":\"we\",\"type\":\"water_edit\",\"inputs\":{\"field\":{\"node\":\"bw\",\"pin\":"
+    "\"field\"},"
     "\"water\":{\"node\":\"bw\",\"pin\":\"water\"}}},"
-    "{\"id\":\"dr3\",\"type\":\"drainage\",\"inputs\":{\"field\":{\"node\":\"we\",\"pin\":\"field\"}}},"
+    "{\"id\":\"dr3\",\"type\":\"drainage\",\"inputs\":{\"field\":{\"node\":\"we\",\"pin\":"
+    "\"field\"}}},"
     "{\"id\":\"rr\",\"type\":\"river_route\",\"inputs\":{\"drainage\":{\"node\":\"dr3\","
     "\"pin\":\"drainage\"},\"water\":{\"node\":\"we\",\"pin\":\"water\"}}},"
-    "{\"id\":\"bi\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"rr\",\"pin\":\"field\"},"
+    "{\"id\":\"bi\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"rr\",\"pin\":"
+    "\"field\"},"
     "\"water\":{\"node\":\"rr\",\"pin\":\"water\"}}},"
     "{\"id\":\"sc\",\"type\":\"scatter_palette\",\"inputs\":{\"field\":{\"node\":\"bi\"}}},"
     "{\"id\":\"note\",\"type\":\"comment\",\"params\":{\"text\":\"every type\"}},"
@@ -190,13 +194,14 @@ static bool same_tiled(const trn_graph *g, const trn_recipe *r, const trn_graph_
     c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
     const trn_graph_tile_options to = {tile, id, pin};
     trn_error e;
-    const trn_status st = trn_graph_evaluate_tiles(g, r, o, &to, collect_tile, &c, &e);
+    const trn_status st = trn_graph_evaluate_tiles(g, r, o, &to, collect_tile, &c, NULL, NULL, &e);
     if (st) fprintf(stderr, "tiled evaluation failed: %s\n", e.message);
     const uint32_t per = (SAMPLES + tile - 1u) / tile;
     const bool same = st == TRN_OK && c.tiles == per * per && !c.row_order_broken &&
                       memcmp(c.v, whole, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0;
-    if (!same) fprintf(stderr, "node %s pin %s: tiles of %u differ from the whole grid\n", id,
-                       pin ? pin : "-", tile);
+    if (!same)
+        fprintf(stderr, "node %s pin %s: tiles of %u differ from the whole grid\n", id,
+                pin ? pin : "-", tile);
     free(c.v);
     return same;
 }
@@ -230,8 +235,8 @@ static void test_tiles_equal_whole(void)
             /* One-sample tiles are slow; the cheap nodes get them. */
             const uint32_t sizes = strcmp(g.nodes[k].id, "sm2") == 0 ? 5u : 4u;
             for (uint32_t s = 0; s < sizes; s++)
-                CHECK(same_tiled(&g, &r, &o, g.nodes[k].id, t->outputs[pi].name, v.values,
-                                 tiles[s]));
+                CHECK(
+                    same_tiled(&g, &r, &o, g.nodes[k].id, t->outputs[pi].name, v.values, tiles[s]));
             compared++;
         }
     }
@@ -263,15 +268,15 @@ static void test_tile_errors(void)
     memset(&c, 0, sizeof c);
     trn_error e;
     trn_graph_tile_options to = {0, NULL, NULL};
-    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, &e),
+    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     to.tile = 16;
     to.node_id = "nope";
-    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, &e),
+    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e),
                  TRN_ERR_NOT_FOUND);
     to.node_id = "dr";
     to.pin = "drainage";
-    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, &e),
+    CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK(strstr(e.message, "is drainage") != NULL);
     trn_palette_dispose(&p);
@@ -307,11 +312,11 @@ static void test_tiled_geotiff(void)
     const uint32_t files[] = {16, 32, 32};
     for (int k = 0; k < 3; k++) {
         trn_geotiff_tiled *w = NULL;
-        CHECK_EQ_INT(trn_geotiff_tiled_open("tiles_test.tif", CELLS, CELLS, 256, 256, files[k],
-                                            &w, &e),
-                     TRN_OK);
+        CHECK_EQ_INT(
+            trn_geotiff_tiled_open("tiles_test.tif", CELLS, CELLS, 256, 256, files[k], &w, &e),
+            TRN_OK);
         const trn_graph_tile_options to = {evals[k], NULL, NULL};
-        CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, to_tiff, w, &e), TRN_OK);
+        CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, to_tiff, w, NULL, NULL, &e), TRN_OK);
         CHECK_EQ_INT(trn_geotiff_tiled_close(w, &e), TRN_OK);
         trn_geotiff t;
         CHECK_EQ_INT(trn_geotiff_read("tiles_test.tif", NULL, &t, NULL, NULL, &e), TRN_OK);
@@ -342,11 +347,72 @@ static void test_tiled_geotiff(void)
     remove(DEM);
 }
 
+typedef struct progress_log {
+    double last;
+    bool backwards, saw_tiles, saw_node;
+    int cancel_after; /* "tiles" reports before asking to stop; < 0: never */
+} progress_log;
+
+static int log_progress(double done, const char *stage, void *user)
+{
+    progress_log *p = user;
+    if (done < p->last) p->backwards = true;
+    p->last = done;
+    if (stage && strcmp(stage, "tiles") == 0) {
+        p->saw_tiles = true;
+        if (p->cancel_after >= 0 && p->cancel_after-- == 0) return TRN_CANCEL;
+    }
+    if (stage && strncmp(stage, "node sp: ", 9) == 0) p->saw_node = true;
+    return TRN_CONTINUE;
+}
+
+/* Progress runs forward to 1 through the global nodes' own stages and the tiles; a cancel
+ * stops the run. */
+static void test_tile_progress(void)
+{
+    CHECK(write_dem());
+    trn_recipe r;
+    trn_graph g;
+    trn_palette p;
+    CHECK(load(&r, &g, &p));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.palette = &p;
+    collect c;
+    memset(&c, 0, sizeof c);
+    c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+    trn_error e;
+    const trn_graph_tile_options to = {32, NULL, NULL};
+    progress_log log = {0.0, false, false, false, -1};
+    CHECK_EQ_INT(
+        trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, log_progress, &log, &e),
+        TRN_OK);
+    if (log.backwards || !log.saw_tiles || !log.saw_node)
+        fprintf(stderr, "progress: backwards %d, tiles %d, node %d\n", log.backwards, log.saw_tiles,
+                log.saw_node);
+    CHECK(!log.backwards && log.saw_tiles && log.saw_node);
+    CHECK(log.last == 1.0);
+    progress_log stop = {0.0, false, false, false, 1};
+    free(c.v);
+    memset(&c, 0, sizeof c);
+    c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+    CHECK_EQ_INT(
+        trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, log_progress, &stop, &e),
+        TRN_ERR_CANCELLED);
+    CHECK_EQ_INT(c.tiles, 2);
+    free(c.v);
+    trn_palette_dispose(&p);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
     RUN(test_tiles_equal_whole);
     RUN(test_tile_errors);
     RUN(test_tiled_geotiff);
+    RUN(test_tile_progress);
     return trn_test_finish();
 }

@@ -415,13 +415,16 @@ typedef struct trn_graph_tile_options {
 } trn_graph_tile_options;
 
 /* Validate and check the work budget as trn_graph_evaluate does, then deliver the chosen
- * output's values tile by tile to sink. options->cache is not used. Errors: as
- * trn_graph_evaluate's; TRN_ERR_INVALID_ARGUMENT for a zero tile or an output that is not a
- * heightfield or mask; TRN_ERR_NOT_FOUND for a node id the graph does not evaluate. */
+ * output's values tile by tile to sink. options->cache is not used. Progress (may be NULL):
+ * stage "node ID: ..." while a global node runs, "tiles" between tiles; a global node counts as
+ * many tiles as the grid has. Errors: as trn_graph_evaluate's; TRN_ERR_INVALID_ARGUMENT for a
+ * zero tile or an output that is not a heightfield or mask; TRN_ERR_NOT_FOUND for a node id
+ * the graph does not evaluate; TRN_ERR_CANCELLED when progress asks to stop. */
 trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *recipe,
                                     const trn_graph_options *options,
                                     const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
-                                    void *user, trn_error *err);
+                                    void *user, trn_progress_fn progress, void *progress_user,
+                                    trn_error *err);
 
 /* An estimate, in bytes, of what trn_graph_evaluate_tiles holds for the Terrain Output's field
  * with tiles of tile samples: each tile node's window (the tile grown by its halos) for each of

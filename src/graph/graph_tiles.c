@@ -23,12 +23,52 @@ typedef struct tiler {
     const trn_recipe *recipe;
     const trn_graph_options *o;
     trn_graph_links L;
-    uint32_t sx, sz;    /* world samples */
-    trn_node_reach *reach; /* per node */
+    uint32_t sx, sz;         /* world samples */
+    trn_node_reach *reach;   /* per node */
     trn_node_result **whole; /* global nodes' results (whole grid) */
     int threads;
     trn_global_solver solve;
+    trn_progress pr;    /* the whole run */
+    double units, done; /* progress: a global node counts as many units as there are tiles */
+    double tiles;       /* tiles of the grid */
+    double last;        /* the last fraction reported (reports never go back) */
 } tiler;
+
+/* Report fraction v of the run (never below the last report); true when asked to stop. */
+static bool report_at(tiler *t, double v, const char *stage)
+{
+    if (v < t->last) v = t->last;
+    if (v > 1.0) v = 1.0;
+    t->last = v;
+    return t->pr.fn && t->pr.fn(v, stage, t->pr.user) == TRN_CANCEL;
+}
+
+/* A global node's progress inside its slice: "node ID: stage". */
+typedef struct node_bridge {
+    tiler *t;
+    double lo, hi; /* its slice of the run */
+    const char *id;
+    char stage[112];
+} node_bridge;
+
+static int node_bridge_fn(double done, const char *stage, void *user)
+{
+    node_bridge *b = user;
+    snprintf(b->stage, sizeof b->stage, "node %.60s: %s", b->id, stage ? stage : "");
+    return report_at(b->t, b->lo + (b->hi - b->lo) * done, b->stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+/* Report progress after `step` more units; true when asked to stop. */
+static bool advance(tiler *t, double step, const char *stage)
+{
+    t->done += step;
+    return report_at(t, t->units > 0.0 ? t->done / t->units : 1.0, stage);
+}
+
+static trn_status cancelled(trn_error *err)
+{
+    return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "tiled evaluation: cancelled");
+}
 
 static bool tiled_kind(trn_node_reach_kind k)
 {
@@ -131,7 +171,8 @@ static trn_status oom(trn_error *err)
 typedef trn_node_result *(*input_fn)(void *user, int source, twin w);
 
 static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win, input_fn get,
-                             void *user, trn_node_result **out, trn_error *err)
+                             void *user, const trn_progress *progress, trn_node_result **out,
+                             trn_error *err)
 {
     *out = NULL;
     const trn_graph_node *node = &t->g->nodes[k];
@@ -146,7 +187,7 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
     ctx.palette = t->o ? t->o->palette : NULL;
     ctx.window = win;
     trn_progress none = trn_progress_make(NULL, NULL);
-    ctx.progress = &none;
+    ctx.progress = progress ? progress : &none;
     trn_node_result *held[TRN_GRAPH_MAX_INPUTS] = {0};
     trn_status st = TRN_OK;
     for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
@@ -179,8 +220,8 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
 typedef struct cone {
     tiler *t;
     int sink;
-    int64_t *need;            /* halo node k's result must cover; -1: not in the cone */
-    trn_node_result **memo;   /* this tile's results, on grow(tile, need) */
+    int64_t *need;          /* halo node k's result must cover; -1: not in the cone */
+    trn_node_result **memo; /* this tile's results, on grow(tile, need) */
     twin tile;
 } cone;
 
@@ -217,8 +258,7 @@ static trn_status cone_make(tiler *t, int sink, cone *c, trn_error *err)
         const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
         for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
             const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
-            if (s < 0 || !float_kind(ty->inputs[i].kind) || !tiled_kind(t->reach[s].kind))
-                continue;
+            if (s < 0 || !float_kind(ty->inputs[i].kind) || !tiled_kind(t->reach[s].kind)) continue;
             const int64_t h = c->need[k] + t->reach[k].halo;
             if (h > c->need[s]) c->need[s] = h;
         }
@@ -258,10 +298,14 @@ static trn_status cone_tile(cone *c, twin tile, trn_node_result **out, trn_error
         if (c->need[k] < 0 || !tiled_kind(t->reach[k].kind)) continue;
         /* Computed on the tile grown by its need and its own halo, kept on its need. */
         const twin at = grow(t, tile, (uint32_t)c->need[k] + t->reach[k].halo);
-        const trn_grid_window win = {at.x0, at.z0, t->recipe->cells_x, t->recipe->cells_z,
-                                     t->recipe->size_x, t->recipe->size_z};
+        const trn_grid_window win = {at.x0,
+                                     at.z0,
+                                     t->recipe->cells_x,
+                                     t->recipe->cells_z,
+                                     t->recipe->size_x,
+                                     t->recipe->size_z};
         trn_node_result *r;
-        st = compute_on(t, k, at, &win, cone_input, c, &r, err);
+        st = compute_on(t, k, at, &win, cone_input, c, NULL, &r, err);
         if (st) break;
         c->memo[k] = crop(t, r, at, grow(t, tile, (uint32_t)c->need[k]));
         trn_node_result_release(r);
@@ -286,7 +330,7 @@ static twin tile_at(const tiler *t, uint32_t size, uint32_t tx, uint32_t tz)
 /* For each tile of the sink, f(user, tile, result on the tile). */
 typedef trn_status (*tile_fn)(void *user, twin tile, const trn_node_result *r, trn_error *err);
 
-static trn_status each_tile(tiler *t, int sink, uint32_t size, tile_fn f, void *user,
+static trn_status each_tile(tiler *t, int sink, uint32_t size, bool report, tile_fn f, void *user,
                             trn_error *err)
 {
     cone c;
@@ -300,6 +344,7 @@ static trn_status each_tile(tiler *t, int sink, uint32_t size, tile_fn f, void *
             if ((st = cone_tile(&c, tile, &r, err))) break;
             st = f(user, tile, r, err);
             trn_node_result_release(r);
+            if (!st && report && advance(t, 1.0, "tiles")) st = cancelled(err);
         }
     cone_dispose(&c);
     return st;
@@ -358,7 +403,7 @@ static trn_status assemble(tiler *t, int s, uint32_t size, trn_node_result **out
             st = oom(err);
     }
     trn_node_result_release(first);
-    if (!st) st = each_tile(t, s, size, paste, whole, err);
+    if (!st) st = each_tile(t, s, size, false, paste, whole, err);
     if (st) {
         trn_node_result_release(whole);
         return st;
@@ -449,12 +494,17 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
     }
     free(seen);
     free(stack);
+    uint32_t globals = 0;
+    for (uint32_t q = 0; q < t->L.order_count; q++) {
+        const int k = t->L.order[q];
+        if (up[k] && t->reach[k].kind == TRN_REACH_GLOBAL) globals++;
+    }
+    t->units = (double)(globals + 1u) * t->tiles;
     const twin all = {0, 0, t->sx, t->sz};
     trn_status st = TRN_OK;
     for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
         const int k = t->L.order[q];
-        if (!up[k] || tiled_kind(t->reach[k].kind) || t->reach[k].kind == TRN_REACH_NONE)
-            continue;
+        if (!up[k] || tiled_kind(t->reach[k].kind) || t->reach[k].kind == TRN_REACH_NONE) continue;
         const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
         for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
             const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
@@ -462,7 +512,15 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                 st = assemble(t, s, size, &assembled[s], err);
         }
         global_inputs gi = {t, assembled};
-        if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &t->whole[k], err);
+        node_bridge nb;
+        nb.t = t;
+        nb.id = t->g->nodes[k].id;
+        nb.stage[0] = '\0';
+        nb.lo = t->units > 0.0 ? t->done / t->units : 0.0;
+        nb.hi = t->units > 0.0 ? (t->done + t->tiles) / t->units : 0.0;
+        trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
+        if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+        if (!st && advance(t, t->tiles, ty->name)) st = cancelled(err);
         /* Assembled inputs serve this node only (another reader assembles them again). */
         for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
             const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
@@ -503,7 +561,8 @@ static trn_status deliver(void *user, twin tile, const trn_node_result *r, trn_e
 trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *recipe,
                                     const trn_graph_options *options,
                                     const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
-                                    void *user, trn_error *err)
+                                    void *user, trn_progress_fn progress, void *progress_user,
+                                    trn_error *err)
 {
     if (!tiles || tiles->tile < 1 || !sink)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -519,10 +578,14 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
     t.recipe = recipe;
     t.o = options;
     t.solve = trn_tile_solve_whole;
+    t.pr = trn_progress_make(progress, progress_user);
     trn_status st = trn_graph_links_make(graph, recipe, options, &t.L, err);
     if (st) return st;
     t.sx = recipe->cells_x + 1u;
     t.sz = recipe->cells_z + 1u;
+    t.tiles = (double)((t.sx + tiles->tile - 1u) / tiles->tile) *
+              (double)((t.sz + tiles->tile - 1u) / tiles->tile);
+    t.units = t.tiles;
     t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
     t.whole = calloc(t.L.n ? t.L.n : 1u, sizeof *t.whole);
     if (!t.reach || !t.whole) st = oom(err);
@@ -564,7 +627,7 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
 #endif
     if (!st) st = run_globals(&t, sink_node, tiles->tile, err);
     pin_sink ps = {out_pin, sink, user};
-    if (!st) st = each_tile(&t, sink_node, tiles->tile, deliver, &ps, err);
+    if (!st) st = each_tile(&t, sink_node, tiles->tile, true, deliver, &ps, err);
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif
@@ -577,8 +640,8 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
 }
 
 trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *recipe,
-                                  const trn_graph_options *options, uint32_t tile,
-                                  uint64_t *bytes, int *first_global, trn_error *err)
+                                  const trn_graph_options *options, uint32_t tile, uint64_t *bytes,
+                                  int *first_global, trn_error *err)
 {
     *bytes = 0;
     if (first_global) *first_global = -1;
@@ -620,8 +683,8 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
             /* Its whole-grid outputs (values and transport) and its inputs, while it runs:
              * the largest such node sets the peak (results are dropped after their last
              * reader). */
-            const uint64_t g = whole * 2u * ((ty->output_count ? ty->output_count : 1u) +
-                                             ty->input_count);
+            const uint64_t g =
+                whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
             if (g > global_peak) global_peak = g;
         }
     }

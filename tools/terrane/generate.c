@@ -1799,7 +1799,9 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
         return cli_fail(ctx, &e);
     }
     const trn_graph_tile_options to = {a->tiles, NULL, NULL};
-    trn_status st = trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, &e);
+    trn_status st =
+        trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
     trn_graph_dispose(&g);
     if (st) {
         trn_geotiff_tiled_abort(w);
