@@ -60,6 +60,21 @@ static void test_tiles_match_whole_grid(void)
     }
 }
 
+/* graph types says each type's reach. */
+static void test_types_reach(void)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("graph types", &out, NULL), 0);
+    CHECK_CONTAINS(out, "  reach: neighbourhood of 1 sample (Horn's gradient");
+    CHECK_CONTAINS(out, "  reach: global (depression filling and flow routing");
+    CHECK_CONTAINS(out, "  reach: pointwise (its noise is pointwise; a landform with an evolution");
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("graph types --format json", &out, NULL), 0);
+    CHECK_CONTAINS(out, "\"kind\": \"neighbourhood\",\n      \"halo\": 1,");
+    free(out);
+}
+
 static void test_tiles_refused(void)
 {
     char recipe[1024], tif[600];
@@ -125,5 +140,6 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_refused);
+    RUN(test_types_reach);
     return trn_test_finish();
 }

@@ -210,10 +210,14 @@ static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf,
 static void landform_reach(const trn_graph_node *n, const trn_node_type *t,
                            const trn_recipe *recipe, trn_node_reach *out)
 {
-    if (recipe && trn_node_landform_evolves(n, t, recipe))
+    if (recipe && trn_node_landform_evolves(n, t, recipe)) {
         trn_reach_global(n, t, recipe, out);
-    else
+    } else {
         trn_reach_pointwise(n, t, recipe, out);
+        if (!recipe)
+            snprintf(out->why, sizeof out->why,
+                     "its noise is pointwise; a landform with an evolution is global");
+    }
 }
 
 static trn_status landform_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)

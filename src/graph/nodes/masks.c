@@ -167,6 +167,9 @@ static void shape_reach(const trn_graph_node *n, const trn_node_type *t, const t
     const double warp = trn_graph_param_number(n, t, "edge_warp");
     if (!(warp > 0.0)) {
         trn_reach_pointwise(n, t, recipe, out);
+        snprintf(out->why, sizeof out->why,
+                 "each sample's distance to the outline, from its world position; an edge_warp "
+                 "makes it a neighbourhood of edge_warp");
         return;
     }
     memset(out, 0, sizeof *out);

@@ -137,8 +137,9 @@ void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t,
     (void)recipe;
     memset(out, 0, sizeof *out);
     out->kind = TRN_REACH_POINTWISE;
-    snprintf(out->why, sizeof out->why, "%s reads each sample and its world position only",
-             t->name);
+    (void)t;
+    snprintf(out->why, sizeof out->why,
+             "each sample from the same sample of its inputs and its world position");
 }
 
 /* Why each global type needs the whole grid (what a user reads in `graph types`). */
