@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/tiles.h"
 #include "terrane/geotiff.h"
 #include "terrane/graph.h"
 #include "terrane/palette.h"
@@ -407,6 +408,53 @@ static void test_tile_progress(void)
     remove(DEM);
 }
 
+/* The seam for distributed solvers: every global node the output needs goes through the solver
+ * once (the Scatter Palette feeds only instances, which a tiled run does not publish). */
+static int solved;
+static char solved_ids[64][64];
+
+static trn_status counting_solver(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err)
+{
+    if (solved < 64) snprintf(solved_ids[solved], sizeof solved_ids[0], "%s", ctx->node->id);
+    solved++;
+    return trn_tile_solve_whole(ctx, r, err);
+}
+
+static void test_global_solver_seam(void)
+{
+    CHECK(write_dem());
+    trn_recipe r;
+    trn_graph g;
+    trn_palette p;
+    CHECK(load(&r, &g, &p));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.palette = &p;
+    collect c;
+    memset(&c, 0, sizeof c);
+    c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+    trn_error e;
+    const trn_graph_tile_options to = {32, NULL, NULL};
+    solved = 0;
+    CHECK_EQ_INT(trn_graph_evaluate_tiles_with(&g, &r, &o, &to, counting_solver, collect_tile, &c,
+                                               NULL, NULL, &e),
+                 TRN_OK);
+    static const char *const globals[] = {"hin", "dr",  "fa", "dd", "er",  "sp",
+                                          "wb",  "dr2", "bw", "we", "dr3", "rr"};
+    CHECK_EQ_INT(solved, 12);
+    for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
+        bool found = false;
+        for (int q = 0; q < solved && q < 64; q++)
+            found = found || strcmp(solved_ids[q], globals[k]) == 0;
+        CHECK(found);
+    }
+    free(c.v);
+    trn_palette_dispose(&p);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
@@ -414,5 +462,6 @@ int main(void)
     RUN(test_tile_errors);
     RUN(test_tiled_geotiff);
     RUN(test_tile_progress);
+    RUN(test_global_solver_seam);
     return trn_test_finish();
 }

@@ -564,6 +564,17 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
                                     void *user, trn_progress_fn progress, void *progress_user,
                                     trn_error *err)
 {
+    return trn_graph_evaluate_tiles_with(graph, recipe, options, tiles, trn_tile_solve_whole, sink,
+                                         user, progress, progress_user, err);
+}
+
+trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recipe *recipe,
+                                         const trn_graph_options *options,
+                                         const trn_graph_tile_options *tiles,
+                                         trn_global_solver solve, trn_graph_tile_sink sink,
+                                         void *user, trn_progress_fn progress, void *progress_user,
+                                         trn_error *err)
+{
     if (!tiles || tiles->tile < 1 || !sink)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "tiled evaluation: a tile of at least 1 sample and a sink are "
@@ -577,7 +588,7 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
     t.g = graph;
     t.recipe = recipe;
     t.o = options;
-    t.solve = trn_tile_solve_whole;
+    t.solve = solve ? solve : trn_tile_solve_whole;
     t.pr = trn_progress_make(progress, progress_user);
     trn_status st = trn_graph_links_make(graph, recipe, options, &t.L, err);
     if (st) return st;

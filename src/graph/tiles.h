@@ -15,4 +15,12 @@ typedef trn_status (*trn_global_solver)(const trn_node_ctx *ctx, trn_node_result
 /* The default: the node's own whole-grid computation. */
 trn_status trn_tile_solve_whole(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);
 
+/* trn_graph_evaluate_tiles with global nodes solved by solve (NULL: trn_tile_solve_whole). */
+trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recipe *recipe,
+                                         const trn_graph_options *options,
+                                         const trn_graph_tile_options *tiles,
+                                         trn_global_solver solve, trn_graph_tile_sink sink,
+                                         void *user, trn_progress_fn progress, void *progress_user,
+                                         trn_error *err);
+
 #endif
