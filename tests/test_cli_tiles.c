@@ -75,6 +75,27 @@ static void test_types_reach(void)
     free(out);
 }
 
+/* --format json: the summary with what the tiled run measured. */
+static void test_tiles_json(void)
+{
+    char recipe[1024], tif[600];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "json.tif");
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles 32 --memory 8MiB "
+                                   "--format json -o '%s'",
+                                   &out, NULL, recipe, tif),
+                 0);
+    CHECK_CONTAINS(out, "\"tiles\": {\n    \"size\": 32,");
+    CHECK_CONTAINS(out, "\"memory_budget\": 8388608,");
+    CHECK_CONTAINS(out, "\"peak_resident_bytes\": ");
+    CHECK_CONTAINS(out, "\"samples\": 2401");
+    CHECK_CONTAINS(out, "json.tif");
+    free(out);
+    CHECK(trn_test_exists(tif));
+    remove(tif);
+}
+
 static void test_tiles_refused(void)
 {
     char recipe[1024], tif[600];
@@ -140,6 +161,7 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_refused);
+    RUN(test_tiles_json);
     RUN(test_types_reach);
     return trn_test_finish();
 }

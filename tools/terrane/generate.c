@@ -1822,12 +1822,41 @@ static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *rec
     char peak[32], est[32];
     const uint32_t per_x = (recipe->cells_x + a->tiles) / a->tiles,
                    per_z = (recipe->cells_z + a->tiles) / a->tiles;
+    const double seconds = now_s() - t0;
+    const uint64_t resident = (uint64_t)ru.ru_maxrss * 1024u;
     cli_note(ctx,
              "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
              "(%s estimated before the run)",
-             a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles,
-             now_s() - t0, size_text((uint64_t)ru.ru_maxrss * 1024u, peak, sizeof peak),
-             size_text(need, est, sizeof est));
+             a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles, seconds,
+             size_text(resident, peak, sizeof peak), size_text(need, est, sizeof est));
+    if (ctx->json) {
+        json_t *summary = json_object();
+        json_object_set_new(summary, "input", cli_json_string(a->recipe_path));
+        json_object_set_new(summary, "input_format", json_string("recipe"));
+        json_t *size = json_array();
+        json_array_append_new(size, json_real(recipe->size_x));
+        json_array_append_new(size, json_real(recipe->size_z));
+        json_object_set_new(summary, "size", size);
+        json_t *cells = json_array();
+        json_array_append_new(cells, json_integer(recipe->cells_x));
+        json_array_append_new(cells, json_integer(recipe->cells_z));
+        json_object_set_new(summary, "cells", cells);
+        json_object_set_new(summary, "samples",
+                            json_integer((json_int_t)(recipe->cells_x + 1u) *
+                                         (json_int_t)(recipe->cells_z + 1u)));
+        json_t *tiles = json_object();
+        json_object_set_new(tiles, "size", json_integer(a->tiles));
+        json_t *count = json_array();
+        json_array_append_new(count, json_integer(per_x));
+        json_array_append_new(count, json_integer(per_z));
+        json_object_set_new(tiles, "count", count);
+        json_object_set_new(tiles, "memory_budget", json_integer((json_int_t)a->memory));
+        json_object_set_new(tiles, "estimated_bytes", json_integer((json_int_t)need));
+        json_object_set_new(tiles, "peak_resident_bytes", json_integer((json_int_t)resident));
+        json_object_set_new(tiles, "seconds", json_real(seconds));
+        json_object_set_new(summary, "tiles", tiles);
+        cli_print_json(summary);
+    }
     return CLI_EXIT_OK;
 }
 
