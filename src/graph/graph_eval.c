@@ -543,14 +543,14 @@ static trn_status check_palette(const trn_graph *g, const plan *p, const trn_pal
 /* ---- links for the tiled evaluator ---- */
 
 trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe,
-                                const trn_graph_options *options, trn_graph_links *out,
-                                trn_error *err)
+                                const trn_graph_options *options, bool need_palette,
+                                trn_graph_links *out, trn_error *err)
 {
     memset(out, 0, sizeof *out);
     const trn_erosion_quality quality = options ? options->quality : TRN_EROSION_FINAL;
     plan p;
     trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
-    if (!st) st = check_palette(graph, &p, options ? options->palette : NULL, err);
+    if (!st && need_palette) st = check_palette(graph, &p, options ? options->palette : NULL, err);
     if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
     if (st) {
         plan_dispose(&p);

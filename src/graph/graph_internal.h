@@ -156,9 +156,10 @@ bool trn_node_reads_palette(const trn_node_type *type);
 /* The module of a registry type (every trn_node_type the registry returns is one). */
 const trn_node_module *trn_node_module_of(const trn_node_type *type);
 
-/* The evaluation order of a checked graph (what trn_graph_evaluate plans, validated, palette
- * and work budget checked): src / src_out per node and input pin (n * TRN_GRAPH_MAX_INPUTS,
- * -1 = not connected), the nodes upstream of the output in dependency order, their keys. */
+/* The evaluation order of a checked graph (what trn_graph_evaluate plans, validated, work
+ * budget checked, and the palette when need_palette: a tiled run never places it, since only
+ * instances read it): src / src_out per node and input pin (n * TRN_GRAPH_MAX_INPUTS, -1 = not
+ * connected), the nodes upstream of the output in dependency order, their keys. */
 typedef struct trn_graph_links {
     uint32_t n;
     int *src, *src_out;
@@ -169,8 +170,8 @@ typedef struct trn_graph_links {
 } trn_graph_links;
 
 trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe,
-                                const trn_graph_options *options, trn_graph_links *out,
-                                trn_error *err);
+                                const trn_graph_options *options, bool need_palette,
+                                trn_graph_links *out, trn_error *err);
 void trn_graph_links_dispose(trn_graph_links *links);
 
 /* Fill r (grid already set from the recipe) with the node's outputs. Errors name the node. */

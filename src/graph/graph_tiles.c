@@ -590,7 +590,7 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     t.o = options;
     t.solve = solve ? solve : trn_tile_solve_whole;
     t.pr = trn_progress_make(progress, progress_user);
-    trn_status st = trn_graph_links_make(graph, recipe, options, &t.L, err);
+    trn_status st = trn_graph_links_make(graph, recipe, options, false, &t.L, err);
     if (st) return st;
     t.sx = recipe->cells_x + 1u;
     t.sz = recipe->cells_z + 1u;
@@ -664,7 +664,7 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
     t.g = graph;
     t.recipe = recipe;
     t.o = options;
-    trn_status st = trn_graph_links_make(graph, recipe, options, &t.L, err);
+    trn_status st = trn_graph_links_make(graph, recipe, options, false, &t.L, err);
     if (st) return st;
     t.sx = recipe->cells_x + 1u;
     t.sz = recipe->cells_z + 1u;
