@@ -135,6 +135,40 @@ static void test_heightmap_outputs(void)
     CHECK_CONTAINS(text, "\"uri\":\"b.bin\"");
     CHECK_CONTAINS(text, "\"generator\":\"terrane\"");
     free(text);
+    /* --max-error: one adaptive level, far fewer triangles than the grid, no skirts, the same
+     * bytes on any thread count */
+    char e1[800], e2[800];
+    snprintf(e1, sizeof e1, "%s/e1.glb", tmp);
+    snprintf(e2, sizeof e2, "%s/e2.glb", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s --max-error 0.5 --chunk-cells 16 --chunks --threads 1 "
+                     "--format json -q",
+                     hm, e1),
+                 0);
+    o = summary();
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "max-error") == 0);
+        CHECK_EQ_INT(jint(o, "lod_count"), 1);
+        CHECK(jint(o, "triangles") < 2 * 64 * 64 / 2);
+        CHECK(jint(o, "triangles") > 2 * 16);
+        json_decref(o);
+    }
+    CHECK_EQ_INT(
+        cli("mesh %s -o %s --max-error 0.5 --chunk-cells 16 --chunks --threads 2 -q", hm, e2), 0);
+    CHECK(trn_test_same_bytes(e1, e2));
+    /* with --camera: adaptive levels within 0.5, 1, 2, ... m, coarser far away */
+    CHECK_EQ_INT(cli("mesh %s -o %s --camera -3000,500,-3000 --max-error 0.5 --chunk-cells 16 "
+                     "--chunks --format json -q",
+                     hm, e2),
+                 0);
+    o = summary();
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "camera") == 0);
+        CHECK(json_real_value(json_object_get(o, "max_error")) == 0.5);
+        CHECK_EQ_INT(jint(o, "lod_count"), 5);
+        json_t *per = json_object_get(o, "chunks_per_lod");
+        CHECK(json_integer_value(json_array_get(per, 0)) < 16);
+        json_decref(o);
+    }
     /* .obj and its .mtl */
     CHECK_EQ_INT(cli("mesh %s %s --max-error 50 -q", hm, obj), 0);
     CHECK(trn_test_exists(mtl));
@@ -265,6 +299,8 @@ static void test_bad_options(void)
     CHECK_CONTAINS(err_text, "--camera expects a finite number");
     CHECK_EQ_INT(cli("mesh %s -o %s --camera 0,0,0 --fov 180", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --max-error -0.5", hm, out), 2);
+    CHECK_EQ_INT(cli("mesh %s -o %s --max-error 0.5 --skirt-depth 2", hm, out), 2);
+    CHECK_CONTAINS(err_text, "take no skirt");
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 0", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 8193", hm, out), 2);
     CHECK_CONTAINS(err_text, "1 to 8192");

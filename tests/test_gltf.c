@@ -341,6 +341,97 @@ static void test_glb_scene(void)
     trn_field_dispose(&f);
 }
 
+/* The byte offset of accessor `index`'s data in the buffer. */
+static size_t accessor_base(const parsed *p, json_int_t index)
+{
+    json_t *a = json_array_get(json_object_get(p->root, "accessors"), (size_t)index);
+    json_t *v = json_array_get(json_object_get(p->root, "bufferViews"),
+                               (size_t)json_integer_value(json_object_get(a, "bufferView")));
+    return (size_t)json_integer_value(json_object_get(v, "byteOffset")) +
+           (size_t)json_integer_value(json_object_get(a, "byteOffset"));
+}
+
+/* An adaptive mesh read back from a merged .glb: every triangle faces up in glTF's frame and
+ * keeps every sample it covers within the allowance, and the triangles tile the terrain. */
+static void test_glb_adaptive(void)
+{
+    trn_field f;
+    CHECK_OK(trn_field_init(&f, 24, 20, 24.0, 20.0, NULL));
+    for (uint32_t j = 0; j <= 20; j++)
+        for (uint32_t i = 0; i <= 24; i++) {
+            uint32_t h = i * 73856093u ^ j * 19349663u;
+            h ^= h >> 13;
+            f.heights[j * 25u + i] = (float)(0.05 * (double)(i * i) + (double)(h % 8u) / 8.0);
+        }
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    o.adaptive = true;
+    o.adaptive_error = 0.75;
+    o.max_levels = 1;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    trn_mesh_scene s = {m, NULL, false, NULL, NULL, NULL, NULL, NULL};
+    char path[700];
+    snprintf(path, sizeof path, "%s/adaptive.glb", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+    CHECK(rep.triangles < 2u * 24u * 20u);
+    parsed p;
+    if (m && parse_glb(path, &p)) {
+        CHECK_EQ_INT(check_document(&p), rep.triangles);
+        json_t *terrain = find_named(json_object_get(p.root, "meshes"), "terrain");
+        json_t *prims = json_object_get(terrain, "primitives");
+        int64_t area2 = 0;
+        uint64_t samples = 0;
+        for (size_t k = 0; k < json_array_size(prims); k++) {
+            json_t *prim = json_array_get(prims, k);
+            const json_int_t pos_acc = json_integer_value(
+                json_object_get(json_object_get(prim, "attributes"), "POSITION"));
+            const json_int_t ind_acc = json_integer_value(json_object_get(prim, "indices"));
+            const size_t pbase = accessor_base(&p, pos_acc), ibase = accessor_base(&p, ind_acc);
+            const json_int_t count = json_integer_value(json_object_get(
+                json_array_get(json_object_get(p.root, "accessors"), (size_t)ind_acc), "count"));
+            for (json_int_t t = 0; t < count; t += 3) {
+                int64_t pi[3], pj[3];
+                double ph[3];
+                for (int c = 0; c < 3; c++) {
+                    const uint32_t v = get_u32(p.bin + ibase + 4u * (size_t)(t + c));
+                    pi[c] = (int64_t)lrint(bin_float(&p, pbase + 12u * v));
+                    ph[c] = bin_float(&p, pbase + 12u * v + 4u);
+                    pj[c] = -(int64_t)lrint(bin_float(&p, pbase + 12u * v + 8u)); /* north at -z */
+                }
+                /* up in glTF's frame: (b - a) x (c - a) has +y, z = -j */
+                const int64_t up =
+                    (-(pj[1] - pj[0])) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (-(pj[2] - pj[0]));
+                CHECK(up > 0);
+                area2 += up;
+                for (int64_t j = 0; j <= 20; j++)
+                    for (int64_t i = 0; i <= 24; i++) {
+                        const int64_t w0 =
+                            (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
+                        const int64_t w1 =
+                            (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
+                        const int64_t w2 =
+                            (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
+                        if (!((w0 >= 0 && w1 >= 0 && w2 >= 0) || (w0 <= 0 && w1 <= 0 && w2 <= 0)))
+                            continue;
+                        const double sum = (double)(w0 + w1 + w2);
+                        const double plane =
+                            ((double)w0 * ph[0] + (double)w1 * ph[1] + (double)w2 * ph[2]) / sum;
+                        CHECK(fabs(plane - f.heights[j * 25 + i]) <= 0.75 + 1e-9);
+                        samples++;
+                    }
+            }
+        }
+        CHECK(area2 == 2 * 24 * 20);
+        CHECK(samples >= 25u * 21u);
+        parsed_dispose(&p);
+    }
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
 /* .gltf beside a .bin, and with the buffer embedded. */
 static void test_gltf_text(void)
 {
@@ -548,6 +639,7 @@ int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_glb_scene);
+    RUN(test_glb_adaptive);
     RUN(test_gltf_text);
     RUN(test_obj);
     RUN(test_refusals);

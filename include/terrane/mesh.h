@@ -39,9 +39,13 @@ typedef struct trn_mesh_section {
 /* One level of detail of a chunk. Level L keeps every 2^L-th sample of the chunk counted from
  * its first row and column, and always its last row and column, so the chunk's border is kept
  * and neighbours' borders share their vertices. Coarse cells are split along the same diagonal
- * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole). */
+ * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole).
+ * An adaptive level (trn_mesh_options.adaptive) keeps the samples its error allows
+ * instead: error is then an upper bound of that largest difference, at most the level's
+ * allowance, border_error and skirt_depth are 0, and level 0 is not full resolution. */
 typedef struct trn_mesh_level {
-    uint32_t level, step; /* step = 2^level samples between vertices (the last may be shorter) */
+    uint32_t level, step; /* step = 2^level samples between vertices (the last may be shorter);
+                             0 on an adaptive level */
     /* The largest |height of a full-resolution sample - height of this level's surface at that
      * sample| over the chunk's finite samples, in metres, computed exactly in double precision
      * (0 for level 0). INFINITY when a finite sample lies under a hole of this level (a coarse
@@ -83,6 +87,7 @@ typedef struct trn_mesh {
     uint32_t chunks_x, chunks_z;
     uint32_t level_count; /* every chunk has this many levels */
     bool has_roles;
+    double adaptive_error;  /* adaptive levels: their adaptive_error; -1: regular */
     trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
 } trn_mesh;
 
@@ -97,6 +102,13 @@ typedef struct trn_mesh_options {
     double skirt_depth;
     double skirt_margin; /* automatic skirts: < 0 (default -1) = one cell (the smaller side) */
     int threads;         /* 0 = OpenMP default; results never depend on it */
+    /* Adaptive levels (false by default, and in a zeroed struct: the regular grids above):
+     * level L is a right-triangulated irregular network (docs/meshes.md "Adaptive levels")
+     * whose every triangle stays within adaptive_error * 2^L metres (finite, >= 0) of every
+     * sample it covers. Neighbouring chunks at any two levels share their border vertices
+     * exactly, so adaptive levels need no skirts: skirt_depth must be < 0 or 0 (none built). */
+    bool adaptive;
+    double adaptive_error;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);

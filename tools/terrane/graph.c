@@ -277,7 +277,7 @@ static trn_node_reach default_reach(const trn_node_type *t)
     return r;
 }
 
-static json_t *types_json(void)
+json_t *cli_graph_types_json(void)
 {
     json_t *a = json_array();
     for (uint32_t i = 0; i < trn_node_type_count(); i++) {
@@ -633,7 +633,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
         }
         ctx->verb = "graph types";
         if (ctx->json)
-            cli_print_json(types_json());
+            cli_print_json(cli_graph_types_json());
         else
             print_types_text();
         return CLI_EXIT_OK;

@@ -28,14 +28,19 @@ static const char *const help_text =
     "Chunks are --chunk-cells cells square (a recipe's chunk_cells, else 64). Level L keeps every\n"
     "2^L-th sample and the chunk's border; its error is the largest height difference between\n"
     "the full surface and the level's, and skirts hang below each chunk's border so neighbours at\n"
-    "different levels show no cracks (docs/meshes.md). Axes are glTF's (OBJ the same): +x east,\n"
+    "different levels show no cracks. --max-error levels adapt instead: a right-triangulated\n"
+    "network over the whole terrain, thinned vertex by vertex, keeps each triangle within the\n"
+    "error, and neighbouring chunks share their border vertices exactly at any two levels, with\n"
+    "no skirt (docs/meshes.md). Axes are glTF's (OBJ the same): +x east,\n"
     "+y up, -z north (the terrain's far edge, the top of 'terrane render' pictures), in\n"
     "terrain-local units; faces are counter-clockwise seen from above. --camera takes the\n"
     "terrain's own coordinates: x east, y up, z north.\n"
     "\n"
     "Level selection (default: the finest level everywhere):\n"
     "  --lod N                  level N in every chunk (0 = full resolution)\n"
-    "  --max-error M            per chunk the coarsest level with error <= M metres\n"
+    "  --max-error M            one adaptive level: every triangle within M metres of every\n"
+    "                           sample it covers, and as few triangles as that needs; with\n"
+    "                           --camera, adaptive levels within M, 2M, 4M, ... metres\n"
     "  --camera X,Y,Z           per chunk the coarsest level whose error seen from this camera\n"
     "                           stays within --lod-error-pixels: error * viewport_height /\n"
     "                           (2 * distance * tan(fov / 2)), distance to the chunk's box\n"
@@ -79,6 +84,7 @@ typedef struct mesh_args {
     trn_mesh_camera camera;
     bool fov_given, viewport_given, pixels_given;
     bool chunks, embed, no_water, no_instances;
+    bool camera_adaptive; /* --camera with --max-error: adaptive levels */
     uint32_t chunk_cells;
     double skirt_depth;
     int threads;
@@ -171,15 +177,19 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
             a->out = v;
         } else if (strcmp(arg, "--lod") == 0 || strcmp(arg, "--max-error") == 0 ||
                    strcmp(arg, "--camera") == 0) {
-            if (mode_option)
+            /* --camera and --max-error combine: adaptive levels picked by the camera */
+            const bool pair = mode_option && strcmp(arg, "--lod") != 0 &&
+                              strcmp(mode_option, "--lod") != 0 && strcmp(arg, mode_option) != 0;
+            if (mode_option && !pair)
                 return cli_usage_error(ctx, "%s and %s exclude each other: choose one selection",
                                        mode_option, arg);
+            if (pair) a->camera_adaptive = true;
             mode_option = arg;
             if (strcmp(arg, "--lod") == 0) {
                 a->mode = SELECT_LOD;
                 if (!cli_parse_u32(ctx, arg, v, &a->lod)) return CLI_EXIT_USAGE;
             } else if (strcmp(arg, "--max-error") == 0) {
-                a->mode = SELECT_ERROR;
+                if (!pair) a->mode = SELECT_ERROR;
                 if (!cli_parse_double(ctx, arg, v, &a->max_error)) return CLI_EXIT_USAGE;
                 if (a->max_error < 0)
                     return cli_usage_error(ctx, "--max-error must be >= 0 metres, not %s", v);
@@ -229,6 +239,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
     if (!ends_with(a->out, ".glb") && !ends_with(a->out, ".gltf") && !ends_with(a->out, ".obj"))
         return cli_usage_error(ctx, "mesh writes .glb, .gltf or .obj; name the output so, not '%s'",
                                a->out);
+    if ((a->mode == SELECT_ERROR || a->camera_adaptive) && a->skirt_depth > 0.0)
+        return cli_usage_error(ctx, "--skirt-depth is for --lod and --camera levels; --max-error "
+                                    "meshes share chunk borders exactly and take no skirt");
     if (a->embed && !ends_with(a->out, ".gltf"))
         return cli_usage_error(ctx, "--embed is for .gltf outputs, not '%s'", a->out);
     if (a->mode != SELECT_CAMERA && (a->fov_given || a->viewport_given || a->pixels_given))
@@ -367,7 +380,8 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "selection", json_string(select_names[a->mode]));
     if (a->mode == SELECT_CAMERA)
         json_object_set_new(o, "lod_error_pixels", json_real(a->camera.lod_error_pixels));
-    if (a->mode == SELECT_ERROR) json_object_set_new(o, "max_error", json_real(a->max_error));
+    if (a->mode == SELECT_ERROR || a->camera_adaptive)
+        json_object_set_new(o, "max_error", json_real(a->max_error));
     json_object_set_new(o, "vertices", json_integer((json_int_t)rep->vertices));
     json_object_set_new(o, "triangles", json_integer((json_int_t)rep->triangles));
     json_object_set_new(o, "chunks", json_integer((json_int_t)n));
@@ -437,6 +451,15 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     if (mo.chunk_cells > TRN_MESH_CHUNK_CELLS_MAX) mo.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;
     mo.skirt_depth = a.skirt_depth;
     mo.threads = a.threads;
+    if (a.mode == SELECT_ERROR) {
+        /* One adaptive level within the error: the triangles it needs, no more. */
+        mo.adaptive = true;
+        mo.adaptive_error = a.max_error;
+        mo.max_levels = 1;
+    } else if (a.camera_adaptive) {
+        mo.adaptive = true;
+        mo.adaptive_error = a.max_error; /* level L within max_error * 2^L */
+    }
     trn_mesh *m = NULL;
     trn_error e;
     trn_status st = trn_mesh_build(in.field, in.roles, &mo, &m, cli_progress, ctx, &e);
