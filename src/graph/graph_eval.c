@@ -540,6 +540,42 @@ static trn_status check_palette(const trn_graph *g, const plan *p, const trn_pal
     return TRN_OK;
 }
 
+/* ---- links for the tiled evaluator ---- */
+
+trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe,
+                                const trn_graph_options *options, bool need_palette,
+                                trn_graph_links *out, trn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const trn_erosion_quality quality = options ? options->quality : TRN_EROSION_FINAL;
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
+    if (!st && need_palette) st = check_palette(graph, &p, options ? options->palette : NULL, err);
+    if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
+    if (st) {
+        plan_dispose(&p);
+        return st;
+    }
+    out->n = p.n;
+    out->src = p.src;
+    out->src_out = p.src_out;
+    out->order = p.order;
+    out->order_count = p.order_count;
+    out->keys = p.keys;
+    out->output = p.output;
+    free(p.tainted);
+    return TRN_OK;
+}
+
+void trn_graph_links_dispose(trn_graph_links *links)
+{
+    free(links->src);
+    free(links->src_out);
+    free(links->order);
+    free(links->keys);
+    memset(links, 0, sizeof *links);
+}
+
 /* ---- runs ---- */
 
 struct trn_graph_run {

@@ -265,6 +265,18 @@ static json_t *param_json(const trn_param_spec *s)
     return p;
 }
 
+/* A type's reach at its default parameters (a probe node without parameters). */
+static trn_node_reach default_reach(const trn_node_type *t)
+{
+    trn_graph_node n;
+    memset(&n, 0, sizeof n);
+    n.id = (char *)"probe";
+    n.type = (char *)t->name;
+    trn_node_reach r;
+    trn_graph_node_reach(&n, NULL, &r);
+    return r;
+}
+
 json_t *cli_graph_types_json(void)
 {
     json_t *a = json_array();
@@ -277,6 +289,12 @@ json_t *cli_graph_types_json(void)
         json_object_set_new(o, "description", cli_json_string(t->description));
         json_object_set_new(o, "version", json_integer(t->version));
         json_object_set_new(o, "quality_dependent", json_boolean(t->quality_dependent));
+        const trn_node_reach reach = default_reach(t);
+        json_t *rj = json_object();
+        json_object_set_new(rj, "kind", cli_json_string(trn_node_reach_name(reach.kind)));
+        json_object_set_new(rj, "halo", json_integer(reach.halo));
+        json_object_set_new(rj, "why", cli_json_string(reach.why));
+        json_object_set_new(o, "reach", rj);
         json_object_set_new(o, "inputs", pins_json(t->inputs, t->input_count, true));
         json_object_set_new(o, "outputs", pins_json(t->outputs, t->output_count, false));
         json_t *ps = json_array();
@@ -344,6 +362,12 @@ static void print_types_text(void)
                            t->inputs[k].required ? "required" : "optional",
                            t->inputs[k].description);
         }
+        const trn_node_reach reach = default_reach(t);
+        if (reach.kind == TRN_REACH_NEIGHBOURHOOD)
+            cli_printf("  reach: neighbourhood of %u sample%s (%s)\n", reach.halo,
+                       reach.halo == 1 ? "" : "s", reach.why);
+        else
+            cli_printf("  reach: %s (%s)\n", trn_node_reach_name(reach.kind), reach.why);
         if (t->output_count) {
             cli_printf("  outputs:\n");
             for (uint32_t k = 0; k < t->output_count; k++)

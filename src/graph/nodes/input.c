@@ -325,4 +325,5 @@ const trn_node_module trn_node_heightfield_input = {
     input_compute,
     input_key,
     NULL,
-    input_check};
+    input_check,
+    trn_reach_global};

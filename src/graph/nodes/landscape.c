@@ -469,4 +469,5 @@ const trn_node_module trn_node_stream_power = {
     sp_compute,
     trn_node_evolve_key,
     trn_node_evolve_work,
-    NULL};
+    NULL,
+    trn_reach_global};
