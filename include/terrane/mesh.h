@@ -169,6 +169,14 @@ trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t 
 
 /* ---- Export ---- */
 
+/* A ground material for the exports: a recipe biome's name, material asset id (NULL: none) and
+ * texture_scale (repetitions per world unit). */
+typedef struct trn_mesh_biome_material {
+    const char *name;
+    const char *material;
+    double texture_scale;
+} trn_mesh_biome_material;
+
 /* What a writer puts in the file: the mesh at the chosen levels, and optionally the water
  * bodies' surfaces (trn_water_mesh_new over ground) and scatter instances. */
 typedef struct trn_mesh_scene {
@@ -180,6 +188,19 @@ typedef struct trn_mesh_scene {
     const trn_palette *palette;     /* with instances: the rules they name */
     const trn_instances *instances; /* may be NULL */
     trn_write_set *writes;          /* stage the files in this set (NULL: the writer's own set) */
+    /* Texture coordinates (glTF TEXCOORD_0, OBJ vt) on the terrain: 0 (the default) writes none;
+     * > 0 (finite): repetitions per world unit, u = x * uv_scale and v = z * uv_scale in the
+     * file's frame (glTF: v = the written z, so north is -v; OBJ, whose v runs up the image:
+     * v = minus that, north). Both show an image upright, north at its top, seen from above. */
+    double uv_scale;
+    /* The ground's materials (a recipe's biomes): listed in every terrain material's extras
+     * (glTF) with uv_scale, so an engine scales the UVs by texture_scale / uv_scale. */
+    const trn_mesh_biome_material *biome_materials;
+    uint32_t biome_material_count;
+    /* A collision mesh (may be NULL): level 0 of each of its chunks, merged, written as the root
+     * node "collider" (glTF: no material, no normals, no UVs; extras {"collider": true,
+     * "max_error"}; OBJ: object "collider"). Build it adaptive with one level (max_levels 1). */
+    const trn_mesh *collider;
 } trn_mesh_scene;
 
 /* What a writer wrote. */
