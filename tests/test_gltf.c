@@ -757,6 +757,93 @@ static void test_obj(void)
     trn_field_dispose(&f);
 }
 
+/* OBJ with UVs and a collider: each terrain v has its vt (u = x * scale, v = north * scale),
+ * faces name them, and the object "collider" follows with its own faces. */
+static void test_obj_uvs_collider(void)
+{
+    trn_field f;
+    rough_field(&f);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    trn_mesh *m = NULL, *c = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    o.adaptive = true;
+    o.adaptive_error = 0.5;
+    o.max_levels = 1;
+    o.skirt_depth = 0.0;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
+    trn_mesh_scene s = {m, NULL, true, NULL, NULL, NULL, NULL, NULL, 0.5, NULL, 0, c};
+    char path[700], mtl[700];
+    snprintf(path, sizeof path, "%s/uv.obj", tmp);
+    snprintf(mtl, sizeof mtl, "%s/uv.mtl", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_obj_write(path, &s, &rep, NULL));
+    size_t size = 0, msize = 0;
+    char *text = (char *)trn_test_read_file(path, &size);
+    char *mt = (char *)trn_test_read_file(mtl, &msize);
+    uint64_t terrain_v = 0, terrain_t = 0, collider_t = 0;
+    for (size_t k = 0; m && c && k < 9u; k++) {
+        terrain_v += m->chunks[k].levels[0].vertex_count;
+        terrain_t += m->chunks[k].levels[0].index_count / 3u;
+        collider_t += c->chunks[k].levels[0].index_count / 3u;
+    }
+    if (text && mt && m && c) {
+        CHECK_CONTAINS(mt, "newmtl collider\n");
+        float *xz = malloc(2u * terrain_v * sizeof *xz);
+        uint64_t v = 0, vt = 0, faces_uv = 0, faces_plain = 0, bad = 0;
+        bool in_collider = false;
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            double x, y, z;
+            if (sscanf(line, "v %lf %lf %lf", &x, &y, &z) == 3) {
+                if (v < terrain_v) {
+                    xz[2u * v] = (float)x;
+                    xz[2u * v + 1u] = (float)z;
+                }
+                v++;
+            }
+            if (strcmp(line, "o collider") == 0) in_collider = true;
+            if (sscanf(line, "vt %lf %lf", &x, &y) == 2) {
+                CHECK(vt < terrain_v);
+                if (vt < terrain_v) {
+                    bad += (float)x != (float)((double)xz[2u * vt] * 0.5);
+                    /* the file's z is minus north; OBJ's v is north */
+                    bad += (float)y != (float)(-(double)xz[2u * vt + 1u] * 0.5);
+                }
+                vt++;
+            }
+            unsigned long long a[9];
+            if (strncmp(line, "f ", 2) == 0) {
+                if (sscanf(line, "f %llu/%llu/%llu %llu/%llu/%llu %llu/%llu/%llu", &a[0], &a[1],
+                           &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]) == 9) {
+                    CHECK(!in_collider);
+                    for (int q = 0; q < 3; q++)
+                        bad += a[3 * q] != a[3 * q + 1] || a[3 * q] != a[3 * q + 2] ||
+                               a[3 * q] > terrain_v;
+                    faces_uv++;
+                } else if (sscanf(line, "f %llu %llu %llu", &a[0], &a[1], &a[2]) == 3) {
+                    CHECK(in_collider);
+                    for (int q = 0; q < 3; q++)
+                        bad += a[q] <= terrain_v || a[q] > v;
+                    faces_plain++;
+                }
+            }
+        }
+        CHECK_EQ_INT(vt, terrain_v);
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(faces_uv, terrain_t);
+        CHECK_EQ_INT(faces_plain, collider_t);
+        CHECK_EQ_INT(rep.triangles, terrain_t + collider_t);
+        free(xz);
+    }
+    free(text);
+    free(mt);
+    trn_mesh_free(c);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
 static void test_refusals(void)
 {
     trn_field f;
@@ -823,6 +910,7 @@ int main(void)
     RUN(test_glb_uvs_collider);
     RUN(test_gltf_text);
     RUN(test_obj);
+    RUN(test_obj_uvs_collider);
     RUN(test_refusals);
     return trn_test_finish();
 }
