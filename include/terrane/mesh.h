@@ -221,7 +221,8 @@ typedef enum trn_gltf_container {
 /* Write scene as glTF 2.0 (docs/meshes.md "glTF layout"): per role section one primitive
  * with a material per role (baseColorFactor = trn_roles_color in linear light, named by the
  * role), water bodies as their own meshes and nodes (a translucent blue BLEND material), each
- * instance a node referencing its rule's proxy box mesh. Files land atomically through the
+ * instance a node referencing its rule's proxy box mesh; with uv_scale TEXCOORD_0, with
+ * biome materials or UVs the terrain materials' extras, with a collider its node. Files land atomically through the
  * write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a level out of range, an
  * instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh over 2^32 - 1
  * vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY; nothing is
@@ -233,7 +234,10 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
 /* Write scene as Wavefront OBJ with a material library: path and its .mtl beside it (same
  * stem), "mtllib", "v", "vn", "f v//vn" with "usemtl ROLE" per section and Kd from
  * trn_roles_color (linear), water bodies as groups "water_ID" with a "water" material.
- * Instances are not written (OBJ has no instancing). Errors as trn_gltf_write. */
+ * With uv_scale a "vt" per terrain vertex and faces "f v/vt/vn"; a collider last as object
+ * "collider" ("f v"). Instances are not written (OBJ has no instancing). Errors as
+ * trn_gltf_write, and TRN_ERR_INVALID_ARGUMENT for a uv_scale not finite and >= 0 or a biome
+ * material without a name or a finite texture_scale > 0. */
 trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
                          trn_mesh_write_report *report, trn_error *err);
 
