@@ -244,7 +244,7 @@ static void test_glb_scene(void)
     trn_instance items[2] = {{0, 3, -2, 1.5, 2.0, 7.25, 90.0, 2.0}, {1, 0, 0, 5, 1, 5, 0, 1}};
     trn_instances inst = {items, 2};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
-    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL, 0.0, NULL, 0, NULL};
+    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL, 0.0, NULL, 0, NULL, false};
     char path[700];
     snprintf(path, sizeof path, "%s/scene.glb", tmp);
     trn_mesh_write_report rep;
@@ -435,7 +435,7 @@ static void test_glb_adaptive(void)
     o.max_levels = 1;
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL};
+    trn_mesh_scene s = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     char path[700];
     snprintf(path, sizeof path, "%s/adaptive.glb", tmp);
     trn_mesh_write_report rep;
@@ -520,12 +520,12 @@ static void test_glb_uvs_collider(void)
     o.max_levels = 1;
     o.skirt_depth = 0.0;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
-    const trn_mesh_biome_material biomes[2] = {{"meadow", "materials/grass_a", 0.25},
-                                               {"scree", NULL, 0.125}};
+    const trn_mesh_biome_material biomes[2] = {{"meadow", "materials/grass_a", 0.25, {0, 1, 0, 1}},
+                                               {"scree", NULL, 0.125, {0.5f, 0.5f, 0.5f, 1}}};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 3, 2, 0, 1};
     for (int chunked = 0; chunked < 2; chunked++) {
         trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
-                            0.25, biomes, 2, c};
+                            0.25, biomes, 2, c, false};
         char path[700];
         snprintf(path, sizeof path, "%s/uv%d.glb", tmp, chunked);
         trn_mesh_write_report rep;
@@ -594,7 +594,7 @@ static void test_glb_uvs_collider(void)
         parsed_dispose(&p);
     }
     /* refused: a negative or NaN scale, biomes without their list */
-    trn_mesh_scene bad = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, -1.0, NULL, 0, NULL};
+    trn_mesh_scene bad = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, -1.0, NULL, 0, NULL, false};
     char path[700];
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
@@ -621,7 +621,7 @@ static void test_gltf_text(void)
     scene_inputs(&f, &w, &roles);
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, NULL, &m, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL};
+    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     char path[700], bin[700];
     snprintf(path, sizeof path, "%s/t.gltf", tmp);
     snprintf(bin, sizeof bin, "%s/t.bin", tmp);
@@ -695,7 +695,7 @@ static void test_obj(void)
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
     uint32_t levels[9] = {2, 1, 0, 2, 1, 0, 2, 1, 0};
-    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL};
+    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/m.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/m.mtl", tmp);
@@ -757,6 +757,149 @@ static void test_obj(void)
     trn_field_dispose(&f);
 }
 
+/* A triangle as its three corners' sample numbers (j * 25 + i), rotated so the least is first
+ * (winding kept). */
+typedef struct tri_key {
+    uint32_t v[3];
+} tri_key;
+
+static int tri_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(tri_key));
+}
+
+static tri_key tri_make(uint32_t a, uint32_t b, uint32_t c)
+{
+    tri_key t = {{a, b, c}};
+    while (t.v[0] > t.v[1] || t.v[0] > t.v[2])
+        t = (tri_key){{t.v[1], t.v[2], t.v[0]}};
+    return t;
+}
+
+/* Per-biome primitives: a mesh built on a biome map writes one primitive per biome, each
+ * triangle in exactly one, in the primitive of its corners' majority biome; the materials
+ * are the biomes with their material ids and texture scales. */
+static void test_glb_biome_sections(void)
+{
+    trn_field f;
+    rough_field(&f);
+    uint8_t *biome = malloc(25u * 21u);
+    for (uint32_t j = 0; j <= 20; j++)
+        for (uint32_t i = 0; i <= 24; i++) {
+            uint32_t h = i * 2654435761u ^ j * 40503u;
+            biome[j * 25u + i] = (uint8_t)(i < 9 ? 0 : i > 15 ? 2 : (h >> 7) % 3u);
+        }
+    const trn_mesh_biome_material biomes[3] = {{"meadow", "materials/grass", 0.25, {0, 1, 0, 1}},
+                                               {"scree", NULL, 0.125, {0.5f, 0.5f, 0.5f, 1}},
+                                               {"beach", "materials/sand", 2.0, {1, 1, 0, 1}}};
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, biome, &o, &m, NULL, NULL, NULL));
+    uint32_t levels[9] = {0, 1, 0, 2, 0, 1, 0, 0, 3};
+    /* the mesh's own surface triangles, skirts left out */
+    size_t want_n = 0, cap = 2u * 24u * 20u;
+    tri_key *want = malloc(cap * sizeof *want);
+    for (size_t k = 0; m && k < 9; k++) {
+        const trn_mesh_level *lv = &m->chunks[k].levels[levels[k]];
+        for (uint32_t q = 0; q < lv->section_count; q++) {
+            const trn_mesh_section *sec = &lv->sections[q];
+            for (uint32_t t = sec->first; t < sec->first + sec->count - sec->skirt_count; t += 3) {
+                uint32_t id[3];
+                for (int c = 0; c < 3; c++) {
+                    const float *pp = lv->positions + 3u * lv->indices[t + (uint32_t)c];
+                    id[c] = (uint32_t)lrintf(pp[2]) * 25u + (uint32_t)lrintf(pp[0]);
+                }
+                /* written a, c, b: the file's winding */
+                if (want_n < cap) want[want_n++] = tri_make(id[0], id[2], id[1]);
+            }
+        }
+    }
+    qsort(want, want_n, sizeof *want, tri_cmp);
+    for (int chunked = 0; chunked < 2; chunked++) {
+        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
+                            1.0, biomes, 3, NULL, true};
+        char path[700];
+        snprintf(path, sizeof path, "%s/biome%d.glb", tmp, chunked);
+        trn_mesh_write_report rep;
+        CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+        parsed p;
+        if (!m || !parse_glb(path, &p)) continue;
+        CHECK_EQ_INT(check_document(&p), rep.triangles);
+        json_t *materials = json_object_get(p.root, "materials");
+        CHECK_EQ_INT(json_array_size(materials), 3);
+        size_t got_n = 0, wrong = 0, skirts = 0;
+        tri_key *got = malloc((cap + 4096u) * sizeof *got);
+        json_t *meshes = json_object_get(p.root, "meshes");
+        for (size_t k = 0; k < json_array_size(meshes); k++) {
+            json_t *prims = json_object_get(json_array_get(meshes, k), "primitives");
+            for (size_t q = 0; q < json_array_size(prims); q++) {
+                json_t *prim = json_array_get(prims, q);
+                json_t *mat = json_array_get(
+                    materials, (size_t)json_integer_value(json_object_get(prim, "material")));
+                json_t *ex = json_object_get(mat, "extras");
+                const char *bname = json_string_value(json_object_get(ex, "biome"));
+                int b = -1;
+                for (int c = 0; c < 3; c++)
+                    if (bname && strcmp(bname, biomes[c].name) == 0) b = c;
+                CHECK(b >= 0);
+                if (b < 0) continue;
+                CHECK(str_is(json_object_get(mat, "name"), biomes[b].name));
+                CHECK(json_real_value(json_object_get(ex, "texture_scale")) ==
+                      biomes[b].texture_scale);
+                if (biomes[b].material)
+                    CHECK(str_is(json_object_get(ex, "material"), biomes[b].material));
+                else
+                    CHECK(json_is_null(json_object_get(ex, "material")));
+                const json_int_t pa = json_integer_value(
+                    json_object_get(json_object_get(prim, "attributes"), "POSITION"));
+                const json_int_t ia = json_integer_value(json_object_get(prim, "indices"));
+                const size_t pbase = accessor_base(&p, pa), ibase = accessor_base(&p, ia);
+                const json_int_t count = json_integer_value(json_object_get(
+                    json_array_get(json_object_get(p.root, "accessors"), (size_t)ia), "count"));
+                for (json_int_t t = 0; t < count; t += 3) {
+                    uint32_t id[3];
+                    for (int c = 0; c < 3; c++) {
+                        const uint32_t v = get_u32(p.bin + ibase + 4u * (size_t)(t + c));
+                        id[c] = (uint32_t)lrint(-bin_float(&p, pbase + 12u * v + 8u)) * 25u +
+                                (uint32_t)lrint(bin_float(&p, pbase + 12u * v));
+                    }
+                    /* a skirt triangle has two corners over one sample: not a surface one */
+                    if (id[0] == id[1] || id[1] == id[2] || id[0] == id[2]) {
+                        skirts++;
+                        continue;
+                    }
+                    const uint8_t l0 = biome[id[0]], l1 = biome[id[1]], l2 = biome[id[2]];
+                    const uint8_t maj = (l1 == l2) ? l1 : l0;
+                    wrong += maj != (uint8_t)b;
+                    if (got_n < cap + 4096u) got[got_n++] = tri_make(id[0], id[1], id[2]);
+                }
+            }
+        }
+        CHECK(skirts > 0);
+        CHECK_EQ_INT(wrong, 0);
+        qsort(got, got_n, sizeof *got, tri_cmp);
+        CHECK_EQ_INT(got_n, want_n);
+        CHECK(got_n == want_n && memcmp(got, want, got_n * sizeof *got) == 0);
+        free(got);
+        parsed_dispose(&p);
+    }
+    /* a section beyond the list is refused */
+    trn_mesh_scene bad = {m, levels, false, NULL, NULL, NULL, NULL, NULL,
+                          0.0, biomes, 2, NULL, true};
+    char path[700];
+    snprintf(path, sizeof path, "%s/biome_bad.glb", tmp);
+    trn_error e;
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &bad, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "biome 2");
+    CHECK(!trn_test_exists(path));
+    free(want);
+    trn_mesh_free(m);
+    free(biome);
+    trn_field_dispose(&f);
+}
+
 /* OBJ with UVs and a collider: each terrain v has its vt (u = x * scale, v = north * scale),
  * faces name them, and the object "collider" follows with its own faces. */
 static void test_obj_uvs_collider(void)
@@ -773,7 +916,7 @@ static void test_obj_uvs_collider(void)
     o.max_levels = 1;
     o.skirt_depth = 0.0;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, true, NULL, NULL, NULL, NULL, NULL, 0.5, NULL, 0, c};
+    trn_mesh_scene s = {m, NULL, true, NULL, NULL, NULL, NULL, NULL, 0.5, NULL, 0, c, false};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/uv.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/uv.mtl", tmp);
@@ -854,7 +997,7 @@ static void test_refusals(void)
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
     uint32_t level = 7;
-    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL};
+    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "level 7");
     CHECK(!trn_test_exists(path));
@@ -908,6 +1051,7 @@ int main(void)
     RUN(test_glb_scene);
     RUN(test_glb_adaptive);
     RUN(test_glb_uvs_collider);
+    RUN(test_glb_biome_sections);
     RUN(test_gltf_text);
     RUN(test_obj);
     RUN(test_obj_uvs_collider);

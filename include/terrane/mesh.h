@@ -169,12 +169,14 @@ trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t 
 
 /* ---- Export ---- */
 
-/* A ground material for the exports: a recipe biome's name, material asset id (NULL: none) and
- * texture_scale (repetitions per world unit). */
+/* A ground material for the exports: a recipe biome's name, material asset id (NULL: none),
+ * texture_scale (repetitions per world unit) and colour (RGBA 0..1, sRGB: the material's
+ * base colour, in linear light, when sections are biomes). */
 typedef struct trn_mesh_biome_material {
     const char *name;
     const char *material;
     double texture_scale;
+    float color[4];
 } trn_mesh_biome_material;
 
 /* What a writer puts in the file: the mesh at the chosen levels, and optionally the water
@@ -201,6 +203,11 @@ typedef struct trn_mesh_scene {
      * node "collider" (glTF: no material, no normals, no UVs; extras {"collider": true,
      * "max_error"}; OBJ: object "collider"). Build it adaptive with one level (max_levels 1). */
     const trn_mesh *collider;
+    /* The mesh was built with a biome index per sample in place of roles (trn_mesh_build's
+     * roles_per_sample = a biome map): each section is then the biome biome_materials[role]
+     * (every section's must be < biome_material_count), one material per biome named by it
+     * (OBJ: "biome_NAME"), its colour, and extras {"biome", "material", "texture_scale"}. */
+    bool biome_sections;
 } trn_mesh_scene;
 
 /* What a writer wrote. */

@@ -59,6 +59,19 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
                                  "%s: biome material %u: expected a name and a finite "
                                  "texture_scale > 0",
                                  what, b);
+    if (s->biome_sections) {
+        /* every section drawn names a biome of the list */
+        for (size_t k = 0; k < n; k++) {
+            const trn_mesh_level *lv = trn_scene_level(s, k);
+            for (uint32_t q = 0; q < lv->section_count; q++)
+                if (lv->sections[q].role >= s->biome_material_count)
+                    return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                         "%s: chunk %u_%u: section of biome %u; %u biome "
+                                         "materials given",
+                                         what, m->chunks[k].cx, m->chunks[k].cz,
+                                         lv->sections[q].role, s->biome_material_count);
+        }
+    }
     return TRN_OK;
 }
 
@@ -154,6 +167,7 @@ typedef struct writer {
     size_t owned_count, owned_cap;
     double uv_scale;
     json_t *material_extras; /* copied into every terrain material; NULL: none */
+    const trn_mesh_scene *scene;
     /* The instances' proxy box: 24 vertices, 36 indices. */
     float box_positions[72], box_normals[72];
     uint32_t box_indices[36];
@@ -269,9 +283,36 @@ static long add_material(writer *w, const char *name, json_t *color, double roug
     return (long)json_array_size(w->materials) - 1;
 }
 
+/* An sRGB colour component 0..1 in linear light, through the byte it stands for. */
+static double unit_to_linear(float c)
+{
+    const double b = c <= 0.0f ? 0.0 : c >= 1.0f ? 255.0 : floor((double)c * 255.0 + 0.5);
+    return trn_srgb_to_linear((uint8_t)b);
+}
+
+/* A biome section's material: the biome's name and colour, its material id and scale. */
+static long biome_material(writer *w, uint8_t biome)
+{
+    const trn_mesh_biome_material *bm = &w->scene->biome_materials[biome];
+    json_t *c = color4(unit_to_linear(bm->color[0]), unit_to_linear(bm->color[1]),
+                       unit_to_linear(bm->color[2]), 1.0);
+    const long index = add_material(w, bm->name, c, 1.0, false);
+    json_t *ex = json_object();
+    json_object_set_new(ex, "biome", json_string(bm->name));
+    json_object_set_new(ex, "material", bm->material ? json_string(bm->material) : json_null());
+    json_object_set_new(ex, "texture_scale", json_real(bm->texture_scale));
+    if (w->uv_scale > 0.0) json_object_set_new(ex, "uv_scale", json_real(w->uv_scale));
+    json_object_set_new(json_array_get(w->materials, (size_t)index), "extras", ex);
+    return index;
+}
+
 static long role_material(writer *w, uint8_t role)
 {
     if (w->role_material[role] >= 0) return w->role_material[role];
+    if (w->scene->biome_sections) {
+        w->role_material[role] = (int)biome_material(w, role);
+        return w->role_material[role];
+    }
     uint8_t rgba[4] = {160, 160, 160, 255};
     const char *name = "terrain";
     if (role < TRN_ROLE_COUNT) {
@@ -875,7 +916,8 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
         w.role_material[r] = -1;
     w.water_material = w.instance_material = -1;
     w.uv_scale = scene->uv_scale;
-    w.material_extras = terrain_material_extras(scene);
+    w.scene = scene;
+    w.material_extras = scene->biome_sections ? NULL : terrain_material_extras(scene);
     json_t *roots = json_array();
     json_t *root = NULL;
     char *text = NULL, *bin_path = NULL;

@@ -17,6 +17,22 @@ static const char *role_name(uint8_t role)
     return role == TRN_MESH_NO_ROLE ? "terrain" : "none";
 }
 
+/* The material name of a section: its role's, or "biome_NAME" for a biome section (the
+ * prefix keeps a biome named "water" apart from the water's material). */
+static const char *section_name(const trn_mesh_scene *s, uint8_t role, char *buf, size_t size)
+{
+    if (!s->biome_sections) return role_name(role);
+    snprintf(buf, size, "biome_%s", s->biome_materials[role].name);
+    return buf;
+}
+
+/* An sRGB colour component 0..1 in linear light, through the byte it stands for. */
+static double unit_to_linear(float c)
+{
+    const double b = c <= 0.0f ? 0.0 : c >= 1.0f ? 255.0 : (double)(int)((double)c * 255.0 + 0.5);
+    return trn_srgb_to_linear((uint8_t)b);
+}
+
 /* A terrain z in the file's frame (x east, y up, -z north, as glTF): negated, 0 kept +0. */
 static double flip_z(float z)
 {
@@ -91,7 +107,8 @@ static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
         for (uint32_t q = 0; q < lv->section_count; q++) {
             const trn_mesh_section *sec = &lv->sections[q];
             used[sec->role] = true;
-            fprintf(f, "usemtl %s\n", role_name(sec->role));
+            char buf[300];
+            fprintf(f, "usemtl %s\n", section_name(s, sec->role, buf, sizeof buf));
             if (s->uv_scale > 0.0)
                 put_faces_uv(f, lv->indices + sec->first, sec->count, base);
             else
@@ -136,11 +153,19 @@ static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
     }
 }
 
-static void write_mtl(FILE *f, const bool used[258])
+static void write_mtl(FILE *f, const trn_mesh_scene *s, const bool used[258])
 {
-    fprintf(f, "# terrane terrain materials: Kd is the role colour in linear light\n");
+    fprintf(f, "# terrane terrain materials: Kd is the %s colour in linear light\n",
+            s->biome_sections ? "biome" : "role");
     for (int r = 0; r < 256; r++) {
         if (!used[r]) continue;
+        if (s->biome_sections) {
+            const trn_mesh_biome_material *bm = &s->biome_materials[r];
+            fprintf(f, "newmtl biome_%s\nKa 0 0 0\nKd %.6f %.6f %.6f\nKs 0 0 0\nd 1\nillum 1\n\n",
+                    bm->name, unit_to_linear(bm->color[0]), unit_to_linear(bm->color[1]),
+                    unit_to_linear(bm->color[2]));
+            continue;
+        }
         uint8_t rgba[4] = {160, 160, 160, 255};
         if (r < TRN_ROLE_COUNT) trn_roles_color((uint8_t)r, rgba);
         fprintf(f, "newmtl %s\nKa 0 0 0\nKd %.6f %.6f %.6f\nKs 0 0 0\nd 1\nillum 1\n\n",
@@ -210,7 +235,7 @@ trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
         if (!st) st = trn_write_target(ws, mtl_path, &target, err);
         if (!st) st = trn_atomic_file_open(&af, target, err);
         if (!st) {
-            write_mtl(af.fp, used);
+            write_mtl(af.fp, scene, used);
             st = finish_file(&af, &bytes, err);
             if (!st) {
                 snprintf(rep->files[rep->file_count++], sizeof rep->files[0], "%s", mtl_path);
