@@ -344,6 +344,30 @@ static void test_uvs_collider(void)
         CHECK_CONTAINS(text, "\no collider\n");
     }
     free(text);
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "--sections biome is for recipes");
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections grass", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "role or biome");
+    /* biome sections: one material per biome, named by it, in glTF and OBJ */
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome --uvs -q", recipe, glb), 0);
+    json = glb_json(glb);
+    if (json) {
+        CHECK_CONTAINS(json, "\"name\":\"meadow\"");
+        CHECK_CONTAINS(json, "\"extras\":{\"biome\":\"meadow\",\"material\":\"materials/meadow\","
+                             "\"texture_scale\":0.5,\"uv_scale\":0.5}");
+        CHECK(!strstr(json, "\"name\":\"grass\"") && !strstr(json, "\"name\":\"underwater\""));
+    }
+    free(json);
+    char robj[800], rmtl[800];
+    snprintf(robj, sizeof robj, "%s/rb.obj", tmp);
+    snprintf(rmtl, sizeof rmtl, "%s/rb.mtl", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome -q", recipe, robj), 0);
+    text = (char *)trn_test_read_file(robj, &size);
+    if (text) CHECK_CONTAINS(text, "\nusemtl biome_meadow\n");
+    free(text);
+    text = (char *)trn_test_read_file(rmtl, &size);
+    if (text) CHECK_CONTAINS(text, "newmtl biome_meadow\n");
+    free(text);
     CHECK_EQ_INT(cli("mesh %s -o %s --uv-scale 0", hm, obj), 2);
     CHECK_CONTAINS(err_text, "--uv-scale");
     CHECK_EQ_INT(cli("mesh %s -o %s --uv-scale nan", hm, obj), 2);

@@ -62,6 +62,9 @@ static const char *const help_text =
     "  --uv-scale S             texture coordinates at S repetitions per metre (> 0)\n"
     "  --collider-error M       add a node \"collider\": one adaptive mesh within M metres of\n"
     "                           every sample, without materials, normals or UVs\n"
+    "  --sections role|biome    one primitive (material) per surface role (default) or, for a\n"
+    "                           recipe, per biome: named by it, with its material id and\n"
+    "                           texture_scale in the material's extras\n"
     "  --no-water               leave a recipe's water out\n"
     "  --no-instances           leave a recipe's palette instances out\n"
     "  --threads N              worker threads (1..1024; default: all cores); results never "
@@ -90,6 +93,7 @@ typedef struct mesh_args {
     trn_mesh_camera camera;
     bool fov_given, viewport_given, pixels_given;
     bool chunks, embed, no_water, no_instances, uvs;
+    bool biome_sections; /* --sections biome */
     double uv_scale;       /* --uv-scale; 0: none given */
     double collider_error; /* --collider-error; < 0: no collider */
     bool camera_adaptive; /* --camera with --max-error: adaptive levels */
@@ -179,6 +183,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
                                             "--threads",
                                             "--uv-scale",
                                             "--collider-error",
+                                            "--sections",
                                             NULL};
         if (!cli_known_option(ctx, arg, names)) return CLI_EXIT_USAGE;
         const char *v = cli_option_value(ctx, argc, argv, &i);
@@ -209,6 +214,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
                 a->mode = SELECT_CAMERA;
                 if (!parse_xyz(ctx, arg, v, a->camera.position)) return CLI_EXIT_USAGE;
             }
+        } else if (strcmp(arg, "--sections") == 0) {
+            if (strcmp(v, "biome") != 0 && strcmp(v, "role") != 0)
+                return cli_usage_error(ctx, "--sections expects role or biome, not '%s'", v);
+            a->biome_sections = strcmp(v, "biome") == 0;
         } else if (strcmp(arg, "--uv-scale") == 0) {
             if (!cli_parse_double(ctx, arg, v, &a->uv_scale)) return CLI_EXIT_USAGE;
             if (!(a->uv_scale > 0.0) || !isfinite(a->uv_scale))
@@ -451,6 +460,11 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     if (is_recipe(cli_input_path(a.in))) {
         rc = load_recipe(ctx, &a, &in);
     } else {
+        if (a.biome_sections)
+            return cli_usage_error(ctx,
+                                   "--sections biome is for recipes, whose biome map it follows; "
+                                   "%s is not one",
+                                   a.in);
         if (a.no_water || a.no_instances)
             return cli_usage_error(ctx,
                                    "%s is for recipes, which publish water and instances; "
@@ -460,6 +474,8 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         in.field = &in.terrain.field;
     }
     if (!rc) rc = classify(ctx, &in, a.threads);
+    if (!rc && a.biome_sections && !(in.generated && in.gen.biomes.values))
+        rc = cli_failf(ctx, "--sections biome: %s has no biome map", a.in);
     if (rc) {
         input_dispose(&in);
         return rc;
@@ -484,7 +500,9 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     }
     trn_mesh *m = NULL;
     trn_error e;
-    trn_status st = trn_mesh_build(in.field, in.roles, &mo, &m, cli_progress, ctx, &e);
+    /* Biome sections: the mesh's sections follow the biome map instead of the roles. */
+    const uint8_t *sections = a.biome_sections ? in.gen.biomes.values : in.roles;
+    trn_status st = trn_mesh_build(in.field, sections, &mo, &m, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         input_dispose(&in);
@@ -525,16 +543,20 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     trn_mesh_biome_material *biomes = NULL;
     uint32_t biome_count = 0;
     double uv_scale = a.uv_scale;
-    if (!rc && in.recipe_loaded && in.recipe.biome_count) {
-        biomes = calloc(in.recipe.biome_count, sizeof *biomes);
+    /* In the biome map's label order (the sections' numbers), each found in the recipe. */
+    if (!rc && in.generated && in.gen.biomes.name_count) {
+        biomes = calloc(in.gen.biomes.name_count, sizeof *biomes);
         if (!biomes) {
             rc = cli_failf(ctx, "out of memory for the biome materials");
         } else {
-            biome_count = in.recipe.biome_count;
+            biome_count = in.gen.biomes.name_count;
             for (uint32_t b = 0; b < biome_count; b++) {
-                biomes[b].name = in.recipe.biomes[b].name;
-                biomes[b].material = in.recipe.biomes[b].material;
-                biomes[b].texture_scale = in.recipe.biomes[b].texture_scale;
+                const int r = trn_recipe_find_biome(&in.recipe, in.gen.biomes.names[b]);
+                biomes[b].name = in.gen.biomes.names[b];
+                biomes[b].texture_scale = r >= 0 ? in.recipe.biomes[r].texture_scale : 1.0;
+                biomes[b].material = r >= 0 ? in.recipe.biomes[r].material : NULL;
+                for (int c = 0; c < 4; c++)
+                    biomes[b].color[c] = r >= 0 ? in.recipe.biomes[r].color[c] : 0.6f;
             }
         }
     }
@@ -563,6 +585,7 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         scene.biome_materials = biomes;
         scene.biome_material_count = biome_count;
         scene.collider = collider;
+        scene.biome_sections = a.biome_sections;
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;
