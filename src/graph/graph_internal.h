@@ -103,8 +103,14 @@ typedef struct trn_node_ctx {
     const trn_palette *palette;   /* trn_graph_options.palette (set when a node reads it) */
 } trn_node_ctx;
 
-/* Node-specific validation reports through the check's context (graph_check.c). */
-typedef struct trn_check_ctx trn_check_ctx;
+/* Node-specific validation reports through the check's context (graph_diag.c). */
+typedef struct trn_check_ctx {
+    const trn_graph *g;
+    const trn_recipe *recipe;
+    trn_graph_diagnostics *out;
+    trn_graph_index index;
+    bool failed; /* out of memory */
+} trn_check_ctx;
 void trn_check_diag(trn_check_ctx *c, trn_graph_severity sev, const char *check,
                     const trn_graph_node *node, const char *pin, const char *path, const char *fmt,
                     ...)

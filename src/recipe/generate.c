@@ -316,7 +316,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         trn_replay_plan_dispose(&plan);
         if (st) goto done;
     }
-    if ((st = trn_recipe_cache_key(recipe, &gen->cache_key, err))) goto done;
+    if ((st = trn_rcp_cache_key_of_valid(recipe, &gen->cache_key, err))) goto done;
     gen->sea_level = trn_recipe_sea_level(recipe, &gen->sea_level_source, NULL, 0);
     char msg[512];
     if (trn_landform_precision_check(&recipe->landforms[landform], recipe->size_x, recipe->size_z,

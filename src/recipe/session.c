@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/drainage.h"
 #include "terrane/layers.h"
@@ -713,7 +714,10 @@ const trn_generated *trn_session_result(const trn_session *ss)
          * lazily refreshed key may be written through this pointer. */
         trn_session *w = (trn_session *)(uintptr_t)ss;
         uint64_t key = 0;
-        if (trn_recipe_cache_key(&w->recipe, &key, NULL) == TRN_OK) {
+        /* Every recipe a session holds has been validated (by the generation that opened or
+         * regenerated it, by the stroke that changed it, or as the state an undo or redo
+         * returns to), so the key is computed without validating it again. */
+        if (trn_rcp_cache_key_of_valid(&w->recipe, &key, NULL) == TRN_OK) {
             w->gen.cache_key = key;
             w->key_stale = false;
         }

@@ -269,14 +269,6 @@ trn_status trn_roles_classify(const trn_roles_input *in, const trn_roles_params 
 
 /* ---- windows and chunks ---- */
 
-void trn_roles_chunk_grid(uint32_t cells_x, uint32_t cells_z, uint32_t chunk_cells,
-                          uint32_t *chunks_x, uint32_t *chunks_z)
-{
-    const uint32_t c = chunk_cells ? chunk_cells : TRN_ROLES_CHUNK_CELLS;
-    if (chunks_x) *chunks_x = cells_x / c + (cells_x % c != 0);
-    if (chunks_z) *chunks_z = cells_z / c + (cells_z % c != 0);
-}
-
 trn_status trn_roles_classify_window(const trn_roles_input *in, const trn_roles_params *p,
                                      uint32_t i0, uint32_t j0, uint32_t i1, uint32_t j1,
                                      uint32_t chunk_cells, uint8_t *roles_per_sample,

@@ -166,6 +166,7 @@ static trn_status load_array(edit *e, json_t **out)
                                     "water edit: out of memory");
     }
     json_error_t je;
+    trn_json_parse_counted();
     json_t *root = json_loads(e->text, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         if (e->where && e->where_size) snprintf(e->where, e->where_size, "%s", e->param);

@@ -265,7 +265,7 @@ static json_t *param_json(const trn_param_spec *s)
     return p;
 }
 
-static json_t *types_json(void)
+json_t *cli_graph_types_json(void)
 {
     json_t *a = json_array();
     for (uint32_t i = 0; i < trn_node_type_count(); i++) {
@@ -609,7 +609,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
         }
         ctx->verb = "graph types";
         if (ctx->json)
-            cli_print_json(types_json());
+            cli_print_json(cli_graph_types_json());
         else
             print_types_text();
         return CLI_EXIT_OK;

@@ -81,7 +81,7 @@ static const verb_entry *find_verb(const char *name, size_t n)
 /* Guards against a help text whose printing asks for help again. */
 static bool probing_help;
 
-char *cli_verb_help(const char *label)
+static char *capture_verb_help(const char *label)
 {
     size_t n = strcspn(label, " ");
     const verb_entry *v = find_verb(label, n);
@@ -173,6 +173,7 @@ static int top_usage_error(const char *what, const char *word, const char *hint)
 
 int main(int argc, char **argv)
 {
+    cli_set_verb_help(capture_verb_help);
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;

@@ -93,7 +93,7 @@ static void landform_work(const trn_graph_node *n, const trn_node_type *t, const
     if (!evolution_node(lf, &g)) return;
     trn_node_work_info evo;
     memset(&evo, 0, sizeof evo);
-    trn_node_evolve_work(&g.nodes[0], trn_node_type_find("stream_power"), recipe, quality, &evo);
+    trn_node_evolve_work(&g.nodes[0], &trn_node_stream_power.type, recipe, quality, &evo);
     trn_graph_dispose(&g);
     char noise[sizeof out->detail];
     memcpy(noise, out->detail, sizeof noise);
@@ -135,7 +135,7 @@ static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
     trn_graph g;
     if (evolution_node(lf, &g)) {
         /* As a Stream Power node after it would key it: version, parameters, derived inputs. */
-        const trn_node_type *sp = trn_node_type_find("stream_power");
+        const trn_node_type *sp = &trn_node_stream_power.type;
         XXH64_update(h, "evolution", 10);
         XXH64_update(h, &sp->version, sizeof sp->version);
         trn_node_key_params(h, &g.nodes[0], sp, recipe, quality);
@@ -183,7 +183,7 @@ static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf,
         return trn_node_fail(c, err, TRN_ERR_VALIDATION,
                              "its landform's evolution parameters do not check");
     float *heights = NULL, *channels = NULL;
-    trn_status st = trn_node_evolve(c, &g.nodes[0], trn_node_type_find("stream_power"), f, NULL,
+    trn_status st = trn_node_evolve(c, &g.nodes[0], &trn_node_stream_power.type, f, NULL,
                                     &heights, &channels, note, note_size, err);
     trn_graph_dispose(&g);
     free(channels);

@@ -531,6 +531,18 @@ static unknown_kind unknown_of(const char *fmt)
     return UNKNOWN_NONE;
 }
 
+static cli_verb_help_fn verb_help_fn;
+
+void cli_set_verb_help(cli_verb_help_fn fn)
+{
+    verb_help_fn = fn;
+}
+
+char *cli_verb_help(const char *label)
+{
+    return verb_help_fn ? verb_help_fn(label) : NULL;
+}
+
 /* The suggestion for an unknown word of the run's verb, from its help and extra (NULL or a
  * NULL-terminated list); copied into hint ("" when none). */
 static void suggest(const cli_ctx *ctx, unknown_kind kind, const char *word,

@@ -136,7 +136,7 @@ bool cli_water_nearest_wet(const trn_water *water, double x, double z, double *d
 /* Print "terrane VERB: message" for a library error; returns CLI_EXIT_FAIL. */
 int cli_fail(cli_ctx *ctx, const trn_error *err);
 /* The user's name for a path handed to readers: for the in-memory copy of a captured pipe or
- * device (cli_input_path in detect.h), the path the user gave; else file itself (load.c). */
+ * device (cli_input_path in detect.h), the path the user gave; else file itself (input_names.c). */
 const char *cli_input_user_path(const char *file);
 /* Print a formatted error and return CLI_EXIT_FAIL. */
 int cli_failf(cli_ctx *ctx, const char *fmt, ...)
@@ -175,7 +175,10 @@ int cli_text_only(cli_ctx *ctx);
  * and an "=value" tail are ignored on both sides; words under 3 letters get no suggestion. */
 const char *cli_did_you_mean(const char *word, const char *const *candidates);
 /* A verb's help text as its --help prints it, for "verb" or "verb sub-verb"; malloc'd (caller
- * frees), NULL when there is no such verb or it could not be captured (main.c). */
+ * frees), NULL when there is no such verb or it could not be captured. The verb table lives in
+ * main.c, above this layer: main registers the function that captures the text. */
+typedef char *(*cli_verb_help_fn)(const char *label);
+void cli_set_verb_help(cli_verb_help_fn fn);
 char *cli_verb_help(const char *label);
 /* Value of an option that takes one (argv[*i] is the option): advances *i; NULL + message when
  * missing. */
@@ -283,6 +286,11 @@ void cli_graph_diagnostic_text(const char *path, const trn_graph_diagnostic *d, 
                                size_t size);
 /* {"severity", "check", "node", "pin", "message", "path", "line", "column", "offset"}. */
 json_t *cli_graph_diagnostic_json(const trn_graph_diagnostic *d);
+/* Every node type of the registry as `terrane graph types --format json` prints it. */
+json_t *cli_graph_types_json(void);
+/* One preset as `terrane presets --format json` lists it (presets.c). */
+struct trn_preset;
+json_t *cli_preset_json(const struct trn_preset *p);
 /* A node cache key as 16 lowercase hex digits. */
 void cli_graph_key_hex(uint64_t key, char out[17]);
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cook_verb.h"
+#include "fmt_payload.h"
 #include "detect.h"
 #include "terrane/runtime.h"
 

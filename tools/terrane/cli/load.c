@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cook_verb.h"
+#include "input_names.h"
+#include "fmt_payload.h"
 #include "detect.h"
 #include "fmt_stationeers.h"
 #include "fmt_geotiff.h"
@@ -25,47 +26,10 @@
 #include "terrane/terragen.h"
 #include "terrane/unity.h"
 
-const char *cli_format_name(cli_format format)
-{
-    switch (format) {
-    case CLI_FORMAT_UNKNOWN:
-        return "unknown";
-    case CLI_FORMAT_BEAMNG_TER:
-        return "beamng-ter";
-    case CLI_FORMAT_TERRAGEN:
-        return "terragen";
-    case CLI_FORMAT_PNG:
-        return "png";
-    case CLI_FORMAT_RAW:
-        return "raw";
-    case CLI_FORMAT_TERRAIN_JSON:
-        return "beamng-terrain-json";
-    case CLI_FORMAT_STATIONEERS_DAT:
-        return "stationeers-dat";
-    case CLI_FORMAT_STATIONEERS_SAVE:
-        return "stationeers-save";
-    case CLI_FORMAT_UNITY:
-        return "unity";
-    case CLI_FORMAT_GEOTIFF:
-        return "geotiff";
-    case CLI_FORMAT_PAYLOAD:
-        return "terrane-payload";
-    }
-    return "unknown";
-}
-
 static bool has_suffix(const char *path, const char *suffix)
 {
     size_t n = strlen(path), m = strlen(suffix);
     return n >= m && strcasecmp(path + n - m, suffix) == 0;
-}
-
-int cli_raw_type_from_path(const char *path)
-{
-    if (has_suffix(path, ".r32")) return TRN_RAW_F32_LE + 1;
-    if (has_suffix(path, ".r16") || has_suffix(path, ".raw")) return TRN_RAW_U16_LE + 1;
-    if (has_suffix(path, ".r8")) return TRN_RAW_U8 + 1;
-    return 0;
 }
 
 int cli_parse_raw_type(cli_ctx *ctx, const char *text)
@@ -250,30 +214,6 @@ cli_format cli_detect_format(const char *path, const uint8_t *data, size_t size)
 
 /* ---- inputs that are not regular files ------------------------------------------------------ */
 
-/* A pipe, FIFO or device read once into an anonymous in-memory file. */
-typedef struct captured_input {
-    char *user_path;
-    char reader_path[32]; /* "/proc/self/fd/N" */
-} captured_input;
-
-#define CLI_MAX_CAPTURED 8
-static captured_input captured[CLI_MAX_CAPTURED];
-static size_t captured_count;
-
-const char *cli_input_path(const char *path)
-{
-    for (size_t i = 0; i < captured_count; i++)
-        if (strcmp(captured[i].user_path, path) == 0) return captured[i].reader_path;
-    return path;
-}
-
-const char *cli_input_user_path(const char *file)
-{
-    for (size_t i = 0; file && i < captured_count; i++)
-        if (strcmp(captured[i].reader_path, file) == 0) return captured[i].user_path;
-    return file;
-}
-
 static uint64_t input_byte_limit(const cli_load_options *opt)
 {
     if (!opt || !opt->max_samples) return CLI_DEFAULT_MAX_INPUT_BYTES;
@@ -313,9 +253,9 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
  * bytes fit no format and the user forced none. Returns a CLI exit code. */
 static int capture_input(cli_ctx *ctx, const char *path, mode_t mode, const cli_load_options *opt)
 {
-    if (captured_count == CLI_MAX_CAPTURED)
+    if (cli_input_names_full())
         return cli_failf(ctx, "%s: too many inputs that are not regular files (at most %d)", path,
-                         CLI_MAX_CAPTURED);
+                         CLI_MAX_CAPTURED_INPUTS);
     const char *kind = trn_file_kind((unsigned)mode);
     /* Pipes only: a device (/dev/zero, a terminal) or a socket is no file to convert. */
     if (!S_ISFIFO(mode))
@@ -415,14 +355,10 @@ static int capture_input(cli_ctx *ctx, const char *path, mode_t mode, const cli_
         close(out);
         return rc;
     }
-    captured_input *c = &captured[captured_count];
-    c->user_path = strdup(path);
-    if (!c->user_path) {
+    if (!cli_input_names_add(path, out)) {
         close(out);
         return cli_failf(ctx, "%s: out of memory", path);
     }
-    snprintf(c->reader_path, sizeof c->reader_path, "/proc/self/fd/%d", out);
-    captured_count++;
     return CLI_EXIT_OK;
 }
 
@@ -592,15 +528,6 @@ int cli_load_option(cli_ctx *ctx, const char *opt, const char *value, cli_load_o
         return 0;
     }
     return ok ? 1 : -1;
-}
-
-void cli_not_read_text(char *buf, size_t size, uint64_t width, uint64_t height, uint64_t limit)
-{
-    snprintf(buf, size,
-             "%llu x %llu = %llu samples, more than the limit of %llu (--max-samples N reads "
-             "them)",
-             (unsigned long long)width, (unsigned long long)height,
-             (unsigned long long)(width * height), (unsigned long long)limit);
 }
 
 /* ---- loading -------------------------------------------------------------------------------- */
