@@ -169,6 +169,16 @@ trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t 
 
 /* ---- Export ---- */
 
+/* A ground material for the exports: a recipe biome's name, material asset id (NULL: none),
+ * texture_scale (repetitions per world unit) and colour (RGBA 0..1, sRGB: the material's
+ * base colour, in linear light, when sections are biomes). */
+typedef struct trn_mesh_biome_material {
+    const char *name;
+    const char *material;
+    double texture_scale;
+    float color[4];
+} trn_mesh_biome_material;
+
 /* What a writer puts in the file: the mesh at the chosen levels, and optionally the water
  * bodies' surfaces (trn_water_mesh_new over ground) and scatter instances. */
 typedef struct trn_mesh_scene {
@@ -180,6 +190,24 @@ typedef struct trn_mesh_scene {
     const trn_palette *palette;     /* with instances: the rules they name */
     const trn_instances *instances; /* may be NULL */
     trn_write_set *writes;          /* stage the files in this set (NULL: the writer's own set) */
+    /* Texture coordinates (glTF TEXCOORD_0, OBJ vt) on the terrain: 0 (the default) writes none;
+     * > 0 (finite): repetitions per world unit, u = x * uv_scale and v = z * uv_scale in the
+     * file's frame (glTF: v = the written z, so north is -v; OBJ, whose v runs up the image:
+     * v = minus that, north). Both show an image upright, north at its top, seen from above. */
+    double uv_scale;
+    /* The ground's materials (a recipe's biomes): listed in every terrain material's extras
+     * (glTF) with uv_scale, so an engine scales the UVs by texture_scale / uv_scale. */
+    const trn_mesh_biome_material *biome_materials;
+    uint32_t biome_material_count;
+    /* A collision mesh (may be NULL): level 0 of each of its chunks, merged, written as the root
+     * node "collider" (glTF: no material, no normals, no UVs; extras {"collider": true,
+     * "max_error"}; OBJ: object "collider"). Build it adaptive with one level (max_levels 1). */
+    const trn_mesh *collider;
+    /* The mesh was built with a biome index per sample in place of roles (trn_mesh_build's
+     * roles_per_sample = a biome map): each section is then the biome biome_materials[role]
+     * (every section's must be < biome_material_count), one material per biome named by it
+     * (OBJ: "biome_NAME"), its colour, and extras {"biome", "material", "texture_scale"}. */
+    bool biome_sections;
 } trn_mesh_scene;
 
 /* What a writer wrote. */
@@ -200,7 +228,8 @@ typedef enum trn_gltf_container {
 /* Write scene as glTF 2.0 (docs/meshes.md "glTF layout"): per role section one primitive
  * with a material per role (baseColorFactor = trn_roles_color in linear light, named by the
  * role), water bodies as their own meshes and nodes (a translucent blue BLEND material), each
- * instance a node referencing its rule's proxy box mesh. Files land atomically through the
+ * instance a node referencing its rule's proxy box mesh; with uv_scale TEXCOORD_0, with
+ * biome materials or UVs the terrain materials' extras, with a collider its node. Files land atomically through the
  * write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a level out of range, an
  * instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh over 2^32 - 1
  * vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY; nothing is
@@ -212,7 +241,10 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
 /* Write scene as Wavefront OBJ with a material library: path and its .mtl beside it (same
  * stem), "mtllib", "v", "vn", "f v//vn" with "usemtl ROLE" per section and Kd from
  * trn_roles_color (linear), water bodies as groups "water_ID" with a "water" material.
- * Instances are not written (OBJ has no instancing). Errors as trn_gltf_write. */
+ * With uv_scale a "vt" per terrain vertex and faces "f v/vt/vn"; a collider last as object
+ * "collider" ("f v"). Instances are not written (OBJ has no instancing). Errors as
+ * trn_gltf_write, and TRN_ERR_INVALID_ARGUMENT for a uv_scale not finite and >= 0 or a biome
+ * material without a name or a finite texture_scale > 0. */
 trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
                          trn_mesh_write_report *report, trn_error *err);
 
