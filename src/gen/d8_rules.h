@@ -41,16 +41,18 @@ static inline int trn_d8_steepest(const float *f, const ptrdiff_t off[8], const 
 }
 
 /* On a flat (no lower neighbour), the neighbour of equal filled height that is fewest steps
- * from the flat's edge (dist: 0 at a sample with a strict descent or an outlet), ties to the
- * lowest code. Distances strictly fall along these links, so no cycle forms, and they depend
- * only on the filled surface, never on the order samples were visited in: a tiled run finds
- * the same ones. */
+ * from the flat's edge (dist: 0 at a sample with a strict descent or an outlet); ties to the
+ * shorter step (E, S, W, N before the diagonals), then the lowest code. Distances strictly fall
+ * along these links, so no cycle forms, and they depend only on the filled surface, never on
+ * the order samples were visited in: a tiled run finds the same ones. */
 static inline int trn_d8_flat_pick(const float *f, const uint32_t *dist, const ptrdiff_t off[8])
 {
+    static const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
     const float fc = f[0];
     int best = -1;
     uint32_t best_dist = TRN_D8_FLAT_UNKNOWN;
-    for (int d = 0; d < 8; d++) {
+    for (int k = 0; k < 8; k++) {
+        const int d = order[k];
         if (f[off[d]] != fc) continue;
         const uint32_t dn = dist[off[d]];
         if (dn < best_dist) {

@@ -397,8 +397,7 @@ static trn_status spill_solve(trn_drainage_tiles *r, const uint8_t **blocks, voi
     }
     /* Edges both ways: counted, then placed (CSR). */
     size_t *deg = calloc(nodes + 1, sizeof *deg);
-    uint32_t *ea = NULL, *eb = NULL;
-    float *ew = NULL;
+    dt_edge *el = NULL;
     size_t ecount = 0, ecap = 0;
     dt_gedge *adj = NULL;
     float *W = NULL;
@@ -410,18 +409,12 @@ static trn_status spill_solve(trn_drainage_tiles *r, const uint8_t **blocks, voi
     do {                                                                                       \
         if (ecount == ecap) {                                                                  \
             ecap = ecap ? ecap * 2 : 1024;                                                     \
-            uint32_t *na = realloc(ea, ecap * sizeof *na);                                     \
-            if (na) ea = na;                                                                   \
-            uint32_t *nb = realloc(eb, ecap * sizeof *nb);                                     \
-            if (nb) eb = nb;                                                                   \
-            float *nw = realloc(ew, ecap * sizeof *nw);                                        \
-            if (nw) ew = nw;                                                                   \
-            if (!na || !nb || !nw) goto oom;                                                   \
+            dt_edge *ne_ = realloc(el, ecap * sizeof *ne_);                                    \
+            if (!ne_) goto oom;                                                                \
+            el = ne_;                                                                          \
         }                                                                                      \
-        ea[ecount] = (uint32_t)(x);                                                            \
-        eb[ecount] = (uint32_t)(y);                                                            \
-        ew[ecount] = (wt);                                                                     \
-        ecount++;                                                                              \
+        const uint32_t x_ = (uint32_t)(x), y_ = (uint32_t)(y);                                 \
+        el[ecount++] = (dt_edge){x_ < y_ ? x_ : y_, x_ < y_ ? y_ : x_, (wt)};                  \
     } while (0)
     for (size_t t = 0; t < count; t++) {
         const dt_tile *tt = &r->tiles[t];
@@ -457,11 +450,19 @@ static trn_status spill_solve(trn_drainage_tiles *r, const uint8_t **blocks, voi
     }
 #undef ADD_EDGE
 #undef NODE
+    /* One edge per pair of watersheds, at the lowest spill between them. */
+    if (ecount) {
+        qsort(el, ecount, sizeof *el, edge_cmp);
+        size_t k = 0;
+        for (size_t e = 0; e < ecount; e++)
+            if (k == 0 || el[e].a != el[k - 1].a || el[e].b != el[k - 1].b) el[k++] = el[e];
+        ecount = k;
+    }
     r->stats.spill_nodes = nodes;
     r->stats.spill_edges = ecount;
     for (size_t e = 0; e < ecount; e++) {
-        deg[ea[e] + 1]++;
-        deg[eb[e] + 1]++;
+        deg[el[e].a + 1]++;
+        deg[el[e].b + 1]++;
     }
     for (size_t k = 0; k < nodes; k++)
         deg[k + 1] += deg[k];
@@ -473,8 +474,8 @@ static trn_status spill_solve(trn_drainage_tiles *r, const uint8_t **blocks, voi
         if (!fill) goto oom;
         memcpy(fill, deg, (nodes + 1) * sizeof *fill);
         for (size_t e = 0; e < ecount; e++) {
-            adj[fill[ea[e]]++] = (dt_gedge){eb[e], ew[e]};
-            adj[fill[eb[e]]++] = (dt_gedge){ea[e], ew[e]};
+            adj[fill[el[e].a]++] = (dt_gedge){el[e].b, el[e].w};
+            adj[fill[el[e].b]++] = (dt_gedge){el[e].a, el[e].w};
         }
         free(fill);
     }
@@ -512,9 +513,7 @@ done:
     free(heap.k);
     free(W);
     free(adj);
-    free(ea);
-    free(eb);
-    free(ew);
+    free(el);
     free(deg);
     free(base);
     return st;
