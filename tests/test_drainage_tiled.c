@@ -123,6 +123,16 @@ static void test_basins_and_flats(void)
     for (size_t k = 0; k < 65u * 51u; k++)
         f.heights[k] = 1.0f;
     compare_tilings(&f, NAN, "flat");
+    /* Both zeros: a pit at -1 whose rim is -0 on one side, +0 on the other, the zeros
+     * reaching the south border. */
+    for (size_t k = 0; k < 65u * 51u; k++)
+        f.heights[k] = 5.0f;
+    for (size_t j = 0; j < 40; j++)
+        for (size_t i = 10; i < 50; i++)
+            f.heights[j * 65 + i] = (i > 12 && i < 47 && j > 12 && j < 37) ? -1.0f
+                                    : i < 30                               ? -0.0f
+                                                                           : 0.0f;
+    compare_tilings(&f, NAN, "signed zeros");
     trn_field_dispose(&f);
     /* Thin grids: tiles of one row or column. */
     trn_field g = make_field(40, 1);

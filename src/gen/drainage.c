@@ -362,7 +362,9 @@ static bool expand(dr_state *s, uint32_t c)
         }
         s->dir[n] = (uint8_t)((d + 4) & 7);
         if (hn < level) {
-            s->filled[n] = level;
+            /* + 0.0f: a raised sample holds +0, never -0, whichever zero spilled first, so
+             * the tiled fill (which meets the level by another route) writes the same bits. */
+            s->filled[n] = level + 0.0f;
             uint32_t comp = c_raised ? s->acc[c] : comp_new(s, c);
             if (comp == UINT32_MAX) return false;
             s->acc[n] = comp;

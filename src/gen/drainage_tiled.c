@@ -310,7 +310,7 @@ static trn_status tile_flood(const trn_drainage_tiles *r, dt_tile *t, trn_error 
             t->label[m] = lc;
             const float hm = t->height[m];
             if (hm < fc) {
-                t->filled[m] = fc;
+                t->filled[m] = fc + 0.0f; /* raised: +0, never -0, as the whole-grid fill */
                 if (!fifo_push(&pit, m)) goto oom;
             } else {
                 t->filled[m] = hm;
@@ -1240,7 +1240,7 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
                 const uint32_t l = tt->label[c];
                 if (l == DT_OCEAN) continue;
                 const float lvl = W[base[t] + l - DT_FIRST_LABEL];
-                if (lvl > tt->filled[c]) tt->filled[c] = lvl;
+                if (lvl > tt->filled[c]) tt->filled[c] = lvl + 0.0f;
             }
             free(tt->label);
             tt->label = NULL;
