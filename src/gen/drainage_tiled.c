@@ -670,6 +670,25 @@ static void halo_ring(const trn_drainage_tiles *r, const dt_tile *t, dt_halo *hl
         }
 }
 
+/* Whether the ring's distances in strips differ from those the tile last measured with. */
+static bool ring_changed(const trn_drainage_tiles *r, const dt_tile *t, const dt_halo *hl,
+                         const uint8_t *dstrips)
+{
+    const size_t s = hl->stride;
+    for (int64_t lj = -1; lj <= (int64_t)t->h; lj++)
+        for (int64_t li = -1; li <= (int64_t)t->w; li++) {
+            if (li >= 0 && lj >= 0 && li < (int64_t)t->w && lj < (int64_t)t->h) {
+                li = (int64_t)t->w - 1;
+                continue;
+            }
+            const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
+            if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) continue;
+            const uint32_t v = rd_u32(strip_at(r, dstrips, sizeof(uint32_t), (size_t)gi, (size_t)gj));
+            if (v != hl->d[(size_t)(lj + 1) * s + (size_t)(li + 1)]) return true;
+        }
+    return false;
+}
+
 static trn_status directions(trn_comm *comm, trn_drainage_tiles *r, const double inv[8],
                              trn_error *err)
 {
@@ -746,6 +765,8 @@ static trn_status directions(trn_comm *comm, trn_drainage_tiles *r, const double
         cur = NULL;
         for (size_t k = 0; k < own; k++) {
             const dt_tile *t = &r->tiles[r->first + k];
+            /* A tile whose ring did not change since its last measure keeps its distances. */
+            if (round > 0 && !ring_changed(r, t, &halos[k], prev)) continue;
             halo_ring(r, t, &halos[k], NULL, prev);
             if (!flat_distances(t, &halos[k])) {
                 st = no_memory(err);
