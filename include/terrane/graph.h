@@ -248,6 +248,21 @@ trn_status trn_graph_cache_new(const char *dir, size_t memory_limit, trn_graph_c
 /* NULL is a no-op. */
 void trn_graph_cache_free(trn_graph_cache *cache);
 
+/* Keep the cache directory's result files within bytes (0: no limit, the default): after each
+ * result is written, the least recently written or read files are removed until the folder's
+ * results fit (the one just written stays). Only files named as results are ever removed.
+ * Trims at once when called. A cache without a directory ignores it. */
+void trn_graph_cache_set_disk_limit(trn_graph_cache *cache, uint64_t bytes);
+
+/* The platform cache directory for node results: $XDG_CACHE_HOME/terrane/nodes, or
+ * $HOME/.cache/terrane/nodes when XDG_CACHE_HOME is unset or not absolute (the XDG Base
+ * Directory rules). TRN_ERR_NOT_FOUND when neither names an absolute folder; the folder is not
+ * created here. */
+trn_status trn_graph_cache_dir_default(char *buf, size_t size, trn_error *err);
+
+/* The budget the command line and the studio give the platform cache directory: 4 GiB. */
+#define TRN_GRAPH_CACHE_DISK_DEFAULT ((uint64_t)4 << 30)
+
 /* What happened to one node in an evaluation. */
 typedef enum trn_node_outcome {
     TRN_NODE_EVALUATED = 0,   /* computed now */

@@ -133,6 +133,18 @@ static void put_biomes(trn_pbuf *w, const trn_generated *gen, const trn_recipe *
     trn_pbuf_bytes(w, gen->biomes.values, n);
 }
 
+/* BMAT: what a renderer needs per biome besides its colour, in BIOM's order. */
+static void put_biome_materials(trn_pbuf *w, const trn_generated *gen, const trn_recipe *recipe)
+{
+    trn_pbuf_u32(w, gen->biomes.name_count);
+    for (uint32_t b = 0; b < gen->biomes.name_count; b++) {
+        const int idx = trn_recipe_find_biome(recipe, gen->biomes.names[b]);
+        const trn_biome *bi = idx >= 0 ? &recipe->biomes[idx] : NULL;
+        trn_pbuf_text(w, bi && bi->material ? bi->material : "");
+        trn_pbuf_f64(w, bi && bi->texture_scale > 0.0 ? bi->texture_scale : 1.0);
+    }
+}
+
 static void put_scatter(trn_pbuf *w, const trn_palette *p, const trn_instances *inst)
 {
     trn_pbuf_u32(w, p->rule_count);
@@ -173,6 +185,7 @@ static const char *section_label(const char *id)
 {
     static const char *const names[][2] = {
         {TRN_SEC_HEIGHTS, "heights"},     {TRN_SEC_BIOMES, "biomes"},
+        {TRN_SEC_BIOME_MATERIALS, "biome materials"},
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
@@ -335,7 +348,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     size_t recipe_size = 0;
     if ((st = trn_recipe_canonical_json(in->recipe, &recipe_json, &recipe_size, err))) return st;
 
-    cook_section secs[8];
+    cook_section secs[12];
     memset(secs, 0, sizeof secs);
     size_t count = 0;
 #define ADD(tag, req) add_section(secs, &count, tag, req)
@@ -343,6 +356,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     for (size_t k = 0; k < n; k++)
         trn_pbuf_f32(w, g->field.heights[k]);
     put_biomes(ADD(TRN_SEC_BIOMES, true), g, in->recipe, n);
+    put_biome_materials(ADD(TRN_SEC_BIOME_MATERIALS, false), g, in->recipe);
     if (g->exclusion) trn_pbuf_bytes(ADD(TRN_SEC_EXCLUSION, false), g->exclusion, n);
     if (g->has_water) {
         w = ADD(TRN_SEC_WATER, false);

@@ -110,7 +110,11 @@ static const char *const help_text =
     "  --cache DIR                keep each graph node's result in DIR (created when missing):\n"
     "                             a later run reuses every node whose type, parameters, inputs\n"
     "                             and grid are unchanged. Outputs are the same bytes with or\n"
-    "                             without it. Preview results are never written there\n"
+    "                             without it. Preview results are never written there. Without\n"
+    "                             it, results are kept in $XDG_CACHE_HOME/terrane/nodes (else\n"
+    "                             ~/.cache/terrane/nodes) within 4 GiB, least recently used\n"
+    "                             first out; TERRANE_CACHE=off turns that off for every verb\n"
+    "  --no-cache                 keep nothing on disk for this run\n"
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
     "  --scatter-exclusions FILE.json\n"
     "                             placements the engine exports leave out: a scene's\n"
@@ -195,6 +199,7 @@ typedef struct gen_args {
     const char *masks[16];
     uint32_t mask_count;
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
+    bool no_cache;         /* --no-cache: not even the platform cache directory */
     trn_erosion_quality quality;
     uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
     height_format format;
@@ -1280,6 +1285,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
             a->scaffold = true;
             continue;
         }
+        if (strcmp(arg, "--no-cache") == 0) {
+            a->no_cache = true;
+            continue;
+        }
         int sc = cli_scale_option(ctx, argc, argv, &i, &a->scale);
         if (sc < 0) return CLI_EXIT_USAGE;
         if (sc > 0) continue;
@@ -1715,9 +1724,15 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
+    if (a.cache_dir && a.no_cache) {
+        trn_recipe_dispose(&recipe);
+        return cli_usage_error(ctx, "--cache and --no-cache exclude each other");
+    }
     trn_graph_cache *cache = NULL;
+    char default_dir[4096] = "";
+    if (!a.cache_dir && !a.no_cache) cache = cli_cache_default(default_dir, sizeof default_dir);
     /* --mask reads node outputs after generation: keep the results in memory for that. */
-    if ((a.cache_dir || a.mask_count) && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
+    if (!cache && (a.cache_dir || a.mask_count) && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
@@ -1909,7 +1924,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
             summary, "quality",
             cli_json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
         json_object_set_new(summary, "final", json_boolean(gen.quality != TRN_EROSION_PREVIEW));
-        if (a.cache_dir) json_object_set_new(summary, "cache_dir", cli_json_string(a.cache_dir));
+        if (a.cache_dir || default_dir[0])
+            json_object_set_new(summary, "cache_dir",
+                                cli_json_string(a.cache_dir ? a.cache_dir : default_dir));
         json_object_set_new(summary, "nodes", node_reports_json(&gen));
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));

@@ -55,6 +55,11 @@ int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_r
     cli_graph g;
     int rc = cli_graph_load(ctx, path, recipe, kind, &g);
     if (rc) return rc;
+    if (g.from_recipe) {
+        snprintf(ctx->graph_file, sizeof ctx->graph_file, "%s", path);
+        snprintf(ctx->graph_at, sizeof ctx->graph_at, "%s",
+                 kind == TRN_DOCUMENT_TERRAIN_ASSET ? "recipe.graph" : "graph");
+    }
     char line[1024];
     for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
         if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
@@ -66,13 +71,12 @@ int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_r
         if (d->severity != TRN_GRAPH_ERROR) continue;
         char where[700] = "";
         if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
-        char more[160] = "";
+        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']", where,
+                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)");
+        /* A line of its own, printed through the format (a %s argument would be escaped). */
         if (g.errors > 1)
-            snprintf(more, sizeof more,
-                     "\n(the graph has %zu errors; 'terrane graph check %s' lists them all)",
-                     g.errors, path);
-        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
-                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)", more);
+            cli_fprintf(stderr, "(the graph has %zu errors; 'terrane graph check %s' lists them all)\n",
+                        g.errors, path);
         break;
     }
     cli_graph_dispose(&g);

@@ -1999,8 +1999,10 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
-    /* In memory only: previews reuse what generation computed; nothing goes to disk. */
-    if (trn_graph_cache_new(NULL, 0, &s->cache, &e)) {
+    /* Final results in the platform cache directory (a reopened recipe starts from them);
+     * previews stay in memory under their own keys and never reach the disk. */
+    s->cache = cli_cache_default(NULL, 0);
+    if (!s->cache && trn_graph_cache_new(NULL, 0, &s->cache, &e)) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }

@@ -22,6 +22,11 @@ trn_status trn_node_wrap(const trn_node_ctx *c, trn_error *err, trn_status code)
                  err->message);
         memcpy(err->message, msg, sizeof msg);
         snprintf(err->node_id, sizeof err->node_id, "%s", c->node->id);
+        /* A position with no file is one inside a parameter's own text, not in the recipe. */
+        if (!err->file[0]) {
+            err->line = err->column = 0;
+            err->offset = -1;
+        }
     }
     return code;
 }

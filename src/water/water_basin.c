@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/checked.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 #include "gen/d8.h"
 

@@ -10,7 +10,7 @@
 #include "core/checked.h"
 #include "core/progress.h"
 #include "gen/fft.h"
-#include "gen/stats_internal.h"
+#include "analysis/stats_internal.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
 #include "gen/d8.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/stats_internal.h"
+#include "analysis/stats_internal.h"
 
 #define STAGE "statistics"
 #define SHUFFLES 16u

@@ -33,6 +33,10 @@ typedef struct cli_ctx {
     /* The destinations cli_output staged: two outputs of one run may not name one file. */
     char **claimed;
     size_t claimed_count;
+    /* The recipe whose graph this run generates (set by cli_graph_gate): a node's error found
+     * while generating is shown at that node's place in the file. */
+    char graph_file[512];
+    char graph_at[16]; /* "graph" or "recipe.graph" (a Terrain asset source) */
 } cli_ctx;
 
 /* Remember path as an input of this run (a missing path is ignored). Returns a CLI exit code. */
@@ -108,9 +112,14 @@ int cli_palette_load(cli_ctx *ctx, const char *recipe_path, const trn_recipe *re
                      trn_palette *palette, trn_material_set *set);
 /* Whether the recipe's graph has a Scatter Palette node (it needs the palette to evaluate). */
 bool cli_graph_places_palette(const trn_recipe *recipe);
+/* The node cache for a run whose command line names no --cache DIR: the platform cache
+ * directory (trn_graph_cache_dir_default), kept within TRN_GRAPH_CACHE_DISK_DEFAULT. NULL when
+ * TERRANE_CACHE is "off" (or "0"), when there is no such folder or it cannot be made: the run
+ * then goes on without reuse. *dir (may be NULL) receives the folder used. */
+trn_graph_cache *cli_cache_default(char *dir, size_t dir_size);
 /* trn_recipe_generate for every verb: when the graph places the recipe's palette and options
  * give none, the palette is resolved beside recipe_path for the generation (options may be
- * NULL). */
+ * NULL); options without a cache use cli_cache_default's for the call. */
 trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe,
                                const trn_generate_options *options, trn_generated *out,
                                trn_progress_fn progress, void *user, trn_error *err);

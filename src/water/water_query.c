@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 
 static bool no_sample(trn_water_sample *out)

@@ -18,6 +18,7 @@
 #include "core/json_pos.h"
 #include "core/numtext.h"
 #include "core/textbuf.h"
+#include "scatter/scatter_exclusions.h"
 #include "terrane/generate.h"
 #include "terrane/water.h"
 
@@ -1218,8 +1219,9 @@ static void key_quote(const char *key, char *buf, size_t size)
     snprintf(buf, size, "'%.*s%s'", (int)n, key, n < strlen(key) ? "..." : "");
 }
 
-static trn_status excl_list(const json_t *list, const char *file, const char *text, size_t size,
-                            trn_json_path *path, trn_scatter_exclusions *out, trn_error *err)
+trn_status trn_scatter_exclusions_from_json(const json_t *list, const char *file, const char *text,
+                                            size_t size, trn_json_path *path,
+                                            trn_scatter_exclusions *out, trn_error *err)
 {
     char buf[120];
     if (!json_is_array(list))
@@ -1335,7 +1337,7 @@ trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const cha
                         "expected an array of placement keys, a Terrain3D object or a scene "
                         "entity, found %s",
                         trn_json_describe(root, buf, sizeof buf));
-    if (!st && list) st = excl_list(list, path, text, size, &jp, out, err);
+    if (!st && list) st = trn_scatter_exclusions_from_json(list, path, text, size, &jp, out, err);
     json_decref(root);
     if (st) trn_scatter_exclusions_dispose(out);
     return st;

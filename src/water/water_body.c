@@ -9,7 +9,7 @@
 #include <xxhash.h>
 
 #include "core/checked.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 
 /* Length of an id that may lack its terminator (printed with %.*s). */

@@ -1,7 +1,7 @@
 /* Heights on the terrain triangles: each cell split from sample (i, j) to sample (i+1, j+1). */
 #include <math.h>
 
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 
 double trn_grid_value_at(const float *values, uint32_t cells_x, uint32_t cells_z, double size_x,

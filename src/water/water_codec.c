@@ -9,7 +9,7 @@
 
 #include "core/checked.h"
 #include "core/cursor.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 
 /* Layout (every number little-endian, doubles as their IEEE-754 bits):

@@ -6,6 +6,7 @@
 
 #include "core/textbuf.h"
 #include "core/write_set.h"
+#include "terrane/graph.h"
 #include "recipe/recipe_internal.h"
 
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -315,6 +317,59 @@ static const char *shown_path(const cli_ctx *ctx, const char *file)
 
 static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code);
 
+trn_graph_cache *cli_cache_default(char *dir, size_t dir_size)
+{
+    if (dir && dir_size) dir[0] = '\0';
+    const char *env = getenv("TERRANE_CACHE");
+    if (env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0)) return NULL;
+    char path[4096];
+    trn_graph_cache *cache = NULL;
+    if (trn_graph_cache_dir_default(path, sizeof path, NULL) ||
+        trn_graph_cache_new(path, 0, &cache, NULL))
+        return NULL;
+    trn_graph_cache_set_disk_limit(cache, TRN_GRAPH_CACHE_DISK_DEFAULT);
+    if (dir && dir_size) snprintf(dir, dir_size, "%s", path);
+    return cache;
+}
+
+/* Where node node_id sits in the recipe this run generates: the file, line and column of its
+ * object in "nodes" (false when the file or the node cannot be found). */
+static bool locate_node(const cli_ctx *ctx, const char *node_id, trn_error *shown)
+{
+    json_t *doc = json_load_file(ctx->graph_file, JSON_DECODE_ANY, NULL);
+    const json_t *graph = doc;
+    for (const char *at = ctx->graph_at; graph && *at;) {
+        const char *dot = strchr(at, '.');
+        const size_t n = dot ? (size_t)(dot - at) : strlen(at);
+        char key[16];
+        snprintf(key, sizeof key, "%.*s", (int)n, at);
+        graph = json_object_get(graph, key);
+        at += n + (dot ? 1 : 0);
+    }
+    const json_t *nodes = json_object_get(graph, "nodes");
+    int index = -1;
+    for (size_t k = 0; k < json_array_size(nodes) && index < 0; k++) {
+        const char *id = json_string_value(json_object_get(json_array_get(nodes, k), "id"));
+        if (id && strcmp(id, node_id) == 0) index = (int)k;
+    }
+    json_decref(doc);
+    if (index < 0) return false;
+    trn_graph_diagnostic d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.path, sizeof d.path, "nodes[%d]", index);
+    trn_graph_diagnostics one = {&d, 1, 1};
+    trn_mapped_file mf;
+    memset(&mf, 0, sizeof mf);
+    if (trn_mapped_file_open(&mf, ctx->graph_file, 0, NULL) != TRN_OK) return false;
+    trn_graph_diagnostics_locate(&one, (const char *)mf.data, mf.size, ctx->graph_at);
+    trn_mapped_file_close(&mf);
+    if (d.line <= 0) return false;
+    snprintf(shown->file, sizeof shown->file, "%s", cli_input_user_path(ctx->graph_file));
+    shown->line = d.line;
+    shown->column = d.column;
+    return true;
+}
+
 int cli_fail(cli_ctx *ctx, const trn_error *err)
 {
     cli_progress_end(ctx);
@@ -323,6 +378,8 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
     if (shown.file[0]) {
         const char *name = shown_path(ctx, err->file);
         if (name != err->file) snprintf(shown.file, sizeof shown.file, "%s", name);
+    } else if (shown.node_id[0] && ctx->graph_file[0]) {
+        locate_node(ctx, shown.node_id, &shown);
     }
     char buf[2048];
     trn_error_format(&shown, buf, sizeof buf);

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 #include "core/checked.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 
 #ifdef _OPENMP

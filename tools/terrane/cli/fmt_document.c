@@ -233,20 +233,23 @@ bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
     const size_t bom = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
     json_error_t je;
     json_t *root = json_loadb((const char *)data + bom, size - bom, 0, &je);
-    free(data);
     if (!root) {
+        free(data);
         /* Broken JSON is no document of any kind: say where, not what it might have been. */
         *rc = cli_failf(ctx, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
         return true;
     }
     if (!json_is_object(root)) {
+        free(data);
         json_decref(root);
         return false; /* no object: the format detection speaks */
     }
     const trn_document_kind kind = trn_rcp_classify_object(root);
     bool handled = true;
+    trn_error e;
     if (json_is_array(json_object_get(root, "entities")) && kind == TRN_DOCUMENT_UNKNOWN)
-        *rc = describe_scene(ctx, path, root);
+        *rc = trn_scene_document_check((const char *)data, size, path, &e) ? cli_fail(ctx, &e)
+                                                                  : describe_scene(ctx, path, root);
     else if (kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET)
         *rc = describe_recipe(ctx, path, kind);
     else if (kind == TRN_DOCUMENT_ASSET_MANIFEST)
@@ -264,5 +267,6 @@ bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
     else
         handled = false; /* BeamNG metadata, palettes and material sets have their own */
     json_decref(root);
+    free(data);
     return handled;
 }
