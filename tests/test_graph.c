@@ -1528,7 +1528,7 @@ static void test_determinism(void)
      * reason, when a node's version is bumped). */
     const float *h = terrain_of(runs[0]);
     const uint64_t hash = h ? XXH64(h, n * sizeof *h, 0) : 0;
-    const uint64_t pinned = 0xbe1690fe0fbda3edull;
+    const uint64_t pinned = 0x2b0804aa4f67202cull;
     if (hash != pinned)
         fprintf(stderr, "SIM_GRAPH heights hash 0x%016llx (pinned 0x%016llx)\n",
                 (unsigned long long)hash, (unsigned long long)pinned);

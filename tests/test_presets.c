@@ -39,7 +39,7 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x9be5b824bc786b94ull, 0x86826e2479409485ull, 4, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x0779a3e76d5ffb5dull, 0x77d554a8bfb896efull, 7, 12800,
+    {"builtin://terrain/mountain-range", 0x7ead004cadf4f3c4ull, 0x77d554a8bfb896efull, 7, 12800,
      256},
     {"builtin://terrain/basin", 0x66e7d7be6f661c90ull, 0x3453fd3513b3b686ull, 7, 4096, 256},
     {"builtin://terrain/plateau", 0x6d7fd7ff0732649dull, 0xc833f536141f9c86ull, 4, 4096, 128},
