@@ -783,6 +783,53 @@ static void write_corpus(const char *dir)
     cooked_dispose(&small);
 }
 
+/* An erosion node's transport ledger travels in the payload (LDGR), equal to the generation's
+ * report; payloads without erosion carry none. */
+static void test_erosion_ledger(void)
+{
+    static const char text[] =
+        "{\"size\": [64, 64], \"resolution\": [32, 32], \"seed\": 9, \"sea_level\": -100,\n"
+        " \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"height_variation\": 20,\n"
+        " \"feature_size\": 32}},\n"
+        " \"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
+        " \"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [\n"
+        "  {\"id\": \"land\", \"type\": \"landform\"},\n"
+        "  {\"id\": \"wear\", \"type\": \"erosion\", \"params\": {\"droplets\": 400},\n"
+        "   \"inputs\": {\"field\": {\"node\": \"land\"}}},\n"
+        "  {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": "
+        "{\"node\": \"wear\", \"pin\": \"field\"}}}]}}";
+    trn_recipe r;
+    trn_generated g;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "wear.json", &r, NULL, &e));
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e));
+    const trn_node_report *wear = NULL;
+    for (uint32_t k = 0; k < g.node_count; k++)
+        if (strcmp(g.nodes[k].id, "wear") == 0) wear = &g.nodes[k];
+    CHECK(wear && wear->has_ledger && wear->ledger.eroded > 0.0);
+    trn_cook_input ci = {&g, &r, "wear", NULL, NULL, NULL, NULL};
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_OK(trn_cook_encode(&ci, &data, &size, &e));
+    trn_payload *p = NULL;
+    CHECK_OK(trn_payload_open_memory(data, size, "wear", NULL, &p, &e));
+    CHECK_EQ_INT(trn_payload_ledger_count(p), 1);
+    trn_erosion_ledger l;
+    const char *id = trn_payload_ledger_at(p, 0, &l);
+    CHECK(id && strcmp(id, "wear") == 0);
+    CHECK(wear && memcmp(&l, &wear->ledger, sizeof l) == 0);
+    CHECK(trn_payload_ledger_at(p, 1, &l) == NULL);
+    trn_payload_free(p);
+    free(data);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+    /* The bowl has no erosion: no ledger section, none reported. */
+    CHECK_OK(trn_payload_open_memory(base.bytes, base.size, "bowl", NULL, &p, &e));
+    CHECK_EQ_INT(trn_payload_ledger_count(p), 0);
+    CHECK(trn_payload_ledger_at(p, 0, NULL) == NULL);
+    trn_payload_free(p);
+}
+
 int main(void)
 {
     const char *corpus = getenv("TRN_PAYLOAD_CORPUS");
@@ -798,6 +845,7 @@ int main(void)
     RUN(test_corruption);
     RUN(test_section_contents);
     RUN(test_biome_materials_section);
+    RUN(test_erosion_ledger);
     RUN(test_peek);
     cooked_dispose(&base);
     return trn_test_finish();

@@ -407,6 +407,7 @@ static void test_payload(void)
     EXPECT(L, "local n, i = P:biome(2, 2); return n .. ' ' .. i .. ' ' .. tostring(P:biome(-3, 0))",
            "meadow 0 nil");
     EXPECT(L, "return P:role(18, 32) .. ' ' .. tostring(P:role(99, 0))", "underwater nil");
+    EXPECT(L, "return #P:ledgers()", "0"); /* no erosion in this recipe */
     EXPECT(L,
            "local b = P:biome_info(0); return b.name .. ' ' .. b.material .. ' ' .. "
            "b.texture_scale .. ' ' .. b.color[1] .. ' ' .. tostring(P:biome_info(1)) .. ' ' .. "

@@ -358,6 +358,28 @@ static int l_payload_biome_info(lua_State *L)
     return 1;
 }
 
+/* payload:ledgers(): each erosion node's transport totals, in graph document order. */
+static int l_payload_ledgers(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "ledgers");
+    const uint32_t n = trn_payload_ledger_count(p->payload);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        trn_erosion_ledger l;
+        const char *id = trn_payload_ledger_at(p->payload, k, &l);
+        lua_createtable(L, 0, 7);
+        set_string(L, "node", id);
+        set_number(L, "eroded", l.eroded);
+        set_number(L, "deposited", l.deposited);
+        set_number(L, "exported", l.exported);
+        set_number(L, "suspended", l.suspended);
+        set_integer(L, "droplets", (lua_Integer)l.droplets);
+        set_integer(L, "steps", (lua_Integer)l.steps);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
 static int l_payload_role(lua_State *L)
 {
     lua_payload *p = check_payload(L, 1, "role");
@@ -990,6 +1012,7 @@ static void register_types(lua_State *L)
         {"normal", l_payload_normal},
         {"biome", l_payload_biome},
         {"biome_info", l_payload_biome_info},
+        {"ledgers", l_payload_ledgers},
         {"role", l_payload_role},
         {"info", l_payload_info},
         {"instances", l_payload_instances},

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/erosion.h"
 #include "terrane/palette.h"
 #include "terrane/water.h"
 
@@ -109,6 +110,12 @@ const uint8_t *trn_payload_roles(const trn_payload *payload);     /* NULL when n
  * when the payload has none. */
 const trn_material_set *trn_payload_material_set(const trn_payload *payload);
 const trn_water *trn_payload_water(const trn_payload *payload); /* NULL without water */
+/* The erosion nodes' transport ledgers of the generation the payload was cooked from (graph
+ * document order; 0 without erosion or for payloads cooked before ledgers were kept): the node
+ * id of ledger index (NULL past the end) and, when out is not NULL, its totals. */
+uint32_t trn_payload_ledger_count(const trn_payload *payload);
+const char *trn_payload_ledger_at(const trn_payload *payload, uint32_t index,
+                                  trn_erosion_ledger *out);
 /* The canonical recipe JSON the payload was cooked from (the edit checkpoint), NUL-ended. */
 const char *trn_payload_recipe_json(const trn_payload *payload, size_t *size);
 

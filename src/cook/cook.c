@@ -145,6 +145,31 @@ static void put_biome_materials(trn_pbuf *w, const trn_generated *gen, const trn
     }
 }
 
+/* LDGR: every erosion node's ledger, in graph document order. */
+static uint32_t ledger_count(const trn_generated *g)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < g->node_count; k++)
+        n += g->nodes[k].has_ledger;
+    return n;
+}
+
+static void put_ledgers(trn_pbuf *w, const trn_generated *g)
+{
+    trn_pbuf_u32(w, ledger_count(g));
+    for (uint32_t k = 0; k < g->node_count; k++) {
+        const trn_node_report *n = &g->nodes[k];
+        if (!n->has_ledger) continue;
+        trn_pbuf_text(w, n->id);
+        trn_pbuf_f64(w, n->ledger.eroded);
+        trn_pbuf_f64(w, n->ledger.deposited);
+        trn_pbuf_f64(w, n->ledger.exported);
+        trn_pbuf_f64(w, n->ledger.suspended);
+        trn_pbuf_u64(w, n->ledger.droplets);
+        trn_pbuf_u64(w, n->ledger.steps);
+    }
+}
+
 static void put_scatter(trn_pbuf *w, const trn_palette *p, const trn_instances *inst)
 {
     trn_pbuf_u32(w, p->rule_count);
@@ -185,7 +210,7 @@ static const char *section_label(const char *id)
 {
     static const char *const names[][2] = {
         {TRN_SEC_HEIGHTS, "heights"},     {TRN_SEC_BIOMES, "biomes"},
-        {TRN_SEC_BIOME_MATERIALS, "biome materials"},
+        {TRN_SEC_BIOME_MATERIALS, "biome materials"}, {TRN_SEC_LEDGERS, "erosion ledgers"},
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
@@ -389,6 +414,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
         trn_pbuf_f32(w, g->field.heights[k]);
     put_biomes(ADD(TRN_SEC_BIOMES, true), g, in->recipe, n);
     put_biome_materials(ADD(TRN_SEC_BIOME_MATERIALS, false), g, in->recipe);
+    if (ledger_count(g)) put_ledgers(ADD(TRN_SEC_LEDGERS, false), g);
     if (g->exclusion) trn_pbuf_bytes(ADD(TRN_SEC_EXCLUSION, false), g->exclusion, n);
     if (g->has_water) {
         w = ADD(TRN_SEC_WATER, false);

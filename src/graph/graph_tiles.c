@@ -35,6 +35,18 @@ typedef struct tiler {
 } tiler;
 
 /* Report fraction v of the run (never below the last report); true when asked to stop. */
+/* Here rather than beside the node families: the registry lists them, so they cannot look it up. */
+bool trn_graph_node_reach(const trn_graph_node *n, const trn_recipe *recipe, trn_node_reach *out)
+{
+    memset(out, 0, sizeof *out);
+    const trn_node_type *t = n ? trn_node_type_find(n->type) : NULL;
+    if (!t) return false;
+    const trn_node_module *m = trn_node_module_of(t);
+    if (!m->reach) return false;
+    m->reach(n, t, recipe, out);
+    return true;
+}
+
 static bool report_at(tiler *t, double v, const char *stage)
 {
     if (v < t->last) v = t->last;

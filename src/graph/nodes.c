@@ -122,13 +122,3 @@ const char *trn_node_reach_name(trn_node_reach_kind kind)
     return "undeclared";
 }
 
-bool trn_graph_node_reach(const trn_graph_node *n, const trn_recipe *recipe, trn_node_reach *out)
-{
-    memset(out, 0, sizeof *out);
-    const trn_node_type *t = n ? trn_node_type_find(n->type) : NULL;
-    if (!t) return false;
-    const trn_node_module *m = trn_node_module_of(t);
-    if (!m->reach) return false;
-    m->reach(n, t, recipe, out);
-    return true;
-}

@@ -37,7 +37,8 @@ const char *trn_payload_section_name(const char id[4])
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
-        {TRN_SEC_BIOME_MATERIALS, "biome materials"}};
+        {TRN_SEC_BIOME_MATERIALS, "biome materials"},
+        {TRN_SEC_LEDGERS, "erosion ledgers"}};
     if (!id) return NULL;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
@@ -447,6 +448,52 @@ static trn_status decode_biome_materials(const reader *r, const trn_payload_sect
     return TRN_OK;
 }
 
+/* LDGR: each erosion node's transport totals, as its generation reported them. */
+static trn_status decode_ledgers(const reader *r, const trn_payload_section *s, const uint8_t *raw,
+                                 trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    uint32_t count;
+    if (!trn_cursor_u32le(&c, &count)) BAD(TRN_ERR_TRUNCATED, "the ledger count is cut short");
+    /* Each ledger takes at least 50 bytes: a bound before allocating. */
+    if (count == 0 || (uint64_t)count * 50u > trn_cursor_left(&c))
+        BAD(TRN_ERR_FORMAT, "%u ledgers cannot fit in %zu bytes (at least 1, 50 bytes each)",
+            count, trn_cursor_left(&c));
+    p->ledger_ids = calloc(count, sizeof *p->ledger_ids);
+    p->ledgers = calloc(count, sizeof *p->ledgers);
+    if (!p->ledger_ids || !p->ledgers) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    p->ledger_count = count;
+    for (uint32_t k = 0; k < count; k++) {
+        bool ok;
+        p->ledger_ids[k] = take_text(&c, &ok);
+        trn_erosion_ledger *l = &p->ledgers[k];
+        double *amounts[4] = {&l->eroded, &l->deposited, &l->exported, &l->suspended};
+        const size_t at = c.pos;
+        for (int q = 0; ok && q < 4; q++)
+            ok = take_f64(&c, amounts[q]);
+        double counts[2] = {0, 0};
+        for (int q = 0; ok && q < 2; q++)
+            ok = take_f64(&c, &counts[q]);
+        if (!ok || !p->ledger_ids[k]) BAD(TRN_ERR_FORMAT, "ledger %u is cut short", k);
+        uint64_t bits[2];
+        memcpy(bits, counts, sizeof bits);
+        l->droplets = bits[0];
+        l->steps = bits[1];
+        for (int q = 0; q < 4; q++)
+            if (!(isfinite(*amounts[q]) && *amounts[q] >= 0.0)) {
+                c.pos = at + 8u * (size_t)q;
+                BAD(TRN_ERR_FORMAT, "ledger %u ('%.60s'): an amount of %g; finite and >= 0 expected",
+                    k, p->ledger_ids[k], *amounts[q]);
+            }
+    }
+    if (trn_cursor_left(&c))
+        BAD(TRN_ERR_TRAILING_DATA, "%zu bytes after the last ledger", trn_cursor_left(&c));
+    return TRN_OK;
+}
+
 static trn_status decode_scatter(const reader *r, const trn_payload_section *s, const uint8_t *raw,
                                  trn_payload *p)
 {
@@ -732,6 +779,11 @@ static trn_status decode_section(const reader *r, const trn_payload_section *s, 
             st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second biome materials section");
         else
             st = decode_biome_materials(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_LEDGERS, 4) == 0) {
+        if (p->ledgers)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second ledger section");
+        else
+            st = decode_ledgers(r, s, raw, p);
     } else if (memcmp(s->id, TRN_SEC_EXCLUSION, 4) == 0) {
         if (s->raw_size != n)
             st = fail(r, TRN_ERR_FORMAT, where, s->offset,
@@ -828,6 +880,10 @@ void trn_payload_free(trn_payload *p)
         free(p->biome_materials[b]);
     free(p->biome_materials);
     free(p->biome_texture_scales);
+    for (uint32_t k = 0; p->ledger_ids && k < p->ledger_count; k++)
+        free(p->ledger_ids[k]);
+    free(p->ledger_ids);
+    free(p->ledgers);
     free(p->exclusion);
     free(p->roles);
     free(p->set.name);
@@ -1022,6 +1078,18 @@ uint32_t trn_payload_biome_count(const trn_payload *p)
 const char *trn_payload_biome_name(const trn_payload *p, uint32_t label)
 {
     return p && label < p->biome_count ? p->biome_names[label] : NULL;
+}
+
+uint32_t trn_payload_ledger_count(const trn_payload *p)
+{
+    return p && p->ledgers ? p->ledger_count : 0;
+}
+
+const char *trn_payload_ledger_at(const trn_payload *p, uint32_t index, trn_erosion_ledger *out)
+{
+    if (!p || !p->ledgers || index >= p->ledger_count) return NULL;
+    if (out) *out = p->ledgers[index];
+    return p->ledger_ids[index];
 }
 
 const char *trn_payload_biome_material(const trn_payload *p, uint32_t label)

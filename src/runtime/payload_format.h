@@ -23,6 +23,7 @@ static const uint8_t trn_payload_magic[8] = {'T', 'R', 'N', 'B', 'I', 'N', 0, 0}
 #define TRN_SEC_HEIGHTS "HGHT"
 #define TRN_SEC_BIOMES "BIOM"
 #define TRN_SEC_BIOME_MATERIALS "BMAT"
+#define TRN_SEC_LEDGERS "LDGR"
 #define TRN_SEC_EXCLUSION "EXCL"
 #define TRN_SEC_WATER "WATR"
 #define TRN_SEC_SCATTER "SCTR"

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "terrane/erosion.h"
 #include "terrane/runtime.h"
 
 typedef struct trn_payload_header {
@@ -36,6 +37,9 @@ struct trn_payload {
     char **biome_materials;         /* BMAT: per biome, NULL without a material */
     double *biome_texture_scales;   /* BMAT: per biome; NULL without the section (all 1) */
     uint32_t biome_material_count;  /* BMAT's count: must equal biome_count */
+    char **ledger_ids;              /* LDGR: the erosion nodes' ids */
+    trn_erosion_ledger *ledgers;    /* LDGR: their transport totals */
+    uint32_t ledger_count;
     uint8_t *exclusion, *roles;
     trn_material_set set;
     bool has_set, has_water, has_scatter;
