@@ -8,6 +8,10 @@
 #include <time.h>
 
 #include "terrane/core.h"
+#include "terrane/wait_policy.h"
+
+/* Waiting threads sleep rather than spin, as in the command line (the figures are its). */
+TRN_WAIT_POLICY_PASSIVE_DEFAULT()
 
 static inline double now_s(void)
 {

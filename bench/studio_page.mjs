@@ -41,7 +41,7 @@ for (let run = 0; run < Number(runs); run++) {
     if (String(await evaluate('document.title')).startsWith('terrane studio:')) break;
     await sleep(100);
   }
-  const first = await evaluate('JSON.stringify({ title: document.title, first_frame_ms: studio.firstFrameMs, timings: studio.timings, cells: [terrain.cellsX, terrain.cellsZ], canvas: [document.getElementById("view").width, document.getElementById("view").height], levels: studio.stats.levelCounts })');
+  const first = await evaluate('JSON.stringify({ title: document.title, first_frame_ms: studio.firstFrameMs, timings: studio.timings, cells: [terrain.cellsX, terrain.cellsZ], canvas: [document.getElementById("view").width, document.getElementById("view").height], levels: studio.stats.levelCounts, first_levels: studio.firstFrameLevels })');
   await evaluate('studio.setLodErrorPixels(2)');
   const fps = await evaluate(`studio.measure(${Number(seconds)})`);
   results.push(Object.assign(JSON.parse(first), { fps, load: loadBefore + ' -> ' + load() }));

@@ -2,6 +2,9 @@
  * and byte offset, the cache folder's files, and the corpus seeds pinned byte for byte. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +12,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "graph/cache_dir.h"
 #include "graph/node_result.h"
+#include "terrane/graph.h"
 #include "test.h"
 
 /* Offsets of docs/cache-format.md, written out here independently of the implementation. */
@@ -1120,6 +1125,86 @@ static void test_transport_and_instances(void)
     trn_node_result_release(r);
 }
 
+/* The cache directory's budget: least recently used results out first, the kept one and every
+ * file that is not a result left alone; the platform directory from XDG_CACHE_HOME or HOME. */
+static bool put_file(const char *dir, const char *name, size_t bytes, time_t when)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *data = calloc(1, bytes ? bytes : 1);
+    const bool ok = data && trn_test_write_file(path, data, bytes);
+    free(data);
+    struct timespec t[2] = {{when, 0}, {when, 0}};
+    return ok && utimensat(AT_FDCWD, path, t, 0) == 0;
+}
+
+static bool has_file(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return trn_test_exists(path);
+}
+
+static void test_dir_budget(void)
+{
+    char dir[512], cdir[700];
+    CHECK(trn_test_tmpdir(dir, sizeof dir));
+    snprintf(cdir, sizeof cdir, "%s/budget", dir);
+    CHECK(mkdir(cdir, 0755) == 0);
+    const char *a = "00000000000000a1.tnc", *b = "00000000000000b2.tnc",
+               *c = "00000000000000c3.tnc", *d = "00000000000000d4.tnc";
+    CHECK(put_file(cdir, a, 100, 1000)); /* oldest */
+    CHECK(put_file(cdir, b, 100, 3000));
+    CHECK(put_file(cdir, c, 100, 2000));
+    CHECK(put_file(cdir, d, 100, 4000)); /* newest */
+    CHECK(put_file(cdir, "notes.txt", 5000, 10));          /* not a result */
+    CHECK(put_file(cdir, "00000000000000E5.tnc", 5000, 10)); /* upper case: not ours */
+    CHECK(put_file(cdir, "00000000000000e5.tnc.tmp", 5000, 10));
+    /* Within budget: nothing goes. */
+    CHECK_EQ_INT((long long)trn_cache_dir_trim(cdir, 400, NULL), 0);
+    CHECK(has_file(cdir, a) && has_file(cdir, d));
+    /* 250 bytes: the two least recently used go (a at 1000, then c at 2000), not b. */
+    CHECK_EQ_INT((long long)trn_cache_dir_trim(cdir, 250, NULL), 200);
+    CHECK(!has_file(cdir, a) && !has_file(cdir, c) && has_file(cdir, b) && has_file(cdir, d));
+    /* A read touches a result: b becomes the newest, so d goes first now. */
+    trn_cache_file_touch(cdir, b);
+    CHECK_EQ_INT((long long)trn_cache_dir_trim(cdir, 100, NULL), 100);
+    CHECK(has_file(cdir, b) && !has_file(cdir, d));
+    /* The kept file stays even over budget. */
+    CHECK_EQ_INT((long long)trn_cache_dir_trim(cdir, 0, b), 0);
+    CHECK(has_file(cdir, b));
+    CHECK_EQ_INT((long long)trn_cache_dir_trim(cdir, 0, NULL), 100);
+    CHECK(!has_file(cdir, b));
+    CHECK(has_file(cdir, "notes.txt") && has_file(cdir, "00000000000000E5.tnc") &&
+          has_file(cdir, "00000000000000e5.tnc.tmp"));
+    CHECK_EQ_INT((long long)trn_cache_dir_trim("/nonexistent/terrane-cache", 0, NULL), 0);
+
+    /* The platform directory. */
+    char buf[1024];
+    const char *old_xdg = getenv("XDG_CACHE_HOME"), *old_home = getenv("HOME");
+    char keep_xdg[1024] = "", keep_home[1024] = "";
+    if (old_xdg) snprintf(keep_xdg, sizeof keep_xdg, "%s", old_xdg);
+    if (old_home) snprintf(keep_home, sizeof keep_home, "%s", old_home);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    setenv("HOME", "/home/u", 1);
+    CHECK_OK(trn_graph_cache_dir_default(buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "/x/cache/terrane/nodes") == 0);
+    setenv("XDG_CACHE_HOME", "relative/cache", 1); /* not absolute: ignored */
+    CHECK_OK(trn_graph_cache_dir_default(buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "/home/u/.cache/terrane/nodes") == 0);
+    unsetenv("XDG_CACHE_HOME");
+    CHECK_OK(trn_graph_cache_dir_default(buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "/home/u/.cache/terrane/nodes") == 0);
+    CHECK_STATUS(trn_graph_cache_dir_default(buf, 10, NULL), TRN_ERR_LIMIT);
+    CHECK(buf[0] == '\0');
+    unsetenv("HOME");
+    trn_error e;
+    CHECK_STATUS(trn_graph_cache_dir_default(buf, sizeof buf, &e), TRN_ERR_NOT_FOUND);
+    CHECK_CONTAINS(e.message, "neither XDG_CACHE_HOME nor HOME");
+    if (keep_xdg[0]) setenv("XDG_CACHE_HOME", keep_xdg, 1);
+    if (keep_home[0]) setenv("HOME", keep_home, 1);
+}
+
 int main(int argc, char **argv)
 {
     /* test_cache_file --write-corpus fuzz/corpus/fuzz_cache_file rewrites the seeds. */
@@ -1132,6 +1217,7 @@ int main(int argc, char **argv)
     RUN(test_water_and_note);
     RUN(test_transport_and_instances);
     RUN(test_files);
+    RUN(test_dir_budget);
     RUN(test_basin_id_order);
     RUN(test_corpus_is_current);
     return trn_test_finish();

@@ -113,7 +113,7 @@ static void test_recipe_cook(void)
     json_t *root = json_loads(out_text ? out_text : "", 0, &je);
     CHECK(root && json_integer_value(json_object_get(root, "format_version")) == 1);
     CHECK(root && strcmp(json_string_value(json_object_get(root, "terrain_id")), "pond") == 0);
-    CHECK(root && json_array_size(json_object_get(root, "sections")) == 6);
+    CHECK(root && json_array_size(json_object_get(root, "sections")) == 7);
     json_decref(root);
     /* A truncated payload: exit 1 naming the file, the section and the offset. */
     bytes = trn_test_read_file(payload, &n);

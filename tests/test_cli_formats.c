@@ -457,6 +457,28 @@ static void test_info_documents(void)
     CHECK_CONTAINS(err, "odd.json:2:2: invalid JSON");
     CHECK(!strstr(err, "BeamNG"));
     free(out), free(err);
+    /* A scene's Terrain3D settings are checked: info and cook refuse a negative LOD error at
+     * its place; a placeholder terrain (no asset, no recipe) is fine. */
+    char scene[1200];
+    snprintf(scene, sizeof scene, "%s/scn/w.scene.json", dir);
+    char sub[1200];
+    snprintf(sub, sizeof sub, "%s/scn", dir);
+    mkdir(sub, 0755);
+    const char *bad = "{\"entities\": [{\"id\": \"t\", \"components\": {\"Terrain3D\":\n"
+                      "  {\"lod_error_pixels\": -1}}}]}";
+    CHECK(trn_test_write_file(scene, bad, strlen(bad)));
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, scene), 1);
+    CHECK_CONTAINS(err, "w.scene.json:2:24: entities[0].components.Terrain3D.lod_error_pixels: "
+                        "expected a finite number of pixels >= 0");
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("cook '%s' -o '%s/cooked' -q", &out, &err, sub, dir), 1);
+    CHECK_CONTAINS(err, "w.scene.json:2:24: ");
+    free(out), free(err);
+    const char *good = "{\"entities\": [{\"id\": \"t\", \"components\": {\"Terrain3D\": {}}}]}";
+    CHECK(trn_test_write_file(scene, good, strlen(good)));
+    CHECK_EQ_INT(trn_test_run_clif("info '%s'", &out, &err, scene), 0);
+    CHECK_CONTAINS(out, "t: none");
+    free(out), free(err);
 }
 
 int main(void)

@@ -394,6 +394,50 @@ static void test_cache_reuse(void)
     free(out), free(err);
 }
 
+/* Without --cache, results go to the platform cache directory (XDG_CACHE_HOME), which a later
+ * run reuses; TERRANE_CACHE=off and --no-cache keep nothing; inspect reads the same folder. */
+static void test_default_cache(void)
+{
+    char p[1024], xdg[1024], nodes[1100], a[1024], b[1024];
+    CHECK(write_valley("default_cache.json", 1, "note", "[0, 0]", p, sizeof p));
+    tmp_path(xdg, sizeof xdg, "xdg");
+    tmp_path(a, sizeof a, "dc_a.r32");
+    tmp_path(b, sizeof b, "dc_b.r32");
+    snprintf(nodes, sizeof nodes, "%s/terrane/nodes", xdg);
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    unsetenv("TERRANE_CACHE");
+    json_t *first = generate_json(p, a, "");
+    json_t *second = generate_json(p, b, "");
+    CHECK(strcmp(json_string_value(json_object_get(first, "cache_dir")), nodes) == 0);
+    CHECK(strcmp(outcome_of(json_object_get(first, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(strcmp(outcome_of(json_object_get(second, "nodes"), "erode"), "reused-disk") == 0);
+    CHECK(trn_test_same_bytes(a, b));
+    char f[1400];
+    snprintf(f, sizeof f, "%s/%s.tnc", nodes,
+             json_string_value(json_object_get(node_of(json_object_get(first, "nodes"), "erode"),
+                                               "key")));
+    CHECK(trn_test_exists(f));
+    /* inspect says what the folder holds. */
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("inspect '%s' --format json -q", &out, &err, p), 0);
+    CHECK_CONTAINS(out, "\"cached\": true");
+    free(out), free(err);
+    /* Off for every verb, or for one run. */
+    json_t *third = generate_json(p, b, "--no-cache");
+    CHECK(strcmp(outcome_of(json_object_get(third, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(json_object_get(third, "cache_dir") == NULL);
+    setenv("TERRANE_CACHE", "off", 1);
+    json_t *fourth = generate_json(p, b, "");
+    CHECK(strcmp(outcome_of(json_object_get(fourth, "nodes"), "erode"), "evaluated") == 0);
+    CHECK(trn_test_same_bytes(a, b));
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --no-cache --cache '%s'", &out, &err, p,
+                                   b, xdg),
+                 2);
+    CHECK_CONTAINS(err, "--cache and --no-cache exclude each other");
+    free(out), free(err);
+    json_decref(first), json_decref(second), json_decref(third), json_decref(fourth);
+}
+
 static void test_quality(void)
 {
     char p[1024], q[1024], cache[1024], fin[1024], pre[1024], extra[1200];
@@ -510,6 +554,73 @@ static void test_graph_errors(void)
     CHECK_CONTAINS(out, "[cycle]\n");
     CHECK_CONTAINS(out, "4 nodes, 1 error, 0 warnings: generate will refuse it\n");
     free(out), free(err);
+}
+
+/* A node that fails while generating (its river source lies outside the field) is shown at its
+ * own place in the recipe, named once; two check errors add the hint on a line of its own. */
+static const char *const route_graph =
+    "{\n"
+    "    \"format_version\": 1,\n"
+    "    \"output\": \"out\",\n"
+    "    \"nodes\": [\n"
+    "      {\"id\": \"base\", \"type\": \"noise_terrain\"},\n"
+    "      {\"id\": \"flow\", \"type\": \"drainage\", \"inputs\": {\"field\": {\"node\": "
+    "\"base\"}}},\n"
+    "      {\"id\": \"river\", \"type\": \"river_route\", \"params\": {\"source_x\": 99999},\n"
+    "       \"inputs\": {\"drainage\": {\"node\": \"flow\", \"pin\": \"drainage\"}}},\n"
+    "      {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+    "\"river\", \"pin\": \"field\"}}}\n"
+    "    ]\n"
+    "  }";
+
+static void test_node_error_located(void)
+{
+    char p[1024], png[1024], want[1400];
+    CHECK(write_recipe("route.json", route_graph, p, sizeof p));
+    tmp_path(png, sizeof png, "route.png");
+    char *text = recipe_with_graph(route_graph);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q", &out, &err, p, png), 1);
+    const char *at = text ? strstr(text, "{\"id\": \"river\"") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        int line, column;
+        position_of(text, (size_t)(at - text), &line, &column);
+        snprintf(want, sizeof want,
+                 "terrane generate: error: %s:%d:%d: node 'river' (river_route): river route: "
+                 "source: expected a point inside the field",
+                 p, line, column);
+        CHECK_CONTAINS(err, want);
+    }
+    CHECK(strstr(err, "node 'river': node 'river'") == NULL);
+    CHECK(!trn_test_exists(png));
+    free(out), free(err);
+    /* JSON names the same place. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q --format json", &out, &err, p, png), 1);
+    json_t *j = parse_out(out);
+    json_t *e = json_object_get(j, "error");
+    CHECK(json_integer_value(json_object_get(e, "line")) > 0);
+    const char *node = json_string_value(json_object_get(e, "node"));
+    CHECK(node && strcmp(node, "river") == 0);
+    json_decref(j);
+    free(out), free(err);
+    free(text);
+    /* Two check errors: the count is its own line, no escaped newline. */
+    char *g2 = malloc(strlen(route_graph) + 96);
+    if (!g2) return;
+    const char *cut = strstr(route_graph, "\"noise_terrain\"}");
+    CHECK(cut != NULL);
+    if (cut) {
+        snprintf(g2, strlen(route_graph) + 96, "%.*s\"noise_terrain\", \"params\": {\"octaves\": 0, "
+                 "\"frob\": 1}}%s", (int)(cut - route_graph), route_graph, cut + strlen("\"noise_terrain\"}"));
+        CHECK(write_recipe("route2.json", g2, p, sizeof p));
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s'", &out, &err, p, png), 1);
+        snprintf(want, sizeof want, "\n(the graph has 2 errors; 'terrane graph check %s' lists them all)\n", p);
+        CHECK_CONTAINS(err, want);
+        CHECK(strstr(err, "\\n") == NULL);
+        free(out), free(err);
+    }
+    free(g2);
 }
 
 static void test_inspect_graph(void)
@@ -881,8 +992,10 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_skip("no temporary folder");
     RUN(test_generate_reports_nodes);
     RUN(test_cache_reuse);
+    RUN(test_default_cache);
     RUN(test_quality);
     RUN(test_graph_errors);
+    RUN(test_node_error_located);
     RUN(test_inspect_graph);
     RUN(test_asset_document);
     RUN(test_graph_check_and_types);

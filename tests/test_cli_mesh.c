@@ -50,7 +50,7 @@ static const char *write_recipe(const char *name, bool palette)
         "{\"size\": [64, 64], \"resolution\": [64, 64], \"seed\": 3, \"sea_level\": -100,\n"
         " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
         " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, "
-        "1]}},\n"
+        "1], \"material\": \"materials/meadow\", \"texture_scale\": 0.5}},\n"
         "%s"
         " \"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": [\n"
         "  {\"id\": \"rim\", \"type\": \"flat_terrain\", \"params\": {\"height\": 10}},\n"
@@ -135,6 +135,40 @@ static void test_heightmap_outputs(void)
     CHECK_CONTAINS(text, "\"uri\":\"b.bin\"");
     CHECK_CONTAINS(text, "\"generator\":\"terrane\"");
     free(text);
+    /* --max-error: one adaptive level, far fewer triangles than the grid, no skirts, the same
+     * bytes on any thread count */
+    char e1[800], e2[800];
+    snprintf(e1, sizeof e1, "%s/e1.glb", tmp);
+    snprintf(e2, sizeof e2, "%s/e2.glb", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s --max-error 0.5 --chunk-cells 16 --chunks --threads 1 "
+                     "--format json -q",
+                     hm, e1),
+                 0);
+    o = summary();
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "max-error") == 0);
+        CHECK_EQ_INT(jint(o, "lod_count"), 1);
+        CHECK(jint(o, "triangles") < 2 * 64 * 64 / 2);
+        CHECK(jint(o, "triangles") > 2 * 16);
+        json_decref(o);
+    }
+    CHECK_EQ_INT(
+        cli("mesh %s -o %s --max-error 0.5 --chunk-cells 16 --chunks --threads 2 -q", hm, e2), 0);
+    CHECK(trn_test_same_bytes(e1, e2));
+    /* with --camera: adaptive levels within 0.5, 1, 2, ... m, coarser far away */
+    CHECK_EQ_INT(cli("mesh %s -o %s --camera -3000,500,-3000 --max-error 0.5 --chunk-cells 16 "
+                     "--chunks --format json -q",
+                     hm, e2),
+                 0);
+    o = summary();
+    if (o) {
+        CHECK(strcmp(json_string_value(json_object_get(o, "selection")), "camera") == 0);
+        CHECK(json_real_value(json_object_get(o, "max_error")) == 0.5);
+        CHECK_EQ_INT(jint(o, "lod_count"), 5);
+        json_t *per = json_object_get(o, "chunks_per_lod");
+        CHECK(json_integer_value(json_array_get(per, 0)) < 16);
+        json_decref(o);
+    }
     /* .obj and its .mtl */
     CHECK_EQ_INT(cli("mesh %s %s --max-error 50 -q", hm, obj), 0);
     CHECK(trn_test_exists(mtl));
@@ -243,6 +277,105 @@ static void test_recipe(void)
     json_decref(o);
 }
 
+/* The JSON chunk of a .glb as a string (malloc'd), NULL when unreadable. */
+static char *glb_json(const char *path)
+{
+    size_t size = 0;
+    uint8_t *data = trn_test_read_file(path, &size);
+    char *json = NULL;
+    if (data && size > 20) {
+        const uint32_t jl = (uint32_t)data[12] | (uint32_t)data[13] << 8 |
+                            (uint32_t)data[14] << 16 | (uint32_t)data[15] << 24;
+        json = malloc(jl + 1u);
+        memcpy(json, data + 20, jl);
+        json[jl] = '\0';
+    }
+    free(data);
+    return json;
+}
+
+/* --uvs takes the recipe biomes' texture_scale, the materials carry the biome's material id,
+ * --collider-error adds the collider node; without them no UVs and no collider. */
+static void test_uvs_collider(void)
+{
+    const char *recipe = write_recipe("uvbowl.json", false);
+    char glb[800];
+    snprintf(glb, sizeof glb, "%s/uv.glb", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s -q", recipe, glb), 0);
+    char *json = glb_json(glb);
+    CHECK(json != NULL);
+    if (json) {
+        CHECK(!strstr(json, "TEXCOORD_0"));
+        CHECK(!strstr(json, "\"collider\""));
+        CHECK(!strstr(json, "uv_scale"));
+        CHECK_CONTAINS(json, "\"biomes\":[{\"name\":\"meadow\",\"material\":\"materials/meadow\","
+                             "\"texture_scale\":0.5}]");
+    }
+    free(json);
+    CHECK_EQ_INT(cli("mesh %s -o %s --uvs --collider-error 0.25 --format json -q", recipe, glb), 0);
+    json_t *o = summary();
+    json_int_t plain = o ? jint(o, "triangles") : 0;
+    json_decref(o);
+    json = glb_json(glb);
+    if (json) {
+        CHECK_CONTAINS(json, "\"TEXCOORD_0\"");
+        CHECK_CONTAINS(json, "\"uv_scale\":0.5");
+        CHECK_CONTAINS(json, "\"name\":\"collider\"");
+        CHECK_CONTAINS(json, "\"extras\":{\"collider\":true,\"max_error\":0.25}");
+    }
+    free(json);
+    CHECK_EQ_INT(cli("mesh %s -o %s --uv-scale 2 --format json -q", recipe, glb), 0);
+    o = summary();
+    if (o) CHECK(jint(o, "triangles") < plain); /* the collider's triangles counted above */
+    json_decref(o);
+    json = glb_json(glb);
+    if (json) CHECK_CONTAINS(json, "\"uv_scale\":2");
+    free(json);
+    /* a plain heightmap: UVs in metres */
+    const char *hm = write_heightmap();
+    char obj[800];
+    snprintf(obj, sizeof obj, "%s/uvh.obj", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s --uvs --collider-error 1 -q", hm, obj), 0);
+    size_t size = 0;
+    char *text = (char *)trn_test_read_file(obj, &size);
+    if (text) {
+        CHECK_CONTAINS(text, "\nvt 64 0\n");
+        CHECK_CONTAINS(text, "\nvt 0 64\n");
+        CHECK_CONTAINS(text, "\no collider\n");
+    }
+    free(text);
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "--sections biome is for recipes");
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections grass", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "role or biome");
+    /* biome sections: one material per biome, named by it, in glTF and OBJ */
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome --uvs -q", recipe, glb), 0);
+    json = glb_json(glb);
+    if (json) {
+        CHECK_CONTAINS(json, "\"name\":\"meadow\"");
+        CHECK_CONTAINS(json, "\"extras\":{\"biome\":\"meadow\",\"material\":\"materials/meadow\","
+                             "\"texture_scale\":0.5,\"uv_scale\":0.5}");
+        CHECK(!strstr(json, "\"name\":\"grass\"") && !strstr(json, "\"name\":\"underwater\""));
+    }
+    free(json);
+    char robj[800], rmtl[800];
+    snprintf(robj, sizeof robj, "%s/rb.obj", tmp);
+    snprintf(rmtl, sizeof rmtl, "%s/rb.mtl", tmp);
+    CHECK_EQ_INT(cli("mesh %s -o %s --sections biome -q", recipe, robj), 0);
+    text = (char *)trn_test_read_file(robj, &size);
+    if (text) CHECK_CONTAINS(text, "\nusemtl biome_meadow\n");
+    free(text);
+    text = (char *)trn_test_read_file(rmtl, &size);
+    if (text) CHECK_CONTAINS(text, "newmtl biome_meadow\n");
+    free(text);
+    CHECK_EQ_INT(cli("mesh %s -o %s --uv-scale 0", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "--uv-scale");
+    CHECK_EQ_INT(cli("mesh %s -o %s --uv-scale nan", hm, obj), 2);
+    CHECK_EQ_INT(cli("mesh %s -o %s --collider-error -1", hm, obj), 2);
+    CHECK_CONTAINS(err_text, "--collider-error");
+    CHECK_EQ_INT(cli("mesh %s -o %s --collider-error inf", hm, obj), 2);
+}
+
 static void test_bad_options(void)
 {
     const char *hm = write_heightmap();
@@ -265,6 +398,8 @@ static void test_bad_options(void)
     CHECK_CONTAINS(err_text, "--camera expects a finite number");
     CHECK_EQ_INT(cli("mesh %s -o %s --camera 0,0,0 --fov 180", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --max-error -0.5", hm, out), 2);
+    CHECK_EQ_INT(cli("mesh %s -o %s --max-error 0.5 --skirt-depth 2", hm, out), 2);
+    CHECK_CONTAINS(err_text, "take no skirt");
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 0", hm, out), 2);
     CHECK_EQ_INT(cli("mesh %s -o %s --chunk-cells 8193", hm, out), 2);
     CHECK_CONTAINS(err_text, "1 to 8192");
@@ -303,6 +438,7 @@ int main(void)
     RUN(test_heightmap_outputs);
     RUN(test_camera);
     RUN(test_recipe);
+    RUN(test_uvs_collider);
     RUN(test_bad_options);
     return trn_test_finish();
 }

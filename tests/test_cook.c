@@ -5,6 +5,9 @@
 #include <string.h>
 #include <xxhash.h>
 #include <zstd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "terrane/cook.h"
 #include "terrane/generate.h"
@@ -18,7 +21,8 @@
 static const char recipe_format[] =
     "{\"size\": [%d, %d], \"resolution\": [%d, %d], \"seed\": 3, \"sea_level\": -100,\n"
     " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
-    " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
+    " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1], \"material\": "
+    "\"asset://materials/meadow\", \"texture_scale\": 2.5}},\n"
     " \"palette\": {\"format_version\": 3, \"name\": \"Shrubs\", \"placements\": {\"shrub\": "
     "{\"prefab\": \"prefab://shrub\", \"density\": 0.25, \"candidate_spacing\": 2, \"spacing\": "
     "4}, \"stone\": {\"model\": \"asset://models/stone\", \"collision\": \"none\", \"category\": "
@@ -137,7 +141,7 @@ static void test_round_trip(void)
     CHECK(strcmp(info.generator, "terrane " TRN_VERSION_STRING) == 0);
     CHECK(info.palette_digest == trn_cook_palette_digest(&base.palette) && info.palette_digest);
     CHECK(info.material_digest == trn_cook_material_set_digest(&base.set));
-    CHECK(info.format_version == TRN_PAYLOAD_FORMAT_VERSION && info.section_count == 8);
+    CHECK(info.format_version == TRN_PAYLOAD_FORMAT_VERSION && info.section_count == 9);
     /* Heights bit for bit, biomes, exclusion, roles and the material set. */
     const trn_field *f = trn_payload_field(p);
     CHECK(memcmp(f->heights, g->field.heights, n * sizeof(float)) == 0);
@@ -146,6 +150,13 @@ static void test_round_trip(void)
     CHECK(strcmp(trn_payload_biome_name(p, 0), "meadow") == 0);
     float rgba[4];
     CHECK(trn_payload_biome_color(p, 0, rgba) && rgba[0] == 0.4f && rgba[1] == 0.6f);
+    /* The biome's material and texture scale travel in their own section. */
+    CHECK(trn_payload_biome_material(p, 0) &&
+          strcmp(trn_payload_biome_material(p, 0), "asset://materials/meadow") == 0);
+    CHECK(trn_payload_biome_texture_scale(p, 0) == 2.5);
+    CHECK(trn_payload_biome_material(p, 1) == NULL);
+    CHECK(isnan(trn_payload_biome_texture_scale(p, 1)));
+    CHECK(trn_payload_biome_material(NULL, 0) == NULL);
     CHECK(memcmp(trn_payload_exclusion(p), g->exclusion, n) == 0);
     CHECK(memcmp(trn_payload_roles(p), base.roles, n) == 0);
     const trn_material_set *set = trn_payload_material_set(p);
@@ -268,6 +279,26 @@ static void test_runtime_exclusions(void)
     trn_payload_free(p);
 }
 
+/* The sections are compressed side by side on the threads: the same bytes on 1 and 3. */
+static void test_compress_threads(void)
+{
+#ifdef _OPENMP
+    trn_cook_input ci = {&base.gen,  &base.recipe, "asset://terrain/bowl", &base.palette,
+                         base.inst, base.roles,   &base.set};
+    const int saved = omp_get_max_threads();
+    for (int t = 1; t <= 3; t += 2) {
+        omp_set_num_threads(t);
+        uint8_t *data = NULL;
+        size_t size = 0;
+        trn_error e;
+        CHECK_OK(trn_cook_encode(&ci, &data, &size, &e));
+        CHECK(size == base.size && data && memcmp(data, base.bytes, size) == 0);
+        free(data);
+    }
+    omp_set_num_threads(saved);
+#endif
+}
+
 static void test_deterministic(void)
 {
     cooked again, two;
@@ -290,7 +321,7 @@ static void test_deterministic(void)
     CHECK_OK(trn_payload_open_memory(data, size, "small", NULL, &p, &e));
     trn_payload_info info;
     trn_payload_get_info(p, &info);
-    CHECK(info.section_count == 4 && info.palette_digest == 0 && info.material_digest == 0);
+    CHECK(info.section_count == 5 && info.palette_digest == 0 && info.material_digest == 0);
     CHECK(trn_payload_water(p) == NULL && trn_payload_roles(p) == NULL);
     CHECK(trn_payload_exclusion(p) == NULL && trn_payload_rule_count(p) == 0);
     trn_water_sample ws;
@@ -435,6 +466,91 @@ static uint8_t *replace_text(uint8_t *raw, size_t *size)
     return r;
 }
 
+static const uint8_t *replacement_bytes;
+static size_t replacement_size;
+
+static uint8_t *replace_bytes(uint8_t *raw, size_t *size)
+{
+    free(raw);
+    *size = replacement_size;
+    uint8_t *r = malloc(*size ? *size : 1);
+    if (r) memcpy(r, replacement_bytes, *size);
+    return r;
+}
+
+/* BMAT (biome materials): count, then per biome a u16-prefixed id and an f64 scale. */
+static size_t bmat(uint8_t *out, uint32_t count, const char *id, double scale, bool extra)
+{
+    size_t n = 0;
+    for (int k = 0; k < 4; k++)
+        out[n++] = (uint8_t)(count >> (8 * k));
+    const size_t len = strlen(id);
+    out[n++] = (uint8_t)len;
+    out[n++] = 0;
+    memcpy(out + n, id, len);
+    n += len;
+    memcpy(out + n, &scale, 8); /* little-endian host */
+    n += 8;
+    if (extra) out[n++] = 7;
+    return n;
+}
+
+static void test_biome_materials_section(void)
+{
+    uint8_t raw[128];
+    struct {
+        uint32_t count;
+        const char *id;
+        double scale;
+        bool extra;
+        trn_status want;
+        const char *message;
+    } cases[] = {
+        {1, "asset://m", 3.0, false, TRN_OK, NULL},
+        {1, "", 1.0, false, TRN_OK, NULL},
+        {1, "asset://m", 0.0, false, TRN_ERR_FORMAT, "texture scale is 0; a finite number > 0"},
+        {1, "asset://m", -2.0, false, TRN_ERR_FORMAT, "texture scale is -2"},
+        {1, "asset://m", INFINITY, false, TRN_ERR_FORMAT, "texture scale is inf"},
+        {1, "asset://m", 1.0, true, TRN_ERR_TRAILING_DATA, "1 bytes after the last biome"},
+        {0, "asset://m", 1.0, false, TRN_ERR_FORMAT, "0 biomes; 1 to 255 expected"},
+        {2, "asset://m", 1.0, false, TRN_ERR_FORMAT, "biome 1's material or texture scale is cut"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        replacement_size = bmat(raw, cases[c].count, cases[c].id, cases[c].scale, cases[c].extra);
+        replacement_bytes = raw;
+        size_t size = 0;
+        uint8_t *d = with_section("BMAT", replace_bytes, &size);
+        CHECK(d != NULL);
+        trn_payload *p = NULL;
+        trn_error e;
+        CHECK_STATUS(trn_payload_open_memory(d, size, "edited", NULL, &p, &e), cases[c].want);
+        if (cases[c].message) CHECK_CONTAINS(e.message, cases[c].message);
+        if (p) {
+            const char *m = trn_payload_biome_material(p, 0);
+            CHECK(cases[c].id[0] ? m && strcmp(m, cases[c].id) == 0 : m == NULL);
+            CHECK(trn_payload_biome_texture_scale(p, 0) == cases[c].scale);
+        }
+        trn_payload_free(p);
+        free(d);
+    }
+    /* Two biomes here, one in BIOM: refused once both are read, whatever their order. */
+    size_t n = bmat(raw, 2, "a", 1.0, false);
+    raw[n++] = 0, raw[n++] = 0; /* biome 1: no material */
+    const double one = 1.0;
+    memcpy(raw + n, &one, 8);
+    n += 8;
+    replacement_bytes = raw;
+    replacement_size = n;
+    size_t size = 0;
+    uint8_t *d = with_section("BMAT", replace_bytes, &size);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_STATUS(trn_payload_open_memory(d, size, "edited", NULL, &p, &e), TRN_ERR_FORMAT);
+    CHECK_CONTAINS(e.message, "2 biomes; the biome section has 1");
+    CHECK_CONTAINS(e.message, "section 'BMAT' (biome materials)");
+    free(d);
+}
+
 /* Framing is not enough: the contents of the scatter and recipe sections are checked. */
 static void test_section_contents(void)
 {
@@ -525,7 +641,7 @@ static void test_corruption(void)
     /* A flipped byte in each section: that section's checksum, at its offset. */
     const size_t table = table_at(base.bytes);
     const uint32_t count = u32_at(base.bytes + 20);
-    CHECK_EQ_INT(count, 8);
+    CHECK_EQ_INT(count, 9);
     for (uint32_t k = 0; k < count; k++) {
         const uint8_t *entry = base.bytes + table + 48u * k;
         const uint64_t off = u64_at(entry + 8), csize = u64_at(entry + 16);
@@ -677,9 +793,11 @@ int main(void)
     if (!cook(&base, 1)) return trn_test_finish();
     RUN(test_round_trip);
     RUN(test_deterministic);
+    RUN(test_compress_threads);
     RUN(test_runtime_exclusions);
     RUN(test_corruption);
     RUN(test_section_contents);
+    RUN(test_biome_materials_section);
     RUN(test_peek);
     cooked_dispose(&base);
     return trn_test_finish();

@@ -127,9 +127,10 @@ static uint64_t check_document(const parsed *p)
         const json_int_t count = json_integer_value(json_object_get(a, "count"));
         const char *type = json_string_value(json_object_get(a, "type"));
         const json_int_t comp = json_integer_value(json_object_get(a, "componentType"));
-        const int width = strcmp(type, "VEC3") == 0 ? 3 : 1;
-        CHECK(strcmp(type, "VEC3") == 0 || strcmp(type, "SCALAR") == 0);
-        CHECK(comp == (width == 3 ? 5126 : 5125));
+        const int width = strcmp(type, "VEC3") == 0 ? 3 : strcmp(type, "VEC2") == 0 ? 2 : 1;
+        CHECK(strcmp(type, "VEC3") == 0 || strcmp(type, "VEC2") == 0 ||
+              strcmp(type, "SCALAR") == 0);
+        CHECK(comp == (width > 1 ? 5126 : 5125));
         CHECK(aoff % 4 == 0 && count > 0);
         CHECK(aoff + count * 4 * width <= json_integer_value(json_object_get(view, "byteLength")));
         json_t *mn = json_object_get(a, "min"), *mx = json_object_get(a, "max");
@@ -164,16 +165,31 @@ static uint64_t check_document(const parsed *p)
             json_t *attr = json_object_get(pr, "attributes");
             json_t *pos = json_array_get(
                 accessors, (size_t)json_integer_value(json_object_get(attr, "POSITION")));
-            json_t *nor = json_array_get(
-                accessors, (size_t)json_integer_value(json_object_get(attr, "NORMAL")));
+            /* The collider alone has no normals and no material. */
+            const char *mname = json_string_value(json_object_get(m, "name"));
+            const bool collider = mname && strcmp(mname, "collider") == 0;
+            json_t *nor = json_object_get(attr, "NORMAL")
+                              ? json_array_get(accessors, (size_t)json_integer_value(
+                                                              json_object_get(attr, "NORMAL")))
+                              : NULL;
             json_t *ind = json_array_get(
                 accessors, (size_t)json_integer_value(json_object_get(pr, "indices")));
-            CHECK(pos && nor && ind);
+            CHECK(pos && ind);
+            CHECK(collider ? !json_object_get(attr, "NORMAL") : nor != NULL);
             CHECK(json_object_get(pos, "min") != NULL && json_object_get(pos, "max") != NULL);
-            CHECK(json_array_get(materials, (size_t)json_integer_value(
-                                                json_object_get(pr, "material"))) != NULL);
+            if (collider)
+                CHECK(!json_object_get(pr, "material") && !json_object_get(attr, "TEXCOORD_0"));
+            else
+                CHECK(json_array_get(materials, (size_t)json_integer_value(
+                                                    json_object_get(pr, "material"))) != NULL);
             const json_int_t vc = json_integer_value(json_object_get(pos, "count"));
-            CHECK_EQ_INT(json_integer_value(json_object_get(nor, "count")), vc);
+            if (nor) CHECK_EQ_INT(json_integer_value(json_object_get(nor, "count")), vc);
+            json_t *uv = json_object_get(attr, "TEXCOORD_0");
+            if (uv) {
+                json_t *ua = json_array_get(accessors, (size_t)json_integer_value(uv));
+                CHECK_EQ_INT(json_integer_value(json_object_get(ua, "count")), vc);
+                CHECK(strcmp(json_string_value(json_object_get(ua, "type")), "VEC2") == 0);
+            }
             json_t *iview = json_array_get(
                 views, (size_t)json_integer_value(json_object_get(ind, "bufferView")));
             CHECK_EQ_INT(json_integer_value(json_object_get(iview, "target")), 34963);
@@ -228,7 +244,7 @@ static void test_glb_scene(void)
     trn_instance items[2] = {{0, 3, -2, 1.5, 2.0, 7.25, 90.0, 2.0}, {1, 0, 0, 5, 1, 5, 0, 1}};
     trn_instances inst = {items, 2};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
-    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL};
+    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL, 0.0, NULL, 0, NULL, false};
     char path[700];
     snprintf(path, sizeof path, "%s/scene.glb", tmp);
     trn_mesh_write_report rep;
@@ -341,6 +357,261 @@ static void test_glb_scene(void)
     trn_field_dispose(&f);
 }
 
+/* The byte offset of accessor `index`'s data in the buffer. */
+static size_t accessor_base(const parsed *p, json_int_t index)
+{
+    json_t *a = json_array_get(json_object_get(p->root, "accessors"), (size_t)index);
+    json_t *v = json_array_get(json_object_get(p->root, "bufferViews"),
+                               (size_t)json_integer_value(json_object_get(a, "bufferView")));
+    return (size_t)json_integer_value(json_object_get(v, "byteOffset")) +
+           (size_t)json_integer_value(json_object_get(a, "byteOffset"));
+}
+
+/* Every triangle of primitive prim (positions on the 24 x 20 unit grid of f) faces up in glTF's
+ * frame and keeps every sample it covers within allowance of f; adds twice its area in cells
+ * to *area2 and the samples checked to *samples. */
+static void check_within(const parsed *p, json_t *prim, const trn_field *f, double allowance,
+                         int64_t *area2, uint64_t *samples)
+{
+    const json_int_t pos_acc =
+        json_integer_value(json_object_get(json_object_get(prim, "attributes"), "POSITION"));
+    const json_int_t ind_acc = json_integer_value(json_object_get(prim, "indices"));
+    const size_t pbase = accessor_base(p, pos_acc), ibase = accessor_base(p, ind_acc);
+    const json_int_t count = json_integer_value(json_object_get(
+        json_array_get(json_object_get(p->root, "accessors"), (size_t)ind_acc), "count"));
+    for (json_int_t t = 0; t < count; t += 3) {
+        int64_t pi[3], pj[3];
+        double ph[3];
+        for (int c = 0; c < 3; c++) {
+            const uint32_t v = get_u32(p->bin + ibase + 4u * (size_t)(t + c));
+            pi[c] = (int64_t)lrint(bin_float(p, pbase + 12u * v));
+            ph[c] = bin_float(p, pbase + 12u * v + 4u);
+            pj[c] = -(int64_t)lrint(bin_float(p, pbase + 12u * v + 8u)); /* north at -z */
+        }
+        /* up in glTF's frame: (b - a) x (c - a) has +y, z = -j */
+        const int64_t up =
+            (-(pj[1] - pj[0])) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (-(pj[2] - pj[0]));
+        CHECK(up > 0);
+        *area2 += up;
+        for (int64_t j = 0; j <= 20; j++)
+            for (int64_t i = 0; i <= 24; i++) {
+                const int64_t w0 = (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
+                const int64_t w1 = (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
+                const int64_t w2 = (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
+                if (!((w0 >= 0 && w1 >= 0 && w2 >= 0) || (w0 <= 0 && w1 <= 0 && w2 <= 0)))
+                    continue;
+                const double sum = (double)(w0 + w1 + w2);
+                const double plane =
+                    ((double)w0 * ph[0] + (double)w1 * ph[1] + (double)w2 * ph[2]) / sum;
+                CHECK(fabs(plane - f->heights[j * 25 + i]) <= allowance + 1e-9);
+                (*samples)++;
+            }
+    }
+}
+
+/* The rough test surface: a bowl with hashed bumps, 24 x 20 unit cells. */
+static void rough_field(trn_field *f)
+{
+    CHECK_OK(trn_field_init(f, 24, 20, 24.0, 20.0, NULL));
+    for (uint32_t j = 0; j <= 20; j++)
+        for (uint32_t i = 0; i <= 24; i++) {
+            uint32_t h = i * 73856093u ^ j * 19349663u;
+            h ^= h >> 13;
+            f->heights[j * 25u + i] = (float)(0.05 * (double)(i * i) + (double)(h % 8u) / 8.0);
+        }
+}
+
+/* An adaptive mesh read back from a merged .glb: every triangle faces up in glTF's frame and
+ * keeps every sample it covers within the allowance, and the triangles tile the terrain. */
+static void test_glb_adaptive(void)
+{
+    trn_field f;
+    rough_field(&f);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    o.adaptive = true;
+    o.adaptive_error = 0.75;
+    o.max_levels = 1;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    trn_mesh_scene s = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
+    char path[700];
+    snprintf(path, sizeof path, "%s/adaptive.glb", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+    CHECK(rep.triangles < 2u * 24u * 20u);
+    parsed p;
+    if (m && parse_glb(path, &p)) {
+        CHECK_EQ_INT(check_document(&p), rep.triangles);
+        json_t *terrain = find_named(json_object_get(p.root, "meshes"), "terrain");
+        json_t *prims = json_object_get(terrain, "primitives");
+        int64_t area2 = 0;
+        uint64_t samples = 0;
+        for (size_t k = 0; k < json_array_size(prims); k++)
+            check_within(&p, json_array_get(prims, k), &f, 0.75, &area2, &samples);
+        CHECK(area2 == 2 * 24 * 20);
+        CHECK(samples >= 25u * 21u);
+        /* Without uv_scale, biome materials or a collider the file has none of them. */
+        CHECK(!json_object_get(json_object_get(json_array_get(prims, 0), "attributes"),
+                               "TEXCOORD_0"));
+        CHECK(!json_object_get(json_array_get(json_object_get(p.root, "materials"), 0), "extras"));
+        CHECK(!find_named(json_object_get(p.root, "nodes"), "collider"));
+        parsed_dispose(&p);
+    }
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+static bool str_is(json_t *value, const char *want)
+{
+    const char *s = json_string_value(value);
+    return s && strcmp(s, want) == 0;
+}
+
+/* Every primitive of mesh holds TEXCOORD_0 giving each vertex u = x * scale, v = z * scale of
+ * its written position (glTF's frame); returns the vertices checked (a UV accessor shared by
+ * the primitives counted once). */
+static uint64_t check_uvs(const parsed *p, json_t *mesh, double scale)
+{
+    uint64_t checked = 0, bad = 0;
+    json_int_t last = -1;
+    json_t *prims = json_object_get(mesh, "primitives");
+    for (size_t k = 0; k < json_array_size(prims); k++) {
+        json_t *attr = json_object_get(json_array_get(prims, k), "attributes");
+        json_t *uv = json_object_get(attr, "TEXCOORD_0");
+        CHECK(uv != NULL);
+        if (!uv) continue;
+        const json_int_t pa = json_integer_value(json_object_get(attr, "POSITION"));
+        const json_int_t ta = json_integer_value(uv);
+        if (ta == last) continue;
+        last = ta;
+        const size_t pbase = accessor_base(p, pa), tbase = accessor_base(p, ta);
+        const json_int_t count = json_integer_value(json_object_get(
+            json_array_get(json_object_get(p->root, "accessors"), (size_t)pa), "count"));
+        for (json_int_t v = 0; v < count; v++) {
+            const float x = bin_float(p, pbase + 12u * (size_t)v);
+            const float z = bin_float(p, pbase + 12u * (size_t)v + 8u);
+            bad += bin_float(p, tbase + 8u * (size_t)v) != (float)((double)x * scale);
+            bad += bin_float(p, tbase + 8u * (size_t)v + 4u) != (float)((double)z * scale);
+            checked++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    return checked;
+}
+
+/* UVs scaled by the texture scale, the biomes' materials in the terrain materials' extras and
+ * a collider node within its error, read back from .glb files (chunked and merged). */
+static void test_glb_uvs_collider(void)
+{
+    trn_field f;
+    rough_field(&f);
+    uint8_t *roles = malloc(25u * 21u);
+    for (size_t k = 0; k < 25u * 21u; k++)
+        roles[k] = (uint8_t)(k % 3u);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    trn_mesh *m = NULL, *c = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
+    o.adaptive = true;
+    o.adaptive_error = 0.5;
+    o.max_levels = 1;
+    o.skirt_depth = 0.0;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
+    const trn_mesh_biome_material biomes[2] = {{"meadow", "materials/grass_a", 0.25, {0, 1, 0, 1}},
+                                               {"scree", NULL, 0.125, {0.5f, 0.5f, 0.5f, 1}}};
+    uint32_t levels[9] = {0, 1, 2, 0, 1, 3, 2, 0, 1};
+    for (int chunked = 0; chunked < 2; chunked++) {
+        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
+                            0.25, biomes, 2, c, false};
+        char path[700];
+        snprintf(path, sizeof path, "%s/uv%d.glb", tmp, chunked);
+        trn_mesh_write_report rep;
+        CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+        parsed p;
+        if (!m || !c || !parse_glb(path, &p)) continue;
+        CHECK_EQ_INT(check_document(&p), rep.triangles);
+        json_t *meshes = json_object_get(p.root, "meshes");
+        uint64_t uvs = 0, want = 0;
+        for (size_t k = 0; k < 9; k++)
+            want += m->chunks[k].levels[levels[k]].vertex_count;
+        for (size_t k = 0; k < json_array_size(meshes); k++) {
+            json_t *mesh = json_array_get(meshes, k);
+            const char *name = json_string_value(json_object_get(mesh, "name"));
+            if (strcmp(name, "collider") != 0) uvs += check_uvs(&p, mesh, 0.25);
+        }
+        /* merged: each primitive repeats the shared vertices; chunked: one set per chunk */
+        if (chunked) CHECK_EQ_INT(uvs, want);
+        CHECK(uvs >= want);
+        /* every terrain material: uv_scale and the biomes, in order */
+        json_t *materials = json_object_get(p.root, "materials");
+        CHECK_EQ_INT(json_array_size(materials), 3);
+        for (size_t k = 0; k < json_array_size(materials); k++) {
+            json_t *ex = json_object_get(json_array_get(materials, k), "extras");
+            CHECK(json_real_value(json_object_get(ex, "uv_scale")) == 0.25);
+            json_t *list = json_object_get(ex, "biomes");
+            CHECK_EQ_INT(json_array_size(list), 2);
+            json_t *b0 = json_array_get(list, 0), *b1 = json_array_get(list, 1);
+            CHECK(str_is(json_object_get(b0, "name"), "meadow"));
+            CHECK(str_is(json_object_get(b0, "material"), "materials/grass_a"));
+            CHECK(json_real_value(json_object_get(b0, "texture_scale")) == 0.25);
+            CHECK(json_is_null(json_object_get(b1, "material")));
+            CHECK(json_real_value(json_object_get(b1, "texture_scale")) == 0.125);
+        }
+        /* the collider: a root node, its extras, every sample within its error, the whole
+         * terrain covered once */
+        json_t *node = find_named(json_object_get(p.root, "nodes"), "collider");
+        CHECK(node != NULL);
+        json_t *ex = json_object_get(node, "extras");
+        CHECK(json_is_true(json_object_get(ex, "collider")));
+        CHECK(json_real_value(json_object_get(ex, "max_error")) == 0.5);
+        json_t *roots = json_object_get(json_array_get(json_object_get(p.root, "scenes"), 0), "nodes");
+        bool is_root = false;
+        for (size_t k = 0; k < json_array_size(roots); k++)
+            is_root |= json_array_get(json_object_get(p.root, "nodes"),
+                                      (size_t)json_integer_value(json_array_get(roots, k))) == node;
+        CHECK(is_root);
+        json_t *cm = json_array_get(meshes, (size_t)json_integer_value(json_object_get(node, "mesh")));
+        json_t *prims = json_object_get(cm, "primitives");
+        CHECK_EQ_INT(json_array_size(prims), 1);
+        int64_t area2 = 0;
+        uint64_t samples = 0;
+        check_within(&p, json_array_get(prims, 0), &f, 0.5, &area2, &samples);
+        CHECK(area2 == 2 * 24 * 20);
+        CHECK(samples >= 25u * 21u);
+        uint64_t ctri = 0;
+        for (size_t k = 0; k < 9; k++)
+            ctri += c->chunks[k].levels[0].index_count / 3u;
+        CHECK(ctri < 2u * 24u * 20u);
+        CHECK_EQ_INT(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(p.root, "accessors"),
+                                        (size_t)json_integer_value(json_object_get(
+                                            json_array_get(prims, 0), "indices"))),
+                         "count")),
+                     3u * ctri);
+        parsed_dispose(&p);
+    }
+    /* refused: a negative or NaN scale, biomes without their list */
+    trn_mesh_scene bad = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, -1.0, NULL, 0, NULL, false};
+    char path[700];
+    snprintf(path, sizeof path, "%s/bad.glb", tmp);
+    trn_error e;
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &bad, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "uv_scale");
+    bad.uv_scale = NAN;
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &bad, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    bad.uv_scale = 1.0;
+    bad.biome_material_count = 1;
+    CHECK_STATUS(trn_obj_write(path, &bad, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(!trn_test_exists(path));
+    trn_mesh_free(c);
+    trn_mesh_free(m);
+    free(roles);
+    trn_field_dispose(&f);
+}
+
 /* .gltf beside a .bin, and with the buffer embedded. */
 static void test_gltf_text(void)
 {
@@ -350,7 +621,7 @@ static void test_gltf_text(void)
     scene_inputs(&f, &w, &roles);
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, NULL, &m, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL};
+    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     char path[700], bin[700];
     snprintf(path, sizeof path, "%s/t.gltf", tmp);
     snprintf(bin, sizeof bin, "%s/t.bin", tmp);
@@ -424,7 +695,7 @@ static void test_obj(void)
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
     uint32_t levels[9] = {2, 1, 0, 2, 1, 0, 2, 1, 0};
-    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL};
+    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/m.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/m.mtl", tmp);
@@ -486,6 +757,236 @@ static void test_obj(void)
     trn_field_dispose(&f);
 }
 
+/* A triangle as its three corners' sample numbers (j * 25 + i), rotated so the least is first
+ * (winding kept). */
+typedef struct tri_key {
+    uint32_t v[3];
+} tri_key;
+
+static int tri_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(tri_key));
+}
+
+static tri_key tri_make(uint32_t a, uint32_t b, uint32_t c)
+{
+    tri_key t = {{a, b, c}};
+    while (t.v[0] > t.v[1] || t.v[0] > t.v[2])
+        t = (tri_key){{t.v[1], t.v[2], t.v[0]}};
+    return t;
+}
+
+/* Per-biome primitives: a mesh built on a biome map writes one primitive per biome, each
+ * triangle in exactly one, in the primitive of its corners' majority biome; the materials
+ * are the biomes with their material ids and texture scales. */
+static void test_glb_biome_sections(void)
+{
+    trn_field f;
+    rough_field(&f);
+    uint8_t *biome = malloc(25u * 21u);
+    for (uint32_t j = 0; j <= 20; j++)
+        for (uint32_t i = 0; i <= 24; i++) {
+            uint32_t h = i * 2654435761u ^ j * 40503u;
+            biome[j * 25u + i] = (uint8_t)(i < 9 ? 0 : i > 15 ? 2 : (h >> 7) % 3u);
+        }
+    const trn_mesh_biome_material biomes[3] = {{"meadow", "materials/grass", 0.25, {0, 1, 0, 1}},
+                                               {"scree", NULL, 0.125, {0.5f, 0.5f, 0.5f, 1}},
+                                               {"beach", "materials/sand", 2.0, {1, 1, 0, 1}}};
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(&f, biome, &o, &m, NULL, NULL, NULL));
+    uint32_t levels[9] = {0, 1, 0, 2, 0, 1, 0, 0, 3};
+    /* the mesh's own surface triangles, skirts left out */
+    size_t want_n = 0, cap = 2u * 24u * 20u;
+    tri_key *want = malloc(cap * sizeof *want);
+    for (size_t k = 0; m && k < 9; k++) {
+        const trn_mesh_level *lv = &m->chunks[k].levels[levels[k]];
+        for (uint32_t q = 0; q < lv->section_count; q++) {
+            const trn_mesh_section *sec = &lv->sections[q];
+            for (uint32_t t = sec->first; t < sec->first + sec->count - sec->skirt_count; t += 3) {
+                uint32_t id[3];
+                for (int c = 0; c < 3; c++) {
+                    const float *pp = lv->positions + 3u * lv->indices[t + (uint32_t)c];
+                    id[c] = (uint32_t)lrintf(pp[2]) * 25u + (uint32_t)lrintf(pp[0]);
+                }
+                /* written a, c, b: the file's winding */
+                if (want_n < cap) want[want_n++] = tri_make(id[0], id[2], id[1]);
+            }
+        }
+    }
+    qsort(want, want_n, sizeof *want, tri_cmp);
+    for (int chunked = 0; chunked < 2; chunked++) {
+        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
+                            1.0, biomes, 3, NULL, true};
+        char path[700];
+        snprintf(path, sizeof path, "%s/biome%d.glb", tmp, chunked);
+        trn_mesh_write_report rep;
+        CHECK_OK(trn_gltf_write(path, TRN_GLTF_GLB, &s, &rep, NULL));
+        parsed p;
+        if (!m || !parse_glb(path, &p)) continue;
+        CHECK_EQ_INT(check_document(&p), rep.triangles);
+        json_t *materials = json_object_get(p.root, "materials");
+        CHECK_EQ_INT(json_array_size(materials), 3);
+        size_t got_n = 0, wrong = 0, skirts = 0;
+        tri_key *got = malloc((cap + 4096u) * sizeof *got);
+        json_t *meshes = json_object_get(p.root, "meshes");
+        for (size_t k = 0; k < json_array_size(meshes); k++) {
+            json_t *prims = json_object_get(json_array_get(meshes, k), "primitives");
+            for (size_t q = 0; q < json_array_size(prims); q++) {
+                json_t *prim = json_array_get(prims, q);
+                json_t *mat = json_array_get(
+                    materials, (size_t)json_integer_value(json_object_get(prim, "material")));
+                json_t *ex = json_object_get(mat, "extras");
+                const char *bname = json_string_value(json_object_get(ex, "biome"));
+                int b = -1;
+                for (int c = 0; c < 3; c++)
+                    if (bname && strcmp(bname, biomes[c].name) == 0) b = c;
+                CHECK(b >= 0);
+                if (b < 0) continue;
+                CHECK(str_is(json_object_get(mat, "name"), biomes[b].name));
+                CHECK(json_real_value(json_object_get(ex, "texture_scale")) ==
+                      biomes[b].texture_scale);
+                if (biomes[b].material)
+                    CHECK(str_is(json_object_get(ex, "material"), biomes[b].material));
+                else
+                    CHECK(json_is_null(json_object_get(ex, "material")));
+                const json_int_t pa = json_integer_value(
+                    json_object_get(json_object_get(prim, "attributes"), "POSITION"));
+                const json_int_t ia = json_integer_value(json_object_get(prim, "indices"));
+                const size_t pbase = accessor_base(&p, pa), ibase = accessor_base(&p, ia);
+                const json_int_t count = json_integer_value(json_object_get(
+                    json_array_get(json_object_get(p.root, "accessors"), (size_t)ia), "count"));
+                for (json_int_t t = 0; t < count; t += 3) {
+                    uint32_t id[3];
+                    for (int c = 0; c < 3; c++) {
+                        const uint32_t v = get_u32(p.bin + ibase + 4u * (size_t)(t + c));
+                        id[c] = (uint32_t)lrint(-bin_float(&p, pbase + 12u * v + 8u)) * 25u +
+                                (uint32_t)lrint(bin_float(&p, pbase + 12u * v));
+                    }
+                    /* a skirt triangle has two corners over one sample: not a surface one */
+                    if (id[0] == id[1] || id[1] == id[2] || id[0] == id[2]) {
+                        skirts++;
+                        continue;
+                    }
+                    const uint8_t l0 = biome[id[0]], l1 = biome[id[1]], l2 = biome[id[2]];
+                    const uint8_t maj = (l1 == l2) ? l1 : l0;
+                    wrong += maj != (uint8_t)b;
+                    if (got_n < cap + 4096u) got[got_n++] = tri_make(id[0], id[1], id[2]);
+                }
+            }
+        }
+        CHECK(skirts > 0);
+        CHECK_EQ_INT(wrong, 0);
+        qsort(got, got_n, sizeof *got, tri_cmp);
+        CHECK_EQ_INT(got_n, want_n);
+        CHECK(got_n == want_n && memcmp(got, want, got_n * sizeof *got) == 0);
+        free(got);
+        parsed_dispose(&p);
+    }
+    /* a section beyond the list is refused */
+    trn_mesh_scene bad = {m, levels, false, NULL, NULL, NULL, NULL, NULL,
+                          0.0, biomes, 2, NULL, true};
+    char path[700];
+    snprintf(path, sizeof path, "%s/biome_bad.glb", tmp);
+    trn_error e;
+    CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &bad, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "biome 2");
+    CHECK(!trn_test_exists(path));
+    free(want);
+    trn_mesh_free(m);
+    free(biome);
+    trn_field_dispose(&f);
+}
+
+/* OBJ with UVs and a collider: each terrain v has its vt (u = x * scale, v = north * scale),
+ * faces name them, and the object "collider" follows with its own faces. */
+static void test_obj_uvs_collider(void)
+{
+    trn_field f;
+    rough_field(&f);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    trn_mesh *m = NULL, *c = NULL;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    o.adaptive = true;
+    o.adaptive_error = 0.5;
+    o.max_levels = 1;
+    o.skirt_depth = 0.0;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
+    trn_mesh_scene s = {m, NULL, true, NULL, NULL, NULL, NULL, NULL, 0.5, NULL, 0, c, false};
+    char path[700], mtl[700];
+    snprintf(path, sizeof path, "%s/uv.obj", tmp);
+    snprintf(mtl, sizeof mtl, "%s/uv.mtl", tmp);
+    trn_mesh_write_report rep;
+    CHECK_OK(trn_obj_write(path, &s, &rep, NULL));
+    size_t size = 0, msize = 0;
+    char *text = (char *)trn_test_read_file(path, &size);
+    char *mt = (char *)trn_test_read_file(mtl, &msize);
+    uint64_t terrain_v = 0, terrain_t = 0, collider_t = 0;
+    for (size_t k = 0; m && c && k < 9u; k++) {
+        terrain_v += m->chunks[k].levels[0].vertex_count;
+        terrain_t += m->chunks[k].levels[0].index_count / 3u;
+        collider_t += c->chunks[k].levels[0].index_count / 3u;
+    }
+    if (text && mt && m && c) {
+        CHECK_CONTAINS(mt, "newmtl collider\n");
+        float *xz = malloc(2u * terrain_v * sizeof *xz);
+        uint64_t v = 0, vt = 0, faces_uv = 0, faces_plain = 0, bad = 0;
+        bool in_collider = false;
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            double x, y, z;
+            if (sscanf(line, "v %lf %lf %lf", &x, &y, &z) == 3) {
+                if (v < terrain_v) {
+                    xz[2u * v] = (float)x;
+                    xz[2u * v + 1u] = (float)z;
+                }
+                v++;
+            }
+            if (strcmp(line, "o collider") == 0) in_collider = true;
+            if (sscanf(line, "vt %lf %lf", &x, &y) == 2) {
+                CHECK(vt < terrain_v);
+                if (vt < terrain_v) {
+                    bad += (float)x != (float)((double)xz[2u * vt] * 0.5);
+                    /* the file's z is minus north; OBJ's v is north */
+                    bad += (float)y != (float)(-(double)xz[2u * vt + 1u] * 0.5);
+                }
+                vt++;
+            }
+            unsigned long long a[9];
+            if (strncmp(line, "f ", 2) == 0) {
+                if (sscanf(line, "f %llu/%llu/%llu %llu/%llu/%llu %llu/%llu/%llu", &a[0], &a[1],
+                           &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8]) == 9) {
+                    CHECK(!in_collider);
+                    for (int q = 0; q < 3; q++)
+                        bad += a[3 * q] != a[3 * q + 1] || a[3 * q] != a[3 * q + 2] ||
+                               a[3 * q] > terrain_v;
+                    faces_uv++;
+                } else if (sscanf(line, "f %llu %llu %llu", &a[0], &a[1], &a[2]) == 3) {
+                    CHECK(in_collider);
+                    for (int q = 0; q < 3; q++)
+                        bad += a[q] <= terrain_v || a[q] > v;
+                    faces_plain++;
+                }
+            }
+        }
+        CHECK_EQ_INT(vt, terrain_v);
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(faces_uv, terrain_t);
+        CHECK_EQ_INT(faces_plain, collider_t);
+        CHECK_EQ_INT(rep.triangles, terrain_t + collider_t);
+        free(xz);
+    }
+    free(text);
+    free(mt);
+    trn_mesh_free(c);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
 static void test_refusals(void)
 {
     trn_field f;
@@ -496,7 +997,7 @@ static void test_refusals(void)
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
     uint32_t level = 7;
-    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL};
+    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
     CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "level 7");
     CHECK(!trn_test_exists(path));
@@ -548,8 +1049,12 @@ int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_glb_scene);
+    RUN(test_glb_adaptive);
+    RUN(test_glb_uvs_collider);
+    RUN(test_glb_biome_sections);
     RUN(test_gltf_text);
     RUN(test_obj);
+    RUN(test_obj_uvs_collider);
     RUN(test_refusals);
     return trn_test_finish();
 }

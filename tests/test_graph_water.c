@@ -398,8 +398,9 @@ static void test_notes(void)
     trn_error e;
     trn_graph_run *run = run_of(&g, &r, 1, NULL, &e);
     const trn_node_report *rep = report_of(run, "river");
-    /* On the level rim the drainage leads to the nearest border. */
-    CHECK(rep && strcmp(rep->note, "field-edge at (0, 108), 6 samples") == 0);
+    /* On the level rim the drainage leads straight (sides before diagonals) to the nearest
+     * border. */
+    CHECK(rep && strcmp(rep->note, "field-edge at (0, 128), 6 samples") == 0);
     const trn_water *w = trn_graph_run_water(run);
     CHECK(w && w->body_count == 1 && w->bodies[0].kind == TRN_WATER_RIVER &&
           w->bodies[0].path_count == 6);

@@ -32,7 +32,8 @@ static void reset_output(void)
 static const char twin_recipe[] =
     "{\"size\": [64, 64], \"resolution\": [64, 64], \"seed\": 3, \"sea_level\": -100,\n"
     " \"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 0}},\n"
-    " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]}},\n"
+    " \"default_biome\": \"meadow\", \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1], "
+    "\"material\": \"asset://materials/meadow\", \"texture_scale\": 4}},\n"
     " \"palette\": {\"format_version\": 3, \"name\": \"Stones\", \"placements\": {\"stone\": "
     "{\"model\": \"asset://models/stone\", \"collision\": \"none\", \"category\": \"rock\", "
     "\"density\": 0.02}}},\n"
@@ -239,6 +240,10 @@ static void test_samples(void)
            "return g.terrain_id .. ' ' .. V(g.point) .. ' ' .. V(g.normal) .. ' ' .. g.biome .. "
            "' ' .. g.role",
            "twin 18,0,32 0,1,0 meadow underwater");
+    EXPECT(L,
+           "local g = T.default_world():ground({18, 40, 32}); return g.material .. ' ' .. "
+           "g.texture_scale",
+           "asset://materials/meadow 4.0");
     EXPECT(L, "return tostring(T.default_world():ground({-5, 0, 0}))", "nil");
     /* bind: another world answers; nil goes back to the default. */
     EXPECT(L,
@@ -402,6 +407,11 @@ static void test_payload(void)
     EXPECT(L, "local n, i = P:biome(2, 2); return n .. ' ' .. i .. ' ' .. tostring(P:biome(-3, 0))",
            "meadow 0 nil");
     EXPECT(L, "return P:role(18, 32) .. ' ' .. tostring(P:role(99, 0))", "underwater nil");
+    EXPECT(L,
+           "local b = P:biome_info(0); return b.name .. ' ' .. b.material .. ' ' .. "
+           "b.texture_scale .. ' ' .. b.color[1] .. ' ' .. tostring(P:biome_info(1)) .. ' ' .. "
+           "tostring(P:biome_info(-1))",
+           "meadow asset://materials/meadow 4.0 0.40000000596046 nil nil");
     EXPECT(L, "return ERR(P.height, P, '1', 2)",
            "bad argument #1 to 'height' (number expected, got string)");
     EXPECT(L, "return ERR(P.normal, P, 1)",

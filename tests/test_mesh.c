@@ -720,6 +720,296 @@ static void test_chunk_errors(void)
     trn_field_dispose(&f);
 }
 
+/* ---- adaptive levels ---- */
+
+static trn_mesh *build_adaptive(const trn_field *f, const uint8_t *roles, uint32_t chunk_cells,
+                                double max_error, uint32_t levels, int threads)
+{
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = chunk_cells;
+    o.adaptive = true;
+    o.adaptive_error = max_error;
+    o.max_levels = levels;
+    o.threads = threads;
+    trn_mesh *m = NULL;
+    CHECK_OK(trn_mesh_build(f, roles, &o, &m, NULL, NULL, NULL));
+    return m;
+}
+
+/* The sample a vertex stands on (unit cells in these tests: x = i, z = j). */
+static void vertex_sample(const trn_mesh_level *lv, uint32_t v, int64_t *i, int64_t *j)
+{
+    *i = (int64_t)lrint(lv->positions[3u * v]);
+    *j = (int64_t)lrint(lv->positions[3u * v + 2u]);
+}
+
+/* Every triangle of every level: faces up, its corners are samples with their heights, and
+ * every sample it covers (edges included) lies within the level's allowance of the plane
+ * through its corners; the triangles tile each chunk (their areas add up to the chunk's, less
+ * the half cells with a NaN corner). Returns the largest deviation seen over all levels,
+ * relative to each level's allowance. */
+static double check_adaptive(const trn_field *f, const trn_mesh *m, double max_error,
+                             uint64_t *triangles)
+{
+    const size_t nx = f->cells_x + 1u;
+    double worst_ratio = 0.0;
+    *triangles = 0;
+    for (uint32_t k = 0; k < m->chunks_x * m->chunks_z; k++) {
+        const trn_mesh_chunk *ch = &m->chunks[k];
+        /* twice the area the levels must cover: at least every cell without a NaN corner, at
+         * most the chunk (a cell with one NaN corner keeps the half away from it, or none) */
+        int64_t full2 = 0, chunk2 = 2 * (int64_t)(ch->i1 - ch->i0) * (ch->j1 - ch->j0);
+        for (uint32_t j = ch->j0; j < ch->j1; j++)
+            for (uint32_t i = ch->i0; i < ch->i1; i++) {
+                const float h00 = f->heights[j * nx + i], h10 = f->heights[j * nx + i + 1];
+                const float h01 = f->heights[(j + 1) * nx + i];
+                const float h11 = f->heights[(j + 1) * nx + i + 1];
+                full2 += 2 * (isfinite(h00) && isfinite(h11) && isfinite(h10) && isfinite(h01));
+            }
+        for (uint32_t l = 0; l < ch->level_count; l++) {
+            const trn_mesh_level *lv = &ch->levels[l];
+            const double allow = ldexp(max_error, (int)l);
+            CHECK(lv->step == 0 && lv->skirt_depth == 0.0 && lv->skirt_triangle_count == 0);
+            CHECK(lv->error <= allow);
+            int64_t area2 = 0;
+            *triangles += lv->index_count / 3u;
+            for (uint32_t t = 0; t < lv->index_count; t += 3) {
+                int64_t pi[3], pj[3];
+                double ph[3];
+                for (int c = 0; c < 3; c++) {
+                    const uint32_t v = lv->indices[t + (uint32_t)c];
+                    vertex_sample(lv, v, &pi[c], &pj[c]);
+                    CHECK(pi[c] >= ch->i0 && pi[c] <= ch->i1 && pj[c] >= ch->j0 && pj[c] <= ch->j1);
+                    ph[c] = lv->positions[3u * v + 1u];
+                    CHECK(ph[c] == (double)f->heights[(size_t)pj[c] * nx + (size_t)pi[c]]);
+                }
+                /* up: (b - a) x (c - a) has +y, i.e. dz_b dx_c - dx_b dz_c > 0 */
+                const int64_t a2 =
+                    (pj[1] - pj[0]) * (pi[2] - pi[0]) - (pi[1] - pi[0]) * (pj[2] - pj[0]);
+                CHECK(a2 > 0);
+                area2 += a2;
+                int64_t i0 = pi[0], i1 = pi[0], j0 = pj[0], j1 = pj[0];
+                for (int c = 1; c < 3; c++) {
+                    i0 = pi[c] < i0 ? pi[c] : i0, i1 = pi[c] > i1 ? pi[c] : i1;
+                    j0 = pj[c] < j0 ? pj[c] : j0, j1 = pj[c] > j1 ? pj[c] : j1;
+                }
+                for (int64_t j = j0; j <= j1; j++)
+                    for (int64_t i = i0; i <= i1; i++) {
+                        /* barycentric weights, each >= 0 inside (clockwise in x, z here) */
+                        const int64_t w0 =
+                            (pj[2] - pj[1]) * (i - pi[1]) - (pi[2] - pi[1]) * (j - pj[1]);
+                        const int64_t w1 =
+                            (pj[0] - pj[2]) * (i - pi[2]) - (pi[0] - pi[2]) * (j - pj[2]);
+                        const int64_t w2 =
+                            (pj[1] - pj[0]) * (i - pi[0]) - (pi[1] - pi[0]) * (j - pj[0]);
+                        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+                        CHECK(w0 + w1 + w2 == a2);
+                        const double h = f->heights[(size_t)j * nx + (size_t)i];
+                        CHECK(isfinite(h)); /* holes never widen */
+                        const double plane_h =
+                            ((double)w0 * ph[0] + (double)w1 * ph[1] + (double)w2 * ph[2]) /
+                            (double)a2;
+                        const double d = fabs(plane_h - h);
+                        CHECK(d <= allow + 1e-9);
+                        if (allow > 0 && d / allow > worst_ratio) worst_ratio = d / allow;
+                    }
+            }
+            CHECK(area2 >= full2 && area2 <= chunk2);
+            if (full2 == chunk2) CHECK(area2 == chunk2);
+        }
+    }
+    return worst_ratio;
+}
+
+/* The vertices of a level on one line (x = at for axis 0, z = at for axis 1), sorted. */
+static size_t line_vertices(const trn_mesh_level *lv, int axis, int64_t at, int64_t *out)
+{
+    size_t n = 0;
+    for (uint32_t v = 0; v < lv->vertex_count; v++) {
+        int64_t i, j;
+        vertex_sample(lv, v, &i, &j);
+        if ((axis == 0 ? i : j) == at) out[n++] = axis == 0 ? j : i;
+    }
+    for (size_t a = 1; a < n; a++) /* insertion sort: short lines */
+        for (size_t b = a; b > 0 && out[b - 1] > out[b]; b--) {
+            const int64_t t = out[b];
+            out[b] = out[b - 1], out[b - 1] = t;
+        }
+    return n;
+}
+
+/* Neighbouring chunks at any two levels have the same vertices on their shared edge, so the
+ * surfaces meet without a crack and without skirts. */
+static void check_shared_edges(const trn_mesh *m)
+{
+    int64_t a[1024], b[1024];
+    for (uint32_t cz = 0; cz < m->chunks_z; cz++)
+        for (uint32_t cx = 0; cx < m->chunks_x; cx++) {
+            const trn_mesh_chunk *ch = &m->chunks[cz * m->chunks_x + cx];
+            for (int axis = 0; axis < 2; axis++) {
+                if (axis == 0 ? cx + 1u >= m->chunks_x : cz + 1u >= m->chunks_z) continue;
+                const trn_mesh_chunk *nb = &m->chunks[axis == 0 ? cz * m->chunks_x + cx + 1u
+                                                                : (cz + 1u) * m->chunks_x + cx];
+                const int64_t at = axis == 0 ? ch->i1 : ch->j1;
+                for (uint32_t l1 = 0; l1 < ch->level_count; l1++)
+                    for (uint32_t l2 = 0; l2 < nb->level_count; l2++) {
+                        const size_t na = line_vertices(&ch->levels[l1], axis, at, a);
+                        const size_t nb_n = line_vertices(&nb->levels[l2], axis, at, b);
+                        CHECK(na == nb_n);
+                        if (na == nb_n) CHECK(memcmp(a, b, na * sizeof *a) == 0);
+                    }
+            }
+        }
+}
+
+static double bowl(uint32_t i, uint32_t j)
+{
+    const double x = (double)i - 40.0, z = (double)j - 30.0;
+    return 0.01 * (x * x + 0.5 * z * z) + 0.02 * x * z;
+}
+
+static void test_adaptive_error_bound(void)
+{
+    const struct {
+        uint32_t cx, cz, chunk;
+        double (*fn)(uint32_t, uint32_t);
+        double error;
+    } cases[] = {
+        {64, 64, 16, rough, 0.5}, /* multiples of 1/64 m: deviations land on the allowance */
+        {70, 45, 8, rough, 2.0},  /* uneven last chunks, a chunk line off the square grid */
+        {50, 37, 12, bowl, 0.05}, /* chunks not a power of two */
+        {80, 60, 32, bowl, 0.0},  /* 0: exact at every sample */
+        {33, 17, 64, spike, 0.25}, {5, 3, 1, rough, 0.5}, /* one-cell chunks: half cells only */
+        {1, 2, 64, rough, 0.5},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        trn_field f;
+        make_field(&f, cases[c].cx, cases[c].cz, cases[c].fn);
+        trn_mesh *m = build_adaptive(&f, NULL, cases[c].chunk, cases[c].error, 0, 1);
+        if (m) {
+            uint64_t tris = 0;
+            const double ratio = check_adaptive(&f, m, cases[c].error, &tris);
+            check_shared_edges(m);
+            CHECK(m->adaptive_error == cases[c].error);
+            /* fewer triangles than the full grid; a tight allowance is used, not wasted */
+            if (cases[c].error > 0 && cases[c].cx > 5)
+                CHECK(tris < 2ull * cases[c].cx * cases[c].cz * m->level_count);
+            if (cases[c].error > 0 && cases[c].fn != spike && cases[c].cx > 5) CHECK(ratio > 0.5);
+        }
+        trn_mesh_free(m);
+        trn_field_dispose(&f);
+    }
+}
+
+/* Holes: a half cell with a NaN corner is left out, nothing next to it widens the hole, and
+ * both chunks by a hole on their border still agree on the border. */
+static void test_adaptive_holes(void)
+{
+    trn_field f;
+    make_field(&f, 40, 24, bowl);
+    const size_t nx = 41;
+    f.heights[5 * nx + 7] = NAN;
+    f.heights[8 * nx + 16] = NAN; /* on the chunk line x = 16 */
+    f.heights[20 * nx + 30] = NAN;
+    trn_mesh *m = build_adaptive(&f, NULL, 16, 0.5, 3, 1);
+    if (m) {
+        uint64_t tris = 0;
+        check_adaptive(&f, m, 0.5, &tris);
+        check_shared_edges(m);
+    }
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+/* A smooth surface takes far fewer triangles than the grid: a plane two per chunk, a bowl at a
+ * few centimetres a small fraction. */
+static void test_adaptive_smooth_counts(void)
+{
+    trn_field f;
+    make_field(&f, 64, 64, plane);
+    trn_mesh *m = build_adaptive(&f, NULL, 16, 0.0, 1, 1);
+    if (m)
+        for (uint32_t k = 0; k < 16; k++)
+            CHECK_EQ_INT(m->chunks[k].levels[0].index_count, 6);
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+    make_field(&f, 128, 128, bowl);
+    m = build_adaptive(&f, NULL, 64, 0.05, 0, 1);
+    if (m) {
+        uint64_t tris = 0;
+        check_adaptive(&f, m, 0.05, &tris);
+        const trn_mesh_level *l0 = &m->chunks[0].levels[0];
+        uint64_t level0 = 0;
+        for (uint32_t k = 0; k < 4; k++)
+            level0 += m->chunks[k].levels[0].index_count / 3u;
+        CHECK(level0 < 2u * 128u * 128u / 8u); /* under 1/8 of the grid's triangles */
+        CHECK(l0->error <= 0.05 && l0->error > 0.02);
+        /* coarser levels: fewer triangles each */
+        for (uint32_t l = 1; l < m->level_count; l++)
+            CHECK(m->chunks[0].levels[l].index_count <= m->chunks[0].levels[l - 1].index_count);
+        CHECK(m->chunks[0].levels[m->level_count - 1].index_count <
+              m->chunks[0].levels[0].index_count);
+        uint32_t levels[4];
+        CHECK_OK(trn_mesh_select_max_error(m, 0.2, levels, NULL));
+        for (uint32_t k = 0; k < 4; k++) {
+            const trn_mesh_chunk *ch = &m->chunks[k];
+            CHECK(levels[k] >= 1 && ch->levels[levels[k]].error <= 0.2);
+            if (levels[k] + 1u < ch->level_count) CHECK(ch->levels[levels[k] + 1u].error > 0.2);
+        }
+    }
+    trn_mesh_free(m);
+    trn_field_dispose(&f);
+}
+
+static void test_adaptive_deterministic(void)
+{
+    trn_field f;
+    make_field(&f, 70, 45, rough);
+    uint8_t *roles = malloc(71u * 46u);
+    for (size_t k = 0; k < 71u * 46u; k++)
+        roles[k] = (uint8_t)(k % 3u);
+    trn_mesh *a = build_adaptive(&f, roles, 8, 1.0, 0, 1);
+    trn_mesh *b = build_adaptive(&f, roles, 8, 1.0, 0, 2);
+    trn_mesh *c = build_adaptive(&f, roles, 8, 1.0, 0, 0);
+    if (a && b && c) {
+        CHECK(mesh_hash(a) == mesh_hash(b));
+        CHECK(mesh_hash(a) == mesh_hash(c));
+        CHECK(a->chunks[0].levels[0].section_count == 3);
+    }
+    trn_mesh_free(a);
+    trn_mesh_free(b);
+    trn_mesh_free(c);
+    free(roles);
+    /* refused: skirts on adaptive levels, a NaN allowance */
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    CHECK(!o.adaptive);
+    o.adaptive = true;
+    o.adaptive_error = 0.5;
+    o.skirt_depth = 2.0;
+    trn_mesh *m = NULL;
+    trn_error e;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "skirt_depth");
+    o.skirt_depth = 0.0;
+    o.adaptive_error = NAN;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "adaptive_error");
+    o.adaptive_error = -0.5;
+    CHECK_STATUS(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "adaptive_error: expected a finite number >= 0, found -0.5");
+    /* a zeroed struct keeps the regular levels */
+    memset(&o, 0, sizeof o);
+    o.chunk_cells = 8;
+    CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
+    if (m) CHECK(m->adaptive_error < 0 && m->chunks[0].levels[0].step == 1);
+    trn_mesh_free(m);
+    m = NULL;
+    CHECK(m == NULL);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_chunk_errors);
@@ -731,5 +1021,9 @@ int main(void)
     RUN(test_threads_deterministic);
     RUN(test_camera_selection);
     RUN(test_options);
+    RUN(test_adaptive_error_bound);
+    RUN(test_adaptive_holes);
+    RUN(test_adaptive_smooth_counts);
+    RUN(test_adaptive_deterministic);
     return trn_test_finish();
 }

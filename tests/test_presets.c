@@ -42,7 +42,7 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x13285d56974839a9ull, 0x8ba1e1b6f5786d40ull, 5, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x0779a3e76d5ffb5dull, 0x77d554a8bfb896efull, 7, 12800,
+    {"builtin://terrain/mountain-range", 0x7ead004cadf4f3c4ull, 0x77d554a8bfb896efull, 7, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 8, 4096, 256},
     {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 5, 4096, 128},

@@ -1262,10 +1262,76 @@ static void test_limits_exact(void)
     }
 }
 
+/* Scene documents: each Terrain3D rule refused at its value, placeholders and BOMs accepted. */
+static trn_status scene_of(const char *terrain, trn_error *e)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"name\": \"s\", \"entities\": [\n"
+             "  {\"id\": \"house\", \"components\": {}},\n"
+             "  {\"id\": \"land\", \"components\": {\"Terrain3D\": %s}}\n]}\n",
+             terrain);
+    return trn_scene_document_check(text, strlen(text), "s.scene.json", e);
+}
+
+static void test_scene_document_check(void)
+{
+    trn_error e;
+    CHECK_OK(scene_of("{}", &e)); /* a placeholder */
+    CHECK_OK(scene_of("{\"asset\": \"asset://terrain/landscape\", \"lod_error_pixels\": 0, "
+                      "\"surface_blending\": false, \"scatter_exclusions\": [\"a\", \"b\"]}",
+                      &e));
+    CHECK_OK(scene_of("{\"recipe\": {}, \"lod_error_pixels\": 2.5}", &e));
+    CHECK_OK(scene_of("{\"payload\": \"s.land.terrain.bin\"}", &e));
+    CHECK_STATUS(scene_of("{\"asset\": \"asset://t\", \"lod_error_pixels\": -1}", &e),
+                 TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "entities[1].components.Terrain3D.lod_error_pixels: expected a "
+                              "finite number of pixels >= 0");
+    CHECK_CONTAINS(e.message, "found -1");
+    CHECK_EQ_INT(e.line, 3);
+    CHECK(strcmp(e.file, "s.scene.json") == 0);
+    CHECK_STATUS(scene_of("{\"lod_error_pixels\": \"2\"}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "found a string");
+    CHECK_STATUS(scene_of("{\"surface_blending\": 1}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "surface_blending: expected true or false, found a number");
+    CHECK_STATUS(scene_of("{\"asset\": \"asset://t\", \"recipe\": {}}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "an asset reference or an inline recipe, not both");
+    CHECK_STATUS(scene_of("{\"asset\": \"\"}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "asset: expected an asset reference");
+    CHECK_STATUS(scene_of("{\"recipe\": 3}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "recipe: expected a recipe object, found a number");
+    CHECK_STATUS(scene_of("[]", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "Terrain3D: expected an object, found an array");
+    CHECK_STATUS(scene_of("{\"payload\": 7}", &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "payload: expected the file name");
+    CHECK_STATUS(scene_of("{\"scatter_exclusions\": [\"a\", \"b\", \"a\"]}", &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "scatter_exclusions[2]: duplicate key 'a' (first at [0])");
+    CHECK_STATUS(scene_of("{\"scatter_exclusions\": [\"a\", \"\"]}", &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "scatter_exclusions[1]: expected a nonempty placement key");
+    CHECK_STATUS(scene_of("{\"scatter_exclusions\": {}}", &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "expected an array of placement keys");
+    /* Syntax errors and a missing entity list. */
+    const char *broken = "{\"entities\": [\n  {\"id\": }\n]}";
+    CHECK_STATUS(trn_scene_document_check(broken, strlen(broken), "b.scene.json", &e), TRN_ERR_JSON);
+    CHECK_EQ_INT(e.line, 2);
+    const char *none = "{\"name\": \"s\"}";
+    CHECK_STATUS(trn_scene_document_check(none, strlen(none), "n.scene.json", &e),
+                 TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "expected an array of entities, found none");
+    const char *bom = "\xEF\xBB\xBF{\"entities\": [{\"components\": {\"Terrain3D\": "
+                      "{\"surface_blending\": null}}}]}";
+    CHECK_STATUS(trn_scene_document_check(bom, strlen(bom), "b.scene.json", &e),
+                 TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "found null");
+    CHECK_EQ_INT(e.line, 1);
+    CHECK_EQ_INT(e.column, 65);
+}
+
 int main(void)
 {
     RUN(test_json_pos_locate);
     RUN(test_json_path_format);
+    RUN(test_scene_document_check);
     RUN(test_parse_valid);
     RUN(test_errors_syntax);
     RUN(test_errors_top);

@@ -10,14 +10,32 @@
 static const char recipe_text[] =
     "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":5,\"sea_level\":-50,"
     "\"default_landform\":\"flat\",\"landforms\":{\"flat\":{\"height_variation\":0}},"
-    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]}},"
+    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]},"
+    "\"sand\":{\"color\":[0.8,0.7,0.5,1]},\"bed\":{\"color\":[0.3,0.3,0.4,1]}},"
+    "\"rules\":[{\"id\":\"under\",\"biome\":\"bed\",\"priority\":20,\"water_distance\":[0,0]},"
+    "{\"id\":\"shore\",\"biome\":\"sand\",\"priority\":10,\"water_distance\":[0,14]}],"
     "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
     "{\"id\":\"land\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":40,"
     "\"feature_size\":90}},"
     "{\"id\":\"sea\",\"type\":\"water_body\",\"params\":{\"kind\":\"ocean\",\"level\":15},"
     "\"inputs\":{\"field\":{\"node\":\"land\"}}},"
-    "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"sea\","
-    "\"pin\":\"field\"},\"water\":{\"node\":\"sea\",\"pin\":\"water\"}}}]}}";
+    "{\"id\":\"rules\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"sea\","
+    "\"pin\":\"field\"},\"water\":{\"node\":\"sea\",\"pin\":\"water\"}}},"
+    "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"rules\"},"
+    "\"water\":{\"node\":\"sea\",\"pin\":\"water\"}}}]}}";
+
+/* The same land with no water bodies: the sea is inferred from the sea level (15 m). */
+static const char inferred_text[] =
+    "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":5,\"sea_level\":15,"
+    "\"default_landform\":\"flat\",\"landforms\":{\"flat\":{\"height_variation\":0}},"
+    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]},"
+    "\"sand\":{\"color\":[0.8,0.7,0.5,1]}},"
+    "\"rules\":[{\"id\":\"shore\",\"biome\":\"sand\",\"priority\":10,\"water_distance\":[0,14]}],"
+    "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+    "{\"id\":\"land\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":40,"
+    "\"feature_size\":90}},"
+    "{\"id\":\"rules\",\"type\":\"biome_rules\",\"inputs\":{\"field\":{\"node\":\"land\"}}},"
+    "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"rules\"}}}]}}";
 
 /* A session of text's recipe (NULL, with a failed check, when it does not open). */
 static trn_session *open_session(const char *text)
@@ -38,13 +56,19 @@ static size_t samples(const trn_generated *g)
     return ((size_t)g->field.cells_x + 1u) * ((size_t)g->field.cells_z + 1u);
 }
 
-/* Coverage, owners and surfaces of a and b agree bit for bit. */
+/* Coverage, owners and surfaces of a and b agree bit for bit, and so do the distances to the
+ * water and the biomes the rules give from them. */
 static bool same_water(const trn_generated *a, const trn_generated *b)
 {
     if (a->has_water != b->has_water) return false;
-    if (!a->has_water) return true;
     const size_t n = samples(a);
-    return n == samples(b) && memcmp(a->water.wet, b->water.wet, n) == 0 &&
+    if (n != samples(b) ||
+        memcmp(a->water_distance, b->water_distance, n * sizeof *a->water_distance) != 0 ||
+        memcmp(a->biomes.values, b->biomes.values, n) != 0 ||
+        memcmp(a->rule_index, b->rule_index, n * sizeof *a->rule_index) != 0)
+        return false;
+    if (!a->has_water) return true;
+    return memcmp(a->water.wet, b->water.wet, n) == 0 &&
            memcmp(a->water.owner, b->water.owner, n * sizeof *a->water.owner) == 0 &&
            memcmp(a->water.surface, b->water.surface, n * sizeof *a->water.surface) == 0 &&
            a->water.ground_hash == b->water.ground_hash;
@@ -87,6 +111,11 @@ static void test_stroke_moves_the_shore(void)
     trn_chunk_set_dispose(&set);
     g = trn_session_result(ss);
     CHECK(wet_count(g) > wet_before); /* the sea came in */
+    /* ... and the rules see it: the lowered channel is under water (distance 0, the bed biome)
+     * where it was dry land before. */
+    const size_t centre = 32u * 65u + 32u; /* (128, 128) */
+    CHECK(g->water.wet[centre] && g->water_distance[centre] == 0.0f);
+    CHECK(g->biomes.values[centre] == 2); /* bed */
 
     trn_generated full;
     CHECK_OK(trn_recipe_generate(trn_session_recipe(ss), NULL, &full, NULL, NULL, &e));
@@ -106,6 +135,54 @@ static void test_stroke_moves_the_shore(void)
     CHECK_OK(trn_recipe_generate(trn_session_recipe(ss), NULL, &full, NULL, NULL, &e));
     CHECK(same_water(g, &full));
     trn_generated_dispose(&full);
+    trn_session_free(ss);
+}
+
+/* Without water bodies the sea is inferred from the sea level: a channel lowered from the coast
+ * below it becomes sea for the rules, in a session as in a full generation, and undo puts the
+ * distances back. */
+static void test_inferred_sea_follows_strokes(void)
+{
+    trn_error e;
+    trn_session *ss = open_session(inferred_text);
+    if (!ss) return;
+    const trn_generated *g = trn_session_result(ss);
+    const size_t n = samples(g);
+    float *before = malloc(n * sizeof *before);
+    if (!before) return;
+    memcpy(before, g->water_distance, n * sizeof *before);
+    const size_t centre = 32u * 65u + 32u;
+    CHECK(before[centre] > 0.0f);
+    double points[16];
+    for (int p = 0; p < 8; p++) {
+        points[2 * p] = 16.0 + 32.0 * p;
+        points[2 * p + 1] = 128.0;
+    }
+    trn_stroke s;
+    memset(&s, 0, sizeof s);
+    s.kind = TRN_STROKE_LOWER;
+    s.radius = 30;
+    s.strength = 60;
+    s.falloff = 0.3;
+    s.points = points;
+    s.point_count = 8;
+    trn_chunk_set set;
+    CHECK_OK(trn_session_apply_stroke(ss, &s, &set, &e));
+    trn_chunk_set_dispose(&set);
+    g = trn_session_result(ss);
+    CHECK(g->water_distance[centre] == 0.0f);
+    trn_generated full;
+    CHECK_OK(trn_recipe_generate(trn_session_recipe(ss), NULL, &full, NULL, NULL, &e));
+    CHECK(same_water(g, &full));
+    CHECK(full.water_distance[centre] == 0.0f);
+    trn_generated_dispose(&full);
+    CHECK_OK(trn_session_undo(ss, &set, &e));
+    g = trn_session_result(ss);
+    CHECK(memcmp(g->water_distance, before, n * sizeof *before) == 0);
+    /* The undo reports every chunk whose biomes the moved sea changed, beyond the brush. */
+    CHECK(set.changed_count > 0);
+    trn_chunk_set_dispose(&set);
+    free(before);
     trn_session_free(ss);
 }
 
@@ -280,5 +357,6 @@ int main(void)
     RUN(test_shore_samples);
     RUN(test_stroke_moves_the_shore);
     RUN(test_random_strokes);
+    RUN(test_inferred_sea_follows_strokes);
     return trn_test_finish();
 }

@@ -1956,6 +1956,241 @@ static void test_example_project(void)
     CHECK(stop_server());
 }
 
+/* ---- Editing the generator: the graph and the recipe's sections, presets, exports ---- */
+
+/* A recipe with a graph as people lay it out: one node a line, "graph" between other members. */
+static const char *const graph_laid_out =
+    "{\n"
+    "  \"size\": [256, 256],\n"
+    "  \"resolution\": [64, 64],\n"
+    "  \"seed\": 4,\n"
+    "  \"default_landform\": \"hills\",\n"
+    "  \"landforms\": {\"hills\": {\"height_variation\": 40}},\n"
+    "  \"graph\": {\n"
+    "    \"format_version\": 1,\n"
+    "    \"output\": \"out\",\n"
+    "    \"nodes\": [\n"
+    "      {\"id\": \"ridges\", \"type\": \"noise_terrain\", \"params\": {\"height_variation\": "
+    "90}},\n"
+    "      {\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": {\"height\": 5}},\n"
+    "      {\"id\": \"biomes\", \"type\": \"biome_rules\", \"inputs\": {\"field\": {\"node\": "
+    "\"ridges\"}}},\n"
+    "      {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+    "\"biomes\"}}}\n"
+    "    ]\n"
+    "  },\n"
+    "  \"default_biome\": \"g\",\n"
+    "  \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}\n"
+    "}\n";
+
+/* The heights whatever the grid. */
+static float *get_heights_any(size_t *count)
+{
+    reply r = request("GET", "/api/heights", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    *count = r.size / sizeof(float);
+    float *h = malloc(r.size ? r.size : 1);
+    memcpy(h, r.body, r.size);
+    reply_free(&r);
+    return h;
+}
+
+/* text with the first occurrence of what replaced by with (malloc'd). */
+static char *replaced(const char *text, const char *what, const char *with)
+{
+    const char *at = strstr(text, what);
+    if (!at) return NULL;
+    const size_t n = strlen(text) - strlen(what) + strlen(with);
+    char *out = malloc(n + 1);
+    snprintf(out, n + 1, "%.*s%s%s", (int)(at - text), text, with, at + strlen(what));
+    return out;
+}
+
+static bool file_is(const char *path, const char *want)
+{
+    char *text = (char *)trn_test_read_file(path, &(size_t){0});
+    const bool same = text && want && strcmp(text, want) == 0;
+    if (!same) fprintf(stderr, "file %s:\n%s\nwanted:\n%s\n", path, text ? text : "(none)", want);
+    free(text);
+    return same;
+}
+
+static void test_generator_edits(void)
+{
+    char dir[800], path[900], cmd[1700];
+    snprintf(dir, sizeof dir, "%s/generator", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/graph.json", dir);
+    CHECK(trn_test_write_file(path, graph_laid_out, strlen(graph_laid_out)));
+    if (!serve(path)) {
+        CHECK(!"terrane studio serves the recipe with a graph");
+        return;
+    }
+    /* The node types with their parameters' ranges: what the page's forms are made from. */
+    reply r = request("GET", "/api/types", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"name\":\"roughness\",\"type\":\"number\"");
+    CHECK_CONTAINS(r.body, "\"max\":1.0");
+    reply_free(&r);
+    /* A heightfield into a mask input: refused with the finding at its node; nothing changes. */
+    char *mismatch = replaced(
+        graph_laid_out, "\n    ]",
+        ",\n      {\"id\": \"blend\", \"type\": \"height_blend\", \"inputs\": {\"a\": {\"node\": "
+        "\"ridges\"}, \"b\": {\"node\": \"floor\"}, \"mask\": {\"node\": \"floor\"}}}\n    ]");
+    r = request("POST", "/api/edit", NULL, mismatch, strlen(mismatch), true);
+    CHECK_EQ_INT(r.status, 422);
+    CHECK_CONTAINS(r.body, "\"check\":\"kind-mismatch\",\"node\":\"blend\",\"pin\":\"mask\"");
+    CHECK_CONTAINS(r.body, "takes a mask");
+    reply_free(&r);
+    free(mismatch);
+    CHECK(state_is("dirty", false) && state_is("can_undo", false));
+    /* A range the recipe grammar refuses: 400 with where. */
+    char *bad = replaced(graph_laid_out, "\"seed\": 4", "\"seed\": -4");
+    r = request("POST", "/api/edit", NULL, bad, strlen(bad), true);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_CONTAINS(r.body, "seed");
+    reply_free(&r);
+    free(bad);
+    /* One parameter: one undoable, unsaved step; Save changes that number and nothing else. */
+    size_t count = 0;
+    float *before = get_heights_any(&count);
+    char *param = replaced(graph_laid_out, "\"height_variation\": 90", "\"height_variation\": 45");
+    r = request("POST", "/api/edit", NULL, param, strlen(param), true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"dirty\":true");
+    reply_free(&r);
+    size_t count2 = 0;
+    float *after = get_heights_any(&count2);
+    bool changed = count == count2 && count > 0;
+    if (changed) changed = memcmp(before, after, count * sizeof *before) != 0;
+    CHECK(changed);
+    free(before);
+    free(after);
+    CHECK(state_is("can_undo", true));
+    CHECK_EQ_INT(post("/api/save", NULL), 200);
+    CHECK(file_is(path, param));
+    /* A node removed, one added, a link rewired, a landform control and a biome colour: each
+     * edited in place; the rest of the file byte for byte. */
+    char *step = replaced(param,
+                          "      {\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": "
+                          "{\"height\": 5}},\n",
+                          "");
+    char *step2 = replaced(step, "}}}\n    ]",
+                           "}}},\n      {\"id\": \"note\", \"type\": \"comment\", \"params\": "
+                           "{\"text\": \"hi\"}}\n    ]");
+    char *step3 = replaced(step2, "{\"hills\": {\"height_variation\": 40}}",
+                           "{\"hills\": {\"height_variation\": 40, \"roughness\": 0.25}}");
+    char *step4 = replaced(step3, "[0.2, 0.6, 0.2, 1]", "[0.5, 0.6, 0.2, 1]");
+    r = request("POST", "/api/edit", NULL, step4, strlen(step4), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/save", NULL), 200);
+    /* The new node is written as the canonical recipe spells it (keys in order). */
+    char *want =
+        replaced(step4, "{\"id\": \"note\", \"type\": \"comment\", \"params\": {\"text\": \"hi\"}}",
+                 "{\"id\": \"note\", \"params\": {\"text\": \"hi\"}, \"type\": \"comment\"}");
+    CHECK(file_is(path, want));
+    free(step);
+    free(step2);
+    free(step3);
+    free(step4);
+    /* Undo goes back to the saved parameter edit: unsaved again. */
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK(state_is("dirty", true));
+    /* Export writes the recipe file: unsaved edits are refused first. */
+    const char *png = "{\"format\": \"png\", \"path\": \"exports/h.png\"}";
+    r = request("POST", "/api/export", NULL, png, strlen(png), true);
+    CHECK_EQ_INT(r.status, 409);
+    CHECK_CONTAINS(r.body, "\"unsaved\":true");
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/save", NULL), 200);
+    /* The node that came back is new to the file's text: written as the recipe spells it. */
+    char *restored = replaced(
+        param, "{\"id\": \"floor\", \"type\": \"flat_terrain\", \"params\": {\"height\": 5}}",
+        "{\"id\": \"floor\", \"params\": {\"height\": 5}, \"type\": \"flat_terrain\"}");
+    CHECK(file_is(path, restored));
+    free(restored);
+    r = request("POST", "/api/export", NULL, png, strlen(png), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    char out[1000];
+    snprintf(out, sizeof out, "%s/exports/h.png", dir);
+    size_t size = 0;
+    uint8_t *bytes = trn_test_read_file(out, &size);
+    CHECK(bytes && size > 8 && memcmp(bytes, "\x89PNG", 4) == 0);
+    free(bytes);
+    const char *tif = "{\"format\": \"geotiff\", \"path\": \"exports/h.tif\"}";
+    r = request("POST", "/api/export", NULL, tif, strlen(tif), true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    snprintf(out, sizeof out, "%s/exports/h.tif", dir);
+    bytes = trn_test_read_file(out, &size);
+    CHECK(bytes && size > 8 && memcmp(bytes, "II*", 3) == 0);
+    free(bytes);
+    const char *outside = "{\"format\": \"png\", \"path\": \"../h.png\"}";
+    CHECK_EQ_INT(post("/api/export", outside), 400);
+    const char *absolute = "{\"format\": \"png\", \"path\": \"/tmp/h.png\"}";
+    CHECK_EQ_INT(post("/api/export", absolute), 400);
+    const char *unknown = "{\"format\": \"bmp\", \"path\": \"h.bmp\"}";
+    CHECK_EQ_INT(post("/api/export", unknown), 400);
+    /* A failing verb's message comes back. */
+    const char *noext = "{\"format\": \"png\", \"path\": \"exports/h.bmp\"}";
+    r = request("POST", "/api/export", NULL, noext, strlen(noext), true);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_CONTAINS(r.body, "terrane generate");
+    reply_free(&r);
+    /* Presets: listed; one applied is one undoable step with the preset's id. */
+    r = request("GET", "/api/presets", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "builtin://terrain/rolling-hills");
+    reply_free(&r);
+    /* A built-in preset's picture: a shaded PNG of it on a small grid; the same bytes again. */
+    r = request("GET", "/api/preset/picture?id=builtin://terrain/coastal-island", NULL, NULL, 0,
+                true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.size > 100 && memcmp(r.body, "\x89PNG", 4) == 0);
+    reply again = request("GET", "/api/preset/picture?id=builtin://terrain/coastal-island", NULL,
+                          NULL, 0, true);
+    CHECK(again.size == r.size && memcmp(again.body, r.body, r.size) == 0);
+    reply_free(&again);
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/preset/picture?id=asset://presets/x", NULL, true), 404);
+    CHECK_EQ_INT(post("/api/preset", "{\"id\": \"builtin://terrain/nowhere\"}"), 404);
+    CHECK_EQ_INT(post("/api/preset", "{\"id\": \"builtin://terrain/basin\", \"edits\": \"x\"}"),
+                 400);
+    CHECK_EQ_INT(
+        post("/api/preset", "{\"id\": \"builtin://terrain/rolling-hills\", \"edits\": \"clear\"}"),
+        200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
+    reply_free(&r);
+    /* A rule's mask on the preset's terrain: a byte a sample, 255 where it wins, 128 where it
+     * matches and loses, 0 elsewhere. */
+    r = request("GET", "/api/rule_mask?rule=banks", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    unsigned mcx = 0, mcz = 0;
+    const char *cells_at = r.head ? strstr(r.head, "X-Terrane-Cells: ") : NULL;
+    CHECK(cells_at && sscanf(cells_at, "X-Terrane-Cells: %u,%u", &mcx, &mcz) == 2);
+    CHECK_EQ_INT(r.size, (size_t)(mcx + 1) * (mcz + 1));
+    size_t odd = 0, wins = 0;
+    for (size_t k = 0; k < r.size; k++) {
+        const unsigned char v = (unsigned char)r.body[k];
+        odd += v != 0 && v != 128 && v != 255;
+        wins += v == 255;
+    }
+    CHECK_EQ_INT(odd, 0);
+    CHECK(wins > 0);
+    reply_free(&r);
+    CHECK_EQ_INT(status_of("GET", "/api/rule_mask?rule=nowhere", NULL, true), 404);
+    CHECK(state_is("dirty", true));
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK(state_is("dirty", false));
+    free(param);
+    free(want);
+    CHECK(stop_server());
+}
+
 static void test_usage(void)
 {
     char *out = NULL, *err = NULL;
@@ -2013,6 +2248,7 @@ int main(void)
     RUN(test_sync_events);
     RUN(test_history_limit);
     RUN(test_example_project);
+    RUN(test_generator_edits);
     RUN(test_usage);
     if (server_pid > 0) {
         kill(server_pid, SIGKILL);

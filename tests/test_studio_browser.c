@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,31 @@ static const char *const large_text =
     "{\"size\": [2048, 2048], \"resolution\": [1024, 1024], \"seed\": 5, \"default_landform\": "
     "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 200}}, \"default_biome\": "
     "\"g\", \"biomes\": {\"g\": {\"color\": [0.3, 0.55, 0.25, 1]}}}\n";
+
+/* A recipe with a graph, one node a line, "graph" between other members: the graph editor's
+ * edits must leave everything outside it byte for byte. */
+static const char *const graph_text =
+    "{\n"
+    "  \"size\": [512, 512],\n"
+    "  \"resolution\": [128, 128],\n"
+    "  \"seed\": 3,\n"
+    "  \"default_landform\": \"hills\",\n"
+    "  \"landforms\": {\"hills\": {\"height_variation\": 120}},\n"
+    "  \"graph\": {\n"
+    "    \"format_version\": 1,\n"
+    "    \"output\": \"out\",\n"
+    "    \"nodes\": [\n"
+    "      {\"id\": \"ridges\", \"type\": \"noise_terrain\", \"position\": [0, 0], \"params\": "
+    "{\"profile\": \"ridged\", \"height_variation\": 90, \"feature_size\": 200}},\n"
+    "      {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position\": [300, 0], \"inputs\": "
+    "{\"field\": {\"node\": \"ridges\"}}},\n"
+    "      {\"id\": \"out\", \"type\": \"terrain_output\", \"position\": [600, 0], \"inputs\": "
+    "{\"field\": {\"node\": \"biomes\"}}}\n"
+    "    ]\n"
+    "  },\n"
+    "  \"default_biome\": \"g\",\n"
+    "  \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}\n"
+    "}\n";
 
 static const char *chromium(void)
 {
@@ -125,6 +151,14 @@ int main(void)
     CHECK(trn_test_write_file(safe_recovery, recovered, strlen(recovered)));
     pid_t safe_pid = start_server(safe, safe_url, sizeof safe_url);
     CHECK(safe_pid > 0 && strncmp(safe_url, "http://127.0.0.1:", 17) == 0);
+    /* The generator's editors: a recipe with a graph in a project folder of its own. */
+    char graph_dir[600], graph[700], graph_url[256];
+    snprintf(graph_dir, sizeof graph_dir, "%s/graphproject", dir);
+    CHECK(mkdir(graph_dir, 0700) == 0);
+    snprintf(graph, sizeof graph, "%s/graph.json", graph_dir);
+    CHECK(trn_test_write_file(graph, graph_text, strlen(graph_text)));
+    pid_t graph_pid = start_server(graph, graph_url, sizeof graph_url);
+    CHECK(graph_pid > 0 && strncmp(graph_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
@@ -151,8 +185,9 @@ int main(void)
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
                  "timeout 1200 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s'",
-                 TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe);
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
+                 TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe,
+                 graph_url, graph);
         const int rc = system(cmd);
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
         if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
@@ -177,8 +212,8 @@ int main(void)
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    const pid_t servers[4] = {pid, water_pid, large_pid, safe_pid};
-    for (size_t k = 0; k < 4; k++) {
+    const pid_t servers[5] = {pid, water_pid, large_pid, safe_pid, graph_pid};
+    for (size_t k = 0; k < 5; k++) {
         if (servers[k] <= 0) continue;
         kill(servers[k], SIGINT);
         int status = 0;

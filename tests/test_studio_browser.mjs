@@ -4,11 +4,13 @@
 // no console errors. Run by test_studio_browser:
 // Work safety on SAFE_URL (SAFE_PATH its recipe): an earlier run's recovery restored, the unsaved
 // marker, Generate asking before it discards edits, two pages in sync, a change on disk noticed.
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH
+// The generator's editors on GRAPH_URL (GRAPH_PATH its recipe, with a graph): graph, forms, presets,
+// export, readout.
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath] = process.argv.slice(2);
+const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
@@ -269,6 +271,19 @@ try {
   await waitFor(`${status} === 'generated (final)'`, 'the final generation');
   check(JSON.parse(await evaluate(get('nodes'))).quality === 'final' && await evaluate("document.getElementById('quality').value") === 'final', 'back at final quality');
   check(await evaluate(serverSum) === edited2 && await evaluate(pageSum) === edited2, 'final again: the same heights, strokes kept');
+  // A recipe without a graph: the Graph tab offers the graph it implies, which generates the
+  // same terrain; undo takes it away again.
+  await evaluate("studio.showTab('graph')");
+  await waitFor("!document.getElementById('graph-start').hidden", 'the start-a-graph offer');
+  await evaluate("document.getElementById('graph-start').click()");
+  await waitFor(`${status} === 'started a graph (landform, biome rules, output)'`, 'the started graph');
+  const started = JSON.parse(await evaluate(get('recipe')));
+  check(started.graph && started.graph.nodes.map((n) => n.type).join(' ') === 'landform biome_rules terrain_output' && await evaluate("document.querySelectorAll('#graph-world .gnode').length") === 3, 'Start a graph made landform, biome rules and output');
+  check(await evaluate(serverSum) === edited2, 'the implied graph generates the same terrain');
+  await evaluate("document.getElementById('undo').click()");
+  await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the started graph');
+  check(JSON.parse(await evaluate(get('recipe'))).graph === undefined && await evaluate(serverSum) === edited2, 'undo removed the graph');
+  await evaluate("studio.showTab('terrain')");
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 
   // A recipe with water bodies and a palette: water surfaces and scatter proxies are drawn.
@@ -296,6 +311,16 @@ try {
     check(await evaluate(`studio.stats.instanceLoads === ${loads + 1} && studio.stats.instancesDrawn === 0`), 'one refetch of the instances after the stroke (hidden proxies stay hidden)');
     const levels = await evaluate('Array.from(studio.levels)');
     check(new Set(levels.filter((l) => l >= 0)).size > 1, 'chunk levels vary across the terrain: ' + levels.join(''));
+    // A rule's mask over the terrain, from the Recipe tab.
+    await evaluate("studio.showTab('recipe')");
+    await waitFor("document.querySelector('#form-rules input.rule-mask')", 'the rules form');
+    await evaluate("document.querySelector('#form-rules input.rule-mask').click()");
+    await waitFor('studio.ruleMask', 'the rule mask');
+    const mask = await evaluate('studio.ruleMask');
+    check(mask.matches > 0 && mask.wins <= mask.matches && mask.samples === 257 * 257, 'the first rule\'s mask: ' + JSON.stringify(mask));
+    await evaluate("studio.showTab('terrain')");
+    const maskPixels = await evaluate("studio.pixelsChangedBy('mask')");
+    check(maskPixels.changed > 1000, 'the rule mask tints the terrain: ' + JSON.stringify(maskPixels));
     check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   // A larger terrain (1025 x 1025, 32 x 32 chunks): drawn at full resolution (no cap), levels
@@ -391,6 +416,178 @@ try {
     check(JSON.parse(await evaluate(get('recipe'))).seed === 8 && !await evaluate('studio.state.dirty') && await evaluate("document.getElementById('dirty').hidden"), 'Generate loaded the file from disk: seed 8, nothing unsaved');
     check(await evaluate(serverSum) === await evaluate(pageSum), 'the page shows the regenerated terrain');
     check(errors.length === 0, 'no console errors in the work-safety flows' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
+  // Editing the generator (GRAPH_URL, its recipe GRAPH_PATH with a graph): add nodes, connect
+  // typed pins (a mismatch refused with a message), change a parameter (out of range refused),
+  // the server's check at the node, the preview, undo, save (the file changes only in the
+  // graph), forms, export, presets and the readout.
+  if (graphUrl) {
+    await open(graphUrl);
+    const original = readFileSync(graphPath, 'utf8');
+    const graphRecipe = async () => JSON.parse(await evaluate(get('recipe')));
+    const nodeOf = (r, id) => r.graph.nodes.find((n) => n.id === id);
+    await evaluate("studio.showTab('graph')");
+    await waitFor("document.querySelectorAll('#graph-world .gnode').length === 3 && document.querySelectorAll('#graph-world .edge').length === 2", 'the graph drawn: 3 nodes, 2 links');
+    check(await evaluate("document.querySelectorAll('#graph-world circle.pin').length") >= 5, 'the nodes show their typed pins');
+    const addNode = async (type) => {
+      const edits = await evaluate('studio.stats.edits || 0');
+      await evaluate(`(() => { const s = document.getElementById('add-type'); s.value = '${type}'; document.getElementById('add-node').click(); })()`);
+      await waitFor(`(studio.stats.edits || 0) === ${edits + 1} && document.querySelector('#graph-world .gnode[data-node="${type}"]')`, 'the new ' + type + ' node');
+    };
+    const heightsBefore = await evaluate(serverSum);
+    await addNode('flat_terrain');
+    check(!!nodeOf(await graphRecipe(), 'flat_terrain'), 'Add node put a flat_terrain node in the session\'s graph');
+    check(await evaluate('studio.state.dirty && studio.state.can_undo'), 'adding a node is an unsaved, undoable step');
+    await addNode('height_blend');
+    const pin = (node, side, name) => evaluate(`document.querySelector('#graph-world .gnode[data-node="${node}"] circle.pin.${side}[data-pin="${name}"]').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))`);
+    // A heightfield into a mask input: refused in the page, with the kinds named.
+    const editsBefore = await evaluate('studio.stats.edits');
+    await pin('flat_terrain', 'out', 'field');
+    await pin('height_blend', 'in', 'mask');
+    check(await evaluate(`${status}.includes("takes a mask") && ${status}.includes("gives a heightfield")`), 'a type mismatch is refused with a message: ' + await evaluate(status));
+    check(await evaluate('studio.stats.edits') === editsBefore && !nodeOf(await graphRecipe(), 'height_blend').inputs, 'the refused link reached nothing');
+    const link = async (from, out, to, inp) => {
+      await pin(from, 'out', out);
+      await pin(to, 'in', inp);
+      await waitFor(`${status} === 'connected ${from}.${out} to ${to}.${inp}'`, `the link ${from} -> ${to}`);
+    };
+    await link('ridges', 'field', 'height_blend', 'a');
+    await link('flat_terrain', 'field', 'height_blend', 'b');
+    await link('height_blend', 'field', 'biomes', 'field');
+    const wired = await graphRecipe();
+    check(nodeOf(wired, 'biomes').inputs.field.node === 'height_blend' && nodeOf(wired, 'height_blend').inputs.b.node === 'flat_terrain', 'the links are in the session\'s graph');
+    const blended = await evaluate(serverSum);
+    check(blended !== heightsBefore && blended === await evaluate(pageSum), 'the new chain changed the terrain, and the page shows it');
+    // A parameter in the node's form: its range enforced, the value applied, the preview shown.
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"flat_terrain\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("document.querySelector('#node-params [data-param=height]')", 'the flat_terrain form');
+    const setParam = (name, value) => evaluate(`(() => { const i = document.querySelector('#node-params [data-param=${name}]'); i.value = '${value}'; i.dispatchEvent(new Event('change')); })()`);
+    await setParam('height', '40');
+    await waitFor(`${status} === 'flat_terrain.height = 40'`, 'the parameter change');
+    check(nodeOf(await graphRecipe(), 'flat_terrain').params.height === 40, 'the parameter is in the session\'s recipe');
+    const raisedFloor = await evaluate(serverSum);
+    check(raisedFloor > blended, 'a higher flat floor raised the terrain');
+    await waitFor("(() => { const i = document.querySelector('#node-preview img'); return i && i.complete && i.naturalWidth > 0; })()", 'the node preview');
+    check(await evaluate("document.querySelector('#node-preview img').naturalWidth") > 0, 'the selected node shows its preview picture');
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"ridges\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("document.querySelector('#node-params [data-param=roughness]')", 'the ridges form');
+    const editsNow = await evaluate('studio.stats.edits');
+    await setParam('roughness', '3');
+    check(await evaluate(`${status}.includes('roughness: 3 is above the range [0, 1]') && document.querySelector('#node-params [data-param=roughness]').parentElement.classList.contains('invalid')`), 'an out-of-range parameter is refused at the field: ' + await evaluate(status));
+    check(await evaluate('studio.stats.edits') === editsNow, 'the refused value was not sent');
+    // The server checks too: a bad value sent anyway comes back as a finding at the node.
+    await evaluate("studio.editRecipe((r) => { r.graph.nodes.find((n) => n.id === 'ridges').params.roughness = 3; }, 'forced')");
+    await waitFor(`${status}.startsWith('not applied:')`, 'the server\'s refusal');
+    check(await evaluate("document.querySelector('#graph-world .gnode[data-node=\"ridges\"]').classList.contains('error')") && await evaluate(`${status}.includes('roughness')`), 'the server\'s graph check marks the node: ' + await evaluate(status));
+    check(nodeOf(await graphRecipe(), 'ridges').params.roughness !== 3, 'the refused edit changed nothing on the server');
+    // Undo and redo walk the graph edits.
+    await evaluate("document.getElementById('undo').click()");
+    await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the parameter');
+    check(nodeOf(await graphRecipe(), 'flat_terrain').params === undefined && await evaluate(serverSum) === blended && await evaluate(pageSum) === blended, 'undo took the parameter back (heights too)');
+    await evaluate("document.getElementById('redo').click()");
+    await waitFor(`${status} === 'redo: regenerated'`, 'the redo of the parameter');
+    check(nodeOf(await graphRecipe(), 'flat_terrain').params.height === 40 && await evaluate(serverSum) === raisedFloor, 'redo brought it back');
+    // Disconnect (a click on a link): a required input in use is refused at its node; an
+    // optional one (a mask) goes, and undo brings it back.
+    const clickLink = (to, pinName) => evaluate(`document.querySelector('#graph-world .edge[data-to="${to}"][data-pin="${pinName}"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`);
+    await clickLink('height_blend', 'b');
+    await waitFor(`${status}.startsWith('not applied:')`, 'the refused disconnect');
+    check(await evaluate(`${status}.includes("required input 'b'")`) && nodeOf(await graphRecipe(), 'height_blend').inputs.b, 'disconnecting a required input in use is refused: ' + await evaluate(status));
+    await addNode('elevation_mask');
+    await link('ridges', 'field', 'elevation_mask', 'field');
+    await link('elevation_mask', 'mask', 'height_blend', 'mask');
+    check(nodeOf(await graphRecipe(), 'height_blend').inputs.mask.node === 'elevation_mask', 'a mask output connects to a mask input');
+    await clickLink('height_blend', 'mask');
+    await waitFor(`${status} === 'disconnected height_blend.mask'`, 'the disconnect');
+    check(!nodeOf(await graphRecipe(), 'height_blend').inputs.mask, 'a click on a link disconnected it');
+    await evaluate("document.getElementById('undo').click()");
+    await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the disconnect');
+    check(nodeOf(await graphRecipe(), 'height_blend').inputs.mask.node === 'elevation_mask', 'undo reconnected it');
+    // Remove a node: its links go with it.
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"elevation_mask\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("document.getElementById('remove-node')", 'the elevation_mask inspector');
+    await evaluate("document.getElementById('remove-node').click()");
+    await waitFor(`${status} === 'removed elevation_mask'`, 'the removal');
+    const removed = await graphRecipe();
+    check(!nodeOf(removed, 'elevation_mask') && !nodeOf(removed, 'height_blend').inputs.mask, 'Remove node took the node and its links out');
+    // Copy and paste a node (its parameters and links come along), then Delete removes it.
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"flat_terrain\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("studio.editor.selected === 'flat_terrain'", 'flat_terrain selected');
+    const ctrlKey = (k) => send('Input.dispatchKeyEvent', { type: 'keyDown', key: k, code: 'Key' + k.toUpperCase(), modifiers: 2, windowsVirtualKeyCode: k.toUpperCase().charCodeAt(0) });
+    await ctrlKey('c');
+    await ctrlKey('v');
+    await waitFor(`${status} === 'pasted flat_terrain_copy'`, 'the paste');
+    const pasted = nodeOf(await graphRecipe(), 'flat_terrain_copy');
+    check(pasted && pasted.params.height === 40 && pasted.type === 'flat_terrain', 'Ctrl+C, Ctrl+V pasted a copy with its parameters');
+    await send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Delete', code: 'Delete', windowsVirtualKeyCode: 46 });
+    await waitFor(`${status} === 'removed flat_terrain_copy'`, 'the Delete key');
+    check(!nodeOf(await graphRecipe(), 'flat_terrain_copy'), 'Delete removed the selected node');
+    // Save: the file differs from the original only inside its graph.
+    await evaluate("document.getElementById('save').click()");
+    await waitFor(`${status}.startsWith('saved') && !studio.state.dirty`, 'the save');
+    const saved = readFileSync(graphPath, 'utf8');
+    const head = original.indexOf('"graph"'), tail = original.length - original.indexOf('"default_biome"');
+    check(saved.slice(0, head) === original.slice(0, head) && saved.slice(saved.length - tail) === original.slice(original.length - tail), 'the saved file is the original outside the graph, byte for byte');
+    const ridgesLine = original.split('\n').find((l) => l.includes('"ridges"'));
+    check(saved.includes(ridgesLine), 'an unchanged node keeps its text');
+    const savedLines = saved.split('\n'), origLines = new Set(original.split('\n'));
+    const changed = savedLines.filter((l) => !origLines.has(l));
+    check(changed.length <= 4, 'only the edited lines changed (' + changed.length + '): ' + changed.join(' | '));
+    // Forms: the seed and a landform control (its range from the node registry).
+    await evaluate("studio.showTab('recipe')");
+    await waitFor("document.querySelector('#form-settings [data-param=seed]')", 'the recipe forms');
+    await evaluate("(() => { const i = document.querySelector('#form-settings [data-param=seed]'); i.value = '9'; i.dispatchEvent(new Event('change')); })()");
+    await waitFor(`${status} === 'settings.seed = 9'`, 'the seed change');
+    check((await graphRecipe()).seed === 9, 'the seed form changed the session\'s seed');
+    await evaluate("(() => { const i = document.querySelector('#form-landforms [data-landform=hills] [data-param=feature_size]'); i.value = '0'; i.dispatchEvent(new Event('change')); })()");
+    check(await evaluate(`${status}.includes('feature_size: 0 is below the range (0, inf]')`), 'a landform control out of its range is refused: ' + await evaluate(status));
+    await evaluate("(() => { const i = document.querySelector('#form-landforms [data-landform=hills] [data-param=height_variation]'); i.value = '150'; i.dispatchEvent(new Event('change')); })()");
+    await waitFor(`${status} === 'landforms.hills.height_variation = 150'`, 'the landform change');
+    check((await graphRecipe()).landforms.hills.height_variation === 150, 'the landform form changed the recipe');
+    // Export with unsaved edits: the page asks to save first; then the file is written.
+    await evaluate("(() => { const s = document.getElementById('export'); s.value = 'png'; s.dispatchEvent(new Event('change')); })()");
+    await waitFor("document.getElementById('export-dialog').open", 'the export dialog');
+    check(await evaluate("document.getElementById('export-path').value") === 'exports/graph.png', 'the export path proposed inside the project');
+    await evaluate("document.getElementById('export-go').click()");
+    await waitFor("studio.asking && studio.asking.includes('save first')", 'the save-first question');
+    await evaluate("document.querySelector('#ask button[data-choice=save]').click()");
+    await waitFor(`${status}.startsWith('exported')`, 'the export');
+    const exported = graphPath.replace(/[^/]*$/, 'exports/graph.png');
+    check(existsSync(exported) && readFileSync(exported).subarray(1, 4).toString() === 'PNG', 'Export wrote the heightmap PNG into the project');
+    check(JSON.parse(readFileSync(graphPath, 'utf8')).seed === 9, 'the export saved the edits first');
+    const bad = await evaluate("studio.exportAs('png', '../outside.png')");
+    check(bad === false && await evaluate(`${status}.startsWith('export failed')`), 'an export path outside the project is refused: ' + await evaluate(status));
+    // Presets: the built-ins listed; applying one is one undoable step.
+    await evaluate("studio.showTab('presets')");
+    await waitFor("document.querySelectorAll('#presets .preset').length >= 8", 'the presets');
+    await waitFor("[...document.querySelectorAll('#presets .preset-picture')].every((i) => i.complete)", 'the preset pictures');
+    check(await evaluate("[...document.querySelectorAll('#presets .preset-picture')].filter((i) => i.naturalWidth > 0).length") === 8, 'each built-in preset shows its picture');
+    await evaluate("document.querySelector('#presets .preset[data-preset=\"builtin://terrain/rolling-hills\"] button[data-choice=clear]').click()");
+    await waitFor(`${status}.startsWith('applied the preset')`, 'the preset');
+    check((await graphRecipe()).preset_id === 'builtin://terrain/rolling-hills' && await evaluate('studio.state.dirty'), 'the preset is the session\'s recipe, unsaved');
+    check(await evaluate(serverSum) === await evaluate(pageSum), 'the page shows the preset\'s terrain');
+    await evaluate("document.getElementById('undo').click()");
+    await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the preset');
+    check((await graphRecipe()).preset_id === undefined && !await evaluate('studio.state.dirty'), 'undo took the preset back');
+    // The readout under the cursor.
+    await evaluate("studio.showTab('terrain')");
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, buttons: 0 });
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: x + 3, y, buttons: 0 });
+    await waitFor("studio.readout && !document.getElementById('readout').hidden", 'the readout');
+    const ro = await evaluate('studio.readout');
+    check(typeof ro.height === 'number' && ro.slope >= 0 && ro.biome === 'g' && await evaluate("document.getElementById('readout').textContent.includes('height')"), 'the readout shows height, slope and biome: ' + JSON.stringify(ro));
+    // Contour lines change the picture; the measuring tool gives distance and rise.
+    const contourPixels = await evaluate("(() => { document.getElementById('contour-step').value = '5'; return studio.pixelsChangedBy('contours'); })()");
+    check(contourPixels.changed > 1000, 'contour lines drawn: ' + JSON.stringify(contourPixels));
+    await setTool('measure');
+    for (const dx of [-80, 80]) {
+      await send('Input.dispatchMouseEvent', { type: 'mousePressed', x: x + dx, y, button: 'left', buttons: 1, clickCount: 1 });
+      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: x + dx, y, button: 'left', buttons: 0, clickCount: 1 });
+    }
+    const m = await evaluate('studio.lastMeasure');
+    const rise = await evaluate(`heightAt(${m && m.to[0]}, ${m && m.to[1]}) - heightAt(${m && m.from[0]}, ${m && m.from[1]})`);
+    check(m && m.horizontal > 10 && m.rise === rise && await evaluate(`${status}.startsWith('measured:')`), 'two clicks of the measuring tool measured ' + JSON.stringify(m));
+    check(errors.length === 0, 'no console errors while editing the graph' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();
 } catch (error) {

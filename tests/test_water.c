@@ -6,7 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "terrane/water.h"
 #include "test.h"
 

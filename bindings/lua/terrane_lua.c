@@ -331,6 +331,33 @@ static int l_payload_biome(lua_State *L)
     return 2;
 }
 
+/* payload:biome_info(label): what a renderer needs of one biome, nil past the table. */
+static int l_payload_biome_info(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "biome_info");
+    const lua_Integer label = luaL_checkinteger(L, 2);
+    const char *name = label >= 0 && label < 256
+                           ? trn_payload_biome_name(p->payload, (uint32_t)label)
+                           : NULL;
+    if (!name) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 4);
+    set_string(L, "name", name);
+    float rgba[4];
+    trn_payload_biome_color(p->payload, (uint32_t)label, rgba);
+    lua_createtable(L, 4, 0);
+    for (int k = 0; k < 4; k++) {
+        lua_pushnumber(L, rgba[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "color");
+    set_string(L, "material", trn_payload_biome_material(p->payload, (uint32_t)label));
+    set_number(L, "texture_scale", trn_payload_biome_texture_scale(p->payload, (uint32_t)label));
+    return 1;
+}
+
 static int l_payload_role(lua_State *L)
 {
     lua_payload *p = check_payload(L, 1, "role");
@@ -805,6 +832,8 @@ static int l_world_ground(lua_State *L)
     set_string(L, "biome", g.biome_name);
     if (g.biome >= 0) set_integer(L, "biome_index", g.biome);
     set_string(L, "role", role_name(g.role));
+    set_string(L, "material", g.biome_material);
+    if (g.biome >= 0) set_number(L, "texture_scale", g.texture_scale);
     return 1;
 }
 
@@ -960,6 +989,7 @@ static void register_types(lua_State *L)
         {"height", l_payload_height},
         {"normal", l_payload_normal},
         {"biome", l_payload_biome},
+        {"biome_info", l_payload_biome_info},
         {"role", l_payload_role},
         {"info", l_payload_info},
         {"instances", l_payload_instances},

@@ -85,6 +85,16 @@ typedef struct trn_field {
     double quantum_base;
 } trn_field;
 
+/* Where a grid that covers part of a larger world grid sits (a tile): its sample (i, j) is
+ * world sample (x0 + i, z0 + j) of a world of world_cells and world_size; positions are
+ * computed from the world sample index exactly as on the whole world, so tiles assemble into
+ * the whole world's bytes. */
+typedef struct trn_sample_window {
+    uint32_t x0, z0;
+    uint32_t world_cells_x, world_cells_z;
+    double world_size_x, world_size_z;
+} trn_sample_window;
+
 /* A 0..1 mask over the same grid layout as a field. */
 typedef struct trn_mask {
     uint32_t cells_x, cells_z;

@@ -48,13 +48,16 @@ typedef struct trn_drainage {
  * flow. sea_level: samples at or below it drain out like the border; NaN for no sea. Directions:
  * the steepest strict descent on the filled surface (drop over the true sample spacing, ties to
  * the lowest code); a sample with no lower neighbour (a flat or a filled lake) points to the
- * neighbour the flood reached it from (one of equal filled height reached earlier), so flats
- * drain along the flood's breadth-first order towards their outlet. Where several samples
- * qualify (that link, a basin's spill sample) the flood's order decides, and results depend
- * only on the grid and sea level. Memory beyond the outputs (9 bytes per sample): the larger
- * of 1 byte per sample (in-degrees for the accumulation) and the flood's frontier (8 bytes per
- * sample waiting in the radix heap, up to twice that with bucket slack, plus 4 per queued
- * sample), reported in temp_bytes_peak; 1.00 byte per sample on 4096^2 landform terrain. Errors:
+ * neighbour of equal filled height that is fewest 8-connected steps, over the flat, from a
+ * sample with a strict descent or an outlet (ties to a side before a diagonal, then the lowest
+ * code), so flats drain along shortest paths towards their outlet and the directions depend
+ * only on the filled surface (trn_drainage_tiled_compute gives the same bytes). Where several
+ * samples qualify for a basin's spill sample the flood's order decides, and results depend only
+ * on the grid and sea level. Memory beyond the outputs (9 bytes per sample): the larger of 1
+ * byte per sample (in-degrees for the accumulation, plus 4 per flat sample queued while
+ * measuring flats) and the flood's frontier (8 bytes per sample waiting in the radix heap, up
+ * to twice that with bucket slack, plus 4 per queued sample), reported in temp_bytes_peak;
+ * 1.00 byte per sample on 4096^2 landform terrain. Errors:
  * TRN_ERR_INVALID_ARGUMENT for a field without heights or cells or with a NaN height (the message
  * names the sample); TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks to
  * stop (out is left untouched). Progress stage "drainage". On success out owns new arrays (dispose

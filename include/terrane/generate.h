@@ -47,6 +47,11 @@ void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t cou
  * measured table over octaves and roughness (src/gen/noise.c). Since generator version 2;
  * version 1 mapped fbm as (n + 1) / 2 of the sum over the amplitude sum, which bunched around
  * 0.5. Each value depends only on its point, never on count or block boundaries. */
+/* trn_fractal_row of the samples first .. first + count - 1 of a row: x = x0 + (first + k) dx,
+ * the same values a whole row from 0 gives them (a tile's part of a row). */
+void trn_fractal_row_from(uint64_t seed, trn_profile profile, uint32_t octaves,
+                          double feature_size, double roughness, double x0, double dx,
+                          uint64_t first, double z, size_t count, float *out);
 void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
                      double roughness, double x0, double dx, double z, size_t count, float *out);
 
@@ -81,6 +86,13 @@ bool trn_landform_precision_check(const trn_landform *landform, double size_x, d
  * generator discards the field on failure). Progress stage "landform". */
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err);
+
+/* trn_landform_fill over a window of the world (a tile): each sample gets exactly the height
+ * trn_landform_fill gives it on the whole world, so tiles assemble into the same bytes. The
+ * window must lie inside the world (TRN_ERR_INVALID_ARGUMENT otherwise). */
+trn_status trn_landform_fill_window(const trn_landform *landform, uint64_t world_seed,
+                                    trn_field *field, const trn_sample_window *window,
+                                    trn_progress_fn progress, void *user, trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Surface context and biome rules.
@@ -221,6 +233,12 @@ typedef struct trn_generated {
      * inferred from the sea level. */
     bool has_water;
     trn_water water;
+    /* The water wired into Biome Rules when it is not the published water (has_biome_water
+     * false otherwise: water_distance then measures from water's coverage). Like water, it
+     * covers the final surface: sculpt strokes that lower ground under a body's level make it
+     * wet there, and water_distance, substrate, biomes, roles and scatter follow. */
+    bool has_biome_water;
+    trn_water biome_water;
     /* The palette's placements on the final surface (trn_generate_options.palette; empty
      * without one), the per-rule report of how they were chosen, and the candidates they were
      * refiltered from when those differ (a graph's Scatter Palette node placed them before the

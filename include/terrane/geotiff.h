@@ -308,6 +308,25 @@ trn_status trn_geotiff_write(const char *path, const trn_field *field,
                              const trn_geotiff_georef *georef, trn_geotiff_compression compression,
                              trn_error *err);
 
+/* A tiled BigTIFF written as its samples arrive, for worlds larger than memory: single-band
+ * float32, north up, square tiles of tile pixels (a multiple of 16), deflate with the
+ * floating-point predictor, the georeferencing trn_geotiff_write gives georef NULL. Pieces
+ * arrive in row order (z, then x, as trn_graph_evaluate_tiles delivers them); a band of rows
+ * (at most two tile heights plus one piece's rows, across the width) is held until whole tiles
+ * can be written. Written to a temporary file renamed into place on close; abort (or a failed
+ * put or close) leaves nothing behind. */
+typedef struct trn_geotiff_tiled trn_geotiff_tiled;
+
+trn_status trn_geotiff_tiled_open(const char *path, uint32_t cells_x, uint32_t cells_z,
+                                  double size_x, double size_z, uint32_t tile,
+                                  trn_geotiff_tiled **out, trn_error *err);
+/* nx * nz samples row by row, the first at field sample (x0, z0). */
+trn_status trn_geotiff_tiled_put(trn_geotiff_tiled *w, uint32_t x0, uint32_t z0, uint32_t nx,
+                                 uint32_t nz, const float *values, trn_error *err);
+/* Every sample put: write the rest, commit and free. Otherwise TRN_ERR_INVALID_ARGUMENT. */
+trn_status trn_geotiff_tiled_close(trn_geotiff_tiled *w, trn_error *err);
+void trn_geotiff_tiled_abort(trn_geotiff_tiled *w); /* NULL-safe */
+
 #ifdef __cplusplus
 }
 #endif

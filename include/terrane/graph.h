@@ -101,6 +101,30 @@ const trn_pin_spec *trn_node_type_output(const trn_node_type *type, const char *
                                          uint32_t *index);
 const trn_param_spec *trn_node_type_param(const trn_node_type *type, const char *name);
 
+/* How far a node reads around each sample it writes: what decides whether it can run tile by
+ * tile (terrane generate --tiles). Pointwise: sample (i, j) of each output depends on sample
+ * (i, j) of the inputs and on the sample's world position only. Neighbourhood: on the inputs
+ * within halo samples each way (a square window). Global: on the whole grid (drainage,
+ * depression filling, flow accumulation, stream power, basin water, droplet erosion, a DEM
+ * resampled from its file); such a node runs on the assembled grid. None: never evaluated
+ * (comments). Tile-capable nodes read only heightfield and mask inputs. */
+typedef enum trn_node_reach_kind {
+    TRN_REACH_UNDECLARED = 0, /* a registry entry without a declaration (a bug) */
+    TRN_REACH_NONE,
+    TRN_REACH_POINTWISE,
+    TRN_REACH_NEIGHBOURHOOD,
+    TRN_REACH_GLOBAL,
+} trn_node_reach_kind;
+
+typedef struct trn_node_reach {
+    trn_node_reach_kind kind;
+    uint32_t halo;  /* neighbourhood: samples each way; 0 otherwise */
+    char why[160];  /* what sets it: "Horn's 3x3 gradient", "drains across the whole grid" */
+} trn_node_reach;
+
+/* "pointwise", "neighbourhood", "global", "none", "undeclared". */
+const char *trn_node_reach_name(trn_node_reach_kind kind);
+
 /* ---------------------------------------------------------------------------------------------
  * The graph as plain data: recipe.graph is
  *   {"format_version": 1, "output": NODE_ID,
@@ -225,6 +249,12 @@ size_t trn_graph_diagnostics_errors(const trn_graph_diagnostics *diagnostics);
 trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
                            trn_graph_diagnostics *out, trn_error *err);
 
+/* The reach of a node of a checked graph (its effective parameters set it: a Landform with an
+ * evolution is global, a Slope Mask reads one sample each way) over the recipe's grid. False
+ * (out zeroed, kind TRN_REACH_UNDECLARED) for an unknown type. */
+bool trn_graph_node_reach(const trn_graph_node *node, const trn_recipe *recipe,
+                          trn_node_reach *out);
+
 /* Fill line, column and offset of each diagnostic from the document the graph came from:
  * graph_path is where the graph object sits in it ("graph" in a bare recipe, "recipe.graph" in
  * a Terrain asset, "" for a graph document of its own). */
@@ -247,6 +277,21 @@ trn_status trn_graph_cache_new(const char *dir, size_t memory_limit, trn_graph_c
                                trn_error *err);
 /* NULL is a no-op. */
 void trn_graph_cache_free(trn_graph_cache *cache);
+
+/* Keep the cache directory's result files within bytes (0: no limit, the default): after each
+ * result is written, the least recently written or read files are removed until the folder's
+ * results fit (the one just written stays). Only files named as results are ever removed.
+ * Trims at once when called. A cache without a directory ignores it. */
+void trn_graph_cache_set_disk_limit(trn_graph_cache *cache, uint64_t bytes);
+
+/* The platform cache directory for node results: $XDG_CACHE_HOME/terrane/nodes, or
+ * $HOME/.cache/terrane/nodes when XDG_CACHE_HOME is unset or not absolute (the XDG Base
+ * Directory rules). TRN_ERR_NOT_FOUND when neither names an absolute folder; the folder is not
+ * created here. */
+trn_status trn_graph_cache_dir_default(char *buf, size_t size, trn_error *err);
+
+/* The budget the command line and the studio give the platform cache directory: 4 GiB. */
+#define TRN_GRAPH_CACHE_DISK_DEFAULT ((uint64_t)4 << 30)
 
 /* What happened to one node in an evaluation. */
 typedef enum trn_node_outcome {
@@ -364,6 +409,48 @@ trn_status trn_graph_run_output(const trn_graph_run *run, const char *node_id, c
                                 trn_graph_value *out, trn_error *err);
 /* An erosion node's signed height change per sample (NULL for other nodes). */
 const float *trn_graph_run_change(const trn_graph_run *run, const char *node_id);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tiled evaluation: pointwise and neighbourhood nodes run tile by tile, each on its tile grown
+ * by the halo the nodes downstream of it need (accumulated along chains), so the bytes equal
+ * the whole-grid evaluation's for any tile size and thread count. Global nodes run on the
+ * assembled grid. A sink receives the tiles in row order (z, then x).
+ * ------------------------------------------------------------------------------------------- */
+
+/* One tile of a float output: samples_x * samples_z values, row by row, whose first is world
+ * sample (x0, z0). Return non-zero (with err set) to stop. */
+typedef trn_status (*trn_graph_tile_sink)(void *user, uint32_t x0, uint32_t z0,
+                                          uint32_t samples_x, uint32_t samples_z,
+                                          const float *values, trn_error *err);
+
+typedef struct trn_graph_tile_options {
+    uint32_t tile;       /* samples per tile edge, >= 1 (tiles need not divide the grid) */
+    const char *node_id; /* NULL: the Terrain Output's published field */
+    const char *pin;     /* NULL: the node's first output (a heightfield or mask pin) */
+} trn_graph_tile_options;
+
+/* Validate and check the work budget as trn_graph_evaluate does, then deliver the chosen
+ * output's values tile by tile to sink. options->cache is not used. Progress (may be NULL):
+ * stage "node ID: ..." while a global node runs, "tiles" between tiles; a global node counts as
+ * many tiles as the grid has. Errors: as trn_graph_evaluate's; TRN_ERR_INVALID_ARGUMENT for a
+ * zero tile or an output that is not a heightfield or mask; TRN_ERR_NOT_FOUND for a node id
+ * the graph does not evaluate; TRN_ERR_CANCELLED when progress asks to stop. */
+trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *recipe,
+                                    const trn_graph_options *options,
+                                    const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
+                                    void *user, trn_progress_fn progress, void *progress_user,
+                                    trn_error *err);
+
+/* An estimate, in bytes, of what trn_graph_evaluate_tiles holds for the Terrain Output's field
+ * with tiles of tile samples: each tile node's window (the tile grown by its halos) for each of
+ * its outputs, the copies cut from the largest, plus, when global nodes are upstream, the
+ * largest global node's whole-grid outputs and inputs (global nodes hold the whole grid).
+ * *first_global (may be NULL) receives the index of the first global node upstream, or -1. For
+ * refusing a memory budget up front: the solvers' own working memory comes on top, so measure
+ * the resident size for the real figure. Fails as trn_graph_evaluate's validation does. */
+trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *recipe,
+                                  const trn_graph_options *options, uint32_t tile,
+                                  uint64_t *bytes, int *first_global, trn_error *err);
 
 /* The cache key each node would get without evaluating anything (keys depend only on the
  * graph, the recipe and the quality): keys[k] for graph->nodes[k], 0 for nodes that would be

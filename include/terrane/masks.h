@@ -96,6 +96,22 @@ trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, doubl
                          double feature_size, uint32_t octaves, uint64_t seed, trn_mask *out,
                          trn_error *err);
 
+/* The path, polygon and warp over a window of a larger world (a tile, core.h): the mask has
+ * cells_x x cells_z cells (the warp: in's) at w, and every sample gets exactly the value the
+ * whole world's mask gives it. The warp reads its input up to amplitude world units (plus one
+ * sample) away: in must cover the window grown by that much (clipped to the world) for the
+ * window's samples to be exact. The window must lie inside the world
+ * (TRN_ERR_INVALID_ARGUMENT otherwise). */
+trn_status trn_mask_path_window(uint32_t cells_x, uint32_t cells_z, const trn_sample_window *w,
+                                const double *points, uint32_t point_count, double width,
+                                double falloff, trn_mask *out, trn_error *err);
+trn_status trn_mask_polygon_window(uint32_t cells_x, uint32_t cells_z, const trn_sample_window *w,
+                                   const double *points, uint32_t point_count, double falloff,
+                                   trn_mask *out, trn_error *err);
+trn_status trn_mask_warp_window(const trn_mask *in, const trn_sample_window *w, double amplitude,
+                                double feature_size, uint32_t octaves, uint64_t seed,
+                                trn_mask *out, trn_error *err);
+
 /* Check a point list as the path and polygon masks do: point_count >= min_points, each
  * coordinate finite with |v| <= FLT_MAX, and, when need_noncollinear, three points that are
  * certainly not collinear (the orientation determinant of the first point, the point farthest

@@ -39,9 +39,13 @@ typedef struct trn_mesh_section {
 /* One level of detail of a chunk. Level L keeps every 2^L-th sample of the chunk counted from
  * its first row and column, and always its last row and column, so the chunk's border is kept
  * and neighbours' borders share their vertices. Coarse cells are split along the same diagonal
- * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole). */
+ * as the terrain's cells (roles.h), a triangle with a NaN corner is left out (a hole).
+ * An adaptive level (trn_mesh_options.adaptive) keeps the samples its error allows
+ * instead: error is then an upper bound of that largest difference, at most the level's
+ * allowance, border_error and skirt_depth are 0, and level 0 is not full resolution. */
 typedef struct trn_mesh_level {
-    uint32_t level, step; /* step = 2^level samples between vertices (the last may be shorter) */
+    uint32_t level, step; /* step = 2^level samples between vertices (the last may be shorter);
+                             0 on an adaptive level */
     /* The largest |height of a full-resolution sample - height of this level's surface at that
      * sample| over the chunk's finite samples, in metres, computed exactly in double precision
      * (0 for level 0). INFINITY when a finite sample lies under a hole of this level (a coarse
@@ -83,6 +87,7 @@ typedef struct trn_mesh {
     uint32_t chunks_x, chunks_z;
     uint32_t level_count; /* every chunk has this many levels */
     bool has_roles;
+    double adaptive_error;  /* adaptive levels: their adaptive_error; -1: regular */
     trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
 } trn_mesh;
 
@@ -97,6 +102,13 @@ typedef struct trn_mesh_options {
     double skirt_depth;
     double skirt_margin; /* automatic skirts: < 0 (default -1) = one cell (the smaller side) */
     int threads;         /* 0 = OpenMP default; results never depend on it */
+    /* Adaptive levels (false by default, and in a zeroed struct: the regular grids above):
+     * level L is a right-triangulated irregular network (docs/meshes.md "Adaptive levels")
+     * whose every triangle stays within adaptive_error * 2^L metres (finite, >= 0) of every
+     * sample it covers. Neighbouring chunks at any two levels share their border vertices
+     * exactly, so adaptive levels need no skirts: skirt_depth must be < 0 or 0 (none built). */
+    bool adaptive;
+    double adaptive_error;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);
@@ -157,6 +169,16 @@ trn_status trn_mesh_select_level(const trn_mesh *mesh, uint32_t level, uint32_t 
 
 /* ---- Export ---- */
 
+/* A ground material for the exports: a recipe biome's name, material asset id (NULL: none),
+ * texture_scale (repetitions per world unit) and colour (RGBA 0..1, sRGB: the material's
+ * base colour, in linear light, when sections are biomes). */
+typedef struct trn_mesh_biome_material {
+    const char *name;
+    const char *material;
+    double texture_scale;
+    float color[4];
+} trn_mesh_biome_material;
+
 /* What a writer puts in the file: the mesh at the chosen levels, and optionally the water
  * bodies' surfaces (trn_water_mesh_new over ground) and scatter instances. */
 typedef struct trn_mesh_scene {
@@ -168,6 +190,24 @@ typedef struct trn_mesh_scene {
     const trn_palette *palette;     /* with instances: the rules they name */
     const trn_instances *instances; /* may be NULL */
     trn_write_set *writes;          /* stage the files in this set (NULL: the writer's own set) */
+    /* Texture coordinates (glTF TEXCOORD_0, OBJ vt) on the terrain: 0 (the default) writes none;
+     * > 0 (finite): repetitions per world unit, u = x * uv_scale and v = z * uv_scale in the
+     * file's frame (glTF: v = the written z, so north is -v; OBJ, whose v runs up the image:
+     * v = minus that, north). Both show an image upright, north at its top, seen from above. */
+    double uv_scale;
+    /* The ground's materials (a recipe's biomes): listed in every terrain material's extras
+     * (glTF) with uv_scale, so an engine scales the UVs by texture_scale / uv_scale. */
+    const trn_mesh_biome_material *biome_materials;
+    uint32_t biome_material_count;
+    /* A collision mesh (may be NULL): level 0 of each of its chunks, merged, written as the root
+     * node "collider" (glTF: no material, no normals, no UVs; extras {"collider": true,
+     * "max_error"}; OBJ: object "collider"). Build it adaptive with one level (max_levels 1). */
+    const trn_mesh *collider;
+    /* The mesh was built with a biome index per sample in place of roles (trn_mesh_build's
+     * roles_per_sample = a biome map): each section is then the biome biome_materials[role]
+     * (every section's must be < biome_material_count), one material per biome named by it
+     * (OBJ: "biome_NAME"), its colour, and extras {"biome", "material", "texture_scale"}. */
+    bool biome_sections;
 } trn_mesh_scene;
 
 /* What a writer wrote. */
@@ -188,7 +228,8 @@ typedef enum trn_gltf_container {
 /* Write scene as glTF 2.0 (docs/meshes.md "glTF layout"): per role section one primitive
  * with a material per role (baseColorFactor = trn_roles_color in linear light, named by the
  * role), water bodies as their own meshes and nodes (a translucent blue BLEND material), each
- * instance a node referencing its rule's proxy box mesh. Files land atomically through the
+ * instance a node referencing its rule's proxy box mesh; with uv_scale TEXCOORD_0, with
+ * biome materials or UVs the terrain materials' extras, with a collider its node. Files land atomically through the
  * write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a level out of range, an
  * instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh over 2^32 - 1
  * vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY; nothing is
@@ -200,7 +241,10 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
 /* Write scene as Wavefront OBJ with a material library: path and its .mtl beside it (same
  * stem), "mtllib", "v", "vn", "f v//vn" with "usemtl ROLE" per section and Kd from
  * trn_roles_color (linear), water bodies as groups "water_ID" with a "water" material.
- * Instances are not written (OBJ has no instancing). Errors as trn_gltf_write. */
+ * With uv_scale a "vt" per terrain vertex and faces "f v/vt/vn"; a collider last as object
+ * "collider" ("f v"). Instances are not written (OBJ has no instancing). Errors as
+ * trn_gltf_write, and TRN_ERR_INVALID_ARGUMENT for a uv_scale not finite and >= 0 or a biome
+ * material without a name or a finite texture_scale > 0. */
 trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
                          trn_mesh_write_report *report, trn_error *err);
 

@@ -256,6 +256,14 @@ typedef enum trn_document_kind {
 
 /* Classify by content (keys present), without validating. */
 trn_document_kind trn_document_classify(const char *text, size_t size);
+
+/* Check a scene document (NAME.scene.json, {"entities": [...]}): every entity's Terrain3D
+ * component is an object holding an asset reference ("asset", a nonempty string) or an inline
+ * "recipe" object, not both (neither: a placeholder), a cooked "payload" file name, and optional
+ * lod_error_pixels (a finite number >= 0; 0 turns render LOD off), surface_blending (a boolean)
+ * and scatter_exclusions (unique nonempty placement keys). Fails with TRN_ERR_JSON (syntax) or
+ * TRN_ERR_VALIDATION, err naming file, line and column of the offending value. */
+trn_status trn_scene_document_check(const char *text, size_t size, const char *file, trn_error *err);
 const char *trn_document_kind_name(trn_document_kind kind);
 
 /* Parse and validate a recipe from a bare recipe object or a Terrain asset document

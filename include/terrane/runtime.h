@@ -97,6 +97,12 @@ uint32_t trn_payload_biome_count(const trn_payload *payload);
 /* Biome name and colour (RGBA 0..1) of a label; NULL / false past the table. */
 const char *trn_payload_biome_name(const trn_payload *payload, uint32_t label);
 bool trn_payload_biome_color(const trn_payload *payload, uint32_t label, float rgba[4]);
+/* The recipe biome's material asset id (its "material"), NULL when it names none, for payloads
+ * cooked before materials were recorded, or past the table. */
+const char *trn_payload_biome_material(const trn_payload *payload, uint32_t label);
+/* The recipe biome's texture_scale (> 0; 1 for payloads cooked before it was recorded); NaN
+ * past the table. */
+double trn_payload_biome_texture_scale(const trn_payload *payload, uint32_t label);
 const uint8_t *trn_payload_exclusion(const trn_payload *payload); /* NULL when none */
 const uint8_t *trn_payload_roles(const trn_payload *payload);     /* NULL when none */
 /* The material set bound to the roles (name and per-role material ids, NULL unbound), NULL
@@ -217,6 +223,8 @@ typedef struct trn_world_ground_sample {
     int biome;        /* label, -1 none */
     const char *biome_name;
     int role; /* trn_surface_role, -1 none */
+    const char *biome_material; /* the biome's material asset id, NULL when none */
+    double texture_scale;       /* the biome's texture scale (1 without a biome) */
 } trn_world_ground_sample;
 
 bool trn_world_ground_at(const trn_world *world, const double position[3], const char *terrain_id,

@@ -133,6 +133,18 @@ static void put_biomes(trn_pbuf *w, const trn_generated *gen, const trn_recipe *
     trn_pbuf_bytes(w, gen->biomes.values, n);
 }
 
+/* BMAT: what a renderer needs per biome besides its colour, in BIOM's order. */
+static void put_biome_materials(trn_pbuf *w, const trn_generated *gen, const trn_recipe *recipe)
+{
+    trn_pbuf_u32(w, gen->biomes.name_count);
+    for (uint32_t b = 0; b < gen->biomes.name_count; b++) {
+        const int idx = trn_recipe_find_biome(recipe, gen->biomes.names[b]);
+        const trn_biome *bi = idx >= 0 ? &recipe->biomes[idx] : NULL;
+        trn_pbuf_text(w, bi && bi->material ? bi->material : "");
+        trn_pbuf_f64(w, bi && bi->texture_scale > 0.0 ? bi->texture_scale : 1.0);
+    }
+}
+
 static void put_scatter(trn_pbuf *w, const trn_palette *p, const trn_instances *inst)
 {
     trn_pbuf_u32(w, p->rule_count);
@@ -173,6 +185,7 @@ static const char *section_label(const char *id)
 {
     static const char *const names[][2] = {
         {TRN_SEC_HEIGHTS, "heights"},     {TRN_SEC_BIOMES, "biomes"},
+        {TRN_SEC_BIOME_MATERIALS, "biome materials"},
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
@@ -290,35 +303,67 @@ static void sections_free(cook_section *secs, size_t count)
     }
 }
 
-static trn_status compress_all(cook_section *secs, size_t count, trn_error *err)
+/* One section into secs[k].packed with cctx: 0, or the zstd error code, or 1 when out of
+ * memory. */
+static size_t compress_one(ZSTD_CCtx *cctx, cook_section *sec)
+{
+    const size_t bound = ZSTD_compressBound(sec->raw.size);
+    sec->packed = malloc(bound ? bound : 1u);
+    if (!sec->packed) return 1;
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+    const size_t got = ZSTD_compress2(cctx, sec->packed, bound,
+                                      sec->raw.data ? sec->raw.data : (void *)"", sec->raw.size);
+    if (ZSTD_isError(got)) return got;
+    sec->packed_size = got;
+    return 0;
+}
+
+static ZSTD_CCtx *cook_cctx(void)
 {
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    if (!cctx) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for zstd");
-    trn_status st = TRN_OK;
-    /* One thread, a fixed level, the content size recorded: the same bytes every time. */
+    if (!cctx) return NULL;
+    /* One zstd thread, a fixed level, the content size recorded: the same bytes every time. */
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, TRN_COOK_ZSTD_LEVEL);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-    for (size_t k = 0; k < count && !st; k++) {
-        const size_t bound = ZSTD_compressBound(secs[k].raw.size);
-        secs[k].packed = malloc(bound ? bound : 1u);
-        if (!secs[k].packed) {
-            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                               "out of memory compressing section '%.4s'", secs[k].id);
-            break;
+    return cctx;
+}
+
+/* The sections side by side on the threads, each compressed alone by one thread's context, so
+ * the bytes do not depend on the thread count or on which thread takes which section. */
+static trn_status compress_all(cook_section *secs, size_t count, trn_error *err)
+{
+    size_t code[16] = {0}; /* count <= 12 sections */
+    int no_ctx = 0;
+    const long long n = (long long)count;
+#ifdef _OPENMP
+#pragma omp parallel if (count > 1)
+#endif
+    {
+        ZSTD_CCtx *cctx = cook_cctx();
+        if (!cctx) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            no_ctx = 1;
         }
-        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
-        const size_t got =
-            ZSTD_compress2(cctx, secs[k].packed, bound,
-                           secs[k].raw.data ? secs[k].raw.data : (void *)"", secs[k].raw.size);
-        if (ZSTD_isError(got))
-            st = trn_error_set(err, TRN_ERR_IO, NULL, -1, "zstd failed on section '%.4s': %s",
-                               secs[k].id, ZSTD_getErrorName(got));
-        else
-            secs[k].packed_size = got;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (long long k = 0; k < n; k++)
+            code[k] = cctx ? compress_one(cctx, &secs[k]) : 1u;
+        ZSTD_freeCCtx(cctx);
     }
-    ZSTD_freeCCtx(cctx);
-    return st;
+    if (no_ctx) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for zstd");
+    for (size_t k = 0; k < count; k++) {
+        if (code[k] == 1)
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "out of memory compressing section '%.4s'", secs[k].id);
+        if (code[k])
+            return trn_error_set(err, TRN_ERR_IO, NULL, -1, "zstd failed on section '%.4s': %s",
+                                 secs[k].id, ZSTD_getErrorName(code[k]));
+    }
+    return TRN_OK;
 }
 
 trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *size, trn_error *err)
@@ -335,7 +380,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     size_t recipe_size = 0;
     if ((st = trn_recipe_canonical_json(in->recipe, &recipe_json, &recipe_size, err))) return st;
 
-    cook_section secs[8];
+    cook_section secs[12];
     memset(secs, 0, sizeof secs);
     size_t count = 0;
 #define ADD(tag, req) add_section(secs, &count, tag, req)
@@ -343,6 +388,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     for (size_t k = 0; k < n; k++)
         trn_pbuf_f32(w, g->field.heights[k]);
     put_biomes(ADD(TRN_SEC_BIOMES, true), g, in->recipe, n);
+    put_biome_materials(ADD(TRN_SEC_BIOME_MATERIALS, false), g, in->recipe);
     if (g->exclusion) trn_pbuf_bytes(ADD(TRN_SEC_EXCLUSION, false), g->exclusion, n);
     if (g->has_water) {
         w = ADD(TRN_SEC_WATER, false);

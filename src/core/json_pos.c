@@ -1,4 +1,5 @@
 /* Where a value sits in a JSON text: a bounded tokenizer that finds a path's line and column. */
+#include <stdatomic.h>
 #include "core/json_pos.h"
 
 #include <limits.h>
@@ -384,4 +385,16 @@ void trn_json_path_format(const trn_json_path *path, char *buf, size_t buf_size)
             put(buf, buf_size, &at, "\"]", 2);
         }
     }
+}
+
+static _Atomic uint64_t json_parses;
+
+void trn_json_parse_counted(void)
+{
+    atomic_fetch_add_explicit(&json_parses, 1, memory_order_relaxed);
+}
+
+uint64_t trn_json_parse_count(void)
+{
+    return atomic_load_explicit(&json_parses, memory_order_relaxed);
 }

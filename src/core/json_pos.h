@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "terrane/core.h"
 
@@ -64,5 +65,11 @@ bool trn_json_locate(const char *text, size_t size, const trn_json_step *steps, 
 trn_status trn_json_error_at(trn_error *err, trn_status code, const char *file, const char *text,
                              size_t size, const trn_json_path *path, trn_json_target target,
                              const char *msg);
+
+/* A hook for tests: every place that parses JSON text on the way from a recipe to a terrain
+ * (graph text, kept JSON blobs, parameter defaults) calls trn_json_parse_counted, and
+ * trn_json_parse_count tells how many times that happened in this process. */
+void trn_json_parse_counted(void);
+uint64_t trn_json_parse_count(void);
 
 #endif

@@ -17,7 +17,7 @@
 
 #include "core/textbuf.h"
 
-#include "fileio.h"
+#include "paths.h"
 #include "textbuf.h"
 
 #define JOURNAL_PREFIX ".terrane-journal-"

@@ -4,7 +4,7 @@
 
 #include "terrane/generate.h"
 
-/* The same constant and operation order as src/gen/render.c, so interior slopes are the very
+/* The same constant and operation order as src/analysis/render.c, so interior slopes are the very
  * angles `terrane render --mode slope` draws. */
 #define CLASSIFY_PI 3.14159265358979323846
 

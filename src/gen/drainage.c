@@ -11,6 +11,7 @@
 #include "core/progress.h"
 #include "terrane/drainage.h"
 #include "gen/d8.h"
+#include "gen/d8_rules.h"
 
 /* flow_dir value of a sample the flood has not reached yet. */
 #define DR_UNSEEN 0xFFu
@@ -361,7 +362,9 @@ static bool expand(dr_state *s, uint32_t c)
         }
         s->dir[n] = (uint8_t)((d + 4) & 7);
         if (hn < level) {
-            s->filled[n] = level;
+            /* + 0.0f: a raised sample holds +0, never -0, whichever zero spilled first, so
+             * the tiled fill (which meets the level by another route) writes the same bits. */
+            s->filled[n] = level + 0.0f;
             uint32_t comp = c_raised ? s->acc[c] : comp_new(s, c);
             if (comp == UINT32_MAX) return false;
             s->acc[n] = comp;
@@ -568,39 +571,82 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
                     sizeof(uint32_t),
                 0);
     s.pit.items = s.level.items = s.slope.items = s.trace.items = s.defer.items = NULL;
+    s.pit.capacity = s.level.capacity = s.slope.capacity = s.trace.capacity = s.defer.capacity = 0;
+    s.pit.count = s.level.count = s.slope.count = s.trace.count = s.defer.count = 0;
 
-    /* Directions: steepest strict descent on the filled surface, else the flood's link back
-     * (equal height, reached earlier), which keeps the graph acyclic. In-degrees alongside. */
+    /* Directions: steepest strict descent on the filled surface; on a flat, towards the
+     * nearest sample of the same height that has one (d8_rules.h). The flood's own links are
+     * not used: they follow its visiting order, which a tiled run cannot reproduce. */
     indeg = calloc(s.n, 1);
     if (!indeg) goto no_memory;
     temp_change(&s, 0, s.n);
     {
         const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
         double inv[8];
-        for (int d = 0; d < 8; d++)
-            inv[d] = 1.0 / sqrt((TRN_D8_DI[d] ? dx * dx : 0.0) + (TRN_D8_DJ[d] ? dz * dz : 0.0));
+        trn_d8_inverse_lengths(dx, dz, inv);
         const trn_progress dir_p = trn_progress_sub(&whole, 0.7, 0.85);
+        /* s.acc holds each sample's flat distance until the accumulation. */
+        uint32_t *dist = s.acc;
+        size_t flats = 0;
         for (size_t j = 0; j < s.nz; j++) {
             if ((j & 255u) == 0 &&
-                trn_progress_report(&dir_p, (double)j / (double)s.nz, "drainage"))
+                trn_progress_report(&dir_p, (double)j / (double)s.nz * 0.5, "drainage"))
+                goto cancelled;
+            for (size_t i = 0; i < s.nx; i++) {
+                const size_t c = j * s.nx + i;
+                dist[c] = TRN_D8_FLAT_EXIT;
+                if (s.dir[c] == TRN_DRAIN_OUTLET) continue;
+                const int best = trn_d8_steepest(&s.filled[c], s.off, inv);
+                if (best >= 0) {
+                    s.dir[c] = (uint8_t)best;
+                } else {
+                    dist[c] = TRN_D8_FLAT_UNKNOWN;
+                    flats++;
+                }
+            }
+        }
+        if (flats) {
+            /* Breadth-first from every flat sample next to its flat's edge. */
+            s.trace.head = s.trace.count = 0;
+            for (size_t c = 0; c < s.n; c++) {
+                if (dist[c] != TRN_D8_FLAT_UNKNOWN) continue;
+                for (int d = 0; d < 8; d++) {
+                    const size_t m = (size_t)((ptrdiff_t)c + s.off[d]);
+                    if (dist[m] == TRN_D8_FLAT_EXIT && s.filled[m] == s.filled[c]) {
+                        dist[c] = 1;
+                        if (!fifo_push(&s, &s.trace, (uint32_t)c)) goto no_memory;
+                        break;
+                    }
+                }
+            }
+            while (s.trace.count) {
+                const uint32_t c = fifo_pop(&s.trace);
+                for (int d = 0; d < 8; d++) {
+                    const size_t m = (size_t)((ptrdiff_t)c + s.off[d]);
+                    if (dist[m] == TRN_D8_FLAT_UNKNOWN && s.filled[m] == s.filled[c]) {
+                        dist[m] = dist[c] + 1;
+                        if (!fifo_push(&s, &s.trace, (uint32_t)m)) goto no_memory;
+                    }
+                }
+            }
+            free(s.trace.items);
+            temp_change(&s, s.trace.capacity * sizeof(uint32_t), 0);
+            s.trace.items = NULL;
+            s.trace.capacity = 0;
+        }
+        for (size_t j = 0; j < s.nz; j++) {
+            if ((j & 255u) == 0 &&
+                trn_progress_report(&dir_p, 0.5 + (double)j / (double)s.nz * 0.5, "drainage"))
                 goto cancelled;
             for (size_t i = 0; i < s.nx; i++) {
                 const size_t c = j * s.nx + i;
                 if (s.dir[c] == TRN_DRAIN_OUTLET) continue;
-                const float fc = s.filled[c];
-                int best = -1;
-                double best_slope = 0.0;
-                for (int d = 0; d < 8; d++) {
-                    const float fn = s.filled[(size_t)((ptrdiff_t)c + s.off[d])];
-                    if (fn < fc) {
-                        const double slope = ((double)fc - (double)fn) * inv[d];
-                        if (slope > best_slope) {
-                            best_slope = slope;
-                            best = d;
-                        }
-                    }
+                if (dist[c] != TRN_D8_FLAT_EXIT) {
+                    /* Every flat reaches its edge, so a pick exists; the flood's link stays
+                     * only as a guard. */
+                    const int pick = trn_d8_flat_pick(&s.filled[c], &dist[c], s.off);
+                    if (pick >= 0) s.dir[c] = (uint8_t)pick;
                 }
-                if (best >= 0) s.dir[c] = (uint8_t)best;
                 indeg[(size_t)((ptrdiff_t)c + s.off[s.dir[c]])]++;
             }
         }

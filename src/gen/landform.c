@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/progress.h"
+#include "core/rows.h"
 #include "gen/noise_internal.h"
 #include "terrane/generate.h"
 
@@ -22,8 +23,9 @@ typedef struct landform_plan {
     double warp_amplitude;
     double cos_heading, sin_heading, inv_stretch;
     double base_height, height_variation;
-    double size_x, size_z, cells_x, cells_z;
-    size_t samples_x;
+    double size_x, size_z, cells_x, cells_z; /* the world's */
+    size_t samples_x;                        /* the field's (a window's on a tile) */
+    uint32_t x0, z0;                         /* world sample of the field's first sample */
 } landform_plan;
 
 static const char *landform_name(const trn_landform *landform)
@@ -119,12 +121,12 @@ static void fill_row(const landform_plan *plan, uint32_t j, float *heights)
 {
     double x[ROW_BLOCK], z[ROW_BLOCK], u[ROW_BLOCK], v[ROW_BLOCK];
     float shift_x[ROW_BLOCK], shift_z[ROW_BLOCK], value[ROW_BLOCK];
-    const double row_z = (double)j * plan->size_z / plan->cells_z;
+    const double row_z = (double)(j + plan->z0) * plan->size_z / plan->cells_z;
     const double c = plan->cos_heading, s = plan->sin_heading, inv_stretch = plan->inv_stretch;
     for (size_t i0 = 0; i0 < plan->samples_x; i0 += ROW_BLOCK) {
         size_t n = plan->samples_x - i0 < ROW_BLOCK ? plan->samples_x - i0 : ROW_BLOCK;
-        /* base + (double)k is exactly (double)(i0 + k); int32 converts in vector lanes. */
-        const double base = (double)i0;
+        /* base + (double)k is exactly (double)(x0 + i0 + k); int32 converts in vector lanes. */
+        const double base = (double)((size_t)plan->x0 + i0);
         for (size_t k = 0; k < n; k++) {
             x[k] = (base + (double)(int32_t)k) * plan->size_x / plan->cells_x;
             z[k] = row_z;
@@ -150,8 +152,38 @@ static void fill_row(const landform_plan *plan, uint32_t j, float *heights)
     }
 }
 
+/* Rows to fill before a second thread helps (a row of a few hundred samples is microseconds). */
+#define LANDFORM_PARALLEL_ROWS 64u
+
+typedef struct fill_ctx {
+    const landform_plan *plan;
+    float *heights;
+} fill_ctx;
+
+static void fill_row_task(void *ctx, size_t row, int thread)
+{
+    (void)thread;
+    const fill_ctx *c = ctx;
+    fill_row(c->plan, (uint32_t)row, c->heights + row * c->plan->samples_x);
+}
+
 trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, trn_field *field,
                              trn_progress_fn progress, void *user, trn_error *err)
+{
+    trn_sample_window whole;
+    memset(&whole, 0, sizeof whole);
+    if (field) {
+        whole.world_cells_x = field->cells_x;
+        whole.world_cells_z = field->cells_z;
+        whole.world_size_x = field->size_x;
+        whole.world_size_z = field->size_z;
+    }
+    return trn_landform_fill_window(landform, world_seed, field, &whole, progress, user, err);
+}
+
+trn_status trn_landform_fill_window(const trn_landform *landform, uint64_t world_seed,
+                                    trn_field *field, const trn_sample_window *window,
+                                    trn_progress_fn progress, void *user, trn_error *err)
 {
     if (!landform || !field)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -172,25 +204,30 @@ trn_status trn_landform_fill(const trn_landform *landform, uint64_t world_seed, 
     trn_status st = check_landform(landform, err);
     if (st) return st;
 
+    if (!window || window->world_cells_x < 1 || window->world_cells_z < 1 ||
+        window->x0 > window->world_cells_x || window->z0 > window->world_cells_z ||
+        field->cells_x > window->world_cells_x - window->x0 ||
+        field->cells_z > window->world_cells_z - window->z0 || !(window->world_size_x > 0.0) ||
+        !(window->world_size_z > 0.0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "landform \"%s\": the field's window must lie inside the world grid",
+                             landform_name(landform));
     landform_plan plan;
     plan_make(&plan, landform, world_seed, field);
+    plan.size_x = window->world_size_x;
+    plan.size_z = window->world_size_z;
+    plan.cells_x = (double)window->world_cells_x;
+    plan.cells_z = (double)window->world_cells_z;
+    plan.x0 = window->x0;
+    plan.z0 = window->z0;
     const size_t rows = (size_t)field->cells_z + 1u;
     trn_progress pr = trn_progress_make(progress, user);
     if (trn_progress_report(&pr, 0.0, LANDFORM_STAGE)) goto cancelled;
-    /* Rows go in bands so progress and cancel are checked between bands; inside a band the
-     * static schedule hands each thread whole rows, and a row's heights depend only on its
-     * index, so the result is the same on any thread count. */
-    size_t band = rows / 64u;
-    if (band < 16u) band = 16u;
-    for (size_t r0 = 0; r0 < rows; r0 += band) {
-        long long r1 = (long long)(r0 + band < rows ? r0 + band : rows);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (long long r = (long long)r0; r < r1; r++)
-            fill_row(&plan, (uint32_t)r, field->heights + (size_t)r * plan.samples_x);
-        if (trn_progress_report(&pr, (double)r1 / (double)rows, LANDFORM_STAGE)) goto cancelled;
-    }
+    /* Each thread one block of whole rows; a row's heights depend only on its index, so the
+     * result is the same on any thread count. */
+    fill_ctx fc = {&plan, field->heights};
+    if (trn_rows_run(rows, 0, LANDFORM_PARALLEL_ROWS, fill_row_task, &fc, &pr, LANDFORM_STAGE))
+        goto cancelled;
     return TRN_OK;
 cancelled:
     return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "landform \"%s\": cancelled",

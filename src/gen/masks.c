@@ -338,8 +338,10 @@ typedef struct seg {
 } seg;
 
 typedef struct seg_grid {
-    uint32_t cells_x, cells_z;
-    double size_x, size_z;
+    uint32_t cells_x, cells_z; /* the grid's (a window's on a tile) */
+    double size_x, size_z;     /* the world's */
+    uint32_t world_cells_x, world_cells_z;
+    uint32_t x0, z0; /* world sample of the grid's first */
     size_t nx, nz;
     double cell_z;
     double reach; /* influence radius (capped), world units */
@@ -449,7 +451,7 @@ static trn_status check_grid(const char *what, uint32_t cells_x, uint32_t cells_
 
 static double row_z(const seg_grid *g, size_t j)
 {
-    return (double)j * g->size_z / (double)g->cells_z;
+    return (double)(g->z0 + j) * g->size_z / (double)g->world_cells_z;
 }
 
 typedef struct seg_key {
@@ -464,19 +466,25 @@ static int cmp_seg_key(const void *pa, const void *pb)
     return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Build segments and the band index. ring closes the polyline. */
+/* Build segments and the band index over a grid of cells_x x cells_z cells at window w of the
+ * world (size_x x size_z over w's world cells). ring closes the polyline. */
 static trn_status seg_grid_build(seg_grid *g, const char *what, uint32_t cells_x, uint32_t cells_z,
-                                 double size_x, double size_z, const double *points,
+                                 const trn_sample_window *w, const double *points,
                                  uint32_t point_count, bool ring, double reach, trn_error *err)
 {
     memset(g, 0, sizeof *g);
+    const double size_x = w->world_size_x, size_z = w->world_size_z;
     g->cells_x = cells_x;
     g->cells_z = cells_z;
     g->size_x = size_x;
     g->size_z = size_z;
+    g->world_cells_x = w->world_cells_x;
+    g->world_cells_z = w->world_cells_z;
+    g->x0 = w->x0;
+    g->z0 = w->z0;
     g->nx = (size_t)cells_x + 1u;
     g->nz = (size_t)cells_z + 1u;
-    g->cell_z = size_z / (double)cells_z;
+    g->cell_z = size_z / (double)w->world_cells_z;
     g->reach = reach < RADIUS_CAP ? reach : RADIUS_CAP;
     double *pts = malloc(2 * (size_t)point_count * sizeof(double));
     g->xs = malloc(g->nx * sizeof(double));
@@ -507,7 +515,7 @@ static trn_status seg_grid_build(seg_grid *g, const char *what, uint32_t cells_x
     }
     free(pts);
     for (size_t x = 0; x < g->nx; x++)
-        g->xs[x] = (double)x * size_x / (double)cells_x;
+        g->xs[x] = (double)(g->x0 + x) * size_x / (double)w->world_cells_x;
 
     /* Count, then fill, each segment's band range: a superset (a row of margin each side) of
      * the rows within reach of it. */
@@ -537,8 +545,13 @@ static trn_status seg_grid_build(seg_grid *g, const char *what, uint32_t cells_x
         }
         for (uint32_t k = 0; k < g->seg_count; k++) {
             const seg *s = &g->segs[k];
-            const long long j0 = clamp_index(floor((s->az - margin) / g->cell_z) - 1.0, cells_z);
-            const long long j1 = clamp_index(ceil((s->bz + margin) / g->cell_z) + 1.0, cells_z);
+            /* World rows, then the window's (a superset either way). */
+            const long long j0 = clamp_index(floor((s->az - margin) / g->cell_z) - 1.0,
+                                             w->world_cells_z) -
+                                 (long long)g->z0;
+            const long long j1 = clamp_index(ceil((s->bz + margin) / g->cell_z) + 1.0,
+                                             w->world_cells_z) -
+                                 (long long)g->z0;
             if (j1 < 0 || j0 > (long long)cells_z) continue;
             const size_t b0 = j0 < 0 ? 0 : (size_t)j0 / TILE;
             const size_t b1 = (j1 > (long long)cells_z ? (size_t)cells_z : (size_t)j1) / TILE;
@@ -659,14 +672,52 @@ static void band_distances(const seg_grid *g, size_t band, const unsigned char *
 
 /* ---- path ---- */
 
+static trn_sample_window whole_world(uint32_t cells_x, uint32_t cells_z, double size_x,
+                                     double size_z)
+{
+    trn_sample_window w;
+    memset(&w, 0, sizeof w);
+    w.world_cells_x = cells_x;
+    w.world_cells_z = cells_z;
+    w.world_size_x = size_x;
+    w.world_size_z = size_z;
+    return w;
+}
+
+/* The window lies inside its world and the world's grid is sound. */
+static trn_status check_window(const char *what, uint32_t cells_x, uint32_t cells_z,
+                               const trn_sample_window *w, trn_error *err)
+{
+    trn_status st = check_grid(what, cells_x, cells_z, w->world_size_x, w->world_size_z, err);
+    if (st == TRN_OK &&
+        (w->world_cells_x < 1 || w->world_cells_z < 1 || w->x0 > w->world_cells_x ||
+         w->z0 > w->world_cells_z || cells_x > w->world_cells_x - w->x0 ||
+         cells_z > w->world_cells_z - w->z0))
+        st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                           "%s: the %ux%u-cell window at (%u, %u) does not lie inside the "
+                           "%ux%u-cell world",
+                           what, cells_x, cells_z, w->x0, w->z0, w->world_cells_x,
+                           w->world_cells_z);
+    return st;
+}
+
 trn_status trn_mask_path(uint32_t cells_x, uint32_t cells_z, double size_x, double size_z,
                          const double *points, uint32_t point_count, double width, double falloff,
                          trn_mask *out, trn_error *err)
 {
+    const trn_sample_window w = whole_world(cells_x, cells_z, size_x, size_z);
+    return trn_mask_path_window(cells_x, cells_z, &w, points, point_count, width, falloff, out,
+                                err);
+}
+
+trn_status trn_mask_path_window(uint32_t cells_x, uint32_t cells_z, const trn_sample_window *w,
+                                const double *points, uint32_t point_count, double width,
+                                double falloff, trn_mask *out, trn_error *err)
+{
     const char *what = "path mask";
     if (out) memset(out, 0, sizeof *out);
     if (!out) return no_out(err, what);
-    trn_status st = check_grid(what, cells_x, cells_z, size_x, size_z, err);
+    trn_status st = check_window(what, cells_x, cells_z, w, err);
     if (st != TRN_OK) return st;
     char msg[256];
     if (trn_points_check(points, point_count, 2, false, msg, sizeof msg) != TRN_OK)
@@ -678,7 +729,7 @@ trn_status trn_mask_path(uint32_t cells_x, uint32_t cells_z, double size_x, doub
     st = trn_mask_init(out, cells_x, cells_z, err);
     if (st != TRN_OK) return st;
     seg_grid g;
-    st = seg_grid_build(&g, what, cells_x, cells_z, size_x, size_z, points, point_count, false,
+    st = seg_grid_build(&g, what, cells_x, cells_z, w, points, point_count, false,
                         width + falloff, err);
     if (st != TRN_OK) {
         trn_mask_dispose(out);
@@ -760,10 +811,18 @@ trn_status trn_mask_polygon(uint32_t cells_x, uint32_t cells_z, double size_x, d
                             const double *points, uint32_t point_count, double falloff,
                             trn_mask *out, trn_error *err)
 {
+    const trn_sample_window w = whole_world(cells_x, cells_z, size_x, size_z);
+    return trn_mask_polygon_window(cells_x, cells_z, &w, points, point_count, falloff, out, err);
+}
+
+trn_status trn_mask_polygon_window(uint32_t cells_x, uint32_t cells_z, const trn_sample_window *w,
+                                   const double *points, uint32_t point_count, double falloff,
+                                   trn_mask *out, trn_error *err)
+{
     const char *what = "polygon mask";
     if (out) memset(out, 0, sizeof *out);
     if (!out) return no_out(err, what);
-    trn_status st = check_grid(what, cells_x, cells_z, size_x, size_z, err);
+    trn_status st = check_window(what, cells_x, cells_z, w, err);
     if (st != TRN_OK) return st;
     char msg[256];
     if (trn_points_check(points, point_count, 3, true, msg, sizeof msg) != TRN_OK)
@@ -773,8 +832,7 @@ trn_status trn_mask_polygon(uint32_t cells_x, uint32_t cells_z, double size_x, d
     st = trn_mask_init(out, cells_x, cells_z, err);
     if (st != TRN_OK) return st;
     seg_grid g;
-    st = seg_grid_build(&g, what, cells_x, cells_z, size_x, size_z, points, point_count, true,
-                        falloff, err);
+    st = seg_grid_build(&g, what, cells_x, cells_z, w, points, point_count, true, falloff, err);
     if (st != TRN_OK) {
         trn_mask_dispose(out);
         return st;
@@ -878,16 +936,23 @@ trn_status trn_heights_offset(const float *a, const float *mask, double offset, 
 
 /* ---- natural outlines ---- */
 
-/* Bilinear sample of a mask at grid coordinates (u, v), clamped to the grid. */
-static double mask_bilinear(const trn_mask *m, double u, double v)
+/* Bilinear sample of a mask at world grid coordinates (u, v), clamped to the world's grid of
+ * w; m is the window of it at (w->x0, w->z0), which must hold the four samples read (the
+ * caller's halo; they are clamped into the window when it does not). */
+static double mask_bilinear(const trn_mask *m, const trn_sample_window *w, double u, double v)
 {
-    const double umax = (double)m->cells_x, vmax = (double)m->cells_z;
+    const double umax = (double)w->world_cells_x, vmax = (double)w->world_cells_z;
     u = u < 0.0 ? 0.0 : (u > umax ? umax : u);
     v = v < 0.0 ? 0.0 : (v > vmax ? vmax : v);
     size_t i = (size_t)u, j = (size_t)v;
+    if (i >= w->world_cells_x) i = w->world_cells_x - 1u;
+    if (j >= w->world_cells_z) j = w->world_cells_z - 1u;
+    const double fu = u - (double)i, fv = v - (double)j;
+    /* Into the window (never outside it, whatever the halo). */
+    i = i < w->x0 ? 0u : i - w->x0;
+    j = j < w->z0 ? 0u : j - w->z0;
     if (i >= m->cells_x) i = m->cells_x - 1u;
     if (j >= m->cells_z) j = m->cells_z - 1u;
-    const double fu = u - (double)i, fv = v - (double)j;
     const size_t nx = (size_t)m->cells_x + 1u;
     const float *p = m->values + j * nx + i;
     const double a = p[0] + (p[1] - (double)p[0]) * fu;
@@ -899,13 +964,22 @@ trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, doubl
                          double feature_size, uint32_t octaves, uint64_t seed, trn_mask *out,
                          trn_error *err)
 {
+    const trn_sample_window w =
+        whole_world(in ? in->cells_x : 0u, in ? in->cells_z : 0u, size_x, size_z);
+    return trn_mask_warp_window(in, &w, amplitude, feature_size, octaves, seed, out, err);
+}
+
+trn_status trn_mask_warp_window(const trn_mask *in, const trn_sample_window *w, double amplitude,
+                                double feature_size, uint32_t octaves, uint64_t seed,
+                                trn_mask *out, trn_error *err)
+{
     const char *what = "mask warp";
     if (out) memset(out, 0, sizeof *out);
     if (!out) return no_out(err, what);
     if (!in || !in->values)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "%s: expected a mask with values, found NULL", what);
-    trn_status st = check_grid(what, in->cells_x, in->cells_z, size_x, size_z, err);
+    trn_status st = check_window(what, in->cells_x, in->cells_z, w, err);
     if (st != TRN_OK) return st;
     if (!finite_nonneg(amplitude) || amplitude > (double)FLT_MAX)
         return bad_number(err, what, "amplitude", "a finite number of world units >= 0",
@@ -922,7 +996,8 @@ trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, doubl
         memcpy(out->values, in->values, nx * nz * sizeof *out->values);
         return TRN_OK;
     }
-    const double dx = size_x / (double)in->cells_x, dz = size_z / (double)in->cells_z;
+    const double dx = w->world_size_x / (double)w->world_cells_x,
+                 dz = w->world_size_z / (double)w->world_cells_z;
     /* Two independent fbm channels displace x and z; their [0, 1] values centred on 0.5. */
     const uint64_t seed_x = seed ^ 0x6d61736b2d77782dull, seed_z = seed ^ 0x6d61736b2d777a2dull;
     float *rows = malloc(2 * nx * (size_t)max_threads() * sizeof *rows);
@@ -941,14 +1016,18 @@ trn_status trn_mask_warp(const trn_mask *in, double size_x, double size_z, doubl
         float *wx = rows;
 #endif
         float *wz = wx + nx;
-        const double z = (double)j * size_z / (double)in->cells_z;
-        trn_fractal_row(seed_x, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, z, nx, wx);
-        trn_fractal_row(seed_z, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, z, nx, wz);
+        const size_t jw = (size_t)w->z0 + (size_t)j;
+        const double z = (double)jw * w->world_size_z / (double)w->world_cells_z;
+        trn_fractal_row_from(seed_x, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, w->x0,
+                             z, nx, wx);
+        trn_fractal_row_from(seed_z, TRN_PROFILE_FBM, octaves, feature_size, 0.5, 0.0, dx, w->x0,
+                             z, nx, wz);
         float *o = out->values + (size_t)j * nx;
         for (size_t i = 0; i < nx; i++) {
             const double ox = amplitude * (2.0 * wx[i] - 1.0);
             const double oz = amplitude * (2.0 * wz[i] - 1.0);
-            const double v = mask_bilinear(in, (double)i + ox / dx, (double)j + oz / dz);
+            const double v = mask_bilinear(in, w, (double)(w->x0 + i) + ox / dx,
+                                           (double)jw + oz / dz);
             o[i] = (float)v;
         }
     }

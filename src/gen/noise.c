@@ -611,6 +611,14 @@ void trn_noise2_points(uint64_t seed, const float *x, const float *z, size_t cou
 void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, double feature_size,
                      double roughness, double x0, double dx, double z, size_t count, float *out)
 {
+    trn_fractal_row_from(seed, profile, octaves, feature_size, roughness, x0, dx, 0u, z, count,
+                         out);
+}
+
+void trn_fractal_row_from(uint64_t seed, trn_profile profile, uint32_t octaves,
+                          double feature_size, double roughness, double x0, double dx,
+                          uint64_t first, double z, size_t count, float *out)
+{
     trn_fractal_params params;
     trn_fractal_params_init(&params, seed, profile, octaves, feature_size, roughness);
     fractal_block_fn fn = fractal_variant(TRN_NOISE_ISA_BEST);
@@ -622,7 +630,7 @@ void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, doubl
         /* x0 + k*dx for the row index k, so a block's values do not depend on where the
          * blocks start. base + (double)k is exactly (double)(k0 + k) (integers below 2^53) but
          * converts from int32, which vectorises where size_t -> double does not. */
-        const double base = (double)k0;
+        const double base = (double)(first + k0);
         for (size_t k = 0; k < n; k++)
             bx[k] = x0 + (base + (double)(int32_t)k) * dx;
         fn(&params, bx, bz, n, out + k0);

@@ -9,6 +9,17 @@
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
 
+double trn_brush_weight(double distance, double radius, double falloff)
+{
+    if (!(distance < radius)) return 0.0; /* also NaN and radius <= 0 */
+    if (distance < 0) distance = -distance;
+    double inner = (1.0 - falloff) * radius;
+    if (distance <= inner) return 1.0;
+    /* t runs 0 at radius to 1 at the inner edge; smoothstep t^2 (3 - 2t). */
+    double t = (radius - distance) / (radius - inner);
+    return t * t * (3.0 - 2.0 * t);
+}
+
 bool trn_box_empty(const trn_box *b)
 {
     return b->i0 > b->i1 || b->j0 > b->j1;

@@ -8,87 +8,7 @@
 #include "graph/graph_internal.h"
 #include "terrane/masks.h"
 
-typedef struct trn_check_ctx {
-    const trn_graph *g;
-    const trn_recipe *recipe;
-    trn_graph_diagnostics *out;
-    trn_graph_index index;
-    bool failed; /* out of memory */
-} cctx;
-
-const trn_recipe *trn_check_recipe(const trn_check_ctx *c)
-{
-    return c->recipe;
-}
-
-static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_graph_node *node,
-                 const char *pin, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
-#endif
-    ;
-
-static void diag(cctx *c, trn_graph_severity sev, const char *check, const trn_graph_node *node,
-                 const char *pin, const char *path, const char *fmt, ...)
-{
-    trn_graph_diagnostics *d = c->out;
-    if (d->count == d->capacity) {
-        size_t cap = d->capacity ? d->capacity * 2 : 8;
-        trn_graph_diagnostic *items = realloc(d->items, cap * sizeof *items);
-        if (!items) {
-            c->failed = true;
-            return;
-        }
-        d->items = items;
-        d->capacity = cap;
-    }
-    trn_graph_diagnostic *x = &d->items[d->count++];
-    memset(x, 0, sizeof *x);
-    x->severity = sev;
-    snprintf(x->check, sizeof x->check, "%s", check);
-    if (node && node->id) snprintf(x->node_id, sizeof x->node_id, "%s", node->id);
-    if (pin) snprintf(x->pin, sizeof x->pin, "%s", pin);
-    snprintf(x->path, sizeof x->path, "%s", path ? path : "");
-    x->offset = -1;
-    char msg[380];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    /* Messages name the node first so a list of them reads on its own. */
-    if (node && node->id)
-        snprintf(x->message, sizeof x->message, "node '%.60s' (%.32s): %s", node->id,
-                 node->type ? node->type : "?", msg);
-    else
-        snprintf(x->message, sizeof x->message, "%s", msg);
-}
-
-void trn_check_diag(trn_check_ctx *c, trn_graph_severity sev, const char *check,
-                    const trn_graph_node *node, const char *pin, const char *path, const char *fmt,
-                    ...)
-{
-    char msg[380];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag(c, sev, check, node, pin, path, "%s", msg);
-}
-
-void trn_graph_diagnostics_dispose(trn_graph_diagnostics *diagnostics)
-{
-    if (!diagnostics) return;
-    free(diagnostics->items);
-    memset(diagnostics, 0, sizeof *diagnostics);
-}
-
-size_t trn_graph_diagnostics_errors(const trn_graph_diagnostics *diagnostics)
-{
-    size_t n = 0;
-    for (size_t k = 0; diagnostics && k < diagnostics->count; k++)
-        n += diagnostics->items[k].severity == TRN_GRAPH_ERROR;
-    return n;
-}
+typedef trn_check_ctx cctx;
 
 /* Levenshtein distance, capped, for did-you-mean hints. */
 static size_t edit_distance(const char *a, const char *b)
@@ -164,10 +84,10 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", k ? ", " : "",
                                     t->params[k].name);
         if (hint)
-            diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
                  "unknown parameter '%.60s'; did you mean '%s'?", p->name, hint);
         else
-            diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
                  "unknown parameter '%.60s' (parameters: %s)", p->name,
                  t->param_count ? known : "none");
         return;
@@ -179,7 +99,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
         const bool whole = s->type == TRN_PARAM_INTEGER;
         if (p->type == TRN_VALUE_STRING && trn_graph_keyword_in(s->keywords, p->text)) return;
         if (p->type != TRN_VALUE_NUMBER && s->keywords) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected a number or one of \"%s\", found %s%.60s%s", p->name, s->keywords,
                  p->type == TRN_VALUE_STRING ? "\"" : "",
                  p->type == TRN_VALUE_STRING ? p->text : "another kind of value",
@@ -187,7 +107,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             return;
         }
         if (p->type != TRN_VALUE_NUMBER) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a %s, found %s",
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a %s, found %s",
                  p->name, whole ? "whole number" : "number",
                  p->type == TRN_VALUE_STRING ? "a string" : "another kind of value");
             return;
@@ -200,11 +120,11 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             trn_graph_number_text(s->max, hi, sizeof hi);
             trn_graph_number_text(v, num, sizeof num);
             if (isinf(s->max))
-                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                      "%s: expected a %s %s %s, found %s", p->name,
                      whole ? "whole number" : "number", s->min_exclusive ? ">" : ">=", lo, num);
             else
-                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                      "%s: expected a %s from %s%s to %s, found %s", p->name,
                      whole ? "whole number" : "number", s->min_exclusive ? "above " : "", lo, hi,
                      num);
@@ -213,7 +133,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     }
     case TRN_PARAM_STRING:
         if (p->type != TRN_VALUE_STRING)
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a string",
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s: expected a string",
                  p->name);
         return;
     case TRN_PARAM_CHOICE: {
@@ -228,7 +148,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             }
         }
         if (!ok)
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected one of %s, found %s%.40s%s", p->name, s->choices,
                  p->type == TRN_VALUE_STRING ? "\"" : "",
                  p->type == TRN_VALUE_STRING ? p->text : "another kind of value",
@@ -237,7 +157,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     }
     case TRN_PARAM_POINTS: {
         if (p->type != TRN_VALUE_POINTS || p->point_dim != 2) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected an array of [x, z] number pairs", p->name);
             return;
         }
@@ -246,26 +166,26 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
         if (trn_points_check(p->points, p->point_count, s->min_points, polygon, msg, sizeof msg)) {
             /* The checker names its subject "points"; say the parameter's own name. */
             const bool named = strncmp(msg, "points:", 7) == 0;
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s%s", named ? p->name : "",
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path, "%s%s", named ? p->name : "",
                  named ? msg + 6 : msg);
         }
         return;
     }
     case TRN_PARAM_POINTS3: {
         if (p->type != TRN_VALUE_POINTS || p->point_dim != 3) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected an array of [x, y, z] number triples", p->name);
             return;
         }
         if (p->point_count < s->min_points) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected at least %u [x, y, z] points, found %u", p->name, s->min_points,
                  p->point_count);
             return;
         }
         for (uint32_t k = 0; k < 3u * p->point_count; k++)
             if (!(fabs(p->points[k]) <= 3.4028234663852886e38)) {
-                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                      "%s: point %u: expected finite numbers within the float range", p->name,
                      k / 3);
                 return;
@@ -274,7 +194,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     }
     case TRN_PARAM_VECTOR: {
         if (p->type != TRN_VALUE_POINTS || p->point_dim != 1 || p->point_count != s->min_points) {
-            diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+            trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                  "%s: expected an array of %u numbers, found %s", p->name, s->min_points,
                  p->type == TRN_VALUE_POINTS && p->point_dim == 1 ? "another count"
                                                                   : "another kind of value");
@@ -287,7 +207,7 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
                 trn_graph_number_text(s->min, lo, sizeof lo);
                 trn_graph_number_text(s->max, hi, sizeof hi);
                 trn_graph_number_text(v, num, sizeof num);
-                diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
+                trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, p->name, path,
                      "%s[%u]: expected a number from %s to %s, found %s", p->name, k, lo, hi, num);
                 return;
             }
@@ -309,12 +229,12 @@ static const trn_pin_spec *resolve(cctx *c, const trn_graph_node *n, uint32_t in
     *src_out = -1;
     const int s = trn_graph_index_find(&c->index, l->node);
     if (s < 0) {
-        diag(c, TRN_GRAPH_ERROR, "unknown-node", n, l->pin, path,
+        trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-node", n, l->pin, path,
              "input '%s' links to node '%.60s', which does not exist", l->pin, l->node);
         return NULL;
     }
     if ((uint32_t)s == index) {
-        diag(c, TRN_GRAPH_ERROR, "self-link", n, l->pin, path,
+        trn_check_diag(c, TRN_GRAPH_ERROR, "self-link", n, l->pin, path,
              "input '%s' links to the node itself", l->pin);
         return NULL;
     }
@@ -326,14 +246,14 @@ static const trn_pin_spec *resolve(cctx *c, const trn_graph_node *n, uint32_t in
     names_of(st->outputs, st->output_count, names, sizeof names);
     if (!l->output) {
         if (st->output_count == 1) return &st->outputs[0];
-        diag(c, TRN_GRAPH_ERROR, st->output_count ? "ambiguous-output-pin" : "unknown-output-pin",
+        trn_check_diag(c, TRN_GRAPH_ERROR, st->output_count ? "ambiguous-output-pin" : "unknown-output-pin",
              n, l->pin, path, "input '%s' links to node '%.60s' without naming its output (%s)",
              l->pin, l->node, names);
         return NULL;
     }
     const trn_pin_spec *o = trn_node_type_output(st, l->output, NULL);
     if (!o)
-        diag(c, TRN_GRAPH_ERROR, "unknown-output-pin", n, l->pin, path,
+        trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-output-pin", n, l->pin, path,
              "input '%s' links to output '%.40s' of node '%.60s' (%s), which has outputs: %s",
              l->pin, l->output, l->node, st->name, names);
     return o;
@@ -366,7 +286,7 @@ static void report_cycle(cctx *c, const cyc *y, uint32_t depth, int s)
     const int v = y->stack[depth - 1u];
     char path[64];
     snprintf(path, sizeof path, "nodes[%d].inputs", v);
-    diag(c, TRN_GRAPH_ERROR, "cycle", &c->g->nodes[v], NULL, path,
+    trn_check_diag(c, TRN_GRAPH_ERROR, "cycle", &c->g->nodes[v], NULL, path,
          "its inputs form a cycle (%s); a node cannot depend on its own result", chain);
 }
 
@@ -435,21 +355,21 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
         snprintf(path, sizeof path, "nodes[%u].id", k);
         const size_t idlen = strlen(node->id);
         if (idlen == 0 || idlen > 63)
-            diag(&c, TRN_GRAPH_ERROR, "bad-id", NULL, NULL, path,
+            trn_check_diag(&c, TRN_GRAPH_ERROR, "bad-id", NULL, NULL, path,
                  "node %u: an id must be 1 to 63 bytes, found %zu", k, idlen);
         const int first = trn_graph_index_find(&c.index, node->id);
         if (first >= 0 && (uint32_t)first != k)
-            diag(&c, TRN_GRAPH_ERROR, "duplicate-id", node, NULL, path,
+            trn_check_diag(&c, TRN_GRAPH_ERROR, "duplicate-id", node, NULL, path,
                  "id '%.60s' is already used by node %d; ids must be unique", node->id, first);
         const trn_node_type *t = trn_node_type_find(node->type);
         if (!t) {
             snprintf(path, sizeof path, "nodes[%u].type", k);
             const char *hint = closest_type(node->type);
             if (hint)
-                diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
+                trn_check_diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
                      "unknown node type '%.60s'; did you mean '%s'?", node->type, hint);
             else
-                diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
+                trn_check_diag(&c, TRN_GRAPH_ERROR, "unknown-type", node, NULL, path,
                      "unknown node type '%.60s' (`terrane graph types` lists them)", node->type);
             continue;
         }
@@ -459,7 +379,7 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
         if (m->check) m->check(&c, node, k, t);
         if (!t->input_count && node->input_count) {
             snprintf(path, sizeof path, "nodes[%u].inputs", k);
-            diag(&c, TRN_GRAPH_ERROR,
+            trn_check_diag(&c, TRN_GRAPH_ERROR,
                  strcmp(t->name, "comment") == 0 ? "comment-pins" : "unknown-input", node, NULL,
                  path, "this node type has no inputs, found %u link(s)", node->input_count);
             continue;
@@ -471,7 +391,7 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
             if (!in) {
                 char names[200];
                 names_of(t->inputs, t->input_count, names, sizeof names);
-                diag(&c, TRN_GRAPH_ERROR, "unknown-input", node, l->pin, path,
+                trn_check_diag(&c, TRN_GRAPH_ERROR, "unknown-input", node, l->pin, path,
                      "no input pin '%.40s' (inputs: %s)", l->pin, names);
                 continue;
             }
@@ -479,7 +399,7 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
             const trn_pin_spec *o = resolve(&c, node, k, l, &s);
             src[(size_t)k * max_inputs + i] = s;
             if (o && o->kind != in->kind)
-                diag(&c, TRN_GRAPH_ERROR, "kind-mismatch", node, l->pin, path,
+                trn_check_diag(&c, TRN_GRAPH_ERROR, "kind-mismatch", node, l->pin, path,
                      "input '%s' takes a %s, but output '%s' of node '%.60s' gives a %s", l->pin,
                      trn_pin_kind_name(in->kind), o->name, l->node, trn_pin_kind_name(o->kind));
         }
@@ -493,13 +413,13 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
     /* The output and what it reaches. */
     int out_index = -1;
     if (!graph->output) {
-        diag(&c, TRN_GRAPH_ERROR, "output-unset", NULL, NULL, "output",
+        trn_check_diag(&c, TRN_GRAPH_ERROR, "output-unset", NULL, NULL, "output",
              "the graph names no Terrain Output (\"output\": NODE_ID)");
     } else if ((out_index = trn_graph_index_find(&c.index, graph->output)) < 0) {
-        diag(&c, TRN_GRAPH_ERROR, "output-unknown", NULL, NULL, "output",
+        trn_check_diag(&c, TRN_GRAPH_ERROR, "output-unknown", NULL, NULL, "output",
              "output names node '%.60s', which does not exist", graph->output);
     } else if (strcmp(graph->nodes[out_index].type, "terrain_output") != 0) {
-        diag(&c, TRN_GRAPH_ERROR, "output-not-terminal", &graph->nodes[out_index], NULL, "output",
+        trn_check_diag(&c, TRN_GRAPH_ERROR, "output-not-terminal", &graph->nodes[out_index], NULL, "output",
              "the graph's output must be a terrain_output node, not a %.32s",
              graph->nodes[out_index].type);
         out_index = -1;
@@ -528,14 +448,14 @@ trn_status trn_graph_check(const trn_graph *graph, const trn_recipe *recipe,
         for (uint32_t i = 0; i < t->input_count; i++) {
             if (!t->inputs[i].required || trn_graph_node_input(node, t->inputs[i].name)) continue;
             snprintf(path, sizeof path, "nodes[%u].inputs", k);
-            diag(&c, needed ? TRN_GRAPH_ERROR : TRN_GRAPH_WARNING, "missing-input", node,
+            trn_check_diag(&c, needed ? TRN_GRAPH_ERROR : TRN_GRAPH_WARNING, "missing-input", node,
                  t->inputs[i].name, path, "required input '%s' (%s) is not connected%s",
                  t->inputs[i].name, trn_pin_kind_name(t->inputs[i].kind),
                  needed ? "" : " (the node does not feed the output, so generation skips it)");
         }
         if (out_index >= 0 && !y.found && !reach[k]) {
             snprintf(path, sizeof path, "nodes[%u]", k);
-            diag(&c, TRN_GRAPH_WARNING, "unreachable", node, NULL, path,
+            trn_check_diag(&c, TRN_GRAPH_WARNING, "unreachable", node, NULL, path,
                  "does not feed the output '%.60s'; generation skips it", graph->output);
         }
     }
@@ -607,6 +527,7 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, trn
     if (key_size) key[0] = '\0';
     if (msg_size) msg[0] = '\0';
     /* An object and nothing else, so the text cannot reach past the node it is put in. */
+    trn_json_parse_counted();
     json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
     const bool is_object = json_is_object(obj);
     json_decref(obj);

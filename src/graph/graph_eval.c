@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/fileio.h"
+#include "graph/cache_dir.h"
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
 #include "terrane/scatter.h"
@@ -26,6 +27,7 @@ typedef struct centry {
 
 struct trn_graph_cache {
     char *dir;
+    uint64_t disk_limit; /* bytes of result files kept in dir (0: no limit) */
     size_t limit, bytes;
     centry *items;
     size_t count, cap;
@@ -60,6 +62,13 @@ trn_status trn_graph_cache_new(const char *dir, size_t memory_limit, trn_graph_c
     }
     *out = c;
     return TRN_OK;
+}
+
+void trn_graph_cache_set_disk_limit(trn_graph_cache *cache, uint64_t bytes)
+{
+    if (!cache) return;
+    cache->disk_limit = bytes;
+    if (cache->dir && bytes) trn_cache_dir_trim(cache->dir, bytes, NULL);
 }
 
 void trn_graph_cache_free(trn_graph_cache *cache)
@@ -531,6 +540,42 @@ static trn_status check_palette(const trn_graph *g, const plan *p, const trn_pal
     return TRN_OK;
 }
 
+/* ---- links for the tiled evaluator ---- */
+
+trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe,
+                                const trn_graph_options *options, bool need_palette,
+                                trn_graph_links *out, trn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const trn_erosion_quality quality = options ? options->quality : TRN_EROSION_FINAL;
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
+    if (!st && need_palette) st = check_palette(graph, &p, options ? options->palette : NULL, err);
+    if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
+    if (st) {
+        plan_dispose(&p);
+        return st;
+    }
+    out->n = p.n;
+    out->src = p.src;
+    out->src_out = p.src_out;
+    out->order = p.order;
+    out->order_count = p.order_count;
+    out->keys = p.keys;
+    out->output = p.output;
+    free(p.tainted);
+    return TRN_OK;
+}
+
+void trn_graph_links_dispose(trn_graph_links *links)
+{
+    free(links->src);
+    free(links->src_out);
+    free(links->order);
+    free(links->keys);
+    memset(links, 0, sizeof *links);
+}
+
 /* ---- runs ---- */
 
 struct trn_graph_run {
@@ -616,6 +661,11 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
             } else {
                 rep->outcome = TRN_NODE_REUSED_DISK;
                 cache_put(cache, r);
+                if (cache->disk_limit) {
+                    char name[32];
+                    snprintf(name, sizeof name, "%016" PRIx64 ".tnc", p->keys[k]);
+                    trn_cache_file_touch(cache->dir, name);
+                }
             }
         }
         if (r) {
@@ -656,8 +706,12 @@ static trn_status evaluate(const trn_graph *g, const trn_recipe *recipe, const p
             trn_node_result_measure(r);
             cache_put(cache, r);
             /* A directory that cannot be written only costs reuse, never the generation. */
-            if (cache && cache->dir && !p->tainted[k])
-                trn_node_result_write_file(cache->dir, r, NULL);
+            if (cache && cache->dir && !p->tainted[k] &&
+                trn_node_result_write_file(cache->dir, r, NULL) == TRN_OK && cache->disk_limit) {
+                char name[32];
+                snprintf(name, sizeof name, "%016" PRIx64 ".tnc", p->keys[k]);
+                trn_cache_dir_trim(cache->dir, cache->disk_limit, name);
+            }
         }
         rep->has_ledger = r->has_ledger;
         rep->ledger = r->ledger;

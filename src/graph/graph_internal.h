@@ -89,6 +89,10 @@ const trn_graph_link *trn_graph_node_input(const trn_graph_node *node, const cha
 
 #define TRN_GRAPH_MAX_INPUTS 8u
 
+/* A node on a tile: its result grid's place in the world (core.h). The tile's size is its cells
+ * times the world's spacing, with size / cells equal to the world's size / cells bit for bit. */
+typedef trn_sample_window trn_grid_window;
+
 /* What a node's computation gets: its inputs by input pin index (NULL = not connected) and the
  * results holding them (for the grid). */
 typedef struct trn_node_ctx {
@@ -101,10 +105,19 @@ typedef struct trn_node_ctx {
     trn_erosion_quality quality;
     const trn_progress *progress; /* this node's slice; stage names are prefixed by the caller */
     const trn_palette *palette;   /* trn_graph_options.palette (set when a node reads it) */
+    /* NULL: the result is the whole world grid; else the tile it covers (only pointwise and
+     * neighbourhood nodes are given one). */
+    const trn_grid_window *window;
 } trn_node_ctx;
 
-/* Node-specific validation reports through the check's context (graph_check.c). */
-typedef struct trn_check_ctx trn_check_ctx;
+/* Node-specific validation reports through the check's context (graph_diag.c). */
+typedef struct trn_check_ctx {
+    const trn_graph *g;
+    const trn_recipe *recipe;
+    trn_graph_diagnostics *out;
+    trn_graph_index index;
+    bool failed; /* out of memory */
+} trn_check_ctx;
 void trn_check_diag(trn_check_ctx *c, trn_graph_severity sev, const char *check,
                     const trn_graph_node *node, const char *pin, const char *path, const char *fmt,
                     ...)
@@ -136,6 +149,10 @@ typedef struct trn_node_module {
     /* Checks beyond each parameter's own range (run after them); NULL: none. */
     void (*check)(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
                   const trn_node_type *t);
+    /* How far it reads (graph.h, trn_node_reach), from its effective parameters; every entry
+     * declares one (a test walks the registry). */
+    void (*reach)(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                  trn_node_reach *out);
 } trn_node_module;
 
 /* Whether a node type places the palette: a type with an instances output. Its key hashes the
@@ -144,6 +161,24 @@ bool trn_node_reads_palette(const trn_node_type *type);
 
 /* The module of a registry type (every trn_node_type the registry returns is one). */
 const trn_node_module *trn_node_module_of(const trn_node_type *type);
+
+/* The evaluation order of a checked graph (what trn_graph_evaluate plans, validated, work
+ * budget checked, and the palette when need_palette: a tiled run never places it, since only
+ * instances read it): src / src_out per node and input pin (n * TRN_GRAPH_MAX_INPUTS, -1 = not
+ * connected), the nodes upstream of the output in dependency order, their keys. */
+typedef struct trn_graph_links {
+    uint32_t n;
+    int *src, *src_out;
+    int *order;
+    uint32_t order_count;
+    uint64_t *keys;
+    int output;
+} trn_graph_links;
+
+trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe,
+                                const trn_graph_options *options, bool need_palette,
+                                trn_graph_links *out, trn_error *err);
+void trn_graph_links_dispose(trn_graph_links *links);
 
 /* Fill r (grid already set from the recipe) with the node's outputs. Errors name the node. */
 trn_status trn_node_compute(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);

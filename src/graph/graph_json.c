@@ -7,6 +7,7 @@
 
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
+#include "graph/nodes/node_common.h"
 
 typedef struct gbuf_text {
     char *data;
@@ -281,4 +282,22 @@ trn_status trn_graph_from_recipe(const trn_recipe *recipe, trn_graph *graph, trn
         memcpy(err->message, msg, sizeof msg);
     }
     return st;
+}
+
+bool trn_graph_input_files_hash(const trn_recipe *recipe, XXH64_state_t *h)
+{
+    if (!recipe || !recipe->graph_json || !strstr(recipe->graph_json, "heightfield_input"))
+        return false;
+    trn_graph g;
+    if (trn_graph_from_recipe(recipe, &g, NULL) != TRN_OK) return false;
+    const trn_node_type *t = &trn_node_heightfield_input.type;
+    bool any = false;
+    for (uint32_t k = 0; k < g.node_count; k++) {
+        if (strcmp(g.nodes[k].type, t->name) != 0) continue;
+        XXH64_update(h, g.nodes[k].id, strlen(g.nodes[k].id) + 1);
+        trn_node_heightfield_input.key(h, &g.nodes[k], t, recipe, TRN_EROSION_FINAL);
+        any = true;
+    }
+    trn_graph_dispose(&g);
+    return any;
 }

@@ -313,6 +313,7 @@ trn_status trn_graph_parse(const char *text, size_t size, const char *path, trn_
     if (!text) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1, "graph: no text");
     size_t bom = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3u : 0u;
     json_error_t je;
+    trn_json_parse_counted();
     json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         trn_error_set(err, TRN_ERR_JSON, path, (int64_t)je.position + (int64_t)bom, "%s", je.text);
@@ -464,6 +465,7 @@ const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_n
     }
     const trn_param_spec *s = trn_node_type_param(type, name);
     if (!s || !s->def_text) return NULL;
+    trn_json_parse_counted();
     json_t *v = json_loads(s->def_text, 0, NULL);
     if (!v) return NULL;
     const size_t n = json_array_size(v);

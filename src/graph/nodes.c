@@ -104,3 +104,31 @@ trn_status trn_node_compute(const trn_node_ctx *c, trn_node_result *r, trn_error
         return trn_node_fail(c, err, TRN_ERR_UNSUPPORTED, "this node type cannot be evaluated");
     return m->compute(c, r, err);
 }
+
+const char *trn_node_reach_name(trn_node_reach_kind kind)
+{
+    switch (kind) {
+    case TRN_REACH_NONE:
+        return "none";
+    case TRN_REACH_POINTWISE:
+        return "pointwise";
+    case TRN_REACH_NEIGHBOURHOOD:
+        return "neighbourhood";
+    case TRN_REACH_GLOBAL:
+        return "global";
+    case TRN_REACH_UNDECLARED:
+        break;
+    }
+    return "undeclared";
+}
+
+bool trn_graph_node_reach(const trn_graph_node *n, const trn_recipe *recipe, trn_node_reach *out)
+{
+    memset(out, 0, sizeof *out);
+    const trn_node_type *t = n ? trn_node_type_find(n->type) : NULL;
+    if (!t) return false;
+    const trn_node_module *m = trn_node_module_of(t);
+    if (!m->reach) return false;
+    m->reach(n, t, recipe, out);
+    return true;
+}

@@ -1,26 +1,9 @@
-/* Document kinds, Terrain asset source and manifest writers, sea level and name lookups. */
+/* Document kinds, Terrain asset source and manifest writers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recipe/recipe_internal.h"
-
-const char *trn_substrate_name(trn_substrate substrate)
-{
-    switch (substrate) {
-    case TRN_SUBSTRATE_SOIL:
-        return "soil";
-    case TRN_SUBSTRATE_ROCK:
-        return "rock";
-    case TRN_SUBSTRATE_SAND:
-        return "sand";
-    case TRN_SUBSTRATE_WET:
-        return "wet";
-    case TRN_SUBSTRATE_COUNT:
-        break;
-    }
-    return "unknown";
-}
 
 const char *trn_document_kind_name(trn_document_kind kind)
 {
@@ -54,59 +37,6 @@ trn_document_kind trn_document_classify(const char *text, size_t size)
     trn_document_kind kind = trn_rcp_classify_object(root);
     json_decref(root);
     return kind;
-}
-
-int trn_recipe_find_landform(const trn_recipe *recipe, const char *name)
-{
-    if (!recipe || !name || !recipe->landforms) return -1;
-    for (uint32_t i = 0; i < recipe->landform_count; i++)
-        if (recipe->landforms[i].name && strcmp(recipe->landforms[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
-int trn_recipe_find_biome(const trn_recipe *recipe, const char *name)
-{
-    if (!recipe || !name || !recipe->biomes) return -1;
-    for (uint32_t i = 0; i < recipe->biome_count; i++)
-        if (recipe->biomes[i].name && strcmp(recipe->biomes[i].name, name) == 0) return (int)i;
-    return -1;
-}
-
-double trn_recipe_sea_level(const trn_recipe *recipe, trn_sea_level_source *source, char *how,
-                            size_t how_size)
-{
-    char num[3][40];
-    if (source) *source = TRN_SEA_LEVEL_EXPLICIT;
-    if (how && how_size) how[0] = '\0';
-    if (!recipe) return 0;
-    if (recipe->has_sea_level) {
-        if (how && how_size) {
-            trn_rcp_format_double(recipe->sea_level, num[0]);
-            snprintf(how, how_size, "explicit: the recipe's sea_level %s", num[0]);
-        }
-        return recipe->sea_level;
-    }
-    if (source) *source = TRN_SEA_LEVEL_DERIVED;
-    int idx = trn_recipe_find_landform(recipe, recipe->default_landform);
-    if (idx < 0) {
-        if (how && how_size)
-            snprintf(how, how_size, "derived: 0, because the default landform is missing");
-        return 0;
-    }
-    const trn_landform *lf = &recipe->landforms[idx];
-    /* A quarter of the default landform's relief lies under water. */
-    double level = lf->base_height + 0.25 * lf->height_variation;
-    if (how && how_size) {
-        trn_rcp_format_double(lf->base_height, num[0]);
-        trn_rcp_format_double(lf->height_variation, num[1]);
-        trn_rcp_format_double(level, num[2]);
-        snprintf(how, how_size,
-                 "derived: base_height %s + 0.25 x height_variation %s of default landform "
-                 "'%s' = %s",
-                 num[0], num[1], lf->name, num[2]);
-    }
-    return level;
 }
 
 static trn_status write_tree(const char *path, json_t *tree, const char *what, trn_error *err)

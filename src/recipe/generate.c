@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/generate.h"
@@ -63,6 +64,7 @@ void trn_generated_dispose(trn_generated *gen)
     free(gen->exclusion);
     free(gen->nodes);
     trn_water_dispose(&gen->water);
+    if (gen->has_biome_water) trn_water_dispose(&gen->biome_water);
     trn_instances_dispose(&gen->instances);
     trn_instances_dispose(&gen->scatter_base);
     trn_scatter_report_dispose(&gen->scatter);
@@ -119,42 +121,43 @@ static void biome_row(const biome_pass *bp, uint32_t j, double *slope, float *mo
     }
 }
 
-/* Rows in bands, each row one task with its own scratch, so the thread count cannot change
- * the result; progress and cancel between bands. */
+/* Rows to assign before a second thread helps. */
+#define BIOME_PARALLEL_ROWS 64u
+
+typedef struct biome_task {
+    const biome_pass *bp;
+    double *scratch; /* 2 nx doubles per thread */
+    size_t nx;
+} biome_task;
+
+static void biome_row_task(void *ctx, size_t j, int t)
+{
+    const biome_task *c = ctx;
+    double *row = c->scratch + (size_t)t * 2u * c->nx;
+    biome_row(c->bp, (uint32_t)j, row, (float *)(row + c->nx)); /* nx floats fit */
+}
+
+/* Each row one task with its thread's scratch, so the thread count cannot change the result;
+ * one parallel region, progress and cancel from the calling thread (core/rows.h). */
 static trn_status assign_biomes(const biome_pass *bp, int threads, const trn_progress *pr,
                                 trn_error *err)
 {
     const trn_recipe *recipe = bp->recipe;
     const size_t nx = (size_t)recipe->cells_x + 1u;
     const uint32_t nz = recipe->cells_z + 1u;
-    double *scratch = NULL;
+    threads = trn_rows_threads(nz, threads, BIOME_PARALLEL_ROWS);
     size_t per_thread;
     if (!trn_mul_size(nx, 2, &per_thread) ||
         !trn_mul_size(per_thread, (size_t)threads, &per_thread))
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "generate: rows too long");
-    scratch = malloc(per_thread * sizeof *scratch);
-    if (!scratch) return oom(err, "row scratch");
+    biome_task task = {bp, malloc(per_thread * sizeof(double)), nx};
+    if (!task.scratch) return oom(err, "row scratch");
     const char *stage = "biomes";
     trn_status st = TRN_OK;
-    if (trn_progress_report(pr, 0.0, stage)) st = TRN_ERR_CANCELLED;
-    uint32_t band = nz / 32u;
-    if (band < 64) band = 64;
-    for (uint32_t j0 = 0; st == TRN_OK && j0 < nz; j0 += band) {
-        const long long j1 = (long long)(nz - j0 > band ? j0 + band : nz);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-        for (long long j = (long long)j0; j < j1; j++) {
-            int t = 0;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-#endif
-            double *row = scratch + (size_t)t * 2u * nx;
-            biome_row(bp, (uint32_t)j, row, (float *)(row + nx)); /* nx floats fit */
-        }
-        if (trn_progress_report(pr, (double)j1 / (double)nz, stage)) st = TRN_ERR_CANCELLED;
-    }
-    free(scratch);
+    if (trn_progress_report(pr, 0.0, stage) ||
+        trn_rows_run(nz, threads, BIOME_PARALLEL_ROWS, biome_row_task, &task, pr, stage))
+        st = TRN_ERR_CANCELLED;
+    free(task.scratch);
     if (st == TRN_ERR_CANCELLED)
         return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
     return st;
@@ -242,6 +245,12 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
         st = trn_water_copy(published, &gen->water, err);
         gen->has_water = st == TRN_OK;
     }
+    /* Strokes move ground after the graph: the classifying water is resolved again on the
+     * final surface, so it is kept whole when it is not the published water. */
+    if (!st && classified && classified != published && recipe->stroke_count) {
+        st = trn_water_copy(classified, &gen->biome_water, err);
+        gen->has_biome_water = st == TRN_OK;
+    }
     if (!st && classified && classified->wet) {
         if (!(*wet = malloc(n)))
             st = oom(err, "the wet samples");
@@ -256,19 +265,44 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     return st;
 }
 
-/* Sculpt layers change heights after the graph: the published water covers the final surface,
- * resolved again from its bodies without carving. */
-static trn_status settle_water(trn_generated *gen, int threads, trn_error *err)
+/* water resolved again from its bodies (without carving) when the ground under it changed. */
+static trn_status settle_one(trn_water *water, const trn_field *field, int threads, trn_error *err)
 {
-    if (!gen->has_water || gen->water.ground_hash == trn_water_ground_hash(&gen->field))
-        return TRN_OK;
+    if (water->ground_hash == trn_water_ground_hash(field)) return TRN_OK;
     trn_water fresh;
     const trn_water_resolve_options o = {threads};
-    trn_status st = trn_water_refresh(&gen->water, &gen->field, &o, &fresh, err);
+    trn_status st = trn_water_refresh(water, field, &o, &fresh, err);
     if (st) return st;
-    trn_water_dispose(&gen->water);
-    gen->water = fresh;
+    trn_water_dispose(water);
+    *water = fresh;
     return TRN_OK;
+}
+
+trn_status trn_generated_settle_water(trn_generated *gen, int threads, trn_error *err)
+{
+    trn_status st = gen->has_water ? settle_one(&gen->water, &gen->field, threads, err) : TRN_OK;
+    if (!st && gen->has_biome_water) st = settle_one(&gen->biome_water, &gen->field, threads, err);
+    return st;
+}
+
+trn_status trn_generated_water_distance(trn_generated *gen, const trn_progress *pr, trn_error *err)
+{
+    /* The biome water, else the published water, else the sea inferred from the sea level. */
+    const trn_water *w = gen->has_biome_water ? &gen->biome_water
+                         : gen->has_water     ? &gen->water
+                                              : NULL;
+    const size_t n = trn_field_sample_count(&gen->field);
+    uint8_t *none = NULL;
+    const uint8_t *wet = w ? w->wet : NULL;
+    if (w && !wet && !(wet = none = calloc(n ? n : 1u, 1))) return oom(err, "the wet samples");
+    trn_progress local = pr ? *pr : trn_progress_make(NULL, NULL);
+    const trn_status st =
+        wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance, progress_bridge,
+                                          &local, err)
+            : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                      progress_bridge, &local, err);
+    free(none);
+    return st;
 }
 
 static trn_status generate(const trn_recipe *recipe, int threads,
@@ -316,7 +350,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         trn_replay_plan_dispose(&plan);
         if (st) goto done;
     }
-    if ((st = trn_recipe_cache_key(recipe, &gen->cache_key, err))) goto done;
+    if ((st = trn_rcp_cache_key_of_valid(recipe, &gen->cache_key, err))) goto done;
     gen->sea_level = trn_recipe_sea_level(recipe, &gen->sea_level_source, NULL, 0);
     char msg[512];
     if (trn_landform_precision_check(&recipe->landforms[landform], recipe->size_x, recipe->size_z,
@@ -377,10 +411,12 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     }
     sub = trn_progress_sub(pr, 0.6, 0.75);
     /* Connected water replaces the sea inferred from the sea level. */
-    st = wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance, progress_bridge,
-                                           &sub, err)
-             : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
-                                       progress_bridge, &sub, err);
+    /* With strokes it is measured once, on the final surface (replay_layers). */
+    st = recipe->stroke_count ? TRN_OK
+         : wet ? trn_water_distance_fill_wet(&gen->field, wet, gen->water_distance,
+                                             progress_bridge, &sub, err)
+               : trn_water_distance_fill(&gen->field, gen->sea_level, gen->water_distance,
+                                         progress_bridge, &sub, err);
     free(wet);
     if (st) goto done;
 
@@ -396,7 +432,6 @@ static trn_status generate(const trn_recipe *recipe, int threads,
     gen->biome_rules = rules;
     if (recipe->stroke_count || keep) {
         st = replay_layers(recipe, threads, gen, keep, &bp, pr, err);
-        if (!st) st = settle_water(gen, threads, err);
         goto done;
     }
     sub = trn_progress_sub(pr, 0.75, 1.0);
@@ -406,9 +441,8 @@ done:
     return st;
 }
 
-/* Layers after the base and its water distance (measured on the base, so no edit changes it):
- * heights stages on the whole grid as one window, biomes on the final surface, painted regions,
- * exclusion mask. Only recipes with strokes (or a session) come here, so a recipe without
+/* Layers after the base: heights stages on the whole grid as one window, the water and its
+ * distance settled on the final surface, biomes there, painted regions, exclusion mask. Only recipes with strokes (or a session) come here, so a recipe without
  * strokes keeps its 12 bytes a sample. */
 static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_generated *gen,
                                 trn_replay_keep *keep, biome_pass *bp, const trn_progress *pr,
@@ -446,6 +480,10 @@ static trn_status replay_layers(const trn_recipe *recipe, int threads, trn_gener
     win.box = trn_grid_box(&grid);
     win.values = gen->field.heights;
     if ((st = trn_replay_heights(recipe, &plan, lf, &win, err))) goto out;
+    /* The water covers the final surface, and every distance to it is measured there: a stroke
+     * that lowers ground under a body's level makes it wet for the rules, roles and scatter. */
+    if ((st = trn_generated_settle_water(gen, threads, err))) goto out;
+    if (recipe->stroke_count && (st = trn_generated_water_distance(gen, NULL, err))) goto out;
     trn_progress sub = trn_progress_sub(pr, 0.75, 1.0);
     if ((st = assign_biomes(bp, threads, &sub, err))) goto out;
     trn_replay_paint(recipe, &plan, win.box, gen->biomes.values, gen->sources, gen->rule_index);

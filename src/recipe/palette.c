@@ -2,13 +2,16 @@
  * position. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/textbuf.h"
 #include "core/numtext.h"
+#include "recipe/json_fields.h"
 #include "recipe/recipe_internal.h"
+#include "scatter/scatter_internal.h"
 #include "terrane/palette.h"
 
 /* A document cannot ask for unbounded allocations. */
@@ -37,6 +40,32 @@ bool trn_surface_role_parse(const char *name, trn_surface_role *role)
     return false;
 }
 
+/* Number fields, one row each: key, range, what errors expect, where the value goes. */
+static const trn_doc_field palette_numbers[] = {
+    {"art_density", {0, INFINITY, 0, "a number >= 0 (multiplies every rule's density)"},
+     offsetof(trn_palette, art_density)},
+    {"grass_density", {0, INFINITY, 0, "a number >= 0 (multiplies the grass rules' density)"},
+     offsetof(trn_palette, grass_density)},
+    {"tree_density", {0, INFINITY, 0, "a number >= 0 (multiplies the tree_ rules' density)"},
+     offsetof(trn_palette, tree_density)},
+    {"rock_density", {0, INFINITY, 0, "a number >= 0 (multiplies the rock_ rules' density)"},
+     offsetof(trn_palette, rock_density)},
+    {NULL, {0, 0, 0, NULL}, 0}};
+static const trn_doc_field cluster_numbers[] = {
+    {"size", {0, INFINITY, TRN_DOC_LO_OPEN, "a number > 0 (the patches' size in units)"},
+     offsetof(trn_scatter_rule, cluster_size)},
+    {"strength", {0, 1, 0, "a number 0..1 (0 uniform, 1 patches)"},
+     offsetof(trn_scatter_rule, cluster_strength)},
+    {NULL, {0, 0, 0, NULL}, 0}};
+static const trn_doc_field rule_numbers[] = {
+    {"density", {0, INFINITY, 0, "a number >= 0 (instances per square unit)"},
+     offsetof(trn_scatter_rule, density)},
+    {"candidate_spacing", {0, INFINITY, TRN_DOC_LO_OPEN, "a number > 0 (units between candidate sites)"},
+     offsetof(trn_scatter_rule, candidate_spacing)},
+    {"spacing", {0, INFINITY, 0, "a number >= 0 (minimum separation in units)"},
+     offsetof(trn_scatter_rule, spacing)},
+    {NULL, {0, 0, 0, NULL}, 0}};
+
 /* ---- shared parsing context ------------------------------------------------------------ */
 
 typedef struct pal_ctx {
@@ -63,6 +92,12 @@ static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, cons
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return trn_json_error_at(c->err, code, c->file, c->text, c->size, &c->path, target, msg);
+}
+
+/* The shared document reader's view of the context. */
+static trn_doc doc_of(pal_ctx *c)
+{
+    return (trn_doc){c->text, c->size, c->file, &c->path, c->err};
 }
 
 static trn_status oom(pal_ctx *c)
@@ -95,38 +130,31 @@ static const char *describe(const json_t *v, char *buf, size_t size)
 static trn_status unknown_key(pal_ctx *c, const char *key, const char *const *known,
                               const char *what, const char *why)
 {
-    char parent[200];
-    trn_json_path_format(&c->path, parent, sizeof parent);
-    const char *hint = trn_rcp_did_you_mean(key, known);
-    push(c, key);
-    trn_json_pos pos;
-    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, TRN_JSON_KEY, &pos);
-    pop(c);
-    trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
-                  "unknown key '%.80s' in %s%s%s%s%s", key, parent[0] ? parent : what,
-                  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
-                  why ? why : "");
-    trn_error_set_position(c->err, pos.line, pos.column);
-    return TRN_ERR_JSON;
+    trn_doc d = doc_of(c);
+    return trn_doc_unknown_key(&d, key, known, what, why);
 }
 
 /* Called with the path at the object that lacks key. */
 static trn_status missing_key(pal_ctx *c, const char *key, const char *expect)
 {
-    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "missing key '%s' (expected %s)", key, expect);
+    trn_doc d = doc_of(c);
+    return trn_doc_missing_key(&d, key, expect);
 }
 
 /* The value at the current path: a number inside [lo, hi] (open at lo when lo_open). */
 static trn_status want_number(pal_ctx *c, const json_t *v, const char *expect, double lo,
                               bool lo_open, double hi, double *out)
 {
-    char buf[120];
-    double d = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!json_is_number(v) || !isfinite(d) || d < lo || (lo_open && d == lo) || d > hi)
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
-                    describe(v, buf, sizeof buf));
-    *out = d;
-    return TRN_OK;
+    trn_doc d = doc_of(c);
+    const trn_doc_range range = {lo, hi, lo_open ? TRN_DOC_LO_OPEN : 0u, expect};
+    return trn_doc_number(&d, v, &range, out);
+}
+
+/* A field of numbers rows (the path at its key) into base. */
+static trn_status read_field(pal_ctx *c, const trn_doc_field *row, const json_t *v, void *base)
+{
+    trn_doc d = doc_of(c);
+    return trn_doc_read_field(&d, row, v, base);
 }
 
 /* A non-empty string that starts with one of the schemes (NULL-terminated) and has more. */
@@ -194,6 +222,7 @@ static trn_status parse_root_object(pal_ctx *c, const char *text, size_t size, j
                      ? 3
                      : 0;
     json_error_t je;
+    trn_json_parse_counted();
     *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!*root) {
         size_t at = je.position > 0 ? (size_t)je.position - 1 : 0;
@@ -453,12 +482,9 @@ static trn_status parse_cluster(pal_ctx *c, const json_t *v, trn_scatter_rule *r
     {
         trn_status st;
         push(c, key);
-        if (strcmp(key, "size") == 0) {
-            st = want_number(c, e, "a number > 0 (the patches' size in units)", 0, true, INFINITY,
-                             &r->cluster_size);
-        } else if (strcmp(key, "strength") == 0) {
-            st = want_number(c, e, "a number 0..1 (0 uniform, 1 patches)", 0, false, 1,
-                             &r->cluster_strength);
+        const trn_doc_field *row = trn_doc_field_find(cluster_numbers, key);
+        if (row) {
+            st = read_field(c, row, e, r);
         } else {
             pop(c);
             return unknown_key(c, key, cluster_keys, "cluster", NULL);
@@ -491,6 +517,7 @@ static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
     {
         trn_status st = TRN_OK;
         int choice = 0;
+        const trn_doc_field *row;
         push(c, key);
         if (strcmp(key, "model") == 0 || strcmp(key, "prefab") == 0) {
             if (r->model || r->prefab) {
@@ -508,17 +535,10 @@ static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
             st = want_choice(c, e, category_names, "\"prop\", \"grass\", \"tree\" or \"rock\"",
                              &choice);
             r->category = (trn_scatter_category)choice;
-        } else if (strcmp(key, "density") == 0) {
-            st = want_number(c, e, "a number >= 0 (instances per square unit)", 0, false, INFINITY,
-                             &r->density);
-            have_density = true;
-        } else if (strcmp(key, "candidate_spacing") == 0) {
-            st = want_number(c, e, "a number > 0 (units between candidate sites)", 0, true,
-                             INFINITY, &r->candidate_spacing);
-            have_cs = true;
-        } else if (strcmp(key, "spacing") == 0) {
-            st = want_number(c, e, "a number >= 0 (minimum separation in units)", 0, false,
-                             INFINITY, &r->spacing);
+        } else if ((row = trn_doc_field_find(rule_numbers, key)) != NULL) {
+            st = read_field(c, row, e, r);
+            if (row->offset == offsetof(trn_scatter_rule, density)) have_density = true;
+            if (row->offset == offsetof(trn_scatter_rule, candidate_spacing)) have_cs = true;
         } else if (strcmp(key, "scale") == 0) {
             st = want_pair(c, e, "a number > 0", 0, true, INFINITY, r->scale);
         } else if (strcmp(key, "yaw") == 0) {
@@ -573,34 +593,6 @@ static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
     return TRN_OK;
 }
 
-static double category_multiplier(const trn_palette *p, trn_scatter_category category,
-                                  const char **name)
-{
-    *name = NULL;
-    switch (category) {
-    case TRN_CATEGORY_GRASS:
-        *name = "grass_density";
-        return p->grass_density;
-    case TRN_CATEGORY_TREE:
-        *name = "tree_density";
-        return p->tree_density;
-    case TRN_CATEGORY_ROCK:
-        *name = "rock_density";
-        return p->rock_density;
-    case TRN_CATEGORY_PROP:
-        break;
-    }
-    return 1;
-}
-
-double trn_palette_rule_density(const trn_palette *palette, const trn_scatter_rule *rule)
-{
-    if (!palette || !rule) return 0;
-    const char *name;
-    return rule->density * palette->art_density *
-           category_multiplier(palette, rule->category, &name);
-}
-
 /* v rounded down to six significant digits, so the suggestion itself is accepted. */
 static double six_digits_down(double v)
 {
@@ -616,7 +608,7 @@ static trn_status check_densities(pal_ctx *c, const trn_palette *p, const json_t
     for (uint32_t i = 0; i < p->rule_count; i++) {
         const trn_scatter_rule *r = &p->rules[i];
         const char *cat_name;
-        double cat = category_multiplier(p, r->category, &cat_name);
+        double cat = trn_palette_category_multiplier(p, r->category, &cat_name);
         double eff = trn_palette_rule_density(p, r);
         double cs = r->candidate_spacing;
         if (eff == 0) continue; /* a disabled rule fits any lattice (0 x inf would be NaN) */
@@ -709,24 +701,15 @@ trn_status trn_palette_parse(const char *text, size_t size, const char *path, tr
     {
         if (st) break;
         if (strcmp(key, "format_version") == 0) continue;
+        const trn_doc_field *row;
         push(&c, key);
         if (strcmp(key, "name") == 0) {
             st = want_name(&c, v, &out->name);
         } else if (strcmp(key, "material_set") == 0) {
             st = want_id(&c, v, asset_scheme, "a terrain_material_set asset id (\"asset://...\")",
                          &out->material_set);
-        } else if (strcmp(key, "art_density") == 0) {
-            st = want_number(&c, v, "a number >= 0 (multiplies every rule's density)", 0, false,
-                             INFINITY, &out->art_density);
-        } else if (strcmp(key, "grass_density") == 0 || strcmp(key, "tree_density") == 0 ||
-                   strcmp(key, "rock_density") == 0) {
-            double *m = key[0] == 'g'   ? &out->grass_density
-                        : key[0] == 't' ? &out->tree_density
-                                        : &out->rock_density;
-            char expect[100];
-            snprintf(expect, sizeof expect, "a number >= 0 (multiplies the %.5s rules' density)",
-                     key);
-            st = want_number(&c, v, expect, 0, false, INFINITY, m);
+        } else if ((row = trn_doc_field_find(palette_numbers, key)) != NULL) {
+            st = read_field(&c, row, v, out);
         } else if (strcmp(key, "placements") == 0) {
             st = parse_placements(&c, v, out);
         } else {

@@ -11,228 +11,6 @@
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 
-void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n)
-{
-    if (b->failed) return;
-    if (n > SIZE_MAX - b->len - 1) {
-        b->failed = true;
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap = cap > SIZE_MAX / 2 ? b->len + n + 1 : cap * 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void trn_rcp_buf_puts(trn_rcp_buf *b, const char *s)
-{
-    trn_rcp_buf_put(b, s, strlen(s));
-}
-
-void trn_rcp_buf_free(trn_rcp_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
-double trn_rcp_parse_double(const char *text)
-{
-    return trn_text_double(text);
-}
-
-/* Canonical text never holds a non-finite number: they print as 0 (validation refuses them). */
-void trn_rcp_format_double(double v, char out[40])
-{
-    trn_double_text(isfinite(v) ? v : 0.0, out);
-}
-
-void trn_rcp_format_float(float v, char out[40])
-{
-    trn_float_text(isfinite(v) ? v : 0.0f, out);
-}
-
-static void emit_string(trn_rcp_buf *b, const char *s, size_t n)
-{
-    trn_rcp_buf_put(b, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        const char *esc = NULL;
-        char hex[8];
-        switch (c) {
-        case '"':
-            esc = "\\\"";
-            break;
-        case '\\':
-            esc = "\\\\";
-            break;
-        case '\b':
-            esc = "\\b";
-            break;
-        case '\f':
-            esc = "\\f";
-            break;
-        case '\n':
-            esc = "\\n";
-            break;
-        case '\r':
-            esc = "\\r";
-            break;
-        case '\t':
-            esc = "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                snprintf(hex, sizeof hex, "\\u%04x", c);
-                esc = hex;
-            }
-        }
-        if (esc) {
-            trn_rcp_buf_put(b, s + i - run, run);
-            run = 0;
-            trn_rcp_buf_puts(b, esc);
-        } else {
-            run++;
-        }
-    }
-    trn_rcp_buf_put(b, s + n - run, run);
-    trn_rcp_buf_put(b, "\"", 1);
-}
-
-static int cmp_keys(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void newline(trn_rcp_buf *b, int indent, int level)
-{
-    trn_rcp_buf_put(b, "\n", 1);
-    for (int k = 0; k < indent * level; k++)
-        trn_rcp_buf_put(b, " ", 1);
-}
-
-static bool scalars_only(const json_t *arr)
-{
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *e = json_array_get(arr, i);
-        if (json_is_object(e) || json_is_array(e)) return false;
-    }
-    return true;
-}
-
-/* sorted: object keys bytewise (canonical) or in document order (documents rewritten for
- * people, such as terrane compact's). Unsorted, arrays of [x, z] pairs stay on one line. */
-static void emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level, bool sorted)
-{
-    char num[40];
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        size_t n = json_object_size(v);
-        if (n == 0) {
-            trn_rcp_buf_put(b, "{}", 2);
-            return;
-        }
-        const char **keys = malloc(n * sizeof *keys);
-        if (!keys) {
-            b->failed = true;
-            return;
-        }
-        size_t k = 0;
-        const char *key;
-        json_t *val;
-        json_object_foreach((json_t *)v, key, val)
-        {
-            if (k < n) keys[k++] = key;
-        }
-        if (sorted) qsort(keys, k, sizeof *keys, cmp_keys);
-        trn_rcp_buf_put(b, "{", 1);
-        for (size_t i = 0; i < k; i++) {
-            if (i) trn_rcp_buf_put(b, ",", 1);
-            if (indent) newline(b, indent, level + 1);
-            emit_string(b, keys[i], strlen(keys[i]));
-            trn_rcp_buf_put(b, indent ? ": " : ":", indent ? 2 : 1);
-            emit_json(b, json_object_get(v, keys[i]), indent, level + 1, sorted);
-        }
-        if (indent) newline(b, indent, level);
-        trn_rcp_buf_put(b, "}", 1);
-        free(keys);
-        return;
-    }
-    case JSON_ARRAY: {
-        size_t n = json_array_size(v);
-        bool flat = true;
-        for (size_t i = 0; i < n; i++) {
-            json_t *e = json_array_get(v, i);
-            if (json_is_object(e) || (json_is_array(e) && (sorted || !scalars_only(e))))
-                flat = false;
-        }
-        trn_rcp_buf_put(b, "[", 1);
-        for (size_t i = 0; i < n; i++) {
-            if (i) trn_rcp_buf_put(b, ",", 1);
-            if (indent && flat && i) trn_rcp_buf_put(b, " ", 1);
-            if (indent && !flat) newline(b, indent, level + 1);
-            emit_json(b, json_array_get(v, i), indent, level + 1, sorted);
-        }
-        if (indent && !flat && n) newline(b, indent, level);
-        trn_rcp_buf_put(b, "]", 1);
-        return;
-    }
-    case JSON_STRING:
-        emit_string(b, json_string_value(v), json_string_length(v));
-        return;
-    case JSON_INTEGER:
-        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        trn_rcp_buf_puts(b, num);
-        return;
-    case JSON_REAL:
-        trn_rcp_format_double(json_real_value(v), num);
-        trn_rcp_buf_puts(b, num);
-        return;
-    case JSON_TRUE:
-        trn_rcp_buf_put(b, "true", 4);
-        return;
-    case JSON_FALSE:
-        trn_rcp_buf_put(b, "false", 5);
-        return;
-    case JSON_NULL:
-        trn_rcp_buf_put(b, "null", 4);
-        return;
-    }
-}
-
-void trn_rcp_emit_json(trn_rcp_buf *b, const json_t *v, int indent, int level)
-{
-    emit_json(b, v, indent, level, true);
-}
-
-void trn_rcp_emit_json_in_order(trn_rcp_buf *b, const json_t *v, int indent, int level)
-{
-    emit_json(b, v, indent, level, false);
-}
-
-char *trn_rcp_canonical_text(const json_t *v)
-{
-    trn_rcp_buf b = {NULL, 0, 0, false};
-    trn_rcp_emit_json(&b, v, 0, 0);
-    if (b.failed) {
-        trn_rcp_buf_free(&b);
-        return NULL;
-    }
-    return b.data;
-}
-
 /* json_object_set_new that remembers failure (NULL values included). */
 static void put_new(json_t *o, const char *key, json_t *v, bool *ok)
 {
@@ -345,6 +123,7 @@ static json_t *rule_json(const trn_rule *r, bool *ok)
 static void put_blob(json_t *o, const char *key, const char *text, bool *ok)
 {
     if (!text) return;
+    trn_json_parse_counted();
     json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
     put_new(o, key, v, ok);
 }
@@ -514,6 +293,9 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     return o;
 }
 
+static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *size,
+                                 trn_error *err);
+
 trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size_t *size,
                                      trn_error *err)
 {
@@ -524,6 +306,13 @@ trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size
                              "trn_recipe_canonical_json: recipe and text are required");
     trn_status st = trn_recipe_validate(recipe, err);
     if (st) return st;
+    return canonical_text(recipe, text, size, err);
+}
+
+/* The canonical text of a recipe known to be valid. */
+static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *size,
+                                 trn_error *err)
+{
     json_t *tree = trn_rcp_recipe_to_json(recipe);
     char *out = tree ? trn_rcp_canonical_text(tree) : NULL;
     json_decref(tree);
@@ -535,7 +324,23 @@ trn_status trn_recipe_canonical_json(const trn_recipe *recipe, char **text, size
     return TRN_OK;
 }
 
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
+                            trn_error *err);
+
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err)
+{
+    return cache_key(recipe, true, key, err);
+}
+
+trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err)
+{
+    return cache_key(recipe, false, key, err);
+}
+
+/* validate false: the caller has just validated recipe (a generation), so its text is not
+ * checked again. */
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
+                            trn_error *err)
 {
     if (key) *key = 0;
     if (!key)
@@ -554,7 +359,8 @@ trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_err
                                  "graph: not a readable graph document (or out of memory)");
         view.graph_json = identity;
     }
-    trn_status st = trn_recipe_canonical_json(&view, &text, &size, err);
+    trn_status st = validate ? trn_recipe_canonical_json(&view, &text, &size, err)
+                             : canonical_text(&view, &text, &size, err);
     free(identity);
     if (st) return st;
     /* Hashed bytes (docs/recipes.md): the generator version as 4 bytes little-endian, then

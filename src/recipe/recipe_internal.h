@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "core/json_pos.h"
+#include "recipe/json_fields.h"
 #include "terrane/recipe.h"
 
 /* Defaults of the recipe and landform fields (recipe.h states them too). */
@@ -63,6 +64,8 @@ typedef enum trn_rcp_num {
 /* "a number > 0", "a whole number 1..16", ... */
 const char *trn_rcp_num_expect(trn_rcp_num which);
 bool trn_rcp_num_ok(trn_rcp_num which, double value);
+/* which's row of the range table (recipe_base.c), for trn_doc_number. */
+const trn_doc_range *trn_rcp_num_range(trn_rcp_num which);
 /* Whole-number fields (cells, seed, chunk_cells, octaves). */
 bool trn_rcp_num_whole(trn_rcp_num which);
 
@@ -76,6 +79,12 @@ extern const char *const trn_rcp_landform_keys[];
 extern const char *const trn_rcp_biome_keys[];
 extern const char *const trn_rcp_rule_keys[];
 extern const char *const trn_rcp_asset_keys[];
+
+/* trn_recipe_cache_key of a recipe the caller has just validated (no second validation). */
+trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err);
+
+/* How many times trn_recipe_validate ran in this process (a hook for tests). */
+uint64_t trn_rcp_validate_count(void);
 
 /* The closest of candidates to word within a small edit distance, or NULL. */
 const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates);

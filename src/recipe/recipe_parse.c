@@ -43,6 +43,12 @@ static trn_status perr(pctx *c, trn_status code, trn_json_target target, const c
     return code;
 }
 
+/* The shared document reader's view of the context. */
+static trn_doc doc_of(pctx *c)
+{
+    return (trn_doc){c->text, c->size, c->file, &c->path, c->err};
+}
+
 static trn_status oom(pctx *c)
 {
     c->fail_code = TRN_ERR_NO_MEMORY;
@@ -74,36 +80,17 @@ static void pop(pctx *c)
  * landforms.mountains; did you mean 'height_variation'?" at the key's position. */
 static trn_status unknown_key(pctx *c, const char *key, const char *const *known, const char *what)
 {
-    char parent[200];
-    trn_json_path_format(&c->path, parent, sizeof parent);
-    const char *hint = trn_rcp_did_you_mean(key, known);
-    push(c, key);
-    trn_json_pos pos;
-    trn_json_locate(c->text, c->size, c->path.steps, c->path.depth, TRN_JSON_KEY, &pos);
-    if (hint)
-        trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
-                      "unknown key '%.80s' in %s; did you mean '%s'?", key,
-                      parent[0] ? parent : what, hint);
-    else
-        trn_error_set(c->err, TRN_ERR_JSON, c->file, (int64_t)pos.offset,
-                      "unknown key '%.80s' in %s", key, parent[0] ? parent : what);
-    trn_error_set_position(c->err, pos.line, pos.column);
+    trn_doc d = doc_of(c);
     c->fail_code = TRN_ERR_JSON;
-    return TRN_ERR_JSON;
+    return trn_doc_unknown_key(&d, key, known, what, NULL);
 }
 
 static trn_status want_number(pctx *c, const json_t *v, trn_rcp_num which, double *out)
 {
-    char buf[120];
-    if (!json_is_number(v))
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
-                    trn_rcp_num_expect(which), describe(v, buf, sizeof buf));
-    double d = json_number_value(v);
-    if (!trn_rcp_num_ok(which, d))
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
-                    trn_rcp_num_expect(which), describe(v, buf, sizeof buf));
-    *out = d;
-    return TRN_OK;
+    trn_doc d = doc_of(c);
+    trn_status st = trn_doc_number(&d, v, trn_rcp_num_range(which), out);
+    if (st) c->fail_code = st;
+    return st;
 }
 
 /* A whole number of which's range, converted only once it is known to fit: converting a
@@ -1270,6 +1257,7 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
 
     size_t bom = bom_length(text, size);
     json_error_t je;
+    trn_json_parse_counted();
     json_t *root = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         trn_json_pos pos = trn_json_pos_of_offset(text, size, bom + syntax_error_offset(&je));

@@ -1,5 +1,6 @@
 /* Recipe rules: field ranges, references between sections, limits; trn_recipe_validate. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,164 +8,6 @@
 
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
-
-enum { LO_OPEN = 1, WHOLE = 2 };
-
-typedef struct num_spec {
-    double lo, hi;
-    unsigned flags;
-    const char *expect;
-} num_spec;
-
-/* Indexed by trn_rcp_num. */
-static const num_spec num_specs[TRN_NUM_COUNT] = {
-    [TRN_NUM_SIZE] = {0, TRN_RCP_MAX_MAGNITUDE, LO_OPEN, "a number > 0 and <= 1e9"},
-    [TRN_NUM_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
-    [TRN_NUM_SEED] = {0, 9223372036854775807.0, WHOLE, "a whole number 0..9223372036854775807"},
-    [TRN_NUM_CHUNK_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
-    [TRN_NUM_SEA_LEVEL] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
-                           "a number from -1e9 to 1e9"},
-    [TRN_NUM_SNOW_LINE] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
-                           "a number from -1e9 to 1e9"},
-    [TRN_NUM_BASE_HEIGHT] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
-                             "a number from -1e9 to 1e9"},
-    [TRN_NUM_HEIGHT_VARIATION] = {0, TRN_RCP_MAX_MAGNITUDE, 0, "a number from 0 to 1e9"},
-    [TRN_NUM_FEATURE_SIZE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
-    [TRN_NUM_ROUGHNESS] = {0, 1, 0, "a number from 0 to 1"},
-    [TRN_NUM_OCTAVES] = {1, 16, WHOLE, "a whole number 1..16"},
-    [TRN_NUM_WARP_AMPLITUDE] = {0, HUGE_VAL, 0, "a number >= 0"},
-    [TRN_NUM_WARP_FEATURE_SIZE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
-    [TRN_NUM_STRETCH] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
-    [TRN_NUM_HEADING] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number of degrees"},
-    [TRN_NUM_COLOR] = {0, 1, 0, "a number from 0 to 1"},
-    [TRN_NUM_TEXTURE_SCALE] = {0, HUGE_VAL, LO_OPEN, "a number > 0"},
-    [TRN_NUM_PRIORITY] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number"},
-    [TRN_NUM_BLEND] = {0, HUGE_VAL, 0, "a number >= 0"},
-    [TRN_NUM_ELEVATION] = {-HUGE_VAL, HUGE_VAL, 0, "a finite number"},
-    [TRN_NUM_SLOPE] = {0, 90, 0, "a number of degrees from 0 to 90"},
-    [TRN_NUM_MOISTURE] = {0, 1, 0, "a number from 0 to 1"},
-    [TRN_NUM_WATER_DISTANCE] = {0, HUGE_VAL, 0, "a number >= 0"},
-    [TRN_NUM_PRESET_VERSION] = {0, HUGE_VAL, 0, "a number >= 0"},
-};
-
-const char *trn_rcp_num_expect(trn_rcp_num which)
-{
-    return num_specs[which].expect;
-}
-
-bool trn_rcp_num_whole(trn_rcp_num which)
-{
-    return (num_specs[which].flags & WHOLE) != 0;
-}
-
-bool trn_rcp_num_ok(trn_rcp_num which, double value)
-{
-    const num_spec *s = &num_specs[which];
-    if (!isfinite(value)) return false;
-    if ((s->flags & LO_OPEN) ? !(value > s->lo) : !(value >= s->lo)) return false;
-    if (!(value <= s->hi)) return false;
-    if ((s->flags & WHOLE) && floor(value) != value) return false;
-    return true;
-}
-
-void trn_rcp_landform_defaults(trn_landform *lf)
-{
-    lf->profile = TRN_PROFILE_FBM;
-    lf->base_height = 0;
-    lf->height_variation = 100;
-    lf->feature_size = 256;
-    lf->roughness = 0.5;
-    lf->octaves = 5;
-    lf->warp_amplitude = 0;
-    lf->warp_feature_size = 128;
-    lf->stretch = 1;
-    lf->heading = 0;
-}
-
-bool trn_rcp_landform_field_is_default(const trn_landform *lf, const char *key)
-{
-    trn_landform d;
-    trn_rcp_landform_defaults(&d);
-    if (strcmp(key, "profile") == 0) return lf->profile == d.profile;
-    if (strcmp(key, "base_height") == 0) return lf->base_height == d.base_height;
-    if (strcmp(key, "height_variation") == 0) return lf->height_variation == d.height_variation;
-    if (strcmp(key, "feature_size") == 0) return lf->feature_size == d.feature_size;
-    if (strcmp(key, "roughness") == 0) return lf->roughness == d.roughness;
-    if (strcmp(key, "octaves") == 0) return lf->octaves == d.octaves;
-    if (strcmp(key, "warp_amplitude") == 0) return lf->warp_amplitude == d.warp_amplitude;
-    if (strcmp(key, "warp_feature_size") == 0) return lf->warp_feature_size == d.warp_feature_size;
-    if (strcmp(key, "stretch") == 0) return lf->stretch == d.stretch;
-    if (strcmp(key, "heading") == 0) return lf->heading == d.heading;
-    if (strcmp(key, "evolution") == 0) return lf->evolution == NULL;
-    return false;
-}
-
-const char *const trn_rcp_recipe_keys[] = {
-    "size",      "resolution",       "seed",           "chunk_cells",   "sea_level",
-    "snow_line", "default_landform", "landforms",      "default_biome", "biomes",
-    "rules",     "layers",           "regions",        "edits",         "exclusions",
-    "palette",   "preset_id",        "preset_version", "graph",         "format_version",
-    NULL};
-const char *const trn_rcp_landform_keys[] = {
-    "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
-    "warp_amplitude", "warp_feature_size", "stretch",     "heading",      "evolution", NULL};
-const char *const trn_rcp_biome_keys[] = {
-    "color", "material", "texture_scale", "landform", "allow_snow", "groundmodel", NULL};
-const char *const trn_rcp_rule_keys[] = {
-    "id",    "biome",    "layer",          "priority",  "blend", "elevation",
-    "slope", "moisture", "water_distance", "substrate", NULL};
-const char *const trn_rcp_asset_keys[] = {"format_version", "id", "recipe", NULL};
-
-/* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t cap)
-{
-    if (na > 64 || nb > 64) return cap + 1;
-    size_t prev2[65], prev[65], cur[65];
-    for (size_t j = 0; j <= nb; j++)
-        prev[j] = j;
-    for (size_t j = 0; j <= nb; j++)
-        prev2[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            size_t best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
-            if (prev[j - 1] + cost < best) best = prev[j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                prev2[j - 2] + 1 < best)
-                best = prev2[j - 2] + 1;
-            cur[j] = best;
-        }
-        memcpy(prev2, prev, sizeof prev);
-        memcpy(prev, cur, sizeof cur);
-    }
-    return prev[nb] > cap ? cap + 1 : prev[nb];
-}
-
-const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates)
-{
-    size_t n = strlen(word);
-    if (n == 0) return NULL;
-    size_t cap = n / 3 > 1 ? n / 3 : 1;
-    const char *best = NULL;
-    size_t best_score = cap + 1;
-    for (const char *const *c = candidates; *c; c++) {
-        size_t m = strlen(*c);
-        size_t score = edit_distance(word, n, *c, m, cap);
-        /* A misspelt beginning of a longer name ("heigth" for height_variation) counts one
-         * more than the misspelling itself. */
-        if (m > n) {
-            size_t prefix = edit_distance(word, n, *c, n, cap) + 1;
-            if (prefix < score) score = prefix;
-        }
-        if (score < best_score) {
-            best_score = score;
-            best = *c;
-        }
-    }
-    return best;
-}
 
 /* ---- struct checks --------------------------------------------------------------------- */
 
@@ -414,6 +257,7 @@ static trn_status check_blob(chk *k, const char *key, const char *text, const ch
 {
     if (!text) return TRN_OK;
     json_error_t je;
+    trn_json_parse_counted();
     json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     trn_json_path_push_key(k->where, key);
     if (!v) return fail(k, TRN_ERR_VALIDATION, "kept JSON text does not parse: %s", je.text);
@@ -807,8 +651,16 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     return TRN_OK;
 }
 
+static _Atomic uint64_t validations;
+
+uint64_t trn_rcp_validate_count(void)
+{
+    return atomic_load_explicit(&validations, memory_order_relaxed);
+}
+
 trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
 {
+    atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
     trn_json_path where = {{{0}}, 0};
     trn_json_target target;

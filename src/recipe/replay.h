@@ -76,6 +76,14 @@ trn_status trn_recipe_generate_with(const trn_recipe *recipe, const trn_generate
                                     trn_replay_keep *keep, trn_progress_fn progress, void *user,
                                     trn_error *err);
 /* Rules, then painted regions, for the samples of box (inside the grid) of gen. */
+/* Resolve the published water and the biome water again (without carving) where the ground
+ * under them changed since they were resolved. */
+trn_status trn_generated_settle_water(trn_generated *gen, int threads, trn_error *err);
+/* gen->water_distance measured on gen's surface from the biome water, else the published water,
+ * else the sea inferred from the sea level (pr may be NULL). */
+trn_status trn_generated_water_distance(trn_generated *gen, const trn_progress *pr,
+                                        trn_error *err);
+
 trn_status trn_generated_biomes_box(const trn_recipe *recipe, const trn_replay_plan *plan,
                                     trn_generated *gen, trn_box box, trn_error *err);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/drainage.h"
 #include "terrane/layers.h"
@@ -431,13 +432,19 @@ static trn_status derived_init(derived *d, const trn_generated *gen, const trn_r
             return st;
         }
     }
-    if (gen->has_water) {
+    {
+        /* Where an edit can change what is wet: below the highest level of the bodies (any
+         * height with a river), or below the sea level when the sea is inferred from it. */
         d->water_by_level = true;
-        d->water_top = -HUGE_VAL;
-        for (uint32_t b = 0; b < gen->water.body_count; b++) {
-            const trn_water_body *wb = &gen->water.bodies[b];
-            if (wb->kind == TRN_WATER_RIVER) d->water_by_level = false;
-            if (wb->level > d->water_top) d->water_top = wb->level;
+        d->water_top = gen->has_water || gen->has_biome_water ? -HUGE_VAL : gen->sea_level;
+        for (int w = 0; w < 2; w++) {
+            const trn_water *water = w ? &gen->biome_water : &gen->water;
+            if (!(w ? gen->has_biome_water : gen->has_water)) continue;
+            for (uint32_t b = 0; b < water->body_count; b++) {
+                const trn_water_body *wb = &water->bodies[b];
+                if (wb->kind == TRN_WATER_RIVER) d->water_by_level = false;
+                if (wb->level > d->water_top) d->water_top = wb->level;
+            }
         }
         if (d->water_by_level) {
             const size_t n = trn_field_sample_count(&gen->field);
@@ -506,30 +513,90 @@ static bool water_touched(derived *d, const trn_field *f, trn_box box)
 /* Bring roles and placements up to date after the samples of box changed (heights: their
  * heights too) and fill ss->last. Nothing is written when the drainage fails; a later failure
  * (out of memory) is left to the caller, which restores the surface and calls this again. */
+/* Resolve water again on the edited ground; *changed is set when its wet samples differ. */
+static trn_status refresh_water(trn_water *water, const trn_field *field, int threads,
+                                bool *changed, trn_error *err)
+{
+    trn_water fresh;
+    const trn_water_resolve_options wo = {threads};
+    trn_status st = trn_water_refresh(water, field, &wo, &fresh, err);
+    if (st) return st;
+    const size_t n = trn_field_sample_count(field);
+    if ((water->wet == NULL) != (fresh.wet == NULL) ||
+        (water->wet && memcmp(water->wet, fresh.wet, n) != 0))
+        *changed = true;
+    trn_water_dispose(water);
+    *water = fresh;
+    return TRN_OK;
+}
+
+/* The distance to water measured again, as a full generation measures it on the final surface;
+ * the samples whose distance changed get their biomes again. *spread: their box. */
+static trn_status redistance(trn_session *ss, trn_box *spread, trn_error *err)
+{
+    trn_generated *gen = &ss->gen;
+    const size_t n = trn_field_sample_count(&gen->field);
+    float *old = malloc(n * sizeof *old);
+    if (!old) return oom(err, "the previous water distances");
+    memcpy(old, gen->water_distance, n * sizeof *old);
+    trn_status st = trn_generated_water_distance(gen, NULL, err);
+    if (st) {
+        memcpy(gen->water_distance, old, n * sizeof *old);
+        free(old);
+        return st;
+    }
+    const size_t nx = (size_t)gen->field.cells_x + 1u;
+    for (size_t k = 0; k < n; k++)
+        if (memcmp(&old[k], &gen->water_distance[k], sizeof *old) != 0) {
+            const trn_box one = {(int64_t)(k % nx), (int64_t)(k / nx), (int64_t)(k % nx),
+                                 (int64_t)(k / nx)};
+            *spread = trn_box_union(*spread, one);
+        }
+    free(old);
+    if (trn_box_empty(spread)) return TRN_OK;
+    trn_replay_plan plan;
+    if ((st = trn_replay_plan_make(&ss->recipe, &plan, err))) return st;
+    st = trn_generated_biomes_box(&ss->recipe, &plan, gen, *spread, err);
+    trn_replay_plan_dispose(&plan);
+    return st;
+}
+
 static trn_status derived_update(trn_session *ss, trn_box box, bool heights, trn_session_edit *out,
-                                 trn_error *err)
+                                 trn_box *spread_out, trn_error *err)
 {
     derived *d = &ss->d;
     const trn_recipe *r = &ss->recipe;
     trn_session_edit last;
     memset(&last, 0, sizeof last);
     memset(out, 0, sizeof *out);
+    if (spread_out) *spread_out = trn_box_none();
     trn_status st = TRN_OK;
-    /* As a full generation settles its water on the final surface, so does every edit. */
-    const uint64_t ground =
-        heights && ss->gen.has_water ? trn_water_ground_hash(&ss->gen.field) : 0;
-    if (heights && ss->gen.has_water && ss->gen.water.ground_hash != ground) {
-        if (water_touched(d, &ss->gen.field, box)) {
-            trn_water fresh;
-            const trn_water_resolve_options wo = {ss->options.threads};
-            if ((st = trn_water_refresh(&ss->gen.water, &ss->gen.field, &wo, &fresh, err)))
+    /* As a full generation settles its water on the final surface and measures the distance to
+     * it there, so does every edit; the biomes whose distance moved follow (spread). */
+    trn_generated *gen = &ss->gen;
+    trn_box spread = trn_box_none();
+    const bool inferred = !gen->has_water && !gen->has_biome_water;
+    const uint64_t ground = heights && !inferred ? trn_water_ground_hash(&gen->field) : 0;
+    const bool moved = heights && (inferred || (gen->has_water && gen->water.ground_hash != ground) ||
+                                   (gen->has_biome_water && gen->biome_water.ground_hash != ground));
+    if (moved) {
+        if (water_touched(d, &gen->field, box)) {
+            bool wet_changed = inferred;
+            const int t = ss->options.threads;
+            if (gen->has_water &&
+                (st = refresh_water(&gen->water, &gen->field, t, &wet_changed, err)))
                 return st;
-            trn_water_dispose(&ss->gen.water);
-            ss->gen.water = fresh;
+            if (gen->has_biome_water &&
+                (st = refresh_water(&gen->biome_water, &gen->field, t, &wet_changed, err)))
+                return st;
+            if (wet_changed && (st = redistance(ss, &spread, err))) return st;
         } else {
-            ss->gen.water.ground_hash = ground;
+            if (gen->has_water) gen->water.ground_hash = ground;
+            if (gen->has_biome_water) gen->biome_water.ground_hash = ground;
         }
     }
+    if (spread_out) *spread_out = spread;
+    box = trn_box_union(box, spread);
     derived_bind(d, &ss->gen);
     if (d->roles) {
         uint32_t *acc = NULL;
@@ -610,7 +677,7 @@ static void last_set(trn_session *ss, trn_session_edit *edit)
 static void derived_restore(trn_session *ss, trn_box box, bool heights)
 {
     trn_session_edit tmp;
-    if (derived_update(ss, box, heights, &tmp, NULL) == TRN_OK)
+    if (derived_update(ss, box, heights, &tmp, NULL, NULL) == TRN_OK)
         trn_chunk_set_dispose(&tmp.roles_changed);
 }
 
@@ -713,7 +780,10 @@ const trn_generated *trn_session_result(const trn_session *ss)
          * lazily refreshed key may be written through this pointer. */
         trn_session *w = (trn_session *)(uintptr_t)ss;
         uint64_t key = 0;
-        if (trn_recipe_cache_key(&w->recipe, &key, NULL) == TRN_OK) {
+        /* Every recipe a session holds has been validated (by the generation that opened or
+         * regenerated it, by the stroke that changed it, or as the state an undo or redo
+         * returns to), so the key is computed without validating it again. */
+        if (trn_rcp_cache_key_of_valid(&w->recipe, &key, NULL) == TRN_OK) {
             w->gen.cache_key = key;
             w->key_stale = false;
         }
@@ -1005,12 +1075,14 @@ trn_status trn_session_apply_stroke(trn_session *ss, const trn_stroke *stroke,
     entry_window(ss, &e, 1, true);
     e.heights = !trn_box_empty(&c);
     trn_session_edit last;
-    if ((st = derived_update(ss, e.box, e.heights, &last, err))) {
+    trn_box spread;
+    if ((st = derived_update(ss, e.box, e.heights, &last, &spread, err))) {
         entry_window(ss, &e, 0, false);
         rederive = true;
         goto fail;
     }
-    if ((st = chunks_report(r, e.box, changed, err)) || (st = push_entry(ss, &e, err))) {
+    if ((st = chunks_report(r, trn_box_union(e.box, spread), changed, err)) ||
+        (st = push_entry(ss, &e, err))) {
         /* Put the surface and the recipe back as they were. */
         entry_window(ss, &e, 0, false);
         trn_chunk_set_dispose(changed);
@@ -1075,7 +1147,8 @@ static trn_status undo_redo(trn_session *ss, bool redo, trn_chunk_set *changed, 
     ss->key_stale = true;
     entry_window(ss, e, redo ? 1 : 0, false);
     trn_session_edit last;
-    if ((st = derived_update(ss, e->box, e->heights, &last, err))) {
+    trn_box spread;
+    if ((st = derived_update(ss, e->box, e->heights, &last, &spread, err))) {
         /* Back to the state before this call: the recipe, the exclusion mask's presence, then
          * the samples (which include the mask's), then what derives from them. */
         if (redo)
@@ -1093,6 +1166,14 @@ static trn_status undo_redo(trn_session *ss, bool redo, trn_chunk_set *changed, 
     }
     last_set(ss, &last);
     ss->hist_pos = redo ? ss->hist_pos + 1u : ss->hist_pos - 1u;
+    if (changed && !trn_box_empty(&spread)) {
+        /* Biomes moved beyond the stroke's box (the water moved): report those chunks too. */
+        trn_chunk_set wider;
+        if (chunks_report(r, trn_box_union(e->box, spread), &wider, NULL) == TRN_OK) {
+            trn_chunk_set_dispose(&set);
+            set = wider;
+        }
+    }
     if (changed) *changed = set;
     return TRN_OK;
 }

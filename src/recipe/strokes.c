@@ -1,4 +1,4 @@
-/* Layer and stroke helpers: names, brush weight, layer lookup, disposal. */
+/* Layer and stroke helpers: names, layer lookup, disposal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +60,6 @@ trn_layer_group trn_stroke_kind_group(trn_stroke_kind kind)
     default:
         return TRN_LAYER_SCULPT;
     }
-}
-
-double trn_brush_weight(double distance, double radius, double falloff)
-{
-    if (!(distance < radius)) return 0.0; /* also NaN and radius <= 0 */
-    if (distance < 0) distance = -distance;
-    double inner = (1.0 - falloff) * radius;
-    if (distance <= inner) return 1.0;
-    /* t runs 0 at radius to 1 at the inner edge; smoothstep t^2 (3 - 2t). */
-    double t = (radius - distance) / (radius - inner);
-    return t * t * (3.0 - 2.0 * t);
 }
 
 void trn_stroke_dispose(trn_stroke *stroke)

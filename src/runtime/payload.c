@@ -17,7 +17,7 @@
 
 #include "core/checked.h"
 #include "core/cursor.h"
-#include "gen/water_internal.h"
+#include "water/water_internal.h"
 #include "runtime/payload_format.h"
 #include "runtime/payload_internal.h"
 #include "terrane/runtime.h"
@@ -36,7 +36,8 @@ const char *trn_payload_section_name(const char id[4])
         {TRN_SEC_HEIGHTS, "heights"},     {TRN_SEC_BIOMES, "biomes"},
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
-        {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
+        {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
+        {TRN_SEC_BIOME_MATERIALS, "biome materials"}};
     if (!id) return NULL;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
@@ -397,6 +398,55 @@ static trn_status decode_biomes(const reader *r, const trn_payload_section *s, c
     return TRN_OK;
 }
 
+static bool take_f64(trn_cursor *c, double *v)
+{
+    uint32_t lo = 0, hi = 0;
+    if (!trn_cursor_u32le(c, &lo) || !trn_cursor_u32le(c, &hi)) return false;
+    const uint64_t bits = (uint64_t)lo | ((uint64_t)hi << 32);
+    memcpy(v, &bits, sizeof *v);
+    return true;
+}
+
+/* BMAT: each biome's material id and texture scale, in BIOM's order (checked against it once
+ * every section is read: the order of sections is free). */
+static trn_status decode_biome_materials(const reader *r, const trn_payload_section *s,
+                                         const uint8_t *raw, trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    uint32_t count;
+    if (!trn_cursor_u32le(&c, &count)) BAD(TRN_ERR_TRUNCATED, "the biome count is cut short");
+    if (count == 0 || count > TRN_PAYLOAD_MAX_BIOMES)
+        BAD(TRN_ERR_FORMAT, "%u biomes; 1 to 255 expected", count);
+    p->biome_materials = calloc(count, sizeof *p->biome_materials);
+    p->biome_texture_scales = calloc(count, sizeof *p->biome_texture_scales);
+    if (!p->biome_materials || !p->biome_texture_scales) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    p->biome_material_count = count;
+    for (uint32_t b = 0; b < count; b++) {
+        bool ok;
+        char *id = take_text(&c, &ok);
+        if (ok && id && !id[0]) {
+            free(id);
+            id = NULL; /* empty: no material */
+        }
+        p->biome_materials[b] = id;
+        const size_t at = c.pos;
+        ok = ok && take_f64(&c, &p->biome_texture_scales[b]);
+        if (!ok) BAD(TRN_ERR_FORMAT, "biome %u's material or texture scale is cut short", b);
+        const double ts = p->biome_texture_scales[b];
+        if (!(isfinite(ts) && ts > 0.0)) {
+            c.pos = at;
+            BAD(TRN_ERR_FORMAT, "biome %u's texture scale is %g; a finite number > 0 expected", b,
+                ts);
+        }
+    }
+    if (trn_cursor_left(&c))
+        BAD(TRN_ERR_TRAILING_DATA, "%zu bytes after the last biome", trn_cursor_left(&c));
+    return TRN_OK;
+}
+
 static trn_status decode_scatter(const reader *r, const trn_payload_section *s, const uint8_t *raw,
                                  trn_payload *p)
 {
@@ -677,6 +727,11 @@ static trn_status decode_section(const reader *r, const trn_payload_section *s, 
         if (!st) raw = NULL; /* kept as the heights */
     } else if (memcmp(s->id, TRN_SEC_BIOMES, 4) == 0) {
         st = decode_biomes(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_BIOME_MATERIALS, 4) == 0) {
+        if (p->biome_materials)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second biome materials section");
+        else
+            st = decode_biome_materials(r, s, raw, p);
     } else if (memcmp(s->id, TRN_SEC_EXCLUSION, 4) == 0) {
         if (s->raw_size != n)
             st = fail(r, TRN_ERR_FORMAT, where, s->offset,
@@ -769,6 +824,10 @@ void trn_payload_free(trn_payload *p)
         free(p->biome_names[b]);
     free(p->biome_names);
     free(p->biome_colors);
+    for (uint32_t b = 0; p->biome_materials && b < p->biome_material_count; b++)
+        free(p->biome_materials[b]);
+    free(p->biome_materials);
+    free(p->biome_texture_scales);
     free(p->exclusion);
     free(p->roles);
     free(p->set.name);
@@ -812,6 +871,16 @@ static trn_status decode(const reader *r, trn_payload **out)
             st = fail(r, TRN_ERR_UNSUPPORTED, where, s->offset,
                       "a required section this build does not know (a newer terrane wrote it)");
         }
+    }
+    if (!st && p->biome_materials && p->biome_material_count != p->biome_count) {
+        const trn_payload_section *bm = NULL;
+        for (uint32_t k = 0; k < p->header.section_count && !bm; k++)
+            if (memcmp(p->header.sections[k].id, TRN_SEC_BIOME_MATERIALS, 4) == 0)
+                bm = &p->header.sections[k];
+        char where[64];
+        section_text(TRN_SEC_BIOME_MATERIALS, where, sizeof where);
+        st = fail(r, TRN_ERR_FORMAT, where, bm ? bm->offset : 0,
+                  "%u biomes; the biome section has %u", p->biome_material_count, p->biome_count);
     }
     if (st) {
         trn_payload_free(p);
@@ -953,6 +1022,17 @@ uint32_t trn_payload_biome_count(const trn_payload *p)
 const char *trn_payload_biome_name(const trn_payload *p, uint32_t label)
 {
     return p && label < p->biome_count ? p->biome_names[label] : NULL;
+}
+
+const char *trn_payload_biome_material(const trn_payload *p, uint32_t label)
+{
+    return p && p->biome_materials && label < p->biome_count ? p->biome_materials[label] : NULL;
+}
+
+double trn_payload_biome_texture_scale(const trn_payload *p, uint32_t label)
+{
+    if (!p || label >= p->biome_count) return NAN;
+    return p->biome_texture_scales ? p->biome_texture_scales[label] : 1.0;
 }
 
 bool trn_payload_biome_color(const trn_payload *p, uint32_t label, float rgba[4])

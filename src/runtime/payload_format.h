@@ -22,6 +22,7 @@ static const uint8_t trn_payload_magic[8] = {'T', 'R', 'N', 'B', 'I', 'N', 0, 0}
 /* Section ids as the four ASCII bytes written. */
 #define TRN_SEC_HEIGHTS "HGHT"
 #define TRN_SEC_BIOMES "BIOM"
+#define TRN_SEC_BIOME_MATERIALS "BMAT"
 #define TRN_SEC_EXCLUSION "EXCL"
 #define TRN_SEC_WATER "WATR"
 #define TRN_SEC_SCATTER "SCTR"

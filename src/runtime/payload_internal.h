@@ -33,6 +33,9 @@ struct trn_payload {
     char **biome_names;
     float (*biome_colors)[4];
     uint32_t biome_count;
+    char **biome_materials;         /* BMAT: per biome, NULL without a material */
+    double *biome_texture_scales;   /* BMAT: per biome; NULL without the section (all 1) */
+    uint32_t biome_material_count;  /* BMAT's count: must equal biome_count */
     uint8_t *exclusion, *roles;
     trn_material_set set;
     bool has_set, has_water, has_scatter;

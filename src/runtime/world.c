@@ -270,6 +270,11 @@ bool trn_world_ground_at(const trn_world *world, const double position[3], const
         out->biome = trn_payload_biome_at(p->payload, local[0], local[2]);
         out->biome_name =
             out->biome >= 0 ? trn_payload_biome_name(p->payload, (uint32_t)out->biome) : NULL;
+        out->biome_material =
+            out->biome >= 0 ? trn_payload_biome_material(p->payload, (uint32_t)out->biome) : NULL;
+        out->texture_scale =
+            out->biome >= 0 ? trn_payload_biome_texture_scale(p->payload, (uint32_t)out->biome)
+                            : 1.0;
         out->role = trn_payload_role_at(p->payload, local[0], local[2]);
         return true;
     }

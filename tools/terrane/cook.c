@@ -198,6 +198,13 @@ static int stage_bytes(cli_ctx *ctx, const char *dest, const void *data, size_t 
 static int add_scene_jobs(cli_ctx *ctx, const char *path, const char *rel, const char *file,
                           job_list *jobs)
 {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_file_read_all(path, (size_t)64 << 20, &data, &size, &e)) return cli_fail(ctx, &e);
+    const trn_status checked = trn_scene_document_check((const char *)data, size, path, &e);
+    free(data);
+    if (checked) return cli_fail(ctx, &e);
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
     if (!doc)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "cli.h"
@@ -18,6 +19,8 @@
 #include "terrane/unity.h"
 #include "terrane/unity_water.h"
 #include "terrane/generate.h"
+#include "terrane/geotiff.h"
+#include "terrane/graph.h"
 #include "terrane/layers.h"
 #include "terrane/image.h"
 #include "terrane/recipe.h"
@@ -97,6 +100,14 @@ static const char *const help_text =
     "                             grid of 2^n cells (33..4097 samples); both --export kinds may\n"
     "                             be given\n"
     "  --texture-size N           pixel size of the level's placeholder textures (default 256)\n"
+    "  --tiles N                  out of core: evaluate the graph tile by tile (N samples a\n"
+    "                             tile edge, a multiple of 16) and write -o OUT.tif, one tiled\n"
+    "                             BigTIFF, as tiles finish; the same heights as without --tiles.\n"
+    "                             Global nodes (drainage, erosion, stream power, water) still\n"
+    "                             hold the whole grid (docs/scale.md)\n"
+    "  --memory SIZE              with --tiles: refuse up front when one tile with its halos\n"
+    "                             (and the whole grids global nodes hold) needs more than SIZE\n"
+    "                             (4GiB, 512MiB); the summary reports the peak resident size\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
     "  --max-work N               work budget of each graph node and of the strokes (default\n"
     "                             1e10 work units, about a droplet step each; docs/graph.md):\n"
@@ -110,7 +121,11 @@ static const char *const help_text =
     "  --cache DIR                keep each graph node's result in DIR (created when missing):\n"
     "                             a later run reuses every node whose type, parameters, inputs\n"
     "                             and grid are unchanged. Outputs are the same bytes with or\n"
-    "                             without it. Preview results are never written there\n"
+    "                             without it. Preview results are never written there. Without\n"
+    "                             it, results are kept in $XDG_CACHE_HOME/terrane/nodes (else\n"
+    "                             ~/.cache/terrane/nodes) within 4 GiB, least recently used\n"
+    "                             first out; TERRANE_CACHE=off turns that off for every verb\n"
+    "  --no-cache                 keep nothing on disk for this run\n"
     "  --exclusion OUT.png        the exclusion mask painted by exclusion strokes (8-bit grey)\n"
     "  --scatter-exclusions FILE.json\n"
     "                             placements the engine exports leave out: a scene's\n"
@@ -195,6 +210,7 @@ typedef struct gen_args {
     const char *masks[16];
     uint32_t mask_count;
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
+    bool no_cache;         /* --no-cache: not even the platform cache directory */
     trn_erosion_quality quality;
     uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
     height_format format;
@@ -211,6 +227,8 @@ typedef struct gen_args {
     /* Where -o, --biomes, --preview and --exclusion are written: their staged temporaries,
      * which land together with every other output when the run succeeds. */
     const char *out_file, *biomes_file, *preview_file, *exclusion_file, *roles_file;
+    uint32_t tiles;  /* --tiles N: tile by tile, samples per tile edge; 0 = whole grid */
+    uint64_t memory; /* --memory SIZE: the budget --tiles must fit in; 0 = none */
 } gen_args;
 
 /* How heights became stored values. */
@@ -1255,6 +1273,32 @@ static bool parse_max_work(cli_ctx *ctx, const char *v, uint64_t *out)
     return true;
 }
 
+/* A byte count: a number with an optional KiB, MiB, GiB (powers of 1024) or KB, MB, GB. */
+static bool parse_memory(cli_ctx *ctx, const char *v, uint64_t *out)
+{
+    char *end = NULL;
+    const double n = strtod(v, &end);
+    double unit = 1.0;
+    if (end && *end) {
+        static const struct {
+            const char *suffix;
+            double unit;
+        } units[] = {{"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                     {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},
+                     {"B", 1.0}};
+        unit = 0.0;
+        for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+            if (strcmp(end, units[k].suffix) == 0) unit = units[k].unit;
+    }
+    if (!end || end == v || !(unit > 0.0) || !(n > 0.0) || !isfinite(n) || n * unit > 1e18) {
+        cli_usage_error(ctx, "--memory takes a size such as 4GiB, 512MiB or 2000000000, not '%s'",
+                        v);
+        return false;
+    }
+    *out = (uint64_t)(n * unit);
+    return true;
+}
+
 static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
 {
     memset(a, 0, sizeof *a);
@@ -1278,6 +1322,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         }
         if (strcmp(arg, "--scaffold") == 0) {
             a->scaffold = true;
+            continue;
+        }
+        if (strcmp(arg, "--no-cache") == 0) {
+            a->no_cache = true;
             continue;
         }
         int sc = cli_scale_option(ctx, argc, argv, &i, &a->scale);
@@ -1312,6 +1360,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                             "--mask",
                                             "--roles",
                                             "--scatter-exclusions",
+                                            "--tiles",
+                                            "--memory",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
@@ -1366,6 +1416,15 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
                                        "--world-size expects XxZ in world units such as "
                                        "2048x2048, got '%s'",
                                        v);
+        } else if (strcmp(arg, "--tiles") == 0) {
+            if (!cli_parse_u32(ctx, arg, v, &a->tiles)) return CLI_EXIT_USAGE;
+            if (a->tiles < 16 || a->tiles > 65536 || a->tiles % 16)
+                return cli_usage_error(ctx,
+                                       "--tiles takes samples per tile edge, 16 to 65536 in "
+                                       "steps of 16 (the GeoTIFF's tiles), not %u",
+                                       a->tiles);
+        } else if (strcmp(arg, "--memory") == 0) {
+            if (!parse_memory(ctx, v, &a->memory)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--max-work") == 0) {
             if (!parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--quality") == 0) {
@@ -1423,6 +1482,18 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *he
         for (int l = 0; l < k; l++)
             if (outs[l] && cli_same_file(outs[k], outs[l]))
                 return cli_usage_error(ctx, "two outputs name the same file: %s", outs[k]);
+    }
+    if (a->memory && !a->tiles)
+        return cli_usage_error(ctx, "--memory is the budget of a tiled run: give --tiles N too");
+    if (a->tiles) {
+        if (!a->out || !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")))
+            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF: give -o OUT.tif");
+        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->unity_dir ||
+            a->roles || a->mask_count || a->cache_dir)
+            return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
+                                        "--preview, --roles, --exclusion, --mask, --cache or "
+                                        "--export)");
+        return CLI_EXIT_OK;
     }
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)
         return cli_usage_error(ctx,
@@ -1660,6 +1731,135 @@ static int check_beamng_shape(cli_ctx *ctx, const trn_recipe *r, const char *wha
     return CLI_EXIT_OK;
 }
 
+/* ---- tiled, out of core ---- */
+
+static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                            const float *values, trn_error *err)
+{
+    return trn_geotiff_tiled_put(user, x0, z0, nx, nz, values, err);
+}
+
+static double mib(uint64_t bytes)
+{
+    return (double)bytes / 1048576.0;
+}
+
+/* "100 KiB", "5.5 MiB", "3.25 GiB": a size as people read it. */
+static const char *size_text(uint64_t bytes, char *buf, size_t size)
+{
+    if (bytes < ((uint64_t)1 << 20))
+        snprintf(buf, size, "%.0f KiB", (double)bytes / 1024.0);
+    else if (bytes < ((uint64_t)1 << 30))
+        snprintf(buf, size, "%.1f MiB", mib(bytes));
+    else
+        snprintf(buf, size, "%.2f GiB", (double)bytes / 1073741824.0);
+    return buf;
+}
+
+/* The graph's published heights tile by tile straight into a tiled BigTIFF, within the memory
+ * budget: refused up front when one tile with its halos (and the whole grids global nodes hold)
+ * cannot fit. */
+static int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0)
+{
+    trn_error e;
+    /* Without strokes the layers change nothing: the heights are the graph's. */
+    if (recipe->stroke_count)
+        return cli_failf(ctx,
+                         "--tiles generates the graph's heights; this recipe's %u regions, edits "
+                         "and exclusions are applied to the whole grid: generate without --tiles",
+                         recipe->stroke_count);
+    trn_graph g;
+    if (trn_graph_from_recipe(recipe, &g, &e)) return cli_fail(ctx, &e);
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = a->threads;
+    o.quality = a->quality;
+    o.max_work = a->max_work;
+    uint64_t need = 0;
+    int global = -1;
+    if (trn_graph_tiles_memory(&g, recipe, &o, a->tiles, &need, &global, &e)) {
+        trn_graph_dispose(&g);
+        return cli_fail(ctx, &e);
+    }
+    /* The writer's band: three tile heights across the width. */
+    need += (uint64_t)3u * a->tiles * ((uint64_t)recipe->cells_x + 1u) * sizeof(float);
+    if (a->memory && need > a->memory) {
+        char why[200] = "";
+        if (global >= 0)
+            snprintf(why, sizeof why,
+                     "; node '%.60s' (%.32s) reads the whole grid, so the whole grid is held",
+                     g.nodes[global].id, g.nodes[global].type);
+        char have[32], want[32];
+        const int r = cli_failf(ctx,
+                                "--memory %s is below the %s a tile of %u samples with its "
+                                "halos is estimated to need on this %u x %u-sample grid%s; give "
+                                "--memory %.0fMiB or more%s",
+                                size_text(a->memory, have, sizeof have),
+                                size_text(need, want, sizeof want), a->tiles, recipe->cells_x + 1u,
+                                recipe->cells_z + 1u, why, ceil(mib(need)),
+                                global >= 0 ? "" : ", or smaller --tiles");
+        trn_graph_dispose(&g);
+        return r;
+    }
+    trn_geotiff_tiled *w = NULL;
+    if (trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z, recipe->size_x,
+                               recipe->size_z, a->tiles, &w, &e)) {
+        trn_graph_dispose(&g);
+        return cli_fail(ctx, &e);
+    }
+    const trn_graph_tile_options to = {a->tiles, NULL, NULL};
+    trn_status st =
+        trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    trn_graph_dispose(&g);
+    if (st) {
+        trn_geotiff_tiled_abort(w);
+        return cli_fail(ctx, &e);
+    }
+    if (trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    char peak[32], est[32];
+    const uint32_t per_x = (recipe->cells_x + a->tiles) / a->tiles,
+                   per_z = (recipe->cells_z + a->tiles) / a->tiles;
+    const double seconds = now_s() - t0;
+    const uint64_t resident = (uint64_t)ru.ru_maxrss * 1024u;
+    cli_note(ctx,
+             "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
+             "(%s estimated before the run)",
+             a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles, seconds,
+             size_text(resident, peak, sizeof peak), size_text(need, est, sizeof est));
+    if (ctx->json) {
+        json_t *summary = json_object();
+        json_object_set_new(summary, "input", cli_json_string(a->recipe_path));
+        json_object_set_new(summary, "input_format", json_string("recipe"));
+        json_t *size = json_array();
+        json_array_append_new(size, json_real(recipe->size_x));
+        json_array_append_new(size, json_real(recipe->size_z));
+        json_object_set_new(summary, "size", size);
+        json_t *cells = json_array();
+        json_array_append_new(cells, json_integer(recipe->cells_x));
+        json_array_append_new(cells, json_integer(recipe->cells_z));
+        json_object_set_new(summary, "cells", cells);
+        json_object_set_new(summary, "samples",
+                            json_integer((json_int_t)(recipe->cells_x + 1u) *
+                                         (json_int_t)(recipe->cells_z + 1u)));
+        json_t *tiles = json_object();
+        json_object_set_new(tiles, "size", json_integer(a->tiles));
+        json_t *count = json_array();
+        json_array_append_new(count, json_integer(per_x));
+        json_array_append_new(count, json_integer(per_z));
+        json_object_set_new(tiles, "count", count);
+        json_object_set_new(tiles, "memory_budget", json_integer((json_int_t)a->memory));
+        json_object_set_new(tiles, "estimated_bytes", json_integer((json_int_t)need));
+        json_object_set_new(tiles, "peak_resident_bytes", json_integer((json_int_t)resident));
+        json_object_set_new(tiles, "seconds", json_real(seconds));
+        json_object_set_new(summary, "tiles", tiles);
+        cli_print_json(summary);
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
 {
     gen_args a;
@@ -1715,9 +1915,20 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
+    if (a.tiles) {
+        rc = generate_tiled(ctx, &a, &recipe, t0);
+        trn_recipe_dispose(&recipe);
+        return rc;
+    }
+    if (a.cache_dir && a.no_cache) {
+        trn_recipe_dispose(&recipe);
+        return cli_usage_error(ctx, "--cache and --no-cache exclude each other");
+    }
     trn_graph_cache *cache = NULL;
+    char default_dir[4096] = "";
+    if (!a.cache_dir && !a.no_cache) cache = cli_cache_default(default_dir, sizeof default_dir);
     /* --mask reads node outputs after generation: keep the results in memory for that. */
-    if ((a.cache_dir || a.mask_count) && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
+    if (!cache && (a.cache_dir || a.mask_count) && trn_graph_cache_new(a.cache_dir, 0, &cache, &e)) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }
@@ -1909,7 +2120,9 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
             summary, "quality",
             cli_json_string(gen.quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
         json_object_set_new(summary, "final", json_boolean(gen.quality != TRN_EROSION_PREVIEW));
-        if (a.cache_dir) json_object_set_new(summary, "cache_dir", cli_json_string(a.cache_dir));
+        if (a.cache_dir || default_dir[0])
+            json_object_set_new(summary, "cache_dir",
+                                cli_json_string(a.cache_dir ? a.cache_dir : default_dir));
         json_object_set_new(summary, "nodes", node_reports_json(&gen));
         json_t *hr = json_object();
         json_object_set_new(hr, "min", json_real(lo));

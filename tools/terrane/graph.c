@@ -55,6 +55,11 @@ int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_r
     cli_graph g;
     int rc = cli_graph_load(ctx, path, recipe, kind, &g);
     if (rc) return rc;
+    if (g.from_recipe) {
+        snprintf(ctx->graph_file, sizeof ctx->graph_file, "%s", path);
+        snprintf(ctx->graph_at, sizeof ctx->graph_at, "%s",
+                 kind == TRN_DOCUMENT_TERRAIN_ASSET ? "recipe.graph" : "graph");
+    }
     char line[1024];
     for (size_t k = 0; k < g.diags.count && !ctx->quiet; k++) {
         if (g.diags.items[k].severity == TRN_GRAPH_ERROR) continue;
@@ -66,13 +71,12 @@ int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_r
         if (d->severity != TRN_GRAPH_ERROR) continue;
         char where[700] = "";
         if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
-        char more[160] = "";
+        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']", where,
+                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)");
+        /* A line of its own, printed through the format (a %s argument would be escaped). */
         if (g.errors > 1)
-            snprintf(more, sizeof more,
-                     "\n(the graph has %zu errors; 'terrane graph check %s' lists them all)",
-                     g.errors, path);
-        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']%s", where,
-                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)", more);
+            cli_fprintf(stderr, "(the graph has %zu errors; 'terrane graph check %s' lists them all)\n",
+                        g.errors, path);
         break;
     }
     cli_graph_dispose(&g);
@@ -261,7 +265,19 @@ static json_t *param_json(const trn_param_spec *s)
     return p;
 }
 
-static json_t *types_json(void)
+/* A type's reach at its default parameters (a probe node without parameters). */
+static trn_node_reach default_reach(const trn_node_type *t)
+{
+    trn_graph_node n;
+    memset(&n, 0, sizeof n);
+    n.id = (char *)"probe";
+    n.type = (char *)t->name;
+    trn_node_reach r;
+    trn_graph_node_reach(&n, NULL, &r);
+    return r;
+}
+
+json_t *cli_graph_types_json(void)
 {
     json_t *a = json_array();
     for (uint32_t i = 0; i < trn_node_type_count(); i++) {
@@ -273,6 +289,12 @@ static json_t *types_json(void)
         json_object_set_new(o, "description", cli_json_string(t->description));
         json_object_set_new(o, "version", json_integer(t->version));
         json_object_set_new(o, "quality_dependent", json_boolean(t->quality_dependent));
+        const trn_node_reach reach = default_reach(t);
+        json_t *rj = json_object();
+        json_object_set_new(rj, "kind", cli_json_string(trn_node_reach_name(reach.kind)));
+        json_object_set_new(rj, "halo", json_integer(reach.halo));
+        json_object_set_new(rj, "why", cli_json_string(reach.why));
+        json_object_set_new(o, "reach", rj);
         json_object_set_new(o, "inputs", pins_json(t->inputs, t->input_count, true));
         json_object_set_new(o, "outputs", pins_json(t->outputs, t->output_count, false));
         json_t *ps = json_array();
@@ -340,6 +362,12 @@ static void print_types_text(void)
                            t->inputs[k].required ? "required" : "optional",
                            t->inputs[k].description);
         }
+        const trn_node_reach reach = default_reach(t);
+        if (reach.kind == TRN_REACH_NEIGHBOURHOOD)
+            cli_printf("  reach: neighbourhood of %u sample%s (%s)\n", reach.halo,
+                       reach.halo == 1 ? "" : "s", reach.why);
+        else
+            cli_printf("  reach: %s (%s)\n", trn_node_reach_name(reach.kind), reach.why);
         if (t->output_count) {
             cli_printf("  outputs:\n");
             for (uint32_t k = 0; k < t->output_count; k++)
@@ -605,7 +633,7 @@ int cli_verb_graph(cli_ctx *ctx, int argc, char **argv)
         }
         ctx->verb = "graph types";
         if (ctx->json)
-            cli_print_json(types_json());
+            cli_print_json(cli_graph_types_json());
         else
             print_types_text();
         return CLI_EXIT_OK;

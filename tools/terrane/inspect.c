@@ -1032,18 +1032,28 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
         return rc;
     }
     trn_graph_cache *cache = NULL;
-    if (cache_dir) {
+    /* Without --cache, what generate would reuse: the platform cache directory, when it is on
+     * and exists. */
+    char default_dir[4096] = "";
+    const char *env = getenv("TERRANE_CACHE");
+    struct stat db;
+    const char *peek = cache_dir;
+    if (!peek && !(env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0)) &&
+        trn_graph_cache_dir_default(default_dir, sizeof default_dir, NULL) == TRN_OK &&
+        stat(default_dir, &db) == 0 && S_ISDIR(db.st_mode))
+        peek = default_dir;
+    if (peek) {
         /* Only read: a missing directory is not created (it holds nothing yet). */
         struct stat sb;
-        const bool exists = stat(cache_dir, &sb) == 0;
+        const bool exists = stat(peek, &sb) == 0;
         if (exists && !S_ISDIR(sb.st_mode)) {
             cli_graph_dispose(&g);
             json_decref(o);
             trn_recipe_dispose(&recipe);
-            return cli_failf(ctx, "--cache %s is not a directory", cache_dir);
+            return cli_failf(ctx, "--cache %s is not a directory", peek);
         }
-        if (!exists) cli_note(ctx, "%s does not exist: nothing is cached there yet", cache_dir);
-        if (trn_graph_cache_new(exists ? cache_dir : NULL, 0, &cache, &e)) {
+        if (!exists) cli_note(ctx, "%s does not exist: nothing is cached there yet", peek);
+        if (trn_graph_cache_new(exists ? peek : NULL, 0, &cache, &e)) {
             cli_graph_dispose(&g);
             json_decref(o);
             trn_recipe_dispose(&recipe);
@@ -1066,7 +1076,7 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
                                     &palette, &pe) == TRN_OK;
         json_decref(pv);
     }
-    json_t *graph_o = describe_graph(&g, &recipe, have_palette ? &palette : NULL, cache, cache_dir);
+    json_t *graph_o = describe_graph(&g, &recipe, have_palette ? &palette : NULL, cache, peek);
     trn_palette_dispose(&palette);
     trn_graph_cache_free(cache);
     json_object_set(o, "graph", graph_o);

@@ -10,6 +10,7 @@
 #include "cook_verb.h"
 #include "stats_verb.h"
 #include "lua_verb.h"
+#include "terrane/wait_policy.h"
 
 typedef struct verb_entry {
     const char *name;
@@ -81,7 +82,7 @@ static const verb_entry *find_verb(const char *name, size_t n)
 /* Guards against a help text whose printing asks for help again. */
 static bool probing_help;
 
-char *cli_verb_help(const char *label)
+static char *capture_verb_help(const char *label)
 {
     size_t n = strcspn(label, " ");
     const verb_entry *v = find_verb(label, n);
@@ -171,8 +172,13 @@ static int top_usage_error(const char *what, const char *word, const char *hint)
     return CLI_EXIT_USAGE;
 }
 
+/* Waiting threads sleep rather than spin: other programs' work keeps its cores. */
+TRN_WAIT_POLICY_PASSIVE_DEFAULT()
+
 int main(int argc, char **argv)
 {
+    trn_wait_policy_restore();
+    cli_set_verb_help(capture_verb_help);
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;

@@ -28,14 +28,19 @@ static const char *const help_text =
     "Chunks are --chunk-cells cells square (a recipe's chunk_cells, else 64). Level L keeps every\n"
     "2^L-th sample and the chunk's border; its error is the largest height difference between\n"
     "the full surface and the level's, and skirts hang below each chunk's border so neighbours at\n"
-    "different levels show no cracks (docs/meshes.md). Axes are glTF's (OBJ the same): +x east,\n"
+    "different levels show no cracks. --max-error levels adapt instead: a right-triangulated\n"
+    "network over the whole terrain, thinned vertex by vertex, keeps each triangle within the\n"
+    "error, and neighbouring chunks share their border vertices exactly at any two levels, with\n"
+    "no skirt (docs/meshes.md). Axes are glTF's (OBJ the same): +x east,\n"
     "+y up, -z north (the terrain's far edge, the top of 'terrane render' pictures), in\n"
     "terrain-local units; faces are counter-clockwise seen from above. --camera takes the\n"
     "terrain's own coordinates: x east, y up, z north.\n"
     "\n"
     "Level selection (default: the finest level everywhere):\n"
     "  --lod N                  level N in every chunk (0 = full resolution)\n"
-    "  --max-error M            per chunk the coarsest level with error <= M metres\n"
+    "  --max-error M            one adaptive level: every triangle within M metres of every\n"
+    "                           sample it covers, and as few triangles as that needs; with\n"
+    "                           --camera, adaptive levels within M, 2M, 4M, ... metres\n"
     "  --camera X,Y,Z           per chunk the coarsest level whose error seen from this camera\n"
     "                           stays within --lod-error-pixels: error * viewport_height /\n"
     "                           (2 * distance * tan(fov / 2)), distance to the chunk's box\n"
@@ -51,6 +56,15 @@ static const char *const help_text =
     "  --skirt-depth D          skirt depth in metres (0: none; default: the level's error or\n"
     "                           the largest border error, plus one cell)\n"
     "  --embed                  .gltf: the buffer inside the JSON as a data: URI, no .bin\n"
+    "  --uvs                    texture coordinates: u = x * S, v = z * S (S: the recipe's biomes'\n"
+    "                           texture_scale when they all share one, else 1: UVs in metres,\n"
+    "                           each biome's texture_scale in the material extras)\n"
+    "  --uv-scale S             texture coordinates at S repetitions per metre (> 0)\n"
+    "  --collider-error M       add a node \"collider\": one adaptive mesh within M metres of\n"
+    "                           every sample, without materials, normals or UVs\n"
+    "  --sections role|biome    one primitive (material) per surface role (default) or, for a\n"
+    "                           recipe, per biome: named by it, with its material id and\n"
+    "                           texture_scale in the material's extras\n"
     "  --no-water               leave a recipe's water out\n"
     "  --no-instances           leave a recipe's palette instances out\n"
     "  --threads N              worker threads (1..1024; default: all cores); results never "
@@ -78,7 +92,11 @@ typedef struct mesh_args {
     double max_error;
     trn_mesh_camera camera;
     bool fov_given, viewport_given, pixels_given;
-    bool chunks, embed, no_water, no_instances;
+    bool chunks, embed, no_water, no_instances, uvs;
+    bool biome_sections; /* --sections biome */
+    double uv_scale;       /* --uv-scale; 0: none given */
+    double collider_error; /* --collider-error; < 0: no collider */
+    bool camera_adaptive; /* --camera with --max-error: adaptive levels */
     uint32_t chunk_cells;
     double skirt_depth;
     int threads;
@@ -116,6 +134,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
     a->camera.viewport_height = 1080.0;
     a->camera.lod_error_pixels = 2.0;
     a->skirt_depth = -1.0;
+    a->collider_error = -1.0;
     *help = false;
     const char *mode_option = NULL;
     for (int i = 1; i < argc; i++) {
@@ -127,8 +146,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
         int c = cli_common_option(ctx, argc, argv, &i);
         if (c < 0) return CLI_EXIT_USAGE;
         if (c > 0) continue;
-        static const char *const flags[] = {"--chunks", "--embed", "--no-water", "--no-instances",
-                                            NULL};
+        static const char *const flags[] = {"--chunks",       "--embed", "--no-water",
+                                            "--no-instances", "--uvs",   NULL};
         int f = 0;
         while (flags[f] && strcmp(arg, flags[f]) != 0)
             f++;
@@ -136,7 +155,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
             bool *slot = f == 0   ? &a->chunks
                          : f == 1 ? &a->embed
                          : f == 2 ? &a->no_water
-                                  : &a->no_instances;
+                         : f == 3 ? &a->no_instances
+                                  : &a->uvs;
             *slot = true;
             continue;
         }
@@ -161,6 +181,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
                                             "--lod-error-pixels",
                                             "--skirt-depth",
                                             "--threads",
+                                            "--uv-scale",
+                                            "--collider-error",
+                                            "--sections",
                                             NULL};
         if (!cli_known_option(ctx, arg, names)) return CLI_EXIT_USAGE;
         const char *v = cli_option_value(ctx, argc, argv, &i);
@@ -171,15 +194,19 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
             a->out = v;
         } else if (strcmp(arg, "--lod") == 0 || strcmp(arg, "--max-error") == 0 ||
                    strcmp(arg, "--camera") == 0) {
-            if (mode_option)
+            /* --camera and --max-error combine: adaptive levels picked by the camera */
+            const bool pair = mode_option && strcmp(arg, "--lod") != 0 &&
+                              strcmp(mode_option, "--lod") != 0 && strcmp(arg, mode_option) != 0;
+            if (mode_option && !pair)
                 return cli_usage_error(ctx, "%s and %s exclude each other: choose one selection",
                                        mode_option, arg);
+            if (pair) a->camera_adaptive = true;
             mode_option = arg;
             if (strcmp(arg, "--lod") == 0) {
                 a->mode = SELECT_LOD;
                 if (!cli_parse_u32(ctx, arg, v, &a->lod)) return CLI_EXIT_USAGE;
             } else if (strcmp(arg, "--max-error") == 0) {
-                a->mode = SELECT_ERROR;
+                if (!pair) a->mode = SELECT_ERROR;
                 if (!cli_parse_double(ctx, arg, v, &a->max_error)) return CLI_EXIT_USAGE;
                 if (a->max_error < 0)
                     return cli_usage_error(ctx, "--max-error must be >= 0 metres, not %s", v);
@@ -187,6 +214,20 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
                 a->mode = SELECT_CAMERA;
                 if (!parse_xyz(ctx, arg, v, a->camera.position)) return CLI_EXIT_USAGE;
             }
+        } else if (strcmp(arg, "--sections") == 0) {
+            if (strcmp(v, "biome") != 0 && strcmp(v, "role") != 0)
+                return cli_usage_error(ctx, "--sections expects role or biome, not '%s'", v);
+            a->biome_sections = strcmp(v, "biome") == 0;
+        } else if (strcmp(arg, "--uv-scale") == 0) {
+            if (!cli_parse_double(ctx, arg, v, &a->uv_scale)) return CLI_EXIT_USAGE;
+            if (!(a->uv_scale > 0.0) || !isfinite(a->uv_scale))
+                return cli_usage_error(ctx, "--uv-scale must be a finite number > 0, not %s", v);
+        } else if (strcmp(arg, "--collider-error") == 0) {
+            if (!cli_parse_double(ctx, arg, v, &a->collider_error)) return CLI_EXIT_USAGE;
+            if (!(a->collider_error >= 0.0) || !isfinite(a->collider_error))
+                return cli_usage_error(ctx, "--collider-error must be a finite number >= 0 metres, "
+                                            "not %s",
+                                       v);
         } else if (strcmp(arg, "--fov") == 0) {
             if (!cli_parse_double(ctx, arg, v, &a->camera.fov_y_degrees)) return CLI_EXIT_USAGE;
             if (!(a->camera.fov_y_degrees > 0 && a->camera.fov_y_degrees < 180))
@@ -229,6 +270,9 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
     if (!ends_with(a->out, ".glb") && !ends_with(a->out, ".gltf") && !ends_with(a->out, ".obj"))
         return cli_usage_error(ctx, "mesh writes .glb, .gltf or .obj; name the output so, not '%s'",
                                a->out);
+    if ((a->mode == SELECT_ERROR || a->camera_adaptive) && a->skirt_depth > 0.0)
+        return cli_usage_error(ctx, "--skirt-depth is for --lod and --camera levels; --max-error "
+                                    "meshes share chunk borders exactly and take no skirt");
     if (a->embed && !ends_with(a->out, ".gltf"))
         return cli_usage_error(ctx, "--embed is for .gltf outputs, not '%s'", a->out);
     if (a->mode != SELECT_CAMERA && (a->fov_given || a->viewport_given || a->pixels_given))
@@ -367,7 +411,8 @@ static void print_summary(cli_ctx *ctx, const mesh_args *a, const mesh_input *in
     json_object_set_new(o, "selection", json_string(select_names[a->mode]));
     if (a->mode == SELECT_CAMERA)
         json_object_set_new(o, "lod_error_pixels", json_real(a->camera.lod_error_pixels));
-    if (a->mode == SELECT_ERROR) json_object_set_new(o, "max_error", json_real(a->max_error));
+    if (a->mode == SELECT_ERROR || a->camera_adaptive)
+        json_object_set_new(o, "max_error", json_real(a->max_error));
     json_object_set_new(o, "vertices", json_integer((json_int_t)rep->vertices));
     json_object_set_new(o, "triangles", json_integer((json_int_t)rep->triangles));
     json_object_set_new(o, "chunks", json_integer((json_int_t)n));
@@ -415,6 +460,11 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     if (is_recipe(cli_input_path(a.in))) {
         rc = load_recipe(ctx, &a, &in);
     } else {
+        if (a.biome_sections)
+            return cli_usage_error(ctx,
+                                   "--sections biome is for recipes, whose biome map it follows; "
+                                   "%s is not one",
+                                   a.in);
         if (a.no_water || a.no_instances)
             return cli_usage_error(ctx,
                                    "%s is for recipes, which publish water and instances; "
@@ -424,6 +474,8 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         in.field = &in.terrain.field;
     }
     if (!rc) rc = classify(ctx, &in, a.threads);
+    if (!rc && a.biome_sections && !(in.generated && in.gen.biomes.values))
+        rc = cli_failf(ctx, "--sections biome: %s has no biome map", a.in);
     if (rc) {
         input_dispose(&in);
         return rc;
@@ -437,9 +489,20 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     if (mo.chunk_cells > TRN_MESH_CHUNK_CELLS_MAX) mo.chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;
     mo.skirt_depth = a.skirt_depth;
     mo.threads = a.threads;
+    if (a.mode == SELECT_ERROR) {
+        /* One adaptive level within the error: the triangles it needs, no more. */
+        mo.adaptive = true;
+        mo.adaptive_error = a.max_error;
+        mo.max_levels = 1;
+    } else if (a.camera_adaptive) {
+        mo.adaptive = true;
+        mo.adaptive_error = a.max_error; /* level L within max_error * 2^L */
+    }
     trn_mesh *m = NULL;
     trn_error e;
-    trn_status st = trn_mesh_build(in.field, in.roles, &mo, &m, cli_progress, ctx, &e);
+    /* Biome sections: the mesh's sections follow the biome map instead of the roles. */
+    const uint8_t *sections = a.biome_sections ? in.gen.biomes.values : in.roles;
+    trn_status st = trn_mesh_build(in.field, sections, &mo, &m, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     if (st) {
         input_dispose(&in);
@@ -460,6 +523,48 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.mode == SELECT_CAMERA) {
         if (trn_mesh_select_camera(m, &a.camera, levels, &e)) rc = cli_fail(ctx, &e);
     }
+    /* The collider: one adaptive level within --collider-error, chunked as the terrain. */
+    trn_mesh *collider = NULL;
+    if (!rc && a.collider_error >= 0.0) {
+        trn_mesh_options co;
+        trn_mesh_options_default(&co);
+        co.chunk_cells = mo.chunk_cells;
+        co.threads = a.threads;
+        co.adaptive = true;
+        co.adaptive_error = a.collider_error;
+        co.max_levels = 1;
+        co.skirt_depth = 0.0;
+        if (trn_mesh_build(in.field, NULL, &co, &collider, cli_progress, ctx, &e))
+            rc = cli_fail(ctx, &e);
+        cli_progress_end(ctx);
+    }
+    /* The recipe's biomes as ground materials; UVs at their shared texture_scale, else in
+     * metres (the material extras carry each biome's scale). */
+    trn_mesh_biome_material *biomes = NULL;
+    uint32_t biome_count = 0;
+    double uv_scale = a.uv_scale;
+    /* In the biome map's label order (the sections' numbers), each found in the recipe. */
+    if (!rc && in.generated && in.gen.biomes.name_count) {
+        biomes = calloc(in.gen.biomes.name_count, sizeof *biomes);
+        if (!biomes) {
+            rc = cli_failf(ctx, "out of memory for the biome materials");
+        } else {
+            biome_count = in.gen.biomes.name_count;
+            for (uint32_t b = 0; b < biome_count; b++) {
+                const int r = trn_recipe_find_biome(&in.recipe, in.gen.biomes.names[b]);
+                biomes[b].name = in.gen.biomes.names[b];
+                biomes[b].texture_scale = r >= 0 ? in.recipe.biomes[r].texture_scale : 1.0;
+                biomes[b].material = r >= 0 ? in.recipe.biomes[r].material : NULL;
+                for (int c = 0; c < 4; c++)
+                    biomes[b].color[c] = r >= 0 ? in.recipe.biomes[r].color[c] : 0.6f;
+            }
+        }
+    }
+    if (a.uvs && !(uv_scale > 0.0)) {
+        uv_scale = biome_count ? biomes[0].texture_scale : 1.0;
+        for (uint32_t b = 1; b < biome_count; b++)
+            if (biomes[b].texture_scale != biomes[0].texture_scale) uv_scale = 1.0;
+    }
     trn_mesh_write_report rep;
     memset(&rep, 0, sizeof rep);
     if (!rc) {
@@ -476,6 +581,11 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
             scene.palette = &in.palette;
             scene.instances = &in.instances;
         }
+        scene.uv_scale = uv_scale;
+        scene.biome_materials = biomes;
+        scene.biome_material_count = biome_count;
+        scene.collider = collider;
+        scene.biome_sections = a.biome_sections;
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;
@@ -493,6 +603,8 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     }
     if (!rc) print_summary(ctx, &a, &in, m, levels, &rep);
     free(levels);
+    free(biomes);
+    trn_mesh_free(collider);
     trn_mesh_free(m);
     input_dispose(&in);
     return rc;

@@ -55,7 +55,7 @@ static const char *const apply_help =
 
 /* ---- terrane presets ------------------------------------------------------------------- */
 
-static json_t *preset_json(const trn_preset *p)
+json_t *cli_preset_json(const trn_preset *p)
 {
     json_t *o = json_object();
     json_t *biomes = json_array(), *rules = json_array();
@@ -146,12 +146,12 @@ int cli_verb_presets(cli_ctx *ctx, int argc, char **argv)
         if (ctx->json) {
             json_t *root = json_object(), *b = json_array();
             for (uint32_t i = 0; i < nb; i++)
-                json_array_append_new(b, preset_json(&builtin[i]));
+                json_array_append_new(b, cli_preset_json(&builtin[i]));
             json_object_set_new(root, "builtin", b);
             if (project) {
                 json_t *p = json_array();
                 for (uint32_t i = 0; i < np; i++)
-                    json_array_append_new(p, preset_json(&proj[i]));
+                    json_array_append_new(p, cli_preset_json(&proj[i]));
                 json_object_set_new(root, "input", cli_json_string(project));
                 json_object_set_new(root, "project_presets", p);
             }

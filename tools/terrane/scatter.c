@@ -178,7 +178,10 @@ trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe
         loaded = true;
         go.palette = &palette;
     }
+    trn_graph_cache *own = go.cache ? NULL : cli_cache_default(NULL, 0);
+    if (own) go.cache = own;
     trn_status st = trn_recipe_generate(recipe, &go, out, progress, user, err);
+    trn_graph_cache_free(own);
     if (loaded) trn_palette_dispose(&palette); /* instances name rules by index */
     return st;
 }

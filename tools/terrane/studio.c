@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "terrane/layers.h"
 #include "terrane/mesh.h"
 #include "terrane/palette.h"
+#include "terrane/presets.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
 #include "terrane/scatter.h"
@@ -1737,18 +1739,474 @@ static enum MHD_Result api_recovery(studio *s, struct MHD_Connection *conn, cons
     return reply_json(conn, 200, o);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Editing the generator: the graph, the recipe's sections, presets; exports.
+ * ------------------------------------------------------------------------------------------- */
+
+/* The node types with their pins and parameters (defaults, ranges, choices): what the page's
+ * graph editor and forms are made from. */
+static enum MHD_Result api_types(studio *s, struct MHD_Connection *conn)
+{
+    (void)s;
+    return reply_json(conn, 200, json_pack("{s:o}", "types", cli_graph_types_json()));
+}
+
+/* The graph's findings on next (errors and warnings, each naming its node and pin). */
+static trn_status check_graph(const trn_recipe *next, json_t **diags, size_t *errors, trn_error *e)
+{
+    *diags = json_array();
+    *errors = 0;
+    trn_graph graph;
+    trn_graph_diagnostics d;
+    memset(&d, 0, sizeof d);
+    trn_status st = trn_graph_from_recipe(next, &graph, e);
+    if (st) return st;
+    st = trn_graph_check(&graph, next, &d, e);
+    trn_graph_dispose(&graph);
+    if (st) return st;
+    for (size_t k = 0; k < d.count; k++)
+        json_array_append_new(*diags, cli_graph_diagnostic_json(&d.items[k]));
+    *errors = trn_graph_diagnostics_errors(&d);
+    trn_graph_diagnostics_dispose(&d);
+    return TRN_OK;
+}
+
+/* next becomes the session's recipe as one step of the shared history, when its graph checks:
+ * else 422 with every finding at its node, and nothing changes. A recipe equal to the
+ * session's is no step. */
+static enum MHD_Result apply_recipe(studio *s, struct MHD_Connection *conn, trn_recipe *next)
+{
+    trn_error e;
+    json_t *diags = NULL;
+    size_t errors = 0;
+    trn_status st = check_graph(next, &diags, &errors, &e);
+    if (st) {
+        json_decref(diags);
+        return reply_trn_error(conn, 400, &e);
+    }
+    if (errors) {
+        const char *first = "";
+        for (size_t k = 0; k < json_array_size(diags); k++) {
+            json_t *d = json_array_get(diags, k);
+            if (!strcmp(json_string_value(json_object_get(d, "severity")), "error")) {
+                first = json_string_value(json_object_get(d, "message"));
+                break;
+            }
+        }
+        char msg[700];
+        snprintf(msg, sizeof msg, "the graph has %zu error%s; nothing was applied: %s", errors,
+                 errors == 1 ? "" : "s", first);
+        return reply_json(
+            conn, 422, json_pack("{s:o,s:o}", "error", cli_json_string(msg), "diagnostics", diags));
+    }
+    char *was = session_text(s);
+    st = regenerate(s, next, s->options.quality, &e);
+    if (st) {
+        free(was);
+        json_decref(diags);
+        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    }
+    s->graph_dropped = false;
+    char *now = session_text(s);
+    if (!now || !was || strcmp(now, was) != 0)
+        hist_push(s, true);
+    else
+        s->native_lo = s->native_hi = s->hist_pos;
+    free(now);
+    free(was);
+    session_changed(s);
+    json_t *o = state_json(s);
+    json_object_set_new(o, "diagnostics", diags);
+    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+    json_object_set_new(o, "grid", grid_json(s));
+    return reply_json(conn, 200, o);
+}
+
+/* POST /api/edit: the page's edited recipe (the graph, settings, landforms, biomes, rules,
+ * water), whole. */
+static enum MHD_Result api_edit(studio *s, struct MHD_Connection *conn, const char *body,
+                                size_t size)
+{
+    if (!body || !size) return studio_reply_error(conn, 400, "edit: expected a recipe");
+    trn_recipe next;
+    memset(&next, 0, sizeof next);
+    trn_error e;
+    trn_status st = trn_recipe_parse(body, size, "edit", &next, NULL, &e);
+    if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+        trn_recipe_dispose(&next);
+    if (st) return reply_trn_error(conn, 400, &e);
+    const enum MHD_Result rc = apply_recipe(s, conn, &next);
+    trn_recipe_dispose(&next);
+    return rc;
+}
+
+/* GET /api/rule_mask?rule=ID: where a biome rule matches on the session's terrain, one byte a
+ * sample in the heights' layout: 255 where it matches and wins, 128 where it matches but a rule
+ * of higher priority (or strength) wins, 0 where it does not match. */
+static enum MHD_Result api_rule_mask(studio *s, struct MHD_Connection *conn)
+{
+    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "rule");
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_generated *g = trn_session_result(s->session);
+    int which = -1;
+    for (uint32_t k = 0; id && k < r->rule_count; k++)
+        if (r->rules[k].id && !strcmp(r->rules[k].id, id)) which = (int)k;
+    if (which < 0) return studio_reply_error(conn, 404, "rule mask: expected ?rule= a rule's id");
+    const uint32_t nx = g->field.cells_x + 1u, nz = g->field.cells_z + 1u;
+    uint8_t *mask = malloc((size_t)nx * nz);
+    if (!mask) return studio_reply_error(conn, 500, "out of memory");
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            trn_sample_context ctx;
+            trn_generated_context(g, r, i, j, &ctx);
+            trn_rule_test t;
+            trn_rule_test_sample(&r->rules[which], &ctx, &t);
+            uint8_t v = 0;
+            if (t.matched) v = trn_rules_pick(r->rules, r->rule_count, &ctx) == which ? 255u : 128u;
+            mask[(size_t)j * nx + i] = v;
+        }
+    char cells[64];
+    snprintf(cells, sizeof cells, "%u,%u", g->field.cells_x, g->field.cells_z);
+    const char *headers[] = {"X-Terrane-Cells", cells, NULL};
+    return studio_reply_owned(conn, 200, "application/octet-stream", mask, (size_t)nx * nz,
+                              headers);
+}
+
+/* The built-in presets and the project's terrain_preset assets. */
+static enum MHD_Result api_presets(studio *s, struct MHD_Connection *conn)
+{
+    json_t *list = json_array();
+    trn_error e;
+    for (uint32_t k = 0; k < trn_builtin_preset_count(); k++) {
+        trn_preset p;
+        if (trn_builtin_preset_load(trn_builtin_preset_id(k), &p, &e)) continue;
+        json_t *o = cli_preset_json(&p);
+        if (o) json_object_set_new(o, "builtin", json_true());
+        json_array_append_new(list, o);
+        trn_preset_dispose(&p);
+    }
+    trn_preset *project = NULL;
+    uint32_t count = 0;
+    json_t *reply = json_pack("{s:o}", "presets", list);
+    if (trn_project_presets_load(s->project_root, &project, &count, &e))
+        json_object_set_new(reply, "project_error", cli_json_string(e.message));
+    for (uint32_t k = 0; k < count; k++) {
+        json_t *o = cli_preset_json(&project[k]);
+        if (o) json_object_set_new(o, "builtin", json_false());
+        json_array_append_new(list, o);
+    }
+    trn_presets_free(project, count);
+    return reply_json(conn, 200, reply);
+}
+
+/* GET /api/preset/picture?id=BUILTIN: a built-in preset generated on a 128-cell grid (preview
+ * quality, no palette) as a hillshade PNG, for the Presets tab; each kept once made. Project
+ * presets merge into a recipe and have no terrain of their own: 404. */
+static struct {
+    char id[96];
+    uint8_t *png;
+    size_t size;
+} preset_pictures[16];
+
+static enum MHD_Result api_preset_picture(studio *s, struct MHD_Connection *conn)
+{
+    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
+    const char *text = id ? trn_builtin_preset_text(id) : NULL;
+    if (!text)
+        return studio_reply_error(conn, 404, "preset picture: expected ?id= a built-in preset");
+    size_t slot = 0;
+    for (; slot < 16 && preset_pictures[slot].png; slot++)
+        if (!strcmp(preset_pictures[slot].id, id)) {
+            uint8_t *copy = malloc(preset_pictures[slot].size);
+            if (!copy) return studio_reply_error(conn, 500, "out of memory");
+            memcpy(copy, preset_pictures[slot].png, preset_pictures[slot].size);
+            return studio_reply_owned(conn, 200, "image/png", copy, preset_pictures[slot].size,
+                                      NULL);
+        }
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_error e;
+    trn_status st = trn_recipe_parse(text, strlen(text), id, &r, NULL, &e);
+    if (st) return reply_trn_error(conn, 500, &e);
+    const uint32_t cells = 128;
+    const double aspect = r.size_z / r.size_x;
+    uint32_t cz = (uint32_t)lround(cells * aspect);
+    if (cz < 8) cz = 8;
+    st = trn_recipe_change_grid(&r, r.size_x, r.size_z, cells, cz, TRN_EDITS_CLEAR, &e);
+    trn_generate_options o = s->options;
+    o.quality = TRN_EROSION_PREVIEW;
+    o.palette = NULL;
+    trn_generated g;
+    memset(&g, 0, sizeof g);
+    if (!st) st = trn_recipe_generate(&r, &o, &g, NULL, NULL, &e);
+    trn_recipe_dispose(&r);
+    trn_raster8 shade = {0};
+    if (!st) st = trn_render_hillshade(&g.field, NULL, &shade, NULL, NULL, &e);
+    if (!st) trn_generated_dispose(&g);
+    uint8_t *png = NULL;
+    size_t png_size = 0;
+    if (!st) {
+        trn_image img;
+        memset(&img, 0, sizeof img);
+        img.width = shade.width;
+        img.height = shade.height;
+        img.channels = shade.channels;
+        img.bit_depth = 8;
+        img.data = shade.pixels;
+        trn_png_options po;
+        trn_png_options_default(&po);
+        st = trn_png_encode(&img, &po, &png, &png_size, &e);
+        trn_raster8_dispose(&shade);
+    }
+    if (st) return reply_trn_error(conn, 500, &e);
+    if (slot < 16) {
+        uint8_t *keep = malloc(png_size);
+        if (keep) {
+            memcpy(keep, png, png_size);
+            snprintf(preset_pictures[slot].id, sizeof preset_pictures[slot].id, "%s", id);
+            preset_pictures[slot].png = keep;
+            preset_pictures[slot].size = png_size;
+        }
+    }
+    return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
+}
+
+/* POST /api/preset {"id": ID, "edits": "keep" | "clear"}: the preset merged into the session's
+ * recipe (as `terrane apply-preset` merges it), one undoable step. */
+static enum MHD_Result api_preset(studio *s, struct MHD_Connection *conn, const char *body,
+                                  size_t size)
+{
+    json_error_t je;
+    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
+    const char *id = json_string_value(json_object_get(req, "id"));
+    const char *edits = json_string_value(json_object_get(req, "edits"));
+    if (!id || (edits && strcmp(edits, "keep") && strcmp(edits, "clear"))) {
+        json_decref(req);
+        return studio_reply_error(conn, 400,
+                                  "preset: expected {\"id\": PRESET, \"edits\": \"keep\" or "
+                                  "\"clear\"}");
+    }
+    const trn_edit_policy policy =
+        edits && !strcmp(edits, "clear") ? TRN_EDITS_CLEAR : TRN_EDITS_KEEP;
+    trn_error e;
+    trn_preset preset;
+    trn_status st = trn_preset_find(s->project_root, id, &preset, &e);
+    json_decref(req);
+    if (st) return reply_trn_error(conn, st == TRN_ERR_NOT_FOUND ? 404 : 400, &e);
+    char *text = session_text(s);
+    if (text && policy == TRN_EDITS_CLEAR) {
+        /* Clear: the strokes go even when the grid stays (apply-preset drops them only with
+         * a grid change). */
+        json_t *doc = json_loads(text, 0, &je);
+        free(text);
+        text = NULL;
+        if (doc) {
+            json_object_del(doc, "edits");
+            json_object_del(doc, "regions");
+            json_object_del(doc, "exclusions");
+            text = json_dumps(doc, JSON_COMPACT);
+        }
+        json_decref(doc);
+    }
+    trn_recipe next;
+    memset(&next, 0, sizeof next);
+    st = text ? trn_recipe_parse(text, strlen(text), s->recipe_path, &next, NULL, &e)
+              : trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    free(text);
+    if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
+        trn_recipe_dispose(&next);
+    if (st) {
+        trn_preset_dispose(&preset);
+        return reply_trn_error(conn, 500, &e);
+    }
+    st = trn_recipe_apply_preset(&next, &preset, policy, &e);
+    trn_preset_dispose(&preset);
+    if (st) {
+        trn_recipe_dispose(&next);
+        return reply_trn_error(conn, 400, &e);
+    }
+    const enum MHD_Result rc = apply_recipe(s, conn, &next);
+    trn_recipe_dispose(&next);
+    return rc;
+}
+
+/* ---- Export: the CLI's own verbs on the recipe file ---- */
+
+/* Run terrane (this binary) with args; its stderr (trimmed) into err. True when it succeeded. */
+static bool run_cli(char *const *args, char *err, size_t err_size)
+{
+    err[0] = '\0';
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        snprintf(err, err_size, "cannot find the terrane program to run");
+        return false;
+    }
+    self[n] = '\0';
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+        snprintf(err, err_size, "cannot run terrane: %s", strerror(errno));
+        return false;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, self, &fa, NULL, args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pipefd[1]);
+    size_t len = 0;
+    char buf[512];
+    for (ssize_t got; (got = read(pipefd[0], buf, sizeof buf)) > 0;) {
+        const size_t take = len + (size_t)got < err_size - 1 ? (size_t)got : err_size - 1 - len;
+        memcpy(err + len, buf, take);
+        len += take;
+    }
+    close(pipefd[0]);
+    err[len] = '\0';
+    while (len > 0 && (err[len - 1] == '\n' || err[len - 1] == ' '))
+        err[--len] = '\0';
+    if (rc != 0) {
+        snprintf(err, err_size, "cannot run terrane: %s", strerror(rc));
+        return false;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* POST /api/export {"format": F, "path": P}: the recipe file (saved: unsaved edits are refused,
+ * the page saves first) written as F at P, a path inside the project folder, by the same verbs
+ * and atomic writes as the command line: png, r16, r32, ter (generate -o), geotiff (generate,
+ * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate a .ter, then
+ * unity export into the folder P), cook (cook -o the folder P). */
+static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const char *body,
+                                  size_t size)
+{
+    json_error_t je;
+    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
+    const char *format = NULL, *rel = json_string_value(json_object_get(req, "path"));
+    static const char *const formats[] = {"png",  "r16",    "r32",   "ter", "geotiff",
+                                          "gltf", "beamng", "unity", "cook"};
+    /* The format as one of the static names (the request goes before it is used). */
+    const char *asked = json_string_value(json_object_get(req, "format"));
+    for (size_t k = 0; asked && k < sizeof formats / sizeof formats[0]; k++)
+        if (!strcmp(asked, formats[k])) format = formats[k];
+    const bool known = format != NULL;
+    if (!known || !rel || !*rel || rel[0] == '/' || strstr(rel, "..") || strlen(rel) > 1024) {
+        json_decref(req);
+        return studio_reply_error(conn, 400,
+                                  "export: expected {\"format\": png, r16, r32, ter, geotiff, "
+                                  "gltf, beamng, unity or cook, \"path\": a relative path inside "
+                                  "the project folder}");
+    }
+    if (s->scene && strcmp(format, "cook") != 0) {
+        json_decref(req);
+        return studio_reply_error(conn, 400,
+                                  "export: a scene's terrain exports by cook (the project); "
+                                  "heightmaps, meshes and levels export from a recipe file");
+    }
+    if (disk_check(s)) publish_state(s);
+    if (studio_dirty(s) || s->disk_changed) {
+        json_decref(req);
+        return reply_json(conn, 409,
+                          json_pack("{s:s,s:b}", "error",
+                                    s->disk_changed
+                                        ? "export: the recipe file changed on disk; load it "
+                                          "(Generate) or save over it first"
+                                        : "export: the recipe has unsaved edits; export writes "
+                                          "the recipe file, so save first",
+                                    "unsaved", 1));
+    }
+    char out[4200], tmpdir[600] = "", tmp[700] = "", err[2048];
+    snprintf(out, sizeof out, "%s/%s", s->project_root, rel);
+    json_t *reply_path = cli_json_string(rel);
+    json_decref(req);
+    /* The folder it goes in, inside the project (made when missing). */
+    char parent[4200];
+    snprintf(parent, sizeof parent, "%s", out);
+    char *slash = strrchr(parent, '/');
+    if (slash) *slash = '\0';
+    trn_error e;
+    if (!trn_path_inside(s->project_root, out) || (slash && trn_mkdir_p(parent, &e)) ||
+        !trn_path_inside(s->project_root, parent)) {
+        json_decref(reply_path);
+        return studio_reply_error(conn, 403, "export: the path leads outside the project folder");
+    }
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/terrane-export-XXXXXX", base && *base ? base : "/tmp");
+    bool ok;
+    char *recipe = s->save_path;
+    /* The grid for a GeoTIFF's raw heights, read now: the verbs run without the session's lock
+     * (they read the saved file, not the session), so other pages are served meanwhile. */
+    const trn_recipe *grid = trn_session_recipe(s->session);
+    char dims[64], square[64];
+    snprintf(dims, sizeof dims, "%ux%u", grid->cells_x + 1u, grid->cells_z + 1u);
+    trn_rcp_format_double(grid->size_x / (double)grid->cells_x, square);
+    pthread_mutex_unlock(&s->lock);
+    if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
+        if (!mkdtemp(tmpdir)) {
+            pthread_mutex_lock(&s->lock);
+            json_decref(reply_path);
+            return studio_reply_error(conn, 500, "export: cannot make a temporary folder");
+        }
+        snprintf(tmp, sizeof tmp, "%s/heights.%s", tmpdir,
+                 !strcmp(format, "geotiff") ? "r32" : "ter");
+        char *gen[] = {"terrane", "generate", recipe, "-o", tmp, "-q", NULL};
+        ok = run_cli(gen, err, sizeof err);
+        if (ok && !strcmp(format, "geotiff")) {
+            char *conv[] = {"terrane", "convert",       tmp,    out,  "--size", dims, "--raw-type",
+                            "r32",     "--square-size", square, "-q", NULL};
+            ok = run_cli(conv, err, sizeof err);
+        } else if (ok) {
+            char *unity[] = {"terrane", "unity",    "export", tmp, out,
+                             "--fit",   "resample", "-q",     NULL};
+            ok = run_cli(unity, err, sizeof err);
+        }
+        unlink(tmp);
+        rmdir(tmpdir);
+    } else if (!strcmp(format, "gltf")) {
+        char *mesh[] = {"terrane", "mesh", recipe, "-o", out, "-q", NULL};
+        ok = run_cli(mesh, err, sizeof err);
+    } else if (!strcmp(format, "cook")) {
+        char *cook[] = {"terrane", "cook", s->scene ? s->project_root : recipe, "-o", out,
+                        "-q",      NULL};
+        ok = run_cli(cook, err, sizeof err);
+    } else if (!strcmp(format, "beamng")) {
+        char level[4300];
+        snprintf(level, sizeof level, "beamng:%s", out);
+        char *gen[] = {"terrane", "generate", recipe, "--export", level, "-q", NULL};
+        ok = run_cli(gen, err, sizeof err);
+    } else {
+        char *gen[] = {"terrane", "generate", recipe, "-o", out, "-q", NULL};
+        ok = run_cli(gen, err, sizeof err);
+    }
+    pthread_mutex_lock(&s->lock);
+    if (!ok) {
+        json_decref(reply_path);
+        return studio_reply_error(conn, 400, err[0] ? err : "export failed");
+    }
+    cli_note(s->ctx, "exported %s", out);
+    return reply_json(conn, 200, json_pack("{s:o,s:s}", "exported", reply_path, "format", format));
+}
+
 static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
                               const char *path, const char *body, size_t body_size)
 {
     studio *s = user;
     const bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const char *route = path + 5; /* after "/api/" */
-    static const char *const gets[] = {"recipe",     "heights",      "biomes",      "events",
-                                       "check",      "water",        "instances",   "preview",
-                                       "layers",     "nodes",        "explain",     "lod",
-                                       "water/grid", "water/bodies", "water/index", "state"};
-    static const char *const posts[] = {"generate", "stroke", "undo",    "redo",
-                                        "save",     "layer",  "recovery"};
+    static const char *const gets[] = {"recipe",     "heights",      "biomes",         "events",
+                                       "check",      "water",        "instances",      "preview",
+                                       "layers",     "nodes",        "explain",        "lod",
+                                       "water/grid", "water/bodies", "water/index",    "state",
+                                       "types",      "presets",      "preset/picture", "rule_mask"};
+    static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
+                                        "layer",    "recovery", "edit", "preset", "export"};
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
         known_get |= !strcmp(route, gets[k]);
@@ -1768,6 +2226,20 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = reply_json(conn, 200, state_json(s));
     } else if (!strcmp(route, "recovery"))
         rc = api_recovery(s, conn, body, body_size);
+    else if (!strcmp(route, "types"))
+        rc = api_types(s, conn);
+    else if (!strcmp(route, "edit"))
+        rc = api_edit(s, conn, body, body_size);
+    else if (!strcmp(route, "presets"))
+        rc = api_presets(s, conn);
+    else if (!strcmp(route, "preset/picture"))
+        rc = api_preset_picture(s, conn);
+    else if (!strcmp(route, "rule_mask"))
+        rc = api_rule_mask(s, conn);
+    else if (!strcmp(route, "preset"))
+        rc = api_preset(s, conn, body, body_size);
+    else if (!strcmp(route, "export"))
+        rc = api_export(s, conn, body, body_size);
     else if (!strcmp(route, "recipe"))
         rc = api_recipe(s, conn);
     else if (!strcmp(route, "heights") || !strcmp(route, "biomes"))
@@ -1999,8 +2471,10 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
-    /* In memory only: previews reuse what generation computed; nothing goes to disk. */
-    if (trn_graph_cache_new(NULL, 0, &s->cache, &e)) {
+    /* Final results in the platform cache directory (a reopened recipe starts from them);
+     * previews stay in memory under their own keys and never reach the disk. */
+    s->cache = cli_cache_default(NULL, 0);
+    if (!s->cache && trn_graph_cache_new(NULL, 0, &s->cache, &e)) {
         trn_recipe_dispose(&recipe);
         return cli_fail(ctx, &e);
     }

@@ -263,12 +263,281 @@ static void print_stroke(trn_rcp_buf *b, const json_t *v)
 typedef struct patch {
     size_t from, to;
     char *with;
+    size_t seq;
 } patch;
 
+/* In text order; at one offset an insertion (empty range) before a deletion, and otherwise in
+ * the order they were made (seq), so two insertions at one place keep their order. */
 static int cmp_patch(const void *a, const void *b)
 {
     const patch *x = a, *y = b;
-    return x->from < y->from ? -1 : x->from > y->from;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The patches of one edit, growing. */
+typedef struct patch_list {
+    patch *items;
+    size_t count, cap;
+    bool failed;
+} patch_list;
+
+/* Take b's text as the replacement of [from, to). */
+static void patch_add(patch_list *pl, size_t from, size_t to, trn_rcp_buf *b)
+{
+    if (!b->data) trn_rcp_buf_put(b, "", 0);
+    if (b->failed || !b->data || pl->failed) {
+        free(b->data);
+        pl->failed = true;
+        return;
+    }
+    if (pl->count == pl->cap) {
+        const size_t cap = pl->cap ? 2 * pl->cap : 16;
+        patch *grown = realloc(pl->items, cap * sizeof *grown);
+        if (!grown) {
+            free(b->data);
+            pl->failed = true;
+            return;
+        }
+        pl->items = grown;
+        pl->cap = cap;
+    }
+    pl->items[pl->count] = (patch){from, to, b->data, pl->count};
+    pl->count++;
+}
+
+/* The items of the object or array at p, malloc'd (*count of them); NULL when malformed. */
+static item *items_of(const char *s, size_t n, size_t p, size_t *count, size_t *close)
+{
+    *count = items(s, n, p, NULL, 0, close);
+    if (*count == NPOS) return NULL;
+    item *list = malloc((*count ? *count : 1) * sizeof *list);
+    if (list) items(s, n, p, list, *count, close);
+    return list;
+}
+
+/* The layout before each new item of a container: what the text has before its first item when
+ * that starts a line, else one space (items on one line). */
+static void lead_of(const char *s, size_t open, const item *list, size_t count, bool object,
+                    trn_rcp_buf *lead)
+{
+    if (count) {
+        const size_t first = object ? list[0].key : list[0].value;
+        if (memchr(s + open + 1, '\n', first - open - 1)) {
+            trn_rcp_buf_put(lead, s + open + 1, first - open - 1);
+            return;
+        }
+    }
+    trn_rcp_buf_put(lead, " ", 1); /* on one line: ", " between items */
+}
+
+/* Delete the marked items of a container: each run of deleted items goes with the comma before
+ * it (or, at the start, the one after it), so no two deletions touch. */
+static void delete_runs(patch_list *pl, const item *list, size_t count, const bool *gone,
+                        bool object)
+{
+    for (size_t a = 0; a < count;) {
+        if (!gone[a]) {
+            a++;
+            continue;
+        }
+        size_t b = a;
+        while (b + 1 < count && gone[b + 1])
+            b++;
+        trn_rcp_buf none = {0};
+        if (a > 0)
+            patch_add(pl, list[a - 1].value_end, list[b].value_end, &none);
+        else if (b + 1 < count)
+            patch_add(pl, object ? list[0].key : list[0].value,
+                      object ? list[b + 1].key : list[b + 1].value, &none);
+        else
+            patch_add(pl, object ? list[0].key : list[0].value, list[b].value_end, &none);
+        a = b + 1;
+    }
+}
+
+static void print_line(trn_rcp_buf *b, const json_t *v);
+static void diff_value(const char *s, size_t n, size_t v0, size_t v1, const json_t *fc,
+                       const json_t *sc, patch_list *pl, int depth);
+
+/* An object's changed members: changed values edited in place, new members after the last one
+ * (in the file's layout), removed members deleted. Members skip[] are someone else's. */
+static void diff_object(const char *s, size_t n, size_t at, const json_t *fc, const json_t *sc,
+                        const char *const *skip, size_t nskip, patch_list *pl, int depth)
+{
+    size_t count, close;
+    item *list = items_of(s, n, at, &count, &close);
+    bool *gone = list ? calloc(count ? count : 1, sizeof *gone) : NULL;
+    if (!gone) {
+        free(list);
+        pl->failed = true;
+        return;
+    }
+    trn_rcp_buf add = {0}, lead = {0};
+    lead_of(s, at, list, count, true, &lead);
+    bool added = false;
+    const char *key;
+    json_t *sv;
+    json_object_foreach((json_t *)(uintptr_t)sc, key, sv)
+    {
+        bool skipped = false;
+        for (size_t k = 0; k < nskip; k++)
+            skipped |= !strcmp(key, skip[k]);
+        if (skipped) continue;
+        const json_t *fv = json_object_get(fc, key);
+        const item *m = member(s, list, count, key);
+        if (m) {
+            diff_value(s, n, m->value, m->value_end, fv, sv, pl, depth + 1);
+        } else if (!fv || !json_equal((json_t *)(uintptr_t)fv, sv)) {
+            if (count || added) trn_rcp_buf_put(&add, ",", 1);
+            trn_rcp_buf_put(&add, lead.data, lead.len);
+            json_t *k = json_string(key);
+            char *ks = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
+            json_decref(k);
+            if (!ks) add.failed = true;
+            if (ks) trn_rcp_buf_puts(&add, ks);
+            free(ks);
+            trn_rcp_buf_put(&add, ": ", 2);
+            print_line(&add, sv);
+            added = true;
+        }
+    }
+    json_object_foreach((json_t *)(uintptr_t)fc, key, sv)
+    {
+        bool skipped = false;
+        for (size_t k = 0; k < nskip; k++)
+            skipped |= !strcmp(key, skip[k]);
+        if (skipped || json_object_get(sc, key)) continue;
+        const item *m = member(s, list, count, key);
+        if (m) gone[m - list] = true;
+    }
+    delete_runs(pl, list, count, gone, true);
+    if (added) {
+        if (!count) {
+            /* An empty object: its inside becomes the members. */
+            trn_rcp_buf_put(&add, " ", 1);
+            patch_add(pl, at + 1, close, &add);
+        } else {
+            patch_add(pl, list[count - 1].value_end, list[count - 1].value_end, &add);
+        }
+    } else {
+        trn_rcp_buf_free(&add);
+    }
+    trn_rcp_buf_free(&lead);
+    free(gone);
+    free(list);
+}
+
+/* The "id" of an array element that is an object with one, else NULL. */
+static const char *element_id(const json_t *v)
+{
+    return json_string_value(json_object_get(v, "id"));
+}
+
+/* An array's changes in place, when they can be told apart: elements with ids (graph nodes)
+ * matched by id (edited, deleted, new ones after the one before them), else element by element
+ * at one length, or elements added or removed at the end. False: replace the whole array. */
+static bool diff_array(const char *s, size_t n, size_t at, const json_t *fc, const json_t *sc,
+                       patch_list *pl, int depth)
+{
+    size_t count, close;
+    item *list = items_of(s, n, at, &count, &close);
+    const size_t nf = json_array_size(fc), ns = json_array_size(sc);
+    if (!list || count != nf || count == 0) {
+        free(list);
+        return false;
+    }
+    bool ids = true;
+    for (size_t k = 0; k < nf && ids; k++)
+        ids = element_id(json_array_get(fc, k)) != NULL;
+    for (size_t k = 0; k < ns && ids; k++)
+        ids = element_id(json_array_get(sc, k)) != NULL;
+    /* match[k]: the file's element for the session's element k, or NPOS when it is new. */
+    size_t *match = malloc((ns ? ns : 1) * sizeof *match);
+    bool *gone = calloc(nf, sizeof *gone);
+    bool ok = match && gone;
+    for (size_t k = 0; ok && k < ns; k++) {
+        match[k] = NPOS;
+        if (ids) {
+            const char *id = element_id(json_array_get(sc, k));
+            for (size_t f = 0; f < nf; f++)
+                if (!strcmp(id, element_id(json_array_get(fc, f)))) match[k] = f;
+        } else if (k < nf) {
+            match[k] = k;
+        }
+    }
+    /* Kept elements stay in the file's order; at least one stays. */
+    size_t last = NPOS, kept = 0;
+    for (size_t k = 0; ok && k < ns; k++) {
+        if (match[k] == NPOS) continue;
+        if (last != NPOS && match[k] <= last) ok = false;
+        last = match[k];
+        kept++;
+    }
+    if (ok && !ids && ns > nf)
+        for (size_t k = 0; k < nf && ok; k++)
+            ok = json_equal(json_array_get(fc, k), json_array_get(sc, k));
+    ok = ok && kept > 0;
+    if (ok) {
+        for (size_t f = 0; f < nf; f++)
+            gone[f] = true;
+        for (size_t k = 0; k < ns; k++)
+            if (match[k] != NPOS) gone[match[k]] = false;
+        trn_rcp_buf lead = {0};
+        lead_of(s, at, list, count, false, &lead);
+        /* New elements after the kept one before them (or before the first kept one). */
+        size_t anchor = NPOS;
+        trn_rcp_buf add = {0};
+        for (size_t k = 0; k <= ns; k++) {
+            if (k < ns && match[k] == NPOS) {
+                if (anchor != NPOS) {
+                    trn_rcp_buf_put(&add, ",", 1);
+                    trn_rcp_buf_put(&add, lead.data, lead.len);
+                }
+                print_line(&add, json_array_get(sc, k));
+                if (anchor == NPOS) {
+                    trn_rcp_buf_put(&add, ",", 1);
+                    trn_rcp_buf_put(&add, lead.data, lead.len);
+                }
+                continue;
+            }
+            if (add.len || add.failed) {
+                const size_t where = anchor == NPOS ? list[match[k]].value : list[anchor].value_end;
+                patch_add(pl, where, where, &add);
+                memset(&add, 0, sizeof add);
+            }
+            if (k == ns) break;
+            diff_value(s, n, list[match[k]].value, list[match[k]].value_end,
+                       json_array_get(fc, match[k]), json_array_get(sc, k), pl, depth + 1);
+            anchor = match[k];
+        }
+        trn_rcp_buf_free(&add);
+        trn_rcp_buf_free(&lead);
+        delete_runs(pl, list, count, gone, false);
+    }
+    free(match);
+    free(gone);
+    free(list);
+    return ok;
+}
+
+/* The value at [v0, v1) of the text, fc in the file's recipe and sc in the session's: the
+ * smallest edit that makes it sc. */
+static void diff_value(const char *s, size_t n, size_t v0, size_t v1, const json_t *fc,
+                       const json_t *sc, patch_list *pl, int depth)
+{
+    if (fc && json_equal((json_t *)(uintptr_t)fc, (json_t *)(uintptr_t)sc)) return;
+    if (depth < 48 && json_is_object(fc) && json_is_object(sc) && s[v0] == '{') {
+        diff_object(s, n, v0, fc, sc, NULL, 0, pl, depth);
+        return;
+    }
+    if (depth < 48 && json_is_array(fc) && json_is_array(sc) && s[v0] == '[' &&
+        diff_array(s, n, v0, fc, sc, pl, depth))
+        return;
+    trn_rcp_buf b = {0};
+    print_line(&b, sc);
+    patch_add(pl, v0, v1, &b);
 }
 
 /* The whitespace run before offset p on its line (the indentation of what starts at p). */
@@ -307,8 +576,7 @@ char *studio_doc_minimal_edit(const char *s, size_t n, const json_t *file_canon,
     item *list = malloc(count * sizeof *list);
     if (!list) return NULL;
     items(s, n, r0, list, count, &close);
-    patch patches[8];
-    size_t np = 0;
+    patch_list pl = {0};
     bool ok = true;
     for (size_t k = 0; k < 4 && ok; k++) {
         const json_t *fc = json_object_get(file_canon, keys[k]);
@@ -317,7 +585,7 @@ char *studio_doc_minimal_edit(const char *s, size_t n, const json_t *file_canon,
         const bool strokes = k > 0;
         const item *m = member(s, list, count, keys[k]);
         trn_rcp_buf b = {0};
-        patch p = {0, 0, NULL};
+        patch p = {0, 0, NULL, 0};
         if (m) {
             trn_rcp_buf ind = {0};
             indent_before(s, m->key, &ind);
@@ -419,20 +687,21 @@ char *studio_doc_minimal_edit(const char *s, size_t n, const json_t *file_canon,
         } else {
             continue;
         }
-        if (b.failed || np >= sizeof patches / sizeof patches[0]) ok = false;
-        if (!b.data) trn_rcp_buf_put(&b, "", 0);
-        p.with = b.data;
-        if (ok && p.with) {
-            patches[np++] = p;
-        } else {
-            free(b.data);
-            ok = false;
-        }
+        if (ok)
+            patch_add(&pl, p.from, p.to, &b);
+        else
+            trn_rcp_buf_free(&b);
     }
     free(list);
+    /* Everything else the page edits (the graph, seed, landforms, biomes, rules, water): each
+     * changed value in place, down to the one parameter that changed. */
+    if (ok) diff_object(s, n, r0, file_canon, session_canon, keys, 4, &pl, 0);
+    ok = ok && !pl.failed;
+    patch *patches = pl.items;
+    const size_t np = pl.count;
     char *out = NULL;
     if (ok) {
-        qsort(patches, np, sizeof patches[0], cmp_patch);
+        if (np) qsort(patches, np, sizeof patches[0], cmp_patch);
         trn_rcp_buf o = {0};
         size_t at = 0;
         for (size_t k = 0; k < np; k++) {
@@ -450,5 +719,6 @@ char *studio_doc_minimal_edit(const char *s, size_t n, const json_t *file_canon,
     }
     for (size_t k = 0; k < np; k++)
         free(patches[k].with);
+    free(patches);
     return out;
 }

@@ -13,11 +13,13 @@
  * of the one entity's Terrain3D component. False when the text has none (or is not JSON). */
 bool studio_doc_recipe_span(const char *text, size_t size, size_t *start, size_t *end);
 
-/* The text with only the recipe members the studio edits ("layers", "edits", "regions",
- * "exclusions") changed where file_canon (the file's recipe, canonical) and session_canon (the
- * session's) differ: unchanged strokes keep their text, new strokes are appended in the file's
- * layout, the rest of the file stays byte for byte. malloc'd; NULL when the text cannot be
- * edited that way (the caller then writes the whole recipe). */
+/* The text with only what differs between file_canon (the file's recipe, canonical) and
+ * session_canon (the session's) changed: strokes ("layers", "edits", "regions", "exclusions")
+ * keep their text when unchanged and new ones are appended in the file's layout; any other
+ * member (the graph, seed, landforms, biomes, rules, water) is edited down to the values that
+ * changed: a changed parameter in place, a new member or graph node after the last one, a
+ * removed one deleted with its comma. The rest of the file stays byte for byte. malloc'd; NULL
+ * when the text cannot be edited that way (the caller then writes the whole recipe). */
 char *studio_doc_minimal_edit(const char *text, size_t size, const json_t *file_canon,
                               const json_t *session_canon);
 

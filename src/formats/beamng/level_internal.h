@@ -38,6 +38,10 @@ bool trn_lvl_join(char *dst, size_t dst_size, const char *a, const char *b);
 const char *trn_lvl_basename(const char *path);
 /* The level's name: the last component of level_dir after resolving "." and "..". */
 bool trn_lvl_level_name(const char *level_dir, char *out, size_t out_size);
+/* Walk rel (components split by '/') from base, matching each component exactly or, failing
+ * that, ignoring case. out gets the path found, or the exact path tried (gamepath.c). */
+trn_status trn_lvl_walk_ci(const char *base, const char *rel, char *out, size_t out_size,
+                           bool *mismatch, trn_error *err);
 /* True when path is an existing folder. */
 bool trn_lvl_is_dir(const char *path);
 /* ASCII case-insensitive equality. */

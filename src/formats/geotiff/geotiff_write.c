@@ -332,3 +332,182 @@ trn_status trn_geotiff_write(const char *path, const trn_field *field,
     }
     return trn_atomic_file_commit(&af, err);
 }
+
+/* ---- tiled, streamed ---------------------------------------------------------------- */
+
+struct trn_geotiff_tiled {
+    trn_atomic_file af;
+    out_file of;
+    write_msgs msgs;
+    TIFF *tif;
+    uint32_t w, h, tile;
+    /* Field rows [band_j0, band_j0 + band_rows) held, full width; rows below band_j0 are
+     * written. Field row j is raster row h - 1 - j: tiles are written from the bottom up. */
+    float *band;
+    uint32_t band_j0, band_cap;
+    uint32_t next_row;    /* tile rows (raster, from the top) still to write: written ones are
+                             those >= next_row */
+    uint32_t filled_to;   /* field rows [0, filled_to) are complete */
+    uint32_t row_x;       /* samples of the current piece row received across the width */
+    float *tilebuf;
+};
+
+trn_status trn_geotiff_tiled_open(const char *path, uint32_t cells_x, uint32_t cells_z,
+                                  double size_x, double size_z, uint32_t tile,
+                                  trn_geotiff_tiled **out, trn_error *err)
+{
+    *out = NULL;
+    if (cells_x == 0 || cells_z == 0 || cells_x >= UINT32_MAX || cells_z >= UINT32_MAX ||
+        tile < 16 || tile % 16 || tile > 65536)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "tiled GeoTIFF writer: expected at least 1 x 1 cells and tiles of "
+                             "16 to 65536 pixels in steps of 16, found %u x %u cells, tiles of "
+                             "%u",
+                             cells_x, cells_z, tile);
+    trn_geotiff_tiled *w = calloc(1, sizeof *w);
+    if (!w) return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    w->w = cells_x + 1u;
+    w->h = cells_z + 1u;
+    w->tile = tile;
+    /* Rows not yet written: up to a tile row's leftover below the pieces, plus two tiles. */
+    w->band_cap = 3u * tile;
+    w->band = malloc((size_t)w->w * w->band_cap * sizeof(float));
+    w->tilebuf = malloc((size_t)tile * tile * sizeof(float));
+    w->next_row = (w->h + tile - 1u) / tile;
+    if (!w->band || !w->tilebuf) {
+        free(w->band);
+        free(w->tilebuf);
+        free(w);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory for a tile band");
+    }
+    trn_status st = trn_atomic_file_open(&w->af, path, err);
+    if (st) {
+        free(w->band);
+        free(w->tilebuf);
+        free(w);
+        return st;
+    }
+    w->of.af = &w->af;
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (opts) {
+        TIFFOpenOptionsSetErrorHandlerExtR(opts, on_write_error, &w->msgs);
+        TIFFOpenOptionsSetWarningHandlerExtR(opts, on_write_warning, &w->msgs);
+        w->tif = TIFFClientOpenExt(path, "w8", (thandle_t)&w->of, out_read, out_write, out_seek,
+                                   out_close, out_size, out_map, out_unmap, opts);
+        TIFFOpenOptionsFree(opts);
+    }
+    trn_field frame;
+    memset(&frame, 0, sizeof frame);
+    frame.cells_x = cells_x;
+    frame.cells_z = cells_z;
+    frame.size_x = size_x;
+    frame.size_z = size_z;
+    bool ok = w->tif && register_geo_fields(w->tif) &&
+              TIFFSetField(w->tif, TIFFTAG_IMAGEWIDTH, w->w) &&
+              TIFFSetField(w->tif, TIFFTAG_IMAGELENGTH, w->h) &&
+              TIFFSetField(w->tif, TIFFTAG_SAMPLESPERPIXEL, 1) &&
+              TIFFSetField(w->tif, TIFFTAG_BITSPERSAMPLE, 32) &&
+              TIFFSetField(w->tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP) &&
+              TIFFSetField(w->tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
+              TIFFSetField(w->tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
+              TIFFSetField(w->tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+              TIFFSetField(w->tif, TIFFTAG_PREDICTOR, 3) &&
+              TIFFSetField(w->tif, TIFFTAG_TILEWIDTH, tile) &&
+              TIFFSetField(w->tif, TIFFTAG_TILELENGTH, tile) && set_georef_tags(w->tif, &frame, NULL);
+    if (!ok) {
+        st = trn_error_set(err, TRN_ERR_IO, path, -1, "tiled GeoTIFF writer: libtiff failed: %s",
+                           w->msgs.first_error[0] ? w->msgs.first_error : "cannot open");
+        trn_geotiff_tiled_abort(w);
+        return st;
+    }
+    *out = w;
+    return TRN_OK;
+}
+
+/* Write every tile row whose field rows are all complete (bottom up), then drop them. */
+static bool flush_rows(trn_geotiff_tiled *w)
+{
+    const uint32_t t = w->tile;
+    while (w->next_row > 0) {
+        const uint32_t r = w->next_row - 1u;
+        /* Raster rows [r t, min((r + 1) t, h)) are field rows (h - 1 - ..): lowest field row
+         * jlo = h - min((r + 1) t, h), highest jhi = h - 1 - r t. */
+        const uint32_t y1 = (r + 1u) * t < w->h ? (r + 1u) * t : w->h;
+        const uint32_t jlo = w->h - y1, jhi = w->h - 1u - r * t;
+        if (jhi >= w->filled_to) break;
+        for (uint32_t c = 0; c * t < w->w; c++) {
+            memset(w->tilebuf, 0, (size_t)t * t * sizeof(float));
+            const uint32_t nx = w->w - c * t < t ? w->w - c * t : t;
+            for (uint32_t y = r * t; y < y1; y++) {
+                const uint32_t j = w->h - 1u - y;
+                memcpy(w->tilebuf + (size_t)(y - r * t) * t,
+                       w->band + (size_t)(j - w->band_j0) * w->w + c * t, nx * sizeof(float));
+            }
+            if (TIFFWriteTile(w->tif, w->tilebuf, c * t, r * t, 0, 0) < 0) return false;
+        }
+        w->next_row = r;
+        /* Rows below jhi + 1 are written: slide the band. */
+        const uint32_t drop = jhi + 1u - w->band_j0;
+        const uint32_t keep = w->filled_to > jhi + 1u ? w->filled_to - (jhi + 1u) : 0u;
+        (void)jlo;
+        memmove(w->band, w->band + (size_t)drop * w->w, (size_t)keep * w->w * sizeof(float));
+        w->band_j0 = jhi + 1u;
+    }
+    return true;
+}
+
+trn_status trn_geotiff_tiled_put(trn_geotiff_tiled *w, uint32_t x0, uint32_t z0, uint32_t nx,
+                                 uint32_t nz, const float *values, trn_error *err)
+{
+    const char *path = w->af.final_path;
+    if (z0 != w->filled_to || x0 != w->row_x || nx == 0 || nz == 0 || x0 + nx > w->w ||
+        z0 + nz > w->h || z0 + nz - w->band_j0 > w->band_cap || !values)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "tiled GeoTIFF writer: pieces must come in row order within the "
+                             "grid; got %u x %u at (%u, %u) after rows 0..%u and %u columns",
+                             nx, nz, x0, z0, w->filled_to, w->row_x);
+    for (uint32_t j = 0; j < nz; j++)
+        memcpy(w->band + (size_t)(z0 + j - w->band_j0) * w->w + x0, values + (size_t)j * nx,
+               nx * sizeof(float));
+    w->row_x = x0 + nx;
+    if (w->row_x < w->w) return TRN_OK;
+    w->row_x = 0;
+    w->filled_to = z0 + nz;
+    if (!flush_rows(w))
+        return trn_error_set(err, TRN_ERR_IO, path, -1, "tiled GeoTIFF writer: libtiff failed: %s",
+                             w->msgs.first_error[0] ? w->msgs.first_error : "no reason given");
+    return TRN_OK;
+}
+
+trn_status trn_geotiff_tiled_close(trn_geotiff_tiled *w, trn_error *err)
+{
+    if (w->filled_to != w->h || w->next_row != 0) {
+        trn_status st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, w->af.final_path, -1,
+                                      "tiled GeoTIFF writer: closed with rows %u..%u missing",
+                                      w->filled_to, w->h - 1u);
+        trn_geotiff_tiled_abort(w);
+        return st;
+    }
+    bool ok = TIFFFlush(w->tif) == 1;
+    TIFFClose(w->tif);
+    w->tif = NULL;
+    trn_status st = ok ? trn_atomic_file_commit(&w->af, err)
+                       : trn_error_set(err, TRN_ERR_IO, w->af.final_path, -1,
+                                       "tiled GeoTIFF writer: libtiff failed: %s",
+                                       w->msgs.first_error[0] ? w->msgs.first_error : "flush");
+    if (!ok) trn_atomic_file_abort(&w->af);
+    free(w->band);
+    free(w->tilebuf);
+    free(w);
+    return st;
+}
+
+void trn_geotiff_tiled_abort(trn_geotiff_tiled *w)
+{
+    if (!w) return;
+    if (w->tif) TIFFClose(w->tif);
+    trn_atomic_file_abort(&w->af);
+    free(w->band);
+    free(w->tilebuf);
+    free(w);
+}

@@ -44,6 +44,34 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
                                      "%s: instance %zu names rule %u; the palette has %u", what, k,
                                      s->instances->items[k].rule, s->palette->rule_count);
     }
+    if (!(s->uv_scale >= 0.0) || !isfinite(s->uv_scale))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "%s: uv_scale: expected a finite number >= 0, found %g", what,
+                             s->uv_scale);
+    if (s->biome_material_count && !s->biome_materials)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "%s: %u biome materials given without their list", what,
+                             s->biome_material_count);
+    for (uint32_t b = 0; b < s->biome_material_count; b++)
+        if (!s->biome_materials[b].name || !(s->biome_materials[b].texture_scale > 0.0) ||
+            !isfinite(s->biome_materials[b].texture_scale))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "%s: biome material %u: expected a name and a finite "
+                                 "texture_scale > 0",
+                                 what, b);
+    if (s->biome_sections) {
+        /* every section drawn names a biome of the list */
+        for (size_t k = 0; k < n; k++) {
+            const trn_mesh_level *lv = trn_scene_level(s, k);
+            for (uint32_t q = 0; q < lv->section_count; q++)
+                if (lv->sections[q].role >= s->biome_material_count)
+                    return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                         "%s: chunk %u_%u: section of biome %u; %u biome "
+                                         "materials given",
+                                         what, m->chunks[k].cx, m->chunks[k].cz,
+                                         lv->sections[q].role, s->biome_material_count);
+        }
+    }
     return TRN_OK;
 }
 
@@ -134,6 +162,12 @@ typedef struct writer {
     int role_material[256]; /* material index per role, -1 before its first use */
     int water_material, instance_material;
     bool failed;
+    /* UV arrays made for the buffer (freed with the writer); uv_scale 0: no UVs. */
+    float **owned;
+    size_t owned_count, owned_cap;
+    double uv_scale;
+    json_t *material_extras; /* copied into every terrain material; NULL: none */
+    const trn_mesh_scene *scene;
     /* The instances' proxy box: 24 vertices, 36 indices. */
     float box_positions[72], box_normals[72];
     uint32_t box_indices[36];
@@ -249,9 +283,36 @@ static long add_material(writer *w, const char *name, json_t *color, double roug
     return (long)json_array_size(w->materials) - 1;
 }
 
+/* An sRGB colour component 0..1 in linear light, through the byte it stands for. */
+static double unit_to_linear(float c)
+{
+    const double b = c <= 0.0f ? 0.0 : c >= 1.0f ? 255.0 : floor((double)c * 255.0 + 0.5);
+    return trn_srgb_to_linear((uint8_t)b);
+}
+
+/* A biome section's material: the biome's name and colour, its material id and scale. */
+static long biome_material(writer *w, uint8_t biome)
+{
+    const trn_mesh_biome_material *bm = &w->scene->biome_materials[biome];
+    json_t *c = color4(unit_to_linear(bm->color[0]), unit_to_linear(bm->color[1]),
+                       unit_to_linear(bm->color[2]), 1.0);
+    const long index = add_material(w, bm->name, c, 1.0, false);
+    json_t *ex = json_object();
+    json_object_set_new(ex, "biome", json_string(bm->name));
+    json_object_set_new(ex, "material", bm->material ? json_string(bm->material) : json_null());
+    json_object_set_new(ex, "texture_scale", json_real(bm->texture_scale));
+    if (w->uv_scale > 0.0) json_object_set_new(ex, "uv_scale", json_real(w->uv_scale));
+    json_object_set_new(json_array_get(w->materials, (size_t)index), "extras", ex);
+    return index;
+}
+
 static long role_material(writer *w, uint8_t role)
 {
     if (w->role_material[role] >= 0) return w->role_material[role];
+    if (w->scene->biome_sections) {
+        w->role_material[role] = (int)biome_material(w, role);
+        return w->role_material[role];
+    }
     uint8_t rgba[4] = {160, 160, 160, 255};
     const char *name = "terrain";
     if (role < TRN_ROLE_COUNT) {
@@ -263,20 +324,51 @@ static long role_material(writer *w, uint8_t role)
     json_t *c = color4(trn_srgb_to_linear(rgba[0]), trn_srgb_to_linear(rgba[1]),
                        trn_srgb_to_linear(rgba[2]), 1.0);
     w->role_material[role] = (int)add_material(w, name, c, 1.0, false);
+    if (w->material_extras)
+        json_object_set_new(json_array_get(w->materials, (size_t)w->role_material[role]), "extras",
+                            json_deep_copy(w->material_extras));
     return w->role_material[role];
+}
+
+/* A triangle primitive; normal, texcoord and material < 0 are left out. */
+static json_t *primitive_uv(long position, long normal, long texcoord, long indices, long material)
+{
+    json_t *attr = json_object();
+    json_object_set_new(attr, "POSITION", json_integer(position));
+    if (normal >= 0) json_object_set_new(attr, "NORMAL", json_integer(normal));
+    if (texcoord >= 0) json_object_set_new(attr, "TEXCOORD_0", json_integer(texcoord));
+    json_t *p = json_object();
+    json_object_set_new(p, "attributes", attr);
+    json_object_set_new(p, "indices", json_integer(indices));
+    if (material >= 0) json_object_set_new(p, "material", json_integer(material));
+    json_object_set_new(p, "mode", json_integer(4));
+    return p;
 }
 
 static json_t *primitive(long position, long normal, long indices, long material)
 {
-    json_t *attr = json_object();
-    json_object_set_new(attr, "POSITION", json_integer(position));
-    json_object_set_new(attr, "NORMAL", json_integer(normal));
-    json_t *p = json_object();
-    json_object_set_new(p, "attributes", attr);
-    json_object_set_new(p, "indices", json_integer(indices));
-    json_object_set_new(p, "material", json_integer(material));
-    json_object_set_new(p, "mode", json_integer(4));
-    return p;
+    return primitive_uv(position, normal, -1, indices, material);
+}
+
+/* The UVs of count positions (x, y, z terrain-local): u = x * s, v = glTF z * s, computed in
+ * double and rounded once to float, so a reader checks them against the written positions. */
+static float *make_uvs(writer *w, const float *positions, uint32_t count)
+{
+    if (w->owned_count == w->owned_cap) {
+        size_t cap = w->owned_cap ? 2u * w->owned_cap : 16u;
+        float **o = realloc(w->owned, cap * sizeof *o);
+        if (!o) return NULL;
+        w->owned = o;
+        w->owned_cap = cap;
+    }
+    float *uv = malloc((count ? count : 1u) * 2u * sizeof *uv);
+    if (!uv) return NULL;
+    for (uint32_t v = 0; v < count; v++) {
+        uv[2u * v] = (float)((double)positions[3u * v] * w->uv_scale);
+        uv[2u * v + 1u] = (float)((double)flip_z(positions[3u * v + 2u]) * w->uv_scale);
+    }
+    w->owned[w->owned_count++] = uv;
+    return uv;
 }
 
 static long add_mesh(writer *w, const char *name, json_t *primitives, json_t *extras)
@@ -320,12 +412,20 @@ static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level
     long pa =
         add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min, lv->bounds_max);
     long na = add_accessor(w, nv, 0, lv->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
+    long ta = -1;
+    if (w->uv_scale > 0.0) {
+        const float *uv = make_uvs(w, lv->positions, lv->vertex_count);
+        long tv = uv ? begin_view(w, GL_ARRAY_BUFFER) : -1;
+        if (tv < 0 || !add_piece(w, uv, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS)) return -1;
+        end_view(w, tv);
+        ta = add_accessor(w, tv, 0, lv->vertex_count, GL_FLOAT, "VEC2", NULL, NULL);
+    }
     json_t *prims = json_array();
     for (uint32_t s = 0; s < lv->section_count; s++) {
         const trn_mesh_section *sec = &lv->sections[s];
         long ia = add_accessor(w, iv, 4u * (uint64_t)sec->first, sec->count, GL_UNSIGNED_INT,
                                "SCALAR", NULL, NULL);
-        json_array_append_new(prims, primitive(pa, na, ia, role_material(w, sec->role)));
+        json_array_append_new(prims, primitive_uv(pa, na, ta, ia, role_material(w, sec->role)));
     }
     char name[48];
     snprintf(name, sizeof name, "chunk_%u_%u", ch->cx, ch->cz);
@@ -383,6 +483,21 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     end_view(w, nv);
     long pa = add_accessor(w, pv, 0, (size_t)total, GL_FLOAT, "VEC3", lo, hi);
     long na = add_accessor(w, nv, 0, (size_t)total, GL_FLOAT, "VEC3", NULL, NULL);
+    long ta = -1;
+    if (w->uv_scale > 0.0) {
+        long tv = begin_view(w, GL_ARRAY_BUFFER);
+        for (size_t k = 0; tv >= 0 && k < n; k++) {
+            const trn_mesh_level *lv = trn_scene_level(s, k);
+            if (!lv->vertex_count) continue;
+            const float *uv = make_uvs(w, lv->positions, lv->vertex_count);
+            if (!uv || !add_piece(w, uv, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS))
+                w->failed = true;
+        }
+        if (tv < 0 || w->failed)
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        end_view(w, tv);
+        ta = add_accessor(w, tv, 0, (size_t)total, GL_FLOAT, "VEC2", NULL, NULL);
+    }
     json_t *prims = json_array();
     for (int r = 0; r < 256; r++) {
         if (!roles[r]) continue;
@@ -405,11 +520,100 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
         }
         end_view(w, iv);
         long ia = add_accessor(w, iv, 0, (size_t)count, GL_UNSIGNED_INT, "SCALAR", NULL, NULL);
-        json_array_append_new(prims, primitive(pa, na, ia, role_material(w, (uint8_t)r)));
+        json_array_append_new(prims, primitive_uv(pa, na, ta, ia, role_material(w, (uint8_t)r)));
     }
     long mesh = add_mesh(w, "terrain", prims, NULL);
     json_array_append_new(children, json_integer(add_node(w, named_node("terrain_mesh", mesh))));
     return TRN_OK;
+}
+
+/* The collider: level 0 of every chunk of c in one mesh, one primitive without material. */
+static trn_status collider_node(writer *w, const trn_mesh *c, json_t *roots, uint64_t *vertices,
+                                uint64_t *triangles, trn_error *err)
+{
+    const size_t n = (size_t)c->chunks_x * c->chunks_z;
+    uint64_t total = 0, index_total = 0;
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    bool any = false;
+    double error = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const trn_mesh_level *lv = &c->chunks[k].levels[0];
+        if (isfinite(lv->error) && lv->error > error) error = lv->error;
+        if (!lv->index_count) continue;
+        total += lv->vertex_count;
+        index_total += lv->index_count;
+        for (int a = 0; a < 3; a++) {
+            if (!any || lv->bounds_min[a] < lo[a]) lo[a] = lv->bounds_min[a];
+            if (!any || lv->bounds_max[a] > hi[a]) hi[a] = lv->bounds_max[a];
+        }
+        any = true;
+    }
+    if (total >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "glTF: the collider has %llu vertices, more than a 32-bit index "
+                             "holds; give it a larger error",
+                             (unsigned long long)total);
+    json_t *node = named_node("collider", -1);
+    json_t *extras = json_object();
+    json_object_set_new(extras, "collider", json_true());
+    json_object_set_new(extras, "max_error",
+                        json_real(c->adaptive_error >= 0.0 ? c->adaptive_error : error));
+    json_object_set_new(node, "extras", extras);
+    if (any) {
+        long pv = begin_view(w, GL_ARRAY_BUFFER);
+        for (size_t k = 0; pv >= 0 && k < n; k++) {
+            const trn_mesh_level *lv = &c->chunks[k].levels[0];
+            if (lv->index_count &&
+                !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
+                w->failed = true;
+        }
+        if (pv >= 0) end_view(w, pv);
+        long iv = pv < 0 ? -1 : begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
+        uint64_t base = 0;
+        for (size_t k = 0; iv >= 0 && k < n; k++) {
+            const trn_mesh_level *lv = &c->chunks[k].levels[0];
+            if (!lv->index_count) continue;
+            if (!add_piece(w, lv->indices, lv->index_count, (uint32_t)base, FORM_TRIANGLES))
+                w->failed = true;
+            base += lv->vertex_count;
+        }
+        if (pv < 0 || iv < 0 || w->failed) {
+            json_decref(node);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        }
+        end_view(w, iv);
+        long pa = add_accessor(w, pv, 0, (size_t)total, GL_FLOAT, "VEC3", lo, hi);
+        long ia = add_accessor(w, iv, 0, (size_t)index_total, GL_UNSIGNED_INT, "SCALAR", NULL, NULL);
+        json_t *prims = json_array();
+        json_array_append_new(prims, primitive(pa, -1, ia, -1));
+        json_object_set_new(node, "mesh", json_integer(add_mesh(w, "collider", prims, NULL)));
+    }
+    json_array_append_new(roots, json_integer(add_node(w, node)));
+    *vertices += total;
+    *triangles += index_total / 3u;
+    return TRN_OK;
+}
+
+/* Every terrain material's extras: the UV scale and the ground's materials. NULL when the
+ * scene has neither. */
+static json_t *terrain_material_extras(const trn_mesh_scene *s)
+{
+    if (!(s->uv_scale > 0.0) && !s->biome_material_count) return NULL;
+    json_t *o = json_object();
+    if (s->uv_scale > 0.0) json_object_set_new(o, "uv_scale", json_real(s->uv_scale));
+    if (s->biome_material_count) {
+        json_t *list = json_array();
+        for (uint32_t b = 0; b < s->biome_material_count; b++) {
+            const trn_mesh_biome_material *bm = &s->biome_materials[b];
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(bm->name));
+            json_object_set_new(e, "material", bm->material ? json_string(bm->material) : json_null());
+            json_object_set_new(e, "texture_scale", json_real(bm->texture_scale));
+            json_array_append_new(list, e);
+        }
+        json_object_set_new(o, "biomes", list);
+    }
+    return o;
 }
 
 /* ---- water and instances ---- */
@@ -669,6 +873,10 @@ static void writer_dispose(writer *w)
 {
     free(w->pieces);
     free(w->views);
+    for (size_t k = 0; k < w->owned_count; k++)
+        free(w->owned[k]);
+    free(w->owned);
+    json_decref(w->material_extras);
     json_decref(w->accessors);
     json_decref(w->buffer_views);
     json_decref(w->meshes);
@@ -707,6 +915,9 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
     for (int r = 0; r < 256; r++)
         w.role_material[r] = -1;
     w.water_material = w.instance_material = -1;
+    w.uv_scale = scene->uv_scale;
+    w.scene = scene;
+    w.material_extras = scene->biome_sections ? NULL : terrain_material_extras(scene);
     json_t *roots = json_array();
     json_t *root = NULL;
     char *text = NULL, *bin_path = NULL;
@@ -748,6 +959,10 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
     else
         json_decref(terrain_children);
     json_array_append_new(roots, json_integer(add_node(&w, terrain)));
+
+    /* The collider: a root node "collider" with its merged mesh. */
+    if (!st && scene->collider)
+        st = collider_node(&w, scene->collider, roots, &rep->vertices, &rep->triangles, err);
 
     /* Water: a node "water" holding one node per body with triangles. */
     if (!st && water_count) {

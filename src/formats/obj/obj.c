@@ -17,6 +17,22 @@ static const char *role_name(uint8_t role)
     return role == TRN_MESH_NO_ROLE ? "terrain" : "none";
 }
 
+/* The material name of a section: its role's, or "biome_NAME" for a biome section (the
+ * prefix keeps a biome named "water" apart from the water's material). */
+static const char *section_name(const trn_mesh_scene *s, uint8_t role, char *buf, size_t size)
+{
+    if (!s->biome_sections) return role_name(role);
+    snprintf(buf, size, "biome_%s", s->biome_materials[role].name);
+    return buf;
+}
+
+/* An sRGB colour component 0..1 in linear light, through the byte it stands for. */
+static double unit_to_linear(float c)
+{
+    const double b = c <= 0.0f ? 0.0 : c >= 1.0f ? 255.0 : (double)(int)((double)c * 255.0 + 0.5);
+    return trn_srgb_to_linear((uint8_t)b);
+}
+
 /* A terrain z in the file's frame (x east, y up, -z north, as glTF): negated, 0 kept +0. */
 static double flip_z(float z)
 {
@@ -36,6 +52,27 @@ static void put_part(FILE *f, const float *positions, const float *normals, uint
     }
 }
 
+/* Texture coordinates of a terrain part: u = x * scale, v = north * scale (OBJ's v runs up the
+ * image, so north is up; the glTF file's v is minus this). */
+static void put_uvs(FILE *f, const float *positions, uint32_t vertex_count, double scale)
+{
+    for (uint32_t v = 0; v < vertex_count; v++) {
+        const float *p = positions + 3u * (size_t)v;
+        fprintf(f, "vt %.9g %.9g\n", (double)(float)((double)p[0] * scale),
+                (double)(float)((double)p[2] * scale));
+    }
+}
+
+/* Faces "f v/vt/vn" of a part with UVs (the vt numbered as the v). */
+static void put_faces_uv(FILE *f, const uint32_t *indices, uint32_t count, uint64_t base)
+{
+    for (uint32_t t = 0; t + 2u < count; t += 3u) {
+        const unsigned long long a = base + indices[t], b = base + indices[t + 1u],
+                                 c = base + indices[t + 2u];
+        fprintf(f, "f %llu/%llu/%llu %llu/%llu/%llu %llu/%llu/%llu\n", a, a, a, c, c, c, b, b, b);
+    }
+}
+
 /* Faces "f v//vn"; base is the OBJ index (1-based) of the part's first vertex. z is negated,
  * which mirrors: each triangle is written a, c, b to stay counter-clockwise seen from above. */
 static void put_faces(FILE *f, const uint32_t *indices, uint32_t count, uint64_t base)
@@ -48,7 +85,7 @@ static void put_faces(FILE *f, const uint32_t *indices, uint32_t count, uint64_t
 }
 
 static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
-                      uint32_t water_count, const char *mtl_name, bool used[257],
+                      uint32_t water_count, const char *mtl_name, bool used[258],
                       trn_mesh_write_report *rep)
 {
     const trn_mesh *m = s->mesh;
@@ -65,11 +102,17 @@ static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
         if (!lv->index_count) continue;
         if (s->chunks) fprintf(f, "o chunk_%u_%u\n", m->chunks[k].cx, m->chunks[k].cz);
         put_part(f, lv->positions, lv->normals, lv->vertex_count);
+        /* The terrain comes first, so its vt are numbered as its v. */
+        if (s->uv_scale > 0.0) put_uvs(f, lv->positions, lv->vertex_count, s->uv_scale);
         for (uint32_t q = 0; q < lv->section_count; q++) {
             const trn_mesh_section *sec = &lv->sections[q];
             used[sec->role] = true;
-            fprintf(f, "usemtl %s\n", role_name(sec->role));
-            put_faces(f, lv->indices + sec->first, sec->count, base);
+            char buf[300];
+            fprintf(f, "usemtl %s\n", section_name(s, sec->role, buf, sizeof buf));
+            if (s->uv_scale > 0.0)
+                put_faces_uv(f, lv->indices + sec->first, sec->count, base);
+            else
+                put_faces(f, lv->indices + sec->first, sec->count, base);
         }
         base += lv->vertex_count;
     }
@@ -86,13 +129,43 @@ static void write_obj(FILE *f, const trn_mesh_scene *s, trn_water_mesh **water,
         rep->vertices += wm->vertex_count;
         rep->triangles += wm->triangle_count;
     }
+    /* The collider last: its vertices have no vn, which would shift the numbering after it. */
+    const trn_mesh *c = s->collider;
+    if (c) {
+        fprintf(f, "o collider\nusemtl collider\n");
+        used[257] = true;
+        const size_t cn = (size_t)c->chunks_x * c->chunks_z;
+        for (size_t k = 0; k < cn; k++) {
+            const trn_mesh_level *lv = &c->chunks[k].levels[0];
+            if (!lv->index_count) continue;
+            for (uint32_t v = 0; v < lv->vertex_count; v++) {
+                const float *p = lv->positions + 3u * (size_t)v;
+                fprintf(f, "v %.9g %.9g %.9g\n", (double)p[0], (double)p[1], flip_z(p[2]));
+            }
+            for (uint32_t t = 0; t + 2u < lv->index_count; t += 3u)
+                fprintf(f, "f %llu %llu %llu\n", (unsigned long long)(base + lv->indices[t]),
+                        (unsigned long long)(base + lv->indices[t + 2u]),
+                        (unsigned long long)(base + lv->indices[t + 1u]));
+            base += lv->vertex_count;
+            rep->vertices += lv->vertex_count;
+            rep->triangles += lv->index_count / 3u;
+        }
+    }
 }
 
-static void write_mtl(FILE *f, const bool used[257])
+static void write_mtl(FILE *f, const trn_mesh_scene *s, const bool used[258])
 {
-    fprintf(f, "# terrane terrain materials: Kd is the role colour in linear light\n");
+    fprintf(f, "# terrane terrain materials: Kd is the %s colour in linear light\n",
+            s->biome_sections ? "biome" : "role");
     for (int r = 0; r < 256; r++) {
         if (!used[r]) continue;
+        if (s->biome_sections) {
+            const trn_mesh_biome_material *bm = &s->biome_materials[r];
+            fprintf(f, "newmtl biome_%s\nKa 0 0 0\nKd %.6f %.6f %.6f\nKs 0 0 0\nd 1\nillum 1\n\n",
+                    bm->name, unit_to_linear(bm->color[0]), unit_to_linear(bm->color[1]),
+                    unit_to_linear(bm->color[2]));
+            continue;
+        }
         uint8_t rgba[4] = {160, 160, 160, 255};
         if (r < TRN_ROLE_COUNT) trn_roles_color((uint8_t)r, rgba);
         fprintf(f, "newmtl %s\nKa 0 0 0\nKd %.6f %.6f %.6f\nKs 0 0 0\nd 1\nillum 1\n\n",
@@ -102,6 +175,7 @@ static void write_mtl(FILE *f, const bool used[257])
     if (used[256])
         fprintf(f, "newmtl water\nKa 0 0 0\nKd 0.020000 0.150000 0.500000\nKs 0.2 0.2 0.2\n"
                    "d 0.55\nillum 2\n");
+    if (used[257]) fprintf(f, "newmtl collider\nKa 0 0 0\nKd 0.5 0.5 0.5\nKs 0 0 0\nd 1\nillum 1\n");
 }
 
 /* Commit af, first failing it when its stream saw an error; bytes receives the size. */
@@ -144,7 +218,7 @@ trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
     trn_write_set *ws = NULL, *own = NULL;
     st = trn_write_own_begin(scene->writes, &ws, &own, err);
     if (!st) {
-        bool used[257] = {false};
+        bool used[258] = {false};
         const char *target = NULL;
         trn_atomic_file af;
         uint64_t bytes = 0;
@@ -161,7 +235,7 @@ trn_status trn_obj_write(const char *path, const trn_mesh_scene *scene,
         if (!st) st = trn_write_target(ws, mtl_path, &target, err);
         if (!st) st = trn_atomic_file_open(&af, target, err);
         if (!st) {
-            write_mtl(af.fp, used);
+            write_mtl(af.fp, scene, used);
             st = finish_file(&af, &bytes, err);
             if (!st) {
                 snprintf(rep->files[rep->file_count++], sizeof rep->files[0], "%s", mtl_path);

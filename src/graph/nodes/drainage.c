@@ -76,7 +76,8 @@ const trn_node_module trn_node_drainage = {
     drainage_compute,
     drainage_key,
     drainage_work,
-    NULL};
+    NULL,
+    trn_reach_global};
 
 /* Flow Accumulation: a drainage's accumulation as a mask, by D8 or multiple-flow directions. */
 static const trn_pin_spec in_flow[] = {
@@ -129,7 +130,8 @@ const trn_node_module trn_node_flow_accumulation = {
     flow_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_global};
 
 /* Drain Depressions: a surface whose every sample drains to an outlet, by filling or breaching
  * its closed depressions (hydrological conditioning at the end of a graph). */
@@ -191,4 +193,5 @@ const trn_node_module trn_node_drain_depressions = {
     dd_compute,
     drainage_key,
     drainage_work,
-    NULL};
+    NULL,
+    trn_reach_global};

@@ -221,4 +221,5 @@ const trn_node_module trn_node_erosion = {
     erosion_compute,
     erosion_key,
     erosion_work,
-    NULL};
+    NULL,
+    trn_reach_global};

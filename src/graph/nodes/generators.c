@@ -93,7 +93,7 @@ static void landform_work(const trn_graph_node *n, const trn_node_type *t, const
     if (!evolution_node(lf, &g)) return;
     trn_node_work_info evo;
     memset(&evo, 0, sizeof evo);
-    trn_node_evolve_work(&g.nodes[0], trn_node_type_find("stream_power"), recipe, quality, &evo);
+    trn_node_evolve_work(&g.nodes[0], &trn_node_stream_power.type, recipe, quality, &evo);
     trn_graph_dispose(&g);
     char noise[sizeof out->detail];
     memcpy(noise, out->detail, sizeof noise);
@@ -135,7 +135,7 @@ static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
     trn_graph g;
     if (evolution_node(lf, &g)) {
         /* As a Stream Power node after it would key it: version, parameters, derived inputs. */
-        const trn_node_type *sp = trn_node_type_find("stream_power");
+        const trn_node_type *sp = &trn_node_stream_power.type;
         XXH64_update(h, "evolution", 10);
         XXH64_update(h, &sp->version, sizeof sp->version);
         trn_node_key_params(h, &g.nodes[0], sp, recipe, quality);
@@ -159,12 +159,25 @@ static trn_status fill(const trn_node_ctx *c, trn_node_result *r, const trn_land
     trn_field f;
     trn_status st = trn_field_init(&f, r->cells_x, r->cells_z, r->size_x, r->size_z, err);
     if (st) return trn_node_wrap(c, err, st);
+    trn_sample_window win;
+    memset(&win, 0, sizeof win);
+    if (c->window) {
+        win.x0 = c->window->x0;
+        win.z0 = c->window->z0;
+        win.world_cells_x = c->window->world_cells_x;
+        win.world_cells_z = c->window->world_cells_z;
+        win.world_size_x = c->window->world_size_x;
+        win.world_size_z = c->window->world_size_z;
+    }
     if (!lf) {
         const float v = (float)trn_graph_param_number(c->node, c->type, "height");
         const size_t n = trn_node_samples(r);
         for (size_t k = 0; k < n; k++)
             f.heights[k] = v;
-    } else if ((st = trn_landform_fill(lf, seed, &f, trn_node_bridge, (void *)c->progress, err))) {
+    } else if ((st = c->window ? trn_landform_fill_window(lf, seed, &f, &win, trn_node_bridge,
+                                                          (void *)c->progress, err)
+                               : trn_landform_fill(lf, seed, &f, trn_node_bridge,
+                                                   (void *)c->progress, err))) {
         trn_field_dispose(&f);
         return trn_node_wrap(c, err, st);
     }
@@ -183,7 +196,7 @@ static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf,
         return trn_node_fail(c, err, TRN_ERR_VALIDATION,
                              "its landform's evolution parameters do not check");
     float *heights = NULL, *channels = NULL;
-    trn_status st = trn_node_evolve(c, &g.nodes[0], trn_node_type_find("stream_power"), f, NULL,
+    trn_status st = trn_node_evolve(c, &g.nodes[0], &trn_node_stream_power.type, f, NULL,
                                     &heights, &channels, note, note_size, err);
     trn_graph_dispose(&g);
     free(channels);
@@ -191,6 +204,20 @@ static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf,
     free(f->heights);
     f->heights = heights;
     return TRN_OK;
+}
+
+/* Noise is pointwise; an evolution drains across the whole grid. */
+static void landform_reach(const trn_graph_node *n, const trn_node_type *t,
+                           const trn_recipe *recipe, trn_node_reach *out)
+{
+    if (recipe && trn_node_landform_evolves(n, t, recipe)) {
+        trn_reach_global(n, t, recipe, out);
+    } else {
+        trn_reach_pointwise(n, t, recipe, out);
+        if (!recipe)
+            snprintf(out->why, sizeof out->why,
+                     "its noise is pointwise; a landform with an evolution is global");
+    }
 }
 
 static trn_status landform_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
@@ -275,7 +302,8 @@ const trn_node_module trn_node_landform = {
     landform_compute,
     landform_key,
     landform_work,
-    landform_check};
+    landform_check,
+    landform_reach};
 
 const trn_node_module trn_node_noise_terrain = {
     {"noise_terrain", "Noise Terrain", "generator",
@@ -286,7 +314,8 @@ const trn_node_module trn_node_noise_terrain = {
     noise_terrain_compute,
     noise_terrain_key,
     noise_terrain_work,
-    NULL};
+    NULL,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_flat_terrain = {
     {"flat_terrain", "Flat Terrain", "generator", "A constant-height base.", 1, NULL, 0, out_field,
@@ -296,4 +325,5 @@ const trn_node_module trn_node_flat_terrain = {
     flat_terrain_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_pointwise};

@@ -220,24 +220,6 @@ static void input_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_
     XXH64_update(h, content, sizeof content);
 }
 
-bool trn_graph_input_files_hash(const trn_recipe *recipe, XXH64_state_t *h)
-{
-    if (!recipe || !recipe->graph_json || !strstr(recipe->graph_json, "heightfield_input"))
-        return false;
-    trn_graph g;
-    if (trn_graph_from_recipe(recipe, &g, NULL) != TRN_OK) return false;
-    const trn_node_type *t = &trn_node_heightfield_input.type;
-    bool any = false;
-    for (uint32_t k = 0; k < g.node_count; k++) {
-        if (strcmp(g.nodes[k].type, t->name) != 0) continue;
-        XXH64_update(h, g.nodes[k].id, strlen(g.nodes[k].id) + 1);
-        input_key(h, &g.nodes[k], t, recipe, TRN_EROSION_FINAL);
-        any = true;
-    }
-    trn_graph_dispose(&g);
-    return any;
-}
-
 /* "node 'dem' (heightfield_input): dem.tif: offset 8: what the reader said". */
 static trn_status reader_fail(const trn_node_ctx *c, const char *name, trn_error *err,
                               trn_status st)
@@ -343,4 +325,5 @@ const trn_node_module trn_node_heightfield_input = {
     input_compute,
     input_key,
     NULL,
-    input_check};
+    input_check,
+    trn_reach_global};

@@ -302,7 +302,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     const size_t n = trn_field_sample_count(&f);
     trn_evolve_options o;
     sp_options(node, type, c->recipe, c->quality, &o);
-    o.sp.threads = c->threads;
+    /* The default (0): the graph has set OpenMP's thread count to c->threads, and stream power
+     * keeps grids under 2^19 samples on one thread, where a step's dozen short parallel stages
+     * cost more in waiting than they save (the evolution grid is often 257^2 whatever the
+     * output grid; 1.1 s against 0.46 s on two threads at 1025^2, and 23 s with the cores
+     * busy). The result is the same on any thread count. */
+    o.sp.threads = 0;
     uint32_t coarsen, refine;
     sp_factors(node, type, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
     if (uplift_mask && refine > 1)
@@ -464,4 +469,5 @@ const trn_node_module trn_node_stream_power = {
     sp_compute,
     trn_node_evolve_key,
     trn_node_evolve_work,
-    NULL};
+    NULL,
+    trn_reach_global};

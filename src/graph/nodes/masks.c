@@ -133,23 +133,74 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     double *scratch;
     const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
     trn_status st;
+    /* On a tile, positions come from the world grid (bit for bit the whole grid's). */
+    trn_sample_window whole;
+    memset(&whole, 0, sizeof whole);
+    whole.world_cells_x = r->cells_x;
+    whole.world_cells_z = r->cells_z;
+    whole.world_size_x = r->size_x;
+    whole.world_size_z = r->size_z;
+    const trn_sample_window *w = c->window ? c->window : &whole;
     if (trn_node_module_of(t) == &trn_node_path_distance_mask)
-        st = trn_mask_path(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
-                           trn_graph_param_number(n, t, "width"),
-                           trn_graph_param_number(n, t, "falloff"), &m, err);
+        st = trn_mask_path_window(r->cells_x, r->cells_z, w, pts, count,
+                                  trn_graph_param_number(n, t, "width"),
+                                  trn_graph_param_number(n, t, "falloff"), &m, err);
     else
-        st = trn_mask_polygon(r->cells_x, r->cells_z, r->size_x, r->size_z, pts, count,
-                              trn_graph_param_number(n, t, "falloff"), &m, err);
+        st = trn_mask_polygon_window(r->cells_x, r->cells_z, w, pts, count,
+                                     trn_graph_param_number(n, t, "falloff"), &m, err);
     free(scratch);
     const double warp = trn_graph_param_number(n, t, "edge_warp");
     if (st == TRN_OK && warp > 0.0) {
         trn_mask exact = m;
-        st = trn_mask_warp(&exact, r->size_x, r->size_z, warp,
-                           trn_graph_param_number(n, t, "edge_warp_size"), EDGE_OCTAVES,
-                           trn_node_seed(n, c->recipe), &m, err);
+        st = trn_mask_warp_window(&exact, w, warp, trn_graph_param_number(n, t, "edge_warp_size"),
+                                  EDGE_OCTAVES, trn_node_seed(n, c->recipe), &m, err);
         trn_mask_dispose(&exact);
     }
     return publish(c, r, st, &m, err);
+}
+
+/* A shape is pointwise; its warped outline reads the exact shape up to edge_warp world units
+ * away (the warp's displacement is at most that), plus the bilinear neighbour. */
+static void shape_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                        trn_node_reach *out)
+{
+    const double warp = trn_graph_param_number(n, t, "edge_warp");
+    if (!(warp > 0.0)) {
+        trn_reach_pointwise(n, t, recipe, out);
+        snprintf(out->why, sizeof out->why,
+                 "each sample's distance to the outline, from its world position; an edge_warp "
+                 "makes it a neighbourhood of edge_warp");
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (!recipe) {
+        trn_reach_global(n, t, recipe, out);
+        return;
+    }
+    const double dx = recipe->size_x / (double)recipe->cells_x,
+                 dz = recipe->size_z / (double)recipe->cells_z;
+    const double halo = ceil(warp / (dx < dz ? dx : dz)) + 2.0;
+    const double most = (double)(recipe->cells_x > recipe->cells_z ? recipe->cells_x
+                                                                    : recipe->cells_z) +
+                        1.0;
+    out->kind = TRN_REACH_NEIGHBOURHOOD;
+    out->halo = (uint32_t)(halo < most ? halo : most);
+    snprintf(out->why, sizeof out->why,
+             "its outline wanders up to edge_warp %g world units: %u samples each way", warp,
+             out->halo);
+}
+
+/* Horn's gradient reads the 3x3 samples around each sample. */
+static void slope_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                        trn_node_reach *out)
+{
+    (void)n;
+    (void)t;
+    (void)recipe;
+    memset(out, 0, sizeof *out);
+    out->kind = TRN_REACH_NEIGHBOURHOOD;
+    out->halo = 1;
+    snprintf(out->why, sizeof out->why, "Horn's gradient over the 3x3 samples around each");
 }
 
 /* A warped outline depends on its seed: the world seed's unless the node names one. */
@@ -182,7 +233,8 @@ const trn_node_module trn_node_elevation_mask = {
     band_compute,
     NULL,
     NULL,
-    band_check};
+    band_check,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_slope_mask = {
     TRN_SPEC("slope_mask", "Slope Mask", "mask", "Selects a steepness band with a smooth falloff.",
@@ -192,7 +244,8 @@ const trn_node_module trn_node_slope_mask = {
     band_compute,
     NULL,
     NULL,
-    band_check};
+    band_check,
+    slope_reach};
 
 const trn_node_module trn_node_path_distance_mask = {
     TRN_SPEC("path_distance_mask", "Path Distance Mask", "mask",
@@ -203,7 +256,8 @@ const trn_node_module trn_node_path_distance_mask = {
     shape_compute,
     shape_key,
     shape_work,
-    NULL};
+    NULL,
+    shape_reach};
 
 const trn_node_module trn_node_polygon_mask = {
     TRN_SPEC("polygon_mask", "Polygon Mask", "mask",
@@ -214,4 +268,5 @@ const trn_node_module trn_node_polygon_mask = {
     shape_compute,
     shape_key,
     shape_work,
-    NULL};
+    NULL,
+    shape_reach};

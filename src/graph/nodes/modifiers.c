@@ -97,7 +97,8 @@ const trn_node_module trn_node_height_blend = {
     blend_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_height_offset = {
     TRN_SPEC("height_offset", "Height Offset", "modifier",
@@ -108,4 +109,5 @@ const trn_node_module trn_node_height_offset = {
     offset_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_pointwise};

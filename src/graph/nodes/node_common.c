@@ -22,6 +22,11 @@ trn_status trn_node_wrap(const trn_node_ctx *c, trn_error *err, trn_status code)
                  err->message);
         memcpy(err->message, msg, sizeof msg);
         snprintf(err->node_id, sizeof err->node_id, "%s", c->node->id);
+        /* A position with no file is one inside a parameter's own text, not in the recipe. */
+        if (!err->file[0]) {
+            err->line = err->column = 0;
+            err->offset = -1;
+        }
     }
     return code;
 }
@@ -121,4 +126,63 @@ uint64_t trn_node_seed(const trn_graph_node *n, const trn_recipe *recipe)
     char channel[80];
     snprintf(channel, sizeof channel, "node:%s", n->id);
     return trn_subseed(recipe->seed, channel);
+}
+
+/* ---- reach ---- */
+
+void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_node_reach *out)
+{
+    (void)n;
+    (void)recipe;
+    memset(out, 0, sizeof *out);
+    out->kind = TRN_REACH_POINTWISE;
+    (void)t;
+    snprintf(out->why, sizeof out->why,
+             "each sample from the same sample of its inputs and its world position");
+}
+
+/* Why each global type needs the whole grid (what a user reads in `graph types`). */
+static const char *global_why(const char *type)
+{
+    static const struct {
+        const char *type, *why;
+    } table[] = {
+        {"landform", "its evolution (stream power) drains across the whole grid"},
+        {"heightfield_input", "resamples a DEM file read whole"},
+        {"drainage", "depression filling and flow routing cross the whole grid"},
+        {"flow_accumulation", "flow accumulates from every upstream sample"},
+        {"drain_depressions", "depression filling crosses the whole grid"},
+        {"erosion", "droplets and thermal passes wander without a bound per batch"},
+        {"stream_power", "its implicit solve drains across the whole grid"},
+        {"water_body", "a water body floods its whole basin"},
+        {"basin_water", "basins spill across the whole grid"},
+        {"water_edit", "edits resolved water over the whole grid"},
+        {"river_route", "a route follows the drainage across the whole grid"},
+        {"scatter_palette", "placement thins candidates against their neighbours grid-wide"},
+    };
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+        if (strcmp(table[k].type, type) == 0) return table[k].why;
+    return "reads the whole grid";
+}
+
+void trn_reach_global(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                      trn_node_reach *out)
+{
+    (void)n;
+    (void)recipe;
+    memset(out, 0, sizeof *out);
+    out->kind = TRN_REACH_GLOBAL;
+    snprintf(out->why, sizeof out->why, "%s", global_why(t->name));
+}
+
+void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                    trn_node_reach *out)
+{
+    (void)n;
+    (void)t;
+    (void)recipe;
+    memset(out, 0, sizeof *out);
+    out->kind = TRN_REACH_NONE;
+    snprintf(out->why, sizeof out->why, "never evaluated");
 }

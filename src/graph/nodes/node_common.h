@@ -109,6 +109,14 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
 bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
                                const trn_recipe *recipe);
 
+/* Reach declarations shared by the families (what a module's reach member points at). */
+void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t,
+                         const trn_recipe *recipe, trn_node_reach *out);
+void trn_reach_global(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                      trn_node_reach *out);
+void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                    trn_node_reach *out);
+
 /* The families, in registry order. */
 extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain,
     trn_node_heightfield_input;

@@ -46,7 +46,8 @@ const trn_node_module trn_node_biome_rules = {
     pass_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_terrain_output = {
     {"terrain_output", "Terrain Output", "output",
@@ -57,7 +58,8 @@ const trn_node_module trn_node_terrain_output = {
     pass_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_pointwise};
 
 const trn_node_module trn_node_comment = {
     {"comment", "Comment", "note", "A note on the canvas; no pins, never generates anything.", 1,
@@ -67,4 +69,5 @@ const trn_node_module trn_node_comment = {
     NULL,
     NULL,
     comment_work,
-    NULL};
+    NULL,
+    trn_reach_none};

@@ -328,4 +328,5 @@ const trn_node_module trn_node_scatter_palette = {
     scatter_compute,
     scatter_key,
     NULL,
-    scatter_check};
+    scatter_check,
+    trn_reach_global};

@@ -647,7 +647,8 @@ const trn_node_module trn_node_water_body = {
     body_compute,
     NULL,
     body_work,
-    body_check};
+    body_check,
+    trn_reach_global};
 
 const trn_node_module trn_node_basin_water = {
     TRN_SPEC("basin_water", "Basin Water", "water",
@@ -658,7 +659,8 @@ const trn_node_module trn_node_basin_water = {
     basin_compute,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    trn_reach_global};
 
 const trn_node_module trn_node_water_edit = {
     TRN_SPEC("water_edit", "Water Edit", "water",
@@ -669,7 +671,8 @@ const trn_node_module trn_node_water_edit = {
     edit_compute,
     NULL,
     NULL,
-    edit_check};
+    edit_check,
+    trn_reach_global};
 
 const trn_node_module trn_node_river_route = {
     TRN_SPEC("river_route", "River Route", "water",
@@ -680,4 +683,5 @@ const trn_node_module trn_node_river_route = {
     route_compute,
     NULL,
     NULL,
-    route_check};
+    route_check,
+    trn_reach_global};

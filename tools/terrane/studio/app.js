@@ -14,7 +14,7 @@ const terrain = {
   biomes: null, palette: null,
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
-const show = { water: true, instances: params.get('instances') !== '0', minimap: true };
+const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -160,7 +160,8 @@ const terrainFS = `#version 300 es
 precision highp float; precision highp int; precision highp usampler2D;
 in vec3 v_normal; in vec3 v_pos;
 uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
-uniform float u_lo, u_hi, u_sea; uniform vec3 u_brush; uniform vec3 u_eye;
+uniform float u_lo, u_hi, u_sea, u_contour; uniform vec3 u_brush; uniform vec3 u_eye;
+uniform usampler2D u_mask; uniform int u_mask_on;
 out vec4 colour;
 void main() {
   vec3 n = normalize(v_normal);
@@ -172,6 +173,14 @@ void main() {
   tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
   if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
   vec3 c = tint * shade;
+  if (u_mask_on == 1) { // a rule's mask: where it wins, stronger; where it matches but loses, lighter
+    uint m = texelFetch(u_mask, q, 0).r;
+    if (m > 0u) c = mix(c, vec3(0.95, 0.2, 0.8), m == 255u ? 0.55 : 0.25);
+  }
+  if (u_contour > 0.0) { // contour lines every u_contour metres, about a pixel wide
+    float f = v_pos.y / u_contour, w = max(fwidth(f), 1e-4);
+    c = mix(c, vec3(0.08, 0.08, 0.06), 0.65 * (1.0 - smoothstep(0.0, 1.2 * w, abs(fract(f + 0.5) - 0.5))));
+  }
   if (u_brush.z > 0.0) {
     float d = abs(distance(v_pos.xz, u_brush.xy) - u_brush.z);
     c = mix(c, vec3(1.0, 0.85, 0.2), 1.0 - smoothstep(0.0, u_brush.z * 0.04 + 0.5, d));
@@ -408,11 +417,25 @@ async function loadHeights() {
   redraw();
 }
 
+// The page's first load asks for the biomes and the LOD errors while the heights arrive (the
+// server computes the errors meanwhile); each prefetched reply is used once, null when absent.
+const prefetch = {};
+function prefetchStart(paths) {
+  for (const path of paths)
+    prefetch[path] = fetch('api/' + path, { headers: { 'X-Terrane-Token': token, 'X-Terrane-Client': clientId } })
+      .then((r) => (r.ok ? r : null)).catch(() => null);
+}
+function prefetched(path) {
+  const p = prefetch[path];
+  delete prefetch[path];
+  return p || Promise.resolve(null);
+}
+
 // /api/lod: float32 per chunk (z then x) per level; without it the page measures its own.
 async function loadLod() {
   const chunks = terrain.chunksX * terrain.chunksZ, L = terrain.levels;
   terrain.lod = new Float32Array(chunks * L);
-  const response = await optional('lod');
+  const response = (await prefetched('lod')) || await optional('lod');
   if (response) {
     const serverLevels = Number(response.headers.get('X-Terrane-Lod-Levels'));
     const data = new Float32Array(await response.arrayBuffer());
@@ -430,7 +453,7 @@ async function loadLod() {
 
 // Biome index per sample (R8UI) and the biomes' colours (a 256 x 1 palette).
 async function loadBiomes() {
-  const response = await api('biomes');
+  const response = (await prefetched('biomes')) || await api('biomes');
   const colours = (response.headers.get('X-Terrane-Biome-Colors') || '').split(';');
   const palette = new Uint8Array(256 * 4).fill(128);
   colours.forEach((c, k) => { if (c) palette.set([...c.split(',').map(Number), 255], k * 4); });
@@ -643,6 +666,8 @@ function chooseLevels(vp) {
   const C = terrain.chunkCells, cx0 = terrain.cellX * C, cz0 = terrain.cellZ * C;
   const K = canvas.height / (2 * Math.tan(camera.fov / 2));
   const levels = studio.levels && studio.levels.length === NX * NZ ? studio.levels : new Int8Array(NX * NZ);
+  // The first frame: every chunk at its coarsest level (a picture at once); the next one refines.
+  const allowance = studio.coarseFrame ? Infinity : lodErrorPixels;
   let culled = 0;
   for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
     const c = cz * NX + cx;
@@ -657,7 +682,7 @@ function chooseLevels(vp) {
     const dx = Math.max(x0 - eye[0], 0, eye[0] - x1), dy = Math.max(y0 - eye[1], 0, eye[1] - y1), dz = Math.max(z0 - eye[2], 0, eye[2] - z1);
     const d = Math.hypot(dx, dy, dz);
     let level = 0;
-    if (d > 0) while (level + 1 < L && terrain.lod[c * L + level + 1] * K / d <= lodErrorPixels) level++;
+    if (d > 0) while (level + 1 < L && terrain.lod[c * L + level + 1] * K / d <= allowance) level++;
     levels[c] = level;
   }
   studio.levels = levels;
@@ -753,10 +778,13 @@ function draw() {
   gl.uniform1f(u.u_lo, terrain.lo);
   gl.uniform1f(u.u_hi, terrain.hi);
   gl.uniform1f(u.u_sea, water.has ? -1e30 : terrain.seaLevel);
+  gl.uniform1f(u.u_contour, show.contours ? Math.max(Number($('contour-step').value) || 0, 0) : 0);
   gl.uniform3f(u.u_brush, brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt && currentTool() ? radius() : 0);
   bindTexture(0, textures.heights, u.u_h);
   bindTexture(1, textures.biomes, u.u_b);
   bindTexture(2, textures.palette, u.u_pal);
+  bindTexture(6, show.mask && textures.mask ? textures.mask : textures.biomes, u.u_mask);
+  gl.uniform1i(u.u_mask_on, show.mask && textures.mask ? 1 : 0);
   const set = chunkInstances(levels, null);
   drawChunks(set);
   studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
@@ -946,6 +974,7 @@ function afterEdit(reply) {
 
 async function loadCheck() {
   const report = await (await api('check')).json();
+  if (report.file) studio.recipeName = String(report.file).split('/').pop();
   const list = $('diagnostics');
   list.textContent = '';
   for (const d of report.diagnostics) {
@@ -1036,6 +1065,16 @@ function describe(value, depth) {
   return ul;
 }
 
+// ----- the measuring tool: two clicks, the distance between them -----
+function measureTo(p) {
+  const a = studio.measurePoint, ha = heightAt(a[0], a[1]), hb = heightAt(p[0], p[1]);
+  const flat = Math.hypot(p[0] - a[0], p[1] - a[1]), rise = hb - ha;
+  studio.measurePoint = null;
+  studio.lastMeasure = { from: a, to: p, horizontal: flat, rise, distance: Math.hypot(flat, rise), grade: flat > 0 ? rise / flat * 100 : 0 };
+  setStatus(`measured: ${flat.toFixed(1)} horizontal, ${rise >= 0 ? '+' : ''}${rise.toFixed(1)} m rise, ${studio.lastMeasure.distance.toFixed(1)} along the slope (${studio.lastMeasure.grade.toFixed(1)}% grade)`);
+  return studio.lastMeasure;
+}
+
 // ----- picking -----
 function heightAt(x, z) {
   const fi = x / terrain.cellX, fj = z / terrain.cellZ;
@@ -1117,6 +1156,7 @@ async function loadRecipe() {
   for (const l of recipe.layers) if (!(l.group in recipe.targets)) recipe.targets[l.group] = l.id;
   showBiomes();
   showLayers();
+  if (studio.onRecipe) studio.onRecipe(r);
 }
 
 function showBiomes() {
@@ -1272,6 +1312,11 @@ canvas.addEventListener('pointerdown', (e) => {
   if (!terrain.heights) return;
   const look = { orbit: true, x: e.clientX, y: e.clientY };
   if (e.button === 2 || e.button === 1) { drag = look; return; }
+  if (tool === 'measure') {
+    const p = pick(e);
+    if (p && studio.measurePoint) measureTo(p); else if (p) { studio.measurePoint = p; setStatus('measure: click the second point'); }
+    return;
+  }
   if (e.altKey || tool === 'explain') {
     const p = pick(e);
     if (p) explainAt(p).catch(fail);
@@ -1325,7 +1370,7 @@ window.addEventListener('resize', redraw);
 const toolKeys = ['orbit', 'raise', 'lower', 'flatten', 'smooth', 'region', 'protect', 'exclusion', 'erase', 'explain'];
 window.addEventListener('keydown', (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox' && e.target.type !== 'radio') return;
-  if (e.target instanceof HTMLSelectElement) return;
+  if (e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
   const k = e.key.toLowerCase();
   if ((e.ctrlKey || e.metaKey) && k === 'z') { e.preventDefault(); $(e.shiftKey ? 'redo' : 'undo').click(); return; }
   if ((e.ctrlKey || e.metaKey) && k === 'y') { e.preventDefault(); $('redo').click(); return; }
@@ -1335,8 +1380,11 @@ window.addEventListener('keydown', (e) => {
   if (k >= '0' && k <= '9') { $('tool').value = toolKeys[Number(k)]; toolChanged(); return; }
   if (k === 'f') { if (camera.mode === 'fly') enterOrbit(); else enterFly(); redraw(); }
   if (k === 'v') { show.water = !show.water; $('show-water').checked = show.water; redraw(); }
-  if (k === 'i') { show.instances = !show.instances; $('show-instances').checked = show.instances; redraw(); }
+  if (k === 'i') { show.instances = !show.instances; $('show-instances').checked = show.instances;
+$('show-contours').addEventListener('change', () => { show.contours = $('show-contours').checked; redraw(); });
+$('contour-step').addEventListener('input', redraw); redraw(); }
   if (k === 'm') { show.minimap = !show.minimap; redraw(); }
+  if (k === 'c') { show.contours = !show.contours; $('show-contours').checked = show.contours; redraw(); }
   if (k === 'h' || k === 'home') { resetCamera(); if (camera.mode === 'fly') enterOrbit(); redraw(); }
   if (k === '[' || k === ']') { radiusInput(k === '[' ? 0.8 : 1.25); }
 });
@@ -1425,6 +1473,8 @@ $('camera').addEventListener('change', () => { if ($('camera').value === 'fly') 
 $('show-water').addEventListener('change', () => { show.water = $('show-water').checked; redraw(); });
 $('show-instances').addEventListener('change', () => { show.instances = $('show-instances').checked; redraw(); });
 $('show-instances').checked = show.instances;
+$('show-contours').addEventListener('change', () => { show.contours = $('show-contours').checked; redraw(); });
+$('contour-step').addEventListener('input', redraw);
 
 // One Server-Sent Events stream for the page's life: generation progress, and the session's
 // state after every change by any page (or on disk): another page's edit reloads what this one
@@ -1576,14 +1626,21 @@ async function start() {
   programs.water = makeProgram(waterVS, waterFS);
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
+  prefetchStart(['biomes', 'lod']);
   await loadHeights();
   mark('heights');
   await loadWater();
   mark('water');
+  // The first frame at the coarsest levels (?coarse_first=0: at the chosen allowance): a
+  // software renderer rasterizes the full-detail frame for seconds; the next frame refines it.
+  studio.coarseFrame = params.get('coarse_first') !== '0';
   draw();
+  studio.coarseFrame = false;
   // The first frame: drawn and finished (a one-pixel read waits for the GPU).
   gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
   studio.firstFrameMs = performance.now();
+  studio.firstFrameLevels = studio.stats.levelCounts;
+  redraw();
   document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
   await loadRecipe();
   toolChanged();

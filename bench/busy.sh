@@ -1,0 +1,115 @@
+#!/bin/bash
+# Threads on a busy machine: each case on 1 and N threads, quiet and with one CPU-bound process
+# per core competing, runs interleaved (1, N, 1, N, ...); median and best wall time of each, with
+# the one-minute load average before every run, and N threads' time over one thread's; the
+# median CPU time (user + system) of each: where the machine's other work caps what this
+# program gets (the scheduler shares the CPU between sessions, not threads), N threads can only
+# cost more CPU, so their CPU over one thread's is the overhead that shows as a slowdown.
+# usage: bench/busy.sh [BUILD_DIR] [RUNS] [N] [CASE...]
+#   cases: gen1025 gen2049 evolve erosion png cook (default: all)
+# Outputs must not depend on threads: each case's outputs on 1 and N threads are compared.
+set -u
+BUILD=${1:-build}
+RUNS=${2:-3}
+N=${3:-$(nproc)}
+shift 3 2>/dev/null || shift $#
+CASES=${*:-gen1025 gen2049 evolve erosion png cook}
+CORES=$(nproc)
+# Outputs go to memory (/dev/shm) where there is one: their fsync would otherwise time the disk.
+SCRATCH=${TMPDIR:-/tmp}
+[ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && SCRATCH=/dev/shm
+OUT=$(mktemp -d "$SCRATCH/busy.XXXXXX")
+trap 'stop_load; rm -rf "$OUT"' EXIT
+TERRANE="$BUILD/terrane"
+export TERRANE_CACHE=off # every run computes (no node results reused from disk)
+BB="$BUILD/bench_busy"
+"$BB" preset builtin://terrain/mountain-range 1024 >"$OUT/mr1024.json" || exit 1
+"$BB" preset builtin://terrain/mountain-range 2048 >"$OUT/mr2048.json" || exit 1
+
+LOAD_PIDS=()
+start_load() {
+    for _ in $(seq "$CORES"); do
+        sh -c 'while :; do :; done' &
+        LOAD_PIDS+=($!)
+    done
+    sleep 0.5
+}
+stop_load() {
+    if [ ${#LOAD_PIDS[@]} -gt 0 ]; then kill "${LOAD_PIDS[@]}" 2>/dev/null; wait "${LOAD_PIDS[@]}" 2>/dev/null; fi
+    LOAD_PIDS=()
+}
+
+# One run of case $1 on $2 threads: prints the wall seconds; the output's digest in $OUT/digest.$1.$2.
+run_case() {
+    local c=$1 t=$2 s e
+    case $c in
+        gen1025|gen2049)
+            local res=${c#gen}; res=$((res - 1))
+            s=$(date +%s.%N)
+            OMP_NUM_THREADS=$t /usr/bin/time -f "%U %S" -o "$OUT/time" \
+                "$TERRANE" generate "$OUT/mr$res.json" -o "$OUT/g$t.r32" -q || return 1
+            e=$(date +%s.%N)
+            awk '{ print $1 + $2 }' "$OUT/time" >"$OUT/cpu"
+            cksum <"$OUT/g$t.r32" >"$OUT/digest.$c.$t"
+            awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }' ;;
+        cook)
+            rm -rf "$OUT/cook$t"
+            s=$(date +%s.%N)
+            OMP_NUM_THREADS=$t /usr/bin/time -f "%U %S" -o "$OUT/time" \
+                "$TERRANE" cook "$OUT/mr1024.json" -o "$OUT/cook$t" -q >/dev/null || return 1
+            e=$(date +%s.%N)
+            awk '{ print $1 + $2 }' "$OUT/time" >"$OUT/cpu"
+            cksum <"$OUT/cook$t/mr1024.terrain.bin" >"$OUT/digest.$c.$t"
+            awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }' ;;
+        evolve)
+            OMP_NUM_THREADS=$t "$BB" evolve 1024 20 "$t" >"$OUT/r" || return 1
+            awk '{ print $4 }' "$OUT/r" >"$OUT/digest.$c.$t"; awk '{ print $6 }' "$OUT/r" >"$OUT/cpu"
+            awk '{ print $2 }' "$OUT/r" ;;
+        erosion)
+            OMP_NUM_THREADS=$t "$BB" erosion 1024 300000 "$t" >"$OUT/r" || return 1
+            awk '{ print $4 }' "$OUT/r" >"$OUT/digest.$c.$t"; awk '{ print $6 }' "$OUT/r" >"$OUT/cpu"
+            awk '{ print $2 }' "$OUT/r" ;;
+        png)
+            OMP_NUM_THREADS=$t "$BB" png 2048 "$OUT/p$t.png" "$t" >"$OUT/r" || return 1
+            cksum <"$OUT/p$t.png" >"$OUT/digest.$c.$t"; awk '{ print $6 }' "$OUT/r" >"$OUT/cpu"
+            awk '{ print $2 }' "$OUT/r" ;;
+        *) echo "unknown case $c" >&2; return 1 ;;
+    esac
+}
+
+stats() { # stdin: "seconds load" lines -> "median best load_lo-load_hi"
+    sort -n | awk '{ t[NR] = $1; l[NR] = $2 } END {
+        lo = l[1]; hi = l[1]; for (i = 1; i <= NR; i++) { if (l[i] < lo) lo = l[i]; if (l[i] > hi) hi = l[i] }
+        m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+        printf "%.3f %.3f %.2f-%.2f\n", m, t[1], lo, hi }'
+}
+
+echo "busy.sh: $CORES cores, N = $N threads, $RUNS interleaved runs, $(date -u '+%Y-%m-%d %H:%M UTC')"
+printf "%-8s %-6s %8s %8s %11s | %8s %8s %11s | %6s %6s | %6s %6s %6s\n" case mode "1:med" "1:best" \
+    "1:load" "N:med" "N:best" "N:load" "N/1med" "N/1bst" "1:cpu" "N:cpu" "N/1cpu"
+for c in $CASES; do
+    for mode in quiet loaded; do
+        : >"$OUT/t1"; : >"$OUT/tN"; : >"$OUT/c1"; : >"$OUT/cN"
+        [ $mode = loaded ] && start_load
+        for _ in $(seq "$RUNS"); do
+            for t in 1 "$N"; do
+                l=$(cut -d' ' -f1 /proc/loadavg)
+                w=$(run_case "$c" "$t") || { echo "$c failed on $t threads" >&2; stop_load; exit 1; }
+                if [ "$t" = 1 ]; then echo "$w $l" >>"$OUT/t1"; else echo "$w $l" >>"$OUT/tN"; fi
+                if [ "$t" = 1 ]; then cat "$OUT/cpu" >>"$OUT/c1"; else cat "$OUT/cpu" >>"$OUT/cN"; fi
+            done
+        done
+        [ $mode = loaded ] && stop_load
+        read -r m1 b1 l1 < <(stats <"$OUT/t1")
+        read -r mN bN lN < <(stats <"$OUT/tN")
+        c1=$(sort -n "$OUT/c1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+        cN=$(sort -n "$OUT/cN" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+        same=""
+        cmp -s "$OUT/digest.$c.1" "$OUT/digest.$c.$N" || same="  OUTPUTS DIFFER"
+        printf "%-8s %-6s %8s %8s %11s | %8s %8s %11s | %6.2f %6.2f | %6.2f %6.2f %6.2f%s\n" "$c" \
+            "$mode" "$m1" "$b1" "$l1" "$mN" "$bN" "$lN" \
+            "$(awk -v a="$mN" -v b="$m1" 'BEGIN { print a / b }')" \
+            "$(awk -v a="$bN" -v b="$b1" 'BEGIN { print a / b }')" "$c1" "$cN" \
+            "$(awk -v a="$cN" -v b="$c1" 'BEGIN { print a / b }')" "$same"
+    done
+done

@@ -1,0 +1,29 @@
+/* Rows over the threads in one parallel region, with progress and cancel from the caller's thread.
+ */
+#ifndef TRN_CORE_ROWS_H
+#define TRN_CORE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/progress.h"
+
+/* Computes row `row` using thread `thread`'s scratch (0 .. threads - 1). A row's result must
+ * depend only on its index, never on the thread or the order. */
+typedef void (*trn_row_fn)(void *ctx, size_t row, int thread);
+
+/* Runs fn on rows 0 .. rows - 1 in one parallel region of `threads` threads (0: OpenMP's
+ * count; one thread below min_rows rows): each thread takes one contiguous block of rows (a
+ * static schedule, so a row's data stays on its thread), and no thread waits for another until
+ * the end. Opening a region per band of rows to report progress between them made every band
+ * wait for the slowest thread, a whole time slice when another program holds its core. The
+ * calling thread (thread 0) reports progress (0..1 of pr, with stage) after each 1/32 of its own
+ * block and at the end; a cancel stops every thread before its next row. Returns true when
+ * cancelled (the rows are then partly done). */
+bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void *ctx,
+                  const trn_progress *pr, const char *stage);
+
+/* The thread count trn_rows_run uses for these arguments (for sizing per-thread scratch). */
+int trn_rows_threads(size_t rows, int threads, size_t min_rows);
+
+#endif

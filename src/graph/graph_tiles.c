@@ -1,0 +1,707 @@
+/* Tiled graph evaluation: pointwise and neighbourhood nodes tile by tile with halos, global ones
+ * on the assembled grid, bytes equal to the whole-grid evaluation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_internal.h"
+#include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* A window of world samples: [x0, x0 + nx) x [z0, z0 + nz). */
+typedef struct twin {
+    uint32_t x0, z0, nx, nz;
+} twin;
+
+typedef struct tiler {
+    const trn_graph *g;
+    const trn_recipe *recipe;
+    const trn_graph_options *o;
+    trn_graph_links L;
+    uint32_t sx, sz;         /* world samples */
+    trn_node_reach *reach;   /* per node */
+    trn_node_result **whole; /* global nodes' results (whole grid) */
+    int threads;
+    trn_global_solver solve;
+    trn_progress pr;    /* the whole run */
+    double units, done; /* progress: a global node counts as many units as there are tiles */
+    double tiles;       /* tiles of the grid */
+    double last;        /* the last fraction reported (reports never go back) */
+} tiler;
+
+/* Report fraction v of the run (never below the last report); true when asked to stop. */
+static bool report_at(tiler *t, double v, const char *stage)
+{
+    if (v < t->last) v = t->last;
+    if (v > 1.0) v = 1.0;
+    t->last = v;
+    return t->pr.fn && t->pr.fn(v, stage, t->pr.user) == TRN_CANCEL;
+}
+
+/* A global node's progress inside its slice: "node ID: stage". */
+typedef struct node_bridge {
+    tiler *t;
+    double lo, hi; /* its slice of the run */
+    const char *id;
+    char stage[112];
+} node_bridge;
+
+static int node_bridge_fn(double done, const char *stage, void *user)
+{
+    node_bridge *b = user;
+    snprintf(b->stage, sizeof b->stage, "node %.60s: %s", b->id, stage ? stage : "");
+    return report_at(b->t, b->lo + (b->hi - b->lo) * done, b->stage) ? TRN_CANCEL : TRN_CONTINUE;
+}
+
+/* Report progress after `step` more units; true when asked to stop. */
+static bool advance(tiler *t, double step, const char *stage)
+{
+    t->done += step;
+    return report_at(t, t->units > 0.0 ? t->done / t->units : 1.0, stage);
+}
+
+static trn_status cancelled(trn_error *err)
+{
+    return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "tiled evaluation: cancelled");
+}
+
+static bool tiled_kind(trn_node_reach_kind k)
+{
+    return k == TRN_REACH_POINTWISE || k == TRN_REACH_NEIGHBOURHOOD;
+}
+
+static bool float_kind(trn_pin_kind k)
+{
+    return k == TRN_PIN_HEIGHTFIELD || k == TRN_PIN_MASK;
+}
+
+/* One axis of a tile grown by h samples, clipped to the world and at least 2 samples (a grid
+ * of one cell) wide; windows of one tile nest as h grows. */
+static void grow_axis(uint32_t t0, uint32_t tn, uint32_t h, uint32_t world, uint32_t *a,
+                      uint32_t *n)
+{
+    uint64_t lo = t0 > h ? t0 - h : 0u, hi = (uint64_t)t0 + tn + h;
+    if (hi > world) hi = world;
+    if (hi - lo < 2u) {
+        if (lo + 2u <= world)
+            hi = lo + 2u;
+        else
+            lo = hi - 2u;
+    }
+    *a = (uint32_t)lo;
+    *n = (uint32_t)(hi - lo);
+}
+
+static twin grow(const tiler *t, twin tile, uint32_t h)
+{
+    twin w;
+    grow_axis(tile.x0, tile.nx, h, t->sx, &w.x0, &w.nx);
+    grow_axis(tile.z0, tile.nz, h, t->sz, &w.z0, &w.nz);
+    return w;
+}
+
+/* A window's extent whose size / cells is the world's size / cells bit for bit (what spacing a
+ * neighbourhood node derives). */
+static double window_size(double world_size, uint32_t world_cells, uint32_t cells)
+{
+    if (cells == world_cells) return world_size;
+    const double step = world_size / (double)world_cells;
+    double s = step * (double)cells;
+    for (int k = 0; k < 64 && s / (double)cells != step; k++)
+        s = s / (double)cells < step ? nextafter(s, HUGE_VAL) : nextafter(s, -HUGE_VAL);
+    return s;
+}
+
+static trn_node_result *result_on(const tiler *t, twin w, uint64_t key)
+{
+    return trn_node_result_new(key, w.nx - 1u, w.nz - 1u,
+                               window_size(t->recipe->size_x, t->recipe->cells_x, w.nx - 1u),
+                               window_size(t->recipe->size_z, t->recipe->cells_z, w.nz - 1u));
+}
+
+static trn_gbuf *crop_buf(const trn_gbuf *b, twin from, twin to)
+{
+    if (!b) return NULL;
+    trn_gbuf *c = trn_gbuf_new((size_t)to.nx * to.nz, sizeof(float));
+    if (!c) return NULL;
+    const float *src = b->data;
+    float *dst = c->data;
+    for (uint32_t j = 0; j < to.nz; j++)
+        memcpy(dst + (size_t)j * to.nx,
+               src + ((size_t)(to.z0 - from.z0 + j) * from.nx + (to.x0 - from.x0)),
+               (size_t)to.nx * sizeof(float));
+    return c;
+}
+
+/* r (on window from) cut to window to (inside it): its heightfield and mask outputs with their
+ * transport; other outputs stay empty (tile nodes never read them). NULL: no memory. */
+static trn_node_result *crop(const tiler *t, const trn_node_result *r, twin from, twin to)
+{
+    if (from.x0 == to.x0 && from.z0 == to.z0 && from.nx == to.nx && from.nz == to.nz)
+        return trn_node_result_retain((trn_node_result *)r);
+    trn_node_result *c = result_on(t, to, r->key);
+    if (!c) return NULL;
+    c->output_count = r->output_count;
+    c->biome_rules = r->biome_rules;
+    for (uint32_t k = 0; k < r->output_count; k++) {
+        const trn_gout *o = &r->outputs[k];
+        c->outputs[k].kind = o->kind;
+        c->outputs[k].sea_level = o->sea_level;
+        if (!float_kind(o->kind)) continue;
+        if ((o->values && !(c->outputs[k].values = crop_buf(o->values, from, to))) ||
+            (o->transport && !(c->outputs[k].transport = crop_buf(o->transport, from, to)))) {
+            trn_node_result_release(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+static trn_status oom(trn_error *err)
+{
+    return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory evaluating tiles");
+}
+
+/* Evaluate node k on window w, its inputs given by get (cropped to w). */
+typedef trn_node_result *(*input_fn)(void *user, int source, twin w);
+
+static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win, input_fn get,
+                             void *user, const trn_progress *progress, trn_node_result **out,
+                             trn_error *err)
+{
+    *out = NULL;
+    const trn_graph_node *node = &t->g->nodes[k];
+    const trn_node_type *ty = trn_node_type_find(node->type);
+    trn_node_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.node = node;
+    ctx.type = ty;
+    ctx.recipe = t->recipe;
+    ctx.threads = t->threads;
+    ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
+    ctx.palette = t->o ? t->o->palette : NULL;
+    ctx.window = win;
+    trn_progress none = trn_progress_make(NULL, NULL);
+    ctx.progress = progress ? progress : &none;
+    trn_node_result *held[TRN_GRAPH_MAX_INPUTS] = {0};
+    trn_status st = TRN_OK;
+    for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+        const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+        if (s < 0) continue;
+        /* A tile node reads only heightfields and masks (graph.h, trn_node_reach). */
+        if (win && !float_kind(ty->inputs[i].kind)) continue;
+        if (!(held[i] = get(user, s, w))) {
+            st = oom(err);
+            break;
+        }
+        ctx.input_results[i] = held[i];
+        ctx.inputs[i] = &held[i]->outputs[t->L.src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS + i]];
+    }
+    trn_node_result *r = NULL;
+    if (!st && !(r = result_on(t, w, t->L.keys[k]))) st = oom(err);
+    if (!st) st = win ? trn_node_compute(&ctx, r, err) : t->solve(&ctx, r, err);
+    for (uint32_t i = 0; i < TRN_GRAPH_MAX_INPUTS; i++)
+        trn_node_result_release(held[i]);
+    if (st) {
+        trn_node_result_release(r);
+        return st;
+    }
+    *out = r;
+    return TRN_OK;
+}
+
+/* ---- one sink's tiled cone, tile by tile ---- */
+
+typedef struct cone {
+    tiler *t;
+    int sink;
+    int64_t *need;          /* halo node k's result must cover; -1: not in the cone */
+    trn_node_result **memo; /* this tile's results, on grow(tile, need) */
+    twin tile;
+} cone;
+
+static trn_node_result *cone_input(void *user, int s, twin w)
+{
+    cone *c = user;
+    if (!tiled_kind(c->t->reach[s].kind)) {
+        const twin all = {0, 0, c->t->sx, c->t->sz};
+        return crop(c->t, c->t->whole[s], all, w);
+    }
+    return crop(c->t, c->memo[s], grow(c->t, c->tile, (uint32_t)c->need[s]), w);
+}
+
+static trn_status cone_make(tiler *t, int sink, cone *c, trn_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->sink = sink;
+    c->need = malloc(t->L.n * sizeof *c->need);
+    c->memo = calloc(t->L.n ? t->L.n : 1u, sizeof *c->memo);
+    if (!c->need || !c->memo) {
+        free(c->need);
+        free(c->memo);
+        return oom(err);
+    }
+    for (uint32_t k = 0; k < t->L.n; k++)
+        c->need[k] = -1;
+    c->need[sink] = 0;
+    /* Consumers come after their inputs in the order: walk it backwards, each tile node
+     * asking its tile inputs for its own need plus its halo. */
+    for (uint32_t q = t->L.order_count; q-- > 0;) {
+        const int k = t->L.order[q];
+        if (c->need[k] < 0 || !tiled_kind(t->reach[k].kind)) continue;
+        const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
+        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            if (s < 0 || !float_kind(ty->inputs[i].kind) || !tiled_kind(t->reach[s].kind)) continue;
+            const int64_t h = c->need[k] + t->reach[k].halo;
+            if (h > c->need[s]) c->need[s] = h;
+        }
+    }
+    return TRN_OK;
+}
+
+static void cone_clear(cone *c)
+{
+    for (uint32_t k = 0; k < c->t->L.n; k++) {
+        trn_node_result_release(c->memo[k]);
+        c->memo[k] = NULL;
+    }
+}
+
+static void cone_dispose(cone *c)
+{
+    if (c->memo) cone_clear(c);
+    free(c->need);
+    free(c->memo);
+}
+
+/* The sink's result on one tile (a new reference, cut to the tile). */
+static trn_status cone_tile(cone *c, twin tile, trn_node_result **out, trn_error *err)
+{
+    tiler *t = c->t;
+    c->tile = tile;
+    *out = NULL;
+    const twin all = {0, 0, t->sx, t->sz};
+    if (!tiled_kind(t->reach[c->sink].kind)) {
+        if (!(*out = crop(t, t->whole[c->sink], all, tile))) return oom(err);
+        return TRN_OK;
+    }
+    trn_status st = TRN_OK;
+    for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
+        const int k = t->L.order[q];
+        if (c->need[k] < 0 || !tiled_kind(t->reach[k].kind)) continue;
+        /* Computed on the tile grown by its need and its own halo, kept on its need. */
+        const twin at = grow(t, tile, (uint32_t)c->need[k] + t->reach[k].halo);
+        const trn_grid_window win = {at.x0,
+                                     at.z0,
+                                     t->recipe->cells_x,
+                                     t->recipe->cells_z,
+                                     t->recipe->size_x,
+                                     t->recipe->size_z};
+        trn_node_result *r;
+        st = compute_on(t, k, at, &win, cone_input, c, NULL, &r, err);
+        if (st) break;
+        c->memo[k] = crop(t, r, at, grow(t, tile, (uint32_t)c->need[k]));
+        trn_node_result_release(r);
+        if (!c->memo[k]) st = oom(err);
+    }
+    if (!st && !(*out = crop(t, c->memo[c->sink], grow(t, tile, 0), tile))) st = oom(err);
+    cone_clear(c);
+    return st;
+}
+
+/* A tile of exactly the tile's samples (grow(tile, 0) may be wider for a one-sample tile). */
+static twin tile_at(const tiler *t, uint32_t size, uint32_t tx, uint32_t tz)
+{
+    twin w;
+    w.x0 = tx * size;
+    w.z0 = tz * size;
+    w.nx = t->sx - w.x0 < size ? t->sx - w.x0 : size;
+    w.nz = t->sz - w.z0 < size ? t->sz - w.z0 : size;
+    return w;
+}
+
+/* For each tile of the sink, f(user, tile, result on the tile). */
+typedef trn_status (*tile_fn)(void *user, twin tile, const trn_node_result *r, trn_error *err);
+
+static trn_status each_tile(tiler *t, int sink, uint32_t size, bool report, tile_fn f, void *user,
+                            trn_error *err)
+{
+    cone c;
+    trn_status st = cone_make(t, sink, &c, err);
+    if (st) return st;
+    const uint32_t nx = (t->sx + size - 1u) / size, nz = (t->sz + size - 1u) / size;
+    for (uint32_t tz = 0; tz < nz && !st; tz++)
+        for (uint32_t tx = 0; tx < nx && !st; tx++) {
+            const twin tile = tile_at(t, size, tx, tz);
+            trn_node_result *r;
+            if ((st = cone_tile(&c, tile, &r, err))) break;
+            st = f(user, tile, r, err);
+            trn_node_result_release(r);
+            if (!st && report && advance(t, 1.0, "tiles")) st = cancelled(err);
+        }
+    cone_dispose(&c);
+    return st;
+}
+
+/* ---- global nodes on the assembled grid ---- */
+
+static trn_status paste(void *user, twin tile, const trn_node_result *r, trn_error *err)
+{
+    (void)err;
+    trn_node_result *whole = user;
+    const size_t wx = (size_t)whole->cells_x + 1u;
+    for (uint32_t k = 0; k < r->output_count; k++) {
+        const trn_gbuf *bufs[2] = {r->outputs[k].values, r->outputs[k].transport};
+        trn_gbuf *dsts[2] = {whole->outputs[k].values, whole->outputs[k].transport};
+        for (int b = 0; b < 2; b++) {
+            if (!bufs[b] || !dsts[b]) continue;
+            for (uint32_t j = 0; j < tile.nz; j++)
+                memcpy((float *)dsts[b]->data + (size_t)(tile.z0 + j) * wx + tile.x0,
+                       (const float *)bufs[b]->data + (size_t)j * tile.nx,
+                       (size_t)tile.nx * sizeof(float));
+        }
+        whole->biome_rules = whole->biome_rules || r->biome_rules;
+    }
+    return TRN_OK;
+}
+
+/* Tile node s's outputs assembled into a whole-grid result (the buffers its first tile has). */
+static trn_status assemble(tiler *t, int s, uint32_t size, trn_node_result **out, trn_error *err)
+{
+    *out = NULL;
+    const twin all = {0, 0, t->sx, t->sz};
+    /* Its first tile says which outputs carry values and transport. */
+    cone c;
+    trn_status st = cone_make(t, s, &c, err);
+    if (st) return st;
+    trn_node_result *first;
+    st = cone_tile(&c, tile_at(t, size, 0, 0), &first, err);
+    cone_dispose(&c);
+    if (st) return st;
+    trn_node_result *whole = result_on(t, all, t->L.keys[s]);
+    if (!whole) {
+        trn_node_result_release(first);
+        return oom(err);
+    }
+    whole->output_count = first->output_count;
+    const size_t n = (size_t)t->sx * t->sz;
+    for (uint32_t k = 0; k < first->output_count && !st; k++) {
+        whole->outputs[k].kind = first->outputs[k].kind;
+        whole->outputs[k].sea_level = first->outputs[k].sea_level;
+        if (first->outputs[k].values &&
+            !(whole->outputs[k].values = trn_gbuf_new(n, sizeof(float))))
+            st = oom(err);
+        if (first->outputs[k].transport &&
+            !(whole->outputs[k].transport = trn_gbuf_new(n, sizeof(float))))
+            st = oom(err);
+    }
+    trn_node_result_release(first);
+    if (!st) st = each_tile(t, s, size, false, paste, whole, err);
+    if (st) {
+        trn_node_result_release(whole);
+        return st;
+    }
+    trn_node_result_measure(whole);
+    *out = whole;
+    return TRN_OK;
+}
+
+typedef struct global_inputs {
+    tiler *t;
+    trn_node_result **assembled;
+} global_inputs;
+
+static trn_node_result *global_input(void *user, int s, twin w)
+{
+    (void)w;
+    global_inputs *gi = user;
+    trn_node_result *r = tiled_kind(gi->t->reach[s].kind) ? gi->assembled[s] : gi->t->whole[s];
+    return trn_node_result_retain(r);
+}
+
+trn_status trn_tile_solve_whole(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err)
+{
+    return trn_node_compute(ctx, r, err);
+}
+
+/* Every global node upstream of the sink, in dependency order, on the whole grid. */
+static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
+{
+    uint8_t *up = calloc(t->L.n ? t->L.n : 1u, 1);
+    trn_node_result **assembled = calloc(t->L.n ? t->L.n : 1u, sizeof *assembled);
+    if (!up || !assembled) {
+        free(up);
+        free(assembled);
+        return oom(err);
+    }
+    up[sink] = 1;
+    for (uint32_t q = t->L.order_count; q-- > 0;) {
+        const int k = t->L.order[q];
+        if (!up[k]) continue;
+        const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
+        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            /* A tile node never reads water, drainage or instances (they are not needed). */
+            if (s >= 0 && (float_kind(ty->inputs[i].kind) || !tiled_kind(t->reach[k].kind)))
+                up[s] = 1;
+        }
+    }
+    /* The last order position at which each global result is read (UINT32_MAX: by the final
+     * tiles), so whole grids are dropped as soon as nothing later reads them. */
+    uint32_t *last = calloc(t->L.n ? t->L.n : 1u, sizeof *last);
+    uint8_t *seen = calloc(t->L.n ? t->L.n : 1u, 1);
+    int *stack = malloc((t->L.n ? t->L.n : 1u) * sizeof *stack);
+    if (!last || !seen || !stack) {
+        free(last);
+        free(seen);
+        free(stack);
+        free(up);
+        free(assembled);
+        return oom(err);
+    }
+    for (uint32_t q = 0; q < t->L.order_count; q++) {
+        const int k = t->L.order[q];
+        const bool final = k == sink;
+        if (!up[k] || (!final && tiled_kind(t->reach[k].kind))) continue;
+        /* What node k reads (its tile cone when it is the tiled sink): globals directly or
+         * through tile nodes. */
+        memset(seen, 0, t->L.n);
+        uint32_t depth = 0;
+        stack[depth++] = k;
+        seen[k] = 1;
+        while (depth) {
+            const int v = stack[--depth];
+            const trn_node_type *ty = trn_node_type_find(t->g->nodes[v].type);
+            for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+                const int s = t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i];
+                if (s < 0 || seen[s]) continue;
+                if (tiled_kind(t->reach[v].kind) && !float_kind(ty->inputs[i].kind)) continue;
+                seen[s] = 1;
+                if (tiled_kind(t->reach[s].kind))
+                    stack[depth++] = s;
+                else
+                    last[s] = final ? UINT32_MAX : (q > last[s] ? q : last[s]);
+            }
+        }
+        if (final && !tiled_kind(t->reach[k].kind)) last[k] = UINT32_MAX;
+    }
+    free(seen);
+    free(stack);
+    uint32_t globals = 0;
+    for (uint32_t q = 0; q < t->L.order_count; q++) {
+        const int k = t->L.order[q];
+        if (up[k] && t->reach[k].kind == TRN_REACH_GLOBAL) globals++;
+    }
+    t->units = (double)(globals + 1u) * t->tiles;
+    const twin all = {0, 0, t->sx, t->sz};
+    trn_status st = TRN_OK;
+    for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
+        const int k = t->L.order[q];
+        if (!up[k] || tiled_kind(t->reach[k].kind) || t->reach[k].kind == TRN_REACH_NONE) continue;
+        const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
+        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
+            const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            if (s >= 0 && tiled_kind(t->reach[s].kind) && !assembled[s])
+                st = assemble(t, s, size, &assembled[s], err);
+        }
+        global_inputs gi = {t, assembled};
+        node_bridge nb;
+        nb.t = t;
+        nb.id = t->g->nodes[k].id;
+        nb.stage[0] = '\0';
+        nb.lo = t->units > 0.0 ? t->done / t->units : 0.0;
+        nb.hi = t->units > 0.0 ? (t->done + t->tiles) / t->units : 0.0;
+        trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
+        if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+        if (!st && advance(t, t->tiles, ty->name)) st = cancelled(err);
+        /* Assembled inputs serve this node only (another reader assembles them again). */
+        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            if (s >= 0 && assembled[s]) {
+                trn_node_result_release(assembled[s]);
+                assembled[s] = NULL;
+            }
+        }
+        for (uint32_t v = 0; v < t->L.n; v++)
+            if (t->whole[v] && last[v] == q) {
+                trn_node_result_release(t->whole[v]);
+                t->whole[v] = NULL;
+            }
+    }
+    for (uint32_t k = 0; k < t->L.n; k++)
+        trn_node_result_release(assembled[k]);
+    free(assembled);
+    free(last);
+    free(up);
+    return st;
+}
+
+/* ---- the public entry ---- */
+
+typedef struct pin_sink {
+    uint32_t out;
+    trn_graph_tile_sink sink;
+    void *user;
+} pin_sink;
+
+static trn_status deliver(void *user, twin tile, const trn_node_result *r, trn_error *err)
+{
+    const pin_sink *p = user;
+    const trn_gbuf *v = r->outputs[p->out].values;
+    return p->sink(p->user, tile.x0, tile.z0, tile.nx, tile.nz, v ? v->data : NULL, err);
+}
+
+trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *recipe,
+                                    const trn_graph_options *options,
+                                    const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
+                                    void *user, trn_progress_fn progress, void *progress_user,
+                                    trn_error *err)
+{
+    return trn_graph_evaluate_tiles_with(graph, recipe, options, tiles, trn_tile_solve_whole, sink,
+                                         user, progress, progress_user, err);
+}
+
+trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recipe *recipe,
+                                         const trn_graph_options *options,
+                                         const trn_graph_tile_options *tiles,
+                                         trn_global_solver solve, trn_graph_tile_sink sink,
+                                         void *user, trn_progress_fn progress, void *progress_user,
+                                         trn_error *err)
+{
+    if (!tiles || tiles->tile < 1 || !sink)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled evaluation: a tile of at least 1 sample and a sink are "
+                             "required");
+    if (options && options->threads < 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "graph: threads must be 0 (default) or positive, not %d",
+                             options->threads);
+    tiler t;
+    memset(&t, 0, sizeof t);
+    t.g = graph;
+    t.recipe = recipe;
+    t.o = options;
+    t.solve = solve ? solve : trn_tile_solve_whole;
+    t.pr = trn_progress_make(progress, progress_user);
+    trn_status st = trn_graph_links_make(graph, recipe, options, false, &t.L, err);
+    if (st) return st;
+    t.sx = recipe->cells_x + 1u;
+    t.sz = recipe->cells_z + 1u;
+    t.tiles = (double)((t.sx + tiles->tile - 1u) / tiles->tile) *
+              (double)((t.sz + tiles->tile - 1u) / tiles->tile);
+    t.units = t.tiles;
+    t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
+    t.whole = calloc(t.L.n ? t.L.n : 1u, sizeof *t.whole);
+    if (!t.reach || !t.whole) st = oom(err);
+    for (uint32_t k = 0; k < t.L.n && !st; k++)
+        if (!trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]))
+            st = trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                               "node '%.60s' (%.32s) declares no reach", graph->nodes[k].id,
+                               graph->nodes[k].type);
+    int sink_node = t.L.output;
+    uint32_t out_pin = 0;
+    if (!st && tiles->node_id) {
+        sink_node = -1;
+        for (uint32_t q = 0; q < t.L.order_count; q++)
+            if (strcmp(graph->nodes[t.L.order[q]].id, tiles->node_id) == 0)
+                sink_node = t.L.order[q];
+        if (sink_node < 0)
+            st = trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                               "graph: node '%.60s' is not evaluated for the output",
+                               tiles->node_id);
+    }
+    if (!st) {
+        const trn_node_type *ty = trn_node_type_find(graph->nodes[sink_node].type);
+        if (tiles->pin && !trn_node_type_output(ty, tiles->pin, &out_pin))
+            st = trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                               "graph: node '%.60s' (%s) has no output '%.40s'",
+                               graph->nodes[sink_node].id, ty->name, tiles->pin);
+        else if (ty->output_count && !float_kind(ty->outputs[out_pin].kind))
+            st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                               "tiled evaluation: output '%s' of node '%.60s' is %s; tiles carry "
+                               "heightfields and masks",
+                               ty->outputs[out_pin].name, graph->nodes[sink_node].id,
+                               trn_pin_kind_name(ty->outputs[out_pin].kind));
+    }
+    t.threads = options && options->threads > 0 ? options->threads : 1;
+#ifdef _OPENMP
+    const int saved_threads = omp_get_max_threads();
+    if (!(options && options->threads > 0)) t.threads = saved_threads;
+    omp_set_num_threads(t.threads);
+#endif
+    if (!st) st = run_globals(&t, sink_node, tiles->tile, err);
+    pin_sink ps = {out_pin, sink, user};
+    if (!st) st = each_tile(&t, sink_node, tiles->tile, true, deliver, &ps, err);
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
+    for (uint32_t k = 0; t.whole && k < t.L.n; k++)
+        trn_node_result_release(t.whole[k]);
+    free(t.whole);
+    free(t.reach);
+    trn_graph_links_dispose(&t.L);
+    return st;
+}
+
+trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *recipe,
+                                  const trn_graph_options *options, uint32_t tile, uint64_t *bytes,
+                                  int *first_global, trn_error *err)
+{
+    *bytes = 0;
+    if (first_global) *first_global = -1;
+    if (tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled evaluation: a tile of at least 1 sample is required");
+    tiler t;
+    memset(&t, 0, sizeof t);
+    t.g = graph;
+    t.recipe = recipe;
+    t.o = options;
+    trn_status st = trn_graph_links_make(graph, recipe, options, false, &t.L, err);
+    if (st) return st;
+    t.sx = recipe->cells_x + 1u;
+    t.sz = recipe->cells_z + 1u;
+    t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
+    cone c;
+    memset(&c, 0, sizeof c);
+    if (!t.reach) st = oom(err);
+    for (uint32_t k = 0; k < t.L.n && !st; k++)
+        trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]);
+    if (!st) st = cone_make(&t, t.L.output, &c, err);
+    const uint64_t whole = (uint64_t)t.sx * t.sz * sizeof(float);
+    uint64_t total = 0, transient = 0, global_peak = 0;
+    for (uint32_t q = 0; q < t.L.order_count && !st; q++) {
+        const int k = t.L.order[q];
+        const trn_node_type *ty = trn_node_type_find(graph->nodes[k].type);
+        if (tiled_kind(t.reach[k].kind)) {
+            if (c.need[k] < 0) continue;
+            uint64_t side = (uint64_t)tile + 2u * ((uint64_t)c.need[k] + t.reach[k].halo);
+            const uint64_t wx = side < t.sx ? side : t.sx, wz = side < t.sz ? side : t.sz;
+            /* Each output's values, kept for the tile; the largest window once more for the
+             * copies cut from it (transient). */
+            const uint64_t w = wx * wz * sizeof(float);
+            total += w * (ty->output_count ? ty->output_count : 1u);
+            if (2u * w > transient) transient = 2u * w;
+        } else if (t.reach[k].kind == TRN_REACH_GLOBAL) {
+            if (first_global && *first_global < 0) *first_global = k;
+            /* Its whole-grid outputs (values and transport) and its inputs, while it runs:
+             * the largest such node sets the peak (results are dropped after their last
+             * reader). */
+            const uint64_t g =
+                whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
+            if (g > global_peak) global_peak = g;
+        }
+    }
+    cone_dispose(&c);
+    free(t.reach);
+    trn_graph_links_dispose(&t.L);
+    *bytes = total + transient + global_peak;
+    return st;
+}

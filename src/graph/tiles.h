@@ -1,0 +1,26 @@
+/* The seam between the tiled evaluator and the solvers of global nodes (internal). */
+#ifndef TRN_GRAPH_TILES_H
+#define TRN_GRAPH_TILES_H
+
+#include "graph/graph_internal.h"
+
+/* Solves one global node (drainage, filling, accumulation, stream power, water, ...) for the
+ * tiled evaluator: ctx holds the node and its inputs on the whole grid (tile nodes' outputs
+ * assembled from their tiles, ctx->window NULL); fill r (the whole grid) as trn_node_compute
+ * would, bit for bit. A distributed solver (Barnes' tile-local priority-flood with a spill
+ * graph, MPI ranks) plugs in here and must give the same bytes as trn_tile_solve_whole. */
+typedef trn_status (*trn_global_solver)(const trn_node_ctx *ctx, trn_node_result *r,
+                                        trn_error *err);
+
+/* The default: the node's own whole-grid computation. */
+trn_status trn_tile_solve_whole(const trn_node_ctx *ctx, trn_node_result *r, trn_error *err);
+
+/* trn_graph_evaluate_tiles with global nodes solved by solve (NULL: trn_tile_solve_whole). */
+trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recipe *recipe,
+                                         const trn_graph_options *options,
+                                         const trn_graph_tile_options *tiles,
+                                         trn_global_solver solve, trn_graph_tile_sink sink,
+                                         void *user, trn_progress_fn progress, void *progress_user,
+                                         trn_error *err);
+
+#endif

@@ -1,0 +1,130 @@
+/* Reading the fields of JSON documents: number rows, the errors every document shares, and
+ * the "did you mean" suggestion for an unknown word. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/numtext.h"
+#include "recipe/json_fields.h"
+#include "recipe/recipe_internal.h"
+
+/* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t cap)
+{
+    if (na > 64 || nb > 64) return cap + 1;
+    size_t prev2[65], prev[65], cur[65];
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = j;
+    for (size_t j = 0; j <= nb; j++)
+        prev2[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < best) best = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < best)
+                best = prev2[j - 2] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev2, prev, sizeof prev);
+        memcpy(prev, cur, sizeof cur);
+    }
+    return prev[nb] > cap ? cap + 1 : prev[nb];
+}
+
+const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates)
+{
+    size_t n = strlen(word);
+    if (n == 0) return NULL;
+    size_t cap = n / 3 > 1 ? n / 3 : 1;
+    const char *best = NULL;
+    size_t best_score = cap + 1;
+    for (const char *const *c = candidates; *c; c++) {
+        size_t m = strlen(*c);
+        size_t score = edit_distance(word, n, *c, m, cap);
+        /* A misspelt beginning of a longer name ("heigth" for height_variation) counts one
+         * more than the misspelling itself. */
+        if (m > n) {
+            size_t prefix = edit_distance(word, n, *c, n, cap) + 1;
+            if (prefix < score) score = prefix;
+        }
+        if (score < best_score) {
+            best_score = score;
+            best = *c;
+        }
+    }
+    return best;
+}
+
+bool trn_doc_range_ok(const trn_doc_range *r, double value)
+{
+    if (!isfinite(value)) return false;
+    if ((r->flags & TRN_DOC_LO_OPEN) ? !(value > r->lo) : !(value >= r->lo)) return false;
+    if (!(value <= r->hi)) return false;
+    if ((r->flags & TRN_DOC_WHOLE) && floor(value) != value) return false;
+    return true;
+}
+
+const trn_doc_field *trn_doc_field_find(const trn_doc_field *rows, const char *key)
+{
+    for (const trn_doc_field *f = rows; f && f->name; f++)
+        if (strcmp(f->name, key) == 0) return f;
+    return NULL;
+}
+
+trn_status trn_doc_fail(const trn_doc *d, trn_status code, trn_json_target target, const char *fmt,
+                        ...)
+{
+    char msg[420];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return trn_json_error_at(d->err, code, d->file, d->text, d->size, d->path, target, msg);
+}
+
+trn_status trn_doc_number(const trn_doc *d, const json_t *v, const trn_doc_range *range,
+                          double *out)
+{
+    char buf[120];
+    if (!json_is_number(v) || !trn_doc_range_ok(range, json_number_value(v)))
+        return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
+                            range->expect, trn_json_describe(v, buf, sizeof buf));
+    *out = json_number_value(v);
+    return TRN_OK;
+}
+
+trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const json_t *v,
+                              void *base)
+{
+    return trn_doc_number(d, v, &row->range, (double *)(void *)((char *)base + row->offset));
+}
+
+trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *const *known,
+                               const char *what, const char *why)
+{
+    char parent[200];
+    trn_json_path_format(d->path, parent, sizeof parent);
+    const char *hint = trn_rcp_did_you_mean(key, known);
+    trn_json_path_push_key(d->path, key);
+    trn_json_pos pos;
+    trn_json_locate(d->text, d->size, d->path->steps, d->path->depth, TRN_JSON_KEY, &pos);
+    trn_json_path_pop(d->path);
+    trn_error_set(d->err, TRN_ERR_JSON, d->file, (int64_t)pos.offset,
+                  "unknown key '%.80s' in %s%s%s%s%s", key, parent[0] ? parent : what,
+                  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
+                  why ? why : "");
+    trn_error_set_position(d->err, pos.line, pos.column);
+    return TRN_ERR_JSON;
+}
+
+trn_status trn_doc_missing_key(const trn_doc *d, const char *key, const char *expect)
+{
+    return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "missing key '%s' (expected %s)", key,
+                        expect);
+}

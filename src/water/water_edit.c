@@ -1,0 +1,610 @@
+/* Water Edit: remove bodies by id and patch others field by field from JSON parameters. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json_pos.h"
+#include "terrane/water.h"
+
+/* Kinds a field applies to, as a bit mask of 1 << trn_water_kind. */
+#define K_LAKE (1u << TRN_WATER_LAKE)
+#define K_OCEAN (1u << TRN_WATER_OCEAN)
+#define K_RIVER (1u << TRN_WATER_RIVER)
+#define K_ALL (K_LAKE | K_OCEAN | K_RIVER)
+
+typedef enum field_type {
+    F_NUMBER,   /* one double at offset */
+    F_CENTER,   /* [x, z] into center_x, center_z */
+    F_VEC2,     /* [a, b] into a double[2] at offset */
+    F_VEC4,     /* [r, g, b, a] into a double[4] at offset */
+    F_BOUNDARY, /* [[x, z], ...] or null */
+    F_PATH,     /* [[x, y, z], ...] */
+    F_INTERP,   /* "linear" | "catmull_rom" */
+    F_STEPS,    /* integer 1..64 */
+    F_SURFACE,  /* "level" | "follow_bed" */
+    F_LEVEL,    /* a number (a fixed level) or, for lakes, "spill" */
+    F_KIND,     /* not editable */
+} field_type;
+
+typedef struct field_def {
+    const char *name;
+    field_type type;
+    unsigned kinds;
+    size_t offset;
+} field_def;
+
+#define LOOK(member) (offsetof(trn_water_body, look) + offsetof(trn_water_look, member))
+
+/* Every Water Body parameter, named as the node names them. */
+static const field_def fields[] = {
+    {"kind", F_KIND, K_ALL, 0},
+    {"level", F_LEVEL, K_ALL, offsetof(trn_water_body, level)},
+    {"spill_offset", F_NUMBER, K_LAKE, offsetof(trn_water_body, spill_offset)},
+    {"center", F_CENTER, K_LAKE, 0},
+    {"radius", F_NUMBER, K_LAKE, offsetof(trn_water_body, radius)},
+    {"boundary", F_BOUNDARY, K_LAKE | K_OCEAN, 0},
+    {"carve_depth", F_NUMBER, K_LAKE | K_OCEAN, offsetof(trn_water_body, carve_depth)},
+    {"river_path", F_PATH, K_RIVER, 0},
+    {"river_path_interpolation", F_INTERP, K_RIVER, 0},
+    {"river_curve_steps", F_STEPS, K_RIVER, 0},
+    {"river_surface_mode", F_SURFACE, K_RIVER, 0},
+    {"river_depth", F_NUMBER, K_RIVER, offsetof(trn_water_body, river_depth)},
+    {"width", F_NUMBER, K_RIVER, offsetof(trn_water_body, width)},
+    {"shallow_color", F_VEC4, K_ALL, LOOK(shallow_color)},
+    {"deep_color", F_VEC4, K_ALL, LOOK(deep_color)},
+    {"absorption_distance", F_NUMBER, K_ALL, LOOK(absorption_distance)},
+    {"roughness", F_NUMBER, K_ALL, LOOK(roughness)},
+    {"flow_speed", F_NUMBER, K_ALL, LOOK(flow_speed)},
+    {"flow_direction", F_VEC2, K_ALL, LOOK(flow_direction)},
+    {"wave_amplitude", F_NUMBER, K_ALL, LOOK(wave_amplitude)},
+    {"wave_length", F_NUMBER, K_ALL, LOOK(wave_length)},
+    {"wave_speed", F_NUMBER, K_ALL, LOOK(wave_speed)},
+    {"normal_strength", F_NUMBER, K_ALL, LOOK(normal_strength)},
+    {"foam_width", F_NUMBER, K_ALL, LOOK(foam_width)},
+    {"foam_strength", F_NUMBER, K_ALL, LOOK(foam_strength)},
+    {"foam_color", F_VEC4, K_ALL, LOOK(foam_color)},
+};
+
+/* The state of one edit: the parameter being read, its text and where errors go. */
+typedef struct edit {
+    const char *param; /* "excluded_ids" or "overrides" */
+    const char *text;
+    trn_json_path path; /* inside the parameter */
+    char *where;
+    size_t where_size;
+    trn_error *err;
+} edit;
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
+    }
+    return "a value";
+}
+
+static const char *kind_plural(trn_water_kind kind)
+{
+    return kind == TRN_WATER_RIVER ? "rivers" : kind == TRN_WATER_OCEAN ? "oceans" : "lakes";
+}
+
+/* "rivers", "lakes and oceans", ... for a kinds mask. */
+static void kinds_text(unsigned kinds, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    size_t at = 0;
+    unsigned left = kinds;
+    for (int k = TRN_WATER_LAKE; k <= TRN_WATER_RIVER; k++) {
+        if (!(kinds & (1u << k))) continue;
+        left &= ~(1u << k);
+        const char *sep = at == 0 ? "" : left ? ", " : " and ";
+        int n = snprintf(buf + at, size - at, "%s%s", sep, kind_plural((trn_water_kind)k));
+        if (n < 0 || (size_t)n >= size - at) return;
+        at += (size_t)n;
+    }
+}
+
+/* Fail with TRN_ERR_VALIDATION (or code) at the current path: *where gets
+ * "param[i].field", the message "water edit: param[i].field: ..." and the error the line and
+ * column of the value in the parameter's text. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static trn_status
+fail(edit *e, trn_status code, const char *fmt, ...)
+{
+    char inner[160], where[200];
+    trn_json_path_format(&e->path, inner, sizeof inner);
+    snprintf(where, sizeof where, "%s%s%s", e->param,
+             e->path.depth && e->path.steps[0].key ? "." : "", inner);
+    if (e->where && e->where_size) snprintf(e->where, e->where_size, "%s", where);
+    char message[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    trn_error_set(e->err, code, NULL, -1, "water edit: %s: %s", where, message);
+    trn_json_pos pos;
+    if (e->text) {
+        trn_json_locate(e->text, strlen(e->text), e->path.steps, e->path.depth, TRN_JSON_VALUE,
+                        &pos);
+        trn_error_set_position(e->err, pos.line, pos.column);
+    }
+    return code;
+}
+
+/* Parse one parameter: NULL or blank text is an empty array. */
+static trn_status load_array(edit *e, json_t **out)
+{
+    *out = NULL;
+    const char *p = e->text;
+    while (p && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    if (!p || !*p) {
+        *out = json_array();
+        return *out ? TRN_OK
+                    : trn_error_set(e->err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                    "water edit: out of memory");
+    }
+    json_error_t je;
+    trn_json_parse_counted();
+    json_t *root = json_loads(e->text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (e->where && e->where_size) snprintf(e->where, e->where_size, "%s", e->param);
+        trn_error_set(e->err, TRN_ERR_JSON, NULL, -1, "water edit: %s: %s", e->param, je.text);
+        trn_error_set_position(e->err, je.line, je.column);
+        return TRN_ERR_JSON;
+    }
+    if (!json_is_array(root)) {
+        trn_status st = fail(e, TRN_ERR_VALIDATION, "expected an array, found %s", json_kind(root));
+        json_decref(root);
+        return st;
+    }
+    *out = root;
+    return TRN_OK;
+}
+
+/* Ids sorted for lookup; ties keep the earlier body. */
+typedef struct id_entry {
+    const char *id;
+    uint32_t index;
+} id_entry;
+
+static int id_cmp(const void *a, const void *b)
+{
+    const id_entry *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    if (c) return c;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Index of the first body with this id, or -1. */
+static int64_t find_id(const id_entry *ids, uint32_t count, const char *id)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ids[mid].id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < count && strcmp(ids[lo].id, id) == 0) return ids[lo].index;
+    return -1;
+}
+
+/* Read a JSON number (the path already names it). */
+static trn_status get_number(edit *e, const json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return fail(e, TRN_ERR_VALIDATION, "expected a number, found %s", json_kind(v));
+    *out = json_number_value(v);
+    return TRN_OK;
+}
+
+/* Read an array of exactly n numbers; what names the form in messages ("[x, z]"). */
+static trn_status get_numbers(edit *e, const json_t *v, size_t n, const char *what, double *out)
+{
+    if (!json_is_array(v))
+        return fail(e, TRN_ERR_VALIDATION, "expected %s, found %s", what, json_kind(v));
+    if (json_array_size(v) != n)
+        return fail(e, TRN_ERR_VALIDATION, "expected %s (%zu numbers), found %zu value%s", what, n,
+                    json_array_size(v), json_array_size(v) == 1 ? "" : "s");
+    for (size_t k = 0; k < n; k++) {
+        trn_json_path_push_index(&e->path, k);
+        trn_status st = get_number(e, json_array_get(v, k), &out[k]);
+        if (st) return st;
+        trn_json_path_pop(&e->path);
+    }
+    return TRN_OK;
+}
+
+/* An array of [x, z] or [x, y, z] points into a new array (owned by the caller). */
+static trn_status get_points(edit *e, const json_t *v, size_t dims, size_t min, size_t max,
+                             const char *what, double **out, uint32_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    const char *point = dims == 2 ? "[x, z]" : "[x, y, z]";
+    if (!json_is_array(v))
+        return fail(e, TRN_ERR_VALIDATION, "expected %s, found %s", what, json_kind(v));
+    size_t n = json_array_size(v);
+    if (n < min || n > max)
+        return fail(e, TRN_ERR_VALIDATION, "expected %s: %zu to %zu %s points, found %zu", what,
+                    min, max, point, n);
+    double *pts = malloc(n * dims * sizeof *pts);
+    if (!pts)
+        return trn_error_set(e->err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "water edit: out of memory for %zu points", n);
+    for (size_t k = 0; k < n; k++) {
+        trn_json_path_push_index(&e->path, k);
+        trn_status st = get_numbers(e, json_array_get(v, k), dims, point, &pts[k * dims]);
+        if (st) {
+            free(pts);
+            return st;
+        }
+        trn_json_path_pop(&e->path);
+    }
+    *out = pts;
+    *count = (uint32_t)n;
+    return TRN_OK;
+}
+
+/* Patch one field of body from v; the path names the field. */
+static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_water_body *body)
+{
+    unsigned char *base = (unsigned char *)body;
+    trn_status st;
+    switch (f->type) {
+    case F_KIND:
+        return fail(e, TRN_ERR_VALIDATION,
+                    "expected no kind (a body's kind is not editable: '%s' stays a %s), "
+                    "found %s",
+                    body->id, trn_water_kind_name(body->kind), json_kind(v));
+    case F_NUMBER: {
+        double x = 0.0;
+        if ((st = get_number(e, v, &x))) return st;
+        memcpy(base + f->offset, &x, sizeof x);
+        return TRN_OK;
+    }
+    case F_LEVEL: {
+        if (json_is_string(v) && strcmp(json_string_value(v), "spill") == 0) {
+            if (body->kind != TRN_WATER_LAKE)
+                return fail(e, TRN_ERR_VALIDATION,
+                            "expected a number (\"spill\" fills a lake's basin; body '%s' is "
+                            "a%s %s), found \"spill\"",
+                            body->id, body->kind == TRN_WATER_OCEAN ? "n" : "",
+                            trn_water_kind_name(body->kind));
+            body->level_mode = TRN_LAKE_LEVEL_SPILL;
+            return TRN_OK;
+        }
+        double x = 0.0;
+        if (!json_is_number(v) && body->kind == TRN_WATER_LAKE)
+            return fail(e, TRN_ERR_VALIDATION, "expected a number or \"spill\", found %s",
+                        json_kind(v));
+        if ((st = get_number(e, v, &x))) return st;
+        body->level = x;
+        body->level_mode = TRN_LAKE_LEVEL_FIXED; /* a number fixes a spill lake's level */
+        return TRN_OK;
+    }
+    case F_CENTER: {
+        double xz[2] = {0.0, 0.0};
+        if ((st = get_numbers(e, v, 2, "[x, z]", xz))) return st;
+        body->center_x = xz[0];
+        body->center_z = xz[1];
+        return TRN_OK;
+    }
+    case F_VEC2:
+    case F_VEC4: {
+        double xs[4] = {0.0, 0.0, 0.0, 0.0};
+        const size_t n = f->type == F_VEC2 ? 2 : 4;
+        if ((st = get_numbers(e, v, n, n == 2 ? "[x, z]" : "[r, g, b, a]", xs))) return st;
+        memcpy(base + f->offset, xs, n * sizeof xs[0]);
+        return TRN_OK;
+    }
+    case F_BOUNDARY: {
+        double *pts = NULL;
+        uint32_t n = 0;
+        if (!json_is_null(v) && (st = get_points(e, v, 2, 3, TRN_WATER_MAX_BOUNDARY,
+                                                 "an array of [x, z] vertices or null", &pts, &n)))
+            return st;
+        free(body->boundary);
+        body->boundary = pts;
+        body->boundary_count = n;
+        return TRN_OK;
+    }
+    case F_PATH: {
+        double *pts = NULL;
+        uint32_t n = 0;
+        if ((st = get_points(e, v, 3, 2, TRN_WATER_MAX_RIVER_POINTS,
+                             "an array of [x, y, z] control points", &pts, &n)))
+            return st;
+        free(body->control);
+        body->control = pts;
+        body->control_count = n;
+        return TRN_OK;
+    }
+    case F_INTERP: {
+        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+        if (s && strcmp(s, "linear") == 0)
+            body->interpolation = TRN_RIVER_LINEAR;
+        else if (s && strcmp(s, "catmull_rom") == 0)
+            body->interpolation = TRN_RIVER_CATMULL_ROM;
+        else if (s)
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected \"linear\" or \"catmull_rom\", found \"%.64s\"", s);
+        else
+            return fail(e, TRN_ERR_VALIDATION, "expected \"linear\" or \"catmull_rom\", found %s",
+                        json_kind(v));
+        return TRN_OK;
+    }
+    case F_STEPS: {
+        if (!json_is_integer(v))
+            return fail(e, TRN_ERR_VALIDATION, "expected an integer 1..%u, found %s",
+                        TRN_RIVER_CURVE_STEPS_MAX, json_kind(v));
+        json_int_t n = json_integer_value(v);
+        if (n < 1 || n > (json_int_t)TRN_RIVER_CURVE_STEPS_MAX)
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected an integer 1..%u, found %" JSON_INTEGER_FORMAT,
+                        TRN_RIVER_CURVE_STEPS_MAX, n);
+        body->curve_steps = (uint32_t)n;
+        return TRN_OK;
+    }
+    case F_SURFACE: {
+        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+        if (s && strcmp(s, "level") == 0)
+            body->surface_mode = TRN_RIVER_SURFACE_LEVEL;
+        else if (s && strcmp(s, "follow_bed") == 0)
+            body->surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
+        else if (s)
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected \"level\" or \"follow_bed\", found \"%.64s\"", s);
+        else
+            return fail(e, TRN_ERR_VALIDATION, "expected \"level\" or \"follow_bed\", found %s",
+                        json_kind(v));
+        return TRN_OK;
+    }
+    }
+    return TRN_OK;
+}
+
+static const field_def *find_field(const char *name)
+{
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+        if (strcmp(fields[k].name, name) == 0) return &fields[k];
+    return NULL;
+}
+
+/* Apply override object o (overrides[index]) to body; the path is at overrides[index]. */
+static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
+{
+    const bool new_path = json_object_get(o, "river_path") != NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v)
+    {
+        if (strcmp(key, "id") == 0) continue;
+        trn_json_path_push_key(&e->path, key);
+        const field_def *f = find_field(key);
+        if (!f)
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected a Water Body field (level, center, radius, boundary, "
+                        "carve_depth, river_path, width, shallow_color, flow_speed, ...), found "
+                        "\"%.64s\"",
+                        key);
+        if (f->type != F_KIND && !(f->kinds & (1u << body->kind))) {
+            char kinds[64];
+            kinds_text(f->kinds, kinds, sizeof kinds);
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected a field of %s (body '%s' is a %s), found %s, which applies "
+                        "to %s only",
+                        kind_plural(body->kind), body->id, trn_water_kind_name(body->kind), key,
+                        kinds);
+        }
+        if ((f->type == F_INTERP || f->type == F_STEPS) && !new_path)
+            return fail(e, TRN_ERR_VALIDATION,
+                        "expected a replacement river_path beside %s (an edit never resamples "
+                        "the existing path), found none",
+                        key);
+        trn_status st = apply_field(e, f, v, body);
+        if (st) return st;
+        trn_json_path_pop(&e->path);
+    }
+    if (new_path) {
+        free(body->path);
+        body->path = NULL;
+        body->path_count = 0;
+        trn_error inner;
+        trn_error_clear(&inner);
+        if (trn_water_body_sample_path(body, &inner) != TRN_OK) {
+            trn_json_path_push_key(&e->path, "river_path");
+            return fail(e, inner.code == TRN_OK ? TRN_ERR_VALIDATION : inner.code, "%s",
+                        inner.message);
+        }
+    }
+    const char *field = NULL;
+    trn_error inner;
+    trn_error_clear(&inner);
+    if (trn_water_body_validate(body, &field, &inner) != TRN_OK) {
+        /* Point at the field when this override set it; else at the override. */
+        if (field && json_object_get(o, field)) trn_json_path_push_key(&e->path, field);
+        return fail(e, TRN_ERR_VALIDATION, "%s", inner.message);
+    }
+    return TRN_OK;
+}
+
+trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const char *excluded_json,
+                          const char *overrides_json, trn_water_body **out, uint32_t *out_count,
+                          char *where, size_t where_size, trn_error *err)
+{
+    if (where && where_size) where[0] = '\0';
+    if ((!bodies && count) || !out || !out_count)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "water edit: expected bodies and outputs, found NULL");
+    *out = NULL;
+    *out_count = 0;
+
+    id_entry *ids = NULL;
+    int64_t *overridden_at = NULL; /* per body: its overrides index, -1 none */
+    int64_t *excluded_at = NULL;   /* per body: its excluded_ids index, -1 kept */
+    uint32_t *slot = NULL;         /* per body: its index in the output */
+    json_t *excluded = NULL, *overrides = NULL;
+    trn_water_body *list = NULL;
+    uint32_t made = 0;
+    trn_status st = TRN_OK;
+    if (count) {
+        ids = malloc(count * sizeof *ids);
+        overridden_at = malloc(count * sizeof *overridden_at);
+        excluded_at = malloc(count * sizeof *excluded_at);
+        slot = malloc(count * sizeof *slot);
+        if (!ids || !overridden_at || !excluded_at || !slot) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "water edit: out of memory for %u bodies", count);
+            goto done;
+        }
+        for (uint32_t k = 0; k < count; k++) {
+            ids[k].id = bodies[k].id;
+            ids[k].index = k;
+            overridden_at[k] = -1;
+            excluded_at[k] = -1;
+        }
+        qsort(ids, count, sizeof *ids, id_cmp);
+    }
+
+    edit ex = {.param = "excluded_ids",
+               .text = excluded_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
+    if ((st = load_array(&ex, &excluded))) goto done;
+    for (size_t k = 0; k < json_array_size(excluded); k++) {
+        const json_t *v = json_array_get(excluded, k);
+        trn_json_path_push_index(&ex.path, k);
+        if (!json_is_string(v)) {
+            st = fail(&ex, TRN_ERR_VALIDATION, "expected a body id string, found %s", json_kind(v));
+            goto done;
+        }
+        int64_t b = find_id(ids, count, json_string_value(v));
+        if (b < 0) {
+            st = fail(&ex, TRN_ERR_VALIDATION,
+                      "expected the id of an input water body, found \"%.128s\"",
+                      json_string_value(v));
+            goto done;
+        }
+        if (excluded_at[b] >= 0) {
+            st = fail(&ex, TRN_ERR_VALIDATION,
+                      "expected each id once, found \"%.128s\" again (first at "
+                      "excluded_ids[%" PRId64 "])",
+                      json_string_value(v), excluded_at[b]);
+            goto done;
+        }
+        excluded_at[b] = (int64_t)k;
+        trn_json_path_pop(&ex.path);
+    }
+
+    /* The survivors, in their order; edits never carve again (the input ground holds it). */
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < count; k++)
+        kept += excluded_at[k] < 0;
+    if (kept) {
+        list = calloc(kept, sizeof *list);
+        if (!list) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "water edit: out of memory for %u bodies", kept);
+            goto done;
+        }
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        if (excluded_at[k] >= 0) continue;
+        if ((st = trn_water_body_copy(&bodies[k], &list[made], err))) goto done;
+        list[made].carve = false;
+        slot[k] = made++;
+    }
+
+    edit ov = {.param = "overrides",
+               .text = overrides_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
+    if ((st = load_array(&ov, &overrides))) goto done;
+    for (size_t k = 0; k < json_array_size(overrides); k++) {
+        const json_t *o = json_array_get(overrides, k);
+        trn_json_path_push_index(&ov.path, k);
+        if (!json_is_object(o)) {
+            st =
+                fail(&ov, TRN_ERR_VALIDATION,
+                     "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
+            goto done;
+        }
+        const json_t *idv = json_object_get(o, "id");
+        if (!idv) {
+            st = fail(&ov, TRN_ERR_VALIDATION,
+                      "expected an \"id\" naming the body to patch, found none");
+            goto done;
+        }
+        trn_json_path_push_key(&ov.path, "id");
+        if (!json_is_string(idv)) {
+            st = fail(&ov, TRN_ERR_VALIDATION, "expected a body id string, found %s",
+                      json_kind(idv));
+            goto done;
+        }
+        const char *id = json_string_value(idv);
+        int64_t b = find_id(ids, count, id);
+        if (b < 0) {
+            st = fail(&ov, TRN_ERR_VALIDATION,
+                      "expected the id of an input water body, found \"%.128s\"", id);
+            goto done;
+        }
+        if (overridden_at[b] >= 0) {
+            st = fail(&ov, TRN_ERR_VALIDATION,
+                      "expected one override per body, found \"%.128s\" again (first at "
+                      "overrides[%" PRId64 "])",
+                      id, overridden_at[b]);
+            goto done;
+        }
+        if (excluded_at[b] >= 0) {
+            st = fail(&ov, TRN_ERR_VALIDATION,
+                      "expected a body that is not excluded, found \"%.128s\", which "
+                      "excluded_ids[%" PRId64 "] removes",
+                      id, excluded_at[b]);
+            goto done;
+        }
+        overridden_at[b] = (int64_t)k;
+        trn_json_path_pop(&ov.path);
+        if ((st = apply_override(&ov, o, &list[slot[b]]))) goto done;
+        trn_json_path_pop(&ov.path);
+    }
+    *out = list;
+    *out_count = made;
+    list = NULL;
+    made = 0;
+
+done:
+    trn_water_bodies_free(list, made);
+    json_decref(excluded);
+    json_decref(overrides);
+    free(ids);
+    free(overridden_at);
+    free(excluded_at);
+    free(slot);
+    return st;
+}

@@ -1,0 +1,167 @@
+/* terrane generate --tiles / --memory: a tiled BigTIFF with the whole-grid run's heights, for
+ * tile sizes that do not divide the grid and any thread count; budgets and misuse refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "terrane/geotiff.h"
+#include "test.h"
+
+static char tmp[512];
+
+static const char *at(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmp, name);
+    return buf;
+}
+
+/* The tiled file's samples, south row first (as .r32 stores them), equal the raw file's. */
+static bool same_heights(const char *tif, const char *r32, unsigned samples)
+{
+    trn_geotiff t;
+    trn_error e;
+    if (trn_geotiff_read(tif, NULL, &t, NULL, NULL, &e)) {
+        fprintf(stderr, "%s: %s\n", tif, e.message);
+        return false;
+    }
+    size_t size = 0;
+    uint8_t *raw = trn_test_read_file(r32, &size);
+    bool same = raw && t.info.tiled && t.info.bigtiff && t.info.width == samples &&
+                t.info.height == samples && size == (size_t)samples * samples * 4u;
+    /* .r32 is north up too (its first row is the north edge), as the GeoTIFF. */
+    if (same) same = memcmp(raw, t.values, size) == 0;
+    free(raw);
+    trn_geotiff_dispose(&t);
+    return same;
+}
+
+static void test_tiles_match_whole_grid(void)
+{
+    char recipe[1024], r32[600], tif[600];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(r32, sizeof r32, "valley.r32");
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --resolution 48x48 -q -o '%s'", NULL, NULL, recipe, r32),
+        0);
+    static const struct {
+        unsigned tile, threads;
+    } runs[] = {{16, 1}, {32, 2}, {48, 1}, {128, 2}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        at(tif, sizeof tif, "valley.tif");
+        char *err = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles %u --threads %u "
+                                       "--memory 64MiB -o '%s'",
+                                       NULL, &err, recipe, runs[k].tile, runs[k].threads, tif),
+                     0);
+        CHECK_CONTAINS(err, "peak resident");
+        free(err);
+        CHECK(same_heights(tif, r32, 49));
+        remove(tif);
+    }
+}
+
+/* graph types says each type's reach. */
+static void test_types_reach(void)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("graph types", &out, NULL), 0);
+    CHECK_CONTAINS(out, "  reach: neighbourhood of 1 sample (Horn's gradient");
+    CHECK_CONTAINS(out, "  reach: global (depression filling and flow routing");
+    CHECK_CONTAINS(out, "  reach: pointwise (its noise is pointwise; a landform with an evolution");
+    free(out);
+    out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("graph types --format json", &out, NULL), 0);
+    CHECK_CONTAINS(out, "\"kind\": \"neighbourhood\",\n      \"halo\": 1,");
+    free(out);
+}
+
+/* --format json: the summary with what the tiled run measured. */
+static void test_tiles_json(void)
+{
+    char recipe[1024], tif[600];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "json.tif");
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles 32 --memory 8MiB "
+                                   "--format json -o '%s'",
+                                   &out, NULL, recipe, tif),
+                 0);
+    CHECK_CONTAINS(out, "\"tiles\": {\n    \"size\": 32,");
+    CHECK_CONTAINS(out, "\"memory_budget\": 8388608,");
+    CHECK_CONTAINS(out, "\"peak_resident_bytes\": ");
+    CHECK_CONTAINS(out, "\"samples\": 2401");
+    CHECK_CONTAINS(out, "json.tif");
+    free(out);
+    CHECK(trn_test_exists(tif));
+    remove(tif);
+}
+
+static void test_tiles_refused(void)
+{
+    char recipe[1024], tif[600];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "refused.tif");
+    char *err = NULL;
+    /* A budget below one tile with its halos: the minimum is named, nothing is written. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles 32 --memory 100KiB "
+                                   "-o '%s'",
+                                   NULL, &err, recipe, tif),
+                 1);
+    CHECK_CONTAINS(err, "--memory 100 KiB is below the");
+    CHECK_CONTAINS(err, "a tile of 32 samples with its halos is estimated to need on this 49 x "
+                        "49-sample grid");
+    CHECK_CONTAINS(err, "node 'evolve' (stream_power) reads the whole grid");
+    CHECK_CONTAINS(err, "give --memory");
+    CHECK(!trn_test_exists(tif));
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 20 -o '%s'", NULL, &err, recipe, tif), 2);
+    CHECK_CONTAINS(err, "steps of 16");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --memory 4GiB -o '%s'", NULL, &err, recipe, tif),
+                 2);
+    CHECK_CONTAINS(err, "give --tiles N too");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --tiles 32 --memory 4XB -o '%s'", NULL, &err, recipe, tif),
+        2);
+    CHECK_CONTAINS(err, "--memory takes a size such as 4GiB");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s' --preview '%s/p.png'", NULL,
+                                   &err, recipe, tif, tmp),
+                 2);
+    CHECK_CONTAINS(err, "--tiles writes -o OUT.tif only");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' --tiles 32 -o '%s/x.r32'", NULL, &err, recipe, tmp), 2);
+    CHECK_CONTAINS(err, "give -o OUT.tif");
+    free(err);
+    /* Strokes are applied to the whole grid: refused with the reason. */
+    char edited[600];
+    at(edited, sizeof edited, "edited.json");
+    static const char text[] =
+        "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":77,\"default_landform\":\"hills\","
+        "\"landforms\":{\"hills\":{\"height_variation\":60}},\"default_biome\":\"grass\","
+        "\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]}},\"edits\":[{\"type\":\"raise\","
+        "\"radius\":60,\"strength\":8,\"center\":[128,128]}]}";
+    CHECK(trn_test_write_file(edited, text, sizeof text - 1));
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s'", NULL, &err, edited, tif), 1);
+    CHECK_CONTAINS(err, "this recipe's 1 regions, edits and exclusions are applied to the whole");
+    CHECK(!trn_test_exists(tif));
+    free(err);
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
+    RUN(test_tiles_match_whole_grid);
+    RUN(test_tiles_refused);
+    RUN(test_tiles_json);
+    RUN(test_types_reach);
+    return trn_test_finish();
+}

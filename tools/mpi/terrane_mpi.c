@@ -1,0 +1,276 @@
+/* terrane-mpi: drainage (fill, D8, accumulation) of one grid across the processes of mpirun. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include "core/fileio.h"
+#include "mpi/comm_mpi.h"
+#include "terrane/drainage.h"
+#include "terrane/drainage_tiled.h"
+#include "terrane/generate.h"
+#include "terrane/geotiff.h"
+#include "terrane/heightfield.h"
+
+static const char usage[] =
+    "usage: mpirun -np N terrane-mpi drainage (INPUT | --landform SAMPLES [--seed S])\n"
+    "                 [--tile SAMPLES] [--sea LEVEL] [--out PREFIX] [--runs R] [--whole]\n"
+    "                 [--progress]\n"
+    "Fills depressions, finds D8 directions and accumulates flow over tiles of SAMPLES a side\n"
+    "(default 512), each process solving its share; process 0 prints the grid's xxh64 hashes\n"
+    "(the same bytes on any process count), timings and the bytes each process moved.\n"
+    "INPUT: a heightmap terrane reads (GeoTIFF, PNG, .ter, raw); --landform: ridged mountains\n"
+    "of SAMPLES x SAMPLES generated on every process. --out writes PREFIX-filled.tif (float32\n"
+    "GeoTIFF), PREFIX-flow_dir.u8 and PREFIX-accumulation.u32 (row-major, little-endian, row 0\n"
+    "south). --whole also runs the one-process fill on process 0 and says whether it matches.\n";
+
+/* One message for a failure, not one per process: process 0's, unless it only knows that
+ * another failed; then the processes that failed themselves speak. Collective. */
+static void report_failure(int rank, trn_status st, const trn_error *err)
+{
+    int root = (int)st;
+    MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0 ? st != TRN_ERR_MISMATCH
+                  : (root == (int)TRN_ERR_MISMATCH && st != TRN_ERR_MISMATCH)) {
+        if (err->file[0])
+            fprintf(stderr, "terrane-mpi: %s: %s\n", err->file, err->message);
+        else
+            fprintf(stderr, "terrane-mpi: %s\n", err->message);
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static trn_status field_tile(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                             float *out, trn_error *err)
+{
+    (void)err;
+    const trn_field *f = user;
+    const size_t nx = (size_t)f->cells_x + 1u;
+    for (uint32_t lj = 0; lj < h; lj++)
+        memcpy(out + (size_t)lj * w, f->heights + (size_t)(j0 + lj) * nx + i0, w * sizeof(float));
+    return TRN_OK;
+}
+
+static int progress_print(double done, const char *stage, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\r%s %5.1f%%", stage, done * 100.0);
+    if (done >= 1.0) fputc('\n', stderr);
+    return 0;
+}
+
+static unsigned long long hash(const void *p, size_t n)
+{
+    return (unsigned long long)XXH64(p, n, 0);
+}
+
+static trn_status load_input(const char *path, uint32_t landform, uint64_t seed, trn_field *f,
+                             trn_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (!path) {
+        trn_status st =
+            trn_field_init(f, landform - 1, landform - 1, landform - 1.0, landform - 1.0, err);
+        if (st != TRN_OK) return st;
+        trn_landform lf;
+        memset(&lf, 0, sizeof lf);
+        lf.name = "mpi";
+        lf.profile = TRN_PROFILE_RIDGED;
+        lf.height_variation = 450.0;
+        lf.feature_size = 700.0;
+        lf.roughness = 0.5;
+        lf.octaves = 8;
+        lf.warp_feature_size = 500.0;
+        lf.warp_amplitude = 120.0;
+        lf.stretch = 1.5;
+        lf.heading = 20.0;
+        st = trn_landform_fill(&lf, seed, f, NULL, NULL, err);
+        if (st != TRN_OK) trn_field_dispose(f);
+        return st;
+    }
+    trn_mapped_file mf;
+    trn_status st = trn_mapped_file_open(&mf, path, 0, err);
+    if (st != TRN_OK) return st;
+    trn_heightfield_file file;
+    st = trn_heightfield_decode(mf.data, mf.size, path, NULL, &file, NULL, NULL, err);
+    trn_mapped_file_close(&mf);
+    if (st != TRN_OK) return st;
+    *f = file.field;
+    return TRN_OK;
+}
+
+static trn_status write_raw(const char *path, const void *data, size_t bytes, trn_error *err)
+{
+    trn_atomic_file af;
+    trn_status st = trn_atomic_file_open(&af, path, err);
+    if (st != TRN_OK) return st;
+    trn_atomic_file_write(&af, data, bytes);
+    return trn_atomic_file_commit(&af, err);
+}
+
+static trn_status write_outputs(const char *prefix, const trn_drainage *d, trn_error *err)
+{
+    const size_t n = ((size_t)d->cells_x + 1u) * ((size_t)d->cells_z + 1u);
+    char path[4096];
+    trn_field f = {d->cells_x, d->cells_z, d->size_x, d->size_z, d->filled, 0.0, 0.0};
+    snprintf(path, sizeof path, "%s-filled.tif", prefix);
+    trn_status st = trn_geotiff_write(path, &f, NULL, TRN_GEOTIFF_COMPRESS_DEFLATE, err);
+    if (st != TRN_OK) return st;
+    snprintf(path, sizeof path, "%s-flow_dir.u8", prefix);
+    st = write_raw(path, d->flow_dir, n, err);
+    if (st != TRN_OK) return st;
+    snprintf(path, sizeof path, "%s-accumulation.u32", prefix);
+    return write_raw(path, d->accumulation, n * sizeof(uint32_t), err);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *input = NULL, *out = NULL;
+    long landform = 0, tile = 512, runs = 1;
+    uint64_t seed = 1234;
+    double sea = NAN;
+    int whole = 0, progress = 0, bad = argc < 2 || strcmp(argv[1], "drainage") != 0;
+    for (int a = 2; a < argc && !bad; a++) {
+        const char *s = argv[a];
+        const int more = a + 1 < argc;
+        if (!strcmp(s, "--landform") && more)
+            landform = atol(argv[++a]);
+        else if (!strcmp(s, "--seed") && more)
+            seed = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(s, "--tile") && more)
+            tile = atol(argv[++a]);
+        else if (!strcmp(s, "--sea") && more)
+            sea = atof(argv[++a]);
+        else if (!strcmp(s, "--out") && more)
+            out = argv[++a];
+        else if (!strcmp(s, "--runs") && more)
+            runs = atol(argv[++a]);
+        else if (!strcmp(s, "--whole"))
+            whole = 1;
+        else if (!strcmp(s, "--progress"))
+            progress = 1;
+        else if (s[0] != '-' && !input)
+            input = s;
+        else
+            bad = 1;
+    }
+    if (!bad && (input ? landform != 0 : (landform < 2 || landform > 65537))) bad = 1;
+    if (!bad && (tile < 1 || tile > 1 << 20 || runs < 1)) bad = 1;
+    if (bad) {
+        if (rank == 0) fputs(usage, stderr);
+        MPI_Finalize();
+        return 2;
+    }
+    trn_error err;
+    memset(&err, 0, sizeof err);
+    trn_field field;
+    trn_status st = load_input(input, (uint32_t)landform, seed, &field, &err);
+    trn_comm *comm = trn_comm_mpi_new(MPI_COMM_WORLD);
+    if (!comm) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (comm) st = trn_comm_agree(comm, st, &err);
+    if (st != TRN_OK) {
+        report_failure(rank, st, &err);
+        trn_comm_free(comm);
+        MPI_Finalize();
+        return 1;
+    }
+    trn_drainage_tiling g = {field.cells_x, field.cells_z, field.size_x, field.size_z, sea,
+                             (uint32_t)tile, 0, 0};
+    double *times = calloc((size_t)runs, sizeof *times);
+    trn_drainage_tiles *tiles = NULL;
+    for (long r = 0; r < runs && st == TRN_OK; r++) {
+        trn_drainage_tiles_free(tiles);
+        tiles = NULL;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = now_s();
+        st = trn_drainage_tiled_compute(comm, &g, field_tile, &field, &tiles,
+                                        progress && rank == 0 ? progress_print : NULL, NULL, &err);
+        MPI_Barrier(MPI_COMM_WORLD);
+        times[r] = now_s() - t0;
+    }
+    trn_drainage_tiled_stats s;
+    trn_drainage_tiles_stats(tiles, &s);
+    trn_drainage d;
+    memset(&d, 0, sizeof d);
+    double t_gather = 0.0;
+    if (st == TRN_OK) {
+        const double t0 = now_s();
+        st = trn_drainage_tiles_gather(tiles, comm, &d, &err);
+        t_gather = now_s() - t0;
+    }
+    st = trn_comm_agree(comm, st, &err);
+    if (st != TRN_OK) {
+        report_failure(rank, st, &err);
+        trn_drainage_tiles_free(tiles);
+        trn_comm_free(comm);
+        trn_field_dispose(&field);
+        free(times);
+        MPI_Finalize();
+        return 1;
+    }
+    /* Traffic of the computation itself (the gather of the results is counted apart). */
+    unsigned long long mine[2] = {s.bytes_sent, s.bytes_received}, most[2], sum[2];
+    MPI_Reduce(mine, most, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    int status = 0;
+    if (rank == 0) {
+        const size_t n = ((size_t)field.cells_x + 1u) * ((size_t)field.cells_z + 1u);
+        printf("grid %ux%u samples, %zu tiles of %ld, %d processes\n", field.cells_x + 1,
+               field.cells_z + 1, s.tiles, tile, size);
+        printf("filled xxh64 %016llx\n", hash(d.filled, n * sizeof(float)));
+        printf("flow_dir xxh64 %016llx\n", hash(d.flow_dir, n));
+        printf("accumulation xxh64 %016llx\n", hash(d.accumulation, n * sizeof(uint32_t)));
+        printf("spill graph %zu nodes %zu edges, flat rounds %zu, flow links %zu\n", s.spill_nodes,
+               s.spill_edges, s.flat_rounds, s.flow_links);
+        printf("traffic bytes: sent max %llu total %llu, received max %llu total %llu, per tile "
+               "%.0f\n",
+               most[0], sum[0], most[1], sum[1], (double)sum[1] / (double)s.tiles);
+        printf("time s:");
+        for (long r = 0; r < runs; r++)
+            printf(" %.3f", times[r]);
+        printf(" (gather %.3f)\n", t_gather);
+        if (whole) {
+            trn_drainage w;
+            const double t0 = now_s();
+            const trn_status ws = trn_drainage_compute(&field, sea, &w, NULL, NULL, &err);
+            const double tw = now_s() - t0;
+            if (ws != TRN_OK) {
+                fprintf(stderr, "terrane-mpi: %s\n", err.message);
+                status = 1;
+            } else {
+                const int same = !memcmp(w.filled, d.filled, n * sizeof(float)) &&
+                                 !memcmp(w.flow_dir, d.flow_dir, n) &&
+                                 !memcmp(w.accumulation, d.accumulation, n * sizeof(uint32_t));
+                printf("one process: %s (whole-grid fill %.3f s)\n",
+                       same ? "same bytes" : "DIFFERENT", tw);
+                status = same ? 0 : 3;
+                trn_drainage_dispose(&w);
+            }
+        }
+        if (out && write_outputs(out, &d, &err) != TRN_OK) {
+            fprintf(stderr, "terrane-mpi: %s\n", err.message);
+            status = 1;
+        }
+    }
+    trn_drainage_dispose(&d);
+    trn_drainage_tiles_free(tiles);
+    trn_comm_free(comm);
+    trn_field_dispose(&field);
+    free(times);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
