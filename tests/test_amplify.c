@@ -273,6 +273,39 @@ static void test_graph_node(void)
     printf("out of range: %s\n", e.message);
 }
 
+/* A flat floor at base level (a lake or sea bed) ringed by land comes back flat: the spline's
+ * ripple a hair above the sea is not lifted by the fine steps' uplift into concentric terraces
+ * around it. */
+static void test_flat_floor_stays_flat(void)
+{
+    trn_error e;
+    trn_field f;
+    const uint32_t cells = 128;
+    CHECK_OK(trn_field_init(&f, cells, cells, cells * 30.0, cells * 30.0, &e));
+    const size_t nx = cells + 1u;
+    const double c = cells / 2.0, floor_r = 40.0;
+    for (size_t j = 0; j < nx; j++)
+        for (size_t i = 0; i < nx; i++) {
+            const double r = hypot((double)i - c, (double)j - c);
+            f.heights[j * nx + i] =
+                r > floor_r ? (float)(12.0 * (r - floor_r) + 3.0 * sin(0.37 * (double)i) * sin(0.29 * (double)j))
+                            : 0.0f;
+        }
+    trn_evolve_options o = options(30, 2, 1);
+    o.sp.sea_level = 0.0;
+    CHECK_OK(trn_landscape_evolve(&f, &o, NULL, NULL, NULL, &e));
+    double worst = -INFINITY;
+    for (size_t j = 0; j < nx; j++)
+        for (size_t i = 0; i < nx; i++)
+            if (hypot((double)i - c, (double)j - c) < floor_r - 12.0 &&
+                f.heights[j * nx + i] > worst)
+                worst = f.heights[j * nx + i];
+    /* A fine step's uplift is U dt / coarsen = 5 m: a lifted ring would stand that high. */
+    printf("highest sample well inside the floor: %.4g m\n", worst);
+    CHECK(worst <= 1e-3);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_default_unchanged);
@@ -280,6 +313,7 @@ int main(void)
     RUN(test_deterministic);
     RUN(test_validation);
     RUN(test_graph_node);
+    RUN(test_flat_floor_stays_flat);
     for (int k = 0; k < 4; k++)
         trn_field_dispose(&made[k]);
     return trn_test_finish();

@@ -27,7 +27,10 @@ static uint64_t hash_of(const void *data, size_t size)
  * (a 12.8 km mountain range, 2 km rolling hills, ...) instead of 128 m toys, on default grids
  * of 64-256 cells; then (6, 7, 7, 7) sediment deposition and, but for the river, base level
  * only where valleys meet the edge; then the building site, dunes, plateau (4) and
- * island (5) drain as real land does (a Stream Power node each). */
+ * island (5) drain as real land does (a Stream Power node each); then the basin (8) keeps the
+ * bed under its lake as the hollow left it (base level at the lake's level, no droplet
+ * erosion), so no radial gullies score it; the dunes and plateau (5, 5) keep base level only
+ * where their valleys meet the edge (no frame along the border). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -37,12 +40,12 @@ static const struct {
 } golden[] = {
     {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0x9be5b824bc786b94ull, 0x86826e2479409485ull, 4, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x13285d56974839a9ull, 0x8ba1e1b6f5786d40ull, 5, 1536, 128},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0x7ead004cadf4f3c4ull, 0x77d554a8bfb896efull, 7, 12800,
      256},
-    {"builtin://terrain/basin", 0x66e7d7be6f661c90ull, 0x3453fd3513b3b686ull, 7, 4096, 256},
-    {"builtin://terrain/plateau", 0x6d7fd7ff0732649dull, 0xc833f536141f9c86ull, 4, 4096, 128},
+    {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 8, 4096, 256},
+    {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 5, 4096, 128},
     {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 5, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xe8e9d3b772e54fc9ull, 0xc11ea2c832a44a2aull, 7, 2048,

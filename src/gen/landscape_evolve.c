@@ -264,6 +264,28 @@ static double coarse_at(const float *g, uint32_t cx, uint32_t cz, double fx, dou
     return (a * (1 - u) + b * u) * (1 - v) + (c * (1 - u) + d * u) * v;
 }
 
+/* v kept within the corners of the coarse cell around (fx, fz) when one corner is at or below
+ * sea (base level); v unchanged elsewhere. */
+static double clamp_at_base(const float *g, uint32_t cx, uint32_t cz, double fx, double fz,
+                            double sea, double v)
+{
+    if (fx < 0) fx = 0;
+    if (fz < 0) fz = 0;
+    uint32_t i = (uint32_t)fx, j = (uint32_t)fz;
+    if (i >= cx) i = cx - 1u;
+    if (j >= cz) j = cz - 1u;
+    const size_t nx = (size_t)cx + 1u;
+    const float c[4] = {g[(size_t)j * nx + i], g[(size_t)j * nx + i + 1],
+                        g[(size_t)(j + 1) * nx + i], g[(size_t)(j + 1) * nx + i + 1]};
+    float lo = c[0], hi = c[0];
+    for (int k = 1; k < 4; k++) {
+        if (c[k] < lo) lo = c[k];
+        if (c[k] > hi) hi = c[k];
+    }
+    if (lo > sea) return v;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* Catmull-Rom weights at t in [0, 1]. */
 static void cr_weights(double t, double w[4])
 {
@@ -388,6 +410,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                "landscape evolution: out of memory for the result");
         } else {
             const bool spline = o->upsample == TRN_UPSAMPLE_WARPED_SPLINE;
+            const double sea = o->sp.sea_level;
+            const bool base_level = isfinite(sea) && o->fine_steps;
             /* The splines' coefficients: heights interpolated (prefiltered), drainage area and
              * the uplift mask smoothed (positive weights). */
             double *ce = NULL, *cb = NULL, *ca = NULL, *cm = NULL;
@@ -463,8 +487,16 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                         if (slope_w > 1) slope_w = 1;
                         double channel = a / o->channel_area;
                         if (channel > 1) channel = 1;
-                        out[j * nx + i] =
-                            (float)(evolved + o->detail * detail * slope_w * (1.0 - channel));
+                        double h = evolved + o->detail * detail * slope_w * (1.0 - channel);
+                        /* Beside base level the interpolating splines ring (period two coarse
+                         * cells, alternating sign) over a flat lake or sea floor, and the
+                         * detail with them, centimetres above base level, where the fine
+                         * steps would lift every such sample by a step's uplift that its nil
+                         * slope cannot erode: concentric terraces around the floor (the
+                         * lakeside example's lake bed at 1025^2). Kept within the coarse cell's
+                         * corners there. */
+                        if (base_level) h = clamp_at_base(coarse.heights, cx, cz, fx, fz, sea, h);
+                        out[j * nx + i] = (float)h;
                         if (full_area && !o->fine_steps) full_area[j * nx + i] = (float)a;
                         if (fine_mask) fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
                     }

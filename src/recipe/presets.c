@@ -50,7 +50,13 @@
  * axis-aligned pad's 40 m blend band was what made 1.55 times the chance share of its slopes
  * face multiples of 45 degrees. The dunes get shallow wadis joining their floors; the plateau's
  * mesa is cut back by canyons and its cap rock levelled after; the island's ridges and valleys
- * evolve before its coast is blended in. */
+ * evolve before its coast is blended in. The dunes' and plateau's next versions (5, 5) keep base
+ * level only where their valleys meet the map edge (border outlets, as the mountain range):
+ * with the whole border as base level, the land beside every edge drained straight to it and
+ * a frame of short gullies and a divide parallel to the edge outlined the map. The basin's next version (8) keeps the bed under its
+ * lake as the hollow left it: base level at the 96 m lake level instead of 76 m, and no droplet
+ * erosion after the evolution (its droplets and the evolution's comb of short gullies along the
+ * 76 m contour scored the submerged bed with radial spokes around the lake). */
 
 typedef struct builtin {
     const char *id;
@@ -127,7 +133,7 @@ static const builtin builtins[] = {
      "degrees) over a field 1.5 km across, with flat floors between them joined by shallow "
      "wadis that drain the field: pale crests, darker troughs and rock where the lee faces "
      "turn steep.",
-     4,
+     5,
      "{\"size\": [1536, 1536], \"resolution\": [128, 128], \"seed\": 202, \"sea_level\": "
      "-500, \"default_landform\": \"dunes\", \"landforms\": {\"dunes\": "
      "{\"height_variation\": 80, \"feature_size\": 432, \"roughness\": 0.3, \"octaves\": "
@@ -147,7 +153,8 @@ static const builtin builtins[] = {
      "m) bends them, over a field 1.5 km across. Evolve (Stream Power over 40 steps on a "
      "grid of 12 m cells whatever the output grid, read at a 60 m reference cell, uplift "
      "following the dunes so the ridges stay) lets the rare desert floods cut shallow "
-     "wadis between the ridges and join the floors into a drainage that leaves the field; "
+     "wadis between the ridges and join the floors into a drainage that leaves the field "
+     "where its floors meet the edge (border outlets: no rim drains to every edge); "
      "its fine steps spread water over every lower neighbour (multiple flow directions), "
      "so the sand stays smooth. Low ground picks the troughs below 16 m and Flat floors "
      "blends them toward a 16 m floor (amount 0.8): the flat corridors between dune "
@@ -158,8 +165,8 @@ static const builtin builtins[] = {
      "\"warp_amplitude\": 60, \"warp_feature_size\": 576}}, {\"id\": \"evolve\", \"type\": "
      "\"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": 60, "
      "\"evolution_cell\": 12, \"fine_steps\": 3, \"fine_routing\": \"mfd\", \"steps\": 40, "
-     "\"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\"}, \"inputs\": "
-     "{\"field\": {\"node\": \"dunes\"}}}, {\"id\": \"interdune_floor\", \"type\": "
+     "\"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": "
+     "\"outlets\"}, \"inputs\": {\"field\": {\"node\": \"dunes\"}}}, {\"id\": \"interdune_floor\", \"type\": "
      "\"flat_terrain\", \"position\": [240, 200], \"params\": {\"height\": 16}}, {\"id\": "
      "\"low_ground\", \"type\": \"elevation_mask\", \"position\": [480, 200], \"params\": "
      "{\"min\": -1000, \"max\": 16, \"falloff\": 12}, \"inputs\": {\"field\": {\"node\": "
@@ -294,9 +301,9 @@ static const builtin builtins[] = {
     {"builtin://terrain/basin", "Basin",
      "A bowl 4 km across around a level lake bed (64 m) blended into the surrounding hills "
      "through a polygon mask, its sides cut by streams that run into it (landscape "
-     "evolution) and eroded, holding a lake at 96 m: reeds on the shore, grass on the "
-     "sides, scrub and rock on the rims.",
-     7,
+     "evolution), holding a lake at 96 m over a smooth shelving bed: reeds on the shore, "
+     "grass on the sides, scrub and rock on the rims.",
+     8,
      "{\"size\": [4096, 4096], \"resolution\": [256, 256], \"seed\": 194, \"sea_level\": "
      "96, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": "
      "112, \"height_variation\": 192, \"feature_size\": 3200, \"roughness\": 0.35, "
@@ -317,16 +324,14 @@ static const builtin builtins[] = {
      "warped up to 300 m so no octagon shows; Hollow blends "
      "the hills toward the floor through it with amount 1, so the middle is a level lake "
      "bed and the sides rise smoothly to the rims. Evolve then runs landscape evolution "
-     "(Stream Power) over the hollowed ground with the ground below 76 m (the lake bed and "
-     "the lowest of the floor shelving up from it, all under the lake) as base level, so "
-     "the floor stays smooth and the streams end in the lake: rock uplift against river "
-     "incision and hillslope creep, "
+     "(Stream Power) over the hollowed ground with the ground at or below the 96 m lake "
+     "level as base level, so the bed under the lake stays smooth and the streams end at "
+     "its shore: rock uplift against river incision and hillslope creep, "
      "read at a 120 m reference cell, on a grid of 32 m cells (129 x 129 samples) whatever "
      "the output grid, stretched back to the input's height range above the bed; sediment "
      "is laid down where slopes drop (deposition 1), building fans at the lake and "
      "filling valley floors, and only the low points of the edge are base level (border "
-     "outlets). Erosion "
-     "then washes material down the sides.\"}}, {\"id\": \"surrounding_hills\", \"type\": "
+     "outlets).\"}}, {\"id\": \"surrounding_hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"base_height\": 112, \"height_variation\": 192, \"feature_size\": 3200, "
      "\"roughness\": 0.35, \"octaves\": 4}}, {\"id\": \"basin_floor\", \"type\": "
@@ -340,19 +345,16 @@ static const builtin builtins[] = {
      "{\"a\": {\"node\": \"surrounding_hills\"}, \"b\": {\"node\": \"basin_floor\"}, "
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
-     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 76, \"relief\": \"input\", "
+     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 96, \"relief\": \"input\", "
      "\"border\": \"outlets\", \"deposition\": 1}, "
-     "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"erosion\", \"type\": "
-     "\"erosion\", \"position\": [960, 0], \"params\": {\"droplet_density\": 0.3, "
-     "\"erosion_rate\": 0.2, \"thermal_strength\": 0.3}, \"inputs\": {\"field\": "
-     "{\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"about_water\", \"type\": "
+     "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"about_water\", \"type\": "
      "\"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Water: the Lake "
      "water body fills the bowl at 96 m: every sample below that level connected to the "
      "centre, within 1.8 km of it. It carves nothing; its water goes to Biome Rules (the "
      "shore by distance) and to Terrain Output (the published lake surface).\"}}, {\"id\": "
      "\"lake\", \"type\": \"water_body\", \"position\": [1200, 0], \"params\": {\"kind\": "
      "\"lake\", \"level\": 96, \"center\": [2048, 2048], \"radius\": 1792}, \"inputs\": "
-     "{\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": "
+     "{\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": "
      "\"about_appearance\", \"type\": \"comment\", \"position\": [1440, -200], \"params\": "
      "{\"text\": \"Appearance: Biome Rules gives a lake bed below the 96 m lake level, "
      "reeds within 30 m of the water, grass on the sides, scrub on the rims above 240 m "
@@ -370,7 +372,7 @@ static const builtin builtins[] = {
      "raised above the lowland) cut by canyons that eat back into it from its edges: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     4,
+     5,
      "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\": "
      "-800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": "
      "{\"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": "
@@ -390,7 +392,8 @@ static const builtin builtins[] = {
      "into spurs and bays; Raise mesa blends the lowland toward the table top through it. "
      "Evolve (Stream Power over 40 short steps on a grid of 16 m cells whatever the output "
      "grid, read at a 60 m reference cell, with strong hillslope creep) cuts canyons back "
-     "into the mesa from its edges and drains the lowland around it. Caprock picks the "
+     "into the mesa from its edges and drains the lowland around it, off the map only where "
+     "its valleys meet the edge (border outlets: no frame of gullies along the edges). Caprock picks the "
      "ground left above 235 m and Level top blends it flat at 250 m: the hard cap rock, "
      "flat between the canyon heads. Erosion washes the canyon walls with a few light "
      "droplets and thermal relaxation sheds scree below the cliffs and Drain fills the "
@@ -410,8 +413,8 @@ static const builtin builtins[] = {
      "\"mask\": {\"node\": \"mesa_outline\"}}}, {\"id\": \"evolve\", \"type\": "
      "\"stream_power\", \"position\": [720, 0], \"params\": {\"reference_cell\": 60, "
      "\"evolution_cell\": 16, \"fine_steps\": 2, \"steps\": 40, \"dt\": 2500, \"m\": 0.5, "
-     "\"diffusion\": 0.2, \"relief\": \"input\"}, \"inputs\": {\"field\": {\"node\": "
-     "\"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"type\": \"flat_terrain\", "
+     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\"}, \"inputs\": "
+     "{\"field\": {\"node\": \"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"type\": \"flat_terrain\", "
      "\"position\": [720, 200], \"params\": {\"height\": 250}}, {\"id\": \"caprock\", "
      "\"type\": \"elevation_mask\", \"position\": [960, 200], \"params\": {\"min\": 235, "
      "\"max\": 10000, \"falloff\": 10}, \"inputs\": {\"field\": {\"node\": \"evolve\", "
