@@ -1260,6 +1260,7 @@ static void test_water_grid(void)
     reply_free(&r);
     r = request("GET", "/api/water/index", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.size, 129 * 129);
+    CHECK_CONTAINS(r.head, "X-Terrane-Index-Bytes: 1");
     CHECK(r.size == 129 * 129 && r.body[0] == (char)255 && r.body[129 * 129 - 1] == (char)255);
     reply_free(&r);
 
@@ -1288,6 +1289,7 @@ static void test_water_grid(void)
     reply idx = request("GET", "/api/water/index", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.status, 200);
     CHECK_CONTAINS(r.head, "X-Terrane-Samples: 129,129");
+    CHECK_CONTAINS(idx.head, "X-Terrane-Index-Bytes: 1");
     size_t wet = 0, wrong = 0;
     for (size_t k = 0; k < 129 * 129 && r.size == 129 * 129 * 4 && idx.size == 129 * 129; k++) {
         float v;
@@ -1306,6 +1308,81 @@ static void test_water_grid(void)
     CHECK_EQ_INT(status_of("POST", "/api/water/grid", NULL, true), 405);
     CHECK_EQ_INT(status_of("GET", "/api/water/other", NULL, true), 404);
     /* Back to the file on disk for the tests after. */
+    CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
+}
+
+/* More bodies than one byte can name (300 lakes of a few samples each, chained): the index is
+ * two bytes a sample, every wet sample names its own body (none reads as dry or wraps onto
+ * another), dry is 0xFFFF. */
+static void test_water_index_many_bodies(void)
+{
+    enum { lakes = 300, cols = 20 };
+    const size_t cap = 400 * lakes + 2048;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    size_t n = (size_t)snprintf(
+        text, cap,
+        "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 11, \"default_landform\": "
+        "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"default_biome\": "
+        "\"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}}, \"graph\": "
+        "{\"format_version\": 1, \"output\": \"output\", \"nodes\": [{\"id\": \"land\", "
+        "\"type\": \"landform\"}");
+    for (int k = 0; k < lakes && n < cap; k++) {
+        char from[16];
+        snprintf(from, sizeof from, k ? "l%d" : "land", k - 1);
+        n += (size_t)snprintf(text + n, cap - n,
+                              ", {\"id\": \"l%d\", \"type\": \"water_body\", \"params\": "
+                              "{\"level\": 1000, \"center\": [%d, %d], \"radius\": 3}, "
+                              "\"inputs\": {\"field\": {\"node\": \"%s\", \"pin\": \"field\"}%s%s%s}}",
+                              k, 8 + 12 * (k % cols), 8 + 12 * (k / cols), from,
+                              k ? ", \"water\": {\"node\": \"" : "", k ? from : "",
+                              k ? "\", \"pin\": \"water\"}" : "");
+    }
+    if (n < cap)
+        n += (size_t)snprintf(text + n, cap - n,
+                          ", {\"id\": \"output\", \"type\": \"terrain_output\", \"inputs\": "
+                          "{\"field\": {\"node\": \"l%d\", \"pin\": \"field\"}, \"water\": "
+                          "{\"node\": \"l%d\", \"pin\": \"water\"}}}]}}",
+                          lakes - 1, lakes - 1);
+    CHECK(n < cap);
+    CHECK_EQ_INT(reset_to(text), 200);
+    free(text);
+
+    int status = 0;
+    json_t *o = get_json("GET", "/api/water/bodies", NULL, &status);
+    const json_t *bodies = json_object_get(o, "bodies");
+    CHECK_EQ_INT(json_array_size(bodies), lakes);
+    json_int_t expected[lakes] = {0};
+    for (size_t k = 0; k < json_array_size(bodies) && k < lakes; k++)
+        expected[k] = json_integer_value(json_object_get(json_array_get(bodies, k), "wet_samples"));
+    json_decref(o);
+    CHECK(expected[0] > 0 && expected[255] > 0 && expected[lakes - 1] > 0);
+
+    reply grid = request("GET", "/api/water/grid", NULL, NULL, 0, true);
+    reply idx = request("GET", "/api/water/index", NULL, NULL, 0, true);
+    CHECK_EQ_INT(idx.status, 200);
+    CHECK_CONTAINS(idx.head, "X-Terrane-Index-Bytes: 2");
+    CHECK_EQ_INT(idx.size, 129 * 129 * 2);
+    json_int_t counted[lakes] = {0};
+    size_t wrong = 0;
+    for (size_t k = 0; k < 129 * 129 && grid.size == 129 * 129 * 4 && idx.size == 129 * 129 * 2;
+         k++) {
+        float v;
+        memcpy(&v, grid.body + 4 * k, 4);
+        const unsigned body = (unsigned)(uint8_t)idx.body[2 * k] |
+                              (unsigned)(uint8_t)idx.body[2 * k + 1] << 8;
+        if (isnan(v))
+            wrong += body != 0xFFFFu;
+        else if (body < lakes)
+            counted[body]++;
+        else
+            wrong++;
+    }
+    CHECK_EQ_INT(wrong, 0);
+    for (int k = 0; k < lakes; k++) CHECK_EQ_INT(counted[k], expected[k]);
+    reply_free(&grid);
+    reply_free(&idx);
     CHECK_EQ_INT(status_of("POST", "/api/generate", NULL, true), 200);
 }
 
@@ -2234,6 +2311,7 @@ int main(void)
     RUN(test_lod);
     RUN(test_extend);
     RUN(test_water_grid);
+    RUN(test_water_index_many_bodies);
     RUN(test_slow_clients);
     RUN(test_events); /* its stream lives on a second after close: after the limit's test */
     RUN(test_stop);

@@ -1599,8 +1599,15 @@ static enum MHD_Result api_lod(studio *s, struct MHD_Connection *conn)
                         (size_t)chunks_x * chunks_z * levels * sizeof *s->lod, headers);
 }
 
+/* The bytes of one body index in /api/water/index: the narrowest little-endian width whose
+ * all-ones value (dry) is no body's index, so no body ever reads as dry or as another body. */
+static unsigned water_index_bytes(uint32_t body_count)
+{
+    return body_count < 0xFFu ? 1u : body_count < 0xFFFFu ? 2u : 4u;
+}
+
 /* The water per sample, the heights' layout: its surface height (float32, NaN where dry) or,
- * with index, its body's index (one byte, 255 where dry). */
+ * with index, its body's index (water_index_bytes wide, all ones where dry). */
 static enum MHD_Result api_water_grid(studio *s, struct MHD_Connection *conn, bool index)
 {
     const trn_generated *g = trn_session_result(s->session);
@@ -1609,22 +1616,27 @@ static enum MHD_Result api_water_grid(studio *s, struct MHD_Connection *conn, bo
     const trn_water *w = &g->water;
     const bool any = g->has_water && w->wet && w->owner && w->surface && w->cells_x == f->cells_x &&
                      w->cells_z == f->cells_z;
-    uint8_t *out = malloc(n * (index ? 1u : sizeof(float)));
+    const unsigned width = index ? water_index_bytes(any ? w->body_count : 0) : sizeof(float);
+    uint8_t *out = malloc(n * width);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
     float *heights = (float *)(void *)out;
     for (size_t k = 0; k < n; k++) {
-        const bool wet = any && w->wet[k] && w->owner[k] >= 0;
-        if (index)
-            out[k] = wet && w->owner[k] < 255 ? (uint8_t)w->owner[k] : 255u;
-        else
+        const bool wet = any && w->wet[k] && w->owner[k] >= 0 && (uint32_t)w->owner[k] < w->body_count;
+        if (index) {
+            const uint32_t v = wet ? (uint32_t)w->owner[k] : UINT32_MAX;
+            for (unsigned b = 0; b < width; b++) out[k * width + b] = (uint8_t)(v >> (8u * b));
+        } else {
             heights[k] = wet ? w->surface[k] : NAN;
+        }
     }
-    char cells[64], samples[64];
+    char cells[64], samples[64], bytes[16];
     snprintf(cells, sizeof cells, "%u,%u", f->cells_x, f->cells_z);
     snprintf(samples, sizeof samples, "%u,%u", f->cells_x + 1u, f->cells_z + 1u);
-    const char *headers[] = {"X-Terrane-Cells", cells, "X-Terrane-Samples", samples, NULL};
-    return studio_reply_owned(conn, 200, "application/octet-stream", out,
-                              n * (index ? 1u : sizeof(float)), headers);
+    snprintf(bytes, sizeof bytes, "%u", width);
+    /* The grid stops before the index's width (a NULL name ends the list). */
+    const char *headers[] = {"X-Terrane-Cells", cells, "X-Terrane-Samples", samples,
+                             index ? "X-Terrane-Index-Bytes" : NULL, bytes, NULL};
+    return studio_reply_owned(conn, 200, "application/octet-stream", out, n * width, headers);
 }
 
 static json_t *rgba_json(const double c[4])

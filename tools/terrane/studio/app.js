@@ -215,7 +215,10 @@ void main() {
   vec2 t = f - vec2(i);
   float bed = mix(mix(H(i), H(i + ivec2(1, 0)), t.x), mix(H(i + ivec2(0, 1)), H(i + ivec2(1, 1)), t.x), t.y);
   float depth = max(v_pos.y - bed, 0.0);
-  vec4 shallow = texelFetch(u_wpal, ivec2(v_body, 0), 0), deep = texelFetch(u_wpal, ivec2(v_body, 1), 0);
+  // Body k's colours: column k % width, rows 2 (k / width) (shallow) and the one after (deep).
+  int pw = textureSize(u_wpal, 0).x;
+  ivec2 at = ivec2(v_body % pw, 2 * (v_body / pw));
+  vec4 shallow = texelFetch(u_wpal, at, 0), deep = texelFetch(u_wpal, at + ivec2(0, 1), 0);
   float k = 1.0 - exp(-depth / max(shallow.a, 1e-3));
   vec3 c = mix(shallow.rgb, deep.rgb, k);
   vec3 v = normalize(u_eye - v_pos), sun = normalize(vec3(-0.5, 0.8, -0.35));
@@ -465,7 +468,8 @@ async function loadBiomes() {
 
 // ----- water -----
 const colour01 = (c, fallback) => (Array.isArray(c) ? [0, 1, 2].map((k) => (c[k] > 1 ? c[k] / 255 : c[k])) : fallback);
-// /api/water/grid (surface or NaN), /api/water/bodies, /api/water/index (optional).
+// /api/water/grid (surface or NaN), /api/water/bodies, /api/water/index (optional; each body's
+// index X-Terrane-Index-Bytes wide, little-endian, all ones where dry, so 300 lakes stay 300).
 // The water shown stays until the new one is ready (no gap while it reloads).
 async function loadWater() {
   // The bodies first: without any, the grid (all NaN) is not fetched.
@@ -476,18 +480,23 @@ async function loadWater() {
   if (!response) return;
   const grid = new Float32Array(await response.arrayBuffer());
   const indexReply = list.length > 1 ? await optional('water/index') : null;
-  const index = indexReply ? new Uint8Array(await indexReply.arrayBuffer()) : null;
+  const indexBytes = indexReply ? Number(indexReply.headers.get('X-Terrane-Index-Bytes') || 1) : 1;
+  const Index = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array }[indexBytes];
+  if (!Index) return;
+  const index = indexReply ? new Index(await indexReply.arrayBuffer()) : null;
+  const dry = 2 ** (8 * indexBytes) - 1;
   const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
   if (grid.length !== nx * nz) return;
   water.bodies = list;
   // (surface, wet): wet samples 1, then a few rings of dry neighbours at a wet neighbour's
   // surface (0.5: under the bank, hidden by the terrain) so coarse levels keep the shore.
-  const rg = new Float32Array(nx * nz * 2), body = new Uint8Array(nx * nz);
+  if (index && index.length !== nx * nz) return;
+  const rg = new Float32Array(nx * nz * 2), body = new Index(nx * nz);
   let wet = 0;
   for (let k = 0; k < nx * nz; k++) {
     const w = grid[k];
     if (w === w) { rg[2 * k] = w; rg[2 * k + 1] = 1; wet++; } else { rg[2 * k] = terrain.heights[k] - 1; }
-    body[k] = index && index[k] !== 255 ? index[k] : 0;
+    body[k] = index && index[k] !== dry ? index[k] : 0;
   }
   for (let ring = 0; ring < 4 && wet > 0; ring++) {
     const before = rg.slice();
@@ -513,15 +522,23 @@ async function loadWater() {
     water.chunks[cz * terrain.chunksX + cx] = any;
   }
   makeTexture(texture('water'), gl.RG32F, nx, nz, gl.RG, gl.FLOAT, rg);
-  makeTexture(texture('waterIndex'), gl.R8UI, nx, nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE, body);
-  // Row 0: shallow colour + absorption distance; row 1: deep colour.
-  const pal = new Float32Array(256 * 2 * 4);
-  for (let k = 0; k < 256; k++) {
-    const b = water.bodies.find((x) => x.index === k) || water.bodies[k] || water.bodies[0] || {};
-    pal.set([...colour01(b.shallow_color, [0.25, 0.55, 0.6]), b.absorption_distance > 0 ? b.absorption_distance : 4], k * 4);
-    pal.set([...colour01(b.deep_color, [0.05, 0.15, 0.3]), 1], (256 + k) * 4);
+  const [internal, type] = { 1: [gl.R8UI, gl.UNSIGNED_BYTE], 2: [gl.R16UI, gl.UNSIGNED_SHORT], 4: [gl.R32UI, gl.UNSIGNED_INT] }[indexBytes];
+  makeTexture(texture('waterIndex'), internal, nx, nz, gl.RED_INTEGER, type, body);
+  // Each body k at column k % pw: row 2 (k / pw) its shallow colour + absorption distance, the
+  // next its deep colour; 256 columns, wider only where the rows would pass the size limit.
+  const count = list.reduce((m, b, k) => Math.max(m, (Number.isInteger(b.index) ? b.index : k) + 1), 1);
+  const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  const pw = Math.min(limit, Math.max(256, Math.ceil(count / Math.floor(limit / 2))));
+  const rows = Math.min(Math.floor(limit / 2), Math.ceil(count / pw));
+  const byIndex = new Map(list.map((b, k) => [Number.isInteger(b.index) ? b.index : k, b]));
+  const pal = new Float32Array(pw * rows * 2 * 4);
+  for (let k = 0; k < pw * rows; k++) {
+    const b = byIndex.get(k) || list[0] || {};
+    const at = (2 * Math.floor(k / pw) * pw + (k % pw)) * 4;
+    pal.set([...colour01(b.shallow_color, [0.25, 0.55, 0.6]), b.absorption_distance > 0 ? b.absorption_distance : 4], at);
+    pal.set([...colour01(b.deep_color, [0.05, 0.15, 0.3]), 1], at + pw * 4);
   }
-  makeTexture(texture('waterPalette'), gl.RGBA32F, 256, 2, gl.RGBA, gl.FLOAT, pal);
+  makeTexture(texture('waterPalette'), gl.RGBA32F, pw, rows * 2, gl.RGBA, gl.FLOAT, pal);
   redraw();
 }
 
