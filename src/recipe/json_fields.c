@@ -109,7 +109,7 @@ const char *trn_doc_kind(const json_t *v)
     case JSON_ARRAY:
         return "an array";
     case JSON_STRING:
-        return json_string_length(v) == 0 ? "\"\"" : "a string";
+        return "a string";
     case JSON_INTEGER:
     case JSON_REAL:
         return "a number";
@@ -133,7 +133,10 @@ static trn_status refuse(const trn_doc *d, const trn_doc_field *row, const json_
         snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
         found = buf;
     } else {
-        found = trn_doc_kind(v);
+        /* A text field refuses a string only when it is empty. */
+        found = row->type == TRN_DOC_TEXT && json_is_string(v) && json_string_length(v) == 0
+                    ? "\"\""
+                    : trn_doc_kind(v);
     }
     return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
                         row->range.expect, found);
@@ -188,14 +191,27 @@ trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const 
     return TRN_OK;
 }
 
-trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
-                                 const char *what, const char *why)
+/* The table's first 64 keys, NULL-terminated. */
+static void field_names(const trn_doc_field *rows, const char *known[65])
 {
-    const char *known[65];
     size_t n = 0;
     for (const trn_doc_field *f = rows; f->name && n < 64; f++)
         known[n++] = f->name;
     known[n] = NULL;
+}
+
+const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key)
+{
+    const char *known[65];
+    field_names(rows, known);
+    return trn_rcp_did_you_mean(key, known);
+}
+
+trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
+                                 const char *what, const char *why)
+{
+    const char *known[65];
+    field_names(rows, known);
     return trn_doc_unknown_key(d, key, known, what, why);
 }
 

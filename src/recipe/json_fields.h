@@ -44,7 +44,7 @@ typedef enum trn_doc_type {
 } trn_doc_type;
 
 /* More range flags: a text field refuses "", and errors describe what was found by its kind
- * ("a string", "a number" for text; the number itself for numbers) rather than its value. */
+ * ("\"\"" or "a number" for text; the number itself for numbers) rather than its value. */
 enum { TRN_DOC_NONEMPTY = 4, TRN_DOC_BRIEF = 8 };
 
 /* One field of a document: its key, type, range (for text, only flags and expect), the offset
@@ -97,7 +97,7 @@ trn_status trn_doc_number(const trn_doc *d, const json_t *v, const trn_doc_range
 trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const json_t *v,
                               void *base, const char *what);
 
-/* v by its kind: "a string" ("\"\"" when empty), "a number", "a boolean", "an object", ... */
+/* v by its kind: "a string", "a number", "a boolean", "an object", "an array" or "null". */
 const char *trn_doc_kind(const json_t *v);
 
 /* Called with the path at the object holding key: "unknown key 'K' in PARENT; did you mean
@@ -107,6 +107,9 @@ trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *co
 
 /* Called with the path at the object that lacks key: "missing key 'K' (expected EXPECT)". */
 trn_status trn_doc_missing_key(const trn_doc *d, const char *key, const char *expect);
+
+/* The table's key nearest to key (for "did you mean"), or NULL. */
+const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key);
 
 /* unknown_key with the table's keys as the suggestions. */
 trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
