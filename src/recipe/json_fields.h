@@ -71,6 +71,9 @@ typedef struct trn_doc_field {
 #define TRN_DOC_ID_ROW(key, schemes_, expect, owner, member)                                        \
     {.name = (key), .type = TRN_DOC_ID, .range = {0, 0, 0, (expect)},                              \
      .offset = offsetof(owner, member), .schemes = (schemes_)}
+#define TRN_DOC_BOOL_ROW(key, expect, owner, member)                                               \
+    {.name = (key), .type = TRN_DOC_BOOL, .range = {0, 0, 0, (expect)},                            \
+     .offset = offsetof(owner, member)}
 #define TRN_DOC_OTHER_ROW(key) {.name = (key), .type = TRN_DOC_OTHER}
 #define TRN_DOC_END_ROW {.name = NULL}
 
