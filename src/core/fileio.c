@@ -207,6 +207,7 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
 void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size)
 {
     if (af->failed || size == 0) return;
+    af->synced = false;
     if (fwrite(data, 1, size, af->fp) != size) {
         af->failed = true;
         af->saved_errno = errno ? errno : EIO;
@@ -220,9 +221,17 @@ static bool copy_failed(trn_atomic_file *af, int e)
     return false;
 }
 
+static int copy_way; /* trn_atomic_file_copy_way */
+
+void trn_atomic_file_copy_way(int way)
+{
+    copy_way = way;
+}
+
 bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_t len)
 {
     if (af->failed) return false;
+    af->synced = false;
     if (fflush(af->fp) != 0) return copy_failed(af, errno);
     const int out_fd = fileno(af->fp);
     size_t done = 0;
@@ -230,7 +239,7 @@ bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_
     /* In the kernel: page cache to page cache (or a reflink where the file system shares
      * extents). Older kernels or crossing file systems say ENOSYS / EXDEV / EINVAL /
      * EOPNOTSUPP before copying anything: then sendfile, then plain reads. */
-    bool kernel = true;
+    bool kernel = copy_way == 0;
     while (kernel && done < len) {
         loff_t at = (loff_t)(offset + done);
         ssize_t r = copy_file_range(in_fd, &at, out_fd, NULL, len - done, 0);
@@ -245,7 +254,7 @@ bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_
         else
             done += (size_t)r;
     }
-    while (done < len && !kernel) {
+    while (done < len && !kernel && copy_way < 2) {
         off_t at = (off_t)(offset + done);
         ssize_t r = sendfile(out_fd, in_fd, &at, len - done);
         if (r < 0 && errno == EINTR) continue;
@@ -293,7 +302,7 @@ void trn_atomic_file_abort(trn_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
-trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
+void trn_atomic_file_sync(trn_atomic_file *af)
 {
     if (!af->failed && fflush(af->fp) != 0) {
         af->failed = true;
@@ -303,6 +312,14 @@ trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
         af->failed = true;
         af->saved_errno = errno;
     }
+    af->synced = !af->failed;
+}
+
+trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
+{
+    /* The file's data reaches the disk before its name does: a crash leaves the old file or
+     * the whole new one, never a named empty or partial file. */
+    if (!af->synced) trn_atomic_file_sync(af);
     /* A file replaced in place keeps its mode, owner and group. */
     if (!af->failed) trn_file_keep_mode(fileno(af->fp), af->final_path);
     /* Renamed before closing, so the lock covers the temporary until it is the output. */

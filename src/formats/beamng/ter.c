@@ -979,15 +979,12 @@ trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
 /* The copy goes in pieces so progress can be reported and cancel honoured between them. */
 #define TER_COPY_CHUNK ((size_t)32 << 20)
 
-/* The checks read_modern makes, through a read-only map of the file instead of copies of it:
- * the layer maximum, the names (parse_tail walks them with the bounded cursor) and the
- * warnings. The heights need no check (every u16 is a height). Fills t without maps. */
-static trn_status check_mapped(uint8_t *data, uint64_t file_size, const ter_geometry *g,
-                               const trn_ter_limits *lim, const char *path,
-                               const trn_progress *prog, trn_ter *t, trn_error *err)
+/* The layer check read_modern makes, through the read-only map instead of a copy: the largest
+ * index, then the warnings (finish_modern). It can only warn, never refuse the file, so it runs
+ * after the copy, while the output is synced. */
+static trn_status check_layers_mapped(uint8_t *data, const ter_geometry *g, const char *path,
+                                      const trn_progress *prog, trn_ter *t, trn_error *err)
 {
-    t->version = g->version;
-    t->size = g->size;
     uint8_t *layers = data + g->layers_at;
     unsigned max_non_hole = 0;
     for (size_t at = 0; at < g->samples; at += TER_IO_CHUNK) {
@@ -996,12 +993,9 @@ static trn_status check_mapped(uint8_t *data, uint64_t file_size, const ter_geom
         if (trn_progress_report(prog, (double)(at + n) / (double)g->samples, "layer map"))
             return trn_error_set(err, TRN_ERR_CANCELLED, path, -1, "cancelled");
     }
-    trn_status st = parse_tail(t, g, data + g->body_end, (size_t)(file_size - g->body_end), lim,
-                               path, err);
-    if (st) return st;
     /* Borrowed for the layer check alone: the map is not the struct's to free. */
     t->layers = layers;
-    st = finish_modern(t, g, max_non_hole, err);
+    trn_status st = finish_modern(t, g, max_non_hole, err);
     t->layers = NULL;
     return st;
 }
@@ -1075,12 +1069,18 @@ trn_status trn_ter_copy(const char *in, const char *out, const trn_ter_limits *l
         return copy_by_value(in, out, &lim, version, keep_extra, info, progress, user, err);
     }
     trn_progress prog = trn_progress_make(progress, user);
-    trn_progress checking = trn_progress_sub(&prog, 0.0, 0.2);
     trn_ter t;
     memset(&t, 0, sizeof t);
-    st = check_mapped(map, file_size, &g, &lim, in, &checking, &t, err);
-    munmap(map, (size_t)file_size);
+    t.version = g.version;
+    t.size = g.size;
+    /* The names (walked by the bounded cursor) decide whether the file is refused: checked
+     * before any output exists. The heights need no check (every u16 is a height). */
+    st = parse_tail(&t, &g, (uint8_t *)map + g.body_end, (size_t)(file_size - g.body_end), &lim,
+                    in, err);
+    trn_atomic_file af;
+    if (!st) st = trn_atomic_file_open(&af, out, err);
     if (st) {
+        munmap(map, (size_t)file_size);
         close(fd);
         trn_ter_dispose(&t);
         return st;
@@ -1092,43 +1092,61 @@ trn_status trn_ter_copy(const char *in, const char *out, const trn_ter_limits *l
     const uint64_t pieces[2][2] = {{TER_HEADER_BYTES, g.body_end - TER_HEADER_BYTES},
                                    {g.body_end + skip, file_size - g.body_end - skip}};
     const uint64_t total = file_size - skip;
-    trn_atomic_file af;
-    st = trn_atomic_file_open(&af, out, err);
-    if (st) {
-        close(fd);
-        trn_ter_dispose(&t);
-        return st;
-    }
     const uint8_t header[TER_HEADER_BYTES] = {
         version, (uint8_t)(g.size & 0xFF), (uint8_t)((g.size >> 8) & 0xFF),
         (uint8_t)((g.size >> 16) & 0xFF), (uint8_t)(g.size >> 24)};
     trn_atomic_file_write(&af, header, sizeof header);
-    trn_progress copying = trn_progress_sub(&prog, 0.2, 0.9); /* the rest is fsync and rename */
+    trn_progress copying = trn_progress_sub(&prog, 0.0, 0.6);
     uint64_t done = TER_HEADER_BYTES;
-    bool ok = true, cancelled = false;
+    bool ok = true;
     for (int k = 0; k < 2 && ok; k++)
-        for (uint64_t at = 0; at < pieces[k][1] && ok; ) {
+        for (uint64_t at = 0; at < pieces[k][1] && ok;) {
             size_t n = pieces[k][1] - at < TER_COPY_CHUNK ? (size_t)(pieces[k][1] - at)
                                                             : TER_COPY_CHUNK;
             ok = trn_atomic_file_copy(&af, fd, pieces[k][0] + at, n);
             at += n;
             done += n;
-            if (ok && trn_progress_report(&copying, (double)done / (double)total, "copying"))
-                ok = !(cancelled = true);
+            if (ok && trn_progress_report(&copying, (double)done / (double)total, "copying")) {
+                ok = false;
+                st = trn_error_set(err, TRN_ERR_CANCELLED, out, -1, "cancelled");
+            }
         }
+    /* The disk takes most of the time from here (fsync): the layer map is checked meanwhile,
+     * on the calling thread (progress comes from it), the sync waits on a second one. */
+    trn_progress checking = trn_progress_sub(&prog, 0.6, 0.9); /* the rest is the rename */
+    if (ok) {
+        trn_status layer_st = TRN_OK;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+        {
+            const int id = omp_get_thread_num(), threads = omp_get_num_threads();
+            if (id == 0) layer_st = check_layers_mapped(map, &g, in, &checking, &t, err);
+            if (id == 1 || threads == 1) trn_atomic_file_sync(&af);
+        }
+#else
+        layer_st = check_layers_mapped(map, &g, in, &checking, &t, err);
+        trn_atomic_file_sync(&af);
+#endif
+        if (layer_st) {
+            ok = false;
+            st = layer_st;
+        }
+    }
+    munmap(map, (size_t)file_size);
     /* Checked through the map, copied through the file: refuse a file written in between. */
     struct stat after;
-    const bool changed = ok && (fstat(fd, &after) != 0 || !same_stamp(&before, &after));
+    if (ok && (fstat(fd, &after) != 0 || !same_stamp(&before, &after))) {
+        ok = false;
+        st = trn_error_set(err, TRN_ERR_IO, in, -1,
+                           "changed while it was being copied; %s is untouched", out);
+    }
     close(fd);
-    if (cancelled || changed) {
+    if (!ok && st) {
         trn_atomic_file_abort(&af);
         trn_ter_dispose(&t);
-        return cancelled ? trn_error_set(err, TRN_ERR_CANCELLED, out, -1, "cancelled")
-                         : trn_error_set(err, TRN_ERR_IO, in, -1,
-                                         "changed while it was being copied; %s is untouched",
-                                         out);
+        return st;
     }
-    st = trn_atomic_file_commit(&af, err);
+    st = trn_atomic_file_commit(&af, err); /* reports a failed copy or sync */
     if (st) {
         trn_ter_dispose(&t);
         return st;
