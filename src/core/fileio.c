@@ -207,7 +207,6 @@ trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error
 void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size)
 {
     if (af->failed || size == 0) return;
-    af->synced = false;
     if (fwrite(data, 1, size, af->fp) != size) {
         af->failed = true;
         af->saved_errno = errno ? errno : EIO;
@@ -231,7 +230,6 @@ void trn_atomic_file_copy_way(int way)
 bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_t len)
 {
     if (af->failed) return false;
-    af->synced = false;
     if (fflush(af->fp) != 0) return copy_failed(af, errno);
     const int out_fd = fileno(af->fp);
     size_t done = 0;
@@ -302,24 +300,18 @@ void trn_atomic_file_abort(trn_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
-void trn_atomic_file_sync(trn_atomic_file *af)
+trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
 {
     if (!af->failed && fflush(af->fp) != 0) {
         af->failed = true;
         af->saved_errno = errno;
     }
+    /* The data reaches the disk before the name does: after a crash the path holds the old
+     * file or the whole new one, never a partial one. */
     if (!af->failed && fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
         af->failed = true;
         af->saved_errno = errno;
     }
-    af->synced = !af->failed;
-}
-
-trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
-{
-    /* The file's data reaches the disk before its name does: a crash leaves the old file or
-     * the whole new one, never a named empty or partial file. */
-    if (!af->synced) trn_atomic_file_sync(af);
     /* A file replaced in place keeps its mode, owner and group. */
     if (!af->failed) trn_file_keep_mode(fileno(af->fp), af->final_path);
     /* Renamed before closing, so the lock covers the temporary until it is the output. */

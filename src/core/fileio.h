@@ -35,7 +35,6 @@ typedef struct trn_atomic_file {
     char *final_path;
     char *temp_path;
     bool failed;
-    bool synced; /* trn_atomic_file_sync ran and nothing was written since */
     int saved_errno;
 } trn_atomic_file;
 
@@ -51,9 +50,6 @@ bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_
 /* For tests: 0 copies the fastest way the system offers, 1 starts at sendfile, 2 uses the
  * buffer alone (the fallbacks of systems without the kernel copies). Process-wide. */
 void trn_atomic_file_copy_way(int way);
-/* Flush and fsync now (errors remembered for commit), so that commit only renames: lets a
- * caller do other work on another thread while the disk catches up. Optional. */
-void trn_atomic_file_sync(trn_atomic_file *af);
 trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err);
 void trn_atomic_file_abort(trn_atomic_file *af);
 
