@@ -225,6 +225,19 @@ static void test_extra_maps(void)
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK(trn_test_same_bytes(src, dst));
     free(out), free(err);
+    /* A file cut inside its last name is refused before the output changes. */
+    uint8_t *whole = trn_test_read_file(src, &n);
+    CHECK(whole && trn_test_write_file(src, whole, n - 1));
+    free(whole);
+    CHECK(trn_test_write_file(dst, "old", 3));
+    snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --ter-version 7", src, dst);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "extra.ter: offset");
+    CHECK_CONTAINS(err, "material name 0");
+    free(out), free(err);
+    data = trn_test_read_file(dst, &n);
+    CHECK(data && n == 3 && memcmp(data, "old", 3) == 0);
+    free(data);
 }
 
 static void test_info_json(void)

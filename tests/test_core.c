@@ -1,4 +1,5 @@
 /* Tests for src/core: errors, checked arithmetic, cursor, grids, atomic writes, mapped reads. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -134,6 +135,47 @@ static void test_atomic_write(void)
     free(data);
 }
 
+/* Copies file to file land the same bytes whichever way the system copies them; a source that
+ * ends early fails the commit and leaves the old file. */
+static void test_atomic_copy(void)
+{
+    char dir[512], src[600], path[600];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(src, sizeof src, "%s/src.bin", dir);
+    snprintf(path, sizeof path, "%s/out.bin", dir);
+    const size_t big = (3u << 20) + 777;
+    uint8_t *data = malloc(big);
+    for (size_t i = 0; i < big; i++)
+        data[i] = (uint8_t)(i * 13 + (i >> 11));
+    CHECK(trn_test_write_file(src, data, big));
+    int fd = open(src, O_RDONLY);
+    CHECK(fd >= 0);
+    for (int way = 0; way < 3; way++) {
+        trn_atomic_file_copy_way(way);
+        trn_atomic_file af;
+        CHECK_OK(trn_atomic_file_open(&af, path, NULL));
+        trn_atomic_file_write(&af, "head", 4);
+        CHECK(trn_atomic_file_copy(&af, fd, 100, big - 200));
+        CHECK_OK(trn_atomic_file_commit(&af, NULL));
+        size_t n = 0;
+        uint8_t *b = trn_test_read_file(path, &n);
+        CHECK(b && n == big - 196 && memcmp(b, "head", 4) == 0 &&
+              memcmp(b + 4, data + 100, big - 200) == 0);
+        free(b);
+        /* Past the end of the source: refused at commit, the file stays. */
+        CHECK_OK(trn_atomic_file_open(&af, path, NULL));
+        CHECK(!trn_atomic_file_copy(&af, fd, big - 10, 11));
+        trn_error e;
+        CHECK_STATUS(trn_atomic_file_commit(&af, &e), TRN_ERR_IO);
+        b = trn_test_read_file(path, &n);
+        CHECK(b && n == big - 196);
+        free(b);
+    }
+    trn_atomic_file_copy_way(0);
+    close(fd);
+    free(data);
+}
+
 static int cancel_at_half(double done, const char *stage, void *user)
 {
     (void)stage;
@@ -224,6 +266,7 @@ int main(void)
     RUN(test_cursor);
     RUN(test_grids);
     RUN(test_atomic_write);
+    RUN(test_atomic_copy);
     RUN(test_progress);
     RUN(test_numtext);
     RUN(test_json_shortest);

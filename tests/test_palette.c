@@ -399,9 +399,15 @@ static void test_palette_refusals(void)
     pal_err("{\"format_version\": 3, \"name\": \"n\", \"rock_density\": -0.5, \"material_set\": "
             "\"asset://s\"}",
             TRN_ERR_JSON,
-            "rock_density: expected a number >= 0 (multiplies the rock_ rules' density), found "
+            "rock_density: expected a number >= 0 (multiplies the rock rules' density), found "
             "-0.5",
             "-0.5");
+    pal_err("{\"format_version\": 3, \"name\": \"n\", \"tree_density\": null, \"material_set\": "
+            "\"asset://s\"}",
+            TRN_ERR_JSON,
+            "tree_density: expected a number >= 0 (multiplies the tree rules' density), found "
+            "null",
+            "null");
     pal_err("{\"format_version\": 3, \"name\": \"n\", \"placements\": [1]}", TRN_ERR_JSON,
             "placements: expected an object of placements keyed by their stable ids, found an "
             "array",

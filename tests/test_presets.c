@@ -578,8 +578,55 @@ static void test_preset_cells_limit(void)
     CHECK_CONTAINS(e.message, "found 4294967297");
 }
 
+/* text is refused with exactly message, at the first occurrence of at. */
+static void preset_refuses(const char *text, const char *message, const char *at)
+{
+    trn_preset p;
+    trn_error e;
+    CHECK_STATUS(trn_preset_parse(text, strlen(text), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    if (strcmp(e.message, message) != 0) {
+        fprintf(stderr, "got      '%s'\nexpected '%s'\n", e.message, message);
+        CHECK(strcmp(e.message, message) == 0);
+    }
+    CHECK(e.offset == (int64_t)(strstr(text, at) - text));
+    CHECK(p.name == NULL && p.label == NULL && p.description == NULL);
+}
+
+/* The document's own fields say what they expect and name what they found by its kind. */
+static void test_preset_fields(void)
+{
+    preset_refuses("{\"format_version\": 1, \"name\": \"\"}",
+                   "name: expected a non-empty string, found \"\"", "\"\"}");
+    preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"label\": 3}",
+                   "label: expected a string, found a number", "3}");
+    preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"description\": [\"d\"]}",
+                   "description: expected a string, found an array", "[");
+    preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"cells_z\": \"8\"}",
+                   "cells_z: expected a whole number 1..65535 (cells along the axis), found a "
+                   "string",
+                   "\"8\"");
+    preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 0.1}",
+                   "cells_x: expected a whole number 1..65535 (cells along the axis), found "
+                   "0.10000000000000001",
+                   "0.1");
+    preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"label\": \"l\", \"cels_x\": 8}",
+                   "cels_x: unknown key 'cels_x' in the terrain_preset document; did you mean "
+                   "'cells_x'?",
+                   "\"cels_x\"");
+    /* A label and a description may be empty. */
+    const char *t = "{\"format_version\": 1, \"name\": \"x\", \"label\": \"\", "
+                    "\"description\": \"\"}";
+    trn_preset p;
+    trn_error e;
+    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
+    CHECK(p.label && p.label[0] == '\0' && p.description && p.description[0] == '\0');
+    CHECK(p.fields == 0);
+    trn_preset_dispose(&p);
+}
+
 int main(void)
 {
+    RUN(test_preset_fields);
     RUN(test_builtins);
     RUN(test_builtin_graphs);
     RUN(test_preset_document);

@@ -81,6 +81,24 @@ static size_t wet_count(const trn_generated *g)
     return c;
 }
 
+/* A lower stroke along z = 128 from the west edge inland (8 points into points), strength m. */
+static trn_stroke channel(double points[16], double strength)
+{
+    for (int p = 0; p < 8; p++) {
+        points[2 * p] = 16.0 + 32.0 * p;
+        points[2 * p + 1] = 128.0;
+    }
+    trn_stroke s;
+    memset(&s, 0, sizeof s);
+    s.kind = TRN_STROKE_LOWER;
+    s.radius = 30;
+    s.strength = strength;
+    s.falloff = 0.3;
+    s.points = points;
+    s.point_count = 8;
+    return s;
+}
+
 /* The session's water after stroke, undo and redo equals generating its recipe in full. */
 static void test_stroke_moves_the_shore(void)
 {
@@ -94,18 +112,7 @@ static void test_stroke_moves_the_shore(void)
 
     /* Lower a band of land from the sea inland, 30 m at the brush's core. */
     double points[16];
-    for (int p = 0; p < 8; p++) {
-        points[2 * p] = 16.0 + 32.0 * p;
-        points[2 * p + 1] = 128.0;
-    }
-    trn_stroke s;
-    memset(&s, 0, sizeof s);
-    s.kind = TRN_STROKE_LOWER;
-    s.radius = 30;
-    s.strength = 30;
-    s.falloff = 0.3;
-    s.points = points;
-    s.point_count = 8;
+    trn_stroke s = channel(points, 30);
     trn_chunk_set set;
     CHECK_OK(trn_session_apply_stroke(ss, &s, &set, &e));
     trn_chunk_set_dispose(&set);
@@ -154,18 +161,7 @@ static void test_inferred_sea_follows_strokes(void)
     const size_t centre = 32u * 65u + 32u;
     CHECK(before[centre] > 0.0f);
     double points[16];
-    for (int p = 0; p < 8; p++) {
-        points[2 * p] = 16.0 + 32.0 * p;
-        points[2 * p + 1] = 128.0;
-    }
-    trn_stroke s;
-    memset(&s, 0, sizeof s);
-    s.kind = TRN_STROKE_LOWER;
-    s.radius = 30;
-    s.strength = 60;
-    s.falloff = 0.3;
-    s.points = points;
-    s.point_count = 8;
+    trn_stroke s = channel(points, 60);
     trn_chunk_set set;
     CHECK_OK(trn_session_apply_stroke(ss, &s, &set, &e));
     trn_chunk_set_dispose(&set);

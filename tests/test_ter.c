@@ -1046,6 +1046,141 @@ static void test_writer(void)
     free(b.d);
 }
 
+/* ------------------------------------------------------------ copy */
+
+static bool file_is(const char *path, const void *bytes, size_t size)
+{
+    size_t n = 0;
+    uint8_t *got = trn_test_read_file(path, &n);
+    bool same = got && n == size && memcmp(got, bytes, size) == 0;
+    free(got);
+    return same;
+}
+
+static bool no_temporaries(void)
+{
+    bool none = true;
+    DIR *d = opendir(tmp_dir);
+    struct dirent *ent;
+    while (d && (ent = readdir(d)))
+        none = none && strstr(ent->d_name, ".tmp-") == NULL;
+    if (d) closedir(d);
+    return none;
+}
+
+/* What read then write gives, for comparison with the copy. */
+static bool copy_matches_write(const char *in, const char *out, unsigned version, bool keep)
+{
+    trn_ter t;
+    if (trn_ter_read(in, NULL, &t, NULL, NULL, NULL) != TRN_OK) return false;
+    if (!(keep && version == t.version)) t.extra_count = 0;
+    uint8_t *want = NULL;
+    size_t want_size = 0;
+    bool ok = trn_ter_serialize(&t, (uint8_t)version, &want, &want_size, NULL) == TRN_OK &&
+              file_is(out, want, want_size);
+    free(want);
+    trn_ter_dispose(&t);
+    return ok;
+}
+
+static const char *appended_to; /* the input the progress callback grows while it is copied */
+
+static int growing_progress(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)user;
+    if (appended_to && strcmp(stage, "copying") == 0) {
+        FILE *f = fopen(appended_to, "ab");
+        if (f) {
+            fputc(0, f);
+            fclose(f);
+        }
+        appended_to = NULL;
+    }
+    return TRN_CONTINUE;
+}
+
+static void test_copy(void)
+{
+    const char *names[] = {"grass", "rock"};
+    buf b = build_modern(8, 64, 3, names, 2, 1); /* layer 2 is past the list: a warning */
+    char in[600], out[600];
+    tmp_path("copy_in.ter", in, sizeof in);
+    tmp_path("copy_out.ter", out, sizeof out);
+    CHECK(trn_test_write_file(in, b.d, b.n));
+    trn_ter info;
+    trn_error e;
+    /* Its own version with the extra map kept: the same bytes. */
+    CHECK_OK(trn_ter_copy(in, out, NULL, 8, true, &info, NULL, NULL, &e));
+    CHECK(file_is(out, b.d, b.n));
+    CHECK_EQ_INT(info.version, 8);
+    CHECK_EQ_INT(info.size, 64);
+    CHECK_EQ_INT(info.layout, TRN_TER_LAYOUT_EXTRA_1);
+    CHECK_EQ_INT(info.extra_count, 1);
+    CHECK_EQ_INT(info.material_count, 2);
+    CHECK(strcmp(info.materials[1], "rock") == 0);
+    CHECK(info.heights == NULL && info.layers == NULL && info.extra_maps == NULL);
+    CHECK(has_warning(&info, "layer index 2 but only 2 materials"));
+    CHECK(has_warning(&info, "1 extra 64 x 64 block"));
+    trn_ter_dispose(&info);
+    /* Another version, or extra maps not asked for: what read then write gives. */
+    const struct {
+        unsigned version;
+        bool keep;
+    } cases[] = {{9, true}, {8, false}, {7, false}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        reset_progress(0);
+        CHECK_OK(trn_ter_copy(in, out, NULL, (uint8_t)cases[k].version, cases[k].keep, NULL,
+                              counting_progress, NULL, &e));
+        CHECK(progress_calls >= 3 && progress_monotonic && progress_last > 0.999999);
+        CHECK(copy_matches_write(in, out, cases[k].version, cases[k].keep));
+    }
+    CHECK(no_temporaries());
+
+    /* Refused inputs leave the output as it was: the same errors as the reader. */
+    CHECK(trn_test_write_file(out, "old", 3));
+    const size_t cuts[] = {0, 3, 5 + 2 * 4096 + 100, b.n - 1};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        CHECK(trn_test_write_file(in, b.d, cuts[k]));
+        trn_ter r;
+        trn_error re;
+        trn_status want = trn_ter_read(in, NULL, &r, NULL, NULL, &re);
+        CHECK(want != TRN_OK);
+        CHECK_STATUS(trn_ter_copy(in, out, NULL, 9, true, &info, NULL, NULL, &e), want);
+        CHECK_EQ_INT(e.offset, re.offset);
+        CHECK(strcmp(e.message, re.message) == 0);
+        CHECK(info.materials == NULL);
+        CHECK(file_is(out, "old", 3));
+    }
+    CHECK(trn_test_write_file(in, b.d, b.n));
+    CHECK_STATUS(trn_ter_copy(in, out, NULL, 6, true, NULL, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "version 6");
+    /* Cancelled, or the input written to while it is copied: the output stays. */
+    reset_progress(3);
+    CHECK_STATUS(trn_ter_copy(in, out, NULL, 9, true, NULL, counting_progress, NULL, &e),
+                 TRN_ERR_CANCELLED);
+    appended_to = in;
+    CHECK_STATUS(trn_ter_copy(in, out, NULL, 9, true, NULL, growing_progress, NULL, &e),
+                 TRN_ERR_IO);
+    CHECK(appended_to == NULL);
+    CHECK_CONTAINS(e.message, "changed while it was being copied");
+    CHECK(file_is(out, "old", 3));
+    CHECK(no_temporaries());
+    free(b.d);
+
+    /* A legacy file is converted as read then write converts it. */
+    b = build_legacy(2, legacy_names, alpha_pattern);
+    CHECK(trn_test_write_file(in, b.d, b.n));
+    CHECK_OK(trn_ter_copy(in, out, NULL, 9, true, &info, NULL, NULL, &e));
+    CHECK_EQ_INT(info.layout, TRN_TER_LAYOUT_LEGACY);
+    CHECK_EQ_INT(info.version, 2);
+    CHECK(info.heights == NULL && info.layers == NULL);
+    CHECK(copy_matches_write(in, out, 9, true));
+    trn_ter_dispose(&info);
+    free(b.d);
+}
+
 /* A file whose maps span several read chunks (8 MiB): same result on 1 and 3 threads, and the
  * same as parsing the bytes; cancel works between rounds. */
 static void test_large_read(void)
@@ -1328,6 +1463,7 @@ int main(void)
     RUN(test_long_names);
     RUN(test_material_warnings);
     RUN(test_writer);
+    RUN(test_copy);
     RUN(test_large_read);
     RUN(test_field_round_trip);
     RUN(test_from_field_quantise);

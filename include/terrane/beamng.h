@@ -131,6 +131,19 @@ trn_status trn_ter_serialize(const trn_ter *ter, uint8_t version, uint8_t **out,
 trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
                          trn_progress_fn progress, void *user, trn_error *err);
 
+/* Copy the .ter at in to out as trn_ter_read then trn_ter_write would (the same checks and
+ * errors, the same bytes), without holding the maps: a modern input is checked through a
+ * read-only map and its bytes are copied file to file inside the kernel, then the output is
+ * synced and renamed into place. The output has the given version (7, 8 or 9); the input's
+ * extra maps are kept when keep_extra is true and version is the input's own, else dropped.
+ * out is untouched when the input is refused, changes while it is copied, or progress
+ * cancels. info (may be NULL) receives the input as read, without its maps (heights, layers
+ * and extra_maps NULL; dispose it with trn_ter_dispose): version, layout, size, extra_count,
+ * material names and warnings. */
+trn_status trn_ter_copy(const char *in, const char *out, const trn_ter_limits *limits,
+                        uint8_t version, bool keep_extra, trn_ter *info,
+                        trn_progress_fn progress, void *user, trn_error *err);
+
 /* Count samples per material index (counts[256]; counts[255] = holes). Overwrites counts. */
 void trn_ter_layer_histogram(const trn_ter *ter, uint64_t counts[256]);
 

@@ -10,6 +10,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/sendfile.h>
+#endif
 
 #include "core/textbuf.h"
 
@@ -210,6 +213,82 @@ void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size)
     }
 }
 
+static bool copy_failed(trn_atomic_file *af, int e)
+{
+    af->failed = true;
+    af->saved_errno = e ? e : EIO;
+    return false;
+}
+
+static int copy_way; /* trn_atomic_file_copy_way */
+
+void trn_atomic_file_copy_way(int way)
+{
+    copy_way = way;
+}
+
+bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_t len)
+{
+    if (af->failed) return false;
+    if (fflush(af->fp) != 0) return copy_failed(af, errno);
+    const int out_fd = fileno(af->fp);
+    size_t done = 0;
+#ifdef __linux__
+    /* In the kernel: page cache to page cache (or a reflink where the file system shares
+     * extents). Older kernels or crossing file systems say ENOSYS / EXDEV / EINVAL /
+     * EOPNOTSUPP before copying anything: then sendfile, then plain reads. */
+    bool kernel = copy_way == 0;
+    while (kernel && done < len) {
+        loff_t at = (loff_t)(offset + done);
+        ssize_t r = copy_file_range(in_fd, &at, out_fd, NULL, len - done, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && done == 0 &&
+            (errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP))
+            kernel = false;
+        else if (r < 0)
+            return copy_failed(af, errno);
+        else if (r == 0)
+            return copy_failed(af, EIO); /* the input ended early */
+        else
+            done += (size_t)r;
+    }
+    while (done < len && !kernel && copy_way < 2) {
+        off_t at = (off_t)(offset + done);
+        ssize_t r = sendfile(out_fd, in_fd, &at, len - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && done == 0 && (errno == EINVAL || errno == ENOSYS)) break;
+        if (r < 0) return copy_failed(af, errno);
+        if (r == 0) return copy_failed(af, EIO);
+        done += (size_t)r;
+    }
+#endif
+    if (done == len) return true;
+    const size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return copy_failed(af, ENOMEM);
+    while (done < len) {
+        size_t want = len - done < cap ? len - done : cap;
+        ssize_t r = pread(in_fd, buf, want, (off_t)(offset + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            free(buf);
+            return copy_failed(af, r < 0 ? errno : EIO);
+        }
+        for (size_t w = 0; w < (size_t)r;) {
+            ssize_t k = write(out_fd, buf + w, (size_t)r - w);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                free(buf);
+                return copy_failed(af, k < 0 ? errno : EIO);
+            }
+            w += (size_t)k;
+        }
+        done += (size_t)r;
+    }
+    free(buf);
+    return true;
+}
+
 void trn_atomic_file_abort(trn_atomic_file *af)
 {
     if (!af || !af->temp_path) return;
@@ -227,6 +306,8 @@ trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err)
         af->failed = true;
         af->saved_errno = errno;
     }
+    /* The data reaches the disk before the name does: after a crash the path holds the old
+     * file or the whole new one, never a partial one. */
     if (!af->failed && fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
         af->failed = true;
         af->saved_errno = errno;

@@ -41,6 +41,15 @@ typedef struct trn_atomic_file {
 trn_status trn_atomic_file_open(trn_atomic_file *af, const char *path, trn_error *err);
 /* Append bytes; errors are remembered and reported by commit. */
 void trn_atomic_file_write(trn_atomic_file *af, const void *data, size_t size);
+/* Append len bytes of in_fd from offset, copied inside the kernel where it can be
+ * (copy_file_range, else sendfile, else through a 1 MiB buffer): the bytes never pass through
+ * a fresh user-space buffer. Buffered writes before it are flushed first; write nothing through
+ * the stream after it. Errors are remembered for commit; returns false on an error or when the
+ * input ends before len bytes (then sets the error to EIO). */
+bool trn_atomic_file_copy(trn_atomic_file *af, int in_fd, uint64_t offset, size_t len);
+/* For tests: 0 copies the fastest way the system offers, 1 starts at sendfile, 2 uses the
+ * buffer alone (the fallbacks of systems without the kernel copies). Process-wide. */
+void trn_atomic_file_copy_way(int way);
 trn_status trn_atomic_file_commit(trn_atomic_file *af, trn_error *err);
 void trn_atomic_file_abort(trn_atomic_file *af);
 

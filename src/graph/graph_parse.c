@@ -9,6 +9,7 @@
 #include "core/textbuf.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
+#include "recipe/json_fields.h"
 
 typedef struct gctx {
     const char *text;
@@ -54,18 +55,45 @@ static trn_status unknown_key(gctx *c, const char *key, const char *where)
     return st;
 }
 
-static trn_status want_string(gctx *c, const json_t *v, const char *key, char **out)
+/* The keys of each object a graph holds, one row each; strings are read by their rows. */
+static const trn_doc_field graph_fields[] = {
+    TRN_DOC_OTHER_ROW("format_version"),
+    TRN_DOC_TEXT_ROW("output", 0, "a string", trn_graph, output),
+    TRN_DOC_OTHER_ROW("nodes"),
+    TRN_DOC_END_ROW};
+static const trn_doc_field node_fields[] = {
+    TRN_DOC_TEXT_ROW("id", 0, "a string", trn_graph_node, id),
+    TRN_DOC_TEXT_ROW("type", 0, "a string", trn_graph_node, type),
+    TRN_DOC_OTHER_ROW("position"),
+    TRN_DOC_OTHER_ROW("params"),
+    TRN_DOC_OTHER_ROW("inputs"),
+    TRN_DOC_END_ROW};
+static const trn_doc_field link_fields[] = {
+    TRN_DOC_TEXT_ROW("node", 0, "a string", trn_graph_link, node),
+    TRN_DOC_TEXT_ROW("pin", 0, "a string", trn_graph_link, output),
+    TRN_DOC_END_ROW};
+
+/* v, the value of rows' key, into base (the path at the object holding key). */
+static trn_status read_row(gctx *c, const trn_doc_field *rows, const char *key, const json_t *v,
+                           void *base)
 {
-    char buf[64];
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
     trn_json_path_push_key(c->path, key);
-    trn_status st = TRN_OK;
-    if (!json_is_string(v))
-        st = gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a string, found %s",
-                  describe(v, buf, sizeof buf));
-    else if (!(*out = trn_text_dup(json_string_value(v))))
-        st = oom(c);
+    trn_status st = trn_doc_read_field(&d, trn_doc_field_find(rows, key), v, base, "graph");
     trn_json_path_pop(c->path);
     return st;
+}
+
+/* The first key of v that rows lack, or NULL. */
+static const char *first_unknown(const json_t *v, const trn_doc_field *rows)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (!trn_doc_field_find(rows, key)) return key;
+    }
+    return NULL;
 }
 
 /* Length of an array of numbers, 0 when p is anything else. */
@@ -123,16 +151,6 @@ static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_grap
     return TRN_OK;
 }
 
-static const char *const link_keys[] = {"node", "pin", NULL};
-static const char *const node_keys[] = {"id", "type", "position", "params", "inputs", NULL};
-
-static bool known(const char *key, const char *const *keys)
-{
-    for (size_t k = 0; keys[k]; k++)
-        if (strcmp(key, keys[k]) == 0) return true;
-    return false;
-}
-
 static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph_link *l)
 {
     char buf[64];
@@ -141,17 +159,13 @@ static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                     "expected a link {\"node\": ID, \"pin\": OUTPUT}, found %s",
                     describe(v, buf, sizeof buf));
-    const char *key;
-    json_t *val;
-    json_object_foreach((json_t *)v, key, val)
-    {
-        if (!known(key, link_keys)) return unknown_key(c, key, "a link (keys: node, pin)");
-    }
+    const char *unknown = first_unknown(v, link_fields);
+    if (unknown) return unknown_key(c, unknown, "a link (keys: node, pin)");
     const json_t *node = json_object_get(v, "node");
     if (!node) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a link needs \"node\": SOURCE_ID");
-    trn_status st = want_string(c, node, "node", &l->node);
+    trn_status st = read_row(c, link_fields, "node", node, l);
     if (!st && json_object_get(v, "pin"))
-        st = want_string(c, json_object_get(v, "pin"), "pin", &l->output);
+        st = read_row(c, link_fields, "pin", json_object_get(v, "pin"), l);
     return st;
 }
 
@@ -161,18 +175,14 @@ static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
     if (!json_is_object(v))
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a node object, found %s",
                     describe(v, buf, sizeof buf));
-    const char *key;
+    const char *key = first_unknown(v, node_fields);
     json_t *val;
-    json_object_foreach((json_t *)v, key, val)
-    {
-        if (!known(key, node_keys))
-            return unknown_key(c, key, "a node (keys: id, type, position, params, inputs)");
-    }
+    if (key) return unknown_key(c, key, "a node (keys: id, type, position, params, inputs)");
     const json_t *id = json_object_get(v, "id"), *type = json_object_get(v, "type");
     if (!id) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"id\": a string");
     if (!type) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"type\": a string");
-    trn_status st = want_string(c, id, "id", &n->id);
-    if (!st) st = want_string(c, type, "type", &n->type);
+    trn_status st = read_row(c, node_fields, "id", id, n);
+    if (!st) st = read_row(c, node_fields, "type", type, n);
     if (st) return st;
     const json_t *pos = json_object_get(v, "position");
     if (pos) {
@@ -230,21 +240,14 @@ static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
     return st;
 }
 
-static const char *const graph_keys[] = {"format_version", "output", "nodes", NULL};
-
 static trn_status parse_tree(gctx *c, const json_t *v, trn_graph *g)
 {
     char buf[64];
     if (!json_is_object(v))
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a graph object, found %s",
                     describe(v, buf, sizeof buf));
-    const char *key;
-    json_t *val;
-    json_object_foreach((json_t *)v, key, val)
-    {
-        if (!known(key, graph_keys))
-            return unknown_key(c, key, "the graph (keys: format_version, output, nodes)");
-    }
+    const char *unknown = first_unknown(v, graph_fields);
+    if (unknown) return unknown_key(c, unknown, "the graph (keys: format_version, output, nodes)");
     const json_t *fv = json_object_get(v, "format_version");
     if (!fv)
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
@@ -264,7 +267,7 @@ static trn_status parse_tree(gctx *c, const json_t *v, trn_graph *g)
     if (st) return st;
     g->format_version = (uint32_t)fvn;
     const json_t *out = json_object_get(v, "output");
-    if (out && !json_is_null(out) && (st = want_string(c, out, "output", &g->output))) return st;
+    if (out && !json_is_null(out) && (st = read_row(c, graph_fields, "output", out, g))) return st;
     const json_t *nodes = json_object_get(v, "nodes");
     if (!nodes) return TRN_OK; /* an empty draft */
     trn_json_path_push_key(c->path, "nodes");

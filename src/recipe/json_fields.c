@@ -1,12 +1,14 @@
-/* Reading the fields of JSON documents: number rows, the errors every document shares, and
- * the "did you mean" suggestion for an unknown word. */
+/* Reading the fields of JSON documents: field rows (numbers, counts, text, ids, booleans), the
+ * errors every document shares, and the "did you mean" suggestion for an unknown word. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/numtext.h"
+#include "core/textbuf.h"
 #include "recipe/json_fields.h"
 #include "recipe/recipe_internal.h"
 
@@ -99,10 +101,118 @@ trn_status trn_doc_number(const trn_doc *d, const json_t *v, const trn_doc_range
     return TRN_OK;
 }
 
-trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const json_t *v,
-                              void *base)
+const char *trn_doc_kind(const json_t *v)
 {
-    return trn_doc_number(d, v, &row->range, (double *)(void *)((char *)base + row->offset));
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        break;
+    }
+    return "null";
+}
+
+/* "expected EXPECT, found ..." for a value the row refuses. */
+static trn_status refuse(const trn_doc *d, const trn_doc_field *row, const json_t *v)
+{
+    char buf[120];
+    const char *found;
+    if (!(row->range.flags & TRN_DOC_BRIEF)) {
+        found = trn_json_describe(v, buf, sizeof buf);
+    } else if (json_is_number(v) && (row->type == TRN_DOC_NUMBER || row->type == TRN_DOC_COUNT)) {
+        snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
+        found = buf;
+    } else {
+        /* A text field refuses a string only when it is empty. */
+        found = row->type == TRN_DOC_TEXT && json_is_string(v) && json_string_length(v) == 0
+                    ? "\"\""
+                    : trn_doc_kind(v);
+    }
+    return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
+                        row->range.expect, found);
+}
+
+/* A string without NUL bytes that starts with one of schemes (if any) and has more. */
+static bool text_ok(const trn_doc_field *row, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    if (!s || strlen(s) != json_string_length(v)) return false;
+    if ((row->range.flags & TRN_DOC_NONEMPTY) && s[0] == '\0') return false;
+    if (!row->schemes) return true;
+    for (const char *const *p = row->schemes; *p; p++) {
+        size_t n = strlen(*p);
+        if (strncmp(s, *p, n) == 0 && s[n] != '\0') return true;
+    }
+    return false;
+}
+
+trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const json_t *v,
+                              void *base, const char *what)
+{
+    void *at = (char *)base + row->offset;
+    switch (row->type) {
+    case TRN_DOC_NUMBER:
+        if (!json_is_number(v) || !trn_doc_range_ok(&row->range, json_number_value(v)))
+            return refuse(d, row, v);
+        *(double *)at = json_number_value(v);
+        return TRN_OK;
+    case TRN_DOC_COUNT:
+        if (!json_is_integer(v) || !trn_doc_range_ok(&row->range, (double)json_integer_value(v)))
+            return refuse(d, row, v);
+        *(uint32_t *)at = (uint32_t)json_integer_value(v);
+        return TRN_OK;
+    case TRN_DOC_TEXT:
+    case TRN_DOC_ID: {
+        if (!text_ok(row, v)) return refuse(d, row, v);
+        char *copy = trn_text_dup(json_string_value(v));
+        if (!copy)
+            return trn_error_set(d->err, TRN_ERR_NO_MEMORY, d->file, -1,
+                                 "out of memory reading a %s", what);
+        *(char **)at = copy;
+        return TRN_OK;
+    }
+    case TRN_DOC_BOOL:
+        if (!json_is_boolean(v)) return refuse(d, row, v);
+        *(bool *)at = json_is_true(v);
+        return TRN_OK;
+    case TRN_DOC_OTHER:
+        break;
+    }
+    return TRN_OK;
+}
+
+/* The table's first 64 keys, NULL-terminated. */
+static void field_names(const trn_doc_field *rows, const char *known[65])
+{
+    size_t n = 0;
+    for (const trn_doc_field *f = rows; f->name && n < 64; f++)
+        known[n++] = f->name;
+    known[n] = NULL;
+}
+
+const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key)
+{
+    const char *known[65];
+    field_names(rows, known);
+    return trn_rcp_did_you_mean(key, known);
+}
+
+trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
+                                 const char *what, const char *why)
+{
+    const char *known[65];
+    field_names(rows, known);
+    return trn_doc_unknown_key(d, key, known, what, why);
 }
 
 trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *const *known,

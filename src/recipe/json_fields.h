@@ -1,6 +1,6 @@
-/* Reading the fields of JSON documents (recipes, palettes, material sets, presets): a number
- * field is one table row (name, range, what is expected, where it is stored), and every document
- * reports a wrong value, an unknown key and a missing key in the same form, at the JSON path's
+/* Reading the fields of JSON documents (recipes, palettes, material sets, presets): a field
+ * (number, count, text, asset id, boolean) is one table row (key, type, range, what is expected,
+ * where it is stored), and every document reports a wrong value, an unknown key and a missing key in the same form, at the JSON path's
  * line and column (internal). */
 #ifndef TRN_RECIPE_JSON_FIELDS_H
 #define TRN_RECIPE_JSON_FIELDS_H
@@ -33,13 +33,49 @@ typedef struct trn_doc_range {
     const char *expect;
 } trn_doc_range;
 
-/* One number field of a document: its key, range and the offset of its double in the struct
- * being filled. Tables end with a row whose name is NULL. */
+/* What a field holds. */
+typedef enum trn_doc_type {
+    TRN_DOC_NUMBER, /* a double inside range */
+    TRN_DOC_COUNT,  /* a JSON integer inside range, stored as uint32_t */
+    TRN_DOC_TEXT,   /* a string (non-empty with TRN_DOC_NONEMPTY), stored as a malloc'd char * */
+    TRN_DOC_ID,     /* a string starting with one of schemes and longer, stored as TRN_DOC_TEXT */
+    TRN_DOC_BOOL,   /* true or false, stored as bool */
+    TRN_DOC_OTHER   /* read by the caller (objects, arrays, choices); the row names the key */
+} trn_doc_type;
+
+/* More range flags: a text field refuses "", and errors describe what was found by its kind
+ * ("\"\"" or "a number" for text; the number itself for numbers) rather than its value. */
+enum { TRN_DOC_NONEMPTY = 4, TRN_DOC_BRIEF = 8 };
+
+/* One field of a document: its key, type, range (for text, only flags and expect), the offset
+ * of its value in the struct being filled and, for ids, the accepted schemes (NULL-terminated).
+ * A document's table lists every key it reads, in the order "did you mean" prefers; tables end
+ * with a row whose name is NULL. */
 typedef struct trn_doc_field {
     const char *name;
+    trn_doc_type type;
     trn_doc_range range;
     size_t offset;
+    const char *const *schemes;
 } trn_doc_field;
+
+#define TRN_DOC_NUM_ROW(key, lo, hi, flags, expect, owner, member)                                  \
+    {.name = (key), .type = TRN_DOC_NUMBER, .range = {(lo), (hi), (flags), (expect)},              \
+     .offset = offsetof(owner, member)}
+#define TRN_DOC_COUNT_ROW(key, lo, hi, flags, expect, owner, member)                                \
+    {.name = (key), .type = TRN_DOC_COUNT, .range = {(lo), (hi), (flags), (expect)},               \
+     .offset = offsetof(owner, member)}
+#define TRN_DOC_TEXT_ROW(key, flags, expect, owner, member)                                         \
+    {.name = (key), .type = TRN_DOC_TEXT, .range = {0, 0, (flags), (expect)},                      \
+     .offset = offsetof(owner, member)}
+#define TRN_DOC_ID_ROW(key, schemes_, expect, owner, member)                                        \
+    {.name = (key), .type = TRN_DOC_ID, .range = {0, 0, 0, (expect)},                              \
+     .offset = offsetof(owner, member), .schemes = (schemes_)}
+#define TRN_DOC_BOOL_ROW(key, expect, owner, member)                                               \
+    {.name = (key), .type = TRN_DOC_BOOL, .range = {0, 0, 0, (expect)},                            \
+     .offset = offsetof(owner, member)}
+#define TRN_DOC_OTHER_ROW(key) {.name = (key), .type = TRN_DOC_OTHER}
+#define TRN_DOC_END_ROW {.name = NULL}
 
 bool trn_doc_range_ok(const trn_doc_range *range, double value);
 
@@ -59,9 +95,13 @@ trn_status trn_doc_fail(const trn_doc *d, trn_status code, trn_json_target targe
 trn_status trn_doc_number(const trn_doc *d, const json_t *v, const trn_doc_range *range,
                           double *out);
 
-/* The value at the current path (the row's key) into the row's double of base. */
+/* The value at the current path (the row's key) into the row's member of base; TRN_DOC_OTHER
+ * rows read nothing. Text is duplicated (TRN_ERR_NO_MEMORY names the document as what). */
 trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const json_t *v,
-                              void *base);
+                              void *base, const char *what);
+
+/* v by its kind: "a string", "a number", "a boolean", "an object", "an array" or "null". */
+const char *trn_doc_kind(const json_t *v);
 
 /* Called with the path at the object holding key: "unknown key 'K' in PARENT; did you mean
  * 'X'?WHY" at the key's position (PARENT is what at the top; why may be NULL). */
@@ -70,5 +110,12 @@ trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *co
 
 /* Called with the path at the object that lacks key: "missing key 'K' (expected EXPECT)". */
 trn_status trn_doc_missing_key(const trn_doc *d, const char *key, const char *expect);
+
+/* The table's key nearest to key (for "did you mean"), or NULL. */
+const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key);
+
+/* unknown_key with the table's keys as the suggestions. */
+trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
+                                 const char *what, const char *why);
 
 #endif

@@ -40,31 +40,68 @@ bool trn_surface_role_parse(const char *name, trn_surface_role *role)
     return false;
 }
 
-/* Number fields, one row each: key, range, what errors expect, where the value goes. */
-static const trn_doc_field palette_numbers[] = {
-    {"art_density", {0, INFINITY, 0, "a number >= 0 (multiplies every rule's density)"},
-     offsetof(trn_palette, art_density)},
-    {"grass_density", {0, INFINITY, 0, "a number >= 0 (multiplies the grass rules' density)"},
-     offsetof(trn_palette, grass_density)},
-    {"tree_density", {0, INFINITY, 0, "a number >= 0 (multiplies the tree_ rules' density)"},
-     offsetof(trn_palette, tree_density)},
-    {"rock_density", {0, INFINITY, 0, "a number >= 0 (multiplies the rock_ rules' density)"},
-     offsetof(trn_palette, rock_density)},
-    {NULL, {0, 0, 0, NULL}, 0}};
+static const char *const asset_scheme[] = {"asset://", NULL};
+
+/* The palette's fields, one row each, in the order suggestions prefer: key, type, range, what
+ * errors expect, where the value goes. */
+static const trn_doc_field palette_fields[] = {
+    TRN_DOC_OTHER_ROW("format_version"),
+    TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY,
+                     "a non-empty string (the terrain_palette's display name)", trn_palette, name),
+    TRN_DOC_ID_ROW("material_set", asset_scheme,
+                   "a terrain_material_set asset id (\"asset://...\")", trn_palette, material_set),
+    TRN_DOC_NUM_ROW("art_density", 0, INFINITY, 0,
+                    "a number >= 0 (multiplies every rule's density)", trn_palette, art_density),
+    TRN_DOC_NUM_ROW("grass_density", 0, INFINITY, 0,
+                    "a number >= 0 (multiplies the grass rules' density)", trn_palette,
+                    grass_density),
+    TRN_DOC_NUM_ROW("tree_density", 0, INFINITY, 0,
+                    "a number >= 0 (multiplies the tree rules' density)", trn_palette,
+                    tree_density),
+    TRN_DOC_NUM_ROW("rock_density", 0, INFINITY, 0,
+                    "a number >= 0 (multiplies the rock rules' density)", trn_palette,
+                    rock_density),
+    TRN_DOC_OTHER_ROW("placements"),
+    TRN_DOC_END_ROW};
 static const trn_doc_field cluster_numbers[] = {
-    {"size", {0, INFINITY, TRN_DOC_LO_OPEN, "a number > 0 (the patches' size in units)"},
-     offsetof(trn_scatter_rule, cluster_size)},
-    {"strength", {0, 1, 0, "a number 0..1 (0 uniform, 1 patches)"},
-     offsetof(trn_scatter_rule, cluster_strength)},
-    {NULL, {0, 0, 0, NULL}, 0}};
+    TRN_DOC_NUM_ROW("size", 0, INFINITY, TRN_DOC_LO_OPEN,
+                    "a number > 0 (the patches' size in units)", trn_scatter_rule, cluster_size),
+    TRN_DOC_NUM_ROW("strength", 0, 1, 0, "a number 0..1 (0 uniform, 1 patches)", trn_scatter_rule,
+                    cluster_strength),
+    TRN_DOC_END_ROW};
 static const trn_doc_field rule_numbers[] = {
-    {"density", {0, INFINITY, 0, "a number >= 0 (instances per square unit)"},
-     offsetof(trn_scatter_rule, density)},
-    {"candidate_spacing", {0, INFINITY, TRN_DOC_LO_OPEN, "a number > 0 (units between candidate sites)"},
-     offsetof(trn_scatter_rule, candidate_spacing)},
-    {"spacing", {0, INFINITY, 0, "a number >= 0 (minimum separation in units)"},
-     offsetof(trn_scatter_rule, spacing)},
-    {NULL, {0, 0, 0, NULL}, 0}};
+    TRN_DOC_NUM_ROW("density", 0, INFINITY, 0, "a number >= 0 (instances per square unit)",
+                    trn_scatter_rule, density),
+    TRN_DOC_NUM_ROW("candidate_spacing", 0, INFINITY, TRN_DOC_LO_OPEN,
+                    "a number > 0 (units between candidate sites)", trn_scatter_rule,
+                    candidate_spacing),
+    TRN_DOC_NUM_ROW("spacing", 0, INFINITY, 0, "a number >= 0 (minimum separation in units)",
+                    trn_scatter_rule, spacing),
+    TRN_DOC_END_ROW};
+
+/* A placement's geometry: exactly one of these. */
+static const char *const prefab_scheme[] = {"prefab://", "asset://", NULL};
+static const trn_doc_field geometry_fields[] = {
+    TRN_DOC_ID_ROW("model", asset_scheme, "a Model3D asset id (\"asset://...\")",
+                   trn_scatter_rule, model),
+    TRN_DOC_ID_ROW("prefab", prefab_scheme,
+                   "an entity prefab id (\"prefab://...\" or \"asset://...\")", trn_scatter_rule,
+                   prefab),
+    TRN_DOC_END_ROW};
+
+/* The material set's fields; each role's binding is read by role_binding's rule. */
+static const trn_doc_field set_fields[] = {
+    TRN_DOC_OTHER_ROW("format_version"),
+    TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY,
+                     "a non-empty string (the terrain_material_set's display name)",
+                     trn_material_set, name),
+    TRN_DOC_OTHER_ROW("roles"),
+    TRN_DOC_END_ROW};
+static const trn_doc_field role_binding = {.name = "",
+                                           .type = TRN_DOC_ID,
+                                           .range = {0, 0, 0,
+                                                     "a Material asset id (\"asset://...\")"},
+                                           .schemes = asset_scheme};
 
 /* ---- shared parsing context ------------------------------------------------------------ */
 
@@ -134,6 +171,14 @@ static trn_status unknown_key(pal_ctx *c, const char *key, const char *const *kn
     return trn_doc_unknown_key(&d, key, known, what, why);
 }
 
+/* unknown_key with the table's keys as suggestions. */
+static trn_status unknown_field(pal_ctx *c, const char *key, const trn_doc_field *rows,
+                                const char *what, const char *why)
+{
+    trn_doc d = doc_of(c);
+    return trn_doc_unknown_field(&d, key, rows, what, why);
+}
+
 /* Called with the path at the object that lacks key. */
 static trn_status missing_key(pal_ctx *c, const char *key, const char *expect)
 {
@@ -154,38 +199,7 @@ static trn_status want_number(pal_ctx *c, const json_t *v, const char *expect, d
 static trn_status read_field(pal_ctx *c, const trn_doc_field *row, const json_t *v, void *base)
 {
     trn_doc d = doc_of(c);
-    return trn_doc_read_field(&d, row, v, base);
-}
-
-/* A non-empty string that starts with one of the schemes (NULL-terminated) and has more. */
-static trn_status want_id(pal_ctx *c, const json_t *v, const char *const *schemes,
-                          const char *expect, char **out)
-{
-    char buf[120];
-    const char *s = json_string_value(v);
-    bool ok = false;
-    for (const char *const *p = schemes; s && *p && !ok; p++) {
-        size_t n = strlen(*p);
-        ok = strncmp(s, *p, n) == 0 && s[n] != '\0';
-    }
-    if (!ok || strlen(s) != json_string_length(v))
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s", expect,
-                    describe(v, buf, sizeof buf));
-    *out = trn_text_dup(s);
-    return *out ? TRN_OK : oom(c);
-}
-
-static trn_status want_name(pal_ctx *c, const json_t *v, char **out)
-{
-    char buf[120];
-    if (!json_is_string(v) || json_string_length(v) == 0 ||
-        strlen(json_string_value(v)) != json_string_length(v))
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                    "expected a non-empty string (the %s's "
-                    "display name), found %s",
-                    c->what, describe(v, buf, sizeof buf));
-    *out = trn_text_dup(json_string_value(v));
-    return *out ? TRN_OK : oom(c);
+    return trn_doc_read_field(&d, row, v, base, c->what);
 }
 
 /* format_version must be `want`; older versions get the advice in older[version]. */
@@ -245,9 +259,6 @@ static trn_status parse_root_object(pal_ctx *c, const char *text, size_t size, j
 
 /* ---- material sets ----------------------------------------------------------------------- */
 
-static const char *const set_keys[] = {"format_version", "name", "roles", NULL};
-static const char *const asset_scheme[] = {"asset://", NULL};
-
 void trn_material_set_dispose(trn_material_set *set)
 {
     if (!set) return;
@@ -274,8 +285,7 @@ static trn_status parse_roles(pal_ctx *c, const json_t *roles, trn_material_set 
                                " (the roles are ground, grass, rock, cliff, sediment, sand, "
                                "snow, wet_ground and underwater)");
         push(c, key);
-        trn_status st =
-            want_id(c, v, asset_scheme, "a Material asset id (\"asset://...\")", &s->roles[role]);
+        trn_status st = read_field(c, &role_binding, v, &s->roles[role]);
         pop(c);
         if (st) return st;
     }
@@ -302,16 +312,13 @@ trn_status trn_material_set_parse(const char *text, size_t size, const char *pat
     {
         if (st) break;
         if (strcmp(key, "format_version") == 0) continue;
-        push(&c, key);
-        if (strcmp(key, "name") == 0) {
-            st = want_name(&c, v, &out->name);
-        } else if (strcmp(key, "roles") == 0) {
-            st = parse_roles(&c, v, out);
-        } else {
-            pop(&c);
-            st = unknown_key(&c, key, set_keys, "the terrain_material_set document", NULL);
+        const trn_doc_field *row = trn_doc_field_find(set_fields, key);
+        if (!row) {
+            st = unknown_field(&c, key, set_fields, "the terrain_material_set document", NULL);
             break;
         }
+        push(&c, key);
+        st = row->type == TRN_DOC_OTHER ? parse_roles(&c, v, out) : read_field(&c, row, v, out);
         pop(&c);
     }
     if (!st && !out->name) st = missing_key(&c, "name", "the material set's display name");
@@ -326,9 +333,6 @@ trn_status trn_material_set_parse(const char *text, size_t size, const char *pat
 
 /* ---- palettes ------------------------------------------------------------------------------ */
 
-static const char *const palette_keys[] = {"format_version", "name",          "material_set",
-                                           "art_density",    "grass_density", "tree_density",
-                                           "rock_density",   "placements",    NULL};
 static const char *const rule_keys[] = {
     "model",    "prefab",         "category", "density",   "candidate_spacing",
     "spacing",  "scale",          "yaw",      "biomes",    "slope",
@@ -499,8 +503,6 @@ static trn_status parse_cluster(pal_ctx *c, const json_t *v, trn_scatter_rule *r
 static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
 {
     char buf[120];
-    static const char *const model_scheme[] = {"asset://", NULL};
-    static const char *const prefab_scheme[] = {"prefab://", "asset://", NULL};
     if (!json_is_object(v))
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a placement object, found %s",
                     describe(v, buf, sizeof buf));
@@ -519,18 +521,13 @@ static trn_status parse_rule(pal_ctx *c, const json_t *v, trn_scatter_rule *r)
         int choice = 0;
         const trn_doc_field *row;
         push(c, key);
-        if (strcmp(key, "model") == 0 || strcmp(key, "prefab") == 0) {
-            if (r->model || r->prefab) {
+        if ((row = trn_doc_field_find(geometry_fields, key)) != NULL) {
+            if (r->model || r->prefab)
                 st = perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
                           "a placement has exactly one geometry: model or prefab, not both "
                           "(make two placements to use both)");
-            } else if (key[0] == 'm') {
-                st = want_id(c, e, model_scheme, "a Model3D asset id (\"asset://...\")", &r->model);
-            } else {
-                st = want_id(c, e, prefab_scheme,
-                             "an entity prefab id (\"prefab://...\" or \"asset://...\")",
-                             &r->prefab);
-            }
+            else
+                st = read_field(c, row, e, r);
         } else if (strcmp(key, "category") == 0) {
             st = want_choice(c, e, category_names, "\"prop\", \"grass\", \"tree\" or \"rock\"",
                              &choice);
@@ -701,27 +698,18 @@ trn_status trn_palette_parse(const char *text, size_t size, const char *path, tr
     {
         if (st) break;
         if (strcmp(key, "format_version") == 0) continue;
-        const trn_doc_field *row;
-        push(&c, key);
-        if (strcmp(key, "name") == 0) {
-            st = want_name(&c, v, &out->name);
-        } else if (strcmp(key, "material_set") == 0) {
-            st = want_id(&c, v, asset_scheme, "a terrain_material_set asset id (\"asset://...\")",
-                         &out->material_set);
-        } else if ((row = trn_doc_field_find(palette_numbers, key)) != NULL) {
-            st = read_field(&c, row, v, out);
-        } else if (strcmp(key, "placements") == 0) {
-            st = parse_placements(&c, v, out);
-        } else {
-            pop(&c);
-            st = unknown_key(&c, key, palette_keys, "the terrain_palette document",
-                             strcmp(key, "lod") == 0
-                                 ? ": 'lod' was unused and is refused in format_version 3; "
-                                   "distance-based LOD and culling are authored on the model "
-                                   "or prefab"
-                                 : NULL);
+        const trn_doc_field *row = trn_doc_field_find(palette_fields, key);
+        if (!row) {
+            st = unknown_field(&c, key, palette_fields, "the terrain_palette document",
+                               strcmp(key, "lod") == 0
+                                   ? ": 'lod' was unused and is refused in format_version 3; "
+                                     "distance-based LOD and culling are authored on the model "
+                                     "or prefab"
+                                   : NULL);
             break;
         }
+        push(&c, key);
+        st = row->type == TRN_DOC_OTHER ? parse_placements(&c, v, out) : read_field(&c, row, v, out);
         pop(&c);
     }
     if (!st && !out->name) st = missing_key(&c, "name", "the palette's display name");

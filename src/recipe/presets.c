@@ -1,7 +1,6 @@
 /* Built-in presets, terrain_preset project assets, and merging a preset into a recipe. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -676,183 +675,113 @@ trn_status trn_builtin_preset_load(const char *id, trn_preset *p, trn_error *err
 
 /* ---- terrain_preset documents ------------------------------------------------------------ */
 
-static const char *const preset_keys[] = {"format_version", "name",    "label",   "description",
-                                          "size",           "cells_x", "cells_z", "chunk_cells",
-                                          "default_biome",  "biomes",  "layers",  "rules",
-                                          "graph",          "seed",    NULL};
+/* Every key a preset document may hold, in the order suggestions prefer; the recipe parser
+ * reads the others. cells_x and cells_z are read here because a preset may set one axis. */
+static const trn_doc_field preset_fields[] = {
+    TRN_DOC_OTHER_ROW("format_version"),
+    TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY | TRN_DOC_BRIEF, "a non-empty string", trn_preset,
+                     name),
+    TRN_DOC_TEXT_ROW("label", TRN_DOC_BRIEF, "a string", trn_preset, label),
+    TRN_DOC_TEXT_ROW("description", TRN_DOC_BRIEF, "a string", trn_preset, description),
+    TRN_DOC_OTHER_ROW("size"),
+    TRN_DOC_COUNT_ROW("cells_x", 1, TRN_RCP_MAX_CELLS, TRN_DOC_BRIEF,
+                      "a whole number 1..65535 (cells along the axis)", trn_preset,
+                      recipe.cells_x),
+    TRN_DOC_COUNT_ROW("cells_z", 1, TRN_RCP_MAX_CELLS, TRN_DOC_BRIEF,
+                      "a whole number 1..65535 (cells along the axis)", trn_preset,
+                      recipe.cells_z),
+    TRN_DOC_OTHER_ROW("chunk_cells"),
+    TRN_DOC_OTHER_ROW("default_biome"),
+    TRN_DOC_OTHER_ROW("biomes"),
+    TRN_DOC_OTHER_ROW("layers"),
+    TRN_DOC_OTHER_ROW("rules"),
+    TRN_DOC_OTHER_ROW("graph"),
+    TRN_DOC_OTHER_ROW("seed"),
+    TRN_DOC_END_ROW};
+_Static_assert(TRN_RCP_MAX_CELLS == 65535, "the cells rows' messages name the limit");
 /* Read here rather than by the recipe parser. */
 static const char *const own_keys[] = {"format_version", "name",    "label", "description",
                                        "cells_x",        "cells_z", NULL};
 
-/* An error at the value (or key) of a path in the document. */
-static trn_status at_path(trn_error *err, trn_status code, const char *text, size_t size,
-                          const char *file, const trn_json_step *steps, size_t depth,
-                          trn_json_target target, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 9, 10)))
-#endif
-    ;
-
-static trn_status at_path(trn_error *err, trn_status code, const char *text, size_t size,
-                          const char *file, const trn_json_step *steps, size_t depth,
-                          trn_json_target target, const char *fmt, ...)
+/* A version other than TRN_PRESET_FORMAT_VERSION; the path stands at format_version. */
+static trn_status check_version(const trn_doc *d, const json_t *v)
 {
-    char msg[420];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    trn_json_path path = {{{0}}, 0};
-    for (size_t i = 0; i < depth; i++)
-        path.steps[path.depth++] = steps[i];
-    char where[200];
-    trn_json_path_format(&path, where, sizeof where);
-    trn_json_pos pos;
-    trn_json_locate(text, size, steps, depth, target, &pos);
-    trn_error_set(err, code, file, (int64_t)pos.offset, "%s%s%s", where, where[0] ? ": " : "", msg);
-    trn_error_set_position(err, pos.line, pos.column);
-    return code;
-}
-
-static const char *kind_of(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        break;
-    }
-    return "null";
-}
-
-static trn_status want_text(const char *text, size_t size, const char *file, const char *key,
-                            const json_t *v, bool non_empty, char **out, trn_error *err)
-{
-    trn_json_step step = {key, 0};
-    if (!json_is_string(v) || (non_empty && json_string_length(v) == 0))
-        return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_VALUE,
-                       "expected %s, found %s", non_empty ? "a non-empty string" : "a string",
-                       json_is_string(v) ? "\"\"" : kind_of(v));
-    *out = trn_text_dup(json_string_value(v));
-    return *out ? TRN_OK : preset_oom(file, err);
-}
-
-static trn_status want_cells(const char *text, size_t size, const char *file, const char *key,
-                             const json_t *v, uint32_t *out, trn_error *err)
-{
-    trn_json_step step = {key, 0};
-    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-        json_integer_value(v) > (json_int_t)TRN_RCP_MAX_CELLS) {
-        char found[64];
-        if (json_is_number(v))
-            snprintf(found, sizeof found, "%.17g", json_number_value(v));
-        else
-            snprintf(found, sizeof found, "%s", kind_of(v));
-        return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_VALUE,
-                       "expected a whole number 1..%u (cells along the axis), found %s",
-                       TRN_RCP_MAX_CELLS, found);
-    }
-    *out = (uint32_t)json_integer_value(v);
+    if (json_is_integer(v) && json_integer_value(v) > (json_int_t)TRN_PRESET_FORMAT_VERSION)
+        return trn_doc_fail(d, TRN_ERR_VERSION, TRN_JSON_VALUE,
+                            "format_version %" JSON_INTEGER_FORMAT
+                            " is newer than this build reads (%u)",
+                            json_integer_value(v), TRN_PRESET_FORMAT_VERSION);
+    if (!json_is_integer(v) || json_integer_value(v) != (json_int_t)TRN_PRESET_FORMAT_VERSION)
+        return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %u, found %s",
+                            TRN_PRESET_FORMAT_VERSION,
+                            json_is_integer(v) ? "another number" : trn_doc_kind(v));
     return TRN_OK;
 }
 
-static trn_status parse_preset_root(const char *text, size_t size, const char *file,
-                                    const json_t *root, trn_preset *p, trn_error *err)
+static trn_status parse_preset_root(const trn_doc *d, const json_t *root, trn_preset *p)
 {
     if (!json_is_object(root))
-        return at_path(err, TRN_ERR_JSON, text, size, file, NULL, 0, TRN_JSON_VALUE,
-                       "expected a terrain_preset object, found %s", kind_of(root));
+        return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "expected a terrain_preset object, found %s", trn_doc_kind(root));
     const char *key;
     json_t *v;
     trn_status st = TRN_OK;
-    bool have_version = false;
     json_object_foreach((json_t *)root, key, v)
     {
-        trn_json_step step = {key, 0};
-        bool known = false;
-        for (const char *const *k = preset_keys; *k && !known; k++)
-            known = strcmp(*k, key) == 0;
-        if (!known) {
-            const char *hint = trn_rcp_did_you_mean(key, preset_keys);
-            return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_KEY,
-                           "unknown key '%.80s' in the terrain_preset document%s%s%s%s", key,
-                           hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
-                           strcmp(key, "landforms") == 0 || strcmp(key, "regions") == 0 ||
-                                   strcmp(key, "edits") == 0 || strcmp(key, "exclusions") == 0
-                               ? " (a preset sets size, cells_x, cells_z, chunk_cells, seed, "
-                                 "default_biome, biomes, layers, rules and graph; regions, "
-                                 "edits and exclusions stay the recipe's own)"
-                               : "");
+        const trn_doc_field *row = trn_doc_field_find(preset_fields, key);
+        trn_json_path_push_key(d->path, key);
+        if (!row) {
+            const char *hint = trn_doc_field_suggest(preset_fields, key);
+            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_KEY,
+                                "unknown key '%.80s' in the terrain_preset document%s%s%s%s", key,
+                                hint ? "; did you mean '" : "", hint ? hint : "",
+                                hint ? "'?" : "",
+                                strcmp(key, "landforms") == 0 || strcmp(key, "regions") == 0 ||
+                                        strcmp(key, "edits") == 0 ||
+                                        strcmp(key, "exclusions") == 0
+                                    ? " (a preset sets size, cells_x, cells_z, chunk_cells, "
+                                      "seed, default_biome, biomes, layers, rules and graph; "
+                                      "regions, edits and exclusions stay the recipe's own)"
+                                    : "");
         }
-        if (strcmp(key, "format_version") == 0) {
-            if (json_is_integer(v) && json_integer_value(v) > (json_int_t)TRN_PRESET_FORMAT_VERSION)
-                return at_path(err, TRN_ERR_VERSION, text, size, file, &step, 1, TRN_JSON_VALUE,
-                               "format_version %" JSON_INTEGER_FORMAT
-                               " is newer than this build reads (%u)",
-                               json_integer_value(v), TRN_PRESET_FORMAT_VERSION);
-            if (!json_is_integer(v) ||
-                json_integer_value(v) != (json_int_t)TRN_PRESET_FORMAT_VERSION)
-                return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_VALUE,
-                               "expected %u, found %s", TRN_PRESET_FORMAT_VERSION,
-                               json_is_integer(v) ? "another number" : kind_of(v));
-            have_version = true;
-        } else if (strcmp(key, "name") == 0) {
-            st = want_text(text, size, file, key, v, true, &p->name, err);
-        } else if (strcmp(key, "label") == 0) {
-            st = want_text(text, size, file, key, v, false, &p->label, err);
-        } else if (strcmp(key, "description") == 0) {
-            st = want_text(text, size, file, key, v, false, &p->description, err);
-        } else if (strcmp(key, "cells_x") == 0) {
-            st = want_cells(text, size, file, key, v, &p->recipe.cells_x, err);
-            p->fields |= TRN_PRESET_CELLS_X;
-        } else if (strcmp(key, "cells_z") == 0) {
-            st = want_cells(text, size, file, key, v, &p->recipe.cells_z, err);
-            p->fields |= TRN_PRESET_CELLS_Z;
-        }
+        if (strcmp(key, "format_version") == 0)
+            st = check_version(d, v);
+        else
+            st = trn_doc_read_field(d, row, v, p, "preset");
+        trn_json_path_pop(d->path);
         if (st) return st;
     }
-    if (!have_version)
-        return at_path(err, TRN_ERR_JSON, text, size, file, NULL, 0, TRN_JSON_VALUE,
-                       "missing key 'format_version' (expected %u, the version of the "
-                       "terrain_preset document)",
-                       TRN_PRESET_FORMAT_VERSION);
-    if (!p->name)
-        return at_path(err, TRN_ERR_JSON, text, size, file, NULL, 0, TRN_JSON_VALUE,
-                       "missing key 'name' (expected the preset's display name)");
+    const json_t *version = json_object_get(root, "format_version");
+    if (!version)
+        return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE,
+                            "missing key 'format_version' (expected %u, the version of the "
+                            "terrain_preset document)",
+                            TRN_PRESET_FORMAT_VERSION);
+    if (!p->name) return trn_doc_missing_key(d, "name", "the preset's display name");
     return TRN_OK;
 }
 
 /* Rules and the default biome must name a biome the preset defines, when it defines them:
  * the same check a recipe makes, at the rule's position. */
-static trn_status check_preset_biomes(const char *text, size_t size, const char *file,
-                                      const trn_preset *p, trn_error *err)
+static trn_status check_preset_biomes(const trn_doc *d, const trn_preset *p)
 {
     const trn_recipe *r = &p->recipe;
     if (!(p->fields & TRN_PRESET_BIOMES)) return TRN_OK;
+    const char *missing = NULL;
     if (r->default_biome && trn_recipe_find_biome(r, r->default_biome) < 0) {
-        trn_json_step step = {"default_biome", 0};
-        return at_path(err, TRN_ERR_JSON, text, size, file, &step, 1, TRN_JSON_VALUE,
-                       "unknown biome '%.80s' (the preset's biomes do not define it)",
-                       r->default_biome);
+        trn_json_path_push_key(d->path, "default_biome");
+        missing = r->default_biome;
     }
-    for (uint32_t i = 0; i < r->rule_count; i++) {
+    for (uint32_t i = 0; !missing && i < r->rule_count; i++) {
         if (trn_recipe_find_biome(r, r->rules[i].biome) >= 0) continue;
-        trn_json_step steps[3] = {{"rules", 0}, {NULL, i}, {"biome", 0}};
-        return at_path(err, TRN_ERR_JSON, text, size, file, steps, 3, TRN_JSON_VALUE,
-                       "unknown biome '%.80s' (the preset's biomes do not define it)",
-                       r->rules[i].biome);
+        trn_json_path_push_key(d->path, "rules");
+        trn_json_path_push_index(d->path, i);
+        trn_json_path_push_key(d->path, "biome");
+        missing = r->rules[i].biome;
     }
-    return TRN_OK;
+    if (!missing) return TRN_OK;
+    return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE,
+                        "unknown biome '%.80s' (the preset's biomes do not define it)", missing);
 }
 
 trn_status trn_preset_parse(const char *text, size_t size, const char *path, const char *id,
@@ -876,8 +805,10 @@ trn_status trn_preset_parse(const char *text, size_t size, const char *path, con
         trn_error_set_position(err, pos.line, pos.column);
         return TRN_ERR_JSON;
     }
+    trn_json_path at = {{{0}}, 0};
+    const trn_doc d = {text, size, path, &at, err};
     trn_recipe fields;
-    trn_status st = parse_preset_root(text, size, path, root, p, err);
+    trn_status st = parse_preset_root(&d, root, p);
     if (!st) st = trn_rcp_parse_partial(text, size, path, root, own_keys, &fields, err);
     if (!st) {
         uint32_t cx = p->recipe.cells_x, cz = p->recipe.cells_z;
@@ -888,13 +819,14 @@ trn_status trn_preset_parse(const char *text, size_t size, const char *path, con
         static const struct {
             const char *key;
             uint32_t bit;
-        } bits[] = {{"size", TRN_PRESET_SIZE},     {"chunk_cells", TRN_PRESET_CHUNK_CELLS},
+        } bits[] = {{"cells_x", TRN_PRESET_CELLS_X}, {"cells_z", TRN_PRESET_CELLS_Z},
+                    {"size", TRN_PRESET_SIZE},     {"chunk_cells", TRN_PRESET_CHUNK_CELLS},
                     {"seed", TRN_PRESET_SEED},     {"default_biome", TRN_PRESET_DEFAULT_BIOME},
                     {"biomes", TRN_PRESET_BIOMES}, {"layers", TRN_PRESET_LAYERS},
                     {"rules", TRN_PRESET_RULES},   {"graph", TRN_PRESET_GRAPH}};
         for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
             if (json_object_get(root, bits[i].key)) p->fields |= bits[i].bit;
-        st = check_preset_biomes(text, size, path, p, err);
+        st = check_preset_biomes(&d, p);
     }
     if (!st) {
         json_t *copy = json_deep_copy(root);

@@ -107,6 +107,15 @@ static trn_status want_u32(pctx *c, const json_t *v, trn_rcp_num which, uint32_t
     return TRN_OK;
 }
 
+/* A field row's value (the path at its key) into base. */
+static trn_status read_field(pctx *c, const trn_doc_field *row, const json_t *v, void *base)
+{
+    trn_doc d = doc_of(c);
+    trn_status st = trn_doc_read_field(&d, row, v, base, "recipe");
+    if (st) c->fail_code = st;
+    return st;
+}
+
 /* A non-empty string, copied. */
 static trn_status want_string(pctx *c, const json_t *v, const char *expect, char **out)
 {
@@ -436,7 +445,14 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
 
 /* ---- layers and strokes ----------------------------------------------------------------- */
 
-static const char *const layer_keys[] = {"id", "name", "group", "enabled", NULL};
+/* A layer's fields: the group is a choice read by parse_layer. */
+static const trn_doc_field layer_fields[] = {
+    TRN_DOC_TEXT_ROW("id", TRN_DOC_NONEMPTY, "a layer id (a non-empty string)", trn_layer, id),
+    TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY, "a layer name (a non-empty string)", trn_layer,
+                     name),
+    TRN_DOC_OTHER_ROW("group"),
+    TRN_DOC_BOOL_ROW("enabled", "true or false", trn_layer, enabled),
+    TRN_DOC_END_ROW};
 static const char *const radial_keys[] = {"type",    "layer",  "radius", "strength",
                                           "falloff", "points", "center", "target_height",
                                           "biome",   "mode",   NULL};
@@ -485,12 +501,16 @@ static trn_status parse_layer(pctx *c, const json_t *obj, trn_layer *l)
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
+        const trn_doc_field *row = trn_doc_field_find(layer_fields, key);
+        if (!row) {
+            c->fail_code = TRN_ERR_JSON;
+            trn_doc d = doc_of(c);
+            return trn_doc_unknown_field(&d, key, layer_fields, "a layer", NULL);
+        }
         push(c, key);
-        if (strcmp(key, "id") == 0) {
-            st = want_string(c, v, "a layer id (a non-empty string)", &l->id);
-        } else if (strcmp(key, "name") == 0) {
-            st = want_string(c, v, "a layer name (a non-empty string)", &l->name);
-        } else if (strcmp(key, "group") == 0) {
+        if (row->type != TRN_DOC_OTHER) {
+            st = read_field(c, row, v, l);
+        } else {
             int g = group_of_name(json_string_value(v));
             if (g < 0)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
@@ -499,14 +519,6 @@ static trn_status parse_layer(pctx *c, const json_t *obj, trn_layer *l)
                             describe(v, buf, sizeof buf));
             l->group = (trn_layer_group)g;
             have_group = true;
-        } else if (strcmp(key, "enabled") == 0) {
-            if (!json_is_boolean(v))
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected true or false, found %s",
-                            describe(v, buf, sizeof buf));
-            l->enabled = json_is_true(v);
-        } else {
-            pop(c);
-            return unknown_key(c, key, layer_keys, "a layer");
         }
         if (st) return st;
         pop(c);

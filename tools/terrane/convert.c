@@ -172,7 +172,8 @@ static int choose_scale(cli_ctx *ctx, const cli_terrain *t, const char *out, con
     return rc;
 }
 
-/* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field. */
+/* .ter to .ter keeps the file's own structures (extra maps, exact values) without a field:
+ * the library checks the input as a read would and copies its bytes file to file. */
 static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, const convert_opts *o)
 {
     trn_ter ter;
@@ -180,28 +181,25 @@ static int convert_ter_to_ter(cli_ctx *ctx, const char *in, const char *out, con
     trn_ter_limits lim;
     trn_ter_limits_default(&lim);
     if (o->load.max_samples) lim.max_samples = o->load.max_samples;
-    if (trn_ter_read(cli_input_path(in), &lim, &ter, cli_progress, ctx, &e) != TRN_OK)
-        return cli_fail(ctx, &e);
-    for (uint32_t w = 0; w < ter.warning_count; w++)
-        cli_note(ctx, "warning: %s: %s", in, ter.warnings[w].message);
     uint8_t version = (uint8_t)(o->ter_version ? o->ter_version : (int)TRN_TER_VERSION_CURRENT);
     /* Extra maps are not the engine's layout: keep them only for a faithful round trip (the
      * input's own version asked for), so a plain convert gives a file the engine reads. */
-    if (ter.extra_count && !(o->ter_version && version == ter.version)) {
+    trn_status st = trn_ter_copy(cli_input_path(in), out, &lim, version, o->ter_version != 0, &ter,
+                                 cli_progress, ctx, &e);
+    cli_progress_end(ctx);
+    if (st) return cli_fail(ctx, &e);
+    for (uint32_t w = 0; w < ter.warning_count; w++)
+        cli_note(ctx, "warning: %s: %s", in, ter.warnings[w].message);
+    if (ter.extra_count && !(o->ter_version && version == ter.version))
         cli_note(ctx,
                  "dropping %u extra map(s) found after the layer map (not part of the "
                  "engine's layout); --ter-version %u keeps them",
                  ter.extra_count, ter.version);
-        ter.extra_count = 0;
-        ter.layout = TRN_TER_LAYOUT_MODERN;
-    }
     if (ter.layout == TRN_TER_LAYOUT_LEGACY)
         cli_note(ctx, "converting legacy version %u file to the modern layout, version %u",
                  ter.version, version);
-    trn_status st = trn_ter_write(out, &ter, version, cli_progress, ctx, &e);
     trn_ter_dispose(&ter);
-    cli_progress_end(ctx);
-    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 static int write_ter(cli_ctx *ctx, const cli_terrain *t, const char *out, const char *out_file,
