@@ -108,15 +108,15 @@ static char *slurp_text(const char *path)
     return (char *)b;
 }
 
+/* Run by hand as under ctest: the user's platform node cache stays out of every test binary
+ * and the servers and commands it starts (a test of that default turns it on again). */
+__attribute__((constructor)) static void cache_off(void)
+{
+    setenv("TERRANE_CACHE", "off", 0);
+}
+
 int trn_test_run_cli(const char *args, char **out, char **errout)
 {
-    /* Run by hand as under ctest: the user's platform cache stays out of the tests (a test of
-     * that default turns it on again after this first call). */
-    static bool cache_set;
-    if (!cache_set) {
-        cache_set = true;
-        setenv("TERRANE_CACHE", "off", 0);
-    }
     char dir[512];
     const char *base = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/terrane-cli-XXXXXX", base && *base ? base : "/tmp");
