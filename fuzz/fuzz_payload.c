@@ -35,6 +35,26 @@ static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
         FUZZ_ASSERT(labels[k] < biomes || labels[k] == TRN_LABEL_NONE);
         FUZZ_ASSERT(!roles || roles[k] < TRN_ROLE_COUNT || roles[k] == TRN_ROLE_NONE);
     }
+    /* Biome materials and texture scales: one per biome, scales > 0, nothing past the table. */
+    for (uint32_t b = 0; b < biomes; b++) {
+        const char *m = trn_payload_biome_material(p, b);
+        FUZZ_ASSERT(!m || m[0]);
+        const double ts = trn_payload_biome_texture_scale(p, b);
+        FUZZ_ASSERT(isfinite(ts) && ts > 0.0);
+    }
+    FUZZ_ASSERT(!trn_payload_biome_material(p, biomes));
+    FUZZ_ASSERT(isnan(trn_payload_biome_texture_scale(p, biomes)));
+    /* Ledgers: an id each, amounts finite and >= 0, NULL past the end. */
+    const uint32_t ledgers = trn_payload_ledger_count(p);
+    for (uint32_t k = 0; k < ledgers; k++) {
+        trn_erosion_ledger l;
+        const char *id = trn_payload_ledger_at(p, k, &l);
+        FUZZ_ASSERT(id);
+        FUZZ_ASSERT(isfinite(l.eroded) && l.eroded >= 0.0 && isfinite(l.deposited) &&
+                    l.deposited >= 0.0 && isfinite(l.exported) && l.exported >= 0.0 &&
+                    isfinite(l.suspended) && l.suspended >= 0.0);
+    }
+    FUZZ_ASSERT(!trn_payload_ledger_at(p, ledgers, NULL));
     for (uint32_t k = 0; k < info.section_count; k++) {
         trn_payload_section s;
         FUZZ_ASSERT(trn_payload_section_at(p, k, &s));
@@ -112,8 +132,10 @@ static void wput_le(wbytes *b, uint64_t v, int bytes)
 
 static wbytes wrap(const uint8_t *data, size_t size)
 {
-    static const char *const ids[] = {"BIOM", "EXCL", "WATR", "SCTR", "ROLE", "HGHT"};
-    const int sel = data[1] % 6;
+    /* Selectors 0..5 keep their meaning for the checked-in corpus; 6 and 7 came later. */
+    static const char *const ids[] = {"BIOM", "EXCL", "WATR", "SCTR",
+                                      "ROLE", "HGHT", "BMAT", "LDGR"};
+    const int sel = data[1] % 8;
     const uint32_t cx = data[2] % 8u + 1u, cz = data[3] % 8u + 1u;
     const size_t samples = (size_t)(cx + 1u) * (cz + 1u);
     wbytes raw[4];
@@ -140,7 +162,7 @@ static wbytes wrap(const uint8_t *data, size_t size)
             wput_le(&raw[n], 0, 1);
     }
     n++;
-    if (sel >= 1 && sel <= 4) {
+    if (sel != 0 && sel != 5) {
         tag[n] = ids[sel];
         wput(&raw[n++], data + 4, size - 4);
     }
