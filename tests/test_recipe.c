@@ -1314,6 +1314,7 @@ static void test_scene_document_check(void)
     const char *broken = "{\"entities\": [\n  {\"id\": }\n]}";
     CHECK_STATUS(trn_scene_document_check(broken, strlen(broken), "b.scene.json", &e), TRN_ERR_JSON);
     CHECK_EQ_INT(e.line, 2);
+    CHECK_CONTAINS(e.message, "invalid JSON: ");
     const char *none = "{\"name\": \"s\"}";
     CHECK_STATUS(trn_scene_document_check(none, strlen(none), "n.scene.json", &e),
                  TRN_ERR_VALIDATION);

@@ -112,7 +112,8 @@ trn_status trn_scene_document_check(const char *text, size_t size, const char *f
     json_t *doc = json_loadb(text + bom, size - bom, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         trn_status st =
-            trn_error_set(err, TRN_ERR_JSON, file, (int64_t)(je.position + (int)bom), "%s", je.text);
+            trn_error_set(err, TRN_ERR_JSON, file, (int64_t)(je.position + (int)bom),
+                          "invalid JSON: %s", je.text);
         trn_error_set_position(err, je.line, je.column);
         return st;
     }

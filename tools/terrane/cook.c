@@ -202,11 +202,15 @@ static int add_scene_jobs(cli_ctx *ctx, const char *path, const char *rel, const
     size_t size = 0;
     trn_error e;
     if (trn_file_read_all(path, (size_t)64 << 20, &data, &size, &e)) return cli_fail(ctx, &e);
-    const trn_status checked = trn_scene_document_check((const char *)data, size, path, &e);
-    free(data);
-    if (checked) return cli_fail(ctx, &e);
+    if (trn_scene_document_check((const char *)data, size, path, &e)) {
+        free(data);
+        return cli_fail(ctx, &e);
+    }
+    /* Checked, so it parses: the same bytes (after a byte order mark), read once. */
+    const size_t bom = size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    json_t *doc = json_loadb((const char *)data + bom, size - bom, 0, &je);
+    free(data);
     if (!doc)
         return cli_failf(ctx, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     const json_t *ents = json_object_get(doc, "entities");

@@ -1035,10 +1035,9 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
     /* Without --cache, what generate would reuse: the platform cache directory, when it is on
      * and exists. */
     char default_dir[4096] = "";
-    const char *env = getenv("TERRANE_CACHE");
     struct stat db;
     const char *peek = cache_dir;
-    if (!peek && !(env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0)) &&
+    if (!peek && cli_cache_default_on() &&
         trn_graph_cache_dir_default(default_dir, sizeof default_dir, NULL) == TRN_OK &&
         stat(default_dir, &db) == 0 && S_ISDIR(db.st_mode))
         peek = default_dir;

@@ -317,11 +317,16 @@ static const char *shown_path(const cli_ctx *ctx, const char *file)
 
 static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, int exit_code);
 
+bool cli_cache_default_on(void)
+{
+    const char *env = getenv("TERRANE_CACHE");
+    return !(env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0));
+}
+
 trn_graph_cache *cli_cache_default(char *dir, size_t dir_size)
 {
     if (dir && dir_size) dir[0] = '\0';
-    const char *env = getenv("TERRANE_CACHE");
-    if (env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0)) return NULL;
+    if (!cli_cache_default_on()) return NULL;
     char path[4096];
     trn_graph_cache *cache = NULL;
     if (trn_graph_cache_dir_default(path, sizeof path, NULL) ||

@@ -117,6 +117,8 @@ bool cli_graph_places_palette(const trn_recipe *recipe);
  * TERRANE_CACHE is "off" (or "0"), when there is no such folder or it cannot be made: the run
  * then goes on without reuse. *dir (may be NULL) receives the folder used. */
 trn_graph_cache *cli_cache_default(char *dir, size_t dir_size);
+/* Whether the platform cache directory is in use (TERRANE_CACHE is not "off" or "0"). */
+bool cli_cache_default_on(void);
 /* trn_recipe_generate for every verb: when the graph places the recipe's palette and options
  * give none, the palette is resolved beside recipe_path for the generation (options may be
  * NULL); options without a cache use cli_cache_default's for the call. */
