@@ -330,9 +330,11 @@ typedef struct trn_node_report {
  * default parameters on the largest grid (2^28 samples) and erosion at 20 times its defaults on
  * a 4097 x 4097 grid, and refuses what would run for hours. */
 #define TRN_WORK_BUDGET_DEFAULT UINT64_C(10000000000)
-/* The evaluated nodes together may cost this many times the budget (many nodes, each within
- * it, still add up). */
-#define TRN_WORK_GRAPH_FACTOR 10u
+/* The evaluated nodes together may take this many budgets of one core's CPU time, each work
+ * unit counted at the rate measured for its node type and each budget unit at
+ * TRN_WORK_UNIT_NS (many nodes, each within the budget, still add up): 300 s by default. */
+#define TRN_WORK_GRAPH_FACTOR 3u
+#define TRN_WORK_UNIT_NS 10.0
 /* A max_work that turns the budget off (trusted recipes only). */
 #define TRN_WORK_UNLIMITED UINT64_MAX
 /* Memory budget: an evaluation keeps every evaluated node's outputs until the run is freed, and

@@ -355,11 +355,32 @@ static uint64_t budget_of(uint64_t max_work)
     return max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
 }
 
-/* The whole graph may use ten node budgets: many nodes each within budget still add up. */
-static uint64_t graph_budget_of(uint64_t budget)
+/* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c, one
+ * thread, 129^2 to 1025^2 grids; docs/graph.md "Work budgets"): work units count a node's
+ * visits, and the types differ in what a visit costs. */
+static double unit_ns(const char *type)
 {
-    return budget > UINT64_MAX / TRN_WORK_GRAPH_FACTOR ? UINT64_MAX
-                                                       : budget * TRN_WORK_GRAPH_FACTOR;
+    static const struct {
+        const char *type;
+        double ns;
+    } rates[] = {
+        {"erosion", 20.0},       {"stream_power", 10.0},      {"drainage", 10.0},
+        {"drain_depressions", 12.0}, {"polygon_mask", 12.0},  {"path_distance_mask", 3.0},
+        {"noise_terrain", 2.5},  {"landform", 3.0},           {"height_blend", 2.5},
+        {"elevation_mask", 2.5}, {"flat_terrain", 0.5},       {"water_body", 4.0},
+        {"river_route", 1.5},    {"basin_water", 0.5},        {"biome_rules", 0.1},
+        {"terrain_output", 0.1},
+    };
+    for (size_t k = 0; type && k < sizeof rates / sizeof rates[0]; k++)
+        if (strcmp(rates[k].type, type) == 0) return rates[k].ns;
+    return 2.0; /* a pointwise pass over the grid */
+}
+
+/* The CPU seconds the whole graph may take: TRN_WORK_GRAPH_FACTOR node budgets at
+ * TRN_WORK_UNIT_NS a unit (300 s of one core by default: a few minutes on a desktop). */
+static double graph_seconds_of(uint64_t budget)
+{
+    return (double)budget * (double)TRN_WORK_GRAPH_FACTOR * TRN_WORK_UNIT_NS * 1e-9;
 }
 
 /* Every planned node's work and memory, in plan order so that each water node knows the water
@@ -382,38 +403,40 @@ static trn_node_work_info *plan_works(const trn_graph *g, const trn_recipe *reci
     return w;
 }
 
-/* The planned nodes' work and memory together (saturating) and the costliest node. */
-static uint64_t graph_total(const trn_graph *g, const plan *p, const trn_node_work_info *w,
-                            uint32_t *worst, uint64_t *worst_work, uint64_t *memory)
+/* The planned nodes' estimated CPU seconds and memory together, and the costliest node. */
+static double graph_total(const trn_graph *g, const plan *p, const trn_node_work_info *w,
+                          uint32_t *worst, double *worst_seconds, uint64_t *memory)
 {
-    uint64_t total = 0, bytes = 0;
+    double total = 0.0;
+    uint64_t bytes = 0;
     *worst = 0;
-    *worst_work = 0;
+    *worst_seconds = 0.0;
     for (uint32_t q = 0; q < p->order_count; q++) {
         const uint32_t k = (uint32_t)p->order[q];
-        if (w[k].work > *worst_work || q == 0) {
+        const double sec = (double)w[k].work * unit_ns(g->nodes[k].type) * 1e-9;
+        if (sec > *worst_seconds || q == 0) {
             *worst = k;
-            *worst_work = w[k].work;
+            *worst_seconds = sec;
         }
-        total = total > UINT64_MAX - w[k].work ? UINT64_MAX : total + w[k].work;
+        total += sec;
         bytes = bytes > UINT64_MAX - w[k].memory ? UINT64_MAX : bytes + w[k].memory;
     }
-    (void)g;
     if (memory) *memory = bytes;
     return total;
 }
 
-static void graph_work_message(const trn_graph *g, const plan *p, uint64_t total, uint64_t budget,
-                               uint32_t worst, uint64_t worst_work, char *msg, size_t size)
+static void graph_work_message(const trn_graph *g, const plan *p, double total, uint64_t budget,
+                               uint32_t worst, double worst_seconds, char *msg, size_t size)
 {
     snprintf(msg, size,
-             "the graph's %" PRIu32 " evaluated nodes together cost %" PRIu64
-             ", more than %u times the work budget (%" PRIu64 "); the costliest is node '%.60s' "
-             "(%.32s, work %" PRIu64 "); use fewer nodes, or raise the budget (max_work in the "
+             "the graph's %" PRIu32 " evaluated nodes together would take about %.3g s of one "
+             "core's CPU time, more than the %.3g s the work budget allows a whole graph (%u "
+             "budgets of %" PRIu64 " units at %g ns); the costliest is node '%.60s' (%.32s, about "
+             "%.3g s); use fewer or cheaper nodes, or raise the budget (max_work in the "
              "generation options; terrane generate --max-work N, or --no-work-limit for a "
              "trusted recipe)",
-             p->order_count, total, TRN_WORK_GRAPH_FACTOR, graph_budget_of(budget),
-             g->nodes[worst].id, g->nodes[worst].type, worst_work);
+             p->order_count, total, graph_seconds_of(budget), TRN_WORK_GRAPH_FACTOR, budget,
+             TRN_WORK_UNIT_NS, g->nodes[worst].id, g->nodes[worst].type, worst_seconds);
 }
 
 /* The path of what sets node k's cost: its parameter when written, else the node. */
@@ -504,10 +527,10 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
                  node->type, msg);
     }
     uint32_t worst;
-    uint64_t worst_work;
-    const uint64_t total = graph_total(graph, &p, works, &worst, &worst_work, NULL);
+    double worst_seconds;
+    const double total = graph_total(graph, &p, works, &worst, &worst_seconds, NULL);
     free(works);
-    if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_budget_of(budget)) {
+    if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
         trn_graph_diagnostic *items =
             out->count == out->capacity
                 ? realloc(out->items, (out->capacity ? out->capacity * 2 : 8) * sizeof *items)
@@ -523,7 +546,7 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
             snprintf(d->check, sizeof d->check, "work-budget");
             snprintf(d->path, sizeof d->path, "nodes");
             d->offset = -1;
-            graph_work_message(graph, &p, total, budget, worst, worst_work, d->message,
+            graph_work_message(graph, &p, total, budget, worst, worst_seconds, d->message,
                                sizeof d->message);
         }
     }
@@ -557,11 +580,12 @@ static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, con
         return TRN_ERR_LIMIT;
     }
     uint32_t worst;
-    uint64_t worst_work, memory;
-    const uint64_t total = graph_total(g, p, works, &worst, &worst_work, &memory);
-    if (max_work != TRN_WORK_UNLIMITED && total > graph_budget_of(budget)) {
-        char msg[768];
-        graph_work_message(g, p, total, budget, worst, worst_work, msg, sizeof msg);
+    double worst_seconds;
+    uint64_t memory;
+    const double total = graph_total(g, p, works, &worst, &worst_seconds, &memory);
+    if (max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
+        char msg[900];
+        graph_work_message(g, p, total, budget, worst, worst_seconds, msg, sizeof msg);
         free(works);
         trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.nodes: %s", msg);
         if (err) snprintf(err->node_id, sizeof err->node_id, "%s", g->nodes[worst].id);
