@@ -96,7 +96,7 @@ static void plan_make(dune_plan *plan, const trn_dune_params *p, uint64_t seed, 
     memset(plan, 0, sizeof *plan);
     plan->p = *p;
     const double lambda = p->wavelength;
-    trn_fractal_params_init(&plan->warp, mix64(seed ^ 0x7761727000000000ull), TRN_PROFILE_FBM, 3,
+    trn_fractal_params_init(&plan->warp, mix64(seed ^ 0x7761727000000000ull), TRN_PROFILE_FBM, 5,
                             p->warp_feature_size, 0.45);
     plan->warp.signed_output = true;
     trn_fractal_params_init(&plan->supply, mix64(seed ^ 0x73616e6400000000ull), TRN_PROFILE_FBM,
