@@ -2,6 +2,7 @@
 #include "gen/dunes.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/rows.h"
@@ -126,47 +127,77 @@ static void plan_make(dune_plan *plan, const trn_dune_params *p, uint64_t seed, 
     plan->samples_x = trn_grid_samples_x(f->cells_x);
 }
 
+/* One lattice cell's junction pair: its middle, half its length, the sign of its phase. */
+typedef struct junction_cell {
+    bool present;
+    double ca, cb, half, sign;
+} junction_cell;
+
+/* The 3 x 3 cells around the last point asked about: consecutive samples nearly always share
+ * them, and hashing them again for each was half the generator's time. */
+typedef struct junction_cache {
+    bool valid;
+    int64_t ia0, ib0;
+    junction_cell cells[9];
+} junction_cache;
+
+static void junction_cells(const dune_plan *plan, int64_t ia0, int64_t ib0, junction_cache *jc)
+{
+    const double d = plan->spacing, lambda = plan->lambda;
+    int k = 0;
+    for (int da = -1; da <= 1; da++) {
+        for (int db = -1; db <= 1; db++, k++) {
+            junction_cell *cell = &jc->cells[k];
+            const int64_t ia = ia0 + da, ib = ib0 + db;
+            uint64_t h = mix64(plan->defect_seed ^ ((uint64_t)ia * 0x9e3779b97f4a7c15ull));
+            h = mix64(h ^ ((uint64_t)ib * 0xc2b2ae3d27d4eb4full));
+            cell->present = unit(h) < 0.75; /* three cells in four hold a junction pair */
+            if (!cell->present) continue;
+            const uint64_t h1 = mix64(h + 1u), h2 = mix64(h + 2u), h3 = mix64(h + 3u);
+            cell->ca = ((double)ia + 0.25 + 0.5 * unit(h1)) * d;
+            cell->cb = ((double)ib + 0.25 + 0.5 * unit(h2)) * d;
+            cell->half = lambda * (0.75 + 0.75 * unit(h3));
+            cell->sign = (h >> 7) & 1u ? 1.0 : -1.0;
+        }
+    }
+    jc->ia0 = ia0;
+    jc->ib0 = ib0;
+    jc->valid = true;
+}
+
 /* Crest junctions: each cell of a square lattice (side `spacing`, in the wind's frame) may hold
  * a pair of dislocations, the two ends of one extra crest segment. Its phase is the angle the
  * segment subtends at the point over 2 pi: smooth everywhere but on the segment, where it jumps
  * by exactly one wavelength (invisible in the periodic profile), so two crests meet at each end
  * (a Y-junction). Away from the segment it fades to nothing before the next cell but one.
- * Returns the phase added at (a, b); *fade (when not NULL) gets the crest height factor that
- * fades each crest end to nothing. */
-static double junctions(const dune_plan *plan, double a, double b, double *fade)
+ * Returns the phase added at (a, b); *fade gets the crest height factor that fades each crest
+ * end to nothing. */
+static double junctions(const dune_plan *plan, double a, double b, junction_cache *jc,
+                        double *fade)
 {
-    if (fade) *fade = 1.0;
+    *fade = 1.0;
     const double d = plan->spacing;
     if (d <= 0.0) return 0.0;
     const double lambda = plan->lambda;
-    const double ia0 = floor(a / d), ib0 = floor(b / d);
+    const int64_t ia0 = (int64_t)floor(a / d), ib0 = (int64_t)floor(b / d);
+    if (!jc->valid || jc->ia0 != ia0 || jc->ib0 != ib0) junction_cells(plan, ia0, ib0, jc);
     double phase = 0.0;
-    for (int da = -1; da <= 1; da++) {
-        for (int db = -1; db <= 1; db++) {
-            const int64_t ia = (int64_t)ia0 + da, ib = (int64_t)ib0 + db;
-            uint64_t h = mix64(plan->defect_seed ^ ((uint64_t)ia * 0x9e3779b97f4a7c15ull));
-            h = mix64(h ^ ((uint64_t)ib * 0xc2b2ae3d27d4eb4full));
-            if (unit(h) >= 0.75) continue; /* three cells in four hold a junction pair */
-            const uint64_t h1 = mix64(h + 1u), h2 = mix64(h + 2u), h3 = mix64(h + 3u);
-            const double ca = ((double)ia + 0.25 + 0.5 * unit(h1)) * d;
-            const double cb = ((double)ib + 0.25 + 0.5 * unit(h2)) * d;
-            const double half = lambda * (0.75 + 0.75 * unit(h3));
-            const double sign = (h >> 7) & 1u ? 1.0 : -1.0;
-            const double ra = a - ca, rb = b - cb;
-            const double r = sqrt(ra * ra + rb * rb);
-            const double r1 = half + 0.25 * lambda, r2 = r1 + 1.5 * lambda;
-            if (r >= r2) continue;
-            /* The segment runs along the crests (b), from cb - half to cb + half. */
-            const double p1a = ra, p1b = rb + half, p2a = ra, p2b = rb - half;
-            const double cross = p1a * p2b - p1b * p2a, dot = p1a * p2a + p1b * p2b;
-            const double taper = 1.0 - smoothstep(r1, r2, r);
-            phase += sign * atan2(cross, dot) / (2.0 * PI) * taper;
-            if (fade) {
-                const double e1 = sqrt(p1a * p1a + p1b * p1b), e2 = sqrt(p2a * p2a + p2b * p2b);
-                const double core = CORE_WAVELENGTHS * lambda;
-                *fade *= smoothstep(0.0, core, e1 < e2 ? e1 : e2);
-            }
-        }
+    for (int k = 0; k < 9; k++) {
+        const junction_cell *cell = &jc->cells[k];
+        if (!cell->present) continue;
+        const double half = cell->half;
+        const double ra = a - cell->ca, rb = b - cell->cb;
+        const double r = sqrt(ra * ra + rb * rb);
+        const double r1 = half + 0.25 * lambda, r2 = r1 + 1.5 * lambda;
+        if (r >= r2) continue;
+        /* The segment runs along the crests (b), from cb - half to cb + half. */
+        const double p1a = ra, p1b = rb + half, p2a = ra, p2b = rb - half;
+        const double cross = p1a * p2b - p1b * p2a, dot = p1a * p2a + p1b * p2b;
+        const double taper = 1.0 - smoothstep(r1, r2, r);
+        phase += cell->sign * atan2(cross, dot) / (2.0 * PI) * taper;
+        const double e1 = sqrt(p1a * p1a + p1b * p1b), e2 = sqrt(p2a * p2a + p2b * p2b);
+        const double core = CORE_WAVELENGTHS * lambda;
+        *fade *= smoothstep(0.0, core, e1 < e2 ? e1 : e2);
     }
     return phase;
 }
@@ -184,6 +215,8 @@ static void fill_row(const dune_plan *plan, uint32_t j, float *heights)
     const double row_z = (double)j * plan->size_z / plan->cells_z;
     const double c = plan->c, s = plan->s, lambda = plan->lambda, delta = plan->delta;
     const double t0 = 1.0 - 1.25 * p->sand_supply;
+    junction_cache jc;
+    memset(&jc, 0, sizeof jc);
     for (size_t i0 = 0; i0 < plan->samples_x; i0 += ROW_BLOCK) {
         const size_t n = plan->samples_x - i0 < ROW_BLOCK ? plan->samples_x - i0 : ROW_BLOCK;
         for (size_t k = 0; k < n; k++) {
@@ -212,7 +245,7 @@ static void fill_row(const dune_plan *plan, uint32_t j, float *heights)
              * a quarter wavelength over two wavelengths. */
             double ph = (a[k] + p->crest_warp * (double)warp[k]) / lambda +
                         SPACING_JITTER * (double)irregular[k] +
-                        junctions(plan, a[k], b[k], &fade);
+                        junctions(plan, a[k], b[k], &jc, &fade);
             /* Low dunes move faster: where a crest is lower, it runs ahead downwind (lobes
              * along a ridge; where the sand thins out, the horns of a barchan). */
             const double relative = amount * (0.6 + 0.4 * w);
