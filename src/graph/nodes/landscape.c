@@ -221,6 +221,17 @@ void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
     XXH64_update(h, &steps, sizeof steps);
 }
 
+/* Samples an open border adds on each side: an eighth of the longer side, at least 16
+ * evolution cells, a whole number of evolution cells (so the coarse grid keeps its alignment
+ * with the map). */
+static uint32_t open_pad(uint32_t cells_x, uint32_t cells_z, uint32_t coarsen)
+{
+    const uint32_t cells = cells_x > cells_z ? cells_x : cells_z;
+    uint32_t evo = cells / coarsen / 8u;
+    if (evo < 16u) evo = 16u;
+    return evo * coarsen;
+}
+
 void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                           trn_erosion_quality quality, trn_node_work_info *out)
 {
@@ -229,9 +240,15 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
     uint32_t coarsen, refine;
     sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &coarsen,
                &refine);
-    const uint64_t cx = ((uint64_t)recipe->cells_x * refine + o.coarsen - 1u) / o.coarsen + 1u;
-    const uint64_t cz = ((uint64_t)recipe->cells_z * refine + o.coarsen - 1u) / o.coarsen + 1u;
-    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    /* An open border runs on the grid grown past every edge. */
+    const char *border = trn_graph_param_text(n, t, "border");
+    const uint64_t grow = border && strcmp(border, "open") == 0
+                              ? 2u * (uint64_t)open_pad(recipe->cells_x, recipe->cells_z, coarsen)
+                              : 0u;
+    const uint64_t gx = recipe->cells_x + grow, gz = recipe->cells_z + grow;
+    const uint64_t cx = (gx * refine + o.coarsen - 1u) / o.coarsen + 1u;
+    const uint64_t cz = (gz * refine + o.coarsen - 1u) / o.coarsen + 1u;
+    const uint64_t samples = (gx + 1u) * (gz + 1u);
     /* A step (receivers, stack, area, incision, diffusion) measured at 0.5 droplet steps a
      * sample on 2049^2 and up to 2.2 on small grids routing many closed depressions: 4. */
     const uint64_t steps_work = trn_sat_mul(trn_sat_mul(cx * cz, o.sp.steps), 4u);
@@ -297,17 +314,6 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *no
 }
 
 /* ---- open border ---- */
-
-/* Samples an open border adds on each side: an eighth of the longer side, at least 16
- * evolution cells, a whole number of evolution cells (so the coarse grid keeps its alignment
- * with the map). */
-static uint32_t open_pad(uint32_t cells_x, uint32_t cells_z, uint32_t coarsen)
-{
-    const uint32_t cells = cells_x > cells_z ? cells_x : cells_z;
-    uint32_t evo = cells / coarsen / 8u;
-    if (evo < 16u) evo = 16u;
-    return evo * coarsen;
-}
 
 /* Sample a of a line of n values (stride apart) continued past its ends by point reflection
  * through the end sample (v(-k) = 2 v(0) - v(k)): slopes carry on across the end, so a valley
