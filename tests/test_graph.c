@@ -506,7 +506,7 @@ static void test_check_valid(void)
                            "erosion",    "biome_rules",   "path_distance_mask", "polygon_mask",
                            "comment",    "terrain_output", "water_body",       "basin_water",
                            "water_edit", "river_route", "scatter_palette", "stream_power", "flow_accumulation",
-                           "drain_depressions", "heightfield_input"};
+                           "drain_depressions", "heightfield_input", "dune_field"};
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
         CHECK(trn_node_type_find(types[k]) != NULL);
     CHECK_EQ_INT(trn_node_type_count(), sizeof types / sizeof *types);

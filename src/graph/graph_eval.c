@@ -369,7 +369,7 @@ static double unit_ns(const char *type)
         {"noise_terrain", 2.5},  {"landform", 3.0},           {"height_blend", 3.0},
         {"elevation_mask", 2.5}, {"flat_terrain", 0.7},       {"water_body", 3.6},
         {"river_route", 1.6},    {"basin_water", 0.7},        {"biome_rules", 0.1},
-        {"terrain_output", 0.1},
+        {"terrain_output", 0.1}, {"dune_field", 7.0},
     };
     for (size_t k = 0; type && k < sizeof rates / sizeof rates[0]; k++)
         if (strcmp(rates[k].type, type) == 0) return rates[k].ns;
