@@ -109,6 +109,11 @@ typedef struct trn_mesh_options {
      * exactly, so adaptive levels need no skirts: skirt_depth must be < 0 or 0 (none built). */
     bool adaptive;
     double adaptive_error;
+    /* Regular levels only (false by default): every level gets its level, step, error,
+     * border_error and skirt_depth, but no geometry (counts 0, arrays NULL) until
+     * trn_mesh_realize builds the levels a selection picked, so memory holds those alone
+     * instead of every level of every chunk. Ignored for adaptive levels. */
+    bool defer_levels;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);
@@ -129,6 +134,15 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
                           const trn_mesh_options *options, trn_mesh **out, trn_progress_fn progress,
                           void *user, trn_error *err);
 void trn_mesh_free(trn_mesh *mesh); /* NULL-safe */
+
+/* Build the geometry of level levels[k] of each chunk k (chunks_x * chunks_z entries) of a mesh
+ * built with defer_levels, from the same field and roles given to trn_mesh_build: bit for bit
+ * the level trn_mesh_build would have made. Levels already built are kept; the others stay
+ * without geometry. threads as trn_mesh_options.threads. Errors: TRN_ERR_INVALID_ARGUMENT (no
+ * mesh, field or levels, a field of another grid or size, an adaptive mesh, a level out of
+ * range), TRN_ERR_NO_MEMORY (levels built so far are kept; trn_mesh_free frees them). */
+trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
+                            const uint32_t *levels, int threads, trn_error *err);
 
 /* The errors trn_mesh_build gives one chunk's levels, without building vertices: errors[l]
  * (l < level_count) is trn_mesh_level.error of level l (every 2^l-th sample kept, plus the

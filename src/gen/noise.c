@@ -491,7 +491,7 @@ KERNEL void row_values_scalar(lattice_block *RESTRICT lat, const row_table *REST
  * corner's terms are one window of W table entries permuted by the lane's offset (vpermps),
  * not a gather. GCC's vector extensions; the arithmetic is row_values_scalar's, lane by lane. */
 #define DEFINE_ROW_VALUES(NAME, W)                                                                 \
-    KERNEL void NAME(lattice_block *RESTRICT lat, const row_table *RESTRICT t,                    \
+    KERNEL void NAME(lattice_block *RESTRICT lat, const row_table *RESTRICT t,                     \
                      const row_octave *o, size_t n, float *RESTRICT noise)                         \
     {                                                                                              \
         typedef float vf __attribute__((vector_size(4 * (W))));                                    \
@@ -592,8 +592,7 @@ KERNEL void fractal_row_block(const trn_fractal_params *RESTRICT p, lattice_bloc
             for (size_t k = 0; k < n; k++) {
                 uint32_t cx = lat->cell_x[k], fx = lat->frac_x[k];
                 uint32_t sx = fx + o.shift_x;
-                noise[k] =
-                    gradient(seed, cx + (uint32_t)(sx < fx), sx, czc, sz) * TRN_NOISE_SCALE;
+                noise[k] = gradient(seed, cx + (uint32_t)(sx < fx), sx, czc, sz) * TRN_NOISE_SCALE;
                 lat->cell_x[k] = (cx << 1) | (fx >> 31);
                 lat->frac_x[k] = fx << 1;
             }
@@ -963,8 +962,8 @@ void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, doubl
                          out);
 }
 
-void trn_fractal_row_isa(const trn_fractal_params *params, trn_noise_isa isa, double x0,
-                         double dx, uint64_t first, double z, size_t count, float *out)
+void trn_fractal_row_isa(const trn_fractal_params *params, trn_noise_isa isa, double x0, double dx,
+                         uint64_t first, double z, size_t count, float *out)
 {
     fractal_row_fn fn = fractal_row_variant(isa);
     for (size_t k0 = 0; k0 < count; k0 += BLOCK) {

@@ -497,6 +497,10 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.camera_adaptive) {
         mo.adaptive = true;
         mo.adaptive_error = a.max_error; /* level L within max_error * 2^L */
+    } else {
+        /* Regular levels: every level's error for the selection, geometry for the selected
+         * level of each chunk only (built after the selection, trn_mesh_realize). */
+        mo.defer_levels = true;
     }
     trn_mesh *m = NULL;
     trn_error e;
@@ -523,6 +527,8 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.mode == SELECT_CAMERA) {
         if (trn_mesh_select_camera(m, &a.camera, levels, &e)) rc = cli_fail(ctx, &e);
     }
+    if (!rc && mo.defer_levels && trn_mesh_realize(in.field, sections, m, levels, a.threads, &e))
+        rc = cli_fail(ctx, &e);
     /* The collider: one adaptive level within --collider-error, chunked as the terrain. */
     trn_mesh *collider = NULL;
     if (!rc && a.collider_error >= 0.0) {
