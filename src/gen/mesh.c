@@ -1314,6 +1314,18 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     return TRN_OK;
 }
 
+/* The context level_build needs, without the build's skirt options (a deferred level carries
+ * its skirt depth). */
+static void mesh_ctx_for(mesh_ctx *c, const trn_field *field, const uint8_t *roles)
+{
+    memset(c, 0, sizeof *c);
+    c->f = field;
+    c->roles = roles;
+    c->nx = (size_t)field->cells_x + 1u;
+    c->dx = field->size_x / (double)field->cells_x;
+    c->dz = field->size_z / (double)field->cells_z;
+}
+
 trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
                             const uint32_t *levels, int threads, trn_error *err)
 {
@@ -1338,12 +1350,7 @@ trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sam
                                  mesh->chunks[k].cx, mesh->chunks[k].cz,
                                  mesh->chunks[k].level_count - 1u, levels[k]);
     mesh_ctx c;
-    memset(&c, 0, sizeof c);
-    c.f = field;
-    c.roles = roles_per_sample;
-    c.nx = (size_t)field->cells_x + 1u;
-    c.dx = field->size_x / (double)field->cells_x;
-    c.dz = field->size_z / (double)field->cells_z;
+    mesh_ctx_for(&c, field, roles_per_sample);
     int failed = 0;
     (void)threads;
 #ifdef _OPENMP
@@ -1361,6 +1368,42 @@ trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sam
         }
     }
     if (failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
+    return TRN_OK;
+}
+
+void trn_mesh_level_dispose(trn_mesh_level *level)
+{
+    if (level) level_dispose(level);
+}
+
+trn_status trn_mesh_level_make(const trn_field *field, const uint8_t *roles_per_sample,
+                               const trn_mesh *mesh, size_t chunk, uint32_t level,
+                               trn_mesh_level *out, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!mesh || !field || !field->heights || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a level needs the mesh, its field and an output");
+    if (field->cells_x != mesh->cells_x || field->cells_z != mesh->cells_z ||
+        field->size_x != mesh->size_x || field->size_z != mesh->size_z)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize: the field is %u x %u cells, %g x %g; the mesh was "
+                             "built from %u x %u cells, %g x %g",
+                             field->cells_x, field->cells_z, field->size_x, field->size_z,
+                             mesh->cells_x, mesh->cells_z, mesh->size_x, mesh->size_z);
+    if (mesh->adaptive_error >= 0.0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize is for regular levels; this mesh is adaptive");
+    if (chunk >= (size_t)mesh->chunks_x * mesh->chunks_z ||
+        level >= mesh->chunks[chunk].level_count)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize: no chunk %zu level %u in this mesh", chunk, level);
+    mesh_ctx c;
+    mesh_ctx_for(&c, field, roles_per_sample);
+    const trn_mesh_chunk *ch = &mesh->chunks[chunk];
+    const trn_mesh_level *lv = &ch->levels[level];
+    if (level_build(&c, ch, level, lv->error, lv->border_error, lv->skirt_depth, out))
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
     return TRN_OK;
 }
 

@@ -527,7 +527,9 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.mode == SELECT_CAMERA) {
         if (trn_mesh_select_camera(m, &a.camera, levels, &e)) rc = cli_fail(ctx, &e);
     }
-    if (!rc && mo.defer_levels && trn_mesh_realize(in.field, sections, m, levels, a.threads, &e))
+    /* OBJ needs the chosen levels built; glTF builds them chunk by chunk as it writes. */
+    if (!rc && mo.defer_levels && obj &&
+        trn_mesh_realize(in.field, sections, m, levels, a.threads, &e))
         rc = cli_fail(ctx, &e);
     /* The collider: one adaptive level within --collider-error, chunked as the terrain. */
     trn_mesh *collider = NULL;
@@ -592,6 +594,10 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         scene.biome_material_count = biome_count;
         scene.collider = collider;
         scene.biome_sections = a.biome_sections;
+        if (mo.defer_levels && !obj) {
+            scene.deferred_field = in.field;
+            scene.deferred_roles = sections;
+        }
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;
