@@ -1116,6 +1116,23 @@ static void test_deferred_bytes(void)
                 }
             }
     }
+    {
+        /* Refused: deferred levels without the field to build them from, and in OBJ. */
+        trn_mesh_scene b;
+        memset(&b, 0, sizeof b);
+        b.mesh = lazy;
+        b.levels = levels;
+        char path[700];
+        snprintf(path, sizeof path, "%s/nofield.glb", tmp);
+        trn_error e;
+        CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &b, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "chunk 1_1: its level has no geometry");
+        CHECK(!trn_test_exists(path));
+        b.deferred_field = &f;
+        snprintf(path, sizeof path, "%s/deferred.obj", tmp);
+        CHECK_STATUS(trn_obj_write(path, &b, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "OBJ: chunk 1_1: its level has no geometry");
+    }
 done:
     trn_mesh_free(full);
     trn_mesh_free(lazy);

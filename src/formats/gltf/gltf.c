@@ -31,6 +31,18 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                                  "%s: chunk %u_%u: level %u, expected 0..%u", what, m->chunks[k].cx,
                                  m->chunks[k].cz, s->levels[k], m->chunks[k].level_count - 1u);
+    /* A drawn level without geometry (a mesh built with defer_levels) is built by the glTF
+     * writer from deferred_field; the OBJ writer, and a scene without that field, need it
+     * realized. (A built level without vertices still has its arrays.) */
+    const bool builds = s->deferred_field && strcmp(what, "glTF") == 0;
+    for (size_t k = 0; !builds && k < n; k++)
+        if (!trn_scene_level(s, k)->positions)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "%s: chunk %u_%u: its level has no geometry (built with "
+                                 "defer_levels): realize it first (trn_mesh_realize)%s",
+                                 what, m->chunks[k].cx, m->chunks[k].cz,
+                                 strcmp(what, "glTF") == 0 ? " or give the scene its deferred_field"
+                                                           : "");
     if (s->water && s->water->body_count && !s->ground)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "%s: water needs the ground it was resolved on", what);
