@@ -15,21 +15,25 @@
 int main(int argc, char **argv)
 {
     if (argc < 2 || (std::strcmp(argv[1], "simplex") != 0 && std::strcmp(argv[1], "perlin") != 0)) {
-        std::fprintf(stderr, "usage: fastnoise2_fbm simplex|perlin [SIZE 4096] [RUNS 1]\n");
+        std::fprintf(stderr, "usage: fastnoise2_fbm simplex|perlin [SIZE 4096] [RUNS 1] [avx2]\n");
         return 2;
     }
+    // "avx2" caps the kernels at AVX2 (what most desktop CPUs run); else the CPU's best.
+    const FastSIMD::FeatureSet level = argc > 4 && std::strcmp(argv[4], "avx2") == 0
+                                           ? FastSIMD::FeatureSet::AVX2
+                                           : FastSIMD::FeatureSet::Max;
     const bool simplex = std::strcmp(argv[1], "simplex") == 0;
     const int size = argc > 2 ? std::atoi(argv[2]) : 4096;
     const int runs = argc > 3 ? std::atoi(argv[3]) : 1;
     if (size < 16 || size > 32768 || runs < 1) return 2;
 
-    FastNoise::SmartNode<FastNoise::FractalFBm> fbm = FastNoise::New<FastNoise::FractalFBm>();
+    FastNoise::SmartNode<FastNoise::FractalFBm> fbm = FastNoise::New<FastNoise::FractalFBm>(level);
     if (simplex) {
-        auto source = FastNoise::New<FastNoise::Simplex>();
+        auto source = FastNoise::New<FastNoise::Simplex>(level);
         source->SetScale(256.0f);
         fbm->SetSource(source);
     } else {
-        auto source = FastNoise::New<FastNoise::Perlin>();
+        auto source = FastNoise::New<FastNoise::Perlin>(level);
         source->SetScale(256.0f);
         fbm->SetSource(source);
     }

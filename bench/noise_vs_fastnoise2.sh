@@ -3,6 +3,8 @@
 # FastNoise2's Simplex and Perlin fbm (bench/fastnoise2_fbm.cpp built against FastNoise2's own
 # sources), runs interleaved, wall and thread-CPU seconds, median and best of each.
 # usage: bench/noise_vs_fastnoise2.sh BUILD_DIR FASTNOISE2_SRC [FASTSIMD_SRC] [ROUNDS] [SIZE]
+#   ISA=avx2 in the environment caps both at AVX2 (terrane's AVX2 variant, FastNoise2's AVX2
+#   kernels), as on most desktop CPUs
 #   BUILD_DIR       a Release build of terrane (bench_noise)
 #   FASTNOISE2_SRC  a checkout of github.com/Auburn/FastNoise2 (measured: v1.1.1, ba93f17)
 #   FASTSIMD_SRC    a checkout of github.com/Auburn/FastSIMD at the commit FastNoise2 pins
@@ -33,13 +35,13 @@ fi
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/noise_vs_fn2.XXXXXX")
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
-    "$BUILD/bench_noise" "$SIZE" fbm 1 | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/terrane"
-    "$FN2_BUILD/fastnoise2_fbm" simplex "$SIZE" 1 | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/simplex"
-    "$FN2_BUILD/fastnoise2_fbm" perlin "$SIZE" 1 | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/perlin"
+    "$BUILD/bench_noise" "$SIZE" fbm 1 ${ISA:-} | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/terrane"
+    "$FN2_BUILD/fastnoise2_fbm" simplex "$SIZE" 1 ${ISA:-} | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/simplex"
+    "$FN2_BUILD/fastnoise2_fbm" perlin "$SIZE" 1 ${ISA:-} | sed -n 's/^wall \([0-9.]*\) s cpu \([0-9.]*\) s.*/\1 \2/p' >>"$OUT/perlin"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$BUILD/bench_noise" "$SIZE" fbm 1 | head -1
-"$FN2_BUILD/fastnoise2_fbm" simplex "$SIZE" 1 | head -1
+"$BUILD/bench_noise" "$SIZE" fbm 1 ${ISA:-} | head -1
+"$FN2_BUILD/fastnoise2_fbm" simplex "$SIZE" 1 ${ISA:-} | head -1
 # median and best of column $2 of a file
 stats() { sort -n -k"$2" "$1" | awk -v c="$2" '{v[NR] = $c} END {
     m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f", m, v[1] }'; }
