@@ -724,8 +724,19 @@ KERNEL void fractal_row(const trn_fractal_params *RESTRICT p, double x0, double 
     lattice_block *RESTRICT lat = &lat_storage;
     double tx[BLOCK];
     const double scale = p->inv_feature_size;
-    for (size_t k = 0; k < n; k++)
-        tx[k] = sanitize((x0 + (base + (double)(int32_t)k) * dx) * scale);
+    /* Each step (adding or multiplying by a constant, rounded) is monotone in k, so the ends
+     * bound the block: when both are numbers within sanitize's range and the block stays clear
+     * of (-2^-32, 0), sanitize changes no sample and is skipped. */
+    const double t0 = (x0 + (base + (double)(int32_t)0) * dx) * scale;
+    const double t1 = (x0 + (base + (double)(int32_t)(n - 1u)) * dx) * scale;
+    const double lo = t0 < t1 ? t0 : t1, hi = t0 < t1 ? t1 : t0;
+    if (t0 == t0 && t1 == t1 && lo >= -0x1p62 && hi <= 0x1p62 && (lo >= 0.0 || hi <= -0x1p-32)) {
+        for (size_t k = 0; k < n; k++)
+            tx[k] = (x0 + (base + (double)(int32_t)k) * dx) * scale;
+    } else {
+        for (size_t k = 0; k < n; k++)
+            tx[k] = sanitize((x0 + (base + (double)(int32_t)k) * dx) * scale);
+    }
     if (lanes == 16u) {
         for (size_t k = 0; k < n; k++)
             to_lattice64(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
