@@ -1117,6 +1117,44 @@ static void test_deferred_bytes(void)
             }
     }
     {
+        /* 120 chunks, levels 0 to 2 mixed, UVs. */
+        trn_field big;
+        water_test_field(&big, 48, 40, 1.0, 1.0, diamond);
+        trn_mesh *bf = NULL, *bl = NULL;
+        trn_mesh_options_default(&o);
+        o.chunk_cells = 4;
+        CHECK_OK(trn_mesh_build(&big, NULL, &o, &bf, NULL, NULL, NULL));
+        o.defer_levels = true;
+        CHECK_OK(trn_mesh_build(&big, NULL, &o, &bl, NULL, NULL, NULL));
+        uint32_t *many = calloc(120, sizeof *many);
+        if (bf && bl && many) {
+            CHECK_EQ_INT(bf->chunks_x * bf->chunks_z, 120);
+            for (size_t k = 0; k < 120; k++)
+                many[k] = (uint32_t)(k * 7u % 3u);
+            for (int chunked = 0; chunked < 2; chunked++) {
+                trn_mesh_scene a;
+                memset(&a, 0, sizeof a);
+                a.mesh = bf;
+                a.levels = many;
+                a.chunks = chunked != 0;
+                a.uv_scale = 0.5;
+                trn_mesh_scene b = a;
+                b.mesh = bl;
+                b.deferred_field = &big;
+                char pa[700], pb[700];
+                snprintf(pa, sizeof pa, "%s/full/big%d.glb", tmp, chunked);
+                snprintf(pb, sizeof pb, "%s/lazy/big%d.glb", tmp, chunked);
+                CHECK_OK(trn_gltf_write(pa, TRN_GLTF_GLB, &a, NULL, NULL));
+                CHECK_OK(trn_gltf_write(pb, TRN_GLTF_GLB, &b, NULL, NULL));
+                CHECK(trn_test_same_bytes(pa, pb));
+            }
+        }
+        free(many);
+        trn_mesh_free(bf);
+        trn_mesh_free(bl);
+        trn_field_dispose(&big);
+    }
+    {
         /* Refused: deferred levels without the field to build them from, and in OBJ. */
         trn_mesh_scene b;
         memset(&b, 0, sizeof b);
