@@ -18,6 +18,13 @@ trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, 
  * trn_recipe.graph_json; NULL on failure (malformed text or no memory). Caller frees. */
 char *trn_graph_identity_of_json(const char *graph_json);
 
+/* The recipe's graph into *graph without reading text where it can: the graph read into the
+ * recipe's model, the implicit landform -> biome_rules -> output graph of a recipe without one
+ * (both owned elsewhere), else graph_json parsed into *scratch. Fails as trn_graph_from_recipe
+ * (*graph NULL). Dispose *scratch after use in every case. */
+trn_status trn_graph_of_recipe(const trn_recipe *recipe, const trn_graph **graph,
+                               trn_graph *scratch, trn_error *err);
+
 /* A one-node graph of the given type whose parameters are the JSON object params_json, checked
  * against the registry (a landform's "evolution" is a Stream Power node's parameters). On a bad
  * parameter: TRN_ERR_VALIDATION, key = its name, msg = what was expected and found, *unknown

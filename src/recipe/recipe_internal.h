@@ -5,12 +5,35 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "core/json_pos.h"
 #include "recipe/json_fields.h"
+#include "terrane/graph.h"
 #include "terrane/recipe.h"
+
+/* A recipe's graph read once (trn_recipe.model): immutable once built and shared between
+ * copies of the recipe (refs counts them). tree is what reading text would give (keys sorted,
+ * numbers as the canonical text writes them), graph the typed graph parsed from it, identity
+ * its identity text (trn_graph_to_json with identity) and identity_tree that text as a tree. */
+struct trn_recipe_model {
+    _Atomic unsigned refs;
+    char *text; /* the graph_json it was read from */
+    json_t *tree;
+    trn_graph graph;
+    char *identity;
+    json_t *identity_tree;
+};
+
+/* The recipe's model when it still describes recipe->graph_json, else NULL (a graph_json
+ * replaced since, or none). */
+static inline const struct trn_recipe_model *trn_rcp_model_of(const trn_recipe *recipe)
+{
+    const struct trn_recipe_model *m = recipe ? recipe->model : NULL;
+    return m && recipe->graph_json && strcmp(m->text, recipe->graph_json) == 0 ? m : NULL;
+}
 
 /* Defaults of the recipe and landform fields (recipe.h states them too). */
 #define TRN_RCP_CHUNK_CELLS 32u

@@ -10,6 +10,7 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 
 typedef struct pctx {
     const char *text; /* the whole text, byte order mark included, for positions */
@@ -1028,6 +1029,8 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                     c->fail_code = st;
                 else
                     trn_graph_dispose(&g);
+                /* Read once: generation uses the typed graph, never the text again. */
+                if (!st && trn_rcp_model_build(r, v)) st = oom(c);
             }
         } else if (strcmp(key, "preset_id") == 0) {
             st = want_string(c, v, "a preset id (a non-empty string)", &r->preset_id);
@@ -1192,6 +1195,7 @@ void trn_recipe_dispose(trn_recipe *r)
     free(r->strokes);
     free(r->palette_json);
     free(r->graph_json);
+    trn_rcp_model_release(r->model);
     free(r->preset_id);
     free(r->base_dir);
     memset(r, 0, sizeof *r);

@@ -646,7 +646,11 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     if ((st = check_blob(k, "palette", r->palette_json,
                          "a palette asset id (a non-empty string) or a palette object")))
         return st;
-    if ((st = check_blob(k, "graph", r->graph_json, "a graph object"))) return st;
+    /* A graph read into the recipe's model (or that model's identity, a cache key's view)
+     * passed these checks when it was read: its text is not read again. */
+    const bool modelled =
+        trn_rcp_model_of(r) || (r->model && r->graph_json && r->graph_json == r->model->identity);
+    if (!modelled && (st = check_blob(k, "graph", r->graph_json, "a graph object"))) return st;
     where->depth = 0;
     return TRN_OK;
 }

@@ -1,0 +1,125 @@
+/* A recipe's graph read once: the document's graph object becomes a typed graph and its identity
+ * when the recipe is parsed, so generation, cache keys and canonical text read no JSON again. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph_internal.h"
+#include "recipe/recipe_model.h"
+
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* v as reading its canonical text back would give it (trn_rcp_canonical_text, then json_loads):
+ * object keys in sorted order, a real whose canonical text has no fraction or exponent as an
+ * integer. NULL when out of memory or when that text would not read back (a whole number
+ * beyond the integer range, which jansson refuses). */
+static json_t *as_read_back(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        const size_t n = json_object_size(v);
+        json_t *o = json_object();
+        const char **keys = malloc((n ? n : 1u) * sizeof *keys);
+        if (!o || !keys) {
+            free(keys);
+            json_decref(o);
+            return NULL;
+        }
+        size_t k = 0;
+        const char *key;
+        json_t *val;
+        json_object_foreach((json_t *)v, key, val)
+        {
+            if (k < n) keys[k++] = key;
+        }
+        qsort(keys, k, sizeof *keys, cmp_keys);
+        for (size_t i = 0; i < k; i++) {
+            json_t *c = as_read_back(json_object_get(v, keys[i]));
+            if (!c || json_object_set_new(o, keys[i], c) != 0) {
+                free(keys);
+                json_decref(o);
+                return NULL;
+            }
+        }
+        free(keys);
+        return o;
+    }
+    case JSON_ARRAY: {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < json_array_size(v); i++) {
+            json_t *c = as_read_back(json_array_get(v, i));
+            if (!c || json_array_append_new(a, c) != 0) {
+                json_decref(a);
+                return NULL;
+            }
+        }
+        return a;
+    }
+    case JSON_REAL: {
+        char num[40];
+        trn_rcp_format_double(json_real_value(v), num);
+        if (strpbrk(num, ".eE")) return json_real(trn_rcp_parse_double(num));
+        errno = 0;
+        char *end;
+        const long long whole = strtoll(num, &end, 10);
+        if (errno == ERANGE || *end) return NULL;
+        return json_integer((json_int_t)whole);
+    }
+    default:
+        return json_deep_copy(v);
+    }
+}
+
+struct trn_recipe_model *trn_rcp_model_ref(struct trn_recipe_model *m)
+{
+    if (m) atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+    return m;
+}
+
+void trn_rcp_model_release(struct trn_recipe_model *m)
+{
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
+    free(m->text);
+    json_decref(m->tree);
+    trn_graph_dispose(&m->graph);
+    free(m->identity);
+    json_decref(m->identity_tree);
+    free(m);
+}
+
+trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
+{
+    trn_rcp_model_release(recipe->model);
+    recipe->model = NULL;
+    if (!recipe->graph_json) return TRN_OK;
+    struct trn_recipe_model *m = calloc(1, sizeof *m);
+    if (!m) return TRN_ERR_NO_MEMORY;
+    atomic_init(&m->refs, 1);
+    const size_t n = strlen(recipe->graph_json) + 1;
+    m->text = malloc(n);
+    if (m->text) memcpy(m->text, recipe->graph_json, n);
+    m->tree = as_read_back(v);
+    trn_status st = m->text ? TRN_OK : TRN_ERR_NO_MEMORY;
+    if (!st && m->tree) {
+        trn_error e;
+        st = trn_graph_parse_tree(m->tree, NULL, 0, NULL, NULL, &m->graph, &e);
+        if (!st) st = trn_graph_to_json(&m->graph, true, &m->identity, NULL, &e);
+        if (!st) {
+            /* The identity's own tree, for the canonical text a cache key hashes. */
+            trn_json_parse_counted();
+            m->identity_tree = json_loads(m->identity, JSON_REJECT_DUPLICATES, NULL);
+            if (!m->identity_tree) st = TRN_ERR_NO_MEMORY;
+        }
+    }
+    if (st || !m->tree) {
+        /* No model: a graph that does not read back is reported by validation, as before. */
+        trn_rcp_model_release(m);
+        return st == TRN_ERR_NO_MEMORY ? st : TRN_OK;
+    }
+    recipe->model = m;
+    return TRN_OK;
+}
