@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_fields.h"
 #include "graph/graph_internal.h"
 #include "terrane/masks.h"
 
@@ -47,20 +48,6 @@ static const char *closest_type(const char *name)
     return best;
 }
 
-static const char *closest_param(const trn_node_type *t, const char *name)
-{
-    const char *best = NULL;
-    size_t bd = 4;
-    for (uint32_t k = 0; k < t->param_count; k++) {
-        const size_t d = edit_distance(name, t->params[k].name);
-        if (d < bd) {
-            bd = d;
-            best = t->params[k].name;
-        }
-    }
-    return best;
-}
-
 static void names_of(const trn_pin_spec *pins, uint32_t count, char *buf, size_t size)
 {
     buf[0] = '\0';
@@ -77,19 +64,10 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     snprintf(path, sizeof path, "nodes[%u].params.%.60s", index, p->name);
     const trn_param_spec *s = trn_node_type_param(t, p->name);
     if (!s) {
-        const char *hint = closest_param(t, p->name);
-        char known[400] = "";
-        size_t len = 0;
-        for (uint32_t k = 0; k < t->param_count && len + 1 < sizeof known; k++)
-            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", k ? ", " : "",
-                                    t->params[k].name);
-        if (hint)
-            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
-                 "unknown parameter '%.60s'; did you mean '%s'?", p->name, hint);
-        else
-            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
-                 "unknown parameter '%.60s' (parameters: %s)", p->name,
-                 t->param_count ? known : "none");
+        char place[64], msg[400];
+        snprintf(place, sizeof place, "nodes[%u].params", index);
+        trn_graph_unknown_param_text(msg, sizeof msg, t, p->name, place);
+        trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path, "%s", msg);
         return;
     }
     char num[40];
@@ -518,9 +496,20 @@ void trn_graph_diagnostics_locate(trn_graph_diagnostics *diagnostics, const char
     }
 }
 
-trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
-                                  char *key, size_t key_size, char *msg, size_t msg_size,
-                                  bool *unknown)
+void trn_graph_unknown_param_text(char *buf, size_t size, const trn_node_type *t,
+                                  const char *name, const char *place)
+{
+    const char *known[65];
+    uint32_t n = 0;
+    for (; n < t->param_count && n < 64; n++)
+        known[n] = t->params[n].name;
+    known[n] = NULL;
+    trn_doc_unknown_key_text(buf, size, name, place, known, NULL);
+}
+
+trn_status trn_graph_params_parse(const char *type, const char *params_json, const char *place,
+                                  trn_graph *graph, char *key, size_t key_size, char *msg,
+                                  size_t msg_size, bool *unknown)
 {
     memset(graph, 0, sizeof *graph);
     *unknown = false;
@@ -571,6 +560,9 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, trn
         const bool lead = strncmp(what, name, nl) == 0 && what[nl] == ':' && what[nl + 1] == ' ';
         snprintf(msg, msg_size, "%s", lead ? what + nl + 2 : what);
         *unknown = strcmp(g->check, "unknown-param") == 0;
+        /* An unknown key names the caller's place, not the one-node graph's. */
+        if (*unknown)
+            trn_graph_unknown_param_text(msg, msg_size, trn_node_type_find(type), name, place);
         st = TRN_ERR_VALIDATION;
         break;
     }

@@ -28,10 +28,16 @@ trn_status trn_graph_of_recipe(const trn_recipe *recipe, const trn_graph **graph
 /* A one-node graph of the given type whose parameters are the JSON object params_json, checked
  * against the registry (a landform's "evolution" is a Stream Power node's parameters). On a bad
  * parameter: TRN_ERR_VALIDATION, key = its name, msg = what was expected and found, *unknown
- * when the name is not a parameter at all; *graph is then empty. Dispose *graph on success. */
-trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
-                                  char *key, size_t key_size, char *msg, size_t msg_size,
-                                  bool *unknown);
+ * when the name is not a parameter at all (msg then the documents' unknown-key message, in
+ * place: the path of the parameters' object). *graph is then empty. Dispose *graph on success. */
+trn_status trn_graph_params_parse(const char *type, const char *params_json, const char *place,
+                                  trn_graph *graph, char *key, size_t key_size, char *msg,
+                                  size_t msg_size, bool *unknown);
+
+/* "unknown key 'NAME' in PLACE; did you mean ...?" or "(expected one of: ...)" for a parameter
+ * type t lacks (trn_doc_unknown_key_text with t's parameter names). */
+void trn_graph_unknown_param_text(char *buf, size_t size, const trn_node_type *t,
+                                  const char *name, const char *place);
 
 /* Landform l of the recipe over field f's grid (f initialised): its noise, then its evolution
  * when it has one, as a Landform node computes it. */

@@ -9,7 +9,7 @@
 #include "core/textbuf.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
 
 typedef struct gctx {
     const char *text;
@@ -47,12 +47,12 @@ static const char *describe(const json_t *v, char *buf, size_t size)
     return trn_json_describe(v, buf, size);
 }
 
-static trn_status unknown_key(gctx *c, const char *key, const char *where)
+/* key is not one of rows': the documents' one form (the path at the object holding it; what
+ * names the object at the top). */
+static trn_status unknown_key(gctx *c, const char *key, const trn_doc_field *rows, const char *what)
 {
-    trn_json_path_push_key(c->path, key);
-    trn_status st = gerr(c, TRN_ERR_JSON, TRN_JSON_KEY, "unknown key '%.60s' in %s", key, where);
-    trn_json_path_pop(c->path);
-    return st;
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    return trn_doc_unknown_field(&d, key, rows, what, NULL);
 }
 
 /* The keys of each object a graph holds, one row each; strings are read by their rows. */
@@ -160,7 +160,7 @@ static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph
                     "expected a link {\"node\": ID, \"pin\": OUTPUT}, found %s",
                     describe(v, buf, sizeof buf));
     const char *unknown = first_unknown(v, link_fields);
-    if (unknown) return unknown_key(c, unknown, "a link (keys: node, pin)");
+    if (unknown) return unknown_key(c, unknown, link_fields, "a link");
     const json_t *node = json_object_get(v, "node");
     if (!node) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a link needs \"node\": SOURCE_ID");
     trn_status st = read_row(c, link_fields, "node", node, l);
@@ -177,7 +177,7 @@ static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
                     describe(v, buf, sizeof buf));
     const char *key = first_unknown(v, node_fields);
     json_t *val;
-    if (key) return unknown_key(c, key, "a node (keys: id, type, position, params, inputs)");
+    if (key) return unknown_key(c, key, node_fields, "a node");
     const json_t *id = json_object_get(v, "id"), *type = json_object_get(v, "type");
     if (!id) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"id\": a string");
     if (!type) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"type\": a string");
@@ -247,7 +247,7 @@ static trn_status parse_tree(gctx *c, const json_t *v, trn_graph *g)
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a graph object, found %s",
                     describe(v, buf, sizeof buf));
     const char *unknown = first_unknown(v, graph_fields);
-    if (unknown) return unknown_key(c, unknown, "the graph (keys: format_version, output, nodes)");
+    if (unknown) return unknown_key(c, unknown, graph_fields, "the graph");
     const json_t *fv = json_object_get(v, "format_version");
     if (!fv)
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "core/json_pos.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
 #include "terrane/graph.h"
 #include "terrane/recipe.h"
 
@@ -108,9 +108,6 @@ trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, t
 
 /* How many times trn_recipe_validate ran in this process (a hook for tests). */
 uint64_t trn_rcp_validate_count(void);
-
-/* The closest of candidates to word within a small edit distance, or NULL. */
-const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates);
 
 /* Check a recipe struct. On failure: the status (TRN_ERR_VALIDATION, or TRN_ERR_LIMIT for
  * size limits), *where names the offending value (keys point into the recipe) and msg holds the

@@ -189,12 +189,26 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
     trn_graph g;
     char key[64], msg[400];
     bool unknown;
-    st = trn_graph_params_parse("stream_power", *out, &g, key, sizeof key, msg, sizeof msg,
+    char place[200];
+    trn_json_path_format(&c->path, place, sizeof place);
+    st = trn_graph_params_parse("stream_power", *out, place, &g, key, sizeof key, msg, sizeof msg,
                                 &unknown);
     if (st == TRN_ERR_NO_MEMORY) return oom(c);
     if (!st) {
         trn_graph_dispose(&g);
         return TRN_OK;
+    }
+    if (unknown) {
+        /* The documents' unknown-key form: it names its place, at the key's position. */
+        const trn_node_type *t = trn_node_type_find("stream_power");
+        const char *known[65];
+        uint32_t n = 0;
+        for (; t && n < t->param_count && n < 64; n++)
+            known[n] = t->params[n].name;
+        known[n] = NULL;
+        trn_doc d = doc_of(c);
+        c->fail_code = TRN_ERR_JSON;
+        return trn_doc_unknown_key(&d, key, known, "evolution", NULL);
     }
     if (key[0]) push(c, key);
     return perr(c, TRN_ERR_JSON, unknown ? TRN_JSON_KEY : TRN_JSON_VALUE, "%s", msg);

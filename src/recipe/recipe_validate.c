@@ -132,8 +132,10 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
         char key[64], msg[400];
         bool unknown;
         trn_json_path_push_key(k->where, "evolution");
-        st = trn_graph_params_parse("stream_power", lf->evolution, &g, key, sizeof key, msg,
-                                    sizeof msg, &unknown);
+        char place[200];
+        trn_json_path_format(k->where, place, sizeof place);
+        st = trn_graph_params_parse("stream_power", lf->evolution, place, &g, key, sizeof key,
+                                    msg, sizeof msg, &unknown);
         if (st == TRN_ERR_NO_MEMORY) return fail(k, st, "out of memory checking a recipe");
         if (st) {
             if (key[0]) trn_json_path_push_key(k->where, key);
@@ -673,5 +675,7 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
     if (st == TRN_OK) return TRN_OK;
     char path[200];
     trn_json_path_format(&where, path, sizeof path);
+    /* The unknown-key form names its place itself. */
+    if (strncmp(msg, "unknown key '", 13) == 0) path[0] = '\0';
     return trn_error_set(err, st, NULL, -1, "%s%s%s", path, path[0] ? ": " : "", msg);
 }

@@ -62,8 +62,8 @@ static bool evolution_node(const trn_landform *lf, trn_graph *g)
     if (!lf || !lf->evolution) return false;
     char key[64], msg[400];
     bool unknown;
-    return trn_graph_params_parse("stream_power", lf->evolution, g, key, sizeof key, msg,
-                                  sizeof msg, &unknown) == TRN_OK;
+    return trn_graph_params_parse("stream_power", lf->evolution, "evolution", g, key, sizeof key,
+                                  msg, sizeof msg, &unknown) == TRN_OK;
 }
 
 bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
