@@ -61,8 +61,9 @@ double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *t
                               const char *name);
 const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,
                                  const char *name);
-/* Points of a POINTS parameter (the node's, or the registry default parsed into *scratch, which
- * the caller frees). */
+/* Points of a POINTS parameter: the node's, or the registry default (read from its text once per
+ * process and kept). *scratch is for the caller to free (NULL today; kept so callers need not
+ * know where the points live). */
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
                                      const char *name, uint32_t *count, double **scratch);
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,6 +456,45 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
     return s ? s->def_text : NULL;
 }
 
+/* A registry default's points, read once per process: the parameter tables are static, so an
+ * entry is never stale. Lock-free and append-only (a race may add a twin, which is harmless);
+ * the entries live as long as the process. */
+typedef struct default_points {
+    const trn_param_spec *spec;
+    uint32_t dim, count;
+    struct default_points *next;
+    double pts[];
+} default_points;
+
+static _Atomic(default_points *) parsed_defaults;
+
+static const default_points *default_points_of(const trn_param_spec *s, uint32_t dim)
+{
+    for (const default_points *e = atomic_load_explicit(&parsed_defaults, memory_order_acquire);
+         e; e = e->next)
+        if (e->spec == s && e->dim == dim) return e;
+    trn_json_parse_counted();
+    json_t *v = json_loads(s->def_text, 0, NULL);
+    if (!v) return NULL;
+    const size_t n = json_array_size(v);
+    default_points *e = malloc(sizeof *e + (n ? n : 1u) * dim * sizeof e->pts[0]);
+    if (e) {
+        e->spec = s;
+        e->dim = dim;
+        e->count = (uint32_t)n;
+        for (size_t k = 0; k < n; k++)
+            for (size_t q = 0; q < dim; q++)
+                e->pts[dim * k + q] = json_number_value(
+                    dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
+        e->next = atomic_load_explicit(&parsed_defaults, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&parsed_defaults, &e->next, e,
+                                                      memory_order_release, memory_order_relaxed))
+            ;
+    }
+    json_decref(v);
+    return e;
+}
+
 const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_node_type *type,
                                          const char *name, uint32_t dim, uint32_t *count,
                                          double **scratch)
@@ -468,21 +508,10 @@ const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_n
     }
     const trn_param_spec *s = trn_node_type_param(type, name);
     if (!s || !s->def_text) return NULL;
-    trn_json_parse_counted();
-    json_t *v = json_loads(s->def_text, 0, NULL);
-    if (!v) return NULL;
-    const size_t n = json_array_size(v);
-    double *pts = malloc((n ? n : 1u) * dim * sizeof *pts);
-    if (pts) {
-        for (size_t k = 0; k < n; k++)
-            for (size_t q = 0; q < dim; q++)
-                pts[dim * k + q] = json_number_value(
-                    dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
-        *count = (uint32_t)n;
-    }
-    json_decref(v);
-    *scratch = pts;
-    return pts;
+    const default_points *d = default_points_of(s, dim);
+    if (!d) return NULL;
+    *count = d->count;
+    return d->pts;
 }
 
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
