@@ -41,6 +41,8 @@ static counts generation(const trn_recipe *r, trn_graph_cache *cache)
     return d;
 }
 
+static bool same_tree(const json_t *a, const json_t *b);
+
 static void test_hook_counts_parses(void)
 {
     const uint64_t before = trn_json_parse_count();
@@ -108,6 +110,50 @@ static void test_every_preset(void)
         trn_graph_cache_free(cache);
         trn_preset_dispose(&p);
     }
+}
+
+/* A landform's evolution (examples/recipes/hills.json) is read once too; an evolution text
+ * replaced after reading is read again, and keys the terrain it now describes. */
+static void test_landform_evolution(void)
+{
+    trn_recipe r;
+    CHECK_OK(trn_recipe_read(TRN_SOURCE_DIR "/examples/recipes/hills.json", &r, NULL, NULL));
+    CHECK_OK(trn_recipe_change_grid(&r, r.size_x, r.size_z, 64, 64, TRN_EDITS_REFUSE, NULL));
+    trn_landform *lf = NULL;
+    for (uint32_t k = 0; k < r.landform_count && !lf; k++)
+        if (r.landforms[k].evolution) lf = &r.landforms[k];
+    CHECK(lf != NULL);
+    if (!lf) return;
+    CHECK(trn_rcp_model_evolution(&r, lf) != NULL);
+    /* Its tree is what reading its kept text gives (the canonical text and cache key use it). */
+    const trn_rcp_evolution *e = trn_rcp_model_evolution_of(&r, lf);
+    json_t *read = json_loads(lf->evolution, JSON_REJECT_DUPLICATES, NULL);
+    CHECK(e && read && same_tree(e->tree, read));
+    json_decref(read);
+    trn_graph_cache *cache = NULL;
+    CHECK_OK(trn_graph_cache_new(NULL, 0, &cache, NULL));
+    (void)generation(&r, cache);
+    const counts again = generation(&r, cache);
+    CHECK(again.parses == 0);
+    uint64_t before, after;
+    CHECK_OK(trn_recipe_cache_key(&r, &before, NULL));
+    const char *steps = strstr(lf->evolution, "\"steps\":");
+    CHECK(steps != NULL);
+    if (steps) {
+        const size_t at = (size_t)(steps - lf->evolution) + sizeof "\"steps\":" - 1;
+        char *changed = malloc(strlen(lf->evolution) + 2);
+        CHECK(changed != NULL);
+        memcpy(changed, lf->evolution, at);
+        changed[at] = '1'; /* 100 -> 1100 steps */
+        strcpy(changed + at + 1, lf->evolution + at);
+        free(lf->evolution);
+        lf->evolution = changed;
+        CHECK(trn_rcp_model_evolution(&r, lf) == NULL);
+        CHECK_OK(trn_recipe_cache_key(&r, &after, NULL));
+        CHECK(after != before);
+    }
+    trn_graph_cache_free(cache);
+    trn_recipe_dispose(&r);
 }
 
 /* Same JSON, keys in the same order, integers and reals alike (what a reader would see). */
@@ -226,6 +272,7 @@ int main(void)
     RUN(test_hook_counts_parses);
     RUN(test_regeneration_with_cache);
     RUN(test_every_preset);
+    RUN(test_landform_evolution);
     RUN(test_model_reads_back);
     RUN(test_implicit_graph);
     return trn_test_finish();

@@ -30,7 +30,7 @@ static json_t *pair(double a, double b)
 
 static void put_blob(json_t *o, const char *key, const char *text, bool *ok);
 
-static json_t *landform_json(const trn_landform *lf, bool *ok)
+static json_t *landform_json(const trn_recipe *r, const trn_landform *lf, bool *ok)
 {
     json_t *o = json_object();
     if (!o) {
@@ -55,7 +55,11 @@ static json_t *landform_json(const trn_landform *lf, bool *ok)
         put_new(o, "warp_feature_size", json_real(lf->warp_feature_size), ok);
     if (lf->stretch != d.stretch) put_new(o, "stretch", json_real(lf->stretch), ok);
     if (lf->heading != d.heading) put_new(o, "heading", json_real(lf->heading), ok);
-    put_blob(o, "evolution", lf->evolution, ok);
+    const trn_rcp_evolution *e = trn_rcp_model_evolution_of(r, lf); /* read with the recipe */
+    if (e)
+        put_new(o, "evolution", json_deep_copy(e->tree), ok);
+    else
+        put_blob(o, "evolution", lf->evolution, ok);
     return o;
 }
 
@@ -273,7 +277,7 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     put_new(o, "default_landform", json_string(r->default_landform), &ok);
     json_t *lfs = json_object();
     for (uint32_t i = 0; lfs && i < r->landform_count; i++)
-        put_new(lfs, r->landforms[i].name, landform_json(&r->landforms[i], &ok), &ok);
+        put_new(lfs, r->landforms[i].name, landform_json(r, &r->landforms[i], &ok), &ok);
     put_new(o, "landforms", lfs, &ok);
     put_new(o, "default_biome", json_string(r->default_biome), &ok);
     json_t *bs = json_object();

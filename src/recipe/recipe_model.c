@@ -80,28 +80,94 @@ struct trn_recipe_model *trn_rcp_model_ref(struct trn_recipe_model *m)
     return m;
 }
 
-void trn_rcp_model_release(struct trn_recipe_model *m)
+/* The graph part of m emptied. */
+static void drop_graph(struct trn_recipe_model *m)
 {
-    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
     free(m->text);
     json_decref(m->tree);
     trn_graph_dispose(&m->graph);
     free(m->identity);
     json_decref(m->identity_tree);
+    m->text = m->identity = NULL;
+    m->tree = m->identity_tree = NULL;
+}
+
+void trn_rcp_model_release(struct trn_recipe_model *m)
+{
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
+    drop_graph(m);
+    for (uint32_t k = 0; k < m->evolution_count; k++) {
+        free(m->evolutions[k].text);
+        json_decref(m->evolutions[k].tree);
+        trn_graph_dispose(&m->evolutions[k].graph);
+    }
+    free(m->evolutions);
     free(m);
+}
+
+/* recipe->model, made empty when the recipe has none. NULL when out of memory. */
+static struct trn_recipe_model *model_for(trn_recipe *recipe)
+{
+    if (!recipe->model) {
+        recipe->model = calloc(1, sizeof *recipe->model);
+        if (recipe->model) atomic_init(&recipe->model->refs, 1);
+    }
+    return recipe->model;
+}
+
+static char *copy_text(const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, const json_t *v,
+                                        trn_graph *graph)
+{
+    struct trn_recipe_model *m = model_for(recipe);
+    char *text = m ? copy_text(recipe->landforms[index].evolution) : NULL;
+    json_t *tree = text ? as_read_back(v) : NULL;
+    if (text && !tree) {
+        /* Not modelled (it would not read back): generation reads the text, as before. */
+        free(text);
+        trn_graph_dispose(graph);
+        return TRN_OK;
+    }
+    if (text && index >= m->evolution_count) {
+        trn_rcp_evolution *grown = realloc(m->evolutions, (index + 1u) * sizeof *grown);
+        if (grown) {
+            memset(grown + m->evolution_count, 0,
+                   (index + 1u - m->evolution_count) * sizeof *grown);
+            m->evolutions = grown;
+            m->evolution_count = index + 1u;
+        }
+    }
+    if (!text || index >= m->evolution_count) {
+        free(text);
+        json_decref(tree);
+        trn_graph_dispose(graph);
+        return TRN_ERR_NO_MEMORY;
+    }
+    trn_rcp_evolution *e = &m->evolutions[index];
+    free(e->text);
+    json_decref(e->tree);
+    trn_graph_dispose(&e->graph);
+    e->text = text;
+    e->tree = tree;
+    e->graph = *graph;
+    memset(graph, 0, sizeof *graph);
+    return TRN_OK;
 }
 
 trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
 {
-    trn_rcp_model_release(recipe->model);
-    recipe->model = NULL;
     if (!recipe->graph_json) return TRN_OK;
-    struct trn_recipe_model *m = calloc(1, sizeof *m);
+    struct trn_recipe_model *m = model_for(recipe);
     if (!m) return TRN_ERR_NO_MEMORY;
-    atomic_init(&m->refs, 1);
-    const size_t n = strlen(recipe->graph_json) + 1;
-    m->text = malloc(n);
-    if (m->text) memcpy(m->text, recipe->graph_json, n);
+    drop_graph(m);
+    m->text = copy_text(recipe->graph_json);
     m->tree = as_read_back(v);
     trn_status st = m->text ? TRN_OK : TRN_ERR_NO_MEMORY;
     if (!st && m->tree) {
@@ -115,11 +181,11 @@ trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
             if (!m->identity_tree) st = TRN_ERR_NO_MEMORY;
         }
     }
-    if (st || !m->tree) {
-        /* No model: a graph that does not read back is reported by validation, as before. */
-        trn_rcp_model_release(m);
+    if (st || !m->tree || !m->identity_tree) {
+        /* No graph in the model: a graph that does not read back is reported by validation,
+         * as before. */
+        drop_graph(m);
         return st == TRN_ERR_NO_MEMORY ? st : TRN_OK;
     }
-    recipe->model = m;
     return TRN_OK;
 }

@@ -179,7 +179,7 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
 
 /* A landform's "evolution": the Stream Power node's parameters, checked by the registry's
  * own rules and reported here at their line and column; kept as canonical JSON. */
-static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
+static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_graph *keep)
 {
     trn_status st = keep_json(c, v, json_is_object(v),
                               "an object of Stream Power parameters (uplift, erodibility, m, n, "
@@ -195,7 +195,8 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
                                 &unknown);
     if (st == TRN_ERR_NO_MEMORY) return oom(c);
     if (!st) {
-        trn_graph_dispose(&g);
+        trn_graph_dispose(keep);
+        *keep = g; /* the recipe's model keeps it: generation reads the text no more */
         return TRN_OK;
     }
     if (unknown) {
@@ -214,7 +215,7 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
     return perr(c, TRN_ERR_JSON, unknown ? TRN_JSON_KEY : TRN_JSON_VALUE, "%s", msg);
 }
 
-static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
+static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf, trn_graph *evolution)
 {
     char buf[120];
     if (!json_is_object(obj))
@@ -257,7 +258,7 @@ static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
         } else if (strcmp(key, "heading") == 0) {
             st = want_number(c, v, TRN_NUM_HEADING, &lf->heading);
         } else if (strcmp(key, "evolution") == 0) {
-            st = parse_evolution(c, v, &lf->evolution);
+            st = parse_evolution(c, v, &lf->evolution, evolution);
         } else {
             pop(c);
             return unknown_key(c, key, trn_rcp_landform_keys, "a landform");
@@ -964,7 +965,15 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 push(c, name);
                 if (!*name)
                     return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a landform needs a non-empty name");
-                if ((st = parse_landform(c, lv, lf))) return st;
+                trn_graph evolution;
+                memset(&evolution, 0, sizeof evolution);
+                st = parse_landform(c, lv, lf, &evolution);
+                if (!st && lf->evolution && evolution.node_count &&
+                    trn_rcp_model_keep_evolution(r, r->landform_count - 1,
+                                                 json_object_get(lv, "evolution"), &evolution))
+                    st = oom(c);
+                trn_graph_dispose(&evolution);
+                if (st) return st;
                 pop(c);
             }
         } else if (strcmp(key, "biomes") == 0) {

@@ -127,7 +127,8 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
         return st;
     if ((st = check_field(k, "stretch", TRN_NUM_STRETCH, lf->stretch))) return st;
     if ((st = check_field(k, "heading", TRN_NUM_HEADING, lf->heading))) return st;
-    if (lf->evolution) {
+    /* An evolution read with the recipe (the model's) was checked then. */
+    if (lf->evolution && !trn_rcp_model_evolution(r, lf)) {
         trn_graph g;
         char key[64], msg[400];
         bool unknown;
