@@ -91,8 +91,11 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             return;
         }
         const double v = p->number;
-        const bool lo_ok = s->min_exclusive ? v > s->min : v >= s->min;
-        if (!isfinite(v) || !lo_ok || !(v <= s->max) || (whole && floor(v) != v)) {
+        /* The documents' range rule (finite, open or closed at min, whole numbers). */
+        const trn_doc_range range = {
+            s->min, s->max, (s->min_exclusive ? TRN_DOC_LO_OPEN : 0u) | (whole ? TRN_DOC_WHOLE : 0u),
+            NULL};
+        if (!trn_doc_range_ok(&range, v)) {
             char lo[40], hi[40];
             trn_graph_number_text(s->min, lo, sizeof lo);
             trn_graph_number_text(s->max, hi, sizeof hi);
