@@ -91,6 +91,28 @@ static void test_regeneration_with_cache(void)
     trn_preset_dispose(&p);
 }
 
+/* trn_graph_from_recipe copies the graph read with the recipe: no text, the same graph. */
+static void test_graph_from_recipe_copies(void)
+{
+    trn_preset p;
+    CHECK_OK(trn_builtin_preset_load("builtin://terrain/mountain-range", &p, NULL));
+    trn_graph copied, parsed;
+    const uint64_t before = trn_json_parse_count();
+    CHECK_OK(trn_graph_from_recipe(&p.recipe, &copied, NULL));
+    CHECK(trn_json_parse_count() == before);
+    CHECK_OK(trn_graph_parse(p.recipe.graph_json, strlen(p.recipe.graph_json), NULL, &parsed,
+                             NULL));
+    char *a = NULL, *b = NULL;
+    CHECK_OK(trn_graph_to_json(&copied, false, &a, NULL, NULL));
+    CHECK_OK(trn_graph_to_json(&parsed, false, &b, NULL, NULL));
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    trn_graph_dispose(&copied);
+    trn_graph_dispose(&parsed);
+    trn_preset_dispose(&p);
+}
+
 /* Every built-in preset at 65 x 65: a warm regeneration reads no text either. */
 static void test_every_preset(void)
 {
@@ -253,7 +275,8 @@ static void test_implicit_graph(void)
     memset(&r, 0, sizeof r);
     trn_graph parsed, scratch;
     const trn_graph *held;
-    CHECK_OK(trn_graph_from_recipe(&r, &parsed, NULL));
+    const char *text = trn_graph_implicit_json();
+    CHECK_OK(trn_graph_parse(text, strlen(text), NULL, &parsed, NULL));
     const uint64_t before = trn_json_parse_count();
     CHECK_OK(trn_graph_of_recipe(&r, &held, &scratch, NULL));
     CHECK(trn_json_parse_count() == before);
@@ -271,6 +294,7 @@ int main(void)
 {
     RUN(test_hook_counts_parses);
     RUN(test_regeneration_with_cache);
+    RUN(test_graph_from_recipe_copies);
     RUN(test_every_preset);
     RUN(test_landform_evolution);
     RUN(test_model_reads_back);

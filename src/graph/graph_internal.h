@@ -18,6 +18,13 @@ trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, 
  * trn_recipe.graph_json; NULL on failure (malformed text or no memory). Caller frees. */
 char *trn_graph_identity_of_json(const char *graph_json);
 
+/* The implicit graph of a recipe without one (landform -> biome_rules -> output) as the JSON
+ * text it is documented as; generation holds it as data (tests compare the two). */
+const char *trn_graph_implicit_json(void);
+
+/* A deep copy of src into *dst (dispose it); false when out of memory (*dst empty). */
+bool trn_graph_copy(const trn_graph *src, trn_graph *dst);
+
 /* The recipe's graph into *graph without reading text where it can: the graph read into the
  * recipe's model, the implicit landform -> biome_rules -> output graph of a recipe without one
  * (both owned elsewhere), else graph_json parsed into *scratch. Fails as trn_graph_from_recipe

@@ -270,6 +270,11 @@ static const char implicit_graph[] =
     "{\"id\":\"output\",\"type\":\"terrain_output\","
     "\"inputs\":{\"field\":{\"node\":\"biome_rules\",\"pin\":\"field\"}}}]}";
 
+const char *trn_graph_implicit_json(void)
+{
+    return implicit_graph;
+}
+
 /* The same graph as data, for generation to use without reading text. Never changed: the
  * casts only fit string literals into the graph's owned (char *) fields. */
 static trn_graph_link implicit_links[] = {
@@ -303,7 +308,14 @@ trn_status trn_graph_from_recipe(const trn_recipe *recipe, trn_graph *graph, trn
     if (!recipe || !graph)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "trn_graph_from_recipe: recipe and graph are required");
-    const char *text = recipe->graph_json ? recipe->graph_json : implicit_graph;
+    /* The graph read with the recipe (or the implicit one) is copied, not read again. */
+    const struct trn_recipe_model *m = trn_rcp_model_of(recipe);
+    const trn_graph *held = m ? &m->graph : recipe->graph_json ? NULL : &implicit;
+    if (held) {
+        if (trn_graph_copy(held, graph)) return TRN_OK;
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "graph: out of memory");
+    }
+    const char *text = recipe->graph_json;
     trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, err);
     if (st && err) {
         char msg[sizeof err->message];

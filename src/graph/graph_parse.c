@@ -338,6 +338,65 @@ static void param_dispose(trn_graph_param *p)
     free(p->points);
 }
 
+/* A copy of s (NULL stays NULL); false when out of memory. */
+static bool dup_opt(char **d, const char *s)
+{
+    *d = s ? trn_text_dup(s) : NULL;
+    return !s || *d;
+}
+
+bool trn_graph_copy(const trn_graph *src, trn_graph *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->format_version = src->format_version;
+    bool ok = dup_opt(&dst->output, src->output);
+    if (ok && src->node_count) {
+        dst->nodes = calloc(src->node_count, sizeof *dst->nodes);
+        ok = dst->nodes != NULL;
+        if (ok) dst->node_count = src->node_count; /* zeroed: disposable while half filled */
+    }
+    for (uint32_t k = 0; ok && k < src->node_count; k++) {
+        const trn_graph_node *a = &src->nodes[k];
+        trn_graph_node *b = &dst->nodes[k];
+        b->has_position = a->has_position;
+        b->x = a->x;
+        b->y = a->y;
+        ok = dup_opt(&b->id, a->id) && dup_opt(&b->type, a->type);
+        if (ok && a->param_count) {
+            b->params = calloc(a->param_count, sizeof *b->params);
+            ok = b->params != NULL;
+            if (ok) b->param_count = a->param_count;
+        }
+        for (uint32_t q = 0; ok && q < a->param_count; q++) {
+            const trn_graph_param *pa = &a->params[q];
+            trn_graph_param *pb = &b->params[q];
+            pb->type = pa->type;
+            pb->number = pa->number;
+            pb->boolean = pa->boolean;
+            ok = dup_opt(&pb->name, pa->name) && dup_opt(&pb->text, pa->text);
+            const size_t n = (size_t)pa->point_count * pa->point_dim;
+            if (ok && pa->points) {
+                pb->points = malloc((n ? n : 1u) * sizeof *pb->points);
+                ok = pb->points != NULL;
+                if (ok && n) memcpy(pb->points, pa->points, n * sizeof *pb->points);
+            }
+            pb->point_count = pa->point_count;
+            pb->point_dim = pa->point_dim;
+        }
+        if (ok && a->input_count) {
+            b->inputs = calloc(a->input_count, sizeof *b->inputs);
+            ok = b->inputs != NULL;
+            if (ok) b->input_count = a->input_count;
+        }
+        for (uint32_t q = 0; ok && q < a->input_count; q++)
+            ok = dup_opt(&b->inputs[q].pin, a->inputs[q].pin) &&
+                 dup_opt(&b->inputs[q].node, a->inputs[q].node) &&
+                 dup_opt(&b->inputs[q].output, a->inputs[q].output);
+    }
+    if (!ok) trn_graph_dispose(dst);
+    return ok;
+}
+
 void trn_graph_dispose(trn_graph *graph)
 {
     if (!graph) return;
