@@ -139,7 +139,12 @@ static void test_every_preset(void)
 static void test_landform_evolution(void)
 {
     trn_recipe r;
+    /* Reading the recipe reads its text once: the evolutions come from the document's tree. */
+    const uint64_t before_read = trn_json_parse_count();
     CHECK_OK(trn_recipe_read(TRN_SOURCE_DIR "/examples/recipes/hills.json", &r, NULL, NULL));
+    fprintf(stderr, "hills.json read: %llu texts\n",
+            (unsigned long long)(trn_json_parse_count() - before_read));
+    CHECK(trn_json_parse_count() - before_read == 1);
     CHECK_OK(trn_recipe_change_grid(&r, r.size_x, r.size_z, 64, 64, TRN_EDITS_REFUSE, NULL));
     trn_landform *lf = NULL;
     for (uint32_t k = 0; k < r.landform_count && !lf; k++)
@@ -243,7 +248,10 @@ static void test_model_reads_back(void)
         "{\"id\":\"o\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"c\"}}}],"
         "\"output\":\"o\",\"format_version\":1.0}}";
     trn_recipe r;
+    /* Reading reads the document and the graph's short identity text, nothing more. */
+    const uint64_t before_read = trn_json_parse_count();
     CHECK_OK(trn_recipe_parse(text, strlen(text), NULL, &r, NULL, NULL));
+    CHECK(trn_json_parse_count() - before_read == 2);
     check_model(&r);
     /* A graph text replaced after reading is what counts: the stale model is not used. */
     uint64_t before, after, fresh;

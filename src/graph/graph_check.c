@@ -514,29 +514,33 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, con
                                   trn_graph *graph, char *key, size_t key_size, char *msg,
                                   size_t msg_size, bool *unknown)
 {
+    trn_json_parse_counted();
+    json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
+    trn_status st =
+        trn_graph_params_read(type, obj, place, graph, key, key_size, msg, msg_size, unknown);
+    json_decref(obj);
+    return st;
+}
+
+trn_status trn_graph_params_read(const char *type, const json_t *params, const char *place,
+                                 trn_graph *graph, char *key, size_t key_size, char *msg,
+                                 size_t msg_size, bool *unknown)
+{
     memset(graph, 0, sizeof *graph);
     *unknown = false;
     if (key_size) key[0] = '\0';
     if (msg_size) msg[0] = '\0';
-    /* An object and nothing else, so the text cannot reach past the node it is put in. */
-    trn_json_parse_counted();
-    json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
-    const bool is_object = json_is_object(obj);
-    json_decref(obj);
-    if (!is_object) {
+    /* An object and nothing else, so it cannot reach past the node it is put in. */
+    if (!json_is_object(params)) {
         snprintf(msg, msg_size, "expected a JSON object of parameters");
         return TRN_ERR_VALIDATION;
     }
-    const size_t len = strlen(params_json) + strlen(type) + 96u;
-    char *text = malloc(len);
-    if (!text) return TRN_ERR_NO_MEMORY;
-    snprintf(text, len,
-             "{\"format_version\":1,\"nodes\":[{\"id\":\"params\",\"type\":\"%s\","
-             "\"params\":%s}]}",
-             type, params_json);
+    json_t *root = json_pack("{s:i, s:[{s:s, s:s, s:O}]}", "format_version", 1, "nodes", "id",
+                             "params", "type", type, "params", params);
+    if (!root) return TRN_ERR_NO_MEMORY;
     trn_error e;
-    trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, &e);
-    free(text);
+    trn_status st = trn_graph_parse_tree(root, NULL, 0, NULL, NULL, graph, &e);
+    json_decref(root);
     if (st) {
         snprintf(msg, msg_size, "%s", e.message);
         return st;

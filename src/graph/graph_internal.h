@@ -41,6 +41,11 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, con
                                   trn_graph *graph, char *key, size_t key_size, char *msg,
                                   size_t msg_size, bool *unknown);
 
+/* The same for the parameters' JSON object itself (as reading their text gives it). */
+trn_status trn_graph_params_read(const char *type, const json_t *params, const char *place,
+                                 trn_graph *graph, char *key, size_t key_size, char *msg,
+                                 size_t msg_size, bool *unknown);
+
 /* "unknown key 'NAME' in PLACE; did you mean ...?" or "(expected one of: ...)" for a parameter
  * type t lacks (trn_doc_unknown_key_text with t's parameter names). */
 void trn_graph_unknown_param_text(char *buf, size_t size, const trn_node_type *t,

@@ -17,7 +17,7 @@ static int cmp_keys(const void *a, const void *b)
  * object keys in sorted order, a real whose canonical text has no fraction or exponent as an
  * integer. NULL when out of memory or when that text would not read back (a whole number
  * beyond the integer range, which jansson refuses). */
-static json_t *as_read_back(const json_t *v)
+json_t *trn_rcp_read_back(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
@@ -38,7 +38,7 @@ static json_t *as_read_back(const json_t *v)
         }
         qsort(keys, k, sizeof *keys, cmp_keys);
         for (size_t i = 0; i < k; i++) {
-            json_t *c = as_read_back(json_object_get(v, keys[i]));
+            json_t *c = trn_rcp_read_back(json_object_get(v, keys[i]));
             if (!c || json_object_set_new(o, keys[i], c) != 0) {
                 free(keys);
                 json_decref(o);
@@ -51,7 +51,7 @@ static json_t *as_read_back(const json_t *v)
     case JSON_ARRAY: {
         json_t *a = json_array();
         for (size_t i = 0; a && i < json_array_size(v); i++) {
-            json_t *c = as_read_back(json_array_get(v, i));
+            json_t *c = trn_rcp_read_back(json_array_get(v, i));
             if (!c || json_array_append_new(a, c) != 0) {
                 json_decref(a);
                 return NULL;
@@ -123,18 +123,11 @@ static char *copy_text(const char *s)
     return d;
 }
 
-trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, const json_t *v,
+trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, json_t *tree,
                                         trn_graph *graph)
 {
     struct trn_recipe_model *m = model_for(recipe);
     char *text = m ? copy_text(recipe->landforms[index].evolution) : NULL;
-    json_t *tree = text ? as_read_back(v) : NULL;
-    if (text && !tree) {
-        /* Not modelled (it would not read back): generation reads the text, as before. */
-        free(text);
-        trn_graph_dispose(graph);
-        return TRN_OK;
-    }
     if (text && index >= m->evolution_count) {
         trn_rcp_evolution *grown = realloc(m->evolutions, (index + 1u) * sizeof *grown);
         if (grown) {
@@ -168,7 +161,7 @@ trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
     if (!m) return TRN_ERR_NO_MEMORY;
     drop_graph(m);
     m->text = copy_text(recipe->graph_json);
-    m->tree = as_read_back(v);
+    m->tree = trn_rcp_read_back(v);
     trn_status st = m->text ? TRN_OK : TRN_ERR_NO_MEMORY;
     if (!st && m->tree) {
         trn_error e;

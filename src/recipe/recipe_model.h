@@ -14,11 +14,17 @@
  * before; only running out of memory fails (TRN_ERR_NO_MEMORY). */
 trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v);
 
-/* Keep landform index's evolution graph (moved from *graph, which is left empty) with a copy of
- * the landform's evolution text and v (its JSON object in the document) as reading that text
- * back gives it, in recipe->model (made when the recipe has none yet). Only running out of
- * memory fails (TRN_ERR_NO_MEMORY; *graph disposed). */
-trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, const json_t *v,
+/* v as reading its canonical text back would give it (trn_rcp_canonical_text, then json_loads):
+ * object keys in sorted order, a real whose canonical text has no fraction or exponent as an
+ * integer. NULL when out of memory or when that text would not read back (a whole number beyond
+ * the integer range, which jansson refuses). */
+json_t *trn_rcp_read_back(const json_t *v);
+
+/* Keep landform index's evolution: its graph (moved from *graph, which is left empty) and tree
+ * (trn_rcp_read_back of its object; owned from here on), with a copy of the landform's evolution
+ * text, in recipe->model (made when the recipe has none yet). Only running out of memory fails
+ * (TRN_ERR_NO_MEMORY; *graph and tree released). */
+trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, json_t *tree,
                                         trn_graph *graph);
 
 /* Another owner of m (NULL stays NULL). */

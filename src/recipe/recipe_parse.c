@@ -179,7 +179,7 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
 
 /* A landform's "evolution": the Stream Power node's parameters, checked by the registry's
  * own rules and reported here at their line and column; kept as canonical JSON. */
-static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_graph *keep)
+static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_rcp_evolution *keep)
 {
     trn_status st = keep_json(c, v, json_is_object(v),
                               "an object of Stream Power parameters (uplift, erodibility, m, n, "
@@ -191,14 +191,26 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_grap
     bool unknown;
     char place[200];
     trn_json_path_format(&c->path, place, sizeof place);
-    st = trn_graph_params_parse("stream_power", *out, place, &g, key, sizeof key, msg, sizeof msg,
-                                &unknown);
-    if (st == TRN_ERR_NO_MEMORY) return oom(c);
+    /* Read from the document's tree as its kept text would read back (no text read again); a
+     * tree that would not read back goes through the text, which then refuses it as before. */
+    json_t *tree = trn_rcp_read_back(v);
+    st = tree ? trn_graph_params_read("stream_power", tree, place, &g, key, sizeof key, msg,
+                                      sizeof msg, &unknown)
+              : trn_graph_params_parse("stream_power", *out, place, &g, key, sizeof key, msg,
+                                       sizeof msg, &unknown);
+    if (st == TRN_ERR_NO_MEMORY) {
+        json_decref(tree);
+        return oom(c);
+    }
     if (!st) {
-        trn_graph_dispose(keep);
-        *keep = g; /* the recipe's model keeps it: generation reads the text no more */
+        /* The recipe's model keeps both: generation reads the text no more. */
+        trn_graph_dispose(&keep->graph);
+        json_decref(keep->tree);
+        keep->graph = g;
+        keep->tree = tree;
         return TRN_OK;
     }
+    json_decref(tree);
     if (unknown) {
         /* The documents' unknown-key form: it names its place, at the key's position. */
         const trn_node_type *t = trn_node_type_find("stream_power");
@@ -215,7 +227,8 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_grap
     return perr(c, TRN_ERR_JSON, unknown ? TRN_JSON_KEY : TRN_JSON_VALUE, "%s", msg);
 }
 
-static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf, trn_graph *evolution)
+static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf,
+                                 trn_rcp_evolution *evolution)
 {
     char buf[120];
     if (!json_is_object(obj))
@@ -965,14 +978,18 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 push(c, name);
                 if (!*name)
                     return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a landform needs a non-empty name");
-                trn_graph evolution;
+                trn_rcp_evolution evolution; /* a graph and tree for the model, when read */
                 memset(&evolution, 0, sizeof evolution);
                 st = parse_landform(c, lv, lf, &evolution);
-                if (!st && lf->evolution && evolution.node_count &&
-                    trn_rcp_model_keep_evolution(r, r->landform_count - 1,
-                                                 json_object_get(lv, "evolution"), &evolution))
-                    st = oom(c);
-                trn_graph_dispose(&evolution);
+                if (!st && lf->evolution && evolution.tree) {
+                    json_t *tree = evolution.tree;
+                    evolution.tree = NULL;
+                    if (trn_rcp_model_keep_evolution(r, r->landform_count - 1, tree,
+                                                     &evolution.graph))
+                        st = oom(c);
+                }
+                json_decref(evolution.tree);
+                trn_graph_dispose(&evolution.graph);
                 if (st) return st;
                 pop(c);
             }
