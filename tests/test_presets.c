@@ -611,7 +611,7 @@ static void test_preset_fields(void)
                    "0.10000000000000001",
                    "0.1");
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"label\": \"l\", \"cels_x\": 8}",
-                   "cels_x: unknown key 'cels_x' in the terrain_preset document; did you mean "
+                   "unknown key 'cels_x' in the terrain_preset document; did you mean "
                    "'cells_x'?",
                    "\"cels_x\"");
     /* A label and a description may be empty. */

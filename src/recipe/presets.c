@@ -724,21 +724,18 @@ static trn_status parse_preset_root(const trn_doc *d, const json_t *root, trn_pr
     json_object_foreach((json_t *)root, key, v)
     {
         const trn_doc_field *row = trn_doc_field_find(preset_fields, key);
-        trn_json_path_push_key(d->path, key);
         if (!row) {
-            const char *hint = trn_doc_field_suggest(preset_fields, key);
-            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_KEY,
-                                "unknown key '%.80s' in the terrain_preset document%s%s%s%s", key,
-                                hint ? "; did you mean '" : "", hint ? hint : "",
-                                hint ? "'?" : "",
-                                strcmp(key, "landforms") == 0 || strcmp(key, "regions") == 0 ||
-                                        strcmp(key, "edits") == 0 ||
-                                        strcmp(key, "exclusions") == 0
-                                    ? " (a preset sets size, cells_x, cells_z, chunk_cells, "
-                                      "seed, default_biome, biomes, layers, rules and graph; "
-                                      "regions, edits and exclusions stay the recipe's own)"
-                                    : "");
+            const bool recipe_only = strcmp(key, "landforms") == 0 ||
+                                     strcmp(key, "regions") == 0 || strcmp(key, "edits") == 0 ||
+                                     strcmp(key, "exclusions") == 0;
+            return trn_doc_unknown_field(
+                d, key, preset_fields, "the terrain_preset document",
+                recipe_only ? " (a preset sets size, cells_x, cells_z, chunk_cells, seed, "
+                              "default_biome, biomes, layers, rules and graph; regions, edits "
+                              "and exclusions stay the recipe's own)"
+                            : NULL);
         }
+        trn_json_path_push_key(d->path, key);
         if (strcmp(key, "format_version") == 0)
             st = check_version(d, v);
         else
