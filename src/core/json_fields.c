@@ -62,15 +62,6 @@ const char *trn_doc_did_you_mean(const char *word, const char *const *candidates
     return best;
 }
 
-bool trn_doc_range_ok(const trn_doc_range *r, double value)
-{
-    if (!isfinite(value)) return false;
-    if ((r->flags & TRN_DOC_LO_OPEN) ? !(value > r->lo) : !(value >= r->lo)) return false;
-    if (!(value <= r->hi)) return false;
-    if ((r->flags & TRN_DOC_WHOLE) && floor(value) != value) return false;
-    return true;
-}
-
 const trn_doc_field *trn_doc_field_find(const trn_doc_field *rows, const char *key)
 {
     for (const trn_doc_field *f = rows; f && f->name; f++)

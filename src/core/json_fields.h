@@ -5,6 +5,7 @@
 #ifndef TRN_CORE_JSON_FIELDS_H
 #define TRN_CORE_JSON_FIELDS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -77,7 +78,16 @@ typedef struct trn_doc_field {
 #define TRN_DOC_OTHER_ROW(key) {.name = (key), .type = TRN_DOC_OTHER}
 #define TRN_DOC_END_ROW {.name = NULL}
 
-bool trn_doc_range_ok(const trn_doc_range *range, double value);
+/* Inline: the decode-only runtime (libterrane_runtime) checks water values with it and links no
+ * JSON code. */
+static inline bool trn_doc_range_ok(const trn_doc_range *r, double value)
+{
+    if (!isfinite(value)) return false;
+    if ((r->flags & TRN_DOC_LO_OPEN) ? !(value > r->lo) : !(value >= r->lo)) return false;
+    if (!(value <= r->hi)) return false;
+    if ((r->flags & TRN_DOC_WHOLE) && floor(value) != value) return false;
+    return true;
+}
 
 /* The row for key, or NULL. */
 const trn_doc_field *trn_doc_field_find(const trn_doc_field *rows, const char *key);
