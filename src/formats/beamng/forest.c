@@ -121,12 +121,18 @@ static trn_status write_items(trn_write_set *ws, const char *path, const char *t
         if (in->rule != rule) continue;
         double m[9], q[4];
         trn_lvl_forest_rotation(in->yaw, m, q);
-        const int n =
-            snprintf(line, sizeof line,
-                     "{\"pos\":[%.17g,%.17g,%.17g],\"rotationMatrix\":[%.17g,%.17g,%.17g,"
-                     "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g],\"scale\":%.17g,\"type\":\"%s\"}\n",
-                     opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1], m[2], m[3],
-                     m[4], m[5], m[6], m[7], m[8], in->scale, type);
+        /* The editor's key order; numbers in their shortest round-trip form (the editor
+         * writes floats to 9 digits: 17-digit noise helps no reader). */
+        const double v[13] = {opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1],
+                              m[2], m[3], m[4], m[5], m[6], m[7], m[8], in->scale};
+        char t[13][40];
+        for (int j = 0; j < 13; j++)
+            trn_double_text(v[j], t[j]);
+        const int n = snprintf(line, sizeof line,
+                               "{\"pos\":[%s,%s,%s],\"rotationMatrix\":[%s,%s,%s,%s,%s,%s,%s,%s,%s],"
+                               "\"scale\":%s,\"type\":\"%s\"}\n",
+                               t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10],
+                               t[11], t[12], type);
         if (n < 0 || (size_t)n >= sizeof line) {
             trn_lvl_buf_free(&b);
             return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "a forest item line is too long");
@@ -879,7 +885,118 @@ static bool is_item_data_class(const json_t *o)
     return cls && (strcmp(cls, "TSForestItemData") == 0 || strcmp(cls, "ForestItemData") == 0);
 }
 
-/* art/forest/managedItemData.json: name -> {class, shapeFile, ...}. */
+static bool cs_ident_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+/* Past spaces and TorqueScript comments (// to the end of the line, slash-star to star-slash). */
+static size_t cs_skip(const char *t, size_t n, size_t k)
+{
+    for (;;) {
+        k = skip_ws(t, n, k);
+        if (k + 1 < n && t[k] == '/' && t[k + 1] == '/') {
+            while (k < n && t[k] != '\n')
+                k++;
+        } else if (k + 1 < n && t[k] == '/' && t[k + 1] == '*') {
+            const char *end = memmem(t + k + 2, n - k - 2, "*" "/", 2);
+            k = end ? (size_t)(end - t) + 2 : n;
+        } else {
+            return k;
+        }
+    }
+}
+
+/* The identifier at t[k] into out (cut to size); the offset past it. */
+static size_t cs_ident(const char *t, size_t n, size_t k, char *out, size_t size)
+{
+    size_t len = 0;
+    while (k < n && cs_ident_char(t[k])) {
+        if (len + 1 < size) out[len++] = t[k];
+        k++;
+    }
+    if (size) out[len] = '\0';
+    return k;
+}
+
+/* art/forest/managedItemData.cs, the TorqueScript the engine falls back to when the level has
+ * no managedItemData.json: each `datablock TSForestItemData(NAME) { shapeFile = "..."; ... };`
+ * (or ForestItemData, or `new` in place of `datablock`; TorqueScript ignores case). Only these
+ * declarations are read, nothing is run. */
+static void load_managed_script(veg_check *c)
+{
+    char path[PATH_MAX];
+    if (!trn_lvl_join(path, sizeof path, c->level_dir, "art/forest/managedItemData.cs")) return;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_file_read_all(path, ITEM_DATA_MAX_BYTES, &data, &size, &e)) return;
+    const char *t = (const char *)data;
+    for (size_t k = 0; k < size && !c->oom;) {
+        k = cs_skip(t, size, k);
+        if (k >= size) break;
+        if (t[k] == '"') {
+            k = skip_string(t, size, k);
+            continue;
+        }
+        if (!cs_ident_char(t[k])) {
+            k++;
+            continue;
+        }
+        const size_t start = k;
+        char word[32], cls[32], name[TRN_PALETTE_ID_MAX + 200];
+        k = cs_ident(t, size, k, word, sizeof word);
+        if (strcasecmp(word, "datablock") != 0 && strcasecmp(word, "new") != 0) continue;
+        k = cs_ident(t, size, cs_skip(t, size, k), cls, sizeof cls);
+        if (strcasecmp(cls, "TSForestItemData") != 0 && strcasecmp(cls, "ForestItemData") != 0)
+            continue;
+        k = cs_skip(t, size, k);
+        if (k >= size || t[k] != '(') continue;
+        k = cs_ident(t, size, cs_skip(t, size, k + 1), name, sizeof name);
+        if (!name[0]) continue;
+        /* The body: up to the brace that closes it, strings skipped. */
+        while (k < size && t[k] != '{' && t[k] != ';')
+            k++;
+        if (k >= size || t[k] != '{') continue;
+        char shape[PATH_MAX] = "";
+        int depth = 0;
+        for (; k < size; k++) {
+            k = cs_skip(t, size, k);
+            if (k >= size) break;
+            if (t[k] == '"') {
+                k = skip_string(t, size, k) - 1;
+                continue;
+            }
+            if (t[k] == '{') depth++;
+            if (t[k] == '}' && --depth == 0) break;
+            if (depth == 1 && cs_ident_char(t[k]) && (k == 0 || !cs_ident_char(t[k - 1]))) {
+                char field[32];
+                size_t v = cs_ident(t, size, k, field, sizeof field);
+                if (strcasecmp(field, "shapeFile") == 0) {
+                    v = cs_skip(t, size, v);
+                    if (v < size && t[v] == '=') {
+                        v = cs_skip(t, size, v + 1);
+                        if (v < size && t[v] == '"') {
+                            const size_t end = skip_string(t, size, v);
+                            const size_t len = end > v + 1 ? end - v - 2 : 0;
+                            if (len < sizeof shape) {
+                                memcpy(shape, t + v + 1, len);
+                                shape[len] = '\0';
+                            }
+                        }
+                    }
+                }
+                k = v - 1;
+            }
+        }
+        add_data(c, name, shape, path, line_of(t, start));
+    }
+    free(data);
+}
+
+/* art/forest/managedItemData.json: name -> {class, shapeFile, ...}; the engine prefers it to
+ * managedItemData.cs, which is read only when there is no .json. */
 static void load_managed_data(veg_check *c)
 {
     char path[PATH_MAX];
@@ -887,6 +1004,10 @@ static void load_managed_data(veg_check *c)
     uint8_t *data = NULL;
     size_t size = 0;
     trn_error e;
+    if (access(path, F_OK) != 0) {
+        load_managed_script(c);
+        return;
+    }
     if (trn_file_read_all(path, ITEM_DATA_MAX_BYTES, &data, &size, &e)) return;
     json_error_t je;
     json_t *root = json_loadb((const char *)data, size, JSON_PRESERVE_ORDER, &je);
@@ -1220,15 +1341,19 @@ static void check_forest_v2(veg_check *c, const char *level_name)
 }
 
 /* The shapes of the item types in use that point into this level must be there (shapes of the
- * game's own art cannot be checked from a level folder). */
+ * game's own art cannot be checked from a level folder). The editor writes the game path with
+ * or without its leading '/' ("levels/NAME/art/..." in levels it saved): both are checked. */
 static void check_shapes(veg_check *c, const char *level_name)
 {
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "/levels/%s/", level_name);
+    snprintf(prefix, sizeof prefix, "levels/%s/", level_name);
     const size_t n = strlen(prefix);
     for (size_t k = 0; k < c->data_count && !c->oom; k++) {
         const item_data *d = &c->data[k];
-        if (!d->used || strncasecmp(d->shape, prefix, n) != 0) continue;
+        const char *rel = d->shape;
+        while (*rel == '/')
+            rel++;
+        if (!d->used || strncasecmp(rel, prefix, n) != 0) continue;
         char disk[PATH_MAX];
         bool mismatch = false;
         trn_error e;
