@@ -1619,6 +1619,18 @@ static void test_validate(void)
     CHECK(fi && strstr(fi->message, "version 10 is newer than 9") && fi->offset == 0);
     trn_findings_dispose(&f);
 
+    /* A Git LFS pointer in place of the .ter (a clone without `git lfs pull`, as public level
+     * repositories hold them): said so, not "version 118". */
+    const char lfs[] = "version https://git-lfs.github.com/spec/v1\n"
+                       "oid sha256:358fc8213f61038088e553fbeaf38d326ee026de7cd9b2cf63f342a9d703531a\n"
+                       "size 117440538\n";
+    CHECK(trn_test_write_file(ter_path, lfs, strlen(lfs)));
+    f = validate(level);
+    fi = trn_findings_find(&f, "ter-lfs-pointer");
+    CHECK(fi && strstr(fi->message, "Git LFS pointer") && strstr(fi->fix, "git lfs pull"));
+    CHECK_EQ_INT(count_check(&f, "ter-version-too-new") + count_check(&f, "ter-corrupt"), 0);
+    trn_findings_dispose(&f);
+
     /* Truncated data: the reader's message and offset. */
     bytes[0] = 9;
     CHECK(trn_test_write_file(ter_path, bytes, 1000));

@@ -172,6 +172,15 @@ static trn_status check_header(const uint8_t *head, size_t head_size, uint64_t f
         return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
                              "header: this is a Terragen terrain (it starts with "
                              "\"TERRAGENTERRAIN \"), not a BeamNG/Torque .ter");
+    /* A clone of a repository that keeps its terrains in Git LFS holds this small text in
+     * place of the file until `git lfs pull`; its 'v' would read as version 118. */
+    static const char lfs[] = "version https://git-lfs";
+    if (head_size >= sizeof lfs - 1 && memcmp(head, lfs, sizeof lfs - 1) == 0)
+        return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
+                             "header: this is a Git LFS pointer (a %llu-byte text starting with "
+                             "\"%s\"), not the terrain: the repository it came from keeps the "
+                             ".ter in Git LFS",
+                             (unsigned long long)file_size, lfs);
     g->version = head[0];
     if (g->version == 0)
         return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
@@ -732,7 +741,7 @@ static trn_status open_checked(const char *path, const trn_ter_limits *lim, int 
                              "file is %llu bytes, more than the limit of %llu",
                              (unsigned long long)file_size, (unsigned long long)lim->max_file_bytes);
     }
-    uint8_t head[8];
+    uint8_t head[24]; /* enough to tell a Terragen file or a Git LFS pointer */
     size_t head_size;
     int e = pread_full(fd, head, file_size < sizeof head ? (size_t)file_size : sizeof head, 0,
                        &head_size);

@@ -22,6 +22,7 @@
  *   terrain-file-case          terrainFile matches a file only when case is ignored
  *   terrain-file-elsewhere     terrainFile points into another level that is not present
  *   ter-version-too-new        .ter version above 9
+ *   ter-lfs-pointer            a Git LFS pointer file in place of the .ter
  *   ter-corrupt                the .ter reader failed (message and byte offset)
  *   ter-warning                the .ter reader's warnings
  *   ter-extra-maps             extra maps after the layer map: the engine misreads the names
@@ -623,6 +624,13 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     }
     if (st == TRN_ERR_NO_MEMORY) {
         v->oom = true;
+        return;
+    }
+    if (st == TRN_ERR_FORMAT && strstr(e.message, "Git LFS pointer")) {
+        ADD(v, TRN_SEVERITY_ERROR, "ter-lfs-pointer", ter_path, 0,
+            "fetch the real file: run git lfs pull in the clone it came from (with Git LFS "
+            "installed), or take the level from its packed release",
+            "%s; the engine cannot load it", e.message);
         return;
     }
     if (st) {
