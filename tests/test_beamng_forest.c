@@ -248,6 +248,16 @@ static void test_forest4_level(void)
     CHECK_EQ_INT(count_of(scene, "\"class\":\"Forest\""), 1);
     CHECK_EQ_INT(count_of(scene, "\"class\":\"ForestWindEmitter\""), 1);
     CHECK_EQ_INT(count_of(scene, "\"class\":\"GroundCover\""), 1);
+    /* The wind emitter as the World Editor's new-level template saves it: a position and no
+     * wind value, so the engine's defaults apply. */
+    {
+        json_t *wind = line_object(scene, line_holding(scene, "\"class\":\"ForestWindEmitter\""));
+        const char *keys[] = {"name", "class", "persistentId", "__parent", "position"};
+        CHECK_EQ_INT(json_object_size(wind), 5);
+        for (size_t k = 0; k < 5; k++)
+            CHECK(json_object_get(wind, keys[k]) != NULL);
+        json_decref(wind);
+    }
     const int cover_line = line_holding(scene, "\"class\":\"GroundCover\"");
     json_t *cover = line_object(scene, cover_line);
     const json_t *types = json_object_get(cover, "Types");

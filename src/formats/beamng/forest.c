@@ -621,27 +621,19 @@ static json_t *cover_object(const char *level_name, const char *name, const char
     return o;
 }
 
-/* The wind that sways the forest's trees: one level-wide (not radial) emitter, Torque's
- * defaults. */
+/* The wind that sways the forest's trees, as the World Editor's new-level template has it: a
+ * ForestWindEmitter with a position and nothing else, so every wind value is the engine's own
+ * default (the editor saves only values that differ from it; public editor-saved levels carry
+ * this bare emitter). */
 static json_t *wind_object(const char *level_name, const char *group)
 {
     json_t *o = trn_lvl_new_object(level_name, "ForestWindEmitter", "theForestWind", group);
-    json_t *pos = json_array(), *rot = json_array();
-    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    bool ok = o && pos && rot;
+    json_t *pos = json_array();
+    bool ok = o && pos;
     for (int c = 0; ok && c < 3; c++)
         ok = !json_array_append_new(pos, trn_lvl_json_number(0));
-    for (int c = 0; ok && c < 9; c++)
-        ok = !json_array_append_new(rot, trn_lvl_json_number(identity[c]));
-    ok = ok && !json_object_set(o, "position", pos) && !json_object_set(o, "rotationMatrix", rot) &&
-         !json_object_set_new(o, "windEnabled", json_true()) &&
-         !json_object_set_new(o, "radialEmitter", json_false()) && set_real(o, "strength", 1) &&
-         set_real(o, "radius", 1) && set_real(o, "gustStrength", 0.5) &&
-         set_real(o, "gustFrequency", 1) && set_real(o, "gustYawAngle", 10) &&
-         set_real(o, "gustYawFrequency", 4) && set_real(o, "gustWobbleStrength", 2) &&
-         set_real(o, "turbulenceStrength", 1) && set_real(o, "turbulenceFrequency", 2);
+    ok = ok && !json_object_set(o, "position", pos);
     json_decref(pos);
-    json_decref(rot);
     if (!ok) {
         json_decref(o);
         return NULL;
