@@ -261,7 +261,10 @@ static void test_forest4_level(void)
     const int cover_line = line_holding(scene, "\"class\":\"GroundCover\"");
     json_t *cover = line_object(scene, cover_line);
     const json_t *types = json_object_get(cover, "Types");
-    CHECK_EQ_INT(json_array_size(types), 2);
+    /* All 8 of Torque's type slots, as the World Editor saves them: the unused ones empty. */
+    CHECK_EQ_INT(json_array_size(types), 8);
+    for (size_t k = 2; k < 8; k++)
+        CHECK(json_is_object(json_array_get(types, k)) && json_object_size(json_array_get(types, k)) == 0);
     const json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
     CHECK(str_eq(json_string_value(json_object_get(t0, "layer")), "meadow"));
     CHECK(fabs(json_number_value(json_object_get(t0, "probability")) - 2.0 / 3.0) < 1e-12);

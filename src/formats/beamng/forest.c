@@ -614,7 +614,14 @@ static json_t *cover_object(const char *level_name, const char *name, const char
             ok = !json_object_set_new(type, "shapeFilename", json_string(game));
         }
     }
+    /* The unused slots as the World Editor saves them: empty objects, every field at its
+     * default (a type's probability defaults to 0, so they grow nothing). */
+    while (ok && json_array_size(types) < COVER_TYPES_MAX) {
+        json_t *empty = json_object();
+        ok = empty && !json_array_append_new(types, empty);
+    }
     if (!ok || json_object_set_new(o, "Types", types)) {
+        if (!ok) json_decref(types);
         json_decref(o);
         return NULL;
     }
