@@ -306,6 +306,10 @@ static void test_forest4_level(void)
     char *rock = strstr(broken, "\"layer\":\"rock\"");
     CHECK(rock != NULL);
     if (rock) memcpy(rock, "\"layer\":\"lava\"", 14);
+    /* The other type on the same unknown layer (case aside): still one finding for the object. */
+    char *meadow = strstr(broken, "\"layer\":\"meadow\"");
+    CHECK(meadow != NULL);
+    if (meadow) memcpy(meadow, "\"layer\":\"LAVA\"  ", 16);
     CHECK(trn_test_write_file(scene_path, broken, strlen(broken)));
     free(broken);
     free(scene);
@@ -320,7 +324,8 @@ static void test_forest4_level(void)
     CHECK(x && x->line == 2 && strstr(x->message, "\"tuft\""));
     CHECK(x && strstr(x->fix, "managedItemData.json line 3"));
     x = find_in(&f, "ground-cover-layer-unknown", "MissionGroup/items.level.json");
-    CHECK(x && x->line == cover_line && strstr(x->message, "\"lava\""));
+    CHECK(x && x->line == cover_line && strstr(x->message, "ayer \"LAVA\"") &&
+          x->severity == TRN_SEVERITY_WARNING);
     CHECK_EQ_INT(vegetation_findings(&f), 4);
     trn_findings_dispose(&f);
     /* The shape gone: its item data's line is named. */

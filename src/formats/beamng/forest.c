@@ -1377,16 +1377,22 @@ static bool terrain_has_material(const veg_check *c, const char *name)
     return false;
 }
 
+/* seen: the layers of this GroundCover already reported (one finding per object and layer). */
 static void check_layer(veg_check *c, const char *path, int line, const char *cover,
-                        const char *layer)
+                        const char *layer, const char **seen, size_t *seen_count)
 {
     if (!layer || !layer[0] || !c->area_count || terrain_has_material(c, layer)) return;
+    for (size_t k = 0; k < *seen_count; k++)
+        if (trn_lvl_ieq(seen[k], layer)) return;
+    if (*seen_count < 16) seen[(*seen_count)++] = layer;
     char fix[600];
     snprintf(fix, sizeof fix,
              "set the layer to one of the terrain's materials (terrane info on the .ter lists "
              "them), or paint a material named \"%s\" onto the terrain",
              layer);
-    VADD(c, TRN_SEVERITY_ERROR, "ground-cover-layer-unknown", path, line, fix,
+    /* The level loads and the other types grow: a warning. Torque places a type only where the
+     * terrain's material name equals its layer (groundCover.cpp), so this one grows nowhere. */
+    VADD(c, TRN_SEVERITY_WARNING, "ground-cover-layer-unknown", path, line, fix,
          "GroundCover \"%s\": layer \"%s\" is no material of the level's terrain; that type "
          "grows nowhere",
          cover, layer);
@@ -1420,20 +1426,24 @@ static void check_ground_cover(veg_check *c)
                 const char *name = json_string_value(json_object_get(o, "name"));
                 if (!name) name = "";
                 const json_t *types = json_object_get(o, "Types");
-                size_t i;
+                const char *seen[16];
+                size_t seen_count = 0, i;
                 json_t *ty;
                 json_array_foreach(types, i, ty)
                 {
                     check_layer(c, paths[f], line, name,
-                                json_string_value(json_object_get(ty, "layer")));
+                                json_string_value(json_object_get(ty, "layer")), seen,
+                                &seen_count);
                 }
                 /* The older form: parallel arrays, "layer": [names]. */
                 const json_t *layers = json_object_get(o, "layer");
                 if (json_is_string(layers))
-                    check_layer(c, paths[f], line, name, json_string_value(layers));
+                    check_layer(c, paths[f], line, name, json_string_value(layers), seen,
+                                &seen_count);
                 json_array_foreach(layers, i, ty)
                 {
-                    check_layer(c, paths[f], line, name, json_string_value(ty));
+                    check_layer(c, paths[f], line, name, json_string_value(ty), seen,
+                                &seen_count);
                 }
             }
             json_decref(o);
