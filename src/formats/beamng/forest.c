@@ -95,8 +95,9 @@ static rule_kind kind_of(const trn_scatter_rule *rule)
 
 /* An instance's turn: its yaw clockwise seen from above (terrane's yaw, the way Unity and
  * glTF exports turn it) about BeamNG's up axis (z). The rotationMatrix rows are the item's own
- * x, y and z axes in the world (as BeamNG's level importer for Blender reads them); the
- * quaternion is Torque's QuatF of the same turn. */
+ * x, y and z axes in the world (editor-saved guardrail chains run along their first rows and
+ * tilt with the road; docs/beamng.md, "Checked against editor-saved levels"); the quaternion is
+ * Torque's QuatF of the same turn (its matrix is the transpose of the usual formula). */
 void trn_lvl_forest_rotation(double yaw_degrees, double m[9], double q[4])
 {
     const double a = yaw_degrees * 3.14159265358979323846 / 180.0;
