@@ -1338,12 +1338,15 @@ static bool block_to_json(const trn_terrain_block *tb, json_t *obj, bool sparse)
         ok = ok && !json_object_set_new(obj, "squareSize", trn_lvl_json_number(tb->square_size));
     if (!leave_out(obj, sparse, "maxHeight", tb->max_height == 2048.0))
         ok = ok && !json_object_set_new(obj, "maxHeight", trn_lvl_json_number(tb->max_height));
-    if (!leave_out(obj, sparse, "screenError", tb->screen_error == 16.0))
+    /* No TerrainBlock in the public levels the World Editor saved holds these three at their
+     * defaults, so a new line leaves them out too; squareSize and maxHeight are always written
+     * on a new line (the values the heights were made for). */
+    if (!leave_out(obj, true, "screenError", tb->screen_error == 16.0))
         ok = ok && !json_object_set_new(obj, "screenError", trn_lvl_json_number(tb->screen_error));
-    if (!leave_out(obj, sparse, "castShadows", tb->cast_shadows))
+    if (!leave_out(obj, true, "castShadows", tb->cast_shadows))
         ok = ok && !json_object_set_new(obj, "castShadows", json_boolean(tb->cast_shadows));
     ok = ok && !json_object_set(obj, "position", pos);
-    if (!leave_out(obj, sparse, "rotationMatrix",
+    if (!leave_out(obj, true, "rotationMatrix",
                    memcmp(tb->rotation_matrix, identity, sizeof identity) == 0))
         ok = ok && !json_object_set(obj, "rotationMatrix", rot);
     json_decref(pos);
