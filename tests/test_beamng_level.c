@@ -1632,6 +1632,32 @@ static void test_validate(void)
     CHECK_EQ_INT(count_check(&f, "ter-version-too-new") + count_check(&f, "ter-corrupt"), 0);
     trn_findings_dispose(&f);
 
+    /* Four zero maps after the layer map of a version 8 file: how the World Editor saved
+     * version 8 terrains (a public level of 2023), a warning; in version 9, which the editor
+     * writes without them, an error. */
+    {
+        CHECK(n > 5 && orig[0] == 9);
+        const size_t samples = (n - 5 - 4) / 3; /* the names are short: a good enough bound */
+        uint32_t side = 0;
+        memcpy(&side, orig + 1, 4);
+        const size_t maps = (size_t)side * side;
+        CHECK(maps <= samples);
+        uint8_t *v8 = calloc(n + 4 * maps, 1);
+        memcpy(v8, orig, 5 + 3 * maps);
+        memcpy(v8 + 5 + 7 * maps, orig + 5 + 3 * maps, n - 5 - 3 * maps);
+        for (int version = 8; version <= 9; version++) {
+            v8[0] = (uint8_t)version;
+            CHECK(trn_test_write_file(ter_path, v8, n + 4 * maps));
+            f = validate(level);
+            fi = trn_findings_find(&f, "ter-extra-maps");
+            CHECK(fi && fi->severity == (version == 8 ? TRN_SEVERITY_WARNING : TRN_SEVERITY_ERROR));
+            CHECK(fi && strstr(fi->message, version == 8 ? "as the World Editor wrote version 8"
+                                                          : "so it misreads them"));
+            trn_findings_dispose(&f);
+        }
+        free(v8);
+    }
+
     /* Truncated data: the reader's message and offset. */
     bytes[0] = 9;
     CHECK(trn_test_write_file(ter_path, bytes, 1000));
