@@ -125,24 +125,26 @@ static void dump_findings(const trn_findings *f)
 
 /* ------------------------------------------------------------------------- .terrain.json */
 
+/* As the World Editor writes it (every .terrain.json of the public editor-saved levels): keys in
+ * sorted order, two-space indentation, no newline after the closing brace. */
 static const char expected_json[] =
     "{\n"
-    "  \"version\": 9,\n"
-    "  \"datafile\": \"/levels/example/theTerrain.ter\",\n"
-    "  \"heightmapImage\": \"/levels/example/theTerrain.terrainheightmap.png\",\n"
-    "  \"size\": 1024,\n"
     "  \"binaryFormat\": \"version(char), size(unsigned int), heightMap(heightMapSize * "
     "heightMapItemSize), layerMap(layerMapSize * layerMapItemSize), "
     "layerTextureMap(layerMapSize * layerMapItemSize), materialNames\",\n"
-    "  \"heightMapSize\": 1048576,\n"
+    "  \"datafile\": \"/levels/example/theTerrain.ter\",\n"
     "  \"heightMapItemSize\": 2,\n"
-    "  \"layerMapSize\": 1048576,\n"
+    "  \"heightMapSize\": 1048576,\n"
+    "  \"heightmapImage\": \"/levels/example/theTerrain.terrainheightmap.png\",\n"
     "  \"layerMapItemSize\": 1,\n"
+    "  \"layerMapSize\": 1048576,\n"
     "  \"materials\": [\n"
     "    \"grass\",\n"
     "    \"rock\"\n"
-    "  ]\n"
-    "}\n";
+    "  ],\n"
+    "  \"size\": 1024,\n"
+    "  \"version\": 9\n"
+    "}";
 
 static void test_terrain_json_write_read(void)
 {

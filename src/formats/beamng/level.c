@@ -496,26 +496,28 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
     json_t *root = json_object();
     json_t *mats = json_array();
     bool ok = root && mats;
-    /* Field order of BeamNG's Terrain Files page: the engine writes exactly these, in this order.
-     */
-    ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
-    ok =
-        ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
-    ok = ok && !json_object_set_new(root, "heightmapImage",
-                                    json_string(tj->heightmap_image ? tj->heightmap_image : ""));
-    ok = ok && !json_object_set_new(root, "size", json_integer(tj->size));
+    /* The engine writes exactly these fields, its JSON writer sorting the keys: every
+     * .terrain.json of the public editor-saved levels (2022-2025) has them in this order. The
+     * materials go in their place below. */
     ok = ok &&
          !json_object_set_new(
              root, "binaryFormat",
              json_string(tj->binary_format ? tj->binary_format : TRN_TERRAIN_JSON_BINARY_FORMAT));
-    ok = ok &&
-         !json_object_set_new(root, "heightMapSize", json_integer((json_int_t)tj->height_map_size));
+    ok =
+        ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
     ok = ok &&
          !json_object_set_new(root, "heightMapItemSize", json_integer(tj->height_map_item_size));
     ok = ok &&
-         !json_object_set_new(root, "layerMapSize", json_integer((json_int_t)tj->layer_map_size));
+         !json_object_set_new(root, "heightMapSize", json_integer((json_int_t)tj->height_map_size));
+    ok = ok && !json_object_set_new(root, "heightmapImage",
+                                    json_string(tj->heightmap_image ? tj->heightmap_image : ""));
     ok =
         ok && !json_object_set_new(root, "layerMapItemSize", json_integer(tj->layer_map_item_size));
+    ok = ok &&
+         !json_object_set_new(root, "layerMapSize", json_integer((json_int_t)tj->layer_map_size));
+    ok = ok && !json_object_set_new(root, "materials", json_null());
+    ok = ok && !json_object_set_new(root, "size", json_integer(tj->size));
+    ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
     for (uint32_t i = 0; ok && i < tj->material_count; i++) {
         json_t *s = json_stringn(tj->materials[i], strlen(tj->materials[i]));
         /* A name that is not UTF-8 cannot go into JSON as is; keep its bytes readable. */
@@ -544,6 +546,8 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
         trn_lvl_buf_free(&b);
         return oom(err, NULL);
     }
+    /* The editor ends the file at the closing brace, without a newline. */
+    if (b.len && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
     *text = b.data;
     if (text_size) *text_size = b.len;
     return TRN_OK;
