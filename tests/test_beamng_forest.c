@@ -373,6 +373,17 @@ static void test_forest4_level(void)
     CHECK(x && strstr(x->message, "\"ghost\""));
     CHECK_EQ_INT(vegetation_findings(&f), 5);
     trn_findings_dispose(&f);
+    /* The engine loads datablocks from every "...Data.json" file of the level folder, not only
+     * art/forest/managedItemData.json: item data kept beside a shape counts. */
+    snprintf(path, sizeof path, "%s/art/shapes/ghostItemData.json", level);
+    const char ghost[] = "{\"ghost\": {\"class\": \"TSForestItemData\", \"shapeFile\": "
+                         "\"/art/shapes/trees/ghost.dae\"}}";
+    CHECK(trn_test_write_file(path, ghost, strlen(ghost)));
+    f = (trn_findings){NULL, 0, 0};
+    CHECK_OK(trn_beamng_validate(level, NULL, &f, NULL, NULL, &e));
+    CHECK(!find_in(&f, "forest-item-type-unknown", "terrane_pine.forest4.json"));
+    CHECK_EQ_INT(vegetation_findings(&f), 4);
+    trn_findings_dispose(&f);
     trn_palette_dispose(&pal);
 }
 

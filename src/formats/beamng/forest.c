@@ -920,14 +920,13 @@ static size_t cs_ident(const char *t, size_t n, size_t k, char *out, size_t size
     return k;
 }
 
-/* art/forest/managedItemData.cs, the TorqueScript the engine falls back to when the level has
- * no managedItemData.json: each `datablock TSForestItemData(NAME) { shapeFile = "..."; ... };`
- * (or ForestItemData, or `new` in place of `datablock`; TorqueScript ignores case). Only these
- * declarations are read, nothing is run. */
-static void load_managed_script(veg_check *c)
+/* A TorqueScript file of the level (the engine executes every .cs file of the level folder;
+ * art/forest/managedItemData.cs is where older editors saved item data): each
+ * `datablock TSForestItemData(NAME) { shapeFile = "..."; ... };` (or ForestItemData, or `new` in
+ * place of `datablock`; TorqueScript ignores case). Only these declarations are read, nothing is
+ * run. */
+static void load_script(veg_check *c, const char *path)
 {
-    char path[PATH_MAX];
-    if (!trn_lvl_join(path, sizeof path, c->level_dir, "art/forest/managedItemData.cs")) return;
     uint8_t *data = NULL;
     size_t size = 0;
     trn_error e;
@@ -995,22 +994,21 @@ static void load_managed_script(veg_check *c)
     free(data);
 }
 
-/* art/forest/managedItemData.json: name -> {class, shapeFile, ...}; the engine prefers it to
- * managedItemData.cs, which is read only when there is no .json. */
-static void load_managed_data(veg_check *c)
+/* A JSON datablock file: name -> {class, shapeFile, ...}. Only art/forest/managedItemData.json,
+ * where the World Editor saves item data, is reported when it cannot be read (report). */
+static void load_data_json(veg_check *c, const char *path, bool report)
 {
-    char path[PATH_MAX];
-    if (!trn_lvl_join(path, sizeof path, c->level_dir, "art/forest/managedItemData.json")) return;
     uint8_t *data = NULL;
     size_t size = 0;
     trn_error e;
-    if (access(path, F_OK) != 0) {
-        load_managed_script(c);
-        return;
-    }
     if (trn_file_read_all(path, ITEM_DATA_MAX_BYTES, &data, &size, &e)) return;
     json_error_t je;
     json_t *root = json_loadb((const char *)data, size, JSON_PRESERVE_ORDER, &je);
+    if (!json_is_object(root) && !report) {
+        json_decref(root);
+        free(data);
+        return;
+    }
     if (!json_is_object(root)) {
         VADD(c, TRN_SEVERITY_ERROR, "forest-item-data-invalid", path, root ? 1 : je.line,
              "make it one JSON object of item types (name -> {\"class\": \"TSForestItemData\", "
@@ -1039,6 +1037,32 @@ static void load_managed_data(veg_check *c)
     item_spans_free(spans, count);
     json_decref(root);
     free(data);
+}
+
+/* Item data where the engine's level loader finds it: every JSON datablock file and every
+ * TorqueScript file of the level folder (lua/ge/server/server.lua of the game loads them all),
+ * art/forest/managedItemData.json first. */
+static void load_item_data(veg_check *c)
+{
+    char managed[PATH_MAX];
+    if (!trn_lvl_join(managed, sizeof managed, c->level_dir, "art/forest/managedItemData.json"))
+        return;
+    load_data_json(c, managed, true);
+    char **paths = NULL;
+    size_t count = 0;
+    trn_error e;
+    if (trn_lvl_datablock_files(c->level_dir, &paths, &count, &e)) {
+        c->oom = c->oom || e.code == TRN_ERR_NO_MEMORY;
+        return;
+    }
+    for (size_t k = 0; k < count && !c->oom; k++) {
+        const size_t n = strlen(paths[k]);
+        if (n > 3 && strcasecmp(paths[k] + n - 3, ".cs") == 0)
+            load_script(c, paths[k]);
+        else if (strcmp(paths[k], managed) != 0)
+            load_data_json(c, paths[k], false);
+    }
+    trn_lvl_free_paths(paths, count);
 }
 
 /* The names ending in suffix in the level's folder sub (its path in dir), sorted; NULL when
@@ -1465,7 +1489,7 @@ void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
     c.areas = areas;
     c.area_count = area_count;
     c.findings = findings;
-    load_managed_data(&c);
+    load_item_data(&c);
     load_brush_data(&c);
     check_forest4(&c);
     check_forest_v2(&c, level_name);

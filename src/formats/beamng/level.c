@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/textbuf.h"
@@ -1260,6 +1261,25 @@ trn_status trn_lvl_items_append_text(const char *text, size_t text_size, const c
     *out_text = out.data;
     if (out_size) *out_size = out.len;
     return TRN_OK;
+}
+
+/* What the game's level loader (lua/ge/server/server.lua) picks out of the files it finds under
+ * the level folder: "*data.json" files whose path holds "Data.json" and "*datablocks.json" files
+ * are loaded as datablocks, and every ".cs" file is executed. */
+static bool is_datablock_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n >= 9 && strcmp(name + n - 9, "Data.json") == 0) ||
+           (n >= 15 && strcmp(name + n - 15, "datablocks.json") == 0) ||
+           (n > 3 && strcasecmp(name + n - 3, ".cs") == 0);
+}
+
+trn_status trn_lvl_datablock_files(const char *level_dir, char ***paths, size_t *count,
+                                   trn_error *err)
+{
+    *paths = NULL;
+    *count = 0;
+    return collect(level_dir, is_datablock_name, paths, count, err);
 }
 
 trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *count,
