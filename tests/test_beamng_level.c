@@ -1900,6 +1900,16 @@ static void test_validate_more(void)
     CHECK(trn_findings_find(&f, "material-unresolved") != NULL);
     CHECK(trn_findings_find(&f, "texture-set-missing") != NULL);
     trn_findings_dispose(&f);
+    /* The engine loads every file whose name ends in "materials.json", with or without a dot
+     * before it: the materials moved to terrainmaterials.json still resolve. */
+    CHECK(unlink(mats) == 0);
+    char *other_mats = path_in(level, "art/terrains/terrainmaterials.json");
+    CHECK(mtext && write_text(other_mats, mtext));
+    f = validate(level);
+    CHECK(trn_findings_find(&f, "material-unresolved") == NULL);
+    CHECK(trn_findings_find(&f, "texture-set-missing") == NULL);
+    trn_findings_dispose(&f);
+    CHECK(unlink(other_mats) == 0);
     CHECK(mtext && write_text(mats, mtext));
     free(mtext);
 

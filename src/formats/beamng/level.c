@@ -1204,12 +1204,14 @@ static bool is_items_name(const char *name)
     return strcmp(name, "items.level.json") == 0;
 }
 
+/* As the game's level loader picks them (lua/ge/server/server.lua: "*materials.json" anywhere
+ * under the level folder): main.materials.json, materials.json, terrainmaterials.json, ... */
 static bool is_materials_name(const char *name)
 {
     size_t n = strlen(name);
-    static const char suffix[] = ".materials.json";
+    static const char suffix[] = "materials.json";
     size_t sn = sizeof suffix - 1;
-    return strcmp(name, "materials.json") == 0 || (n > sn && strcmp(name + n - sn, suffix) == 0);
+    return n >= sn && strcmp(name + n - sn, suffix) == 0;
 }
 
 static trn_status collect(const char *dir, name_pred pred, char ***paths, size_t *count,
