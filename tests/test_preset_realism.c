@@ -1,5 +1,7 @@
 /* Reworked presets and examples drain like real land on their own grids: few closed
  * depressions and a drainage-area exponent in the range of real river networks. */
+#define _POSIX_C_SOURCE 200809L
+#define TRN_PI 3.14159265358979323846
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
 #include "terrane/drainage.h"
+#include "gen/fft.h"
 #include "test.h"
 
 /* Real river networks: P(A >= a) ~ a^-b with b about 0.43-0.5 (Rodriguez-Iturbe and
@@ -59,6 +62,29 @@ static double edge_fall(const trn_field *f)
             if (d >= 20) continue;
             s[d >= 4] += h;
             c[d >= 4]++;
+        }
+    return (s[1] / (double)c[1] - s[0] / (double)c[0]) / (hi - lo);
+}
+
+/* A step at the edge, as a share of the relief: the mean height of the samples 2-5 from the
+ * nearest edge less that of the outer 2 (a gutter positive, a rim negative); what edge_fall
+ * also holds of the land's large-scale fall toward base level is left out. */
+static double edge_step(const trn_field *f)
+{
+    const uint32_t nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    double s[2] = {0, 0}, lo = INFINITY, hi = -INFINITY;
+    size_t c[2] = {0, 0};
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const double h = f->heights[(size_t)j * nx + i];
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
+            uint32_t d = i < j ? i : j;
+            if (nx - 1u - i < d) d = nx - 1u - i;
+            if (nz - 1u - j < d) d = nz - 1u - j;
+            if (d >= 6) continue;
+            s[d >= 2] += h;
+            c[d >= 2]++;
         }
     return (s[1] / (double)c[1] - s[0] / (double)c[0]) / (hi - lo);
 }
@@ -144,22 +170,26 @@ static void test_examples(void)
         const trn_status s = trn_recipe_read(path, &r, NULL, &e);
         CHECK_OK(s);
         if (s) continue;
-        check_drains(names[i], &r, 0);
+        /* The lake examples run on an open border: no gutter or rim frames them (with the
+         * whole border as base level their edges stood in a rim, edge fall -0.12, now -0.014). */
+        const bool open = strstr(names[i], "lake") || strstr(names[i], "waters");
+        check_drains(names[i], &r, open ? 1 : 0);
         trn_recipe_dispose(&r);
     }
 }
 
-/* The four presets that once kept their noise's shape (building site, dunes, plateau, island)
+/* The three presets that once kept their noise's shape (building site, plateau, island)
  * drain like real land on their own grids and leave no grid fingerprint (slopes facing multiples
  * of 45 degrees at most 1.08 times chance, periodic curvature at most twice a shuffled profile)
  * and (the plateau and the island) no gutter or rim along the edge (before their Stream Power
  * nodes: 3-16% of the dry ground in hollows, b 0.59-1.18, the building site's axis-aligned pad
- * 1.56 times chance). */
+ * 1.56 times chance). The dunes are wind-blown sand with no river network, so the drainage
+ * exponent does not apply to them: tests/test_dunes.c checks their shape. */
 static void test_drained_presets(void)
 {
     static const char *const ids[] = {
-        "builtin://terrain/flat-building-site", "builtin://terrain/desert-dunes",
-        "builtin://terrain/plateau", "builtin://terrain/coastal-island"};
+        "builtin://terrain/flat-building-site", "builtin://terrain/plateau",
+        "builtin://terrain/coastal-island"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const char *text = trn_builtin_preset_text(ids[i]);
         CHECK(text != NULL);
@@ -167,9 +197,9 @@ static void test_drained_presets(void)
         trn_recipe r;
         trn_error e;
         CHECK_OK(trn_recipe_parse(text, strlen(text), ids[i], &r, NULL, &e));
-        /* The building site's and the dunes' borders follow the land beside them (their edges
-         * fall 0.056 and 0.18 of the relief), so only the plateau's and island's are checked. */
-        const bool follows = strstr(ids[i], "building") || strstr(ids[i], "dunes");
+        /* The building site's border follows the land beside it (its edge falls 0.056 of the
+         * relief), so only the plateau's and island's are checked. */
+        const bool follows = strstr(ids[i], "building") != NULL;
         check_drains(ids[i], &r, follows ? 2 : 1);
         trn_recipe_dispose(&r);
     }
@@ -195,11 +225,12 @@ static void test_noise_fails(void)
 
 /* A recipe of hills over 32 x 32 cells of 30 units with one Stream Power node; params are the
  * node's extra parameters (JSON members, may be empty) beside steps and dt 10000. */
-static bool node_run(int steps, const char *params, trn_generated *g, trn_error *e)
+static bool node_run_grid(int cells, int steps, const char *params, trn_generated *g,
+                          trn_error *e)
 {
     char text[2048];
     snprintf(text, sizeof text,
-             "{\"size\": [960, 960], \"resolution\": [32, 32], \"seed\": 5, \"sea_level\": -50,"
+             "{\"size\": [%d, %d], \"resolution\": [%d, %d], \"seed\": 5, \"sea_level\": -50,"
              " \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 0,"
              " \"height_variation\": 60, \"feature_size\": 300}}, \"default_biome\": \"g\","
              " \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"graph\": {\"format_version\": 1,"
@@ -208,13 +239,56 @@ static bool node_run(int steps, const char *params, trn_generated *g, trn_error 
              "\"lf\"}}, \"params\": {\"steps\": %d, \"dt\": 10000%s%s}},"
              " {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\":"
              " \"sp\", \"pin\": \"field\"}}}]}}",
-             steps, *params ? ", " : "", params);
+             30 * cells, 30 * cells, cells, cells, steps, *params ? ", " : "", params);
     trn_recipe r;
     if (trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, e)) return false;
     trn_generate_options go = {.threads = 2};
     const trn_status s = trn_recipe_generate(&r, &go, g, NULL, NULL, e);
     trn_recipe_dispose(&r);
     return s == TRN_OK;
+}
+
+static bool node_run(int steps, const char *params, trn_generated *g, trn_error *e)
+{
+    return node_run_grid(32, steps, params, g, e);
+}
+
+/* An open border: the run sees land past the map's edge (the input continued by point
+ * reflection) and is cut back, so the land neither ramps down to the edge nor stands up in a
+ * rim along it, and the result keeps the map's grid and the input's height range. Measured
+ * (edge fall and edge step, shares of the relief): follow 0.225, 0.100; outlets 0.150, 0.047;
+ * open 0.074, 0.024 (what is left is the land's fall toward base level past the edge). */
+static void test_node_open_border(void)
+{
+    trn_generated follow, outlets, open;
+    trn_error e;
+    CHECK(node_run_grid(128, 40, "\"relief\": \"input\"", &follow, &e));
+    CHECK(node_run_grid(128, 40, "\"relief\": \"input\", \"border\": \"outlets\"", &outlets, &e));
+    CHECK(node_run_grid(128, 40, "\"relief\": \"input\", \"border\": \"open\"", &open, &e));
+    const double ff = edge_fall(&follow.field), fo = edge_fall(&outlets.field),
+                 fp = edge_fall(&open.field);
+    fprintf(stderr, "  edge fall: follow %.3f, outlets %.3f, open %.3f\n", ff, fo, fp);
+    fprintf(stderr, "  edge step: follow %.3f, outlets %.3f, open %.3f\n", edge_step(&follow.field),
+            edge_step(&outlets.field), edge_step(&open.field));
+    CHECK(fabs(fp) < 0.5 * fabs(ff) && fabs(fp) < 0.6 * fabs(fo));
+    CHECK(fabs(edge_step(&open.field)) < 0.035);
+    CHECK(fabs(edge_step(&open.field)) < 0.6 * fabs(edge_step(&outlets.field)));
+    CHECK(open.field.cells_x == 128 && open.field.cells_z == 128);
+    CHECK(strstr(open.nodes[1].note, "open border: 16 samples past each edge") != NULL);
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < trn_field_sample_count(&open.field); k++) {
+        lo = open.field.heights[k] < lo ? open.field.heights[k] : lo;
+        hi = open.field.heights[k] > hi ? open.field.heights[k] : hi;
+    }
+    float flo = INFINITY, fhi = -INFINITY;
+    for (size_t k = 0; k < trn_field_sample_count(&follow.field); k++) {
+        flo = follow.field.heights[k] < flo ? follow.field.heights[k] : flo;
+        fhi = follow.field.heights[k] > fhi ? follow.field.heights[k] : fhi;
+    }
+    CHECK(fabsf(lo - flo) < 1e-3f && fabsf(hi - fhi) < 1e-3f);
+    trn_generated_dispose(&follow);
+    trn_generated_dispose(&outlets);
+    trn_generated_dispose(&open);
 }
 
 static bool same_heights(const trn_generated *a, const trn_generated *b)
@@ -399,14 +473,143 @@ static void test_drain_depressions(void)
     trn_field_dispose(&b);
 }
 
+/* A ladder of evenly spaced parallel valleys puts its curvature's power into one direction and
+ * wavelength: the strongest sample of the curvature's 2D power spectrum (3 x 3 smoothed, the
+ * top-left 256 x 256 samples, Hann window) with a wavelength of 100 m to 1.2 km, over the
+ * median of its ring of wavelengths (12 rings, geometric). Real land spreads it: the San
+ * Gabriel SRTM DEM (30 m, a 512^2 crop) measures 7.7; the mountain range with uniform rock 9.6
+ * on its own grid (12.6 at 1025^2: valleys 470 m apart). */
+static double ladder_peak(const trn_field *f)
+{
+    enum { N = 256 };
+    const uint32_t nx = f->cells_x + 1u;
+    const double dx = f->size_x / f->cells_x;
+    double *re = calloc((size_t)N * N, sizeof *re), *im = calloc((size_t)N * N, sizeof *im);
+    double *p = malloc((size_t)N * N * sizeof *p), *col_re = malloc(N * sizeof *col_re),
+           *col_im = malloc(N * sizeof *col_im), *ring = malloc((size_t)N * N * sizeof *ring);
+    trn_fft_plan plan;
+    const bool ok = re && im && p && col_re && col_im && ring && f->cells_x + 1u >= N &&
+                    f->cells_z + 1u >= N && trn_fft_plan_init(&plan, N);
+    CHECK(ok);
+    double best = 0;
+    if (ok) {
+        double mean = 0;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                const int a = i ? i - 1 : i, b = i + 1 < N ? i + 1 : i;
+                const int c = j ? j - 1 : j, d = j + 1 < N ? j + 1 : j;
+                const float *h = f->heights;
+                re[j * N + i] = (double)h[(size_t)j * nx + a] + h[(size_t)j * nx + b] +
+                                h[(size_t)c * nx + i] + h[(size_t)d * nx + i] -
+                                4.0 * h[(size_t)j * nx + i];
+                mean += re[j * N + i];
+            }
+        mean /= (double)N * N;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                const double w = (0.5 - 0.5 * cos(2 * TRN_PI * i / (N - 1))) *
+                                 (0.5 - 0.5 * cos(2 * TRN_PI * j / (N - 1)));
+                re[j * N + i] = (re[j * N + i] - mean) * w;
+            }
+        for (int j = 0; j < N; j++)
+            trn_fft_run(&plan, re + j * N, im + j * N, false);
+        for (int i = 0; i < N; i++) {
+            for (int j = 0; j < N; j++) {
+                col_re[j] = re[j * N + i];
+                col_im[j] = im[j * N + i];
+            }
+            trn_fft_run(&plan, col_re, col_im, false);
+            for (int j = 0; j < N; j++)
+                p[j * N + i] = col_re[j] * col_re[j] + col_im[j] * col_im[j];
+        }
+        const double lo = 1.0 / 1200.0, hi = 1.0 / 100.0;
+        for (int r = 0; r < 12; r++) {
+            const double k0 = lo * pow(hi / lo, r / 12.0), k1 = lo * pow(hi / lo, (r + 1) / 12.0);
+            size_t m = 0;
+            double top = 0;
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < N; i++) {
+                    const double ky = (j < N / 2 ? j : j - N) / (N * dx);
+                    const double kx = (i < N / 2 ? i : i - N) / (N * dx);
+                    const double k = sqrt(kx * kx + ky * ky);
+                    if (k < k0 || k >= k1) continue;
+                    double s = 0;
+                    for (int b = -1; b <= 1; b++)
+                        for (int a = -1; a <= 1; a++)
+                            s += p[((j + b + N) % N) * N + (i + a + N) % N];
+                    ring[m++] = s / 9.0;
+                    top = s / 9.0 > top ? s / 9.0 : top;
+                }
+            if (m < 20) continue;
+            /* The median by counting (a ring holds at most a few thousand samples). */
+            size_t below_goal = m / 2;
+            double med = 0;
+            for (size_t q = 0; q < m; q++) {
+                size_t below = 0, equal = 0;
+                for (size_t t = 0; t < m; t++) {
+                    below += ring[t] < ring[q];
+                    equal += ring[t] == ring[q];
+                }
+                if (below <= below_goal && below + equal > below_goal) {
+                    med = ring[q];
+                    break;
+                }
+            }
+            if (med > 0 && top / med > best) best = top / med;
+        }
+        trn_fft_plan_dispose(&plan);
+    }
+    free(re);
+    free(im);
+    free(p);
+    free(col_re);
+    free(col_im);
+    free(ring);
+    return best;
+}
+
+/* The mountain range evolves through rock of varied strength (rock_variation), so its valleys
+ * are not one ladder of parallel valleys at one spacing: its ladder peak stays under the real
+ * DEM's 7.7 (6.4), where the same recipe with uniform rock measures 9.6. */
+static void test_mountain_range_no_ladder(void)
+{
+    const char *text = trn_builtin_preset_text("builtin://terrain/mountain-range");
+    double peak[2] = {0, 0};
+    for (int uniform = 0; uniform < 2; uniform++) {
+        char *copy = strdup(text);
+        CHECK(copy != NULL);
+        if (!copy) return;
+        if (uniform) {
+            char *at = strstr(copy, "\"rock_variation\": 2");
+            CHECK(at != NULL);
+            if (at) at[strlen("\"rock_variation\": ")] = '0';
+        }
+        trn_recipe r;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(copy, strlen(copy), "mountain-range", &r, NULL, &e));
+        free(copy);
+        trn_generated g;
+        CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e));
+        peak[uniform] = ladder_peak(&g.field);
+        trn_generated_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    if (!(peak[0] < 7.7 && peak[1] > 8.5))
+        fprintf(stderr, "mountain range ladder peak: %.2f (uniform rock %.2f)\n", peak[0], peak[1]);
+    CHECK(peak[0] < 7.7);
+    CHECK(peak[1] > 8.5);
+}
+
 int main(void)
 {
     RUN(test_drain_depressions);
     RUN(test_presets);
+    RUN(test_mountain_range_no_ladder);
     RUN(test_drained_presets);
     RUN(test_examples);
     RUN(test_noise_fails);
     RUN(test_node_scale);
+    RUN(test_node_open_border);
     RUN(test_node_refusals);
     RUN(test_node_lakes);
     return trn_test_finish();

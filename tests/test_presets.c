@@ -30,7 +30,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * island (5) drain as real land does (a Stream Power node each); then the basin (8) keeps the
  * bed under its lake as the hollow left it (base level at the lake's level, no droplet
  * erosion), so no radial gullies score it; the dunes and plateau (5, 5) keep base level only
- * where their valleys meet the edge (no frame along the border). */
+ * where their valleys meet the edge (no frame along the border); then the dunes (6) are a Dune
+ * Field (wind-blown sand with slip faces, no water erosion) over 2 km on 4 m cells; the
+ * mountain range (8) evolves through rock of varied strength (no ladder of parallel valleys). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -40,9 +42,9 @@ static const struct {
 } golden[] = {
     {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0x13285d56974839a9ull, 0x8ba1e1b6f5786d40ull, 5, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x7ead004cadf4f3c4ull, 0x77d554a8bfb896efull, 7, 12800,
+    {"builtin://terrain/mountain-range", 0xa160e6dab1e53b9dull, 0x2645a901d70965f4ull, 8, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 8, 4096, 256},
     {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 5, 4096, 128},
@@ -184,7 +186,7 @@ static void test_builtin_graphs(void)
                 continue;
             }
             outputs += strcmp(n->type, "terrain_output") == 0;
-            noise += strcmp(n->type, "noise_terrain") == 0;
+            noise += strcmp(n->type, "noise_terrain") == 0 || strcmp(n->type, "dune_field") == 0;
             /* Left to right: every source sits left of the node it feeds. */
             for (uint32_t l = 0; l < n->input_count; l++) {
                 const trn_graph_node *src = graph_node(&g, n->inputs[l].node);
@@ -476,7 +478,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_parse(user_recipe, strlen(user_recipe), "u.json", &r, NULL, &e));
     CHECK_OK(trn_builtin_preset_load("builtin://terrain/desert-dunes", &p, &e));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_CLEAR, &e));
-    CHECK(r.stroke_count == 0 && r.size_x == 1536 && strcmp(r.default_biome, "sand") == 0);
+    CHECK(r.stroke_count == 0 && r.size_x == 2048 && strcmp(r.default_biome, "sand") == 0);
     trn_preset_dispose(&p);
     trn_recipe_dispose(&r);
 
@@ -610,7 +612,7 @@ static void test_preset_fields(void)
                    "0.10000000000000001",
                    "0.1");
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"label\": \"l\", \"cels_x\": 8}",
-                   "cels_x: unknown key 'cels_x' in the terrain_preset document; did you mean "
+                   "unknown key 'cels_x' in the terrain_preset document; did you mean "
                    "'cells_x'?",
                    "\"cels_x\"");
     /* A label and a description may be empty. */

@@ -55,7 +55,15 @@
  * a frame of short gullies and a divide parallel to the edge outlined the map. The basin's next version (8) keeps the bed under its
  * lake as the hollow left it: base level at the 96 m lake level instead of 76 m, and no droplet
  * erosion after the evolution (its droplets and the evolution's comb of short gullies along the
- * 76 m contour scored the submerged bed with radial spokes around the lake). */
+ * 76 m contour scored the submerged bed with radial spokes around the lake). The dunes' next
+ * version (6) is wind-blown sand instead of stretched noise cut by water: a Dune Field node
+ * (gentle stoss slopes, slip faces at the angle of repose, crests that bend and fork, open
+ * interdune floors) with no landscape evolution, so no gullies and no line along the edge.
+ * The mountain range's next version (8) evolves through rock of varied strength (the node's
+ * rock_variation 2, diffusion 0.1): with uniform rock, incision and creep cut valleys of one
+ * width (the length of creep over incision) and on the range's planar flanks they ran side by
+ * side, a ladder of parallel valleys four to five evolution cells apart, which the
+ * amplification magnified into broad evenly spaced valleys at 1025^2 and beyond. */
 
 typedef struct builtin {
     const char *id;
@@ -128,61 +136,53 @@ static const builtin builtins[] = {
      "\"terrain_output\", \"position\": [1920, 0], \"inputs\": {\"field\": {\"node\": "
      "\"biomes\"}}}]}}"},
     {"builtin://terrain/desert-dunes", "Desert dunes",
-     "Long sand dunes (draa) up to 80 m high, stretched across the wind (heading 30 "
-     "degrees) over a field 1.5 km across, with flat floors between them joined by shallow "
-     "wadis that drain the field: pale crests, darker troughs and rock where the lee faces "
-     "turn steep.",
-     5,
-     "{\"size\": [1536, 1536], \"resolution\": [128, 128], \"seed\": 202, \"sea_level\": "
+     "Barchanoid sand ridges up to 24 m high and 320 m apart over a field 2 km across, "
+     "shaped by one wind: gentle windward slopes, slip faces at the angle of repose on the "
+     "lee, crests that bend, fork and rejoin, flat interdune floors between them. Pale "
+     "crests, fresh sand on the slip faces, firmer sand on the floors.",
+     6,
+     "{\"size\": [2048, 2048], \"resolution\": [512, 512], \"seed\": 202, \"sea_level\": "
      "-500, \"default_landform\": \"dunes\", \"landforms\": {\"dunes\": "
-     "{\"height_variation\": 80, \"feature_size\": 432, \"roughness\": 0.3, \"octaves\": "
-     "3, \"stretch\": 4, \"heading\": 30, \"warp_amplitude\": 60, \"warp_feature_size\": "
-     "576}}, \"default_biome\": \"sand\", \"biomes\": {\"sand\": {\"color\": [0.86, 0.72, "
-     "0.48, 1], \"allow_snow\": false}, \"crest_sand\": {\"color\": [0.95, 0.85, 0.62, 1], "
-     "\"allow_snow\": false}, \"trough_sand\": {\"color\": [0.74, 0.58, 0.38, 1], "
-     "\"allow_snow\": false}, \"rock\": {\"color\": [0.55, 0.4, 0.3, 1], \"allow_snow\": "
-     "false}}, \"rules\": [{\"id\": \"steep_faces\", \"biome\": \"rock\", \"priority\": "
-     "30, \"slope\": [10, 90]}, {\"id\": \"crests\", \"biome\": \"crest_sand\", "
-     "\"priority\": 20, \"elevation\": [56, 1000], \"blend\": 8}, {\"id\": \"troughs\", "
-     "\"biome\": \"trough_sand\", \"priority\": 10, \"elevation\": [-1000, 20.8]}], "
-     "\"graph\": {\"format_version\": 1, \"output\": \"output\", \"nodes\": [{\"id\": "
-     "\"about_shape\", \"type\": \"comment\", \"position\": [0, -200], \"params\": "
-     "{\"text\": \"Shape: Dunes is fbm noise (80 m, 432 m features) stretched 4 times "
-     "along heading 30 degrees, so the ridges run across the wind; a light domain warp (60 "
-     "m) bends them, over a field 1.5 km across. Evolve (Stream Power over 40 steps on a "
-     "grid of 12 m cells whatever the output grid, read at a 60 m reference cell, uplift "
-     "following the dunes so the ridges stay) lets the rare desert floods cut shallow "
-     "wadis between the ridges and join the floors into a drainage that leaves the field "
-     "where its floors meet the edge (border outlets: no rim drains to every edge); "
-     "its fine steps spread water over every lower neighbour (multiple flow directions), "
-     "so the sand stays smooth. Low ground picks the troughs below 16 m and Flat floors "
-     "blends them toward a 16 m floor (amount 0.8): the flat corridors between dune "
-     "ridges. Raise Stretch for longer ridges, turn Heading to turn them.\"}}, {\"id\": "
-     "\"dunes\", \"type\": \"noise_terrain\", \"position\": [0, 0], \"params\": "
-     "{\"profile\": \"fbm\", \"height_variation\": 80, \"feature_size\": 432, "
-     "\"roughness\": 0.3, \"octaves\": 3, \"stretch\": 4, \"heading\": 30, "
-     "\"warp_amplitude\": 60, \"warp_feature_size\": 576}}, {\"id\": \"evolve\", \"type\": "
-     "\"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": 60, "
-     "\"evolution_cell\": 12, \"fine_steps\": 3, \"fine_routing\": \"mfd\", \"steps\": 40, "
-     "\"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": "
-     "\"outlets\"}, \"inputs\": {\"field\": {\"node\": \"dunes\"}}}, {\"id\": \"interdune_floor\", \"type\": "
-     "\"flat_terrain\", \"position\": [240, 200], \"params\": {\"height\": 16}}, {\"id\": "
-     "\"low_ground\", \"type\": \"elevation_mask\", \"position\": [480, 200], \"params\": "
-     "{\"min\": -1000, \"max\": 16, \"falloff\": 12}, \"inputs\": {\"field\": {\"node\": "
-     "\"evolve\", \"pin\": \"field\"}}}, {\"id\": \"flat_floors\", \"type\": "
-     "\"height_blend\", \"position\": [720, 0], \"params\": {\"amount\": 0.8}, \"inputs\": "
-     "{\"a\": {\"node\": \"evolve\", \"pin\": \"field\"}, \"b\": {\"node\": "
-     "\"interdune_floor\"}, \"mask\": {\"node\": \"low_ground\"}}}, {\"id\": "
-     "\"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], \"params\": "
-     "{\"text\": \"Appearance: Biome Rules gives sand by default, pale crest sand above 56 "
-     "m, darker trough sand on the floors below 20.8 m and rock where the lee faces are "
-     "steeper than 10 degrees. Snow is off for every sand biome.\"}}, {\"id\": \"biomes\", "
-     "\"type\": \"biome_rules\", \"position\": [960, 0], \"inputs\": {\"field\": "
-     "{\"node\": \"flat_floors\"}}}, {\"id\": \"about_output\", \"type\": \"comment\", "
-     "\"position\": [1200, -200], \"params\": {\"text\": \"Output: Terrain Output "
-     "publishes the dune field. The wadis carry no water: they run only after the rare "
-     "storms that cut them.\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", "
-     "\"position\": [1200, 0], \"inputs\": {\"field\": {\"node\": \"biomes\"}}}]}}"},
+     "{\"height_variation\": 24, \"feature_size\": 320, \"roughness\": 0.3, \"octaves\": "
+     "3, \"stretch\": 3, \"heading\": 110, \"warp_amplitude\": 80, \"warp_feature_size\": "
+     "900}}, \"default_biome\": \"sand\", \"biomes\": {\"sand\": {\"color\": [0.86, 0.72, "
+     "0.48, 1], \"allow_snow\": false}, \"crest_sand\": {\"color\": [0.93, 0.82, 0.6, 1], "
+     "\"allow_snow\": false}, \"slip_sand\": {\"color\": [0.9, 0.74, 0.5, 1], "
+     "\"allow_snow\": false}, \"floor_sand\": {\"color\": [0.72, 0.58, 0.42, 1], "
+     "\"allow_snow\": false}}, \"rules\": [{\"id\": \"slip_faces\", \"biome\": "
+     "\"slip_sand\", \"priority\": 30, \"slope\": [26, 90]}, {\"id\": \"crests\", "
+     "\"biome\": \"crest_sand\", \"priority\": 20, \"elevation\": [15, 1000], \"blend\": "
+     "4}, {\"id\": \"floors\", \"biome\": \"floor_sand\", \"priority\": 10, "
+     "\"elevation\": [-1000, 0.5]}], \"graph\": {\"format_version\": 1, \"output\": "
+     "\"output\", \"nodes\": [{\"id\": \"about_shape\", \"type\": \"comment\", "
+     "\"position\": [0, -200], \"params\": {\"text\": \"Shape: Dune Field builds "
+     "wind-blown sand, not eroded land: barchanoid ridges up to 24 m high, 320 m apart, "
+     "over a field 2 km across, the wind carrying the sand toward heading 20 degrees. "
+     "Each dune rises gently on its windward (stoss) side, about 8 degrees on average, "
+     "and falls on its lee side in a slip face at the angle of repose of dry sand, 32 "
+     "degrees; an avalanche pass trims any face still steeper. The crest lines bend "
+     "(crest warp 80 m over 900 m), fork and rejoin at Y-junctions about every kilometre, "
+     "and where a crest is lower it runs ahead downwind, in lobes and barchan horns. "
+     "Between the ridges lie flat interdune floors open to the edges of the field. Sand "
+     "is not cut by water here: no rills, no gullies. Turn Wind Heading to turn the "
+     "field; lower Sand Supply to break the ridges into barchans on a bare floor; Pattern "
+     "linear makes seif dunes along the wind.\"}}, {\"id\": \"dunes\", \"type\": "
+     "\"dune_field\", \"position\": [0, 0], \"params\": {\"pattern\": \"transverse\", "
+     "\"height\": 24, \"wavelength\": 320, \"wind_heading\": 20, \"stoss_angle\": 8, "
+     "\"repose_angle\": 32, \"sand_supply\": 0.8, \"crest_warp\": 80, "
+     "\"warp_feature_size\": 900, \"defect_spacing\": 1000, \"horn\": 0.6}}, {\"id\": "
+     "\"about_appearance\", \"type\": \"comment\", \"position\": [240, -200], \"params\": "
+     "{\"text\": \"Appearance: Biome Rules gives sand by default on the stoss slopes, "
+     "pale crest sand above 15 m, fresh sand on the slip faces steeper than 26 degrees "
+     "and firmer, darker floor sand on the interdune flats (below 0.5 m). Snow is off for "
+     "every sand biome.\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", "
+     "\"position\": [240, 0], \"inputs\": {\"field\": {\"node\": \"dunes\"}}}, {\"id\": "
+     "\"about_output\", \"type\": \"comment\", \"position\": [480, -200], \"params\": "
+     "{\"text\": \"Output: Terrain Output publishes the classified dune field. Painted "
+     "regions, sculpt edits and exclusions are replayed on top of it when you "
+     "generate.\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": "
+     "[480, 0], \"inputs\": "
+     "{\"field\": {\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/rolling-hills", "Rolling hills",
      "Soft grassy hills up to about 70 m high over 2 km whose valleys join into a "
      "branching stream network (landscape evolution), lightly eroded: meadows in the damp "
@@ -235,11 +235,11 @@ static const builtin builtins[] = {
      "{\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/mountain-range", "Mountain range",
      "A range of sharp peaks 12.8 km across with about 850 m of relief running at 60 "
-     "degrees, shaped by landscape evolution into ridges and branching river valleys that "
-     "drain to the edges, then eroded along their drainage, every pit left breached so "
+     "degrees, shaped by landscape evolution through rock of varied strength into ridges "
+     "and branching river valleys of varied spacing that drain to the edges, then eroded along their drainage, every pit left breached so "
      "water reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     7,
+     8,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -258,6 +258,9 @@ static const builtin builtins[] = {
      "60 degrees so the ridges line up into a range, with a 1 km domain warp. Evolve is "
      "landscape evolution (Stream Power): rock uplift, faster where the range is high, "
      "against river incision (area exponent m 0.5) and hillslope creep over 100 steps, "
+     "through rock of varied strength (erodibility a quarter to four times the mean in "
+     "patches about 2 km across, so valleys find the weak rock and their spacing varies "
+     "instead of repeating one width), "
      "read at a 60 m reference cell on a grid of 50 m cells (257 x 257 samples) whatever "
      "the output grid, so every output size gets the same valleys (finer grids get the "
      "range's own detail back on the ridges, carved into tributaries by two steps on the "
@@ -277,7 +280,8 @@ static const builtin builtins[] = {
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "60, \"evolution_cell\": 50, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
      "\"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": \"outlets\", "
-     "\"deposition\": 1}, \"inputs\": {\"field\": "
+     "\"deposition\": 1, \"diffusion\": 0.1, \"rock_variation\": 2, "
+     "\"rock_feature_size\": 2000}, \"inputs\": {\"field\": "
      "{\"node\": \"range\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", "
      "\"position\": [480, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
      "\"field\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
@@ -729,21 +733,18 @@ static trn_status parse_preset_root(const trn_doc *d, const json_t *root, trn_pr
     json_object_foreach((json_t *)root, key, v)
     {
         const trn_doc_field *row = trn_doc_field_find(preset_fields, key);
-        trn_json_path_push_key(d->path, key);
         if (!row) {
-            const char *hint = trn_doc_field_suggest(preset_fields, key);
-            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_KEY,
-                                "unknown key '%.80s' in the terrain_preset document%s%s%s%s", key,
-                                hint ? "; did you mean '" : "", hint ? hint : "",
-                                hint ? "'?" : "",
-                                strcmp(key, "landforms") == 0 || strcmp(key, "regions") == 0 ||
-                                        strcmp(key, "edits") == 0 ||
-                                        strcmp(key, "exclusions") == 0
-                                    ? " (a preset sets size, cells_x, cells_z, chunk_cells, "
-                                      "seed, default_biome, biomes, layers, rules and graph; "
-                                      "regions, edits and exclusions stay the recipe's own)"
-                                    : "");
+            const bool recipe_only = strcmp(key, "landforms") == 0 ||
+                                     strcmp(key, "regions") == 0 || strcmp(key, "edits") == 0 ||
+                                     strcmp(key, "exclusions") == 0;
+            return trn_doc_unknown_field(
+                d, key, preset_fields, "the terrain_preset document",
+                recipe_only ? " (a preset sets size, cells_x, cells_z, chunk_cells, seed, "
+                              "default_biome, biomes, layers, rules and graph; regions, edits "
+                              "and exclusions stay the recipe's own)"
+                            : NULL);
         }
+        trn_json_path_push_key(d->path, key);
         if (strcmp(key, "format_version") == 0)
             st = check_version(d, v);
         else
