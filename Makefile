@@ -81,7 +81,8 @@ mutation-check: deps
 # dpkg-buildpackage from a copy of this tree in build-deb/ and checked there by lintian and
 # packaging/check-deb.sh. The version is CMakeLists.txt's project VERSION (debian/rules refuses a
 # debian/changelog that disagrees). `make test` runs the tests; DEB_BUILD_OPTIONS= runs them in
-# the package build too.
+# the package build too. The Maintainer is whoever builds: DEBFULLNAME and DEBEMAIL, as dch takes
+# them (packaging/set-maintainer.sh fills them into the copy; without them make deb stops).
 DEB_DIR = build-deb
 DEB_TOOLS = build-essential debhelper devscripts fakeroot lintian
 DEB_BUILD_OPTIONS ?= nocheck
@@ -99,6 +100,7 @@ deb: deps
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 	  git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf - ; \
 	else tar --exclude='./build*' --exclude=./out --exclude=./.git -cf - . ; fi | tar -xf - -C $(DEB_DIR)/terrane
+	sh packaging/set-maintainer.sh $(DEB_DIR)/terrane
 	cd $(DEB_DIR)/terrane && DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" dpkg-buildpackage -b -us -uc -J$(JOBS)
 	sh packaging/check-deb.sh $(DEB_DIR) .
 

@@ -204,6 +204,12 @@ static void test_forest4_level(void)
     snprintf(path, sizeof path, "%s/forest/terrane_pine.forest4.json", level);
     char *items = read_text(path);
     CHECK_EQ_INT(count_of(items, "\n"), 2);
+    /* The line as the editor lays it out (keys pos, rotationMatrix, scale, type; no spaces),
+     * each number in its shortest round-trip form: no 17-digit noise, -0 as 0. */
+    const char pine_line[] =
+        "{\"pos\":[-32,-24,10],\"rotationMatrix\":[0.8660254037844387,-0.49999999999999994,0,"
+        "0.49999999999999994,0.8660254037844387,0,0,0,1],\"scale\":1.25,\"type\":\"terrane_pine\"}\n";
+    CHECK(items && strncmp(items, pine_line, strlen(pine_line)) == 0);
     json_t *first = line_object(items, 1);
     const json_t *m = json_object_get(first, "rotationMatrix");
     const json_t *pos = json_object_get(first, "pos");
@@ -242,10 +248,23 @@ static void test_forest4_level(void)
     CHECK_EQ_INT(count_of(scene, "\"class\":\"Forest\""), 1);
     CHECK_EQ_INT(count_of(scene, "\"class\":\"ForestWindEmitter\""), 1);
     CHECK_EQ_INT(count_of(scene, "\"class\":\"GroundCover\""), 1);
+    /* The wind emitter as the World Editor's new-level template saves it: a position and no
+     * wind value, so the engine's defaults apply. */
+    {
+        json_t *wind = line_object(scene, line_holding(scene, "\"class\":\"ForestWindEmitter\""));
+        const char *keys[] = {"name", "class", "persistentId", "__parent", "position"};
+        CHECK_EQ_INT(json_object_size(wind), 5);
+        for (size_t k = 0; k < 5; k++)
+            CHECK(json_object_get(wind, keys[k]) != NULL);
+        json_decref(wind);
+    }
     const int cover_line = line_holding(scene, "\"class\":\"GroundCover\"");
     json_t *cover = line_object(scene, cover_line);
     const json_t *types = json_object_get(cover, "Types");
-    CHECK_EQ_INT(json_array_size(types), 2);
+    /* All 8 of Torque's type slots, as the World Editor saves them: the unused ones empty. */
+    CHECK_EQ_INT(json_array_size(types), 8);
+    for (size_t k = 2; k < 8; k++)
+        CHECK(json_is_object(json_array_get(types, k)) && json_object_size(json_array_get(types, k)) == 0);
     const json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
     CHECK(str_eq(json_string_value(json_object_get(t0, "layer")), "meadow"));
     CHECK(fabs(json_number_value(json_object_get(t0, "probability")) - 2.0 / 3.0) < 1e-12);
@@ -287,6 +306,10 @@ static void test_forest4_level(void)
     char *rock = strstr(broken, "\"layer\":\"rock\"");
     CHECK(rock != NULL);
     if (rock) memcpy(rock, "\"layer\":\"lava\"", 14);
+    /* The other type on the same unknown layer (case aside): still one finding for the object. */
+    char *meadow = strstr(broken, "\"layer\":\"meadow\"");
+    CHECK(meadow != NULL);
+    if (meadow) memcpy(meadow, "\"layer\":\"LAVA\"  ", 16);
     CHECK(trn_test_write_file(scene_path, broken, strlen(broken)));
     free(broken);
     free(scene);
@@ -301,7 +324,8 @@ static void test_forest4_level(void)
     CHECK(x && x->line == 2 && strstr(x->message, "\"tuft\""));
     CHECK(x && strstr(x->fix, "managedItemData.json line 3"));
     x = find_in(&f, "ground-cover-layer-unknown", "MissionGroup/items.level.json");
-    CHECK(x && x->line == cover_line && strstr(x->message, "\"lava\""));
+    CHECK(x && x->line == cover_line && strstr(x->message, "ayer \"LAVA\"") &&
+          x->severity == TRN_SEVERITY_WARNING);
     CHECK_EQ_INT(vegetation_findings(&f), 4);
     trn_findings_dispose(&f);
     /* The shape gone: its item data's line is named. */
@@ -312,6 +336,53 @@ static void test_forest4_level(void)
     CHECK(x && x->line == 2 && x->severity == TRN_SEVERITY_WARNING &&
           strstr(x->message, "pine.dae"));
     CHECK_EQ_INT(vegetation_findings(&f), 5);
+    trn_findings_dispose(&f);
+    /* The World Editor also saves the game path without its leading '/' (public levels hold
+     * "shapeFile": "levels/NAME/art/..."): it is checked all the same. */
+    const char data_bare[] = "{\n  \"terrane_pine\": {\"class\": \"TSForestItemData\", "
+                             "\"shapeFile\": \"levels/woods/art/shapes/pine.dae\"},\n  \"tuft\": "
+                             "{\"class\": \"TSForestItemData\", \"shapeFile\": \"\"}\n}\n";
+    CHECK(trn_test_write_file(path, data_bare, strlen(data_bare)));
+    f = (trn_findings){NULL, 0, 0};
+    CHECK_OK(trn_beamng_validate(level, NULL, &f, NULL, NULL, &e));
+    x = find_in(&f, "forest-shape-missing", "managedItemData.json");
+    CHECK(x && x->line == 2);
+    CHECK_EQ_INT(vegetation_findings(&f), 5);
+    trn_findings_dispose(&f);
+    /* Without managedItemData.json the engine reads the item data from managedItemData.cs
+     * (TorqueScript datablocks); a commented-out one defines nothing. */
+    CHECK(remove(path) == 0);
+    snprintf(path, sizeof path, "%s/art/forest/managedItemData.cs", level);
+    const char script[] = "// Forest item data\n"
+                          "datablock TSForestItemData(terrane_pine)\n"
+                          "{\n"
+                          "   internalName = \"terrane_pine\";\n"
+                          "   shapeFile = \"levels/woods/art/shapes/pine.dae\";\n"
+                          "};\n"
+                          "// datablock TSForestItemData(ghost) { shapeFile = \"ghost.dae\"; };\n"
+                          "/* datablock TSForestItemData(ghost) {}; */\n"
+                          "datablock TSForestItemData( tuft ) { windScale = \"1\"; };\n";
+    CHECK(trn_test_write_file(path, script, strlen(script)));
+    f = (trn_findings){NULL, 0, 0};
+    CHECK_OK(trn_beamng_validate(level, NULL, &f, NULL, NULL, &e));
+    x = find_in(&f, "forest-shape-missing", "managedItemData.cs");
+    CHECK(x && x->line == 2 && strstr(x->message, "\"terrane_pine\""));
+    x = find_in(&f, "forest-item-no-shape", "grass.forest4.json");
+    CHECK(x && strstr(x->fix, "managedItemData.cs line 9"));
+    x = find_in(&f, "forest-item-type-unknown", "terrane_pine.forest4.json");
+    CHECK(x && strstr(x->message, "\"ghost\""));
+    CHECK_EQ_INT(vegetation_findings(&f), 5);
+    trn_findings_dispose(&f);
+    /* The engine loads datablocks from every "...Data.json" file of the level folder, not only
+     * art/forest/managedItemData.json: item data kept beside a shape counts. */
+    snprintf(path, sizeof path, "%s/art/shapes/ghostItemData.json", level);
+    const char ghost[] = "{\"ghost\": {\"class\": \"TSForestItemData\", \"shapeFile\": "
+                         "\"/art/shapes/trees/ghost.dae\"}}";
+    CHECK(trn_test_write_file(path, ghost, strlen(ghost)));
+    f = (trn_findings){NULL, 0, 0};
+    CHECK_OK(trn_beamng_validate(level, NULL, &f, NULL, NULL, &e));
+    CHECK(!find_in(&f, "forest-item-type-unknown", "terrane_pine.forest4.json"));
+    CHECK_EQ_INT(vegetation_findings(&f), 4);
     trn_findings_dispose(&f);
     trn_palette_dispose(&pal);
 }
@@ -379,6 +450,21 @@ static void test_v2_level(void)
     CHECK(fabs(json_number_value(json_array_get(row, 5)) - sin(half)) < 1e-12);
     CHECK(fabs(json_number_value(json_array_get(row, 6)) - cos(half)) < 1e-12);
     CHECK(json_number_value(json_array_get(row, 7)) == 1.25);
+    /* The engine turns the row's quaternion into a matrix with Torque's QuatF::setMatrix
+     * (m_quatF_set_matF: element (row 1, column 0) is xy - wz, the transpose of the usual
+     * formula) and applies it as M * v, so the matrix's first column is where the item's x axis
+     * points. It must be the forest4 file's first row for the same turn: 30 degrees clockwise
+     * seen from above, towards east-south-east. */
+    {
+        const double x = json_number_value(json_array_get(row, 3));
+        const double y = json_number_value(json_array_get(row, 4));
+        const double z = json_number_value(json_array_get(row, 5));
+        const double w = json_number_value(json_array_get(row, 6));
+        const double col0[3] = {1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z),
+                                2.0 * (x * z + w * y)};
+        const double c30 = cos(30.0 * 3.14159265358979323846 / 180.0);
+        CHECK(fabs(col0[0] - c30) < 1e-12 && fabs(col0[1] + 0.5) < 1e-12 && fabs(col0[2]) < 1e-12);
+    }
     CHECK(!json_object_get(all, "terrane_grass"));
     json_decref(root);
     const int oak_line = line_holding(text, "\"oak\"");

@@ -125,24 +125,26 @@ static void dump_findings(const trn_findings *f)
 
 /* ------------------------------------------------------------------------- .terrain.json */
 
+/* As the World Editor writes it (every .terrain.json of the public editor-saved levels): keys in
+ * sorted order, two-space indentation, no newline after the closing brace. */
 static const char expected_json[] =
     "{\n"
-    "  \"version\": 9,\n"
-    "  \"datafile\": \"/levels/example/theTerrain.ter\",\n"
-    "  \"heightmapImage\": \"/levels/example/theTerrain.terrainheightmap.png\",\n"
-    "  \"size\": 1024,\n"
     "  \"binaryFormat\": \"version(char), size(unsigned int), heightMap(heightMapSize * "
     "heightMapItemSize), layerMap(layerMapSize * layerMapItemSize), "
     "layerTextureMap(layerMapSize * layerMapItemSize), materialNames\",\n"
-    "  \"heightMapSize\": 1048576,\n"
+    "  \"datafile\": \"/levels/example/theTerrain.ter\",\n"
     "  \"heightMapItemSize\": 2,\n"
-    "  \"layerMapSize\": 1048576,\n"
+    "  \"heightMapSize\": 1048576,\n"
+    "  \"heightmapImage\": \"/levels/example/theTerrain.terrainheightmap.png\",\n"
     "  \"layerMapItemSize\": 1,\n"
+    "  \"layerMapSize\": 1048576,\n"
     "  \"materials\": [\n"
     "    \"grass\",\n"
     "    \"rock\"\n"
-    "  ]\n"
-    "}\n";
+    "  ],\n"
+    "  \"size\": 1024,\n"
+    "  \"version\": 9\n"
+    "}";
 
 static void test_terrain_json_write_read(void)
 {
@@ -400,12 +402,13 @@ static void test_items_preserve(void)
                                     "exampleTerrainMaterialTextureSet", 2048, NULL));
     CHECK_OK(trn_items_put_terrain_block(items, &tb, NULL));
     char *text = read_text(items);
+    /* screenError, castShadows and rotationMatrix at their defaults are left out, as in every
+     * TerrainBlock of the public editor-saved levels. */
     CHECK(text && strcmp(text, "{\"class\":\"TerrainBlock\",\"name\":\"theTerrain\","
                                "\"terrainFile\":\"/levels/example/theTerrain.ter\","
                                "\"materialTextureSet\":\"exampleTerrainMaterialTextureSet\","
-                               "\"squareSize\":1,\"maxHeight\":2048,\"screenError\":16,"
-                               "\"castShadows\":true,\"position\":[-1024,-1024,0],"
-                               "\"rotationMatrix\":[1,0,0,0,1,0,0,0,1]}\n") == 0);
+                               "\"squareSize\":1,\"maxHeight\":2048,"
+                               "\"position\":[-1024,-1024,0]}\n") == 0);
     free(text);
 
     /* Other objects, odd spacing, a line that is not even JSON, our old block with keys we do
@@ -1619,6 +1622,44 @@ static void test_validate(void)
     CHECK(fi && strstr(fi->message, "version 10 is newer than 9") && fi->offset == 0);
     trn_findings_dispose(&f);
 
+    /* A Git LFS pointer in place of the .ter (a clone without `git lfs pull`, as public level
+     * repositories hold them): said so, not "version 118". */
+    const char lfs[] = "version https://git-lfs.github.com/spec/v1\n"
+                       "oid sha256:358fc8213f61038088e553fbeaf38d326ee026de7cd9b2cf63f342a9d703531a\n"
+                       "size 117440538\n";
+    CHECK(trn_test_write_file(ter_path, lfs, strlen(lfs)));
+    f = validate(level);
+    fi = trn_findings_find(&f, "ter-lfs-pointer");
+    CHECK(fi && strstr(fi->message, "Git LFS pointer") && strstr(fi->fix, "git lfs pull"));
+    CHECK_EQ_INT(count_check(&f, "ter-version-too-new") + count_check(&f, "ter-corrupt"), 0);
+    trn_findings_dispose(&f);
+
+    /* Four zero maps after the layer map of a version 8 file: how the World Editor saved
+     * version 8 terrains (a public level of 2023), a warning; in version 9, which the editor
+     * writes without them, an error. */
+    {
+        CHECK(n > 5 && orig[0] == 9);
+        const size_t samples = (n - 5 - 4) / 3; /* the names are short: a good enough bound */
+        uint32_t side = 0;
+        memcpy(&side, orig + 1, 4);
+        const size_t maps = (size_t)side * side;
+        CHECK(maps <= samples);
+        uint8_t *v8 = calloc(n + 4 * maps, 1);
+        memcpy(v8, orig, 5 + 3 * maps);
+        memcpy(v8 + 5 + 7 * maps, orig + 5 + 3 * maps, n - 5 - 3 * maps);
+        for (int version = 8; version <= 9; version++) {
+            v8[0] = (uint8_t)version;
+            CHECK(trn_test_write_file(ter_path, v8, n + 4 * maps));
+            f = validate(level);
+            fi = trn_findings_find(&f, "ter-extra-maps");
+            CHECK(fi && fi->severity == (version == 8 ? TRN_SEVERITY_WARNING : TRN_SEVERITY_ERROR));
+            CHECK(fi && strstr(fi->message, version == 8 ? "as the World Editor wrote version 8"
+                                                          : "so it misreads them"));
+            trn_findings_dispose(&f);
+        }
+        free(v8);
+    }
+
     /* Truncated data: the reader's message and offset. */
     bytes[0] = 9;
     CHECK(trn_test_write_file(ter_path, bytes, 1000));
@@ -1859,6 +1900,16 @@ static void test_validate_more(void)
     CHECK(trn_findings_find(&f, "material-unresolved") != NULL);
     CHECK(trn_findings_find(&f, "texture-set-missing") != NULL);
     trn_findings_dispose(&f);
+    /* The engine loads every file whose name ends in "materials.json", with or without a dot
+     * before it: the materials moved to terrainmaterials.json still resolve. */
+    CHECK(unlink(mats) == 0);
+    char *other_mats = path_in(level, "art/terrains/terrainmaterials.json");
+    CHECK(mtext && write_text(other_mats, mtext));
+    f = validate(level);
+    CHECK(trn_findings_find(&f, "material-unresolved") == NULL);
+    CHECK(trn_findings_find(&f, "texture-set-missing") == NULL);
+    trn_findings_dispose(&f);
+    CHECK(unlink(other_mats) == 0);
     CHECK(mtext && write_text(mats, mtext));
     free(mtext);
 

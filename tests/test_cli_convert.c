@@ -100,6 +100,15 @@ static void test_missing_and_wrong_files(void)
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
     CHECK_CONTAINS(err, "unrecognised format");
     free(out), free(err);
+    /* A Git LFS pointer (a clone without git lfs pull): named, with the way to the file. */
+    tmp_path(p, sizeof p, "lfs.ter");
+    const char lfs[] = "version https://git-lfs.github.com/spec/v1\noid sha256:358f\nsize 117440538\n";
+    CHECK(trn_test_write_file(p, lfs, strlen(lfs)));
+    snprintf(cmd, sizeof cmd, "info '%s'", p);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "Git LFS pointer");
+    CHECK_CONTAINS(err, "git lfs pull");
+    free(out), free(err);
     /* A version-10 .ter: detected as .ter, refused with the version message. */
     uint8_t v10[64] = {10, 4, 0, 0, 0};
     tmp_path(p, sizeof p, "v10.ter");

@@ -595,13 +595,15 @@ static void test_legacy_truncated(void)
 static void test_extra_layouts(void)
 {
     const char *names[] = {"grass", "rock"};
-    const unsigned extras[] = {1, 5};
-    for (size_t k = 0; k < 2; k++) {
+    const unsigned extras[] = {1, 4, 5};
+    for (size_t k = 0; k < 3; k++) {
         buf b = build_modern(9, 16, 2, names, 2, extras[k]);
         trn_ter t;
         trn_error e;
         CHECK_OK(trn_ter_parse(b.d, b.n, NULL, NULL, &t, &e));
-        CHECK_EQ_INT(t.layout, extras[k] == 1 ? TRN_TER_LAYOUT_EXTRA_1 : TRN_TER_LAYOUT_EXTRA_5);
+        CHECK_EQ_INT(t.layout, extras[k] == 1   ? TRN_TER_LAYOUT_EXTRA_1
+                               : extras[k] == 4 ? TRN_TER_LAYOUT_EXTRA_4
+                                                : TRN_TER_LAYOUT_EXTRA_5);
         CHECK_EQ_INT(t.extra_count, extras[k]);
         CHECK_EQ_INT(t.material_count, 2);
         CHECK(strcmp(t.materials[1], "rock") == 0);
@@ -610,9 +612,14 @@ static void test_extra_layouts(void)
         CHECK_EQ_INT(t.extra_maps[256 * extras[k] - 1], ((256 * extras[k] - 1) * 31 + 7) & 0xFF);
         CHECK_EQ_INT(t.warning_count, 1);
         CHECK_EQ_INT(t.warnings[0].offset, 5 + 3 * 256);
-        CHECK(has_warning(&t, extras[k] == 1 ? "1 extra 16 x 16 block" : "5 extra 16 x 16 blocks"));
-        CHECK_CONTAINS(trn_ter_layout_name(t.layout),
-                       extras[k] == 1 ? "1 extra map" : "5 extra maps");
+        CHECK(has_warning(&t, extras[k] == 1   ? "1 extra 16 x 16 block"
+                              : extras[k] == 4 ? "4 extra 16 x 16 blocks"
+                                               : "5 extra 16 x 16 blocks"));
+        /* In a version 9 file no layout with extra maps is the engine's. */
+        CHECK(has_warning(&t, "not written by the engine"));
+        CHECK_CONTAINS(trn_ter_layout_name(t.layout), extras[k] == 1   ? "1 extra map"
+                                                      : extras[k] == 4 ? "4 extra maps"
+                                                                       : "5 extra maps");
         CHECK(serializes_to(&t, 9, b.d, b.n));
         /* Through disk as well. */
         char path[600];
@@ -636,6 +643,37 @@ static void test_extra_layouts(void)
     CHECK_CONTAINS(trn_ter_layout_name(TRN_TER_LAYOUT_LEGACY), "legacy");
 }
 
+/* A fresh terrain as BeamNG's World Editor saved it as version 8 (in a public level of 2023):
+ * heights a quarter up (16384), every sample material 0, then four all-zero maps before the
+ * count, one name. It reads, says it is the editor's version 8 form, and writes back as it was. */
+static void test_editor_v8_layout(void)
+{
+    const uint32_t size = 16, n = size * size;
+    buf b = {0};
+    put_u8(&b, 8);
+    put_u32(&b, size);
+    for (uint32_t i = 0; i < n; i++)
+        put_u16(&b, 16384);
+    for (uint32_t i = 0; i < 5 * n; i++)
+        put_u8(&b, 0);
+    put_u32(&b, 1);
+    put_name(&b, "warning_material");
+    CHECK_EQ_INT(b.n, 5 + 7 * n + 4 + 17);
+    trn_ter t;
+    trn_error e;
+    CHECK_OK(trn_ter_parse(b.d, b.n, NULL, NULL, &t, &e));
+    CHECK_EQ_INT(t.version, 8);
+    CHECK_EQ_INT(t.layout, TRN_TER_LAYOUT_EXTRA_4);
+    CHECK_EQ_INT(t.extra_count, 4);
+    CHECK_EQ_INT(t.material_count, 1);
+    CHECK(strcmp(t.materials[0], "warning_material") == 0);
+    CHECK_EQ_INT(t.heights[n - 1], 16384);
+    CHECK(has_warning(&t, "as version 8 files of the World Editor hold them"));
+    CHECK(serializes_to(&t, 8, b.d, b.n));
+    trn_ter_dispose(&t);
+    free(b.d);
+}
+
 /* A file that fits no layout (two extra blocks): the error is where the modern reading failed,
  * and the message says what each extra-map layout found. */
 static void test_no_layout_fits(void)
@@ -657,8 +695,9 @@ static void test_no_layout_fits(void)
         CHECK(strncmp(e.message, "material count: 1682253319 materials, more than the limit", 57) ==
               0);
         CHECK_CONTAINS(e.message,
-                       "also tried 1 and 5 extra 16 x 16 maps before the material count");
+                       "also tried 1, 4 and 5 extra 16 x 16 maps before the material count");
         CHECK_CONTAINS(e.message, "with 1, at offset 1029, material count: 1682253319 materials");
+        CHECK_CONTAINS(e.message, "with 4, the file ends before the maps do");
         CHECK_CONTAINS(e.message, "with 5, the file ends before the maps do");
         CHECK(t.heights == NULL && t.materials == NULL);
     }
@@ -1410,7 +1449,7 @@ static void test_probe(void)
     const char *names[] = {"grass", "rock"};
     for (unsigned extra = 0; extra <= 5; extra++) {
         buf b = build_modern(9, 8, 2, names, 2, extra);
-        bool layout = extra == 0 || extra == 1 || extra == 5;
+        bool layout = extra == 0 || extra == 1 || extra == 4 || extra == 5;
         CHECK(trn_ter_probe(b.d, b.n, &end) == layout);
         if (layout) CHECK_EQ_INT(end, b.n);
         free(b.d);
@@ -1457,6 +1496,7 @@ int main(void)
     RUN(test_legacy_clamp_and_empty);
     RUN(test_legacy_truncated);
     RUN(test_extra_layouts);
+    RUN(test_editor_v8_layout);
     RUN(test_no_layout_fits);
     RUN(test_truncated_modern);
     RUN(test_header_errors);

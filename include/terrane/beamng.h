@@ -37,8 +37,9 @@ void trn_ter_limits_default(trn_ter_limits *limits);
 
 /* How a file's bytes after the layer map were laid out. */
 typedef enum trn_ter_layout {
-    TRN_TER_LAYOUT_MODERN = 0,   /* versions 7-9: names end at EOF (all engine-written files) */
+    TRN_TER_LAYOUT_MODERN = 0,   /* versions 7-9: names end at EOF (version 9 World Editor files) */
     TRN_TER_LAYOUT_EXTRA_1 = 1,  /* modern plus one size*size block before the count (community notes) */
+    TRN_TER_LAYOUT_EXTRA_4 = 4,  /* modern plus four zero blocks: a version 8 file of the 2023 World Editor */
     TRN_TER_LAYOUT_EXTRA_5 = 5,  /* modern plus one texture map and four coverage maps */
     TRN_TER_LAYOUT_LEGACY = 100, /* versions 1-6 (Torque Game Engine) */
 } trn_ter_layout;

@@ -156,7 +156,7 @@ static const char *const validate_help =
     "\n"
     "checks: terrain-file-missing, terrain-file-case, terrain-file-elsewhere,\n"
     "  terrain-block-missing, terrain-block-invalid, level-items-invalid, ter-version-too-new,\n"
-    "  ter-corrupt, ter-warning, ter-extra-maps, ter-version-old, ter-size,\n"
+    "  ter-lfs-pointer, ter-corrupt, ter-warning, ter-extra-maps, ter-version-old, ter-size,\n"
     "  too-many-materials, layer-index-out-of-range, material-unresolved, material-name-case,\n"
     "  materials-invalid, materials-deprecated-file, texture-set-missing,\n"
     "  terrain-v1-materials, material-v1-only, texture-slot-empty, texture-missing,\n"

@@ -63,6 +63,8 @@ static const char *layout_name(trn_ter_layout layout)
         return "modern";
     case TRN_TER_LAYOUT_EXTRA_1:
         return "modern + 1 extra map";
+    case TRN_TER_LAYOUT_EXTRA_4:
+        return "modern + 4 extra maps";
     case TRN_TER_LAYOUT_EXTRA_5:
         return "modern + 5 extra maps";
     case TRN_TER_LAYOUT_LEGACY:
@@ -207,10 +209,12 @@ static int info_ter(cli_ctx *ctx, const char *path, const cli_load_options *opt)
             cli_printf("  (%llu samples use indices past the list)\n", (unsigned long long)beyond);
         cli_printf("holes:     %llu samples\n", (unsigned long long)counts[255]);
         if (ter.extra_count)
-            cli_printf(
-                "extra:     %u map(s) of %u bytes after the layer map (not written by the engine; "
-                "kept for round trips)\n",
-                ter.extra_count, ter.size * ter.size);
+            cli_printf("extra:     %u map(s) of %u bytes after the layer map (%s; kept for round "
+                       "trips)\n",
+                       ter.extra_count, ter.size * ter.size,
+                       ter.version == 8 && ter.extra_count == 4
+                           ? "as the World Editor wrote version 8 files"
+                           : "not written by the engine");
         if (ter.layout == TRN_TER_LAYOUT_LEGACY) {
             cli_printf("legacy:    Torque Game Engine file; converts to version 9\n");
             if (ter.texture_script)

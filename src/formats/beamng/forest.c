@@ -95,8 +95,9 @@ static rule_kind kind_of(const trn_scatter_rule *rule)
 
 /* An instance's turn: its yaw clockwise seen from above (terrane's yaw, the way Unity and
  * glTF exports turn it) about BeamNG's up axis (z). The rotationMatrix rows are the item's own
- * x, y and z axes in the world (as BeamNG's level importer for Blender reads them); the
- * quaternion is Torque's QuatF of the same turn. */
+ * x, y and z axes in the world (editor-saved guardrail chains run along their first rows and
+ * tilt with the road; docs/beamng.md, "Checked against editor-saved levels"); the quaternion is
+ * Torque's QuatF of the same turn (its matrix is the transpose of the usual formula). */
 void trn_lvl_forest_rotation(double yaw_degrees, double m[9], double q[4])
 {
     const double a = yaw_degrees * 3.14159265358979323846 / 180.0;
@@ -121,12 +122,18 @@ static trn_status write_items(trn_write_set *ws, const char *path, const char *t
         if (in->rule != rule) continue;
         double m[9], q[4];
         trn_lvl_forest_rotation(in->yaw, m, q);
-        const int n =
-            snprintf(line, sizeof line,
-                     "{\"pos\":[%.17g,%.17g,%.17g],\"rotationMatrix\":[%.17g,%.17g,%.17g,"
-                     "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g],\"scale\":%.17g,\"type\":\"%s\"}\n",
-                     opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1], m[2], m[3],
-                     m[4], m[5], m[6], m[7], m[8], in->scale, type);
+        /* The editor's key order; numbers in their shortest round-trip form (the editor
+         * writes floats to 9 digits: 17-digit noise helps no reader). */
+        const double v[13] = {opt->origin_x + in->x, opt->origin_y + in->z, in->y, m[0], m[1],
+                              m[2], m[3], m[4], m[5], m[6], m[7], m[8], in->scale};
+        char t[13][40];
+        for (int j = 0; j < 13; j++)
+            trn_double_text(v[j], t[j]);
+        const int n = snprintf(line, sizeof line,
+                               "{\"pos\":[%s,%s,%s],\"rotationMatrix\":[%s,%s,%s,%s,%s,%s,%s,%s,%s],"
+                               "\"scale\":%s,\"type\":\"%s\"}\n",
+                               t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10],
+                               t[11], t[12], type);
         if (n < 0 || (size_t)n >= sizeof line) {
             trn_lvl_buf_free(&b);
             return trn_error_set(err, TRN_ERR_LIMIT, path, -1, "a forest item line is too long");
@@ -608,34 +615,33 @@ static json_t *cover_object(const char *level_name, const char *name, const char
             ok = !json_object_set_new(type, "shapeFilename", json_string(game));
         }
     }
+    /* The unused slots as the World Editor saves them: empty objects, every field at its
+     * default (a type's probability defaults to 0, so they grow nothing). */
+    while (ok && json_array_size(types) < COVER_TYPES_MAX) {
+        json_t *empty = json_object();
+        ok = empty && !json_array_append_new(types, empty);
+    }
     if (!ok || json_object_set_new(o, "Types", types)) {
+        if (!ok) json_decref(types);
         json_decref(o);
         return NULL;
     }
     return o;
 }
 
-/* The wind that sways the forest's trees: one level-wide (not radial) emitter, Torque's
- * defaults. */
+/* The wind that sways the forest's trees, as the World Editor's new-level template has it: a
+ * ForestWindEmitter with a position and nothing else, so every wind value is the engine's own
+ * default (the editor saves only values that differ from it; public editor-saved levels carry
+ * this bare emitter). */
 static json_t *wind_object(const char *level_name, const char *group)
 {
     json_t *o = trn_lvl_new_object(level_name, "ForestWindEmitter", "theForestWind", group);
-    json_t *pos = json_array(), *rot = json_array();
-    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    bool ok = o && pos && rot;
+    json_t *pos = json_array();
+    bool ok = o && pos;
     for (int c = 0; ok && c < 3; c++)
         ok = !json_array_append_new(pos, trn_lvl_json_number(0));
-    for (int c = 0; ok && c < 9; c++)
-        ok = !json_array_append_new(rot, trn_lvl_json_number(identity[c]));
-    ok = ok && !json_object_set(o, "position", pos) && !json_object_set(o, "rotationMatrix", rot) &&
-         !json_object_set_new(o, "windEnabled", json_true()) &&
-         !json_object_set_new(o, "radialEmitter", json_false()) && set_real(o, "strength", 1) &&
-         set_real(o, "radius", 1) && set_real(o, "gustStrength", 0.5) &&
-         set_real(o, "gustFrequency", 1) && set_real(o, "gustYawAngle", 10) &&
-         set_real(o, "gustYawFrequency", 4) && set_real(o, "gustWobbleStrength", 2) &&
-         set_real(o, "turbulenceStrength", 1) && set_real(o, "turbulenceFrequency", 2);
+    ok = ok && !json_object_set(o, "position", pos);
     json_decref(pos);
-    json_decref(rot);
     if (!ok) {
         json_decref(o);
         return NULL;
@@ -879,17 +885,130 @@ static bool is_item_data_class(const json_t *o)
     return cls && (strcmp(cls, "TSForestItemData") == 0 || strcmp(cls, "ForestItemData") == 0);
 }
 
-/* art/forest/managedItemData.json: name -> {class, shapeFile, ...}. */
-static void load_managed_data(veg_check *c)
+static bool cs_ident_char(char ch)
 {
-    char path[PATH_MAX];
-    if (!trn_lvl_join(path, sizeof path, c->level_dir, "art/forest/managedItemData.json")) return;
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+/* Past spaces and TorqueScript comments (// to the end of the line, slash-star to star-slash). */
+static size_t cs_skip(const char *t, size_t n, size_t k)
+{
+    for (;;) {
+        k = skip_ws(t, n, k);
+        if (k + 1 < n && t[k] == '/' && t[k + 1] == '/') {
+            while (k < n && t[k] != '\n')
+                k++;
+        } else if (k + 1 < n && t[k] == '/' && t[k + 1] == '*') {
+            const char *end = memmem(t + k + 2, n - k - 2, "*" "/", 2);
+            k = end ? (size_t)(end - t) + 2 : n;
+        } else {
+            return k;
+        }
+    }
+}
+
+/* The identifier at t[k] into out (cut to size); the offset past it. */
+static size_t cs_ident(const char *t, size_t n, size_t k, char *out, size_t size)
+{
+    size_t len = 0;
+    while (k < n && cs_ident_char(t[k])) {
+        if (len + 1 < size) out[len++] = t[k];
+        k++;
+    }
+    if (size) out[len] = '\0';
+    return k;
+}
+
+/* A TorqueScript file of the level (the engine executes every .cs file of the level folder;
+ * art/forest/managedItemData.cs is where older editors saved item data): each
+ * `datablock TSForestItemData(NAME) { shapeFile = "..."; ... };` (or ForestItemData, or `new` in
+ * place of `datablock`; TorqueScript ignores case). Only these declarations are read, nothing is
+ * run. */
+static void load_script(veg_check *c, const char *path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_file_read_all(path, ITEM_DATA_MAX_BYTES, &data, &size, &e)) return;
+    const char *t = (const char *)data;
+    for (size_t k = 0; k < size && !c->oom;) {
+        k = cs_skip(t, size, k);
+        if (k >= size) break;
+        if (t[k] == '"') {
+            k = skip_string(t, size, k);
+            continue;
+        }
+        if (!cs_ident_char(t[k])) {
+            k++;
+            continue;
+        }
+        const size_t start = k;
+        char word[32], cls[32], name[TRN_PALETTE_ID_MAX + 200];
+        k = cs_ident(t, size, k, word, sizeof word);
+        if (strcasecmp(word, "datablock") != 0 && strcasecmp(word, "new") != 0) continue;
+        k = cs_ident(t, size, cs_skip(t, size, k), cls, sizeof cls);
+        if (strcasecmp(cls, "TSForestItemData") != 0 && strcasecmp(cls, "ForestItemData") != 0)
+            continue;
+        k = cs_skip(t, size, k);
+        if (k >= size || t[k] != '(') continue;
+        k = cs_ident(t, size, cs_skip(t, size, k + 1), name, sizeof name);
+        if (!name[0]) continue;
+        /* The body: up to the brace that closes it, strings skipped. */
+        while (k < size && t[k] != '{' && t[k] != ';')
+            k++;
+        if (k >= size || t[k] != '{') continue;
+        char shape[PATH_MAX] = "";
+        int depth = 0;
+        for (; k < size; k++) {
+            k = cs_skip(t, size, k);
+            if (k >= size) break;
+            if (t[k] == '"') {
+                k = skip_string(t, size, k) - 1;
+                continue;
+            }
+            if (t[k] == '{') depth++;
+            if (t[k] == '}' && --depth == 0) break;
+            if (depth == 1 && cs_ident_char(t[k]) && (k == 0 || !cs_ident_char(t[k - 1]))) {
+                char field[32];
+                size_t v = cs_ident(t, size, k, field, sizeof field);
+                if (strcasecmp(field, "shapeFile") == 0) {
+                    v = cs_skip(t, size, v);
+                    if (v < size && t[v] == '=') {
+                        v = cs_skip(t, size, v + 1);
+                        if (v < size && t[v] == '"') {
+                            const size_t end = skip_string(t, size, v);
+                            const size_t len = end > v + 1 ? end - v - 2 : 0;
+                            if (len < sizeof shape) {
+                                memcpy(shape, t + v + 1, len);
+                                shape[len] = '\0';
+                            }
+                        }
+                    }
+                }
+                k = v - 1;
+            }
+        }
+        add_data(c, name, shape, path, line_of(t, start));
+    }
+    free(data);
+}
+
+/* A JSON datablock file: name -> {class, shapeFile, ...}. Only art/forest/managedItemData.json,
+ * where the World Editor saves item data, is reported when it cannot be read (report). */
+static void load_data_json(veg_check *c, const char *path, bool report)
+{
     uint8_t *data = NULL;
     size_t size = 0;
     trn_error e;
     if (trn_file_read_all(path, ITEM_DATA_MAX_BYTES, &data, &size, &e)) return;
     json_error_t je;
     json_t *root = json_loadb((const char *)data, size, JSON_PRESERVE_ORDER, &je);
+    if (!json_is_object(root) && !report) {
+        json_decref(root);
+        free(data);
+        return;
+    }
     if (!json_is_object(root)) {
         VADD(c, TRN_SEVERITY_ERROR, "forest-item-data-invalid", path, root ? 1 : je.line,
              "make it one JSON object of item types (name -> {\"class\": \"TSForestItemData\", "
@@ -918,6 +1037,32 @@ static void load_managed_data(veg_check *c)
     item_spans_free(spans, count);
     json_decref(root);
     free(data);
+}
+
+/* Item data where the engine's level loader finds it: every JSON datablock file and every
+ * TorqueScript file of the level folder (lua/ge/server/server.lua of the game loads them all),
+ * art/forest/managedItemData.json first. */
+static void load_item_data(veg_check *c)
+{
+    char managed[PATH_MAX];
+    if (!trn_lvl_join(managed, sizeof managed, c->level_dir, "art/forest/managedItemData.json"))
+        return;
+    load_data_json(c, managed, true);
+    char **paths = NULL;
+    size_t count = 0;
+    trn_error e;
+    if (trn_lvl_datablock_files(c->level_dir, &paths, &count, &e)) {
+        c->oom = c->oom || e.code == TRN_ERR_NO_MEMORY;
+        return;
+    }
+    for (size_t k = 0; k < count && !c->oom; k++) {
+        const size_t n = strlen(paths[k]);
+        if (n > 3 && strcasecmp(paths[k] + n - 3, ".cs") == 0)
+            load_script(c, paths[k]);
+        else if (strcmp(paths[k], managed) != 0)
+            load_data_json(c, paths[k], false);
+    }
+    trn_lvl_free_paths(paths, count);
 }
 
 /* The names ending in suffix in the level's folder sub (its path in dir), sorted; NULL when
@@ -1220,15 +1365,19 @@ static void check_forest_v2(veg_check *c, const char *level_name)
 }
 
 /* The shapes of the item types in use that point into this level must be there (shapes of the
- * game's own art cannot be checked from a level folder). */
+ * game's own art cannot be checked from a level folder). The editor writes the game path with
+ * or without its leading '/' ("levels/NAME/art/..." in levels it saved): both are checked. */
 static void check_shapes(veg_check *c, const char *level_name)
 {
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "/levels/%s/", level_name);
+    snprintf(prefix, sizeof prefix, "levels/%s/", level_name);
     const size_t n = strlen(prefix);
     for (size_t k = 0; k < c->data_count && !c->oom; k++) {
         const item_data *d = &c->data[k];
-        if (!d->used || strncasecmp(d->shape, prefix, n) != 0) continue;
+        const char *rel = d->shape;
+        while (*rel == '/')
+            rel++;
+        if (!d->used || strncasecmp(rel, prefix, n) != 0) continue;
         char disk[PATH_MAX];
         bool mismatch = false;
         trn_error e;
@@ -1253,16 +1402,22 @@ static bool terrain_has_material(const veg_check *c, const char *name)
     return false;
 }
 
+/* seen: the layers of this GroundCover already reported (one finding per object and layer). */
 static void check_layer(veg_check *c, const char *path, int line, const char *cover,
-                        const char *layer)
+                        const char *layer, const char **seen, size_t *seen_count)
 {
     if (!layer || !layer[0] || !c->area_count || terrain_has_material(c, layer)) return;
+    for (size_t k = 0; k < *seen_count; k++)
+        if (trn_lvl_ieq(seen[k], layer)) return;
+    if (*seen_count < 16) seen[(*seen_count)++] = layer;
     char fix[600];
     snprintf(fix, sizeof fix,
              "set the layer to one of the terrain's materials (terrane info on the .ter lists "
              "them), or paint a material named \"%s\" onto the terrain",
              layer);
-    VADD(c, TRN_SEVERITY_ERROR, "ground-cover-layer-unknown", path, line, fix,
+    /* The level loads and the other types grow: a warning. Torque places a type only where the
+     * terrain's material name equals its layer (groundCover.cpp), so this one grows nowhere. */
+    VADD(c, TRN_SEVERITY_WARNING, "ground-cover-layer-unknown", path, line, fix,
          "GroundCover \"%s\": layer \"%s\" is no material of the level's terrain; that type "
          "grows nowhere",
          cover, layer);
@@ -1296,20 +1451,24 @@ static void check_ground_cover(veg_check *c)
                 const char *name = json_string_value(json_object_get(o, "name"));
                 if (!name) name = "";
                 const json_t *types = json_object_get(o, "Types");
-                size_t i;
+                const char *seen[16];
+                size_t seen_count = 0, i;
                 json_t *ty;
                 json_array_foreach(types, i, ty)
                 {
                     check_layer(c, paths[f], line, name,
-                                json_string_value(json_object_get(ty, "layer")));
+                                json_string_value(json_object_get(ty, "layer")), seen,
+                                &seen_count);
                 }
                 /* The older form: parallel arrays, "layer": [names]. */
                 const json_t *layers = json_object_get(o, "layer");
                 if (json_is_string(layers))
-                    check_layer(c, paths[f], line, name, json_string_value(layers));
+                    check_layer(c, paths[f], line, name, json_string_value(layers), seen,
+                                &seen_count);
                 json_array_foreach(layers, i, ty)
                 {
-                    check_layer(c, paths[f], line, name, json_string_value(ty));
+                    check_layer(c, paths[f], line, name, json_string_value(ty), seen,
+                                &seen_count);
                 }
             }
             json_decref(o);
@@ -1330,7 +1489,7 @@ void trn_lvl_check_vegetation(const char *level_dir, const char *level_name,
     c.areas = areas;
     c.area_count = area_count;
     c.findings = findings;
-    load_managed_data(&c);
+    load_item_data(&c);
     load_brush_data(&c);
     check_forest4(&c);
     check_forest_v2(&c, level_name);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/textbuf.h"
@@ -496,26 +497,28 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
     json_t *root = json_object();
     json_t *mats = json_array();
     bool ok = root && mats;
-    /* Field order of BeamNG's Terrain Files page: the engine writes exactly these, in this order.
-     */
-    ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
-    ok =
-        ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
-    ok = ok && !json_object_set_new(root, "heightmapImage",
-                                    json_string(tj->heightmap_image ? tj->heightmap_image : ""));
-    ok = ok && !json_object_set_new(root, "size", json_integer(tj->size));
+    /* The engine writes exactly these fields, its JSON writer sorting the keys: every
+     * .terrain.json of the public editor-saved levels (2022-2025) has them in this order. The
+     * materials go in their place below. */
     ok = ok &&
          !json_object_set_new(
              root, "binaryFormat",
              json_string(tj->binary_format ? tj->binary_format : TRN_TERRAIN_JSON_BINARY_FORMAT));
-    ok = ok &&
-         !json_object_set_new(root, "heightMapSize", json_integer((json_int_t)tj->height_map_size));
+    ok =
+        ok && !json_object_set_new(root, "datafile", json_string(tj->datafile ? tj->datafile : ""));
     ok = ok &&
          !json_object_set_new(root, "heightMapItemSize", json_integer(tj->height_map_item_size));
     ok = ok &&
-         !json_object_set_new(root, "layerMapSize", json_integer((json_int_t)tj->layer_map_size));
+         !json_object_set_new(root, "heightMapSize", json_integer((json_int_t)tj->height_map_size));
+    ok = ok && !json_object_set_new(root, "heightmapImage",
+                                    json_string(tj->heightmap_image ? tj->heightmap_image : ""));
     ok =
         ok && !json_object_set_new(root, "layerMapItemSize", json_integer(tj->layer_map_item_size));
+    ok = ok &&
+         !json_object_set_new(root, "layerMapSize", json_integer((json_int_t)tj->layer_map_size));
+    ok = ok && !json_object_set_new(root, "materials", json_null());
+    ok = ok && !json_object_set_new(root, "size", json_integer(tj->size));
+    ok = ok && !json_object_set_new(root, "version", json_integer(tj->version));
     for (uint32_t i = 0; ok && i < tj->material_count; i++) {
         json_t *s = json_stringn(tj->materials[i], strlen(tj->materials[i]));
         /* A name that is not UTF-8 cannot go into JSON as is; keep its bytes readable. */
@@ -544,6 +547,8 @@ trn_status trn_terrain_json_serialize(const trn_terrain_json *tj, char **text, s
         trn_lvl_buf_free(&b);
         return oom(err, NULL);
     }
+    /* The editor ends the file at the closing brace, without a newline. */
+    if (b.len && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
     *text = b.data;
     if (text_size) *text_size = b.len;
     return TRN_OK;
@@ -1199,12 +1204,14 @@ static bool is_items_name(const char *name)
     return strcmp(name, "items.level.json") == 0;
 }
 
+/* As the game's level loader picks them (lua/ge/server/server.lua: "*materials.json" anywhere
+ * under the level folder): main.materials.json, materials.json, terrainmaterials.json, ... */
 static bool is_materials_name(const char *name)
 {
     size_t n = strlen(name);
-    static const char suffix[] = ".materials.json";
+    static const char suffix[] = "materials.json";
     size_t sn = sizeof suffix - 1;
-    return strcmp(name, "materials.json") == 0 || (n > sn && strcmp(name + n - sn, suffix) == 0);
+    return n >= sn && strcmp(name + n - sn, suffix) == 0;
 }
 
 static trn_status collect(const char *dir, name_pred pred, char ***paths, size_t *count,
@@ -1256,6 +1263,25 @@ trn_status trn_lvl_items_append_text(const char *text, size_t text_size, const c
     *out_text = out.data;
     if (out_size) *out_size = out.len;
     return TRN_OK;
+}
+
+/* What the game's level loader (lua/ge/server/server.lua) picks out of the files it finds under
+ * the level folder: "*data.json" files whose path holds "Data.json" and "*datablocks.json" files
+ * are loaded as datablocks, and every ".cs" file is executed. */
+static bool is_datablock_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n >= 9 && strcmp(name + n - 9, "Data.json") == 0) ||
+           (n >= 15 && strcmp(name + n - 15, "datablocks.json") == 0) ||
+           (n > 3 && strcasecmp(name + n - 3, ".cs") == 0);
+}
+
+trn_status trn_lvl_datablock_files(const char *level_dir, char ***paths, size_t *count,
+                                   trn_error *err)
+{
+    *paths = NULL;
+    *count = 0;
+    return collect(level_dir, is_datablock_name, paths, count, err);
 }
 
 trn_status trn_lvl_material_files(const char *level_dir, char ***paths, size_t *count,
@@ -1338,12 +1364,15 @@ static bool block_to_json(const trn_terrain_block *tb, json_t *obj, bool sparse)
         ok = ok && !json_object_set_new(obj, "squareSize", trn_lvl_json_number(tb->square_size));
     if (!leave_out(obj, sparse, "maxHeight", tb->max_height == 2048.0))
         ok = ok && !json_object_set_new(obj, "maxHeight", trn_lvl_json_number(tb->max_height));
-    if (!leave_out(obj, sparse, "screenError", tb->screen_error == 16.0))
+    /* No TerrainBlock in the public levels the World Editor saved holds these three at their
+     * defaults, so a new line leaves them out too; squareSize and maxHeight are always written
+     * on a new line (the values the heights were made for). */
+    if (!leave_out(obj, true, "screenError", tb->screen_error == 16.0))
         ok = ok && !json_object_set_new(obj, "screenError", trn_lvl_json_number(tb->screen_error));
-    if (!leave_out(obj, sparse, "castShadows", tb->cast_shadows))
+    if (!leave_out(obj, true, "castShadows", tb->cast_shadows))
         ok = ok && !json_object_set_new(obj, "castShadows", json_boolean(tb->cast_shadows));
     ok = ok && !json_object_set(obj, "position", pos);
-    if (!leave_out(obj, sparse, "rotationMatrix",
+    if (!leave_out(obj, true, "rotationMatrix",
                    memcmp(tb->rotation_matrix, identity, sizeof identity) == 0))
         ok = ok && !json_object_set(obj, "rotationMatrix", rot);
     json_decref(pos);

@@ -78,6 +78,11 @@ trn_status trn_lvl_items_put(trn_write_set *ws, const char *items_path, const tr
 
 /* Every items.level.json under level_dir/main, sorted by path (as level_dir spells it). */
 trn_status trn_lvl_items_files(const char *level_dir, char ***paths, size_t *count, trn_error *err);
+/* Every file anywhere under level_dir that the engine's level loader reads for datablocks, sorted
+ * by path: names ending in "Data.json" or "datablocks.json" (JSON datablocks) and in ".cs"
+ * (TorqueScript it executes). */
+trn_status trn_lvl_datablock_files(const char *level_dir, char ***paths, size_t *count,
+                                   trn_error *err);
 /* text (NULL when text_size is 0) with obj appended as one more line, line endings and byte
  * order mark as the file has them. *out_text malloc'd. */
 trn_status trn_lvl_items_append_text(const char *text, size_t text_size, const char *items_path,

@@ -101,6 +101,8 @@ const char *trn_ter_layout_name(trn_ter_layout layout)
         return "modern";
     case TRN_TER_LAYOUT_EXTRA_1:
         return "modern + 1 extra map (community layout)";
+    case TRN_TER_LAYOUT_EXTRA_4:
+        return "modern + 4 extra maps (a version 8 World Editor layout)";
     case TRN_TER_LAYOUT_EXTRA_5:
         return "modern + 5 extra maps (community layout)";
     case TRN_TER_LAYOUT_LEGACY:
@@ -172,6 +174,15 @@ static trn_status check_header(const uint8_t *head, size_t head_size, uint64_t f
         return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
                              "header: this is a Terragen terrain (it starts with "
                              "\"TERRAGENTERRAIN \"), not a BeamNG/Torque .ter");
+    /* A clone of a repository that keeps its terrains in Git LFS holds this small text in
+     * place of the file until `git lfs pull`; its 'v' would read as version 118. */
+    static const char lfs[] = "version https://git-lfs";
+    if (head_size >= sizeof lfs - 1 && memcmp(head, lfs, sizeof lfs - 1) == 0)
+        return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
+                             "header: this is a Git LFS pointer (a %llu-byte text starting with "
+                             "\"%s\"), not the terrain: the repository it came from keeps the "
+                             ".ter in Git LFS",
+                             (unsigned long long)file_size, lfs);
     g->version = head[0];
     if (g->version == 0)
         return trn_error_set(err, TRN_ERR_FORMAT, path, 0,
@@ -333,14 +344,15 @@ static trn_status copy_names(trn_ter *t, const uint8_t *tail, size_t start, uint
 }
 
 /* Find the layout of the bytes after the layer map (tail, starting at file offset base): names
- * ending exactly at EOF, else one extra block, else five. Fills materials and layout; the
+ * ending exactly at EOF, else one extra block, else four (what BeamNG's World Editor wrote into
+ * version 8 files in 2023: four zero blocks), else five. Fills materials and layout; the
  * extra maps are tail[0 .. extra_count*samples), which the caller keeps. When none fits, the
  * error is the modern reading's (code and offset) and its message says why each layout failed. */
 static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *tail,
                              size_t tail_size, const trn_ter_limits *lim, const char *path,
                              trn_error *err)
 {
-    static const uint32_t extra_layouts[2] = {1, 5};
+    static const uint32_t extra_layouts[3] = {1, 4, 5};
     trn_error modern_err;
     trn_error_clear(&modern_err);
     uint64_t base = g->body_end;
@@ -355,8 +367,10 @@ static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *t
                            (unsigned long long)(tail_size - end), (unsigned long long)(base + end));
     if (st != TRN_OK) {
         bool found = false;
-        char why[2][240];
-        for (unsigned k = 0; k < 2 && !found; k++) {
+        char why[3][240];
+        for (unsigned k = 0; k < 3; k++)
+            snprintf(why[k], sizeof why[k], "not tried");
+        for (unsigned k = 0; k < 3 && !found; k++) {
             size_t skip;
             uint32_t c2 = 0;
             size_t e2 = 0;
@@ -382,9 +396,10 @@ static trn_status parse_tail(trn_ter *t, const ter_geometry *g, const uint8_t *t
             char first[sizeof modern_err.message];
             memcpy(first, modern_err.message, sizeof first);
             return trn_error_set(err, modern_err.code, path, modern_err.offset,
-                                 "%s; also tried 1 and 5 extra %u x %u maps before the material "
-                                 "count (the layouts described in community .ter notes): with 1, %s; with 5, %s",
-                                 first, g->size, g->size, why[0], why[1]);
+                                 "%s; also tried 1, 4 and 5 extra %u x %u maps before the material "
+                                 "count (the layouts of community .ter notes and of version 8 "
+                                 "files): with 1, %s; with 4, %s; with 5, %s",
+                                 first, g->size, g->size, why[0], why[1], why[2]);
         }
     }
     t->layout = (trn_ter_layout)extra; /* the enum values are the block counts */
@@ -398,11 +413,15 @@ static trn_status finish_modern(trn_ter *t, const ter_geometry *g, unsigned max_
 {
     int64_t count_at = (int64_t)(g->body_end + (uint64_t)t->extra_count * g->samples);
     if (t->extra_count) {
+        /* Four in a version 8 file: the World Editor of 2023 wrote them (zeros). */
+        const bool editor_v8 = t->version == 8 && t->extra_count == 4;
         trn_status st = trn_ter_priv_warn(
             t, (int64_t)g->body_end, err,
-            "%u extra %u x %u %s after the layer map, before the material count (not written by "
-            "the engine); kept so the file round-trips",
-            t->extra_count, t->size, t->size, plural(t->extra_count, "block", "blocks"));
+            "%u extra %u x %u %s after the layer map, before the material count (%s); kept so "
+            "the file round-trips",
+            t->extra_count, t->size, t->size, plural(t->extra_count, "block", "blocks"),
+            editor_v8 ? "as version 8 files of the World Editor hold them; version 9 has none"
+                      : "not written by the engine");
         if (st) return st;
     }
     return trn_ter_priv_check_layers(t, max_non_hole, (int64_t)g->layers_at, count_at, err);
@@ -457,10 +476,10 @@ bool trn_ter_probe(const uint8_t *data, size_t size, uint64_t *fit_end)
     } else if (size < g.body_end) {
         end = size; /* the maps are cut short */
     } else {
-        static const uint32_t layouts[3] = {0, 1, 5};
+        static const uint32_t layouts[4] = {0, 1, 4, 5};
         const uint8_t *tail = data + g.body_end;
         size_t tail_size = size - (size_t)g.body_end;
-        for (unsigned k = 0; k < 3 && !fits; k++) {
+        for (unsigned k = 0; k < 4 && !fits; k++) {
             size_t skip, names_end = 0;
             uint32_t count = 0;
             if (!trn_mul_size(g.samples, layouts[k], &skip) || skip > tail_size) continue;
@@ -732,7 +751,7 @@ static trn_status open_checked(const char *path, const trn_ter_limits *lim, int 
                              "file is %llu bytes, more than the limit of %llu",
                              (unsigned long long)file_size, (unsigned long long)lim->max_file_bytes);
     }
-    uint8_t head[8];
+    uint8_t head[24]; /* enough to tell a Terragen file or a Git LFS pointer */
     size_t head_size;
     int e = pread_full(fd, head, file_size < sizeof head ? (size_t)file_size : sizeof head, 0,
                        &head_size);
@@ -841,9 +860,10 @@ static trn_status check_writable(const trn_ter *ter, unsigned version, const cha
     if (ter->size == 0 || !ter->heights || !ter->layers)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
                              "terrain has no size, heights or layer map");
-    if (ter->extra_count != 0 && ter->extra_count != 1 && ter->extra_count != 5)
+    if (ter->extra_count != 0 && ter->extra_count != 1 && ter->extra_count != 4 &&
+        ter->extra_count != 5)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
-                             "%u extra maps: only 0, 1 or 5 can be read back", ter->extra_count);
+                             "%u extra maps: only 0, 1, 4 or 5 can be read back", ter->extra_count);
     if (ter->extra_count && !ter->extra_maps)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
                              "extra_count is %u but extra_maps is NULL", ter->extra_count);

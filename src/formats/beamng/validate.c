@@ -22,6 +22,7 @@
  *   terrain-file-case          terrainFile matches a file only when case is ignored
  *   terrain-file-elsewhere     terrainFile points into another level that is not present
  *   ter-version-too-new        .ter version above 9
+ *   ter-lfs-pointer            a Git LFS pointer file in place of the .ter
  *   ter-corrupt                the .ter reader failed (message and byte offset)
  *   ter-warning                the .ter reader's warnings
  *   ter-extra-maps             extra maps after the layer map: the engine misreads the names
@@ -358,7 +359,8 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
             ADD(v, TRN_SEVERITY_WARNING, "ter-warning", ter_path, ter->warnings[i].offset,
                 "rewrite the terrain with the World Editor or terrane to normalise it", "%s",
                 ter->warnings[i].message);
-    if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_5) {
+    if (ter->layout == TRN_TER_LAYOUT_EXTRA_1 || ter->layout == TRN_TER_LAYOUT_EXTRA_4 ||
+        ter->layout == TRN_TER_LAYOUT_EXTRA_5) {
         /* The paths themselves, and where the rebuilt terrain goes: the import command export
          * prints writes OUT.ter, which nothing loads. */
         char extra_fix[2 * PATH_MAX + 300], maps[PATH_MAX];
@@ -370,11 +372,21 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
                  "run the import command it prints with -o '%s' in place of -o OUT.ter (terrane "
                  "convert keeps the extra maps, so that files round-trip)",
                  ter_path, maps, ter_path);
-        ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path,
-            layers_offset(ter) + (int64_t)ter->size * ter->size, extra_fix,
-            "the file holds %u extra %u x %u map(s) after the layer map; the engine reads the "
-            "material names right after the layer map, so it misreads them",
-            ter->extra_count, ter->size, ter->size);
+        /* Four zero maps in a version 8 file are what the World Editor wrote in 2023 (a public
+         * level's fresh terrains hold them), so that engine read them; today's editor writes
+         * version 9 without them. Any other count the engine misreads. */
+        if (ter->version == 8 && ter->layout == TRN_TER_LAYOUT_EXTRA_4)
+            ADD(v, TRN_SEVERITY_WARNING, "ter-extra-maps", ter_path,
+                layers_offset(ter) + (int64_t)ter->size * ter->size, extra_fix,
+                "the file holds 4 extra %u x %u maps after the layer map, as the World Editor "
+                "wrote version 8 terrains; the current editor writes version 9 without them",
+                ter->size, ter->size);
+        else
+            ADD(v, TRN_SEVERITY_ERROR, "ter-extra-maps", ter_path,
+                layers_offset(ter) + (int64_t)ter->size * ter->size, extra_fix,
+                "the file holds %u extra %u x %u map(s) after the layer map; the engine reads "
+                "the material names right after the layer map, so it misreads them",
+                ter->extra_count, ter->size, ter->size);
     }
     if (ter->version < 7) {
         /* convert never overwrites its input, so the fix names the copy and what to do with it
@@ -636,6 +648,13 @@ static void check_block(vctx *v, const trn_terrain_block *tb)
     }
     if (st == TRN_ERR_NO_MEMORY) {
         v->oom = true;
+        return;
+    }
+    if (st == TRN_ERR_FORMAT && strstr(e.message, "Git LFS pointer")) {
+        ADD(v, TRN_SEVERITY_ERROR, "ter-lfs-pointer", ter_path, 0,
+            "fetch the real file: run git lfs pull in the clone it came from (with Git LFS "
+            "installed), or take the level from its packed release",
+            "%s; the engine cannot load it", e.message);
         return;
     }
     if (st) {

@@ -419,15 +419,24 @@ int cli_sniff_file(cli_ctx *ctx, const char *path, cli_format *format)
 
 int cli_fail_unknown_format(cli_ctx *ctx, const char *path)
 {
-    uint8_t head[16];
+    uint8_t head[24];
     size_t n = 0;
     FILE *fp = fopen(cli_input_path(path), "rb");
     if (fp) {
         n = fread(head, 1, sizeof head, fp);
         fclose(fp);
     }
+    /* What a clone holds until `git lfs pull` in a repository that keeps large files in LFS. */
+    static const char lfs[] = "version https://git-lfs";
+    if (n >= sizeof lfs - 1 && memcmp(head, lfs, sizeof lfs - 1) == 0)
+        return cli_failf(ctx,
+                         "%s: offset 0: this is a Git LFS pointer (a short text starting with "
+                         "\"%s\"), not the file itself: the repository it came from keeps it in "
+                         "Git LFS; run git lfs pull in that clone (with Git LFS installed)",
+                         path, lfs);
     char shown[16 * 4 + 1] = "";
     size_t k = 0;
+    if (n > 16) n = 16;
     for (size_t i = 0; i < n; i++)
         k += (size_t)snprintf(shown + k, sizeof shown - k, "%s%02x", i ? " " : "", head[i]);
     return cli_failf(ctx,
