@@ -358,6 +358,49 @@ static int l_payload_biome_info(lua_State *L)
     return 1;
 }
 
+/* payload:mapping(): the material set's mapping as a table, nil without one. */
+static int l_payload_mapping(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "mapping");
+    const trn_material_mapping *m = trn_payload_mapping(p->payload);
+    if (!m) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 9);
+    lua_pushboolean(L, m->texture_arrays);
+    lua_setfield(L, -2, "texture_arrays");
+    lua_pushboolean(L, m->triplanar);
+    lua_setfield(L, -2, "triplanar");
+    set_number(L, "triplanar_slope", m->triplanar_slope);
+    set_number(L, "triplanar_sharpness", m->triplanar_sharpness);
+    lua_pushboolean(L, m->height_blend);
+    lua_setfield(L, -2, "height_blend");
+    set_number(L, "height_blend_contrast", m->height_blend_contrast);
+    set_number(L, "macro_variation", m->macro_variation);
+    set_number(L, "macro_scale", m->macro_scale);
+    lua_createtable(L, TRN_MAPPING_ARRAY_COUNT, 0);
+    for (int k = 0; k < TRN_MAPPING_ARRAY_COUNT; k++) {
+        lua_pushstring(L, trn_mapping_array_name(k));
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "arrays");
+    return 1;
+}
+
+/* payload:layers(): the texture layers' Material ids; Lua index k is array layer k - 1. */
+static int l_payload_layers(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "layers");
+    const uint32_t n = trn_payload_layer_count(p->payload);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        lua_pushstring(L, trn_payload_layer_material(p->payload, k));
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
 /* payload:ledgers(): each erosion node's transport totals, in graph document order. */
 static int l_payload_ledgers(lua_State *L)
 {
@@ -856,6 +899,8 @@ static int l_world_ground(lua_State *L)
     set_string(L, "role", role_name(g.role));
     set_string(L, "material", g.biome_material);
     if (g.biome >= 0) set_number(L, "texture_scale", g.texture_scale);
+    if (g.layer >= 0) set_integer(L, "layer", (lua_Integer)g.layer + 1); /* payload:layers() */
+    set_string(L, "layer_material", g.material);
     return 1;
 }
 
@@ -1013,6 +1058,8 @@ static void register_types(lua_State *L)
         {"biome", l_payload_biome},
         {"biome_info", l_payload_biome_info},
         {"ledgers", l_payload_ledgers},
+        {"mapping", l_payload_mapping},
+        {"layers", l_payload_layers},
         {"role", l_payload_role},
         {"info", l_payload_info},
         {"instances", l_payload_instances},

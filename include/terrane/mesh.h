@@ -208,6 +208,12 @@ typedef struct trn_mesh_scene {
      * (every section's must be < biome_material_count), one material per biome named by it
      * (OBJ: "biome_NAME"), its colour, and extras {"biome", "material", "texture_scale"}. */
     bool biome_sections;
+    /* Mapped materials (a material set's "mapping"; NULL or not present: none): every terrain
+     * material's extras get "mapping" with the texture layers (layers[0..layer_count), array
+     * layer order), the five arrays, triplanar, height blending and macro variation. */
+    const trn_material_mapping *mapping;
+    const char *const *layers;
+    uint32_t layer_count;
 } trn_mesh_scene;
 
 /* What a writer wrote. */

@@ -109,6 +109,18 @@ const uint8_t *trn_payload_roles(const trn_payload *payload);     /* NULL when n
 /* The material set bound to the roles (name and per-role material ids, NULL unbound), NULL
  * when the payload has none. */
 const trn_material_set *trn_payload_material_set(const trn_payload *payload);
+/* The material set's mapping (texture arrays, triplanar, height blending, macro variation:
+ * docs/palettes.md "Mapped materials"), NULL when the set gave none or there is no set. */
+const trn_material_mapping *trn_payload_mapping(const trn_payload *payload);
+/* The texture layers a mapped renderer packs into its arrays: every distinct Material id, the
+ * role bindings in role order first, then the biome materials in biome order. layer_material
+ * is NULL past the end. layer_of_sample and layer_at give a sample's layer (its biome's
+ * material, else its role's binding) or -1 (the biome tint); layer_at takes the nearest
+ * sample, -1 outside the grid. */
+uint32_t trn_payload_layer_count(const trn_payload *payload);
+const char *trn_payload_layer_material(const trn_payload *payload, uint32_t layer);
+int trn_payload_layer_of_sample(const trn_payload *payload, size_t sample);
+int trn_payload_layer_at(const trn_payload *payload, double x, double z);
 const trn_water *trn_payload_water(const trn_payload *payload); /* NULL without water */
 /* The erosion nodes' transport ledgers of the generation the payload was cooked from (graph
  * document order; 0 without erosion or for payloads cooked before ledgers were kept): the node
@@ -232,6 +244,8 @@ typedef struct trn_world_ground_sample {
     int role; /* trn_surface_role, -1 none */
     const char *biome_material; /* the biome's material asset id, NULL when none */
     double texture_scale;       /* the biome's texture scale (1 without a biome) */
+    int layer;                  /* the sample's texture layer (trn_payload_layer_at), -1 none */
+    const char *material;       /* that layer's Material id, NULL with none */
 } trn_world_ground_sample;
 
 bool trn_world_ground_at(const trn_world *world, const double position[3], const char *terrain_id,

@@ -276,6 +276,9 @@ bool trn_world_ground_at(const trn_world *world, const double position[3], const
             out->biome >= 0 ? trn_payload_biome_texture_scale(p->payload, (uint32_t)out->biome)
                             : 1.0;
         out->role = trn_payload_role_at(p->payload, local[0], local[2]);
+        out->layer = trn_payload_layer_at(p->payload, local[0], local[2]);
+        out->material =
+            out->layer >= 0 ? trn_payload_layer_material(p->payload, (uint32_t)out->layer) : NULL;
         return true;
     }
     return false;
