@@ -16,6 +16,10 @@ extern "C" {
  * first; as a loadable module (terrane.so) Lua finds both in the one file. */
 int luaopen_terrane(lua_State *L);
 int luaopen_terrane_water(lua_State *L);
+/* require("terrane.water.buoyancy") and require("terrane.water.swimming"): controllers that
+ * turn the water under a body into forces the game applies (docs/lua.md). */
+int luaopen_terrane_water_buoyancy(lua_State *L);
+int luaopen_terrane_water_swimming(lua_State *L);
 
 /* Put both modules in package.preload of L (the package library must be open), so scripts
  * require them without a terrane.so on package.cpath. Raises a Lua error only when out of

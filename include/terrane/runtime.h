@@ -146,6 +146,54 @@ bool trn_payload_rule_at(const trn_payload *payload, uint32_t index, trn_payload
 const trn_instance *trn_payload_instances(const trn_payload *payload, size_t *count);
 
 /* ---------------------------------------------------------------------------------------------
+ * Environment3D render budgets (docs/payload.md "Render budgets"): what of a cooked terrain a
+ * renderer keeps on the GPU, and why it falls back to ordinary meshes or materials.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_environment {
+    double terrain_lod_cache_mb;       /* reduced-mesh budget, MiB (default 64; 0: no render LOD) */
+    uint32_t terrain_lod_prepare_jobs; /* preparation jobs per presentation (default 2; 0: paused) */
+    double terrain_gpu_cache_mb;       /* field textures and patches, MiB (default 128; 0: meshes) */
+    uint32_t terrain_texture_max_size; /* array layer size cap, power of two 64..8192 (1024) */
+    double terrain_texture_cache_mb;   /* material arrays, MiB (default 128; 0: no arrays) */
+} trn_environment;
+
+void trn_environment_default(trn_environment *env);
+/* TRN_ERR_VALIDATION naming the field: MiB not finite or outside 0..1048576, jobs over 1024, a
+ * texture size that is no power of two from 64 to 8192. */
+trn_status trn_environment_check(const trn_environment *env, trn_error *err);
+
+/* What the device can do; zeros mean "no limit known". */
+typedef struct trn_device_limits {
+    uint32_t max_texture_size; /* largest texture side */
+    uint32_t max_array_layers; /* layers of one texture array */
+    bool no_vertex_textures;   /* vertex shaders cannot sample textures */
+    bool no_instancing;        /* no instanced draws */
+} trn_device_limits;
+
+typedef struct trn_render_plan {
+    bool gpu_patches;          /* shared grid patches over field textures */
+    uint64_t gpu_field_bytes;  /* what they need */
+    char gpu_fallback[160];    /* why not (empty when gpu_patches) */
+    bool texture_arrays;       /* the mapped path's five texture arrays */
+    uint32_t texture_size;     /* their layer size (<= terrain_texture_max_size) */
+    uint32_t texture_layers;   /* trn_payload_layer_count */
+    uint64_t texture_bytes;    /* the five arrays at texture_size, mips included */
+    char texture_fallback[160]; /* why not (empty when texture_arrays) */
+    bool lod;                  /* reduced meshes fit terrain_lod_cache_mb */
+    uint64_t lod_bytes;        /* their estimated payload */
+    uint32_t prepare_jobs;     /* terrain_lod_prepare_jobs */
+    char lod_note[160];        /* a budget that limits LOD, or empty */
+} trn_render_plan;
+
+/* Plan payload's rendering under env (NULL: the defaults) on device (NULL: no limits known).
+ * The estimates are documented in docs/payload.md; heights, collision and scatter never depend
+ * on them. */
+trn_status trn_environment_plan(const trn_payload *payload, const trn_environment *env,
+                                const trn_device_limits *device, trn_render_plan *out,
+                                trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
  * Terrain-local queries: x and z from 0 to the size, y up (see water.h).
  * ------------------------------------------------------------------------------------------- */
 
