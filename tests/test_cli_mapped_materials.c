@@ -278,6 +278,19 @@ static void test_mapping_lua(void)
         "  end\n"
         "end end\n"
         "assert(seen > 500)\n"
+        "-- ten layers: the five arrays at 1024 need 267 MiB, at 512 67 MiB (of 128)\n"
+        "local plan = p:render_plan()\n"
+        "assert(plan.texture_arrays and plan.texture_size == 512 and plan.texture_layers == 10)\n"
+        "assert(math.abs(plan.texture_mb - 512 * 512 * 4 * 10 * 5 * 4 / 3 / 1048576) < 1e-6)\n"
+        "assert(p:render_plan({terrain_texture_max_size = 256}).texture_size == 256)\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 400}).texture_size == 1024)\n"
+        "assert(p:render_plan(nil, {max_texture_size = 300}).texture_size == 256)\n"
+        "assert(p:render_plan(nil, {max_array_layers = 8}).texture_fallback == "
+        "'10 layers; the device\\'s arrays hold 8')\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 0}).texture_fallback == "
+        "'terrain_texture_cache_mb is 0: ordinary mesh materials')\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 1}).texture_fallback:find('even at 64 x 64'))\n"
+        "assert(p:render_plan({terrain_gpu_cache_mb = 0}).texture_fallback:find('no GPU patches'))\n"
         "print('layers ok', seen)\n";
     CHECK(trn_test_write_file(script, lua, strlen(lua)));
     CHECK_EQ_INT(cli("lua %s %s -- %s", script, payload, payload), 0);
