@@ -1720,6 +1720,71 @@ static int load_payload(lua_State *L)
     return 0;
 }
 
+/* Payloads opened by trn_lua_place_payload, by path: placements of one asset share one. */
+static const char payload_cache_key = 'p';
+
+typedef struct place_args {
+    const char *path, *id;
+    const trn_transform *transform;
+} place_args;
+
+static int place_payload(lua_State *L)
+{
+    const place_args *a = lua_touserdata(L, 1);
+    register_types(L);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &payload_cache_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &payload_cache_key);
+    }
+    const int cache = lua_gettop(L);
+    if (lua_getfield(L, cache, a->path) != LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        lua_payload *p = new_payload(L);
+        trn_error err;
+        trn_error_clear(&err);
+        if (trn_payload_open(a->path, NULL, &p->payload, &err)) {
+            char text[1200];
+            trn_error_format(&err, text, sizeof text);
+            lua_pushstring(L, text);
+            return lua_error(L);
+        }
+        lua_pushvalue(L, -1);
+        lua_setfield(L, cache, a->path);
+    }
+    const int pidx = lua_gettop(L);
+    push_default_world(L);
+    lua_pushcfunction(L, l_world_place);
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, a->id);
+    lua_pushvalue(L, pidx);
+    int nargs = 3;
+    if (a->transform) {
+        lua_createtable(L, 0, 3);
+        set_vec3(L, "position", a->transform->translation);
+        lua_createtable(L, 4, 0);
+        for (int k = 0; k < 4; k++) {
+            lua_pushnumber(L, a->transform->rotation[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_setfield(L, -2, "rotation");
+        set_vec3(L, "scale", a->transform->scale);
+        nargs = 4;
+    }
+    lua_call(L, nargs, 0);
+    return 0;
+}
+
+int trn_lua_place_payload(lua_State *L, const char *path, const char *terrain_id,
+                          const trn_transform *transform)
+{
+    place_args a = {path, terrain_id, transform};
+    lua_pushcfunction(L, place_payload);
+    lua_pushlightuserdata(L, &a);
+    return lua_pcall(L, 1, 0, 0);
+}
+
 int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id)
 {
     lua_pushcfunction(L, load_payload);

@@ -8,6 +8,8 @@
 
 #include <lua.h>
 
+#include "terrane/runtime.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,12 @@ void trn_lua_preload(lua_State *L);
  * LUA_OK, or another status with the message (file, section, offset; or the duplicate id) on
  * top of the stack. */
 int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id);
+
+/* Place the payload at path in L's default world as terrain_id at transform (NULL: identity):
+ * a scene's placements. A path placed before in this state is not read again: placements of one
+ * asset share one payload, each with its own transform. Protected mode, as above. */
+int trn_lua_place_payload(lua_State *L, const char *path, const char *terrain_id,
+                          const trn_transform *transform);
 
 /* Budgets for a script's state; 0 means no limit. */
 typedef struct trn_lua_limits {
