@@ -137,6 +137,8 @@ static void test_mapping_cooked(void)
     CHECK_CONTAINS(out_text, "texture layers: 10");
     CHECK_CONTAINS(out_text, "material mapping: texture arrays yes, triplanar from 35 degrees");
     CHECK_CONTAINS(out_text, "MAPM");
+    CHECK_CONTAINS(out_text, "render plan at the default budgets: GPU patches (0.19 MiB), texture "
+                             "arrays of 10 layers at 512 (66.67 MiB)");
     char copy[800], cmd[2000], sets[900];
     snprintf(copy, sizeof copy, "%s/project", tmp);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", copy, GRAPH_PROJECT, copy);
