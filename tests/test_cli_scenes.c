@@ -195,6 +195,8 @@ static void test_scene_lua_placements(void)
         "local b = w:ground({768, 500, -256}, 'valley_east')\n"
         "assert(a and b and a.biome == b.biome)\n"
         "assert(math.abs(b.point[2] - 1.5 * a.point[2]) < 1e-9)\n"
+        "-- each placement keeps its own surface_blending\n"
+        "assert(a.surface_blending == true and b.surface_blending == false)\n"
         "assert(w:ground({256, 500, 256}, 'valley_east') == nil)\n"
         "assert(w:ground({100, 500, 600}, 'coast').terrain_id == 'coast')\n"
         "print('placed', a.point[2], b.point[2])\n";

@@ -245,6 +245,16 @@ static void test_samples(void)
            "g.texture_scale",
            "asset://materials/meadow 4.0");
     EXPECT(L, "return tostring(T.default_world():ground({-5, 0, 0}))", "nil");
+    /* surface_blending: a placement's own, true until set. */
+    EXPECT(L,
+           "local w = T.default_world(); local a = w:ground({18, 40, 32}).surface_blending\n"
+           "w:set_surface_blending('twin', false); local b = w:ground({18, 40, 32}).surface_blending\n"
+           "w:set_surface_blending('twin', true)\n"
+           "return tostring(a) .. ' ' .. tostring(b) .. ' ' .. "
+           "ERR(w.set_surface_blending, w, 'twin', 1) .. ' | ' .. "
+           "ERR(w.set_surface_blending, w, 'nope', true)",
+           "true false bad argument #2 to 'set_surface_blending' (boolean expected, got number) | "
+           "no placement 'nope' in the world");
     /* bind: another world answers; nil goes back to the default. */
     EXPECT(L,
            "local other = T.world(); local before = W.bind(other)\n"

@@ -786,6 +786,23 @@ static int l_world_set_transform(lua_State *L)
     return 0;
 }
 
+/* world:set_surface_blending(terrain_id, boolean): Terrain3D.surface_blending. */
+static int l_world_set_surface_blending(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "set_surface_blending");
+    const char *id = check_text(L, 2, 1, "set_surface_blending", "terrain id (string)");
+    if (lua_type(L, 3) != LUA_TBOOLEAN) {
+        char what[96];
+        snprintf(what, sizeof what, "boolean expected, got %s", luaL_typename(L, 3));
+        return arg_error(L, 2, "set_surface_blending", what);
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_set_surface_blending(w->world, id, lua_toboolean(L, 3), &err))
+        return raise_error(L, &err);
+    return 0;
+}
+
 static int l_world_set_enabled(lua_State *L)
 {
     lua_world *w = check_world(L, 1, "set_enabled");
@@ -901,6 +918,8 @@ static int l_world_ground(lua_State *L)
     if (g.biome >= 0) set_number(L, "texture_scale", g.texture_scale);
     if (g.layer >= 0) set_integer(L, "layer", (lua_Integer)g.layer + 1); /* payload:layers() */
     set_string(L, "layer_material", g.material);
+    lua_pushboolean(L, g.surface_blending);
+    lua_setfield(L, -2, "surface_blending");
     return 1;
 }
 
@@ -1587,6 +1606,7 @@ static void register_types(lua_State *L)
         {"remove", l_world_remove},
         {"count", l_world_count},
         {"ground", l_world_ground},
+        {"set_surface_blending", l_world_set_surface_blending},
         {"sample", l_world_sample},
         {"tracker", l_world_tracker},
         {"__gc", l_world_gc},

@@ -241,6 +241,11 @@ trn_status trn_world_set_transform(trn_world *world, const char *terrain_id,
                                    const trn_transform *transform, trn_error *err);
 trn_status trn_world_set_enabled(trn_world *world, const char *terrain_id, bool enabled,
                                  trn_error *err);
+/* Terrain3D.surface_blending of one placement (default true): whether a renderer blends its
+ * texture layers (height blending, macro variation) or draws each sample's layer alone; two
+ * placements of one payload may differ. Nothing else depends on it. */
+trn_status trn_world_set_surface_blending(trn_world *world, const char *terrain_id,
+                                         bool surface_blending, trn_error *err);
 /* Replace a placement's payload (a regenerated terrain): trackers see it on their next update. */
 trn_status trn_world_set_payload(trn_world *world, const char *terrain_id,
                                  const trn_payload *payload, trn_error *err);
@@ -294,6 +299,7 @@ typedef struct trn_world_ground_sample {
     double texture_scale;       /* the biome's texture scale (1 without a biome) */
     int layer;                  /* the sample's texture layer (trn_payload_layer_at), -1 none */
     const char *material;       /* that layer's Material id, NULL with none */
+    bool surface_blending;      /* the placement's (trn_world_set_surface_blending) */
 } trn_world_ground_sample;
 
 bool trn_world_ground_at(const trn_world *world, const double position[3], const char *terrain_id,

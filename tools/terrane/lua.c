@@ -217,6 +217,26 @@ static int load_scene(cli_ctx *ctx, lua_State *L, const char *path)
                            msg ? msg : "could not be placed");
             break;
         }
+        /* The placement's own look: surface_blending false draws each layer alone. */
+        if (json_is_false(json_object_get(t, "surface_blending"))) {
+            lua_getglobal(L, "require");
+            lua_pushliteral(L, "terrane");
+            if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+                lua_getfield(L, -1, "default_world");
+                lua_call(L, 0, 1);
+                lua_getfield(L, -1, "set_surface_blending");
+                lua_insert(L, -2);
+                lua_pushstring(L, id);
+                lua_pushboolean(L, 0);
+                if (lua_pcall(L, 3, 0, 0) != LUA_OK)
+                    rc = cli_failf(ctx, "%s: entities[%zu] ('%s'): %s", path, k, id,
+                                   lua_tostring(L, -1));
+            } else {
+                rc = cli_failf(ctx, "%s: %s", path, lua_tostring(L, -1));
+            }
+            lua_settop(L, 0);
+            if (rc) break;
+        }
         /* The placement's own scatter exclusions, as the scene gives them. */
         const json_t *excl = json_object_get(t, "scatter_exclusions");
         if (json_array_size(excl)) {
