@@ -93,11 +93,129 @@ static void test_project(void)
     json_decref(scene);
 }
 
+/* Run one command line expecting exit 0 and no warning on either stream. */
+static void quiet(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void quiet(const char *what, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char *out = NULL, *err = NULL;
+    const int rc = trn_test_run_cli(cmd, &out, &err);
+    const bool warned = (out && strstr(out, "warning:")) || (err && strstr(err, "warning:"));
+    if (rc != 0 || warned)
+        fprintf(stderr, "%s: 'terrane %s' exited %d%s:\n%s%s\n", what, cmd, rc,
+                warned ? " with a warning" : "", out ? out : "", err ? err : "");
+    CHECK_EQ_INT(rc, 0);
+    CHECK(!warned);
+    free(out);
+    free(err);
+}
+
+/* The example projects' Terrain assets: a recipe project (terrain_3d: landforms, biome rules,
+ * a building site; its Scatter Palette graph) and a graph project (terrain_graph_3d). Every
+ * verb reads each without a warning. */
+static const char *const ASSETS[] = {"terrain_3d/terrain/landscape",
+                                     "terrain_3d/terrain/meadow_scatter",
+                                     "terrain_graph_3d/terrain/landscape", NULL};
+
+static void test_example_projects(void)
+{
+    for (size_t k = 0; ASSETS[k]; k++) {
+        char src[800], stem[800];
+        snprintf(src, sizeof src, "%s/examples/%s.terrain.json", TRN_SOURCE_DIR, ASSETS[k]);
+        snprintf(stem, sizeof stem, "%s/ex%zu", dir, k);
+        const char *name = ASSETS[k];
+        quiet(name, "info '%s'", src);
+        quiet(name, "inspect '%s'", src);
+        quiet(name, "graph check '%s'", src);
+        quiet(name, "generate '%s' -o '%s.png' --preview '%s_preview.png' -q", src, stem, stem);
+        quiet(name, "stats '%s'", src);
+        quiet(name, "explain '%s' --at 200,300 -q", src);
+        quiet(name, "water '%s' -q", src);
+        quiet(name, "render '%s' -o '%s_shade.png' -q", src, stem);
+        quiet(name, "mesh '%s' -o '%s.glb' --lod 2 -q", src, stem);
+        quiet(name, "cook '%s' -o '%s_cooked' -q", src, stem);
+        quiet(name, "scatter '%s' -o '%s_scatter.json' -q", src, stem);
+    }
+    quiet("terrain_3d", "cook '%s/examples/terrain_3d' -o '%s/t3d' -q", TRN_SOURCE_DIR, dir);
+    quiet("terrain_graph_3d", "cook '%s/examples/terrain_graph_3d' -o '%s/tg3d' -q",
+          TRN_SOURCE_DIR, dir);
+}
+
+/* The palette's six rules each place objects on the landscape; the material set binds soil,
+ * sand, snow, wet ground and exposed rock; the graph project's set binds all nine roles and
+ * its palette scatters nothing. */
+static void test_example_documents(void)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/ex0_scatter.json", dir);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    CHECK(doc != NULL);
+    const json_t *inst = json_object_get(doc, "instances");
+    static const char *const rules[] = {"grass_tufts", "wildflowers", "shrubs",
+                                        "pines",       "birches",     "boulders"};
+    for (size_t r = 0; r < 6; r++) {
+        size_t n = 0;
+        for (size_t k = 0; k < json_array_size(inst); k++)
+            n += strcmp(json_string_value(json_object_get(json_array_get(inst, k), "rule")),
+                        rules[r]) == 0;
+        if (!n) fprintf(stderr, "rule %s placed nothing\n", rules[r]);
+        CHECK(n > 0);
+    }
+    json_decref(doc);
+    char *out = NULL, *err = NULL;
+    snprintf(path, sizeof path, "info '%s/examples/terrain_3d/palettes/meadow.palette.json'",
+             TRN_SOURCE_DIR);
+    CHECK_EQ_INT(trn_test_run_cli(path, &out, &err), 0);
+    CHECK_CONTAINS(out, "placements (6)");
+    free(out);
+    free(err);
+    snprintf(path, sizeof path,
+             "info '%s/examples/terrain_3d/materials/landscape.materials.json' --format json",
+             TRN_SOURCE_DIR);
+    CHECK_EQ_INT(trn_test_run_cli(path, &out, &err), 0);
+    doc = json_loads(out ? out : "", 0, &je);
+    const json_t *roles = json_object_get(doc, "roles");
+    static const char *const bound[] = {"ground", "sand", "snow", "wet_ground", "rock"};
+    for (size_t r = 0; r < 5; r++) CHECK(json_is_string(json_object_get(roles, bound[r])));
+    CHECK(json_is_object(json_object_get(doc, "mapping")));
+    json_decref(doc);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path,
+             "info '%s/examples/terrain_graph_3d/materials/landscape.materials.json' --format json",
+             TRN_SOURCE_DIR);
+    CHECK_EQ_INT(trn_test_run_cli(path, &out, &err), 0);
+    doc = json_loads(out ? out : "", 0, &je);
+    CHECK_EQ_INT((int)json_integer_value(json_object_get(doc, "bound")), 9);
+    json_decref(doc);
+    free(out);
+    free(err);
+    /* The Scatter Palette example: its graph has the node, and its instances are in the payload. */
+    snprintf(path, sizeof path, "info '%s/ex1_cooked/meadow_scatter.terrain.bin'", dir);
+    CHECK_EQ_INT(trn_test_run_cli(path, &out, &err), 0);
+    CHECK_CONTAINS(out, "scatter: 6 rules,");
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/examples/terrain_3d/terrain/meadow_scatter.terrain.json",
+             TRN_SOURCE_DIR);
+    size_t n = 0;
+    char *text = (char *)trn_test_read_file(path, &n);
+    CHECK(text && strstr(text, "\"scatter_palette\""));
+    free(text);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
     prepare();
     RUN(test_every_verb);
     RUN(test_project);
+    RUN(test_example_projects);
+    RUN(test_example_documents);
     return trn_test_finish();
 }

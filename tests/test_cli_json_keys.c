@@ -438,6 +438,10 @@ static void test_every_verb(void)
     put("w.asset.json", "{\"format_version\": 1, \"type\": \"terrain_preset\", \"importer\": "
                         "\"data\", \"source\": \"w.preset.json\", \"tags\": [\"wet\"]}");
     run_verb("info", 0, "info w.asset.json");
+    /* The Terrain asset the scene places (info resolves it in the project). */
+    CHECK(system("mkdir -p terrain && cp r.json terrain/x.terrain.json") == 0);
+    put("terrain/x.asset.json", "{\"format_version\": 1, \"importer\": \"terrain_heightfield\", "
+                                "\"source\": \"x.terrain.json\", \"type\": \"Terrain\"}");
     put("s.scene.json", "{\"name\": \"s\", \"entities\": [{\"id\": \"t\", \"components\": "
                         "{\"Terrain3D\": {\"asset\": \"asset://terrain/x\"}}}]}");
     run_verb("info", 0, "info s.scene.json");

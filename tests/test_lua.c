@@ -245,6 +245,16 @@ static void test_samples(void)
            "g.texture_scale",
            "asset://materials/meadow 4.0");
     EXPECT(L, "return tostring(T.default_world():ground({-5, 0, 0}))", "nil");
+    /* surface_blending: a placement's own, true until set. */
+    EXPECT(L,
+           "local w = T.default_world(); local a = w:ground({18, 40, 32}).surface_blending\n"
+           "w:set_surface_blending('twin', false); local b = w:ground({18, 40, 32}).surface_blending\n"
+           "w:set_surface_blending('twin', true)\n"
+           "return tostring(a) .. ' ' .. tostring(b) .. ' ' .. "
+           "ERR(w.set_surface_blending, w, 'twin', 1) .. ' | ' .. "
+           "ERR(w.set_surface_blending, w, 'nope', true)",
+           "true false bad argument #2 to 'set_surface_blending' (boolean expected, got number) | "
+           "no placement 'nope' in the world");
     /* bind: another world answers; nil goes back to the default. */
     EXPECT(L,
            "local other = T.world(); local before = W.bind(other)\n"
@@ -695,6 +705,170 @@ static void test_bad_input(void)
 }
 
 /* The loadable module: require finds terrane.so on package.cpath, both modules in one file. */
+
+/* Buoyancy: the submerged share of an upright segment about the body's position lifts it along
+ * column_up (|gravity| x mass x density_ratio x share); drag pulls its velocity toward the flow.
+ * The west lake: surface 5, bed 0, current 0.5 m/s along +x. */
+static void test_buoyancy(void)
+{
+    lua_State *L = new_state(true);
+    EXPECT(L,
+           "B = require('terrane.water.buoyancy')\n"
+           "boat = B.new('boat', {half_height = 0.5, density_ratio = 1.05})\n"
+           "local s = boat:fixed_update(1/60, {position = {18, 5, 32}, mass = 100})\n"
+           "return V(s.force) .. ' ' .. s.submerged .. ' ' .. tostring(s.active) .. ' ' .. "
+           "s.sample.body_id .. ' ' .. s.immersion",
+           "25,515.025,0 0.5 true west 0.0");
+    EXPECT(L,
+           "local s = boat:fixed_update(1/60, {position = {18, 4.75, 32}, velocity = {0.5, -1, 0},"
+           " mass = 100})\nreturn V(s.force) .. ' ' .. s.submerged .. ' ' .. V(s.buoyancy) .. ' ' "
+           ".. V(s.drag)",
+           "0,847.538,0 0.75 0,772.538,0 0,75,0");
+    EXPECT(L,
+           "local s = boat:fixed_update(1/60, {position = {18, 2, 32}, mass = 100})\n"
+           "return V(s.force) .. ' ' .. s.submerged",
+           "50,1030.05,0 1.0");
+    /* Above the water, on dry ground, or a body that takes no forces: zero force, the reason. */
+    EXPECT(L,
+           "local r = {}\n"
+           "for _, b in ipairs({{position = {18, 5.5, 32}}, {position = {2, 12, 2}},\n"
+           "    {position = {18, 4, 32}, type = 'static'}, {position = {18, 4, 32}, type = "
+           "'kinematic'},\n"
+           "    {position = {18, 4, 32}, enabled = false}}) do\n"
+           "  local s = boat:fixed_update(1/60, b)\n"
+           "  r[#r + 1] = s.reason .. '=' .. V(s.force) .. '/' .. tostring(s.active)\n"
+           "end\n"
+           "r[#r + 1] = boat:fixed_update(1/60, nil).reason\n"
+           "return table.concat(r, ' ')",
+           "above=0,0,0/false dry=0,0,0/false static=0,0,0/false kinematic=0,0,0/false "
+           "disabled=0,0,0/false missing");
+    /* The state is one table, reused (copy what must persist); state() returns it. */
+    EXPECT(L,
+           "local a = boat:fixed_update(1/60, {position = {18, 4, 32}})\n"
+           "local b = boat:fixed_update(1/60, {position = {2, 12, 2}})\n"
+           "return tostring(rawequal(a, b) and rawequal(a, boat:state())) .. ' ' .. a.reason .. "
+           "' ' .. tostring(a.sample) .. ' ' .. a.name .. ' ' .. tostring(boat)",
+           "true dry nil boat Buoyancy (boat)");
+    /* Gravity's magnitude scales the lift; a terrain id filters the water. */
+    EXPECT(L,
+           "local g = B.new('g', {gravity = {0, -20, 0}, drag = 0})\n"
+           "local n = B.new('n', {terrain_id = 'nope'})\n"
+           "return V(g:fixed_update(1, {position = {18, 1, 32}, mass = 2}).force) .. ' ' .. "
+           "n:fixed_update(1, {position = {18, 1, 32}}).reason",
+           "0,40,0 dry");
+    /* Another world, given as an option. */
+    EXPECT(L,
+           "local w = T.world(); local b = B.new('w', {world = w})\n"
+           "return b:fixed_update(1, {position = {18, 1, 32}}).reason",
+           "dry");
+    EXPECT(L, "return ERR(B.new, 'b', {half_height = 0})",
+           "bad argument #2 to 'new' (half_height: a number > 0 expected, got 0)");
+    EXPECT(L, "return ERR(B.new, 'b', {densty_ratio = 1})",
+           "bad argument #2 to 'new' (unknown option 'densty_ratio')");
+    EXPECT(L, "return ERR(B.new, 'b', {gravity = {0, -9.81}})",
+           "bad argument #2 to 'new' (gravity: Vec3 expected, got a table of 2 elements)");
+    EXPECT(L, "return ERR(B.new, 3)", "bad argument #1 to 'new' (name (string) expected, got number)");
+    EXPECT(L, "return ERR(boat.fixed_update, boat, 0, {position = {1, 2, 3}})",
+           "bad argument #1 to 'fixed_update' (dt: a finite number > 0 expected)");
+    EXPECT(L, "return ERR(boat.fixed_update, boat, 1, {position = {1, 2, 3}, type = 'flying'})",
+           "bad argument #2 to 'fixed_update' (body.type: \"dynamic\", \"static\" or "
+           "\"kinematic\" expected)");
+    EXPECT(L, "return ERR(boat.fixed_update, boat, 1, {position = {1, 2, 3}, mass = 0})",
+           "bad argument #2 to 'fixed_update' (body.mass: a number > 0 expected)");
+    EXPECT(L, "return ERR(boat.fixed_update, boat, 1, {pos = {1, 2, 3}})",
+           "bad argument #2 to 'fixed_update' (unknown option 'pos')");
+    lua_close(L);
+}
+
+/* Swimming: under water at least min_depth deep and in a current of at most max_flow, the
+ * force steers the velocity toward speed along the direction plus the flow. */
+static void test_swimming(void)
+{
+    lua_State *L = new_state(true);
+    EXPECT(L,
+           "Sw = require('terrane.water.swimming')\n"
+           "p = Sw.new('player', {speed = 3, min_depth = 1.5, max_flow = 2.5})\n"
+           "local s = p:fixed_update(1/60, {2, 0, 0}, {position = {18, 3, 32}, mass = 70})\n"
+           "return tostring(s.swimming) .. ' ' .. V(s.force) .. ' ' .. V(s.target_velocity) .. ' ' "
+           ".. s.depth .. ' ' .. s.flow_speed",
+           "true 1960,0,0 3.5,0,0 5.0 0.5");
+    /* A long step takes the whole difference at once, never more (gain 1 / dt). */
+    EXPECT(L,
+           "local s = p:fixed_update(0.5, {0, 0, 0}, {position = {18, 3, 32}, velocity = {0, 1, 0},"
+           " mass = 70})\nreturn V(s.force) .. ' ' .. V(s.target_velocity)",
+           "70,-140,0 0.5,0,0");
+    EXPECT(L,
+           "local r = {}\n"
+           "for _, c in ipairs({{p, {18, 6, 32}}, {Sw.new('d', {min_depth = 6}), {18, 3, 32}},\n"
+           "    {Sw.new('c', {max_flow = 0.25}), {18, 3, 32}}, {p, {2, 12, 2}}}) do\n"
+           "  local s = c[1]:fixed_update(1/60, {1, 0, 0}, {position = c[2]})\n"
+           "  r[#r + 1] = s.reason .. '=' .. tostring(s.swimming) .. '/' .. V(s.force)\n"
+           "end\n"
+           "r[#r + 1] = p:fixed_update(1/60, {1, 0, 0}, {position = {18, 3, 32}, enabled = "
+           "false}).reason\n"
+           "return table.concat(r, ' ')",
+           "dry=false/0,0,0 shallow=false/0,0,0 current=false/0,0,0 dry=false/0,0,0 disabled");
+    EXPECT(L, "return ERR(p.fixed_update, p, 1, {1, 0}, {position = {1, 2, 3}})",
+           "bad argument #2 to 'fixed_update' (Vec3 expected: a table of exactly three finite "
+           "numbers, got a table of 2 elements)");
+    EXPECT(L, "return ERR(Sw.new, 'x', {acceleration = 0})",
+           "bad argument #2 to 'new' (acceleration: a number > 0 expected, got 0)");
+    EXPECT(L, "return ERR(Sw.new, 'x', {half_height = 1})",
+           "bad argument #2 to 'new' (unknown option 'half_height')");
+    lua_close(L);
+}
+
+/* Environment3D budgets: defaults, checks naming the field, and a payload's render plan. */
+static void test_environment(void)
+{
+    lua_State *L = new_state(true);
+    EXPECT(L,
+           "local e = T.environment()\n"
+           "return e.terrain_lod_cache_mb .. ' ' .. e.terrain_lod_prepare_jobs .. ' ' .. "
+           "e.terrain_gpu_cache_mb .. ' ' .. e.terrain_texture_max_size .. ' ' .. "
+           "e.terrain_texture_cache_mb",
+           "64.0 2 128.0 1024 128.0");
+    EXPECT(L, "return T.environment({terrain_texture_max_size = 256}).terrain_texture_max_size",
+           "256");
+    EXPECT(L, "return ERR(T.environment, {terrain_texture_max_size = 1000})",
+           "bad argument #1 to 'environment' (terrain_texture_max_size: expected a power of two "
+           "from 64 to 8192, found 1000)");
+    EXPECT(L, "return ERR(T.environment, {terrain_gpu_cache_mb = -1})",
+           "bad argument #1 to 'environment' (terrain_gpu_cache_mb: expected MiB from 0 to "
+           "1048576 (0 turns it off), found -1)");
+    EXPECT(L, "return ERR(T.environment, {terrain_lod_prepare_jobs = 1.5})",
+           "bad argument #1 to 'environment' (terrain_lod_prepare_jobs: a whole number 0..1024 "
+           "expected)");
+    EXPECT(L, "return ERR(T.environment, {terrain_gpu_cache = 1})",
+           "bad argument #1 to 'environment' (unknown option 'terrain_gpu_cache')");
+    /* 65 x 65 samples: 8 bytes each plus one shared patch fit the default GPU budget; the twin's
+     * set has no mapping, so no texture arrays. */
+    EXPECT(L,
+           "local p = T.default_world() and T.open(TWIN)\n"
+           "local r = p:render_plan()\n"
+           "return tostring(r.gpu_patches) .. ' ' .. string.format('%.4f', r.gpu_field_mb) .. ' "
+           "' .. tostring(r.texture_arrays) .. ' ' .. r.texture_fallback .. ' ' .. "
+           "tostring(r.lod) .. ' ' .. r.prepare_jobs",
+           "true 0.0952 false the payload's material set has no mapping true 2");
+    EXPECT(L,
+           "local p = T.open(TWIN)\n"
+           "return p:render_plan({terrain_gpu_cache_mb = 0}).gpu_fallback .. ' | ' .. "
+           "p:render_plan({terrain_gpu_cache_mb = 0.05}).gpu_fallback .. ' | ' .. "
+           "p:render_plan(nil, {max_texture_size = 32}).gpu_fallback .. ' | ' .. "
+           "p:render_plan(nil, {vertex_textures = false}).gpu_fallback .. ' | ' .. "
+           "p:render_plan(nil, {instancing = false}).gpu_fallback .. ' | ' .. "
+           "p:render_plan({terrain_lod_cache_mb = 0}).lod_note .. ' | ' .. "
+           "p:render_plan({terrain_lod_prepare_jobs = 0}).lod_note",
+           "terrain_gpu_cache_mb is 0: ordinary meshes | the field textures and patches need "
+           "0.10 MiB; terrain_gpu_cache_mb is 0.05 | the field is 65 samples a side; the "
+           "device's textures hold 32 | the device samples no textures in vertex shaders | the "
+           "device draws no instances | terrain_lod_cache_mb is 0: full detail everywhere | "
+           "terrain_lod_prepare_jobs is 0: preparation paused, ready meshes stay in use");
+    EXPECT(L, "return ERR(T.open(TWIN).render_plan, T.open(TWIN), nil, {max_texture = 1})",
+           "bad argument #2 to 'render_plan' (unknown option 'max_texture')");
+    lua_close(L);
+}
+
 static void test_module(void)
 {
     lua_State *L = luaL_newstate();
@@ -710,6 +884,12 @@ static void test_module(void)
              "W.sample({18, 2, 32}).body_id",
              TRN_LUA_MODULE_DIR);
     EXPECT(L, code, TRN_VERSION_STRING " west");
+    /* The controllers come from the same file (Lua's all-in-one loader). */
+    EXPECT(L,
+           "local B = require('terrane.water.buoyancy'); local S = require('terrane.water.swimming')\n"
+           "return B.new('b'):fixed_update(1, {position = {18, 2, 32}}).sample.body_id .. ' ' .. "
+           "tostring(S.new('s'):fixed_update(1, {1, 0, 0}, {position = {18, 2, 32}}).swimming)",
+           "west true");
     lua_close(L);
 }
 
@@ -735,6 +915,8 @@ static void test_sandbox(void)
     static const char *const present[] = {
         "return type(require('terrane').open) == 'function'",
         "return type(require('terrane.water').sample) == 'function'",
+        "return type(require('terrane.water.buoyancy').new) == 'function'",
+        "return type(require('terrane.water.swimming').new) == 'function'",
         "return os.clock() >= 0 and type(os.time()) == 'number'",
         "return string.format('%d', 3) == '3' and math.floor(2.5) == 2 and utf8.char(65) == 'A'",
         "return coroutine.wrap(function() coroutine.yield(7) end)() == 7",
@@ -801,6 +983,9 @@ int main(void)
     RUN(test_cli);
     RUN(test_sensor);
     RUN(test_bad_input);
+    RUN(test_buoyancy);
+    RUN(test_swimming);
+    RUN(test_environment);
     RUN(test_module);
     RUN(test_sandbox);
     reset_output();

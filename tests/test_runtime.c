@@ -177,6 +177,9 @@ static bytes water_bytes(void)
 /* The sections of the test payload; which ones and their flags vary by test. */
 static bool with_water = true; /* make_payload writes the WATR section */
 
+/* The extra section's bytes when set (else "future"). */
+static bytes extra_raw;
+
 static bytes make_payload(bool with_recipe, const char *extra_id, uint32_t extra_flags)
 {
     section secs[8];
@@ -215,7 +218,10 @@ static bytes make_payload(bool with_recipe, const char *extra_id, uint32_t extra
     if (extra_id) {
         memcpy(secs[n].id, extra_id, 4);
         secs[n].flags = extra_flags;
-        put(&secs[n++].raw, "future", 6);
+        if (extra_raw.data)
+            put(&secs[n++].raw, extra_raw.data, extra_raw.size);
+        else
+            put(&secs[n++].raw, "future", 6);
     }
     if (with_recipe) {
         memcpy(secs[n].id, "RCPE", 4);
@@ -583,6 +589,71 @@ static void test_large_section(void)
     free(b.data);
 }
 
+/* MAPM as docs/payload.md describes it: flags, then five f64 inside their ranges, exactly. */
+static bytes mapm(uint8_t flags, const double v[5], size_t drop, bool extra)
+{
+    bytes b = {NULL, 0};
+    put(&b, &flags, 1);
+    for (int k = 0; k < 5; k++)
+        put_f64(&b, v[k]);
+    b.size -= drop;
+    if (extra) put(&b, "x", 1);
+    return b;
+}
+
+static void test_mapping_section(void)
+{
+    const double ok[5] = {40, 6, 0.5, 0.25, 0.02};
+    extra_raw = mapm(5, ok, 0, false);
+    bytes b = make_payload(true, "MAPM", 0);
+    free(extra_raw.data);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open_memory(b.data, b.size, "m.terrain.bin", NULL, &p, &e));
+    free(b.data);
+    const trn_material_mapping *m = p ? trn_payload_mapping(p) : NULL;
+    CHECK(m && m->texture_arrays && !m->triplanar && m->height_blend);
+    CHECK(m && m->triplanar_slope == 40 && m->triplanar_sharpness == 6);
+    CHECK(m && m->height_blend_contrast == 0.5 && m->macro_variation == 0.25 &&
+          m->macro_scale == 0.02);
+    /* No material set and no biome materials: no layers, every sample the tint. */
+    CHECK_EQ_INT((int)trn_payload_layer_count(p), 0);
+    CHECK_EQ_INT(trn_payload_layer_at(p, 1.0, 1.0), -1);
+    trn_payload_free(p);
+    p = open_test_payload();
+    CHECK(p && trn_payload_mapping(p) == NULL);
+    trn_payload_free(p);
+
+    static const struct {
+        uint8_t flags;
+        double v[5];
+        size_t drop;
+        bool extra;
+        const char *message;
+    } bad[] = {
+        {8, {40, 6, 0.5, 0.25, 0.02}, 0, false, "bits other than 0..2"},
+        {7, {95, 6, 0.5, 0.25, 0.02}, 0, false, "the triplanar slope is 95"},
+        {7, {40, 0.5, 0.5, 0.25, 0.02}, 0, false, "the triplanar sharpness is 0.5"},
+        {7, {40, 6, 0, 0.25, 0.02}, 0, false, "the height blend contrast is 0"},
+        {7, {40, 6, 0.5, 2, 0.02}, 0, false, "the macro variation is 2"},
+        {7, {40, 6, 0.5, 0.25, 0}, 0, false, "the macro scale is 0"},
+        {7, {40, 6, 0.5, 0.25, 0.02}, 1, false, "cut short"},
+        {7, {40, 6, 0.5, 0.25, 0.02}, 0, true, "1 bytes after the mapping"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        extra_raw = mapm(bad[k].flags, bad[k].v, bad[k].drop, bad[k].extra);
+        b = make_payload(true, "MAPM", 0);
+        free(extra_raw.data);
+        p = NULL;
+        memset(&e, 0, sizeof e);
+        CHECK(trn_payload_open_memory(b.data, b.size, "m.terrain.bin", NULL, &p, &e) != TRN_OK);
+        CHECK_CONTAINS(e.message, bad[k].message);
+        CHECK_CONTAINS(e.message, "MAPM");
+        free(b.data);
+    }
+    extra_raw = (bytes){NULL, 0};
+}
+
 int main(void)
 {
     RUN(test_local_queries);
@@ -591,5 +662,6 @@ int main(void)
     RUN(test_filter_and_enabled);
     RUN(test_tracker);
     RUN(test_large_section);
+    RUN(test_mapping_section);
     return trn_test_finish();
 }

@@ -2035,6 +2035,70 @@ static void test_example_project(void)
     CHECK(stop_server());
 }
 
+/* Mapped materials: /api/materials gives the material set's mapping, its layers (role bindings,
+ * then biome materials) and each sample's layer, the biome's own material first; a recipe
+ * whose set has no mapping gets none. */
+static void test_mapped_materials(void)
+{
+    char dir[800], cmd[2000], asset[900];
+    snprintf(dir, sizeof dir, "%s/graph-project", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/examples/terrain_graph_3d' '%s'", dir,
+             TRN_SOURCE_DIR, dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    snprintf(asset, sizeof asset, "%s/terrain/landscape.terrain.json", dir);
+    if (!serve(asset)) {
+        CHECK(!"terrane studio opens examples/terrain_graph_3d");
+        return;
+    }
+    reply r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    json_error_t je;
+    json_t *doc = json_loads(r.body ? r.body : "", 0, &je);
+    reply_free(&r);
+    const json_t *m = json_object_get(doc, "mapping");
+    CHECK(json_is_true(json_object_get(m, "triplanar")));
+    CHECK(json_number_value(json_object_get(m, "height_blend_contrast")) == 0.2);
+    const json_t *layers = json_object_get(doc, "layers");
+    CHECK_EQ_INT((int)json_array_size(layers), 10);
+    CHECK(strcmp(json_string_value(json_object_get(json_array_get(layers, 9), "material")),
+                 "asset://materials/glacier") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(json_array_get(layers, 9), "source")),
+                 "biome") == 0);
+    /* Every sample has a layer (all nine roles are bound), decoded from base64. */
+    const char *b64 = json_string_value(json_object_get(doc, "samples"));
+    CHECK(b64 && strlen(b64) == (129u * 129u + 2u) / 3u * 4u);
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t counts[256] = {0}, n = 0;
+    for (size_t k = 0; b64 && b64[k] && b64[k + 1]; k += 4) {
+        unsigned v = 0;
+        for (int q = 0; q < 4; q++) {
+            const char *at = b64[k + q] == '=' ? NULL : strchr(digits, b64[k + q]);
+            v = v << 6 | (at ? (unsigned)(at - digits) : 0u);
+        }
+        for (int q = 0; q < 3 && n < 129u * 129u; q++, n++) counts[(v >> (16 - 8 * q)) & 255u]++;
+    }
+    CHECK_EQ_INT((int)counts[255], 0);
+    CHECK(counts[9] > 0);                       /* the snow biome's glacier */
+    CHECK(counts[2] > 0 && counts[0] + counts[1] > 0); /* rock, and soil or grass */
+    json_decref(doc);
+    CHECK(stop_server());
+
+    /* No mapping: nothing to draw layer by layer. */
+    char plain[800];
+    snprintf(plain, sizeof plain, "%s/plain.json", root);
+    CHECK(trn_test_write_file(plain, recipe_text, strlen(recipe_text)));
+    if (!serve(plain)) {
+        CHECK(!"terrane studio opens a recipe");
+        return;
+    }
+    r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"mapping\":null");
+    reply_free(&r);
+    CHECK(stop_server());
+}
+
 /* ---- Editing the generator: the graph and the recipe's sections, presets, exports ---- */
 
 /* A recipe with a graph as people lay it out: one node a line, "graph" between other members. */
@@ -2324,6 +2388,7 @@ int main(void)
     RUN(test_disk_changes);
     RUN(test_recovery);
     RUN(test_symlinks);
+    RUN(test_mapped_materials);
     RUN(test_open_without_token_on_command_line);
     RUN(test_sync_events);
     RUN(test_history_limit);

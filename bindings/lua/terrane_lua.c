@@ -358,6 +358,49 @@ static int l_payload_biome_info(lua_State *L)
     return 1;
 }
 
+/* payload:mapping(): the material set's mapping as a table, nil without one. */
+static int l_payload_mapping(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "mapping");
+    const trn_material_mapping *m = trn_payload_mapping(p->payload);
+    if (!m) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 9);
+    lua_pushboolean(L, m->texture_arrays);
+    lua_setfield(L, -2, "texture_arrays");
+    lua_pushboolean(L, m->triplanar);
+    lua_setfield(L, -2, "triplanar");
+    set_number(L, "triplanar_slope", m->triplanar_slope);
+    set_number(L, "triplanar_sharpness", m->triplanar_sharpness);
+    lua_pushboolean(L, m->height_blend);
+    lua_setfield(L, -2, "height_blend");
+    set_number(L, "height_blend_contrast", m->height_blend_contrast);
+    set_number(L, "macro_variation", m->macro_variation);
+    set_number(L, "macro_scale", m->macro_scale);
+    lua_createtable(L, TRN_MAPPING_ARRAY_COUNT, 0);
+    for (int k = 0; k < TRN_MAPPING_ARRAY_COUNT; k++) {
+        lua_pushstring(L, trn_mapping_array_name(k));
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "arrays");
+    return 1;
+}
+
+/* payload:layers(): the texture layers' Material ids; Lua index k is array layer k - 1. */
+static int l_payload_layers(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "layers");
+    const uint32_t n = trn_payload_layer_count(p->payload);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        lua_pushstring(L, trn_payload_layer_material(p->payload, k));
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
 /* payload:ledgers(): each erosion node's transport totals, in graph document order. */
 static int l_payload_ledgers(lua_State *L)
 {
@@ -743,6 +786,23 @@ static int l_world_set_transform(lua_State *L)
     return 0;
 }
 
+/* world:set_surface_blending(terrain_id, boolean): Terrain3D.surface_blending. */
+static int l_world_set_surface_blending(lua_State *L)
+{
+    lua_world *w = check_world(L, 1, "set_surface_blending");
+    const char *id = check_text(L, 2, 1, "set_surface_blending", "terrain id (string)");
+    if (lua_type(L, 3) != LUA_TBOOLEAN) {
+        char what[96];
+        snprintf(what, sizeof what, "boolean expected, got %s", luaL_typename(L, 3));
+        return arg_error(L, 2, "set_surface_blending", what);
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_world_set_surface_blending(w->world, id, lua_toboolean(L, 3), &err))
+        return raise_error(L, &err);
+    return 0;
+}
+
 static int l_world_set_enabled(lua_State *L)
 {
     lua_world *w = check_world(L, 1, "set_enabled");
@@ -856,6 +916,10 @@ static int l_world_ground(lua_State *L)
     set_string(L, "role", role_name(g.role));
     set_string(L, "material", g.biome_material);
     if (g.biome >= 0) set_number(L, "texture_scale", g.texture_scale);
+    if (g.layer >= 0) set_integer(L, "layer", (lua_Integer)g.layer + 1); /* payload:layers() */
+    set_string(L, "layer_material", g.material);
+    lua_pushboolean(L, g.surface_blending);
+    lua_setfield(L, -2, "surface_blending");
     return 1;
 }
 
@@ -1005,6 +1069,514 @@ static void new_type(lua_State *L, const char *name, const luaL_Reg *methods)
     lua_pop(L, 1);
 }
 
+
+static void register_types(lua_State *L);
+
+/* ---------------------------------------------------------------------------------------------
+ * Environment3D render budgets: terrane.environment(options) and payload:render_plan().
+ * ------------------------------------------------------------------------------------------- */
+
+/* options.key as a number (absent: keep *out); a string or other type is an argument error. */
+static bool opt_field_number(lua_State *L, int idx, const char *key, int shown, const char *fname,
+                             double *out)
+{
+    const int t = lua_getfield(L, idx, key);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (t != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1))) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: a finite number expected, got %s", key,
+                 t == LUA_TNUMBER ? "a non-finite number" : luaL_typename(L, -1));
+        arg_error(L, shown, fname, what);
+    }
+    *out = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return true;
+}
+
+static bool opt_field_bool(lua_State *L, int idx, const char *key, int shown, const char *fname,
+                           bool *out)
+{
+    const int t = lua_getfield(L, idx, key);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (t != LUA_TBOOLEAN) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: a boolean expected, got %s", key, luaL_typename(L, -1));
+        arg_error(L, shown, fname, what);
+    }
+    *out = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return true;
+}
+
+/* Refuse keys that are not in keys (a misspelt budget must not pass silently). */
+static void check_keys(lua_State *L, int idx, const char *const *keys, int shown, const char *fname)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        bool known = false;
+        if (lua_type(L, -2) == LUA_TSTRING)
+            for (int k = 0; keys[k] && !known; k++)
+                known = strcmp(lua_tostring(L, -2), keys[k]) == 0;
+        if (!known) {
+            char what[200];
+            if (lua_type(L, -2) == LUA_TSTRING)
+                snprintf(what, sizeof what, "unknown option '%.60s'", lua_tostring(L, -2));
+            else
+                snprintf(what, sizeof what, "unknown option of type %s", luaL_typename(L, -2));
+            arg_error(L, shown, fname, what);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static const char *const environment_keys[] = {
+    "terrain_lod_cache_mb",     "terrain_lod_prepare_jobs", "terrain_gpu_cache_mb",
+    "terrain_texture_max_size", "terrain_texture_cache_mb", NULL};
+
+/* The environment at idx (a table, or nil/none for the defaults), checked. */
+static void read_environment(lua_State *L, int idx, int shown, const char *fname,
+                             trn_environment *env)
+{
+    trn_environment_default(env);
+    if (lua_isnoneornil(L, idx)) return;
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        char what[96];
+        snprintf(what, sizeof what, "environment table expected, got %s", luaL_typename(L, idx));
+        arg_error(L, shown, fname, what);
+    }
+    check_keys(L, idx, environment_keys, shown, fname);
+    double v;
+    opt_field_number(L, idx, "terrain_lod_cache_mb", shown, fname, &env->terrain_lod_cache_mb);
+    opt_field_number(L, idx, "terrain_gpu_cache_mb", shown, fname, &env->terrain_gpu_cache_mb);
+    opt_field_number(L, idx, "terrain_texture_cache_mb", shown, fname,
+                     &env->terrain_texture_cache_mb);
+    if (opt_field_number(L, idx, "terrain_lod_prepare_jobs", shown, fname, &v)) {
+        if (!(v >= 0 && v <= 1024 && v == floor(v)))
+            arg_error(L, shown, fname, "terrain_lod_prepare_jobs: a whole number 0..1024 expected");
+        env->terrain_lod_prepare_jobs = (uint32_t)v;
+    }
+    if (opt_field_number(L, idx, "terrain_texture_max_size", shown, fname, &v)) {
+        if (!(v >= 64 && v <= 8192 && v == floor(v)))
+            arg_error(L, shown, fname,
+                      "terrain_texture_max_size: a power of two from 64 to 8192 expected");
+        env->terrain_texture_max_size = (uint32_t)v;
+    }
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_environment_check(env, &err)) {
+        arg_error(L, shown, fname, err.message);
+    }
+}
+
+static void push_environment(lua_State *L, const trn_environment *env)
+{
+    lua_createtable(L, 0, 5);
+    set_number(L, "terrain_lod_cache_mb", env->terrain_lod_cache_mb);
+    set_integer(L, "terrain_lod_prepare_jobs", env->terrain_lod_prepare_jobs);
+    set_number(L, "terrain_gpu_cache_mb", env->terrain_gpu_cache_mb);
+    set_integer(L, "terrain_texture_max_size", env->terrain_texture_max_size);
+    set_number(L, "terrain_texture_cache_mb", env->terrain_texture_cache_mb);
+}
+
+/* terrane.environment([options]): the five budgets with their defaults filled in, checked. */
+static int l_environment(lua_State *L)
+{
+    trn_environment env;
+    read_environment(L, 1, 1, "environment", &env);
+    push_environment(L, &env);
+    return 1;
+}
+
+static const char *const device_keys[] = {"max_texture_size", "max_array_layers",
+                                          "vertex_textures", "instancing", NULL};
+
+/* payload:render_plan([environment [, device]]) */
+static int l_payload_render_plan(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "render_plan");
+    trn_environment env;
+    read_environment(L, 2, 1, "render_plan", &env);
+    trn_device_limits dev = {0, 0, false, false};
+    if (!lua_isnoneornil(L, 3)) {
+        if (lua_type(L, 3) != LUA_TTABLE)
+            arg_error(L, 2, "render_plan", "device table expected");
+        check_keys(L, 3, device_keys, 2, "render_plan");
+        double v;
+        bool b;
+        if (opt_field_number(L, 3, "max_texture_size", 2, "render_plan", &v)) {
+            if (!(v >= 1 && v <= 1048576 && v == floor(v)))
+                arg_error(L, 2, "render_plan", "max_texture_size: a whole number >= 1 expected");
+            dev.max_texture_size = (uint32_t)v;
+        }
+        if (opt_field_number(L, 3, "max_array_layers", 2, "render_plan", &v)) {
+            if (!(v >= 1 && v <= 1048576 && v == floor(v)))
+                arg_error(L, 2, "render_plan", "max_array_layers: a whole number >= 1 expected");
+            dev.max_array_layers = (uint32_t)v;
+        }
+        if (opt_field_bool(L, 3, "vertex_textures", 2, "render_plan", &b)) dev.no_vertex_textures = !b;
+        if (opt_field_bool(L, 3, "instancing", 2, "render_plan", &b)) dev.no_instancing = !b;
+    }
+    trn_render_plan plan;
+    trn_error err;
+    trn_error_clear(&err);
+    if (trn_environment_plan(p->payload, &env, &dev, &plan, &err)) return raise_error(L, &err);
+    lua_createtable(L, 0, 12);
+    lua_pushboolean(L, plan.gpu_patches);
+    lua_setfield(L, -2, "gpu_patches");
+    set_number(L, "gpu_field_mb", (double)plan.gpu_field_bytes / 1048576.0);
+    if (!plan.gpu_patches) set_string(L, "gpu_fallback", plan.gpu_fallback);
+    lua_pushboolean(L, plan.texture_arrays);
+    lua_setfield(L, -2, "texture_arrays");
+    set_integer(L, "texture_layers", plan.texture_layers);
+    if (plan.texture_arrays) {
+        set_integer(L, "texture_size", plan.texture_size);
+        set_number(L, "texture_mb", (double)plan.texture_bytes / 1048576.0);
+    } else {
+        set_string(L, "texture_fallback", plan.texture_fallback);
+    }
+    lua_pushboolean(L, plan.lod);
+    lua_setfield(L, -2, "lod");
+    set_number(L, "lod_mb", (double)plan.lod_bytes / 1048576.0);
+    set_integer(L, "prepare_jobs", plan.prepare_jobs);
+    if (plan.lod_note[0]) set_string(L, "lod_note", plan.lod_note);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Buoyancy and swimming: forces a game applies to its own rigid bodies, from the water.
+ * ------------------------------------------------------------------------------------------- */
+
+#define BUOYANCY_MT "terrane.Buoyancy"
+#define SWIMMING_MT "terrane.Swimming"
+
+typedef struct lua_motion {
+    bool swimming; /* a Swimming controller, else Buoyancy */
+    double half_height, density_ratio, drag;
+    double gravity[3];
+    double speed, min_depth, max_flow, acceleration;
+    bool has_terrain;
+} lua_motion;
+
+static double vdot(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* options.key as a number inside [lo, hi] (open at lo when open_lo). */
+static void motion_number(lua_State *L, int idx, const char *key, double lo, bool open_lo,
+                          double hi, const char *fname, double *out)
+{
+    double v;
+    if (!opt_field_number(L, idx, key, 2, fname, &v)) return;
+    if (open_lo ? !(v > lo) : !(v >= lo)) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: a number %s %g expected, got %g", key, open_lo ? ">" : ">=",
+                 lo, v);
+        arg_error(L, 2, fname, what);
+    }
+    if (v > hi) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: a number <= %g expected, got %g", key, hi, v);
+        arg_error(L, 2, fname, what);
+    }
+    *out = v;
+}
+
+/* Buoyancy.new(name, options) / Swimming.new(name, options). The controller keeps its name,
+ * options, its world (options.world, else the one terrane.water answers from at each update),
+ * its terrain id and the state table it reuses. */
+static int motion_new(lua_State *L, bool swimming)
+{
+    const char *fname = "new";
+    const char *name = check_text(L, 1, 1, fname, "name (string)");
+    if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TTABLE) {
+        char what[96];
+        snprintf(what, sizeof what, "options table expected, got %s", luaL_typename(L, 2));
+        arg_error(L, 2, fname, what);
+    }
+    if (lua_isnone(L, 2)) lua_pushnil(L);
+    lua_motion m = {.swimming = swimming,
+                    .half_height = 0.5,
+                    .density_ratio = 1.0,
+                    .drag = 1.0,
+                    .gravity = {0.0, -9.81, 0.0},
+                    .speed = 3.0,
+                    .min_depth = 1.0,
+                    .max_flow = INFINITY,
+                    .acceleration = 8.0};
+    static const char *const buoy_keys[] = {"half_height", "density_ratio", "drag", "gravity",
+                                            "terrain_id", "world", NULL};
+    static const char *const swim_keys[] = {"speed", "min_depth", "max_flow", "acceleration",
+                                            "terrain_id", "world", NULL};
+    if (lua_istable(L, 2)) {
+        check_keys(L, 2, swimming ? swim_keys : buoy_keys, 2, fname);
+        if (swimming) {
+            motion_number(L, 2, "speed", 0, false, 1e6, fname, &m.speed);
+            motion_number(L, 2, "min_depth", 0, false, 1e9, fname, &m.min_depth);
+            motion_number(L, 2, "max_flow", 0, false, INFINITY, fname, &m.max_flow);
+            motion_number(L, 2, "acceleration", 0, true, 1e6, fname, &m.acceleration);
+        } else {
+            motion_number(L, 2, "half_height", 0, true, 1e6, fname, &m.half_height);
+            motion_number(L, 2, "density_ratio", 0, false, 1e6, fname, &m.density_ratio);
+            motion_number(L, 2, "drag", 0, false, 1e6, fname, &m.drag);
+            if (lua_getfield(L, 2, "gravity") != LUA_TNIL) {
+                char got[96];
+                if (!read_numbers(L, -1, 3, m.gravity, got, sizeof got)) {
+                    char what[192];
+                    snprintf(what, sizeof what, "gravity: Vec3 expected, got %s", got);
+                    arg_error(L, 2, fname, what);
+                }
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_motion *u = lua_newuserdatauv(L, sizeof *u, 4);
+    *u = m;
+    luaL_setmetatable(L, swimming ? SWIMMING_MT : BUOYANCY_MT);
+    lua_pushstring(L, name);
+    lua_setiuservalue(L, -2, 1);
+    if (lua_istable(L, 2)) {
+        if (lua_getfield(L, 2, "world") != LUA_TNIL) check_world(L, lua_gettop(L), fname);
+        lua_setiuservalue(L, -2, 2);
+        if (lua_getfield(L, 2, "terrain_id") != LUA_TNIL) {
+            check_text(L, -1, 2, fname, "terrain_id (string)");
+            u->has_terrain = true;
+        }
+        lua_setiuservalue(L, -2, 3);
+    }
+    lua_createtable(L, 0, 10);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "name");
+    lua_setiuservalue(L, -2, 4);
+    return 1;
+}
+
+static int l_buoyancy_new(lua_State *L)
+{
+    return motion_new(L, false);
+}
+
+static int l_swimming_new(lua_State *L)
+{
+    return motion_new(L, true);
+}
+
+/* The body table: position, velocity (default zero), mass (> 0), type ("dynamic", "static",
+ * "kinematic"; default dynamic) and enabled (default true). NULL reason: it takes forces. */
+typedef struct motion_body {
+    double position[3], velocity[3], mass;
+    const char *reason;
+} motion_body;
+
+static void read_body(lua_State *L, int idx, int shown, const char *fname, motion_body *b)
+{
+    memset(b, 0, sizeof *b);
+    b->mass = 1.0;
+    if (lua_isnoneornil(L, idx)) {
+        b->reason = "missing";
+        return;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        char what[96];
+        snprintf(what, sizeof what, "body table expected, got %s", luaL_typename(L, idx));
+        arg_error(L, shown, fname, what);
+    }
+    static const char *const keys[] = {"position", "velocity", "mass", "type", "enabled", NULL};
+    check_keys(L, idx, keys, shown, fname);
+    char got[96], what[192];
+    lua_getfield(L, idx, "position");
+    if (!read_numbers(L, -1, 3, b->position, got, sizeof got)) {
+        snprintf(what, sizeof what, "body.position: Vec3 expected, got %s", got);
+        arg_error(L, shown, fname, what);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "velocity") != LUA_TNIL &&
+        !read_numbers(L, -1, 3, b->velocity, got, sizeof got)) {
+        snprintf(what, sizeof what, "body.velocity: Vec3 expected, got %s", got);
+        arg_error(L, shown, fname, what);
+    }
+    lua_pop(L, 1);
+    double mass = 1.0;
+    if (opt_field_number(L, idx, "mass", shown, fname, &mass) && !(mass > 0.0))
+        arg_error(L, shown, fname, "body.mass: a number > 0 expected");
+    b->mass = mass;
+    bool enabled = true;
+    opt_field_bool(L, idx, "enabled", shown, fname, &enabled);
+    const int t = lua_getfield(L, idx, "type");
+    const char *type = t == LUA_TSTRING ? lua_tostring(L, -1) : t == LUA_TNIL ? "dynamic" : NULL;
+    if (!type || (strcmp(type, "dynamic") && strcmp(type, "static") && strcmp(type, "kinematic")))
+        arg_error(L, shown, fname, "body.type: \"dynamic\", \"static\" or \"kinematic\" expected");
+    b->reason = !enabled                       ? "disabled"
+                : strcmp(type, "static") == 0    ? "static"
+                : strcmp(type, "kinematic") == 0 ? "kinematic"
+                                                 : NULL;
+    lua_pop(L, 1);
+}
+
+/* The water under the controller's point, from its world (or terrane.water's). */
+static bool motion_sample(lua_State *L, int self, const double pos[3], trn_world_water_sample *s)
+{
+    lua_getiuservalue(L, self, 2);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        push_water_world(L);
+    }
+    lua_world *w = check_world(L, lua_gettop(L), "fixed_update");
+    lua_getiuservalue(L, self, 3);
+    const char *id = lua_isnil(L, -1) ? NULL : lua_tostring(L, -1);
+    const bool wet = trn_world_water_sample_at(w->world, pos, id, s);
+    lua_pop(L, 2);
+    return wet;
+}
+
+static double check_dt(lua_State *L, int idx)
+{
+    const double dt = check_number(L, idx, 1, "fixed_update");
+    if (!(dt > 0.0 && isfinite(dt))) arg_error(L, 1, "fixed_update", "dt: a finite number > 0 expected");
+    return dt;
+}
+
+/* Fill the reused state table (uservalue 4) and return it. */
+static void state_begin(lua_State *L, int self)
+{
+    lua_getiuservalue(L, self, 4);
+    static const char *const clear[] = {"reason", "sample", "depth", NULL};
+    for (int k = 0; clear[k]; k++) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, clear[k]);
+    }
+}
+
+/* controller:fixed_update(dt, body): buoyancy along the sampled column_up for the submerged
+ * share of an upright segment of half_height about the body's position, and drag relative to
+ * the water's flow. */
+static int l_buoyancy_update(lua_State *L)
+{
+    lua_motion *m = luaL_checkudata(L, 1, BUOYANCY_MT);
+    const double dt = check_dt(L, 2);
+    (void)dt;
+    motion_body b;
+    read_body(L, 3, 2, "fixed_update", &b);
+    double force[3] = {0, 0, 0}, lift[3] = {0, 0, 0}, drag[3] = {0, 0, 0};
+    double submerged = 0.0;
+    trn_world_water_sample s;
+    const bool wet = !b.reason && motion_sample(L, 1, b.position, &s);
+    state_begin(L, 1);
+    if (!b.reason && !wet) b.reason = "dry";
+    if (!b.reason) {
+        const double rel[3] = {s.surface[0] - b.position[0], s.surface[1] - b.position[1],
+                               s.surface[2] - b.position[2]};
+        const double d = vdot(rel, s.column_up); /* surface above the segment's centre */
+        submerged = (d + m->half_height) / (2.0 * m->half_height);
+        submerged = submerged < 0.0 ? 0.0 : submerged > 1.0 ? 1.0 : submerged;
+        const double g = sqrt(vdot(m->gravity, m->gravity));
+        for (int k = 0; k < 3; k++) {
+            lift[k] = s.column_up[k] * g * b.mass * m->density_ratio * submerged;
+            drag[k] = -m->drag * b.mass * submerged * (b.velocity[k] - s.flow_velocity[k]);
+            force[k] = lift[k] + drag[k];
+        }
+        set_number(L, "immersion", d);
+        push_sample(L, &s);
+        lua_setfield(L, -2, "sample");
+        if (submerged == 0.0) b.reason = "above";
+    }
+    lua_pushboolean(L, submerged > 0.0);
+    lua_setfield(L, -2, "active");
+    set_number(L, "submerged", submerged);
+    set_vec3(L, "force", force);
+    set_vec3(L, "buoyancy", lift);
+    set_vec3(L, "drag", drag);
+    set_string(L, "reason", b.reason);
+    return 1;
+}
+
+/* swimmer:fixed_update(dt, direction, body): swimming where the point is under water at least
+ * min_depth deep and the current is at most max_flow; the force steers the body's velocity
+ * toward speed along direction (its length is ignored; zero: tread water) plus the flow, at
+ * most `acceleration` per second of the difference. */
+static int l_swimming_update(lua_State *L)
+{
+    lua_motion *m = luaL_checkudata(L, 1, SWIMMING_MT);
+    const double dt = check_dt(L, 2);
+    double dir[3];
+    check_vec3(L, 3, 2, "fixed_update", dir);
+    motion_body b;
+    read_body(L, 4, 3, "fixed_update", &b);
+    trn_world_water_sample s;
+    const bool wet = !b.reason && motion_sample(L, 1, b.position, &s);
+    state_begin(L, 1);
+    double force[3] = {0, 0, 0}, target[3] = {0, 0, 0};
+    bool swimming = false;
+    if (!b.reason) {
+        if (!wet || !s.underwater) {
+            b.reason = "dry";
+        } else {
+            const double flow = sqrt(vdot(s.flow_velocity, s.flow_velocity));
+            set_number(L, "depth", s.depth);
+            set_number(L, "flow_speed", flow);
+            push_sample(L, &s);
+            lua_setfield(L, -2, "sample");
+            if (s.depth < m->min_depth)
+                b.reason = "shallow";
+            else if (flow > m->max_flow)
+                b.reason = "current";
+        }
+    }
+    if (!b.reason) {
+        swimming = true;
+        const double len = sqrt(vdot(dir, dir));
+        const double gain = m->acceleration * dt < 1.0 ? m->acceleration : 1.0 / dt;
+        for (int k = 0; k < 3; k++) {
+            target[k] = (len > 0.0 ? dir[k] / len * m->speed : 0.0) + s.flow_velocity[k];
+            force[k] = b.mass * gain * (target[k] - b.velocity[k]);
+        }
+    }
+    lua_pushboolean(L, swimming);
+    lua_setfield(L, -2, "swimming");
+    set_vec3(L, "force", force);
+    set_vec3(L, "target_velocity", target);
+    set_string(L, "reason", b.reason);
+    return 1;
+}
+
+static int l_motion_state(lua_State *L)
+{
+    if (!luaL_testudata(L, 1, BUOYANCY_MT)) luaL_checkudata(L, 1, SWIMMING_MT);
+    lua_getiuservalue(L, 1, 4);
+    return 1;
+}
+
+static int l_motion_tostring(lua_State *L)
+{
+    const bool swim = luaL_testudata(L, 1, SWIMMING_MT) != NULL;
+    lua_getiuservalue(L, 1, 1);
+    lua_pushfstring(L, "%s (%s)", swim ? "Swimming" : "Buoyancy", lua_tostring(L, -1));
+    return 1;
+}
+
+int luaopen_terrane_water_buoyancy(lua_State *L)
+{
+    static const luaL_Reg functions[] = {{"new", l_buoyancy_new}, {NULL, NULL}};
+    register_types(L);
+    luaL_newlib(L, functions);
+    return 1;
+}
+
+int luaopen_terrane_water_swimming(lua_State *L)
+{
+    static const luaL_Reg functions[] = {{"new", l_swimming_new}, {NULL, NULL}};
+    register_types(L);
+    luaL_newlib(L, functions);
+    return 1;
+}
+
 static void register_types(lua_State *L)
 {
     static const luaL_Reg payload_methods[] = {
@@ -1013,6 +1585,9 @@ static void register_types(lua_State *L)
         {"biome", l_payload_biome},
         {"biome_info", l_payload_biome_info},
         {"ledgers", l_payload_ledgers},
+        {"mapping", l_payload_mapping},
+        {"layers", l_payload_layers},
+        {"render_plan", l_payload_render_plan},
         {"role", l_payload_role},
         {"info", l_payload_info},
         {"instances", l_payload_instances},
@@ -1031,6 +1606,7 @@ static void register_types(lua_State *L)
         {"remove", l_world_remove},
         {"count", l_world_count},
         {"ground", l_world_ground},
+        {"set_surface_blending", l_world_set_surface_blending},
         {"sample", l_world_sample},
         {"tracker", l_world_tracker},
         {"__gc", l_world_gc},
@@ -1047,6 +1623,20 @@ static void register_types(lua_State *L)
     new_type(L, PAYLOAD_MT, payload_methods);
     new_type(L, WORLD_MT, world_methods);
     new_type(L, TRACKER_MT, tracker_methods);
+    static const luaL_Reg buoyancy_methods[] = {
+        {"fixed_update", l_buoyancy_update},
+        {"state", l_motion_state},
+        {"__tostring", l_motion_tostring},
+        {NULL, NULL},
+    };
+    static const luaL_Reg swimming_methods[] = {
+        {"fixed_update", l_swimming_update},
+        {"state", l_motion_state},
+        {"__tostring", l_motion_tostring},
+        {NULL, NULL},
+    };
+    new_type(L, BUOYANCY_MT, buoyancy_methods);
+    new_type(L, SWIMMING_MT, swimming_methods);
 }
 
 int luaopen_terrane(lua_State *L)
@@ -1055,6 +1645,7 @@ int luaopen_terrane(lua_State *L)
         {"open", l_open},
         {"world", l_world_new},
         {"default_world", l_default_world},
+        {"environment", l_environment},
         {NULL, NULL},
     };
     register_types(L);
@@ -1118,6 +1709,10 @@ void trn_lua_preload(lua_State *L)
     lua_setfield(L, -2, "terrane");
     lua_pushcfunction(L, luaopen_terrane_water);
     lua_setfield(L, -2, "terrane.water");
+    lua_pushcfunction(L, luaopen_terrane_water_buoyancy);
+    lua_setfield(L, -2, "terrane.water.buoyancy");
+    lua_pushcfunction(L, luaopen_terrane_water_swimming);
+    lua_setfield(L, -2, "terrane.water.swimming");
     lua_pop(L, 1);
 }
 
@@ -1143,6 +1738,71 @@ static int load_payload(lua_State *L)
     lua_pushvalue(L, pidx);
     lua_call(L, 3, 0);
     return 0;
+}
+
+/* Payloads opened by trn_lua_place_payload, by path: placements of one asset share one. */
+static const char payload_cache_key = 'p';
+
+typedef struct place_args {
+    const char *path, *id;
+    const trn_transform *transform;
+} place_args;
+
+static int place_payload(lua_State *L)
+{
+    const place_args *a = lua_touserdata(L, 1);
+    register_types(L);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &payload_cache_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &payload_cache_key);
+    }
+    const int cache = lua_gettop(L);
+    if (lua_getfield(L, cache, a->path) != LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        lua_payload *p = new_payload(L);
+        trn_error err;
+        trn_error_clear(&err);
+        if (trn_payload_open(a->path, NULL, &p->payload, &err)) {
+            char text[1200];
+            trn_error_format(&err, text, sizeof text);
+            lua_pushstring(L, text);
+            return lua_error(L);
+        }
+        lua_pushvalue(L, -1);
+        lua_setfield(L, cache, a->path);
+    }
+    const int pidx = lua_gettop(L);
+    push_default_world(L);
+    lua_pushcfunction(L, l_world_place);
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, a->id);
+    lua_pushvalue(L, pidx);
+    int nargs = 3;
+    if (a->transform) {
+        lua_createtable(L, 0, 3);
+        set_vec3(L, "position", a->transform->translation);
+        lua_createtable(L, 4, 0);
+        for (int k = 0; k < 4; k++) {
+            lua_pushnumber(L, a->transform->rotation[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_setfield(L, -2, "rotation");
+        set_vec3(L, "scale", a->transform->scale);
+        nargs = 4;
+    }
+    lua_call(L, nargs, 0);
+    return 0;
+}
+
+int trn_lua_place_payload(lua_State *L, const char *path, const char *terrain_id,
+                          const trn_transform *transform)
+{
+    place_args a = {path, terrain_id, transform};
+    lua_pushcfunction(L, place_payload);
+    lua_pushlightuserdata(L, &a);
+    return lua_pcall(L, 1, 0, 0);
 }
 
 int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id)

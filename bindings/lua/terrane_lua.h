@@ -8,6 +8,8 @@
 
 #include <lua.h>
 
+#include "terrane/runtime.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,6 +18,10 @@ extern "C" {
  * first; as a loadable module (terrane.so) Lua finds both in the one file. */
 int luaopen_terrane(lua_State *L);
 int luaopen_terrane_water(lua_State *L);
+/* require("terrane.water.buoyancy") and require("terrane.water.swimming"): controllers that
+ * turn the water under a body into forces the game applies (docs/lua.md). */
+int luaopen_terrane_water_buoyancy(lua_State *L);
+int luaopen_terrane_water_swimming(lua_State *L);
 
 /* Put both modules in package.preload of L (the package library must be open), so scripts
  * require them without a terrane.so on package.cpath. Raises a Lua error only when out of
@@ -27,6 +33,12 @@ void trn_lua_preload(lua_State *L);
  * LUA_OK, or another status with the message (file, section, offset; or the duplicate id) on
  * top of the stack. */
 int trn_lua_load_payload(lua_State *L, const char *path, const char *terrain_id);
+
+/* Place the payload at path in L's default world as terrain_id at transform (NULL: identity):
+ * a scene's placements. A path placed before in this state is not read again: placements of one
+ * asset share one payload, each with its own transform. Protected mode, as above. */
+int trn_lua_place_payload(lua_State *L, const char *path, const char *terrain_id,
+                          const trn_transform *transform);
 
 /* Budgets for a script's state; 0 means no limit. */
 typedef struct trn_lua_limits {

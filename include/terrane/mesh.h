@@ -238,6 +238,12 @@ typedef struct trn_mesh_scene {
      * levels. */
     const trn_field *deferred_field;
     const uint8_t *deferred_roles;
+    /* Mapped materials (a material set's "mapping"; NULL or not present: none): every terrain
+     * material's extras get "mapping" with the texture layers (layers[0..layer_count), array
+     * layer order), the five arrays, triplanar, height blending and macro variation. */
+    const trn_material_mapping *mapping;
+    const char *const *layers;
+    uint32_t layer_count;
 } trn_mesh_scene;
 
 /* What a writer wrote. */

@@ -36,9 +36,34 @@ bool trn_surface_role_parse(const char *name, trn_surface_role *role);
 
 #define TRN_MATERIAL_SET_FORMAT_VERSION 1u
 
+/* How a renderer draws the bound Materials as one surface (a material set's "mapping",
+ * docs/palettes.md "Mapped materials"): the layers packed into texture arrays, triplanar
+ * projection on steep faces, height maps biasing the layer weights, macro variation of the
+ * albedo. None of it changes heights, roles or collision. */
+typedef struct trn_material_mapping {
+    bool present;               /* the set has a "mapping" object; the rest are its values */
+    bool texture_arrays;        /* pack the layers into the five texture arrays (default true) */
+    bool triplanar;             /* project steep faces along three axes (default true) */
+    double triplanar_slope;     /* degrees from horizontal where it starts, 0..90 (default 35) */
+    double triplanar_sharpness; /* exponent of the axis weights, 1..64 (default 4) */
+    bool height_blend;          /* height maps bias neighbouring layers' weights (default true) */
+    double height_blend_contrast; /* transition width in normalised height, (0, 1] (default 0.2) */
+    double macro_variation;     /* albedo modulation strength 0..1 (default 0: none) */
+    double macro_scale;         /* its repetitions per world unit, > 0 (default 0.01) */
+} trn_material_mapping;
+
+/* The five packed arrays of the mapped path, in order: "albedo", "normal", "orm_height" (ambient
+ * occlusion, roughness, metallic, height), "detail_normal", "emissive". */
+#define TRN_MAPPING_ARRAY_COUNT 5
+const char *trn_mapping_array_name(int index);
+
+/* The defaults a "mapping": {} gets (present true). */
+void trn_material_mapping_default(trn_material_mapping *m);
+
 typedef struct trn_material_set {
     char *name;
     char *roles[TRN_ROLE_COUNT]; /* material asset id per role ("asset://..."), NULL = unbound */
+    trn_material_mapping mapping; /* present false: the set says nothing about mapping */
 } trn_material_set;
 
 void trn_material_set_dispose(trn_material_set *set);

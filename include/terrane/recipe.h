@@ -263,13 +263,27 @@ typedef enum trn_document_kind {
 /* Classify by content (keys present), without validating. */
 trn_document_kind trn_document_classify(const char *text, size_t size);
 
-/* Check a scene document (NAME.scene.json, {"entities": [...]}): every entity's Terrain3D
- * component is an object holding an asset reference ("asset", a nonempty string) or an inline
+/* Check a scene document (NAME.scene.json, {"entities": [...]}): entity ids are unique; a
+ * Transform3D's position and scale are three finite numbers (scale none 0) and its rotation a
+ * quaternion (x, y, z, w) of four finite numbers, not all 0; every entity's Terrain3D
+ * component is an object of known keys holding an asset reference ("asset", a nonempty string) or an inline
  * "recipe" object, not both (neither: a placeholder), a cooked "payload" file name, and optional
  * lod_error_pixels (a finite number >= 0; 0 turns render LOD off), surface_blending (a boolean)
  * and scatter_exclusions (unique nonempty placement keys). Fails with TRN_ERR_JSON (syntax) or
  * TRN_ERR_VALIDATION, err naming file, line and column of the offending value. */
 trn_status trn_scene_document_check(const char *text, size_t size, const char *file, trn_error *err);
+
+/* The Terrain asset source an asset reference of the scene at scene_path names: the project is
+ * the nearest folder at or above the scene's holding ID.asset.json (asset://ID), a manifest of
+ * type "Terrain" whose source exists. TRN_ERR_NOT_FOUND / TRN_ERR_FORMAT otherwise. */
+trn_status trn_terrain_asset_resolve(const char *scene_path, const char *asset_id, char *source,
+                                     size_t source_size, trn_error *err);
+
+/* trn_scene_document_check, then every Terrain3D "asset" resolved with
+ * trn_terrain_asset_resolve from file's folder: one that names no Terrain asset of the project
+ * fails at the line and column of its value. One asset may be placed by any number of
+ * entities; each placement keeps its own transform. */
+trn_status trn_scene_assets_check(const char *text, size_t size, const char *file, trn_error *err);
 const char *trn_document_kind_name(trn_document_kind kind);
 
 /* Parse and validate a recipe from a bare recipe object or a Terrain asset document

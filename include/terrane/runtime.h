@@ -109,6 +109,18 @@ const uint8_t *trn_payload_roles(const trn_payload *payload);     /* NULL when n
 /* The material set bound to the roles (name and per-role material ids, NULL unbound), NULL
  * when the payload has none. */
 const trn_material_set *trn_payload_material_set(const trn_payload *payload);
+/* The material set's mapping (texture arrays, triplanar, height blending, macro variation:
+ * docs/palettes.md "Mapped materials"), NULL when the set gave none or there is no set. */
+const trn_material_mapping *trn_payload_mapping(const trn_payload *payload);
+/* The texture layers a mapped renderer packs into its arrays: every distinct Material id, the
+ * role bindings in role order first, then the biome materials in biome order. layer_material
+ * is NULL past the end. layer_of_sample and layer_at give a sample's layer (its biome's
+ * material, else its role's binding) or -1 (the biome tint); layer_at takes the nearest
+ * sample, -1 outside the grid. */
+uint32_t trn_payload_layer_count(const trn_payload *payload);
+const char *trn_payload_layer_material(const trn_payload *payload, uint32_t layer);
+int trn_payload_layer_of_sample(const trn_payload *payload, size_t sample);
+int trn_payload_layer_at(const trn_payload *payload, double x, double z);
 const trn_water *trn_payload_water(const trn_payload *payload); /* NULL without water */
 /* The erosion nodes' transport ledgers of the generation the payload was cooked from (graph
  * document order; 0 without erosion or for payloads cooked before ledgers were kept): the node
@@ -132,6 +144,54 @@ uint32_t trn_payload_rule_count(const trn_payload *payload);
 bool trn_payload_rule_at(const trn_payload *payload, uint32_t index, trn_payload_rule *out);
 /* Instances sorted by rule, then cz, then cx (terrain-local positions). */
 const trn_instance *trn_payload_instances(const trn_payload *payload, size_t *count);
+
+/* ---------------------------------------------------------------------------------------------
+ * Environment3D render budgets (docs/payload.md "Render budgets"): what of a cooked terrain a
+ * renderer keeps on the GPU, and why it falls back to ordinary meshes or materials.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct trn_environment {
+    double terrain_lod_cache_mb;       /* reduced-mesh budget, MiB (default 64; 0: no render LOD) */
+    uint32_t terrain_lod_prepare_jobs; /* preparation jobs per presentation (default 2; 0: paused) */
+    double terrain_gpu_cache_mb;       /* field textures and patches, MiB (default 128; 0: meshes) */
+    uint32_t terrain_texture_max_size; /* array layer size cap, power of two 64..8192 (1024) */
+    double terrain_texture_cache_mb;   /* material arrays, MiB (default 128; 0: no arrays) */
+} trn_environment;
+
+void trn_environment_default(trn_environment *env);
+/* TRN_ERR_VALIDATION naming the field: MiB not finite or outside 0..1048576, jobs over 1024, a
+ * texture size that is no power of two from 64 to 8192. */
+trn_status trn_environment_check(const trn_environment *env, trn_error *err);
+
+/* What the device can do; zeros mean "no limit known". */
+typedef struct trn_device_limits {
+    uint32_t max_texture_size; /* largest texture side */
+    uint32_t max_array_layers; /* layers of one texture array */
+    bool no_vertex_textures;   /* vertex shaders cannot sample textures */
+    bool no_instancing;        /* no instanced draws */
+} trn_device_limits;
+
+typedef struct trn_render_plan {
+    bool gpu_patches;          /* shared grid patches over field textures */
+    uint64_t gpu_field_bytes;  /* what they need */
+    char gpu_fallback[160];    /* why not (empty when gpu_patches) */
+    bool texture_arrays;       /* the mapped path's five texture arrays */
+    uint32_t texture_size;     /* their layer size (<= terrain_texture_max_size) */
+    uint32_t texture_layers;   /* trn_payload_layer_count */
+    uint64_t texture_bytes;    /* the five arrays at texture_size, mips included */
+    char texture_fallback[160]; /* why not (empty when texture_arrays) */
+    bool lod;                  /* reduced meshes fit terrain_lod_cache_mb */
+    uint64_t lod_bytes;        /* their estimated payload */
+    uint32_t prepare_jobs;     /* terrain_lod_prepare_jobs */
+    char lod_note[160];        /* a budget that limits LOD, or empty */
+} trn_render_plan;
+
+/* Plan payload's rendering under env (NULL: the defaults) on device (NULL: no limits known).
+ * The estimates are documented in docs/payload.md; heights, collision and scatter never depend
+ * on them. */
+trn_status trn_environment_plan(const trn_payload *payload, const trn_environment *env,
+                                const trn_device_limits *device, trn_render_plan *out,
+                                trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Terrain-local queries: x and z from 0 to the size, y up (see water.h).
@@ -181,6 +241,11 @@ trn_status trn_world_set_transform(trn_world *world, const char *terrain_id,
                                    const trn_transform *transform, trn_error *err);
 trn_status trn_world_set_enabled(trn_world *world, const char *terrain_id, bool enabled,
                                  trn_error *err);
+/* Terrain3D.surface_blending of one placement (default true): whether a renderer blends its
+ * texture layers (height blending, macro variation) or draws each sample's layer alone; two
+ * placements of one payload may differ. Nothing else depends on it. */
+trn_status trn_world_set_surface_blending(trn_world *world, const char *terrain_id,
+                                         bool surface_blending, trn_error *err);
 /* Replace a placement's payload (a regenerated terrain): trackers see it on their next update. */
 trn_status trn_world_set_payload(trn_world *world, const char *terrain_id,
                                  const trn_payload *payload, trn_error *err);
@@ -232,6 +297,9 @@ typedef struct trn_world_ground_sample {
     int role; /* trn_surface_role, -1 none */
     const char *biome_material; /* the biome's material asset id, NULL when none */
     double texture_scale;       /* the biome's texture scale (1 without a biome) */
+    int layer;                  /* the sample's texture layer (trn_payload_layer_at), -1 none */
+    const char *material;       /* that layer's Material id, NULL with none */
+    bool surface_blending;      /* the placement's (trn_world_set_surface_blending) */
 } trn_world_ground_sample;
 
 bool trn_world_ground_at(const trn_world *world, const double position[3], const char *terrain_id,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "terrane/core.h"
+#include "terrane/palette.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -283,6 +284,10 @@ typedef struct trn_unity_export_options {
     /* Per splat layer (labels->name_count entries, labels only), where its material came from
      * ("role", "biome", "explicit"), listed as the splat's "sources" (may be NULL). */
     const char *const *layer_sources;
+    /* A material set's mapping (NULL or not present: none), listed as the splat's "mapping":
+     * what Unity's terrain shaders take of it (height-based blend and its transition) and what
+     * a custom terrain shader needs for the rest (triplanar, macro variation, texture arrays). */
+    const trn_material_mapping *mapping;
     /* Trees terrane placed (a palette's tree, rock and prop rules), written exactly as a Unity
      * source's trees are, into NAME[_X_Z]_trees.json: position x and z 0..1 of the whole
      * terrain, position y in metres, scales, rotation (radians about y), colour and prototype

@@ -113,6 +113,17 @@ uint64_t trn_cook_material_set_digest(const trn_material_set *set)
     dig_text(st, set->name);
     for (int r = 0; r < TRN_ROLE_COUNT; r++)
         dig_text(st, set->roles[r]);
+    const trn_material_mapping *m = &set->mapping;
+    if (m->present) { /* absent: the digest of a set written before mappings existed */
+        dig_text(st, "mapping");
+        dig_u64(st, (uint64_t)m->texture_arrays | (uint64_t)m->triplanar << 1 |
+                        (uint64_t)m->height_blend << 2);
+        dig_f64(st, m->triplanar_slope);
+        dig_f64(st, m->triplanar_sharpness);
+        dig_f64(st, m->height_blend_contrast);
+        dig_f64(st, m->macro_variation);
+        dig_f64(st, m->macro_scale);
+    }
     const uint64_t h = XXH64_digest(st);
     XXH64_freeState(st);
     return h ? h : 1u;
@@ -206,6 +217,18 @@ static void put_roles(trn_pbuf *w, const uint8_t *roles, size_t n, const trn_mat
         trn_pbuf_text(w, set->roles[r]);
 }
 
+/* MAPM: the material set's mapping (written only when the set has one). */
+static void put_mapping(trn_pbuf *w, const trn_material_mapping *m)
+{
+    trn_pbuf_u8(w, (uint8_t)((m->texture_arrays ? 1u : 0u) | (m->triplanar ? 2u : 0u) |
+                             (m->height_blend ? 4u : 0u)));
+    trn_pbuf_f64(w, m->triplanar_slope);
+    trn_pbuf_f64(w, m->triplanar_sharpness);
+    trn_pbuf_f64(w, m->height_blend_contrast);
+    trn_pbuf_f64(w, m->macro_variation);
+    trn_pbuf_f64(w, m->macro_scale);
+}
+
 static const char *section_label(const char *id)
 {
     static const char *const names[][2] = {
@@ -213,7 +236,8 @@ static const char *section_label(const char *id)
         {TRN_SEC_BIOME_MATERIALS, "biome materials"}, {TRN_SEC_LEDGERS, "erosion ledgers"},
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
-        {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"}};
+        {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
+        {TRN_SEC_MAPPING, "material mapping"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
     return "unknown";
@@ -405,7 +429,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     size_t recipe_size = 0;
     if ((st = trn_recipe_canonical_json(in->recipe, &recipe_json, &recipe_size, err))) return st;
 
-    cook_section secs[12];
+    cook_section secs[12]; /* 11 at most */
     memset(secs, 0, sizeof secs);
     size_t count = 0;
 #define ADD(tag, req) add_section(secs, &count, tag, req)
@@ -423,6 +447,8 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     }
     if (!st && in->palette) put_scatter(ADD(TRN_SEC_SCATTER, false), in->palette, in->instances);
     if (!st && in->roles) put_roles(ADD(TRN_SEC_ROLES, false), in->roles, n, in->material_set);
+    if (!st && in->roles && in->material_set && in->material_set->mapping.present)
+        put_mapping(ADD(TRN_SEC_MAPPING, false), &in->material_set->mapping);
     if (!st) trn_pbuf_bytes(ADD(TRN_SEC_RECIPE, true), recipe_json, recipe_size);
     if (!st) put_manifest(ADD(TRN_SEC_MANIFEST, false), secs, count - 1u, in->terrain_id);
 #undef ADD

@@ -134,13 +134,13 @@ static trn_status load_from_root(const char *root, const char *id, const char *w
 }
 
 /* The project folder: the nearest folder at or above start that holds id's manifest. */
-static trn_status find_root(const char *start, const char *id, char *root, size_t root_size,
-                            trn_error *err)
+static trn_status find_root(const char *start, const char *id, const char *what, char *root,
+                            size_t root_size, trn_error *err)
 {
     char *dir = realpath(start, NULL);
     if (!dir)
         return trn_error_set(err, TRN_ERR_NOT_FOUND, start, -1,
-                             "cannot find the recipe's folder to resolve '%.200s'", id);
+                             "cannot find the %s's folder to resolve '%.200s'", what, id);
     for (;;) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s%s%s.asset.json", dir,
@@ -160,9 +160,9 @@ static trn_status find_root(const char *start, const char *id, char *root, size_
     }
     free(dir);
     return trn_error_set(err, TRN_ERR_NOT_FOUND, start, -1,
-                         "no asset '%.200s': no manifest %s.asset.json in the recipe's folder or "
+                         "no asset '%.200s': no manifest %s.asset.json in the %s's folder or "
                          "any folder above it",
-                         id, id + 8);
+                         id, id + 8, what);
 }
 
 /* Check an asset id, find the project that holds its manifest (the nearest folder at or above
@@ -182,7 +182,8 @@ static trn_status resolve_asset(const char *recipe_path, const char *asset_id, c
     if (slash)
         snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
                  recipe_path);
-    trn_status st = find_root(start, asset_id, root, root_size, err);
+    trn_status st = find_root(start, asset_id, strcmp(want_type, "Terrain") == 0 ? "scene" : "recipe",
+                              root, root_size, err);
     if (st) {
         if (err && st == TRN_ERR_NOT_FOUND) {
             char msg[sizeof err->message];
@@ -192,6 +193,29 @@ static trn_status resolve_asset(const char *recipe_path, const char *asset_id, c
         return st;
     }
     return load_from_root(root, asset_id, want_type, m, err);
+}
+
+trn_status trn_terrain_asset_resolve(const char *scene_path, const char *asset_id, char *source,
+                                     size_t source_size, trn_error *err)
+{
+    if (!asset_id || !source || !source_size)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, scene_path, -1,
+                             "trn_terrain_asset_resolve: asset_id and source are required");
+    source[0] = '\0';
+    char root[4096];
+    trn_rcp_manifest m;
+    trn_status st = resolve_asset(scene_path, asset_id, "asset", "asset://terrain/landscape",
+                                  "Terrain", root, sizeof root, &m, err);
+    if (st) return st;
+    if (strlen(m.source_path) >= source_size)
+        return trn_error_set(err, TRN_ERR_LIMIT, scene_path, -1, "the asset's path is too long");
+    struct stat sb;
+    if (stat(m.source_path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, m.source_path, -1,
+                             "asset '%.200s': its manifest names %s, which is missing", asset_id,
+                             m.source_path);
+    snprintf(source, source_size, "%s", m.source_path);
+    return TRN_OK;
 }
 
 trn_status trn_palette_resolve(const char *recipe_path, const char *asset_id, trn_palette *out,

@@ -96,6 +96,30 @@ static const trn_doc_field set_fields[] = {
                      "a non-empty string (the terrain_material_set's display name)",
                      trn_material_set, name),
     TRN_DOC_OTHER_ROW("roles"),
+    TRN_DOC_OTHER_ROW("mapping"),
+    TRN_DOC_END_ROW};
+static const trn_doc_field mapping_fields[] = {
+    TRN_DOC_BOOL_ROW("texture_arrays", "true or false (pack the layers into texture arrays)",
+                     trn_material_mapping, texture_arrays),
+    TRN_DOC_BOOL_ROW("triplanar", "true or false (triplanar projection on steep faces)",
+                     trn_material_mapping, triplanar),
+    TRN_DOC_NUM_ROW("triplanar_slope", 0, 90, 0,
+                    "a slope in degrees 0..90 (where triplanar projection starts)",
+                    trn_material_mapping, triplanar_slope),
+    TRN_DOC_NUM_ROW("triplanar_sharpness", 1, 64, 0,
+                    "a number 1..64 (the exponent of the projection axes' weights)",
+                    trn_material_mapping, triplanar_sharpness),
+    TRN_DOC_BOOL_ROW("height_blend", "true or false (height maps bias the layer weights)",
+                     trn_material_mapping, height_blend),
+    TRN_DOC_NUM_ROW("height_blend_contrast", 0, 1, TRN_DOC_LO_OPEN,
+                    "a number in (0, 1] (the blend's transition width in normalised height)",
+                    trn_material_mapping, height_blend_contrast),
+    TRN_DOC_NUM_ROW("macro_variation", 0, 1, 0,
+                    "a number 0..1 (how strongly large-scale variation modulates albedo)",
+                    trn_material_mapping, macro_variation),
+    TRN_DOC_NUM_ROW("macro_scale", 0, INFINITY, TRN_DOC_LO_OPEN,
+                    "a number > 0 (macro variation repetitions per world unit)",
+                    trn_material_mapping, macro_scale),
     TRN_DOC_END_ROW};
 static const trn_doc_field role_binding = {.name = "",
                                            .type = TRN_DOC_ID,
@@ -292,6 +316,42 @@ static trn_status parse_roles(pal_ctx *c, const json_t *roles, trn_material_set 
     return TRN_OK;
 }
 
+void trn_material_mapping_default(trn_material_mapping *m)
+{
+    *m = (trn_material_mapping){.present = true,
+                                .texture_arrays = true,
+                                .triplanar = true,
+                                .triplanar_slope = 35.0,
+                                .triplanar_sharpness = 4.0,
+                                .height_blend = true,
+                                .height_blend_contrast = 0.2,
+                                .macro_variation = 0.0,
+                                .macro_scale = 0.01};
+}
+
+static trn_status parse_mapping(pal_ctx *c, const json_t *obj, trn_material_mapping *m)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected an object such as {\"triplanar\": true, \"height_blend\": true}, "
+                    "found %s",
+                    describe(obj, buf, sizeof buf));
+    trn_material_mapping_default(m);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        const trn_doc_field *row = trn_doc_field_find(mapping_fields, key);
+        if (!row) return unknown_field(c, key, mapping_fields, "mapping", NULL);
+        push(c, key);
+        trn_status st = read_field(c, row, v, m);
+        pop(c);
+        if (st) return st;
+    }
+    return TRN_OK;
+}
+
 trn_status trn_material_set_parse(const char *text, size_t size, const char *path,
                                   trn_material_set *out, trn_error *err)
 {
@@ -318,7 +378,11 @@ trn_status trn_material_set_parse(const char *text, size_t size, const char *pat
             break;
         }
         push(&c, key);
-        st = row->type == TRN_DOC_OTHER ? parse_roles(&c, v, out) : read_field(&c, row, v, out);
+        if (strcmp(key, "mapping") == 0)
+            st = parse_mapping(&c, v, &out->mapping);
+        else
+            st = row->type == TRN_DOC_OTHER ? parse_roles(&c, v, out)
+                                            : read_field(&c, row, v, out);
         pop(&c);
     }
     if (!st && !out->name) st = missing_key(&c, "name", "the material set's display name");

@@ -38,7 +38,7 @@ const char *trn_payload_section_name(const char id[4])
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
         {TRN_SEC_BIOME_MATERIALS, "biome materials"},
-        {TRN_SEC_LEDGERS, "erosion ledgers"}};
+        {TRN_SEC_LEDGERS, "erosion ledgers"}, {TRN_SEC_MAPPING, "material mapping"}};
     if (!id) return NULL;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
@@ -634,6 +634,46 @@ static trn_status decode_roles(const reader *r, const trn_payload_section *s, co
     return TRN_OK;
 }
 
+/* MAPM: the material set's mapping, 41 bytes: flags, then five f64 inside their documented
+ * ranges. */
+static trn_status decode_mapping(const reader *r, const trn_payload_section *s, const uint8_t *raw,
+                                 trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    trn_material_mapping *m = &p->set.mapping;
+    uint8_t flags = 0;
+    if (!trn_cursor_u8(&c, &flags) || flags > 7u)
+        BAD(TRN_ERR_FORMAT, "the flags are missing or have bits other than 0..2 set");
+    double v[5];
+    for (int k = 0; k < 5; k++)
+        if (!take_f64(&c, &v[k])) BAD(TRN_ERR_TRUNCATED, "the mapping values are cut short");
+    if (trn_cursor_left(&c))
+        BAD(TRN_ERR_TRAILING_DATA, "%zu bytes after the mapping", trn_cursor_left(&c));
+    static const double lo[5] = {0, 1, 0, 0, 0}, hi[5] = {90, 64, 1, 1, INFINITY};
+    static const bool open_lo[5] = {false, false, true, false, true};
+    static const char *const names[5] = {"triplanar slope", "triplanar sharpness",
+                                         "height blend contrast", "macro variation",
+                                         "macro scale"};
+    for (int k = 0; k < 5; k++)
+        if (!(isfinite(v[k]) && v[k] <= hi[k] && (open_lo[k] ? v[k] > lo[k] : v[k] >= lo[k]))) {
+            c.pos = 1u + 8u * (size_t)k;
+            BAD(TRN_ERR_FORMAT, "the %s is %g, outside its range", names[k], v[k]);
+        }
+    *m = (trn_material_mapping){.present = true,
+                                .texture_arrays = (flags & 1u) != 0,
+                                .triplanar = (flags & 2u) != 0,
+                                .height_blend = (flags & 4u) != 0,
+                                .triplanar_slope = v[0],
+                                .triplanar_sharpness = v[1],
+                                .height_blend_contrast = v[2],
+                                .macro_variation = v[3],
+                                .macro_scale = v[4]};
+    return TRN_OK;
+}
+
 /* Whether text[0..n) is one JSON value (RFC 8259), nesting at most 512 deep; *bad is the
  * byte offset of the first error. Kept here so the runtime needs no JSON library. */
 static size_t json_ws(const uint8_t *t, size_t n, size_t i)
@@ -809,6 +849,11 @@ static trn_status decode_section(const reader *r, const trn_payload_section *s, 
         p->has_scatter = true;
     } else if (memcmp(s->id, TRN_SEC_ROLES, 4) == 0) {
         st = decode_roles(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_MAPPING, 4) == 0) {
+        if (p->set.mapping.present)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second material mapping section");
+        else
+            st = decode_mapping(r, s, raw, p);
     } else if (memcmp(s->id, TRN_SEC_RECIPE, 4) == 0) {
         size_t bad = 0;
         if (memchr(raw, '\0', (size_t)s->raw_size))
@@ -900,6 +945,28 @@ void trn_payload_free(trn_payload *p)
     free(p);
 }
 
+/* The texture layers: the role bindings in role order, then the biome materials in BIOM's
+ * order, each distinct id once; the strings stay owned by the set and the biome table. */
+static int layer_of(trn_payload *p, const char *id)
+{
+    if (!id) return -1;
+    for (uint32_t k = 0; k < p->layer_count; k++)
+        if (strcmp(p->layers[k], id) == 0) return (int)k;
+    p->layers[p->layer_count] = id;
+    return (int)p->layer_count++;
+}
+
+static void index_layers(trn_payload *p)
+{
+    p->layer_count = 0;
+    for (int r = 0; r < TRN_ROLE_COUNT; r++)
+        p->role_layer[r] = (int16_t)(p->has_set ? layer_of(p, p->set.roles[r]) : -1);
+    for (uint32_t b = 0; b < TRN_PAYLOAD_MAX_BIOMES; b++)
+        p->biome_layer[b] = (int16_t)(p->biome_materials && b < p->biome_material_count
+                                          ? layer_of(p, p->biome_materials[b])
+                                          : -1);
+}
+
 static trn_status decode(const reader *r, trn_payload **out)
 {
     trn_payload *p = calloc(1, sizeof *p);
@@ -938,6 +1005,7 @@ static trn_status decode(const reader *r, trn_payload **out)
         st = fail(r, TRN_ERR_FORMAT, where, bm ? bm->offset : 0,
                   "%u biomes; the biome section has %u", p->biome_material_count, p->biome_count);
     }
+    if (!st) index_layers(p);
     if (st) {
         trn_payload_free(p);
         return st;
@@ -1092,6 +1160,39 @@ const char *trn_payload_ledger_at(const trn_payload *p, uint32_t index, trn_eros
     return p->ledger_ids[index];
 }
 
+/* Here, not with the material set's parser, so the runtime alone (the Lua module) has it. */
+const char *trn_mapping_array_name(int index)
+{
+    static const char *const names[TRN_MAPPING_ARRAY_COUNT] = {"albedo", "normal", "orm_height",
+                                                               "detail_normal", "emissive"};
+    return index >= 0 && index < TRN_MAPPING_ARRAY_COUNT ? names[index] : NULL;
+}
+
+const trn_material_mapping *trn_payload_mapping(const trn_payload *p)
+{
+    return p && p->set.mapping.present ? &p->set.mapping : NULL;
+}
+
+uint32_t trn_payload_layer_count(const trn_payload *p)
+{
+    return p ? p->layer_count : 0;
+}
+
+const char *trn_payload_layer_material(const trn_payload *p, uint32_t layer)
+{
+    return p && layer < p->layer_count ? p->layers[layer] : NULL;
+}
+
+int trn_payload_layer_of_sample(const trn_payload *p, size_t sample)
+{
+    if (!p || sample >= p->header.samples) return -1;
+    const uint8_t b = p->biomes[sample];
+    if (b != TRN_LABEL_NONE && b < TRN_PAYLOAD_MAX_BIOMES && p->biome_layer[b] >= 0)
+        return p->biome_layer[b];
+    const uint8_t r = p->roles ? p->roles[sample] : TRN_ROLE_NONE;
+    return r < TRN_ROLE_COUNT ? p->role_layer[r] : -1;
+}
+
 const char *trn_payload_biome_material(const trn_payload *p, uint32_t label)
 {
     return p && p->biome_materials && label < p->biome_count ? p->biome_materials[label] : NULL;
@@ -1211,6 +1312,12 @@ int trn_payload_biome_at(const trn_payload *p, double x, double z)
     size_t k;
     if (!nearest(p, x, z, &k) || !p->biomes) return -1;
     return p->biomes[k] == TRN_LABEL_NONE ? -1 : (int)p->biomes[k];
+}
+
+int trn_payload_layer_at(const trn_payload *p, double x, double z)
+{
+    size_t k;
+    return nearest(p, x, z, &k) ? trn_payload_layer_of_sample(p, k) : -1;
 }
 
 int trn_payload_role_at(const trn_payload *p, double x, double z)

@@ -50,6 +50,10 @@ struct trn_payload {
     size_t instance_count;
     char *recipe_json;
     size_t recipe_size;
+    /* Texture layers (index_layers): distinct material ids, borrowed from set and biome table. */
+    const char *layers[TRN_ROLE_COUNT + 255];
+    uint32_t layer_count;
+    int16_t role_layer[TRN_ROLE_COUNT], biome_layer[255]; /* -1: no material */
 };
 
 #endif

@@ -11,6 +11,7 @@ typedef struct placement {
     const trn_payload *payload;
     trn_transform t; /* rotation normalised */
     bool enabled;
+    bool surface_blending; /* Terrain3D.surface_blending (default true) */
     char **exclusions; /* Terrain3D.scatter_exclusions, sorted (strcmp) for binary search */
     size_t exclusion_count;
 } placement;
@@ -163,6 +164,7 @@ trn_status trn_world_place(trn_world *world, const char *terrain_id, const trn_p
     p->payload = payload;
     p->t = t;
     p->enabled = true;
+    p->surface_blending = true;
     p->exclusions = NULL;
     p->exclusion_count = 0;
     return TRN_OK;
@@ -185,6 +187,15 @@ trn_status trn_world_set_enabled(trn_world *world, const char *terrain_id, bool 
     placement *p = find(world, terrain_id);
     if (!p) return not_found(err, terrain_id);
     p->enabled = enabled;
+    return TRN_OK;
+}
+
+trn_status trn_world_set_surface_blending(trn_world *world, const char *terrain_id,
+                                         bool surface_blending, trn_error *err)
+{
+    placement *p = find(world, terrain_id);
+    if (!p) return not_found(err, terrain_id);
+    p->surface_blending = surface_blending;
     return TRN_OK;
 }
 
@@ -276,6 +287,10 @@ bool trn_world_ground_at(const trn_world *world, const double position[3], const
             out->biome >= 0 ? trn_payload_biome_texture_scale(p->payload, (uint32_t)out->biome)
                             : 1.0;
         out->role = trn_payload_role_at(p->payload, local[0], local[2]);
+        out->layer = trn_payload_layer_at(p->payload, local[0], local[2]);
+        out->surface_blending = p->surface_blending;
+        out->material =
+            out->layer >= 0 ? trn_payload_layer_material(p->payload, (uint32_t)out->layer) : NULL;
         return true;
     }
     return false;

@@ -30,8 +30,10 @@ static const char *const help_text =
     "source manifest's fields with \"payload\": \"NAME.terrain.bin\" in place of \"source\".\n"
     "A scene (SCENE.scene.json) whose entity ENTITY has an inline Terrain3D recipe cooks\n"
     "it into SCENE.ENTITY.terrain.bin and writes the cooked scene beside it, that entity's\n"
-    "Terrain3D naming \"payload\" instead of holding the recipe. Folder links that lead out\n"
-    "of the project are not followed.\n"
+    "Terrain3D naming \"payload\" instead of holding the recipe; an entity placing a Terrain\n"
+    "asset keeps \"asset\" and names the asset's payload, one for all its placements. Every\n"
+    "asset a scene places must be in the project (an error at the reference's line and\n"
+    "column). Folder links that lead out of the project are not followed.\n"
     "\n"
     "A payload already in OUT_DIR made by this generator version from the same recipe (its\n"
     "cache key), palette and material set, and whose every section checks, is kept and\n"
@@ -106,9 +108,16 @@ typedef struct cook_job {
     char *entity;  /* a scene's entity whose Terrain3D recipe this is (source is the scene) */
 } cook_job;
 
+/* A scene found in the project: its cooked copy names every terrain's payload. */
+typedef struct cook_scene {
+    char *source, *rel_dir;
+} cook_scene;
+
 typedef struct job_list {
     cook_job *items;
     size_t count, capacity;
+    cook_scene *scenes;
+    size_t scene_count;
 } job_list;
 
 static char *text_dup(const char *s)
@@ -165,6 +174,11 @@ static bool add_job(job_list *l, const char *source, const char *rel_dir, const 
 
 static void jobs_free(job_list *l)
 {
+    for (size_t k = 0; k < l->scene_count; k++) {
+        free(l->scenes[k].source);
+        free(l->scenes[k].rel_dir);
+    }
+    free(l->scenes);
     for (size_t k = 0; k < l->count; k++) {
         free(l->items[k].source);
         free(l->items[k].rel_dir);
@@ -202,7 +216,8 @@ static int add_scene_jobs(cli_ctx *ctx, const char *path, const char *rel, const
     size_t size = 0;
     trn_error e;
     if (trn_file_read_all(path, (size_t)64 << 20, &data, &size, &e)) return cli_fail(ctx, &e);
-    if (trn_scene_document_check((const char *)data, size, path, &e)) {
+    /* Every asset reference must name a Terrain asset of the project, at its position. */
+    if (trn_scene_assets_check((const char *)data, size, path, &e)) {
         free(data);
         return cli_fail(ctx, &e);
     }
@@ -215,6 +230,30 @@ static int add_scene_jobs(cli_ctx *ctx, const char *path, const char *rel, const
         return cli_failf(ctx, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     const json_t *ents = json_object_get(doc, "entities");
     int rc = CLI_EXIT_OK;
+    bool terrains = false;
+    for (size_t k = 0; k < json_array_size(ents); k++) {
+        const json_t *t =
+            json_object_get(json_object_get(json_array_get(ents, k), "components"), "Terrain3D");
+        terrains = terrains || json_object_get(t, "recipe") || json_object_get(t, "asset");
+    }
+    if (terrains) {
+        cook_scene *grown = realloc(jobs->scenes, (jobs->scene_count + 1u) * sizeof *grown);
+        if (!grown) {
+            json_decref(doc);
+            return cli_failf(ctx, "out of memory listing %s", path);
+        }
+        jobs->scenes = grown;
+        cook_scene *sc = &jobs->scenes[jobs->scene_count];
+        sc->source = text_dup(path);
+        sc->rel_dir = text_dup(rel);
+        if (!sc->source || !sc->rel_dir) {
+            free(sc->source);
+            free(sc->rel_dir);
+            json_decref(doc);
+            return cli_failf(ctx, "out of memory listing %s", path);
+        }
+        jobs->scene_count++;
+    }
     char stem[256];
     snprintf(stem, sizeof stem, "%.*s", (int)(strlen(file) - strlen(".scene.json")), file);
     for (size_t k = 0; !rc && k < json_array_size(ents); k++) {
@@ -272,47 +311,111 @@ static trn_status scene_recipe(const char *scene, const char *entity, trn_recipe
     return st;
 }
 
-/* The cooked copy of a scene: each cooked entity's Terrain3D names its payload instead of
- * carrying the recipe (the runtime loads payloads; it never generates). */
-static int write_cooked_scene(cli_ctx *ctx, const cook_args *a, const job_list *jobs, size_t first,
-                              size_t end)
+/* The payload of job seen from a file in folder rel_dir of the output: "../" for each of
+ * rel_dir's parts, then the job's folder and NAME.terrain.bin. */
+static bool payload_from(const char *rel_dir, const cook_job *job, char *out, size_t size)
 {
-    const cook_job *j0 = &jobs->items[first];
-    json_error_t je;
-    json_t *doc = json_load_file(j0->source, JSON_PRESERVE_ORDER, &je);
-    if (!doc) return cli_failf(ctx, "%s:%d:%d: %s", j0->source, je.line, je.column, je.text);
-    json_t *ents = json_object_get(doc, "entities");
-    for (size_t k = first; k < end; k++) {
-        const cook_job *j = &jobs->items[k];
-        for (size_t e = 0; e < json_array_size(ents); e++) {
-            json_t *ent = json_array_get(ents, e);
-            const char *id = json_string_value(json_object_get(ent, "id"));
-            json_t *t = json_object_get(json_object_get(ent, "components"), "Terrain3D");
-            if (!id || strcmp(id, j->entity) != 0 || !json_is_object(t)) continue;
-            char payload[700];
-            snprintf(payload, sizeof payload, "%s.terrain.bin", j->name);
-            json_object_del(t, "recipe");
-            json_object_set_new(t, "payload", cli_json_string(payload));
-        }
+    size_t n = 0;
+    out[0] = '\0';
+    for (const char *p = rel_dir; *p;) {
+        const char *slash = strchr(p, '/');
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "../");
+        if (!slash) break;
+        p = slash + 1;
     }
-    const char *base = strrchr(j0->source, '/');
-    base = base ? base + 1 : j0->source;
+    const int m = snprintf(out + (n < size ? n : size), n < size ? size - n : 0, "%s%s%s.terrain.bin",
+                           job->rel_dir, job->rel_dir[0] ? "/" : "", job->name);
+    return m >= 0 && n + (size_t)m < size;
+}
+
+/* The cooked copy of a scene: an inline recipe's Terrain3D names its payload instead of
+ * carrying the recipe; an asset reference keeps its id and names the asset's payload, the one
+ * payload every placement of that asset shares (the runtime loads payloads; it never
+ * generates). */
+static int write_cooked_scene(cli_ctx *ctx, const cook_args *a, const job_list *jobs,
+                              const cook_scene *sc)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(sc->source, JSON_PRESERVE_ORDER, &je);
+    if (!doc) return cli_failf(ctx, "%s:%d:%d: %s", sc->source, je.line, je.column, je.text);
+    json_t *ents = json_object_get(doc, "entities");
+    int rc = CLI_EXIT_OK;
+    for (size_t e = 0; !rc && e < json_array_size(ents); e++) {
+        json_t *ent = json_array_get(ents, e);
+        const char *id = json_string_value(json_object_get(ent, "id"));
+        json_t *t = json_object_get(json_object_get(ent, "components"), "Terrain3D");
+        const char *asset = json_string_value(json_object_get(t, "asset"));
+        char payload[PATH_MAX];
+        const cook_job *found = NULL;
+        if (json_is_object(json_object_get(t, "recipe"))) {
+            for (size_t k = 0; k < jobs->count && !found; k++) {
+                const cook_job *j = &jobs->items[k];
+                if (j->entity && id && strcmp(j->entity, id) == 0 &&
+                    strcmp(j->source, sc->source) == 0)
+                    found = j;
+            }
+            if (!found) continue;
+            snprintf(payload, sizeof payload, "%s.terrain.bin", found->name);
+            json_object_del(t, "recipe");
+        } else if (asset) {
+            char source[4096], want[PATH_MAX], have[PATH_MAX];
+            trn_error err;
+            if (trn_terrain_asset_resolve(sc->source, asset, source, sizeof source, &err) ||
+                !realpath(source, want)) {
+                rc = cli_failf(ctx, "%s: entities[%zu]: asset '%s' does not resolve", sc->source,
+                               e, asset);
+                break;
+            }
+            for (size_t k = 0; k < jobs->count && !found; k++) {
+                const cook_job *j = &jobs->items[k];
+                if (j->project && !j->entity && realpath(j->source, have) &&
+                    strcmp(have, want) == 0)
+                    found = j;
+            }
+            if (!found) {
+                rc = cli_failf(ctx,
+                               "%s: entities[%zu]: asset '%s' is %s, outside the folder being "
+                               "cooked: cook the project that holds both",
+                               sc->source, e, asset, source);
+                break;
+            }
+            if (!payload_from(sc->rel_dir, found, payload, sizeof payload)) {
+                rc = cli_failf(ctx, "%s: the payload path is too long", sc->source);
+                break;
+            }
+        } else {
+            continue; /* a placeholder */
+        }
+        json_object_set_new(t, "payload", cli_json_string(payload));
+    }
+    const char *base = strrchr(sc->source, '/');
+    base = base ? base + 1 : sc->source;
     char dest[PATH_MAX];
-    const int n = snprintf(dest, sizeof dest, "%s%s%s/%s", a->out_dir, j0->rel_dir[0] ? "/" : "",
-                           j0->rel_dir, base);
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    const int n = snprintf(dest, sizeof dest, "%s%s%s/%s", a->out_dir, sc->rel_dir[0] ? "/" : "",
+                           sc->rel_dir, base);
+    char *text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
+    if (rc) return rc;
     const size_t len = text ? strlen(text) : 0;
     char *line = text ? malloc(len + 1) : NULL;
     if (n < 0 || (size_t)n >= sizeof dest || !line) {
         free(text);
         free(line);
-        return cli_failf(ctx, "%s: cannot write its cooked copy", j0->source);
+        return cli_failf(ctx, "%s: cannot write its cooked copy", sc->source);
     }
     memcpy(line, text, len);
     line[len] = '\n';
     free(text);
-    int rc = stage_bytes(ctx, dest, line, len + 1);
+    trn_error e;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", dest);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    if (slash && trn_mkdir_p(dir, &e)) {
+        free(line);
+        return cli_fail(ctx, &e);
+    }
+    rc = stage_bytes(ctx, dest, line, len + 1);
     free(line);
     return rc;
 }
@@ -658,7 +761,7 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     if (stat(a.input, &sb) != 0) return cli_failf(ctx, "%s: no such file or folder", a.input);
     trn_error e;
     if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
-    job_list jobs = {NULL, 0, 0};
+    job_list jobs = {NULL, 0, 0, NULL, 0};
     if (S_ISDIR(sb.st_mode)) {
         char out_real[PATH_MAX], root_real[PATH_MAX];
         const bool have_out = realpath(a.out_dir, out_real) != NULL;
@@ -685,19 +788,9 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     if (!rc && !results) rc = cli_failf(ctx, "out of memory");
     for (size_t k = 0; !rc && k < jobs.count; k++)
         rc = cook_one(ctx, &a, &jobs.items[k], &results[k]);
-    /* Each scene with cooked terrains gets its cooked copy (its jobs are consecutive). */
-    for (size_t k = 0; !rc && k < jobs.count;) {
-        size_t end = k + 1;
-        if (!jobs.items[k].entity) {
-            k++;
-            continue;
-        }
-        while (end < jobs.count && jobs.items[end].entity &&
-               strcmp(jobs.items[end].source, jobs.items[k].source) == 0)
-            end++;
-        rc = write_cooked_scene(ctx, &a, &jobs, k, end);
-        k = end;
-    }
+    /* Each scene with terrains gets its cooked copy, naming their payloads. */
+    for (size_t k = 0; !rc && k < jobs.scene_count; k++)
+        rc = write_cooked_scene(ctx, &a, &jobs, &jobs.scenes[k]);
     if (!rc) rc = cli_commit(ctx);
     if (!rc && ctx->json) {
         json_t *arr = json_array();

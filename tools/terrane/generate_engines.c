@@ -61,6 +61,69 @@ static trn_status tint_placeholders(cli_ctx *ctx, const trn_beamng_level_result 
     return st;
 }
 
+/* A mapped material set with triplanar projection: each TerrainMaterial terrane made (its base
+ * colour one of terrane's t_terrane_ placeholders) that covers steep ground, a quarter or more of
+ * its samples at triplanar_slope or steeper, gets useSideProjection (BeamNG's triplanar
+ * projection along cliffs). The engine's height-based blending needs no field: it follows the
+ * materials' height maps. */
+static trn_status side_projection(cli_ctx *ctx, const trn_beamng_level_result *res,
+                                  const trn_generated *gen, const surface_out *so,
+                                  const trn_material_mapping *mapping, uint32_t *marked,
+                                  trn_error *err)
+{
+    *marked = 0;
+    if (!mapping || !mapping->present || !mapping->triplanar) return TRN_OK;
+    const trn_field *f = &gen->field;
+    const uint32_t names = so->sm.labels.name_count;
+    uint64_t steep[TRN_SURFACE_MATERIALS_MAX] = {0}, all[TRN_SURFACE_MATERIALS_MAX] = {0};
+    double *row = malloc(((size_t)f->cells_x + 1u) * sizeof *row);
+    if (!row) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    for (uint32_t j = 0; j <= f->cells_z; j++) {
+        trn_field_slope_row(f, j, row);
+        for (uint32_t i = 0; i <= f->cells_x; i++) {
+            const uint8_t m = so->sm.labels.values[(size_t)j * (f->cells_x + 1u) + i];
+            if (m >= names) continue;
+            all[m]++;
+            steep[m] += row[i] >= mapping->triplanar_slope;
+        }
+    }
+    free(row);
+    trn_write_set *ws = cli_write_set(ctx);
+    trn_material_file mf;
+    trn_status st =
+        trn_material_file_read(trn_write_set_current(ws, res->materials_path), &mf, err);
+    if (st) return st;
+    bool changed = false;
+    for (uint32_t b = 0; b < names && !st; b++) {
+        if (!all[b] || steep[b] * 4u < all[b]) continue;
+        for (uint32_t k = 0; k < mf.material_count; k++) {
+            trn_terrain_material *mat = &mf.materials[k];
+            const char *tex = mat->tex[TRN_TEX_BASE_COLOR][TRN_TEX_BASE];
+            if (!mat->internal_name || strcmp(mat->internal_name, so->names[b]) != 0 || !tex ||
+                !strstr(tex, "/t_terrane_"))
+                continue;
+            json_t *extra = mat->extra_json ? json_loads(mat->extra_json, 0, NULL) : json_object();
+            if (!extra) break;
+            json_object_set_new(extra, "useSideProjection", json_true());
+            char *text = json_dumps(extra, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            json_decref(extra);
+            if (!text) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            free(mat->extra_json);
+            mat->extra_json = text;
+            changed = true;
+            (*marked)++;
+        }
+    }
+    const char *target = NULL;
+    if (!st && changed && !(st = trn_write_set_stage(ws, res->materials_path, &target, err)))
+        st = trn_material_file_write(target, &mf, err);
+    trn_material_file_dispose(&mf);
+    return st;
+}
+
 /* The published water as the level's WaterPlane, WaterBlocks and Rivers, placed as the
  * TerrainBlock (centred; its position z is stored 0, so heights are world z as they are). */
 static trn_status export_level_water(const gen_args *a, const trn_generated *gen, trn_write_set *ws,
@@ -201,6 +264,9 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     trn_ter_dispose(&ter);
     cli_progress_end(ctx);
     if (!st) st = tint_placeholders(ctx, res, recipe, so, &lx->tinted, &e);
+    if (!st)
+        st = side_projection(ctx, res, gen, so, pl && pl->loaded ? &pl->set.mapping : NULL,
+                             &lx->side_projected, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
     if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;
@@ -441,6 +507,7 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     for (uint32_t k = 0; k < so->sm.labels.name_count; k++)
         sources[k] = trn_surface_source_name(so->sm.materials[k].source);
     uo.layer_sources = sources;
+    uo.mapping = pl && pl->loaded ? &pl->set.mapping : NULL;
     /* The palette's grass rules as detail layers: their instances' (x, z), rule by rule. */
     trn_unity_detail_layer details[TRN_UNITY_MAX_DETAIL_LAYERS];
     double *points = NULL;

@@ -78,6 +78,7 @@ typedef struct surface_out {
 typedef struct level_export {
     trn_beamng_level_result res;
     uint32_t size, materials, tinted;
+    uint32_t side_projected; /* TerrainMaterials given useSideProjection (mapped triplanar) */
     double square_size;
     height_mapping mapping;
     bool staged;

@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
 #include "cli.h"
+#include "core/fileio.h"
+#include "terrane/recipe.h"
 #include "lua_verb.h"
 #include "terrane_lua.h"
 
@@ -33,6 +36,9 @@ static const char *const help_text =
     "\n"
     "options:\n"
     "  --arg VALUE             pass VALUE to the script (repeatable; keeps its order)\n"
+    "  --scene COOKED.scene.json  place the terrains of a scene 'terrane cook' wrote: each\n"
+    "                          entity whose Terrain3D names a payload, under its entity id\n"
+    "                          at its Transform3D (placements of one asset share its payload)\n"
     "  --trusted               every standard library, no budgets unless given below\n"
     "  --max-instructions N    the instruction budget (0: none)\n"
     "  --max-memory BYTES      the memory budget, with an optional K, M or G suffix (0: none)\n"
@@ -151,6 +157,122 @@ static void print_lua_error(const char *msg)
     }
 }
 
+/* A cooked scene's placements: each entity whose Terrain3D names a payload is placed in the
+ * default world under its entity id at its Transform3D, and keeps its scatter exclusions;
+ * entities placing one payload share it. The scene is checked first (positions in errors). */
+static int load_scene(cli_ctx *ctx, lua_State *L, const char *path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_file_read_all(path, (size_t)64 << 20, &data, &size, &e)) return cli_fail(ctx, &e);
+    if (trn_scene_document_check((const char *)data, size, path, &e)) {
+        free(data);
+        return cli_fail(ctx, &e);
+    }
+    const size_t bom = size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    json_error_t je;
+    json_t *doc = json_loadb((const char *)data + bom, size - bom, 0, &je);
+    free(data);
+    if (!doc) return cli_failf(ctx, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    const char *slash = strrchr(path, '/');
+    const int dir_len = slash ? (int)(slash - path) + 1 : 0;
+    const json_t *ents = json_object_get(doc, "entities");
+    int rc = CLI_EXIT_OK, placed = 0;
+    for (size_t k = 0; !rc && k < json_array_size(ents); k++) {
+        const json_t *ent = json_array_get(ents, k);
+        const json_t *comps = json_object_get(ent, "components");
+        const json_t *t = json_object_get(comps, "Terrain3D");
+        const char *payload = json_string_value(json_object_get(t, "payload"));
+        if (!payload) {
+            if (json_object_get(t, "recipe"))
+                rc = cli_failf(ctx,
+                               "%s: entities[%zu] has an inline recipe: a game loads cooked "
+                               "terrain; run 'terrane cook' on the project and pass the cooked "
+                               "scene",
+                               path, k);
+            continue;
+        }
+        const char *id = json_string_value(json_object_get(ent, "id"));
+        if (!id || !id[0]) {
+            rc = cli_failf(ctx, "%s: entities[%zu] places a payload but has no id", path, k);
+            break;
+        }
+        trn_transform tf;
+        trn_transform_identity(&tf);
+        const json_t *tr = json_object_get(comps, "Transform3D");
+        const json_t *pos = json_object_get(tr, "position"), *rot = json_object_get(tr, "rotation");
+        const json_t *scl = json_object_get(tr, "scale");
+        for (int c = 0; c < 3; c++) {
+            if (pos) tf.translation[c] = json_number_value(json_array_get(pos, (size_t)c));
+            if (scl) tf.scale[c] = json_number_value(json_array_get(scl, (size_t)c));
+        }
+        for (int c = 0; rot && c < 4; c++)
+            tf.rotation[c] = json_number_value(json_array_get(rot, (size_t)c));
+        char file[4096];
+        snprintf(file, sizeof file, "%.*s%s", payload[0] == '/' ? 0 : dir_len, path, payload);
+        if (trn_lua_place_payload(L, file, id, &tf) != LUA_OK) {
+            const char *msg = lua_tostring(L, -1);
+            rc = cli_failf(ctx, "%s: entities[%zu] ('%s'): %s", path, k, id,
+                           msg ? msg : "could not be placed");
+            break;
+        }
+        /* The placement's own look: surface_blending false draws each layer alone. */
+        if (json_is_false(json_object_get(t, "surface_blending"))) {
+            lua_getglobal(L, "require");
+            lua_pushliteral(L, "terrane");
+            if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+                lua_getfield(L, -1, "default_world");
+                lua_call(L, 0, 1);
+                lua_getfield(L, -1, "set_surface_blending");
+                lua_insert(L, -2);
+                lua_pushstring(L, id);
+                lua_pushboolean(L, 0);
+                if (lua_pcall(L, 3, 0, 0) != LUA_OK)
+                    rc = cli_failf(ctx, "%s: entities[%zu] ('%s'): %s", path, k, id,
+                                   lua_tostring(L, -1));
+            } else {
+                rc = cli_failf(ctx, "%s: %s", path, lua_tostring(L, -1));
+            }
+            lua_settop(L, 0);
+            if (rc) break;
+        }
+        /* The placement's own scatter exclusions, as the scene gives them. */
+        const json_t *excl = json_object_get(t, "scatter_exclusions");
+        if (json_array_size(excl)) {
+            lua_getglobal(L, "require");
+            lua_pushliteral(L, "terrane");
+            if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+                lua_getfield(L, -1, "default_world");
+                lua_call(L, 0, 1);
+                lua_getfield(L, -1, "set_scatter_exclusions");
+                lua_insert(L, -2);
+                lua_pushstring(L, id);
+                lua_createtable(L, (int)json_array_size(excl), 0);
+                for (size_t q = 0; q < json_array_size(excl); q++) {
+                    lua_pushstring(L, json_string_value(json_array_get(excl, q)));
+                    lua_rawseti(L, -2, (lua_Integer)q + 1);
+                }
+                if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+                    rc = cli_failf(ctx, "%s: entities[%zu] ('%s'): %s", path, k, id,
+                                   lua_tostring(L, -1));
+                }
+            } else {
+                rc = cli_failf(ctx, "%s: %s", path, lua_tostring(L, -1));
+            }
+            lua_settop(L, 0);
+        }
+        placed++;
+    }
+    json_decref(doc);
+    if (!rc && !placed)
+        rc = cli_failf(ctx,
+                       "%s: no entity's Terrain3D names a payload: pass a scene 'terrane cook' "
+                       "wrote",
+                       path);
+    return rc;
+}
+
 int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
 {
     int rc = cli_text_only(ctx);
@@ -160,6 +282,7 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
     const char **payloads = calloc((size_t)argc, sizeof *payloads);
     char **values = calloc((size_t)argc, sizeof *values);
     int payload_count = 0, value_count = 0;
+    const char *scene = NULL;
     bool trusted = false, set_instructions = false, set_memory = false;
     uint64_t max_instructions = TRN_LUA_DEFAULT_INSTRUCTIONS, max_memory = TRN_LUA_DEFAULT_MEMORY;
     lua_State *L = NULL;
@@ -191,6 +314,11 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
                 goto done;
             }
             values[value_count++] = (char *)(uintptr_t)v;
+        } else if (strcmp(a, "--scene") == 0) {
+            if (!(scene = cli_option_value(ctx, argc, argv, &i))) {
+                rc = CLI_EXIT_USAGE;
+                goto done;
+            }
         } else if (strcmp(a, "--trusted") == 0) {
             trusted = true;
         } else if (strcmp(a, "--max-instructions") == 0 || strcmp(a, "--max-memory") == 0) {
@@ -249,6 +377,7 @@ int cli_verb_lua(cli_ctx *ctx, int argc, char **argv)
             goto done;
         }
     }
+    if (scene && (rc = load_scene(ctx, L, scene))) goto done;
     lua_run run = {script, values, value_count};
     lua_pushcfunction(L, run_script);
     lua_pushlightuserdata(L, &run);

@@ -304,6 +304,7 @@ typedef struct mesh_input {
     bool generated;
     trn_palette palette;
     bool has_palette;
+    trn_material_set set; /* the palette's material set, zeroed without one */
     trn_instances instances;
     uint8_t *roles;
     const trn_field *field;
@@ -314,6 +315,7 @@ static void input_dispose(mesh_input *in)
     free(in->roles);
     trn_instances_dispose(&in->instances);
     if (in->has_palette) trn_palette_dispose(&in->palette);
+    trn_material_set_dispose(&in->set);
     if (in->generated) trn_generated_dispose(&in->gen);
     if (in->recipe_loaded) trn_recipe_dispose(&in->recipe);
     cli_terrain_dispose(&in->terrain);
@@ -329,7 +331,7 @@ static int load_recipe(cli_ctx *ctx, const mesh_args *a, mesh_input *in)
     int rc = cli_graph_gate(ctx, "mesh", a->in, &in->recipe, kind);
     if (rc) return rc;
     if (in->recipe.palette_json && !a->no_instances) {
-        if ((rc = cli_palette_load(ctx, a->in, &in->recipe, &in->palette, NULL))) return rc;
+        if ((rc = cli_palette_load(ctx, a->in, &in->recipe, &in->palette, &in->set))) return rc;
         in->has_palette = true;
     }
     trn_generate_options go;
@@ -573,6 +575,24 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         for (uint32_t b = 1; b < biome_count; b++)
             if (biomes[b].texture_scale != biomes[0].texture_scale) uv_scale = 1.0;
     }
+    /* The texture layers of a mapped material set: its role bindings in role order, then the
+     * biome materials, each distinct id once (the cooked payload's order). */
+    const char *layers[TRN_ROLE_COUNT + 256];
+    uint32_t layer_count = 0;
+    if (in.set.mapping.present) {
+        const char *ids[TRN_ROLE_COUNT + 256];
+        uint32_t n_ids = 0;
+        for (int r = 0; r < TRN_ROLE_COUNT; r++)
+            ids[n_ids++] = in.set.roles[r];
+        for (uint32_t b = 0; b < biome_count && b < 256u; b++)
+            ids[n_ids++] = biomes[b].material;
+        for (uint32_t k = 0; k < n_ids; k++) {
+            bool seen = !ids[k];
+            for (uint32_t q = 0; q < layer_count && !seen; q++)
+                seen = strcmp(layers[q], ids[k]) == 0;
+            if (!seen) layers[layer_count++] = ids[k];
+        }
+    }
     trn_mesh_write_report rep;
     memset(&rep, 0, sizeof rep);
     if (!rc) {
@@ -598,6 +618,9 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
             scene.deferred_field = in.field;
             scene.deferred_roles = sections;
         }
+        scene.mapping = in.set.mapping.present ? &in.set.mapping : NULL;
+        scene.layers = layers;
+        scene.layer_count = layer_count;
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;

@@ -32,6 +32,7 @@
 #include "terrane/presets.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
+#include "terrane/roles.h"
 #include "terrane/scatter.h"
 #include "terrane/water.h"
 
@@ -705,6 +706,92 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
 
 /* The field's heights (float32) or, with biomes, its biome indices (one byte a sample, the
  * recipe's biome order, colours in a header), whole or one chunk. */
+/* GET /api/materials: what the page needs to draw the material set's mapped materials:
+ * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source"}], and, with a
+ * mapping, "cells": [x, z] and "samples": base64 bytes, each sample's layer (255: the biome
+ * tint)}. Layers as the cooked payload's: role bindings in role order, then biome materials. */
+static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    const trn_recipe *r = trn_session_recipe(s->session);
+    const trn_material_mapping *m = &s->set.mapping;
+    json_t *o = json_object();
+    if (!m->present) {
+        json_object_set_new(o, "mapping", json_null());
+        json_object_set_new(o, "layers", json_array());
+        return reply_json(conn, 200, o);
+    }
+    json_object_set_new(
+        o, "mapping",
+        json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays", m->texture_arrays,
+                  "triplanar", m->triplanar, "triplanar_slope", m->triplanar_slope,
+                  "triplanar_sharpness", m->triplanar_sharpness, "height_blend", m->height_blend,
+                  "height_blend_contrast", m->height_blend_contrast, "macro_variation",
+                  m->macro_variation, "macro_scale", m->macro_scale));
+    /* The layers: distinct ids, each with the colour it is drawn with here (a role's colour for a
+     * binding, the biome's for a biome material: the page has no image maps). */
+    const char *ids[TRN_ROLE_COUNT + 256];
+    float colors[TRN_ROLE_COUNT + 256][3];
+    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
+    uint32_t n = 0;
+    json_t *layers = json_array();
+    for (int k = 0; k < TRN_ROLE_COUNT + (int)g->biomes.name_count && k < TRN_ROLE_COUNT + 256;
+         k++) {
+        const bool role = k < TRN_ROLE_COUNT;
+        const int b = role ? -1 : trn_recipe_find_biome(r, g->biomes.names[k - TRN_ROLE_COUNT]);
+        const char *id = role ? s->set.roles[k] : b >= 0 ? r->biomes[b].material : NULL;
+        int layer = -1;
+        for (uint32_t q = 0; id && q < n && layer < 0; q++)
+            if (strcmp(ids[q], id) == 0) layer = (int)q;
+        if (id && layer < 0) {
+            layer = (int)n;
+            ids[n] = id;
+            if (role) {
+                uint8_t rgba[4];
+                trn_roles_color((uint8_t)k, rgba);
+                for (int c = 0; c < 3; c++) colors[n][c] = rgba[c] / 255.0f;
+            } else {
+                for (int c = 0; c < 3; c++) colors[n][c] = r->biomes[b].color[c];
+            }
+            json_array_append_new(
+                layers, json_pack("{s:s, s:[f, f, f], s:s}", "material", id, "color",
+                                  (double)colors[n][0], (double)colors[n][1], (double)colors[n][2],
+                                  "source", role ? "role" : "biome"));
+            n++;
+        }
+        if (role)
+            role_layer[k] = layer;
+        else
+            biome_layer[k - TRN_ROLE_COUNT] = layer;
+    }
+    json_object_set_new(o, "layers", layers);
+    const trn_field *f = &g->field;
+    const size_t samples = trn_field_sample_count(f);
+    const uint8_t *roles = trn_session_roles(s->session);
+    uint8_t *map = malloc(samples ? samples : 1u);
+    if (!map) {
+        json_decref(o);
+        return studio_reply_error(conn, 500, "out of memory");
+    }
+    for (size_t k = 0; k < samples; k++) {
+        const uint8_t b = g->biomes.values ? g->biomes.values[k] : 255;
+        int layer = b < g->biomes.name_count ? biome_layer[b] : -1;
+        if (layer < 0 && roles && roles[k] < TRN_ROLE_COUNT) layer = role_layer[roles[k]];
+        map[k] = layer < 0 ? 255 : (uint8_t)layer;
+    }
+    char *b64 = base64(map, samples);
+    free(map);
+    if (!b64) {
+        json_decref(o);
+        return studio_reply_error(conn, 500, "out of memory");
+    }
+    json_object_set_new(o, "cells", json_pack("[I, I]", (json_int_t)f->cells_x,
+                                              (json_int_t)f->cells_z));
+    json_object_set_new(o, "samples", json_string(b64));
+    free(b64);
+    return reply_json(conn, 200, o);
+}
+
 static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool biomes)
 {
     const trn_generated *g = trn_session_result(s->session);
@@ -2216,7 +2303,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
                                        "check",      "water",        "instances",      "preview",
                                        "layers",     "nodes",        "explain",        "lod",
                                        "water/grid", "water/bodies", "water/index",    "state",
-                                       "types",      "presets",      "preset/picture", "rule_mask"};
+                                       "types",      "presets",      "preset/picture", "rule_mask",
+                                       "materials"};
     static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
     bool known_get = false, known_post = false;
@@ -2248,6 +2336,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_preset_picture(s, conn);
     else if (!strcmp(route, "rule_mask"))
         rc = api_rule_mask(s, conn);
+    else if (!strcmp(route, "materials"))
+        rc = api_materials(s, conn);
     else if (!strcmp(route, "preset"))
         rc = api_preset(s, conn, body, body_size);
     else if (!strcmp(route, "export"))
@@ -2483,6 +2573,8 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
+    /* A mapped material set is drawn layer by layer: the session keeps the surface roles. */
+    s->options.roles = s->set.mapping.present;
     /* Final results in the platform cache directory (a reopened recipe starts from them);
      * previews stay in memory under their own keys and never reach the disk. */
     s->cache = cli_cache_default(NULL, 0);

@@ -667,10 +667,53 @@ static trn_status collider_node(writer *w, const trn_mesh *c, json_t *roots, uin
 
 /* Every terrain material's extras: the UV scale and the ground's materials. NULL when the
  * scene has neither. */
+/* What a renderer needs to draw the layers as the mapped path does (docs/meshes.md). */
+static json_t *mapping_extras(const trn_mesh_scene *s)
+{
+    const trn_material_mapping *m = s->mapping;
+    json_t *o = json_object();
+    json_t *layers = json_array();
+    for (uint32_t k = 0; k < s->layer_count; k++)
+        json_array_append_new(layers, json_string(s->layers[k]));
+    json_object_set_new(o, "layers", layers);
+    if (m->texture_arrays) {
+        json_t *arrays = json_array();
+        for (int k = 0; k < TRN_MAPPING_ARRAY_COUNT; k++)
+            json_array_append_new(arrays, json_string(trn_mapping_array_name(k)));
+        json_object_set_new(o, "texture_arrays", arrays);
+    } else {
+        json_object_set_new(o, "texture_arrays", json_false());
+    }
+    if (m->triplanar) {
+        json_t *t = json_object();
+        json_object_set_new(t, "slope", json_real(m->triplanar_slope));
+        json_object_set_new(t, "sharpness", json_real(m->triplanar_sharpness));
+        json_object_set_new(o, "triplanar", t);
+    } else {
+        json_object_set_new(o, "triplanar", json_false());
+    }
+    if (m->height_blend) {
+        json_t *h = json_object();
+        json_object_set_new(h, "contrast", json_real(m->height_blend_contrast));
+        json_object_set_new(o, "height_blend", h);
+    } else {
+        json_object_set_new(o, "height_blend", json_false());
+    }
+    if (m->macro_variation > 0.0) {
+        json_t *v = json_object();
+        json_object_set_new(v, "strength", json_real(m->macro_variation));
+        json_object_set_new(v, "scale", json_real(m->macro_scale));
+        json_object_set_new(o, "macro_variation", v);
+    }
+    return o;
+}
+
 static json_t *terrain_material_extras(const trn_mesh_scene *s)
 {
-    if (!(s->uv_scale > 0.0) && !s->biome_material_count) return NULL;
+    const bool mapped = s->mapping && s->mapping->present;
+    if (!(s->uv_scale > 0.0) && !s->biome_material_count && !mapped) return NULL;
     json_t *o = json_object();
+    if (mapped) json_object_set_new(o, "mapping", mapping_extras(s));
     if (s->uv_scale > 0.0) json_object_set_new(o, "uv_scale", json_real(s->uv_scale));
     if (s->biome_material_count) {
         json_t *list = json_array();

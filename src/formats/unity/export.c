@@ -204,6 +204,24 @@ static void texel_weights(const ue_ctx *c, double gx, double gz, uint8_t *out, d
     }
 }
 
+/* The mapping in Unity's terms: its terrain shaders' height-based blend (Enable Height-based
+ * Blend, Height Transition) and, for a custom shader, triplanar, macro variation and arrays. */
+static json_t *mapping_json(const trn_material_mapping *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "enable_height_based_blend", json_boolean(m->height_blend));
+    json_object_set_new(o, "height_transition", json_real(m->height_blend_contrast));
+    json_object_set_new(o, "triplanar", m->triplanar ? json_pack("{s:f, s:f}", "slope",
+                                                                 m->triplanar_slope, "sharpness",
+                                                                 m->triplanar_sharpness)
+                                                     : json_false());
+    json_object_set_new(o, "macro_variation",
+                        json_pack("{s:f, s:f}", "strength", m->macro_variation, "scale",
+                                  m->macro_scale));
+    json_object_set_new(o, "texture_arrays", json_boolean(m->texture_arrays));
+    return o;
+}
+
 static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_t oz, json_t *files)
 {
     uint32_t a = c->res - 1, n = c->layer_count, textures = (n + 3) / 4;
@@ -520,6 +538,8 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
             json_object_set_new(sp, "sources", sources);
         }
         json_object_set_new(sp, "files", files);
+        if (!c->source && o->mapping && o->mapping->present)
+            json_object_set_new(sp, "mapping", mapping_json(o->mapping));
         json_object_set_new(meta, "splat", sp);
     }
     if (c->holes) {

@@ -184,23 +184,71 @@ static int describe_preset(cli_ctx *ctx, const char *path, const json_t *root)
     return CLI_EXIT_OK;
 }
 
+/* "[x, y, z]" of a Transform3D field, or the default when absent. */
+static json_t *transform_part(const json_t *tr, const char *key, const double *def, size_t n)
+{
+    const json_t *v = json_object_get(tr, key);
+    if (json_is_array(v)) return json_deep_copy(v);
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++) json_array_append_new(a, json_real(def[k]));
+    return a;
+}
+
+static void print_vec(const json_t *v)
+{
+    for (size_t k = 0; k < json_array_size(v); k++)
+        cli_printf("%s%g", k ? ", " : "[", json_number_value(json_array_get(v, k)));
+    cli_printf("]");
+}
+
 static int describe_scene(cli_ctx *ctx, const char *path, const json_t *root)
 {
+    static const double zero[3] = {0, 0, 0}, ident[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1};
     const json_t *ents = json_object_get(root, "entities");
     json_t *terrains = json_array();
+    json_t *assets = json_object(); /* id -> [entity, ...] in scene order */
+    json_t *asset_order = json_array();
     for (size_t k = 0; k < json_array_size(ents); k++) {
         const json_t *ent = json_array_get(ents, k);
-        const json_t *t = json_object_get(json_object_get(ent, "components"), "Terrain3D");
+        const json_t *comps = json_object_get(ent, "components");
+        const json_t *t = json_object_get(comps, "Terrain3D");
         if (!json_is_object(t)) continue;
+        const json_t *tr = json_object_get(comps, "Transform3D");
         const char *asset = json_string_value(json_object_get(t, "asset"));
+        const char *payload = json_string_value(json_object_get(t, "payload"));
         json_t *o = json_object();
         json_object_set_new(o, "entity", cli_json_string(str_of(ent, "id")));
         json_object_set_new(o, "source",
-                            asset                                ? cli_json_string(asset)
+                            asset                          ? cli_json_string(asset)
                             : json_object_get(t, "recipe") ? json_string("inline recipe")
-                                                                 : json_string("none"));
+                            : payload                      ? cli_json_string(payload)
+                                                           : json_string("none"));
+        json_object_set_new(o, "position", transform_part(tr, "position", zero, 3));
+        json_object_set_new(o, "rotation", transform_part(tr, "rotation", ident, 4));
+        json_object_set_new(o, "scale", transform_part(tr, "scale", one, 3));
+        const json_t *lod = json_object_get(t, "lod_error_pixels");
+        json_object_set_new(o, "lod_error_pixels", json_real(lod ? json_number_value(lod) : 2.0));
+        const json_t *blend = json_object_get(t, "surface_blending");
+        json_object_set_new(o, "surface_blending", json_boolean(!blend || json_is_true(blend)));
         json_array_append_new(terrains, o);
+        if (asset) {
+            json_t *list = json_object_get(assets, asset);
+            if (!list) {
+                list = json_array();
+                json_object_set_new(assets, asset, list);
+                json_array_append_new(asset_order, cli_json_string(asset));
+            }
+            json_array_append_new(list, cli_json_string(str_of(ent, "id")));
+        }
     }
+    json_t *by_asset = json_array();
+    for (size_t k = 0; k < json_array_size(asset_order); k++) {
+        const char *id = json_string_value(json_array_get(asset_order, k));
+        json_array_append_new(by_asset, json_pack("{s:o, s:O}", "id", cli_json_string(id),
+                                                  "placements", json_object_get(assets, id)));
+    }
+    json_decref(assets);
+    json_decref(asset_order);
     if (ctx->json) {
         json_t *o = json_object();
         json_object_set_new(o, "input", cli_json_string(path));
@@ -208,6 +256,7 @@ static int describe_scene(cli_ctx *ctx, const char *path, const json_t *root)
         json_object_set_new(o, "name", cli_json_string(str_of(root, "name")));
         json_object_set_new(o, "entity_count", json_integer((json_int_t)json_array_size(ents)));
         json_object_set_new(o, "terrains", terrains);
+        json_object_set_new(o, "assets", by_asset);
         cli_print_json(o);
         return CLI_EXIT_OK;
     }
@@ -218,9 +267,27 @@ static int describe_scene(cli_ctx *ctx, const char *path, const json_t *root)
                json_array_size(terrains));
     for (size_t k = 0; k < json_array_size(terrains); k++) {
         const json_t *t = json_array_get(terrains, k);
-        cli_printf("  %s: %s\n", str_of(t, "entity"), str_of(t, "source"));
+        cli_printf("  %s: %s at ", str_of(t, "entity"), str_of(t, "source"));
+        print_vec(json_object_get(t, "position"));
+        cli_printf(", rotation ");
+        print_vec(json_object_get(t, "rotation"));
+        cli_printf(", scale ");
+        print_vec(json_object_get(t, "scale"));
+        cli_printf(", LOD %g px, surface blending %s\n",
+                   json_number_value(json_object_get(t, "lod_error_pixels")),
+                   json_is_true(json_object_get(t, "surface_blending")) ? "on" : "off");
+    }
+    for (size_t k = 0; k < json_array_size(by_asset); k++) {
+        const json_t *a = json_array_get(by_asset, k);
+        const json_t *pl = json_object_get(a, "placements");
+        cli_printf("asset %s: %zu placement%s (", str_of(a, "id"), json_array_size(pl),
+                   json_array_size(pl) == 1 ? "" : "s");
+        for (size_t q = 0; q < json_array_size(pl); q++)
+            cli_printf("%s%s", q ? ", " : "", json_string_value(json_array_get(pl, q)));
+        cli_printf("), one shared recipe\n");
     }
     json_decref(terrains);
+    json_decref(by_asset);
     return CLI_EXIT_OK;
 }
 
@@ -248,8 +315,9 @@ bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
     bool handled = true;
     trn_error e;
     if (json_is_array(json_object_get(root, "entities")) && kind == TRN_DOCUMENT_UNKNOWN)
-        *rc = trn_scene_document_check((const char *)data, size, path, &e) ? cli_fail(ctx, &e)
-                                                                  : describe_scene(ctx, path, root);
+        *rc = trn_scene_assets_check((const char *)data, size, cli_input_path(path), &e)
+                  ? cli_fail(ctx, &e)
+                  : describe_scene(ctx, path, root);
     else if (kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET)
         *rc = describe_recipe(ctx, path, kind);
     else if (kind == TRN_DOCUMENT_ASSET_MANIFEST)

@@ -111,6 +111,18 @@ static json_t *set_json(const char *path, const trn_material_set *s)
     }
     json_object_set_new(o, "roles", roles);
     json_object_set_new(o, "bound", json_integer(bound));
+    const trn_material_mapping *m = &s->mapping;
+    if (m->present)
+        json_object_set_new(
+            o, "mapping",
+            json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays",
+                      m->texture_arrays, "triplanar", m->triplanar, "triplanar_slope",
+                      m->triplanar_slope, "triplanar_sharpness", m->triplanar_sharpness,
+                      "height_blend", m->height_blend, "height_blend_contrast",
+                      m->height_blend_contrast, "macro_variation", m->macro_variation,
+                      "macro_scale", m->macro_scale));
+    else
+        json_object_set_new(o, "mapping", json_null());
     return o;
 }
 
@@ -156,6 +168,21 @@ static void print_set(const char *path, const trn_material_set *s)
     for (unsigned i = 0; i < TRN_ROLE_COUNT; i++)
         cli_printf("    %-11s %s\n", trn_surface_role_name((trn_surface_role)i),
                    s->roles[i] ? s->roles[i] : "unbound (the biome tint)");
+    const trn_material_mapping *m = &s->mapping;
+    if (!m->present) {
+        cli_printf("  mapping: none (each engine draws the materials its own way)\n");
+        return;
+    }
+    char a[40], b[40], c[40], d[40], e[40];
+    num(m->triplanar_slope, a);
+    num(m->triplanar_sharpness, b);
+    num(m->height_blend_contrast, c);
+    num(m->macro_variation, d);
+    num(m->macro_scale, e);
+    cli_printf("  mapping: texture arrays %s; triplanar %s (from %s degrees, sharpness %s); "
+               "height blend %s (contrast %s); macro variation %s at %s per unit\n",
+               m->texture_arrays ? "on" : "off", m->triplanar ? "on" : "off", a, b,
+               m->height_blend ? "on" : "off", c, d, e);
 }
 
 static int emit(cli_ctx *ctx, json_t *o)

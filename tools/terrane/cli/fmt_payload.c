@@ -70,6 +70,35 @@ static json_t *describe_json(const char *path, const trn_payload *p)
     json_object_set_new(o, "exclusion", json_boolean(trn_payload_exclusion(p) != NULL));
     const trn_material_set *set = trn_payload_material_set(p);
     if (set) json_object_set_new(o, "material_set", cli_json_string(set->name ? set->name : ""));
+    json_t *layers = json_array();
+    for (uint32_t k = 0; k < trn_payload_layer_count(p); k++)
+        json_array_append_new(layers, cli_json_string(trn_payload_layer_material(p, k)));
+    json_object_set_new(o, "layers", layers);
+    const trn_material_mapping *m = trn_payload_mapping(p);
+    if (m)
+        json_object_set_new(
+            o, "mapping",
+            json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays",
+                      m->texture_arrays, "triplanar", m->triplanar, "triplanar_slope",
+                      m->triplanar_slope, "triplanar_sharpness", m->triplanar_sharpness,
+                      "height_blend", m->height_blend, "height_blend_contrast",
+                      m->height_blend_contrast, "macro_variation", m->macro_variation,
+                      "macro_scale", m->macro_scale));
+    trn_render_plan plan;
+    if (!trn_environment_plan(p, NULL, NULL, &plan, NULL)) {
+        json_t *rp = json_pack("{s:b, s:I, s:b, s:I, s:I, s:I, s:b, s:I}", "gpu_patches",
+                               plan.gpu_patches, "gpu_field_bytes", (json_int_t)plan.gpu_field_bytes,
+                               "texture_arrays", plan.texture_arrays, "texture_size",
+                               (json_int_t)plan.texture_size, "texture_layers",
+                               (json_int_t)plan.texture_layers, "texture_bytes",
+                               (json_int_t)plan.texture_bytes, "lod", plan.lod, "lod_bytes",
+                               (json_int_t)plan.lod_bytes);
+        if (rp && !plan.gpu_patches)
+            json_object_set_new(rp, "gpu_fallback", cli_json_string(plan.gpu_fallback));
+        if (rp && !plan.texture_arrays)
+            json_object_set_new(rp, "texture_fallback", cli_json_string(plan.texture_fallback));
+        if (rp) json_object_set_new(o, "render_plan", rp);
+    }
     json_t *secs = json_array();
     for (uint32_t k = 0; k < info.section_count; k++) {
         trn_payload_section s;
@@ -115,13 +144,45 @@ static void describe_text(const char *path, const trn_payload *p)
     const trn_material_set *set = trn_payload_material_set(p);
     cli_printf("  surface roles: %s%s%s%s\n", trn_payload_roles(p) ? "yes" : "no",
                set ? ", material set '" : "", set && set->name ? set->name : "", set ? "'" : "");
+    cli_printf("  texture layers: %u\n", trn_payload_layer_count(p));
+    const trn_material_mapping *m = trn_payload_mapping(p);
+    if (m) {
+        cli_printf("  material mapping: texture arrays %s, ", m->texture_arrays ? "yes" : "no");
+        if (m->triplanar)
+            cli_printf("triplanar from %g degrees (sharpness %g), ", m->triplanar_slope,
+                       m->triplanar_sharpness);
+        else
+            cli_printf("no triplanar, ");
+        if (m->height_blend)
+            cli_printf("height blend %g", m->height_blend_contrast);
+        else
+            cli_printf("no height blend");
+        if (m->macro_variation > 0.0)
+            cli_printf(", macro variation %g at %g per unit", m->macro_variation, m->macro_scale);
+        cli_printf("\n");
+    }
+    trn_render_plan plan;
+    if (!trn_environment_plan(p, NULL, NULL, &plan, NULL)) {
+        cli_printf("  render plan at the default budgets: ");
+        if (plan.gpu_patches)
+            cli_printf("GPU patches (%.2f MiB)", (double)plan.gpu_field_bytes / 1048576.0);
+        else
+            cli_printf("ordinary meshes (%s)", plan.gpu_fallback);
+        if (plan.texture_arrays)
+            cli_printf(", texture arrays of %u layers at %u (%.2f MiB)", plan.texture_layers,
+                       plan.texture_size, (double)plan.texture_bytes / 1048576.0);
+        else
+            cli_printf(", no texture arrays (%s)", plan.texture_fallback);
+        cli_printf(", reduced meshes %.2f MiB%s\n", (double)plan.lod_bytes / 1048576.0,
+                   plan.lod ? "" : " (over the LOD budget)");
+    }
     cli_printf("  exclusion mask: %s\n", trn_payload_exclusion(p) ? "yes" : "no");
     cli_printf("  sections:\n");
     for (uint32_t k = 0; k < info.section_count; k++) {
         trn_payload_section s;
         trn_payload_section_at(p, k, &s);
         const char *name = trn_payload_section_name(s.id);
-        cli_printf("    %-4s %-14s %-8s offset %-10" PRIu64 " %" PRIu64 " bytes (%" PRIu64
+        cli_printf("    %-4s %-17s %-8s offset %-10" PRIu64 " %" PRIu64 " bytes (%" PRIu64
                    " raw)\n",
                    s.id, name ? name : "unknown", s.required ? "required" : "optional", s.offset,
                    s.compressed_size, s.raw_size);

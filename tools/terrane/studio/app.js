@@ -14,7 +14,8 @@ const terrain = {
   biomes: null, palette: null,
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
-const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false };
+const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false,
+  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0' };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -162,7 +163,52 @@ in vec3 v_normal; in vec3 v_pos;
 uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
 uniform float u_lo, u_hi, u_sea, u_contour; uniform vec3 u_brush; uniform vec3 u_eye;
 uniform usampler2D u_mask; uniform int u_mask_on;
+// Mapped materials: each sample's texture layer (255: the biome tint), the layers' colours, and
+// the mapping: x cos(triplanar slope) (-2: off), y sharpness, z height-blend contrast (0: off),
+// w macro variation; u_blend 0 draws each sample's layer alone (the discrete fallback).
+uniform usampler2D u_layer; uniform sampler2D u_lpal; uniform int u_mapped, u_blend;
+uniform vec4 u_map; uniform float u_macro_scale;
 out vec4 colour;
+float hash2(vec2 p) { return fract(sin(dot(p, vec2(127.1, 311.7))) * 43758.5453); }
+float vnoise(vec2 p) {
+  vec2 i = floor(p), f = fract(p); f = f * f * (3.0 - 2.0 * f);
+  return mix(mix(hash2(i), hash2(i + vec2(1, 0)), f.x), mix(hash2(i + vec2(0, 1)), hash2(i + vec2(1, 1)), f.x), f.y);
+}
+// A layer's stand-in height map (the page has no image maps): a value noise of its own,
+// projected from above, or along the three axes on steep faces (triplanar).
+float layerHeight(uint id, bool tri, vec3 bw) {
+  vec2 o = vec2(float(id) * 37.0, float(id) * 11.0);
+  if (!tri) return vnoise(v_pos.xz * 0.25 + o);
+  return bw.x * vnoise(v_pos.zy * 0.25 + o) + bw.y * vnoise(v_pos.xz * 0.25 + o) + bw.z * vnoise(v_pos.xy * 0.25 + o);
+}
+vec3 layerColour(uint id, vec3 tint) { return id == 255u ? tint : texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb; }
+// The four samples around the point contribute their layers (ids decoded exactly, never
+// interpolated); height maps bias the bilinear weights so one layer shows through another.
+vec3 mappedColour(vec3 n, vec3 tint) {
+  bool tri = n.y < u_map.x;
+  vec3 bw = pow(abs(n), vec3(u_map.y)); bw /= max(bw.x + bw.y + bw.z, 1e-6);
+  vec2 g = v_pos.xz / u_cell; ivec2 q0 = ivec2(floor(g)); vec2 f = clamp(g - vec2(q0), 0.0, 1.0);
+  if (u_blend == 0) {
+    uint id = texelFetch(u_layer, clamp(ivec2(floor(g + 0.5)), ivec2(0), u_cells), 0).r;
+    return layerColour(id, tint) * (0.8 + 0.4 * layerHeight(id, tri, bw));
+  }
+  uint id[4]; float a[4], h[4]; float top = -1e9;
+  for (int k = 0; k < 4; k++) {
+    ivec2 o = ivec2(k & 1, k >> 1);
+    id[k] = texelFetch(u_layer, clamp(q0 + o, ivec2(0), u_cells), 0).r;
+    float w = (o.x == 1 ? f.x : 1.0 - f.x) * (o.y == 1 ? f.y : 1.0 - f.y);
+    h[k] = layerHeight(id[k], tri, bw);
+    a[k] = u_map.z > 0.0 ? w + h[k] : w;
+    top = max(top, a[k]);
+  }
+  vec3 c = vec3(0.0); float total = 0.0;
+  for (int k = 0; k < 4; k++) {
+    float b = u_map.z > 0.0 ? max(a[k] - (top - u_map.z), 0.0) : a[k];
+    c += b * layerColour(id[k], tint) * (0.8 + 0.4 * h[k]);
+    total += b;
+  }
+  return c / max(total, 1e-6);
+}
 void main() {
   vec3 n = normalize(v_normal);
   vec3 sun = normalize(vec3(-0.5, 0.8, -0.35));
@@ -170,7 +216,12 @@ void main() {
   float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
   ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
   vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, q, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
-  tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
+  if (u_mapped == 1) {
+    tint = mappedColour(n, tint);
+    if (u_map.w > 0.0) tint *= 1.0 + u_map.w * (vnoise(v_pos.xz * u_macro_scale) - 0.5) * 2.0;
+  } else {
+    tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
+  }
   if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
   vec3 c = tint * shade;
   if (u_mask_on == 1) { // a rule's mask: where it wins, stronger; where it matches but loses, lighter
@@ -416,6 +467,7 @@ async function loadHeights() {
   if (resized || camera.dist <= 1) resetCamera();
   await loadBiomes();
   await loadLod();
+  await loadMaterials();
   minimapDirty();
   redraw();
 }
@@ -464,6 +516,29 @@ async function loadBiomes() {
   terrain.palette = palette;
   makeTexture(texture('biomes'), gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED_INTEGER, gl.UNSIGNED_BYTE, terrain.biomes);
   makeTexture(texture('palette'), gl.RGBA8, 256, 1, gl.RGBA, gl.UNSIGNED_BYTE, palette);
+}
+
+// ----- mapped materials -----
+// The material set's mapping and each sample's texture layer (GET /api/materials): drawn by the
+// terrain shader with height blending, triplanar steep faces and macro variation.
+const materials = { on: false, mapping: null, layers: 0 };
+async function loadMaterials() {
+  const response = await optional('materials');
+  const reply = response ? await response.json() : null;
+  const m = reply && reply.mapping;
+  materials.on = !!(m && reply.samples);
+  materials.mapping = m || null;
+  materials.layers = reply && Array.isArray(reply.layers) ? reply.layers.length : 0;
+  studio.materials = { mapping: materials.mapping, layers: materials.layers };
+  if (!materials.on) return;
+  const bin = atob(reply.samples);
+  const ids = new Uint8Array(bin.length);
+  for (let k = 0; k < bin.length; k++) ids[k] = bin.charCodeAt(k);
+  makeTexture(texture('layers'), gl.R8UI, reply.cells[0] + 1, reply.cells[1] + 1, gl.RED_INTEGER, gl.UNSIGNED_BYTE, ids);
+  const palette = new Uint8Array(256 * 4).fill(128);
+  reply.layers.forEach((l, k) => palette.set([...l.color.map((c) => Math.round(c * 255)), 255], k * 4));
+  makeTexture(texture('layerPalette'), gl.RGBA8, 256, 1, gl.RGBA, gl.UNSIGNED_BYTE, palette);
+  redraw();
 }
 
 // ----- water -----
@@ -802,6 +877,15 @@ function draw() {
   bindTexture(2, textures.palette, u.u_pal);
   bindTexture(6, show.mask && textures.mask ? textures.mask : textures.biomes, u.u_mask);
   gl.uniform1i(u.u_mask_on, show.mask && textures.mask ? 1 : 0);
+  const mapped = materials.on && show.materials && textures.layers;
+  bindTexture(7, mapped ? textures.layers : textures.biomes, u.u_layer);
+  bindTexture(8, mapped ? textures.layerPalette : textures.palette, u.u_lpal);
+  gl.uniform1i(u.u_mapped, mapped ? 1 : 0);
+  gl.uniform1i(u.u_blend, show.blending ? 1 : 0);
+  const m = materials.mapping || {};
+  gl.uniform4f(u.u_map, m.triplanar ? Math.cos((m.triplanar_slope || 0) * Math.PI / 180) : -2,
+    m.triplanar_sharpness || 1, m.height_blend ? m.height_blend_contrast || 0 : 0, m.macro_variation || 0);
+  gl.uniform1f(u.u_macro_scale, m.macro_scale || 0.01);
   const set = chunkInstances(levels, null);
   drawChunks(set);
   studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
@@ -974,6 +1058,7 @@ function applyEdit(reply, interim = false) {
   if (Array.isArray(reply.layers)) showLayerCounts(reply.layers);
   setStatus(reply.ignored ? reply.ignored + ': nothing changed' : interim ? 'drawing: ' + reply.chunks.length + ' chunk(s) so far' : reply.chunks.length + ' chunk(s) changed');
   if (reply.water_changed) loadWater().catch(fail);
+  if (!interim && materials.on && reply.chunks.length) loadMaterials().catch(fail);
   if (reply.chunks.length) minimapDirty();
   redraw();
   return reply;

@@ -1,0 +1,313 @@
+/* Mapped materials: a material set's "mapping" read, cooked, decoded and written into exports. */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "terrane/palette.h"
+#include "terrane/runtime.h"
+#include "test.h"
+
+static char tmp[512];
+static char *out_text, *err_text;
+
+static void reset_output(void)
+{
+    free(out_text);
+    free(err_text);
+    out_text = err_text = NULL;
+}
+
+#define cli(fmt, ...) (reset_output(), trn_test_run_clif(fmt, &out_text, &err_text, __VA_ARGS__))
+
+static const char *const GRAPH_PROJECT = TRN_SOURCE_DIR "/examples/terrain_graph_3d";
+
+/* The mapping's keys, defaults and ranges; each error at the value's line and column. */
+static void test_material_set_mapping_parse(void)
+{
+    trn_material_set s;
+    trn_error e;
+    const char *none = "{\"format_version\": 1, \"name\": \"n\", \"roles\": {}}";
+    CHECK_OK(trn_material_set_parse(none, strlen(none), "s.json", &s, &e));
+    CHECK(!s.mapping.present);
+    trn_material_set_dispose(&s);
+
+    const char *empty = "{\"format_version\": 1, \"name\": \"n\", \"roles\": {}, \"mapping\": {}}";
+    CHECK_OK(trn_material_set_parse(empty, strlen(empty), "s.json", &s, &e));
+    CHECK(s.mapping.present && s.mapping.texture_arrays && s.mapping.triplanar &&
+          s.mapping.height_blend);
+    CHECK(s.mapping.triplanar_slope == 35.0 && s.mapping.triplanar_sharpness == 4.0);
+    CHECK(s.mapping.height_blend_contrast == 0.2 && s.mapping.macro_variation == 0.0);
+    CHECK(s.mapping.macro_scale == 0.01);
+    trn_material_set_dispose(&s);
+
+    const char *set = "{\"format_version\": 1, \"name\": \"n\", \"roles\": {}, \"mapping\": "
+                      "{\"triplanar\": false, \"triplanar_slope\": 50, \"triplanar_sharpness\": 8, "
+                      "\"height_blend\": false, \"height_blend_contrast\": 1, "
+                      "\"texture_arrays\": false, \"macro_variation\": 0.5, \"macro_scale\": 2}}";
+    CHECK_OK(trn_material_set_parse(set, strlen(set), "s.json", &s, &e));
+    CHECK(!s.mapping.triplanar && !s.mapping.height_blend && !s.mapping.texture_arrays);
+    CHECK(s.mapping.triplanar_slope == 50.0 && s.mapping.triplanar_sharpness == 8.0);
+    CHECK(s.mapping.height_blend_contrast == 1.0 && s.mapping.macro_variation == 0.5);
+    CHECK(s.mapping.macro_scale == 2.0);
+    trn_material_set_dispose(&s);
+
+    static const struct {
+        const char *mapping, *message;
+        int column;
+    } bad[] = {
+        {"{\"triplanar_slope\": 95}", "mapping.triplanar_slope: expected a slope in degrees 0..90", 80},
+        {"{\"triplanar_sharpness\": 0.5}", "mapping.triplanar_sharpness: expected a number 1..64", 84},
+        {"{\"height_blend_contrast\": 0}", "mapping.height_blend_contrast: expected a number in (0, 1]", 86},
+        {"{\"macro_variation\": 1.5}", "mapping.macro_variation: expected a number 0..1", 80},
+        {"{\"macro_scale\": 0}", "mapping.macro_scale: expected a number > 0", 76},
+        {"{\"triplanar\": 1}", "mapping.triplanar: expected true or false", 74},
+        {"{\"triplaner\": true}", "did you mean 'triplanar'", 61},
+        {"[]", "mapping: expected an object", 60},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "{\"format_version\": 1, \"name\": \"n\", \"roles\": {}, \"mapping\": %s}",
+                 bad[k].mapping);
+        memset(&e, 0, sizeof e);
+        CHECK(trn_material_set_parse(text, strlen(text), "s.json", &s, &e) != TRN_OK);
+        CHECK_CONTAINS(e.message, bad[k].message);
+        CHECK_EQ_INT((int)e.line, 1);
+        if (e.column != bad[k].column) fprintf(stderr, "case %zu: column %d\n", k, (int)e.column);
+        CHECK_EQ_INT((int)e.column, bad[k].column);
+    }
+}
+
+/* The cooked payload keeps the mapping (MAPM), the runtime lists the texture layers (the nine
+ * role bindings, then the snow biome's own material) and gives each sample its layer: the
+ * biome's material first, else its role's binding. */
+static void test_mapping_cooked(void)
+{
+    char out[700], payload[800];
+    snprintf(out, sizeof out, "%s/cooked", tmp);
+    snprintf(payload, sizeof payload, "%s/terrain/landscape.terrain.bin", out);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", GRAPH_PROJECT, out), 0);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    if (!p) return;
+    const trn_material_mapping *m = trn_payload_mapping(p);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(m->texture_arrays && m->triplanar && m->height_blend);
+        CHECK(m->triplanar_slope == 35.0 && m->triplanar_sharpness == 4.0);
+        CHECK(m->height_blend_contrast == 0.2 && m->macro_variation == 0.15);
+        CHECK(m->macro_scale == 0.004);
+    }
+    CHECK_EQ_INT((int)trn_payload_layer_count(p), 10);
+    const trn_material_set *set = trn_payload_material_set(p);
+    for (uint32_t r = 0; set && r < TRN_ROLE_COUNT; r++)
+        CHECK(strcmp(trn_payload_layer_material(p, r), set->roles[r]) == 0);
+    CHECK(strcmp(trn_payload_layer_material(p, 9), "asset://materials/glacier") == 0);
+    CHECK(trn_payload_layer_material(p, 10) == NULL);
+    const uint8_t *roles = trn_payload_roles(p), *biomes = trn_payload_biomes(p);
+    int snow = -1;
+    for (uint32_t b = 0; b < trn_payload_biome_count(p); b++)
+        if (strcmp(trn_payload_biome_name(p, b), "snow") == 0) snow = (int)b;
+    CHECK(snow >= 0);
+    trn_payload_info info;
+    trn_payload_get_info(p, &info);
+    const size_t n = ((size_t)info.cells_x + 1u) * ((size_t)info.cells_z + 1u);
+    size_t glacier = 0, by_role = 0;
+    for (size_t k = 0; k < n; k++) {
+        const int want = biomes[k] == snow ? 9 : roles[k] < TRN_ROLE_COUNT ? roles[k] : -1;
+        if (trn_payload_layer_of_sample(p, k) != want) {
+            CHECK_EQ_INT(trn_payload_layer_of_sample(p, k), want);
+            break;
+        }
+        glacier += want == 9;
+        by_role += want >= 0 && want < 9;
+    }
+    CHECK(glacier > 0 && by_role > 0);
+    CHECK_EQ_INT(trn_payload_layer_of_sample(p, n), -1);
+    CHECK_EQ_INT(trn_payload_layer_at(p, -1.0, 5.0), -1);
+    trn_payload_free(p);
+
+    /* info names the mapping; a changed mapping cooks again, as a changed material set. */
+    CHECK_EQ_INT(cli("info %s", payload), 0);
+    CHECK_CONTAINS(out_text, "texture layers: 10");
+    CHECK_CONTAINS(out_text, "material mapping: texture arrays yes, triplanar from 35 degrees");
+    CHECK_CONTAINS(out_text, "MAPM");
+    CHECK_CONTAINS(out_text, "render plan at the default budgets: GPU patches (0.19 MiB), texture "
+                             "arrays of 10 layers at 512 (66.67 MiB)");
+    char copy[800], cmd[2000], sets[900];
+    snprintf(copy, sizeof copy, "%s/project", tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", copy, GRAPH_PROJECT, copy);
+    CHECK(system(cmd) == 0);
+    /* The copy cooks into its own folder: the payload above stays as the example cooks it. */
+    char out2[600];
+    snprintf(out2, sizeof out2, "%s/cooked_copy", tmp);
+    snprintf(payload, sizeof payload, "%s/terrain/landscape.terrain.bin", out2);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", copy, out2), 0);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", copy, out2), 0);
+    CHECK_CONTAINS(out_text, "up to date");
+    snprintf(sets, sizeof sets, "%s/materials/landscape.materials.json", copy);
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"triplanar_slope\": 35/\"triplanar_slope\": 40/' '%s'",
+             sets);
+    CHECK(system(cmd) == 0);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", copy, out2), 0);
+    CHECK_CONTAINS(out_text, "cooked (material set changed)");
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    m = p ? trn_payload_mapping(p) : NULL;
+    CHECK(m && m->triplanar_slope == 40.0);
+    trn_payload_free(p);
+}
+
+/* glTF: every terrain material's extras carry the mapping and the layers in array order. */
+static void test_mapping_gltf_extras(void)
+{
+    char gltf[800];
+    snprintf(gltf, sizeof gltf, "%s/land.gltf", tmp);
+    CHECK_EQ_INT(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 -q", GRAPH_PROJECT, gltf),
+                 0);
+    json_error_t je;
+    json_t *doc = json_load_file(gltf, 0, &je);
+    CHECK(doc != NULL);
+    const json_t *mats = json_object_get(doc, "materials");
+    size_t mapped = 0;
+    for (size_t k = 0; k < json_array_size(mats); k++) {
+        const json_t *map =
+            json_object_get(json_object_get(json_array_get(mats, k), "extras"), "mapping");
+        if (!map) continue;
+        mapped++;
+        const json_t *layers = json_object_get(map, "layers");
+        CHECK_EQ_INT((int)json_array_size(layers), 10);
+        CHECK(strcmp(json_string_value(json_array_get(layers, 0)), "asset://materials/soil") == 0);
+        CHECK(strcmp(json_string_value(json_array_get(layers, 9)), "asset://materials/glacier") ==
+              0);
+        CHECK_EQ_INT((int)json_array_size(json_object_get(map, "texture_arrays")), 5);
+        CHECK(json_number_value(json_object_get(json_object_get(map, "triplanar"), "slope")) ==
+              35.0);
+        CHECK(json_number_value(json_object_get(json_object_get(map, "height_blend"),
+                                                "contrast")) == 0.2);
+        CHECK(json_number_value(json_object_get(json_object_get(map, "macro_variation"),
+                                                "strength")) == 0.15);
+    }
+    CHECK(mapped > 0);
+    json_decref(doc);
+}
+
+/* BeamNG: terrane's own TerrainMaterials on steep ground get useSideProjection, the others
+ * not; without triplanar none does. Unity: the splat lists the mapping. */
+static void test_mapping_engine_exports(void)
+{
+    char level[800], mats[1200];
+    snprintf(level, sizeof level, "%s/bng/levels/graph", tmp);
+    snprintf(mats, sizeof mats, "%s/art/terrains/main.materials.json", level);
+    CHECK_EQ_INT(cli("generate %s/terrain/landscape.terrain.json --export beamng:%s -q",
+                     GRAPH_PROJECT, level),
+                 0);
+    json_error_t je;
+    json_t *doc = json_load_file(mats, 0, &je);
+    CHECK(doc != NULL);
+    const char *key;
+    json_t *v;
+    bool rock = false, soil = true;
+    json_object_foreach(doc, key, v)
+    {
+        const char *name = json_string_value(json_object_get(v, "internalName"));
+        const bool side = json_is_true(json_object_get(v, "useSideProjection"));
+        if (name && strcmp(name, "rock") == 0) rock = side;
+        if (name && strcmp(name, "soil") == 0) soil = side;
+    }
+    json_decref(doc);
+    CHECK(rock);
+    CHECK(!soil);
+
+    /* The same project with triplanar off: no material is projected from the side. */
+    char copy[800], cmd[4000], level2[900];
+    snprintf(copy, sizeof copy, "%s/flat_project", tmp);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && cp -r '%s' '%s' && sed -i 's/\"triplanar\": true/\"triplanar\": "
+             "false/' '%s/materials/landscape.materials.json'",
+             copy, GRAPH_PROJECT, copy, copy);
+    CHECK(system(cmd) == 0);
+    snprintf(level2, sizeof level2, "%s/bng2/levels/graph", tmp);
+    CHECK_EQ_INT(cli("generate %s/terrain/landscape.terrain.json --export beamng:%s -q", copy,
+                     level2),
+                 0);
+    snprintf(mats, sizeof mats, "%s/art/terrains/main.materials.json", level2);
+    size_t n = 0;
+    char *text = (char *)trn_test_read_file(mats, &n);
+    CHECK(text && !strstr(text, "useSideProjection"));
+    free(text);
+
+    char unity[800], meta[900];
+    snprintf(unity, sizeof unity, "%s/unity", tmp);
+    snprintf(meta, sizeof meta, "%s/landscape.json", unity);
+    CHECK_EQ_INT(cli("generate %s/terrain/landscape.terrain.json --export unity:%s -q",
+                     GRAPH_PROJECT, unity),
+                 0);
+    doc = json_load_file(meta, 0, &je);
+    const json_t *map = json_object_get(json_object_get(doc, "splat"), "mapping");
+    CHECK(json_is_true(json_object_get(map, "enable_height_based_blend")));
+    CHECK(json_number_value(json_object_get(map, "height_transition")) == 0.2);
+    json_decref(doc);
+}
+
+/* Lua: payload:mapping(), payload:layers() and the ground sample's layer. */
+static void test_mapping_lua(void)
+{
+    char script[700], payload[800];
+    snprintf(script, sizeof script, "%s/probe.lua", tmp);
+    snprintf(payload, sizeof payload, "%s/cooked/terrain/landscape.terrain.bin", tmp);
+    static const char lua[] =
+        "local terrane = require('terrane')\n"
+        "local world = terrane.default_world()\n"
+        "local p = terrane.open(arg[1])\n"
+        "local m = p:mapping()\n"
+        "assert(m.triplanar and m.height_blend and m.texture_arrays)\n"
+        "assert(m.triplanar_slope == 35 and m.height_blend_contrast == 0.2)\n"
+        "assert(m.arrays[1] == 'albedo' and m.arrays[5] == 'emissive' and #m.arrays == 5)\n"
+        "local layers = p:layers()\n"
+        "assert(#layers == 10 and layers[10] == 'asset://materials/glacier')\n"
+        "local seen = 0\n"
+        "for x = 8, 2040, 64 do for z = 8, 2040, 64 do\n"
+        "  local g = world:ground({x, 1000, z})\n"
+        "  if g.layer then\n"
+        "    assert(layers[g.layer] == g.layer_material)\n"
+        "    if g.biome == 'snow' then assert(g.layer == 10) end\n"
+        "    seen = seen + 1\n"
+        "  end\n"
+        "end end\n"
+        "assert(seen > 500)\n"
+        "-- ten layers: the five arrays at 1024 need 267 MiB, at 512 67 MiB (of 128)\n"
+        "local plan = p:render_plan()\n"
+        "assert(plan.texture_arrays and plan.texture_size == 512 and plan.texture_layers == 10)\n"
+        "assert(math.abs(plan.texture_mb - 512 * 512 * 4 * 10 * 5 * 4 / 3 / 1048576) < 1e-6)\n"
+        "assert(p:render_plan({terrain_texture_max_size = 256}).texture_size == 256)\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 400}).texture_size == 1024)\n"
+        "assert(p:render_plan(nil, {max_texture_size = 300}).texture_size == 256)\n"
+        "assert(p:render_plan(nil, {max_array_layers = 8}).texture_fallback == "
+        "'10 layers; the device\\'s arrays hold 8')\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 0}).texture_fallback == "
+        "'terrain_texture_cache_mb is 0: ordinary mesh materials')\n"
+        "assert(p:render_plan({terrain_texture_cache_mb = 1}).texture_fallback:find('even at 64 x 64'))\n"
+        "assert(p:render_plan({terrain_gpu_cache_mb = 0}).texture_fallback:find('no GPU patches'))\n"
+        "print('layers ok', seen)\n";
+    CHECK(trn_test_write_file(script, lua, strlen(lua)));
+    CHECK_EQ_INT(cli("lua %s %s -- %s", script, payload, payload), 0);
+    if (err_text && err_text[0]) fprintf(stderr, "%s\n", err_text);
+    CHECK_CONTAINS(out_text, "layers ok");
+}
+
+int main(void)
+{
+    if (!trn_test_tmpdir(tmp, sizeof tmp)) return trn_test_finish();
+    RUN(test_material_set_mapping_parse);
+    RUN(test_mapping_cooked);
+    RUN(test_mapping_gltf_extras);
+    RUN(test_mapping_engine_exports);
+    RUN(test_mapping_lua);
+    reset_output();
+    return trn_test_finish();
+}
