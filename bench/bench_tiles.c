@@ -115,7 +115,7 @@ int main(int argc, char **argv)
             printf("tif: %s\n", e.message);
             return 1;
         }
-        const trn_graph_tile_options to = {tile, NULL, NULL};
+        const trn_graph_tile_options to = {.tile = tile};
         st = trn_graph_evaluate_tiles(&g, &r, &o, &to, on_tile, &b, NULL, NULL, &e);
         if (!st && b.tif) st = trn_geotiff_tiled_close(b.tif, &e);
         free(b.band);

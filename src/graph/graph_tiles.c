@@ -8,6 +8,7 @@
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
 #include "graph/tiles.h"
+#include "recipe/recipe_internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -30,7 +31,8 @@ typedef struct tiler {
     trn_global_solver solve;
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
-    double tiles;       /* tiles of the grid */
+    double tiles;       /* tiles delivered (those meeting the window) */
+    uint32_t tx0, tx1, tz0, tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
     double last;        /* the last fraction reported (reports never go back) */
 } tiler;
 
@@ -342,15 +344,19 @@ static twin tile_at(const tiler *t, uint32_t size, uint32_t tx, uint32_t tz)
 /* For each tile of the sink, f(user, tile, result on the tile). */
 typedef trn_status (*tile_fn)(void *user, twin tile, const trn_node_result *r, trn_error *err);
 
-static trn_status each_tile(tiler *t, int sink, uint32_t size, bool report, tile_fn f, void *user,
-                            trn_error *err)
+/* Every tile (the delivered ones when only_window). */
+static trn_status each_tile(tiler *t, int sink, uint32_t size, bool only_window, tile_fn f,
+                            void *user, trn_error *err)
 {
     cone c;
     trn_status st = cone_make(t, sink, &c, err);
     if (st) return st;
     const uint32_t nx = (t->sx + size - 1u) / size, nz = (t->sz + size - 1u) / size;
-    for (uint32_t tz = 0; tz < nz && !st; tz++)
-        for (uint32_t tx = 0; tx < nx && !st; tx++) {
+    const uint32_t x0 = only_window ? t->tx0 : 0, x1 = only_window ? t->tx1 : nx;
+    const uint32_t z0 = only_window ? t->tz0 : 0, z1 = only_window ? t->tz1 : nz;
+    const bool report = only_window;
+    for (uint32_t tz = z0; tz < z1 && !st; tz++)
+        for (uint32_t tx = x0; tx < x1 && !st; tx++) {
             const twin tile = tile_at(t, size, tx, tz);
             trn_node_result *r;
             if ((st = cone_tile(&c, tile, &r, err))) break;
@@ -511,6 +517,23 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         const int k = t->L.order[q];
         if (up[k] && t->reach[k].kind == TRN_REACH_GLOBAL) globals++;
     }
+    /* Global nodes hold the whole grid, and their solvers index it with 32-bit integers. */
+    const uint64_t samples = (uint64_t)t->sx * t->sz;
+    for (uint32_t q = 0; q < t->L.order_count && globals && samples > TRN_RCP_MAX_GLOBAL_SAMPLES;
+         q++) {
+        const int k = t->L.order[q];
+        if (!up[k] || t->reach[k].kind != TRN_REACH_GLOBAL) continue;
+        free(last);
+        free(up);
+        free(assembled);
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "node '%.60s' (%.32s) works on the whole grid, which may hold at "
+                             "most %llu samples (46340 x 46340); this grid has %u x %u = %llu: "
+                             "generate it at a lower resolution, or with only tiled nodes",
+                             t->g->nodes[k].id, t->g->nodes[k].type,
+                             (unsigned long long)TRN_RCP_MAX_GLOBAL_SAMPLES, t->sx, t->sz,
+                             (unsigned long long)samples);
+    }
     t->units = (double)(globals + 1u) * t->tiles;
     const twin all = {0, 0, t->sx, t->sz};
     trn_status st = TRN_OK;
@@ -606,8 +629,25 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     if (st) return st;
     t.sx = recipe->cells_x + 1u;
     t.sz = recipe->cells_z + 1u;
-    t.tiles = (double)((t.sx + tiles->tile - 1u) / tiles->tile) *
-              (double)((t.sz + tiles->tile - 1u) / tiles->tile);
+    const uint32_t size = tiles->tile;
+    t.tx1 = (uint32_t)(((uint64_t)t.sx + size - 1u) / size);
+    t.tz1 = (uint32_t)(((uint64_t)t.sz + size - 1u) / size);
+    if (tiles->samples_x && tiles->samples_z) {
+        if ((uint64_t)tiles->x0 + tiles->samples_x > t.sx ||
+            (uint64_t)tiles->z0 + tiles->samples_z > t.sz) {
+            trn_graph_links_dispose(&t.L);
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "tiled evaluation: the window of %u x %u samples at (%u, %u) "
+                                 "reaches past the %u x %u-sample grid",
+                                 tiles->samples_x, tiles->samples_z, tiles->x0, tiles->z0, t.sx,
+                                 t.sz);
+        }
+        t.tx0 = tiles->x0 / size;
+        t.tz0 = tiles->z0 / size;
+        t.tx1 = (uint32_t)(((uint64_t)tiles->x0 + tiles->samples_x + size - 1u) / size);
+        t.tz1 = (uint32_t)(((uint64_t)tiles->z0 + tiles->samples_z + size - 1u) / size);
+    }
+    t.tiles = (double)(t.tx1 - t.tx0) * (double)(t.tz1 - t.tz0);
     t.units = t.tiles;
     t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
     t.whole = calloc(t.L.n ? t.L.n : 1u, sizeof *t.whole);

@@ -86,7 +86,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
-    const trn_graph_tile_options to = {a->tiles, NULL, NULL};
+    const trn_graph_tile_options to = {.tile = a->tiles};
     trn_status st =
         trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, cli_progress, ctx, &e);
     cli_progress_end(ctx);
