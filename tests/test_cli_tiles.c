@@ -1,5 +1,6 @@
 /* terrane generate --tiles / --memory: a tiled BigTIFF with the whole-grid run's heights, for
  * tile sizes that do not divide the grid and any thread count; budgets and misuse refused. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,20 @@ static bool same_heights(const char *tif, const char *r32, unsigned samples)
     return same;
 }
 
+/* A tile cache folder (terrane-tiles-*) left in dir. */
+static bool leftover_tiles(const char *dir)
+{
+    DIR *d = opendir(dir);
+    bool found = false;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0;
+    if (d) closedir(d);
+    return found;
+}
+
+/* The valley example (stream power, erosion: global nodes) tiled: its global results wait in a
+ * tile cache beside the output, removed at the end. */
 static void test_tiles_match_whole_grid(void)
 {
     char recipe[1024], r32[600], tif[600];
@@ -56,8 +71,33 @@ static void test_tiles_match_whole_grid(void)
         CHECK_CONTAINS(err, "peak resident");
         free(err);
         CHECK(same_heights(tif, r32, 49));
+        CHECK(!leftover_tiles(tmp)); /* the tile cache beside the output is gone */
         remove(tif);
     }
+    /* The tile cache elsewhere: the same heights, and nothing left in its folder. */
+    char cache[600];
+    at(cache, sizeof cache, "tilecache");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles 16 --tile-cache '%s' "
+                                   "-q -o '%s'",
+                                   NULL, NULL, recipe, cache, tif),
+                 0);
+    CHECK(same_heights(tif, r32, 49));
+    DIR *d = opendir(cache);
+    CHECK(d != NULL);
+    struct dirent *e;
+    unsigned entries = 0;
+    while (d && (e = readdir(d)))
+        entries += e->d_name[0] != '.';
+    if (d) closedir(d);
+    CHECK_EQ_INT(entries, 0);
+    remove(cache);
+    remove(tif);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tile-cache '%s' -o '%s'", NULL, &err, recipe,
+                                   cache, r32),
+                 2);
+    CHECK_CONTAINS(err, "--tile-cache is where a tiled run keeps its tiles: give --tiles N too");
+    free(err);
 }
 
 /* graph types says each type's reach. */

@@ -1,5 +1,6 @@
 /* Tiled graph evaluation: every node type declares its reach, and tiles of any size (dividing
  * the grid or not) give the whole-grid bytes for a graph with every node type. */
+#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -458,6 +459,98 @@ static void test_global_solver_seam(void)
 }
 
 
+/* ---- the disk tile cache ---- */
+
+#define TILE_CACHE "tiles_test_cache"
+
+/* Files in the tile cache's folder (its one subfolder) while tiles are delivered. */
+static uint32_t cache_files(void)
+{
+    DIR *d = opendir(TILE_CACHE);
+    if (!d) return 0;
+    uint32_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s/%s", TILE_CACHE, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        while (s && (f = readdir(s)))
+            n += strstr(f->d_name, ".tnc") != NULL;
+        if (s) closedir(s);
+    }
+    closedir(d);
+    return n;
+}
+
+typedef struct cached_collect {
+    collect c;
+    uint32_t most_files;
+} cached_collect;
+
+static trn_status collect_cached(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                                 const float *values, trn_error *err)
+{
+    cached_collect *cc = user;
+    const uint32_t n = cache_files();
+    if (n > cc->most_files) cc->most_files = n;
+    return collect_tile(&cc->c, x0, z0, nx, nz, values, err);
+}
+
+/* Global results kept on disk tile by tile (the node cache's files) and read back window by
+ * window give the whole grid's bytes for tiles that divide the grid and tiles that do not;
+ * the files exist while tiles are delivered and are gone afterwards. */
+static void test_tile_cache_equal_whole(void)
+{
+    CHECK(write_dem());
+    trn_recipe r;
+    trn_graph g;
+    trn_palette p;
+    CHECK(load(&r, &g, &p));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.palette = &p;
+    trn_graph_run *run = NULL;
+    trn_error e;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    /* The published field (the last global node's tiles), a tile node reading a global one
+     * (off2 reads the stream power's field), and a global node's mask. */
+    static const char *const ids[] = {NULL, "off2", "sp"};
+    static const char *const pins[] = {NULL, NULL, "channels"};
+    const uint32_t sizes[] = {16, 17, 1000};
+    for (uint32_t q = 0; q < 3 && run; q++) {
+        trn_graph_value v;
+        if (ids[q])
+            CHECK_OK(trn_graph_run_output(run, ids[q], pins[q], &v, &e));
+        else
+            CHECK_OK(trn_graph_run_terrain(run, &v, &e));
+        for (uint32_t k = 0; k < 3; k++) {
+            cached_collect cc;
+            memset(&cc, 0, sizeof cc);
+            cc.c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+            const trn_graph_tile_options to = {.tile = sizes[k], .node_id = ids[q],
+                                               .pin = pins[q], .cache_dir = TILE_CACHE};
+            CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL,
+                                              &e));
+            const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
+            CHECK_EQ_INT(cc.c.tiles, per * per);
+            CHECK(memcmp(cc.c.v, v.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0);
+            /* At least one float output of each global node upstream, a file a tile. */
+            CHECK(cc.most_files >= per * per);
+            CHECK_EQ_INT(cache_files(), 0);
+            free(cc.c.v);
+        }
+    }
+    trn_graph_run_free(run);
+    trn_palette_dispose(&p);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+    remove(TILE_CACHE);
+}
+
 /* ---- the largest world: 65537 x 65537 samples, more than 2^32 ---- */
 
 #define BIG_CELLS 65536u
@@ -635,6 +728,7 @@ int main(void)
     RUN(test_tiled_geotiff);
     RUN(test_tile_progress);
     RUN(test_global_solver_seam);
+    RUN(test_tile_cache_equal_whole);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);
     return trn_test_finish();

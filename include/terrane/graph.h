@@ -431,6 +431,11 @@ typedef struct trn_graph_tile_options {
      * samples_z), are delivered (a part of a world, or one process's share of it); samples_x
      * or samples_z 0: every tile. Tiles keep their places on the world's tile grid. */
     uint32_t x0, z0, samples_x, samples_z;
+    /* A folder for a disk tile cache (NULL: none): each global node's heightfield and mask
+     * outputs go there tile by tile, in the node cache's file format, as soon as no other
+     * global node reads them whole, and tiles read them back window by window; the whole grid
+     * leaves memory. The cache's own folder inside it is removed at the end. */
+    const char *cache_dir;
 } trn_graph_tile_options;
 
 /* Validate and check the work budget as trn_graph_evaluate does, then deliver the chosen

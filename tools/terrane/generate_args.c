@@ -131,6 +131,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                             "--scatter-exclusions",
                                             "--tiles",
                                             "--memory",
+                                            "--tile-cache",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
@@ -169,6 +170,8 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
             slot = &a->cache_dir;
         else if (strcmp(arg, "--scatter-exclusions") == 0)
             slot = &a->scatter_exclusions;
+        else if (strcmp(arg, "--tile-cache") == 0)
+            slot = &a->tile_cache;
         if (slot) {
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
@@ -254,6 +257,9 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
     }
     if (a->memory && !a->tiles)
         return cli_usage_error(ctx, "--memory is the budget of a tiled run: give --tiles N too");
+    if (a->tile_cache && !a->tiles)
+        return cli_usage_error(ctx, "--tile-cache is where a tiled run keeps its tiles: give "
+                                    "--tiles N too");
     if (a->tiles) {
         if (!a->out || !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")))
             return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF: give -o OUT.tif");

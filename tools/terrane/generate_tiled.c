@@ -86,10 +86,25 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
-    const trn_graph_tile_options to = {.tile = a->tiles};
+    /* Global results wait on disk beside the output (or where --tile-cache says). */
+    char *folder = NULL;
+    if (!a->tile_cache) {
+        const char *slash = strrchr(a->out, '/');
+        const size_t n = slash ? (size_t)(slash - a->out) : 0u;
+        folder = malloc(n + 2u);
+        if (folder) {
+            if (slash)
+                snprintf(folder, n + 2u, "%.*s", (int)(n ? n : 1u), a->out);
+            else
+                strcpy(folder, ".");
+        }
+    }
+    const trn_graph_tile_options to = {.tile = a->tiles,
+                                       .cache_dir = a->tile_cache ? a->tile_cache : folder};
     trn_status st =
         trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, cli_progress, ctx, &e);
     cli_progress_end(ctx);
+    free(folder);
     trn_graph_dispose(&g);
     if (st) {
         trn_geotiff_tiled_abort(w);
