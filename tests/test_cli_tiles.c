@@ -36,14 +36,15 @@ static bool same_heights(const char *tif, const char *r32, unsigned samples)
     return same;
 }
 
-/* A tile cache folder (terrane-tiles-*) left in dir. */
+/* A tile cache folder (terrane-tiles-*) or Unity pieces folder (terrane-unity-*) left in dir. */
 static bool leftover_tiles(const char *dir)
 {
     DIR *d = opendir(dir);
     bool found = false;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0;
+        found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0 ||
+                strncmp(e->d_name, "terrane-unity-", 14) == 0;
     if (d) closedir(d);
     return found;
 }
@@ -98,6 +99,60 @@ static void test_tiles_match_whole_grid(void)
                  2);
     CHECK_CONTAINS(err, "--tile-cache is where a tiled run keeps its tiles: give --tiles N too");
     free(err);
+}
+
+
+/* --export unity with --tiles: Unity terrains of tile + 1 samples sharing their edges, one
+ * height scale for all, the same files 'terrane unity export' writes from the whole grid's
+ * BigTIFF with --tiles KxK; shapes Unity cannot take are refused. */
+static void test_tiles_unity(void)
+{
+    char recipe[1024], tif[600], dir[600], ref[600], a[700], b[700];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "u.tif");
+    at(dir, sizeof dir, "unity");
+    at(ref, sizeof ref, "unity_ref");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -q -o '%s' "
+                                   "--export unity:'%s'",
+                                   NULL, NULL, recipe, tif, dir),
+                 0);
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --tiles 2x2 --name valley -q", NULL,
+                                   NULL, tif, ref),
+                 0);
+    static const char *const names[] = {"valley_0_0", "valley_1_0", "valley_0_1", "valley_1_1"};
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 2; j++) {
+            snprintf(a, sizeof a, "%s/%s.%s", dir, names[k], j ? "json" : "raw");
+            snprintf(b, sizeof b, "%s/%s.%s", ref, names[k], j ? "json" : "raw");
+            size_t na = 0, nb = 0;
+            uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+            CHECK(da && db && na == nb && memcmp(da, db, na) == 0);
+            if (!j) CHECK_EQ_INT(na, 33 * 33 * 2);
+            free(da);
+            free(db);
+        }
+    CHECK(!leftover_tiles(tmp));
+    /* Only heights: the Unity tiles alone are enough output. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -q --export "
+                                   "unity:'%s'",
+                                   NULL, NULL, recipe, dir),
+                 0);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 48 --export "
+                                   "unity:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must be a power of two from 32 to 4096 that divides the grid's "
+                        "64 x 64 cells, not 48");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 80x64 --tiles 32 --export "
+                                   "unity:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "80 x 64 cells, not 32");
+    free(err);
+    remove(tif);
 }
 
 /* graph types says each type's reach. */
@@ -200,6 +255,7 @@ int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
+    RUN(test_tiles_unity);
     RUN(test_tiles_refused);
     RUN(test_tiles_json);
     RUN(test_types_reach);

@@ -261,13 +261,14 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         return cli_usage_error(ctx, "--tile-cache is where a tiled run keeps its tiles: give "
                                     "--tiles N too");
     if (a->tiles) {
-        if (!a->out || !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")))
-            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF: give -o OUT.tif");
-        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->unity_dir ||
-            a->roles || a->mask_count || a->cache_dir)
+        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")) : !a->unity_dir)
+            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF (-o OUT.tif) and Unity "
+                                        "terrain tiles (--export unity:DIR): give -o OUT.tif");
+        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->roles ||
+            a->mask_count || a->cache_dir)
             return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
                                         "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export)");
+                                        "--export beamng; --export unity writes heights)");
         return CLI_EXIT_OK;
     }
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)
