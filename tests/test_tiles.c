@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "graph/tiles.h"
+#include "terrane/generate.h"
 #include "terrane/geotiff.h"
 #include "terrane/graph.h"
 #include "terrane/palette.h"
@@ -551,6 +552,78 @@ static void test_tile_cache_equal_whole(void)
     remove(TILE_CACHE);
 }
 
+/* ---- sculpt and protection strokes on tiles ---- */
+
+/* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
+ * a hard edge, whose outermost samples read neighbours outside every stroke), and a protection
+ * snapshot; a region (no landform of its own) and an exclusion leave heights alone. */
+static const char recipe_strokes[] =
+    "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":9,\"default_landform\":\"hills\","
+    "\"landforms\":{\"hills\":{\"height_variation\":40,\"feature_size\":90,\"octaves\":4}},"
+    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]},"
+    "\"sand\":{\"color\":[0.8,0.7,0.5,1]}},"
+    "\"regions\":[{\"type\":\"region\",\"biome\":\"sand\",\"radius\":30,\"points\":[[60,60]]}],"
+    "\"edits\":[{\"type\":\"raise\",\"radius\":20,\"strength\":4,\"points\":[[60,70],[70,70],"
+    "[80,75],[90,80]]},"
+    "{\"type\":\"smooth\",\"radius\":18,\"strength\":0.8,\"points\":[[64,64],[68,64],[72,66]]},"
+    "{\"type\":\"flatten\",\"radius\":15,\"target_height\":12,\"center\":[130,150]},"
+    "{\"type\":\"lower\",\"radius\":25,\"strength\":3,\"center\":[250,10]},"
+    "{\"type\":\"smooth\",\"radius\":12,\"strength\":1,\"center\":[128,148]},"
+    "{\"type\":\"smooth\",\"radius\":12,\"strength\":1,\"falloff\":0,\"center\":[200,60]},"
+    "{\"type\":\"protect\",\"grid\":[64,64],\"samples\":[[32,32,7.5],[33,32,-1],[16,40,3]]}],"
+    "\"exclusions\":[{\"type\":\"exclusion\",\"radius\":10,\"center\":[200,200]}]}";
+
+static void test_strokes_on_tiles(void)
+{
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(recipe_strokes, strlen(recipe_strokes), "s.json", &r, NULL, &e));
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = 1;
+    trn_generated gen;
+    CHECK_OK(trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    /* The strokes change the heights (else the comparison below would prove nothing). */
+    trn_graph_run *run = NULL;
+    trn_graph_value v;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    CHECK_OK(trn_graph_run_terrain(run, &v, &e));
+    CHECK(memcmp(v.values, gen.field.heights, (size_t)SAMPLES * SAMPLES * sizeof(float)) != 0);
+    trn_graph_run_free(run);
+    const uint32_t sizes[] = {1, 7, 16, 17, 1000};
+    for (uint32_t k = 0; k < 5; k++) {
+        collect c;
+        memset(&c, 0, sizeof c);
+        c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+        const trn_graph_tile_options to = {.tile = sizes[k]};
+        CHECK_OK(trn_recipe_evaluate_tiles(&r, &g, &o, &to, collect_tile, &c, NULL, NULL, &e));
+        const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
+        CHECK_EQ_INT(c.tiles, per * per);
+        CHECK(!c.row_order_broken);
+        if (memcmp(c.v, gen.field.heights, (size_t)SAMPLES * SAMPLES * sizeof(float)) != 0) {
+            fprintf(stderr, "tiles of %u differ from the generated heights\n", sizes[k]);
+            CHECK(false);
+        }
+        free(c.v);
+    }
+    /* A window with strokes is refused. */
+    collect c;
+    memset(&c, 0, sizeof c);
+    const trn_graph_tile_options win = {.tile = 16, .samples_x = 4, .samples_z = 4};
+    CHECK_STATUS(trn_recipe_evaluate_tiles(&r, &g, &o, &win, collect_tile, &c, NULL, NULL, &e),
+                 TRN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(e.message, "a window of the world cannot be generated with the recipe's "
+                              "sculpt and protection strokes");
+    trn_generated_dispose(&gen);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 /* ---- the largest world: 65537 x 65537 samples, more than 2^32 ---- */
 
 #define BIG_CELLS 65536u
@@ -729,6 +802,7 @@ int main(void)
     RUN(test_tile_progress);
     RUN(test_global_solver_seam);
     RUN(test_tile_cache_equal_whole);
+    RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);
     return trn_test_finish();

@@ -187,12 +187,6 @@ static const char *size_text(uint64_t bytes, char *buf, size_t size)
 int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0)
 {
     trn_error e;
-    /* Without strokes the layers change nothing: the heights are the graph's. */
-    if (recipe->stroke_count)
-        return cli_failf(ctx,
-                         "--tiles generates the graph's heights; this recipe's %u regions, edits "
-                         "and exclusions are applied to the whole grid: generate without --tiles",
-                         recipe->stroke_count);
     trn_graph g;
     if (trn_graph_from_recipe(recipe, &g, &e)) return cli_fail(ctx, &e);
     trn_graph_options o;
@@ -280,7 +274,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     const trn_graph_tile_options to = {.tile = a->tiles,
                                        .cache_dir = a->tile_cache ? a->tile_cache : folder};
     trn_status st =
-        trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, &to_out, cli_progress, ctx, &e);
+        trn_recipe_evaluate_tiles(recipe, &g, &o, &to, tiled_put, &to_out, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     free(folder);
     trn_graph_dispose(&g);
