@@ -132,11 +132,14 @@ static void test_tiles_unity(void)
             free(db);
         }
     CHECK(!leftover_tiles(tmp));
-    /* Only heights: the Unity tiles alone are enough output. */
+    /* Only heights: the Unity tiles alone are enough output; the summary counts the files. */
+    char *out = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -q --export "
-                                   "unity:'%s'",
-                                   NULL, NULL, recipe, dir),
+                                   "unity:'%s' --format json",
+                                   &out, NULL, recipe, dir),
                  0);
+    CHECK_CONTAINS(out, "\"files\": 8");
+    free(out);
     char *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 48 --export "
                                    "unity:'%s'",

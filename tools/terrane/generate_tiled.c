@@ -342,6 +342,12 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         json_object_set_new(tiles, "peak_resident_bytes", json_integer((json_int_t)resident));
         json_object_set_new(tiles, "seconds", json_real(seconds));
         json_object_set_new(summary, "tiles", tiles);
+        if (a->unity_dir) {
+            json_t *u = json_object();
+            json_object_set_new(u, "folder", cli_json_string(a->unity_dir));
+            json_object_set_new(u, "files", json_integer(unity_files));
+            json_object_set_new(summary, "unity", u);
+        }
         cli_print_json(summary);
     }
     return CLI_EXIT_OK;
