@@ -15,6 +15,9 @@
 #include <omp.h>
 #endif
 
+/* The disk tile cache's smallest tile edge (samples). */
+#define TILE_STORE_MIN 64u
+
 /* A window of world samples: [x0, x0 + nx) x [z0, z0 + nz). */
 typedef struct twin {
     uint32_t x0, z0, nx, nz;
@@ -756,7 +759,10 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
         t.direct_last = calloc(t.L.n ? t.L.n : 1u, sizeof *t.direct_last);
         t.stored_transport = calloc(t.L.n ? t.L.n : 1u, 1);
         if (!t.shell || !t.direct_last || !t.stored_transport) st = oom(err);
-        if (!st) st = trn_tile_store_open(tiles->cache_dir, t.sx, t.sz, size, &t.store, err);
+        /* Cache tiles of at least 64 samples: small evaluator tiles would make a file of a
+         * few bytes each (a window reads whichever cache tiles it meets). */
+        const uint32_t stored = size < TILE_STORE_MIN ? TILE_STORE_MIN : size;
+        if (!st) st = trn_tile_store_open(tiles->cache_dir, t.sx, t.sz, stored, &t.store, err);
     }
     for (uint32_t k = 0; k < t.L.n && !st; k++)
         if (!trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]))
