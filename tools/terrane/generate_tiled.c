@@ -91,8 +91,13 @@ static void unity_stem(const char *path, char *out, size_t size)
 /* Unity terrain tiles of tile + 1 samples sharing their edges (tile (ux, uz) covers samples
  * ux * tile .. (ux + 1) * tile), one height scale for all: the files 'terrane unity export
  * OUT.tif DIR --tiles KXxKZ' writes from the whole grid, heights only. */
+typedef struct unity_written {
+    char name[256];
+    double tile_size[3], height_base;
+} unity_written;
+
 static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                             const tiled_out *o, uint32_t *written)
+                             const tiled_out *o, unity_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
     /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
@@ -109,8 +114,8 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
     int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf,
                               &scale, &how);
     if (rc) return rc;
-    char name[256];
-    unity_stem(a->recipe_path, name, sizeof name);
+    char *name = written->name;
+    unity_stem(a->recipe_path, name, sizeof written->name);
     const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
     const size_t r = (size_t)t + 1u;
     float *h = malloc(r * r * sizeof *h);
@@ -153,7 +158,10 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             uo.position[2] = (double)(uz * t) * dz;
             trn_unity_export_report rep;
             st = trn_unity_export(a->unity_dir, &piece, NULL, NULL, &uo, &rep, NULL, NULL, &e);
-            if (!st) *written += rep.files;
+            if (!st) {
+                memcpy(written->tile_size, rep.tile_size, sizeof rep.tile_size);
+                written->height_base = rep.height_base;
+            }
         }
     free(h);
     if (st) return cli_fail(ctx, &e);
@@ -279,8 +287,9 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     free(folder);
     trn_graph_dispose(&g);
     int unity_rc = CLI_EXIT_OK;
-    uint32_t unity_files = 0;
-    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, &unity_files);
+    unity_written unity;
+    memset(&unity, 0, sizeof unity);
+    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, &unity);
     if (pieces) {
         /* The pieces go whatever happened. */
         const uint32_t nx = (recipe->cells_x + a->tiles) / a->tiles,
@@ -343,9 +352,17 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         json_object_set_new(tiles, "seconds", json_real(seconds));
         json_object_set_new(summary, "tiles", tiles);
         if (a->unity_dir) {
+            /* As the whole grid's --export unity says it (one terrain's resolution and size;
+             * tiles.count says how many). */
             json_t *u = json_object();
-            json_object_set_new(u, "folder", cli_json_string(a->unity_dir));
-            json_object_set_new(u, "files", json_integer(unity_files));
+            json_object_set_new(u, "output", cli_json_string(a->unity_dir));
+            json_object_set_new(u, "name", cli_json_string(unity.name));
+            json_object_set_new(u, "resolution", json_integer(a->tiles + 1u));
+            json_t *ts = json_array();
+            for (int k = 0; k < 3; k++)
+                json_array_append_new(ts, json_real(unity.tile_size[k]));
+            json_object_set_new(u, "tile_size", ts);
+            json_object_set_new(u, "height_base", json_real(unity.height_base));
             json_object_set_new(summary, "unity", u);
         }
         cli_print_json(summary);
