@@ -506,7 +506,7 @@ static void test_check_valid(void)
                            "erosion",    "biome_rules",   "path_distance_mask", "polygon_mask",
                            "comment",    "terrain_output", "water_body",       "basin_water",
                            "water_edit", "river_route", "scatter_palette", "stream_power", "flow_accumulation",
-                           "drain_depressions", "heightfield_input"};
+                           "drain_depressions", "heightfield_input", "dune_field"};
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
         CHECK(trn_node_type_find(types[k]) != NULL);
     CHECK_EQ_INT(trn_node_type_count(), sizeof types / sizeof *types);
@@ -2160,6 +2160,9 @@ static void test_mask_work(void)
         {"path_distance_mask", "[[0,0],[256,0]]", "\"width\":1e6,\"falloff\":0", 81 + 81},
         /* a square's four edges, no falloff: 9 + 9 + 9 + 9 */
         {"polygon_mask", "[[0,0],[256,0],[256,256],[0,256]]", "\"falloff\":0", 81 + 36},
+        /* a warped outline: its warp's 2 x 5 octaves a sample */
+        {"polygon_mask", "[[0,0],[256,0],[256,256],[0,256]]", "\"falloff\":0,\"edge_warp\":5",
+         81 + 36 + 810},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char graph[1024];
@@ -2222,7 +2225,7 @@ static void test_key_output_pin(void)
 /* Many nodes each within the budget still add up: the evaluated nodes together may take
  * TRN_WORK_GRAPH_FACTOR budgets of CPU time, each unit at its node type's measured rate. flat ->
  * 6 erosions (81 samples + 10 droplets x 1 pass x 10 steps = 181 units, at 20 ns) -> output:
- * 81 x 0.5 + 6 x 181 x 20 + 81 x 0.1 = 21768.6 ns, against 3 x budget x 10 ns. */
+ * 81 x 0.7 + 6 x 181 x 20 + 81 x 0.1 = 21784.8 ns, against 3 x budget x 10 ns. */
 static void test_graph_work_total(void)
 {
     char graph[4096];
@@ -2249,25 +2252,25 @@ static void test_graph_work_total(void)
     memset(&o, 0, sizeof o);
     trn_graph_run *run = NULL;
     trn_error e;
-    o.max_work = 725; /* every node within it; together over 3 x 725 x 10 ns = 21750 ns */
+    o.max_work = 726; /* every node within it; together over 3 x 726 x 10 ns = 21780 ns */
     CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "graph.nodes: the graph's 8 evaluated nodes together would take "
                               "about 2.18e-05 s of one core's CPU time, more than the 2.18e-05 s "
-                              "the work budget allows a whole graph (3 budgets of 725 units at "
+                              "the work budget allows a whole graph (3 budgets of 726 units at "
                               "10 ns); the costliest is node 'o1' (erosion, about 3.62e-06 s)");
     CHECK(strcmp(e.node_id, "o1") == 0);
     trn_graph_diagnostics d;
     memset(&d, 0, sizeof d);
-    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 725, &d, NULL));
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 726, &d, NULL));
     CHECK_EQ_INT(d.count, 1);
     if (d.count == 1)
         CHECK(strcmp(d.items[0].path, "nodes") == 0 && d.items[0].node_id[0] == '\0' &&
               strcmp(d.items[0].check, "work-budget") == 0);
     trn_graph_diagnostics_dispose(&d);
-    o.max_work = 726;
+    o.max_work = 727;
     CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
     trn_graph_run_free(run);
-    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 726, &d, NULL));
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 727, &d, NULL));
     CHECK_EQ_INT(d.count, 0);
     trn_graph_diagnostics_dispose(&d);
     trn_graph_dispose(&g);

@@ -63,11 +63,16 @@ static void shape_work(const trn_graph_node *n, const trn_node_type *t, const tr
              : trn_graph_param_number(n, t, "falloff");
     const uint64_t near = pts ? trn_node_segments_reach(recipe, pts, count, 2, !path, reach) : 0u;
     free(scratch);
-    out->work = trn_sat_add(samples, near);
+    /* A warped outline evaluates its fractal warp (two coordinates, EDGE_OCTAVES each) a sample. */
+    const uint64_t warp = trn_graph_param_number(n, t, "edge_warp") > 0.0
+                              ? trn_sat_mul(samples, 2u * EDGE_OCTAVES)
+                              : 0u;
+    out->work = trn_sat_add(trn_sat_add(samples, near), warp);
     out->param = trn_graph_node_param(n, "points") ? "points" : NULL;
     snprintf(out->detail, sizeof out->detail,
-             "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32 " %s",
-             samples, near, count, path ? "points' segments" : "edges");
+             "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32
+             " %s + %" PRIu64 " for the outline warp",
+             samples, near, count, path ? "points' segments" : "edges", warp);
 }
 
 static trn_status publish(const trn_node_ctx *c, trn_node_result *r, trn_status st, trn_mask *m,

@@ -151,6 +151,7 @@ static const char *global_why(const char *type)
     } table[] = {
         {"landform", "its evolution (stream power) drains across the whole grid"},
         {"heightfield_input", "resamples a DEM file read whole"},
+        {"dune_field", "its avalanche pass moves sand across the whole grid"},
         {"drainage", "depression filling and flow routing cross the whole grid"},
         {"flow_accumulation", "flow accumulates from every upstream sample"},
         {"drain_depressions", "depression filling crosses the whole grid"},

@@ -124,7 +124,7 @@ void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_r
 
 /* The families, in registry order. */
 extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain,
-    trn_node_heightfield_input;
+    trn_node_dune_field, trn_node_heightfield_input;
 extern const trn_node_module trn_node_elevation_mask, trn_node_slope_mask,
     trn_node_path_distance_mask, trn_node_polygon_mask;
 extern const trn_node_module trn_node_height_blend, trn_node_height_offset;
