@@ -616,6 +616,14 @@ static void test_strokes_on_tiles(void)
         }
         free(c.v);
     }
+    /* What the strokes hold: whole rows of tiles around their box, and the box once more. */
+    uint64_t held = 0;
+    CHECK_OK(trn_recipe_tiles_held(&r, 16, &held, &e));
+    CHECK(held > 0 && held <= 2u * (uint64_t)SAMPLES * SAMPLES * sizeof(float));
+    CHECK_EQ_INT(held % ((uint64_t)sizeof(float)), 0);
+    uint64_t held_big = 0;
+    CHECK_OK(trn_recipe_tiles_held(&r, 1000, &held_big, &e));
+    CHECK(held_big > held); /* a tile of 1000 holds every row */
     /* A window with strokes is refused. */
     collect c;
     memset(&c, 0, sizeof c);

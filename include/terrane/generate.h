@@ -306,6 +306,12 @@ trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *
                                      void *user, trn_progress_fn progress, void *progress_user,
                                      trn_error *err);
 
+/* What trn_recipe_evaluate_tiles holds for the strokes with tiles of tile samples, in bytes:
+ * the rows of tiles their stamps reach, the width of the world, and a copy of their box (0
+ * without sculpt or protection strokes). Fails as it would on a region it refuses. */
+trn_status trn_recipe_tiles_held(const trn_recipe *recipe, uint32_t tile, uint64_t *bytes,
+                                 trn_error *err);
+
 /* The context of sample (i, j) of a generated terrain. */
 void trn_generated_context(const trn_generated *gen, const trn_recipe *recipe, uint32_t i,
                            uint32_t j, trn_sample_context *ctx);

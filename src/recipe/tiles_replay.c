@@ -100,6 +100,70 @@ static trn_status replay_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, 
     return TRN_OK;
 }
 
+/* The samples the sculpt and protection strokes of enabled layers can change or read (none:
+ * an empty box); a region blending its biome's own landform is refused. */
+static trn_status strokes_box(const trn_recipe *recipe, const trn_replay_plan *plan, trn_box *out,
+                              trn_error *err)
+{
+    /* What the strokes can change: sculpt and protection (regions and exclusions leave the
+     * heights alone, unless a region blends in its biome's own landform). */
+    trn_box box = trn_box_none();
+    for (uint32_t o = 0; o < plan->stage_end[2]; o++) {
+        const uint32_t s = plan->order[o];
+        const trn_stroke *k = &recipe->strokes[s];
+        if (k->kind == TRN_STROKE_REGION) {
+            if (plan->landform[s] >= 0)
+                return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                                     "regions[%u] paints biome '%.60s', which blends in its own "
+                                     "landform's heights over the whole grid; tiles take sculpt "
+                                     "and protection strokes: generate without tiles",
+                                     s, k->biome ? k->biome : "");
+            continue;
+        }
+        box = trn_box_union(box, trn_replay_stroke_box(recipe, k));
+    }
+    /* A smoothing stamp reads one sample around what it changes; stamp boxes are conservative
+     * by a sample each way (trn_stamp_box), so those reads stay inside the union (the tests
+     * smooth with a hard edge to hold this). */
+    *out = box;
+    return TRN_OK;
+}
+
+/* The rows [z0, z1) of whole rows of tiles that meet box. */
+static void held_rows(const trn_recipe *recipe, trn_box box, uint32_t tile, uint32_t *z0,
+                      uint32_t *z1)
+{
+    const uint32_t height = recipe->cells_z + 1u;
+    *z0 = (uint32_t)box.j0 / tile * tile;
+    const uint64_t end = ((uint64_t)box.j1 / tile + 1u) * tile;
+    *z1 = end < height ? (uint32_t)end : height;
+}
+
+trn_status trn_recipe_tiles_held(const trn_recipe *recipe, uint32_t tile, uint64_t *bytes,
+                                 trn_error *err)
+{
+    *bytes = 0;
+    if (!recipe || tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled generation: a recipe and a tile of at least 1 sample are "
+                             "required");
+    if (!recipe->stroke_count) return TRN_OK;
+    trn_replay_plan plan;
+    trn_status st = trn_replay_plan_make(recipe, &plan, err);
+    if (st) return st;
+    trn_box box = trn_box_none();
+    st = strokes_box(recipe, &plan, &box, err);
+    trn_replay_plan_dispose(&plan);
+    if (st || trn_box_empty(&box)) return st;
+    uint32_t z0, z1;
+    held_rows(recipe, box, tile, &z0, &z1);
+    /* The held rows, and the strokes' own copy of their box. */
+    *bytes = ((uint64_t)(z1 - z0) * (recipe->cells_x + 1u) +
+              (uint64_t)(box.i1 - box.i0 + 1) * (uint64_t)(box.j1 - box.j0 + 1)) *
+             sizeof(float);
+    return TRN_OK;
+}
+
 trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *graph,
                                      const trn_graph_options *options,
                                      const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
@@ -117,26 +181,8 @@ trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *
     trn_status st = trn_replay_plan_make(recipe, &plan, err);
     if (st) return st;
     st = trn_replay_check_work(recipe, &plan, options ? options->max_work : 0, err);
-    /* What the strokes can change: sculpt and protection (regions and exclusions leave the
-     * heights alone, unless a region blends in its biome's own landform). */
     trn_box box = trn_box_none();
-    for (uint32_t o = 0; o < plan.stage_end[2] && !st; o++) {
-        const uint32_t s = plan.order[o];
-        const trn_stroke *k = &recipe->strokes[s];
-        if (k->kind == TRN_STROKE_REGION) {
-            if (plan.landform[s] >= 0)
-                st = trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
-                                   "regions[%u] paints biome '%.60s', which blends in its own "
-                                   "landform's heights over the whole grid; tiles take sculpt "
-                                   "and protection strokes: generate without tiles",
-                                   s, k->biome ? k->biome : "");
-            continue;
-        }
-        box = trn_box_union(box, trn_replay_stroke_box(recipe, k));
-    }
-    /* A smoothing stamp reads one sample around what it changes; stamp boxes are conservative
-     * by a sample each way (trn_stamp_box), so those reads stay inside the union (the tests
-     * smooth with a hard edge to hold this). */
+    if (!st) st = strokes_box(recipe, &plan, &box, err);
     if (!st && !trn_box_empty(&box) && tiles->samples_x && tiles->samples_z)
         st = trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                            "tiled generation: a window of the world cannot be generated with "
@@ -156,10 +202,7 @@ trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *
     b.user = user;
     b.box = box;
     b.width = recipe->cells_x + 1u;
-    const uint32_t t = tiles->tile, height = recipe->cells_z + 1u;
-    b.z0 = (uint32_t)box.j0 / t * t;
-    const uint64_t z1 = ((uint64_t)box.j1 / t + 1u) * t;
-    b.z1 = z1 < height ? (uint32_t)z1 : height;
+    held_rows(recipe, box, tiles->tile, &b.z0, &b.z1);
     st = trn_graph_evaluate_tiles(graph, recipe, options, tiles, replay_put, &b, progress,
                                   progress_user, err);
     free(b.band);

@@ -208,8 +208,14 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
-    /* The writer's band: three tile heights across the width. */
+    /* The writer's band: three tile heights across the width; the rows the strokes hold. */
     need += (uint64_t)3u * a->tiles * ((uint64_t)recipe->cells_x + 1u) * sizeof(float);
+    uint64_t held = 0;
+    if (trn_recipe_tiles_held(recipe, a->tiles, &held, &e)) {
+        trn_graph_dispose(&g);
+        return cli_fail(ctx, &e);
+    }
+    need += held;
     if (a->memory && need > a->memory) {
         char why[200] = "";
         if (global >= 0)
