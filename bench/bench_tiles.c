@@ -44,16 +44,20 @@ static trn_status on_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uin
     return TRN_OK;
 }
 
-/* Arguments: whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif] (PRESET: the name after
+/* Arguments: whole|tiled|tiled-cache|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif] (PRESET: the name after
  * builtin://terrain/). One mode a process, so the peak resident size is that mode's. */
 int main(int argc, char **argv)
 {
     if (argc < 6) {
         fprintf(stderr,
-                "usage: bench_tiles whole|tiled|plan PRESET|RECIPE CELLS TILE THREADS [OUT.tif]\n");
+                "usage: bench_tiles whole|tiled|tiled-cache|plan PRESET|RECIPE CELLS TILE THREADS "
+                "[OUT.tif]\n");
         return 1;
     }
-    const bool tiled = strcmp(argv[1], "tiled") == 0;
+    /* tiled-cache: tiled, with global results in a disk tile cache under $TMPDIR (or /tmp). */
+    const bool cached = strcmp(argv[1], "tiled-cache") == 0;
+    const bool tiled = cached || strcmp(argv[1], "tiled") == 0;
+    const char *tmpdir = getenv("TMPDIR");
     const uint32_t cells = (uint32_t)strtoul(argv[3], NULL, 10);
     const uint32_t tile = (uint32_t)strtoul(argv[4], NULL, 10);
     const int threads = atoi(argv[5]);
@@ -115,7 +119,10 @@ int main(int argc, char **argv)
             printf("tif: %s\n", e.message);
             return 1;
         }
-        const trn_graph_tile_options to = {tile, NULL, NULL};
+        const trn_graph_tile_options to = {.tile = tile,
+                                           .cache_dir = !cached ? NULL
+                                                        : tmpdir && *tmpdir ? tmpdir
+                                                                            : "/tmp"};
         st = trn_graph_evaluate_tiles(&g, &r, &o, &to, on_tile, &b, NULL, NULL, &e);
         if (!st && b.tif) st = trn_geotiff_tiled_close(b.tif, &e);
         free(b.band);

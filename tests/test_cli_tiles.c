@@ -1,5 +1,6 @@
 /* terrane generate --tiles / --memory: a tiled BigTIFF with the whole-grid run's heights, for
  * tile sizes that do not divide the grid and any thread count; budgets and misuse refused. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,21 @@ static bool same_heights(const char *tif, const char *r32, unsigned samples)
     return same;
 }
 
+/* A tile cache folder (terrane-tiles-*) or Unity pieces folder (terrane-unity-*) left in dir. */
+static bool leftover_tiles(const char *dir)
+{
+    DIR *d = opendir(dir);
+    bool found = false;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0 ||
+                strncmp(e->d_name, "terrane-unity-", 14) == 0;
+    if (d) closedir(d);
+    return found;
+}
+
+/* The valley example (stream power, erosion: global nodes) tiled: its global results wait in a
+ * tile cache beside the output, removed at the end. */
 static void test_tiles_match_whole_grid(void)
 {
     char recipe[1024], r32[600], tif[600];
@@ -56,8 +72,90 @@ static void test_tiles_match_whole_grid(void)
         CHECK_CONTAINS(err, "peak resident");
         free(err);
         CHECK(same_heights(tif, r32, 49));
+        CHECK(!leftover_tiles(tmp)); /* the tile cache beside the output is gone */
         remove(tif);
     }
+    /* The tile cache elsewhere: the same heights, and nothing left in its folder. */
+    char cache[600];
+    at(cache, sizeof cache, "tilecache");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 48x48 --tiles 16 --tile-cache '%s' "
+                                   "-q -o '%s'",
+                                   NULL, NULL, recipe, cache, tif),
+                 0);
+    CHECK(same_heights(tif, r32, 49));
+    DIR *d = opendir(cache);
+    CHECK(d != NULL);
+    struct dirent *e;
+    unsigned entries = 0;
+    while (d && (e = readdir(d)))
+        entries += e->d_name[0] != '.';
+    if (d) closedir(d);
+    CHECK_EQ_INT(entries, 0);
+    remove(cache);
+    remove(tif);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tile-cache '%s' -o '%s'", NULL, &err, recipe,
+                                   cache, r32),
+                 2);
+    CHECK_CONTAINS(err, "--tile-cache is where a tiled run keeps its tiles: give --tiles N too");
+    free(err);
+}
+
+
+/* --export unity with --tiles: Unity terrains of tile + 1 samples sharing their edges, one
+ * height scale for all, the same files 'terrane unity export' writes from the whole grid's
+ * BigTIFF with --tiles KxK; shapes Unity cannot take are refused. */
+static void test_tiles_unity(void)
+{
+    char recipe[1024], tif[600], dir[600], ref[600], a[700], b[700];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "u.tif");
+    at(dir, sizeof dir, "unity");
+    at(ref, sizeof ref, "unity_ref");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -q -o '%s' "
+                                   "--export unity:'%s'",
+                                   NULL, NULL, recipe, tif, dir),
+                 0);
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s' --tiles 2x2 --name valley -q", NULL,
+                                   NULL, tif, ref),
+                 0);
+    static const char *const names[] = {"valley_0_0", "valley_1_0", "valley_0_1", "valley_1_1"};
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 2; j++) {
+            snprintf(a, sizeof a, "%s/%s.%s", dir, names[k], j ? "json" : "raw");
+            snprintf(b, sizeof b, "%s/%s.%s", ref, names[k], j ? "json" : "raw");
+            size_t na = 0, nb = 0;
+            uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+            CHECK(da && db && na == nb && memcmp(da, db, na) == 0);
+            if (!j) CHECK_EQ_INT(na, 33 * 33 * 2);
+            free(da);
+            free(db);
+        }
+    CHECK(!leftover_tiles(tmp));
+    /* Only heights: the Unity tiles alone are enough output; the summary says what one is. */
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -q --export "
+                                   "unity:'%s' --format json",
+                                   &out, NULL, recipe, dir),
+                 0);
+    CHECK_CONTAINS(out, "\"resolution\": 33");
+    free(out);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 48 --export "
+                                   "unity:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must be a power of two from 32 to 4096 that divides the grid's "
+                        "64 x 64 cells, not 48");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 80x64 --tiles 32 --export "
+                                   "unity:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "80 x 64 cells, not 32");
+    free(err);
+    remove(tif);
 }
 
 /* graph types says each type's reach. */
@@ -140,26 +238,29 @@ static void test_tiles_refused(void)
         trn_test_run_clif("generate '%s' --tiles 32 -o '%s/x.r32'", NULL, &err, recipe, tmp), 2);
     CHECK_CONTAINS(err, "give -o OUT.tif");
     free(err);
-    /* Strokes are applied to the whole grid: refused with the reason. */
-    char edited[600];
+    /* Sculpt strokes are replayed on the tiles: the whole grid's heights. */
+    char edited[600], r32[600];
     at(edited, sizeof edited, "edited.json");
+    at(r32, sizeof r32, "edited.r32");
     static const char text[] =
         "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":77,\"default_landform\":\"hills\","
         "\"landforms\":{\"hills\":{\"height_variation\":60}},\"default_biome\":\"grass\","
         "\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]}},\"edits\":[{\"type\":\"raise\","
         "\"radius\":60,\"strength\":8,\"center\":[128,128]}]}";
     CHECK(trn_test_write_file(edited, text, sizeof text - 1));
-    err = NULL;
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s'", NULL, &err, edited, tif), 1);
-    CHECK_CONTAINS(err, "this recipe's 1 regions, edits and exclusions are applied to the whole");
-    CHECK(!trn_test_exists(tif));
-    free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -q -o '%s'", NULL, NULL, edited, r32), 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -q -o '%s'", NULL, NULL, edited, tif),
+                 0);
+    CHECK(same_heights(tif, r32, 65));
+    remove(tif);
+    remove(r32);
 }
 
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
+    RUN(test_tiles_unity);
     RUN(test_tiles_refused);
     RUN(test_tiles_json);
     RUN(test_types_reach);

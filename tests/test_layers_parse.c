@@ -369,14 +369,20 @@ static void test_errors(void)
     EXPECT_AT("\"edits\": [`{\"type\": \"protect\", \"grid\": [4, 4]}]", J,
               "edits[0]: missing required key 'samples'");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": [4, `0], \"samples\": [[0, 0, 1]]}]",
-              J, "edits[0].grid[1]: expected a whole number 1..65535, found 0");
+              J, "edits[0].grid[1]: expected a whole number 1..65536, found 0");
+    /* Edits apply to grids held whole: a snapshot's grid holds at most 2^28 samples. */
+    EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": `[16384, 16383], \"samples\": "
+              "[[0, 0, 1]]}]",
+              TRN_ERR_LIMIT,
+              "edits[0].grid: a 16384 x 16383-cell grid has more than 268435456 samples, the "
+              "most an edited (whole) grid holds");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"samples\": [[0, 0, 1], [`5, 1, 2]], \"grid\": "
               "[4, 4]}]",
               J, "edits[0].samples[1][0]: sample (5, 1) is outside the 4 x 4 cell grid");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": [4, 2], \"samples\": [[1, `3, 1]]}]",
               J, "edits[0].samples[0][1]: sample (1, 3) is outside the 4 x 2 cell grid");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": [4, 2], \"samples\": [[1, `-1, 1]]}]",
-              J, "edits[0].samples[0][1]: expected a sample index 0..65535, found -1");
+              J, "edits[0].samples[0][1]: expected a sample index 0..65536, found -1");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": [4, 2], \"samples\": [`[1, 1]]}]", J,
               "edits[0].samples[0]: expected [i, j, height]");
     EXPECT_AT("\"edits\": [{\"type\": \"protect\", \"grid\": [4, 2], \"samples\": [[1, 1, `2e9]]}]",
@@ -521,7 +527,13 @@ static void test_validate_struct(void)
     CHECK_CONTAINS(e.message, "regions[0].biome: expected the name of a biome");
     s->kind = TRN_STROKE_PROTECT;
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
-    CHECK_CONTAINS(e.message, "edits[0].grid: expected a whole number 1..65535, found 0");
+    CHECK_CONTAINS(e.message, "edits[0].grid: expected a whole number 1..65536, found 0");
+    s->grid_cells_x = 16384;
+    s->grid_cells_z = 16383;
+    CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "edits[0].grid: a 16384 x 16383-cell grid has more than 268435456 "
+                              "samples");
+    s->grid_cells_x = s->grid_cells_z = 0;
     s->kind = TRN_STROKE_RAISE;
     /* Layers built in code: count 0 means the defaults; a group out of range is refused. */
     trn_layer *saved = r.layers;
@@ -579,9 +591,9 @@ static void test_change_grid(void)
     CHECK_CONTAINS(e.message, "size: expected two numbers > 0");
     CHECK_STATUS(trn_recipe_change_grid(&r, 1, 1, 0, 8, TRN_EDITS_CLEAR, &e),
                  TRN_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(e.message, "resolution: expected two whole numbers 1..65535, found 0 x 8");
-    CHECK_STATUS(trn_recipe_change_grid(&r, 1, 1, 65535, 65535, TRN_EDITS_CLEAR, &e),
-                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "resolution: expected two whole numbers 1..65536, found 0 x 8");
+    CHECK_STATUS(trn_recipe_change_grid(&r, 1, 1, 65537, 8, TRN_EDITS_CLEAR, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(trn_recipe_change_grid(&r, 1, 1, 8, 8, (trn_edit_policy)9, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(trn_recipe_change_grid(NULL, 1, 1, 8, 8, TRN_EDITS_CLEAR, &e),

@@ -339,7 +339,7 @@ static void test_preset_document(void)
 
     t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 0}";
     CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
-    CHECK_CONTAINS(e.message, "cells_z: expected a whole number 1..65535");
+    CHECK_CONTAINS(e.message, "cells_z: expected a whole number 1..65536");
     CHECK(e.offset == (int64_t)(strstr(t, "0}") - t));
 
     /* A rule with the recipe's grammar and rejections, at the rule's position. */
@@ -545,29 +545,29 @@ static void test_apply(void)
     trn_recipe_dispose(&r);
 }
 
-/* A preset's grid counts: 65535 (the recipe's largest) is read on either axis, 65536 and
- * non-whole or non-number values are refused at their position. */
+/* A preset's grid counts: 65536 (the recipe's largest, generated tile by tile) is read on
+ * either axis, 65537 and non-whole or non-number values are refused at their position. */
 static void test_preset_cells_limit(void)
 {
     trn_preset p;
     trn_error e;
-    const char *t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65535, \"cells_z\": 1}";
+    const char *t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65536, \"cells_z\": 1}";
     CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
-    CHECK(p.recipe.cells_x == 65535 && p.recipe.cells_z == 1);
+    CHECK(p.recipe.cells_x == 65536 && p.recipe.cells_z == 1);
     CHECK(p.fields & TRN_PRESET_CELLS_X);
     trn_preset_dispose(&p);
-    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 65535}";
-    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
-    CHECK(p.recipe.cells_z == 65535);
-    trn_preset_dispose(&p);
-    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65536}";
-    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
-    CHECK_CONTAINS(e.message, "cells_x: expected a whole number 1..65535 (cells along the axis), "
-                              "found 65536");
-    CHECK(e.offset == (int64_t)(strstr(t, "65536") - t));
     t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 65536}";
+    CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
+    CHECK(p.recipe.cells_z == 65536);
+    trn_preset_dispose(&p);
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 65537}";
     CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
-    CHECK_CONTAINS(e.message, "cells_z: expected a whole number 1..65535");
+    CHECK_CONTAINS(e.message, "cells_x: expected a whole number 1..65536 (cells along the axis), "
+                              "found 65537");
+    CHECK(e.offset == (int64_t)(strstr(t, "65537") - t));
+    t = "{\"format_version\": 1, \"name\": \"x\", \"cells_z\": 65537}";
+    CHECK_STATUS(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "cells_z: expected a whole number 1..65536");
     t = "{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 1}";
     CHECK_OK(trn_preset_parse(t, strlen(t), "p.json", NULL, &p, &e));
     CHECK(p.recipe.cells_x == 1);
@@ -604,11 +604,11 @@ static void test_preset_fields(void)
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"description\": [\"d\"]}",
                    "description: expected a string, found an array", "[");
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"cells_z\": \"8\"}",
-                   "cells_z: expected a whole number 1..65535 (cells along the axis), found a "
+                   "cells_z: expected a whole number 1..65536 (cells along the axis), found a "
                    "string",
                    "\"8\"");
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"cells_x\": 0.1}",
-                   "cells_x: expected a whole number 1..65535 (cells along the axis), found "
+                   "cells_x: expected a whole number 1..65536 (cells along the axis), found "
                    "0.10000000000000001",
                    "0.1");
     preset_refuses("{\"format_version\": 1, \"name\": \"x\", \"label\": \"l\", \"cels_x\": 8}",

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "core/json_pos.h"
+#include "recipe/recipe_internal.h"
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
 #include "test.h"
@@ -392,7 +393,7 @@ static void test_errors_top(void)
                "unknown key 'sead' in the recipe; did you mean 'seed'?");
     EXPECT_TOP(" `\"zzzzzz\": 5,", TRN_ERR_JSON, "unknown key 'zzzzzz' in the recipe");
     EXPECT_TOP(" \"chunk_cells\": `0,", TRN_ERR_JSON,
-               "chunk_cells: expected a whole number 1..65535, found 0");
+               "chunk_cells: expected a whole number 1..65536, found 0");
     EXPECT_TOP(" \"chunk_cells\": `65,", TRN_ERR_JSON,
                "chunk_cells: expected a whole number 1..64");
     EXPECT_TOP(" \"chunk_cells\": `2.5,", TRN_ERR_JSON, "found 2.5");
@@ -432,9 +433,9 @@ static void test_errors_top(void)
               "size: expected [x, z], two numbers > 0 (world units), found 1 elements");
     EXPECT_AT("{\"size\": `\"big\"}", TRN_ERR_JSON, "found the string \"big\"");
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`0, 5]}", TRN_ERR_JSON,
-              "resolution[0]: expected a whole number 1..65535, found 0");
-    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [5, `65536]}", TRN_ERR_JSON,
-              "resolution[1]: expected a whole number 1..65535, found 65536");
+              "resolution[0]: expected a whole number 1..65536, found 0");
+    EXPECT_AT("{\"size\": [1, 1], \"resolution\": [5, `65537]}", TRN_ERR_JSON,
+              "resolution[1]: expected a whole number 1..65536, found 65537");
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`1.5, 2]}", TRN_ERR_JSON, "found 1.5");
     EXPECT_AT("{\"seed\": `-1}", TRN_ERR_JSON,
               "seed: expected a whole number 0..9223372036854775807, found -1");
@@ -456,12 +457,6 @@ static void test_errors_top(void)
     EXPECT_AT("`{\"size\": [1, 1], \"resolution\": [1, 1], \"seed\": 1}", TRN_ERR_JSON,
               "missing required key 'landforms'");
 
-    /* Sample limit: 2^28 samples. */
-    EXPECT_AT("{\"size\": [1, 1], \"resolution\": `[16384, 16383], \"seed\": 1, "
-              "\"default_landform\": \"a\", \"landforms\": {\"a\": {}}, \"default_biome\": "
-              "\"b\", \"biomes\": {\"b\": {\"color\": [0, 0, 0, 0]}}}",
-              TRN_ERR_LIMIT,
-              "resolution: 16384 x 16383 cells make 268451840 samples; at most 268435456");
 
     /* 256 biomes: one more than a biome map can label. */
     {
@@ -956,9 +951,12 @@ static void test_validate_struct(void)
     r.cells_x = 0;
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
     CHECK_CONTAINS(e.message, "resolution[0]");
-    r.cells_x = 65535;
-    r.cells_z = 65535;
-    CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_LIMIT);
+    r.cells_x = 65536;
+    r.cells_z = 65536;
+    CHECK_OK(trn_recipe_validate(&r, &e));
+    r.cells_z = 65537;
+    CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
+    CHECK_CONTAINS(e.message, "resolution[1]: expected a whole number 1..65536, found 65537");
     r.cells_x = r.cells_z = 10;
     r.chunk_cells = 0;
     CHECK_STATUS(trn_recipe_validate(&r, &e), TRN_ERR_VALIDATION);
@@ -1145,17 +1143,17 @@ static void test_examples(void)
 static void test_errors_counts(void)
 {
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [64, `\"x\"], \"seed\": 1}", TRN_ERR_JSON,
-              "resolution[1]: expected a whole number 1..65535, found the string \"x\"");
+              "resolution[1]: expected a whole number 1..65536, found the string \"x\"");
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`\"x\", 64], \"seed\": 1}", TRN_ERR_JSON,
-              "resolution[0]: expected a whole number 1..65535");
+              "resolution[0]: expected a whole number 1..65536");
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [`1e300, -1e300], \"seed\": 1}",
-              TRN_ERR_JSON, "resolution[0]: expected a whole number 1..65535, found 1e+300");
+              TRN_ERR_JSON, "resolution[0]: expected a whole number 1..65536, found 1e+300");
     EXPECT_AT("{\"size\": [1, 1], \"resolution\": [8, `4294967296], \"seed\": 1}",
-              TRN_ERR_JSON, "resolution[1]: expected a whole number 1..65535, found 4294967296");
+              TRN_ERR_JSON, "resolution[1]: expected a whole number 1..65536, found 4294967296");
     EXPECT_AT("{\"size\": [1, `\"y\"], \"resolution\": [8, 8]}", TRN_ERR_JSON,
               "size[1]: expected a number > 0 and <= 1e9");
     EXPECT_AT("{\"chunk_cells\": `1e19}", TRN_ERR_JSON,
-              "chunk_cells: expected a whole number 1..65535, found 1e+19");
+              "chunk_cells: expected a whole number 1..65536, found 1e+19");
     EXPECT_LANDFORM(", \"octaves\": `1e12", TRN_ERR_JSON,
                     "octaves: expected a whole number 1..16, found 1000000000000");
     const char *head = "{\"size\": [100, 100], \"resolution\": [8, 8], \"seed\": 1, "
@@ -1164,11 +1162,11 @@ static void test_errors_counts(void)
                        "\"edits\": [{\"type\": \"protect\", \"grid\": ";
     char text[600];
     snprintf(text, sizeof text, "%s[8, `1e300], \"samples\": [[0, 0, 1]]}]}", head);
-    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65535");
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65536");
     snprintf(text, sizeof text, "%s[`\"8\", 8], \"samples\": [[0, 0, 1]]}]}", head);
-    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[0]: expected a whole number 1..65535");
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[0]: expected a whole number 1..65536");
     snprintf(text, sizeof text, "%s[8, `-3], \"samples\": [[0, 0, 1]]}]}", head);
-    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65535, found -3");
+    EXPECT_AT(text, TRN_ERR_JSON, "edits[0].grid[1]: expected a whole number 1..65536, found -3");
     /* The largest grid is read exactly; its samples are indexed against it. */
     snprintf(text, sizeof text, "%s[65535, 1], \"samples\": [[65535, `2, 1]]}]}", head);
     EXPECT_AT(text, TRN_ERR_JSON, "sample (65535, 2) is outside the 65535 x 1 cell grid");
@@ -1222,8 +1220,8 @@ static void test_strokes_work_budget(void)
     trn_recipe_dispose(&r);
 }
 
-/* Limits at their value: the largest grid (2^28 samples) and 256 layers are read, one more of
- * either is refused. */
+/* Limits at their value: the largest grid (65537^2 samples, 2^28 held whole) and 256 layers are
+ * read, one more of either is refused. */
 static void test_limits_exact(void)
 {
     const char *tail = ", \"seed\": 1, \"default_landform\": \"a\", \"landforms\": {\"a\": {}}, "
@@ -1231,13 +1229,27 @@ static void test_limits_exact(void)
     char text[8192];
     trn_recipe r;
     trn_error e;
-    snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [16383, 16383]%s}", tail);
+    /* 65537^2 samples are read (tiled generation); a whole grid holds at most 2^28, and
+     * generation says so before it allocates anything. */
+    snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [65536, 65536]%s}", tail);
     CHECK_OK(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e));
-    CHECK(r.cells_x == 16383 && r.cells_z == 16383);
+    CHECK(r.cells_x == 65536 && r.cells_z == 65536);
+    trn_generated gen;
+    CHECK_STATUS(trn_recipe_generate(&r, NULL, &gen, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "resolution: 65536 x 65536 cells make 4295098369 samples; "
+                              "generation holds the whole grid, at most 268435456 samples");
     trn_recipe_dispose(&r);
     snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [16383, 16384]%s}", tail);
-    CHECK_STATUS(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e));
+    CHECK_STATUS(trn_recipe_generate(&r, NULL, &gen, NULL, NULL, &e), TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "16383 x 16384 cells make 268451840 samples");
+    /* 2^28 exactly is held whole (checked without generating 1 GiB of heights). */
+    r.cells_z = 16383;
+    CHECK_OK(trn_rcp_check_whole_grid(&r, "generation", &e));
+    trn_recipe_dispose(&r);
+    snprintf(text, sizeof text, "{\"size\": [1, 1], \"resolution\": [65536, 65537]%s}", tail);
+    CHECK_STATUS(trn_recipe_parse(text, strlen(text), "big.json", &r, NULL, &e), TRN_ERR_JSON);
+    CHECK_CONTAINS(e.message, "resolution[1]: expected a whole number 1..65536, found 65537");
 
     for (int n = 256; n <= 257; n++) {
         size_t cap = 512 + (size_t)n * 48, at = 0;

@@ -1,11 +1,14 @@
 /* Tiled graph evaluation: every node type declares its reach, and tiles of any size (dividing
  * the grid or not) give the whole-grid bytes for a graph with every node type. */
+#include <dirent.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/tiles.h"
+#include "terrane/generate.h"
 #include "terrane/geotiff.h"
 #include "terrane/graph.h"
 #include "terrane/palette.h"
@@ -195,7 +198,7 @@ static bool same_tiled(const trn_graph *g, const trn_recipe *r, const trn_graph_
     collect c;
     memset(&c, 0, sizeof c);
     c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
-    const trn_graph_tile_options to = {tile, id, pin};
+    const trn_graph_tile_options to = {.tile = tile, .node_id = id, .pin = pin};
     trn_error e;
     const trn_status st = trn_graph_evaluate_tiles(g, r, o, &to, collect_tile, &c, NULL, NULL, &e);
     if (st) fprintf(stderr, "tiled evaluation failed: %s\n", e.message);
@@ -270,7 +273,7 @@ static void test_tile_errors(void)
     collect c;
     memset(&c, 0, sizeof c);
     trn_error e;
-    trn_graph_tile_options to = {0, NULL, NULL};
+    trn_graph_tile_options to = {.tile = 0};
     CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     to.tile = 16;
@@ -318,7 +321,7 @@ static void test_tiled_geotiff(void)
         CHECK_EQ_INT(
             trn_geotiff_tiled_open("tiles_test.tif", CELLS, CELLS, 256, 256, files[k], &w, &e),
             TRN_OK);
-        const trn_graph_tile_options to = {evals[k], NULL, NULL};
+        const trn_graph_tile_options to = {.tile = evals[k]};
         CHECK_EQ_INT(trn_graph_evaluate_tiles(&g, &r, &o, &to, to_tiff, w, NULL, NULL, &e), TRN_OK);
         CHECK_EQ_INT(trn_geotiff_tiled_close(w, &e), TRN_OK);
         trn_geotiff t;
@@ -385,7 +388,7 @@ static void test_tile_progress(void)
     memset(&c, 0, sizeof c);
     c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
     trn_error e;
-    const trn_graph_tile_options to = {32, NULL, NULL};
+    const trn_graph_tile_options to = {.tile = 32};
     progress_log log = {0.0, false, false, false, -1};
     CHECK_EQ_INT(
         trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, log_progress, &log, &e),
@@ -437,7 +440,7 @@ static void test_global_solver_seam(void)
     memset(&c, 0, sizeof c);
     c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
     trn_error e;
-    const trn_graph_tile_options to = {32, NULL, NULL};
+    const trn_graph_tile_options to = {.tile = 32};
     solved = 0;
     CHECK_EQ_INT(trn_graph_evaluate_tiles_with(&g, &r, &o, &to, counting_solver, collect_tile, &c,
                                                NULL, NULL, &e),
@@ -458,6 +461,351 @@ static void test_global_solver_seam(void)
     remove(DEM);
 }
 
+
+/* ---- the disk tile cache ---- */
+
+#define TILE_CACHE "tiles_test_cache"
+
+/* Files in the tile cache's folder (its one subfolder) while tiles are delivered. */
+static uint32_t cache_files(void)
+{
+    DIR *d = opendir(TILE_CACHE);
+    if (!d) return 0;
+    uint32_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s/%s", TILE_CACHE, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        while (s && (f = readdir(s)))
+            n += strstr(f->d_name, ".tnc") != NULL;
+        if (s) closedir(s);
+    }
+    closedir(d);
+    return n;
+}
+
+typedef struct cached_collect {
+    collect c;
+    uint32_t most_files;
+} cached_collect;
+
+static trn_status collect_cached(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                                 const float *values, trn_error *err)
+{
+    cached_collect *cc = user;
+    const uint32_t n = cache_files();
+    if (n > cc->most_files) cc->most_files = n;
+    return collect_tile(&cc->c, x0, z0, nx, nz, values, err);
+}
+
+/* Global results kept on disk tile by tile (the node cache's files) and read back window by
+ * window give the whole grid's bytes for tiles that divide the grid and tiles that do not;
+ * the files exist while tiles are delivered and are gone afterwards. */
+static void test_tile_cache_equal_whole(void)
+{
+    CHECK(write_dem());
+    trn_recipe r;
+    trn_graph g;
+    trn_palette p;
+    CHECK(load(&r, &g, &p));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.palette = &p;
+    trn_graph_run *run = NULL;
+    trn_error e;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    /* The published field (the last global node's tiles), a tile node reading a global one
+     * (off2 reads the stream power's field), and a global node's mask. */
+    static const char *const ids[] = {NULL, "off2", "sp"};
+    static const char *const pins[] = {NULL, NULL, "channels"};
+    const uint32_t sizes[] = {16, 17, 1000};
+    for (uint32_t q = 0; q < 3 && run; q++) {
+        trn_graph_value v;
+        if (ids[q])
+            CHECK_OK(trn_graph_run_output(run, ids[q], pins[q], &v, &e));
+        else
+            CHECK_OK(trn_graph_run_terrain(run, &v, &e));
+        for (uint32_t k = 0; k < 3; k++) {
+            cached_collect cc;
+            memset(&cc, 0, sizeof cc);
+            cc.c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+            const trn_graph_tile_options to = {.tile = sizes[k], .node_id = ids[q],
+                                               .pin = pins[q], .cache_dir = TILE_CACHE};
+            CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL,
+                                              &e));
+            const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
+            CHECK_EQ_INT(cc.c.tiles, per * per);
+            CHECK(memcmp(cc.c.v, v.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0);
+            /* At least one float output of each global node upstream, a file a cache tile
+             * (cache tiles are at least 64 samples: 2 x 2 of them here for small tiles). */
+            const uint32_t stored = sizes[k] < 64u ? 64u : sizes[k];
+            const uint32_t per_stored = (SAMPLES + stored - 1u) / stored;
+            CHECK(cc.most_files >= per_stored * per_stored);
+            CHECK_EQ_INT(cache_files(), 0);
+            free(cc.c.v);
+        }
+    }
+    trn_graph_run_free(run);
+    trn_palette_dispose(&p);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+    remove(TILE_CACHE);
+}
+
+/* ---- sculpt and protection strokes on tiles ---- */
+
+/* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
+ * a hard edge, whose outermost samples read neighbours outside every stroke), and a protection
+ * snapshot; a region (no landform of its own) and an exclusion leave heights alone. */
+static const char recipe_strokes[] =
+    "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":9,\"default_landform\":\"hills\","
+    "\"landforms\":{\"hills\":{\"height_variation\":40,\"feature_size\":90,\"octaves\":4}},"
+    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]},"
+    "\"sand\":{\"color\":[0.8,0.7,0.5,1]}},"
+    "\"regions\":[{\"type\":\"region\",\"biome\":\"sand\",\"radius\":30,\"points\":[[60,60]]}],"
+    "\"edits\":[{\"type\":\"raise\",\"radius\":20,\"strength\":4,\"points\":[[60,70],[70,70],"
+    "[80,75],[90,80]]},"
+    "{\"type\":\"smooth\",\"radius\":18,\"strength\":0.8,\"points\":[[64,64],[68,64],[72,66]]},"
+    "{\"type\":\"flatten\",\"radius\":15,\"target_height\":12,\"center\":[130,150]},"
+    "{\"type\":\"lower\",\"radius\":25,\"strength\":3,\"center\":[250,10]},"
+    "{\"type\":\"smooth\",\"radius\":12,\"strength\":1,\"center\":[128,148]},"
+    "{\"type\":\"smooth\",\"radius\":12,\"strength\":1,\"falloff\":0,\"center\":[200,60]},"
+    "{\"type\":\"protect\",\"grid\":[64,64],\"samples\":[[32,32,7.5],[33,32,-1],[16,40,3]]}],"
+    "\"exclusions\":[{\"type\":\"exclusion\",\"radius\":10,\"center\":[200,200]}]}";
+
+static void test_strokes_on_tiles(void)
+{
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(recipe_strokes, strlen(recipe_strokes), "s.json", &r, NULL, &e));
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = 1;
+    trn_generated gen;
+    CHECK_OK(trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    /* The strokes change the heights (else the comparison below would prove nothing). */
+    trn_graph_run *run = NULL;
+    trn_graph_value v;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    CHECK_OK(trn_graph_run_terrain(run, &v, &e));
+    CHECK(memcmp(v.values, gen.field.heights, (size_t)SAMPLES * SAMPLES * sizeof(float)) != 0);
+    trn_graph_run_free(run);
+    const uint32_t sizes[] = {1, 7, 16, 17, 1000};
+    for (uint32_t k = 0; k < 5; k++) {
+        collect c;
+        memset(&c, 0, sizeof c);
+        c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+        const trn_graph_tile_options to = {.tile = sizes[k]};
+        CHECK_OK(trn_recipe_evaluate_tiles(&r, &g, &o, &to, collect_tile, &c, NULL, NULL, &e));
+        const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
+        CHECK_EQ_INT(c.tiles, per * per);
+        CHECK(!c.row_order_broken);
+        if (memcmp(c.v, gen.field.heights, (size_t)SAMPLES * SAMPLES * sizeof(float)) != 0) {
+            fprintf(stderr, "tiles of %u differ from the generated heights\n", sizes[k]);
+            CHECK(false);
+        }
+        free(c.v);
+    }
+    /* What the strokes hold: whole rows of tiles around their box, and the box once more. */
+    uint64_t held = 0;
+    CHECK_OK(trn_recipe_tiles_held(&r, 16, &held, &e));
+    CHECK(held > 0 && held <= 2u * (uint64_t)SAMPLES * SAMPLES * sizeof(float));
+    CHECK_EQ_INT(held % ((uint64_t)sizeof(float)), 0);
+    uint64_t held_big = 0;
+    CHECK_OK(trn_recipe_tiles_held(&r, 1000, &held_big, &e));
+    CHECK(held_big > held); /* a tile of 1000 holds every row */
+    /* A window with strokes is refused. */
+    collect c;
+    memset(&c, 0, sizeof c);
+    const trn_graph_tile_options win = {.tile = 16, .samples_x = 4, .samples_z = 4};
+    CHECK_STATUS(trn_recipe_evaluate_tiles(&r, &g, &o, &win, collect_tile, &c, NULL, NULL, &e),
+                 TRN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(e.message, "a window of the world cannot be generated with the recipe's "
+                              "sculpt and protection strokes");
+    trn_generated_dispose(&gen);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
+/* ---- the largest world: 65537 x 65537 samples, more than 2^32 ---- */
+
+#define BIG_CELLS 65536u
+#define BIG (BIG_CELLS + 1u)
+#define WIN 40u /* the window at the far (north-east) corner */
+#define WIN0 (BIG - WIN)
+
+/* Two hard-edged corridors (width w, no falloff) give heights that are a known function of the
+ * sample's column and row: 10 on columns 65529..65532 (within 2 of x = 65530.5) plus 100 on
+ * rows 65534..65535 (within 1 of z = 65534.5); spacing 1, so sample (i, j) sits at (i, j). The
+ * noise and its slope mask (a halo) are compared across tile sizes. */
+static const char graph_big[] =
+    "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+    "{\"id\":\"base\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":50,"
+    "\"feature_size\":100,\"warp_amplitude\":20}},"
+    "{\"id\":\"sm\",\"type\":\"slope_mask\",\"params\":{\"min\":5,\"max\":25},"
+    "\"inputs\":{\"field\":{\"node\":\"base\"}}},"
+    "{\"id\":\"px\",\"type\":\"path_distance_mask\",\"params\":{\"points\":[[65530.5,0],"
+    "[65530.5,65536]],\"width\":2,\"falloff\":0},\"inputs\":{\"field\":{\"node\":\"base\"}}},"
+    "{\"id\":\"pz\",\"type\":\"path_distance_mask\",\"params\":{\"points\":[[0,65534.5],"
+    "[65536,65534.5]],\"width\":1,\"falloff\":0},\"inputs\":{\"field\":{\"node\":\"base\"}}},"
+    "{\"id\":\"f0\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
+    "{\"id\":\"f10\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
+    "{\"id\":\"b\",\"type\":\"height_blend\",\"params\":{\"amount\":1},\"inputs\":{\"a\":{\"node\":\"f0\"},"
+    "\"b\":{\"node\":\"f10\"},\"mask\":{\"node\":\"px\"}}},"
+    "{\"id\":\"o\",\"type\":\"height_offset\",\"params\":{\"offset\":100},"
+    "\"inputs\":{\"field\":{\"node\":\"b\"},\"mask\":{\"node\":\"pz\"}}},"
+    "{\"id\":\"keep\",\"type\":\"height_offset\",\"params\":{\"offset\":0},"
+    "\"inputs\":{\"field\":{\"node\":\"o\"},\"mask\":{\"node\":\"sm\"}}},"
+    "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"keep\"}}}]}";
+
+typedef struct window_collect {
+    float *v; /* WIN x WIN, the window's samples */
+    uint32_t tiles;
+    bool outside; /* a delivered tile that misses the window */
+} window_collect;
+
+static trn_status collect_window(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                                 const float *values, trn_error *err)
+{
+    (void)err;
+    window_collect *c = user;
+    c->tiles++;
+    if (x0 + nx <= WIN0 || z0 + nz <= WIN0) c->outside = true;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++)
+            if (x0 + i >= WIN0 && z0 + j >= WIN0)
+                c->v[(size_t)(z0 + j - WIN0) * WIN + (x0 + i - WIN0)] = values[(size_t)j * nx + i];
+    return TRN_OK;
+}
+
+static bool big_recipe(trn_recipe *r, trn_graph *g, const char *graph)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"size\":[%u,%u],\"resolution\":[%u,%u],\"seed\":5,\"default_landform\":\"a\","
+             "\"landforms\":{\"a\":{}},\"default_biome\":\"b\","
+             "\"biomes\":{\"b\":{\"color\":[0.4,0.6,0.3,1]}}}",
+             BIG_CELLS, BIG_CELLS, BIG_CELLS, BIG_CELLS);
+    trn_error e;
+    if (trn_recipe_parse(text, strlen(text), "big.json", r, NULL, &e)) {
+        fprintf(stderr, "recipe refused: %s\n", e.message);
+        return false;
+    }
+    if (trn_graph_parse(graph, strlen(graph), "big.graph.json", g, &e)) {
+        fprintf(stderr, "graph refused: %s\n", e.message);
+        trn_recipe_dispose(r);
+        return false;
+    }
+    return true;
+}
+
+/* The window at the far corner of a 65537^2 grid (4.3 G samples, never allocated: only the
+ * tiles meeting the window are evaluated): sample indices past 2^31 and 2^32 (the last row
+ * starts at 65536 x 65537 > 2^32) land where they should, for tiles that divide the grid and
+ * tiles that do not. */
+static void test_far_corner_of_largest_grid(void)
+{
+    trn_recipe r;
+    trn_graph g;
+    CHECK(big_recipe(&r, &g, graph_big));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.max_work = TRN_WORK_UNLIMITED;
+    trn_error e;
+    const uint32_t sizes[] = {16, 37, 1000};
+    float *first_sm = malloc((size_t)WIN * WIN * sizeof(float));
+    window_collect c = {malloc((size_t)WIN * WIN * sizeof(float)), 0, false};
+    CHECK(first_sm && c.v);
+    for (uint32_t s = 0; s < 3 && c.v && first_sm; s++) {
+        trn_graph_tile_options to = {.tile = sizes[s], .x0 = WIN0, .z0 = WIN0,
+                                     .samples_x = WIN, .samples_z = WIN};
+        c.tiles = 0;
+        c.outside = false;
+        for (size_t k = 0; k < (size_t)WIN * WIN; k++)
+            c.v[k] = NAN;
+        CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e));
+        const uint32_t per = (WIN0 + WIN - 1u) / sizes[s] - WIN0 / sizes[s] + 1u;
+        CHECK_EQ_INT(c.tiles, per * per);
+        CHECK(!c.outside);
+        uint32_t wrong = 0;
+        for (uint32_t j = 0; j < WIN; j++)
+            for (uint32_t i = 0; i < WIN; i++) {
+                const uint32_t wi = WIN0 + i, wj = WIN0 + j;
+                const float want = (wi >= 65529u && wi <= 65532u ? 10.0f : 0.0f) +
+                                   (wj >= 65534u && wj <= 65535u ? 100.0f : 0.0f);
+                if (c.v[(size_t)j * WIN + i] != want && wrong++ < 8)
+                    fprintf(stderr, "(%u, %u): %g, expected %g\n", wi, wj,
+                            (double)c.v[(size_t)j * WIN + i], (double)want);
+            }
+        CHECK_EQ_INT(wrong, 0);
+        /* The noise's slope mask: the same bytes for every tile size. */
+        to.node_id = "sm";
+        CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e));
+        if (s == 0) {
+            memcpy(first_sm, c.v, (size_t)WIN * WIN * sizeof(float));
+            uint32_t varied = 0;
+            for (size_t k = 1; k < (size_t)WIN * WIN; k++)
+                varied += c.v[k] != c.v[0];
+            CHECK(varied > WIN); /* a mask that varies, not a constant */
+        } else {
+            CHECK(memcmp(first_sm, c.v, (size_t)WIN * WIN * sizeof(float)) == 0);
+        }
+    }
+    free(first_sm);
+    free(c.v);
+    /* A window past the grid is refused. */
+    trn_graph_tile_options past = {.tile = 16, .x0 = WIN0 + 1u, .z0 = 0, .samples_x = WIN,
+                                   .samples_z = 1};
+    CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &past, collect_window, &c, NULL, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "reaches past the 65537 x 65537-sample grid");
+    /* The whole grid is refused where it would be held whole. */
+    trn_graph_run *run = NULL;
+    CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "65536 x 65536 cells make 4295098369 samples; graph evaluation "
+                              "holds the whole grid, at most 268435456 samples");
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
+/* A global node upstream works on the whole grid: refused past 2^31 - 1 samples, naming it. */
+static void test_global_node_on_largest_grid(void)
+{
+    static const char graph_global[] =
+        "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"base\",\"type\":\"noise_terrain\"},"
+        "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"inputs\":{\"field\":{\"node\":\"base\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"dd\"}}}]}";
+    trn_recipe r;
+    trn_graph g;
+    CHECK(big_recipe(&r, &g, graph_global));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.max_work = TRN_WORK_UNLIMITED;
+    trn_error e;
+    window_collect c = {NULL, 0, false};
+    trn_graph_tile_options to = {.tile = 1024, .x0 = WIN0, .z0 = WIN0, .samples_x = WIN,
+                                 .samples_z = WIN};
+    CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "node 'dd' (drain_depressions) works on the whole grid, which may "
+                              "hold at most 2147483647 samples");
+    CHECK_EQ_INT(c.tiles, 0);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
@@ -466,5 +814,9 @@ int main(void)
     RUN(test_tiled_geotiff);
     RUN(test_tile_progress);
     RUN(test_global_solver_seam);
+    RUN(test_tile_cache_equal_whole);
+    RUN(test_strokes_on_tiles);
+    RUN(test_far_corner_of_largest_grid);
+    RUN(test_global_node_on_largest_grid);
     return trn_test_finish();
 }

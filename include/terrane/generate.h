@@ -292,6 +292,26 @@ trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_opti
                                trn_generated *out, trn_progress_fn progress, void *user,
                                trn_error *err);
 
+/* The published heights of a recipe's graph (trn_graph_from_recipe) tile by tile, as
+ * trn_graph_evaluate_tiles delivers them, with the recipe's sculpt and protection strokes
+ * replayed on them: the heights trn_recipe_generate publishes, bit for bit. The rows of tiles
+ * the strokes reach (the union of their stamps' boxes) are held in memory until the
+ * last of them is evaluated, then delivered in order. Regions and exclusions leave the heights
+ * alone; a region whose biome blends in its own landform is refused (TRN_ERR_UNSUPPORTED), as
+ * are strokes with a window (tiles->samples_x). tiles->node_id set: no strokes, as
+ * trn_graph_evaluate_tiles. */
+trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *graph,
+                                     const trn_graph_options *options,
+                                     const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,
+                                     void *user, trn_progress_fn progress, void *progress_user,
+                                     trn_error *err);
+
+/* What trn_recipe_evaluate_tiles holds for the strokes with tiles of tile samples, in bytes:
+ * the rows of tiles their stamps reach, the width of the world, and a copy of their box (0
+ * without sculpt or protection strokes). Fails as it would on a region it refuses. */
+trn_status trn_recipe_tiles_held(const trn_recipe *recipe, uint32_t tile, uint64_t *bytes,
+                                 trn_error *err);
+
 /* The context of sample (i, j) of a generated terrain. */
 void trn_generated_context(const trn_generated *gen, const trn_recipe *recipe, uint32_t i,
                            uint32_t j, trn_sample_context *ctx);

@@ -438,13 +438,24 @@ typedef struct trn_graph_tile_options {
     uint32_t tile;       /* samples per tile edge, >= 1 (tiles need not divide the grid) */
     const char *node_id; /* NULL: the Terrain Output's published field */
     const char *pin;     /* NULL: the node's first output (a heightfield or mask pin) */
+    /* Only the tiles that meet this window of world samples, [x0, x0 + samples_x) x [z0, z0 +
+     * samples_z), are delivered (a part of a world, or one process's share of it); samples_x
+     * or samples_z 0: every tile. Tiles keep their places on the world's tile grid. */
+    uint32_t x0, z0, samples_x, samples_z;
+    /* A folder for a disk tile cache (NULL: none): each global node's heightfield and mask
+     * outputs go there tile by tile, in the node cache's file format, as soon as no other
+     * global node reads them whole, and tiles read them back window by window; the whole grid
+     * leaves memory. The cache's own folder inside it is removed at the end. */
+    const char *cache_dir;
 } trn_graph_tile_options;
 
 /* Validate and check the work budget as trn_graph_evaluate does, then deliver the chosen
- * output's values tile by tile to sink. options->cache is not used. Progress (may be NULL):
+ * output's values tile by tile to sink. Grids up to 65537 x 65537 samples (beyond what
+ * trn_graph_evaluate holds); a global node upstream works on the whole grid, which may then
+ * hold at most 2^31 - 1 samples (TRN_ERR_LIMIT naming the node). options->cache is not used. Progress (may be NULL):
  * stage "node ID: ..." while a global node runs, "tiles" between tiles; a global node counts as
  * many tiles as the grid has. Errors: as trn_graph_evaluate's; TRN_ERR_INVALID_ARGUMENT for a
- * zero tile or an output that is not a heightfield or mask; TRN_ERR_NOT_FOUND for a node id
+ * zero tile, a window outside the world or an output that is not a heightfield or mask; TRN_ERR_NOT_FOUND for a node id
  * the graph does not evaluate; TRN_ERR_CANCELLED when progress asks to stop. */
 trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *recipe,
                                     const trn_graph_options *options,

@@ -299,6 +299,11 @@ typedef struct trn_unity_export_options {
     /* Stage every file into this set (the caller commits); NULL: the call's own set, committed
      * before it returns, so the files of an export change together or not at all. */
     struct trn_write_set *writes;
+    /* The field is the piece of a larger terrain of total_tiles_x x total_tiles_z tiles that
+     * starts at tile (first_tile_x, first_tile_z) (a tiled generation writes its tiles a few at
+     * a time): file names and each JSON's tile numbers count from there, and position is the
+     * piece's corner. 0 totals: the field is the whole terrain. */
+    uint32_t first_tile_x, first_tile_z, total_tiles_x, total_tiles_z;
 } trn_unity_export_options;
 
 /* Defaults: name "terrain", resolution 0, FIT_NONE, 1 x 1 tile, little-endian, no flip,

@@ -11,6 +11,7 @@
 #include "graph/cache_dir.h"
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
+#include "recipe/recipe_internal.h"
 #include "terrane/scatter.h"
 
 #ifdef _OPENMP
@@ -906,6 +907,8 @@ trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
     plan p;
     trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
     if (!st) st = check_palette(graph, &p, options ? options->palette : NULL, err);
+    /* Before the budgets: a grid over the whole-grid limit is refused whatever they are. */
+    if (!st) st = trn_rcp_check_whole_grid(recipe, "graph evaluation", err);
     if (!st)
         st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0,
                           options ? options->max_memory : 0, err);

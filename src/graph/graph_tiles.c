@@ -7,11 +7,16 @@
 
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
+#include "graph/tile_store.h"
 #include "graph/tiles.h"
+#include "recipe/recipe_internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* The disk tile cache's smallest tile edge (samples). */
+#define TILE_STORE_MIN 64u
 
 /* A window of world samples: [x0, x0 + nx) x [z0, z0 + nz). */
 typedef struct twin {
@@ -30,7 +35,17 @@ typedef struct tiler {
     trn_global_solver solve;
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
-    double tiles;       /* tiles of the grid */
+    double tiles;       /* tiles delivered (those meeting the window) */
+    uint32_t tx0, tx1, tz0, tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
+    /* The disk tile cache (NULL: none): global results there, shell[k] saying what node k's
+     * outputs are (kinds, sea levels; no samples), direct_last[k] the last order position of a
+     * global node reading k whole (its result stays in memory until then). */
+    trn_tile_store *store;
+    trn_node_result **shell;
+    uint32_t *direct_last;
+    uint8_t *stored_transport; /* per node: bit p set when output p's transport is stored */
+    trn_status store_status;   /* why a window could not be read (TRN_OK: out of memory) */
+    trn_error store_err;
     double last;        /* the last fraction reported (reports never go back) */
 } tiler;
 
@@ -179,6 +194,83 @@ static trn_status oom(trn_error *err)
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory evaluating tiles");
 }
 
+/* A window could not be made: the tile cache's reason when it had one, else no memory. */
+static trn_status window_failed(const tiler *t, trn_error *err)
+{
+    if (!t->store_status) return oom(err);
+    if (err) *err = t->store_err;
+    return t->store_status;
+}
+
+/* Global node s's result on window w: cut from the whole grid while it is in memory, else read
+ * from the tile cache. NULL: no memory, or the cache could not be read (store_status). */
+static trn_node_result *global_window(tiler *t, int s, twin w)
+{
+    const twin all = {0, 0, t->sx, t->sz};
+    if (t->whole[s]) return crop(t, t->whole[s], all, w);
+    const trn_node_result *sh = t->shell ? t->shell[s] : NULL;
+    if (!sh) return NULL;
+    trn_node_result *c = result_on(t, w, sh->key);
+    if (!c) return NULL;
+    c->output_count = sh->output_count;
+    c->biome_rules = sh->biome_rules;
+    const size_t n = (size_t)w.nx * w.nz;
+    for (uint32_t k = 0; k < sh->output_count; k++) {
+        trn_gout *o = &c->outputs[k];
+        o->kind = sh->outputs[k].kind;
+        o->sea_level = sh->outputs[k].sea_level;
+        if (!float_kind(o->kind) || !sh->outputs[k].values) continue;
+        const bool tr = (t->stored_transport[s] >> k) & 1u;
+        if (!(o->values = trn_gbuf_new(n, sizeof(float))) ||
+            (tr && !(o->transport = trn_gbuf_new(n, sizeof(float))))) {
+            trn_node_result_release(c);
+            return NULL;
+        }
+        const trn_status st = trn_tile_store_read(
+            t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
+            tr ? (float *)o->transport->data : NULL, &t->store_err);
+        if (st) {
+            t->store_status = st;
+            trn_node_result_release(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+/* Global node k's heightfield and mask outputs into the tile cache, and what they are into its
+ * shell (the samples are read back from the cache). */
+static trn_status spill(tiler *t, int k, trn_error *err)
+{
+    const trn_node_result *r = t->whole[k];
+    const twin all = {0, 0, t->sx, t->sz};
+    trn_node_result *sh = result_on(t, all, r->key);
+    if (!sh) return oom(err);
+    sh->output_count = r->output_count;
+    sh->biome_rules = r->biome_rules;
+    trn_status st = TRN_OK;
+    for (uint32_t p = 0; p < r->output_count && !st; p++) {
+        const trn_gout *o = &r->outputs[p];
+        sh->outputs[p].kind = o->kind;
+        sh->outputs[p].sea_level = o->sea_level;
+        if (!float_kind(o->kind) || !o->values) continue;
+        /* The shell marks a stored output by a placeholder buffer of no samples. */
+        if (!(sh->outputs[p].values = trn_gbuf_new(0, sizeof(float)))) {
+            st = oom(err);
+            break;
+        }
+        if (o->transport) t->stored_transport[k] |= (uint8_t)(1u << p);
+        st = trn_tile_store_put(t->store, r->key, p, o->values->data,
+                                o->transport ? o->transport->data : NULL, err);
+    }
+    if (st) {
+        trn_node_result_release(sh);
+        return st;
+    }
+    t->shell[k] = sh;
+    return TRN_OK;
+}
+
 /* Evaluate node k on window w, its inputs given by get (cropped to w). */
 typedef trn_node_result *(*input_fn)(void *user, int source, twin w);
 
@@ -208,7 +300,7 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
         /* A tile node reads only heightfields and masks (graph.h, trn_node_reach). */
         if (win && !float_kind(ty->inputs[i].kind)) continue;
         if (!(held[i] = get(user, s, w))) {
-            st = oom(err);
+            st = window_failed(t, err);
             break;
         }
         ctx.input_results[i] = held[i];
@@ -240,10 +332,7 @@ typedef struct cone {
 static trn_node_result *cone_input(void *user, int s, twin w)
 {
     cone *c = user;
-    if (!tiled_kind(c->t->reach[s].kind)) {
-        const twin all = {0, 0, c->t->sx, c->t->sz};
-        return crop(c->t, c->t->whole[s], all, w);
-    }
+    if (!tiled_kind(c->t->reach[s].kind)) return global_window(c->t, s, w);
     return crop(c->t, c->memo[s], grow(c->t, c->tile, (uint32_t)c->need[s]), w);
 }
 
@@ -299,9 +388,8 @@ static trn_status cone_tile(cone *c, twin tile, trn_node_result **out, trn_error
     tiler *t = c->t;
     c->tile = tile;
     *out = NULL;
-    const twin all = {0, 0, t->sx, t->sz};
     if (!tiled_kind(t->reach[c->sink].kind)) {
-        if (!(*out = crop(t, t->whole[c->sink], all, tile))) return oom(err);
+        if (!(*out = global_window(t, c->sink, tile))) return window_failed(t, err);
         return TRN_OK;
     }
     trn_status st = TRN_OK;
@@ -342,15 +430,19 @@ static twin tile_at(const tiler *t, uint32_t size, uint32_t tx, uint32_t tz)
 /* For each tile of the sink, f(user, tile, result on the tile). */
 typedef trn_status (*tile_fn)(void *user, twin tile, const trn_node_result *r, trn_error *err);
 
-static trn_status each_tile(tiler *t, int sink, uint32_t size, bool report, tile_fn f, void *user,
-                            trn_error *err)
+/* Every tile (the delivered ones when only_window). */
+static trn_status each_tile(tiler *t, int sink, uint32_t size, bool only_window, tile_fn f,
+                            void *user, trn_error *err)
 {
     cone c;
     trn_status st = cone_make(t, sink, &c, err);
     if (st) return st;
     const uint32_t nx = (t->sx + size - 1u) / size, nz = (t->sz + size - 1u) / size;
-    for (uint32_t tz = 0; tz < nz && !st; tz++)
-        for (uint32_t tx = 0; tx < nx && !st; tx++) {
+    const uint32_t x0 = only_window ? t->tx0 : 0, x1 = only_window ? t->tx1 : nx;
+    const uint32_t z0 = only_window ? t->tz0 : 0, z1 = only_window ? t->tz1 : nz;
+    const bool report = only_window;
+    for (uint32_t tz = z0; tz < z1 && !st; tz++)
+        for (uint32_t tx = x0; tx < x1 && !st; tx++) {
             const twin tile = tile_at(t, size, tx, tz);
             trn_node_result *r;
             if ((st = cone_tile(&c, tile, &r, err))) break;
@@ -511,7 +603,36 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         const int k = t->L.order[q];
         if (up[k] && t->reach[k].kind == TRN_REACH_GLOBAL) globals++;
     }
+    /* Global nodes hold the whole grid, and their solvers index it with 32-bit integers. */
+    const uint64_t samples = (uint64_t)t->sx * t->sz;
+    for (uint32_t q = 0; q < t->L.order_count && globals && samples > TRN_RCP_MAX_GLOBAL_SAMPLES;
+         q++) {
+        const int k = t->L.order[q];
+        if (!up[k] || t->reach[k].kind != TRN_REACH_GLOBAL) continue;
+        free(last);
+        free(up);
+        free(assembled);
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "node '%.60s' (%.32s) works on the whole grid, which may hold at "
+                             "most %llu samples (46340 x 46340); this grid has %u x %u = %llu: "
+                             "generate it at a lower resolution, or with only tiled nodes",
+                             t->g->nodes[k].id, t->g->nodes[k].type,
+                             (unsigned long long)TRN_RCP_MAX_GLOBAL_SAMPLES, t->sx, t->sz,
+                             (unsigned long long)samples);
+    }
     t->units = (double)(globals + 1u) * t->tiles;
+    /* With a tile cache: the last position at which a global node reads each global result
+     * whole (0: never), so it leaves memory for the cache right after. */
+    if (t->store)
+        for (uint32_t q = 0; q < t->L.order_count; q++) {
+            const int k = t->L.order[q];
+            if (!up[k] || tiled_kind(t->reach[k].kind)) continue;
+            const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
+            for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+                const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+                if (s >= 0 && !tiled_kind(t->reach[s].kind)) t->direct_last[s] = q;
+            }
+        }
     const twin all = {0, 0, t->sx, t->sz};
     trn_status st = TRN_OK;
     for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
@@ -532,6 +653,7 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         nb.hi = t->units > 0.0 ? (t->done + t->tiles) / t->units : 0.0;
         trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
         if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+        if (!st && t->store) st = spill(t, k, err);
         if (!st && advance(t, t->tiles, ty->name)) st = cancelled(err);
         /* Assembled inputs serve this node only (another reader assembles them again). */
         for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
@@ -541,8 +663,11 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                 assembled[s] = NULL;
             }
         }
+        /* Dropped after the last reader; with a tile cache, after the last global node that
+         * reads it whole (tiles read it from the cache). */
         for (uint32_t v = 0; v < t->L.n; v++)
-            if (t->whole[v] && last[v] == q) {
+            if (t->whole[v] &&
+                (last[v] == q || (t->shell && t->shell[v] && t->direct_last[v] <= q))) {
                 trn_node_result_release(t->whole[v]);
                 t->whole[v] = NULL;
             }
@@ -606,12 +731,39 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     if (st) return st;
     t.sx = recipe->cells_x + 1u;
     t.sz = recipe->cells_z + 1u;
-    t.tiles = (double)((t.sx + tiles->tile - 1u) / tiles->tile) *
-              (double)((t.sz + tiles->tile - 1u) / tiles->tile);
+    const uint32_t size = tiles->tile;
+    t.tx1 = (uint32_t)(((uint64_t)t.sx + size - 1u) / size);
+    t.tz1 = (uint32_t)(((uint64_t)t.sz + size - 1u) / size);
+    if (tiles->samples_x && tiles->samples_z) {
+        if ((uint64_t)tiles->x0 + tiles->samples_x > t.sx ||
+            (uint64_t)tiles->z0 + tiles->samples_z > t.sz) {
+            trn_graph_links_dispose(&t.L);
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "tiled evaluation: the window of %u x %u samples at (%u, %u) "
+                                 "reaches past the %u x %u-sample grid",
+                                 tiles->samples_x, tiles->samples_z, tiles->x0, tiles->z0, t.sx,
+                                 t.sz);
+        }
+        t.tx0 = tiles->x0 / size;
+        t.tz0 = tiles->z0 / size;
+        t.tx1 = (uint32_t)(((uint64_t)tiles->x0 + tiles->samples_x + size - 1u) / size);
+        t.tz1 = (uint32_t)(((uint64_t)tiles->z0 + tiles->samples_z + size - 1u) / size);
+    }
+    t.tiles = (double)(t.tx1 - t.tx0) * (double)(t.tz1 - t.tz0);
     t.units = t.tiles;
     t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
     t.whole = calloc(t.L.n ? t.L.n : 1u, sizeof *t.whole);
     if (!t.reach || !t.whole) st = oom(err);
+    if (!st && tiles->cache_dir) {
+        t.shell = calloc(t.L.n ? t.L.n : 1u, sizeof *t.shell);
+        t.direct_last = calloc(t.L.n ? t.L.n : 1u, sizeof *t.direct_last);
+        t.stored_transport = calloc(t.L.n ? t.L.n : 1u, 1);
+        if (!t.shell || !t.direct_last || !t.stored_transport) st = oom(err);
+        /* Cache tiles of at least 64 samples: small evaluator tiles would make a file of a
+         * few bytes each (a window reads whichever cache tiles it meets). */
+        const uint32_t stored = size < TILE_STORE_MIN ? TILE_STORE_MIN : size;
+        if (!st) st = trn_tile_store_open(tiles->cache_dir, t.sx, t.sz, stored, &t.store, err);
+    }
     for (uint32_t k = 0; k < t.L.n && !st; k++)
         if (!trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]))
             st = trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
@@ -656,6 +808,12 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
 #endif
     for (uint32_t k = 0; t.whole && k < t.L.n; k++)
         trn_node_result_release(t.whole[k]);
+    for (uint32_t k = 0; t.shell && k < t.L.n; k++)
+        trn_node_result_release(t.shell[k]);
+    trn_tile_store_close(t.store);
+    free(t.shell);
+    free(t.direct_last);
+    free(t.stored_transport);
     free(t.whole);
     free(t.reach);
     trn_graph_links_dispose(&t.L);

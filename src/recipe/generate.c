@@ -314,6 +314,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
                            trn_error *err)
 {
     trn_status st = trn_recipe_validate(recipe, err);
+    if (!st) st = trn_rcp_check_whole_grid(recipe, "generation", err);
     if (st) return st;
     /* Labels are bytes with 255 reserved for "none"; rule indices are int16 with -1 = none. */
     if (recipe->biome_count > TRN_LABEL_NONE)

@@ -38,13 +38,8 @@ trn_status trn_recipe_change_grid(trn_recipe *recipe, double size_x, double size
                              "size: expected two numbers > 0 and <= 1e9");
     if (!trn_rcp_num_ok(TRN_NUM_CELLS, cells_x) || !trn_rcp_num_ok(TRN_NUM_CELLS, cells_z))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "resolution: expected two whole numbers 1..65535, found %u x %u",
+                             "resolution: expected two whole numbers 1..65536, found %u x %u",
                              cells_x, cells_z);
-    uint64_t samples = (uint64_t)(cells_x + 1) * (cells_z + 1);
-    if (samples > TRN_RCP_MAX_SAMPLES)
-        return trn_error_set(
-            err, TRN_ERR_LIMIT, NULL, -1, "resolution: %u x %u cells is %llu samples; at most %llu",
-            cells_x, cells_z, (unsigned long long)samples, (unsigned long long)TRN_RCP_MAX_SAMPLES);
     bool same = size_x == recipe->size_x && size_z == recipe->size_z &&
                 cells_x == recipe->cells_x && cells_z == recipe->cells_z;
     if (!same && recipe->stroke_count) {

@@ -689,10 +689,10 @@ static const trn_doc_field preset_fields[] = {
     TRN_DOC_TEXT_ROW("description", TRN_DOC_BRIEF, "a string", trn_preset, description),
     TRN_DOC_OTHER_ROW("size"),
     TRN_DOC_COUNT_ROW("cells_x", 1, TRN_RCP_MAX_CELLS, TRN_DOC_BRIEF,
-                      "a whole number 1..65535 (cells along the axis)", trn_preset,
+                      "a whole number 1..65536 (cells along the axis)", trn_preset,
                       recipe.cells_x),
     TRN_DOC_COUNT_ROW("cells_z", 1, TRN_RCP_MAX_CELLS, TRN_DOC_BRIEF,
-                      "a whole number 1..65535 (cells along the axis)", trn_preset,
+                      "a whole number 1..65536 (cells along the axis)", trn_preset,
                       recipe.cells_z),
     TRN_DOC_OTHER_ROW("chunk_cells"),
     TRN_DOC_OTHER_ROW("default_biome"),
@@ -702,7 +702,7 @@ static const trn_doc_field preset_fields[] = {
     TRN_DOC_OTHER_ROW("graph"),
     TRN_DOC_OTHER_ROW("seed"),
     TRN_DOC_END_ROW};
-_Static_assert(TRN_RCP_MAX_CELLS == 65535, "the cells rows' messages name the limit");
+_Static_assert(TRN_RCP_MAX_CELLS == 65536, "the cells rows' messages name the limit");
 /* Read here rather than by the recipe parser. */
 static const char *const own_keys[] = {"format_version", "name",    "label", "description",
                                        "cells_x",        "cells_z", NULL};

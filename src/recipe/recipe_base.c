@@ -242,9 +242,9 @@ enum { LO_OPEN = TRN_DOC_LO_OPEN, WHOLE = TRN_DOC_WHOLE };
 /* Indexed by trn_rcp_num. */
 static const trn_doc_range num_specs[TRN_NUM_COUNT] = {
     [TRN_NUM_SIZE] = {0, TRN_RCP_MAX_MAGNITUDE, LO_OPEN, "a number > 0 and <= 1e9"},
-    [TRN_NUM_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
+    [TRN_NUM_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65536"},
     [TRN_NUM_SEED] = {0, 9223372036854775807.0, WHOLE, "a whole number 0..9223372036854775807"},
-    [TRN_NUM_CHUNK_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65535"},
+    [TRN_NUM_CHUNK_CELLS] = {1, TRN_RCP_MAX_CELLS, WHOLE, "a whole number 1..65536"},
     [TRN_NUM_SEA_LEVEL] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
                            "a number from -1e9 to 1e9"},
     [TRN_NUM_SNOW_LINE] = {-TRN_RCP_MAX_MAGNITUDE, TRN_RCP_MAX_MAGNITUDE, 0,
@@ -269,6 +269,19 @@ static const trn_doc_range num_specs[TRN_NUM_COUNT] = {
     [TRN_NUM_WATER_DISTANCE] = {0, HUGE_VAL, 0, "a number >= 0"},
     [TRN_NUM_PRESET_VERSION] = {0, HUGE_VAL, 0, "a number >= 0"},
 };
+
+trn_status trn_rcp_check_whole_grid(const trn_recipe *recipe, const char *who, trn_error *err)
+{
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
+    if (samples <= TRN_RCP_MAX_WHOLE_SAMPLES) return TRN_OK;
+    return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                         "resolution: %u x %u cells make %llu samples; %s holds the whole grid, "
+                         "at most %llu samples (2^28, such as 16383 x 16383 cells); generate "
+                         "larger worlds tile by tile (terrane generate --tiles, "
+                         "trn_graph_evaluate_tiles)",
+                         recipe->cells_x, recipe->cells_z, (unsigned long long)samples, who,
+                         (unsigned long long)TRN_RCP_MAX_WHOLE_SAMPLES);
+}
 
 const char *trn_rcp_num_expect(trn_rcp_num which)
 {

@@ -74,9 +74,17 @@ static inline const trn_graph_node *trn_rcp_model_evolution(const trn_recipe *re
 
 /* Defaults of the recipe and landform fields (recipe.h states them too). */
 #define TRN_RCP_CHUNK_CELLS 32u
-#define TRN_RCP_MAX_CELLS 65535u
-/* (cells_x + 1) * (cells_z + 1) may not exceed this: 1 GiB of float heights. */
-#define TRN_RCP_MAX_SAMPLES (UINT64_C(1) << 28)
+/* 65537 samples a side: a 64 km world at 1 m, generated tile by tile (docs/scale.md). */
+#define TRN_RCP_MAX_CELLS 65536u
+/* (cells_x + 1) * (cells_z + 1) a recipe may ask for: 65537^2, above 2^32, so sample counts
+ * and indices into a whole world are 64-bit; only tiled generation reaches this size. */
+#define TRN_RCP_MAX_SAMPLES (UINT64_C(65537) * UINT64_C(65537))
+/* A grid held whole in memory (trn_recipe_generate, trn_graph_evaluate, strokes and their
+ * protect snapshots): 2^28 samples, 1 GiB of float heights; larger worlds are tiled. */
+#define TRN_RCP_MAX_WHOLE_SAMPLES (UINT64_C(1) << 28)
+/* A global node's whole grid inside a tiled run: its solvers index samples with 32-bit
+ * integers (signed in places), so at most 2^31 - 1 samples (46339 x 46339 cells). */
+#define TRN_RCP_MAX_GLOBAL_SAMPLES ((UINT64_C(1) << 31) - 1u)
 /* Label maps hold one byte per sample and keep 255 for "none". */
 #define TRN_RCP_MAX_BIOMES 255u
 /* trn_generated.rule_index is an int16_t. */
@@ -128,6 +136,10 @@ bool trn_rcp_num_ok(trn_rcp_num which, double value);
 const trn_doc_range *trn_rcp_num_range(trn_rcp_num which);
 /* Whole-number fields (cells, seed, chunk_cells, octaves). */
 bool trn_rcp_num_whole(trn_rcp_num which);
+
+/* TRN_ERR_LIMIT naming the grid when the recipe's grid has more than TRN_RCP_MAX_WHOLE_SAMPLES
+ * samples (what whole-grid generation holds); who: "generation", "graph evaluation". */
+trn_status trn_rcp_check_whole_grid(const trn_recipe *recipe, const char *who, trn_error *err);
 
 /* Landform defaults. */
 void trn_rcp_landform_defaults(trn_landform *landform);

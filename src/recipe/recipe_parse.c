@@ -674,7 +674,7 @@ static trn_status parse_samples(pctx *c, const json_t *v, trn_stroke *s, uint32_
             if (!json_is_integer(x) || json_integer_value(x) < 0 ||
                 json_integer_value(x) > (json_int_t)TRN_RCP_MAX_CELLS)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                            "expected a sample index 0..65535, found %s",
+                            "expected a sample index 0..65536, found %s",
                             describe(x, buf, sizeof buf));
             (*ij)[i * 2 + k] = (uint32_t)json_integer_value(x);
             pop(c);
@@ -823,6 +823,17 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             return missing_key(c, "grid", "[cells_x, cells_z], the grid of the snapshot");
         }
         if (!ij) return missing_key(c, "samples", "[[i, j, height], ...]");
+        /* Edits apply to grids held whole, and the snapshot's 32-bit indices need it too. */
+        if (((uint64_t)s->grid_cells_x + 1u) * ((uint64_t)s->grid_cells_z + 1u) >
+            TRN_RCP_MAX_WHOLE_SAMPLES) {
+            free(ij);
+            push(c, "grid");
+            return perr(c, TRN_ERR_LIMIT, TRN_JSON_VALUE,
+                        "a %u x %u-cell grid has more than %llu samples, the most an edited "
+                        "(whole) grid holds",
+                        s->grid_cells_x, s->grid_cells_z,
+                        (unsigned long long)TRN_RCP_MAX_WHOLE_SAMPLES);
+        }
         for (uint32_t k = 0; k < s->sample_count; k++) {
             uint32_t i = ij[k * 2], j = ij[k * 2 + 1];
             if (i > s->grid_cells_x || j > s->grid_cells_z) {
@@ -922,7 +933,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         } else if (strcmp(key, "resolution") == 0) {
             uint32_t xz[2];
             st = want_u32_pair(c, v, TRN_NUM_CELLS,
-                               "[cells_x, cells_z], two whole numbers 1..65535", xz);
+                               "[cells_x, cells_z], two whole numbers 1..65536", xz);
             if (!st) {
                 r->cells_x = xz[0];
                 r->cells_z = xz[1];

@@ -396,10 +396,18 @@ static trn_status check_stroke(chk *k, const trn_recipe *r, const trn_stroke *s)
         trn_status st;
         if ((st = check_field(k, "grid", TRN_NUM_CELLS, s->grid_cells_x))) return st;
         if ((st = check_field(k, "grid", TRN_NUM_CELLS, s->grid_cells_z))) return st;
+        uint64_t total = ((uint64_t)s->grid_cells_x + 1u) * ((uint64_t)s->grid_cells_z + 1u);
+        if (total > TRN_RCP_MAX_WHOLE_SAMPLES) {
+            trn_json_path_push_key(where, "grid");
+            return fail(k, TRN_ERR_LIMIT,
+                        "a %u x %u-cell grid has more than %llu samples, the most an edited "
+                        "(whole) grid holds",
+                        s->grid_cells_x, s->grid_cells_z,
+                        (unsigned long long)TRN_RCP_MAX_WHOLE_SAMPLES);
+        }
         trn_json_path_push_key(where, "samples");
         if (s->sample_count == 0 || !s->sample_index || !s->sample_height)
             return fail(k, TRN_ERR_VALIDATION, "expected a non-empty array of [i, j, height]");
-        uint64_t total = (uint64_t)(s->grid_cells_x + 1) * (s->grid_cells_z + 1);
         for (uint32_t i = 0; i < s->sample_count; i++) {
             trn_json_path_push_index(where, i);
             if (s->sample_index[i] >= total)
@@ -521,13 +529,11 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     where->steps[1].index = 1;
     if ((st = check_num(k, TRN_NUM_CELLS, r->cells_z))) return st;
     trn_json_path_pop(where);
-    uint64_t samples = ((uint64_t)r->cells_x + 1) * ((uint64_t)r->cells_z + 1);
-    if (samples > TRN_RCP_MAX_SAMPLES)
-        return fail(k, TRN_ERR_LIMIT,
-                    "%u x %u cells make %llu samples; at most %llu (2^28) are allowed, such as "
-                    "16383 x 16383 cells",
-                    r->cells_x, r->cells_z, (unsigned long long)samples,
-                    (unsigned long long)TRN_RCP_MAX_SAMPLES);
+    /* 65536 cells a side make TRN_RCP_MAX_SAMPLES at most: the cell limit is the sample
+     * limit (a whole grid's smaller one is checked where a grid is held whole). */
+    _Static_assert(((uint64_t)TRN_RCP_MAX_CELLS + 1u) * ((uint64_t)TRN_RCP_MAX_CELLS + 1u) <=
+                       TRN_RCP_MAX_SAMPLES,
+                   "the cell limit keeps grids within the sample limit");
     at(k, 0);
 
     trn_json_path_push_key(where, "seed");

@@ -1,7 +1,8 @@
-/* terrane-mpi: drainage (fill, D8, accumulation) of one grid across the processes of mpirun. */
+/* terrane-mpi: drainage (fill, D8, accumulation) or a recipe's heights across mpirun's processes. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,9 +14,20 @@
 #include "terrane/drainage_tiled.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
+#include "terrane/graph.h"
 #include "terrane/heightfield.h"
+#include "terrane/layers.h"
+#include "terrane/recipe.h"
 
 static const char usage[] =
+    "usage: mpirun -np N terrane-mpi generate RECIPE --tiles SAMPLES -o OUT.tif\n"
+    "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
+    "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
+    "of the R rows of tiles (global nodes run on every process), and writes one tiled BigTIFF\n"
+    "on process 0: the same bytes as 'terrane generate RECIPE --tiles SAMPLES -o OUT.tif' on any\n"
+    "process count. Process 0 prints the heights' xxh64, the time and each process's peak\n"
+    "resident size.\n"
+    "\n"
     "usage: mpirun -np N terrane-mpi drainage (INPUT | --landform SAMPLES [--seed S])\n"
     "                 [--tile SAMPLES] [--sea LEVEL] [--out PREFIX] [--runs R] [--whole]\n"
     "                 [--progress]\n"
@@ -132,12 +144,216 @@ static trn_status write_outputs(const char *prefix, const trn_drainage *d, trn_e
     return write_raw(path, d->accumulation, n * sizeof(uint32_t), err);
 }
 
+
+/* ---- generate: each process its rows of tiles, process 0 writes ---- */
+
+/* A process's rows, full width, as raw floats in a file of its own (south row first). */
+typedef struct band_writer {
+    FILE *f;
+    uint32_t width, tile;
+    float *band; /* one row of tiles across the width */
+    uint32_t rows;
+} band_writer;
+
+static trn_status band_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
+                           const float *values, trn_error *err)
+{
+    (void)z0;
+    band_writer *b = user;
+    for (uint32_t j = 0; j < nz; j++)
+        memcpy(b->band + (size_t)j * b->width + x0, values + (size_t)j * nx, nx * sizeof(float));
+    if (x0 + nx < b->width) return TRN_OK;
+    const size_t n = (size_t)nz * b->width;
+    if (fwrite(b->band, sizeof(float), n, b->f) != n)
+        return trn_error_set(err, TRN_ERR_IO, NULL, -1, "cannot write a band of tiles: disk full?");
+    b->rows += nz;
+    return TRN_OK;
+}
+
+static int progress_quiet(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)stage;
+    (void)user;
+    return 0;
+}
+
+static int generate_main(int rank, int size, int argc, char **argv)
+{
+    const char *recipe_path = NULL, *out = NULL;
+    unsigned long tiles = 0, cx = 0, cz = 0, threads = 0;
+    unsigned long long max_work = 0;
+    int progress = 0, bad = 0;
+    for (int a = 2; a < argc && !bad; a++) {
+        const char *s = argv[a];
+        const int more = a + 1 < argc;
+        if (!strcmp(s, "--tiles") && more)
+            tiles = strtoul(argv[++a], NULL, 10);
+        else if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && more)
+            out = argv[++a];
+        else if (!strcmp(s, "--resolution") && more)
+            bad = sscanf(argv[++a], "%lux%lu", &cx, &cz) != 2 || !cx || !cz;
+        else if (!strcmp(s, "--threads") && more)
+            threads = strtoul(argv[++a], NULL, 10);
+        else if (!strcmp(s, "--max-work") && more)
+            max_work = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(s, "--progress"))
+            progress = 1;
+        else if (s[0] != '-' && !recipe_path)
+            recipe_path = s;
+        else
+            bad = 1;
+    }
+    if (bad || !recipe_path || !out || tiles < 16 || tiles > 65536 || tiles % 16 ||
+        threads > 4096) {
+        if (rank == 0) fputs(usage, stderr);
+        MPI_Finalize();
+        return 2;
+    }
+    trn_error err;
+    memset(&err, 0, sizeof err);
+    trn_comm *comm = trn_comm_mpi_new(MPI_COMM_WORLD);
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_graph g;
+    memset(&g, 0, sizeof g);
+    bool have_recipe = false, have_graph = false;
+    trn_status st = comm ? TRN_OK : trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    if (!st) st = trn_recipe_read(recipe_path, &r, NULL, &err);
+    have_recipe = st == TRN_OK;
+    if (!st && r.stroke_count)
+        st = trn_error_set(&err, TRN_ERR_UNSUPPORTED, recipe_path, -1,
+                           "the recipe's %u regions, edits and exclusions are applied to the "
+                           "whole grid: generate it without tiles",
+                           r.stroke_count);
+    if (!st && cx)
+        st = trn_recipe_change_grid(&r, r.size_x, r.size_z, (uint32_t)cx, (uint32_t)cz,
+                                    TRN_EDITS_REFUSE, &err);
+    if (!st) st = trn_graph_from_recipe(&r, &g, &err);
+    have_graph = st == TRN_OK;
+    /* This process's rows of tiles, and its band file beside the output. */
+    const uint32_t width = r.cells_x + 1u, height = r.cells_z + 1u;
+    const uint32_t rows = have_recipe ? (height + (uint32_t)tiles - 1u) / (uint32_t)tiles : 0u;
+    const uint32_t r0 = (uint32_t)((uint64_t)rows * (uint64_t)rank / (uint64_t)size);
+    const uint32_t r1 = (uint32_t)((uint64_t)rows * (uint64_t)(rank + 1) / (uint64_t)size);
+    char *folder = NULL;
+    {
+        const char *slash = strrchr(out, '/');
+        const size_t n = slash ? (size_t)(slash - out) : 0u;
+        folder = malloc(n + 2u);
+        if (folder) snprintf(folder, n + 2u, "%.*s", slash ? (int)(n ? n : 1u) : 1, slash ? out : ".");
+    }
+    const size_t plen = strlen(out) + 32u;
+    char *part = malloc(plen);
+    if (!folder || !part) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_s();
+    band_writer b;
+    memset(&b, 0, sizeof b);
+    b.width = width;
+    b.tile = (uint32_t)tiles;
+    if (!st && r1 > r0) {
+        snprintf(part, plen, "%s.part%d", out, rank);
+        b.f = fopen(part, "wb");
+        b.band = malloc((size_t)width * tiles * sizeof(float));
+        if (!b.f)
+            st = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot create this process's band file");
+        else if (!b.band)
+            st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a band");
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = (int)threads;
+        o.max_work = max_work;
+        const uint32_t z0 = r0 * (uint32_t)tiles;
+        const uint32_t z1 = r1 * (uint32_t)tiles < height ? r1 * (uint32_t)tiles : height;
+        const trn_graph_tile_options to = {.tile = (uint32_t)tiles, .x0 = 0, .z0 = z0,
+                                           .samples_x = width, .samples_z = z1 - z0,
+                                           .cache_dir = folder};
+        if (!st)
+            st = trn_graph_evaluate_tiles(&g, &r, &o, &to, band_put, &b,
+                                          progress && rank == 0 ? progress_print : progress_quiet,
+                                          NULL, &err);
+        if (b.f && fclose(b.f) != 0 && !st)
+            st = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot write this process's band file");
+        b.f = NULL;
+        free(b.band);
+    }
+    st = comm ? trn_comm_agree(comm, st, &err) : st;
+    const double t_eval = now_s() - t0;
+    /* Process 0 puts the bands into the BigTIFF in row order, one row of tiles at a time. */
+    XXH64_state_t *h = XXH64_createState();
+    XXH64_reset(h, 0);
+    trn_status wst = TRN_OK;
+    if (!st && rank == 0) {
+        trn_geotiff_tiled *w = NULL;
+        float *rowbuf = malloc((size_t)width * tiles * sizeof(float));
+        wst = rowbuf ? trn_geotiff_tiled_open(out, r.cells_x, r.cells_z, r.size_x, r.size_z,
+                                              (uint32_t)tiles, &w, &err)
+                     : trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        uint32_t z = 0;
+        for (int p = 0; p < size && !wst; p++) {
+            snprintf(part, plen, "%s.part%d", out, p);
+            const uint32_t q0 = (uint32_t)((uint64_t)rows * (uint64_t)p / (uint64_t)size);
+            const uint32_t q1 = (uint32_t)((uint64_t)rows * (uint64_t)(p + 1) / (uint64_t)size);
+            if (q1 == q0) continue;
+            FILE *f = fopen(part, "rb");
+            if (!f) wst = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot read a band file");
+            for (uint32_t q = q0; q < q1 && !wst; q++) {
+                const uint32_t nz = height - z < (uint32_t)tiles ? height - z : (uint32_t)tiles;
+                const size_t n = (size_t)nz * width;
+                if (fread(rowbuf, sizeof(float), n, f) != n) {
+                    wst = trn_error_set(&err, TRN_ERR_TRUNCATED, part, -1, "a band file is short");
+                    break;
+                }
+                XXH64_update(h, rowbuf, n * sizeof(float));
+                wst = trn_geotiff_tiled_put(w, 0, z, width, nz, rowbuf, &err);
+                z += nz;
+            }
+            if (f) fclose(f);
+        }
+        if (!wst) wst = trn_geotiff_tiled_close(w, &err);
+        else if (w) trn_geotiff_tiled_abort(w);
+        free(rowbuf);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* process 0 has read every band */
+    if (part && r1 > r0) {
+        snprintf(part, plen, "%s.part%d", out, rank);
+        (void)remove(part);
+    }
+    if (!st) st = comm ? trn_comm_agree(comm, wst, &err) : wst;
+    const double wall = now_s() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long mine = ru.ru_maxrss, most = 0;
+    MPI_Reduce(&mine, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    int status = 0;
+    if (st) {
+        report_failure(rank, st, &err);
+        status = 1;
+    } else if (rank == 0) {
+        printf("grid %ux%u samples, %u rows of tiles of %lu, %d processes\n", width, height, rows,
+               tiles, size);
+        printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
+        printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
+               t_eval, (double)most / 1024.0);
+    }
+    XXH64_freeState(h);
+    free(part);
+    free(folder);
+    if (have_graph) trn_graph_dispose(&g);
+    if (have_recipe) trn_recipe_dispose(&r);
+    trn_comm_free(comm);
+    MPI_Finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc >= 2 && strcmp(argv[1], "generate") == 0) return generate_main(rank, size, argc, argv);
     const char *input = NULL, *out = NULL;
     long landform = 0, tile = 512, runs = 1;
     uint64_t seed = 1234;

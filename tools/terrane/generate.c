@@ -86,10 +86,16 @@ static const char *const help_text =
     "                             tile edge, a multiple of 16) and write -o OUT.tif, one tiled\n"
     "                             BigTIFF, as tiles finish; the same heights as without --tiles.\n"
     "                             Global nodes (drainage, erosion, stream power, water) still\n"
-    "                             hold the whole grid (docs/scale.md)\n"
+    "                             hold the whole grid while they run (docs/scale.md). With\n"
+    "                             --export unity:DIR (N a power of two dividing the grid):\n"
+    "                             Unity terrains of N + 1 samples sharing their edges, one\n"
+    "                             height scale for all (heights only)\n"
     "  --memory SIZE              with --tiles: refuse up front when one tile with its halos\n"
     "                             (and the whole grids global nodes hold) needs more than SIZE\n"
     "                             (4GiB, 512MiB); the summary reports the peak resident size\n"
+    "  --tile-cache DIR           with --tiles: the folder where global nodes' results wait on\n"
+    "                             disk, tile by tile, while tiles read them (default: the\n"
+    "                             output's folder; removed when the run ends)\n"
     "  --threads N                worker threads (default: all); results never depend on it\n"
     "  --max-work N               work budget of each graph node and of the strokes (default\n"
     "                             1e10 work units, about a droplet step each; docs/graph.md):\n"
@@ -274,7 +280,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     }
     if ((a.format == FMT_TER && (rc = gen_check_beamng_shape(ctx, &recipe, "a .ter"))) ||
         (a.export_dir && (rc = gen_check_beamng_shape(ctx, &recipe, "--export beamng"))) ||
-        (a.unity_dir && (rc = gen_check_unity_shape(ctx, &recipe)))) {
+        (a.unity_dir && !a.tiles && (rc = gen_check_unity_shape(ctx, &recipe)))) {
         trn_recipe_dispose(&recipe);
         return rc;
     }

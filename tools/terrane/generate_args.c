@@ -132,6 +132,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                             "--scatter-exclusions",
                                             "--tiles",
                                             "--memory",
+                                            "--tile-cache",
                                             "--max-memory",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
@@ -171,6 +172,8 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
             slot = &a->cache_dir;
         else if (strcmp(arg, "--scatter-exclusions") == 0)
             slot = &a->scatter_exclusions;
+        else if (strcmp(arg, "--tile-cache") == 0)
+            slot = &a->tile_cache;
         if (slot) {
             if (*slot)
                 return cli_usage_error(ctx, "%s is given twice ('%s' and '%s')", arg, *slot, v);
@@ -258,14 +261,18 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
     }
     if (a->memory && !a->tiles)
         return cli_usage_error(ctx, "--memory is the budget of a tiled run: give --tiles N too");
+    if (a->tile_cache && !a->tiles)
+        return cli_usage_error(ctx, "--tile-cache is where a tiled run keeps its tiles: give "
+                                    "--tiles N too");
     if (a->tiles) {
-        if (!a->out || !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")))
-            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF: give -o OUT.tif");
-        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->unity_dir ||
-            a->roles || a->mask_count || a->cache_dir)
+        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")) : !a->unity_dir)
+            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF (-o OUT.tif) and Unity "
+                                        "terrain tiles (--export unity:DIR): give -o OUT.tif");
+        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->roles ||
+            a->mask_count || a->cache_dir)
             return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
                                         "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export)");
+                                        "--export beamng; --export unity writes heights)");
         return CLI_EXIT_OK;
     }
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)

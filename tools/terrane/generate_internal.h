@@ -56,6 +56,8 @@ typedef struct gen_args {
     const char *out_file, *biomes_file, *preview_file, *exclusion_file, *roles_file;
     uint32_t tiles;  /* --tiles N: tile by tile, samples per tile edge; 0 = whole grid */
     uint64_t memory; /* --memory SIZE: the budget --tiles must fit in; 0 = none */
+    const char *tile_cache; /* --tile-cache DIR: where a tiled run keeps global results
+                               (NULL: the output's folder) */
 } gen_args;
 
 /* How heights became stored values. */

@@ -1,5 +1,6 @@
 /* terrane generate --tiles: the graph's heights tile by tile into a GeoTIFF within --memory. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,15 +8,168 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "generate_internal.h"
 
 /* ---- tiled, out of core ---- */
 
+/* Where each tile goes: the BigTIFF, and for Unity tiles a raw float file a tile (the Unity
+ * tiles need their neighbours' first row and column, and one height scale for every tile). */
+typedef struct tiled_out {
+    trn_geotiff_tiled *w;
+    const char *pieces; /* folder of the raw tiles; NULL: no Unity tiles */
+    uint32_t tile;
+    float lo, hi;
+} tiled_out;
+
+static void piece_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/t_%u_%u.f32", o->pieces, tx, tz);
+}
+
 static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
                             const float *values, trn_error *err)
 {
-    return trn_geotiff_tiled_put(user, x0, z0, nx, nz, values, err);
+    tiled_out *o = user;
+    if (o->w) {
+        trn_status st = trn_geotiff_tiled_put(o->w, x0, z0, nx, nz, values, err);
+        if (st) return st;
+    }
+    if (!o->pieces) return TRN_OK;
+    const size_t n = (size_t)nx * nz;
+    for (size_t k = 0; k < n; k++)
+        if (isfinite(values[k])) {
+            if (values[k] < o->lo) o->lo = values[k];
+            if (values[k] > o->hi) o->hi = values[k];
+        }
+    char path[4200];
+    piece_path(o, x0 / o->tile, z0 / o->tile, path, sizeof path);
+    FILE *f = fopen(path, "wb");
+    const bool ok = f && fwrite(values, sizeof(float), n, f) == n;
+    if (f && fclose(f) != 0) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write a tile");
+    return ok ? TRN_OK : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write a tile");
+}
+
+/* Samples [i0, i0 + ni) x [j0, j0 + nj) of raw tile (tx, tz) (tw samples a row) into dst
+ * (stride samples a row). */
+static trn_status piece_read(const tiled_out *o, uint32_t tx, uint32_t tz, uint32_t tw,
+                             uint32_t ni, uint32_t nj, float *dst, size_t stride, trn_error *err)
+{
+    char path[4200];
+    piece_path(o, tx, tz, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot read a tile back");
+    trn_status st = TRN_OK;
+    for (uint32_t j = 0; j < nj && !st; j++)
+        if (fseek(f, (long)((size_t)j * tw * sizeof(float)), SEEK_SET) != 0 ||
+            fread(dst + (size_t)j * stride, sizeof(float), ni, f) != ni)
+            st = trn_error_set(err, TRN_ERR_TRUNCATED, path, -1, "a tile is short");
+    fclose(f);
+    return st;
+}
+
+/* An extent of cells cells whose size / cells is spacing bit for bit (the world's spacing). */
+static double extent_of(double spacing, uint32_t cells)
+{
+    double s = spacing * (double)cells;
+    for (int k = 0; k < 64 && s / (double)cells != spacing; k++)
+        s = s / (double)cells < spacing ? nextafter(s, HUGE_VAL) : nextafter(s, -HUGE_VAL);
+    return s;
+}
+
+/* The recipe file's name without folders and extensions: the Unity terrain's name. */
+static void unity_stem(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, size, "%s", slash ? slash + 1 : path);
+    char *dot = strchr(out, '.');
+    if (dot && dot != out) *dot = '\0';
+    if (!out[0]) snprintf(out, size, "terrain");
+}
+
+/* Unity terrain tiles of tile + 1 samples sharing their edges (tile (ux, uz) covers samples
+ * ux * tile .. (ux + 1) * tile), one height scale for all: the files 'terrane unity export
+ * OUT.tif DIR --tiles KXxKZ' writes from the whole grid, heights only. */
+typedef struct unity_written {
+    char name[256];
+    double tile_size[3], height_base;
+} unity_written;
+
+static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                             const tiled_out *o, unity_written *written)
+{
+    const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
+    /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
+     * the heights' range. */
+    float range[4] = {o->lo, o->hi, o->lo, o->hi};
+    if (!(o->lo <= o->hi)) range[0] = range[1] = range[2] = range[3] = 0.0f;
+    trn_field rf;
+    memset(&rf, 0, sizeof rf);
+    rf.cells_x = rf.cells_z = 1;
+    rf.size_x = rf.size_z = 1.0;
+    rf.heights = range;
+    trn_height_scale scale;
+    const char *how = NULL;
+    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf,
+                              &scale, &how);
+    if (rc) return rc;
+    char *name = written->name;
+    unity_stem(a->recipe_path, name, sizeof written->name);
+    const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
+    const size_t r = (size_t)t + 1u;
+    float *h = malloc(r * r * sizeof *h);
+    if (!h) return cli_failf(ctx, "out of memory for a Unity tile");
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!ws) {
+        free(h);
+        return CLI_EXIT_FAIL;
+    }
+    trn_error e;
+    trn_status st = TRN_OK;
+    for (uint32_t uz = 0; uz < kz && !st; uz++)
+        for (uint32_t ux = 0; ux < kx && !st; ux++) {
+            /* This tile, its east neighbour's first column, its north neighbour's first row and
+             * the corner (the last column and row of tiles are one sample wide). */
+            const uint32_t ew = ux + 1u < kx ? t : 1u, nh = uz + 1u < kz ? t : 1u;
+            st = piece_read(o, ux, uz, t, t, t, h, r, &e);
+            if (!st) st = piece_read(o, ux + 1u, uz, ew, 1, t, h + t, r, &e);
+            if (!st) st = piece_read(o, ux, uz + 1u, t, t, 1, h + (size_t)t * r, r, &e);
+            if (!st) st = piece_read(o, ux + 1u, uz + 1u, ew, 1, 1, h + (size_t)t * r + t, r, &e);
+            (void)nh;
+            if (st) break;
+            trn_field piece;
+            memset(&piece, 0, sizeof piece);
+            piece.cells_x = piece.cells_z = t;
+            piece.size_x = extent_of(dx, t);
+            piece.size_z = extent_of(dz, t);
+            piece.heights = h;
+            trn_unity_export_options uo;
+            trn_unity_export_options_default(&uo);
+            uo.name = name;
+            uo.writes = ws;
+            uo.height_base = scale.base;
+            uo.height_size = 65535.0 * scale.quantum;
+            uo.first_tile_x = ux;
+            uo.first_tile_z = uz;
+            uo.total_tiles_x = kx;
+            uo.total_tiles_z = kz;
+            uo.position[0] = (double)(ux * t) * dx;
+            uo.position[2] = (double)(uz * t) * dz;
+            trn_unity_export_report rep;
+            st = trn_unity_export(a->unity_dir, &piece, NULL, NULL, &uo, &rep, NULL, NULL, &e);
+            if (!st) {
+                memcpy(written->tile_size, rep.tile_size, sizeof rep.tile_size);
+                written->height_base = rep.height_base;
+            }
+        }
+    free(h);
+    if (st) return cli_fail(ctx, &e);
+    cli_note(ctx, "wrote %s: %u x %u Unity terrains of %u samples sharing their edges (RAW 0 = "
+                  "%.9g m, 65535 = %.9g m: %s)",
+             a->unity_dir, kx, kz, t + 1u, scale.base, scale.base + 65535.0 * scale.quantum,
+             how ? how : "");
+    return CLI_EXIT_OK;
 }
 
 static double mib(uint64_t bytes)
@@ -41,12 +195,6 @@ static const char *size_text(uint64_t bytes, char *buf, size_t size)
 int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0)
 {
     trn_error e;
-    /* Without strokes the layers change nothing: the heights are the graph's. */
-    if (recipe->stroke_count)
-        return cli_failf(ctx,
-                         "--tiles generates the graph's heights; this recipe's %u regions, edits "
-                         "and exclusions are applied to the whole grid: generate without --tiles",
-                         recipe->stroke_count);
     trn_graph g;
     if (trn_graph_from_recipe(recipe, &g, &e)) return cli_fail(ctx, &e);
     trn_graph_options o;
@@ -60,8 +208,14 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
-    /* The writer's band: three tile heights across the width. */
+    /* The writer's band: three tile heights across the width; the rows the strokes hold. */
     need += (uint64_t)3u * a->tiles * ((uint64_t)recipe->cells_x + 1u) * sizeof(float);
+    uint64_t held = 0;
+    if (trn_recipe_tiles_held(recipe, a->tiles, &held, &e)) {
+        trn_graph_dispose(&g);
+        return cli_fail(ctx, &e);
+    }
+    need += held;
     if (a->memory && need > a->memory) {
         char why[200] = "";
         if (global >= 0)
@@ -80,22 +234,90 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return r;
     }
-    trn_geotiff_tiled *w = NULL;
-    if (trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z, recipe->size_x,
-                               recipe->size_z, a->tiles, &w, &e)) {
+    /* Unity tiles: 2^n + 1 samples a side, so tiles of 2^n that divide the grid. */
+    if (a->unity_dir &&
+        ((a->tiles & (a->tiles - 1u)) || a->tiles < 32 || a->tiles > 4096 ||
+         recipe->cells_x % a->tiles || recipe->cells_z % a->tiles)) {
+        const int r = cli_failf(ctx,
+                                "--export unity with --tiles: Unity terrains have 2^n + 1 "
+                                "samples (33..4097) and share their edges, so --tiles must be a "
+                                "power of two from 32 to 4096 that divides the grid's %u x %u "
+                                "cells, not %u (--resolution 4096x4096 --tiles 1024: 4 x 4 "
+                                "terrains of 1025)",
+                                recipe->cells_x, recipe->cells_z, a->tiles);
+        trn_graph_dispose(&g);
+        return r;
+    }
+    tiled_out to_out = {NULL, NULL, a->tiles, INFINITY, -INFINITY};
+    if (a->out && trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z,
+                                         recipe->size_x, recipe->size_z, a->tiles, &to_out.w,
+                                         &e)) {
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
-    const trn_graph_tile_options to = {a->tiles, NULL, NULL};
+    trn_geotiff_tiled *w = to_out.w;
+    /* Global results wait on disk beside the output (or where --tile-cache says); so do the
+     * raw tiles Unity tiles are cut from. */
+    char *folder = NULL;
+    if (!a->tile_cache) {
+        const char *near = a->out ? a->out : a->unity_dir;
+        const char *slash = strrchr(near, '/');
+        const size_t n = slash ? (size_t)(slash - near) : 0u;
+        folder = malloc(n + 2u);
+        if (folder) {
+            if (slash)
+                snprintf(folder, n + 2u, "%.*s", (int)(n ? n : 1u), near);
+            else
+                strcpy(folder, ".");
+        }
+    }
+    char *pieces = NULL;
+    if (a->unity_dir) {
+        const char *in = a->tile_cache ? a->tile_cache : folder ? folder : ".";
+        pieces = malloc(strlen(in) + 32u);
+        if (pieces) sprintf(pieces, "%s/terrane-unity-XXXXXX", in);
+        if (!pieces || !mkdtemp(pieces)) {
+            free(pieces);
+            free(folder);
+            if (w) trn_geotiff_tiled_abort(w);
+            trn_graph_dispose(&g);
+            return cli_failf(ctx, "cannot make a folder in %s for the Unity tiles' pieces", in);
+        }
+        to_out.pieces = pieces;
+    }
+    const trn_graph_tile_options to = {.tile = a->tiles,
+                                       .cache_dir = a->tile_cache ? a->tile_cache : folder};
     trn_status st =
-        trn_graph_evaluate_tiles(&g, recipe, &o, &to, tiled_put, w, cli_progress, ctx, &e);
+        trn_recipe_evaluate_tiles(recipe, &g, &o, &to, tiled_put, &to_out, cli_progress, ctx, &e);
     cli_progress_end(ctx);
+    free(folder);
     trn_graph_dispose(&g);
+    int unity_rc = CLI_EXIT_OK;
+    unity_written unity;
+    memset(&unity, 0, sizeof unity);
+    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, &unity);
+    if (pieces) {
+        /* The pieces go whatever happened. */
+        const uint32_t nx = (recipe->cells_x + a->tiles) / a->tiles,
+                       nz = (recipe->cells_z + a->tiles) / a->tiles;
+        char path[4200];
+        for (uint32_t tz = 0; tz < nz; tz++)
+            for (uint32_t tx = 0; tx < nx; tx++) {
+                piece_path(&to_out, tx, tz, path, sizeof path);
+                (void)remove(path);
+            }
+        (void)rmdir(pieces);
+        free(pieces);
+    }
     if (st) {
-        trn_geotiff_tiled_abort(w);
+        if (w) trn_geotiff_tiled_abort(w);
         return cli_fail(ctx, &e);
     }
-    if (trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
+    if (unity_rc) {
+        if (w) trn_geotiff_tiled_abort(w);
+        return unity_rc;
+    }
+    if (w && trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     char peak[32], est[32];
@@ -106,7 +328,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     cli_note(ctx,
              "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
              "(%s estimated before the run)",
-             a->out, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles, seconds,
+             a->out ? a->out : a->unity_dir, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x,
+             per_z, a->tiles, seconds,
              size_text(resident, peak, sizeof peak), size_text(need, est, sizeof est));
     if (ctx->json) {
         json_t *summary = json_object();
@@ -134,6 +357,20 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         json_object_set_new(tiles, "peak_resident_bytes", json_integer((json_int_t)resident));
         json_object_set_new(tiles, "seconds", json_real(seconds));
         json_object_set_new(summary, "tiles", tiles);
+        if (a->unity_dir) {
+            /* As the whole grid's --export unity says it (one terrain's resolution and size;
+             * tiles.count says how many). */
+            json_t *u = json_object();
+            json_object_set_new(u, "output", cli_json_string(a->unity_dir));
+            json_object_set_new(u, "name", cli_json_string(unity.name));
+            json_object_set_new(u, "resolution", json_integer(a->tiles + 1u));
+            json_t *ts = json_array();
+            for (int k = 0; k < 3; k++)
+                json_array_append_new(ts, json_real(unity.tile_size[k]));
+            json_object_set_new(u, "tile_size", ts);
+            json_object_set_new(u, "height_base", json_real(unity.height_base));
+            json_object_set_new(summary, "unity", u);
+        }
         cli_print_json(summary);
     }
     return CLI_EXIT_OK;

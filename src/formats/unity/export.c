@@ -480,12 +480,18 @@ static trn_status write_trees(ue_ctx *c, const char *path, uint32_t tx, uint32_t
 static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_export_report *rep)
 {
     const trn_unity_export_options *o = c->opt;
-    bool single = o->tiles_x == 1 && o->tiles_z == 1;
+    /* A piece of a larger terrain names and numbers its tiles as that terrain does. */
+    const bool piece = o->total_tiles_x && o->total_tiles_z;
+    const uint32_t all_x = piece ? o->total_tiles_x : o->tiles_x;
+    const uint32_t all_z = piece ? o->total_tiles_z : o->tiles_z;
+    const uint32_t nx_tile = tx + (piece ? o->first_tile_x : 0u);
+    const uint32_t nz_tile = tz + (piece ? o->first_tile_z : 0u);
+    bool single = all_x == 1 && all_z == 1;
     char stem[512], path[1100];
     if (single)
         snprintf(stem, sizeof stem, "%s", o->name);
     else
-        snprintf(stem, sizeof stem, "%s_%u_%u", o->name, tx, tz);
+        snprintf(stem, sizeof stem, "%s_%u_%u", o->name, nx_tile, nz_tile);
     uint32_t r1 = c->res - 1, ox = tx * r1, oz = tz * r1;
     double tile_size[3] = {r1 * c->spacing_x, c->size_y, r1 * c->spacing_z};
     double origin[3] = {o->position[0] + ox * c->spacing_x, o->position[1] + c->base,
@@ -510,10 +516,10 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
     json_object_set_new(meta, "terrain_size", vec3(tile_size[0], tile_size[1], tile_size[2]));
     json_object_set_new(meta, "position", vec3(origin[0], origin[1], origin[2]));
     json_t *tile = json_object();
-    json_object_set_new(tile, "x", json_integer(tx));
-    json_object_set_new(tile, "z", json_integer(tz));
-    json_object_set_new(tile, "tiles_x", json_integer(o->tiles_x));
-    json_object_set_new(tile, "tiles_z", json_integer(o->tiles_z));
+    json_object_set_new(tile, "x", json_integer(nx_tile));
+    json_object_set_new(tile, "z", json_integer(nz_tile));
+    json_object_set_new(tile, "tiles_x", json_integer(all_x));
+    json_object_set_new(tile, "tiles_z", json_integer(all_z));
     json_object_set_new(tile, "shared_edges", json_true());
     json_object_set_new(meta, "tile", tile);
     if (c->layer_count) {
@@ -623,6 +629,15 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
             (options->details[k].point_count && !options->details[k].points))
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
                                  "detail layer %u: expected a name and its points", k);
+    if ((options->total_tiles_x || options->total_tiles_z) &&
+        (!options->total_tiles_x || !options->total_tiles_z ||
+         (uint64_t)options->first_tile_x + tiles_x > options->total_tiles_x ||
+         (uint64_t)options->first_tile_z + tiles_z > options->total_tiles_z))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
+                             "export: a piece of %u x %u tiles at tile (%u, %u) does not fit a "
+                             "terrain of %u x %u tiles",
+                             tiles_x, tiles_z, options->first_tile_x, options->first_tile_z,
+                             options->total_tiles_x, options->total_tiles_z);
     trn_unity_export_options o = *options;
     o.tiles_x = tiles_x;
     o.tiles_z = tiles_z;
