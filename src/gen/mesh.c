@@ -1326,12 +1326,9 @@ static void mesh_ctx_for(mesh_ctx *c, const trn_field *field, const uint8_t *rol
     c->dz = field->size_z / (double)field->cells_z;
 }
 
-trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
-                            const uint32_t *levels, int threads, trn_error *err)
+/* Realizing levels needs the field the mesh was built from and a regular mesh. */
+static trn_status realize_fits(const trn_field *field, const trn_mesh *mesh, trn_error *err)
 {
-    if (!mesh || !field || !field->heights || !levels)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: realize needs the mesh, its field and a level per chunk");
     if (field->cells_x != mesh->cells_x || field->cells_z != mesh->cells_z ||
         field->size_x != mesh->size_x || field->size_z != mesh->size_z)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -1342,6 +1339,17 @@ trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sam
     if (mesh->adaptive_error >= 0.0)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "mesh: realize is for regular levels; this mesh is adaptive");
+    return TRN_OK;
+}
+
+trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
+                            const uint32_t *levels, int threads, trn_error *err)
+{
+    if (!mesh || !field || !field->heights || !levels)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize needs the mesh, its field and a level per chunk");
+    trn_status fit = realize_fits(field, mesh, err);
+    if (fit) return fit;
     const size_t n = (size_t)mesh->chunks_x * mesh->chunks_z;
     for (size_t k = 0; k < n; k++)
         if (levels[k] >= mesh->chunks[k].level_count)
@@ -1384,16 +1392,8 @@ trn_status trn_mesh_level_make(const trn_field *field, const uint8_t *roles_per_
     if (!mesh || !field || !field->heights || !out)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "mesh: a level needs the mesh, its field and an output");
-    if (field->cells_x != mesh->cells_x || field->cells_z != mesh->cells_z ||
-        field->size_x != mesh->size_x || field->size_z != mesh->size_z)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: realize: the field is %u x %u cells, %g x %g; the mesh was "
-                             "built from %u x %u cells, %g x %g",
-                             field->cells_x, field->cells_z, field->size_x, field->size_z,
-                             mesh->cells_x, mesh->cells_z, mesh->size_x, mesh->size_z);
-    if (mesh->adaptive_error >= 0.0)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "mesh: realize is for regular levels; this mesh is adaptive");
+    trn_status fit = realize_fits(field, mesh, err);
+    if (fit) return fit;
     if (chunk >= (size_t)mesh->chunks_x * mesh->chunks_z ||
         level >= mesh->chunks[chunk].level_count)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
