@@ -856,7 +856,12 @@ function draw() {
   $('fps').textContent = (continuous() ? studio.fps.toFixed(1) + ' fps, ' : '') + studio.frameMs.toFixed(1) + ' ms (cpu) · chunks by level ' + counts.join('/');
   if (continuous() && !measuring) redraw();
 }
-function redraw() { if (!dirty) { dirty = true; requestAnimationFrame(() => { stepFly(); draw(); }); } }
+// Nothing is drawn before the first frame: a frame requested while the data load (a full-detail
+// one, seconds in a software renderer) would hold up the coarse first frame behind it.
+function redraw() {
+  if (studio.firstFrameMs === null) return;
+  if (!dirty) { dirty = true; requestAnimationFrame(() => { stepFly(); draw(); }); }
+}
 
 // ----- fly camera: WASD moves, Q/E down/up, Shift faster; right-drag (or any drag in fly) looks -----
 const keys = new Set();
