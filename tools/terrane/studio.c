@@ -703,14 +703,58 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
-/* The field's heights (float32) or, with biomes, its biome indices (one byte a sample, the
- * recipe's biome order, colours in a header), whole or one chunk. */
+/* Heights quantised to 16 bits (?encoding=u16): each sample's level between the window's lowest
+ * and highest finite heights, h = offset + scale * q, q in 0..65534; 65535 where the height is
+ * not finite (a hole). Half the bytes of float32, for a first picture at once: a page that
+ * needs exact heights asks for float32 after it (the largest error is scale / 2). */
+enum { HEIGHT_U16_HOLE = 65535u, HEIGHT_U16_LEVELS = 65534u };
+
+static void quantise_u16(const float *rows, size_t row_stride, uint32_t nx, uint32_t nz,
+                         uint16_t *out, double *offset, double *scale)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const double h = (double)rows[(size_t)j * row_stride + i];
+            if (!isfinite(h)) continue;
+            if (h < lo) lo = h;
+            if (h > hi) hi = h;
+        }
+    if (!(lo <= hi)) lo = hi = 0.0; /* nothing finite */
+    *offset = lo;
+    *scale = (hi - lo) / (double)HEIGHT_U16_LEVELS;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const double h = (double)rows[(size_t)j * row_stride + i];
+            long q = 0;
+            if (!isfinite(h))
+                q = HEIGHT_U16_HOLE;
+            else if (*scale > 0.0)
+                q = lround((h - lo) / *scale);
+            if (q > (long)HEIGHT_U16_HOLE) q = HEIGHT_U16_LEVELS; /* rounding at the top */
+            const uint16_t v = (uint16_t)q;
+            /* Little-endian on the wire whatever this machine is. */
+            uint8_t *b = (uint8_t *)&out[(size_t)j * nx + i];
+            b[0] = (uint8_t)(v & 0xffu);
+            b[1] = (uint8_t)(v >> 8);
+        }
+}
+
+/* The field's heights (float32, or quantised to 16 bits with ?encoding=u16) or, with biomes, its
+ * biome indices (one byte a sample, the recipe's biome order, colours in a header), whole or one
+ * chunk. */
 static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool biomes)
 {
     const trn_generated *g = trn_session_result(s->session);
     const trn_recipe *r = trn_session_recipe(s->session);
     const trn_field *f = &g->field;
     const char *chunk = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "chunk");
+    const char *encoding = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "encoding");
+    if (encoding && (biomes || (strcmp(encoding, "u16") && strcmp(encoding, "f32"))))
+        return studio_reply_error(conn, 400,
+                                  biomes ? "encoding: the biomes have one encoding (bytes)"
+                                         : "encoding: expected u16 or f32");
+    const bool u16 = encoding && !strcmp(encoding, "u16");
     uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
     if (chunk) {
         unsigned cx, cz;
@@ -721,11 +765,15 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
             return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
         chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
     }
-    const size_t bytes = biomes ? 1u : sizeof(float);
+    const size_t bytes = biomes ? 1u : u16 ? sizeof(uint16_t) : sizeof(float);
     uint8_t *out = malloc((size_t)nx * nz * bytes);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
     const uint8_t *from = biomes ? g->biomes.values : (const uint8_t *)f->heights;
-    for (uint32_t j = 0; j < nz && from; j++)
+    double offset = 0.0, scale = 0.0;
+    if (u16)
+        quantise_u16(f->heights + (size_t)j0 * (f->cells_x + 1u) + i0, f->cells_x + 1u, nx, nz,
+                     (uint16_t *)(void *)out, &offset, &scale);
+    for (uint32_t j = 0; j < nz && from && !u16; j++)
         memcpy(out + (size_t)j * nx * bytes,
                from + ((size_t)(j0 + j) * (f->cells_x + 1u) + i0) * bytes, nx * bytes);
     if (!from) memset(out, 0, (size_t)nx * nz * bytes);
@@ -740,7 +788,9 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                  (int)lroundf(c[0] * 255.0f), (int)lroundf(c[1] * 255.0f),
                                  (int)lroundf(c[2] * 255.0f));
     }
-    char v[8][32];
+    char v[10][32];
+    snprintf(v[8], sizeof v[8], "%.17g", offset);
+    snprintf(v[9], sizeof v[9], "%.17g", scale);
     snprintf(v[0], sizeof v[0], "%u", f->cells_x);
     snprintf(v[1], sizeof v[1], "%u", f->cells_z);
     snprintf(v[2], sizeof v[2], "%.17g", f->size_x);
@@ -763,7 +813,21 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                              v[7],
                              biomes ? "X-Terrane-Biome-Colors" : NULL,
                              colors,
+                             NULL,
+                             NULL,
+                             NULL,
+                             NULL,
+                             NULL,
                              NULL};
+    if (u16) {
+        /* After the biome colours' slot, which is NULL for heights. */
+        headers[12] = "X-Terrane-Encoding";
+        headers[13] = "u16";
+        headers[14] = "X-Terrane-Height-Offset";
+        headers[15] = v[8];
+        headers[16] = "X-Terrane-Height-Scale";
+        headers[17] = v[9];
+    }
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
     snprintf(size, sizeof size, "%s,%s", v[2], v[3]);

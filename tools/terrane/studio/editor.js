@@ -618,9 +618,10 @@ function readoutAt(p) {
   const biome = bi != null && recipe.biomes[bi] ? recipe.biomes[bi].name : bi != null ? '#' + bi : '?';
   let wet = null;
   if (water.has && water.grid && water.grid[2 * k + 1] === 1) wet = water.grid[2 * k] - h;
-  const out = { x, z, height: h, slope, biome, water: wet };
+  // Until the exact heights replace the first frame's quantised ones, the height is approximate.
+  const out = { x, z, height: h, slope, biome, water: wet, exact: terrain.exact };
   box.hidden = false;
-  box.textContent = `x ${x.toFixed(1)}  z ${z.toFixed(1)}  height ${h.toFixed(2)} m  slope ${slope.toFixed(1)}°  biome ${biome}` +
+  box.textContent = `x ${x.toFixed(1)}  z ${z.toFixed(1)}  height ${terrain.exact ? '' : '≈'}${h.toFixed(2)} m  slope ${slope.toFixed(1)}°  biome ${biome}` +
     (wet != null ? `  water ${Math.max(0, wet).toFixed(2)} m deep` : '');
   studio.readout = out;
   return out;
