@@ -1692,6 +1692,51 @@ studio.textureHeights = () => {
   for (let k = 0; k < out.length; k++) out[k] = rgba[k * 4];
   return out;
 };
+// The water as the GPU holds it, against the server's replies: every wet sample's body index read
+// back from the index texture (none may read dry or name another body) and each body's colours
+// where the shader looks them up in the palette texture.
+studio.waterCheck = async () => {
+  const bodies = (await (await api('water/bodies')).json()).bodies || [];
+  const grid = new Float32Array(await (await api('water/grid')).arrayBuffer());
+  const reply = await api('water/index');
+  const bytes = Number(reply.headers.get('X-Terrane-Index-Bytes'));
+  const Index = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array }[bytes];
+  const index = new Index(await reply.arrayBuffer());
+  const read = (tex, w, h, format, type, Array) => {
+    const fb = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    const out = new Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, format, type, out);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.deleteFramebuffer(fb);
+    return out;
+  };
+  const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
+  const onGpu = read(textures.waterIndex, nx, nz, gl.RGBA_INTEGER, gl.UNSIGNED_INT, Uint32Array);
+  // The palette's layout as loadWater makes it.
+  const count = bodies.length, limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  const width = Math.min(limit, Math.max(256, Math.ceil(count / Math.floor(limit / 2)))), rows = Math.min(Math.floor(limit / 2), Math.ceil(count / width));
+  const pal = read(textures.waterPalette, width, rows * 2, gl.RGBA, gl.FLOAT, Float32Array);
+  let wet = 0, dry = 0, other = 0, miscounted = 0, colours = 0;
+  const counts = new Array(count).fill(0);
+  for (let k = 0; k < nx * nz; k++) {
+    if (grid[k] !== grid[k]) continue;
+    wet++;
+    const b = onGpu[4 * k];
+    if (b >= count) { dry++; continue; }
+    if (b !== index[k]) other++;
+    counts[b]++;
+  }
+  bodies.forEach((b, k) => {
+    if (counts[k] !== b.wet_samples) miscounted++;
+    const at = (2 * Math.floor(k / width) * width + (k % width)) * 4;
+    const shallow = colour01(b.shallow_color, null), deep = colour01(b.deep_color, null);
+    for (let c = 0; c < 3; c++) if (Math.abs(pal[at + c] - shallow[c]) > 1e-6 || Math.abs(pal[at + width * 4 + c] - deep[c]) > 1e-6) { colours++; break; }
+  });
+  const last = count - 1, lastAt = (2 * Math.floor(last / width) * width + (last % width)) * 4;
+  return { bytes, bodies: count, wet, dry, other, miscounted, colours, lastShallow: Array.from(pal.subarray(lastAt, lastAt + 3)), lastWet: counts[last] };
+};
 // lod_error_pixels set directly (the slider stops at 0.5).
 studio.setLodErrorPixels = (v) => { $('lod').value = String(v); lodErrorPixels = v; $('lod-v').textContent = v + ' px'; draw(); return Array.from(studio.levels); };
 studio.explainAt = explainAt;
