@@ -823,10 +823,10 @@ static void test_graph_check_and_types(void)
     CHECK_CONTAINS(out, "  graph ");
     free(out), free(err);
 
-    /* types: all 23, as the registry has them. */
-    CHECK_EQ_INT(trn_node_type_count(), 23);
+    /* types: all 24, as the registry has them. */
+    CHECK_EQ_INT(trn_node_type_count(), 24);
     CHECK_EQ_INT(trn_test_run_clif("graph types", &out, &err), 0);
-    CHECK_CONTAINS(out, "23 node types (graph format_version 1):\n");
+    CHECK_CONTAINS(out, "24 node types (graph format_version 1):\n");
     for (uint32_t k = 0; k < trn_node_type_count(); k++) {
         char line[200];
         const trn_node_type *t = trn_node_type_at(k);
@@ -849,7 +849,7 @@ static void test_graph_check_and_types(void)
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("graph types --format json", &out, &err), 0);
     j = parse_out(out);
-    CHECK_EQ_INT(json_array_size(j), 23);
+    CHECK_EQ_INT(json_array_size(j), 24);
     for (uint32_t k = 0; k < trn_node_type_count() && k < json_array_size(j); k++) {
         const trn_node_type *t = trn_node_type_at(k);
         json_t *o = json_array_get(j, k);

@@ -359,6 +359,43 @@ static void test_validate_fix_terrain_json(void)
     free(good);
 }
 
+/* A .terrain.json linked from outside the level: --fix-terrain-json leaves it, says so (not
+ * "already matched"), and validate's hint names a fix that works for that case. */
+static void test_validate_fix_terrain_json_outside(void)
+{
+    char *out, *err;
+    char level[700], p[1024], shared[1024];
+    CHECK_EQ_INT(trn_test_run_clif(
+                     "beamng create epsilon --root '%s/game' --resolution 128 --texture-size 8 -q",
+                     &out, &err, tmp),
+                 0);
+    free(out), free(err);
+    snprintf(level, sizeof level, "%s/game/levels/epsilon", tmp);
+    snprintf(p, sizeof p, "%s/theTerrain.terrain.json", level);
+    snprintf(shared, sizeof shared, "%s/shared-epsilon.terrain.json", tmp);
+    const char *mangled = "{\"version\": 9, \"datafile\": \"/levels/epsilon/theTerrain.ter\", "
+                          "\"size\": 256, \"heightMapSize\": 16384, \"heightMapItemSize\": 2, "
+                          "\"layerMapSize\": 16384, \"layerMapItemSize\": 1, \"materials\": []}";
+    CHECK(trn_test_write_file(shared, mangled, strlen(mangled)));
+    CHECK(unlink(p) == 0);
+    CHECK(symlink(shared, p) == 0);
+    CHECK_EQ_INT(trn_test_run_clif("beamng validate '%s' --skip-textures --fix-terrain-json "
+                                   "--format json",
+                                   &out, &err, level),
+                 0);
+    CHECK_CONTAINS(err, "theTerrain.terrain.json: it resolves outside the level folder");
+    CHECK(!strstr(err ? err : "", "already matched"));
+    CHECK_CONTAINS(out, "\"terrain_json_outside\": [");
+    CHECK_CONTAINS(out, "it resolves outside the level (to ");
+    CHECK(!strstr(out ? out : "", "rewrite it from the .ter"));
+    free(out), free(err);
+    /* The shared file is untouched. */
+    size_t n;
+    char *now = (char *)trn_test_read_file(shared, &n);
+    CHECK(now && n == strlen(mangled) && memcmp(now, mangled, n) == 0);
+    free(now);
+}
+
 /* Following the tool's own advice (migrate, keeping the old file) must not flood validate with
  * v1.5 checks run on the v1 originals. */
 static void test_validate_after_migrate(void)
@@ -585,6 +622,7 @@ int main(void)
     RUN(test_validate_not_a_level);
     RUN(test_validate_messages);
     RUN(test_validate_fix_terrain_json);
+    RUN(test_validate_fix_terrain_json_outside);
     RUN(test_validate_after_migrate);
     RUN(test_outputs_never_replace_inputs);
     RUN(test_import_bad_inputs);

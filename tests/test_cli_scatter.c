@@ -143,6 +143,18 @@ static void test_scatter_errors(void)
     CHECK_EQ_INT(cli("scatter %s", "-q"), 2);
     CHECK_CONTAINS(err_text, "needs a recipe");
     CHECK_EQ_INT(cli("scatter %s --threads 0", bare), 2);
+    /* The candidate budget: 32 x 32 lattice sites; one fewer stops before placing, naming the
+     * option that raises it; bad values are usage errors. */
+    const char *budget = write_recipe("budget.json", shrubs);
+    CHECK_EQ_INT(cli("scatter %s -q --max-candidates 1023", budget), 1);
+    CHECK_CONTAINS(err_text, "1024 over all rules, above the candidate budget of 1023");
+    CHECK_CONTAINS(err_text, "terrane scatter --max-candidates N");
+    CHECK_EQ_INT(cli("scatter %s -q --max-candidates 1024", budget), 0);
+    static const char *const bad_counts[] = {"0", "-5", "abc", "1e3", "99999999999999999999"};
+    for (size_t k = 0; k < sizeof bad_counts / sizeof bad_counts[0]; k++) {
+        CHECK_EQ_INT(cli("scatter %s -q --max-candidates %s", budget, bad_counts[k]), 2);
+        CHECK_CONTAINS(err_text, "--max-candidates takes a whole number");
+    }
     /* The output may not replace the recipe. */
     const char *recipe = write_recipe("self.json", shrubs);
     CHECK_EQ_INT(cli("scatter %s -o %s -q", recipe, recipe), 2);

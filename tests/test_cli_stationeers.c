@@ -435,12 +435,27 @@ static void test_truncated_header(void)
     CHECK_EQ_INT(trn_test_run_clif("convert %s %s/four.png", &out, &err, p, tmp), 1);
     CHECK_CONTAINS(err, "truncated after MaxDepth");
     free(out), free(err);
-    /* Not a MaxDepth (25, bytes above the lowest), a legacy .ter version byte (2), a raw
-     * extension: not a cut terrain.dat. */
+    /* Not a MaxDepth (25, bytes above the lowest): not a cut terrain.dat. */
     static const char *const others[] = {"\x19\x00\x00\x00", "\x0c\x01\x00\x00", "\x0c\x00\x01\x00",
-                                         "\x0c\x00\x00\x01", "\x02\x00\x00\x00"};
+                                         "\x0c\x00\x00\x01"};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
         CHECK(trn_test_write_file(p, others[k], 4));
+        CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
+        CHECK(!strstr(err ? err : "", "terrain.dat truncated"));
+        free(out), free(err);
+    }
+    /* Bytes that also read as a legacy .ter header (version 1 or 2): the name decides. A
+     * terrain.dat gets the octree reader's message, not the .ter reader's. */
+    static const char *const ambiguous[] = {"\x01\x00\x00\x00", "\x02\x00\x00\x00"};
+    for (size_t k = 0; k < 2; k++) {
+        tmp_path(p, sizeof p, "terrain.dat");
+        CHECK(trn_test_write_file(p, ambiguous[k], 4));
+        CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
+        CHECK_CONTAINS(err, "terrain.dat truncated after MaxDepth at offset 4");
+        CHECK(!strstr(err ? err : "", "heights: expected"));
+        free(out), free(err);
+        tmp_path(p, sizeof p, "legacy.ter");
+        CHECK(trn_test_write_file(p, ambiguous[k], 4));
         CHECK_EQ_INT(trn_test_run_clif("info %s", &out, &err, p), 1);
         CHECK(!strstr(err ? err : "", "terrain.dat truncated"));
         free(out), free(err);

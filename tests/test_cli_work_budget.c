@@ -89,7 +89,31 @@ static void test_generate_budget(void)
         free(out);
         free(err);
     }
+    /* The memory budget: the results' estimate over it stops before anything is written. */
+    remove(png);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate '%s' -q -o '%s' --max-memory 1KiB", &out, &err, cheap, png), 1);
+    CHECK_CONTAINS(err, "more than the memory budget of 1.0 KiB");
+    CHECK(!trn_test_exists(png));
+    free(out);
+    free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -q -o '%s' --max-memory 1KiB --no-work-limit",
+                                   &out, &err, cheap, png),
+                 0);
+    CHECK(trn_test_exists(png));
+    free(out);
+    free(err);
+    const char *bad_memory[] = {"0", "-1GiB", "abc", "4XB"};
+    for (size_t k = 0; k < sizeof bad_memory / sizeof bad_memory[0]; k++) {
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' --max-memory %s", &out, &err, cheap,
+                                       png, bad_memory[k]),
+                     2);
+        CHECK_CONTAINS(err, "--max-memory takes a size");
+        free(out);
+        free(err);
+    }
     CHECK_EQ_INT(trn_test_run_clif("generate --help", &out, &err), 0);
+    CHECK_CONTAINS(out, "--max-memory SIZE");
     CHECK_CONTAINS(out, "--max-work N");
     CHECK_CONTAINS(out, "--no-work-limit");
     free(out);

@@ -506,7 +506,7 @@ static void test_check_valid(void)
                            "erosion",    "biome_rules",   "path_distance_mask", "polygon_mask",
                            "comment",    "terrain_output", "water_body",       "basin_water",
                            "water_edit", "river_route", "scatter_palette", "stream_power", "flow_accumulation",
-                           "drain_depressions", "heightfield_input"};
+                           "drain_depressions", "heightfield_input", "dune_field"};
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
         CHECK(trn_node_type_find(types[k]) != NULL);
     CHECK_EQ_INT(trn_node_type_count(), sizeof types / sizeof *types);
@@ -2160,6 +2160,9 @@ static void test_mask_work(void)
         {"path_distance_mask", "[[0,0],[256,0]]", "\"width\":1e6,\"falloff\":0", 81 + 81},
         /* a square's four edges, no falloff: 9 + 9 + 9 + 9 */
         {"polygon_mask", "[[0,0],[256,0],[256,256],[0,256]]", "\"falloff\":0", 81 + 36},
+        /* a warped outline: its warp's 2 x 5 octaves a sample */
+        {"polygon_mask", "[[0,0],[256,0],[256,256],[0,256]]", "\"falloff\":0,\"edge_warp\":5",
+         81 + 36 + 810},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char graph[1024];
@@ -2219,50 +2222,141 @@ static void test_key_output_pin(void)
     CHECK(keys[0][2] != keys[1][2] && keys[0][3] != keys[1][3]);
 }
 
-/* Many nodes each within the budget still add up: the evaluated nodes together may cost ten
- * budgets. flat -> 12 offsets -> output on 81 samples: 14 x 81 = 1134 units. */
+/* Many nodes each within the budget still add up: the evaluated nodes together may take
+ * TRN_WORK_GRAPH_FACTOR budgets of CPU time, each unit at its node type's measured rate. flat ->
+ * 6 erosions (81 samples + 10 droplets x 1 pass x 10 steps = 181 units, at 20 ns) -> output:
+ * 81 x 0.7 + 6 x 181 x 20 + 81 x 0.1 = 21784.8 ns, against 3 x budget x 10 ns. */
 static void test_graph_work_total(void)
 {
     char graph[4096];
     size_t at = (size_t)snprintf(graph, sizeof graph,
                                  "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
                                  "{\"id\":\"o0\",\"type\":\"flat_terrain\"}");
-    for (int k = 1; k <= 12; k++)
+    for (int k = 1; k <= 6; k++)
         at += (size_t)snprintf(graph + at, sizeof graph - at,
-                               ",{\"id\":\"o%d\",\"type\":\"height_offset\",\"inputs\":"
-                               "{\"field\":{\"node\":\"o%d\"}}}",
-                               k, k - 1);
+                               ",{\"id\":\"o%d\",\"type\":\"erosion\",\"params\":{\"droplets\":10,"
+                               "\"iterations\":1,\"lifetime\":10,\"thermal_iterations\":0},"
+                               "\"inputs\":{\"field\":{\"node\":\"o%d\"%s}}}",
+                               k, k - 1, k > 1 ? ",\"pin\":\"field\"" : "");
     snprintf(graph + at, sizeof graph - at,
              ",{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":"
-             "{\"node\":\"o12\"}}}]}");
+             "{\"node\":\"o6\",\"pin\":\"field\"}}}]}");
     trn_recipe r;
     CHECK(load_recipe(8, graph, &r));
     trn_graph g;
     CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    uint64_t work[8] = {0};
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+    CHECK(work[0] == 81 && work[1] == 181 && work[6] == 181 && work[7] == 81);
     trn_graph_options o;
     memset(&o, 0, sizeof o);
     trn_graph_run *run = NULL;
     trn_error e;
-    o.max_work = 113; /* every node within it; together over 1130 */
+    o.max_work = 726; /* every node within it; together over 3 x 726 x 10 ns = 21780 ns */
     CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
-    CHECK_CONTAINS(e.message, "graph.nodes: the graph's 14 evaluated nodes together cost 1134, "
-                              "more than 10 times the work budget (1130); the costliest is node "
-                              "'o0' (flat_terrain, work 81)");
-    CHECK(strcmp(e.node_id, "o0") == 0);
+    CHECK_CONTAINS(e.message, "graph.nodes: the graph's 8 evaluated nodes together would take "
+                              "about 2.18e-05 s of one core's CPU time, more than the 2.18e-05 s "
+                              "the work budget allows a whole graph (3 budgets of 726 units at "
+                              "10 ns); the costliest is node 'o1' (erosion, about 3.62e-06 s)");
+    CHECK(strcmp(e.node_id, "o1") == 0);
     trn_graph_diagnostics d;
     memset(&d, 0, sizeof d);
-    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 113, &d, NULL));
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 726, &d, NULL));
     CHECK_EQ_INT(d.count, 1);
     if (d.count == 1)
         CHECK(strcmp(d.items[0].path, "nodes") == 0 && d.items[0].node_id[0] == '\0' &&
               strcmp(d.items[0].check, "work-budget") == 0);
     trn_graph_diagnostics_dispose(&d);
-    o.max_work = 114;
+    o.max_work = 727;
     CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
     trn_graph_run_free(run);
-    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 114, &d, NULL));
+    CHECK_OK(trn_graph_check_work(&g, &r, TRN_EROSION_FINAL, 727, &d, NULL));
     CHECK_EQ_INT(d.count, 0);
     trn_graph_diagnostics_dispose(&d);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
+/* Water nodes resolve every body they receive again: a chain of lakes pays for its whole
+ * upstream, and a river for the samples near its sampled segments (9 x 9 samples here). */
+static void test_water_work(void)
+{
+    static const struct {
+        const char *params;
+        uint64_t work;
+    } rivers[] = {
+        /* one segment whose reach covers the grid: 81 x 4 + 2 x 81 */
+        {"\"kind\":\"river\",\"level\":1,\"river_path\":[[0,0,0],[256,0,0]],\"width\":1e6", 486},
+        /* Catmull-Rom, 4 steps: 4 segments, each reaching every sample */
+        {"\"kind\":\"river\",\"level\":1,\"river_path\":[[0,0,0],[256,0,0]],\"width\":1e6,"
+         "\"river_path_interpolation\":\"catmull_rom\",\"river_curve_steps\":4",
+         324 + 2 * 4 * 81},
+        /* a narrow channel along z = 0: one row of 9 samples */
+        {"\"kind\":\"river\",\"level\":1,\"river_path\":[[0,0,0],[256,0,0]],\"width\":1", 324 + 18},
+    };
+    for (size_t c = 0; c < sizeof rivers / sizeof rivers[0]; c++) {
+        char graph[1024];
+        snprintf(graph, sizeof graph,
+                 "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                 "{\"id\":\"flat\",\"type\":\"flat_terrain\"},"
+                 "{\"id\":\"r\",\"type\":\"water_body\",\"params\":{%s},"
+                 "\"inputs\":{\"field\":{\"node\":\"flat\"}}},"
+                 "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+                 "\"r\",\"pin\":\"field\"}}}]}",
+                 rivers[c].params);
+        trn_recipe r;
+        CHECK(load_recipe(8, graph, &r));
+        trn_graph g;
+        CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+        uint64_t work[3] = {0};
+        CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+        if (work[1] != rivers[c].work)
+            fprintf(stderr, "river %zu: work %llu, expected %llu\n", c,
+                    (unsigned long long)work[1], (unsigned long long)rivers[c].work);
+        CHECK(work[1] == rivers[c].work);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    /* flat -> lake a -> lake b (receives a) -> lake c (receives a, b) */
+    const char *chain =
+        "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"flat\",\"type\":\"flat_terrain\"},"
+        "{\"id\":\"a\",\"type\":\"water_body\",\"params\":{\"level\":1,\"center\":[64,64],"
+        "\"radius\":20},\"inputs\":{\"field\":{\"node\":\"flat\"}}},"
+        "{\"id\":\"b\",\"type\":\"water_body\",\"params\":{\"level\":1,\"center\":[128,128],"
+        "\"radius\":20},\"inputs\":{\"field\":{\"node\":\"a\",\"pin\":\"field\"},\"water\":"
+        "{\"node\":\"a\",\"pin\":\"water\"}}},"
+        "{\"id\":\"c\",\"type\":\"water_body\",\"params\":{\"level\":1,\"center\":[192,192],"
+        "\"radius\":20},\"inputs\":{\"field\":{\"node\":\"b\",\"pin\":\"field\"},\"water\":"
+        "{\"node\":\"b\",\"pin\":\"water\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"c\","
+        "\"pin\":\"field\"},\"water\":{\"node\":\"c\",\"pin\":\"water\"}}}]}";
+    trn_recipe r;
+    CHECK(load_recipe(8, chain, &r));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, NULL));
+    uint64_t work[5] = {0};
+    CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
+    CHECK(work[0] == 81 && work[1] == 324 && work[2] == 648 && work[3] == 972 && work[4] == 81);
+    /* The chain's results would hold more than a tiny memory budget: refused before running,
+     * naming the estimate and the option; unlimited runs. */
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.max_memory = 1024;
+    trn_graph_run *run = NULL;
+    trn_error e;
+    CHECK_STATUS(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e), TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "graph.nodes: the graph's 5 evaluated nodes would hold about ");
+    CHECK_CONTAINS(e.message, "(9 x 9 samples), more than the memory budget of 1.0 KiB");
+    CHECK_CONTAINS(e.message, "--max-memory SIZE");
+    CHECK(run == NULL);
+    o.max_memory = TRN_MEMORY_UNLIMITED;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    trn_graph_run_free(run);
+    /* The default budget holds a small graph. */
+    o.max_memory = 0;
+    CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+    trn_graph_run_free(run);
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
 }
@@ -2270,6 +2364,7 @@ static void test_graph_work_total(void)
 int main(void)
 {
     RUN(test_parse_document);
+    RUN(test_water_work);
     RUN(test_parse_shape_errors);
     RUN(test_recipe_graph_position);
     RUN(test_check_valid);

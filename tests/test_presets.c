@@ -30,7 +30,8 @@ static uint64_t hash_of(const void *data, size_t size)
  * island (5) drain as real land does (a Stream Power node each); then the basin (8) keeps the
  * bed under its lake as the hollow left it (base level at the lake's level, no droplet
  * erosion), so no radial gullies score it; the dunes and plateau (5, 5) keep base level only
- * where their valleys meet the edge (no frame along the border). */
+ * where their valleys meet the edge (no frame along the border); then the dunes (6) are a Dune
+ * Field (wind-blown sand with slip faces, no water erosion) over 2 km on 4 m cells. */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -40,7 +41,7 @@ static const struct {
 } golden[] = {
     {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
      64},
-    {"builtin://terrain/desert-dunes", 0x13285d56974839a9ull, 0x8ba1e1b6f5786d40ull, 5, 1536, 128},
+    {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0x7ead004cadf4f3c4ull, 0x77d554a8bfb896efull, 7, 12800,
      256},
@@ -184,7 +185,7 @@ static void test_builtin_graphs(void)
                 continue;
             }
             outputs += strcmp(n->type, "terrain_output") == 0;
-            noise += strcmp(n->type, "noise_terrain") == 0;
+            noise += strcmp(n->type, "noise_terrain") == 0 || strcmp(n->type, "dune_field") == 0;
             /* Left to right: every source sits left of the node it feeds. */
             for (uint32_t l = 0; l < n->input_count; l++) {
                 const trn_graph_node *src = graph_node(&g, n->inputs[l].node);
@@ -476,7 +477,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_parse(user_recipe, strlen(user_recipe), "u.json", &r, NULL, &e));
     CHECK_OK(trn_builtin_preset_load("builtin://terrain/desert-dunes", &p, &e));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_CLEAR, &e));
-    CHECK(r.stroke_count == 0 && r.size_x == 1536 && strcmp(r.default_biome, "sand") == 0);
+    CHECK(r.stroke_count == 0 && r.size_x == 2048 && strcmp(r.default_biome, "sand") == 0);
     trn_preset_dispose(&p);
     trn_recipe_dispose(&r);
 

@@ -38,7 +38,7 @@ static const char graph_all[] =
     "{\"id\":\"b2\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":\"b1\"},"
     "\"b\":{\"node\":\"hin\"},\"mask\":{\"node\":\"sm\"}}},"
     "{\"id\":\"b3\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":\"b2\"},"
-    "\"b\":{\"node\":\"base\"},\"mask\":{\"node\":\"pm\"}}},"
+    "\"b\":{\"node\":\"du\"},\"mask\":{\"node\":\"pm\"}}},"
     "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":5},"
     "\"inputs\":{\"field\":{\"node\":\"b3\"},\"mask\":{\"node\":\"po\"}}},"
     "{\"id\":\"sm2\",\"type\":\"slope_mask\",\"params\":{\"min\":2,\"max\":20},"
@@ -70,6 +70,8 @@ static const char graph_all[] =
     "\"field\"},"
     "\"water\":{\"node\":\"rr\",\"pin\":\"water\"}}},"
     "{\"id\":\"sc\",\"type\":\"scatter_palette\",\"inputs\":{\"field\":{\"node\":\"bi\"}}},"
+    "{\"id\":\"du\",\"type\":\"dune_field\",\"params\":{\"height\":8,\"wavelength\":60,"
+    "\"defect_spacing\":200,\"warp_feature_size\":150,\"crest_warp\":10}},"
     "{\"id\":\"note\",\"type\":\"comment\",\"params\":{\"text\":\"every type\"}},"
     "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"bi\"},"
     "\"water\":{\"node\":\"rr\",\"pin\":\"water\"},\"instances\":{\"node\":\"sc\"}}}]}";
@@ -440,9 +442,9 @@ static void test_global_solver_seam(void)
     CHECK_EQ_INT(trn_graph_evaluate_tiles_with(&g, &r, &o, &to, counting_solver, collect_tile, &c,
                                                NULL, NULL, &e),
                  TRN_OK);
-    static const char *const globals[] = {"hin", "dr",  "fa", "dd", "er",  "sp",
-                                          "wb",  "dr2", "bw", "we", "dr3", "rr"};
-    CHECK_EQ_INT(solved, 12);
+    static const char *const globals[] = {"hin", "dr",  "fa", "dd", "er",  "sp", "wb",
+                                          "dr2", "bw",  "we", "dr3", "rr", "du"};
+    CHECK_EQ_INT(solved, 13);
     for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
         bool found = false;
         for (int q = 0; q < solved && q < 64; q++)

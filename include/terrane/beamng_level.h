@@ -649,6 +649,8 @@ typedef struct trn_beamng_terrain_json_result {
     uint32_t written_count;
     uint32_t unchanged_count; /* already what the .ter gives, byte for byte: left alone */
     uint32_t skipped_count;   /* TerrainBlocks without a readable .ter (validate says why) */
+    char **outside; /* .terrain.json files left because they resolve outside the level (links) */
+    uint32_t outside_count;
 } trn_beamng_terrain_json_result;
 
 void trn_beamng_terrain_json_result_dispose(trn_beamng_terrain_json_result *result);

@@ -273,6 +273,8 @@ typedef struct trn_generate_options {
                                     nothing is placed */
     uint64_t max_placements;     /* placement ceiling, 0: TRN_SCATTER_DEFAULT_MAX_PLACEMENTS */
     bool roles;                  /* classify the final surface into out->roles */
+    uint64_t max_memory;         /* memory budget of the graph's results (graph.h): 0 =
+                                    TRN_MEMORY_BUDGET_DEFAULT, TRN_MEMORY_UNLIMITED = none */
 } trn_generate_options;
 
 /* Generate: validate, evaluate the recipe's graph (trn_graph_from_recipe: without recipe.graph,

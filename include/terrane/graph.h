@@ -330,11 +330,20 @@ typedef struct trn_node_report {
  * default parameters on the largest grid (2^28 samples) and erosion at 20 times its defaults on
  * a 4097 x 4097 grid, and refuses what would run for hours. */
 #define TRN_WORK_BUDGET_DEFAULT UINT64_C(10000000000)
-/* The evaluated nodes together may cost this many times the budget (many nodes, each within
- * it, still add up). */
-#define TRN_WORK_GRAPH_FACTOR 10u
+/* The evaluated nodes together may take this many budgets of one core's CPU time, each work
+ * unit counted at the rate measured for its node type and each budget unit at
+ * TRN_WORK_UNIT_NS (many nodes, each within the budget, still add up): 300 s by default. */
+#define TRN_WORK_GRAPH_FACTOR 3u
+#define TRN_WORK_UNIT_NS 10.0
 /* A max_work that turns the budget off (trusted recipes only). */
 #define TRN_WORK_UNLIMITED UINT64_MAX
+/* Memory budget: an evaluation keeps every evaluated node's outputs until the run is freed, and
+ * refuses (TRN_ERR_LIMIT, before any node runs) a graph whose results would hold more than this
+ * (an upper estimate from the grid, the output pins and the water bodies each node passes on;
+ * docs/graph.md "Memory budget"). 8 GiB: a 4097 x 4097 grid's shipped examples fit with room. */
+#define TRN_MEMORY_BUDGET_DEFAULT (UINT64_C(8) << 30)
+/* A max_memory that turns the memory budget off. */
+#define TRN_MEMORY_UNLIMITED UINT64_MAX
 
 typedef struct trn_graph_options {
     int threads;                 /* 0 = OpenMP default; results never depend on it */
@@ -347,6 +356,8 @@ typedef struct trn_graph_options {
      * digest (trn_palette_digest) into their keys; NULL with such a node upstream of the output
      * is a validation error naming the node. */
     const trn_palette *palette;
+    uint64_t max_memory; /* bytes the run's results may hold: 0 = TRN_MEMORY_BUDGET_DEFAULT,
+                            TRN_MEMORY_UNLIMITED = no limit */
 } trn_graph_options;
 
 /* One evaluation's results: an opaque handle holding (shared with the cache) every evaluated

@@ -334,49 +334,109 @@ trn_status trn_graph_keys_for(const trn_graph *graph, const trn_recipe *recipe,
 
 /* ---- work budgets ---- */
 
+/* "1.5 GiB": bytes in binary units, one decimal. */
+static void format_bytes(uint64_t bytes, char *out, size_t size)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    unsigned u = 0;
+    while (v >= 1024.0 && u + 1u < sizeof unit / sizeof unit[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, size, "%" PRIu64 " bytes", bytes);
+    else
+        snprintf(out, size, "%.1f %s", v, unit[u]);
+}
+
 static uint64_t budget_of(uint64_t max_work)
 {
     return max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
 }
 
-/* The whole graph may use ten node budgets: many nodes each within budget still add up. */
-static uint64_t graph_budget_of(uint64_t budget)
+/* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c, one
+ * thread, 129^2 to 1025^2 grids; docs/graph.md "Work budgets"): work units count a node's
+ * visits, and the types differ in what a visit costs. */
+static double unit_ns(const char *type)
 {
-    return budget > UINT64_MAX / TRN_WORK_GRAPH_FACTOR ? UINT64_MAX
-                                                       : budget * TRN_WORK_GRAPH_FACTOR;
+    static const struct {
+        const char *type;
+        double ns;
+    } rates[] = {
+        {"erosion", 20.0},       {"stream_power", 14.0},      {"drainage", 10.0},
+        {"drain_depressions", 12.0}, {"polygon_mask", 4.0},  {"path_distance_mask", 3.0},
+        {"noise_terrain", 2.5},  {"landform", 3.0},           {"height_blend", 3.0},
+        {"elevation_mask", 2.5}, {"flat_terrain", 0.7},       {"water_body", 3.6},
+        {"river_route", 1.6},    {"basin_water", 0.7},        {"biome_rules", 0.1},
+        {"terrain_output", 0.1}, {"dune_field", 7.0},
+    };
+    for (size_t k = 0; type && k < sizeof rates / sizeof rates[0]; k++)
+        if (strcmp(rates[k].type, type) == 0) return rates[k].ns;
+    return 2.0; /* a pointwise pass over the grid */
 }
 
-/* The planned nodes' work together (saturating) and the costliest node. */
-static uint64_t graph_total(const trn_graph *g, const trn_recipe *recipe, const plan *p,
-                            trn_erosion_quality quality, uint32_t *worst, uint64_t *worst_work)
+/* The CPU seconds the whole graph may take: TRN_WORK_GRAPH_FACTOR node budgets at
+ * TRN_WORK_UNIT_NS a unit (300 s of one core by default: a few minutes on a desktop). */
+static double graph_seconds_of(uint64_t budget)
 {
-    uint64_t total = 0;
-    *worst = 0;
-    *worst_work = 0;
+    return (double)budget * (double)TRN_WORK_GRAPH_FACTOR * TRN_WORK_UNIT_NS * 1e-9;
+}
+
+/* Every planned node's work and memory, in plan order so that each water node knows the water
+ * it receives; indexed by node (zero for nodes off the plan). NULL when out of memory. */
+static trn_node_work_info *plan_works(const trn_graph *g, const trn_recipe *recipe, const plan *p,
+                                      trn_erosion_quality quality)
+{
+    trn_node_work_info *w = calloc(g->node_count ? g->node_count : 1u, sizeof *w);
+    if (!w) return NULL;
     for (uint32_t q = 0; q < p->order_count; q++) {
         const uint32_t k = (uint32_t)p->order[q];
-        trn_node_work_info w;
-        trn_node_work(&g->nodes[k], trn_node_type_find(g->nodes[k].type), recipe, quality, &w);
-        if (w.work > *worst_work || q == 0) {
-            *worst = k;
-            *worst_work = w.work;
+        const trn_node_type *t = trn_node_type_find(g->nodes[k].type);
+        const trn_water_load *in = NULL;
+        for (uint32_t i = 0; t && i < t->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
+            const int s = p->src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+            if (t->inputs[i].kind == TRN_PIN_WATER && s >= 0) in = &w[s].water_out;
         }
-        total = total > UINT64_MAX - w.work ? UINT64_MAX : total + w.work;
+        trn_node_work(&g->nodes[k], t, recipe, quality, in, &w[k]);
     }
+    return w;
+}
+
+/* The planned nodes' estimated CPU seconds and memory together, and the costliest node. */
+static double graph_total(const trn_graph *g, const plan *p, const trn_node_work_info *w,
+                          uint32_t *worst, double *worst_seconds, uint64_t *memory)
+{
+    double total = 0.0;
+    uint64_t bytes = 0;
+    *worst = 0;
+    *worst_seconds = 0.0;
+    for (uint32_t q = 0; q < p->order_count; q++) {
+        const uint32_t k = (uint32_t)p->order[q];
+        const double sec = (double)w[k].work * unit_ns(g->nodes[k].type) * 1e-9;
+        if (sec > *worst_seconds || q == 0) {
+            *worst = k;
+            *worst_seconds = sec;
+        }
+        total += sec;
+        bytes = bytes > UINT64_MAX - w[k].memory ? UINT64_MAX : bytes + w[k].memory;
+    }
+    if (memory) *memory = bytes;
     return total;
 }
 
-static void graph_work_message(const trn_graph *g, const plan *p, uint64_t total, uint64_t budget,
-                               uint32_t worst, uint64_t worst_work, char *msg, size_t size)
+static void graph_work_message(const trn_graph *g, const plan *p, double total, uint64_t budget,
+                               uint32_t worst, double worst_seconds, char *msg, size_t size)
 {
     snprintf(msg, size,
-             "the graph's %" PRIu32 " evaluated nodes together cost %" PRIu64
-             ", more than %u times the work budget (%" PRIu64 "); the costliest is node '%.60s' "
-             "(%.32s, work %" PRIu64 "); use fewer nodes, or raise the budget (max_work in the "
+             "the graph's %" PRIu32 " evaluated nodes together would take about %.3g s of one "
+             "core's CPU time, more than the %.3g s the work budget allows a whole graph (%u "
+             "budgets of %" PRIu64 " units at %g ns); the costliest is node '%.60s' (%.32s, about "
+             "%.3g s); use fewer or cheaper nodes, or raise the budget (max_work in the "
              "generation options; terrane generate --max-work N, or --no-work-limit for a "
              "trusted recipe)",
-             p->order_count, total, TRN_WORK_GRAPH_FACTOR, graph_budget_of(budget),
-             g->nodes[worst].id, g->nodes[worst].type, worst_work);
+             p->order_count, total, graph_seconds_of(budget), TRN_WORK_GRAPH_FACTOR, budget,
+             TRN_WORK_UNIT_NS, g->nodes[worst].id, g->nodes[worst].type, worst_seconds);
 }
 
 /* The path of what sets node k's cost: its parameter when written, else the node. */
@@ -408,14 +468,14 @@ trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
     plan p;
     trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
     if (st) return st;
-    memset(work, 0, graph->node_count * sizeof *work);
-    for (uint32_t q = 0; q < p.order_count; q++) {
-        const int k = p.order[q];
-        trn_node_work_info w;
-        trn_node_work(&graph->nodes[k], trn_node_type_find(graph->nodes[k].type), recipe, quality,
-                      &w);
-        work[k] = w.work;
+    trn_node_work_info *w = plan_works(graph, recipe, &p, quality);
+    if (!w) {
+        plan_dispose(&p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     }
+    for (uint32_t k = 0; k < graph->node_count; k++)
+        work[k] = w[k].work;
+    free(w);
     plan_dispose(&p);
     return TRN_OK;
 }
@@ -433,11 +493,15 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
     if (st == TRN_ERR_NO_MEMORY) return trn_error_set(err, st, NULL, -1, "%s", scratch.message);
     if (st) return TRN_OK; /* the check's own errors come first */
     const uint64_t budget = budget_of(max_work);
+    trn_node_work_info *works = plan_works(graph, recipe, &p, quality);
+    if (!works) {
+        plan_dispose(&p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
     for (uint32_t q = 0; q < p.order_count && st == TRN_OK; q++) {
         const uint32_t k = (uint32_t)p.order[q];
         const trn_graph_node *node = &graph->nodes[k];
-        trn_node_work_info w;
-        trn_node_work(node, trn_node_type_find(node->type), recipe, quality, &w);
+        const trn_node_work_info w = works[k];
         if (w.work <= budget) continue;
         if (out->count == out->capacity) {
             const size_t cap = out->capacity ? out->capacity * 2 : 8;
@@ -463,9 +527,10 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
                  node->type, msg);
     }
     uint32_t worst;
-    uint64_t worst_work;
-    const uint64_t total = graph_total(graph, recipe, &p, quality, &worst, &worst_work);
-    if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_budget_of(budget)) {
+    double worst_seconds;
+    const double total = graph_total(graph, &p, works, &worst, &worst_seconds, NULL);
+    free(works);
+    if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
         trn_graph_diagnostic *items =
             out->count == out->capacity
                 ? realloc(out->items, (out->capacity ? out->capacity * 2 : 8) * sizeof *items)
@@ -481,7 +546,7 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
             snprintf(d->check, sizeof d->check, "work-budget");
             snprintf(d->path, sizeof d->path, "nodes");
             d->offset = -1;
-            graph_work_message(graph, &p, total, budget, worst, worst_work, d->message,
+            graph_work_message(graph, &p, total, budget, worst, worst_seconds, d->message,
                                sizeof d->message);
         }
     }
@@ -489,35 +554,66 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
     return st;
 }
 
-/* Refuse the first node of the plan whose work exceeds the budget, before anything runs. */
+/* Refuse the first node of the plan whose work exceeds the budget, the graph whose nodes together
+ * exceed the graph's, or whose results would hold more memory than max_memory, before anything
+ * runs. */
 static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, const plan *p,
-                               trn_erosion_quality quality, uint64_t max_work, trn_error *err)
+                               trn_erosion_quality quality, uint64_t max_work, uint64_t max_memory,
+                               trn_error *err)
 {
-    if (max_work == TRN_WORK_UNLIMITED) return TRN_OK;
+    if (max_work == TRN_WORK_UNLIMITED && max_memory == TRN_MEMORY_UNLIMITED) return TRN_OK;
+    trn_node_work_info *works = plan_works(g, recipe, p, quality);
+    if (!works) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     const uint64_t budget = budget_of(max_work);
-    for (uint32_t q = 0; q < p->order_count; q++) {
+    for (uint32_t q = 0; max_work != TRN_WORK_UNLIMITED && q < p->order_count; q++) {
         const uint32_t k = (uint32_t)p->order[q];
         const trn_graph_node *node = &g->nodes[k];
-        trn_node_work_info w;
-        trn_node_work(node, trn_node_type_find(node->type), recipe, quality, &w);
-        if (w.work <= budget) continue;
+        const trn_node_work_info *w = &works[k];
+        if (w->work <= budget) continue;
         char path[128], msg[768];
-        work_path(g, k, &w, path, sizeof path);
-        work_message(node, &w, budget, msg, sizeof msg);
+        work_path(g, k, w, path, sizeof path);
+        work_message(node, w, budget, msg, sizeof msg);
+        free(works);
         trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.%s: node '%.60s' (%.32s): %s", path,
                       node->id, node->type, msg);
         if (err) snprintf(err->node_id, sizeof err->node_id, "%s", node->id);
         return TRN_ERR_LIMIT;
     }
     uint32_t worst;
-    uint64_t worst_work;
-    const uint64_t total = graph_total(g, recipe, p, quality, &worst, &worst_work);
-    if (total <= graph_budget_of(budget)) return TRN_OK;
-    char msg[768];
-    graph_work_message(g, p, total, budget, worst, worst_work, msg, sizeof msg);
-    trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.nodes: %s", msg);
-    if (err) snprintf(err->node_id, sizeof err->node_id, "%s", g->nodes[worst].id);
-    return TRN_ERR_LIMIT;
+    double worst_seconds;
+    uint64_t memory;
+    const double total = graph_total(g, p, works, &worst, &worst_seconds, &memory);
+    if (max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
+        char msg[900];
+        graph_work_message(g, p, total, budget, worst, worst_seconds, msg, sizeof msg);
+        free(works);
+        trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "graph.nodes: %s", msg);
+        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", g->nodes[worst].id);
+        return TRN_ERR_LIMIT;
+    }
+    const uint64_t mem_budget = max_memory ? max_memory : TRN_MEMORY_BUDGET_DEFAULT;
+    if (max_memory != TRN_MEMORY_UNLIMITED && memory > mem_budget) {
+        uint32_t big = (uint32_t)p->order[0];
+        for (uint32_t q = 0; q < p->order_count; q++)
+            if (works[p->order[q]].memory > works[big].memory) big = (uint32_t)p->order[q];
+        char need[32], have[32], most[32];
+        format_bytes(memory, need, sizeof need);
+        format_bytes(mem_budget, have, sizeof have);
+        format_bytes(works[big].memory, most, sizeof most);
+        trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                      "graph.nodes: the graph's %" PRIu32 " evaluated nodes would hold about %s "
+                      "of results (%" PRIu32 " x %" PRIu32 " samples), more than the memory "
+                      "budget of %s; the largest is node '%.60s' (%.32s, %s); use fewer nodes or "
+                      "a smaller grid, or raise the budget (max_memory in the generation "
+                      "options; terrane generate --max-memory SIZE)",
+                      p->order_count, need, recipe->cells_x + 1u, recipe->cells_z + 1u, have,
+                      g->nodes[big].id, g->nodes[big].type, most);
+        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", g->nodes[big].id);
+        free(works);
+        return TRN_ERR_LIMIT;
+    }
+    free(works);
+    return TRN_OK;
 }
 
 /* A node that places the palette needs one: the recipe names it (the check says so when it
@@ -551,7 +647,10 @@ trn_status trn_graph_links_make(const trn_graph *graph, const trn_recipe *recipe
     plan p;
     trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
     if (!st && need_palette) st = check_palette(graph, &p, options ? options->palette : NULL, err);
-    if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
+    /* Tiles hold a tile's results at a time: the caller sizes their memory (--memory). */
+    if (!st)
+        st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0,
+                          TRN_MEMORY_UNLIMITED, err);
     if (st) {
         plan_dispose(&p);
         return st;
@@ -807,7 +906,9 @@ trn_status trn_graph_evaluate(const trn_graph *graph, const trn_recipe *recipe,
     plan p;
     trn_status st = make_plan(graph, recipe, quality, options ? options->palette : NULL, &p, err);
     if (!st) st = check_palette(graph, &p, options ? options->palette : NULL, err);
-    if (!st) st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0, err);
+    if (!st)
+        st = check_budget(graph, recipe, &p, quality, options ? options->max_work : 0,
+                          options ? options->max_memory : 0, err);
     if (st) {
         plan_dispose(&p);
         return st;

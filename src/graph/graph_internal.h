@@ -130,6 +130,12 @@ const trn_recipe *trn_check_recipe(const trn_check_ctx *c);
 
 typedef struct trn_node_work_info trn_node_work_info;
 
+/* What a water pin carries, for the budgets: its bodies, the bytes of their records and points,
+ * and the work of resolving them all once. */
+typedef struct trn_water_load {
+    uint64_t bodies, bytes, work;
+} trn_water_load;
+
 /* One node type: its public spec and what it does. Adding a node type is one entry in a family
  * file under src/graph/nodes/ and one row in registry.c. */
 typedef struct trn_node_module {
@@ -197,8 +203,15 @@ struct trn_node_work_info {
     uint64_t work;     /* saturates at UINT64_MAX */
     const char *param; /* the parameter that sets most of it (static text), NULL: the grid */
     char detail[240];  /* how it adds up: "droplets 4225 x iterations 1000 x lifetime 30 ..." */
+    /* The water arriving on the node's water input (set before the type's hook runs) and the
+     * water on its water output (default: the input's; water nodes add their own bodies). A
+     * water node resolves every body it receives again, so it pays their resolution work. */
+    trn_water_load water_in, water_out;
+    uint64_t memory; /* bytes its result holds (its outputs), an upper estimate */
 };
+/* water_in: the water on the node's water input (NULL when none); plan order gives it. */
 void trn_node_work(const trn_graph_node *node, const trn_node_type *type, const trn_recipe *recipe,
-                   trn_erosion_quality quality, trn_node_work_info *out);
+                   trn_erosion_quality quality, const trn_water_load *water_in,
+                   trn_node_work_info *out);
 
 #endif

@@ -11,18 +11,44 @@ double trn_node_cost(const trn_node_type *type)
     return trn_node_module_of(type)->cost;
 }
 
+/* Bytes one output pin of a kind holds per sample: values plus what travels with them (an
+ * eroded field's transport and change; a drainage's filled surface, directions, accumulation and
+ * basin labels; a water's owner, wet flag, surface and segment per sample). */
+static uint64_t pin_bytes_per_sample(trn_pin_kind kind)
+{
+    switch (kind) {
+    case TRN_PIN_HEIGHTFIELD: return 12u;
+    case TRN_PIN_MASK: return 4u;
+    case TRN_PIN_DRAINAGE: return 4u + 4u + 1u + 8u + 4u;
+    case TRN_PIN_WATER: return 4u + 1u + 4u + 4u;
+    case TRN_PIN_INSTANCES: return 0u;
+    case TRN_PIN_KIND_COUNT: break;
+    }
+    return 4u;
+}
+
 void trn_node_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
-                   trn_erosion_quality quality, trn_node_work_info *out)
+                   trn_erosion_quality quality, const trn_water_load *water_in,
+                   trn_node_work_info *out)
 {
     memset(out, 0, sizeof *out);
+    if (water_in) out->water_in = *water_in;
+    bool water_output = false;
+    for (uint32_t k = 0; k < t->output_count; k++)
+        water_output = water_output || t->outputs[k].kind == TRN_PIN_WATER;
+    if (water_output) out->water_out = out->water_in;
+    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     const trn_node_module *m = trn_node_module_of(t);
     if (m->work) {
         m->work(n, t, recipe, quality, out);
-        return;
+    } else {
+        out->work = samples;
+        snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples", samples);
     }
-    const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
-    out->work = samples;
-    snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples", samples);
+    uint64_t per_sample = 0;
+    for (uint32_t k = 0; k < t->output_count; k++)
+        per_sample += pin_bytes_per_sample(t->outputs[k].kind);
+    out->memory = trn_sat_add(trn_sat_mul(samples, per_sample), out->water_out.bytes);
 }
 
 void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,

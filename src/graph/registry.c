@@ -12,6 +12,7 @@ static const trn_node_module *const registry[] = {
     &trn_node_landform,
     &trn_node_noise_terrain,
     &trn_node_flat_terrain,
+    &trn_node_dune_field,
     &trn_node_heightfield_input,
     &trn_node_elevation_mask,
     &trn_node_slope_mask,

@@ -192,6 +192,7 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     go.quality = options ? options->quality : TRN_EROSION_FINAL;
     go.cache = options ? options->cache : NULL;
     go.max_work = options ? options->max_work : 0;
+    go.max_memory = options ? options->max_memory : 0;
     go.palette = options ? options->palette : NULL; /* Scatter Palette nodes place it */
     trn_graph_run *run = NULL;
     st = trn_graph_evaluate(&graph, recipe, &go, &run, progress_bridge, (void *)pr, err);

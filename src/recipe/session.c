@@ -720,6 +720,7 @@ trn_status trn_session_new(const trn_recipe *recipe, const trn_generate_options 
     ss->options.quality = options ? options->quality : TRN_EROSION_FINAL;
     ss->options.cache = options ? options->cache : NULL;
     ss->options.max_work = options ? options->max_work : 0;
+    ss->options.max_memory = options ? options->max_memory : 0;
     ss->options.palette = options ? options->palette : NULL;
     ss->options.max_placements = options ? options->max_placements : 0;
     ss->options.roles = options ? options->roles : false;

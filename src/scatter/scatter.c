@@ -524,7 +524,8 @@ static trn_status check_budget(const trn_palette *palette, const rule_plan *plan
             err, TRN_ERR_LIMIT, NULL, -1,
             "placement \"%s\": candidate_spacing %g gives %" PRIu64 " lattice sites (%" PRId64
             " x %" PRId64 "), %" PRIu64 " over all rules, above the candidate budget of %" PRIu64
-            ": raise candidate_spacing or the budget (max_candidates)",
+            ": raise candidate_spacing or the budget (max_candidates; terrane scatter --max-candidates "
+            "N)",
             p->rule->id, p->step, rule_candidates(p), p->nx, p->nz, cand, max_candidates);
     }
     if (checks > max_checks) {

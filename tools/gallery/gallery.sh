@@ -101,15 +101,17 @@ fig() {
 
 # The figure cell of one picture: relief, median slope, closed depressions and exponent b of
 # the dry ground, and the two grid fingerprints, each marked against its target.
-# figures_cell ALL.json DRY.json
+# figures_cell ALL.json DRY.json [RIVERS]: RIVERS 0 (wind-blown sand, no river network) shows b
+# unmarked, as not applying.
 figures_cell() {
+    rivers=${3:-1}
     set -- $(fig "$1" relief slope_median axis45_ratio periodic_curvature_ratio periodic_axis \
         periodic_period_x periodic_period_z) \
         $(fig "$2" depression_fraction area_exponent axis45_ratio periodic_curvature_ratio \
             periodic_axis periodic_period_x periodic_period_z)
     awk -v relief="$1" -v slope="$2" -v ax_all="$3" -v pc_all="$4" -v pa_all="$5" \
         -v px_all="$6" -v pz_all="$7" -v dep="$8" -v b="$9" -v ax_dry="${10}" -v pc_dry="${11}" \
-        -v pa_dry="${12}" -v px_dry="${13}" -v pz_dry="${14}" '
+        -v pa_dry="${12}" -v px_dry="${13}" -v pz_dry="${14}" -v rivers="$rivers" '
     function mark(ok) { return ok ? " ✓" : " ✗" }
     function show(v, f, lo, hi, scale) {
         if (v == "n/a") return "n/a"
@@ -129,15 +131,16 @@ figures_cell() {
         if (pc != "n/a" && (pa == "x" || pa == "z") && period != "n/a")
             p = p sprintf(" (%s, every %.3g)", pa == "x" ? "columns" : "rows", period)
         printf "relief %s, median slope %s<br>depressions %s, b %s<br>45° %s, periodic %s",
-            r, s, show(dep, "%.1f%%", -1, 0.0299999, 100), show(b, "%.2f", 0.38, 0.58, 1),
+            r, s, show(dep, "%.1f%%", -1, 0.0299999, 100),
+            rivers == 0 && b != "n/a" ? sprintf("%.2f (no rivers: n/a)", b) : show(b, "%.2f", 0.38, 0.58, 1),
             show(ax, "%.2f", 0, 1.08, 1), p
     }'
 }
 
 # The summary row's figure columns (the same figures, one column each).
-# summary_cols ALL.json DRY.json
+# summary_cols ALL.json DRY.json [RIVERS]
 summary_cols() {
-    figures_cell "$1" "$2" | sed -e 's/relief //; s/, median slope / | /; s/<br>depressions / | /' \
+    figures_cell "$1" "$2" "${3:-1}" | sed -e 's/relief //; s/, median slope / | /; s/<br>depressions / | /' \
         -e 's/, b / | /; s/<br>45° / | /; s/, periodic / | /'
 }
 
@@ -177,8 +180,10 @@ terrain_at() {
         echo "gallery: $4 at grid $2 failed: $msg" >&2
         return 1
     fi
-    set -- "$@" $(fig "$WORK/$3.gen.json" cells_x cells_z cell_x wet_samples seconds)
-    # $5 cells_x, $6 cells_z, $7 cell size, $8 wet samples, $9 seconds
+    set -- "$@" $(fig "$WORK/$3.gen.json" cells_x cells_z cell_x wet_samples seconds rivers)
+    # $5 cells_x, $6 cells_z, $7 cell size, $8 wet samples, $9 seconds, ${10} rivers (0: sand)
+    rivers=${10}
+    [ "$rivers" = 0 ] || rivers=1
     dry=$WORK/$3.all.json
     if [ "$8" != 0 ]; then
         "$TERRANE" stats "$WORK/$3.dry.tif" --format json -q >"$WORK/$3.dry.json" 2>>"$WORK/$3.err" ||
@@ -186,8 +191,8 @@ terrain_at() {
         dry=$WORK/$3.dry.json
     fi
     grid=$(awk -v x="$5" -v z="$6" -v c="$7" 'BEGIN { printf "%d × %d samples, %.3g m cells", x + 1, z + 1, c }')
-    { pictures_md "$3"; printf '<br>%s<br>' "$grid"; figures_cell "$WORK/$3.all.json" "$dry"; } >"$WORK/$3.cell"
-    printf '| %s | %s | %s | %s |\n' "$4" "$grid" "$(summary_cols "$WORK/$3.all.json" "$dry")" \
+    { pictures_md "$3"; printf '<br>%s<br>' "$grid"; figures_cell "$WORK/$3.all.json" "$dry" "$rivers"; } >"$WORK/$3.cell"
+    printf '| %s | %s | %s | %s |\n' "$4" "$grid" "$(summary_cols "$WORK/$3.all.json" "$dry" "$rivers")" \
         "$(awk -v s="$9" 'BEGIN { printf "%.1f s", s }')" >>"$SUMMARY"
 }
 
@@ -361,7 +366,8 @@ land shaded the same way.
   rows (z), and its period in samples), "n/a" when \`terrane stats\` does not report them.
 - **Marks** against the targets of generated land: depressions under 3% ✓, b 0.38-0.58 ✓,
   45° at most 1.08 ✓, periodic at most 2 ✓; ✗ otherwise. Real land is marked too, to show
-  what the targets mean.
+  what the targets mean. Wind-blown sand (a Dune Field with no landscape evolution) has no
+  river network: its b is shown "(no rivers: n/a)", unmarked.
 - **Real land** beside every terrain: $REF_CELL.
   The real pictures have their own cell size: compare slopes and textures, not extents.
 

@@ -179,6 +179,10 @@ static int cmd_generate(const char *source, const char *cells_text, const char *
     const double t0 = now_s();
     const trn_status st = trn_recipe_generate(&r, &go, &g, NULL, NULL, &e);
     const double seconds = now_s() - t0;
+    /* Wind-blown sand (a Dune Field and no landscape evolution) has no river network: its
+     * drainage exponent is not held against that of river land. */
+    const int rivers = !(r.graph_json && strstr(r.graph_json, "\"dune_field\"") &&
+                         !strstr(r.graph_json, "\"stream_power\""));
     trn_recipe_dispose(&r);
     if (st) return fail(source, &e);
 
@@ -209,10 +213,10 @@ static int cmd_generate(const char *source, const char *cells_text, const char *
     if (!rc)
         printf("{\"cells_x\": %u, \"cells_z\": %u, \"size_x\": %.17g, \"size_z\": %.17g, "
                "\"cell_x\": %.17g, \"cell_z\": %.17g, \"samples\": %llu, \"wet_samples\": %llu, "
-               "\"seconds\": %.3f}\n",
+               "\"seconds\": %.3f, \"rivers\": %d}\n",
                g.field.cells_x, g.field.cells_z, g.field.size_x, g.field.size_z,
                g.field.size_x / g.field.cells_x, g.field.size_z / g.field.cells_z,
-               (unsigned long long)n, (unsigned long long)wet, seconds);
+               (unsigned long long)n, (unsigned long long)wet, seconds, rivers);
     trn_generated_dispose(&g);
     return rc;
 }

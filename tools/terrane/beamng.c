@@ -973,7 +973,12 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
     /* On stderr in both formats, as the other verbs' notes about files written. */
     for (uint32_t i = 0; i < fixed.written_count; i++)
         cli_note(ctx, "rewrote %s from its .ter", fixed.written[i]);
-    if (fix_json && !fixed.written_count)
+    for (uint32_t i = 0; i < fixed.outside_count; i++)
+        cli_note(ctx,
+                 "left %s: it resolves outside the level folder, and --fix-terrain-json writes "
+                 "only inside it",
+                 fixed.outside[i]);
+    if (fix_json && !fixed.written_count && !fixed.outside_count)
         cli_note(ctx, "every .terrain.json already matched its .ter%s",
                  fixed.skipped_count ? " (TerrainBlocks without a readable .ter skipped)" : "");
     size_t errors = 0, warnings = 0, notes = 0;
@@ -1012,6 +1017,10 @@ static int cmd_validate(cli_ctx *ctx, int argc, char **argv)
             for (uint32_t i = 0; i < fixed.written_count; i++)
                 json_array_append_new(w, cli_json_string(fixed.written[i]));
             json_object_set_new(o, "terrain_json_rewritten", w);
+            json_t *left = json_array();
+            for (uint32_t i = 0; i < fixed.outside_count; i++)
+                json_array_append_new(left, cli_json_string(fixed.outside[i]));
+            json_object_set_new(o, "terrain_json_outside", left);
         }
         cli_print_json(o);
     } else {

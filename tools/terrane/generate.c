@@ -94,7 +94,9 @@ static const char *const help_text =
     "  --max-work N               work budget of each graph node and of the strokes (default\n"
     "                             1e10 work units, about a droplet step each; docs/graph.md):\n"
     "                             a recipe asking for more stops before anything runs\n"
-    "  --no-work-limit            no work budget (only for recipes you trust)\n"
+    "  --max-memory SIZE          memory the graph's node results may hold (default 8GiB;\n"
+    "                             4GiB, 512MiB): a larger estimate stops before anything runs\n"
+    "  --no-work-limit            no work or memory budget (only for recipes you trust)\n"
     "  --quality final|preview    final (default) or preview: erosion nodes run fewer droplets,\n"
     "                             shorter droplet walks and no thermal pass (same grid, noise\n"
     "                             and drainage), for a quick look; the summary says it is a\n"
@@ -336,6 +338,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
                                .quality = a.quality,
                                .cache = cache,
                                .max_work = a.max_work,
+                               .max_memory = a.max_memory,
                                .palette = pl.loaded ? &pl.palette : NULL,
                                /* Roles choose the exports' materials where the set binds any. */
                                .roles = a.roles != NULL ||

@@ -43,7 +43,7 @@ static bool parse_max_work(cli_ctx *ctx, const char *v, uint64_t *out)
 }
 
 /* A byte count: a number with an optional KiB, MiB, GiB (powers of 1024) or KB, MB, GB. */
-static bool parse_memory(cli_ctx *ctx, const char *v, uint64_t *out)
+static bool parse_memory(cli_ctx *ctx, const char *option, const char *v, uint64_t *out)
 {
     char *end = NULL;
     const double n = strtod(v, &end);
@@ -60,8 +60,8 @@ static bool parse_memory(cli_ctx *ctx, const char *v, uint64_t *out)
             if (strcmp(end, units[k].suffix) == 0) unit = units[k].unit;
     }
     if (!end || end == v || !(unit > 0.0) || !(n > 0.0) || !isfinite(n) || n * unit > 1e18) {
-        cli_usage_error(ctx, "--memory takes a size such as 4GiB, 512MiB or 2000000000, not '%s'",
-                        v);
+        cli_usage_error(ctx, "%s takes a size such as 4GiB, 512MiB or 2000000000, not '%s'",
+                        option, v);
         return false;
     }
     *out = (uint64_t)(n * unit);
@@ -87,6 +87,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         }
         if (strcmp(arg, "--no-work-limit") == 0) {
             a->max_work = TRN_WORK_UNLIMITED;
+            a->max_memory = TRN_MEMORY_UNLIMITED;
             continue;
         }
         if (strcmp(arg, "--scaffold") == 0) {
@@ -131,6 +132,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                             "--scatter-exclusions",
                                             "--tiles",
                                             "--memory",
+                                            "--max-memory",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
@@ -193,7 +195,9 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                        "steps of 16 (the GeoTIFF's tiles), not %u",
                                        a->tiles);
         } else if (strcmp(arg, "--memory") == 0) {
-            if (!parse_memory(ctx, v, &a->memory)) return CLI_EXIT_USAGE;
+            if (!parse_memory(ctx, "--memory", v, &a->memory)) return CLI_EXIT_USAGE;
+        } else if (strcmp(arg, "--max-memory") == 0) {
+            if (!parse_memory(ctx, "--max-memory", v, &a->max_memory)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--max-work") == 0) {
             if (!parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--quality") == 0) {

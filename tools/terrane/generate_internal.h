@@ -39,6 +39,7 @@ typedef struct gen_args {
     bool no_cache;         /* --no-cache: not even the platform cache directory */
     trn_erosion_quality quality;
     uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
+    uint64_t max_memory; /* --max-memory SIZE / --no-work-limit; 0 = the library's default */
     height_format format;
     bool biome_index, has_max_height;
     bool scaffold; /* --scaffold: the BeamNG level opens and drives */

@@ -306,7 +306,7 @@ int gen_write_masks(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
     trn_graph graph;
     trn_error e;
     if (trn_graph_from_recipe(recipe, &graph, &e)) return cli_fail(ctx, &e);
-    trn_graph_options go = {a->threads, a->quality, cache, a->max_work, palette};
+    trn_graph_options go = {a->threads, a->quality, cache, a->max_work, palette, a->max_memory};
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);

@@ -346,7 +346,7 @@ static int load_recipe(cli_ctx *ctx, const mesh_args *a, mesh_input *in)
     if (in->has_palette) {
         trn_scatter_report rep;
         memset(&rep, 0, sizeof rep);
-        rc = cli_scatter_place(ctx, &in->recipe, &in->gen, &in->palette, a->threads, 0,
+        rc = cli_scatter_place(ctx, &in->recipe, &in->gen, &in->palette, a->threads, 0, 0,
                                &in->instances, &rep);
         trn_scatter_report_dispose(&rep);
         if (rc) return rc;

@@ -1,5 +1,6 @@
 /* terrane scatter: a recipe's palette placed on its finished surface, as instances and a picture.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +39,9 @@ static const char *const help_text =
     "rule\n"
     "  --threads N              worker threads (1..1024; default: all cores); results never "
     "depend on it\n"
-    "  --max-placements N       the placement ceiling (default 10000000); more are cut and said\n"
+    "  --max-placements N       the placement ceiling (default 2000000); more are cut and said\n"
+    "  --max-candidates N       the candidate-site budget over all rules (default 33554432, about\n"
+    "                           2 minutes); a palette asking for more stops before placing\n"
     "  --exclusions FILE.json   placements to suppress after placing: a JSON array of keys\n"
     "                           (\"RULE/CX_CZ\", the ids above), a Terrain3D object or a scene\n"
     "                           entity with components.Terrain3D.scatter_exclusions; the others\n"
@@ -55,7 +58,7 @@ static const char *const help_text =
 typedef struct scatter_args {
     const char *recipe_path, *out_json, *out_csv, *out_picture, *exclusions;
     int threads;
-    uint64_t max_placements;
+    uint64_t max_placements, max_candidates;
 } scatter_args;
 
 static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool *help)
@@ -79,7 +82,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
         }
         static const char *const known[] = {"-o",           "--output",  "--csv",
                                             "--picture",    "--threads", "--max-placements",
-                                            "--exclusions", NULL};
+                                            "--exclusions", "--max-candidates", NULL};
         bool ok = false;
         for (const char *const *k = known; *k && !ok; k++)
             ok = strcmp(arg, *k) == 0;
@@ -100,6 +103,16 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
             if (t < 1 || t > 1024)
                 return cli_usage_error(ctx, "--threads must be 1 to 1024, not %u", t);
             a->threads = (int)t;
+        } else if (strcmp(arg, "--max-candidates") == 0) {
+            char *end = NULL;
+            errno = 0;
+            const unsigned long long n = strtoull(v, &end, 10);
+            if (v[0] == '-' || !end || end == v || *end || errno || n < 1)
+                return cli_usage_error(ctx,
+                                       "--max-candidates takes a whole number of sites >= 1, not "
+                                       "'%s'",
+                                       v);
+            a->max_candidates = n;
         } else {
             uint32_t n;
             if (!cli_parse_u32(ctx, arg, v, &n)) return CLI_EXIT_USAGE;
@@ -356,12 +369,12 @@ static void print_report(cli_ctx *ctx, const scatter_args *a, const trn_palette 
 
 int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
                       const trn_palette *palette, int threads, uint64_t max_placements,
-                      trn_instances *inst, trn_scatter_report *rep)
+                      uint64_t max_candidates, trn_instances *inst, trn_scatter_report *rep)
 {
     trn_error e;
     trn_generated_scatter_env env;
     if (trn_generated_scatter_env_init(gen, recipe, palette, &env, &e)) return cli_fail(ctx, &e);
-    trn_scatter_options so = {threads, 0, 0, max_placements};
+    trn_scatter_options so = {threads, max_candidates, 0, max_placements};
     int rc = CLI_EXIT_OK;
     if (trn_scatter_run(palette, &env.env, &so, inst, rep, cli_progress, ctx, &e))
         rc = cli_fail(ctx, &e);
@@ -411,7 +424,8 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     trn_instances inst = {NULL, 0};
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
-    rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a.threads, a.max_placements, &inst, &rep);
+    rc = cli_scatter_place(ctx, &recipe, &gen, &palette, a.threads, a.max_placements,
+                           a.max_candidates, &inst, &rep);
     suppression sup = {ex.count, 0, 0};
     /* The scene's suppression list applies after placement: nothing refills. */
     if (!rc && a.exclusions &&

@@ -482,10 +482,23 @@ static void check_terrain_json(vctx *v, const trn_terrain_block *tb, const trn_t
         set_last_position(v, &e);
         return;
     }
+    size_t first = v->findings->count;
     if (trn_terrain_json_compare(&tj, json_path, ter, ter_path, tb->terrain_file, v->findings, NULL,
                                  &e))
         v->oom = true;
     trn_terrain_json_dispose(&tj);
+    /* --fix-terrain-json writes only inside the level: a file that resolves outside it (a link
+     * to a shared folder) needs another fix than the one it would skip. */
+    if (v->findings->count > first && !trn_path_inside(v->level_dir, json_path)) {
+        char target[PATH_MAX];
+        if (!realpath(json_path, target)) snprintf(target, sizeof target, "%s", json_path);
+        for (size_t i = first; i < v->findings->count; i++)
+            snprintf(v->findings->items[i].fix, sizeof v->findings->items[i].fix,
+                     "it resolves outside the level (to %.300s), where --fix-terrain-json does not "
+                     "write: replace the link with a copy of the file and run validate "
+                     "--fix-terrain-json again, or resave the terrain in the World Editor",
+                     target);
+    }
 }
 
 /* The area a terrain covers and its material names, for the vegetation checks. */
@@ -1332,7 +1345,20 @@ void trn_beamng_terrain_json_result_dispose(trn_beamng_terrain_json_result *resu
 {
     if (!result) return;
     trn_lvl_free_paths(result->written, result->written_count);
+    trn_lvl_free_paths(result->outside, result->outside_count);
     memset(result, 0, sizeof *result);
+}
+
+/* Append a copy of path to a result list; false when out of memory. */
+static bool push_path(char ***list, uint32_t *count, const char *path)
+{
+    char **grown = realloc(*list, (*count + 1) * sizeof *grown);
+    if (!grown) return false;
+    *list = grown;
+    char *copy = trn_lvl_strdup(path);
+    if (!copy) return false;
+    grown[(*count)++] = copy;
+    return true;
 }
 
 /* The .terrain.json beside a .ter ("x.ter" -> "x.terrain.json"); false when too long. */
@@ -1440,10 +1466,17 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
         if (!tb->terrain_file || !tb->terrain_file[0] ||
             trn_beamng_resolve_path(level_dir, tb->terrain_file, ter_path, sizeof ter_path,
                                     &mismatch, &e) != TRN_OK ||
-            !terrain_json_path(ter_path, json_path, sizeof json_path) ||
-            !trn_path_inside(level_dir, json_path)) {
-            /* Only this level's files are written (validate reports the others). */
+            !terrain_json_path(ter_path, json_path, sizeof json_path)) {
             res->skipped_count++;
+            continue;
+        }
+        if (!trn_path_inside(level_dir, json_path)) {
+            /* Only this level's files are written; the caller names the ones left. */
+            as_given(&v, json_path, sizeof json_path);
+            if (!push_path(&res->outside, &res->outside_count, json_path)) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, json_path, -1, "out of memory");
+                break;
+            }
             continue;
         }
         trn_status rst = trn_ter_read(ter_path, &lim, &ter, NULL, NULL, &e);
@@ -1475,15 +1508,10 @@ trn_status trn_beamng_write_terrain_json(const char *level_dir, const trn_ter_li
             continue;
         }
         as_given(&v, json_path, sizeof json_path);
-        char **grown = realloc(res->written, (res->written_count + 1) * sizeof *grown);
-        char *copy = trn_lvl_strdup(json_path);
-        if (grown) res->written = grown;
-        if (!grown || !copy) {
-            free(copy);
+        if (!push_path(&res->written, &res->written_count, json_path)) {
             st = trn_error_set(err, TRN_ERR_NO_MEMORY, json_path, -1, "out of memory");
             break;
         }
-        res->written[res->written_count++] = copy;
     }
     trn_terrain_blocks_free(blocks, count);
     st = trn_write_own_finish(own, st, err);

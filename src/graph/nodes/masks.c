@@ -48,37 +48,6 @@ static const trn_param_spec p_polygon[] = {
             "warp seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
 };
 
-/* Samples k in [0, cells] whose position k * size / cells lies in [lo, hi] (world units). */
-static uint64_t axis_samples(double lo, double hi, double size, uint32_t cells)
-{
-    const double step = size / (double)cells;
-    double a = lo / step, b = hi / step;
-    if (!(b >= 0.0) || !(a <= (double)cells) || !(a <= b)) return 0; /* NaN-safe */
-    if (a < 0.0) a = 0.0;
-    if (b > (double)cells) b = (double)cells;
-    const double first = ceil(a), last = floor(b);
-    return last >= first ? (uint64_t)(last - first) + 1u : 0u;
-}
-
-/* Samples within reach of the segment's bounding box, summed over the segments (a path's
- * consecutive points, a polygon's edges, closing one included). */
-static uint64_t segments_reach(const trn_recipe *r, const double *pts, uint32_t count, bool closed,
-                               double reach)
-{
-    uint64_t total = 0;
-    const uint32_t segs = closed ? count : (count > 1 ? count - 1 : count);
-    for (uint32_t k = 0; k < segs; k++) {
-        const uint32_t b = count > 1 ? (k + 1) % count : k;
-        const double ax = pts[2 * k], az = pts[2 * k + 1], bx = pts[2 * b], bz = pts[2 * b + 1];
-        const uint64_t sx = axis_samples((ax < bx ? ax : bx) - reach, (ax < bx ? bx : ax) + reach,
-                                         r->size_x, r->cells_x);
-        const uint64_t sz = axis_samples((az < bz ? az : bz) - reach, (az < bz ? bz : az) + reach,
-                                         r->size_z, r->cells_z);
-        total = trn_sat_add(total, trn_sat_mul(sx, sz));
-    }
-    return total;
-}
-
 /* Every sample once, plus the samples within reach of each segment. */
 static void shape_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                        trn_erosion_quality quality, trn_node_work_info *out)
@@ -92,13 +61,18 @@ static void shape_work(const trn_graph_node *n, const trn_node_type *t, const tr
     const double reach =
         path ? trn_graph_param_number(n, t, "width") + trn_graph_param_number(n, t, "falloff")
              : trn_graph_param_number(n, t, "falloff");
-    const uint64_t near = pts ? segments_reach(recipe, pts, count, !path, reach) : 0u;
+    const uint64_t near = pts ? trn_node_segments_reach(recipe, pts, count, 2, !path, reach) : 0u;
     free(scratch);
-    out->work = trn_sat_add(samples, near);
+    /* A warped outline evaluates its fractal warp (two coordinates, EDGE_OCTAVES each) a sample. */
+    const uint64_t warp = trn_graph_param_number(n, t, "edge_warp") > 0.0
+                              ? trn_sat_mul(samples, 2u * EDGE_OCTAVES)
+                              : 0u;
+    out->work = trn_sat_add(trn_sat_add(samples, near), warp);
     out->param = trn_graph_node_param(n, "points") ? "points" : NULL;
     snprintf(out->detail, sizeof out->detail,
-             "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32 " %s",
-             samples, near, count, path ? "points' segments" : "edges");
+             "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32
+             " %s + %" PRIu64 " for the outline warp",
+             samples, near, count, path ? "points' segments" : "edges", warp);
 }
 
 static trn_status publish(const trn_node_ctx *c, trn_node_result *r, trn_status st, trn_mask *m,

@@ -1,4 +1,5 @@
 /* Helpers every node family shares: errors naming the node, outputs, saturating work sums, keys. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,7 @@ static const char *global_why(const char *type)
     } table[] = {
         {"landform", "its evolution (stream power) drains across the whole grid"},
         {"heightfield_input", "resamples a DEM file read whole"},
+        {"dune_field", "its avalanche pass moves sand across the whole grid"},
         {"drainage", "depression filling and flow routing cross the whole grid"},
         {"flow_accumulation", "flow accumulates from every upstream sample"},
         {"drain_depressions", "depression filling crosses the whole grid"},
@@ -185,4 +187,35 @@ void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_r
     memset(out, 0, sizeof *out);
     out->kind = TRN_REACH_NONE;
     snprintf(out->why, sizeof out->why, "never evaluated");
+}
+
+/* Samples k in [0, cells] whose position k * size / cells lies in [lo, hi] (world units). */
+static uint64_t axis_samples(double lo, double hi, double size, uint32_t cells)
+{
+    const double step = size / (double)cells;
+    double a = lo / step, b = hi / step;
+    if (!(b >= 0.0) || !(a <= (double)cells) || !(a <= b)) return 0; /* NaN-safe */
+    if (a < 0.0) a = 0.0;
+    if (b > (double)cells) b = (double)cells;
+    const double first = ceil(a), last = floor(b);
+    return last >= first ? (uint64_t)(last - first) + 1u : 0u;
+}
+
+uint64_t trn_node_segments_reach(const trn_recipe *r, const double *pts, uint32_t count,
+                                 uint32_t stride, bool closed, double reach)
+{
+    uint64_t total = 0;
+    const uint32_t segs = closed ? count : (count > 1 ? count - 1 : count);
+    for (uint32_t k = 0; k < segs; k++) {
+        const uint32_t b = count > 1 ? (k + 1) % count : k;
+        /* x is the first coordinate, z the last (XZ pairs, XYZ triples). */
+        const double ax = pts[(size_t)stride * k], az = pts[(size_t)stride * k + stride - 1];
+        const double bx = pts[(size_t)stride * b], bz = pts[(size_t)stride * b + stride - 1];
+        const uint64_t sx = axis_samples((ax < bx ? ax : bx) - reach, (ax < bx ? bx : ax) + reach,
+                                         r->size_x, r->cells_x);
+        const uint64_t sz = axis_samples((az < bz ? az : bz) - reach, (az < bz ? bz : az) + reach,
+                                         r->size_z, r->cells_z);
+        total = trn_sat_add(total, trn_sat_mul(sx, sz));
+    }
+    return total;
 }

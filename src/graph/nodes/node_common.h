@@ -82,6 +82,11 @@ void trn_node_pass_transport(trn_node_result *r, uint32_t k, const trn_gout *fro
 
 uint64_t trn_sat_mul(uint64_t a, uint64_t b);
 uint64_t trn_sat_add(uint64_t a, uint64_t b);
+/* Samples within reach (world units) of each segment's bounding box, summed over the segments
+ * of count points of stride numbers each (x first, z last; a polygon's closing edge when
+ * closed), the boxes clipped to the grid. Saturates. */
+uint64_t trn_node_segments_reach(const trn_recipe *r, const double *pts, uint32_t count,
+                                 uint32_t stride, bool closed, double reach);
 bool trn_node_has_number(const trn_graph_node *n, const char *name);
 /* -0 and 0 hash alike (the same parameter). */
 void trn_key_f64(XXH64_state_t *h, double v);
@@ -119,7 +124,7 @@ void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_r
 
 /* The families, in registry order. */
 extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain,
-    trn_node_heightfield_input;
+    trn_node_dune_field, trn_node_heightfield_input;
 extern const trn_node_module trn_node_elevation_mask, trn_node_slope_mask,
     trn_node_path_distance_mask, trn_node_polygon_mask;
 extern const trn_node_module trn_node_height_blend, trn_node_height_offset;

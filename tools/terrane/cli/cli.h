@@ -127,7 +127,7 @@ trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe
                                trn_progress_fn progress, void *user, trn_error *err);
 int cli_scatter_place(cli_ctx *ctx, const trn_recipe *recipe, const trn_generated *gen,
                       const trn_palette *palette, int threads, uint64_t max_placements,
-                      trn_instances *inst, trn_scatter_report *rep);
+                      uint64_t max_candidates, trn_instances *inst, trn_scatter_report *rep);
 
 /* The wet sample of water nearest to terrain-local (x, z) (the first in sample order among
  * equals): true with its distance (world units) and position, false when none is wet

@@ -1,4 +1,5 @@
 /* Stationeers terrain.dat and .save for info, convert and render (detection, load, write). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,9 +19,12 @@ cli_format cli_stationeers_detect(const char *path, const uint8_t *head, size_t 
     if (cli_raw_type_from_path(path)) return CLI_FORMAT_UNKNOWN;
     if (trn_stationeers_sniff(head, head_size)) return CLI_FORMAT_STATIONEERS_DAT;
     /* A whole file of 4 bytes holding a MaxDepth and nothing else is a terrain.dat cut after
-     * its header (the reader says so), unless it reads as a legacy .ter (versions 1..6). */
+     * its header (the reader says so), unless it reads as a legacy .ter (versions 1..6) and is
+     * not named .dat: the name decides between the two readings. */
+    size_t len = strlen(path);
+    bool named_dat = len >= 4 && strcasecmp(path + len - 4, ".dat") == 0;
     if (head_size == 4 && head[0] <= TRN_STATIONEERS_DEPTH_ABSURD && head[1] == 0 && head[2] == 0 &&
-        head[3] == 0 && !trn_ter_sniff(head, head_size))
+        head[3] == 0 && (named_dat || !trn_ter_sniff(head, head_size)))
         return CLI_FORMAT_STATIONEERS_DAT;
     return CLI_FORMAT_UNKNOWN;
 }
