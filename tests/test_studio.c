@@ -2585,6 +2585,13 @@ static void test_usage(void)
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port -1", &out, &err, recipe_path), 2);
     free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --max-work 0", &out, &err, recipe_path), 2);
+    CHECK_CONTAINS(err, "--max-work takes a whole number of work units from 1");
+    free(out), free(err);
+    /* The budget applies to the session's generation: 1,000 units cannot make 128^2. */
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --max-work 1000 --port 0", &out, &err, recipe_path), 1);
+    CHECK_CONTAINS(err, "exceeds the work budget of 1000");
+    free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("--format json studio '%s'", &out, &err, recipe_path), 2);
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("studio '%s/missing.json' --port 0", &out, &err, root), 1);

@@ -38,7 +38,8 @@
 extern char **environ;
 
 static const char *const help_text =
-    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--allow-errors] [--quiet]\n"
+    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--allow-errors]\n"
+    "                      [--max-work N | --no-work-limit] [--quiet]\n"
     "\n"
     "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
     "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
@@ -56,6 +57,9 @@ static const char *const help_text =
     "  --allow-errors  start even when the recipe's graph check finds errors (each is printed\n"
     "                  with its line and column; without it they refuse the start): the\n"
     "                  session runs without the graph, Save is refused until Generate succeeds\n"
+    "  --max-work N    work budget of each graph node and of the strokes (default 1e10, as\n"
+    "                  terrane generate); --no-work-limit: no work or memory budget (only for\n"
+    "                  recipes you trust)\n"
     "  -q, --quiet     print the URL only\n"
     "\n"
     "The API and the security model: docs/studio.md.\n"
@@ -1432,6 +1436,7 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
     go.quality = s->options.quality;
     go.cache = s->cache;
     go.max_work = s->options.max_work;
+    go.max_memory = s->options.max_memory;
     go.palette = s->options.palette;
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
@@ -1467,7 +1472,7 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
     if (!body || !size) return studio_reply_error(conn, 400, "preview: expected the recipe");
     pthread_mutex_lock(&s->lock);
     const int threads = s->options.threads;
-    const uint64_t max_work = s->options.max_work;
+    const uint64_t max_work = s->options.max_work, max_memory = s->options.max_memory;
     pthread_mutex_unlock(&s->lock);
     trn_recipe r;
     memset(&r, 0, sizeof r);
@@ -1498,6 +1503,7 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
     go.quality = TRN_EROSION_PREVIEW;
     go.cache = s->draft_cache;
     go.max_work = max_work;
+    go.max_memory = max_memory;
     trn_graph_run *run = NULL;
     if (!st) st = trn_graph_evaluate(&graph, &r, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
@@ -2829,6 +2835,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     const char *input = NULL;
     long port = 8630;
     bool open = false, allow_errors = false;
+    uint64_t max_work = 0, max_memory = 0; /* 0: the defaults, as terrane generate */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -2849,6 +2856,20 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
             open = true;
         } else if (strcmp(a, "--allow-errors") == 0) {
             allow_errors = true;
+        } else if (strcmp(a, "--no-work-limit") == 0) {
+            max_work = TRN_WORK_UNLIMITED;
+            max_memory = TRN_MEMORY_UNLIMITED;
+        } else if (strcmp(a, "--max-work") == 0) {
+            const char *v = cli_option_value(ctx, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            double d;
+            if (!cli_parse_double(ctx, a, v, &d)) return CLI_EXIT_USAGE;
+            if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
+                return cli_usage_error(ctx,
+                                       "--max-work takes a whole number of work units from 1 to "
+                                       "1.8e19, not '%s'",
+                                       v);
+            max_work = (uint64_t)d;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (input) {
@@ -2862,6 +2883,8 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     studio s;
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
+    s.options.max_work = max_work;
+    s.options.max_memory = max_memory;
     struct stat st;
     if (stat(input, &st) != 0) return cli_failf(ctx, "%s: %s", input, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
