@@ -2810,7 +2810,9 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     fflush(stdout);
     cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
              (unsigned)studio_server_port(server));
+    pthread_mutex_lock(&s->lock); /* requests may be served already */
     publish_state(s);
+    pthread_mutex_unlock(&s->lock);
     s->watcher_started = pthread_create(&s->watcher, NULL, watch_disk, s) == 0;
     char *opener = NULL;
     if (open) opener = open_browser(ctx, url);
