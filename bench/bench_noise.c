@@ -138,12 +138,59 @@ static double time_landform(const trn_landform *lf, int threads, trn_field *fiel
     return best;
 }
 
+/* CPU seconds of the calling thread: on a machine shared with other jobs the wall clock also
+ * counts time spent waiting for a core. */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* `bench_noise SIZE fbm RUNS [ISA]`: the one figure bench/noise_vs_fastnoise2.sh interleaves
+ * with FastNoise2's, 6-octave fbm rows over SIZE^2 on one thread, a line per run; ISA (avx2,
+ * default) forces a kernel variant (the bytes are the same). */
+static int fbm_runs(size_t size, int runs, trn_noise_isa isa)
+{
+    float *grid = malloc(size * size * sizeof(float));
+    if (!grid) return 1;
+    memset(grid, 0, size * size * sizeof(float)); /* pages mapped before timing, as FastNoise2's */
+    set_threads(1);
+    printf("terrane %s, fbm 6 octaves, %zu x %zu\n", trn_noise_isa_name(isa), size, size);
+    /* Run 0 warms caches and the vector units and is not reported (as in fastnoise2_fbm). */
+    for (int run = -1; run < runs; run++) {
+        double t0 = now_s(), c0 = thread_cpu_s();
+        for (size_t r = 0; r < size; r++) {
+            if (isa == TRN_NOISE_ISA_BEST) {
+                run_row(JOB_FBM, size, r, grid + r * size, NULL, NULL);
+            } else { /* as trn_fractal_row does, with the variant chosen */
+                trn_fractal_params params;
+                trn_fractal_params_init(&params, 42, TRN_PROFILE_FBM, OCTAVES, 256.0, 0.5);
+                trn_fractal_row_isa(&params, isa, 0.0, 0.5, 0u, (double)r * 0.5, size,
+                                    grid + r * size);
+            }
+        }
+        double t = now_s() - t0, c = thread_cpu_s() - c0;
+        if (run < 0) continue;
+        printf("wall %.4f s cpu %.4f s (hash %016llx)\n", t, c,
+               (unsigned long long)XXH64(grid, size * size * sizeof(float), 0));
+    }
+    free(grid);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t size = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 4096u;
     if (size < 16u || size > 32768u) {
-        fprintf(stderr, "usage: bench_noise [SIZE 16..32768, default 4096]\n");
+        fprintf(stderr,
+                "usage: bench_noise [SIZE 16..32768, default 4096] [fbm RUNS [avx2|default]]\n");
         return 2;
+    }
+    if (argc > 3 && strcmp(argv[2], "fbm") == 0) {
+        trn_noise_isa isa = TRN_NOISE_ISA_BEST;
+        if (argc > 4) isa = strcmp(argv[4], "avx2") == 0 ? TRN_NOISE_ISA_AVX2 : TRN_NOISE_ISA_DEFAULT;
+        return fbm_runs(size, atoi(argv[3]), isa);
     }
     int max_threads = 1;
 #ifdef _OPENMP

@@ -1,9 +1,10 @@
-/* Benchmark: what a regeneration from an already parsed recipe spends on text. The Mountain
- * Range preset (an explicit graph: stream power, erosion, drainage) at 65 x 65 samples,
+/* Benchmark: what a regeneration from an already parsed recipe spends around its nodes. The
+ * Mountain Range preset (an explicit graph: stream power, erosion, drainage) at 65 x 65 samples,
  * regenerated with a warm node cache (every node reused), timed whole, and the validation and
- * cache key it computes (the part that re-reads JSON text) timed alone; then a session (what the
- * studio edits) on the same recipe, one raise stroke at a time. The parser hook's count of JSON
- * texts read per regeneration and per stroke beside them. */
+ * cache key it computes (which read the graph's JSON text again until the recipe kept its graph
+ * read once) timed alone; then a session (what the studio edits) on the same recipe, one raise
+ * stroke at a time. The parser hook's count of JSON texts read per regeneration and per stroke
+ * beside them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "test.h"
 
@@ -229,6 +230,44 @@ static void test_camera(void)
     json_decref(o);
 }
 
+/* Regular levels are built after the selection, the selected ones only (trn_mesh_realize):
+ * the files must be byte for byte those the CLI wrote when it built every level of every chunk
+ * first (hashes taken from that build), in every container and selection. */
+static void test_regular_bytes(void)
+{
+    const char *hm = write_heightmap();
+    static const struct {
+        const char *args, *files[2];
+        uint64_t hash[2];
+    } cases[] = {
+        {"--chunk-cells 8 --camera 32,40,32", {"r1.glb", NULL}, {0xe23f3e89cfbb2585ull, 0}},
+        {"--chunk-cells 8 --camera 10,60,-20 --chunks --uvs",
+         {"r2.gltf", "r2.bin"},
+         {0x28cfc703ffbe52bcull, 0x51830268fa25cbf2ull}},
+        {"--chunk-cells 16 --lod 1 --chunks",
+         {"r3.obj", "r3.mtl"},
+         {0x4f108cc6f91815cdull, 0x44afda9b44bd2139ull}},
+        {"--threads 1", {"r4.glb", NULL}, {0x628f54d7c6fc73d1ull, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        CHECK_EQ_INT(cli("mesh %s %s -o %s/%s -q", hm, cases[c].args, tmp, cases[c].files[0]), 0);
+        for (int f = 0; f < 2 && cases[c].files[f]; f++) {
+            char path[800];
+            snprintf(path, sizeof path, "%s/%s", tmp, cases[c].files[f]);
+            size_t n = 0;
+            uint8_t *data = trn_test_read_file(path, &n);
+            CHECK(data != NULL);
+            const uint64_t h = data ? (uint64_t)XXH64(data, n, 0) : 0;
+            if (h != cases[c].hash[f])
+                fprintf(stderr, "  %s: XXH64 0x%016llxull, expected 0x%016llxull\n",
+                        cases[c].files[f], (unsigned long long)h,
+                        (unsigned long long)cases[c].hash[f]);
+            CHECK(h == cases[c].hash[f]);
+            free(data);
+        }
+    }
+}
+
 static void test_recipe(void)
 {
     const char *recipe = write_recipe("bowl.json", true);
@@ -437,6 +476,7 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_heightmap_outputs);
     RUN(test_camera);
+    RUN(test_regular_bytes);
     RUN(test_recipe);
     RUN(test_uvs_collider);
     RUN(test_bad_options);

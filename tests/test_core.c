@@ -30,6 +30,22 @@ static void test_error_format(void)
     CHECK(strcmp(trn_error_format(&e, buf, sizeof buf), "a.ter:3:7: bad thing") == 0);
     CHECK_EQ_INT(trn_error_set(NULL, TRN_ERR_IO, NULL, -1, "x"), TRN_ERR_IO);
     trn_error_clear(NULL);
+    /* A node is named once: prefixed when the message does not name it, never twice. */
+    trn_error_set(&e, TRN_ERR_LIMIT, NULL, -1, "out of room");
+    snprintf(e.node_id, sizeof e.node_id, "w");
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf), "node 'w': out of room") == 0);
+    trn_error_set(&e, TRN_ERR_LIMIT, NULL, -1, "node 'w' (water_body): out of room");
+    snprintf(e.node_id, sizeof e.node_id, "w");
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf), "node 'w' (water_body): out of room") == 0);
+    trn_error_set(&e, TRN_ERR_LIMIT, NULL, -1, "graph.nodes[1].params.p: node 'w' (water_body): x");
+    snprintf(e.node_id, sizeof e.node_id, "w");
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf),
+                 "graph.nodes[1].params.p: node 'w' (water_body): x") == 0);
+    /* Another node named in the message is not this one. */
+    trn_error_set(&e, TRN_ERR_LIMIT, NULL, -1, "the largest is node 'ww' (water_body)");
+    snprintf(e.node_id, sizeof e.node_id, "w");
+    CHECK(strcmp(trn_error_format(&e, buf, sizeof buf),
+                 "node 'w': the largest is node 'ww' (water_body)") == 0);
 }
 
 static void test_checked(void)

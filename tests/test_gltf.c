@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "terrane/mesh.h"
 #include "terrane/roles.h"
@@ -244,7 +245,8 @@ static void test_glb_scene(void)
     trn_instance items[2] = {{0, 3, -2, 1.5, 2.0, 7.25, 90.0, 2.0}, {1, 0, 0, 5, 1, 5, 0, 1}};
     trn_instances inst = {items, 2};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
-    trn_mesh_scene s = {m, levels, true, &w, &f, &pal, &inst, NULL, 0.0, NULL, 0, NULL, false};
+    trn_mesh_scene s = {m,   levels, true, &w,   &f,    &pal, &inst, NULL,
+                        0.0, NULL,   0,    NULL, false, NULL, NULL};
     char path[700];
     snprintf(path, sizeof path, "%s/scene.glb", tmp);
     trn_mesh_write_report rep;
@@ -435,7 +437,8 @@ static void test_glb_adaptive(void)
     o.max_levels = 1;
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
+    trn_mesh_scene s = {m,   NULL, false, NULL, NULL,  NULL, NULL, NULL,
+                        0.0, NULL, 0,     NULL, false, NULL, NULL};
     char path[700];
     snprintf(path, sizeof path, "%s/adaptive.glb", tmp);
     trn_mesh_write_report rep;
@@ -524,8 +527,8 @@ static void test_glb_uvs_collider(void)
                                                {"scree", NULL, 0.125, {0.5f, 0.5f, 0.5f, 1}}};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 3, 2, 0, 1};
     for (int chunked = 0; chunked < 2; chunked++) {
-        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
-                            0.25, biomes, 2, c, false};
+        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL, 0.25, biomes,
+                            2, c,      false,        NULL, NULL};
         char path[700];
         snprintf(path, sizeof path, "%s/uv%d.glb", tmp, chunked);
         trn_mesh_write_report rep;
@@ -594,7 +597,8 @@ static void test_glb_uvs_collider(void)
         parsed_dispose(&p);
     }
     /* refused: a negative or NaN scale, biomes without their list */
-    trn_mesh_scene bad = {m, NULL, false, NULL, NULL, NULL, NULL, NULL, -1.0, NULL, 0, NULL, false};
+    trn_mesh_scene bad = {m,    NULL, false, NULL, NULL,  NULL, NULL, NULL,
+                          -1.0, NULL, 0,     NULL, false, NULL, NULL};
     char path[700];
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
@@ -621,7 +625,8 @@ static void test_gltf_text(void)
     scene_inputs(&f, &w, &roles);
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, NULL, &m, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, false, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
+    trn_mesh_scene s = {m,   NULL, false, &w,   &f,    NULL, NULL, NULL,
+                        0.0, NULL, 0,     NULL, false, NULL, NULL};
     char path[700], bin[700];
     snprintf(path, sizeof path, "%s/t.gltf", tmp);
     snprintf(bin, sizeof bin, "%s/t.bin", tmp);
@@ -695,7 +700,8 @@ static void test_obj(void)
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
     uint32_t levels[9] = {2, 1, 0, 2, 1, 0, 2, 1, 0};
-    trn_mesh_scene s = {m, levels, true, &w, &f, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
+    trn_mesh_scene s = {m,   levels, true, &w,   &f,    NULL, NULL, NULL,
+                        0.0, NULL,   0,    NULL, false, NULL, NULL};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/m.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/m.mtl", tmp);
@@ -818,8 +824,8 @@ static void test_glb_biome_sections(void)
     }
     qsort(want, want_n, sizeof *want, tri_cmp);
     for (int chunked = 0; chunked < 2; chunked++) {
-        trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL,
-                            1.0, biomes, 3, NULL, true};
+        trn_mesh_scene s = {m,      levels, chunked != 0, NULL, NULL, NULL, NULL, NULL, 1.0,
+                            biomes, 3,      NULL,         true, NULL, NULL};
         char path[700];
         snprintf(path, sizeof path, "%s/biome%d.glb", tmp, chunked);
         trn_mesh_write_report rep;
@@ -886,8 +892,8 @@ static void test_glb_biome_sections(void)
         parsed_dispose(&p);
     }
     /* a section beyond the list is refused */
-    trn_mesh_scene bad = {m, levels, false, NULL, NULL, NULL, NULL, NULL,
-                          0.0, biomes, 2, NULL, true};
+    trn_mesh_scene bad = {m,   levels, false, NULL, NULL, NULL, NULL, NULL,
+                          0.0, biomes, 2,     NULL, true, NULL, NULL};
     char path[700];
     snprintf(path, sizeof path, "%s/biome_bad.glb", tmp);
     trn_error e;
@@ -916,7 +922,8 @@ static void test_obj_uvs_collider(void)
     o.max_levels = 1;
     o.skirt_depth = 0.0;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
-    trn_mesh_scene s = {m, NULL, true, NULL, NULL, NULL, NULL, NULL, 0.5, NULL, 0, c, false};
+    trn_mesh_scene s = {m,   NULL, true, NULL, NULL,  NULL, NULL, NULL,
+                        0.5, NULL, 0,    c,    false, NULL, NULL};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/uv.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/uv.mtl", tmp);
@@ -997,7 +1004,8 @@ static void test_refusals(void)
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
     uint32_t level = 7;
-    trn_mesh_scene s = {m, &level, false, NULL, NULL, NULL, NULL, NULL, 0.0, NULL, 0, NULL, false};
+    trn_mesh_scene s = {m,   &level, false, NULL, NULL,  NULL, NULL, NULL,
+                        0.0, NULL,   0,     NULL, false, NULL, NULL};
     CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "level 7");
     CHECK(!trn_test_exists(path));
@@ -1045,6 +1053,132 @@ static void test_refusals(void)
     trn_field_dispose(&f);
 }
 
+/* Deferred levels written chunk by chunk (trn_mesh_scene.deferred_field) give the bytes of the
+ * same levels fully built, in every container, with UVs, merged or chunked, and with some
+ * chunks already realized. */
+static void test_deferred_bytes(void)
+{
+    trn_field f;
+    trn_water w;
+    uint8_t *roles = NULL;
+    scene_inputs(&f, &w, &roles);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 4;
+    trn_mesh *full = NULL, *lazy = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &full, NULL, NULL, NULL));
+    o.defer_levels = true;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &lazy, NULL, NULL, NULL));
+    if (!full || !lazy) goto done;
+    uint32_t levels[9] = {0, 1, 2, 2, 1, 0, 1, 0, 2};
+    static const trn_gltf_container containers[3] = {TRN_GLTF_GLB, TRN_GLTF_SEPARATE,
+                                                     TRN_GLTF_EMBEDDED};
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* chunks 0..3 realized at their drawn level, the rest at another (still deferred) */
+            uint32_t some[9];
+            for (int k = 0; k < 9; k++)
+                some[k] = k < 4 ? levels[k] : (levels[k] + 1u) % lazy->level_count;
+            CHECK_OK(trn_mesh_realize(&f, roles, lazy, some, 1, NULL));
+            CHECK(lazy->chunks[0].levels[levels[0]].positions != NULL);
+            CHECK(lazy->chunks[8].levels[levels[8]].positions == NULL);
+        }
+        for (int c = 0; c < 3; c++)
+            for (int chunked = 0; chunked < 2; chunked++) {
+                trn_mesh_scene a;
+                memset(&a, 0, sizeof a);
+                a.mesh = full;
+                a.levels = levels;
+                a.chunks = chunked != 0;
+                a.uv_scale = chunked ? 0.25 : 0.0;
+                trn_mesh_scene b = a;
+                b.mesh = lazy;
+                b.deferred_field = &f;
+                b.deferred_roles = roles;
+                /* the same names in two folders (a .gltf names its .bin) */
+                const char *ext = containers[c] == TRN_GLTF_GLB ? "glb" : "gltf";
+                char pa[700], pb[700];
+                snprintf(pa, sizeof pa, "%s/full", tmp);
+                snprintf(pb, sizeof pb, "%s/lazy", tmp);
+                mkdir(pa, 0755);
+                mkdir(pb, 0755);
+                snprintf(pa, sizeof pa, "%s/full/t%d%d.%s", tmp, c, chunked, ext);
+                snprintf(pb, sizeof pb, "%s/lazy/t%d%d.%s", tmp, c, chunked, ext);
+                trn_mesh_write_report ra, rb;
+                CHECK_OK(trn_gltf_write(pa, containers[c], &a, &ra, NULL));
+                CHECK_OK(trn_gltf_write(pb, containers[c], &b, &rb, NULL));
+                CHECK(trn_test_same_bytes(pa, pb));
+                CHECK(ra.vertices == rb.vertices && ra.triangles == rb.triangles);
+                if (containers[c] == TRN_GLTF_SEPARATE) {
+                    snprintf(pa, sizeof pa, "%s/full/t%d%d.bin", tmp, c, chunked);
+                    snprintf(pb, sizeof pb, "%s/lazy/t%d%d.bin", tmp, c, chunked);
+                    CHECK(trn_test_same_bytes(pa, pb));
+                }
+            }
+    }
+    {
+        /* 120 chunks, levels 0 to 2 mixed, UVs. */
+        trn_field big;
+        water_test_field(&big, 48, 40, 1.0, 1.0, diamond);
+        trn_mesh *bf = NULL, *bl = NULL;
+        trn_mesh_options_default(&o);
+        o.chunk_cells = 4;
+        CHECK_OK(trn_mesh_build(&big, NULL, &o, &bf, NULL, NULL, NULL));
+        o.defer_levels = true;
+        CHECK_OK(trn_mesh_build(&big, NULL, &o, &bl, NULL, NULL, NULL));
+        uint32_t *many = calloc(120, sizeof *many);
+        if (bf && bl && many) {
+            CHECK_EQ_INT(bf->chunks_x * bf->chunks_z, 120);
+            for (size_t k = 0; k < 120; k++)
+                many[k] = (uint32_t)(k * 7u % 3u);
+            for (int chunked = 0; chunked < 2; chunked++) {
+                trn_mesh_scene a;
+                memset(&a, 0, sizeof a);
+                a.mesh = bf;
+                a.levels = many;
+                a.chunks = chunked != 0;
+                a.uv_scale = 0.5;
+                trn_mesh_scene b = a;
+                b.mesh = bl;
+                b.deferred_field = &big;
+                char pa[700], pb[700];
+                snprintf(pa, sizeof pa, "%s/full/big%d.glb", tmp, chunked);
+                snprintf(pb, sizeof pb, "%s/lazy/big%d.glb", tmp, chunked);
+                CHECK_OK(trn_gltf_write(pa, TRN_GLTF_GLB, &a, NULL, NULL));
+                CHECK_OK(trn_gltf_write(pb, TRN_GLTF_GLB, &b, NULL, NULL));
+                CHECK(trn_test_same_bytes(pa, pb));
+            }
+        }
+        free(many);
+        trn_mesh_free(bf);
+        trn_mesh_free(bl);
+        trn_field_dispose(&big);
+    }
+    {
+        /* Refused: deferred levels without the field to build them from, and in OBJ. */
+        trn_mesh_scene b;
+        memset(&b, 0, sizeof b);
+        b.mesh = lazy;
+        b.levels = levels;
+        char path[700];
+        snprintf(path, sizeof path, "%s/nofield.glb", tmp);
+        trn_error e;
+        CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &b, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "chunk 1_1: its level has no geometry");
+        CHECK(!trn_test_exists(path));
+        b.deferred_field = &f;
+        snprintf(path, sizeof path, "%s/deferred.obj", tmp);
+        CHECK_STATUS(trn_obj_write(path, &b, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "OBJ: chunk 1_1: its level has no geometry");
+    }
+done:
+    trn_mesh_free(full);
+    trn_mesh_free(lazy);
+    free(roles);
+    trn_water_dispose(&w);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -1053,6 +1187,7 @@ int main(void)
     RUN(test_glb_uvs_collider);
     RUN(test_glb_biome_sections);
     RUN(test_gltf_text);
+    RUN(test_deferred_bytes);
     RUN(test_obj);
     RUN(test_obj_uvs_collider);
     RUN(test_refusals);

@@ -377,7 +377,8 @@ static void test_parse_shape_errors(void)
     CHECK(parse_fails("{\"format_version\": 1, \"nodes\": [\n"
                       "  {\"id\": \"o\", \"type\": \"terrain_output\",\n"
                       "   \"inputs\": {\"field\": {\"node\": \"a\", \"output\": \"field\"}}}]}",
-                      TRN_ERR_JSON, "nodes[0].inputs.field.output: unknown key 'output'",
+                      TRN_ERR_JSON,
+                      "unknown key 'output' in nodes[0].inputs.field (expected one of: node, pin)",
                       "\"output\""));
     CHECK(parse_fails("{\"format_version\": 1, \"nodes\": [\n"
                       "  {\"id\": \"o\", \"type\": \"terrain_output\",\n"
@@ -394,10 +395,13 @@ static void test_parse_shape_errors(void)
                       TRN_ERR_JSON, "nodes[0].inputs.field.pin: expected a string", "[1]"));
     /* unknown keys: top level, node */
     CHECK(parse_fails("{\"format_version\": 1,\n \"outputs\": \"x\"}", TRN_ERR_JSON,
-                      "outputs: unknown key 'outputs' in the graph", "\"outputs\""));
+                      "unknown key 'outputs' in the graph; did you mean 'output'?", "\"outputs\""));
     CHECK(parse_fails("{\"format_version\": 1, \"nodes\": [\n"
                       "  {\"id\": \"a\", \"type\": \"flat_terrain\", \"label\": \"x\"}]}",
-                      TRN_ERR_JSON, "nodes[0].label: unknown key 'label' in a node", "\"label\""));
+                      TRN_ERR_JSON,
+                      "unknown key 'label' in nodes[0] (expected one of: id, type, position, "
+                      "params, inputs)",
+                      "\"label\""));
     /* format_version */
     CHECK(parse_fails("{\"nodes\": []}", TRN_ERR_JSON, "a graph needs \"format_version\"", "{"));
     CHECK(parse_fails("{\"format_version\": 0}", TRN_ERR_JSON,
@@ -563,12 +567,13 @@ static void test_check_params(void)
            "}}," N_OUT("base") "]}"
     CHECK(has_diag(NOISE_WITH("\"heigth_variation\":3"), &r, TRN_GRAPH_ERROR, "unknown-param",
                    "base", "heigth_variation", "nodes[0].params.heigth_variation",
-                   "unknown parameter 'heigth_variation'; did you mean 'height_variation'?"));
+                   "unknown key 'heigth_variation' in nodes[0].params; did you mean "
+                   "'height_variation'?"));
     CHECK(has_diag(
         G_HEAD
         "{\"id\":\"base\",\"type\":\"flat_terrain\",\"params\":{\"zzzzzz\":1}}," N_OUT("base") "]}",
         &r, TRN_GRAPH_ERROR, "unknown-param", "base", "zzzzzz", "nodes[0].params.zzzzzz",
-        "unknown parameter 'zzzzzz' (parameters: height)"));
+        "unknown key 'zzzzzz' in nodes[0].params (expected one of: height)"));
     /* range, exclusive minimum, type, whole number, choice */
     CHECK(has_diag(NOISE_WITH("\"roughness\":2"), &r, TRN_GRAPH_ERROR, "bad-param", "base",
                    "roughness", "nodes[0].params.roughness",

@@ -120,7 +120,7 @@ static void test_errors(void)
     expect_error("{\"steps\":2.5}", "2.5", "steps: expected a whole number");
     expect_error("{\"m\":3}", "3}", "evolution.m: expected a number from 0.01 to 2, found 3");
     expect_error("{\"stepz\":10}", "\"stepz\"",
-                 "evolution.stepz: unknown parameter 'stepz'; did you mean 'steps'?");
+                 "unknown key 'stepz' in landforms.range.evolution; did you mean 'steps'?");
     expect_error("{\"lakes\":\"drain\"}", "\"drain\"",
                  "evolution.lakes: expected one of keep|fill|breach, found \"drain\"");
     expect_error("{\"uplift\":\"fast\"}", "\"fast\"", "uplift: expected a number, found a string");

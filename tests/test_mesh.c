@@ -527,6 +527,109 @@ static void test_threads_deterministic(void)
     trn_field_dispose(&f);
 }
 
+/* One level's geometry and numbers, bit for bit. */
+static bool same_level(const trn_mesh_level *a, const trn_mesh_level *b)
+{
+    if (a->level != b->level || a->step != b->step || a->vertex_count != b->vertex_count ||
+        a->surface_vertex_count != b->surface_vertex_count || a->index_count != b->index_count ||
+        a->section_count != b->section_count ||
+        a->surface_triangle_count != b->surface_triangle_count ||
+        a->skirt_triangle_count != b->skirt_triangle_count ||
+        memcmp(&a->error, &b->error, sizeof a->error) != 0 ||
+        memcmp(&a->border_error, &b->border_error, sizeof a->error) != 0 ||
+        memcmp(&a->skirt_depth, &b->skirt_depth, sizeof a->error) != 0 ||
+        memcmp(a->bounds_min, b->bounds_min, sizeof a->bounds_min) != 0 ||
+        memcmp(a->bounds_max, b->bounds_max, sizeof a->bounds_max) != 0)
+        return false;
+    if (memcmp(a->positions, b->positions, 12u * (size_t)a->vertex_count) != 0 ||
+        memcmp(a->normals, b->normals, 12u * (size_t)a->vertex_count) != 0 ||
+        memcmp(a->indices, b->indices, 4u * (size_t)a->index_count) != 0)
+        return false;
+    for (uint32_t s = 0; s < a->section_count; s++)
+        if (a->sections[s].role != b->sections[s].role ||
+            a->sections[s].first != b->sections[s].first ||
+            a->sections[s].count != b->sections[s].count ||
+            a->sections[s].skirt_count != b->sections[s].skirt_count)
+            return false;
+    return true;
+}
+
+/* Deferred levels: errors and skirts for selection without geometry, then the selected levels
+ * built bit for bit as a full build makes them (holes and roles included). */
+static void test_deferred_levels(void)
+{
+    trn_field f;
+    make_field(&f, 70, 45, rough);
+    f.heights[10u * 71u + 20u] = NAN; /* a hole */
+    uint8_t *roles = malloc(71u * 46u);
+    for (size_t k = 0; k < 71u * 46u; k++)
+        roles[k] = (uint8_t)(k % 3u);
+    trn_mesh *full = build(&f, roles, 8, 1);
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.chunk_cells = 8;
+    o.defer_levels = true;
+    trn_mesh *lazy = NULL;
+    CHECK_OK(trn_mesh_build(&f, roles, &o, &lazy, NULL, NULL, NULL));
+    if (!full || !lazy) goto done;
+    const size_t n = (size_t)full->chunks_x * full->chunks_z;
+    CHECK_EQ_INT(lazy->chunks_x * lazy->chunks_z, n);
+    CHECK_EQ_INT(lazy->level_count, full->level_count);
+    for (size_t k = 0; k < n; k++)
+        for (uint32_t l = 0; l < full->level_count; l++) {
+            const trn_mesh_level *a = &full->chunks[k].levels[l], *b = &lazy->chunks[k].levels[l];
+            CHECK(b->positions == NULL && b->indices == NULL && b->vertex_count == 0);
+            CHECK(a->level == b->level && a->step == b->step);
+            CHECK(memcmp(&a->error, &b->error, sizeof a->error) == 0);
+            CHECK(memcmp(&a->border_error, &b->border_error, sizeof a->error) == 0);
+            CHECK(memcmp(&a->skirt_depth, &b->skirt_depth, sizeof a->error) == 0);
+        }
+    /* The same camera picks the same levels from either. */
+    uint32_t *want = calloc(n, sizeof *want), *got = calloc(n, sizeof *got);
+    trn_mesh_camera cam = {{-5.0, 30.0, -5.0}, 60.0, 1080.0, 4.0};
+    CHECK_OK(trn_mesh_select_camera(full, &cam, want, NULL));
+    CHECK_OK(trn_mesh_select_camera(lazy, &cam, got, NULL));
+    CHECK(memcmp(want, got, n * sizeof *got) == 0);
+    /* Every level somewhere. */
+    for (size_t k = 0; k < n; k++)
+        got[k] = (uint32_t)(k % full->level_count);
+    /* Realize on two threads: the selected levels match, the others stay empty. */
+    CHECK_OK(trn_mesh_realize(&f, roles, lazy, got, 2, NULL));
+    for (size_t k = 0; k < n; k++)
+        for (uint32_t l = 0; l < full->level_count; l++) {
+            const trn_mesh_level *b = &lazy->chunks[k].levels[l];
+            if (l == got[k])
+                CHECK(same_level(&full->chunks[k].levels[l], b));
+            else
+                CHECK(b->positions == NULL && b->vertex_count == 0 && b->index_count == 0);
+        }
+    /* A second selection adds its levels and keeps the first. */
+    for (size_t k = 0; k < n; k++)
+        want[k] = full->level_count - 1u;
+    CHECK_OK(trn_mesh_realize(&f, roles, lazy, want, 1, NULL));
+    for (size_t k = 0; k < n; k++) {
+        CHECK(same_level(&full->chunks[k].levels[got[k]], &lazy->chunks[k].levels[got[k]]));
+        CHECK(same_level(&full->chunks[k].levels[want[k]], &lazy->chunks[k].levels[want[k]]));
+    }
+    /* Refused: another grid, a level out of range. */
+    trn_field other;
+    make_field(&other, 70, 44, rough);
+    trn_error e;
+    CHECK_STATUS(trn_mesh_realize(&other, roles, lazy, got, 1, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "the field is 70 x 44 cells");
+    want[3] = full->level_count;
+    CHECK_STATUS(trn_mesh_realize(&f, roles, lazy, want, 1, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "has levels 0 to");
+    trn_field_dispose(&other);
+    free(want);
+    free(got);
+done:
+    trn_mesh_free(full);
+    trn_mesh_free(lazy);
+    free(roles);
+    trn_field_dispose(&f);
+}
+
 static double smooth(uint32_t i, uint32_t j)
 {
     return 8.0 * sin(0.05 * (double)i) * cos(0.07 * (double)j);
@@ -1020,6 +1123,7 @@ int main(void)
     RUN(test_role_sections);
     RUN(test_threads_deterministic);
     RUN(test_camera_selection);
+    RUN(test_deferred_levels);
     RUN(test_options);
     RUN(test_adaptive_error_bound);
     RUN(test_adaptive_holes);

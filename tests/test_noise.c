@@ -526,6 +526,73 @@ done:
     free(b);
 }
 
+/* Rows (one z) go through per-octave gradient tables where cells are at least a sample wide
+ * and hash every sample where they are not; both must give the scalar reference's bits on every
+ * variant, through the row entry and through points that share a z. */
+static void test_rows_match_reference(void)
+{
+    enum { N = 1100 };
+    double *x = malloc(N * sizeof *x), *z = malloc(N * sizeof *z);
+    float *got = malloc(N * sizeof *got), *want = malloc(N * sizeof *want);
+    CHECK(x && z && got && want);
+    if (!x || !z || !got || !want) goto done;
+    typedef struct {
+        double x0, dx, z, feature_size;
+        uint32_t octaves;
+        const char *what;
+    } row;
+    const double wrap = 4294967296.0; /* the lattice repeats every 2^32 cells */
+    const row rows[] = {
+        {-1234.5, 0.75, -88.125, 200.0, 6, "tables on every octave"},
+        {1234.5, -0.75, 17.0, 200.0, 6, "x decreasing: hashed"},
+        /* 0.25 cells a sample at octave 0: exactly one at octave 2, two at octave 3 */
+        {0.0, 1.0, 3.5, 4.0, 16, "tables, then hashing, by octave"},
+        {3.0, 0.999, 3.5, 1.0, 8, "just under a cell a sample"},
+        {(wrap - 40.0) * 10.0, 3.7, -5.0, 10.0, 6, "cells wrapping past 2^32"},
+        {-(wrap + 12.5) * 3.0, 0.5, 1e9, 3.0, 12, "negative, past the wrap"},
+        {5.0, 0.0, 2.0, 64.0, 6, "one point repeated"},
+        {NAN, 1.0, 2.0, 64.0, 6, "NaN x"},
+        {0.0, INFINITY, -2.0, 64.0, 6, "infinite step"},
+        {-0.0, 1e-12, -1e-300, 1.0, 16, "tiny steps around zero"},
+    };
+    const size_t counts[] = {1, 15, 17, 256, 257, N};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const row *w = &rows[r];
+        for (int profile = 0; profile < 2; profile++) {
+            trn_fractal_params params;
+            trn_fractal_params_init(&params, 11u + r, (trn_profile)profile, w->octaves,
+                                    w->feature_size, 0.55);
+            for (size_t k = 0; k < N; k++) {
+                x[k] = w->x0 + (double)(int32_t)k * w->dx;
+                z[k] = w->z;
+                want[k] = ref_fractal(11u + r, (trn_profile)profile, false, w->octaves,
+                                      w->feature_size, 0.55, x[k], z[k]);
+            }
+            for (int isa = 0; isa < TRN_NOISE_ISA_COUNT; isa++) {
+                if (!trn_noise_isa_available((trn_noise_isa)isa)) continue;
+                for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                    char what[160];
+                    snprintf(what, sizeof what, "row %zu (%s), %s, %s, count %zu", r, w->what,
+                             profile ? "ridged" : "fbm", trn_noise_isa_name((trn_noise_isa)isa),
+                             counts[c]);
+                    memset(got, 0, N * sizeof *got);
+                    trn_fractal_row_isa(&params, (trn_noise_isa)isa, w->x0, w->dx, 0u, w->z,
+                                        counts[c], got);
+                    CHECK(same_bits(got, want, counts[c], what));
+                    memset(got, 0, N * sizeof *got);
+                    trn_fractal_points_isa(&params, (trn_noise_isa)isa, x, z, counts[c], got);
+                    CHECK(same_bits(got, want, counts[c], what));
+                }
+            }
+        }
+    }
+done:
+    free(x);
+    free(z);
+    free(got);
+    free(want);
+}
+
 static void test_fractal_goldens(void)
 {
     enum { N = 1024 };
@@ -872,9 +939,19 @@ static void test_landform_progress_and_cancel(void)
         untouched += field.heights[k] == -7.0f;
     CHECK_EQ_INT(untouched, n);
 
-    /* Cancelling later stops between bands: the first rows are written, the last are not. */
+    /* Cancelling later stops between bands: the first rows are written, the last are not. On
+     * one thread, so the order is fixed: a second thread could finish its whole block of rows
+     * (the last included) before the calling thread reaches its third report when the machine
+     * is busy. */
+#ifdef _OPENMP
+    const int saved_threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
     progress_log later = {0, 3, 0.0, true, true};
     CHECK_STATUS(trn_landform_fill(&lf, 1, &field, log_progress, &later, &err), TRN_ERR_CANCELLED);
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
     CHECK_EQ_INT(later.calls, 3);
     CHECK(later.last > 0.0 && later.last < 1.0);
     CHECK(field.heights[0] != -7.0f);
@@ -1091,6 +1168,7 @@ int main(void)
     RUN(test_noise2_range_and_continuity);
     RUN(test_fractal_matches_reference);
     RUN(test_isa_variants_identical);
+    RUN(test_rows_match_reference);
     RUN(test_fractal_goldens);
     RUN(test_fractal_distribution);
     RUN(test_landform_matches_reference);

@@ -591,6 +591,124 @@ static void test_network_forms(void)
     trn_field_dispose(&f);
 }
 
+/* Rock of varied strength: the erodibility mask multiplies K per sample. At steady state each
+ * channel step drops U d / (mask K A^m) exactly (n = 1), so rows of strong rock (mask 0.5)
+ * drop twice and rows of weak rock (mask 2) half what uniform rock drops; a mask of ones is
+ * no mask, bit for bit, with outlet borders (the padded copy), deposition and MFD; a mask
+ * that is not positive is refused by name. */
+static void test_erodibility_mask(void)
+{
+    const uint32_t rows = 12;
+    trn_field f;
+    make_channel(&f, rows);
+    float mask[3 * 13];
+    for (uint32_t k = 0; k < 3 * 13; k++)
+        mask[k] = (k / 3u) % 2u ? 0.5f : 2.0f;
+    trn_stream_power_params p = quiet_params();
+    p.uplift = 1e-3;
+    p.erodibility = 1e-3;
+    p.m = 0.5;
+    p.dt = 500.0;
+    p.steps = 3000;
+    p.erodibility_mask = mask;
+    trn_error e;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    const double dz = 10.0, cell_area = 10.0 * 10.0;
+    for (uint32_t j = 1; j < rows; j++) {
+        const double area = (double)(rows - j) * cell_area;
+        const double want = dz * p.uplift / (mask[j * 3u + 1] * p.erodibility * pow(area, p.m));
+        const double got = (double)f.heights[j * 3u + 1] - (double)f.heights[(j - 1) * 3u + 1];
+        if (fabs(got - want) > 1e-4 * want) {
+            fprintf(stderr, "row %u: drop %.9g, expected %.9g\n", j, got, want);
+            CHECK(false);
+        }
+    }
+    trn_field_dispose(&f);
+
+    const uint32_t cells = 48;
+    const size_t n = (size_t)(cells + 1u) * (cells + 1u);
+    float *ones = malloc(n * sizeof *ones), *weak = malloc(n * sizeof *weak);
+    CHECK(ones && weak);
+    for (size_t k = 0; ones && weak && k < n; k++) {
+        ones[k] = 1.0f;
+        weak[k] = k % 7u ? 1.0f : 3.0f;
+    }
+    for (int variant = 0; variant < 3 && ones && weak; variant++) {
+        trn_stream_power_params q;
+        trn_stream_power_params_default(&q);
+        q.erodibility = 5e-5;
+        q.diffusion = 0.05;
+        q.dt = 20000.0;
+        q.steps = 8;
+        q.threads = 1;
+        q.border_outlets = variant == 0;
+        q.deposition = variant == 1 ? 1.0 : 0.0;
+        q.routing = variant == 2 ? TRN_ROUTING_MFD : TRN_ROUTING_RHO8;
+        uint64_t h[3];
+        for (int m = 0; m < 3; m++) {
+            trn_field g;
+            make_broad_hills(&g, cells);
+            q.erodibility_mask = m == 0 ? NULL : m == 1 ? ones : weak;
+            CHECK_OK(trn_stream_power_run(&g, &q, NULL, NULL, NULL, &e));
+            h[m] = hash_field(&g);
+            trn_field_dispose(&g);
+        }
+        CHECK(h[0] == h[1]);
+        CHECK(h[0] != h[2]);
+    }
+    trn_field g;
+    make_broad_hills(&g, cells);
+    trn_stream_power_params q = quiet_params();
+    if (weak) weak[3 * (cells + 1u) + 2] = 0.0f;
+    q.erodibility_mask = weak;
+    CHECK(trn_stream_power_run(&g, &q, NULL, NULL, NULL, &e) == TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "erodibility_mask at sample (2, 3)");
+    trn_field_dispose(&g);
+    free(ones);
+    free(weak);
+}
+
+/* The fine steps of a coarsened run take the erodibility mask from the coarse grid,
+ * interpolated: a mask of 2 everywhere gives (to rounding) what twice the erodibility gives,
+ * and clearly not what uniform rock gives. */
+static void test_evolve_erodibility_mask(void)
+{
+    const uint32_t cells = 64, c = 4;
+    const size_t cn = (size_t)(cells / c + 1u) * (cells / c + 1u);
+    float *two = malloc(cn * sizeof *two);
+    CHECK(two != NULL);
+    if (!two) return;
+    for (size_t k = 0; k < cn; k++)
+        two[k] = 2.0f;
+    trn_field f[3];
+    for (int v = 0; v < 3; v++) {
+        make_broad_hills(&f[v], cells);
+        trn_evolve_options o;
+        trn_evolve_options_default(&o);
+        o.sp.erodibility = v == 1 ? 1e-4 : 5e-5;
+        o.sp.erodibility_mask = v == 0 ? two : NULL;
+        o.sp.diffusion = 0.05;
+        o.sp.dt = 20000.0;
+        o.sp.steps = 10;
+        o.coarsen = c;
+        o.fine_steps = 2;
+        trn_error e;
+        CHECK_OK(trn_landscape_evolve(&f[v], &o, NULL, NULL, NULL, &e));
+    }
+    double same = 0, differ = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&f[0]); k++) {
+        same = fmax(same, fabs((double)f[0].heights[k] - f[1].heights[k]));
+        differ = fmax(differ, fabs((double)f[0].heights[k] - f[2].heights[k]));
+    }
+    if (!(same < 1e-3 && differ > 1.0))
+        fprintf(stderr, "mask 2 vs K x 2: %g, vs K: %g\n", same, differ);
+    CHECK(same < 1e-3);
+    CHECK(differ > 1.0);
+    for (int v = 0; v < 3; v++)
+        trn_field_dispose(&f[v]);
+    free(two);
+}
+
 static int cancel_now(double done, const char *stage, void *user)
 {
     (void)done;
@@ -720,6 +838,74 @@ static void test_graph_node(void)
     trn_recipe_dispose(&plain);
 }
 
+/* rock_variation: the node's erodibility mask is 2^(v (2 fbm - 1)) of 4 octaves of fbm at the
+ * evolution grid's world positions (sub-seed "stream_power_rock"), bit for bit. */
+static void test_graph_node_rock(void)
+{
+    const char *text =
+        "{\"size\": [960, 960], \"resolution\": [32, 32], \"seed\": 5, \"sea_level\": -50,"
+        " \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 0,"
+        " \"height_variation\": 60, \"feature_size\": 300}}, \"default_biome\": \"g\","
+        " \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"graph\": {\"format_version\": 1,"
+        " \"output\": \"out\", \"nodes\": [{\"id\": \"lf\", \"type\": \"landform\"},"
+        " {\"id\": \"sp\", \"type\": \"stream_power\", \"inputs\": {\"field\": {\"node\": "
+        "\"lf\"}}, \"params\": {\"steps\": 12, \"dt\": 10000, \"erodibility\": 1e-4,"
+        " \"rock_variation\": 1.5, \"rock_feature_size\": 400}},"
+        " {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\":"
+        " \"sp\", \"pin\": \"field\"}}}]}}";
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "rock.json", &r, NULL, &e));
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e));
+    trn_recipe plain;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "rock.json", &plain, NULL, &e));
+    free(plain.graph_json);
+    plain.graph_json = NULL;
+    trn_generated base;
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &base, NULL, NULL, &e));
+    float rock[33 * 33];
+    const uint64_t seed = trn_subseed(r.seed, "stream_power_rock");
+    float lo = 10, hi = 0;
+    for (uint32_t j = 0; j < 33; j++) {
+        trn_fractal_row(seed, TRN_PROFILE_FBM, 4, 400.0, 0.5, 0.0, 30.0, j * 30.0, 33,
+                        rock + j * 33u);
+        for (uint32_t i = 0; i < 33; i++) {
+            float *v = &rock[j * 33u + i];
+            *v = (float)exp2(1.5 * (2.0 * (double)*v - 1.0));
+            lo = fminf(lo, *v);
+            hi = fmaxf(hi, *v);
+        }
+    }
+    CHECK(lo < 0.6f && hi > 1.7f); /* the rock varies: weak and strong zones */
+    trn_evolve_options o;
+    trn_evolve_options_default(&o);
+    o.sp.steps = 12;
+    o.sp.dt = 10000;
+    o.sp.erodibility = 1e-4;
+    o.sp.diffusion = 0.05;
+    o.sp.m = 0.45;
+    o.sp.sea_level = -50;
+    o.sp.erodibility_mask = rock;
+    o.sp.seed = trn_subseed(r.seed, "stream_power");
+    trn_field f = base.field;
+    CHECK_OK(trn_landscape_evolve(&f, &o, NULL, NULL, NULL, &e));
+    base.field = f;
+    const size_t n = trn_field_sample_count(&g.field);
+    CHECK(memcmp(g.field.heights, base.field.heights, n * sizeof(float)) == 0);
+    /* Uniform rock differs. */
+    o.sp.erodibility_mask = NULL;
+    trn_generated uni;
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &uni, NULL, NULL, &e));
+    CHECK_OK(trn_landscape_evolve(&uni.field, &o, NULL, NULL, NULL, &e));
+    CHECK(memcmp(g.field.heights, uni.field.heights, n * sizeof(float)) != 0);
+    trn_generated_dispose(&uni);
+    trn_generated_dispose(&g);
+    trn_generated_dispose(&base);
+    trn_recipe_dispose(&r);
+    trn_recipe_dispose(&plain);
+}
+
 int main(void)
 {
     RUN(test_channel_steady_state);
@@ -733,8 +919,11 @@ int main(void)
     RUN(test_deposition_steady_state);
     RUN(test_deposition_fan);
     RUN(test_border_outlets);
+    RUN(test_erodibility_mask);
+    RUN(test_evolve_erodibility_mask);
     RUN(test_deposition_errors);
     RUN(test_errors_and_cancel);
     RUN(test_graph_node);
+    RUN(test_graph_node_rock);
     return trn_test_finish();
 }

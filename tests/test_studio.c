@@ -1404,7 +1404,9 @@ static void test_graph_errors(void)
     CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port 0", &out, &err, bad), 1);
     char where[900];
     snprintf(where, sizeof where,
-             "%s:5:49: error: node 'land' (landform): unknown parameter 'bogus'", bad);
+             "%s:5:49: error: node 'land' (landform): unknown key 'bogus' in nodes[0].params "
+             "(expected one of: landform)",
+             bad);
     CHECK_CONTAINS(err, where);
     snprintf(where, sizeof where,
              "%s:6:92: error: node 'output' (terrain_output): no input pin "

@@ -316,7 +316,10 @@ static void test_edit_errors(void)
     edit_fails(NULL, "{}", TRN_ERR_VALIDATION, "overrides", "expected an array");
     edit_fails(NULL, "[{\"id\": \"a\", \"id\": \"o\"}]", TRN_ERR_JSON, "overrides", "duplicate");
     edit_fails(NULL, "[{\"id\": \"a\", \"colour\": 1}]", TRN_ERR_VALIDATION, "overrides[0].colour",
-               "found \"colour\"");
+               "water edit: unknown key 'colour' in overrides[0] (expected one of: kind, level, "
+               "spill_offset, center, radius,");
+    edit_fails(NULL, "[{\"id\": \"a\", \"levle\": 1}]", TRN_ERR_VALIDATION, "overrides[0].levle",
+               "water edit: unknown key 'levle' in overrides[0]; did you mean 'level'?");
     edit_fails(NULL, "[{\"id\": \"a\", \"kind\": \"lake\"}]", TRN_ERR_VALIDATION,
                "overrides[0].kind", "not editable");
     edit_fails(NULL, "[{\"id\": \"a\", \"level\": 2}, {\"id\": \"o\", \"level\": \"high\"}]",
@@ -411,6 +414,12 @@ static void test_edit_errors(void)
     CHECK_EQ_INT(e.line, 3);
     CHECK_EQ_INT(e.column, 13);
     CHECK_CONTAINS(e.message, "water edit: overrides[0].level: expected a number");
+    /* An unknown key: the key's line and column. */
+    CHECK_STATUS(trn_water_edit(in, 3, NULL, "[\n  {\"id\": \"a\",\n   \"lvl\": 1}]", &out, &n,
+                                NULL, 0, &e),
+                 TRN_ERR_VALIDATION);
+    CHECK_EQ_INT(e.line, 3);
+    CHECK_EQ_INT(e.column, 4);
     /* A where buffer too small is cut, never overrun. */
     char small[6];
     CHECK_STATUS(trn_water_edit(in, 3, "[\"q\"]", NULL, &out, &n, small, sizeof small, &e),

@@ -61,6 +61,9 @@ typedef struct trn_stream_power_params {
     double uplift;            /* U >= 0 (default 1e-3) */
     const float *uplift_mask; /* optional per-sample factor (field layout), finite >= 0 */
     double erodibility;       /* K > 0 (default 2e-5) */
+    const float *erodibility_mask; /* optional per-sample factor on K (field layout), finite
+                                      > 0: rock of varied strength, so channels find the weak
+                                      rock and valley spacing varies from place to place */
     double m;                 /* area exponent, 0 < m <= 2 (default 0.45) */
     double n;                 /* slope exponent, 0 < n <= 4 (default 1) */
     double diffusion;         /* Kd >= 0, world units^2 per time unit (default 0.01) */

@@ -109,6 +109,11 @@ typedef struct trn_mesh_options {
      * exactly, so adaptive levels need no skirts: skirt_depth must be < 0 or 0 (none built). */
     bool adaptive;
     double adaptive_error;
+    /* Regular levels only (false by default): every level gets its level, step, error,
+     * border_error and skirt_depth, but no geometry (counts 0, arrays NULL) until
+     * trn_mesh_realize builds the levels a selection picked, so memory holds those alone
+     * instead of every level of every chunk. Ignored for adaptive levels. */
+    bool defer_levels;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);
@@ -129,6 +134,22 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
                           const trn_mesh_options *options, trn_mesh **out, trn_progress_fn progress,
                           void *user, trn_error *err);
 void trn_mesh_free(trn_mesh *mesh); /* NULL-safe */
+
+/* Build the geometry of level levels[k] of each chunk k (chunks_x * chunks_z entries) of a mesh
+ * built with defer_levels, from the same field and roles given to trn_mesh_build: bit for bit
+ * the level trn_mesh_build would have made. Levels already built are kept; the others stay
+ * without geometry. threads as trn_mesh_options.threads. Errors: TRN_ERR_INVALID_ARGUMENT (no
+ * mesh, field or levels, a field of another grid or size, an adaptive mesh, a level out of
+ * range), TRN_ERR_NO_MEMORY (levels built so far are kept; trn_mesh_free frees them). */
+trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
+                            const uint32_t *levels, int threads, trn_error *err);
+/* Level `level` of chunk `chunk` of a mesh built with defer_levels, built into *out (not into
+ * the mesh), bit for bit as trn_mesh_realize builds it; free it with trn_mesh_level_dispose.
+ * Errors as trn_mesh_realize's; *out is zeroed on failure. */
+trn_status trn_mesh_level_make(const trn_field *field, const uint8_t *roles_per_sample,
+                               const trn_mesh *mesh, size_t chunk, uint32_t level,
+                               trn_mesh_level *out, trn_error *err);
+void trn_mesh_level_dispose(trn_mesh_level *level); /* frees its arrays, zeroes it; NULL-safe */
 
 /* The errors trn_mesh_build gives one chunk's levels, without building vertices: errors[l]
  * (l < level_count) is trn_mesh_level.error of level l (every 2^l-th sample kept, plus the
@@ -208,6 +229,15 @@ typedef struct trn_mesh_scene {
      * (every section's must be < biome_material_count), one material per biome named by it
      * (OBJ: "biome_NAME"), its colour, and extras {"biome", "material", "texture_scale"}. */
     bool biome_sections;
+    /* A mesh built with defer_levels whose drawn levels have no geometry yet: the glTF writer
+     * builds each chunk's level from this field and these roles (those given to
+     * trn_mesh_build) as it writes, one chunk at a time, and frees it again, so memory holds
+     * one chunk's level instead of all of them (each level is built once for the JSON's counts
+     * and bounds, then once per buffer view it appears in). The bytes are those of realized
+     * levels. NULL (the default): levels carry their geometry. The OBJ writer needs realized
+     * levels. */
+    const trn_field *deferred_field;
+    const uint8_t *deferred_roles;
 } trn_mesh_scene;
 
 /* What a writer wrote. */

@@ -229,6 +229,12 @@ typedef struct trn_recipe {
      * from memory (then the current directory; trn_recipe_set_base_dir gives one). Never part
      * of the document, its canonical form or its cache key. */
     char *base_dir;
+    /* The library's own: graph_json read into a typed graph (with its identity, the part a
+     * cache key hashes) when the document is parsed, so a generation reads no JSON text. Used
+     * only while graph_json still holds the text it was read from (a recipe whose graph_json is
+     * replaced falls back to reading the new text); released by trn_recipe_dispose. Never set
+     * it; NULL in a recipe built in code. */
+    struct trn_recipe_model *model;
 } trn_recipe;
 
 /* Set (a copy of) dir as the recipe's base_dir; NULL clears it. */

@@ -74,10 +74,12 @@ const char *trn_error_format(const trn_error *err, char *buf, size_t buf_size)
         snprintf(where, sizeof where, "line %d, column %d: ", err->line, err->column);
     else if (err->offset >= 0)
         snprintf(where, sizeof where, "offset %lld: ", (long long)err->offset);
-    /* A node's own wrapper already names it ("node 'x' (type): ..."): never twice. */
+    /* A message that names the node ("node 'x' (type): ...", a budget's "graph.nodes[1]...:
+     * node 'x' (type)", "the largest is node 'x' (type, ...)") is not prefixed with it again. */
     char named[80];
-    snprintf(named, sizeof named, "node '%s'", err->node_id);
-    if (err->node_id[0] && strncmp(err->message, named, strlen(named)) != 0)
+    snprintf(named, sizeof named, "node '%s' (", err->node_id);
+    if (err->node_id[0] && !strstr(err->message, named) &&
+        strncmp(err->message, named, strlen(named) - 2) != 0)
         snprintf(buf, buf_size, "%snode '%s': %s", where, err->node_id, err->message);
     else
         snprintf(buf, buf_size, "%s%s", where, err->message);

@@ -646,28 +646,35 @@ out:
     return ok;
 }
 
+/* Steps (li, lj) to the next sample of the ring one sample outside tile t (tile-local, row by
+ * row, the inside jumped over); start from li = -2, lj = -1. False past the last. */
+static inline bool ring_next(const dt_tile *t, int64_t *li, int64_t *lj)
+{
+    const int64_t w = t->w, h = t->h;
+    if (++*li > w) {
+        *li = -1;
+        if (++*lj > h) return false;
+    }
+    if (*li >= 0 && *lj >= 0 && *li < w && *lj < h) *li = w;
+    return true;
+}
+
 static void halo_ring(const trn_drainage_tiles *r, const dt_tile *t, dt_halo *hl,
                       const uint8_t *fstrips, const uint8_t *dstrips)
 {
     const size_t s = hl->stride;
-    for (int64_t lj = -1; lj <= (int64_t)t->h; lj++)
-        for (int64_t li = -1; li <= (int64_t)t->w; li++) {
-            if (li >= 0 && lj >= 0 && li < (int64_t)t->w && lj < (int64_t)t->h) {
-                li = (int64_t)t->w - 1; /* jump over the inside */
-                continue;
-            }
-            const size_t k = (size_t)(lj + 1) * s + (size_t)(li + 1);
-            const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
-            if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) {
-                if (fstrips) hl->f[k] = NAN;
-                if (dstrips) hl->d[k] = TRN_D8_FLAT_UNKNOWN;
-                continue;
-            }
-            if (fstrips)
-                hl->f[k] = rd_f32(strip_at(r, fstrips, sizeof(float), (size_t)gi, (size_t)gj));
-            if (dstrips)
-                hl->d[k] = rd_u32(strip_at(r, dstrips, sizeof(uint32_t), (size_t)gi, (size_t)gj));
+    for (int64_t li = -2, lj = -1; ring_next(t, &li, &lj);) {
+        const size_t k = (size_t)(lj + 1) * s + (size_t)(li + 1);
+        const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
+        if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) {
+            if (fstrips) hl->f[k] = NAN;
+            if (dstrips) hl->d[k] = TRN_D8_FLAT_UNKNOWN;
+            continue;
         }
+        if (fstrips) hl->f[k] = rd_f32(strip_at(r, fstrips, sizeof(float), (size_t)gi, (size_t)gj));
+        if (dstrips)
+            hl->d[k] = rd_u32(strip_at(r, dstrips, sizeof(uint32_t), (size_t)gi, (size_t)gj));
+    }
 }
 
 /* Whether the ring's distances in strips differ from those the tile last measured with. */
@@ -675,17 +682,12 @@ static bool ring_changed(const trn_drainage_tiles *r, const dt_tile *t, const dt
                          const uint8_t *dstrips)
 {
     const size_t s = hl->stride;
-    for (int64_t lj = -1; lj <= (int64_t)t->h; lj++)
-        for (int64_t li = -1; li <= (int64_t)t->w; li++) {
-            if (li >= 0 && lj >= 0 && li < (int64_t)t->w && lj < (int64_t)t->h) {
-                li = (int64_t)t->w - 1;
-                continue;
-            }
-            const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
-            if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) continue;
-            const uint32_t v = rd_u32(strip_at(r, dstrips, sizeof(uint32_t), (size_t)gi, (size_t)gj));
-            if (v != hl->d[(size_t)(lj + 1) * s + (size_t)(li + 1)]) return true;
-        }
+    for (int64_t li = -2, lj = -1; ring_next(t, &li, &lj);) {
+        const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
+        if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) continue;
+        const uint32_t v = rd_u32(strip_at(r, dstrips, sizeof(uint32_t), (size_t)gi, (size_t)gj));
+        if (v != hl->d[(size_t)(lj + 1) * s + (size_t)(li + 1)]) return true;
+    }
     return false;
 }
 
@@ -844,20 +846,15 @@ static void tile_entries(const trn_drainage_tiles *r, const dt_tile *t, const ui
                          uint8_t *entry)
 {
     memset(entry, 0, t->n);
-    for (int64_t lj = -1; lj <= (int64_t)t->h; lj++)
-        for (int64_t li = -1; li <= (int64_t)t->w; li++) {
-            if (li >= 0 && lj >= 0 && li < (int64_t)t->w && lj < (int64_t)t->h) {
-                li = (int64_t)t->w - 1;
-                continue;
-            }
-            const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
-            if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) continue;
-            const uint8_t dm = *strip_at(r, dstrips, 1, (size_t)gi, (size_t)gj);
-            if (dm == TRN_DRAIN_OUTLET) continue;
-            const int64_t ti = li + TRN_D8_DI[dm], tj = lj + TRN_D8_DJ[dm];
-            if (ti >= 0 && tj >= 0 && ti < (int64_t)t->w && tj < (int64_t)t->h)
-                entry[tj * t->w + ti] = 1;
-        }
+    for (int64_t li = -2, lj = -1; ring_next(t, &li, &lj);) {
+        const int64_t gi = (int64_t)t->i0 + li, gj = (int64_t)t->j0 + lj;
+        if (gi < 0 || gj < 0 || gi >= (int64_t)r->nx || gj >= (int64_t)r->nz) continue;
+        const uint8_t dm = *strip_at(r, dstrips, 1, (size_t)gi, (size_t)gj);
+        if (dm == TRN_DRAIN_OUTLET) continue;
+        const int64_t ti = li + TRN_D8_DI[dm], tj = lj + TRN_D8_DJ[dm];
+        if (ti >= 0 && tj >= 0 && ti < (int64_t)t->w && tj < (int64_t)t->h)
+            entry[tj * t->w + ti] = 1;
+    }
 }
 
 static inline uint32_t global_index(const trn_drainage_tiles *r, const dt_tile *t, size_t c)
@@ -1076,6 +1073,32 @@ static trn_status gather_total(trn_comm *comm, dt_bytes *mine, void **all, uint6
     return TRN_OK;
 }
 
+typedef trn_status (*dt_solve_fn)(trn_drainage_tiles *r, const uint8_t **blocks, void **out_blob,
+                                  uint64_t *out_bytes, trn_error *err);
+
+/* Every process's framed blocks to process 0, which splits them per tile and solves (the spill
+ * graph, the flows between tiles); the result back to all in blob. */
+static trn_status solve_on_root(trn_comm *comm, trn_drainage_tiles *r, dt_bytes *mine,
+                                dt_solve_fn solve, void **blob, uint64_t *bytes, trn_error *err)
+{
+    void *all = NULL;
+    uint64_t gathered = 0;
+    trn_status st = gather_total(comm, mine, &all, &gathered, err);
+    if (st == TRN_OK && trn_comm_rank(comm) == 0) {
+        const uint8_t **blocks = malloc(r->count * sizeof *blocks);
+        if (!blocks) st = no_memory(err);
+        if (st == TRN_OK) st = frames_split(all, gathered, r->count, blocks, err);
+        if (st == TRN_OK) st = solve(r, blocks, blob, bytes, err);
+        free(blocks);
+    } else if (st != TRN_OK) {
+        free(all);
+        return st; /* a transport failure: every process sees it */
+    }
+    free(all);
+    if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) return st;
+    return trn_comm_broadcast(comm, blob, bytes, err);
+}
+
 static void tiles_free_work(dt_tile *t)
 {
     free(t->height);
@@ -1148,11 +1171,10 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
     r->tiles = calloc(r->count, sizeof *r->tiles);
     r->poff = calloc(r->count + 1, sizeof *r->poff);
     trn_status st = TRN_OK;
-    void *blob = NULL, *all = NULL, *dstrips = NULL;
-    const uint8_t **blocks = NULL;
+    void *blob = NULL, *dstrips = NULL;
     uint8_t *scratch8 = NULL;
     uint32_t *scratch32 = NULL;
-    uint64_t bytes = 0, gathered = 0;
+    uint64_t bytes = 0;
     dt_bytes mine = {0};
     if (!r->tiles || !r->poff) {
         st = no_memory(err);
@@ -1235,22 +1257,7 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
     if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) goto fail;
 
     /* 2. The spill graph on process 0, every watershed's level back to all. */
-    st = gather_total(comm, &mine, &all, &gathered, err);
-    if (st != TRN_OK) goto fail;
-    if (rank == 0) {
-        blocks = malloc(r->count * sizeof *blocks);
-        if (!blocks) st = no_memory(err);
-        if (st == TRN_OK) {
-            st = frames_split(all, gathered, r->count, blocks, err);
-        }
-        if (st == TRN_OK) st = spill_solve(r, blocks, &blob, &bytes, err);
-        free(blocks);
-        blocks = NULL;
-    }
-    free(all);
-    all = NULL;
-    if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) goto fail;
-    st = trn_comm_broadcast(comm, &blob, &bytes, err);
+    st = solve_on_root(comm, r, &mine, spill_solve, &blob, &bytes, err);
     if (st != TRN_OK) goto fail;
     {
         const uint64_t *base = blob;
@@ -1299,22 +1306,7 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
             frame_end(&mine, at);
     }
     if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) goto fail;
-    st = gather_total(comm, &mine, &all, &gathered, err);
-    if (st != TRN_OK) goto fail;
-    if (rank == 0) {
-        blocks = malloc(r->count * sizeof *blocks);
-        if (!blocks) st = no_memory(err);
-        if (st == TRN_OK) {
-            st = frames_split(all, gathered, r->count, blocks, err);
-        }
-        if (st == TRN_OK) st = flow_solve(r, blocks, &blob, &bytes, err);
-        free(blocks);
-        blocks = NULL;
-    }
-    free(all);
-    all = NULL;
-    if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) goto fail;
-    st = trn_comm_broadcast(comm, &blob, &bytes, err);
+    st = solve_on_root(comm, r, &mine, flow_solve, &blob, &bytes, err);
     if (st != TRN_OK) goto fail;
     {
         /* Each tile's entries' inflows (offsets per tile first), as the blocks listed them:
@@ -1351,7 +1343,6 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
 local_fail:
 fail:
     free(mine.p);
-    free(all);
     free(blob);
     free(dstrips);
     free(scratch8);

@@ -414,7 +414,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             const bool base_level = isfinite(sea) && o->fine_steps;
             /* The splines' coefficients: heights interpolated (prefiltered), drainage area and
              * the uplift mask smoothed (positive weights). */
-            double *ce = NULL, *cb = NULL, *ca = NULL, *cm = NULL;
+            double *ce = NULL, *cb = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
+            const bool kmask = o->fine_steps && o->sp.erodibility_mask;
             evolve_warp warp;
             warp_tables wt = {NULL, NULL, 0};
             if (spline) {
@@ -424,7 +425,9 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                 cb = malloc(cn * sizeof *cb);
                 ca = malloc(cn * sizeof *ca);
                 cm = o->fine_steps && o->sp.uplift_mask ? malloc(cn * sizeof *cm) : NULL;
-                if (!tables || !ce || !cb || !ca || (o->fine_steps && o->sp.uplift_mask && !cm)) {
+                ck = kmask ? malloc(cn * sizeof *ck) : NULL;
+                if (!tables || !ce || !cb || !ca || (o->fine_steps && o->sp.uplift_mask && !cm) ||
+                    (kmask && !ck)) {
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the splines");
                 } else {
@@ -433,23 +436,33 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                     bspline_coefficients(area, cnx, (size_t)cz + 1u, false, ca);
                     if (cm)
                         bspline_coefficients(o->sp.uplift_mask, cnx, (size_t)cz + 1u, false, cm);
+                    if (ck)
+                        bspline_coefficients(o->sp.erodibility_mask, cnx, (size_t)cz + 1u, false,
+                                             ck);
                 }
             }
             /* World units per coarse cell, to turn the spline's derivatives into slopes. */
             const double cdx = dx / sx, cdz = dz / sz;
-            float *fine_mask = NULL;
+            float *fine_mask = NULL, *fine_kmask = NULL;
             if (!st && o->fine_steps && o->sp.uplift_mask) {
                 fine_mask = malloc(nx * nz * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the uplift mask");
             }
+            if (!st && kmask) {
+                fine_kmask = malloc(nx * nz * sizeof *fine_kmask);
+                if (!fine_kmask)
+                    st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                       "landscape evolution: out of memory for the erodibility "
+                                       "mask");
+            }
             if (!st) {
 #pragma omp parallel for schedule(static)
                 for (size_t j = 0; j < nz; j++)
                     for (size_t i = 0; i < nx; i++) {
                         double fx = (double)i * sx, fz = (double)j * sz;
-                        double evolved, smooth_before, gx, gz, a, mask = 0;
+                        double evolved, smooth_before, gx, gz, a, mask = 0, kf = 1;
                         double input = (double)field->heights[j * nx + i];
                         if (spline) {
                             const double ux = fx, uz = fz;
@@ -469,6 +482,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                             smooth_before = bspline_at(cb, cx, cz, fx, fz, NULL, NULL);
                             a = bspline_at(ca, cx, cz, fx, fz, NULL, NULL);
                             if (fine_mask) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
+                            if (fine_kmask) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
                         } else {
                             evolved = coarse_cubic(coarse.heights, cx, cz, fx, fz);
                             smooth_before = coarse_cubic(before, cx, cz, fx, fz);
@@ -481,6 +495,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                  dz;
                             a = coarse_at(area, cx, cz, fx, fz);
                             if (fine_mask) mask = coarse_at(o->sp.uplift_mask, cx, cz, fx, fz);
+                            if (fine_kmask)
+                                kf = coarse_at(o->sp.erodibility_mask, cx, cz, fx, fz);
                         }
                         const double detail = input - smooth_before;
                         double slope_w = sqrt(gx * gx + gz * gz) / tan30;
@@ -499,6 +515,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                         out[j * nx + i] = (float)h;
                         if (full_area && !o->fine_steps) full_area[j * nx + i] = (float)a;
                         if (fine_mask) fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
+                        /* Positive weights of positive values: only rounding could reach 0. */
+                        if (fine_kmask) fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
             }
             free(wt.col);
@@ -507,6 +525,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             free(cb);
             free(ca);
             free(cm);
+            free(ck);
             /* Fine steps: the same law on the full grid carves the returned detail into
              * tributaries of the evolved valleys. dt / coarsen and Kd / coarsen keep the coarse
              * run's numbers per cell (d is coarsen times shorter): the implicit weight
@@ -519,6 +538,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                 fine.heights = out;
                 trn_stream_power_params fsp = o->sp;
                 fsp.uplift_mask = fine_mask;
+                fsp.erodibility_mask = fine_kmask;
                 fsp.dt = o->sp.dt / (double)c;
                 fsp.diffusion = o->sp.diffusion / (double)c;
                 fsp.steps = o->fine_steps;
@@ -528,6 +548,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                 st = trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
             }
             free(fine_mask);
+            free(fine_kmask);
             if (st) {
                 free(out);
             } else {

@@ -413,7 +413,8 @@ static void chunk_box(const mesh_ctx *c, trn_mesh_chunk *ch)
     ch->bounds_max[2] = (double)ch->j1 * c->f->size_z / (double)c->f->cells_z;
 }
 
-static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t level_count)
+static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t level_count,
+                              bool defer)
 {
     chunk_box(c, ch);
     ch->levels = calloc(level_count, sizeof *ch->levels);
@@ -450,7 +451,17 @@ static trn_status chunk_build(const mesh_ctx *c, trn_mesh_chunk *ch, uint32_t le
             const double own = isfinite(errors[l]) ? errors[l] : 0.0;
             depth = (own > border_max ? own : border_max) + c->skirt_margin;
         }
-        st = level_build(c, ch, l, errors[l], borders[l], depth, &ch->levels[l]);
+        if (defer) {
+            /* What selection reads, and what trn_mesh_realize passes back to level_build. */
+            trn_mesh_level *lv = &ch->levels[l];
+            lv->level = l;
+            lv->step = 1u << l;
+            lv->error = errors[l];
+            lv->border_error = borders[l];
+            lv->skirt_depth = depth;
+        } else {
+            st = level_build(c, ch, l, errors[l], borders[l], depth, &ch->levels[l]);
+        }
     }
     free(errors);
     return st;
@@ -1282,7 +1293,7 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
                 chunk_box(&c, &m->chunks[k]);
                 status[k] = chunk_build_adaptive(&c, &r, &m->chunks[k], level_count);
             } else {
-                status[k] = chunk_build(&c, &m->chunks[k], level_count);
+                status[k] = chunk_build(&c, &m->chunks[k], level_count, o.defer_levels);
             }
         for (long long k = (long long)start; k < end && !st; k++)
             if (status[k])
@@ -1300,6 +1311,99 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
         return st;
     }
     *out = m;
+    return TRN_OK;
+}
+
+/* The context level_build needs, without the build's skirt options (a deferred level carries
+ * its skirt depth). */
+static void mesh_ctx_for(mesh_ctx *c, const trn_field *field, const uint8_t *roles)
+{
+    memset(c, 0, sizeof *c);
+    c->f = field;
+    c->roles = roles;
+    c->nx = (size_t)field->cells_x + 1u;
+    c->dx = field->size_x / (double)field->cells_x;
+    c->dz = field->size_z / (double)field->cells_z;
+}
+
+trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sample, trn_mesh *mesh,
+                            const uint32_t *levels, int threads, trn_error *err)
+{
+    if (!mesh || !field || !field->heights || !levels)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize needs the mesh, its field and a level per chunk");
+    if (field->cells_x != mesh->cells_x || field->cells_z != mesh->cells_z ||
+        field->size_x != mesh->size_x || field->size_z != mesh->size_z)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize: the field is %u x %u cells, %g x %g; the mesh was "
+                             "built from %u x %u cells, %g x %g",
+                             field->cells_x, field->cells_z, field->size_x, field->size_z,
+                             mesh->cells_x, mesh->cells_z, mesh->size_x, mesh->size_z);
+    if (mesh->adaptive_error >= 0.0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize is for regular levels; this mesh is adaptive");
+    const size_t n = (size_t)mesh->chunks_x * mesh->chunks_z;
+    for (size_t k = 0; k < n; k++)
+        if (levels[k] >= mesh->chunks[k].level_count)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "mesh: realize: chunk %u_%u has levels 0 to %u, found %u",
+                                 mesh->chunks[k].cx, mesh->chunks[k].cz,
+                                 mesh->chunks[k].level_count - 1u, levels[k]);
+    mesh_ctx c;
+    mesh_ctx_for(&c, field, roles_per_sample);
+    int failed = 0;
+    (void)threads;
+#ifdef _OPENMP
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(| : failed)
+#endif
+    for (long long k = 0; k < (long long)n; k++) {
+        trn_mesh_chunk *ch = &mesh->chunks[k];
+        trn_mesh_level *lv = &ch->levels[levels[k]];
+        if (lv->positions) continue; /* built (a level without vertices still has arrays) */
+        const trn_mesh_level kept = *lv;
+        if (level_build(&c, ch, levels[k], kept.error, kept.border_error, kept.skirt_depth, lv)) {
+            *lv = kept; /* level_build cleared it: what selection reads stays */
+            failed = 1;
+        }
+    }
+    if (failed) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
+    return TRN_OK;
+}
+
+void trn_mesh_level_dispose(trn_mesh_level *level)
+{
+    if (level) level_dispose(level);
+}
+
+trn_status trn_mesh_level_make(const trn_field *field, const uint8_t *roles_per_sample,
+                               const trn_mesh *mesh, size_t chunk, uint32_t level,
+                               trn_mesh_level *out, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!mesh || !field || !field->heights || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: a level needs the mesh, its field and an output");
+    if (field->cells_x != mesh->cells_x || field->cells_z != mesh->cells_z ||
+        field->size_x != mesh->size_x || field->size_z != mesh->size_z)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize: the field is %u x %u cells, %g x %g; the mesh was "
+                             "built from %u x %u cells, %g x %g",
+                             field->cells_x, field->cells_z, field->size_x, field->size_z,
+                             mesh->cells_x, mesh->cells_z, mesh->size_x, mesh->size_z);
+    if (mesh->adaptive_error >= 0.0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize is for regular levels; this mesh is adaptive");
+    if (chunk >= (size_t)mesh->chunks_x * mesh->chunks_z ||
+        level >= mesh->chunks[chunk].level_count)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: realize: no chunk %zu level %u in this mesh", chunk, level);
+    mesh_ctx c;
+    mesh_ctx_for(&c, field, roles_per_sample);
+    const trn_mesh_chunk *ch = &mesh->chunks[chunk];
+    const trn_mesh_level *lv = &ch->levels[level];
+    if (level_build(&c, ch, level, lv->error, lv->border_error, lv->skirt_depth, out))
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "mesh: out of memory");
     return TRN_OK;
 }
 

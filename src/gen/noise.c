@@ -279,6 +279,23 @@ KERNEL void to_lattice(double t, uint32_t *cell, uint32_t *frac)
     *frac = (uint32_t)yhalf * 2u + (uint32_t)yodd;
 }
 
+/* to_lattice through 64-bit integers, for AVX-512 (whose DQ extension converts doubles to
+ * int64 in vectors; AVX2 has no such conversion). The same bits: trunc(t) fits int64 (|t| <=
+ * 2^62) and converts back exactly (below 2^53, or t is whole), so i is floor(t); t - floor(t)
+ * is the difference to_lattice takes of r (r = t - wraps * 2^32) and its floor, rounded the
+ * same way (exact unless t is in (-1, 0), where both compute t + 1); the fraction truncates
+ * as to_lattice's halves do, and the cell is floor(t) modulo 2^32 in both. */
+KERNEL void to_lattice64(double t, uint32_t *cell, uint32_t *frac)
+{
+    int64_t i = (int64_t)t;
+    double whole = (double)i;
+    int64_t down = whole > t;
+    i -= down;
+    whole -= (double)down;
+    *cell = (uint32_t)(uint64_t)i;
+    *frac = (uint32_t)(int64_t)((t - whole) * 0x1p32);
+}
+
 KERNEL float flip_sign(float v, uint32_t sign_bit)
 {
     uint32_t u;
@@ -334,8 +351,9 @@ typedef struct lattice_block {
     uint32_t cell_x[BLOCK], frac_x[BLOCK], cell_z[BLOCK], frac_z[BLOCK];
 } lattice_block;
 
-KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
-                        const double *RESTRICT z, double scale, size_t n)
+/* Returns whether the block is a row (one z for every sample). */
+KERNEL int block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
+                       const double *RESTRICT z, double scale, size_t n, int wide)
 {
     double tx[BLOCK], tz[BLOCK];
     /* Rows (one z for the whole block) convert z once. Only +0 and -0 compare equal yet differ,
@@ -346,8 +364,13 @@ KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
         one_z &= z[k] == z0;
     for (size_t k = 0; k < n; k++)
         tx[k] = sanitize(x[k] * scale);
-    for (size_t k = 0; k < n; k++)
-        to_lattice(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+    if (wide) {
+        for (size_t k = 0; k < n; k++)
+            to_lattice64(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            to_lattice(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+    }
     if (one_z) {
         uint32_t cell, frac;
         to_lattice(sanitize(z0 * scale), &cell, &frac);
@@ -358,9 +381,15 @@ KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
     } else {
         for (size_t k = 0; k < n; k++)
             tz[k] = sanitize(z[k] * scale);
-        for (size_t k = 0; k < n; k++)
-            to_lattice(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
+        if (wide) {
+            for (size_t k = 0; k < n; k++)
+                to_lattice64(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
+        } else {
+            for (size_t k = 0; k < n; k++)
+                to_lattice(tz[k], &lat->cell_z[k], &lat->frac_z[k]);
+        }
     }
+    return one_z;
 }
 
 /* Octave o's value: the shifted coordinate (carrying into the cell), then the noise; the stored
@@ -375,13 +404,272 @@ KERNEL void block_setup(lattice_block *RESTRICT lat, const double *RESTRICT x,
     lat->cell_z[k] = (cz << 1) | (fz >> 31);                                                       \
     lat->frac_z[k] = fz << 1
 
+/* ---- rows: the cells of a block tabled once per octave ---- */
+
+/* Along a row (one z for the block) every sample of an octave shares the z half of its corners,
+ * and where the octave's cells are at least a sample wide, neighbouring samples share cells.
+ * Each octave then tables, per cell column the block touches, the gradients at its two corners
+ * as an x coefficient gx and a z term c, and a sample looks its four corners up instead of
+ * hashing them: dot = gx * x + c. This is corner_dot's value bit for bit: unswapped, gx is
+ * +-GRADIENT_LONG (the product rounds as flipped a * GRADIENT_LONG does, round-to-nearest being
+ * symmetric) and c the exact +-z; swapped, gx is +-1 (an exact product) and c the rounded
+ * +-z * GRADIENT_LONG, added in the other order (addition commutes). The rest of the octave is
+ * the same operations in the same order, so rows give the bits of the per-sample path on every
+ * instruction set. */
+#define ROW_LANES_MAX 16u
+#define ROW_COLS (BLOCK + 1u + ROW_LANES_MAX) /* one cell per sample at most, window overrun */
+
+typedef struct row_table {
+    uint32_t gx[2][ROW_COLS]; /* bits of the x coefficient at (column, lattice row cz + r) */
+    uint32_t c[2][ROW_COLS];  /* bits of the z term at (column, lattice row cz + r) */
+} row_table;
+
+/* One octave's constants along a row. */
+typedef struct row_octave {
+    uint32_t shift_x; /* the octave's lattice shift in x (32-bit fraction) */
+    uint32_t first;   /* the table's first column: the first sample's carried cell */
+    float uz;         /* the faded z fraction */
+} row_octave;
+
+KERNEL uint32_t float_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+KERNEL float bits_float(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* The gradient hashed from h as corner_dot applies it, at lattice row offset zr (bits z_bits;
+ * z_long_bits: zr * GRADIENT_LONG), as bits: selects by mask, so that the column loop
+ * vectorises (random hash bits would defeat branch prediction). */
+KERNEL void corner_terms(uint32_t h, uint32_t z_bits, uint32_t z_long_bits, uint32_t *gx,
+                         uint32_t *c)
+{
+    h *= TRN_NOISE_HASH_MUL;
+    const uint32_t swap = (uint32_t)((int32_t)h >> 31); /* all ones where swapped */
+    const uint32_t sign_a = (h << 1) & 0x80000000u, sign_b = (h << 2) & 0x80000000u;
+    const uint32_t one = float_bits(1.0f), long_bits = float_bits(TRN_NOISE_GRADIENT_LONG);
+    *gx = (swap & (one ^ sign_b)) | (~swap & (long_bits ^ sign_a));
+    *c = (swap & (z_long_bits ^ sign_a)) | (~swap & (z_bits ^ sign_b));
+}
+
+/* Samples [0, n) of an octave through the table, from the lattice state (which doubles for
+ * the next octave as in OCTAVE_STEP), into noise (scaled). One sample at a time: compilers
+ * without variable vector shuffles, and the baseline variant (SSE2 has none). */
+KERNEL void row_values_scalar(lattice_block *RESTRICT lat, const row_table *RESTRICT t,
+                              const row_octave *o, size_t n, float *RESTRICT noise)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint32_t cx = lat->cell_x[k], fx = lat->frac_x[k];
+        uint32_t sx = fx + o->shift_x;
+        uint32_t j = cx + (uint32_t)(sx < fx) - o->first;
+        lat->cell_x[k] = (cx << 1) | (fx >> 31);
+        lat->frac_x[k] = fx << 1;
+        float x0 = (float)(int32_t)(sx >> 8) * 0x1p-24f;
+        float x1 = x0 - 1.0f;
+        float d00 = bits_float(t->gx[0][j]) * x0 + bits_float(t->c[0][j]);
+        float d10 = bits_float(t->gx[0][j + 1u]) * x1 + bits_float(t->c[0][j + 1u]);
+        float d01 = bits_float(t->gx[1][j]) * x0 + bits_float(t->c[1][j]);
+        float d11 = bits_float(t->gx[1][j + 1u]) * x1 + bits_float(t->c[1][j + 1u]);
+        float ux = fade(x0);
+        float a = d00 + ux * (d10 - d00);
+        float b = d01 + ux * (d11 - d01);
+        noise[k] = (a + o->uz * (b - a)) * TRN_NOISE_SCALE;
+    }
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define HAVE_ROW_SHUFFLE 1
+/* row_values_scalar W lanes at a time, over whole vectors (the block's state is padded). A
+ * lane's cell is within W - 1 of the vector's first lane (steps of at most one cell), so each
+ * corner's terms are one window of W table entries permuted by the lane's offset (vpermps),
+ * not a gather. GCC's vector extensions; the arithmetic is row_values_scalar's, lane by lane. */
+#define DEFINE_ROW_VALUES(NAME, W)                                                                 \
+    KERNEL void NAME(lattice_block *RESTRICT lat, const row_table *RESTRICT t,                     \
+                     const row_octave *o, size_t n, float *RESTRICT noise)                         \
+    {                                                                                              \
+        typedef float vf __attribute__((vector_size(4 * (W))));                                    \
+        typedef int32_t vi __attribute__((vector_size(4 * (W))));                                  \
+        typedef uint32_t vu __attribute__((vector_size(4 * (W))));                                 \
+        const uint32_t shift = o->shift_x, first = o->first;                                       \
+        const float uz = o->uz;                                                                    \
+        for (size_t k = 0; k < n; k += (W)) {                                                      \
+            vu cx, fx;                                                                             \
+            memcpy(&cx, lat->cell_x + k, sizeof cx);                                               \
+            memcpy(&fx, lat->frac_x + k, sizeof fx);                                               \
+            const vu sx = fx + shift;                                                              \
+            const vu col = cx - (vu)(sx < fx);                                                     \
+            const vu cx2 = (cx << 1) | (fx >> 31), fx2 = fx << 1;                                  \
+            memcpy(lat->cell_x + k, &cx2, sizeof cx2);                                             \
+            memcpy(lat->frac_x + k, &fx2, sizeof fx2);                                             \
+            const uint32_t base = col[0] - first;                                                  \
+            const vi lane = (vi)(col - col[0]);                                                    \
+            vf w, g00, g10, g01, g11, c00, c10, c01, c11;                                          \
+            memcpy(&w, t->gx[0] + base, sizeof w);                                                 \
+            g00 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->gx[0] + base + 1u, sizeof w);                                            \
+            g10 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->gx[1] + base, sizeof w);                                                 \
+            g01 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->gx[1] + base + 1u, sizeof w);                                            \
+            g11 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->c[0] + base, sizeof w);                                                  \
+            c00 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->c[0] + base + 1u, sizeof w);                                             \
+            c10 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->c[1] + base, sizeof w);                                                  \
+            c01 = __builtin_shuffle(w, lane);                                                      \
+            memcpy(&w, t->c[1] + base + 1u, sizeof w);                                             \
+            c11 = __builtin_shuffle(w, lane);                                                      \
+            const vf x0 = __builtin_convertvector((vi)(sx >> 8), vf) * 0x1p-24f;                   \
+            const vf x1 = x0 - 1.0f;                                                               \
+            const vf d00 = g00 * x0 + c00;                                                         \
+            const vf d10 = g10 * x1 + c10;                                                         \
+            const vf d01 = g01 * x0 + c01;                                                         \
+            const vf d11 = g11 * x1 + c11;                                                         \
+            const vf ux = x0 * x0 * x0 * (x0 * (x0 * 6.0f - 15.0f) + 10.0f);                       \
+            const vf a = d00 + ux * (d10 - d00);                                                   \
+            const vf b = d01 + ux * (d11 - d01);                                                   \
+            const vf v = (a + uz * (b - a)) * TRN_NOISE_SCALE;                                     \
+            memcpy(noise + k, &v, sizeof v);                                                       \
+        }                                                                                          \
+    }
+DEFINE_ROW_VALUES(row_values_16, 16)
+DEFINE_ROW_VALUES(row_values_8, 8)
+#else
+#define HAVE_ROW_SHUFFLE 0
+#endif
+
+/* fractal_block for a row block: lat holds the samples' x state (n of them), cz, fz the row's.
+ * lanes: the variant's vector width (1, 8 or 16). */
+KERNEL void fractal_row_block(const trn_fractal_params *RESTRICT p, lattice_block *RESTRICT lat,
+                              uint32_t cz, uint32_t fz, size_t n, unsigned lanes,
+                              float *RESTRICT out)
+{
+    row_table table_storage;
+    row_table *RESTRICT t = &table_storage;
+    float sum[BLOCK], weight[BLOCK], noise[BLOCK];
+    /* Whole vectors: the tail repeats the last sample. */
+    const size_t padded = (n + ROW_LANES_MAX - 1u) & ~(size_t)(ROW_LANES_MAX - 1u);
+    for (size_t k = n; k < padded; k++) {
+        lat->cell_x[k] = lat->cell_x[n - 1u];
+        lat->frac_x[k] = lat->frac_x[n - 1u];
+    }
+    /* An octave's cells step by 0 or 1 from sample to sample (what the table lookups need)
+     * where no sample is behind the one before it and none further ahead than 2^(32 - o) in
+     * 32.32 fixed point at octave 0: the state doubles exactly each octave, and the octave's
+     * shift moves every sample alike. Differences are modulo 2^64 (the cell wraps); one behind
+     * is a huge difference. */
+    uint64_t widest = 0;
+    for (size_t k = 1; k < n; k++) {
+        uint64_t a = (uint64_t)lat->cell_x[k - 1u] << 32 | lat->frac_x[k - 1u];
+        uint64_t b = (uint64_t)lat->cell_x[k] << 32 | lat->frac_x[k];
+        uint64_t d = b - a;
+        widest = d > widest ? d : widest;
+    }
+    for (size_t k = 0; k < n; k++) {
+        sum[k] = 0.0f;
+        weight[k] = 1.0f;
+    }
+    const bool ridged = p->profile == TRN_PROFILE_RIDGED;
+    for (uint32_t oct = 0; oct < p->octaves; oct++) {
+        const uint32_t seed = p->seed[oct];
+        const uint32_t sz = fz + p->offset_z[oct], czc = cz + (uint32_t)(sz < fz);
+        cz = (cz << 1) | (fz >> 31);
+        fz <<= 1;
+        const float z0 = (float)(int32_t)(sz >> 8) * 0x1p-24f, z1 = z0 - 1.0f;
+        row_octave o;
+        o.shift_x = p->offset_x[oct];
+        o.uz = fade(z0);
+        if (widest > (UINT64_C(1) << 32 >> oct)) {
+            /* Cells narrower than the sample spacing: hash every sample's corners. */
+            for (size_t k = 0; k < n; k++) {
+                uint32_t cx = lat->cell_x[k], fx = lat->frac_x[k];
+                uint32_t sx = fx + o.shift_x;
+                noise[k] = gradient(seed, cx + (uint32_t)(sx < fx), sx, czc, sz) * TRN_NOISE_SCALE;
+                lat->cell_x[k] = (cx << 1) | (fx >> 31);
+                lat->frac_x[k] = fx << 1;
+            }
+            for (size_t k = n; k < padded; k++) {
+                lat->cell_x[k] = lat->cell_x[n - 1u];
+                lat->frac_x[k] = lat->frac_x[n - 1u];
+            }
+        } else {
+            const uint32_t f0 = lat->frac_x[0], fl = lat->frac_x[n - 1u];
+            o.first = lat->cell_x[0] + (uint32_t)(f0 + o.shift_x < f0);
+            const uint32_t last = lat->cell_x[n - 1u] + (uint32_t)(fl + o.shift_x < fl);
+            /* Columns up to the last sample's right corner; window loads read up to
+             * ROW_LANES_MAX - 1 entries further, which no lane selects (zeros). */
+            const uint32_t columns = last - o.first + 2u;
+            const uint32_t pz0 = czc * TRN_NOISE_PRIME_Z, pz1 = pz0 + TRN_NOISE_PRIME_Z;
+            const uint32_t z0_bits = float_bits(z0), z1_bits = float_bits(z1);
+            const uint32_t z0_long = float_bits(z0 * TRN_NOISE_GRADIENT_LONG);
+            const uint32_t z1_long = float_bits(z1 * TRN_NOISE_GRADIENT_LONG);
+            for (uint32_t j = 0; j < columns; j++) {
+                uint32_t hx = seed ^ (o.first + j) * TRN_NOISE_PRIME_X;
+                corner_terms(hx ^ pz0, z0_bits, z0_long, &t->gx[0][j], &t->c[0][j]);
+                corner_terms(hx ^ pz1, z1_bits, z1_long, &t->gx[1][j], &t->c[1][j]);
+            }
+            for (uint32_t j = columns; j < columns + ROW_LANES_MAX; j++) {
+                t->gx[0][j] = t->gx[1][j] = 0u;
+                t->c[0][j] = t->c[1][j] = 0u;
+            }
+#if HAVE_ROW_SHUFFLE
+            if (lanes == 16u)
+                row_values_16(lat, t, &o, padded, noise);
+            else if (lanes == 8u)
+                row_values_8(lat, t, &o, padded, noise);
+            else
+                row_values_scalar(lat, t, &o, padded, noise);
+#else
+            (void)lanes;
+            row_values_scalar(lat, t, &o, padded, noise);
+#endif
+        }
+        const float amp = p->amplitude[oct];
+        if (ridged) {
+            for (size_t k = 0; k < n; k++) {
+                float v = 1.0f - fabsf(noise[k]);
+                v = v * v;
+                v = v * weight[k];
+                float w = v * 2.0f;
+                weight[k] = w > 1.0f ? 1.0f : w;
+                sum[k] = sum[k] + v * amp;
+            }
+        } else {
+            for (size_t k = 0; k < n; k++)
+                sum[k] = sum[k] + noise[k] * amp;
+        }
+    }
+    if (!ridged && p->signed_output) {
+        const float inv = p->inv_amplitude_sum;
+        for (size_t k = 0; k < n; k++)
+            out[k] = clamp_unit(sum[k] * inv, -1.0f);
+    } else {
+        const float scale = p->value_scale, offset = p->value_offset;
+        for (size_t k = 0; k < n; k++)
+            out[k] = clamp_unit(sum[k] * scale + offset, 0.0f);
+    }
+}
+
+/* A block of fractal values; lanes: the variant's vector width for the row tables (see
+ * fractal_row_block). */
 KERNEL void fractal_block(const trn_fractal_params *RESTRICT p, const double *RESTRICT x,
-                          const double *RESTRICT z, size_t n, float *RESTRICT out)
+                          const double *RESTRICT z, size_t n, unsigned lanes, float *RESTRICT out)
 {
     lattice_block lat_storage;
     lattice_block *RESTRICT lat = &lat_storage;
     float sum[BLOCK], weight[BLOCK];
-    block_setup(lat, x, z, p->inv_feature_size, n);
+    if (block_setup(lat, x, z, p->inv_feature_size, n, lanes == 16u)) {
+        fractal_row_block(p, lat, lat->cell_z[0], lat->frac_z[0], n, lanes, out);
+        return;
+    }
     for (size_t k = 0; k < n; k++) {
         sum[k] = 0.0f;
         weight[k] = 1.0f;
@@ -427,12 +715,46 @@ KERNEL void fractal_block(const trn_fractal_params *RESTRICT p, const double *RE
     }
 }
 
+/* A block of a row: sample k at x0 + (base + k) * dx (as trn_fractal_row_from computes it for
+ * trn_fractal_points), z shared. */
+KERNEL void fractal_row(const trn_fractal_params *RESTRICT p, double x0, double dx, double base,
+                        double z, size_t n, unsigned lanes, float *RESTRICT out)
+{
+    lattice_block lat_storage;
+    lattice_block *RESTRICT lat = &lat_storage;
+    double tx[BLOCK];
+    const double scale = p->inv_feature_size;
+    /* Each step (adding or multiplying by a constant, rounded) is monotone in k, so the ends
+     * bound the block: when both are numbers within sanitize's range and the block stays clear
+     * of (-2^-32, 0), sanitize changes no sample and is skipped. */
+    const double t0 = (x0 + (base + (double)(int32_t)0) * dx) * scale;
+    const double t1 = (x0 + (base + (double)(int32_t)(n - 1u)) * dx) * scale;
+    const double lo = t0 < t1 ? t0 : t1, hi = t0 < t1 ? t1 : t0;
+    if (t0 == t0 && t1 == t1 && lo >= -0x1p62 && hi <= 0x1p62 && (lo >= 0.0 || hi <= -0x1p-32)) {
+        for (size_t k = 0; k < n; k++)
+            tx[k] = (x0 + (base + (double)(int32_t)k) * dx) * scale;
+    } else {
+        for (size_t k = 0; k < n; k++)
+            tx[k] = sanitize((x0 + (base + (double)(int32_t)k) * dx) * scale);
+    }
+    if (lanes == 16u) {
+        for (size_t k = 0; k < n; k++)
+            to_lattice64(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            to_lattice(tx[k], &lat->cell_x[k], &lat->frac_x[k]);
+    }
+    uint32_t cz, fz;
+    to_lattice(sanitize(z * scale), &cz, &fz);
+    fractal_row_block(p, lat, cz, fz, n, lanes, out);
+}
+
 KERNEL void noise2_block(uint32_t seed, const double *RESTRICT x, const double *RESTRICT z,
                          size_t n, float *RESTRICT out)
 {
     lattice_block lat_storage;
     lattice_block *RESTRICT lat = &lat_storage;
-    block_setup(lat, x, z, 1.0, n);
+    (void)block_setup(lat, x, z, 1.0, n, 0);
     for (size_t k = 0; k < n; k++) {
         float v = gradient(seed, lat->cell_x[k], lat->frac_x[k], lat->cell_z[k], lat->frac_z[k]) *
                   TRN_NOISE_SCALE;
@@ -445,7 +767,13 @@ KERNEL void noise2_block(uint32_t seed, const double *RESTRICT x, const double *
 static void fractal_block_default(const trn_fractal_params *p, const double *x, const double *z,
                                   size_t n, float *out)
 {
-    fractal_block(p, x, z, n, out);
+    fractal_block(p, x, z, n, 1u, out);
+}
+
+static void fractal_row_default(const trn_fractal_params *p, double x0, double dx, double base,
+                                double z, size_t n, float *out)
+{
+    fractal_row(p, x0, dx, base, z, n, 1u, out);
 }
 
 static void noise2_block_default(uint32_t seed, const double *x, const double *z, size_t n,
@@ -458,7 +786,13 @@ static void noise2_block_default(uint32_t seed, const double *x, const double *z
 TARGET_AVX2 static void fractal_block_avx2(const trn_fractal_params *p, const double *x,
                                            const double *z, size_t n, float *out)
 {
-    fractal_block(p, x, z, n, out);
+    fractal_block(p, x, z, n, 8u, out);
+}
+
+TARGET_AVX2 static void fractal_row_avx2(const trn_fractal_params *p, double x0, double dx,
+                                         double base, double z, size_t n, float *out)
+{
+    fractal_row(p, x0, dx, base, z, n, 8u, out);
 }
 
 TARGET_AVX2 static void noise2_block_avx2(uint32_t seed, const double *x, const double *z, size_t n,
@@ -472,7 +806,13 @@ TARGET_AVX2 static void noise2_block_avx2(uint32_t seed, const double *x, const 
 TARGET_AVX512 static void fractal_block_avx512(const trn_fractal_params *p, const double *x,
                                                const double *z, size_t n, float *out)
 {
-    fractal_block(p, x, z, n, out);
+    fractal_block(p, x, z, n, 16u, out);
+}
+
+TARGET_AVX512 static void fractal_row_avx512(const trn_fractal_params *p, double x0, double dx,
+                                             double base, double z, size_t n, float *out)
+{
+    fractal_row(p, x0, dx, base, z, n, 16u, out);
 }
 
 TARGET_AVX512 static void noise2_block_avx512(uint32_t seed, const double *x, const double *z,
@@ -531,6 +871,24 @@ const char *trn_noise_isa_name(trn_noise_isa isa)
 typedef void (*fractal_block_fn)(const trn_fractal_params *, const double *, const double *, size_t,
                                  float *);
 typedef void (*noise2_block_fn)(uint32_t, const double *, const double *, size_t, float *);
+typedef void (*fractal_row_fn)(const trn_fractal_params *, double, double, double, double, size_t,
+                               float *);
+
+static fractal_row_fn fractal_row_variant(trn_noise_isa isa)
+{
+    switch (resolve(isa)) {
+#if HAVE_AVX512_VARIANT
+    case TRN_NOISE_ISA_AVX512:
+        return fractal_row_avx512;
+#endif
+#if HAVE_AVX2_VARIANT
+    case TRN_NOISE_ISA_AVX2:
+        return fractal_row_avx2;
+#endif
+    default:
+        return fractal_row_default;
+    }
+}
 
 static fractal_block_fn fractal_variant(trn_noise_isa isa)
 {
@@ -615,24 +973,24 @@ void trn_fractal_row(uint64_t seed, trn_profile profile, uint32_t octaves, doubl
                          out);
 }
 
+void trn_fractal_row_isa(const trn_fractal_params *params, trn_noise_isa isa, double x0, double dx,
+                         uint64_t first, double z, size_t count, float *out)
+{
+    fractal_row_fn fn = fractal_row_variant(isa);
+    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
+        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
+        /* x0 + k*dx for the row index k, so a block's values do not depend on where the
+         * blocks start. base + (double)k is exactly (double)(k0 + k) (integers below 2^53) but
+         * converts from int32, which vectorises where size_t -> double does not. */
+        fn(params, x0, dx, (double)(first + k0), z, n, out + k0);
+    }
+}
+
 void trn_fractal_row_from(uint64_t seed, trn_profile profile, uint32_t octaves,
                           double feature_size, double roughness, double x0, double dx,
                           uint64_t first, double z, size_t count, float *out)
 {
     trn_fractal_params params;
     trn_fractal_params_init(&params, seed, profile, octaves, feature_size, roughness);
-    fractal_block_fn fn = fractal_variant(TRN_NOISE_ISA_BEST);
-    double bx[BLOCK], bz[BLOCK];
-    for (size_t k = 0; k < BLOCK; k++)
-        bz[k] = z;
-    for (size_t k0 = 0; k0 < count; k0 += BLOCK) {
-        size_t n = count - k0 < BLOCK ? count - k0 : BLOCK;
-        /* x0 + k*dx for the row index k, so a block's values do not depend on where the
-         * blocks start. base + (double)k is exactly (double)(k0 + k) (integers below 2^53) but
-         * converts from int32, which vectorises where size_t -> double does not. */
-        const double base = (double)(first + k0);
-        for (size_t k = 0; k < n; k++)
-            bx[k] = x0 + (base + (double)(int32_t)k) * dx;
-        fn(&params, bx, bz, n, out + k0);
-    }
+    trn_fractal_row_isa(&params, TRN_NOISE_ISA_BEST, x0, dx, first, z, count, out);
 }

@@ -94,6 +94,11 @@ void trn_fractal_points(const trn_fractal_params *params, const double *x, const
 void trn_fractal_points_isa(const trn_fractal_params *params, trn_noise_isa isa, const double *x,
                             const double *z, size_t count, float *out);
 
+/* Fractal values along a row: sample k at world (x0 + (first + k) * dx, z), as
+ * trn_fractal_row_from, with a chosen kernel variant. */
+void trn_fractal_row_isa(const trn_fractal_params *params, trn_noise_isa isa, double x0,
+                         double dx, uint64_t first, double z, size_t count, float *out);
+
 /* Single-octave noise in [-1, 1] at lattice coordinates (x[k], z[k]) with a seed of 64 bits,
  * as trn_noise2_points but in double coordinates. */
 void trn_noise2_points_isa(uint64_t seed, trn_noise_isa isa, const double *x, const double *z,

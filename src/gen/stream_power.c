@@ -997,6 +997,7 @@ static void incise_range(sp_state *s, const trn_stream_power_params *p, double c
 {
     const double K = p->erodibility, dt = p->dt, n_exp = p->n, thr = p->channel_threshold;
     const bool linear = n_exp == 1.0;
+    const float *kmask = p->erodibility_mask;
     const uint32_t *stack = s->stack, *rcv = s->rcv, *area = s->area;
     const uint8_t *rcode = s->rcode;
     double *h = s->h;
@@ -1019,13 +1020,14 @@ static void incise_range(sp_state *s, const trn_stream_power_params *p, double c
         const uint8_t c = rcode[v];
         if (linear) {
             /* f = K dt A^m / d, from the table while the count is in it (same operations). */
-            const double f = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
-                                       : K * dt * pow((double)a * cell_area, p->m) / s->dist[c];
+            double f = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
+                                 : K * dt * pow((double)a * cell_area, p->m) / s->dist[c];
+            if (kmask) f *= (double)kmask[v];
             h[v] = (h0 + f * hr) / (1.0 + f);
         } else {
             const double d = s->dist[c];
-            const double F =
-                K * dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
+            double F = K * dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
+            if (kmask) F *= (double)kmask[v];
             /* Newton on g(x) = x - h0 + F ((x - hr) / d)^n, x in (hr, h0]. */
             const double fd = F / pow(d, n_exp);
             double x = h0;
@@ -1190,7 +1192,8 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
         }
         if (h0 <= hmax && (m & (m - 1u)) == 0) continue; /* a lake below its sill */
         if (!(sum > 0)) continue;
-        const double F = K * dt * pow(A, p->m);
+        const double F = K * dt * pow(A, p->m) *
+                         (p->erodibility_mask ? (double)p->erodibility_mask[v] : 1.0);
         if (linear) {
             double num = h0, den = 1.0;
             for (unsigned b = m; b; b &= b - 1u) {
@@ -1279,6 +1282,7 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
             const uint8_t c = rcode[v];
             F = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
                           : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
+            if (p->erodibility_mask) F *= (double)p->erodibility_mask[v];
         }
         const double D = 1.0 + F + g * (1.0 - qv);
         const double alpha = (z0 * (1.0 + g) + g * pv) / D, beta = F / D;
@@ -1525,10 +1529,16 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                                  "stream power: uplift_mask at sample (%zu, %zu): expected a "
                                  "finite number >= 0, found %g",
                                  k % fnx, k / fnx, (double)p->uplift_mask[k]);
+        if (p->erodibility_mask &&
+            !(isfinite(p->erodibility_mask[k]) && p->erodibility_mask[k] > 0))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: erodibility_mask at sample (%zu, %zu): expected "
+                                 "a finite number > 0, found %g",
+                                 k % fnx, k / fnx, (double)p->erodibility_mask[k]);
     }
     /* The uplift mask on the padded grid (0 on the ring, which is base level anyway). */
     trn_stream_power_params padded = *p;
-    float *pad_mask = NULL;
+    float *pad_mask = NULL, *pad_kmask = NULL;
     if (pad) {
         if (p->uplift_mask) {
             pad_mask = calloc(s.n, sizeof *pad_mask);
@@ -1539,6 +1549,21 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                 memcpy(pad_mask + (size_t)(j + 1u) * s.nx + 1u, p->uplift_mask + (size_t)j * fnx,
                        fnx * sizeof *pad_mask);
             padded.uplift_mask = pad_mask;
+        }
+        if (p->erodibility_mask) {
+            /* 1 on the ring: its samples are base level or walls and never incise. */
+            pad_kmask = malloc(s.n * sizeof *pad_kmask);
+            if (!pad_kmask) {
+                free(pad_mask);
+                return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                     "stream power: out of memory for %zu samples", s.n);
+            }
+            for (size_t k = 0; k < s.n; k++)
+                pad_kmask[k] = 1.0f;
+            for (uint32_t j = 0; j < fnz; j++)
+                memcpy(pad_kmask + (size_t)(j + 1u) * s.nx + 1u,
+                       p->erodibility_mask + (size_t)j * fnx, fnx * sizeof *pad_kmask);
+            padded.erodibility_mask = pad_kmask;
         }
         p = &padded;
     }
@@ -1571,6 +1596,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         !s.basin || !s.area || !s.pow_table || !s.f_table || (p->deposition > 0 && !s.dep) ||
         (pad && !sp_ring(&s, field, p->sea_level))) {
         free(pad_mask);
+        free(pad_kmask);
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
@@ -1600,6 +1626,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         s.mdeg = big_alloc(s.n);
         if (!s.lam || !s.farea || !s.mdeg) {
             free(pad_mask);
+            free(pad_kmask);
             sp_free(&s);
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                  "stream power: out of memory for %zu samples", s.n);
@@ -1610,6 +1637,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.tree_at = malloc((2 * ((size_t)s.nx + s.nz) + s.nibase + 1u) * sizeof *s.tree_at);
     if (!s.ibase || !s.tree_at) {
         free(pad_mask);
+        free(pad_kmask);
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
@@ -1714,6 +1742,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     }
     free(before);
     free(pad_mask);
+    free(pad_kmask);
     sp_free(&s);
     return st;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_fields.h"
 #include "graph/graph_internal.h"
 #include "terrane/masks.h"
 
@@ -47,20 +48,6 @@ static const char *closest_type(const char *name)
     return best;
 }
 
-static const char *closest_param(const trn_node_type *t, const char *name)
-{
-    const char *best = NULL;
-    size_t bd = 4;
-    for (uint32_t k = 0; k < t->param_count; k++) {
-        const size_t d = edit_distance(name, t->params[k].name);
-        if (d < bd) {
-            bd = d;
-            best = t->params[k].name;
-        }
-    }
-    return best;
-}
-
 static void names_of(const trn_pin_spec *pins, uint32_t count, char *buf, size_t size)
 {
     buf[0] = '\0';
@@ -77,19 +64,10 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
     snprintf(path, sizeof path, "nodes[%u].params.%.60s", index, p->name);
     const trn_param_spec *s = trn_node_type_param(t, p->name);
     if (!s) {
-        const char *hint = closest_param(t, p->name);
-        char known[400] = "";
-        size_t len = 0;
-        for (uint32_t k = 0; k < t->param_count && len + 1 < sizeof known; k++)
-            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", k ? ", " : "",
-                                    t->params[k].name);
-        if (hint)
-            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
-                 "unknown parameter '%.60s'; did you mean '%s'?", p->name, hint);
-        else
-            trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path,
-                 "unknown parameter '%.60s' (parameters: %s)", p->name,
-                 t->param_count ? known : "none");
+        char place[64], msg[400];
+        snprintf(place, sizeof place, "nodes[%u].params", index);
+        trn_graph_unknown_param_text(msg, sizeof msg, t, p->name, place);
+        trn_check_diag(c, TRN_GRAPH_ERROR, "unknown-param", n, p->name, path, "%s", msg);
         return;
     }
     char num[40];
@@ -113,8 +91,11 @@ static void check_param(cctx *c, const trn_graph_node *n, uint32_t index, const 
             return;
         }
         const double v = p->number;
-        const bool lo_ok = s->min_exclusive ? v > s->min : v >= s->min;
-        if (!isfinite(v) || !lo_ok || !(v <= s->max) || (whole && floor(v) != v)) {
+        /* The documents' range rule (finite, open or closed at min, whole numbers). */
+        const trn_doc_range range = {
+            s->min, s->max, (s->min_exclusive ? TRN_DOC_LO_OPEN : 0u) | (whole ? TRN_DOC_WHOLE : 0u),
+            NULL};
+        if (!trn_doc_range_ok(&range, v)) {
             char lo[40], hi[40];
             trn_graph_number_text(s->min, lo, sizeof lo);
             trn_graph_number_text(s->max, hi, sizeof hi);
@@ -518,33 +499,48 @@ void trn_graph_diagnostics_locate(trn_graph_diagnostics *diagnostics, const char
     }
 }
 
-trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
-                                  char *key, size_t key_size, char *msg, size_t msg_size,
-                                  bool *unknown)
+void trn_graph_unknown_param_text(char *buf, size_t size, const trn_node_type *t,
+                                  const char *name, const char *place)
+{
+    const char *known[65];
+    uint32_t n = 0;
+    for (; n < t->param_count && n < 64; n++)
+        known[n] = t->params[n].name;
+    known[n] = NULL;
+    trn_doc_unknown_key_text(buf, size, name, place, known, NULL);
+}
+
+trn_status trn_graph_params_parse(const char *type, const char *params_json, const char *place,
+                                  trn_graph *graph, char *key, size_t key_size, char *msg,
+                                  size_t msg_size, bool *unknown)
+{
+    trn_json_parse_counted();
+    json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
+    trn_status st =
+        trn_graph_params_read(type, obj, place, graph, key, key_size, msg, msg_size, unknown);
+    json_decref(obj);
+    return st;
+}
+
+trn_status trn_graph_params_read(const char *type, const json_t *params, const char *place,
+                                 trn_graph *graph, char *key, size_t key_size, char *msg,
+                                 size_t msg_size, bool *unknown)
 {
     memset(graph, 0, sizeof *graph);
     *unknown = false;
     if (key_size) key[0] = '\0';
     if (msg_size) msg[0] = '\0';
-    /* An object and nothing else, so the text cannot reach past the node it is put in. */
-    trn_json_parse_counted();
-    json_t *obj = json_loads(params_json, JSON_REJECT_DUPLICATES, NULL);
-    const bool is_object = json_is_object(obj);
-    json_decref(obj);
-    if (!is_object) {
+    /* An object and nothing else, so it cannot reach past the node it is put in. */
+    if (!json_is_object(params)) {
         snprintf(msg, msg_size, "expected a JSON object of parameters");
         return TRN_ERR_VALIDATION;
     }
-    const size_t len = strlen(params_json) + strlen(type) + 96u;
-    char *text = malloc(len);
-    if (!text) return TRN_ERR_NO_MEMORY;
-    snprintf(text, len,
-             "{\"format_version\":1,\"nodes\":[{\"id\":\"params\",\"type\":\"%s\","
-             "\"params\":%s}]}",
-             type, params_json);
+    json_t *root = json_pack("{s:i, s:[{s:s, s:s, s:O}]}", "format_version", 1, "nodes", "id",
+                             "params", "type", type, "params", params);
+    if (!root) return TRN_ERR_NO_MEMORY;
     trn_error e;
-    trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, &e);
-    free(text);
+    trn_status st = trn_graph_parse_tree(root, NULL, 0, NULL, NULL, graph, &e);
+    json_decref(root);
     if (st) {
         snprintf(msg, msg_size, "%s", e.message);
         return st;
@@ -571,6 +567,9 @@ trn_status trn_graph_params_parse(const char *type, const char *params_json, trn
         const bool lead = strncmp(what, name, nl) == 0 && what[nl] == ':' && what[nl + 1] == ' ';
         snprintf(msg, msg_size, "%s", lead ? what + nl + 2 : what);
         *unknown = strcmp(g->check, "unknown-param") == 0;
+        /* An unknown key names the caller's place, not the one-node graph's. */
+        if (*unknown)
+            trn_graph_unknown_param_text(msg, msg_size, trn_node_type_find(type), name, place);
         st = TRN_ERR_VALIDATION;
         break;
     }

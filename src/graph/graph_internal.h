@@ -18,13 +18,38 @@ trn_status trn_graph_parse_tree(const json_t *v, const char *text, size_t size, 
  * trn_recipe.graph_json; NULL on failure (malformed text or no memory). Caller frees. */
 char *trn_graph_identity_of_json(const char *graph_json);
 
+/* The implicit graph of a recipe without one (landform -> biome_rules -> output) as the JSON
+ * text it is documented as; generation holds it as data (tests compare the two). */
+const char *trn_graph_implicit_json(void);
+
+/* A deep copy of src into *dst (dispose it); false when out of memory (*dst empty). */
+bool trn_graph_copy(const trn_graph *src, trn_graph *dst);
+
+/* The recipe's graph into *graph without reading text where it can: the graph read into the
+ * recipe's model, the implicit landform -> biome_rules -> output graph of a recipe without one
+ * (both owned elsewhere), else graph_json parsed into *scratch. Fails as trn_graph_from_recipe
+ * (*graph NULL). Dispose *scratch after use in every case. */
+trn_status trn_graph_of_recipe(const trn_recipe *recipe, const trn_graph **graph,
+                               trn_graph *scratch, trn_error *err);
+
 /* A one-node graph of the given type whose parameters are the JSON object params_json, checked
  * against the registry (a landform's "evolution" is a Stream Power node's parameters). On a bad
  * parameter: TRN_ERR_VALIDATION, key = its name, msg = what was expected and found, *unknown
- * when the name is not a parameter at all; *graph is then empty. Dispose *graph on success. */
-trn_status trn_graph_params_parse(const char *type, const char *params_json, trn_graph *graph,
-                                  char *key, size_t key_size, char *msg, size_t msg_size,
-                                  bool *unknown);
+ * when the name is not a parameter at all (msg then the documents' unknown-key message, in
+ * place: the path of the parameters' object). *graph is then empty. Dispose *graph on success. */
+trn_status trn_graph_params_parse(const char *type, const char *params_json, const char *place,
+                                  trn_graph *graph, char *key, size_t key_size, char *msg,
+                                  size_t msg_size, bool *unknown);
+
+/* The same for the parameters' JSON object itself (as reading their text gives it). */
+trn_status trn_graph_params_read(const char *type, const json_t *params, const char *place,
+                                 trn_graph *graph, char *key, size_t key_size, char *msg,
+                                 size_t msg_size, bool *unknown);
+
+/* "unknown key 'NAME' in PLACE; did you mean ...?" or "(expected one of: ...)" for a parameter
+ * type t lacks (trn_doc_unknown_key_text with t's parameter names). */
+void trn_graph_unknown_param_text(char *buf, size_t size, const trn_node_type *t,
+                                  const char *name, const char *place);
 
 /* Landform l of the recipe over field f's grid (f initialised): its noise, then its evolution
  * when it has one, as a Landform node computes it. */
@@ -48,8 +73,9 @@ double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *t
                               const char *name);
 const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,
                                  const char *name);
-/* Points of a POINTS parameter (the node's, or the registry default parsed into *scratch, which
- * the caller frees). */
+/* Points of a POINTS parameter: the node's, or the registry default (read from its text once per
+ * process and kept). *scratch is for the caller to free (NULL today; kept so callers need not
+ * know where the points live). */
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,
                                      const char *name, uint32_t *count, double **scratch);
 

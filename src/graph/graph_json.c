@@ -8,6 +8,7 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
+#include "recipe/recipe_internal.h"
 
 typedef struct gbuf_text {
     char *data;
@@ -269,12 +270,52 @@ static const char implicit_graph[] =
     "{\"id\":\"output\",\"type\":\"terrain_output\","
     "\"inputs\":{\"field\":{\"node\":\"biome_rules\",\"pin\":\"field\"}}}]}";
 
+const char *trn_graph_implicit_json(void)
+{
+    return implicit_graph;
+}
+
+/* The same graph as data, for generation to use without reading text. Never changed: the
+ * casts only fit string literals into the graph's owned (char *) fields. */
+static trn_graph_link implicit_links[] = {
+    {(char *)"field", (char *)"landform", (char *)"field"},
+    {(char *)"field", (char *)"biome_rules", (char *)"field"}};
+static trn_graph_node implicit_nodes[] = {{.id = (char *)"landform", .type = (char *)"landform"},
+                                          {.id = (char *)"biome_rules",
+                                           .type = (char *)"biome_rules",
+                                           .inputs = &implicit_links[0],
+                                           .input_count = 1},
+                                          {.id = (char *)"output",
+                                           .type = (char *)"terrain_output",
+                                           .inputs = &implicit_links[1],
+                                           .input_count = 1}};
+static const trn_graph implicit = {1, (char *)"output", implicit_nodes, 3};
+
+trn_status trn_graph_of_recipe(const trn_recipe *recipe, const trn_graph **graph,
+                               trn_graph *scratch, trn_error *err)
+{
+    memset(scratch, 0, sizeof *scratch);
+    const struct trn_recipe_model *m = trn_rcp_model_of(recipe);
+    *graph = !recipe->graph_json ? &implicit : m ? &m->graph : scratch;
+    if (*graph != scratch) return TRN_OK;
+    const trn_status st = trn_graph_from_recipe(recipe, scratch, err);
+    if (st) *graph = NULL;
+    return st;
+}
+
 trn_status trn_graph_from_recipe(const trn_recipe *recipe, trn_graph *graph, trn_error *err)
 {
     if (!recipe || !graph)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "trn_graph_from_recipe: recipe and graph are required");
-    const char *text = recipe->graph_json ? recipe->graph_json : implicit_graph;
+    /* The graph read with the recipe (or the implicit one) is copied, not read again. */
+    const struct trn_recipe_model *m = trn_rcp_model_of(recipe);
+    const trn_graph *held = m ? &m->graph : recipe->graph_json ? NULL : &implicit;
+    if (held) {
+        if (trn_graph_copy(held, graph)) return TRN_OK;
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "graph: out of memory");
+    }
+    const char *text = recipe->graph_json;
     trn_status st = trn_graph_parse(text, strlen(text), NULL, graph, err);
     if (st && err) {
         char msg[sizeof err->message];
@@ -288,16 +329,17 @@ bool trn_graph_input_files_hash(const trn_recipe *recipe, XXH64_state_t *h)
 {
     if (!recipe || !recipe->graph_json || !strstr(recipe->graph_json, "heightfield_input"))
         return false;
-    trn_graph g;
-    if (trn_graph_from_recipe(recipe, &g, NULL) != TRN_OK) return false;
+    trn_graph scratch;
+    const trn_graph *g;
+    if (trn_graph_of_recipe(recipe, &g, &scratch, NULL) != TRN_OK) return false;
     const trn_node_type *t = &trn_node_heightfield_input.type;
     bool any = false;
-    for (uint32_t k = 0; k < g.node_count; k++) {
-        if (strcmp(g.nodes[k].type, t->name) != 0) continue;
-        XXH64_update(h, g.nodes[k].id, strlen(g.nodes[k].id) + 1);
-        trn_node_heightfield_input.key(h, &g.nodes[k], t, recipe, TRN_EROSION_FINAL);
+    for (uint32_t k = 0; k < g->node_count; k++) {
+        if (strcmp(g->nodes[k].type, t->name) != 0) continue;
+        XXH64_update(h, g->nodes[k].id, strlen(g->nodes[k].id) + 1);
+        trn_node_heightfield_input.key(h, &g->nodes[k], t, recipe, TRN_EROSION_FINAL);
         any = true;
     }
-    trn_graph_dispose(&g);
+    trn_graph_dispose(&scratch);
     return any;
 }

@@ -3,13 +3,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/textbuf.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
 
 typedef struct gctx {
     const char *text;
@@ -47,12 +48,12 @@ static const char *describe(const json_t *v, char *buf, size_t size)
     return trn_json_describe(v, buf, size);
 }
 
-static trn_status unknown_key(gctx *c, const char *key, const char *where)
+/* key is not one of rows': the documents' one form (the path at the object holding it; what
+ * names the object at the top). */
+static trn_status unknown_key(gctx *c, const char *key, const trn_doc_field *rows, const char *what)
 {
-    trn_json_path_push_key(c->path, key);
-    trn_status st = gerr(c, TRN_ERR_JSON, TRN_JSON_KEY, "unknown key '%.60s' in %s", key, where);
-    trn_json_path_pop(c->path);
-    return st;
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    return trn_doc_unknown_field(&d, key, rows, what, NULL);
 }
 
 /* The keys of each object a graph holds, one row each; strings are read by their rows. */
@@ -160,7 +161,7 @@ static trn_status read_link(gctx *c, const char *pin, const json_t *v, trn_graph
                     "expected a link {\"node\": ID, \"pin\": OUTPUT}, found %s",
                     describe(v, buf, sizeof buf));
     const char *unknown = first_unknown(v, link_fields);
-    if (unknown) return unknown_key(c, unknown, "a link (keys: node, pin)");
+    if (unknown) return unknown_key(c, unknown, link_fields, "a link");
     const json_t *node = json_object_get(v, "node");
     if (!node) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a link needs \"node\": SOURCE_ID");
     trn_status st = read_row(c, link_fields, "node", node, l);
@@ -177,7 +178,7 @@ static trn_status read_node(gctx *c, const json_t *v, trn_graph_node *n)
                     describe(v, buf, sizeof buf));
     const char *key = first_unknown(v, node_fields);
     json_t *val;
-    if (key) return unknown_key(c, key, "a node (keys: id, type, position, params, inputs)");
+    if (key) return unknown_key(c, key, node_fields, "a node");
     const json_t *id = json_object_get(v, "id"), *type = json_object_get(v, "type");
     if (!id) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"id\": a string");
     if (!type) return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a node needs \"type\": a string");
@@ -247,7 +248,7 @@ static trn_status parse_tree(gctx *c, const json_t *v, trn_graph *g)
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a graph object, found %s",
                     describe(v, buf, sizeof buf));
     const char *unknown = first_unknown(v, graph_fields);
-    if (unknown) return unknown_key(c, unknown, "the graph (keys: format_version, output, nodes)");
+    if (unknown) return unknown_key(c, unknown, graph_fields, "the graph");
     const json_t *fv = json_object_get(v, "format_version");
     if (!fv)
         return gerr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
@@ -335,6 +336,65 @@ static void param_dispose(trn_graph_param *p)
     free(p->name);
     free(p->text);
     free(p->points);
+}
+
+/* A copy of s (NULL stays NULL); false when out of memory. */
+static bool dup_opt(char **d, const char *s)
+{
+    *d = s ? trn_text_dup(s) : NULL;
+    return !s || *d;
+}
+
+bool trn_graph_copy(const trn_graph *src, trn_graph *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->format_version = src->format_version;
+    bool ok = dup_opt(&dst->output, src->output);
+    if (ok && src->node_count) {
+        dst->nodes = calloc(src->node_count, sizeof *dst->nodes);
+        ok = dst->nodes != NULL;
+        if (ok) dst->node_count = src->node_count; /* zeroed: disposable while half filled */
+    }
+    for (uint32_t k = 0; ok && k < src->node_count; k++) {
+        const trn_graph_node *a = &src->nodes[k];
+        trn_graph_node *b = &dst->nodes[k];
+        b->has_position = a->has_position;
+        b->x = a->x;
+        b->y = a->y;
+        ok = dup_opt(&b->id, a->id) && dup_opt(&b->type, a->type);
+        if (ok && a->param_count) {
+            b->params = calloc(a->param_count, sizeof *b->params);
+            ok = b->params != NULL;
+            if (ok) b->param_count = a->param_count;
+        }
+        for (uint32_t q = 0; ok && q < a->param_count; q++) {
+            const trn_graph_param *pa = &a->params[q];
+            trn_graph_param *pb = &b->params[q];
+            pb->type = pa->type;
+            pb->number = pa->number;
+            pb->boolean = pa->boolean;
+            ok = dup_opt(&pb->name, pa->name) && dup_opt(&pb->text, pa->text);
+            const size_t n = (size_t)pa->point_count * pa->point_dim;
+            if (ok && pa->points) {
+                pb->points = malloc((n ? n : 1u) * sizeof *pb->points);
+                ok = pb->points != NULL;
+                if (ok && n) memcpy(pb->points, pa->points, n * sizeof *pb->points);
+            }
+            pb->point_count = pa->point_count;
+            pb->point_dim = pa->point_dim;
+        }
+        if (ok && a->input_count) {
+            b->inputs = calloc(a->input_count, sizeof *b->inputs);
+            ok = b->inputs != NULL;
+            if (ok) b->input_count = a->input_count;
+        }
+        for (uint32_t q = 0; ok && q < a->input_count; q++)
+            ok = dup_opt(&b->inputs[q].pin, a->inputs[q].pin) &&
+                 dup_opt(&b->inputs[q].node, a->inputs[q].node) &&
+                 dup_opt(&b->inputs[q].output, a->inputs[q].output);
+    }
+    if (!ok) trn_graph_dispose(dst);
+    return ok;
 }
 
 void trn_graph_dispose(trn_graph *graph)
@@ -455,6 +515,45 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
     return s ? s->def_text : NULL;
 }
 
+/* A registry default's points, read once per process: the parameter tables are static, so an
+ * entry is never stale. Lock-free and append-only (a race may add a twin, which is harmless);
+ * the entries live as long as the process. */
+typedef struct default_points {
+    const trn_param_spec *spec;
+    uint32_t dim, count;
+    struct default_points *next;
+    double pts[];
+} default_points;
+
+static _Atomic(default_points *) parsed_defaults;
+
+static const default_points *default_points_of(const trn_param_spec *s, uint32_t dim)
+{
+    for (const default_points *e = atomic_load_explicit(&parsed_defaults, memory_order_acquire);
+         e; e = e->next)
+        if (e->spec == s && e->dim == dim) return e;
+    trn_json_parse_counted();
+    json_t *v = json_loads(s->def_text, 0, NULL);
+    if (!v) return NULL;
+    const size_t n = json_array_size(v);
+    default_points *e = malloc(sizeof *e + (n ? n : 1u) * dim * sizeof e->pts[0]);
+    if (e) {
+        e->spec = s;
+        e->dim = dim;
+        e->count = (uint32_t)n;
+        for (size_t k = 0; k < n; k++)
+            for (size_t q = 0; q < dim; q++)
+                e->pts[dim * k + q] = json_number_value(
+                    dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
+        e->next = atomic_load_explicit(&parsed_defaults, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&parsed_defaults, &e->next, e,
+                                                      memory_order_release, memory_order_relaxed))
+            ;
+    }
+    json_decref(v);
+    return e;
+}
+
 const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_node_type *type,
                                          const char *name, uint32_t dim, uint32_t *count,
                                          double **scratch)
@@ -468,21 +567,10 @@ const double *trn_graph_param_points_dim(const trn_graph_node *node, const trn_n
     }
     const trn_param_spec *s = trn_node_type_param(type, name);
     if (!s || !s->def_text) return NULL;
-    trn_json_parse_counted();
-    json_t *v = json_loads(s->def_text, 0, NULL);
-    if (!v) return NULL;
-    const size_t n = json_array_size(v);
-    double *pts = malloc((n ? n : 1u) * dim * sizeof *pts);
-    if (pts) {
-        for (size_t k = 0; k < n; k++)
-            for (size_t q = 0; q < dim; q++)
-                pts[dim * k + q] = json_number_value(
-                    dim == 1 ? json_array_get(v, k) : json_array_get(json_array_get(v, k), q));
-        *count = (uint32_t)n;
-    }
-    json_decref(v);
-    *scratch = pts;
-    return pts;
+    const default_points *d = default_points_of(s, dim);
+    if (!d) return NULL;
+    *count = d->count;
+    return d->pts;
 }
 
 const double *trn_graph_param_points(const trn_graph_node *node, const trn_node_type *type,

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/progress.h"
 #include "core/rows.h"
+#include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
 #include "recipe/replay.h"
 #include "terrane/generate.h"
@@ -183,8 +184,9 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
                                  float **heights, bool *rules, uint8_t **wet,
                                  const trn_progress *pr, trn_error *err)
 {
-    trn_graph graph;
-    trn_status st = trn_graph_from_recipe(recipe, &graph, err);
+    trn_graph scratch;
+    const trn_graph *graph; /* the recipe's own, read once; scratch only for a replaced text */
+    trn_status st = trn_graph_of_recipe(recipe, &graph, &scratch, err);
     if (st) return st;
     trn_graph_options go;
     memset(&go, 0, sizeof go);
@@ -195,8 +197,8 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     go.max_memory = options ? options->max_memory : 0;
     go.palette = options ? options->palette : NULL; /* Scatter Palette nodes place it */
     trn_graph_run *run = NULL;
-    st = trn_graph_evaluate(&graph, recipe, &go, &run, progress_bridge, (void *)pr, err);
-    trn_graph_dispose(&graph);
+    st = trn_graph_evaluate(graph, recipe, &go, &run, progress_bridge, (void *)pr, err);
+    trn_graph_dispose(&scratch);
     if (st) return st;
     uint32_t count = 0;
     const trn_node_report *reports = trn_graph_run_report(run, &count);

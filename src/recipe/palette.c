@@ -9,7 +9,7 @@
 
 #include "core/textbuf.h"
 #include "core/numtext.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
 #include "recipe/recipe_internal.h"
 #include "scatter/scatter_internal.h"
 #include "terrane/palette.h"

@@ -58,7 +58,12 @@
  * 76 m contour scored the submerged bed with radial spokes around the lake). The dunes' next
  * version (6) is wind-blown sand instead of stretched noise cut by water: a Dune Field node
  * (gentle stoss slopes, slip faces at the angle of repose, crests that bend and fork, open
- * interdune floors) with no landscape evolution, so no gullies and no line along the edge. */
+ * interdune floors) with no landscape evolution, so no gullies and no line along the edge.
+ * The mountain range's next version (8) evolves through rock of varied strength (the node's
+ * rock_variation 2, diffusion 0.1): with uniform rock, incision and creep cut valleys of one
+ * width (the length of creep over incision) and on the range's planar flanks they ran side by
+ * side, a ladder of parallel valleys four to five evolution cells apart, which the
+ * amplification magnified into broad evenly spaced valleys at 1025^2 and beyond. */
 
 typedef struct builtin {
     const char *id;
@@ -230,11 +235,11 @@ static const builtin builtins[] = {
      "{\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/mountain-range", "Mountain range",
      "A range of sharp peaks 12.8 km across with about 850 m of relief running at 60 "
-     "degrees, shaped by landscape evolution into ridges and branching river valleys that "
-     "drain to the edges, then eroded along their drainage, every pit left breached so "
+     "degrees, shaped by landscape evolution through rock of varied strength into ridges "
+     "and branching river valleys of varied spacing that drain to the edges, then eroded along their drainage, every pit left breached so "
      "water reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     7,
+     8,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -253,6 +258,9 @@ static const builtin builtins[] = {
      "60 degrees so the ridges line up into a range, with a 1 km domain warp. Evolve is "
      "landscape evolution (Stream Power): rock uplift, faster where the range is high, "
      "against river incision (area exponent m 0.5) and hillslope creep over 100 steps, "
+     "through rock of varied strength (erodibility a quarter to four times the mean in "
+     "patches about 2 km across, so valleys find the weak rock and their spacing varies "
+     "instead of repeating one width), "
      "read at a 60 m reference cell on a grid of 50 m cells (257 x 257 samples) whatever "
      "the output grid, so every output size gets the same valleys (finer grids get the "
      "range's own detail back on the ridges, carved into tributaries by two steps on the "
@@ -272,7 +280,8 @@ static const builtin builtins[] = {
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "60, \"evolution_cell\": 50, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
      "\"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": \"outlets\", "
-     "\"deposition\": 1}, \"inputs\": {\"field\": "
+     "\"deposition\": 1, \"diffusion\": 0.1, \"rock_variation\": 2, "
+     "\"rock_feature_size\": 2000}, \"inputs\": {\"field\": "
      "{\"node\": \"range\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", "
      "\"position\": [480, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
      "\"field\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
@@ -724,21 +733,18 @@ static trn_status parse_preset_root(const trn_doc *d, const json_t *root, trn_pr
     json_object_foreach((json_t *)root, key, v)
     {
         const trn_doc_field *row = trn_doc_field_find(preset_fields, key);
-        trn_json_path_push_key(d->path, key);
         if (!row) {
-            const char *hint = trn_doc_field_suggest(preset_fields, key);
-            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_KEY,
-                                "unknown key '%.80s' in the terrain_preset document%s%s%s%s", key,
-                                hint ? "; did you mean '" : "", hint ? hint : "",
-                                hint ? "'?" : "",
-                                strcmp(key, "landforms") == 0 || strcmp(key, "regions") == 0 ||
-                                        strcmp(key, "edits") == 0 ||
-                                        strcmp(key, "exclusions") == 0
-                                    ? " (a preset sets size, cells_x, cells_z, chunk_cells, "
-                                      "seed, default_biome, biomes, layers, rules and graph; "
-                                      "regions, edits and exclusions stay the recipe's own)"
-                                    : "");
+            const bool recipe_only = strcmp(key, "landforms") == 0 ||
+                                     strcmp(key, "regions") == 0 || strcmp(key, "edits") == 0 ||
+                                     strcmp(key, "exclusions") == 0;
+            return trn_doc_unknown_field(
+                d, key, preset_fields, "the terrain_preset document",
+                recipe_only ? " (a preset sets size, cells_x, cells_z, chunk_cells, seed, "
+                              "default_biome, biomes, layers, rules and graph; regions, edits "
+                              "and exclusions stay the recipe's own)"
+                            : NULL);
         }
+        trn_json_path_push_key(d->path, key);
         if (strcmp(key, "format_version") == 0)
             st = check_version(d, v);
         else

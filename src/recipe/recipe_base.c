@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/numtext.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
 #include "recipe/recipe_internal.h"
 
 /* ---- text buffers, numbers, canonical JSON ---- */

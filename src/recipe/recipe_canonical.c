@@ -30,7 +30,7 @@ static json_t *pair(double a, double b)
 
 static void put_blob(json_t *o, const char *key, const char *text, bool *ok);
 
-static json_t *landform_json(const trn_landform *lf, bool *ok)
+static json_t *landform_json(const trn_recipe *r, const trn_landform *lf, bool *ok)
 {
     json_t *o = json_object();
     if (!o) {
@@ -55,7 +55,11 @@ static json_t *landform_json(const trn_landform *lf, bool *ok)
         put_new(o, "warp_feature_size", json_real(lf->warp_feature_size), ok);
     if (lf->stretch != d.stretch) put_new(o, "stretch", json_real(lf->stretch), ok);
     if (lf->heading != d.heading) put_new(o, "heading", json_real(lf->heading), ok);
-    put_blob(o, "evolution", lf->evolution, ok);
+    const trn_rcp_evolution *e = trn_rcp_model_evolution_of(r, lf); /* read with the recipe */
+    if (e)
+        put_new(o, "evolution", json_deep_copy(e->tree), ok);
+    else
+        put_blob(o, "evolution", lf->evolution, ok);
     return o;
 }
 
@@ -126,6 +130,19 @@ static void put_blob(json_t *o, const char *key, const char *text, bool *ok)
     trn_json_parse_counted();
     json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
     put_new(o, key, v, ok);
+}
+
+/* The graph from the recipe's model when it has one (the tree its text reads back as, or for
+ * a cache key's view the identity's), else read from the text. */
+static void put_graph(json_t *o, const trn_recipe *r, bool *ok)
+{
+    const struct trn_recipe_model *m = r->model;
+    if (m && r->graph_json && r->graph_json == m->identity)
+        put_new(o, "graph", json_deep_copy(m->identity_tree), ok);
+    else if ((m = trn_rcp_model_of(r)))
+        put_new(o, "graph", json_deep_copy(m->tree), ok);
+    else
+        put_blob(o, "graph", r->graph_json, ok);
 }
 
 static bool layers_are_defaults(const trn_recipe *r)
@@ -260,7 +277,7 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     put_new(o, "default_landform", json_string(r->default_landform), &ok);
     json_t *lfs = json_object();
     for (uint32_t i = 0; lfs && i < r->landform_count; i++)
-        put_new(lfs, r->landforms[i].name, landform_json(&r->landforms[i], &ok), &ok);
+        put_new(lfs, r->landforms[i].name, landform_json(r, &r->landforms[i], &ok), &ok);
     put_new(o, "landforms", lfs, &ok);
     put_new(o, "default_biome", json_string(r->default_biome), &ok);
     json_t *bs = json_object();
@@ -283,7 +300,7 @@ json_t *trn_rcp_recipe_to_json(const trn_recipe *r)
     put_strokes(o, r, "edits", &ok);
     put_strokes(o, r, "exclusions", &ok);
     put_blob(o, "palette", r->palette_json, &ok);
-    put_blob(o, "graph", r->graph_json, &ok);
+    put_graph(o, r, &ok);
     if (r->preset_id) put_new(o, "preset_id", json_string(r->preset_id), &ok);
     if (r->has_preset_version) put_new(o, "preset_version", json_real(r->preset_version), &ok);
     if (!ok) {
@@ -352,7 +369,10 @@ static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *k
      * editing a note is not a change to the terrain. */
     trn_recipe view = *recipe;
     char *identity = NULL;
-    if (recipe->graph_json) {
+    const struct trn_recipe_model *m = trn_rcp_model_of(recipe);
+    if (m) {
+        view.graph_json = m->identity; /* read once with the recipe */
+    } else if (recipe->graph_json) {
         identity = trn_graph_identity_of_json(recipe->graph_json);
         if (!identity)
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,

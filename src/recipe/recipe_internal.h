@@ -5,12 +5,72 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "core/json_pos.h"
-#include "recipe/json_fields.h"
+#include "core/json_fields.h"
+#include "terrane/graph.h"
 #include "terrane/recipe.h"
+
+/* A landform's evolution read once: the one-node Stream Power graph of its parameters. */
+typedef struct trn_rcp_evolution {
+    char *text; /* the landform's evolution it was read from; NULL for none */
+    json_t *tree; /* what reading text gives (as the graph's tree) */
+    trn_graph graph;
+} trn_rcp_evolution;
+
+/* A recipe's graph and evolutions read once (trn_recipe.model): immutable once the parser has
+ * built it, and shared between copies of the recipe (refs counts them). For the graph (text
+ * NULL when the document has none): tree is what reading text would give (keys sorted, numbers
+ * as the canonical text writes them), graph the typed graph parsed from it, identity its
+ * identity text (trn_graph_to_json with identity) and identity_tree that text as a tree.
+ * evolutions[i] is landform i's. */
+struct trn_recipe_model {
+    _Atomic unsigned refs;
+    char *text; /* the graph_json it was read from */
+    json_t *tree;
+    trn_graph graph;
+    char *identity;
+    json_t *identity_tree;
+    trn_rcp_evolution *evolutions;
+    uint32_t evolution_count;
+};
+
+/* The recipe's model when it still describes recipe->graph_json, else NULL (a graph_json
+ * replaced since, or none). */
+static inline const struct trn_recipe_model *trn_rcp_model_of(const trn_recipe *recipe)
+{
+    const struct trn_recipe_model *m = recipe ? recipe->model : NULL;
+    return m && m->text && recipe->graph_json && strcmp(m->text, recipe->graph_json) == 0 ? m
+                                                                                            : NULL;
+}
+
+/* Landform lf's evolution as read with the recipe, when lf is one of recipe's landforms and its
+ * evolution is still the text that was read; else NULL. */
+static inline const trn_rcp_evolution *trn_rcp_model_evolution_of(const trn_recipe *recipe,
+                                                                  const trn_landform *lf)
+{
+    const struct trn_recipe_model *m = recipe ? recipe->model : NULL;
+    if (!m || !lf || !lf->evolution || !recipe->landforms) return NULL;
+    const uintptr_t at = (uintptr_t)lf, first = (uintptr_t)recipe->landforms;
+    if (at < first || (at - first) % sizeof *lf != 0) return NULL;
+    const size_t i = (at - first) / sizeof *lf;
+    if (i >= recipe->landform_count || i >= m->evolution_count) return NULL;
+    const trn_rcp_evolution *e = &m->evolutions[i];
+    return e->text && e->tree && e->graph.node_count == 1 && strcmp(e->text, lf->evolution) == 0
+               ? e
+               : NULL;
+}
+
+/* Its Stream Power node, or NULL. */
+static inline const trn_graph_node *trn_rcp_model_evolution(const trn_recipe *recipe,
+                                                            const trn_landform *lf)
+{
+    const trn_rcp_evolution *e = trn_rcp_model_evolution_of(recipe, lf);
+    return e ? &e->graph.nodes[0] : NULL;
+}
 
 /* Defaults of the recipe and landform fields (recipe.h states them too). */
 #define TRN_RCP_CHUNK_CELLS 32u
@@ -85,9 +145,6 @@ trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, t
 
 /* How many times trn_recipe_validate ran in this process (a hook for tests). */
 uint64_t trn_rcp_validate_count(void);
-
-/* The closest of candidates to word within a small edit distance, or NULL. */
-const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates);
 
 /* Check a recipe struct. On failure: the status (TRN_ERR_VALIDATION, or TRN_ERR_LIMIT for
  * size limits), *where names the offending value (keys point into the recipe) and msg holds the

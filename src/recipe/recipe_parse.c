@@ -10,6 +10,7 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 
 typedef struct pctx {
     const char *text; /* the whole text, byte order mark included, for positions */
@@ -178,7 +179,7 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
 
 /* A landform's "evolution": the Stream Power node's parameters, checked by the registry's
  * own rules and reported here at their line and column; kept as canonical JSON. */
-static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
+static trn_status parse_evolution(pctx *c, const json_t *v, char **out, trn_rcp_evolution *keep)
 {
     trn_status st = keep_json(c, v, json_is_object(v),
                               "an object of Stream Power parameters (uplift, erodibility, m, n, "
@@ -188,18 +189,46 @@ static trn_status parse_evolution(pctx *c, const json_t *v, char **out)
     trn_graph g;
     char key[64], msg[400];
     bool unknown;
-    st = trn_graph_params_parse("stream_power", *out, &g, key, sizeof key, msg, sizeof msg,
-                                &unknown);
-    if (st == TRN_ERR_NO_MEMORY) return oom(c);
+    char place[200];
+    trn_json_path_format(&c->path, place, sizeof place);
+    /* Read from the document's tree as its kept text would read back (no text read again); a
+     * tree that would not read back goes through the text, which then refuses it as before. */
+    json_t *tree = trn_rcp_read_back(v);
+    st = tree ? trn_graph_params_read("stream_power", tree, place, &g, key, sizeof key, msg,
+                                      sizeof msg, &unknown)
+              : trn_graph_params_parse("stream_power", *out, place, &g, key, sizeof key, msg,
+                                       sizeof msg, &unknown);
+    if (st == TRN_ERR_NO_MEMORY) {
+        json_decref(tree);
+        return oom(c);
+    }
     if (!st) {
-        trn_graph_dispose(&g);
+        /* The recipe's model keeps both: generation reads the text no more. */
+        trn_graph_dispose(&keep->graph);
+        json_decref(keep->tree);
+        keep->graph = g;
+        keep->tree = tree;
         return TRN_OK;
+    }
+    json_decref(tree);
+    if (unknown) {
+        /* The documents' unknown-key form: it names its place, at the key's position. */
+        const trn_node_type *t = trn_node_type_find("stream_power");
+        const char *known[65];
+        uint32_t n = 0;
+        for (; t && n < t->param_count && n < 64; n++)
+            known[n] = t->params[n].name;
+        known[n] = NULL;
+        trn_doc d = doc_of(c);
+        c->fail_code = TRN_ERR_JSON;
+        return trn_doc_unknown_key(&d, key, known, "evolution", NULL);
     }
     if (key[0]) push(c, key);
     return perr(c, TRN_ERR_JSON, unknown ? TRN_JSON_KEY : TRN_JSON_VALUE, "%s", msg);
 }
 
-static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
+static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf,
+                                 trn_rcp_evolution *evolution)
 {
     char buf[120];
     if (!json_is_object(obj))
@@ -242,7 +271,7 @@ static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf)
         } else if (strcmp(key, "heading") == 0) {
             st = want_number(c, v, TRN_NUM_HEADING, &lf->heading);
         } else if (strcmp(key, "evolution") == 0) {
-            st = parse_evolution(c, v, &lf->evolution);
+            st = parse_evolution(c, v, &lf->evolution, evolution);
         } else {
             pop(c);
             return unknown_key(c, key, trn_rcp_landform_keys, "a landform");
@@ -949,7 +978,19 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 push(c, name);
                 if (!*name)
                     return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a landform needs a non-empty name");
-                if ((st = parse_landform(c, lv, lf))) return st;
+                trn_rcp_evolution evolution; /* a graph and tree for the model, when read */
+                memset(&evolution, 0, sizeof evolution);
+                st = parse_landform(c, lv, lf, &evolution);
+                if (!st && lf->evolution && evolution.tree) {
+                    json_t *tree = evolution.tree;
+                    evolution.tree = NULL;
+                    if (trn_rcp_model_keep_evolution(r, r->landform_count - 1, tree,
+                                                     &evolution.graph))
+                        st = oom(c);
+                }
+                json_decref(evolution.tree);
+                trn_graph_dispose(&evolution.graph);
+                if (st) return st;
                 pop(c);
             }
         } else if (strcmp(key, "biomes") == 0) {
@@ -1028,6 +1069,8 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                     c->fail_code = st;
                 else
                     trn_graph_dispose(&g);
+                /* Read once: generation uses the typed graph, never the text again. */
+                if (!st && trn_rcp_model_build(r, v)) st = oom(c);
             }
         } else if (strcmp(key, "preset_id") == 0) {
             st = want_string(c, v, "a preset id (a non-empty string)", &r->preset_id);
@@ -1192,6 +1235,7 @@ void trn_recipe_dispose(trn_recipe *r)
     free(r->strokes);
     free(r->palette_json);
     free(r->graph_json);
+    trn_rcp_model_release(r->model);
     free(r->preset_id);
     free(r->base_dir);
     memset(r, 0, sizeof *r);

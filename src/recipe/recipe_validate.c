@@ -127,13 +127,16 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
         return st;
     if ((st = check_field(k, "stretch", TRN_NUM_STRETCH, lf->stretch))) return st;
     if ((st = check_field(k, "heading", TRN_NUM_HEADING, lf->heading))) return st;
-    if (lf->evolution) {
+    /* An evolution read with the recipe (the model's) was checked then. */
+    if (lf->evolution && !trn_rcp_model_evolution(r, lf)) {
         trn_graph g;
         char key[64], msg[400];
         bool unknown;
         trn_json_path_push_key(k->where, "evolution");
-        st = trn_graph_params_parse("stream_power", lf->evolution, &g, key, sizeof key, msg,
-                                    sizeof msg, &unknown);
+        char place[200];
+        trn_json_path_format(k->where, place, sizeof place);
+        st = trn_graph_params_parse("stream_power", lf->evolution, place, &g, key, sizeof key,
+                                    msg, sizeof msg, &unknown);
         if (st == TRN_ERR_NO_MEMORY) return fail(k, st, "out of memory checking a recipe");
         if (st) {
             if (key[0]) trn_json_path_push_key(k->where, key);
@@ -646,7 +649,11 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     if ((st = check_blob(k, "palette", r->palette_json,
                          "a palette asset id (a non-empty string) or a palette object")))
         return st;
-    if ((st = check_blob(k, "graph", r->graph_json, "a graph object"))) return st;
+    /* A graph read into the recipe's model (or that model's identity, a cache key's view)
+     * passed these checks when it was read: its text is not read again. */
+    const bool modelled =
+        trn_rcp_model_of(r) || (r->model && r->graph_json && r->graph_json == r->model->identity);
+    if (!modelled && (st = check_blob(k, "graph", r->graph_json, "a graph object"))) return st;
     where->depth = 0;
     return TRN_OK;
 }
@@ -669,5 +676,7 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
     if (st == TRN_OK) return TRN_OK;
     char path[200];
     trn_json_path_format(&where, path, sizeof path);
+    /* The unknown-key form names its place itself. */
+    if (strncmp(msg, "unknown key '", 13) == 0) path[0] = '\0';
     return trn_error_set(err, st, NULL, -1, "%s%s%s", path, path[0] ? ": " : "", msg);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 #include "recipe/replay.h"
 #include "terrane/drainage.h"
 #include "terrane/layers.h"
@@ -159,6 +160,7 @@ static bool recipe_copy(trn_recipe *d, const trn_recipe *s, bool with_strokes)
               dup_str(&d->palette_json, s->palette_json) &&
               dup_str(&d->graph_json, s->graph_json) && dup_str(&d->preset_id, s->preset_id) &&
               dup_str(&d->base_dir, s->base_dir);
+    d->model = trn_rcp_model_ref(s->model); /* immutable: copies share the graph read once */
     if (ok && s->landform_count) {
         d->landforms = calloc(s->landform_count, sizeof *d->landforms);
         ok = d->landforms != NULL;

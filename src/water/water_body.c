@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "core/checked.h"
+#include "core/json_fields.h"
 #include "water/water_internal.h"
 #include "terrane/water.h"
 
@@ -268,28 +269,22 @@ static trn_status fail(const trn_water_body *b, const char **field, trn_error *e
                          id_len(b->id), b->id, name, what);
 }
 
-#define CHECK_FINITE(v, name)                                                                      \
+/* Water body fields' ranges as the documents' range rows (core/json_fields.h: finite, open or
+ * closed at lo); expect is what the error says. */
+static const trn_doc_range any_finite = {-HUGE_VAL, HUGE_VAL, 0, "a finite number"};
+static const trn_doc_range at_least_0 = {0.0, HUGE_VAL, 0, "a finite number >= 0"};
+static const trn_doc_range above_0 = {0.0, HUGE_VAL, TRN_DOC_LO_OPEN, "a finite number > 0"};
+static const trn_doc_range unit = {0.0, 1.0, 0, "a number in 0..1"};
+
+#define CHECK_RANGE(v, name, range)                                                                \
     do {                                                                                           \
-        if (!isfinite(v))                                                                          \
-            return fail(b, field, err, name, "expected a finite number, found %s", num((v)).s);    \
+        if (!trn_doc_range_ok(&(range), (v)))                                                      \
+            return fail(b, field, err, name, "expected %s, found %s", (range).expect, num((v)).s); \
     } while (0)
-#define CHECK_MIN(v, name)                                                                         \
-    do {                                                                                           \
-        if (!(isfinite(v) && (v) >= 0.0))                                                          \
-            return fail(b, field, err, name, "expected a finite number >= 0, found %s",            \
-                        num((v)).s);                                                               \
-    } while (0)
-#define CHECK_POS(v, name)                                                                         \
-    do {                                                                                           \
-        if (!(isfinite(v) && (v) > 0.0))                                                           \
-            return fail(b, field, err, name, "expected a finite number > 0, found %s",             \
-                        num((v)).s);                                                               \
-    } while (0)
-#define CHECK_UNIT(v, name)                                                                        \
-    do {                                                                                           \
-        if (!((v) >= 0.0 && (v) <= 1.0))                                                           \
-            return fail(b, field, err, name, "expected a number in 0..1, found %s", num((v)).s);   \
-    } while (0)
+#define CHECK_FINITE(v, name) CHECK_RANGE(v, name, any_finite)
+#define CHECK_MIN(v, name) CHECK_RANGE(v, name, at_least_0)
+#define CHECK_POS(v, name) CHECK_RANGE(v, name, above_0)
+#define CHECK_UNIT(v, name) CHECK_RANGE(v, name, unit)
 
 static trn_status check_color(const trn_water_body *b, const double *rgba, const char *name,
                               const char **field, trn_error *err)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/checked.h"
+#include "core/xz_stack.h"
 #include "core/progress.h"
 #include "core/rows.h"
 #include "terrane/generate.h"
@@ -20,32 +21,13 @@
 
 /* ---- flood fill from the border through candidates (scanline spans, 4-neighbour) ---- */
 
-typedef struct seed_stack {
-    uint32_t *items; /* (x, z) pairs */
-    size_t count, capacity;
-} seed_stack;
-
-static bool stack_push(seed_stack *s, uint32_t x, uint32_t z)
-{
-    if (s->count + 2 > s->capacity) {
-        size_t cap = s->capacity ? s->capacity * 2 : 1024;
-        uint32_t *p = realloc(s->items, cap * sizeof *p);
-        if (!p) return false;
-        s->items = p;
-        s->capacity = cap;
-    }
-    s->items[s->count++] = x;
-    s->items[s->count++] = z;
-    return true;
-}
-
 /* Push one seed per run of candidates in row z between columns lo and hi. */
-static bool push_runs(seed_stack *s, const float *row, uint32_t z, uint32_t lo, uint32_t hi)
+static bool push_runs(trn_xz_stack *s, const float *row, uint32_t z, uint32_t lo, uint32_t hi)
 {
     bool in_run = false;
     for (uint32_t x = lo; x <= hi; x++) {
         const bool cand = row[x] == WD_CANDIDATE;
-        if (cand && !in_run && !stack_push(s, x, z)) return false;
+        if (cand && !in_run && !trn_xz_push(s, x, z)) return false;
         in_run = cand;
     }
     return true;
@@ -53,10 +35,10 @@ static bool push_runs(seed_stack *s, const float *row, uint32_t z, uint32_t lo, 
 
 /* Fill from the seed (x, z): the span of candidates through it turns wet, and runs touching it
  * in the rows above and below are queued. The set reached does not depend on the order. */
-static bool fill_from(seed_stack *s, float *out, size_t nx, uint32_t nz, uint32_t x, uint32_t z)
+static bool fill_from(trn_xz_stack *s, float *out, size_t nx, uint32_t nz, uint32_t x, uint32_t z)
 {
     if (out[(size_t)z * nx + x] != WD_CANDIDATE) return true;
-    if (!stack_push(s, x, z)) return false;
+    if (!trn_xz_push(s, x, z)) return false;
     while (s->count) {
         const uint32_t sz = s->items[--s->count], sx = s->items[--s->count];
         float *row = out + (size_t)sz * nx;
@@ -76,7 +58,7 @@ static bool fill_from(seed_stack *s, float *out, size_t nx, uint32_t nz, uint32_
 
 static bool flood_from_border(float *out, size_t nx, uint32_t nz)
 {
-    seed_stack s = {NULL, 0, 0};
+    trn_xz_stack s = {NULL, 0, 0};
     bool ok = true;
     const uint32_t last_x = (uint32_t)(nx - 1), last_z = nz - 1;
     for (uint32_t x = 0; ok && x <= last_x; x++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_fields.h"
 #include "core/json_pos.h"
 #include "terrane/water.h"
 
@@ -150,6 +151,32 @@ fail(edit *e, trn_status code, const char *fmt, ...)
         trn_error_set_position(e->err, pos.line, pos.column);
     }
     return code;
+}
+
+/* key (the path at it) is not a Water Body field: the documents' unknown-key form, "water
+ * edit: unknown key 'K' in overrides[i]; did you mean ...?", at the key's line and column. */
+static trn_status unknown_field(edit *e, const char *key)
+{
+    const char *known[sizeof fields / sizeof fields[0] + 1];
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+        known[k] = fields[k].name;
+    known[sizeof fields / sizeof fields[0]] = NULL;
+    char inner[160], place[200], where[240], message[400];
+    trn_json_path_format(&e->path, inner, sizeof inner);
+    snprintf(where, sizeof where, "%s%s%s", e->param, e->path.steps[0].key ? "." : "", inner);
+    if (e->where && e->where_size) snprintf(e->where, e->where_size, "%s", where);
+    trn_json_path_pop(&e->path);
+    trn_json_path_format(&e->path, inner, sizeof inner);
+    snprintf(place, sizeof place, "%s%s", e->param, inner);
+    trn_json_path_push_key(&e->path, key);
+    trn_doc_unknown_key_text(message, sizeof message, key, place, known, NULL);
+    trn_error_set(e->err, TRN_ERR_VALIDATION, NULL, -1, "water edit: %s", message);
+    trn_json_pos pos;
+    if (e->text) {
+        trn_json_locate(e->text, strlen(e->text), e->path.steps, e->path.depth, TRN_JSON_KEY, &pos);
+        trn_error_set_position(e->err, pos.line, pos.column);
+    }
+    return TRN_ERR_VALIDATION;
 }
 
 /* Parse one parameter: NULL or blank text is an empty array. */
@@ -405,12 +432,7 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
         if (strcmp(key, "id") == 0) continue;
         trn_json_path_push_key(&e->path, key);
         const field_def *f = find_field(key);
-        if (!f)
-            return fail(e, TRN_ERR_VALIDATION,
-                        "expected a Water Body field (level, center, radius, boundary, "
-                        "carve_depth, river_path, width, shallow_color, flow_speed, ...), found "
-                        "\"%.64s\"",
-                        key);
+        if (!f) return unknown_field(e, key);
         if (f->type != F_KIND && !(f->kinds & (1u << body->kind))) {
             char kinds[64];
             kinds_text(f->kinds, kinds, sizeof kinds);

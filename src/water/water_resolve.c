@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "core/checked.h"
+#include "core/xz_stack.h"
 #include "water/water_internal.h"
 #include "terrane/water.h"
 
@@ -195,25 +196,6 @@ typedef struct region {
     uint8_t *mask;
 } region;
 
-typedef struct span_stack {
-    uint32_t *items; /* (x, z) pairs, local to the box */
-    size_t count, capacity;
-} span_stack;
-
-static bool span_push(span_stack *s, uint32_t x, uint32_t z)
-{
-    if (s->count + 2 > s->capacity) {
-        size_t cap = s->capacity ? s->capacity * 2 : 1024;
-        uint32_t *p = realloc(s->items, cap * sizeof *p);
-        if (!p) return false;
-        s->items = p;
-        s->capacity = cap;
-    }
-    s->items[s->count++] = x;
-    s->items[s->count++] = z;
-    return true;
-}
-
 static inline bool eligible(const region *r, const grid_info *g, double level, size_t x, size_t z)
 {
     const uint8_t m = r->mask[z * r->width + x];
@@ -221,13 +203,13 @@ static inline bool eligible(const region *r, const grid_info *g, double level, s
            (double)g->h[((size_t)r->box.j0 + z) * g->nx + r->box.i0 + x] < level;
 }
 
-static bool push_runs(span_stack *s, const region *r, const grid_info *g, double level, size_t z,
+static bool push_runs(trn_xz_stack *s, const region *r, const grid_info *g, double level, size_t z,
                       size_t lo, size_t hi)
 {
     bool in_run = false;
     for (size_t x = lo; x <= hi; x++) {
         const bool e = eligible(r, g, level, x, z);
-        if (e && !in_run && !span_push(s, (uint32_t)x, (uint32_t)z)) return false;
+        if (e && !in_run && !trn_xz_push(s, (uint32_t)x, (uint32_t)z)) return false;
         in_run = e;
     }
     return true;
@@ -236,9 +218,9 @@ static bool push_runs(span_stack *s, const region *r, const grid_info *g, double
 /* 4-connected span fill of the eligible samples from (x, z); the set reached is order-free. */
 static bool flood(region *r, const grid_info *g, double level, size_t x, size_t z)
 {
-    span_stack s = {NULL, 0, 0};
+    trn_xz_stack s = {NULL, 0, 0}; /* pairs local to the box */
     const size_t rows = (size_t)r->box.j1 - r->box.j0 + 1u;
-    bool ok = span_push(&s, (uint32_t)x, (uint32_t)z);
+    bool ok = trn_xz_push(&s, (uint32_t)x, (uint32_t)z);
     while (ok && s.count) {
         const size_t sz = s.items[--s.count], sx = s.items[--s.count];
         if (!eligible(r, g, level, sx, sz)) continue;

@@ -497,6 +497,10 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.camera_adaptive) {
         mo.adaptive = true;
         mo.adaptive_error = a.max_error; /* level L within max_error * 2^L */
+    } else {
+        /* Regular levels: every level's error for the selection, geometry for the selected
+         * level of each chunk only (built after the selection, trn_mesh_realize). */
+        mo.defer_levels = true;
     }
     trn_mesh *m = NULL;
     trn_error e;
@@ -523,6 +527,10 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
     } else if (a.mode == SELECT_CAMERA) {
         if (trn_mesh_select_camera(m, &a.camera, levels, &e)) rc = cli_fail(ctx, &e);
     }
+    /* OBJ needs the chosen levels built; glTF builds them chunk by chunk as it writes. */
+    if (!rc && mo.defer_levels && obj &&
+        trn_mesh_realize(in.field, sections, m, levels, a.threads, &e))
+        rc = cli_fail(ctx, &e);
     /* The collider: one adaptive level within --collider-error, chunked as the terrain. */
     trn_mesh *collider = NULL;
     if (!rc && a.collider_error >= 0.0) {
@@ -586,6 +594,10 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         scene.biome_material_count = biome_count;
         scene.collider = collider;
         scene.biome_sections = a.biome_sections;
+        if (mo.defer_levels && !obj) {
+            scene.deferred_field = in.field;
+            scene.deferred_roles = sections;
+        }
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;

@@ -31,6 +31,18 @@ trn_status trn_scene_check(const trn_mesh_scene *s, const char *what, trn_error 
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                                  "%s: chunk %u_%u: level %u, expected 0..%u", what, m->chunks[k].cx,
                                  m->chunks[k].cz, s->levels[k], m->chunks[k].level_count - 1u);
+    /* A drawn level without geometry (a mesh built with defer_levels) is built by the glTF
+     * writer from deferred_field; the OBJ writer, and a scene without that field, need it
+     * realized. (A built level without vertices still has its arrays.) */
+    const bool builds = s->deferred_field && strcmp(what, "glTF") == 0;
+    for (size_t k = 0; !builds && k < n; k++)
+        if (!trn_scene_level(s, k)->positions)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "%s: chunk %u_%u: its level has no geometry (built with "
+                                 "defer_levels): realize it first (trn_mesh_realize)%s",
+                                 what, m->chunks[k].cx, m->chunks[k].cz,
+                                 strcmp(what, "glTF") == 0 ? " or give the scene its deferred_field"
+                                                           : "");
     if (s->water && s->water->body_count && !s->ground)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "%s: water needs the ground it was resolved on", what);
@@ -139,11 +151,17 @@ enum piece_form {
     FORM_TRIANGLES  /* index triples (a, b, c) written (a, c, b) */
 };
 
+/* What a deferred piece reads from its chunk's level (built while the buffer is written). */
+enum piece_source { SOURCE_POSITIONS = 0, SOURCE_NORMALS, SOURCE_INDICES, SOURCE_UVS };
+
 typedef struct piece {
-    const void *data; /* 4-byte words: floats or uint32 indices */
+    const void *data; /* 4-byte words: floats or uint32 indices; NULL for a deferred piece */
     size_t words;
     uint32_t add; /* added to each word (index rebasing); 0 for floats */
     uint8_t form; /* enum piece_form */
+    /* A deferred piece: words from `offset` on of array `source` of chunk `chunk`'s level. */
+    uint8_t source;
+    size_t chunk, offset;
 } piece;
 
 typedef struct view {
@@ -171,7 +189,23 @@ typedef struct writer {
     /* The instances' proxy box: 24 vertices, 36 indices. */
     float box_positions[72], box_normals[72];
     uint32_t box_indices[36];
+    /* Deferred levels (trn_mesh_scene.deferred_field): per chunk the drawn level's counts,
+     * bounds and sections (lazy[k]: built here, arrays freed; else the mesh's own level), and
+     * the one chunk level built while the buffer is written, with its UVs. */
+    trn_mesh_level *meta;
+    bool *lazy;
+    size_t meta_count;
+    size_t cached_chunk;
+    bool cached_valid;
+    trn_mesh_level cached;
+    float *cached_uvs;
 } writer;
+
+/* The level of chunk k the writer draws. */
+static const trn_mesh_level *wlevel(const writer *w, size_t k)
+{
+    return w->meta ? &w->meta[k] : trn_scene_level(w->scene, k);
+}
 
 static bool add_piece(writer *w, const void *data, size_t words, uint32_t add, uint8_t form)
 {
@@ -182,7 +216,27 @@ static bool add_piece(writer *w, const void *data, size_t words, uint32_t add, u
         w->pieces = p;
         w->piece_cap = cap;
     }
-    w->pieces[w->piece_count++] = (piece){data, words, add, form};
+    w->pieces[w->piece_count++] = (piece){data, words, add, form, 0, 0, 0};
+    return true;
+}
+
+/* Words [offset, offset + words) of one array of chunk k's drawn level: the array itself, or
+ * a deferred piece when the level is built only while the buffer is written. */
+static bool level_piece(writer *w, size_t k, uint8_t source, size_t offset, size_t words,
+                        uint32_t add, uint8_t form)
+{
+    if (!w->lazy || !w->lazy[k]) {
+        const trn_mesh_level *lv = wlevel(w, k);
+        const void *data = source == SOURCE_POSITIONS ? (const void *)(lv->positions + offset)
+                           : source == SOURCE_NORMALS ? (const void *)(lv->normals + offset)
+                                                      : (const void *)(lv->indices + offset);
+        return add_piece(w, data, words, add, form);
+    }
+    if (!add_piece(w, NULL, words, add, form)) return false;
+    piece *p = &w->pieces[w->piece_count - 1u];
+    p->source = source;
+    p->chunk = k;
+    p->offset = offset;
     return true;
 }
 
@@ -371,6 +425,21 @@ static float *make_uvs(writer *w, const float *positions, uint32_t count)
     return uv;
 }
 
+/* Chunk k's UVs as a piece: made now, or from the level built while the buffer is written. */
+static bool uv_piece(writer *w, size_t k)
+{
+    const trn_mesh_level *lv = wlevel(w, k);
+    if (w->lazy && w->lazy[k]) {
+        if (!add_piece(w, NULL, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS)) return false;
+        piece *p = &w->pieces[w->piece_count - 1u];
+        p->source = SOURCE_UVS;
+        p->chunk = k;
+        return true;
+    }
+    const float *uv = make_uvs(w, lv->positions, lv->vertex_count);
+    return uv && add_piece(w, uv, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS);
+}
+
 static long add_mesh(writer *w, const char *name, json_t *primitives, json_t *extras)
 {
     json_t *o = json_object();
@@ -398,25 +467,28 @@ static json_t *named_node(const char *name, long mesh)
 /* ---- the terrain ---- */
 
 /* One chunk's level as a mesh: its own vertex views, one primitive per section. */
-static long chunk_mesh(writer *w, const trn_mesh_chunk *ch, const trn_mesh_level *lv)
+static long chunk_mesh(writer *w, size_t k)
 {
+    const trn_mesh_chunk *ch = &w->scene->mesh->chunks[k];
+    const trn_mesh_level *lv = wlevel(w, k);
+    const size_t floats = 3u * (size_t)lv->vertex_count;
     long pv = begin_view(w, GL_ARRAY_BUFFER);
-    if (pv < 0 || !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3)) return -1;
+    if (pv < 0 || !level_piece(w, k, SOURCE_POSITIONS, 0, floats, 0, FORM_VEC3)) return -1;
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
-    if (nv < 0 || !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3)) return -1;
+    if (nv < 0 || !level_piece(w, k, SOURCE_NORMALS, 0, floats, 0, FORM_VEC3)) return -1;
     end_view(w, nv);
     long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
-    if (iv < 0 || !add_piece(w, lv->indices, lv->index_count, 0, FORM_TRIANGLES)) return -1;
+    if (iv < 0 || !level_piece(w, k, SOURCE_INDICES, 0, lv->index_count, 0, FORM_TRIANGLES))
+        return -1;
     end_view(w, iv);
     long pa =
         add_accessor(w, pv, 0, lv->vertex_count, GL_FLOAT, "VEC3", lv->bounds_min, lv->bounds_max);
     long na = add_accessor(w, nv, 0, lv->vertex_count, GL_FLOAT, "VEC3", NULL, NULL);
     long ta = -1;
     if (w->uv_scale > 0.0) {
-        const float *uv = make_uvs(w, lv->positions, lv->vertex_count);
-        long tv = uv ? begin_view(w, GL_ARRAY_BUFFER) : -1;
-        if (tv < 0 || !add_piece(w, uv, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS)) return -1;
+        long tv = begin_view(w, GL_ARRAY_BUFFER);
+        if (tv < 0 || !uv_piece(w, k)) return -1;
         end_view(w, tv);
         ta = add_accessor(w, tv, 0, lv->vertex_count, GL_FLOAT, "VEC2", NULL, NULL);
     }
@@ -446,7 +518,7 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     bool any = false;
     bool roles[256] = {false};
     for (size_t k = 0; k < n; k++) {
-        const trn_mesh_level *lv = trn_scene_level(s, k);
+        const trn_mesh_level *lv = wlevel(w, k);
         if (!lv->vertex_count) continue;
         total += lv->vertex_count;
         for (int c = 0; c < 3; c++) {
@@ -465,8 +537,9 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
                              (unsigned long long)total);
     long pv = begin_view(w, GL_ARRAY_BUFFER);
     for (size_t k = 0; pv >= 0 && k < n; k++) {
-        const trn_mesh_level *lv = trn_scene_level(s, k);
-        if (lv->vertex_count && !add_piece(w, lv->positions, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
+        const trn_mesh_level *lv = wlevel(w, k);
+        if (lv->vertex_count && !level_piece(w, k, SOURCE_POSITIONS, 0,
+                                             3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
             w->failed = true;
     }
     if (pv < 0 || w->failed)
@@ -474,8 +547,9 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     end_view(w, pv);
     long nv = begin_view(w, GL_ARRAY_BUFFER);
     for (size_t k = 0; nv >= 0 && k < n; k++) {
-        const trn_mesh_level *lv = trn_scene_level(s, k);
-        if (lv->vertex_count && !add_piece(w, lv->normals, 3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
+        const trn_mesh_level *lv = wlevel(w, k);
+        if (lv->vertex_count && !level_piece(w, k, SOURCE_NORMALS, 0,
+                                             3u * (size_t)lv->vertex_count, 0, FORM_VEC3))
             w->failed = true;
     }
     if (nv < 0 || w->failed)
@@ -487,11 +561,8 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
     if (w->uv_scale > 0.0) {
         long tv = begin_view(w, GL_ARRAY_BUFFER);
         for (size_t k = 0; tv >= 0 && k < n; k++) {
-            const trn_mesh_level *lv = trn_scene_level(s, k);
-            if (!lv->vertex_count) continue;
-            const float *uv = make_uvs(w, lv->positions, lv->vertex_count);
-            if (!uv || !add_piece(w, uv, 2u * (size_t)lv->vertex_count, 0, FORM_WORDS))
-                w->failed = true;
+            if (!wlevel(w, k)->vertex_count) continue;
+            if (!uv_piece(w, k)) w->failed = true;
         }
         if (tv < 0 || w->failed)
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
@@ -504,11 +575,11 @@ static trn_status merged_mesh(writer *w, const trn_mesh_scene *s, json_t *childr
         long iv = begin_view(w, GL_ELEMENT_ARRAY_BUFFER);
         uint64_t base = 0, count = 0;
         for (size_t k = 0; iv >= 0 && k < n; k++) {
-            const trn_mesh_level *lv = trn_scene_level(s, k);
+            const trn_mesh_level *lv = wlevel(w, k);
             for (uint32_t q = 0; q < lv->section_count; q++)
                 if (lv->sections[q].role == r) {
-                    if (!add_piece(w, lv->indices + lv->sections[q].first, lv->sections[q].count,
-                                   (uint32_t)base, FORM_TRIANGLES))
+                    if (!level_piece(w, k, SOURCE_INDICES, lv->sections[q].first,
+                                     lv->sections[q].count, (uint32_t)base, FORM_TRIANGLES))
                         w->failed = true;
                     count += lv->sections[q].count;
                 }
@@ -772,14 +843,55 @@ static void sink_put(sink *s, const void *data, size_t n)
     s->at += n;
 }
 
-static void write_buffer(const writer *w, sink *s)
+/* A deferred piece's words: its chunk's level is built (the one before it freed) when the
+ * piece names another chunk than the last; NULL when that runs out of memory. */
+static const void *deferred_words(writer *w, const piece *pc)
+{
+    if (!w->cached_valid || w->cached_chunk != pc->chunk) {
+        trn_mesh_level_dispose(&w->cached);
+        free(w->cached_uvs);
+        w->cached_uvs = NULL;
+        w->cached_valid = false;
+        const trn_mesh_scene *sc = w->scene;
+        const uint32_t level = sc->levels ? sc->levels[pc->chunk] : 0u;
+        if (trn_mesh_level_make(sc->deferred_field, sc->deferred_roles, sc->mesh, pc->chunk, level,
+                                &w->cached, NULL))
+            return NULL;
+        w->cached_chunk = pc->chunk;
+        w->cached_valid = true;
+    }
+    const trn_mesh_level *lv = &w->cached;
+    switch (pc->source) {
+    case SOURCE_POSITIONS:
+        return lv->positions + pc->offset;
+    case SOURCE_NORMALS:
+        return lv->normals + pc->offset;
+    case SOURCE_INDICES:
+        return lv->indices + pc->offset;
+    default: /* SOURCE_UVS: as make_uvs */
+        if (!w->cached_uvs) {
+            w->cached_uvs = malloc((lv->vertex_count ? lv->vertex_count : 1u) * 2u * sizeof(float));
+            if (!w->cached_uvs) return NULL;
+            for (uint32_t v = 0; v < lv->vertex_count; v++) {
+                w->cached_uvs[2u * v] = (float)((double)lv->positions[3u * v] * w->uv_scale);
+                w->cached_uvs[2u * v + 1u] =
+                    (float)((double)flip_z(lv->positions[3u * v + 2u]) * w->uv_scale);
+            }
+        }
+        return w->cached_uvs + pc->offset;
+    }
+}
+
+/* The buffer's bytes; false when a deferred level could not be built (out of memory). */
+static bool write_buffer(writer *w, sink *s)
 {
     uint8_t block[4092]; /* 1023 words: whole triples, so a triangle never straddles blocks */
     for (size_t v = 0; v < w->view_count; v++) {
         const view *vw = &w->views[v];
         for (size_t p = vw->first_piece; p < vw->first_piece + vw->piece_count; p++) {
             const piece *pc = &w->pieces[p];
-            const uint8_t *src = pc->data;
+            const uint8_t *src = pc->data ? pc->data : deferred_words(w, pc);
+            if (!src && pc->words) return false;
             size_t left = pc->words;
             while (left) {
                 const size_t take = left < sizeof block / 4u ? left : sizeof block / 4u;
@@ -808,6 +920,7 @@ static void write_buffer(const writer *w, sink *s)
             }
         }
     }
+    return true;
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -871,6 +984,12 @@ static void note_file(trn_mesh_write_report *rep, const char *dest, uint64_t byt
 
 static void writer_dispose(writer *w)
 {
+    for (size_t k = 0; w->meta && k < w->meta_count; k++)
+        if (w->lazy[k]) free(w->meta[k].sections);
+    free(w->meta);
+    free(w->lazy);
+    trn_mesh_level_dispose(&w->cached);
+    free(w->cached_uvs);
     free(w->pieces);
     free(w->views);
     for (size_t k = 0; k < w->owned_count; k++)
@@ -927,15 +1046,65 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
         goto done;
     }
 
-    /* Terrain: a node "terrain" holding the chunk nodes or the merged mesh's node. */
+    /* Deferred levels: each drawn level built once for its counts, bounds and sections (the
+     * JSON comes before the buffer), its arrays freed at once. */
     const trn_mesh *m = scene->mesh;
+    if (scene->deferred_field) {
+        const size_t n = (size_t)m->chunks_x * m->chunks_z;
+        w.meta = calloc(n ? n : 1u, sizeof *w.meta);
+        w.lazy = calloc(n ? n : 1u, sizeof *w.lazy);
+        if (!w.meta || !w.lazy) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            goto done;
+        }
+        w.meta_count = n;
+        /* One parallel region over the chunks (each its own level: the same on any thread
+         * count). The buffer's later builds stay on the calling thread, one chunk at a time:
+         * a region per band of chunks made every band wait for the slowest thread on a busy
+         * machine (twice the wall time at load 22). */
+        int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) reduction(| : failed)
+#endif
+        for (long long kk = 0; kk < (long long)n; kk++) {
+            const size_t k = (size_t)kk;
+            const trn_mesh_level *lv = trn_scene_level(scene, k);
+            if (lv->positions) {
+                w.meta[k] = *lv; /* built already: the mesh's own */
+                continue;
+            }
+            w.lazy[k] = true;
+            if (trn_mesh_level_make(scene->deferred_field, scene->deferred_roles, m, k,
+                                    scene->levels ? scene->levels[k] : 0u, &w.meta[k], NULL)) {
+                failed = 1;
+                continue;
+            }
+            free(w.meta[k].positions);
+            free(w.meta[k].normals);
+            free(w.meta[k].indices);
+            w.meta[k].positions = w.meta[k].normals = NULL;
+            w.meta[k].indices = NULL;
+        }
+        if (failed) st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "glTF: out of memory");
+        for (size_t k = 0; k < n && !st && scene->biome_sections; k++) {
+            for (uint32_t q = 0; w.lazy[k] && q < w.meta[k].section_count && !st; q++)
+                if (w.meta[k].sections[q].role >= scene->biome_material_count)
+                    st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                       "glTF: chunk %u_%u: section of biome %u; %u biome "
+                                       "materials given",
+                                       m->chunks[k].cx, m->chunks[k].cz,
+                                       w.meta[k].sections[q].role, scene->biome_material_count);
+        }
+        if (st) goto done;
+    }
+
+    /* Terrain: a node "terrain" holding the chunk nodes or the merged mesh's node. */
     json_t *terrain_children = json_array();
     if (scene->chunks) {
         const size_t n = (size_t)m->chunks_x * m->chunks_z;
         for (size_t k = 0; k < n && !st; k++) {
-            const trn_mesh_level *lv = trn_scene_level(scene, k);
-            if (!lv->index_count) continue;
-            long mesh = chunk_mesh(&w, &m->chunks[k], lv);
+            if (!wlevel(&w, k)->index_count) continue;
+            long mesh = chunk_mesh(&w, k);
             if (mesh < 0) {
                 st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
                 break;
@@ -949,7 +1118,7 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
         st = merged_mesh(&w, scene, terrain_children, err);
     }
     for (size_t k = 0; k < (size_t)m->chunks_x * m->chunks_z; k++) {
-        const trn_mesh_level *lv = trn_scene_level(scene, k);
+        const trn_mesh_level *lv = wlevel(&w, k);
         rep->vertices += lv->vertex_count;
         rep->triangles += lv->index_count / 3u;
     }
@@ -1048,7 +1217,11 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
             goto done;
         }
         sink ms = {NULL, memory, 0};
-        write_buffer(&w, &ms);
+        if (!write_buffer(&w, &ms)) {
+            json_decref(buffer);
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+            goto done;
+        }
         char *b64 = base64(memory, (size_t)w.buffer_length);
         trn_text_buf uri = {0};
         trn_text_puts(&uri, "data:application/octet-stream;base64,");
@@ -1106,9 +1279,13 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
                     memcpy(head + 4, "BIN\0", 4);
                     trn_atomic_file_write(&af, head, 8);
                     sink fs = {&af, NULL, 0};
-                    write_buffer(&w, &fs);
+                    if (!write_buffer(&w, &fs))
+                        st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
                 }
-                st = trn_atomic_file_commit(&af, err);
+                if (st)
+                    trn_atomic_file_abort(&af);
+                else
+                    st = trn_atomic_file_commit(&af, err);
                 if (!st) note_file(rep, path, total);
             }
         } else {
@@ -1121,8 +1298,12 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
             if (!st && container == TRN_GLTF_SEPARATE &&
                 !(st = stage_write(ws, bin_path, &af, err))) {
                 sink fs = {&af, NULL, 0};
-                write_buffer(&w, &fs);
-                st = trn_atomic_file_commit(&af, err);
+                if (!write_buffer(&w, &fs)) {
+                    st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                    trn_atomic_file_abort(&af);
+                } else {
+                    st = trn_atomic_file_commit(&af, err);
+                }
                 if (!st) note_file(rep, bin_path, w.buffer_length);
             }
         }

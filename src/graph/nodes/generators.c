@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/nodes/node_common.h"
+#include "recipe/recipe_internal.h"
 #include "terrane/generate.h"
 
 static const trn_pin_spec out_field[] = {{"field", TRN_PIN_HEIGHTFIELD, false, "the heights"}};
@@ -55,15 +56,22 @@ static const trn_landform *named_landform(const trn_graph_node *n, const trn_nod
     return k >= 0 ? &recipe->landforms[k] : NULL;
 }
 
-/* A landform's evolution as a one-node Stream Power graph (dispose it); false when it has none
- * (or, never after validation, when its parameters do not check). */
-static bool evolution_node(const trn_landform *lf, trn_graph *g)
+/* A landform's evolution as a Stream Power node: the one read with the recipe (its model), else
+ * its text read into *scratch (dispose it in every case); NULL when it has none (or, never after
+ * validation, when its parameters do not check). */
+static const trn_graph_node *evolution_node(const trn_recipe *recipe, const trn_landform *lf,
+                                            trn_graph *scratch)
 {
-    if (!lf || !lf->evolution) return false;
+    memset(scratch, 0, sizeof *scratch);
+    if (!lf || !lf->evolution) return NULL;
+    const trn_graph_node *kept = trn_rcp_model_evolution(recipe, lf);
+    if (kept) return kept;
     char key[64], msg[400];
     bool unknown;
-    return trn_graph_params_parse("stream_power", lf->evolution, g, key, sizeof key, msg,
-                                  sizeof msg, &unknown) == TRN_OK;
+    return trn_graph_params_parse("stream_power", lf->evolution, "evolution", scratch, key,
+                                  sizeof key, msg, sizeof msg, &unknown) == TRN_OK
+               ? &scratch->nodes[0]
+               : NULL;
 }
 
 bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
@@ -90,11 +98,12 @@ static void landform_work(const trn_graph_node *n, const trn_node_type *t, const
     const trn_landform *lf = named_landform(n, t, recipe);
     noise_work(lf, recipe, out);
     trn_graph g;
-    if (!evolution_node(lf, &g)) return;
+    const trn_graph_node *sp = evolution_node(recipe, lf, &g);
     trn_node_work_info evo;
     memset(&evo, 0, sizeof evo);
-    trn_node_evolve_work(&g.nodes[0], &trn_node_stream_power.type, recipe, quality, &evo);
+    if (sp) trn_node_evolve_work(sp, &trn_node_stream_power.type, recipe, quality, &evo);
     trn_graph_dispose(&g);
+    if (!sp) return;
     char noise[sizeof out->detail];
     memcpy(noise, out->detail, sizeof noise);
     out->work = trn_sat_add(out->work, evo.work);
@@ -133,15 +142,16 @@ static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_no
         trn_key_f64(h, lf->heading);
     }
     trn_graph g;
-    if (evolution_node(lf, &g)) {
+    const trn_graph_node *node = evolution_node(recipe, lf, &g);
+    if (node) {
         /* As a Stream Power node after it would key it: version, parameters, derived inputs. */
         const trn_node_type *sp = &trn_node_stream_power.type;
         XXH64_update(h, "evolution", 10);
         XXH64_update(h, &sp->version, sizeof sp->version);
-        trn_node_key_params(h, &g.nodes[0], sp, recipe, quality);
-        trn_node_evolve_key(h, &g.nodes[0], sp, recipe, quality);
-        trn_graph_dispose(&g);
+        trn_node_key_params(h, node, sp, recipe, quality);
+        trn_node_evolve_key(h, node, sp, recipe, quality);
     }
+    trn_graph_dispose(&g);
 }
 
 static void noise_terrain_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
@@ -192,12 +202,15 @@ static trn_status evolve_in_place(const trn_node_ctx *c, const trn_landform *lf,
                                   char *note, size_t note_size, trn_error *err)
 {
     trn_graph g;
-    if (!evolution_node(lf, &g))
+    const trn_graph_node *node = evolution_node(c->recipe, lf, &g);
+    if (!node) {
+        trn_graph_dispose(&g);
         return trn_node_fail(c, err, TRN_ERR_VALIDATION,
                              "its landform's evolution parameters do not check");
+    }
     float *heights = NULL, *channels = NULL;
-    trn_status st = trn_node_evolve(c, &g.nodes[0], &trn_node_stream_power.type, f, NULL,
-                                    &heights, &channels, note, note_size, err);
+    trn_status st = trn_node_evolve(c, node, &trn_node_stream_power.type, f, NULL, &heights,
+                                    &channels, note, note_size, err);
     trn_graph_dispose(&g);
     free(channels);
     if (st) return st;

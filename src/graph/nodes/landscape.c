@@ -7,6 +7,7 @@
 
 #include "graph/nodes/node_common.h"
 #include "terrane/drainage.h"
+#include "terrane/generate.h"
 #include "terrane/landscape.h"
 
 static const trn_pin_spec in_sp[] = {
@@ -79,6 +80,12 @@ static const trn_param_spec p_sp[] = {
            "with base level at its far border) and the run is cut back to the map, so valleys and "
            "ridges cross the edge as they would a window onto larger land: no gutter, no rim "
            "(about 1.6 times the work)"),
+    NUM("rock_variation", 0, 0, 4,
+        "rock of varied strength: erodibility times 2^(-v..v) after a noise in world "
+        "coordinates, so valleys follow the weak rock and their spacing varies from place to "
+        "place instead of repeating one width (0 = uniform rock)"),
+    NUM("rock_feature_size", 2000, 1e-6, 1e9,
+        "world units of the rock noise's largest features (4 octaves)"),
     NUM("deposition", 0, 0, 1000,
         "G, dimensionless: sediment deposition (Yuan et al. 2019); the sediment a river carries, "
         "spread over its drainage area and times G, is laid down where it flows, so fans and "
@@ -313,6 +320,36 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *no
     return TRN_OK;
 }
 
+/* The erodibility factor of rock_variation on an evolution grid of cells_x x cells_z cells over
+ * the field's extent, its first sample at world (x0, z0) (world coordinates, so every output
+ * grid sees the same rock):
+ * 2^(v (2 noise - 1)), fbm of 4 octaves. NULL (and TRN_OK) when the rock is uniform. */
+static trn_status sp_rock_mask(const trn_node_ctx *c, const trn_graph_node *node,
+                               const trn_node_type *type, const trn_field *f, uint32_t cells_x,
+                               uint32_t cells_z, double x0, double z0, float **out,
+                               trn_error *err)
+{
+    *out = NULL;
+    const double v = trn_graph_param_number(node, type, "rock_variation");
+    if (!(v > 0)) return TRN_OK;
+    const double feature = trn_graph_param_number(node, type, "rock_feature_size");
+    const size_t nx = (size_t)cells_x + 1u, nz = (size_t)cells_z + 1u;
+    float *m = malloc(nx * nz * sizeof *m);
+    if (!m) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    const uint64_t seed = trn_subseed(c->recipe->seed, "stream_power_rock");
+    const double dx = f->size_x / cells_x, dz = f->size_z / cells_z;
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < nz; j++) {
+        float *row = m + j * nx;
+        trn_fractal_row(seed, TRN_PROFILE_FBM, 4, feature, 0.5, x0, dx, z0 + (double)j * dz, nx,
+                        row);
+        for (size_t i = 0; i < nx; i++)
+            row[i] = (float)exp2(v * (2.0 * (double)row[i] - 1.0));
+    }
+    *out = m;
+    return TRN_OK;
+}
+
 /* ---- open border ---- */
 
 /* Sample a of a line of n values (stride apart) continued past its ends by point reflection
@@ -452,8 +489,21 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     } else {
         st = sp_uplift_mask(c, node, type, &f, o.coarsen, uplift_mask, &shape, err);
     }
+    float *rock = NULL;
+    if (!st) {
+        const uint32_t ec = refine > 1 ? 1u : o.coarsen;
+        /* World coordinates of the map's own samples: an open border's grown grid starts pad
+         * samples before the map. */
+        const double x0 = -(double)pad * (input->size_x / input->cells_x);
+        const double z0 = -(double)pad * (input->size_z / input->cells_z);
+        st = sp_rock_mask(c, node, type, &f,
+                          refine > 1 ? f.cells_x * refine : (f.cells_x + ec - 1u) / ec,
+                          refine > 1 ? f.cells_z * refine : (f.cells_z + ec - 1u) / ec, x0, z0,
+                          &rock, err);
+    }
     float *area = st ? NULL : malloc(wn * sizeof *area);
     if (!area) {
+        free(rock);
         free(shape);
         free(grown);
         free(grown_mask);
@@ -461,10 +511,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         return st ? st : trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     }
     o.sp.uplift_mask = shape;
+    o.sp.erodibility_mask = rock;
     o.sp.drainage_area = area;
     trn_stream_power_report rep;
     st = trn_landscape_evolve(&work, &o, &rep, trn_node_bridge, (void *)c->progress, err);
     free(shape);
+    free(rock);
     free(grown_mask);
     grown_mask = NULL;
     float *heights = NULL, *channels = NULL;

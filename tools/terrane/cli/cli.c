@@ -514,7 +514,7 @@ const char *cli_did_you_mean(const char *word, const char *const *candidates)
     for (size_t k = 0; k < count; k++)
         if (*bare_word(candidates[k])) stripped[kept++] = bare_word(candidates[k]);
     stripped[kept] = NULL;
-    const char *hit = trn_rcp_did_you_mean(w, stripped);
+    const char *hit = trn_doc_did_you_mean(w, stripped);
     const char *found = NULL;
     /* The word itself is no suggestion (an option another verb's help mentions). */
     for (size_t k = 0; hit && strcmp(hit, w) != 0 && k < count; k++)

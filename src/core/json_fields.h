@@ -1,9 +1,9 @@
-/* Reading the fields of JSON documents (recipes, palettes, material sets, presets): a field
- * (number, count, text, asset id, boolean) is one table row (key, type, range, what is expected,
- * where it is stored), and every document reports a wrong value, an unknown key and a missing key in the same form, at the JSON path's
- * line and column (internal). */
-#ifndef TRN_RECIPE_JSON_FIELDS_H
-#define TRN_RECIPE_JSON_FIELDS_H
+/* Reading the fields of JSON documents (recipes, palettes, material sets, presets, graphs,
+ * water): a field (number, count, text, asset id, boolean) is one table row (key, type, range,
+ * what is expected, where it is stored), and every document reports a wrong value, an unknown
+ * key and a missing key in the same form, at the JSON path's line and column (internal). */
+#ifndef TRN_CORE_JSON_FIELDS_H
+#define TRN_CORE_JSON_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,13 +103,25 @@ trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const 
 /* v by its kind: "a string", "a number", "a boolean", "an object", "an array" or "null". */
 const char *trn_doc_kind(const json_t *v);
 
-/* Called with the path at the object holding key: "unknown key 'K' in PARENT; did you mean
- * 'X'?WHY" at the key's position (PARENT is what at the top; why may be NULL). */
+/* The one form of an unknown key in every document: "unknown key 'K' in PLACE; did you mean
+ * 'X'?" when one of known (NULL-terminated) is near, else "unknown key 'K' in PLACE (expected
+ * one of: A, B, ...)" ("(expected no keys)" for none); why (may be NULL) replaces the list and
+ * follows the suggestion. PLACE is the JSON path of the object holding K (or what names it at the
+ * top); callers give the key's line and column with the message. */
+void trn_doc_unknown_key_text(char *buf, size_t size, const char *key, const char *place,
+                              const char *const *known, const char *why);
+
+/* Called with the path at the object holding key: trn_doc_unknown_key_text's message at the
+ * key's position (PLACE is the path, what at the top; why may be NULL). */
 trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *const *known,
                                const char *what, const char *why);
 
 /* Called with the path at the object that lacks key: "missing key 'K' (expected EXPECT)". */
 trn_status trn_doc_missing_key(const trn_doc *d, const char *key, const char *expect);
+
+/* The closest of candidates (NULL-terminated) to word within a small edit distance (a third of
+ * its length, transpositions counting one), or NULL. */
+const char *trn_doc_did_you_mean(const char *word, const char *const *candidates);
 
 /* The table's key nearest to key (for "did you mean"), or NULL. */
 const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key);

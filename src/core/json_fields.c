@@ -9,8 +9,7 @@
 
 #include "core/numtext.h"
 #include "core/textbuf.h"
-#include "recipe/json_fields.h"
-#include "recipe/recipe_internal.h"
+#include "core/json_fields.h"
 
 /* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
 static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t cap)
@@ -39,7 +38,7 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, 
     return prev[nb] > cap ? cap + 1 : prev[nb];
 }
 
-const char *trn_rcp_did_you_mean(const char *word, const char *const *candidates)
+const char *trn_doc_did_you_mean(const char *word, const char *const *candidates)
 {
     size_t n = strlen(word);
     if (n == 0) return NULL;
@@ -204,7 +203,7 @@ const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key)
 {
     const char *known[65];
     field_names(rows, known);
-    return trn_rcp_did_you_mean(key, known);
+    return trn_doc_did_you_mean(key, known);
 }
 
 trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_doc_field *rows,
@@ -215,21 +214,45 @@ trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_do
     return trn_doc_unknown_key(d, key, known, what, why);
 }
 
+void trn_doc_unknown_key_text(char *buf, size_t size, const char *key, const char *place,
+                              const char *const *known, const char *why)
+{
+    const char *hint = trn_doc_did_you_mean(key, known);
+    char list[320] = "";
+    if (!hint && !why) {
+        /* The keys it could have been, cut (", ...") where the message would grow too long. */
+        size_t at = 0;
+        bool cut = false;
+        for (const char *const *k = known; *k && !cut; k++) {
+            const size_t need = strlen(*k) + 2;
+            if (at + need + 5 >= sizeof list) {
+                cut = true;
+                break;
+            }
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", at ? ", " : "", *k);
+        }
+        if (cut) snprintf(list + at, sizeof list - at, ", ...");
+    }
+    snprintf(buf, size, "unknown key '%.80s' in %s%s%s%s%s%s%s", key, place,
+             hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
+             hint || why ? "" : list[0] ? " (expected one of: " : " (expected no keys",
+             hint || why ? "" : list, hint || why ? (why ? why : "") : ")");
+}
+
 trn_status trn_doc_unknown_key(const trn_doc *d, const char *key, const char *const *known,
                                const char *what, const char *why)
 {
     char parent[200];
     trn_json_path_format(d->path, parent, sizeof parent);
-    const char *hint = trn_rcp_did_you_mean(key, known);
+    char msg[sizeof d->err->message];
+    trn_doc_unknown_key_text(msg, sizeof msg, key, parent[0] ? parent : what, known, why);
     trn_json_path_push_key(d->path, key);
-    trn_json_pos pos;
-    trn_json_locate(d->text, d->size, d->path->steps, d->path->depth, TRN_JSON_KEY, &pos);
+    trn_json_pos pos = {0, 0, 0};
+    if (d->text)
+        trn_json_locate(d->text, d->size, d->path->steps, d->path->depth, TRN_JSON_KEY, &pos);
     trn_json_path_pop(d->path);
-    trn_error_set(d->err, TRN_ERR_JSON, d->file, (int64_t)pos.offset,
-                  "unknown key '%.80s' in %s%s%s%s%s", key, parent[0] ? parent : what,
-                  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "",
-                  why ? why : "");
-    trn_error_set_position(d->err, pos.line, pos.column);
+    trn_error_set(d->err, TRN_ERR_JSON, d->file, d->text ? (int64_t)pos.offset : -1, "%s", msg);
+    if (d->text) trn_error_set_position(d->err, pos.line, pos.column);
     return TRN_ERR_JSON;
 }
 
