@@ -1402,7 +1402,7 @@ static void test_graph_errors(void)
     CHECK(trn_test_write_file(bad, text, strlen(text)));
     char *out = NULL, *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port 0", &out, &err, bad), 1);
-    char where[900];
+    char where[1000];
     snprintf(where, sizeof where,
              "%s:5:49: error: node 'land' (landform): unknown key 'bogus' in nodes[0].params "
              "(expected one of: landform)",
