@@ -2334,6 +2334,313 @@ static void test_generator_edits(void)
     CHECK(stop_server());
 }
 
+/* A header's number ("Name: value") in a reply's head; NAN when absent. */
+static double header_number(const reply *r, const char *name)
+{
+    const char *at = r->head ? strstr(r->head, name) : NULL;
+    return at ? strtod(at + strlen(name) + 2, NULL) : NAN;
+}
+
+/* Heights quantised to 16 bits: two bytes a sample, each within half a step of the float32
+ * height (h = offset + scale * q), whole and by chunk; another encoding is refused. */
+static void test_heights_u16(void)
+{
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    size_t n = 0;
+    float *exact = get_heights(&n);
+    for (int chunked = 0; chunked < 2; chunked++) {
+        reply r = request("GET", chunked ? "/api/heights?encoding=u16&chunk=1,2" : "/api/heights?encoding=u16",
+                          NULL, NULL, 0, true);
+        CHECK_EQ_INT(r.status, 200);
+        CHECK_CONTAINS(r.head, "X-Terrane-Encoding: u16");
+        const double offset = header_number(&r, "X-Terrane-Height-Offset");
+        const double scale = header_number(&r, "X-Terrane-Height-Scale");
+        unsigned i0 = 0, j0 = 0, nx = 0, nz = 0;
+        const char *at = strstr(r.head, "X-Terrane-Origin: ");
+        CHECK(at && sscanf(at, "X-Terrane-Origin: %u,%u", &i0, &j0) == 2);
+        at = strstr(r.head, "X-Terrane-Samples: ");
+        CHECK(at && sscanf(at, "X-Terrane-Samples: %u,%u", &nx, &nz) == 2);
+        CHECK_EQ_INT(r.size, (size_t)nx * nz * 2);
+        CHECK(isfinite(offset) && scale > 0.0);
+        double worst = 0.0, lo = INFINITY, hi = -INFINITY;
+        unsigned qmax = 0;
+        for (unsigned j = 0; j < nz && r.size == (size_t)nx * nz * 2 && n == 129 * 129; j++)
+            for (unsigned i = 0; i < nx; i++) {
+                const size_t k = (size_t)j * nx + i;
+                const unsigned q = (unsigned)(uint8_t)r.body[2 * k] | (unsigned)(uint8_t)r.body[2 * k + 1] << 8;
+                const double h = (double)exact[(size_t)(j0 + j) * 129 + i0 + i];
+                const double e = fabs(offset + scale * q - h);
+                if (e > worst) worst = e;
+                if (h < lo) lo = h;
+                if (h > hi) hi = h;
+                if (q > qmax) qmax = q;
+            }
+        CHECK(worst <= scale / 2 * (1 + 1e-9));
+        CHECK(offset == lo && qmax == 65534 && fabs(scale * 65534 - (hi - lo)) < 1e-9 * (hi - lo + 1));
+        reply_free(&r);
+    }
+    free(exact);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?encoding=u8", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/biomes?encoding=u16", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?encoding=f32", NULL, true), 200);
+}
+
+/* A PNG's width and colour type from its header (0 when it is not one). */
+static uint32_t png_width(const reply *r, int *color_type)
+{
+    const unsigned char *b = (const unsigned char *)r->body;
+    if (!b || r->size < 26 || memcmp(b + 1, "PNG", 3) != 0) return 0;
+    *color_type = b[25];
+    return (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+}
+
+/* Draft previews (a parameter being dragged): POST /api/preview with the edited recipe gives the
+ * node's output on a coarse grid without applying anything; project presets have pictures: the
+ * session's recipe with the preset applied, following the session. */
+static void test_draft_previews_and_project_pictures(void)
+{
+    char dir[600], path[700], cmd[4000];
+    snprintf(dir, sizeof dir, "%s/drafts", root);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/presets' && cp '%s/examples/project/presets/'* "
+             "'%s/presets/'",
+             dir, dir, TRN_SOURCE_DIR, dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/graph.json", dir);
+    CHECK(trn_test_write_file(path, graph_laid_out, strlen(graph_laid_out)));
+    if (!serve(path)) {
+        CHECK(!"terrane studio serves the recipe with a graph and a project preset");
+        return;
+    }
+    int st = 0;
+    json_t *state = get_json("GET", "/api/state", NULL, &st);
+    const json_int_t revision = json_integer_value(json_object_get(state, "revision"));
+    json_decref(state);
+    /* A finer grid and a dragged parameter: drawn on at most 128 cells a side. */
+    char *fine = replaced(graph_laid_out, "[64, 64]", "[512, 512]");
+    char *dragged = fine ? replaced(fine, "\"height_variation\": 90", "\"height_variation\": 300")
+                         : NULL;
+    char *other = fine ? replaced(fine, "\"height_variation\": 90", "\"height_variation\": 20")
+                       : NULL;
+    CHECK(dragged && other);
+    const char *json_type = "Content-Type: application/json\r\n";
+    reply a = request("POST", "/api/preview?node=ridges&pin=field", json_type, dragged,
+                      dragged ? strlen(dragged) : 0, true);
+    CHECK_EQ_INT(a.status, 200);
+    CHECK(a.head && strstr(a.head, "X-Terrane-Preview: draft") &&
+          strstr(a.head, "X-Terrane-Cells: 128,128"));
+    int type = -1;
+    CHECK_EQ_INT(png_width(&a, &type), 129);
+    reply again = request("POST", "/api/preview?node=ridges&pin=field", json_type, dragged,
+                          dragged ? strlen(dragged) : 0, true);
+    CHECK(again.status == 200 && again.size == a.size && memcmp(again.body, a.body, a.size) == 0);
+    reply b = request("POST", "/api/preview?node=ridges", json_type, other,
+                      other ? strlen(other) : 0, true);
+    CHECK_EQ_INT(b.status, 200);
+    CHECK(b.size != a.size || memcmp(a.body, b.body, a.size) != 0); /* the parameter shows */
+    reply_free(&a);
+    reply_free(&again);
+    reply_free(&b);
+    /* Nothing applied: the same revision, the file's parameter in the session. */
+    state = get_json("GET", "/api/state", NULL, &st);
+    CHECK(json_integer_value(json_object_get(state, "revision")) == revision &&
+          json_is_false(json_object_get(state, "dirty")));
+    json_decref(state);
+    reply rec = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK(rec.body && strstr(rec.body, "\"height_variation\":90") &&
+          strstr(rec.body, "\"resolution\":[64,64]"));
+    reply_free(&rec);
+    CHECK_EQ_INT(status_of("GET", "/api/preview?node=ridges", NULL, true), 200);
+    reply bad = request("POST", "/api/preview?node=nowhere", json_type, dragged,
+                        dragged ? strlen(dragged) : 0, true);
+    CHECK_EQ_INT(bad.status, 404);
+    reply_free(&bad);
+    bad = request("POST", "/api/preview?node=ridges", json_type, "{", 1, true);
+    CHECK_EQ_INT(bad.status, 400);
+    reply_free(&bad);
+    bad = request("POST", "/api/preview", json_type, dragged, dragged ? strlen(dragged) : 0, true);
+    CHECK_EQ_INT(bad.status, 400);
+    reply_free(&bad);
+    /* The project's preset: listed, with a picture in its biomes' colours. */
+    json_t *list = get_json("GET", "/api/presets", NULL, &st);
+    const char *id = NULL;
+    json_t *p;
+    size_t k;
+    json_array_foreach(json_object_get(list, "presets"), k, p)
+        if (json_is_false(json_object_get(p, "builtin")))
+            id = json_string_value(json_object_get(p, "id"));
+    CHECK(id != NULL);
+    char target[600];
+    snprintf(target, sizeof target, "/api/preset/picture?id=%s", id ? id : "none");
+    reply pic = request("GET", target, NULL, NULL, 0, true);
+    CHECK_EQ_INT(pic.status, 200);
+    type = -1;
+    CHECK_EQ_INT(png_width(&pic, &type), 129);
+    CHECK_EQ_INT(type, 2); /* RGB */
+    reply pic2 = request("GET", target, NULL, NULL, 0, true);
+    CHECK(pic2.status == 200 && pic2.size == pic.size && memcmp(pic.body, pic2.body, pic.size) == 0);
+    reply_free(&pic2);
+    /* It follows the session: another seed, another picture. */
+    char *reseeded = replaced(graph_laid_out, "\"seed\": 4", "\"seed\": 9");
+    CHECK_EQ_INT(reset_to(reseeded), 200);
+    pic2 = request("GET", target, NULL, NULL, 0, true);
+    CHECK(pic2.status == 200 && (pic2.size != pic.size || memcmp(pic.body, pic2.body, pic.size)));
+    reply_free(&pic2);
+    reply_free(&pic);
+    json_decref(list);
+    free(reseeded);
+    free(fine);
+    free(dragged);
+    free(other);
+    CHECK(stop_server());
+}
+
+/* A rule's mask as the server's reference: each sample's context on the recipe's generated
+ * terrain, the rule's test and the winning rule (what the studio computed under its lock). */
+static uint8_t *expected_rule_mask(const char *recipe_json, const char *rule_id, size_t *size)
+{
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_generated g;
+    memset(&g, 0, sizeof g);
+    trn_error e;
+    if (trn_recipe_parse(recipe_json, strlen(recipe_json), "mask.json", &r, NULL, &e) ||
+        trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e)) {
+        fprintf(stderr, "expected_rule_mask: %s\n", e.message);
+        trn_recipe_dispose(&r);
+        return NULL;
+    }
+    int which = -1;
+    for (uint32_t k = 0; k < r.rule_count; k++)
+        if (!strcmp(r.rules[k].id, rule_id)) which = (int)k;
+    const uint32_t nx = g.field.cells_x + 1u, nz = g.field.cells_z + 1u;
+    uint8_t *mask = which >= 0 ? malloc((size_t)nx * nz) : NULL;
+    for (uint32_t j = 0; mask && j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            trn_sample_context ctx;
+            trn_generated_context(&g, &r, i, j, &ctx);
+            trn_rule_test t;
+            trn_rule_test_sample(&r.rules[which], &ctx, &t);
+            mask[(size_t)j * nx + i] =
+                !t.matched ? 0u : trn_rules_pick(r.rules, r.rule_count, &ctx) == which ? 255u : 128u;
+        }
+    *size = (size_t)nx * nz;
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+    return mask;
+}
+
+/* The rule mask is computed outside the session lock: while one is held up (the test gate
+ * TERRANE_TEST_RULE_MASK_GATE: the computation waits until that file exists, at most 30 s),
+ * other requests are served at once and a stroke goes through; the held mask is the terrain's
+ * at its request (a copy), the next one the stroked terrain's, each equal to the reference. */
+static void test_rule_mask_outside_lock(void)
+{
+    static const char *const masked =
+        "{\"size\": [256, 256], \"resolution\": [128, 128], \"seed\": 4, \"default_landform\": "
+        "\"hills\", \"landforms\": {\"hills\": {\"height_variation\": 40}}, \"sea_level\": 12, "
+        "\"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.2, 0.6, 0.2, 1]}, \"r\": "
+        "{\"color\": [0.5, 0.5, 0.5, 1]}, \"s\": {\"color\": [0.9, 0.8, 0.5, 1]}}, \"rules\": "
+        "[{\"id\": \"high\", \"biome\": \"r\", \"priority\": 1, \"elevation\": [18, 1000]}, "
+        "{\"id\": \"steep\", \"biome\": \"s\", \"priority\": 5, \"slope\": [12, 90]}, {\"id\": "
+        "\"shore\", \"biome\": \"s\", \"water_distance\": [0, 20]}]}\n";
+    char dir[600], path[700], gate[700];
+    snprintf(dir, sizeof dir, "%s/maskproject", root);
+    snprintf(path, sizeof path, "%s/mask.json", dir);
+    snprintf(gate, sizeof gate, "%s/gate", dir);
+    CHECK(mkdir(dir, 0700) == 0);
+    CHECK(trn_test_write_file(path, masked, strlen(masked)));
+    const pid_t main_server = server_pid;
+    const unsigned main_port = port;
+    char main_token[64];
+    snprintf(main_token, sizeof main_token, "%s", token);
+    setenv("TERRANE_TEST_RULE_MASK_GATE", gate, 1);
+    const bool served = serve(path);
+    unsetenv("TERRANE_TEST_RULE_MASK_GATE");
+    CHECK(served);
+    if (served) {
+        size_t want_size = 0, stroked_size = 0;
+        uint8_t *want = expected_rule_mask(masked, "high", &want_size);
+        CHECK(want != NULL);
+        /* The mask request, held at the gate; its reply is read later. */
+        int fd = open_idle();
+        char head[512];
+        snprintf(head, sizeof head,
+                 "GET /api/rule_mask?rule=high HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Terrane-Token: "
+                 "%s\r\nConnection: close\r\n\r\n",
+                 port, token);
+        CHECK(fd >= 0 && send(fd, head, strlen(head), MSG_NOSIGNAL) == (ssize_t)strlen(head));
+        pause_ms(300);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK_EQ_INT(status_of("GET", "/api/state", NULL, true), 200);
+        reply r = post_stroke("{\"type\": \"raise\", \"radius\": 60, \"strength\": 25, \"points\": "
+                              "[[128, 128]]}");
+        CHECK_EQ_INT(r.status, 200);
+        reply_free(&r);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        fprintf(stderr, "state and a stroke while a rule mask was held: %.2f s\n", waited);
+        CHECK(waited < 10.0); /* under the lock they would wait for the gate's 30 s */
+        CHECK(trn_test_write_file(gate, "", 0));
+        /* The held reply: the terrain before the stroke. */
+        size_t cap = 1 << 20, len = 0;
+        char *buf = malloc(cap);
+        for (ssize_t got; fd >= 0 && buf && (got = recv(fd, buf + len, cap - len, 0)) > 0;) {
+            len += (size_t)got;
+            if (len == cap) {
+                char *grown = realloc(buf, cap * 2);
+                if (!grown) break;
+                buf = grown;
+                cap *= 2;
+            }
+        }
+        if (fd >= 0) close(fd);
+        const char *end = buf ? memmem(buf, len, "\r\n\r\n", 4) : NULL;
+        CHECK(end && strncmp(buf, "HTTP/1.1 200", 12) == 0);
+        const size_t body = end ? len - (size_t)(end + 4 - buf) : 0;
+        CHECK_EQ_INT(body, want_size);
+        CHECK(want && end && body == want_size && memcmp(end + 4, want, want_size) == 0);
+        /* The next mask: the stroked terrain (the session's recipe, as the reference's input). */
+        reply canon = request("GET", "/api/recipe", NULL, NULL, 0, true);
+        uint8_t *stroked = canon.body ? expected_rule_mask(canon.body, "high", &stroked_size) : NULL;
+        reply_free(&canon);
+        r = request("GET", "/api/rule_mask?rule=high", NULL, NULL, 0, true);
+        CHECK_EQ_INT(r.status, 200);
+        CHECK(stroked && r.size == stroked_size && memcmp(r.body, stroked, stroked_size) == 0);
+        CHECK(stroked && want && memcmp(stroked, want, want_size) != 0); /* the stroke shows */
+        reply_free(&r);
+        /* The other rules too (a slope band; a water distance band from the sea level). */
+        for (int k = 0; k < 2; k++) {
+            const char *id = k ? "shore" : "steep";
+            size_t n = 0;
+            canon = request("GET", "/api/recipe", NULL, NULL, 0, true);
+            uint8_t *ref = canon.body ? expected_rule_mask(canon.body, id, &n) : NULL;
+            reply_free(&canon);
+            char target[80];
+            snprintf(target, sizeof target, "/api/rule_mask?rule=%s", id);
+            r = request("GET", target, NULL, NULL, 0, true);
+            CHECK(ref && r.status == 200 && r.size == n && memcmp(r.body, ref, n) == 0);
+            size_t matches = 0, wins = 0;
+            for (size_t q = 0; ref && q < n; q++) {
+                matches += ref[q] != 0;
+                wins += ref[q] == 255;
+            }
+            fprintf(stderr, "rule %s: matches %zu samples, wins %zu\n", id, matches, wins);
+            CHECK(matches > 0);
+            reply_free(&r);
+            free(ref);
+        }
+        free(buf);
+        free(want);
+        free(stroked);
+        CHECK(stop_server());
+    }
+    server_pid = main_server;
+    port = main_port;
+    snprintf(token, sizeof token, "%s", main_token);
+}
+
 static void test_usage(void)
 {
     char *out = NULL, *err = NULL;
@@ -2343,6 +2650,13 @@ static void test_usage(void)
     CHECK_CONTAINS(err, "--port must be 0..65535");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("studio '%s' --port -1", &out, &err, recipe_path), 2);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --max-work 0", &out, &err, recipe_path), 2);
+    CHECK_CONTAINS(err, "--max-work takes a whole number of work units from 1");
+    free(out), free(err);
+    /* The budget applies to the session's generation: 1,000 units cannot make 128^2. */
+    CHECK_EQ_INT(trn_test_run_clif("studio '%s' --max-work 1000 --port 0", &out, &err, recipe_path), 1);
+    CHECK_CONTAINS(err, "exceeds the work budget of 1000");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("--format json studio '%s'", &out, &err, recipe_path), 2);
     free(out), free(err);
@@ -2370,6 +2684,7 @@ int main(void)
     RUN(test_edit_and_save);
     RUN(test_page_tools);
     RUN(test_generate);
+    RUN(test_heights_u16);
     RUN(test_layers);
     RUN(test_nodes);
     RUN(test_quality);
@@ -2394,6 +2709,8 @@ int main(void)
     RUN(test_history_limit);
     RUN(test_example_project);
     RUN(test_generator_edits);
+    RUN(test_rule_mask_outside_lock);
+    RUN(test_draft_previews_and_project_pictures);
     RUN(test_usage);
     if (server_pid > 0) {
         kill(server_pid, SIGKILL);

@@ -56,27 +56,108 @@ static const char *chromium(void)
     return NULL;
 }
 
-/* Start terrane studio on a free port; its URL into url. */
-static pid_t start_server(const char *recipe, char *url, size_t url_size)
+/* Start terrane studio on a free port (with option, when not NULL); the pipe its URL will come
+ * through into *from (read it with read_url once it has generated: several servers generate at
+ * once). */
+static pid_t spawn_server_with(const char *recipe, const char *option, int *from)
 {
     int out[2];
+    *from = -1;
     if (pipe(out) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
-        execl(TRN_CLI_PATH, "terrane", "studio", recipe, "--port", "0", "-q", (char *)NULL);
+        if (option)
+            execl(TRN_CLI_PATH, "terrane", "studio", recipe, option, "--port", "0", "-q",
+                  (char *)NULL);
+        else
+            execl(TRN_CLI_PATH, "terrane", "studio", recipe, "--port", "0", "-q", (char *)NULL);
         _exit(127);
     }
     close(out[1]);
+    *from = out[0];
+    return pid;
+}
+
+static pid_t spawn_server(const char *recipe, int *from)
+{
+    return spawn_server_with(recipe, NULL, from);
+}
+
+static void read_url(int from, char *url, size_t url_size)
+{
     size_t len = 0;
     char c;
-    while (pid > 0 && len + 1 < url_size && read(out[0], &c, 1) == 1 && c != '\n')
+    while (from >= 0 && len + 1 < url_size && read(from, &c, 1) == 1 && c != '\n')
         url[len++] = c;
     url[len] = '\0';
-    close(out[0]);
+    if (from >= 0) close(from);
+}
+
+/* Start terrane studio on a free port; its URL into url. */
+static pid_t start_server(const char *recipe, char *url, size_t url_size)
+{
+    int from = -1;
+    const pid_t pid = spawn_server(recipe, &from);
+    read_url(from, url, url_size);
     return pid;
+}
+
+/* Many water bodies: a flat plateau (10 m) of 515 x 515 samples with a one-sample pit (5 m) at
+ * every odd (i, j), 65,905 closed basins, and a 24-sample square at 9.5 m near a corner (too
+ * shallow for Basin Water's 1 m). Basin Water proposes max_bodies lakes in the pits, then a red
+ * Water Body fills the square (576 samples), last: with 299 basins the index is 2 bytes and the red lake is body 299 (past 255), with
+ * 65,535 it is 4 bytes and the red lake is body 65,535 (past 65,534). */
+static bool write_water_bodies(const char *dir, const char *recipe, unsigned max_bodies)
+{
+    enum { n = 515, corner = 24 };
+    char path[700];
+    snprintf(path, sizeof path, "%s/pits.r32", dir);
+    if (access(path, F_OK) != 0) { /* written once for both recipes */
+        uint8_t *bytes = malloc((size_t)n * n * 4);
+        if (!bytes) return false;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                /* Rows go north (the last z) first in .r32: the square's z is 2..25. */
+                const size_t z = n - 1 - j;
+                const bool square = i >= 2 && i < 2 + corner && z >= 2 && z < 2 + corner;
+                const float h = square ? 9.5f
+                                : (i % 2 == 1 && j % 2 == 1 && i < n - 1 && j < n - 1) ? 5.0f
+                                                                                      : 10.0f;
+                uint32_t u;
+                memcpy(&u, &h, 4);
+                for (int b = 0; b < 4; b++) /* little-endian, as .r32 is */
+                    bytes[(j * n + i) * 4 + (size_t)b] = (uint8_t)(u >> (8 * b));
+            }
+        const bool ok = trn_test_write_file(path, bytes, (size_t)n * n * 4);
+        free(bytes);
+        if (!ok) return false;
+    }
+    char text[2400];
+    snprintf(text, sizeof text,
+             "{\"size\": [514, 514], \"resolution\": [514, 514], \"seed\": 1, "
+             "\"default_landform\": \"flat\", \"landforms\": {\"flat\": {\"height_variation\": 1}}, "
+             "\"default_biome\": \"g\", \"biomes\": {\"g\": {\"color\": [0.3, 0.55, 0.25, 1]}}, "
+             "\"graph\": {\"format_version\": 1, \"output\": \"out\", \"nodes\": ["
+             "{\"id\": \"pits\", \"type\": \"heightfield_input\", \"params\": {\"path\": "
+             "\"pits.r32\", \"format\": \"r32\"}}, "
+             "{\"id\": \"dr\", \"type\": \"drainage\", \"params\": {\"sea\": \"off\"}, "
+             "\"inputs\": {\"field\": {\"node\": \"pits\"}}}, "
+             "{\"id\": \"basins\", \"type\": \"basin_water\", \"params\": {\"maximum_bodies\": "
+             "%u, \"minimum_depth\": 1, \"minimum_area\": 0}, \"inputs\": {\"drainage\": "
+             "{\"node\": \"dr\", \"pin\": \"drainage\"}}}, "
+             "{\"id\": \"red\", \"type\": \"water_body\", \"params\": {\"level\": 9.8, "
+             "\"center\": [14, 14], \"radius\": 30, \"shallow_color\": [0.9, 0.1, 0.1, 0.8], "
+             "\"deep_color\": [0.6, 0.05, 0.05, 0.95]}, \"inputs\": {\"field\": {\"node\": "
+             "\"basins\", \"pin\": \"field\"}, \"water\": {\"node\": \"basins\", \"pin\": "
+             "\"water\"}}}, "
+             "{\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": "
+             "{\"node\": \"red\", \"pin\": \"field\"}, \"water\": {\"node\": \"red\", "
+             "\"pin\": \"water\"}}}]}}\n",
+             max_bodies);
+    return trn_test_write_file(recipe, text, strlen(text));
 }
 
 /* Share of the canvas's pixels that are not its clear colour (28, 32, 36). */
@@ -132,6 +213,17 @@ int main(void)
         trn_test_read_file(TRN_SOURCE_DIR "/examples/recipes/lakeside.json", &lakeside_size);
     CHECK(lakeside && trn_test_write_file(waters, lakeside, lakeside_size));
     free(lakeside);
+    /* The many-bodies servers first: the 65,536-body one generates for a while, meanwhile the
+     * others start and the page's other checks run. */
+    char water2[600], water4[600], water2_url[256] = "", water4_url[256] = "";
+    snprintf(water2, sizeof water2, "%s/bodies300.json", dir);
+    snprintf(water4, sizeof water4, "%s/bodies65536.json", dir);
+    CHECK(write_water_bodies(dir, water2, 299) && write_water_bodies(dir, water4, 65535));
+    int water2_from = -1, water4_from = -1;
+    /* 65,535 lakes exceed the default work budget (it counts each lake as a pass over the
+     * grid): a trusted recipe. */
+    const pid_t water4_pid = spawn_server_with(water4, "--no-work-limit", &water4_from);
+    const pid_t water2_pid = spawn_server(water2, &water2_from);
     pid_t pid = start_server(recipe, url, sizeof url);
     CHECK(pid > 0 && strncmp(url, "http://127.0.0.1:", 17) == 0);
     pid_t water_pid = start_server(waters, water_url, sizeof water_url);
@@ -157,15 +249,20 @@ int main(void)
     CHECK(mkdir(graph_dir, 0700) == 0);
     snprintf(graph, sizeof graph, "%s/graph.json", graph_dir);
     CHECK(trn_test_write_file(graph, graph_text, strlen(graph_text)));
+    /* A project preset beside it (its Presets tab shows its picture). */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/presets' && cp '%s/examples/project/presets/'* '%s/presets/'",
+             graph_dir, TRN_SOURCE_DIR, graph_dir);
+    CHECK_EQ_INT(system(cmd), 0);
     pid_t graph_pid = start_server(graph, graph_url, sizeof graph_url);
     CHECK(graph_pid > 0 && strncmp(graph_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
     /* The page reports in its title once the first frame is drawn. Without live updates: an
-     * open event stream would keep the virtual time budget from running out. */
+     * open event stream would keep the virtual time budget from running out; and exact heights
+     * first: the virtual time does not wait for the worker that fetches the quantised ones. */
     char capture_url[300];
-    snprintf(capture_url, sizeof capture_url, "%s&events=0", url);
+    snprintf(capture_url, sizeof capture_url, "%s&events=0&quantised=0", url);
     snprintf(cmd, sizeof cmd, "timeout 120 '%s' %s='%s/profile' --dump-dom '%s' >'%s' 2>/dev/null",
              browser, flags, dir, capture_url, dom);
     CHECK_EQ_INT(system(cmd), 0);
@@ -182,12 +279,16 @@ int main(void)
     CHECK_EQ_INT(width, 1280);
     CHECK(share > 0.15);
     /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
+    read_url(water2_from, water2_url, sizeof water2_url);
+    read_url(water4_from, water4_url, sizeof water4_url);
+    CHECK(strncmp(water2_url, "http://127.0.0.1:", 17) == 0 &&
+          strncmp(water4_url, "http://127.0.0.1:", 17) == 0);
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
-                 "timeout 1200 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
+                 "timeout 1500 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
                  TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe,
-                 graph_url, graph);
+                 graph_url, graph, water2_url, water4_url);
         const int rc = system(cmd);
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
         if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
@@ -212,8 +313,8 @@ int main(void)
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    const pid_t servers[5] = {pid, water_pid, large_pid, safe_pid, graph_pid};
-    for (size_t k = 0; k < 5; k++) {
+    const pid_t servers[7] = {pid, water_pid, large_pid, safe_pid, graph_pid, water2_pid, water4_pid};
+    for (size_t k = 0; k < 7; k++) {
         if (servers[k] <= 0) continue;
         kill(servers[k], SIGINT);
         int status = 0;

@@ -6,11 +6,13 @@
 // marker, Generate asking before it discards edits, two pages in sync, a change on disk noticed.
 // The generator's editors on GRAPH_URL (GRAPH_PATH its recipe, with a graph): graph, forms, presets,
 // export, readout.
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH
+// The water index at 2 and 4 bytes a sample (WATER2_URL: 300 bodies, WATER4_URL: 65,536): every
+// body keeps its colours on the GPU and no wet sample reads dry.
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath] = process.argv.slice(2);
+const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath, water2Url, water4Url] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
@@ -126,6 +128,16 @@ try {
     if (a.length !== b.length) return 'lengths ' + a.length + ' ' + b.length;
     for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) return 'sample ' + k + ': ' + a[k] + ' ' + b[k];
     return 'equal'; })()`;
+  // The first frame came from 16-bit heights; by "ready" the exact float32 ones replaced them.
+  check(await evaluate('terrain.exact && studio.timings.exact >= studio.timings.heights'), 'the exact heights replaced the first frame\'s quantised ones');
+  const quantised = await evaluate(`(async () => {
+    const r = await fetch('api/heights?encoding=u16', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } });
+    const f = await fetch('api/heights', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } });
+    const q = new Uint16Array(await r.arrayBuffer()), h = new Float32Array(await f.arrayBuffer());
+    const o = Number(r.headers.get('X-Terrane-Height-Offset')), s = Number(r.headers.get('X-Terrane-Height-Scale'));
+    let worst = 0; for (let k = 0; k < h.length; k++) worst = Math.max(worst, Math.abs(o + s * q[k] - h[k]));
+    return { bytes: q.length * 2, samples: h.length, worst, scale: s, encoding: r.headers.get('X-Terrane-Encoding') }; })()`);
+  check(quantised.encoding === 'u16' && quantised.bytes === quantised.samples * 2 && quantised.worst <= quantised.scale / 2 + 1e-4, 'the quantised heights: 2 bytes a sample, within half a step: ' + JSON.stringify(quantised));
   const before = await evaluate(serverSum);
   check(before === await evaluate(pageSum), 'the page holds the server heights');
   const textureBefore = await evaluate(textureEqual);
@@ -561,7 +573,8 @@ try {
     await evaluate("studio.showTab('presets')");
     await waitFor("document.querySelectorAll('#presets .preset').length >= 8", 'the presets');
     await waitFor("[...document.querySelectorAll('#presets .preset-picture')].every((i) => i.complete)", 'the preset pictures');
-    check(await evaluate("[...document.querySelectorAll('#presets .preset-picture')].filter((i) => i.naturalWidth > 0).length") === 8, 'each built-in preset shows its picture');
+    check(await evaluate("[...document.querySelectorAll('#presets .preset-picture')].filter((i) => i.naturalWidth > 0).length") === 9, 'each built-in preset and the project\'s shows its picture');
+    check(await evaluate("(() => { const i = document.querySelector('#presets .preset[data-preset^=\"asset://\"] .preset-picture'); return !!i && i.naturalWidth === 129; })()"), 'the project preset has a picture (this recipe with it applied)');
     await evaluate("document.querySelector('#presets .preset[data-preset=\"builtin://terrain/rolling-hills\"] button[data-choice=clear]').click()");
     await waitFor(`${status}.startsWith('applied the preset')`, 'the preset');
     check((await graphRecipe()).preset_id === 'builtin://terrain/rolling-hills' && await evaluate('studio.state.dirty'), 'the preset is the session\'s recipe, unsaved');
@@ -569,6 +582,37 @@ try {
     await evaluate("document.getElementById('undo').click()");
     await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the preset');
     check((await graphRecipe()).preset_id === undefined && !await evaluate('studio.state.dirty'), 'undo took the preset back');
+    // A parameter dragged: draft previews (coarse, preview quality) follow the value without an
+    // edit; the release applies the last value as one edit and the final preview replaces the
+    // draft; a draft coming back after the release is dropped, never shown as current.
+    await evaluate("studio.showTab('graph')");
+    await evaluate("(() => { const g = document.querySelector('#graph-world .gnode[data-node=\"ridges\"]'); g.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 5, clientY: 5 })); window.dispatchEvent(new PointerEvent('pointerup', { clientX: 5, clientY: 5 })); })()");
+    await waitFor("document.querySelector('#node-params [data-param=height_variation]') && document.querySelector('#node-preview img') && document.querySelector('#node-preview img').complete", 'the ridges form and its preview');
+    const dragStart = await evaluate('({ edits: studio.stats.edits, revision: studio.state.revision, drawn: studio.editor.draft.drawn })');
+    const handle = "[...document.querySelectorAll('#node-params .pname')].find((e) => e.textContent === 'height_variation')";
+    await evaluate(`${handle}.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 100, clientY: 5 }))`);
+    for (const dx of [10, 25, 45, 70]) {
+      await evaluate(`window.dispatchEvent(new PointerEvent('pointermove', { clientX: ${100 + dx}, clientY: 5 }))`);
+      await sleep(150);
+    }
+    await waitFor(`studio.editor.draft.drawn > ${dragStart.drawn} && !studio.editor.draft.busy`, 'a draft preview while dragging');
+    const during = await evaluate(`({ edits: studio.stats.edits, revision: studio.state.revision, caption: document.getElementById('node-preview-caption').textContent,
+      canvas: !document.getElementById('node-draft').hidden, img: !document.querySelector('#node-preview img').hidden, value: document.querySelector('#node-params [data-param=height_variation]').value })`);
+    check(during.edits === dragStart.edits && during.revision === dragStart.revision, 'dragging applied nothing (no edit, the same revision)');
+    check(during.canvas && !during.img && during.caption.startsWith('draft (coarse, preview quality) of height_variation = '), 'the draft is shown and captioned as a draft: ' + during.caption);
+    check(nodeOf(await graphRecipe(), 'ridges').params.height_variation === 90, 'the session keeps the applied value while dragging');
+    await evaluate(`window.dispatchEvent(new PointerEvent('pointerup', { clientX: 170, clientY: 5 }))`);
+    await waitFor(`${status} === 'ridges.height_variation = ${during.value}'`, 'the dragged value applied');
+    check(nodeOf(await graphRecipe(), 'ridges').params.height_variation === Number(during.value) && await evaluate('studio.stats.edits') === dragStart.edits + 1, 'the release applied the last value as one edit: ' + during.value);
+    await waitFor("document.getElementById('node-preview-caption') && document.getElementById('node-preview-caption').textContent === 'final preview, as applied'", 'the final preview');
+    check(await evaluate("document.getElementById('node-draft').hidden && !document.querySelector('#node-preview img').hidden"), 'the final preview replaced the draft');
+    const dropped = await evaluate('studio.editor.draft.dropped');
+    await evaluate("(async () => { const p = studio.draftPreview('ridges', 'field', 'height_variation', 5); studio.draftEnd(); await p; })()");
+    check(await evaluate('studio.editor.draft.dropped') === dropped + 1 && await evaluate("document.getElementById('node-draft').hidden && document.getElementById('node-preview-caption').textContent === 'final preview, as applied'"), 'a draft that came back after the release was dropped');
+    check(Number(during.value) > 90 && Number(during.value) < 200, 'a drag of 70 pixels moved the value by about 1% a pixel: ' + during.value);
+    await evaluate("document.getElementById('undo').click()");
+    await waitFor(`${status} === 'undo: regenerated'`, 'the undo of the dragged value');
+    check(nodeOf(await graphRecipe(), 'ridges').params.height_variation === 90, 'undo took the dragged value back');
     // The readout under the cursor.
     await evaluate("studio.showTab('terrain')");
     await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, buttons: 0 });
@@ -588,6 +632,20 @@ try {
     const rise = await evaluate(`heightAt(${m && m.to[0]}, ${m && m.to[1]}) - heightAt(${m && m.from[0]}, ${m && m.from[1]})`);
     check(m && m.horizontal > 10 && m.rise === rise && await evaluate(`${status}.startsWith('measured:')`), 'two clicks of the measuring tool measured ' + JSON.stringify(m));
     check(errors.length === 0, 'no console errors while editing the graph' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
+  // The water index at 2 and 4 bytes a sample: 300 and 65,536 bodies, the red lake last (body
+  // 299, past 255; body 65,535, past 65,534). Read back from the GPU: no wet sample reads dry or
+  // names another body, each body's sample count is the server's, every body has its colours.
+  for (const [address, bytes, bodies] of [[water2Url, 2, 300], [water4Url, 4, 65536]]) {
+    if (!address) continue;
+    await open(address);
+    const w = await evaluate('studio.waterCheck()');
+    check(w.bytes === bytes && w.bodies === bodies, `the water index is ${bytes} bytes a sample for ${bodies} bodies: ` + JSON.stringify(w));
+    check(w.wet > bodies && w.dry === 0 && w.other === 0 && w.miscounted === 0, `${bodies} bodies: no wet sample reads dry or names another body on the GPU`);
+    check(w.colours === 0 && Math.abs(w.lastShallow[0] - 0.9) < 1e-6 && Math.abs(w.lastShallow[1] - 0.1) < 1e-6 && w.lastWet >= 500, `${bodies} bodies: each keeps its colours (the last, the red lake of ${w.lastWet} samples, red)`);
+    const red = await evaluate("studio.pixelsChangedBy('water')");
+    check(red.changed > 0, 'the water is drawn: ' + JSON.stringify(red));
+    check(errors.length === 0, `no console errors with ${bodies} bodies` + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();
 } catch (error) {

@@ -39,7 +39,8 @@
 extern char **environ;
 
 static const char *const help_text =
-    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--allow-errors] [--quiet]\n"
+    "usage: terrane studio PROJECT_OR_RECIPE [--port N] [--open] [--allow-errors]\n"
+    "                      [--max-work N | --no-work-limit] [--quiet]\n"
     "\n"
     "Generate the recipe, keep it as an editing session and serve a 3D editor for it on this\n"
     "machine only (127.0.0.1, and [::1] when present). The URL printed carries a random token\n"
@@ -57,6 +58,9 @@ static const char *const help_text =
     "  --allow-errors  start even when the recipe's graph check finds errors (each is printed\n"
     "                  with its line and column; without it they refuse the start): the\n"
     "                  session runs without the graph, Save is refused until Generate succeeds\n"
+    "  --max-work N    work budget of each graph node and of the strokes (default 1e10, as\n"
+    "                  terrane generate); --no-work-limit: no work or memory budget (only for\n"
+    "                  recipes you trust)\n"
     "  -q, --quiet     print the URL only\n"
     "\n"
     "The API and the security model: docs/studio.md.\n"
@@ -78,6 +82,11 @@ typedef struct studio {
     bool has_palette;
     trn_generate_options options;
     trn_graph_cache *cache; /* node results of the last generation, reused by previews */
+    /* Draft previews (POST /api/preview: a parameter being dragged) run without the session
+     * lock on a coarse grid, one at a time under draft_lock, their node results kept in
+     * draft_cache (made on first use) so a drag recomputes only what the parameter changes. */
+    pthread_mutex_t draft_lock;
+    trn_graph_cache *draft_cache;
     /* Each chunk's LOD errors (lod_levels floats a chunk, row-major chunks), valid when
      * lod_ready; edits recompute their changed chunks, a regeneration drops them. */
     float *lod;
@@ -704,8 +713,6 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
-/* The field's heights (float32) or, with biomes, its biome indices (one byte a sample, the
- * recipe's biome order, colours in a header), whole or one chunk. */
 /* GET /api/materials: what the page needs to draw the material set's mapped materials:
  * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source"}], and, with a
  * mapping, "cells": [x, z] and "samples": base64 bytes, each sample's layer (255: the biome
@@ -792,12 +799,58 @@ static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
     return reply_json(conn, 200, o);
 }
 
+/* Heights quantised to 16 bits (?encoding=u16): each sample's level between the window's lowest
+ * and highest finite heights, h = offset + scale * q, q in 0..65534; 65535 where the height is
+ * not finite (a hole). Half the bytes of float32, for a first picture at once: a page that
+ * needs exact heights asks for float32 after it (the largest error is scale / 2). */
+enum { HEIGHT_U16_HOLE = 65535u, HEIGHT_U16_LEVELS = 65534u };
+
+static void quantise_u16(const float *rows, size_t row_stride, uint32_t nx, uint32_t nz,
+                         uint16_t *out, double *offset, double *scale)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const double h = (double)rows[(size_t)j * row_stride + i];
+            if (!isfinite(h)) continue;
+            if (h < lo) lo = h;
+            if (h > hi) hi = h;
+        }
+    if (!(lo <= hi)) lo = hi = 0.0; /* nothing finite */
+    *offset = lo;
+    *scale = (hi - lo) / (double)HEIGHT_U16_LEVELS;
+    for (uint32_t j = 0; j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            const double h = (double)rows[(size_t)j * row_stride + i];
+            long q = 0;
+            if (!isfinite(h))
+                q = HEIGHT_U16_HOLE;
+            else if (*scale > 0.0)
+                q = lround((h - lo) / *scale);
+            if (q > (long)HEIGHT_U16_HOLE) q = HEIGHT_U16_LEVELS; /* rounding at the top */
+            const uint16_t v = (uint16_t)q;
+            /* Little-endian on the wire whatever this machine is. */
+            uint8_t *b = (uint8_t *)&out[(size_t)j * nx + i];
+            b[0] = (uint8_t)(v & 0xffu);
+            b[1] = (uint8_t)(v >> 8);
+        }
+}
+
+/* The field's heights (float32, or quantised to 16 bits with ?encoding=u16) or, with biomes, its
+ * biome indices (one byte a sample, the recipe's biome order, colours in a header), whole or one
+ * chunk. */
 static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool biomes)
 {
     const trn_generated *g = trn_session_result(s->session);
     const trn_recipe *r = trn_session_recipe(s->session);
     const trn_field *f = &g->field;
     const char *chunk = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "chunk");
+    const char *encoding = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "encoding");
+    if (encoding && (biomes || (strcmp(encoding, "u16") && strcmp(encoding, "f32"))))
+        return studio_reply_error(conn, 400,
+                                  biomes ? "encoding: the biomes have one encoding (bytes)"
+                                         : "encoding: expected u16 or f32");
+    const bool u16 = encoding && !strcmp(encoding, "u16");
     uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
     if (chunk) {
         unsigned cx, cz;
@@ -808,11 +861,15 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
             return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
         chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
     }
-    const size_t bytes = biomes ? 1u : sizeof(float);
+    const size_t bytes = biomes ? 1u : u16 ? sizeof(uint16_t) : sizeof(float);
     uint8_t *out = malloc((size_t)nx * nz * bytes);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
     const uint8_t *from = biomes ? g->biomes.values : (const uint8_t *)f->heights;
-    for (uint32_t j = 0; j < nz && from; j++)
+    double offset = 0.0, scale = 0.0;
+    if (u16)
+        quantise_u16(f->heights + (size_t)j0 * (f->cells_x + 1u) + i0, f->cells_x + 1u, nx, nz,
+                     (uint16_t *)(void *)out, &offset, &scale);
+    for (uint32_t j = 0; j < nz && from && !u16; j++)
         memcpy(out + (size_t)j * nx * bytes,
                from + ((size_t)(j0 + j) * (f->cells_x + 1u) + i0) * bytes, nx * bytes);
     if (!from) memset(out, 0, (size_t)nx * nz * bytes);
@@ -827,7 +884,9 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                  (int)lroundf(c[0] * 255.0f), (int)lroundf(c[1] * 255.0f),
                                  (int)lroundf(c[2] * 255.0f));
     }
-    char v[8][32];
+    char v[10][32];
+    snprintf(v[8], sizeof v[8], "%.17g", offset);
+    snprintf(v[9], sizeof v[9], "%.17g", scale);
     snprintf(v[0], sizeof v[0], "%u", f->cells_x);
     snprintf(v[1], sizeof v[1], "%u", f->cells_z);
     snprintf(v[2], sizeof v[2], "%.17g", f->size_x);
@@ -850,7 +909,21 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                              v[7],
                              biomes ? "X-Terrane-Biome-Colors" : NULL,
                              colors,
+                             NULL,
+                             NULL,
+                             NULL,
+                             NULL,
+                             NULL,
                              NULL};
+    if (u16) {
+        /* After the biome colours' slot, which is NULL for heights. */
+        headers[12] = "X-Terrane-Encoding";
+        headers[13] = "u16";
+        headers[14] = "X-Terrane-Height-Offset";
+        headers[15] = v[8];
+        headers[16] = "X-Terrane-Height-Scale";
+        headers[17] = v[9];
+    }
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
     snprintf(size, sizeof size, "%s,%s", v[2], v[3]);
@@ -1387,8 +1460,54 @@ static enum MHD_Result api_instances(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
-/* A graph node's output as a PNG, north up: a heightfield's hillshade, a mask's 0..1 as grey.
- * The graph runs again on the generation's cache, so only nodes it does not hold are computed. */
+/* A graph node's output value as a PNG, north up: a heightfield's hillshade, a mask's 0..1 as
+ * grey; TRN_ERR_UNSUPPORTED for other kinds. */
+static trn_status value_png(const trn_graph_value *v, const char *node, uint8_t **png,
+                            size_t *png_size, trn_error *e)
+{
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    trn_raster8 shade = {0};
+    trn_status st;
+    if (v->kind == TRN_PIN_HEIGHTFIELD) {
+        const trn_field f = {v->cells_x, v->cells_z, v->size_x, v->size_z,
+                             (float *)(uintptr_t)v->values, 0.0, 0.0}; /* only read */
+        st = trn_render_hillshade(&f, NULL, &shade, NULL, NULL, e);
+        img.width = shade.width;
+        img.height = shade.height;
+        img.channels = shade.channels;
+        img.bit_depth = 8;
+        img.data = shade.pixels;
+    } else if (v->kind == TRN_PIN_MASK) {
+        const uint32_t w = v->cells_x + 1u, h = v->cells_z + 1u;
+        if (!(st = trn_image_init(&img, w, h, 1, 8, e))) {
+            uint8_t *px = img.data;
+            for (uint32_t r = 0; r < h; r++)
+                for (uint32_t c = 0; c < w; c++) {
+                    const double m = (double)v->values[(size_t)(h - 1u - r) * w + c];
+                    px[(size_t)r * w + c] =
+                        (uint8_t)lround((m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0) * 255.0);
+                }
+        }
+    } else {
+        return trn_error_set(e, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "node '%s': that output is a %s; previews show heightfields and masks",
+                             node, trn_pin_kind_name(v->kind));
+    }
+    if (!st) {
+        trn_png_options po;
+        trn_png_options_default(&po);
+        st = trn_png_encode(&img, &po, png, png_size, e);
+    }
+    if (v->kind == TRN_PIN_HEIGHTFIELD)
+        trn_raster8_dispose(&shade);
+    else
+        trn_image_dispose(&img);
+    return st;
+}
+
+/* A graph node's output as a PNG (value_png). The graph runs again on the generation's cache,
+ * so only nodes it does not hold are computed. */
 static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
 {
     const char *node = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "node");
@@ -1404,58 +1523,94 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
     go.quality = s->options.quality;
     go.cache = s->cache;
     go.max_work = s->options.max_work;
+    go.max_memory = s->options.max_memory;
     go.palette = s->options.palette;
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
     if (st) return reply_trn_error(conn, 400, &e);
     trn_graph_value v;
-    trn_image img;
-    memset(&img, 0, sizeof img);
-    trn_raster8 shade = {0};
     if ((st = trn_graph_run_output(run, node, pin && *pin ? pin : NULL, &v, &e))) {
         trn_graph_run_free(run);
         return reply_trn_error(conn, 404, &e);
     }
-    if (v.kind == TRN_PIN_HEIGHTFIELD) {
-        const trn_field f = {v.cells_x, v.cells_z, v.size_x, v.size_z, (float *)(uintptr_t)v.values,
-                             0.0,       0.0}; /* only read */
-        st = trn_render_hillshade(&f, NULL, &shade, NULL, NULL, &e);
-        img.width = shade.width;
-        img.height = shade.height;
-        img.channels = shade.channels;
-        img.bit_depth = 8;
-        img.data = shade.pixels;
-    } else if (v.kind == TRN_PIN_MASK) {
-        const uint32_t w = v.cells_x + 1u, h = v.cells_z + 1u;
-        if (!(st = trn_image_init(&img, w, h, 1, 8, &e))) {
-            uint8_t *px = img.data;
-            for (uint32_t r = 0; r < h; r++)
-                for (uint32_t c = 0; c < w; c++) {
-                    const double m = (double)v.values[(size_t)(h - 1u - r) * w + c];
-                    px[(size_t)r * w + c] =
-                        (uint8_t)lround((m > 0.0 ? (m < 1.0 ? m : 1.0) : 0.0) * 255.0);
-                }
-        }
-    } else {
-        st = trn_error_set(&e, TRN_ERR_UNSUPPORTED, NULL, -1,
-                           "node '%s': that output is a %s; previews show heightfields and masks",
-                           node, trn_pin_kind_name(v.kind));
-    }
     uint8_t *png = NULL;
     size_t png_size = 0;
-    if (!st) {
-        trn_png_options po;
-        trn_png_options_default(&po);
-        st = trn_png_encode(&img, &po, &png, &png_size, &e);
-    }
-    if (v.kind == TRN_PIN_HEIGHTFIELD)
-        trn_raster8_dispose(&shade);
-    else
-        trn_image_dispose(&img);
+    st = value_png(&v, node, &png, &png_size, &e);
     trn_graph_run_free(run);
     if (st) return reply_trn_error(conn, st == TRN_ERR_UNSUPPORTED ? 400 : 500, &e);
     return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
+}
+
+/* The longer side of a draft preview's grid: a parameter being dragged is shown at once. */
+#define DRAFT_CELLS 128u
+
+/* POST /api/preview?node=ID[&pin=P], body: the whole recipe as the page would send it to
+ * /api/edit (a parameter being dragged): the node's output as a PNG, at preview quality on a
+ * grid of at most DRAFT_CELLS cells a side, nothing applied (no history step, the session
+ * unchanged). Without the session lock (nothing of the session is read but the options); one
+ * draft at a time. The reply says X-Terrane-Preview: draft and the grid's cells. */
+static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
+                                         const char *body, size_t size)
+{
+    const char *node = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "node");
+    const char *pin = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pin");
+    if (!node || !*node) return studio_reply_error(conn, 400, "preview: expected ?node=ID");
+    if (!body || !size) return studio_reply_error(conn, 400, "preview: expected the recipe");
+    pthread_mutex_lock(&s->lock);
+    const int threads = s->options.threads;
+    const uint64_t max_work = s->options.max_work, max_memory = s->options.max_memory;
+    pthread_mutex_unlock(&s->lock);
+    trn_recipe r;
+    memset(&r, 0, sizeof r);
+    trn_error e;
+    trn_status st = trn_recipe_parse(body, size, "preview", &r, NULL, &e);
+    if (!st && (st = trn_recipe_set_base_dir_of(&r, s->recipe_path, &e))) trn_recipe_dispose(&r);
+    if (st) return reply_trn_error(conn, 400, &e);
+    /* Coarse: the same world on fewer cells (node parameters are in world units). */
+    const uint32_t longer = r.cells_x > r.cells_z ? r.cells_x : r.cells_z;
+    if (longer > DRAFT_CELLS) {
+        uint32_t cx = (uint32_t)(((uint64_t)r.cells_x * DRAFT_CELLS + longer / 2) / longer);
+        uint32_t cz = (uint32_t)(((uint64_t)r.cells_z * DRAFT_CELLS + longer / 2) / longer);
+        st = trn_recipe_change_grid(&r, r.size_x, r.size_z, cx ? cx : 1u, cz ? cz : 1u,
+                                    TRN_EDITS_CLEAR, &e);
+    }
+    trn_graph graph;
+    memset(&graph, 0, sizeof graph);
+    if (!st) st = trn_graph_from_recipe(&r, &graph, &e);
+    if (st) {
+        trn_recipe_dispose(&r);
+        return reply_trn_error(conn, 400, &e);
+    }
+    pthread_mutex_lock(&s->draft_lock);
+    if (!s->draft_cache) st = trn_graph_cache_new(NULL, (size_t)256 << 20, &s->draft_cache, &e);
+    trn_graph_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = threads;
+    go.quality = TRN_EROSION_PREVIEW;
+    go.cache = s->draft_cache;
+    go.max_work = max_work;
+    go.max_memory = max_memory;
+    trn_graph_run *run = NULL;
+    if (!st) st = trn_graph_evaluate(&graph, &r, &go, &run, NULL, NULL, &e);
+    trn_graph_dispose(&graph);
+    unsigned status = 400;
+    uint8_t *png = NULL;
+    size_t png_size = 0;
+    trn_graph_value v;
+    memset(&v, 0, sizeof v);
+    if (!st && (st = trn_graph_run_output(run, node, pin && *pin ? pin : NULL, &v, &e)))
+        status = 404;
+    if (!st && (st = value_png(&v, node, &png, &png_size, &e)))
+        status = st == TRN_ERR_UNSUPPORTED ? 400 : 500;
+    trn_graph_run_free(run);
+    pthread_mutex_unlock(&s->draft_lock);
+    trn_recipe_dispose(&r);
+    if (st) return reply_trn_error(conn, status, &e);
+    char cells[64];
+    snprintf(cells, sizeof cells, "%u,%u", v.cells_x, v.cells_z);
+    const char *headers[] = {"X-Terrane-Preview", "draft", "X-Terrane-Cells", cells, NULL};
+    return studio_reply_owned(conn, 200, "image/png", png, png_size, headers);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1941,34 +2096,87 @@ static enum MHD_Result api_edit(studio *s, struct MHD_Connection *conn, const ch
 
 /* GET /api/rule_mask?rule=ID: where a biome rule matches on the session's terrain, one byte a
  * sample in the heights' layout: 255 where it matches and wins, 128 where it matches but a rule
- * of higher priority (or strength) wins, 0 where it does not match. */
+ * of higher priority (or strength) wins, 0 where it does not match.
+ *
+ * Called without the session lock: a sample's test takes the whole context (moisture noise,
+ * slope), seconds on a large grid, and other requests (strokes, state polls of every page) must
+ * not wait for it. Under the lock it copies what trn_generated_context reads (the heights, the
+ * water distance, the sea level, the recipe's seed and grid) and the rules (their bands and
+ * priorities; pick never reads their strings), then works on the copy: the mask is that of the
+ * terrain at the moment of the request, whatever edits arrive meanwhile. */
 static enum MHD_Result api_rule_mask(studio *s, struct MHD_Connection *conn)
 {
     const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "rule");
+    pthread_mutex_lock(&s->lock);
     const trn_recipe *r = trn_session_recipe(s->session);
     const trn_generated *g = trn_session_result(s->session);
     int which = -1;
     for (uint32_t k = 0; id && k < r->rule_count; k++)
         if (r->rules[k].id && !strcmp(r->rules[k].id, id)) which = (int)k;
-    if (which < 0) return studio_reply_error(conn, 404, "rule mask: expected ?rule= a rule's id");
+    if (which < 0) {
+        pthread_mutex_unlock(&s->lock);
+        return studio_reply_error(conn, 404, "rule mask: expected ?rule= a rule's id");
+    }
     const uint32_t nx = g->field.cells_x + 1u, nz = g->field.cells_z + 1u;
-    uint8_t *mask = malloc((size_t)nx * nz);
-    if (!mask) return studio_reply_error(conn, 500, "out of memory");
+    const size_t n = (size_t)nx * nz;
+    trn_generated snap;
+    memset(&snap, 0, sizeof snap);
+    snap.field = g->field;
+    snap.field.heights = malloc(n * sizeof(float));
+    snap.water_distance = malloc(n * sizeof(float));
+    snap.sea_level = g->sea_level;
+    trn_recipe grid;
+    memset(&grid, 0, sizeof grid);
+    grid.seed = r->seed;
+    grid.size_x = r->size_x;
+    grid.size_z = r->size_z;
+    grid.cells_x = r->cells_x;
+    grid.cells_z = r->cells_z;
+    const uint32_t rule_count = r->rule_count;
+    trn_rule *rules = malloc((rule_count ? rule_count : 1u) * sizeof *rules);
+    uint8_t *mask = malloc(n);
+    const bool ok = snap.field.heights && snap.water_distance && rules && mask;
+    if (ok) {
+        memcpy(snap.field.heights, g->field.heights, n * sizeof(float));
+        if (g->water_distance)
+            memcpy(snap.water_distance, g->water_distance, n * sizeof(float));
+        else
+            for (size_t k = 0; k < n; k++)
+                snap.water_distance[k] = INFINITY;
+        for (uint32_t k = 0; k < rule_count; k++) {
+            rules[k] = r->rules[k];
+            rules[k].id = rules[k].biome = rules[k].layer = NULL; /* the session's, not ours */
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!ok) {
+        free(snap.field.heights);
+        free(snap.water_distance);
+        free(rules);
+        free(mask);
+        return studio_reply_error(conn, 500, "out of memory");
+    }
+    /* Tests hold the computation here (outside the lock) until this file exists. */
+    const char *gate = getenv("TERRANE_TEST_RULE_MASK_GATE");
+    for (int k = 0; gate && *gate && k < 3000 && access(gate, F_OK) != 0; k++)
+        nanosleep(&(struct timespec){0, 10000000L}, NULL);
     for (uint32_t j = 0; j < nz; j++)
         for (uint32_t i = 0; i < nx; i++) {
             trn_sample_context ctx;
-            trn_generated_context(g, r, i, j, &ctx);
+            trn_generated_context(&snap, &grid, i, j, &ctx);
             trn_rule_test t;
-            trn_rule_test_sample(&r->rules[which], &ctx, &t);
+            trn_rule_test_sample(&rules[which], &ctx, &t);
             uint8_t v = 0;
-            if (t.matched) v = trn_rules_pick(r->rules, r->rule_count, &ctx) == which ? 255u : 128u;
+            if (t.matched) v = trn_rules_pick(rules, rule_count, &ctx) == which ? 255u : 128u;
             mask[(size_t)j * nx + i] = v;
         }
+    free(snap.field.heights);
+    free(snap.water_distance);
+    free(rules);
     char cells[64];
-    snprintf(cells, sizeof cells, "%u,%u", g->field.cells_x, g->field.cells_z);
+    snprintf(cells, sizeof cells, "%u,%u", nx - 1u, nz - 1u);
     const char *headers[] = {"X-Terrane-Cells", cells, NULL};
-    return studio_reply_owned(conn, 200, "application/octet-stream", mask, (size_t)nx * nz,
-                              headers);
+    return studio_reply_owned(conn, 200, "application/octet-stream", mask, n, headers);
 }
 
 /* The built-in presets and the project's terrain_preset assets. */
@@ -1998,75 +2206,168 @@ static enum MHD_Result api_presets(studio *s, struct MHD_Connection *conn)
     return reply_json(conn, 200, reply);
 }
 
-/* GET /api/preset/picture?id=BUILTIN: a built-in preset generated on a 128-cell grid (preview
- * quality, no palette) as a hillshade PNG, for the Presets tab; each kept once made. Project
- * presets merge into a recipe and have no terrain of their own: 404. */
+/* A preset merged into a recipe as `terrane apply-preset` merges it (policy clear also drops the
+ * strokes, which apply-preset drops only with a grid change): session_json is the session's
+ * recipe as canonical JSON, read relative to recipe_path. */
+static trn_status preset_recipe(const char *session_json, const char *recipe_path,
+                                const trn_preset *preset, trn_edit_policy policy,
+                                trn_recipe *next, trn_error *e)
+{
+    memset(next, 0, sizeof *next);
+    char *text = NULL;
+    if (session_json && policy == TRN_EDITS_CLEAR) {
+        json_error_t je;
+        json_t *doc = json_loads(session_json, 0, &je);
+        if (doc) {
+            json_object_del(doc, "edits");
+            json_object_del(doc, "regions");
+            json_object_del(doc, "exclusions");
+            text = json_dumps(doc, JSON_COMPACT);
+        }
+        json_decref(doc);
+    } else if (session_json) {
+        text = strdup(session_json);
+    }
+    trn_status st = text ? trn_recipe_parse(text, strlen(text), recipe_path, next, NULL, e)
+                         : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    free(text);
+    if (!st && (st = trn_recipe_set_base_dir_of(next, recipe_path, e))) trn_recipe_dispose(next);
+    if (!st && (st = trn_recipe_apply_preset(next, preset, policy, e))) trn_recipe_dispose(next);
+    return st;
+}
+
+/* GET /api/preset/picture?id=ID: a preset's terrain on a 128-cell grid (preview quality, no
+ * palette) as a hillshade PNG in its biomes' colours, for the Presets tab. A built-in preset is its own recipe; a
+ * project preset merges into a recipe, so its picture is the session's recipe with the preset
+ * applied and the strokes cleared (what "Apply, clear my edits" would give). Made without the
+ * session lock (the session's recipe is copied under it); kept by the merged recipe's hash, so
+ * an edited preset file or recipe gives a new picture. */
+#define PRESET_PICTURES 48u
 static struct {
-    char id[96];
+    unsigned long long key;
     uint8_t *png;
     size_t size;
-} preset_pictures[16];
+} preset_pictures[PRESET_PICTURES];
+static size_t preset_pictures_next;
+static pthread_mutex_t preset_pictures_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint8_t *preset_picture_kept(unsigned long long key, size_t *size)
+{
+    uint8_t *copy = NULL;
+    pthread_mutex_lock(&preset_pictures_lock);
+    for (size_t k = 0; k < PRESET_PICTURES && !copy; k++)
+        if (preset_pictures[k].png && preset_pictures[k].key == key &&
+            (copy = malloc(preset_pictures[k].size))) {
+            memcpy(copy, preset_pictures[k].png, preset_pictures[k].size);
+            *size = preset_pictures[k].size;
+        }
+    pthread_mutex_unlock(&preset_pictures_lock);
+    return copy;
+}
+
+static void preset_picture_keep(unsigned long long key, const uint8_t *png, size_t size)
+{
+    uint8_t *keep = malloc(size);
+    if (!keep) return;
+    memcpy(keep, png, size);
+    pthread_mutex_lock(&preset_pictures_lock);
+    const size_t slot = preset_pictures_next++ % PRESET_PICTURES; /* the oldest goes */
+    free(preset_pictures[slot].png);
+    preset_pictures[slot].key = key;
+    preset_pictures[slot].png = keep;
+    preset_pictures[slot].size = size;
+    pthread_mutex_unlock(&preset_pictures_lock);
+}
 
 static enum MHD_Result api_preset_picture(studio *s, struct MHD_Connection *conn)
 {
     const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
-    const char *text = id ? trn_builtin_preset_text(id) : NULL;
-    if (!text)
-        return studio_reply_error(conn, 404, "preset picture: expected ?id= a built-in preset");
-    size_t slot = 0;
-    for (; slot < 16 && preset_pictures[slot].png; slot++)
-        if (!strcmp(preset_pictures[slot].id, id)) {
-            uint8_t *copy = malloc(preset_pictures[slot].size);
-            if (!copy) return studio_reply_error(conn, 500, "out of memory");
-            memcpy(copy, preset_pictures[slot].png, preset_pictures[slot].size);
-            return studio_reply_owned(conn, 200, "image/png", copy, preset_pictures[slot].size,
-                                      NULL);
-        }
+    const char *builtin = id ? trn_builtin_preset_text(id) : NULL;
+    trn_error e;
+    trn_preset preset;
+    memset(&preset, 0, sizeof preset);
+    if (!builtin) {
+        trn_status st = id ? trn_preset_find(s->project_root, id, &preset, &e) : TRN_ERR_NOT_FOUND;
+        if (st == TRN_ERR_NOT_FOUND || !id)
+            return studio_reply_error(conn, 404, "preset picture: expected ?id= a preset");
+        if (st) return reply_trn_error(conn, 400, &e);
+    }
+    pthread_mutex_lock(&s->lock);
+    trn_generate_options o = s->options;
+    char *session = builtin ? NULL : session_text(s);
+    pthread_mutex_unlock(&s->lock);
+    o.quality = TRN_EROSION_PREVIEW;
+    o.palette = NULL;
+    o.cache = NULL; /* the session's cache is the session's, under its lock */
+    o.roles = false;
     trn_recipe r;
     memset(&r, 0, sizeof r);
-    trn_error e;
-    trn_status st = trn_recipe_parse(text, strlen(text), id, &r, NULL, &e);
-    if (st) return reply_trn_error(conn, 500, &e);
+    trn_status st;
+    if (builtin)
+        st = trn_recipe_parse(builtin, strlen(builtin), id, &r, NULL, &e);
+    else
+        st = preset_recipe(session, s->recipe_path, &preset, TRN_EDITS_CLEAR, &r, &e);
+    free(session);
+    trn_preset_dispose(&preset);
+    if (st) return reply_trn_error(conn, builtin ? 500 : 400, &e);
     const uint32_t cells = 128;
     const double aspect = r.size_z / r.size_x;
     uint32_t cz = (uint32_t)lround(cells * aspect);
     if (cz < 8) cz = 8;
     st = trn_recipe_change_grid(&r, r.size_x, r.size_z, cells, cz, TRN_EDITS_CLEAR, &e);
-    trn_generate_options o = s->options;
-    o.quality = TRN_EROSION_PREVIEW;
-    o.palette = NULL;
+    /* The key: the recipe the picture shows. */
+    char *canon = NULL;
+    size_t canon_size = 0;
+    if (!st) st = trn_recipe_canonical_json(&r, &canon, &canon_size, &e);
+    const unsigned long long key = canon ? studio_doc_hash(canon, canon_size) : 0;
+    free(canon);
+    size_t png_size = 0;
+    uint8_t *png = st ? NULL : preset_picture_kept(key, &png_size);
+    if (png) {
+        trn_recipe_dispose(&r);
+        return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
+    }
     trn_generated g;
     memset(&g, 0, sizeof g);
     if (!st) st = trn_recipe_generate(&r, &o, &g, NULL, NULL, &e);
-    trn_recipe_dispose(&r);
     trn_raster8 shade = {0};
     if (!st) st = trn_render_hillshade(&g.field, NULL, &shade, NULL, NULL, &e);
-    if (!st) trn_generated_dispose(&g);
-    uint8_t *png = NULL;
-    size_t png_size = 0;
+    /* Shaded in each sample's biome colour: a preset that sets only biomes and rules (most
+     * project presets) still shows what it changes. */
+    trn_image img;
+    memset(&img, 0, sizeof img);
+    const uint32_t nx = g.field.cells_x + 1u, nz = g.field.cells_z + 1u;
+    if (!st) st = trn_image_init(&img, shade.width, shade.height, 3, 8, &e);
+    for (uint32_t y = 0; !st && y < shade.height; y++)
+        for (uint32_t x = 0; x < shade.width; x++) {
+            const size_t at = (size_t)y * shade.width + x;
+            const double lit = shade.pixels[at * shade.channels] / 255.0;
+            float c[3] = {0.8f, 0.8f, 0.8f};
+            if (shade.width == nx && shade.height == nz && g.biomes.values) {
+                /* The picture is north up: its first row is the last z. */
+                const uint8_t label = g.biomes.values[(size_t)(nz - 1u - y) * nx + x];
+                const int b = label < g.biomes.name_count
+                                  ? trn_recipe_find_biome(&r, g.biomes.names[label])
+                                  : -1;
+                if (b >= 0) memcpy(c, r.biomes[b].color, sizeof c);
+            }
+            uint8_t *px = (uint8_t *)img.data + at * 3;
+            for (int k = 0; k < 3; k++) {
+                const double v = lit * (0.3 + 0.9 * (double)c[k]) * 255.0;
+                px[k] = (uint8_t)lround(v < 255.0 ? v : 255.0);
+            }
+        }
+    trn_raster8_dispose(&shade);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
     if (!st) {
-        trn_image img;
-        memset(&img, 0, sizeof img);
-        img.width = shade.width;
-        img.height = shade.height;
-        img.channels = shade.channels;
-        img.bit_depth = 8;
-        img.data = shade.pixels;
         trn_png_options po;
         trn_png_options_default(&po);
         st = trn_png_encode(&img, &po, &png, &png_size, &e);
-        trn_raster8_dispose(&shade);
     }
-    if (st) return reply_trn_error(conn, 500, &e);
-    if (slot < 16) {
-        uint8_t *keep = malloc(png_size);
-        if (keep) {
-            memcpy(keep, png, png_size);
-            snprintf(preset_pictures[slot].id, sizeof preset_pictures[slot].id, "%s", id);
-            preset_pictures[slot].png = keep;
-            preset_pictures[slot].size = png_size;
-        }
-    }
+    trn_image_dispose(&img);
+    if (st) return reply_trn_error(conn, builtin ? 500 : 400, &e);
+    preset_picture_keep(key, png, png_size);
     return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
 }
 
@@ -2093,37 +2394,14 @@ static enum MHD_Result api_preset(studio *s, struct MHD_Connection *conn, const 
     json_decref(req);
     if (st) return reply_trn_error(conn, st == TRN_ERR_NOT_FOUND ? 404 : 400, &e);
     char *text = session_text(s);
-    if (text && policy == TRN_EDITS_CLEAR) {
-        /* Clear: the strokes go even when the grid stays (apply-preset drops them only with
-         * a grid change). */
-        json_t *doc = json_loads(text, 0, &je);
-        free(text);
-        text = NULL;
-        if (doc) {
-            json_object_del(doc, "edits");
-            json_object_del(doc, "regions");
-            json_object_del(doc, "exclusions");
-            text = json_dumps(doc, JSON_COMPACT);
-        }
-        json_decref(doc);
-    }
     trn_recipe next;
-    memset(&next, 0, sizeof next);
-    st = text ? trn_recipe_parse(text, strlen(text), s->recipe_path, &next, NULL, &e)
-              : trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    const bool merged = text != NULL;
+    st = merged ? preset_recipe(text, s->recipe_path, &preset, policy, &next, &e)
+                : trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     free(text);
-    if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
-        trn_recipe_dispose(&next);
-    if (st) {
-        trn_preset_dispose(&preset);
-        return reply_trn_error(conn, 500, &e);
-    }
-    st = trn_recipe_apply_preset(&next, &preset, policy, &e);
     trn_preset_dispose(&preset);
-    if (st) {
-        trn_recipe_dispose(&next);
-        return reply_trn_error(conn, 400, &e);
-    }
+    /* A recipe that does not take the preset is the request's fault; the rest the server's. */
+    if (st) return reply_trn_error(conn, merged && st != TRN_ERR_NO_MEMORY ? 400 : 500, &e);
     const enum MHD_Result rc = apply_recipe(s, conn, &next);
     trn_recipe_dispose(&next);
     return rc;
@@ -2307,6 +2585,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
                                        "materials"};
     static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
+    /* A draft preview: the one path both read (GET) and posted to. */
+    if (post && !strcmp(route, "preview")) return api_preview_draft(s, conn, body, body_size);
     bool known_get = false, known_post = false;
     for (size_t k = 0; k < sizeof gets / sizeof gets[0]; k++)
         known_get |= !strcmp(route, gets[k]);
@@ -2316,6 +2596,9 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     if ((known_get && !get) || (known_post && !post))
         return studio_reply_error(conn, 405, known_get ? "use GET" : "use POST");
     if (!strcmp(route, "events")) return api_events(s, conn);
+    /* Long work that takes the lock only to copy what it reads: */
+    if (!strcmp(route, "rule_mask")) return api_rule_mask(s, conn);
+    if (!strcmp(route, "preset/picture")) return api_preset_picture(s, conn);
     pthread_mutex_lock(&s->lock);
     /* Which page asks: its changes reach the other pages as "others". */
     const char *client = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Client");
@@ -2332,10 +2615,6 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_edit(s, conn, body, body_size);
     else if (!strcmp(route, "presets"))
         rc = api_presets(s, conn);
-    else if (!strcmp(route, "preset/picture"))
-        rc = api_preset_picture(s, conn);
-    else if (!strcmp(route, "rule_mask"))
-        rc = api_rule_mask(s, conn);
     else if (!strcmp(route, "materials"))
         rc = api_materials(s, conn);
     else if (!strcmp(route, "preset"))
@@ -2623,7 +2902,9 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     fflush(stdout);
     cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
              (unsigned)studio_server_port(server));
+    pthread_mutex_lock(&s->lock); /* requests may be served already */
     publish_state(s);
+    pthread_mutex_unlock(&s->lock);
     s->watcher_started = pthread_create(&s->watcher, NULL, watch_disk, s) == 0;
     char *opener = NULL;
     if (open) opener = open_browser(ctx, url);
@@ -2648,6 +2929,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     const char *input = NULL;
     long port = 8630;
     bool open = false, allow_errors = false;
+    uint64_t max_work = 0, max_memory = 0; /* 0: the defaults, as terrane generate */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -2668,6 +2950,20 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
             open = true;
         } else if (strcmp(a, "--allow-errors") == 0) {
             allow_errors = true;
+        } else if (strcmp(a, "--no-work-limit") == 0) {
+            max_work = TRN_WORK_UNLIMITED;
+            max_memory = TRN_MEMORY_UNLIMITED;
+        } else if (strcmp(a, "--max-work") == 0) {
+            const char *v = cli_option_value(ctx, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            double d;
+            if (!cli_parse_double(ctx, a, v, &d)) return CLI_EXIT_USAGE;
+            if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
+                return cli_usage_error(ctx,
+                                       "--max-work takes a whole number of work units from 1 to "
+                                       "1.8e19, not '%s'",
+                                       v);
+            max_work = (uint64_t)d;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (input) {
@@ -2681,6 +2977,8 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     studio s;
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
+    s.options.max_work = max_work;
+    s.options.max_memory = max_memory;
     struct stat st;
     if (stat(input, &st) != 0) return cli_failf(ctx, "%s: %s", input, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
@@ -2730,11 +3028,14 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     }
     pthread_mutex_init(&s.lock, NULL);
     pthread_mutex_init(&s.ev_lock, NULL);
+    pthread_mutex_init(&s.draft_lock, NULL);
     pthread_cond_init(&s.ev_cond, NULL);
     atomic_init(&s.stopping, false);
     rc = studio_run(ctx, &s, port, open, allow_errors);
     trn_session_free(s.session);
     trn_graph_cache_free(s.cache);
+    trn_graph_cache_free(s.draft_cache);
+    pthread_mutex_destroy(&s.draft_lock);
     free(s.lod);
     if (s.has_palette) {
         trn_palette_dispose(&s.palette);

@@ -33,6 +33,10 @@ struct studio_server {
     pthread_t watchdog;
     bool watchdog_started;
     atomic_bool stopping;
+    /* Set (release) once hosts is written: the port is known only after the daemon listens, and
+     * a request arriving before then is turned away (acquire) instead of reading hosts half
+     * written. */
+    atomic_bool ready;
     uint16_t port;
     char token[STUDIO_TOKEN_HEX + 1];
     char hosts[3][32]; /* the Host values accepted: 127.0.0.1:P, localhost:P, [::1]:P */
@@ -265,6 +269,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     request_state *rq = *con_cls;
     const bool api = strncmp(url, "/api/", 5) == 0;
     if (!rq) {
+        if (!atomic_load_explicit(&s->ready, memory_order_acquire)) return MHD_NO;
         /* First call, headers only: every check happens before any body is read. */
         if (!(rq = calloc(1, sizeof *rq))) return MHD_NO;
         *con_cls = rq;
@@ -349,6 +354,7 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
     snprintf(s->token, sizeof s->token, "%s", token);
     pthread_mutex_init(&s->watch_lock, NULL);
     atomic_init(&s->stopping, false);
+    atomic_init(&s->ready, false);
     s->api = api;
     s->user = user;
     s->port = port;
@@ -368,6 +374,7 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
     snprintf(s->hosts[0], sizeof s->hosts[0], "127.0.0.1:%u", (unsigned)s->port);
     snprintf(s->hosts[1], sizeof s->hosts[1], "localhost:%u", (unsigned)s->port);
     snprintf(s->hosts[2], sizeof s->hosts[2], "[::1]:%u", (unsigned)s->port);
+    atomic_store_explicit(&s->ready, true, memory_order_release);
     /* IPv6 loopback at the same port when the host has it; without it IPv4 serves alone. */
     struct sockaddr_in6 v6;
     memset(&v6, 0, sizeof v6);

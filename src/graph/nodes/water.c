@@ -291,6 +291,20 @@ static trn_status publish(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *g
     return TRN_OK;
 }
 
+/* A body's id and its place among the existing and added bodies, sorted by id, then place. */
+typedef struct id_at {
+    const char *id;
+    uint32_t order;
+} id_at;
+
+static int by_id_then_order(const void *a, const void *b)
+{
+    const id_at *x = a, *y = b;
+    const int c = strcmp(x->id, y->id);
+    if (c) return c;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /* Existing bodies (not carved again) followed by added ones, resolved on ground_buf's heights;
  * carving works on a copy. Takes the added bodies (disposed here). */
 static trn_status resolve(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *ground_buf,
@@ -311,16 +325,30 @@ static trn_status resolve(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *g
         }
         bodies[made].carve = false;
     }
+    /* An added id already taken (by the existing water or an earlier added body): the first
+     * such body in order is refused. Sorted, not pairwise: a Basin Water node adds up to 65,536
+     * lakes, and comparing each with all before it took seconds. */
+    if (!st && added_count) {
+        id_at *ids = malloc((size_t)total * sizeof *ids);
+        if (!ids) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+        for (uint32_t k = 0; ids && k < total; k++) {
+            ids[k].id = k < old ? bodies[k].id : added[k - old].id;
+            ids[k].order = k;
+        }
+        if (ids) qsort(ids, total, sizeof *ids, by_id_then_order);
+        uint32_t first = UINT32_MAX;
+        for (uint32_t k = 1; ids && k < total; k++)
+            if (strcmp(ids[k - 1].id, ids[k].id) == 0 && ids[k].order < first)
+                first = ids[k].order; /* the later of a pair: added, since existing ids differ */
+        if (first != UINT32_MAX) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "water body id '%.120s' is already used by the existing water",
+                     first >= old ? added[first - old].id : bodies[first].id);
+            st = trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
+        }
+        free(ids);
+    }
     for (uint32_t k = 0; !st && k < added_count; k++) {
-        for (uint32_t q = 0; q < made && !st; q++)
-            if (strcmp(bodies[q].id, added[k].id) == 0) {
-                char msg[300];
-                snprintf(msg, sizeof msg,
-                         "water body id '%.120s' is already used by the existing water",
-                         added[k].id);
-                st = trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
-            }
-        if (st) break;
         bodies[made++] = added[k];
         carve = carve || added[k].carve;
         memset(&added[k], 0, sizeof added[k]);

@@ -434,17 +434,47 @@ function makeTexture(tex, internal, width, height, format, type, data) {
 const texture = (name) => textures[name] || (textures[name] = gl.createTexture());
 
 // ----- terrain data -----
-async function loadHeights() {
+// The first frame's heights come quantised to 16 bits (half the bytes) through a worker
+// (heights.js: fetch, decode, each chunk's range), so the page's thread stays free; it runs once
+// and ends. Later loads fetch exact float32 here. Both resolve with {headers, heights, cmin, cmax}.
+function requestQuantised() {
+  const worker = new Worker('heights.js');
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const m = event.data;
+      if (m.error) { const e = new Error(m.error); e.status = m.status; reject(e); } else resolve(m);
+    };
+    worker.onerror = (event) => reject(new Error('heights: ' + (event.message || 'the worker failed')));
+    worker.postMessage({ path: 'api/heights?encoding=u16', token, client: clientId });
+  }).finally(() => worker.terminate());
+}
+async function requestExact() {
   const response = await api('heights');
-  const cells = response.headers.get('X-Terrane-Cells').split(',').map(Number);
-  const size = response.headers.get('X-Terrane-Size').split(',').map(Number);
+  const headers = {};
+  for (const name of ['X-Terrane-Cells', 'X-Terrane-Size', 'X-Terrane-Chunk-Cells', 'X-Terrane-Sea-Level']) headers[name] = response.headers.get(name);
+  return { headers, heights: new Float32Array(await response.arrayBuffer()), cmin: null, cmax: null };
+}
+// terrain.version counts every change of terrain.heights (a load, an edit's chunks); exact says
+// whether they are the server's float32 values (false while the first, quantised ones show).
+terrain.version = 0;
+terrain.exact = false;
+
+// The whole field: exact float32, or (quantised) 16 bits a sample for the first frame, whose
+// exact values follow (exactHeights).
+async function loadHeights(quantised = false) {
+  const reply = await (quantised ? requestQuantised() : requestExact());
+  const header = (name) => reply.headers[name];
+  const cells = header('X-Terrane-Cells').split(',').map(Number);
+  const size = header('X-Terrane-Size').split(',').map(Number);
   const resized = cells[0] !== terrain.cellsX || cells[1] !== terrain.cellsZ;
   Object.assign(terrain, { cellsX: cells[0], cellsZ: cells[1], sizeX: size[0], sizeZ: size[1] });
   terrain.cellX = terrain.sizeX / terrain.cellsX;
   terrain.cellZ = terrain.sizeZ / terrain.cellsZ;
-  terrain.seaLevel = Number(response.headers.get('X-Terrane-Sea-Level'));
-  const C = Number(response.headers.get('X-Terrane-Chunk-Cells')) || 32;
-  terrain.heights = new Float32Array(await response.arrayBuffer());
+  terrain.seaLevel = Number(header('X-Terrane-Sea-Level'));
+  const C = Number(header('X-Terrane-Chunk-Cells')) || 32;
+  terrain.heights = reply.heights;
+  terrain.version++;
+  terrain.exact = !quantised;
   const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
   if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
     throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
@@ -458,9 +488,14 @@ async function loadHeights() {
   terrain.chunksX = Math.ceil(terrain.cellsX / C);
   terrain.chunksZ = Math.ceil(terrain.cellsZ / C);
   const chunks = terrain.chunksX * terrain.chunksZ;
-  terrain.cmin = new Float32Array(chunks);
-  terrain.cmax = new Float32Array(chunks);
-  for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) chunkBounds(cx, cz);
+  if (reply.cmin) {
+    terrain.cmin = reply.cmin;
+    terrain.cmax = reply.cmax;
+  } else {
+    terrain.cmin = new Float32Array(chunks);
+    terrain.cmax = new Float32Array(chunks);
+    for (let cz = 0; cz < terrain.chunksZ; cz++) for (let cx = 0; cx < terrain.chunksX; cx++) chunkBounds(cx, cz);
+  }
   let lo = Infinity, hi = -Infinity;
   for (let c = 0; c < chunks; c++) { lo = Math.min(lo, terrain.cmin[c]); hi = Math.max(hi, terrain.cmax[c]); }
   Object.assign(terrain, { lo, hi });
@@ -470,6 +505,27 @@ async function loadHeights() {
   await loadMaterials();
   minimapDirty();
   redraw();
+}
+
+// After a quantised first load: the exact float32 heights replace the quantised ones (the
+// readout, picking, strokes and the texture then hold the server's values). A load or an edit
+// meanwhile makes the reply stale: it is dropped, and asked for again while not exact.
+async function exactHeights() {
+  while (!terrain.exact) {
+    const version = terrain.version;
+    const reply = await requestExact();
+    if (terrain.version !== version || terrain.exact) continue;
+    if (reply.heights.length !== terrain.heights.length) { await loadHeights(); break; }
+    // The quantised chunk ranges were widened by half a step: they hold the exact heights too.
+    terrain.heights = reply.heights;
+    terrain.version++;
+    terrain.exact = true;
+    // A new image for the texture (texImage2D): 0.04-0.05 s at 4097^2 in SwiftShader, where
+    // texSubImage2D over the whole of it took 0.3-0.8 s.
+    makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
+    minimapDirty();
+    redraw();
+  }
 }
 
 // The page's first load asks for the biomes and the LOD errors while the heights arrive (the
@@ -940,7 +996,12 @@ function draw() {
   $('fps').textContent = (continuous() ? studio.fps.toFixed(1) + ' fps, ' : '') + studio.frameMs.toFixed(1) + ' ms (cpu) · chunks by level ' + counts.join('/');
   if (continuous() && !measuring) redraw();
 }
-function redraw() { if (!dirty) { dirty = true; requestAnimationFrame(() => { stepFly(); draw(); }); } }
+// Nothing is drawn before the first frame: a frame requested while the data load (a full-detail
+// one, seconds in a software renderer) would hold up the coarse first frame behind it.
+function redraw() {
+  if (studio.firstFrameMs === null) return;
+  if (!dirty) { dirty = true; requestAnimationFrame(() => { stepFly(); draw(); }); }
+}
 
 // ----- fly camera: WASD moves, Q/E down/up, Shift faster; right-drag (or any drag in fly) looks -----
 const keys = new Set();
@@ -1031,6 +1092,7 @@ function decodeBytes(b64) { return Uint8Array.from(atob(b64), (c) => c.charCodeA
 // An edit's reply: only the chunks it changed are copied and uploaded.
 function applyEdit(reply, interim = false) {
   const row = terrain.cellsX + 1, L = terrain.levels;
+  if (reply.chunks.length) terrain.version++;
   for (const c of reply.chunks) {
     const data = new Float32Array(decodeBytes(c.heights).buffer);
     for (let j = 0; j < c.nz; j++) terrain.heights.set(data.subarray(j * c.nx, (j + 1) * c.nx), (c.j0 + j) * row + c.i0);
@@ -1425,6 +1487,8 @@ canvas.addEventListener('pointerdown', (e) => {
     return;
   }
   if (!tools[tool]) { drag = look; return; }
+  // A stroke (a protect snapshot above all) is made on the exact heights, not the quantised ones.
+  if (!terrain.exact) { setStatus('the exact heights are still loading: try again in a moment'); drag = look; return; }
   const p = pick(e);
   if (!p) { drag = look; return; }
   if (tool === 'region' && !recipe.biome) { setStatus('the recipe has no biome to paint'); return; }
@@ -1713,6 +1777,51 @@ studio.textureHeights = () => {
   for (let k = 0; k < out.length; k++) out[k] = rgba[k * 4];
   return out;
 };
+// The water as the GPU holds it, against the server's replies: every wet sample's body index read
+// back from the index texture (none may read dry or name another body) and each body's colours
+// where the shader looks them up in the palette texture.
+studio.waterCheck = async () => {
+  const bodies = (await (await api('water/bodies')).json()).bodies || [];
+  const grid = new Float32Array(await (await api('water/grid')).arrayBuffer());
+  const reply = await api('water/index');
+  const bytes = Number(reply.headers.get('X-Terrane-Index-Bytes'));
+  const Index = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array }[bytes];
+  const index = new Index(await reply.arrayBuffer());
+  const read = (tex, w, h, format, type, Array) => {
+    const fb = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    const out = new Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, format, type, out);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.deleteFramebuffer(fb);
+    return out;
+  };
+  const nx = terrain.cellsX + 1, nz = terrain.cellsZ + 1;
+  const onGpu = read(textures.waterIndex, nx, nz, gl.RGBA_INTEGER, gl.UNSIGNED_INT, Uint32Array);
+  // The palette's layout as loadWater makes it.
+  const count = bodies.length, limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  const width = Math.min(limit, Math.max(256, Math.ceil(count / Math.floor(limit / 2)))), rows = Math.min(Math.floor(limit / 2), Math.ceil(count / width));
+  const pal = read(textures.waterPalette, width, rows * 2, gl.RGBA, gl.FLOAT, Float32Array);
+  let wet = 0, dry = 0, other = 0, miscounted = 0, colours = 0;
+  const counts = new Array(count).fill(0);
+  for (let k = 0; k < nx * nz; k++) {
+    if (grid[k] !== grid[k]) continue;
+    wet++;
+    const b = onGpu[4 * k];
+    if (b >= count) { dry++; continue; }
+    if (b !== index[k]) other++;
+    counts[b]++;
+  }
+  bodies.forEach((b, k) => {
+    if (counts[k] !== b.wet_samples) miscounted++;
+    const at = (2 * Math.floor(k / width) * width + (k % width)) * 4;
+    const shallow = colour01(b.shallow_color, null), deep = colour01(b.deep_color, null);
+    for (let c = 0; c < 3; c++) if (Math.abs(pal[at + c] - shallow[c]) > 1e-6 || Math.abs(pal[at + width * 4 + c] - deep[c]) > 1e-6) { colours++; break; }
+  });
+  const last = count - 1, lastAt = (2 * Math.floor(last / width) * width + (last % width)) * 4;
+  return { bytes, bodies: count, wet, dry, other, miscounted, colours, lastShallow: Array.from(pal.subarray(lastAt, lastAt + 3)), lastWet: counts[last] };
+};
 // lod_error_pixels set directly (the slider stops at 0.5).
 studio.setLodErrorPixels = (v) => { $('lod').value = String(v); lodErrorPixels = v; $('lod-v').textContent = v + ' px'; draw(); return Array.from(studio.levels); };
 studio.explainAt = explainAt;
@@ -1729,7 +1838,8 @@ async function start() {
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
   prefetchStart(['biomes', 'lod']);
-  await loadHeights();
+  // 16 bits a sample for the first frame; the exact heights follow it.
+  await loadHeights(params.get('quantised') !== '0');
   mark('heights');
   await loadWater();
   mark('water');
@@ -1744,11 +1854,14 @@ async function start() {
   studio.firstFrameLevels = studio.stats.levelCounts;
   redraw();
   document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
+  const exact = exactHeights();
   await loadRecipe();
   toolChanged();
   await loadInstances();
   await loadCheck();
   await loadNodes();
+  await exact;
+  mark('exact');
   draw();
   setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells, first frame ' + studio.firstFrameMs.toFixed(0) + ' ms');
   document.title = 'terrane studio: ready';

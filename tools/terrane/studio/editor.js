@@ -317,9 +317,13 @@ function parseParam(spec, text) {
   if (spec.type === 'string') return [true, t];
   try { return [true, JSON.parse(t)]; } catch (e) { return [false, `${spec.name}: not JSON: ${e.message}`]; }
 }
-function paramField(spec, value, onChange) {
+// onDraft (optional): a number parameter's name can be dragged left or right to scrub its
+// value; each value on the way goes to onDraft(v), and the release applies the last one as a
+// change (one edit).
+function paramField(spec, value, onChange, onDraft) {
   const row = el('label', { class: 'param', title: spec.description || '' });
-  row.append(el('span', { class: 'pname', text: spec.name }));
+  const name = el('span', { class: 'pname', text: spec.name });
+  row.append(name);
   const def = spec.default == null ? '' : typeof spec.default === 'object' ? JSON.stringify(spec.default) : String(spec.default);
   let input;
   if (spec.type === 'choice') {
@@ -347,8 +351,121 @@ function paramField(spec, value, onChange) {
     onChange(v);
   });
   row.append(input, note);
+  if (onDraft && (spec.type === 'number' || spec.type === 'integer')) scrubber(name, input, spec, onDraft);
   return row;
 }
+
+// Dragging a number parameter's name scrubs its value: a pixel is 1% of the value (at least
+// 0.01), or 1/300 of its range when that is less; integers round. While the button is held
+// every new value goes to onDraft; the release sends a 'change' (the applied edit).
+function scrubber(handle, input, spec, onDraft) {
+  handle.classList.add('scrub');
+  handle.title = 'drag left or right to change ' + spec.name + ' (a draft preview follows; the release applies it)';
+  handle.addEventListener('pointerdown', (e) => {
+    e.preventDefault();
+    const [ok, parsed] = parseParam(spec, input.value);
+    const start = ok && typeof parsed === 'number' ? parsed : typeof spec.default === 'number' ? spec.default : 0;
+    const lo = spec.min ?? -Infinity, hi = spec.max ?? Infinity;
+    const step = Math.min(Number.isFinite(lo) && Number.isFinite(hi) ? (hi - lo) / 300 : Infinity, Math.max(Math.abs(start) / 100, 0.01));
+    const x0 = e.clientX;
+    let moved = false, last = start;
+    const move = (m) => {
+      let v = start + (m.clientX - x0) * step;
+      v = spec.type === 'integer' ? Math.round(v) : Number(v.toPrecision(6));
+      if (v < lo || (spec.min_exclusive && v <= lo)) v = spec.min_exclusive ? lo + Math.abs(step) : lo;
+      if (v > hi) v = hi;
+      if (v === last) return;
+      last = v;
+      moved = true;
+      input.value = String(v);
+      handle.parentElement.classList.add('dragging');
+      onDraft(v);
+    };
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      handle.parentElement.classList.remove('dragging');
+      if (moved) input.dispatchEvent(new Event('change'));
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  });
+}
+
+// ----- draft previews while a parameter is dragged -----
+// Each value sent goes to POST /api/preview (the edited recipe, not applied: preview quality on a
+// coarse grid); one request at a time, and only the newest value waits (the ones between are
+// skipped). A picture is shown only when it is newer than the one shown and the drag has not
+// ended; its caption says which value it shows and whether a newer one is on its way. The
+// release applies the edit, and the node's final preview replaces the draft: a draft that comes
+// back after the release is dropped (never shown as the current result).
+const draft = editor.draft = { seq: 0, shown: 0, busy: false, pending: null, released: true, dropped: 0, drawn: 0, value: null, running: null };
+function draftPreview(nodeId, pin, param, value) {
+  const next = JSON.parse(JSON.stringify(editor.recipe));
+  const m = nodeById(next.graph, nodeId);
+  m.params = m.params || {};
+  m.params[param] = value;
+  draft.released = false;
+  draft.value = value;
+  draft.pending = { seq: ++draft.seq, nodeId, pin, param, value, body: JSON.stringify(next) };
+  draftCaption();
+  return draftPump();
+}
+function draftCaption() {
+  const caption = $('node-preview-caption');
+  if (!caption || draft.released) return;
+  const shown = draft.shownValue == null ? 'the last applied value' : draft.param + ' = ' + draft.shownValue;
+  caption.textContent = 'draft (coarse, preview quality) of ' + shown + (draft.shown < draft.seq ? '; updating to ' + draft.param + ' = ' + draft.value + '...' : '');
+  caption.className = 'caption draft' + (draft.shown < draft.seq ? ' stale' : '');
+}
+async function draftPump() {
+  if (draft.busy || !draft.pending) return draft.running;
+  const job = draft.pending;
+  draft.pending = null;
+  draft.busy = true;
+  draft.running = (async () => {
+    try {
+      const reply = await api('preview?node=' + encodeURIComponent(job.nodeId) + '&pin=' + encodeURIComponent(job.pin), { method: 'POST', body: job.body, headers: { 'Content-Type': 'application/json' } });
+      const bitmap = await createImageBitmap(await reply.blob());
+      const canvas = $('node-draft');
+      // Only newer than what is shown, only while dragging, only for the node still selected.
+      if (draft.released || job.seq <= draft.shown || editor.selected !== job.nodeId || !canvas) { draft.dropped++; return; }
+      canvas.width = bitmap.width;
+      canvas.height = bitmap.height;
+      canvas.getContext('2d').drawImage(bitmap, 0, 0);
+      canvas.hidden = false;
+      const img = document.querySelector('#node-preview img');
+      if (img) img.hidden = true;
+      draft.shown = job.seq;
+      draft.param = job.param;
+      draft.shownValue = job.value;
+      draft.drawn++;
+      draftCaption();
+    } catch (e) {
+      if (!draft.released && $('node-preview-caption')) $('node-preview-caption').textContent = 'draft preview failed: ' + e.message.replace(/^preview: /, '');
+    } finally {
+      draft.busy = false;
+    }
+  })();
+  await draft.running;
+  return draftPump();
+}
+// The drag ended: no draft is shown from now on (the edit's final preview follows).
+function draftEnd() {
+  draft.released = true;
+  draft.pending = null;
+  draft.shownValue = null;
+  // Until the edit's final preview replaces it, the picture shown is the one last applied.
+  const canvas = $('node-draft'), img = document.querySelector('#node-preview img'), caption = $('node-preview-caption');
+  if (canvas) canvas.hidden = true;
+  if (img) img.hidden = false;
+  if (caption) {
+    caption.textContent = img && img.complete && img.naturalWidth > 0 ? 'final preview, as applied' : 'final preview (loading)';
+    caption.className = 'caption final';
+  }
+}
+studio.draftPreview = draftPreview;
+studio.draftEnd = draftEnd;
 
 function showInspector() {
   const box = $('inspector');
@@ -374,22 +491,31 @@ function showInspector() {
   const form = el('div', { id: 'node-params' });
   for (const spec of t.params || []) {
     const value = n.params ? n.params[spec.name] : undefined;
-    form.append(paramField(spec, value, (v) => editRecipe((r) => {
-      const m = nodeById(r.graph, n.id);
-      m.params = m.params || {};
-      if (v === undefined) delete m.params[spec.name]; else m.params[spec.name] = v;
-      if (!Object.keys(m.params).length) delete m.params;
-    }, `${n.id}.${spec.name} = ${v === undefined ? 'default' : JSON.stringify(v)}`)));
+    const pin = t.outputs.length ? t.outputs[0].name : null;
+    form.append(paramField(spec, value, (v) => {
+      draftEnd();
+      return editRecipe((r) => {
+        const m = nodeById(r.graph, n.id);
+        m.params = m.params || {};
+        if (v === undefined) delete m.params[spec.name]; else m.params[spec.name] = v;
+        if (!Object.keys(m.params).length) delete m.params;
+      }, `${n.id}.${spec.name} = ${v === undefined ? 'default' : JSON.stringify(v)}`);
+    }, pin && n.type !== 'comment' ? (v) => { draftPreview(n.id, pin, spec.name, v).catch(fail); } : null));
   }
   box.append(form);
   box.append(el('button', { id: 'remove-node', text: 'Remove node', onclick: () => removeNode(n.id) }));
   // The node's first output as the session has it now (a new picture after every edit).
+  // While a parameter is dragged, a draft picture (a canvas) stands in for it, captioned.
   const preview = el('div', { id: 'node-preview' });
   if (n.type !== 'comment' && t.outputs.length) {
     const img = el('img', { alt: 'preview of ' + n.id });
+    const caption = el('div', { id: 'node-preview-caption', class: 'caption', text: 'final preview (loading)' });
     img.onerror = () => { preview.textContent = 'no preview (the node is not evaluated, or its output is not a picture)'; };
+    img.onload = () => { caption.textContent = 'final preview, as applied'; caption.className = 'caption final'; };
     img.src = 'api/preview?node=' + encodeURIComponent(n.id) + '&pin=' + encodeURIComponent(t.outputs[0].name) + '&token=' + encodeURIComponent(token) + '&revision=' + state.revision;
-    preview.append(img);
+    const canvasDraft = el('canvas', { id: 'node-draft' });
+    canvasDraft.hidden = true;
+    preview.append(img, canvasDraft, caption);
   }
   box.append(preview);
 }
@@ -524,7 +650,10 @@ async function showPresets() {
   box.textContent = '';
   box.append(el('div', { class: 'editor-message hint', text: editor.lastMessage }));
   for (const p of editor.presets) {
-    const picture = p.builtin ? el('img', { class: 'preset-picture', alt: 'the ' + p.name + ' preset, shaded', src: 'api/preset/picture?id=' + encodeURIComponent(p.id) + '&token=' + encodeURIComponent(token) }) : null;
+    // A project preset's picture is this recipe with the preset applied (its edits cleared), so
+    // it follows the session (the revision in the address).
+    const picture = el('img', { class: 'preset-picture', alt: p.builtin ? 'the ' + p.name + ' preset, shaded' : 'this recipe with the ' + p.name + ' preset applied, shaded',
+      src: 'api/preset/picture?id=' + encodeURIComponent(p.id) + '&token=' + encodeURIComponent(token) + (p.builtin ? '' : '&revision=' + state.revision) });
     const card = el('div', { class: 'preset', 'data-preset': p.id }, picture,
       el('h3', { text: p.name + (p.builtin ? '' : ' (project)') }),
       el('p', { class: 'hint', text: p.description || '' }),
@@ -618,9 +747,10 @@ function readoutAt(p) {
   const biome = bi != null && recipe.biomes[bi] ? recipe.biomes[bi].name : bi != null ? '#' + bi : '?';
   let wet = null;
   if (water.has && water.grid && water.grid[2 * k + 1] === 1) wet = water.grid[2 * k] - h;
-  const out = { x, z, height: h, slope, biome, water: wet };
+  // Until the exact heights replace the first frame's quantised ones, the height is approximate.
+  const out = { x, z, height: h, slope, biome, water: wet, exact: terrain.exact };
   box.hidden = false;
-  box.textContent = `x ${x.toFixed(1)}  z ${z.toFixed(1)}  height ${h.toFixed(2)} m  slope ${slope.toFixed(1)}°  biome ${biome}` +
+  box.textContent = `x ${x.toFixed(1)}  z ${z.toFixed(1)}  height ${terrain.exact ? '' : '≈'}${h.toFixed(2)} m  slope ${slope.toFixed(1)}°  biome ${biome}` +
     (wet != null ? `  water ${Math.max(0, wet).toFixed(2)} m deep` : '');
   studio.readout = out;
   return out;
