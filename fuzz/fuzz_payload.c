@@ -55,6 +55,20 @@ static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
                     isfinite(l.suspended) && l.suspended >= 0.0);
     }
     FUZZ_ASSERT(!trn_payload_ledger_at(p, ledgers, NULL));
+    /* Mapping: values inside their documented ranges; every layer names a material. */
+    const trn_material_mapping *mm = trn_payload_mapping(p);
+    if (mm)
+        FUZZ_ASSERT(mm->present && mm->triplanar_slope >= 0.0 && mm->triplanar_slope <= 90.0 &&
+                    mm->triplanar_sharpness >= 1.0 && mm->triplanar_sharpness <= 64.0 &&
+                    mm->height_blend_contrast > 0.0 && mm->height_blend_contrast <= 1.0 &&
+                    mm->macro_variation >= 0.0 && mm->macro_variation <= 1.0 &&
+                    mm->macro_scale > 0.0 && isfinite(mm->macro_scale));
+    const uint32_t layers = trn_payload_layer_count(p);
+    for (uint32_t k = 0; k < layers; k++) {
+        const char *lm = trn_payload_layer_material(p, k);
+        FUZZ_ASSERT(lm && lm[0]);
+    }
+    FUZZ_ASSERT(!trn_payload_layer_material(p, layers));
     for (uint32_t k = 0; k < info.section_count; k++) {
         trn_payload_section s;
         FUZZ_ASSERT(trn_payload_section_at(p, k, &s));
@@ -78,6 +92,8 @@ static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
         FUZZ_ASSERT(inside || isnan(h));
         const int b = trn_payload_biome_at(p, x, z);
         FUZZ_ASSERT(b >= -1 && b < (int)biomes);
+        const int layer = trn_payload_layer_at(p, x, z);
+        FUZZ_ASSERT(layer >= -1 && layer < (int)layers);
         trn_water_sample s;
         if (trn_payload_water_at(p, x, 0.0, z, &s))
             FUZZ_ASSERT(w && s.body >= 0 && (uint32_t)s.body < w->body_count && s.body_id);
@@ -132,10 +148,10 @@ static void wput_le(wbytes *b, uint64_t v, int bytes)
 
 static wbytes wrap(const uint8_t *data, size_t size)
 {
-    /* Selectors 0..5 keep their meaning for the checked-in corpus; 6 and 7 came later. */
-    static const char *const ids[] = {"BIOM", "EXCL", "WATR", "SCTR",
-                                      "ROLE", "HGHT", "BMAT", "LDGR"};
-    const int sel = data[1] % 8;
+    /* Selectors 0..5 keep their meaning for the checked-in corpus; 6, 7 and 8 came later. */
+    static const char *const ids[] = {"BIOM", "EXCL", "WATR", "SCTR", "ROLE",
+                                      "HGHT", "BMAT", "LDGR", "MAPM"};
+    const int sel = data[1] % 9;
     const uint32_t cx = data[2] % 8u + 1u, cz = data[3] % 8u + 1u;
     const size_t samples = (size_t)(cx + 1u) * (cz + 1u);
     wbytes raw[4];
