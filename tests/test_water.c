@@ -1825,9 +1825,49 @@ static void test_threads(void)
     free(all);
 }
 
+/* Two basins split by a wall two samples thick along i + j = 16..17: the wall sample (8, 8)
+ * touches basin A's water (up-left) and basin B's (down-right, the last neighbour a scan
+ * meets), so its shoreline corner must go to the first body, A. */
+static double split_basins(double x, double z)
+{
+    const double s = x + z;
+    return s >= 16.0 && s <= 17.0 ? 10.0 : 0.0;
+}
+
+static void test_corner_first_body(void)
+{
+    trn_field f;
+    make_field(&f, 16, 16, split_basins);
+    trn_water_body b[2];
+    trn_water_body_init(&b[0], TRN_WATER_LAKE, "a");
+    trn_water_body_init(&b[1], TRN_WATER_LAKE, "b");
+    b[0].center_x = b[0].center_z = 4.0;
+    b[1].center_x = b[1].center_z = 12.0;
+    for (int k = 0; k < 2; k++) {
+        b[k].radius = 100.0;
+        b[k].level = 5.0;
+    }
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&f, b, 2, NULL, &w, NULL));
+    CHECK(w.wet[at(&w, 7, 7)] && w.owner[at(&w, 7, 7)] == 0);
+    CHECK(w.wet[at(&w, 9, 9)] && w.owner[at(&w, 9, 9)] == 1);
+    CHECK(!w.wet[at(&w, 8, 8)] && w.owner[at(&w, 8, 8)] == 0);
+    /* Swapped order: the first body is now B. */
+    trn_water_dispose(&w);
+    trn_water_body swapped[2] = {b[1], b[0]};
+    CHECK_OK(trn_water_resolve(&f, swapped, 2, NULL, &w, NULL));
+    CHECK(!w.wet[at(&w, 8, 8)] && w.owner[at(&w, 8, 8)] == 0);
+    CHECK(strcmp(w.bodies[0].id, "b") == 0);
+    trn_water_dispose(&w);
+    for (int k = 0; k < 2; k++)
+        trn_water_body_dispose(&b[k]);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_kinds_and_defaults);
+    RUN(test_corner_first_body);
     RUN(test_validate_common);
     RUN(test_orient);
     RUN(test_validate_boundary);
