@@ -46,7 +46,8 @@ static void note(const char *type, uint64_t work, double cpu)
 static void run(const char *name, trn_recipe *r, uint32_t cells)
 {
     trn_error e;
-    if (cells && trn_recipe_change_grid(r, r->size_x, r->size_z, cells, cells, TRN_EDITS_KEEP, &e)) {
+    if (cells &&
+        trn_recipe_change_grid(r, r->size_x, r->size_z, cells, cells, TRN_EDITS_KEEP, &e)) {
         printf("| %s | %u^2 | %s |\n", name, cells + 1u, e.message);
         return;
     }

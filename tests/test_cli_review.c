@@ -185,8 +185,8 @@ static void test_validate_messages(void)
     free(ter);
     free(orig);
 
-    /* Extra maps after the layer map (the community notes' layout): where they start, and a fix that
-     * really drops them (convert keeps them). */
+    /* Extra maps after the layer map (the community notes' layout): where they start, and a fix
+     * that really drops them (convert keeps them). */
     ter = trn_test_read_file(p, &n);
     if (ter) {
         size_t body = 5 + 3u * 128u * 128u, extra = 128u * 128u;

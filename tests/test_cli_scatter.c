@@ -174,7 +174,8 @@ static void test_roles_output(void)
     CHECK_EQ_INT(cli("generate %s --roles %s --format json -q", recipe, png), 0);
     json_error_t je;
     json_t *o = json_loads(out_text ? out_text : "", 0, &je);
-    json_t *legend = json_object_get(json_array_get(json_object_get(o, "output_details"), 0), "legend");
+    json_t *legend =
+        json_object_get(json_array_get(json_object_get(o, "output_details"), 0), "legend");
     CHECK(legend != NULL);
     json_int_t total = 0, underwater = -1;
     json_t *roles = json_object_get(legend, "roles");
@@ -244,9 +245,10 @@ static void test_forest_export(void)
      * number as the editor wrote it) when the export adds or updates its own; an export that
      * changes nothing leaves the file alone. */
     snprintf(path, sizeof path, "%s/art/forest/managedItemData.json", level);
-    const char modder[] = "{\n\t\"rock_a\": {\"class\": \"TSForestItemData\", \"radius\": "
-                          "0.200000003, \"shapeFile\": \"art/rock.dae\"},\n\t\"bush_b\": {\n"
-                          "\t\t\"windScale\": 1.5e-1,\n\t\t\"class\": \"TSForestItemData\"\n\t}\n}\n";
+    const char modder[] =
+        "{\n\t\"rock_a\": {\"class\": \"TSForestItemData\", \"radius\": "
+        "0.200000003, \"shapeFile\": \"art/rock.dae\"},\n\t\"bush_b\": {\n"
+        "\t\t\"windScale\": 1.5e-1,\n\t\t\"class\": \"TSForestItemData\"\n\t}\n}\n";
     CHECK(trn_test_write_file(path, modder, strlen(modder)));
     CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
     size_t msize = 0;
@@ -257,8 +259,7 @@ static void test_forest_export(void)
     CHECK(mtext && strstr(mtext, ",\n\t\"terrane_shrub\": {"));
     json_t *md = mtext ? json_loadb(mtext, msize, 0, &je) : NULL;
     CHECK(json_is_object(json_object_get(md, "terrane_shrub")));
-    CHECK(json_real_value(json_object_get(json_object_get(md, "rock_a"), "radius")) ==
-          0.200000003);
+    CHECK(json_real_value(json_object_get(json_object_get(md, "rock_a"), "radius")) == 0.200000003);
     json_decref(md);
     /* Again: nothing to change, the file is not rewritten (same bytes). */
     CHECK_EQ_INT(cli("generate %s --export beamng:%s -q", recipe, level), 0);
@@ -286,8 +287,8 @@ static void test_forest_export(void)
      * rule, and the terrain's NAME.json names the file. */
     CHECK(strcmp(json_string_value(json_object_get(t0, "color")), "#ffffffff") == 0);
     CHECK_EQ_INT(json_array_size(json_object_get(t0, "matrix")), 16);
-    CHECK(json_is_string(json_object_get(json_array_get(json_object_get(u, "prototypes"), 0),
-                                         "rule")));
+    CHECK(json_is_string(
+        json_object_get(json_array_get(json_object_get(u, "prototypes"), 0), "rule")));
     CHECK_CONTAINS(json_string_value(json_object_get(u, "convention")), "Unity TreeInstance");
     json_decref(u);
     free(utext);
@@ -454,8 +455,8 @@ static void test_surface_beamng(void)
                   unbound + json_integer_value(json_object_get(fallbacks, "no_role")));
     }
     CHECK(unbound > 0);
-    CHECK(json_integer_value(json_object_get(json_object_get(o, "beamng"), "validate_error_count")) ==
-          0);
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(o, "beamng"), "validate_error_count")) == 0);
     json_decref(o);
 
     /* A biome with its own material: it wins over every role, the lake bed included, and

@@ -98,7 +98,8 @@ static void test_info(void)
     json_t *j = json_loads(out ? out : "", 0, NULL);
     CHECK(j != NULL);
     if (j) {
-        CHECK(strcmp(json_string_value(json_object_get(j, "input_format")), "stationeers-dat") == 0);
+        CHECK(strcmp(json_string_value(json_object_get(j, "input_format")), "stationeers-dat") ==
+              0);
         CHECK_EQ_INT(json_integer_value(json_object_get(j, "world_size")), 4);
         CHECK_EQ_INT(json_array_size(json_object_get(j, "density_histogram")), 256);
         CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(j, "density_histogram"), 0)),

@@ -282,8 +282,8 @@ static void test_parse_document(void)
                 CHECK(p->type == TRN_VALUE_BOOL && p->boolean);
             else if (strcmp(p->name, "pts") == 0)
                 CHECK(p->type == TRN_VALUE_POINTS && p->point_count == 2 && p->point_dim == 2 &&
-                      p->points[0] == 1.0 &&
-                      p->points[1] == 2.0 && p->points[2] == 3.25 && p->points[3] == 4.0);
+                      p->points[0] == 1.0 && p->points[1] == 2.0 && p->points[2] == 3.25 &&
+                      p->points[3] == 4.0);
             else if (strcmp(p->name, "obj") == 0)
                 CHECK(p->type == TRN_VALUE_OTHER && strcmp(p->text, "{\"a\":[1],\"b\":1}") == 0);
             else if (strcmp(p->name, "nums") == 0)
@@ -505,12 +505,13 @@ static void test_check_valid(void)
     CHECK_EQ_INT(diag_count(all, &r, false), 0);
     trn_recipe_dispose(&r);
     /* The registry covers every type the issue names. */
-    const char *types[] = {"landform",   "noise_terrain", "flat_terrain",       "elevation_mask",
-                           "slope_mask", "height_blend",  "height_offset",      "drainage",
-                           "erosion",    "biome_rules",   "path_distance_mask", "polygon_mask",
-                           "comment",    "terrain_output", "water_body",       "basin_water",
-                           "water_edit", "river_route", "scatter_palette", "stream_power", "flow_accumulation",
-                           "drain_depressions", "heightfield_input", "dune_field"};
+    const char *types[] = {
+        "landform",          "noise_terrain",     "flat_terrain",       "elevation_mask",
+        "slope_mask",        "height_blend",      "height_offset",      "drainage",
+        "erosion",           "biome_rules",       "path_distance_mask", "polygon_mask",
+        "comment",           "terrain_output",    "water_body",         "basin_water",
+        "water_edit",        "river_route",       "scatter_palette",    "stream_power",
+        "flow_accumulation", "drain_depressions", "heightfield_input",  "dune_field"};
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
         CHECK(trn_node_type_find(types[k]) != NULL);
     CHECK_EQ_INT(trn_node_type_count(), sizeof types / sizeof *types);
@@ -1737,12 +1738,13 @@ static void test_polygon_edge_warp(void)
 {
     trn_recipe r;
     CHECK(load_recipe(64, NULL, &r));
-    const char *head = G_HEAD
-        "{\"id\":\"a\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
-        "{\"id\":\"b\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
-        "{\"id\":\"poly\",\"type\":\"polygon_mask\",\"inputs\":{\"field\":{\"node\":\"a\"}},"
-        "\"params\":{\"points\":[[64,64],[192,64],[192,192],[64,192]],\"falloff\":0";
-    const char *tail = "}},"
+    const char *head =
+        G_HEAD "{\"id\":\"a\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
+               "{\"id\":\"b\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
+               "{\"id\":\"poly\",\"type\":\"polygon_mask\",\"inputs\":{\"field\":{\"node\":\"a\"}},"
+               "\"params\":{\"points\":[[64,64],[192,64],[192,192],[64,192]],\"falloff\":0";
+    const char *tail =
+        "}},"
         "{\"id\":\"mix\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":\"a\"},"
         "\"b\":{\"node\":\"b\"},\"mask\":{\"node\":\"poly\"}},\"params\":{\"amount\":1}}," N_OUT(
             "mix") "]}";
@@ -1788,11 +1790,13 @@ static void test_polygon_edge_warp(void)
         CHECK(h[0][1][(size_t)32 * w + 32] == 10.0f);
         CHECK(h[0][1][(size_t)2 * w + 2] == 0.0f);
         int partial = 0;
-        for (size_t k = 0; k < n; k++) partial += h[0][1][k] != h[0][0][k];
+        for (size_t k = 0; k < n; k++)
+            partial += h[0][1][k] != h[0][0][k];
         CHECK(partial > 40);
     }
     for (int world = 0; world < 2; world++)
-        for (int v = 0; v < 4; v++) free(h[world][v]);
+        for (int v = 0; v < 4; v++)
+            free(h[world][v]);
     trn_recipe_dispose(&r);
 }
 
@@ -2316,8 +2320,8 @@ static void test_water_work(void)
         uint64_t work[3] = {0};
         CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_FINAL, work, NULL));
         if (work[1] != rivers[c].work)
-            fprintf(stderr, "river %zu: work %llu, expected %llu\n", c,
-                    (unsigned long long)work[1], (unsigned long long)rivers[c].work);
+            fprintf(stderr, "river %zu: work %llu, expected %llu\n", c, (unsigned long long)work[1],
+                    (unsigned long long)rivers[c].work);
         CHECK(work[1] == rivers[c].work);
         trn_graph_dispose(&g);
         trn_recipe_dispose(&r);

@@ -348,9 +348,9 @@ done:
     return st;
 }
 
-trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0,
-                                 uint32_t cells_x, uint32_t cells_z, uint32_t level_count,
-                                 double *errors, trn_error *err)
+trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0, uint32_t cells_x,
+                                 uint32_t cells_z, uint32_t level_count, double *errors,
+                                 trn_error *err)
 {
     if (!field || !field->heights || !errors)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -1184,8 +1184,8 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
         }
         const double depth = o.skirt_depth > 0.0 ? o.skirt_depth : 0.0;
         const double margin = fabs(o.skirt_margin);
-        const double reach[] = {field->size_x + margin, field->size_z + margin, margin,
-                                lo - depth, hi};
+        const double reach[] = {field->size_x + margin, field->size_z + margin, margin, lo - depth,
+                                hi};
         for (size_t k = 0; k < sizeof reach / sizeof reach[0]; k++)
             if (lo <= hi && !(fabs(reach[k]) <= (double)FLT_MAX))
                 return trn_error_set(

@@ -17,12 +17,18 @@ double trn_node_cost(const trn_node_type *type)
 static uint64_t pin_bytes_per_sample(trn_pin_kind kind)
 {
     switch (kind) {
-    case TRN_PIN_HEIGHTFIELD: return 12u;
-    case TRN_PIN_MASK: return 4u;
-    case TRN_PIN_DRAINAGE: return 4u + 4u + 1u + 8u + 4u;
-    case TRN_PIN_WATER: return 4u + 1u + 4u + 4u;
-    case TRN_PIN_INSTANCES: return 0u;
-    case TRN_PIN_KIND_COUNT: break;
+    case TRN_PIN_HEIGHTFIELD:
+        return 12u;
+    case TRN_PIN_MASK:
+        return 4u;
+    case TRN_PIN_DRAINAGE:
+        return 4u + 4u + 1u + 8u + 4u;
+    case TRN_PIN_WATER:
+        return 4u + 1u + 4u + 4u;
+    case TRN_PIN_INSTANCES:
+        return 0u;
+    case TRN_PIN_KIND_COUNT:
+        break;
     }
     return 4u;
 }
@@ -147,4 +153,3 @@ const char *trn_node_reach_name(trn_node_reach_kind kind)
     }
     return "undeclared";
 }
-

@@ -80,8 +80,8 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, scatter_args *a, bool
             a->recipe_path = arg;
             continue;
         }
-        static const char *const known[] = {"-o",           "--output",  "--csv",
-                                            "--picture",    "--threads", "--max-placements",
+        static const char *const known[] = {"-o",           "--output",         "--csv",
+                                            "--picture",    "--threads",        "--max-placements",
                                             "--exclusions", "--max-candidates", NULL};
         bool ok = false;
         for (const char *const *k = known; *k && !ok; k++)
@@ -184,8 +184,8 @@ trn_status cli_recipe_generate(const char *recipe_path, const trn_recipe *recipe
         trn_status st =
             json_is_string(v)
                 ? trn_palette_resolve(recipe_path, json_string_value(v), &palette, NULL, err)
-                : trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json),
-                                    recipe_path, &palette, err);
+                : trn_palette_parse(recipe->palette_json, strlen(recipe->palette_json), recipe_path,
+                                    &palette, err);
         json_decref(v);
         if (st) return st;
         loaded = true;

@@ -154,9 +154,8 @@ static void shape_reach(const trn_graph_node *n, const trn_node_type *t, const t
     const double dx = recipe->size_x / (double)recipe->cells_x,
                  dz = recipe->size_z / (double)recipe->cells_z;
     const double halo = ceil(warp / (dx < dz ? dx : dz)) + 2.0;
-    const double most = (double)(recipe->cells_x > recipe->cells_z ? recipe->cells_x
-                                                                    : recipe->cells_z) +
-                        1.0;
+    const double most =
+        (double)(recipe->cells_x > recipe->cells_z ? recipe->cells_x : recipe->cells_z) + 1.0;
     out->kind = TRN_REACH_NEIGHBOURHOOD;
     out->halo = (uint32_t)(halo < most ? halo : most);
     snprintf(out->why, sizeof out->why,

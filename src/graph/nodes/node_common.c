@@ -131,8 +131,8 @@ uint64_t trn_node_seed(const trn_graph_node *n, const trn_recipe *recipe)
 
 /* ---- reach ---- */
 
-void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t,
-                         const trn_recipe *recipe, trn_node_reach *out)
+void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                         trn_node_reach *out)
 {
     (void)n;
     (void)recipe;

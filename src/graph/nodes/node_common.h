@@ -115,8 +115,8 @@ bool trn_node_landform_evolves(const trn_graph_node *n, const trn_node_type *t,
                                const trn_recipe *recipe);
 
 /* Reach declarations shared by the families (what a module's reach member points at). */
-void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t,
-                         const trn_recipe *recipe, trn_node_reach *out);
+void trn_reach_pointwise(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                         trn_node_reach *out);
 void trn_reach_global(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                       trn_node_reach *out);
 void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,

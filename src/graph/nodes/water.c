@@ -342,7 +342,8 @@ static trn_status resolve(const trn_node_ctx *c, trn_node_result *r, trn_gbuf *g
                 first = ids[k].order; /* the later of a pair: added, since existing ids differ */
         if (first != UINT32_MAX) {
             char msg[300];
-            snprintf(msg, sizeof msg, "water body id '%.120s' is already used by the existing water",
+            snprintf(msg, sizeof msg,
+                     "water body id '%.120s' is already used by the existing water",
                      first >= old ? added[first - old].id : bodies[first].id);
             st = trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
         }
@@ -464,8 +465,8 @@ static uint64_t plain_body_work(const trn_recipe *recipe)
  * copy of every body it receives (measured: 2,000 chained lakes held 1.45 KB a body). */
 static uint64_t body_bytes(uint64_t points)
 {
-    return trn_sat_mul(trn_sat_add(sizeof(trn_water_body), trn_sat_mul(points, 3u * sizeof(double))),
-                       2u);
+    return trn_sat_mul(
+        trn_sat_add(sizeof(trn_water_body), trn_sat_mul(points, 3u * sizeof(double))), 2u);
 }
 
 /* The grid 4 times (carve, fill, shore, statistics), a river's sampled segments twice (carving,
@@ -492,8 +493,8 @@ static void body_work(const trn_graph_node *n, const trn_node_type *t, const trn
     out->param = segments ? "river_path" : NULL;
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " samples x 4 (carve, fill, shore, statistics) + 2 x %" PRIu64
-             " samples near its %" PRIu64 " path segments + %" PRIu64
-             " to resolve the %" PRIu64 " bodies it receives",
+             " samples near its %" PRIu64 " path segments + %" PRIu64 " to resolve the %" PRIu64
+             " bodies it receives",
              samples, near, segments, out->water_in.work, out->water_in.bodies);
 }
 
@@ -509,8 +510,8 @@ static void basin_work(const trn_graph_node *n, const trn_node_type *t, const tr
                    trn_sat_mul(most, plain_body_work(recipe)));
     out->param = "maximum_bodies";
     snprintf(out->detail, sizeof out->detail,
-             "%" PRIu64 " samples x 8 + up to %" PRIu64 " lakes x %" PRIu64 " samples x 4 + %" PRIu64
-             " to resolve the %" PRIu64 " bodies it receives",
+             "%" PRIu64 " samples x 8 + up to %" PRIu64 " lakes x %" PRIu64
+             " samples x 4 + %" PRIu64 " to resolve the %" PRIu64 " bodies it receives",
              samples, most, samples, out->water_in.work, out->water_in.bodies);
 }
 
