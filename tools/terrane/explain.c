@@ -371,14 +371,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
                 if (at) return cli_usage_error(ctx, "--at is given twice");
                 at = v;
             } else if (strcmp(a, "--max-work") == 0) {
-                double d;
-                if (!cli_parse_double(ctx, a, v, &d)) return CLI_EXIT_USAGE;
-                if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
-                    return cli_usage_error(ctx,
-                                           "--max-work takes a whole number of work units from 1 "
-                                           "to 1.8e19, not '%s'",
-                                           v);
-                max_work = (uint64_t)d;
+                if (!cli_parse_max_work(ctx, v, &max_work)) return CLI_EXIT_USAGE;
             } else {
                 uint32_t t;
                 if (!cli_parse_u32(ctx, a, v, &t)) return CLI_EXIT_USAGE;

@@ -28,20 +28,6 @@ static height_format format_of(const char *path)
 
 /* ---- arguments ---- */
 
-/* --max-work N: a whole number of work units >= 1, written plainly or as 5e10. */
-static bool parse_max_work(cli_ctx *ctx, const char *v, uint64_t *out)
-{
-    double d;
-    if (!cli_parse_double(ctx, "--max-work", v, &d)) return false;
-    if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d) {
-        cli_usage_error(
-            ctx, "--max-work takes a whole number of work units from 1 to 1.8e19, not '%s'", v);
-        return false;
-    }
-    *out = (uint64_t)d;
-    return true;
-}
-
 /* A byte count: a number with an optional KiB, MiB, GiB (powers of 1024) or KB, MB, GB. */
 static bool parse_memory(cli_ctx *ctx, const char *option, const char *v, uint64_t *out)
 {
@@ -202,7 +188,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         } else if (strcmp(arg, "--max-memory") == 0) {
             if (!parse_memory(ctx, "--max-memory", v, &a->max_memory)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--max-work") == 0) {
-            if (!parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
+            if (!cli_parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--quality") == 0) {
             if (strcmp(v, "final") == 0)
                 a->quality = TRN_EROSION_FINAL;

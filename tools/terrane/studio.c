@@ -2956,14 +2956,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
         } else if (strcmp(a, "--max-work") == 0) {
             const char *v = cli_option_value(ctx, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
-            double d;
-            if (!cli_parse_double(ctx, a, v, &d)) return CLI_EXIT_USAGE;
-            if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
-                return cli_usage_error(ctx,
-                                       "--max-work takes a whole number of work units from 1 to "
-                                       "1.8e19, not '%s'",
-                                       v);
-            max_work = (uint64_t)d;
+            if (!cli_parse_max_work(ctx, v, &max_work)) return CLI_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(ctx, "unknown option '%s'", a);
         } else if (input) {

@@ -148,14 +148,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, water_args *a, bool *
             else
                 return cli_usage_error(ctx, "--quality takes 'final' or 'preview', not '%s'", v);
         } else if (strcmp(arg, "--max-work") == 0) {
-            double d;
-            if (!cli_parse_double(ctx, arg, v, &d)) return CLI_EXIT_USAGE;
-            if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d)
-                return cli_usage_error(ctx,
-                                       "--max-work takes a whole number of work units from 1 "
-                                       "to 1.8e19, not '%s'",
-                                       v);
-            a->max_work = (uint64_t)d;
+            if (!cli_parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else {
             uint32_t t;
             if (!cli_parse_u32(ctx, arg, v, &t)) return CLI_EXIT_USAGE;

@@ -841,6 +841,19 @@ bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *o
     return true;
 }
 
+bool cli_parse_max_work(cli_ctx *ctx, const char *text, uint64_t *out)
+{
+    double d;
+    if (!cli_parse_double(ctx, "--max-work", text, &d)) return false;
+    if (!(d >= 1.0 && d <= 1.8e19) || floor(d) != d) {
+        cli_usage_error(
+            ctx, "--max-work takes a whole number of work units from 1 to 1.8e19, not '%s'", text);
+        return false;
+    }
+    *out = (uint64_t)d;
+    return true;
+}
+
 bool cli_parse_positive(cli_ctx *ctx, const char *opt, const char *text, double *out)
 {
     if (!cli_parse_double(ctx, opt, text, out)) return false;

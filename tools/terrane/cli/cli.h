@@ -191,6 +191,9 @@ const char *cli_option_value(cli_ctx *ctx, int argc, char **argv, int *i);
 bool cli_known_option(cli_ctx *ctx, const char *arg, const char *const *names);
 /* Parse numbers strictly; false + message on junk. */
 bool cli_parse_double(cli_ctx *ctx, const char *opt, const char *text, double *out);
+/* --max-work N: a whole number of work units from 1 to 1.8e19, written plainly or as 5e10; a
+ * usage error otherwise. */
+bool cli_parse_max_work(cli_ctx *ctx, const char *text, uint64_t *out);
 bool cli_parse_u32(cli_ctx *ctx, const char *opt, const char *text, uint32_t *out);
 /* A finite number greater than zero. */
 bool cli_parse_positive(cli_ctx *ctx, const char *opt, const char *text, double *out);
