@@ -356,27 +356,6 @@ static uint64_t budget_of(uint64_t max_work)
     return max_work ? max_work : TRN_WORK_BUDGET_DEFAULT;
 }
 
-/* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c, one
- * thread, 129^2 to 1025^2 grids, and 513^2 on a quiet machine; docs/graph.md "Work budgets"):
- * work units count a node's visits, and the types differ in what a visit costs. */
-double trn_work_unit_ns(const char *type)
-{
-    static const struct {
-        const char *type;
-        double ns;
-    } rates[] = {
-        {"erosion", 20.0},           {"stream_power", 10.0}, {"drainage", 10.0},
-        {"drain_depressions", 12.0}, {"polygon_mask", 3.5},  {"path_distance_mask", 3.0},
-        {"noise_terrain", 2.5},      {"landform", 2.5},      {"height_blend", 5.0},
-        {"elevation_mask", 2.5},     {"flat_terrain", 0.7},  {"water_body", 3.6},
-        {"river_route", 1.6},        {"basin_water", 0.7},   {"biome_rules", 0.1},
-        {"terrain_output", 0.1},     {"dune_field", 7.0},
-    };
-    for (size_t k = 0; type && k < sizeof rates / sizeof rates[0]; k++)
-        if (strcmp(rates[k].type, type) == 0) return rates[k].ns;
-    return 2.0; /* a pointwise pass over the grid */
-}
-
 /* The CPU seconds the whole graph may take: TRN_WORK_GRAPH_FACTOR node budgets at
  * TRN_WORK_UNIT_NS a unit (300 s of one core by default: a few minutes on a desktop). */
 static double graph_seconds_of(uint64_t budget)
