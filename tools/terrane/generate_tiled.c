@@ -189,7 +189,7 @@ static const char *size_text(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-/* The graph's published heights tile by tile straight into a tiled BigTIFF, within the memory
+/* The graph's published heights tile by tile straight into a tiled COG, within the memory
  * budget: refused up front when one tile with its halos (and the whole grids global nodes hold)
  * cannot fit. */
 int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0)
