@@ -90,7 +90,7 @@ static const char *const help_text =
     "                             hold the whole grid while they run (docs/scale.md). With\n"
     "                             --export unity:DIR (N a power of two dividing the grid):\n"
     "                             Unity terrains of N + 1 samples sharing their edges, one\n"
-    "                             height scale for all (heights only)\n"
+    "                             height scale for all, with splat maps (docs/scale.md)\n"
     "  --memory SIZE              with --tiles: refuse up front when one tile with its halos\n"
     "                             (and the whole grids global nodes hold) needs more than SIZE\n"
     "                             (4GiB, 512MiB); the summary reports the peak resident size\n"

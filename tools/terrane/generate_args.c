@@ -259,7 +259,8 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
             a->mask_count || a->cache_dir)
             return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
                                         "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export beamng; --export unity writes heights)");
+                                        "--export beamng; --export unity writes its terrain "
+                                        "tiles)");
         return CLI_EXIT_OK;
     }
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)
