@@ -28,6 +28,26 @@ static void piece_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, 
     snprintf(buf, size, "%s/t_%u_%u.f32", o->pieces, tx, tz);
 }
 
+/* The biome labels of Unity tile (ux, uz), kept between the two passes over the tiles. */
+static void biome_path(const tiled_out *o, uint32_t ux, uint32_t uz, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/b_%u_%u.u8", o->pieces, ux, uz);
+}
+
+/* n labels to or from a tile's biome file. */
+static trn_status biome_file(const tiled_out *o, uint32_t ux, uint32_t uz, uint8_t *v, size_t n,
+                             bool write, trn_error *err)
+{
+    char path[4200];
+    biome_path(o, ux, uz, path, sizeof path);
+    FILE *f = fopen(path, write ? "wb" : "rb");
+    bool ok = f && (write ? fwrite(v, 1, n, f) : fread(v, 1, n, f)) == n;
+    if (f && fclose(f) != 0) ok = false;
+    return ok ? TRN_OK
+              : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot %s a tile's biomes",
+                              write ? "write" : "read back");
+}
+
 static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
                             const float *values, trn_error *err)
 {
@@ -210,8 +230,9 @@ static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t
 }
 
 /* The surface materials of the whole world without holding it: which biomes occur anywhere
- * (one pass over the tiles), then the whole grid's assignment of those biomes (materials in the
- * same order, named the same), as a biome -> material table. */
+ * (one pass over the tiles, each tile's labels kept on disk for the second), then the whole grid's
+ * assignment of those biomes (materials in the same order, named the same), as a biome -> material
+ * table. */
 static trn_status world_materials(const tile_biomes *tb, uint32_t kx, uint32_t kz, uint8_t *scratch,
                                   trn_surface_materials *sm, uint8_t map[256], trn_error *err)
 {
@@ -221,6 +242,8 @@ static trn_status world_materials(const tile_biomes *tb, uint32_t kx, uint32_t k
     for (uint32_t uz = 0; uz < kz; uz++)
         for (uint32_t ux = 0; ux < kx; ux++) {
             trn_status st = tile_biome_labels(tb, ux, uz, scratch, err);
+            if (!st)
+                st = biome_file(tb->o, ux, uz, scratch, (size_t)(t + 1u) * (t + 1u), true, err);
             if (st) return st;
             for (size_t k = 0; k < (size_t)(t + 1u) * (t + 1u); k++)
                 present[scratch[k]] = true;
@@ -353,7 +376,7 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             if (!st) st = piece_read(o, ux, uz + 1u, t, t, 1, h + (size_t)t * r, r, &e);
             if (!st) st = piece_read(o, ux + 1u, uz + 1u, ew, 1, 1, h + (size_t)t * r + t, r, &e);
             if (!st && !written->no_splats) {
-                st = tile_biome_labels(&tb, ux, uz, biomes, &e);
+                st = biome_file(o, ux, uz, biomes, r * r, false, &e);
                 for (size_t k = 0; !st && k < r * r; k++)
                     lab.values[k] = map[biomes[k]];
             }
@@ -538,6 +561,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         for (uint32_t tz = 0; tz < nz; tz++)
             for (uint32_t tx = 0; tx < nx; tx++) {
                 piece_path(&to_out, tx, tz, path, sizeof path);
+                (void)remove(path);
+                biome_path(&to_out, tx, tz, path, sizeof path);
                 (void)remove(path);
             }
         (void)rmdir(pieces);
