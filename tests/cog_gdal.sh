@@ -26,8 +26,9 @@ from osgeo import gdal
 from osgeo_utils.samples import validate_cloud_optimized_geotiff as v
 gdal.UseExceptions()
 path, whole, tile, recipe = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-errors, warnings, _ = v.validate(path, full_check=True)
-bad = list(errors)
+# validate() returns (warnings, errors, details); neither is acceptable here.
+warnings, errors, _ = v.validate(path, full_check=True)
+bad = list(errors) + list(warnings)
 ds = gdal.Open(path)
 b = ds.GetRasterBand(1)
 def px(band):
