@@ -464,6 +464,16 @@ static void test_v2_level(void)
                                 2.0 * (x * z + w * y)};
         const double c30 = cos(30.0 * 3.14159265358979323846 / 180.0);
         CHECK(fabs(col0[0] - c30) < 1e-12 && fabs(col0[1] + 0.5) < 1e-12 && fabs(col0[2]) < 1e-12);
+        /* BeamNG's own Lua turns a vector by a quaternion the same way (lua/common/mathlib.lua,
+         * LuaVec3:rotated, "Rotates by quaternion q (-w)": t = 2 q x v, v' = v - w t + q x t), and
+         * hands the same four numbers to the engine's QuatF:getMatrix() for objects and forest
+         * items (editor/forestEditor.lua tilts painted items to the ground this way). */
+        const double t[3] = {2.0 * (y * 0.0 - z * 0.0), 2.0 * (z * 1.0 - x * 0.0),
+                             2.0 * (x * 0.0 - y * 1.0)};
+        const double lua[3] = {1.0 - w * t[0] + (y * t[2] - z * t[1]),
+                               0.0 - w * t[1] + (z * t[0] - x * t[2]),
+                               0.0 - w * t[2] + (x * t[1] - y * t[0])};
+        CHECK(fabs(lua[0] - c30) < 1e-12 && fabs(lua[1] + 0.5) < 1e-12 && fabs(lua[2]) < 1e-12);
     }
     CHECK(!json_object_get(all, "terrane_grass"));
     json_decref(root);
