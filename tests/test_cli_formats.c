@@ -374,7 +374,7 @@ static void test_json_errors(void)
 }
 
 /* example:NAME runs a shipped example recipe from any folder; TERRANE_EXAMPLES points
- * elsewhere; a name that is no example fails and says which there are. */
+ * elsewhere; a name that is no example fails and names the recipes of that folder. */
 static void test_examples_by_name(void)
 {
     char *out = NULL, *err = NULL;
@@ -387,7 +387,8 @@ static void test_examples_by_name(void)
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:nowhere", &out, &err), 1);
     CHECK_CONTAINS(err, "'example:nowhere': no such example");
-    CHECK_CONTAINS(err, "lakeside");
+    CHECK_CONTAINS(err, "the recipes there: dem_level, hills, island, lakeside, mountains, valley, "
+                        "waters;");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:../recipes/island.json", &out, &err), 2);
     CHECK_CONTAINS(err, "expected example:NAME");
@@ -409,6 +410,8 @@ static void test_examples_by_name(void)
     CHECK_CONTAINS(out, "own.json");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:island", &out, &err), 1);
+    /* The names offered are that folder's, not the shipped ones. */
+    CHECK_CONTAINS(err, "(the recipes there: own; or a file under it");
     free(out), free(err);
     unsetenv("TERRANE_EXAMPLES");
 }

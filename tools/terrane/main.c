@@ -1,5 +1,6 @@
 /* terrane command line: dispatches to one verb per file. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,36 @@ static const char *examples_dir(void)
     return TRN_SOURCE_EXAMPLES_DIR;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Prints the example recipes in dir/recipes (NAME of each NAME.json, sorted) after "the recipes
+ * there: ", or says there are none, so the list is what that folder holds. */
+static void print_example_names(FILE *f, const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recipes", dir);
+    char *names[256];
+    size_t n = 0;
+    DIR *d = opendir(path);
+    for (struct dirent *ent; d && n < sizeof names / sizeof names[0] && (ent = readdir(d));) {
+        const size_t len = strlen(ent->d_name);
+        if (ent->d_name[0] == '.' || len <= 5 || strcmp(ent->d_name + len - 5, ".json") != 0)
+            continue;
+        names[n] = strdup(ent->d_name);
+        if (names[n]) names[n++][len - 5] = '\0';
+    }
+    if (d) closedir(d);
+    qsort(names, n, sizeof names[0], compare_names);
+    fprintf(f, n ? "the recipes there: " : "no recipes/*.json there");
+    for (size_t i = 0; i < n; i++) {
+        cli_fprintf(f, "%s%s", i ? ", " : "", names[i]);
+        free(names[i]);
+    }
+}
+
 /* "example:NAME" -> the shipped example recipe NAME (examples/recipes/NAME.json), or
  * "example:PATH" -> PATH under the examples folder (example:project/world.scene.json). The
  * path is stored in out (size bytes). Returns CLI_EXIT_OK, CLI_EXIT_USAGE for a malformed name
@@ -158,9 +189,9 @@ static int resolve_example(const char *arg, char *out, size_t size)
         snprintf(out, size, "%s/recipes/%s%s", dir, name,
                  strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? "" : ".json");
     if (access(out, R_OK) == 0) return CLI_EXIT_OK;
-    fprintf(stderr, "terrane: '%s': no such example in %s (the recipes there: hills, island, "
-                    "lakeside, mountains, valley, waters; or example:project/world.scene.json)\n",
-            arg, dir);
+    cli_fprintf(stderr, "terrane: '%s': no such example in %s (", arg, dir);
+    print_example_names(stderr, dir);
+    fprintf(stderr, "; or a file under it, such as example:project/world.scene.json)\n");
     return CLI_EXIT_FAIL;
 }
 
