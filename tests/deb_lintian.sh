@@ -24,7 +24,7 @@ if DEBFULLNAME='terrane package test' DEBEMAIL=package-test@terrane.invalid \
     DEB_BUILD_OPTIONS=nocheck sh "$SRC/packaging/build-deb.sh" --keep "$WORK" "$SRC" "$JOBS" \
     >"$log" 2>&1; then
     # check-deb.sh's findings: package contents, the lintian run, the programs.
-    grep -E '^(ok|==|[EWIPX]):|^Package|^Depends' "$log"
+    grep -E '^(ok: |== |[EWIPXO]: |Package: |Depends: )' "$log"
     exit 0
 fi
 tail -n 60 "$log"
