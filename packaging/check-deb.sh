@@ -52,6 +52,12 @@ echo "== lintian"
 lintian --fail-on error,warning --display-info "$DIR/terrane_${version}_$arch.changes"
 echo "ok: lintian"
 
+# Nothing installed names the folder the packages were built in (dpkg-buildpackage ran in
+# DEB_DIR/terrane): such a path makes the build unreproducible and points nowhere on the user's
+# machine. The -dbgsym packages keep theirs, as debug information does.
+built_in=$(grep -rlaF "$DIR/terrane" "$ROOT" || true)
+[ -z "$built_in" ] || fail "these packaged files name the build folder $DIR/terrane: $built_in"
+echo "ok: no packaged file names the build folder"
 out=$("$ROOT/usr/bin/terrane" --version) || fail "the packaged terrane --version failed"
 [ "$out" = "terrane $version" ] || fail "the packaged terrane says '$out', the package is $version"
 # The shipped examples, found by name from any folder (TERRANE_EXAMPLES: the unpacked copy stands

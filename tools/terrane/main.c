@@ -132,12 +132,13 @@ static void on_signal(int sig)
 }
 
 /* Where the shipped examples are: $TERRANE_EXAMPLES, else the installed copy, else the source
- * tree this binary was built from (a build that was never installed). */
+ * tree this binary was built from (a build that was never installed; packages name none). */
 static const char *examples_dir(void)
 {
     const char *env = getenv("TERRANE_EXAMPLES");
     if (env && env[0]) return env;
-    if (access(TRN_EXAMPLES_DIR "/recipes", F_OK) == 0) return TRN_EXAMPLES_DIR;
+    if (access(TRN_EXAMPLES_DIR "/recipes", F_OK) == 0 || !TRN_SOURCE_EXAMPLES_DIR[0])
+        return TRN_EXAMPLES_DIR;
     return TRN_SOURCE_EXAMPLES_DIR;
 }
 
