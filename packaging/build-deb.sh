@@ -28,7 +28,9 @@ if [ $keep = 1 ] && [ -d "$TREE" ]; then
 else
     rm -rf "$TREE"
 fi
-rm -f "$DIR"/*.deb "$DIR"/*.changes "$DIR"/*.buildinfo
+# The last run's packages only (check-deb.sh reads the ones of the changelog's version).
+rm -f "$DIR"/libterrane0_*.deb "$DIR"/libterrane0-dbgsym_*.deb "$DIR"/libterrane-dev_*.deb \
+    "$DIR"/terrane_*.deb "$DIR"/terrane-dbgsym_*.deb "$DIR"/terrane_*.changes "$DIR"/terrane_*.buildinfo
 mkdir -p "$TREE"
 if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     (cd "$SRC" && git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf -)
