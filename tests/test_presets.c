@@ -34,7 +34,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * Field (wind-blown sand with slip faces, no water erosion) over 2 km on 4 m cells; the
  * mountain range (8) evolves through rock of varied strength (no ladder of parallel valleys);
  * then the mountain range (9) comes back through every grid twice as fine (cascade_steps) with
- * droplets that no longer follow the drainage. */
+ * droplets that no longer follow the drainage, and the basin (9) through its grids the same
+ * way (its default grid is as it was: the cascade runs only on output grids 4 or more times
+ * finer than the evolution's). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -48,7 +50,7 @@ static const struct {
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0x83d487ef46d92776ull, 0xfcf67f621d73f770ull, 9, 12800,
      256},
-    {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 8, 4096, 256},
+    {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
     {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 5, 4096, 128},
     {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 5, 8192,
      256},
