@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/generate.h"
+#include "terrane/graph.h"
 #include "terrane/landscape.h"
 #include "terrane/stats.h"
 #include "test.h"
@@ -261,6 +262,34 @@ static void test_graph_node(void)
     trn_generated_dispose(&base);
     trn_recipe_dispose(&r);
     trn_recipe_dispose(&plain);
+    /* The work budget counts a cascade's level: coarsen 4 over 64 cells runs cascade_steps on
+     * the grid twice as coarse as the output (32 x 32 cells; counted as 34 x 34 samples) at
+     * 4 units a sample and step, on top of the same run without it. */
+    uint64_t plain_work[3], cascade_work[3];
+    trn_graph pg, cg;
+    text = NODE_RECIPE("3");
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &pg, NULL));
+    CHECK_OK(trn_graph_work(&pg, &r, TRN_EROSION_FINAL, plain_work, NULL));
+    trn_graph_dispose(&pg);
+    trn_recipe_dispose(&r);
+    text = NODE_RECIPE("3, \"cascade_steps\": 5");
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &cg, NULL));
+    CHECK_OK(trn_graph_work(&cg, &r, TRN_EROSION_FINAL, cascade_work, NULL));
+    CHECK(cascade_work[1] == plain_work[1] + 34u * 34u * 5u * 4u);
+    trn_graph_dispose(&cg);
+    /* ... and runs it: the node's result differs from the plain run's. */
+    trn_generated cgen;
+    CHECK_OK(trn_recipe_generate(&r, &go, &cgen, NULL, NULL, &e));
+    trn_recipe_dispose(&r);
+    text = NODE_RECIPE("3");
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, &e));
+    CHECK_OK(trn_recipe_generate(&r, &go, &g, NULL, NULL, &e));
+    CHECK(memcmp(g.field.heights, cgen.field.heights, n * sizeof(float)) != 0);
+    trn_generated_dispose(&g);
+    trn_generated_dispose(&cgen);
+    trn_recipe_dispose(&r);
     text = NODE_RECIPE("1001");
     trn_status st = trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, &e);
     if (!st) {
