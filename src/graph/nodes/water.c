@@ -697,7 +697,8 @@ static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     trn_status st = trn_water_edit(
         in ? in->bodies : NULL, in ? in->body_count : 0u, json_param(c->node, "excluded_ids"),
         json_param(c->node, "overrides"), &bodies, &count, where, sizeof where, err);
-    if (st && err && where[0]) snprintf(err->node_path, sizeof err->node_path, "params.%s", where);
+    if (st && err && where[0])
+        snprintf(err->node_path, sizeof err->node_path, "params.%.100s", where);
     if (st) return trn_node_wrap(c, err, st);
     for (uint32_t k = 0; k < count; k++)
         bodies[k].carve = false;
