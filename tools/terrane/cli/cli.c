@@ -398,19 +398,34 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
     return CLI_EXIT_FAIL;
 }
 
-int cli_failf(cli_ctx *ctx, const char *fmt, ...)
+static int fail_v(cli_ctx *ctx, const trn_error *at, const char *fmt, va_list ap)
 {
     cli_progress_end(ctx);
     fprintf(stderr, "terrane %s: error: ", ctx->verb);
     char message[2048];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
     cli_fprintf(stderr, "%s", message);
     fputc('\n', stderr);
-    json_error(ctx, NULL, message, CLI_EXIT_FAIL);
+    json_error(ctx, at, message, CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
+}
+
+int cli_failf(cli_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int rc = fail_v(ctx, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int cli_failf_at(cli_ctx *ctx, const trn_error *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int rc = fail_v(ctx, at, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------
