@@ -208,22 +208,39 @@ _Static_assert(sizeof(trn_layer) == 24, "a new layer member: hash it in trn_rcp_
 _Static_assert(sizeof(trn_stroke) == 112, "a new stroke member: hash it in trn_rcp_fingerprint");
 #endif
 
-static void put(XXH64_state_t *h, const void *p, size_t n)
+/* The hash state with a buffer in front: a fingerprint is many small members, and one
+ * XXH64_update per member would cost more than the bytes themselves. */
+typedef struct hasher {
+    XXH64_state_t state;
+    size_t used;
+    unsigned char buf[1024];
+} hasher;
+
+static void put(hasher *h, const void *p, size_t n)
 {
-    XXH64_update(h, p, n);
+    if (h->used + n > sizeof h->buf) {
+        XXH64_update(&h->state, h->buf, h->used);
+        h->used = 0;
+        if (n > sizeof h->buf) {
+            XXH64_update(&h->state, p, n);
+            return;
+        }
+    }
+    memcpy(h->buf + h->used, p, n);
+    h->used += n;
 }
 
 #define PUT(h, v) put((h), &(v), sizeof(v))
 
 /* A string, told apart from NULL and from its neighbours by its length. */
-static void put_text(XXH64_state_t *h, const char *s)
+static void put_text(hasher *h, const char *s)
 {
     const uint64_t n = s ? (uint64_t)strlen(s) : UINT64_MAX;
     PUT(h, n);
     if (s) put(h, s, (size_t)n);
 }
 
-static void put_band(XXH64_state_t *h, const trn_band *b)
+static void put_band(hasher *h, const trn_band *b)
 {
     PUT(h, b->set);
     PUT(h, b->min);
@@ -239,8 +256,9 @@ bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
         (r->stroke_count && !r->strokes) || r->rule_count > TRN_RCP_MAX_RULES ||
         r->layer_count > TRN_RCP_MAX_LAYERS || r->stroke_count > TRN_RCP_MAX_STROKES)
         return false;
-    XXH64_state_t h;
-    XXH64_reset(&h, 0);
+    hasher h;
+    XXH64_reset(&h.state, 0);
+    h.used = 0;
     PUT(&h, r->size_x);
     PUT(&h, r->size_z);
     PUT(&h, r->cells_x);
@@ -335,7 +353,8 @@ bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
     put_text(&h, r->preset_id);
     PUT(&h, r->has_preset_version);
     PUT(&h, r->preset_version);
-    const uint64_t v = XXH64_digest(&h);
+    XXH64_update(&h.state, h.buf, h.used);
+    const uint64_t v = XXH64_digest(&h.state);
     *print = v ? v : 1u;
     return true;
 }
