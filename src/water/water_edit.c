@@ -481,6 +481,23 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body,
     return TRN_OK;
 }
 
+/* Override o (the path at it) as an object with a string "id": *id, and the path at its id. */
+static trn_status override_id(edit *e, const json_t *o, const char **id)
+{
+    if (!json_is_object(o))
+        return fail(e, TRN_ERR_VALIDATION,
+                    "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
+    const json_t *idv = json_object_get(o, "id");
+    if (!idv)
+        return fail(e, TRN_ERR_VALIDATION,
+                    "expected an \"id\" naming the body to patch, found none");
+    trn_json_path_push_key(&e->path, "id");
+    if (!json_is_string(idv))
+        return fail(e, TRN_ERR_VALIDATION, "expected a body id string, found %s", json_kind(idv));
+    *id = json_string_value(idv);
+    return TRN_OK;
+}
+
 trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const char *excluded_json,
                           const char *overrides_json, trn_water_body **out, uint32_t *out_count,
                           char *where, size_t where_size, trn_error *err)
@@ -578,25 +595,8 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
     for (size_t k = 0; k < json_array_size(overrides); k++) {
         const json_t *o = json_array_get(overrides, k);
         trn_json_path_push_index(&ov.path, k);
-        if (!json_is_object(o)) {
-            st =
-                fail(&ov, TRN_ERR_VALIDATION,
-                     "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
-            goto done;
-        }
-        const json_t *idv = json_object_get(o, "id");
-        if (!idv) {
-            st = fail(&ov, TRN_ERR_VALIDATION,
-                      "expected an \"id\" naming the body to patch, found none");
-            goto done;
-        }
-        trn_json_path_push_key(&ov.path, "id");
-        if (!json_is_string(idv)) {
-            st = fail(&ov, TRN_ERR_VALIDATION, "expected a body id string, found %s",
-                      json_kind(idv));
-            goto done;
-        }
-        const char *id = json_string_value(idv);
+        const char *id = NULL;
+        if ((st = override_id(&ov, o, &id))) goto done;
         int64_t b = find_id(ids, count, id);
         if (b < 0) {
             st = fail(&ov, TRN_ERR_VALIDATION,
@@ -665,24 +665,10 @@ trn_status trn_water_edit_check(const char *excluded_json, const char *overrides
     for (size_t k = 0; !st && k < json_array_size(overrides); k++) {
         const json_t *o = json_array_get(overrides, k);
         trn_json_path_push_index(&ov.path, k);
-        if (!json_is_object(o)) {
-            st =
-                fail(&ov, TRN_ERR_VALIDATION,
-                     "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
-            break;
-        }
-        const json_t *idv = json_object_get(o, "id");
-        if (!idv) {
-            st = fail(&ov, TRN_ERR_VALIDATION,
-                      "expected an \"id\" naming the body to patch, found none");
-            break;
-        }
-        if (!json_is_string(idv)) {
-            trn_json_path_push_key(&ov.path, "id");
-            st = fail(&ov, TRN_ERR_VALIDATION, "expected a body id string, found %s",
-                      json_kind(idv));
-            break;
-        }
+        const char *id = NULL;
+        if ((st = override_id(&ov, o, &id))) break;
+        (void)id; /* which body it names is known when the node runs */
+        trn_json_path_pop(&ov.path); /* back at overrides[k] */
         trn_water_body scratch;
         memset(&scratch, 0, sizeof scratch);
         scratch.kind = TRN_WATER_LAKE; /* takes a level of "spill" as well as a number */
