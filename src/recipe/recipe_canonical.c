@@ -418,6 +418,10 @@ static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *k
         XXH64_freeState(state);
         return st;
     }
+    /* The files a graph reads (a DEM) by content: the same text over other ground is another
+     * terrain, so they are read every time, never kept. Recipes without such files hash exactly
+     * as before. */
+    trn_graph_input_files_hash(recipe, state);
     *key = XXH64_digest(state);
     XXH64_freeState(state);
     return TRN_OK;
