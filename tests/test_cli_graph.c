@@ -581,14 +581,15 @@ static void test_node_error_located(void)
     char *text = recipe_with_graph(route_graph);
     char *out, *err;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q", &out, &err, p, png), 1);
-    const char *at = text ? strstr(text, "{\"id\": \"river\"") : NULL;
+    /* The source outside the terrain is the graph check's: at the parameter's value. */
+    const char *at = text ? strstr(text, "99999") : NULL;
     CHECK(at != NULL);
     if (at) {
         int line, column;
         position_of(text, (size_t)(at - text), &line, &column);
         snprintf(want, sizeof want,
-                 "terrane generate: error: %s:%d:%d: node 'river' (river_route): river route: "
-                 "source: expected a point inside the field",
+                 "terrane generate: error: %s:%d:%d: the graph cannot be generated: node 'river' "
+                 "(river_route): source: expected a point inside the field",
                  p, line, column);
         CHECK_CONTAINS(err, want);
     }
@@ -596,7 +597,8 @@ static void test_node_error_located(void)
     CHECK(!trn_test_exists(png));
     free(out), free(err);
     /* JSON names the same place. */
-    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q --format json", &out, &err, p, png), 1);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q --format json", &out, &err, p, png),
+                 1);
     json_t *j = parse_out(out);
     json_t *e = json_object_get(j, "error");
     CHECK(json_integer_value(json_object_get(e, "line")) > 0);
@@ -611,16 +613,90 @@ static void test_node_error_located(void)
     const char *cut = strstr(route_graph, "\"noise_terrain\"}");
     CHECK(cut != NULL);
     if (cut) {
-        snprintf(g2, strlen(route_graph) + 96, "%.*s\"noise_terrain\", \"params\": {\"octaves\": 0, "
-                 "\"frob\": 1}}%s", (int)(cut - route_graph), route_graph, cut + strlen("\"noise_terrain\"}"));
+        snprintf(g2, strlen(route_graph) + 96,
+                 "%.*s\"noise_terrain\", \"params\": {\"octaves\": 0, "
+                 "\"frob\": 1}}%s",
+                 (int)(cut - route_graph), route_graph, cut + strlen("\"noise_terrain\"}"));
         CHECK(write_recipe("route2.json", g2, p, sizeof p));
         CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s'", &out, &err, p, png), 1);
-        snprintf(want, sizeof want, "\n(the graph has 2 errors; 'terrane graph check %s' lists them all)\n", p);
+        snprintf(want, sizeof want,
+                 "\n(the graph has 3 errors; 'terrane graph check %s' lists them all)\n", p);
         CHECK_CONTAINS(err, want);
         CHECK(strstr(err, "\\n") == NULL);
         free(out), free(err);
     }
     free(g2);
+}
+
+/* A Water Edit whose override names no input body: found while the node runs, and shown at the
+ * value inside the node (the id), not at the node's object. */
+static const char *const edit_graph =
+    "{\n"
+    "    \"format_version\": 1,\n"
+    "    \"output\": \"out\",\n"
+    "    \"nodes\": [\n"
+    "      {\"id\": \"base\", \"type\": \"flat_terrain\", \"params\": {\"height\": 0}},\n"
+    "      {\"id\": \"lake\", \"type\": \"water_body\", \"params\": {\"kind\": \"lake\", "
+    "\"level\": 5, \"center\": [64, 64], \"radius\": 20},\n"
+    "       \"inputs\": {\"field\": {\"node\": \"base\"}}},\n"
+    "      {\"id\": \"edit\", \"type\": \"water_edit\",\n"
+    "       \"params\": {\"overrides\": [{\"id\": \"nope\", \"radius\": 3}]},\n"
+    "       \"inputs\": {\"field\": {\"node\": \"lake\", \"pin\": \"field\"}, \"water\": "
+    "{\"node\": \"lake\", \"pin\": \"water\"}}},\n"
+    "      {\"id\": \"out\", \"type\": \"terrain_output\", \"inputs\": {\"field\": {\"node\": "
+    "\"edit\", \"pin\": \"field\"}}}\n"
+    "    ]\n"
+    "  }";
+
+static void test_node_value_located(void)
+{
+    char p[1024], png[1024], want[1400];
+    CHECK(write_recipe("edit.json", edit_graph, p, sizeof p));
+    tmp_path(png, sizeof png, "edit.png");
+    char *text = recipe_with_graph(edit_graph);
+    char *out, *err;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q", &out, &err, p, png), 1);
+    const char *at = text ? strstr(text, "\"nope\"") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        int line, column;
+        position_of(text, (size_t)(at - text), &line, &column);
+        snprintf(want, sizeof want,
+                 "terrane generate: error: %s:%d:%d: node 'edit' (water_edit): water edit: "
+                 "overrides[0].id: expected the id of an input water body, found \"nope\"",
+                 p, line, column);
+        CHECK_CONTAINS(err, want);
+    }
+    free(out), free(err);
+    /* A misspelt field: the graph check's, at the key. */
+    char *g2 = malloc(strlen(edit_graph) + 8);
+    if (g2) {
+        snprintf(g2, strlen(edit_graph) + 8, "%s", edit_graph);
+        char *id = strstr(g2, "\"nope\"");
+        char *radius = strstr(g2, "\"radius\": 3");
+        if (id) memcpy(id, "\"lake\"", 6);
+        if (radius) memcpy(radius, "\"radios\"", 8);
+        CHECK(write_recipe("edit2.json", g2, p, sizeof p));
+        char *t2 = recipe_with_graph(g2);
+        const char *key = t2 ? strstr(t2, "\"radios\"") : NULL;
+        CHECK(key != NULL);
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' -o '%s' -q", &out, &err, p, png), 1);
+        if (key) {
+            int line, column;
+            position_of(t2, (size_t)(key - t2), &line, &column);
+            snprintf(
+                want, sizeof want,
+                "%s:%d:%d: the graph cannot be generated: node 'edit' (water_edit): unknown key "
+                "'radios' in overrides[0]; did you mean 'radius'?",
+                p, line, column);
+            CHECK_CONTAINS(err, want);
+        }
+        free(out), free(err);
+        free(t2);
+    }
+    free(g2);
+    CHECK(!trn_test_exists(png));
+    free(text);
 }
 
 static void test_inspect_graph(void)
@@ -996,6 +1072,7 @@ int main(void)
     RUN(test_quality);
     RUN(test_graph_errors);
     RUN(test_node_error_located);
+    RUN(test_node_value_located);
     RUN(test_inspect_graph);
     RUN(test_asset_document);
     RUN(test_graph_check_and_types);

@@ -10,6 +10,7 @@
 #include "core/json_pos.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
 #include "terrane/presets.h"
@@ -68,11 +69,13 @@ static void test_regeneration_with_cache(void)
     fprintf(stderr, "first: %llu parses, %llu validations; again: %llu parses, %llu validations\n",
             (unsigned long long)first.parses, (unsigned long long)first.validations,
             (unsigned long long)again.parses, (unsigned long long)again.validations);
-    /* A generation validates once and reads no JSON text (before the graph was read into the
-     * recipe's model: 4 texts, the graph for validation, its identity for the cache key, that
-     * identity inside the canonical text, and the graph again for evaluation). */
+    /* A generation reads no JSON text (before the graph was read into the recipe's model: 4
+     * texts, the graph for validation, its identity for the cache key, that identity inside the
+     * canonical text, and the graph again for evaluation); the first validates the recipe its
+     * new grid made (the one read was checked as it was read), and a regeneration of the same
+     * content checks nothing again. */
     CHECK(first.validations == 1);
-    CHECK(again.validations == 1);
+    CHECK(again.validations == 0);
     CHECK(first.parses == 0);
     CHECK(again.parses == 0);
     /* The hook still sees a graph whose text was replaced after reading (the model is not
@@ -129,6 +132,7 @@ static void test_every_preset(void)
             fprintf(stderr, "%s: %llu texts read\n", trn_builtin_preset_id(k),
                     (unsigned long long)again.parses);
         CHECK(again.parses == 0);
+        CHECK(again.validations == 0);
         trn_graph_cache_free(cache);
         trn_preset_dispose(&p);
     }
@@ -298,8 +302,241 @@ static void test_implicit_graph(void)
     trn_graph_dispose(&parsed);
 }
 
+/* A recipe with something in every part a fingerprint covers: evolution, rules, layers, every
+ * kind of stroke, palette, graph, preset stamp. */
+static const char full_text[] =
+    "{\"size\":[64,64],\"resolution\":[16,16],\"seed\":3,\"sea_level\":1,\"snow_line\":50,"
+    "\"default_landform\":\"l\",\"landforms\":{\"l\":{\"evolution\":{}}},"
+    "\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":[0,1,0,1],\"material\":"
+    "\"asset://m\",\"landform\":\"l\",\"groundmodel\":\"GRASS\"},\"s\":{\"color\":[1,1,0,1]}},"
+    "\"rules\":[{\"id\":\"r\",\"biome\":\"s\",\"priority\":2,\"blend\":1,"
+    "\"elevation\":[0,9],\"slope\":[0,30],\"moisture\":[0,1],\"water_distance\":[0,6],"
+    "\"substrate\":[\"sand\"]}],"
+    "\"regions\":[{\"type\":\"region\",\"biome\":\"s\",\"radius\":9,\"center\":[6,7]}],"
+    "\"edits\":[{\"type\":\"flatten\",\"radius\":2,\"target_height\":-3,\"center\":[1,2]},"
+    "{\"type\":\"protect\",\"grid\":[16,16],\"samples\":[[0,0,1.5],[3,1,0]]}],"
+    "\"exclusions\":[{\"type\":\"exclusion\",\"mode\":\"erase\",\"radius\":3,"
+    "\"center\":[4,5]}],"
+    "\"palette\":\"asset://p\","
+    "\"graph\":{\"format_version\":1,\"nodes\":[{\"id\":\"c\",\"type\":\"landform\"},"
+    "{\"id\":\"o\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"c\"}}}],"
+    "\"output\":\"o\"},"
+    "\"preset_id\":\"p\",\"preset_version\":1}";
+
+static uint64_t print_of(const trn_recipe *r)
+{
+    uint64_t p = 0;
+    CHECK(trn_rcp_fingerprint(r, &p));
+    return p;
+}
+
+/* Each member flipped and put back: the fingerprint changes, then returns. */
+#define FLIP(r, lvalue, other)                                                                    \
+    do {                                                                                           \
+        const uint64_t was = print_of(r);                                                          \
+        __typeof__(lvalue) kept = (lvalue);                                                        \
+        (lvalue) = (other);                                                                        \
+        if (print_of(r) == was) fprintf(stderr, "not in the fingerprint: %s\n", #lvalue);          \
+        CHECK(print_of(r) != was);                                                                 \
+        (lvalue) = kept;                                                                           \
+        CHECK(print_of(r) == was);                                                                 \
+    } while (0)
+
+/* Validation reads every member of a recipe; the fingerprint that stands for "validated" must
+ * change with every one of them, else a changed value would go unchecked. */
+static void test_fingerprint_covers_every_member(void)
+{
+    trn_recipe r;
+    CHECK_OK(trn_recipe_parse(full_text, strlen(full_text), NULL, &r, NULL, NULL));
+    CHECK(r.stroke_count == 4 && r.rule_count == 1 && r.layer_count == 5 && r.biome_count == 2);
+    if (r.stroke_count != 4 || r.rule_count != 1 || r.biome_count != 2) return;
+    char other[] = "x";
+    FLIP(&r, r.size_x, 65.0);
+    FLIP(&r, r.size_z, 65.0);
+    FLIP(&r, r.cells_x, 17u);
+    FLIP(&r, r.cells_z, 17u);
+    FLIP(&r, r.seed, 4u);
+    FLIP(&r, r.chunk_cells, 8u);
+    FLIP(&r, r.has_sea_level, false);
+    FLIP(&r, r.sea_level, 2.0);
+    FLIP(&r, r.has_snow_line, false);
+    FLIP(&r, r.snow_line, 51.0);
+    FLIP(&r, r.default_landform, other);
+    FLIP(&r, r.landform_count, 0u);
+    trn_landform *l = &r.landforms[0];
+    FLIP(&r, l->name, other);
+    FLIP(&r, l->profile, TRN_PROFILE_RIDGED);
+    FLIP(&r, l->base_height, 1.0);
+    FLIP(&r, l->height_variation, 1.0);
+    FLIP(&r, l->feature_size, 1.0);
+    FLIP(&r, l->roughness, 0.25);
+    FLIP(&r, l->octaves, 2u);
+    FLIP(&r, l->warp_amplitude, 1.0);
+    FLIP(&r, l->warp_feature_size, 1.0);
+    FLIP(&r, l->stretch, 2.0);
+    FLIP(&r, l->heading, 1.0);
+    FLIP(&r, l->evolution, other);
+    FLIP(&r, r.default_biome, other);
+    FLIP(&r, r.biome_count, 1u);
+    trn_biome *b = &r.biomes[0];
+    FLIP(&r, b->name, other);
+    FLIP(&r, b->color[3], 0.5f);
+    FLIP(&r, b->material, other);
+    FLIP(&r, b->texture_scale, 2.0);
+    FLIP(&r, b->landform, other);
+    FLIP(&r, b->allow_snow, false);
+    FLIP(&r, b->groundmodel[0], 'X');
+    FLIP(&r, r.rule_count, 0u);
+    trn_rule *u = &r.rules[0];
+    FLIP(&r, u->id, other);
+    FLIP(&r, u->biome, other);
+    FLIP(&r, u->layer, other);
+    FLIP(&r, u->priority, 3.0);
+    FLIP(&r, u->blend, 2.0);
+    FLIP(&r, u->elevation.set, false);
+    FLIP(&r, u->elevation.min, 1.0);
+    FLIP(&r, u->elevation.max, 8.0);
+    FLIP(&r, u->slope.max, 8.0);
+    FLIP(&r, u->moisture.max, 0.5);
+    FLIP(&r, u->water_distance.max, 5.0);
+    FLIP(&r, u->substrate_mask, 0u);
+    FLIP(&r, r.layer_count, 4u);
+    FLIP(&r, r.has_layers, true);
+    trn_layer *y = &r.layers[1];
+    FLIP(&r, y->id, other);
+    FLIP(&r, y->name, other);
+    FLIP(&r, y->group, TRN_LAYER_SCULPT);
+    FLIP(&r, y->enabled, false);
+    FLIP(&r, r.stroke_count, 3u);
+    trn_stroke *s = &r.strokes[0]; /* the region */
+    FLIP(&r, s->kind, TRN_STROKE_RAISE);
+    FLIP(&r, s->layer, other);
+    FLIP(&r, s->radius, 8.0);
+    FLIP(&r, s->strength, 0.5);
+    FLIP(&r, s->falloff, 0.25);
+    FLIP(&r, s->biome, other);
+    FLIP(&r, s->point_count, 0u);
+    FLIP(&r, s->points[1], 8.0);
+    FLIP(&r, s->points, NULL);
+    FLIP(&r, r.strokes[1].target_height, 1.0);
+    FLIP(&r, r.strokes[3].erase, false);
+    s = &r.strokes[2]; /* the protect stroke */
+    CHECK(s->kind == TRN_STROKE_PROTECT && s->sample_count == 2);
+    FLIP(&r, s->grid_cells_x, 8u);
+    FLIP(&r, s->grid_cells_z, 8u);
+    FLIP(&r, s->sample_count, 1u);
+    FLIP(&r, s->sample_index[1], 2u);
+    FLIP(&r, s->sample_height[1], 2.0f);
+    FLIP(&r, s->sample_height, NULL);
+    FLIP(&r, r.palette_json, other);
+    FLIP(&r, r.graph_json, other);
+    FLIP(&r, r.preset_id, other);
+    FLIP(&r, r.has_preset_version, false);
+    FLIP(&r, r.preset_version, 2.0);
+    /* A NULL string is not "" (nor any other text). */
+    char empty[] = "";
+    char *preset_id = r.preset_id;
+    r.preset_id = NULL;
+    const uint64_t none = print_of(&r);
+    r.preset_id = empty;
+    CHECK(print_of(&r) != none);
+    r.preset_id = preset_id;
+    /* Arrays that validation refuses before reading them are not walked either. */
+    uint64_t p;
+    trn_rule *rules = r.rules;
+    r.rules = NULL;
+    CHECK(!trn_rcp_fingerprint(&r, &p));
+    r.rules = rules;
+    const uint32_t n = r.rule_count;
+    r.rule_count = TRN_RCP_MAX_RULES + 1u;
+    CHECK(!trn_rcp_fingerprint(&r, &p));
+    r.rule_count = n;
+    trn_recipe_dispose(&r);
+}
+
+/* One generation (with a fresh cache) of r: what it validated, and its status. */
+static trn_status generation_status(const trn_recipe *r, uint64_t *validations, trn_error *err)
+{
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    trn_generated g;
+    const uint64_t before = trn_rcp_validate_count();
+    const trn_status st = trn_recipe_generate(r, &o, &g, NULL, NULL, err);
+    *validations = trn_rcp_validate_count() - before;
+    if (!st) trn_generated_dispose(&g);
+    return st;
+}
+
+/* A recipe is checked as it is read; generations check it again only when it changed, and a
+ * change to a bad value is refused with the message validation gives. */
+static void test_checked_once(void)
+{
+    trn_recipe r;
+    CHECK_OK(trn_recipe_parse(full_text, strlen(full_text), NULL, &r, NULL, NULL));
+    uint64_t checks = 0;
+    trn_error e;
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 0);
+    /* A bad value: refused, as validation words it. */
+    r.landforms[0].octaves = 99;
+    struct trn_recipe_model *m = r.model;
+    r.model = NULL;
+    trn_error plain;
+    CHECK(trn_recipe_validate(&r, &plain) == TRN_ERR_VALIDATION);
+    r.model = m;
+    CHECK(generation_status(&r, &checks, &e) == TRN_ERR_VALIDATION);
+    CHECK(checks == 1);
+    CHECK(strcmp(e.message, plain.message) == 0);
+    CHECK(generation_status(&r, &checks, &e) == TRN_ERR_VALIDATION);
+    CHECK(checks == 1);
+    /* Put back: what was read passes without a check; a good change is checked once. */
+    r.landforms[0].octaves = 5;
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 0);
+    r.seed = 9;
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 1);
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 0);
+    /* A recipe built in code (no model) is checked every time. */
+    r.model = NULL;
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 1);
+    CHECK_OK(generation_status(&r, &checks, &e));
+    CHECK(checks == 1);
+    r.model = m;
+    trn_recipe_dispose(&r);
+}
+
+/* The cache key a recipe keeps is the one its text gives: after a change, the new one. */
+static void test_kept_cache_key(void)
+{
+    trn_recipe r;
+    CHECK_OK(trn_recipe_parse(full_text, strlen(full_text), NULL, &r, NULL, NULL));
+    struct trn_recipe_model *m = r.model;
+    uint64_t kept[3], plain[3];
+    for (int k = 0; k < 3; k++) {
+        if (k == 1) r.seed = 11; /* changed */
+        if (k == 2) r.landforms[0].heading = 45; /* changed again */
+        CHECK_OK(trn_recipe_cache_key(&r, &kept[k], NULL));
+        uint64_t twice;
+        CHECK_OK(trn_recipe_cache_key(&r, &twice, NULL));
+        CHECK(twice == kept[k]);
+        r.model = NULL; /* computed from the text, nothing kept */
+        CHECK_OK(trn_recipe_cache_key(&r, &plain[k], NULL));
+        r.model = m;
+        CHECK(kept[k] == plain[k]);
+    }
+    CHECK(kept[0] != kept[1] && kept[1] != kept[2]);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
+    RUN(test_fingerprint_covers_every_member);
+    RUN(test_checked_once);
+    RUN(test_kept_cache_key);
     RUN(test_hook_counts_parses);
     RUN(test_regeneration_with_cache);
     RUN(test_graph_from_recipe_copies);

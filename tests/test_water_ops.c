@@ -430,6 +430,67 @@ static void test_edit_errors(void)
     trn_water_bodies_free(in, 3);
 }
 
+/* The check without bodies reports what the edit reports for anything that holds for any
+ * input: the same status, where, message and position; it passes what only the bodies decide. */
+static void test_edit_check(void)
+{
+    static const char *const same[][2] = {
+        {"[1]", NULL},
+        {"{}", NULL},
+        {NULL, "[3]"},
+        {NULL, "[{\"radius\": 1}]"},
+        {NULL, "[{\"id\": 7}]"},
+        {NULL, "[{\"id\": \"a\",\n \"radius\": \"big\"}]"},
+        {NULL, "[{\"id\": \"a\", \"radiuss\": 1}]"},
+        {NULL, "[{\"id\": \"r\", \"river_curve_steps\": 4}]"},
+        {NULL, "[{\"id\": \"r\", \"river_path\": [[0, 0, 0], [5, 0, 5]], "
+               "\"river_curve_steps\": 99}]"},
+        {NULL, "[{\"id\": \"r\", \"river_surface_mode\": \"up\"}]"},
+        {NULL, "[{\"id\": \"o\", \"boundary\": [[0, 0]]}]"},
+        {NULL, "[{\"id\": \"a\", \"shallow_color\": [1, 2]}]"},
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        trn_water_body *in = edit_bodies();
+        trn_water_body *out = NULL;
+        uint32_t n = 0;
+        char w1[128], w2[128];
+        trn_error e1, e2;
+        const trn_status s1 =
+            trn_water_edit(in, 3, same[k][0], same[k][1], &out, &n, w1, sizeof w1, &e1);
+        const trn_status s2 = trn_water_edit_check(same[k][0], same[k][1], w2, sizeof w2, &e2);
+        CHECK(s1 != TRN_OK);
+        CHECK_EQ_INT(s2, s1);
+        CHECK(strcmp(w1, w2) == 0);
+        CHECK(strcmp(e1.message, e2.message) == 0);
+        CHECK_EQ_INT(e2.line, e1.line);
+        CHECK_EQ_INT(e2.column, e1.column);
+        if (strcmp(e1.message, e2.message) != 0)
+            fprintf(stderr, "  case %zu: '%s' against '%s'\n", k, e2.message, e1.message);
+        trn_water_bodies_free(out, n);
+        trn_water_bodies_free(in, 3);
+    }
+    /* Only the bodies decide these: ids, repeats, kinds, the patched body; and valid edits. */
+    static const char *const passes[][2] = {
+        {"[\"zz\"]", NULL},
+        {"[\"a\", \"a\"]", NULL},
+        {NULL, "[{\"id\": \"zz\", \"radius\": 1}]"},
+        {NULL, "[{\"id\": \"a\"}, {\"id\": \"a\"}]"},
+        {NULL, "[{\"id\": \"a\", \"kind\": \"river\"}]"},
+        {NULL, "[{\"id\": \"a\", \"width\": 3}]"},
+        {NULL, "[{\"id\": \"o\", \"level\": \"spill\"}]"},
+        {NULL, "[{\"id\": \"a\", \"radius\": -5}]"},
+        {"[\"o\"]", "[{\"id\": \"a\", \"level\": 2, \"boundary\": null}]"},
+        {NULL, NULL},
+    };
+    for (size_t k = 0; k < sizeof passes / sizeof passes[0]; k++) {
+        char w[128];
+        trn_error e;
+        trn_error_clear(&e);
+        CHECK_OK(trn_water_edit_check(passes[k][0], passes[k][1], w, sizeof w, &e));
+        CHECK(w[0] == '\0');
+    }
+}
+
 static void test_edit_patches(void)
 {
     trn_water_body *in = edit_bodies();
@@ -1376,6 +1437,7 @@ int main(void)
     RUN(test_basin_budget);
     RUN(test_basin_radius_plain);
     RUN(test_edit_errors);
+    RUN(test_edit_check);
     RUN(test_edit_patches);
     RUN(test_route_defaults);
     RUN(test_route_sea_and_edge);

@@ -46,6 +46,10 @@ typedef struct trn_error {
     int64_t offset;   /* byte offset in file, -1 if not applicable */
     int line, column; /* 1-based JSON/text position, 0 if not applicable */
     char node_id[64]; /* graph node id, "" if none */
+    /* With node_id: the JSON path of the value inside the node's object
+     * ("params.overrides[1].level"), so a caller holding the document can point at it; "" if
+     * none. */
+    char node_path[128];
 } trn_error;
 
 /* Reset an error to "no error" (offset -1). NULL is a no-op. */

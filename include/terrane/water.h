@@ -339,6 +339,15 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
                           const char *overrides_json, trn_water_body **out, uint32_t *out_count,
                           char *where, size_t where_size, trn_error *err);
 
+/* What of Water Edit's parameters holds for any input (the checks of trn_water_edit that need no
+ * bodies: JSON syntax, arrays of the right things, override ids as strings, field names, and
+ * each field's value form), as trn_water_edit reports them (the same messages, *where and
+ * position), so a graph's check finds them at the parameter's place in its file. Ids that name
+ * no input body, duplicates, fields of another kind and patched bodies that fail validation are
+ * found by trn_water_edit alone. */
+trn_status trn_water_edit_check(const char *excluded_json, const char *overrides_json, char *where,
+                                size_t where_size, trn_error *err);
+
 /* How a routed river ended. */
 typedef enum trn_route_end {
     TRN_ROUTE_SEA_LEVEL = 0,     /* reached the drainage's sea level */

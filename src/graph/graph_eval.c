@@ -170,7 +170,12 @@ static trn_status validation_error(const trn_graph_diagnostics *d, trn_error *er
                           x->path, x->message, errors - 1, errors > 2 ? "s" : "");
         else
             trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1, "graph.%s: %s", x->path, x->message);
-        if (err) snprintf(err->node_id, sizeof err->node_id, "%s", x->node_id);
+        if (err) {
+            snprintf(err->node_id, sizeof err->node_id, "%s", x->node_id);
+            /* "nodes[3].params.level" -> "params.level": where in the node it is. */
+            const char *inner = strncmp(x->path, "nodes[", 6) == 0 ? strstr(x->path, "].") : NULL;
+            if (inner) snprintf(err->node_path, sizeof err->node_path, "%s", inner + 2);
+        }
         return TRN_ERR_VALIDATION;
     }
     return TRN_OK;

@@ -10,6 +10,7 @@
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 
 /* json_object_set_new that remembers failure (NULL values included). */
 static void put_new(json_t *o, const char *key, json_t *v, bool *ok)
@@ -341,8 +342,7 @@ static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *
     return TRN_OK;
 }
 
-static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
-                            trn_error *err);
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key, trn_error *err);
 
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err)
 {
@@ -354,15 +354,11 @@ trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, t
     return cache_key(recipe, false, key, err);
 }
 
-/* validate false: the caller has just validated recipe (a generation), so its text is not
- * checked again. */
-static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key,
+/* The generator version and the canonical text (with the graph's identity) of recipe, hashed
+ * into state (reset here). */
+static trn_status hash_text(const trn_recipe *recipe, bool validate, XXH64_state_t *state,
                             trn_error *err)
 {
-    if (key) *key = 0;
-    if (!key)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "trn_recipe_cache_key: key is required");
     char *text = NULL;
     size_t size = 0;
     /* The graph enters by its identity (no positions, no comment nodes): moving a node or
@@ -385,11 +381,6 @@ static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *k
     if (st) return st;
     /* Hashed bytes (docs/recipes.md): the generator version as 4 bytes little-endian, then
      * the canonical JSON, no terminator; XXH64 with seed 0. */
-    XXH64_state_t *state = XXH64_createState();
-    if (!state) {
-        free(text);
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory hashing a recipe");
-    }
     uint32_t version = TRN_GENERATOR_VERSION;
     unsigned char le[4] = {(unsigned char)(version & 0xFF), (unsigned char)((version >> 8) & 0xFF),
                            (unsigned char)((version >> 16) & 0xFF),
@@ -397,11 +388,41 @@ static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *k
     XXH64_reset(state, 0);
     XXH64_update(state, le, sizeof le);
     XXH64_update(state, text, size);
+    free(text);
+    return TRN_OK;
+}
+
+/* validate false: the caller has just validated recipe (a generation), so its text is not
+ * checked again. */
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key, trn_error *err)
+{
+    if (key) *key = 0;
+    if (!key)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_cache_key: key is required");
+    XXH64_state_t *state = XXH64_createState();
+    if (!state)
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory hashing a recipe");
+    /* A parsed recipe unchanged since its last key (a regeneration) hashes what it hashed then:
+     * its canonical text is a function of the content its fingerprint covers. */
+    uint64_t print = 0;
+    const bool printed = recipe->model && trn_rcp_fingerprint(recipe, &print);
+    trn_status st = TRN_OK;
+    if (printed && trn_rcp_model_key_state(recipe, print, state)) {
+        if (validate) st = trn_recipe_validate(recipe, err);
+    } else {
+        st = hash_text(recipe, validate, state, err);
+        if (!st && printed) trn_rcp_model_keep_key_state(recipe, print, state);
+    }
+    if (st) {
+        XXH64_freeState(state);
+        return st;
+    }
     /* The files a graph reads (a DEM) by content: the same text over other ground is another
-     * terrain. Recipes without such files hash exactly as before. */
+     * terrain, so they are read every time, never kept. Recipes without such files hash exactly
+     * as before. */
     trn_graph_input_files_hash(recipe, state);
     *key = XXH64_digest(state);
     XXH64_freeState(state);
-    free(text);
     return TRN_OK;
 }

@@ -16,7 +16,7 @@
 
 /* A landform's evolution read once: the one-node Stream Power graph of its parameters. */
 typedef struct trn_rcp_evolution {
-    char *text; /* the landform's evolution it was read from; NULL for none */
+    char *text;   /* the landform's evolution it was read from; NULL for none */
     json_t *tree; /* what reading text gives (as the graph's tree) */
     trn_graph graph;
 } trn_rcp_evolution;
@@ -36,6 +36,18 @@ struct trn_recipe_model {
     json_t *identity_tree;
     trn_rcp_evolution *evolutions;
     uint32_t evolution_count;
+    /* The fingerprint (trn_rcp_fingerprint) of the last recipe sharing this model that passed
+     * trn_rcp_check, 0 for none: validity depends on the recipe's content alone, so a recipe
+     * with that fingerprint is valid without checking it again. The only part that changes
+     * after parsing; atomic, as copies in other threads share the model. */
+    _Atomic uint64_t valid_print;
+    /* The cache key's hash state after the generator version and canonical text of the recipe
+     * whose fingerprint is key_print (key_state NULL until one is kept): a recipe unchanged
+     * since reads it instead of printing its canonical text again. key_busy guards both; a
+     * reader or writer that finds it taken does without. */
+    _Atomic unsigned key_busy;
+    uint64_t key_print;
+    void *key_state; /* an XXH64_state_t */
 };
 
 /* The recipe's model when it still describes recipe->graph_json, else NULL (a graph_json
@@ -44,7 +56,7 @@ static inline const struct trn_recipe_model *trn_rcp_model_of(const trn_recipe *
 {
     const struct trn_recipe_model *m = recipe ? recipe->model : NULL;
     return m && m->text && recipe->graph_json && strcmp(m->text, recipe->graph_json) == 0 ? m
-                                                                                            : NULL;
+                                                                                          : NULL;
 }
 
 /* Landform lf's evolution as read with the recipe, when lf is one of recipe's landforms and its

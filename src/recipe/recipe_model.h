@@ -4,6 +4,7 @@
 #define TRN_RECIPE_MODEL_H
 
 #include <jansson.h>
+#include <xxhash.h>
 
 #include "recipe/recipe_internal.h"
 
@@ -26,6 +27,30 @@ json_t *trn_rcp_read_back(const json_t *v);
  * (TRN_ERR_NO_MEMORY; *graph and tree released). */
 trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, json_t *tree,
                                         trn_graph *graph);
+
+/* A 64-bit fingerprint of everything trn_rcp_check reads in recipe (every field of the document,
+ * never base_dir or model), nonzero. false when the recipe cannot be walked safely (an array
+ * with a count and no storage, a count beyond its limit): such a recipe is always checked. */
+bool trn_rcp_fingerprint(const trn_recipe *recipe, uint64_t *print);
+
+/* Whether recipe is known to pass trn_rcp_check: its model holds its fingerprint. */
+bool trn_rcp_model_known_valid(const trn_recipe *recipe, uint64_t *print);
+
+/* Record that recipe, whose fingerprint is print, passed trn_rcp_check; nothing without a model. */
+void trn_rcp_model_mark_valid(const trn_recipe *recipe, uint64_t print);
+
+/* Copy into state the hash state kept for the recipe whose fingerprint is print (the cache key's
+ * generator version and canonical text already hashed); false when none is kept for it. */
+bool trn_rcp_model_key_state(const trn_recipe *recipe, uint64_t print, XXH64_state_t *state);
+
+/* Keep state as the one of the recipe whose fingerprint is print; nothing without a model or
+ * memory. */
+void trn_rcp_model_keep_key_state(const trn_recipe *recipe, uint64_t print,
+                                  const XXH64_state_t *state);
+
+/* Give recipe a model when it has none (parsing gives every recipe one, to hold what it knows
+ * about the recipe's validity). Only running out of memory fails (TRN_ERR_NO_MEMORY). */
+trn_status trn_rcp_model_make(trn_recipe *recipe);
 
 /* Another owner of m (NULL stays NULL). */
 struct trn_recipe_model *trn_rcp_model_ref(struct trn_recipe_model *m);

@@ -479,8 +479,7 @@ static const trn_doc_field layer_fields[] = {
     TRN_DOC_TEXT_ROW("id", TRN_DOC_NONEMPTY, "a layer id (a non-empty string)", trn_layer, id),
     TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY, "a layer name (a non-empty string)", trn_layer,
                      name),
-    TRN_DOC_OTHER_ROW("group"),
-    TRN_DOC_BOOL_ROW("enabled", "true or false", trn_layer, enabled),
+    TRN_DOC_OTHER_ROW("group"), TRN_DOC_BOOL_ROW("enabled", "true or false", trn_layer, enabled),
     TRN_DOC_END_ROW};
 static const char *const radial_keys[] = {"type",    "layer",  "radius", "strength",
                                           "falloff", "points", "center", "target_height",
@@ -1399,6 +1398,13 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
                     push_index(&c, where.steps[d].index);
             }
             st = perr(&c, cs == TRN_ERR_VALIDATION ? TRN_ERR_JSON : cs, target, "%s", msg);
+        } else if (trn_rcp_model_make(recipe)) {
+            st = oom(&c);
+        } else {
+            /* Checked once, here: generation and the cache key do not check it again while
+             * its content stays the same. */
+            uint64_t print;
+            if (trn_rcp_fingerprint(recipe, &print)) trn_rcp_model_mark_valid(recipe, print);
         }
     }
     json_decref(root);

@@ -8,6 +8,7 @@
 
 #include "graph/graph_internal.h"
 #include "recipe/recipe_internal.h"
+#include "recipe/recipe_model.h"
 
 /* ---- struct checks --------------------------------------------------------------------- */
 
@@ -135,8 +136,8 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
         trn_json_path_push_key(k->where, "evolution");
         char place[200];
         trn_json_path_format(k->where, place, sizeof place);
-        st = trn_graph_params_parse("stream_power", lf->evolution, place, &g, key, sizeof key,
-                                    msg, sizeof msg, &unknown);
+        st = trn_graph_params_parse("stream_power", lf->evolution, place, &g, key, sizeof key, msg,
+                                    sizeof msg, &unknown);
         if (st == TRN_ERR_NO_MEMORY) return fail(k, st, "out of memory checking a recipe");
         if (st) {
             if (key[0]) trn_json_path_push_key(k->where, key);
@@ -673,13 +674,20 @@ uint64_t trn_rcp_validate_count(void)
 
 trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
 {
-    atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
+    /* A parsed recipe whose content passed before (when it was read, or at the last
+     * generation) passes again: only a change since is checked. */
+    uint64_t print;
+    if (trn_rcp_model_known_valid(recipe, &print)) return TRN_OK;
+    atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     trn_json_path where = {{{0}}, 0};
     trn_json_target target;
     char msg[400];
     trn_status st = trn_rcp_check(recipe, &where, &target, msg, sizeof msg);
-    if (st == TRN_OK) return TRN_OK;
+    if (st == TRN_OK) {
+        trn_rcp_model_mark_valid(recipe, print);
+        return TRN_OK;
+    }
     char path[200];
     trn_json_path_format(&where, path, sizeof path);
     /* The unknown-key form names its place itself. */

@@ -421,8 +421,10 @@ static const field_def *find_field(const char *name)
     return NULL;
 }
 
-/* Apply override object o (overrides[index]) to body; the path is at overrides[index]. */
-static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
+/* Apply override object o (overrides[index]) to body; the path is at overrides[index]. check:
+ * body is a scratch lake and only what holds for any body is checked (the fields' names and
+ * values, not which kinds they apply to, nor the patched body). */
+static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body, bool check)
 {
     const bool new_path = json_object_get(o, "river_path") != NULL;
     const char *key;
@@ -433,7 +435,11 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
         trn_json_path_push_key(&e->path, key);
         const field_def *f = find_field(key);
         if (!f) return unknown_field(e, key);
-        if (f->type != F_KIND && !(f->kinds & (1u << body->kind))) {
+        if (check && f->type == F_KIND) { /* refused by the body's kind, which is not known yet */
+            trn_json_path_pop(&e->path);
+            continue;
+        }
+        if (!check && f->type != F_KIND && !(f->kinds & (1u << body->kind))) {
             char kinds[64];
             kinds_text(f->kinds, kinds, sizeof kinds);
             return fail(e, TRN_ERR_VALIDATION,
@@ -451,6 +457,7 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
         if (st) return st;
         trn_json_path_pop(&e->path);
     }
+    if (check) return TRN_OK;
     if (new_path) {
         free(body->path);
         body->path = NULL;
@@ -471,6 +478,23 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body)
         if (field && json_object_get(o, field)) trn_json_path_push_key(&e->path, field);
         return fail(e, TRN_ERR_VALIDATION, "%s", inner.message);
     }
+    return TRN_OK;
+}
+
+/* Override o (the path at it) as an object with a string "id": *id, and the path at its id. */
+static trn_status override_id(edit *e, const json_t *o, const char **id)
+{
+    if (!json_is_object(o))
+        return fail(e, TRN_ERR_VALIDATION,
+                    "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
+    const json_t *idv = json_object_get(o, "id");
+    if (!idv)
+        return fail(e, TRN_ERR_VALIDATION,
+                    "expected an \"id\" naming the body to patch, found none");
+    trn_json_path_push_key(&e->path, "id");
+    if (!json_is_string(idv))
+        return fail(e, TRN_ERR_VALIDATION, "expected a body id string, found %s", json_kind(idv));
+    *id = json_string_value(idv);
     return TRN_OK;
 }
 
@@ -571,25 +595,8 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
     for (size_t k = 0; k < json_array_size(overrides); k++) {
         const json_t *o = json_array_get(overrides, k);
         trn_json_path_push_index(&ov.path, k);
-        if (!json_is_object(o)) {
-            st =
-                fail(&ov, TRN_ERR_VALIDATION,
-                     "expected an object {\"id\": ..., FIELD: value, ...}, found %s", json_kind(o));
-            goto done;
-        }
-        const json_t *idv = json_object_get(o, "id");
-        if (!idv) {
-            st = fail(&ov, TRN_ERR_VALIDATION,
-                      "expected an \"id\" naming the body to patch, found none");
-            goto done;
-        }
-        trn_json_path_push_key(&ov.path, "id");
-        if (!json_is_string(idv)) {
-            st = fail(&ov, TRN_ERR_VALIDATION, "expected a body id string, found %s",
-                      json_kind(idv));
-            goto done;
-        }
-        const char *id = json_string_value(idv);
+        const char *id = NULL;
+        if ((st = override_id(&ov, o, &id))) goto done;
         int64_t b = find_id(ids, count, id);
         if (b < 0) {
             st = fail(&ov, TRN_ERR_VALIDATION,
@@ -612,7 +619,7 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
         }
         overridden_at[b] = (int64_t)k;
         trn_json_path_pop(&ov.path);
-        if ((st = apply_override(&ov, o, &list[slot[b]]))) goto done;
+        if ((st = apply_override(&ov, o, &list[slot[b]], false))) goto done;
         trn_json_path_pop(&ov.path);
     }
     *out = list;
@@ -628,5 +635,48 @@ done:
     free(overridden_at);
     free(excluded_at);
     free(slot);
+    return st;
+}
+
+trn_status trn_water_edit_check(const char *excluded_json, const char *overrides_json, char *where,
+                                size_t where_size, trn_error *err)
+{
+    if (where && where_size) where[0] = '\0';
+    json_t *excluded = NULL, *overrides = NULL;
+    edit ex = {.param = "excluded_ids",
+               .text = excluded_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
+    trn_status st = load_array(&ex, &excluded);
+    for (size_t k = 0; !st && k < json_array_size(excluded); k++) {
+        trn_json_path_push_index(&ex.path, k);
+        const json_t *v = json_array_get(excluded, k);
+        if (!json_is_string(v))
+            st = fail(&ex, TRN_ERR_VALIDATION, "expected a body id string, found %s", json_kind(v));
+        trn_json_path_pop(&ex.path);
+    }
+    edit ov = {.param = "overrides",
+               .text = overrides_json,
+               .where = where,
+               .where_size = where_size,
+               .err = err};
+    if (!st) st = load_array(&ov, &overrides);
+    for (size_t k = 0; !st && k < json_array_size(overrides); k++) {
+        const json_t *o = json_array_get(overrides, k);
+        trn_json_path_push_index(&ov.path, k);
+        const char *id = NULL;
+        if ((st = override_id(&ov, o, &id))) break;
+        (void)id; /* which body it names is known when the node runs */
+        trn_json_path_pop(&ov.path); /* back at overrides[k] */
+        trn_water_body scratch;
+        memset(&scratch, 0, sizeof scratch);
+        scratch.kind = TRN_WATER_LAKE; /* takes a level of "spill" as well as a number */
+        st = apply_override(&ov, o, &scratch, true);
+        trn_water_body_dispose(&scratch);
+        trn_json_path_pop(&ov.path);
+    }
+    json_decref(excluded);
+    json_decref(overrides);
     return st;
 }

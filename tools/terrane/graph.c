@@ -71,11 +71,17 @@ int cli_graph_gate(cli_ctx *ctx, const char *verb, const char *path, const trn_r
         if (d->severity != TRN_GRAPH_ERROR) continue;
         char where[700] = "";
         if (d->line > 0) snprintf(where, sizeof where, "%s:%d:%d: ", path, d->line, d->column);
-        rc = cli_failf(ctx, "%sthe graph cannot be generated: %s [%s, node '%s']", where,
-                       d->message, d->check, d->node_id[0] ? d->node_id : "(graph)");
+        trn_error at;
+        trn_error_set(&at, TRN_ERR_VALIDATION, path, d->line > 0 ? d->offset : -1, "%s",
+                      d->message);
+        trn_error_set_position(&at, d->line, d->column);
+        snprintf(at.node_id, sizeof at.node_id, "%s", d->node_id);
+        rc = cli_failf_at(ctx, &at, "%sthe graph cannot be generated: %s [%s, node '%s']", where,
+                          d->message, d->check, d->node_id[0] ? d->node_id : "(graph)");
         /* A line of its own, printed through the format (a %s argument would be escaped). */
         if (g.errors > 1)
-            cli_fprintf(stderr, "(the graph has %zu errors; 'terrane graph check %s' lists them all)\n",
+            cli_fprintf(stderr,
+                        "(the graph has %zu errors; 'terrane graph check %s' lists them all)\n",
                         g.errors, path);
         break;
     }

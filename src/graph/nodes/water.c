@@ -664,8 +664,28 @@ static void edit_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index
             trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, names[k], path,
                            "%s: expected an array of %s", names[k],
                            k ? "{\"id\": ..., FIELD: value} objects" : "body id strings");
+            return;
         }
     }
+    /* What holds for any input water is found here, where the parameter's place in its file is
+     * known, in the words generation would use. */
+    char where[128] = "", path[192];
+    trn_error e;
+    trn_error_clear(&e);
+    if (trn_water_edit_check(json_param(n, "excluded_ids"), json_param(n, "overrides"), where,
+                             sizeof where, &e) == TRN_OK)
+        return;
+    /* "water edit: WHERE: MESSAGE" (or "water edit: unknown key ..."): the message after it. */
+    const char *msg = e.message;
+    if (strncmp(msg, "water edit: ", 12) == 0) msg += 12;
+    const size_t at = strlen(where);
+    const bool unknown = strncmp(msg, "unknown key '", 13) == 0;
+    if (!unknown && strncmp(msg, where, at) == 0 && strncmp(msg + at, ": ", 2) == 0) msg += at + 2;
+    snprintf(path, sizeof path, "nodes[%u].params.%s", index, where);
+    const bool overrides = strncmp(where, "overrides", 9) == 0;
+    trn_check_diag(c, TRN_GRAPH_ERROR, unknown ? "unknown-param" : "bad-param", n,
+                   overrides ? "overrides" : "excluded_ids", path, "%s%s%s", unknown ? "" : where,
+                   unknown ? "" : ": ", msg);
 }
 
 static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
@@ -677,6 +697,8 @@ static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     trn_status st = trn_water_edit(
         in ? in->bodies : NULL, in ? in->body_count : 0u, json_param(c->node, "excluded_ids"),
         json_param(c->node, "overrides"), &bodies, &count, where, sizeof where, err);
+    if (st && err && where[0])
+        snprintf(err->node_path, sizeof err->node_path, "params.%.100s", where);
     if (st) return trn_node_wrap(c, err, st);
     for (uint32_t k = 0; k < count; k++)
         bodies[k].carve = false;
@@ -700,6 +722,20 @@ static void route_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
                        trn_graph_param_number(n, t, "channel_depth"),
                        trn_graph_param_number(n, t, "water_depth"));
     }
+    /* The source inside the terrain, found where the parameter is written (generation words it
+     * the same way, for a graph run without this check). Every field spans the recipe's size. */
+    const trn_recipe *recipe = trn_check_recipe(c);
+    if (!recipe) return;
+    const double x = trn_graph_param_number(n, t, "source_x");
+    const double z = trn_graph_param_number(n, t, "source_z");
+    const bool x_in = x >= 0.0 && x <= recipe->size_x, z_in = z >= 0.0 && z <= recipe->size_z;
+    if (x_in && z_in) return;
+    const char *name = x_in ? "source_z" : "source_x";
+    char path[96];
+    snprintf(path, sizeof path, "nodes[%u].params.%s", index, name);
+    trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, name, path,
+                   "source: expected a point inside the field (x 0..%g, z 0..%g), found (%g, %g)",
+                   recipe->size_x, recipe->size_z, x, z);
 }
 
 static trn_status route_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)

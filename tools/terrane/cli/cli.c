@@ -338,8 +338,10 @@ trn_graph_cache *cli_cache_default(char *dir, size_t dir_size)
 }
 
 /* Where node node_id sits in the recipe this run generates: the file, line and column of its
- * object in "nodes" (false when the file or the node cannot be found). */
-static bool locate_node(const cli_ctx *ctx, const char *node_id, trn_error *shown)
+ * object in "nodes", or of the value at node_path inside it (its key for an unknown key), false
+ * when the file or the node cannot be found. */
+static bool locate_node(const cli_ctx *ctx, const char *node_id, const char *node_path,
+                        trn_error *shown)
 {
     json_t *doc = json_load_file(ctx->graph_file, JSON_DECODE_ANY, NULL);
     const json_t *graph = doc;
@@ -361,7 +363,10 @@ static bool locate_node(const cli_ctx *ctx, const char *node_id, trn_error *show
     if (index < 0) return false;
     trn_graph_diagnostic d;
     memset(&d, 0, sizeof d);
-    snprintf(d.path, sizeof d.path, "nodes[%d]", index);
+    snprintf(d.path, sizeof d.path, "nodes[%d]%s%.100s", index, node_path[0] ? "." : "", node_path);
+    if (strncmp(shown->message, "unknown key '", 13) == 0 ||
+        strstr(shown->message, ": unknown key '"))
+        snprintf(d.check, sizeof d.check, "unknown-param");
     trn_graph_diagnostics one = {&d, 1, 1};
     trn_mapped_file mf;
     memset(&mf, 0, sizeof mf);
@@ -384,7 +389,7 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
         const char *name = shown_path(ctx, err->file);
         if (name != err->file) snprintf(shown.file, sizeof shown.file, "%s", name);
     } else if (shown.node_id[0] && ctx->graph_file[0]) {
-        locate_node(ctx, shown.node_id, &shown);
+        locate_node(ctx, shown.node_id, shown.node_path, &shown);
     }
     char buf[2048];
     trn_error_format(&shown, buf, sizeof buf);
@@ -393,19 +398,34 @@ int cli_fail(cli_ctx *ctx, const trn_error *err)
     return CLI_EXIT_FAIL;
 }
 
-int cli_failf(cli_ctx *ctx, const char *fmt, ...)
+static int fail_v(cli_ctx *ctx, const trn_error *at, const char *fmt, va_list ap)
 {
     cli_progress_end(ctx);
     fprintf(stderr, "terrane %s: error: ", ctx->verb);
     char message[2048];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
     cli_fprintf(stderr, "%s", message);
     fputc('\n', stderr);
-    json_error(ctx, NULL, message, CLI_EXIT_FAIL);
+    json_error(ctx, at, message, CLI_EXIT_FAIL);
     return CLI_EXIT_FAIL;
+}
+
+int cli_failf(cli_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int rc = fail_v(ctx, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int cli_failf_at(cli_ctx *ctx, const trn_error *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int rc = fail_v(ctx, at, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -146,6 +146,12 @@ int cli_failf(cli_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* cli_failf, and --format json's error names at's code, file, line, column and node. */
+int cli_failf_at(cli_ctx *ctx, const trn_error *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* Print a usage error with a pointer to --help; returns CLI_EXIT_USAGE. A message that starts
  * "unknown option '%s'" gets "; did you mean '--NAME'?" when one of the verb's options (those
  * its --help lists, with the common ones) is close to the word; "unknown sub-verb '%s'",
