@@ -851,7 +851,25 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                   biomes ? "encoding: the biomes have one encoding (bytes)"
                                          : "encoding: expected u16 or f32");
     const bool u16 = encoding && !strcmp(encoding, "u16");
+    /* ?stride=S: every S-th sample of the whole field and the last one of each row and column
+     * (samples min(k S, cells)), S at most the chunk size: a page's first picture, whose
+     * coarsest chunks stand on exactly these samples. */
+    const char *stride_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "stride");
+    uint32_t stride = 1;
+    if (stride_text) {
+        unsigned v;
+        char tail;
+        if (chunk || sscanf(stride_text, "%u%c", &v, &tail) != 1 || v < 1 || v > 4096)
+            return studio_reply_error(conn, 400,
+                                      chunk ? "stride: the whole field only, not with chunk"
+                                            : "stride: expected a whole number 1..4096");
+        stride = v < chunk_cells_of(r) ? v : chunk_cells_of(r);
+    }
     uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    if (stride > 1) {
+        nx = (f->cells_x + stride - 1u) / stride + 1u;
+        nz = (f->cells_z + stride - 1u) / stride + 1u;
+    }
     if (chunk) {
         unsigned cx, cz;
         char tail;
@@ -865,13 +883,34 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     uint8_t *out = malloc((size_t)nx * nz * bytes);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
     const uint8_t *from = biomes ? g->biomes.values : (const uint8_t *)f->heights;
+    const size_t row = f->cells_x + 1u;
+    const float *heights = f->heights + (size_t)j0 * row + i0;
+    float *picked = NULL;
+    if (stride > 1 && from) {
+        /* The picked samples, gathered (heights as float32 first when they are quantised). */
+        const size_t size = u16 ? sizeof(float) : bytes;
+        uint8_t *to = u16 ? (uint8_t *)(picked = malloc((size_t)nx * nz * sizeof(float))) : out;
+        if (!to) {
+            free(out);
+            return studio_reply_error(conn, 500, "out of memory");
+        }
+        for (uint32_t j = 0; j < nz; j++) {
+            const size_t sj = (size_t)(j * stride < f->cells_z ? j * stride : f->cells_z);
+            for (uint32_t i = 0; i < nx; i++) {
+                const size_t si = (size_t)(i * stride < f->cells_x ? i * stride : f->cells_x);
+                memcpy(to + ((size_t)j * nx + i) * size, from + (sj * row + si) * size, size);
+            }
+        }
+        if (u16) heights = picked;
+    }
     double offset = 0.0, scale = 0.0;
     if (u16)
-        quantise_u16(f->heights + (size_t)j0 * (f->cells_x + 1u) + i0, f->cells_x + 1u, nx, nz,
-                     (uint16_t *)(void *)out, &offset, &scale);
-    for (uint32_t j = 0; j < nz && from && !u16; j++)
-        memcpy(out + (size_t)j * nx * bytes,
-               from + ((size_t)(j0 + j) * (f->cells_x + 1u) + i0) * bytes, nx * bytes);
+        quantise_u16(heights, stride > 1 ? nx : row, nx, nz, (uint16_t *)(void *)out, &offset,
+                     &scale);
+    free(picked);
+    for (uint32_t j = 0; j < nz && from && !u16 && stride == 1; j++)
+        memcpy(out + (size_t)j * nx * bytes, from + ((size_t)(j0 + j) * row + i0) * bytes,
+               nx * bytes);
     if (!from) memset(out, 0, (size_t)nx * nz * bytes);
     /* "R,G,B;R,G,B;...", 0..255, one per biome index. */
     char colors[4096] = "";
@@ -884,7 +923,8 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                  (int)lroundf(c[0] * 255.0f), (int)lroundf(c[1] * 255.0f),
                                  (int)lroundf(c[2] * 255.0f));
     }
-    char v[10][32];
+    char v[11][32];
+    snprintf(v[10], sizeof v[10], "%u", stride);
     snprintf(v[8], sizeof v[8], "%.17g", offset);
     snprintf(v[9], sizeof v[9], "%.17g", scale);
     snprintf(v[0], sizeof v[0], "%u", f->cells_x);
@@ -914,6 +954,8 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                              NULL,
                              NULL,
                              NULL,
+                             NULL,
+                             NULL,
                              NULL};
     if (u16) {
         /* After the biome colours' slot, which is NULL for heights. */
@@ -923,6 +965,12 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
         headers[15] = v[8];
         headers[16] = "X-Terrane-Height-Scale";
         headers[17] = v[9];
+    }
+    if (stride > 1) { /* in the first free slot: a NULL name ends the list */
+        size_t k = 12;
+        while (headers[k]) k += 2;
+        headers[k] = "X-Terrane-Stride";
+        headers[k + 1] = v[10];
     }
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
@@ -2867,6 +2915,10 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
+
+    /* The LOD errors before the first page asks (they take the session lock while computed,
+     * which would hold the page's other first requests up). */
+    if (!lod_fill(s)) return cli_failf(ctx, "out of memory for the LOD errors");
 
     s->recovery_pending = s->recovery_path && trn_file_exists(s->recovery_path);
     if (s->recovery_pending)
