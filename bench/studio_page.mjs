@@ -1,7 +1,10 @@
 // terrane studio's page in headless Chromium (software WebGL2: SwiftShader): first frame time and
 // frames per second at lod_error_pixels 2. A floor for a desktop GPU, not its speed.
 //   node --experimental-websocket bench/studio_page.mjs CHROMIUM URL [RUNS] [WIDTH] [HEIGHT] [SECONDS]
-// URL is what `terrane studio RECIPE --port 0 -q` prints; each run loads the page afresh.
+// URL is what `terrane studio RECIPE --port 0 -q` prints; each run loads the page afresh in the
+// same Chromium. Nothing waits without a limit: a DevTools call unanswered in 120 s, or a page
+// not ready in 180 s, ends the bench with exit 1, naming what it waited for and the page's
+// requests still in flight.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +15,23 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
   '--enable-unsafe-swiftshader', `--window-size=${width},${height}`, '--remote-debugging-port=0',
   `--user-data-dir=${mkdtempSync(join(tmpdir(), 'studio-bench-'))}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+// The page's requests in flight (Network domain): what a wait that ran out was waiting behind.
+const inFlight = new Map();
+const pendingRequests = () => [...inFlight.values()].map((r) => `${r.method} ${r.url.replace(/token=[0-9a-f]+/, 'token=...')} (${((Date.now() - r.at) / 1000).toFixed(1)} s)`);
+let chromiumLog = '';
+function fail(message) {
+  console.error('studio_page: ' + message);
+  const list = pendingRequests();
+  console.error(list.length ? 'requests in flight:\n  ' + list.join('\n  ') : 'no request in flight');
+  if (chromiumLog.trim()) console.error("chromium's last messages:\n" + chromiumLog.split('\n').slice(-15).join('\n'));
+  browser.kill('SIGKILL');
+  process.exit(1);
+}
+browser.on('exit', (code, signal) => fail(`chromium exited (${signal || code})`));
 const wsUrl = await new Promise((resolve) => {
   let text = '';
-  browser.stderr.on('data', (d) => { text += d; const m = text.match(/DevTools listening on (ws:\/\/\S+)/); if (m) resolve(m[1]); });
+  const timer = setTimeout(() => fail('chromium printed no DevTools address in 60 s'), 60000);
+  browser.stderr.on('data', (d) => { text += d; chromiumLog = (chromiumLog + d).slice(-8000); const m = text.match(/DevTools listening on (ws:\/\/\S+)/); if (m) { clearTimeout(timer); resolve(m[1]); } });
 });
 let pageWs = null;
 for (let k = 0; k < 100 && !pageWs; k++) {
@@ -22,28 +39,53 @@ for (let k = 0; k < 100 && !pageWs; k++) {
   pageWs = (targets.find((t) => t.type === 'page') || {}).webSocketDebuggerUrl;
   if (!pageWs) await sleep(100);
 }
+if (!pageWs) fail('chromium listed no page in 10 s');
 const ws = new WebSocket(pageWs);
 await new Promise((r) => (ws.onopen = r));
+ws.onclose = () => fail('chromium closed the DevTools connection');
 let nextId = 0;
 const pending = new Map();
-ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.id && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); } };
-const send = (method, params = {}) => new Promise((r) => { const id = ++nextId; pending.set(id, r); ws.send(JSON.stringify({ id, method, params })); });
-const evaluate = async (x) => (await send('Runtime.evaluate', { expression: x, returnByValue: true, awaitPromise: true })).result.result.value;
+ws.onmessage = (e) => {
+  const m = JSON.parse(e.data);
+  if (m.id && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); return; }
+  if (m.method === 'Network.requestWillBeSent') inFlight.set(m.params.requestId, { url: m.params.request.url, method: m.params.request.method, at: Date.now() });
+  else if (m.method === 'Network.loadingFinished' || m.method === 'Network.loadingFailed') inFlight.delete(m.params.requestId);
+  else if (m.method === 'Page.javascriptDialogOpening') ws.send(JSON.stringify({ id: ++nextId, method: 'Page.handleJavaScriptDialog', params: { accept: true } }));
+};
+// Every call has a limit: an unanswered one ends the bench with what it was.
+const send = (method, params = {}, limit = 120) => new Promise((resolve) => {
+  const id = ++nextId;
+  const what = params.expression ? ' ' + params.expression.slice(0, 100) : params.url ? ' ' + params.url.replace(/token=[0-9a-f]+/, 'token=...') : '';
+  const timer = setTimeout(() => fail(`DevTools ${method}${what} got no answer in ${limit} s`), limit * 1000);
+  pending.set(id, (m) => { clearTimeout(timer); if (m.error) fail(`${method}${what}: ${m.error.message}`); resolve(m); });
+  ws.send(JSON.stringify({ id, method, params }));
+});
+const evaluate = async (x, limit) => {
+  const r = (await send('Runtime.evaluate', { expression: x, returnByValue: true, awaitPromise: true }, limit)).result;
+  if (r.exceptionDetails) fail('exception in ' + x.slice(0, 100) + ': ' + ((r.exceptionDetails.exception || {}).description || r.exceptionDetails.text));
+  return r.result.value;
+};
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 await send('Page.enable');
+await send('Network.enable');
 const results = [];
 for (let run = 0; run < Number(runs); run++) {
   await send('Page.navigate', { url: 'about:blank' });
   await sleep(500);
+  inFlight.clear();
   const loadBefore = load();
   await send('Page.navigate', { url });
-  for (let k = 0; k < 1800; k++) {
-    if (String(await evaluate('document.title')).startsWith('terrane studio:')) break;
-    await sleep(100);
+  let title = '';
+  const deadline = Date.now() + 180000;
+  while (!title.startsWith('terrane studio:') && Date.now() < deadline) {
+    title = String(await evaluate('document.title'));
+    if (!title.startsWith('terrane studio:')) await sleep(100);
   }
+  if (!title.startsWith('terrane studio:')) fail(`run ${run + 1}: the page was not ready in 180 s (title '${title}', status '${await evaluate("(document.getElementById('status') || {}).textContent")}')`);
+  if (title !== 'terrane studio: ready') fail(`run ${run + 1}: the page says '${title}': ${await evaluate("(document.getElementById('status') || {}).textContent")}`);
   const first = await evaluate('JSON.stringify({ title: document.title, first_frame_ms: studio.firstFrameMs, timings: studio.timings, cells: [terrain.cellsX, terrain.cellsZ], canvas: [document.getElementById("view").width, document.getElementById("view").height], levels: studio.stats.levelCounts, first_levels: studio.firstFrameLevels })');
   await evaluate('studio.setLodErrorPixels(2)');
-  const fps = await evaluate(`studio.measure(${Number(seconds)})`);
+  const fps = await evaluate(`studio.measure(${Number(seconds)})`, 120 + 10 * Number(seconds));
   results.push(Object.assign(JSON.parse(first), { fps, load: loadBefore + ' -> ' + load() }));
   console.log(JSON.stringify(results[results.length - 1]));
 }
@@ -52,6 +94,8 @@ console.log(JSON.stringify({
   first_frame_ms: { median: median(results.map((r) => r.first_frame_ms)), best: Math.min(...results.map((r) => r.first_frame_ms)) },
   frame_ms: { median: median(results.map((r) => r.fps.median_ms)), best: Math.min(...results.map((r) => r.fps.best_ms)) },
 }));
+ws.onclose = null;
+browser.removeAllListeners('exit');
 ws.close();
 browser.kill();
 process.exit(0);

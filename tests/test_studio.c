@@ -2081,7 +2081,71 @@ static void test_mapped_materials(void)
     CHECK_EQ_INT((int)counts[255], 0);
     CHECK(counts[9] > 0);                       /* the snow biome's glacier */
     CHECK(counts[2] > 0 && counts[0] + counts[1] > 0); /* rock, and soil or grass */
+    /* No image maps in the example: every layer says so, and a map is a 404 naming the file. */
+    CHECK(json_is_false(json_object_get(json_object_get(json_array_get(layers, 0), "maps"), "albedo")));
+    CHECK(json_number_value(json_object_get(json_array_get(layers, 0), "texture_scale")) == 1.0);
     json_decref(doc);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404);
+    CHECK_CONTAINS(r.body, "materials/soil.albedo.png");
+    reply_free(&r);
+    CHECK(stop_server());
+
+    /* Image maps: MATERIAL.albedo.png / .height.png in the palette's project (the folder above
+     * the recipe's here), served as they are; one linked outside the project is neither offered
+     * nor served, a file that is not a PNG is refused, and the arguments are checked. */
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 1, 2, 3};
+    char file[1000], outside[900];
+    snprintf(file, sizeof file, "%s/materials/soil.albedo.png", dir);
+    CHECK(trn_test_write_file(file, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/rock.height.png", dir);
+    CHECK(trn_test_write_file(file, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/cliff.albedo.png", dir);
+    CHECK(trn_test_write_file(file, "not a png", 9));
+    snprintf(outside, sizeof outside, "%s/outside.albedo.png", root);
+    CHECK(trn_test_write_file(outside, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/grass.albedo.png", dir);
+    CHECK(symlink(outside, file) == 0);
+    if (!serve(asset)) {
+        CHECK(!"terrane studio opens examples/terrain_graph_3d with image maps");
+        return;
+    }
+    r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    doc = json_loads(r.body ? r.body : "", 0, &je);
+    reply_free(&r);
+    layers = json_object_get(doc, "layers");
+    const json_t *soil = json_object_get(json_array_get(layers, 0), "maps"),
+                 *grass = json_object_get(json_array_get(layers, 1), "maps"),
+                 *rock = json_object_get(json_array_get(layers, 2), "maps");
+    CHECK(json_is_true(json_object_get(soil, "albedo")) &&
+          json_is_false(json_object_get(soil, "height")));
+    CHECK(json_is_false(json_object_get(grass, "albedo")));
+    CHECK(json_is_false(json_object_get(rock, "albedo")) &&
+          json_is_true(json_object_get(rock, "height")));
+    json_decref(doc);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.size == sizeof png && r.body && memcmp(r.body, png, sizeof png) == 0);
+    CHECK_CONTAINS(r.head, "image/png");
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=2&map=height", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=1&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404); /* the link outside the project */
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=3&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 415);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=normal", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=10&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, false);
+    CHECK_EQ_INT(r.status, 401); /* the token, as every route */
+    reply_free(&r);
     CHECK(stop_server());
 
     /* No mapping: nothing to draw layer by layer. */

@@ -17,7 +17,7 @@ const terrain = {
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
 const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false,
-  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0' };
+  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0', maps: params.get('maps') !== '0' };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -172,20 +172,43 @@ uniform int u_bs; // the biomes texture's stride (1, or the first frame's coarse
 // w macro variation; u_blend 0 draws each sample's layer alone (the discrete fallback).
 uniform usampler2D u_layer; uniform sampler2D u_lpal; uniform int u_mapped, u_blend;
 uniform vec4 u_map; uniform float u_macro_scale;
+// The layers' image maps (GET /api/material_map): albedo and height texture arrays, a slice a
+// layer, and per layer (u_linfo, texel = layer): r 1 with an albedo image, g 1 with a height
+// image, b its texture scale (repetitions per world unit).
+uniform highp sampler2DArray u_albedo, u_lheight; uniform highp sampler2D u_linfo; uniform int u_maps;
+vec3 dpx, dpy; // the position's screen derivatives, taken before any branch (mip levels)
 out vec4 colour;
 float hash2(vec2 p) { return fract(sin(dot(p, vec2(127.1, 311.7))) * 43758.5453); }
 float vnoise(vec2 p) {
   vec2 i = floor(p), f = fract(p); f = f * f * (3.0 - 2.0 * f);
   return mix(mix(hash2(i), hash2(i + vec2(1, 0)), f.x), mix(hash2(i + vec2(0, 1)), hash2(i + vec2(1, 1)), f.x), f.y);
 }
-// A layer's stand-in height map (the page has no image maps): a value noise of its own,
-// projected from above, or along the three axes on steep faces (triplanar).
+vec4 layerInfo(uint id) { return u_maps == 1 && id != 255u ? texelFetch(u_linfo, ivec2(int(id), 0), 0) : vec4(0.0); }
+// A layer's slice of an image array at texture scale k: from above, or along the three axes on
+// steep faces (triplanar, weights bw).
+vec4 layerImage(highp sampler2DArray t, uint id, float k, bool tri, vec3 bw) {
+  float z = float(id);
+  if (!tri) return textureGrad(t, vec3(v_pos.xz * k, z), dpx.xz * k, dpy.xz * k);
+  return bw.x * textureGrad(t, vec3(v_pos.zy * k, z), dpx.zy * k, dpy.zy * k)
+       + bw.y * textureGrad(t, vec3(v_pos.xz * k, z), dpx.xz * k, dpy.xz * k)
+       + bw.z * textureGrad(t, vec3(v_pos.xy * k, z), dpx.xy * k, dpy.xy * k);
+}
+// A layer's height map: its height image, or a value noise of its own standing in for one,
+// projected as the image would be.
 float layerHeight(uint id, bool tri, vec3 bw) {
+  vec4 info = layerInfo(id);
+  if (info.g > 0.5) return layerImage(u_lheight, id, info.b, tri, bw).r;
   vec2 o = vec2(float(id) * 37.0, float(id) * 11.0);
   if (!tri) return vnoise(v_pos.xz * 0.25 + o);
   return bw.x * vnoise(v_pos.zy * 0.25 + o) + bw.y * vnoise(v_pos.xz * 0.25 + o) + bw.z * vnoise(v_pos.xy * 0.25 + o);
 }
-vec3 layerColour(uint id, vec3 tint) { return id == 255u ? tint : texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb; }
+// A layer's colour: its albedo image, or its flat colour shaded by its height map (h).
+vec3 layerColour(uint id, vec3 tint, bool tri, vec3 bw, float h) {
+  if (id == 255u) return tint * (0.8 + 0.4 * h);
+  vec4 info = layerInfo(id);
+  if (info.r > 0.5) return layerImage(u_albedo, id, info.b, tri, bw).rgb;
+  return texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb * (0.8 + 0.4 * h);
+}
 // The four samples around the point contribute their layers (ids decoded exactly, never
 // interpolated); height maps bias the bilinear weights so one layer shows through another.
 vec3 mappedColour(vec3 n, vec3 tint) {
@@ -194,7 +217,7 @@ vec3 mappedColour(vec3 n, vec3 tint) {
   vec2 g = v_pos.xz / u_cell; ivec2 q0 = ivec2(floor(g)); vec2 f = clamp(g - vec2(q0), 0.0, 1.0);
   if (u_blend == 0) {
     uint id = texelFetch(u_layer, clamp(ivec2(floor(g + 0.5)), ivec2(0), u_cells), 0).r;
-    return layerColour(id, tint) * (0.8 + 0.4 * layerHeight(id, tri, bw));
+    return layerColour(id, tint, tri, bw, layerHeight(id, tri, bw));
   }
   uint id[4]; float a[4], h[4]; float top = -1e9;
   for (int k = 0; k < 4; k++) {
@@ -208,12 +231,14 @@ vec3 mappedColour(vec3 n, vec3 tint) {
   vec3 c = vec3(0.0); float total = 0.0;
   for (int k = 0; k < 4; k++) {
     float b = u_map.z > 0.0 ? max(a[k] - (top - u_map.z), 0.0) : a[k];
-    c += b * layerColour(id[k], tint) * (0.8 + 0.4 * h[k]);
+    c += b * layerColour(id[k], tint, tri, bw, h[k]);
     total += b;
   }
   return c / max(total, 1e-6);
 }
 void main() {
+  dpx = dFdx(v_pos);
+  dpy = dFdy(v_pos);
   vec3 n = normalize(v_normal);
   vec3 sun = normalize(vec3(-0.5, 0.8, -0.35));
   float shade = 0.28 + 0.72 * max(dot(n, sun), 0.0);
@@ -694,7 +719,66 @@ async function loadBiomes() {
 // ----- mapped materials -----
 // The material set's mapping and each sample's texture layer (GET /api/materials): drawn by the
 // terrain shader with height blending, triplanar steep faces and macro variation.
-const materials = { on: false, mapping: null, layers: 0 };
+const materials = { on: false, mapping: null, layers: 0, images: 0, arrays: null, loads: 0 };
+// The image arrays' slices are MAP_SIZE square (every image is resized to it) with mipmaps.
+const MAP_SIZE = 256;
+// Two RGBA8 arrays (albedo, height) of one slice a layer and the layers' info texture; 1 x 1 x 1
+// (and no image) until a material set has image maps.
+function materialArrays(layers = 0) {
+  if (materials.arrays && (!layers || materials.arrays.layers === layers)) return materials.arrays;
+  const size = layers ? MAP_SIZE : 1, depth = Math.max(layers, 1), mips = layers ? Math.log2(MAP_SIZE) + 1 : 1;
+  const old = materials.arrays;
+  if (old) { gl.deleteTexture(old.albedo); gl.deleteTexture(old.height); gl.deleteTexture(old.info); }
+  const array = () => {
+    const t = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, t);
+    gl.texStorage3D(gl.TEXTURE_2D_ARRAY, mips, gl.RGBA8, size, size, depth);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_MIN_FILTER, mips > 1 ? gl.LINEAR_MIPMAP_LINEAR : gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_WRAP_S, gl.REPEAT);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_WRAP_T, gl.REPEAT);
+    return t;
+  };
+  const info = gl.createTexture();
+  makeTexture(info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, new Float32Array(256 * 4));
+  materials.arrays = { albedo: array(), height: array(), info, layers };
+  return materials.arrays;
+}
+// Each layer's image maps into the arrays (resized to MAP_SIZE by the browser's decoder), then
+// mipmaps; a layer without a map keeps its colour (albedo) or a noise (height). A newer load
+// supersedes one still running.
+async function loadMaterialMaps(layers) {
+  const load = ++materials.loads;
+  const withMaps = layers.filter((l) => l.maps && (l.maps.albedo || l.maps.height)).length;
+  if (!withMaps) { materials.images = 0; return; }
+  const info = new Float32Array(256 * 4);
+  const images = [];
+  await Promise.all(layers.map(async (l, k) => {
+    info[k * 4 + 2] = l.texture_scale > 0 ? l.texture_scale : 1;
+    for (const map of ['albedo', 'height']) {
+      if (!(l.maps && l.maps[map])) continue;
+      const response = await optional('material_map?layer=' + k + '&map=' + map);
+      if (!response) continue;
+      const bitmap = await createImageBitmap(await response.blob(), { resizeWidth: MAP_SIZE, resizeHeight: MAP_SIZE, resizeQuality: 'high' });
+      images.push([map, k, bitmap]);
+    }
+  }));
+  if (load !== materials.loads) return;
+  const arrays = materialArrays(layers.length);
+  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+  for (const [map, k, bitmap] of images) {
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays[map]);
+    gl.texSubImage3D(gl.TEXTURE_2D_ARRAY, 0, 0, 0, k, MAP_SIZE, MAP_SIZE, 1, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);
+    info[k * 4 + (map === 'albedo' ? 0 : 1)] = 1;
+    bitmap.close();
+  }
+  for (const t of [arrays.albedo, arrays.height]) { gl.bindTexture(gl.TEXTURE_2D_ARRAY, t); gl.generateMipmap(gl.TEXTURE_2D_ARRAY); }
+  makeTexture(arrays.info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, info);
+  materials.images = images.length;
+  materials.imageList = images.map(([map, k]) => ({ layer: k, map })).sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
+  studio.materials.images = materials.imageList;
+  redraw();
+}
 async function loadMaterials() {
   const response = await optional('materials');
   const reply = response ? await response.json() : null;
@@ -702,8 +786,10 @@ async function loadMaterials() {
   materials.on = !!(m && reply.samples);
   materials.mapping = m || null;
   materials.layers = reply && Array.isArray(reply.layers) ? reply.layers.length : 0;
-  studio.materials = { mapping: materials.mapping, layers: materials.layers };
+  studio.materials = { mapping: materials.mapping, layers: materials.layers, maps: reply && Array.isArray(reply.layers) ? reply.layers.map((l) => l.maps || {}) : [], images: materials.imageList || [] };
   if (!materials.on) return;
+  // The image maps change only with the material set: loaded once a session.
+  if (!materials.mapsLoaded) { materials.mapsLoaded = true; materials.mapsReady = loadMaterialMaps(reply.layers).catch(fail); }
   const bin = atob(reply.samples);
   const ids = new Uint8Array(bin.length);
   for (let k = 0; k < bin.length; k++) ids[k] = bin.charCodeAt(k);
@@ -1057,6 +1143,15 @@ function draw() {
   bindTexture(7, mapped ? textures.layers : textures.biomes, u.u_layer);
   bindTexture(8, mapped ? textures.layerPalette : textures.palette, u.u_lpal);
   gl.uniform1i(u.u_mapped, mapped ? 1 : 0);
+  const arrays = materialArrays();
+  gl.activeTexture(gl.TEXTURE9);
+  gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays.albedo);
+  gl.uniform1i(u.u_albedo, 9);
+  gl.activeTexture(gl.TEXTURE10);
+  gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays.height);
+  gl.uniform1i(u.u_lheight, 10);
+  bindTexture(11, arrays.info, u.u_linfo);
+  gl.uniform1i(u.u_maps, mapped && show.maps && materials.images > 0 ? 1 : 0);
   gl.uniform1i(u.u_blend, show.blending ? 1 : 0);
   const m = materials.mapping || {};
   gl.uniform4f(u.u_map, m.triplanar ? Math.cos((m.triplanar_slope || 0) * Math.PI / 180) : -2,
