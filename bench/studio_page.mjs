@@ -1,6 +1,9 @@
 // terrane studio's page in headless Chromium (software WebGL2: SwiftShader): first frame time and
 // frames per second at lod_error_pixels 2. A floor for a desktop GPU, not its speed.
-//   node --experimental-websocket bench/studio_page.mjs CHROMIUM URL [RUNS] [WIDTH] [HEIGHT] [SECONDS]
+//   node --experimental-websocket bench/studio_page.mjs CHROMIUM URL [RUNS] [WIDTH] [HEIGHT] [SECONDS] [STROKES]
+// With STROKES > 0, each run then drags that many raise strokes (press, three moves, release) at
+// the canvas's centre and gives each request's round trip as the page sees it (sent, answered,
+// its chunks in the textures: studio.stats.strokeMs), and no frame rate; SECONDS 0: no frame rate.
 // URL is what `terrane studio RECIPE --port 0 -q` prints; each run loads the page afresh in the
 // same Chromium. Nothing waits without a limit: a DevTools call unanswered in 120 s, or a page
 // not ready in 180 s, ends the bench with exit 1, naming what it waited for and the page's
@@ -10,7 +13,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [chromium, url, runs = '3', width = '1920', height = '1080', seconds = '5'] = process.argv.slice(2);
+const [chromium, url, runs = '3', width = '1920', height = '1080', seconds = '5', strokes = '0'] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
   '--enable-unsafe-swiftshader', `--window-size=${width},${height}`, '--remote-debugging-port=0',
@@ -84,15 +87,36 @@ for (let run = 0; run < Number(runs); run++) {
   if (!title.startsWith('terrane studio:')) fail(`run ${run + 1}: the page was not ready in 180 s (title '${title}', status '${await evaluate("(document.getElementById('status') || {}).textContent")}')`);
   if (title !== 'terrane studio: ready') fail(`run ${run + 1}: the page says '${title}': ${await evaluate("(document.getElementById('status') || {}).textContent")}`);
   const first = await evaluate('JSON.stringify({ title: document.title, first_frame_ms: studio.firstFrameMs, timings: studio.timings, cells: [terrain.cellsX, terrain.cellsZ], canvas: [document.getElementById("view").width, document.getElementById("view").height], levels: studio.stats.levelCounts, first_levels: studio.firstFrameLevels })');
-  await evaluate('studio.setLodErrorPixels(2)');
-  const fps = await evaluate(`studio.measure(${Number(seconds)})`, 120 + 10 * Number(seconds));
-  results.push(Object.assign(JSON.parse(first), { fps, load: loadBefore + ' -> ' + load() }));
+  let fps = null, stroke = null;
+  if (Number(strokes) > 0) {
+    const exactBy = Date.now() + 180000;
+    while (!(await evaluate('terrain.exact')) && Date.now() < exactBy) await sleep(100);
+    const r = await evaluate('(() => { const r = document.getElementById("view").getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()');
+    for (let k = 0; k < Number(strokes); k++) {
+      const sent = await evaluate('studio.stats.strokeMs.length');
+      const x = r[0] + (k % 5) * 20 - 40, y = r[1] + Math.floor(k / 5) % 5 * 20 - 40;
+      await send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
+      for (let m = 1; m <= 3; m++) await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: x + 4 * m, y, button: 'left', buttons: 1 });
+      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: x + 12, y, button: 'left', buttons: 0, clickCount: 1 });
+      const by = Date.now() + 60000;
+      while ((await evaluate('studio.stats.strokeMs.length')) <= sent && Date.now() < by) await sleep(20);
+      await sleep(200);
+    }
+    const ms = await evaluate('studio.stats.strokeMs');
+    const sorted = ms.slice().sort((a, b) => a - b);
+    stroke = { requests: ms.length, median_ms: sorted[sorted.length >> 1], best_ms: sorted[0], worst_ms: sorted[sorted.length - 1] };
+  } else if (Number(seconds) > 0) {
+    await evaluate('studio.setLodErrorPixels(2)');
+    fps = await evaluate(`studio.measure(${Number(seconds)})`, 120 + 10 * Number(seconds));
+  }
+  results.push(Object.assign(JSON.parse(first), { fps, stroke, load: loadBefore + ' -> ' + load() }));
   console.log(JSON.stringify(results[results.length - 1]));
 }
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 console.log(JSON.stringify({
   first_frame_ms: { median: median(results.map((r) => r.first_frame_ms)), best: Math.min(...results.map((r) => r.first_frame_ms)) },
-  frame_ms: { median: median(results.map((r) => r.fps.median_ms)), best: Math.min(...results.map((r) => r.fps.best_ms)) },
+  frame_ms: results[0].fps ? { median: median(results.map((r) => r.fps.median_ms)), best: Math.min(...results.map((r) => r.fps.best_ms)) } : null,
+  stroke_ms: results[0].stroke ? { median: median(results.map((r) => r.stroke.median_ms)), best: Math.min(...results.map((r) => r.stroke.best_ms)) } : null,
 }));
 ws.onclose = null;
 browser.removeAllListeners('exit');

@@ -27,7 +27,7 @@ const scatter = { list: [], rules: [], box: null, cone: null };
 // Exposed for tests and benchmarks (window.studio).
 const studio = window.studio = {
   terrain, show, camera, levels: null, fps: 0, frameMs: 0, firstFrameMs: null,
-  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, instanceLoads: 0, frames: 0 },
+  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, instanceLoads: 0, frames: 0, strokeMs: [] },
 };
 
 function setStatus(text) { $('status').textContent = text; }
@@ -1677,8 +1677,14 @@ function pumpStroke(d) {
   d.sentPoints = d.points.length;
   studio.stats.strokesSent++;
   if (extend) studio.stats.extendSent++;
+  const sent = performance.now();
   api('stroke' + (extend ? '?extend=1' : ''), { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
-    .then((r) => r.json()).then((reply) => { d.last = applyEdit(reply, !(d.ended && d.sentPoints === d.points.length)); })
+    .then((r) => r.json()).then((reply) => {
+      d.last = applyEdit(reply, !(d.ended && d.sentPoints === d.points.length));
+      // A stroke's round trip: sent, answered, its chunks in the textures (the last 100).
+      studio.stats.strokeMs.push(performance.now() - sent);
+      if (studio.stats.strokeMs.length > 100) studio.stats.strokeMs.shift();
+    })
     .catch((e) => { d.failed = true; fail(e); })
     .finally(() => { d.inflight = false; pumpStroke(d); });
 }
