@@ -13,10 +13,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// Chromium's background services and the back-forward cache off (a page left for about:blank
+// would stay alive in it, with its connections).
+const QUIET_FLAGS = ['--disable-features=BackForwardCache,OptGuideOnDeviceModel,OptimizationHints,OptimizationGuideModelDownloading,Translate,MediaRouter',
+  '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync',
+  '--disable-extensions', '--no-first-run', '--no-default-browser-check'];
 const [chromium, url, runs = '3', width = '1920', height = '1080', seconds = '5', strokes = '0'] = process.argv.slice(2);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader', `--window-size=${width},${height}`, '--remote-debugging-port=0',
+  '--enable-unsafe-swiftshader', ...QUIET_FLAGS, `--window-size=${width},${height}`, '--remote-debugging-port=0',
   `--user-data-dir=${mkdtempSync(join(tmpdir(), 'studio-bench-'))}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
 // The page's requests in flight (Network domain): what a wait that ran out was waiting behind.
 const inFlight = new Map();

@@ -15,13 +15,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
+// Chromium's background services and the back-forward cache off (a page left for about:blank
+// would stay alive in it, with its connections).
+const QUIET_FLAGS = ['--disable-features=BackForwardCache,OptGuideOnDeviceModel,OptimizationHints,OptimizationGuideModelDownloading,Translate,MediaRouter',
+  '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync',
+  '--disable-extensions', '--no-first-run', '--no-default-browser-check'];
 const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath, water2Url, water4Url, mappedUrl] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
 }
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader', '--window-size=1280,720', '--remote-debugging-port=0',
+  '--enable-unsafe-swiftshader', ...QUIET_FLAGS, '--window-size=1280,720', '--remote-debugging-port=0',
   `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let failed = false;

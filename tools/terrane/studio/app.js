@@ -350,6 +350,42 @@ function makeProgram(vs, fs) {
   return { p, u: uniforms };
 }
 
+// The terrain program's first draw, in the first frame's state, with nothing to show.
+function warmUp() {
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  const zeros = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, zeros);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(3 * INSTANCE_FLOATS), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.enableVertexAttribArray(1);
+  gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, 0);
+  gl.vertexAttribDivisor(1, 1);
+  gl.enableVertexAttribArray(2);
+  gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, 8);
+  gl.vertexAttribDivisor(2, 1);
+  const index = gl.createBuffer();
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, index);
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array([0, 1, 2]), gl.STATIC_DRAW);
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(canvas.clientWidth * dpr);
+  canvas.height = Math.round(canvas.clientHeight * dpr);
+  gl.viewport(0, 0, canvas.width, canvas.height);
+  gl.enable(gl.DEPTH_TEST);
+  gl.disable(gl.CULL_FACE);
+  const u = useProgram(programs.terrain);
+  // Each sampler on its own unit, as draw() binds them (two types on one unit refuse the draw).
+  const units = { u_h: 0, u_b: 1, u_pal: 2, u_mask: 6, u_layer: 7, u_lpal: 8, u_albedo: 9, u_lheight: 10, u_linfo: 11 };
+  for (const [name, unit] of Object.entries(units)) if (u[name]) gl.uniform1i(u[name], unit);
+  gl.drawElementsInstanced(gl.TRIANGLES, 3, gl.UNSIGNED_SHORT, 0, 1);
+  gl.bindVertexArray(null);
+  gl.deleteVertexArray(vao);
+  gl.deleteBuffer(zeros);
+  gl.deleteBuffer(index);
+  gl.flush();
+}
+
 // ----- chunk meshes -----
 // Level l: the chunk's (C / 2^l + 1)^2 samples and a skirt under its four edges, so a chunk
 // drawn beside a coarser or finer neighbour shows no crack. a_local = (i, j, skirt).
@@ -2068,6 +2104,10 @@ async function start() {
   programs.water = makeProgram(waterVS, waterFS);
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
+  // A software renderer compiles a program for the draw state at its first draw (hundreds of
+  // milliseconds): one degenerate triangle in the first frame's state compiles it while the
+  // first frame's data is fetched (?warmup=0: not).
+  if (params.get('warmup') !== '0') warmUp();
   // The first frame from every 8th sample (?coarse_first=0: from the whole field, at the chosen
   // allowance): 1/64 of the bytes to fetch and upload; a software renderer would rasterize a
   // full-detail frame for seconds, so the first frames stay at the coarsest levels.
