@@ -4,14 +4,17 @@
 // With STROKES > 0, each run then drags that many raise strokes (press, three moves, release) at
 // the canvas's centre and gives each request's round trip as the page sees it (sent, answered,
 // its chunks in the textures: studio.stats.strokeMs), and no frame rate; SECONDS 0: no frame rate.
-// URL is what `terrane studio RECIPE --port 0 -q` prints; each run loads the page afresh in the
-// same Chromium. Nothing waits without a limit: a DevTools call unanswered in 120 s, or a page
+// URL is what `terrane studio RECIPE --port 0 -q` prints; each run starts a fresh Chromium (in
+// one reused headless Chromium, a second navigation to the studio now and then never started:
+// Page.navigate unanswered, no request made, the page's renderer answering; not understood, so
+// not relied on). Nothing waits without a limit: a DevTools call unanswered in 120 s, or a page
 // not ready in 180 s, ends the bench with exit 1, naming what it waited for and the page's
 // requests still in flight.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // Chromium's background services and the back-forward cache off (a page left for about:blank
 // would stay alive in it, with its connections).
@@ -19,6 +22,33 @@ const QUIET_FLAGS = ['--disable-features=BackForwardCache,OptGuideOnDeviceModel,
   '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync',
   '--disable-extensions', '--no-first-run', '--no-default-browser-check'];
 const [chromium, url, runs = '3', width = '1920', height = '1080', seconds = '5', strokes = '0'] = process.argv.slice(2);
+const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+function summary(results) {
+  console.log(JSON.stringify({
+    first_frame_ms: { median: median(results.map((r) => r.first_frame_ms)), best: Math.min(...results.map((r) => r.first_frame_ms)) },
+    frame_ms: results[0].fps ? { median: median(results.map((r) => r.fps.median_ms)), best: Math.min(...results.map((r) => r.fps.best_ms)) } : null,
+    stroke_ms: results[0].stroke ? { median: median(results.map((r) => r.stroke.median_ms)), best: Math.min(...results.map((r) => r.stroke.best_ms)) } : null,
+  }));
+}
+if (Number(runs) > 1) {
+  // Each run by this script with RUNS 1: its own Chromium.
+  const results = [];
+  for (let k = 0; k < Number(runs); k++) {
+    let out = '';
+    try {
+      out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), chromium, url, '1', width, height, seconds, strokes],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    } catch (error) {
+      console.error(`studio_page: run ${k + 1} failed (exit ${error.status})`);
+      process.exit(1);
+    }
+    const line = out.split('\n')[0];
+    console.log(line);
+    results.push(JSON.parse(line));
+  }
+  summary(results);
+  process.exit(0);
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
   '--enable-unsafe-swiftshader', ...QUIET_FLAGS, `--window-size=${width},${height}`, '--remote-debugging-port=0',
@@ -117,12 +147,7 @@ for (let run = 0; run < Number(runs); run++) {
   results.push(Object.assign(JSON.parse(first), { fps, stroke, load: loadBefore + ' -> ' + load() }));
   console.log(JSON.stringify(results[results.length - 1]));
 }
-const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
-console.log(JSON.stringify({
-  first_frame_ms: { median: median(results.map((r) => r.first_frame_ms)), best: Math.min(...results.map((r) => r.first_frame_ms)) },
-  frame_ms: results[0].fps ? { median: median(results.map((r) => r.fps.median_ms)), best: Math.min(...results.map((r) => r.fps.best_ms)) } : null,
-  stroke_ms: results[0].stroke ? { median: median(results.map((r) => r.stroke.median_ms)), best: Math.min(...results.map((r) => r.stroke.best_ms)) } : null,
-}));
+summary(results);
 ws.onclose = null;
 browser.removeAllListeners('exit');
 ws.close();
