@@ -267,6 +267,25 @@ void main() {
   }
   colour = vec4(c, 1.0);
 }`;
+// The first frames' fragment shader (while only the coarse samples are in): the biome tint,
+// lighter with height, steep ground greyer, the sea tint and the sun. A software renderer
+// compiles and runs it several times faster than the full one above.
+const firstFS = `#version 300 es
+precision highp float; precision highp int; precision highp usampler2D;
+in vec3 v_normal; in vec3 v_pos;
+uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
+uniform float u_lo, u_hi, u_sea; uniform int u_bs;
+out vec4 colour;
+void main() {
+  vec3 n = normalize(v_normal);
+  float shade = 0.28 + 0.72 * max(dot(n, normalize(vec3(-0.5, 0.8, -0.35))), 0.0);
+  float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
+  ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
+  vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, (q + u_bs / 2) / u_bs, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
+  tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
+  if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7);
+  colour = vec4(tint * shade, 1.0);
+}`;
 // Water: the same chunk grids at the water surface (u_w, dilated under the banks); shallow to
 // deep colour by depth over each body's absorption distance.
 const waterVS = `#version 300 es
@@ -374,7 +393,7 @@ function warmUp() {
   gl.viewport(0, 0, canvas.width, canvas.height);
   gl.enable(gl.DEPTH_TEST);
   gl.disable(gl.CULL_FACE);
-  const u = useProgram(programs.terrain);
+  const u = useProgram(programs.first);
   // Each sampler on its own unit, as draw() binds them (two types on one unit refuse the draw).
   const units = { u_h: 0, u_b: 1, u_pal: 2, u_mask: 6, u_layer: 7, u_lpal: 8, u_albedo: 9, u_lheight: 10, u_linfo: 11 };
   for (const [name, unit] of Object.entries(units)) if (u[name]) gl.uniform1i(u[name], unit);
@@ -1159,7 +1178,8 @@ function draw() {
   gl.disable(gl.CULL_FACE);
   const vp = viewProjection(), eye = eyePosition();
   const levels = chooseLevels(vp);
-  let u = useProgram(programs.terrain);
+  const first = (studio.coarseFrame || terrain.coarse) && programs.first;
+  let u = useProgram(first ? programs.first : programs.terrain);
   gl.uniformMatrix4fv(u.u_vp, false, vp);
   gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
   gl.uniform2f(u.u_cell, terrain.cellX, terrain.cellZ);
@@ -2101,6 +2121,7 @@ async function start() {
   studio.timings = {};
   mark('script');
   programs.terrain = makeProgram(terrainVS, terrainFS);
+  programs.first = makeProgram(terrainVS, firstFS);
   programs.water = makeProgram(waterVS, waterFS);
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
