@@ -187,6 +187,13 @@ try {
   const textureBefore = await evaluate(textureEqual);
   check(textureBefore === 'equal' || textureBefore === 'no float readback', 'the heights texture is the server field: ' + textureBefore);
   check(await evaluate('studio.firstFrameMs > 0 && studio.stats.chunksDrawn > 0'), 'first frame time and chunks drawn exposed');
+  // The first frame came from the coarse samples, before the whole field: every chunk at the
+  // coarsest level, and the page's frames refine once the field is in.
+  const firstLoad = await evaluate('({ timings: studio.timings, first: studio.firstFrameMs, levels: studio.firstFrameLevels, coarse: terrain.coarse, strides: [terrain.heightStride, terrain.biomeStride] })');
+  const L = firstLoad.levels ? firstLoad.levels.length : 0;
+  check(firstLoad.timings.coarse > 0 && firstLoad.timings.coarse <= firstLoad.first && firstLoad.first <= firstLoad.timings.heightsIn
+    && L > 1 && firstLoad.levels.slice(0, L - 1).every((c) => c === 0) && firstLoad.levels[L - 1] > 0
+    && firstLoad.coarse === false && firstLoad.strides.join() === '1,1', 'the first frame from the coarse samples, all chunks at the coarsest level, then the whole field: ' + JSON.stringify(firstLoad));
 
   // LOD: each chunk's level is exposed; a larger error allowance never picks finer levels.
   const levels2 = await evaluate('studio.setLodErrorPixels(2)');
