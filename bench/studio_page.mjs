@@ -116,7 +116,7 @@ for (let run = 0; run < Number(runs); run++) {
   let title = '';
   const deadline = Date.now() + 180000;
   while (!title.startsWith('terrane studio:') && Date.now() < deadline) {
-    title = String(await evaluate('document.title'));
+    title = String(await evaluate('document.title')).replace(/^● /, ''); // the unsaved marker
     if (!title.startsWith('terrane studio:')) await sleep(100);
   }
   if (!title.startsWith('terrane studio:')) fail(`run ${run + 1}: the page was not ready in 180 s (title '${title}', status '${await evaluate("(document.getElementById('status') || {}).textContent")}')`);
@@ -125,7 +125,14 @@ for (let run = 0; run < Number(runs); run++) {
   let fps = null, stroke = null;
   if (Number(strokes) > 0) {
     const exactBy = Date.now() + 180000;
-    while (!(await evaluate('terrain.exact')) && Date.now() < exactBy) await sleep(100);
+    while (!(await evaluate('terrain.exact'))) {
+      if (Date.now() > exactBy) fail('the exact heights were not in after 180 s');
+      await sleep(100);
+    }
+    // A question in the page (a recovery file beside the recipe offers its work) holds the pointer.
+    await sleep(500);
+    const asking = await evaluate('studio.asking || null');
+    if (asking) fail(`the page asks '${asking}': answer it or start from a recipe without a recovery file`);
     const r = await evaluate('(() => { const r = document.getElementById("view").getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()');
     for (let k = 0; k < Number(strokes); k++) {
       const sent = await evaluate('studio.stats.strokeMs.length');
@@ -134,7 +141,10 @@ for (let run = 0; run < Number(runs); run++) {
       for (let m = 1; m <= 3; m++) await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: x + 4 * m, y, button: 'left', buttons: 1 });
       await send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: x + 12, y, button: 'left', buttons: 0, clickCount: 1 });
       const by = Date.now() + 60000;
-      while ((await evaluate('studio.stats.strokeMs.length')) <= sent && Date.now() < by) await sleep(20);
+      while ((await evaluate('studio.stats.strokeMs.length')) <= sent) {
+        if (Date.now() > by) fail(`stroke ${k + 1}: no stroke request answered in 60 s (status '${await evaluate("document.getElementById('status').textContent")}')`);
+        await sleep(20);
+      }
       await sleep(200);
     }
     const ms = await evaluate('studio.stats.strokeMs');
