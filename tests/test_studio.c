@@ -2081,7 +2081,71 @@ static void test_mapped_materials(void)
     CHECK_EQ_INT((int)counts[255], 0);
     CHECK(counts[9] > 0);                       /* the snow biome's glacier */
     CHECK(counts[2] > 0 && counts[0] + counts[1] > 0); /* rock, and soil or grass */
+    /* No image maps in the example: every layer says so, and a map is a 404 naming the file. */
+    CHECK(json_is_false(json_object_get(json_object_get(json_array_get(layers, 0), "maps"), "albedo")));
+    CHECK(json_number_value(json_object_get(json_array_get(layers, 0), "texture_scale")) == 1.0);
     json_decref(doc);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404);
+    CHECK_CONTAINS(r.body, "materials/soil.albedo.png");
+    reply_free(&r);
+    CHECK(stop_server());
+
+    /* Image maps: MATERIAL.albedo.png / .height.png in the palette's project (the folder above
+     * the recipe's here), served as they are; one linked outside the project is neither offered
+     * nor served, a file that is not a PNG is refused, and the arguments are checked. */
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 1, 2, 3};
+    char file[1000], outside[900];
+    snprintf(file, sizeof file, "%s/materials/soil.albedo.png", dir);
+    CHECK(trn_test_write_file(file, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/rock.height.png", dir);
+    CHECK(trn_test_write_file(file, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/cliff.albedo.png", dir);
+    CHECK(trn_test_write_file(file, "not a png", 9));
+    snprintf(outside, sizeof outside, "%s/outside.albedo.png", root);
+    CHECK(trn_test_write_file(outside, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/grass.albedo.png", dir);
+    CHECK(symlink(outside, file) == 0);
+    if (!serve(asset)) {
+        CHECK(!"terrane studio opens examples/terrain_graph_3d with image maps");
+        return;
+    }
+    r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    doc = json_loads(r.body ? r.body : "", 0, &je);
+    reply_free(&r);
+    layers = json_object_get(doc, "layers");
+    const json_t *soil = json_object_get(json_array_get(layers, 0), "maps"),
+                 *grass = json_object_get(json_array_get(layers, 1), "maps"),
+                 *rock = json_object_get(json_array_get(layers, 2), "maps");
+    CHECK(json_is_true(json_object_get(soil, "albedo")) &&
+          json_is_false(json_object_get(soil, "height")));
+    CHECK(json_is_false(json_object_get(grass, "albedo")));
+    CHECK(json_is_false(json_object_get(rock, "albedo")) &&
+          json_is_true(json_object_get(rock, "height")));
+    json_decref(doc);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.size == sizeof png && r.body && memcmp(r.body, png, sizeof png) == 0);
+    CHECK_CONTAINS(r.head, "image/png");
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=2&map=height", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=1&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404); /* the link outside the project */
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=3&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 415);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=normal", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=10&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 400);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, false);
+    CHECK_EQ_INT(r.status, 401); /* the token, as every route */
+    reply_free(&r);
     CHECK(stop_server());
 
     /* No mapping: nothing to draw layer by layer. */
@@ -2385,6 +2449,67 @@ static void test_heights_u16(void)
     CHECK_EQ_INT(status_of("GET", "/api/heights?encoding=f32", NULL, true), 200);
 }
 
+/* Every S-th sample (?stride=S, the page's first frame): samples min(k S, cells) of the heights
+ * (float32 exactly, u16 within half a step) and the biomes, S lowered to the chunk size; refused
+ * with a chunk or out of range. */
+static void test_heights_stride(void)
+{
+    CHECK_EQ_INT(reset_to(recipe_text), 200);
+    size_t n = 0;
+    float *exact = get_heights(&n);
+    reply b = request("GET", "/api/biomes", NULL, NULL, 0, true);
+    CHECK_EQ_INT(b.status, 200);
+    CHECK(n == 129 * 129 && b.size == 129 * 129);
+    /* 7 does not divide 128: the last row and column are sample 128; 64 is lowered to 32. */
+    const unsigned asked[3] = {7, 64, 1}, got[3] = {7, 32, 1}, side[3] = {20, 5, 129};
+    for (int t = 0; t < 3 && n == 129 * 129 && b.size == 129 * 129; t++) {
+        for (int kind = 0; kind < 3; kind++) { /* float32, u16, biomes */
+            char target[96];
+            snprintf(target, sizeof target, "/api/%s?stride=%u%s", kind == 2 ? "biomes" : "heights",
+                     asked[t], kind == 1 ? "&encoding=u16" : "");
+            reply r = request("GET", target, NULL, NULL, 0, true);
+            CHECK_EQ_INT(r.status, 200);
+            char want[64];
+            snprintf(want, sizeof want, "X-Terrane-Samples: %u,%u", side[t], side[t]);
+            CHECK_CONTAINS(r.head, want);
+            if (got[t] > 1) {
+                snprintf(want, sizeof want, "X-Terrane-Stride: %u", got[t]);
+                CHECK_CONTAINS(r.head, want);
+            }
+            const size_t bytes = kind == 0 ? 4 : kind == 1 ? 2 : 1;
+            CHECK_EQ_INT(r.size, (size_t)side[t] * side[t] * bytes);
+            const double offset = header_number(&r, "X-Terrane-Height-Offset");
+            const double scale = header_number(&r, "X-Terrane-Height-Scale");
+            size_t wrong = 0;
+            for (unsigned j = 0; j < side[t] && r.size == (size_t)side[t] * side[t] * bytes; j++)
+                for (unsigned i = 0; i < side[t]; i++) {
+                    const size_t at = (size_t)(j * got[t] < 128 ? j * got[t] : 128) * 129 +
+                                      (i * got[t] < 128 ? i * got[t] : 128);
+                    const size_t k = (size_t)j * side[t] + i;
+                    if (kind == 0) {
+                        float h;
+                        memcpy(&h, r.body + 4 * k, 4);
+                        wrong += h != exact[at];
+                    } else if (kind == 1) {
+                        const unsigned q = (unsigned)(uint8_t)r.body[2 * k] |
+                                           (unsigned)(uint8_t)r.body[2 * k + 1] << 8;
+                        wrong += !(fabs(offset + scale * q - (double)exact[at]) <= scale / 2 * (1 + 1e-9));
+                    } else {
+                        wrong += r.body[k] != b.body[at];
+                    }
+                }
+            CHECK_EQ_INT(wrong, 0);
+            reply_free(&r);
+        }
+    }
+    reply_free(&b);
+    free(exact);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?stride=0", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?stride=8x", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?stride=4097", NULL, true), 400);
+    CHECK_EQ_INT(status_of("GET", "/api/heights?stride=8&chunk=0,0", NULL, true), 400);
+}
+
 /* A PNG's width and colour type from its header (0 when it is not one). */
 static uint32_t png_width(const reply *r, int *color_type)
 {
@@ -2685,6 +2810,7 @@ int main(void)
     RUN(test_page_tools);
     RUN(test_generate);
     RUN(test_heights_u16);
+    RUN(test_heights_stride);
     RUN(test_layers);
     RUN(test_nodes);
     RUN(test_quality);

@@ -160,6 +160,56 @@ static bool write_water_bodies(const char *dir, const char *recipe, unsigned max
     return trn_test_write_file(recipe, text, strlen(text));
 }
 
+/* An RGBA PNG of w x h: a checker of two colours in cells of 4 pixels (one colour: a == b). */
+static bool write_png(const char *path, uint32_t w, uint32_t h, const uint8_t a[4], const uint8_t b[4])
+{
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    if (!rgba) return false;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            memcpy(rgba + ((size_t)y * w + x) * 4, ((x / 4 + y / 4) % 2) ? b : a, 4);
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    struct spng_ihdr ihdr = {.width = w, .height = h, .bit_depth = 8, .color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA};
+    size_t size = 0;
+    int error = 0;
+    void *png = NULL;
+    bool ok = ctx && !spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1) && !spng_set_ihdr(ctx, &ihdr) &&
+              !spng_encode_image(ctx, rgba, (size_t)w * h * 4, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE) &&
+              (png = spng_get_png_buffer(ctx, &size, &error)) && !error;
+    ok = ok && trn_test_write_file(path, png, size);
+    free(png);
+    spng_ctx_free(ctx);
+    free(rgba);
+    return ok;
+}
+
+/* A copy of the mapped-materials example with image maps: rock and soil albedo magenta (the
+ * rock's a checker with dark magenta), the soil's height a grey checker, and the grass's albedo
+ * a symbolic link to an image outside the project (which the studio must not read). */
+static bool write_mapped_project(const char *dir, char *recipe, size_t recipe_size)
+{
+    char cmd[2000], path[900];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/mapped' && cp -r '%s/examples/terrain_graph_3d' '%s/mapped'",
+             dir, TRN_SOURCE_DIR, dir);
+    if (system(cmd) != 0) return false;
+    static const uint8_t magenta[4] = {255, 0, 255, 255}, dark[4] = {200, 0, 200, 255},
+                         white[4] = {255, 255, 255, 255}, black[4] = {0, 0, 0, 255},
+                         lime[4] = {0, 255, 0, 255};
+    snprintf(path, sizeof path, "%s/mapped/materials/rock.albedo.png", dir);
+    if (!write_png(path, 64, 64, magenta, dark)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/soil.albedo.png", dir);
+    if (!write_png(path, 32, 32, magenta, magenta)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/soil.height.png", dir);
+    if (!write_png(path, 16, 16, white, black)) return false;
+    char outside[900];
+    snprintf(outside, sizeof outside, "%s/outside.albedo.png", dir);
+    if (!write_png(outside, 8, 8, lime, lime)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/grass.albedo.png", dir);
+    if (symlink(outside, path) != 0) return false;
+    snprintf(recipe, recipe_size, "%s/mapped/terrain/landscape.terrain.json", dir);
+    return true;
+}
+
 /* Share of the canvas's pixels that are not its clear colour (28, 32, 36). */
 static double terrain_share(const char *png, size_t *width_out)
 {
@@ -255,6 +305,11 @@ int main(void)
     CHECK_EQ_INT(system(cmd), 0);
     pid_t graph_pid = start_server(graph, graph_url, sizeof graph_url);
     CHECK(graph_pid > 0 && strncmp(graph_url, "http://127.0.0.1:", 17) == 0);
+    /* Mapped materials with image maps. */
+    char mapped[900], mapped_url[256] = "";
+    CHECK(write_mapped_project(dir, mapped, sizeof mapped));
+    pid_t mapped_pid = start_server(mapped, mapped_url, sizeof mapped_url);
+    CHECK(mapped_pid > 0 && strncmp(mapped_url, "http://127.0.0.1:", 17) == 0);
     const char *flags = "--headless=new --no-sandbox --use-angle=swiftshader "
                         "--enable-unsafe-swiftshader --window-size=1280,720 "
                         "--virtual-time-budget=15000 --user-data-dir";
@@ -286,10 +341,13 @@ int main(void)
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
                  "timeout 1500 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
-                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
+                 "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
                  TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe,
-                 graph_url, graph, water2_url, water4_url);
+                 graph_url, graph, water2_url, water4_url, mapped_url);
         const int rc = system(cmd);
+        /* The script ends itself on every wait that runs out; timeout(1) is the last resort. */
+        if (WIFEXITED(rc) && WEXITSTATUS(rc) == 124)
+            fprintf(stderr, "FAIL the browser script ran past 1500 s and was stopped\n");
         CHECK(WIFEXITED(rc) && (WEXITSTATUS(rc) == 0 || WEXITSTATUS(rc) == 77));
         if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
             /* The page saved its session: generate gives the heights it showed, bit for bit. */
@@ -313,8 +371,9 @@ int main(void)
     } else {
         fprintf(stderr, "node is not installed: the DevTools stroke is not driven\n");
     }
-    const pid_t servers[7] = {pid, water_pid, large_pid, safe_pid, graph_pid, water2_pid, water4_pid};
-    for (size_t k = 0; k < 7; k++) {
+    const pid_t servers[8] = {pid,        water_pid,  large_pid,  safe_pid,
+                              graph_pid,  water2_pid, water4_pid, mapped_pid};
+    for (size_t k = 0; k < 8; k++) {
         if (servers[k] <= 0) continue;
         kill(servers[k], SIGINT);
         int status = 0;

@@ -8,17 +8,25 @@
 // export, readout.
 // The water index at 2 and 4 bytes a sample (WATER2_URL: 300 bodies, WATER4_URL: 65,536): every
 // body keeps its colours on the GPU and no wet sample reads dry.
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL
+// Image maps on MAPPED_URL (a mapped material set whose rock and soil albedo images are magenta,
+// the soil's height image a checker, the grass's albedo a link outside the project): the arrays
+// are built from the images the project holds, drawn, and the link is not read.
+//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL MAPPED_URL
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath, water2Url, water4Url] = process.argv.slice(2);
+// Chromium's background services and the back-forward cache off (a page left for about:blank
+// would stay alive in it, with its connections).
+const QUIET_FLAGS = ['--disable-features=BackForwardCache,OptGuideOnDeviceModel,OptimizationHints,OptimizationGuideModelDownloading,Translate,MediaRouter',
+  '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync',
+  '--disable-extensions', '--no-first-run', '--no-default-browser-check'];
+const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath, water2Url, water4Url, mappedUrl] = process.argv.slice(2);
 if (typeof WebSocket === 'undefined') {
   console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
   process.exit(77);
 }
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader', '--window-size=1280,720', '--remote-debugging-port=0',
+  '--enable-unsafe-swiftshader', ...QUIET_FLAGS, '--window-size=1280,720', '--remote-debugging-port=0',
   `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let failed = false;
@@ -26,6 +34,26 @@ function check(ok, what) {
   console.error((ok ? 'ok   ' : 'FAIL ') + what);
   if (!ok) failed = true;
 }
+// Nothing waits without a limit. Each DevTools call gets CALL_LIMIT seconds (an evaluation that
+// awaits a page's promise included), and the whole run TOTAL_LIMIT: either ends the test with a
+// failure naming what it waited for and the page's requests still in flight, never a hang.
+const CALL_LIMIT = 120, TOTAL_LIMIT = 1200;
+const inFlight = new Map();
+const requestsInFlight = () => {
+  const list = [...inFlight.values()].map((r) => `${r.method} ${r.url.replace(/token=[0-9a-f]+/, 'token=...')} (${((Date.now() - r.at) / 1000).toFixed(1)} s)`);
+  return list.length ? '; requests in flight: ' + list.join(', ') : '; no request in flight';
+};
+const describeCall = (method, params) => method + (params.expression ? ' ' + params.expression.slice(0, 100).replace(/\s+/g, ' ') : params.url ? ' ' + params.url.replace(/token=[0-9a-f]+/, 'token=...') : '');
+setTimeout(() => {
+  check(false, `the browser test ran past ${TOTAL_LIMIT} s` + requestsInFlight());
+  browser.kill('SIGKILL');
+  process.exit(1);
+}, TOTAL_LIMIT * 1000);
+browser.on('exit', (code, signal) => {
+  if (browser.expectedExit) return;
+  check(false, `chromium exited during the test (${signal || code})` + requestsInFlight());
+  process.exit(1);
+});
 
 try {
   const browserWs = await new Promise((resolve, reject) => {
@@ -47,7 +75,11 @@ try {
   // A DevTools connection to one page: send, evaluate, waitFor (a second page gets its own).
   const connect = async (address, errorList) => {
     const sock = new WebSocket(address);
-    await new Promise((resolve, reject) => { sock.onopen = resolve; sock.onerror = reject; });
+    await new Promise((resolve, reject) => {
+      sock.onopen = resolve;
+      sock.onerror = () => reject(new Error('no DevTools connection to ' + address));
+      setTimeout(() => reject(new Error('no DevTools connection to ' + address + ' in 60 s')), 60000);
+    });
     let id = 0;
     const waiting = new Map();
     sock.onmessage = (event) => {
@@ -57,7 +89,8 @@ try {
     };
     const call = (method, params = {}) => new Promise((resolve, reject) => {
       const n = ++id;
-      waiting.set(n, (m) => (m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result)));
+      const timer = setTimeout(() => { waiting.delete(n); reject(new Error(`DevTools ${describeCall(method, params)} got no answer in ${CALL_LIMIT} s (second page)` + requestsInFlight())); }, CALL_LIMIT * 1000);
+      waiting.set(n, (m) => { clearTimeout(timer); m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result); });
       sock.send(JSON.stringify({ id: n, method, params }));
     });
     const ev = async (expression) => (await call('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value;
@@ -68,8 +101,13 @@ try {
     };
     return { sock, send: call, evaluate: ev, waitFor: until };
   };
+  if (!pageWs) throw new Error('chromium listed no page in 10 s');
   const ws = new WebSocket(pageWs);
-  await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error('no DevTools connection to the page'));
+    setTimeout(() => reject(new Error('no DevTools connection to the page in 60 s')), 60000);
+  });
   let nextId = 0;
   const pending = new Map(), errors = [], dialogs = [];
   ws.onmessage = (event) => {
@@ -85,11 +123,16 @@ try {
       errors.push(m.params.args.map((a) => a.value || a.description).join(' '));
     } else if (m.method === 'Runtime.exceptionThrown') {
       errors.push(m.params.exceptionDetails.text);
+    } else if (m.method === 'Network.requestWillBeSent') {
+      inFlight.set(m.params.requestId, { url: m.params.request.url, method: m.params.request.method, at: Date.now() });
+    } else if (m.method === 'Network.loadingFinished' || m.method === 'Network.loadingFailed') {
+      inFlight.delete(m.params.requestId);
     }
   };
   const send = (method, params = {}) => new Promise((resolve, reject) => {
     const id = ++nextId;
-    pending.set(id, (m) => (m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result)));
+    const timer = setTimeout(() => { pending.delete(id); reject(new Error(`DevTools ${describeCall(method, params)} got no answer in ${CALL_LIMIT} s` + requestsInFlight())); }, CALL_LIMIT * 1000);
+    pending.set(id, (m) => { clearTimeout(timer); m.error ? reject(new Error(method + ': ' + m.error.message)) : resolve(m.result); });
     ws.send(JSON.stringify({ id, method, params }));
   });
   const evaluate = async (expression) => {
@@ -114,6 +157,7 @@ try {
   const setTool = (tool) => evaluate(`(() => { const t = document.getElementById('tool'); t.value = '${tool}'; t.dispatchEvent(new Event('change')); })()`);
   await send('Runtime.enable');
   await send('Page.enable');
+  await send('Network.enable');
   await open(url);
   // The server's heights summed in order, and the page's own copy summed the same way.
   const serverSum = `(async () => {
@@ -143,6 +187,13 @@ try {
   const textureBefore = await evaluate(textureEqual);
   check(textureBefore === 'equal' || textureBefore === 'no float readback', 'the heights texture is the server field: ' + textureBefore);
   check(await evaluate('studio.firstFrameMs > 0 && studio.stats.chunksDrawn > 0'), 'first frame time and chunks drawn exposed');
+  // The first frame came from the coarse samples, before the whole field: every chunk at the
+  // coarsest level, and the page's frames refine once the field is in.
+  const firstLoad = await evaluate('({ timings: studio.timings, first: studio.firstFrameMs, levels: studio.firstFrameLevels, coarse: terrain.coarse, strides: [terrain.heightStride, terrain.biomeStride] })');
+  const L = firstLoad.levels ? firstLoad.levels.length : 0;
+  check(firstLoad.timings.coarse > 0 && firstLoad.timings.coarse <= firstLoad.first && firstLoad.first <= firstLoad.timings.heightsIn
+    && L > 1 && firstLoad.levels.slice(0, L - 1).every((c) => c === 0) && firstLoad.levels[L - 1] > 0
+    && firstLoad.coarse === false && firstLoad.strides.join() === '1,1', 'the first frame from the coarse samples, all chunks at the coarsest level, then the whole field: ' + JSON.stringify(firstLoad));
 
   // LOD: each chunk's level is exposed; a larger error allowance never picks finer levels.
   const levels2 = await evaluate('studio.setLodErrorPixels(2)');
@@ -647,9 +698,34 @@ try {
     check(red.changed > 0, 'the water is drawn: ' + JSON.stringify(red));
     check(errors.length === 0, `no console errors with ${bodies} bodies` + (errors.length ? ': ' + errors.join('; ') : ''));
   }
+  // Image maps: the layers the project has images for are drawn with them (magenta), the maps
+  // switched off give the layers' colours (no magenta); the link outside the project is not read.
+  if (mappedUrl) {
+    await open(mappedUrl);
+    await waitFor('studio.materials && studio.materials.images && studio.materials.images.length > 0', 'the image maps');
+    const mat = await evaluate('studio.materials');
+    const layerOf = async (id) => evaluate(`(async () => (await (await fetch('api/materials', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).json()).layers.findIndex((l) => l.material === '${id}'))()`);
+    const soil = await layerOf('asset://materials/soil'), grass = await layerOf('asset://materials/grass'), rock = await layerOf('asset://materials/rock');
+    const want = [{ layer: soil, map: 'albedo' }, { layer: soil, map: 'height' }, { layer: rock, map: 'albedo' }].sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
+    check(JSON.stringify(mat.images) === JSON.stringify(want), 'image maps loaded for the soil (albedo, height) and the rock (albedo): ' + JSON.stringify(mat.images));
+    check(mat.maps[grass] && mat.maps[grass].albedo === false, 'the grass albedo linked outside the project is not offered: ' + JSON.stringify(mat.maps[grass]));
+    const outside = await evaluate(`(async () => (await fetch('api/material_map?layer=${grass}&map=albedo', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).status)()`);
+    check(outside === 404, 'the grass albedo linked outside the project is refused: ' + outside);
+    const magenta = `(() => { const f = readFrame(); let m = 0, lime = 0; for (let k = 0; k < f.length; k += 4) { if (f[k] > 120 && f[k + 2] > 120 && f[k + 1] < 60 && Math.abs(f[k] - f[k + 2]) < 40) m++; if (f[k + 1] > 150 && f[k] < 60 && f[k + 2] < 60) lime++; } return { magenta: m, lime, total: f.length / 4 }; })()`;
+    const withMaps = await evaluate(magenta);
+    await evaluate('studio.show.maps = false');
+    const without = await evaluate(magenta);
+    await evaluate('studio.show.maps = true');
+    check(withMaps.magenta > withMaps.total * 0.05 && without.magenta === 0, 'the albedo images are drawn (magenta pixels with the maps, none without): ' + JSON.stringify({ withMaps, without }));
+    check(withMaps.lime === 0, 'nothing of the image outside the project is drawn');
+    const changed = await evaluate("studio.pixelsChangedBy('maps')");
+    check(changed.changed > changed.total * 0.05, 'the image maps change the picture: ' + JSON.stringify(changed));
+    check(errors.length === 0, 'no console errors with image maps' + (errors.length ? ': ' + errors.join('; ') : ''));
+  }
   ws.close();
 } catch (error) {
   check(false, String(error && error.stack || error));
 }
+browser.expectedExit = true;
 browser.kill();
 process.exit(failed ? 1 : 0);

@@ -73,6 +73,7 @@ typedef struct studio {
     cli_ctx *ctx;
     char *recipe_path;  /* the file saved to */
     char *project_root; /* nothing is written outside it */
+    char *assets_root;  /* the palette's project (material image maps are read inside it) */
     trn_document_kind kind;
     bool scene; /* the recipe is the Terrain3D component's of a scene (a project folder's) */
     pthread_mutex_t lock; /* the session and everything below it */
@@ -717,32 +718,47 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
  * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source"}], and, with a
  * mapping, "cells": [x, z] and "samples": base64 bytes, each sample's layer (255: the biome
  * tint)}. Layers as the cooked payload's: role bindings in role order, then biome materials. */
-static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
+/* A material's image map: ASSETS_ROOT/REL.MAP.png for the id asset://REL, MAP "albedo" (its
+ * colour) or "height" (its height map, grey), when that file exists, is a regular file and,
+ * symbolic links resolved, lies inside the palette's project; the id's parts are checked as
+ * asset ids are (no empty, "." or ".." parts). The resolved path into out. */
+static bool material_map_path(const studio *s, const char *id, const char *map, char *out,
+                              size_t out_size)
+{
+    if (!s->assets_root || !id || strncmp(id, "asset://", 8) != 0 || !id[8]) return false;
+    for (const char *p = id + 8; *p;) {
+        const char *e = strchr(p, '/');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.') ||
+            memchr(p, '\\', n))
+            return false;
+        p += n + (e ? 1 : 0);
+        if (e && !*p) return false;
+    }
+    char path[4096];
+    const int n = snprintf(path, sizeof path, "%s/%s.%s.png", s->assets_root, id + 8, map);
+    if (n < 0 || (size_t)n >= sizeof path) return false;
+    char *real = realpath(path, NULL);
+    struct stat sb;
+    const bool ok = real && stat(real, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                    trn_path_inside(s->assets_root, real) && strlen(real) < out_size;
+    if (ok) snprintf(out, out_size, "%s", real);
+    free(real);
+    return ok;
+}
+
+/* The mapped layers' material ids (role bindings in role order, then biome materials, each id
+ * once), their colours (a role's colour for a binding, the biome's for a biome material) and
+ * texture scales (a biome's texture_scale, 1 for a role); each role's and biome's layer (-1:
+ * none). Returns the layer count. */
+enum { MATERIAL_LAYERS_MAX = TRN_ROLE_COUNT + 256 };
+static uint32_t material_layers(const studio *s, const char **ids, float (*colors)[3],
+                                double *scales, int *role_layer, int *biome_layer)
 {
     const trn_generated *g = trn_session_result(s->session);
     const trn_recipe *r = trn_session_recipe(s->session);
-    const trn_material_mapping *m = &s->set.mapping;
-    json_t *o = json_object();
-    if (!m->present) {
-        json_object_set_new(o, "mapping", json_null());
-        json_object_set_new(o, "layers", json_array());
-        return reply_json(conn, 200, o);
-    }
-    json_object_set_new(
-        o, "mapping",
-        json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays", m->texture_arrays,
-                  "triplanar", m->triplanar, "triplanar_slope", m->triplanar_slope,
-                  "triplanar_sharpness", m->triplanar_sharpness, "height_blend", m->height_blend,
-                  "height_blend_contrast", m->height_blend_contrast, "macro_variation",
-                  m->macro_variation, "macro_scale", m->macro_scale));
-    /* The layers: distinct ids, each with the colour it is drawn with here (a role's colour for a
-     * binding, the biome's for a biome material: the page has no image maps). */
-    const char *ids[TRN_ROLE_COUNT + 256];
-    float colors[TRN_ROLE_COUNT + 256][3];
-    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
     uint32_t n = 0;
-    json_t *layers = json_array();
-    for (int k = 0; k < TRN_ROLE_COUNT + (int)g->biomes.name_count && k < TRN_ROLE_COUNT + 256;
+    for (int k = 0; k < TRN_ROLE_COUNT + (int)g->biomes.name_count && k < MATERIAL_LAYERS_MAX;
          k++) {
         const bool role = k < TRN_ROLE_COUNT;
         const int b = role ? -1 : trn_recipe_find_biome(r, g->biomes.names[k - TRN_ROLE_COUNT]);
@@ -757,19 +773,141 @@ static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
                 uint8_t rgba[4];
                 trn_roles_color((uint8_t)k, rgba);
                 for (int c = 0; c < 3; c++) colors[n][c] = rgba[c] / 255.0f;
+                scales[n] = 1.0;
             } else {
                 for (int c = 0; c < 3; c++) colors[n][c] = r->biomes[b].color[c];
+                scales[n] = r->biomes[b].texture_scale;
             }
-            json_array_append_new(
-                layers, json_pack("{s:s, s:[f, f, f], s:s}", "material", id, "color",
-                                  (double)colors[n][0], (double)colors[n][1], (double)colors[n][2],
-                                  "source", role ? "role" : "biome"));
             n++;
         }
         if (role)
             role_layer[k] = layer;
         else
             biome_layer[k - TRN_ROLE_COUNT] = layer;
+    }
+    return n;
+}
+
+/* The palette's project: as the library resolves a palette (or an inline palette's material
+ * set) named by asset id, the nearest folder at or above the recipe's own holding the id's
+ * manifest; else the studio's project folder. Material image maps are read inside it. */
+static char *assets_root_of(const char *recipe_path, const char *palette_json,
+                            const char *project_root)
+{
+    json_error_t je;
+    json_t *v = palette_json ? json_loads(palette_json, JSON_DECODE_ANY, &je) : NULL;
+    const char *id = json_is_string(v)   ? json_string_value(v)
+                     : json_is_object(v) ? json_string_value(json_object_get(v, "material_set"))
+                                         : NULL;
+    char *found = NULL;
+    char *dir = NULL;
+    if (id && strncmp(id, "asset://", 8) == 0 && !strstr(id, "..")) {
+        char *copy = strdup(recipe_path);
+        char *slash = copy ? strrchr(copy, '/') : NULL;
+        if (slash) *slash = '\0';
+        dir = copy ? realpath(slash ? (*copy ? copy : "/") : ".", NULL) : NULL;
+        free(copy);
+    }
+    while (dir && !found) {
+        char path[4096];
+        const int n = snprintf(path, sizeof path, "%s%s%s.asset.json", dir,
+                               strcmp(dir, "/") == 0 ? "" : "/", id + 8);
+        struct stat sb;
+        if (n > 0 && (size_t)n < sizeof path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            found = dir;
+            dir = NULL;
+            break;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || strcmp(dir, "/") == 0) break;
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    free(dir);
+    json_decref(v);
+    return found ? found : strdup(project_root);
+}
+
+/* GET /api/material_map?layer=K&map=albedo|height: layer K's image map, the PNG file's bytes
+ * (material_map_path); 404 when the material has none. */
+static enum MHD_Result api_material_map(studio *s, struct MHD_Connection *conn)
+{
+    const char *layer_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "layer");
+    const char *map = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "map");
+    if (!map || (strcmp(map, "albedo") && strcmp(map, "height")))
+        return studio_reply_error(conn, 400, "map: expected albedo or height");
+    const char *ids[MATERIAL_LAYERS_MAX];
+    float colors[MATERIAL_LAYERS_MAX][3];
+    double scales[MATERIAL_LAYERS_MAX];
+    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
+    const uint32_t n = s->set.mapping.present
+                           ? material_layers(s, ids, colors, scales, role_layer, biome_layer)
+                           : 0;
+    unsigned layer;
+    char tail;
+    if (!layer_text || sscanf(layer_text, "%u%c", &layer, &tail) != 1 || layer >= n)
+        return studio_reply_error(conn, 400, "layer: expected the index of a mapped layer");
+    char path[4096];
+    if (!material_map_path(s, ids[layer], map, path, sizeof path)) {
+        char msg[2400];
+        snprintf(msg, sizeof msg, "%.1100s has no %s map (%.1100s.%s.png in the project)",
+                 ids[layer], map, ids[layer] + 8, map);
+        return studio_reply_error(conn, 404, msg);
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_size > (64 << 20))
+        return studio_reply_error(conn, 413, "the image map is larger than 64 MiB");
+    size_t size = 0;
+    struct timespec mtime;
+    uint8_t *bytes = (uint8_t *)read_disk(path, &size, &mtime);
+    if (!bytes) return studio_reply_error(conn, 500, "cannot read the image map");
+    static const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (size < 8 || memcmp(bytes, png, 8) != 0) {
+        free(bytes);
+        return studio_reply_error(conn, 415, "the image map is not a PNG file");
+    }
+    return studio_reply_owned(conn, 200, "image/png", bytes, size, NULL);
+}
+
+static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
+{
+    const trn_generated *g = trn_session_result(s->session);
+    const trn_material_mapping *m = &s->set.mapping;
+    json_t *o = json_object();
+    if (!m->present) {
+        json_object_set_new(o, "mapping", json_null());
+        json_object_set_new(o, "layers", json_array());
+        return reply_json(conn, 200, o);
+    }
+    json_object_set_new(
+        o, "mapping",
+        json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays", m->texture_arrays,
+                  "triplanar", m->triplanar, "triplanar_slope", m->triplanar_slope,
+                  "triplanar_sharpness", m->triplanar_sharpness, "height_blend", m->height_blend,
+                  "height_blend_contrast", m->height_blend_contrast, "macro_variation",
+                  m->macro_variation, "macro_scale", m->macro_scale));
+    /* The layers: distinct ids, each with the colour it is drawn with where it has no image
+     * map, its texture scale and which image maps it has (GET /api/material_map). */
+    const char *ids[MATERIAL_LAYERS_MAX];
+    float colors[MATERIAL_LAYERS_MAX][3];
+    double scales[MATERIAL_LAYERS_MAX];
+    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
+    const uint32_t n = material_layers(s, ids, colors, scales, role_layer, biome_layer);
+    json_t *layers = json_array();
+    for (uint32_t q = 0; q < n; q++) {
+        bool role = false;
+        for (int k = 0; k < TRN_ROLE_COUNT && !role; k++) role = role_layer[k] == (int)q;
+        char path[4096];
+        const bool albedo = material_map_path(s, ids[q], "albedo", path, sizeof path);
+        const bool height = material_map_path(s, ids[q], "height", path, sizeof path);
+        json_array_append_new(
+            layers, json_pack("{s:s, s:[f, f, f], s:s, s:f, s:{s:b, s:b}}", "material", ids[q],
+                              "color", (double)colors[q][0], (double)colors[q][1],
+                              (double)colors[q][2], "source", role ? "role" : "biome",
+                              "texture_scale", scales[q], "maps", "albedo", albedo, "height",
+                              height));
     }
     json_object_set_new(o, "layers", layers);
     const trn_field *f = &g->field;
@@ -851,7 +989,25 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                   biomes ? "encoding: the biomes have one encoding (bytes)"
                                          : "encoding: expected u16 or f32");
     const bool u16 = encoding && !strcmp(encoding, "u16");
+    /* ?stride=S: every S-th sample of the whole field and the last one of each row and column
+     * (samples min(k S, cells)), S at most the chunk size: a page's first picture, whose
+     * coarsest chunks stand on exactly these samples. */
+    const char *stride_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "stride");
+    uint32_t stride = 1;
+    if (stride_text) {
+        unsigned v;
+        char tail;
+        if (chunk || sscanf(stride_text, "%u%c", &v, &tail) != 1 || v < 1 || v > 4096)
+            return studio_reply_error(conn, 400,
+                                      chunk ? "stride: the whole field only, not with chunk"
+                                            : "stride: expected a whole number 1..4096");
+        stride = v < chunk_cells_of(r) ? v : chunk_cells_of(r);
+    }
     uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    if (stride > 1) {
+        nx = (f->cells_x + stride - 1u) / stride + 1u;
+        nz = (f->cells_z + stride - 1u) / stride + 1u;
+    }
     if (chunk) {
         unsigned cx, cz;
         char tail;
@@ -865,13 +1021,34 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     uint8_t *out = malloc((size_t)nx * nz * bytes);
     if (!out) return studio_reply_error(conn, 500, "out of memory");
     const uint8_t *from = biomes ? g->biomes.values : (const uint8_t *)f->heights;
+    const size_t row = f->cells_x + 1u;
+    const float *heights = f->heights + (size_t)j0 * row + i0;
+    float *picked = NULL;
+    if (stride > 1 && from) {
+        /* The picked samples, gathered (heights as float32 first when they are quantised). */
+        const size_t size = u16 ? sizeof(float) : bytes;
+        uint8_t *to = u16 ? (uint8_t *)(picked = malloc((size_t)nx * nz * sizeof(float))) : out;
+        if (!to) {
+            free(out);
+            return studio_reply_error(conn, 500, "out of memory");
+        }
+        for (uint32_t j = 0; j < nz; j++) {
+            const size_t sj = (size_t)(j * stride < f->cells_z ? j * stride : f->cells_z);
+            for (uint32_t i = 0; i < nx; i++) {
+                const size_t si = (size_t)(i * stride < f->cells_x ? i * stride : f->cells_x);
+                memcpy(to + ((size_t)j * nx + i) * size, from + (sj * row + si) * size, size);
+            }
+        }
+        if (u16) heights = picked;
+    }
     double offset = 0.0, scale = 0.0;
     if (u16)
-        quantise_u16(f->heights + (size_t)j0 * (f->cells_x + 1u) + i0, f->cells_x + 1u, nx, nz,
-                     (uint16_t *)(void *)out, &offset, &scale);
-    for (uint32_t j = 0; j < nz && from && !u16; j++)
-        memcpy(out + (size_t)j * nx * bytes,
-               from + ((size_t)(j0 + j) * (f->cells_x + 1u) + i0) * bytes, nx * bytes);
+        quantise_u16(heights, stride > 1 ? nx : row, nx, nz, (uint16_t *)(void *)out, &offset,
+                     &scale);
+    free(picked);
+    for (uint32_t j = 0; j < nz && from && !u16 && stride == 1; j++)
+        memcpy(out + (size_t)j * nx * bytes, from + ((size_t)(j0 + j) * row + i0) * bytes,
+               nx * bytes);
     if (!from) memset(out, 0, (size_t)nx * nz * bytes);
     /* "R,G,B;R,G,B;...", 0..255, one per biome index. */
     char colors[4096] = "";
@@ -884,7 +1061,8 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                                  (int)lroundf(c[0] * 255.0f), (int)lroundf(c[1] * 255.0f),
                                  (int)lroundf(c[2] * 255.0f));
     }
-    char v[10][32];
+    char v[11][32];
+    snprintf(v[10], sizeof v[10], "%u", stride);
     snprintf(v[8], sizeof v[8], "%.17g", offset);
     snprintf(v[9], sizeof v[9], "%.17g", scale);
     snprintf(v[0], sizeof v[0], "%u", f->cells_x);
@@ -914,6 +1092,8 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
                              NULL,
                              NULL,
                              NULL,
+                             NULL,
+                             NULL,
                              NULL};
     if (u16) {
         /* After the biome colours' slot, which is NULL for heights. */
@@ -923,6 +1103,12 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
         headers[15] = v[8];
         headers[16] = "X-Terrane-Height-Scale";
         headers[17] = v[9];
+    }
+    if (stride > 1) { /* in the first free slot: a NULL name ends the list */
+        size_t k = 12;
+        while (headers[k]) k += 2;
+        headers[k] = "X-Terrane-Stride";
+        headers[k + 1] = v[10];
     }
     char cells[64], size[80];
     snprintf(cells, sizeof cells, "%s,%s", v[0], v[1]);
@@ -2582,7 +2768,7 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
                                        "layers",     "nodes",        "explain",        "lod",
                                        "water/grid", "water/bodies", "water/index",    "state",
                                        "types",      "presets",      "preset/picture", "rule_mask",
-                                       "materials"};
+                                       "materials", "material_map"};
     static const char *const posts[] = {"generate", "stroke",   "undo", "redo",   "save",
                                         "layer",    "recovery", "edit", "preset", "export"};
     /* A draft preview: the one path both read (GET) and posted to. */
@@ -2617,6 +2803,8 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
         rc = api_presets(s, conn);
     else if (!strcmp(route, "materials"))
         rc = api_materials(s, conn);
+    else if (!strcmp(route, "material_map"))
+        rc = api_material_map(s, conn);
     else if (!strcmp(route, "preset"))
         rc = api_preset(s, conn, body, body_size);
     else if (!strcmp(route, "export"))
@@ -2852,6 +3040,11 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
+    if (s->has_palette &&
+        !(s->assets_root = assets_root_of(s->recipe_path, recipe.palette_json, s->project_root))) {
+        trn_recipe_dispose(&recipe);
+        return cli_failf(ctx, "out of memory");
+    }
     /* A mapped material set is drawn layer by layer: the session keeps the surface roles. */
     s->options.roles = s->set.mapping.present;
     /* Final results in the platform cache directory (a reopened recipe starts from them);
@@ -2867,6 +3060,10 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     cli_progress_end(ctx);
     trn_recipe_dispose(&recipe);
     if (st) return cli_fail(ctx, &e);
+
+    /* The LOD errors before the first page asks (they take the session lock while computed,
+     * which would hold the page's other first requests up). */
+    if (!lod_fill(s)) return cli_failf(ctx, "out of memory for the LOD errors");
 
     s->recovery_pending = s->recovery_path && trn_file_exists(s->recovery_path);
     if (s->recovery_pending)
@@ -3039,6 +3236,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     pthread_mutex_destroy(&s.lock);
     free(s.recipe_path);
     free(s.project_root);
+    free(s.assets_root);
     free(s.save_path);
     free(s.recovery_path);
     free(s.disk_text);

@@ -12,10 +12,12 @@ const terrain = {
   cellsX: 0, cellsZ: 0, sizeX: 1, sizeZ: 1, cellX: 1, cellZ: 1, seaLevel: -1e30, heights: null, lo: 0, hi: 1,
   chunkCells: 32, chunksX: 0, chunksZ: 0, levels: 1, lod: null, lodFromServer: false, cmin: null, cmax: null,
   biomes: null, palette: null,
+  // The textures' strides: 1, or (the first frame, coarse) every heightStride-th sample.
+  heightStride: 1, biomeStride: 1, coarse: false,
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
 const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false,
-  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0' };
+  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0', maps: params.get('maps') !== '0' };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -25,7 +27,7 @@ const scatter = { list: [], rules: [], box: null, cone: null };
 // Exposed for tests and benchmarks (window.studio).
 const studio = window.studio = {
   terrain, show, camera, levels: null, fps: 0, frameMs: 0, firstFrameMs: null,
-  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, instanceLoads: 0, frames: 0 },
+  stats: { strokesSent: 0, extendSent: 0, chunksDrawn: 0, chunksCulled: 0, waterChunksDrawn: 0, instancesDrawn: 0, instanceLoads: 0, frames: 0, strokeMs: [] },
 };
 
 function setStatus(text) { $('status').textContent = text; }
@@ -142,8 +144,9 @@ const terrainVS = `#version 300 es
 precision highp float; precision highp int; precision highp sampler2D;
 layout(location = 0) in vec3 a_local; layout(location = 1) in vec2 a_chunk; layout(location = 2) in vec4 a_skirt;
 uniform sampler2D u_h; uniform ivec2 u_cells; uniform vec2 u_cell; uniform int u_stride; uniform mat4 u_vp;
+uniform int u_hs; // the heights texture's stride: 1, or the first frame's coarse samples min(k u_hs, cells)
 out vec3 v_normal; out vec3 v_pos;
-float H(ivec2 p) { return texelFetch(u_h, clamp(p, ivec2(0), u_cells), 0).r; }
+float H(ivec2 p) { return texelFetch(u_h, (clamp(p, ivec2(0), u_cells) + u_hs - 1) / u_hs, 0).r; }
 void main() {
   ivec2 p = min(ivec2(a_chunk.xy) + ivec2(a_local.xy), u_cells);
   float h = H(p);
@@ -163,25 +166,49 @@ in vec3 v_normal; in vec3 v_pos;
 uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
 uniform float u_lo, u_hi, u_sea, u_contour; uniform vec3 u_brush; uniform vec3 u_eye;
 uniform usampler2D u_mask; uniform int u_mask_on;
+uniform int u_bs; // the biomes texture's stride (1, or the first frame's coarse one: nearest sample)
 // Mapped materials: each sample's texture layer (255: the biome tint), the layers' colours, and
 // the mapping: x cos(triplanar slope) (-2: off), y sharpness, z height-blend contrast (0: off),
 // w macro variation; u_blend 0 draws each sample's layer alone (the discrete fallback).
 uniform usampler2D u_layer; uniform sampler2D u_lpal; uniform int u_mapped, u_blend;
 uniform vec4 u_map; uniform float u_macro_scale;
+// The layers' image maps (GET /api/material_map): albedo and height texture arrays, a slice a
+// layer, and per layer (u_linfo, texel = layer): r 1 with an albedo image, g 1 with a height
+// image, b its texture scale (repetitions per world unit).
+uniform highp sampler2DArray u_albedo, u_lheight; uniform highp sampler2D u_linfo; uniform int u_maps;
+vec3 dpx, dpy; // the position's screen derivatives, taken before any branch (mip levels)
 out vec4 colour;
 float hash2(vec2 p) { return fract(sin(dot(p, vec2(127.1, 311.7))) * 43758.5453); }
 float vnoise(vec2 p) {
   vec2 i = floor(p), f = fract(p); f = f * f * (3.0 - 2.0 * f);
   return mix(mix(hash2(i), hash2(i + vec2(1, 0)), f.x), mix(hash2(i + vec2(0, 1)), hash2(i + vec2(1, 1)), f.x), f.y);
 }
-// A layer's stand-in height map (the page has no image maps): a value noise of its own,
-// projected from above, or along the three axes on steep faces (triplanar).
+vec4 layerInfo(uint id) { return u_maps == 1 && id != 255u ? texelFetch(u_linfo, ivec2(int(id), 0), 0) : vec4(0.0); }
+// A layer's slice of an image array at texture scale k: from above, or along the three axes on
+// steep faces (triplanar, weights bw).
+vec4 layerImage(highp sampler2DArray t, uint id, float k, bool tri, vec3 bw) {
+  float z = float(id);
+  if (!tri) return textureGrad(t, vec3(v_pos.xz * k, z), dpx.xz * k, dpy.xz * k);
+  return bw.x * textureGrad(t, vec3(v_pos.zy * k, z), dpx.zy * k, dpy.zy * k)
+       + bw.y * textureGrad(t, vec3(v_pos.xz * k, z), dpx.xz * k, dpy.xz * k)
+       + bw.z * textureGrad(t, vec3(v_pos.xy * k, z), dpx.xy * k, dpy.xy * k);
+}
+// A layer's height map: its height image, or a value noise of its own standing in for one,
+// projected as the image would be.
 float layerHeight(uint id, bool tri, vec3 bw) {
+  vec4 info = layerInfo(id);
+  if (info.g > 0.5) return layerImage(u_lheight, id, info.b, tri, bw).r;
   vec2 o = vec2(float(id) * 37.0, float(id) * 11.0);
   if (!tri) return vnoise(v_pos.xz * 0.25 + o);
   return bw.x * vnoise(v_pos.zy * 0.25 + o) + bw.y * vnoise(v_pos.xz * 0.25 + o) + bw.z * vnoise(v_pos.xy * 0.25 + o);
 }
-vec3 layerColour(uint id, vec3 tint) { return id == 255u ? tint : texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb; }
+// A layer's colour: its albedo image, or its flat colour shaded by its height map (h).
+vec3 layerColour(uint id, vec3 tint, bool tri, vec3 bw, float h) {
+  if (id == 255u) return tint * (0.8 + 0.4 * h);
+  vec4 info = layerInfo(id);
+  if (info.r > 0.5) return layerImage(u_albedo, id, info.b, tri, bw).rgb;
+  return texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb * (0.8 + 0.4 * h);
+}
 // The four samples around the point contribute their layers (ids decoded exactly, never
 // interpolated); height maps bias the bilinear weights so one layer shows through another.
 vec3 mappedColour(vec3 n, vec3 tint) {
@@ -190,7 +217,7 @@ vec3 mappedColour(vec3 n, vec3 tint) {
   vec2 g = v_pos.xz / u_cell; ivec2 q0 = ivec2(floor(g)); vec2 f = clamp(g - vec2(q0), 0.0, 1.0);
   if (u_blend == 0) {
     uint id = texelFetch(u_layer, clamp(ivec2(floor(g + 0.5)), ivec2(0), u_cells), 0).r;
-    return layerColour(id, tint) * (0.8 + 0.4 * layerHeight(id, tri, bw));
+    return layerColour(id, tint, tri, bw, layerHeight(id, tri, bw));
   }
   uint id[4]; float a[4], h[4]; float top = -1e9;
   for (int k = 0; k < 4; k++) {
@@ -204,18 +231,20 @@ vec3 mappedColour(vec3 n, vec3 tint) {
   vec3 c = vec3(0.0); float total = 0.0;
   for (int k = 0; k < 4; k++) {
     float b = u_map.z > 0.0 ? max(a[k] - (top - u_map.z), 0.0) : a[k];
-    c += b * layerColour(id[k], tint) * (0.8 + 0.4 * h[k]);
+    c += b * layerColour(id[k], tint, tri, bw, h[k]);
     total += b;
   }
   return c / max(total, 1e-6);
 }
 void main() {
+  dpx = dFdx(v_pos);
+  dpy = dFdy(v_pos);
   vec3 n = normalize(v_normal);
   vec3 sun = normalize(vec3(-0.5, 0.8, -0.35));
   float shade = 0.28 + 0.72 * max(dot(n, sun), 0.0);
   float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
   ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
-  vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, q, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
+  vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, (q + u_bs / 2) / u_bs, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
   if (u_mapped == 1) {
     tint = mappedColour(n, tint);
     if (u_map.w > 0.0) tint *= 1.0 + u_map.w * (vnoise(v_pos.xz * u_macro_scale) - 0.5) * 2.0;
@@ -237,6 +266,25 @@ void main() {
     c = mix(c, vec3(1.0, 0.85, 0.2), 1.0 - smoothstep(0.0, u_brush.z * 0.04 + 0.5, d));
   }
   colour = vec4(c, 1.0);
+}`;
+// The first frames' fragment shader (while only the coarse samples are in): the biome tint,
+// lighter with height, steep ground greyer, the sea tint and the sun. A software renderer
+// compiles and runs it several times faster than the full one above.
+const firstFS = `#version 300 es
+precision highp float; precision highp int; precision highp usampler2D;
+in vec3 v_normal; in vec3 v_pos;
+uniform usampler2D u_b; uniform sampler2D u_pal; uniform ivec2 u_cells; uniform vec2 u_cell;
+uniform float u_lo, u_hi, u_sea; uniform int u_bs;
+out vec4 colour;
+void main() {
+  vec3 n = normalize(v_normal);
+  float shade = 0.28 + 0.72 * max(dot(n, normalize(vec3(-0.5, 0.8, -0.35))), 0.0);
+  float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
+  ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
+  vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, (q + u_bs / 2) / u_bs, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
+  tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
+  if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7);
+  colour = vec4(tint * shade, 1.0);
 }`;
 // Water: the same chunk grids at the water surface (u_w, dilated under the banks); shallow to
 // deep colour by depth over each body's absorption distance.
@@ -321,6 +369,42 @@ function makeProgram(vs, fs) {
   return { p, u: uniforms };
 }
 
+// The terrain program's first draw, in the first frame's state, with nothing to show.
+function warmUp() {
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  const zeros = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, zeros);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(3 * INSTANCE_FLOATS), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.enableVertexAttribArray(1);
+  gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, 0);
+  gl.vertexAttribDivisor(1, 1);
+  gl.enableVertexAttribArray(2);
+  gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, 8);
+  gl.vertexAttribDivisor(2, 1);
+  const index = gl.createBuffer();
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, index);
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array([0, 1, 2]), gl.STATIC_DRAW);
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(canvas.clientWidth * dpr);
+  canvas.height = Math.round(canvas.clientHeight * dpr);
+  gl.viewport(0, 0, canvas.width, canvas.height);
+  gl.enable(gl.DEPTH_TEST);
+  gl.disable(gl.CULL_FACE);
+  const u = useProgram(programs.first);
+  // Each sampler on its own unit, as draw() binds them (two types on one unit refuse the draw).
+  const units = { u_h: 0, u_b: 1, u_pal: 2, u_mask: 6, u_layer: 7, u_lpal: 8, u_albedo: 9, u_lheight: 10, u_linfo: 11 };
+  for (const [name, unit] of Object.entries(units)) if (u[name]) gl.uniform1i(u[name], unit);
+  gl.drawElementsInstanced(gl.TRIANGLES, 3, gl.UNSIGNED_SHORT, 0, 1);
+  gl.bindVertexArray(null);
+  gl.deleteVertexArray(vao);
+  gl.deleteBuffer(zeros);
+  gl.deleteBuffer(index);
+  gl.flush();
+}
+
 // ----- chunk meshes -----
 // Level l: the chunk's (C / 2^l + 1)^2 samples and a skirt under its four edges, so a chunk
 // drawn beside a coarser or finer neighbour shows no crack. a_local = (i, j, skirt).
@@ -367,6 +451,45 @@ function makeMeshes() {
   if (!chunkBuffer) chunkBuffer = gl.createBuffer();
   levelMeshes = [];
   for (let l = 0; l < terrain.levels; l++) levelMeshes.push(makeLevelMesh(l));
+  wholeMesh = makeWholeMesh();
+}
+
+// The whole terrain at the coarsest level as one grid (every chunk's corners): the first frames
+// draw it in one call instead of one instance a chunk (16,384 instances at 4097^2 cost a software
+// renderer about a second); null where it would pass 65,536 vertices.
+let wholeMesh = null;
+function makeWholeMesh() {
+  const C = terrain.chunkCells, xs = [], zs = [];
+  for (let k = 0; k < terrain.cellsX; k += C) xs.push(k);
+  xs.push(terrain.cellsX);
+  for (let k = 0; k < terrain.cellsZ; k += C) zs.push(k);
+  zs.push(terrain.cellsZ);
+  if (xs.length * zs.length > 65536) return null;
+  const vertices = [], indices = [], row = xs.length;
+  for (const z of zs) for (const x of xs) vertices.push(x, z, 0);
+  for (let b = 0; b + 1 < zs.length; b++) for (let a = 0; a + 1 < xs.length; a++) {
+    const p = b * row + a, q = p + row;
+    indices.push(p, q, p + 1, p + 1, q, q + 1);
+  }
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
+  // One instance at the origin without skirts.
+  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(INSTANCE_FLOATS), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(1);
+  gl.vertexAttribPointer(1, 2, gl.FLOAT, false, INSTANCE_FLOATS * 4, 0);
+  gl.vertexAttribDivisor(1, 1);
+  gl.enableVertexAttribArray(2);
+  gl.vertexAttribPointer(2, 4, gl.FLOAT, false, INSTANCE_FLOATS * 4, 8);
+  gl.vertexAttribDivisor(2, 1);
+  gl.bindVertexArray(null);
+  return { vao, count: indices.length };
 }
 
 // Per-chunk sample range: [i0, i1] x [j0, j1], shared borders included.
@@ -463,6 +586,7 @@ terrain.exact = false;
 // exact values follow (exactHeights).
 async function loadHeights(quantised = false) {
   const reply = await (quantised ? requestQuantised() : requestExact());
+  if (studio.timings && !studio.timings.heightsIn) { studio.timings.heightsIn = Math.round(performance.now()); if (reply.timings) for (const [k, v] of Object.entries(reply.timings)) studio.timings['worker_' + k] = Math.round(v - performance.timeOrigin); }
   const header = (name) => reply.headers[name];
   const cells = header('X-Terrane-Cells').split(',').map(Number);
   const size = header('X-Terrane-Size').split(',').map(Number);
@@ -479,6 +603,7 @@ async function loadHeights(quantised = false) {
   if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
     throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
   makeTexture(texture('heights'), gl.R32F, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED, gl.FLOAT, terrain.heights);
+  terrain.heightStride = 1;
   const levels = Math.floor(Math.log2(C)) + 1;
   if (C !== terrain.chunkCells || levels !== terrain.levels || !levelMeshes.length || resized) {
     terrain.chunkCells = C;
@@ -500,11 +625,82 @@ async function loadHeights(quantised = false) {
   for (let c = 0; c < chunks; c++) { lo = Math.min(lo, terrain.cmin[c]); hi = Math.max(hi, terrain.cmax[c]); }
   Object.assign(terrain, { lo, hi });
   if (resized || camera.dist <= 1) resetCamera();
+  const mark = (name) => { if (studio.timings && !studio.timings[name]) studio.timings[name] = Math.round(performance.now()); };
+  mark('texture');
   await loadBiomes();
+  mark('biomes');
   await loadLod();
+  terrain.coarse = false;
+  mark('lod');
   await loadMaterials();
   minimapDirty();
   redraw();
+}
+
+// The first frame's data: every stride-th sample of the heights (16 bits) and the biomes
+// (GET /api/heights?encoding=u16&stride=S, /api/biomes?stride=S; S at most the chunk size, so
+// the coarsest chunk level stands on these samples exactly), 1/S^2 of the bytes. The whole field
+// follows (loadHeights); until then frames stay at the coarsest levels and there is no readout.
+async function loadCoarse(stride) {
+  const get = async (path) => {
+    const r = await fetch('api/' + path, { headers: { 'X-Terrane-Token': token, 'X-Terrane-Client': clientId } });
+    if (!r.ok) { const e = new Error(path.split('?')[0] + ': ' + r.status + ' ' + r.statusText); e.status = r.status; throw e; }
+    return r;
+  };
+  const [hr, br] = await Promise.all([get('heights?encoding=u16&stride=' + stride), get('biomes?stride=' + stride)]);
+  const header = (name) => hr.headers.get(name);
+  const S = Number(header('X-Terrane-Stride')) || 1;
+  const cells = header('X-Terrane-Cells').split(',').map(Number), size = header('X-Terrane-Size').split(',').map(Number);
+  const [nx, nz] = header('X-Terrane-Samples').split(',').map(Number);
+  Object.assign(terrain, { cellsX: cells[0], cellsZ: cells[1], sizeX: size[0], sizeZ: size[1] });
+  terrain.cellX = terrain.sizeX / terrain.cellsX;
+  terrain.cellZ = terrain.sizeZ / terrain.cellsZ;
+  terrain.seaLevel = Number(header('X-Terrane-Sea-Level'));
+  const C = Number(header('X-Terrane-Chunk-Cells')) || 32;
+  const offset = Number(header('X-Terrane-Height-Offset')), scale = Number(header('X-Terrane-Height-Scale'));
+  const q = new Uint16Array(await hr.arrayBuffer()), coarse = new Float32Array(q.length);
+  for (let k = 0; k < q.length; k++) coarse[k] = q[k] === 65535 ? NaN : offset + scale * q[k];
+  const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  if (terrain.cellsX + 1 > limit || terrain.cellsZ + 1 > limit)
+    throw new Error('the terrain has ' + (terrain.cellsX + 1) + ' x ' + (terrain.cellsZ + 1) + ' samples; this WebGL allows ' + limit + ' a side');
+  makeTexture(texture('heights'), gl.R32F, nx, nz, gl.RED, gl.FLOAT, coarse);
+  terrain.heightStride = S;
+  const colours = (br.headers.get('X-Terrane-Biome-Colors') || '').split(';');
+  const palette = new Uint8Array(256 * 4).fill(128);
+  colours.forEach((c, k) => { if (c) palette.set([...c.split(',').map(Number), 255], k * 4); });
+  terrain.palette = palette;
+  makeTexture(texture('biomes'), gl.R8UI, nx, nz, gl.RED_INTEGER, gl.UNSIGNED_BYTE, new Uint8Array(await br.arrayBuffer()));
+  makeTexture(texture('palette'), gl.RGBA8, 256, 1, gl.RGBA, gl.UNSIGNED_BYTE, palette);
+  terrain.biomeStride = S;
+  terrain.chunkCells = C;
+  terrain.levels = Math.floor(Math.log2(C)) + 1;
+  makeMeshes();
+  terrain.chunksX = Math.ceil(terrain.cellsX / C);
+  terrain.chunksZ = Math.ceil(terrain.cellsZ / C);
+  const NX = terrain.chunksX, chunks = NX * terrain.chunksZ;
+  // Each chunk's range over the coarse samples it holds (shared borders in both chunks), widened
+  // by half a quantisation step: the coarsest level's corners are among them.
+  const cmin = new Float32Array(chunks).fill(Infinity), cmax = new Float32Array(chunks).fill(-Infinity);
+  const owners = (i, chunksN) => { const c = Math.floor(i / C); return c >= chunksN ? [chunksN - 1] : i % C === 0 && c > 0 ? [c - 1, c] : [c]; };
+  for (let b = 0; b < nz; b++) {
+    const zs = owners(Math.min(b * S, terrain.cellsZ), terrain.chunksZ);
+    for (let a = 0; a < nx; a++) {
+      const h = coarse[b * nx + a];
+      if (!(h === h)) continue;
+      for (const cz of zs) for (const cx of owners(Math.min(a * S, terrain.cellsX), NX)) {
+        const c = cz * NX + cx;
+        if (h < cmin[c]) cmin[c] = h;
+        if (h > cmax[c]) cmax[c] = h;
+      }
+    }
+  }
+  const half = scale / 2;
+  let lo = Infinity, hi = -Infinity;
+  for (let c = 0; c < chunks; c++) { cmin[c] -= half; cmax[c] += half; lo = Math.min(lo, cmin[c]); hi = Math.max(hi, cmax[c]); }
+  Object.assign(terrain, { cmin, cmax, lo, hi, coarse: true, heights: null, biomes: null, exact: false });
+  terrain.lod = new Float32Array(chunks * terrain.levels);
+  terrain.lodFromServer = false;
+  resetCamera();
 }
 
 // After a quantised first load: the exact float32 heights replace the quantised ones (the
@@ -571,13 +767,73 @@ async function loadBiomes() {
   terrain.biomes = new Uint8Array(await response.arrayBuffer());
   terrain.palette = palette;
   makeTexture(texture('biomes'), gl.R8UI, terrain.cellsX + 1, terrain.cellsZ + 1, gl.RED_INTEGER, gl.UNSIGNED_BYTE, terrain.biomes);
+  terrain.biomeStride = 1;
   makeTexture(texture('palette'), gl.RGBA8, 256, 1, gl.RGBA, gl.UNSIGNED_BYTE, palette);
 }
 
 // ----- mapped materials -----
 // The material set's mapping and each sample's texture layer (GET /api/materials): drawn by the
 // terrain shader with height blending, triplanar steep faces and macro variation.
-const materials = { on: false, mapping: null, layers: 0 };
+const materials = { on: false, mapping: null, layers: 0, images: 0, arrays: null, loads: 0 };
+// The image arrays' slices are MAP_SIZE square (every image is resized to it) with mipmaps.
+const MAP_SIZE = 256;
+// Two RGBA8 arrays (albedo, height) of one slice a layer and the layers' info texture; 1 x 1 x 1
+// (and no image) until a material set has image maps.
+function materialArrays(layers = 0) {
+  if (materials.arrays && (!layers || materials.arrays.layers === layers)) return materials.arrays;
+  const size = layers ? MAP_SIZE : 1, depth = Math.max(layers, 1), mips = layers ? Math.log2(MAP_SIZE) + 1 : 1;
+  const old = materials.arrays;
+  if (old) { gl.deleteTexture(old.albedo); gl.deleteTexture(old.height); gl.deleteTexture(old.info); }
+  const array = () => {
+    const t = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, t);
+    gl.texStorage3D(gl.TEXTURE_2D_ARRAY, mips, gl.RGBA8, size, size, depth);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_MIN_FILTER, mips > 1 ? gl.LINEAR_MIPMAP_LINEAR : gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_WRAP_S, gl.REPEAT);
+    gl.texParameteri(gl.TEXTURE_2D_ARRAY, gl.TEXTURE_WRAP_T, gl.REPEAT);
+    return t;
+  };
+  const info = gl.createTexture();
+  makeTexture(info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, new Float32Array(256 * 4));
+  materials.arrays = { albedo: array(), height: array(), info, layers };
+  return materials.arrays;
+}
+// Each layer's image maps into the arrays (resized to MAP_SIZE by the browser's decoder), then
+// mipmaps; a layer without a map keeps its colour (albedo) or a noise (height). A newer load
+// supersedes one still running.
+async function loadMaterialMaps(layers) {
+  const load = ++materials.loads;
+  const withMaps = layers.filter((l) => l.maps && (l.maps.albedo || l.maps.height)).length;
+  if (!withMaps) { materials.images = 0; return; }
+  const info = new Float32Array(256 * 4);
+  const images = [];
+  await Promise.all(layers.map(async (l, k) => {
+    info[k * 4 + 2] = l.texture_scale > 0 ? l.texture_scale : 1;
+    for (const map of ['albedo', 'height']) {
+      if (!(l.maps && l.maps[map])) continue;
+      const response = await optional('material_map?layer=' + k + '&map=' + map);
+      if (!response) continue;
+      const bitmap = await createImageBitmap(await response.blob(), { resizeWidth: MAP_SIZE, resizeHeight: MAP_SIZE, resizeQuality: 'high' });
+      images.push([map, k, bitmap]);
+    }
+  }));
+  if (load !== materials.loads) return;
+  const arrays = materialArrays(layers.length);
+  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+  for (const [map, k, bitmap] of images) {
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays[map]);
+    gl.texSubImage3D(gl.TEXTURE_2D_ARRAY, 0, 0, 0, k, MAP_SIZE, MAP_SIZE, 1, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);
+    info[k * 4 + (map === 'albedo' ? 0 : 1)] = 1;
+    bitmap.close();
+  }
+  for (const t of [arrays.albedo, arrays.height]) { gl.bindTexture(gl.TEXTURE_2D_ARRAY, t); gl.generateMipmap(gl.TEXTURE_2D_ARRAY); }
+  makeTexture(arrays.info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, info);
+  materials.images = images.length;
+  materials.imageList = images.map(([map, k]) => ({ layer: k, map })).sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
+  studio.materials.images = materials.imageList;
+  redraw();
+}
 async function loadMaterials() {
   const response = await optional('materials');
   const reply = response ? await response.json() : null;
@@ -585,8 +841,10 @@ async function loadMaterials() {
   materials.on = !!(m && reply.samples);
   materials.mapping = m || null;
   materials.layers = reply && Array.isArray(reply.layers) ? reply.layers.length : 0;
-  studio.materials = { mapping: materials.mapping, layers: materials.layers };
+  studio.materials = { mapping: materials.mapping, layers: materials.layers, maps: reply && Array.isArray(reply.layers) ? reply.layers.map((l) => l.maps || {}) : [], images: materials.imageList || [] };
   if (!materials.on) return;
+  // The image maps change only with the material set: loaded once a session.
+  if (!materials.mapsLoaded) { materials.mapsLoaded = true; materials.mapsReady = loadMaterialMaps(reply.layers).catch(fail); }
   const bin = atob(reply.samples);
   const ids = new Uint8Array(bin.length);
   for (let k = 0; k < bin.length; k++) ids[k] = bin.charCodeAt(k);
@@ -815,7 +1073,8 @@ function chooseLevels(vp) {
   const K = canvas.height / (2 * Math.tan(camera.fov / 2));
   const levels = studio.levels && studio.levels.length === NX * NZ ? studio.levels : new Int8Array(NX * NZ);
   // The first frame: every chunk at its coarsest level (a picture at once); the next one refines.
-  const allowance = studio.coarseFrame ? Infinity : lodErrorPixels;
+  // Until the whole field is in (terrain.coarse), every frame stays at the coarsest levels.
+  const allowance = studio.coarseFrame || terrain.coarse ? Infinity : lodErrorPixels;
   let culled = 0;
   for (let cz = 0; cz < NZ; cz++) for (let cx = 0; cx < NX; cx++) {
     const c = cz * NX + cx;
@@ -919,7 +1178,8 @@ function draw() {
   gl.disable(gl.CULL_FACE);
   const vp = viewProjection(), eye = eyePosition();
   const levels = chooseLevels(vp);
-  let u = useProgram(programs.terrain);
+  const first = (studio.coarseFrame || terrain.coarse) && programs.first;
+  let u = useProgram(first ? programs.first : programs.terrain);
   gl.uniformMatrix4fv(u.u_vp, false, vp);
   gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
   gl.uniform2f(u.u_cell, terrain.cellX, terrain.cellZ);
@@ -930,6 +1190,8 @@ function draw() {
   gl.uniform3f(u.u_brush, brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt && currentTool() ? radius() : 0);
   bindTexture(0, textures.heights, u.u_h);
   bindTexture(1, textures.biomes, u.u_b);
+  gl.uniform1i(u.u_hs, terrain.heightStride);
+  gl.uniform1i(u.u_bs, terrain.biomeStride);
   bindTexture(2, textures.palette, u.u_pal);
   bindTexture(6, show.mask && textures.mask ? textures.mask : textures.biomes, u.u_mask);
   gl.uniform1i(u.u_mask_on, show.mask && textures.mask ? 1 : 0);
@@ -937,14 +1199,32 @@ function draw() {
   bindTexture(7, mapped ? textures.layers : textures.biomes, u.u_layer);
   bindTexture(8, mapped ? textures.layerPalette : textures.palette, u.u_lpal);
   gl.uniform1i(u.u_mapped, mapped ? 1 : 0);
+  const arrays = materialArrays();
+  gl.activeTexture(gl.TEXTURE9);
+  gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays.albedo);
+  gl.uniform1i(u.u_albedo, 9);
+  gl.activeTexture(gl.TEXTURE10);
+  gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays.height);
+  gl.uniform1i(u.u_lheight, 10);
+  bindTexture(11, arrays.info, u.u_linfo);
+  gl.uniform1i(u.u_maps, mapped && show.maps && materials.images > 0 ? 1 : 0);
   gl.uniform1i(u.u_blend, show.blending ? 1 : 0);
   const m = materials.mapping || {};
   gl.uniform4f(u.u_map, m.triplanar ? Math.cos((m.triplanar_slope || 0) * Math.PI / 180) : -2,
     m.triplanar_sharpness || 1, m.height_blend ? m.height_blend_contrast || 0 : 0, m.macro_variation || 0);
   gl.uniform1f(u.u_macro_scale, m.macro_scale || 0.01);
-  const set = chunkInstances(levels, null);
-  drawChunks(set);
-  studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
+  if ((studio.coarseFrame || terrain.coarse) && wholeMesh) {
+    // Every chunk at the coarsest level is this one grid (culling saves nothing here).
+    gl.bindVertexArray(wholeMesh.vao);
+    gl.uniform1i(u.u_stride, terrain.chunkCells);
+    gl.drawElementsInstanced(gl.TRIANGLES, wholeMesh.count, gl.UNSIGNED_SHORT, 0, 1);
+    gl.bindVertexArray(null);
+    studio.stats.chunksDrawn = terrain.chunksX * terrain.chunksZ;
+  } else {
+    const set = chunkInstances(levels, null);
+    drawChunks(set);
+    studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
+  }
   studio.stats.instancesDrawn = 0;
   if (show.instances && scatter.box) {
     u = useProgram(programs.proxy);
@@ -1245,6 +1525,7 @@ function heightAt(x, z) {
   if (!(fi >= 0 && fj >= 0 && fi <= terrain.cellsX && fj <= terrain.cellsZ)) return null;
   const i = Math.min(Math.floor(fi), terrain.cellsX - 1), j = Math.min(Math.floor(fj), terrain.cellsZ - 1);
   const u = fi - i, v = fj - j, row = terrain.cellsX + 1, H = terrain.heights;
+  if (!H) return null; // the first frame's coarse samples only: no readout yet
   const a = H[j * row + i], b = H[j * row + i + 1], c = H[(j + 1) * row + i], d = H[(j + 1) * row + i + 1];
   return (a * (1 - u) + b * u) * (1 - v) + (c * (1 - u) + d * u) * v;
 }
@@ -1452,8 +1733,14 @@ function pumpStroke(d) {
   d.sentPoints = d.points.length;
   studio.stats.strokesSent++;
   if (extend) studio.stats.extendSent++;
+  const sent = performance.now();
   api('stroke' + (extend ? '?extend=1' : ''), { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
-    .then((r) => r.json()).then((reply) => { d.last = applyEdit(reply, !(d.ended && d.sentPoints === d.points.length)); })
+    .then((r) => r.json()).then((reply) => {
+      d.last = applyEdit(reply, !(d.ended && d.sentPoints === d.points.length));
+      // A stroke's round trip: sent, answered, its chunks in the textures (the last 100).
+      studio.stats.strokeMs.push(performance.now() - sent);
+      if (studio.stats.strokeMs.length > 100) studio.stats.strokeMs.shift();
+    })
     .catch((e) => { d.failed = true; fail(e); })
     .finally(() => { d.inflight = false; pumpStroke(d); });
 }
@@ -1834,26 +2121,45 @@ async function start() {
   studio.timings = {};
   mark('script');
   programs.terrain = makeProgram(terrainVS, terrainFS);
+  programs.first = makeProgram(terrainVS, firstFS);
   programs.water = makeProgram(waterVS, waterFS);
   programs.proxy = makeProgram(proxyVS, proxyFS);
   mark('shaders');
-  prefetchStart(['biomes', 'lod']);
-  // 16 bits a sample for the first frame; the exact heights follow it.
-  await loadHeights(params.get('quantised') !== '0');
-  mark('heights');
-  await loadWater();
-  mark('water');
-  // The first frame at the coarsest levels (?coarse_first=0: at the chosen allowance): a
-  // software renderer rasterizes the full-detail frame for seconds; the next frame refines it.
-  studio.coarseFrame = params.get('coarse_first') !== '0';
+  // A software renderer compiles a program for the draw state at its first draw (hundreds of
+  // milliseconds): one degenerate triangle in the first frame's state compiles it while the
+  // first frame's data is fetched (?warmup=0: not).
+  if (params.get('warmup') !== '0') warmUp();
+  // The first frame from every 8th sample (?coarse_first=0: from the whole field, at the chosen
+  // allowance): 1/64 of the bytes to fetch and upload; a software renderer would rasterize a
+  // full-detail frame for seconds, so the first frames stay at the coarsest levels.
+  const coarseFirst = params.get('coarse_first') !== '0';
+  if (coarseFirst) {
+    await loadCoarse(8);
+    mark('coarse');
+  } else {
+    prefetchStart(['biomes', 'lod']);
+    await loadHeights(params.get('quantised') !== '0');
+    mark('heights');
+    await loadWater();
+    mark('water');
+  }
+  studio.coarseFrame = coarseFirst;
   draw();
   studio.coarseFrame = false;
   // The first frame: drawn and finished (a one-pixel read waits for the GPU).
   gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
   studio.firstFrameMs = performance.now();
   studio.firstFrameLevels = studio.stats.levelCounts;
-  redraw();
   document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
+  if (coarseFirst) {
+    // The whole field (16 bits a sample; the exact heights follow), the LOD errors and water.
+    prefetchStart(['biomes', 'lod']);
+    await loadHeights(params.get('quantised') !== '0');
+    mark('heights');
+    await loadWater();
+    mark('water');
+  }
+  redraw();
   const exact = exactHeights();
   await loadRecipe();
   toolChanged();

@@ -9,6 +9,7 @@ const HEADERS = ['X-Terrane-Cells', 'X-Terrane-Size', 'X-Terrane-Chunk-Cells', '
 
 self.onmessage = async (event) => {
   const { path, token, client } = event.data;
+  const timings = { start: Math.round(performance.timeOrigin + performance.now()) };
   try {
     const response = await fetch(path, { headers: { 'X-Terrane-Token': token, 'X-Terrane-Client': client } });
     if (!response.ok) {
@@ -19,7 +20,9 @@ self.onmessage = async (event) => {
     }
     const headers = {};
     for (const name of HEADERS) headers[name] = response.headers.get(name);
+    timings.headers = Math.round(performance.timeOrigin + performance.now());
     const bytes = await response.arrayBuffer();
+    timings.body = Math.round(performance.timeOrigin + performance.now());
     let heights, half = 0;
     if (headers['X-Terrane-Encoding'] === 'u16') {
       // h = offset + scale * q; 65535 is a hole (NaN). The wire is little-endian.
@@ -52,7 +55,8 @@ self.onmessage = async (event) => {
       cmin[cz * NX + cx] = lo - half;
       cmax[cz * NX + cx] = hi + half;
     }
-    self.postMessage({ headers, heights, cmin, cmax }, [heights.buffer, cmin.buffer, cmax.buffer]);
+    timings.done = Math.round(performance.timeOrigin + performance.now());
+    self.postMessage({ headers, heights, cmin, cmax, timings }, [heights.buffer, cmin.buffer, cmax.buffer]);
   } catch (error) {
     self.postMessage({ error: 'heights: ' + String(error && error.message || error) });
   }
