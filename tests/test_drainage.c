@@ -436,7 +436,9 @@ static void test_reference_and_hash(void)
     const unsigned long long got = (unsigned long long)XXH64_digest(st);
     XXH64_freeState(st);
     trn_test_checks++;
-    if (got != 0x2738030102d186bcull) {
+    /* 0x2738030102d186bc until basins took the smallest-index spill sample (the flood's order
+     * picked among candidates before; filled, directions and accumulation are unchanged). */
+    if (got != 0x2fc9c22dcffab560ull) {
         trn_test_failures++;
         fprintf(stderr, "drainage hash: got 0x%016llxull (basins %zu)\n", got, d.basin_count);
     }
