@@ -1250,14 +1250,21 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 for (size_t i = 0; i < nx; i++) {
                     const size_t c = j * nx + i;
                     unsigned count = 0;
-                    for (int d = 0; d < 8; d++) {
-                        if (edge_row || i == 0 || i + 1 == nx) {
+                    if (!edge_row && i > 0 && i + 1 < nx) {
+                        /* Inside: all 8 neighbours exist (the common case, without checks). */
+                        const uint8_t *dc = s.dir + c;
+                        count = (dc[1] == 4) + (dc[nx + 1] == 5) + (dc[nx] == 6) +
+                                (dc[nx - 1] == 7) + (dc[-1] == 0) + (dc[-(ptrdiff_t)nx - 1] == 1) +
+                                (dc[-(ptrdiff_t)nx] == 2) + (dc[-(ptrdiff_t)nx + 1] == 3);
+                    } else {
+                        for (int d = 0; d < 8; d++) {
                             const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
                                             nj = (ptrdiff_t)j + TRN_D8_DJ[d];
                             if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz)
                                 continue;
+                            count += s.dir[(size_t)((ptrdiff_t)c + s.off[d])] ==
+                                     ((unsigned)d + 4u) % 8u;
                         }
-                        count += s.dir[(size_t)((ptrdiff_t)c + s.off[d])] == ((unsigned)d + 4u) % 8u;
                     }
                     indeg[c] = (uint8_t)count;
                     s.acc[c] = 1;
