@@ -67,6 +67,61 @@ typedef struct dr_comp {
     uint64_t area;
 } dr_comp;
 
+/* Spill levels between watershed labels: an open-addressing map from the pair (a < b, packed
+ * as a << 32 | b) to the lowest level at which the two touch. */
+typedef struct dr_edges {
+    uint64_t *key; /* DR_NO_KEY where empty */
+    float *w;
+    size_t count, capacity; /* capacity: a power of two */
+} dr_edges;
+
+#define DR_NO_KEY UINT64_MAX
+
+static bool edges_grow(dr_edges *e)
+{
+    const size_t cap = e->capacity ? e->capacity * 2 : 4096;
+    uint64_t *key = malloc(cap * sizeof *key);
+    float *w = malloc(cap * sizeof *w);
+    if (!key || !w) {
+        free(key);
+        free(w);
+        return false;
+    }
+    for (size_t k = 0; k < cap; k++)
+        key[k] = DR_NO_KEY;
+    for (size_t k = 0; k < e->capacity; k++) {
+        if (e->key[k] == DR_NO_KEY) continue;
+        size_t at = (size_t)((e->key[k] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+        while (key[at] != DR_NO_KEY)
+            at = (at + 1) & (cap - 1);
+        key[at] = e->key[k];
+        w[at] = e->w[k];
+    }
+    free(e->key);
+    free(e->w);
+    e->key = key;
+    e->w = w;
+    e->capacity = cap;
+    return true;
+}
+
+static bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
+{
+    if (2 * (e->count + 1) > e->capacity && !edges_grow(e)) return false;
+    const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
+    while (e->key[at] != DR_NO_KEY && e->key[at] != k)
+        at = (at + 1) & (e->capacity - 1);
+    if (e->key[at] == k) {
+        if (w < e->w[at]) e->w[at] = w;
+        return true;
+    }
+    e->key[at] = k;
+    e->w[at] = w;
+    e->count++;
+    return true;
+}
+
 typedef struct dr_state {
     size_t nx, nz, n;
     const float *h;
@@ -80,6 +135,7 @@ typedef struct dr_state {
      * neighbour (DR_EARLY), moved to the heap only when the heap is next needed */
     dr_fifo pit, level, slope, trace, defer;
     bool labels; /* a strip of the parallel fill: each reached sample takes its parent's label */
+    dr_edges *edges; /* with labels: where touching samples of two labels meet */
     size_t temp_now, temp_peak;
     size_t ticks;
     trn_progress progress;
@@ -290,6 +346,9 @@ static bool trace_from(dr_state *s, uint32_t start)
             const unsigned dm = s->dir[m];
             const float hm = s->h[m];
             if (dm != DR_UNSEEN) {
+                if (s->labels && s->acc[m] != s->acc[t] &&
+                    !edges_add(s->edges, s->acc[m], s->acc[t], fmaxf(s->filled[m], s->filled[t])))
+                    return false;
                 /* t was m's last lower unreached neighbour: trace on from m now. */
                 if ((dm & DR_EARLY) && hm > ht && !has_lower_unseen(s, m)) {
                     s->dir[m] = (uint8_t)(dm & DR_CODE);
@@ -337,6 +396,12 @@ static bool expand(dr_state *s, uint32_t c)
         const float hn = s->h[n];
         const unsigned dn = s->dir[n];
         if (dn != DR_UNSEEN) {
+            /* Two labels touch here (every touching pair is seen once one of the two is
+             * expanded, the other already reached): the higher filled height is where one
+             * can spill into the other. */
+            if (s->labels && s->acc[n] != s->acc[c] &&
+                !edges_add(s->edges, s->acc[n], s->acc[c], fmaxf(s->filled[n], s->filled[c])))
+                return false;
             /* c was n's last lower unreached neighbour: n can be traced (see trace_from). */
             if ((dn & DR_EARLY) && hn > s->h[c] && !has_lower_unseen(s, n)) {
                 s->dir[n] = (uint8_t)(dn & DR_CODE);
@@ -381,6 +446,20 @@ static int flood_run(dr_state *s)
                 const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d], nj = (ptrdiff_t)j + TRN_D8_DJ[d];
                 if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz) continue;
                 inner = s->dir[(size_t)nj * s->nx + (size_t)ni] == DR_UNSEEN;
+            }
+            if (s->labels) {
+                /* Two outlets that touch may never be expanded (nothing unreached next to
+                 * either), so the flood would not see where their labels meet. */
+                for (int d = 0; d < 4; d++) {
+                    const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
+                                    nj = (ptrdiff_t)j + TRN_D8_DJ[d];
+                    if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz)
+                        continue;
+                    const size_t m = (size_t)nj * s->nx + (size_t)ni;
+                    if ((s->dir[m] & DR_CODE) == TRN_DRAIN_OUTLET && s->acc[m] != s->acc[k] &&
+                        !edges_add(s->edges, s->acc[m], s->acc[k], fmaxf(s->h[m], s->h[k])))
+                        return DR_NOMEM;
+                }
             }
             if (!inner) continue;
             s->dir[k] = (uint8_t)(s->dir[k] | DR_QUEUED);
@@ -525,81 +604,19 @@ static void mark_outlets(dr_state *s, size_t j0, size_t j1, double sea_level, bo
     }
 }
 
-/* Spill levels between watershed labels: an open-addressing map from the pair (a < b, packed
- * as a << 32 | b) to the lowest level at which the two touch. */
-typedef struct dr_edges {
-    uint64_t *key; /* DR_NO_KEY where empty */
-    float *w;
-    size_t count, capacity; /* capacity: a power of two */
-} dr_edges;
-
-#define DR_NO_KEY UINT64_MAX
-
-static bool edges_grow(dr_edges *e)
-{
-    const size_t cap = e->capacity ? e->capacity * 2 : 4096;
-    uint64_t *key = malloc(cap * sizeof *key);
-    float *w = malloc(cap * sizeof *w);
-    if (!key || !w) {
-        free(key);
-        free(w);
-        return false;
-    }
-    for (size_t k = 0; k < cap; k++)
-        key[k] = DR_NO_KEY;
-    for (size_t k = 0; k < e->capacity; k++) {
-        if (e->key[k] == DR_NO_KEY) continue;
-        size_t at = (size_t)((e->key[k] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-        while (key[at] != DR_NO_KEY)
-            at = (at + 1) & (cap - 1);
-        key[at] = e->key[k];
-        w[at] = e->w[k];
-    }
-    free(e->key);
-    free(e->w);
-    e->key = key;
-    e->w = w;
-    e->capacity = cap;
-    return true;
-}
-
-static bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
-{
-    if (2 * (e->count + 1) > e->capacity && !edges_grow(e)) return false;
-    const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
-    while (e->key[at] != DR_NO_KEY && e->key[at] != k)
-        at = (at + 1) & (e->capacity - 1);
-    if (e->key[at] == k) {
-        if (w < e->w[at]) e->w[at] = w;
-        return true;
-    }
-    e->key[at] = k;
-    e->w[at] = w;
-    e->count++;
-    return true;
-}
-
-/* Every pair of touching samples in rows [j0, j1) (and the row below) with different labels,
- * at the higher of their locally filled heights. Every touching pair is looked at, so the map
- * holds each pair of watersheds at the lowest level where they meet. */
-static bool strip_edges(const dr_state *s, size_t j0, size_t j1, dr_edges *e)
+/* The pairs across the edge between a strip's last row j and the next strip's first: the
+ * floods never look across it. */
+static bool strip_edges(const dr_state *s, size_t j, dr_edges *e)
 {
     const uint32_t *lab = s->acc;
     const float *f = s->filled;
-    for (size_t j = j0; j < j1; j++) {
-        for (size_t i = 0; i < s->nx; i++) {
-            const size_t k = j * s->nx + i;
-            const uint32_t a = lab[k];
-            if (i + 1 < s->nx && lab[k + 1] != a &&
-                !edges_add(e, a, lab[k + 1], fmaxf(f[k], f[k + 1])))
+    for (size_t i = 0; i < s->nx; i++) {
+        const size_t k = j * s->nx + i;
+        for (int di = -1; di <= 1; di++) {
+            if ((i == 0 && di < 0) || (i + 1 == s->nx && di > 0)) continue;
+            const size_t m = (size_t)((ptrdiff_t)(k + s->nx) + di);
+            if (lab[m] != lab[k] && !edges_add(e, lab[k], lab[m], fmaxf(f[k], f[m])))
                 return false;
-            if (j + 1 == s->nz) continue;
-            for (int di = -1; di <= 1; di++) {
-                if ((i == 0 && di < 0) || (i + 1 == s->nx && di > 0)) continue;
-                const size_t m = (size_t)((ptrdiff_t)(k + s->nx) + di);
-                if (lab[m] != a && !edges_add(e, a, lab[m], fmaxf(f[k], f[m]))) return false;
-            }
         }
     }
     return true;
@@ -770,6 +787,7 @@ static int fill_strips(dr_state *g, int strips, double sea_level)
         s->acc = g->acc + j0 * nx;
         memcpy(s->off, g->off, sizeof s->off);
         s->labels = true;
+        s->edges = &maps[k];
         rc[k] = flood_run(s);
         flood_release(s);
     }
@@ -785,12 +803,9 @@ static int fill_strips(dr_state *g, int strips, double sea_level)
         out = DR_CANCEL;
         goto done;
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
-    for (int k = 0; k < strips; k++)
-        rc[k] = strip_edges(g, row[k], row[k + 1], &maps[k]) ? DR_OK : DR_NOMEM;
     size_t map_bytes = 0;
     for (int k = 0; k < strips; k++) {
-        if (rc[k] != DR_OK) out = rc[k];
+        if (k + 1 < strips && !strip_edges(g, row[k + 1] - 1, &maps[k])) out = DR_NOMEM;
         map_bytes += maps[k].capacity * (sizeof(uint64_t) + sizeof(float));
     }
     if (out != DR_OK) goto done;
