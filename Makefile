@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev libproj-dev libgeotiff-dev liblua5.4-dev libmicrohttpd-dev
 # What `make test` needs beyond the build: headless Chromium drives the studio's browser test;
 # OpenMPI builds terrane-mpi, whose tests run under mpirun -np 2 and -np 4 (they skip without it).
-TEST_PACKAGES = chromium libopenmpi-dev openmpi-bin
+TEST_PACKAGES = chromium libopenmpi-dev openmpi-bin python3-gdal
 
 .PHONY: all deps build demo test bench gallery gallery-check fuzz fuzz-check mutation-check clean format deb
 
@@ -79,8 +79,9 @@ mutation-check: deps
 
 # Debian packages libterrane0, libterrane-dev and terrane (docs/library.md), built by
 # dpkg-buildpackage from a copy of this tree in build-deb/ and checked there by lintian and
-# packaging/check-deb.sh. The version is CMakeLists.txt's project VERSION (debian/rules refuses a
-# debian/changelog that disagrees). `make test` runs the tests; DEB_BUILD_OPTIONS= runs them in
+# packaging/check-deb.sh (packaging/build-deb.sh does both; the deb_lintian test runs it too).
+# The version is CMakeLists.txt's project VERSION (debian/rules refuses a debian/changelog that
+# disagrees). `make test` runs the tests; DEB_BUILD_OPTIONS= runs them in
 # the package build too. The Maintainer is whoever builds: DEBFULLNAME and DEBEMAIL, as dch takes
 # them (packaging/set-maintainer.sh fills them into the copy; without them make deb stops).
 DEB_DIR = build-deb
@@ -96,13 +97,7 @@ deb: deps
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
 	fi
-	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/terrane
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
-	  git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf - ; \
-	else tar --exclude='./build*' --exclude=./out --exclude=./.git -cf - . ; fi | tar -xf - -C $(DEB_DIR)/terrane
-	sh packaging/set-maintainer.sh $(DEB_DIR)/terrane
-	cd $(DEB_DIR)/terrane && DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" dpkg-buildpackage -b -us -uc -J$(JOBS)
-	sh packaging/check-deb.sh $(DEB_DIR) .
+	DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" sh packaging/build-deb.sh $(DEB_DIR) . $(JOBS)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

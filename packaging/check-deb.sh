@@ -39,7 +39,10 @@ contains libterrane-dev $headers "$lib/libterrane.so" "$lib/libterrane.a" "$lib/
     "$lib/cmake/terrane/terraneConfig.cmake" "$lib/cmake/terrane/terraneConfigVersion.cmake" \
     "$lib/cmake/terrane/terraneTargets.cmake" usr/share/doc/libterrane-dev/library.md.gz
 contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/terrane/cli.md.gz \
-    "$lib/lua/5.4/terrane.so"
+    "$lib/lua/5.4/terrane.so" usr/share/terrane/examples/recipes/island.json \
+    usr/share/terrane/examples/recipes/dem.tif usr/share/terrane/examples/project/world.scene.json \
+    usr/share/terrane/examples/terrain_3d/world.scene.json \
+    usr/share/terrane/examples/terrain_graph_3d/terrain/landscape.terrain.json
 for deb in "$DIR"/*_"$version"_"$arch".deb; do
     echo "== $(basename "$deb")"
     dpkg-deb -f "$deb" Package Version Depends
@@ -49,8 +52,22 @@ echo "== lintian"
 lintian --fail-on error,warning --display-info "$DIR/terrane_${version}_$arch.changes"
 echo "ok: lintian"
 
+# Nothing installed names the folder the packages were built in (dpkg-buildpackage ran in
+# DEB_DIR/terrane): such a path makes the build unreproducible and points nowhere on the user's
+# machine. The -dbgsym packages keep theirs, as debug information does.
+built_in=$(grep -rlaF "$DIR/terrane" "$ROOT" || true)
+[ -z "$built_in" ] || fail "these packaged files name the build folder $DIR/terrane: $built_in"
+echo "ok: no packaged file names the build folder"
 out=$("$ROOT/usr/bin/terrane" --version) || fail "the packaged terrane --version failed"
 [ "$out" = "terrane $version" ] || fail "the packaged terrane says '$out', the package is $version"
+# The shipped examples, found by name from any folder (TERRANE_EXAMPLES: the unpacked copy stands
+# in for /usr/share/terrane/examples).
+out=$(cd "$TMP" && TERRANE_EXAMPLES="$ROOT/usr/share/terrane/examples" "$ROOT/usr/bin/terrane" \
+    inspect example:island 2>&1) || fail "the packaged terrane inspect example:island: $out"
+# The Heightfield Input example finds the DEM it reads beside it.
+out=$(cd "$TMP" && TERRANE_EXAMPLES="$ROOT/usr/share/terrane/examples" "$ROOT/usr/bin/terrane" \
+    graph check example:dem_level 2>&1) || fail "the packaged terrane graph check example:dem_level: $out"
+echo "ok: the packaged examples are found by name"
 
 # Programs against the unpacked packages: terrane.pc says prefix=/usr, pkg-config is told where.
 cp "$SRC/tests/install_app.c" "$TMP/app.c"

@@ -54,6 +54,12 @@ ex=$(find "$P" -path '*/terrane/examples/recipes/island.json')
 [ -f "$(dirname "$(dirname "$ex")")/project/world.scene.json" ] || fail "examples/project not installed"
 (cd "$TMP" && TERRANE_EXAMPLES=$(dirname "$(dirname "$ex")") "$P/bin/terrane" inspect example:island >"$TMP/ex.log" 2>&1) ||
     fail "installed terrane inspect example:island: $(cat "$TMP/ex.log")"
+# The projects of docs/examples.md, and the Heightfield Input example with the DEM it reads.
+for f in terrain_3d/world.scene.json terrain_graph_3d/terrain/landscape.terrain.json recipes/dem.tif; do
+    [ -f "$(dirname "$(dirname "$ex")")/$f" ] || fail "share/terrane/examples/$f not installed"
+done
+(cd "$TMP" && TERRANE_EXAMPLES=$(dirname "$(dirname "$ex")") "$P/bin/terrane" graph check example:dem_level >"$TMP/ex.log" 2>&1) ||
+    fail "installed terrane graph check example:dem_level: $(cat "$TMP/ex.log")"
 echo "ok: the examples are installed and found by name"
 version=$("$P/bin/terrane" --version | sed -n 's/^terrane //p')
 [ -n "$version" ] || fail "installed terrane --version printed no version"

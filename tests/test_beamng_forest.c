@@ -208,7 +208,8 @@ static void test_forest4_level(void)
      * each number in its shortest round-trip form: no 17-digit noise, -0 as 0. */
     const char pine_line[] =
         "{\"pos\":[-32,-24,10],\"rotationMatrix\":[0.8660254037844387,-0.49999999999999994,0,"
-        "0.49999999999999994,0.8660254037844387,0,0,0,1],\"scale\":1.25,\"type\":\"terrane_pine\"}\n";
+        "0.49999999999999994,0.8660254037844387,0,0,0,1],\"scale\":1.25,\"type\":\"terrane_pine\"}"
+        "\n";
     CHECK(items && strncmp(items, pine_line, strlen(pine_line)) == 0);
     json_t *first = line_object(items, 1);
     const json_t *m = json_object_get(first, "rotationMatrix");
@@ -264,7 +265,8 @@ static void test_forest4_level(void)
     /* All 8 of Torque's type slots, as the World Editor saves them: the unused ones empty. */
     CHECK_EQ_INT(json_array_size(types), 8);
     for (size_t k = 2; k < 8; k++)
-        CHECK(json_is_object(json_array_get(types, k)) && json_object_size(json_array_get(types, k)) == 0);
+        CHECK(json_is_object(json_array_get(types, k)) &&
+              json_object_size(json_array_get(types, k)) == 0);
     const json_t *t0 = json_array_get(types, 0), *t1 = json_array_get(types, 1);
     CHECK(str_eq(json_string_value(json_object_get(t0, "layer")), "meadow"));
     CHECK(fabs(json_number_value(json_object_get(t0, "probability")) - 2.0 / 3.0) < 1e-12);
@@ -464,6 +466,16 @@ static void test_v2_level(void)
                                 2.0 * (x * z + w * y)};
         const double c30 = cos(30.0 * 3.14159265358979323846 / 180.0);
         CHECK(fabs(col0[0] - c30) < 1e-12 && fabs(col0[1] + 0.5) < 1e-12 && fabs(col0[2]) < 1e-12);
+        /* BeamNG's own Lua turns a vector by a quaternion the same way (lua/common/mathlib.lua,
+         * LuaVec3:rotated, "Rotates by quaternion q (-w)": t = 2 q x v, v' = v - w t + q x t), and
+         * hands the same four numbers to the engine's QuatF:getMatrix() for objects and forest
+         * items (editor/forestEditor.lua tilts painted items to the ground this way). */
+        const double t[3] = {2.0 * (y * 0.0 - z * 0.0), 2.0 * (z * 1.0 - x * 0.0),
+                             2.0 * (x * 0.0 - y * 1.0)};
+        const double lua[3] = {1.0 - w * t[0] + (y * t[2] - z * t[1]),
+                               0.0 - w * t[1] + (z * t[0] - x * t[2]),
+                               0.0 - w * t[2] + (x * t[1] - y * t[0])};
+        CHECK(fabs(lua[0] - c30) < 1e-12 && fabs(lua[1] + 0.5) < 1e-12 && fabs(lua[2]) < 1e-12);
     }
     CHECK(!json_object_get(all, "terrane_grass"));
     json_decref(root);

@@ -367,6 +367,32 @@ static void test_json_errors(void)
     CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "unknown option '--bogus'");
     json_decref(doc);
     free(out), free(err);
+    /* --format json after what fails: the usage error the verb meets first, a shipped example
+     * that is not there, a verb that prints no JSON, all still answer in JSON. */
+    static const struct {
+        const char *cmd;
+        int rc;
+        const char *message;
+    } late[] = {
+        {"info --bogus x --format json", 2, "unknown option '--bogus'"},
+        {"inspect example:nowhere --format=json", 1, "'example:nowhere': no such example"},
+        {"inspect example:.. --format json", 2, "expected example:NAME"},
+        {"lua x.lua --format json", 2, "prints no JSON"},
+    };
+    for (size_t k = 0; k < sizeof late / sizeof late[0]; k++) {
+        CHECK_EQ_INT(trn_test_run_cli(late[k].cmd, &out, &err), late[k].rc);
+        doc = json_loads(out ? out : "", 0, NULL);
+        e = json_object_get(doc, "error");
+        if (!e) fprintf(stderr, "  %s: no error object on stdout: '%s'\n", late[k].cmd, out);
+        CHECK_EQ_INT(json_integer_value(json_object_get(e, "exit_code")), late[k].rc);
+        CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), late[k].message);
+        json_decref(doc);
+        free(out), free(err);
+    }
+    /* A later --format text wins: no JSON. */
+    CHECK_EQ_INT(trn_test_run_cli("info --bogus x --format json --format text", &out, &err), 2);
+    CHECK(out && out[0] == '\0');
+    free(out), free(err);
     /* Text mode: stdout stays empty. */
     CHECK_EQ_INT(trn_test_run_cli("info /no/such/file.ter", &out, &err), 1);
     CHECK(out && out[0] == '\0');
@@ -374,20 +400,21 @@ static void test_json_errors(void)
 }
 
 /* example:NAME runs a shipped example recipe from any folder; TERRANE_EXAMPLES points
- * elsewhere; a name that is no example fails and says which there are. */
+ * elsewhere; a name that is no example fails and names the recipes of that folder. */
 static void test_examples_by_name(void)
 {
     char *out = NULL, *err = NULL;
     char png[1200];
     snprintf(png, sizeof png, "%s/island.png", dir);
-    CHECK_EQ_INT(trn_test_run_clif("generate example:island --resolution 32x32 -o '%s' -q", &out,
-                                   &err, png),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_clif("generate example:island --resolution 32x32 -o '%s' -q", &out, &err, png),
+        0);
     CHECK(trn_test_exists(png));
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:nowhere", &out, &err), 1);
     CHECK_CONTAINS(err, "'example:nowhere': no such example");
-    CHECK_CONTAINS(err, "lakeside");
+    CHECK_CONTAINS(err, "the recipes there: dem_level, hills, island, lakeside, mountains, valley, "
+                        "waters;");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:../recipes/island.json", &out, &err), 2);
     CHECK_CONTAINS(err, "expected example:NAME");
@@ -409,6 +436,8 @@ static void test_examples_by_name(void)
     CHECK_CONTAINS(out, "own.json");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_cli("inspect example:island", &out, &err), 1);
+    /* The names offered are that folder's, not the shipped ones. */
+    CHECK_CONTAINS(err, "(the recipes there: own; or a file under it");
     free(out), free(err);
     unsetenv("TERRANE_EXAMPLES");
 }
@@ -417,9 +446,8 @@ static void test_examples_by_name(void)
 static void test_info_documents(void)
 {
     char *out = NULL, *err = NULL;
-    CHECK_EQ_INT(trn_test_run_cli("info " TRN_SOURCE_DIR "/examples/recipes/island.json", &out,
-                                  &err),
-                 0);
+    CHECK_EQ_INT(
+        trn_test_run_cli("info " TRN_SOURCE_DIR "/examples/recipes/island.json", &out, &err), 0);
     CHECK_CONTAINS(out, "format:     terrane recipe");
     CHECK_CONTAINS(out, "seed:       3889");
     CHECK_CONTAINS(out, "landforms:  1 (island)");

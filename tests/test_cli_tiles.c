@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "terrane/geotiff.h"
 #include "test.h"
 
@@ -101,10 +103,84 @@ static void test_tiles_match_whole_grid(void)
     free(err);
 }
 
+/* File a equals file b byte for byte. */
+static bool same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
+    const bool same = da && db && na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+/* The tiles' splat maps against the whole grid: every NAME_X_Z_splatK.png is the file
+ * 'terrane unity export' writes from the whole grid's .ter (its materials per sample) with
+ * --tiles KxK, and each tile's JSON lists the layers (names and sources) the whole grid's
+ * --export unity lists. Returns the splat maps compared. */
+static int same_splats(const char *recipe, const char *stem, unsigned cells, unsigned tile)
+{
+    char ter[600], whole[600], ref[600], dir[600], tif[600], a[1400], b[1400];
+    at(ter, sizeof ter, "w.ter");
+    at(whole, sizeof whole, "unity_whole");
+    at(ref, sizeof ref, "unity_ter");
+    at(dir, sizeof dir, "unity_tiles");
+    at(tif, sizeof tif, "s.tif");
+    const unsigned k = cells / tile;
+    int compared = 0;
+    if (trn_test_run_clif("generate '%s' --resolution %ux%u -q -o '%s' --export unity:'%s'", NULL,
+                          NULL, recipe, cells, cells, ter, whole) ||
+        trn_test_run_clif("unity export '%s' '%s' --tiles %ux%u --name %s -q", NULL, NULL, ter, ref,
+                          k, k, stem) ||
+        trn_test_run_clif("generate '%s' --resolution %ux%u --tiles %u -q -o '%s' --export "
+                          "unity:'%s'",
+                          NULL, NULL, recipe, cells, cells, tile, tif, dir))
+        return -1;
+    snprintf(a, sizeof a, "%s/%s.json", whole, stem);
+    json_t *wj = json_load_file(a, 0, NULL);
+    json_t *want = json_object_get(wj, "splat");
+    for (unsigned z = 0; z < k; z++)
+        for (unsigned x = 0; x < k; x++) {
+            /* One terrain is NAME, several NAME_X_Z. */
+            char tn[300];
+            if (k == 1)
+                snprintf(tn, sizeof tn, "%s", stem);
+            else
+                snprintf(tn, sizeof tn, "%s_%u_%u", stem, x, z);
+            for (unsigned m = 0;; m++) {
+                snprintf(a, sizeof a, "%s/%s_splat%u.png", dir, tn, m);
+                snprintf(b, sizeof b, "%s/%s_splat%u.png", ref, tn, m);
+                FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+                if (fa) fclose(fa);
+                if (fb) fclose(fb);
+                if (!fa && !fb) break;
+                if (!same_file(a, b)) return -1;
+                compared++;
+            }
+            snprintf(a, sizeof a, "%s/%s.json", dir, tn);
+            json_t *tj = json_load_file(a, 0, NULL);
+            json_t *got = json_object_get(tj, "splat");
+            const bool same =
+                want && got &&
+                json_equal(json_object_get(want, "layers"), json_object_get(got, "layers")) &&
+                json_equal(json_object_get(want, "sources"), json_object_get(got, "sources"));
+            json_decref(tj);
+            if (!same) {
+                json_decref(wj);
+                return -1;
+            }
+        }
+    json_decref(wj);
+    remove(tif);
+    remove(ter);
+    return compared;
+}
 
 /* --export unity with --tiles: Unity terrains of tile + 1 samples sharing their edges, one
- * height scale for all, the same files 'terrane unity export' writes from the whole grid's
- * BigTIFF with --tiles KxK; shapes Unity cannot take are refused. */
+ * height scale for all, the heights and import settings 'terrane unity export' writes from the
+ * whole grid's GeoTIFF with --tiles KxK, and the splat maps of the whole grid's surface
+ * materials (several tile sizes, one and two splat maps a tile); shapes Unity cannot take are
+ * refused; a recipe whose biomes need the whole surface gets heights only, and says why. */
 static void test_tiles_unity(void)
 {
     char recipe[1024], tif[600], dir[600], ref[600], a[700], b[700];
@@ -120,17 +196,41 @@ static void test_tiles_unity(void)
                                    NULL, tif, ref),
                  0);
     static const char *const names[] = {"valley_0_0", "valley_1_0", "valley_0_1", "valley_1_1"};
-    for (int k = 0; k < 4; k++)
-        for (int j = 0; j < 2; j++) {
-            snprintf(a, sizeof a, "%s/%s.%s", dir, names[k], j ? "json" : "raw");
-            snprintf(b, sizeof b, "%s/%s.%s", ref, names[k], j ? "json" : "raw");
-            size_t na = 0, nb = 0;
-            uint8_t *da = trn_test_read_file(a, &na), *db = trn_test_read_file(b, &nb);
-            CHECK(da && db && na == nb && memcmp(da, db, na) == 0);
-            if (!j) CHECK_EQ_INT(na, 33 * 33 * 2);
-            free(da);
-            free(db);
-        }
+    for (int k = 0; k < 4; k++) {
+        snprintf(a, sizeof a, "%s/%s.raw", dir, names[k]);
+        snprintf(b, sizeof b, "%s/%s.raw", ref, names[k]);
+        CHECK(same_file(a, b));
+        /* The import settings as unity export's, which has no materials to splat from a
+         * GeoTIFF: equal without the splat section. */
+        snprintf(a, sizeof a, "%s/%s.json", dir, names[k]);
+        snprintf(b, sizeof b, "%s/%s.json", ref, names[k]);
+        json_t *ja = json_load_file(a, 0, NULL), *jb = json_load_file(b, 0, NULL);
+        CHECK(ja && jb && json_object_get(ja, "splat") && !json_object_get(jb, "splat"));
+        json_object_del(ja, "splat");
+        CHECK(json_equal(ja, jb));
+        json_decref(ja);
+        json_decref(jb);
+    }
+    CHECK_EQ_INT(same_splats(recipe, "valley", 64, 32), 4);
+    char hills[1024], mountains[1024], island[1024];
+    snprintf(hills, sizeof hills, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    snprintf(mountains, sizeof mountains, "%s/examples/recipes/mountains.json", TRN_SOURCE_DIR);
+    snprintf(island, sizeof island, "%s/examples/recipes/island.json", TRN_SOURCE_DIR);
+    CHECK_EQ_INT(same_splats(hills, "hills", 64, 32), 4);
+    CHECK_EQ_INT(same_splats(hills, "hills", 64, 64), 1);
+    CHECK_EQ_INT(same_splats(mountains, "mountains", 64, 32), 8);
+    /* The island's rules read the distance to the sea: heights only, and the note says why. */
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 -o '%s' "
+                                   "--export unity:'%s'",
+                                   NULL, &err, island, tif, dir),
+                 0);
+    CHECK_CONTAINS(err, "no splat maps: a biome rule measures the distance to water");
+    free(err);
+    snprintf(a, sizeof a, "%s/island_0_0_splat0.png", dir);
+    FILE *f = fopen(a, "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
     CHECK(!leftover_tiles(tmp));
     /* Only heights: the Unity tiles alone are enough output; the summary says what one is. */
     char *out = NULL;
@@ -139,8 +239,9 @@ static void test_tiles_unity(void)
                                    &out, NULL, recipe, dir),
                  0);
     CHECK_CONTAINS(out, "\"resolution\": 33");
+    CHECK_CONTAINS(out, "\"splat_maps\": 1");
     free(out);
-    char *err = NULL;
+    err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 48 --export "
                                    "unity:'%s'",
                                    NULL, &err, recipe, dir),

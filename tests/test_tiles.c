@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tiffio.h>
+
 #include "graph/tiles.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
@@ -806,12 +808,153 @@ static void test_global_node_on_largest_grid(void)
     trn_recipe_dispose(&r);
 }
 
+/* A small grid's heights: smooth, with a few NaN (no data) that the overviews must skip. */
+static float cog_value(uint32_t i, uint32_t j)
+{
+    if ((i * 7u + j * 3u) % 97u == 5u) return NAN;
+    return (float)(sin(i * 0.13) * 40.0 + cos(j * 0.07) * 25.0 + 0.001 * i * j);
+}
+
+/* Every pixel of directory dir (tiles of t) as rows from the top. */
+static float *cog_level_read(TIFF *tif, uint32_t t, uint32_t lw, uint32_t lh)
+{
+    float *all = malloc((size_t)lw * lh * sizeof(float));
+    float *buf = malloc((size_t)t * t * sizeof(float));
+    bool ok = all && buf;
+    for (uint32_t y = 0; ok && y < lh; y += t)
+        for (uint32_t x = 0; ok && x < lw; x += t) {
+            ok = TIFFReadTile(tif, buf, x, y, 0, 0) > 0;
+            for (uint32_t r = 0; ok && r < t && y + r < lh; r++)
+                memcpy(all + (size_t)(y + r) * lw + x, buf + (size_t)r * t,
+                       (lw - x < t ? lw - x : t) * sizeof(float));
+        }
+    free(buf);
+    if (!ok) {
+        free(all);
+        return NULL;
+    }
+    return all;
+}
+
+/* The tiled writer's Cloud-Optimized layout, read with libtiff: the ghost area, every IFD before
+ * every tile, overviews halving (rounded up) down to one tile, each the mean of the non-NaN
+ * pixels of 2 x 2 of the level above, tiles of the smallest level first and row-major in every
+ * level; pieces that match neither the file's tiles nor the grid. */
+static void test_tiled_geotiff_cog(void)
+{
+    const uint32_t cx = 100, cz = 70, w = cx + 1u, h = cz + 1u, t = 16;
+    trn_geotiff_tiled *wr = NULL;
+    trn_error e;
+    CHECK_EQ_INT(trn_geotiff_tiled_open("tiles_cog.tif", cx, cz, 50.0, 35.0, t, &wr, &e), TRN_OK);
+    float *piece = malloc(30u * 23u * sizeof(float));
+    for (uint32_t z0 = 0; z0 < h; z0 += 23u) {
+        const uint32_t nz = h - z0 < 23u ? h - z0 : 23u;
+        for (uint32_t x0 = 0; x0 < w; x0 += 30u) {
+            const uint32_t nx = w - x0 < 30u ? w - x0 : 30u;
+            for (uint32_t j = 0; j < nz; j++)
+                for (uint32_t i = 0; i < nx; i++)
+                    piece[(size_t)j * nx + i] = cog_value(x0 + i, z0 + j);
+            CHECK_EQ_INT(trn_geotiff_tiled_put(wr, x0, z0, nx, nz, piece, &e), TRN_OK);
+        }
+    }
+    free(piece);
+    CHECK_EQ_INT(trn_geotiff_tiled_close(wr, &e), TRN_OK);
+
+    FILE *f = fopen("tiles_cog.tif", "rb");
+    char head[160] = {0};
+    CHECK(f && fread(head, 1, sizeof head, f) == sizeof head);
+    if (f) fclose(f);
+    CHECK(memcmp(head, "II\x2b\x00", 4) == 0);
+    CHECK(memcmp(head + 16, "GDAL_STRUCTURAL_METADATA_SIZE=", 30) == 0);
+    CHECK(strstr(head + 16, "LAYOUT=IFDS_BEFORE_DATA") != NULL);
+    TIFFSetWarningHandler(NULL); /* libtiff does not know the GeoTIFF tags */
+    TIFF *tif = TIFFOpen("tiles_cog.tif", "r");
+    CHECK(tif != NULL);
+    if (!tif) return;
+    uint64_t last_ifd = 0, first_data = UINT64_MAX, prev_level_first = UINT64_MAX;
+    uint32_t lw = w, lh = h, levels = 0;
+    float *above = NULL;
+    uint32_t aw = 0, ah = 0;
+    do {
+        uint32_t iw = 0, ih = 0, tw = 0, sub = 0;
+        TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &iw);
+        TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ih);
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_SUBFILETYPE, &sub);
+        CHECK(iw == lw && ih == lh && tw == t);
+        CHECK_EQ_INT((int)sub, levels ? FILETYPE_REDUCEDIMAGE : 0);
+        const uint64_t ifd = TIFFCurrentDirOffset(tif);
+        CHECK(ifd > last_ifd);
+        if (levels == 0) CHECK(ifd < 160u && ifd % 2u == 0);
+        last_ifd = ifd;
+        uint64_t *offs = NULL;
+        CHECK(TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offs) && offs);
+        const uint32_t ntiles = ((iw + t - 1u) / t) * ((ih + t - 1u) / t);
+        CHECK_EQ_INT((int)TIFFNumberOfTiles(tif), (int)ntiles);
+        bool row_major = true;
+        for (uint32_t k = 1; offs && k < ntiles; k++)
+            row_major = row_major && offs[k] > offs[k - 1u];
+        CHECK(row_major);
+        /* This level's tiles all come after the next (smaller) level's: checked from below. */
+        if (offs) {
+            CHECK(offs[ntiles - 1u] < prev_level_first);
+            prev_level_first = offs[0];
+            if (offs[0] < first_data) first_data = offs[0];
+        }
+        float *px = cog_level_read(tif, t, iw, ih);
+        CHECK(px != NULL);
+        if (levels == 0 && px) {
+            bool same = true; /* north up: raster row y is field row h - 1 - y */
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    const float a = px[(size_t)y * w + x], b = cog_value(x, h - 1u - y);
+                    same = same && (memcmp(&a, &b, sizeof a) == 0);
+                }
+            CHECK(same);
+        } else if (px && above) {
+            bool mean = true;
+            for (uint32_t y = 0; y < ih; y++)
+                for (uint32_t x = 0; x < iw; x++) {
+                    double s = 0;
+                    int n = 0;
+                    for (uint32_t dy = 0; dy < 2u; dy++)
+                        for (uint32_t dx = 0; dx < 2u; dx++) {
+                            const uint32_t yy = 2u * y + dy, xx = 2u * x + dx;
+                            if (yy >= ah || xx >= aw) continue;
+                            const float v = above[(size_t)yy * aw + xx];
+                            if (!isnan(v)) {
+                                s += v;
+                                n++;
+                            }
+                        }
+                    const float want = n ? (float)(s / n) : NAN, got = px[(size_t)y * iw + x];
+                    mean = mean && (isnan(want) ? isnan(got) : got == want);
+                }
+            CHECK(mean);
+        }
+        free(above);
+        above = px;
+        aw = iw;
+        ah = ih;
+        levels++;
+        lw = (lw + 1u) / 2u;
+        lh = (lh + 1u) / 2u;
+    } while (TIFFReadDirectory(tif));
+    free(above);
+    TIFFClose(tif);
+    /* 101 x 71 -> 51 x 36 -> 26 x 18 -> 13 x 9: the last fits one tile of 16. */
+    CHECK_EQ_INT((int)levels, 4);
+    CHECK(last_ifd < first_data);
+    remove("tiles_cog.tif");
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
     RUN(test_tiles_equal_whole);
     RUN(test_tile_errors);
     RUN(test_tiled_geotiff);
+    RUN(test_tiled_geotiff_cog);
     RUN(test_tile_progress);
     RUN(test_global_solver_seam);
     RUN(test_tile_cache_equal_whole);

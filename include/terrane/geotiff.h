@@ -308,13 +308,17 @@ trn_status trn_geotiff_write(const char *path, const trn_field *field,
                              const trn_geotiff_georef *georef, trn_geotiff_compression compression,
                              trn_error *err);
 
-/* A tiled BigTIFF written as its samples arrive, for worlds larger than memory: single-band
- * float32, north up, square tiles of tile pixels (a multiple of 16), deflate with the
- * floating-point predictor, the georeferencing trn_geotiff_write gives georef NULL. Pieces
- * arrive in row order (z, then x, as trn_graph_evaluate_tiles delivers them); a band of rows
- * (at most two tile heights plus one piece's rows, across the width) is held until whole tiles
- * can be written. Written to a temporary file renamed into place on close; abort (or a failed
- * put or close) leaves nothing behind. */
+/* A Cloud-Optimized GeoTIFF (BigTIFF) written as its samples arrive, for worlds larger than
+ * memory: single-band float32, north up, square tiles of tile pixels (a multiple of 16), deflate
+ * with the floating-point predictor, the georeferencing trn_geotiff_write gives georef NULL;
+ * overviews each half the one before (rounded up, each pixel the mean of the non-NaN pixels of
+ * its 2 x 2) down to one tile; GDAL's COG layout: structural metadata, every IFD, then the tiles
+ * from the smallest overview's to the full resolution's, each level row-major from the north.
+ * Pieces arrive in row order (z, then x, as trn_graph_evaluate_tiles delivers them; the pieces
+ * of one row equally tall); the piece row and one row of tiles per level are held, finished
+ * tiles are encoded onto an unlinked data file beside the output and copied after the IFDs on
+ * close. Written to a temporary file renamed into place on close; abort (or a failed put or
+ * close) leaves nothing behind. */
 typedef struct trn_geotiff_tiled trn_geotiff_tiled;
 
 trn_status trn_geotiff_tiled_open(const char *path, uint32_t cells_x, uint32_t cells_z,

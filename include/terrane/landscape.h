@@ -159,6 +159,14 @@ typedef struct trn_evolve_options {
     trn_upsample_method upsample; /* default TRN_UPSAMPLE_WARPED_SPLINE */
     trn_flow_routing fine_routing; /* the fine steps' routing (default TRN_ROUTING_SAME: as
                                       sp.routing) */
+    uint32_t cascade_steps; /* 0..1000 (default 0: straight from the coarse grid to the full
+                               one). N: with an even coarsen of 4 or more, the run comes back
+                               through every grid twice as fine as the one before (coarsen / 2,
+                               / 4, ... of the full grid's cell), each brought back from the
+                               one before as the full grid is and running N steps of the same
+                               law there (dt and diffusion divided by its factor, as the fine
+                               steps): each level cuts valleys at its own scale, tributaries of
+                               the coarser ones, so valleys of several sizes nest. */
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

@@ -323,6 +323,11 @@ static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, 
     return v;
 }
 
+static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
+                               uint64_t seed, float **umask_out, float **kmask_out,
+                               trn_stream_power_report *report, trn_progress_fn progress,
+                               void *user, trn_error *err);
+
 trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -351,10 +356,40 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                               o->fine_routing == TRN_ROUTING_SAME,
                           "0 (d8), 1 (rho8), 2 (mfd) or 3 (same)", (double)o->fine_routing)))
         return st;
-    trn_stream_power_params sp = o->sp;
+    if ((st = check_param(err, "cascade_steps", o->cascade_steps <= 1000, "0..1000",
+                          (double)o->cascade_steps)))
+        return st;
+    if (o->coarsen == 1) {
+        trn_stream_power_params sp = o->sp;
+        return trn_stream_power_run(field, &sp, report, progress, user, err);
+    }
+    return evolve_level(field, o, o->fine_steps, o->sp.seed, NULL, NULL, report, progress, user,
+                        err);
+}
+
+/* One level of a coarsened run: field evolved o->coarsen times coarser, brought back, then
+ * fine_steps steps on field's own grid (warp and fine steps drawn from seed). With
+ * o->cascade_steps and an even coarsen of 4 or more, the grid twice as coarse as field's is
+ * itself such a level (coarsen / 2, cascade_steps steps on its grid), and field comes back from
+ * it: each halving of the cell between the evolution grid and the output adds valleys at its
+ * own scale as tributaries of the coarser ones. umask_out / kmask_out (may be NULL) receive the
+ * uplift and erodibility factors on field's grid (NULL when there are none). */
+static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
+                               uint64_t seed, float **umask_out, float **kmask_out,
+                               trn_stream_power_report *report, trn_progress_fn progress,
+                               void *user, trn_error *err)
+{
+    trn_status st;
+    if (umask_out) *umask_out = NULL;
+    if (kmask_out) *kmask_out = NULL;
     float *full_area = o->sp.drainage_area;
-    if (o->coarsen == 1) return trn_stream_power_run(field, &sp, report, progress, user, err);
-    const uint32_t c = o->coarsen;
+    const bool cascade = o->cascade_steps && o->coarsen >= 4 && o->coarsen % 2u == 0;
+    const uint32_t c = cascade ? 2u : o->coarsen;
+    /* The uplift and erodibility factors on the grid this level comes back from: the
+     * evolution grid's, or those the finer cascade level made on its own grid. */
+    const float *umask = o->sp.uplift_mask, *ekmask = o->sp.erodibility_mask;
+    float *level_umask = NULL, *level_kmask = NULL;
+    const bool want_masks = fine_steps || umask_out || kmask_out;
     const uint32_t cx = (field->cells_x + c - 1u) / c, cz = (field->cells_z + c - 1u) / c;
     if (cx < 2 || cz < 2)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -399,8 +434,19 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
     free(sum);
     free(cnt);
     memcpy(before, coarse.heights, cn * sizeof *before);
-    sp.drainage_area = area;
-    st = trn_stream_power_run(&coarse, &sp, report, progress, user, err);
+    if (cascade) {
+        trn_evolve_options mid = *o;
+        mid.coarsen = o->coarsen / 2u;
+        mid.sp.drainage_area = area;
+        st = evolve_level(&coarse, &mid, o->cascade_steps, seed ^ (0x43415343ull * mid.coarsen),
+                          &level_umask, &level_kmask, report, progress, user, err);
+        umask = level_umask;
+        ekmask = level_kmask;
+    } else {
+        trn_stream_power_params sp = o->sp;
+        sp.drainage_area = area;
+        st = trn_stream_power_run(&coarse, &sp, report, progress, user, err);
+    }
     if (!st) {
         const double tan30 = tan(30.0 * 3.14159265358979323846 / 180.0);
         const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
@@ -411,22 +457,23 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         } else {
             const bool spline = o->upsample == TRN_UPSAMPLE_WARPED_SPLINE;
             const double sea = o->sp.sea_level;
-            const bool base_level = isfinite(sea) && o->fine_steps;
+            const bool base_level = isfinite(sea) && fine_steps;
             /* The splines' coefficients: heights interpolated (prefiltered), drainage area and
              * the uplift mask smoothed (positive weights). */
             double *ce = NULL, *cb = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
-            const bool kmask = o->fine_steps && o->sp.erodibility_mask;
+            const bool kmask = want_masks && ekmask;
+            const bool umasked = want_masks && umask;
             evolve_warp warp;
             warp_tables wt = {NULL, NULL, 0};
             if (spline) {
-                warp_init(&warp, o->sp.seed);
+                warp_init(&warp, seed);
                 const bool tables = warp_tables_init(&wt, &warp, nx, nz, sx, sz, cx, cz);
                 ce = malloc(cn * sizeof *ce);
                 cb = malloc(cn * sizeof *cb);
                 ca = malloc(cn * sizeof *ca);
-                cm = o->fine_steps && o->sp.uplift_mask ? malloc(cn * sizeof *cm) : NULL;
+                cm = umasked ? malloc(cn * sizeof *cm) : NULL;
                 ck = kmask ? malloc(cn * sizeof *ck) : NULL;
-                if (!tables || !ce || !cb || !ca || (o->fine_steps && o->sp.uplift_mask && !cm) ||
+                if (!tables || !ce || !cb || !ca || (umasked && !cm) ||
                     (kmask && !ck)) {
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the splines");
@@ -435,16 +482,15 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                     bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
                     bspline_coefficients(area, cnx, (size_t)cz + 1u, false, ca);
                     if (cm)
-                        bspline_coefficients(o->sp.uplift_mask, cnx, (size_t)cz + 1u, false, cm);
+                        bspline_coefficients(umask, cnx, (size_t)cz + 1u, false, cm);
                     if (ck)
-                        bspline_coefficients(o->sp.erodibility_mask, cnx, (size_t)cz + 1u, false,
-                                             ck);
+                        bspline_coefficients(ekmask, cnx, (size_t)cz + 1u, false, ck);
                 }
             }
             /* World units per coarse cell, to turn the spline's derivatives into slopes. */
             const double cdx = dx / sx, cdz = dz / sz;
             float *fine_mask = NULL, *fine_kmask = NULL;
-            if (!st && o->fine_steps && o->sp.uplift_mask) {
+            if (!st && umasked) {
                 fine_mask = malloc(nx * nz * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -494,9 +540,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                   coarse_at(coarse.heights, cx, cz, fx, fz - 0.5 * sz)) /
                                  dz;
                             a = coarse_at(area, cx, cz, fx, fz);
-                            if (fine_mask) mask = coarse_at(o->sp.uplift_mask, cx, cz, fx, fz);
-                            if (fine_kmask)
-                                kf = coarse_at(o->sp.erodibility_mask, cx, cz, fx, fz);
+                            if (fine_mask) mask = coarse_at(umask, cx, cz, fx, fz);
+                            if (fine_kmask) kf = coarse_at(ekmask, cx, cz, fx, fz);
                         }
                         const double detail = input - smooth_before;
                         double slope_w = sqrt(gx * gx + gz * gz) / tan30;
@@ -513,7 +558,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                          * corners there. */
                         if (base_level) h = clamp_at_base(coarse.heights, cx, cz, fx, fz, sea, h);
                         out[j * nx + i] = (float)h;
-                        if (full_area && !o->fine_steps) full_area[j * nx + i] = (float)a;
+                        if (full_area && !fine_steps) full_area[j * nx + i] = (float)a;
                         if (fine_mask) fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
                         if (fine_kmask) fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
@@ -533,19 +578,27 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
              * (trn_evolve_options). Uplift as configured, its mask interpolated like the area,
              * so the evolved network stays at its steady state. Run on a view of the result,
              * so a cancelled run leaves the field as it was. */
-            if (o->fine_steps && !st) {
+            if (fine_steps && !st) {
                 trn_field fine = *field;
                 fine.heights = out;
                 trn_stream_power_params fsp = o->sp;
                 fsp.uplift_mask = fine_mask;
                 fsp.erodibility_mask = fine_kmask;
-                fsp.dt = o->sp.dt / (double)c;
-                fsp.diffusion = o->sp.diffusion / (double)c;
-                fsp.steps = o->fine_steps;
+                fsp.dt = o->sp.dt / (double)o->coarsen;
+                fsp.diffusion = o->sp.diffusion / (double)o->coarsen;
+                fsp.steps = fine_steps;
                 if (o->fine_routing != TRN_ROUTING_SAME) fsp.routing = o->fine_routing;
-                fsp.seed = o->sp.seed ^ 0x46494E45ull; /* other draws than the coarse run's */
+                fsp.seed = seed ^ 0x46494E45ull; /* other draws than the coarse run's */
                 fsp.drainage_area = full_area;
                 st = trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
+            }
+            if (!st && umask_out) {
+                *umask_out = fine_mask;
+                fine_mask = NULL;
+            }
+            if (!st && kmask_out) {
+                *kmask_out = fine_kmask;
+                fine_kmask = NULL;
             }
             free(fine_mask);
             free(fine_kmask);
@@ -558,6 +611,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             }
         }
     }
+    free(level_umask);
+    free(level_kmask);
     free(before);
     free(area);
     trn_field_dispose(&coarse);

@@ -33,6 +33,27 @@ static uint64_t pin_bytes_per_sample(trn_pin_kind kind)
     return 4u;
 }
 
+/* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c, one
+ * thread, 129^2 to 1025^2 grids, and 513^2 on a quiet machine; docs/graph.md "Work budgets"):
+ * work units count a node's visits, and the types differ in what a visit costs. */
+double trn_work_unit_ns(const char *type)
+{
+    static const struct {
+        const char *type;
+        double ns;
+    } rates[] = {
+        {"erosion", 20.0},           {"stream_power", 10.0}, {"drainage", 10.0},
+        {"drain_depressions", 12.0}, {"polygon_mask", 3.5},  {"path_distance_mask", 3.0},
+        {"noise_terrain", 2.5},      {"landform", 2.5},      {"height_blend", 5.0},
+        {"elevation_mask", 2.5},     {"flat_terrain", 0.7},  {"water_body", 3.6},
+        {"river_route", 1.6},        {"basin_water", 0.7},   {"biome_rules", 0.1},
+        {"terrain_output", 0.1},     {"dune_field", 7.0},
+    };
+    for (size_t k = 0; type && k < sizeof rates / sizeof rates[0]; k++)
+        if (strcmp(rates[k].type, type) == 0) return rates[k].ns;
+    return 2.0; /* a pointwise pass over the grid */
+}
+
 void trn_node_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                    trn_erosion_quality quality, const trn_water_load *water_in,
                    trn_node_work_info *out)
@@ -55,6 +76,7 @@ void trn_node_work(const trn_graph_node *n, const trn_node_type *t, const trn_re
     for (uint32_t k = 0; k < t->output_count; k++)
         per_sample += pin_bytes_per_sample(t->outputs[k].kind);
     out->memory = trn_sat_add(trn_sat_mul(samples, per_sample), out->water_out.bytes);
+    if (!(out->seconds > 0.0)) out->seconds = (double)out->work * trn_work_unit_ns(t->name) * 1e-9;
 }
 
 void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,

@@ -63,7 +63,16 @@
  * rock_variation 2, diffusion 0.1): with uniform rock, incision and creep cut valleys of one
  * width (the length of creep over incision) and on the range's planar flanks they ran side by
  * side, a ladder of parallel valleys four to five evolution cells apart, which the
- * amplification magnified into broad evenly spaced valleys at 1025^2 and beyond. */
+ * amplification magnified into broad evenly spaced valleys at 1025^2 and beyond. Its next
+ * version (9) comes back from its 50 m evolution grid through every grid twice as fine
+ * (cascade_steps 6), so tributary valleys of each smaller size are cut into the larger ones
+ * (at 2049^2 the power spectrum's slope goes from -4.10 to -3.69, the San Gabriel SRTM's
+ * -3.68), and its droplets no longer follow the drainage (no drainage input) and live 20 steps
+ * instead of 30: following the fine steps' one-cell rills they deepened them into an even
+ * corduroy 20-25 m apart at 2049^2 and 4097^2. The basin's next version (9) comes back
+ * through its grids the same way (1025^2: spectrum slope -4.40 -> -3.46, the hills cut by
+ * side valleys down to the shore instead of smooth slopes), and the coastal island's (6) too
+ * (1025^2: -3.52 -> -2.96). */
 
 typedef struct builtin {
     const char *id;
@@ -236,10 +245,11 @@ static const builtin builtins[] = {
     {"builtin://terrain/mountain-range", "Mountain range",
      "A range of sharp peaks 12.8 km across with about 850 m of relief running at 60 "
      "degrees, shaped by landscape evolution through rock of varied strength into ridges "
-     "and branching river valleys of varied spacing that drain to the edges, then eroded along their drainage, every pit left breached so "
-     "water reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
+     "and branching river valleys of varied spacing that drain to the edges, with tributary "
+     "valleys of every smaller size cut into their sides, every pit left breached so water "
+     "reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     8,
+     9,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -264,16 +274,18 @@ static const builtin builtins[] = {
      "read at a 60 m reference cell on a grid of 50 m cells (257 x 257 samples) whatever "
      "the output grid, so every output size gets the same valleys (finer grids get the "
      "range's own detail back on the ridges, carved into tributaries by two steps on the "
-     "full grid), then stretched back to the range's height range: valleys branch along "
+     "full grid; on output grids of 12.5 m cells or finer the way back passes through every grid "
+     "twice as fine as the one before, 6 steps on each, so each halving of the cell cuts "
+     "tributary valleys of its own size into the larger ones), then stretched back to the "
+     "range's height range: valleys branch along "
      "the range and drain to the map edge where valleys meet it (border outlets; the rest of "
      "the edge is land, so nothing ramps down to it), and sediment is laid down where slopes "
-     "drop (deposition 1), so valleys fill and widen downstream. Drainage routes flow over "
-     "it; Erosion runs "
-     "droplets over the range (a quarter of a droplet per sample, gentle rates) with that "
-     "drainage as its second input, so the channels where flow gathers cut deeper, then "
-     "relaxes slopes steeper than 38 degrees. Drain breaches the pits the droplets leave "
-     "(a shallow notch through each rim), so every sample drains to the edge at any output "
-     "size.\"}}, {\"id\": \"range\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
+     "drop (deposition 1), so valleys fill and widen downstream. Erosion runs droplets over "
+     "the range (a quarter of a droplet per sample, 20 steps each, gentle rates) that roughen "
+     "the slopes "
+     "along the paths water takes, then relaxes slopes steeper than 38 degrees. Drain breaches "
+     "the pits the droplets leave (a shallow notch through each rim), so every sample drains "
+     "to the edge at any output size.\"}}, {\"id\": \"range\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
      "\"params\": {\"profile\": \"ridged\", \"height_variation\": 850, \"feature_size\": "
      "11000, \"roughness\": 0.5, \"octaves\": 6, \"stretch\": 1.8, \"heading\": 60, "
      "\"warp_amplitude\": 1000, \"warp_feature_size\": 8000}}, {\"id\": \"evolve\", "
@@ -281,14 +293,12 @@ static const builtin builtins[] = {
      "60, \"evolution_cell\": 50, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
      "\"uplift_shape\": \"input\", \"relief\": \"input\", \"border\": \"outlets\", "
      "\"deposition\": 1, \"diffusion\": 0.1, \"rock_variation\": 2, "
-     "\"rock_feature_size\": 2000}, \"inputs\": {\"field\": "
-     "{\"node\": \"range\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", "
-     "\"position\": [480, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
-     "\"field\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
-     "\"params\": {\"iterations\": 1, \"drainage_weight\": 1, \"droplet_density\": 0.25, "
-     "\"erosion_rate\": 0.15, \"talus_angle\": 38}, \"inputs\": {\"field\": {\"node\": "
-     "\"evolve\", \"pin\": \"field\"}, \"drainage\": {\"node\": \"drainage\", \"pin\": "
-     "\"drainage\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressions\", \"position\": "
+     "\"rock_feature_size\": 2000, \"cascade_steps\": 6}, \"inputs\": {\"field\": "
+     "{\"node\": \"range\"}}}, "
+     "{\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
+     "\"params\": {\"iterations\": 1, \"droplet_density\": 0.25, \"lifetime\": 20, "
+     "\"erosion_rate\": 0.15, \"talus_angle\": 38}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
+     "\"field\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressions\", \"position\": "
      "[840, 200], \"inputs\": {\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], "
      "\"params\": {\"text\": \"Appearance: Biome Rules gives forest below, alpine meadow "
@@ -297,16 +307,16 @@ static const builtin builtins[] = {
      "\"biome_rules\", \"position\": [960, 0], \"inputs\": {\"field\": {\"node\": "
      "\"drain\"}}}, {\"id\": \"about_output\", \"type\": \"comment\", \"position\": [1200, "
      "-200], \"params\": {\"text\": \"Output: Terrain Output publishes the eroded range. "
-     "Erosion is the slow node: Preview quality runs fewer, shorter droplets and skips the "
-     "thermal pass, and a result cache reuses the range and its drainage when only later "
-     "nodes change.\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": "
+     "Evolve and Erosion are the slow nodes: Preview quality runs a quarter of the "
+     "evolution's steps and fewer, shorter droplets without the thermal pass, and a result "
+     "cache reuses the range when only later nodes change.\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": "
      "[1200, 0], \"inputs\": {\"field\": {\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/basin", "Basin",
      "A bowl 4 km across around a level lake bed (64 m) blended into the surrounding hills "
      "through a polygon mask, its sides cut by streams that run into it (landscape "
      "evolution), holding a lake at 96 m over a smooth shelving bed: reeds on the shore, "
      "grass on the sides, scrub and rock on the rims.",
-     8,
+     9,
      "{\"size\": [4096, 4096], \"resolution\": [256, 256], \"seed\": 194, \"sea_level\": "
      "96, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": "
      "112, \"height_variation\": 192, \"feature_size\": 3200, \"roughness\": 0.35, "
@@ -331,7 +341,10 @@ static const builtin builtins[] = {
      "level as base level, so the bed under the lake stays smooth and the streams end at "
      "its shore: rock uplift against river incision and hillslope creep, "
      "read at a 120 m reference cell, on a grid of 32 m cells (129 x 129 samples) whatever "
-     "the output grid, stretched back to the input's height range above the bed; sediment "
+     "the output grid (on output grids of 8 m cells or finer it comes back through every grid "
+     "twice as fine as the one before, 6 steps on each, so side valleys of each smaller size "
+     "cut into the hills down to the shore), stretched back to the input's height range "
+     "above the bed; sediment "
      "is laid down where slopes drop (deposition 1), building fans at the lake and "
      "filling valley floors, and only the low points of the edge are base level (border "
      "outlets).\"}}, {\"id\": \"surrounding_hills\", \"type\": "
@@ -348,7 +361,7 @@ static const builtin builtins[] = {
      "{\"a\": {\"node\": \"surrounding_hills\"}, \"b\": {\"node\": \"basin_floor\"}, "
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
-     "32, \"fine_steps\": 2, \"steps\": 100, \"sea_level\": 96, \"relief\": \"input\", "
+     "32, \"fine_steps\": 2, \"cascade_steps\": 6, \"steps\": 100, \"sea_level\": 96, \"relief\": \"input\", "
      "\"border\": \"outlets\", \"deposition\": 1}, "
      "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"about_water\", \"type\": "
      "\"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Water: the Lake "
@@ -445,7 +458,7 @@ static const builtin builtins[] = {
      "300 m) whose ridges and branching valleys (landscape evolution) run down to a warped "
      "coast, with an Ocean Water body covering the sea on every border: sandy beaches "
      "along the shore, grass and woods inland, rock on the steep slopes.",
-     5,
+     6,
      "{\"size\": [8192, 8192], \"resolution\": [256, 256], \"seed\": 230, \"sea_level\": "
      "0, \"default_landform\": \"island\", \"landforms\": {\"island\": {\"base_height\": "
      "-30, \"height_variation\": 450, \"feature_size\": 5120, \"roughness\": 0.45, "
@@ -465,7 +478,10 @@ static const builtin builtins[] = {
      "relief, 5 km features, 768 m domain warp) over an 8 km square. Evolve is landscape "
      "evolution (Stream Power): rock uplift, faster where the land is high, against river "
      "incision and hillslope creep over 100 steps, read at a 60 m reference cell on a grid "
-     "of 32 m cells whatever the output grid, stretched back to the land's height range: "
+     "of 32 m cells whatever the output grid (on output grids of 8 m cells or finer back "
+     "through every grid twice as fine as the one before, 6 steps on each, so side valleys "
+     "of each smaller size nest into the larger ones), stretched back to the land's height "
+     "range: "
      "ridges and branching valleys that run down to the sea. Island outline is a polygon "
      "mask with a 900 m falloff, its coast warped up to 700 m into headlands and bays; "
      "Raise island blends the ocean floor toward the land through it with amount 1, so the "
@@ -477,7 +493,7 @@ static const builtin builtins[] = {
      "\"roughness\": 0.45, \"octaves\": 5, \"warp_amplitude\": 768, \"warp_feature_size\": "
      "4480}}, {\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [240, 200], "
      "\"params\": {\"reference_cell\": 60, \"evolution_cell\": 32, \"fine_steps\": 2, "
-     "\"steps\": 100, \"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\"}, "
+     "\"cascade_steps\": 6, \"steps\": 100, \"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\"}, "
      "\"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"island_outline\", "
      "\"type\": \"polygon_mask\", \"position\": [480, 200], \"params\": {\"points\": "
      "[[2304, 1152], [5504, 1024], [7168, 2688], [6912, 5632], [4992, 7168], [1920, 6784], "

@@ -252,13 +252,15 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                     "--tiles N too");
     if (a->tiles) {
         if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")) : !a->unity_dir)
-            return cli_usage_error(ctx, "--tiles writes one tiled BigTIFF (-o OUT.tif) and Unity "
-                                        "terrain tiles (--export unity:DIR): give -o OUT.tif");
+            return cli_usage_error(ctx, "--tiles writes one Cloud-Optimized GeoTIFF (-o "
+                                        "OUT.tif) and Unity terrain tiles (--export "
+                                        "unity:DIR): give -o OUT.tif");
         if (a->biomes || a->preview || a->export_dir || a->exclusion || a->roles ||
             a->mask_count || a->cache_dir)
             return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
                                         "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export beamng; --export unity writes heights)");
+                                        "--export beamng; --export unity writes its terrain "
+                                        "tiles)");
         return CLI_EXIT_OK;
     }
     if (a->out && (a->format = format_of(a->out)) == FMT_NONE)

@@ -28,6 +28,26 @@ static void piece_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, 
     snprintf(buf, size, "%s/t_%u_%u.f32", o->pieces, tx, tz);
 }
 
+/* The biome labels of Unity tile (ux, uz), kept between the two passes over the tiles. */
+static void biome_path(const tiled_out *o, uint32_t ux, uint32_t uz, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/b_%u_%u.u8", o->pieces, ux, uz);
+}
+
+/* n labels to or from a tile's biome file. */
+static trn_status biome_file(const tiled_out *o, uint32_t ux, uint32_t uz, uint8_t *v, size_t n,
+                             bool write, trn_error *err)
+{
+    char path[4200];
+    biome_path(o, ux, uz, path, sizeof path);
+    FILE *f = fopen(path, write ? "wb" : "rb");
+    bool ok = f && (write ? fwrite(v, 1, n, f) : fread(v, 1, n, f)) == n;
+    if (f && fclose(f) != 0) ok = false;
+    return ok ? TRN_OK
+              : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot %s a tile's biomes",
+                              write ? "write" : "read back");
+}
+
 static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
                             const float *values, trn_error *err)
 {
@@ -53,8 +73,8 @@ static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, u
 
 /* Samples [i0, i0 + ni) x [j0, j0 + nj) of raw tile (tx, tz) (tw samples a row) into dst
  * (stride samples a row). */
-static trn_status piece_read(const tiled_out *o, uint32_t tx, uint32_t tz, uint32_t tw,
-                             uint32_t ni, uint32_t nj, float *dst, size_t stride, trn_error *err)
+static trn_status piece_read(const tiled_out *o, uint32_t tx, uint32_t tz, uint32_t tw, uint32_t ni,
+                             uint32_t nj, float *dst, size_t stride, trn_error *err)
 {
     char path[4200];
     piece_path(o, tx, tz, path, sizeof path);
@@ -66,6 +86,35 @@ static trn_status piece_read(const tiled_out *o, uint32_t tx, uint32_t tz, uint3
             fread(dst + (size_t)j * stride, sizeof(float), ni, f) != ni)
             st = trn_error_set(err, TRN_ERR_TRUNCATED, path, -1, "a tile is short");
     fclose(f);
+    return st;
+}
+
+/* World samples [x0, x0 + nx) x [z0, z0 + nz) from the raw tiles (tiles of o->tile, the last
+ * column and row narrower), into dst (nx a row). */
+static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32_t x0, uint32_t z0,
+                              uint32_t nx, uint32_t nz, float *dst, trn_error *err)
+{
+    const uint32_t t = o->tile;
+    trn_status st = TRN_OK;
+    for (uint32_t tz = z0 / t; !st && tz * t < z0 + nz; tz++)
+        for (uint32_t tx = x0 / t; !st && tx * t < x0 + nx; tx++) {
+            const uint32_t tw = W - tx * t < t ? W - tx * t : t,
+                           th = H - tz * t < t ? H - tz * t : t;
+            const uint32_t ax = x0 > tx * t ? x0 : tx * t, az = z0 > tz * t ? z0 : tz * t;
+            const uint32_t bx = x0 + nx < tx * t + tw ? x0 + nx : tx * t + tw,
+                           bz = z0 + nz < tz * t + th ? z0 + nz : tz * t + th;
+            char path[4200];
+            piece_path(o, tx, tz, path, sizeof path);
+            FILE *f = fopen(path, "rb");
+            if (!f) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot read a tile back");
+            for (uint32_t z = az; z < bz && !st; z++)
+                if (fseek(f, (long)(((size_t)(z - tz * t) * tw + (ax - tx * t)) * sizeof(float)),
+                          SEEK_SET) != 0 ||
+                    fread(dst + (size_t)(z - z0) * nx + (ax - x0), sizeof(float), bx - ax, f) !=
+                        bx - ax)
+                    st = trn_error_set(err, TRN_ERR_TRUNCATED, path, -1, "a tile is short");
+            fclose(f);
+        }
     return st;
 }
 
@@ -88,16 +137,162 @@ static void unity_stem(const char *path, char *out, size_t size)
     if (!out[0]) snprintf(out, size, "terrain");
 }
 
+/* ---- the surface materials of Unity tiles ---- */
+
+/* Why a tiled run cannot give the splat maps the whole grid's export gives; NULL: it can. Biome
+ * rules read a sample's height, slope (one sample around it), moisture (a function of position)
+ * and, where asked, the distance to water, which the whole surface decides. */
+static const char *splats_unavailable(const trn_recipe *recipe)
+{
+    if (recipe->palette_json)
+        return "the palette's material set binds materials to surface roles, which a tiled run "
+               "does not compute";
+    for (uint32_t r = 0; r < recipe->rule_count; r++)
+        if (recipe->rules[r].water_distance.set || recipe->rules[r].substrate_mask)
+            return "a biome rule measures the distance to water or the substrate, which the "
+                   "whole surface decides";
+    for (uint32_t k = 0; k < recipe->stroke_count; k++)
+        if (recipe->strokes[k].kind == TRN_STROKE_REGION)
+            return "painted regions change the biomes over their whole box";
+    return NULL;
+}
+
+/* A Biome Rules node upstream of the output (the whole grid's run says the same). */
+static bool feeds_biome_rules(const trn_graph *g, const char *id, uint32_t depth)
+{
+    if (!id || depth > g->node_count) return false;
+    for (uint32_t k = 0; k < g->node_count; k++) {
+        const trn_graph_node *n = &g->nodes[k];
+        if (strcmp(n->id, id) != 0) continue;
+        if (!strcmp(n->type, "biome_rules")) return true;
+        for (uint32_t i = 0; i < n->input_count; i++)
+            if (feeds_biome_rules(g, n->inputs[i].node, depth + 1u)) return true;
+        return false;
+    }
+    return false;
+}
+
+/* What the biome of a sample needs, as the whole grid's biome pass has it. */
+typedef struct tile_biomes {
+    const trn_recipe *recipe;
+    const tiled_out *o;
+    bool rules;
+    bool need_slope, need_moisture;
+    uint8_t default_biome;
+    uint8_t rule_biome[256], rule_active[256];
+    double sea_level;
+    float *win; /* the tile's heights grown by one sample (cut at the world's edges) */
+} tile_biomes;
+
+/* Biome labels of Unity tile (ux, uz) ((t + 1)^2 samples, row 0 south) into out: the rule each
+ * sample's context picks, the context computed as the whole grid's pass computes it (Horn's
+ * slope with the world's edges replicated, moisture at the sample's position). */
+static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t uz, uint8_t *out,
+                                    trn_error *err)
+{
+    const trn_recipe *r = tb->recipe;
+    const uint32_t t = tb->o->tile, W = r->cells_x + 1u, H = r->cells_z + 1u;
+    const uint32_t i0 = ux * t, j0 = uz * t;
+    const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
+    const uint32_t x1 = i0 + t + 1u < W ? i0 + t + 1u : W - 1u,
+                   z1 = j0 + t + 1u < H ? j0 + t + 1u : H - 1u;
+    const uint32_t nx = x1 - x0 + 1u, nz = z1 - z0 + 1u;
+    trn_status st = window_read(tb->o, W, H, x0, z0, nx, nz, tb->win, err);
+    if (st) return st;
+    const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
+    trn_field wf;
+    memset(&wf, 0, sizeof wf);
+    wf.cells_x = nx - 1u;
+    wf.cells_z = nz - 1u;
+    wf.size_x = extent_of(dx, nx - 1u);
+    wf.size_z = extent_of(dz, nz - 1u);
+    wf.heights = tb->win;
+    for (uint32_t j = j0; j <= j0 + t; j++)
+        for (uint32_t i = i0; i <= i0 + t; i++) {
+            trn_sample_context ctx;
+            ctx.height = (double)tb->win[(size_t)(j - z0) * nx + (i - x0)];
+            ctx.slope = tb->need_slope ? trn_field_slope_at(&wf, i - x0, j - z0) : 0.0;
+            ctx.moisture =
+                tb->need_moisture
+                    ? (double)(float)trn_moisture_at(r->seed, (double)i * r->size_x / r->cells_x,
+                                                     (double)j * r->size_z / r->cells_z)
+                    : 0.0;
+            ctx.water_distance = INFINITY; /* no rule reads it (splats_unavailable) */
+            ctx.substrate =
+                trn_substrate_classify(ctx.height, ctx.slope, ctx.water_distance, tb->sea_level);
+            const int k =
+                tb->rules ? trn_rules_pick_active(r->rules, r->rule_count, tb->rule_active, &ctx)
+                          : -1;
+            out[(size_t)(j - j0) * (t + 1u) + (i - i0)] =
+                k >= 0 ? tb->rule_biome[k] : tb->default_biome;
+        }
+    return TRN_OK;
+}
+
+/* The surface materials of the whole world without holding it: which biomes occur anywhere
+ * (one pass over the tiles, each tile's labels kept on disk for the second), then the whole grid's
+ * assignment of those biomes (materials in the same order, named the same), as a biome -> material
+ * table. */
+static trn_status world_materials(const tile_biomes *tb, uint32_t kx, uint32_t kz, uint8_t *scratch,
+                                  trn_surface_materials *sm, uint8_t map[256], trn_error *err)
+{
+    const trn_recipe *r = tb->recipe;
+    const uint32_t t = tb->o->tile;
+    bool present[256] = {false};
+    for (uint32_t uz = 0; uz < kz; uz++)
+        for (uint32_t ux = 0; ux < kx; ux++) {
+            trn_status st = tile_biome_labels(tb, ux, uz, scratch, err);
+            if (!st)
+                st = biome_file(tb->o, ux, uz, scratch, (size_t)(t + 1u) * (t + 1u), true, err);
+            if (st) return st;
+            for (size_t k = 0; k < (size_t)(t + 1u) * (t + 1u); k++)
+                present[scratch[k]] = true;
+        }
+    /* One sample of each biome present (the rest repeat the first): the assignment's names and
+     * order depend only on which biomes occur. */
+    trn_labels fake;
+    trn_status st = trn_labels_init(&fake, r->biome_count, 1, err);
+    for (uint32_t b = 0; !st && b < r->biome_count; b++)
+        st = trn_labels_add_name(&fake, r->biomes[b].name, strlen(r->biomes[b].name), err);
+    if (st) {
+        trn_labels_dispose(&fake);
+        return st;
+    }
+    size_t n = 0, total = 2u * ((size_t)r->biome_count + 1u);
+    int first = -1;
+    for (uint32_t b = 0; b < r->biome_count; b++)
+        if (present[b]) {
+            if (first < 0) first = (int)b;
+            fake.values[n++] = (uint8_t)b;
+        }
+    for (; n < total; n++)
+        fake.values[n] = (uint8_t)(first < 0 ? 0 : first);
+    trn_surface_materials_input in;
+    memset(&in, 0, sizeof in);
+    in.biomes = &fake;
+    in.recipe_biomes = r->biomes;
+    in.recipe_biome_count = r->biome_count;
+    st = trn_surface_materials_assign(&in, sm, err);
+    memset(map, TRN_LABEL_NONE, 256);
+    for (size_t k = 0; !st && k < total; k++)
+        map[fake.values[k]] = sm->labels.values[k];
+    trn_labels_dispose(&fake);
+    return st;
+}
+
 /* Unity terrain tiles of tile + 1 samples sharing their edges (tile (ux, uz) covers samples
  * ux * tile .. (ux + 1) * tile), one height scale for all: the files 'terrane unity export
- * OUT.tif DIR --tiles KXxKZ' writes from the whole grid, heights only. */
+ * OUT.tif DIR --tiles KXxKZ' writes from the whole grid, and the splat maps of the surface
+ * materials the whole grid's --export unity assigns (when splats_unavailable allows). */
 typedef struct unity_written {
     char name[256];
     double tile_size[3], height_base;
+    uint32_t splat_maps, materials;
+    const char *no_splats; /* why there are none */
 } unity_written;
 
 static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                             const tiled_out *o, unity_written *written)
+                             const tiled_out *o, bool rules, unity_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
     /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
@@ -111,32 +306,80 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
     rf.heights = range;
     trn_height_scale scale;
     const char *how = NULL;
-    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf,
-                              &scale, &how);
+    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf, &scale,
+                              &how);
     if (rc) return rc;
     char *name = written->name;
     unity_stem(a->recipe_path, name, sizeof written->name);
     const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
     const size_t r = (size_t)t + 1u;
-    float *h = malloc(r * r * sizeof *h);
-    if (!h) return cli_failf(ctx, "out of memory for a Unity tile");
-    trn_write_set *ws = cli_write_set(ctx);
-    if (!ws) {
-        free(h);
-        return CLI_EXIT_FAIL;
+    /* The surface: biomes per tile from the heights (a sample around each tile), materials as
+     * the whole grid assigns them. */
+    written->no_splats = splats_unavailable(recipe);
+    tile_biomes tb;
+    memset(&tb, 0, sizeof tb);
+    tb.recipe = recipe;
+    tb.o = o;
+    tb.rules = rules;
+    const int def = trn_recipe_find_biome(recipe, recipe->default_biome);
+    tb.default_biome = (uint8_t)(def < 0 ? 0 : def);
+    for (uint32_t k = 0; k < recipe->rule_count && k < 256u; k++) {
+        const int b = trn_recipe_find_biome(recipe, recipe->rules[k].biome);
+        tb.rule_biome[k] = (uint8_t)(b < 0 ? 0 : b);
+        tb.rule_active[k] = trn_recipe_rule_active(recipe, &recipe->rules[k]);
+        if (recipe->rules[k].slope.set || recipe->rules[k].substrate_mask) tb.need_slope = true;
+        if (recipe->rules[k].moisture.set) tb.need_moisture = true;
     }
+    if (recipe->rule_count > 256u) written->no_splats = "more than 256 biome rules";
+    tb.sea_level = trn_recipe_sea_level(recipe, NULL, NULL, 0);
+    float *h = malloc(r * r * sizeof *h);
+    tb.win = malloc((r + 2u) * (r + 2u) * sizeof(float));
+    uint8_t *biomes = malloc(r * r);
+    trn_labels lab;
+    memset(&lab, 0, sizeof lab);
+    trn_surface_materials sm;
+    memset(&sm, 0, sizeof sm);
+    uint8_t map[256];
+    const char *sources[TRN_SURFACE_MATERIALS_MAX];
     trn_error e;
     trn_status st = TRN_OK;
+    if (!h || !tb.win || !biomes) {
+        free(h);
+        free(tb.win);
+        free(biomes);
+        return cli_failf(ctx, "out of memory for a Unity tile");
+    }
+    if (!written->no_splats) {
+        st = world_materials(&tb, kx, kz, biomes, &sm, map, &e);
+        if (!st) st = trn_labels_init(&lab, t, t, &e);
+        for (uint32_t k = 0; !st && k < sm.labels.name_count; k++) {
+            st = trn_labels_add_name(&lab, sm.labels.names[k], strlen(sm.labels.names[k]), &e);
+            sources[k] = trn_surface_source_name(sm.materials[k].source);
+        }
+    }
+    trn_write_set *ws = st ? NULL : cli_write_set(ctx);
+    if (!st && !ws) {
+        free(h);
+        free(tb.win);
+        free(biomes);
+        trn_labels_dispose(&lab);
+        trn_surface_materials_dispose(&sm);
+        return CLI_EXIT_FAIL;
+    }
     for (uint32_t uz = 0; uz < kz && !st; uz++)
         for (uint32_t ux = 0; ux < kx && !st; ux++) {
             /* This tile, its east neighbour's first column, its north neighbour's first row and
              * the corner (the last column and row of tiles are one sample wide). */
-            const uint32_t ew = ux + 1u < kx ? t : 1u, nh = uz + 1u < kz ? t : 1u;
+            const uint32_t ew = ux + 1u < kx ? t : 1u;
             st = piece_read(o, ux, uz, t, t, t, h, r, &e);
             if (!st) st = piece_read(o, ux + 1u, uz, ew, 1, t, h + t, r, &e);
             if (!st) st = piece_read(o, ux, uz + 1u, t, t, 1, h + (size_t)t * r, r, &e);
             if (!st) st = piece_read(o, ux + 1u, uz + 1u, ew, 1, 1, h + (size_t)t * r + t, r, &e);
-            (void)nh;
+            if (!st && !written->no_splats) {
+                st = biome_file(o, ux, uz, biomes, r * r, false, &e);
+                for (size_t k = 0; !st && k < r * r; k++)
+                    lab.values[k] = map[biomes[k]];
+            }
             if (st) break;
             trn_field piece;
             memset(&piece, 0, sizeof piece);
@@ -156,19 +399,34 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             uo.total_tiles_z = kz;
             uo.position[0] = (double)(ux * t) * dx;
             uo.position[2] = (double)(uz * t) * dz;
+            if (!written->no_splats) uo.layer_sources = sources;
             trn_unity_export_report rep;
-            st = trn_unity_export(a->unity_dir, &piece, NULL, NULL, &uo, &rep, NULL, NULL, &e);
+            st = trn_unity_export(a->unity_dir, &piece, written->no_splats ? NULL : &lab, NULL, &uo,
+                                  &rep, NULL, NULL, &e);
             if (!st) {
                 memcpy(written->tile_size, rep.tile_size, sizeof rep.tile_size);
                 written->height_base = rep.height_base;
+                written->splat_maps = rep.splat_textures;
             }
         }
+    written->materials = sm.labels.name_count;
     free(h);
+    free(tb.win);
+    free(biomes);
+    trn_labels_dispose(&lab);
+    trn_surface_materials_dispose(&sm);
     if (st) return cli_fail(ctx, &e);
-    cli_note(ctx, "wrote %s: %u x %u Unity terrains of %u samples sharing their edges (RAW 0 = "
-                  "%.9g m, 65535 = %.9g m: %s)",
+    cli_note(ctx,
+             "wrote %s: %u x %u Unity terrains of %u samples sharing their edges (RAW 0 = "
+             "%.9g m, 65535 = %.9g m: %s)",
              a->unity_dir, kx, kz, t + 1u, scale.base, scale.base + 65535.0 * scale.quantum,
              how ? how : "");
+    if (written->no_splats)
+        cli_note(ctx, "no splat maps: %s (generate without --tiles writes them)",
+                 written->no_splats);
+    else
+        cli_note(ctx, "splat maps: %u a terrain, of %u surface material(s)", written->splat_maps,
+                 written->materials);
     return CLI_EXIT_OK;
 }
 
@@ -189,7 +447,7 @@ static const char *size_text(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-/* The graph's published heights tile by tile straight into a tiled BigTIFF, within the memory
+/* The graph's published heights tile by tile straight into a tiled COG, within the memory
  * budget: refused up front when one tile with its halos (and the whole grids global nodes hold)
  * cannot fit. */
 int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0)
@@ -223,21 +481,20 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
                      "; node '%.60s' (%.32s) reads the whole grid, so the whole grid is held",
                      g.nodes[global].id, g.nodes[global].type);
         char have[32], want[32];
-        const int r = cli_failf(ctx,
-                                "--memory %s is below the %s a tile of %u samples with its "
-                                "halos is estimated to need on this %u x %u-sample grid%s; give "
-                                "--memory %.0fMiB or more%s",
-                                size_text(a->memory, have, sizeof have),
-                                size_text(need, want, sizeof want), a->tiles, recipe->cells_x + 1u,
-                                recipe->cells_z + 1u, why, ceil(mib(need)),
-                                global >= 0 ? "" : ", or smaller --tiles");
+        const int r =
+            cli_failf(ctx,
+                      "--memory %s is below the %s a tile of %u samples with its "
+                      "halos is estimated to need on this %u x %u-sample grid%s; give "
+                      "--memory %.0fMiB or more%s",
+                      size_text(a->memory, have, sizeof have), size_text(need, want, sizeof want),
+                      a->tiles, recipe->cells_x + 1u, recipe->cells_z + 1u, why, ceil(mib(need)),
+                      global >= 0 ? "" : ", or smaller --tiles");
         trn_graph_dispose(&g);
         return r;
     }
     /* Unity tiles: 2^n + 1 samples a side, so tiles of 2^n that divide the grid. */
-    if (a->unity_dir &&
-        ((a->tiles & (a->tiles - 1u)) || a->tiles < 32 || a->tiles > 4096 ||
-         recipe->cells_x % a->tiles || recipe->cells_z % a->tiles)) {
+    if (a->unity_dir && ((a->tiles & (a->tiles - 1u)) || a->tiles < 32 || a->tiles > 4096 ||
+                         recipe->cells_x % a->tiles || recipe->cells_z % a->tiles)) {
         const int r = cli_failf(ctx,
                                 "--export unity with --tiles: Unity terrains have 2^n + 1 "
                                 "samples (33..4097) and share their edges, so --tiles must be a "
@@ -250,8 +507,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     }
     tiled_out to_out = {NULL, NULL, a->tiles, INFINITY, -INFINITY};
     if (a->out && trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z,
-                                         recipe->size_x, recipe->size_z, a->tiles, &to_out.w,
-                                         &e)) {
+                                         recipe->size_x, recipe->size_z, a->tiles, &to_out.w, &e)) {
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
@@ -291,11 +547,12 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_recipe_evaluate_tiles(recipe, &g, &o, &to, tiled_put, &to_out, cli_progress, ctx, &e);
     cli_progress_end(ctx);
     free(folder);
+    const bool rules = feeds_biome_rules(&g, g.output, 0);
     trn_graph_dispose(&g);
     int unity_rc = CLI_EXIT_OK;
     unity_written unity;
     memset(&unity, 0, sizeof unity);
-    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, &unity);
+    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, rules, &unity);
     if (pieces) {
         /* The pieces go whatever happened. */
         const uint32_t nx = (recipe->cells_x + a->tiles) / a->tiles,
@@ -304,6 +561,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         for (uint32_t tz = 0; tz < nz; tz++)
             for (uint32_t tx = 0; tx < nx; tx++) {
                 piece_path(&to_out, tx, tz, path, sizeof path);
+                (void)remove(path);
+                biome_path(&to_out, tx, tz, path, sizeof path);
                 (void)remove(path);
             }
         (void)rmdir(pieces);
@@ -329,8 +588,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
              "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
              "(%s estimated before the run)",
              a->out ? a->out : a->unity_dir, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x,
-             per_z, a->tiles, seconds,
-             size_text(resident, peak, sizeof peak), size_text(need, est, sizeof est));
+             per_z, a->tiles, seconds, size_text(resident, peak, sizeof peak),
+             size_text(need, est, sizeof est));
     if (ctx->json) {
         json_t *summary = json_object();
         json_object_set_new(summary, "input", cli_json_string(a->recipe_path));
@@ -343,9 +602,9 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         json_array_append_new(cells, json_integer(recipe->cells_x));
         json_array_append_new(cells, json_integer(recipe->cells_z));
         json_object_set_new(summary, "cells", cells);
-        json_object_set_new(summary, "samples",
-                            json_integer((json_int_t)(recipe->cells_x + 1u) *
-                                         (json_int_t)(recipe->cells_z + 1u)));
+        json_object_set_new(
+            summary, "samples",
+            json_integer((json_int_t)(recipe->cells_x + 1u) * (json_int_t)(recipe->cells_z + 1u)));
         json_t *tiles = json_object();
         json_object_set_new(tiles, "size", json_integer(a->tiles));
         json_t *count = json_array();
@@ -369,6 +628,9 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
                 json_array_append_new(ts, json_real(unity.tile_size[k]));
             json_object_set_new(u, "tile_size", ts);
             json_object_set_new(u, "height_base", json_real(unity.height_base));
+            json_object_set_new(u, "splat_maps", json_integer(unity.splat_maps));
+            json_object_set_new(u, "surface_materials", json_integer(unity.materials));
+            if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
             json_object_set_new(summary, "unity", u);
         }
         cli_print_json(summary);

@@ -1,5 +1,6 @@
 /* terrane command line: dispatches to one verb per file. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,37 +132,84 @@ static void on_signal(int sig)
 }
 
 /* Where the shipped examples are: $TERRANE_EXAMPLES, else the installed copy, else the source
- * tree this binary was built from (a build that was never installed). */
+ * tree this binary was built from (a build that was never installed; packages name none). */
 static const char *examples_dir(void)
 {
     const char *env = getenv("TERRANE_EXAMPLES");
     if (env && env[0]) return env;
-    if (access(TRN_EXAMPLES_DIR "/recipes", F_OK) == 0) return TRN_EXAMPLES_DIR;
+    if (access(TRN_EXAMPLES_DIR "/recipes", F_OK) == 0 || !TRN_SOURCE_EXAMPLES_DIR[0])
+        return TRN_EXAMPLES_DIR;
     return TRN_SOURCE_EXAMPLES_DIR;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "the recipes there: NAME, ..." for the NAME.json files of dir/recipes (sorted), or that there
+ * are none, into out (size bytes): the names a folder really holds. */
+static void example_names(const char *dir, char *out, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recipes", dir);
+    char *names[256];
+    size_t n = 0;
+    DIR *d = opendir(path);
+    for (struct dirent *ent; d && n < sizeof names / sizeof names[0] && (ent = readdir(d));) {
+        const size_t len = strlen(ent->d_name);
+        if (ent->d_name[0] == '.' || len <= 5 || strcmp(ent->d_name + len - 5, ".json") != 0)
+            continue;
+        names[n] = strdup(ent->d_name);
+        if (names[n]) names[n++][len - 5] = '\0';
+    }
+    if (d) closedir(d);
+    qsort(names, n, sizeof names[0], compare_names);
+    size_t used =
+        (size_t)snprintf(out, size, "%s", n ? "the recipes there: " : "no recipes/*.json there");
+    for (size_t i = 0; i < n; i++) {
+        if (used < size)
+            used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "", names[i]);
+        free(names[i]);
+    }
 }
 
 /* "example:NAME" -> the shipped example recipe NAME (examples/recipes/NAME.json), or
  * "example:PATH" -> PATH under the examples folder (example:project/world.scene.json). The
  * path is stored in out (size bytes). Returns CLI_EXIT_OK, CLI_EXIT_USAGE for a malformed name
- * or CLI_EXIT_FAIL when there is no such example, with a message. */
-static int resolve_example(const char *arg, char *out, size_t size)
+ * or CLI_EXIT_FAIL when there is no such example, with a message (and, with --format json, the
+ * error object on stdout, as any failure of the verb). */
+static int resolve_example(cli_ctx *ctx, const char *arg, char *out, size_t size)
 {
     const char *name = arg + strlen("example:");
     const char *dir = examples_dir();
-    if (!name[0] || strstr(name, "..")) {
-        fprintf(stderr, "terrane: '%s': expected example:NAME, such as example:island\n", arg);
-        return CLI_EXIT_USAGE;
-    }
+    if (!name[0] || strstr(name, ".."))
+        return cli_usage_error(ctx, "'%s': expected example:NAME, such as example:island", arg);
     if (strchr(name, '/'))
         snprintf(out, size, "%s/%s", dir, name);
     else
         snprintf(out, size, "%s/recipes/%s%s", dir, name,
                  strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? "" : ".json");
     if (access(out, R_OK) == 0) return CLI_EXIT_OK;
-    fprintf(stderr, "terrane: '%s': no such example in %s (the recipes there: hills, island, "
-                    "lakeside, mountains, valley, waters; or example:project/world.scene.json)\n",
-            arg, dir);
-    return CLI_EXIT_FAIL;
+    char names[2048];
+    example_names(dir, names, sizeof names);
+    return cli_failf(ctx,
+                     "'%s': no such example in %s (%s; or a file under it, such as "
+                     "example:project/world.scene.json)",
+                     arg, dir, names);
+}
+
+/* The last --format of the verb's arguments (before a "--"), so that a usage error the verb
+ * finds before reaching it still answers in JSON when JSON was asked for. */
+static void prescan_format(cli_ctx *ctx, int argc, char **argv, int first)
+{
+    for (int k = first; k < argc && strcmp(argv[k], "--") != 0; k++) {
+        const char *v = strncmp(argv[k], "--format=", 9) == 0              ? argv[k] + 9
+                        : strcmp(argv[k], "--format") == 0 && k + 1 < argc ? argv[k + 1]
+                                                                           : NULL;
+        if (v && strcmp(v, "json") == 0) ctx->json = true;
+        if (v && strcmp(v, "text") == 0) ctx->json = false;
+    }
 }
 
 static int top_usage_error(const char *what, const char *word, const char *hint)
@@ -245,11 +293,12 @@ int main(int argc, char **argv)
         return top_usage_error("unknown verb", argv[i], cli_did_you_mean(argv[i], names));
     }
     ctx.verb = v->name;
+    prescan_format(&ctx, argc, argv, i + 1);
     /* Shipped examples by name, from any folder: "terrane generate example:island -o a.png". */
     for (int k = i + 1; k < argc; k++) {
         if (strncmp(argv[k], "example:", 8) != 0) continue;
         char *path = malloc(4096);
-        const int rc = path ? resolve_example(argv[k], path, 4096) : CLI_EXIT_FAIL;
+        const int rc = path ? resolve_example(&ctx, argv[k], path, 4096) : CLI_EXIT_FAIL;
         if (rc) {
             free(path);
             return rc;

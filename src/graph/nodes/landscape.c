@@ -54,6 +54,11 @@ static const trn_param_spec p_sp[] = {
         "diffusion / coarsen): the returned detail is carved into tributaries of the evolved "
         "valleys and "
         "its pits drain (0 = off; used when the evolution grid is coarser)"),
+    INT("cascade_steps", 0, 0, 1000,
+        "with an evolution grid 4 or more times coarser (an even factor): come back through "
+        "each grid twice as fine as the one before, running this many steps on each, so every "
+        "halving of the cell cuts tributary valleys of its own size into the larger ones (0 = "
+        "straight back to the output grid)"),
     OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
             "metres; samples at or below are base level; absent = the recipe's sea level"),
     CHOICE("sea", "on", "on|off", "off: only the border is base level"),
@@ -209,6 +214,7 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     o->detail = trn_graph_param_number(n, t, "detail");
     o->channel_area = trn_graph_param_number(n, t, "channel_area");
     o->fine_steps = (uint32_t)trn_graph_param_number(n, t, "fine_steps");
+    o->cascade_steps = (uint32_t)trn_graph_param_number(n, t, "cascade_steps");
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
         const uint32_t steps = (o->sp.steps + 3u) / 4u;
         o->sp.dt *= (double)o->sp.steps / (double)steps;
@@ -261,7 +267,14 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
     const uint64_t steps_work = trn_sat_mul(trn_sat_mul(cx * cz, o.sp.steps), 4u);
     /* Fine steps run on the output grid, after amplification (coarsened runs only). */
     const uint32_t fine = o.coarsen > 1 ? o.fine_steps : 0u;
-    const uint64_t fine_work = trn_sat_mul(trn_sat_mul(samples, fine), 4u);
+    uint64_t fine_work = trn_sat_mul(trn_sat_mul(samples, fine), 4u);
+    /* Cascade levels: grids 2, 4, ... times coarser than the output, cascade_steps each. */
+    uint64_t cascade_samples = 0;
+    for (uint32_t cc = o.coarsen, f = 2u; o.cascade_steps && cc >= 4u && cc % 2u == 0;
+         cc /= 2u, f *= 2u)
+        cascade_samples += (gx / f + 2u) * (gz / f + 2u);
+    fine_work = trn_sat_add(fine_work,
+                            trn_sat_mul(trn_sat_mul(cascade_samples, o.cascade_steps), 4u));
     out->work = trn_sat_add(trn_sat_add(samples, steps_work), fine_work);
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " x %" PRIu64 " samples x %" PRIu32 " steps x 4 + %" PRIu64
