@@ -489,8 +489,7 @@ static void test_strips(void)
                 const bool same = same_drainage(&whole, &d);
                 CHECK(same);
                 if (!same)
-                    fprintf(stderr, "  grid %d sea %d: %d strips differ from one\n", v, sv,
-                            strips);
+                    fprintf(stderr, "  grid %d sea %d: %d strips differ from one\n", v, sv, strips);
                 trn_drainage_dispose(&d);
             }
             trn_drainage_dispose(&whole);

@@ -615,8 +615,7 @@ static bool strip_edges(const dr_state *s, size_t j, dr_edges *e)
         for (int di = -1; di <= 1; di++) {
             if ((i == 0 && di < 0) || (i + 1 == s->nx && di > 0)) continue;
             const size_t m = (size_t)((ptrdiff_t)(k + s->nx) + di);
-            if (lab[m] != lab[k] && !edges_add(e, lab[k], lab[m], fmaxf(f[k], f[m])))
-                return false;
+            if (lab[m] != lab[k] && !edges_add(e, lab[k], lab[m], fmaxf(f[k], f[m]))) return false;
         }
     }
     return true;
@@ -814,7 +813,7 @@ static int fill_strips(dr_state *g, int strips, double sea_level)
     temp_change(g, 0, map_bytes + graph_bytes + labels * sizeof *level);
     temp_change(g, map_bytes + graph_bytes + labels * sizeof *level, 0);
     if (out != DR_OK) goto done;
-    /* Raise each sample to its watershed's level; the seed rows become ordinary samples. */
+        /* Raise each sample to its watershed's level; the seed rows become ordinary samples. */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++) {
         for (size_t c = row[k] * nx; c < row[k + 1] * nx; c++) {
@@ -921,7 +920,8 @@ static int find_basins(dr_state *s, int strips, trn_basin **out, size_t *out_cou
 #pragma omp parallel for schedule(dynamic, 1) num_threads(dr_team(strips)) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
         ok = basins_scan(s, nz * (size_t)k / (size_t)strips, nz * (size_t)(k + 1) / (size_t)strips,
-                         &part[k]) && ok;
+                         &part[k]) &&
+             ok;
     if (!ok) goto done;
     for (int k = 0; k < strips; k++)
         base[k + 1] = base[k] + part[k].count;
@@ -1159,8 +1159,9 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
     s.h = field->heights;
     strips = strip_count(&s, strips);
     size_t first_nan = SIZE_MAX;
-#pragma omp parallel for schedule(static) num_threads(strips > 1 ? dr_team(strips) : 1)           \
-    reduction(min : first_nan)
+#pragma omp parallel for schedule(static) num_threads(strips > 1 ? dr_team(strips) : 1)            \
+    reduction(min                                                                                  \
+              : first_nan)
     for (size_t k = 0; k < s.n; k++)
         if (isnan(s.h[k]) && k < first_nan) first_nan = k;
     if (first_nan != SIZE_MAX)
@@ -1277,8 +1278,8 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                                             nj = (ptrdiff_t)j + TRN_D8_DJ[d];
                             if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz)
                                 continue;
-                            count += s.dir[(size_t)((ptrdiff_t)c + s.off[d])] ==
-                                     ((unsigned)d + 4u) % 8u;
+                            count +=
+                                s.dir[(size_t)((ptrdiff_t)c + s.off[d])] == ((unsigned)d + 4u) % 8u;
                         }
                     }
                     indeg[c] = (uint8_t)count;

@@ -1627,15 +1627,19 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
 #ifdef _OPENMP
     {
         const int team = p->threads > 0 ? p->threads : omp_get_max_threads();
-        void *const arrays[9] = {s.h, s.tmp, s.rcv, s.stack, s.basin, s.area, s.dep, s.base,
-                                 s.rcode};
-        const size_t bytes[9] = {s.n * sizeof *s.h,     (s.n + 8u) * sizeof *s.tmp,
-                                 s.n * sizeof *s.rcv,   (s.n + 8u) * sizeof *s.stack,
-                                 s.n * sizeof *s.basin, s.n * sizeof *s.area,
-                                 s.dep ? s.n * sizeof *s.dep : 0, s.n, s.n};
+        void *const arrays[9] = {s.h,    s.tmp, s.rcv,  s.stack, s.basin,
+                                 s.area, s.dep, s.base, s.rcode};
+        const size_t bytes[9] = {s.n * sizeof *s.h,
+                                 (s.n + 8u) * sizeof *s.tmp,
+                                 s.n * sizeof *s.rcv,
+                                 (s.n + 8u) * sizeof *s.stack,
+                                 s.n * sizeof *s.basin,
+                                 s.n * sizeof *s.area,
+                                 s.dep ? s.n * sizeof *s.dep : 0,
+                                 s.n,
+                                 s.n};
         /* Only where the arrays are large enough for their pages to be fresh ones. */
-        if (team > 1 && s.n * sizeof *s.h >= SP_HUGE_PAGE)
-            sp_first_touch(arrays, bytes, 9, team);
+        if (team > 1 && s.n * sizeof *s.h >= SP_HUGE_PAGE) sp_first_touch(arrays, bytes, 9, team);
     }
 #endif
     for (uint32_t c = 0; c < s.pow_table_size; c++) {
