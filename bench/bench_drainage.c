@@ -2,15 +2,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "bench_util.h"
+#include "gen/drainage_internal.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
 
-/* One terrain: fill it with the landform, then time trn_drainage_compute (single-threaded),
- * best of `runs`. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One terrain: fill it with the landform, then time trn_drainage_compute on the threads
+ * OpenMP allows (OMP_NUM_THREADS; `strips` > 0 forces the fill's strip count), `runs` times:
+ * median and best of wall and process CPU time, and a digest of every output. */
 static int run_case(const char *label, trn_profile profile, double variation, double sea,
-                    uint32_t samples, int runs)
+                    uint32_t samples, int runs, int strips)
 {
     trn_field field;
     const uint32_t cells = samples - 1u;
@@ -34,7 +43,7 @@ static int run_case(const char *label, trn_profile profile, double variation, do
         trn_field_dispose(&field);
         return 1;
     }
-    double best = 1e30, best_cpu = 1e30;
+    double *wall = malloc((size_t)runs * sizeof *wall), *cpus = malloc((size_t)runs * sizeof *cpus);
     trn_drainage d;
     memset(&d, 0, sizeof d);
     for (int r = 0; r < runs; r++) {
@@ -42,27 +51,37 @@ static int run_case(const char *label, trn_profile profile, double variation, do
         struct timespec c0, c1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         const double t0 = now_s();
-        if (trn_drainage_compute(&field, sea, &d, NULL, NULL, &err) != TRN_OK) {
+        if (trn_drainage_compute_strips(&field, sea, strips, &d, NULL, NULL, &err) != TRN_OK) {
             fprintf(stderr, "drainage: %s\n", err.message);
             trn_field_dispose(&field);
             return 1;
         }
-        const double t = now_s() - t0;
+        wall[r] = now_s() - t0;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-        const double cpu =
-            (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
-        if (t < best) best = t;
-        if (cpu < best_cpu) best_cpu = cpu;
+        cpus[r] = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
     }
+    const double wall_med = median(wall, runs), cpu_med = median(cpus, runs);
+    const double best = wall[0], best_cpu = cpus[0];
+    free(wall);
+    free(cpus);
     const double n = (double)samples * (double)samples;
     uint64_t raised = 0;
     for (size_t b = 0; b < d.basin_count; b++)
         raised += d.basins[b].area;
-    printf("%-34s %ux%u  fill+D8+accumulation+basins %6.3f s (cpu %6.3f s, %5.1f M samples/s)  "
-           "basins %zu "
-           "(%.1f%% raised)  working memory %.2f bytes/sample beyond 9 of outputs\n",
-           label, samples, samples, best, best_cpu, n / best * 1e-6, d.basin_count,
-           100.0 * (double)raised / n, (double)d.temp_bytes_peak / n);
+    const size_t count = (size_t)samples * samples;
+    XXH64_state_t *hs = XXH64_createState();
+    XXH64_reset(hs, 0);
+    XXH64_update(hs, d.filled, count * sizeof *d.filled);
+    XXH64_update(hs, d.flow_dir, count);
+    XXH64_update(hs, d.accumulation, count * sizeof *d.accumulation);
+    XXH64_update(hs, d.basins, d.basin_count * sizeof *d.basins);
+    const unsigned long long digest = (unsigned long long)XXH64_digest(hs);
+    XXH64_freeState(hs);
+    printf("%-34s %ux%u  fill+D8+accumulation+basins median %6.3f s best %6.3f s (cpu median "
+           "%6.3f s best %6.3f s; %5.1f M samples/s best)  basins %zu (%.1f%% raised)  working "
+           "memory %.2f bytes/sample beyond 9 of outputs  outputs %016llx\n",
+           label, samples, samples, wall_med, best, cpu_med, best_cpu, n / best * 1e-6,
+           d.basin_count, 100.0 * (double)raised / n, (double)d.temp_bytes_peak / n, digest);
     trn_drainage_dispose(&d);
     trn_field_dispose(&field);
     return 0;
@@ -72,14 +91,18 @@ int main(int argc, char **argv)
 {
     const long samples = argc > 1 ? atol(argv[1]) : 4096;
     const int runs = argc > 2 ? atoi(argv[2]) : 3;
-    if (samples < 2 || samples > 16384 || runs < 1) {
-        fprintf(stderr, "usage: bench_drainage [SAMPLES_PER_SIDE (2..16384)] [RUNS]\n");
+    const int strips = argc > 3 ? atoi(argv[3]) : 0;
+    if (samples < 2 || samples > 16384 || runs < 1 || strips < 0) {
+        fprintf(stderr, "usage: bench_drainage [SAMPLES_PER_SIDE (2..16384)] [RUNS] [STRIPS (0: "
+                        "one per thread)]\n");
         return 2;
     }
     int status = 0;
+    printf("load average %.2f\n", load_average());
     status |= run_case("ridged mountains, no sea", TRN_PROFILE_RIDGED, 450.0, NAN,
-                       (uint32_t)samples, runs);
+                       (uint32_t)samples, runs, strips);
     status |= run_case("fbm hills, sea at 40% of relief", TRN_PROFILE_FBM, 300.0, 120.0,
-                       (uint32_t)samples, runs);
+                       (uint32_t)samples, runs, strips);
+    printf("load average %.2f\n", load_average());
     return status;
 }

@@ -24,7 +24,8 @@ typedef struct trn_basin {
     uint32_t sink_i, sink_j;   /* the lowest input sample inside (ties: smallest index) */
     float sink_height;         /* input height there */
     float spill_level;         /* height the depression fills to before it overflows */
-    uint32_t spill_i, spill_j; /* the unraised sample at spill_level the overflow leaves by */
+    uint32_t spill_i, spill_j; /* the unraised sample at spill_level the overflow leaves by
+                                  (of several touching the basin: the smallest index) */
     uint64_t area;             /* samples raised by the fill (input height < spill_level) */
 } trn_basin;
 
@@ -52,8 +53,12 @@ typedef struct trn_drainage {
  * sample with a strict descent or an outlet (ties to a side before a diagonal, then the lowest
  * code), so flats drain along shortest paths towards their outlet and the directions depend
  * only on the filled surface (trn_drainage_tiled_compute gives the same bytes). Where several
- * samples qualify for a basin's spill sample the flood's order decides, and results depend only
- * on the grid and sea level. Memory beyond the outputs (9 bytes per sample): the larger of 1
+ * samples qualify for a basin's spill sample the one with the smallest index is taken. Grids of
+ * 2^18 samples or more are filled on OpenMP's threads (one strip of at least 256 rows each):
+ * each strip is flooded from its own edges, the edges' spill levels are solved as a graph and
+ * each sample is raised to its level (Barnes 2016); basins, flat distances and the
+ * accumulation also run by strips. Results depend only on the grid and sea level, never on
+ * the thread count. Memory beyond the outputs (9 bytes per sample): the larger of 1
  * byte per sample (in-degrees for the accumulation, plus 4 per flat sample queued while
  * measuring flats) and the flood's frontier (8 bytes per sample waiting in the radix heap, up
  * to twice that with bucket slack, plus 4 per queued sample), reported in temp_bytes_peak;
