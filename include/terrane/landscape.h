@@ -159,6 +159,13 @@ typedef struct trn_evolve_options {
     trn_upsample_method upsample; /* default TRN_UPSAMPLE_WARPED_SPLINE */
     trn_flow_routing fine_routing; /* the fine steps' routing (default TRN_ROUTING_SAME: as
                                       sp.routing) */
+    /* fine_tile > 0: the fine steps keep their state in square tiles of that many samples,
+     * worked on one at a time, in unlinked files under fine_dir (NULL: in memory), so their
+     * memory no longer grows with the grid (about 26 bytes a sample on disk instead of about 47
+     * in memory); the same bytes as on the whole grid. Fine steps with mfd routing, deposition
+     * or a critical slope run on the whole grid whatever this says (default 0: whole grid). */
+    uint32_t fine_tile;
+    const char *fine_dir;
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

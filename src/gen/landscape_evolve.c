@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/landscape.h"
+#include "gen/stream_power_tiled.h"
 #include "terrane/resample.h"
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
@@ -545,7 +546,11 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                 if (o->fine_routing != TRN_ROUTING_SAME) fsp.routing = o->fine_routing;
                 fsp.seed = o->sp.seed ^ 0x46494E45ull; /* other draws than the coarse run's */
                 fsp.drainage_area = full_area;
-                st = trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
+                const bool tiled = o->fine_tile > 0 && fsp.routing != TRN_ROUTING_MFD &&
+                                   !(fsp.deposition > 0) && !(fsp.critical_slope > 0);
+                st = tiled ? trn_stream_power_run_tiled(&fine, &fsp, o->fine_tile, o->fine_dir,
+                                                        NULL, progress, user, err)
+                           : trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
             }
             free(fine_mask);
             free(fine_kmask);

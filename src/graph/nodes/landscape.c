@@ -407,6 +407,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     *heights_out = *channels_out = NULL;
     trn_evolve_options o;
     sp_options(node, type, c->recipe, c->quality, &o);
+    /* A tiled run with a disk tile cache: the fine steps on the output grid keep their state in
+     * tiles there (the same bytes; memory that does not grow with the grid). */
+    if (c->solve_tile && c->solve_dir) {
+        o.fine_tile = c->solve_tile;
+        o.fine_dir = c->solve_dir;
+    }
     /* An open border runs on the input grown past the map (base level at its far border,
      * following the land down) and cuts the result back to the map before the relief map. */
     const char *border_mode = trn_graph_param_text(node, type, "border");
