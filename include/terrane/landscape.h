@@ -166,6 +166,10 @@ typedef struct trn_evolve_options {
      * or a critical slope run on the whole grid whatever this says (default 0: whole grid). */
     uint32_t fine_tile;
     const char *fine_dir;
+    /* true: the field's heights (malloc'd) are freed as soon as the fine steps' input is made,
+     * a whole grid less at the peak; on an error the field is then left without heights
+     * (NULL). Default false: on an error the field is as it was. */
+    bool free_input;
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

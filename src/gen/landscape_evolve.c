@@ -534,6 +534,10 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
              * (trn_evolve_options). Uplift as configured, its mask interpolated like the area,
              * so the evolved network stays at its steady state. Run on a view of the result,
              * so a cancelled run leaves the field as it was. */
+            if (o->fine_steps && !st && o->free_input) {
+                free(field->heights);
+                field->heights = NULL;
+            }
             if (o->fine_steps && !st) {
                 trn_field fine = *field;
                 fine.heights = out;
@@ -557,7 +561,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             if (st) {
                 free(out);
             } else {
-                free(field->heights);
+                free(field->heights); /* NULL when already freed */
                 field->heights = out;
                 field->quantum = field->quantum_base = 0;
             }
