@@ -2105,8 +2105,9 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
         for (uint32_t i = 0; i < ww; i++) {
             const size_t k = (size_t)j * ww + i;
             const uint32_t gi = wx0 + i, gj = wz0 + j;
-            /* The halo's samples in earlier tiles are uplifted already (tiles go in order). */
-            if ((r->wb[k] & 1u) || spt_tile_of(r, gj * NX + gi) < t) continue;
+            /* The halo's samples in earlier tiles (the row above, the column to the left) are
+             * uplifted already: tiles go in order. */
+            if ((r->wb[k] & 1u) || gj < z0 || (gj < z1 && gi < x0)) continue;
             if (r->umask) {
                 /* Not base level, so inside the ring. */
                 r->wh[k] = r->wh[k] +
@@ -2548,7 +2549,7 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         const uint32_t to = spt_tile_of(r, r->roots[q].v);
         if (!queued[to]) {
             queued[to] = 1;
-            wake[(*nwake)++] = to;
+            wake[(*nwake)++ % r->ntiles] = to;
         }
     }
     return !qt || spt_io(&r->H, true, x0, z0, w, h, r->wh, w);
@@ -2928,6 +2929,7 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
         free(deg);
         free(order);
         /* Incision, tiles woken as the heights their exits drain into become known. */
+        uint64_t visits = 0;
         if (ok) {
             free(inc.hr);
             free(inc.known);
@@ -2942,14 +2944,16 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             inc.feed_at = task_at;
             memset(inc.visited, 0, r.ntiles);
             memset(queued, 1, r.ntiles);
-            size_t nw = 0;
+            /* A ring of the tiles to visit, first in first out, each in it at most once: a
+             * tile's exits that become known while it waits are solved in one visit. */
+            size_t nw = 0, head = 0;
             for (uint32_t t = 0; t < r.ntiles; t++)
                 wake[nw++] = t;
-            while (nw && ok) {
-                /* Smallest tile first: the same work in any order. */
-                const uint32_t t = wake[--nw];
+            while (head < nw && ok) {
+                const uint32_t t = wake[head++ % r.ntiles];
                 queued[t] = 0;
                 ok = spt_pass_incise(&r, p, cell_area, t, &inc, wake, &nw, queued);
+                visits++;
             }
         }
         /* Diffusion substeps, H and H2 taking turns. */
