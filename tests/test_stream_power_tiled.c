@@ -122,6 +122,9 @@ static const config configs[] = {
     {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05},
     {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05},
     {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0},
+    /* 81 diffusion substeps a step: tiles run them 8 at a time on a wider halo. */
+    {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0,
+     0, 5.0},
 };
 
 static void test_configs(void)

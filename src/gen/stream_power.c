@@ -1870,6 +1870,8 @@ typedef struct spt_run {
     uint8_t *wb, *wc;
     uint32_t *wl, *wa, *wq, *wd;
     uint8_t *wk;
+    double *wd2, *wo2; /* diffusion: the tile grown by SPT_SUBSTEPS samples */
+    uint8_t *wb2;
     const float *umask, *kmask; /* field layout */
 } spt_run;
 
@@ -2073,6 +2075,9 @@ static void spt_free(spt_run *r)
     free(r->wq);
     free(r->wd);
     free(r->wk);
+    free(r->wd2);
+    free(r->wo2);
+    free(r->wb2);
     free(r->s.pow_table);
     free(r->s.f_table);
 }
@@ -2479,6 +2484,16 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
                             uint32_t t, spt_incision *inc, uint32_t *wake, size_t *nwake,
                             uint8_t *queued)
 {
+    /* Nothing to do (no base level left to start from, no exit newly known): no reading. */
+    bool any = false;
+    for (size_t q = r->root_at[t]; q < r->root_at[t + 1] && !any; q++) {
+        const spt_root *x = &r->roots[q];
+        any = x->kind == SPT_BASE ? !inc->visited[t] : inc->known[q] && !inc->done[q];
+    }
+    if (!any) {
+        inc->visited[t] = 1;
+        return true;
+    }
     uint32_t x0, z0, x1, z1;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
     const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
@@ -2555,51 +2570,65 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
     return !qt || spt_io(&r->H, true, x0, z0, w, h, r->wh, w);
 }
 
-/* One diffusion substep of a tile, H to H2: the walls take the heights of the samples inside
- * them, the border and base level keep theirs, every other sample diffuse_rows's operations. */
-static bool spt_pass_diffuse(spt_run *r, uint32_t t, double ax, double az, double kdt)
+/* Diffusion substeps run this many at a time on a tile grown by as many samples: one read and
+ * one write of the heights for them all. */
+#define SPT_SUBSTEPS 8u
+
+/* subs diffusion substeps of a tile, H to H2, on the tile grown by subs samples (cut at the
+ * grid's edge): each substep, the walls take the heights of the samples inside them, the border
+ * and base level keep theirs, every other sample diffuse_rows's operations on the previous
+ * substep's values. A window sample next to the window's cut edge has no value for a
+ * neighbour there and gets a wrong one, which moves one sample inward a substep: the tile,
+ * subs samples in, never sees it. */
+static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, double az,
+                             double kdt)
 {
     const uint32_t NX = r->s.nx, NZ = r->s.nz;
-    uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
+    uint32_t x0, z0, x1, z1;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-    spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
-    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, r->wh, ww) ||
-        !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb, ww))
+    const uint32_t wx0 = x0 > subs ? x0 - subs : 0, wz0 = z0 > subs ? z0 - subs : 0;
+    const uint32_t wx1 = x1 + subs < NX ? x1 + subs : NX, wz1 = z1 + subs < NZ ? z1 + subs : NZ;
+    const uint32_t ww = wx1 - wx0, wh = wz1 - wz0;
+    double *a = r->wd2, *b = r->wo2;
+    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, a, ww) ||
+        !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb2, ww))
         return false;
-    for (uint32_t j = 0; j < wh; j++)
-        for (uint32_t i = 0; i < ww; i++) {
-            const size_t k = (size_t)j * ww + i;
-            if (!(r->wb[k] & 2u)) continue;
-            const uint32_t gi = wx0 + i, gj = wz0 + j;
-            const uint32_t ci = gi < 1u ? 1u : gi > NX - 2u ? NX - 2u : gi;
-            const uint32_t cj = gj < 1u ? 1u : gj > NZ - 2u ? NZ - 2u : gj;
-            r->wh[k] = r->wh[(size_t)(cj - wz0) * ww + (ci - wx0)];
-        }
     diffuse_row_fn row_fn = diffuse_row_default;
 #if HAVE_AVX2_VARIANT
     if (r->s.avx2) row_fn = diffuse_row_avx2;
 #endif
-    const uint32_t w = x1 - x0;
-    double *seg = r->wo;
-    for (uint32_t j = z0; j < z1; j++) {
-        double *out = seg + (size_t)(j - z0) * w;
-        const double *hrow = r->wh + (size_t)(j - wz0) * ww;
-        if (j == 0 || j + 1u == NZ) {
-            memcpy(out, hrow + (x0 - wx0), w * sizeof *out);
-            continue;
+    for (uint32_t it = 0; it < subs; it++) {
+        for (uint32_t j = 0; j < wh; j++)
+            for (uint32_t i = 0; i < ww; i++) {
+                const size_t k = (size_t)j * ww + i;
+                if (!(r->wb2[k] & 2u)) continue;
+                const uint32_t gi = wx0 + i, gj = wz0 + j;
+                const uint32_t ci = gi < 1u ? 1u : gi > NX - 2u ? NX - 2u : gi;
+                const uint32_t cj = gj < 1u ? 1u : gj > NZ - 2u ? NZ - 2u : gj;
+                if (ci < wx0 || ci >= wx1 || cj < wz0 || cj >= wz1) continue;
+                a[k] = a[(size_t)(cj - wz0) * ww + (ci - wx0)];
+            }
+        for (uint32_t j = 0; j < wh; j++) {
+            const uint32_t gj = wz0 + j;
+            double *out = b + (size_t)j * ww;
+            const double *mid = a + (size_t)j * ww;
+            const uint8_t *base = r->wb2 + (size_t)j * ww;
+            if (gj == 0 || gj + 1u == NZ || j == 0 || j + 1u == wh) {
+                memcpy(out, mid, ww * sizeof *out);
+                continue;
+            }
+            if (ww >= 3u) row_fn(mid - ww, mid, mid + ww, out, ww, ax, az, kdt);
+            out[0] = mid[0];
+            out[ww - 1u] = mid[ww - 1u];
+            for (uint32_t i = 0; i < ww; i++)
+                if (base[i] & 1u) out[i] = mid[i];
         }
-        const uint32_t cs = (x0 > 1u ? x0 : 1u) - 1u;
-        const uint32_t ce = (x1 < NX - 1u ? x1 : NX - 1u) + 1u;
-        double *tmp = r->wo + (size_t)w * (z1 - z0);
-        const double *mid = hrow + (cs - wx0);
-        row_fn(mid - ww, mid, mid + ww, tmp, ce - cs, ax, az, kdt);
-        for (uint32_t i = x0; i < x1; i++) {
-            const size_t k = (size_t)(j - wz0) * ww + (i - wx0);
-            const bool keep = i == 0 || i + 1u == NX || (r->wb[k] & 1u);
-            out[i - x0] = keep ? r->wh[k] : tmp[i - cs];
-        }
+        double *swap = a;
+        a = b;
+        b = swap;
     }
-    return spt_io(&r->H2, true, x0, z0, w, z1 - z0, seg, w);
+    return spt_io(&r->H2, true, x0, z0, x1 - x0, z1 - z0,
+                  a + (size_t)(z0 - wz0) * ww + (x0 - wx0), ww);
 }
 
 /* The walls back to SP_WALL and the border following the land (sp_follow_border), for the
@@ -2743,7 +2772,14 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
         r.wa = malloc(wn * sizeof *r.wa);
         r.wq = malloc(wn * sizeof *r.wq);
         r.wd = malloc((wn + 1u) * sizeof *r.wd);
-        ok = r.perim && r.wh && r.wo && r.wb && r.wc && r.wk && r.wl && r.wa && r.wq && r.wd;
+        const size_t dn = ((size_t)tw + 2u * SPT_SUBSTEPS) * ((size_t)th + 2u * SPT_SUBSTEPS);
+        if (p->diffusion > 0) {
+            r.wd2 = malloc(dn * sizeof *r.wd2);
+            r.wo2 = malloc(dn * sizeof *r.wo2);
+            r.wb2 = malloc(dn);
+        }
+        ok = r.perim && r.wh && r.wo && r.wb && r.wc && r.wk && r.wl && r.wa && r.wq && r.wd &&
+             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2));
     }
     ok = ok && spt_grid_open(&r.H, dir, s->nx, s->nz, sizeof(double)) &&
          (p->diffusion <= 0 || spt_grid_open(&r.H2, dir, s->nx, s->nz, sizeof(double))) &&
@@ -2929,7 +2965,6 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
         free(deg);
         free(order);
         /* Incision, tiles woken as the heights their exits drain into become known. */
-        uint64_t visits = 0;
         if (ok) {
             free(inc.hr);
             free(inc.known);
@@ -2953,7 +2988,6 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                 const uint32_t t = wake[head++ % r.ntiles];
                 queued[t] = 0;
                 ok = spt_pass_incise(&r, p, cell_area, t, &inc, wake, &nw, queued);
-                visits++;
             }
         }
         /* Diffusion substeps, H and H2 taking turns. */
@@ -2963,9 +2997,10 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             uint32_t sub = (uint32_t)ceil(p->dt / limit);
             if (sub < 1) sub = 1;
             const double kdt = p->diffusion * p->dt / (double)sub;
-            for (uint32_t it = 0; it < sub && ok; it++) {
+            for (uint32_t it = 0; it < sub && ok; it += SPT_SUBSTEPS) {
+                const uint32_t subs = sub - it < SPT_SUBSTEPS ? sub - it : SPT_SUBSTEPS;
                 for (uint32_t t = 0; t < r.ntiles && ok; t++)
-                    ok = spt_pass_diffuse(&r, t, ax, az, kdt);
+                    ok = spt_pass_diffuse(&r, t, subs, ax, az, kdt);
                 const spt_grid g = r.H;
                 r.H = r.H2;
                 r.H2 = g;
