@@ -10,11 +10,13 @@
 #include "terrane/presets.h"
 #include "terrane/recipe.h"
 
-/* Per node type: the smallest and largest nanoseconds of CPU per work unit seen. */
+/* Per node type: the smallest and largest nanoseconds of CPU per work unit seen, and the
+ * smallest and largest CPU time over the budget's estimate. */
 typedef struct type_range {
     char type[32];
     double lo, hi;
     uint64_t lo_work, hi_work;
+    double ratio_lo, ratio_hi;
     unsigned runs;
 } type_range;
 
@@ -22,11 +24,11 @@ static type_range types[64];
 static unsigned type_count;
 static bool estimate_only; /* --estimate: each graph's total work, nothing evaluated */
 
-static void note(const char *type, uint64_t work, double cpu)
+static void note(const char *type, uint64_t work, double estimate, double cpu)
 {
     /* Below a millisecond the clock and the node's setup dominate: not a cost model's domain. */
-    if (work == 0 || cpu < 1e-3) return;
-    const double ns = cpu * 1e9 / (double)work;
+    if (work == 0 || cpu < 1e-3 || !(estimate > 0.0)) return;
+    const double ns = cpu * 1e9 / (double)work, ratio = cpu / estimate;
     type_range *t = NULL;
     for (unsigned k = 0; k < type_count && !t; k++)
         if (strcmp(types[k].type, type) == 0) t = &types[k];
@@ -35,8 +37,11 @@ static void note(const char *type, uint64_t work, double cpu)
         snprintf(t->type, sizeof t->type, "%s", type);
         t->lo = t->hi = ns;
         t->lo_work = t->hi_work = work;
+        t->ratio_lo = t->ratio_hi = ratio;
     }
     if (!t) return;
+    if (ratio < t->ratio_lo) t->ratio_lo = ratio;
+    if (ratio > t->ratio_hi) t->ratio_hi = ratio;
     if (ns < t->lo) t->lo = ns, t->lo_work = work;
     if (ns > t->hi) t->hi = ns, t->hi_work = work;
     t->runs++;
@@ -57,6 +62,7 @@ static void run(const char *name, trn_recipe *r, uint32_t cells)
         return;
     }
     uint64_t *work = calloc(g.node_count ? g.node_count : 1u, sizeof *work);
+    double *estimate = calloc(g.node_count ? g.node_count : 1u, sizeof *estimate);
     trn_graph_options o;
     memset(&o, 0, sizeof o);
     o.threads = 1;
@@ -74,13 +80,16 @@ static void run(const char *name, trn_recipe *r, uint32_t cells)
                (unsigned long long)total, g.nodes[at].id, g.nodes[at].type,
                (unsigned long long)most);
         free(work);
+        free(estimate);
         trn_graph_dispose(&g);
         return;
     }
-    if (!work || trn_graph_work(&g, r, TRN_EROSION_FINAL, work, &e) ||
+    if (!work || !estimate || trn_graph_work(&g, r, TRN_EROSION_FINAL, work, &e) ||
+        trn_graph_work_seconds(&g, r, TRN_EROSION_FINAL, estimate, &e) ||
         trn_graph_evaluate(&g, r, &o, &gr, NULL, NULL, &e)) {
         printf("| %s | %u^2 | %s |\n", name, r->cells_x + 1u, e.message);
         free(work);
+        free(estimate);
         trn_graph_dispose(&g);
         return;
     }
@@ -89,13 +98,16 @@ static void run(const char *name, trn_recipe *r, uint32_t cells)
     for (uint32_t k = 0; k < count && k < g.node_count; k++) {
         if (rep[k].outcome != TRN_NODE_EVALUATED) continue;
         const double ns = work[k] ? rep[k].cpu_seconds * 1e9 / (double)work[k] : 0.0;
-        printf("| %s | %u^2 | %s | %s | %llu | %.4f | %.2f |\n", name, r->cells_x + 1u, rep[k].id,
-               rep[k].type, (unsigned long long)work[k], rep[k].cpu_seconds, ns);
-        note(rep[k].type, work[k], rep[k].cpu_seconds);
+        printf("| %s | %u^2 | %s | %s | %llu | %.4f | %.2f | %.4f | %.2f |\n", name,
+               r->cells_x + 1u, rep[k].id, rep[k].type, (unsigned long long)work[k],
+               rep[k].cpu_seconds, ns, estimate[k],
+               estimate[k] > 0.0 ? rep[k].cpu_seconds / estimate[k] : 0.0);
+        note(rep[k].type, work[k], estimate[k], rep[k].cpu_seconds);
     }
     fflush(stdout);
     trn_graph_run_free(gr);
     free(work);
+    free(estimate);
     trn_graph_dispose(&g);
 }
 
@@ -108,8 +120,8 @@ int main(int argc, char **argv)
     }
     const uint32_t cells = (uint32_t)strtoul(argv[1], NULL, 10);
     printf("load average %.2f before; one thread, no cache\n\n", load_average());
-    printf("| recipe | grid | node | type | work units | CPU s | ns per unit |\n"
-           "|---|---|---|---|---|---|---|\n");
+    printf("| recipe | grid | node | type | work units | CPU s | ns per unit | estimate s | CPU / "
+           "estimate |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int a = 2; a < argc; a++) {
         trn_recipe r;
         trn_error e;
@@ -135,12 +147,13 @@ int main(int argc, char **argv)
         run(slash ? slash + 1 : argv[a], &r, cells);
         trn_recipe_dispose(&r);
     }
-    printf("\n| type | runs (>= 1 ms) | ns per unit, lowest (work) | highest (work) | spread |\n"
-           "|---|---|---|---|---|\n");
+    printf("\n| type | runs (>= 1 ms) | ns per unit, lowest (work) | highest (work) | spread | "
+           "CPU / estimate, lowest - highest |\n|---|---|---|---|---|---|\n");
     for (unsigned k = 0; k < type_count; k++)
-        printf("| %s | %u | %.2f (%llu) | %.2f (%llu) | %.1fx |\n", types[k].type, types[k].runs,
-               types[k].lo, (unsigned long long)types[k].lo_work, types[k].hi,
-               (unsigned long long)types[k].hi_work, types[k].hi / types[k].lo);
+        printf("| %s | %u | %.2f (%llu) | %.2f (%llu) | %.1fx | %.2f - %.2f |\n", types[k].type,
+               types[k].runs, types[k].lo, (unsigned long long)types[k].lo_work, types[k].hi,
+               (unsigned long long)types[k].hi_work, types[k].hi / types[k].lo, types[k].ratio_lo,
+               types[k].ratio_hi);
     printf("\nload average %.2f after\n", load_average());
     return 0;
 }

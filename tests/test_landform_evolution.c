@@ -319,6 +319,12 @@ static void test_work(void)
     /* Preview: a quarter of the steps. */
     CHECK_OK(trn_graph_work(&g, &r, TRN_EROSION_PREVIEW, work, NULL));
     CHECK_EQ_INT(work[0], SAMPLES * 5u + SAMPLES + SAMPLES * 25u * 4u);
+    /* Its time: the noise at a landform's rate (2.5 ns a unit), the evolution at Stream Power's
+     * (10 ns), not all of it at the noise's rate (a fivefold underestimate at 513^2). */
+    double seconds[3] = {0, 0, 0};
+    CHECK_OK(trn_graph_work_seconds(&g, &r, TRN_EROSION_FINAL, seconds, NULL));
+    const double expect = (SAMPLES * 5.0 * 2.5 + (SAMPLES + SAMPLES * 100.0 * 4.0) * 10.0) * 1e-9;
+    CHECK(fabs(seconds[0] - expect) < 1e-9 * expect);
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
     free(text);

@@ -489,6 +489,11 @@ trn_status trn_graph_keys_for(const trn_graph *graph, const trn_recipe *recipe,
  * be skipped. Fails as trn_graph_evaluate's validation does. */
 trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
                           trn_erosion_quality quality, uint64_t *work, trn_error *err);
+/* Each node's estimated CPU seconds on one core, as the whole-graph budget counts them (its work
+ * at its type's measured rate; a landform's evolution at Stream Power's rate): seconds[k] for
+ * graph->nodes[k], 0 for nodes that would be skipped. Fails as trn_graph_work does. */
+trn_status trn_graph_work_seconds(const trn_graph *graph, const trn_recipe *recipe,
+                                  trn_erosion_quality quality, double *seconds, trn_error *err);
 /* Append a "work-budget" error diagnostic for every node whose work exceeds max_work (0 = the
  * default budget, TRN_WORK_UNLIMITED = none): its path names the parameter that sets the cost
  * ("nodes[2].params.droplets"; the node, "nodes[2]", when the parameter is not written), so

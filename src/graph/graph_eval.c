@@ -359,7 +359,7 @@ static uint64_t budget_of(uint64_t max_work)
 /* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c, one
  * thread, 129^2 to 1025^2 grids, and 513^2 on a quiet machine; docs/graph.md "Work budgets"):
  * work units count a node's visits, and the types differ in what a visit costs. */
-static double unit_ns(const char *type)
+double trn_work_unit_ns(const char *type)
 {
     static const struct {
         const char *type;
@@ -367,7 +367,7 @@ static double unit_ns(const char *type)
     } rates[] = {
         {"erosion", 20.0},           {"stream_power", 10.0}, {"drainage", 10.0},
         {"drain_depressions", 12.0}, {"polygon_mask", 3.5},  {"path_distance_mask", 3.0},
-        {"noise_terrain", 2.5},      {"landform", 3.0},      {"height_blend", 5.0},
+        {"noise_terrain", 2.5},      {"landform", 2.5},      {"height_blend", 5.0},
         {"elevation_mask", 2.5},     {"flat_terrain", 0.7},  {"water_body", 3.6},
         {"river_route", 1.6},        {"basin_water", 0.7},   {"biome_rules", 0.1},
         {"terrain_output", 0.1},     {"dune_field", 7.0},
@@ -405,8 +405,8 @@ static trn_node_work_info *plan_works(const trn_graph *g, const trn_recipe *reci
 }
 
 /* The planned nodes' estimated CPU seconds and memory together, and the costliest node. */
-static double graph_total(const trn_graph *g, const plan *p, const trn_node_work_info *w,
-                          uint32_t *worst, double *worst_seconds, uint64_t *memory)
+static double graph_total(const plan *p, const trn_node_work_info *w, uint32_t *worst,
+                          double *worst_seconds, uint64_t *memory)
 {
     double total = 0.0;
     uint64_t bytes = 0;
@@ -414,7 +414,7 @@ static double graph_total(const trn_graph *g, const plan *p, const trn_node_work
     *worst_seconds = 0.0;
     for (uint32_t q = 0; q < p->order_count; q++) {
         const uint32_t k = (uint32_t)p->order[q];
-        const double sec = (double)w[k].work * unit_ns(g->nodes[k].type) * 1e-9;
+        const double sec = w[k].seconds;
         if (sec > *worst_seconds || q == 0) {
             *worst = k;
             *worst_seconds = sec;
@@ -481,6 +481,26 @@ trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
     return TRN_OK;
 }
 
+trn_status trn_graph_work_seconds(const trn_graph *graph, const trn_recipe *recipe,
+                                  trn_erosion_quality quality, double *seconds, trn_error *err)
+{
+    plan p;
+    trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
+    if (st) return st;
+    trn_node_work_info *w = plan_works(graph, recipe, &p, quality);
+    if (!w) {
+        plan_dispose(&p);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
+    for (uint32_t k = 0; k < graph->node_count; k++)
+        seconds[k] = 0.0;
+    for (uint32_t q = 0; q < p.order_count; q++)
+        seconds[p.order[q]] = w[p.order[q]].seconds;
+    free(w);
+    plan_dispose(&p);
+    return TRN_OK;
+}
+
 trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe,
                                 trn_erosion_quality quality, uint64_t max_work,
                                 trn_graph_diagnostics *out, trn_error *err)
@@ -529,7 +549,7 @@ trn_status trn_graph_check_work(const trn_graph *graph, const trn_recipe *recipe
     }
     uint32_t worst;
     double worst_seconds;
-    const double total = graph_total(graph, &p, works, &worst, &worst_seconds, NULL);
+    const double total = graph_total(&p, works, &worst, &worst_seconds, NULL);
     free(works);
     if (st == TRN_OK && max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
         trn_graph_diagnostic *items =
@@ -583,7 +603,7 @@ static trn_status check_budget(const trn_graph *g, const trn_recipe *recipe, con
     uint32_t worst;
     double worst_seconds;
     uint64_t memory;
-    const double total = graph_total(g, p, works, &worst, &worst_seconds, &memory);
+    const double total = graph_total(p, works, &worst, &worst_seconds, &memory);
     if (max_work != TRN_WORK_UNLIMITED && total > graph_seconds_of(budget)) {
         char msg[900];
         graph_work_message(g, p, total, budget, worst, worst_seconds, msg, sizeof msg);

@@ -239,7 +239,12 @@ struct trn_node_work_info {
      * water node resolves every body it receives again, so it pays their resolution work. */
     trn_water_load water_in, water_out;
     uint64_t memory; /* bytes its result holds (its outputs), an upper estimate */
+    /* Estimated CPU seconds on one core: work at the type's rate (trn_work_unit_ns), unless the
+     * type's hook sets it for work of mixed kinds (a landform's noise and its evolution). */
+    double seconds;
 };
+/* CPU nanoseconds one work unit of a node type takes on one core (bench/bench_work.c). */
+double trn_work_unit_ns(const char *type);
 /* water_in: the water on the node's water input (NULL when none); plan order gives it. */
 void trn_node_work(const trn_graph_node *node, const trn_node_type *type, const trn_recipe *recipe,
                    trn_erosion_quality quality, const trn_water_load *water_in,

@@ -55,6 +55,7 @@ void trn_node_work(const trn_graph_node *n, const trn_node_type *t, const trn_re
     for (uint32_t k = 0; k < t->output_count; k++)
         per_sample += pin_bytes_per_sample(t->outputs[k].kind);
     out->memory = trn_sat_add(trn_sat_mul(samples, per_sample), out->water_out.bytes);
+    if (!(out->seconds > 0.0)) out->seconds = (double)out->work * trn_work_unit_ns(t->name) * 1e-9;
 }
 
 void trn_node_key_params(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,

@@ -106,6 +106,10 @@ static void landform_work(const trn_graph_node *n, const trn_node_type *t, const
     if (!sp) return;
     char noise[sizeof out->detail];
     memcpy(noise, out->detail, sizeof noise);
+    /* The evolution costs what a Stream Power node costs, not what noise does. */
+    out->seconds = ((double)out->work * trn_work_unit_ns("landform") +
+                    (double)evo.work * trn_work_unit_ns("stream_power")) *
+                   1e-9;
     out->work = trn_sat_add(out->work, evo.work);
     snprintf(out->detail, sizeof out->detail, "%.100s + evolution %.120s", noise, evo.detail);
     out->param = NULL;
