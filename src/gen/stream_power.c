@@ -1979,9 +1979,10 @@ static uint8_t spt_code_to(const spt_run *r, uint32_t v, uint32_t q)
 }
 
 /* The tile's trees: for each sample of the tile (local index) its receiver in the tile or
- * UINT32_MAX (a root), and the local root of each (lab, global index of the root). codes in wc
- * (tile layout). Path halving keeps it linear. */
-static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t h)
+ * UINT32_MAX (a root), and the local root (lab, global index of the root) of every sample
+ * (which 2) or of the perimeter's (which 1; the others' lab on the way) or of none (which 0).
+ * codes in wc (tile layout). Labels set along each path walked keep it linear. */
+static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t h, int which)
 {
     const uint32_t NX = r->s.nx;
     const size_t tn = (size_t)w * h;
@@ -1996,9 +1997,17 @@ static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t
         if (ii < x0 || jj < z0 || ii >= (int64_t)x0 + w || jj >= (int64_t)z0 + h) continue;
         rec[k] = (uint32_t)((size_t)(jj - z0) * w + (size_t)(ii - x0));
     }
+    if (!which) return;
     uint32_t *path = r->wd;
     for (size_t k = 0; k < tn; k++) {
         if (lab[k] != UINT32_MAX) continue;
+        if (which == 1) {
+            const uint32_t i = (uint32_t)(k % w), j = (uint32_t)(k / w);
+            if (!(i == 0 || j == 0 || i + 1u == w || j + 1u == h)) {
+                k = (size_t)j * w + w - 2u; /* on to the row's last sample */
+                continue;
+            }
+        }
         size_t np = 0;
         uint32_t x = (uint32_t)k;
         while (lab[x] == UINT32_MAX && rec[x] != UINT32_MAX) {
@@ -2189,7 +2198,7 @@ static bool spt_pass_trees(spt_run *r, uint32_t t)
     if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
         !spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w))
         return false;
-    spt_label(r, x0, z0, w, h);
+    spt_label(r, x0, z0, w, h, 2);
     r->root_at[t] = r->nroots;
     for (size_t k = 0; k < (size_t)w * h; k++) {
         const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
@@ -2454,7 +2463,7 @@ static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin
     const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
     const size_t tn = (size_t)w * h;
     if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w)) return false;
-    spt_label(r, x0, z0, w, h);
+    spt_label(r, x0, z0, w, h, final ? 0 : 1);
     if (!final) {
         r->root_at[t] = r->nroots;
         for (size_t k = 0; k < tn; k++) {
