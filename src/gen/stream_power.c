@@ -1757,8 +1757,6 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
  * by windows of rows. */
 typedef struct spt_grid {
     uint8_t *mem;
-    uint8_t *map; /* the file mapped (shared), when it could be */
-    size_t bytes;
     int fd;
     size_t elem;
     uint32_t nx, nz;
@@ -1770,8 +1768,6 @@ static bool spt_grid_open(spt_grid *g, const char *dir, uint32_t nx, uint32_t nz
     g->nz = nz;
     g->elem = elem;
     g->mem = NULL;
-    g->map = NULL;
-    g->bytes = 0;
     g->fd = -1;
     const size_t bytes = (size_t)nx * nz * elem;
     if (!dir) {
@@ -1788,16 +1784,11 @@ static bool spt_grid_open(spt_grid *g, const char *dir, uint32_t nx, uint32_t nz
         return false;
     }
     g->fd = fd;
-    g->bytes = bytes;
-    void *m = bytes ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    g->map = m == MAP_FAILED ? NULL : m;
     return true;
 }
 
 static void spt_grid_close(spt_grid *g)
 {
-    if (g->map) munmap(g->map, g->bytes);
-    g->map = NULL;
     free(g->mem);
     if (g->fd >= 0) close(g->fd);
     g->mem = NULL;
@@ -1813,10 +1804,9 @@ static bool spt_io(const spt_grid *g, bool write, uint32_t x0, uint32_t z0, uint
     for (uint32_t j = 0; j < h; j++) {
         const size_t at = ((size_t)(z0 + j) * g->nx + x0) * g->elem;
         uint8_t *row = b + (size_t)j * stride * g->elem;
-        if (g->mem || g->map) {
-            uint8_t *base = g->mem ? g->mem : g->map;
-            if (write) memcpy(base + at, row, rowb);
-            else memcpy(row, base + at, rowb);
+        if (g->mem) {
+            if (write) memcpy(g->mem + at, row, rowb);
+            else memcpy(row, g->mem + at, rowb);
             continue;
         }
         size_t done = 0;
@@ -1826,16 +1816,6 @@ static bool spt_io(const spt_grid *g, bool write, uint32_t x0, uint32_t z0, uint
             if (r <= 0) return false;
             done += (size_t)r;
         }
-    }
-    /* The mapped pages leave this process (the data stays in the file's cache, written back
-     * by the system): its resident size stays a tile's, not the files'. */
-    if (g->map && h) {
-        const size_t page = 4096;
-        const size_t a = ((size_t)z0 * g->nx + x0) * g->elem / page * page;
-        size_t e = ((size_t)(z0 + h - 1u) * g->nx + x0 + w) * g->elem;
-        e = (e + page - 1u) / page * page;
-        if (e > g->bytes) e = (g->bytes + page - 1u) / page * page;
-        (void)madvise(g->map + a, e - a, MADV_DONTNEED);
     }
     return true;
 }
