@@ -1,4 +1,5 @@
-/* Benchmark: stream power on the whole grid against in tiles (memory or files): CPU, peak RSS, hash. */
+/* Benchmark: stream power on the whole grid against in tiles (memory or files): CPU, peak RSS,
+ * hash. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -56,8 +57,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "whole") == 0)
         st = trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e);
     else
-        st = trn_stream_power_run_tiled(&f, &p, tile, strcmp(mode, "files") == 0 ? dir : NULL,
-                                        NULL, NULL, NULL, &e);
+        st = trn_stream_power_run_tiled(&f, &p, tile, strcmp(mode, "files") == 0 ? dir : NULL, NULL,
+                                        NULL, NULL, &e);
     const double cpu = cpu_s() - c0, wall = now_s() - w0;
     if (st) {
         printf("%s: %s\n", mode, e.message);

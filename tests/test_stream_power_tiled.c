@@ -26,8 +26,8 @@ static trn_field rough(uint32_t cx, uint32_t cz, uint32_t seed)
     const size_t nx = (size_t)cx + 1u, nz = (size_t)cz + 1u;
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
-            const double smooth = 40.0 * sin((double)i * 0.11) * cos((double)j * 0.07) +
-                                  0.3 * (double)(i + j);
+            const double smooth =
+                40.0 * sin((double)i * 0.11) * cos((double)j * 0.07) + 0.3 * (double)(i + j);
             const uint32_t r = mix((uint32_t)(j * nx + i) ^ mix(seed));
             f.heights[j * nx + i] = (float)floor(smooth + (double)(r % 9u));
         }
@@ -91,8 +91,8 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
         trn_field t = rough(cx, cz, 7);
         p.drainage_area = at;
         trn_error err = {0};
-        const trn_status st = trn_stream_power_run_tiled(&t, &p, sizes[s], dir, &rt, NULL, NULL,
-                                                         &err);
+        const trn_status st =
+            trn_stream_power_run_tiled(&t, &p, sizes[s], dir, &rt, NULL, NULL, &err);
         CHECK_OK(st);
         if (st) fprintf(stderr, "%s\n", err.message);
         const uint64_t ht = hash_floats(t.heights, n), hat = hash_floats(at, n);
@@ -123,8 +123,8 @@ static const config configs[] = {
     {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05},
     {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0},
     /* 81 diffusion substeps a step: tiles run them 8 at a time on a wider halo. */
-    {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0,
-     0, 5.0},
+    {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0,
+     5.0},
 };
 
 static void test_configs(void)

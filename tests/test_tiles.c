@@ -600,15 +600,14 @@ static void test_fine_steps_in_tiles(void)
                 collect c;
                 memset(&c, 0, sizeof c);
                 c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
-                const trn_graph_tile_options to = {.tile = sizes[k], .node_id = "sp",
-                                                   .pin = pins[q], .cache_dir = TILE_CACHE};
-                CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL,
-                                                  &e));
+                const trn_graph_tile_options to = {
+                    .tile = sizes[k], .node_id = "sp", .pin = pins[q], .cache_dir = TILE_CACHE};
+                CHECK_OK(
+                    trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e));
                 const bool same =
                     memcmp(c.v, val.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0;
                 if (!same)
-                    fprintf(stderr, "variant %zu pin %s tile %u differs\n", v, pins[q],
-                            sizes[k]);
+                    fprintf(stderr, "variant %zu pin %s tile %u differs\n", v, pins[q], sizes[k]);
                 CHECK(same);
                 free(c.v);
             }

@@ -1805,8 +1805,10 @@ static bool spt_io(const spt_grid *g, bool write, uint32_t x0, uint32_t z0, uint
         const size_t at = ((size_t)(z0 + j) * g->nx + x0) * g->elem;
         uint8_t *row = b + (size_t)j * stride * g->elem;
         if (g->mem) {
-            if (write) memcpy(g->mem + at, row, rowb);
-            else memcpy(row, g->mem + at, rowb);
+            if (write)
+                memcpy(g->mem + at, row, rowb);
+            else
+                memcpy(row, g->mem + at, rowb);
             continue;
         }
         size_t done = 0;
@@ -1898,10 +1900,14 @@ static size_t spt_perim_index(const spt_run *r, uint32_t v)
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
     const uint32_t i = v % r->s.nx, j = v / r->s.nx, w = x1 - x0, h = z1 - z0;
     size_t k;
-    if (j == z0) k = i - x0;
-    else if (j == z1 - 1u) k = w + (i - x0);
-    else if (i == x0) k = 2u * (size_t)w + (j - z0);
-    else k = 2u * (size_t)w + h + (j - z0);
+    if (j == z0)
+        k = i - x0;
+    else if (j == z1 - 1u)
+        k = w + (i - x0);
+    else if (i == x0)
+        k = 2u * (size_t)w + (j - z0);
+    else
+        k = 2u * (size_t)w + h + (j - z0);
     return r->perim_at[t] + k;
 }
 
@@ -1923,8 +1929,10 @@ static spt_root *spt_root_find(spt_run *r, uint32_t t, uint32_t v)
     size_t lo = r->root_at[t], hi = r->root_at[t + 1];
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (r->roots[mid].v < v) lo = mid + 1;
-        else hi = mid;
+        if (r->roots[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < r->root_at[t + 1] && r->roots[lo].v == v ? &r->roots[lo] : NULL;
 }
@@ -1994,11 +2002,10 @@ static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t
             path[np++] = x;
             x = rec[x];
         }
-        const uint32_t root = lab[x] != UINT32_MAX
-                                  ? lab[x]
-                                  : (z0 + x / w) * NX + x0 + x % w;
+        const uint32_t root = lab[x] != UINT32_MAX ? lab[x] : (z0 + x / w) * NX + x0 + x % w;
         lab[x] = root;
-        while (np) lab[path[--np]] = root;
+        while (np)
+            lab[path[--np]] = root;
     }
 }
 
@@ -2039,15 +2046,15 @@ static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p,
     }
     const uint32_t tsize = s->pow_table_size;
     if (p->n == 1.0) {
-        double f = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
-                             : p->erodibility * p->dt * pow((double)a * cell_area, p->m) /
-                                   s->dist[c];
+        double f = a < tsize
+                       ? s->f_table[(size_t)cls[c] * tsize + a]
+                       : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
         if (r->kmask) f *= (double)km;
         return (h0 + f * hr) / (1.0 + f);
     }
     const double d = s->dist[c], n_exp = p->n;
-    double F = p->erodibility * p->dt *
-               (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
+    double F =
+        p->erodibility * p->dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
     if (r->kmask) F *= (double)km;
     const double fd = F / pow(d, n_exp);
     double x = h0;
@@ -2104,8 +2111,8 @@ static void spt_halo(const spt_run *r, uint32_t x0, uint32_t z0, uint32_t x1, ui
 /* Uplift (the tile and its halo, each sample as sp_uplift) and the receivers of the tile's
  * samples (sp_receivers on the halo's heights); codes to CODE, heights back to H. Counts
  * pits. */
-static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uint32_t t,
-                               bool rho8, uint32_t salt, uint64_t *pits)
+static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uint32_t t, bool rho8,
+                               uint32_t salt, uint64_t *pits)
 {
     const uint32_t NX = r->s.nx, NZ = r->s.nz;
     uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
@@ -2124,8 +2131,8 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
             if ((r->wb[k] & 1u) || gj < z0 || (gj < z1 && gi < x0)) continue;
             if (r->umask) {
                 /* Not base level, so inside the ring. */
-                r->wh[k] = r->wh[k] +
-                           u * (double)r->umask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+                r->wh[k] =
+                    r->wh[k] + u * (double)r->umask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
             } else {
                 r->wh[k] = r->wh[k] + u * 1.0;
             }
@@ -2160,8 +2167,10 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
             row_fn(mid - ww, mid, mid + ww, seg, ce - cs, r->s.inv_dist);
         for (uint32_t i = x0; i < x1; i++) {
             uint8_t c = i == 0 || i + 1u == NX ? 8 : seg[i - cs];
-            if (r->wb[(size_t)(j - wz0) * ww + (i - wx0)] & 1u) c = 8;
-            else *pits += c == 8;
+            if (r->wb[(size_t)(j - wz0) * ww + (i - wx0)] & 1u)
+                c = 8;
+            else
+                *pits += c == 8;
             code[i - x0] = c;
         }
     }
@@ -2185,10 +2194,9 @@ static bool spt_pass_trees(spt_run *r, uint32_t t)
         const uint32_t v = j * NX + i;
         if (r->wq[k] == UINT32_MAX) {
             const uint8_t c = r->wc[k];
-            const bool ok = c == 8 ? spt_root_add(r, v, UINT32_MAX,
-                                                  (r->wb[k] & 1u) ? SPT_BASE : SPT_PIT)
-                                   : spt_root_add(r, v, (uint32_t)((int64_t)v + r->s.off[c]),
-                                                  SPT_EXIT);
+            const bool ok =
+                c == 8 ? spt_root_add(r, v, UINT32_MAX, (r->wb[k] & 1u) ? SPT_BASE : SPT_PIT)
+                       : spt_root_add(r, v, (uint32_t)((int64_t)v + r->s.off[c]), SPT_EXIT);
             if (!ok) return false;
         }
         if (j == z0 || j + 1u == z1 || i == x0 || i + 1u == x1) spt_perim_put(r, t, i, j, r->wl[k]);
@@ -2215,7 +2223,8 @@ static uint32_t spt_resolve(spt_run *r, uint32_t **stack_buf)
             st[n++] = (uint32_t)(x - r->roots);
             x = spt_root_of(r, x->target);
         }
-        while (n) r->roots[st[--n]].basin = x->basin;
+        while (n)
+            r->roots[st[--n]].basin = x->basin;
     }
     return nb;
 }
@@ -2370,8 +2379,8 @@ static bool spt_route(spt_run *r, spt_table *tab, uint32_t nb, spt_task **tasks_
                     queue[qt++] = child;
                     uint32_t cur = e->ba == b ? e->e.b : e->e.a;
                     uint32_t prev = e->ba == b ? e->e.a : e->e.b;
-                    const spt_root *x = spt_root_find(r, spt_tile_of(r, cur), e->ba == b ? e->lb
-                                                                                         : e->la);
+                    const spt_root *x =
+                        spt_root_find(r, spt_tile_of(r, cur), e->ba == b ? e->lb : e->la);
                     for (;;) {
                         if (ntasks == task_cap) {
                             task_cap = task_cap ? 2 * task_cap : 1024;
@@ -2451,8 +2460,7 @@ static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin
             const uint32_t v = j * NX + i;
             if (r->wq[k] == UINT32_MAX) {
                 const uint8_t c = r->wc[k];
-                if (!spt_root_add(r, v, c == 8 ? UINT32_MAX
-                                               : (uint32_t)((int64_t)v + r->s.off[c]),
+                if (!spt_root_add(r, v, c == 8 ? UINT32_MAX : (uint32_t)((int64_t)v + r->s.off[c]),
                                   c == 8 ? SPT_BASE : SPT_EXIT))
                     return false;
             }
@@ -2544,8 +2552,8 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
             if (inc->visited[t]) continue;
         } else {
             if (inc->done[q] || !inc->known[q]) continue;
-            r->wh[k] = spt_incise_one(r, p, cell_area, x->v, r->wc[k], r->wh[k], inc->hr[q],
-                                      r->wa[k]);
+            r->wh[k] =
+                spt_incise_one(r, p, cell_area, x->v, r->wc[k], r->wh[k], inc->hr[q], r->wa[k]);
             inc->done[q] = 1;
         }
         fresh[k] = 1;
@@ -2636,8 +2644,8 @@ static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, d
         a = b;
         b = swap;
     }
-    return spt_io(&r->H2, true, x0, z0, x1 - x0, z1 - z0,
-                  a + (size_t)(z0 - wz0) * ww + (x0 - wx0), ww);
+    return spt_io(&r->H2, true, x0, z0, x1 - x0, z1 - z0, a + (size_t)(z0 - wz0) * ww + (x0 - wx0),
+                  ww);
 }
 
 /* The walls back to SP_WALL and the border following the land (sp_follow_border), for the
@@ -2958,8 +2966,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             for (size_t q = 0; q < r.nroots; q++) {
                 const spt_root *x = &r.roots[q];
                 if (x->kind != SPT_EXIT) continue;
-                tasks[ntasks++] = (spt_task){spt_tile_of(&r, x->target), x->target, x->count,
-                                             (uint32_t)q};
+                tasks[ntasks++] =
+                    (spt_task){spt_tile_of(&r, x->target), x->target, x->count, (uint32_t)q};
             }
             qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
             for (uint32_t t = 0, q = 0; t <= r.ntiles; t++) {
@@ -3050,8 +3058,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     }
     if (!ok && !st)
         st = trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
-                           "stream power in tiles: %s", dir ? "reading or writing the tile files failed"
-                                                            : "out of memory");
+                           "stream power in tiles: %s",
+                           dir ? "reading or writing the tile files failed" : "out of memory");
     free(tab.keys);
     free(tab.edges);
     free(tasks);

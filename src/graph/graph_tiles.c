@@ -47,7 +47,7 @@ typedef struct tiler {
     trn_status store_status;   /* why a window could not be read (TRN_OK: out of memory) */
     trn_error store_err;
     double last;        /* the last fraction reported (reports never go back) */
-    uint32_t tile;         /* samples per tile edge */
+    uint32_t tile;      /* samples per tile edge */
     const char *cache_dir; /* the disk tile cache's folder (NULL: none) */
 } tiler;
 
