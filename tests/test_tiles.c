@@ -559,6 +559,68 @@ static void test_tile_cache_equal_whole(void)
     remove(TILE_CACHE);
 }
 
+/* With a disk tile cache, the stream power's steps on the output grid keep their state in tiles
+ * there: the same bytes as the whole grid for each routing (mfd's fine steps stay on the whole
+ * grid), border and tile size (dividing the grid or not, one tile), heights and channels. */
+static void test_fine_steps_in_tiles(void)
+{
+    static const char *const variants[] = {
+        "\"border\":\"outlets\",\"relief\":\"input\"",
+        "\"routing\":\"d8\",\"border\":\"fixed\",\"sea_level\":8",
+        "\"fine_routing\":\"mfd\"",
+    };
+    for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"size\":[640,640],\"resolution\":[%u,%u],\"seed\":5,\"default_landform\":"
+                 "\"hills\",\"landforms\":{\"hills\":{\"height_variation\":60,\"feature_size\":"
+                 "200,\"octaves\":5}},\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":"
+                 "[0.4,0.6,0.3,1]}},\"graph\":{\"format_version\":1,\"output\":\"out\","
+                 "\"nodes\":[{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{"
+                 "\"height_variation\":60,\"feature_size\":200,\"octaves\":5}},"
+                 "{\"id\":\"sp\",\"type\":\"stream_power\",\"params\":{\"coarsen\":4,"
+                 "\"fine_steps\":3,\"steps\":6,%s},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                 "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+                 "\"sp\",\"pin\":\"field\"}}}]}}",
+                 CELLS, CELLS, variants[v]);
+        trn_recipe r;
+        trn_graph g;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "fine.json", &r, NULL, &e));
+        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = 1;
+        trn_graph_run *run = NULL;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        static const char *const pins[] = {"field", "channels"};
+        const uint32_t sizes[] = {16, 23, 1000};
+        for (int q = 0; q < 2 && run; q++) {
+            trn_graph_value val;
+            CHECK_OK(trn_graph_run_output(run, "sp", pins[q], &val, &e));
+            for (int k = 0; k < 3; k++) {
+                collect c;
+                memset(&c, 0, sizeof c);
+                c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+                const trn_graph_tile_options to = {
+                    .tile = sizes[k], .node_id = "sp", .pin = pins[q], .cache_dir = TILE_CACHE};
+                CHECK_OK(
+                    trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e));
+                const bool same =
+                    memcmp(c.v, val.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0;
+                if (!same)
+                    fprintf(stderr, "variant %zu pin %s tile %u differs\n", v, pins[q], sizes[k]);
+                CHECK(same);
+                free(c.v);
+            }
+        }
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    remove(TILE_CACHE);
+}
+
 /* ---- sculpt and protection strokes on tiles ---- */
 
 /* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
@@ -958,6 +1020,7 @@ int main(void)
     RUN(test_tile_progress);
     RUN(test_global_solver_seam);
     RUN(test_tile_cache_equal_whole);
+    RUN(test_fine_steps_in_tiles);
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);

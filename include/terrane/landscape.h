@@ -167,6 +167,17 @@ typedef struct trn_evolve_options {
                                law there (dt and diffusion divided by its factor, as the fine
                                steps): each level cuts valleys at its own scale, tributaries of
                                the coarser ones, so valleys of several sizes nest. */
+    /* fine_tile > 0: the fine steps keep their state in square tiles of that many samples,
+     * worked on one at a time, in unlinked files under fine_dir (NULL: in memory), so their
+     * memory no longer grows with the grid (about 26 bytes a sample on disk instead of about 47
+     * in memory); the same bytes as on the whole grid. Fine steps with mfd routing, deposition
+     * or a critical slope run on the whole grid whatever this says (default 0: whole grid). */
+    uint32_t fine_tile;
+    const char *fine_dir;
+    /* true: the field's heights (malloc'd) are freed as soon as the fine steps' input is made,
+     * a whole grid less at the peak; on an error the field is then left without heights
+     * (NULL). Default false: on an error the field is as it was. */
+    bool free_input;
 } trn_evolve_options;
 
 void trn_evolve_options_default(trn_evolve_options *o);

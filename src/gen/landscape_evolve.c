@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/landscape.h"
+#include "gen/stream_power_tiled.h"
 #include "terrane/resample.h"
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
@@ -578,6 +579,10 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
              * (trn_evolve_options). Uplift as configured, its mask interpolated like the area,
              * so the evolved network stays at its steady state. Run on a view of the result,
              * so a cancelled run leaves the field as it was. */
+            if (fine_steps && !st && o->free_input) {
+                free(field->heights);
+                field->heights = NULL;
+            }
             if (fine_steps && !st) {
                 trn_field fine = *field;
                 fine.heights = out;
@@ -590,7 +595,11 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 if (o->fine_routing != TRN_ROUTING_SAME) fsp.routing = o->fine_routing;
                 fsp.seed = seed ^ 0x46494E45ull; /* other draws than the coarse run's */
                 fsp.drainage_area = full_area;
-                st = trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
+                const bool tiled = o->fine_tile > 0 && fsp.routing != TRN_ROUTING_MFD &&
+                                   !(fsp.deposition > 0) && !(fsp.critical_slope > 0);
+                st = tiled ? trn_stream_power_run_tiled(&fine, &fsp, o->fine_tile, o->fine_dir,
+                                                        NULL, progress, user, err)
+                           : trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
             }
             if (!st && umask_out) {
                 *umask_out = fine_mask;
@@ -605,7 +614,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             if (st) {
                 free(out);
             } else {
-                free(field->heights);
+                free(field->heights); /* NULL when already freed */
                 field->heights = out;
                 field->quantum = field->quantum_base = 0;
             }

@@ -1,15 +1,19 @@
 /* Stream-power landscape evolution (Braun and Willett 2013) with diffusion and pit routing. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/checked.h"
 #include "core/progress.h"
 #include "terrane/landscape.h"
 #include "gen/d8.h"
+#include "gen/stream_power_tiled.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -1785,5 +1789,1329 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     free(pad_mask);
     free(pad_kmask);
     sp_free(&s);
+    return st;
+}
+
+/* ---- Tiled runs: the same steps with the grid in tiles, held in memory or in a file ---- */
+
+/* A grid of fixed-size elements, in memory or in an unlinked temporary file, read and written
+ * by windows of rows. */
+typedef struct spt_grid {
+    uint8_t *mem;
+    int fd;
+    size_t elem;
+    uint32_t nx, nz;
+} spt_grid;
+
+static bool spt_grid_open(spt_grid *g, const char *dir, uint32_t nx, uint32_t nz, size_t elem)
+{
+    g->nx = nx;
+    g->nz = nz;
+    g->elem = elem;
+    g->mem = NULL;
+    g->fd = -1;
+    const size_t bytes = (size_t)nx * nz * elem;
+    if (!dir) {
+        g->mem = malloc(bytes ? bytes : 1);
+        return g->mem != NULL;
+    }
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/terrane-sp-XXXXXX", dir) >= (int)sizeof path) return false;
+    const int fd = mkstemp(path);
+    if (fd < 0) return false;
+    unlink(path); /* gone with the descriptor, whatever happens */
+    if (ftruncate(fd, (off_t)bytes) != 0) {
+        close(fd);
+        return false;
+    }
+    g->fd = fd;
+    return true;
+}
+
+static void spt_grid_close(spt_grid *g)
+{
+    free(g->mem);
+    if (g->fd >= 0) close(g->fd);
+    g->mem = NULL;
+    g->fd = -1;
+}
+
+/* Rows z0 .. z0 + h - 1, columns x0 .. x0 + w - 1, to or from buf (rows stride elements apart). */
+static bool spt_io(const spt_grid *g, bool write, uint32_t x0, uint32_t z0, uint32_t w, uint32_t h,
+                   void *buf, size_t stride)
+{
+    uint8_t *b = buf;
+    const size_t rowb = (size_t)w * g->elem;
+    for (uint32_t j = 0; j < h; j++) {
+        const size_t at = ((size_t)(z0 + j) * g->nx + x0) * g->elem;
+        uint8_t *row = b + (size_t)j * stride * g->elem;
+        if (g->mem) {
+            if (write)
+                memcpy(g->mem + at, row, rowb);
+            else
+                memcpy(row, g->mem + at, rowb);
+            continue;
+        }
+        size_t done = 0;
+        while (done < rowb) {
+            const ssize_t r = write ? pwrite(g->fd, row + done, rowb - done, (off_t)(at + done))
+                                    : pread(g->fd, row + done, rowb - done, (off_t)(at + done));
+            if (r <= 0) return false;
+            done += (size_t)r;
+        }
+    }
+    return true;
+}
+
+/* A root of a tile's part of the receiver forest: a base-level sample, a pit, or an exit (a
+ * sample whose receiver lies in another tile). */
+enum { SPT_BASE = 0, SPT_PIT = 1, SPT_EXIT = 2 };
+typedef struct spt_root {
+    uint32_t v, target; /* the sample; an exit's receiver */
+    uint32_t basin;     /* its basin (exits: the basin of the tree they join) */
+    uint32_t count;     /* after routing: an exit's samples draining through it in its tile */
+    uint8_t kind;
+} spt_root;
+
+/* A pass between two basins with the local roots of its two samples (where carving starts). */
+typedef struct spt_edge {
+    sp_edge e;
+    uint32_t ba, bb, la, lb;
+} spt_edge;
+
+static int spt_edge_cmp(const void *x, const void *y)
+{
+    return edge_cmp(&((const spt_edge *)x)->e, &((const spt_edge *)y)->e);
+}
+
+/* A task for one tile: reverse the receivers from start (draining to prev) down its tree. Also
+ * used for inflows: sample start receives count samples from other tiles. */
+typedef struct spt_task {
+    uint32_t tile, start, prev;
+    uint32_t exit; /* incision: the exit this target feeds */
+} spt_task;
+
+static int spt_task_cmp(const void *x, const void *y)
+{
+    const spt_task *a = x, *b = y;
+    if (a->tile != b->tile) return a->tile < b->tile ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+typedef struct spt_run {
+    sp_state s; /* dist, off, tables and the kernels' choice; no per-sample arrays */
+    uint32_t T, tnx, tnz, ntiles, pad, fnx, fnz;
+    spt_grid H, H2, BASE, CODE, LR, AREA;
+    /* Per tile: its roots (sorted by sample) and its perimeter's local roots. */
+    size_t *root_at;
+    spt_root *roots;
+    size_t nroots, root_cap;
+    size_t *perim_at;
+    uint32_t *perim;
+    /* Work buffers of a tile with its halo. */
+    double *wh, *wo;
+    uint8_t *wb, *wc;
+    uint32_t *wl, *wa, *wq, *wd;
+    uint8_t *wk;
+    double *wd2, *wo2; /* diffusion: the tile grown by SPT_SUBSTEPS samples */
+    uint8_t *wb2;
+    const float *umask, *kmask; /* field layout */
+} spt_run;
+
+static void spt_tile_box(const spt_run *r, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1,
+                         uint32_t *z1)
+{
+    const uint32_t ti = t % r->tnx, tj = t / r->tnx;
+    *x0 = ti * r->T;
+    *z0 = tj * r->T;
+    *x1 = *x0 + r->T < r->s.nx ? *x0 + r->T : r->s.nx;
+    *z1 = *z0 + r->T < r->s.nz ? *z0 + r->T : r->s.nz;
+}
+
+static uint32_t spt_tile_of(const spt_run *r, uint32_t v)
+{
+    return (v / r->s.nx) / r->T * r->tnx + (v % r->s.nx) / r->T;
+}
+
+/* Where sample v (on its tile's perimeter) sits in that tile's perimeter list. */
+static size_t spt_perim_index(const spt_run *r, uint32_t v)
+{
+    const uint32_t t = spt_tile_of(r, v);
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t i = v % r->s.nx, j = v / r->s.nx, w = x1 - x0, h = z1 - z0;
+    size_t k;
+    if (j == z0)
+        k = i - x0;
+    else if (j == z1 - 1u)
+        k = w + (i - x0);
+    else if (i == x0)
+        k = 2u * (size_t)w + (j - z0);
+    else
+        k = 2u * (size_t)w + h + (j - z0);
+    return r->perim_at[t] + k;
+}
+
+/* The perimeter slots of a tile's sample (i, j): up to two (corners), SIZE_MAX when none. */
+static void spt_perim_put(spt_run *r, uint32_t t, uint32_t i, uint32_t j, uint32_t value)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0;
+    uint32_t *p = r->perim + r->perim_at[t];
+    if (j == z0) p[i - x0] = value;
+    if (j == z1 - 1u) p[w + (i - x0)] = value;
+    if (i == x0) p[2u * w + (j - z0)] = value;
+    if (i == x1 - 1u) p[2u * w + h + (j - z0)] = value;
+}
+
+static spt_root *spt_root_find(spt_run *r, uint32_t t, uint32_t v)
+{
+    size_t lo = r->root_at[t], hi = r->root_at[t + 1];
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (r->roots[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->root_at[t + 1] && r->roots[lo].v == v ? &r->roots[lo] : NULL;
+}
+
+/* The root of the tile's tree that sample v (on a tile's perimeter) belongs to. */
+static spt_root *spt_root_of(spt_run *r, uint32_t v)
+{
+    return spt_root_find(r, spt_tile_of(r, v), r->perim[spt_perim_index(r, v)]);
+}
+
+static bool spt_root_add(spt_run *r, uint32_t v, uint32_t target, uint8_t kind)
+{
+    if (r->nroots == r->root_cap) {
+        const size_t cap = r->root_cap ? 2 * r->root_cap : 4096;
+        spt_root *n = realloc(r->roots, cap * sizeof *n);
+        if (!n) return false;
+        r->roots = n;
+        r->root_cap = cap;
+    }
+    r->roots[r->nroots++] = (spt_root){v, target, UINT32_MAX, 0, kind};
+    return true;
+}
+
+/* The D8 code from sample v to its neighbour q. */
+static uint8_t spt_code_to(const spt_run *r, uint32_t v, uint32_t q)
+{
+    const int64_t di = (int64_t)(q % r->s.nx) - (int64_t)(v % r->s.nx);
+    const int64_t dj = (int64_t)(q / r->s.nx) - (int64_t)(v / r->s.nx);
+    for (uint8_t d = 0; d < 8; d++)
+        if (TRN_D8_DI[d] == di && TRN_D8_DJ[d] == dj) return d;
+    return 8;
+}
+
+/* The tile's trees: for each sample of the tile (local index) its receiver in the tile or
+ * UINT32_MAX (a root), and the local root (lab, global index of the root) of every sample
+ * (which 2) or of the perimeter's (which 1; the others' lab on the way) or of none (which 0).
+ * codes in wc (tile layout). Labels set along each path walked keep it linear. */
+static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t h, int which)
+{
+    const uint32_t NX = r->s.nx;
+    const size_t tn = (size_t)w * h;
+    uint32_t *rec = r->wq, *lab = r->wl;
+    for (size_t k = 0; k < tn; k++) {
+        const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+        const uint8_t c = r->wc[k];
+        rec[k] = UINT32_MAX;
+        lab[k] = UINT32_MAX;
+        if (c == 8) continue;
+        const int64_t ii = (int64_t)i + TRN_D8_DI[c], jj = (int64_t)j + TRN_D8_DJ[c];
+        if (ii < x0 || jj < z0 || ii >= (int64_t)x0 + w || jj >= (int64_t)z0 + h) continue;
+        rec[k] = (uint32_t)((size_t)(jj - z0) * w + (size_t)(ii - x0));
+    }
+    if (!which) return;
+    uint32_t *path = r->wd;
+    for (size_t k = 0; k < tn; k++) {
+        if (lab[k] != UINT32_MAX) continue;
+        if (which == 1) {
+            const uint32_t i = (uint32_t)(k % w), j = (uint32_t)(k / w);
+            if (!(i == 0 || j == 0 || i + 1u == w || j + 1u == h)) {
+                k = (size_t)j * w + w - 2u; /* on to the row's last sample */
+                continue;
+            }
+        }
+        size_t np = 0;
+        uint32_t x = (uint32_t)k;
+        while (lab[x] == UINT32_MAX && rec[x] != UINT32_MAX) {
+            path[np++] = x;
+            x = rec[x];
+        }
+        const uint32_t root = lab[x] != UINT32_MAX ? lab[x] : (z0 + x / w) * NX + x0 + x % w;
+        lab[x] = root;
+        while (np)
+            lab[path[--np]] = root;
+    }
+}
+
+/* Samples draining through each sample within the tile (1 each plus inflow already in wa), in
+ * any order with donors first (whole counts: the order does not change the sums). */
+static void spt_accumulate(spt_run *r, size_t tn)
+{
+    uint32_t *rec = r->wq, *deg = r->wd, *area = r->wa, *queue = r->wl;
+    for (size_t k = 0; k < tn; k++)
+        deg[k] = 0;
+    for (size_t k = 0; k < tn; k++)
+        if (rec[k] != UINT32_MAX) deg[rec[k]]++;
+    size_t qh = 0, qt = 0;
+    for (size_t k = 0; k < tn; k++)
+        if (!deg[k]) queue[qt++] = (uint32_t)k;
+    while (qh < qt) {
+        const uint32_t v = queue[qh++], x = rec[v];
+        if (x == UINT32_MAX) continue;
+        area[x] += area[v];
+        if (--deg[x] == 0) queue[qt++] = x;
+    }
+}
+
+/* The implicit incision of one sample given its receiver's new height hr: incise_range's
+ * operations for it. */
+static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p, double cell_area,
+                             uint32_t v, uint8_t c, double h0, double hr, uint32_t a)
+{
+    static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
+    const sp_state *s = &r->s;
+    if (h0 <= hr) return h0;
+    if ((double)a * cell_area < p->channel_threshold) return h0;
+    float km = 1.0f;
+    if (r->kmask) {
+        const uint32_t i = v % s->nx, j = v / s->nx;
+        const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
+        if (!ring) km = r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
+    }
+    const uint32_t tsize = s->pow_table_size;
+    if (p->n == 1.0) {
+        double f = a < tsize
+                       ? s->f_table[(size_t)cls[c] * tsize + a]
+                       : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
+        if (r->kmask) f *= (double)km;
+        return (h0 + f * hr) / (1.0 + f);
+    }
+    const double d = s->dist[c], n_exp = p->n;
+    double F =
+        p->erodibility * p->dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
+    if (r->kmask) F *= (double)km;
+    const double fd = F / pow(d, n_exp);
+    double x = h0;
+    for (int it = 0; it < 50; it++) {
+        const double dh = x - hr;
+        const double g = x - h0 + fd * pow(dh, n_exp);
+        const double gp = 1.0 + fd * n_exp * pow(dh, n_exp - 1.0);
+        double nx = x - g / gp;
+        if (nx <= hr) nx = hr + (x - hr) * 0.5;
+        if (fabs(nx - x) <= 1e-12 * (fabs(x) + 1.0)) {
+            x = nx;
+            break;
+        }
+        x = nx;
+    }
+    return x;
+}
+
+static void spt_free(spt_run *r)
+{
+    spt_grid *g[6] = {&r->H, &r->H2, &r->BASE, &r->CODE, &r->LR, &r->AREA};
+    for (int k = 0; k < 6; k++)
+        spt_grid_close(g[k]);
+    free(r->root_at);
+    free(r->roots);
+    free(r->perim_at);
+    free(r->perim);
+    free(r->wh);
+    free(r->wo);
+    free(r->wb);
+    free(r->wc);
+    free(r->wl);
+    free(r->wa);
+    free(r->wq);
+    free(r->wd);
+    free(r->wk);
+    free(r->wd2);
+    free(r->wo2);
+    free(r->wb2);
+    free(r->s.pow_table);
+    free(r->s.f_table);
+}
+
+/* The halo window of tile t: one sample around it, cut at the grid's edge. */
+static void spt_halo(const spt_run *r, uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
+                     uint32_t *wx0, uint32_t *wz0, uint32_t *ww, uint32_t *wh)
+{
+    *wx0 = x0 ? x0 - 1u : 0;
+    *wz0 = z0 ? z0 - 1u : 0;
+    *ww = (x1 < r->s.nx ? x1 + 1u : x1) - *wx0;
+    *wh = (z1 < r->s.nz ? z1 + 1u : z1) - *wz0;
+}
+
+/* Uplift (the tile and its halo, each sample as sp_uplift) and the receivers of the tile's
+ * samples (sp_receivers on the halo's heights); codes to CODE, heights back to H. Counts
+ * pits. */
+static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uint32_t t, bool rho8,
+                               uint32_t salt, uint64_t *pits)
+{
+    const uint32_t NX = r->s.nx, NZ = r->s.nz;
+    uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
+    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, r->wh, ww) ||
+        !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb, ww))
+        return false;
+    const double u = p->uplift * p->dt;
+    for (uint32_t j = 0; j < wh; j++)
+        for (uint32_t i = 0; i < ww; i++) {
+            const size_t k = (size_t)j * ww + i;
+            const uint32_t gi = wx0 + i, gj = wz0 + j;
+            /* The halo's samples in earlier tiles (the row above, the column to the left) are
+             * uplifted already: tiles go in order. */
+            if ((r->wb[k] & 1u) || gj < z0 || (gj < z1 && gi < x0)) continue;
+            if (r->umask) {
+                /* Not base level, so inside the ring. */
+                r->wh[k] =
+                    r->wh[k] + u * (double)r->umask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+            } else {
+                r->wh[k] = r->wh[k] + u * 1.0;
+            }
+        }
+    const size_t off = (size_t)(z0 - wz0) * ww + (x0 - wx0);
+    if (!spt_io(&r->H, true, x0, z0, x1 - x0, z1 - z0, r->wh + off, ww)) return false;
+    receivers_row_fn row_fn = receivers_row_default;
+    receivers_rho8_fn rho8_fn = receivers_rho8_default;
+#if HAVE_AVX2_VARIANT
+    if (r->s.avx2) {
+        row_fn = receivers_row_avx2;
+        rho8_fn = receivers_rho8_avx2;
+    }
+#endif
+    const double inv_x = 1.0 / r->s.dx, inv_z = 1.0 / r->s.dz;
+    const double inv_unit = 1.4142135623730951 / r->s.dd;
+    const uint32_t w = x1 - x0;
+    uint8_t *seg = r->wk;
+    for (uint32_t j = z0; j < z1; j++) {
+        uint8_t *code = r->wc + (size_t)(j - z0) * w;
+        if (j == 0 || j + 1u == NZ) {
+            memset(code, 8, w);
+            continue;
+        }
+        const uint32_t cs = (x0 > 1u ? x0 : 1u) - 1u;
+        const uint32_t ce = (x1 < NX - 1u ? x1 : NX - 1u) + 1u;
+        const double *mid = r->wh + (size_t)(j - wz0) * ww + (cs - wx0);
+        if (rho8)
+            rho8_fn(mid - ww, mid, mid + ww, seg, ce - cs, inv_x, inv_z, inv_unit,
+                    (uint32_t)((size_t)j * NX + cs), salt);
+        else
+            row_fn(mid - ww, mid, mid + ww, seg, ce - cs, r->s.inv_dist);
+        for (uint32_t i = x0; i < x1; i++) {
+            uint8_t c = i == 0 || i + 1u == NX ? 8 : seg[i - cs];
+            if (r->wb[(size_t)(j - wz0) * ww + (i - wx0)] & 1u)
+                c = 8;
+            else
+                *pits += c == 8;
+            code[i - x0] = c;
+        }
+    }
+    return spt_io(&r->CODE, true, x0, z0, w, z1 - z0, r->wc, w);
+}
+
+/* The tile's trees before routing: local roots to LR, the roots (in sample order) and the
+ * perimeter's local roots to the tables. Tiles in order. */
+static bool spt_pass_trees(spt_run *r, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
+    if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
+        !spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w))
+        return false;
+    spt_label(r, x0, z0, w, h, 2);
+    r->root_at[t] = r->nroots;
+    for (size_t k = 0; k < (size_t)w * h; k++) {
+        const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+        const uint32_t v = j * NX + i;
+        if (r->wq[k] == UINT32_MAX) {
+            const uint8_t c = r->wc[k];
+            const bool ok =
+                c == 8 ? spt_root_add(r, v, UINT32_MAX, (r->wb[k] & 1u) ? SPT_BASE : SPT_PIT)
+                       : spt_root_add(r, v, (uint32_t)((int64_t)v + r->s.off[c]), SPT_EXIT);
+            if (!ok) return false;
+        }
+        if (j == z0 || j + 1u == z1 || i == x0 || i + 1u == x1) spt_perim_put(r, t, i, j, r->wl[k]);
+    }
+    r->root_at[t + 1] = r->nroots;
+    return spt_io(&r->LR, true, x0, z0, w, h, r->wl, w);
+}
+
+/* Each root's basin: base level 0, pits numbered, exits that of the tree they flow into.
+ * Returns the number of basins. */
+static uint32_t spt_resolve(spt_run *r, uint32_t **stack_buf)
+{
+    uint32_t nb = 1;
+    for (size_t q = 0; q < r->nroots; q++) {
+        spt_root *x = &r->roots[q];
+        x->basin = x->kind == SPT_BASE ? 0 : x->kind == SPT_PIT ? nb++ : UINT32_MAX;
+    }
+    uint32_t *st = *stack_buf;
+    for (size_t q = 0; q < r->nroots; q++) {
+        if (r->roots[q].basin != UINT32_MAX) continue;
+        size_t n = 0;
+        spt_root *x = &r->roots[q];
+        while (x->basin == UINT32_MAX) {
+            st[n++] = (uint32_t)(x - r->roots);
+            x = spt_root_of(r, x->target);
+        }
+        while (n)
+            r->roots[st[--n]].basin = x->basin;
+    }
+    return nb;
+}
+
+/* The lowest pass of every pair of basins (the table keyed by the pair). */
+typedef struct spt_table {
+    size_t cap, count;
+    uint64_t *keys;
+    spt_edge *edges;
+} spt_table;
+
+static bool spt_table_put(spt_table *t, uint64_t key, const spt_edge *e)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        const size_t ncap = t->cap ? 2 * t->cap : 4096;
+        uint64_t *nk = malloc(ncap * sizeof *nk);
+        spt_edge *ne = malloc(ncap * sizeof *ne);
+        if (!nk || !ne) {
+            free(nk);
+            free(ne);
+            return false;
+        }
+        for (size_t k = 0; k < ncap; k++)
+            nk[k] = UINT64_MAX;
+        for (size_t k = 0; k < t->cap; k++) {
+            if (t->keys[k] == UINT64_MAX) continue;
+            size_t hh = (size_t)((t->keys[k] * 0x9E3779B97F4A7C15ull) >> 20) & (ncap - 1);
+            while (nk[hh] != UINT64_MAX)
+                hh = (hh + 1) & (ncap - 1);
+            nk[hh] = t->keys[k];
+            ne[hh] = t->edges[k];
+        }
+        free(t->keys);
+        free(t->edges);
+        t->keys = nk;
+        t->edges = ne;
+        t->cap = ncap;
+    }
+    size_t hh = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
+    while (t->keys[hh] != UINT64_MAX && t->keys[hh] != key)
+        hh = (hh + 1) & (t->cap - 1);
+    if (t->keys[hh] == UINT64_MAX) {
+        t->keys[hh] = key;
+        t->edges[hh] = *e;
+        t->count++;
+    } else if (edge_cmp(&e->e, &t->edges[hh].e) < 0) {
+        t->edges[hh] = *e;
+    }
+    return true;
+}
+
+/* The basin of a sample whose local root is lr, in tile t (a one-entry cache per call site). */
+static uint32_t spt_basin(spt_run *r, uint32_t t, uint32_t lr, uint32_t *ct, uint32_t *clr,
+                          uint32_t *cb)
+{
+    if (t == *ct && lr == *clr) return *cb;
+    *ct = t;
+    *clr = lr;
+    *cb = spt_root_find(r, t, lr)->basin;
+    return *cb;
+}
+
+/* Every neighbouring pair (v, q > v) with v in the tile and the two in different basins:
+ * sp_passes's edges on the uplifted heights. */
+static bool spt_pass_passes(spt_run *r, uint32_t t, spt_table *tab)
+{
+    const uint32_t NX = r->s.nx, NZ = r->s.nz;
+    uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
+    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, r->wh, ww) ||
+        !spt_io(&r->LR, false, wx0, wz0, ww, wh, r->wl, ww))
+        return false;
+    uint32_t c1t = UINT32_MAX, c1l = UINT32_MAX, c1b = 0, c2t = UINT32_MAX, c2l = UINT32_MAX,
+             c2b = 0;
+    for (uint32_t j = z0; j < z1; j++)
+        for (uint32_t i = x0; i < x1; i++) {
+            const size_t kv = (size_t)(j - wz0) * ww + (i - wx0);
+            const uint32_t lv = r->wl[kv];
+            for (int d = 0; d < 4; d++) {
+                const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+                if (ii < 0 || ii >= NX || jj >= NZ) continue;
+                const size_t kq = (size_t)(jj - wz0) * ww + (size_t)(ii - wx0);
+                const uint32_t lq = r->wl[kq];
+                if (lq == lv) continue;
+                const uint32_t v = j * NX + i, q = (uint32_t)jj * NX + (uint32_t)ii;
+                const uint32_t bv = spt_basin(r, t, lv, &c1t, &c1l, &c1b);
+                const uint32_t bq = spt_basin(r, spt_tile_of(r, q), lq, &c2t, &c2l, &c2b);
+                if (bv == bq) continue;
+                const double hv = r->wh[kv], hq = r->wh[kq];
+                const spt_edge e = {{hv > hq ? hv : hq, v, q}, bv, bq, lv, lq};
+                const uint64_t key = bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
+                if (!spt_table_put(tab, key, &e)) return false;
+            }
+        }
+    return true;
+}
+
+/* Kruskal's tree over the lowest passes, oriented from the outlet basin (0), as
+ * sp_route_pits; the carving tasks of every child basin, per tile: from its pass sample down
+ * its old receivers to its pit, one task per tile the path crosses. */
+static bool spt_route(spt_run *r, spt_table *tab, uint32_t nb, spt_task **tasks_out,
+                      size_t *ntasks_out)
+{
+    spt_edge *edges = malloc((tab->count ? tab->count : 1) * sizeof *edges);
+    uint32_t *parent = malloc((size_t)nb * sizeof *parent);
+    uint32_t *off = calloc((size_t)nb + 1u, sizeof *off);
+    uint32_t *queue = malloc((size_t)nb * sizeof *queue);
+    uint8_t *seen = calloc(nb, 1);
+    uint32_t *adj = NULL;
+    spt_task *tasks = NULL;
+    size_t ntasks = 0, task_cap = 0;
+    bool ok = edges && parent && off && queue && seen;
+    if (ok) {
+        size_t c = 0;
+        for (size_t k = 0; k < tab->cap; k++)
+            if (tab->keys[k] != UINT64_MAX) edges[c++] = tab->edges[k];
+        qsort(edges, c, sizeof *edges, spt_edge_cmp);
+        for (uint32_t b = 0; b < nb; b++)
+            parent[b] = b;
+        size_t chosen = 0;
+        for (size_t e = 0; e < c && chosen + 1u < nb; e++) {
+            const uint32_t x = uf_find(parent, edges[e].ba), y = uf_find(parent, edges[e].bb);
+            if (x == y) continue;
+            parent[x] = y;
+            edges[chosen++] = edges[e];
+        }
+        adj = malloc((chosen ? 2 * chosen : 1) * sizeof *adj);
+        ok = adj != NULL;
+        if (ok) {
+            for (size_t e = 0; e < chosen; e++) {
+                off[edges[e].ba + 1]++;
+                off[edges[e].bb + 1]++;
+            }
+            for (uint32_t b = 0; b < nb; b++)
+                off[b + 1] += off[b];
+            memcpy(parent, off, (size_t)nb * sizeof *parent);
+            for (size_t e = 0; e < chosen; e++) {
+                adj[parent[edges[e].ba]++] = (uint32_t)e;
+                adj[parent[edges[e].bb]++] = (uint32_t)e;
+            }
+            size_t qh = 0, qt = 0;
+            queue[qt++] = 0;
+            seen[0] = 1;
+            while (qh < qt && ok) {
+                const uint32_t b = queue[qh++];
+                for (uint32_t k = off[b]; k < off[b + 1] && ok; k++) {
+                    const spt_edge *e = &edges[adj[k]];
+                    const uint32_t child = e->ba == b ? e->bb : e->ba;
+                    if (seen[child]) continue;
+                    seen[child] = 1;
+                    queue[qt++] = child;
+                    uint32_t cur = e->ba == b ? e->e.b : e->e.a;
+                    uint32_t prev = e->ba == b ? e->e.a : e->e.b;
+                    const spt_root *x =
+                        spt_root_find(r, spt_tile_of(r, cur), e->ba == b ? e->lb : e->la);
+                    for (;;) {
+                        if (ntasks == task_cap) {
+                            task_cap = task_cap ? 2 * task_cap : 1024;
+                            spt_task *n = realloc(tasks, task_cap * sizeof *n);
+                            if (!n) {
+                                ok = false;
+                                break;
+                            }
+                            tasks = n;
+                        }
+                        tasks[ntasks++] = (spt_task){spt_tile_of(r, cur), cur, prev, 0};
+                        if (x->kind != SPT_EXIT) break; /* the pit */
+                        prev = x->v;
+                        cur = x->target;
+                        x = spt_root_of(r, cur);
+                    }
+                }
+            }
+        }
+    }
+    free(edges);
+    free(parent);
+    free(off);
+    free(queue);
+    free(seen);
+    free(adj);
+    if (ok && ntasks) qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
+    if (!ok) {
+        free(tasks);
+        tasks = NULL;
+        ntasks = 0;
+    }
+    *tasks_out = tasks;
+    *ntasks_out = ntasks;
+    return ok;
+}
+
+/* The carving in one tile: each task's receivers reversed down to its pit or the tile's edge. */
+static bool spt_pass_carve(spt_run *r, uint32_t t, const spt_task *task, size_t n)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
+    if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w)) return false;
+    for (size_t q = 0; q < n; q++) {
+        uint32_t cur = task[q].start, prev = task[q].prev;
+        for (;;) {
+            const size_t k = (size_t)(cur / NX - z0) * w + (cur % NX - x0);
+            const uint8_t oc = r->wc[k];
+            r->wc[k] = spt_code_to(r, cur, prev);
+            if (oc == 8) break;
+            const uint32_t nxt = (uint32_t)((int64_t)cur + r->s.off[oc]);
+            const uint32_t ni = nxt % NX, nj = nxt / NX;
+            if (ni < x0 || ni >= x1 || nj < z0 || nj >= z1) break;
+            prev = cur;
+            cur = nxt;
+        }
+    }
+    return spt_io(&r->CODE, true, x0, z0, w, h, r->wc, w);
+}
+
+/* The routed forest in one tile: its roots (base level and exits, each exit with the samples
+ * draining through it here) and its perimeter's local roots. With inflow (tasks sorted by
+ * sample: samples arriving from other tiles), the tile's full drainage area to AREA. */
+static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin, bool final)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
+    const size_t tn = (size_t)w * h;
+    if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w)) return false;
+    spt_label(r, x0, z0, w, h, final ? 0 : 1);
+    if (!final) {
+        r->root_at[t] = r->nroots;
+        for (size_t k = 0; k < tn; k++) {
+            const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+            const uint32_t v = j * NX + i;
+            if (r->wq[k] == UINT32_MAX) {
+                const uint8_t c = r->wc[k];
+                if (!spt_root_add(r, v, c == 8 ? UINT32_MAX : (uint32_t)((int64_t)v + r->s.off[c]),
+                                  c == 8 ? SPT_BASE : SPT_EXIT))
+                    return false;
+            }
+            if (j == z0 || j + 1u == z1 || i == x0 || i + 1u == x1)
+                spt_perim_put(r, t, i, j, r->wl[k]);
+        }
+        r->root_at[t + 1] = r->nroots;
+    }
+    for (size_t k = 0; k < tn; k++)
+        r->wa[k] = 1;
+    for (size_t q = 0; q < nin; q++) {
+        const uint32_t v = in[q].start;
+        r->wa[(size_t)(v / NX - z0) * w + (v % NX - x0)] += in[q].prev;
+    }
+    spt_accumulate(r, tn);
+    if (final) return spt_io(&r->AREA, true, x0, z0, w, h, r->wa, w);
+    for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
+        const uint32_t v = r->roots[q].v;
+        r->roots[q].count = r->wa[(size_t)(v / NX - z0) * w + (v % NX - x0)];
+    }
+    return true;
+}
+
+/* Incision in upstream rounds. Each exit (a root of the routed forest, index into roots) waits
+ * for its receiver's new height (hr, set when known); a tile solves every tree whose root can
+ * go (base level on the first visit, exits whose receiver is known), donors after receivers, each
+ * sample once from the same operands as incise_range, and hands the new heights of samples
+ * that other tiles' exits drain into to those exits. */
+typedef struct spt_incision {
+    double *hr;
+    uint8_t *known, *done;
+    const spt_task *feeds; /* per tile (sorted by tile, sample): sample start feeds exit */
+    const size_t *feed_at;
+    uint8_t *visited;
+} spt_incision;
+
+static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double cell_area,
+                            uint32_t t, spt_incision *inc, uint32_t *wake, size_t *nwake,
+                            uint8_t *queued)
+{
+    /* Nothing to do (no base level left to start from, no exit newly known): no reading. */
+    bool any = false;
+    for (size_t q = r->root_at[t]; q < r->root_at[t + 1] && !any; q++) {
+        const spt_root *x = &r->roots[q];
+        any = x->kind == SPT_BASE ? !inc->visited[t] : inc->known[q] && !inc->done[q];
+    }
+    if (!any) {
+        inc->visited[t] = 1;
+        return true;
+    }
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
+    const size_t tn = (size_t)w * h;
+    if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
+        !spt_io(&r->AREA, false, x0, z0, w, h, r->wa, w) ||
+        !spt_io(&r->H, false, x0, z0, w, h, r->wh, w))
+        return false;
+    /* Donors in the tile as lists (counting sort by receiver). */
+    uint32_t *rec = r->wq, *start = r->wd, *don = r->wl;
+    for (size_t k = 0; k <= tn; k++)
+        start[k] = 0;
+    for (size_t k = 0; k < tn; k++) {
+        const uint8_t c = r->wc[k];
+        rec[k] = UINT32_MAX;
+        if (c == 8) continue;
+        const int64_t ii = (int64_t)(x0 + k % w) + TRN_D8_DI[c];
+        const int64_t jj = (int64_t)(z0 + k / w) + TRN_D8_DJ[c];
+        if (ii < x0 || jj < z0 || ii >= x1 || jj >= z1) continue;
+        rec[k] = (uint32_t)((size_t)(jj - z0) * w + (size_t)(ii - x0));
+        start[rec[k] + 1]++;
+    }
+    for (size_t k = 0; k < tn; k++)
+        start[k + 1] += start[k];
+    /* don[start[x] ..) the donors of x; the fill positions in wo's bytes. */
+    uint32_t *fill = (uint32_t *)(void *)r->wo;
+    memcpy(fill, start, tn * sizeof *fill);
+    for (size_t k = 0; k < tn; k++)
+        if (rec[k] != UINT32_MAX) don[fill[rec[k]]++] = (uint32_t)k;
+    /* The queue: breadth first from each root that can go now. */
+    uint32_t *queue = (uint32_t *)(void *)r->wo;
+    uint8_t *fresh = r->wb;
+    memset(fresh, 0, tn);
+    size_t qt = 0;
+    for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
+        spt_root *x = &r->roots[q];
+        const size_t k = (size_t)(x->v / NX - z0) * w + (x->v % NX - x0);
+        if (x->kind == SPT_BASE) {
+            if (inc->visited[t]) continue;
+        } else {
+            if (inc->done[q] || !inc->known[q]) continue;
+            r->wh[k] =
+                spt_incise_one(r, p, cell_area, x->v, r->wc[k], r->wh[k], inc->hr[q], r->wa[k]);
+            inc->done[q] = 1;
+        }
+        fresh[k] = 1;
+        queue[qt++] = (uint32_t)k;
+    }
+    inc->visited[t] = 1;
+    for (size_t qh = 0; qh < qt; qh++) {
+        const uint32_t x = queue[qh];
+        for (uint32_t d = start[x]; d < start[x + 1]; d++) {
+            const uint32_t k = don[d];
+            const uint32_t v = (z0 + k / w) * NX + x0 + k % w;
+            r->wh[k] = spt_incise_one(r, p, cell_area, v, r->wc[k], r->wh[k], r->wh[x], r->wa[k]);
+            fresh[k] = 1;
+            queue[qt++] = k;
+        }
+    }
+    /* Hand on the new heights of the samples that other tiles' exits drain into. */
+    for (size_t f = inc->feed_at[t]; f < inc->feed_at[t + 1]; f++) {
+        const uint32_t v = inc->feeds[f].start;
+        const size_t k = (size_t)(v / NX - z0) * w + (v % NX - x0);
+        if (!fresh[k]) continue;
+        const uint32_t q = inc->feeds[f].exit;
+        inc->hr[q] = r->wh[k];
+        inc->known[q] = 1;
+        const uint32_t to = spt_tile_of(r, r->roots[q].v);
+        if (!queued[to]) {
+            queued[to] = 1;
+            wake[(*nwake)++ % r->ntiles] = to;
+        }
+    }
+    return !qt || spt_io(&r->H, true, x0, z0, w, h, r->wh, w);
+}
+
+/* Diffusion substeps run this many at a time on a tile grown by as many samples: one read and
+ * one write of the heights for them all. */
+#define SPT_SUBSTEPS 8u
+
+/* subs diffusion substeps of a tile, H to H2, on the tile grown by subs samples (cut at the
+ * grid's edge): each substep, the walls take the heights of the samples inside them, the border
+ * and base level keep theirs, every other sample diffuse_rows's operations on the previous
+ * substep's values. A window sample next to the window's cut edge has no value for a
+ * neighbour there and gets a wrong one, which moves one sample inward a substep: the tile,
+ * subs samples in, never sees it. */
+static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, double az,
+                             double kdt)
+{
+    const uint32_t NX = r->s.nx, NZ = r->s.nz;
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t wx0 = x0 > subs ? x0 - subs : 0, wz0 = z0 > subs ? z0 - subs : 0;
+    const uint32_t wx1 = x1 + subs < NX ? x1 + subs : NX, wz1 = z1 + subs < NZ ? z1 + subs : NZ;
+    const uint32_t ww = wx1 - wx0, wh = wz1 - wz0;
+    double *a = r->wd2, *b = r->wo2;
+    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, a, ww) ||
+        !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb2, ww))
+        return false;
+    diffuse_row_fn row_fn = diffuse_row_default;
+#if HAVE_AVX2_VARIANT
+    if (r->s.avx2) row_fn = diffuse_row_avx2;
+#endif
+    for (uint32_t it = 0; it < subs; it++) {
+        for (uint32_t j = 0; j < wh; j++)
+            for (uint32_t i = 0; i < ww; i++) {
+                const size_t k = (size_t)j * ww + i;
+                if (!(r->wb2[k] & 2u)) continue;
+                const uint32_t gi = wx0 + i, gj = wz0 + j;
+                const uint32_t ci = gi < 1u ? 1u : gi > NX - 2u ? NX - 2u : gi;
+                const uint32_t cj = gj < 1u ? 1u : gj > NZ - 2u ? NZ - 2u : gj;
+                if (ci < wx0 || ci >= wx1 || cj < wz0 || cj >= wz1) continue;
+                a[k] = a[(size_t)(cj - wz0) * ww + (ci - wx0)];
+            }
+        for (uint32_t j = 0; j < wh; j++) {
+            const uint32_t gj = wz0 + j;
+            double *out = b + (size_t)j * ww;
+            const double *mid = a + (size_t)j * ww;
+            const uint8_t *base = r->wb2 + (size_t)j * ww;
+            if (gj == 0 || gj + 1u == NZ || j == 0 || j + 1u == wh) {
+                memcpy(out, mid, ww * sizeof *out);
+                continue;
+            }
+            if (ww >= 3u) row_fn(mid - ww, mid, mid + ww, out, ww, ax, az, kdt);
+            out[0] = mid[0];
+            out[ww - 1u] = mid[ww - 1u];
+            for (uint32_t i = 0; i < ww; i++)
+                if (base[i] & 1u) out[i] = mid[i];
+        }
+        double *swap = a;
+        a = b;
+        b = swap;
+    }
+    return spt_io(&r->H2, true, x0, z0, x1 - x0, z1 - z0, a + (size_t)(z0 - wz0) * ww + (x0 - wx0),
+                  ww);
+}
+
+/* The walls back to SP_WALL and the border following the land (sp_follow_border), for the
+ * tiles on the grid's edge. */
+static bool spt_pass_border(spt_run *r, const trn_stream_power_params *p, uint32_t t)
+{
+    const uint32_t NX = r->s.nx, NZ = r->s.nz;
+    uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    if (!(x0 == 0 || z0 == 0 || x1 == NX || z1 == NZ)) return true;
+    spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
+    if (!spt_io(&r->H, false, wx0, wz0, ww, wh, r->wh, ww) ||
+        !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb, ww))
+        return false;
+    for (size_t k = 0; k < (size_t)ww * wh; k++)
+        if (r->wb[k] & 2u) r->wh[k] = SP_WALL;
+    const bool sea = isfinite(p->sea_level);
+    double *out = r->wo;
+    const uint32_t w = x1 - x0;
+    for (uint32_t j = z0; j < z1; j++)
+        for (uint32_t i = x0; i < x1; i++) {
+            const size_t k = (size_t)(j - wz0) * ww + (i - wx0);
+            double hk = r->wh[k];
+            out[(size_t)(j - z0) * w + (i - x0)] = hk;
+            if (p->fixed_border || !(i == 0 || j == 0 || i == NX - 1u || j == NZ - 1u)) continue;
+            if (sea && hk <= p->sea_level) continue;
+            if (hk >= SP_WALL) continue;
+            for (int d = 0; d < 8; d++) {
+                const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+                if (ii <= 0 || jj <= 0 || ii >= (int64_t)NX - 1 || jj >= (int64_t)NZ - 1) continue;
+                const double hn = r->wh[(size_t)(jj - wz0) * ww + (size_t)(ii - wx0)];
+                if (hn < hk) hk = hn;
+            }
+            out[(size_t)(j - z0) * w + (i - x0)] = hk;
+        }
+    return spt_io(&r->H, true, x0, z0, w, z1 - z0, out, w);
+}
+
+trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
+                                      uint32_t tile, const char *dir,
+                                      trn_stream_power_report *report, trn_progress_fn progress,
+                                      void *user, trn_error *err)
+{
+    if (report) memset(report, 0, sizeof *report);
+    if (!field || !field->heights || !p)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power: a field with heights and parameters are needed");
+    if (field->cells_x < 2 || field->cells_z < 2)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power: the grid needs at least 3 x 3 samples, found %u x %u",
+                             field->cells_x + 1u, field->cells_z + 1u);
+    trn_status st = check_params(p, err);
+    if (st) return st;
+    if (tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power in tiles: tile: expected at least 1, found 0");
+    if (p->routing == TRN_ROUTING_MFD || p->deposition > 0 || p->critical_slope > 0)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "stream power in tiles: %s is not supported in tiles yet (d8 or "
+                             "rho8 routing without deposition or a critical slope is); run it "
+                             "on the whole grid",
+                             p->routing == TRN_ROUTING_MFD ? "mfd routing"
+                             : p->deposition > 0           ? "deposition"
+                                                           : "a critical slope");
+    const uint32_t pad = p->border_outlets ? 1u : 0u;
+    const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
+    const size_t fn = trn_field_sample_count(field);
+    for (size_t k = 0; k < fn; k++) {
+        if (!isfinite(field->heights[k]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: sample (%zu, %zu) has no finite height", k % fnx,
+                                 k / fnx);
+        if (p->uplift_mask && !(isfinite(p->uplift_mask[k]) && p->uplift_mask[k] >= 0))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: uplift_mask at sample (%zu, %zu): expected a "
+                                 "finite number >= 0, found %g",
+                                 k % fnx, k / fnx, (double)p->uplift_mask[k]);
+        if (p->erodibility_mask &&
+            !(isfinite(p->erodibility_mask[k]) && p->erodibility_mask[k] > 0))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: erodibility_mask at sample (%zu, %zu): expected "
+                                 "a finite number > 0, found %g",
+                                 k % fnx, k / fnx, (double)p->erodibility_mask[k]);
+    }
+    spt_run r;
+    memset(&r, 0, sizeof r);
+    r.H.fd = r.H2.fd = r.BASE.fd = r.CODE.fd = r.LR.fd = r.AREA.fd = -1;
+    sp_state *s = &r.s;
+    s->nx = fnx + 2u * pad;
+    s->nz = fnz + 2u * pad;
+    s->n = (size_t)s->nx * s->nz;
+    if (s->n >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "stream power: %zu samples, at most 4294967294", s->n);
+    r.pad = pad;
+    r.fnx = fnx;
+    r.fnz = fnz;
+    r.umask = p->uplift_mask;
+    r.kmask = p->erodibility_mask;
+    r.T = tile;
+    if (r.T > s->nx && r.T > s->nz) r.T = s->nx > s->nz ? s->nx : s->nz;
+    r.tnx = (s->nx + r.T - 1u) / r.T;
+    r.tnz = (s->nz + r.T - 1u) / r.T;
+    r.ntiles = r.tnx * r.tnz;
+    s->dx = field->size_x / field->cells_x;
+    s->dz = field->size_z / field->cells_z;
+    s->dd = sqrt(s->dx * s->dx + s->dz * s->dz);
+    for (int d = 0; d < 8; d++)
+        s->dist[d] = TRN_D8_DI[d] && TRN_D8_DJ[d] ? s->dd : TRN_D8_DI[d] ? s->dx : s->dz;
+    for (int d = 0; d < 8; d++) {
+        s->inv_dist[d] = 1.0 / s->dist[d];
+        s->off[d] = TRN_D8_DJ[d] * (int32_t)s->nx + TRN_D8_DI[d];
+    }
+    s->off[8] = 0;
+    s->avx2 = use_avx2();
+    const double cell_area = s->dx * s->dz;
+    s->pow_table_size = s->n < 65536u ? (uint32_t)s->n + 1u : 65536u;
+    s->pow_table = malloc(s->pow_table_size * sizeof *s->pow_table);
+    s->f_table = malloc(3 * (size_t)s->pow_table_size * sizeof *s->f_table);
+    const uint32_t tw = r.T < s->nx ? r.T : s->nx, th = r.T < s->nz ? r.T : s->nz;
+    const size_t wn = ((size_t)tw + 2u) * ((size_t)th + 2u);
+    size_t perim = 0;
+    r.perim_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.perim_at);
+    r.root_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.root_at);
+    bool ok = s->pow_table && s->f_table && r.perim_at && r.root_at;
+    if (ok) {
+        for (uint32_t t = 0; t < r.ntiles; t++) {
+            uint32_t x0, z0, x1, z1;
+            spt_tile_box(&r, t, &x0, &z0, &x1, &z1);
+            r.perim_at[t] = perim;
+            perim += 2u * ((size_t)(x1 - x0) + (z1 - z0));
+        }
+        r.perim_at[r.ntiles] = perim;
+        r.perim = malloc((perim ? perim : 1) * sizeof *r.perim);
+        r.wh = malloc(wn * sizeof *r.wh);
+        r.wo = malloc((wn + tw + 2u) * sizeof *r.wo);
+        r.wb = malloc(wn);
+        r.wc = malloc(wn);
+        r.wk = malloc((size_t)tw + 2u);
+        r.wl = malloc(wn * sizeof *r.wl);
+        r.wa = malloc(wn * sizeof *r.wa);
+        r.wq = malloc(wn * sizeof *r.wq);
+        r.wd = malloc((wn + 1u) * sizeof *r.wd);
+        const size_t dn = ((size_t)tw + 2u * SPT_SUBSTEPS) * ((size_t)th + 2u * SPT_SUBSTEPS);
+        if (p->diffusion > 0) {
+            r.wd2 = malloc(dn * sizeof *r.wd2);
+            r.wo2 = malloc(dn * sizeof *r.wo2);
+            r.wb2 = malloc(dn);
+        }
+        ok = r.perim && r.wh && r.wo && r.wb && r.wc && r.wk && r.wl && r.wa && r.wq && r.wd &&
+             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2));
+    }
+    ok = ok && spt_grid_open(&r.H, dir, s->nx, s->nz, sizeof(double)) &&
+         (p->diffusion <= 0 || spt_grid_open(&r.H2, dir, s->nx, s->nz, sizeof(double))) &&
+         spt_grid_open(&r.BASE, dir, s->nx, s->nz, 1) &&
+         spt_grid_open(&r.CODE, dir, s->nx, s->nz, 1) &&
+         spt_grid_open(&r.LR, dir, s->nx, s->nz, sizeof(uint32_t)) &&
+         spt_grid_open(&r.AREA, dir, s->nx, s->nz, sizeof(uint32_t));
+    if (!ok) {
+        spt_free(&r);
+        return trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
+                             "stream power in tiles: %s for %zu samples",
+                             dir ? "could not make the tile files" : "out of memory", s->n);
+    }
+    for (uint32_t c = 0; c < s->pow_table_size; c++) {
+        s->pow_table[c] = pow((double)c * cell_area, p->m);
+        const double F = p->erodibility * p->dt * s->pow_table[c];
+        s->f_table[c] = F / s->dx;
+        s->f_table[s->pow_table_size + c] = F / s->dz;
+        s->f_table[2 * (size_t)s->pow_table_size + c] = F / s->dd;
+    }
+    /* The initial heights and base level, row by row: the ring as sp_ring makes it. */
+    const bool sea = isfinite(p->sea_level);
+    {
+        double *hrow = r.wh;
+        uint8_t *brow = r.wb;
+        if ((size_t)s->nx > wn) {
+            hrow = malloc(s->nx * sizeof *hrow);
+            brow = malloc(s->nx);
+        }
+        ok = hrow && brow;
+        for (uint32_t j = 0; j < s->nz && ok; j++) {
+            for (uint32_t i = 0; i < s->nx; i++) {
+                const bool border = i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz;
+                double hk;
+                uint8_t wall = 0;
+                if (!(pad && border)) {
+                    hk = (double)field->heights[(size_t)(j - pad) * fnx + (i - pad)];
+                } else if ((i == 0 || i + 1u == s->nx) && (j == 0 || j + 1u == s->nz)) {
+                    hk = SP_WALL; /* the corners */
+                    wall = 2;
+                } else {
+                    /* Edge e's q-th border sample: north, south, west, east. */
+                    const int e = j == 0 ? 0 : j + 1u == s->nz ? 1 : i == 0 ? 2 : 3;
+                    const uint32_t q = e < 2 ? i - 1u : j - 1u;
+                    const uint32_t len = e < 2 ? fnx : fnz;
+                    const uint32_t reach = len / SP_OUTLET_SPAN > 2u ? len / SP_OUTLET_SPAN : 2u;
+                    const uint32_t fi = e < 2 ? q : e == 2 ? 0 : fnx - 1u;
+                    const uint32_t fj = e < 2 ? (e == 0 ? 0 : fnz - 1u) : q;
+                    const double hq = field->heights[(size_t)fj * fnx + fi];
+                    bool low = sea && hq <= p->sea_level;
+                    if (!low) {
+                        low = true;
+                        const uint32_t w0 = q > reach ? q - reach : 0;
+                        const uint32_t w1 = q + reach < len ? q + reach : len - 1u;
+                        for (uint32_t wq = w0; wq <= w1 && low; wq++) {
+                            if (wq == q) continue;
+                            const uint32_t wi = e < 2 ? wq : fi, wj = e < 2 ? fj : wq;
+                            const double hw = field->heights[(size_t)wj * fnx + wi];
+                            low = hw > hq || (hw == hq && wq > q);
+                        }
+                    }
+                    hk = low ? hq : SP_WALL;
+                    wall = low ? 0 : 2;
+                }
+                hrow[i] = hk;
+                brow[i] = (uint8_t)((border || (sea && hk <= p->sea_level)) | wall);
+            }
+            ok = spt_io(&r.H, true, 0, j, s->nx, 1, hrow, s->nx) &&
+                 spt_io(&r.BASE, true, 0, j, s->nx, 1, brow, s->nx);
+        }
+        if (hrow != r.wh) {
+            free(hrow);
+            free(brow);
+        }
+    }
+    trn_progress pr = trn_progress_make(progress, user);
+    const bool rho8 = p->routing != TRN_ROUTING_D8;
+    const uint32_t salt = sp_salt(p->seed);
+    spt_table tab = {0, 0, NULL, NULL};
+    spt_task *tasks = NULL;
+    size_t ntasks = 0;
+    uint32_t *chase = NULL;
+    spt_incision inc = {NULL, NULL, NULL, NULL, NULL, NULL};
+    uint32_t *wake = NULL;
+    uint8_t *queued = NULL;
+    size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
+    wake = malloc((size_t)r.ntiles * sizeof *wake);
+    queued = malloc(r.ntiles);
+    inc.visited = malloc(r.ntiles);
+    ok = ok && task_at && wake && queued && inc.visited;
+    for (uint32_t step = 0; step < p->steps && ok && !st; step++) {
+        if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
+            break;
+        }
+        /* Uplift and receivers. */
+        uint64_t pits = 0;
+        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+            ok = spt_pass_receivers(&r, p, t, rho8, salt, &pits);
+        /* Closed depressions: the tiles' trees, their basins, the passes, the carving. */
+        if (ok && pits) {
+            r.nroots = 0;
+            for (uint32_t t = 0; t < r.ntiles && ok; t++)
+                ok = spt_pass_trees(&r, t);
+            free(chase);
+            chase = ok ? malloc((r.nroots ? r.nroots : 1) * sizeof *chase) : NULL;
+            ok = ok && chase;
+            const uint32_t nb = ok ? spt_resolve(&r, &chase) : 0;
+            tab.count = 0;
+            for (size_t k = 0; k < tab.cap; k++)
+                tab.keys[k] = UINT64_MAX;
+            for (uint32_t t = 0; t < r.ntiles && ok; t++)
+                ok = spt_pass_passes(&r, t, &tab);
+            free(tasks);
+            tasks = NULL;
+            ok = ok && spt_route(&r, &tab, nb, &tasks, &ntasks);
+            for (size_t q = 0; q < ntasks && ok;) {
+                size_t e = q;
+                while (e < ntasks && tasks[e].tile == tasks[q].tile)
+                    e++;
+                ok = spt_pass_carve(&r, tasks[q].tile, tasks + q, e - q);
+                q = e;
+            }
+            if (report) {
+                report->pits_routed += pits;
+                report->steps_with_pits++;
+            }
+        }
+        /* The routed forest's roots and counts per tile, then the counts that cross tiles
+         * (exits in an order with each exit after every exit draining into it). */
+        r.nroots = 0;
+        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+            ok = spt_pass_area(&r, t, NULL, 0, false);
+        free(tasks);
+        tasks = NULL;
+        ntasks = 0;
+        uint32_t *down = NULL, *deg = NULL, *order = NULL;
+        if (ok) {
+            down = malloc((r.nroots ? r.nroots : 1) * sizeof *down);
+            deg = calloc(r.nroots ? r.nroots : 1, sizeof *deg);
+            order = malloc((r.nroots ? r.nroots : 1) * sizeof *order);
+            tasks = malloc((r.nroots ? r.nroots : 1) * sizeof *tasks);
+            ok = down && deg && order && tasks;
+        }
+        if (ok) {
+            for (size_t q = 0; q < r.nroots; q++) {
+                const spt_root *x = &r.roots[q];
+                down[q] = UINT32_MAX;
+                if (x->kind != SPT_EXIT) continue;
+                const spt_root *y = spt_root_of(&r, x->target);
+                if (y->kind == SPT_EXIT) {
+                    down[q] = (uint32_t)(y - r.roots);
+                    deg[down[q]]++;
+                }
+            }
+            size_t qt = 0;
+            for (size_t q = 0; q < r.nroots; q++)
+                if (r.roots[q].kind == SPT_EXIT && !deg[q]) order[qt++] = (uint32_t)q;
+            for (size_t qh = 0; qh < qt; qh++) {
+                const uint32_t q = order[qh];
+                if (down[q] != UINT32_MAX) {
+                    r.roots[down[q]].count += r.roots[q].count;
+                    if (--deg[down[q]] == 0) order[qt++] = down[q];
+                }
+            }
+            /* Each exit's count arrives at its receiver in the next tile. */
+            for (size_t q = 0; q < r.nroots; q++) {
+                const spt_root *x = &r.roots[q];
+                if (x->kind != SPT_EXIT) continue;
+                tasks[ntasks++] =
+                    (spt_task){spt_tile_of(&r, x->target), x->target, x->count, (uint32_t)q};
+            }
+            qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
+            for (uint32_t t = 0, q = 0; t <= r.ntiles; t++) {
+                while (q < ntasks && tasks[q].tile < t)
+                    q++;
+                task_at[t] = q;
+            }
+            for (uint32_t t = 0; t < r.ntiles && ok; t++)
+                ok = spt_pass_area(&r, t, tasks + task_at[t], task_at[t + 1] - task_at[t], true);
+        }
+        free(down);
+        free(deg);
+        free(order);
+        /* Incision, tiles woken as the heights their exits drain into become known. */
+        if (ok) {
+            free(inc.hr);
+            free(inc.known);
+            free(inc.done);
+            inc.hr = malloc((r.nroots ? r.nroots : 1) * sizeof *inc.hr);
+            inc.known = calloc(r.nroots ? r.nroots : 1, 1);
+            inc.done = calloc(r.nroots ? r.nroots : 1, 1);
+            ok = inc.hr && inc.known && inc.done;
+        }
+        if (ok) {
+            inc.feeds = tasks;
+            inc.feed_at = task_at;
+            memset(inc.visited, 0, r.ntiles);
+            memset(queued, 1, r.ntiles);
+            /* A ring of the tiles to visit, first in first out, each in it at most once: a
+             * tile's exits that become known while it waits are solved in one visit. */
+            size_t nw = 0, head = 0;
+            for (uint32_t t = 0; t < r.ntiles; t++)
+                wake[nw++] = t;
+            while (head < nw && ok) {
+                const uint32_t t = wake[head++ % r.ntiles];
+                queued[t] = 0;
+                ok = spt_pass_incise(&r, p, cell_area, t, &inc, wake, &nw, queued);
+            }
+        }
+        /* Diffusion substeps, H and H2 taking turns. */
+        if (ok && p->diffusion > 0) {
+            const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
+            const double limit = 0.45 / (p->diffusion * (ax + az));
+            uint32_t sub = (uint32_t)ceil(p->dt / limit);
+            if (sub < 1) sub = 1;
+            const double kdt = p->diffusion * p->dt / (double)sub;
+            for (uint32_t it = 0; it < sub && ok; it += SPT_SUBSTEPS) {
+                const uint32_t subs = sub - it < SPT_SUBSTEPS ? sub - it : SPT_SUBSTEPS;
+                for (uint32_t t = 0; t < r.ntiles && ok; t++)
+                    ok = spt_pass_diffuse(&r, t, subs, ax, az, kdt);
+                const spt_grid g = r.H;
+                r.H = r.H2;
+                r.H2 = g;
+            }
+        }
+        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+            ok = spt_pass_border(&r, p, t);
+        if (ok && report) report->steps = step + 1u;
+    }
+    /* The result, row by row. */
+    if (ok && !st) {
+        double *hrow = malloc(s->nx * sizeof *hrow);
+        uint32_t *arow = malloc(s->nx * sizeof *arow);
+        uint8_t *brow = malloc(s->nx);
+        ok = hrow && arow && brow;
+        uint32_t amax = 0;
+        for (uint32_t j = 0; j < fnz && ok; j++) {
+            ok = spt_io(&r.H, false, 0, j + pad, s->nx, 1, hrow, s->nx) &&
+                 spt_io(&r.AREA, false, 0, j + pad, s->nx, 1, arow, s->nx);
+            for (uint32_t i = 0; i < fnx && ok; i++) {
+                field->heights[(size_t)j * fnx + i] = (float)hrow[i + pad];
+                if (p->drainage_area)
+                    p->drainage_area[(size_t)j * fnx + i] =
+                        (float)((double)arow[i + pad] * cell_area);
+            }
+        }
+        for (uint32_t j = 0; j < s->nz && ok && report; j++) {
+            ok = spt_io(&r.AREA, false, 0, j, s->nx, 1, arow, s->nx) &&
+                 spt_io(&r.BASE, false, 0, j, s->nx, 1, brow, s->nx);
+            for (uint32_t i = 0; i < s->nx; i++)
+                if (arow[i] > amax && !(brow[i] & 1u)) amax = arow[i];
+        }
+        if (report) report->max_area = (double)amax * cell_area;
+        free(hrow);
+        free(arow);
+        free(brow);
+        if (ok) trn_progress_report(&pr, 1.0, "stream power");
+    }
+    if (!ok && !st)
+        st = trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
+                           "stream power in tiles: %s",
+                           dir ? "reading or writing the tile files failed" : "out of memory");
+    free(tab.keys);
+    free(tab.edges);
+    free(tasks);
+    free(task_at);
+    free(chase);
+    free(inc.hr);
+    free(inc.known);
+    free(inc.done);
+    free(inc.visited);
+    free(wake);
+    free(queued);
+    spt_free(&r);
     return st;
 }

@@ -134,6 +134,11 @@ typedef struct trn_node_ctx {
     /* NULL: the result is the whole world grid; else the tile it covers (only pointwise and
      * neighbourhood nodes are given one). */
     const trn_grid_window *window;
+    /* A tiled evaluation's global node (window NULL): the tile size (0: not tiled) and the disk
+     * cache's folder (NULL: none), for solvers that can keep their own state in tiles (stream
+     * power's steps on the output grid). */
+    uint32_t solve_tile;
+    const char *solve_dir;
 } trn_node_ctx;
 
 /* Node-specific validation reports through the check's context (graph_diag.c). */

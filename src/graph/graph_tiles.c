@@ -47,6 +47,8 @@ typedef struct tiler {
     trn_status store_status;   /* why a window could not be read (TRN_OK: out of memory) */
     trn_error store_err;
     double last;        /* the last fraction reported (reports never go back) */
+    uint32_t tile;      /* samples per tile edge */
+    const char *cache_dir; /* the disk tile cache's folder (NULL: none) */
 } tiler;
 
 /* Report fraction v of the run (never below the last report); true when asked to stop. */
@@ -290,6 +292,10 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
     ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
     ctx.palette = t->o ? t->o->palette : NULL;
     ctx.window = win;
+    if (!win) {
+        ctx.solve_tile = t->tile;
+        ctx.solve_dir = t->cache_dir;
+    }
     trn_progress none = trn_progress_make(NULL, NULL);
     ctx.progress = progress ? progress : &none;
     trn_node_result *held[TRN_GRAPH_MAX_INPUTS] = {0};
@@ -726,6 +732,8 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     t.recipe = recipe;
     t.o = options;
     t.solve = solve ? solve : trn_tile_solve_whole;
+    t.tile = tiles->tile;
+    t.cache_dir = tiles->cache_dir;
     t.pr = trn_progress_make(progress, progress_user);
     trn_status st = trn_graph_links_make(graph, recipe, options, false, &t.L, err);
     if (st) return st;

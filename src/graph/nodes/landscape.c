@@ -420,6 +420,14 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     *heights_out = *channels_out = NULL;
     trn_evolve_options o;
     sp_options(node, type, c->recipe, c->quality, &o);
+    /* A tiled run with a disk tile cache: the fine steps on the output grid keep their state in
+     * tiles there (the same bytes; memory that does not grow with the grid). */
+    if (c->solve_tile && c->solve_dir) {
+        o.fine_tile = c->solve_tile;
+        o.fine_dir = c->solve_dir;
+    }
+    /* The scaled copy below is this node's own: the evolution may free it early. */
+    o.free_input = true;
     /* An open border runs on the input grown past the map (base level at its far border,
      * following the land down) and cuts the result back to the map before the relief map. */
     const char *border_mode = trn_graph_param_text(node, type, "border");
@@ -535,12 +543,13 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     float *heights = NULL, *channels = NULL;
     if (!st) {
         heights = refine > 1 ? malloc(n * sizeof *heights) : work.heights;
-        channels = malloc(n * sizeof *channels);
+        /* On the output grid the drainage area becomes the channels in place. */
+        channels = refine > 1 ? malloc(n * sizeof *channels) : area;
         if (!heights || !channels) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     }
     if (st) {
         if (heights != work.heights) free(heights);
-        free(channels);
+        if (channels != area) free(channels);
         free(area);
         free(grown);
         trn_field_dispose(&work);
@@ -551,7 +560,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         refine_down(area, wnx, wnz, refine, channels, nx, nz);
         trn_field_dispose(&work);
     } else {
-        memcpy(channels, area, n * sizeof *channels);
+        area = NULL; /* it is channels */
         work.heights = NULL;
     }
     free(area);
