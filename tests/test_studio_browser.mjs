@@ -233,7 +233,10 @@ try {
   check(await evaluate(pageSum) === before, 'undo restored the page heights');
   await evaluate("document.getElementById('redo').click()");
   await waitFor("!document.getElementById('undo').disabled && document.getElementById('redo').disabled", 'the redo reply');
-  check(await evaluate(serverSum) === raised && await evaluate(pageSum) === raised, 'redo brought the stroke back');
+  // The buttons follow the reply; the changed chunks reach the page's heights after it.
+  await waitFor(`(${pageSum}) === ${raised}`, 'the page to apply the redone stroke');
+  const redoServer = await evaluate(serverSum), redoPage = await evaluate(pageSum);
+  check(redoServer === raised && redoPage === raised, 'redo brought the stroke back (server ' + redoServer + ', page ' + redoPage + ', raised ' + raised + ')');
 
   // Layers: switching sculpt off regenerates without the stroke, on brings it back.
   const layerBox = (name) => `[...document.querySelectorAll('#layers li')].find((li) => li.textContent.startsWith('${name}')).querySelector('input.enable')`;
