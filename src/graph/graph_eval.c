@@ -447,41 +447,40 @@ static void work_message(const trn_graph_node *node, const trn_node_work_info *w
     (void)node;
 }
 
-trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
-                          trn_erosion_quality quality, uint64_t *work, trn_error *err)
+/* Every node's work estimate (calloc'd, zero for nodes off the plan) into *out. */
+static trn_status works_of(const trn_graph *graph, const trn_recipe *recipe,
+                           trn_erosion_quality quality, trn_node_work_info **out, trn_error *err)
 {
     plan p;
     trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
     if (st) return st;
-    trn_node_work_info *w = plan_works(graph, recipe, &p, quality);
-    if (!w) {
-        plan_dispose(&p);
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    }
+    *out = plan_works(graph, recipe, &p, quality);
+    plan_dispose(&p);
+    if (!*out) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    return TRN_OK;
+}
+
+trn_status trn_graph_work(const trn_graph *graph, const trn_recipe *recipe,
+                          trn_erosion_quality quality, uint64_t *work, trn_error *err)
+{
+    trn_node_work_info *w;
+    trn_status st = works_of(graph, recipe, quality, &w, err);
+    if (st) return st;
     for (uint32_t k = 0; k < graph->node_count; k++)
         work[k] = w[k].work;
     free(w);
-    plan_dispose(&p);
     return TRN_OK;
 }
 
 trn_status trn_graph_work_seconds(const trn_graph *graph, const trn_recipe *recipe,
                                   trn_erosion_quality quality, double *seconds, trn_error *err)
 {
-    plan p;
-    trn_status st = make_plan(graph, recipe, quality, NULL, &p, err);
+    trn_node_work_info *w;
+    trn_status st = works_of(graph, recipe, quality, &w, err);
     if (st) return st;
-    trn_node_work_info *w = plan_works(graph, recipe, &p, quality);
-    if (!w) {
-        plan_dispose(&p);
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    }
     for (uint32_t k = 0; k < graph->node_count; k++)
-        seconds[k] = 0.0;
-    for (uint32_t q = 0; q < p.order_count; q++)
-        seconds[p.order[q]] = w[p.order[q]].seconds;
+        seconds[k] = w[k].seconds; /* 0 off the plan: plan_works zeroes every record */
     free(w);
-    plan_dispose(&p);
     return TRN_OK;
 }
 
