@@ -1520,11 +1520,12 @@ static bool sp_ring(sp_state *s, const trn_field *field, double sea_level)
     return true;
 }
 
-trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
-                                trn_stream_power_report *report, trn_progress_fn progress,
-                                void *user, trn_error *err)
+/* What both solvers need before any work: a field of at least 3 x 3 samples, valid
+ * parameters, every height finite, the uplift mask finite and >= 0, the erodibility mask finite
+ * and > 0. */
+static trn_status sp_check_run(const trn_field *field, const trn_stream_power_params *p,
+                               trn_error *err)
 {
-    if (report) memset(report, 0, sizeof *report);
     if (!field || !field->heights || !p)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power: a field with heights and parameters are needed");
@@ -1534,18 +1535,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                              field->cells_x + 1u, field->cells_z + 1u);
     trn_status st = check_params(p, err);
     if (st) return st;
-    sp_state s;
-    memset(&s, 0, sizeof s);
-    /* Outlet borders run on the field with a ring around it (pad 1). */
-    const uint32_t pad = p->border_outlets ? 1u : 0u;
-    const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
-    const size_t fn = trn_field_sample_count(field);
-    s.nx = fnx + 2u * pad;
-    s.nz = fnz + 2u * pad;
-    s.n = (size_t)s.nx * s.nz;
-    if (s.n >= UINT32_MAX)
-        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
-                             "stream power: %zu samples, at most 4294967294", s.n);
+    const size_t fnx = (size_t)field->cells_x + 1u, fn = trn_field_sample_count(field);
     for (size_t k = 0; k < fn; k++) {
         if (!isfinite(field->heights[k]))
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -1563,6 +1553,28 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                                  "a finite number > 0, found %g",
                                  k % fnx, k / fnx, (double)p->erodibility_mask[k]);
     }
+    return TRN_OK;
+}
+
+trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
+                                trn_stream_power_report *report, trn_progress_fn progress,
+                                void *user, trn_error *err)
+{
+    if (report) memset(report, 0, sizeof *report);
+    trn_status st = sp_check_run(field, p, err);
+    if (st) return st;
+    sp_state s;
+    memset(&s, 0, sizeof s);
+    /* Outlet borders run on the field with a ring around it (pad 1). */
+    const uint32_t pad = p->border_outlets ? 1u : 0u;
+    const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
+    const size_t fn = trn_field_sample_count(field);
+    s.nx = fnx + 2u * pad;
+    s.nz = fnz + 2u * pad;
+    s.n = (size_t)s.nx * s.nz;
+    if (s.n >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "stream power: %zu samples, at most 4294967294", s.n);
     /* The uplift mask on the padded grid (0 on the ring, which is base level anyway). */
     trn_stream_power_params padded = *p;
     float *pad_mask = NULL, *pad_kmask = NULL;
@@ -2731,14 +2743,7 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                                       void *user, trn_error *err)
 {
     if (report) memset(report, 0, sizeof *report);
-    if (!field || !field->heights || !p)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "stream power: a field with heights and parameters are needed");
-    if (field->cells_x < 2 || field->cells_z < 2)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "stream power: the grid needs at least 3 x 3 samples, found %u x %u",
-                             field->cells_x + 1u, field->cells_z + 1u);
-    trn_status st = check_params(p, err);
+    trn_status st = sp_check_run(field, p, err);
     if (st) return st;
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -2753,24 +2758,6 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                                                            : "a critical slope");
     const uint32_t pad = p->border_outlets ? 1u : 0u;
     const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
-    const size_t fn = trn_field_sample_count(field);
-    for (size_t k = 0; k < fn; k++) {
-        if (!isfinite(field->heights[k]))
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "stream power: sample (%zu, %zu) has no finite height", k % fnx,
-                                 k / fnx);
-        if (p->uplift_mask && !(isfinite(p->uplift_mask[k]) && p->uplift_mask[k] >= 0))
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "stream power: uplift_mask at sample (%zu, %zu): expected a "
-                                 "finite number >= 0, found %g",
-                                 k % fnx, k / fnx, (double)p->uplift_mask[k]);
-        if (p->erodibility_mask &&
-            !(isfinite(p->erodibility_mask[k]) && p->erodibility_mask[k] > 0))
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "stream power: erodibility_mask at sample (%zu, %zu): expected "
-                                 "a finite number > 0, found %g",
-                                 k % fnx, k / fnx, (double)p->erodibility_mask[k]);
-    }
     spt_run r;
     memset(&r, 0, sizeof r);
     r.H.fd = r.H2.fd = r.BASE.fd = r.CODE.fd = r.LR.fd = r.AREA.fd = -1;
