@@ -20,41 +20,38 @@
 #include <omp.h>
 #endif
 
-/* flow_dir value of a sample the flood has not reached yet. */
-#define DR_UNSEEN 0xFFu
-/* During the flood a reached sample's flow_dir holds the code of the neighbour it was reached
- * from (DR_CODE bits) and two flags: DR_QUEUED, it waits in the heap or the level queue and is
- * expanded when taken from there; DR_EARLY, it only waits because a lower neighbour was
- * unreached, so it may be expanded (traced) as soon as none is, and its heap entry is then
- * skipped. All flags are clear when the flood ends. */
+#ifdef DR_PHASES
+#include <time.h>
+static double dr_phase_t;
+static void dr_phase(const char *name)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    const double now = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    if (name) fprintf(stderr, "  %-10s %.3f\n", name, now - dr_phase_t);
+    dr_phase_t = now;
+}
+#define DR_PHASE(x) dr_phase(x)
+#else
+#define DR_PHASE(x) ((void)0)
+#endif
+
+/* During the fill a sample's flow_dir holds its receiver: the code of its lowest neighbour when
+ * one is strictly lower; else of a neighbour of the same height that comes before it in index
+ * order (W, NW, N or NE), so receivers never form a cycle; else DR_PIT. Outlets hold
+ * TRN_DRAIN_OUTLET throughout. DR_PENDING: the sample's descent leaves its strip of rows, and
+ * its label is for now the index of the first sample outside. */
 #define DR_CODE 0x0Fu
-#define DR_QUEUED 0x10u
-#define DR_EARLY 0x20u
+#define DR_PIT 9u
+#define DR_PENDING 0x40u
+/* Label of a sample whose descent has not been followed yet. */
+#define DR_NOLABEL UINT32_MAX
 /* Marks a sample whose accumulation is final (in the in-degree array). */
 #define DR_DONE 0xFFu
-/* Progress and cancellation are checked every this many samples (a power of two). */
-#define DR_TICK_MASK 0xFFFFFu
 /* Output arrays at least this large are 2 MiB aligned and marked for transparent huge pages. */
 #define DR_HUGE_PAGE ((size_t)2u << 20)
 
 /* ---- working memory, tracked so the peak can be reported ---- */
-
-/* The priority queue: a radix heap (Ahuja et al. 1990) over keys sortable height << 32 |
- * sample index. The flood only ever pushes keys above the last one taken (new samples are
- * higher than the level being flooded), which is all a radix heap needs; keys are unique, so
- * samples leave in exactly key order: by height, then by index. Bucket b > 0 holds keys whose
- * highest bit differing from the last key taken is bit b-1; pushing is O(1) and each key
- * moves down a few buckets at most, each move a sequential scan. */
-typedef struct dr_bucket {
-    uint64_t *items;
-    size_t count, capacity;
-} dr_bucket;
-
-typedef struct dr_heap {
-    dr_bucket buckets[65];
-    uint64_t last;
-    size_t count;
-} dr_heap;
 
 typedef struct dr_fifo {
     uint32_t *items;
@@ -75,6 +72,8 @@ typedef struct dr_edges {
     uint64_t *key; /* DR_NO_KEY where empty */
     float *w;
     size_t count, capacity; /* capacity: a power of two */
+    size_t last;            /* the slot of the last pair added: a run of samples along a
+                             * watershed's edge meets the same pair again and again */
 } dr_edges;
 
 #define DR_NO_KEY UINT64_MAX
@@ -104,16 +103,22 @@ static bool edges_grow(dr_edges *e)
     e->key = key;
     e->w = w;
     e->capacity = cap;
+    e->last = 0;
     return true;
 }
 
 static bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
 {
-    if (2 * (e->count + 1) > e->capacity && !edges_grow(e)) return false;
     const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    if (e->capacity && e->key[e->last] == k) {
+        if (w < e->w[e->last]) e->w[e->last] = w;
+        return true;
+    }
+    if (2 * (e->count + 1) > e->capacity && !edges_grow(e)) return false;
     size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
     while (e->key[at] != DR_NO_KEY && e->key[at] != k)
         at = (at + 1) & (e->capacity - 1);
+    e->last = at;
     if (e->key[at] == k) {
         if (w < e->w[at]) e->w[at] = w;
         return true;
@@ -129,24 +134,15 @@ typedef struct dr_state {
     const float *h;
     float *filled;
     uint8_t *dir;
-    uint32_t *acc; /* during a strip's flood (labels): the watershed label of each sample */
+    uint32_t *acc; /* during the fill: the watershed label of each sample */
     ptrdiff_t off[8];
-    dr_heap heap;
-    /* raised samples; unraised ones at the current level; higher ones waiting to be traced
-     * once the pit queue is empty; the trace's own queue; samples waiting for a lower
-     * neighbour (DR_EARLY), moved to the heap only when the heap is next needed */
-    dr_fifo pit, level, slope, trace, defer;
-    bool labels; /* a strip of the parallel fill: each reached sample takes its parent's label */
-    dr_edges *edges; /* with labels: where touching samples of two labels meet */
+    dr_fifo trace; /* the flat distances' breadth-first queue */
     size_t temp_now, temp_peak;
-    size_t ticks;
     trn_progress progress;
-    bool cancelled;
 } dr_state;
 
-/* The flood reaches samples all over the grid in height order, so the output arrays are used
- * at random: on 4 KiB pages nearly every step misses the TLB (huge pages make the 4096^2 flood
- * ~15% faster). free() releases the block. */
+/* Output arrays are large and some passes (the accumulation's walks, the breadth-first flat
+ * distances) use them at random: huge pages spare most TLB misses. free() releases the block. */
 static void *big_alloc(size_t bytes)
 {
     if (bytes < 4 * DR_HUGE_PAGE) return malloc(bytes ? bytes : 1);
@@ -170,89 +166,6 @@ static inline uint32_t sortable_bits(float f)
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-
-static inline unsigned bucket_of(uint64_t key, uint64_t last)
-{
-    const uint64_t x = key ^ last;
-    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
-
-static bool bucket_add(dr_state *s, dr_bucket *b, uint64_t key)
-{
-    if (b->count == b->capacity) {
-        size_t cap = b->capacity ? b->capacity * 2 : 256;
-        uint64_t *p = realloc(b->items, cap * sizeof *p);
-        if (!p) return false;
-        temp_change(s, b->capacity * sizeof *p, cap * sizeof *p);
-        b->items = p;
-        b->capacity = cap;
-    }
-    b->items[b->count++] = key;
-    return true;
-}
-
-static bool heap_push(dr_state *s, uint32_t idx, float height)
-{
-    const uint64_t key = ((uint64_t)sortable_bits(height) << 32) | idx;
-    if (!bucket_add(s, &s->heap.buckets[bucket_of(key, s->heap.last)], key)) return false;
-    s->heap.count++;
-    return true;
-}
-
-/* The smallest key (heap not empty), left in bucket 0; it becomes the last key taken. Moving
- * a bucket's keys down can grow the lower buckets: false on no memory. */
-static bool heap_min(dr_state *s, uint64_t *out)
-{
-    dr_heap *hp = &s->heap;
-    if (hp->buckets[0].count == 0) {
-        unsigned i = 1;
-        while (hp->buckets[i].count == 0)
-            i++;
-        dr_bucket *b = &hp->buckets[i];
-        uint64_t lo = b->items[0];
-        for (size_t k = 1; k < b->count; k++)
-            if (b->items[k] < lo) lo = b->items[k];
-        hp->last = lo;
-        for (size_t k = 0; k < b->count; k++) {
-            const uint64_t key = b->items[k];
-            if (!bucket_add(s, &hp->buckets[bucket_of(key, lo)], key)) return false;
-        }
-        b->count = 0;
-        /* A large bucket just emptied gives its memory back: it was the frontier's bulk and
-         * keeping it would double the working set for the rest of the flood. */
-        if (b->capacity > 1024) {
-            temp_change(s, b->capacity * sizeof *b->items, 0);
-            free(b->items);
-            b->items = NULL;
-            b->capacity = 0;
-        }
-    }
-    *out = hp->buckets[0].items[0];
-    return true;
-}
-
-static bool heap_level_left(const dr_heap *hp)
-{
-    for (int i = 1; i <= 32; i++)
-        if (hp->buckets[i].count) return true;
-    return false;
-}
-
-static void heap_drop_min(dr_heap *hp)
-{
-    hp->buckets[0].count = 0; /* keys are unique: bucket 0 holds only the minimum */
-    hp->count--;
-}
-
-static void heap_free(dr_state *s)
-{
-    for (int i = 0; i < 65; i++) {
-        temp_change(s, s->heap.buckets[i].capacity * sizeof(uint64_t), 0);
-        free(s->heap.buckets[i].items);
-        s->heap.buckets[i].items = NULL;
-        s->heap.buckets[i].count = s->heap.buckets[i].capacity = 0;
-    }
 }
 
 static bool fifo_push(dr_state *s, dr_fifo *q, uint32_t idx)
@@ -303,233 +216,7 @@ static void comp_union(dr_comp *comps, uint32_t a, uint32_t b)
         comps[a].parent = b;
 }
 
-/* Progress every DR_TICK_MASK+1 samples reached; sets cancelled when asked to stop. */
-static inline bool tick(dr_state *s)
-{
-    if ((++s->ticks & DR_TICK_MASK) != 0) return false;
-    if (trn_progress_report(&s->progress, (double)s->ticks / (double)s->n, "drainage"))
-        s->cancelled = true;
-    return s->cancelled;
-}
-
-/* True when an interior sample has an unreached neighbour lower than itself: it may border a
- * depression, so it has to wait in the heap for its level. */
-static inline bool has_lower_unseen(const dr_state *s, size_t c)
-{
-    const float hc = s->h[c];
-    for (int d = 0; d < 8; d++) {
-        const size_t n = (size_t)((ptrdiff_t)c + s->off[d]);
-        if (s->dir[n] == DR_UNSEEN && s->h[n] < hc) return true;
-    }
-    return false;
-}
-
-/* Zhou et al. 2016: a sample above the current level with no lower unreached neighbour drains
- * into what is already reached, so its filled height is its own height and the slope above it
- * can be reached breadth-first without the heap. Flat neighbours go to the heap (so flats are
- * ordered breadth-first from all their entries). A sample with a lower unreached neighbour may
- * bound a depression; it waits (DR_EARLY, in the defer queue) and is traced from here as soon
- * as a neighbour's expansion finds none left, which is what happens to nearly all of them: on
- * landform terrain fewer than one in five ever reaches the heap, and a heap entry is costly as
- * it is expanded long after, at a random place in the grid. */
-static bool trace_from(dr_state *s, uint32_t start)
-{
-    if (has_lower_unseen(s, start)) {
-        s->dir[start] = (uint8_t)(s->dir[start] | DR_QUEUED | DR_EARLY);
-        return fifo_push(s, &s->defer, start);
-    }
-    if (!fifo_push(s, &s->trace, start)) return false;
-    while (s->trace.count) {
-        const uint32_t t = fifo_pop(&s->trace);
-        const float ht = s->h[t];
-        if (tick(s)) return true;
-        for (int d = 0; d < 8; d++) {
-            const uint32_t m = (uint32_t)((ptrdiff_t)t + s->off[d]);
-            const unsigned dm = s->dir[m];
-            const float hm = s->h[m];
-            if (dm != DR_UNSEEN) {
-                if (s->labels && s->acc[m] != s->acc[t] &&
-                    !edges_add(s->edges, s->acc[m], s->acc[t], fmaxf(s->filled[m], s->filled[t])))
-                    return false;
-                /* t was m's last lower unreached neighbour: trace on from m now. */
-                if ((dm & DR_EARLY) && hm > ht && !has_lower_unseen(s, m)) {
-                    s->dir[m] = (uint8_t)(dm & DR_CODE);
-                    if (!fifo_push(s, &s->trace, m)) return false;
-                }
-                continue;
-            }
-            s->filled[m] = hm;
-            if (s->labels) s->acc[m] = s->acc[t];
-            const unsigned code = (unsigned)(d + 4) & 7u;
-            bool ok;
-            if (hm == ht) {
-                s->dir[m] = (uint8_t)(code | DR_QUEUED);
-                ok = heap_push(s, m, hm);
-            } else if (has_lower_unseen(s, m)) {
-                s->dir[m] = (uint8_t)(code | DR_QUEUED | DR_EARLY);
-                ok = fifo_push(s, &s->defer, m);
-            } else {
-                s->dir[m] = (uint8_t)code;
-                ok = fifo_push(s, &s->trace, m);
-            }
-            if (!ok) return false;
-        }
-    }
-    return true;
-}
-
-/* Reach the unreached neighbours of c (Barnes et al. 2014 with the pit queue). */
-static bool expand(dr_state *s, uint32_t c)
-{
-    const float level = s->filled[c];
-    bool edge = false;
-    size_t ci = 0, cj = 0;
-    if (s->dir[c] == TRN_DRAIN_OUTLET) {
-        ci = c % s->nx;
-        cj = c / s->nx;
-        edge = ci == 0 || cj == 0 || ci + 1 == s->nx || cj + 1 == s->nz;
-    }
-    for (int d = 0; d < 8; d++) {
-        if (edge) {
-            const ptrdiff_t ni = (ptrdiff_t)ci + TRN_D8_DI[d], nj = (ptrdiff_t)cj + TRN_D8_DJ[d];
-            if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz) continue;
-        }
-        const uint32_t n = (uint32_t)((ptrdiff_t)c + s->off[d]);
-        const float hn = s->h[n];
-        const unsigned dn = s->dir[n];
-        if (dn != DR_UNSEEN) {
-            /* Two labels touch here (every touching pair is seen once one of the two is
-             * expanded, the other already reached): the higher filled height is where one
-             * can spill into the other. */
-            if (s->labels && s->acc[n] != s->acc[c] &&
-                !edges_add(s->edges, s->acc[n], s->acc[c], fmaxf(s->filled[n], s->filled[c])))
-                return false;
-            /* c was n's last lower unreached neighbour: n can be traced (see trace_from). */
-            if ((dn & DR_EARLY) && hn > s->h[c] && !has_lower_unseen(s, n)) {
-                s->dir[n] = (uint8_t)(dn & DR_CODE);
-                if (!fifo_push(s, &s->slope, n)) return false;
-            }
-            continue;
-        }
-        s->dir[n] = (uint8_t)((d + 4) & 7);
-        if (s->labels) s->acc[n] = s->acc[c];
-        if (hn < level) {
-            /* + 0.0f: a raised sample holds +0, never -0, whichever zero spilled first, so
-             * the tiled fill (which meets the level by another route) writes the same bits. */
-            s->filled[n] = level + 0.0f;
-            if (!fifo_push(s, &s->pit, n)) return false;
-        } else if (hn == level) {
-            s->filled[n] = hn;
-            s->dir[n] = (uint8_t)(s->dir[n] | DR_QUEUED);
-            if (!fifo_push(s, &s->level, n)) return false;
-        } else {
-            /* Traced later: by then a depression being flooded is complete, so a shore sample
-             * no longer sees lower unreached water and can be traced instead of queued. */
-            s->filled[n] = hn;
-            if (!fifo_push(s, &s->slope, n)) return false;
-        }
-    }
-    return true;
-}
-
 enum { DR_OK, DR_NOMEM, DR_CANCEL };
-
-/* The flood of a grid (or of one strip, whose rows next to other strips are marked as outlets):
- * seeds are the outlets next to an unreached sample, in index order. */
-static int flood_run(dr_state *s)
-{
-    /* Seeds: outlets next to something unreached, in index order. */
-    for (size_t j = 0; j < s->nz; j++) {
-        for (size_t i = 0; i < s->nx; i++) {
-            const size_t k = j * s->nx + i;
-            if (s->dir[k] != TRN_DRAIN_OUTLET) continue;
-            bool inner = false;
-            for (int d = 0; d < 8 && !inner; d++) {
-                const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d], nj = (ptrdiff_t)j + TRN_D8_DJ[d];
-                if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz) continue;
-                inner = s->dir[(size_t)nj * s->nx + (size_t)ni] == DR_UNSEEN;
-            }
-            if (s->labels) {
-                /* Two outlets that touch may never be expanded (nothing unreached next to
-                 * either), so the flood would not see where their labels meet. */
-                for (int d = 0; d < 4; d++) {
-                    const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
-                                    nj = (ptrdiff_t)j + TRN_D8_DJ[d];
-                    if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)s->nx || nj >= (ptrdiff_t)s->nz)
-                        continue;
-                    const size_t m = (size_t)nj * s->nx + (size_t)ni;
-                    if ((s->dir[m] & DR_CODE) == TRN_DRAIN_OUTLET && s->acc[m] != s->acc[k] &&
-                        !edges_add(s->edges, s->acc[m], s->acc[k], fmaxf(s->h[m], s->h[k])))
-                        return DR_NOMEM;
-                }
-            }
-            if (!inner) continue;
-            s->dir[k] = (uint8_t)(s->dir[k] | DR_QUEUED);
-            if (!heap_push(s, (uint32_t)k, s->h[k])) return DR_NOMEM;
-        }
-    }
-    /* The flood: raised samples first (pit queue), then the heap's lowest. */
-    for (;;) {
-        uint32_t c;
-        if (s->pit.count) {
-            c = fifo_pop(&s->pit);
-        } else if (s->slope.count) {
-            if (!trace_from(s, fifo_pop(&s->slope))) return DR_NOMEM;
-            if (s->cancelled) return DR_CANCEL;
-            continue;
-        } else if (s->level.count) {
-            c = fifo_pop(&s->level);
-            const unsigned dc = s->dir[c];
-            if (!(dc & DR_QUEUED)) continue; /* traced early (DR_EARLY) */
-            s->dir[c] = (uint8_t)(dc & DR_CODE);
-        } else if (s->defer.count) {
-            /* The heap is needed next: samples still waiting for a lower neighbour enter it
-             * now, at their own height (above every level taken so far). */
-            while (s->defer.count) {
-                const uint32_t m = fifo_pop(&s->defer);
-                if ((s->dir[m] & DR_EARLY) && !heap_push(s, m, s->h[m])) return DR_NOMEM;
-            }
-            continue;
-        } else if (s->heap.count) {
-            /* Open a new level: every heap sample at it enters the level queue together, so
-             * a flat is reached breadth-first from all its entries at once. */
-            uint64_t key;
-            if (!heap_min(s, &key)) return DR_NOMEM;
-            for (;;) {
-                heap_drop_min(&s->heap);
-                if (!fifo_push(s, &s->level, (uint32_t)key)) return DR_NOMEM;
-                /* Keys of the same height differ from the last one only in the index bits,
-                 * so they sit in buckets 1..32; stop without looking higher, as taking a
-                 * higher key now would break the radix heap's monotone order. */
-                if (!heap_level_left(&s->heap)) break;
-                if (!heap_min(s, &key)) return DR_NOMEM;
-            }
-            continue;
-        } else {
-            break;
-        }
-        if (tick(s) || !expand(s, c)) {
-            if (s->cancelled) return DR_CANCEL;
-            return DR_NOMEM;
-        }
-        if (s->cancelled) return DR_CANCEL;
-    }
-
-    return DR_OK;
-}
-
-/* Frees the flood's queues and heap. */
-static void flood_release(dr_state *s)
-{
-    heap_free(s);
-    dr_fifo *q[5] = {&s->pit, &s->level, &s->slope, &s->trace, &s->defer};
-    for (int k = 0; k < 5; k++) {
-        temp_change(s, q[k]->capacity * sizeof(uint32_t), 0);
-        free(q[k]->items);
-        q[k]->items = NULL;
-        q[k]->capacity = q[k]->head = q[k]->count = 0;
-    }
-}
 
 static int basin_cmp(const void *a, const void *b)
 {
@@ -539,12 +226,8 @@ static int basin_cmp(const void *a, const void *b)
 
 static void state_free(dr_state *s)
 {
-    heap_free(s);
-    free(s->pit.items);
-    free(s->level.items);
-    free(s->slope.items);
     free(s->trace.items);
-    free(s->defer.items);
+    s->trace.items = NULL;
 }
 
 /* Rows of one parallel region in the passes after the fill. */
@@ -585,259 +268,381 @@ static bool flows_add(dr_flows *f, uint32_t target, uint32_t amount)
     return true;
 }
 
-/* ---- the parallel fill: Barnes et al. 2016 over strips of rows ---- */
+/* ---- the fill ---- */
 
-/* Outlets in rows [j0, j1): the border and everything at or below sea level (sea NaN: none).
- * With labels, an outlet's label is 0: water that reaches it has left the grid. */
-static void mark_outlets(dr_state *s, size_t j0, size_t j1, double sea_level, bool labels)
+/* Moves heap entry at p up or down to its place; heap[] holds labels ordered by level[], pos[]
+ * each label's place (the indexed binary heap of the labels' priority flood). */
+static void heap_fix(uint32_t *heap, uint32_t *pos, size_t count, const float *level, size_t p)
 {
-    const bool sea = !isnan(sea_level);
-    memset(s->dir + j0 * s->nx, DR_UNSEEN, (j1 - j0) * s->nx);
-    for (size_t j = j0; j < j1; j++) {
-        const bool edge_row = j == 0 || j + 1 == s->nz;
-        for (size_t i = 0; i < s->nx; i++) {
-            const size_t k = j * s->nx + i;
-            if (edge_row || i == 0 || i + 1 == s->nx || (sea && (double)s->h[k] <= sea_level)) {
-                s->dir[k] = TRN_DRAIN_OUTLET;
-                s->filled[k] = s->h[k];
-                if (labels) s->acc[k] = 0;
-            }
-        }
+    const uint32_t a = heap[p];
+    const float la = level[a];
+    while (p > 0 && la < level[heap[(p - 1) / 2]]) {
+        heap[p] = heap[(p - 1) / 2];
+        pos[heap[p]] = (uint32_t)p;
+        p = (p - 1) / 2;
     }
-}
-
-/* The pairs across the edge between a strip's last row j and the next strip's first: the
- * floods never look across it. */
-static bool strip_edges(const dr_state *s, size_t j, dr_edges *e)
-{
-    const uint32_t *lab = s->acc;
-    const float *f = s->filled;
-    for (size_t i = 0; i < s->nx; i++) {
-        const size_t k = j * s->nx + i;
-        for (int di = -1; di <= 1; di++) {
-            if ((i == 0 && di < 0) || (i + 1 == s->nx && di > 0)) continue;
-            const size_t m = (size_t)((ptrdiff_t)(k + s->nx) + di);
-            if (lab[m] != lab[k] && !edges_add(e, lab[k], lab[m], fmaxf(f[k], f[m]))) return false;
-        }
+    for (;;) {
+        size_t c = 2 * p + 1;
+        if (c >= count) break;
+        if (c + 1 < count && level[heap[c + 1]] < level[heap[c]]) c++;
+        if (!(level[heap[c]] < la)) break;
+        heap[p] = heap[c];
+        pos[heap[p]] = (uint32_t)p;
+        p = c;
     }
-    return true;
-}
-
-typedef struct dr_graph_edge {
-    uint64_t key;
-    float w;
-} dr_graph_edge;
-
-static int graph_edge_cmp(const void *x, const void *y)
-{
-    const dr_graph_edge *a = x, *b = y;
-    return (a->key > b->key) - (a->key < b->key);
+    heap[p] = a;
+    pos[a] = (uint32_t)p;
 }
 
 /* The level each label drains at: the lowest over paths of label pairs from label 0 (the
- * outlets) of the highest spill on the path (a priority flood over the label graph). */
-static int solve_labels(dr_edges *maps, int strips, size_t labels, float *level, size_t *bytes)
+ * outlets) of the highest spill on the path (a priority flood over the label graph; the levels
+ * are unique, whatever order ties are taken in). Frees the maps once read. */
+static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, float *level)
 {
-    size_t total = 0;
-    for (int k = 0; k < strips; k++)
+    size_t total = 0, map_bytes = 0;
+    for (int k = 0; k < strips; k++) {
         total += maps[k].count;
-    dr_graph_edge *all = malloc((total ? total : 1) * sizeof *all);
+        map_bytes += maps[k].capacity * (sizeof(uint64_t) + sizeof(float));
+    }
+    /* Adjacency lists: each pair in both directions. */
     size_t *start = calloc(labels + 1, sizeof *start);
     uint32_t *to = malloc((2 * total + 1) * sizeof *to);
     float *tw = malloc((2 * total + 1) * sizeof *tw);
-    uint64_t *heap = malloc((2 * total + 2) * sizeof *heap);
-    int rc = DR_OK;
-    if (!all || !start || !to || !tw || !heap) {
-        rc = DR_NOMEM;
-        goto done;
-    }
-    *bytes = total * (sizeof *all + 2 * sizeof *to + 2 * sizeof *tw + 2 * sizeof *heap) +
-             (labels + 1) * sizeof *start;
-    size_t m = 0;
+    uint32_t *heap = NULL, *pos = NULL;
+    int rc = DR_NOMEM;
+    const size_t list_bytes = (labels + 1) * sizeof *start + 2 * total * (sizeof *to + sizeof *tw);
+    temp_change(g, 0, map_bytes + list_bytes);
+    if (!start || !to || !tw) goto done;
     for (int k = 0; k < strips; k++)
         for (size_t q = 0; q < maps[k].capacity; q++)
             if (maps[k].key[q] != DR_NO_KEY) {
-                all[m].key = maps[k].key[q];
-                all[m].w = maps[k].w[q];
-                m++;
+                start[(uint32_t)(maps[k].key[q] >> 32) + 1]++;
+                start[(uint32_t)maps[k].key[q] + 1]++;
             }
-    /* A pair seen by two strips (across their shared edge) keeps its lower level. */
-    qsort(all, m, sizeof *all, graph_edge_cmp);
-    size_t u = 0;
-    for (size_t q = 0; q < m; q++) {
-        if (u && all[u - 1].key == all[q].key) {
-            if (all[q].w < all[u - 1].w) all[u - 1].w = all[q].w;
-        } else {
-            all[u++] = all[q];
-        }
-    }
-    for (size_t q = 0; q < u; q++) {
-        start[(uint32_t)(all[q].key >> 32) + 1]++;
-        start[(uint32_t)all[q].key + 1]++;
-    }
     for (size_t l = 0; l < labels; l++)
         start[l + 1] += start[l];
-    size_t *fillp = malloc((labels + 1) * sizeof *fillp);
-    if (!fillp) {
-        rc = DR_NOMEM;
-        goto done;
-    }
-    memcpy(fillp, start, (labels + 1) * sizeof *fillp);
-    for (size_t q = 0; q < u; q++) {
-        const uint32_t a = (uint32_t)(all[q].key >> 32), b = (uint32_t)all[q].key;
-        to[fillp[a]] = b;
-        tw[fillp[a]++] = all[q].w;
-        to[fillp[b]] = a;
-        tw[fillp[b]++] = all[q].w;
-    }
-    free(fillp);
-    for (size_t l = 0; l < labels; l++)
-        level[l] = INFINITY;
-    level[0] = -INFINITY;
-    /* A binary heap of (sortable level, label); stale entries are skipped. */
-    size_t hn = 0;
-    heap[hn++] = (uint64_t)sortable_bits(-INFINITY) << 32;
-    while (hn) {
-        const uint64_t top = heap[0], last = heap[--hn];
-        size_t i = 0;
-        for (;;) {
-            size_t c = 2 * i + 1;
-            if (c >= hn) break;
-            if (c + 1 < hn && heap[c + 1] < heap[c]) c++;
-            if (heap[c] >= last) break;
-            heap[i] = heap[c];
-            i = c;
+    for (int k = 0; k < strips; k++) {
+        for (size_t q = 0; q < maps[k].capacity; q++) {
+            const uint64_t key = maps[k].key[q];
+            if (key == DR_NO_KEY) continue;
+            const uint32_t a = (uint32_t)(key >> 32), b = (uint32_t)key;
+            to[start[a]] = b;
+            tw[start[a]++] = maps[k].w[q];
+            to[start[b]] = a;
+            tw[start[b]++] = maps[k].w[q];
         }
-        if (hn) heap[i] = last;
-        const uint32_t a = (uint32_t)top;
-        if ((uint32_t)(top >> 32) != sortable_bits(level[a])) continue;
+        free(maps[k].key);
+        free(maps[k].w);
+        maps[k].key = NULL;
+        maps[k].w = NULL;
+        maps[k].count = maps[k].capacity = 0;
+    }
+    /* start[l] is now where l's list ends, which is where l + 1's begins. */
+    for (size_t l = labels; l > 0; l--)
+        start[l] = start[l - 1];
+    start[0] = 0;
+    temp_change(g, map_bytes, 0);
+    heap = malloc(labels * sizeof *heap);
+    pos = malloc(labels * sizeof *pos);
+    temp_change(g, 0, labels * (sizeof *heap + sizeof *pos));
+    temp_change(g, labels * (sizeof *heap + sizeof *pos), 0);
+    if (!heap || !pos) goto done;
+    for (size_t l = 0; l < labels; l++) {
+        level[l] = INFINITY;
+        pos[l] = UINT32_MAX;
+    }
+    level[0] = -INFINITY;
+    size_t hn = 0;
+    heap[hn++] = 0;
+    pos[0] = 0;
+    while (hn) {
+        const uint32_t a = heap[0];
+        pos[a] = UINT32_MAX;
+        if (--hn) {
+            heap[0] = heap[hn];
+            heap_fix(heap, pos, hn, level, 0);
+        }
         for (size_t q = start[a]; q < start[a + 1]; q++) {
             const uint32_t b = to[q];
             const float lv = fmaxf(level[a], tw[q]);
             if (!(lv < level[b])) continue;
             level[b] = lv;
-            const uint64_t key = (uint64_t)sortable_bits(lv) << 32 | b;
-            size_t p = hn++;
-            while (p > 0 && heap[(p - 1) / 2] > key) {
-                heap[p] = heap[(p - 1) / 2];
-                p = (p - 1) / 2;
+            if (pos[b] == UINT32_MAX) {
+                heap[hn] = b;
+                hn++;
+                heap_fix(heap, pos, hn, level, hn - 1);
+            } else {
+                heap_fix(heap, pos, hn, level, pos[b]);
             }
-            heap[p] = key;
         }
     }
+    rc = DR_OK;
 done:
-    free(all);
+    temp_change(g, list_bytes, 0);
     free(start);
     free(to);
     free(tw);
     free(heap);
+    free(pos);
     return rc;
 }
 
-/* Fill the grid as `strips` strips of rows flooded at once (Barnes, Lehman and Mulla 2014's
- * flood with slope tracing inside each, as in the whole-grid fill), then Barnes 2016: each strip's
- * rows next to another strip are seeds with their own watershed labels; the labels' spill
- * levels are solved as a small graph; each sample is raised to its label's level. The filled
- * heights are unique (the lowest level at which each sample's water can leave the grid), so
- * they are bit for bit the whole-grid fill's. s->acc holds labels until the end. */
-static int fill_strips(dr_state *g, int strips, double sea_level)
+/* Receivers of rows [j0, j1) (see DR_PIT) and the outlets: the border and every sample at or
+ * below sea level (sea NaN: none), label 0. Other samples are left unlabelled. Returns the
+ * number of pits; *first_nan: the smallest index of a NaN height seen, if smaller. */
+static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, size_t *first_nan)
+{
+    const bool sea = !isnan(sea_level);
+    const size_t nx = g->nx, nz = g->nz;
+    const float *h = g->h;
+    const ptrdiff_t *off = g->off;
+    size_t pits = 0;
+    for (size_t j = j0; j < j1; j++) {
+        const bool edge_row = j == 0 || j + 1 == nz;
+        for (size_t i = 0; i < nx; i++) {
+            const size_t k = j * nx + i;
+            const float hk = h[k];
+            if (isnan(hk) && k < *first_nan) *first_nan = k;
+            if (edge_row || i == 0 || i + 1 == nx || (sea && (double)hk <= sea_level)) {
+                g->dir[k] = TRN_DRAIN_OUTLET;
+                g->acc[k] = 0;
+                continue;
+            }
+            g->acc[k] = DR_NOLABEL;
+            int best = -1;
+            float low = hk;
+            for (int d = 0; d < 8; d++) {
+                const float hn = h[k + (size_t)off[d]];
+                if (hn < low) {
+                    low = hn;
+                    best = d;
+                }
+            }
+            if (best < 0)
+                for (int d = 4; d < 8 && best < 0; d++)
+                    if (h[k + (size_t)off[d]] == hk) best = d;
+            if (best < 0) {
+                g->dir[k] = DR_PIT;
+                pits++;
+            } else {
+                g->dir[k] = (uint8_t)best;
+            }
+        }
+    }
+    return pits;
+}
+
+/* Labels of rows [j0, j1): each sample takes the label of the pit (numbered from base + 1 in
+ * the order they are met) or outlet (0) its receivers lead to. Each descent is followed once
+ * to a labelled sample and again to label the samples on the way, so every sample is visited
+ * at most twice. A descent that leaves the rows labels its samples DR_PENDING with the first
+ * sample outside, resolved once every strip is labelled. */
+static void label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
+{
+    const size_t lo = j0 * g->nx, hi = j1 * g->nx;
+    uint8_t *dir = g->dir;
+    uint32_t *lab = g->acc;
+    const ptrdiff_t *off = g->off;
+    uint32_t next = base;
+    for (size_t c = lo; c < hi; c++) {
+        if (lab[c] != DR_NOLABEL) continue;
+        size_t t = c;
+        uint32_t label;
+        bool pending = false;
+        for (;;) {
+            const unsigned dt = dir[t];
+            if (dt == DR_PIT) {
+                label = lab[t] = ++next;
+                break;
+            }
+            const size_t m = (size_t)((ptrdiff_t)t + off[dt]);
+            if (m < lo || m >= hi) {
+                label = (uint32_t)m;
+                pending = true;
+                t = m;
+                break;
+            }
+            t = m;
+            if (lab[m] != DR_NOLABEL) {
+                label = lab[m];
+                pending = (dir[m] & DR_PENDING) != 0;
+                break;
+            }
+        }
+        for (size_t u = c; u != t;) {
+            const unsigned du = dir[u];
+            lab[u] = label;
+            if (pending) dir[u] = (uint8_t)(du | DR_PENDING);
+            u = (size_t)((ptrdiff_t)u + off[du]);
+        }
+    }
+}
+
+/* A pending label in a strip's first or last row: the descent's first sample outside is in
+ * another strip's first or last row; follow those until a final label (serial, on a few rows). */
+static void resolve_edge_row(dr_state *g, size_t j)
+{
+    uint8_t *dir = g->dir;
+    uint32_t *lab = g->acc;
+    for (size_t c = j * g->nx; c < (j + 1) * g->nx; c++) {
+        if (!(dir[c] & DR_PENDING)) continue;
+        size_t x = lab[c];
+        while (dir[x] & DR_PENDING)
+            x = lab[x];
+        const uint32_t label = lab[x];
+        for (size_t u = c; dir[u] & DR_PENDING;) {
+            const size_t v = lab[u];
+            lab[u] = label;
+            dir[u] = (uint8_t)(dir[u] & ~DR_PENDING);
+            u = v;
+        }
+    }
+}
+
+/* Final labels of row j (pending ones point to a resolved strip edge row). */
+static void resolve_row(dr_state *g, size_t j)
+{
+    uint8_t *dir = g->dir;
+    uint32_t *lab = g->acc;
+    for (size_t c = j * g->nx; c < (j + 1) * g->nx; c++)
+        if (dir[c] & DR_PENDING) {
+            lab[c] = lab[lab[c]];
+            dir[c] = (uint8_t)(dir[c] & ~DR_PENDING);
+        }
+}
+
+/* Where the labels of rows [j0, j1) touch other labels (each pair of neighbours once, from
+ * the upper or left one): a pair's spill level is the higher of the two input heights, and a
+ * pair of labels keeps its lowest. */
+static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
 {
     const size_t nx = g->nx, nz = g->nz;
-    dr_state *st = calloc((size_t)strips, sizeof *st);
+    const float *h = g->h;
+    const uint32_t *lab = g->acc;
+    resolve_row(g, j0);
+    for (size_t j = j0; j < j1; j++) {
+        if (j + 1 < j1) resolve_row(g, j + 1);
+        const bool below = j + 1 < nz;
+        for (size_t i = 0; i < nx; i++) {
+            const size_t c = j * nx + i;
+            const uint32_t a = lab[c];
+            const float hc = h[c];
+            if (i + 1 < nx && lab[c + 1] != a && !edges_add(e, a, lab[c + 1], fmaxf(hc, h[c + 1])))
+                return false;
+            if (!below) continue;
+            for (size_t m = c + nx - (i > 0); m <= c + nx + (i + 1 < nx); m++)
+                if (lab[m] != a && !edges_add(e, a, lab[m], fmaxf(hc, h[m]))) return false;
+        }
+    }
+    return true;
+}
+
+/* Rows [j0, j1) raised to their label's level (outlets' label 0 has level -infinity): a raised
+ * sample holds level + 0 (+0, never -0), an unraised one its input height. */
+static void raise_rows(dr_state *g, size_t j0, size_t j1, const float *level)
+{
+    const float *h = g->h;
+    for (size_t c = j0 * g->nx; c < j1 * g->nx; c++) {
+        const float hc = h[c], l = level[g->acc[c]];
+        g->filled[c] = hc < l ? l + 0.0f : hc;
+    }
+}
+
+/* Depression filling by watersheds. Every sample that is not an outlet has a receiver (its
+ * lowest neighbour, or an equal one, see DR_PIT) unless it is a pit; following receivers from
+ * any sample never climbs, so a sample's filled height is the larger of its own height and the
+ * level at which its pit's watershed drains: the lowest, over chains of touching watersheds
+ * down to an outlet, of the highest spill on the chain (the labels' graph of Barnes, Lehman and
+ * Mulla 2016, here with one label per pit as in Barnes 2016's watershed variant). Every pass
+ * reads the grid in row order, strip by strip on the threads; only the small graph is solved on
+ * one. The filled heights are unique (the lowest level at which each sample's water can leave
+ * the grid), so the bytes do not depend on the strips. s->acc holds labels until the end. */
+static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *first_nan)
+{
+    const size_t nz = g->nz;
     dr_edges *maps = calloc((size_t)strips, sizeof *maps);
     size_t *row = malloc(((size_t)strips + 1) * sizeof *row);
-    int *rc = calloc((size_t)strips, sizeof *rc);
-    /* Labels: 0 the outlets, then 1 + r * nx + i for sample i of seed row r (each strip's
-     * first row, then its last, strip by strip, skipping the grid's own first and last). */
-    const size_t labels = 1 + 2 * (size_t)(strips - 1) * nx;
-    float *level = malloc(labels * sizeof *level);
+    size_t *pits = calloc((size_t)strips + 1, sizeof *pits);
+    size_t *nan_at = malloc((size_t)strips * sizeof *nan_at);
+    float *level = NULL;
     int out = DR_OK;
-    if (!st || !maps || !row || !rc || !level) {
+    if (!maps || !row || !pits || !nan_at) {
         out = DR_NOMEM;
         goto done;
     }
     for (int k = 0; k <= strips; k++)
         row[k] = nz * (size_t)k / (size_t)strips;
     const int team = dr_team(strips);
-    /* Each strip marks, floods and measures its own rows: its pages are first written by the
-     * thread that uses them. */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++) {
-        dr_state *s = &st[k];
-        const size_t j0 = row[k], j1 = row[k + 1];
-        mark_outlets(g, j0, j1, sea_level, true);
-        const bool sea = !isnan(sea_level);
-        for (int side = 0; side < 2; side++) {
-            if ((side == 0 && k == 0) || (side == 1 && k == strips - 1)) continue;
-            const size_t j = side == 0 ? j0 : j1 - 1;
-            const size_t base = 1 + (2 * (size_t)k - 1 + (size_t)side) * nx;
-            for (size_t i = 1; i + 1 < nx; i++) {
-                const size_t c = j * nx + i;
-                if (sea && (double)g->h[c] <= sea_level) continue; /* an outlet: label 0 */
-                g->dir[c] = TRN_DRAIN_OUTLET;
-                g->filled[c] = g->h[c];
-                g->acc[c] = (uint32_t)(base + i);
-            }
-        }
-        s->nx = nx;
-        s->nz = j1 - j0;
-        s->n = s->nx * s->nz;
-        s->h = g->h + j0 * nx;
-        s->filled = g->filled + j0 * nx;
-        s->dir = g->dir + j0 * nx;
-        s->acc = g->acc + j0 * nx;
-        memcpy(s->off, g->off, sizeof s->off);
-        s->labels = true;
-        s->edges = &maps[k];
-        rc[k] = flood_run(s);
-        flood_release(s);
+        nan_at[k] = SIZE_MAX;
+        pits[k + 1] = descend_rows(g, row[k], row[k + 1], sea_level, &nan_at[k]);
     }
-    size_t flooding = 0;
     for (int k = 0; k < strips; k++) {
-        if (rc[k] != DR_OK) out = rc[k];
-        flooding += st[k].temp_peak;
+        if (nan_at[k] < *first_nan) *first_nan = nan_at[k];
+        pits[k + 1] += pits[k];
     }
-    temp_change(g, 0, flooding);
-    temp_change(g, flooding, 0);
-    if (out != DR_OK) goto done;
-    if (trn_progress_report(&g->progress, 0.8, "drainage")) {
+    DR_PHASE("descend");
+    if (*first_nan != SIZE_MAX) goto done;
+    if (trn_progress_report(&g->progress, 0.25, "drainage")) {
         out = DR_CANCEL;
         goto done;
     }
-    size_t map_bytes = 0;
-    for (int k = 0; k < strips; k++) {
-        if (k + 1 < strips && !strip_edges(g, row[k + 1] - 1, &maps[k])) out = DR_NOMEM;
-        map_bytes += maps[k].capacity * (sizeof(uint64_t) + sizeof(float));
-    }
-    if (out != DR_OK) goto done;
-    size_t graph_bytes = 0;
-    out = solve_labels(maps, strips, labels, level, &graph_bytes);
-    temp_change(g, 0, map_bytes + graph_bytes + labels * sizeof *level);
-    temp_change(g, map_bytes + graph_bytes + labels * sizeof *level, 0);
-    if (out != DR_OK) goto done;
-        /* Raise each sample to its watershed's level; the seed rows become ordinary samples. */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (int k = 0; k < strips; k++)
+        label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]);
     for (int k = 0; k < strips; k++) {
-        for (size_t c = row[k] * nx; c < row[k + 1] * nx; c++) {
-            const uint32_t l = g->acc[c];
-            if (l == 0) continue;
-            if (level[l] > g->filled[c]) g->filled[c] = level[l] + 0.0f;
-            if (g->dir[c] == TRN_DRAIN_OUTLET) g->dir[c] = 0;
-        }
+        resolve_edge_row(g, row[k]);
+        resolve_edge_row(g, row[k + 1] - 1);
     }
+    DR_PHASE("label");
+    if (trn_progress_report(&g->progress, 0.5, "drainage")) {
+        out = DR_CANCEL;
+        goto done;
+    }
+    bool ok = true;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
+    for (int k = 0; k < strips; k++)
+        ok = edges_rows(g, row[k], row[k + 1], &maps[k]) && ok;
+    if (!ok) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    DR_PHASE("edges");
+    if (trn_progress_report(&g->progress, 0.75, "drainage")) {
+        out = DR_CANCEL;
+        goto done;
+    }
+    const size_t labels = 1 + pits[strips];
+    level = malloc(labels * sizeof *level);
+    if (!level) {
+        out = DR_NOMEM;
+        goto done;
+    }
+#ifdef DR_PHASES
+    size_t ne = 0;
+    for (int k = 0; k < strips; k++) ne += maps[k].count;
+    fprintf(stderr, "  labels %zu edges %zu\n", labels, ne);
+#endif
+    temp_change(g, 0, labels * sizeof *level);
+    out = solve_labels(g, maps, strips, labels, level);
+    temp_change(g, labels * sizeof *level, 0);
+    DR_PHASE("solve");
+    if (out != DR_OK) goto done;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (int k = 0; k < strips; k++)
+        raise_rows(g, row[k], row[k + 1], level);
 done:
-    for (int k = 0; strips > 0 && maps && k < strips; k++) {
+    for (int k = 0; maps && k < strips; k++) {
         free(maps[k].key);
         free(maps[k].w);
     }
-    if (st)
-        for (int k = 0; k < strips; k++)
-            state_free(&st[k]);
-    free(st);
     free(maps);
     free(row);
-    free(rc);
+    free(pits);
+    free(nan_at);
     free(level);
+    DR_PHASE("raise");
     return out;
 }
 
@@ -1181,17 +986,8 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                              "drainage: expected fewer than 2^32-1 samples, found %zux%zu", s.nx,
                              s.nz);
     s.h = field->heights;
+    DR_PHASE(NULL);
     strips = strip_count(&s, strips);
-    size_t first_nan = SIZE_MAX;
-#pragma omp parallel for schedule(static) num_threads(strips > 1 ? dr_team(strips) : 1)            \
-    reduction(min                                                                                  \
-              : first_nan)
-    for (size_t k = 0; k < s.n; k++)
-        if (isnan(s.h[k]) && k < first_nan) first_nan = k;
-    if (first_nan != SIZE_MAX)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "drainage: expected finite heights, found NaN at sample (%zu, %zu)",
-                             first_nan % s.nx, first_nan / s.nx);
     s.filled = big_alloc(s.n * sizeof *s.filled);
     s.dir = big_alloc(s.n);
     s.acc = big_alloc(s.n * sizeof *s.acc);
@@ -1205,17 +1001,19 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
     const trn_progress whole = trn_progress_make(progress, user);
     s.progress = trn_progress_sub(&whole, 0.0, 0.7);
 
-    int rc;
-    if (strips <= 1) {
-        mark_outlets(&s, 0, s.nz, sea_level, false);
-        rc = flood_run(&s);
-        flood_release(&s);
-    } else {
-        rc = fill_strips(&s, strips, sea_level);
+    size_t first_nan = SIZE_MAX;
+    int rc = fill_watersheds(&s, strips, sea_level, &first_nan);
+    if (first_nan != SIZE_MAX) {
+        st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                           "drainage: expected finite heights, found NaN at sample (%zu, %zu)",
+                           first_nan % s.nx, first_nan / s.nx);
+        goto fail;
     }
+    DR_PHASE("fill");
     if (rc == DR_OK) rc = find_basins(&s, strips > 1 ? strips : 1, &basins, &basin_count);
     if (rc == DR_NOMEM) goto no_memory;
     if (rc == DR_CANCEL) goto cancelled;
+    DR_PHASE("basins");
     if (trn_progress_report(&s.progress, 1.0, "drainage")) goto cancelled;
 
     /* Directions: steepest strict descent on the filled surface; on a flat, towards the
@@ -1256,6 +1054,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 }
             }
         }
+        DR_PHASE("steepest");
         if (flats) {
             /* Breadth-first from every flat sample next to its flat's edge (the distances do
              * not depend on the order the seeds are queued in). */
@@ -1278,6 +1077,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 }
             }
         }
+        DR_PHASE("flats");
         /* In-degrees, each sample counting the neighbours that drain into it (no two threads
          * write one sample); the accumulation's starting ones set to 1 on the same pass. */
         for (size_t b = 0; b < nz; b += DR_BLOCK_ROWS) {
@@ -1316,6 +1116,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
          * samples at once; water leaving a strip is kept as (target, amount) and delivered
          * afterwards on one thread, walking on where it completes a sample's inflow. The sums
          * are of integers, so the order they are added in changes nothing. */
+        DR_PHASE("indeg");
         const trn_progress acc_p = trn_progress_sub(&whole, 0.85, 1.0);
         if (trn_progress_report(&acc_p, 0.0, "drainage")) goto cancelled;
         const int parts = strips > 1 ? strips : 1;
@@ -1371,6 +1172,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         if (stop) goto cancelled;
         if (trn_progress_report(&acc_p, 1.0, "drainage")) goto cancelled;
     }
+    DR_PHASE("accum");
     free(indeg);
     out->cells_x = field->cells_x;
     out->cells_z = field->cells_z;
