@@ -107,10 +107,19 @@ static bool edges_grow(dr_edges *e)
     return true;
 }
 
+#ifdef DR_PHASES
+size_t dr_adds, dr_memo;
+#endif
 static bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
 {
+#ifdef DR_PHASES
+    dr_adds++;
+#endif
     const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
     if (e->capacity && e->key[e->last] == k) {
+#ifdef DR_PHASES
+        dr_memo++;
+#endif
         if (w < e->w[e->last]) e->w[e->last] = w;
         return true;
     }
@@ -395,37 +404,70 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
     const bool sea = !isnan(sea_level);
     const size_t nx = g->nx, nz = g->nz;
     const float *h = g->h;
-    const ptrdiff_t *off = g->off;
+    uint8_t *dir = g->dir;
+    uint32_t *lab = g->acc;
     size_t pits = 0;
     for (size_t j = j0; j < j1; j++) {
-        const bool edge_row = j == 0 || j + 1 == nz;
-        for (size_t i = 0; i < nx; i++) {
-            const size_t k = j * nx + i;
-            const float hk = h[k];
-            if (isnan(hk) && k < *first_nan) *first_nan = k;
-            if (edge_row || i == 0 || i + 1 == nx || (sea && (double)hk <= sea_level)) {
-                g->dir[k] = TRN_DRAIN_OUTLET;
-                g->acc[k] = 0;
-                continue;
+        const size_t r = j * nx;
+        if (j == 0 || j + 1 == nz || nx < 3) {
+            for (size_t i = 0; i < nx; i++) {
+                if (isnan(h[r + i]) && r + i < *first_nan) *first_nan = r + i;
+                dir[r + i] = TRN_DRAIN_OUTLET;
+                lab[r + i] = 0;
             }
-            g->acc[k] = DR_NOLABEL;
-            int best = -1;
+            continue;
+        }
+        /* The lowest strictly lower neighbour, branch-free over the row (the compiler
+         * vectorises it); then the few samples that have none, the sea and the border. */
+        const float *up = h + r - nx, *mid = h + r, *down = h + r + nx;
+        for (size_t i = 1; i + 1 < nx; i++) {
+            const float hk = mid[i];
             float low = hk;
-            for (int d = 0; d < 8; d++) {
-                const float hn = h[k + (size_t)off[d]];
-                if (hn < low) {
-                    low = hn;
-                    best = d;
-                }
-            }
-            if (best < 0)
-                for (int d = 4; d < 8 && best < 0; d++)
-                    if (h[k + (size_t)off[d]] == hk) best = d;
-            if (best < 0) {
-                g->dir[k] = DR_PIT;
-                pits++;
-            } else {
-                g->dir[k] = (uint8_t)best;
+            unsigned best = DR_PIT;
+#define DR_LOWER(hn, d)                                                                            \
+    do {                                                                                           \
+        const float v = (hn);                                                                      \
+        const bool lt = v < low;                                                                   \
+        low = lt ? v : low;                                                                        \
+        best = lt ? (d) : best;                                                                    \
+    } while (0)
+            DR_LOWER(mid[i + 1], 0u);
+            DR_LOWER(down[i + 1], 1u);
+            DR_LOWER(down[i], 2u);
+            DR_LOWER(down[i - 1], 3u);
+            DR_LOWER(mid[i - 1], 4u);
+            DR_LOWER(up[i - 1], 5u);
+            DR_LOWER(up[i], 6u);
+            DR_LOWER(up[i + 1], 7u);
+#undef DR_LOWER
+            dir[r + i] = (uint8_t)best;
+            lab[r + i] = DR_NOLABEL;
+        }
+        dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET;
+        lab[r] = lab[r + nx - 1] = 0;
+        bool odd = false;
+        for (size_t i = 0; i < nx; i++)
+            odd |= (sea && (double)mid[i] <= sea_level) || dir[r + i] == DR_PIT || isnan(mid[i]);
+        if (!odd) continue;
+        for (size_t i = 0; i < nx; i++) {
+            const size_t k = r + i;
+            const float hk = mid[i];
+            if (isnan(hk) && k < *first_nan) *first_nan = k;
+            if (sea && (double)hk <= sea_level) {
+                dir[k] = TRN_DRAIN_OUTLET;
+                lab[k] = 0;
+            } else if (dir[k] == DR_PIT) {
+                /* No lower neighbour: an equal one before it in index order, if any. */
+                if (mid[i - 1] == hk)
+                    dir[k] = 4;
+                else if (up[i - 1] == hk)
+                    dir[k] = 5;
+                else if (up[i] == hk)
+                    dir[k] = 6;
+                else if (up[i + 1] == hk)
+                    dir[k] = 7;
+                else
+                    pits++;
             }
         }
     }
@@ -519,22 +561,50 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
     const size_t nx = g->nx, nz = g->nz;
     const float *h = g->h;
     const uint32_t *lab = g->acc;
+    /* Per row, which samples differ from a neighbour to their E, SW, S or SE (a branch-free
+     * loop the compiler vectorises); only those are looked at one by one. */
+    uint8_t *differs = malloc(nx + 8);
+    if (!differs) return false;
+    memset(differs, 0, nx + 8);
+    bool ok = true;
     resolve_row(g, j0);
-    for (size_t j = j0; j < j1; j++) {
+    for (size_t j = j0; j < j1 && ok; j++) {
         if (j + 1 < j1) resolve_row(g, j + 1);
-        const bool below = j + 1 < nz;
-        for (size_t i = 0; i < nx; i++) {
+        const uint32_t *l = lab + j * nx;
+        if (j + 1 < nz) {
+            const uint32_t *b = l + nx;
+            for (size_t i = 1; i + 1 < nx; i++) {
+                const uint32_t a = l[i];
+                differs[i] = (uint8_t)((l[i + 1] != a) | (b[i - 1] != a) | (b[i] != a) | (b[i + 1] != a));
+            }
+            differs[0] = differs[nx - 1] = 1;
+        } else {
+            for (size_t i = 0; i + 1 < nx; i++)
+                differs[i] = l[i + 1] != l[i];
+            differs[nx - 1] = 0;
+        }
+        for (size_t i = 0; i < nx && ok; i++) {
+            if (i + 8 <= nx) {
+                uint64_t word;
+                memcpy(&word, differs + i, sizeof word);
+                if (!word) {
+                    i += 7;
+                    continue;
+                }
+            }
+            if (!differs[i]) continue;
             const size_t c = j * nx + i;
             const uint32_t a = lab[c];
             const float hc = h[c];
-            if (i + 1 < nx && lab[c + 1] != a && !edges_add(e, a, lab[c + 1], fmaxf(hc, h[c + 1])))
-                return false;
-            if (!below) continue;
-            for (size_t m = c + nx - (i > 0); m <= c + nx + (i + 1 < nx); m++)
-                if (lab[m] != a && !edges_add(e, a, lab[m], fmaxf(hc, h[m]))) return false;
+            if (i + 1 < nx && lab[c + 1] != a)
+                ok = edges_add(e, a, lab[c + 1], fmaxf(hc, h[c + 1]));
+            if (j + 1 < nz)
+                for (size_t m = c + nx - (i > 0); m <= c + nx + (i + 1 < nx) && ok; m++)
+                    if (lab[m] != a) ok = edges_add(e, a, lab[m], fmaxf(hc, h[m]));
         }
     }
-    return true;
+    free(differs);
+    return ok;
 }
 
 /* Rows [j0, j1) raised to their label's level (outlets' label 0 has level -infinity): a raised
@@ -622,7 +692,9 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
 #ifdef DR_PHASES
     size_t ne = 0;
     for (int k = 0; k < strips; k++) ne += maps[k].count;
-    fprintf(stderr, "  labels %zu edges %zu\n", labels, ne);
+    fprintf(stderr, "  labels %zu edges %zu adds %zu memo %zu\n", labels, ne, dr_adds, dr_memo);
+    dr_memo = 0;
+    dr_adds = 0;
 #endif
     temp_change(g, 0, labels * sizeof *level);
     out = solve_labels(g, maps, strips, labels, level);
