@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/checked.h"
+#include "core/kernel.h"
 #include "core/progress.h"
 #include "terrane/drainage.h"
 #include "gen/d8.h"
@@ -275,6 +276,70 @@ static bool flows_add(dr_flows *f, uint32_t target, uint32_t amount)
     f->items[f->count].amount = amount;
     f->count++;
     return true;
+}
+
+
+/* ---- steepest descent over a row ---- */
+
+/* trn_d8_steepest for samples 1..nx-2 of an inner row (rows above and below given), written
+ * branch-free so the compiler vectorises it: the same double operations in the same order, so
+ * the same codes on every instruction set. best[i]: the code, or 0xFF where no neighbour is
+ * lower. */
+#define DR_STEP(fnv, d, iv)                                                                        \
+    do {                                                                                           \
+        const float fn = (fnv);                                                                    \
+        const double sl = (dc - (double)fn) * (iv);                                                \
+        const bool take = (fn < fc) & (sl > bs);                                                   \
+        bs = take ? sl : bs;                                                                       \
+        b = take ? (d) : b;                                                                        \
+    } while (0)
+KERNEL void steepest_row_body(const float *RESTRICT up, const float *RESTRICT mid,
+                              const float *RESTRICT down, size_t nx, const double *inv,
+                              uint8_t *RESTRICT best)
+{
+    const double i0 = inv[0], i1 = inv[1], i2 = inv[2], i3 = inv[3], i4 = inv[4], i5 = inv[5],
+                 i6 = inv[6], i7 = inv[7];
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = mid[i];
+        const double dc = (double)fc;
+        double bs = 0.0;
+        unsigned b = 0xFFu;
+        DR_STEP(mid[i + 1], 0u, i0);
+        DR_STEP(down[i + 1], 1u, i1);
+        DR_STEP(down[i], 2u, i2);
+        DR_STEP(down[i - 1], 3u, i3);
+        DR_STEP(mid[i - 1], 4u, i4);
+        DR_STEP(up[i - 1], 5u, i5);
+        DR_STEP(up[i], 6u, i6);
+        DR_STEP(up[i + 1], 7u, i7);
+        best[i] = (uint8_t)b;
+    }
+}
+#undef DR_STEP
+
+typedef void (*steepest_row_fn)(const float *, const float *, const float *, size_t,
+                                const double *, uint8_t *);
+
+static void steepest_row_default(const float *up, const float *mid, const float *down, size_t nx,
+                                 const double *inv, uint8_t *best)
+{
+    steepest_row_body(up, mid, down, nx, inv, best);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void steepest_row_avx2(const float *up, const float *mid, const float *down,
+                                          size_t nx, const double *inv, uint8_t *best)
+{
+    steepest_row_body(up, mid, down, nx, inv, best);
+}
+#endif
+
+static steepest_row_fn steepest_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return steepest_row_avx2;
+#endif
+    return steepest_row_default;
 }
 
 /* ---- the fill ---- */
@@ -1106,26 +1171,42 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         /* s.acc holds each sample's flat distance until the accumulation. */
         uint32_t *dist = s.acc;
         size_t flats = 0;
+        const steepest_row_fn steepest = steepest_row_variant();
+        /* One row of codes per thread. */
+        uint8_t *rowbuf = malloc((size_t)team * nx);
+        if (!rowbuf) goto no_memory;
         for (size_t b = 0; b < nz; b += DR_BLOCK_ROWS) {
             if (trn_progress_report(&dir_p, (double)b / (double)nz * 0.4, "drainage"))
                 goto cancelled;
             const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
-#pragma omp parallel for schedule(static) num_threads(team) reduction(+ : flats)
-            for (size_t j = b; j < e; j++) {
-                for (size_t i = 0; i < nx; i++) {
-                    const size_t c = j * nx + i;
-                    dist[c] = TRN_D8_FLAT_EXIT;
-                    if (s.dir[c] == TRN_DRAIN_OUTLET) continue;
-                    const int best = trn_d8_steepest(&s.filled[c], s.off, inv);
-                    if (best >= 0) {
-                        s.dir[c] = (uint8_t)best;
-                    } else {
-                        dist[c] = TRN_D8_FLAT_UNKNOWN;
-                        flats++;
+#pragma omp parallel num_threads(team) reduction(+ : flats)
+            {
+                int tid = 0;
+#ifdef _OPENMP
+                tid = omp_get_thread_num();
+#endif
+                uint8_t *best = rowbuf + (size_t)tid * nx;
+#pragma omp for schedule(static)
+                for (size_t j = b; j < e; j++) {
+                    const size_t r = j * nx;
+                    for (size_t i = 0; i < nx; i++)
+                        dist[r + i] = TRN_D8_FLAT_EXIT;
+                    if (j == 0 || j + 1 == nz || nx < 3) continue; /* all outlets */
+                    steepest(s.filled + r - nx, s.filled + r, s.filled + r + nx, nx, inv, best);
+                    for (size_t i = 1; i + 1 < nx; i++) {
+                        const size_t c = r + i;
+                        if (s.dir[c] == TRN_DRAIN_OUTLET) continue;
+                        if (best[i] != 0xFFu) {
+                            s.dir[c] = best[i];
+                        } else {
+                            dist[c] = TRN_D8_FLAT_UNKNOWN;
+                            flats++;
+                        }
                     }
                 }
             }
         }
+        free(rowbuf);
         DR_PHASE("steepest");
         if (flats) {
             /* Breadth-first from every flat sample next to its flat's edge (the distances do
