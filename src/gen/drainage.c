@@ -944,18 +944,33 @@ done:
 
 /* ---- flat distances ---- */
 
-/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi). */
-static bool flat_relax(dr_state *q, const dr_state *g, size_t lo, size_t hi, uint32_t *dist)
+/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi).
+ * With dir (a search from all seeds at once, so each sample is taken after every sample one
+ * step nearer the edge): each flat sample's direction is picked as it is taken, which is
+ * trn_d8_flat_pick's choice (its nearest neighbours are one step nearer; ties in the same
+ * order). */
+static bool flat_relax(dr_state *q, const dr_state *g, size_t lo, size_t hi, uint32_t *dist,
+                       uint8_t *dir)
 {
+    static const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    const float *f = g->filled;
     while (q->trace.count) {
         const uint32_t c = fifo_pop(&q->trace);
-        const float fc = g->filled[c];
+        const float fc = f[c];
         const uint32_t next = dist[c] + 1;
+        if (dir) {
+            for (int k = 0; k < 8; k++) {
+                const size_t m = (size_t)((ptrdiff_t)c + g->off[order[k]]);
+                if (dist[m] + 1 == dist[c] && f[m] == fc) {
+                    dir[c] = (uint8_t)order[k];
+                    break;
+                }
+            }
+        }
         for (int d = 0; d < 8; d++) {
             const size_t m = (size_t)((ptrdiff_t)c + g->off[d]);
-            if (m < lo || m >= hi || dist[m] == TRN_D8_FLAT_EXIT || g->filled[m] != fc ||
-                dist[m] <= next)
-                continue;
+            /* Outside the flats dist is TRN_D8_FLAT_EXIT (0), never above next. */
+            if (dist[m] <= next || f[m] != fc || m < lo || m >= hi) continue;
             dist[m] = next;
             if (!fifo_push(q, &q->trace, (uint32_t)m)) return false;
         }
@@ -1003,7 +1018,8 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
             dr_fifo *t = &q[k].trace;
             for (size_t e = 0; e < t->count; e++)
                 dist[t->items[e]] = 1;
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist) && ok;
+            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist, parts == 1 ? g->dir : NULL) &&
+                 ok;
         }
     }
     for (bool changed = ok && parts > 1; changed;) {
@@ -1031,7 +1047,7 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         if (!changed || !ok) break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(dr_team(parts)) reduction(&& : ok)
         for (int k = 0; k < parts; k++)
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist) && ok;
+            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist, NULL) && ok;
         if (!ok) break;
     }
     if (!ok) rc = DR_NOMEM;
@@ -1213,7 +1229,9 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
              * not depend on the order the seeds are queued in). */
             if (trn_progress_report(&dir_p, 0.4, "drainage")) goto cancelled;
             if (flat_distances(&s, strips > 1 ? strips : 1, dist) != DR_OK) goto no_memory;
-            for (size_t b = 0; b < nz; b += DR_BLOCK_ROWS) {
+            /* One strip picked each flat sample's direction during its search; strips
+             * corrected distances across their edges afterwards, so they pick now. */
+            for (size_t b = 0; strips > 1 && b < nz; b += DR_BLOCK_ROWS) {
                 if (trn_progress_report(&dir_p, 0.6 + (double)b / (double)nz * 0.2, "drainage"))
                     goto cancelled;
                 const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
@@ -1222,8 +1240,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                     for (size_t i = 0; i < nx; i++) {
                         const size_t c = j * nx + i;
                         if (dist[c] == TRN_D8_FLAT_EXIT || s.dir[c] == TRN_DRAIN_OUTLET) continue;
-                        /* Every flat reaches its edge, so a pick exists; the flood's link
-                         * stays only as a guard. */
+                        /* Every flat reaches its edge, so a pick exists. */
                         const int pick = trn_d8_flat_pick(&s.filled[c], &dist[c], s.off);
                         if (pick >= 0) s.dir[c] = (uint8_t)pick;
                     }
