@@ -47,8 +47,10 @@ static void dr_phase(const char *name)
 #define DR_PENDING 0x40u
 /* Label of a sample whose descent has not been followed yet. */
 #define DR_NOLABEL UINT32_MAX
-/* Marks a sample whose accumulation is final (in the in-degree array). */
-#define DR_DONE 0xFFu
+/* During the accumulation a direction byte's high half counts the inflows still to come; all
+ * set (DR_DONE) marks a sample whose accumulation is final. */
+#define DR_INDEG_ONE 0x10u
+#define DR_DONE 0xF0u
 /* Output arrays at least this large are 2 MiB aligned and marked for transparent huge pages. */
 #define DR_HUGE_PAGE ((size_t)2u << 20)
 
@@ -108,22 +110,21 @@ static bool edges_grow(dr_edges *e)
     return true;
 }
 
-#ifdef DR_PHASES
-size_t dr_adds, dr_memo;
-#endif
-static bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
+static bool edges_insert(dr_edges *e, uint64_t k, float w);
+
+/* Adds the pair (a, b) at level w, keeping the lower level where it is known. */
+static inline bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
 {
-#ifdef DR_PHASES
-    dr_adds++;
-#endif
     const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
     if (e->capacity && e->key[e->last] == k) {
-#ifdef DR_PHASES
-        dr_memo++;
-#endif
         if (w < e->w[e->last]) e->w[e->last] = w;
         return true;
     }
+    return edges_insert(e, k, w);
+}
+
+static bool edges_insert(dr_edges *e, uint64_t k, float w)
+{
     if (2 * (e->count + 1) > e->capacity && !edges_grow(e)) return false;
     size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
     while (e->key[at] != DR_NO_KEY && e->key[at] != k)
@@ -170,12 +171,11 @@ static void temp_change(dr_state *s, size_t old_bytes, size_t new_bytes)
     if (s->temp_now > s->temp_peak) s->temp_peak = s->temp_now;
 }
 
-/* Heights as unsigned keys with the same order (negative floats reversed). */
-static inline uint32_t sortable_bits(float f)
+/* The larger of two heights (never NaN here); inlined, where fmaxf is a call. Of two zeros
+ * either may come back: levels are only compared, and a raised sample's level gets + 0. */
+static inline float dr_max(float a, float b)
 {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return a > b ? a : b;
 }
 
 static bool fifo_push(dr_state *s, dr_fifo *q, uint32_t idx)
@@ -438,7 +438,7 @@ static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, 
         }
         for (size_t q = start[a]; q < start[a + 1]; q++) {
             const uint32_t b = to[q];
-            const float lv = fmaxf(level[a], tw[q]);
+            const float lv = dr_max(level[a], tw[q]);
             if (!(lv < level[b])) continue;
             level[b] = lv;
             if (pos[b] == UINT32_MAX) {
@@ -662,10 +662,10 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
             const uint32_t a = lab[c];
             const float hc = h[c];
             if (i + 1 < nx && lab[c + 1] != a)
-                ok = edges_add(e, a, lab[c + 1], fmaxf(hc, h[c + 1]));
+                ok = edges_add(e, a, lab[c + 1], dr_max(hc, h[c + 1]));
             if (j + 1 < nz)
                 for (size_t m = c + nx - (i > 0); m <= c + nx + (i + 1 < nx) && ok; m++)
-                    if (lab[m] != a) ok = edges_add(e, a, lab[m], fmaxf(hc, h[m]));
+                    if (lab[m] != a) ok = edges_add(e, a, lab[m], dr_max(hc, h[m]));
         }
     }
     free(differs);
@@ -757,9 +757,7 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
 #ifdef DR_PHASES
     size_t ne = 0;
     for (int k = 0; k < strips; k++) ne += maps[k].count;
-    fprintf(stderr, "  labels %zu edges %zu adds %zu memo %zu\n", labels, ne, dr_adds, dr_memo);
-    dr_memo = 0;
-    dr_adds = 0;
+    fprintf(stderr, "  labels %zu edges %zu\n", labels, ne);
 #endif
     temp_change(g, 0, labels * sizeof *level);
     out = solve_labels(g, maps, strips, labels, level);
@@ -838,7 +836,7 @@ static bool basins_scan(const dr_state *s, size_t j0, size_t j1, dr_comps *out)
             if (h[k] < hs || (h[k] == hs && k < r->sink)) r->sink = (uint32_t)k;
             for (int d = 0; d < 8; d++) {
                 const size_t m = (size_t)((ptrdiff_t)k + s->off[d]);
-                if (m < r->spill && h[m] == fk && !(h[m] < f[m])) r->spill = (uint32_t)m;
+                if (h[m] == fk && !(h[m] < f[m]) && m < r->spill) r->spill = (uint32_t)m;
             }
         }
     }
@@ -1106,6 +1104,39 @@ static int strip_count(const dr_state *s, int asked)
     return (size_t)t > most ? (int)(most < 1 ? 1 : most) : t;
 }
 
+/* In-degrees of rows [j0, j1) into the high half of their direction bytes (see DR_INDEG_ONE),
+ * and accumulation 1. */
+static void indeg_rows(dr_state *s, size_t j0, size_t j1)
+{
+    const size_t nx = s->nx, nz = s->nz;
+    for (size_t j = j0; j < j1; j++) {
+        const bool edge_row = j == 0 || j + 1 == nz;
+        for (size_t i = 0; i < nx; i++) {
+            const size_t c = j * nx + i;
+            unsigned count = 0;
+            if (!edge_row && i > 0 && i + 1 < nx) {
+                /* Inside: all 8 neighbours exist (the common case, without checks). */
+                const uint8_t *dc = s->dir + c;
+                count = ((dc[1] & DR_CODE) == 4) + ((dc[nx + 1] & DR_CODE) == 5) +
+                        ((dc[nx] & DR_CODE) == 6) + ((dc[nx - 1] & DR_CODE) == 7) +
+                        ((dc[-1] & DR_CODE) == 0) + ((dc[-(ptrdiff_t)nx - 1] & DR_CODE) == 1) +
+                        ((dc[-(ptrdiff_t)nx] & DR_CODE) == 2) +
+                        ((dc[-(ptrdiff_t)nx + 1] & DR_CODE) == 3);
+            } else {
+                for (int d = 0; d < 8; d++) {
+                    const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
+                                    nj = (ptrdiff_t)j + TRN_D8_DJ[d];
+                    if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz) continue;
+                    count += (s->dir[(size_t)((ptrdiff_t)c + s->off[d])] & DR_CODE) ==
+                             ((unsigned)d + 4u) % 8u;
+                }
+            }
+            s->dir[c] = (uint8_t)((s->dir[c] & DR_CODE) | count << 4);
+            s->acc[c] = 1;
+        }
+    }
+}
+
 trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_drainage *out,
                                 trn_progress_fn progress, void *user, trn_error *err)
 {
@@ -1144,7 +1175,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
     s.filled = big_alloc(s.n * sizeof *s.filled);
     s.dir = big_alloc(s.n);
     s.acc = big_alloc(s.n * sizeof *s.acc);
-    uint8_t *indeg = NULL;
     trn_basin *basins = NULL;
     size_t basin_count = 0;
     trn_status st = TRN_OK;
@@ -1174,9 +1204,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
      * not used: they follow its visiting order, which a tiled run cannot reproduce. Passes
      * over rows run on the fill's threads, DR_BLOCK_ROWS rows to a parallel region so progress
      * is reported (and cancelling is seen) between them. */
-    indeg = big_alloc(s.n);
-    if (!indeg) goto no_memory;
-    temp_change(&s, 0, s.n);
     {
         const int team = strips > 1 ? dr_team(strips) : 1;
         const size_t nx = s.nx, nz = s.nz;
@@ -1248,37 +1275,31 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             }
         }
         DR_PHASE("flats");
-        /* In-degrees, each sample counting the neighbours that drain into it (no two threads
-         * write one sample); the accumulation's starting ones set to 1 on the same pass. */
+        /* In-degrees, in the high half of each direction byte: each sample counts the
+         * neighbours that drain into it; the accumulation's starting ones set to 1 on the same
+         * pass. A thread writes the bytes of its own rows only while it reads the neighbours'
+         * low halves, so the first and last row of each thread's rows wait until the threads
+         * are done. */
         for (size_t b = 0; b < nz; b += DR_BLOCK_ROWS) {
             if (trn_progress_report(&dir_p, 0.8 + (double)b / (double)nz * 0.2, "drainage"))
                 goto cancelled;
             const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
-#pragma omp parallel for schedule(static) num_threads(team)
-            for (size_t j = b; j < e; j++) {
-                const bool edge_row = j == 0 || j + 1 == nz;
-                for (size_t i = 0; i < nx; i++) {
-                    const size_t c = j * nx + i;
-                    unsigned count = 0;
-                    if (!edge_row && i > 0 && i + 1 < nx) {
-                        /* Inside: all 8 neighbours exist (the common case, without checks). */
-                        const uint8_t *dc = s.dir + c;
-                        count = (dc[1] == 4) + (dc[nx + 1] == 5) + (dc[nx] == 6) +
-                                (dc[nx - 1] == 7) + (dc[-1] == 0) + (dc[-(ptrdiff_t)nx - 1] == 1) +
-                                (dc[-(ptrdiff_t)nx] == 2) + (dc[-(ptrdiff_t)nx + 1] == 3);
-                    } else {
-                        for (int d = 0; d < 8; d++) {
-                            const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
-                                            nj = (ptrdiff_t)j + TRN_D8_DJ[d];
-                            if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz)
-                                continue;
-                            count +=
-                                s.dir[(size_t)((ptrdiff_t)c + s.off[d])] == ((unsigned)d + 4u) % 8u;
-                        }
-                    }
-                    indeg[c] = (uint8_t)count;
-                    s.acc[c] = 1;
-                }
+            const size_t rows = e - b;
+            const int chunks = team > 1 && rows >= 3 * (size_t)team ? team : 1;
+#pragma omp parallel for schedule(static) num_threads(chunks)
+            for (int t = 0; t < chunks; t++) {
+                const size_t r0 = b + rows * (size_t)t / (size_t)chunks,
+                             r1 = b + rows * (size_t)(t + 1) / (size_t)chunks;
+                if (chunks == 1)
+                    indeg_rows(&s, r0, r1);
+                else
+                    indeg_rows(&s, r0 + 1, r1 - 1);
+            }
+            for (int t = 0; chunks > 1 && t < chunks; t++) {
+                const size_t r0 = b + rows * (size_t)t / (size_t)chunks,
+                             r1 = b + rows * (size_t)(t + 1) / (size_t)chunks;
+                indeg_rows(&s, r0, r0 + 1);
+                indeg_rows(&s, r1 - 1, r1);
             }
         }
         /* Accumulation: start at every sample nothing drains into and walk downstream while
@@ -1297,19 +1318,26 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         for (int k = 0; k < parts; k++) {
             const size_t lo = nz * (size_t)k / (size_t)parts * nx,
                          hi = nz * (size_t)(k + 1) / (size_t)parts * nx;
+            uint8_t *const dir = s.dir;
+            uint32_t *const acc = s.acc;
+            ptrdiff_t off[8];
+            memcpy(off, s.off, sizeof off);
             for (size_t c0 = lo; c0 < hi; c0++) {
-                if (indeg[c0] != 0) continue;
+                if (dir[c0] > DR_CODE) continue; /* inflow still to come, or done */
                 size_t c = c0;
                 for (;;) {
-                    indeg[c] = DR_DONE;
-                    if (s.dir[c] == TRN_DRAIN_OUTLET) break;
-                    const size_t t = (size_t)((ptrdiff_t)c + s.off[s.dir[c]]);
+                    const unsigned dc = dir[c];
+                    dir[c] = (uint8_t)(dc | DR_DONE);
+                    if (dc == TRN_DRAIN_OUTLET) break;
+                    const size_t t = (size_t)((ptrdiff_t)c + off[dc]);
                     if (t < lo || t >= hi) {
-                        flows_ok = flows_add(&flows[k], (uint32_t)t, s.acc[c]) && flows_ok;
+                        flows_ok = flows_add(&flows[k], (uint32_t)t, acc[c]) && flows_ok;
                         break;
                     }
-                    s.acc[t] += s.acc[c];
-                    if (--indeg[t] != 0) break;
+                    acc[t] += acc[c];
+                    const unsigned dt = dir[t] - DR_INDEG_ONE;
+                    dir[t] = (uint8_t)dt;
+                    if (dt > DR_CODE) break;
                     c = t;
                 }
             }
@@ -1324,17 +1352,26 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             for (size_t q = 0; q < flows[k].count; q++) {
                 size_t c = flows[k].items[q].target;
                 s.acc[c] += flows[k].items[q].amount;
-                if (--indeg[c] != 0) continue;
+                s.dir[c] = (uint8_t)(s.dir[c] - DR_INDEG_ONE);
+                if (s.dir[c] > DR_CODE) continue;
                 for (;;) {
-                    indeg[c] = DR_DONE;
-                    if (s.dir[c] == TRN_DRAIN_OUTLET) break;
-                    const size_t t = (size_t)((ptrdiff_t)c + s.off[s.dir[c]]);
+                    const unsigned dc = s.dir[c];
+                    s.dir[c] = (uint8_t)(dc | DR_DONE);
+                    if (dc == TRN_DRAIN_OUTLET) break;
+                    const size_t t = (size_t)((ptrdiff_t)c + s.off[dc]);
                     s.acc[t] += s.acc[c];
-                    if (--indeg[t] != 0) break;
+                    const unsigned dt = s.dir[t] - DR_INDEG_ONE;
+                    s.dir[t] = (uint8_t)dt;
+                    if (dt > DR_CODE) break;
                     c = t;
                 }
             }
         }
+        /* The done marks off again. */
+#pragma omp parallel for schedule(static) num_threads(team)
+        for (size_t j = 0; j < nz; j++)
+            for (size_t c = j * nx; c < (j + 1) * nx; c++)
+                s.dir[c] = (uint8_t)(s.dir[c] & DR_CODE);
         for (int k = 0; k < parts; k++)
             free(flows[k].items);
         free(flows);
@@ -1343,7 +1380,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         if (trn_progress_report(&acc_p, 1.0, "drainage")) goto cancelled;
     }
     DR_PHASE("accum");
-    free(indeg);
     out->cells_x = field->cells_x;
     out->cells_z = field->cells_z;
     out->size_x = field->size_x;
@@ -1365,7 +1401,6 @@ cancelled:
     st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "drainage: cancelled");
 fail:
     state_free(&s);
-    free(indeg);
     free(basins);
     free(s.filled);
     free(s.dir);
