@@ -42,11 +42,14 @@ typedef struct trn_drainage {
     size_t temp_bytes_peak; /* peak of the working memory beyond these outputs */
 } trn_drainage;
 
-/* Fill depressions (priority flood, Barnes et al. 2014, with the pit queue and Zhou et al.
- * 2016's slope tracing, where a sample that waits only for a lower neighbour is traced as soon
- * as that neighbour is reached instead of going through the queue; a radix heap orders the
- * frontier by height, then index), derive D8 directions on the filled surface and accumulate
- * flow. sea_level: samples at or below it drain out like the border; NaN for no sea. Directions:
+/* Fill depressions, derive D8 directions on the filled surface and accumulate flow. The fill
+ * works by watersheds: every sample drains to its lowest lower neighbour (or an equal one
+ * earlier in index order), each pit's watershed is labelled by following those links, the
+ * lowest spill level of each watershed towards the outlets is solved on the graph of touching
+ * watersheds (Barnes 2016's label graph), and each sample is raised to its watershed's level;
+ * every pass reads the grid in row order. The filled heights are those of a priority flood
+ * (Barnes et al. 2014): the lowest level at which each sample's water leaves the grid.
+ * sea_level: samples at or below it drain out like the border; NaN for no sea. Directions:
  * the steepest strict descent on the filled surface (drop over the true sample spacing, ties to
  * the lowest code); a sample with no lower neighbour (a flat or a filled lake) points to the
  * neighbour of equal filled height that is fewest 8-connected steps, over the flat, from a
@@ -54,15 +57,14 @@ typedef struct trn_drainage {
  * code), so flats drain along shortest paths towards their outlet and the directions depend
  * only on the filled surface (trn_drainage_tiled_compute gives the same bytes). Where several
  * samples qualify for a basin's spill sample the one with the smallest index is taken. Grids of
- * 2^18 samples or more are filled on OpenMP's threads (one strip of at least 256 rows each):
- * each strip is flooded from its own edges, the edges' spill levels are solved as a graph and
- * each sample is raised to its level (Barnes 2016); basins, flat distances and the
- * accumulation also run by strips. Results depend only on the grid and sea level, never on
- * the thread count. Memory beyond the outputs (9 bytes per sample): the larger of 1
- * byte per sample (in-degrees for the accumulation, plus 4 per flat sample queued while
- * measuring flats) and the flood's frontier (8 bytes per sample waiting in the radix heap, up
- * to twice that with bucket slack, plus 4 per queued sample), reported in temp_bytes_peak;
- * 1.00 byte per sample on 4096^2 landform terrain. Errors:
+ * 2^18 samples or more run on OpenMP's threads (one strip of at least 256 rows each): every
+ * pass of the fill, the basins, flat distances and the accumulation run by strips, and only
+ * the watershed graph is solved on one. Results depend only on the grid and sea level, never
+ * on the thread count. Memory beyond the outputs (9 bytes per sample): the watershed graph
+ * (up to about 64 bytes per pair of touching watersheds and 20 per watershed: 0.4 bytes per
+ * sample on 4096^2 landform terrain, 5.2 on noise with a pit every few samples) or 4 bytes per flat
+ * sample queued while measuring flats, whichever is larger, reported in temp_bytes_peak.
+ * Errors:
  * TRN_ERR_INVALID_ARGUMENT for a field without heights or cells or with a NaN height (the message
  * names the sample); TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks to
  * stop (out is left untouched). Progress stage "drainage". On success out owns new arrays (dispose

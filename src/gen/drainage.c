@@ -1,4 +1,4 @@
-/* Drainage: priority-flood depression filling with slope tracing, D8 directions, accumulation. */
+/* Drainage: depression filling by watersheds of the descent graph, D8 directions, accumulation. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
@@ -19,22 +19,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-#ifdef DR_PHASES
-#include <time.h>
-static double dr_phase_t;
-static void dr_phase(const char *name)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    const double now = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-    if (name) fprintf(stderr, "  %-10s %.3f\n", name, now - dr_phase_t);
-    dr_phase_t = now;
-}
-#define DR_PHASE(x) dr_phase(x)
-#else
-#define DR_PHASE(x) ((void)0)
 #endif
 
 /* During the fill a sample's flow_dir holds its receiver: the code of its lowest neighbour when
@@ -717,7 +701,6 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         if (nan_at[k] < *first_nan) *first_nan = nan_at[k];
         pits[k + 1] += pits[k];
     }
-    DR_PHASE("descend");
     if (*first_nan != SIZE_MAX) goto done;
     if (trn_progress_report(&g->progress, 0.25, "drainage")) {
         out = DR_CANCEL;
@@ -730,7 +713,6 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         resolve_edge_row(g, row[k]);
         resolve_edge_row(g, row[k + 1] - 1);
     }
-    DR_PHASE("label");
     if (trn_progress_report(&g->progress, 0.5, "drainage")) {
         out = DR_CANCEL;
         goto done;
@@ -743,7 +725,6 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         out = DR_NOMEM;
         goto done;
     }
-    DR_PHASE("edges");
     if (trn_progress_report(&g->progress, 0.75, "drainage")) {
         out = DR_CANCEL;
         goto done;
@@ -754,15 +735,9 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         out = DR_NOMEM;
         goto done;
     }
-#ifdef DR_PHASES
-    size_t ne = 0;
-    for (int k = 0; k < strips; k++) ne += maps[k].count;
-    fprintf(stderr, "  labels %zu edges %zu\n", labels, ne);
-#endif
     temp_change(g, 0, labels * sizeof *level);
     out = solve_labels(g, maps, strips, labels, level);
     temp_change(g, labels * sizeof *level, 0);
-    DR_PHASE("solve");
     if (out != DR_OK) goto done;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++)
@@ -777,7 +752,6 @@ done:
     free(pits);
     free(nan_at);
     free(level);
-    DR_PHASE("raise");
     return out;
 }
 
@@ -1069,8 +1043,9 @@ done:
 
 /* Cores no other process is running on now: the online CPUs less the runnable tasks of
  * /proc/loadavg other than this thread (this process's other threads sleep between parallel
- * regions). A strip the machine cannot run at once costs more than it saves (a second strip's
- * flood does 5-20% more work): on a busy machine the fill stays on one strip. The outputs are
+ * regions). A strip the machine cannot run at once costs more than it saves (its threads wait
+ * for each other at every pass, and strip edges add work): on a busy machine the work stays on
+ * one strip. The outputs are
  * the same for any strip count, so this choice never changes a result. */
 static int idle_cores(void)
 {
@@ -1170,7 +1145,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                              "drainage: expected fewer than 2^32-1 samples, found %zux%zu", s.nx,
                              s.nz);
     s.h = field->heights;
-    DR_PHASE(NULL);
     strips = strip_count(&s, strips);
     s.filled = big_alloc(s.n * sizeof *s.filled);
     s.dir = big_alloc(s.n);
@@ -1192,17 +1166,14 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                            first_nan % s.nx, first_nan / s.nx);
         goto fail;
     }
-    DR_PHASE("fill");
     if (rc == DR_OK) rc = find_basins(&s, strips > 1 ? strips : 1, &basins, &basin_count);
     if (rc == DR_NOMEM) goto no_memory;
     if (rc == DR_CANCEL) goto cancelled;
-    DR_PHASE("basins");
     if (trn_progress_report(&s.progress, 1.0, "drainage")) goto cancelled;
 
     /* Directions: steepest strict descent on the filled surface; on a flat, towards the
-     * nearest sample of the same height that has one (d8_rules.h). The flood's own links are
-     * not used: they follow its visiting order, which a tiled run cannot reproduce. Passes
-     * over rows run on the fill's threads, DR_BLOCK_ROWS rows to a parallel region so progress
+     * nearest sample of the same height that has one (d8_rules.h); the same rules as the
+     * tiled drainage, so both give the same bytes. Passes over rows run on the fill's threads, DR_BLOCK_ROWS rows to a parallel region so progress
      * is reported (and cancelling is seen) between them. */
     {
         const int team = strips > 1 ? dr_team(strips) : 1;
@@ -1250,7 +1221,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             }
         }
         free(rowbuf);
-        DR_PHASE("steepest");
         if (flats) {
             /* Breadth-first from every flat sample next to its flat's edge (the distances do
              * not depend on the order the seeds are queued in). */
@@ -1274,7 +1244,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 }
             }
         }
-        DR_PHASE("flats");
         /* In-degrees, in the high half of each direction byte: each sample counts the
          * neighbours that drain into it; the accumulation's starting ones set to 1 on the same
          * pass. A thread writes the bytes of its own rows only while it reads the neighbours'
@@ -1307,7 +1276,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
          * samples at once; water leaving a strip is kept as (target, amount) and delivered
          * afterwards on one thread, walking on where it completes a sample's inflow. The sums
          * are of integers, so the order they are added in changes nothing. */
-        DR_PHASE("indeg");
         const trn_progress acc_p = trn_progress_sub(&whole, 0.85, 1.0);
         if (trn_progress_report(&acc_p, 0.0, "drainage")) goto cancelled;
         const int parts = strips > 1 ? strips : 1;
@@ -1379,7 +1347,6 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         if (stop) goto cancelled;
         if (trn_progress_report(&acc_p, 1.0, "drainage")) goto cancelled;
     }
-    DR_PHASE("accum");
     out->cells_x = field->cells_x;
     out->cells_z = field->cells_z;
     out->size_x = field->size_x;
