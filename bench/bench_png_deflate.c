@@ -53,27 +53,29 @@ static size_t zlib_once(const zopt *o, const uint8_t *in, size_t n, uint8_t *out
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_png_deflate FILE.r16 SIZE [RUNS 3]\n");
+        fprintf(stderr, "usage: bench_png_deflate FILE.r16 SIZE|WIDTHxHEIGHT [RUNS 3]\n");
         return 2;
     }
-    const size_t side = strtoul(argv[2], NULL, 10);
+    char *end = NULL;
+    const size_t side = strtoul(argv[2], &end, 10);
+    const size_t rows = end && *end == 'x' ? strtoul(end + 1, NULL, 10) : side;
     int runs = argc > 3 ? atoi(argv[3]) : 3;
     if (runs < 1) runs = 1;
     if (runs > RUNS_MAX) runs = RUNS_MAX;
-    const size_t row = side * 2u, line = row + 1u, n = line * side;
-    uint8_t *raw = malloc(row * side), *filtered = malloc(n);
+    const size_t row = side * 2u, line = row + 1u, n = line * rows;
+    uint8_t *raw = malloc(row * rows), *filtered = malloc(n);
     const size_t cap = n + n / 8u + 65536u;
     uint8_t *out = malloc(cap);
     FILE *f = fopen(argv[1], "rb");
-    if (!raw || !filtered || !out || !f || fread(raw, 1, row * side, f) != row * side) {
+    if (!raw || !filtered || !out || !f || fread(raw, 1, row * rows, f) != row * rows) {
         fprintf(stderr, "bench_png_deflate: cannot read %zu x %zu 16-bit samples from %s\n",
-                side, side, argv[1]);
+                side, rows, argv[1]);
         return 1;
     }
     fclose(f);
     /* PNG samples are big-endian; R16 is little-endian. "Up": each byte minus the one above. */
     double t0 = cpu_s();
-    for (size_t y = 0; y < side; y++) {
+    for (size_t y = 0; y < rows; y++) {
         uint8_t *dst = filtered + y * line;
         const uint8_t *cur = raw + y * row, *prev = y ? raw + (y - 1u) * row : NULL;
         dst[0] = 2;
@@ -92,12 +94,15 @@ int main(int argc, char **argv)
     uLong crc = crc32(crc32(0L, Z_NULL, 0), filtered, (uInt)n);
     const double t_crc = cpu_s() - t0;
     printf("%zu x %zu 16-bit, %.1f MB filtered; one thread, CPU seconds, median of %d\n", side,
-           side, (double)n / 1e6, runs);
+           rows, (double)n / 1e6, runs);
     printf("%-44s %8.3f s\n", "\"up\" filter (byte swap included)", t_filter);
     printf("%-44s %8.3f s   (%08lx)\n", "adler32 of the filtered bytes", t_adler, adler);
     printf("%-44s %8.3f s   (%08lx)\n", "crc32 of the same (IDAT chunks)", t_crc, crc);
 
     static const zopt zopts[] = {
+        {9, Z_DEFAULT_STRATEGY, 9, "zlib 9"},
+        {8, Z_DEFAULT_STRATEGY, 9, "zlib 8"},
+        {7, Z_DEFAULT_STRATEGY, 9, "zlib 7"},
         {6, Z_DEFAULT_STRATEGY, 9, "zlib 6, default strategy, memLevel 9 (ours)"},
         {6, Z_DEFAULT_STRATEGY, 8, "zlib 6, memLevel 8 (libpng/GDAL's)"},
         {6, Z_FILTERED, 8, "zlib 6, Z_FILTERED, memLevel 8"},
@@ -118,7 +123,7 @@ int main(int argc, char **argv)
             t[r] = cpu_s() - c0;
         }
         qsort(t, (size_t)runs, sizeof t[0], compare_doubles);
-        printf("%-44s %8.3f s %8.2f MB\n", zopts[k].name, t[runs / 2], (double)size / 1e6);
+        printf("%-44s %8.3f s %10zu bytes\n", zopts[k].name, t[runs / 2], size);
     }
 #ifdef TRN_HAVE_LIBDEFLATE
     static const int dlevels[] = {1, 4, 6, 9};
@@ -137,7 +142,7 @@ int main(int argc, char **argv)
         char name[64];
         snprintf(name, sizeof name, "libdeflate %s, level %d", LIBDEFLATE_VERSION_STRING,
                  dlevels[k]);
-        printf("%-44s %8.3f s %8.2f MB\n", name, t[runs / 2], (double)size / 1e6);
+        printf("%-44s %8.3f s %10zu bytes\n", name, t[runs / 2], size);
     }
 #else
     printf("(libdeflate not found when this was built)\n");

@@ -125,12 +125,12 @@ typedef enum trn_png_filter {
 /* Encoder options. A NULL options pointer means the defaults. Beware that a zeroed struct asks
  * for level 0 (stored, no compression): start from trn_png_options_default. */
 typedef struct trn_png_options {
-    int compression_level; /* zlib level 0-9, -1 = default (6) */
+    int compression_level; /* zlib level 0-9, -1 = default (3) */
     bool srgb;             /* write an sRGB chunk (perceptual intent); also when img->srgb */
     trn_png_filter filter;
 } trn_png_options;
 
-/* Level -1 (6), no sRGB chunk, TRN_PNG_FILTER_AUTO. */
+/* Level -1 (3), no sRGB chunk, TRN_PNG_FILTER_AUTO. */
 void trn_png_options_default(trn_png_options *options);
 
 /* Encode 8/16-bit grey, grey+alpha, RGB or RGBA (float images: TRN_ERR_UNSUPPORTED). The rows

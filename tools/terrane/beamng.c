@@ -136,7 +136,7 @@ static const char *const export_help =
     "  --name BASE             file name prefix (default: the .ter's name)\n"
     "  --only LIST             some of heightmap,layers,holes,opacity,r16 (default all)\n"
     "  --flip-y-axis           image rows in terrain order (row 0 = south)\n"
-    "  --compression N         zlib level 0-9 for the PNGs (default 6)\n"
+    "  --compression N         zlib level 0-9 for the PNGs (default 3)\n"
     "  --format json           print the files as JSON\n"
     "  -q, --quiet             no progress bar or notes\n"
     "\n"

@@ -13,9 +13,9 @@
 #include "terrane/image.h"
 #include "terrane/terragen.h"
 
-/* zlib level 6 is zlib's and GDAL's default: on terrain data levels 7-9 shrink files by about
- * 1% for 2-4x the time, and levels below 6 grow them noticeably (see bench/RESULTS.md). */
-#define CLI_DEFAULT_PNG_LEVEL 6
+/* The library's default (-1): zlib level 3, as small as level 6 on terrain data in a third to
+ * a half of the time (bench/RESULTS.md). */
+#define CLI_DEFAULT_PNG_LEVEL -1
 
 static const char *const help_text =
     "usage: terrane convert IN OUT [options]\n"
@@ -87,7 +87,7 @@ static const char *const help_text =
     "  --window A,B,C,D   keep the pixels inside MINX,MINY,MAXX,MAXY (GeoTIFF CRS units)\n"
     "  --raw-type T       headerless input type: r16le, r16be, u8, r32\n"
     "  --byte-order O     little (default) or big, for 16-bit headerless output\n"
-    "  --compression N    PNG zlib level 0-9 (default 6)\n"
+    "  --compression N    PNG zlib level 0-9 (default 3)\n"
     "  --world NAME       Stationeers world: small (MaxDepth 10, 1024^3 voxels, Terrain0.dat),\n"
     "                     medium (11, 2048^3, Terrain0..7.dat) or large (12, 4096^3,\n"
     "                     Terrain0..63.dat); OUT is the folder. A terrain.dat input of that\n"
