@@ -1190,8 +1190,10 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         uint8_t *rowbuf = malloc((size_t)team * nx);
         if (!rowbuf) goto no_memory;
         for (size_t b = 0; b < nz; b += DR_BLOCK_ROWS) {
-            if (trn_progress_report(&dir_p, (double)b / (double)nz * 0.4, "drainage"))
+            if (trn_progress_report(&dir_p, (double)b / (double)nz * 0.4, "drainage")) {
+                free(rowbuf);
                 goto cancelled;
+            }
             const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
 #pragma omp parallel num_threads(team) reduction(+ : flats)
             {
