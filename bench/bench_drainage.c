@@ -96,11 +96,12 @@ static int run_case(const char *label, trn_profile profile, double variation, do
     XXH64_update(hs, d.basins, d.basin_count * sizeof *d.basins);
     const unsigned long long digest = (unsigned long long)XXH64_digest(hs);
     XXH64_freeState(hs);
-    printf("%-34s %ux%u  fill+D8+accumulation+basins median %6.3f s best %6.3f s (cpu median "
-           "%6.3f s best %6.3f s, of it system %5.3f s median; %5.1f M samples/s best)  basins %zu "
-           "(%.1f%% raised)  working memory %.2f bytes/sample beyond 9 of outputs  outputs %016llx\n",
-           label, samples, samples, wall_med, best, cpu_med, best_cpu, sys_med, n / best * 1e-6,
-           d.basin_count, 100.0 * (double)raised / n, (double)d.temp_bytes_peak / n, digest);
+    printf(
+        "%-34s %ux%u  fill+D8+accumulation+basins median %6.3f s best %6.3f s (cpu median "
+        "%6.3f s best %6.3f s, of it system %5.3f s median; %5.1f M samples/s best)  basins %zu "
+        "(%.1f%% raised)  working memory %.2f bytes/sample beyond 9 of outputs  outputs %016llx\n",
+        label, samples, samples, wall_med, best, cpu_med, best_cpu, sys_med, n / best * 1e-6,
+        d.basin_count, 100.0 * (double)raised / n, (double)d.temp_bytes_peak / n, digest);
     trn_drainage_dispose(&d);
     trn_field_dispose(&field);
     return 0;

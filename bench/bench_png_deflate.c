@@ -68,8 +68,8 @@ int main(int argc, char **argv)
     uint8_t *out = malloc(cap);
     FILE *f = fopen(argv[1], "rb");
     if (!raw || !filtered || !out || !f || fread(raw, 1, row * rows, f) != row * rows) {
-        fprintf(stderr, "bench_png_deflate: cannot read %zu x %zu 16-bit samples from %s\n",
-                side, rows, argv[1]);
+        fprintf(stderr, "bench_png_deflate: cannot read %zu x %zu 16-bit samples from %s\n", side,
+                rows, argv[1]);
         return 1;
     }
     fclose(f);

@@ -61,9 +61,10 @@ typedef struct trn_drainage {
  * pass of the fill, the basins, flat distances and the accumulation run by strips, and only
  * the watershed graph is solved on one. Results depend only on the grid and sea level, never
  * on the thread count. Memory beyond the outputs (9 bytes per sample): the watershed graph
- * (up to about 64 bytes per pair of touching watersheds and 20 per watershed: 0.4 bytes per
- * sample on 4096^2 landform terrain, 5.2 on noise with a pit every few samples) or 4 bytes per flat
- * sample queued while measuring flats, whichever is larger, reported in temp_bytes_peak.
+ * (up to about 64 bytes per pair of touching watersheds and 20 per watershed: 0.17-0.31 bytes
+ * per sample on 4096^2 landform terrain, 5.2 on noise with a pit every few samples) or 4 bytes
+ * per flat sample queued while measuring flats, whichever is larger, reported in
+ * temp_bytes_peak.
  * Errors:
  * TRN_ERR_INVALID_ARGUMENT for a field without heights or cells or with a NaN height (the message
  * names the sample); TRN_ERR_OVERFLOW / TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress asks to

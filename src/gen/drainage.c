@@ -262,7 +262,6 @@ static bool flows_add(dr_flows *f, uint32_t target, uint32_t amount)
     return true;
 }
 
-
 /* ---- steepest descent over a row ---- */
 
 /* trn_d8_steepest for samples 1..nx-2 of an inner row (rows above and below given), written
@@ -301,8 +300,8 @@ KERNEL void steepest_row_body(const float *RESTRICT up, const float *RESTRICT mi
 }
 #undef DR_STEP
 
-typedef void (*steepest_row_fn)(const float *, const float *, const float *, size_t,
-                                const double *, uint8_t *);
+typedef void (*steepest_row_fn)(const float *, const float *, const float *, size_t, const double *,
+                                uint8_t *);
 
 static void steepest_row_default(const float *up, const float *mid, const float *down, size_t nx,
                                  const double *inv, uint8_t *best)
@@ -624,7 +623,8 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
             const uint32_t *b = l + nx;
             for (size_t i = 1; i + 1 < nx; i++) {
                 const uint32_t a = l[i];
-                differs[i] = (uint8_t)((l[i + 1] != a) | (b[i - 1] != a) | (b[i] != a) | (b[i + 1] != a));
+                differs[i] =
+                    (uint8_t)((l[i + 1] != a) | (b[i - 1] != a) | (b[i] != a) | (b[i + 1] != a));
             }
             differs[0] = differs[nx - 1] = 1;
         } else {
@@ -990,7 +990,8 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
             dr_fifo *t = &q[k].trace;
             for (size_t e = 0; e < t->count; e++)
                 dist[t->items[e]] = 1;
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist, parts == 1 ? g->dir : NULL) &&
+            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist,
+                            parts == 1 ? g->dir : NULL) &&
                  ok;
         }
     }
@@ -1173,8 +1174,9 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
 
     /* Directions: steepest strict descent on the filled surface; on a flat, towards the
      * nearest sample of the same height that has one (d8_rules.h); the same rules as the
-     * tiled drainage, so both give the same bytes. Passes over rows run on the fill's threads, DR_BLOCK_ROWS rows to a parallel region so progress
-     * is reported (and cancelling is seen) between them. */
+     * tiled drainage, so both give the same bytes. Passes over rows run on the fill's threads,
+     * DR_BLOCK_ROWS rows to a parallel region so progress is reported (and cancelling is seen)
+     * between them. */
     {
         const int team = strips > 1 ? dr_team(strips) : 1;
         const size_t nx = s.nx, nz = s.nz;
