@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     printf("65x65 mountain-range, warm cache, %d runs, load %.2f\n", runs, load_average());
     printf("regeneration: median %.3f ms, best %.3f ms; %.1f JSON texts read each\n",
            t[runs / 2] * 1e3, t[0] * 1e3, parses);
-    printf("validate + cache key alone: median %.3f ms, best %.3f ms\n", k[runs / 2] * 1e3,
+    printf("validate + cache key alone: median %.4f ms, best %.4f ms\n", k[runs / 2] * 1e3,
            k[0] * 1e3);
     /* A session's strokes (the studio's edit): raise, radius 6 cells, here and there. */
     trn_session *ss = NULL;

@@ -616,20 +616,6 @@ void trn_rcp_hasher_reset(trn_rcp_hasher *h)
     h->used = 0;
 }
 
-void trn_rcp_hash(trn_rcp_hasher *h, const void *p, size_t n)
-{
-    if (h->used + n > sizeof h->buf) {
-        XXH64_update(&h->state, h->buf, h->used);
-        h->used = 0;
-        if (n > sizeof h->buf) {
-            XXH64_update(&h->state, p, n);
-            return;
-        }
-    }
-    memcpy(h->buf + h->used, p, n);
-    h->used += n;
-}
-
 void trn_rcp_hash_text(trn_rcp_hasher *h, const char *s)
 {
     const uint64_t n = s ? (uint64_t)strlen(s) : UINT64_MAX;
@@ -644,7 +630,26 @@ uint64_t trn_rcp_hasher_digest(trn_rcp_hasher *h)
     return XXH64_digest(&h->state);
 }
 
-void trn_rcp_field_hash(trn_rcp_hasher *h, const trn_rcp_field *row, const void *base)
+/* Sizes spelt out, so each copy is a constant-size one. */
+static inline void hash_member(trn_rcp_hasher *h, const void *p, size_t n)
+{
+    switch (n) {
+    case 1:
+        trn_rcp_hash(h, p, 1);
+        return;
+    case 4:
+        trn_rcp_hash(h, p, 4);
+        return;
+    case 8:
+        trn_rcp_hash(h, p, 8);
+        return;
+    default:
+        trn_rcp_hash(h, p, n);
+        return;
+    }
+}
+
+static inline void field_hash(trn_rcp_hasher *h, const trn_rcp_field *row, const void *base)
 {
     switch (row->kind) {
     case TRN_RCP_TEXT:
@@ -662,8 +667,19 @@ void trn_rcp_field_hash(trn_rcp_hasher *h, const trn_rcp_field *row, const void 
     }
     default:
         /* The members' bytes as they are (none of these kinds has padding). */
-        trn_rcp_hash(h, CAT(char, base, row->offset), row->size);
-        if (row->size2) trn_rcp_hash(h, CAT(char, base, row->offset2), row->size2);
+        hash_member(h, CAT(char, base, row->offset), row->size);
+        if (row->size2) hash_member(h, CAT(char, base, row->offset2), row->size2);
         return;
     }
+}
+
+void trn_rcp_field_hash(trn_rcp_hasher *h, const trn_rcp_field *row, const void *base)
+{
+    field_hash(h, row, base);
+}
+
+void trn_rcp_fields_hash(trn_rcp_hasher *h, const trn_rcp_field *rows, const void *base)
+{
+    for (const trn_rcp_field *f = rows; f->name; f++)
+        field_hash(h, f, base);
 }

@@ -199,13 +199,6 @@ trn_status trn_rcp_model_make(trn_recipe *recipe)
  * rows cover every member, so a new member without a row fails there (an unhashed field could
  * change to an invalid value without the recipe being checked again). */
 
-/* base's fields by rows; custom rows are the caller's. */
-static void put_rows(trn_rcp_hasher *h, const trn_rcp_field *rows, const void *base)
-{
-    for (const trn_rcp_field *f = rows; f->name; f++)
-        trn_rcp_field_hash(h, f, base);
-}
-
 #define PUT(h, v) trn_rcp_hash((h), &(v), sizeof(v))
 
 bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
@@ -219,25 +212,25 @@ bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
         return false;
     trn_rcp_hasher hh, *h = &hh;
     trn_rcp_hasher_reset(h);
-    put_rows(h, trn_rcp_recipe_fields, r);
+    trn_rcp_fields_hash(h, trn_rcp_recipe_fields, r);
     PUT(h, r->landform_count);
     for (uint32_t i = 0; i < r->landform_count; i++) {
         const trn_landform *l = &r->landforms[i];
         trn_rcp_hash_text(h, l->name);
-        put_rows(h, trn_rcp_landform_fields, l);
+        trn_rcp_fields_hash(h, trn_rcp_landform_fields, l);
         trn_rcp_hash_text(h, l->evolution);
     }
     PUT(h, r->biome_count);
     for (uint32_t i = 0; i < r->biome_count; i++) {
         const trn_biome *b = &r->biomes[i];
         trn_rcp_hash_text(h, b->name);
-        put_rows(h, trn_rcp_biome_fields, b);
+        trn_rcp_fields_hash(h, trn_rcp_biome_fields, b);
         PUT(h, b->groundmodel); /* all 32 bytes: an unterminated name differs too */
     }
     PUT(h, r->rule_count);
     for (uint32_t i = 0; i < r->rule_count; i++) {
         const trn_rule *u = &r->rules[i];
-        put_rows(h, trn_rcp_rule_fields, u);
+        trn_rcp_fields_hash(h, trn_rcp_rule_fields, u);
         PUT(h, u->substrate_mask);
     }
     PUT(h, r->layer_count);
