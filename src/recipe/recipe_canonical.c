@@ -71,7 +71,9 @@ static void landform_custom(trn_rcp_buf *b, const trn_rcp_field *row, const void
     if (strcmp(row->name, "evolution") != 0 || !lf->evolution) return;
     key(b, "evolution", n);
     const trn_rcp_evolution *e = trn_rcp_model_evolution_of(user, lf); /* read with the recipe */
-    if (e)
+    if (e && e->canonical)
+        put(b, e->canonical);
+    else if (e)
         trn_rcp_emit_json(b, e->tree, 0, 0);
     else
         emit_blob(b, lf->evolution);
@@ -323,10 +325,11 @@ static void emit_graph(trn_rcp_buf *b, const trn_recipe *r, size_t *n)
     if (!r->graph_json) return;
     key(b, "graph", n);
     const struct trn_recipe_model *m = r->model;
+    /* The model's trees as the canonical text written when the model was made. */
     if (m && r->graph_json == m->identity)
-        trn_rcp_emit_json(b, m->identity_tree, 0, 0);
+        put(b, m->identity_canonical);
     else if ((m = trn_rcp_model_of(r)))
-        trn_rcp_emit_json(b, m->tree, 0, 0);
+        put(b, m->tree_canonical);
     else
         emit_blob(b, r->graph_json);
 }

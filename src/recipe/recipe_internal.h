@@ -18,6 +18,7 @@
 typedef struct trn_rcp_evolution {
     char *text;   /* the landform's evolution it was read from; NULL for none */
     json_t *tree; /* what reading text gives (as the graph's tree) */
+    char *canonical; /* tree's canonical text (trn_rcp_canonical_text), NULL until made */
     trn_graph graph;
 } trn_rcp_evolution;
 
@@ -34,6 +35,9 @@ struct trn_recipe_model {
     trn_graph graph;
     char *identity;
     json_t *identity_tree;
+    /* The canonical text of tree and of identity_tree: what canonical text and cache keys
+     * write for the graph, written once. */
+    char *tree_canonical, *identity_canonical;
     trn_rcp_evolution *evolutions;
     uint32_t evolution_count;
     /* The fingerprint (trn_rcp_fingerprint) of the last recipe sharing this model that passed

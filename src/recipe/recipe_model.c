@@ -91,6 +91,9 @@ static void drop_graph(struct trn_recipe_model *m)
     trn_graph_dispose(&m->graph);
     free(m->identity);
     json_decref(m->identity_tree);
+    free(m->tree_canonical);
+    free(m->identity_canonical);
+    m->tree_canonical = m->identity_canonical = NULL;
     m->text = m->identity = NULL;
     m->tree = m->identity_tree = NULL;
 }
@@ -102,6 +105,7 @@ void trn_rcp_model_release(struct trn_recipe_model *m)
     for (uint32_t k = 0; k < m->evolution_count; k++) {
         free(m->evolutions[k].text);
         json_decref(m->evolutions[k].tree);
+        free(m->evolutions[k].canonical);
         trn_graph_dispose(&m->evolutions[k].graph);
     }
     free(m->evolutions);
@@ -150,9 +154,11 @@ trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, json
     trn_rcp_evolution *e = &m->evolutions[index];
     free(e->text);
     json_decref(e->tree);
+    free(e->canonical);
     trn_graph_dispose(&e->graph);
     e->text = text;
     e->tree = tree;
+    e->canonical = trn_rcp_canonical_text(tree); /* NULL (out of memory): written from tree */
     e->graph = *graph;
     memset(graph, 0, sizeof *graph);
     return TRN_OK;
@@ -176,6 +182,11 @@ trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
             trn_json_parse_counted();
             m->identity_tree = json_loads(m->identity, JSON_REJECT_DUPLICATES, NULL);
             if (!m->identity_tree) st = TRN_ERR_NO_MEMORY;
+        }
+        if (!st) {
+            m->tree_canonical = trn_rcp_canonical_text(m->tree);
+            m->identity_canonical = trn_rcp_canonical_text(m->identity_tree);
+            if (!m->tree_canonical || !m->identity_canonical) st = TRN_ERR_NO_MEMORY;
         }
     }
     if (st || !m->tree || !m->identity_tree) {
