@@ -23,9 +23,9 @@ typedef struct exempt {
     size_t offset, size;
 } exempt;
 
-/* How many holes: the rows of a table and the exempt members cover every byte of a struct of size bytes but
- * its padding (runs shorter than 8 bytes, the largest alignment): a member added without a row
- * leaves a larger hole. */
+/* How many holes: the rows of a table and the exempt members cover every byte of a struct of size
+ * bytes but its padding (runs shorter than 8 bytes, the largest alignment): a member added without
+ * a row leaves a larger hole. */
 static size_t holes(const char *what, const trn_rcp_field *rows, size_t size, const exempt *ex,
                     size_t ex_count, bool quiet)
 {
@@ -61,7 +61,10 @@ static size_t holes(const char *what, const trn_rcp_field *rows, size_t size, co
     return found;
 }
 
-#define EX(T, m) {offsetof(T, m), sizeof(((T *)0)->m)}
+#define EX(T, m)                                                                                   \
+    {                                                                                              \
+        offsetof(T, m), sizeof(((T *)0)->m)                                                        \
+    }
 
 static void test_rows_cover_every_member(void)
 {
@@ -91,8 +94,8 @@ static const char *const doc_head = "{\n"
                                     " \"default_biome\": \"grass\",\n"
                                     " \"biomes\": {\"grass\": {\"color\": [0.2, 0.6, 0.2, 1]}},\n";
 
-static void write_doc(char *buf, size_t size, const char *where, const char *key,
-                      const char *value, int *line, int *column)
+static void write_doc(char *buf, size_t size, const char *where, const char *key, const char *value,
+                      int *line, int *column)
 {
     char field[160];
     snprintf(field, sizeof field, "\"%s\": %s", key, value);

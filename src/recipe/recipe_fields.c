@@ -12,7 +12,7 @@
 
 #define F(T, m) TRN_RCP_MEMBER(T, m)
 /* Members first .. last of T as one span. */
-#define SPAN(T, first, last)                                                                      \
+#define SPAN(T, first, last)                                                                       \
     offsetof(T, first), offsetof(T, last) + sizeof(((T *)0)->last) - offsetof(T, first)
 #define NONE 0, 0
 
@@ -32,28 +32,28 @@ const trn_rcp_field trn_rcp_recipe_fields[] = {
      F(trn_recipe, has_sea_level), 0, NULL, NULL, NULL},
     {"snow_line", TRN_RCP_OPTIONAL, 0, TRN_NUM_SNOW_LINE, F(trn_recipe, snow_line),
      F(trn_recipe, has_snow_line), 0, NULL, NULL, NULL},
-    {"default_landform", TRN_RCP_TEXT, TRN_RCP_OWN_CHECK | TRN_RCP_ALWAYS, 0, F(trn_recipe, default_landform),
-     NONE, 0, "the name of a landform", NULL, NULL},
-    {"landforms", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, landforms), F(trn_recipe, landform_count),
-     0, NULL, NULL, NULL},
-    {"default_biome", TRN_RCP_TEXT, TRN_RCP_OWN_CHECK | TRN_RCP_ALWAYS, 0, F(trn_recipe, default_biome), NONE, 0,
-     "the name of a biome", NULL, NULL},
+    {"default_landform", TRN_RCP_TEXT, TRN_RCP_OWN_CHECK | TRN_RCP_ALWAYS, 0,
+     F(trn_recipe, default_landform), NONE, 0, "the name of a landform", NULL, NULL},
+    {"landforms", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, landforms), F(trn_recipe, landform_count), 0,
+     NULL, NULL, NULL},
+    {"default_biome", TRN_RCP_TEXT, TRN_RCP_OWN_CHECK | TRN_RCP_ALWAYS, 0,
+     F(trn_recipe, default_biome), NONE, 0, "the name of a biome", NULL, NULL},
     {"biomes", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, biomes), F(trn_recipe, biome_count), 0, NULL,
      NULL, NULL},
-    {"rules", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, rules), F(trn_recipe, rule_count), 0, NULL,
-     NULL, NULL},
-    {"layers", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, layers), SPAN(trn_recipe, layer_count,
-     has_layers), 0, NULL, NULL, NULL},
+    {"rules", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, rules), F(trn_recipe, rule_count), 0, NULL, NULL,
+     NULL},
+    {"layers", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, layers),
+     SPAN(trn_recipe, layer_count, has_layers), 0, NULL, NULL, NULL},
     /* The three stroke sections share the recipe's strokes. */
-    {"regions", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, strokes), F(trn_recipe, stroke_count), 0,
-     NULL, NULL, NULL},
+    {"regions", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, strokes), F(trn_recipe, stroke_count), 0, NULL,
+     NULL, NULL},
     {"edits", TRN_RCP_CUSTOM, 0, 0, NONE, NONE, 0, NULL, NULL, NULL},
     {"exclusions", TRN_RCP_CUSTOM, 0, 0, NONE, NONE, 0, NULL, NULL, NULL},
     {"palette", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, palette_json), NONE, 0, NULL, NULL, NULL},
     {"preset_id", TRN_RCP_TEXT, 0, 0, F(trn_recipe, preset_id), NONE, 0,
      "a preset id (a non-empty string)", "expected a non-empty preset id, found \"\"", NULL},
-    {"preset_version", TRN_RCP_OPTIONAL, 0, TRN_NUM_PRESET_VERSION,
-     F(trn_recipe, preset_version), F(trn_recipe, has_preset_version), 0, NULL, NULL, NULL},
+    {"preset_version", TRN_RCP_OPTIONAL, 0, TRN_NUM_PRESET_VERSION, F(trn_recipe, preset_version),
+     F(trn_recipe, has_preset_version), 0, NULL, NULL, NULL},
     {"graph", TRN_RCP_CUSTOM, 0, 0, F(trn_recipe, graph_json), NONE, 0, NULL, NULL, NULL},
     /* Accepted, never kept: there is one version. */
     {"format_version", TRN_RCP_CUSTOM, 0, 0, NONE, NONE, 0, NULL, NULL, NULL},
@@ -68,8 +68,8 @@ const trn_rcp_field trn_rcp_landform_fields[] = {
      NULL, NULL, NULL},
     {"feature_size", TRN_RCP_NUMBER, 0, TRN_NUM_FEATURE_SIZE, F(trn_landform, feature_size), NONE,
      256, NULL, NULL, NULL},
-    {"roughness", TRN_RCP_NUMBER, 0, TRN_NUM_ROUGHNESS, F(trn_landform, roughness), NONE, 0.5,
-     NULL, NULL, NULL},
+    {"roughness", TRN_RCP_NUMBER, 0, TRN_NUM_ROUGHNESS, F(trn_landform, roughness), NONE, 0.5, NULL,
+     NULL, NULL},
     {"octaves", TRN_RCP_WHOLE, 0, TRN_NUM_OCTAVES, F(trn_landform, octaves), NONE, 5, NULL, NULL,
      NULL},
     {"warp_amplitude", TRN_RCP_NUMBER, 0, TRN_NUM_WARP_AMPLITUDE, F(trn_landform, warp_amplitude),
@@ -236,8 +236,8 @@ static trn_status read_u32(const trn_doc *d, const json_t *v, trn_rcp_num which,
 }
 
 /* [a, b] of two numbers of which's range. */
-static trn_status read_pair(const trn_doc *d, const json_t *v, trn_rcp_num which,
-                            const char *shape, double out[2])
+static trn_status read_pair(const trn_doc *d, const json_t *v, trn_rcp_num which, const char *shape,
+                            double out[2])
 {
     char buf[120];
     if (!json_is_array(v) || json_array_size(v) != 2) {
