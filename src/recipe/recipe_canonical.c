@@ -431,16 +431,23 @@ static trn_status canonical_text(const trn_recipe *recipe, char **text, size_t *
     return TRN_OK;
 }
 
-static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key, trn_error *err);
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t print, uint64_t *key,
+                            trn_error *err);
 
 trn_status trn_recipe_cache_key(const trn_recipe *recipe, uint64_t *key, trn_error *err)
 {
-    return cache_key(recipe, true, key, err);
+    return cache_key(recipe, true, 0, key, err);
 }
 
 trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err)
 {
-    return cache_key(recipe, false, key, err);
+    return cache_key(recipe, false, 0, key, err);
+}
+
+trn_status trn_rcp_cache_key_of_print(const trn_recipe *recipe, uint64_t print, uint64_t *key,
+                                      trn_error *err)
+{
+    return cache_key(recipe, false, print, key, err);
 }
 
 /* The generator version and the canonical text (with the graph's identity) of recipe, hashed
@@ -489,7 +496,8 @@ static trn_status hash_text(const trn_recipe *recipe, bool validate, XXH64_state
 
 /* validate false: the caller has just validated recipe (a generation), so its text is not
  * checked again. */
-static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *key, trn_error *err)
+static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t known, uint64_t *key,
+                            trn_error *err)
 {
     if (key) *key = 0;
     if (!key)
@@ -500,11 +508,13 @@ static trn_status cache_key(const trn_recipe *recipe, bool validate, uint64_t *k
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory hashing a recipe");
     /* A parsed recipe unchanged since its last key (a regeneration) hashes what it hashed then:
      * its canonical text is a function of the content its fingerprint covers. */
-    uint64_t print = 0;
-    const bool printed = recipe->model && trn_rcp_fingerprint(recipe, &print);
+    uint64_t print = known; /* the caller's fingerprint of this recipe, or 0 */
+    const bool printed = recipe->model && (print || trn_rcp_fingerprint(recipe, &print));
     trn_status st = TRN_OK;
     if (printed && trn_rcp_model_key_state(recipe, print, state)) {
-        if (validate) st = trn_recipe_validate(recipe, err);
+        /* Validation of the fingerprint just taken: a comparison when it passed before. */
+        if (validate && !trn_rcp_model_print_valid(recipe, print))
+            st = trn_recipe_validate(recipe, err);
     } else {
         st = hash_text(recipe, validate, state, err);
         if (!st && printed) trn_rcp_model_keep_key_state(recipe, print, state);

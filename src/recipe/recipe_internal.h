@@ -164,6 +164,12 @@ bool trn_rcp_landform_field_is_default(const trn_landform *landform, const char 
 
 /* trn_recipe_cache_key of a recipe the caller has just validated (no second validation). */
 trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err);
+/* trn_recipe_validate, giving the recipe's fingerprint (trn_rcp_fingerprint; 0 when it has no
+ * model or none could be taken), and the cache key of a recipe so validated with that
+ * fingerprint: a generation takes the fingerprint once. */
+trn_status trn_rcp_validate_print(const trn_recipe *recipe, uint64_t *print, trn_error *err);
+trn_status trn_rcp_cache_key_of_print(const trn_recipe *recipe, uint64_t print, uint64_t *key,
+                                      trn_error *err);
 
 /* How many times trn_recipe_validate ran in this process (a hook for tests). */
 uint64_t trn_rcp_validate_count(void);

@@ -294,6 +294,12 @@ bool trn_rcp_model_known_valid(const trn_recipe *recipe, uint64_t *print)
     return atomic_load_explicit(&recipe->model->valid_print, memory_order_relaxed) == *print;
 }
 
+bool trn_rcp_model_print_valid(const trn_recipe *recipe, uint64_t print)
+{
+    return recipe->model && print &&
+           atomic_load_explicit(&recipe->model->valid_print, memory_order_relaxed) == print;
+}
+
 void trn_rcp_model_mark_valid(const trn_recipe *recipe, uint64_t print)
 {
     if (recipe->model && print)

@@ -602,11 +602,21 @@ uint64_t trn_rcp_validate_count(void)
 
 trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
 {
+    uint64_t print;
+    return trn_rcp_validate_print(recipe, &print, err);
+}
+
+trn_status trn_rcp_validate_print(const trn_recipe *recipe, uint64_t *print_out, trn_error *err)
+{
+    *print_out = 0;
     if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
     /* A parsed recipe whose content passed before (when it was read, or at the last
      * generation) passes again: only a change since is checked. */
     uint64_t print;
-    if (trn_rcp_model_known_valid(recipe, &print)) return TRN_OK;
+    if (trn_rcp_model_known_valid(recipe, &print)) {
+        *print_out = print;
+        return TRN_OK;
+    }
     atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     trn_json_path where = {{{0}}, 0};
     trn_json_target target;
@@ -614,6 +624,7 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
     trn_status st = trn_rcp_check(recipe, &where, &target, msg, sizeof msg);
     if (st == TRN_OK) {
         trn_rcp_model_mark_valid(recipe, print);
+        *print_out = print;
         return TRN_OK;
     }
     char path[200];
