@@ -43,31 +43,39 @@ static const trn_param_spec p_erosion[] = {
         "transport mode: hillslope diffusion per step (share of each neighbour difference)"),
 };
 
+/* The parameters as members of trn_erosion_params (drainage_weight is read where a drainage
+ * input is). */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_erosion_params, member)
+static const trn_param_field erosion_fields[] = {
+    ROW("iterations", U32, iterations),
+    ROW("droplets", U32, droplets),
+    ROW("droplet_density", DOUBLE, droplet_density),
+    ROW("lifetime", U32, lifetime),
+    ROW("inertia", DOUBLE, inertia),
+    ROW("capacity", DOUBLE, capacity),
+    ROW("min_slope", DOUBLE, min_slope),
+    ROW("erosion_rate", DOUBLE, erosion_rate),
+    ROW("deposition_rate", DOUBLE, deposition_rate),
+    ROW("evaporation", DOUBLE, evaporation),
+    ROW("radius", U32, radius),
+    ROW("gravity", DOUBLE, gravity),
+    ROW("talus_angle", DOUBLE, talus_angle),
+    ROW("thermal_strength", DOUBLE, thermal_strength),
+    ROW("thermal_iterations", U32, thermal_iterations),
+    ROW("mode", CHOICE, mode), /* detach|transport: the enum's order */
+    ROW("transport_steps", U32, transport_steps),
+    ROW("diffusion", DOUBLE, diffusion),
+};
+#undef ROW
+
 /* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
  * runs 30% of the droplets, half the passes, 40% of the walk and no thermal pass. */
 static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size_t samples,
                            trn_erosion_quality quality, trn_erosion_params *p)
 {
     trn_erosion_params_default(p, TRN_EROSION_FINAL);
-    p->iterations = (uint32_t)trn_graph_param_number(n, t, "iterations");
-    p->droplets = (uint32_t)trn_graph_param_number(n, t, "droplets");
-    p->droplet_density = trn_graph_param_number(n, t, "droplet_density");
-    p->lifetime = (uint32_t)trn_graph_param_number(n, t, "lifetime");
-    p->inertia = trn_graph_param_number(n, t, "inertia");
-    p->capacity = trn_graph_param_number(n, t, "capacity");
-    p->min_slope = trn_graph_param_number(n, t, "min_slope");
-    p->erosion_rate = trn_graph_param_number(n, t, "erosion_rate");
-    p->deposition_rate = trn_graph_param_number(n, t, "deposition_rate");
-    p->evaporation = trn_graph_param_number(n, t, "evaporation");
-    p->radius = (uint32_t)trn_graph_param_number(n, t, "radius");
-    p->gravity = trn_graph_param_number(n, t, "gravity");
-    p->talus_angle = trn_graph_param_number(n, t, "talus_angle");
-    p->thermal_strength = trn_graph_param_number(n, t, "thermal_strength");
-    p->thermal_iterations = (uint32_t)trn_graph_param_number(n, t, "thermal_iterations");
-    p->mode = strcmp(trn_graph_param_text(n, t, "mode"), "transport") == 0 ? TRN_EROSION_TRANSPORT
-                                                                           : TRN_EROSION_DETACH;
-    p->transport_steps = (uint32_t)trn_graph_param_number(n, t, "transport_steps");
-    p->diffusion = trn_graph_param_number(n, t, "diffusion");
+    trn_graph_params_fill(n, t, erosion_fields, sizeof erosion_fields / sizeof erosion_fields[0],
+                          p);
     /* Thermal strength 0 means no relaxation: skip the passes rather than run no-ops. */
     if (p->thermal_strength == 0.0) p->thermal_iterations = 0;
     if (quality == TRN_EROSION_PREVIEW) {
