@@ -72,7 +72,12 @@
  * corduroy 20-25 m apart at 2049^2 and 4097^2. The basin's next version (9) comes back
  * through its grids the same way (1025^2: spectrum slope -4.40 -> -3.46, the hills cut by
  * side valleys down to the shore instead of smooth slopes), and the coastal island's (6) too
- * (1025^2: -3.52 -> -2.96). */
+ * (1025^2: -3.52 -> -2.96). The mountain range's next version (10) runs its droplets on a
+ * 12.5 m grid (the Erosion node's droplet_cell) whatever the output grid: their brush, steps and
+ * density were in samples, so at 2049^2 and 4097^2 they cut an even corduroy of rills two to
+ * four times closer than at 1025^2 (hillslope_texture's rill peak at 2049^2 20.6 -> 13.1; the
+ * gullies per kilometre at 4097^2, averaged to 12.5 m, now those of 1025^2). Output grids of
+ * 12.5 m cells or coarser (1025^2 and the default 257^2) are unchanged. */
 
 typedef struct builtin {
     const char *id;
@@ -249,7 +254,7 @@ static const builtin builtins[] = {
      "valleys of every smaller size cut into their sides, every pit left breached so water "
      "reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     9,
+     10,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -281,8 +286,10 @@ static const builtin builtins[] = {
      "the range and drain to the map edge where valleys meet it (border outlets; the rest of "
      "the edge is land, so nothing ramps down to it), and sediment is laid down where slopes "
      "drop (deposition 1), so valleys fill and widen downstream. Erosion runs droplets over "
-     "the range (a quarter of a droplet per sample, 20 steps each, gentle rates) that roughen "
-     "the slopes "
+     "the range (a quarter of a droplet per 12.5 m cell, 20 steps of 12.5 m each, gentle rates, "
+     "on a 12.5 m grid whatever the output grid, their gullies brought back smoothly to finer "
+     "ones, so a finer output gets the same gullies instead of a finer comb of rills) that "
+     "roughen the slopes "
      "along the paths water takes, then relaxes slopes steeper than 38 degrees. Drain breaches "
      "the pits the droplets leave (a shallow notch through each rim), so every sample drains "
      "to the edge at any output size.\"}}, {\"id\": \"range\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
@@ -297,7 +304,7 @@ static const builtin builtins[] = {
      "{\"node\": \"range\"}}}, "
      "{\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
      "\"params\": {\"iterations\": 1, \"droplet_density\": 0.25, \"lifetime\": 20, "
-     "\"erosion_rate\": 0.15, \"talus_angle\": 38}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
+     "\"erosion_rate\": 0.15, \"talus_angle\": 38, \"droplet_cell\": 12.5}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
      "\"field\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressions\", \"position\": "
      "[840, 200], \"inputs\": {\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], "
