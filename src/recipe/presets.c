@@ -77,7 +77,9 @@
  * density were in samples, so at 2049^2 and 4097^2 they cut an even corduroy of rills two to
  * four times closer than at 1025^2 (hillslope_texture's rill peak at 2049^2 20.6 -> 13.1; the
  * gullies per kilometre at 4097^2, averaged to 12.5 m, now those of 1025^2). Output grids of
- * 12.5 m cells or coarser (1025^2 and the default 257^2) are unchanged. */
+ * 12.5 m cells or coarser (1025^2 and the default 257^2) are unchanged. The plateau's next
+ * version (6) comes back through its grids too (cascade_steps 6): at 1025^2 the lowland's
+ * straight side-by-side rills become branching valleys (its default 129^2 grid is as it was). */
 
 typedef struct builtin {
     const char *id;
@@ -395,7 +397,7 @@ static const builtin builtins[] = {
      "raised above the lowland) cut by canyons that eat back into it from its edges: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     5,
+     6,
      "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\": "
      "-800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": "
      "{\"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": "
@@ -416,7 +418,10 @@ static const builtin builtins[] = {
      "Evolve (Stream Power over 40 short steps on a grid of 16 m cells whatever the output "
      "grid, read at a 60 m reference cell, with strong hillslope creep) cuts canyons back "
      "into the mesa from its edges and drains the lowland around it, off the map only where "
-     "its valleys meet the edge (border outlets: no frame of gullies along the edges). Caprock picks the "
+     "its valleys meet the edge (border outlets: no frame of gullies along the edges); on "
+     "output grids of 4 m cells or finer it comes back through every grid twice as fine as "
+     "the one before, 6 steps on each, so the lowland's valleys branch into side valleys of "
+     "each smaller size instead of running side by side. Caprock picks the "
      "ground left above 235 m and Level top blends it flat at 250 m: the hard cap rock, "
      "flat between the canyon heads. Erosion washes the canyon walls with a few light "
      "droplets and thermal relaxation sheds scree below the cliffs and Drain fills the "
@@ -436,7 +441,8 @@ static const builtin builtins[] = {
      "\"mask\": {\"node\": \"mesa_outline\"}}}, {\"id\": \"evolve\", \"type\": "
      "\"stream_power\", \"position\": [720, 0], \"params\": {\"reference_cell\": 60, "
      "\"evolution_cell\": 16, \"fine_steps\": 2, \"steps\": 40, \"dt\": 2500, \"m\": 0.5, "
-     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\"}, \"inputs\": "
+     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\", "
+     "\"cascade_steps\": 6}, \"inputs\": "
      "{\"field\": {\"node\": \"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"type\": \"flat_terrain\", "
      "\"position\": [720, 200], \"params\": {\"height\": 250}}, {\"id\": \"caprock\", "
      "\"type\": \"elevation_mask\", \"position\": [960, 200], \"params\": {\"min\": 235, "
