@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "terrane/beamng.h"
 #include "terrane/geotiff.h"
 #include "test.h"
 
@@ -38,7 +39,8 @@ static bool same_heights(const char *tif, const char *r32, unsigned samples)
     return same;
 }
 
-/* A tile cache folder (terrane-tiles-*) or Unity pieces folder (terrane-unity-*) left in dir. */
+/* A tile cache folder (terrane-tiles-*) or engine tiles' pieces folder (terrane-pieces-*) left
+ * in dir. */
 static bool leftover_tiles(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -46,7 +48,7 @@ static bool leftover_tiles(const char *dir)
     struct dirent *e;
     while (d && (e = readdir(d)))
         found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0 ||
-                strncmp(e->d_name, "terrane-unity-", 14) == 0;
+                strncmp(e->d_name, "terrane-pieces-", 15) == 0;
     if (d) closedir(d);
     return found;
 }
@@ -259,6 +261,96 @@ static void test_tiles_unity(void)
     remove(tif);
 }
 
+/* Tile (ux, uz) of t samples of the whole grid's .ter (its heights and layer map) is the tile
+ * level's .ter, which lists the whole world's materials in the same order. */
+static bool ter_is_cut(const trn_ter *whole, const char *tile_ter, uint32_t ux, uint32_t uz,
+                       uint32_t t)
+{
+    trn_ter piece;
+    trn_error e;
+    if (trn_ter_read(tile_ter, NULL, &piece, NULL, NULL, &e)) {
+        fprintf(stderr, "%s: %s\n", tile_ter, e.message);
+        return false;
+    }
+    bool same = piece.size == t && piece.material_count == whole->material_count;
+    for (uint32_t k = 0; same && k < piece.material_count; k++)
+        same = strcmp(piece.materials[k], whole->materials[k]) == 0;
+    for (uint32_t j = 0; same && j < t; j++) {
+        const size_t w = (size_t)(uz * t + j) * whole->size + ux * t, p = (size_t)j * t;
+        same = memcmp(whole->heights + w, piece.heights + p, t * sizeof *piece.heights) == 0 &&
+               memcmp(whole->layers + w, piece.layers + p, t) == 0;
+    }
+    trn_ter_dispose(&piece);
+    return same;
+}
+
+/* --export beamng with --tiles: one level a tile, each the whole grid's level cut to the tile
+ * (heights under one rule, layer map, the world's materials), each passing 'terrane validate';
+ * tile sizes BeamNG cannot take and recipes whose materials need the whole surface are refused. */
+static void test_tiles_beamng(void)
+{
+    char recipe[1024], whole[600], tiled[600], path[1400];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    at(whole, sizeof whole, "bw/levels/hills");
+    at(tiled, sizeof tiled, "bt/levels/hills");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 -q --export beamng:'%s'",
+                                   NULL, NULL, recipe, whole),
+                 0);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --format json "
+                                   "--export beamng:'%s'",
+                                   &out, &err, recipe, tiled),
+                 0);
+    CHECK_CONTAINS(out, "\"levels\": 4,");
+    CHECK_CONTAINS(out, "\"validate_error_count\": 0,");
+    CHECK_CONTAINS(err, "wrote 2 x 2 BeamNG level(s) of 128 x 128 samples");
+    CHECK_CONTAINS(err, "hills_1_1: 0 error(s), 0 warning(s)");
+    free(out);
+    free(err);
+    trn_ter w;
+    trn_error e;
+    snprintf(path, sizeof path, "%s/theTerrain.ter", whole);
+    CHECK(trn_ter_read(path, NULL, &w, NULL, NULL, &e) == TRN_OK);
+    CHECK_EQ_INT(w.size, 256);
+    CHECK(w.material_count >= 2);
+    for (uint32_t uz = 0; uz < 2; uz++)
+        for (uint32_t ux = 0; ux < 2; ux++) {
+            snprintf(path, sizeof path, "%s_%u_%u/theTerrain.ter", tiled, ux, uz);
+            CHECK(ter_is_cut(&w, path, ux, uz, 128));
+            snprintf(path, sizeof path, "beamng validate '%s_%u_%u'", tiled, ux, uz);
+            CHECK_EQ_INT(trn_test_run_clif("%s", NULL, NULL, path), 0);
+        }
+    trn_ter_dispose(&w);
+    CHECK(!leftover_tiles(tmp));
+    /* One tile: the level is the folder --export names; --scaffold makes it open and drive. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 128 -q --scaffold "
+                                   "--export beamng:'%s'",
+                                   NULL, NULL, recipe, tiled),
+                 0);
+    snprintf(path, sizeof path, "%s/theTerrain.ter", tiled);
+    CHECK(trn_test_exists(path));
+    snprintf(path, sizeof path, "%s/info.json", tiled);
+    CHECK(trn_test_exists(path));
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 64 --export "
+                                   "beamng:'%s'",
+                                   NULL, &err, recipe, tiled),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must be a power of two in that range that divides the grid's "
+                        "256 x 256 cells, not 64");
+    free(err);
+    char island[1024];
+    snprintf(island, sizeof island, "%s/examples/recipes/island.json", TRN_SOURCE_DIR);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                   "beamng:'%s'",
+                                   NULL, &err, island, tiled),
+                 1);
+    CHECK_CONTAINS(err, "a level's terrain needs its surface materials, and a biome rule "
+                        "measures the distance to water");
+    free(err);
+}
+
 /* graph types says each type's reach. */
 static void test_types_reach(void)
 {
@@ -332,7 +424,7 @@ static void test_tiles_refused(void)
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s' --preview '%s/p.png'", NULL,
                                    &err, recipe, tif, tmp),
                  2);
-    CHECK_CONTAINS(err, "--tiles writes -o OUT.tif only");
+    CHECK_CONTAINS(err, "--tiles writes -o OUT.tif and engine tiles only");
     free(err);
     err = NULL;
     CHECK_EQ_INT(
@@ -362,6 +454,7 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
+    RUN(test_tiles_beamng);
     RUN(test_tiles_refused);
     RUN(test_tiles_json);
     RUN(test_types_reach);

@@ -251,15 +251,17 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         return cli_usage_error(ctx, "--tile-cache is where a tiled run keeps its tiles: give "
                                     "--tiles N too");
     if (a->tiles) {
-        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")) : !a->unity_dir)
+        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff"))
+                   : !a->unity_dir && !a->export_dir)
             return cli_usage_error(ctx, "--tiles writes one Cloud-Optimized GeoTIFF (-o "
-                                        "OUT.tif) and Unity terrain tiles (--export "
-                                        "unity:DIR): give -o OUT.tif");
-        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->roles ||
-            a->mask_count || a->cache_dir)
-            return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
-                                        "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export beamng; --export unity writes its terrain "
+                                        "OUT.tif), Unity terrain tiles (--export unity:DIR) and "
+                                        "BeamNG levels per tile (--export "
+                                        "beamng:DIR/levels/NAME): give -o OUT.tif");
+        if (a->biomes || a->preview || a->exclusion || a->roles || a->mask_count ||
+            a->cache_dir)
+            return cli_usage_error(ctx, "--tiles writes -o OUT.tif and engine tiles only (no "
+                                        "--biomes, --preview, --roles, --exclusion, --mask or "
+                                        "--cache; --export unity and --export beamng write their "
                                         "tiles)");
         return CLI_EXIT_OK;
     }
