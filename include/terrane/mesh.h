@@ -89,6 +89,8 @@ typedef struct trn_mesh {
     bool has_roles;
     double adaptive_error;  /* adaptive levels: their adaptive_error; -1: regular */
     trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
+    const trn_field *around; /* trn_mesh_options.around, for deferred levels */
+    uint32_t around_i0, around_j0;
 } trn_mesh;
 
 typedef struct trn_mesh_options {
@@ -114,6 +116,14 @@ typedef struct trn_mesh_options {
      * trn_mesh_realize builds the levels a selection picked, so memory holds those alone
      * instead of every level of every chunk. Ignored for adaptive levels. */
     bool defer_levels;
+    /* The field is a window of a larger grid, such as one tile of a tiled run cut with a sample
+     * around it: normals take their neighbours from `around` (the same cell size; the window's
+     * sample (0, 0) is around's (around_i0, around_j0), and the heights the two share are
+     * equal), so a window's normals are the larger grid's and neighbouring windows meshed apart
+     * shade without a seam. NULL (the default): the field alone, one-sided at its edges. The
+     * mesh keeps the pointer for deferred levels: around must live while they are built. */
+    const trn_field *around;
+    uint32_t around_i0, around_j0;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);
