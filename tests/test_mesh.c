@@ -282,8 +282,7 @@ static void test_no_cracks(void)
     o.skirt_depth = 2.5;
     trn_field wide = f;
     wide.size_x = 1e39;
-    CHECK_STATUS(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, &fe),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, &fe), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(fe.message, "smaller square size");
     wide.size_x = 3e38; /* right at the edge of float: still finite */
     CHECK_OK(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, NULL));
@@ -600,8 +599,8 @@ static void test_window_around(void)
         const uint32_t x1 = i0 + 17u <= 48u ? i0 + 17u : 48u, z1 = j0 + 17u <= 40u ? j0 + 17u : 40u;
         trn_field win, around;
         CHECK_OK(trn_field_init(&win, 16, 16, 16.0, 16.0, NULL));
-        CHECK_OK(trn_field_init(&around, x1 - x0, z1 - z0, (double)(x1 - x0), (double)(z1 - z0),
-                                NULL));
+        CHECK_OK(
+            trn_field_init(&around, x1 - x0, z1 - z0, (double)(x1 - x0), (double)(z1 - z0), NULL));
         uint8_t *wr = malloc(17u * 17u);
         for (uint32_t j = 0; j <= 16; j++)
             for (uint32_t i = 0; i <= 16; i++) {
