@@ -1,6 +1,7 @@
 /* terrane generate --tiles / --memory: a tiled BigTIFF with the whole-grid run's heights, for
  * tile sizes that do not divide the grid and any thread count; budgets and misuse refused. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,166 @@ static void test_tiles_beamng(void)
     free(err);
 }
 
+/* A .glb read back: its JSON and its binary chunk. */
+typedef struct glb_file {
+    json_t *doc;
+    uint8_t *data;
+    size_t size;
+    const uint8_t *bin;
+    size_t bin_size;
+} glb_file;
+
+static bool glb_read(const char *path, glb_file *g)
+{
+    memset(g, 0, sizeof *g);
+    g->data = trn_test_read_file(path, &g->size);
+    if (!g->data || g->size < 28) return false;
+    uint32_t h[5];
+    memcpy(h, g->data, sizeof h);
+    if (h[0] != 0x46546C67u || h[1] != 2u || h[2] != g->size || (size_t)h[3] + 28u > g->size)
+        return false;
+    g->doc = json_loadb((const char *)g->data + 20, h[3], 0, NULL);
+    uint32_t b[2];
+    memcpy(b, g->data + 20 + h[3], sizeof b);
+    g->bin = g->data + 28 + h[3];
+    g->bin_size = b[0];
+    return g->doc && b[1] == 0x004E4942u && (size_t)28u + h[3] + b[0] <= g->size;
+}
+
+static void glb_dispose(glb_file *g)
+{
+    json_decref(g->doc);
+    free(g->data);
+}
+
+/* Accessor k's bytes (tightly packed, as terrane writes them) and their count. */
+static const uint8_t *glb_accessor(const glb_file *g, json_int_t k, size_t *bytes)
+{
+    json_t *a = json_array_get(json_object_get(g->doc, "accessors"), (size_t)k);
+    json_t *v = json_array_get(json_object_get(g->doc, "bufferViews"),
+                               (size_t)json_integer_value(json_object_get(a, "bufferView")));
+    const json_int_t comp = json_integer_value(json_object_get(a, "componentType"));
+    const char *type = json_string_value(json_object_get(a, "type"));
+    const size_t per = (comp == 5123 ? 2u : 4u) * (type && !strcmp(type, "VEC3") ? 3u : 1u);
+    const size_t at = (size_t)json_integer_value(json_object_get(v, "byteOffset")) +
+                      (size_t)json_integer_value(json_object_get(a, "byteOffset"));
+    *bytes = per * (size_t)json_integer_value(json_object_get(a, "count"));
+    return at + *bytes <= g->bin_size ? g->bin + at : NULL;
+}
+
+/* The node named name's mesh. */
+static json_t *glb_node_mesh(const glb_file *g, const char *name)
+{
+    json_t *nodes = json_object_get(g->doc, "nodes"), *n;
+    size_t k;
+    json_array_foreach(nodes, k, n)
+    {
+        const char *nm = json_string_value(json_object_get(n, "name"));
+        if (nm && !strcmp(nm, name) && json_object_get(n, "mesh"))
+            return json_array_get(json_object_get(g->doc, "meshes"),
+                                  (size_t)json_integer_value(json_object_get(n, "mesh")));
+    }
+    return NULL;
+}
+
+/* Chunk (cx, cz) of tile t's .glb is chunk (cx + ox, cz + oz) of the whole grid's: its
+ * primitives' materials, normals and indices byte for byte, its positions moved by one offset. */
+static bool chunk_is_whole(const glb_file *tile, const glb_file *whole, unsigned cx, unsigned cz,
+                           unsigned ox, unsigned oz)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "chunk_%u_%u", cx, cz);
+    snprintf(b, sizeof b, "chunk_%u_%u", cx + ox, cz + oz);
+    json_t *pa = json_object_get(glb_node_mesh(tile, a), "primitives"),
+           *pb = json_object_get(glb_node_mesh(whole, b), "primitives");
+    if (!pa || !pb || json_array_size(pa) != json_array_size(pb) || !json_array_size(pa))
+        return false;
+    float shift[2] = {NAN, NAN};
+    for (size_t p = 0; p < json_array_size(pa); p++) {
+        json_t *x = json_array_get(pa, p), *y = json_array_get(pb, p);
+        if (!json_equal(json_object_get(x, "material"), json_object_get(y, "material")))
+            return false;
+        static const char *const attrs[] = {"NORMAL", "POSITION", NULL};
+        for (int k = 0; k < 3; k++) {
+            json_t *ix = k < 2 ? json_object_get(json_object_get(x, "attributes"), attrs[k])
+                               : json_object_get(x, "indices");
+            json_t *iy = k < 2 ? json_object_get(json_object_get(y, "attributes"), attrs[k])
+                               : json_object_get(y, "indices");
+            size_t nx = 0, ny = 0;
+            const uint8_t *dx = glb_accessor(tile, json_integer_value(ix), &nx);
+            const uint8_t *dy = glb_accessor(whole, json_integer_value(iy), &ny);
+            if (!dx || !dy || nx != ny) return false;
+            if (k != 1) {
+                if (memcmp(dx, dy, nx) != 0) return false;
+                continue;
+            }
+            for (size_t v = 0; v < nx / 12u; v++) {
+                float fx[3], fy[3];
+                memcpy(fx, dx + 12u * v, sizeof fx);
+                memcpy(fy, dy + 12u * v, sizeof fy);
+                if (isnan(shift[0])) shift[0] = fy[0] - fx[0], shift[1] = fy[2] - fx[2];
+                if (fx[1] != fy[1] || fy[0] - fx[0] != shift[0] || fy[2] - fx[2] != shift[1])
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* --export gltf with --tiles: a .glb a tile of tile + 1 samples, each chunk of it the whole
+ * grid's 'terrane mesh --chunks' chunk (normals and roles at the tile's edges from beyond it, so
+ * no seam), positions in the tile's own frame; misuse refused. */
+static void test_tiles_gltf(void)
+{
+    char recipe[1024], tif[600], dir[600], whole[600], path[1400];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "g.tif");
+    at(dir, sizeof dir, "gltf");
+    at(whole, sizeof whole, "whole.glb");
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 64 --format json "
+                                   "-q -o '%s' --export gltf:'%s'",
+                                   &out, NULL, recipe, tif, dir),
+                 0);
+    CHECK_CONTAINS(out, "\"files\": 4,");
+    CHECK_CONTAINS(out, "\"chunk_cells\": 32,");
+    free(out);
+    CHECK_EQ_INT(
+        trn_test_run_clif("mesh '%s' -o '%s' --chunks --chunk-cells 32 -q", NULL, NULL, tif, whole),
+        0);
+    glb_file w;
+    CHECK(glb_read(whole, &w));
+    unsigned compared = 0;
+    for (unsigned uz = 0; uz < 2; uz++)
+        for (unsigned ux = 0; ux < 2; ux++) {
+            snprintf(path, sizeof path, "%s/hills_%u_%u.glb", dir, ux, uz);
+            glb_file g;
+            CHECK(glb_read(path, &g));
+            for (unsigned cz = 0; cz < 2; cz++)
+                for (unsigned cx = 0; cx < 2; cx++) {
+                    CHECK(chunk_is_whole(&g, &w, cx, cz, 2u * ux, 2u * uz));
+                    compared++;
+                }
+            glb_dispose(&g);
+        }
+    CHECK_EQ_INT(compared, 16);
+    glb_dispose(&w);
+    CHECK(!leftover_tiles(tmp));
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
+                                   "gltf:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must divide the grid's 128 x 128 cells, not 48");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export gltf:'%s'", NULL, &err, recipe, dir), 2);
+    CHECK_CONTAINS(err, "--export gltf:DIR writes a tiled run's tiles: give --tiles N");
+    free(err);
+    remove(tif);
+    remove(whole);
+}
+
 /* graph types says each type's reach. */
 static void test_types_reach(void)
 {
@@ -455,6 +616,7 @@ int main(void)
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
     RUN(test_tiles_beamng);
+    RUN(test_tiles_gltf);
     RUN(test_tiles_refused);
     RUN(test_tiles_json);
     RUN(test_types_reach);

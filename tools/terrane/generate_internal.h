@@ -31,6 +31,7 @@ typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER, FMT_D
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion, *roles;
     const char *unity_dir;          /* --export unity:DIR */
+    const char *gltf_dir;           /* --export gltf:DIR (tiled runs) */
     const char *scatter_exclusions; /* --scatter-exclusions FILE.json */
     /* --mask NODE[.PIN]=FILE.png: a graph node's mask output written as a 16-bit PNG. */
     const char *masks[16];

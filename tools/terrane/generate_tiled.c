@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "generate_internal.h"
+#include "terrane/mesh.h"
 
 /* ---- tiled, out of core ---- */
 
@@ -523,6 +524,136 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
     return CLI_EXIT_OK;
 }
 
+/* glTF meshes, one .glb a tile of tile + 1 samples sharing their edges (tile (ux, uz) covers
+ * samples ux * tile .. (ux + 1) * tile), in the tile's own frame (its south-west corner at the
+ * origin): what 'terrane mesh' writes for the whole grid with --chunks, chunk for chunk (the
+ * recipe's chunk_cells), finest level, a material per surface role by slope. Normals and roles
+ * at a tile's edges come from the samples beyond it, as the whole grid's mesh has them, so
+ * tiles placed side by side meet without a crack or a shading seam. */
+typedef struct gltf_written {
+    char name[256];
+    uint32_t files, chunk_cells;
+    uint64_t vertices, triangles, bytes;
+} gltf_written;
+
+static int write_gltf_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                            const tiled_out *o, gltf_written *written)
+{
+    const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
+    const uint32_t W = recipe->cells_x + 1u, H = recipe->cells_z + 1u;
+    unity_stem(a->recipe_path, written->name, sizeof written->name);
+    const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
+    const size_t r = (size_t)t + 1u, rr = (size_t)t + 3u;
+    written->chunk_cells = recipe->chunk_cells ? recipe->chunk_cells : TRN_ROLES_CHUNK_CELLS;
+    if (written->chunk_cells > TRN_MESH_CHUNK_CELLS_MAX)
+        written->chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;
+    float *h = malloc(r * r * sizeof *h), *win = malloc(rr * rr * sizeof *win);
+    uint8_t *wroles = malloc(rr * rr), *roles = malloc(r * r);
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!h || !win || !wroles || !roles || !ws) {
+        free(h);
+        free(win);
+        free(wroles);
+        free(roles);
+        return ws ? cli_failf(ctx, "out of memory for a glTF tile") : CLI_EXIT_FAIL;
+    }
+    trn_error e;
+    trn_status st = TRN_OK;
+    for (uint32_t uz = 0; uz < kz && !st; uz++)
+        for (uint32_t ux = 0; ux < kx && !st; ux++) {
+            /* The tile grown by a sample where the world goes on: the reach of a normal and of
+             * a role's slope. */
+            const uint32_t i0 = ux * t, j0 = uz * t;
+            const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
+            const uint32_t x1 = i0 + t + 1u < W ? i0 + t + 1u : W - 1u,
+                           z1 = j0 + t + 1u < H ? j0 + t + 1u : H - 1u;
+            const uint32_t nx = x1 - x0 + 1u, nz = z1 - z0 + 1u;
+            st = window_read(o, W, H, x0, z0, nx, nz, win, false, &e);
+            if (st) break;
+            trn_field around;
+            memset(&around, 0, sizeof around);
+            around.cells_x = nx - 1u;
+            around.cells_z = nz - 1u;
+            around.size_x = extent_of(dx, nx - 1u);
+            around.size_z = extent_of(dz, nz - 1u);
+            around.heights = win;
+            trn_roles_input ri;
+            memset(&ri, 0, sizeof ri);
+            ri.field = &around;
+            trn_roles_params rp;
+            trn_roles_params_default(&rp);
+            rp.threads = a->threads;
+            st = trn_roles_classify(&ri, &rp, wroles, &e);
+            if (st) break;
+            for (uint32_t j = 0; j <= t; j++) {
+                const size_t from = (size_t)(j0 + j - z0) * nx + (i0 - x0);
+                memcpy(h + (size_t)j * r, win + from, r * sizeof *h);
+                memcpy(roles + (size_t)j * r, wroles + from, r);
+            }
+            trn_field piece;
+            memset(&piece, 0, sizeof piece);
+            piece.cells_x = piece.cells_z = t;
+            piece.size_x = extent_of(dx, t);
+            piece.size_z = extent_of(dz, t);
+            piece.heights = h;
+            trn_mesh_options mo;
+            trn_mesh_options_default(&mo);
+            mo.chunk_cells = written->chunk_cells;
+            mo.threads = a->threads;
+            mo.defer_levels = true; /* the finest level only is built, chunk by chunk */
+            mo.around = &around;
+            mo.around_i0 = i0 - x0;
+            mo.around_j0 = j0 - z0;
+            trn_mesh *m = NULL;
+            st = trn_mesh_build(&piece, roles, &mo, &m, NULL, NULL, &e);
+            if (st) break;
+            uint32_t *levels = calloc((size_t)m->chunks_x * m->chunks_z, sizeof *levels);
+            if (!levels) {
+                trn_mesh_free(m);
+                st = trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            trn_mesh_scene scene;
+            memset(&scene, 0, sizeof scene);
+            scene.mesh = m;
+            scene.levels = levels;
+            scene.chunks = true;
+            scene.deferred_field = &piece;
+            scene.deferred_roles = roles;
+            scene.writes = ws;
+            char path[4200];
+            if (kx * kz == 1)
+                snprintf(path, sizeof path, "%s/%s.glb", a->gltf_dir, written->name);
+            else
+                snprintf(path, sizeof path, "%s/%s_%u_%u.glb", a->gltf_dir, written->name, ux, uz);
+            trn_mesh_write_report rep;
+            memset(&rep, 0, sizeof rep);
+            st = trn_gltf_write(path, TRN_GLTF_GLB, &scene, &rep, &e);
+            free(levels);
+            trn_mesh_free(m);
+            if (st) break;
+            written->files++;
+            written->vertices += rep.vertices;
+            written->triangles += rep.triangles;
+            written->bytes += rep.bytes;
+        }
+    free(h);
+    free(win);
+    free(wroles);
+    free(roles);
+    if (st) return cli_fail(ctx, &e);
+    char first[4200];
+    snprintf(first, sizeof first, kx * kz == 1 ? "%s.glb" : "%s_0_0.glb", written->name);
+    cli_note(ctx,
+             "wrote %s: %u x %u glTF tiles (%s%s) of %u x %u cells in chunks of %u, each in its "
+             "own frame (tile X_Z's south-west corner at x = X * %g, north Z * %g m), %" PRIu64
+             " vertices, %" PRIu64 " triangles",
+             a->gltf_dir, kx, kz, first, kx * kz > 1 ? " and its neighbours" : "", t, t,
+             written->chunk_cells, (double)t * dx, (double)t * dz, written->vertices,
+             written->triangles);
+    return CLI_EXIT_OK;
+}
+
 static double mib(uint64_t bytes)
 {
     return (double)bytes / 1048576.0;
@@ -570,7 +701,11 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     /* An engine tile being cut: its heights with a sample around (floats), labels, the 16-bit
      * heights and layer map the engine file holds and the writer's image of them, about 16 bytes
      * a sample. */
-    if (a->unity_dir || a->export_dir) need += (uint64_t)16u * (a->tiles + 2u) * (a->tiles + 2u);
+    if (a->unity_dir || a->export_dir || a->gltf_dir)
+        need += (uint64_t)16u * (a->tiles + 3u) * (a->tiles + 3u);
+    /* A glTF tile's file is assembled in memory: vertices, normals and indices, about 64 bytes
+     * a sample. */
+    if (a->gltf_dir) need += (uint64_t)64u * (a->tiles + 1u) * (a->tiles + 1u);
     if (a->memory && need > a->memory) {
         char why[200] = "";
         if (global >= 0)
@@ -616,6 +751,15 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return r;
     }
+    /* glTF tiles share their edges: tiles that divide the grid. */
+    if (a->gltf_dir && (recipe->cells_x % a->tiles || recipe->cells_z % a->tiles)) {
+        const int r = cli_failf(ctx,
+                                "--export gltf with --tiles: the meshes share their edges, so "
+                                "--tiles must divide the grid's %u x %u cells, not %u",
+                                recipe->cells_x, recipe->cells_z, a->tiles);
+        trn_graph_dispose(&g);
+        return r;
+    }
     if (a->export_dir && splats_unavailable(recipe)) {
         const int r = cli_failf(ctx,
                                 "--export beamng with --tiles: a level's terrain needs its "
@@ -636,7 +780,10 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
      * raw tiles the engines' tiles are cut from. */
     char *folder = NULL;
     if (!a->tile_cache) {
-        const char *near = a->out ? a->out : a->unity_dir ? a->unity_dir : a->export_dir;
+        const char *near = a->out         ? a->out
+                           : a->unity_dir ? a->unity_dir
+                           : a->gltf_dir  ? a->gltf_dir
+                                          : a->export_dir;
         const char *slash = strrchr(near, '/');
         const size_t n = slash ? (size_t)(slash - near) : 0u;
         folder = malloc(n + 2u);
@@ -653,7 +800,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         }
     }
     char *pieces = NULL;
-    if (a->unity_dir || a->export_dir) {
+    if (a->unity_dir || a->export_dir || a->gltf_dir) {
         const char *in = a->tile_cache ? a->tile_cache : folder ? folder : ".";
         pieces = malloc(strlen(in) + 32u);
         if (pieces) sprintf(pieces, "%s/terrane-pieces-XXXXXX", in);
@@ -683,7 +830,11 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     memset(&beamng, 0, sizeof beamng);
     tiled_surface ts;
     memset(&ts, 0, sizeof ts);
-    if (!st && pieces) unity_rc = tiled_surface_prepare(ctx, a, recipe, &to_out, rules, &ts);
+    gltf_written gltf;
+    memset(&gltf, 0, sizeof gltf);
+    if (!st && a->gltf_dir) unity_rc = write_gltf_tiles(ctx, a, recipe, &to_out, &gltf);
+    if (!st && !unity_rc && (a->unity_dir || a->export_dir))
+        unity_rc = tiled_surface_prepare(ctx, a, recipe, &to_out, rules, &ts);
     if (!st && !unity_rc && a->unity_dir) unity_rc = write_unity_tiles(ctx, a, recipe, &ts, &unity);
     if (!st && !unity_rc && a->export_dir)
         unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, &beamng);
@@ -787,6 +938,21 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(u, "surface_materials", json_integer(unity.materials));
             if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
             json_object_set_new(summary, "unity", u);
+        }
+        if (a->gltf_dir) {
+            json_t *gj = json_object();
+            json_object_set_new(gj, "output", cli_json_string(a->gltf_dir));
+            json_object_set_new(gj, "name", cli_json_string(gltf.name));
+            json_object_set_new(gj, "files", json_integer(gltf.files));
+            json_object_set_new(gj, "chunk_cells", json_integer(gltf.chunk_cells));
+            json_object_set_new(gj, "vertices", json_integer((json_int_t)gltf.vertices));
+            json_object_set_new(gj, "triangles", json_integer((json_int_t)gltf.triangles));
+            json_object_set_new(gj, "bytes", json_integer((json_int_t)gltf.bytes));
+            json_t *step = json_array();
+            json_array_append_new(step, json_real(recipe->size_x / recipe->cells_x * a->tiles));
+            json_array_append_new(step, json_real(recipe->size_z / recipe->cells_z * a->tiles));
+            json_object_set_new(gj, "tile_size", step);
+            json_object_set_new(summary, "gltf", gj);
         }
         if (a->export_dir) {
             json_t *b = json_object();
