@@ -703,9 +703,14 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
      * a sample. */
     if (a->unity_dir || a->export_dir || a->gltf_dir)
         need += (uint64_t)16u * (a->tiles + 3u) * (a->tiles + 3u);
-    /* A glTF tile's file is assembled in memory: vertices, normals and indices, about 64 bytes
-     * a sample. */
-    if (a->gltf_dir) need += (uint64_t)64u * (a->tiles + 1u) * (a->tiles + 1u);
+    /* A glTF tile: its roles (a byte a sample, above) and one chunk's level at a time, which the
+     * writer builds as it writes the file: positions, normals and six indices a cell, about 48
+     * bytes a sample of the chunk (measured: 4097^2 in tiles of 1024, no more resident than the
+     * GeoTIFF alone). */
+    if (a->gltf_dir) {
+        const uint64_t cc = recipe->chunk_cells ? recipe->chunk_cells : TRN_ROLES_CHUNK_CELLS;
+        need += 48u * (cc + 3u) * (cc + 3u);
+    }
     if (a->memory && need > a->memory) {
         char why[200] = "";
         if (global >= 0)
