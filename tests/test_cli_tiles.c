@@ -497,6 +497,27 @@ static void test_tiles_gltf(void)
     CHECK_EQ_INT(compared, 16);
     glb_dispose(&w);
     CHECK(!leftover_tiles(tmp));
+    /* Every engine's tiles from one run: each as the run with it alone writes it. */
+    char one[600], all[600], lv[600], a[1400], b[1400];
+    at(one, sizeof one, "gltf_one");
+    at(all, sizeof all, "all");
+    at(lv, sizeof lv, "all/levels/hills");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 -q --export "
+                                   "gltf:'%s'",
+                                   NULL, NULL, recipe, one),
+                 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 -q --export "
+                                   "gltf:'%s/g' --export unity:'%s/u' --export beamng:'%s'",
+                                   NULL, NULL, recipe, all, all, lv),
+                 0);
+    snprintf(a, sizeof a, "%s/hills_1_1.glb", one);
+    snprintf(b, sizeof b, "%s/g/hills_1_1.glb", all);
+    CHECK(same_file(a, b));
+    snprintf(a, sizeof a, "%s/u/hills_1_1.raw", all);
+    CHECK(trn_test_exists(a));
+    snprintf(a, sizeof a, "%s_1_1/theTerrain.ter", lv);
+    CHECK(trn_test_exists(a));
+    CHECK(!leftover_tiles(tmp) && !leftover_tiles(all));
     char *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
                                    "gltf:'%s'",
