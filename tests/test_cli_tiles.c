@@ -518,6 +518,18 @@ static void test_tiles_gltf(void)
     snprintf(a, sizeof a, "%s_1_1/theTerrain.ter", lv);
     CHECK(trn_test_exists(a));
     CHECK(!leftover_tiles(tmp) && !leftover_tiles(all));
+    /* A recipe with water and a palette: the tiles say what they leave out. */
+    char lakeside[1024];
+    snprintf(lakeside, sizeof lakeside, "%s/examples/recipes/lakeside.json", TRN_SOURCE_DIR);
+    char *notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 --export "
+                                   "gltf:'%s'",
+                                   NULL, &notes, lakeside, one),
+                 0);
+    CHECK_CONTAINS(notes, "the engine tiles have no water: the recipe's water is resolved over "
+                          "the whole surface");
+    CHECK_CONTAINS(notes, "the engine tiles have no trees, rocks or grass");
+    free(notes);
     char *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
                                    "gltf:'%s'",

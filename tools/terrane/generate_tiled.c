@@ -827,6 +827,10 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     cli_progress_end(ctx);
     free(folder);
     const bool rules = feeds_biome_rules(&g, g.output, 0);
+    bool water = false;
+    for (uint32_t k = 0; k < g.node_count; k++)
+        water = water || !strcmp(g.nodes[k].type, "water_body") ||
+                !strcmp(g.nodes[k].type, "basin_water") || !strcmp(g.nodes[k].type, "river_route");
     trn_graph_dispose(&g);
     int unity_rc = CLI_EXIT_OK;
     unity_written unity;
@@ -868,6 +872,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         return unity_rc;
     }
     if (w && trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
+    /* What the engine tiles leave out, where the recipe has it. */
+    if ((a->unity_dir || a->export_dir || a->gltf_dir) && water)
+        cli_note(ctx, "the engine tiles have no water: the recipe's water is resolved over the "
+                      "whole surface (generate without --tiles writes it)");
+    if ((a->unity_dir || a->export_dir || a->gltf_dir) && recipe->palette_json)
+        cli_note(ctx, "the engine tiles have no trees, rocks or grass: a tiled run does not place "
+                      "the palette's instances (generate without --tiles writes them)");
     /* Every output lands together, then each level is checked as written. */
     size_t level_errors = 0, level_warnings = 0;
     if (beamng.levels) {
