@@ -85,8 +85,19 @@ static void put_pattern(expander *x, size_t n)
     x->at += plen;
     const size_t start = x->len;
     put(x, NULL, n);
-    for (size_t i = 0; i < n; i++)
-        x->out[start + i] = plen ? pat[i % plen] : 0;
+    uint8_t *o = x->out + start;
+    if (!plen) {
+        memset(o, 0, n);
+        return;
+    }
+    /* Doubling copies: a per-byte loop here would be traced by the fuzzer and cost most of a run. */
+    size_t have = plen < n ? plen : n;
+    memcpy(o, pat, have);
+    while (have < n) {
+        const size_t k = have < n - have ? have : n - have;
+        memcpy(o + have, o, k);
+        have += k;
+    }
 }
 
 /* The legacy file the compact input describes; NULL unless it starts with TER_COMPACT. */
