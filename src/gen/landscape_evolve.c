@@ -364,8 +364,45 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         trn_stream_power_params sp = o->sp;
         return trn_stream_power_run(field, &sp, report, progress, user, err);
     }
-    return evolve_level(field, o, o->fine_steps, o->sp.seed, NULL, NULL, report, progress, user,
-                        err);
+    /* sea_surface on a coarser grid: every level runs on the input held at the sea level (so
+     * the grids in between see a flat water surface, not a bed whose drop the splines would
+     * ring across, leaving pits and bumps along the shore), and the bed comes back at the end
+     * wherever the result is at or below the sea level. */
+    const double sea = o->sp.sea_level;
+    const bool surface = o->sp.sea_surface && isfinite(sea);
+    const size_t n = trn_field_sample_count(field);
+    float *bed = NULL;
+    trn_evolve_options held = *o;
+    if (surface) {
+        bed = malloc(n * sizeof *bed);
+        if (!bed)
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "landscape evolution: out of memory for the sea bed");
+        memcpy(bed, field->heights, n * sizeof *bed);
+        for (size_t k = 0; k < n; k++)
+            if ((double)field->heights[k] < sea) field->heights[k] = (float)sea;
+        held.sp.sea_surface = false;
+    }
+    st = evolve_level(field, surface ? &held : o, o->fine_steps, o->sp.seed, NULL, NULL, report,
+                      progress, user, err);
+    if (surface) {
+        if (st) {
+            /* As it came (free_input may have let the run free it: then it stays NULL). */
+            if (field->heights) memcpy(field->heights, bed, n * sizeof *bed);
+        } else {
+            const double floor_at = trn_sp_surface_floor(&o->sp);
+            /* Where the result is at or below the sea level: min(result, max(bed, floor)), so
+             * a bed comes back (filled to the floor) and never rises above the result. */
+            for (size_t k = 0; k < n; k++) {
+                const double h = field->heights[k];
+                if (h > sea) continue;
+                const double b = (double)bed[k] > floor_at ? (double)bed[k] : floor_at;
+                if (b < h) field->heights[k] = (float)b;
+            }
+        }
+        free(bed);
+    }
+    return st;
 }
 
 /* One level of a coarsened run: field evolved o->coarsen times coarser, brought back, then
