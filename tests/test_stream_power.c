@@ -248,6 +248,7 @@ static void test_sea_surface(void)
         CHECK(fill_run.heights[k] == surf_run.heights[k]); /* the land does not see the fill */
         /* The land touching the water: the hillsides' foot, which drains into the lake. */
         const size_t i = k % nx, j = k / nx;
+        if (i == 0 || j == 0 || i == c || j == c) continue; /* the wall */
         for (int dj = -1; dj <= 1; dj++)
             for (int di = -1; di <= 1; di++) {
                 const size_t q = (j + dj) * nx + (i + di);
