@@ -1093,7 +1093,7 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         if (!ok) break;
     }
     if (!ok) rc = DR_NOMEM;
-done:
+done:; /* a label cannot precede a declaration before C23 (clang refuses it) */
     size_t queued = 0;
     for (int k = 0; q && k < parts; k++) {
         queued += q[k].temp_peak;
