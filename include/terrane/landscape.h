@@ -79,7 +79,10 @@ typedef struct trn_stream_power_params {
                                  not the bed under it, is the level their tributaries reach, so
                                  no land is cut or worn below it beside a lake or the sea and a
                                  hollow's lake fills it to the hillslopes; their own heights come
-                                 back at the end */
+                                 back at the end (through trn_landscape_evolve, which runs every
+                                 level of a coarser evolution on the input held at the sea level,
+                                 ramped up toward the shore at about 15 degrees so the land's
+                                 foot stands on no step) */
     double sea_surface_depth; /* with sea_surface, > 0: the heights come back at most this far
                                  below the sea level (a bed deeper than that is filled flat to
                                  it, as lake sediment would); 0 (default): as they came */
