@@ -252,7 +252,8 @@ static void test_sea_surface(void)
         for (int dj = -1; dj <= 1; dj++)
             for (int di = -1; di <= 1; di++) {
                 const size_t q = (j + dj) * nx + (i + di);
-                if (in[q] <= 20.0f && surf_run.heights[k] < ring_min) ring_min = surf_run.heights[k];
+                if (in[q] <= 20.0f && surf_run.heights[k] < ring_min)
+                    ring_min = surf_run.heights[k];
             }
     }
     CHECK(wet > 50 && changed > n / 2);
