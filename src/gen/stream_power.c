@@ -2904,7 +2904,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                     wall = low ? 0 : 2;
                 }
                 brow[i] = (uint8_t)((border || (sea && hk <= p->sea_level)) | wall);
-                /* sea_surface: as on the whole grid, held at the surface, the bed back at the end. */
+                /* sea_surface: as on the whole grid, held at the surface, the bed back at
+                 * the end. */
                 if (p->sea_surface && sea && hk <= p->sea_level) hk = p->sea_level;
                 hrow[i] = hk;
             }
