@@ -62,6 +62,15 @@ static const trn_param_spec p_sp[] = {
     OPT_NUM("sea_level", -TRN_BIG, TRN_BIG,
             "metres; samples at or below are base level; absent = the recipe's sea level"),
     CHOICE("sea", "on", "on|off", "off: only the border is base level"),
+    CHOICE("base_level", "bed", "bed|surface",
+           "what the samples under the sea level are during the run: bed, base level at their "
+           "own heights; surface, base level at the sea level (the water's surface, where "
+           "rivers and hillslopes end), their own heights coming back at the end, so no land "
+           "beside a lake or the sea is cut or worn below its water and a hollow's lake fills "
+           "it up to the hillslopes"),
+    NUM("surface_depth", 0, 0, 1e9,
+        "with base_level surface: metres below the sea level the bed comes back at most (a "
+        "deeper bed is filled flat there, as a lake's sediment would; 0 = the bed as it was)"),
     CHOICE("routing", "rho8", "rho8|mfd|d8",
            "rho8: each sample drains to its steepest neighbour with the diagonals' run drawn "
            "between one and two cells (Fairfield and Leymarie 1991), so valleys follow the land, "
@@ -211,6 +220,9 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     trn_evolve_options_default(o);
     trn_graph_params_fill(n, t, sp_fields, sizeof sp_fields / sizeof sp_fields[0], o);
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
+    const char *base_level = trn_graph_param_text(n, t, "base_level");
+    o->sp.sea_surface = base_level && strcmp(base_level, "surface") == 0;
+    o->sp.sea_surface_depth = trn_graph_param_number(n, t, "surface_depth");
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
     o->sp.border_outlets = border && strcmp(border, "outlets") == 0;
@@ -511,6 +523,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
                                                   (double)j / refine))
                            : (float)(s * f.heights[j * wnx + i]);
     if (isfinite(o.sp.sea_level)) o.sp.sea_level *= s;
+    o.sp.sea_surface_depth *= s; /* metres, read at the same scale */
     float *shape = NULL;
     if (refine > 1) {
         trn_field scaled = work;
