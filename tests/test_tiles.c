@@ -621,6 +621,75 @@ static void test_fine_steps_in_tiles(void)
     remove(TILE_CACHE);
 }
 
+/* With a disk tile cache, an erosion node of droplets whose field is a global node's runs row
+ * band by row band from the cache to the cache: its heights and masks, a tile node reading
+ * them and a global node reading them whole (back from the cache) are the whole grid's bytes,
+ * for tiles of 16, 23 and 1000 (cache tiles of 64 on 65 samples: a last cache row of one
+ * sample), one and two threads. */
+static void test_erosion_by_rows_in_tiles(void)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"size\":[640,640],\"resolution\":[%u,%u],\"seed\":8,\"default_landform\":"
+             "\"hills\",\"landforms\":{\"hills\":{\"height_variation\":60,\"feature_size\":"
+             "200,\"octaves\":5}},\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":"
+             "[0.4,0.6,0.3,1]}},\"graph\":{\"format_version\":1,\"output\":\"out\","
+             "\"nodes\":[{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{"
+             "\"height_variation\":60,\"feature_size\":200,\"octaves\":5}},"
+             "{\"id\":\"sp\",\"type\":\"stream_power\",\"params\":{\"coarsen\":4,"
+             "\"fine_steps\":2,\"steps\":6},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+             "{\"id\":\"er\",\"type\":\"erosion\",\"params\":{\"droplet_density\":0.8,"
+             "\"lifetime\":6,\"thermal_iterations\":3,\"talus_angle\":20},\"inputs\":{"
+             "\"field\":{\"node\":\"sp\",\"pin\":\"field\"}}},"
+             "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":3},"
+             "\"inputs\":{\"field\":{\"node\":\"er\",\"pin\":\"field\"},\"mask\":{"
+             "\"node\":\"er\",\"pin\":\"eroded\"}}},"
+             "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"inputs\":{\"field\":{"
+             "\"node\":\"off\"}}},"
+             "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+             "\"dd\"}}}]}}",
+             CELLS, CELLS);
+    trn_recipe r;
+    trn_graph g;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "rows.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    for (int threads = 1; threads <= 2; threads++) {
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = threads;
+        trn_graph_run *run = NULL;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        static const char *const ids[] = {"er", "er", "er", "off", "dd"};
+        static const char *const pins[] = {"field", "deposited", "eroded", NULL, NULL};
+        const uint32_t sizes[] = {16, 23, 1000};
+        for (int q = 0; q < 5 && run; q++) {
+            trn_graph_value val;
+            CHECK_OK(trn_graph_run_output(run, ids[q], pins[q], &val, &e));
+            for (int k = 0; k < 3; k++) {
+                collect c;
+                memset(&c, 0, sizeof c);
+                c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+                const trn_graph_tile_options to = {
+                    .tile = sizes[k], .node_id = ids[q], .pin = pins[q], .cache_dir = TILE_CACHE};
+                CHECK_OK(
+                    trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e));
+                const bool same =
+                    memcmp(c.v, val.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0;
+                if (!same)
+                    fprintf(stderr, "%s %s tile %u differs\n", ids[q], pins[q] ? pins[q] : "",
+                            sizes[k]);
+                CHECK(same);
+                free(c.v);
+            }
+        }
+        trn_graph_run_free(run);
+    }
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(TILE_CACHE);
+}
+
 /* ---- sculpt and protection strokes on tiles ---- */
 
 /* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
@@ -1021,6 +1090,7 @@ int main(void)
     RUN(test_global_solver_seam);
     RUN(test_tile_cache_equal_whole);
     RUN(test_fine_steps_in_tiles);
+    RUN(test_erosion_by_rows_in_tiles);
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);

@@ -2,6 +2,7 @@
 #ifndef TRN_GRAPH_TILES_H
 #define TRN_GRAPH_TILES_H
 
+#include "gen/erosion_internal.h"
 #include "graph/graph_internal.h"
 
 /* Solves one global node (drainage, filling, accumulation, stream power, water, ...) for the
@@ -22,5 +23,16 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          trn_global_solver solve, trn_graph_tile_sink sink,
                                          void *user, trn_progress_fn progress, void *progress_user,
                                          trn_error *err);
+
+/* Whether an erosion node runs row band by row band in a tiled run with a disk tile cache:
+ * droplets (detach mode). The tiled evaluator also asks that its drainage input be left
+ * unconnected and its field come from a global node. */
+bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t);
+
+/* Run erosion node c->node on the recipe's whole grid through io (trn_erosion_run_rows): the
+ * heights of trn_node_compute's field output, bit for bit; lo and hi are its input's lowest and
+ * highest height. */
+trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
+                                 const trn_erosion_rows_io *io, trn_error *err);
 
 #endif

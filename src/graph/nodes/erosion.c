@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/erosion_internal.h"
 #include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
 
 static const trn_pin_spec in_erosion[] = {
     {"field", TRN_PIN_HEIGHTFIELD, true, "heights to erode"},
@@ -207,6 +209,26 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
     if (!st && !r->change) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     if (!st) st = add_transport(c, r, err);
     return st;
+}
+
+bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t)
+{
+    return strcmp(t->name, "erosion") == 0 &&
+           strcmp(trn_graph_param_text(n, t, "mode"), "transport") != 0;
+}
+
+trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
+                                 const trn_erosion_rows_io *io, trn_error *err)
+{
+    const size_t nx = (size_t)c->recipe->cells_x + 1u, nz = (size_t)c->recipe->cells_z + 1u;
+    trn_erosion_params p;
+    erosion_params(c->node, c->type, nx * nz, c->quality, &p);
+    p.threads = c->threads;
+    trn_erosion_ledger ledger;
+    const trn_status st =
+        trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p, c->recipe->seed,
+                             lo, hi, io, &ledger, trn_node_bridge, (void *)c->progress, err);
+    return st ? trn_node_wrap(c, err, st) : TRN_OK;
 }
 
 /* Version 2: the eroded field carries its transport (a version 1 result in a cache folder has
