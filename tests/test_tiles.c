@@ -447,8 +447,8 @@ static void test_global_solver_seam(void)
     CHECK_EQ_INT(trn_graph_evaluate_tiles_with(&g, &r, &o, &to, counting_solver, collect_tile, &c,
                                                NULL, NULL, &e),
                  TRN_OK);
-    static const char *const globals[] = {"hin", "dr",  "fa", "dd", "er",  "sp", "wb",
-                                          "dr2", "bw",  "we", "dr3", "rr", "du"};
+    static const char *const globals[] = {"hin", "dr", "fa", "dd",  "er", "sp", "wb",
+                                          "dr2", "bw", "we", "dr3", "rr", "du"};
     CHECK_EQ_INT(solved, 13);
     for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
         bool found = false;
@@ -462,7 +462,6 @@ static void test_global_solver_seam(void)
     trn_recipe_dispose(&r);
     remove(DEM);
 }
-
 
 /* ---- the disk tile cache ---- */
 
@@ -535,10 +534,10 @@ static void test_tile_cache_equal_whole(void)
             cached_collect cc;
             memset(&cc, 0, sizeof cc);
             cc.c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
-            const trn_graph_tile_options to = {.tile = sizes[k], .node_id = ids[q],
-                                               .pin = pins[q], .cache_dir = TILE_CACHE};
-            CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL,
-                                              &e));
+            const trn_graph_tile_options to = {
+                .tile = sizes[k], .node_id = ids[q], .pin = pins[q], .cache_dir = TILE_CACHE};
+            CHECK_OK(
+                trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL, &e));
             const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
             CHECK_EQ_INT(cc.c.tiles, per * per);
             CHECK(memcmp(cc.c.v, v.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0);
@@ -793,7 +792,8 @@ static const char graph_big[] =
     "[65536,65534.5]],\"width\":1,\"falloff\":0},\"inputs\":{\"field\":{\"node\":\"base\"}}},"
     "{\"id\":\"f0\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
     "{\"id\":\"f10\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
-    "{\"id\":\"b\",\"type\":\"height_blend\",\"params\":{\"amount\":1},\"inputs\":{\"a\":{\"node\":\"f0\"},"
+    "{\"id\":\"b\",\"type\":\"height_blend\",\"params\":{\"amount\":1},\"inputs\":{\"a\":{\"node\":"
+    "\"f0\"},"
     "\"b\":{\"node\":\"f10\"},\"mask\":{\"node\":\"px\"}}},"
     "{\"id\":\"o\",\"type\":\"height_offset\",\"params\":{\"offset\":100},"
     "\"inputs\":{\"field\":{\"node\":\"b\"},\"mask\":{\"node\":\"pz\"}}},"
@@ -861,8 +861,8 @@ static void test_far_corner_of_largest_grid(void)
     window_collect c = {malloc((size_t)WIN * WIN * sizeof(float)), 0, false};
     CHECK(first_sm && c.v);
     for (uint32_t s = 0; s < 3 && c.v && first_sm; s++) {
-        trn_graph_tile_options to = {.tile = sizes[s], .x0 = WIN0, .z0 = WIN0,
-                                     .samples_x = WIN, .samples_z = WIN};
+        trn_graph_tile_options to = {
+            .tile = sizes[s], .x0 = WIN0, .z0 = WIN0, .samples_x = WIN, .samples_z = WIN};
         c.tiles = 0;
         c.outside = false;
         for (size_t k = 0; k < (size_t)WIN * WIN; k++)
@@ -898,8 +898,8 @@ static void test_far_corner_of_largest_grid(void)
     free(first_sm);
     free(c.v);
     /* A window past the grid is refused. */
-    trn_graph_tile_options past = {.tile = 16, .x0 = WIN0 + 1u, .z0 = 0, .samples_x = WIN,
-                                   .samples_z = 1};
+    trn_graph_tile_options past = {
+        .tile = 16, .x0 = WIN0 + 1u, .z0 = 0, .samples_x = WIN, .samples_z = 1};
     CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &past, collect_window, &c, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "reaches past the 65537 x 65537-sample grid");
@@ -928,8 +928,8 @@ static void test_global_node_on_largest_grid(void)
     o.max_work = TRN_WORK_UNLIMITED;
     trn_error e;
     window_collect c = {NULL, 0, false};
-    trn_graph_tile_options to = {.tile = 1024, .x0 = WIN0, .z0 = WIN0, .samples_x = WIN,
-                                 .samples_z = WIN};
+    trn_graph_tile_options to = {
+        .tile = 1024, .x0 = WIN0, .z0 = WIN0, .samples_x = WIN, .samples_z = WIN};
     CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e),
                  TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "node 'dd' (drain_depressions) works on the whole grid, which may "

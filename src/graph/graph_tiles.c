@@ -36,7 +36,8 @@ typedef struct tiler {
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
     double tiles;       /* tiles delivered (those meeting the window) */
-    uint32_t tx0, tx1, tz0, tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
+    uint32_t tx0, tx1, tz0,
+        tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
     /* The disk tile cache (NULL: none): global results there, shell[k] saying what node k's
      * outputs are (kinds, sea levels; no samples), direct_last[k] the last order position of a
      * global node reading k whole (its result stays in memory until then). */
@@ -46,10 +47,10 @@ typedef struct tiler {
     uint8_t *stored_transport; /* per node: bit p set when output p's transport is stored */
     trn_status store_status;   /* why a window could not be read (TRN_OK: out of memory) */
     trn_error store_err;
-    double last;        /* the last fraction reported (reports never go back) */
-    uint32_t tile;      /* samples per tile edge */
-    uint32_t stored;    /* the disk tile cache's tile edge */
-    int sink;           /* the node delivered, and its pin */
+    double last;     /* the last fraction reported (reports never go back) */
+    uint32_t tile;   /* samples per tile edge */
+    uint32_t stored; /* the disk tile cache's tile edge */
+    int sink;        /* the node delivered, and its pin */
     uint32_t sink_pin;
     const char *cache_dir; /* the disk tile cache's folder (NULL: none) */
 } tiler;
@@ -231,9 +232,9 @@ static trn_node_result *global_window(tiler *t, int s, twin w)
             trn_node_result_release(c);
             return NULL;
         }
-        const trn_status st = trn_tile_store_read(
-            t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
-            tr ? (float *)o->transport->data : NULL, &t->store_err);
+        const trn_status st =
+            trn_tile_store_read(t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
+                                tr ? (float *)o->transport->data : NULL, &t->store_err);
         if (st) {
             t->store_status = st;
             trn_node_result_release(c);
@@ -280,15 +281,20 @@ static trn_status spill(tiler *t, int k, trn_error *err)
 
 /* Whether global node k is an erosion that runs by rows here: droplets, with a tile cache, no
  * drainage input and its field from a global node (read back from the cache row by row). */
-static bool by_rows(const tiler *t, int k)
+static bool by_rows_cached(const tiler *t, int k, bool cached)
 {
-    if (!t->store || t->reach[k].kind != TRN_REACH_GLOBAL) return false;
+    if (!cached || t->reach[k].kind != TRN_REACH_GLOBAL) return false;
     const trn_graph_node *n = &t->g->nodes[k];
     const trn_node_type *ty = trn_node_type_find(n->type);
     if (!ty || !trn_node_erosion_by_rows(n, ty)) return false;
     const int field = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
     const int drainage = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1];
     return field >= 0 && drainage < 0 && t->reach[field].kind == TRN_REACH_GLOBAL;
+}
+
+static bool by_rows(const tiler *t, int k)
+{
+    return by_rows_cached(t, k, t->store != NULL);
 }
 
 /* Global node s's result on the whole grid again, from the tile cache (a global node that
@@ -348,8 +354,7 @@ static size_t band_start(size_t z0, size_t count)
 
 /* The final heights of rows [z0, z0 + count): with the transport (the input's plus the change,
  * or the change) into the tile cache, the largest rise and fall noted. */
-static trn_status rows_write(void *user, size_t z0, size_t count, const float *rows,
-                             trn_error *err)
+static trn_status rows_write(void *user, size_t z0, size_t count, const float *rows, trn_error *err)
 {
     rows_job *j = user;
     tiler *t = j->t;
@@ -1084,9 +1089,17 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
             if (first_global && *first_global < 0) *first_global = k;
             /* Its whole-grid outputs (values and transport) and its inputs, while it runs:
              * the largest such node sets the peak (results are dropped after their last
-             * reader). */
+             * reader). With the disk tile cache: an erosion run by rows holds bands of rows; a
+             * stream power whose fine steps run in tiles its input, the amplified surface and the
+             * drainage area (docs/scale.md). */
+            const trn_erosion_quality qual = options ? options->quality : TRN_EROSION_FINAL;
+            const uint32_t chunk = tile < TILE_STORE_MIN ? TILE_STORE_MIN : tile;
             const uint64_t g =
-                whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
+                by_rows_cached(&t, k, true)
+                    ? trn_node_erosion_rows_bytes(&graph->nodes[k], ty, recipe, qual, chunk)
+                : trn_node_evolve_fine_in_tiles(&graph->nodes[k], ty, recipe, qual)
+                    ? whole * 3u
+                    : whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
             if (g > global_peak) global_peak = g;
         }
     }

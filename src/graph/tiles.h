@@ -35,4 +35,16 @@ bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t);
 trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
                                  const trn_erosion_rows_io *io, trn_error *err);
 
+/* What trn_node_erosion_rows holds, estimated, with cache tiles of chunk samples. */
+uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                     const trn_recipe *recipe, trn_erosion_quality quality,
+                                     uint32_t chunk);
+
+/* Whether a Stream Power node's steps on the output grid run in tiles in a tiled run with a
+ * disk tile cache (a coarsened evolution's fine steps, D8 or Rho8, no deposition, critical
+ * slope, cascade or open border): the node then holds its input, the amplified surface and
+ * the drainage area on the whole grid, not the whole-grid solve's arrays. */
+bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
+                                   const trn_recipe *recipe, trn_erosion_quality quality);
+
 #endif

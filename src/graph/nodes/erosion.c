@@ -217,6 +217,24 @@ bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t)
            strcmp(trn_graph_param_text(n, t, "mode"), "transport") != 0;
 }
 
+uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                     const trn_recipe *recipe, trn_erosion_quality quality,
+                                     uint32_t chunk)
+{
+    const uint64_t sx = (uint64_t)recipe->cells_x + 1u, sz = (uint64_t)recipe->cells_z + 1u;
+    trn_erosion_params p;
+    erosion_params(n, t, (size_t)(sx * sz), quality, &p);
+    /* The droplets' band (2 rows of tiles a round in flight, a tile row being loaded), the
+     * thermal passes' two bands, the node's four rows of cache tiles, each a row of samples. */
+    const uint64_t tile = 2u * ((uint64_t)p.lifetime + p.radius + 2u) + 2u;
+    const uint64_t rounds = p.droplets || p.droplet_density > 0 ? 4u * (uint64_t)p.iterations : 0u;
+    uint64_t rows = (2u * rounds + 3u) * tile + 2u * chunk +
+                    2u * ((uint64_t)chunk + 2u * p.thermal_iterations) +
+                    4u * ((uint64_t)chunk + 1u);
+    if (rows > 8u * sz) rows = 8u * sz;
+    return rows * sx * sizeof(float);
+}
+
 trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
                                  const trn_erosion_rows_io *io, trn_error *err)
 {
@@ -226,8 +244,8 @@ trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
     p.threads = c->threads;
     trn_erosion_ledger ledger;
     const trn_status st =
-        trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p, c->recipe->seed,
-                             lo, hi, io, &ledger, trn_node_bridge, (void *)c->progress, err);
+        trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p, c->recipe->seed, lo,
+                             hi, io, &ledger, trn_node_bridge, (void *)c->progress, err);
     return st ? trn_node_wrap(c, err, st) : TRN_OK;
 }
 
