@@ -250,12 +250,13 @@ trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
 }
 
 /* Version 2: the eroded field carries its transport (a version 1 result in a cache folder has
- * none, so its key must not match). */
+ * none, so its key must not match). Version 3: droplets planned per tile in rounds (other
+ * heights than version 2's droplet batches). */
 const trn_node_module trn_node_erosion = {
     TRN_SPEC("erosion", "Erosion", "simulation",
              "Droplet hydraulic erosion or sediment transport, plus thermal relaxation, with a "
              "transport ledger.",
-             2, in_erosion, out_erosion, p_erosion, true),
+             3, in_erosion, out_erosion, p_erosion, true),
     20.0,
     false,
     erosion_compute,
