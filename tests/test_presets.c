@@ -36,7 +36,12 @@ static uint64_t hash_of(const void *data, size_t size)
  * then the mountain range (9) comes back through every grid twice as fine (cascade_steps) with
  * droplets that no longer follow the drainage, and the basin (9) and the coastal island (6)
  * through their grids the same way (their default grids are as they were: the cascade runs
- * only on output grids 4 or more times finer than the evolution's). */
+ * only on output grids 4 or more times finer than the evolution's); the mountain range (10) runs
+ * its droplets on a 12.5 m grid whatever the output (the same default-grid bytes: only output
+ * grids finer than 12.5 m change); the plateau (6) comes back through its grids (cascade_steps;
+ * its default grid is as it was); the coastal island (7) evolves after it is raised out of a
+ * -20 m sea floor, its base level, so its hills run down to the water and its valley mouths are
+ * drowned (no smooth skirt where the outline cut them). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -48,11 +53,11 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x3f4763467d4c1cbcull, 0xf9f224d109fcf296ull, 9, 12800,
+    {"builtin://terrain/mountain-range", 0x3f4763467d4c1cbcull, 0xf9f224d109fcf296ull, 10, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x402c1907550f3129ull, 0x06ac5df92f436269ull, 5, 4096, 128},
-    {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 6, 8192,
+    {"builtin://terrain/plateau", 0x402c1907550f3129ull, 0x06ac5df92f436269ull, 6, 4096, 128},
+    {"builtin://terrain/coastal-island", 0x22523807bbfc286eull, 0xef3972dffe831752ull, 7, 8192,
      256},
     {"builtin://terrain/drainage-river", 0x838f832c1a6429c7ull, 0x063faf21e5e58bbfull, 7, 2048,
      128},

@@ -183,6 +183,147 @@ static void test_lake_drains_over_sill(void)
     trn_field_dispose(&f);
 }
 
+/* A field of hills around a hollow whose floor (a bowl down to 2 m) lies under a 20 m sea level:
+ * the shape of an inland lake the evolution must treat as a base level. Land from 22 m at the
+ * hollow's rim rising to 60 m at the border, which is walled off (fixed and high), so the hollow
+ * is the only outlet. */
+static void make_hollow(trn_field *f, uint32_t c)
+{
+    trn_error e;
+    CHECK_OK(trn_field_init(f, c, c, 10.0 * c, 10.0 * c, &e));
+    const size_t nx = c + 1u;
+    const double mid = c / 2.0;
+    for (uint32_t j = 0; j <= c; j++)
+        for (uint32_t i = 0; i <= c; i++) {
+            const double r = hypot(i - mid, j - mid) / mid; /* 0 centre, 1 at the edge's middle */
+            double h = r < 0.3 ? 2.0 + 6.0 * (r / 0.3) : 22.0 + 60.0 * (r - 0.3);
+            /* Ribs so the land has valleys to cut, not one cone. */
+            h += 3.0 * sin(atan2(j - mid, i - mid) * 7.0) * (r > 0.3 ? 1.0 : 0.0);
+            if (i == 0 || j == 0 || i == c || j == c) h = 1000.0;
+            f->heights[j * nx + i] = (float)h;
+        }
+}
+
+/* base level surface (sea_surface): the hollow's samples stand at the sea level while the land
+ * evolves, so no land beside the water is cut or worn below its surface (at bed level, rivers
+ * and creep reach down toward the hollow's floor and leave land below the sea level: the band of
+ * raw ground between a lake at the rim's level and the evolved hillsides), and the bed comes back
+ * as it was, or filled to sea_surface_depth under the surface. */
+static void test_sea_surface(void)
+{
+    const uint32_t c = 40;
+    const size_t n = (size_t)(c + 1u) * (c + 1u);
+    trn_field bed_run, surf_run, fill_run;
+    make_hollow(&bed_run, c);
+    make_hollow(&surf_run, c);
+    make_hollow(&fill_run, c);
+    float *in = malloc(n * sizeof *in);
+    memcpy(in, bed_run.heights, n * sizeof *in);
+    trn_stream_power_params p = quiet_params();
+    p.uplift = 1e-3;
+    p.erodibility = 5e-3;
+    p.diffusion = 0.5;
+    p.dt = 200.0;
+    p.steps = 40;
+    p.sea_level = 20.0;
+    trn_error e;
+    CHECK_OK(trn_stream_power_run(&bed_run, &p, NULL, NULL, NULL, &e));
+    p.sea_surface = true;
+    CHECK_OK(trn_stream_power_run(&surf_run, &p, NULL, NULL, NULL, &e));
+    p.sea_surface_depth = 5.0;
+    CHECK_OK(trn_stream_power_run(&fill_run, &p, NULL, NULL, NULL, &e));
+    size_t bed_below = 0, surf_below = 0, wet = 0, changed = 0;
+    double ring_min = INFINITY;
+    const size_t nx = c + 1u;
+    for (size_t k = 0; k < n; k++) {
+        if (in[k] <= 20.0f) {
+            wet++;
+            CHECK(surf_run.heights[k] == in[k]); /* the bed as it came */
+            CHECK(fill_run.heights[k] == (in[k] < 15.0f ? 15.0f : in[k])); /* filled to 15 */
+            continue;
+        }
+        bed_below += bed_run.heights[k] < 20.0f;
+        surf_below += surf_run.heights[k] < 20.0f;
+        changed += surf_run.heights[k] != in[k];
+        CHECK(fill_run.heights[k] == surf_run.heights[k]); /* the land does not see the fill */
+        /* The land touching the water: the hillsides' foot, which drains into the lake. */
+        const size_t i = k % nx, j = k / nx;
+        if (i == 0 || j == 0 || i == c || j == c) continue; /* the wall */
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                const size_t q = (j + dj) * nx + (i + di);
+                if (in[q] <= 20.0f && surf_run.heights[k] < ring_min)
+                    ring_min = surf_run.heights[k];
+            }
+    }
+    CHECK(wet > 50 && changed > n / 2);
+    CHECK(bed_below > 0);   /* at bed level the land is worn below the lake's surface */
+    CHECK(surf_below == 0); /* with the surface held, none is */
+    /* The foot of the hillsides reaches down to the water (within a metre): no bench of land
+     * standing above it. */
+    CHECK(ring_min >= 20.0 && ring_min < 21.0);
+    free(in);
+    trn_field_dispose(&bed_run);
+    trn_field_dispose(&surf_run);
+    trn_field_dispose(&fill_run);
+}
+
+/* On a coarser evolution grid (coarsen 2 with fine steps) the levels run on the field held at
+ * the sea level and the beds come back once at the end, filled to the depth and ramped up to the
+ * shore at about 15 degrees: no pits or bumps from the splines ringing across a drop at the
+ * shore, and no step from the land's foot down to a deep bed (a serrated line along the shore). */
+static void test_sea_surface_coarsened(void)
+{
+    const uint32_t c = 64;
+    const size_t n = (size_t)(c + 1u) * (c + 1u), nx = c + 1u;
+    trn_field f;
+    make_hollow(&f, c);
+    float *in = malloc(n * sizeof *in);
+    memcpy(in, f.heights, n * sizeof *in);
+    trn_evolve_options o;
+    trn_evolve_options_default(&o);
+    o.sp = quiet_params();
+    o.sp.uplift = 1e-3;
+    o.sp.erodibility = 5e-3;
+    o.sp.diffusion = 0.5;
+    o.sp.dt = 200.0;
+    o.sp.steps = 30;
+    o.sp.sea_level = 20.0;
+    o.sp.sea_surface = true;
+    o.sp.sea_surface_depth = 5.0;
+    o.coarsen = 2;
+    o.fine_steps = 2;
+    trn_error e;
+    CHECK_OK(trn_landscape_evolve(&f, &o, NULL, NULL, NULL, &e));
+    size_t floor_n = 0, deep = 0, wet = 0, shore = 0;
+    const double diag = 10.0 * sqrt(2.0); /* the cells are 10 m */
+    for (size_t k = 0; k < n; k++) {
+        const float h = f.heights[k];
+        CHECK(h >= 15.0f); /* never under the filled floor */
+        if (in[k] < 15.0f) {
+            deep++;
+            floor_n += h == 15.0f; /* the deep bed is one flat floor away from the shore */
+        }
+        if (h >= 20.0f) continue;
+        wet++;
+        CHECK(h >= in[k]); /* under the water: the bed, filled or ramped up, never cut */
+        /* Beside dry land: at most one ramp step under the surface. */
+        const size_t i = k % nx, j = k / nx;
+        bool by_land = false;
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++)
+                if (i + di < nx && j + dj < nx && f.heights[(j + dj) * nx + (i + di)] >= 20.0f)
+                    by_land = true;
+        if (!by_land) continue;
+        shore++;
+        CHECK(h >= 20.0 - 0.27 * diag - 1e-4);
+    }
+    CHECK(deep > 50 && floor_n > deep / 4);
+    CHECK(wet > 100 && shore > 20);
+    free(in);
+    trn_field_dispose(&f);
+}
+
 /* The border follows the land down unless fixed; samples under the sea stay. */
 static void test_border_follows(void)
 {
@@ -912,6 +1053,8 @@ int main(void)
     RUN(test_uplift_mask_and_base_level);
     RUN(test_diffusion);
     RUN(test_lake_drains_over_sill);
+    RUN(test_sea_surface);
+    RUN(test_sea_surface_coarsened);
     RUN(test_critical_slope);
     RUN(test_border_follows);
     RUN(test_determinism);

@@ -50,6 +50,7 @@ typedef struct config {
     trn_flow_routing routing;
     bool outlets, fixed, sea, umask, kmask;
     double n, threshold, diffusion;
+    bool surface; /* base level at the sea's surface, the beds back filled 3 under it */
 } config;
 
 /* The whole grid against tiles of each size (dividing the grid or not, one tile, tiles of one
@@ -73,6 +74,8 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
     p.border_outlets = c->outlets;
     p.fixed_border = c->fixed;
     p.sea_level = c->sea ? 10.0 : NAN;
+    p.sea_surface = c->surface;
+    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
     p.uplift_mask = c->umask ? um : NULL;
     p.erodibility_mask = c->kmask ? km : NULL;
     p.n = c->n;
@@ -116,15 +119,19 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
 }
 
 static const config configs[] = {
-    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05},
-    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05},
-    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05},
-    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05},
-    {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05},
-    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0},
+    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false},
+    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05, false},
+    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05, false},
+    {"rho8 sea surface", TRN_ROUTING_RHO8, false, false, true, false, false, 1.0, 0, 0.05, true},
+    {"rho8 outlets sea surface", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0, 0.05,
+     true},
+    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05, false},
+    {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05,
+     false},
+    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0, false},
     /* 81 diffusion substeps a step: tiles run them 8 at a time on a wider halo. */
     {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0,
-     5.0},
+     5.0, false},
 };
 
 static void test_configs(void)

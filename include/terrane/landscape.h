@@ -74,6 +74,18 @@ typedef struct trn_stream_power_params {
     double dt;                /* time step > 0 (default 1000) */
     uint32_t steps;           /* >= 1 (default 100) */
     double sea_level;         /* samples at or below are base level; NaN: only the border */
+    bool sea_surface;         /* the samples under the sea level stand at it during the run
+                                 (default false: at their own heights): the water's surface,
+                                 not the bed under it, is the level their tributaries reach, so
+                                 no land is cut or worn below it beside a lake or the sea and a
+                                 hollow's lake fills it to the hillslopes; their own heights come
+                                 back at the end (through trn_landscape_evolve, which runs every
+                                 level of a coarser evolution on the input held at the sea level,
+                                 ramped up toward the shore at about 15 degrees so the land's
+                                 foot stands on no step) */
+    double sea_surface_depth; /* with sea_surface, > 0: the heights come back at most this far
+                                 below the sea level (a bed deeper than that is filled flat to
+                                 it, as lake sediment would); 0 (default): as they came */
     int threads;              /* 0: OpenMP's default (one thread under 2^19 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */

@@ -2,6 +2,7 @@
 #ifndef TRN_GEN_EROSION_INTERNAL_H
 #define TRN_GEN_EROSION_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,12 +31,20 @@ typedef struct trn_erosion_rows_io {
  * row of tiles touch only the rows around it, so the run holds a band of about
  * (2 * rounds + 2) tile rows (tile = 2 * (lifetime + radius + 2) + 2 samples) and the thermal
  * passes' halo, not the grid. The grid is nx x nz samples over size_x x size_z; lo and hi its
- * lowest and highest height (trn_field_range's). Detach mode without rate_scale only
- * (TRN_ERR_UNSUPPORTED otherwise). ledger is filled as trn_erosion_run's. Errors as
+ * lowest and highest height (trn_field_range's). Detach mode on the field's own grid (no
+ * droplet grid, trn_erosion_droplet_grid) without rate_scale only (TRN_ERR_UNSUPPORTED
+ * otherwise). ledger is filled as trn_erosion_run's. Errors as
  * trn_erosion_run's, and whatever read and write return. */
 trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size_z,
                                 const trn_erosion_params *params, uint64_t world_seed, float lo,
                                 float hi, const trn_erosion_rows_io *io, trn_erosion_ledger *ledger,
                                 trn_progress_fn progress, void *user, trn_error *err);
+
+/* The cells of the grid the droplets run on for params->droplet_cell over a field of
+ * cells_x x cells_z cells and size_x x size_z world units; false when they run on the field's
+ * own grid (droplet_cell 0, transport mode, no iterations, or cells not finer than the
+ * droplet cell). */
+bool trn_erosion_droplet_grid(const trn_erosion_params *p, uint32_t cells_x, uint32_t cells_z,
+                              double size_x, double size_z, uint32_t *cx, uint32_t *cz);
 
 #endif

@@ -329,6 +329,68 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                trn_stream_power_report *report, trn_progress_fn progress,
                                void *user, trn_error *err);
 
+/* The slope (rise over run) of a bed brought back under the water, from the shore down to the
+ * floor: about 15 degrees, a lake's or the sea's shoreface. */
+#define SHORE_SLOPE 0.27
+
+/* The beds under the sea level come back after a run held at it: where the result is at or
+ * below the sea level, min(result, max(bed, floor, sea - SHORE_SLOPE x distance to the nearest
+ * sample that did not come back)). The ramp keeps the land's foot from standing as a step above
+ * a deep or filled bed (a serrated line along every shore in the shading); it only ever lowers a
+ * result to no deeper than its bed. Distances by two chamfer passes (1, sqrt 2 in cells of the
+ * true sizes), in raster order, so threads cannot change it. False when out of memory. */
+static bool shore_ramp(trn_field *field, const float *bed, double sea, double floor_at)
+{
+    const size_t nx = (size_t)field->cells_x + 1u, nz = (size_t)field->cells_z + 1u;
+    const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
+    const double dd = sqrt(dx * dx + dz * dz);
+    float *dist = malloc(nx * nz * sizeof *dist);
+    if (!dist) return false;
+    float *h = field->heights;
+    for (size_t k = 0; k < nx * nz; k++) {
+        const double b = (double)bed[k] > floor_at ? (double)bed[k] : floor_at;
+        dist[k] = (double)h[k] <= sea && b < (double)h[k] ? INFINITY : 0.0f;
+    }
+    /* Forward (west and north neighbours), then backward (east and south). */
+    for (size_t j = 0; j < nz; j++)
+        for (size_t i = 0; i < nx; i++) {
+            float *d = &dist[j * nx + i];
+            if (*d == 0.0f) continue;
+            double v = *d;
+            if (i > 0 && dist[j * nx + i - 1] + dx < v) v = dist[j * nx + i - 1] + dx;
+            if (j > 0) {
+                const float *up = &dist[(j - 1) * nx + i];
+                if (up[0] + dz < v) v = up[0] + dz;
+                if (i > 0 && up[-1] + dd < v) v = up[-1] + dd;
+                if (i + 1 < nx && up[1] + dd < v) v = up[1] + dd;
+            }
+            *d = (float)v;
+        }
+    for (size_t j = nz; j-- > 0;)
+        for (size_t i = nx; i-- > 0;) {
+            float *d = &dist[j * nx + i];
+            if (*d == 0.0f) continue;
+            double v = *d;
+            if (i + 1 < nx && dist[j * nx + i + 1] + dx < v) v = dist[j * nx + i + 1] + dx;
+            if (j + 1 < nz) {
+                const float *down = &dist[(j + 1) * nx + i];
+                if (down[0] + dz < v) v = down[0] + dz;
+                if (i + 1 < nx && down[1] + dd < v) v = down[1] + dd;
+                if (i > 0 && down[-1] + dd < v) v = down[-1] + dd;
+            }
+            *d = (float)v;
+        }
+    for (size_t k = 0; k < nx * nz; k++) {
+        if (dist[k] == 0.0f) continue;
+        double b = (double)bed[k] > floor_at ? (double)bed[k] : floor_at;
+        const double ramp = sea - SHORE_SLOPE * (double)dist[k]; /* -inf with no shore at all */
+        if (ramp > b) b = ramp;
+        if (b < (double)h[k]) h[k] = (float)b;
+    }
+    free(dist);
+    return true;
+}
+
 trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -360,12 +422,47 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
     if ((st = check_param(err, "cascade_steps", o->cascade_steps <= 1000, "0..1000",
                           (double)o->cascade_steps)))
         return st;
-    if (o->coarsen == 1) {
+    const double sea = o->sp.sea_level;
+    const bool surface = o->sp.sea_surface && isfinite(sea);
+    if (o->coarsen == 1 && !surface) {
         trn_stream_power_params sp = o->sp;
         return trn_stream_power_run(field, &sp, report, progress, user, err);
     }
-    return evolve_level(field, o, o->fine_steps, o->sp.seed, NULL, NULL, report, progress, user,
-                        err);
+    /* sea_surface: the run (every level of it on a coarser grid) works on the input held at the
+     * sea level, so the grids in between see a flat water surface, not a bed whose drop the
+     * splines would ring across (a line of one-sample pits and bumps along the shore), and the
+     * beds come back once at the end (shore_ramp). */
+    const size_t n = trn_field_sample_count(field);
+    float *bed = NULL;
+    trn_evolve_options held = *o;
+    if (surface) {
+        bed = malloc(n * sizeof *bed);
+        if (!bed)
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "landscape evolution: out of memory for the sea bed");
+        memcpy(bed, field->heights, n * sizeof *bed);
+        for (size_t k = 0; k < n; k++)
+            if ((double)field->heights[k] < sea) field->heights[k] = (float)sea;
+        held.sp.sea_surface = false;
+    }
+    if (o->coarsen == 1) {
+        trn_stream_power_params sp = held.sp;
+        st = trn_stream_power_run(field, &sp, report, progress, user, err);
+    } else {
+        st = evolve_level(field, &held, o->fine_steps, o->sp.seed, NULL, NULL, report, progress,
+                          user, err);
+    }
+    if (surface) {
+        if (st) {
+            /* As it came (free_input may have let the run free it: then it stays NULL). */
+            if (field->heights) memcpy(field->heights, bed, n * sizeof *bed);
+        } else if (!shore_ramp(field, bed, sea, trn_sp_surface_floor(&o->sp))) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "landscape evolution: out of memory for the sea bed");
+        }
+        free(bed);
+    }
+    return st;
 }
 
 /* One level of a coarsened run: field evolved o->coarsen times coarser, brought back, then

@@ -1556,6 +1556,11 @@ static trn_status sp_check_run(const trn_field *field, const trn_stream_power_pa
     return TRN_OK;
 }
 
+double trn_sp_surface_floor(const trn_stream_power_params *p)
+{
+    return p->sea_surface_depth > 0 ? p->sea_level - p->sea_surface_depth : -INFINITY;
+}
+
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -1675,6 +1680,8 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
                 s.h[k] = (double)field->heights[(size_t)(j - pad) * fnx + (i - pad)];
             s.base[k] = (uint8_t)(border || (sea && s.h[k] <= p->sea_level));
             s.nibase += s.base[k] && !border;
+            /* sea_surface: the water's surface is the base level (its bed comes back below). */
+            if (p->sea_surface && sea && s.h[k] <= p->sea_level) s.h[k] = p->sea_level;
         }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
@@ -1788,9 +1795,16 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             report->last_mean_change = cnt ? sum / (double)cnt : 0.0;
             report->max_area = mfd ? fmax : (double)amax * cell_area;
         }
+        /* Under the sea with sea_surface: the bed as it came in (held at the sea level, which
+         * nothing changes, all along). */
+        const bool surface = p->sea_surface && sea;
+        const double floor_at = trn_sp_surface_floor(p);
         for (size_t k = 0; k < fn; k++) {
             const size_t q = (k / fnx + pad) * s.nx + k % fnx + pad;
-            field->heights[k] = (float)s.h[q];
+            if (!(surface && (double)field->heights[k] <= p->sea_level))
+                field->heights[k] = (float)s.h[q];
+            else if ((double)field->heights[k] < floor_at)
+                field->heights[k] = (float)floor_at;
             if (p->drainage_area)
                 p->drainage_area[k] =
                     (float)(mfd ? s.farea[q] : (double)s.area[q] * cell_area);
@@ -2889,8 +2903,11 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                     hk = low ? hq : SP_WALL;
                     wall = low ? 0 : 2;
                 }
-                hrow[i] = hk;
                 brow[i] = (uint8_t)((border || (sea && hk <= p->sea_level)) | wall);
+                /* sea_surface: as on the whole grid, held at the surface, the bed back at
+                 * the end. */
+                if (p->sea_surface && sea && hk <= p->sea_level) hk = p->sea_level;
+                hrow[i] = hk;
             }
             ok = spt_io(&r.H, true, 0, j, s->nx, 1, hrow, s->nx) &&
                  spt_io(&r.BASE, true, 0, j, s->nx, 1, brow, s->nx);
@@ -3066,7 +3083,11 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             ok = spt_io(&r.H, false, 0, j + pad, s->nx, 1, hrow, s->nx) &&
                  spt_io(&r.AREA, false, 0, j + pad, s->nx, 1, arow, s->nx);
             for (uint32_t i = 0; i < fnx && ok; i++) {
-                field->heights[(size_t)j * fnx + i] = (float)hrow[i + pad];
+                float *fh = &field->heights[(size_t)j * fnx + i];
+                if (!(p->sea_surface && sea && (double)*fh <= p->sea_level))
+                    *fh = (float)hrow[i + pad];
+                else if ((double)*fh < trn_sp_surface_floor(p))
+                    *fh = (float)trn_sp_surface_floor(p);
                 if (p->drainage_area)
                     p->drainage_area[(size_t)j * fnx + i] =
                         (float)((double)arow[i + pad] * cell_area);

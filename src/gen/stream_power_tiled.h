@@ -22,4 +22,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                                       trn_stream_power_report *report, trn_progress_fn progress,
                                       void *user, trn_error *err);
 
+/* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
+ * sea_surface_depth; -infinity when that is 0: the bed as it came). */
+double trn_sp_surface_floor(const trn_stream_power_params *p);
+
 #endif

@@ -286,7 +286,9 @@ static bool by_rows_cached(const tiler *t, int k, bool cached)
     if (!cached || t->reach[k].kind != TRN_REACH_GLOBAL) return false;
     const trn_graph_node *n = &t->g->nodes[k];
     const trn_node_type *ty = trn_node_type_find(n->type);
-    if (!ty || !trn_node_erosion_by_rows(n, ty)) return false;
+    if (!ty || !trn_node_erosion_by_rows(n, ty, t->recipe,
+                                        t->o ? t->o->quality : TRN_EROSION_FINAL))
+        return false;
     const int field = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
     const int drainage = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1];
     return field >= 0 && drainage < 0 && t->reach[field].kind == TRN_REACH_GLOBAL;

@@ -25,9 +25,10 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          trn_error *err);
 
 /* Whether an erosion node runs row band by row band in a tiled run with a disk tile cache:
- * droplets (detach mode). The tiled evaluator also asks that its drainage input be left
- * unconnected and its field come from a global node. */
-bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t);
+ * droplets (detach mode) on the output grid (no coarser droplet_cell). The tiled evaluator also
+ * asks that its drainage input be left unconnected and its field come from a global node. */
+bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t,
+                              const trn_recipe *recipe, trn_erosion_quality quality);
 
 /* Run erosion node c->node on the recipe's whole grid through io (trn_erosion_run_rows): the
  * heights of trn_node_compute's field output, bit for bit; lo and hi are its input's lowest and

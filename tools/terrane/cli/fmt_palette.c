@@ -187,7 +187,7 @@ static void print_set(const char *path, const trn_material_set *s)
 
 static int emit(cli_ctx *ctx, json_t *o)
 {
-    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_buf b = {NULL, 0, 0, false, NULL};
     trn_rcp_emit_json_in_order(&b, o, 2, 0);
     json_decref(o);
     if (b.failed) {
