@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
 #include "terrane/generate.h"
 #include "test.h"
@@ -72,9 +73,10 @@ static void test_ledger_balance(void)
         CHECK(r.erosion.values[i] >= 0.0f && r.erosion.values[i] <= 1.0f);
         if (r.deposition.values[i] > dmax) dmax = r.deposition.values[i];
         if (r.erosion.values[i] > emax) emax = r.erosion.values[i];
-        /* change is eroded - input in float, so adding it back is exact to one rounding. */
+        /* change is eroded - input in float, so adding it back is exact to a rounding or two
+         * of the operands (a sample cut nearly to 0 from 50 m keeps the 50 m's rounding). */
         CHECK(fabsf(r.field.heights[i] - (f.heights[i] + r.change[i])) <=
-              1e-6f * (fabsf(r.field.heights[i]) + 1.0f));
+              1e-6f * (fabsf(r.field.heights[i]) + fabsf(f.heights[i]) + 1.0f));
         if (r.change[i] > 0.0f) CHECK(r.erosion.values[i] == 0.0f);
     }
     CHECK(dmax == 1.0f);
@@ -129,9 +131,9 @@ static void test_threads_bit_identical(void)
     p.threads = 2;
     CHECK_OK(trn_erosion_run(&f, &p, 1234, &r1, NULL, NULL, NULL));
     uint64_t h = fnv_floats(r1.field.heights, n);
-    if (h != 0x98955c90ef59ca71ull)
+    if (h != 0x788694efe56d1fdcull)
         fprintf(stderr, "hydraulic hash %016llx\n", (unsigned long long)h);
-    CHECK(h == 0x98955c90ef59ca71ull);
+    CHECK(h == 0x788694efe56d1fdcull);
     trn_erosion_result_dispose(&r1);
     trn_field_dispose(&f);
 }
@@ -501,6 +503,95 @@ static void test_thermal_one_pass(void)
     trn_field_dispose(&f);
 }
 
+/* A row-band run over a field in memory: reads in order, writes checked to come in order. */
+typedef struct rows_mem {
+    const float *in;
+    float *out;
+    size_t nx, next_read, next_write, max_chunk;
+} rows_mem;
+
+static trn_status rows_read(void *user, size_t z0, size_t count, float *rows, trn_error *err)
+{
+    (void)err;
+    rows_mem *m = user;
+    CHECK(z0 == m->next_read);
+    CHECK(count <= m->max_chunk);
+    m->next_read = z0 + count;
+    memcpy(rows, m->in + z0 * m->nx, count * m->nx * sizeof(float));
+    return TRN_OK;
+}
+
+static trn_status rows_write(void *user, size_t z0, size_t count, const float *rows, trn_error *err)
+{
+    (void)err;
+    rows_mem *m = user;
+    CHECK(z0 == m->next_write);
+    CHECK(count <= m->max_chunk);
+    m->next_write = z0 + count;
+    memcpy(m->out + z0 * m->nx, rows, count * m->nx * sizeof(float));
+    return TRN_OK;
+}
+
+/* The row-band run gives the whole-grid run's heights and ledger bit for bit: droplets with
+ * tiles of 2 * (lifetime + radius + 2) + 2 samples (20 here, 44 with the default walk), two
+ * passes, thermal passes with their halo, chunks of 1, 7, 20, 64 and more rows than the grid,
+ * on grids the tiles and chunks do not divide, one and two threads. */
+static void test_rows_equal_whole(void)
+{
+    const uint32_t sizes[2][2] = {{130, 97}, {61, 200}};
+    for (int g = 0; g < 2; g++) {
+        trn_field f;
+        make_terrain(&f, 128);
+        trn_field shaped;
+        CHECK_OK(trn_field_init(&shaped, sizes[g][0], sizes[g][1], sizes[g][0] * 1.5,
+                                sizes[g][1] * 1.5, NULL));
+        const size_t nx = sizes[g][0] + 1u, nz = sizes[g][1] + 1u;
+        for (size_t z = 0; z < nz; z++)
+            for (size_t x = 0; x < nx; x++)
+                shaped.heights[z * nx + x] =
+                    f.heights[(z % 129) * 129 + x % 129] + 0.01f * (float)z;
+        trn_erosion_params p;
+        trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+        p.lifetime = g ? 30 : 6;
+        p.radius = g ? 3 : 2;
+        p.iterations = g ? 1 : 2;
+        p.droplet_density = 0.7;
+        p.thermal_iterations = g ? 10 : 3;
+        p.talus_angle = 25.0;
+        trn_erosion_result whole;
+        CHECK_OK(trn_erosion_run(&shaped, &p, 41, &whole, NULL, NULL, NULL));
+        float lo, hi;
+        trn_field_range(&shaped, &lo, &hi);
+        const size_t chunks[5] = {1, 7, 20, 64, 1000};
+        for (int c = 0; c < 5; c++)
+            for (int threads = 1; threads <= 2; threads++) {
+                float *out = calloc(nx * nz, sizeof(float));
+                rows_mem m = {shaped.heights, out, nx, 0, 0, chunks[c]};
+                trn_erosion_rows_io io = {rows_read, rows_write, &m, chunks[c]};
+                trn_erosion_ledger l;
+                p.threads = threads;
+                CHECK_OK(trn_erosion_run_rows(nx, nz, shaped.size_x, shaped.size_z, &p, 41, lo, hi,
+                                              &io, &l, NULL, NULL, NULL));
+                CHECK(m.next_read == nz && m.next_write == nz);
+                CHECK(memcmp(out, whole.field.heights, nx * nz * sizeof(float)) == 0);
+                CHECK(l.eroded == whole.ledger.eroded && l.deposited == whole.ledger.deposited);
+                CHECK(l.steps == whole.ledger.steps && l.droplets == whole.ledger.droplets);
+                free(out);
+            }
+        p.threads = 0;
+        /* What it refuses: a rate scale, the transport mode. */
+        rows_mem m = {shaped.heights, NULL, nx, 0, 0, 8};
+        trn_erosion_rows_io io = {rows_read, rows_write, &m, 8};
+        trn_erosion_ledger l;
+        p.mode = TRN_EROSION_TRANSPORT;
+        CHECK(trn_erosion_run_rows(nx, nz, 1, 1, &p, 41, lo, hi, &io, &l, NULL, NULL, NULL) ==
+              TRN_ERR_UNSUPPORTED);
+        trn_erosion_result_dispose(&whole);
+        trn_field_dispose(&shaped);
+        trn_field_dispose(&f);
+    }
+}
+
 /* The same ridged world, 256 x 256 units, on a grid of cells x cells. */
 static void make_world(trn_field *f, uint32_t cells)
 {
@@ -586,6 +677,7 @@ static void test_droplet_cell_world_size(void)
 
 int main(void)
 {
+    RUN(test_rows_equal_whole);
     RUN(test_ledger_balance);
     RUN(test_threads_bit_identical);
     RUN(test_small_tiles_any_threads);

@@ -1534,7 +1534,7 @@ static void test_determinism(void)
      * reason, when a node's version is bumped). */
     const float *h = terrain_of(runs[0]);
     const uint64_t hash = h ? XXH64(h, n * sizeof *h, 0) : 0;
-    const uint64_t pinned = 0x2b0804aa4f67202cull;
+    const uint64_t pinned = 0x3040c9817161fbc9ull;
     if (hash != pinned)
         fprintf(stderr, "SIM_GRAPH heights hash 0x%016llx (pinned 0x%016llx)\n",
                 (unsigned long long)hash, (unsigned long long)pinned);
@@ -1577,7 +1577,8 @@ static void test_ledger(void)
         for (size_t k = 0; k < n; k++) {
             net += (double)change[k];
             consistent =
-                consistent && fabsf(out[k] - (in[k] + change[k])) <= 1e-6f * (fabsf(out[k]) + 1.0f);
+                consistent && fabsf(out[k] - (in[k] + change[k])) <=
+                                 1e-6f * (fabsf(out[k]) + fabsf(in[k]) + 1.0f);
             ranges = ranges && dep[k] >= 0.0f && dep[k] <= 1.0f && cut[k] >= 0.0f && cut[k] <= 1.0f;
             if (change[k] > 0.0f) ranges = ranges && cut[k] == 0.0f;
             if (change[k] < 0.0f) ranges = ranges && dep[k] == 0.0f;

@@ -49,17 +49,17 @@ static const struct {
     double size;    /* metres across: real-world extents since the next versions */
     uint32_t cells; /* default cells a side: a few metres to 50 m, so every biome shows */
 } golden[] = {
-    {"builtin://terrain/flat-building-site", 0xa66014534274709cull, 0xc94bbd930c26cc1eull, 4, 512,
+    {"builtin://terrain/flat-building-site", 0x24794c8a826dd9a6ull, 0x66d4d22696de2b50ull, 4, 512,
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
-    {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x83d487ef46d92776ull, 0xfcf67f621d73f770ull, 10, 12800,
+    {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
+    {"builtin://terrain/mountain-range", 0x3f4763467d4c1cbcull, 0xf9f224d109fcf296ull, 10, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 6, 4096, 128},
+    {"builtin://terrain/plateau", 0x402c1907550f3129ull, 0x06ac5df92f436269ull, 6, 4096, 128},
     {"builtin://terrain/coastal-island", 0x22523807bbfc286eull, 0xef3972dffe831752ull, 7, 8192,
      256},
-    {"builtin://terrain/drainage-river", 0xe8e9d3b772e54fc9ull, 0xc11ea2c832a44a2aull, 7, 2048,
+    {"builtin://terrain/drainage-river", 0x838f832c1a6429c7ull, 0x063faf21e5e58bbfull, 7, 2048,
      128},
 };
 

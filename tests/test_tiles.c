@@ -447,8 +447,8 @@ static void test_global_solver_seam(void)
     CHECK_EQ_INT(trn_graph_evaluate_tiles_with(&g, &r, &o, &to, counting_solver, collect_tile, &c,
                                                NULL, NULL, &e),
                  TRN_OK);
-    static const char *const globals[] = {"hin", "dr",  "fa", "dd", "er",  "sp", "wb",
-                                          "dr2", "bw",  "we", "dr3", "rr", "du"};
+    static const char *const globals[] = {"hin", "dr", "fa", "dd",  "er", "sp", "wb",
+                                          "dr2", "bw", "we", "dr3", "rr", "du"};
     CHECK_EQ_INT(solved, 13);
     for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
         bool found = false;
@@ -462,7 +462,6 @@ static void test_global_solver_seam(void)
     trn_recipe_dispose(&r);
     remove(DEM);
 }
-
 
 /* ---- the disk tile cache ---- */
 
@@ -535,10 +534,10 @@ static void test_tile_cache_equal_whole(void)
             cached_collect cc;
             memset(&cc, 0, sizeof cc);
             cc.c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
-            const trn_graph_tile_options to = {.tile = sizes[k], .node_id = ids[q],
-                                               .pin = pins[q], .cache_dir = TILE_CACHE};
-            CHECK_OK(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL,
-                                              &e));
+            const trn_graph_tile_options to = {
+                .tile = sizes[k], .node_id = ids[q], .pin = pins[q], .cache_dir = TILE_CACHE};
+            CHECK_OK(
+                trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_cached, &cc, NULL, NULL, &e));
             const uint32_t per = (SAMPLES + sizes[k] - 1u) / sizes[k];
             CHECK_EQ_INT(cc.c.tiles, per * per);
             CHECK(memcmp(cc.c.v, v.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0);
@@ -618,6 +617,75 @@ static void test_fine_steps_in_tiles(void)
         trn_graph_dispose(&g);
         trn_recipe_dispose(&r);
     }
+    remove(TILE_CACHE);
+}
+
+/* With a disk tile cache, an erosion node of droplets whose field is a global node's runs row
+ * band by row band from the cache to the cache: its heights and masks, a tile node reading
+ * them and a global node reading them whole (back from the cache) are the whole grid's bytes,
+ * for tiles of 16, 23 and 1000 (cache tiles of 64 on 65 samples: a last cache row of one
+ * sample), one and two threads. */
+static void test_erosion_by_rows_in_tiles(void)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"size\":[640,640],\"resolution\":[%u,%u],\"seed\":8,\"default_landform\":"
+             "\"hills\",\"landforms\":{\"hills\":{\"height_variation\":60,\"feature_size\":"
+             "200,\"octaves\":5}},\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":"
+             "[0.4,0.6,0.3,1]}},\"graph\":{\"format_version\":1,\"output\":\"out\","
+             "\"nodes\":[{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{"
+             "\"height_variation\":60,\"feature_size\":200,\"octaves\":5}},"
+             "{\"id\":\"sp\",\"type\":\"stream_power\",\"params\":{\"coarsen\":4,"
+             "\"fine_steps\":2,\"steps\":6},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+             "{\"id\":\"er\",\"type\":\"erosion\",\"params\":{\"droplet_density\":0.8,"
+             "\"lifetime\":6,\"thermal_iterations\":3,\"talus_angle\":20},\"inputs\":{"
+             "\"field\":{\"node\":\"sp\",\"pin\":\"field\"}}},"
+             "{\"id\":\"off\",\"type\":\"height_offset\",\"params\":{\"offset\":3},"
+             "\"inputs\":{\"field\":{\"node\":\"er\",\"pin\":\"field\"},\"mask\":{"
+             "\"node\":\"er\",\"pin\":\"eroded\"}}},"
+             "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"inputs\":{\"field\":{"
+             "\"node\":\"off\"}}},"
+             "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+             "\"dd\"}}}]}}",
+             CELLS, CELLS);
+    trn_recipe r;
+    trn_graph g;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "rows.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    for (int threads = 1; threads <= 2; threads++) {
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = threads;
+        trn_graph_run *run = NULL;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        static const char *const ids[] = {"er", "er", "er", "off", "dd"};
+        static const char *const pins[] = {"field", "deposited", "eroded", NULL, NULL};
+        const uint32_t sizes[] = {16, 23, 1000};
+        for (int q = 0; q < 5 && run; q++) {
+            trn_graph_value val;
+            CHECK_OK(trn_graph_run_output(run, ids[q], pins[q], &val, &e));
+            for (int k = 0; k < 3; k++) {
+                collect c;
+                memset(&c, 0, sizeof c);
+                c.v = calloc((size_t)SAMPLES * SAMPLES, sizeof(float));
+                const trn_graph_tile_options to = {
+                    .tile = sizes[k], .node_id = ids[q], .pin = pins[q], .cache_dir = TILE_CACHE};
+                CHECK_OK(
+                    trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e));
+                const bool same =
+                    memcmp(c.v, val.values, (size_t)SAMPLES * SAMPLES * sizeof(float)) == 0;
+                if (!same)
+                    fprintf(stderr, "%s %s tile %u differs\n", ids[q], pins[q] ? pins[q] : "",
+                            sizes[k]);
+                CHECK(same);
+                free(c.v);
+            }
+        }
+        trn_graph_run_free(run);
+    }
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
     remove(TILE_CACHE);
 }
 
@@ -724,7 +792,8 @@ static const char graph_big[] =
     "[65536,65534.5]],\"width\":1,\"falloff\":0},\"inputs\":{\"field\":{\"node\":\"base\"}}},"
     "{\"id\":\"f0\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
     "{\"id\":\"f10\",\"type\":\"flat_terrain\",\"params\":{\"height\":10}},"
-    "{\"id\":\"b\",\"type\":\"height_blend\",\"params\":{\"amount\":1},\"inputs\":{\"a\":{\"node\":\"f0\"},"
+    "{\"id\":\"b\",\"type\":\"height_blend\",\"params\":{\"amount\":1},\"inputs\":{\"a\":{\"node\":"
+    "\"f0\"},"
     "\"b\":{\"node\":\"f10\"},\"mask\":{\"node\":\"px\"}}},"
     "{\"id\":\"o\",\"type\":\"height_offset\",\"params\":{\"offset\":100},"
     "\"inputs\":{\"field\":{\"node\":\"b\"},\"mask\":{\"node\":\"pz\"}}},"
@@ -792,8 +861,8 @@ static void test_far_corner_of_largest_grid(void)
     window_collect c = {malloc((size_t)WIN * WIN * sizeof(float)), 0, false};
     CHECK(first_sm && c.v);
     for (uint32_t s = 0; s < 3 && c.v && first_sm; s++) {
-        trn_graph_tile_options to = {.tile = sizes[s], .x0 = WIN0, .z0 = WIN0,
-                                     .samples_x = WIN, .samples_z = WIN};
+        trn_graph_tile_options to = {
+            .tile = sizes[s], .x0 = WIN0, .z0 = WIN0, .samples_x = WIN, .samples_z = WIN};
         c.tiles = 0;
         c.outside = false;
         for (size_t k = 0; k < (size_t)WIN * WIN; k++)
@@ -829,8 +898,8 @@ static void test_far_corner_of_largest_grid(void)
     free(first_sm);
     free(c.v);
     /* A window past the grid is refused. */
-    trn_graph_tile_options past = {.tile = 16, .x0 = WIN0 + 1u, .z0 = 0, .samples_x = WIN,
-                                   .samples_z = 1};
+    trn_graph_tile_options past = {
+        .tile = 16, .x0 = WIN0 + 1u, .z0 = 0, .samples_x = WIN, .samples_z = 1};
     CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &past, collect_window, &c, NULL, NULL, &e),
                  TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "reaches past the 65537 x 65537-sample grid");
@@ -859,8 +928,8 @@ static void test_global_node_on_largest_grid(void)
     o.max_work = TRN_WORK_UNLIMITED;
     trn_error e;
     window_collect c = {NULL, 0, false};
-    trn_graph_tile_options to = {.tile = 1024, .x0 = WIN0, .z0 = WIN0, .samples_x = WIN,
-                                 .samples_z = WIN};
+    trn_graph_tile_options to = {
+        .tile = 1024, .x0 = WIN0, .z0 = WIN0, .samples_x = WIN, .samples_z = WIN};
     CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e),
                  TRN_ERR_LIMIT);
     CHECK_CONTAINS(e.message, "node 'dd' (drain_depressions) works on the whole grid, which may "
@@ -1021,6 +1090,7 @@ int main(void)
     RUN(test_global_solver_seam);
     RUN(test_tile_cache_equal_whole);
     RUN(test_fine_steps_in_tiles);
+    RUN(test_erosion_by_rows_in_tiles);
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);

@@ -108,13 +108,14 @@ void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quali
 
 /* Erode a copy of field. In transport mode the steps run in one thread in the drainage tree's
  * order (ties broken by sample index), so the result does not depend on threads either.
- * Droplet i of iteration k starts at a position hashed from
- * (trn_subseed_of(world_seed, TRN_CHANNEL_EROSION), k * droplets + i), never from a shared
- * random stream. The parallel scheme (tiles in a checkerboard of four phases, see
+ * Each tile of 2 * (lifetime + radius + 2) + 2 cells gets its share of a pass's droplets,
+ * droplet i of tile t in pass k starting inside the tile at a position hashed from
+ * (trn_subseed_of(world_seed, TRN_CHANNEL_EROSION), k, t, i), never from a shared random
+ * stream. The parallel scheme (four rounds of a checkerboard of four phases, see
  * docs/recipes.md) makes the result bit-identical for any thread count.
  * Errors: TRN_ERR_INVALID_ARGUMENT naming the parameter out of range or a field without
  * heights or with fewer than 2x2 samples; TRN_ERR_NO_MEMORY; TRN_ERR_CANCELLED when progress
- * asks to stop (checked between batches or steps; out is then left untouched). Progress
+ * asks to stop (checked between phases or steps; out is then left untouched). Progress
  * stages "erosion" (or "transport") and "thermal". */
 trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *params,
                            uint64_t world_seed, trn_erosion_result *out, trn_progress_fn progress,

@@ -466,7 +466,10 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
 /* An estimate, in bytes, of what trn_graph_evaluate_tiles holds for the Terrain Output's field
  * with tiles of tile samples: each tile node's window (the tile grown by its halos) for each of
  * its outputs, the copies cut from the largest, plus, when global nodes are upstream, the
- * largest global node's whole-grid outputs and inputs (global nodes hold the whole grid).
+ * largest global node's whole-grid outputs and inputs (global nodes hold the whole grid), as a
+ * run with a disk tile cache holds them (cache_dir set, as terrane generate --tiles runs): an
+ * erosion of droplets reading a global node's field then holds bands of rows, a stream power
+ * whose fine steps run in tiles three whole arrays.
  * *first_global (may be NULL) receives the index of the first global node upstream, or -1. For
  * refusing a memory budget up front: the solvers' own working memory comes on top, so measure
  * the resident size for the real figure. Fails as trn_graph_evaluate's validation does. */

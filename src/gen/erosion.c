@@ -1,5 +1,5 @@
 /* Droplet hydraulic erosion run in a deterministic checkerboard of tiles (or the transport
- * mode's steps), then thermal relaxation. */
+ * mode's steps), then thermal relaxation; on the whole grid or row band by row band. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,8 +15,11 @@
 #include <omp.h>
 #endif
 
-/* Droplets are bucketed by start tile this many at a time: the unit of progress and cancel. */
-#define EROSION_BATCH 65536u
+/* Each tile's droplets of a pass run in this many rounds, the checkerboard's four phases each
+ * round, so neighbouring tiles take turns rather than one tile eroding all its share before
+ * its neighbours start. A round of a row of tiles reads only the rows around it: the unit a
+ * row-band run streams over (trn_erosion_run_rows). */
+#define EROSION_ROUNDS 4u
 #define MAX_RADIUS 16u
 #define MAX_LIFETIME 512u
 #define BRUSH_MAX ((2u * MAX_RADIUS - 1u) * (2u * MAX_RADIUS - 1u))
@@ -29,7 +32,9 @@ typedef struct brush {
 
 /* Everything a droplet reads, in the float precision the walk runs in. */
 typedef struct walk_ctx {
-    float *h;
+    float *h;    /* rows row0 .. of the grid (all of it, or a band that holds every row the
+                  * droplets in flight can touch) */
+    size_t row0; /* the grid row h starts at */
     size_t nx, nz;
     float inertia, capacity, min_slope, erosion_rate, deposition_rate, evaporation, gravity;
     float scale, inv_scale;  /* height range: heights over it are the classic 0..1 map */
@@ -96,17 +101,48 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static void droplet_start(uint64_t subseed, uint64_t index, size_t nx, size_t nz, float *x,
-                          float *z)
+/* The droplet plan: tiles of `tile` cells, 2 * reach + 2 wide, so tiles two apart can never
+ * touch the same sample; a pass gives tile t the droplets of its share of the cells
+ * (floor(D * cells before t+1 / cells) - floor(D * cells before t / cells), so the pass has
+ * exactly D), each starting at a position hashed from (sub-seed, pass, tile, droplet), and
+ * runs them in EROSION_ROUNDS rounds. */
+typedef struct drop_plan {
+    size_t nx, nz, cx, cz; /* samples and cells */
+    size_t tile, reach, tiles_x, tiles_z;
+    uint64_t droplets; /* per pass */
+    uint32_t rounds;   /* passes * EROSION_ROUNDS; 0: no droplets */
+    uint64_t subseed;
+} drop_plan;
+
+/* floor(d * c / a) exactly, for d < 2^32 and c <= a <= 2^32. */
+static uint64_t share_of(uint64_t d, uint64_t c, uint64_t a)
 {
-    uint64_t h = mix64(subseed ^ mix64(index + 0x9e3779b97f4a7c15ull));
-    double ux = (double)(uint32_t)(h >> 32) * 0x1p-32, uz = (double)(uint32_t)h * 0x1p-32;
-    float fx = (float)(ux * (double)(nx - 1)), fz = (float)(uz * (double)(nz - 1));
-    /* Rounding to float may reach the last sample, where no cell starts. */
-    if (fx >= (float)(nx - 1)) fx = 0.0f;
-    if (fz >= (float)(nz - 1)) fz = 0.0f;
-    *x = fx;
-    *z = fz;
+    return (d / a) * c + ((d % a) * c) / a;
+}
+
+static uint64_t tile_droplets(const drop_plan *g, size_t tx, size_t tz)
+{
+    const uint64_t rows = g->cz - tz * g->tile < g->tile ? g->cz - tz * g->tile : g->tile;
+    const uint64_t cols = g->cx - tx * g->tile < g->tile ? g->cx - tx * g->tile : g->tile;
+    const uint64_t before = (uint64_t)tz * g->tile * g->cx + rows * ((uint64_t)tx * g->tile);
+    const uint64_t a = (uint64_t)g->cx * g->cz;
+    return share_of(g->droplets, before + rows * cols, a) - share_of(g->droplets, before, a);
+}
+
+static void plan_make(drop_plan *g, size_t nx, size_t nz, const trn_erosion_params *p,
+                      uint64_t droplets, uint64_t world_seed)
+{
+    g->nx = nx;
+    g->nz = nz;
+    g->cx = nx - 1;
+    g->cz = nz - 1;
+    g->reach = (size_t)p->lifetime + p->radius + 2;
+    g->tile = 2 * g->reach + 2;
+    g->tiles_x = (g->cx + g->tile - 1) / g->tile;
+    g->tiles_z = (g->cz + g->tile - 1) / g->tile;
+    g->droplets = droplets;
+    g->rounds = droplets ? p->iterations * EROSION_ROUNDS : 0u;
+    g->subseed = trn_subseed_of(world_seed, TRN_CHANNEL_EROSION);
 }
 
 /* ---- the walk ---- */
@@ -135,7 +171,7 @@ static inline void sample(const walk_ctx *c, float x, float z, float *height, fl
 {
     size_t ix = (size_t)x, iz = (size_t)z;
     float fx = x - (float)ix, fz = z - (float)iz;
-    const float *p = c->h + iz * c->nx + ix;
+    const float *p = c->h + (iz - c->row0) * c->nx + ix;
     float h00 = p[0], h10 = p[1], h01 = p[c->nx], h11 = p[c->nx + 1];
     if (gx) {
         *gx = (h10 - h00) * (1.0f - fz) + (h11 - h01) * fz;
@@ -155,7 +191,7 @@ static double erode_brush(const walk_ctx *c, size_t ix, size_t iz, float amount)
     double took = 0.0;
     const long r = c->reach;
     if ((long)ix >= r && (long)iz >= r && (long)ix + r < (long)nx && (long)iz + r < (long)c->nz) {
-        float *centre = h + iz * nx + ix;
+        float *centre = h + (iz - c->row0) * nx + ix;
         for (int k = 0; k < b->count; k++) {
             float e = amount * b->w[k];
             centre[(long)b->dz[k] * (long)nx + b->dx[k]] -= e;
@@ -173,7 +209,7 @@ static double erode_brush(const walk_ctx *c, size_t ix, size_t iz, float amount)
         long x = (long)ix + b->dx[k], z = (long)iz + b->dz[k];
         if (x < 0 || z < 0 || x >= (long)nx || z >= (long)c->nz) continue;
         float e = scale * b->w[k];
-        h[(size_t)z * nx + (size_t)x] -= e;
+        h[((size_t)z - c->row0) * nx + (size_t)x] -= e;
         took += (double)e;
     }
     return took;
@@ -211,7 +247,7 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
         float fsed = (float)sed;
         if (fsed > cap || dh > 0.0f) {
             float amount = dh > 0.0f ? fminf(dh, fsed) : (fsed - cap) * c->deposition_rate;
-            float *p = c->h + iz * c->nx + ix;
+            float *p = c->h + (iz - c->row0) * c->nx + ix;
             float p00 = amount * (1.0f - fx) * (1.0f - fz), p10 = amount * fx * (1.0f - fz);
             float p01 = amount * (1.0f - fx) * fz, p11 = amount * fx * fz;
             p[0] += p00;
@@ -239,6 +275,48 @@ static void run_droplet(const walk_ctx *c, float x, float z, tile_acc *a)
     a->steps += step;
 }
 
+/* Tile (tx, tz)'s droplets of round `round` (pass round / EROSION_ROUNDS), in order. */
+static void run_tile_round(const walk_ctx *c, const drop_plan *g, size_t tx, size_t tz,
+                           uint32_t round, tile_acc *a)
+{
+    const uint64_t count = tile_droplets(g, tx, tz);
+    const uint32_t pass = round / EROSION_ROUNDS, r = round % EROSION_ROUNDS;
+    const uint64_t k0 = count * r / EROSION_ROUNDS, k1 = count * (r + 1) / EROSION_ROUNDS;
+    const size_t x0 = tx * g->tile, z0 = tz * g->tile;
+    const size_t w = g->cx - x0 < g->tile ? g->cx - x0 : g->tile;
+    const size_t d = g->cz - z0 < g->tile ? g->cz - z0 : g->tile;
+    const uint64_t t = (uint64_t)tz * g->tiles_x + tx;
+    const uint64_t base =
+        mix64(g->subseed ^ mix64(((uint64_t)pass << 40 ^ t) + 0x9e3779b97f4a7c15ull));
+    for (uint64_t k = k0; k < k1; k++) {
+        const uint64_t h = mix64(base + k * 0xd1b54a32d192ed03ull);
+        const double ux = (double)(uint32_t)(h >> 32) * 0x1p-32, uz = (double)(uint32_t)h * 0x1p-32;
+        float fx = (float)((double)x0 + ux * (double)w), fz = (float)((double)z0 + uz * (double)d);
+        /* Rounding to float may reach the next tile's first cell: start at the tile's own. */
+        if (fx >= (float)(x0 + w)) fx = (float)x0;
+        if (fz >= (float)(z0 + d)) fz = (float)z0;
+        run_droplet(c, fx, fz, a);
+    }
+}
+
+/* Round `round` of tile row tz: its even tiles (phase 0 or 2), then its odd ones (1 or 3); the
+ * tiles of one phase never touch each other's samples, so they run in parallel. */
+static void run_tile_row(const walk_ctx *c, const drop_plan *g, size_t tz, uint32_t round,
+                         tile_acc *acc, int threads)
+{
+    (void)threads;
+    for (size_t parity = 0; parity < 2; parity++) {
+        const long long n = (long long)((g->tiles_x - parity + 1) / 2);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+        for (long long k = 0; k < n; k++) {
+            const size_t tx = parity + 2 * (size_t)k;
+            run_tile_round(c, g, tx, tz, round, &acc[tz * g->tiles_x + tx]);
+        }
+    }
+}
+
 /* ---- thermal relaxation: gather from a read-only copy, so rows are independent ---- */
 
 typedef struct thermal_ctx {
@@ -255,23 +333,28 @@ static inline float exchange(float hc, float hn, float t, float k)
     return 0.0f;
 }
 
-static void thermal_row(const float *src, float *dst, size_t nx, size_t nz, size_t z,
+/* Row z of a pass over rows [b0, b1) (src and dst start at row b0): a row at the band's edge
+ * sees no neighbour beyond it, exact at the grid's edges; inside the grid such a row is wrong,
+ * and each pass spreads that one row further in, so a band run k passes keeps the rows k
+ * from its inner edges. */
+static void thermal_row(const float *src, float *dst, size_t nx, size_t b0, size_t b1, size_t z,
                         const thermal_ctx *t)
 {
+    const size_t r = z - b0; /* the row in the band */
     for (size_t x = 0; x < nx; x++) {
-        const float hc = src[z * nx + x];
+        const float hc = src[r * nx + x];
         float acc = 0.0f;
         for (int oz = -1; oz <= 1; oz++) {
-            if ((oz < 0 && z == 0) || (oz > 0 && z + 1 >= nz)) continue;
+            if ((oz < 0 && z == b0) || (oz > 0 && z + 1 >= b1)) continue;
             for (int ox = -1; ox <= 1; ox++) {
                 if (!ox && !oz) continue;
                 if ((ox < 0 && x == 0) || (ox > 0 && x + 1 >= nx)) continue;
-                float hn = src[(size_t)((long)z + oz) * nx + (size_t)((long)x + ox)];
+                float hn = src[(size_t)((long)r + oz) * nx + (size_t)((long)x + ox)];
                 float lim = ox && oz ? t->td : (ox ? t->tx : t->tz);
                 acc += exchange(hc, hn, lim, t->k);
             }
         }
-        dst[z * nx + x] = hc + acc;
+        dst[r * nx + x] = hc + acc;
     }
 }
 
@@ -326,6 +409,76 @@ static trn_status cancelled(trn_error *err, const char *stage)
     return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
 }
 
+/* The droplets of a pass: params->droplets, else droplet_density per sample. */
+static trn_status droplets_of(const trn_erosion_params *params, size_t n, uint64_t *out,
+                              trn_error *err)
+{
+    uint64_t droplets = params->droplets;
+    if (!droplets) {
+        double d = floor(params->droplet_density * (double)n + 0.5);
+        if (d > 4294967295.0) return bad(err, "droplet_density * samples exceeds 2^32 - 1");
+        droplets = (uint64_t)d;
+    }
+    if (params->mode == TRN_EROSION_TRANSPORT) droplets = 0; /* the transport steps replace them */
+    *out = droplets;
+    return TRN_OK;
+}
+
+static thermal_ctx thermal_of(const trn_erosion_params *params, double dx, double dz)
+{
+    const double tn = tan(params->talus_angle * 3.14159265358979323846 / 180.0);
+    /* Up to eight neighbours each take at most k of the excess: k = strength / 16 keeps a
+     * sample from giving away more than half of it in one pass. */
+    thermal_ctx tc = {(float)(params->thermal_strength / 16.0), (float)(tn * dx), (float)(tn * dz),
+                      (float)(tn * sqrt(dx * dx + dz * dz))};
+    return tc;
+}
+
+static walk_ctx walk_of(const trn_erosion_params *params, float lo, float hi, const brush *b)
+{
+    /* The classic method runs on a 0..1 heightmap with unit steps: heights enter its slope,
+     * capacity and speed formulas divided by the field's height range, so the parameters keep
+     * their meaning on any vertical scale and the changes scale with the relief. */
+    const float scale = hi > lo ? hi - lo : 1.0f;
+    walk_ctx c = {
+        .inertia = (float)params->inertia,
+        .capacity = (float)params->capacity,
+        .min_slope = (float)params->min_slope,
+        .erosion_rate = (float)params->erosion_rate,
+        .deposition_rate = (float)params->deposition_rate,
+        .evaporation = (float)params->evaporation,
+        .gravity = (float)params->gravity,
+        .scale = scale,
+        .inv_scale = 1.0f / scale,
+        .rate_scale = params->rate_scale,
+        .lifetime = params->lifetime,
+        .reach = (int)params->radius - 1,
+        .b = b,
+    };
+    return c;
+}
+
+static int threads_of(const trn_erosion_params *params)
+{
+    int threads = params->threads;
+#ifdef _OPENMP
+    if (threads <= 0) threads = omp_get_max_threads();
+#endif
+    return threads <= 0 ? 1 : threads;
+}
+
+static void ledger_sum(trn_erosion_ledger *l, const tile_acc *acc, size_t tiles, uint64_t total)
+{
+    for (size_t t = 0; t < tiles; t++) {
+        l->eroded += acc[t].eroded;
+        l->deposited += acc[t].deposited;
+        l->exported += acc[t].exported;
+        l->suspended += acc[t].suspended;
+        l->steps += acc[t].steps;
+    }
+    l->droplets = total;
+}
+
 /* The change of r's heights from the input field's, and the masks of rise and fall. */
 static trn_status finish_change(const trn_field *field, trn_erosion_result *r, trn_error *err)
 {
@@ -362,25 +515,16 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                                  "erosion: sample %zu (x %zu, z %zu) is not a finite height", i,
                                  i % nx, i / nx);
-    uint64_t droplets = params->droplets;
-    if (!droplets) {
-        double d = floor(params->droplet_density * (double)n + 0.5);
-        if (d > 4294967295.0) return bad(err, "droplet_density * samples exceeds 2^32 - 1");
-        droplets = (uint64_t)d;
-    }
+    uint64_t droplets = 0;
+    if ((st = droplets_of(params, n, &droplets, err))) return st;
     const bool transport = params->mode == TRN_EROSION_TRANSPORT;
-    if (transport) droplets = 0; /* the transport steps replace the droplets */
 
     trn_progress pr = *progress_slice;
     const double hydro_share = params->thermal_iterations ? 0.85 : 1.0;
     trn_erosion_result r;
     memset(&r, 0, sizeof r);
     brush *b = NULL;
-    float *order = NULL;
-    uint32_t *tile_of = NULL;
-    size_t *tile_start = NULL, *tile_fill = NULL;
     tile_acc *acc = NULL;
-    size_t *phase_tiles = NULL;
     float *scratch = NULL;
 
     st =
@@ -390,123 +534,52 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     if (st != TRN_OK) goto done;
     memcpy(r.field.heights, field->heights, n * sizeof(float));
 
-    /* Tiles: a droplet moves at most one sample per step and touches its brush and the next
-     * sample around it, so it stays within reach of its start. Tiles twice that wide, taken in
-     * four phases by (tile x parity, tile z parity), can never touch each other's samples. */
-    const size_t reach = (size_t)params->lifetime + params->radius + 2;
-    const size_t tile = 2 * reach + 2;
-    const size_t tiles_x = (nx + tile - 1) / tile, tiles_z = (nz + tile - 1) / tile;
-    const size_t tiles = tiles_x * tiles_z;
+    drop_plan g;
+    plan_make(&g, nx, nz, params, droplets, world_seed);
+    const size_t tiles = g.tiles_x * g.tiles_z;
     b = malloc(sizeof *b);
-    const size_t batch_cap = droplets < EROSION_BATCH ? (size_t)droplets : EROSION_BATCH;
-    order = malloc((batch_cap ? batch_cap : 1) * 2 * sizeof(float));
-    tile_of = malloc((batch_cap ? batch_cap : 1) * sizeof(uint32_t));
-    tile_start = calloc(tiles + 1, sizeof(size_t));
-    tile_fill = calloc(tiles, sizeof(size_t));
     acc = calloc(tiles, sizeof(tile_acc));
-    phase_tiles = malloc(tiles * sizeof(size_t));
-    if (!b || !order || !tile_of || !tile_start || !tile_fill || !acc || !phase_tiles) {
+    if (!b || !acc) {
         st = oom(err);
         goto done;
     }
     make_brush(b, params->radius);
-    /* The classic method runs on a 0..1 heightmap with unit steps: heights enter its slope,
-     * capacity and speed formulas divided by the field's height range, so the parameters keep
-     * their meaning on any vertical scale and the changes scale with the relief. */
     float lo = 0.0f, hi = 0.0f;
     trn_field_range(field, &lo, &hi);
-    const float scale = hi > lo ? hi - lo : 1.0f;
-    walk_ctx c = {
-        .h = r.field.heights,
-        .nx = nx,
-        .nz = nz,
-        .inertia = (float)params->inertia,
-        .capacity = (float)params->capacity,
-        .min_slope = (float)params->min_slope,
-        .erosion_rate = (float)params->erosion_rate,
-        .deposition_rate = (float)params->deposition_rate,
-        .evaporation = (float)params->evaporation,
-        .gravity = (float)params->gravity,
-        .scale = scale,
-        .inv_scale = 1.0f / scale,
-        .rate_scale = params->rate_scale,
-        .lifetime = params->lifetime,
-        .reach = (int)params->radius - 1,
-        .b = b,
-    };
-    int threads = params->threads;
-#ifdef _OPENMP
-    if (threads <= 0) threads = omp_get_max_threads();
-#endif
-    if (threads <= 0) threads = 1;
-    const uint64_t subseed = trn_subseed_of(world_seed, TRN_CHANNEL_EROSION);
-    const uint64_t total = droplets * params->iterations;
-    const uint64_t batches_per_iter = (droplets + EROSION_BATCH - 1) / EROSION_BATCH;
-    const uint64_t batches = batches_per_iter * params->iterations;
-    uint64_t batch_done = 0;
+    walk_ctx c = walk_of(params, lo, hi, b);
+    c.h = r.field.heights;
+    c.row0 = 0;
+    c.nx = nx;
+    c.nz = nz;
+    const int threads = threads_of(params);
     if (trn_progress_report(&pr, 0.0, "erosion")) {
         st = cancelled(err, "erosion");
         goto done;
     }
-    for (uint32_t it = 0; it < params->iterations; it++) {
-        for (uint64_t b0 = 0; b0 < droplets; b0 += EROSION_BATCH) {
-            const size_t count =
-                (size_t)(droplets - b0 < EROSION_BATCH ? droplets - b0 : EROSION_BATCH);
-            /* Bucket the batch's starts by tile, keeping droplet order inside a tile. */
-            memset(tile_start, 0, (tiles + 1) * sizeof(size_t));
-            for (size_t i = 0; i < count; i++) {
-                float x, z;
-                droplet_start(subseed, (uint64_t)it * droplets + b0 + i, nx, nz, &x, &z);
-                order[2 * i] = x;
-                order[2 * i + 1] = z;
-                tile_of[i] = (uint32_t)(((size_t)z / tile) * tiles_x + (size_t)x / tile);
-                tile_start[tile_of[i] + 1]++;
-            }
-            for (size_t t = 0; t < tiles; t++)
-                tile_start[t + 1] += tile_start[t];
-            float *sorted = malloc(count * 2 * sizeof(float));
-            if (!sorted) {
-                st = oom(err);
-                goto done;
-            }
-            memcpy(tile_fill, tile_start, tiles * sizeof(size_t));
-            for (size_t i = 0; i < count; i++) {
-                size_t at = tile_fill[tile_of[i]]++;
-                sorted[2 * at] = order[2 * i];
-                sorted[2 * at + 1] = order[2 * i + 1];
-            }
-            for (int phase = 0; phase < 4; phase++) {
-                size_t np = 0;
-                for (size_t tz = (size_t)(phase >> 1); tz < tiles_z; tz += 2)
-                    for (size_t tx = (size_t)(phase & 1); tx < tiles_x; tx += 2)
-                        phase_tiles[np++] = tz * tiles_x + tx;
-                const long long npl = (long long)np;
+    /* Round by round, phase by phase: every tile of a phase at once. Any order that keeps each
+     * pair of neighbouring tiles' rounds and phases in this order gives the same bytes (the
+     * row-band run's does). */
+    for (uint32_t round = 0; round < g.rounds; round++)
+        for (int phase = 0; phase < 4; phase++) {
+            const size_t px = (size_t)(phase & 1), pz = (size_t)(phase >> 1);
+            const size_t cols = (g.tiles_x - px + 1) / 2, rows = (g.tiles_z - pz + 1) / 2;
+            const long long np = (long long)(cols * rows);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
-                for (long long k = 0; k < npl; k++) {
-                    const size_t t = phase_tiles[k];
-                    for (size_t d = tile_start[t]; d < tile_start[t + 1]; d++)
-                        run_droplet(&c, sorted[2 * d], sorted[2 * d + 1], &acc[t]);
-                }
+            for (long long k = 0; k < np; k++) {
+                const size_t tx = px + 2 * ((size_t)k % cols), tz = pz + 2 * ((size_t)k / cols);
+                run_tile_round(&c, &g, tx, tz, round, &acc[tz * g.tiles_x + tx]);
             }
-            free(sorted);
-            batch_done++;
-            if (trn_progress_report(&pr, hydro_share * (double)batch_done / (double)batches,
+            if (trn_progress_report(&pr,
+                                    hydro_share * (double)(4u * round + (unsigned)phase + 1u) /
+                                        (4.0 * (double)g.rounds),
                                     "erosion")) {
                 st = cancelled(err, "erosion");
                 goto done;
             }
         }
-    }
-    for (size_t t = 0; t < tiles; t++) {
-        r.ledger.eroded += acc[t].eroded;
-        r.ledger.deposited += acc[t].deposited;
-        r.ledger.exported += acc[t].exported;
-        r.ledger.suspended += acc[t].suspended;
-        r.ledger.steps += acc[t].steps;
-    }
-    r.ledger.droplets = total;
+    ledger_sum(&r.ledger, acc, tiles, droplets * params->iterations);
     if (transport) {
         st = trn_erosion_transport(r.field.heights, nx, nz, params, &r.ledger, &pr, 0.0,
                                    hydro_share, err);
@@ -519,12 +592,8 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
             st = oom(err);
             goto done;
         }
-        const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
-        const double tn = tan(params->talus_angle * 3.14159265358979323846 / 180.0);
-        /* Up to eight neighbours each take at most k of the excess: k = strength / 16 keeps a
-         * sample from giving away more than half of it in one pass. */
-        thermal_ctx tc = {(float)(params->thermal_strength / 16.0), (float)(tn * dx),
-                          (float)(tn * dz), (float)(tn * sqrt(dx * dx + dz * dz))};
+        const thermal_ctx tc =
+            thermal_of(params, field->size_x / field->cells_x, field->size_z / field->cells_z);
         float *src = r.field.heights, *dst = scratch;
         for (uint32_t k = 0; k < params->thermal_iterations; k++) {
             const long long nzl = (long long)nz;
@@ -532,7 +601,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
 #pragma omp parallel for schedule(static) num_threads(threads)
 #endif
             for (long long z = 0; z < nzl; z++)
-                thermal_row(src, dst, nx, nz, (size_t)z, &tc);
+                thermal_row(src, dst, nx, 0, nz, (size_t)z, &tc);
             float *tmp = src;
             src = dst;
             dst = tmp;
@@ -555,12 +624,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
 
 done:
     free(b);
-    free(order);
-    free(tile_of);
-    free(tile_start);
-    free(tile_fill);
     free(acc);
-    free(phase_tiles);
     free(scratch);
     if (st != TRN_OK) {
         trn_erosion_result_dispose(&r);
@@ -665,4 +729,186 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
     }
     *out = fr;
     return TRN_OK;
+}
+
+/* ---- row band by row band ---- */
+
+/* The band: grid rows [b0, top) of nx floats, room for cap rows. */
+typedef struct band {
+    float *h;
+    size_t b0, top, cap, nx;
+} band;
+
+/* Load rows up to need (in io->chunk rows), first dropping the rows below keep. */
+static trn_status band_load(band *b, size_t need, size_t keep, size_t nz,
+                            const trn_erosion_rows_io *io, trn_error *err)
+{
+    while (b->top < need) {
+        const size_t count = nz - b->top < io->chunk ? nz - b->top : io->chunk;
+        if (b->top + count - b->b0 > b->cap && keep > b->b0) {
+            memmove(b->h, b->h + (keep - b->b0) * b->nx, (b->top - keep) * b->nx * sizeof(float));
+            b->b0 = keep;
+        }
+        if (b->top + count - b->b0 > b->cap) {
+            const size_t cap = b->top + count - b->b0;
+            float *h = realloc(b->h, cap * b->nx * sizeof(float));
+            if (!h) return oom(err);
+            b->h = h;
+            b->cap = cap;
+        }
+        float *rows = b->h + (b->top - b->b0) * b->nx;
+        trn_status st = io->read(io->user, b->top, count, rows, err);
+        if (st) return st;
+        for (size_t i = 0; i < count * b->nx; i++)
+            if (!isfinite(rows[i])) {
+                const size_t at = b->top * b->nx + i;
+                return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                     "erosion: sample %zu (x %zu, z %zu) is not a finite height",
+                                     at, at % b->nx, at / b->nx);
+            }
+        b->top += count;
+    }
+    return TRN_OK;
+}
+
+/* The last step at which a round of tile row tz runs (the order below). */
+static size_t last_step(const drop_plan *g, size_t tz)
+{
+    return tz + 2 * ((size_t)g->rounds - 1) + (tz & 1);
+}
+
+trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size_z,
+                                const trn_erosion_params *params, uint64_t world_seed, float lo,
+                                float hi, const trn_erosion_rows_io *io, trn_erosion_ledger *ledger,
+                                trn_progress_fn progress, void *user, trn_error *err)
+{
+    if (!params || !io || !io->read || !io->write || !io->chunk || !ledger)
+        return bad(err, "params, io (read, write, chunk) and ledger are required");
+    if (nx < 2 || nz < 2) return bad(err, "the field needs at least 2x2 samples");
+    trn_status st = check_params(params, err);
+    if (st != TRN_OK) return st;
+    uint32_t dcx, dcz;
+    if (params->mode != TRN_EROSION_DETACH || params->rate_scale ||
+        trn_erosion_droplet_grid(params, (uint32_t)(nx - 1), (uint32_t)(nz - 1), size_x, size_z,
+                                 &dcx, &dcz))
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "erosion: a row-band run takes droplets on the field's own grid "
+                             "without a rate scale only");
+    if (nz > SIZE_MAX / nx)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
+    uint64_t droplets = 0;
+    if ((st = droplets_of(params, nx * nz, &droplets, err))) return st;
+    memset(ledger, 0, sizeof *ledger);
+    trn_progress pr = trn_progress_make(progress, user);
+    drop_plan g;
+    plan_make(&g, nx, nz, params, droplets, world_seed);
+    const size_t tiles = g.tiles_x * g.tiles_z;
+    const size_t K = params->thermal_iterations, C = io->chunk;
+    const thermal_ctx tc = thermal_of(params, size_x / (double)(nx - 1), size_z / (double)(nz - 1));
+    const int threads = threads_of(params);
+    brush *b = malloc(sizeof *b);
+    tile_acc *acc = calloc(tiles ? tiles : 1, sizeof(tile_acc));
+    float *t0 = NULL, *t1 = NULL; /* the thermal passes' two bands */
+    band bd = {NULL, 0, 0, 0, nx};
+    if (!b || !acc) {
+        st = oom(err);
+        goto done;
+    }
+    if (K) {
+        const size_t rows = (C + 2 * K < nz ? C + 2 * K : nz);
+        t0 = malloc(rows * nx * sizeof(float));
+        t1 = malloc(rows * nx * sizeof(float));
+        if (!t0 || !t1) {
+            st = oom(err);
+            goto done;
+        }
+    }
+    make_brush(b, params->radius);
+    walk_ctx c = walk_of(params, lo, hi, b);
+    c.nx = nx;
+    c.nz = nz;
+    if (trn_progress_report(&pr, 0.0, "erosion")) {
+        st = cancelled(err, "erosion");
+        goto done;
+    }
+    /* Round s of tile row tz runs at step tz + 2 s, one more for odd rows; within a step,
+     * rounds in order, each its even row before its odd one. Round s of an even row then
+     * follows round s - 1 of its neighbours and precedes round s of theirs, and an odd row
+     * follows round s of its neighbours: the whole-grid order between every pair of
+     * neighbouring tiles (tiles two rows apart never touch the same sample). */
+    const size_t steps = g.rounds ? last_step(&g, g.tiles_z - 1) + 1 : 0;
+    size_t done_rows = 0, out = 0; /* rows final after the droplets; rows written */
+    long tz_done = -1;             /* tile rows whose rounds are all run */
+    for (size_t q = 0;; q += 2) {
+        if (q < steps) {
+            const size_t top_row = q < g.tiles_z ? q : g.tiles_z - 1;
+            size_t need = (top_row + 1) * g.tile + g.reach + 1;
+            if (need > nz) need = nz;
+            const size_t keep = out > K ? out - K : 0;
+            c.h = NULL;
+            if ((st = band_load(&bd, need, keep, nz, io, err))) goto done;
+            c.h = bd.h;
+            c.row0 = bd.b0;
+            for (uint32_t s = 0; s < g.rounds; s++) {
+                const size_t lag = 2 * (size_t)s;
+                if (q >= lag && q - lag < g.tiles_z) run_tile_row(&c, &g, q - lag, s, acc, threads);
+                if (q >= lag + 1 && q - lag - 1 < g.tiles_z)
+                    run_tile_row(&c, &g, q - lag - 1, s, acc, threads);
+            }
+            while (tz_done + 1 < (long)g.tiles_z && last_step(&g, (size_t)(tz_done + 1)) <= q)
+                tz_done++;
+            if (tz_done + 1 == (long)g.tiles_z)
+                done_rows = nz;
+            else if (tz_done >= 0 && (size_t)(tz_done + 1) * g.tile > g.reach + 1)
+                done_rows = (size_t)(tz_done + 1) * g.tile - g.reach - 1;
+            if (trn_progress_report(&pr, (double)(q + 2) / (double)(steps + 1), "erosion")) {
+                st = cancelled(err, "erosion");
+                goto done;
+            }
+        } else {
+            /* No droplets left: the rest of the grid is final as it loads. */
+            const size_t keep = out > K ? out - K : 0;
+            size_t need = bd.top + C < nz ? bd.top + C : nz;
+            if (done_rows + K + C > need) need = done_rows + K + C < nz ? done_rows + K + C : nz;
+            if ((st = band_load(&bd, need, keep, nz, io, err))) goto done;
+            done_rows = bd.top;
+        }
+        /* Write every chunk whose rows, and the thermal passes' halo above them, are final. */
+        while (out < nz) {
+            const size_t end = out + C < nz ? out + C : nz;
+            const size_t halo_top = end + K < nz ? end + K : nz;
+            if (done_rows < halo_top) break;
+            const float *rows = bd.h + (out - bd.b0) * nx;
+            if (K) {
+                const size_t s0 = out > K ? out - K : 0, s1 = halo_top;
+                memcpy(t0, bd.h + (s0 - bd.b0) * nx, (s1 - s0) * nx * sizeof(float));
+                float *src = t0, *dst = t1;
+                for (size_t k = 0; k < K; k++) {
+                    const long long n0 = (long long)s0, n1 = (long long)s1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+                    for (long long z = n0; z < n1; z++)
+                        thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
+                    float *tmp = src;
+                    src = dst;
+                    dst = tmp;
+                }
+                rows = src + (out - s0) * nx;
+            }
+            if ((st = io->write(io->user, out, end - out, rows, err))) goto done;
+            out = end;
+        }
+        if (out == nz) break;
+    }
+    ledger_sum(ledger, acc, tiles, droplets * params->iterations);
+    trn_progress_report(&pr, 1.0, "thermal");
+
+done:
+    free(b);
+    free(acc);
+    free(t0);
+    free(t1);
+    free(bd.h);
+    return st;
 }

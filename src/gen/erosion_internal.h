@@ -17,6 +17,29 @@ trn_status trn_erosion_transport(float *h, size_t nx, size_t nz, const trn_erosi
                                  trn_erosion_ledger *ledger, trn_progress *pr, double share0,
                                  double share1, trn_error *err);
 
+/* Where a row-band run reads its input and sends its result: rows [z0, z0 + count) of the
+ * grid, nx floats a row. read is asked for each row once, in order, `chunk` rows at a time (the
+ * last fewer); write receives the final rows in order, chunk rows at a time (the last fewer). */
+typedef struct trn_erosion_rows_io {
+    trn_status (*read)(void *user, size_t z0, size_t count, float *rows, trn_error *err);
+    trn_status (*write)(void *user, size_t z0, size_t count, const float *rows, trn_error *err);
+    void *user;
+    size_t chunk;
+} trn_erosion_rows_io;
+
+/* trn_erosion_run's heights, bit for bit, row band by row band: the droplets of a round of a
+ * row of tiles touch only the rows around it, so the run holds a band of about
+ * (2 * rounds + 2) tile rows (tile = 2 * (lifetime + radius + 2) + 2 samples) and the thermal
+ * passes' halo, not the grid. The grid is nx x nz samples over size_x x size_z; lo and hi its
+ * lowest and highest height (trn_field_range's). Detach mode on the field's own grid (no
+ * droplet grid, trn_erosion_droplet_grid) without rate_scale only (TRN_ERR_UNSUPPORTED
+ * otherwise). ledger is filled as trn_erosion_run's. Errors as
+ * trn_erosion_run's, and whatever read and write return. */
+trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size_z,
+                                const trn_erosion_params *params, uint64_t world_seed, float lo,
+                                float hi, const trn_erosion_rows_io *io, trn_erosion_ledger *ledger,
+                                trn_progress_fn progress, void *user, trn_error *err);
+
 /* The cells of the grid the droplets run on for params->droplet_cell over a field of
  * cells_x x cells_z cells and size_x x size_z world units; false when they run on the field's
  * own grid (droplet_cell 0, transport mode, no iterations, or cells not finer than the

@@ -36,7 +36,8 @@ typedef struct tiler {
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
     double tiles;       /* tiles delivered (those meeting the window) */
-    uint32_t tx0, tx1, tz0, tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
+    uint32_t tx0, tx1, tz0,
+        tz1; /* the delivered tiles' columns and rows, [tx0, tx1) x [tz0, tz1) */
     /* The disk tile cache (NULL: none): global results there, shell[k] saying what node k's
      * outputs are (kinds, sea levels; no samples), direct_last[k] the last order position of a
      * global node reading k whole (its result stays in memory until then). */
@@ -46,8 +47,11 @@ typedef struct tiler {
     uint8_t *stored_transport; /* per node: bit p set when output p's transport is stored */
     trn_status store_status;   /* why a window could not be read (TRN_OK: out of memory) */
     trn_error store_err;
-    double last;        /* the last fraction reported (reports never go back) */
-    uint32_t tile;      /* samples per tile edge */
+    double last;     /* the last fraction reported (reports never go back) */
+    uint32_t tile;   /* samples per tile edge */
+    uint32_t stored; /* the disk tile cache's tile edge */
+    int sink;        /* the node delivered, and its pin */
+    uint32_t sink_pin;
     const char *cache_dir; /* the disk tile cache's folder (NULL: none) */
 } tiler;
 
@@ -228,9 +232,9 @@ static trn_node_result *global_window(tiler *t, int s, twin w)
             trn_node_result_release(c);
             return NULL;
         }
-        const trn_status st = trn_tile_store_read(
-            t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
-            tr ? (float *)o->transport->data : NULL, &t->store_err);
+        const trn_status st =
+            trn_tile_store_read(t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
+                                tr ? (float *)o->transport->data : NULL, &t->store_err);
         if (st) {
             t->store_status = st;
             trn_node_result_release(c);
@@ -265,6 +269,207 @@ static trn_status spill(tiler *t, int k, trn_error *err)
         st = trn_tile_store_put(t->store, r->key, p, o->values->data,
                                 o->transport ? o->transport->data : NULL, err);
     }
+    if (st) {
+        trn_node_result_release(sh);
+        return st;
+    }
+    t->shell[k] = sh;
+    return TRN_OK;
+}
+
+/* ---- erosion row band by row band, from the tile cache to the tile cache ---- */
+
+/* Whether global node k is an erosion that runs by rows here: droplets, with a tile cache, no
+ * drainage input and its field from a global node (read back from the cache row by row). */
+static bool by_rows_cached(const tiler *t, int k, bool cached)
+{
+    if (!cached || t->reach[k].kind != TRN_REACH_GLOBAL) return false;
+    const trn_graph_node *n = &t->g->nodes[k];
+    const trn_node_type *ty = trn_node_type_find(n->type);
+    if (!ty || !trn_node_erosion_by_rows(n, ty, t->recipe,
+                                        t->o ? t->o->quality : TRN_EROSION_FINAL))
+        return false;
+    const int field = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    const int drainage = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + 1];
+    return field >= 0 && drainage < 0 && t->reach[field].kind == TRN_REACH_GLOBAL;
+}
+
+static bool by_rows(const tiler *t, int k)
+{
+    return by_rows_cached(t, k, t->store != NULL);
+}
+
+/* Global node s's result on the whole grid again, from the tile cache (a global node that
+ * reads it whole after it left memory: the reader of a node run by rows). */
+static trn_status reload(tiler *t, int s, trn_error *err)
+{
+    const twin all = {0, 0, t->sx, t->sz};
+    if (!(t->whole[s] = global_window(t, s, all))) return window_failed(t, err);
+    trn_node_result_measure(t->whole[s]);
+    return TRN_OK;
+}
+
+typedef struct rows_job {
+    tiler *t;
+    int src; /* the field input's node and pin */
+    uint32_t src_pin;
+    bool src_transport;        /* whether it carries a transport */
+    uint64_t key;              /* the erosion node's */
+    float *in, *up, *out, *tr; /* a band: input, its transport, heights, transport out */
+    float rise, fall;
+} rows_job;
+
+/* Rows [z0, z0 + count) of global node s's output pin (and its transport) from memory or the
+ * tile cache (key: the node's). */
+static trn_status rows_of(tiler *t, int s, uint64_t key, uint32_t pin, size_t z0, size_t count,
+                          float *values, float *transport, trn_error *err)
+{
+    const size_t n = count * t->sx;
+    if (t->whole[s]) {
+        const trn_gout *o = &t->whole[s]->outputs[pin];
+        memcpy(values, (const float *)o->values->data + z0 * t->sx, n * sizeof(float));
+        if (transport)
+            memcpy(transport, (const float *)o->transport->data + z0 * t->sx, n * sizeof(float));
+        return TRN_OK;
+    }
+    return trn_tile_store_read(t->store, key, pin, 0, (uint32_t)z0, t->sx, (uint32_t)count, values,
+                               transport, err);
+}
+
+static uint64_t src_key(const rows_job *j)
+{
+    return j->t->shell[j->src] ? j->t->shell[j->src]->key : 0u;
+}
+
+static trn_status rows_read(void *user, size_t z0, size_t count, float *rows, trn_error *err)
+{
+    rows_job *j = user;
+    return rows_of(j->t, j->src, src_key(j), j->src_pin, z0, count, rows, NULL, err);
+}
+
+/* A last cache tile row of one sample is stored with the row before it: a band then starts
+ * there (that row is in the cache already). */
+static size_t band_start(size_t z0, size_t count)
+{
+    return count == 1 && z0 > 0 ? z0 - 1 : z0;
+}
+
+/* The final heights of rows [z0, z0 + count): with the transport (the input's plus the change,
+ * or the change) into the tile cache, the largest rise and fall noted. */
+static trn_status rows_write(void *user, size_t z0, size_t count, const float *rows, trn_error *err)
+{
+    rows_job *j = user;
+    tiler *t = j->t;
+    const size_t b0 = band_start(z0, count), lead = (z0 - b0) * t->sx, n = count * t->sx;
+    trn_status st = rows_of(t, j->src, src_key(j), j->src_pin, z0, count, j->in,
+                            j->src_transport ? j->up : NULL, err);
+    if (!st && lead)
+        st = trn_tile_store_read(t->store, j->key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)(z0 - b0),
+                                 j->out, j->tr, err);
+    if (st) return st;
+    memcpy(j->out + lead, rows, n * sizeof(float));
+    for (size_t i = 0; i < n; i++) {
+        /* As trn_erosion_run's change and the node's transport sum, in float. */
+        const float d = rows[i] - j->in[i];
+        j->tr[lead + i] = j->src_transport ? j->up[i] + d : d;
+        if (d > j->rise) j->rise = d;
+        if (-d > j->fall) j->fall = -d;
+    }
+    return trn_tile_store_put_rows(t->store, j->key, 0, (uint32_t)b0, (uint32_t)(z0 + count - b0),
+                                   j->out, j->tr, err);
+}
+
+/* Whether anything reads output pin p of node k (a node's input, or the delivered pin). */
+static bool pin_read(const tiler *t, int k, uint32_t p)
+{
+    if (t->sink == k && t->sink_pin == p) return true;
+    for (uint32_t v = 0; v < t->L.n; v++)
+        for (uint32_t i = 0; i < TRN_GRAPH_MAX_INPUTS; i++)
+            if (t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i] == k &&
+                t->L.src_out[(size_t)v * TRN_GRAPH_MAX_INPUTS + i] == (int)p)
+                return true;
+    return false;
+}
+
+/* Erosion node k by rows: its input read from the cache (or memory) a cache tile row at a time,
+ * its outputs written to the cache as they become final; the deposited and eroded masks, which
+ * need the largest rise and fall, in a second pass when something reads them. Fills the node's
+ * shell; the node's whole grid is never held. */
+static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, trn_error *err)
+{
+    const trn_graph_node *node = &t->g->nodes[k];
+    const trn_node_type *ty = trn_node_type_find(node->type);
+    rows_job j;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.src = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    j.src_pin = (uint32_t)t->L.src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    j.key = t->L.keys[k];
+    j.src_transport = t->whole[j.src] ? t->whole[j.src]->outputs[j.src_pin].transport != NULL
+                                      : ((t->stored_transport[j.src] >> j.src_pin) & 1u) != 0;
+    const size_t chunk = t->stored, band = (chunk + 1u) * t->sx;
+    j.in = malloc(band * sizeof(float));
+    j.up = malloc(band * sizeof(float));
+    j.out = malloc(band * sizeof(float));
+    j.tr = malloc(band * sizeof(float));
+    trn_node_result *sh = NULL;
+    trn_status st = TRN_OK;
+    if (!j.in || !j.up || !j.out || !j.tr) st = oom(err);
+    /* The input's lowest and highest height (trn_field_range's: NaN skipped). */
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t z0 = 0; z0 < t->sz && !st; z0 += chunk) {
+        const size_t count = t->sz - z0 < chunk ? t->sz - z0 : chunk;
+        if ((st = rows_of(t, j.src, src_key(&j), j.src_pin, z0, count, j.in, NULL, err))) break;
+        for (size_t i = 0; i < count * t->sx; i++) {
+            if (j.in[i] < lo) lo = j.in[i];
+            if (j.in[i] > hi) hi = j.in[i];
+        }
+    }
+    if (lo > hi) lo = hi = 0.0f;
+    trn_node_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.node = node;
+    ctx.type = ty;
+    ctx.recipe = t->recipe;
+    ctx.threads = t->threads;
+    ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
+    ctx.progress = progress;
+    const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
+    if (!st) st = trn_node_erosion_rows(&ctx, lo, hi, &io, err);
+    const twin all = {0, 0, t->sx, t->sz};
+    if (!st && !(sh = result_on(t, all, j.key))) st = oom(err);
+    if (!st) {
+        sh->output_count = ty->output_count;
+        for (uint32_t p = 0; p < ty->output_count; p++)
+            sh->outputs[p].kind = ty->outputs[p].kind;
+        t->stored_transport[k] |= 1u;
+        if (!(sh->outputs[0].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
+    }
+    /* The masks: each side of the change over that side's largest value. */
+    const bool masks = ty->output_count >= 3 && (pin_read(t, k, 1) || pin_read(t, k, 2));
+    for (size_t z0 = 0; masks && z0 < t->sz && !st; z0 += chunk) {
+        const size_t count = t->sz - z0 < chunk ? t->sz - z0 : chunk;
+        const size_t b0 = band_start(z0, count), rows = z0 + count - b0, n = rows * t->sx;
+        if ((st = rows_of(t, j.src, src_key(&j), j.src_pin, b0, rows, j.in, NULL, err)) ||
+            (st = trn_tile_store_read(t->store, j.key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)rows,
+                                      j.out, NULL, err)))
+            break;
+        for (size_t i = 0; i < n; i++) {
+            const float d = j.out[i] - j.in[i];
+            j.up[i] = d > 0.0f && j.rise > 0.0f ? fminf(d / j.rise, 1.0f) : 0.0f;
+            j.tr[i] = d < 0.0f && j.fall > 0.0f ? fminf(-d / j.fall, 1.0f) : 0.0f;
+        }
+        if (!(st = trn_tile_store_put_rows(t->store, j.key, 1, (uint32_t)b0, (uint32_t)rows, j.up,
+                                           NULL, err)))
+            st = trn_tile_store_put_rows(t->store, j.key, 2, (uint32_t)b0, (uint32_t)rows, j.tr,
+                                         NULL, err);
+    }
+    for (uint32_t p = 1; masks && p < 3 && !st; p++)
+        if (!(sh->outputs[p].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
+    free(j.in);
+    free(j.up);
+    free(j.out);
+    free(j.tr);
     if (st) {
         trn_node_result_release(sh);
         return st;
@@ -632,7 +837,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
     if (t->store)
         for (uint32_t q = 0; q < t->L.order_count; q++) {
             const int k = t->L.order[q];
-            if (!up[k] || tiled_kind(t->reach[k].kind)) continue;
+            /* An erosion run by rows reads its field from the cache, not whole. */
+            if (!up[k] || tiled_kind(t->reach[k].kind) || by_rows(t, k)) continue;
             const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
                 const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
@@ -658,8 +864,19 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         nb.lo = t->units > 0.0 ? t->done / t->units : 0.0;
         nb.hi = t->units > 0.0 ? (t->done + t->tiles) / t->units : 0.0;
         trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
-        if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
-        if (!st && t->store) st = spill(t, k, err);
+        if (!st && by_rows(t, k)) {
+            st = erosion_rows(t, k, &sub, err);
+        } else {
+            /* A global input that left memory (one run by rows never held it) comes back. */
+            for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
+                const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
+                if (s >= 0 && !tiled_kind(t->reach[s].kind) && !t->whole[s] && t->shell &&
+                    t->shell[s])
+                    st = reload(t, s, err);
+            }
+            if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+            if (!st && t->store) st = spill(t, k, err);
+        }
         if (!st && advance(t, t->tiles, ty->name)) st = cancelled(err);
         /* Assembled inputs serve this node only (another reader assembles them again). */
         for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
@@ -770,6 +987,7 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
         /* Cache tiles of at least 64 samples: small evaluator tiles would make a file of a
          * few bytes each (a window reads whichever cache tiles it meets). */
         const uint32_t stored = size < TILE_STORE_MIN ? TILE_STORE_MIN : size;
+        t.stored = stored;
         if (!st) st = trn_tile_store_open(tiles->cache_dir, t.sx, t.sz, stored, &t.store, err);
     }
     for (uint32_t k = 0; k < t.L.n && !st; k++)
@@ -808,6 +1026,8 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     if (!(options && options->threads > 0)) t.threads = saved_threads;
     omp_set_num_threads(t.threads);
 #endif
+    t.sink = sink_node;
+    t.sink_pin = out_pin;
     if (!st) st = run_globals(&t, sink_node, tiles->tile, err);
     pin_sink ps = {out_pin, sink, user};
     if (!st) st = each_tile(&t, sink_node, tiles->tile, true, deliver, &ps, err);
@@ -871,9 +1091,17 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
             if (first_global && *first_global < 0) *first_global = k;
             /* Its whole-grid outputs (values and transport) and its inputs, while it runs:
              * the largest such node sets the peak (results are dropped after their last
-             * reader). */
+             * reader). With the disk tile cache: an erosion run by rows holds bands of rows; a
+             * stream power whose fine steps run in tiles its input, the amplified surface and the
+             * drainage area (docs/scale.md). */
+            const trn_erosion_quality qual = options ? options->quality : TRN_EROSION_FINAL;
+            const uint32_t chunk = tile < TILE_STORE_MIN ? TILE_STORE_MIN : tile;
             const uint64_t g =
-                whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
+                by_rows_cached(&t, k, true)
+                    ? trn_node_erosion_rows_bytes(&graph->nodes[k], ty, recipe, qual, chunk)
+                : trn_node_evolve_fine_in_tiles(&graph->nodes[k], ty, recipe, qual)
+                    ? whole * 3u
+                    : whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
             if (g > global_peak) global_peak = g;
         }
     }

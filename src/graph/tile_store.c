@@ -109,11 +109,22 @@ static trn_gbuf *cut(const float *whole, uint32_t sx, uint32_t x0, uint32_t z0, 
 trn_status trn_tile_store_put(trn_tile_store *s, uint64_t key, uint32_t pin, const float *values,
                               const float *transport, trn_error *err)
 {
-    for (uint32_t tz = 0; tz < s->ntz; tz++)
+    return trn_tile_store_put_rows(s, key, pin, 0, s->sz, values, transport, err);
+}
+
+trn_status trn_tile_store_put_rows(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t row0,
+                                   uint32_t rows, const float *values, const float *transport,
+                                   trn_error *err)
+{
+    /* Each tile row whose stored samples lie in the rows given and that starts at or after
+     * row0 (a tile row of one sample is stored with the row below it). */
+    for (uint32_t tz = (uint32_t)(((uint64_t)row0 + s->tile - 1u) / s->tile); tz < s->ntz; tz++)
         for (uint32_t tx = 0; tx < s->ntx; tx++) {
             uint32_t x0, z0, nx, nz;
             stored_axis(tx, s->tile, s->sx, &x0, &nx);
             stored_axis(tz, s->tile, s->sz, &z0, &nz);
+            if (z0 < row0 || (uint64_t)z0 + nz > (uint64_t)row0 + rows) return TRN_OK;
+            z0 -= row0;
             const uint64_t fk = file_key(key, pin, tx, tz);
             /* The grid's extent is a label here: one world unit a cell. */
             trn_node_result *r =

@@ -19,6 +19,14 @@ trn_status trn_tile_store_open(const char *parent, uint32_t sx, uint32_t sz, uin
 trn_status trn_tile_store_put(trn_tile_store *s, uint64_t key, uint32_t pin, const float *values,
                               const float *transport, trn_error *err);
 
+/* Rows [row0, row0 + rows) of such an array (values and transport hold those rows, sx floats a
+ * row): the tile rows among them are written, those from row0 on whose stored samples lie in
+ * the rows (a last tile row of one sample is stored with the row before it, so that row comes
+ * too). Bands of whole tile rows in any order make the array trn_tile_store_put makes. */
+trn_status trn_tile_store_put_rows(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t row0,
+                                   uint32_t rows, const float *values, const float *transport,
+                                   trn_error *err);
+
 /* The window [x0, x0 + nx) x [z0, z0 + nz) of array (key, pin) into values (and transport,
  * when the array has one and transport is not NULL), nx floats a row. */
 trn_status trn_tile_store_read(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t x0,

@@ -2,6 +2,7 @@
 #ifndef TRN_GRAPH_TILES_H
 #define TRN_GRAPH_TILES_H
 
+#include "gen/erosion_internal.h"
 #include "graph/graph_internal.h"
 
 /* Solves one global node (drainage, filling, accumulation, stream power, water, ...) for the
@@ -22,5 +23,29 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          trn_global_solver solve, trn_graph_tile_sink sink,
                                          void *user, trn_progress_fn progress, void *progress_user,
                                          trn_error *err);
+
+/* Whether an erosion node runs row band by row band in a tiled run with a disk tile cache:
+ * droplets (detach mode) on the output grid (no coarser droplet_cell). The tiled evaluator also
+ * asks that its drainage input be left unconnected and its field come from a global node. */
+bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t,
+                              const trn_recipe *recipe, trn_erosion_quality quality);
+
+/* Run erosion node c->node on the recipe's whole grid through io (trn_erosion_run_rows): the
+ * heights of trn_node_compute's field output, bit for bit; lo and hi are its input's lowest and
+ * highest height. */
+trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
+                                 const trn_erosion_rows_io *io, trn_error *err);
+
+/* What trn_node_erosion_rows holds, estimated, with cache tiles of chunk samples. */
+uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                     const trn_recipe *recipe, trn_erosion_quality quality,
+                                     uint32_t chunk);
+
+/* Whether a Stream Power node's steps on the output grid run in tiles in a tiled run with a
+ * disk tile cache (a coarsened evolution's fine steps, D8 or Rho8, no deposition, critical
+ * slope, cascade or open border): the node then holds its input, the amplified surface and
+ * the drainage area on the whole grid, not the whole-grid solve's arrays. */
+bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
+                                   const trn_recipe *recipe, trn_erosion_quality quality);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "gen/erosion_internal.h"
 #include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
 
 static const trn_pin_spec in_erosion[] = {
     {"field", TRN_PIN_HEIGHTFIELD, true, "heights to erode"},
@@ -239,13 +240,58 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
     return st;
 }
 
+bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t,
+                              const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    if (strcmp(t->name, "erosion") != 0) return false;
+    trn_erosion_params p;
+    erosion_params(n, t, recipe, quality, &p);
+    uint32_t cx, cz;
+    return p.mode == TRN_EROSION_DETACH &&
+           !trn_erosion_droplet_grid(&p, recipe->cells_x, recipe->cells_z, recipe->size_x,
+                                     recipe->size_z, &cx, &cz);
+}
+
+uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                     const trn_recipe *recipe, trn_erosion_quality quality,
+                                     uint32_t chunk)
+{
+    const uint64_t sx = (uint64_t)recipe->cells_x + 1u, sz = (uint64_t)recipe->cells_z + 1u;
+    trn_erosion_params p;
+    erosion_params(n, t, recipe, quality, &p);
+    /* The droplets' band (2 rows of tiles a round in flight, a tile row being loaded), the
+     * thermal passes' two bands, the node's four rows of cache tiles, each a row of samples. */
+    const uint64_t tile = 2u * ((uint64_t)p.lifetime + p.radius + 2u) + 2u;
+    const uint64_t rounds = p.droplets || p.droplet_density > 0 ? 4u * (uint64_t)p.iterations : 0u;
+    uint64_t rows = (2u * rounds + 3u) * tile + 2u * chunk +
+                    2u * ((uint64_t)chunk + 2u * p.thermal_iterations) +
+                    4u * ((uint64_t)chunk + 1u);
+    if (rows > 8u * sz) rows = 8u * sz;
+    return rows * sx * sizeof(float);
+}
+
+trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
+                                 const trn_erosion_rows_io *io, trn_error *err)
+{
+    const size_t nx = (size_t)c->recipe->cells_x + 1u, nz = (size_t)c->recipe->cells_z + 1u;
+    trn_erosion_params p;
+    erosion_params(c->node, c->type, c->recipe, c->quality, &p);
+    p.threads = c->threads;
+    trn_erosion_ledger ledger;
+    const trn_status st =
+        trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p, c->recipe->seed, lo,
+                             hi, io, &ledger, trn_node_bridge, (void *)c->progress, err);
+    return st ? trn_node_wrap(c, err, st) : TRN_OK;
+}
+
 /* Version 2: the eroded field carries its transport (a version 1 result in a cache folder has
- * none, so its key must not match). */
+ * none, so its key must not match). Version 3: droplets planned per tile in rounds (other
+ * heights than version 2's droplet batches). */
 const trn_node_module trn_node_erosion = {
     TRN_SPEC("erosion", "Erosion", "simulation",
              "Droplet hydraulic erosion or sediment transport, plus thermal relaxation, with a "
              "transport ledger.",
-             2, in_erosion, out_erosion, p_erosion, true),
+             3, in_erosion, out_erosion, p_erosion, true),
     20.0,
     false,
     erosion_compute,

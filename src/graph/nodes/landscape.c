@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
 #include "terrane/landscape.h"
@@ -242,6 +243,19 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     }
 }
 
+bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
+                                   const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    if (strcmp(t->name, "stream_power") != 0) return false;
+    trn_evolve_options o;
+    sp_options(n, t, recipe, quality, &o);
+    const trn_flow_routing fine =
+        o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
+    const char *border = trn_graph_param_text(n, t, "border");
+    return o.coarsen > 1 && !o.cascade_steps && fine != TRN_ROUTING_MFD && !(o.sp.deposition > 0) &&
+           !(o.sp.critical_slope > 0) && !(border && strcmp(border, "open") == 0);
+}
+
 void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
                          const trn_recipe *recipe, trn_erosion_quality quality)
 {
@@ -293,8 +307,8 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
     for (uint32_t cc = o.coarsen, f = 2u; o.cascade_steps && cc >= 4u && cc % 2u == 0;
          cc /= 2u, f *= 2u)
         cascade_samples += (gx / f + 2u) * (gz / f + 2u);
-    fine_work = trn_sat_add(fine_work,
-                            trn_sat_mul(trn_sat_mul(cascade_samples, o.cascade_steps), 4u));
+    fine_work =
+        trn_sat_add(fine_work, trn_sat_mul(trn_sat_mul(cascade_samples, o.cascade_steps), 4u));
     out->work = trn_sat_add(trn_sat_add(samples, steps_work), fine_work);
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " x %" PRIu64 " samples x %" PRIu32 " steps x 4 + %" PRIu64
@@ -359,8 +373,7 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *no
  * 2^(v (2 noise - 1)), fbm of 4 octaves. NULL (and TRN_OK) when the rock is uniform. */
 static trn_status sp_rock_mask(const trn_node_ctx *c, const trn_graph_node *node,
                                const trn_node_type *type, const trn_field *f, uint32_t cells_x,
-                               uint32_t cells_z, double x0, double z0, float **out,
-                               trn_error *err)
+                               uint32_t cells_z, double x0, double z0, float **out, trn_error *err)
 {
     *out = NULL;
     const double v = trn_graph_param_number(node, type, "rock_variation");
@@ -538,10 +551,9 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
          * samples before the map. */
         const double x0 = -(double)pad * (input->size_x / input->cells_x);
         const double z0 = -(double)pad * (input->size_z / input->cells_z);
-        st = sp_rock_mask(c, node, type, &f,
-                          refine > 1 ? f.cells_x * refine : (f.cells_x + ec - 1u) / ec,
-                          refine > 1 ? f.cells_z * refine : (f.cells_z + ec - 1u) / ec, x0, z0,
-                          &rock, err);
+        st = sp_rock_mask(
+            c, node, type, &f, refine > 1 ? f.cells_x * refine : (f.cells_x + ec - 1u) / ec,
+            refine > 1 ? f.cells_z * refine : (f.cells_z + ec - 1u) / ec, x0, z0, &rock, err);
     }
     float *area = st ? NULL : malloc(wn * sizeof *area);
     if (!area) {
