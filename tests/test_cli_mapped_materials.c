@@ -196,6 +196,84 @@ static void test_mapping_gltf_extras(void)
     json_decref(doc);
 }
 
+/* glTF: a role's Material document becomes that material's textures (base colour, normal,
+ * roughness as metallicRoughness with metallic 0, emissive; the texture scale as
+ * KHR_texture_transform), image URIs relative to the glTF file; every layer's maps are in the
+ * mapping extras; without UVs only the extras; a document that does not resolve fails the
+ * export at its line and column. */
+static void test_material_gltf_textures(void)
+{
+    char project[800], cmd[2400], path[1000], gltf[900];
+    snprintf(project, sizeof project, "%s/textured", tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && mkdir -p '%s/materials/soil' '%s/out'",
+             project, GRAPH_PROJECT, project, project, project);
+    CHECK_EQ_INT(system(cmd), 0);
+    static const char manifest[] = "{\"type\": \"Material\", \"source\": \"soil.material.json\"}";
+    snprintf(path, sizeof path, "%s/materials/soil.asset.json", project);
+    CHECK(trn_test_write_file(path, manifest, strlen(manifest)));
+    static const char soil[] =
+        "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 0.5,\n"
+        "\"maps\": {\"albedo\": \"soil/a b.png\", \"normal\": \"soil/n.png\", \"roughness\": "
+        "\"soil/r.png\", \"height\": \"soil/h.png\", \"emissive\": \"soil/e.png\"}}";
+    snprintf(path, sizeof path, "%s/materials/soil.material.json", project);
+    CHECK(trn_test_write_file(path, soil, strlen(soil)));
+    static const char *const files[] = {"a b.png", "n.png", "r.png", "h.png", "e.png"};
+    for (int k = 0; k < 5; k++) {
+        snprintf(path, sizeof path, "%s/materials/soil/%s", project, files[k]);
+        CHECK(trn_test_write_file(path, "png", 3));
+    }
+    snprintf(gltf, sizeof gltf, "%s/out/land.gltf", project);
+    CHECK_EQ_INT(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 --uvs -q", project, gltf),
+                 0);
+    json_error_t je;
+    json_t *doc = json_load_file(gltf, 0, &je);
+    CHECK(doc != NULL);
+    const json_t *images = json_object_get(doc, "images"), *textures = json_object_get(doc, "textures");
+    CHECK_EQ_INT((int)json_array_size(images), 4); /* the height map is for the mapped path */
+    CHECK_EQ_INT((int)json_array_size(textures), 4);
+    CHECK(strcmp(json_string_value(json_object_get(json_array_get(images, 0), "uri")),
+                 "../materials/soil/a%20b.png") == 0);
+    CHECK(strcmp(json_string_value(json_array_get(json_object_get(doc, "extensionsUsed"), 0)),
+                 "KHR_texture_transform") == 0);
+    const json_t *ground = NULL, *mats = json_object_get(doc, "materials");
+    for (size_t k = 0; k < json_array_size(mats); k++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(mats, k), "name")), "ground") == 0)
+            ground = json_array_get(mats, k);
+    CHECK(ground != NULL);
+    const json_t *pbr = json_object_get(ground, "pbrMetallicRoughness");
+    const json_t *base = json_object_get(pbr, "baseColorTexture");
+    CHECK(base && json_integer_value(json_object_get(base, "texCoord")) == 0);
+    CHECK(json_number_value(json_array_get(json_object_get(json_object_get(json_object_get(base, "extensions"), "KHR_texture_transform"), "scale"), 0)) == 0.5);
+    CHECK(json_number_value(json_object_get(pbr, "metallicFactor")) == 0.0);
+    CHECK(json_object_get(pbr, "metallicRoughnessTexture") != NULL);
+    CHECK(json_object_get(ground, "normalTexture") != NULL);
+    CHECK(json_object_get(ground, "emissiveTexture") != NULL);
+    const json_t *mine = json_object_get(json_object_get(ground, "extras"), "material");
+    CHECK(strcmp(json_string_value(json_object_get(mine, "height")), "../materials/soil/h.png") == 0);
+    /* a material without a document (rock) has no textures; every layer's maps in the extras */
+    for (size_t k = 0; k < json_array_size(mats); k++) {
+        const json_t *m = json_array_get(mats, k);
+        if (strcmp(json_string_value(json_object_get(m, "name")), "rock") != 0) continue;
+        CHECK(!json_object_get(json_object_get(m, "pbrMetallicRoughness"), "baseColorTexture"));
+        const json_t *lm = json_object_get(json_object_get(json_object_get(m, "extras"), "mapping"), "layer_maps");
+        CHECK_EQ_INT((int)json_array_size(lm), 10);
+        CHECK(strcmp(json_string_value(json_object_get(json_array_get(lm, 0), "emissive")), "../materials/soil/e.png") == 0);
+        CHECK(json_is_null(json_array_get(lm, 2)));
+    }
+    json_decref(doc);
+    /* without UVs: no textures (glTF needs TEXCOORD_0 for them), the maps still in the extras */
+    CHECK_EQ_INT(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 -q", project, gltf), 0);
+    doc = json_load_file(gltf, 0, &je);
+    CHECK(doc && !json_object_get(doc, "images") && !json_object_get(doc, "extensionsUsed"));
+    json_decref(doc);
+    /* a missing map fails the export at its line and column */
+    snprintf(path, sizeof path, "%s/materials/soil/n.png", project);
+    CHECK(remove(path) == 0);
+    CHECK(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 --uvs -q", project, gltf) != 0);
+    CHECK_CONTAINS(err_text, "soil.material.json:2:");
+    CHECK_CONTAINS(err_text, "maps.normal: the normal map soil/n.png is missing");
+}
+
 /* BeamNG: terrane's own TerrainMaterials on steep ground get useSideProjection, the others
  * not; without triplanar none does. Unity: the splat lists the mapping. */
 static void test_mapping_engine_exports(void)
@@ -306,6 +384,7 @@ int main(void)
     RUN(test_material_set_mapping_parse);
     RUN(test_mapping_cooked);
     RUN(test_mapping_gltf_extras);
+    RUN(test_material_gltf_textures);
     RUN(test_mapping_engine_exports);
     RUN(test_mapping_lua);
     reset_output();

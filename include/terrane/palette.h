@@ -117,6 +117,10 @@ trn_status trn_material_parse(const char *text, size_t size, const char *path, t
  * TRN_ERR_INVALID_ARGUMENT for a map outside the project. */
 trn_status trn_material_resolve(const char *project_root, const char *asset_id, trn_material *out,
                                 bool *no_manifest, trn_error *err);
+/* The same from a recipe (or any document) at recipe_path: the project is the nearest folder at
+ * or above its folder holding the id's manifest, as trn_palette_resolve finds a palette's. */
+trn_status trn_material_find(const char *recipe_path, const char *asset_id, trn_material *out,
+                             bool *no_manifest, trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Palettes (terrain_palette, format_version 3).

@@ -364,3 +364,23 @@ trn_status trn_material_resolve(const char *project_root, const char *asset_id, 
     }
     return st;
 }
+
+trn_status trn_material_find(const char *recipe_path, const char *asset_id, trn_material *out,
+                             bool *no_manifest, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (no_manifest) *no_manifest = false;
+    if (!asset_id || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
+                             "trn_material_find: asset_id and material are required");
+    if (!asset_rel_ok(asset_id)) return trn_material_resolve(".", asset_id, out, NULL, err);
+    char start[4096] = ".", root[4096];
+    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
+    if (slash)
+        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
+                 recipe_path);
+    trn_status st = find_root(start, asset_id, "recipe", root, sizeof root, err);
+    if (st == TRN_ERR_NOT_FOUND && no_manifest) *no_manifest = true;
+    if (st) return st;
+    return trn_material_resolve(root, asset_id, out, no_manifest, err);
+}
