@@ -203,7 +203,7 @@ static void test_mapping_gltf_extras(void)
  * export at its line and column. */
 static void test_material_gltf_textures(void)
 {
-    char project[800], cmd[2400], path[1000], gltf[900];
+    char project[600], cmd[4000], path[1000], gltf[900];
     snprintf(project, sizeof project, "%s/textured", tmp);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && mkdir -p '%s/materials/soil' '%s/out'",
              project, GRAPH_PROJECT, project, project, project);
