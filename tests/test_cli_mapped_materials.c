@@ -274,6 +274,42 @@ static void test_material_gltf_textures(void)
     CHECK_CONTAINS(err_text, "maps.normal: the normal map soil/n.png is missing");
 }
 
+/* terrane info describes a Material document: its maps, each marked missing when its file is
+ * not beside the document; JSON with input_format "material"; a bad document fails at its
+ * line and column. */
+static void test_material_info(void)
+{
+    char dir[700], doc[800], map[800];
+    snprintf(dir, sizeof dir, "%s/info-material", tmp);
+    mkdir(dir, 0755);
+    snprintf(doc, sizeof doc, "%s/soil.material.json", dir);
+    static const char text[] = "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 2,\n"
+                               "\"maps\": {\"albedo\": \"soil.png\", \"normal\": \"gone.png\"}}\n";
+    CHECK(trn_test_write_file(doc, text, strlen(text)));
+    snprintf(map, sizeof map, "%s/soil.png", dir);
+    CHECK(trn_test_write_file(map, "png", 3));
+    CHECK_EQ_INT(cli("info %s", doc), 0);
+    CHECK_CONTAINS(out_text, "Material 'Soil' (format_version 1)");
+    CHECK_CONTAINS(out_text, "texture scale: 2");
+    CHECK_CONTAINS(out_text, "albedo     soil.png\n");
+    CHECK_CONTAINS(out_text, "normal     gone.png (missing: no such file beside the document)");
+    CHECK_CONTAINS(out_text, "emissive   none");
+    CHECK_EQ_INT(cli("info %s --format json", doc), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    CHECK(o && strcmp(json_string_value(json_object_get(o, "input_format")), "material") == 0);
+    const json_t *maps = json_object_get(o, "maps");
+    CHECK(json_is_true(json_object_get(json_object_get(maps, "albedo"), "exists")));
+    CHECK(json_is_false(json_object_get(json_object_get(maps, "normal"), "exists")));
+    CHECK(json_is_null(json_object_get(maps, "height")));
+    json_decref(o);
+    static const char bad[] = "{\"format_version\": 1, \"name\": \"Soil\",\n"
+                              "\"maps\": {\"albedo\": \"../soil.png\"}}\n";
+    CHECK(trn_test_write_file(doc, bad, strlen(bad)));
+    CHECK_EQ_INT(cli("info %s", doc), 1);
+    CHECK_CONTAINS(err_text, "soil.material.json:2:20: maps.albedo: expected a PNG file's path");
+}
+
 /* BeamNG: terrane's own TerrainMaterials on steep ground get useSideProjection, the others
  * not; without triplanar none does. Unity: the splat lists the mapping. */
 static void test_mapping_engine_exports(void)
@@ -385,6 +421,7 @@ int main(void)
     RUN(test_mapping_cooked);
     RUN(test_mapping_gltf_extras);
     RUN(test_material_gltf_textures);
+    RUN(test_material_info);
     RUN(test_mapping_engine_exports);
     RUN(test_mapping_lua);
     reset_output();
