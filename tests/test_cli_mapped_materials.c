@@ -310,6 +310,46 @@ static void test_material_info(void)
     CHECK_CONTAINS(err_text, "soil.material.json:2:20: maps.albedo: expected a PNG file's path");
 }
 
+/* The cooked payload carries the Material documents (MATD): the soil's texture scale and map
+ * paths relative to the project, by layer; a layer without a document has none; a changed
+ * document cooks again as a changed material set. Uses test_material_gltf_textures' project. */
+static void test_material_payload(void)
+{
+    char project[600], out[800], payload[900], path[1000];
+    snprintf(project, sizeof project, "%s/textured", tmp);
+    snprintf(path, sizeof path, "%s/materials/soil/n.png", project);
+    CHECK(trn_test_write_file(path, "png", 3)); /* removed by the glTF test's last step */
+    snprintf(out, sizeof out, "%s/cooked_textured", tmp);
+    snprintf(payload, sizeof payload, "%s/terrain/landscape.terrain.bin", out);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    if (!p) return;
+    double scale = 0;
+    const char *maps[TRN_MAP_COUNT] = {NULL};
+    CHECK(strcmp(trn_payload_layer_material(p, 0), "asset://materials/soil") == 0);
+    CHECK(trn_payload_layer_maps(p, 0, &scale, maps));
+    CHECK(scale == 0.5);
+    CHECK(maps[TRN_MAP_ALBEDO] && strcmp(maps[TRN_MAP_ALBEDO], "materials/soil/a b.png") == 0);
+    CHECK(maps[TRN_MAP_EMISSIVE] && strcmp(maps[TRN_MAP_EMISSIVE], "materials/soil/e.png") == 0);
+    CHECK(!trn_payload_layer_maps(p, 2, &scale, maps)); /* the rock: no document */
+    CHECK(scale == 1.0 && maps[TRN_MAP_ALBEDO] && !maps[TRN_MAP_ALBEDO][0]);
+    CHECK(!trn_payload_layer_maps(p, 99, NULL, NULL));
+    trn_payload_free(p);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    CHECK_CONTAINS(out_text, "up to date");
+    snprintf(path, sizeof path, "%s/materials/soil.material.json", project);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"texture_scale\": 0.5/\"texture_scale\": 0.25/' '%s'", path);
+    CHECK(system(cmd) == 0);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (material set changed)");
+    /* the example without documents: no MATD section, every layer without one */
+    CHECK_EQ_INT(cli("info %s/cooked/terrain/landscape.terrain.bin", tmp), 0);
+    CHECK(!strstr(out_text, "MATD"));
+}
+
 /* BeamNG: terrane's own TerrainMaterials on steep ground get useSideProjection, the others
  * not; without triplanar none does. Unity: the splat lists the mapping. */
 static void test_mapping_engine_exports(void)
@@ -421,6 +461,7 @@ int main(void)
     RUN(test_mapping_cooked);
     RUN(test_mapping_gltf_extras);
     RUN(test_material_gltf_textures);
+    RUN(test_material_payload);
     RUN(test_material_info);
     RUN(test_mapping_engine_exports);
     RUN(test_mapping_lua);

@@ -99,6 +99,8 @@ typedef struct trn_material {
     double texture_scale;      /* repetitions per world unit multiplier, > 0 (default 1) */
     char *paths[TRN_MAP_COUNT]; /* set by trn_material_resolve: each map's real path */
     char *source;               /* set by trn_material_resolve: the document's path */
+    char *id;                   /* set by trn_material_resolve: the asset id */
+    char *project;              /* set by trn_material_resolve: the project folder's real path */
 } trn_material;
 
 void trn_material_dispose(trn_material *material);

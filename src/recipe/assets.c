@@ -330,7 +330,8 @@ trn_status trn_material_resolve(const char *project_root, const char *asset_id, 
     size_t size = 0;
     if (!st) st = trn_rcp_manifest_source(&m, &text, &size, err);
     if (!st) st = trn_material_parse(text, size, m.source_path, out, err);
-    if (!st && !(out->source = strdup(m.source_path)))
+    if (!st && (!(out->source = strdup(m.source_path)) || !(out->id = strdup(asset_id)) ||
+                !(out->project = strdup(root))))
         st = trn_error_set(err, TRN_ERR_NO_MEMORY, m.source_path, -1, "out of memory");
     for (int k = 0; !st && k < TRN_MAP_COUNT; k++) {
         if (!out->maps[k]) continue;

@@ -426,6 +426,8 @@ void trn_material_dispose(trn_material *m)
     if (!m) return;
     free(m->name);
     free(m->source);
+    free(m->id);
+    free(m->project);
     for (int k = 0; k < TRN_MAP_COUNT; k++) {
         free(m->maps[k]);
         free(m->paths[k]);
