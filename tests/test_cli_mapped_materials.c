@@ -345,6 +345,21 @@ static void test_material_payload(void)
     CHECK(system(cmd) == 0);
     CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
     CHECK_CONTAINS(out_text, "cooked (material set changed)");
+    /* Lua: the same through payload:layer_maps */
+    char script[700];
+    snprintf(script, sizeof script, "%s/maps.lua", tmp);
+    static const char lua[] =
+        "local terrane = require('terrane')\n"
+        "local p = terrane.open(arg[1])\n"
+        "local soil = p:layer_maps(1)\n"
+        "assert(soil.texture_scale == 0.25 and soil.albedo == 'materials/soil/a b.png')\n"
+        "assert(soil.height == 'materials/soil/h.png')\n"
+        "assert(p:layer_maps(3) == nil and p:layer_maps(0) == nil and p:layer_maps(99) == nil)\n"
+        "print('maps ok')\n";
+    CHECK(trn_test_write_file(script, lua, strlen(lua)));
+    CHECK_EQ_INT(cli("lua %s %s -- %s", script, payload, payload), 0);
+    if (err_text && err_text[0]) fprintf(stderr, "%s\n", err_text);
+    CHECK_CONTAINS(out_text, "maps ok");
     /* the example without documents: no MATD section, every layer without one */
     CHECK_EQ_INT(cli("info %s/cooked/terrain/landscape.terrain.bin", tmp), 0);
     CHECK(!strstr(out_text, "MATD"));
