@@ -77,7 +77,8 @@ fuzz-check: fuzz
 mutation-check: deps
 	nice python3 tools/mutation/run.py --jobs $(JOBS) $(if $(MUTATIONS),--only $(MUTATIONS))
 
-# Debian packages libterrane0, libterrane-dev and terrane (docs/library.md), built by
+# Debian packages libterrane0, libterrane-dev, terrane and, where OpenMPI (libopenmpi-dev) is
+# installed, terrane-mpi (docs/library.md), built by
 # dpkg-buildpackage from a copy of this tree in build-deb/ and checked there by lintian and
 # packaging/check-deb.sh (packaging/build-deb.sh does both; the deb_lintian test runs it too).
 # The version is CMakeLists.txt's project VERSION (debian/rules refuses a debian/changelog that

@@ -3,14 +3,15 @@
  * regenerated with a warm node cache (every node reused), timed whole, and the validation and
  * cache key it computes (which read the graph's JSON text again until the recipe kept its graph
  * read once) timed alone; then a session (what the studio edits) on the same recipe, one raise
- * stroke at a time. The parser hook's count of JSON texts read per regeneration and per stroke
- * beside them. */
+ * stroke at a time, and the cache key such a stroke computes for the changed recipe, alone. The
+ * parser hook's count of JSON texts read per regeneration and per stroke beside them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
 #include "core/json_pos.h"
+#include "recipe/recipe_internal.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
 #include "terrane/layers.h"
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
     printf("65x65 mountain-range, warm cache, %d runs, load %.2f\n", runs, load_average());
     printf("regeneration: median %.3f ms, best %.3f ms; %.1f JSON texts read each\n",
            t[runs / 2] * 1e3, t[0] * 1e3, parses);
-    printf("validate + cache key alone: median %.3f ms, best %.3f ms\n", k[runs / 2] * 1e3,
+    printf("validate + cache key alone: median %.4f ms, best %.4f ms\n", k[runs / 2] * 1e3,
            k[0] * 1e3);
     /* A session's strokes (the studio's edit): raise, radius 6 cells, here and there. */
     trn_session *ss = NULL;
@@ -114,6 +115,45 @@ int main(int argc, char **argv)
     qsort(t, (size_t)runs, sizeof *t, cmp);
     printf("session stroke (+ result): median %.3f ms, best %.3f ms; %.1f JSON texts read each\n",
            t[runs / 2] * 1e3, t[0] * 1e3, stroke_parses);
+    /* What a stroke spends on the cache key: the session's recipe (now with its strokes), changed
+     * before each key so that nothing kept is reused, keyed as a stroke keys it (no validation). */
+    const trn_recipe *sr = trn_session_recipe(ss);
+    trn_recipe view = *sr; /* shares the session's arrays and model; never disposed */
+    char *canon = NULL;
+    size_t canon_size = 0;
+    if (trn_recipe_canonical_json(sr, &canon, &canon_size, &e) != TRN_OK) {
+        fprintf(stderr, "%s\n", e.message);
+        return 1;
+    }
+    free(canon);
+    for (int i = 0; i < runs; i++) {
+        uint64_t key;
+        view.seed = sr->seed + 1u + (uint64_t)(i & 1);
+        const double t0 = now_s();
+        if (trn_rcp_cache_key_of_valid(&view, &key, &e) != TRN_OK) {
+            fprintf(stderr, "%s\n", e.message);
+            return 1;
+        }
+        t[i] = now_s() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp);
+    printf("cache key of the changed %u-stroke recipe (%zu bytes of canonical text): median %.3f "
+           "ms, best %.3f ms\n",
+           sr->stroke_count, canon_size, t[runs / 2] * 1e3, t[0] * 1e3);
+    /* The studio keeps each step's canonical text (its history): the text itself, printed. */
+    for (int i = 0; i < runs; i++) {
+        view.seed = sr->seed + 1u + (uint64_t)(i & 1);
+        const double t0 = now_s();
+        if (trn_recipe_canonical_json(&view, &canon, NULL, &e) != TRN_OK) {
+            fprintf(stderr, "%s\n", e.message);
+            return 1;
+        }
+        t[i] = now_s() - t0;
+        free(canon);
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp);
+    printf("canonical text of the changed recipe: median %.3f ms, best %.3f ms\n",
+           t[runs / 2] * 1e3, t[0] * 1e3);
     trn_session_free(ss);
     free(t);
     free(k);

@@ -17,6 +17,8 @@ if(TRN_MPI_BUILT)
   target_compile_options(terrane-mpi PRIVATE ${TRN_WARNINGS})
   target_link_libraries(terrane-mpi PRIVATE terrane_static MPI::MPI_C)
   install(TARGETS terrane-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${CMAKE_SOURCE_DIR}/tools/man/terrane-mpi.1
+          DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
   find_program(TRN_MPIRUN NAMES mpirun mpiexec HINTS ${MPI_C_COMPILER_DIR})
 endif()
 

@@ -45,7 +45,101 @@ static void assert_same_modern(const trn_ter *a, const trn_ter *b, bool same_war
     }
 }
 
+/* Legacy files are 256 x 256 maps (196 KiB and more), too large for the fuzzer to reach their
+ * tail by mutation: an input starting with TER_COMPACT is a short description expanded into a
+ * whole legacy file, so names, alpha maps, scripts and edge paths are fuzzed at small-input speed.
+ * Layout: TER_COMPACT, version, then for the heights and the material map a length byte and that
+ * many bytes repeated over the map, then the tail as the file has it (eight u8-length names),
+ * where each alpha map is given as a length byte and a pattern, and the rest is copied as is. */
+#define TER_COMPACT 0xA5u
+#define LEGACY_SAMPLES ((size_t)TRN_TER_LEGACY_SIZE * TRN_TER_LEGACY_SIZE)
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, at;
+    uint8_t *out;
+    size_t len, cap;
+} expander;
+
+static void put(expander *x, const uint8_t *b, size_t n)
+{
+    if (x->len + n > x->cap) {
+        size_t cap = x->cap ? x->cap : 1u << 18;
+        while (cap < x->len + n)
+            cap *= 2;
+        uint8_t *o = realloc(x->out, cap);
+        FUZZ_ASSERT(o);
+        x->out = o;
+        x->cap = cap;
+    }
+    if (b) memcpy(x->out + x->len, b, n); /* NULL reserves n bytes for the caller to fill */
+    x->len += n;
+}
+
+/* A length byte and a pattern from the input, repeated to fill n bytes (zeros for length 0). */
+static void put_pattern(expander *x, size_t n)
+{
+    size_t plen = x->at < x->n ? x->p[x->at++] : 0;
+    if (plen > x->n - x->at) plen = x->n - x->at;
+    const uint8_t *pat = x->p + x->at;
+    x->at += plen;
+    const size_t start = x->len;
+    put(x, NULL, n);
+    uint8_t *o = x->out + start;
+    if (!plen) {
+        memset(o, 0, n);
+        return;
+    }
+    /* Doubling copies: a per-byte loop here would be traced by the fuzzer and cost most of a run. */
+    size_t have = plen < n ? plen : n;
+    memcpy(o, pat, have);
+    while (have < n) {
+        const size_t k = have < n - have ? have : n - have;
+        memcpy(o + have, o, k);
+        have += k;
+    }
+}
+
+/* The legacy file the compact input describes; NULL unless it starts with TER_COMPACT. */
+static uint8_t *expand_legacy(const uint8_t *data, size_t size, size_t *out_size)
+{
+    if (size < 2 || data[0] != TER_COMPACT) return NULL;
+    expander x = {data, size, 2, NULL, 0, 0};
+    const uint8_t version = (uint8_t)(1u + data[1] % 6u);
+    put(&x, &version, 1);
+    put_pattern(&x, (size_t)LEGACY_SAMPLES * 2);
+    put_pattern(&x, LEGACY_SAMPLES);
+    unsigned named = 0;
+    for (unsigned slot = 0; slot < 8 && x.at < x.n; slot++) {
+        size_t len = x.p[x.at];
+        if (len > x.n - x.at - 1) len = x.n - x.at - 1;
+        if (len) named++;
+        put(&x, x.p + x.at, len + 1);
+        x.at += len + 1;
+    }
+    if (version >= 2)
+        for (unsigned k = 0; k < named && x.at < x.n; k++)
+            put_pattern(&x, LEGACY_SAMPLES);
+    if (x.at < x.n) put(&x, x.p + x.at, x.n - x.at);
+    *out_size = x.len;
+    return x.out;
+}
+
+static int check_one(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    check_one(data, size);
+    size_t big_size = 0;
+    uint8_t *big = expand_legacy(data, size, &big_size);
+    if (big) {
+        check_one(big, big_size);
+        free(big);
+    }
+    return 0;
+}
+
+static int check_one(const uint8_t *data, size_t size)
 {
     trn_ter_limits lim;
     trn_ter_limits_default(&lim);

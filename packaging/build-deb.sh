@@ -5,7 +5,8 @@
 # The packages land in DEB_DIR, the copy in DEB_DIR/terrane. --keep keeps the copy's compiled
 # objects (obj-*/) from the last run, so only what changed is compiled again; the sources are
 # copied afresh either way (with their own times, which is what lets make skip the rest).
-# DEBFULLNAME and DEBEMAIL name the Maintainer (set-maintainer.sh); DEB_BUILD_OPTIONS is passed on.
+# DEBFULLNAME and DEBEMAIL name the Maintainer (set-maintainer.sh); DEB_BUILD_OPTIONS and
+# DEB_BUILD_PROFILES are passed on.
 set -eu
 keep=0
 if [ "${1-}" = --keep ]; then
@@ -30,7 +31,8 @@ else
 fi
 # The last run's packages only (check-deb.sh reads the ones of the changelog's version).
 rm -f "$DIR"/libterrane0_*.deb "$DIR"/libterrane0-dbgsym_*.deb "$DIR"/libterrane-dev_*.deb \
-    "$DIR"/terrane_*.deb "$DIR"/terrane-dbgsym_*.deb "$DIR"/terrane_*.changes "$DIR"/terrane_*.buildinfo
+    "$DIR"/terrane_*.deb "$DIR"/terrane-dbgsym_*.deb "$DIR"/terrane-mpi_*.deb \
+    "$DIR"/terrane-mpi-dbgsym_*.deb "$DIR"/terrane_*.changes "$DIR"/terrane_*.buildinfo
 mkdir -p "$TREE"
 if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     (cd "$SRC" && git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf -)
@@ -39,5 +41,13 @@ else
 fi | tar -xf - -C "$TREE"
 sh "$SRC/packaging/set-maintainer.sh" "$TREE"
 # -nc: no clean first (the copy is fresh, and a clean would remove the objects --keep kept).
+# terrane-mpi needs OpenMPI to build: without libopenmpi-dev the pkg.terrane.nompi profile leaves
+# it out (and DEB_BUILD_PROFILES, when set, decides).
+if [ -z "${DEB_BUILD_PROFILES+set}" ] &&
+    ! dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install ok installed"; then
+    echo "libopenmpi-dev is not installed: building without terrane-mpi (profile pkg.terrane.nompi)"
+    DEB_BUILD_PROFILES=pkg.terrane.nompi
+    export DEB_BUILD_PROFILES
+fi
 (cd "$TREE" && dpkg-buildpackage -b -nc -us -uc -J"$JOBS")
 sh "$SRC/packaging/check-deb.sh" "$DIR" "$SRC"

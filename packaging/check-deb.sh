@@ -43,6 +43,15 @@ contains terrane usr/bin/terrane usr/share/man/man1/terrane.1.gz usr/share/doc/t
     usr/share/terrane/examples/recipes/dem.tif usr/share/terrane/examples/project/world.scene.json \
     usr/share/terrane/examples/terrain_3d/world.scene.json \
     usr/share/terrane/examples/terrain_graph_3d/terrain/landscape.terrain.json
+# terrane-mpi, where OpenMPI was there to build it (build-deb.sh says when it was not).
+if [ -f "$DIR/terrane-mpi_${version}_$arch.deb" ]; then
+    contains terrane-mpi usr/bin/terrane-mpi usr/share/man/man1/terrane-mpi.1.gz
+    dpkg-deb -f "$DIR/terrane-mpi_${version}_$arch.deb" Depends | grep -q 'libopenmpi' ||
+        fail "terrane-mpi does not depend on OpenMPI's library"
+elif dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install ok installed" &&
+    [ -z "${DEB_BUILD_PROFILES-}" ]; then
+    fail "OpenMPI is installed but terrane-mpi_${version}_$arch.deb was not built"
+fi
 for deb in "$DIR"/*_"$version"_"$arch".deb; do
     echo "== $(basename "$deb")"
     dpkg-deb -f "$deb" Package Version Depends

@@ -41,6 +41,8 @@ src/formats/beamng/ter_legacy.c 3
 src/formats/beamng/ter_internal.h 3
 src/recipe/recipe_internal.h 4
 src/recipe/recipe_base.c 4
+src/recipe/recipe_fields.c 4
+src/recipe/recipe_fields.h 4
 src/recipe/strokes.c 4
 src/graph 5
 src/recipe 6

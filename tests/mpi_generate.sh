@@ -1,7 +1,8 @@
 #!/bin/sh
 # mpirun -np N terrane-mpi generate writes the bytes of one process and of
 # 'terrane generate --tiles' (the same tiled BigTIFF), for tiles that do not divide the grid;
-# the band files and tile caches are gone afterwards; a bad recipe is refused with one message.
+# the band files and tile caches are gone afterwards; a Drainage node is split across the
+# processes; a bad recipe is refused with one message.
 # usage: mpi_generate.sh MPIRUN TERRANE_MPI TERRANE NP SOURCE_DIR WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 src=$5 work=$6
@@ -24,6 +25,33 @@ for args in "--resolution 100x100 --tiles 16" "--resolution 63x80 --tiles 32"; d
     left=$(ls "$work" | grep -c -e '\.part' -e 'terrane-tiles-' || true)
     [ "$left" = 0 ] || { echo "FAIL: band files or tile caches left:"; ls "$work"; fail=1; }
     echo "ok $args -np $np $(grep xxh64 "$work/many.txt")"
+done
+# A Drainage node is split across the processes (Barnes' tiled fill and accumulation, the spill
+# graph on one process) instead of run whole on each: the same bytes, and the run says so.
+cat >"$work/drain.json" <<'JSON'
+{"size": [1024, 1024], "resolution": [100, 100], "seed": 5, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "n", "type": "noise_terrain", "params": {"height_variation": 200, "feature_size": 300, "octaves": 5}},
+  {"id": "d", "type": "drainage", "params": {"sea": "off"}, "inputs": {"field": {"node": "n"}}},
+  {"id": "f", "type": "flow_accumulation", "params": {"method": "d8"},
+   "inputs": {"drainage": {"node": "d", "pin": "drainage"}}},
+  {"id": "c", "type": "height_offset", "params": {"offset": -20},
+   "inputs": {"field": {"node": "n"}, "mask": {"node": "f"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "c"}}}]}}
+JSON
+for tile in 16 48; do
+    "$cli" generate "$work/drain.json" --tiles $tile -q -o "$work/cli.tif"
+    "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/drain.json" --tiles $tile \
+        -o "$work/many.tif" >"$work/many.txt"
+    cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL drainage --tiles $tile: -np $np differs from terrane generate --tiles"; fail=1; }
+    # Tiles of 48: 3 rows of tiles, so with 4 processes one has none and sits the drainage out.
+    want=$np
+    [ "$tile" = 48 ] && [ "$np" -gt 3 ] && want=3
+    grep -q "drainage: 1 node(s) split across $want processes" "$work/many.txt" || {
+        echo "FAIL drainage --tiles $tile: not split across $want processes"; cat "$work/many.txt"; fail=1; }
+    echo "ok drainage --tiles $tile -np $np $(grep '^drainage' "$work/many.txt")"
 done
 # A missing recipe: one message naming it, exit 1, no output.
 if "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/missing.json" --tiles 16 \

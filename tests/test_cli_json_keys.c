@@ -371,6 +371,7 @@ static void test_every_verb(void)
     run_verb("generate", 0, "generate r.json -o g.r32 --cache cache");
     run_verb("generate", 0, "generate r.json --export beamng:lv/levels/g -o h2.png");
     run_verb("generate", 0, "generate r.json --export unity:u1 -o h3.png");
+    run_verb("generate", 0, "generate r.json --tiles 32 --export gltf:g1 -o t.tif");
     run_verb("inspect", 0, "inspect r.json");
     run_verb("explain", 0, "explain r.json --at 10,10");
     run_verb("water", 0, "water r.json --at 32,32");

@@ -1,12 +1,14 @@
 /* terrane generate --tiles / --memory: a tiled BigTIFF with the whole-grid run's heights, for
  * tile sizes that do not divide the grid and any thread count; budgets and misuse refused. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "terrane/beamng.h"
 #include "terrane/geotiff.h"
 #include "test.h"
 
@@ -38,7 +40,8 @@ static bool same_heights(const char *tif, const char *r32, unsigned samples)
     return same;
 }
 
-/* A tile cache folder (terrane-tiles-*) or Unity pieces folder (terrane-unity-*) left in dir. */
+/* A tile cache folder (terrane-tiles-*) or engine tiles' pieces folder (terrane-pieces-*) left
+ * in dir. */
 static bool leftover_tiles(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -46,7 +49,7 @@ static bool leftover_tiles(const char *dir)
     struct dirent *e;
     while (d && (e = readdir(d)))
         found = found || strncmp(e->d_name, "terrane-tiles-", 14) == 0 ||
-                strncmp(e->d_name, "terrane-unity-", 14) == 0;
+                strncmp(e->d_name, "terrane-pieces-", 15) == 0;
     if (d) closedir(d);
     return found;
 }
@@ -259,6 +262,289 @@ static void test_tiles_unity(void)
     remove(tif);
 }
 
+/* Tile (ux, uz) of t samples of the whole grid's .ter (its heights and layer map) is the tile
+ * level's .ter, which lists the whole world's materials in the same order. */
+static bool ter_is_cut(const trn_ter *whole, const char *tile_ter, uint32_t ux, uint32_t uz,
+                       uint32_t t)
+{
+    trn_ter piece;
+    trn_error e;
+    if (trn_ter_read(tile_ter, NULL, &piece, NULL, NULL, &e)) {
+        fprintf(stderr, "%s: %s\n", tile_ter, e.message);
+        return false;
+    }
+    bool same = piece.size == t && piece.material_count == whole->material_count;
+    for (uint32_t k = 0; same && k < piece.material_count; k++)
+        same = strcmp(piece.materials[k], whole->materials[k]) == 0;
+    for (uint32_t j = 0; same && j < t; j++) {
+        const size_t w = (size_t)(uz * t + j) * whole->size + ux * t, p = (size_t)j * t;
+        same = memcmp(whole->heights + w, piece.heights + p, t * sizeof *piece.heights) == 0 &&
+               memcmp(whole->layers + w, piece.layers + p, t) == 0;
+    }
+    trn_ter_dispose(&piece);
+    return same;
+}
+
+/* --export beamng with --tiles: one level a tile, each the whole grid's level cut to the tile
+ * (heights under one rule, layer map, the world's materials), each passing 'terrane validate';
+ * tile sizes BeamNG cannot take and recipes whose materials need the whole surface are refused. */
+static void test_tiles_beamng(void)
+{
+    char recipe[1024], whole[600], tiled[600], path[1400];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    at(whole, sizeof whole, "bw/levels/hills");
+    at(tiled, sizeof tiled, "bt/levels/hills");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 -q --export beamng:'%s'",
+                                   NULL, NULL, recipe, whole),
+                 0);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --format json "
+                                   "--export beamng:'%s'",
+                                   &out, &err, recipe, tiled),
+                 0);
+    CHECK_CONTAINS(out, "\"levels\": 4,");
+    CHECK_CONTAINS(out, "\"validate_error_count\": 0,");
+    CHECK_CONTAINS(err, "wrote 2 x 2 BeamNG level(s) of 128 x 128 samples");
+    CHECK_CONTAINS(err, "hills_1_1: 0 error(s), 0 warning(s)");
+    free(out);
+    free(err);
+    trn_ter w;
+    trn_error e;
+    snprintf(path, sizeof path, "%s/theTerrain.ter", whole);
+    CHECK(trn_ter_read(path, NULL, &w, NULL, NULL, &e) == TRN_OK);
+    CHECK_EQ_INT(w.size, 256);
+    CHECK(w.material_count >= 2);
+    for (uint32_t uz = 0; uz < 2; uz++)
+        for (uint32_t ux = 0; ux < 2; ux++) {
+            snprintf(path, sizeof path, "%s_%u_%u/theTerrain.ter", tiled, ux, uz);
+            CHECK(ter_is_cut(&w, path, ux, uz, 128));
+            snprintf(path, sizeof path, "beamng validate '%s_%u_%u'", tiled, ux, uz);
+            CHECK_EQ_INT(trn_test_run_clif("%s", NULL, NULL, path), 0);
+        }
+    trn_ter_dispose(&w);
+    CHECK(!leftover_tiles(tmp));
+    /* One tile: the level is the folder --export names; --scaffold makes it open and drive. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 128 -q --scaffold "
+                                   "--export beamng:'%s'",
+                                   NULL, NULL, recipe, tiled),
+                 0);
+    snprintf(path, sizeof path, "%s/theTerrain.ter", tiled);
+    CHECK(trn_test_exists(path));
+    snprintf(path, sizeof path, "%s/info.json", tiled);
+    CHECK(trn_test_exists(path));
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 64 --export "
+                                   "beamng:'%s'",
+                                   NULL, &err, recipe, tiled),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must be a power of two in that range that divides the grid's "
+                        "256 x 256 cells, not 64");
+    free(err);
+    char island[1024];
+    snprintf(island, sizeof island, "%s/examples/recipes/island.json", TRN_SOURCE_DIR);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                   "beamng:'%s'",
+                                   NULL, &err, island, tiled),
+                 1);
+    CHECK_CONTAINS(err, "a level's terrain needs its surface materials, and a biome rule "
+                        "measures the distance to water");
+    free(err);
+}
+
+/* A .glb read back: its JSON and its binary chunk. */
+typedef struct glb_file {
+    json_t *doc;
+    uint8_t *data;
+    size_t size;
+    const uint8_t *bin;
+    size_t bin_size;
+} glb_file;
+
+static bool glb_read(const char *path, glb_file *g)
+{
+    memset(g, 0, sizeof *g);
+    g->data = trn_test_read_file(path, &g->size);
+    if (!g->data || g->size < 28) return false;
+    uint32_t h[5];
+    memcpy(h, g->data, sizeof h);
+    if (h[0] != 0x46546C67u || h[1] != 2u || h[2] != g->size || (size_t)h[3] + 28u > g->size)
+        return false;
+    g->doc = json_loadb((const char *)g->data + 20, h[3], 0, NULL);
+    uint32_t b[2];
+    memcpy(b, g->data + 20 + h[3], sizeof b);
+    g->bin = g->data + 28 + h[3];
+    g->bin_size = b[0];
+    return g->doc && b[1] == 0x004E4942u && (size_t)28u + h[3] + b[0] <= g->size;
+}
+
+static void glb_dispose(glb_file *g)
+{
+    json_decref(g->doc);
+    free(g->data);
+}
+
+/* Accessor k's bytes (tightly packed, as terrane writes them) and their count. */
+static const uint8_t *glb_accessor(const glb_file *g, json_int_t k, size_t *bytes)
+{
+    json_t *a = json_array_get(json_object_get(g->doc, "accessors"), (size_t)k);
+    json_t *v = json_array_get(json_object_get(g->doc, "bufferViews"),
+                               (size_t)json_integer_value(json_object_get(a, "bufferView")));
+    const json_int_t comp = json_integer_value(json_object_get(a, "componentType"));
+    const char *type = json_string_value(json_object_get(a, "type"));
+    const size_t per = (comp == 5123 ? 2u : 4u) * (type && !strcmp(type, "VEC3") ? 3u : 1u);
+    const size_t at = (size_t)json_integer_value(json_object_get(v, "byteOffset")) +
+                      (size_t)json_integer_value(json_object_get(a, "byteOffset"));
+    *bytes = per * (size_t)json_integer_value(json_object_get(a, "count"));
+    return at + *bytes <= g->bin_size ? g->bin + at : NULL;
+}
+
+/* The node named name's mesh. */
+static json_t *glb_node_mesh(const glb_file *g, const char *name)
+{
+    json_t *nodes = json_object_get(g->doc, "nodes"), *n;
+    size_t k;
+    json_array_foreach(nodes, k, n)
+    {
+        const char *nm = json_string_value(json_object_get(n, "name"));
+        if (nm && !strcmp(nm, name) && json_object_get(n, "mesh"))
+            return json_array_get(json_object_get(g->doc, "meshes"),
+                                  (size_t)json_integer_value(json_object_get(n, "mesh")));
+    }
+    return NULL;
+}
+
+/* Chunk (cx, cz) of tile t's .glb is chunk (cx + ox, cz + oz) of the whole grid's: its
+ * primitives' materials, normals and indices byte for byte, its positions moved by one offset. */
+static bool chunk_is_whole(const glb_file *tile, const glb_file *whole, unsigned cx, unsigned cz,
+                           unsigned ox, unsigned oz)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "chunk_%u_%u", cx, cz);
+    snprintf(b, sizeof b, "chunk_%u_%u", cx + ox, cz + oz);
+    json_t *pa = json_object_get(glb_node_mesh(tile, a), "primitives"),
+           *pb = json_object_get(glb_node_mesh(whole, b), "primitives");
+    if (!pa || !pb || json_array_size(pa) != json_array_size(pb) || !json_array_size(pa))
+        return false;
+    float shift[2] = {NAN, NAN};
+    for (size_t p = 0; p < json_array_size(pa); p++) {
+        json_t *x = json_array_get(pa, p), *y = json_array_get(pb, p);
+        if (!json_equal(json_object_get(x, "material"), json_object_get(y, "material")))
+            return false;
+        static const char *const attrs[] = {"NORMAL", "POSITION", NULL};
+        for (int k = 0; k < 3; k++) {
+            json_t *ix = k < 2 ? json_object_get(json_object_get(x, "attributes"), attrs[k])
+                               : json_object_get(x, "indices");
+            json_t *iy = k < 2 ? json_object_get(json_object_get(y, "attributes"), attrs[k])
+                               : json_object_get(y, "indices");
+            size_t nx = 0, ny = 0;
+            const uint8_t *dx = glb_accessor(tile, json_integer_value(ix), &nx);
+            const uint8_t *dy = glb_accessor(whole, json_integer_value(iy), &ny);
+            if (!dx || !dy || nx != ny) return false;
+            if (k != 1) {
+                if (memcmp(dx, dy, nx) != 0) return false;
+                continue;
+            }
+            for (size_t v = 0; v < nx / 12u; v++) {
+                float fx[3], fy[3];
+                memcpy(fx, dx + 12u * v, sizeof fx);
+                memcpy(fy, dy + 12u * v, sizeof fy);
+                if (isnan(shift[0])) shift[0] = fy[0] - fx[0], shift[1] = fy[2] - fx[2];
+                if (fx[1] != fy[1] || fy[0] - fx[0] != shift[0] || fy[2] - fx[2] != shift[1])
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* --export gltf with --tiles: a .glb a tile of tile + 1 samples, each chunk of it the whole
+ * grid's 'terrane mesh --chunks' chunk (normals and roles at the tile's edges from beyond it, so
+ * no seam), positions in the tile's own frame; misuse refused. */
+static void test_tiles_gltf(void)
+{
+    char recipe[1024], tif[600], dir[600], whole[600], path[1400];
+    snprintf(recipe, sizeof recipe, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    at(tif, sizeof tif, "g.tif");
+    at(dir, sizeof dir, "gltf");
+    at(whole, sizeof whole, "whole.glb");
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 64 --format json "
+                                   "-q -o '%s' --export gltf:'%s'",
+                                   &out, NULL, recipe, tif, dir),
+                 0);
+    CHECK_CONTAINS(out, "\"files\": 4,");
+    CHECK_CONTAINS(out, "\"chunk_cells\": 32,");
+    free(out);
+    CHECK_EQ_INT(
+        trn_test_run_clif("mesh '%s' -o '%s' --chunks --chunk-cells 32 -q", NULL, NULL, tif, whole),
+        0);
+    glb_file w;
+    CHECK(glb_read(whole, &w));
+    unsigned compared = 0;
+    for (unsigned uz = 0; uz < 2; uz++)
+        for (unsigned ux = 0; ux < 2; ux++) {
+            snprintf(path, sizeof path, "%s/hills_%u_%u.glb", dir, ux, uz);
+            glb_file g;
+            CHECK(glb_read(path, &g));
+            for (unsigned cz = 0; cz < 2; cz++)
+                for (unsigned cx = 0; cx < 2; cx++) {
+                    CHECK(chunk_is_whole(&g, &w, cx, cz, 2u * ux, 2u * uz));
+                    compared++;
+                }
+            glb_dispose(&g);
+        }
+    CHECK_EQ_INT(compared, 16);
+    glb_dispose(&w);
+    CHECK(!leftover_tiles(tmp));
+    /* Every engine's tiles from one run: each as the run with it alone writes it. */
+    char one[600], all[600], lv[600], a[1400], b[1400];
+    at(one, sizeof one, "gltf_one");
+    at(all, sizeof all, "all");
+    at(lv, sizeof lv, "all/levels/hills");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 -q --export "
+                                   "gltf:'%s'",
+                                   NULL, NULL, recipe, one),
+                 0);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 -q --export "
+                                   "gltf:'%s/g' --export unity:'%s/u' --export beamng:'%s'",
+                                   NULL, NULL, recipe, all, all, lv),
+                 0);
+    snprintf(a, sizeof a, "%s/hills_1_1.glb", one);
+    snprintf(b, sizeof b, "%s/g/hills_1_1.glb", all);
+    CHECK(same_file(a, b));
+    snprintf(a, sizeof a, "%s/u/hills_1_1.raw", all);
+    CHECK(trn_test_exists(a));
+    snprintf(a, sizeof a, "%s_1_1/theTerrain.ter", lv);
+    CHECK(trn_test_exists(a));
+    CHECK(!leftover_tiles(tmp) && !leftover_tiles(all));
+    /* A recipe with water and a palette: the tiles say what they leave out. */
+    char lakeside[1024];
+    snprintf(lakeside, sizeof lakeside, "%s/examples/recipes/lakeside.json", TRN_SOURCE_DIR);
+    char *notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 64x64 --tiles 32 --export "
+                                   "gltf:'%s'",
+                                   NULL, &notes, lakeside, one),
+                 0);
+    CHECK_CONTAINS(notes, "the engine tiles have no water: the recipe's water is resolved over "
+                          "the whole surface");
+    CHECK_CONTAINS(notes, "the engine tiles have no trees, rocks or grass");
+    free(notes);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
+                                   "gltf:'%s'",
+                                   NULL, &err, recipe, dir),
+                 1);
+    CHECK_CONTAINS(err, "--tiles must divide the grid's 128 x 128 cells, not 48");
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export gltf:'%s'", NULL, &err, recipe, dir), 2);
+    CHECK_CONTAINS(err, "--export gltf:DIR writes a tiled run's tiles: give --tiles N");
+    free(err);
+    remove(tif);
+    remove(whole);
+}
+
 /* graph types says each type's reach. */
 static void test_types_reach(void)
 {
@@ -332,7 +618,7 @@ static void test_tiles_refused(void)
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -o '%s' --preview '%s/p.png'", NULL,
                                    &err, recipe, tif, tmp),
                  2);
-    CHECK_CONTAINS(err, "--tiles writes -o OUT.tif only");
+    CHECK_CONTAINS(err, "--tiles writes -o OUT.tif and engine tiles only");
     free(err);
     err = NULL;
     CHECK_EQ_INT(
@@ -362,6 +648,8 @@ int main(void)
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
+    RUN(test_tiles_beamng);
+    RUN(test_tiles_gltf);
     RUN(test_tiles_refused);
     RUN(test_tiles_json);
     RUN(test_types_reach);

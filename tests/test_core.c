@@ -253,6 +253,44 @@ static void test_numtext(void)
 }
 
 /* JSON dumped with its reals in their shortest form, reals kept reals, strings untouched. */
+/* The shortest text of a double, computed the long way (%.1g .. %.17g). */
+static void shortest_slow(double v, char out[40])
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, 40, "%.*g", p, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
+/* Remembered texts (the second time a number is written) are the texts of those numbers: many
+ * more numbers than the memory holds, each written twice and interleaved so that they evict
+ * each other, against the long way. */
+static void test_numtext_remembered(void)
+{
+    enum { N = 5000 };
+    uint64_t x = 88172645463325252u;
+    double *v = malloc(N * sizeof *v);
+    CHECK(v != NULL);
+    if (!v) return;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v[i] = (double)(x >> 11) / 9007199254740992.0 * 1000.0 - 500.0;
+    }
+    int wrong = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < N; i++) {
+            const int k = pass == 1 ? N - 1 - i : (i * 7) % N;
+            char fast[40], slow[40];
+            trn_double_text(v[k], fast);
+            shortest_slow(v[k], slow);
+            if (strcmp(fast, slow) != 0) wrong++;
+        }
+    CHECK(wrong == 0);
+    free(v);
+}
+
 static void test_json_shortest(void)
 {
     json_t *o = json_pack("{s:f, s:f, s:f, s:i, s:f, s:s, s:[f,f,f]}", "a", 0.2, "b", 100.0, "c",
@@ -285,6 +323,7 @@ int main(void)
     RUN(test_atomic_copy);
     RUN(test_progress);
     RUN(test_numtext);
+    RUN(test_numtext_remembered);
     RUN(test_json_shortest);
     return trn_test_finish();
 }

@@ -114,11 +114,39 @@ static void test_smooth(void)
     trn_field_dispose(&f);
 }
 
+/* trn_drainage_basins from the source and a filled surface lists the basins the whole grid's
+ * drainage lists, byte for byte (with a sea and without); a tiled drainage's filled surface
+ * gives them too. */
+static void check_basins_from_filled(const trn_field *f, double sea)
+{
+    trn_drainage whole, tiled;
+    CHECK_OK(trn_drainage_compute(f, sea, &whole, NULL, NULL, NULL));
+    CHECK_OK(trn_drainage_compute_tiled(f, sea, 16, &tiled, NULL, NULL, NULL));
+    CHECK(whole.basin_count > 0);
+    const float *filled[2] = {whole.filled, tiled.filled};
+    for (int k = 0; k < 2; k++) {
+        trn_basin *b = NULL;
+        size_t n = 0;
+        CHECK_OK(trn_drainage_basins(f, filled[k], &b, &n, NULL));
+        CHECK_EQ_INT(n, whole.basin_count);
+        CHECK(b && memcmp(b, whole.basins, n * sizeof *b) == 0);
+        free(b);
+    }
+    trn_drainage_dispose(&whole);
+    trn_drainage_dispose(&tiled);
+}
+
 static void test_basins_and_flats(void)
 {
     trn_field f = make_field(64, 50);
     basins(&f);
     compare_tilings(&f, NAN, "basins");
+    check_basins_from_filled(&f, NAN);
+    check_basins_from_filled(&f, -0.5);
+    trn_basin *none = NULL;
+    size_t nn = 7;
+    CHECK_EQ_INT(trn_drainage_basins(&f, NULL, &none, &nn, NULL), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(none == NULL && nn == 0);
     /* All flat: every sample drains by flat distances crossing many tiles. */
     for (size_t k = 0; k < 65u * 51u; k++)
         f.heights[k] = 1.0f;

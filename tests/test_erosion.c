@@ -434,6 +434,7 @@ static void test_param_limits(void)
         {"droplet_density must be in [0, 64]", 4, 64, 64.001},
         {"talus_angle must be in [0, 89] degrees", 5, 89, 89.001},
         {"erosion_rate must be in [0, 1]", 6, 1, 1.001},
+        {"droplet_cell must be in [0, 1e6]", 7, 1e6, -0.001},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (int k = 0; k < 2; k++) {
@@ -459,8 +460,11 @@ static void test_param_limits(void)
             case 5:
                 q.talus_angle = v;
                 break;
-            default:
+            case 6:
                 q.erosion_rate = v;
+                break;
+            default:
+                q.droplet_cell = v;
                 break;
             }
             trn_status st = trn_erosion_run(&f, &q, 1, &r, NULL, NULL, &err);
@@ -497,6 +501,89 @@ static void test_thermal_one_pass(void)
     trn_field_dispose(&f);
 }
 
+/* The same ridged world, 256 x 256 units, on a grid of cells x cells. */
+static void make_world(trn_field *f, uint32_t cells)
+{
+    CHECK_OK(trn_field_init(f, cells, cells, 256.0, 256.0, NULL));
+    trn_landform lf;
+    memset(&lf, 0, sizeof lf);
+    lf.name = "world";
+    lf.profile = TRN_PROFILE_RIDGED;
+    lf.height_variation = 80.0;
+    lf.feature_size = 160.0;
+    lf.roughness = 0.5;
+    lf.octaves = 4;
+    lf.warp_feature_size = 256.0;
+    lf.stretch = 1.0;
+    CHECK_OK(trn_landform_fill(&lf, 11, f, NULL, NULL, NULL));
+}
+
+/* The droplets' gully spacing in world units: the mean distance along rows and columns between
+ * the gullies they cut (lowered samples, lowered more than both neighbours). */
+static double gully_spacing(const trn_field *f, const float *change)
+{
+    const size_t nx = (size_t)f->cells_x + 1, nz = (size_t)f->cells_z + 1;
+    size_t valleys = 0;
+    for (size_t z = 1; z + 1 < nz; z++)
+        for (size_t x = 1; x + 1 < nx; x++) {
+            const float c = change[z * nx + x];
+            if (!(c < 0.0f)) continue;
+            valleys += c < change[z * nx + x - 1] && c < change[z * nx + x + 1];
+            valleys += c < change[(z - 1) * nx + x] && c < change[(z + 1) * nx + x];
+        }
+    return valleys ? 2.0 * (double)(nz - 2) * f->size_x / (double)valleys : 1e30;
+}
+
+/* droplet_cell makes the droplets' sizes those of the world: the same world on a grid four
+ * times as fine gets gullies as far apart as on the coarse grid (with the brush, steps and
+ * density in samples they come four times as close), on any thread count; on a grid as coarse
+ * as the droplet cell it changes nothing. */
+static void test_droplet_cell_world_size(void)
+{
+    trn_field coarse, fine;
+    make_world(&coarse, 64);
+    make_world(&fine, 256);
+    trn_erosion_params p;
+    hydraulic_only(&p);
+    p.droplet_density = 4.0;
+    trn_erosion_result rc, rc0, rf, rf0, rf1;
+    CHECK_OK(trn_erosion_run(&coarse, &p, 5, &rc0, NULL, NULL, NULL));
+    p.droplet_cell = 4.0;
+    CHECK_OK(trn_erosion_run(&coarse, &p, 5, &rc, NULL, NULL, NULL));
+    const size_t nc = trn_field_sample_count(&coarse), nf = trn_field_sample_count(&fine);
+    CHECK(memcmp(rc.field.heights, rc0.field.heights, nc * sizeof(float)) == 0);
+    p.threads = 2;
+    CHECK_OK(trn_erosion_run(&fine, &p, 5, &rf, NULL, NULL, NULL));
+    p.threads = 1;
+    CHECK_OK(trn_erosion_run(&fine, &p, 5, &rf1, NULL, NULL, NULL));
+    CHECK(memcmp(rf.field.heights, rf1.field.heights, nf * sizeof(float)) == 0);
+    /* The droplets ran on the 65^2 droplet grid: its density, its samples. */
+    CHECK_EQ_INT(rf.ledger.droplets, rc.ledger.droplets);
+    CHECK_EQ_INT(rf.ledger.droplets, 4 * 65 * 65);
+    /* Material in the field's samples: the field's net change is what left it, as on any grid. */
+    double net = 0.0;
+    for (size_t i = 0; i < nf; i++)
+        net += (double)rf.change[i];
+    const double left = rf.ledger.exported + rf.ledger.suspended;
+    CHECK(left > 0.0 && fabs(net + left) < 0.1 * left);
+    CHECK(fabs(rf.ledger.eroded - (rf.ledger.deposited + left)) <= 1e-6 * rf.ledger.eroded);
+    p.droplet_cell = 0.0;
+    CHECK_OK(trn_erosion_run(&fine, &p, 5, &rf0, NULL, NULL, NULL));
+    const double sc = gully_spacing(&coarse, rc.change);
+    const double sf = gully_spacing(&fine, rf.change);
+    const double sf0 = gully_spacing(&fine, rf0.change);
+    CHECK(sc > 4.0 && sc < 256.0);
+    CHECK(sf > 0.75 * sc && sf < 1.33 * sc);
+    CHECK(sf0 < 0.5 * sc);
+    trn_erosion_result_dispose(&rc);
+    trn_erosion_result_dispose(&rc0);
+    trn_erosion_result_dispose(&rf);
+    trn_erosion_result_dispose(&rf0);
+    trn_erosion_result_dispose(&rf1);
+    trn_field_dispose(&coarse);
+    trn_field_dispose(&fine);
+}
+
 int main(void)
 {
     RUN(test_ledger_balance);
@@ -510,5 +597,6 @@ int main(void)
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
     RUN(test_param_limits);
+    RUN(test_droplet_cell_world_size);
     return trn_test_finish();
 }

@@ -958,8 +958,9 @@ static void test_generate_examples(void)
     /* mountains: the relief spans most of height_variation, snow covers the high ground */
     if (example_generate("mountains.json", &r, &g, &st)) {
         const trn_landform *range = &r.landforms[trn_recipe_find_landform(&r, "range")];
-        /* 0.7 since landscape evolution: the valleys cut deep, the peaks are narrow */
-        CHECK((double)(st.p99 - st.p1) > 0.7 * range->height_variation);
+        /* 0.6 since landscape evolution through rock of varied strength: the valleys cut deep,
+         * the peaks are narrow (1% of the ground above 526 m of the 750) */
+        CHECK((double)(st.p99 - st.p1) > 0.6 * range->height_variation);
         const int snow = trn_recipe_find_biome(&r, "snow");
         CHECK(snow >= 0 && st.biome[snow] > 0.05 && st.biome[snow] < 0.3);
         CHECK(st.wet == 0.0);

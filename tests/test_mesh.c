@@ -282,8 +282,7 @@ static void test_no_cracks(void)
     o.skirt_depth = 2.5;
     trn_field wide = f;
     wide.size_x = 1e39;
-    CHECK_STATUS(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, &fe),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, &fe), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(fe.message, "smaller square size");
     wide.size_x = 3e38; /* right at the edge of float: still finite */
     CHECK_OK(trn_mesh_build(&wide, NULL, &o, &bare, NULL, NULL, NULL));
@@ -552,6 +551,115 @@ static bool same_level(const trn_mesh_level *a, const trn_mesh_level *b)
             a->sections[s].skirt_count != b->sections[s].skirt_count)
             return false;
     return true;
+}
+
+/* Level a of a window's mesh is level b of the whole grid's chunk at (ox, oz) cells: the same
+ * triangles, sections and normals bit for bit, positions moved by the offset (unit cells, so
+ * exactly). */
+static bool window_level_is(const trn_mesh_level *a, const trn_mesh_level *b, float ox, float oz)
+{
+    if (a->vertex_count != b->vertex_count || a->index_count != b->index_count ||
+        a->section_count != b->section_count ||
+        memcmp(a->normals, b->normals, 12u * (size_t)a->vertex_count) != 0 ||
+        memcmp(a->indices, b->indices, 4u * (size_t)a->index_count) != 0 ||
+        memcmp(&a->skirt_depth, &b->skirt_depth, sizeof a->skirt_depth) != 0)
+        return false;
+    for (uint32_t v = 0; v < a->vertex_count; v++)
+        if (a->positions[3 * v] + ox != b->positions[3 * v] ||
+            a->positions[3 * v + 1] != b->positions[3 * v + 1] ||
+            a->positions[3 * v + 2] + oz != b->positions[3 * v + 2])
+            return false;
+    for (uint32_t k = 0; k < a->section_count; k++)
+        if (a->sections[k].role != b->sections[k].role ||
+            a->sections[k].count != b->sections[k].count)
+            return false;
+    return true;
+}
+
+/* A window of the grid meshed with the grid around it (trn_mesh_options.around): every level of
+ * its chunks is the whole grid's chunk, normals across the window's edges included, in the
+ * middle and at the grid's corner, built at once or deferred; without it the edge normals are
+ * one-sided and differ; an around of another cell size is refused. */
+static void test_window_around(void)
+{
+    trn_field whole;
+    make_field(&whole, 48, 40, rough);
+    const size_t nw = trn_field_sample_count(&whole);
+    uint8_t *roles = malloc(nw);
+    for (size_t k = 0; k < nw; k++)
+        roles[k] = (uint8_t)((k % 49u * 7u + k / 49u * 3u) % 5u);
+    trn_mesh *wm = build(&whole, roles, 16, 1);
+    static const struct {
+        uint32_t i0, j0;
+    } at[] = {{16, 16}, {0, 0}, {32, 16}};
+    for (size_t t = 0; t < sizeof at / sizeof at[0]; t++) {
+        const uint32_t i0 = at[t].i0, j0 = at[t].j0;
+        /* The window and, around it, the grid grown by a sample where it has one. */
+        const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
+        const uint32_t x1 = i0 + 17u <= 48u ? i0 + 17u : 48u, z1 = j0 + 17u <= 40u ? j0 + 17u : 40u;
+        trn_field win, around;
+        CHECK_OK(trn_field_init(&win, 16, 16, 16.0, 16.0, NULL));
+        CHECK_OK(
+            trn_field_init(&around, x1 - x0, z1 - z0, (double)(x1 - x0), (double)(z1 - z0), NULL));
+        uint8_t *wr = malloc(17u * 17u);
+        for (uint32_t j = 0; j <= 16; j++)
+            for (uint32_t i = 0; i <= 16; i++) {
+                win.heights[j * 17u + i] = whole.heights[(j0 + j) * 49u + i0 + i];
+                wr[j * 17u + i] = roles[(j0 + j) * 49u + i0 + i];
+            }
+        for (uint32_t j = z0; j <= z1; j++)
+            for (uint32_t i = x0; i <= x1; i++)
+                around.heights[(j - z0) * (x1 - x0 + 1u) + (i - x0)] = whole.heights[j * 49u + i];
+        const trn_mesh_chunk *wc = &wm->chunks[(j0 / 16u) * wm->chunks_x + i0 / 16u];
+        for (int deferred = 0; deferred < 2; deferred++) {
+            trn_mesh_options o;
+            trn_mesh_options_default(&o);
+            o.chunk_cells = 16;
+            o.threads = 1;
+            o.defer_levels = deferred;
+            o.around = &around;
+            o.around_i0 = i0 - x0;
+            o.around_j0 = j0 - z0;
+            trn_mesh *tm = NULL;
+            CHECK_OK(trn_mesh_build(&win, wr, &o, &tm, NULL, NULL, NULL));
+            CHECK_EQ_INT(tm->level_count, wc->level_count);
+            for (uint32_t l = 0; tm && l < tm->level_count; l++) {
+                trn_mesh_level made;
+                memset(&made, 0, sizeof made);
+                if (deferred) CHECK_OK(trn_mesh_level_make(&win, wr, tm, 0, l, &made, NULL));
+                const trn_mesh_level *lv = deferred ? &made : &tm->chunks[0].levels[l];
+                CHECK(window_level_is(lv, &wc->levels[l], (float)i0, (float)j0));
+                trn_mesh_level_dispose(&made);
+            }
+            trn_mesh_free(tm);
+        }
+        /* Alone, the window's edges inside the grid get one-sided normals. */
+        trn_mesh *alone = build(&win, wr, 16, 1);
+        if (i0 || j0)
+            CHECK(!window_level_is(&alone->chunks[0].levels[0], &wc->levels[0], (float)i0,
+                                   (float)j0));
+        trn_mesh_free(alone);
+        free(wr);
+        trn_field_dispose(&around);
+        trn_field_dispose(&win);
+    }
+    /* An around of another cell size. */
+    trn_field win, coarse;
+    make_field(&win, 8, 8, rough);
+    CHECK_OK(trn_field_init(&coarse, 10, 10, 20.0, 20.0, NULL));
+    trn_mesh_options o;
+    trn_mesh_options_default(&o);
+    o.around = &coarse;
+    trn_mesh *bad = NULL;
+    trn_error e;
+    CHECK_EQ_INT(trn_mesh_build(&win, NULL, &o, &bad, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "around: expected a grid of the field's cell size");
+    CHECK(bad == NULL);
+    trn_field_dispose(&coarse);
+    trn_field_dispose(&win);
+    trn_mesh_free(wm);
+    free(roles);
+    trn_field_dispose(&whole);
 }
 
 /* Deferred levels: errors and skirts for selection without geometry, then the selected levels
@@ -1124,6 +1232,7 @@ int main(void)
     RUN(test_threads_deterministic);
     RUN(test_camera_selection);
     RUN(test_deferred_levels);
+    RUN(test_window_around);
     RUN(test_options);
     RUN(test_adaptive_error_bound);
     RUN(test_adaptive_holes);

@@ -13,6 +13,7 @@
 #include "recipe/recipe_model.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
+#include "terrane/layers.h"
 #include "terrane/presets.h"
 #include "test.h"
 
@@ -136,6 +137,51 @@ static void test_every_preset(void)
         trn_graph_cache_free(cache);
         trn_preset_dispose(&p);
     }
+}
+
+/* A studio stroke (a session's stroke, then its result with the refreshed cache key) reads no
+ * JSON text and checks the changed recipe once: the key of the changed recipe is its canonical
+ * text hashed as it is written from the recipe, not checked again. The key is the one the
+ * recipe gives afresh. */
+static void test_session_stroke(void)
+{
+    trn_preset p;
+    CHECK_OK(trn_builtin_preset_load("builtin://terrain/mountain-range", &p, NULL));
+    trn_recipe *r = &p.recipe;
+    CHECK_OK(trn_recipe_change_grid(r, r->size_x, r->size_z, 32, 32, TRN_EDITS_REFUSE, NULL));
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    trn_session *ss = NULL;
+    CHECK_OK(trn_session_new(r, &o, &ss, NULL, NULL, NULL));
+    if (!ss) {
+        trn_preset_dispose(&p);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        double pt[2] = {r->size_x * (0.2 + 0.2 * i), r->size_z * 0.5};
+        trn_stroke st;
+        memset(&st, 0, sizeof st);
+        st.kind = TRN_STROKE_RAISE;
+        st.radius = r->size_x / 8;
+        st.strength = 0.5;
+        st.falloff = 0.5;
+        st.points = pt;
+        st.point_count = 1;
+        const counts before = now();
+        CHECK_OK(trn_session_apply_stroke(ss, &st, NULL, NULL));
+        const trn_generated *g = trn_session_result(ss);
+        const counts after = now();
+        CHECK(after.parses == before.parses);
+        CHECK(after.validations == before.validations + 1u);
+        uint64_t fresh = 0;
+        trn_recipe copy = *trn_session_recipe(ss);
+        copy.model = NULL; /* nothing kept: the graph read from its text again */
+        CHECK_OK(trn_recipe_cache_key(&copy, &fresh, NULL));
+        CHECK(g && g->cache_key == fresh);
+    }
+    trn_session_free(ss);
+    trn_preset_dispose(&p);
 }
 
 /* A landform's evolution (examples/recipes/hills.json) is read once too; an evolution text
@@ -541,6 +587,7 @@ int main(void)
     RUN(test_regeneration_with_cache);
     RUN(test_graph_from_recipe_copies);
     RUN(test_every_preset);
+    RUN(test_session_stroke);
     RUN(test_landform_evolution);
     RUN(test_model_reads_back);
     RUN(test_implicit_graph);

@@ -36,7 +36,10 @@ static uint64_t hash_of(const void *data, size_t size)
  * then the mountain range (9) comes back through every grid twice as fine (cascade_steps) with
  * droplets that no longer follow the drainage, and the basin (9) and the coastal island (6)
  * through their grids the same way (their default grids are as they were: the cascade runs
- * only on output grids 4 or more times finer than the evolution's). */
+ * only on output grids 4 or more times finer than the evolution's); the mountain range (10) runs
+ * its droplets on a 12.5 m grid whatever the output (the same default-grid bytes: only output
+ * grids finer than 12.5 m change); the plateau (6) comes back through its grids (cascade_steps;
+ * its default grid is as it was). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -48,10 +51,10 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0x255b6788a3eee768ull, 0xf36cf9b4a42779a4ull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x83d487ef46d92776ull, 0xfcf67f621d73f770ull, 9, 12800,
+    {"builtin://terrain/mountain-range", 0x83d487ef46d92776ull, 0xfcf67f621d73f770ull, 10, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 5, 4096, 128},
+    {"builtin://terrain/plateau", 0x96a7c357225313d2ull, 0x5b9a4ebcd4bf0645ull, 6, 4096, 128},
     {"builtin://terrain/coastal-island", 0xfd51f0452a7b0ad2ull, 0x1e021a7788141163ull, 6, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xe8e9d3b772e54fc9ull, 0xc11ea2c832a44a2aull, 7, 2048,

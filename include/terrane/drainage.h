@@ -70,6 +70,14 @@ typedef struct trn_drainage {
 trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_drainage *out,
                                 trn_progress_fn progress, void *user, trn_error *err);
 
+/* The closed basins trn_drainage_compute lists (the same array, sorted by id) from the source
+ * heights it was given and the filled surface it made: for a drainage whose filled surface came
+ * from elsewhere (trn_drainage_tiled_compute lists no basins). *basins is malloc'd (NULL when
+ * there are none). Errors: TRN_ERR_INVALID_ARGUMENT (a missing argument, a field without cells),
+ * TRN_ERR_OVERFLOW, TRN_ERR_NO_MEMORY. */
+trn_status trn_drainage_basins(const trn_field *source, const float *filled, trn_basin **basins,
+                               size_t *count, trn_error *err);
+
 /* Free a drainage result's arrays and zero it. NULL is a no-op. */
 void trn_drainage_dispose(trn_drainage *drainage);
 

@@ -68,6 +68,16 @@ typedef struct trn_erosion_params {
     double diffusion;         /* transport mode: hillslope diffusion after each step, the share
                                  of each 4-neighbour difference exchanged, 0..0.25 (default
                                  0.02); checked in both modes */
+    /* Detach mode: the droplets' grid cell in world units (default 0: the field's own grid).
+     * On a field whose cells are finer, the droplets run on a grid of about this cell over the
+     * same extent (the field area-averaged onto it, rate_scale too) and their change comes
+     * back by an interpolating C2 spline through a smooth warp (trn_field_upsample_spline), so
+     * lifetime, radius and droplet_density are lengths and densities of the world: any finer
+     * output grid gets the same gullies instead of narrower, more closely spaced ones, and the
+     * droplets cost no more. Thermal relaxation then runs on the field's grid. The ledger's
+     * amounts are the droplet grid's times (field samples / droplet-grid samples); droplets
+     * and steps are those run. On a field as coarse or coarser it changes nothing. */
+    double droplet_cell;
 } trn_erosion_params;
 
 /* Material moved by the droplets (or the transport steps), in sample-height units (metres

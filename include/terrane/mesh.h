@@ -87,8 +87,10 @@ typedef struct trn_mesh {
     uint32_t chunks_x, chunks_z;
     uint32_t level_count; /* every chunk has this many levels */
     bool has_roles;
-    double adaptive_error;  /* adaptive levels: their adaptive_error; -1: regular */
-    trn_mesh_chunk *chunks; /* chunks_x * chunks_z, row by row (cz, then cx) */
+    double adaptive_error;   /* adaptive levels: their adaptive_error; -1: regular */
+    trn_mesh_chunk *chunks;  /* chunks_x * chunks_z, row by row (cz, then cx) */
+    const trn_field *around; /* trn_mesh_options.around, for deferred levels */
+    uint32_t around_i0, around_j0;
 } trn_mesh;
 
 typedef struct trn_mesh_options {
@@ -114,6 +116,14 @@ typedef struct trn_mesh_options {
      * trn_mesh_realize builds the levels a selection picked, so memory holds those alone
      * instead of every level of every chunk. Ignored for adaptive levels. */
     bool defer_levels;
+    /* The field is a window of a larger grid, such as one tile of a tiled run cut with a sample
+     * around it: normals take their neighbours from `around` (the same cell size; the window's
+     * sample (0, 0) is around's (around_i0, around_j0), and the heights the two share are
+     * equal), so a window's normals are the larger grid's and neighbouring windows meshed apart
+     * shade without a seam. NULL (the default): the field alone, one-sided at its edges. The
+     * mesh keeps the pointer for deferred levels: around must live while they are built. */
+    const trn_field *around;
+    uint32_t around_i0, around_j0;
 } trn_mesh_options;
 
 void trn_mesh_options_default(trn_mesh_options *options);
@@ -158,9 +168,9 @@ void trn_mesh_level_dispose(trn_mesh_level *level); /* frees its arrays, zeroes 
  * triangle with a NaN corner. For editors that pick levels before (or instead of) meshing.
  * Errors: TRN_ERR_INVALID_ARGUMENT (no field or heights, a chunk outside the grid or without
  * cells, level_count 0 or over 32, errors NULL). */
-trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0,
-                                 uint32_t cells_x, uint32_t cells_z, uint32_t level_count,
-                                 double *errors, trn_error *err);
+trn_status trn_mesh_chunk_errors(const trn_field *field, uint32_t i0, uint32_t j0, uint32_t cells_x,
+                                 uint32_t cells_z, uint32_t level_count, double *errors,
+                                 trn_error *err);
 
 /* ---- Level selection: levels_out holds one level per chunk (chunks_x * chunks_z) ---- */
 
@@ -273,11 +283,11 @@ typedef enum trn_gltf_container {
  * with a material per role (baseColorFactor = trn_roles_color in linear light, named by the
  * role), water bodies as their own meshes and nodes (a translucent blue BLEND material), each
  * instance a node referencing its rule's proxy box mesh; with uv_scale TEXCOORD_0, with
- * biome materials or UVs the terrain materials' extras, with a collider its node. Files land atomically through the
- * write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a level out of range, an
- * instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh over 2^32 - 1
- * vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY; nothing is
- * written on failure. report may be NULL. */
+ * biome materials or UVs the terrain materials' extras, with a collider its node. Files land
+ * atomically through the write set (all or none). Errors: TRN_ERR_INVALID_ARGUMENT (no mesh, a
+ * level out of range, an instance naming a rule beyond the palette), TRN_ERR_LIMIT (a merged mesh
+ * over 2^32 - 1 vertices or a buffer over 4 GiB), TRN_ERR_IO naming the file, TRN_ERR_NO_MEMORY;
+ * nothing is written on failure. report may be NULL. */
 trn_status trn_gltf_write(const char *path, trn_gltf_container container,
                           const trn_mesh_scene *scene, trn_mesh_write_report *report,
                           trn_error *err);

@@ -3,6 +3,7 @@
 
 #include <locale.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,17 @@ static bool non_finite(double v, char out[40])
     return true;
 }
 
+/* The texts of recent doubles that needed the search below, per thread: canonical text writes
+ * the same numbers again and again (a studio stroke keys its recipe, the points of every stroke
+ * before it included), and the search costs up to 17 printf and strtod calls a number. The
+ * text is the search's own, so nothing written changes. */
+enum { MEMO_BITS = 10 };
+typedef struct memo_entry {
+    uint64_t bits; /* 0: empty (0 never reaches the search) */
+    char text[32]; /* the longest, "-2.2250738585072014e-308", is 24 bytes */
+} memo_entry;
+static _Thread_local memo_entry memo[1u << MEMO_BITS];
+
 void trn_double_text(double v, char out[40])
 {
     if (non_finite(v, out)) return;
@@ -57,9 +69,21 @@ void trn_double_text(double v, char out[40])
         snprintf(out, 40, "%.0f", v);
         return;
     }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    memo_entry *m = &memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - MEMO_BITS)];
+    if (m->bits == bits) {
+        memcpy(out, m->text, strlen(m->text) + 1);
+        return;
+    }
     for (int p = 1; p <= 17; p++) {
         print_c(out, p, v);
-        if (trn_text_double(out) == v) return;
+        if (trn_text_double(out) == v) break;
+    }
+    const size_t n = strlen(out);
+    if (n < sizeof m->text) {
+        m->bits = bits;
+        memcpy(m->text, out, n + 1);
     }
 }
 

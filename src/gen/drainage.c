@@ -1093,7 +1093,7 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         if (!ok) break;
     }
     if (!ok) rc = DR_NOMEM;
-done:
+done:; /* a label cannot precede a declaration before C23 (clang refuses it) */
     size_t queued = 0;
     for (int k = 0; q && k < parts; k++) {
         queued += q[k].temp_peak;
@@ -1152,6 +1152,36 @@ trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_dr
                                 trn_progress_fn progress, void *user, trn_error *err)
 {
     return trn_drainage_compute_strips(field, sea_level, 0, out, progress, user, err);
+}
+
+trn_status trn_drainage_basins(const trn_field *source, const float *filled, trn_basin **basins,
+                               size_t *count, trn_error *err)
+{
+    if (basins) *basins = NULL;
+    if (count) *count = 0;
+    if (!source || !source->heights || !filled || !basins || !count || source->cells_x == 0 ||
+        source->cells_z == 0)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "drainage basins: expected the source field, its filled surface and "
+                             "two outputs");
+    dr_state s;
+    memset(&s, 0, sizeof s);
+    s.nx = (size_t)source->cells_x + 1u;
+    s.nz = (size_t)source->cells_z + 1u;
+    if (!trn_mul_size(s.nx, s.nz, &s.n) || s.n >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "drainage basins: expected fewer than 2^32-1 samples, found %zux%zu",
+                             s.nx, s.nz);
+    s.h = source->heights;
+    s.filled = (float *)filled; /* read only: the scan never writes it */
+    s.acc = big_alloc(s.n * sizeof *s.acc);
+    if (!s.acc) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    for (int d = 0; d < 8; d++)
+        s.off[d] = TRN_D8_DI[d] + TRN_D8_DJ[d] * (ptrdiff_t)s.nx;
+    const int strips = strip_count(&s, 0);
+    const int rc = find_basins(&s, strips > 1 ? strips : 1, basins, count);
+    free(s.acc);
+    return rc == DR_OK ? TRN_OK : trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
 }
 
 trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level, int strips,

@@ -9,6 +9,7 @@
 #include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
 #include "terrane/recipe.h"
+#include "terrane/resample.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -67,6 +68,7 @@ void trn_erosion_params_default(trn_erosion_params *p, trn_erosion_quality quali
     p->mode = TRN_EROSION_DETACH;
     p->transport_steps = 40;
     p->diffusion = 0.02;
+    p->droplet_cell = 0.0;
     if (quality == TRN_EROSION_PREVIEW) {
         p->droplet_density = 0.15;
         p->lifetime = 12;
@@ -309,6 +311,8 @@ static trn_status check_params(const trn_erosion_params *p, trn_error *err)
         return bad(err, "transport_steps must be 1..10000");
     if (!(p->diffusion >= 0.0 && p->diffusion <= 0.25))
         return bad(err, "diffusion must be in [0, 0.25]");
+    if (!(p->droplet_cell >= 0.0 && p->droplet_cell <= 1e6))
+        return bad(err, "droplet_cell must be in [0, 1e6] world units");
     return TRN_OK;
 }
 
@@ -322,16 +326,34 @@ static trn_status cancelled(trn_error *err, const char *stage)
     return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "%s: cancelled", stage);
 }
 
-trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *params,
-                           uint64_t world_seed, trn_erosion_result *out, trn_progress_fn progress,
-                           void *user, trn_error *err)
+/* The change of r's heights from the input field's, and the masks of rise and fall. */
+static trn_status finish_change(const trn_field *field, trn_erosion_result *r, trn_error *err)
 {
-    if (!field || !params || !out) return bad(err, "field, params and out are required");
-    if (!field->heights) return bad(err, "the field has no heights");
-    if (field->cells_x < 1 || field->cells_z < 1)
-        return bad(err, "the field needs at least 2x2 samples");
-    trn_status st = check_params(params, err);
-    if (st != TRN_OK) return st;
+    const size_t n = trn_field_sample_count(field);
+    free(r->change);
+    r->change = malloc(n * sizeof(float));
+    if (!r->change) return oom(err);
+    float rise = 0.0f, fall = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float d = r->field.heights[i] - field->heights[i];
+        r->change[i] = d;
+        if (d > rise) rise = d;
+        if (-d > fall) fall = -d;
+    }
+    for (size_t i = 0; i < n; i++) {
+        float d = r->change[i];
+        r->deposition.values[i] = d > 0.0f && rise > 0.0f ? fminf(d / rise, 1.0f) : 0.0f;
+        r->erosion.values[i] = d < 0.0f && fall > 0.0f ? fminf(-d / fall, 1.0f) : 0.0f;
+    }
+    return TRN_OK;
+}
+
+/* The droplets (or transport steps) and the thermal pass on the field's own grid. */
+static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_params *params,
+                                  uint64_t world_seed, trn_erosion_result *out,
+                                  const trn_progress *progress_slice, trn_error *err)
+{
+    trn_status st;
     const size_t nx = (size_t)field->cells_x + 1, nz = (size_t)field->cells_z + 1;
     const size_t n = trn_field_sample_count(field);
     if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
@@ -349,7 +371,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
     const bool transport = params->mode == TRN_EROSION_TRANSPORT;
     if (transport) droplets = 0; /* the transport steps replace the droplets */
 
-    trn_progress pr = trn_progress_make(progress, user);
+    trn_progress pr = *progress_slice;
     const double hydro_share = params->thermal_iterations ? 0.85 : 1.0;
     trn_erosion_result r;
     memset(&r, 0, sizeof r);
@@ -529,23 +551,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         }
     }
 
-    r.change = malloc(n * sizeof(float));
-    if (!r.change) {
-        st = oom(err);
-        goto done;
-    }
-    float rise = 0.0f, fall = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float d = r.field.heights[i] - field->heights[i];
-        r.change[i] = d;
-        if (d > rise) rise = d;
-        if (-d > fall) fall = -d;
-    }
-    for (size_t i = 0; i < n; i++) {
-        float d = r.change[i];
-        r.deposition.values[i] = d > 0.0f && rise > 0.0f ? fminf(d / rise, 1.0f) : 0.0f;
-        r.erosion.values[i] = d < 0.0f && fall > 0.0f ? fminf(-d / fall, 1.0f) : 0.0f;
-    }
+    st = finish_change(field, &r, err);
 
 done:
     free(b);
@@ -561,5 +567,102 @@ done:
         return st;
     }
     *out = r;
+    return TRN_OK;
+}
+
+bool trn_erosion_droplet_grid(const trn_erosion_params *p, uint32_t cells_x, uint32_t cells_z,
+                              double size_x, double size_z, uint32_t *cx, uint32_t *cz)
+{
+    if (!(p->droplet_cell > 0.0) || p->mode != TRN_EROSION_DETACH || !p->iterations) return false;
+    const double fx = floor(size_x / p->droplet_cell + 0.5);
+    const double fz = floor(size_z / p->droplet_cell + 0.5);
+    *cx = fx < 1.0 ? 1u : fx >= (double)cells_x ? cells_x : (uint32_t)fx;
+    *cz = fz < 1.0 ? 1u : fz >= (double)cells_z ? cells_z : (uint32_t)fz;
+    return *cx < cells_x || *cz < cells_z;
+}
+
+trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *params,
+                           uint64_t world_seed, trn_erosion_result *out, trn_progress_fn progress,
+                           void *user, trn_error *err)
+{
+    if (!field || !params || !out) return bad(err, "field, params and out are required");
+    if (!field->heights) return bad(err, "the field has no heights");
+    if (field->cells_x < 1 || field->cells_z < 1)
+        return bad(err, "the field needs at least 2x2 samples");
+    trn_status st = check_params(params, err);
+    if (st != TRN_OK) return st;
+    const trn_progress pr = trn_progress_make(progress, user);
+    uint32_t cx = 0, cz = 0;
+    if (!trn_erosion_droplet_grid(params, field->cells_x, field->cells_z, field->size_x,
+                                  field->size_z, &cx, &cz))
+        return erosion_on_grid(field, params, world_seed, out, &pr, err);
+    const size_t n = trn_field_sample_count(field);
+    if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(field->heights[i]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "erosion: sample %zu (x %zu, z %zu) is not a finite height", i,
+                                 i % ((size_t)field->cells_x + 1), i / ((size_t)field->cells_x + 1));
+    /* Droplets on a grid of droplet_cell: the field area-averaged onto it (and the rate
+     * multiplier with it), the droplets run there, and their change comes back by the
+     * landscape evolution's warped C2 spline (no creases along the droplet grid's rows and
+     * columns). The droplets' brush, steps and density are then sizes in world units: a finer
+     * output grid gets the same gullies, not narrower ones. Thermal relaxation runs after, on
+     * the field's own grid. */
+    trn_field coarse = {0}, rate = {0}, crate = {0}, back = {0}, cfield = {0};
+    trn_erosion_result cr, fr;
+    memset(&cr, 0, sizeof cr);
+    memset(&fr, 0, sizeof fr);
+    trn_erosion_params cp = *params, tp = *params;
+    const double hydro_share = params->thermal_iterations ? 0.85 : 1.0;
+    const trn_progress cpr = trn_progress_sub(&pr, 0.0, hydro_share);
+    const trn_progress tpr = trn_progress_sub(&pr, hydro_share, 1.0);
+    st = trn_field_resample(field, NULL, cx, cz, TRN_RESAMPLE_AVERAGE, &coarse, NULL, NULL, err);
+    if (!st && params->rate_scale) {
+        rate = (trn_field){field->cells_x, field->cells_z, field->size_x, field->size_z,
+                           (float *)params->rate_scale, 0.0, 0.0};
+        st = trn_field_resample(&rate, NULL, cx, cz, TRN_RESAMPLE_AVERAGE, &crate, NULL, NULL,
+                                err);
+        cp.rate_scale = crate.heights;
+    }
+    cp.thermal_iterations = 0;
+    cp.droplet_cell = 0.0;
+    if (!st) st = erosion_on_grid(&coarse, &cp, world_seed, &cr, &cpr, err);
+    if (!st) {
+        cfield = coarse;
+        cfield.heights = cr.change;
+        st = trn_field_upsample_spline(&cfield, field->cells_x, field->cells_z,
+                                       trn_subseed_of(world_seed, TRN_CHANNEL_EROSION) ^
+                                           0x5dcee2d1a4f3b9e7ull,
+                                       &back, err);
+    }
+    if (!st) {
+        for (size_t i = 0; i < n; i++)
+            back.heights[i] += field->heights[i];
+        tp.iterations = 0; /* thermal relaxation only */
+        tp.droplet_cell = 0.0;
+        tp.rate_scale = NULL;
+        st = erosion_on_grid(&back, &tp, world_seed, &fr, &tpr, err);
+    }
+    if (!st) st = finish_change(field, &fr, err);
+    if (!st) {
+        /* The ledger in the field's samples: the droplet grid's material times its share of
+         * the field's samples per droplet-grid sample. */
+        const double k = (double)n / (double)trn_field_sample_count(&coarse);
+        fr.ledger = cr.ledger;
+        fr.ledger.eroded *= k;
+        fr.ledger.deposited *= k;
+        fr.ledger.exported *= k;
+        fr.ledger.suspended *= k;
+    }
+    trn_field_dispose(&coarse);
+    trn_field_dispose(&crate);
+    trn_field_dispose(&back);
+    trn_erosion_result_dispose(&cr);
+    if (st) {
+        trn_erosion_result_dispose(&fr);
+        return st;
+    }
+    *out = fr;
     return TRN_OK;
 }

@@ -2,6 +2,7 @@
 #ifndef TRN_GEN_EROSION_INTERNAL_H
 #define TRN_GEN_EROSION_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,5 +16,12 @@
 trn_status trn_erosion_transport(float *h, size_t nx, size_t nz, const trn_erosion_params *params,
                                  trn_erosion_ledger *ledger, trn_progress *pr, double share0,
                                  double share1, trn_error *err);
+
+/* The cells of the grid the droplets run on for params->droplet_cell over a field of
+ * cells_x x cells_z cells and size_x x size_z world units; false when they run on the field's
+ * own grid (droplet_cell 0, transport mode, no iterations, or cells not finer than the
+ * droplet cell). */
+bool trn_erosion_droplet_grid(const trn_erosion_params *p, uint32_t cells_x, uint32_t cells_z,
+                              double size_x, double size_z, uint32_t *cx, uint32_t *cz);
 
 #endif

@@ -36,6 +36,8 @@ typedef struct mesh_ctx {
     size_t nx; /* samples per row */
     double dx, dz;
     double skirt_depth, skirt_margin;
+    const trn_field *around; /* normals from this larger grid (NULL: f alone) */
+    uint32_t ai0, aj0;       /* f's sample (0, 0) in around */
 } mesh_ctx;
 
 static inline double height(const mesh_ctx *c, uint32_t i, uint32_t j)
@@ -63,6 +65,15 @@ static double slope_along(const mesh_ctx *c, uint32_t i, uint32_t j, int axis)
 
 static void normal_at(const mesh_ctx *c, uint32_t i, uint32_t j, float out[3])
 {
+    if (c->around) {
+        /* A window's sample as the larger grid sees it: its neighbours across the edge too. */
+        mesh_ctx a = *c;
+        a.f = c->around;
+        a.nx = (size_t)c->around->cells_x + 1u;
+        a.around = NULL;
+        normal_at(&a, i + c->ai0, j + c->aj0, out);
+        return;
+    }
     if (!isfinite(height(c, i, j))) {
         out[0] = 0.0f, out[1] = 1.0f, out[2] = 0.0f;
         return;
@@ -1201,10 +1212,27 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     const uint32_t level_count =
         o.max_levels && o.max_levels < all_levels ? o.max_levels : all_levels;
 
+    if (o.around &&
+        (!o.around->heights || !o.around->cells_x || !o.around->cells_z ||
+         o.around->size_x / (double)o.around->cells_x != field->size_x / (double)field->cells_x ||
+         o.around->size_z / (double)o.around->cells_z != field->size_z / (double)field->cells_z ||
+         o.around_i0 > o.around->cells_x || field->cells_x > o.around->cells_x - o.around_i0 ||
+         o.around_j0 > o.around->cells_z || field->cells_z > o.around->cells_z - o.around_j0))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "mesh: around: expected a grid of the field's cell size holding its "
+                             "%u x %u cells at (%u, %u), found %u x %u cells of %g x %g",
+                             field->cells_x, field->cells_z, o.around_i0, o.around_j0,
+                             o.around->cells_x, o.around->cells_z,
+                             o.around->cells_x ? o.around->size_x / o.around->cells_x : 0.0,
+                             o.around->cells_z ? o.around->size_z / o.around->cells_z : 0.0);
     mesh_ctx c;
+    memset(&c, 0, sizeof c);
     c.f = field;
     c.roles = roles_per_sample;
     c.nx = (size_t)field->cells_x + 1u;
+    c.around = o.around;
+    c.ai0 = o.around_i0;
+    c.aj0 = o.around_j0;
     c.dx = field->size_x / (double)field->cells_x;
     c.dz = field->size_z / (double)field->cells_z;
     c.skirt_depth = o.skirt_depth;
@@ -1220,6 +1248,9 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
     m->level_count = level_count;
     m->has_roles = roles_per_sample != NULL;
     m->adaptive_error = adaptive ? o.adaptive_error : -1.0;
+    m->around = o.around;
+    m->around_i0 = o.around_i0;
+    m->around_j0 = o.around_j0;
     trn_roles_chunk_grid(field->cells_x, field->cells_z, cc, &m->chunks_x, &m->chunks_z);
     const size_t n = (size_t)m->chunks_x * m->chunks_z;
     m->chunks = calloc(n, sizeof *m->chunks);
@@ -1316,11 +1347,15 @@ trn_status trn_mesh_build(const trn_field *field, const uint8_t *roles_per_sampl
 
 /* The context level_build needs, without the build's skirt options (a deferred level carries
  * its skirt depth). */
-static void mesh_ctx_for(mesh_ctx *c, const trn_field *field, const uint8_t *roles)
+static void mesh_ctx_for(mesh_ctx *c, const trn_field *field, const uint8_t *roles,
+                         const trn_mesh *mesh)
 {
     memset(c, 0, sizeof *c);
     c->f = field;
     c->roles = roles;
+    c->around = mesh->around;
+    c->ai0 = mesh->around_i0;
+    c->aj0 = mesh->around_j0;
     c->nx = (size_t)field->cells_x + 1u;
     c->dx = field->size_x / (double)field->cells_x;
     c->dz = field->size_z / (double)field->cells_z;
@@ -1358,7 +1393,7 @@ trn_status trn_mesh_realize(const trn_field *field, const uint8_t *roles_per_sam
                                  mesh->chunks[k].cx, mesh->chunks[k].cz,
                                  mesh->chunks[k].level_count - 1u, levels[k]);
     mesh_ctx c;
-    mesh_ctx_for(&c, field, roles_per_sample);
+    mesh_ctx_for(&c, field, roles_per_sample, mesh);
     int failed = 0;
     (void)threads;
 #ifdef _OPENMP
@@ -1399,7 +1434,7 @@ trn_status trn_mesh_level_make(const trn_field *field, const uint8_t *roles_per_
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "mesh: realize: no chunk %zu level %u in this mesh", chunk, level);
     mesh_ctx c;
-    mesh_ctx_for(&c, field, roles_per_sample);
+    mesh_ctx_for(&c, field, roles_per_sample, mesh);
     const trn_mesh_chunk *ch = &mesh->chunks[chunk];
     const trn_mesh_level *lv = &ch->levels[level];
     if (level_build(&c, ch, level, lv->error, lv->border_error, lv->skirt_depth, out))

@@ -73,6 +73,38 @@ double trn_graph_param_number(const trn_graph_node *node, const trn_node_type *t
                               const char *name);
 const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type *type,
                                  const char *name);
+/* A node family's parameters as a typed struct: one row per parameter (its name in the node
+ * type's table, how the member stores it, the member's offset), filled by
+ * trn_graph_params_fill from the node's values with the type's defaults. A new parameter of a
+ * family is its row in the type's table and one row here. */
+typedef enum trn_param_as {
+    TRN_PARAM_AS_DOUBLE, /* a double: the number */
+    TRN_PARAM_AS_U32,    /* a uint32_t: the number converted (a whole number of its range) */
+    TRN_PARAM_AS_CHOICE  /* an int: the index of the text in the type's choices, 0 for none */
+} trn_param_as;
+
+typedef struct trn_param_field {
+    const char *name;
+    trn_param_as as;
+    size_t offset;
+} trn_param_field;
+
+/* Rows whose member must have the type they store: a member of another type stops the build
+ * (distinct pointer types compared; an array of negative size). */
+#define TRN_PARAM_DOUBLE_ROW(name, owner, member)                                                 \
+    {(name), TRN_PARAM_AS_DOUBLE,                                                                  \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (double *)0)}
+#define TRN_PARAM_U32_ROW(name, owner, member)                                                    \
+    {(name), TRN_PARAM_AS_U32,                                                                     \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (uint32_t *)0)}
+#define TRN_PARAM_CHOICE_ROW(name, owner, member)                                                 \
+    {(name), TRN_PARAM_AS_CHOICE,                                                                  \
+     offsetof(owner, member) + 0 * sizeof(char[sizeof(((owner *)0)->member) == sizeof(int) ? 1 : -1])}
+
+/* Every row of rows (count of them) into out. */
+void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type,
+                           const trn_param_field *rows, size_t count, void *out);
+
 /* Points of a POINTS parameter: the node's, or the registry default (read from its text once per
  * process and kept). *scratch is for the caller to free (NULL today; kept so callers need not
  * know where the points live). */

@@ -515,6 +515,44 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
     return s ? s->def_text : NULL;
 }
 
+/* The index of word among the '|'-separated words of list, 0 when it is none of them. */
+static int choice_index(const char *list, const char *word)
+{
+    if (!list || !word) return 0;
+    const size_t n = strlen(word);
+    int k = 0;
+    for (const char *p = list;; k++) {
+        const char *bar = strchr(p, '|');
+        const size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0) return k;
+        if (!bar) return 0;
+        p = bar + 1;
+    }
+}
+
+void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type,
+                           const trn_param_field *rows, size_t count, void *out)
+{
+    for (size_t i = 0; i < count; i++) {
+        const trn_param_field *f = &rows[i];
+        void *at = (char *)out + f->offset;
+        switch (f->as) {
+        case TRN_PARAM_AS_DOUBLE:
+            *(double *)at = trn_graph_param_number(node, type, f->name);
+            break;
+        case TRN_PARAM_AS_U32:
+            *(uint32_t *)at = (uint32_t)trn_graph_param_number(node, type, f->name);
+            break;
+        case TRN_PARAM_AS_CHOICE: {
+            const trn_param_spec *s = trn_node_type_param(type, f->name);
+            *(int *)at =
+                choice_index(s ? s->choices : NULL, trn_graph_param_text(node, type, f->name));
+            break;
+        }
+        }
+    }
+}
+
 /* A registry default's points, read once per process: the parameter tables are static, so an
  * entry is never stale. Lock-free and append-only (a race may add a twin, which is harmless);
  * the entries live as long as the process. */

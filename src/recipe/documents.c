@@ -43,7 +43,7 @@ trn_document_kind trn_document_classify(const char *text, size_t size)
 
 static trn_status write_tree(const char *path, json_t *tree, const char *what, trn_error *err)
 {
-    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_buf b = {NULL, 0, 0, false, NULL};
     trn_rcp_emit_json(&b, tree, 2, 0);
     trn_rcp_buf_put(&b, "\n", 1);
     if (b.failed) {

@@ -313,7 +313,8 @@ static trn_status generate(const trn_recipe *recipe, int threads,
                            trn_generated *gen, trn_replay_keep *keep, const trn_progress *pr,
                            trn_error *err)
 {
-    trn_status st = trn_recipe_validate(recipe, err);
+    uint64_t print = 0; /* the recipe's fingerprint, taken once for validation and the key */
+    trn_status st = trn_rcp_validate_print(recipe, &print, err);
     if (!st) st = trn_rcp_check_whole_grid(recipe, "generation", err);
     if (st) return st;
     /* Labels are bytes with 255 reserved for "none"; rule indices are int16 with -1 = none. */
@@ -354,7 +355,7 @@ static trn_status generate(const trn_recipe *recipe, int threads,
         trn_replay_plan_dispose(&plan);
         if (st) goto done;
     }
-    if ((st = trn_rcp_cache_key_of_valid(recipe, &gen->cache_key, err))) goto done;
+    if ((st = trn_rcp_cache_key_of_print(recipe, print, &gen->cache_key, err))) goto done;
     gen->sea_level = trn_recipe_sea_level(recipe, &gen->sea_level_source, NULL, 0);
     char msg[512];
     if (trn_landform_precision_check(&recipe->landforms[landform], recipe->size_x, recipe->size_z,

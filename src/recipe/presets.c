@@ -72,7 +72,14 @@
  * corduroy 20-25 m apart at 2049^2 and 4097^2. The basin's next version (9) comes back
  * through its grids the same way (1025^2: spectrum slope -4.40 -> -3.46, the hills cut by
  * side valleys down to the shore instead of smooth slopes), and the coastal island's (6) too
- * (1025^2: -3.52 -> -2.96). */
+ * (1025^2: -3.52 -> -2.96). The mountain range's next version (10) runs its droplets on a
+ * 12.5 m grid (the Erosion node's droplet_cell) whatever the output grid: their brush, steps and
+ * density were in samples, so at 2049^2 and 4097^2 they cut an even corduroy of rills two to
+ * four times closer than at 1025^2 (hillslope_texture's rill peak at 2049^2 20.6 -> 13.1; the
+ * gullies per kilometre at 4097^2, averaged to 12.5 m, now those of 1025^2). Output grids of
+ * 12.5 m cells or coarser (1025^2 and the default 257^2) are unchanged. The plateau's next
+ * version (6) comes back through its grids too (cascade_steps 6): at 1025^2 the lowland's
+ * straight side-by-side rills become branching valleys (its default 129^2 grid is as it was). */
 
 typedef struct builtin {
     const char *id;
@@ -249,7 +256,7 @@ static const builtin builtins[] = {
      "valleys of every smaller size cut into their sides, every pit left breached so water "
      "reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     9,
+     10,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
      "\"ridged\", \"height_variation\": 850, \"feature_size\": 11000, \"roughness\": 0.5, "
@@ -281,8 +288,10 @@ static const builtin builtins[] = {
      "the range and drain to the map edge where valleys meet it (border outlets; the rest of "
      "the edge is land, so nothing ramps down to it), and sediment is laid down where slopes "
      "drop (deposition 1), so valleys fill and widen downstream. Erosion runs droplets over "
-     "the range (a quarter of a droplet per sample, 20 steps each, gentle rates) that roughen "
-     "the slopes "
+     "the range (a quarter of a droplet per sample, 20 steps each, gentle rates; on output "
+     "grids finer than 12.5 m they run on a 12.5 m grid and their gullies come back smoothly, "
+     "so a finer output gets the same gullies instead of a finer comb of rills) that "
+     "roughen the slopes "
      "along the paths water takes, then relaxes slopes steeper than 38 degrees. Drain breaches "
      "the pits the droplets leave (a shallow notch through each rim), so every sample drains "
      "to the edge at any output size.\"}}, {\"id\": \"range\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
@@ -297,7 +306,7 @@ static const builtin builtins[] = {
      "{\"node\": \"range\"}}}, "
      "{\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
      "\"params\": {\"iterations\": 1, \"droplet_density\": 0.25, \"lifetime\": 20, "
-     "\"erosion_rate\": 0.15, \"talus_angle\": 38}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
+     "\"erosion_rate\": 0.15, \"talus_angle\": 38, \"droplet_cell\": 12.5}, \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": "
      "\"field\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressions\", \"position\": "
      "[840, 200], \"inputs\": {\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], "
@@ -388,7 +397,7 @@ static const builtin builtins[] = {
      "raised above the lowland) cut by canyons that eat back into it from its edges: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     5,
+     6,
      "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\": "
      "-800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": "
      "{\"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": "
@@ -409,7 +418,10 @@ static const builtin builtins[] = {
      "Evolve (Stream Power over 40 short steps on a grid of 16 m cells whatever the output "
      "grid, read at a 60 m reference cell, with strong hillslope creep) cuts canyons back "
      "into the mesa from its edges and drains the lowland around it, off the map only where "
-     "its valleys meet the edge (border outlets: no frame of gullies along the edges). Caprock picks the "
+     "its valleys meet the edge (border outlets: no frame of gullies along the edges); on "
+     "output grids of 4 m cells or finer it comes back through every grid twice as fine as "
+     "the one before, 6 steps on each, so the lowland's valleys branch into side valleys of "
+     "each smaller size instead of running side by side. Caprock picks the "
      "ground left above 235 m and Level top blends it flat at 250 m: the hard cap rock, "
      "flat between the canyon heads. Erosion washes the canyon walls with a few light "
      "droplets and thermal relaxation sheds scree below the cliffs and Drain fills the "
@@ -429,7 +441,8 @@ static const builtin builtins[] = {
      "\"mask\": {\"node\": \"mesa_outline\"}}}, {\"id\": \"evolve\", \"type\": "
      "\"stream_power\", \"position\": [720, 0], \"params\": {\"reference_cell\": 60, "
      "\"evolution_cell\": 16, \"fine_steps\": 2, \"steps\": 40, \"dt\": 2500, \"m\": 0.5, "
-     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\"}, \"inputs\": "
+     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\", "
+     "\"cascade_steps\": 6}, \"inputs\": "
      "{\"field\": {\"node\": \"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"type\": \"flat_terrain\", "
      "\"position\": [720, 200], \"params\": {\"height\": 250}}, {\"id\": \"caprock\", "
      "\"type\": \"elevation_mask\", \"position\": [960, 200], \"params\": {\"min\": 235, "

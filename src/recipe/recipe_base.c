@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "core/numtext.h"
 #include "core/json_fields.h"
 #include "recipe/recipe_internal.h"
@@ -16,6 +18,18 @@
 void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n)
 {
     if (b->failed) return;
+    if (b->hash) {
+        if (b->len + n > b->cap) {
+            trn_rcp_buf_flush(b);
+            if (n > b->cap) {
+                XXH64_update(b->hash, s, n);
+                return;
+            }
+        }
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        return;
+    }
     if (n > SIZE_MAX - b->len - 1) {
         b->failed = true;
         return;
@@ -40,6 +54,12 @@ void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n)
 void trn_rcp_buf_puts(trn_rcp_buf *b, const char *s)
 {
     trn_rcp_buf_put(b, s, strlen(s));
+}
+
+void trn_rcp_buf_flush(trn_rcp_buf *b)
+{
+    if (b->hash && b->len) XXH64_update(b->hash, b->data, b->len);
+    b->len = 0;
 }
 
 void trn_rcp_buf_free(trn_rcp_buf *b)
@@ -111,6 +131,50 @@ static void emit_string(trn_rcp_buf *b, const char *s, size_t n)
     }
     trn_rcp_buf_put(b, s + n - run, run);
     trn_rcp_buf_put(b, "\"", 1);
+}
+
+/* jansson's test of a string a tree may hold: UTF-8 without overlong forms, surrogates or code
+ * points past U+10FFFF. */
+static bool utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        const unsigned c = *s;
+        size_t n;
+        unsigned cp;
+        if (c < 0x80) {
+            s++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            n = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        for (size_t i = 1; i < n; i++) {
+            if ((s[i] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (n == 3 && cp < 0x800) ||
+            (n == 4 && cp < 0x10000))
+            return false;
+        s += n;
+    }
+    return true;
+}
+
+void trn_rcp_emit_text(trn_rcp_buf *b, const char *s)
+{
+    if (!s || !utf8_ok((const unsigned char *)s)) {
+        b->failed = true;
+        return;
+    }
+    emit_string(b, s, strlen(s));
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -226,7 +290,7 @@ void trn_rcp_emit_json_in_order(trn_rcp_buf *b, const json_t *v, int indent, int
 
 char *trn_rcp_canonical_text(const json_t *v)
 {
-    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_buf b = {NULL, 0, 0, false, NULL};
     trn_rcp_emit_json(&b, v, 0, 0);
     if (b.failed) {
         trn_rcp_buf_free(&b);
@@ -303,55 +367,6 @@ const trn_doc_range *trn_rcp_num_range(trn_rcp_num which)
     return &num_specs[which];
 }
 
-void trn_rcp_landform_defaults(trn_landform *lf)
-{
-    lf->profile = TRN_PROFILE_FBM;
-    lf->base_height = 0;
-    lf->height_variation = 100;
-    lf->feature_size = 256;
-    lf->roughness = 0.5;
-    lf->octaves = 5;
-    lf->warp_amplitude = 0;
-    lf->warp_feature_size = 128;
-    lf->stretch = 1;
-    lf->heading = 0;
-}
-
-bool trn_rcp_landform_field_is_default(const trn_landform *lf, const char *key)
-{
-    trn_landform d;
-    trn_rcp_landform_defaults(&d);
-    if (strcmp(key, "profile") == 0) return lf->profile == d.profile;
-    if (strcmp(key, "base_height") == 0) return lf->base_height == d.base_height;
-    if (strcmp(key, "height_variation") == 0) return lf->height_variation == d.height_variation;
-    if (strcmp(key, "feature_size") == 0) return lf->feature_size == d.feature_size;
-    if (strcmp(key, "roughness") == 0) return lf->roughness == d.roughness;
-    if (strcmp(key, "octaves") == 0) return lf->octaves == d.octaves;
-    if (strcmp(key, "warp_amplitude") == 0) return lf->warp_amplitude == d.warp_amplitude;
-    if (strcmp(key, "warp_feature_size") == 0) return lf->warp_feature_size == d.warp_feature_size;
-    if (strcmp(key, "stretch") == 0) return lf->stretch == d.stretch;
-    if (strcmp(key, "heading") == 0) return lf->heading == d.heading;
-    if (strcmp(key, "evolution") == 0) return lf->evolution == NULL;
-    return false;
-}
-
-const char *const trn_rcp_recipe_keys[] = {
-    "size",      "resolution",       "seed",           "chunk_cells",   "sea_level",
-    "snow_line", "default_landform", "landforms",      "default_biome", "biomes",
-    "rules",     "layers",           "regions",        "edits",         "exclusions",
-    "palette",   "preset_id",        "preset_version", "graph",         "format_version",
-    NULL};
-const char *const trn_rcp_landform_keys[] = {
-    "profile",        "height_variation",  "base_height", "feature_size", "roughness", "octaves",
-    "warp_amplitude", "warp_feature_size", "stretch",     "heading",      "evolution", NULL};
-const char *const trn_rcp_biome_keys[] = {
-    "color", "material", "texture_scale", "landform", "allow_snow", "groundmodel", NULL};
-const char *const trn_rcp_rule_keys[] = {
-    "id",    "biome",    "layer",          "priority",  "blend", "elevation",
-    "slope", "moisture", "water_distance", "substrate", NULL};
-const char *const trn_rcp_asset_keys[] = {"format_version", "id", "recipe", NULL};
-
-/* Optimal string alignment distance (adjacent transpositions count one), capped at cap + 1. */
 /* ---- lookups in a parsed recipe ---- */
 
 const char *trn_substrate_name(trn_substrate substrate)

@@ -18,6 +18,7 @@
 typedef struct trn_rcp_evolution {
     char *text;   /* the landform's evolution it was read from; NULL for none */
     json_t *tree; /* what reading text gives (as the graph's tree) */
+    char *canonical; /* tree's canonical text (trn_rcp_canonical_text), NULL until made */
     trn_graph graph;
 } trn_rcp_evolution;
 
@@ -34,6 +35,9 @@ struct trn_recipe_model {
     trn_graph graph;
     char *identity;
     json_t *identity_tree;
+    /* The canonical text of tree and of identity_tree: what canonical text and cache keys
+     * write for the graph, written once. */
+    char *tree_canonical, *identity_canonical;
     trn_rcp_evolution *evolutions;
     uint32_t evolution_count;
     /* The fingerprint (trn_rcp_fingerprint) of the last recipe sharing this model that passed
@@ -153,19 +157,19 @@ bool trn_rcp_num_whole(trn_rcp_num which);
  * samples (what whole-grid generation holds); who: "generation", "graph evaluation". */
 trn_status trn_rcp_check_whole_grid(const trn_recipe *recipe, const char *who, trn_error *err);
 
-/* Landform defaults. */
+/* Landform defaults (the rows' defaults, recipe_fields.c); whether the field of key holds its
+ * default. */
 void trn_rcp_landform_defaults(trn_landform *landform);
 bool trn_rcp_landform_field_is_default(const trn_landform *landform, const char *key);
 
-/* Key tables (NULL-terminated) for unknown-key messages. */
-extern const char *const trn_rcp_recipe_keys[];
-extern const char *const trn_rcp_landform_keys[];
-extern const char *const trn_rcp_biome_keys[];
-extern const char *const trn_rcp_rule_keys[];
-extern const char *const trn_rcp_asset_keys[];
-
 /* trn_recipe_cache_key of a recipe the caller has just validated (no second validation). */
 trn_status trn_rcp_cache_key_of_valid(const trn_recipe *recipe, uint64_t *key, trn_error *err);
+/* trn_recipe_validate, giving the recipe's fingerprint (trn_rcp_fingerprint; 0 when it has no
+ * model or none could be taken), and the cache key of a recipe so validated with that
+ * fingerprint: a generation takes the fingerprint once. */
+trn_status trn_rcp_validate_print(const trn_recipe *recipe, uint64_t *print, trn_error *err);
+trn_status trn_rcp_cache_key_of_print(const trn_recipe *recipe, uint64_t print, uint64_t *key,
+                                      trn_error *err);
 
 /* How many times trn_recipe_validate ran in this process (a hook for tests). */
 uint64_t trn_rcp_validate_count(void);
@@ -181,11 +185,19 @@ typedef struct trn_rcp_buf {
     char *data;
     size_t len, cap;
     bool failed;
+    /* NULL: the text grows in data. Else an XXH64_state_t the text is hashed into, through
+     * data as a fixed buffer of cap bytes (trn_rcp_buf_flush hashes what it holds): the cache
+     * key hashes canonical text without keeping it. */
+    void *hash;
 } trn_rcp_buf;
 
 void trn_rcp_buf_put(trn_rcp_buf *b, const char *s, size_t n);
 void trn_rcp_buf_puts(trn_rcp_buf *b, const char *s);
 void trn_rcp_buf_free(trn_rcp_buf *b);
+/* A hashing buffer's text into its hash. */
+void trn_rcp_buf_flush(trn_rcp_buf *b);
+/* s as a JSON string; text that is not UTF-8 fails the buffer (as a jansson tree refuses it). */
+void trn_rcp_emit_text(trn_rcp_buf *b, const char *s);
 
 /* Shortest text that reads back as the same double: integers up to 2^53 without a fraction or
  * exponent, -0 as 0, otherwise the shortest of %.1g .. %.17g that strtod maps back. */

@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_STATIC_LINKING_ONLY /* an XXH64_state_t on the stack: the fingerprint */
-#include <xxhash.h>
-
 #include "graph/graph_internal.h"
+#include "recipe/recipe_fields.h"
 #include "recipe/recipe_model.h"
 
 static int cmp_keys(const void *a, const void *b)
@@ -93,6 +91,9 @@ static void drop_graph(struct trn_recipe_model *m)
     trn_graph_dispose(&m->graph);
     free(m->identity);
     json_decref(m->identity_tree);
+    free(m->tree_canonical);
+    free(m->identity_canonical);
+    m->tree_canonical = m->identity_canonical = NULL;
     m->text = m->identity = NULL;
     m->tree = m->identity_tree = NULL;
 }
@@ -104,6 +105,7 @@ void trn_rcp_model_release(struct trn_recipe_model *m)
     for (uint32_t k = 0; k < m->evolution_count; k++) {
         free(m->evolutions[k].text);
         json_decref(m->evolutions[k].tree);
+        free(m->evolutions[k].canonical);
         trn_graph_dispose(&m->evolutions[k].graph);
     }
     free(m->evolutions);
@@ -152,9 +154,11 @@ trn_status trn_rcp_model_keep_evolution(trn_recipe *recipe, uint32_t index, json
     trn_rcp_evolution *e = &m->evolutions[index];
     free(e->text);
     json_decref(e->tree);
+    free(e->canonical);
     trn_graph_dispose(&e->graph);
     e->text = text;
     e->tree = tree;
+    e->canonical = trn_rcp_canonical_text(tree); /* NULL (out of memory): written from tree */
     e->graph = *graph;
     memset(graph, 0, sizeof *graph);
     return TRN_OK;
@@ -179,6 +183,11 @@ trn_status trn_rcp_model_build(trn_recipe *recipe, const json_t *v)
             m->identity_tree = json_loads(m->identity, JSON_REJECT_DUPLICATES, NULL);
             if (!m->identity_tree) st = TRN_ERR_NO_MEMORY;
         }
+        if (!st) {
+            m->tree_canonical = trn_rcp_canonical_text(m->tree);
+            m->identity_canonical = trn_rcp_canonical_text(m->identity_tree);
+            if (!m->tree_canonical || !m->identity_canonical) st = TRN_ERR_NO_MEMORY;
+        }
     }
     if (st || !m->tree || !m->identity_tree) {
         /* No graph in the model: a graph that does not read back is reported by validation,
@@ -196,56 +205,12 @@ trn_status trn_rcp_model_make(trn_recipe *recipe)
 
 /* ---- What validation has seen: a fingerprint of the recipe's content ---- */
 
-/* The fingerprint below hashes every member of these structs; a new member changes their size
- * and stops the build here until it is hashed too (an unhashed field could change to an
- * invalid value without the recipe being checked again). Sizes on LP64 targets. */
-#if UINTPTR_MAX == UINT64_MAX && UINT_MAX == UINT32_MAX
-_Static_assert(sizeof(trn_recipe) == 216, "a new recipe member: hash it in trn_rcp_fingerprint");
-_Static_assert(sizeof(trn_landform) == 96, "a new landform member: hash it in trn_rcp_fingerprint");
-_Static_assert(sizeof(trn_biome) == 88, "a new biome member: hash it in trn_rcp_fingerprint");
-_Static_assert(sizeof(trn_rule) == 144, "a new rule member: hash it in trn_rcp_fingerprint");
-_Static_assert(sizeof(trn_layer) == 24, "a new layer member: hash it in trn_rcp_fingerprint");
-_Static_assert(sizeof(trn_stroke) == 112, "a new stroke member: hash it in trn_rcp_fingerprint");
-#endif
+/* The fingerprint hashes every member of the recipe's structs: each field by its row
+ * (recipe_fields.c), the sections by the code below. tests/test_recipe_fields.c checks that the
+ * rows cover every member, so a new member without a row fails there (an unhashed field could
+ * change to an invalid value without the recipe being checked again). */
 
-/* The hash state with a buffer in front: a fingerprint is many small members, and one
- * XXH64_update per member would cost more than the bytes themselves. */
-typedef struct hasher {
-    XXH64_state_t state;
-    size_t used;
-    unsigned char buf[1024];
-} hasher;
-
-static void put(hasher *h, const void *p, size_t n)
-{
-    if (h->used + n > sizeof h->buf) {
-        XXH64_update(&h->state, h->buf, h->used);
-        h->used = 0;
-        if (n > sizeof h->buf) {
-            XXH64_update(&h->state, p, n);
-            return;
-        }
-    }
-    memcpy(h->buf + h->used, p, n);
-    h->used += n;
-}
-
-#define PUT(h, v) put((h), &(v), sizeof(v))
-
-/* A string, told apart from NULL and from its neighbours by its length. */
-static void put_text(hasher *h, const char *s)
-{
-    const uint64_t n = s ? (uint64_t)strlen(s) : UINT64_MAX;
-    PUT(h, n);
-    if (s) put(h, s, (size_t)n);
-}
-
-static void put_band(hasher *h, const trn_band *b)
-{
-    PUT(h, b->set);
-    PUT(h, b->min);
-    PUT(h, b->max);
-}
+#define PUT(h, v) trn_rcp_hash((h), &(v), sizeof(v))
 
 bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
 {
@@ -256,105 +221,68 @@ bool trn_rcp_fingerprint(const trn_recipe *r, uint64_t *print)
         (r->stroke_count && !r->strokes) || r->rule_count > TRN_RCP_MAX_RULES ||
         r->layer_count > TRN_RCP_MAX_LAYERS || r->stroke_count > TRN_RCP_MAX_STROKES)
         return false;
-    hasher h;
-    XXH64_reset(&h.state, 0);
-    h.used = 0;
-    PUT(&h, r->size_x);
-    PUT(&h, r->size_z);
-    PUT(&h, r->cells_x);
-    PUT(&h, r->cells_z);
-    PUT(&h, r->seed);
-    PUT(&h, r->chunk_cells);
-    PUT(&h, r->has_sea_level);
-    PUT(&h, r->sea_level);
-    PUT(&h, r->has_snow_line);
-    PUT(&h, r->snow_line);
-    put_text(&h, r->default_landform);
-    PUT(&h, r->landform_count);
+    trn_rcp_hasher hh, *h = &hh;
+    trn_rcp_hasher_reset(h);
+    trn_rcp_fields_hash(h, trn_rcp_recipe_fields, r);
+    PUT(h, r->landform_count);
     for (uint32_t i = 0; i < r->landform_count; i++) {
         const trn_landform *l = &r->landforms[i];
-        put_text(&h, l->name);
-        PUT(&h, l->profile);
-        PUT(&h, l->base_height);
-        PUT(&h, l->height_variation);
-        PUT(&h, l->feature_size);
-        PUT(&h, l->roughness);
-        PUT(&h, l->octaves);
-        PUT(&h, l->warp_amplitude);
-        PUT(&h, l->warp_feature_size);
-        PUT(&h, l->stretch);
-        PUT(&h, l->heading);
-        put_text(&h, l->evolution);
+        trn_rcp_hash_text(h, l->name);
+        trn_rcp_fields_hash(h, trn_rcp_landform_fields, l);
+        trn_rcp_hash_text(h, l->evolution);
     }
-    put_text(&h, r->default_biome);
-    PUT(&h, r->biome_count);
+    PUT(h, r->biome_count);
     for (uint32_t i = 0; i < r->biome_count; i++) {
         const trn_biome *b = &r->biomes[i];
-        put_text(&h, b->name);
-        PUT(&h, b->color);
-        put_text(&h, b->material);
-        PUT(&h, b->texture_scale);
-        put_text(&h, b->landform);
-        PUT(&h, b->allow_snow);
-        PUT(&h, b->groundmodel); /* all 32 bytes: an unterminated name differs too */
+        trn_rcp_hash_text(h, b->name);
+        trn_rcp_fields_hash(h, trn_rcp_biome_fields, b);
+        PUT(h, b->groundmodel); /* all 32 bytes: an unterminated name differs too */
     }
-    PUT(&h, r->rule_count);
+    PUT(h, r->rule_count);
     for (uint32_t i = 0; i < r->rule_count; i++) {
         const trn_rule *u = &r->rules[i];
-        put_text(&h, u->id);
-        put_text(&h, u->biome);
-        put_text(&h, u->layer);
-        PUT(&h, u->priority);
-        PUT(&h, u->blend);
-        put_band(&h, &u->elevation);
-        put_band(&h, &u->slope);
-        put_band(&h, &u->moisture);
-        put_band(&h, &u->water_distance);
-        PUT(&h, u->substrate_mask);
+        trn_rcp_fields_hash(h, trn_rcp_rule_fields, u);
+        PUT(h, u->substrate_mask);
     }
-    PUT(&h, r->layer_count);
-    PUT(&h, r->has_layers);
+    PUT(h, r->layer_count);
+    PUT(h, r->has_layers);
     for (uint32_t i = 0; i < r->layer_count; i++) {
         const trn_layer *l = &r->layers[i];
-        put_text(&h, l->id);
-        put_text(&h, l->name);
-        PUT(&h, l->group);
-        PUT(&h, l->enabled);
+        trn_rcp_hash_text(h, l->id);
+        trn_rcp_hash_text(h, l->name);
+        PUT(h, l->group);
+        PUT(h, l->enabled);
     }
-    PUT(&h, r->stroke_count);
+    PUT(h, r->stroke_count);
     for (uint32_t i = 0; i < r->stroke_count; i++) {
         const trn_stroke *s = &r->strokes[i];
-        PUT(&h, s->kind);
-        put_text(&h, s->layer);
-        PUT(&h, s->radius);
-        PUT(&h, s->strength);
-        PUT(&h, s->falloff);
-        PUT(&h, s->target_height);
-        put_text(&h, s->biome);
-        PUT(&h, s->erase);
-        PUT(&h, s->point_count);
-        PUT(&h, s->grid_cells_x);
-        PUT(&h, s->grid_cells_z);
-        PUT(&h, s->sample_count);
+        PUT(h, s->kind);
+        trn_rcp_hash_text(h, s->layer);
+        PUT(h, s->radius);
+        PUT(h, s->strength);
+        PUT(h, s->falloff);
+        PUT(h, s->target_height);
+        trn_rcp_hash_text(h, s->biome);
+        PUT(h, s->erase);
+        PUT(h, s->point_count);
+        PUT(h, s->grid_cells_x);
+        PUT(h, s->grid_cells_z);
+        PUT(h, s->sample_count);
         /* The arrays validation reads for the stroke's kind, as it reads them. */
         const bool present =
             s->kind == TRN_STROKE_PROTECT ? s->sample_index && s->sample_height : s->points != NULL;
-        PUT(&h, present);
+        PUT(h, present);
         if (!present) continue;
         if (s->kind == TRN_STROKE_PROTECT) {
-            put(&h, s->sample_index, (size_t)s->sample_count * sizeof *s->sample_index);
-            put(&h, s->sample_height, (size_t)s->sample_count * sizeof *s->sample_height);
+            trn_rcp_hash(h, s->sample_index, (size_t)s->sample_count * sizeof *s->sample_index);
+            trn_rcp_hash(h, s->sample_height, (size_t)s->sample_count * sizeof *s->sample_height);
         } else {
-            put(&h, s->points, (size_t)s->point_count * 2u * sizeof *s->points);
+            trn_rcp_hash(h, s->points, (size_t)s->point_count * 2u * sizeof *s->points);
         }
     }
-    put_text(&h, r->palette_json);
-    put_text(&h, r->graph_json);
-    put_text(&h, r->preset_id);
-    PUT(&h, r->has_preset_version);
-    PUT(&h, r->preset_version);
-    XXH64_update(&h.state, h.buf, h.used);
-    const uint64_t v = XXH64_digest(&h.state);
+    trn_rcp_hash_text(h, r->palette_json);
+    trn_rcp_hash_text(h, r->graph_json);
+    const uint64_t v = trn_rcp_hasher_digest(h);
     *print = v ? v : 1u;
     return true;
 }
@@ -364,6 +292,12 @@ bool trn_rcp_model_known_valid(const trn_recipe *recipe, uint64_t *print)
     *print = 0;
     if (!recipe->model || !trn_rcp_fingerprint(recipe, print)) return false;
     return atomic_load_explicit(&recipe->model->valid_print, memory_order_relaxed) == *print;
+}
+
+bool trn_rcp_model_print_valid(const trn_recipe *recipe, uint64_t print)
+{
+    return recipe->model && print &&
+           atomic_load_explicit(&recipe->model->valid_print, memory_order_relaxed) == print;
 }
 
 void trn_rcp_model_mark_valid(const trn_recipe *recipe, uint64_t print)

@@ -35,6 +35,8 @@ bool trn_rcp_fingerprint(const trn_recipe *recipe, uint64_t *print);
 
 /* Whether recipe is known to pass trn_rcp_check: its model holds its fingerprint. */
 bool trn_rcp_model_known_valid(const trn_recipe *recipe, uint64_t *print);
+/* Whether print, the recipe's fingerprint the caller has just taken, is the one that passed. */
+bool trn_rcp_model_print_valid(const trn_recipe *recipe, uint64_t print);
 
 /* Record that recipe, whose fingerprint is print, passed trn_rcp_check; nothing without a model. */
 void trn_rcp_model_mark_valid(const trn_recipe *recipe, uint64_t print);

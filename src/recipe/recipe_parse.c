@@ -9,6 +9,7 @@
 #include "core/fileio.h"
 #include "core/numtext.h"
 #include "graph/graph_internal.h"
+#include "recipe/recipe_fields.h"
 #include "recipe/recipe_internal.h"
 #include "recipe/recipe_model.h"
 
@@ -94,18 +95,22 @@ static trn_status want_number(pctx *c, const json_t *v, trn_rcp_num which, doubl
     return st;
 }
 
-/* A whole number of which's range, converted only once it is known to fit: converting a
- * double outside the target's range is undefined behaviour. */
-static trn_status want_u32(pctx *c, const json_t *v, trn_rcp_num which, uint32_t *out)
+/* A recipe row's value (the path at its key) into base. */
+static trn_status read_row(pctx *c, const trn_rcp_field *row, const json_t *v, void *base)
 {
-    double d = 0.0;
-    trn_status st = want_number(c, v, which, &d);
-    if (st) return st;
-    if (!trn_rcp_num_whole(which) || !(d >= 0.0 && d <= 4294967295.0))
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found a number out of range",
-                    trn_rcp_num_expect(which));
-    *out = (uint32_t)d;
-    return TRN_OK;
+    trn_doc d = doc_of(c);
+    trn_status st = trn_rcp_field_read(&d, row, v, base);
+    if (st) c->fail_code = st;
+    return st;
+}
+
+/* Called with the path at the object holding key, which none of rows names. */
+static trn_status unknown_row(pctx *c, const char *key, const trn_rcp_field *rows,
+                              const char *what)
+{
+    const char *known[65];
+    trn_rcp_field_names(rows, known);
+    return unknown_key(c, key, known, what);
 }
 
 /* A field row's value (the path at its key) into base. */
@@ -241,41 +246,13 @@ static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf,
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
+        const trn_rcp_field *row = trn_rcp_field_find(trn_rcp_landform_fields, key);
+        if (!row) return unknown_row(c, key, trn_rcp_landform_fields, "a landform");
         push(c, key);
-        if (strcmp(key, "profile") == 0) {
-            const char *s = json_string_value(v);
-            if (s && strcmp(s, "fbm") == 0)
-                lf->profile = TRN_PROFILE_FBM;
-            else if (s && strcmp(s, "ridged") == 0)
-                lf->profile = TRN_PROFILE_RIDGED;
-            else
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                            "expected \"fbm\" or \"ridged\", found %s",
-                            describe(v, buf, sizeof buf));
-        } else if (strcmp(key, "base_height") == 0) {
-            st = want_number(c, v, TRN_NUM_BASE_HEIGHT, &lf->base_height);
-        } else if (strcmp(key, "height_variation") == 0) {
-            st = want_number(c, v, TRN_NUM_HEIGHT_VARIATION, &lf->height_variation);
-        } else if (strcmp(key, "feature_size") == 0) {
-            st = want_number(c, v, TRN_NUM_FEATURE_SIZE, &lf->feature_size);
-        } else if (strcmp(key, "roughness") == 0) {
-            st = want_number(c, v, TRN_NUM_ROUGHNESS, &lf->roughness);
-        } else if (strcmp(key, "octaves") == 0) {
-            st = want_u32(c, v, TRN_NUM_OCTAVES, &lf->octaves);
-        } else if (strcmp(key, "warp_amplitude") == 0) {
-            st = want_number(c, v, TRN_NUM_WARP_AMPLITUDE, &lf->warp_amplitude);
-        } else if (strcmp(key, "warp_feature_size") == 0) {
-            st = want_number(c, v, TRN_NUM_WARP_FEATURE_SIZE, &lf->warp_feature_size);
-        } else if (strcmp(key, "stretch") == 0) {
-            st = want_number(c, v, TRN_NUM_STRETCH, &lf->stretch);
-        } else if (strcmp(key, "heading") == 0) {
-            st = want_number(c, v, TRN_NUM_HEADING, &lf->heading);
-        } else if (strcmp(key, "evolution") == 0) {
+        if (row->kind != TRN_RCP_CUSTOM)
+            st = read_row(c, row, v, lf);
+        else /* evolution */
             st = parse_evolution(c, v, &lf->evolution, evolution);
-        } else {
-            pop(c);
-            return unknown_key(c, key, trn_rcp_landform_keys, "a landform");
-        }
         if (st) return st;
         pop(c);
     }
@@ -284,9 +261,7 @@ static trn_status parse_landform(pctx *c, const json_t *obj, trn_landform *lf,
 
 static bool is_landform_key(const char *key)
 {
-    for (const char *const *k = trn_rcp_landform_keys; *k; k++)
-        if (strcmp(*k, key) == 0) return true;
-    return false;
+    return trn_rcp_field_find(trn_rcp_landform_fields, key) != NULL;
 }
 
 static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
@@ -297,48 +272,21 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
                     "expected a biome object (color, material, texture_scale, landform, "
                     "allow_snow, groundmodel), found %s",
                     describe(obj, buf, sizeof buf));
-    b->texture_scale = 1;
-    b->allow_snow = true;
+    trn_rcp_field_defaults(trn_rcp_biome_fields, b);
     bool have_color = false;
     const char *key;
     json_t *v;
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
+        const trn_rcp_field *row = trn_rcp_field_find(trn_rcp_biome_fields, key);
         push(c, key);
-        if (strcmp(key, "color") == 0) {
-            if (!json_is_array(v) || json_array_size(v) != 4) {
-                if (json_is_array(v))
-                    return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                                "expected [r, g, b, a], four numbers from 0 to 1, found %zu "
-                                "elements",
-                                json_array_size(v));
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                            "expected [r, g, b, a], four numbers from 0 to 1, found %s",
-                            describe(v, buf, sizeof buf));
-            }
-            for (size_t i = 0; i < 4; i++) {
-                double d = 0.0;
-                push_index(c, i);
-                if ((st = want_number(c, json_array_get(v, i), TRN_NUM_COLOR, &d))) return st;
-                b->color[i] = (float)d;
-                pop(c);
-            }
-            have_color = true;
-        } else if (strcmp(key, "material") == 0) {
-            st = want_string(c, v, "a material asset id (a non-empty string)", &b->material);
-        } else if (strcmp(key, "texture_scale") == 0) {
-            st = want_number(c, v, TRN_NUM_TEXTURE_SCALE, &b->texture_scale);
-        } else if (strcmp(key, "landform") == 0) {
-            st = want_string(c, v, "the name of a landform", &b->landform);
-        } else if (strcmp(key, "allow_snow") == 0) {
-            if (!json_is_boolean(v))
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected true or false, found %s",
-                            describe(v, buf, sizeof buf));
-            b->allow_snow = json_is_true(v);
-        } else if (strcmp(key, "groundmodel") == 0) {
-            /* BeamNG's physics surface; a name the game does not ship would fall back to its
-             * default surface without a word, so it is refused here. */
+        if (row && row->kind != TRN_RCP_CUSTOM) {
+            st = read_row(c, row, v, b);
+            if (row->kind == TRN_RCP_COLOR) have_color = true;
+        } else if (row) {
+            /* groundmodel: BeamNG's physics surface; a name the game does not ship would fall
+             * back to its default surface without a word, so it is refused here. */
             const char *known =
                 json_is_string(v) ? trn_rcp_groundmodel_find(json_string_value(v)) : NULL;
             if (!known)
@@ -357,32 +305,12 @@ static trn_status parse_biome(pctx *c, const json_t *obj, trn_biome *b)
                         key);
         } else {
             pop(c);
-            return unknown_key(c, key, trn_rcp_biome_keys, "a biome");
+            return unknown_row(c, key, trn_rcp_biome_fields, "a biome");
         }
         if (st) return st;
         pop(c);
     }
     if (!have_color) return missing_key(c, "color", "[r, g, b, a], four numbers from 0 to 1");
-    return TRN_OK;
-}
-
-static trn_status parse_band(pctx *c, const json_t *v, trn_rcp_num which, trn_band *band)
-{
-    double mm[2] = {0.0, 0.0};
-    char shape[160];
-    snprintf(shape, sizeof shape, "[min, max], two numbers (%s)", trn_rcp_num_expect(which));
-    trn_status st = want_pair(c, v, which, shape, mm);
-    if (st) return st;
-    if (mm[0] > mm[1]) {
-        char a[40], b[40];
-        trn_rcp_format_double(mm[0], a);
-        trn_rcp_format_double(mm[1], b);
-        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                    "the band is [min, max] and min %s is greater than max %s", a, b);
-    }
-    band->set = true;
-    band->min = mm[0];
-    band->max = mm[1];
     return TRN_OK;
 }
 
@@ -426,31 +354,13 @@ static trn_status parse_rule(pctx *c, const json_t *obj, trn_rule *r)
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
+        const trn_rcp_field *row = trn_rcp_field_find(trn_rcp_rule_fields, key);
+        if (!row) return unknown_row(c, key, trn_rcp_rule_fields, "a rule");
         push(c, key);
-        if (strcmp(key, "id") == 0)
-            st = want_string(c, v, "a rule id (a non-empty string)", &r->id);
-        else if (strcmp(key, "biome") == 0)
-            st = want_string(c, v, "the name of a biome", &r->biome);
-        else if (strcmp(key, "layer") == 0)
-            st = want_string(c, v, "a layer name (a non-empty string)", &r->layer);
-        else if (strcmp(key, "priority") == 0)
-            st = want_number(c, v, TRN_NUM_PRIORITY, &r->priority);
-        else if (strcmp(key, "blend") == 0)
-            st = want_number(c, v, TRN_NUM_BLEND, &r->blend);
-        else if (strcmp(key, "elevation") == 0)
-            st = parse_band(c, v, TRN_NUM_ELEVATION, &r->elevation);
-        else if (strcmp(key, "slope") == 0)
-            st = parse_band(c, v, TRN_NUM_SLOPE, &r->slope);
-        else if (strcmp(key, "moisture") == 0)
-            st = parse_band(c, v, TRN_NUM_MOISTURE, &r->moisture);
-        else if (strcmp(key, "water_distance") == 0)
-            st = parse_band(c, v, TRN_NUM_WATER_DISTANCE, &r->water_distance);
-        else if (strcmp(key, "substrate") == 0)
+        if (row->kind != TRN_RCP_CUSTOM)
+            st = read_row(c, row, v, r);
+        else /* substrate */
             st = parse_substrate(c, v, &r->substrate_mask);
-        else {
-            pop(c);
-            return unknown_key(c, key, trn_rcp_rule_keys, "a rule");
-        }
         if (st) return st;
         pop(c);
     }
@@ -734,7 +644,7 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             st = want_string(c, v, "a layer id (a non-empty string)", &s->layer);
         } else if (protect) {
             if (strcmp(key, "grid") == 0) {
-                uint32_t g[2];
+                uint32_t g[2] = {0, 0};
                 st = want_u32_pair(c, v, TRN_NUM_CELLS,
                                    "[cells_x, cells_z], the grid the snapshot was recorded on", g);
                 if (!st) {
@@ -908,8 +818,7 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
     if (!json_is_object(obj))
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a recipe object, found %s",
                     describe(obj, buf, sizeof buf));
-    r->chunk_cells = TRN_RCP_CHUNK_CELLS;
-    bool have_size = false, have_resolution = false, have_seed = false;
+    trn_rcp_field_defaults(trn_rcp_recipe_fields, r);
     const json_t *sections[3] = {NULL, NULL, NULL};
     const char *key;
     json_t *v;
@@ -920,53 +829,11 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         for (const char *const *k = c->skip_keys; k && *k && !skip; k++)
             skip = strcmp(*k, key) == 0;
         if (skip) continue;
+        const trn_rcp_field *row = trn_rcp_field_find(trn_rcp_recipe_fields, key);
+        if (!row) return unknown_row(c, key, trn_rcp_recipe_fields, "the recipe");
         push(c, key);
-        if (strcmp(key, "size") == 0) {
-            double xz[2] = {0.0, 0.0};
-            st = want_pair(c, v, TRN_NUM_SIZE, "[x, z], two numbers > 0 (world units)", xz);
-            if (!st) {
-                r->size_x = xz[0];
-                r->size_z = xz[1];
-                have_size = true;
-            }
-        } else if (strcmp(key, "resolution") == 0) {
-            uint32_t xz[2];
-            st = want_u32_pair(c, v, TRN_NUM_CELLS,
-                               "[cells_x, cells_z], two whole numbers 1..65536", xz);
-            if (!st) {
-                r->cells_x = xz[0];
-                r->cells_z = xz[1];
-                have_resolution = true;
-            }
-        } else if (strcmp(key, "seed") == 0) {
-            /* Read as an integer: 2^63-1 does not survive a trip through double. */
-            bool ok = false;
-            if (json_is_integer(v) && json_integer_value(v) >= 0) {
-                r->seed = (uint64_t)json_integer_value(v);
-                ok = true;
-            } else if (json_is_real(v)) {
-                double d = json_real_value(v);
-                if (d >= 0 && d <= 9007199254740992.0 && floor(d) == d) {
-                    r->seed = (uint64_t)d;
-                    ok = true;
-                }
-            }
-            if (!ok)
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found %s",
-                            trn_rcp_num_expect(TRN_NUM_SEED), describe(v, buf, sizeof buf));
-            have_seed = true;
-        } else if (strcmp(key, "chunk_cells") == 0) {
-            st = want_u32(c, v, TRN_NUM_CHUNK_CELLS, &r->chunk_cells);
-        } else if (strcmp(key, "sea_level") == 0) {
-            st = want_number(c, v, TRN_NUM_SEA_LEVEL, &r->sea_level);
-            r->has_sea_level = true;
-        } else if (strcmp(key, "snow_line") == 0) {
-            st = want_number(c, v, TRN_NUM_SNOW_LINE, &r->snow_line);
-            r->has_snow_line = true;
-        } else if (strcmp(key, "default_landform") == 0) {
-            st = want_string(c, v, "the name of a landform", &r->default_landform);
-        } else if (strcmp(key, "default_biome") == 0) {
-            st = want_string(c, v, "the name of a biome", &r->default_biome);
+        if (row->kind != TRN_RCP_CUSTOM) {
+            st = read_row(c, row, v, r);
         } else if (strcmp(key, "landforms") == 0) {
             if (!json_is_object(v))
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
@@ -1082,11 +949,6 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 /* Read once: generation uses the typed graph, never the text again. */
                 if (!st && trn_rcp_model_build(r, v)) st = oom(c);
             }
-        } else if (strcmp(key, "preset_id") == 0) {
-            st = want_string(c, v, "a preset id (a non-empty string)", &r->preset_id);
-        } else if (strcmp(key, "preset_version") == 0) {
-            st = want_number(c, v, TRN_NUM_PRESET_VERSION, &r->preset_version);
-            r->has_preset_version = true;
         } else if (strcmp(key, "format_version") == 0) {
             /* Accepted for documents that stamp the version on the recipe itself; there is
              * only one, so the canonical form leaves it out. */
@@ -1099,9 +961,6 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
                 json_integer_value(v) != (json_int_t)TRN_RECIPE_FORMAT_VERSION)
                 return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %u, found %s",
                             TRN_RECIPE_FORMAT_VERSION, describe(v, buf, sizeof buf));
-        } else {
-            pop(c);
-            return unknown_key(c, key, trn_rcp_recipe_keys, "the recipe");
         }
         if (st) return st;
         pop(c);
@@ -1122,9 +981,11 @@ static trn_status parse_recipe_object(pctx *c, const json_t *obj, trn_recipe *r)
         }
     }
     if ((st = parse_strokes(c, sections, r))) return st;
-    if (!have_size) return missing_key(c, "size", "[x, z] in world units");
-    if (!have_resolution) return missing_key(c, "resolution", "[cells_x, cells_z]");
-    if (!have_seed) return missing_key(c, "seed", "a whole number 0..9223372036854775807");
+    if (!json_object_get(obj, "size")) return missing_key(c, "size", "[x, z] in world units");
+    if (!json_object_get(obj, "resolution"))
+        return missing_key(c, "resolution", "[cells_x, cells_z]");
+    if (!json_object_get(obj, "seed"))
+        return missing_key(c, "seed", "a whole number 0..9223372036854775807");
     if (!r->landforms && !json_object_get(obj, "landforms"))
         return missing_key(c, "landforms", "an object of landforms keyed by name");
     if (!r->default_landform)
@@ -1165,10 +1026,13 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
     if (json_is_string(json_object_get(root, "name")) && json_object_get(root, "format_version") &&
         !json_object_get(root, "landforms") && !json_object_get(root, "resolution"))
         return TRN_DOCUMENT_TERRAIN_PRESET;
-    for (const char *const *k = trn_rcp_recipe_keys; *k; k++)
-        if (json_object_get(root, *k)) return TRN_DOCUMENT_RECIPE;
+    for (const trn_rcp_field *f = trn_rcp_recipe_fields; f->name; f++)
+        if (json_object_get(root, f->name)) return TRN_DOCUMENT_RECIPE;
     return TRN_DOCUMENT_UNKNOWN;
 }
+
+/* The Terrain asset document's keys. */
+static const char *const asset_keys[] = {"format_version", "id", "recipe", NULL};
 
 static trn_status parse_asset(pctx *c, const json_t *root, const json_t **recipe_out)
 {
@@ -1204,7 +1068,7 @@ static trn_status parse_asset(pctx *c, const json_t *root, const json_t **recipe
             *recipe_out = v;
         } else {
             pop(c);
-            return unknown_key(c, key, trn_rcp_asset_keys, "the Terrain asset document");
+            return unknown_key(c, key, asset_keys, "the Terrain asset document");
         }
         pop(c);
     }

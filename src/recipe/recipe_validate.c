@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph_internal.h"
+#include "recipe/recipe_fields.h"
 #include "recipe/recipe_internal.h"
 #include "recipe/recipe_model.h"
 
@@ -42,13 +43,14 @@ static void at(chk *k, size_t depth)
 
 static trn_status check_num(chk *k, trn_rcp_num which, double v)
 {
-    if (trn_rcp_num_ok(which, v)) return TRN_OK;
-    char num[40];
-    if (isfinite(v))
-        trn_rcp_format_double(v, num);
-    else
-        snprintf(num, sizeof num, "%s", isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
-    return fail(k, TRN_ERR_VALIDATION, "expected %s, found %s", trn_rcp_num_expect(which), num);
+    return trn_rcp_num_check(which, v, k->msg, k->msg_size);
+}
+
+/* A row of the struct at base, by the row's own rule (rows the document checks itself pass). */
+static trn_status check_row(chk *k, const trn_rcp_field *rows, const char *key, const void *base)
+{
+    return trn_rcp_field_check(trn_rcp_field_find(rows, key), base, k->where, k->msg,
+                               k->msg_size);
 }
 
 /* Checks v at where + key. */
@@ -64,28 +66,6 @@ static trn_status check_field(chk *k, const char *key, trn_rcp_num which, double
 static bool empty(const char *s)
 {
     return !s || !*s;
-}
-
-static trn_status check_band(chk *k, const char *key, trn_rcp_num which, const trn_band *band)
-{
-    if (!band->set) return TRN_OK;
-    size_t d = k->where->depth;
-    trn_json_path_push_key(k->where, key);
-    trn_json_path_push_index(k->where, 0);
-    trn_status st = check_num(k, which, band->min);
-    if (st) return st;
-    k->where->steps[k->where->depth - 1].index = 1;
-    if ((st = check_num(k, which, band->max))) return st;
-    trn_json_path_pop(k->where);
-    if (band->min > band->max) {
-        char a[40], b[40];
-        trn_rcp_format_double(band->min, a);
-        trn_rcp_format_double(band->max, b);
-        return fail(k, TRN_ERR_VALIDATION,
-                    "the band is [min, max] and min %s is greater than max %s", a, b);
-    }
-    k->where->depth = d;
-    return TRN_OK;
 }
 
 /* "a, b, c" (truncated) of names, for "no landform named 'x' (have: ...)". */
@@ -110,24 +90,8 @@ static trn_status check_landform(chk *k, const trn_recipe *r, uint32_t i)
 {
     const trn_landform *lf = &r->landforms[i];
     trn_status st;
-    if (lf->profile != TRN_PROFILE_FBM && lf->profile != TRN_PROFILE_RIDGED) {
-        trn_json_path_push_key(k->where, "profile");
-        return fail(k, TRN_ERR_VALIDATION, "expected \"fbm\" or \"ridged\", found profile %d",
-                    (int)lf->profile);
-    }
-    if ((st = check_field(k, "base_height", TRN_NUM_BASE_HEIGHT, lf->base_height))) return st;
-    if ((st = check_field(k, "height_variation", TRN_NUM_HEIGHT_VARIATION, lf->height_variation)))
-        return st;
-    if ((st = check_field(k, "feature_size", TRN_NUM_FEATURE_SIZE, lf->feature_size))) return st;
-    if ((st = check_field(k, "roughness", TRN_NUM_ROUGHNESS, lf->roughness))) return st;
-    if ((st = check_field(k, "octaves", TRN_NUM_OCTAVES, lf->octaves))) return st;
-    if ((st = check_field(k, "warp_amplitude", TRN_NUM_WARP_AMPLITUDE, lf->warp_amplitude)))
-        return st;
-    if ((st =
-             check_field(k, "warp_feature_size", TRN_NUM_WARP_FEATURE_SIZE, lf->warp_feature_size)))
-        return st;
-    if ((st = check_field(k, "stretch", TRN_NUM_STRETCH, lf->stretch))) return st;
-    if ((st = check_field(k, "heading", TRN_NUM_HEADING, lf->heading))) return st;
+    for (const trn_rcp_field *row = trn_rcp_landform_fields; row->name; row++)
+        if ((st = trn_rcp_field_check(row, lf, k->where, k->msg, k->msg_size))) return st;
     /* An evolution read with the recipe (the model's) was checked then. */
     if (lf->evolution && !trn_rcp_model_evolution(r, lf)) {
         trn_graph g;
@@ -153,19 +117,9 @@ static trn_status check_biome(chk *k, const trn_recipe *r, uint32_t i)
 {
     const trn_biome *b = &r->biomes[i];
     trn_status st;
-    size_t d = k->where->depth;
-    trn_json_path_push_key(k->where, "color");
-    for (size_t c = 0; c < 4; c++) {
-        trn_json_path_push_index(k->where, c);
-        if ((st = check_num(k, TRN_NUM_COLOR, b->color[c]))) return st;
-        trn_json_path_pop(k->where);
-    }
-    k->where->depth = d;
-    if (b->material && !*b->material) {
-        trn_json_path_push_key(k->where, "material");
-        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty material asset id, found \"\"");
-    }
-    if ((st = check_field(k, "texture_scale", TRN_NUM_TEXTURE_SCALE, b->texture_scale))) return st;
+    /* color, material, texture_scale by their rows; the landform and ground model below. */
+    for (const trn_rcp_field *row = trn_rcp_biome_fields; row->name; row++)
+        if ((st = trn_rcp_field_check(row, b, k->where, k->msg, k->msg_size))) return st;
     if (b->landform && trn_recipe_find_landform(r, b->landform) < 0) {
         char names[200];
         name_list(names, sizeof names, (const char *const *)&r->landforms[0].name,
@@ -215,7 +169,8 @@ static trn_status check_rule(chk *k, const trn_recipe *r, uint32_t i)
     }
     if (rule->layer && !*rule->layer) {
         trn_json_path_push_key(k->where, "layer");
-        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty layer name, found \"\"");
+        return fail(k, TRN_ERR_VALIDATION, "%s",
+                    trn_rcp_field_find(trn_rcp_rule_fields, "layer")->empty);
     }
     if (rule->layer) {
         /* A rule belongs to a biome layer: disabling that layer removes the rule. */
@@ -240,13 +195,9 @@ static trn_status check_rule(chk *k, const trn_recipe *r, uint32_t i)
                         rule->layer, names[0] ? names : "none");
         }
     }
-    if ((st = check_field(k, "priority", TRN_NUM_PRIORITY, rule->priority))) return st;
-    if ((st = check_field(k, "blend", TRN_NUM_BLEND, rule->blend))) return st;
-    if ((st = check_band(k, "elevation", TRN_NUM_ELEVATION, &rule->elevation))) return st;
-    if ((st = check_band(k, "slope", TRN_NUM_SLOPE, &rule->slope))) return st;
-    if ((st = check_band(k, "moisture", TRN_NUM_MOISTURE, &rule->moisture))) return st;
-    if ((st = check_band(k, "water_distance", TRN_NUM_WATER_DISTANCE, &rule->water_distance)))
-        return st;
+    /* priority, blend and the bands by their rows (id, biome and layer are checked above). */
+    for (const trn_rcp_field *row = trn_rcp_rule_fields; row->name; row++)
+        if ((st = trn_rcp_field_check(row, rule, k->where, k->msg, k->msg_size))) return st;
     if (rule->substrate_mask >> TRN_SUBSTRATE_COUNT) {
         trn_json_path_push_key(k->where, "substrate");
         return fail(k, TRN_ERR_VALIDATION,
@@ -517,31 +468,15 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     *target = TRN_JSON_VALUE;
     msg[0] = '\0';
 
-    trn_json_path_push_key(where, "size");
-    trn_json_path_push_index(where, 0);
-    if ((st = check_num(k, TRN_NUM_SIZE, r->size_x))) return st;
-    where->steps[1].index = 1;
-    if ((st = check_num(k, TRN_NUM_SIZE, r->size_z))) return st;
-    at(k, 0);
-
-    trn_json_path_push_key(where, "resolution");
-    trn_json_path_push_index(where, 0);
-    if ((st = check_num(k, TRN_NUM_CELLS, r->cells_x))) return st;
-    where->steps[1].index = 1;
-    if ((st = check_num(k, TRN_NUM_CELLS, r->cells_z))) return st;
-    trn_json_path_pop(where);
+    const trn_rcp_field *const rows = trn_rcp_recipe_fields;
+    if ((st = check_row(k, rows, "size", r))) return st;
+    if ((st = check_row(k, rows, "resolution", r))) return st;
     /* 65536 cells a side make TRN_RCP_MAX_SAMPLES at most: the cell limit is the sample
      * limit (a whole grid's smaller one is checked where a grid is held whole). */
     _Static_assert(((uint64_t)TRN_RCP_MAX_CELLS + 1u) * ((uint64_t)TRN_RCP_MAX_CELLS + 1u) <=
                        TRN_RCP_MAX_SAMPLES,
                    "the cell limit keeps grids within the sample limit");
-    at(k, 0);
-
-    trn_json_path_push_key(where, "seed");
-    if (r->seed > (uint64_t)INT64_MAX)
-        return fail(k, TRN_ERR_VALIDATION, "expected %s, found %llu",
-                    trn_rcp_num_expect(TRN_NUM_SEED), (unsigned long long)r->seed);
-    at(k, 0);
+    if ((st = check_row(k, rows, "seed", r))) return st;
 
     uint32_t longest = r->cells_x > r->cells_z ? r->cells_x : r->cells_z;
     uint32_t chunk_max = longest > TRN_RCP_CHUNK_CELLS ? longest : TRN_RCP_CHUNK_CELLS;
@@ -552,10 +487,8 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
                     "32), found %u",
                     chunk_max, r->chunk_cells);
     }
-    if (r->has_snow_line && (st = check_field(k, "snow_line", TRN_NUM_SNOW_LINE, r->snow_line)))
-        return st;
-    if (r->has_sea_level && (st = check_field(k, "sea_level", TRN_NUM_SEA_LEVEL, r->sea_level)))
-        return st;
+    if ((st = check_row(k, rows, "snow_line", r))) return st;
+    if ((st = check_row(k, rows, "sea_level", r))) return st;
 
     trn_json_path_push_key(where, "landforms");
     if (r->landform_count == 0 || !r->landforms)
@@ -631,13 +564,8 @@ trn_status trn_rcp_check(const trn_recipe *r, trn_json_path *where, trn_json_tar
     }
     at(k, 0);
 
-    if (r->preset_id && !*r->preset_id) {
-        trn_json_path_push_key(where, "preset_id");
-        return fail(k, TRN_ERR_VALIDATION, "expected a non-empty preset id, found \"\"");
-    }
-    if (r->has_preset_version &&
-        (st = check_field(k, "preset_version", TRN_NUM_PRESET_VERSION, r->preset_version)))
-        return st;
+    if ((st = check_row(k, rows, "preset_id", r))) return st;
+    if ((st = check_row(k, rows, "preset_version", r))) return st;
     if (r->preset_id && !r->has_preset_version) {
         trn_json_path_push_key(where, "preset_id");
         return fail(k, TRN_ERR_VALIDATION,
@@ -674,11 +602,21 @@ uint64_t trn_rcp_validate_count(void)
 
 trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
 {
+    uint64_t print;
+    return trn_rcp_validate_print(recipe, &print, err);
+}
+
+trn_status trn_rcp_validate_print(const trn_recipe *recipe, uint64_t *print_out, trn_error *err)
+{
+    *print_out = 0;
     if (!recipe) return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "recipe is NULL");
     /* A parsed recipe whose content passed before (when it was read, or at the last
      * generation) passes again: only a change since is checked. */
     uint64_t print;
-    if (trn_rcp_model_known_valid(recipe, &print)) return TRN_OK;
+    if (trn_rcp_model_known_valid(recipe, &print)) {
+        *print_out = print;
+        return TRN_OK;
+    }
     atomic_fetch_add_explicit(&validations, 1, memory_order_relaxed);
     trn_json_path where = {{{0}}, 0};
     trn_json_target target;
@@ -686,6 +624,7 @@ trn_status trn_recipe_validate(const trn_recipe *recipe, trn_error *err)
     trn_status st = trn_rcp_check(recipe, &where, &target, msg, sizeof msg);
     if (st == TRN_OK) {
         trn_rcp_model_mark_valid(recipe, print);
+        *print_out = print;
         return TRN_OK;
     }
     char path[200];

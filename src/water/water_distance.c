@@ -202,7 +202,7 @@ static trn_status distance_fill(const trn_field *field, double sea_level, const 
     const float *h = field->heights;
     const long long rows = (long long)nz;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 65536)
 #endif
     for (long long z = 0; z < rows; z++) {
         const float *hr = h + (size_t)z * nx;
@@ -223,7 +223,7 @@ static trn_status distance_fill(const trn_field *field, double sea_level, const 
     const size_t block = 256;
     const long long blocks = (long long)((nx + block - 1) / block);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 65536) /* waking a team costs more below */
 #endif
     for (long long b = 0; b < blocks; b++) {
         const size_t x0 = (size_t)b * block, x1 = x0 + block < nx ? x0 + block : nx;

@@ -9,6 +9,8 @@
 #include <xxhash.h>
 
 #include "core/fileio.h"
+#include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
 #include "mpi/comm_mpi.h"
 #include "terrane/drainage.h"
 #include "terrane/drainage_tiled.h"
@@ -23,7 +25,8 @@ static const char usage[] =
     "usage: mpirun -np N terrane-mpi generate RECIPE --tiles SAMPLES -o OUT.tif\n"
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
-    "of the R rows of tiles (global nodes run on every process), and writes one Cloud-Optimized\n"
+    "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
+    "method; other global nodes run on every process), and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
     "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
     "the time and each process's peak resident size.\n"
@@ -178,6 +181,85 @@ static int progress_quiet(double done, const char *stage, void *user)
     return 0;
 }
 
+/* Global nodes across the processes that evaluate tiles: each Drainage node by Barnes' tiled
+ * method (trn_drainage_tiled_compute: every process floods and accumulates its own tiles, the
+ * spill and flow graphs are solved on process 0, the tiles fixed up), its result gathered on
+ * process 0 and sent to the others, which need the whole of it as every global result; the
+ * basins found from the filled surface, as the whole grid's drainage lists them. Other global
+ * nodes run whole on every process. The same bytes as one process. */
+typedef struct mpi_solver {
+    trn_comm *comm; /* the processes that evaluate tiles; NULL: every node whole */
+    uint32_t tile;
+    unsigned drainages;
+    trn_drainage_tiled_stats stats; /* summed over the drainages */
+    uint64_t sent;                  /* bytes this process sent sharing results */
+} mpi_solver;
+
+static mpi_solver g_solver;
+
+static trn_status share_array(trn_comm *comm, void **data, uint64_t bytes, trn_error *err)
+{
+    uint64_t got = bytes;
+    trn_status st = trn_comm_broadcast(comm, data, &got, err);
+    if (!st && got != bytes)
+        st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                           "process 0 sent %llu bytes of a drainage, %llu expected",
+                           (unsigned long long)got, (unsigned long long)bytes);
+    return st;
+}
+
+static trn_status mpi_solve(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    mpi_solver *s = &g_solver;
+    if (!s->comm || strcmp(c->node->type, "drainage") != 0) return trn_tile_solve_whole(c, r, err);
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_drainage_tiling t;
+    memset(&t, 0, sizeof t);
+    t.cells_x = f.cells_x;
+    t.cells_z = f.cells_z;
+    t.size_x = f.size_x;
+    t.size_z = f.size_z;
+    t.sea_level = trn_node_drainage_sea(c->node, c->type, c->recipe);
+    t.tile = s->tile;
+    trn_drainage_tiles *tiles = NULL;
+    trn_status st = trn_drainage_tiled_compute(s->comm, &t, field_tile, &f, &tiles, NULL, NULL, err);
+    trn_drainage d;
+    memset(&d, 0, sizeof d);
+    if (!st) {
+        trn_drainage_tiled_stats ts;
+        trn_drainage_tiles_stats(tiles, &ts);
+        s->stats.tiles += ts.tiles;
+        s->stats.tiles_owned += ts.tiles_owned;
+        s->stats.spill_nodes += ts.spill_nodes;
+        s->stats.spill_edges += ts.spill_edges;
+        s->stats.flow_links += ts.flow_links;
+        s->stats.bytes_sent += ts.bytes_sent;
+        s->stats.bytes_received += ts.bytes_received;
+        st = trn_drainage_tiles_gather(tiles, s->comm, &d, err);
+    }
+    trn_drainage_tiles_free(tiles);
+    st = trn_comm_agree(s->comm, st, err);
+    const size_t n = ((size_t)f.cells_x + 1u) * ((size_t)f.cells_z + 1u);
+    uint64_t before = 0, after = 0;
+    trn_comm_traffic(s->comm, &before, NULL);
+    if (!st) st = share_array(s->comm, (void **)&d.filled, n * sizeof(float), err);
+    if (!st) st = share_array(s->comm, (void **)&d.flow_dir, n, err);
+    if (!st) st = share_array(s->comm, (void **)&d.accumulation, n * sizeof(uint32_t), err);
+    trn_comm_traffic(s->comm, &after, NULL);
+    s->sent += after - before;
+    if (!st) {
+        d.sea_level = t.sea_level;
+        st = trn_drainage_basins(&f, d.filled, &d.basins, &d.basin_count, err);
+    }
+    st = trn_comm_agree(s->comm, st, err);
+    if (st) {
+        trn_drainage_dispose(&d);
+        return st;
+    }
+    s->drainages++;
+    return trn_node_drainage_publish(c, r, &d, err);
+}
+
 static int generate_main(int rank, int size, int argc, char **argv)
 {
     const char *recipe_path = NULL, *out = NULL;
@@ -246,6 +328,15 @@ static int generate_main(int rank, int size, int argc, char **argv)
     const size_t plen = strlen(out) + 32u;
     char *part = malloc(plen);
     if (!folder || !part) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    /* Global nodes are solved together by the processes that evaluate tiles (all of them
+     * but those left without a row of tiles). */
+    MPI_Comm work = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, !st && r1 > r0 ? 0 : MPI_UNDEFINED, rank, &work);
+    if (work != MPI_COMM_NULL) {
+        g_solver.comm = trn_comm_mpi_new(work);
+        g_solver.tile = (uint32_t)tiles;
+        if (!g_solver.comm) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = now_s();
     band_writer b;
@@ -270,9 +361,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
                                            .samples_x = width, .samples_z = z1 - z0,
                                            .cache_dir = folder};
         if (!st)
-            st = trn_graph_evaluate_tiles(&g, &r, &o, &to, band_put, &b,
-                                          progress && rank == 0 ? progress_print : progress_quiet,
-                                          NULL, &err);
+            st = trn_graph_evaluate_tiles_with(
+                &g, &r, &o, &to, mpi_solve, band_put, &b,
+                progress && rank == 0 ? progress_print : progress_quiet, NULL, &err);
         if (b.f && fclose(b.f) != 0 && !st)
             st = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot write this process's band file");
         b.f = NULL;
@@ -326,6 +417,16 @@ static int generate_main(int rank, int size, int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     long mine = ru.ru_maxrss, most = 0;
     MPI_Reduce(&mine, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* What splitting the drainages cost: the spill graph is process 0's (of those that
+     * evaluate), the bytes every process's. */
+    unsigned long long mine_d[3] = {g_solver.drainages, g_solver.stats.spill_nodes,
+                                    g_solver.stats.flow_links},
+                       most_d[3] = {0, 0, 0};
+    unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent, moved_all = 0;
+    MPI_Reduce(mine_d, most_d, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    int workers = work != MPI_COMM_NULL, workers_all = 0;
+    MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
     if (st) {
         report_failure(rank, st, &err);
@@ -333,6 +434,12 @@ static int generate_main(int rank, int size, int argc, char **argv)
     } else if (rank == 0) {
         printf("grid %ux%u samples, %u rows of tiles of %lu, %d processes\n", width, height, rows,
                tiles, size);
+        if (most_d[0])
+            printf("drainage: %llu node(s) split across %d processes by tiles of %lu (Barnes' "
+                   "spill graph: %llu nodes; %llu flow links between tiles), %.2f MiB sent in "
+                   "all\n",
+                   most_d[0], workers_all, tiles, most_d[1], most_d[2],
+                   (double)moved_all / 1048576.0);
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
@@ -343,6 +450,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
     if (have_graph) trn_graph_dispose(&g);
     if (have_recipe) trn_recipe_dispose(&r);
     trn_comm_free(comm);
+    trn_comm_free(g_solver.comm);
+    g_solver.comm = NULL;
+    if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
     MPI_Finalize();
     return status;
 }

@@ -151,7 +151,9 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         else if (strcmp(arg, "--roles") == 0)
             slot = &a->roles;
         else if (strcmp(arg, "--export") == 0)
-            slot = strncmp(v, "unity:", 6) == 0 ? &a->unity_dir : &a->export_dir;
+            slot = strncmp(v, "unity:", 6) == 0  ? &a->unity_dir
+                   : strncmp(v, "gltf:", 5) == 0 ? &a->gltf_dir
+                                                 : &a->export_dir;
         else if (strcmp(arg, "--exclusion") == 0)
             slot = &a->exclusion;
         else if (strcmp(arg, "--cache") == 0)
@@ -216,15 +218,15 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
     }
     if (!a->recipe_path) return cli_usage_error(ctx, "needs a recipe (a .json file)");
     if (!a->out && !a->biomes && !a->preview && !a->export_dir && !a->exclusion && !a->unity_dir &&
-        !a->roles && !a->mask_count)
+        !a->gltf_dir && !a->roles && !a->mask_count)
         return cli_usage_error(ctx,
                                "nothing to write: give -o OUT (.png, .r16, .r32, .ter or .dat), "
                                "--biomes, --preview, --roles, --exclusion, --mask or --export");
     if (a->export_dir) {
         if (strncmp(a->export_dir, "beamng:", 7) != 0 || !a->export_dir[7])
             return cli_usage_error(ctx,
-                                   "--export takes beamng:DIR/levels/NAME (the level folder) or "
-                                   "unity:DIR, not '%s'",
+                                   "--export takes beamng:DIR/levels/NAME (the level folder), "
+                                   "unity:DIR or, with --tiles, gltf:DIR, not '%s'",
                                    a->export_dir);
         a->export_dir += 7;
     }
@@ -236,10 +238,19 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
             return cli_usage_error(ctx, "--export unity:DIR needs the folder to write into");
         a->unity_dir += 6;
     }
+    if (a->gltf_dir) {
+        if (!a->gltf_dir[5])
+            return cli_usage_error(ctx, "--export gltf:DIR needs the folder to write into");
+        a->gltf_dir += 5;
+        if (!a->tiles)
+            return cli_usage_error(ctx, "--export gltf:DIR writes a tiled run's tiles: give "
+                                        "--tiles N ('terrane mesh RECIPE -o OUT.glb' meshes the "
+                                        "whole grid)");
+    }
     /* Outputs never overwrite each other (the run's input guard keeps them off the recipe). */
-    const char *outs[8] = {a->out,       a->biomes,    a->preview,   a->export_dir,
-                           a->exclusion, a->cache_dir, a->unity_dir, a->roles};
-    for (int k = 0; k < 8; k++) {
+    const char *outs[9] = {a->out,       a->biomes,    a->preview,   a->export_dir, a->exclusion,
+                           a->cache_dir, a->unity_dir, a->roles,     a->gltf_dir};
+    for (int k = 0; k < 9; k++) {
         if (!outs[k]) continue;
         for (int l = 0; l < k; l++)
             if (outs[l] && cli_same_file(outs[k], outs[l]))
@@ -251,15 +262,18 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
         return cli_usage_error(ctx, "--tile-cache is where a tiled run keeps its tiles: give "
                                     "--tiles N too");
     if (a->tiles) {
-        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff")) : !a->unity_dir)
+        if (a->out ? !(ends_with(a->out, ".tif") || ends_with(a->out, ".tiff"))
+                   : !a->unity_dir && !a->export_dir && !a->gltf_dir)
             return cli_usage_error(ctx, "--tiles writes one Cloud-Optimized GeoTIFF (-o "
-                                        "OUT.tif) and Unity terrain tiles (--export "
-                                        "unity:DIR): give -o OUT.tif");
-        if (a->biomes || a->preview || a->export_dir || a->exclusion || a->roles ||
-            a->mask_count || a->cache_dir)
-            return cli_usage_error(ctx, "--tiles writes -o OUT.tif only (no --biomes, "
-                                        "--preview, --roles, --exclusion, --mask, --cache or "
-                                        "--export beamng; --export unity writes its terrain "
+                                        "OUT.tif), Unity terrain tiles (--export unity:DIR), "
+                                        "BeamNG levels (--export beamng:DIR/levels/NAME) and "
+                                        "glTF meshes (--export gltf:DIR) per tile: give -o "
+                                        "OUT.tif");
+        if (a->biomes || a->preview || a->exclusion || a->roles || a->mask_count ||
+            a->cache_dir)
+            return cli_usage_error(ctx, "--tiles writes -o OUT.tif and engine tiles only (no "
+                                        "--biomes, --preview, --roles, --exclusion, --mask or "
+                                        "--cache; --export unity, beamng and gltf write their "
                                         "tiles)");
         return CLI_EXIT_OK;
     }

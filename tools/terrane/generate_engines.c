@@ -204,6 +204,51 @@ static const char *role_groundmodel(uint8_t role)
     }
 }
 
+/* The terrain of a level: ter (heights, layer map, the surface's materials) into level_dir as
+ * its TerrainBlock with a TerrainMaterial a material (a biome's "groundmodel" or a role's decides
+ * its surface physics), terrane's placeholders tinted. sea_level (when has_sea) keeps a
+ * scaffold's spawn point dry. The whole grid's level and each tile's level are made here. */
+trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_dir,
+                             const trn_recipe *recipe, const surface_out *so, trn_ter *ter,
+                             const height_mapping *m, double square_size, bool has_sea,
+                             double sea_level, trn_beamng_level_result *res, uint32_t *tinted,
+                             trn_error *e)
+{
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!ws) return trn_error_set(e, TRN_ERR_IO, level_dir, -1, "cannot stage the level's files");
+    trn_beamng_level_options lo_opt;
+    memset(&lo_opt, 0, sizeof lo_opt);
+    lo_opt.level_dir = level_dir;
+    lo_opt.max_height = m->max_height;
+    lo_opt.square_size = square_size;
+    lo_opt.textures.base_size = lo_opt.textures.macro_size = lo_opt.textures.detail_size =
+        a->texture_size;
+    lo_opt.position_z = m->base; /* stored 0 is the lowest height */
+    lo_opt.scaffold.enabled = a->scaffold;
+    lo_opt.scaffold.has_sea_level = has_sea;
+    lo_opt.scaffold.sea_level = sea_level;
+    const uint32_t mats = so->sm.labels.name_count;
+    trn_beamng_surface *surfaces = calloc(mats ? mats : 1, sizeof *surfaces);
+    if (!surfaces) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    for (uint32_t k = 0; k < mats; k++) {
+        const trn_surface_material *sm = &so->sm.materials[k];
+        const char *model = NULL;
+        if (sm->source == TRN_SURFACE_ROLE)
+            model = role_groundmodel(sm->role);
+        else if (sm->biome < recipe->biome_count && recipe->biomes[sm->biome].groundmodel[0])
+            model = recipe->biomes[sm->biome].groundmodel;
+        if (model) surfaces[lo_opt.surface_count++] = (trn_beamng_surface){so->names[k], model};
+    }
+    lo_opt.surfaces = surfaces;
+    lo_opt.writes = ws;
+    memset(res, 0, sizeof *res);
+    trn_status st = trn_beamng_level_write_terrain(ter, &lo_opt, res, cli_progress, ctx, e);
+    free(surfaces);
+    cli_progress_end(ctx);
+    if (!st) st = tint_placeholders(ctx, res, recipe, so, tinted, e);
+    return st;
+}
+
 int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                         const trn_generated *gen, const surface_out *so, level_export *lx)
 {
@@ -216,54 +261,23 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     trn_error e;
     trn_status st = gen_build_ter(gen, so, m, &ter, &e);
     if (st) return cli_fail(ctx, &e);
-    trn_beamng_level_options lo_opt;
-    memset(&lo_opt, 0, sizeof lo_opt);
-    lo_opt.level_dir = a->export_dir;
-    lo_opt.max_height = m->max_height;
-    lo_opt.square_size = gen->field.size_x / gen->field.cells_x;
-    lo_opt.textures.base_size = lo_opt.textures.macro_size = lo_opt.textures.detail_size =
-        a->texture_size;
-    lo_opt.position_z = m->base; /* stored 0 is the lowest height */
-    lo_opt.scaffold.enabled = a->scaffold;
     /* Only a sea level the recipe states is water the level should have. */
-    lo_opt.scaffold.has_sea_level = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT;
-    lo_opt.scaffold.sea_level = gen->sea_level;
+    bool has_sea = gen->sea_level_source == TRN_SEA_LEVEL_EXPLICIT;
+    double sea_level = gen->sea_level;
     /* An unbounded ocean body is the level's sea (its WaterPlane): the spawn point keeps dry. */
     for (uint32_t b = 0; gen->has_water && b < gen->water.body_count; b++)
         if (gen->water.bodies[b].kind == TRN_WATER_OCEAN && !gen->water.bodies[b].boundary_count) {
-            lo_opt.scaffold.has_sea_level = true;
-            lo_opt.scaffold.sea_level = gen->water.bodies[b].level;
+            has_sea = true;
+            sea_level = gen->water.bodies[b].level;
             break;
         }
-    /* A biome's "groundmodel" decides its materials' surface physics; a role's material takes
-     * the role's. */
-    const uint32_t mats = so->sm.labels.name_count;
-    trn_beamng_surface *surfaces = calloc(mats ? mats : 1, sizeof *surfaces);
-    if (!surfaces) {
-        trn_ter_dispose(&ter);
-        return cli_failf(ctx, "out of memory");
-    }
-    for (uint32_t k = 0; k < mats; k++) {
-        const trn_surface_material *sm = &so->sm.materials[k];
-        const char *model = NULL;
-        if (sm->source == TRN_SURFACE_ROLE)
-            model = role_groundmodel(sm->role);
-        else if (sm->biome < recipe->biome_count && recipe->biomes[sm->biome].groundmodel[0])
-            model = recipe->biomes[sm->biome].groundmodel;
-        if (model) surfaces[lo_opt.surface_count++] = (trn_beamng_surface){so->names[k], model};
-    }
-    lo_opt.surfaces = surfaces;
-    lo_opt.writes = ws;
-    trn_beamng_level_result *res = &lx->res;
-    memset(res, 0, sizeof *res);
-    st = trn_beamng_level_write_terrain(&ter, &lo_opt, res, cli_progress, ctx, &e);
-    free(surfaces);
+    lx->square_size = gen->field.size_x / gen->field.cells_x;
+    st = gen_level_terrain(ctx, a, a->export_dir, recipe, so, &ter, m, lx->square_size, has_sea,
+                           sea_level, &lx->res, &lx->tinted, &e);
     lx->size = ter.size;
     lx->materials = ter.material_count;
-    lx->square_size = lo_opt.square_size;
     trn_ter_dispose(&ter);
-    cli_progress_end(ctx);
-    if (!st) st = tint_placeholders(ctx, res, recipe, so, &lx->tinted, &e);
+    trn_beamng_level_result *res = &lx->res;
     if (!st)
         st = side_projection(ctx, res, gen, so, pl && pl->loaded ? &pl->set.mapping : NULL,
                              &lx->side_projected, &e);
@@ -271,6 +285,34 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     if (st) return cli_fail(ctx, &e);
     if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;
     lx->staged = true;
+    return CLI_EXIT_OK;
+}
+
+/* Check the level in level_dir as a modder would ('terrane validate'): its findings on stderr
+ * (a size that is no power of two said elsewhere when !pow2), their counts in *errors and
+ * *warnings. */
+int gen_level_check(cli_ctx *ctx, const char *level_dir, bool pow2, size_t *errors,
+                    size_t *warnings)
+{
+    trn_findings findings = {NULL, 0, 0};
+    trn_error e;
+    trn_status st = trn_beamng_validate(level_dir, NULL, &findings, NULL, NULL, &e);
+    if (st) {
+        trn_findings_dispose(&findings);
+        return cli_fail(ctx, &e);
+    }
+    *errors = trn_findings_count(&findings, TRN_SEVERITY_ERROR);
+    *warnings = trn_findings_count(&findings, TRN_SEVERITY_WARNING) - *errors;
+    for (size_t k = 0; k < findings.count; k++) {
+        const trn_finding *f = &findings.items[k];
+        if (f->severity == TRN_SEVERITY_INFO || (ctx->quiet && f->severity < TRN_SEVERITY_ERROR))
+            continue;
+        if (!pow2 && strcmp(f->check, "ter-size") == 0) continue; /* said above, with the fix */
+        cli_fprintf(stderr, "terrane generate: validate %s [%s]: %s\n",
+                    trn_severity_name(f->severity), f->check, f->message);
+    }
+    trn_findings_dispose(&findings);
+    cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", level_dir, *errors, *warnings);
     return CLI_EXIT_OK;
 }
 
@@ -337,24 +379,9 @@ int gen_validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
                     "from 128 to 8192 (give the recipe a resolution of 2^k - 1 cells)\n",
                     size);
 
-    trn_findings findings = {NULL, 0, 0};
-    trn_error e;
-    trn_status st = trn_beamng_validate(a->export_dir, NULL, &findings, NULL, NULL, &e);
-    if (st) {
-        trn_findings_dispose(&findings);
-        return cli_fail(ctx, &e);
-    }
-    const size_t errors = trn_findings_count(&findings, TRN_SEVERITY_ERROR);
-    const size_t warnings = trn_findings_count(&findings, TRN_SEVERITY_WARNING) - errors;
-    for (size_t k = 0; k < findings.count; k++) {
-        const trn_finding *f = &findings.items[k];
-        if (f->severity == TRN_SEVERITY_INFO || (ctx->quiet && f->severity < TRN_SEVERITY_ERROR))
-            continue;
-        if (!pow2 && strcmp(f->check, "ter-size") == 0) continue; /* said above, with the fix */
-        cli_fprintf(stderr, "terrane generate: validate %s [%s]: %s\n",
-                    trn_severity_name(f->severity), f->check, f->message);
-    }
-    cli_note(ctx, "validated %s: %zu error(s), %zu warning(s)", a->export_dir, errors, warnings);
+    size_t errors = 0, warnings = 0;
+    int rc = gen_level_check(ctx, a->export_dir, pow2, &errors, &warnings);
+    if (rc) return rc;
     json_t *lvl = json_object();
     json_object_set_new(lvl, "level", cli_json_string(res->level_dir));
     json_object_set_new(lvl, "level_name", cli_json_string(res->level_name));
@@ -406,7 +433,6 @@ int gen_validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
         json_object_set_new(lvl, "vegetation", vj);
     }
     json_object_set_new(summary, "beamng", lvl);
-    trn_findings_dispose(&findings);
     if (errors)
         return cli_failf(ctx, "the level %s has %zu validation error(s) (listed above)",
                          a->export_dir, errors);

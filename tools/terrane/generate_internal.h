@@ -31,6 +31,7 @@ typedef enum height_format { FMT_NONE, FMT_PNG, FMT_R16, FMT_R32, FMT_TER, FMT_D
 typedef struct gen_args {
     const char *recipe_path, *out, *biomes, *preview, *export_dir, *exclusion, *roles;
     const char *unity_dir;          /* --export unity:DIR */
+    const char *gltf_dir;           /* --export gltf:DIR (tiled runs) */
     const char *scatter_exclusions; /* --scatter-exclusions FILE.json */
     /* --mask NODE[.PIN]=FILE.png: a graph node's mask output written as a 16-bit PNG. */
     const char *masks[16];
@@ -38,7 +39,7 @@ typedef struct gen_args {
     const char *cache_dir; /* --cache DIR: graph node results kept between runs */
     bool no_cache;         /* --no-cache: not even the platform cache directory */
     trn_erosion_quality quality;
-    uint64_t max_work; /* --max-work N / --no-work-limit; 0 = the library's default budget */
+    uint64_t max_work;   /* --max-work N / --no-work-limit; 0 = the library's default budget */
     uint64_t max_memory; /* --max-memory SIZE / --no-work-limit; 0 = the library's default */
     height_format format;
     bool biome_index, has_max_height;
@@ -54,8 +55,8 @@ typedef struct gen_args {
     /* Where -o, --biomes, --preview and --exclusion are written: their staged temporaries,
      * which land together with every other output when the run succeeds. */
     const char *out_file, *biomes_file, *preview_file, *exclusion_file, *roles_file;
-    uint32_t tiles;  /* --tiles N: tile by tile, samples per tile edge; 0 = whole grid */
-    uint64_t memory; /* --memory SIZE: the budget --tiles must fit in; 0 = none */
+    uint32_t tiles;         /* --tiles N: tile by tile, samples per tile edge; 0 = whole grid */
+    uint64_t memory;        /* --memory SIZE: the budget --tiles must fit in; 0 = none */
     const char *tile_cache; /* --tile-cache DIR: where a tiled run keeps global results
                                (NULL: the output's folder) */
 } gen_args;
@@ -144,6 +145,13 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
 int gen_validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
                        const trn_generated *gen, const surface_out *so, const level_export *lx,
                        json_t *summary);
+trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_dir,
+                             const trn_recipe *recipe, const surface_out *so, trn_ter *ter,
+                             const height_mapping *m, double square_size, bool has_sea,
+                             double sea_level, trn_beamng_level_result *res, uint32_t *tinted,
+                             trn_error *e);
+int gen_level_check(cli_ctx *ctx, const char *level_dir, bool pow2, size_t *errors,
+                    size_t *warnings);
 int gen_check_unity_shape(cli_ctx *ctx, const trn_recipe *r);
 int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                      const trn_generated *gen, const surface_out *so, json_t *summary);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "generate_internal.h"
+#include "terrane/mesh.h"
 
 /* ---- tiled, out of core ---- */
 
@@ -28,24 +29,23 @@ static void piece_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, 
     snprintf(buf, size, "%s/t_%u_%u.f32", o->pieces, tx, tz);
 }
 
-/* The biome labels of Unity tile (ux, uz), kept between the two passes over the tiles. */
-static void biome_path(const tiled_out *o, uint32_t ux, uint32_t uz, char *buf, size_t size)
+/* The biome labels of tile (tx, tz) of the run (clipped at the grid's far edges), kept between
+ * the pass that finds the world's materials and the engine tiles cut from them. */
+static void biome_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s/b_%u_%u.u8", o->pieces, ux, uz);
+    snprintf(buf, size, "%s/b_%u_%u.u8", o->pieces, tx, tz);
 }
 
-/* n labels to or from a tile's biome file. */
-static trn_status biome_file(const tiled_out *o, uint32_t ux, uint32_t uz, uint8_t *v, size_t n,
-                             bool write, trn_error *err)
+/* n labels to a tile's biome file. */
+static trn_status biome_write(const tiled_out *o, uint32_t tx, uint32_t tz, const uint8_t *v,
+                              size_t n, trn_error *err)
 {
     char path[4200];
-    biome_path(o, ux, uz, path, sizeof path);
-    FILE *f = fopen(path, write ? "wb" : "rb");
-    bool ok = f && (write ? fwrite(v, 1, n, f) : fread(v, 1, n, f)) == n;
+    biome_path(o, tx, tz, path, sizeof path);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(v, 1, n, f) == n;
     if (f && fclose(f) != 0) ok = false;
-    return ok ? TRN_OK
-              : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot %s a tile's biomes",
-                              write ? "write" : "read back");
+    return ok ? TRN_OK : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write a tile's biomes");
 }
 
 static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
@@ -71,30 +71,14 @@ static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, u
     return ok ? TRN_OK : trn_error_set(err, TRN_ERR_IO, path, -1, "cannot write a tile");
 }
 
-/* Samples [i0, i0 + ni) x [j0, j0 + nj) of raw tile (tx, tz) (tw samples a row) into dst
- * (stride samples a row). */
-static trn_status piece_read(const tiled_out *o, uint32_t tx, uint32_t tz, uint32_t tw, uint32_t ni,
-                             uint32_t nj, float *dst, size_t stride, trn_error *err)
-{
-    char path[4200];
-    piece_path(o, tx, tz, path, sizeof path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot read a tile back");
-    trn_status st = TRN_OK;
-    for (uint32_t j = 0; j < nj && !st; j++)
-        if (fseek(f, (long)((size_t)j * tw * sizeof(float)), SEEK_SET) != 0 ||
-            fread(dst + (size_t)j * stride, sizeof(float), ni, f) != ni)
-            st = trn_error_set(err, TRN_ERR_TRUNCATED, path, -1, "a tile is short");
-    fclose(f);
-    return st;
-}
-
-/* World samples [x0, x0 + nx) x [z0, z0 + nz) from the raw tiles (tiles of o->tile, the last
- * column and row narrower), into dst (nx a row). */
+/* World samples [x0, x0 + nx) x [z0, z0 + nz) from the run's tiles (tiles of o->tile, the last
+ * column and row narrower) into dst (nx a row): heights (floats) or, with labels, the biome
+ * labels (bytes). */
 static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32_t x0, uint32_t z0,
-                              uint32_t nx, uint32_t nz, float *dst, trn_error *err)
+                              uint32_t nx, uint32_t nz, void *dst, bool labels, trn_error *err)
 {
     const uint32_t t = o->tile;
+    const size_t elem = labels ? 1u : sizeof(float);
     trn_status st = TRN_OK;
     for (uint32_t tz = z0 / t; !st && tz * t < z0 + nz; tz++)
         for (uint32_t tx = x0 / t; !st && tx * t < x0 + nx; tx++) {
@@ -104,14 +88,14 @@ static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32
             const uint32_t bx = x0 + nx < tx * t + tw ? x0 + nx : tx * t + tw,
                            bz = z0 + nz < tz * t + th ? z0 + nz : tz * t + th;
             char path[4200];
-            piece_path(o, tx, tz, path, sizeof path);
+            (labels ? biome_path : piece_path)(o, tx, tz, path, sizeof path);
             FILE *f = fopen(path, "rb");
             if (!f) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot read a tile back");
             for (uint32_t z = az; z < bz && !st; z++)
-                if (fseek(f, (long)(((size_t)(z - tz * t) * tw + (ax - tx * t)) * sizeof(float)),
+                if (fseek(f, (long)(((size_t)(z - tz * t) * tw + (ax - tx * t)) * elem),
                           SEEK_SET) != 0 ||
-                    fread(dst + (size_t)(z - z0) * nx + (ax - x0), sizeof(float), bx - ax, f) !=
-                        bx - ax)
+                    fread((uint8_t *)dst + ((size_t)(z - z0) * nx + (ax - x0)) * elem, elem,
+                          bx - ax, f) != bx - ax)
                     st = trn_error_set(err, TRN_ERR_TRUNCATED, path, -1, "a tile is short");
             fclose(f);
         }
@@ -184,20 +168,18 @@ typedef struct tile_biomes {
     float *win; /* the tile's heights grown by one sample (cut at the world's edges) */
 } tile_biomes;
 
-/* Biome labels of Unity tile (ux, uz) ((t + 1)^2 samples, row 0 south) into out: the rule each
- * sample's context picks, the context computed as the whole grid's pass computes it (Horn's
- * slope with the world's edges replicated, moisture at the sample's position). */
-static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t uz, uint8_t *out,
-                                    trn_error *err)
+/* Biome labels of samples [i0, i0 + w) x [j0, j0 + h) (row 0 south) into out (w a row): the
+ * rule each sample's context picks, the context computed as the whole grid's pass computes it
+ * (Horn's slope with the world's edges replicated, moisture at the sample's position). */
+static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t i0, uint32_t j0, uint32_t w,
+                                    uint32_t h, uint8_t *out, trn_error *err)
 {
     const trn_recipe *r = tb->recipe;
-    const uint32_t t = tb->o->tile, W = r->cells_x + 1u, H = r->cells_z + 1u;
-    const uint32_t i0 = ux * t, j0 = uz * t;
+    const uint32_t W = r->cells_x + 1u, H = r->cells_z + 1u;
     const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
-    const uint32_t x1 = i0 + t + 1u < W ? i0 + t + 1u : W - 1u,
-                   z1 = j0 + t + 1u < H ? j0 + t + 1u : H - 1u;
+    const uint32_t x1 = i0 + w < W ? i0 + w : W - 1u, z1 = j0 + h < H ? j0 + h : H - 1u;
     const uint32_t nx = x1 - x0 + 1u, nz = z1 - z0 + 1u;
-    trn_status st = window_read(tb->o, W, H, x0, z0, nx, nz, tb->win, err);
+    trn_status st = window_read(tb->o, W, H, x0, z0, nx, nz, tb->win, false, err);
     if (st) return st;
     const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
     trn_field wf;
@@ -207,8 +189,8 @@ static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t
     wf.size_x = extent_of(dx, nx - 1u);
     wf.size_z = extent_of(dz, nz - 1u);
     wf.heights = tb->win;
-    for (uint32_t j = j0; j <= j0 + t; j++)
-        for (uint32_t i = i0; i <= i0 + t; i++) {
+    for (uint32_t j = j0; j < j0 + h; j++)
+        for (uint32_t i = i0; i < i0 + w; i++) {
             trn_sample_context ctx;
             ctx.height = (double)tb->win[(size_t)(j - z0) * nx + (i - x0)];
             ctx.slope = tb->need_slope ? trn_field_slope_at(&wf, i - x0, j - z0) : 0.0;
@@ -223,8 +205,7 @@ static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t
             const int k =
                 tb->rules ? trn_rules_pick_active(r->rules, r->rule_count, tb->rule_active, &ctx)
                           : -1;
-            out[(size_t)(j - j0) * (t + 1u) + (i - i0)] =
-                k >= 0 ? tb->rule_biome[k] : tb->default_biome;
+            out[(size_t)(j - j0) * w + (i - i0)] = k >= 0 ? tb->rule_biome[k] : tb->default_biome;
         }
     return TRN_OK;
 }
@@ -233,19 +214,20 @@ static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t ux, uint32_t
  * (one pass over the tiles, each tile's labels kept on disk for the second), then the whole grid's
  * assignment of those biomes (materials in the same order, named the same), as a biome -> material
  * table. */
-static trn_status world_materials(const tile_biomes *tb, uint32_t kx, uint32_t kz, uint8_t *scratch,
+static trn_status world_materials(const tile_biomes *tb, uint8_t *scratch,
                                   trn_surface_materials *sm, uint8_t map[256], trn_error *err)
 {
     const trn_recipe *r = tb->recipe;
-    const uint32_t t = tb->o->tile;
+    const uint32_t t = tb->o->tile, W = r->cells_x + 1u, H = r->cells_z + 1u;
     bool present[256] = {false};
-    for (uint32_t uz = 0; uz < kz; uz++)
-        for (uint32_t ux = 0; ux < kx; ux++) {
-            trn_status st = tile_biome_labels(tb, ux, uz, scratch, err);
-            if (!st)
-                st = biome_file(tb->o, ux, uz, scratch, (size_t)(t + 1u) * (t + 1u), true, err);
+    for (uint32_t tz = 0; tz * t < H; tz++)
+        for (uint32_t tx = 0; tx * t < W; tx++) {
+            const uint32_t tw = W - tx * t < t ? W - tx * t : t,
+                           th = H - tz * t < t ? H - tz * t : t;
+            trn_status st = tile_biome_labels(tb, tx * t, tz * t, tw, th, scratch, err);
+            if (!st) st = biome_write(tb->o, tx, tz, scratch, (size_t)tw * th, err);
             if (st) return st;
-            for (size_t k = 0; k < (size_t)(t + 1u) * (t + 1u); k++)
+            for (size_t k = 0; k < (size_t)tw * th; k++)
                 present[scratch[k]] = true;
         }
     /* One sample of each biome present (the rest repeat the first): the assignment's names and
@@ -280,6 +262,93 @@ static trn_status world_materials(const tile_biomes *tb, uint32_t kx, uint32_t k
     return st;
 }
 
+/* What every engine tile of the run shares: one 16-bit height rule over the world's range, and
+ * the surface materials the whole grid assigns (when splats_unavailable allows), their biome
+ * labels waiting on disk tile by tile. */
+typedef struct tiled_surface {
+    trn_height_scale scale;
+    const char *how;  /* the height rule, in words */
+    const char *none; /* why there are no surface materials; NULL: there are */
+    tile_biomes tb;
+    trn_surface_materials sm;
+    uint8_t map[256]; /* biome -> surface material */
+    const char *sources[TRN_SURFACE_MATERIALS_MAX];
+    char names[TRN_SURFACE_MATERIALS_MAX][TRN_SURFACE_NAME_MAX]; /* engine names */
+} tiled_surface;
+
+static void tiled_surface_dispose(tiled_surface *ts)
+{
+    free(ts->tb.win);
+    trn_surface_materials_dispose(&ts->sm);
+    memset(ts, 0, sizeof *ts);
+}
+
+static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                                 const tiled_out *o, bool rules, tiled_surface *ts)
+{
+    memset(ts, 0, sizeof *ts);
+    /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
+     * the heights' range. */
+    float range[4] = {o->lo, o->hi, o->lo, o->hi};
+    if (!(o->lo <= o->hi)) range[0] = range[1] = range[2] = range[3] = 0.0f;
+    trn_field rf;
+    memset(&rf, 0, sizeof rf);
+    rf.cells_x = rf.cells_z = 1;
+    rf.size_x = rf.size_z = 1.0;
+    rf.heights = range;
+    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf,
+                              &ts->scale, &ts->how);
+    if (rc) return rc;
+    /* The surface: biomes per tile from the heights (a sample around each tile), materials as
+     * the whole grid assigns them. */
+    ts->none = splats_unavailable(recipe);
+    tile_biomes *tb = &ts->tb;
+    tb->recipe = recipe;
+    tb->o = o;
+    tb->rules = rules;
+    const int def = trn_recipe_find_biome(recipe, recipe->default_biome);
+    tb->default_biome = (uint8_t)(def < 0 ? 0 : def);
+    for (uint32_t k = 0; k < recipe->rule_count && k < 256u; k++) {
+        const int b = trn_recipe_find_biome(recipe, recipe->rules[k].biome);
+        tb->rule_biome[k] = (uint8_t)(b < 0 ? 0 : b);
+        tb->rule_active[k] = trn_recipe_rule_active(recipe, &recipe->rules[k]);
+        if (recipe->rules[k].slope.set || recipe->rules[k].substrate_mask) tb->need_slope = true;
+        if (recipe->rules[k].moisture.set) tb->need_moisture = true;
+    }
+    if (recipe->rule_count > 256u) ts->none = "more than 256 biome rules";
+    tb->sea_level = trn_recipe_sea_level(recipe, NULL, NULL, 0);
+    if (ts->none) return CLI_EXIT_OK;
+    const size_t r = (size_t)o->tile + 2u;
+    tb->win = malloc(r * r * sizeof(float));
+    uint8_t *scratch = malloc((size_t)o->tile * o->tile);
+    trn_error e;
+    trn_status st = TRN_OK;
+    if (!tb->win || !scratch)
+        st = trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a tile's biomes");
+    if (!st) st = world_materials(tb, scratch, &ts->sm, ts->map, &e);
+    if (!st) st = trn_surface_materials_engine_names(&ts->sm, ts->names, &e);
+    free(scratch);
+    for (uint32_t k = 0; !st && k < ts->sm.labels.name_count; k++)
+        ts->sources[k] = trn_surface_source_name(ts->sm.materials[k].source);
+    return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+/* Heights and, with surface materials, their labels of samples [x0, x0 + n) x [z0, z0 + n) of the
+ * world, cut from the run's tiles. */
+static trn_status engine_tile_read(const tiled_surface *ts, uint32_t x0, uint32_t z0, uint32_t n,
+                                   float *h, uint8_t *labels, trn_error *e)
+{
+    const trn_recipe *r = ts->tb.recipe;
+    const uint32_t W = r->cells_x + 1u, H = r->cells_z + 1u;
+    trn_status st = window_read(ts->tb.o, W, H, x0, z0, n, n, h, false, e);
+    if (!st && !ts->none && labels) {
+        st = window_read(ts->tb.o, W, H, x0, z0, n, n, labels, true, e);
+        for (size_t k = 0; !st && k < (size_t)n * n; k++)
+            labels[k] = ts->map[labels[k]];
+    }
+    return st;
+}
+
 /* Unity terrain tiles of tile + 1 samples sharing their edges (tile (ux, uz) covers samples
  * ux * tile .. (ux + 1) * tile), one height scale for all: the files 'terrane unity export
  * OUT.tif DIR --tiles KXxKZ' writes from the whole grid, and the splat maps of the surface
@@ -292,94 +361,35 @@ typedef struct unity_written {
 } unity_written;
 
 static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                             const tiled_out *o, bool rules, unity_written *written)
+                             const tiled_surface *ts, unity_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
-    /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
-     * the heights' range. */
-    float range[4] = {o->lo, o->hi, o->lo, o->hi};
-    if (!(o->lo <= o->hi)) range[0] = range[1] = range[2] = range[3] = 0.0f;
-    trn_field rf;
-    memset(&rf, 0, sizeof rf);
-    rf.cells_x = rf.cells_z = 1;
-    rf.size_x = rf.size_z = 1.0;
-    rf.heights = range;
-    trn_height_scale scale;
-    const char *how = NULL;
-    int rc = cli_scale_choose(ctx, &a->scale, a->has_max_height ? a->max_height : 0.0, &rf, &scale,
-                              &how);
-    if (rc) return rc;
     char *name = written->name;
     unity_stem(a->recipe_path, name, sizeof written->name);
     const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
     const size_t r = (size_t)t + 1u;
-    /* The surface: biomes per tile from the heights (a sample around each tile), materials as
-     * the whole grid assigns them. */
-    written->no_splats = splats_unavailable(recipe);
-    tile_biomes tb;
-    memset(&tb, 0, sizeof tb);
-    tb.recipe = recipe;
-    tb.o = o;
-    tb.rules = rules;
-    const int def = trn_recipe_find_biome(recipe, recipe->default_biome);
-    tb.default_biome = (uint8_t)(def < 0 ? 0 : def);
-    for (uint32_t k = 0; k < recipe->rule_count && k < 256u; k++) {
-        const int b = trn_recipe_find_biome(recipe, recipe->rules[k].biome);
-        tb.rule_biome[k] = (uint8_t)(b < 0 ? 0 : b);
-        tb.rule_active[k] = trn_recipe_rule_active(recipe, &recipe->rules[k]);
-        if (recipe->rules[k].slope.set || recipe->rules[k].substrate_mask) tb.need_slope = true;
-        if (recipe->rules[k].moisture.set) tb.need_moisture = true;
-    }
-    if (recipe->rule_count > 256u) written->no_splats = "more than 256 biome rules";
-    tb.sea_level = trn_recipe_sea_level(recipe, NULL, NULL, 0);
+    written->no_splats = ts->none;
     float *h = malloc(r * r * sizeof *h);
-    tb.win = malloc((r + 2u) * (r + 2u) * sizeof(float));
-    uint8_t *biomes = malloc(r * r);
     trn_labels lab;
     memset(&lab, 0, sizeof lab);
-    trn_surface_materials sm;
-    memset(&sm, 0, sizeof sm);
-    uint8_t map[256];
-    const char *sources[TRN_SURFACE_MATERIALS_MAX];
     trn_error e;
-    trn_status st = TRN_OK;
-    if (!h || !tb.win || !biomes) {
-        free(h);
-        free(tb.win);
-        free(biomes);
-        return cli_failf(ctx, "out of memory for a Unity tile");
-    }
-    if (!written->no_splats) {
-        st = world_materials(&tb, kx, kz, biomes, &sm, map, &e);
-        if (!st) st = trn_labels_init(&lab, t, t, &e);
-        for (uint32_t k = 0; !st && k < sm.labels.name_count; k++) {
-            st = trn_labels_add_name(&lab, sm.labels.names[k], strlen(sm.labels.names[k]), &e);
-            sources[k] = trn_surface_source_name(sm.materials[k].source);
-        }
-    }
+    trn_status st =
+        h ? TRN_OK
+          : trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a Unity tile");
+    if (!st && !ts->none) st = trn_labels_init(&lab, t, t, &e);
+    for (uint32_t k = 0; !st && !ts->none && k < ts->sm.labels.name_count; k++)
+        st = trn_labels_add_name(&lab, ts->sm.labels.names[k], strlen(ts->sm.labels.names[k]), &e);
     trn_write_set *ws = st ? NULL : cli_write_set(ctx);
     if (!st && !ws) {
         free(h);
-        free(tb.win);
-        free(biomes);
         trn_labels_dispose(&lab);
-        trn_surface_materials_dispose(&sm);
         return CLI_EXIT_FAIL;
     }
     for (uint32_t uz = 0; uz < kz && !st; uz++)
         for (uint32_t ux = 0; ux < kx && !st; ux++) {
-            /* This tile, its east neighbour's first column, its north neighbour's first row and
-             * the corner (the last column and row of tiles are one sample wide). */
-            const uint32_t ew = ux + 1u < kx ? t : 1u;
-            st = piece_read(o, ux, uz, t, t, t, h, r, &e);
-            if (!st) st = piece_read(o, ux + 1u, uz, ew, 1, t, h + t, r, &e);
-            if (!st) st = piece_read(o, ux, uz + 1u, t, t, 1, h + (size_t)t * r, r, &e);
-            if (!st) st = piece_read(o, ux + 1u, uz + 1u, ew, 1, 1, h + (size_t)t * r + t, r, &e);
-            if (!st && !written->no_splats) {
-                st = biome_file(o, ux, uz, biomes, r * r, false, &e);
-                for (size_t k = 0; !st && k < r * r; k++)
-                    lab.values[k] = map[biomes[k]];
-            }
+            /* This tile with its east neighbour's first column, its north neighbour's first row
+             * and the corner. */
+            st = engine_tile_read(ts, ux * t, uz * t, t + 1u, h, ts->none ? NULL : lab.values, &e);
             if (st) break;
             trn_field piece;
             memset(&piece, 0, sizeof piece);
@@ -391,42 +401,256 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             trn_unity_export_options_default(&uo);
             uo.name = name;
             uo.writes = ws;
-            uo.height_base = scale.base;
-            uo.height_size = 65535.0 * scale.quantum;
+            uo.height_base = ts->scale.base;
+            uo.height_size = 65535.0 * ts->scale.quantum;
             uo.first_tile_x = ux;
             uo.first_tile_z = uz;
             uo.total_tiles_x = kx;
             uo.total_tiles_z = kz;
             uo.position[0] = (double)(ux * t) * dx;
             uo.position[2] = (double)(uz * t) * dz;
-            if (!written->no_splats) uo.layer_sources = sources;
+            if (!ts->none) uo.layer_sources = ts->sources;
             trn_unity_export_report rep;
-            st = trn_unity_export(a->unity_dir, &piece, written->no_splats ? NULL : &lab, NULL, &uo,
-                                  &rep, NULL, NULL, &e);
+            st = trn_unity_export(a->unity_dir, &piece, ts->none ? NULL : &lab, NULL, &uo, &rep,
+                                  NULL, NULL, &e);
             if (!st) {
                 memcpy(written->tile_size, rep.tile_size, sizeof rep.tile_size);
                 written->height_base = rep.height_base;
                 written->splat_maps = rep.splat_textures;
             }
         }
-    written->materials = sm.labels.name_count;
+    written->materials = ts->sm.labels.name_count;
     free(h);
-    free(tb.win);
-    free(biomes);
     trn_labels_dispose(&lab);
-    trn_surface_materials_dispose(&sm);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx,
              "wrote %s: %u x %u Unity terrains of %u samples sharing their edges (RAW 0 = "
              "%.9g m, 65535 = %.9g m: %s)",
-             a->unity_dir, kx, kz, t + 1u, scale.base, scale.base + 65535.0 * scale.quantum,
-             how ? how : "");
+             a->unity_dir, kx, kz, t + 1u, ts->scale.base,
+             ts->scale.base + 65535.0 * ts->scale.quantum, ts->how ? ts->how : "");
     if (written->no_splats)
         cli_note(ctx, "no splat maps: %s (generate without --tiles writes them)",
                  written->no_splats);
     else
         cli_note(ctx, "splat maps: %u a terrain, of %u surface material(s)", written->splat_maps,
                  written->materials);
+    return CLI_EXIT_OK;
+}
+
+/* The level folder of BeamNG tile (ux, uz) of kx x kz: DIR/levels/NAME_X_Z beside the one
+ * --export beamng names (one tile: that folder itself). */
+static void level_tile_dir(const gen_args *a, uint32_t ux, uint32_t uz, uint32_t kx, uint32_t kz,
+                           char *buf, size_t size)
+{
+    size_t n = strlen(a->export_dir);
+    while (n > 1 && a->export_dir[n - 1] == '/')
+        n--;
+    if (kx * kz == 1)
+        snprintf(buf, size, "%.*s", (int)n, a->export_dir);
+    else
+        snprintf(buf, size, "%.*s_%u_%u", (int)n, a->export_dir, ux, uz);
+}
+
+/* BeamNG levels, one a tile of tile x tile samples (tile (ux, uz) covers samples ux * tile ..
+ * (ux + 1) * tile - 1; the world's last row and column, one cell wide, are left out as the whole
+ * grid's level leaves them out), one height rule for all, each .ter the whole grid's .ter cut
+ * to the tile: its heights, its layer map and the whole world's material list. */
+typedef struct beamng_written {
+    uint32_t levels, materials;
+    double square_size;
+} beamng_written;
+
+static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                              const tiled_surface *ts, beamng_written *written)
+{
+    const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
+    height_mapping m;
+    memset(&m, 0, sizeof m);
+    m.base = ts->scale.base;
+    m.quantum = ts->scale.quantum;
+    m.max_height = 65536.0 * ts->scale.quantum;
+    m.rule = ts->how;
+    trn_sea_level_source src = TRN_SEA_LEVEL_DERIVED;
+    const double sea = trn_recipe_sea_level(recipe, &src, NULL, 0);
+    surface_out *so = calloc(1, sizeof *so);
+    float *h = malloc((size_t)t * t * sizeof *h);
+    trn_error e;
+    trn_status st = TRN_OK;
+    if (!so || !h || trn_labels_init(&so->sm.labels, t, t, &e)) {
+        free(h);
+        free(so);
+        return cli_failf(ctx, "out of memory for a BeamNG tile");
+    }
+    /* The world's materials, each tile's layer map indexing them. */
+    memcpy(so->sm.materials, ts->sm.materials, sizeof so->sm.materials);
+    for (uint32_t k = 0; !st && k < ts->sm.labels.name_count; k++)
+        st = trn_labels_add_name(&so->sm.labels, ts->sm.labels.names[k],
+                                 strlen(ts->sm.labels.names[k]), &e);
+    memcpy(so->names, ts->names, sizeof so->names);
+    written->square_size = recipe->size_x / recipe->cells_x;
+    for (uint32_t uz = 0; uz < kz && !st; uz++)
+        for (uint32_t ux = 0; ux < kx && !st; ux++) {
+            st = engine_tile_read(ts, ux * t, uz * t, t, h, so->sm.labels.values, &e);
+            if (st) break;
+            trn_generated piece;
+            memset(&piece, 0, sizeof piece);
+            piece.field.cells_x = piece.field.cells_z = t - 1u;
+            piece.field.size_x = piece.field.size_z = extent_of(written->square_size, t - 1u);
+            piece.field.heights = h;
+            trn_ter ter;
+            st = gen_build_ter(&piece, so, &m, &ter, &e);
+            if (st) break;
+            char dir[4200];
+            level_tile_dir(a, ux, uz, kx, kz, dir, sizeof dir);
+            trn_beamng_level_result res;
+            uint32_t tinted = 0;
+            st = gen_level_terrain(ctx, a, dir, recipe, so, &ter, &m, written->square_size,
+                                   src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, &e);
+            trn_ter_dispose(&ter);
+            written->levels += !st;
+        }
+    written->materials = so->sm.labels.name_count;
+    trn_labels_dispose(&so->sm.labels);
+    free(so);
+    free(h);
+    if (st) return cli_fail(ctx, &e);
+    char first[4200];
+    level_tile_dir(a, 0, 0, kx, kz, first, sizeof first);
+    cli_note(ctx,
+             "wrote %u x %u BeamNG level(s) of %u x %u samples (%s%s), squareSize %g m, "
+             "maxHeight %g m, TerrainBlock position z %.6g (%s), %u material(s)",
+             kx, kz, t, t, first, kx * kz > 1 ? " and its neighbours" : "", written->square_size,
+             m.max_height, m.base, ts->how ? ts->how : "", written->materials);
+    return CLI_EXIT_OK;
+}
+
+/* glTF meshes, one .glb a tile of tile + 1 samples sharing their edges (tile (ux, uz) covers
+ * samples ux * tile .. (ux + 1) * tile), in the tile's own frame (its south-west corner at the
+ * origin): what 'terrane mesh' writes for the whole grid with --chunks, chunk for chunk (the
+ * recipe's chunk_cells), finest level, a material per surface role by slope. Normals and roles
+ * at a tile's edges come from the samples beyond it, as the whole grid's mesh has them, so
+ * tiles placed side by side meet without a crack or a shading seam. */
+typedef struct gltf_written {
+    char name[256];
+    uint32_t files, chunk_cells;
+    uint64_t vertices, triangles, bytes;
+} gltf_written;
+
+static int write_gltf_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                            const tiled_out *o, gltf_written *written)
+{
+    const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
+    const uint32_t W = recipe->cells_x + 1u, H = recipe->cells_z + 1u;
+    unity_stem(a->recipe_path, written->name, sizeof written->name);
+    const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
+    const size_t r = (size_t)t + 1u, rr = (size_t)t + 3u;
+    written->chunk_cells = recipe->chunk_cells ? recipe->chunk_cells : TRN_ROLES_CHUNK_CELLS;
+    if (written->chunk_cells > TRN_MESH_CHUNK_CELLS_MAX)
+        written->chunk_cells = TRN_MESH_CHUNK_CELLS_MAX;
+    float *h = malloc(r * r * sizeof *h), *win = malloc(rr * rr * sizeof *win);
+    uint8_t *wroles = malloc(rr * rr), *roles = malloc(r * r);
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!h || !win || !wroles || !roles || !ws) {
+        free(h);
+        free(win);
+        free(wroles);
+        free(roles);
+        return ws ? cli_failf(ctx, "out of memory for a glTF tile") : CLI_EXIT_FAIL;
+    }
+    trn_error e;
+    trn_status st = TRN_OK;
+    for (uint32_t uz = 0; uz < kz && !st; uz++)
+        for (uint32_t ux = 0; ux < kx && !st; ux++) {
+            /* The tile grown by a sample where the world goes on: the reach of a normal and of
+             * a role's slope. */
+            const uint32_t i0 = ux * t, j0 = uz * t;
+            const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
+            const uint32_t x1 = i0 + t + 1u < W ? i0 + t + 1u : W - 1u,
+                           z1 = j0 + t + 1u < H ? j0 + t + 1u : H - 1u;
+            const uint32_t nx = x1 - x0 + 1u, nz = z1 - z0 + 1u;
+            st = window_read(o, W, H, x0, z0, nx, nz, win, false, &e);
+            if (st) break;
+            trn_field around;
+            memset(&around, 0, sizeof around);
+            around.cells_x = nx - 1u;
+            around.cells_z = nz - 1u;
+            around.size_x = extent_of(dx, nx - 1u);
+            around.size_z = extent_of(dz, nz - 1u);
+            around.heights = win;
+            trn_roles_input ri;
+            memset(&ri, 0, sizeof ri);
+            ri.field = &around;
+            trn_roles_params rp;
+            trn_roles_params_default(&rp);
+            rp.threads = a->threads;
+            st = trn_roles_classify(&ri, &rp, wroles, &e);
+            if (st) break;
+            for (uint32_t j = 0; j <= t; j++) {
+                const size_t from = (size_t)(j0 + j - z0) * nx + (i0 - x0);
+                memcpy(h + (size_t)j * r, win + from, r * sizeof *h);
+                memcpy(roles + (size_t)j * r, wroles + from, r);
+            }
+            trn_field piece;
+            memset(&piece, 0, sizeof piece);
+            piece.cells_x = piece.cells_z = t;
+            piece.size_x = extent_of(dx, t);
+            piece.size_z = extent_of(dz, t);
+            piece.heights = h;
+            trn_mesh_options mo;
+            trn_mesh_options_default(&mo);
+            mo.chunk_cells = written->chunk_cells;
+            mo.threads = a->threads;
+            mo.defer_levels = true; /* the finest level only is built, chunk by chunk */
+            mo.around = &around;
+            mo.around_i0 = i0 - x0;
+            mo.around_j0 = j0 - z0;
+            trn_mesh *m = NULL;
+            st = trn_mesh_build(&piece, roles, &mo, &m, NULL, NULL, &e);
+            if (st) break;
+            uint32_t *levels = calloc((size_t)m->chunks_x * m->chunks_z, sizeof *levels);
+            if (!levels) {
+                trn_mesh_free(m);
+                st = trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            trn_mesh_scene scene;
+            memset(&scene, 0, sizeof scene);
+            scene.mesh = m;
+            scene.levels = levels;
+            scene.chunks = true;
+            scene.deferred_field = &piece;
+            scene.deferred_roles = roles;
+            scene.writes = ws;
+            char path[4200];
+            if (kx * kz == 1)
+                snprintf(path, sizeof path, "%s/%s.glb", a->gltf_dir, written->name);
+            else
+                snprintf(path, sizeof path, "%s/%s_%u_%u.glb", a->gltf_dir, written->name, ux, uz);
+            trn_mesh_write_report rep;
+            memset(&rep, 0, sizeof rep);
+            st = trn_gltf_write(path, TRN_GLTF_GLB, &scene, &rep, &e);
+            free(levels);
+            trn_mesh_free(m);
+            if (st) break;
+            written->files++;
+            written->vertices += rep.vertices;
+            written->triangles += rep.triangles;
+            written->bytes += rep.bytes;
+        }
+    free(h);
+    free(win);
+    free(wroles);
+    free(roles);
+    if (st) return cli_fail(ctx, &e);
+    char first[4200];
+    snprintf(first, sizeof first, kx * kz == 1 ? "%s.glb" : "%s_0_0.glb", written->name);
+    cli_note(ctx,
+             "wrote %s: %u x %u glTF tiles (%s%s) of %u x %u cells in chunks of %u, each in its "
+             "own frame (tile X_Z's south-west corner at x = X * %g, north Z * %g m), %" PRIu64
+             " vertices, %" PRIu64 " triangles",
+             a->gltf_dir, kx, kz, first, kx * kz > 1 ? " and its neighbours" : "", t, t,
+             written->chunk_cells, (double)t * dx, (double)t * dz, written->vertices,
+             written->triangles);
     return CLI_EXIT_OK;
 }
 
@@ -474,6 +698,19 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         return cli_fail(ctx, &e);
     }
     need += held;
+    /* An engine tile being cut: its heights with a sample around (floats), labels, the 16-bit
+     * heights and layer map the engine file holds and the writer's image of them, about 16 bytes
+     * a sample. */
+    if (a->unity_dir || a->export_dir || a->gltf_dir)
+        need += (uint64_t)16u * (a->tiles + 3u) * (a->tiles + 3u);
+    /* A glTF tile: its roles (a byte a sample, above) and one chunk's level at a time, which the
+     * writer builds as it writes the file: positions, normals and six indices a cell, about 48
+     * bytes a sample of the chunk (measured: 4097^2 in tiles of 1024, no more resident than the
+     * GeoTIFF alone). */
+    if (a->gltf_dir) {
+        const uint64_t cc = recipe->chunk_cells ? recipe->chunk_cells : TRN_ROLES_CHUNK_CELLS;
+        need += 48u * (cc + 3u) * (cc + 3u);
+    }
     if (a->memory && need > a->memory) {
         char why[200] = "";
         if (global >= 0)
@@ -505,6 +742,38 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return r;
     }
+    /* BeamNG tiles: terrains of 2^n samples (128..8192), the whole grid's level cut. */
+    if (a->export_dir && ((a->tiles & (a->tiles - 1u)) || a->tiles < TRN_BEAMNG_MIN_RESOLUTION ||
+                          a->tiles > TRN_BEAMNG_MAX_RESOLUTION || recipe->cells_x % a->tiles ||
+                          recipe->cells_z % a->tiles)) {
+        const int r = cli_failf(ctx,
+                                "--export beamng with --tiles: BeamNG terrains have 2^n samples "
+                                "(%u..%u), so --tiles must be a power of two in that range that "
+                                "divides the grid's %u x %u cells, not %u (--resolution "
+                                "4096x4096 --tiles 1024: 4 x 4 levels of 1024)",
+                                TRN_BEAMNG_MIN_RESOLUTION, TRN_BEAMNG_MAX_RESOLUTION,
+                                recipe->cells_x, recipe->cells_z, a->tiles);
+        trn_graph_dispose(&g);
+        return r;
+    }
+    /* glTF tiles share their edges: tiles that divide the grid. */
+    if (a->gltf_dir && (recipe->cells_x % a->tiles || recipe->cells_z % a->tiles)) {
+        const int r = cli_failf(ctx,
+                                "--export gltf with --tiles: the meshes share their edges, so "
+                                "--tiles must divide the grid's %u x %u cells, not %u",
+                                recipe->cells_x, recipe->cells_z, a->tiles);
+        trn_graph_dispose(&g);
+        return r;
+    }
+    if (a->export_dir && splats_unavailable(recipe)) {
+        const int r = cli_failf(ctx,
+                                "--export beamng with --tiles: a level's terrain needs its "
+                                "surface materials, and %s; generate without --tiles writes the "
+                                "level",
+                                splats_unavailable(recipe));
+        trn_graph_dispose(&g);
+        return r;
+    }
     tiled_out to_out = {NULL, NULL, a->tiles, INFINITY, -INFINITY};
     if (a->out && trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z,
                                          recipe->size_x, recipe->size_z, a->tiles, &to_out.w, &e)) {
@@ -513,10 +782,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     }
     trn_geotiff_tiled *w = to_out.w;
     /* Global results wait on disk beside the output (or where --tile-cache says); so do the
-     * raw tiles Unity tiles are cut from. */
+     * raw tiles the engines' tiles are cut from. */
     char *folder = NULL;
     if (!a->tile_cache) {
-        const char *near = a->out ? a->out : a->unity_dir;
+        const char *near = a->out         ? a->out
+                           : a->unity_dir ? a->unity_dir
+                           : a->gltf_dir  ? a->gltf_dir
+                                          : a->export_dir;
         const char *slash = strrchr(near, '/');
         const size_t n = slash ? (size_t)(slash - near) : 0u;
         folder = malloc(n + 2u);
@@ -525,19 +797,26 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
                 snprintf(folder, n + 2u, "%.*s", (int)(n ? n : 1u), near);
             else
                 strcpy(folder, ".");
+            /* A level's DIR/levels may not exist yet: the nearest folder above that does. */
+            char *up;
+            while (access(folder, F_OK) != 0 && (up = strrchr(folder, '/')) != NULL)
+                *(up == folder ? up + 1 : up) = '\0';
+            if (access(folder, F_OK) != 0) strcpy(folder, ".");
         }
     }
     char *pieces = NULL;
-    if (a->unity_dir) {
+    if (a->unity_dir || a->export_dir || a->gltf_dir) {
         const char *in = a->tile_cache ? a->tile_cache : folder ? folder : ".";
         pieces = malloc(strlen(in) + 32u);
-        if (pieces) sprintf(pieces, "%s/terrane-unity-XXXXXX", in);
+        if (pieces) sprintf(pieces, "%s/terrane-pieces-XXXXXX", in);
         if (!pieces || !mkdtemp(pieces)) {
+            const int r =
+                cli_failf(ctx, "cannot make a folder in %s for the engine tiles' pieces", in);
             free(pieces);
             free(folder);
             if (w) trn_geotiff_tiled_abort(w);
             trn_graph_dispose(&g);
-            return cli_failf(ctx, "cannot make a folder in %s for the Unity tiles' pieces", in);
+            return r;
         }
         to_out.pieces = pieces;
     }
@@ -548,11 +827,27 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     cli_progress_end(ctx);
     free(folder);
     const bool rules = feeds_biome_rules(&g, g.output, 0);
+    bool water = false;
+    for (uint32_t k = 0; k < g.node_count; k++)
+        water = water || !strcmp(g.nodes[k].type, "water_body") ||
+                !strcmp(g.nodes[k].type, "basin_water") || !strcmp(g.nodes[k].type, "river_route");
     trn_graph_dispose(&g);
     int unity_rc = CLI_EXIT_OK;
     unity_written unity;
     memset(&unity, 0, sizeof unity);
-    if (!st && pieces) unity_rc = write_unity_tiles(ctx, a, recipe, &to_out, rules, &unity);
+    beamng_written beamng;
+    memset(&beamng, 0, sizeof beamng);
+    tiled_surface ts;
+    memset(&ts, 0, sizeof ts);
+    gltf_written gltf;
+    memset(&gltf, 0, sizeof gltf);
+    if (!st && a->gltf_dir) unity_rc = write_gltf_tiles(ctx, a, recipe, &to_out, &gltf);
+    if (!st && !unity_rc && (a->unity_dir || a->export_dir))
+        unity_rc = tiled_surface_prepare(ctx, a, recipe, &to_out, rules, &ts);
+    if (!st && !unity_rc && a->unity_dir) unity_rc = write_unity_tiles(ctx, a, recipe, &ts, &unity);
+    if (!st && !unity_rc && a->export_dir)
+        unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, &beamng);
+    tiled_surface_dispose(&ts);
     if (pieces) {
         /* The pieces go whatever happened. */
         const uint32_t nx = (recipe->cells_x + a->tiles) / a->tiles,
@@ -577,6 +872,29 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         return unity_rc;
     }
     if (w && trn_geotiff_tiled_close(w, &e)) return cli_fail(ctx, &e);
+    /* What the engine tiles leave out, where the recipe has it. */
+    if ((a->unity_dir || a->export_dir || a->gltf_dir) && water)
+        cli_note(ctx, "the engine tiles have no water: the recipe's water is resolved over the "
+                      "whole surface (generate without --tiles writes it)");
+    if ((a->unity_dir || a->export_dir || a->gltf_dir) && recipe->palette_json)
+        cli_note(ctx, "the engine tiles have no trees, rocks or grass: a tiled run does not place "
+                      "the palette's instances (generate without --tiles writes them)");
+    /* Every output lands together, then each level is checked as written. */
+    size_t level_errors = 0, level_warnings = 0;
+    if (beamng.levels) {
+        int rc = cli_commit(ctx);
+        const uint32_t kx = recipe->cells_x / a->tiles, kz = recipe->cells_z / a->tiles;
+        for (uint32_t uz = 0; uz < kz && !rc; uz++)
+            for (uint32_t ux = 0; ux < kx && !rc; ux++) {
+                char dir[4200];
+                level_tile_dir(a, ux, uz, kx, kz, dir, sizeof dir);
+                size_t errors = 0, warnings = 0;
+                rc = gen_level_check(ctx, dir, true, &errors, &warnings);
+                level_errors += errors;
+                level_warnings += warnings;
+            }
+        if (rc) return rc;
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     char peak[32], est[32];
@@ -584,12 +902,16 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
                    per_z = (recipe->cells_z + a->tiles) / a->tiles;
     const double seconds = now_s() - t0;
     const uint64_t resident = (uint64_t)ru.ru_maxrss * 1024u;
+    char what[4200];
+    if (a->out)
+        snprintf(what, sizeof what, "wrote %s:", a->out);
+    else
+        snprintf(what, sizeof what, "generated");
     cli_note(ctx,
-             "wrote %s: %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
+             "%s %u x %u samples in %u x %u tiles of %u, %.1f s, peak resident %s "
              "(%s estimated before the run)",
-             a->out ? a->out : a->unity_dir, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x,
-             per_z, a->tiles, seconds, size_text(resident, peak, sizeof peak),
-             size_text(need, est, sizeof est));
+             what, recipe->cells_x + 1u, recipe->cells_z + 1u, per_x, per_z, a->tiles, seconds,
+             size_text(resident, peak, sizeof peak), size_text(need, est, sizeof est));
     if (ctx->json) {
         json_t *summary = json_object();
         json_object_set_new(summary, "input", cli_json_string(a->recipe_path));
@@ -623,17 +945,55 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(u, "output", cli_json_string(a->unity_dir));
             json_object_set_new(u, "name", cli_json_string(unity.name));
             json_object_set_new(u, "resolution", json_integer(a->tiles + 1u));
-            json_t *ts = json_array();
+            json_t *tsz = json_array();
             for (int k = 0; k < 3; k++)
-                json_array_append_new(ts, json_real(unity.tile_size[k]));
-            json_object_set_new(u, "tile_size", ts);
+                json_array_append_new(tsz, json_real(unity.tile_size[k]));
+            json_object_set_new(u, "tile_size", tsz);
             json_object_set_new(u, "height_base", json_real(unity.height_base));
             json_object_set_new(u, "splat_maps", json_integer(unity.splat_maps));
             json_object_set_new(u, "surface_materials", json_integer(unity.materials));
             if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
             json_object_set_new(summary, "unity", u);
         }
+        if (a->gltf_dir) {
+            json_t *gj = json_object();
+            json_object_set_new(gj, "output", cli_json_string(a->gltf_dir));
+            json_object_set_new(gj, "name", cli_json_string(gltf.name));
+            json_object_set_new(gj, "files", json_integer(gltf.files));
+            json_object_set_new(gj, "chunk_cells", json_integer(gltf.chunk_cells));
+            json_object_set_new(gj, "vertices", json_integer((json_int_t)gltf.vertices));
+            json_object_set_new(gj, "triangles", json_integer((json_int_t)gltf.triangles));
+            json_object_set_new(gj, "bytes", json_integer((json_int_t)gltf.bytes));
+            json_t *step = json_array();
+            json_array_append_new(step, json_real(recipe->size_x / recipe->cells_x * a->tiles));
+            json_array_append_new(step, json_real(recipe->size_z / recipe->cells_z * a->tiles));
+            json_object_set_new(gj, "tile_size", step);
+            json_object_set_new(summary, "gltf", gj);
+        }
+        if (a->export_dir) {
+            json_t *b = json_object();
+            json_object_set_new(b, "levels", json_integer(beamng.levels));
+            json_t *first = json_array();
+            const uint32_t kx = recipe->cells_x / a->tiles, kz = recipe->cells_z / a->tiles;
+            for (uint32_t uz = 0; uz < kz; uz++)
+                for (uint32_t ux = 0; ux < kx; ux++) {
+                    char dir[4200];
+                    level_tile_dir(a, ux, uz, kx, kz, dir, sizeof dir);
+                    json_array_append_new(first, cli_json_string(dir));
+                }
+            json_object_set_new(b, "level_dirs", first);
+            json_object_set_new(b, "resolution", json_integer(a->tiles));
+            json_object_set_new(b, "square_size", json_real(beamng.square_size));
+            json_object_set_new(b, "surface_materials", json_integer(beamng.materials));
+            json_object_set_new(b, "validate_error_count", json_integer((json_int_t)level_errors));
+            json_object_set_new(b, "validate_warning_count",
+                                json_integer((json_int_t)level_warnings));
+            json_object_set_new(summary, "beamng", b);
+        }
         cli_print_json(summary);
     }
+    if (level_errors)
+        return cli_failf(ctx, "the levels have %zu validation error(s) (listed above)",
+                         level_errors);
     return CLI_EXIT_OK;
 }

@@ -587,7 +587,7 @@ static int graph_starter(cli_ctx *ctx, const char *input)
     json_t *tree = json_loadb(text, size, 0, NULL);
     free(text);
     if (!tree) return cli_failf(ctx, "the starter graph's JSON does not read back");
-    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_buf b = {NULL, 0, 0, false, NULL};
     trn_rcp_emit_json_in_order(&b, tree, 2, 0);
     json_decref(tree);
     if (b.failed) {

@@ -1103,7 +1103,7 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
                  path, fixed, fixed == 1 ? "" : "s", fixed == 1 ? "it" : "them");
     if (ctx->json) {
         /* Shortest round-trip numbers and sorted keys, as in canonical recipes. */
-        trn_rcp_buf b = {NULL, 0, 0, false};
+        trn_rcp_buf b = {NULL, 0, 0, false, NULL};
         trn_rcp_emit_json(&b, o, 2, 0);
         if (b.failed) {
             trn_rcp_buf_free(&b);

@@ -22,7 +22,30 @@ def legacy_prefix(version, keep):
     body = bytes([version]) + b"".join(struct.pack("<H", i * 13 & 0xFFFF) for i in range(65536))
     return body[:keep]
 
+def compact(version, hpat, mpat, names, alphas, tail=b""):
+    # The harness's compact form (0xA5): a whole legacy file described in a few bytes; its
+    # maps are the patterns repeated, its names, scripts and edge paths are as written.
+    out = bytes([0xA5, version - 1, len(hpat)]) + hpat + bytes([len(mpat)]) + mpat
+    out += b"".join(bytes([len(n)]) + n.encode() for n in (names + [""] * 8)[:8])
+    if version >= 2:
+        out += b"".join(bytes([len(a)]) + a for a in alphas)
+    return out + tail
+
+def script(s):
+    return struct.pack("<I", len(s)) + s.encode()
+
 seeds = {
+    "compact_v1.ter": compact(1, b"\x10\x02", b"\x00\x01\x02", ["grass", "rock"], []),
+    "compact_v2_alpha.ter": compact(2, b"\x00\x80", b"\x00", ["grass", "", "rock"],
+                                    [b"\xff\x00\x80", b"\x00\xff"]),
+    "compact_v3_scripts.ter": compact(3, b"\x01\x02\x03\x04", b"\x00", ["sand"], [b"\xff"],
+                                      script("texture") + script("heights")),
+    "compact_v5_edges.ter": compact(5, b"\x00\x10", b"\x00", ["a", "b", "c"],
+                                    [b"\x40", b"\x40", b"\x7f"],
+                                    script("") + script("h") + b"\x04edge\x00"),
+    "compact_v6_trailing.ter": compact(6, b"\x00\x10", b"\x00", ["a"], [b"\x00"],
+                                       script("") + script("") + b"\x00\x00zz"),
+
     "modern_v7_s2.ter": modern(7, 2, lambda i: i % 2, ["grass", "rock"]),
     "modern_v8_s4_holes.ter": modern(8, 4, lambda i: 255 if i % 5 == 0 else i % 3,
                                      ["a", "b", "c"]),

@@ -40,13 +40,12 @@ static void drainage_work(const trn_graph_node *n, const trn_node_type *t, const
     snprintf(out->detail, sizeof out->detail, "%" PRIu64 " samples x 8 neighbours", samples);
 }
 
-static trn_status drainage_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+trn_status trn_node_drainage_publish(const trn_node_ctx *c, trn_node_result *r, trn_drainage *dp,
+                                     trn_error *err)
 {
-    trn_field f = trn_node_field_view(r, c->inputs[0]);
-    trn_drainage d;
-    trn_status st = trn_drainage_compute(&f, trn_node_drainage_sea(c->node, c->type, c->recipe), &d,
-                                         trn_node_bridge, (void *)c->progress, err);
-    if (st) return trn_node_wrap(c, err, st);
+    trn_drainage d = *dp;
+    memset(dp, 0, sizeof *dp); /* the result owns the arrays from here on */
+    trn_status st;
     const size_t n = trn_node_samples(r);
     trn_gout *o = &r->outputs[0];
     o->kind = TRN_PIN_DRAINAGE;
@@ -65,6 +64,16 @@ static trn_status drainage_compute(const trn_node_ctx *c, trn_node_result *r, tr
     trn_mask m;
     if ((st = trn_drainage_accumulation_mask(&o->view, &m, err))) return trn_node_wrap(c, err, st);
     return trn_node_set_floats(c, r, 1, TRN_PIN_MASK, m.values, err);
+}
+
+static trn_status drainage_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
+{
+    trn_field f = trn_node_field_view(r, c->inputs[0]);
+    trn_drainage d;
+    trn_status st = trn_drainage_compute(&f, trn_node_drainage_sea(c->node, c->type, c->recipe), &d,
+                                         trn_node_bridge, (void *)c->progress, err);
+    if (st) return trn_node_wrap(c, err, st);
+    return trn_node_drainage_publish(c, r, &d, err);
 }
 
 const trn_node_module trn_node_drainage = {

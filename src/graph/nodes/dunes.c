@@ -31,23 +31,28 @@ static const trn_param_spec p_dunes[] = {
             "dune seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
 };
 
+/* The parameters as members of trn_dune_params (seed is read where the dunes are made). */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_dune_params, member)
+static const trn_param_field dune_fields[] = {
+    ROW("pattern", CHOICE, pattern), /* transverse|linear: the enum's order */
+    ROW("base_height", DOUBLE, base_height),
+    ROW("height", DOUBLE, height),
+    ROW("wavelength", DOUBLE, wavelength),
+    ROW("wind_heading", DOUBLE, wind_heading),
+    ROW("stoss_angle", DOUBLE, stoss_angle),
+    ROW("repose_angle", DOUBLE, repose_angle),
+    ROW("sand_supply", DOUBLE, sand_supply),
+    ROW("crest_warp", DOUBLE, crest_warp),
+    ROW("warp_feature_size", DOUBLE, warp_feature_size),
+    ROW("defect_spacing", DOUBLE, defect_spacing),
+    ROW("horn", DOUBLE, horn),
+};
+#undef ROW
+
 static void dunes_from_params(const trn_graph_node *n, const trn_node_type *t, trn_dune_params *p)
 {
     trn_dune_params_default(p);
-    const char *pattern = trn_graph_param_text(n, t, "pattern");
-    p->pattern =
-        pattern && strcmp(pattern, "linear") == 0 ? TRN_DUNES_LINEAR : TRN_DUNES_TRANSVERSE;
-    p->base_height = trn_graph_param_number(n, t, "base_height");
-    p->height = trn_graph_param_number(n, t, "height");
-    p->wavelength = trn_graph_param_number(n, t, "wavelength");
-    p->wind_heading = trn_graph_param_number(n, t, "wind_heading");
-    p->stoss_angle = trn_graph_param_number(n, t, "stoss_angle");
-    p->repose_angle = trn_graph_param_number(n, t, "repose_angle");
-    p->sand_supply = trn_graph_param_number(n, t, "sand_supply");
-    p->crest_warp = trn_graph_param_number(n, t, "crest_warp");
-    p->warp_feature_size = trn_graph_param_number(n, t, "warp_feature_size");
-    p->defect_spacing = trn_graph_param_number(n, t, "defect_spacing");
-    p->horn = trn_graph_param_number(n, t, "horn");
+    trn_graph_params_fill(n, t, dune_fields, sizeof dune_fields / sizeof dune_fields[0], p);
 }
 
 static void dunes_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,

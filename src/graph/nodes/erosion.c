@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/erosion_internal.h"
 #include "graph/nodes/node_common.h"
 
 static const trn_pin_spec in_erosion[] = {
@@ -41,42 +42,65 @@ static const trn_param_spec p_erosion[] = {
     INT("transport_steps", 40, 1, 10000, "transport mode: steps over the whole grid"),
     NUM("diffusion", 0.02, 0, 0.25,
         "transport mode: hillslope diffusion per step (share of each neighbour difference)"),
+    NUM("droplet_cell", 0, 0, 1e6,
+        "detach mode: the droplets' grid cell, metres (0 = the output grid): on finer output "
+        "grids the droplets run at this cell and their gullies come back smoothly, so radius, "
+        "lifetime and droplet_density are sizes in the world and --resolution keeps them"),
 };
+
+/* The parameters as members of trn_erosion_params (drainage_weight is read where a drainage
+ * input is). */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_erosion_params, member)
+static const trn_param_field erosion_fields[] = {
+    ROW("iterations", U32, iterations),
+    ROW("droplets", U32, droplets),
+    ROW("droplet_density", DOUBLE, droplet_density),
+    ROW("lifetime", U32, lifetime),
+    ROW("inertia", DOUBLE, inertia),
+    ROW("capacity", DOUBLE, capacity),
+    ROW("min_slope", DOUBLE, min_slope),
+    ROW("erosion_rate", DOUBLE, erosion_rate),
+    ROW("deposition_rate", DOUBLE, deposition_rate),
+    ROW("evaporation", DOUBLE, evaporation),
+    ROW("radius", U32, radius),
+    ROW("gravity", DOUBLE, gravity),
+    ROW("talus_angle", DOUBLE, talus_angle),
+    ROW("thermal_strength", DOUBLE, thermal_strength),
+    ROW("thermal_iterations", U32, thermal_iterations),
+    ROW("mode", CHOICE, mode), /* detach|transport: the enum's order */
+    ROW("transport_steps", U32, transport_steps),
+    ROW("diffusion", DOUBLE, diffusion),
+    ROW("droplet_cell", DOUBLE, droplet_cell),
+};
+#undef ROW
 
 /* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
  * runs 30% of the droplets, half the passes, 40% of the walk and no thermal pass. */
-static void erosion_params(const trn_graph_node *n, const trn_node_type *t, size_t samples,
-                           trn_erosion_quality quality, trn_erosion_params *p)
+static void erosion_params(const trn_graph_node *n, const trn_node_type *t,
+                           const trn_recipe *recipe, trn_erosion_quality quality,
+                           trn_erosion_params *p)
 {
     trn_erosion_params_default(p, TRN_EROSION_FINAL);
-    p->iterations = (uint32_t)trn_graph_param_number(n, t, "iterations");
-    p->droplets = (uint32_t)trn_graph_param_number(n, t, "droplets");
-    p->droplet_density = trn_graph_param_number(n, t, "droplet_density");
-    p->lifetime = (uint32_t)trn_graph_param_number(n, t, "lifetime");
-    p->inertia = trn_graph_param_number(n, t, "inertia");
-    p->capacity = trn_graph_param_number(n, t, "capacity");
-    p->min_slope = trn_graph_param_number(n, t, "min_slope");
-    p->erosion_rate = trn_graph_param_number(n, t, "erosion_rate");
-    p->deposition_rate = trn_graph_param_number(n, t, "deposition_rate");
-    p->evaporation = trn_graph_param_number(n, t, "evaporation");
-    p->radius = (uint32_t)trn_graph_param_number(n, t, "radius");
-    p->gravity = trn_graph_param_number(n, t, "gravity");
-    p->talus_angle = trn_graph_param_number(n, t, "talus_angle");
-    p->thermal_strength = trn_graph_param_number(n, t, "thermal_strength");
-    p->thermal_iterations = (uint32_t)trn_graph_param_number(n, t, "thermal_iterations");
-    p->mode = strcmp(trn_graph_param_text(n, t, "mode"), "transport") == 0 ? TRN_EROSION_TRANSPORT
-                                                                           : TRN_EROSION_DETACH;
-    p->transport_steps = (uint32_t)trn_graph_param_number(n, t, "transport_steps");
-    p->diffusion = trn_graph_param_number(n, t, "diffusion");
+    trn_graph_params_fill(n, t, erosion_fields, sizeof erosion_fields / sizeof erosion_fields[0],
+                          p);
     /* Thermal strength 0 means no relaxation: skip the passes rather than run no-ops. */
     if (p->thermal_strength == 0.0) p->thermal_iterations = 0;
     if (quality == TRN_EROSION_PREVIEW) {
-        double d =
-            p->droplets ? (double)p->droplets : floor(p->droplet_density * (double)samples + 0.5);
-        d = floor(d * 0.3 + 0.5);
-        if (d > 4294967295.0) d = 4294967295.0;
-        p->droplets = (uint32_t)(d >= 1.0 || p->iterations == 0 ? d : 1.0);
-        if (p->droplets == 0 && p->iterations) p->droplets = 1;
+        uint32_t cx, cz;
+        if (!p->droplets && trn_erosion_droplet_grid(p, recipe->cells_x, recipe->cells_z,
+                                                     recipe->size_x, recipe->size_z, &cx, &cz)) {
+            /* The library applies the density to the droplet grid's samples. */
+            p->droplet_density *= 0.3;
+        } else {
+            const size_t samples =
+                ((size_t)recipe->cells_x + 1u) * ((size_t)recipe->cells_z + 1u);
+            double d = p->droplets ? (double)p->droplets
+                                   : floor(p->droplet_density * (double)samples + 0.5);
+            d = floor(d * 0.3 + 0.5);
+            if (d > 4294967295.0) d = 4294967295.0;
+            p->droplets = (uint32_t)(d >= 1.0 || p->iterations == 0 ? d : 1.0);
+            if (p->droplets == 0 && p->iterations) p->droplets = 1;
+        }
         p->iterations = (p->iterations + 1) / 2;
         p->lifetime = (uint32_t)floor((double)p->lifetime * 0.4 + 0.5);
         if (p->lifetime < 4) p->lifetime = p->lifetime ? 4 : 1;
@@ -91,8 +115,14 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
 {
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     trn_erosion_params p;
-    erosion_params(n, t, (size_t)samples, quality, &p);
-    double d = p.droplets ? (double)p.droplets : floor(p.droplet_density * (double)samples + 0.5);
+    erosion_params(n, t, recipe, quality, &p);
+    /* With a droplet cell the density counts the droplet grid's samples. */
+    uint64_t dsamples = samples;
+    uint32_t cx, cz;
+    if (trn_erosion_droplet_grid(&p, recipe->cells_x, recipe->cells_z, recipe->size_x,
+                                 recipe->size_z, &cx, &cz))
+        dsamples = ((uint64_t)cx + 1u) * ((uint64_t)cz + 1u);
+    double d = p.droplets ? (double)p.droplets : floor(p.droplet_density * (double)dsamples + 0.5);
     const uint64_t droplets = d > 18446744073709549568.0 ? UINT64_MAX : (uint64_t)d;
     const uint64_t hydraulic = trn_sat_mul(trn_sat_mul(droplets, p.iterations), p.lifetime);
     const uint64_t thermal = trn_sat_mul(p.thermal_iterations, samples);
@@ -122,8 +152,8 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
     const struct {
         const char *name;
         double ratio;
-    } c[4] = {{"droplets", (double)droplets / (0.5 * (double)samples)},
-              {"droplet_density", (double)droplets / (0.5 * (double)samples)},
+    } c[4] = {{"droplets", (double)droplets / (0.5 * (double)dsamples)},
+              {"droplet_density", (double)droplets / (0.5 * (double)dsamples)},
               {"iterations", (double)p.iterations},
               {"lifetime", (double)p.lifetime / 30.0}};
     double best = -1.0;
@@ -169,7 +199,7 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
 {
     const size_t n = trn_node_samples(r);
     trn_erosion_params p;
-    erosion_params(c->node, c->type, n, c->quality, &p);
+    erosion_params(c->node, c->type, c->recipe, c->quality, &p);
     p.threads = c->threads;
     float *scale = NULL;
     trn_status st;

@@ -30,21 +30,28 @@ static const trn_param_spec p_noise[] = {
 
 static const trn_param_spec p_flat[] = {NUM("height", 0, -TRN_BIG, TRN_BIG, "metres")};
 
+/* The parameters as members of trn_landform. */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_landform, member)
+static const trn_param_field landform_fields[] = {
+    ROW("profile", CHOICE, profile), /* fbm|ridged: the enum's order */
+    ROW("base_height", DOUBLE, base_height),
+    ROW("height_variation", DOUBLE, height_variation),
+    ROW("feature_size", DOUBLE, feature_size),
+    ROW("roughness", DOUBLE, roughness),
+    ROW("octaves", U32, octaves),
+    ROW("warp_amplitude", DOUBLE, warp_amplitude),
+    ROW("warp_feature_size", DOUBLE, warp_feature_size),
+    ROW("stretch", DOUBLE, stretch),
+    ROW("heading", DOUBLE, heading),
+};
+#undef ROW
+
 static void landform_from_params(const trn_graph_node *n, const trn_node_type *t, trn_landform *lf)
 {
     memset(lf, 0, sizeof *lf);
     lf->name = n->id;
-    const char *profile = trn_graph_param_text(n, t, "profile");
-    lf->profile = profile && strcmp(profile, "ridged") == 0 ? TRN_PROFILE_RIDGED : TRN_PROFILE_FBM;
-    lf->base_height = trn_graph_param_number(n, t, "base_height");
-    lf->height_variation = trn_graph_param_number(n, t, "height_variation");
-    lf->feature_size = trn_graph_param_number(n, t, "feature_size");
-    lf->roughness = trn_graph_param_number(n, t, "roughness");
-    lf->octaves = (uint32_t)trn_graph_param_number(n, t, "octaves");
-    lf->warp_amplitude = trn_graph_param_number(n, t, "warp_amplitude");
-    lf->warp_feature_size = trn_graph_param_number(n, t, "warp_feature_size");
-    lf->stretch = trn_graph_param_number(n, t, "stretch");
-    lf->heading = trn_graph_param_number(n, t, "heading");
+    trn_graph_params_fill(n, t, landform_fields, sizeof landform_fields / sizeof landform_fields[0],
+                          lf);
 }
 
 static const trn_landform *named_landform(const trn_graph_node *n, const trn_node_type *t,

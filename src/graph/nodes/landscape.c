@@ -182,26 +182,38 @@ static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refi
         }
 }
 
+/* The numbers among the parameters, as members of trn_evolve_options (the texts, the sea
+ * level and the grid factors are read below). */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_evolve_options, member)
+static const trn_param_field sp_fields[] = {
+    ROW("uplift", DOUBLE, sp.uplift),
+    ROW("erodibility", DOUBLE, sp.erodibility),
+    ROW("m", DOUBLE, sp.m),
+    ROW("n", DOUBLE, sp.n),
+    ROW("diffusion", DOUBLE, sp.diffusion),
+    ROW("critical_slope", DOUBLE, sp.critical_slope),
+    ROW("channel_threshold", DOUBLE, sp.channel_threshold),
+    ROW("dt", DOUBLE, sp.dt),
+    ROW("steps", U32, sp.steps),
+    ROW("deposition", DOUBLE, sp.deposition),
+    ROW("detail", DOUBLE, detail),
+    ROW("channel_area", DOUBLE, channel_area),
+    ROW("fine_steps", U32, fine_steps),
+    ROW("cascade_steps", U32, cascade_steps),
+};
+#undef ROW
+
 /* Preview: a quarter of the steps (at least one) over the same total time: the implicit
  * scheme stays stable at the longer step. */
 static void sp_options(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                        trn_erosion_quality quality, trn_evolve_options *o)
 {
     trn_evolve_options_default(o);
-    o->sp.uplift = trn_graph_param_number(n, t, "uplift");
-    o->sp.erodibility = trn_graph_param_number(n, t, "erodibility");
-    o->sp.m = trn_graph_param_number(n, t, "m");
-    o->sp.n = trn_graph_param_number(n, t, "n");
-    o->sp.diffusion = trn_graph_param_number(n, t, "diffusion");
-    o->sp.critical_slope = trn_graph_param_number(n, t, "critical_slope");
-    o->sp.channel_threshold = trn_graph_param_number(n, t, "channel_threshold");
-    o->sp.dt = trn_graph_param_number(n, t, "dt");
-    o->sp.steps = (uint32_t)trn_graph_param_number(n, t, "steps");
+    trn_graph_params_fill(n, t, sp_fields, sizeof sp_fields / sizeof sp_fields[0], o);
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
     const char *border = trn_graph_param_text(n, t, "border");
     o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
     o->sp.border_outlets = border && strcmp(border, "outlets") == 0;
-    o->sp.deposition = trn_graph_param_number(n, t, "deposition");
     o->sp.routing = sp_routing(trn_graph_param_text(n, t, "routing"), TRN_ROUTING_RHO8);
     o->fine_routing = sp_routing(trn_graph_param_text(n, t, "fine_routing"), TRN_ROUTING_SAME);
     const char *upsample = trn_graph_param_text(n, t, "upsample");
@@ -211,10 +223,6 @@ static void sp_options(const trn_graph_node *n, const trn_node_type *t, const tr
     uint32_t refine;
     sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &o->coarsen,
                &refine);
-    o->detail = trn_graph_param_number(n, t, "detail");
-    o->channel_area = trn_graph_param_number(n, t, "channel_area");
-    o->fine_steps = (uint32_t)trn_graph_param_number(n, t, "fine_steps");
-    o->cascade_steps = (uint32_t)trn_graph_param_number(n, t, "cascade_steps");
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
         const uint32_t steps = (o->sp.steps + 3u) / 4u;
         o->sp.dt *= (double)o->sp.steps / (double)steps;

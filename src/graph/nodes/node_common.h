@@ -92,6 +92,12 @@ bool trn_node_has_number(const trn_graph_node *n, const char *name);
 void trn_key_f64(XXH64_state_t *h, double v);
 void trn_key_str(XXH64_state_t *h, const char *s);
 
+/* A Drainage node's result from a drainage of its input (trn_drainage_compute's arrays and
+ * basins, however they were computed): its drainage and accumulation outputs. Takes the arrays
+ * (d is zeroed); a distributed solver (terrane-mpi) publishes its result through it. */
+trn_status trn_node_drainage_publish(const trn_node_ctx *c, trn_node_result *r, trn_drainage *d,
+                                     trn_error *err);
+
 /* The recipe's sea level a drainage node uses (NaN = no sea). */
 double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
                              const trn_recipe *recipe);

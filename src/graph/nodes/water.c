@@ -138,21 +138,29 @@ static double *copy_points(const double *pts, uint32_t count, uint32_t dim)
     return out;
 }
 
+/* The look's numbers as members of trn_water_look (its colours and flow direction are vectors,
+ * read below). */
+#define ROW(name, member) TRN_PARAM_DOUBLE_ROW(name, trn_water_look, member)
+static const trn_param_field look_fields[] = {
+    ROW("absorption_distance", absorption_distance),
+    ROW("roughness", roughness),
+    ROW("flow_speed", flow_speed),
+    ROW("wave_amplitude", wave_amplitude),
+    ROW("wave_length", wave_length),
+    ROW("wave_speed", wave_speed),
+    ROW("normal_strength", normal_strength),
+    ROW("foam_width", foam_width),
+    ROW("foam_strength", foam_strength),
+};
+#undef ROW
+
 static void look_from_params(const trn_graph_node *n, const trn_node_type *t, trn_water_look *l)
 {
     vector(n, t, "shallow_color", l->shallow_color, 4);
     vector(n, t, "deep_color", l->deep_color, 4);
-    l->absorption_distance = trn_graph_param_number(n, t, "absorption_distance");
-    l->roughness = trn_graph_param_number(n, t, "roughness");
-    l->flow_speed = trn_graph_param_number(n, t, "flow_speed");
     vector(n, t, "flow_direction", l->flow_direction, 2);
-    l->wave_amplitude = trn_graph_param_number(n, t, "wave_amplitude");
-    l->wave_length = trn_graph_param_number(n, t, "wave_length");
-    l->wave_speed = trn_graph_param_number(n, t, "wave_speed");
-    l->normal_strength = trn_graph_param_number(n, t, "normal_strength");
-    l->foam_width = trn_graph_param_number(n, t, "foam_width");
-    l->foam_strength = trn_graph_param_number(n, t, "foam_strength");
     vector(n, t, "foam_color", l->foam_color, 4);
+    trn_graph_params_fill(n, t, look_fields, sizeof look_fields / sizeof look_fields[0], l);
 }
 
 /* The body a Water Body node describes (validated; *field names the failing parameter). */

@@ -233,7 +233,7 @@ static void print_material(const char *path, const trn_material *m)
 
 static int emit(cli_ctx *ctx, json_t *o)
 {
-    trn_rcp_buf b = {NULL, 0, 0, false};
+    trn_rcp_buf b = {NULL, 0, 0, false, NULL};
     trn_rcp_emit_json_in_order(&b, o, 2, 0);
     json_decref(o);
     if (b.failed) {
