@@ -415,13 +415,16 @@ static int l_payload_layer_maps(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
+    /* The runtime library has no document reader (trn_material_map_name): the names here. */
+    static const char *const names[TRN_MAP_COUNT] = {"albedo", "normal", "roughness", "height",
+                                                     "emissive"};
     lua_createtable(L, 0, TRN_MAP_COUNT + 1);
     lua_pushnumber(L, scale);
     lua_setfield(L, -2, "texture_scale");
     for (int q = 0; q < TRN_MAP_COUNT; q++) {
         if (!maps[q][0]) continue;
         lua_pushstring(L, maps[q]);
-        lua_setfield(L, -2, trn_material_map_name(q));
+        lua_setfield(L, -2, names[q]);
     }
     return 1;
 }
