@@ -315,8 +315,10 @@ try {
   await key('keyDown', 'w');
   await sleep(400);
   // On a loaded machine the page may draw no frame in those 400 ms: hold W until it moves.
+  // (Forward by more than 1: a move of more than 1 in all may be less along the view.)
   await waitFor(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
-    return Math.abs(p[0] - e[0]) + Math.abs(p[1] - e[1]) + Math.abs(p[2] - e[2]) > 1; })()`, 'the fly camera to move');
+    const d = [p[0] - e[0], p[1] - e[1], p[2] - e[2]], c = Math.cos(camera.pitch);
+    return d[0] * -c * Math.sin(camera.yaw) + d[1] * -Math.sin(camera.pitch) + d[2] * -c * Math.cos(camera.yaw) > 1; })()`, 'the fly camera to move forward');
   await key('keyUp', 'w');
   // "+ 0" turns a -0 (no movement) into 0, which DevTools returns by value.
   const moved = await evaluate(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
