@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "recipe: %s\n", e.message);
         return 1;
     }
-    trn_cook_input ci = {&gen, &recipe, "bench_lua", NULL, NULL, NULL, NULL};
+    trn_cook_input ci = {&gen, &recipe, "bench_lua", NULL, NULL, NULL, NULL, NULL, 0};
     if (trn_cook_write(&ci, path, &e)) {
         fprintf(stderr, "cook: %s\n", e.message);
         return 1;

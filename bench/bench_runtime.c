@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "recipe: %s\n", e.message);
         return 1;
     }
-    trn_cook_input ci = {&gen, &recipe, "asset://terrain/bench", NULL, NULL, NULL, NULL};
+    trn_cook_input ci = {&gen, &recipe, "asset://terrain/bench", NULL, NULL, NULL, NULL, NULL, 0};
     double t0 = now_s();
     if (trn_cook_write(&ci, path, &e)) {
         fprintf(stderr, "cook: %s\n", e.message);

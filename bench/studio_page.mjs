@@ -4,12 +4,15 @@
 // With STROKES > 0, each run then drags that many raise strokes (press, three moves, release) at
 // the canvas's centre and gives each request's round trip as the page sees it (sent, answered,
 // its chunks in the textures: studio.stats.strokeMs), and no frame rate; SECONDS 0: no frame rate.
-// URL is what `terrane studio RECIPE --port 0 -q` prints; each run starts a fresh Chromium (in
-// one reused headless Chromium, a second navigation to the studio now and then never started:
-// Page.navigate unanswered, no request made, the page's renderer answering; not understood, so
-// not relied on). Nothing waits without a limit: a DevTools call unanswered in 120 s, or a page
-// not ready in 180 s, ends the bench with exit 1, naming what it waited for and the page's
-// requests still in flight.
+// URL is what `terrane studio RECIPE --port 0 -q` prints; each run starts a fresh Chromium. In
+// one reused headless Chromium (Debian's 156), a Page.navigate to the studio after one to
+// about:blank from a studio page starts (Page.frameStartedNavigating) and never goes on: no
+// request (not even in Chromium's NetLog, beyond the predictor's preconnect), the call never
+// answered, whatever the wait after about:blank (0.5 or 5 s), the transition type or the URL;
+// a second Page.navigate then goes through at once, and navigating from one studio page
+// straight to the next needs none (bench/RESULTS.md). Nothing waits without a limit: a DevTools
+// call unanswered in 120 s, or a page not ready in 180 s, ends the bench with exit 1, naming
+// what it waited for and the page's requests still in flight.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -67,6 +67,12 @@ static void assert_sane(const trn_payload *p, const trn_payload_limits *lim)
     for (uint32_t k = 0; k < layers; k++) {
         const char *lm = trn_payload_layer_material(p, k);
         FUZZ_ASSERT(lm && lm[0]);
+        /* A layer's Material document: a texture scale > 0 and five paths (maybe empty). */
+        double scale = 0;
+        const char *maps[TRN_MAP_COUNT] = {NULL};
+        trn_payload_layer_maps(p, k, &scale, maps);
+        FUZZ_ASSERT(isfinite(scale) && scale > 0.0);
+        for (int q = 0; q < TRN_MAP_COUNT; q++) FUZZ_ASSERT(maps[q]);
     }
     FUZZ_ASSERT(!trn_payload_layer_material(p, layers));
     for (uint32_t k = 0; k < info.section_count; k++) {

@@ -196,6 +196,175 @@ static void test_mapping_gltf_extras(void)
     json_decref(doc);
 }
 
+/* glTF: a role's Material document becomes that material's textures (base colour, normal,
+ * roughness as metallicRoughness with metallic 0, emissive; the texture scale as
+ * KHR_texture_transform), image URIs relative to the glTF file; every layer's maps are in the
+ * mapping extras; without UVs only the extras; a document that does not resolve fails the
+ * export at its line and column. */
+static void test_material_gltf_textures(void)
+{
+    char project[600], cmd[4000], path[1000], gltf[900];
+    snprintf(project, sizeof project, "%s/textured", tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && mkdir -p '%s/materials/soil' '%s/out'",
+             project, GRAPH_PROJECT, project, project, project);
+    CHECK_EQ_INT(system(cmd), 0);
+    static const char manifest[] = "{\"type\": \"Material\", \"source\": \"soil.material.json\"}";
+    snprintf(path, sizeof path, "%s/materials/soil.asset.json", project);
+    CHECK(trn_test_write_file(path, manifest, strlen(manifest)));
+    static const char soil[] =
+        "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 0.5,\n"
+        "\"maps\": {\"albedo\": \"soil/a b.png\", \"normal\": \"soil/n.png\", \"roughness\": "
+        "\"soil/r.png\", \"height\": \"soil/h.png\", \"emissive\": \"soil/e.png\"}}";
+    snprintf(path, sizeof path, "%s/materials/soil.material.json", project);
+    CHECK(trn_test_write_file(path, soil, strlen(soil)));
+    static const char *const files[] = {"a b.png", "n.png", "r.png", "h.png", "e.png"};
+    for (int k = 0; k < 5; k++) {
+        snprintf(path, sizeof path, "%s/materials/soil/%s", project, files[k]);
+        CHECK(trn_test_write_file(path, "png", 3));
+    }
+    snprintf(gltf, sizeof gltf, "%s/out/land.gltf", project);
+    CHECK_EQ_INT(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 --uvs -q", project, gltf),
+                 0);
+    json_error_t je;
+    json_t *doc = json_load_file(gltf, 0, &je);
+    CHECK(doc != NULL);
+    const json_t *images = json_object_get(doc, "images"), *textures = json_object_get(doc, "textures");
+    CHECK_EQ_INT((int)json_array_size(images), 4); /* the height map is for the mapped path */
+    CHECK_EQ_INT((int)json_array_size(textures), 4);
+    CHECK(strcmp(json_string_value(json_object_get(json_array_get(images, 0), "uri")),
+                 "../materials/soil/a%20b.png") == 0);
+    CHECK(strcmp(json_string_value(json_array_get(json_object_get(doc, "extensionsUsed"), 0)),
+                 "KHR_texture_transform") == 0);
+    const json_t *ground = NULL, *mats = json_object_get(doc, "materials");
+    for (size_t k = 0; k < json_array_size(mats); k++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(mats, k), "name")), "ground") == 0)
+            ground = json_array_get(mats, k);
+    CHECK(ground != NULL);
+    const json_t *pbr = json_object_get(ground, "pbrMetallicRoughness");
+    const json_t *base = json_object_get(pbr, "baseColorTexture");
+    CHECK(base && json_integer_value(json_object_get(base, "texCoord")) == 0);
+    CHECK(json_number_value(json_array_get(json_object_get(json_object_get(json_object_get(base, "extensions"), "KHR_texture_transform"), "scale"), 0)) == 0.5);
+    CHECK(json_number_value(json_object_get(pbr, "metallicFactor")) == 0.0);
+    CHECK(json_object_get(pbr, "metallicRoughnessTexture") != NULL);
+    CHECK(json_object_get(ground, "normalTexture") != NULL);
+    CHECK(json_object_get(ground, "emissiveTexture") != NULL);
+    const json_t *mine = json_object_get(json_object_get(ground, "extras"), "material");
+    CHECK(strcmp(json_string_value(json_object_get(mine, "height")), "../materials/soil/h.png") == 0);
+    /* a material without a document (rock) has no textures; every layer's maps in the extras */
+    for (size_t k = 0; k < json_array_size(mats); k++) {
+        const json_t *m = json_array_get(mats, k);
+        if (strcmp(json_string_value(json_object_get(m, "name")), "rock") != 0) continue;
+        CHECK(!json_object_get(json_object_get(m, "pbrMetallicRoughness"), "baseColorTexture"));
+        const json_t *lm = json_object_get(json_object_get(json_object_get(m, "extras"), "mapping"), "layer_maps");
+        CHECK_EQ_INT((int)json_array_size(lm), 10);
+        CHECK(strcmp(json_string_value(json_object_get(json_array_get(lm, 0), "emissive")), "../materials/soil/e.png") == 0);
+        CHECK(json_is_null(json_array_get(lm, 2)));
+    }
+    json_decref(doc);
+    /* without UVs: no textures (glTF needs TEXCOORD_0 for them), the maps still in the extras */
+    CHECK_EQ_INT(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 -q", project, gltf), 0);
+    doc = json_load_file(gltf, 0, &je);
+    CHECK(doc && !json_object_get(doc, "images") && !json_object_get(doc, "extensionsUsed"));
+    json_decref(doc);
+    /* a missing map fails the export at its line and column */
+    snprintf(path, sizeof path, "%s/materials/soil/n.png", project);
+    CHECK(remove(path) == 0);
+    CHECK(cli("mesh %s/terrain/landscape.terrain.json -o %s --lod 3 --uvs -q", project, gltf) != 0);
+    CHECK_CONTAINS(err_text, "soil.material.json:2:");
+    CHECK_CONTAINS(err_text, "maps.normal: the normal map soil/n.png is missing");
+}
+
+/* terrane info describes a Material document: its maps, each marked missing when its file is
+ * not beside the document; JSON with input_format "material"; a bad document fails at its
+ * line and column. */
+static void test_material_info(void)
+{
+    char dir[700], doc[800], map[800];
+    snprintf(dir, sizeof dir, "%s/info-material", tmp);
+    mkdir(dir, 0755);
+    snprintf(doc, sizeof doc, "%s/soil.material.json", dir);
+    static const char text[] = "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 2,\n"
+                               "\"maps\": {\"albedo\": \"soil.png\", \"normal\": \"gone.png\"}}\n";
+    CHECK(trn_test_write_file(doc, text, strlen(text)));
+    snprintf(map, sizeof map, "%s/soil.png", dir);
+    CHECK(trn_test_write_file(map, "png", 3));
+    CHECK_EQ_INT(cli("info %s", doc), 0);
+    CHECK_CONTAINS(out_text, "Material 'Soil' (format_version 1)");
+    CHECK_CONTAINS(out_text, "texture scale: 2");
+    CHECK_CONTAINS(out_text, "albedo     soil.png\n");
+    CHECK_CONTAINS(out_text, "normal     gone.png (missing: no such file beside the document)");
+    CHECK_CONTAINS(out_text, "emissive   none");
+    CHECK_EQ_INT(cli("info %s --format json", doc), 0);
+    json_error_t je;
+    json_t *o = json_loads(out_text ? out_text : "", 0, &je);
+    CHECK(o && strcmp(json_string_value(json_object_get(o, "input_format")), "material") == 0);
+    const json_t *maps = json_object_get(o, "maps");
+    CHECK(json_is_true(json_object_get(json_object_get(maps, "albedo"), "exists")));
+    CHECK(json_is_false(json_object_get(json_object_get(maps, "normal"), "exists")));
+    CHECK(json_is_null(json_object_get(maps, "height")));
+    json_decref(o);
+    static const char bad[] = "{\"format_version\": 1, \"name\": \"Soil\",\n"
+                              "\"maps\": {\"albedo\": \"../soil.png\"}}\n";
+    CHECK(trn_test_write_file(doc, bad, strlen(bad)));
+    CHECK_EQ_INT(cli("info %s", doc), 1);
+    CHECK_CONTAINS(err_text, "soil.material.json:2:20: maps.albedo: expected a PNG file's path");
+}
+
+/* The cooked payload carries the Material documents (MATD): the soil's texture scale and map
+ * paths relative to the project, by layer; a layer without a document has none; a changed
+ * document cooks again as a changed material set. Uses test_material_gltf_textures' project. */
+static void test_material_payload(void)
+{
+    char project[600], out[800], payload[900], path[1000];
+    snprintf(project, sizeof project, "%s/textured", tmp);
+    snprintf(path, sizeof path, "%s/materials/soil/n.png", project);
+    CHECK(trn_test_write_file(path, "png", 3)); /* removed by the glTF test's last step */
+    snprintf(out, sizeof out, "%s/cooked_textured", tmp);
+    snprintf(payload, sizeof payload, "%s/terrain/landscape.terrain.bin", out);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    trn_payload *p = NULL;
+    trn_error e;
+    CHECK_OK(trn_payload_open(payload, NULL, &p, &e));
+    if (!p) return;
+    double scale = 0;
+    const char *maps[TRN_MAP_COUNT] = {NULL};
+    CHECK(strcmp(trn_payload_layer_material(p, 0), "asset://materials/soil") == 0);
+    CHECK(trn_payload_layer_maps(p, 0, &scale, maps));
+    CHECK(scale == 0.5);
+    CHECK(maps[TRN_MAP_ALBEDO] && strcmp(maps[TRN_MAP_ALBEDO], "materials/soil/a b.png") == 0);
+    CHECK(maps[TRN_MAP_EMISSIVE] && strcmp(maps[TRN_MAP_EMISSIVE], "materials/soil/e.png") == 0);
+    CHECK(!trn_payload_layer_maps(p, 2, &scale, maps)); /* the rock: no document */
+    CHECK(scale == 1.0 && maps[TRN_MAP_ALBEDO] && !maps[TRN_MAP_ALBEDO][0]);
+    CHECK(!trn_payload_layer_maps(p, 99, NULL, NULL));
+    trn_payload_free(p);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    CHECK_CONTAINS(out_text, "up to date");
+    snprintf(path, sizeof path, "%s/materials/soil.material.json", project);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"texture_scale\": 0.5/\"texture_scale\": 0.25/' '%s'", path);
+    CHECK(system(cmd) == 0);
+    CHECK_EQ_INT(cli("cook %s -o %s -q", project, out), 0);
+    CHECK_CONTAINS(out_text, "cooked (material set changed)");
+    /* Lua: the same through payload:layer_maps */
+    char script[700];
+    snprintf(script, sizeof script, "%s/maps.lua", tmp);
+    static const char lua[] =
+        "local terrane = require('terrane')\n"
+        "local p = terrane.open(arg[1])\n"
+        "local soil = p:layer_maps(1)\n"
+        "assert(soil.texture_scale == 0.25 and soil.albedo == 'materials/soil/a b.png')\n"
+        "assert(soil.height == 'materials/soil/h.png')\n"
+        "assert(p:layer_maps(3) == nil and p:layer_maps(0) == nil and p:layer_maps(99) == nil)\n"
+        "print('maps ok')\n";
+    CHECK(trn_test_write_file(script, lua, strlen(lua)));
+    CHECK_EQ_INT(cli("lua %s %s -- %s", script, payload, payload), 0);
+    if (err_text && err_text[0]) fprintf(stderr, "%s\n", err_text);
+    CHECK_CONTAINS(out_text, "maps ok");
+    /* the example without documents: no MATD section, every layer without one */
+    CHECK_EQ_INT(cli("info %s/cooked/terrain/landscape.terrain.bin", tmp), 0);
+    CHECK(!strstr(out_text, "MATD"));
+}
+
 /* BeamNG: terrane's own TerrainMaterials on steep ground get useSideProjection, the others
  * not; without triplanar none does. Unity: the splat lists the mapping. */
 static void test_mapping_engine_exports(void)
@@ -306,6 +475,9 @@ int main(void)
     RUN(test_material_set_mapping_parse);
     RUN(test_mapping_cooked);
     RUN(test_mapping_gltf_extras);
+    RUN(test_material_gltf_textures);
+    RUN(test_material_payload);
+    RUN(test_material_info);
     RUN(test_mapping_engine_exports);
     RUN(test_mapping_lua);
     reset_output();

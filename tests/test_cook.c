@@ -92,7 +92,7 @@ static bool cook_sized(cooked *c, int threads, int size)
     c->set.roles[TRN_ROLE_GRASS] = (char *)"asset://materials/grass";
     c->set.roles[TRN_ROLE_UNDERWATER] = (char *)"asset://materials/mud";
     trn_cook_input ci = {&c->gen,  &c->recipe, "asset://terrain/bowl", &c->palette, c->inst,
-                         c->roles, &c->set};
+                         c->roles, &c->set, NULL, 0};
     CHECK_OK(trn_cook_encode(&ci, &c->bytes, &c->size, &e));
     return c->bytes != NULL;
 }
@@ -284,7 +284,7 @@ static void test_compress_threads(void)
 {
 #ifdef _OPENMP
     trn_cook_input ci = {&base.gen,  &base.recipe, "asset://terrain/bowl", &base.palette,
-                         base.inst, base.roles,   &base.set};
+                         base.inst, base.roles,   &base.set, NULL, 0};
     const int saved = omp_get_max_threads();
     for (int t = 1; t <= 3; t += 2) {
         omp_set_num_threads(t);
@@ -306,7 +306,7 @@ static void test_deterministic(void)
     CHECK(again.size == base.size && memcmp(again.bytes, base.bytes, base.size) == 0);
     CHECK(two.size == base.size && memcmp(two.bytes, base.bytes, base.size) == 0);
     /* Without the optional inputs: only the required sections and the manifest. */
-    trn_cook_input ci = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, NULL};
+    trn_cook_input ci = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, NULL, NULL, 0};
     uint8_t *data = NULL;
     size_t size = 0;
     trn_error e;
@@ -330,11 +330,11 @@ static void test_deterministic(void)
     trn_payload_free(p);
     free(data);
     /* Inconsistent inputs are refused. */
-    trn_cook_input bad1 = {&base.gen, &base.recipe, "bowl", NULL, base.inst, NULL, NULL};
+    trn_cook_input bad1 = {&base.gen, &base.recipe, "bowl", NULL, base.inst, NULL, NULL, NULL, 0};
     CHECK_STATUS(trn_cook_encode(&bad1, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
-    trn_cook_input bad2 = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, &base.set};
+    trn_cook_input bad2 = {&base.gen, &base.recipe, "bowl", NULL, NULL, NULL, &base.set, NULL, 0};
     CHECK_STATUS(trn_cook_encode(&bad2, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
-    trn_cook_input bad3 = {&base.gen, &base.recipe, "", NULL, NULL, NULL, NULL};
+    trn_cook_input bad3 = {&base.gen, &base.recipe, "", NULL, NULL, NULL, NULL, NULL, 0};
     CHECK_STATUS(trn_cook_encode(&bad3, &data, &size, &e), TRN_ERR_INVALID_ARGUMENT);
     cooked_dispose(&again);
     cooked_dispose(&two);
@@ -725,7 +725,7 @@ static void test_peek(void)
     char dir[512], path[700];
     snprintf(path, sizeof path, "%s/peek.terrain.bin", trn_test_tmpdir(dir, sizeof dir));
     trn_cook_input ci = {&base.gen,  &base.recipe, "asset://terrain/bowl", &base.palette, base.inst,
-                         base.roles, &base.set};
+                         base.roles, &base.set, NULL, 0};
     trn_error e;
     CHECK_OK(trn_cook_write(&ci, path, &e));
     CHECK(trn_test_exists(path));
@@ -760,7 +760,7 @@ static void write_corpus(const char *dir)
     char path[1024];
     snprintf(path, sizeof path, "%s/bowl_8x8.terrain.bin", dir);
     CHECK(trn_test_write_file(path, small.bytes, small.size));
-    trn_cook_input ci = {&small.gen, &small.recipe, "bare", NULL, NULL, NULL, NULL};
+    trn_cook_input ci = {&small.gen, &small.recipe, "bare", NULL, NULL, NULL, NULL, NULL, 0};
     uint8_t *bare = NULL;
     size_t bare_size = 0;
     trn_error e;
@@ -807,7 +807,7 @@ static void test_erosion_ledger(void)
     for (uint32_t k = 0; k < g.node_count; k++)
         if (strcmp(g.nodes[k].id, "wear") == 0) wear = &g.nodes[k];
     CHECK(wear && wear->has_ledger && wear->ledger.eroded > 0.0);
-    trn_cook_input ci = {&g, &r, "wear", NULL, NULL, NULL, NULL};
+    trn_cook_input ci = {&g, &r, "wear", NULL, NULL, NULL, NULL, NULL, 0};
     uint8_t *data = NULL;
     size_t size = 0;
     CHECK_OK(trn_cook_encode(&ci, &data, &size, &e));

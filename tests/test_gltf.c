@@ -246,7 +246,7 @@ static void test_glb_scene(void)
     trn_instances inst = {items, 2};
     uint32_t levels[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
     trn_mesh_scene s = {m,   levels, true, &w,   &f,    &pal, &inst, NULL,
-                        0.0, NULL,   0,    NULL, false, NULL, NULL, NULL, NULL, 0};
+                        0.0, NULL,   0,    NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700];
     snprintf(path, sizeof path, "%s/scene.glb", tmp);
     trn_mesh_write_report rep;
@@ -438,7 +438,7 @@ static void test_glb_adaptive(void)
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &m, NULL, NULL, NULL));
     trn_mesh_scene s = {m,   NULL, false, NULL, NULL,  NULL, NULL, NULL,
-                        0.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0};
+                        0.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700];
     snprintf(path, sizeof path, "%s/adaptive.glb", tmp);
     trn_mesh_write_report rep;
@@ -528,7 +528,7 @@ static void test_glb_uvs_collider(void)
     uint32_t levels[9] = {0, 1, 2, 0, 1, 3, 2, 0, 1};
     for (int chunked = 0; chunked < 2; chunked++) {
         trn_mesh_scene s = {m, levels, chunked != 0, NULL, NULL, NULL, NULL, NULL, 0.25, biomes,
-                            2, c,      false,        NULL, NULL, NULL, NULL, 0};
+                            2, c,      false,        NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
         char path[700];
         snprintf(path, sizeof path, "%s/uv%d.glb", tmp, chunked);
         trn_mesh_write_report rep;
@@ -598,7 +598,7 @@ static void test_glb_uvs_collider(void)
     }
     /* refused: a negative or NaN scale, biomes without their list */
     trn_mesh_scene bad = {m,    NULL, false, NULL, NULL,  NULL, NULL, NULL,
-                          -1.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0};
+                          -1.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700];
     snprintf(path, sizeof path, "%s/bad.glb", tmp);
     trn_error e;
@@ -626,7 +626,7 @@ static void test_gltf_text(void)
     trn_mesh *m = NULL;
     CHECK_OK(trn_mesh_build(&f, roles, NULL, &m, NULL, NULL, NULL));
     trn_mesh_scene s = {m,   NULL, false, &w,   &f,    NULL, NULL, NULL,
-                        0.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0};
+                        0.0, NULL, 0,     NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700], bin[700];
     snprintf(path, sizeof path, "%s/t.gltf", tmp);
     snprintf(bin, sizeof bin, "%s/t.bin", tmp);
@@ -701,7 +701,7 @@ static void test_obj(void)
     CHECK_OK(trn_mesh_build(&f, roles, &o, &m, NULL, NULL, NULL));
     uint32_t levels[9] = {2, 1, 0, 2, 1, 0, 2, 1, 0};
     trn_mesh_scene s = {m,   levels, true, &w,   &f,    NULL, NULL, NULL,
-                        0.0, NULL,   0,    NULL, false, NULL, NULL, NULL, NULL, 0};
+                        0.0, NULL,   0,    NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/m.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/m.mtl", tmp);
@@ -825,7 +825,7 @@ static void test_glb_biome_sections(void)
     qsort(want, want_n, sizeof *want, tri_cmp);
     for (int chunked = 0; chunked < 2; chunked++) {
         trn_mesh_scene s = {m,      levels, chunked != 0, NULL, NULL, NULL, NULL, NULL, 1.0,
-                            biomes, 3,      NULL,         true, NULL, NULL, NULL, NULL, 0};
+                            biomes, 3,      NULL,         true, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
         char path[700];
         snprintf(path, sizeof path, "%s/biome%d.glb", tmp, chunked);
         trn_mesh_write_report rep;
@@ -893,7 +893,7 @@ static void test_glb_biome_sections(void)
     }
     /* a section beyond the list is refused */
     trn_mesh_scene bad = {m,   levels, false, NULL, NULL, NULL, NULL, NULL,
-                          0.0, biomes, 2,     NULL, true, NULL, NULL, NULL, NULL, 0};
+                          0.0, biomes, 2,     NULL, true, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700];
     snprintf(path, sizeof path, "%s/biome_bad.glb", tmp);
     trn_error e;
@@ -923,7 +923,7 @@ static void test_obj_uvs_collider(void)
     o.skirt_depth = 0.0;
     CHECK_OK(trn_mesh_build(&f, NULL, &o, &c, NULL, NULL, NULL));
     trn_mesh_scene s = {m,   NULL, true, NULL, NULL,  NULL, NULL, NULL,
-                        0.5, NULL, 0,    c,    false, NULL, NULL, NULL, NULL, 0};
+                        0.5, NULL, 0,    c,    false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     char path[700], mtl[700];
     snprintf(path, sizeof path, "%s/uv.obj", tmp);
     snprintf(mtl, sizeof mtl, "%s/uv.mtl", tmp);
@@ -1005,7 +1005,7 @@ static void test_refusals(void)
     trn_error e;
     uint32_t level = 7;
     trn_mesh_scene s = {m,   &level, false, NULL, NULL,  NULL, NULL, NULL,
-                        0.0, NULL,   0,     NULL, false, NULL, NULL, NULL, NULL, 0};
+                        0.0, NULL,   0,     NULL, false, NULL, NULL, NULL, NULL, 0, NULL, {NULL}};
     CHECK_STATUS(trn_gltf_write(path, TRN_GLTF_GLB, &s, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(e.message, "level 7");
     CHECK(!trn_test_exists(path));

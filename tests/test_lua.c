@@ -80,7 +80,7 @@ static bool cook_twin(const char *path)
     go.palette = &palette;
     go.roles = true;
     ok = ok && trn_recipe_generate(&recipe, &go, &gen, NULL, NULL, &e) == TRN_OK;
-    trn_cook_input ci = {&gen, &recipe, "twin", &palette, &gen.instances, gen.roles, NULL};
+    trn_cook_input ci = {&gen, &recipe, "twin", &palette, &gen.instances, gen.roles, NULL, NULL, 0};
     ok = ok && trn_cook_write(&ci, path, &e) == TRN_OK;
     if (!ok) fprintf(stderr, "cook: %s\n", e.message);
     trn_generated_dispose(&gen);

@@ -1,10 +1,12 @@
 /* Palettes and material sets: the documents' grammar, defaults, every refusal at its position,
  * the density limit exactly, and resolving a recipe's palette through project manifests. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "terrane/palette.h"
 #include "terrane/presets.h"
@@ -209,6 +211,117 @@ static void test_material_set(void)
     set_err("{\"format_version\": 1,}", TRN_ERR_JSON,
             "invalid JSON: string or '}' expected near '}'", "}");
     CHECK_STATUS(trn_material_set_parse("{}", 2, "doc.json", NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
+}
+
+/* Material documents: every map, the defaults, each refusal at its position. */
+static void mat_err(const char *text, trn_status want, const char *message, const char *at)
+{
+    trn_material m;
+    trn_error e;
+    trn_error_clear(&e);
+    trn_status st = trn_material_parse(text, strlen(text), "doc.json", &m, &e);
+    check_err(st, &e, text, want, message, at, 1);
+    CHECK(m.name == NULL && m.maps[TRN_MAP_ALBEDO] == NULL);
+}
+
+static void test_material_document(void)
+{
+    static const char soil[] = "{\n"
+                               "\"format_version\": 1,\n"
+                               "\"name\": \"Soil\",\n"
+                               "\"texture_scale\": 0.25,\n"
+                               "\"maps\": {\n"
+                               "\"albedo\": \"soil/albedo.png\",\n"
+                               "\"normal\": \"soil/normal.png\",\n"
+                               "\"roughness\": \"soil/roughness.PNG\",\n"
+                               "\"height\": \"height.png\",\n"
+                               "\"emissive\": \"glow.png\"\n"
+                               "}\n"
+                               "}\n";
+    trn_material m;
+    trn_error e;
+    CHECK_OK(trn_material_parse(soil, sizeof soil - 1, "doc.json", &m, &e));
+    CHECK(m.name && strcmp(m.name, "Soil") == 0);
+    CHECK(m.texture_scale == 0.25);
+    static const char *const want[TRN_MAP_COUNT] = {"soil/albedo.png", "soil/normal.png",
+                                                    "soil/roughness.PNG", "height.png",
+                                                    "glow.png"};
+    for (int k = 0; k < TRN_MAP_COUNT; k++) CHECK(m.maps[k] && strcmp(m.maps[k], want[k]) == 0);
+    CHECK(m.paths[TRN_MAP_ALBEDO] == NULL && m.source == NULL); /* parse reads no files */
+    trn_material_dispose(&m);
+    CHECK(m.name == NULL && m.maps[TRN_MAP_NORMAL] == NULL);
+    trn_material_dispose(NULL);
+    CHECK(strcmp(trn_material_map_name(TRN_MAP_ALBEDO), "albedo") == 0);
+    CHECK(strcmp(trn_material_map_name(TRN_MAP_EMISSIVE), "emissive") == 0);
+    CHECK(trn_material_map_name(TRN_MAP_COUNT) == NULL && trn_material_map_name(-1) == NULL);
+    /* no maps at all, texture_scale 1 by default */
+    const char bare[] = "{\"format_version\": 1, \"name\": \"b\", \"maps\": {}}";
+    CHECK_OK(trn_material_parse(bare, sizeof bare - 1, "doc.json", &m, NULL));
+    CHECK(m.texture_scale == 1.0);
+    for (int k = 0; k < TRN_MAP_COUNT; k++) CHECK(m.maps[k] == NULL);
+    trn_material_dispose(&m);
+    CHECK_EQ_INT(trn_document_classify(soil, sizeof soil - 1), TRN_DOCUMENT_MATERIAL);
+    CHECK(strcmp(trn_document_kind_name(TRN_DOCUMENT_MATERIAL), "Material") == 0);
+    trn_recipe r;
+    trn_document_kind kind;
+    CHECK_STATUS(trn_recipe_parse(soil, sizeof soil - 1, "doc.json", &r, &kind, &e), TRN_ERR_FORMAT);
+    CHECK_EQ_INT(kind, TRN_DOCUMENT_MATERIAL);
+    CHECK_CONTAINS(e.message, "this is a Material document");
+
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": {\"diffuse\": \"a.png\"}}",
+            TRN_ERR_JSON,
+            "unknown key 'diffuse' in maps (the maps are albedo, normal, roughness, height and "
+            "emissive)",
+            "\"diffuse\"");
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": {\"nromal\": \"a.png\"}}",
+            TRN_ERR_JSON,
+            "unknown key 'nromal' in maps; did you mean 'normal'? (the maps are albedo, normal, "
+            "roughness, height and emissive)",
+            "\"nromal\"");
+    static const char *const bad_paths[] = {"/abs/a.png", "../a.png", "a/../b.png", "./a.png",
+                                            "a//b.png",   "a.jpg",    ".png"};
+    for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
+        char doc[200], msg[400], at[60];
+        snprintf(doc, sizeof doc,
+                 "{\"format_version\": 1, \"name\": \"m\", \"maps\": {\"height\": \"%s\"}}",
+                 bad_paths[i]);
+        snprintf(at, sizeof at, "\"%s\"", bad_paths[i]);
+        snprintf(msg, sizeof msg,
+                 "maps.height: expected a PNG file's path relative to the material document "
+                 "(such as \"soil.png\"), without \".\" or \"..\" parts, found \"%s\"",
+                 bad_paths[i]);
+        mat_err(doc, TRN_ERR_JSON, msg, at);
+    }
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": {\"albedo\": 3}}", TRN_ERR_JSON,
+            "maps.albedo: expected a PNG file's path relative to the material document (such as "
+            "\"soil.png\"), found 3",
+            "3}");
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": [\"a.png\"]}", TRN_ERR_JSON,
+            "maps: expected an object of image maps such as {\"albedo\": \"soil.png\"}, found an "
+            "array",
+            "[");
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": {}, \"texture_scale\": 0}",
+            TRN_ERR_JSON,
+            "texture_scale: expected a number > 0 (multiplies the repetitions per world unit), "
+            "found 0",
+            "0}");
+    mat_err("{\"format_version\": 1, \"name\": \"m\", \"maps\": {}, \"texture_scal\": 2}",
+            TRN_ERR_JSON,
+            "unknown key 'texture_scal' in the Material document; did you mean 'texture_scale'?",
+            "\"texture_scal\"");
+    mat_err("{\"format_version\": 2, \"name\": \"m\", \"maps\": {}}", TRN_ERR_VERSION,
+            "format_version: format_version 2 is newer than this build reads (1)", "2");
+    mat_err("{\"name\": \"m\", \"maps\": {}}", TRN_ERR_JSON,
+            "missing key 'format_version' (expected 1, the version of the Material document)",
+            NULL);
+    mat_err("{\"format_version\": 1, \"maps\": {}}", TRN_ERR_JSON,
+            "missing key 'name' (expected the Material's display name)", NULL);
+    mat_err("{\"format_version\": 1, \"name\": \"m\"}", TRN_ERR_JSON,
+            "missing key 'maps' (expected an object of image maps, such as {\"albedo\": "
+            "\"soil.png\"} ({} for none))",
+            NULL);
+    mat_err("[1]", TRN_ERR_JSON, "expected a Material object, found an array", NULL);
+    CHECK_STATUS(trn_material_parse("{}", 2, "doc.json", NULL, NULL), TRN_ERR_INVALID_ARGUMENT);
 }
 
 static void test_palette_example(void)
@@ -877,6 +990,71 @@ static void test_resolve(void)
 }
 
 /* Presets are found in either manifest form; palettes beside them are not presets. */
+/* A Material asset by id in a project: the manifest, the document beside it, each map a file
+ * inside the project; what fails names the document's line and column. */
+static void test_material_resolve(void)
+{
+    char tmp[512], project[600], path[900];
+    trn_test_tmpdir(tmp, sizeof tmp);
+    snprintf(project, sizeof project, "%s/matproj", tmp);
+    mkdir(project, 0755);
+    put(project, "materials/soil.asset.json",
+        "{\"type\": \"Material\", \"source\": \"soil.material.json\"}");
+    put(project, "materials/soil.material.json",
+        "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 2,\n"
+        "\"maps\": {\"albedo\": \"soil/a.png\",\n\"normal\": \"soil/n.png\"}}");
+    put(project, "materials/soil/a.png", "png");
+    put(project, "materials/soil/n.png", "png");
+    trn_material m;
+    trn_error e;
+    bool no_manifest = true;
+    CHECK_OK(trn_material_resolve(project, "asset://materials/soil", &m, &no_manifest, &e));
+    CHECK(!no_manifest);
+    CHECK(m.texture_scale == 2 && m.paths[TRN_MAP_ALBEDO] && m.paths[TRN_MAP_NORMAL]);
+    CHECK(m.paths[TRN_MAP_HEIGHT] == NULL);
+    if (m.paths[TRN_MAP_ALBEDO]) CHECK_CONTAINS(m.paths[TRN_MAP_ALBEDO], "/materials/soil/a.png");
+    CHECK(m.source && strstr(m.source, "materials/soil.material.json"));
+    trn_material_dispose(&m);
+    /* no manifest: a fallback is the caller's, and no_manifest says so */
+    CHECK_STATUS(trn_material_resolve(project, "asset://materials/rock", &m, &no_manifest, &e),
+                 TRN_ERR_NOT_FOUND);
+    CHECK(no_manifest);
+    CHECK_CONTAINS(e.message, "no Material asset 'asset://materials/rock'");
+    CHECK_CONTAINS(e.message, "materials/rock.asset.json");
+    /* a missing map: at its value's line and column */
+    snprintf(path, sizeof path, "%s/materials/soil/n.png", project);
+    remove(path);
+    CHECK_STATUS(trn_material_resolve(project, "asset://materials/soil", &m, &no_manifest, &e),
+                 TRN_ERR_NOT_FOUND);
+    CHECK(!no_manifest && m.name == NULL && m.paths[TRN_MAP_ALBEDO] == NULL);
+    CHECK_EQ_INT(e.line, 3);
+    CHECK_EQ_INT(e.column, 11);
+    CHECK_CONTAINS(e.message, "maps.normal: the normal map soil/n.png is missing");
+    CHECK_CONTAINS(e.file, "soil.material.json");
+    /* a map linked outside the project */
+    char outside[700];
+    snprintf(outside, sizeof outside, "%s/outside.png", tmp);
+    CHECK(trn_test_write_file(outside, "png", 3));
+    CHECK(symlink(outside, path) == 0);
+    CHECK_STATUS(trn_material_resolve(project, "asset://materials/soil", &m, &no_manifest, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "leads outside the project folder");
+    CHECK_EQ_INT(e.line, 3);
+    /* a manifest of another type */
+    put(project, "materials/sand.asset.json",
+        "{\"type\": \"DataAsset\", \"source\": \"x.json\", \"settings\": {\"content_type\": "
+        "\"terrain_preset\"}}");
+    CHECK_STATUS(trn_material_resolve(project, "asset://materials/sand", &m, &no_manifest, &e),
+                 TRN_ERR_FORMAT);
+    CHECK(!no_manifest);
+    CHECK_CONTAINS(e.message, "is a terrain_preset, not a Material");
+    /* ids as everywhere */
+    CHECK_STATUS(trn_material_resolve(project, "asset://../x", &m, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_material_resolve(project, "materials/soil", &m, NULL, &e),
+                 TRN_ERR_INVALID_ARGUMENT);
+}
+
 static void test_preset_manifest_forms(void)
 {
     char tmp[512];
@@ -960,12 +1138,14 @@ int main(void)
 {
     RUN(test_roles);
     RUN(test_material_set);
+    RUN(test_material_document);
     RUN(test_palette_example);
     RUN(test_palette_defaults);
     RUN(test_palette_versions);
     RUN(test_palette_refusals);
     RUN(test_density_limit);
     RUN(test_resolve);
+    RUN(test_material_resolve);
     RUN(test_preset_manifest_forms);
     RUN(test_classify);
     return trn_test_finish();

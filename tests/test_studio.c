@@ -2088,6 +2088,7 @@ static void test_mapped_materials(void)
     r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.status, 404);
     CHECK_CONTAINS(r.body, "materials/soil.albedo.png");
+    CHECK_CONTAINS(r.body, "no Material document materials/soil.asset.json");
     reply_free(&r);
     CHECK(stop_server());
 
@@ -2137,14 +2138,104 @@ static void test_mapped_materials(void)
     r = request("GET", "/api/material_map?layer=3&map=albedo", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.status, 415);
     reply_free(&r);
-    r = request("GET", "/api/material_map?layer=0&map=normal", NULL, NULL, 0, true);
+    r = request("GET", "/api/material_map?layer=0&map=diffuse", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.status, 400);
+    CHECK_CONTAINS(r.body, "expected albedo, normal, roughness, height or emissive");
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=normal", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404); /* the older file names give albedo and height only */
     reply_free(&r);
     r = request("GET", "/api/material_map?layer=10&map=albedo", NULL, NULL, 0, true);
     CHECK_EQ_INT(r.status, 400);
     reply_free(&r);
     r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, false);
     CHECK_EQ_INT(r.status, 401); /* the token, as every route */
+    reply_free(&r);
+    CHECK(stop_server());
+
+    /* Material documents: the soil's maps come from its document (which wins over the older
+     * file names beside it), with its texture scale; the rock's document fails and its error,
+     * at its line and column, is the layer's note and no map is served; the sand names no
+     * normal map. The older file names give a note saying how to move them into a document. */
+    char text[600];
+    snprintf(file, sizeof file, "%s/materials/soil.asset.json", dir);
+    snprintf(text, sizeof text, "{\"type\": \"Material\", \"source\": \"soil.material.json\"}");
+    CHECK(trn_test_write_file(file, text, strlen(text)));
+    snprintf(file, sizeof file, "%s/materials/soil.material.json", dir);
+    snprintf(text, sizeof text,
+             "{\"format_version\": 1, \"name\": \"Soil\", \"texture_scale\": 4,\n \"maps\": "
+             "{\"normal\": \"maps/soil_n.png\", \"emissive\": \"maps/soil_e.png\"}}");
+    CHECK(trn_test_write_file(file, text, strlen(text)));
+    snprintf(file, sizeof file, "%s/materials/maps", dir);
+    CHECK(mkdir(file, 0755) == 0);
+    snprintf(file, sizeof file, "%s/materials/maps/soil_n.png", dir);
+    static const uint8_t png2[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 9, 9};
+    CHECK(trn_test_write_file(file, png2, sizeof png2));
+    snprintf(file, sizeof file, "%s/materials/maps/soil_e.png", dir);
+    CHECK(trn_test_write_file(file, png, sizeof png));
+    snprintf(file, sizeof file, "%s/materials/rock.asset.json", dir);
+    snprintf(text, sizeof text, "{\"type\": \"Material\", \"source\": \"rock.material.json\"}");
+    CHECK(trn_test_write_file(file, text, strlen(text)));
+    snprintf(file, sizeof file, "%s/materials/rock.material.json", dir);
+    snprintf(text, sizeof text,
+             "{\"format_version\": 1, \"name\": \"Rock\",\n  \"maps\": {\"albedo\": \"rock_a.png\"}}");
+    CHECK(trn_test_write_file(file, text, strlen(text)));
+    if (!serve(asset)) {
+        CHECK(!"terrane studio opens examples/terrain_graph_3d with Material documents");
+        return;
+    }
+    r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    doc = json_loads(r.body ? r.body : "", 0, &je);
+    reply_free(&r);
+    layers = json_object_get(doc, "layers");
+    const json_t *soil_l = json_array_get(layers, 0), *rock_l = json_array_get(layers, 2),
+                 *grass_l = json_array_get(layers, 1);
+    soil = json_object_get(soil_l, "maps");
+    CHECK(json_is_true(json_object_get(soil, "normal")) &&
+          json_is_true(json_object_get(soil, "emissive")) &&
+          json_is_false(json_object_get(soil, "albedo")) &&
+          json_is_false(json_object_get(soil, "roughness")));
+    CHECK(json_number_value(json_object_get(soil_l, "texture_scale")) == 4.0);
+    CHECK(strcmp(json_string_value(json_object_get(soil_l, "maps_from")), "material") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(soil_l, "document")),
+                 "materials/soil.material.json") == 0);
+    CHECK(json_is_null(json_object_get(soil_l, "note")));
+    CHECK(json_is_null(json_object_get(rock_l, "maps_from")));
+    CHECK(json_is_false(json_object_get(json_object_get(rock_l, "maps"), "height")));
+    const char *rock_note = json_string_value(json_object_get(rock_l, "note"));
+    CHECK(rock_note && strstr(rock_note, "rock.material.json:2:22: maps.albedo: the albedo map "
+                                         "rock_a.png is missing"));
+    CHECK(json_is_null(json_object_get(grass_l, "maps_from"))); /* the link outside */
+    const json_t *notes = json_object_get(doc, "notes");
+    CHECK_EQ_INT((int)json_array_size(notes), 2); /* the rock's error, the cliff's file names */
+    json_decref(doc);
+    r = request("GET", "/api/material_map?layer=0&map=normal", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(r.size == sizeof png2 && r.body && memcmp(r.body, png2, sizeof png2) == 0);
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=0&map=albedo", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404); /* the document names none: soil.albedo.png beside it is not used */
+    CHECK_CONTAINS(r.body, "its Material document materials/soil.material.json names none");
+    reply_free(&r);
+    r = request("GET", "/api/material_map?layer=2&map=height", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 404); /* the rock's document fails: rock.height.png is not used either */
+    CHECK_CONTAINS(r.body, "rock.material.json:2:22");
+    reply_free(&r);
+    /* with the rock's document gone, its older file name is back, with the advice */
+    snprintf(file, sizeof file, "%s/materials/rock.asset.json", dir);
+    CHECK(remove(file) == 0);
+    r = request("GET", "/api/materials", NULL, NULL, 0, true);
+    doc = json_loads(r.body ? r.body : "", 0, &je);
+    reply_free(&r);
+    rock_l = json_array_get(json_object_get(doc, "layers"), 2);
+    CHECK(strcmp(json_string_value(json_object_get(rock_l, "maps_from")), "file names") == 0);
+    rock_note = json_string_value(json_object_get(rock_l, "note"));
+    CHECK(rock_note && strstr(rock_note, "asset://materials/rock: image maps found by file name "
+                                         "(materials/rock.albedo.png, .height.png); describe them "
+                                         "in a Material document instead"));
+    json_decref(doc);
+    r = request("GET", "/api/material_map?layer=2&map=height", NULL, NULL, 0, true);
+    CHECK_EQ_INT(r.status, 200);
     reply_free(&r);
     CHECK(stop_server());
 

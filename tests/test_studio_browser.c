@@ -183,9 +183,9 @@ static bool write_png(const char *path, uint32_t w, uint32_t h, const uint8_t a[
     return ok;
 }
 
-/* A copy of the mapped-materials example with image maps: rock and soil albedo magenta (the
- * rock's a checker with dark magenta), the soil's height a grey checker, and the grass's albedo
- * a symbolic link to an image outside the project (which the studio must not read). */
+/* A copy of the mapped-materials example with image maps: the rock's in a Material document
+ * (below), the soil's albedo and height by the older file names, and the grass's albedo a
+ * symbolic link to an image outside the project (which the studio must not read). */
 static bool write_mapped_project(const char *dir, char *recipe, size_t recipe_size)
 {
     char cmd[2000], path[900];
@@ -195,8 +195,33 @@ static bool write_mapped_project(const char *dir, char *recipe, size_t recipe_si
     static const uint8_t magenta[4] = {255, 0, 255, 255}, dark[4] = {200, 0, 200, 255},
                          white[4] = {255, 255, 255, 255}, black[4] = {0, 0, 0, 255},
                          lime[4] = {0, 255, 0, 255};
-    snprintf(path, sizeof path, "%s/mapped/materials/rock.albedo.png", dir);
+    /* The rock's maps in its Material document: albedo a magenta checker, height a grey checker,
+     * a normal tilted far towards -x (the sun's side), a smooth roughness (0.2) and a green
+     * glow. */
+    static const uint8_t tilted[4] = {60, 128, 200, 255}, smooth[4] = {51, 51, 51, 255},
+                         glow[4] = {0, 110, 0, 255};
+    snprintf(path, sizeof path, "%s/mapped/materials/rock.asset.json", dir);
+    static const char manifest[] = "{\"type\": \"Material\", \"source\": \"rock.material.json\"}\n";
+    if (!trn_test_write_file(path, manifest, strlen(manifest))) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock.material.json", dir);
+    static const char rock[] =
+        "{\"format_version\": 1, \"name\": \"Rock\", \"maps\": {\"albedo\": \"rock/albedo.png\", "
+        "\"height\": \"rock/height.png\", \"normal\": \"rock/normal.png\", \"roughness\": "
+        "\"rock/roughness.png\", \"emissive\": \"rock/emissive.png\"}}\n";
+    if (!trn_test_write_file(path, rock, strlen(rock))) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock", dir);
+    if (mkdir(path, 0755) != 0) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock/albedo.png", dir);
     if (!write_png(path, 64, 64, magenta, dark)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock/height.png", dir);
+    if (!write_png(path, 16, 16, white, black)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock/normal.png", dir);
+    if (!write_png(path, 8, 8, tilted, tilted)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock/roughness.png", dir);
+    if (!write_png(path, 8, 8, smooth, smooth)) return false;
+    snprintf(path, sizeof path, "%s/mapped/materials/rock/emissive.png", dir);
+    if (!write_png(path, 8, 8, glow, glow)) return false;
+    /* The soil's by the older file names: albedo magenta, height a grey checker. */
     snprintf(path, sizeof path, "%s/mapped/materials/soil.albedo.png", dir);
     if (!write_png(path, 32, 32, magenta, magenta)) return false;
     snprintf(path, sizeof path, "%s/mapped/materials/soil.height.png", dir);

@@ -8,9 +8,10 @@
 // export, readout.
 // The water index at 2 and 4 bytes a sample (WATER2_URL: 300 bodies, WATER4_URL: 65,536): every
 // body keeps its colours on the GPU and no wet sample reads dry.
-// Image maps on MAPPED_URL (a mapped material set whose rock and soil albedo images are magenta,
-// the soil's height image a checker, the grass's albedo a link outside the project): the arrays
-// are built from the images the project holds, drawn, and the link is not read.
+// Image maps on MAPPED_URL (a mapped material set: the rock's five maps in its Material document,
+// albedo magenta; the soil's albedo (magenta) and height by the older file names; the grass's
+// albedo a link outside the project): the arrays are built from the images the project holds,
+// drawn (normal, roughness and emissive each changing the frame), and the link is not read.
 //   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL MAPPED_URL
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -314,8 +315,10 @@ try {
   await key('keyDown', 'w');
   await sleep(400);
   // On a loaded machine the page may draw no frame in those 400 ms: hold W until it moves.
+  // (Forward by more than 1: a move of more than 1 in all may be less along the view.)
   await waitFor(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
-    return Math.abs(p[0] - e[0]) + Math.abs(p[1] - e[1]) + Math.abs(p[2] - e[2]) > 1; })()`, 'the fly camera to move');
+    const d = [p[0] - e[0], p[1] - e[1], p[2] - e[2]], c = Math.cos(camera.pitch);
+    return d[0] * -c * Math.sin(camera.yaw) + d[1] * -Math.sin(camera.pitch) + d[2] * -c * Math.cos(camera.yaw) > 1; })()`, 'the fly camera to move forward');
   await key('keyUp', 'w');
   // "+ 0" turns a -0 (no movement) into 0, which DevTools returns by value.
   const moved = await evaluate(`(() => { const p = studio.camera.pos, e = ${JSON.stringify(eye)};
@@ -455,6 +458,8 @@ try {
     await b.evaluate("document.getElementById('undo').click()");
     await waitFor(`(() => { let s = 0; for (const v of terrain.heights) s += v; return s; })() !== ${afterA}`, 'page A following page B\'s undo');
     check(await evaluate(pageSum) === await evaluate(serverSum) && await b.evaluate(pageSum) === await evaluate(serverSum), 'one undo in page B removed the stroke in both pages and the server');
+    // The layer list follows the heights (the recipe is fetched after them): waited for.
+    await waitFor("document.querySelector('#layers li:nth-child(3) .group').textContent.endsWith('2')", 'page A\'s layer list following the undo');
     check(await evaluate("document.querySelector('#layers li:nth-child(3) .group').textContent.endsWith('2')"), 'page A\'s layer list follows the undo');
     check(bErrors.length === 0, 'no errors in page B' + (bErrors.length ? ': ' + bErrors.join('; ') : ''));
     await fetch(`http://127.0.0.1:${debugPort}/json/close/${target.id}`);
@@ -709,8 +714,12 @@ try {
     const mat = await evaluate('studio.materials');
     const layerOf = async (id) => evaluate(`(async () => (await (await fetch('api/materials', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).json()).layers.findIndex((l) => l.material === '${id}'))()`);
     const soil = await layerOf('asset://materials/soil'), grass = await layerOf('asset://materials/grass'), rock = await layerOf('asset://materials/rock');
-    const want = [{ layer: soil, map: 'albedo' }, { layer: soil, map: 'height' }, { layer: rock, map: 'albedo' }].sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
-    check(JSON.stringify(mat.images) === JSON.stringify(want), 'image maps loaded for the soil (albedo, height) and the rock (albedo): ' + JSON.stringify(mat.images));
+    const want = [...['albedo', 'emissive', 'height', 'normal', 'roughness'].map((map) => ({ layer: rock, map })), { layer: soil, map: 'albedo' }, { layer: soil, map: 'height' }].sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
+    check(JSON.stringify(mat.images) === JSON.stringify(want), 'image maps loaded for the rock (its Material document: all five) and the soil (albedo and height by file name): ' + JSON.stringify(mat.images));
+    check(mat.from[rock] === 'material' && mat.from[soil] === 'file names', 'the rock\'s maps come from its Material document, the soil\'s from the older file names: ' + JSON.stringify(mat.from));
+    check(mat.notes.length === 1 && mat.notes[0].includes('asset://materials/soil') && mat.notes[0].includes('Material document'), 'the older file names are named with how to move them into a Material document: ' + JSON.stringify(mat.notes));
+    check((await evaluate("document.getElementById('status').textContent")).includes('materials/soil.albedo.png'), 'the status line says so');
+    await evaluate('studio.show.emissive = false; studio.show.normal = false');
     check(mat.maps[grass] && mat.maps[grass].albedo === false, 'the grass albedo linked outside the project is not offered: ' + JSON.stringify(mat.maps[grass]));
     const outside = await evaluate(`(async () => (await fetch('api/material_map?layer=${grass}&map=albedo', { headers: { 'X-Terrane-Token': new URLSearchParams(location.search).get('token') } })).status)()`);
     check(outside === 404, 'the grass albedo linked outside the project is refused: ' + outside);
@@ -723,6 +732,17 @@ try {
     check(withMaps.lime === 0, 'nothing of the image outside the project is drawn');
     const changed = await evaluate("studio.pixelsChangedBy('maps')");
     check(changed.changed > changed.total * 0.05, 'the image maps change the picture: ' + JSON.stringify(changed));
+    await evaluate('studio.show.emissive = true; studio.show.normal = true');
+    // The soil's normal, roughness and emissive maps: each changes the frame where it is drawn
+    // (the emissive map greener, the smooth roughness brighter with highlights) on the rock.
+    const glow = await evaluate("studio.pixelsChangedBy('emissive')");
+    check(glow.changed > glow.total * 0.05 && glow.greener > glow.changed * 0.9, 'the emissive map adds its green glow: ' + JSON.stringify(glow));
+    const bumps = await evaluate("studio.pixelsChangedBy('normal')");
+    check(bumps.changed > bumps.total * 0.05, 'the normal map changes the lighting: ' + JSON.stringify(bumps));
+    await evaluate('studio.show.normal = false');
+    const shine = await evaluate("studio.pixelsChangedBy('roughness')");
+    await evaluate('studio.show.normal = true');
+    check(shine.changed > shine.total * 0.005 && shine.brighter > shine.changed * 0.9, 'the smooth roughness map adds highlights: ' + JSON.stringify(shine));
     check(errors.length === 0, 'no console errors with image maps' + (errors.length ? ': ' + errors.join('; ') : ''));
   }
   ws.close();

@@ -401,6 +401,34 @@ static int l_payload_layers(lua_State *L)
     return 1;
 }
 
+/* payload:layer_maps(k): layer k's (Lua index) Material document as cooked, {texture_scale,
+ * albedo, normal, roughness, height, emissive} with the maps it has (paths relative to the
+ * project), or nil for a layer without one. */
+static int l_payload_layer_maps(lua_State *L)
+{
+    lua_payload *p = check_payload(L, 1, "layer_maps");
+    const lua_Integer k = luaL_checkinteger(L, 2);
+    double scale = 1.0;
+    const char *maps[TRN_MAP_COUNT];
+    if (k < 1 || k > (lua_Integer)trn_payload_layer_count(p->payload) ||
+        !trn_payload_layer_maps(p->payload, (uint32_t)(k - 1), &scale, maps)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    /* The runtime library has no document reader (trn_material_map_name): the names here. */
+    static const char *const names[TRN_MAP_COUNT] = {"albedo", "normal", "roughness", "height",
+                                                     "emissive"};
+    lua_createtable(L, 0, TRN_MAP_COUNT + 1);
+    lua_pushnumber(L, scale);
+    lua_setfield(L, -2, "texture_scale");
+    for (int q = 0; q < TRN_MAP_COUNT; q++) {
+        if (!maps[q][0]) continue;
+        lua_pushstring(L, maps[q]);
+        lua_setfield(L, -2, names[q]);
+    }
+    return 1;
+}
+
 /* payload:ledgers(): each erosion node's transport totals, in graph document order. */
 static int l_payload_ledgers(lua_State *L)
 {
@@ -1587,6 +1615,7 @@ static void register_types(lua_State *L)
         {"ledgers", l_payload_ledgers},
         {"mapping", l_payload_mapping},
         {"layers", l_payload_layers},
+        {"layer_maps", l_payload_layer_maps},
         {"render_plan", l_payload_render_plan},
         {"role", l_payload_role},
         {"info", l_payload_info},

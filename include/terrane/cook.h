@@ -29,6 +29,11 @@ typedef struct trn_cook_input {
     const trn_instances *instances;
     const uint8_t *roles; /* trn_surface_role per sample */
     const trn_material_set *material_set;
+    /* Material documents (resolved: trn_material_resolve) of the set's and the biomes'
+     * materials, written as section MATD (docs/payload.md) with their maps' paths relative to
+     * their project; none (count 0): no section. */
+    const trn_material *materials;
+    uint32_t material_count;
 } trn_cook_input;
 
 /* The payload's bytes (docs/payload.md): the same inputs give the same bytes (no clocks, one
@@ -43,6 +48,10 @@ trn_status trn_cook_write(const trn_cook_input *in, const char *path, trn_error 
  * field, the density multipliers, the names); 0 for NULL. */
 uint64_t trn_cook_palette_digest(const trn_palette *palette);
 uint64_t trn_cook_material_set_digest(const trn_material_set *set);
+/* The payload header's material digest: the set's alone without Material documents (count 0),
+ * else the set's with every document's id, texture scale and map paths. */
+uint64_t trn_cook_materials_digest(const trn_material_set *set, const trn_material *materials,
+                                   uint32_t count);
 
 #ifdef __cplusplus
 }

@@ -254,6 +254,14 @@ typedef struct trn_mesh_scene {
     const trn_material_mapping *mapping;
     const char *const *layers;
     uint32_t layer_count;
+    /* The layers' Material documents (layer_count entries, resolved: trn_material_resolve; an
+     * entry without a source has none) and each role binding's (NULL: none). The glTF writer
+     * gives a role's material its document's maps as textures (baseColorTexture,
+     * normalTexture, metallicRoughnessTexture with metallicFactor 0, emissiveTexture; the
+     * texture scale as KHR_texture_transform) when the mesh has UVs, and lists every layer's
+     * maps in the mapping extras ("layer_maps"); image URIs are relative to the glTF file. */
+    const trn_material *layer_materials;
+    const trn_material *role_materials[TRN_ROLE_COUNT];
 } trn_mesh_scene;
 
 /* What a writer wrote. */

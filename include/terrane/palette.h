@@ -73,6 +73,58 @@ trn_status trn_material_set_parse(const char *text, size_t size, const char *pat
                                   trn_material_set *out, trn_error *err);
 
 /* ---------------------------------------------------------------------------------------------
+ * Material documents (format_version 1): what a Material asset a set or a biome names looks
+ * like: its image maps and their texture scale (docs/palettes.md "Material documents").
+ * ------------------------------------------------------------------------------------------- */
+
+#define TRN_MATERIAL_FORMAT_VERSION 1u
+
+/* A Material's image maps, in the order documents, payloads and exports list them. */
+typedef enum trn_material_map {
+    TRN_MAP_ALBEDO = 0, /* base colour (sRGB) */
+    TRN_MAP_NORMAL,     /* tangent-space normal, OpenGL convention (+Y up) */
+    TRN_MAP_ROUGHNESS,  /* perceptual roughness in the red channel (grey) */
+    TRN_MAP_HEIGHT,     /* height for height blending (grey, white high) */
+    TRN_MAP_EMISSIVE,   /* emitted colour (sRGB), added to the lit colour */
+    TRN_MAP_COUNT
+} trn_material_map;
+
+/* "albedo", "normal", "roughness", "height", "emissive"; NULL past the end. */
+const char *trn_material_map_name(int map);
+
+typedef struct trn_material {
+    char *name;
+    char *maps[TRN_MAP_COUNT]; /* each map's PNG path as written, relative to the document's
+                                  folder; NULL: the Material has no such map */
+    double texture_scale;      /* repetitions per world unit multiplier, > 0 (default 1) */
+    char *paths[TRN_MAP_COUNT]; /* set by trn_material_resolve: each map's real path */
+    char *source;               /* set by trn_material_resolve: the document's path */
+    char *id;                   /* set by trn_material_resolve: the asset id */
+    char *project;              /* set by trn_material_resolve: the project folder's real path */
+} trn_material;
+
+void trn_material_dispose(trn_material *material);
+/* Parse a Material document ({"format_version": 1, "name", "maps": {"albedo": "soil.png",
+ * ...}, "texture_scale"}). A map is a relative path to a .png file without "." or ".." parts
+ * or backslashes; unknown keys and maps are refused with a suggestion. Errors carry path,
+ * line/column and the JSON path ("maps.albedo: ..."). */
+trn_status trn_material_parse(const char *text, size_t size, const char *path, trn_material *out,
+                              trn_error *err);
+/* Resolve a Material asset id ("asset://materials/soil") in a project folder: the manifest
+ * PROJECT/materials/soil.asset.json of type "Material" names the document beside it; the
+ * document is parsed and each map must be a regular file which, symbolic links resolved, lies
+ * inside the project (its real path into out->paths). Errors: TRN_ERR_NOT_FOUND without a
+ * manifest (no_manifest is then set true when not NULL, so callers can fall back) or for a
+ * missing map (at the map's line and column), TRN_ERR_FORMAT for a manifest of another type,
+ * TRN_ERR_INVALID_ARGUMENT for a map outside the project. */
+trn_status trn_material_resolve(const char *project_root, const char *asset_id, trn_material *out,
+                                bool *no_manifest, trn_error *err);
+/* The same from a recipe (or any document) at recipe_path: the project is the nearest folder at
+ * or above its folder holding the id's manifest, as trn_palette_resolve finds a palette's. */
+trn_status trn_material_find(const char *recipe_path, const char *asset_id, trn_material *out,
+                             bool *no_manifest, trn_error *err);
+
+/* ---------------------------------------------------------------------------------------------
  * Palettes (terrain_palette, format_version 3).
  * ------------------------------------------------------------------------------------------- */
 

@@ -258,6 +258,8 @@ typedef enum trn_document_kind {
                                      "material_set" or "placements", ...} (palette.h) */
     TRN_DOCUMENT_MATERIAL_SET,    /* a terrain_material_set: {"format_version", "name",
                                      "roles"} (palette.h) */
+    TRN_DOCUMENT_MATERIAL,        /* a Material: {"format_version", "name", "maps"}
+                                     (palette.h) */
 } trn_document_kind;
 
 /* Classify by content (keys present), without validating. */

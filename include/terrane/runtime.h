@@ -119,6 +119,12 @@ const trn_material_mapping *trn_payload_mapping(const trn_payload *payload);
  * sample, -1 outside the grid. */
 uint32_t trn_payload_layer_count(const trn_payload *payload);
 const char *trn_payload_layer_material(const trn_payload *payload, uint32_t layer);
+/* Layer layer's Material document as cooked (section MATD, docs/payload.md): true with its
+ * texture scale and each map's path relative to the project ("" for a map it has not), in
+ * trn_material_map order; false (scale 1, every map "") for a layer without a document. The
+ * strings belong to the payload. */
+bool trn_payload_layer_maps(const trn_payload *payload, uint32_t layer, double *texture_scale,
+                            const char *maps[TRN_MAP_COUNT]);
 int trn_payload_layer_of_sample(const trn_payload *payload, size_t sample);
 int trn_payload_layer_at(const trn_payload *payload, double x, double z);
 const trn_water *trn_payload_water(const trn_payload *payload); /* NULL without water */

@@ -129,6 +129,35 @@ uint64_t trn_cook_material_set_digest(const trn_material_set *set)
     return h ? h : 1u;
 }
 
+/* A map's path relative to its Material's project ("" for none): real paths inside it. */
+static const char *map_in_project(const trn_material *m, int k)
+{
+    const char *path = m->paths[k];
+    if (!path) return "";
+    const size_t n = m->project ? strlen(m->project) : 0;
+    return n && strncmp(path, m->project, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+uint64_t trn_cook_materials_digest(const trn_material_set *set, const trn_material *materials,
+                                   uint32_t count)
+{
+    const uint64_t base = trn_cook_material_set_digest(set);
+    if (!count || !materials) return base;
+    XXH64_state_t *st = XXH64_createState();
+    if (!st) return 0;
+    XXH64_reset(st, 0);
+    dig_u64(st, base);
+    dig_text(st, "material documents");
+    for (uint32_t k = 0; k < count; k++) {
+        dig_text(st, materials[k].id);
+        dig_f64(st, materials[k].texture_scale);
+        for (int q = 0; q < TRN_MAP_COUNT; q++) dig_text(st, map_in_project(&materials[k], q));
+    }
+    const uint64_t h = XXH64_digest(st);
+    XXH64_freeState(st);
+    return h ? h : 1u;
+}
+
 /* ---- sections ---- */
 
 static void put_biomes(trn_pbuf *w, const trn_generated *gen, const trn_recipe *recipe, size_t n)
@@ -229,6 +258,18 @@ static void put_mapping(trn_pbuf *w, const trn_material_mapping *m)
     trn_pbuf_f64(w, m->macro_scale);
 }
 
+/* MATD: the Material documents: count, then each one's id, texture scale and five map paths
+ * (relative to its project; empty: none). */
+static void put_material_docs(trn_pbuf *w, const trn_material *m, uint32_t count)
+{
+    trn_pbuf_u32(w, count);
+    for (uint32_t k = 0; k < count; k++) {
+        trn_pbuf_text(w, m[k].id ? m[k].id : "");
+        trn_pbuf_f64(w, m[k].texture_scale);
+        for (int q = 0; q < TRN_MAP_COUNT; q++) trn_pbuf_text(w, map_in_project(&m[k], q));
+    }
+}
+
 static const char *section_label(const char *id)
 {
     static const char *const names[][2] = {
@@ -237,7 +278,7 @@ static const char *section_label(const char *id)
         {TRN_SEC_EXCLUSION, "exclusion"}, {TRN_SEC_WATER, "water"},
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
-        {TRN_SEC_MAPPING, "material mapping"}};
+        {TRN_SEC_MAPPING, "material mapping"}, {TRN_SEC_MATERIAL_DOCS, "material documents"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
     return "unknown";
@@ -429,7 +470,7 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     size_t recipe_size = 0;
     if ((st = trn_recipe_canonical_json(in->recipe, &recipe_json, &recipe_size, err))) return st;
 
-    cook_section secs[12]; /* 11 at most */
+    cook_section secs[13]; /* 12 at most */
     memset(secs, 0, sizeof secs);
     size_t count = 0;
 #define ADD(tag, req) add_section(secs, &count, tag, req)
@@ -449,6 +490,8 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     if (!st && in->roles) put_roles(ADD(TRN_SEC_ROLES, false), in->roles, n, in->material_set);
     if (!st && in->roles && in->material_set && in->material_set->mapping.present)
         put_mapping(ADD(TRN_SEC_MAPPING, false), &in->material_set->mapping);
+    if (!st && in->material_set && in->materials && in->material_count)
+        put_material_docs(ADD(TRN_SEC_MATERIAL_DOCS, false), in->materials, in->material_count);
     if (!st) trn_pbuf_bytes(ADD(TRN_SEC_RECIPE, true), recipe_json, recipe_size);
     if (!st) put_manifest(ADD(TRN_SEC_MANIFEST, false), secs, count - 1u, in->terrain_id);
 #undef ADD
@@ -471,7 +514,9 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
         trn_pbuf_u32(&out, (uint32_t)count);
         trn_pbuf_u64(&out, g->cache_key);
         trn_pbuf_u64(&out, trn_cook_palette_digest(in->palette));
-        trn_pbuf_u64(&out, trn_cook_material_set_digest(in->material_set));
+        trn_pbuf_u64(&out, trn_cook_materials_digest(in->material_set,
+                                                     in->material_set ? in->materials : NULL,
+                                                     in->material_set ? in->material_count : 0));
         trn_pbuf_u32(&out, g->field.cells_x);
         trn_pbuf_u32(&out, g->field.cells_z);
         trn_pbuf_f64(&out, g->field.size_x);

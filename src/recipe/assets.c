@@ -281,3 +281,107 @@ trn_status trn_material_set_resolve(const char *recipe_path, const char *asset_i
     free(text);
     return st;
 }
+
+/* "maps.KEY: MESSAGE" at the map's value in the document text. */
+static trn_status map_error(trn_error *err, trn_status code, const trn_material *m,
+                            const char *text, size_t size, int map, const char *msg)
+{
+    trn_json_path path = {{{0}}, 0};
+    trn_json_path_push_key(&path, "maps");
+    trn_json_path_push_key(&path, trn_material_map_name(map));
+    return trn_json_error_at(err, code, m->source, text, size, &path, TRN_JSON_VALUE, msg);
+}
+
+trn_status trn_material_resolve(const char *project_root, const char *asset_id, trn_material *out,
+                                bool *no_manifest, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (no_manifest) *no_manifest = false;
+    if (!project_root || !asset_id || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, project_root, -1,
+                             "trn_material_resolve: project_root, asset_id and material are "
+                             "required");
+    if (!asset_rel_ok(asset_id))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, project_root, -1,
+                             "expected a Material asset id such as \"asset://materials/soil\" (a "
+                             "relative path without '.' or '..' parts), found '%.200s'",
+                             asset_id);
+    char *root = realpath(project_root, NULL);
+    if (!root)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, project_root, -1,
+                             "cannot find the project folder %s", project_root);
+    char path[4096], rel[1200];
+    const int n1 = snprintf(rel, sizeof rel, "%s.asset.json", asset_id + 8);
+    const int n2 = snprintf(path, sizeof path, "%s/%s", root, rel);
+    trn_status st = TRN_OK;
+    struct stat sb;
+    if (n1 < 0 || (size_t)n1 >= sizeof rel || n2 < 0 || (size_t)n2 >= sizeof path) {
+        st = trn_error_set(err, TRN_ERR_LIMIT, NULL, -1, "the asset id '%.200s' is too long",
+                           asset_id);
+    } else if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (no_manifest) *no_manifest = true;
+        st = trn_error_set(err, TRN_ERR_NOT_FOUND, path, -1,
+                           "no Material asset '%.200s': the project %s has no manifest %s", asset_id,
+                           root, rel);
+    }
+    trn_rcp_manifest m;
+    if (!st) st = load_from_root(root, asset_id, "Material", &m, err);
+    char *text = NULL;
+    size_t size = 0;
+    if (!st) st = trn_rcp_manifest_source(&m, &text, &size, err);
+    if (!st) st = trn_material_parse(text, size, m.source_path, out, err);
+    if (!st && (!(out->source = strdup(m.source_path)) || !(out->id = strdup(asset_id)) ||
+                !(out->project = strdup(root))))
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, m.source_path, -1, "out of memory");
+    for (int k = 0; !st && k < TRN_MAP_COUNT; k++) {
+        if (!out->maps[k]) continue;
+        const char *slash = strrchr(m.source_path, '/');
+        const int dir = slash ? (int)(slash - m.source_path + 1) : 0;
+        char file[4096], msg[1200];
+        const int n = snprintf(file, sizeof file, "%.*s%s", dir, m.source_path, out->maps[k]);
+        char *real = n > 0 && (size_t)n < sizeof file ? realpath(file, NULL) : NULL;
+        if (!real || stat(real, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            snprintf(msg, sizeof msg, "the %s map %.200s is missing (no file %.300s)",
+                     trn_material_map_name(k), out->maps[k], file);
+            st = map_error(err, TRN_ERR_NOT_FOUND, out, text, size, k, msg);
+        } else if (!trn_path_inside(root, real)) {
+            snprintf(msg, sizeof msg,
+                     "the %s map %.200s leads outside the project folder %.300s (through a "
+                     "symbolic link); a Material's maps must be inside it",
+                     trn_material_map_name(k), out->maps[k], root);
+            st = map_error(err, TRN_ERR_INVALID_ARGUMENT, out, text, size, k, msg);
+        } else {
+            out->paths[k] = real;
+            real = NULL;
+        }
+        free(real);
+    }
+    free(text);
+    free(root);
+    if (st) {
+        bool keep = no_manifest && *no_manifest;
+        trn_material_dispose(out);
+        if (no_manifest) *no_manifest = keep;
+    }
+    return st;
+}
+
+trn_status trn_material_find(const char *recipe_path, const char *asset_id, trn_material *out,
+                             bool *no_manifest, trn_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (no_manifest) *no_manifest = false;
+    if (!asset_id || !out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, recipe_path, -1,
+                             "trn_material_find: asset_id and material are required");
+    if (!asset_rel_ok(asset_id)) return trn_material_resolve(".", asset_id, out, NULL, err);
+    char start[4096] = ".", root[4096];
+    const char *slash = recipe_path ? strrchr(recipe_path, '/') : NULL;
+    if (slash)
+        snprintf(start, sizeof start, "%.*s", slash == recipe_path ? 1 : (int)(slash - recipe_path),
+                 recipe_path);
+    trn_status st = find_root(start, asset_id, "recipe", root, sizeof root, err);
+    if (st == TRN_ERR_NOT_FOUND && no_manifest) *no_manifest = true;
+    if (st) return st;
+    return trn_material_resolve(root, asset_id, out, no_manifest, err);
+}

@@ -22,6 +22,8 @@ const char *trn_document_kind_name(trn_document_kind kind)
         return "terrain palette";
     case TRN_DOCUMENT_MATERIAL_SET:
         return "terrain material set";
+    case TRN_DOCUMENT_MATERIAL:
+        return "Material";
     case TRN_DOCUMENT_UNKNOWN:
         break;
     }

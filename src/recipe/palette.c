@@ -1,5 +1,5 @@
-/* terrain_material_set (version 1) and terrain_palette (version 3) documents, each error at its
- * position. */
+/* terrain_material_set (version 1), Material (version 1) and terrain_palette (version 3)
+ * documents, each error at its position. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +121,26 @@ static const trn_doc_field mapping_fields[] = {
                     "a number > 0 (macro variation repetitions per world unit)",
                     trn_material_mapping, macro_scale),
     TRN_DOC_END_ROW};
+/* A Material document's fields; its maps are read by material_maps' rows. */
+static const trn_doc_field material_fields[] = {
+    TRN_DOC_OTHER_ROW("format_version"),
+    TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY,
+                     "a non-empty string (the Material's display name)", trn_material, name),
+    TRN_DOC_OTHER_ROW("maps"),
+    TRN_DOC_NUM_ROW("texture_scale", 0, INFINITY, TRN_DOC_LO_OPEN,
+                    "a number > 0 (multiplies the repetitions per world unit)", trn_material,
+                    texture_scale),
+    TRN_DOC_END_ROW};
+#define MAP_EXPECT "a PNG file's path relative to the material document (such as \"soil.png\")"
+static const trn_doc_field material_maps[] = {
+    TRN_DOC_TEXT_ROW("albedo", TRN_DOC_NONEMPTY, MAP_EXPECT, trn_material, maps[TRN_MAP_ALBEDO]),
+    TRN_DOC_TEXT_ROW("normal", TRN_DOC_NONEMPTY, MAP_EXPECT, trn_material, maps[TRN_MAP_NORMAL]),
+    TRN_DOC_TEXT_ROW("roughness", TRN_DOC_NONEMPTY, MAP_EXPECT, trn_material,
+                     maps[TRN_MAP_ROUGHNESS]),
+    TRN_DOC_TEXT_ROW("height", TRN_DOC_NONEMPTY, MAP_EXPECT, trn_material, maps[TRN_MAP_HEIGHT]),
+    TRN_DOC_TEXT_ROW("emissive", TRN_DOC_NONEMPTY, MAP_EXPECT, trn_material,
+                     maps[TRN_MAP_EMISSIVE]),
+    TRN_DOC_END_ROW};
 static const trn_doc_field role_binding = {.name = "",
                                            .type = TRN_DOC_ID,
                                            .range = {0, 0, 0,
@@ -232,12 +252,11 @@ static trn_status check_version(pal_ctx *c, const json_t *root, unsigned want,
 {
     char buf[120];
     const json_t *v = json_object_get(root, "format_version");
-    if (!v)
-        return missing_key(c, "format_version",
-                           want == 3 ? "3, the version of the "
-                                       "terrain_palette document"
-                                     : "1, the version of the "
-                                       "terrain_material_set document");
+    if (!v) {
+        char expect[100];
+        snprintf(expect, sizeof expect, "%u, the version of the %s document", want, c->what);
+        return missing_key(c, "format_version", expect);
+    }
     push(c, "format_version");
     trn_status st = TRN_OK;
     if (!json_is_integer(v) || json_integer_value(v) < 1)
@@ -392,6 +411,117 @@ trn_status trn_material_set_parse(const char *text, size_t size, const char *pat
                          "{\"ground\": \"asset://materials/soil\"}");
     json_decref(root);
     if (st) trn_material_set_dispose(out);
+    return st;
+}
+
+/* ---- Material documents -------------------------------------------------------------------- */
+
+const char *trn_material_map_name(int map)
+{
+    return map >= 0 && map < TRN_MAP_COUNT ? material_maps[map].name : NULL;
+}
+
+void trn_material_dispose(trn_material *m)
+{
+    if (!m) return;
+    free(m->name);
+    free(m->source);
+    free(m->id);
+    free(m->project);
+    for (int k = 0; k < TRN_MAP_COUNT; k++) {
+        free(m->maps[k]);
+        free(m->paths[k]);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+/* A map's path: relative, "/"-separated parts none empty, "." or "..", ending in ".png" (the
+ * one image format every consumer reads). */
+static bool map_path_ok(const char *p)
+{
+    const size_t n = strlen(p);
+    if (n < 5 || p[0] == '/' || strchr(p, '\\')) return false;
+    const char *ext = p + n - 4;
+    if (!(ext[0] == '.' && (ext[1] | 32) == 'p' && (ext[2] | 32) == 'n' && (ext[3] | 32) == 'g'))
+        return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        const size_t k = e ? (size_t)(e - s) : strlen(s);
+        if (k == 0 || (k == 1 && s[0] == '.') || (k == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += k + (e ? 1 : 0);
+    }
+    return true;
+}
+
+static trn_status parse_material_maps(pal_ctx *c, const json_t *obj, trn_material *m)
+{
+    char buf[120];
+    if (!json_is_object(obj))
+        return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                    "expected an object of image maps such as {\"albedo\": \"soil.png\"}, "
+                    "found %s",
+                    describe(obj, buf, sizeof buf));
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        const trn_doc_field *row = trn_doc_field_find(material_maps, key);
+        if (!row)
+            return unknown_field(c, key, material_maps, "maps",
+                                 " (the maps are albedo, normal, roughness, height and "
+                                 "emissive)");
+        push(c, key);
+        trn_status st = read_field(c, row, v, m);
+        const char *p = *(char *const *)((const char *)m + row->offset);
+        if (!st && !map_path_ok(p))
+            st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
+                      "expected %s, without \".\" or \"..\" parts, found \"%.200s\"", MAP_EXPECT,
+                      p);
+        pop(c);
+        if (st) return st;
+    }
+    return TRN_OK;
+}
+
+trn_status trn_material_parse(const char *text, size_t size, const char *path, trn_material *out,
+                              trn_error *err)
+{
+    if (!out || (!text && size))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, path, -1,
+                             "trn_material_parse: material and text are required");
+    memset(out, 0, sizeof *out);
+    out->texture_scale = 1;
+    if (!text) text = "";
+    pal_ctx c = {text, size, path, "Material", {{{0}}, 0}, err};
+    json_t *root = NULL;
+    trn_status st = parse_root_object(&c, text, size, &root);
+    if (st) return st;
+    static const char *const older[] = {""};
+    st = check_version(&c, root, TRN_MATERIAL_FORMAT_VERSION, older);
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        if (st) break;
+        if (strcmp(key, "format_version") == 0) continue;
+        const trn_doc_field *row = trn_doc_field_find(material_fields, key);
+        if (!row) {
+            st = unknown_field(&c, key, material_fields, "the Material document", NULL);
+            break;
+        }
+        push(&c, key);
+        st = row->type == TRN_DOC_OTHER ? parse_material_maps(&c, v, out)
+                                        : read_field(&c, row, v, out);
+        pop(&c);
+    }
+    if (!st && !out->name) st = missing_key(&c, "name", "the Material's display name");
+    if (!st && !json_object_get(root, "maps"))
+        st = missing_key(&c, "maps",
+                         "an object of image maps, such as {\"albedo\": \"soil.png\"} ({} for "
+                         "none)");
+    json_decref(root);
+    if (st) trn_material_dispose(out);
     return st;
 }
 

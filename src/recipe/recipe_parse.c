@@ -1015,6 +1015,7 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
     if (json_object_get(root, "format_version") && !json_object_get(root, "landforms") &&
         !json_object_get(root, "resolution")) {
         if (json_object_get(root, "roles")) return TRN_DOCUMENT_MATERIAL_SET;
+        if (json_object_get(root, "maps")) return TRN_DOCUMENT_MATERIAL;
         static const char *const palette_keys[] = {
             "placements",   "material_set", "art_density", "grass_density",
             "tree_density", "rock_density", NULL};
@@ -1232,6 +1233,12 @@ trn_status trn_recipe_parse(const char *text, size_t size, const char *path, trn
                   "this is a %s document, not a recipe; a recipe names its palette by asset id "
                   "(\"palette\": \"asset://...\"), and 'terrane inspect' describes it",
                   kind == TRN_DOCUMENT_MATERIAL_SET ? "terrain_material_set" : "terrain_palette");
+        break;
+    case TRN_DOCUMENT_MATERIAL:
+        st = perr(&c, TRN_ERR_FORMAT, TRN_JSON_VALUE,
+                  "this is a Material document (format_version, name, maps), not a recipe; a "
+                  "material set or a biome names a Material by asset id (\"asset://...\"), and "
+                  "'terrane inspect' describes it");
         break;
     case TRN_DOCUMENT_UNKNOWN:
         st = perr(&c, TRN_ERR_JSON, TRN_JSON_VALUE,

@@ -38,7 +38,8 @@ const char *trn_payload_section_name(const char id[4])
         {TRN_SEC_SCATTER, "scatter"},     {TRN_SEC_ROLES, "surface roles"},
         {TRN_SEC_RECIPE, "recipe"},       {TRN_SEC_MANIFEST, "manifest"},
         {TRN_SEC_BIOME_MATERIALS, "biome materials"},
-        {TRN_SEC_LEDGERS, "erosion ledgers"}, {TRN_SEC_MAPPING, "material mapping"}};
+        {TRN_SEC_LEDGERS, "erosion ledgers"}, {TRN_SEC_MAPPING, "material mapping"},
+        {TRN_SEC_MATERIAL_DOCS, "material documents"}};
     if (!id) return NULL;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (memcmp(names[k][0], id, 4) == 0) return names[k][1];
@@ -674,6 +675,45 @@ static trn_status decode_mapping(const reader *r, const trn_payload_section *s, 
     return TRN_OK;
 }
 
+/* MATD: the Material documents: a count, then each one's id (non-empty, once), texture scale
+ * (> 0, finite) and five map paths. */
+static trn_status decode_material_docs(const reader *r, const trn_payload_section *s,
+                                       const uint8_t *raw, trn_payload *p)
+{
+    char where[64];
+    section_text(s->id, where, sizeof where);
+    trn_cursor c;
+    trn_cursor_init(&c, raw, (size_t)s->raw_size);
+    uint32_t count = 0;
+    if (!trn_cursor_u32le(&c, &count)) BAD(TRN_ERR_TRUNCATED, "the count is cut short");
+    /* Each entry holds at least 2 + 8 + 5 x 2 bytes: a count the section cannot hold is refused
+     * before anything is allocated. */
+    if ((uint64_t)count * 20u > trn_cursor_left(&c))
+        BAD(TRN_ERR_FORMAT, "%u documents, more than its %zu bytes hold", count,
+            trn_cursor_left(&c));
+    p->has_docs = true;
+    p->docs = calloc(count ? count : 1u, sizeof *p->docs);
+    if (!p->docs) BAD(TRN_ERR_NO_MEMORY, "out of memory");
+    for (uint32_t k = 0; k < count; k++) {
+        struct trn_payload_material_doc *d = &p->docs[k];
+        p->doc_count = k + 1;
+        bool ok = true;
+        d->id = take_text(&c, &ok);
+        if (!ok || !d->id[0]) BAD(TRN_ERR_FORMAT, "document %u's id is missing or cut short", k);
+        for (uint32_t q = 0; q < k; q++)
+            if (strcmp(p->docs[q].id, d->id) == 0)
+                BAD(TRN_ERR_FORMAT, "document %u repeats the id of document %u", k, q);
+        if (!take_f64(&c, &d->texture_scale)) BAD(TRN_ERR_TRUNCATED, "document %u is cut short", k);
+        if (!(isfinite(d->texture_scale) && d->texture_scale > 0))
+            BAD(TRN_ERR_FORMAT, "document %u's texture scale is %g, not > 0", k, d->texture_scale);
+        for (int q = 0; q < TRN_MAP_COUNT && ok; q++) d->maps[q] = take_text(&c, &ok);
+        if (!ok) BAD(TRN_ERR_TRUNCATED, "document %u's maps are cut short", k);
+    }
+    if (trn_cursor_left(&c))
+        BAD(TRN_ERR_TRAILING_DATA, "%zu bytes after the documents", trn_cursor_left(&c));
+    return TRN_OK;
+}
+
 /* Whether text[0..n) is one JSON value (RFC 8259), nesting at most 512 deep; *bad is the
  * byte offset of the first error. Kept here so the runtime needs no JSON library. */
 static size_t json_ws(const uint8_t *t, size_t n, size_t i)
@@ -854,6 +894,11 @@ static trn_status decode_section(const reader *r, const trn_payload_section *s, 
             st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second material mapping section");
         else
             st = decode_mapping(r, s, raw, p);
+    } else if (memcmp(s->id, TRN_SEC_MATERIAL_DOCS, 4) == 0) {
+        if (p->has_docs)
+            st = fail(r, TRN_ERR_FORMAT, where, s->offset, "a second material documents section");
+        else
+            st = decode_material_docs(r, s, raw, p);
     } else if (memcmp(s->id, TRN_SEC_RECIPE, 4) == 0) {
         size_t bad = 0;
         if (memchr(raw, '\0', (size_t)s->raw_size))
@@ -934,6 +979,11 @@ void trn_payload_free(trn_payload *p)
     free(p->set.name);
     for (int k = 0; k < TRN_ROLE_COUNT; k++)
         free(p->set.roles[k]);
+    for (uint32_t k = 0; p->docs && k < p->doc_count; k++) {
+        free(p->docs[k].id);
+        for (int q = 0; q < TRN_MAP_COUNT; q++) free(p->docs[k].maps[q]);
+    }
+    free(p->docs);
     if (p->has_water) trn_water_dispose(&p->water);
     for (uint32_t k = 0; p->rules && k < p->rule_count; k++) {
         free(p->rules[k].id);
@@ -1176,6 +1226,21 @@ const trn_material_mapping *trn_payload_mapping(const trn_payload *p)
 uint32_t trn_payload_layer_count(const trn_payload *p)
 {
     return p ? p->layer_count : 0;
+}
+
+bool trn_payload_layer_maps(const trn_payload *p, uint32_t layer, double *texture_scale,
+                            const char *maps[TRN_MAP_COUNT])
+{
+    const char *id = p && layer < p->layer_count ? p->layers[layer] : NULL;
+    for (uint32_t k = 0; id && k < p->doc_count; k++) {
+        if (strcmp(p->docs[k].id, id) != 0) continue;
+        if (texture_scale) *texture_scale = p->docs[k].texture_scale;
+        for (int q = 0; maps && q < TRN_MAP_COUNT; q++) maps[q] = p->docs[k].maps[q];
+        return true;
+    }
+    if (texture_scale) *texture_scale = 1.0;
+    for (int q = 0; maps && q < TRN_MAP_COUNT; q++) maps[q] = "";
+    return false;
 }
 
 const char *trn_payload_layer_material(const trn_payload *p, uint32_t layer)

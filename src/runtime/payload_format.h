@@ -29,6 +29,7 @@ static const uint8_t trn_payload_magic[8] = {'T', 'R', 'N', 'B', 'I', 'N', 0, 0}
 #define TRN_SEC_SCATTER "SCTR"
 #define TRN_SEC_ROLES "ROLE"
 #define TRN_SEC_MAPPING "MAPM"
+#define TRN_SEC_MATERIAL_DOCS "MATD"
 #define TRN_SEC_RECIPE "RCPE"
 #define TRN_SEC_MANIFEST "MNFS"
 

@@ -43,6 +43,14 @@ struct trn_payload {
     uint8_t *exclusion, *roles;
     trn_material_set set;
     bool has_set, has_water, has_scatter;
+    /* MATD: Material documents, by id: texture scale and five map paths ("" none). */
+    struct trn_payload_material_doc {
+        char *id;
+        double texture_scale;
+        char *maps[TRN_MAP_COUNT];
+    } *docs;
+    uint32_t doc_count;
+    bool has_docs;
     trn_water water;
     trn_payload_rule_data *rules;
     uint32_t rule_count;

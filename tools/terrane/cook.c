@@ -689,8 +689,22 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
     uint64_t key = 0;
     rc = load_palette(ctx, job->source, &recipe, &palette, &set, &has_palette, &has_set);
     if (!rc && trn_recipe_cache_key(&recipe, &key, &e)) rc = cli_fail(ctx, &e);
+    /* The Material documents of the set's and the biomes' materials (found as the palette's
+     * project is; a material without a manifest has none, a broken one fails the cook). */
+    trn_material docs[TRN_ROLE_COUNT + 256];
+    uint32_t doc_count = 0;
+    for (int k = 0; !rc && has_set && k < TRN_ROLE_COUNT + (int)recipe.biome_count && k < TRN_ROLE_COUNT + 256; k++) {
+        const char *mid = k < TRN_ROLE_COUNT ? set.roles[k] : recipe.biomes[k - TRN_ROLE_COUNT].material;
+        bool seen = !mid, no_manifest = false;
+        for (uint32_t q = 0; q < doc_count && !seen; q++) seen = strcmp(docs[q].id, mid) == 0;
+        if (seen) continue;
+        if (!trn_material_find(job->source, mid, &docs[doc_count], &no_manifest, &e))
+            doc_count++;
+        else if (!no_manifest)
+            rc = cli_fail(ctx, &e);
+    }
     const uint64_t pd = has_palette ? trn_cook_palette_digest(&palette) : 0;
-    const uint64_t md = has_set ? trn_cook_material_set_digest(&set) : 0;
+    const uint64_t md = has_set ? trn_cook_materials_digest(&set, docs, doc_count) : 0;
     const char *why =
         rc ? NULL
            : stale_reason(res->payload, key, pd, md, terrain_id, res->reason, sizeof res->reason);
@@ -726,7 +740,9 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
                                  has_palette ? &palette : NULL,
                                  has_palette ? &gen.instances : NULL,
                                  gen.roles,
-                                 has_set && gen.roles ? &set : NULL};
+                                 has_set && gen.roles ? &set : NULL,
+                                 docs,
+                                 doc_count};
             uint8_t *data = NULL;
             size_t size = 0;
             if (trn_cook_encode(&ci, &data, &size, &e)) {
@@ -740,6 +756,7 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
         if (generated) trn_generated_dispose(&gen);
     }
     if (!rc && job->project) rc = write_manifest(ctx, job, dest_dir);
+    for (uint32_t k = 0; k < doc_count; k++) trn_material_dispose(&docs[k]);
     trn_palette_dispose(&palette);
     trn_material_set_dispose(&set);
     trn_recipe_dispose(&recipe);

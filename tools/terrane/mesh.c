@@ -593,6 +593,16 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
             if (!seen) layers[layer_count++] = ids[k];
         }
     }
+    /* Each layer's Material document, found as the palette's project finds it (none: no
+     * manifest; a document that does not resolve fails the export with its error). */
+    trn_material layer_mats[TRN_ROLE_COUNT + 256];
+    memset(layer_mats, 0, sizeof layer_mats);
+    for (uint32_t k = 0; !rc && k < layer_count; k++) {
+        bool no_manifest = false;
+        if (trn_material_find(cli_input_path(a.in), layers[k], &layer_mats[k], &no_manifest, &e) &&
+            !no_manifest)
+            rc = cli_fail(ctx, &e);
+    }
     trn_mesh_write_report rep;
     memset(&rep, 0, sizeof rep);
     if (!rc) {
@@ -621,6 +631,11 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
         scene.mapping = in.set.mapping.present ? &in.set.mapping : NULL;
         scene.layers = layers;
         scene.layer_count = layer_count;
+        scene.layer_materials = layer_count ? layer_mats : NULL;
+        for (int r = 0; r < TRN_ROLE_COUNT; r++)
+            for (uint32_t k = 0; k < layer_count && in.set.roles[r]; k++)
+                if (strcmp(layers[k], in.set.roles[r]) == 0)
+                    scene.role_materials[r] = &layer_mats[k];
         scene.writes = cli_write_set(ctx);
         if (!scene.writes) {
             rc = CLI_EXIT_FAIL;
@@ -636,6 +651,7 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
             if (!rc) rc = cli_commit(ctx);
         }
     }
+    for (uint32_t k = 0; k < layer_count; k++) trn_material_dispose(&layer_mats[k]);
     if (!rc) print_summary(ctx, &a, &in, m, levels, &rep);
     free(levels);
     free(biomes);

@@ -714,16 +714,12 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
-/* GET /api/materials: what the page needs to draw the material set's mapped materials:
- * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source"}], and, with a
- * mapping, "cells": [x, z] and "samples": base64 bytes, each sample's layer (255: the biome
- * tint)}. Layers as the cooked payload's: role bindings in role order, then biome materials. */
-/* A material's image map: ASSETS_ROOT/REL.MAP.png for the id asset://REL, MAP "albedo" (its
+/* The older convention: ASSETS_ROOT/REL.MAP.png for the id asset://REL, MAP "albedo" (its
  * colour) or "height" (its height map, grey), when that file exists, is a regular file and,
  * symbolic links resolved, lies inside the palette's project; the id's parts are checked as
  * asset ids are (no empty, "." or ".." parts). The resolved path into out. */
-static bool material_map_path(const studio *s, const char *id, const char *map, char *out,
-                              size_t out_size)
+static bool convention_map_path(const studio *s, const char *id, const char *map, char *out,
+                                size_t out_size)
 {
     if (!s->assets_root || !id || strncmp(id, "asset://", 8) != 0 || !id[8]) return false;
     for (const char *p = id + 8; *p;) {
@@ -745,6 +741,75 @@ static bool material_map_path(const studio *s, const char *id, const char *map, 
     if (ok) snprintf(out, out_size, "%s", real);
     free(real);
     return ok;
+}
+
+/* Where a mapped layer's image maps come from: its Material document (the manifest REL.asset.json
+ * of type Material in the palette's project, trn_material_resolve), or, for a material without
+ * one, the older file names REL.albedo.png and REL.height.png (with a note saying how to
+ * describe them in a document instead). A document that does not resolve gives no maps and its
+ * error (file:line:column: message). */
+typedef struct layer_maps {
+    char *path[TRN_MAP_COUNT]; /* real paths; NULL: no such map */
+    double scale;              /* the Material's texture_scale (1 without a document) */
+    const char *from;          /* "material", "file names" or NULL (no maps) */
+    char document[1200];       /* the Material document's path inside the project, or "" */
+    char note[2400];           /* an error or the older convention's advice, or "" */
+} layer_maps;
+
+static void layer_maps_free(layer_maps *m)
+{
+    for (int k = 0; k < TRN_MAP_COUNT; k++) free(m->path[k]);
+}
+
+static void layer_maps_find(const studio *s, const char *id, layer_maps *out)
+{
+    memset(out, 0, sizeof *out);
+    out->scale = 1.0;
+    if (!s->assets_root || !id) return;
+    trn_material m;
+    trn_error e = {0};
+    bool no_manifest = false;
+    if (!trn_material_resolve(s->assets_root, id, &m, &no_manifest, &e)) {
+        out->from = "material";
+        out->scale = m.texture_scale;
+        const size_t root = strlen(s->assets_root);
+        snprintf(out->document, sizeof out->document, "%s",
+                 strncmp(m.source, s->assets_root, root) == 0 && m.source[root] == '/'
+                     ? m.source + root + 1
+                     : m.source);
+        for (int k = 0; k < TRN_MAP_COUNT; k++) {
+            out->path[k] = m.paths[k];
+            m.paths[k] = NULL;
+        }
+        trn_material_dispose(&m);
+        return;
+    }
+    if (!no_manifest) {
+        if (e.line > 0)
+            snprintf(out->note, sizeof out->note, "%.400s:%d:%d: %.900s", e.file, e.line, e.column,
+                     e.message);
+        else
+            snprintf(out->note, sizeof out->note, "%.400s: %.900s", e.file, e.message);
+        return;
+    }
+    static const int older[2] = {TRN_MAP_ALBEDO, TRN_MAP_HEIGHT};
+    for (int q = 0; q < 2; q++) {
+        char path[4096];
+        if (convention_map_path(s, id, trn_material_map_name(older[q]), path, sizeof path))
+            out->path[older[q]] = strdup(path);
+    }
+    if (out->path[TRN_MAP_ALBEDO] || out->path[TRN_MAP_HEIGHT]) {
+        const char *rel = id + 8, *base = strrchr(rel, '/');
+        base = base ? base + 1 : rel;
+        out->from = "file names";
+        snprintf(out->note, sizeof out->note,
+                 "%.300s: image maps found by file name (%.300s.albedo.png, .height.png); "
+                 "describe them in a Material document instead: %.300s.asset.json "
+                 "{\"type\": \"Material\", \"source\": \"%.100s.material.json\"} beside "
+                 "%.100s.material.json {\"format_version\": 1, \"name\": \"%.100s\", "
+                 "\"maps\": {\"albedo\": \"%.100s.albedo.png\"}}",
+                 id, rel, rel, base, base, base, base);
+    }
 }
 
 /* The mapped layers' material ids (role bindings in role order, then biome materials, each id
@@ -830,14 +895,18 @@ static char *assets_root_of(const char *recipe_path, const char *palette_json,
     return found ? found : strdup(project_root);
 }
 
-/* GET /api/material_map?layer=K&map=albedo|height: layer K's image map, the PNG file's bytes
- * (material_map_path); 404 when the material has none. */
+/* GET /api/material_map?layer=K&map=albedo|normal|roughness|height|emissive: layer K's image
+ * map, the PNG file's bytes (layer_maps_find); 404 when the material has none. */
 static enum MHD_Result api_material_map(studio *s, struct MHD_Connection *conn)
 {
     const char *layer_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "layer");
     const char *map = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "map");
-    if (!map || (strcmp(map, "albedo") && strcmp(map, "height")))
-        return studio_reply_error(conn, 400, "map: expected albedo or height");
+    int which = -1;
+    for (int k = 0; map && k < TRN_MAP_COUNT && which < 0; k++)
+        if (strcmp(map, trn_material_map_name(k)) == 0) which = k;
+    if (which < 0)
+        return studio_reply_error(conn, 400,
+                                  "map: expected albedo, normal, roughness, height or emissive");
     const char *ids[MATERIAL_LAYERS_MAX];
     float colors[MATERIAL_LAYERS_MAX][3];
     double scales[MATERIAL_LAYERS_MAX];
@@ -849,13 +918,27 @@ static enum MHD_Result api_material_map(studio *s, struct MHD_Connection *conn)
     char tail;
     if (!layer_text || sscanf(layer_text, "%u%c", &layer, &tail) != 1 || layer >= n)
         return studio_reply_error(conn, 400, "layer: expected the index of a mapped layer");
-    char path[4096];
-    if (!material_map_path(s, ids[layer], map, path, sizeof path)) {
-        char msg[2400];
-        snprintf(msg, sizeof msg, "%.1100s has no %s map (%.1100s.%s.png in the project)",
-                 ids[layer], map, ids[layer] + 8, map);
+    layer_maps lm;
+    layer_maps_find(s, ids[layer], &lm);
+    if (!lm.path[which]) {
+        char msg[4800];
+        if (lm.from && strcmp(lm.from, "material") == 0)
+            snprintf(msg, sizeof msg,
+                     "%.1100s has no %s map (its Material document %.1100s names none)",
+                     ids[layer], map, lm.document);
+        else if (lm.note[0] && !lm.from)
+            snprintf(msg, sizeof msg, "%.1100s has no %s map: %s", ids[layer], map, lm.note);
+        else
+            snprintf(msg, sizeof msg,
+                     "%.600s has no %s map (no Material document %.600s.asset.json, nor "
+                     "%.600s.%s.png, in the project)",
+                     ids[layer], map, ids[layer] + 8, ids[layer] + 8, map);
+        layer_maps_free(&lm);
         return studio_reply_error(conn, 404, msg);
     }
+    char path[4096];
+    snprintf(path, sizeof path, "%s", lm.path[which]);
+    layer_maps_free(&lm);
     struct stat sb;
     if (stat(path, &sb) != 0 || sb.st_size > (64 << 20))
         return studio_reply_error(conn, 413, "the image map is larger than 64 MiB");
@@ -871,6 +954,12 @@ static enum MHD_Result api_material_map(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "image/png", bytes, size, NULL);
 }
 
+/* GET /api/materials: what the page needs to draw the material set's mapped materials:
+ * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source",
+ * "texture_scale", "maps": {MAP: bool}, "maps_from", "document", "note"}], "notes": [...]
+ * (documents that fail, maps found by the older file names), and, with a mapping, "cells": [x,
+ * z] and "samples": base64 bytes, each sample's layer (255: the biome tint)}. Layers as the
+ * cooked payload's: role bindings in role order, then biome materials. */
 static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
 {
     const trn_generated *g = trn_session_result(s->session);
@@ -895,21 +984,29 @@ static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
     double scales[MATERIAL_LAYERS_MAX];
     int role_layer[TRN_ROLE_COUNT], biome_layer[256];
     const uint32_t n = material_layers(s, ids, colors, scales, role_layer, biome_layer);
-    json_t *layers = json_array();
+    json_t *layers = json_array(), *notes = json_array();
     for (uint32_t q = 0; q < n; q++) {
         bool role = false;
         for (int k = 0; k < TRN_ROLE_COUNT && !role; k++) role = role_layer[k] == (int)q;
-        char path[4096];
-        const bool albedo = material_map_path(s, ids[q], "albedo", path, sizeof path);
-        const bool height = material_map_path(s, ids[q], "height", path, sizeof path);
-        json_array_append_new(
-            layers, json_pack("{s:s, s:[f, f, f], s:s, s:f, s:{s:b, s:b}}", "material", ids[q],
-                              "color", (double)colors[q][0], (double)colors[q][1],
-                              (double)colors[q][2], "source", role ? "role" : "biome",
-                              "texture_scale", scales[q], "maps", "albedo", albedo, "height",
-                              height));
+        layer_maps lm;
+        layer_maps_find(s, ids[q], &lm);
+        json_t *maps = json_object();
+        for (int k = 0; k < TRN_MAP_COUNT; k++)
+            json_object_set_new(maps, trn_material_map_name(k), json_boolean(lm.path[k] != NULL));
+        json_t *l = json_pack("{s:s, s:[f, f, f], s:s, s:f, s:o}", "material", ids[q], "color",
+                              (double)colors[q][0], (double)colors[q][1], (double)colors[q][2],
+                              "source", role ? "role" : "biome", "texture_scale",
+                              scales[q] * lm.scale, "maps", maps);
+        json_object_set_new(l, "maps_from", lm.from ? json_string(lm.from) : json_null());
+        json_object_set_new(l, "document",
+                            lm.document[0] ? cli_json_string(lm.document) : json_null());
+        json_object_set_new(l, "note", lm.note[0] ? cli_json_string(lm.note) : json_null());
+        if (lm.note[0]) json_array_append_new(notes, cli_json_string(lm.note));
+        layer_maps_free(&lm);
+        json_array_append_new(layers, l);
     }
     json_object_set_new(o, "layers", layers);
+    json_object_set_new(o, "notes", notes);
     const trn_field *f = &g->field;
     const size_t samples = trn_field_sample_count(f);
     const uint8_t *roles = trn_session_roles(s->session);

@@ -1,4 +1,5 @@
 /* glTF 2.0 writer for terrain meshes: .glb, or .gltf with a side .bin or an embedded buffer. */
+#define _XOPEN_SOURCE 700
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,6 +186,11 @@ typedef struct writer {
     size_t owned_count, owned_cap;
     double uv_scale;
     json_t *material_extras; /* copied into every terrain material; NULL: none */
+    /* Material documents' images: the glTF's images, textures and one repeating sampler
+     * (NULL until the first), and the output's folder (real path) their URIs are relative to. */
+    json_t *images, *textures, *samplers;
+    char *out_dir;
+    bool texture_transform;
     const trn_mesh_scene *scene;
     /* The instances' proxy box: 24 vertices, 36 indices. */
     float box_positions[72], box_normals[72];
@@ -320,6 +326,134 @@ static json_t *color4(double r, double g, double b, double a)
     return c;
 }
 
+static char *uri_escape(const char *name);
+
+/* An image's URI relative to the glTF file's folder: the real paths' shared folders left out,
+ * ".." for each of the output's folders below them, each name percent-escaped. NULL when out
+ * of memory or without the output's folder. */
+static char *relative_uri(const writer *w, const char *target)
+{
+    if (!w->out_dir || !target) return NULL;
+    const char *a = w->out_dir, *b = target;
+    size_t common = 0; /* the end of the folders both paths start with */
+    for (size_t k = 0;; k++) {
+        if ((a[k] == '/' || a[k] == '\0') && b[k] == '/') common = k;
+        if (!a[k] || a[k] != b[k]) break;
+    }
+    size_t ups = 0; /* the output's folders below them */
+    for (const char *p = a + common; *p; p++)
+        if (*p != '/' && (p == a || p[-1] == '/')) ups++;
+    const char *rest = b + common + (b[common] == '/' ? 1 : 0);
+    char *out = malloc(3u * ups + 3u * strlen(rest) + 1u);
+    if (!out) return NULL;
+    char *o = out;
+    for (size_t k = 0; k < ups; k++) memcpy(o, "../", 3), o += 3;
+    *o = '\0';
+    char *copy = strdup(rest);
+    if (!copy) {
+        free(out);
+        return NULL;
+    }
+    for (char *part = copy, *next; part; part = next) {
+        next = strchr(part, '/');
+        if (next) *next++ = '\0';
+        char *e = uri_escape(part);
+        if (!e) {
+            free(copy);
+            free(out);
+            return NULL;
+        }
+        strcat(o, e);
+        if (next) strcat(o, "/");
+        o += strlen(o);
+        free(e);
+    }
+    free(copy);
+    return out;
+}
+
+/* A texture of the image at real path target (one repeating, mipmapped sampler for all);
+ * -1 when out of memory. */
+static long add_texture(writer *w, const char *target)
+{
+    char *uri = relative_uri(w, target);
+    if (!uri) return -1;
+    if (!w->images) {
+        w->images = json_array();
+        w->textures = json_array();
+        w->samplers = json_array();
+        json_array_append_new(w->samplers, json_pack("{s:i, s:i, s:i, s:i}", "magFilter", 9729,
+                                                     "minFilter", 9987, "wrapS", 10497, "wrapT",
+                                                     10497));
+    }
+    for (size_t k = 0; k < json_array_size(w->images); k++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(w->images, k), "uri")), uri) ==
+            0) {
+            free(uri);
+            for (size_t t = 0; t < json_array_size(w->textures); t++)
+                if (json_integer_value(json_object_get(json_array_get(w->textures, t), "source")) ==
+                    (json_int_t)k)
+                    return (long)t;
+        }
+    json_array_append_new(w->images, json_pack("{s:s}", "uri", uri));
+    free(uri);
+    json_array_append_new(w->textures, json_pack("{s:i, s:i}", "sampler", 0, "source",
+                                                 (int)json_array_size(w->images) - 1));
+    return (long)json_array_size(w->textures) - 1;
+}
+
+/* {"index": K, "texCoord": 0} with the Material's texture scale as KHR_texture_transform. */
+static json_t *texture_info(writer *w, long index, double scale)
+{
+    json_t *o = json_pack("{s:i, s:i}", "index", (int)index, "texCoord", 0);
+    if (scale != 1.0) {
+        json_t *ext = json_object();
+        json_object_set_new(ext, "KHR_texture_transform",
+                            json_pack("{s:[f, f]}", "scale", scale, scale));
+        json_object_set_new(o, "extensions", ext);
+        w->texture_transform = true;
+    }
+    return o;
+}
+
+/* A Material document's maps as URIs relative to the glTF file ({"texture_scale", "albedo",
+ * ...}); NULL for a material without a document. */
+static json_t *material_maps_json(const writer *w, const trn_material *m)
+{
+    if (!m || !m->source) return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "texture_scale", json_real(m->texture_scale));
+    for (int k = 0; k < TRN_MAP_COUNT; k++) {
+        char *uri = m->paths[k] ? relative_uri(w, m->paths[k]) : NULL;
+        if (uri) json_object_set_new(o, trn_material_map_name(k), json_string(uri));
+        free(uri);
+    }
+    return o;
+}
+
+/* A role's glTF material with its Material document's maps as textures (a mesh with UVs);
+ * the base colour and emission factors then let the images through unchanged. */
+static void material_textures(writer *w, json_t *material, const trn_material *m)
+{
+    json_t *pbr = json_object_get(material, "pbrMetallicRoughness");
+    const double k = m->texture_scale;
+    long t;
+    if (m->paths[TRN_MAP_ALBEDO] && (t = add_texture(w, m->paths[TRN_MAP_ALBEDO])) >= 0) {
+        json_object_set_new(pbr, "baseColorFactor", color4(1, 1, 1, 1));
+        json_object_set_new(pbr, "baseColorTexture", texture_info(w, t, k));
+    }
+    /* Grey roughness: its green channel is glTF's roughness; metallicFactor 0 ignores blue. */
+    if (m->paths[TRN_MAP_ROUGHNESS] && (t = add_texture(w, m->paths[TRN_MAP_ROUGHNESS])) >= 0)
+        json_object_set_new(pbr, "metallicRoughnessTexture", texture_info(w, t, k));
+    if (m->paths[TRN_MAP_NORMAL] && (t = add_texture(w, m->paths[TRN_MAP_NORMAL])) >= 0)
+        json_object_set_new(material, "normalTexture", texture_info(w, t, k));
+    if (m->paths[TRN_MAP_EMISSIVE] && (t = add_texture(w, m->paths[TRN_MAP_EMISSIVE])) >= 0) {
+        json_object_set_new(material, "emissiveTexture", texture_info(w, t, k));
+        json_object_set_new(material, "emissiveFactor", json_pack("[f, f, f]", 1.0, 1.0, 1.0));
+    }
+}
+
 static long add_material(writer *w, const char *name, json_t *color, double roughness, bool blend)
 {
     json_t *pbr = json_object();
@@ -378,9 +512,16 @@ static long role_material(writer *w, uint8_t role)
     json_t *c = color4(trn_srgb_to_linear(rgba[0]), trn_srgb_to_linear(rgba[1]),
                        trn_srgb_to_linear(rgba[2]), 1.0);
     w->role_material[role] = (int)add_material(w, name, c, 1.0, false);
+    json_t *material = json_array_get(w->materials, (size_t)w->role_material[role]);
     if (w->material_extras)
-        json_object_set_new(json_array_get(w->materials, (size_t)w->role_material[role]), "extras",
-                            json_deep_copy(w->material_extras));
+        json_object_set_new(material, "extras", json_deep_copy(w->material_extras));
+    const trn_material *doc = role < TRN_ROLE_COUNT ? w->scene->role_materials[role] : NULL;
+    if (doc && doc->source) {
+        if (w->uv_scale > 0.0) material_textures(w, material, doc);
+        json_t *ex = json_object_get(material, "extras");
+        if (!ex) json_object_set_new(material, "extras", ex = json_object());
+        json_object_set_new(ex, "material", material_maps_json(w, doc));
+    }
     return w->role_material[role];
 }
 
@@ -668,7 +809,7 @@ static trn_status collider_node(writer *w, const trn_mesh *c, json_t *roots, uin
 /* Every terrain material's extras: the UV scale and the ground's materials. NULL when the
  * scene has neither. */
 /* What a renderer needs to draw the layers as the mapped path does (docs/meshes.md). */
-static json_t *mapping_extras(const trn_mesh_scene *s)
+static json_t *mapping_extras(const writer *w, const trn_mesh_scene *s)
 {
     const trn_material_mapping *m = s->mapping;
     json_t *o = json_object();
@@ -676,6 +817,14 @@ static json_t *mapping_extras(const trn_mesh_scene *s)
     for (uint32_t k = 0; k < s->layer_count; k++)
         json_array_append_new(layers, json_string(s->layers[k]));
     json_object_set_new(o, "layers", layers);
+    if (s->layer_materials) {
+        json_t *maps = json_array();
+        for (uint32_t k = 0; k < s->layer_count; k++) {
+            json_t *one = material_maps_json(w, &s->layer_materials[k]);
+            json_array_append_new(maps, one ? one : json_null());
+        }
+        json_object_set_new(o, "layer_maps", maps);
+    }
     if (m->texture_arrays) {
         json_t *arrays = json_array();
         for (int k = 0; k < TRN_MAPPING_ARRAY_COUNT; k++)
@@ -708,12 +857,12 @@ static json_t *mapping_extras(const trn_mesh_scene *s)
     return o;
 }
 
-static json_t *terrain_material_extras(const trn_mesh_scene *s)
+static json_t *terrain_material_extras(const writer *w, const trn_mesh_scene *s)
 {
     const bool mapped = s->mapping && s->mapping->present;
     if (!(s->uv_scale > 0.0) && !s->biome_material_count && !mapped) return NULL;
     json_t *o = json_object();
-    if (mapped) json_object_set_new(o, "mapping", mapping_extras(s));
+    if (mapped) json_object_set_new(o, "mapping", mapping_extras(w, s));
     if (s->uv_scale > 0.0) json_object_set_new(o, "uv_scale", json_real(s->uv_scale));
     if (s->biome_material_count) {
         json_t *list = json_array();
@@ -1039,6 +1188,10 @@ static void writer_dispose(writer *w)
         free(w->owned[k]);
     free(w->owned);
     json_decref(w->material_extras);
+    json_decref(w->images);
+    json_decref(w->textures);
+    json_decref(w->samplers);
+    free(w->out_dir);
     json_decref(w->accessors);
     json_decref(w->buffer_views);
     json_decref(w->meshes);
@@ -1079,7 +1232,14 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
     w.water_material = w.instance_material = -1;
     w.uv_scale = scene->uv_scale;
     w.scene = scene;
-    w.material_extras = scene->biome_sections ? NULL : terrain_material_extras(scene);
+    {
+        /* The folder image URIs are relative to: the output's, real path. */
+        char *copy = strdup(path), *slash = copy ? strrchr(copy, '/') : NULL;
+        if (slash) *slash = '\0';
+        w.out_dir = copy ? realpath(slash ? (*copy ? copy : "/") : ".", NULL) : NULL;
+        free(copy);
+    }
+    w.material_extras = scene->biome_sections ? NULL : terrain_material_extras(&w, scene);
     json_t *roots = json_array();
     json_t *root = NULL;
     char *text = NULL, *bin_path = NULL;
@@ -1237,6 +1397,14 @@ trn_status trn_gltf_write(const char *path, trn_gltf_container container,
     json_object_set_new(root, "nodes", w.nodes);
     json_object_set_new(root, "meshes", w.meshes);
     json_object_set_new(root, "materials", w.materials);
+    if (w.images) {
+        json_object_set_new(root, "images", w.images);
+        json_object_set_new(root, "textures", w.textures);
+        json_object_set_new(root, "samplers", w.samplers);
+        w.images = w.textures = w.samplers = NULL;
+    }
+    if (w.texture_transform)
+        json_object_set_new(root, "extensionsUsed", json_pack("[s]", "KHR_texture_transform"));
     json_object_set_new(root, "accessors", w.accessors);
     json_object_set_new(root, "bufferViews", w.buffer_views);
     w.nodes = w.meshes = w.materials = w.accessors = w.buffer_views = NULL;

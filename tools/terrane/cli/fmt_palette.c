@@ -1,7 +1,10 @@
-/* Describing terrain_palette and terrain_material_set documents for inspect and info. */
+/* Describing terrain_palette, terrain_material_set and Material documents for inspect and
+ * info. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "detect.h"
 #include "fmt_palette.h"
 #include "recipe/recipe_internal.h"
@@ -185,6 +188,49 @@ static void print_set(const char *path, const trn_material_set *s)
                m->height_blend ? "on" : "off", c, d, e);
 }
 
+/* A Material's map file, relative to its document's folder: whether it is there. */
+static bool map_exists(const char *doc, const char *map)
+{
+    const char *slash = strrchr(doc, '/');
+    char file[4096];
+    const int n = snprintf(file, sizeof file, "%.*s%s", slash ? (int)(slash - doc + 1) : 0, doc,
+                           map);
+    return n > 0 && (size_t)n < sizeof file && trn_file_exists(file);
+}
+
+static json_t *material_json(const char *path, const trn_material *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "input", cli_json_string(path));
+    json_object_set_new(o, "input_format", json_string("material"));
+    json_object_set_new(o, "format_version", json_integer(TRN_MATERIAL_FORMAT_VERSION));
+    json_object_set_new(o, "name", cli_json_string(m->name));
+    json_object_set_new(o, "texture_scale", json_real(m->texture_scale));
+    json_t *maps = json_object();
+    for (int k = 0; k < TRN_MAP_COUNT; k++)
+        json_object_set_new(maps, trn_material_map_name(k),
+                            m->maps[k] ? json_pack("{s:o, s:b}", "path",
+                                                   cli_json_string(m->maps[k]), "exists",
+                                                   map_exists(path, m->maps[k]))
+                                       : json_null());
+    json_object_set_new(o, "maps", maps);
+    return o;
+}
+
+static void print_material(const char *path, const trn_material *m)
+{
+    char scale[40];
+    num(m->texture_scale, scale);
+    cli_printf("%s: Material '%s' (format_version %u)\n", path, m->name,
+               TRN_MATERIAL_FORMAT_VERSION);
+    cli_printf("  texture scale: %s\n", scale);
+    for (int k = 0; k < TRN_MAP_COUNT; k++)
+        cli_printf("  %-10s %s%s\n", trn_material_map_name(k), m->maps[k] ? m->maps[k] : "none",
+                   m->maps[k] && !map_exists(path, m->maps[k]) ? " (missing: no such file beside "
+                                                                 "the document)"
+                                                               : "");
+}
+
 static int emit(cli_ctx *ctx, json_t *o)
 {
     trn_rcp_buf b = {NULL, 0, 0, false, NULL};
@@ -207,12 +253,26 @@ bool cli_palette_describe(cli_ctx *ctx, const char *path, int *rc)
     if (trn_file_read_all(cli_input_path(path), TRN_RCP_MAX_FILE_SIZE, &data, &size, NULL))
         return false;
     trn_document_kind kind = trn_document_classify((const char *)data, size);
-    if (kind != TRN_DOCUMENT_TERRAIN_PALETTE && kind != TRN_DOCUMENT_MATERIAL_SET) {
+    if (kind != TRN_DOCUMENT_TERRAIN_PALETTE && kind != TRN_DOCUMENT_MATERIAL_SET &&
+        kind != TRN_DOCUMENT_MATERIAL) {
         free(data);
         return false;
     }
     trn_error e;
-    if (kind == TRN_DOCUMENT_TERRAIN_PALETTE) {
+    if (kind == TRN_DOCUMENT_MATERIAL) {
+        trn_material m;
+        if (trn_material_parse((const char *)data, size, path, &m, &e)) {
+            *rc = cli_fail(ctx, &e);
+        } else {
+            if (ctx->json)
+                *rc = emit(ctx, material_json(path, &m));
+            else {
+                print_material(path, &m);
+                *rc = CLI_EXIT_OK;
+            }
+            trn_material_dispose(&m);
+        }
+    } else if (kind == TRN_DOCUMENT_TERRAIN_PALETTE) {
         trn_palette p;
         if (trn_palette_parse((const char *)data, size, path, &p, &e)) {
             *rc = cli_fail(ctx, &e);

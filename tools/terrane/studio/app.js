@@ -17,7 +17,9 @@ const terrain = {
 };
 // What is drawn: water surfaces and scatter proxies can be hidden (keys V and I).
 const show = { water: true, instances: params.get('instances') !== '0', minimap: true, contours: false, mask: false,
-  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0', maps: params.get('maps') !== '0' };
+  materials: params.get('materials') !== '0', blending: params.get('blending') !== '0', maps: params.get('maps') !== '0',
+  // A Material's normal, roughness and emissive maps, each on by default (the lighting they give).
+  normal: params.get('normal') !== '0', roughness: params.get('roughness') !== '0', emissive: params.get('emissive') !== '0' };
 // Orbit: a target, yaw, pitch and distance; fly: a position with yaw and pitch (key F switches).
 const camera = { mode: 'orbit', target: [0, 0, 0], yaw: 0.6, pitch: 0.7, dist: 1, fov: 0.8, pos: [0, 0, 0] };
 let lodErrorPixels = Number(params.get('lod_error_pixels')) > 0 ? Number(params.get('lod_error_pixels')) : 2;
@@ -172,10 +174,12 @@ uniform int u_bs; // the biomes texture's stride (1, or the first frame's coarse
 // w macro variation; u_blend 0 draws each sample's layer alone (the discrete fallback).
 uniform usampler2D u_layer; uniform sampler2D u_lpal; uniform int u_mapped, u_blend;
 uniform vec4 u_map; uniform float u_macro_scale;
-// The layers' image maps (GET /api/material_map): albedo and height texture arrays, a slice a
-// layer, and per layer (u_linfo, texel = layer): r 1 with an albedo image, g 1 with a height
-// image, b its texture scale (repetitions per world unit).
-uniform highp sampler2DArray u_albedo, u_lheight; uniform highp sampler2D u_linfo; uniform int u_maps;
+// The layers' image maps (GET /api/material_map): albedo, height, normal, roughness and emissive
+// texture arrays, a slice a layer, and per layer (u_linfo, texel = layer): r 1 with an albedo
+// image, g 1 with a height image, b its texture scale (repetitions per world unit), a the sum of
+// 1 (a normal image), 2 (roughness) and 4 (emissive). u_mapbits: which of those three are drawn.
+uniform highp sampler2DArray u_albedo, u_lheight, u_lnormal, u_lrough, u_lemit; uniform highp sampler2D u_linfo;
+uniform int u_maps, u_mapbits;
 vec3 dpx, dpy; // the position's screen derivatives, taken before any branch (mip levels)
 out vec4 colour;
 float hash2(vec2 p) { return fract(sin(dot(p, vec2(127.1, 311.7))) * 43758.5453); }
@@ -209,15 +213,36 @@ vec3 layerColour(uint id, vec3 tint, bool tri, vec3 bw, float h) {
   if (info.r > 0.5) return layerImage(u_albedo, id, info.b, tri, bw).rgb;
   return texelFetch(u_lpal, ivec2(int(id), 0), 0).rgb * (0.8 + 0.4 * h);
 }
+// A surface point as lighting sees it: colour, normal, roughness, emitted colour.
+struct Surf { vec3 c; vec3 n; float r; vec3 e; };
+// A layer's normal image in world space (tangent space, +Y up; OpenGL convention): each
+// projection's normal added to the geometric normal's components in its plane (UDN blend).
+vec3 layerNormal(uint id, float k, bool tri, vec3 bw, vec3 n) {
+  if (!tri) { vec3 t = layerImage(u_lnormal, id, k, false, bw).xyz * 2.0 - 1.0; return normalize(vec3(n.x + t.x, n.y, n.z + t.y)); }
+  float z = float(id);
+  vec3 tx = textureGrad(u_lnormal, vec3(v_pos.zy * k, z), dpx.zy * k, dpy.zy * k).xyz * 2.0 - 1.0;
+  vec3 ty = textureGrad(u_lnormal, vec3(v_pos.xz * k, z), dpx.xz * k, dpy.xz * k).xyz * 2.0 - 1.0;
+  vec3 tz = textureGrad(u_lnormal, vec3(v_pos.xy * k, z), dpx.xy * k, dpy.xy * k).xyz * 2.0 - 1.0;
+  return normalize(bw.x * vec3(n.x, n.y + tx.y, n.z + tx.x) + bw.y * vec3(n.x + ty.x, n.y, n.z + ty.y) + bw.z * vec3(n.x + tz.x, n.y + tz.y, n.z));
+}
+Surf layerSurf(uint id, vec3 tint, bool tri, vec3 bw, float h, vec3 n) {
+  Surf s = Surf(layerColour(id, tint, tri, bw, h), n, 0.9, vec3(0.0));
+  vec4 info = layerInfo(id);
+  int bits = int(info.a + 0.5) & u_mapbits;
+  if ((bits & 1) != 0) s.n = layerNormal(id, info.b, tri, bw, n);
+  if ((bits & 2) != 0) s.r = layerImage(u_lrough, id, info.b, tri, bw).r;
+  if ((bits & 4) != 0) s.e = layerImage(u_lemit, id, info.b, tri, bw).rgb;
+  return s;
+}
 // The four samples around the point contribute their layers (ids decoded exactly, never
 // interpolated); height maps bias the bilinear weights so one layer shows through another.
-vec3 mappedColour(vec3 n, vec3 tint) {
+Surf mappedSurf(vec3 n, vec3 tint) {
   bool tri = n.y < u_map.x;
   vec3 bw = pow(abs(n), vec3(u_map.y)); bw /= max(bw.x + bw.y + bw.z, 1e-6);
   vec2 g = v_pos.xz / u_cell; ivec2 q0 = ivec2(floor(g)); vec2 f = clamp(g - vec2(q0), 0.0, 1.0);
   if (u_blend == 0) {
     uint id = texelFetch(u_layer, clamp(ivec2(floor(g + 0.5)), ivec2(0), u_cells), 0).r;
-    return layerColour(id, tint, tri, bw, layerHeight(id, tri, bw));
+    return layerSurf(id, tint, tri, bw, layerHeight(id, tri, bw), n);
   }
   uint id[4]; float a[4], h[4]; float top = -1e9;
   for (int k = 0; k < 4; k++) {
@@ -228,13 +253,16 @@ vec3 mappedColour(vec3 n, vec3 tint) {
     a[k] = u_map.z > 0.0 ? w + h[k] : w;
     top = max(top, a[k]);
   }
-  vec3 c = vec3(0.0); float total = 0.0;
+  Surf s = Surf(vec3(0.0), vec3(0.0), 0.0, vec3(0.0)); float total = 0.0;
   for (int k = 0; k < 4; k++) {
     float b = u_map.z > 0.0 ? max(a[k] - (top - u_map.z), 0.0) : a[k];
-    c += b * layerColour(id[k], tint, tri, bw, h[k]);
+    if (b <= 0.0) continue;
+    Surf l = layerSurf(id[k], tint, tri, bw, h[k], n);
+    s.c += b * l.c; s.n += b * l.n; s.r += b * l.r; s.e += b * l.e;
     total += b;
   }
-  return c / max(total, 1e-6);
+  float inv = 1.0 / max(total, 1e-6);
+  return Surf(s.c * inv, normalize(s.n + 1e-6 * n), s.r * inv, s.e * inv);
 }
 void main() {
   dpx = dFdx(v_pos);
@@ -245,14 +273,23 @@ void main() {
   float t = clamp((v_pos.y - u_lo) / max(u_hi - u_lo, 1e-6), 0.0, 1.0);
   ivec2 q = clamp(ivec2(floor(v_pos.xz / u_cell + 0.5)), ivec2(0), u_cells);
   vec3 tint = texelFetch(u_pal, ivec2(int(texelFetch(u_b, (q + u_bs / 2) / u_bs, 0).r), 0), 0).rgb * (0.85 + 0.3 * t);
+  vec3 glow = vec3(0.0), spec = vec3(0.0);
   if (u_mapped == 1) {
-    tint = mappedColour(n, tint);
+    Surf m = mappedSurf(n, tint);
+    tint = m.c;
     if (u_map.w > 0.0) tint *= 1.0 + u_map.w * (vnoise(v_pos.xz * u_macro_scale) - 0.5) * 2.0;
+    // The mapped path's lighting: the layers' normals, a Blinn-Phong highlight whose width and
+    // strength follow roughness (0 a sharp bright sun glint, 1 none), emission added unlit.
+    shade = 0.28 + 0.72 * max(dot(m.n, sun), 0.0);
+    float r = clamp(m.r, 0.03, 1.0), gloss = (1.0 - r) * (1.0 - r);
+    vec3 hv = normalize(sun + normalize(u_eye - v_pos));
+    spec = vec3(gloss * 0.8 * pow(max(dot(m.n, hv), 0.0), 2.0 + 126.0 * gloss));
+    glow = m.e;
   } else {
     tint = mix(tint, vec3(0.45, 0.45, 0.42), smoothstep(0.6, 0.9, 1.0 - n.y));
   }
   if (v_pos.y < u_sea) tint = mix(tint, vec3(0.15, 0.35, 0.6), 0.7); // no water surfaces: the sea as a tint
-  vec3 c = tint * shade;
+  vec3 c = tint * shade + spec + glow;
   if (u_mask_on == 1) { // a rule's mask: where it wins, stronger; where it matches but loses, lighter
     uint m = texelFetch(u_mask, q, 0).r;
     if (m > 0u) c = mix(c, vec3(0.95, 0.2, 0.8), m == 255u ? 0.55 : 0.25);
@@ -348,25 +385,54 @@ void main() {
   colour = vec4(v_colour * shade, 1.0);
 }`;
 
-function compile(type, source) {
-  const shader = gl.createShader(type);
-  gl.shaderSource(shader, source);
-  gl.compileShader(shader);
-  if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(shader));
-  return shader;
-}
-function makeProgram(vs, fs) {
+// Programs are compiled and linked without waiting for the result: asking for a status (or a
+// uniform) waits until the GPU process has compiled it, which in a software renderer takes
+// hundreds of milliseconds for the terrain's full shader. With KHR_parallel_shader_compile the
+// page asks whether it is done (programReady) and draws with what is ready meanwhile; the
+// status is read once, at the first use (finishProgram).
+let parallelCompile = null;
+function startProgram(vs, fs) {
   const p = gl.createProgram();
-  gl.attachShader(p, compile(gl.VERTEX_SHADER, vs));
-  gl.attachShader(p, compile(gl.FRAGMENT_SHADER, fs));
+  const shaders = [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]].map(([type, source]) => {
+    const shader = gl.createShader(type);
+    gl.shaderSource(shader, source);
+    gl.compileShader(shader);
+    gl.attachShader(p, shader);
+    return shader;
+  });
   gl.linkProgram(p);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p));
-  const uniforms = {};
-  for (let k = 0, n = gl.getProgramParameter(p, gl.ACTIVE_UNIFORMS); k < n; k++) {
-    const name = gl.getActiveUniform(p, k).name;
-    uniforms[name] = gl.getUniformLocation(p, name);
+  return { p, shaders, u: null };
+}
+// Whether using the program now would not wait for its compilation (without the extension, the
+// page cannot know: true).
+function programReady(program) {
+  return !!program && (program.u !== null || !parallelCompile || gl.getProgramParameter(program.p, parallelCompile.COMPLETION_STATUS_KHR));
+}
+function finishProgram(program) {
+  if (program.u) return program;
+  if (!gl.getProgramParameter(program.p, gl.LINK_STATUS)) {
+    const logs = program.shaders.map((shader) => gl.getShaderInfoLog(shader)).filter(Boolean).join('\n');
+    throw new Error(logs || gl.getProgramInfoLog(program.p));
   }
-  return { p, u: uniforms };
+  const uniforms = {};
+  for (let k = 0, n = gl.getProgramParameter(program.p, gl.ACTIVE_UNIFORMS); k < n; k++) {
+    const name = gl.getActiveUniform(program.p, k).name;
+    uniforms[name] = gl.getUniformLocation(program.p, name);
+  }
+  program.u = uniforms;
+  return program;
+}
+function makeProgram(vs, fs) { return finishProgram(startProgram(vs, fs)); }
+// A redraw once the programs still compiling are done (polled: the extension has no event).
+let programPoll = 0;
+function redrawWhenCompiled() {
+  if (programPoll) return;
+  programPoll = setTimeout(() => {
+    programPoll = 0;
+    if (!['terrain', 'water', 'proxy'].every((k) => programReady(programs[k]))) { redrawWhenCompiled(); return; }
+    if (studio.timings && !studio.timings.compiled) studio.timings.compiled = Math.round(performance.now());
+    redraw();
+  }, 30);
 }
 
 // The terrain program's first draw, in the first frame's state, with nothing to show.
@@ -777,13 +843,14 @@ async function loadBiomes() {
 const materials = { on: false, mapping: null, layers: 0, images: 0, arrays: null, loads: 0 };
 // The image arrays' slices are MAP_SIZE square (every image is resized to it) with mipmaps.
 const MAP_SIZE = 256;
-// Two RGBA8 arrays (albedo, height) of one slice a layer and the layers' info texture; 1 x 1 x 1
-// (and no image) until a material set has image maps.
+// The map kinds, each an RGBA8 array of one slice a layer (the order of trn_material_map), and
+// the layers' info texture; 1 x 1 x 1 (and no image) until a material set has image maps.
+const MAP_KINDS = ['albedo', 'normal', 'roughness', 'height', 'emissive'];
 function materialArrays(layers = 0) {
   if (materials.arrays && (!layers || materials.arrays.layers === layers)) return materials.arrays;
   const size = layers ? MAP_SIZE : 1, depth = Math.max(layers, 1), mips = layers ? Math.log2(MAP_SIZE) + 1 : 1;
   const old = materials.arrays;
-  if (old) { gl.deleteTexture(old.albedo); gl.deleteTexture(old.height); gl.deleteTexture(old.info); }
+  if (old) { for (const k of MAP_KINDS) gl.deleteTexture(old[k]); gl.deleteTexture(old.info); }
   const array = () => {
     const t = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, t);
@@ -796,7 +863,8 @@ function materialArrays(layers = 0) {
   };
   const info = gl.createTexture();
   makeTexture(info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, new Float32Array(256 * 4));
-  materials.arrays = { albedo: array(), height: array(), info, layers };
+  materials.arrays = { info, layers };
+  for (const k of MAP_KINDS) materials.arrays[k] = array();
   return materials.arrays;
 }
 // Each layer's image maps into the arrays (resized to MAP_SIZE by the browser's decoder), then
@@ -804,13 +872,13 @@ function materialArrays(layers = 0) {
 // supersedes one still running.
 async function loadMaterialMaps(layers) {
   const load = ++materials.loads;
-  const withMaps = layers.filter((l) => l.maps && (l.maps.albedo || l.maps.height)).length;
+  const withMaps = layers.filter((l) => l.maps && MAP_KINDS.some((k) => l.maps[k])).length;
   if (!withMaps) { materials.images = 0; return; }
   const info = new Float32Array(256 * 4);
   const images = [];
   await Promise.all(layers.map(async (l, k) => {
     info[k * 4 + 2] = l.texture_scale > 0 ? l.texture_scale : 1;
-    for (const map of ['albedo', 'height']) {
+    for (const map of MAP_KINDS) {
       if (!(l.maps && l.maps[map])) continue;
       const response = await optional('material_map?layer=' + k + '&map=' + map);
       if (!response) continue;
@@ -824,10 +892,11 @@ async function loadMaterialMaps(layers) {
   for (const [map, k, bitmap] of images) {
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays[map]);
     gl.texSubImage3D(gl.TEXTURE_2D_ARRAY, 0, 0, 0, k, MAP_SIZE, MAP_SIZE, 1, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);
-    info[k * 4 + (map === 'albedo' ? 0 : 1)] = 1;
+    if (map === 'albedo' || map === 'height') info[k * 4 + (map === 'albedo' ? 0 : 1)] = 1;
+    else info[k * 4 + 3] += map === 'normal' ? 1 : map === 'roughness' ? 2 : 4;
     bitmap.close();
   }
-  for (const t of [arrays.albedo, arrays.height]) { gl.bindTexture(gl.TEXTURE_2D_ARRAY, t); gl.generateMipmap(gl.TEXTURE_2D_ARRAY); }
+  for (const t of MAP_KINDS.map((k) => arrays[k])) { gl.bindTexture(gl.TEXTURE_2D_ARRAY, t); gl.generateMipmap(gl.TEXTURE_2D_ARRAY); }
   makeTexture(arrays.info, gl.RGBA32F, 256, 1, gl.RGBA, gl.FLOAT, info);
   materials.images = images.length;
   materials.imageList = images.map(([map, k]) => ({ layer: k, map })).sort((a, b) => a.layer - b.layer || (a.map < b.map ? -1 : 1));
@@ -841,7 +910,10 @@ async function loadMaterials() {
   materials.on = !!(m && reply.samples);
   materials.mapping = m || null;
   materials.layers = reply && Array.isArray(reply.layers) ? reply.layers.length : 0;
-  studio.materials = { mapping: materials.mapping, layers: materials.layers, maps: reply && Array.isArray(reply.layers) ? reply.layers.map((l) => l.maps || {}) : [], images: materials.imageList || [] };
+  studio.materials = { mapping: materials.mapping, layers: materials.layers, maps: reply && Array.isArray(reply.layers) ? reply.layers.map((l) => l.maps || {}) : [], images: materials.imageList || [],
+    from: reply && Array.isArray(reply.layers) ? reply.layers.map((l) => l.maps_from || null) : [], notes: reply && Array.isArray(reply.notes) ? reply.notes : [] };
+  // A Material document that does not read, or maps found by the older file names: said once.
+  if (studio.materials.notes.length && !materials.noted) { materials.noted = true; setStatus(studio.materials.notes.join(' | ')); }
   if (!materials.on) return;
   // The image maps change only with the material set: loaded once a session.
   if (!materials.mapsLoaded) { materials.mapsLoaded = true; materials.mapsReady = loadMaterialMaps(reply.layers).catch(fail); }
@@ -1155,7 +1227,7 @@ function drawChunks(set) {
   gl.bindVertexArray(null);
 }
 let currentProgram = null;
-function useProgram(p) { currentProgram = p; gl.useProgram(p.p); return p.u; }
+function useProgram(p) { finishProgram(p); currentProgram = p; gl.useProgram(p.p); return p.u; }
 function bindTexture(unit, tex, location) {
   gl.activeTexture(gl.TEXTURE0 + unit);
   gl.bindTexture(gl.TEXTURE_2D, tex);
@@ -1178,7 +1250,11 @@ function draw() {
   gl.disable(gl.CULL_FACE);
   const vp = viewProjection(), eye = eyePosition();
   const levels = chooseLevels(vp);
-  const first = (studio.coarseFrame || terrain.coarse) && programs.first;
+  // Until the full program is compiled, the first frame's one draws every level (no mapped
+  // materials, contours or masks meanwhile).
+  const compiling = !programReady(programs.terrain);
+  if (compiling) redrawWhenCompiled();
+  const first = (studio.coarseFrame || terrain.coarse || compiling) && programs.first;
   let u = useProgram(first ? programs.first : programs.terrain);
   gl.uniformMatrix4fv(u.u_vp, false, vp);
   gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
@@ -1187,6 +1263,7 @@ function draw() {
   gl.uniform1f(u.u_hi, terrain.hi);
   gl.uniform1f(u.u_sea, water.has ? -1e30 : terrain.seaLevel);
   gl.uniform1f(u.u_contour, show.contours ? Math.max(Number($('contour-step').value) || 0, 0) : 0);
+  gl.uniform3f(u.u_eye, eye[0], eye[1], eye[2]); // the mapped path's highlights
   gl.uniform3f(u.u_brush, brushAt ? brushAt[0] : 0, brushAt ? brushAt[1] : 0, brushAt && currentTool() ? radius() : 0);
   bindTexture(0, textures.heights, u.u_h);
   bindTexture(1, textures.biomes, u.u_b);
@@ -1207,6 +1284,12 @@ function draw() {
   gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays.height);
   gl.uniform1i(u.u_lheight, 10);
   bindTexture(11, arrays.info, u.u_linfo);
+  [['normal', 'u_lnormal'], ['roughness', 'u_lrough'], ['emissive', 'u_lemit']].forEach(([map, name], k) => {
+    gl.activeTexture(gl.TEXTURE12 + k);
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, arrays[map]);
+    gl.uniform1i(u[name], 12 + k);
+  });
+  gl.uniform1i(u.u_mapbits, (show.normal ? 1 : 0) | (show.roughness ? 2 : 0) | (show.emissive ? 4 : 0));
   gl.uniform1i(u.u_maps, mapped && show.maps && materials.images > 0 ? 1 : 0);
   gl.uniform1i(u.u_blend, show.blending ? 1 : 0);
   const m = materials.mapping || {};
@@ -1226,7 +1309,7 @@ function draw() {
     studio.stats.chunksDrawn = set.data.length / INSTANCE_FLOATS;
   }
   studio.stats.instancesDrawn = 0;
-  if (show.instances && scatter.box) {
+  if (show.instances && scatter.box && programReady(programs.proxy)) {
     u = useProgram(programs.proxy);
     gl.uniformMatrix4fv(u.u_vp, false, vp);
     for (const mesh of [scatter.box, scatter.cone]) {
@@ -1238,7 +1321,8 @@ function draw() {
     gl.bindVertexArray(null);
   }
   studio.stats.waterChunksDrawn = 0;
-  if (show.water && water.has) {
+  if ((show.instances && scatter.box) || (show.water && water.has)) if (!programReady(programs.proxy) || !programReady(programs.water)) redrawWhenCompiled();
+  if (show.water && water.has && programReady(programs.water)) {
     u = useProgram(programs.water);
     gl.uniformMatrix4fv(u.u_vp, false, vp);
     gl.uniform2i(u.u_cells, terrain.cellsX, terrain.cellsZ);
@@ -2022,14 +2106,16 @@ studio.pixelsChangedBy = (what) => {
   const off = readFrame();
   show[what] = was;
   redraw();
-  let changed = 0, bluish = 0;
+  let changed = 0, bluish = 0, greener = 0, brighter = 0;
   for (let k = 0; k < on.length; k += 4) {
     if (Math.abs(on[k] - off[k]) + Math.abs(on[k + 1] - off[k + 1]) + Math.abs(on[k + 2] - off[k + 2]) > 24) {
       changed++;
       if (on[k + 2] > on[k] + 10) bluish++;
+      if (on[k + 1] > off[k + 1] + 20) greener++;
+      if (on[k] + on[k + 1] + on[k + 2] > off[k] + off[k + 1] + off[k + 2]) brighter++;
     }
   }
-  return { changed, bluish, total: on.length / 4 };
+  return { changed, bluish, greener, brighter, total: on.length / 4 };
 };
 // Frame times while the orbit camera turns: each frame drawn and finished (a one-pixel read
 // waits for the GPU), for `seconds` or at least `frames` frames; frames per second from the median.
@@ -2120,10 +2206,17 @@ async function start() {
   const mark = (name) => { studio.timings[name] = Math.round(performance.now()); };
   studio.timings = {};
   mark('script');
-  programs.terrain = makeProgram(terrainVS, terrainFS);
+  parallelCompile = gl.getExtension('KHR_parallel_shader_compile');
+  // The first frame's small program now; the others once the first frame is drawn, while the
+  // whole field is fetched (?compile=upfront: all four now, waiting for each, as before).
+  const upfront = params.get('compile') === 'upfront';
   programs.first = makeProgram(terrainVS, firstFS);
-  programs.water = makeProgram(waterVS, waterFS);
-  programs.proxy = makeProgram(proxyVS, proxyFS);
+  const startRest = () => {
+    programs.terrain = startProgram(terrainVS, terrainFS);
+    programs.water = startProgram(waterVS, waterFS);
+    programs.proxy = startProgram(proxyVS, proxyFS);
+  };
+  if (upfront) { startRest(); for (const k of ['terrain', 'water', 'proxy']) finishProgram(programs[k]); }
   mark('shaders');
   // A software renderer compiles a program for the draw state at its first draw (hundreds of
   // milliseconds): one degenerate triangle in the first frame's state compiles it while the
@@ -2151,6 +2244,7 @@ async function start() {
   studio.firstFrameMs = performance.now();
   studio.firstFrameLevels = studio.stats.levelCounts;
   document.body.dataset.firstFrameMs = studio.firstFrameMs.toFixed(0);
+  if (!upfront) startRest();
   if (coarseFirst) {
     // The whole field (16 bits a sample; the exact heights follow), the LOD errors and water.
     prefetchStart(['biomes', 'lod']);
@@ -2168,8 +2262,12 @@ async function start() {
   await loadNodes();
   await exact;
   mark('exact');
+  // Ready means drawn as it will stay: the programs compiled (polled, as redrawWhenCompiled).
+  while (!['terrain', 'water', 'proxy'].every((k) => programReady(programs[k]))) await new Promise((r) => setTimeout(r, 30));
+  mark('programs');
   draw();
-  setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells, first frame ' + studio.firstFrameMs.toFixed(0) + ' ms');
+  const notes = studio.materials && studio.materials.notes ? studio.materials.notes : [];
+  setStatus(terrain.cellsX + ' x ' + terrain.cellsZ + ' cells, first frame ' + studio.firstFrameMs.toFixed(0) + ' ms' + notes.map((n) => ' | ' + n).join(''));
   document.title = 'terrane studio: ready';
   await refreshState();
   // ?events=0: no live updates (a headless capture whose virtual time waits for idle network).
