@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "terrane/image.h"
 #include "test.h"
 
 static char dir[512];
@@ -209,6 +210,84 @@ static void test_example_documents(void)
     free(text);
 }
 
+/* The terrain_3d example's five Materials each have a Material document with four image maps:
+ * `info` lists them all present, `mesh --uvs` writes them as the glTF's textures, `cook` keeps
+ * them in the payload (MATD); and the committed maps are the pixels examples/material_maps.c
+ * makes (the program is their source). */
+static const char *const MAT_NAMES[] = {"soil", "sand", "snow", "wet_ground", "rock", NULL};
+static const char *const MAP_NAMES[] = {"albedo", "normal", "roughness", "height", NULL};
+
+static void test_example_materials(void)
+{
+    char path[900], cmd[2000];
+    char *out = NULL, *err = NULL;
+    json_error_t je;
+    for (size_t m = 0; MAT_NAMES[m]; m++) {
+        snprintf(cmd, sizeof cmd,
+                 "info '%s/examples/terrain_3d/materials/%s.material.json' --format json",
+                 TRN_SOURCE_DIR, MAT_NAMES[m]);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        json_t *doc = json_loads(out ? out : "", 0, &je);
+        CHECK(doc && strcmp(json_string_value(json_object_get(doc, "input_format")), "material") == 0);
+        for (size_t k = 0; MAP_NAMES[k]; k++) {
+            const json_t *map = json_object_get(json_object_get(doc, "maps"), MAP_NAMES[k]);
+            if (!json_is_true(json_object_get(map, "exists")))
+                fprintf(stderr, "%s: the %s map is missing\n", MAT_NAMES[m], MAP_NAMES[k]);
+            CHECK(json_is_true(json_object_get(map, "exists")));
+        }
+        json_decref(doc);
+        free(out);
+        free(err);
+    }
+    /* mesh --uvs: the soil's albedo is the ground section's base colour texture */
+    snprintf(cmd, sizeof cmd,
+             "mesh '%s/examples/terrain_3d/terrain/landscape.terrain.json' -o '%s/uvs.gltf' "
+             "--lod 3 --uvs -q",
+             TRN_SOURCE_DIR, dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/uvs.gltf", dir);
+    json_t *gltf = json_load_file(path, 0, &je);
+    CHECK(gltf != NULL);
+    bool soil = false;
+    const json_t *images = json_object_get(gltf, "images");
+    for (size_t k = 0; k < json_array_size(images); k++) {
+        const char *uri = json_string_value(json_object_get(json_array_get(images, k), "uri"));
+        soil |= uri && strstr(uri, "materials/soil/albedo.png") != NULL;
+    }
+    CHECK(soil);
+    json_decref(gltf);
+    /* cook: the payload carries the documents (run after test_example_projects' cook) */
+    snprintf(cmd, sizeof cmd, "info '%s/ex0_cooked/landscape.terrain.bin'", dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(out, "MATD");
+    free(out);
+    free(err);
+    /* the committed maps are what the program makes */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/maps' && '%s' '%s/maps'", dir, TRN_MATERIAL_MAPS_PATH,
+             dir);
+    CHECK(system(cmd) == 0);
+    for (size_t m = 0; MAT_NAMES[m]; m++)
+        for (size_t k = 0; MAP_NAMES[k]; k++) {
+            char made[900];
+            snprintf(path, sizeof path, "%s/examples/terrain_3d/materials/%s/%s.png",
+                     TRN_SOURCE_DIR, MAT_NAMES[m], MAP_NAMES[k]);
+            snprintf(made, sizeof made, "%s/maps/%s/%s.png", dir, MAT_NAMES[m], MAP_NAMES[k]);
+            trn_image a = {0}, b = {0};
+            trn_error e;
+            CHECK_OK(trn_png_read(path, NULL, &a, &e));
+            CHECK_OK(trn_png_read(made, NULL, &b, &e));
+            const bool same = a.data && b.data && a.width == 64 && a.width == b.width &&
+                              a.height == b.height && a.channels == b.channels &&
+                              memcmp(a.data, b.data, (size_t)a.width * a.height * a.channels) == 0;
+            if (!same) fprintf(stderr, "%s differs from what material_maps makes\n", path);
+            CHECK(same);
+            trn_image_dispose(&a);
+            trn_image_dispose(&b);
+        }
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
@@ -217,5 +296,6 @@ int main(void)
     RUN(test_project);
     RUN(test_example_projects);
     RUN(test_example_documents);
+    RUN(test_example_materials);
     return trn_test_finish();
 }
