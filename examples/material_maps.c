@@ -1,4 +1,5 @@
-/* Makes the terrain_3d example's Material image maps: small tileable albedo, normal, roughness and height PNGs. */
+/* Makes the terrain_3d example's Material image maps: small tileable albedo, normal, roughness and
+ * height PNGs. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static double tiled_noise(double x, double y, int period, uint32_t seed)
     tx = tx * tx * (3.0 - 2.0 * tx);
     ty = ty * ty * (3.0 - 2.0 * ty);
 #define L(i, j)                                                                                    \
-    ((double)hash2((int32_t)((((i) % period) + period) % period),                                 \
+    ((double)hash2((int32_t)((((i) % period) + period) % period),                                  \
                    (int32_t)((((j) % period) + period) % period), seed) /                          \
      4294967295.0)
     const double a = L(ix, iy), b = L(ix + 1, iy), c = L(ix, iy + 1), d = L(ix + 1, iy + 1);
@@ -62,11 +63,11 @@ static double tiled_fbm(int px, int py, int cells, uint32_t seed)
 typedef struct material {
     const char *name;
     uint32_t seed;
-    int cells;            /* lattice cells across the map at the coarsest octave */
-    double colour[3];     /* sRGB 0..1 at mid height */
-    double variation;     /* colour change from lowest to highest, as a fraction */
-    double roughness[2];  /* roughness at the lowest and highest point */
-    double bump;          /* normal strength */
+    int cells;           /* lattice cells across the map at the coarsest octave */
+    double colour[3];    /* sRGB 0..1 at mid height */
+    double variation;    /* colour change from lowest to highest, as a fraction */
+    double roughness[2]; /* roughness at the lowest and highest point */
+    double bump;         /* normal strength */
 } material;
 
 static const material MATERIALS[] = {
@@ -106,14 +107,17 @@ static int make(const char *dir, const material *m)
     snprintf(path, sizeof path, "%s/%s", dir, m->name);
     mkdir(path, 0755);
     for (int y = 0; y < SIZE; y++)
-        for (int x = 0; x < SIZE; x++) h[y * SIZE + x] = tiled_fbm(x, y, m->cells, m->seed);
+        for (int x = 0; x < SIZE; x++)
+            h[y * SIZE + x] = tiled_fbm(x, y, m->cells, m->seed);
     int rc = 0;
-    for (size_t k = 0; k < SIZE * SIZE; k++) grey[k] = byte(h[k]);
+    for (size_t k = 0; k < SIZE * SIZE; k++)
+        grey[k] = byte(h[k]);
     snprintf(path, sizeof path, "%s/%s/height.png", dir, m->name);
     rc |= save(path, grey, 1, false);
     for (size_t k = 0; k < SIZE * SIZE; k++) {
         const double f = 1.0 + m->variation * (h[k] - 0.5) * 2.0;
-        for (int c = 0; c < 3; c++) rgb[k * 3 + c] = byte(m->colour[c] * f);
+        for (int c = 0; c < 3; c++)
+            rgb[k * 3 + c] = byte(m->colour[c] * f);
     }
     snprintf(path, sizeof path, "%s/%s/albedo.png", dir, m->name);
     rc |= save(path, rgb, 3, true);
@@ -125,10 +129,12 @@ static int make(const char *dir, const material *m)
     for (int y = 0; y < SIZE; y++)
         for (int x = 0; x < SIZE; x++) {
             const double dx = h[y * SIZE + (x + 1) % SIZE] - h[y * SIZE + (x + SIZE - 1) % SIZE];
-            const double dy = h[((y + SIZE - 1) % SIZE) * SIZE + x] - h[((y + 1) % SIZE) * SIZE + x];
+            const double dy =
+                h[((y + SIZE - 1) % SIZE) * SIZE + x] - h[((y + 1) % SIZE) * SIZE + x];
             double n[3] = {-dx * m->bump, -dy * m->bump, 1.0};
             const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            for (int c = 0; c < 3; c++) rgb[(y * SIZE + x) * 3 + c] = byte(n[c] / len * 0.5 + 0.5);
+            for (int c = 0; c < 3; c++)
+                rgb[(y * SIZE + x) * 3 + c] = byte(n[c] / len * 0.5 + 0.5);
         }
     snprintf(path, sizeof path, "%s/%s/normal.png", dir, m->name);
     rc |= save(path, rgb, 3, false);
