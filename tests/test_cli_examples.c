@@ -1,5 +1,6 @@
 /* Every shipped example opens in every verb that reads a recipe, and the project in its verbs. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,7 +229,8 @@ static void test_example_materials(void)
                  TRN_SOURCE_DIR, MAT_NAMES[m]);
         CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
         json_t *doc = json_loads(out ? out : "", 0, &je);
-        CHECK(doc && strcmp(json_string_value(json_object_get(doc, "input_format")), "material") == 0);
+        CHECK(doc &&
+              strcmp(json_string_value(json_object_get(doc, "input_format")), "material") == 0);
         for (size_t k = 0; MAP_NAMES[k]; k++) {
             const json_t *map = json_object_get(json_object_get(doc, "maps"), MAP_NAMES[k]);
             if (!json_is_true(json_object_get(map, "exists")))
@@ -288,6 +290,94 @@ static void test_example_materials(void)
         }
 }
 
+/* BeamNG: the level's soil TerrainMaterial takes its Material document's four maps as its
+ * baseColor, normal, roughness and height detail textures, resampled to the texture set's
+ * size (--texture-size 128, from 64: BeamNG wants a set's textures one size), the detail
+ * size divided by the document's texture_scale (2 m / 0.5); a material without a document
+ * (the meadow's tint) keeps terrane's placeholders; validate finds nothing wrong. */
+static void test_example_beamng_maps(void)
+{
+    char level[700], cmd[2000], path[900];
+    snprintf(level, sizeof level, "%s/bng/levels/land", dir);
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/examples/terrain_3d/terrain/landscape.terrain.json' --export "
+             "beamng:'%s' --texture-size 128",
+             TRN_SOURCE_DIR, level);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK_CONTAINS(err, "detail texture(s) from Material documents' maps");
+    CHECK_CONTAINS(err, "0 error(s), 0 warning(s)");
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/art/terrains/main.materials.json", level);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    CHECK(doc != NULL);
+    const json_t *soil = NULL, *meadow = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(doc, key, v)
+    {
+        const char *name = json_string_value(json_object_get(v, "internalName"));
+        if (name && strcmp(name, "soil") == 0) soil = v;
+        if (name && strcmp(name, "meadow") == 0) meadow = v;
+    }
+    CHECK(soil && meadow);
+    static const char *const fields[] = {"baseColorDetailTex", "normalDetailTex",
+                                         "roughnessDetailTex", "heightDetailTex"};
+    static const char *const files[] = {"t_terrane_soil_b_d.png", "t_terrane_soil_nm_d.png",
+                                        "t_terrane_soil_r_d.png", "t_terrane_soil_h_d.png"};
+    static const uint8_t channels[] = {3, 3, 1, 1};
+    for (int k = 0; k < 4 && soil; k++) {
+        const char *tex = json_string_value(json_object_get(soil, fields[k]));
+        CHECK(tex && strstr(tex, files[k]));
+        snprintf(path, sizeof path, "%s/art/terrains/%s", level, files[k]);
+        trn_image img = {0};
+        trn_error e;
+        CHECK_OK(trn_png_read(path, NULL, &img, &e));
+        CHECK(img.width == 128 && img.height == 128 && img.channels == channels[k]);
+        trn_image_dispose(&img);
+    }
+    CHECK(soil && json_number_value(json_object_get(soil, "baseColorDetailTexSize")) == 4.0);
+    const char *grey =
+        meadow ? json_string_value(json_object_get(meadow, "baseColorDetailTex")) : NULL;
+    CHECK(grey && strstr(grey, "t_terrane_grey_detail.png"));
+    /* the soil's detail albedo is its map resampled: the mean colour is kept */
+    snprintf(path, sizeof path, "%s/art/terrains/t_terrane_soil_b_d.png", level);
+    char src[900];
+    snprintf(src, sizeof src, "%s/examples/terrain_3d/materials/soil/albedo.png", TRN_SOURCE_DIR);
+    trn_image a = {0}, b = {0};
+    trn_error e;
+    CHECK_OK(trn_png_read(src, NULL, &a, &e));
+    CHECK_OK(trn_png_read(path, NULL, &b, &e));
+    double ma = 0, mb = 0;
+    for (size_t k = 0; a.data && k < (size_t)a.width * a.height * 3; k++)
+        ma += ((uint8_t *)a.data)[k];
+    for (size_t k = 0; b.data && k < (size_t)b.width * b.height * 3; k++)
+        mb += ((uint8_t *)b.data)[k];
+    ma /= 64.0 * 64 * 3;
+    mb /= 128.0 * 128 * 3;
+    CHECK(fabs(ma - mb) < 1.0 && ma > 20);
+    trn_image_dispose(&a);
+    trn_image_dispose(&b);
+    json_decref(doc);
+    /* a document whose map is missing fails the export at the map's line and column */
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s/broken' && cp -r '%s/examples/terrain_3d' '%s/broken' && rm "
+             "'%s/broken/materials/soil/normal.png'",
+             dir, TRN_SOURCE_DIR, dir, dir);
+    CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/broken/terrain/landscape.terrain.json' --export beamng:'%s/bng2/levels/"
+             "land' -q",
+             dir, dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "soil.material.json:7:15: maps.normal: the normal map soil/normal.png is "
+                        "missing");
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(dir, sizeof dir)) return 1;
@@ -297,5 +387,6 @@ int main(void)
     RUN(test_example_projects);
     RUN(test_example_documents);
     RUN(test_example_materials);
+    RUN(test_example_beamng_maps);
     return trn_test_finish();
 }

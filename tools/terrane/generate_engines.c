@@ -1,5 +1,6 @@
 /* terrane generate's engine exports: the BeamNG level (water, forest, checks) and Unity terrain. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -116,6 +117,142 @@ static trn_status side_projection(cli_ctx *ctx, const trn_beamng_level_result *r
             changed = true;
             (*marked)++;
         }
+    }
+    const char *target = NULL;
+    if (!st && changed && !(st = trn_write_set_stage(ws, res->materials_path, &target, err)))
+        st = trn_material_file_write(target, &mf, err);
+    trn_material_file_dispose(&mf);
+    return st;
+}
+
+/* One sample of a decoded PNG in 0..1: channel c, or the last channel for grey images. */
+static double map_sample(const trn_image *img, uint32_t x, uint32_t y, int c)
+{
+    const size_t ch = img->channels, i = ((size_t)y * img->width + x) * ch + (size_t)c;
+    if (img->bit_depth == 16) return ((const uint16_t *)img->data)[i] / 65535.0;
+    return ((const uint8_t *)img->data)[i] / 255.0;
+}
+
+/* A Material map as a size x size 8-bit texture of `channels` (3: RGB, 1: grey, the red
+ * channel of a colour map): resampled bilinearly with wrap-around, since the maps tile. */
+static trn_status resample_map(const trn_image *src, uint32_t size, uint8_t channels,
+                               trn_image *dst, trn_error *err)
+{
+    trn_status st = trn_image_init(dst, size, size, channels, 8, err);
+    if (st) return st;
+    uint8_t *px = dst->data;
+    const bool grey_src = src->channels < 3;
+    for (uint32_t y = 0; y < size; y++) {
+        const double fy = ((double)y + 0.5) * src->height / size - 0.5;
+        const double y0 = floor(fy), ty = fy - y0;
+        const uint32_t ya = (uint32_t)(((int64_t)y0 % src->height + src->height) % src->height);
+        const uint32_t yb = (ya + 1u) % src->height;
+        for (uint32_t x = 0; x < size; x++) {
+            const double fx = ((double)x + 0.5) * src->width / size - 0.5;
+            const double x0 = floor(fx), tx = fx - x0;
+            const uint32_t xa = (uint32_t)(((int64_t)x0 % src->width + src->width) % src->width);
+            const uint32_t xb = (xa + 1u) % src->width;
+            for (int c = 0; c < channels; c++) {
+                const int sc = grey_src ? 0 : c;
+                const double top =
+                    map_sample(src, xa, ya, sc) * (1 - tx) + map_sample(src, xb, ya, sc) * tx;
+                const double bottom =
+                    map_sample(src, xa, yb, sc) * (1 - tx) + map_sample(src, xb, yb, sc) * tx;
+                px[((size_t)y * size + x) * channels + (size_t)c] =
+                    (uint8_t)lrint((top * (1 - ty) + bottom * ty) * 255.0);
+            }
+        }
+    }
+    return TRN_OK;
+}
+
+/* Each surface material with a Material document (its manifest found as the palette's project
+ * finds it): its albedo, normal, roughness and height maps become the TerrainMaterial's
+ * baseColor, normal, roughness and height detail textures, written beside terrane's
+ * placeholders at the texture set's detail size (BeamNG wants every texture of a set the same
+ * size; the maps are resampled bilinearly, wrapping, as they tile), the detail size in metres
+ * divided by the Material's texture_scale. Only slots that hold terrane's placeholders change. */
+static trn_status material_maps(cli_ctx *ctx, const gen_args *a, const trn_beamng_level_result *res,
+                                const surface_out *so, uint32_t *copied, trn_error *err)
+{
+    *copied = 0;
+    static const int groups[4] = {TRN_TEX_BASE_COLOR, TRN_TEX_NORMAL, TRN_TEX_ROUGHNESS,
+                                  TRN_TEX_HEIGHT};
+    static const int maps[4] = {TRN_MAP_ALBEDO, TRN_MAP_NORMAL, TRN_MAP_ROUGHNESS, TRN_MAP_HEIGHT};
+    static const char *const suffix[4] = {"b", "nm", "r", "h"};
+    trn_write_set *ws = cli_write_set(ctx);
+    trn_material_file mf;
+    trn_status st =
+        trn_material_file_read(trn_write_set_current(ws, res->materials_path), &mf, err);
+    if (st) return st;
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "/levels/%s/", res->level_name);
+    bool changed = false;
+    for (uint32_t b = 0; b < so->sm.labels.name_count && !st; b++) {
+        const char *id = so->sm.labels.names[b];
+        if (!id || strncmp(id, "asset://", 8) != 0) continue;
+        trn_material doc;
+        memset(&doc, 0, sizeof doc);
+        bool no_manifest = false;
+        const trn_status found = trn_material_find(a->recipe_path, id, &doc, &no_manifest, err);
+        if (found) {
+            if (!no_manifest) st = found; /* a document that does not resolve fails the export */
+            trn_material_dispose(&doc);
+            continue;
+        }
+        trn_terrain_material *mat = NULL;
+        for (uint32_t k = 0; k < mf.material_count && !mat; k++)
+            if (mf.materials[k].internal_name &&
+                strcmp(mf.materials[k].internal_name, so->names[b]) == 0)
+                mat = &mf.materials[k];
+        for (int g = 0; mat && g < 4 && !st; g++) {
+            const char *game = mat->tex[groups[g]][TRN_TEX_DETAIL];
+            if (!doc.paths[maps[g]] || !game || strncasecmp(game, prefix, strlen(prefix)) != 0 ||
+                !strstr(game, "/t_terrane_") || strstr(game, ".."))
+                continue;
+            char disk[4096];
+            snprintf(disk, sizeof disk, "%s/%s", res->level_dir, game + strlen(prefix));
+            trn_png_info info;
+            if (trn_png_read_info(trn_write_set_current(ws, disk), &info, NULL)) continue;
+            trn_image src, img;
+            memset(&src, 0, sizeof src);
+            if ((st = trn_png_read(doc.paths[maps[g]], NULL, &src, err))) break;
+            const uint8_t channels = g == 0 || g == 1 ? 3 : 1;
+            st = resample_map(&src, info.width, channels, &img, err);
+            trn_image_dispose(&src);
+            if (st) break;
+            char safe[96], file[160], game_path[1200];
+            size_t n = 0;
+            for (const char *p = so->names[b]; *p && n + 1 < sizeof safe; p++)
+                safe[n++] = isalnum((unsigned char)*p) || *p == '-' ? *p : '_';
+            safe[n] = '\0';
+            snprintf(file, sizeof file, "t_terrane_%s_%s_d.png", safe, suffix[g]);
+            const char *slash = strrchr(game, '/');
+            snprintf(game_path, sizeof game_path, "%.*s/%s", (int)(slash - game), game, file);
+            snprintf(disk, sizeof disk, "%s/%s", res->level_dir, game_path + strlen(prefix));
+            const char *target = NULL;
+            if (!(st = trn_write_set_stage(ws, disk, &target, err))) {
+                trn_png_options po;
+                trn_png_options_default(&po);
+                po.compression_level = 9;
+                po.srgb = g == 0; /* a base colour map is sRGB, as validate checks */
+                st = trn_png_write(target, &img, &po, NULL, NULL, err);
+            }
+            trn_image_dispose(&img);
+            if (st) break;
+            char *dup = strdup(game_path);
+            if (!dup) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+                break;
+            }
+            free(mat->tex[groups[g]][TRN_TEX_DETAIL]);
+            mat->tex[groups[g]][TRN_TEX_DETAIL] = dup;
+            mat->tex_size[groups[g]][TRN_TEX_DETAIL] /=
+                doc.texture_scale > 0 ? doc.texture_scale : 1;
+            changed = true;
+            (*copied)++;
+        }
+        trn_material_dispose(&doc);
     }
     const char *target = NULL;
     if (!st && changed && !(st = trn_write_set_stage(ws, res->materials_path, &target, err)))
@@ -281,6 +418,7 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     if (!st)
         st = side_projection(ctx, res, gen, so, pl && pl->loaded ? &pl->set.mapping : NULL,
                              &lx->side_projected, &e);
+    if (!st) st = material_maps(ctx, a, res, so, &lx->mapped, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
     if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;
@@ -339,6 +477,8 @@ int gen_validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
     cli_note(ctx, "%u material(s) in %s (%u added, %u placeholder(s) tinted):", lx->materials,
              res->materials_path, res->materials_added, lx->tinted);
     gen_surface_notes(ctx, so, recipe);
+    if (lx->mapped)
+        cli_note(ctx, "%u detail texture(s) from Material documents' maps", lx->mapped);
     cli_note_scaffold(ctx, res);
     const trn_beamng_water_result *wr = &lx->water_res;
     if (lx->water)

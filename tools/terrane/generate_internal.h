@@ -82,6 +82,7 @@ typedef struct level_export {
     trn_beamng_level_result res;
     uint32_t size, materials, tinted;
     uint32_t side_projected; /* TerrainMaterials given useSideProjection (mapped triplanar) */
+    uint32_t mapped; /* detail textures taken from Material documents' maps */
     double square_size;
     height_mapping mapping;
     bool staged;
