@@ -343,13 +343,14 @@ static const char *role_groundmodel(uint8_t role)
 
 /* The terrain of a level: ter (heights, layer map, the surface's materials) into level_dir as
  * its TerrainBlock with a TerrainMaterial a material (a biome's "groundmodel" or a role's decides
- * its surface physics), terrane's placeholders tinted. sea_level (when has_sea) keeps a
+ * its surface physics), terrane's placeholders tinted, Material documents' maps as detail
+ * textures (*mapped counts them; may be NULL). sea_level (when has_sea) keeps a
  * scaffold's spawn point dry. The whole grid's level and each tile's level are made here. */
 trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_dir,
                              const trn_recipe *recipe, const surface_out *so, trn_ter *ter,
                              const height_mapping *m, double square_size, bool has_sea,
                              double sea_level, trn_beamng_level_result *res, uint32_t *tinted,
-                             trn_error *e)
+                             uint32_t *mapped, trn_error *e)
 {
     trn_write_set *ws = cli_write_set(ctx);
     if (!ws) return trn_error_set(e, TRN_ERR_IO, level_dir, -1, "cannot stage the level's files");
@@ -383,6 +384,9 @@ trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_
     free(surfaces);
     cli_progress_end(ctx);
     if (!st) st = tint_placeholders(ctx, res, recipe, so, tinted, e);
+    uint32_t maps = 0;
+    if (!st) st = material_maps(ctx, a, res, so, &maps, e);
+    if (mapped) *mapped = maps;
     return st;
 }
 
@@ -410,7 +414,7 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
         }
     lx->square_size = gen->field.size_x / gen->field.cells_x;
     st = gen_level_terrain(ctx, a, a->export_dir, recipe, so, &ter, m, lx->square_size, has_sea,
-                           sea_level, &lx->res, &lx->tinted, &e);
+                           sea_level, &lx->res, &lx->tinted, &lx->mapped, &e);
     lx->size = ter.size;
     lx->materials = ter.material_count;
     trn_ter_dispose(&ter);
@@ -418,7 +422,6 @@ int gen_export_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     if (!st)
         st = side_projection(ctx, res, gen, so, pl && pl->loaded ? &pl->set.mapping : NULL,
                              &lx->side_projected, &e);
-    if (!st) st = material_maps(ctx, a, res, so, &lx->mapped, &e);
     if (!st) st = export_level_water(a, gen, ws, lx, &e);
     if (st) return cli_fail(ctx, &e);
     if ((rc = export_level_forest(ctx, a, recipe, gen, so, ws, lx, pl))) return rc;

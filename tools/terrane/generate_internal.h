@@ -150,7 +150,7 @@ trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_
                              const trn_recipe *recipe, const surface_out *so, trn_ter *ter,
                              const height_mapping *m, double square_size, bool has_sea,
                              double sea_level, trn_beamng_level_result *res, uint32_t *tinted,
-                             trn_error *e);
+                             uint32_t *mapped, trn_error *e);
 int gen_level_check(cli_ctx *ctx, const char *level_dir, bool pow2, size_t *errors,
                     size_t *warnings);
 int gen_check_unity_shape(cli_ctx *ctx, const trn_recipe *r);

@@ -505,7 +505,7 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
             trn_beamng_level_result res;
             uint32_t tinted = 0;
             st = gen_level_terrain(ctx, a, dir, recipe, so, &ter, &m, written->square_size,
-                                   src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, &e);
+                                   src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, NULL, &e);
             trn_ter_dispose(&ter);
             written->levels += !st;
         }
