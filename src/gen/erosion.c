@@ -502,6 +502,19 @@ static trn_status finish_change(const trn_field *field, trn_erosion_result *r, t
 }
 
 /* The droplets (or transport steps) and the thermal pass on the field's own grid. */
+/* Every height finite, and the grid's sample count representable. */
+static trn_status check_heights(const trn_field *field, trn_error *err)
+{
+    const size_t nx = (size_t)field->cells_x + 1, n = trn_field_sample_count(field);
+    if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(field->heights[i]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "erosion: sample %zu (x %zu, z %zu) is not a finite height", i,
+                                 i % nx, i / nx);
+    return TRN_OK;
+}
+
 static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_params *params,
                                   uint64_t world_seed, trn_erosion_result *out,
                                   const trn_progress *progress_slice, trn_error *err)
@@ -509,12 +522,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     trn_status st;
     const size_t nx = (size_t)field->cells_x + 1, nz = (size_t)field->cells_z + 1;
     const size_t n = trn_field_sample_count(field);
-    if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(field->heights[i]))
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "erosion: sample %zu (x %zu, z %zu) is not a finite height", i,
-                                 i % nx, i / nx);
+    if ((st = check_heights(field, err))) return st;
     uint64_t droplets = 0;
     if ((st = droplets_of(params, n, &droplets, err))) return st;
     const bool transport = params->mode == TRN_EROSION_TRANSPORT;
@@ -660,13 +668,9 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
     if (!trn_erosion_droplet_grid(params, field->cells_x, field->cells_z, field->size_x,
                                   field->size_z, &cx, &cz))
         return erosion_on_grid(field, params, world_seed, out, &pr, err);
+    trn_status hst = check_heights(field, err);
+    if (hst) return hst;
     const size_t n = trn_field_sample_count(field);
-    if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(field->heights[i]))
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "erosion: sample %zu (x %zu, z %zu) is not a finite height", i,
-                                 i % ((size_t)field->cells_x + 1), i / ((size_t)field->cells_x + 1));
     /* Droplets on a grid of droplet_cell: the field area-averaged onto it (and the rate
      * multiplier with it), the droplets run there, and their change comes back by the
      * landscape evolution's warped C2 spline (no creases along the droplet grid's rows and

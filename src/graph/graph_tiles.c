@@ -395,6 +395,21 @@ static bool pin_read(const tiler *t, int k, uint32_t p)
  * its outputs written to the cache as they become final; the deposited and eroded masks, which
  * need the largest rise and fall, in a second pass when something reads them. Fills the node's
  * shell; the node's whole grid is never held. */
+/* What every node evaluated by the tiler is given, before its window and progress. */
+static trn_node_ctx node_ctx_of(const tiler *t, const trn_graph_node *node,
+                                const trn_node_type *ty)
+{
+    trn_node_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.node = node;
+    ctx.type = ty;
+    ctx.recipe = t->recipe;
+    ctx.threads = t->threads;
+    ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
+    ctx.palette = t->o ? t->o->palette : NULL;
+    return ctx;
+}
+
 static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, trn_error *err)
 {
     const trn_graph_node *node = &t->g->nodes[k];
@@ -426,13 +441,7 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
         }
     }
     if (lo > hi) lo = hi = 0.0f;
-    trn_node_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.node = node;
-    ctx.type = ty;
-    ctx.recipe = t->recipe;
-    ctx.threads = t->threads;
-    ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
+    trn_node_ctx ctx = node_ctx_of(t, node, ty);
     ctx.progress = progress;
     const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
     if (!st) st = trn_node_erosion_rows(&ctx, lo, hi, &io, err);
@@ -488,14 +497,7 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
     *out = NULL;
     const trn_graph_node *node = &t->g->nodes[k];
     const trn_node_type *ty = trn_node_type_find(node->type);
-    trn_node_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.node = node;
-    ctx.type = ty;
-    ctx.recipe = t->recipe;
-    ctx.threads = t->threads;
-    ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
-    ctx.palette = t->o ? t->o->palette : NULL;
+    trn_node_ctx ctx = node_ctx_of(t, node, ty);
     ctx.window = win;
     if (!win) {
         ctx.solve_tile = t->tile;

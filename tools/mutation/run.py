@@ -10,6 +10,7 @@ WORK/src (only files whose content changed, so builds stay incremental), mutated
 time, and restored after each mutant. See docs/testing.md.
 """
 import argparse
+import fcntl
 import os
 import re
 import shutil
@@ -201,11 +202,26 @@ def main():
             return 2
         muts = [m for m in muts if m.id in want]
 
-    src = os.path.join(a.work, 'src')
+    # --list reads the tree where it is; a run works in a copy that no other run may touch (a
+    # second run, or a --list that copied into it, once rewrote a running check's sources).
+    src = os.path.abspath(a.source) if a.list else os.path.join(a.work, 'src')
     build = os.path.join(a.work, 'build')
     log = os.path.join(a.work, 'log.txt')
-    os.makedirs(src, exist_ok=True)
-    mirror(os.path.abspath(a.source), src)
+    if not a.list:
+        os.makedirs(src, exist_ok=True)
+        lock = open(os.path.join(a.work, 'lock'), 'a+')
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.seek(0)
+            print('another mutation check is running in %s (process %s); wait for it or give '
+                  'this one its own --work DIR' % (a.work, lock.read().strip() or '?'))
+            return 2
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        mirror(os.path.abspath(a.source), src)
 
     # Locate everything first: stale mutations are reported, never applied.
     plan = []

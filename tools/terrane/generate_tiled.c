@@ -111,6 +111,18 @@ static double extent_of(double spacing, uint32_t cells)
     return s;
 }
 
+/* A square tile of t cells at the world's spacing, over heights h. */
+static trn_field tile_piece(double dx, double dz, uint32_t t, float *h)
+{
+    trn_field piece;
+    memset(&piece, 0, sizeof piece);
+    piece.cells_x = piece.cells_z = t;
+    piece.size_x = extent_of(dx, t);
+    piece.size_z = extent_of(dz, t);
+    piece.heights = h;
+    return piece;
+}
+
 /* The recipe file's name without folders and extensions: the Unity terrain's name. */
 static void unity_stem(const char *path, char *out, size_t size)
 {
@@ -391,12 +403,7 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
              * and the corner. */
             st = engine_tile_read(ts, ux * t, uz * t, t + 1u, h, ts->none ? NULL : lab.values, &e);
             if (st) break;
-            trn_field piece;
-            memset(&piece, 0, sizeof piece);
-            piece.cells_x = piece.cells_z = t;
-            piece.size_x = extent_of(dx, t);
-            piece.size_z = extent_of(dz, t);
-            piece.heights = h;
+            const trn_field piece = tile_piece(dx, dz, t, h);
             trn_unity_export_options uo;
             trn_unity_export_options_default(&uo);
             uo.name = name;
@@ -590,12 +597,7 @@ static int write_gltf_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *r
                 memcpy(h + (size_t)j * r, win + from, r * sizeof *h);
                 memcpy(roles + (size_t)j * r, wroles + from, r);
             }
-            trn_field piece;
-            memset(&piece, 0, sizeof piece);
-            piece.cells_x = piece.cells_z = t;
-            piece.size_x = extent_of(dx, t);
-            piece.size_z = extent_of(dz, t);
-            piece.heights = h;
+            const trn_field piece = tile_piece(dx, dz, t, h);
             trn_mesh_options mo;
             trn_mesh_options_default(&mo);
             mo.chunk_cells = written->chunk_cells;
