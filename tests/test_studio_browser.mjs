@@ -231,6 +231,8 @@ try {
   await evaluate("document.getElementById('undo').click()");
   await waitFor("document.getElementById('undo').disabled && !document.getElementById('redo').disabled", 'the undo reply');
   check(await evaluate(serverSum) === before, 'one undo removed the dragged stroke from the server heights');
+  // As for redo below: the buttons follow the reply, the page's heights follow it a moment later.
+  await waitFor(`(${pageSum}) === ${before}`, 'the page to apply the undo');
   check(await evaluate(pageSum) === before, 'undo restored the page heights');
   await evaluate("document.getElementById('redo').click()");
   await waitFor("!document.getElementById('undo').disabled && document.getElementById('redo').disabled", 'the redo reply');
