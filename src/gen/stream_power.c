@@ -50,6 +50,23 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
  * threads than on one with other work on the cores; on 1025^2 two threads still pay off idle). */
 #define SP_PARALLEL_MIN_SAMPLES (1u << 19)
 
+/* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
+ * with fd = F / d^n. The whole-grid and the tiled solvers share it, so their bytes agree. */
+static double sp_newton(double h0, double hr, double fd, double n_exp)
+{
+    double x = h0;
+    for (int it = 0; it < 50; it++) {
+        const double dh = x - hr;
+        const double g = x - h0 + fd * pow(dh, n_exp);
+        const double gp = 1.0 + fd * n_exp * pow(dh, n_exp - 1.0);
+        double nx = x - g / gp;
+        if (nx <= hr) nx = hr + (x - hr) * 0.5;
+        if (fabs(nx - x) <= 1e-12 * (fabs(x) + 1.0)) return nx;
+        x = nx;
+    }
+    return x;
+}
+
 /* The most pieces the passes in stack order are cut into for threads. */
 #define SP_MAX_CHUNKS 64u
 
@@ -1055,22 +1072,7 @@ static void incise_range(sp_state *s, const trn_stream_power_params *p, double c
             const double d = s->dist[c];
             double F = K * dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
             if (kmask) F *= (double)kmask[v];
-            /* Newton on g(x) = x - h0 + F ((x - hr) / d)^n, x in (hr, h0]. */
-            const double fd = F / pow(d, n_exp);
-            double x = h0;
-            for (int it = 0; it < 50; it++) {
-                const double dh = x - hr;
-                const double g = x - h0 + fd * pow(dh, n_exp);
-                const double gp = 1.0 + fd * n_exp * pow(dh, n_exp - 1.0);
-                double nx = x - g / gp;
-                if (nx <= hr) nx = hr + (x - hr) * 0.5;
-                if (fabs(nx - x) <= 1e-12 * (fabs(x) + 1.0)) {
-                    x = nx;
-                    break;
-                }
-                x = nx;
-            }
-            h[v] = x;
+            h[v] = sp_newton(h0, hr, F / pow(d, n_exp), n_exp);
         }
     }
 }
@@ -2123,21 +2125,7 @@ static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p,
     double F =
         p->erodibility * p->dt * (a < tsize ? s->pow_table[a] : pow((double)a * cell_area, p->m));
     if (r->kmask) F *= (double)km;
-    const double fd = F / pow(d, n_exp);
-    double x = h0;
-    for (int it = 0; it < 50; it++) {
-        const double dh = x - hr;
-        const double g = x - h0 + fd * pow(dh, n_exp);
-        const double gp = 1.0 + fd * n_exp * pow(dh, n_exp - 1.0);
-        double nx = x - g / gp;
-        if (nx <= hr) nx = hr + (x - hr) * 0.5;
-        if (fabs(nx - x) <= 1e-12 * (fabs(x) + 1.0)) {
-            x = nx;
-            break;
-        }
-        x = nx;
-    }
-    return x;
+    return sp_newton(h0, hr, F / pow(d, n_exp), n_exp);
 }
 
 static void spt_free(spt_run *r)
