@@ -471,6 +471,20 @@ function warmUp() {
   gl.flush();
 }
 
+// A vertex array bound with the mesh's positions (attribute 0) and 16-bit indices; left bound so the
+// caller adds its instance attributes.
+function meshVao(vertices, indices) {
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STATIC_DRAW);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
+  return vao;
+}
+
 // ----- chunk meshes -----
 // Level l: the chunk's (C / 2^l + 1)^2 samples and a skirt under its four edges, so a chunk
 // drawn beside a coarser or finer neighbour shows no crack. a_local = (i, j, skirt).
@@ -496,14 +510,7 @@ function makeLevelMesh(level) {
     for (const v of edge) vertices.push(vertices[v * 3], vertices[v * 3 + 1], e + 1);
     for (let k = 0; k < n; k++) indices.push(edge[k], base + k, edge[k + 1], edge[k + 1], base + k, base + k + 1);
   });
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STATIC_DRAW);
-  gl.enableVertexAttribArray(0);
-  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
+  const vao = meshVao(vertices, indices);
   gl.bindBuffer(gl.ARRAY_BUFFER, chunkBuffer);
   for (const loc of [1, 2]) {
     gl.enableVertexAttribArray(loc);
@@ -537,14 +544,7 @@ function makeWholeMesh() {
     const p = b * row + a, q = p + row;
     indices.push(p, q, p + 1, p + 1, q, q + 1);
   }
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STATIC_DRAW);
-  gl.enableVertexAttribArray(0);
-  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint16Array(indices), gl.STATIC_DRAW);
+  const vao = meshVao(vertices, indices);
   // One instance at the origin without skirts.
   gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
   gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(INSTANCE_FLOATS), gl.STATIC_DRAW);
