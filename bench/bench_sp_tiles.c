@@ -34,13 +34,8 @@ int main(int argc, char **argv)
     if (cells < 2 || trn_field_init(&f, cells, cells, 30.0 * cells, 30.0 * cells, &e)) return 1;
     const size_t nx = (size_t)cells + 1u, n = nx * nx;
     for (uint32_t j = 0; j <= cells; j++)
-        for (uint32_t i = 0; i <= cells; i++) {
-            const double z = (double)j / cells - 0.5;
-            const double ridge = exp(-(z * z) / (2.0 * 0.15 * 0.15));
-            f.heights[(size_t)j * nx + i] =
-                (float)(1500.0 * ridge * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
-                        100.0 * value_noise(i / 8.0, j / 8.0, 11));
-        }
+        for (uint32_t i = 0; i <= cells; i++)
+            f.heights[(size_t)j * nx + i] = ridge_height(i, j, cells);
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
     p.erodibility = 5e-5;

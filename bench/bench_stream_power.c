@@ -30,13 +30,8 @@ static int evolve(int argc, char **argv)
     double *wall = malloc((size_t)runs * sizeof *wall), *cpu = malloc((size_t)runs * sizeof *cpu);
     if (!initial || !wall || !cpu) return 1;
     for (uint32_t j = 0; j <= cells; j++)
-        for (uint32_t i = 0; i <= cells; i++) {
-            const double z = (double)j / cells - 0.5;
-            const double ridge = exp(-(z * z) / (2.0 * 0.15 * 0.15));
-            initial[(size_t)j * nx + i] =
-                (float)(1500.0 * ridge * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
-                        100.0 * value_noise(i / 8.0, j / 8.0, 11));
-        }
+        for (uint32_t i = 0; i <= cells; i++)
+            initial[(size_t)j * nx + i] = ridge_height(i, j, cells);
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
     p.erodibility = 5e-5;

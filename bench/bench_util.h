@@ -74,6 +74,15 @@ static inline double value_noise(double x, double y, uint32_t seed)
 
 /* A size x size DEM of 30 m cells: six octaves of value noise (1500 m down to 47 m amplitude)
  * plus offset metres. f is initialised here. */
+/* The stream-power benchmarks' mountain: a ridge along x, value noise on its crest and flanks. */
+static inline float ridge_height(uint32_t i, uint32_t j, uint32_t cells)
+{
+    const double z = (double)j / cells - 0.5;
+    const double ridge = exp(-(z * z) / (2.0 * 0.15 * 0.15));
+    return (float)(1500.0 * ridge * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
+                   100.0 * value_noise(i / 8.0, j / 8.0, 11));
+}
+
 static inline int fractal_dem(trn_field *f, uint32_t size, double offset)
 {
     trn_error e;
