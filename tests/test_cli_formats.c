@@ -378,6 +378,17 @@ static void test_json_errors(void)
         {"inspect example:nowhere --format=json", 1, "'example:nowhere': no such example"},
         {"inspect example:.. --format json", 2, "expected example:NAME"},
         {"lua x.lua --format json", 2, "prints no JSON"},
+        /* Met before any verb runs: no verb, an unknown verb, an unknown common option. */
+        {"--format json", 2, "needs a verb"},
+        {"--format json convrt x", 2, "unknown verb 'convrt'; did you mean 'convert'?"},
+        {"convrt x --format json", 2, "unknown verb 'convrt'"},
+        {"--format json --bogus info x", 2, "unknown option '--bogus'"},
+        {"--bogus info x --format=json", 2, "unknown option '--bogus'"},
+        {"--format json --format", 2, "option --format needs a value"},
+        /* A verb of sub-verbs without one. */
+        {"--format json beamng", 2, "needs a sub-verb: import, create"},
+        {"stationeers --format json", 2, "needs a sub-verb: extract, replace"},
+        {"unity --format json", 2, "needs a command: info, extract or export"},
     };
     for (size_t k = 0; k < sizeof late / sizeof late[0]; k++) {
         CHECK_EQ_INT(trn_test_run_cli(late[k].cmd, &out, &err), late[k].rc);
@@ -389,6 +400,36 @@ static void test_json_errors(void)
         json_decref(doc);
         free(out), free(err);
     }
+    /* Before the verb's own name nothing names a verb; after it, the error names it. */
+    CHECK_EQ_INT(trn_test_run_cli("--format json convrt x", &out, &err), 2);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && !json_object_get(e, "verb"));
+    json_decref(doc);
+    free(out), free(err);
+    /* Common options may stand between a verb and its sub-verb, as anywhere else. */
+    CHECK_EQ_INT(trn_test_run_cli("beamng --format json -q validate /no/such/level", &out, &err), 1);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && strcmp(json_string_value(json_object_get(e, "verb")), "beamng validate") == 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(e, "exit_code")), 1);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("unity -q --format json info /no/such/file.asset", &out, &err), 1);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && strcmp(json_string_value(json_object_get(e, "verb")), "unity info") == 0);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("stationeers -q", &out, &err), 2);
+    CHECK(out && out[0] == '\0');
+    CHECK_CONTAINS(err, "usage: terrane stationeers");
+    free(out), free(err);
+    /* Text mode: a top-level usage error leaves stdout empty. */
+    CHECK_EQ_INT(trn_test_run_cli("convrt x", &out, &err), 2);
+    CHECK(out && out[0] == '\0');
+    CHECK_CONTAINS(err, "terrane: unknown verb 'convrt'; did you mean 'convert'?");
+    free(out), free(err);
     /* A later --format text wins: no JSON. */
     CHECK_EQ_INT(trn_test_run_cli("info --bogus x --format json --format text", &out, &err), 2);
     CHECK(out && out[0] == '\0');

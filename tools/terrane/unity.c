@@ -465,20 +465,22 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
 
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv)
 {
-    if (argc < 2) return cli_usage_error(ctx, "needs a command: info, extract or export");
-    if (cli_is_help(argv[1])) return usage_help();
-    const char *cmd = argv[1];
+    const int at = cli_sub_verb_at(ctx, argc, argv);
+    if (at < 0) return CLI_EXIT_USAGE;
+    if (at >= argc) return cli_usage_error(ctx, "needs a command: info, extract or export");
+    if (cli_is_help(argv[at])) return usage_help();
+    const char *cmd = argv[at];
     if (!strcmp(cmd, "info")) {
         ctx->verb = "unity info";
-        return verb_info(ctx, argc - 1, argv + 1);
+        return verb_info(ctx, argc - at, argv + at);
     }
     if (!strcmp(cmd, "extract")) {
         ctx->verb = "unity extract";
-        return verb_extract(ctx, argc - 1, argv + 1);
+        return verb_extract(ctx, argc - at, argv + at);
     }
     if (!strcmp(cmd, "export")) {
         ctx->verb = "unity export";
-        return verb_export(ctx, argc - 1, argv + 1);
+        return verb_export(ctx, argc - at, argv + at);
     }
     return cli_usage_error(ctx, "unknown command '%s' (info, extract or export)", cmd);
 }
