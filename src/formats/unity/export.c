@@ -674,7 +674,8 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
                              "the input is %u x %u samples, which is not %u x %u tiles of 2^n + 1 "
                              "samples (33..4097, edges shared); choose --resolution R (per "
                              "tile) and --fit resample (bilinear, keeps the terrain's size) or "
-                             "--fit pad (repeats the edge samples, grows the terrain)",
+                             "--fit pad (ground falling smoothly from the edges, grows the "
+                             "terrain)",
                              c.sx, c.sz, tiles_x, tiles_z);
     c.res = r;
     c.tx_samples = tiles_x * (r - 1) + 1;
@@ -683,7 +684,7 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
                              "the input is %u x %u samples but %u x %u tiles of %u need %u x %u: "
                              "add --fit resample (bilinear, keeps the terrain's size) or --fit "
-                             "pad (repeats the edge samples, grows the terrain)",
+                             "pad (ground falling smoothly from the edges, grows the terrain)",
                              c.sx, c.sz, tiles_x, tiles_z, r, c.tx_samples, c.tz_samples);
     if (o.fit == TRN_UNITY_FIT_PAD && (c.tx_samples < c.sx || c.tz_samples < c.sz))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
