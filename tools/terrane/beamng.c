@@ -22,6 +22,12 @@ static const char *const overview_text =
     "  validate  check a level for the common issues, each with a fix hint\n"
     "  migrate   upgrade a level's v1 terrain materials to v1.5 (deprecated materials.json too)\n"
     "\n"
+    "examples:\n"
+    "  terrane beamng create island --resolution 2048      # levels/island, a flat terrain\n"
+    "  terrane beamng import height.png --level levels/island --materials grass,rock\n"
+    "  terrane beamng validate levels/island\n"
+    "  terrane beamng migrate levels/island\n"
+    "\n"
     "run 'terrane beamng <sub-verb> --help' for its options and examples.\n";
 
 static const char *const import_help =
