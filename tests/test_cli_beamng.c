@@ -1051,6 +1051,64 @@ static void test_validate_fixes_work(void)
     CHECK(!has_check(findings, "ter-extra-maps"));
     CHECK_EQ_INT(count_severity(findings, "error"), 0);
     json_decref(findings);
+
+    /* The .ter's materials gone from main.materials.json (material-unresolved): the export the
+     * fix names, then the import it prints, into the level as the fix says, adds placeholders. */
+    char mats_path[1400];
+    snprintf(mats_path, sizeof mats_path, "%s/art/terrains/main.materials.json", level);
+    json_t *doc = json_load_file(mats_path, 0, NULL);
+    CHECK(json_is_object(doc));
+    const char *key;
+    json_t *value;
+    void *next_key;
+    int removed = 0;
+    json_object_foreach_safe(doc, next_key, key, value)
+    {
+        const char *cls = json_string_value(json_object_get(value, "class"));
+        if (cls && strcmp(cls, "TerrainMaterial") == 0) {
+            json_object_del(doc, key);
+            removed++;
+        }
+    }
+    CHECK(removed >= 1);
+    CHECK_EQ_INT(json_dump_file(doc, mats_path, JSON_INDENT(2)), 0);
+    json_decref(doc);
+    findings = validate_json(level);
+    CHECK(has_check(findings, "material-unresolved"));
+    cmd[0] = '\0';
+    json_array_foreach(findings, i, f)
+    {
+        const char *fix = json_string_value(json_object_get(f, "fix"));
+        const char *c = json_string_value(json_object_get(f, "check"));
+        const char *at = fix && c && strcmp(c, "material-unresolved") == 0
+                             ? strstr(fix, "terrane beamng export ")
+                             : NULL;
+        const char *maps = at ? strstr(at, " -o MAPS_DIR prints") : NULL;
+        CHECK(!at || maps);
+        if (at && maps)
+            snprintf(cmd, sizeof cmd, "%.*s -o '%s/unresolved_maps'", (int)(maps - at - 8), at + 8,
+                     tmp);
+    }
+    json_decref(findings);
+    CHECK(cmd[0] != '\0');
+    CHECK_EQ_INT(trn_test_run_clif("%s", &out, &err, cmd), 0);
+    imp = err ? strstr(err, "terrane beamng import ") : NULL;
+    end = imp ? strstr(imp, " -o OUT.ter") : NULL;
+    CHECK(end != NULL);
+    import_cmd[0] = '\0';
+    if (end) snprintf(import_cmd, sizeof import_cmd, "%.*s", (int)(end - imp - 8), imp + 8);
+    free(out), free(err);
+    if (import_cmd[0]) {
+        CHECK_EQ_INT(trn_test_run_clif("%s --level '%s' --texture-size 32", &out, &err, import_cmd,
+                                       level),
+                     0);
+        CHECK_CONTAINS(err, "added ");
+        free(out), free(err);
+    }
+    findings = validate_json(level);
+    CHECK(!has_check(findings, "material-unresolved"));
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    json_decref(findings);
 }
 
 /* Editor-saved levels held in ../shared/testdata/real/beamng_levels (one levels/NAME folder
