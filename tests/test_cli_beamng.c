@@ -494,7 +494,7 @@ static void test_scaffold(void)
     CHECK(strcmp(json_string_value(json_object_get(j, "info_file")), p) == 0);
     snprintf(p, sizeof p, "%s/preview.png", level);
     CHECK(strcmp(json_string_value(json_object_get(j, "preview_file")), p) == 0);
-    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 14); /* no sea: no water */
+    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 15); /* no sea: no water */
     CHECK(json_array_size(json_object_get(j, "spawn_position")) == 3);
     CHECK(json_is_true(json_object_get(j, "spawn_dry")));
     json_decref(j);
@@ -507,7 +507,7 @@ static void test_scaffold(void)
                                    "--texture-size 8 --scaffold",
                                    &out, &err, root),
                  0);
-    CHECK_CONTAINS(err, "scaffold: 14 object(s) and group(s) added");
+    CHECK_CONTAINS(err, "scaffold: 15 object(s) and group(s) added");
     CHECK_CONTAINS(err, "scaffold: spawn point at (-1.000, -1.000, 512.500)");
     CHECK_CONTAINS(err, "scaffold: wrote");
     free(out), free(err);
