@@ -270,6 +270,37 @@ static void test_export(void)
     uint8_t *own_pad = trn_test_read_file(tmp_path(path, sizeof path, "own_pad/terrain.raw"), &b);
     CHECK(own && own_pad && a == 65 * 65 * 2 && a == b && memcmp(own, own_pad, a) == 0);
     free(own), free(own_pad);
+
+    /* --fit pad grows +z with ground falling smoothly from the input's edge to RAW 0 (the
+     * lowest height), never the edge samples repeated: a 65 x 40 R32 with a wavy far edge. */
+    char r32[600];
+    tmp_path(r32, sizeof r32, "wavy.r32");
+    float wavy[65 * 40];
+    for (int row = 0; row < 40; row++)
+        for (int col = 0; col < 65; col++)
+            wavy[row * 65 + col] = (float)(100.0 + 2.0 * col + 3.0 * row + 40.0 * sin(col / 3.0));
+    CHECK(trn_test_write_file(r32, wavy, sizeof wavy));
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/wavy' --size 65x40 --fit pad -q", &out,
+                                   &err, r32, tmp),
+                 0);
+    free(out), free(err);
+    uint8_t *pad = trn_test_read_file(tmp_path(path, sizeof path, "wavy/terrain.raw"), &a);
+    CHECK(pad && a == 65 * 65 * 2);
+    if (pad && a == 65 * 65 * 2) {
+        /* RAW row r is z = r (no --flip): rows 0..39 the input, 40..64 added. */
+#define RAW_AT(r, i) (pad[((r) * 65 + (i)) * 2] | (pad[((r) * 65 + (i)) * 2 + 1] << 8))
+        int zero_border = 0, repeats = 0, jumps = 0;
+        for (int col = 0; col < 65; col++) {
+            zero_border += RAW_AT(64, col) == 0;
+            repeats += RAW_AT(52, col) == RAW_AT(39, col);
+            jumps += abs(RAW_AT(40, col) - RAW_AT(39, col)) > 6554; /* a tenth of the range */
+        }
+#undef RAW_AT
+        CHECK_EQ_INT(zero_border, 65);
+        CHECK_EQ_INT(repeats, 0);
+        CHECK_EQ_INT(jumps, 0);
+    }
+    free(pad);
 }
 
 /* Unity's RAW follows convert's one 16-bit rule: a float DEM of 0.016 .. 0.041 m (129 x 129
