@@ -301,7 +301,7 @@ static void test_example_beamng_maps(void)
     snprintf(level, sizeof level, "%s/bng/levels/land", dir);
     snprintf(cmd, sizeof cmd,
              "generate '%s/examples/terrain_3d/terrain/landscape.terrain.json' --export "
-             "beamng:'%s' --texture-size 128",
+             "beamng:'%s' --texture-size 16",
              TRN_SOURCE_DIR, level);
     char *out = NULL, *err = NULL;
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
@@ -335,14 +335,15 @@ static void test_example_beamng_maps(void)
         trn_image img = {0};
         trn_error e;
         CHECK_OK(trn_png_read(path, NULL, &img, &e));
-        CHECK(img.width == 128 && img.height == 128 && img.channels == channels[k]);
+        CHECK(img.width == 16 && img.height == 16 && img.channels == channels[k]);
         trn_image_dispose(&img);
     }
     CHECK(soil && json_number_value(json_object_get(soil, "baseColorDetailTexSize")) == 4.0);
     const char *grey =
         meadow ? json_string_value(json_object_get(meadow, "baseColorDetailTex")) : NULL;
     CHECK(grey && strstr(grey, "t_terrane_grey_detail.png"));
-    /* the soil's detail albedo is its map resampled: the mean colour is kept */
+    /* the soil's detail albedo is its 64 x 64 map shrunk to the set's 16 x 16: each texel the
+     * mean of the 4 x 4 texels it covers (a box filter; sampling would keep two of them) */
     snprintf(path, sizeof path, "%s/art/terrains/t_terrane_soil_b_d.png", level);
     char src[900];
     snprintf(src, sizeof src, "%s/examples/terrain_3d/materials/soil/albedo.png", TRN_SOURCE_DIR);
@@ -356,11 +357,54 @@ static void test_example_beamng_maps(void)
     for (size_t k = 0; b.data && k < (size_t)b.width * b.height * 3; k++)
         mb += ((uint8_t *)b.data)[k];
     ma /= 64.0 * 64 * 3;
-    mb /= 128.0 * 128 * 3;
+    mb /= 16.0 * 16 * 3;
     CHECK(fabs(ma - mb) < 1.0 && ma > 20);
+    int worst = 0;
+    for (uint32_t y = 0; a.data && b.data && b.width == 16 && y < 16; y++)
+        for (uint32_t x = 0; x < 16; x++)
+            for (int c = 0; c < 3; c++) {
+                const uint8_t *pa = a.data;
+                int box = 0;
+                for (int q = 0; q < 16; q++)
+                    box += pa[((size_t)(4 * y + q / 4) * 64 + 4 * x + q % 4) * 3 + (size_t)c];
+                const int d = abs(((uint8_t *)b.data)[((size_t)y * 16 + x) * 3 + (size_t)c] -
+                                  (box + 8) / 16);
+                if (d > worst) worst = d;
+            }
+    CHECK(worst <= 1);
     trn_image_dispose(&a);
     trn_image_dispose(&b);
     json_decref(doc);
+    /* detail finer than a texel averages out: soil's albedo as stripes one column in four
+     * white comes out an even 25% grey (sampling between texels would give stripes of 0% and
+     * 50%) */
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s/stripes' && cp -r '%s/examples/terrain_3d' '%s/stripes'", dir,
+             TRN_SOURCE_DIR, dir);
+    CHECK(system(cmd) == 0);
+    trn_image stripes = {0};
+    CHECK_OK(trn_image_init(&stripes, 64, 64, 3, 8, &e));
+    for (size_t k = 0; stripes.data && k < 64 * 64; k++)
+        memset((uint8_t *)stripes.data + k * 3, k % 4 == 1 ? 255 : 0, 3);
+    trn_png_options po;
+    trn_png_options_default(&po);
+    snprintf(path, sizeof path, "%s/stripes/materials/soil/albedo.png", dir);
+    CHECK_OK(trn_png_write(path, &stripes, &po, NULL, NULL, &e));
+    trn_image_dispose(&stripes);
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/stripes/terrain/landscape.terrain.json' --export "
+             "beamng:'%s/bng3/levels/land' --texture-size 16 -q",
+             dir, dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/bng3/levels/land/art/terrains/t_terrane_soil_b_d.png", dir);
+    CHECK_OK(trn_png_read(path, NULL, &b, &e));
+    bool even = b.data && b.channels == 3 && b.width == 16;
+    for (size_t k = 0; even && k < (size_t)b.width * b.height * 3; k++)
+        even = ((uint8_t *)b.data)[k] == 64; /* 255 / 4 */
+    CHECK(even);
+    trn_image_dispose(&b);
     /* a document whose map is missing fails the export at the map's line and column */
     snprintf(cmd, sizeof cmd,
              "rm -rf '%s/broken' && cp -r '%s/examples/terrain_3d' '%s/broken' && rm "

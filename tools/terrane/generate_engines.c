@@ -125,53 +125,14 @@ static trn_status side_projection(cli_ctx *ctx, const trn_beamng_level_result *r
     return st;
 }
 
-/* One sample of a decoded PNG in 0..1: channel c, or the last channel for grey images. */
-static double map_sample(const trn_image *img, uint32_t x, uint32_t y, int c)
-{
-    const size_t ch = img->channels, i = ((size_t)y * img->width + x) * ch + (size_t)c;
-    if (img->bit_depth == 16) return ((const uint16_t *)img->data)[i] / 65535.0;
-    return ((const uint8_t *)img->data)[i] / 255.0;
-}
-
-/* A Material map as a size x size 8-bit texture of `channels` (3: RGB, 1: grey, the red
- * channel of a colour map): resampled bilinearly with wrap-around, since the maps tile. */
-static trn_status resample_map(const trn_image *src, uint32_t size, uint8_t channels,
-                               trn_image *dst, trn_error *err)
-{
-    trn_status st = trn_image_init(dst, size, size, channels, 8, err);
-    if (st) return st;
-    uint8_t *px = dst->data;
-    const bool grey_src = src->channels < 3;
-    for (uint32_t y = 0; y < size; y++) {
-        const double fy = ((double)y + 0.5) * src->height / size - 0.5;
-        const double y0 = floor(fy), ty = fy - y0;
-        const uint32_t ya = (uint32_t)(((int64_t)y0 % src->height + src->height) % src->height);
-        const uint32_t yb = (ya + 1u) % src->height;
-        for (uint32_t x = 0; x < size; x++) {
-            const double fx = ((double)x + 0.5) * src->width / size - 0.5;
-            const double x0 = floor(fx), tx = fx - x0;
-            const uint32_t xa = (uint32_t)(((int64_t)x0 % src->width + src->width) % src->width);
-            const uint32_t xb = (xa + 1u) % src->width;
-            for (int c = 0; c < channels; c++) {
-                const int sc = grey_src ? 0 : c;
-                const double top =
-                    map_sample(src, xa, ya, sc) * (1 - tx) + map_sample(src, xb, ya, sc) * tx;
-                const double bottom =
-                    map_sample(src, xa, yb, sc) * (1 - tx) + map_sample(src, xb, yb, sc) * tx;
-                px[((size_t)y * size + x) * channels + (size_t)c] =
-                    (uint8_t)lrint((top * (1 - ty) + bottom * ty) * 255.0);
-            }
-        }
-    }
-    return TRN_OK;
-}
-
 /* Each surface material with a Material document (its manifest found as the palette's project
  * finds it): its albedo, normal, roughness and height maps become the TerrainMaterial's
  * baseColor, normal, roughness and height detail textures, written beside terrane's
  * placeholders at the texture set's detail size (BeamNG wants every texture of a set the same
- * size; the maps are resampled bilinearly, wrapping, as they tile), the detail size in metres
- * divided by the Material's texture_scale. Only slots that hold terrane's placeholders change. */
+ * size; the maps are resampled as the tileable textures they are: interpolated where they grow,
+ * box-filtered where they shrink, so fine detail averages out instead of aliasing), the detail
+ * size in metres divided by the Material's texture_scale. Only slots that hold terrane's
+ * placeholders change. */
 static trn_status material_maps(cli_ctx *ctx, const gen_args *a, const trn_beamng_level_result *res,
                                 const surface_out *so, uint32_t *copied, trn_error *err)
 {
@@ -218,7 +179,7 @@ static trn_status material_maps(cli_ctx *ctx, const gen_args *a, const trn_beamn
             memset(&src, 0, sizeof src);
             if ((st = trn_png_read(doc.paths[maps[g]], NULL, &src, err))) break;
             const uint8_t channels = g == 0 || g == 1 ? 3 : 1;
-            st = resample_map(&src, info.width, channels, &img, err);
+            st = trn_image_resample_tiled(&src, info.width, info.height, channels, &img, err);
             trn_image_dispose(&src);
             if (st) break;
             char safe[96], file[160], game_path[1200];
