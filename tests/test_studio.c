@@ -1489,6 +1489,43 @@ static void test_slow_clients(void)
     CHECK(open_count <= 8);
     for (int k = 0; k < 24; k++)
         close(idle[k]);
+    /* The page's files need no token: 70 requests for them (more than the 64 connections)
+     * whose headers are complete but whose bodies trickle would hold every connection busy.
+     * Each is refused at its headers and closed; the page with the token is served. */
+    enum { bodies = 70 };
+    int trickle[bodies];
+    int refused = 0;
+    for (int k = 0; k < bodies; k++) {
+        trickle[k] = open_idle();
+        char head[256];
+        snprintf(head, sizeof head,
+                 "%s /%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 100000\r\n\r\nx",
+                 k % 2 ? "POST" : "GET", k % 3 ? "app.js" : "style.css", port);
+        if (trickle[k] >= 0) send(trickle[k], head, strlen(head), MSG_NOSIGNAL);
+    }
+    CHECK_EQ_INT(status_of("GET", "/api/state", NULL, true), 200);
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 200);
+    for (int k = 0; k < bodies; k++) {
+        /* The refusal, then the end of the connection (recv 0), within 5 s (once one was
+         * not, 0.2 s: the test has failed, it need not wait for each). */
+        char buf[2048];
+        size_t len = 0;
+        ssize_t got = 0;
+        struct timeval tv = {refused == k ? 5 : 0, refused == k ? 0 : 200000};
+        setsockopt(trickle[k], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        while (len + 1 < sizeof buf && (got = recv(trickle[k], buf + len, sizeof buf - 1 - len, 0)) > 0)
+            len += (size_t)got;
+        buf[len] = '\0';
+        /* Closed: refused at its headers, or (past the 8 waiting for their headers to be
+         * read) shut before they were, without a word. Never held open. */
+        const bool was_refused = got == 0 && (len == 0 || strncmp(buf, "HTTP/1.1 40", 11) == 0);
+        if (!was_refused)
+            fprintf(stderr, "connection %d: got %zd, errno %d, %zu bytes: %.80s\n", k, got, errno,
+                    len, buf);
+        refused += was_refused;
+        close(trickle[k]);
+    }
+    CHECK_EQ_INT(refused, bodies);
     /* One slow client alone, trickling a header byte every second, is closed once its request
      * has taken 10 s. */
     int slow = open_idle();
