@@ -2521,6 +2521,37 @@ static void test_generator_edits(void)
     CHECK(state_is("dirty", true));
     CHECK_EQ_INT(post("/api/undo", NULL), 200);
     CHECK(state_is("dirty", false));
+    /* The keep-or-clear choice: a preset applied keeping the edits keeps the stroke made
+     * before it (on the preset's grid); clearing them drops it. Undo goes back across the grid
+     * change with the stroke. */
+    CHECK_EQ_INT(
+        post("/api/stroke", "{\"type\": \"raise\", \"radius\": 9, \"points\": [[100, 100]]}"),
+        200);
+    const char *keep = "{\"id\": \"builtin://terrain/rolling-hills\", \"edits\": \"keep\"}";
+    r = request("POST", "/api/preset", NULL, keep, strlen(keep), true);
+    if (r.status != 200) fprintf(stderr, "preset keep: %d %s\n", r.status, r.body ? r.body : "");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[64,64]");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    CHECK(r.body && !strstr(r.body, "preset_id"));
+    reply_free(&r);
+    CHECK_EQ_INT(
+        post("/api/preset", "{\"id\": \"builtin://terrain/rolling-hills\", \"edits\": \"clear\"}"),
+        200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
+    CHECK(r.body && !strstr(r.body, "\"raise\""));
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK(state_is("dirty", false));
     free(param);
     free(want);
     CHECK(stop_server());

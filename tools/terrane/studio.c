@@ -588,13 +588,23 @@ static int on_progress(double done, const char *stage, void *user)
 }
 
 /* Regenerate the session from next (quality: a new session when it differs from the current
- * one, since a session keeps its options), progress and the outcome on /api/events. */
+ * one, since a session keeps its options), progress and the outcome on /api/events.
+ *
+ * A recipe on another grid also starts a new session. Every recipe the studio regenerates is
+ * whole and meant as it is (an edit, a preset applied, a step of the history, the file on
+ * disk): its strokes are where it has them. The session's regenerate would treat it as the
+ * current recipe's grid changed, which needs a keep-or-clear decision for strokes (the command
+ * line's --keep-edits or --clear-edits): a new resolution with strokes, or an undo back across
+ * one, would be refused. */
 static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
                              trn_error *e)
 {
     publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
     trn_status st;
-    if (quality != s->options.quality) {
+    const trn_recipe *now = trn_session_recipe(s->session);
+    const bool regrid = next->cells_x != now->cells_x || next->cells_z != now->cells_z ||
+                        next->size_x != now->size_x || next->size_z != now->size_z;
+    if (quality != s->options.quality || regrid) {
         trn_generate_options o = s->options;
         o.quality = quality;
         trn_session *fresh = NULL;
