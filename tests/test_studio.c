@@ -2070,6 +2070,42 @@ static void test_example_project(void)
     free(before);
     free(after);
     CHECK(stop_server());
+    /* The other shipped project folders: terrain_3d's scene places two Terrain assets by
+     * reference (the first, landscape, opens); terrain_graph_3d has no scene and its one Terrain
+     * asset source a folder down. Save edits that source in place. */
+    static const struct {
+        const char *folder, *source, *seed;
+    } examples[] = {{"terrain_3d", "terrain/landscape.terrain.json", "\"seed\":5"},
+                    {"terrain_graph_3d", "terrain/landscape.terrain.json", "\"seed\":31"}};
+    for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
+        char source[1000];
+        snprintf(dir, sizeof dir, "%s/example-%s", root, examples[k].folder);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/examples/%s' '%s'", dir,
+                 TRN_SOURCE_DIR, examples[k].folder, dir);
+        CHECK_EQ_INT(system(cmd), 0);
+        snprintf(source, sizeof source, "%s/%s", dir, examples[k].source);
+        char *text = (char *)trn_test_read_file(source, &(size_t){0});
+        if (!serve(dir)) {
+            fprintf(stderr, "FAIL terrane studio opens examples/%s\n", examples[k].folder);
+            CHECK(!"terrane studio opens the example folder");
+            free(text);
+            continue;
+        }
+        r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+        CHECK_EQ_INT(r.status, 200);
+        CHECK_CONTAINS(r.body, examples[k].seed);
+        reply_free(&r);
+        CHECK_EQ_INT(post("/api/stroke",
+                          "{\"type\": \"lower\", \"radius\": 20, \"points\": [[300, 300]]}"),
+                     200);
+        CHECK_EQ_INT(post("/api/save", NULL), 200);
+        char *saved = (char *)trn_test_read_file(source, &(size_t){0});
+        CHECK(text && saved && only_inserted(text, saved));
+        CHECK_CONTAINS(saved, "\"lower\"");
+        free(text);
+        free(saved);
+        CHECK(stop_server());
+    }
 }
 
 /* Mapped materials: /api/materials gives the material set's mapping, its layers (role bindings,

@@ -49,7 +49,8 @@ static const char *const help_text =
     "is written only by Save, atomically, changing only what was edited; unsaved work is\n"
     "autosaved to RECIPE.recovery beside it and offered on the next start. Ctrl-C stops.\n"
     "A project folder opens its one Terrain asset source (*.terrain.json at the top), or\n"
-    "without one, its one scene's Terrain3D recipe (*.scene.json).\n"
+    "without one, its one scene's Terrain3D recipe or the Terrain asset it places first\n"
+    "(*.scene.json), or else the one *.terrain.json a folder down (as terrain/).\n"
     "\n"
     "options:\n"
     "  --port N        the port (default 8630; 0 picks a free one, printed)\n"
@@ -2993,8 +2994,116 @@ static char *project_scene(const char *dir)
     return NULL;
 }
 
-/* A project folder's one Terrain asset source at its top (malloc'd path), or without any, its
- * one scene with a Terrain3D recipe (*scene set), or NULL (printed). */
+/* The Terrain asset source the one scene at the folder's top places first (malloc'd path), when
+ * its entities place Terrain assets by reference ("asset": "asset://ID"); the others it places
+ * are named in a note. NULL (nothing printed) when there is no such scene; NULL with *failed
+ * set (printed) when the first reference does not resolve. */
+static char *project_scene_asset(cli_ctx *ctx, const char *dir, bool *failed)
+{
+    *failed = false;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *scene = NULL;
+    size_t scenes = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const size_t n = strlen(de->d_name);
+        if (n <= 11 || strcmp(de->d_name + n - 11, ".scene.json") != 0) continue;
+        if (scenes++ == 0) {
+            const size_t len = strlen(dir) + n + 2;
+            if ((scene = malloc(len))) snprintf(scene, len, "%s/%s", dir, de->d_name);
+        }
+    }
+    closedir(d);
+    if (scenes != 1 || !scene) {
+        free(scene);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_load_file(scene, 0, &je);
+    const char *ids[64];
+    const char *first_entity = NULL;
+    size_t count = 0;
+    size_t k;
+    json_t *entity;
+    json_array_foreach(json_object_get(doc, "entities"), k, entity)
+    {
+        const json_t *terrain = json_object_get(json_object_get(entity, "components"), "Terrain3D");
+        const char *id = json_string_value(json_object_get(terrain, "asset"));
+        if (!id || !*id) continue;
+        bool seen = false;
+        for (size_t q = 0; q < count; q++)
+            seen |= strcmp(ids[q], id) == 0;
+        if (seen || count == sizeof ids / sizeof ids[0]) continue;
+        if (count == 0) first_entity = json_string_value(json_object_get(entity, "id"));
+        ids[count++] = id;
+    }
+    char *found = NULL;
+    if (count) {
+        char source[4096];
+        trn_error e;
+        if (trn_terrain_asset_resolve(scene, ids[0], source, sizeof source, &e)) {
+            cli_fail(ctx, &e);
+            *failed = true;
+        } else if ((found = strdup(source)) && count > 1) {
+            char others[1024] = "";
+            size_t used = 0;
+            for (size_t q = 1; q < count && used + 4 < sizeof others; q++)
+                used += (size_t)snprintf(others + used, sizeof others - used, "%s%s",
+                                         q > 1 ? ", " : "", ids[q]);
+            cli_note(ctx,
+                     "%s places %zu Terrain assets: editing %s (entity '%s', the first), %s; "
+                     "to edit another, name its *.terrain.json file",
+                     scene, count, ids[0], first_entity ? first_entity : "?", found);
+            cli_note(ctx, "the others: %s", others);
+        }
+    }
+    json_decref(doc);
+    free(scene);
+    return found;
+}
+
+/* The one Terrain asset source in the folder's subfolders (one level down, as a project's
+ * terrain/ folder holds it; malloc'd path); NULL when there is none or several (*several
+ * counts them, the first two named in names). */
+static char *project_nested_source(const char *dir, size_t *several, char *names, size_t size)
+{
+    *several = 0;
+    names[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *found = NULL;
+    size_t count = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.') continue;
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        DIR *inner = opendir(sub);
+        if (!inner) continue;
+        for (struct dirent *fe; (fe = readdir(inner));) {
+            const size_t n = strlen(fe->d_name);
+            if (n <= 13 || strcmp(fe->d_name + n - 13, ".terrain.json") != 0) continue;
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
+            if (count < 2) {
+                const size_t used = strlen(names);
+                snprintf(names + used, size - used, "%s%s", count ? ", " : "", path);
+            }
+            if (count++ == 0) found = strdup(path);
+        }
+        closedir(inner);
+    }
+    closedir(d);
+    if (count == 1) return found;
+    free(found);
+    *several = count;
+    return NULL;
+}
+
+/* A project folder's one Terrain asset source at its top (malloc'd path), or without any: its
+ * one scene with a Terrain3D recipe (*scene set), the Terrain asset that scene places first, or
+ * the one Terrain asset source a level down; NULL (printed) when none of these is there. */
 static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
 {
     *scene = false;
@@ -3023,12 +3132,24 @@ static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
             *scene = true;
             return path;
         }
+        bool failed = false;
+        if ((path = project_scene_asset(ctx, dir, &failed)) || failed) return path;
+        char names[1024];
+        size_t several = 0;
+        if ((path = project_nested_source(dir, &several, names, sizeof names))) return path;
+        if (several) {
+            cli_failf(ctx, "%s: %zu Terrain asset sources a folder down (%s, ...): name the one "
+                           "to edit",
+                      dir, several, names);
+            return NULL;
+        }
     }
     if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
     if (count == 0)
         cli_failf(ctx,
-                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder, and "
-                  "no scene (*.scene.json) there with one Terrain3D recipe",
+                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder or a "
+                  "folder down, and no scene (*.scene.json) there with a Terrain3D recipe or "
+                  "asset",
                   dir);
     else
         cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,
