@@ -2499,6 +2499,36 @@ static void test_generator_edits(void)
     bytes = trn_test_read_file(out, &size);
     CHECK(bytes && size > 8 && memcmp(bytes, "II*", 3) == 0);
     free(bytes);
+    /* Every other entry of the Export menu writes its file or folder inside the project. */
+    static const struct {
+        const char *format, *path, *find;
+    } more[] = {
+        {"r16", "exports/h.r16", "-name h.r16 -size 8450c"}, /* 65 x 65 samples, 2 bytes each */
+        {"r32", "exports/h.r32", "-name h.r32 -size 16900c"},
+        {"ter", "exports/h.ter", "-name h.ter"},
+        {"gltf", "exports/h.glb", "-name h.glb"},
+        {"beamng", "exports/levels/graph", "-path '*levels/graph/*.ter'"},
+        {"unity", "exports/unity", "-path '*exports/unity/graph.raw'"},
+        {"cook", "exports/cooked", "-path '*exports/cooked/*'"},
+    };
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+        char req[200], find[1800];
+        snprintf(req, sizeof req, "{\"format\": \"%s\", \"path\": \"%s\"}", more[k].format,
+                 more[k].path);
+        r = request("POST", "/api/export", NULL, req, strlen(req), true);
+        if (r.status != 200)
+            fprintf(stderr, "FAIL export %s: %d %s\n", more[k].format, r.status,
+                    r.body ? r.body : "");
+        CHECK_EQ_INT(r.status, 200);
+        reply_free(&r);
+        snprintf(find, sizeof find, "find '%s/exports' -type f %s | grep -q .", dir, more[k].find);
+        if (system(find) != 0) fprintf(stderr, "FAIL export %s wrote nothing\n", more[k].format);
+        CHECK_EQ_INT(system(find), 0);
+    }
+    snprintf(out, sizeof out, "%s/exports/h.glb", dir);
+    bytes = trn_test_read_file(out, &size);
+    CHECK(bytes && size > 12 && memcmp(bytes, "glTF", 4) == 0);
+    free(bytes);
     const char *outside = "{\"format\": \"png\", \"path\": \"../h.png\"}";
     CHECK_EQ_INT(post("/api/export", outside), 400);
     const char *absolute = "{\"format\": \"png\", \"path\": \"/tmp/h.png\"}";

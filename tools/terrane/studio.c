@@ -34,6 +34,7 @@
 #include "terrane/render.h"
 #include "terrane/roles.h"
 #include "terrane/scatter.h"
+#include "terrane/unity.h"
 #include "terrane/water.h"
 
 extern char **environ;
@@ -2753,8 +2754,9 @@ static bool run_cli(char *const *args, char *err, size_t err_size)
 /* POST /api/export {"format": F, "path": P}: the recipe file (saved: unsaved edits are refused,
  * the page saves first) written as F at P, a path inside the project folder, by the same verbs
  * and atomic writes as the command line: png, r16, r32, ter (generate -o), geotiff (generate,
- * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate a .ter, then
- * unity export into the folder P), cook (cook -o the folder P). */
+ * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate --export
+ * unity:P on a Unity-shaped grid; else generate a .ter, then unity export --fit resample into
+ * the folder P), cook (cook -o the folder P). */
 static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const char *body,
                                   size_t size)
 {
@@ -2818,8 +2820,18 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
     char dims[64], square[64];
     snprintf(dims, sizeof dims, "%ux%u", grid->cells_x + 1u, grid->cells_z + 1u);
     trn_rcp_format_double(grid->size_x / (double)grid->cells_x, square);
+    /* A Unity-shaped grid (square, 2^n + 1 samples) goes through generate --export unity:, as on
+     * the command line, with the recipe's surface materials, grass and water; any other is
+     * resampled from the generated .ter by unity export --fit resample. */
+    const bool unity_shape =
+        grid->cells_x == grid->cells_z && trn_unity_resolution_valid(grid->cells_x + 1u);
     pthread_mutex_unlock(&s->lock);
-    if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
+    if (!strcmp(format, "unity") && unity_shape) {
+        char dest[4300];
+        snprintf(dest, sizeof dest, "unity:%s", out);
+        char *gen[] = {"terrane", "generate", recipe, "--export", dest, "-q", NULL};
+        ok = run_cli(gen, err, sizeof err);
+    } else if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
         if (!mkdtemp(tmpdir)) {
             pthread_mutex_lock(&s->lock);
             json_decref(reply_path);
