@@ -12,9 +12,11 @@
 // albedo magenta; the soil's albedo (magenta) and height by the older file names; the grass's
 // albedo a link outside the project): the arrays are built from the images the project holds,
 // drawn (normal, roughness and emissive each changing the frame), and the link is not read.
-//   node --experimental-websocket test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL MAPPED_URL
+// The DevTools connections use tests/devtools_socket.mjs (Node 18 and later, no flag needed).
+//   node test_studio_browser.mjs CHROMIUM URL PROFILE WATER_URL HEIGHTS_OUT LARGE_URL SAFE_URL SAFE_PATH GRAPH_URL GRAPH_PATH WATER2_URL WATER4_URL MAPPED_URL
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { DevToolsSocket } from './devtools_socket.mjs';
 
 // Chromium's background services and the back-forward cache off (a page left for about:blank
 // would stay alive in it, with its connections).
@@ -22,8 +24,8 @@ const QUIET_FLAGS = ['--disable-features=BackForwardCache,OptGuideOnDeviceModel,
   '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync',
   '--disable-extensions', '--no-first-run', '--no-default-browser-check'];
 const [chromium, url, profile, waterUrl, heightsOut, largeUrl, safeUrl, safePath, graphUrl, graphPath, water2Url, water4Url, mappedUrl] = process.argv.slice(2);
-if (typeof WebSocket === 'undefined') {
-  console.error('this node has no WebSocket (needs 20.10+ with --experimental-websocket)');
+if (typeof fetch === 'undefined') {
+  console.error('this node has no fetch (needs Node 18 or later)');
   process.exit(77);
 }
 const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--use-angle=swiftshader',
@@ -75,7 +77,7 @@ try {
   }
   // A DevTools connection to one page: send, evaluate, waitFor (a second page gets its own).
   const connect = async (address, errorList) => {
-    const sock = new WebSocket(address);
+    const sock = new DevToolsSocket(address);
     await new Promise((resolve, reject) => {
       sock.onopen = resolve;
       sock.onerror = () => reject(new Error('no DevTools connection to ' + address));
@@ -103,14 +105,14 @@ try {
     return { sock, send: call, evaluate: ev, waitFor: until };
   };
   if (!pageWs) throw new Error('chromium listed no page in 10 s');
-  const ws = new WebSocket(pageWs);
+  const ws = new DevToolsSocket(pageWs);
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
     ws.onerror = () => reject(new Error('no DevTools connection to the page'));
     setTimeout(() => reject(new Error('no DevTools connection to the page in 60 s')), 60000);
   });
   let nextId = 0;
-  const pending = new Map(), errors = [], dialogs = [];
+  const pending = new Map(), errors = [], dialogs = [], requested = [];
   ws.onmessage = (event) => {
     const m = JSON.parse(event.data);
     if (m.id && pending.has(m.id)) {
@@ -428,8 +430,9 @@ try {
     await dragStroke(40, 0);
     await waitFor(`${status}.includes('changed')`, 'the stroke on the safe recipe');
     const recovery = safePath + '.recovery';
+    // About a second after the change; a loaded machine may take longer: waited for (90 s).
     let autosaved = false;
-    for (let k = 0; k < 50 && !autosaved; k++) {
+    for (let k = 0; k < 900 && !autosaved; k++) {
       await sleep(100);
       autosaved = existsSync(recovery) && (readFileSync(recovery, 'utf8').match(/"raise"/g) || []).length === 1;
     }
