@@ -15,6 +15,7 @@
 #include "terrane/generate.h"
 #include "terrane/palette.h"
 #include "terrane/runtime.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane cook PROJECT_OR_RECIPE -o OUT_DIR [--threads N] [--format json] [-q]\n"
@@ -676,7 +677,7 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
     if (job->entity) {
         kind = TRN_DOCUMENT_RECIPE;
         if (scene_recipe(job->source, job->entity, &recipe, &e)) return cli_fail(ctx, &e);
-    } else if (trn_recipe_read(job->source, &recipe, &kind, &e)) {
+    } else if (trn_recipe_read_source(job->source, &recipe, &kind, &e)) {
         return cli_fail(ctx, &e);
     }
     char *id = kind == TRN_DOCUMENT_TERRAIN_ASSET ? asset_id(job->source) : NULL;
@@ -775,7 +776,9 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc) return rc;
     struct stat sb;
-    if (stat(a.input, &sb) != 0) return cli_failf(ctx, "%s: no such file or folder", a.input);
+    memset(&sb, 0, sizeof sb); /* a built-in preset's id is a recipe, not a folder */
+    if (strncmp(a.input, "builtin://", 10) != 0 && stat(a.input, &sb) != 0)
+        return cli_failf(ctx, "%s: no such file or folder", a.input);
     trn_error e;
     if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
     job_list jobs = {NULL, 0, 0, NULL, 0};
