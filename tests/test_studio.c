@@ -310,6 +310,7 @@ static void test_body_limit(void)
 }
 
 static bool only_inserted(const char *before, const char *after);
+static char *replaced(const char *text, const char *what, const char *with);
 
 static float *get_heights(size_t *count)
 {
@@ -1850,6 +1851,23 @@ static void test_disk_changes(void)
     r = request("GET", "/api/recipe", NULL, NULL, 0, true);
     CHECK_CONTAINS(r.body, "\"seed\":8");
     reply_free(&r);
+    /* The file regridded on disk, its stroke kept: Generate loads it as it is (no keep-or-clear
+     * question: the file says where its strokes are), and undo goes back to the old grid. */
+    char *regridded = replaced(text, "\"resolution\": [128, 128]", "\"resolution\": [64, 64]");
+    CHECK(trn_test_write_file(path, regridded, strlen(regridded)));
+    r = request("POST", "/api/generate", NULL, NULL, 0, true);
+    if (r.status != 200) fprintf(stderr, "regridded generate: %d %s\n", r.status, r.body);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[64,64]");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[128,128]");
+    reply_free(&r);
+    free(regridded);
     free(text);
     free(broken);
     CHECK(stop_server());
