@@ -3098,9 +3098,13 @@ static char *project_nested_source(const char *dir, size_t *several, char *names
             if (n <= 13 || strcmp(fe->d_name + n - 13, ".terrain.json") != 0) continue;
             char path[8192];
             snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
-            if (count < 2) {
-                const size_t used = strlen(names);
-                snprintf(names + used, size - used, "%s%s", count ? ", " : "", path);
+            if (count < 2) { /* "A, B", cut at size */
+                size_t used = strlen(names);
+                for (const char *c = count ? ", " : ""; *c && used + 1 < size; c++)
+                    names[used++] = *c;
+                for (const char *c = path; *c && used + 1 < size; c++)
+                    names[used++] = *c;
+                names[used] = '\0';
             }
             if (count++ == 0) found = strdup(path);
         }
