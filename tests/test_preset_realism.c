@@ -798,7 +798,7 @@ static double crease_peak(const trn_field *f)
  * was carried straight to the nearest edges along the grid's axes, and those paths were cut
  * into straight valleys and divides 200-450 m long at one world position (x 187 m, 790 m). Its
  * evolution now runs on an open border (the land goes on past the edge): no column or row of
- * its own grid carries more than 1.75 times the curvature of those beside it (1.55; 1.99 at
+ * its own grid carries more than 1.75 times the curvature of those beside it (1.55; 2.09 at
  * x 188 m with the border as base level, measured by the same recipe below). */
 static void test_hills_no_crease(void)
 {
