@@ -176,7 +176,8 @@ static double bilinear_at(const float *g, size_t nx, size_t nz, double fx, doubl
     tx = tx < 0 ? 0 : tx > 1 ? 1 : tx;
     tz = tz < 0 ? 0 : tz > 1 ? 1 : tz;
     const float *p = g + j * nx + i;
-    return (p[0] * (1.0 - tx) + p[1] * tx) * (1.0 - tz) + (p[nx] * (1.0 - tx) + p[nx + 1] * tx) * tz;
+    return (p[0] * (1.0 - tx) + p[1] * tx) * (1.0 - tz) +
+           (p[nx] * (1.0 - tx) + p[nx + 1] * tx) * tz;
 }
 
 /* Filter a grid refine times finer back onto the output grid: tent weights (refine - |d|) each
@@ -553,9 +554,8 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
             if (!fine_mask) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
             for (size_t j = 0; fine_mask && j < wnz; j++)
                 for (size_t i = 0; i < wnx; i++)
-                    fine_mask[j * wnx + i] =
-                        (float)bilinear_at(uplift_mask, nx, nz, (double)i / refine,
-                                           (double)j / refine);
+                    fine_mask[j * wnx + i] = (float)bilinear_at(
+                        uplift_mask, nx, nz, (double)i / refine, (double)j / refine);
         }
         trn_field scaled = work;
         if (!st) st = sp_uplift_mask(c, node, type, &scaled, 1, fine_mask, &shape, err);
