@@ -187,9 +187,9 @@ static void test_examples(void)
  * exponent does not apply to them: tests/test_dunes.c checks their shape. */
 static void test_drained_presets(void)
 {
-    static const char *const ids[] = {
-        "builtin://terrain/flat-building-site", "builtin://terrain/plateau",
-        "builtin://terrain/coastal-island"};
+    static const char *const ids[] = {"builtin://terrain/flat-building-site",
+                                      "builtin://terrain/plateau",
+                                      "builtin://terrain/coastal-island"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const char *text = trn_builtin_preset_text(ids[i]);
         CHECK(text != NULL);
@@ -225,8 +225,7 @@ static void test_noise_fails(void)
 
 /* A recipe of hills over 32 x 32 cells of 30 units with one Stream Power node; params are the
  * node's extra parameters (JSON members, may be empty) beside steps and dt 10000. */
-static bool node_run_grid(int cells, int steps, const char *params, trn_generated *g,
-                          trn_error *e)
+static bool node_run_grid(int cells, int steps, const char *params, trn_generated *g, trn_error *e)
 {
     char text[2048];
     snprintf(text, sizeof text,
@@ -371,22 +370,24 @@ static void test_node_scale(void)
  * there than the run without the mask; where it is 1 the land still rises. */
 static void test_node_uplift_mask_refined(void)
 {
-    static const char *const fmt =
-        "{\"size\": [960, 960], \"resolution\": [32, 32], \"seed\": 5, \"sea_level\": -50,"
-        " \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 0,"
-        " \"height_variation\": 60, \"feature_size\": 300}}, \"default_biome\": \"g\","
-        " \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"graph\": {\"format_version\": 1,"
-        " \"output\": \"out\", \"nodes\": [{\"id\": \"lf\", \"type\": \"landform\"},"
-        " {\"id\": \"m\", \"type\": \"elevation_mask\", \"params\": {\"min\": 30, \"max\": 1000,"
-        " \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"lf\"}}}, {\"id\": \"sp\", "
-        "\"type\": \"stream_power\", \"inputs\": {\"field\": {\"node\": \"lf\"}%s}, "
-        "\"params\": {\"steps\": 20, \"evolution_cell\": 15}}, {\"id\": \"out\", \"type\": "
-        "\"terrain_output\", \"inputs\": {\"field\": {\"node\": \"sp\", \"pin\": "
-        "\"field\"}}}]}}";
+#define SP_MASK_RECIPE(UPLIFT)                                                                     \
+    "{\"size\": [960, 960], \"resolution\": [32, 32], \"seed\": 5, \"sea_level\": -50,"            \
+    " \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 0,"            \
+    " \"height_variation\": 60, \"feature_size\": 300}}, \"default_biome\": \"g\","                \
+    " \"biomes\": {\"g\": {\"color\": [0, 1, 0, 1]}}, \"graph\": {\"format_version\": 1,"          \
+    " \"output\": \"out\", \"nodes\": [{\"id\": \"lf\", \"type\": \"landform\"},"                  \
+    " {\"id\": \"m\", \"type\": \"elevation_mask\", \"params\": {\"min\": 30, \"max\": 1000,"      \
+    " \"falloff\": 0}, \"inputs\": {\"field\": {\"node\": \"lf\"}}}, {\"id\": \"sp\", "            \
+    "\"type\": \"stream_power\", \"inputs\": {\"field\": {\"node\": \"lf\"}" UPLIFT "}, "          \
+    "\"params\": {\"steps\": 20, \"evolution_cell\": 15}}, {\"id\": \"out\", \"type\": "           \
+    "\"terrain_output\", \"inputs\": {\"field\": {\"node\": \"sp\", \"pin\": "                     \
+    "\"field\"}}}]}}"
+    static const char *const texts[2] = {SP_MASK_RECIPE(""),
+                                         SP_MASK_RECIPE(", \"uplift\": {\"node\": \"m\"}")};
+#undef SP_MASK_RECIPE
     trn_generated g[2];
     for (int masked = 0; masked < 2; masked++) {
-        char text[2048];
-        snprintf(text, sizeof text, fmt, masked ? ", \"uplift\": {\"node\": \"m\"}" : "");
+        const char *text = texts[masked];
         trn_recipe r;
         trn_error e;
         CHECK_OK(trn_recipe_parse(text, strlen(text), "sp.json", &r, NULL, &e));
