@@ -85,7 +85,17 @@
  * the outline's blend, so they stopped at the shore as a smooth skirt. Now the sea floor (-20 m,
  * was -180) is the evolution's base level, so ridges and valleys run down to the water and the
  * sea drowns the valley mouths into bays; the outline is 12% smaller and warped further (900 m)
- * so the drowned coast still stays off every border. */
+ * so the drowned coast still stays off every border. The coastal island's next version (8) gets
+ * a coastal plain and a shelf: its hills had ended at the water along the whole coast and its
+ * sea floor was one flat plane. Now a low plain is raised out of a shallow shelf and the hills
+ * out of the plain, each through its own warped outline; the evolution uplifts the hills alone
+ * (their outline as its uplift mask), holds the sea at its surface and lays down sediment (G 2),
+ * so the rivers leave the hills through fans onto a plain graded to the sea, and the bed under
+ * the sea is the raised surface itself, which shelves from the beach to some 70 m at the edges.
+ * The plateau's next version (7) levels its cap rock toward 250 m with amount 0.92 instead of
+ * flat (the cap keeps about 12 m of gently rolling relief and the shallow heads of its canyons,
+ * 84% of it had been dead flat at 1025^2) and warps the mesa's outline twice as far (400 m, in
+ * wiggles up to 800 m), so no straight side of its polygon shows along the rim. */
 
 typedef struct builtin {
     const char *id;
@@ -399,148 +409,187 @@ static const builtin builtins[] = {
      "\"inputs\": {\"field\": {\"node\": \"biomes\"}, \"water\": {\"node\": \"lake\", "
      "\"pin\": \"water\"}}}]}}"},
     {"builtin://terrain/plateau", "Plateau",
-     "A flat-topped mesa about 2.6 km across with its cap rock at 250 m (a warped polygon "
-     "raised above the lowland) cut by canyons that eat back into it from its edges: "
+     "A mesa about 2.6 km across with its cap rock at about 250 m (an outline warped into "
+     "spurs and bays, raised above the lowland) cut by canyons that eat back into it from its "
+     "edges, the cap rock a gently rolling surface with the shallow heads of their valleys: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     6,
-     "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\": "
-     "-800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": "
-     "{\"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": "
-     "4, \"warp_amplitude\": 320, \"warp_feature_size\": 2560}}, \"default_biome\": "
-     "\"steppe\", \"biomes\": {\"steppe\": {\"color\": [0.62, 0.6, 0.38, 1]}, "
-     "\"tableland_grass\": {\"color\": [0.48, 0.62, 0.32, 1]}, \"cliff\": {\"color\": "
-     "[0.6, 0.45, 0.35, 1]}, \"scree\": {\"color\": [0.55, 0.52, 0.48, 1]}}, \"rules\": "
-     "[{\"id\": \"cliffs\", \"biome\": \"cliff\", \"priority\": 30, \"slope\": [35, 90]}, "
-     "{\"id\": \"scree_slopes\", \"biome\": \"scree\", \"priority\": 20, \"slope\": [18, "
-     "90]}, {\"id\": \"top\", \"biome\": \"tableland_grass\", \"priority\": 10, "
-     "\"elevation\": [244, 1000], \"blend\": 4}], \"graph\": {\"format_version\": 1, "
-     "\"output\": \"output\", \"nodes\": [{\"id\": \"about_shape\", \"type\": \"comment\", "
-     "\"position\": [0, -200], \"params\": {\"text\": \"Shape: Lowland is fbm noise (144 m "
-     "of relief, 2.9 km features) for the ground around, over a 4 km square. Table top is "
-     "gently rolling rock from 300 m up (40 m of relief). Mesa outline is a concave "
-     "polygon mask about 2.6 km across with a 384 m falloff, its edge warped up to 250 m "
-     "into spurs and bays; Raise mesa blends the lowland toward the table top through it. "
-     "Evolve (Stream Power over 40 short steps on a grid of 16 m cells whatever the output "
-     "grid, read at a 60 m reference cell, with strong hillslope creep) cuts canyons back "
-     "into the mesa from its edges and drains the lowland around it, off the map only where "
-     "its valleys meet the edge (border outlets: no frame of gullies along the edges); on "
-     "output grids of 4 m cells or finer it comes back through every grid twice as fine as "
-     "the one before, 6 steps on each, so the lowland's valleys branch into side valleys of "
-     "each smaller size instead of running side by side. Caprock picks the "
-     "ground left above 235 m and Level top blends it flat at 250 m: the hard cap rock, "
-     "flat between the canyon heads. Erosion washes the canyon walls with a few light "
-     "droplets and thermal relaxation sheds scree below the cliffs and Drain fills the "
-     "last hollows flat, so all water leaves the map.\"}}, {\"id\": \"lowland\", \"type\": "
-     "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
-     "\"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": "
-     "4, \"warp_amplitude\": 320, \"warp_feature_size\": 2560}}, {\"id\": \"table_top\", "
-     "\"type\": \"noise_terrain\", \"position\": [0, 200], \"params\": {\"profile\": "
-     "\"fbm\", \"base_height\": 300, \"height_variation\": 40, \"feature_size\": 1600, "
-     "\"roughness\": 0.45, \"octaves\": 5}}, {\"id\": \"mesa_outline\", \"type\": "
-     "\"polygon_mask\", \"position\": [240, 200], \"params\": {\"points\": [[960, 896], "
-     "[2688, 704], [3328, 1472], [3072, 2304], [2240, 2176], [1984, 3200], [1024, 3072], "
-     "[768, 1920]], \"falloff\": 384, \"edge_warp\": 250, \"edge_warp_size\": 900}, "
-     "\"inputs\": {\"field\": {\"node\": \"lowland\"}}}, {\"id\": \"raise_mesa\", "
-     "\"type\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": 1}, "
-     "\"inputs\": {\"a\": {\"node\": \"lowland\"}, \"b\": {\"node\": \"table_top\"}, "
-     "\"mask\": {\"node\": \"mesa_outline\"}}}, {\"id\": \"evolve\", \"type\": "
-     "\"stream_power\", \"position\": [720, 0], \"params\": {\"reference_cell\": 60, "
-     "\"evolution_cell\": 16, \"fine_steps\": 2, \"steps\": 40, \"dt\": 2500, \"m\": 0.5, "
-     "\"diffusion\": 0.2, \"relief\": \"input\", \"border\": \"outlets\", "
-     "\"cascade_steps\": 6}, \"inputs\": "
-     "{\"field\": {\"node\": \"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"type\": \"flat_terrain\", "
-     "\"position\": [720, 200], \"params\": {\"height\": 250}}, {\"id\": \"caprock\", "
-     "\"type\": \"elevation_mask\", \"position\": [960, 200], \"params\": {\"min\": 235, "
-     "\"max\": 10000, \"falloff\": 10}, \"inputs\": {\"field\": {\"node\": \"evolve\", "
-     "\"pin\": \"field\"}}}, {\"id\": \"level_top\", \"type\": \"height_blend\", "
-     "\"position\": [1200, 0], \"params\": {\"amount\": 1}, \"inputs\": {\"a\": {\"node\": "
-     "\"evolve\", \"pin\": \"field\"}, \"b\": {\"node\": \"caprock_level\"}, \"mask\": "
-     "{\"node\": \"caprock\"}}}, {\"id\": \"erosion\", \"type\": \"erosion\", "
-     "\"position\": [1440, 0], \"params\": {\"droplet_density\": 0.1, \"erosion_rate\": "
-     "0.1, \"thermal_strength\": 0.4, \"talus_angle\": 40}, \"inputs\": {\"field\": "
-     "{\"node\": \"level_top\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressions\", "
-     "\"position\": [1680, 0], \"params\": {\"mode\": \"fill\"}, \"inputs\": {\"field\": "
-     "{\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": \"about_appearance\", "
-     "\"type\": \"comment\", \"position\": [1920, -200], \"params\": {\"text\": "
-     "\"Appearance: Biome Rules gives steppe on the lowland, tableland grass on the cap "
-     "rock above 244 m, scree on slopes steeper than 18 degrees and cliffs steeper than 35 "
-     "degrees.\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position\": [1920, "
-     "0], \"inputs\": {\"field\": {\"node\": \"drain\"}}}, {\"id\": \"about_output\", "
-     "\"type\": \"comment\", \"position\": [2160, -200], \"params\": {\"text\": \"Output: "
-     "Terrain Output publishes the plateau. For terraces, blend in more flat bases at "
-     "other heights through their own masks.\"}}, {\"id\": \"output\", \"type\": "
-     "\"terrain_output\", \"position\": [2160, 0], \"inputs\": {\"field\": {\"node\": "
-     "\"biomes\"}}}]}}"},
+     7,
+     "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\":"
+     " -800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": {\"height_v"
+     "ariation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": 4, \"war"
+     "p_amplitude\": 320, \"warp_feature_size\": 2560}}, \"default_biome\": \"steppe\", "
+     "\"biomes\": {\"steppe\": {\"color\": [0.62, 0.6, 0.38, 1]}, \"tableland_grass\": {"
+     "\"color\": [0.48, 0.62, 0.32, 1]}, \"cliff\": {\"color\": [0.6, 0.45, 0.35, 1]}, "
+     "\"scree\": {\"color\": [0.55, 0.52, 0.48, 1]}}, \"rules\": [{\"id\": \"cliffs\", "
+     "\"biome\": \"cliff\", \"priority\": 30, \"slope\": [35, 90]}, {\"id\": \"scree_slo"
+     "pes\", \"biome\": \"scree\", \"priority\": 20, \"slope\": [18, 90]}, {\"id\": \"to"
+     "p\", \"biome\": \"tableland_grass\", \"priority\": 10, \"elevation\": [244, 1000],"
+     " \"blend\": 4}], \"graph\": {\"format_version\": 1, \"output\": \"output\", \"node"
+     "s\": [{\"id\": \"about_shape\", \"type\": \"comment\", \"position\": [0, -200], \""
+     "params\": {\"text\": \"Shape: Lowland is fbm noise (144 m of relief, 2.9 km featur"
+     "es) for the ground around, over a 4 km square. Table top is gently rolling rock fr"
+     "om 300 m up (40 m of relief). Mesa outline is a concave polygon mask about 2.6 km "
+     "across with a 384 m falloff, its edge warped up to 400 m in wiggles up to 800 m lo"
+     "ng into spurs and bays, so no straight side of the polygon is left; Raise mesa ble"
+     "nds the lowland toward the table top through it. Evolve (Stream Power over 40 shor"
+     "t steps on a grid of 16 m cells whatever the output grid, read at a 60 m reference"
+     " cell, with strong hillslope creep) cuts canyons back into the mesa from its edges"
+     " and drains the lowland around it, off the map only where its valleys meet the edg"
+     "e (border outlets: no frame of gullies along the edges); on output grids of 4 m ce"
+     "lls or finer it comes back through every grid twice as fine as the one before, 6 s"
+     "teps on each, so the lowland's valleys branch into side valleys of each smaller si"
+     "ze instead of running side by side. Caprock picks the ground left above 235 m and "
+     "Level top blends it toward 250 m with amount 0.92: the hard cap rock, levelled to "
+     "a gently rolling surface (about 12 m of relief over the mesa, an eleventh of what "
+     "the evolution left) that keeps the shallow heads of the canyons' valleys, so its o"
+     "utline is the evolved rim and not a flat polygon. Erosion washes the canyon walls "
+     "with a few light droplets and thermal relaxation sheds scree below the cliffs and "
+     "Drain fills the last hollows flat, so all water leaves the map.\"}}, {\"id\": \"lo"
+     "wland\", \"type\": \"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile"
+     "\": \"fbm\", \"height_variation\": 144, \"feature_size\": 2880, \"roughness\": 0.4"
+     ", \"octaves\": 4, \"warp_amplitude\": 320, \"warp_feature_size\": 2560}}, {\"id\":"
+     " \"table_top\", \"type\": \"noise_terrain\", \"position\": [0, 200], \"params\": {"
+     "\"profile\": \"fbm\", \"base_height\": 300, \"height_variation\": 40, \"feature_si"
+     "ze\": 1600, \"roughness\": 0.45, \"octaves\": 5}}, {\"id\": \"mesa_outline\", \"ty"
+     "pe\": \"polygon_mask\", \"position\": [240, 200], \"params\": {\"points\": [[960, "
+     "896], [2688, 704], [3328, 1472], [3072, 2304], [2240, 2176], [1984, 3200], [1024, "
+     "3072], [768, 1920]], \"falloff\": 384, \"edge_warp\": 400, \"edge_warp_size\": 800"
+     "}, \"inputs\": {\"field\": {\"node\": \"lowland\"}}}, {\"id\": \"raise_mesa\", \"t"
+     "ype\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": 1}, \"in"
+     "puts\": {\"a\": {\"node\": \"lowland\"}, \"b\": {\"node\": \"table_top\"}, \"mask"
+     "\": {\"node\": \"mesa_outline\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power"
+     "\", \"position\": [720, 0], \"params\": {\"reference_cell\": 60, \"evolution_cell"
+     "\": 16, \"fine_steps\": 2, \"steps\": 40, \"dt\": 2500, \"m\": 0.5, \"diffusion\":"
+     " 0.2, \"relief\": \"input\", \"border\": \"outlets\", \"cascade_steps\": 6}, \"inp"
+     "uts\": {\"field\": {\"node\": \"raise_mesa\"}}}, {\"id\": \"caprock_level\", \"typ"
+     "e\": \"flat_terrain\", \"position\": [720, 200], \"params\": {\"height\": 250}}, {"
+     "\"id\": \"caprock\", \"type\": \"elevation_mask\", \"position\": [960, 200], \"par"
+     "ams\": {\"min\": 235, \"max\": 10000, \"falloff\": 10}, \"inputs\": {\"field\": {"
+     "\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"level_top\", \"type\": \"h"
+     "eight_blend\", \"position\": [1200, 0], \"params\": {\"amount\": 0.92}, \"inputs\""
+     ": {\"a\": {\"node\": \"evolve\", \"pin\": \"field\"}, \"b\": {\"node\": \"caprock_"
+     "level\"}, \"mask\": {\"node\": \"caprock\"}}}, {\"id\": \"erosion\", \"type\": \"e"
+     "rosion\", \"position\": [1440, 0], \"params\": {\"droplet_density\": 0.1, \"erosio"
+     "n_rate\": 0.1, \"thermal_strength\": 0.4, \"talus_angle\": 40}, \"inputs\": {\"fie"
+     "ld\": {\"node\": \"level_top\"}}}, {\"id\": \"drain\", \"type\": \"drain_depressio"
+     "ns\", \"position\": [1680, 0], \"params\": {\"mode\": \"fill\"}, \"inputs\": {\"fi"
+     "eld\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, {\"id\": \"about_appearance"
+     "\", \"type\": \"comment\", \"position\": [1920, -200], \"params\": {\"text\": \"Ap"
+     "pearance: Biome Rules gives steppe on the lowland, tableland grass on the cap rock"
+     " above 244 m, scree on slopes steeper than 18 degrees and cliffs steeper than 35 d"
+     "egrees.\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position\": [1920, "
+     "0], \"inputs\": {\"field\": {\"node\": \"drain\"}}}, {\"id\": \"about_output\", \""
+     "type\": \"comment\", \"position\": [2160, -200], \"params\": {\"text\": \"Output: "
+     "Terrain Output publishes the plateau. For terraces, blend in more flat bases at ot"
+     "her heights through their own masks.\"}}, {\"id\": \"output\", \"type\": \"terrain"
+     "_output\", \"position\": [2160, 0], \"inputs\": {\"field\": {\"node\": \"biomes\"}"
+     "}}]}}"},
     {"builtin://terrain/coastal-island", "Coastal island",
      "An island about 6 km across rising out of the sea (sea level 0 m, hills up to about "
-     "300 m) whose ridges and branching valleys (landscape evolution) run down to the sea, "
-     "their mouths drowned into bays and inlets between headlands, with an Ocean Water body "
-     "covering the sea on every border: sandy beaches "
-     "along the shore, grass and woods inland, rock on the steep slopes.",
-     7,
-     "{\"size\": [8192, 8192], \"resolution\": [256, 256], \"seed\": 230, \"sea_level\": 0"
-     ", \"default_landform\": \"island\", \"landforms\": {\"island\": {\"base_height\": -3"
-     "0, \"height_variation\": 450, \"feature_size\": 5120, \"roughness\": 0.45, \"octaves"
-     "\": 5, \"warp_amplitude\": 768, \"warp_feature_size\": 4480}}, \"default_biome\": \""
-     "grass\", \"biomes\": {\"sea_floor\": {\"color\": [0.2, 0.4, 0.55, 1]}, \"beach\": {"
-     "\"color\": [0.9, 0.82, 0.6, 1], \"allow_snow\": false}, \"grass\": {\"color\": [0.4,"
-     " 0.62, 0.3, 1]}, \"woods\": {\"color\": [0.22, 0.42, 0.22, 1]}, \"rock\": {\"color\""
-     ": [0.5, 0.48, 0.45, 1]}}, \"rules\": [{\"id\": \"underwater\", \"biome\": \"sea_floo"
-     "r\", \"priority\": 40, \"elevation\": [-1000, 0]}, {\"id\": \"shore\", \"biome\": \""
-     "beach\", \"priority\": 30, \"water_distance\": [0, 60]}, {\"id\": \"cliffs\", \"biom"
-     "e\": \"rock\", \"priority\": 20, \"slope\": [25, 90]}, {\"id\": \"inland\", \"biome"
-     "\": \"woods\", \"priority\": 10, \"elevation\": [180, 1000], \"blend\": 45}], \"grap"
-     "h\": {\"format_version\": 1, \"output\": \"output\", \"nodes\": [{\"id\": \"about_sh"
-     "ape\", \"type\": \"comment\", \"position\": [0, -200], \"params\": {\"text\": \"Shap"
-     "e: Island land is fbm noise from -30 m up (450 m of relief, 5 km features, 768 m dom"
-     "ain warp) over an 8 km square. Island outline is a polygon mask with a 900 m falloff"
-     ", its coast warped up to 900 m into headlands and bays; Raise island blends a flat -"
-     "20 m sea floor (Ocean floor) toward the land through it with amount 1, so the land r"
-     "ises out of the sea in the middle and every border is water. Evolve is landscape evo"
-     "lution (Stream Power) of the raised island: rock uplift, faster where the land is hi"
-     "gh, against river incision and hillslope creep over 100 steps, read at a 60 m refere"
-     "nce cell on a grid of 32 m cells whatever the output grid (on output grids of 8 m ce"
-     "lls or finer back through every grid twice as fine as the one before, 6 steps on eac"
-     "h, so side valleys of each smaller size nest into the larger ones), stretched back t"
-     "o the land's height range, with the sea floor at -20 m as its base level: the ridges"
-     " and valleys are cut down to 20 m under today's sea, as in a sea that has risen sinc"
-     "e, so the hills run down to the water and the sea drowns the valley mouths into bays"
-     " and inlets between headlands.\"}}, {\"id\": \"ocean_floor\", \"type\": \"flat_terra"
-     "in\", \"position\": [0, 0], \"params\": {\"height\": -20}}, {\"id\": \"island_land\""
-     ", \"type\": \"noise_terrain\", \"position\": [0, 200], \"params\": {\"profile\": \"f"
-     "bm\", \"base_height\": -30, \"height_variation\": 450, \"feature_size\": 5120, \"rou"
-     "ghness\": 0.45, \"octaves\": 5, \"warp_amplitude\": 768, \"warp_feature_size\": 4480"
-     "}}, {\"id\": \"island_outline\", \"type\": \"polygon_mask\", \"position\": [240, 200"
-     "], \"params\": {\"points\": [[2519, 1505], [5335, 1393], [6799, 2857], [6574, 5448],"
-     " [4884, 6799], [2181, 6461], [1393, 4096]], \"falloff\": 896, \"edge_warp\": 900, \""
-     "edge_warp_size\": 2000}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"i"
-     "d\": \"raise_island\", \"type\": \"height_blend\", \"position\": [480, 0], \"params"
-     "\": {\"amount\": 1}, \"inputs\": {\"a\": {\"node\": \"ocean_floor\"}, \"b\": {\"node"
-     "\": \"island_land\"}, \"mask\": {\"node\": \"island_outline\"}}}, {\"id\": \"evolve"
-     "\", \"type\": \"stream_power\", \"position\": [720, 0], \"params\": {\"reference_cel"
-     "l\": 60, \"evolution_cell\": 32, \"fine_steps\": 2, \"cascade_steps\": 6, \"steps\":"
-     " 100, \"m\": 0.5, \"uplift_shape\": \"input\", \"relief\": \"input\", \"sea_level\":"
-     " -20}, \"inputs\": {\"field\": {\"node\": \"raise_island\"}}}, {\"id\": \"about_wate"
-     "r\", \"type\": \"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Wat"
-     "er: Ocean Water covers every sample below the 0 m sea level, the shore included; its"
-     " water goes to Biome Rules (shore distances) and to Terrain Output (the published se"
-     "a surface).\"}}, {\"id\": \"ocean\", \"type\": \"water_body\", \"position\": [1200, "
-     "0], \"params\": {\"kind\": \"ocean\", \"level\": 0, \"shallow_color\": [0.12, 0.55, "
-     "0.6, 0.4], \"deep_color\": [0.02, 0.12, 0.25, 0.92], \"absorption_distance\": 15}, "
-     "\"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, {\"id\": \"abo"
-     "ut_appearance\", \"type\": \"comment\", \"position\": [1440, -200], \"params\": {\"t"
-     "ext\": \"Appearance: Biome Rules gives sea floor below 0 m, beaches within 60 m of t"
-     "he sea, grass inland, woods above 180 m (blended over 45 m) and rock on slopes steep"
-     "er than 25 degrees.\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position"
-     "\": [1440, 0], \"inputs\": {\"field\": {\"node\": \"ocean\", \"pin\": \"field\"}, \""
-     "water\": {\"node\": \"ocean\", \"pin\": \"water\"}}}, {\"id\": \"about_output\", \"t"
-     "ype\": \"comment\", \"position\": [1680, -200], \"params\": {\"text\": \"Output: Ter"
-     "rain Output publishes the island with its sea surface (the ocean's area and volume s"
-     "how in 'terrane water'; BeamNG and Unity exports carry it as their water plane).\"}}"
-     ", {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": [1680, 0], \"inpu"
-     "ts\": {\"field\": {\"node\": \"biomes\"}, \"water\": {\"node\": \"ocean\", \"pin\": "
-     "\"water\"}}}]}}"},
+     "300 m) whose ridges and branching valleys (landscape evolution) run down to a coastal "
+     "plain: the rivers leaving the hills spread their sediment into fans and a low plain "
+     "that meets the sea in gently sloping beaches, and the sea floor shelves off from the "
+     "shore to some 70 m deep at the edges, with an Ocean Water body covering the sea on "
+     "every border: sandy beaches along the shore, grass and woods inland, rock on the "
+     "steep slopes.",
+     8,
+     "{\"size\": [8192, 8192], \"resolution\": [256, 256], \"seed\": 230, \"sea_level\":"
+     " 0, \"default_landform\": \"island\", \"landforms\": {\"island\": {\"base_height\""
+     ": -30, \"height_variation\": 450, \"feature_size\": 5120, \"roughness\": 0.45, \"o"
+     "ctaves\": 5, \"warp_amplitude\": 768, \"warp_feature_size\": 4480}}, \"default_bio"
+     "me\": \"grass\", \"biomes\": {\"sea_floor\": {\"color\": [0.2, 0.4, 0.55, 1]}, \"b"
+     "each\": {\"color\": [0.9, 0.82, 0.6, 1], \"allow_snow\": false}, \"grass\": {\"col"
+     "or\": [0.4, 0.62, 0.3, 1]}, \"woods\": {\"color\": [0.22, 0.42, 0.22, 1]}, \"rock"
+     "\": {\"color\": [0.5, 0.48, 0.45, 1]}}, \"rules\": [{\"id\": \"underwater\", \"bio"
+     "me\": \"sea_floor\", \"priority\": 40, \"elevation\": [-1000, 0]}, {\"id\": \"shor"
+     "e\", \"biome\": \"beach\", \"priority\": 30, \"water_distance\": [0, 60]}, {\"id\""
+     ": \"cliffs\", \"biome\": \"rock\", \"priority\": 20, \"slope\": [25, 90]}, {\"id\""
+     ": \"inland\", \"biome\": \"woods\", \"priority\": 10, \"elevation\": [180, 1000], "
+     "\"blend\": 45}], \"graph\": {\"format_version\": 1, \"output\": \"output\", \"node"
+     "s\": [{\"id\": \"about_shape\", \"type\": \"comment\", \"position\": [0, -200], \""
+     "params\": {\"text\": \"Shape: over an 8 km square, three surfaces are raised one i"
+     "nto the next through warped polygon masks. Sea floor is fbm noise about 70 m down "
+     "(12 m of relief, 4 km features); Shelf floor is a shallow shelf about 4 m down; Sh"
+     "elf outline (a 3.2 km falloff around the island) blends the floor up to the shelf "
+     "near the coast, so the sea floor shelves off gently to the deep water at the edges"
+     ". Coastal plain is low fbm noise about 10 m up (7 m of relief); Coast outline (a 1"
+     ".4 km falloff, its edge warped up to 1 km) raises it out of the shelf: the coast i"
+     "s where that gentle slope crosses the sea level. Island land is the hills' fbm noi"
+     "se (450 m of relief, 5 km features); Hills outline (a smaller polygon, 1 km fallof"
+     "f, warped up to 800 m) raises them out of the plain. Evolve is landscape evolution"
+     " (Stream Power): rock uplift where the hills are (the Hills outline as its uplift "
+     "mask, times the land's height), none under the plain, against river incision and h"
+     "illslope creep over 100 steps, read at a 60 m reference cell on a grid of 32 m cel"
+     "ls whatever the output grid (on output grids of 8 m cells or finer back through ev"
+     "ery grid twice as fine as the one before, 6 steps on each), with the sea surface a"
+     "t 0 m as its base level and sediment deposition (G 2): the rivers cut the hills in"
+     "to ridges and branching valleys and lay their sediment down where they leave them,"
+     " as fans and a coastal plain graded to the sea. Sea bed puts the raised surface ba"
+     "ck wherever it was under the sea (Sea mask), so the plain runs out into the shelf "
+     "as a gently sloping beach and shoreface.\"}}, {\"id\": \"ocean_floor\", \"type\": "
+     "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", \"base"
+     "_height\": -70, \"height_variation\": 12, \"feature_size\": 4000, \"roughness\": 0"
+     ".45, \"octaves\": 3}}, {\"id\": \"shelf_floor\", \"type\": \"noise_terrain\", \"po"
+     "sition\": [0, 200], \"params\": {\"profile\": \"fbm\", \"base_height\": -4, \"heig"
+     "ht_variation\": 3, \"feature_size\": 2000, \"roughness\": 0.4, \"octaves\": 3}}, {"
+     "\"id\": \"coastal_plain\", \"type\": \"noise_terrain\", \"position\": [0, 400], \""
+     "params\": {\"profile\": \"fbm\", \"base_height\": 10, \"height_variation\": 7, \"f"
+     "eature_size\": 2200, \"roughness\": 0.5, \"octaves\": 5, \"warp_amplitude\": 300, "
+     "\"warp_feature_size\": 1500}}, {\"id\": \"island_land\", \"type\": \"noise_terrain"
+     "\", \"position\": [0, 600], \"params\": {\"profile\": \"fbm\", \"base_height\": -3"
+     "0, \"height_variation\": 450, \"feature_size\": 5120, \"roughness\": 0.45, \"octav"
+     "es\": 5, \"warp_amplitude\": 768, \"warp_feature_size\": 4480}}, {\"id\": \"shelf_"
+     "outline\", \"type\": \"polygon_mask\", \"position\": [240, 200], \"params\": {\"po"
+     "ints\": [[2863, 2020], [5116, 1930], [6287, 3102], [6107, 5174], [4755, 6255], [25"
+     "93, 5985], [1963, 4093]], \"falloff\": 3200, \"edge_warp\": 1000, \"edge_warp_size"
+     "\": 1800}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"coast"
+     "_outline\", \"type\": \"polygon_mask\", \"position\": [240, 400], \"params\": {\"p"
+     "oints\": [[2863, 2020], [5116, 1930], [6287, 3102], [6107, 5174], [4755, 6255], [2"
+     "593, 5985], [1963, 4093]], \"falloff\": 1400, \"edge_warp\": 1000, \"edge_warp_siz"
+     "e\": 1800}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"hill"
+     "s_outline\", \"type\": \"polygon_mask\", \"position\": [240, 600], \"params\": {\""
+     "points\": [[3036, 2277], [5007, 2199], [6032, 3224], [5874, 5038], [4691, 5983], ["
+     "2799, 5747], [2247, 4091]], \"falloff\": 1000, \"edge_warp\": 800, \"edge_warp_siz"
+     "e\": 1500}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"shel"
+     "f\", \"type\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": "
+     "1}, \"inputs\": {\"a\": {\"node\": \"ocean_floor\"}, \"b\": {\"node\": \"shelf_flo"
+     "or\"}, \"mask\": {\"node\": \"shelf_outline\"}}}, {\"id\": \"lowland\", \"type\": "
+     "\"height_blend\", \"position\": [720, 0], \"params\": {\"amount\": 1}, \"inputs\":"
+     " {\"a\": {\"node\": \"shelf\"}, \"b\": {\"node\": \"coastal_plain\"}, \"mask\": {"
+     "\"node\": \"coast_outline\"}}}, {\"id\": \"raise_island\", \"type\": \"height_blen"
+     "d\", \"position\": [960, 0], \"params\": {\"amount\": 1}, \"inputs\": {\"a\": {\"n"
+     "ode\": \"lowland\"}, \"b\": {\"node\": \"island_land\"}, \"mask\": {\"node\": \"hi"
+     "lls_outline\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": ["
+     "1200, 0], \"params\": {\"reference_cell\": 60, \"evolution_cell\": 32, \"fine_step"
+     "s\": 2, \"cascade_steps\": 6, \"steps\": 100, \"m\": 0.5, \"uplift_shape\": \"inpu"
+     "t\", \"relief\": \"input\", \"sea_level\": 0, \"base_level\": \"surface\", \"depos"
+     "ition\": 2}, \"inputs\": {\"field\": {\"node\": \"raise_island\"}, \"uplift\": {\""
+     "node\": \"hills_outline\"}}}, {\"id\": \"sea_mask\", \"type\": \"elevation_mask\","
+     " \"position\": [1200, 200], \"params\": {\"min\": -10000, \"max\": 0, \"falloff\":"
+     " 0}, \"inputs\": {\"field\": {\"node\": \"raise_island\"}}}, {\"id\": \"sea_bed\","
+     " \"type\": \"height_blend\", \"position\": [1440, 0], \"params\": {\"amount\": 1},"
+     " \"inputs\": {\"a\": {\"node\": \"evolve\", \"pin\": \"field\"}, \"b\": {\"node\":"
+     " \"raise_island\"}, \"mask\": {\"node\": \"sea_mask\"}}}, {\"id\": \"about_water\""
+     ", \"type\": \"comment\", \"position\": [1680, -200], \"params\": {\"text\": \"Wate"
+     "r: Ocean Water covers every sample below the 0 m sea level, the shore included; it"
+     "s water goes to Biome Rules (shore distances) and to Terrain Output (the published"
+     " sea surface).\"}}, {\"id\": \"ocean\", \"type\": \"water_body\", \"position\": [1"
+     "680, 0], \"params\": {\"kind\": \"ocean\", \"level\": 0, \"shallow_color\": [0.12,"
+     " 0.55, 0.6, 0.4], \"deep_color\": [0.02, 0.12, 0.25, 0.92], \"absorption_distance"
+     "\": 15}, \"inputs\": {\"field\": {\"node\": \"sea_bed\"}}}, {\"id\": \"about_appea"
+     "rance\", \"type\": \"comment\", \"position\": [1920, -200], \"params\": {\"text\":"
+     " \"Appearance: Biome Rules gives sea floor below 0 m, beaches within 60 m of the s"
+     "ea, grass inland, woods above 180 m (blended over 45 m) and rock on slopes steeper"
+     " than 25 degrees.\"}}, {\"id\": \"biomes\", \"type\": \"biome_rules\", \"position"
+     "\": [1920, 0], \"inputs\": {\"field\": {\"node\": \"ocean\", \"pin\": \"field\"}, "
+     "\"water\": {\"node\": \"ocean\", \"pin\": \"water\"}}}, {\"id\": \"about_output\","
+     " \"type\": \"comment\", \"position\": [2160, -200], \"params\": {\"text\": \"Outpu"
+     "t: Terrain Output publishes the island with its sea surface (the ocean's area and "
+     "volume show in 'terrane water'; BeamNG and Unity exports carry it as their water p"
+     "lane).\"}}, {\"id\": \"output\", \"type\": \"terrain_output\", \"position\": [2160"
+     ", 0], \"inputs\": {\"field\": {\"node\": \"biomes\"}, \"water\": {\"node\": \"ocea"
+     "n\", \"pin\": \"water\"}}}]}}"},
     {"builtin://terrain/drainage-river", "Drainage river",
      "A valley carved along a bending path across eroded hills 2 km across whose side "
      "streams join it through a branching network (landscape evolution), with a River "
@@ -658,6 +707,40 @@ const char *trn_builtin_preset_text(const char *id)
     return b ? b->text : NULL;
 }
 
+/* The message for an unknown built-in id: the ids there are. */
+static trn_status unknown_builtin(const char *id, const char *file, trn_error *err)
+{
+    char list[600] = "";
+    for (size_t i = 0; i < BUILTIN_COUNT; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, builtins[i].id + 18, sizeof list - strlen(list) - 1);
+    }
+    if (file)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, file, -1,
+                             "no such built-in preset; built-in presets are "
+                             "builtin://terrain/ followed by one of %s",
+                             list);
+    return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                         "no built-in preset '%.200s'; built-in presets are "
+                         "builtin://terrain/ followed by one of %s",
+                         id ? id : "(null)", list);
+}
+
+trn_status trn_recipe_read_source(const char *source, trn_recipe *recipe,
+                                  trn_document_kind *kind_out, trn_error *err)
+{
+    if (!source || strncmp(source, "builtin://", 10) != 0)
+        return trn_recipe_read(source, recipe, kind_out, err);
+    if (kind_out) *kind_out = TRN_DOCUMENT_UNKNOWN;
+    if (recipe) memset(recipe, 0, sizeof *recipe);
+    if (!recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_read_source: recipe is required");
+    const builtin *b = find_builtin(source);
+    if (!b) return unknown_builtin(source, source, err);
+    return trn_recipe_parse(b->text, strlen(b->text), b->id, recipe, kind_out, err);
+}
+
 static trn_status preset_oom(const char *file, trn_error *err)
 {
     return trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1, "out of memory reading a preset");
@@ -675,17 +758,7 @@ trn_status trn_builtin_preset_load(const char *id, trn_preset *p, trn_error *err
                              "trn_builtin_preset_load: preset is required");
     memset(p, 0, sizeof *p);
     const builtin *b = find_builtin(id);
-    if (!b) {
-        char list[600] = "";
-        for (size_t i = 0; i < BUILTIN_COUNT; i++) {
-            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, builtins[i].id + 18, sizeof list - strlen(list) - 1);
-        }
-        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
-                             "no built-in preset '%.200s'; built-in presets are "
-                             "builtin://terrain/ followed by one of %s",
-                             id ? id : "(null)", list);
-    }
+    if (!b) return unknown_builtin(id, NULL, err);
     trn_status st = trn_recipe_parse(b->text, strlen(b->text), b->id, &p->recipe, NULL, err);
     if (st) return st;
     p->version = b->version;
