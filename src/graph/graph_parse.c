@@ -52,7 +52,7 @@ static const char *describe(const json_t *v, char *buf, size_t size)
  * names the object at the top). */
 static trn_status unknown_key(gctx *c, const char *key, const trn_doc_field *rows, const char *what)
 {
-    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err, NULL, NULL};
     return trn_doc_unknown_field(&d, key, rows, what, NULL);
 }
 
@@ -78,7 +78,7 @@ static const trn_doc_field link_fields[] = {
 static trn_status read_row(gctx *c, const trn_doc_field *rows, const char *key, const json_t *v,
                            void *base)
 {
-    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err, NULL, NULL};
     trn_json_path_push_key(c->path, key);
     trn_status st = trn_doc_read_field(&d, trn_doc_field_find(rows, key), v, base, "graph");
     trn_json_path_pop(c->path);
@@ -105,6 +105,45 @@ static size_t number_tuple(const json_t *p)
     for (size_t k = 0; k < n; k++)
         if (!json_is_number(json_array_get(p, k))) return 0;
     return n;
+}
+
+static int key_order(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* v with every object's keys in bytewise order: the tree its sorted text reads as (scalars
+ * shared). NULL when out of memory. */
+static json_t *sorted_copy(const json_t *v)
+{
+    if (json_is_array(v)) {
+        json_t *out = json_array();
+        for (size_t k = 0; out && k < json_array_size(v); k++)
+            if (json_array_append_new(out, sorted_copy(json_array_get(v, k)))) {
+                json_decref(out);
+                out = NULL;
+            }
+        return out;
+    }
+    if (!json_is_object(v)) return json_incref((json_t *)v);
+    const size_t n = json_object_size(v);
+    const char **keys = malloc((n ? n : 1u) * sizeof *keys);
+    json_t *out = keys ? json_object() : NULL;
+    size_t k = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (keys) keys[k++] = key;
+    }
+    if (keys) qsort(keys, k, sizeof *keys, key_order);
+    for (size_t q = 0; out && q < k; q++)
+        if (json_object_set_new(out, keys[q], sorted_copy(json_object_get(v, keys[q])))) {
+            json_decref(out);
+            out = NULL;
+        }
+    free(keys);
+    return out;
 }
 
 static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_graph_param *p)
@@ -149,6 +188,10 @@ static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_grap
     char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     if (!dump) return oom(c);
     p->text = dump;
+    /* The tree the text reads as, kept (its keys sorted as the text's are): a node that reads
+     * the value (Water Edit's overrides) does not read the text again. Without memory for it
+     * the text is read when needed. */
+    p->tree = sorted_copy(v);
     return TRN_OK;
 }
 
@@ -336,6 +379,7 @@ static void param_dispose(trn_graph_param *p)
     free(p->name);
     free(p->text);
     free(p->points);
+    json_decref(p->tree);
 }
 
 /* A copy of s (NULL stays NULL); false when out of memory. */
@@ -382,6 +426,7 @@ bool trn_graph_copy(const trn_graph *src, trn_graph *dst)
             }
             pb->point_count = pa->point_count;
             pb->point_dim = pa->point_dim;
+            pb->tree = pa->tree ? json_incref(pa->tree) : NULL;
         }
         if (ok && a->input_count) {
             b->inputs = calloc(a->input_count, sizeof *b->inputs);
@@ -547,6 +592,40 @@ void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type
             const trn_param_spec *s = trn_node_type_param(type, f->name);
             *(int *)at =
                 choice_index(s ? s->choices : NULL, trn_graph_param_text(node, type, f->name));
+            break;
+        }
+        case TRN_PARAM_AS_TEXT:
+            *(const char **)at = trn_graph_param_text(node, type, f->name);
+            break;
+        case TRN_PARAM_AS_GIVEN:
+            *(bool *)at = trn_graph_node_param(node, f->name) != NULL;
+            break;
+        case TRN_PARAM_AS_NUMBER_GIVEN: {
+            const trn_graph_param *p = trn_graph_node_param(node, f->name);
+            *(bool *)at = p && p->type == TRN_VALUE_NUMBER;
+            break;
+        }
+        case TRN_PARAM_AS_VECTOR:
+            if (trn_graph_param_vector(node, type, f->name, (double *)at, f->len) != f->len)
+                for (uint32_t k = 0; k < f->len; k++)
+                    ((double *)at)[k] = 0.0;
+            break;
+        case TRN_PARAM_AS_POINTS: {
+            trn_param_points *pts = at;
+            double *scratch = NULL; /* the points live in the node or the kept defaults */
+            pts->v = trn_graph_param_points_dim(node, type, f->name, f->len, &pts->count, &scratch);
+            break;
+        }
+        case TRN_PARAM_AS_JSON: {
+            const trn_graph_param *p = trn_graph_node_param(node, f->name);
+            const trn_param_spec *s = p ? NULL : trn_node_type_param(type, f->name);
+            *(const char **)at = p ? (p->type == TRN_VALUE_OTHER ? p->text : NULL)
+                                   : (s ? s->def_text : NULL);
+            break;
+        }
+        case TRN_PARAM_AS_TREE: {
+            const trn_graph_param *p = trn_graph_node_param(node, f->name);
+            *(const json_t **)at = p && p->type == TRN_VALUE_OTHER ? p->tree : NULL;
             break;
         }
         }

@@ -48,7 +48,7 @@ static trn_status perr(pctx *c, trn_status code, trn_json_target target, const c
 /* The shared document reader's view of the context. */
 static trn_doc doc_of(pctx *c)
 {
-    return (trn_doc){c->text, c->size, c->file, &c->path, c->err};
+    return (trn_doc){c->text, c->size, c->file, &c->path, c->err, NULL, NULL};
 }
 
 static trn_status oom(pctx *c)
