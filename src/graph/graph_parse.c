@@ -575,59 +575,106 @@ static int choice_index(const char *list, const char *word)
     }
 }
 
+typedef struct default_points default_points;
+static const default_points *default_points_of(const trn_param_spec *s, uint32_t dim);
+static const double *default_points_values(const default_points *d, uint32_t *count);
+
+/* The spec named name in type's table, looked for from *at on (a family's rows mostly follow
+ * the table's order, so a fill costs about one comparison a row); *at is where the next search
+ * starts. */
+static const trn_param_spec *spec_from(const trn_node_type *type, const char *name, uint32_t *at)
+{
+    const uint32_t n = type ? type->param_count : 0u;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = (*at + k) % n;
+        if (strcmp(type->params[i].name, name) == 0) {
+            *at = i; /* a name may have several rows in a row */
+            return &type->params[i];
+        }
+    }
+    return NULL;
+}
+
 void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type,
                            const trn_param_field *rows, size_t count, void *out)
 {
+    uint32_t at_spec = 0;
     for (size_t i = 0; i < count; i++) {
         const trn_param_field *f = &rows[i];
         void *at = (char *)out + f->offset;
+        /* As trn_graph_param_number, _text and _points_dim read it: the node's value of the
+         * row's kind, else the type's default. */
+        const trn_graph_param *p = trn_graph_node_param(node, f->name);
         switch (f->as) {
         case TRN_PARAM_AS_DOUBLE:
-            *(double *)at = trn_graph_param_number(node, type, f->name);
-            break;
-        case TRN_PARAM_AS_U32:
-            *(uint32_t *)at = (uint32_t)trn_graph_param_number(node, type, f->name);
-            break;
-        case TRN_PARAM_AS_CHOICE: {
-            const trn_param_spec *s = trn_node_type_param(type, f->name);
-            *(int *)at =
-                choice_index(s ? s->choices : NULL, trn_graph_param_text(node, type, f->name));
+        case TRN_PARAM_AS_U32: {
+            double v;
+            if (p && p->type == TRN_VALUE_NUMBER) {
+                v = p->number;
+            } else {
+                const trn_param_spec *s = spec_from(type, f->name, &at_spec);
+                v = s ? s->def : 0.0;
+            }
+            if (f->as == TRN_PARAM_AS_DOUBLE)
+                *(double *)at = v;
+            else
+                *(uint32_t *)at = (uint32_t)v;
             break;
         }
-        case TRN_PARAM_AS_TEXT:
-            *(const char **)at = trn_graph_param_text(node, type, f->name);
+        case TRN_PARAM_AS_CHOICE:
+        case TRN_PARAM_AS_TEXT: {
+            const trn_param_spec *s =
+                f->as == TRN_PARAM_AS_CHOICE || !(p && p->type == TRN_VALUE_STRING)
+                    ? spec_from(type, f->name, &at_spec)
+                    : NULL;
+            const char *text = p && p->type == TRN_VALUE_STRING ? p->text
+                               : s                              ? s->def_text
+                                                                : NULL;
+            if (f->as == TRN_PARAM_AS_TEXT)
+                *(const char **)at = text;
+            else
+                *(int *)at = choice_index(s ? s->choices : NULL, text);
             break;
+        }
         case TRN_PARAM_AS_GIVEN:
-            *(bool *)at = trn_graph_node_param(node, f->name) != NULL;
+            *(bool *)at = p != NULL;
             break;
-        case TRN_PARAM_AS_NUMBER_GIVEN: {
-            const trn_graph_param *p = trn_graph_node_param(node, f->name);
+        case TRN_PARAM_AS_NUMBER_GIVEN:
             *(bool *)at = p && p->type == TRN_VALUE_NUMBER;
             break;
-        }
         case TRN_PARAM_AS_VECTOR:
-            if (trn_graph_param_vector(node, type, f->name, (double *)at, f->len) != f->len)
-                for (uint32_t k = 0; k < f->len; k++)
-                    ((double *)at)[k] = 0.0;
-            break;
         case TRN_PARAM_AS_POINTS: {
-            trn_param_points *pts = at;
-            double *scratch = NULL; /* the points live in the node or the kept defaults */
-            pts->v = trn_graph_param_points_dim(node, type, f->name, f->len, &pts->count, &scratch);
+            const uint32_t dim = f->as == TRN_PARAM_AS_VECTOR ? 1u : f->len;
+            const double *v = NULL;
+            uint32_t n = 0;
+            if (p && p->type == TRN_VALUE_POINTS && p->point_dim == dim) {
+                v = p->points;
+                n = p->point_count;
+            } else {
+                const trn_param_spec *s = spec_from(type, f->name, &at_spec);
+                const default_points *d = s && s->def_text ? default_points_of(s, dim) : NULL;
+                if (d) v = default_points_values(d, &n);
+            }
+            if (f->as == TRN_PARAM_AS_POINTS) {
+                trn_param_points *pts = at;
+                pts->v = v;
+                pts->count = v ? n : 0u;
+            } else {
+                /* A vector of another length reads as zeros. */
+                for (uint32_t k = 0; k < f->len; k++)
+                    ((double *)at)[k] = v && n == f->len ? v[k] : 0.0;
+            }
             break;
         }
         case TRN_PARAM_AS_JSON: {
-            const trn_graph_param *p = trn_graph_node_param(node, f->name);
-            const trn_param_spec *s = p ? NULL : trn_node_type_param(type, f->name);
+            const trn_param_spec *s = p ? NULL : spec_from(type, f->name, &at_spec);
             *(const char **)at = p ? (p->type == TRN_VALUE_OTHER ? p->text : NULL)
                                    : (s ? s->def_text : NULL);
             break;
         }
-        case TRN_PARAM_AS_TREE: {
-            const trn_graph_param *p = trn_graph_node_param(node, f->name);
+        case TRN_PARAM_AS_TREE:
             *(const json_t **)at = p && p->type == TRN_VALUE_OTHER ? p->tree : NULL;
             break;
-        }
         }
     }
 }
@@ -635,12 +682,18 @@ void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type
 /* A registry default's points, read once per process: the parameter tables are static, so an
  * entry is never stale. Lock-free and append-only (a race may add a twin, which is harmless);
  * the entries live as long as the process. */
-typedef struct default_points {
+struct default_points {
     const trn_param_spec *spec;
     uint32_t dim, count;
     struct default_points *next;
     double pts[];
-} default_points;
+};
+
+static const double *default_points_values(const default_points *d, uint32_t *count)
+{
+    *count = d->count;
+    return d->pts;
+}
 
 static _Atomic(default_points *) parsed_defaults;
 

@@ -216,18 +216,16 @@ static uint32_t merged_end(const trn_recipe *r, const char *section, uint32_t fi
 }
 
 /* Stamp positions always as "points" (a "center" reads back as one point), so the two spellings
- * of a single stamp have one canonical form and one cache key. Keys in bytewise order: the
- * stroke's rows (sorted) that apply to its kind, numbers left out at their default. */
-static void emit_stroke(trn_rcp_buf *b, const trn_recipe *r, const trn_stroke_field *const *sorted,
+ * of a single stamp have one canonical form and one cache key. Keys in bytewise order: rows, the
+ * stroke's rows that apply to its kind (sorted), numbers left out at their default. */
+static void emit_stroke(trn_rcp_buf *b, const trn_recipe *r, const trn_stroke_field *const *rows,
                         const char *section, uint32_t first, uint32_t end)
 {
     const trn_stroke *s = &r->strokes[first];
-    const unsigned kind = 1u << s->kind;
     size_t n = 0;
     put(b, "{");
-    for (const trn_stroke_field *const *rp = sorted; *rp; rp++) {
+    for (const trn_stroke_field *const *rp = rows; *rp; rp++) {
         const trn_stroke_field *f = *rp;
-        if (!(f->kinds & kind)) continue;
         const void *at = (const char *)s + f->offset;
         switch (f->value) {
         case TRN_STROKE_NUMBER: {
@@ -303,12 +301,9 @@ static void emit_stroke(trn_rcp_buf *b, const trn_recipe *r, const trn_stroke_fi
 
 static void emit_strokes(trn_rcp_buf *b, const trn_recipe *r, const char *section, size_t *n)
 {
-    uint32_t any = 0;
-    while (any < r->stroke_count && strcmp(section_of(&r->strokes[any]), section) != 0)
-        any++;
-    if (any == r->stroke_count) return;
-    const trn_stroke_field *sorted[16];
-    trn_stroke_field_sorted(sorted);
+    /* Each kind's rows in key order, made when a stroke of the kind first comes. */
+    const trn_stroke_field *rows[TRN_STROKE_KIND_COUNT][16];
+    bool made[TRN_STROKE_KIND_COUNT] = {false};
     size_t entries = 0;
     for (uint32_t i = 0; i < r->stroke_count;) {
         if (strcmp(section_of(&r->strokes[i]), section) != 0) {
@@ -322,7 +317,19 @@ static void emit_strokes(trn_rcp_buf *b, const trn_recipe *r, const char *sectio
             put(b, ",");
         }
         const uint32_t end = merged_end(r, section, i);
-        emit_stroke(b, r, sorted, section, i, end);
+        const unsigned kind = (unsigned)r->strokes[i].kind;
+        if (kind >= TRN_STROKE_KIND_COUNT) { /* never after validation */
+            b->failed = true;
+            return;
+        }
+        if (!made[kind]) {
+            size_t k = 0;
+            for (const trn_stroke_field *const *f = trn_stroke_fields_sorted; *f; f++)
+                if ((*f)->kinds & (1u << kind)) rows[kind][k++] = *f;
+            rows[kind][k] = NULL;
+            made[kind] = true;
+        }
+        emit_stroke(b, r, rows[kind], section, i, end);
         /* The next entry: the first stroke of the section past this one's last. */
         uint32_t next = i + 1;
         for (uint32_t q = i + 1; q < end; q++)

@@ -255,7 +255,7 @@ const trn_stroke_field *trn_stroke_field_find(const char *name);
 /* The names of the rows that apply to any of kinds, NULL-terminated (at most 15). */
 void trn_stroke_field_names(unsigned kinds, const char *known[16]);
 /* The rows in bytewise order of their names (canonical text's), NULL-terminated. */
-void trn_stroke_field_sorted(const trn_stroke_field *out[16]);
+extern const trn_stroke_field *const trn_stroke_fields_sorted[];
 /* Every number row's default into s (whatever its kind: a stroke reads them before its kind's
  * keys). */
 void trn_stroke_field_defaults(trn_stroke *s);

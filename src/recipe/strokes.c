@@ -105,17 +105,22 @@ void trn_stroke_field_names(unsigned kinds, const char *known[16])
     known[n] = NULL;
 }
 
-void trn_stroke_field_sorted(const trn_stroke_field *out[16])
-{
-    size_t n = 0;
-    for (const trn_stroke_field *f = trn_stroke_fields; f->name && n < 15; f++) {
-        size_t k = n++;
-        for (; k > 0 && strcmp(out[k - 1]->name, f->name) > 0; k--)
-            out[k] = out[k - 1];
-        out[k] = f;
-    }
-    out[n] = NULL;
-}
+/* The rows in bytewise order of their names (test_recipe_fields checks the order and that every
+ * row is here once). */
+const trn_stroke_field *const trn_stroke_fields_sorted[] = {
+    &trn_stroke_fields[8], /* biome */
+    &trn_stroke_fields[6], /* center */
+    &trn_stroke_fields[4], /* falloff */
+    &trn_stroke_fields[10], /* grid */
+    &trn_stroke_fields[1], /* layer */
+    &trn_stroke_fields[9], /* mode */
+    &trn_stroke_fields[5], /* points */
+    &trn_stroke_fields[2], /* radius */
+    &trn_stroke_fields[11], /* samples */
+    &trn_stroke_fields[3], /* strength */
+    &trn_stroke_fields[7], /* target_height */
+    &trn_stroke_fields[0], /* type */
+    NULL};
 
 void trn_stroke_field_defaults(trn_stroke *s)
 {
