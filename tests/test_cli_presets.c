@@ -340,9 +340,76 @@ static void test_apply(void)
     free(scene);
 }
 
+/* A built-in preset's id stands for its recipe wherever a verb takes one: the same bytes as the
+ * preset's text in a file, every recipe verb, and an unknown id refused by name. */
+static void test_builtin_source(void)
+{
+    char dir[512];
+    trn_test_tmpdir(dir, sizeof dir);
+    const char *id = "builtin://terrain/desert-dunes";
+    put(dir, "dunes.json", trn_builtin_preset_text(id));
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate %s --resolution 64x64 -o '%s/a.r32' -q", &out, &err,
+                                   id, dir),
+                 0);
+    free(out);
+    free(err);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s/dunes.json' --resolution 64x64 -o '%s/b.r32' -q",
+                                   &out, &err, dir, dir),
+                 0);
+    free(out);
+    free(err);
+    char *a = slurp(dir, "a.r32"), *b = slurp(dir, "b.r32");
+    CHECK(a && b);
+    size_t na = 0, nb = 0;
+    char pa[1200], pb[1200];
+    snprintf(pa, sizeof pa, "%s/a.r32", dir);
+    snprintf(pb, sizeof pb, "%s/b.r32", dir);
+    uint8_t *da = trn_test_read_file(pa, &na), *db = trn_test_read_file(pb, &nb);
+    CHECK(da && db && na == 65u * 65u * 4u && na == nb && memcmp(da, db, na) == 0);
+    free(da);
+    free(db);
+    free(a);
+    free(b);
+    /* The verbs that read recipes: each takes the id (exit 0). */
+    const struct {
+        const char *verb, *opts, *out; /* out: an output file in dir after -o, or NULL */
+    } verbs[] = {{"info", "", NULL},           {"stats", "--resolution 32x32", NULL},
+                 {"render", "", "r.png"},      {"mesh", "", "m.glb"},
+                 {"explain", "--at 100,100", NULL}, {"cook", "", "ck"},
+                 {"inspect", "", NULL}};
+    for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s%s", verbs[k].verb, id, verbs[k].opts,
+                 verbs[k].out ? " -o '" : "", verbs[k].out ? dir : "", verbs[k].out ? "/" : "",
+                 verbs[k].out ? verbs[k].out : "");
+        if (verbs[k].out) strncat(cmd, "'", sizeof cmd - strlen(cmd) - 1);
+        const int rc = trn_test_run_clif("%s", &out, &err, cmd);
+        if (rc != 0) fprintf(stderr, "  '%s' exited %d: %s\n", cmd, rc, err ? err : "");
+        CHECK_EQ_INT(rc, 0);
+        free(out);
+        free(err);
+    }
+    /* An unknown id: exit 1, the id and the presets there are, no file error. */
+    const char *bad[][2] = {{"generate", "c.r32"}, {"stats", NULL}, {"info", NULL}, {"cook", "ck2"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const int rc = bad[k][1] ? trn_test_run_clif("%s builtin://terrain/dunes -o '%s/%s'", &out,
+                                                     &err, bad[k][0], dir, bad[k][1])
+                                 : trn_test_run_clif("%s builtin://terrain/dunes", &out, &err,
+                                                     bad[k][0]);
+        CHECK_EQ_INT(rc, 1);
+        CHECK_CONTAINS(err, "builtin://terrain/dunes: no such built-in preset");
+        CHECK_CONTAINS(err, "desert-dunes");
+        CHECK(strstr(err ? err : "", "cannot open") == NULL);
+        free(out);
+        free(err);
+    }
+}
+
 int main(void)
 {
     RUN(test_list);
     RUN(test_apply);
+    RUN(test_builtin_source);
     return trn_test_finish();
 }

@@ -64,6 +64,11 @@ const char *trn_builtin_preset_id(uint32_t index);
 const char *trn_builtin_preset_text(const char *id);
 /* Load a built-in preset; TRN_ERR_NOT_FOUND for an unknown id (the message lists them). */
 trn_status trn_builtin_preset_load(const char *id, trn_preset *preset, trn_error *err);
+/* A recipe from a file (as trn_recipe_read) or, when source starts with "builtin://", the
+ * built-in preset of that id as a whole recipe (its own world, grid, seed and graph);
+ * TRN_ERR_NOT_FOUND for an unknown id, the message listing them. */
+trn_status trn_recipe_read_source(const char *source, trn_recipe *recipe,
+                                  trn_document_kind *kind_out, trn_error *err);
 
 /* Parse a terrain_preset source document: {"format_version": 1, "name": ..., "label"?,
  * "description"?, and any of "size", "cells_x", "cells_z", "chunk_cells", "seed",

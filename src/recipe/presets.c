@@ -658,6 +658,40 @@ const char *trn_builtin_preset_text(const char *id)
     return b ? b->text : NULL;
 }
 
+/* The message for an unknown built-in id: the ids there are. */
+static trn_status unknown_builtin(const char *id, const char *file, trn_error *err)
+{
+    char list[600] = "";
+    for (size_t i = 0; i < BUILTIN_COUNT; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, builtins[i].id + 18, sizeof list - strlen(list) - 1);
+    }
+    if (file)
+        return trn_error_set(err, TRN_ERR_NOT_FOUND, file, -1,
+                             "no such built-in preset; built-in presets are "
+                             "builtin://terrain/ followed by one of %s",
+                             list);
+    return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
+                         "no built-in preset '%.200s'; built-in presets are "
+                         "builtin://terrain/ followed by one of %s",
+                         id ? id : "(null)", list);
+}
+
+trn_status trn_recipe_read_source(const char *source, trn_recipe *recipe,
+                                  trn_document_kind *kind_out, trn_error *err)
+{
+    if (!source || strncmp(source, "builtin://", 10) != 0)
+        return trn_recipe_read(source, recipe, kind_out, err);
+    if (kind_out) *kind_out = TRN_DOCUMENT_UNKNOWN;
+    if (recipe) memset(recipe, 0, sizeof *recipe);
+    if (!recipe)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_recipe_read_source: recipe is required");
+    const builtin *b = find_builtin(source);
+    if (!b) return unknown_builtin(source, source, err);
+    return trn_recipe_parse(b->text, strlen(b->text), b->id, recipe, kind_out, err);
+}
+
 static trn_status preset_oom(const char *file, trn_error *err)
 {
     return trn_error_set(err, TRN_ERR_NO_MEMORY, file, -1, "out of memory reading a preset");
@@ -675,17 +709,7 @@ trn_status trn_builtin_preset_load(const char *id, trn_preset *p, trn_error *err
                              "trn_builtin_preset_load: preset is required");
     memset(p, 0, sizeof *p);
     const builtin *b = find_builtin(id);
-    if (!b) {
-        char list[600] = "";
-        for (size_t i = 0; i < BUILTIN_COUNT; i++) {
-            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, builtins[i].id + 18, sizeof list - strlen(list) - 1);
-        }
-        return trn_error_set(err, TRN_ERR_NOT_FOUND, NULL, -1,
-                             "no built-in preset '%.200s'; built-in presets are "
-                             "builtin://terrain/ followed by one of %s",
-                             id ? id : "(null)", list);
-    }
+    if (!b) return unknown_builtin(id, NULL, err);
     trn_status st = trn_recipe_parse(b->text, strlen(b->text), b->id, &p->recipe, NULL, err);
     if (st) return st;
     p->version = b->version;

@@ -11,10 +11,12 @@
 #include "cli.h"
 #include "cook_verb.h"
 #include "core/fileio.h"
+#include "core/numtext.h"
 #include "terrane/cook.h"
 #include "terrane/generate.h"
 #include "terrane/palette.h"
 #include "terrane/runtime.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane cook PROJECT_OR_RECIPE -o OUT_DIR [--threads N] [--format json] [-q]\n"
@@ -393,7 +395,9 @@ static int write_cooked_scene(cli_ctx *ctx, const cook_args *a, const job_list *
     char dest[PATH_MAX];
     const int n = snprintf(dest, sizeof dest, "%s%s%s/%s", a->out_dir, sc->rel_dir[0] ? "/" : "",
                            sc->rel_dir, base);
-    char *text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    /* Numbers as written or in their shortest form, never 17-digit noise (0.1, not
+     * 0.10000000000000001). */
+    char *text = rc ? NULL : trn_json_dumps_shortest(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (rc) return rc;
     const size_t len = text ? strlen(text) : 0;
@@ -617,7 +621,7 @@ static int write_manifest(cli_ctx *ctx, const cook_job *job, const char *dest_di
     json_object_del(m, "source");
     json_object_set_new(m, "type", json_string("Terrain"));
     json_object_set_new(m, "payload", cli_json_string(payload));
-    char *text = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *text = trn_json_dumps_shortest(m, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(m);
     if (!text) return cli_failf(ctx, "out of memory writing a manifest");
     char dest[PATH_MAX];
@@ -676,7 +680,7 @@ static int cook_one(cli_ctx *ctx, const cook_args *a, const cook_job *job, job_r
     if (job->entity) {
         kind = TRN_DOCUMENT_RECIPE;
         if (scene_recipe(job->source, job->entity, &recipe, &e)) return cli_fail(ctx, &e);
-    } else if (trn_recipe_read(job->source, &recipe, &kind, &e)) {
+    } else if (trn_recipe_read_source(job->source, &recipe, &kind, &e)) {
         return cli_fail(ctx, &e);
     }
     char *id = kind == TRN_DOCUMENT_TERRAIN_ASSET ? asset_id(job->source) : NULL;
@@ -775,7 +779,9 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc) return rc;
     struct stat sb;
-    if (stat(a.input, &sb) != 0) return cli_failf(ctx, "%s: no such file or folder", a.input);
+    memset(&sb, 0, sizeof sb); /* a built-in preset's id is a recipe, not a folder */
+    if (strncmp(a.input, "builtin://", 10) != 0 && stat(a.input, &sb) != 0)
+        return cli_failf(ctx, "%s: no such file or folder", a.input);
     trn_error e;
     if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
     job_list jobs = {NULL, 0, 0, NULL, 0};

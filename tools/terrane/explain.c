@@ -7,6 +7,7 @@
 #include "explain.h"
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane explain RECIPE --at X,Z [--format text|json]\n"
@@ -394,7 +395,7 @@ int cli_verb_explain(cli_ctx *ctx, int argc, char **argv)
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     trn_error e;
-    if (trn_recipe_read(recipe_path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(recipe_path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
     if (!(x >= 0.0 && x <= recipe.size_x && z >= 0.0 && z <= recipe.size_z)) {
         int rc = cli_usage_error(ctx,
                                  "--at %.3f,%.3f is outside the terrain: x must be 0..%.3f and "

@@ -9,12 +9,14 @@
 #include <time.h>
 
 #include "generate_internal.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane generate RECIPE -o OUT [options]\n"
     "\n"
-    "Generate a terrain recipe (a bare recipe object or a Terrain asset document\n"
-    "NAME.terrain.json) and write what is asked: the heightfield, the biome map, a hillshade\n"
+    "Generate a terrain recipe (a bare recipe object, a Terrain asset document\n"
+    "NAME.terrain.json, or a built-in preset's id such as builtin://terrain/basin) and write\n"
+    "what is asked: the heightfield, the biome map, a hillshade\n"
     "preview and a complete BeamNG level. The same recipe and seed give the same bytes on any\n"
     "thread count.\n"
     "\n"
@@ -162,6 +164,7 @@ static const char *const help_text =
     "\n"
     "examples:\n"
     "  terrane generate examples/recipes/island.json -o island.png --preview shade.png\n"
+    "  terrane generate builtin://terrain/mountain-range --resolution 1024x1024 -o range.png\n"
     "  terrane generate island.json -o island.r32 --biomes biomes.png\n"
     "  terrane generate island.json --export beamng:out/levels/island --preview shade.png\n"
     "  terrane generate island.json -o island.ter --format json\n"
@@ -260,7 +263,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     trn_error e;
     if ((rc = cli_input(ctx, a.recipe_path))) return rc;
-    if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     /* Staged now, so an output that would replace an input fails before generating. */
     if ((a.out && !(a.out_file = cli_output(ctx, a.out))) ||
         (a.biomes && !(a.biomes_file = cli_output(ctx, a.biomes))) ||

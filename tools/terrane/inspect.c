@@ -12,6 +12,7 @@
 #include "recipe/recipe_internal.h"
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane inspect RECIPE [--cache DIR] [--format text|json]\n"
@@ -1013,7 +1014,7 @@ int cli_verb_inspect(cli_ctx *ctx, int argc, char **argv)
     trn_recipe recipe;
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     trn_error e;
-    if (trn_recipe_read(path, &recipe, &kind, &e) != TRN_OK) {
+    if (trn_recipe_read_source(path, &recipe, &kind, &e) != TRN_OK) {
         if (kind == TRN_DOCUMENT_BEAMNG_TERRAIN)
             return cli_failf(ctx,
                              "%s: this is BeamNG terrain metadata (a .terrain.json with version "

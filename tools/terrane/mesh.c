@@ -13,6 +13,8 @@
 #include "terrane/recipe.h"
 #include "terrane/roles.h"
 #include "terrane/scatter.h"
+#include "fmt_document.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane mesh INPUT -o OUT.glb|OUT.gltf|OUT.obj [options]\n"
@@ -283,18 +285,6 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, mesh_args *a, bool *h
     return CLI_EXIT_OK;
 }
 
-/* A recipe or Terrain asset document (a .json file whose content says so). */
-static bool is_recipe(const char *path)
-{
-    if (!ends_with(path, ".json")) return false;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (trn_file_read_all(path, (size_t)1 << 30, &data, &size, NULL)) return false;
-    const trn_document_kind kind = trn_document_classify((const char *)data, size);
-    free(data);
-    return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
-}
-
 /* What the run meshes: the heights, their roles, and a recipe's water and instances. */
 typedef struct mesh_input {
     cli_terrain terrain;
@@ -326,7 +316,7 @@ static int load_recipe(cli_ctx *ctx, const mesh_args *a, mesh_input *in)
     trn_error e;
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     const char *path = cli_input_path(a->in);
-    if (trn_recipe_read(path, &in->recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(path, &in->recipe, &kind, &e)) return cli_fail(ctx, &e);
     in->recipe_loaded = true;
     int rc = cli_graph_gate(ctx, "mesh", a->in, &in->recipe, kind);
     if (rc) return rc;
@@ -459,7 +449,7 @@ int cli_verb_mesh(cli_ctx *ctx, int argc, char **argv)
 
     mesh_input in;
     memset(&in, 0, sizeof in);
-    if (is_recipe(cli_input_path(a.in))) {
+    if (cli_is_recipe(cli_input_path(a.in))) {
         rc = load_recipe(ctx, &a, &in);
     } else {
         if (a.biome_sections)

@@ -18,13 +18,15 @@ static const char *const presets_help =
     "in the older form, \"type\") is \"terrain_preset\" names its preset document in \"source\";\n"
     "its id is asset:// followed by the manifest's path in the project without .asset.json.\n"
     "Each preset shows its name, description and a summary of its biomes and rules. A project\n"
-    "without presets lists none and succeeds.\n"
+    "without presets lists none and succeeds. A built-in preset's id stands for its whole\n"
+    "recipe wherever a verb takes a recipe (generate, inspect, stats, mesh, cook, ...).\n"
     "\n"
     "exit status: 0 listed, 1 a preset or manifest does not read, 2 usage error.\n"
     "\n"
     "examples:\n"
     "  terrane presets\n"
-    "  terrane presets mygame --format json\n";
+    "  terrane presets mygame --format json\n"
+    "  terrane generate builtin://terrain/basin --resolution 1024x1024 -o basin.png\n";
 
 static const char *const apply_help =
     "usage: terrane apply-preset PROJECT --preset ID [--entity ID] [--keep-edits|--clear-edits]\n"

@@ -12,6 +12,8 @@
 #include "terrane/image.h"
 #include "terrane/recipe.h"
 #include "terrane/render.h"
+#include "fmt_document.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane render IN -o OUT.png [--mode MODE] [options]\n"
@@ -202,27 +204,13 @@ static json_t *legend_json(const trn_labels *labels, const layer_legend *lg, jso
 
 static const char *const match_names[] = {"interpolate", "exact", "nearest"};
 
-/* A recipe or Terrain asset document (a .json file whose content says so); anything else is
- * left to the terrain readers, which explain other JSON documents. */
-static bool is_recipe(const char *path)
-{
-    const size_t n = strlen(path);
-    if (n < 5 || strcasecmp(path + n - 5, ".json") != 0) return false;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (trn_file_read_all(path, (size_t)1 << 30, &data, &size, NULL)) return false;
-    const trn_document_kind kind = trn_document_classify((const char *)data, size);
-    free(data);
-    return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
-}
-
 /* Generate the recipe at path into t (its field) and gen (its water). */
 static int load_recipe(cli_ctx *ctx, const char *path, cli_terrain *t, trn_generated *gen)
 {
     trn_recipe recipe;
     memset(&recipe, 0, sizeof recipe);
     trn_error e;
-    if (trn_recipe_read(path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(path, &recipe, NULL, &e)) return cli_fail(ctx, &e);
     trn_generate_options go = {
         .threads = 0, .quality = TRN_EROSION_FINAL, .cache = NULL, .max_work = 0};
     trn_status st = cli_recipe_generate(path, &recipe, &go, gen, cli_progress, ctx, &e);
@@ -374,7 +362,7 @@ int cli_verb_render(cli_ctx *ctx, int argc, char **argv)
     cli_terrain t;
     trn_generated gen;
     memset(&gen, 0, sizeof gen);
-    const bool recipe = is_recipe(cli_input_path(in));
+    const bool recipe = cli_is_recipe(cli_input_path(in));
     if (recipe && mode == MODE_LAYERS) {
         trn_color_table_dispose(&table);
         return cli_failf(ctx,

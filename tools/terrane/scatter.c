@@ -13,6 +13,7 @@
 #include "terrane/palette.h"
 #include "terrane/render.h"
 #include "terrane/scatter.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane scatter RECIPE [-o INSTANCES.json] [--csv INSTANCES.csv] [--picture "
@@ -399,7 +400,7 @@ int cli_verb_scatter(cli_ctx *ctx, int argc, char **argv)
     memset(&recipe, 0, sizeof recipe);
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     trn_error e;
-    if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     trn_palette palette;
     memset(&palette, 0, sizeof palette);
     trn_scatter_exclusions ex = {NULL, 0};

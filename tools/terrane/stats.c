@@ -13,6 +13,8 @@
 #include "terrane/layers.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
+#include "fmt_document.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane stats INPUT [--format json] [--channel-area A] [--fit-range MIN,MAX]\n"
@@ -57,19 +59,6 @@ static const char *const help_text =
     "  terrane stats valley.json --format json\n"
     "  terrane stats theTerrain.ter --max-height 512 --square-size 2 --channel-area 20000\n";
 
-/* A recipe or Terrain asset document (a .json file whose content says so). */
-static bool is_recipe(const char *path)
-{
-    const size_t n = strlen(path);
-    if (n < 5 || strcasecmp(path + n - 5, ".json") != 0) return false;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (trn_file_read_all(path, (size_t)1 << 30, &data, &size, NULL)) return false;
-    const trn_document_kind kind = trn_document_classify((const char *)data, size);
-    free(data);
-    return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
-}
-
 static int load_recipe(cli_ctx *ctx, const char *in, uint32_t cells_x, uint32_t cells_z,
                        cli_terrain *t)
 {
@@ -77,7 +66,7 @@ static int load_recipe(cli_ctx *ctx, const char *in, uint32_t cells_x, uint32_t 
     memset(&recipe, 0, sizeof recipe);
     trn_error e;
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
-    if (trn_recipe_read(cli_input_path(in), &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(cli_input_path(in), &recipe, &kind, &e)) return cli_fail(ctx, &e);
     /* Another grid over the same world: hand edits keep their places, as generate's
      * --resolution --keep-edits does. */
     if (cells_x && trn_recipe_change_grid(&recipe, recipe.size_x, recipe.size_z, cells_x, cells_z,
@@ -252,7 +241,7 @@ int cli_verb_stats(cli_ctx *ctx, int argc, char **argv)
 
     cli_terrain t;
     memset(&t, 0, sizeof t);
-    const bool recipe = is_recipe(cli_input_path(in));
+    const bool recipe = cli_is_recipe(cli_input_path(in));
     if (cells_x && !recipe)
         return cli_usage_error(ctx,
                                "--resolution only applies to a recipe; '%s' is a heightfield "

@@ -8,6 +8,7 @@
 #include "terrane/generate.h"
 #include "terrane/recipe.h"
 #include "terrane/water.h"
+#include "terrane/presets.h"
 
 static const char *const help_text =
     "usage: terrane water RECIPE [--at X,Z[,Y]] [options]\n"
@@ -432,7 +433,7 @@ int cli_verb_water(cli_ctx *ctx, int argc, char **argv)
     memset(&recipe, 0, sizeof recipe);
     trn_document_kind kind = TRN_DOCUMENT_UNKNOWN;
     trn_error e;
-    if (trn_recipe_read(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
+    if (trn_recipe_read_source(a.recipe_path, &recipe, &kind, &e)) return cli_fail(ctx, &e);
     if (a.at && !(a.x >= 0.0 && a.x <= recipe.size_x && a.z >= 0.0 && a.z <= recipe.size_z)) {
         rc = cli_usage_error(ctx,
                              "--at %.3f,%.3f is outside the terrain: x must be 0..%.3f and z "

@@ -1,12 +1,14 @@
 /* Describing recipes, Terrain asset sources, asset manifests, presets and scenes for info. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/fileio.h"
 #include "detect.h"
 #include "fmt_document.h"
 #include "recipe/recipe_internal.h"
 #include "terrane/recipe.h"
+#include "terrane/presets.h"
 
 static json_t *names_of(const char *const *names, uint32_t count)
 {
@@ -47,7 +49,7 @@ static int describe_recipe(cli_ctx *ctx, const char *path, trn_document_kind kin
     trn_recipe r;
     memset(&r, 0, sizeof r);
     trn_error e;
-    if (trn_recipe_read(cli_input_path(path), &r, NULL, &e)) {
+    if (trn_recipe_read_source(cli_input_path(path), &r, NULL, &e)) {
         snprintf(e.file, sizeof e.file, "%s", path);
         return cli_fail(ctx, &e);
     }
@@ -293,6 +295,10 @@ static int describe_scene(cli_ctx *ctx, const char *path, const json_t *root)
 
 bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
 {
+    if (strncmp(path, "builtin://", 10) == 0) {
+        *rc = describe_recipe(ctx, path, TRN_DOCUMENT_RECIPE); /* a built-in preset's recipe */
+        return true;
+    }
     uint8_t *data = NULL;
     size_t size = 0;
     if (trn_file_read_all(cli_input_path(path), TRN_RCP_MAX_FILE_SIZE, &data, &size, NULL))
@@ -337,4 +343,17 @@ bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc)
     json_decref(root);
     free(data);
     return handled;
+}
+
+bool cli_is_recipe(const char *path)
+{
+    if (strncmp(path, "builtin://", 10) == 0) return true;
+    const size_t n = strlen(path);
+    if (n < 5 || strcasecmp(path + n - 5, ".json") != 0) return false;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (trn_file_read_all(path, (size_t)1 << 30, &data, &size, NULL)) return false;
+    const trn_document_kind kind = trn_document_classify((const char *)data, size);
+    free(data);
+    return kind == TRN_DOCUMENT_RECIPE || kind == TRN_DOCUMENT_TERRAIN_ASSET;
 }

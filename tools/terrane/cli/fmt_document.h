@@ -13,4 +13,8 @@
  * for a BeamNG .terrain.json, a palette or a material set. */
 bool cli_document_describe(cli_ctx *ctx, const char *path, int *rc);
 
+/* Whether path is a recipe to generate: a built-in preset's id (builtin://terrain/NAME), or a
+ * .json file whose content is a recipe or a Terrain asset source. */
+bool cli_is_recipe(const char *path);
+
 #endif

@@ -389,6 +389,11 @@ static bool strong_format(cli_format f)
 
 int cli_sniff_input(cli_ctx *ctx, const char *path, const cli_load_options *opt, cli_format *format)
 {
+    /* A built-in preset's id reads as its recipe, a JSON document (trn_recipe_read_source). */
+    if (strncmp(path, "builtin://", 10) == 0 && !(opt && opt->input_format)) {
+        *format = CLI_FORMAT_TERRAIN_JSON;
+        return CLI_EXIT_OK;
+    }
     int rc = prepare_input(ctx, path, opt);
     if (rc) return rc;
     trn_mapped_file mf;
