@@ -915,7 +915,7 @@ trn_status trn_preset_parse(const char *text, size_t size, const char *path, con
         return TRN_ERR_JSON;
     }
     trn_json_path at = {{{0}}, 0};
-    const trn_doc d = {text, size, path, &at, err};
+    const trn_doc d = {text, size, path, &at, err, NULL, NULL};
     trn_recipe fields;
     trn_status st = parse_preset_root(&d, root, p);
     if (!st) st = trn_rcp_parse_partial(text, size, path, root, own_keys, &fields, err);
