@@ -46,9 +46,11 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
-/* Grids with fewer samples run on one thread (257^2 and 513^2 ran 3-7 times slower on two
- * threads than on one with other work on the cores; on 1025^2 two threads still pay off idle). */
-#define SP_PARALLEL_MIN_SAMPLES (1u << 19)
+/* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
+ * on 129^2 two threads cost 25-33% more CPU than one (waking the waiting thread), on 181^2 the
+ * same, on 257^2 less (waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2
+ * then ran 3-7 times slower on two threads with other work on the cores). */
+#define SP_PARALLEL_MIN_SAMPLES (1u << 15)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
  * with fd = F / d^n. The whole-grid and the tiled solvers share it, so their bytes agree. */
