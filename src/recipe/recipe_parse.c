@@ -1021,6 +1021,17 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
             "tree_density", "rock_density", NULL};
         for (const char *const *k = palette_keys; *k; k++)
             if (json_object_get(root, *k)) return TRN_DOCUMENT_TERRAIN_PALETTE;
+        /* A palette needs none of those keys, and no other document is at the palette's
+         * version (presets, recipes, material sets and Materials are at 1): a document there
+         * holding no recipe key but the version is a palette, an empty one, which its reader
+         * describes. */
+        bool recipe_key = false;
+        for (const trn_rcp_field *f = trn_rcp_recipe_fields; f->name && !recipe_key; f++)
+            recipe_key = strcmp(f->name, "format_version") != 0 && json_object_get(root, f->name);
+        if (!recipe_key && json_is_integer(json_object_get(root, "format_version")) &&
+            json_integer_value(json_object_get(root, "format_version")) ==
+                TRN_PALETTE_FORMAT_VERSION)
+            return TRN_DOCUMENT_TERRAIN_PALETTE;
     }
     /* "name" is no recipe key: a document naming itself beside format_version is a preset. */
     if (json_is_string(json_object_get(root, "name")) && json_object_get(root, "format_version") &&

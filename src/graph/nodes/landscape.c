@@ -166,6 +166,20 @@ static double cubic_at(const float *g, size_t nx, size_t nz, double fx, double f
     return v;
 }
 
+/* Bilinear value of a grid of nx x nz samples at fractional sample (fx, fz), edges clamped. */
+static double bilinear_at(const float *g, size_t nx, size_t nz, double fx, double fz)
+{
+    size_t i = (size_t)fx, j = (size_t)fz;
+    if (i + 1u >= nx) i = nx - 2u;
+    if (j + 1u >= nz) j = nz - 2u;
+    double tx = fx - (double)i, tz = fz - (double)j;
+    tx = tx < 0 ? 0 : tx > 1 ? 1 : tx;
+    tz = tz < 0 ? 0 : tz > 1 ? 1 : tz;
+    const float *p = g + j * nx + i;
+    return (p[0] * (1.0 - tx) + p[1] * tx) * (1.0 - tz) +
+           (p[nx] * (1.0 - tx) + p[nx + 1] * tx) * tz;
+}
+
 /* Filter a grid refine times finer back onto the output grid: tent weights (refine - |d|) each
  * way, so a smooth surface comes back unchanged and channels a fine cell wide stay visible. */
 static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refine, float *out,
@@ -530,13 +544,6 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     o.sp.threads = 0;
     uint32_t coarsen, refine;
     sp_factors(node, type, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
-    if (uplift_mask && refine > 1) {
-        free(grown);
-        free(grown_mask);
-        return trn_node_fail(c, err, TRN_ERR_INVALID_ARGUMENT,
-                             "an uplift mask needs an evolution_cell no finer than the grid's "
-                             "cells (it is given per output sample)");
-    }
     /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
      * at the reference scale (slopes and the drainage pattern do not change with s). */
     double cell = f.size_x / f.cells_x;
@@ -565,8 +572,20 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     o.sp.sea_surface_depth *= s; /* metres, read at the same scale */
     float *shape = NULL;
     if (refine > 1) {
+        /* The mask is per output sample: on the finer evolution grid it is read bilinearly
+         * between them (positive weights, so it stays within 0..1). */
+        float *fine_mask = NULL;
+        if (uplift_mask) {
+            fine_mask = malloc(wn * sizeof *fine_mask);
+            if (!fine_mask) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+            for (size_t j = 0; fine_mask && j < wnz; j++)
+                for (size_t i = 0; i < wnx; i++)
+                    fine_mask[j * wnx + i] = (float)bilinear_at(
+                        uplift_mask, nx, nz, (double)i / refine, (double)j / refine);
+        }
         trn_field scaled = work;
-        st = sp_uplift_mask(c, node, type, &scaled, 1, NULL, &shape, err);
+        if (!st) st = sp_uplift_mask(c, node, type, &scaled, 1, fine_mask, &shape, err);
+        free(fine_mask);
     } else {
         st = sp_uplift_mask(c, node, type, &f, o.coarsen, uplift_mask, &shape, err);
     }
