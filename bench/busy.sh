@@ -6,14 +6,14 @@
 # program gets (the scheduler shares the CPU between sessions, not threads), N threads can only
 # cost more CPU, so their CPU over one thread's is the overhead that shows as a slowdown.
 # usage: bench/busy.sh [BUILD_DIR] [RUNS] [N] [CASE...]
-#   cases: gen1025 gen2049 evolve erosion png cook (default: all)
+#   cases: gen1025 gen2049 evolve evolve257 erosion png cook (default: all)
 # Outputs must not depend on threads: each case's outputs on 1 and N threads are compared.
 set -u
 BUILD=${1:-build}
 RUNS=${2:-3}
 N=${3:-$(nproc)}
 shift 3 2>/dev/null || shift $#
-CASES=${*:-gen1025 gen2049 evolve erosion png cook}
+CASES=${*:-gen1025 gen2049 evolve evolve257 erosion png cook}
 CORES=$(nproc)
 # Outputs go to memory (/dev/shm) where there is one: their fsync would otherwise time the disk.
 SCRATCH=${TMPDIR:-/tmp}
@@ -61,8 +61,10 @@ run_case() {
             awk '{ print $1 + $2 }' "$OUT/time" >"$OUT/cpu"
             cksum <"$OUT/cook$t/mr1024.terrain.bin" >"$OUT/digest.$c.$t"
             awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }' ;;
-        evolve)
-            OMP_NUM_THREADS=$t "$BB" evolve 1024 20 "$t" >"$OUT/r" || return 1
+        evolve|evolve257) # 20 steps on 1025^2; 100 on 257^2 (a preset's evolution grid)
+            local size=1024 steps=20
+            [ "$c" = evolve257 ] && size=256 steps=100
+            OMP_NUM_THREADS=$t "$BB" evolve "$size" "$steps" "$t" >"$OUT/r" || return 1
             awk '{ print $4 }' "$OUT/r" >"$OUT/digest.$c.$t"; awk '{ print $6 }' "$OUT/r" >"$OUT/cpu"
             awk '{ print $2 }' "$OUT/r" ;;
         erosion)

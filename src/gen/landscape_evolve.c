@@ -520,13 +520,33 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "landscape evolution: out of memory for the coarse grid");
     }
-    for (size_t j = 0; j < nz; j++)
-        for (size_t i = 0; i < nx; i++) {
-            const size_t ci = (size_t)floor((double)i * sx + 0.5);
-            const size_t cj = (size_t)floor((double)j * sz + 0.5);
-            sum[cj * cnx + ci] += field->heights[j * nx + i];
-            cnt[cj * cnx + ci]++;
-        }
+    /* The fine rows of each coarse row (the nearest one never decreases with j), so a coarse
+     * row's sums are made by one thread in the order one thread would make them: threads
+     * cannot change them. */
+    size_t *first = malloc(((size_t)cz + 2u) * sizeof *first);
+    if (!first) {
+        free(sum);
+        free(cnt);
+        free(before);
+        free(area);
+        trn_field_dispose(&coarse);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "landscape evolution: out of memory for the coarse grid");
+    }
+    for (size_t cj = 0, j = 0; cj <= (size_t)cz + 1u; cj++) {
+        while (j < nz && (size_t)floor((double)j * sz + 0.5) < cj)
+            j++;
+        first[cj] = j;
+    }
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t cj = 0; cj <= (size_t)cz; cj++)
+        for (size_t j = first[cj]; j < first[cj + 1u]; j++)
+            for (size_t i = 0; i < nx; i++) {
+                const size_t ci = (size_t)floor((double)i * sx + 0.5);
+                sum[cj * cnx + ci] += field->heights[j * nx + i];
+                cnt[cj * cnx + ci]++;
+            }
+    free(first);
     for (size_t k = 0; k < cn; k++)
         coarse.heights[k] = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
     free(sum);

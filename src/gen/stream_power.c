@@ -46,9 +46,11 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
-/* Grids with fewer samples run on one thread (257^2 and 513^2 ran 3-7 times slower on two
- * threads than on one with other work on the cores; on 1025^2 two threads still pay off idle). */
-#define SP_PARALLEL_MIN_SAMPLES (1u << 19)
+/* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
+ * on 129^2 two threads cost 25-33% more CPU than one (waking the waiting thread), on 181^2 the
+ * same, on 257^2 less (waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2
+ * then ran 3-7 times slower on two threads with other work on the cores). */
+#define SP_PARALLEL_MIN_SAMPLES (1u << 15)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
  * with fd = F / d^n. The whole-grid and the tiled solvers share it, so their bytes agree. */
@@ -510,8 +512,18 @@ static void sp_chunks(sp_state *s)
     if (want > SP_MAX_CHUNKS) want = SP_MAX_CHUNKS;
     size_t c = 1;
     s->chunk_at[0] = 0;
-    for (size_t t = 1; t < s->ntrees && c < want; t++)
-        if (s->tree_at[t] >= c * s->n / want) s->chunk_at[c++] = s->tree_at[t];
+    /* Each cut at the tree start nearest its share, before or after it (a river basin can hold
+     * 40% of the samples: cutting after it whenever it spans the share left one piece with 59%
+     * of a 1025^2 grid where 52% was possible). */
+    for (size_t t = 1; t < s->ntrees && c < want; t++) {
+        const size_t share = c * s->n / want;
+        if (s->tree_at[t] < share) continue;
+        const size_t before = s->tree_at[t - 1u], after = s->tree_at[t];
+        const size_t at = t > 1 && before > s->chunk_at[c - 1u] && share - before < after - share
+                              ? before
+                              : after;
+        s->chunk_at[c++] = at;
+    }
     s->chunk_at[c] = s->n;
     s->nchunk = c;
 }

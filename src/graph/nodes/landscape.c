@@ -374,34 +374,60 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const sp_params *p, cons
     const uint32_t cz = (f->cells_z + coarsen - 1u) / coarsen;
     const size_t cnx = (size_t)cx + 1u, cn = cnx * ((size_t)cz + 1u);
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t k = 0; by_height && k < nx * nz; k++) {
-        if (f->heights[k] < lo) lo = f->heights[k];
-        if (f->heights[k] > hi) hi = f->heights[k];
+    if (by_height) {
+        /* Each thread a block of rows, then the blocks' extremes: the same two values. */
+#pragma omp parallel
+        {
+            double tlo = INFINITY, thi = -INFINITY;
+#pragma omp for schedule(static) nowait
+            for (size_t j = 0; j < nz; j++)
+                for (size_t k = j * nx; k < (j + 1u) * nx; k++) {
+                    if (f->heights[k] < tlo) tlo = f->heights[k];
+                    if (f->heights[k] > thi) thi = f->heights[k];
+                }
+#pragma omp critical(trn_uplift_extremes)
+            {
+                if (tlo < lo) lo = tlo;
+                if (thi > hi) hi = thi;
+            }
+        }
     }
     double *sum = calloc(cn, sizeof *sum);
     uint32_t *cnt = calloc(cn, sizeof *cnt);
     float *m = malloc(cn * sizeof *m);
-    if (!sum || !cnt || !m) {
+    size_t *first = malloc(((size_t)cz + 2u) * sizeof *first);
+    if (!sum || !cnt || !m || !first) {
         free(sum);
         free(cnt);
         free(m);
+        free(first);
         return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     }
     const double sx = (double)cx / f->cells_x, sz = (double)cz / f->cells_z;
-    for (size_t j = 0; j < nz; j++)
-        for (size_t i = 0; i < nx; i++) {
-            const size_t k = j * nx + i;
-            double v = mask ? mask[k] : 1.0;
-            if (by_height) v *= hi > lo ? 0.2 + 0.8 * (f->heights[k] - lo) / (hi - lo) : 1.0;
-            const size_t ci = coarsen > 1 ? (size_t)floor((double)i * sx + 0.5) : i;
-            const size_t cj = coarsen > 1 ? (size_t)floor((double)j * sz + 0.5) : j;
-            sum[cj * cnx + ci] += v;
-            cnt[cj * cnx + ci]++;
-        }
+    /* The fine rows of each coarse row (the nearest one; it never decreases with j): a coarse
+     * row's sums are made by one thread, row by row as one thread would, so threads cannot
+     * change them. */
+    for (size_t cj = 0, j = 0; cj <= (size_t)cz + 1u; cj++) {
+        while (j < nz && (coarsen > 1 ? (size_t)floor((double)j * sz + 0.5) : j) < cj)
+            j++;
+        first[cj] = j;
+    }
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t cj = 0; cj <= (size_t)cz; cj++)
+        for (size_t j = first[cj]; j < first[cj + 1u]; j++)
+            for (size_t i = 0; i < nx; i++) {
+                const size_t k = j * nx + i;
+                double v = mask ? mask[k] : 1.0;
+                if (by_height) v *= hi > lo ? 0.2 + 0.8 * (f->heights[k] - lo) / (hi - lo) : 1.0;
+                const size_t ci = coarsen > 1 ? (size_t)floor((double)i * sx + 0.5) : i;
+                sum[cj * cnx + ci] += v;
+                cnt[cj * cnx + ci]++;
+            }
     for (size_t k = 0; k < cn; k++)
         m[k] = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
     free(sum);
     free(cnt);
+    free(first);
     *out = m;
     return TRN_OK;
 }
@@ -536,10 +562,10 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     }
     const size_t n = trn_field_sample_count(&f);
     /* The default (0): the graph has set OpenMP's thread count to c->threads, and stream power
-     * keeps grids under 2^19 samples on one thread, where a step's dozen short parallel stages
+     * keeps grids under 2^15 samples on one thread, where a step's dozen short parallel stages
      * cost more in waiting than they save (the evolution grid is often 257^2 whatever the
-     * output grid; 1.1 s against 0.46 s on two threads at 1025^2, and 23 s with the cores
-     * busy). The result is the same on any thread count. */
+     * output grid: on threads since waiting threads sleep). The result is the same on any
+     * thread count. */
     o.sp.threads = 0;
     uint32_t coarsen, refine;
     sp_factors(&p, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
