@@ -1,9 +1,10 @@
 # terrane: the README's two commands (make demo, make test) and friends.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = build-essential cmake pkg-config libjansson-dev libspng-dev zlib1g-dev libxxhash-dev libzstd-dev libtiff-dev libzip-dev libproj-dev libgeotiff-dev liblua5.4-dev libmicrohttpd-dev
-# What `make test` needs beyond the build: headless Chromium drives the studio's browser test;
+# What `make test` needs beyond the build: headless Chromium drives the studio's browser test,
+# through Node (Debian's nodejs 18 is enough: the test brings its own DevTools client);
 # OpenMPI builds terrane-mpi, whose tests run under mpirun -np 2 and -np 4 (they skip without it).
-TEST_PACKAGES = chromium libopenmpi-dev openmpi-bin python3-gdal
+TEST_PACKAGES = chromium nodejs libopenmpi-dev openmpi-bin python3-gdal
 
 .PHONY: all deps build demo test bench gallery gallery-check fuzz fuzz-check mutation-check clean format deb
 

@@ -956,7 +956,7 @@ static void test_scaffold(void)
     }
     CHECK(strcmp(res.info_path, path_in(level, "info.json")) == 0);
     CHECK(strcmp(res.preview_path, path_in(level, "preview.png")) == 0);
-    CHECK_EQ_INT(res.objects_added, 15); /* 7 groups, 8 objects */
+    CHECK_EQ_INT(res.objects_added, 16); /* 7 groups, 9 objects */
     CHECK(res.spawn_added && res.spawn_dry);
     /* On the flat square, its footprint (4 m = 2 samples each way) inside it, at the sample
      * nearest the centre: (54, 72), 2 m a sample from -128, at stored 12000 of 256 m from -10,
@@ -978,6 +978,14 @@ static void test_scaffold(void)
     items = read_text(path_in(level, "main/MissionGroup/Water/items.level.json"));
     CHECK_CONTAINS(items, "\"class\":\"WaterPlane\"");
     CHECK_CONTAINS(items, "\"position\":[0,0,5]");
+    free(items);
+    /* The forest and, beside it, the wind that sways its trees, as the new-level template has
+     * them: the emitter holds a position and nothing else (the engine's default wind). */
+    items = read_text(path_in(level, "main/MissionGroup/vegetation/items.level.json"));
+    CHECK_CONTAINS(items, "{\"name\":\"theForest\",\"class\":\"Forest\",\"persistentId\":");
+    CHECK_CONTAINS(items, "{\"name\":\"theForestWind\",\"class\":\"ForestWindEmitter\","
+                          "\"persistentId\":");
+    CHECK_CONTAINS(items, "\"__parent\":\"vegetation\",\"position\":[0,0,0]}");
     free(items);
     items = read_text(path_in(level, "main/MissionGroup/CameraBookmarks/items.level.json"));
     CHECK_CONTAINS(items, "{\"name\":\"bookmark_overview\",\"internalName\":\"overview\",\"class\":"
@@ -1082,8 +1090,8 @@ static void test_scaffold_existing(void)
     CHECK(mg && !strstr(mg, "{\"name\":\"Water_1\""));
     free(mg);
     CHECK(!trn_test_exists(path_in(level, "main/MissionGroup/Water/items.level.json")));
-    /* 2 groups, the 2 AI groups, ScatterSky, CloudLayer, bookmark, forest */
-    CHECK_EQ_INT(res.objects_added, 8);
+    /* 2 groups, the 2 AI groups, ScatterSky, CloudLayer, bookmark, forest and its wind */
+    CHECK_EQ_INT(res.objects_added, 9);
     trn_findings f = validate_tree(level);
     CHECK_EQ_INT(trn_findings_count(&f, TRN_SEVERITY_ERROR), 0);
     CHECK_EQ_INT(count_check(&f, "object-name-duplicate"), 0);

@@ -494,7 +494,7 @@ static void test_scaffold(void)
     CHECK(strcmp(json_string_value(json_object_get(j, "info_file")), p) == 0);
     snprintf(p, sizeof p, "%s/preview.png", level);
     CHECK(strcmp(json_string_value(json_object_get(j, "preview_file")), p) == 0);
-    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 14); /* no sea: no water */
+    CHECK(json_integer_value(json_object_get(j, "objects_added")) == 15); /* no sea: no water */
     CHECK(json_array_size(json_object_get(j, "spawn_position")) == 3);
     CHECK(json_is_true(json_object_get(j, "spawn_dry")));
     json_decref(j);
@@ -507,7 +507,7 @@ static void test_scaffold(void)
                                    "--texture-size 8 --scaffold",
                                    &out, &err, root),
                  0);
-    CHECK_CONTAINS(err, "scaffold: 14 object(s) and group(s) added");
+    CHECK_CONTAINS(err, "scaffold: 15 object(s) and group(s) added");
     CHECK_CONTAINS(err, "scaffold: spawn point at (-1.000, -1.000, 512.500)");
     CHECK_CONTAINS(err, "scaffold: wrote");
     free(out), free(err);
@@ -1049,6 +1049,64 @@ static void test_validate_fixes_work(void)
     }
     findings = validate_json(level);
     CHECK(!has_check(findings, "ter-extra-maps"));
+    CHECK_EQ_INT(count_severity(findings, "error"), 0);
+    json_decref(findings);
+
+    /* The .ter's materials gone from main.materials.json (material-unresolved): the export the
+     * fix names, then the import it prints, into the level as the fix says, adds placeholders. */
+    char mats_path[1400];
+    snprintf(mats_path, sizeof mats_path, "%s/art/terrains/main.materials.json", level);
+    json_t *doc = json_load_file(mats_path, 0, NULL);
+    CHECK(json_is_object(doc));
+    const char *key;
+    json_t *value;
+    void *next_key;
+    int removed = 0;
+    json_object_foreach_safe(doc, next_key, key, value)
+    {
+        const char *cls = json_string_value(json_object_get(value, "class"));
+        if (cls && strcmp(cls, "TerrainMaterial") == 0) {
+            json_object_del(doc, key);
+            removed++;
+        }
+    }
+    CHECK(removed >= 1);
+    CHECK_EQ_INT(json_dump_file(doc, mats_path, JSON_INDENT(2)), 0);
+    json_decref(doc);
+    findings = validate_json(level);
+    CHECK(has_check(findings, "material-unresolved"));
+    cmd[0] = '\0';
+    json_array_foreach(findings, i, f)
+    {
+        const char *fix = json_string_value(json_object_get(f, "fix"));
+        const char *c = json_string_value(json_object_get(f, "check"));
+        const char *at = fix && c && strcmp(c, "material-unresolved") == 0
+                             ? strstr(fix, "terrane beamng export ")
+                             : NULL;
+        const char *maps = at ? strstr(at, " -o MAPS_DIR prints") : NULL;
+        CHECK(!at || maps);
+        if (at && maps)
+            snprintf(cmd, sizeof cmd, "%.*s -o '%s/unresolved_maps'", (int)(maps - at - 8), at + 8,
+                     tmp);
+    }
+    json_decref(findings);
+    CHECK(cmd[0] != '\0');
+    CHECK_EQ_INT(trn_test_run_clif("%s", &out, &err, cmd), 0);
+    imp = err ? strstr(err, "terrane beamng import ") : NULL;
+    end = imp ? strstr(imp, " -o OUT.ter") : NULL;
+    CHECK(end != NULL);
+    import_cmd[0] = '\0';
+    if (end) snprintf(import_cmd, sizeof import_cmd, "%.*s", (int)(end - imp - 8), imp + 8);
+    free(out), free(err);
+    if (import_cmd[0]) {
+        CHECK_EQ_INT(trn_test_run_clif("%s --level '%s' --texture-size 32", &out, &err, import_cmd,
+                                       level),
+                     0);
+        CHECK_CONTAINS(err, "added ");
+        free(out), free(err);
+    }
+    findings = validate_json(level);
+    CHECK(!has_check(findings, "material-unresolved"));
     CHECK_EQ_INT(count_severity(findings, "error"), 0);
     json_decref(findings);
 }

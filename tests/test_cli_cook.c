@@ -158,8 +158,16 @@ static void test_project(void)
     snprintf(manifest, sizeof manifest, "%s/landscape.asset.json", sub);
     const char *m = "{\"format_version\": 1, \"type\": \"Terrain\", \"importer\": "
                     "\"terrain_heightfield\", \"source\": \"landscape.terrain.json\", \"tags\": "
-                    "[\"hills\"]}\n";
+                    "[\"hills\"], \"import_scale\": 0.1}\n";
     CHECK(trn_test_write_file(manifest, m, strlen(m)));
+    /* A scene placing the asset, its transform in reals as an editor writes them. */
+    char scene_path[900], scene[1200];
+    snprintf(scene_path, sizeof scene_path, "%s/world.scene.json", proj);
+    snprintf(scene, sizeof scene,
+             "{\"name\": \"world\", \"entities\": [{\"id\": \"land\", \"components\": "
+             "{\"Transform3D\": {\"position\": [0.1, 2.5, -0.3]}, \"Terrain3D\": {\"asset\": "
+             "\"asset://terrain/landscape\"}}}]}\n");
+    CHECK(trn_test_write_file(scene_path, scene, strlen(scene)));
     snprintf(out, sizeof out, "%s/cooked", proj); /* inside the project: not walked */
     CHECK_EQ_INT(cli("cook %s -o %s -q", proj, out), 0);
     CHECK_CONTAINS(out_text, "terrain/landscape.terrain.bin: cooked (missing)");
@@ -174,6 +182,17 @@ static void test_project(void)
     CHECK(cm && strcmp(json_string_value(json_object_get(cm, "type")), "Terrain") == 0);
     CHECK(cm && json_object_get(cm, "source") == NULL && json_object_get(cm, "tags") != NULL);
     json_decref(cm);
+    /* The manifest's and the scene's own numbers keep their shortest form (0.1, not
+     * 0.10000000000000001). */
+    char *cooked_text = (char *)trn_test_read_file(cooked_manifest, NULL);
+    CHECK_CONTAINS(cooked_text, "\"import_scale\": 0.1,\n");
+    free(cooked_text);
+    snprintf(scene_path, sizeof scene_path, "%s/world.scene.json", out);
+    cooked_text = (char *)trn_test_read_file(scene_path, NULL);
+    CHECK_CONTAINS(cooked_text, "0.1,");
+    CHECK_CONTAINS(cooked_text, "-0.3");
+    CHECK(cooked_text && !strstr(cooked_text, "0000000"));
+    free(cooked_text);
     trn_payload *p = NULL;
     trn_error e;
     CHECK_OK(trn_payload_open(payload, NULL, &p, &e));

@@ -301,7 +301,7 @@ static void test_example_beamng_maps(void)
     snprintf(level, sizeof level, "%s/bng/levels/land", dir);
     snprintf(cmd, sizeof cmd,
              "generate '%s/examples/terrain_3d/terrain/landscape.terrain.json' --export "
-             "beamng:'%s' --texture-size 128",
+             "beamng:'%s' --texture-size 16",
              TRN_SOURCE_DIR, level);
     char *out = NULL, *err = NULL;
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
@@ -335,14 +335,15 @@ static void test_example_beamng_maps(void)
         trn_image img = {0};
         trn_error e;
         CHECK_OK(trn_png_read(path, NULL, &img, &e));
-        CHECK(img.width == 128 && img.height == 128 && img.channels == channels[k]);
+        CHECK(img.width == 16 && img.height == 16 && img.channels == channels[k]);
         trn_image_dispose(&img);
     }
     CHECK(soil && json_number_value(json_object_get(soil, "baseColorDetailTexSize")) == 4.0);
     const char *grey =
         meadow ? json_string_value(json_object_get(meadow, "baseColorDetailTex")) : NULL;
     CHECK(grey && strstr(grey, "t_terrane_grey_detail.png"));
-    /* the soil's detail albedo is its map resampled: the mean colour is kept */
+    /* the soil's detail albedo is its 64 x 64 map shrunk to the set's 16 x 16: each texel the
+     * mean of the 4 x 4 texels it covers (a box filter; sampling would keep two of them) */
     snprintf(path, sizeof path, "%s/art/terrains/t_terrane_soil_b_d.png", level);
     char src[900];
     snprintf(src, sizeof src, "%s/examples/terrain_3d/materials/soil/albedo.png", TRN_SOURCE_DIR);
@@ -356,11 +357,54 @@ static void test_example_beamng_maps(void)
     for (size_t k = 0; b.data && k < (size_t)b.width * b.height * 3; k++)
         mb += ((uint8_t *)b.data)[k];
     ma /= 64.0 * 64 * 3;
-    mb /= 128.0 * 128 * 3;
+    mb /= 16.0 * 16 * 3;
     CHECK(fabs(ma - mb) < 1.0 && ma > 20);
+    int worst = 0;
+    for (uint32_t y = 0; a.data && b.data && b.width == 16 && y < 16; y++)
+        for (uint32_t x = 0; x < 16; x++)
+            for (int c = 0; c < 3; c++) {
+                const uint8_t *pa = a.data;
+                int box = 0;
+                for (int q = 0; q < 16; q++)
+                    box += pa[((size_t)(4 * y + q / 4) * 64 + 4 * x + q % 4) * 3 + (size_t)c];
+                const int d = abs(((uint8_t *)b.data)[((size_t)y * 16 + x) * 3 + (size_t)c] -
+                                  (box + 8) / 16);
+                if (d > worst) worst = d;
+            }
+    CHECK(worst <= 1);
     trn_image_dispose(&a);
     trn_image_dispose(&b);
     json_decref(doc);
+    /* detail finer than a texel averages out: soil's albedo as stripes one column in four
+     * white comes out an even 25% grey (sampling between texels would give stripes of 0% and
+     * 50%) */
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s/stripes' && cp -r '%s/examples/terrain_3d' '%s/stripes'", dir,
+             TRN_SOURCE_DIR, dir);
+    CHECK(system(cmd) == 0);
+    trn_image stripes = {0};
+    CHECK_OK(trn_image_init(&stripes, 64, 64, 3, 8, &e));
+    for (size_t k = 0; stripes.data && k < 64 * 64; k++)
+        memset((uint8_t *)stripes.data + k * 3, k % 4 == 1 ? 255 : 0, 3);
+    trn_png_options po;
+    trn_png_options_default(&po);
+    snprintf(path, sizeof path, "%s/stripes/materials/soil/albedo.png", dir);
+    CHECK_OK(trn_png_write(path, &stripes, &po, NULL, NULL, &e));
+    trn_image_dispose(&stripes);
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/stripes/terrain/landscape.terrain.json' --export "
+             "beamng:'%s/bng3/levels/land' --texture-size 16 -q",
+             dir, dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/bng3/levels/land/art/terrains/t_terrane_soil_b_d.png", dir);
+    CHECK_OK(trn_png_read(path, NULL, &b, &e));
+    bool even = b.data && b.channels == 3 && b.width == 16;
+    for (size_t k = 0; even && k < (size_t)b.width * b.height * 3; k++)
+        even = ((uint8_t *)b.data)[k] == 64; /* 255 / 4 */
+    CHECK(even);
+    trn_image_dispose(&b);
     /* a document whose map is missing fails the export at the map's line and column */
     snprintf(cmd, sizeof cmd,
              "rm -rf '%s/broken' && cp -r '%s/examples/terrain_3d' '%s/broken' && rm "
@@ -370,6 +414,111 @@ static void test_example_beamng_maps(void)
     snprintf(cmd, sizeof cmd,
              "generate '%s/broken/terrain/landscape.terrain.json' --export beamng:'%s/bng2/levels/"
              "land' -q",
+             dir, dir);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
+    CHECK_CONTAINS(err, "soil.material.json:7:15: maps.normal: the normal map soil/normal.png is "
+                        "missing");
+    free(out);
+    free(err);
+}
+
+/* Decode a PNG of the test (NULL data when it does not read). */
+static trn_image png_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static trn_image png_of(const char *fmt, ...)
+{
+    char path[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    trn_image img = {0};
+    trn_error e;
+    if (trn_png_read(path, NULL, &img, &e)) fprintf(stderr, "%s: %s\n", path, e.message);
+    return img;
+}
+
+/* The Unity export's terrain layers on terrain_3d: a layer whose material has a Material
+ * document gets the document's maps (its albedo as the diffuse and its normal map, texel for
+ * texel; a mask map of smoothness 1 - roughness and the height) and the tile size its texture
+ * scales give; a layer without one a flat diffuse of its colour. */
+static void test_example_unity_layers(void)
+{
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/examples/terrain_3d/terrain/landscape.terrain.json' --export "
+             "unity:'%s/unity' -q --format json",
+             TRN_SOURCE_DIR, dir);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    json_error_t je;
+    json_t *sum = json_loads(out ? out : "", 0, &je);
+    const json_t *u = json_object_get(sum, "unity");
+    CHECK(json_integer_value(json_object_get(u, "layer_documents")) >= 3);
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "%s/unity/landscape.json", dir);
+    json_t *doc = json_load_file(cmd, 0, &je);
+    const json_t *splat = json_object_get(doc, "splat");
+    const json_t *names = json_object_get(splat, "layers");
+    const json_t *layers = json_object_get(splat, "terrain_layers");
+    CHECK(json_array_size(layers) == json_array_size(names) && json_array_size(names) > 1);
+    int soil = -1, plain = -1;
+    for (size_t k = 0; k < json_array_size(names); k++) {
+        const char *n = json_string_value(json_array_get(names, k));
+        if (n && strcmp(n, "asset://materials/soil") == 0) soil = (int)k;
+        if (n && strncmp(n, "asset://", 8) != 0 && plain < 0) plain = (int)k;
+    }
+    CHECK(soil >= 0 && plain >= 0);
+    const json_t *l = json_array_get(layers, (size_t)soil);
+    CHECK(json_real_value(json_array_get(json_object_get(l, "tile_size"), 0)) == 2.0);
+    const char *docname = json_string_value(json_object_get(l, "document"));
+    CHECK(docname && strcmp(docname, "materials/soil.material.json") == 0);
+    const char *src = "examples/terrain_3d/materials/soil";
+    static const char *const kinds[2] = {"diffuse", "normal"};
+    static const char *const maps[2] = {"albedo", "normal"};
+    for (int m = 0; m < 2 && soil >= 0; m++) {
+        const char *f = json_string_value(json_object_get(l, kinds[m]));
+        CHECK(f != NULL);
+        trn_image a = png_of("%s/unity/%s", dir, f ? f : "");
+        trn_image b = png_of("%s/%s/%s.png", TRN_SOURCE_DIR, src, maps[m]);
+        CHECK(a.data && b.data && a.width == b.width && a.height == b.height &&
+              a.channels == 3 && b.channels == 3 &&
+              memcmp(a.data, b.data, (size_t)a.width * a.height * 3) == 0);
+        CHECK(a.srgb == (m == 0));
+        trn_image_dispose(&a);
+        trn_image_dispose(&b);
+    }
+    const char *mf = json_string_value(json_object_get(l, "mask"));
+    trn_image mask = png_of("%s/unity/%s", dir, mf ? mf : "");
+    trn_image rough = png_of("%s/%s/roughness.png", TRN_SOURCE_DIR, src);
+    trn_image height = png_of("%s/%s/height.png", TRN_SOURCE_DIR, src);
+    bool same = mask.data && rough.data && height.data && mask.channels == 4 &&
+                mask.width == rough.width && mask.height == rough.height;
+    for (size_t p = 0; same && p < (size_t)mask.width * mask.height; p++) {
+        const uint8_t *t = (const uint8_t *)mask.data + p * 4;
+        same = t[0] == 0 && t[1] == 255 && t[2] == ((const uint8_t *)height.data)[p] &&
+               t[3] == 255 - ((const uint8_t *)rough.data)[p];
+    }
+    CHECK(same);
+    trn_image_dispose(&mask);
+    trn_image_dispose(&rough);
+    trn_image_dispose(&height);
+    /* a layer without a document: a flat diffuse, no normal or mask */
+    l = json_array_get(layers, (size_t)(plain < 0 ? 0 : plain));
+    CHECK(json_is_null(json_object_get(l, "normal")) && json_is_null(json_object_get(l, "document")));
+    const char *pf = json_string_value(json_object_get(l, "diffuse"));
+    trn_image flat = png_of("%s/unity/%s", dir, pf ? pf : "");
+    bool even = flat.data && flat.channels == 3;
+    for (size_t p = 1; even && p < (size_t)flat.width * flat.height; p++)
+        even = memcmp((uint8_t *)flat.data + p * 3, flat.data, 3) == 0;
+    CHECK(even);
+    trn_image_dispose(&flat);
+    json_decref(doc);
+    json_decref(sum);
+    /* a document whose map is missing fails the export at the map's line and column (the copy
+     * test_example_beamng_maps broke) */
+    snprintf(cmd, sizeof cmd,
+             "generate '%s/broken/terrain/landscape.terrain.json' --export unity:'%s/unity2' -q",
              dir, dir);
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 1);
     CHECK_CONTAINS(err, "soil.material.json:7:15: maps.normal: the normal map soil/normal.png is "
@@ -388,5 +537,6 @@ int main(void)
     RUN(test_example_documents);
     RUN(test_example_materials);
     RUN(test_example_beamng_maps);
+    RUN(test_example_unity_layers);
     return trn_test_finish();
 }

@@ -198,6 +198,59 @@ static void test_verb_list(void)
     free(out), free(err);
 }
 
+/* Every verb's and sub-verb's --help ends with examples a user can copy: an "example:" or
+ * "examples:" heading followed by lines running that very verb. The verbs are the ones
+ * 'terrane --help' lists; the sub-verbs those each verb of sub-verbs dispatches to. */
+static void check_help_examples(const char *verb)
+{
+    char *out = NULL, *err = NULL;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "%s --help", verb);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    const char *heading = out ? strstr(out, "\nexample") : NULL;
+    if (heading && strncmp(heading, "\nexample:\n", 10) != 0 &&
+        strncmp(heading, "\nexamples:\n", 11) != 0)
+        heading = NULL;
+    char want[220];
+    snprintf(want, sizeof want, "\n  terrane %s", verb);
+    bool ok = false;
+    for (const char *at = heading; at && !ok; at = strstr(at + 1, want)) {
+        const char after = at == heading ? '\0' : at[strlen(want)];
+        ok = at != heading && (after == ' ' || after == '\n');
+    }
+    if (!ok) fprintf(stderr, "  terrane %s --help: no examples running 'terrane %s'\n", verb, verb);
+    CHECK(ok);
+    free(out), free(err);
+}
+
+static void test_help_examples(void)
+{
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(trn_test_run_cli("--help", &out, &err), 0);
+    const char *p = out ? strstr(out, "verbs:\n") : NULL;
+    int verbs = 0;
+    for (p = p ? p + 7 : ""; p[0] == ' ' && p[1] == ' ' && p[2] != ' ';) {
+        char verb[64];
+        const size_t n = strcspn(p + 2, " \n");
+        snprintf(verb, sizeof verb, "%.*s", (int)(n < 63 ? n : 63), p + 2);
+        check_help_examples(verb);
+        verbs++;
+        const char *end = strchr(p, '\n');
+        p = end ? end + 1 : "";
+    }
+    CHECK_EQ_INT(verbs, 23);
+    free(out), free(err);
+    static const char *const subs[] = {
+        "beamng import",       "beamng create",       "beamng export",
+        "beamng validate",     "beamng migrate",      "stationeers extract",
+        "stationeers replace", "stationeers from-heightfield", "unity info",
+        "unity extract",       "unity export",        "graph types",
+        "graph check",         "graph starter",
+    };
+    for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++)
+        check_help_examples(subs[k]);
+}
+
 static const char *const format_names[] = {"beamng-ter",
                                            "terragen",
                                            "png",
@@ -258,6 +311,19 @@ static void test_formats_verb(void)
                         ".ter") == 0);
     json_t *unity = all ? json_array_get(all, 6) : NULL;
     CHECK(unity && json_is_false(json_object_get(unity, "write")));
+    /* Meshes: written by mesh, and by generate (glTF tiles, Unity water OBJs). */
+    for (size_t k = 14; k <= 15; k++) {
+        json_t *verbs = all ? json_object_get(json_array_get(all, k), "verbs_write") : NULL;
+        bool mesh = false, generate = false;
+        size_t v;
+        json_t *word;
+        json_array_foreach(verbs, v, word)
+        {
+            mesh |= strcmp(json_string_value(word), "mesh") == 0;
+            generate |= strcmp(json_string_value(word), "generate") == 0;
+        }
+        CHECK(mesh && generate);
+    }
     json_decref(all);
     free(out), free(err);
 
@@ -378,6 +444,17 @@ static void test_json_errors(void)
         {"inspect example:nowhere --format=json", 1, "'example:nowhere': no such example"},
         {"inspect example:.. --format json", 2, "expected example:NAME"},
         {"lua x.lua --format json", 2, "prints no JSON"},
+        /* Met before any verb runs: no verb, an unknown verb, an unknown common option. */
+        {"--format json", 2, "needs a verb"},
+        {"--format json convrt x", 2, "unknown verb 'convrt'; did you mean 'convert'?"},
+        {"convrt x --format json", 2, "unknown verb 'convrt'"},
+        {"--format json --bogus info x", 2, "unknown option '--bogus'"},
+        {"--bogus info x --format=json", 2, "unknown option '--bogus'"},
+        {"--format json --format", 2, "option --format needs a value"},
+        /* A verb of sub-verbs without one. */
+        {"--format json beamng", 2, "needs a sub-verb: import, create"},
+        {"stationeers --format json", 2, "needs a sub-verb: extract, replace"},
+        {"unity --format json", 2, "needs a command: info, extract or export"},
     };
     for (size_t k = 0; k < sizeof late / sizeof late[0]; k++) {
         CHECK_EQ_INT(trn_test_run_cli(late[k].cmd, &out, &err), late[k].rc);
@@ -389,6 +466,36 @@ static void test_json_errors(void)
         json_decref(doc);
         free(out), free(err);
     }
+    /* Before the verb's own name nothing names a verb; after it, the error names it. */
+    CHECK_EQ_INT(trn_test_run_cli("--format json convrt x", &out, &err), 2);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && !json_object_get(e, "verb"));
+    json_decref(doc);
+    free(out), free(err);
+    /* Common options may stand between a verb and its sub-verb, as anywhere else. */
+    CHECK_EQ_INT(trn_test_run_cli("beamng --format json -q validate /no/such/level", &out, &err), 1);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && strcmp(json_string_value(json_object_get(e, "verb")), "beamng validate") == 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(e, "exit_code")), 1);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("unity -q --format json info /no/such/file.asset", &out, &err), 1);
+    doc = json_loads(out ? out : "", 0, NULL);
+    e = json_object_get(doc, "error");
+    CHECK(e && strcmp(json_string_value(json_object_get(e, "verb")), "unity info") == 0);
+    json_decref(doc);
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_cli("stationeers -q", &out, &err), 2);
+    CHECK(out && out[0] == '\0');
+    CHECK_CONTAINS(err, "usage: terrane stationeers");
+    free(out), free(err);
+    /* Text mode: a top-level usage error leaves stdout empty. */
+    CHECK_EQ_INT(trn_test_run_cli("convrt x", &out, &err), 2);
+    CHECK(out && out[0] == '\0');
+    CHECK_CONTAINS(err, "terrane: unknown verb 'convrt'; did you mean 'convert'?");
+    free(out), free(err);
     /* A later --format text wins: no JSON. */
     CHECK_EQ_INT(trn_test_run_cli("info --bogus x --format json --format text", &out, &err), 2);
     CHECK(out && out[0] == '\0');
@@ -515,6 +622,7 @@ int main(void)
     RUN(test_options_before_verb);
     RUN(test_did_you_mean);
     RUN(test_verb_list);
+    RUN(test_help_examples);
     RUN(test_formats_verb);
     RUN(test_examples_by_name);
     RUN(test_info_documents);

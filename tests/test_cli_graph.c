@@ -624,6 +624,24 @@ static void test_node_error_located(void)
         CHECK_CONTAINS(err, want);
         CHECK(strstr(err, "\\n") == NULL);
         free(out), free(err);
+        /* One out-of-range parameter is one error, reported once in one wording. */
+        const char *octaves = strstr(g2, "\"octaves\": 0");
+        char *g3 = strdup(g2);
+        CHECK(octaves && g3);
+        if (octaves && g3) {
+            /* drop the unknown key; the route's own fault stays, so count the octaves lines */
+            char *frob = strstr(g3, ", \"frob\": 1");
+            const size_t cut_len = strlen(", \"frob\": 1");
+            if (frob) memmove(frob, frob + cut_len, strlen(frob + cut_len) + 1);
+            CHECK(write_recipe("route3.json", g3, p, sizeof p));
+            CHECK_EQ_INT(trn_test_run_clif("graph check '%s'", &out, &err, p), 1);
+            size_t n = 0;
+            for (const char *q = out; q && (q = strstr(q, "octaves")); q++)
+                n++;
+            CHECK_EQ_INT(n, 1);
+            free(out), free(err);
+        }
+        free(g3);
     }
     free(g2);
 }

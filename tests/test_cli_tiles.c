@@ -166,7 +166,24 @@ static int same_splats(const char *recipe, const char *stem, unsigned cells, uns
             const bool same =
                 want && got &&
                 json_equal(json_object_get(want, "layers"), json_object_get(got, "layers")) &&
-                json_equal(json_object_get(want, "sources"), json_object_get(got, "sources"));
+                json_equal(json_object_get(want, "sources"), json_object_get(got, "sources")) &&
+                /* the terrain layers: the whole grid's, their textures written once for all */
+                json_array_size(json_object_get(got, "terrain_layers")) ==
+                    json_array_size(json_object_get(got, "layers")) &&
+                json_equal(json_object_get(want, "terrain_layers"),
+                           json_object_get(got, "terrain_layers"));
+            for (size_t q = 0; same && q < json_array_size(json_object_get(got, "terrain_layers"));
+                 q++) {
+                const char *f = json_string_value(json_object_get(
+                    json_array_get(json_object_get(got, "terrain_layers"), q), "diffuse"));
+                snprintf(a, sizeof a, "%s/%s", dir, f ? f : "");
+                snprintf(b, sizeof b, "%s/%s", whole, f ? f : "");
+                if (!f || !same_file(a, b)) {
+                    json_decref(tj);
+                    json_decref(wj);
+                    return -1;
+                }
+            }
             json_decref(tj);
             if (!same) {
                 json_decref(wj);

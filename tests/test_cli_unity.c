@@ -207,21 +207,26 @@ static void test_export(void)
     CHECK(trn_test_exists(tmp_path(path, sizeof path, "ex/Mt_0_1_splat0.png")));
     CHECK(trn_test_exists(tmp_path(path, sizeof path, "ex/Mt_0_1_trees.json")));
 
-    /* Big-endian, flipped, from a PNG that needs resampling. */
+    /* Big-endian, flipped, from a PNG that needs resampling: resampled by default, as with
+     * --fit resample, and said. */
     char png[600];
     tmp_path(png, sizeof png, "h.png");
-    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/be' --byte-order big --flip "
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/bd' --byte-order big --flip "
                                    "--resolution 33",
                                    &out, &err, png, tmp),
-                 1);
-    CHECK_CONTAINS(err, "--fit resample");
+                 0);
+    CHECK_CONTAINS(err, "resampled 65 x 65 -> 33 x 33 samples (bilinear, --fit resample, the "
+                        "default): the terrain keeps its size in metres");
     free(out), free(err);
     CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/be' --byte-order big --flip "
                                    "--resolution 33 --fit resample -q",
                                    &out, &err, png, tmp),
                  0);
     free(out), free(err);
+    uint8_t *raw_default = trn_test_read_file(tmp_path(path, sizeof path, "bd/terrain.raw"), &b);
     uint8_t *raw = trn_test_read_file(tmp_path(path, sizeof path, "be/terrain.raw"), &a);
+    CHECK(raw_default && raw && a == b && memcmp(raw, raw_default, a) == 0);
+    free(raw_default);
     CHECK_EQ_INT(a, 33 * 33 * 2);
     j = json_load_file(tmp_path(path, sizeof path, "be/terrain.json"), 0, NULL);
     CHECK(strcmp(json_string_value(json_object_get(json_object_get(j, "heightmap"), "byte_order")),
@@ -232,6 +237,70 @@ static void test_export(void)
     if (raw && a == 33 * 33 * 2)
         CHECK(((raw[0] << 8) | raw[1]) > ((raw[32 * 33 * 2] << 8) | raw[32 * 33 * 2 + 1]));
     free(raw);
+
+    /* A non-square input keeps its whole area by default: 65 x 40 samples become one 65 x 65
+     * terrain of the input's own 64 x 39 m (no padding, no crop). */
+    char wide[600];
+    tmp_path(wide, sizeof wide, "wide.png");
+    CHECK_EQ_INT(trn_test_run_clif("convert '%s' '%s' --crop 0,0,65,40 -q", &out, &err, png, wide),
+                 0);
+    free(out), free(err);
+    const double wide_x = 64.0, wide_z = 39.0; /* a PNG's samples are 1 m apart */
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/wide' --format json", &out, &err, wide,
+                                   tmp),
+                 0);
+    CHECK_CONTAINS(err, "resampled 65 x 40 -> 65 x 65 samples");
+    j = json_loads(out ? out : "", 0, NULL);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "resolution")), 65);
+    json_t *ts = json_object_get(j, "tile_size");
+    CHECK(json_real_value(json_array_get(ts, 0)) == wide_x);
+    CHECK(json_real_value(json_array_get(ts, 2)) == wide_z);
+    json_decref(j);
+    free(out), free(err);
+    /* An input that already fits is copied sample for sample: the default and --fit pad (which
+     * has nothing to add) write the same RAW. */
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/own' -q", &out, &err, png, tmp), 0);
+    CHECK(err && !strstr(err, "resampled"));
+    free(out), free(err);
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/own_pad' --fit pad -q", &out, &err, png,
+                                   tmp),
+                 0);
+    free(out), free(err);
+    uint8_t *own = trn_test_read_file(tmp_path(path, sizeof path, "own/terrain.raw"), &a);
+    uint8_t *own_pad = trn_test_read_file(tmp_path(path, sizeof path, "own_pad/terrain.raw"), &b);
+    CHECK(own && own_pad && a == 65 * 65 * 2 && a == b && memcmp(own, own_pad, a) == 0);
+    free(own), free(own_pad);
+
+    /* --fit pad grows +z with ground falling smoothly from the input's edge to RAW 0 (the
+     * lowest height), never the edge samples repeated: a 65 x 40 R32 with a wavy far edge. */
+    char r32[600];
+    tmp_path(r32, sizeof r32, "wavy.r32");
+    float wavy[65 * 40];
+    for (int row = 0; row < 40; row++)
+        for (int col = 0; col < 65; col++)
+            wavy[row * 65 + col] = (float)(100.0 + 2.0 * col + 3.0 * row + 40.0 * sin(col / 3.0));
+    CHECK(trn_test_write_file(r32, wavy, sizeof wavy));
+    CHECK_EQ_INT(trn_test_run_clif("unity export '%s' '%s/wavy' --size 65x40 --fit pad -q", &out,
+                                   &err, r32, tmp),
+                 0);
+    free(out), free(err);
+    uint8_t *pad = trn_test_read_file(tmp_path(path, sizeof path, "wavy/terrain.raw"), &a);
+    CHECK(pad && a == 65 * 65 * 2);
+    if (pad && a == 65 * 65 * 2) {
+        /* RAW row r is z = r (no --flip): rows 0..39 the input, 40..64 added. */
+#define RAW_AT(r, i) (pad[((r) * 65 + (i)) * 2] | (pad[((r) * 65 + (i)) * 2 + 1] << 8))
+        int zero_border = 0, repeats = 0, jumps = 0;
+        for (int col = 0; col < 65; col++) {
+            zero_border += RAW_AT(64, col) == 0;
+            repeats += RAW_AT(52, col) == RAW_AT(39, col);
+            jumps += abs(RAW_AT(40, col) - RAW_AT(39, col)) > 6554; /* a tenth of the range */
+        }
+#undef RAW_AT
+        CHECK_EQ_INT(zero_border, 65);
+        CHECK_EQ_INT(repeats, 0);
+        CHECK_EQ_INT(jumps, 0);
+    }
+    free(pad);
 }
 
 /* Unity's RAW follows convert's one 16-bit rule: a float DEM of 0.016 .. 0.041 m (129 x 129

@@ -1203,6 +1203,67 @@ static void test_channels(void)
     trn_image_dispose(NULL);
 }
 
+/* A tileable map resampled: the same size is a copy; shrinking averages the texels each output
+ * texel covers (a one-in-four stripe becomes an even 25% grey, where point or bilinear sampling
+ * would give stripes of 0% and 50%); growing interpolates and wraps at the edges; channels are
+ * chosen as documented. */
+static void test_resample_tiled(void)
+{
+    trn_image src, out;
+    trn_error e;
+    CHECK_OK(trn_image_init(&src, 64, 8, 3, 8, &e));
+    uint8_t *p = src.data;
+    for (uint32_t y = 0; y < 8; y++)
+        for (uint32_t x = 0; x < 64; x++) {
+            uint8_t *t = p + ((size_t)y * 64 + x) * 3;
+            t[0] = x % 4 == 1 ? 255 : 0; /* one column in four lit */
+            t[1] = (uint8_t)(x * 4);
+            t[2] = (uint8_t)(y * 20);
+        }
+    /* same size: a copy */
+    CHECK_OK(trn_image_resample_tiled(&src, 64, 8, 3, &out, &e));
+    CHECK(out.channels == 3 && out.bit_depth == 8 && memcmp(out.data, src.data, 64 * 8 * 3) == 0);
+    trn_image_dispose(&out);
+    /* 64 -> 16 across: every texel is the mean of four columns, one of them lit */
+    CHECK_OK(trn_image_resample_tiled(&src, 16, 8, 1, &out, &e));
+    bool even = true;
+    for (size_t k = 0; k < 16 * 8; k++)
+        even = even && ((uint8_t *)out.data)[k] == 64; /* 255 / 4 = 63.75 */
+    CHECK(even);
+    trn_image_dispose(&out);
+    /* 64 -> 24 (not a whole factor): partly covered texels count by the part covered; the mean
+     * of the whole image is kept and every texel stays between the stripes' 0 and 255 / 2 */
+    CHECK_OK(trn_image_resample_tiled(&src, 24, 8, 1, &out, &e));
+    double sum = 0;
+    uint8_t hi = 0;
+    for (size_t k = 0; k < 24 * 8; k++) {
+        sum += ((uint8_t *)out.data)[k];
+        if (((uint8_t *)out.data)[k] > hi) hi = ((uint8_t *)out.data)[k];
+    }
+    CHECK(fabs(sum / (24 * 8) - 63.75) < 0.6 && hi <= 128);
+    trn_image_dispose(&out);
+    /* 8 rows -> 16: row 0's centre sits a quarter texel above source row 0's, between it and
+     * the last row (the map wraps) */
+    CHECK_OK(trn_image_resample_tiled(&src, 64, 16, 3, &out, &e));
+    const uint8_t *o = out.data;
+    CHECK_EQ_INT(o[2], 35); /* 0.75 * 0 + 0.25 * 140 */
+    CHECK_EQ_INT(o[(size_t)1 * 64 * 3 + 2], 5); /* row 1: 0.75 * 0 + 0.25 * 20 */
+    trn_image_dispose(&out);
+    /* grey to RGB repeats the grey; RGBA of an RGB source is opaque */
+    trn_image grey;
+    CHECK_OK(trn_image_init(&grey, 2, 2, 1, 16, &e));
+    uint16_t *g = grey.data;
+    g[0] = g[1] = g[2] = g[3] = 65535;
+    CHECK_OK(trn_image_resample_tiled(&grey, 1, 1, 4, &out, &e));
+    CHECK(((uint8_t *)out.data)[0] == 255 && ((uint8_t *)out.data)[2] == 255 &&
+          ((uint8_t *)out.data)[3] == 255);
+    trn_image_dispose(&out);
+    trn_image_dispose(&grey);
+    CHECK_STATUS(trn_image_resample_tiled(&src, 0, 4, 3, &out, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(trn_image_resample_tiled(&src, 4, 4, 2, &out, &e), TRN_ERR_INVALID_ARGUMENT);
+    trn_image_dispose(&src);
+}
+
 int main(void)
 {
     RUN(test_png_round_trips);
@@ -1220,5 +1281,6 @@ int main(void)
     RUN(test_field_orientation);
     RUN(test_field_round_trips);
     RUN(test_channels);
+    RUN(test_resample_tiled);
     return trn_test_finish();
 }

@@ -1103,7 +1103,9 @@ static void test_classify(void)
         "{\"format_version\": 2, \"art_density\": 1}",
         "{\"format_version\": 2, \"grass_density\": 1}",
         "{\"format_version\": 2, \"tree_density\": 1}",
-        "{\"format_version\": 2, \"rock_density\": 1}"};
+        "{\"format_version\": 2, \"rock_density\": 1}",
+        /* neither placements nor a material set: an empty palette, not a preset */
+        "{\"format_version\": 3, \"name\": \"empty\"}"};
     for (size_t i = 0; i < sizeof palettes / sizeof palettes[0]; i++)
         CHECK_EQ_INT(trn_document_classify(palettes[i], strlen(palettes[i])),
                      TRN_DOCUMENT_TERRAIN_PALETTE);

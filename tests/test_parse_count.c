@@ -578,8 +578,47 @@ static void test_kept_cache_key(void)
     trn_recipe_dispose(&r);
 }
 
+/* A Water Edit's overrides are read with the graph: neither a regeneration nor its check reads
+ * their text again, and an override still takes effect. */
+static void test_water_edit_read_once(void)
+{
+    static const char text[] =
+        "{\"size\":[256,256],\"resolution\":[32,32],\"seed\":5,\"sea_level\":-50,"
+        "\"default_landform\":\"flat\",\"landforms\":{\"flat\":{}},"
+        "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]}},"
+        "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"ground\",\"type\":\"flat_terrain\",\"params\":{\"height\":0}},"
+        "{\"id\":\"l\",\"type\":\"water_body\",\"params\":{\"level\":2,\"center\":[128,128],"
+        "\"radius\":60},\"inputs\":{\"field\":{\"node\":\"ground\"}}},"
+        "{\"id\":\"e\",\"type\":\"water_edit\",\"params\":{\"overrides\":[{\"id\":\"l\","
+        "\"roughness\":0.25,\"level\":3}]},\"inputs\":{\"field\":{\"node\":\"l\",\"pin\":"
+        "\"field\"},\"water\":{\"node\":\"l\",\"pin\":\"water\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":\"e\","
+        "\"pin\":\"field\"},\"water\":{\"node\":\"e\",\"pin\":\"water\"}}}]}}";
+    trn_recipe r;
+    trn_error e;
+    trn_error_clear(&e);
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "w.json", &r, NULL, &e));
+    if (e.code) fprintf(stderr, "%s\n", e.message);
+    (void)generation(&r, NULL);
+    const counts again = generation(&r, NULL);
+    fprintf(stderr, "water edit regeneration: %llu parses\n", (unsigned long long)again.parses);
+    CHECK(again.parses == 0);
+    trn_generate_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&r, &o, &g, NULL, NULL, NULL));
+    CHECK(g.water.body_count == 1);
+    if (g.water.body_count == 1)
+        CHECK(g.water.bodies[0].level == 3.0 && g.water.bodies[0].look.roughness == 0.25);
+    trn_generated_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
+    RUN(test_water_edit_read_once);
     RUN(test_fingerprint_covers_every_member);
     RUN(test_checked_once);
     RUN(test_kept_cache_key);

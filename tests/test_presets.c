@@ -41,7 +41,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * grids finer than 12.5 m change); the plateau (6) comes back through its grids (cascade_steps;
  * its default grid is as it was); the coastal island (7) evolves after it is raised out of a
  * -20 m sea floor, its base level, so its hills run down to the water and its valley mouths are
- * drowned (no smooth skirt where the outline cut them). */
+ * drowned (no smooth skirt where the outline cut them); the coastal island (8) rises out of a
+ * shelving sea floor through a coastal plain (uplift under its hills only, deposition: fans and
+ * beaches) and the plateau (7) keeps a gently rolling cap rock inside a rim warped further. */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -56,8 +58,8 @@ static const struct {
     {"builtin://terrain/mountain-range", 0x3f4763467d4c1cbcull, 0xf9f224d109fcf296ull, 10, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x402c1907550f3129ull, 0x06ac5df92f436269ull, 6, 4096, 128},
-    {"builtin://terrain/coastal-island", 0x22523807bbfc286eull, 0xef3972dffe831752ull, 7, 8192,
+    {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
+    {"builtin://terrain/coastal-island", 0x347d665fae6346d1ull, 0xc2da7866602076adull, 8, 8192,
      256},
     {"builtin://terrain/drainage-river", 0x838f832c1a6429c7ull, 0x063faf21e5e58bbfull, 7, 2048,
      128},

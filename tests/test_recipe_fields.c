@@ -294,8 +294,54 @@ static void test_key_is_the_hash_of_the_text(void)
     trn_preset_dispose(&p);
 }
 
+/* A stroke's rows: every key once, sorted for canonical text, the defaults a parsed stroke gets,
+ * and the keys each kind lists in an unknown-key message. */
+static void test_stroke_rows(void)
+{
+    const trn_stroke_field *const *sorted = trn_stroke_fields_sorted;
+    size_t n = 0;
+    for (const trn_stroke_field *f = trn_stroke_fields; f->name; f++)
+        n++;
+    size_t m = 0;
+    while (sorted[m])
+        m++;
+    /* Every row once (sorted and distinct: none twice, so none left out). */
+    CHECK(n == 12 && m == n);
+    for (size_t k = 1; k < m; k++)
+        CHECK(strcmp(sorted[k - 1]->name, sorted[k]->name) < 0);
+    trn_stroke s;
+    memset(&s, 0, sizeof s);
+    trn_stroke_field_defaults(&s);
+    CHECK(s.strength == 1.0 && s.falloff == 0.5 && s.radius == 0.0 && s.target_height == 0.0);
+    const char *known[16];
+    trn_stroke_field_names(1u << TRN_STROKE_PROTECT, known);
+    CHECK(strcmp(known[0], "type") == 0 && strcmp(known[1], "layer") == 0 &&
+          strcmp(known[2], "grid") == 0 && strcmp(known[3], "samples") == 0 && !known[4]);
+    trn_stroke_field_names(TRN_STROKE_STAMPED, known);
+    CHECK(strcmp(known[2], "radius") == 0 && strcmp(known[9], "mode") == 0 && !known[10]);
+    const trn_stroke_field *f = trn_stroke_field_find("target_height");
+    CHECK(f && f->kinds == 1u << TRN_STROKE_FLATTEN && f->value == TRN_STROKE_NUMBER && f->always);
+    /* A flatten stroke without strength or falloff keys: canonical text leaves them out. */
+    trn_recipe r;
+    const char *text =
+        "{\"size\": [64, 64], \"resolution\": [16, 16], \"seed\": 1, \"default_landform\": "
+        "\"a\", \"landforms\": {\"a\": {}}, \"default_biome\": \"g\", \"biomes\": {\"g\": "
+        "{\"color\": [0, 0, 0, 1]}}, \"edits\": [{\"type\": \"flatten\", \"radius\": 4, "
+        "\"target_height\": 2, \"falloff\": 0.25, \"center\": [1, 2]}]}";
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "s.json", &r, NULL, NULL));
+    char *canon = NULL;
+    size_t size = 0;
+    CHECK_OK(trn_recipe_canonical_json(&r, &canon, &size, NULL));
+    if (canon)
+        CHECK_CONTAINS(canon, "\"edits\":[{\"falloff\":0.25,\"points\":[[1,2]],\"radius\":4,"
+                              "\"target_height\":2,\"type\":\"flatten\"}]");
+    free(canon);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
+    RUN(test_stroke_rows);
     RUN(test_rows_cover_every_member);
     RUN(test_read_errors_at_the_value);
     RUN(test_checks_and_defaults_of_rows);

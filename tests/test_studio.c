@@ -310,6 +310,7 @@ static void test_body_limit(void)
 }
 
 static bool only_inserted(const char *before, const char *after);
+static char *replaced(const char *text, const char *what, const char *with);
 
 static float *get_heights(size_t *count)
 {
@@ -1489,6 +1490,43 @@ static void test_slow_clients(void)
     CHECK(open_count <= 8);
     for (int k = 0; k < 24; k++)
         close(idle[k]);
+    /* The page's files need no token: 70 requests for them (more than the 64 connections)
+     * whose headers are complete but whose bodies trickle would hold every connection busy.
+     * Each is refused at its headers and closed; the page with the token is served. */
+    enum { bodies = 70 };
+    int trickle[bodies];
+    int refused = 0;
+    for (int k = 0; k < bodies; k++) {
+        trickle[k] = open_idle();
+        char head[256];
+        snprintf(head, sizeof head,
+                 "%s /%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 100000\r\n\r\nx",
+                 k % 2 ? "POST" : "GET", k % 3 ? "app.js" : "style.css", port);
+        if (trickle[k] >= 0) send(trickle[k], head, strlen(head), MSG_NOSIGNAL);
+    }
+    CHECK_EQ_INT(status_of("GET", "/api/state", NULL, true), 200);
+    CHECK_EQ_INT(status_of("GET", "/app.js", NULL, false), 200);
+    for (int k = 0; k < bodies; k++) {
+        /* The refusal, then the end of the connection (recv 0), within 5 s (once one was
+         * not, 0.2 s: the test has failed, it need not wait for each). */
+        char buf[2048];
+        size_t len = 0;
+        ssize_t got = 0;
+        struct timeval tv = {refused == k ? 5 : 0, refused == k ? 0 : 200000};
+        setsockopt(trickle[k], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        while (len + 1 < sizeof buf && (got = recv(trickle[k], buf + len, sizeof buf - 1 - len, 0)) > 0)
+            len += (size_t)got;
+        buf[len] = '\0';
+        /* Closed: refused at its headers, or (past the 8 waiting for their headers to be
+         * read) shut before they were, without a word. Never held open. */
+        const bool was_refused = got == 0 && (len == 0 || strncmp(buf, "HTTP/1.1 40", 11) == 0);
+        if (!was_refused)
+            fprintf(stderr, "connection %d: got %zd, errno %d, %zu bytes: %.80s\n", k, got, errno,
+                    len, buf);
+        refused += was_refused;
+        close(trickle[k]);
+    }
+    CHECK_EQ_INT(refused, bodies);
     /* One slow client alone, trickling a header byte every second, is closed once its request
      * has taken 10 s. */
     int slow = open_idle();
@@ -1813,6 +1851,23 @@ static void test_disk_changes(void)
     r = request("GET", "/api/recipe", NULL, NULL, 0, true);
     CHECK_CONTAINS(r.body, "\"seed\":8");
     reply_free(&r);
+    /* The file regridded on disk, its stroke kept: Generate loads it as it is (no keep-or-clear
+     * question: the file says where its strokes are), and undo goes back to the old grid. */
+    char *regridded = replaced(text, "\"resolution\": [128, 128]", "\"resolution\": [64, 64]");
+    CHECK(trn_test_write_file(path, regridded, strlen(regridded)));
+    r = request("POST", "/api/generate", NULL, NULL, 0, true);
+    if (r.status != 200) fprintf(stderr, "regridded generate: %d %s\n", r.status, r.body);
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[64,64]");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[128,128]");
+    reply_free(&r);
+    free(regridded);
     free(text);
     free(broken);
     CHECK(stop_server());
@@ -2033,6 +2088,42 @@ static void test_example_project(void)
     free(before);
     free(after);
     CHECK(stop_server());
+    /* The other shipped project folders: terrain_3d's scene places two Terrain assets by
+     * reference (the first, landscape, opens); terrain_graph_3d has no scene and its one Terrain
+     * asset source a folder down. Save edits that source in place. */
+    static const struct {
+        const char *folder, *source, *seed;
+    } examples[] = {{"terrain_3d", "terrain/landscape.terrain.json", "\"seed\":5"},
+                    {"terrain_graph_3d", "terrain/landscape.terrain.json", "\"seed\":31"}};
+    for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
+        char source[1000];
+        snprintf(dir, sizeof dir, "%s/example-%s", root, examples[k].folder);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/examples/%s' '%s'", dir,
+                 TRN_SOURCE_DIR, examples[k].folder, dir);
+        CHECK_EQ_INT(system(cmd), 0);
+        snprintf(source, sizeof source, "%s/%s", dir, examples[k].source);
+        char *text = (char *)trn_test_read_file(source, &(size_t){0});
+        if (!serve(dir)) {
+            fprintf(stderr, "FAIL terrane studio opens examples/%s\n", examples[k].folder);
+            CHECK(!"terrane studio opens the example folder");
+            free(text);
+            continue;
+        }
+        r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+        CHECK_EQ_INT(r.status, 200);
+        CHECK_CONTAINS(r.body, examples[k].seed);
+        reply_free(&r);
+        CHECK_EQ_INT(post("/api/stroke",
+                          "{\"type\": \"lower\", \"radius\": 20, \"points\": [[300, 300]]}"),
+                     200);
+        CHECK_EQ_INT(post("/api/save", NULL), 200);
+        char *saved = (char *)trn_test_read_file(source, &(size_t){0});
+        CHECK(text && saved && only_inserted(text, saved));
+        CHECK_CONTAINS(saved, "\"lower\"");
+        free(text);
+        free(saved);
+        CHECK(stop_server());
+    }
 }
 
 /* Mapped materials: /api/materials gives the material set's mapping, its layers (role bindings,
@@ -2426,6 +2517,36 @@ static void test_generator_edits(void)
     bytes = trn_test_read_file(out, &size);
     CHECK(bytes && size > 8 && memcmp(bytes, "II*", 3) == 0);
     free(bytes);
+    /* Every other entry of the Export menu writes its file or folder inside the project. */
+    static const struct {
+        const char *format, *path, *find;
+    } more[] = {
+        {"r16", "exports/h.r16", "-name h.r16 -size 8450c"}, /* 65 x 65 samples, 2 bytes each */
+        {"r32", "exports/h.r32", "-name h.r32 -size 16900c"},
+        {"ter", "exports/h.ter", "-name h.ter"},
+        {"gltf", "exports/h.glb", "-name h.glb"},
+        {"beamng", "exports/levels/graph", "-path '*levels/graph/*.ter'"},
+        {"unity", "exports/unity", "-path '*exports/unity/graph.raw'"},
+        {"cook", "exports/cooked", "-path '*exports/cooked/*'"},
+    };
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+        char req[200], find[1800];
+        snprintf(req, sizeof req, "{\"format\": \"%s\", \"path\": \"%s\"}", more[k].format,
+                 more[k].path);
+        r = request("POST", "/api/export", NULL, req, strlen(req), true);
+        if (r.status != 200)
+            fprintf(stderr, "FAIL export %s: %d %s\n", more[k].format, r.status,
+                    r.body ? r.body : "");
+        CHECK_EQ_INT(r.status, 200);
+        reply_free(&r);
+        snprintf(find, sizeof find, "find '%s/exports' -type f %s | grep -q .", dir, more[k].find);
+        if (system(find) != 0) fprintf(stderr, "FAIL export %s wrote nothing\n", more[k].format);
+        CHECK_EQ_INT(system(find), 0);
+    }
+    snprintf(out, sizeof out, "%s/exports/h.glb", dir);
+    bytes = trn_test_read_file(out, &size);
+    CHECK(bytes && size > 12 && memcmp(bytes, "glTF", 4) == 0);
+    free(bytes);
     const char *outside = "{\"format\": \"png\", \"path\": \"../h.png\"}";
     CHECK_EQ_INT(post("/api/export", outside), 400);
     const char *absolute = "{\"format\": \"png\", \"path\": \"/tmp/h.png\"}";
@@ -2482,6 +2603,37 @@ static void test_generator_edits(void)
     reply_free(&r);
     CHECK_EQ_INT(status_of("GET", "/api/rule_mask?rule=nowhere", NULL, true), 404);
     CHECK(state_is("dirty", true));
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    CHECK(state_is("dirty", false));
+    /* The keep-or-clear choice: a preset applied keeping the edits keeps the stroke made
+     * before it (on the preset's grid); clearing them drops it. Undo goes back across the grid
+     * change with the stroke. */
+    CHECK_EQ_INT(
+        post("/api/stroke", "{\"type\": \"raise\", \"radius\": 9, \"points\": [[100, 100]]}"),
+        200);
+    const char *keep = "{\"id\": \"builtin://terrain/rolling-hills\", \"edits\": \"keep\"}";
+    r = request("POST", "/api/preset", NULL, keep, strlen(keep), true);
+    if (r.status != 200) fprintf(stderr, "preset keep: %d %s\n", r.status, r.body ? r.body : "");
+    CHECK_EQ_INT(r.status, 200);
+    reply_free(&r);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"resolution\":[64,64]");
+    CHECK_CONTAINS(r.body, "\"raise\"");
+    CHECK(r.body && !strstr(r.body, "preset_id"));
+    reply_free(&r);
+    CHECK_EQ_INT(
+        post("/api/preset", "{\"id\": \"builtin://terrain/rolling-hills\", \"edits\": \"clear\"}"),
+        200);
+    r = request("GET", "/api/recipe", NULL, NULL, 0, true);
+    CHECK_CONTAINS(r.body, "\"preset_id\":\"builtin://terrain/rolling-hills\"");
+    CHECK(r.body && !strstr(r.body, "\"raise\""));
+    reply_free(&r);
+    CHECK_EQ_INT(post("/api/undo", NULL), 200);
     CHECK_EQ_INT(post("/api/undo", NULL), 200);
     CHECK(state_is("dirty", false));
     free(param);

@@ -358,14 +358,14 @@ int main(void)
     fprintf(stderr, "screenshot %zu wide: %.1f%% of the canvas is terrain\n", width, share * 100.0);
     CHECK_EQ_INT(width, 1280);
     CHECK(share > 0.15);
-    /* A brush drag and an undo through the DevTools protocol (node's WebSocket client). */
+    /* A brush drag and an undo through the DevTools protocol (node, its own WebSocket client). */
     read_url(water2_from, water2_url, sizeof water2_url);
     read_url(water4_from, water4_url, sizeof water4_url);
     CHECK(strncmp(water2_url, "http://127.0.0.1:", 17) == 0 &&
           strncmp(water4_url, "http://127.0.0.1:", 17) == 0);
     if (system("command -v node >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd,
-                 "timeout 1500 node --experimental-websocket '%s/tests/test_studio_browser.mjs' "
+                 "timeout 1500 node '%s/tests/test_studio_browser.mjs' "
                  "'%s' '%s' '%s/profile-cdp' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s' '%s'",
                  TRN_SOURCE_DIR, browser, url, dir, water_url, session, large_url, safe_url, safe,
                  graph_url, graph, water2_url, water4_url, mapped_url);

@@ -153,6 +153,9 @@ typedef struct trn_graph_param {
     double *points; /* point_count points of point_dim numbers each */
     uint32_t point_count;
     uint32_t point_dim; /* 2: [[x, z], ...]; 3: [[x, y, z], ...]; 1: a flat [n, ...] */
+    /* Internal: an OTHER value as the tree its text reads as, kept when the graph was read so
+     * nothing reads the text again (a jansson json_t, shared by copies); NULL when not kept. */
+    void *tree;
 } trn_graph_param;
 
 typedef struct trn_graph_link {

@@ -72,6 +72,18 @@ trn_status trn_image_channel_u8(const trn_image *img, uint8_t channel, uint8_t *
 trn_status trn_image_channel_u16(const trn_image *img, uint8_t channel, uint16_t *out,
                                  trn_error *err);
 
+/* A tileable image (a texture that repeats: its right edge continues at its left, its bottom at
+ * its top) as a width x height image of `channels` 8-bit channels: 1 (grey: the source's first
+ * channel, the red of a colour image), 3 (RGB: a grey source repeated) or 4 (RGBA: the source's
+ * alpha, else opaque). Each axis is resampled on its own. Along an axis that grows (or keeps
+ * its size) a texel is interpolated linearly between the two source texels around its centre;
+ * along one that shrinks it is the mean of the source texels its footprint covers, each
+ * weighted by the length it shares with the footprint (a box filter), so detail finer than an
+ * output texel averages out rather than aliasing into stripes or moire. The same size is an
+ * exact copy. 8- and 16-bit sources; float images are TRN_ERR_UNSUPPORTED. */
+trn_status trn_image_resample_tiled(const trn_image *src, uint32_t width, uint32_t height,
+                                    uint8_t channels, trn_image *dst, trn_error *err);
+
 /* ---- PNG ---------------------------------------------------------------------------------- */
 
 /* PNG header facts without decoding pixels (for validate). Only the chunks before the first

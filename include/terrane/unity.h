@@ -267,6 +267,17 @@ typedef struct trn_unity_placed_prototype {
     const char *rule, *prefab, *model;
 } trn_unity_placed_prototype;
 
+/* A splat layer's TerrainLayer as files the caller wrote beside the export (names relative to
+ * its folder; NULL: none): diffuse (sRGB colour), normal (tangent space, +Y up, as Unity's normal
+ * maps), mask (Unity's mask map: R metallic, G ambient occlusion, B height, A smoothness); the
+ * metres one repetition of the textures covers (TerrainLayer.tileSize, both axes); the Material
+ * document the maps came from, as the caller names it (NULL: none, e.g. a flat colour). */
+typedef struct trn_unity_terrain_layer {
+    const char *diffuse, *normal, *mask;
+    double tile_size;
+    const char *document;
+} trn_unity_terrain_layer;
+
 typedef struct trn_unity_export_options {
     const char *name;    /* file stem; default "terrain" */
     uint32_t resolution; /* samples per tile side, 2^n + 1 in 33..4097; 0 = from input */
@@ -288,6 +299,9 @@ typedef struct trn_unity_export_options {
      * what Unity's terrain shaders take of it (height-based blend and its transition) and what
      * a custom terrain shader needs for the rest (triplanar, macro variation, texture arrays). */
     const trn_material_mapping *mapping;
+    /* Per splat layer (labels->name_count entries, labels only; may be NULL): its TerrainLayer's
+     * textures and tile size, listed in each tile's JSON as the splat's "terrain_layers". */
+    const trn_unity_terrain_layer *terrain_layers;
     /* Trees terrane placed (a palette's tree, rock and prop rules), written exactly as a Unity
      * source's trees are, into NAME[_X_Z]_trees.json: position x and z 0..1 of the whole
      * terrain, position y in metres, scales, rotation (radians about y), colour and prototype

@@ -77,6 +77,7 @@ trn_status trn_doc_fail(const trn_doc *d, trn_status code, trn_json_target targe
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (d->fail) return d->fail(d, target, msg);
     return trn_json_error_at(d->err, code, d->file, d->text, d->size, d->path, target, msg);
 }
 
@@ -112,12 +113,20 @@ const char *trn_doc_kind(const json_t *v)
     return "null";
 }
 
+/* v by its kind, true and false as themselves (TRN_DOC_KINDS). */
+static const char *kind_or_literal(const json_t *v)
+{
+    return json_is_true(v) ? "true" : json_is_false(v) ? "false" : trn_doc_kind(v);
+}
+
 /* "expected EXPECT, found ..." for a value the row refuses. */
 static trn_status refuse(const trn_doc *d, const trn_doc_field *row, const json_t *v)
 {
     char buf[120];
     const char *found;
-    if (!(row->range.flags & TRN_DOC_BRIEF)) {
+    if (row->range.flags & TRN_DOC_KINDS) {
+        found = kind_or_literal(v);
+    } else if (!(row->range.flags & TRN_DOC_BRIEF)) {
         found = trn_json_describe(v, buf, sizeof buf);
     } else if (json_is_number(v) && (row->type == TRN_DOC_NUMBER || row->type == TRN_DOC_COUNT)) {
         snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
@@ -175,14 +184,50 @@ trn_status trn_doc_read_field(const trn_doc *d, const trn_doc_field *row, const 
         if (!json_is_boolean(v)) return refuse(d, row, v);
         *(bool *)at = json_is_true(v);
         return TRN_OK;
+    case TRN_DOC_NUMBERS: {
+        if (!json_is_array(v)) return refuse(d, row, v);
+        const size_t n = json_array_size(v);
+        if (n != row->len)
+            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE,
+                                "expected %s (%u numbers), found %zu value%s", row->range.expect,
+                                row->len, n, n == 1 ? "" : "s");
+        double xs[16];
+        for (size_t k = 0; k < n && k < sizeof xs / sizeof xs[0]; k++) {
+            const json_t *x = json_array_get(v, k);
+            if (!json_is_number(x) || !trn_doc_range_ok(&row->range, json_number_value(x))) {
+                trn_json_path_push_index(d->path, k);
+                char buf[120];
+                const trn_status st = trn_doc_fail(
+                    d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected a number, found %s",
+                    (row->range.flags & TRN_DOC_KINDS) ? kind_or_literal(x)
+                                                       : trn_json_describe(x, buf, sizeof buf));
+                trn_json_path_pop(d->path);
+                return st;
+            }
+            xs[k] = json_number_value(x);
+        }
+        memcpy(at, xs, (n < 16 ? n : 16) * sizeof xs[0]);
+        return TRN_OK;
+    }
+    case TRN_DOC_WORD: {
+        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+        for (int k = 0; s && row->schemes && row->schemes[k]; k++)
+            if (strcmp(s, row->schemes[k]) == 0) {
+                *(int *)at = k;
+                return TRN_OK;
+            }
+        if (s && (row->range.flags & TRN_DOC_KINDS))
+            return trn_doc_fail(d, TRN_ERR_JSON, TRN_JSON_VALUE, "expected %s, found \"%.64s\"",
+                                row->range.expect, s);
+        return refuse(d, row, v);
+    }
     case TRN_DOC_OTHER:
         break;
     }
     return TRN_OK;
 }
 
-/* The table's first 64 keys, NULL-terminated. */
-static void field_names(const trn_doc_field *rows, const char *known[65])
+void trn_doc_field_names(const trn_doc_field *rows, const char *known[65])
 {
     size_t n = 0;
     for (const trn_doc_field *f = rows; f->name && n < 64; f++)
@@ -193,7 +238,7 @@ static void field_names(const trn_doc_field *rows, const char *known[65])
 const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key)
 {
     const char *known[65];
-    field_names(rows, known);
+    trn_doc_field_names(rows, known);
     return trn_doc_did_you_mean(key, known);
 }
 
@@ -201,7 +246,7 @@ trn_status trn_doc_unknown_field(const trn_doc *d, const char *key, const trn_do
                                  const char *what, const char *why)
 {
     const char *known[65];
-    field_names(rows, known);
+    trn_doc_field_names(rows, known);
     return trn_doc_unknown_key(d, key, known, what, why);
 }
 

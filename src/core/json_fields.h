@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -15,13 +16,18 @@
 #include "terrane/core.h"
 
 /* The document being read: its text (byte order mark included, for positions), file name for
- * errors, the path of the value at hand and the error to fill. */
+ * errors, the path of the value at hand and the error to fill. fail (NULL for most documents)
+ * frames an error itself: a value read inside another document (Water Edit's overrides, the
+ * text of a graph node's parameter) reports in that document's words; it gets the message
+ * ("expected ..., found ...") and where it points, and returns the status to fail with. */
 typedef struct trn_doc {
     const char *text;
     size_t size;
     const char *file;
     trn_json_path *path;
     trn_error *err;
+    trn_status (*fail)(const struct trn_doc *d, trn_json_target target, const char *msg);
+    void *ctx; /* fail's */
 } trn_doc;
 
 enum { TRN_DOC_LO_OPEN = 1, TRN_DOC_WHOLE = 2 };
@@ -41,23 +47,32 @@ typedef enum trn_doc_type {
     TRN_DOC_TEXT,   /* a string (non-empty with TRN_DOC_NONEMPTY), stored as a malloc'd char * */
     TRN_DOC_ID,     /* a string starting with one of schemes and longer, stored as TRN_DOC_TEXT */
     TRN_DOC_BOOL,   /* true or false, stored as bool */
-    TRN_DOC_OTHER   /* read by the caller (objects, arrays, choices); the row names the key */
+    TRN_DOC_OTHER,  /* read by the caller (objects, arrays, choices); the row names the key */
+    TRN_DOC_NUMBERS, /* an array of exactly len finite numbers, stored as double[len]; expect
+                        names its shape ("[x, z]"), errors inside it say "expected a number" */
+    TRN_DOC_WORD     /* one of the words (schemes, NULL-terminated), stored as the int index
+                        (with TRN_DOC_KINDS a string it is not is quoted whole in the error:
+                        "found \"cubic\"") */
 } trn_doc_type;
 
 /* More range flags: a text field refuses "", and errors describe what was found by its kind
- * ("\"\"" or "a number" for text; the number itself for numbers) rather than its value. */
-enum { TRN_DOC_NONEMPTY = 4, TRN_DOC_BRIEF = 8 };
+ * ("\"\"" or "a number" for text; the number itself for numbers) rather than its value;
+ * TRN_DOC_KINDS, by its kind alone, true and false named as themselves ("a number", "true"). */
+enum { TRN_DOC_NONEMPTY = 4, TRN_DOC_BRIEF = 8, TRN_DOC_KINDS = 16 };
 
 /* One field of a document: its key, type, range (for text, only flags and expect), the offset
- * of its value in the struct being filled and, for ids, the accepted schemes (NULL-terminated).
- * A document's table lists every key it reads, in the order "did you mean" prefers; tables end
- * with a row whose name is NULL. */
+ * of its value in the struct being filled, for ids the accepted schemes and for words the words
+ * (NULL-terminated), for number arrays their length, and a tag the document's own code keys on
+ * (Water Edit: the body kinds a field applies to). A document's table lists every key it reads,
+ * in the order "did you mean" prefers; tables end with a row whose name is NULL. */
 typedef struct trn_doc_field {
     const char *name;
     trn_doc_type type;
     trn_doc_range range;
     size_t offset;
     const char *const *schemes;
+    uint32_t len;
+    unsigned tag;
 } trn_doc_field;
 
 #define TRN_DOC_NUM_ROW(key, lo, hi, flags, expect, owner, member)                                  \
@@ -76,6 +91,17 @@ typedef struct trn_doc_field {
     {.name = (key), .type = TRN_DOC_BOOL, .range = {0, 0, 0, (expect)},                            \
      .offset = offsetof(owner, member)}
 #define TRN_DOC_OTHER_ROW(key) {.name = (key), .type = TRN_DOC_OTHER}
+/* member: a double[len] array (its length is the row's). */
+#define TRN_DOC_NUMBERS_ROW(key, flags, expect, owner, member)                                      \
+    {.name = (key), .type = TRN_DOC_NUMBERS, .range = {-HUGE_VAL, HUGE_VAL, (flags), (expect)},    \
+     .offset = offsetof(owner, member),                                                            \
+     .len = (uint32_t)(sizeof(((owner *)0)->member) / sizeof(double))}
+/* member: an int-sized enum whose values are the words' indices. */
+#define TRN_DOC_WORD_ROW(key, words, flags, expect, owner, member)                                  \
+    {.name = (key), .type = TRN_DOC_WORD, .range = {0, 0, (flags), (expect)},                      \
+     .offset = offsetof(owner, member) +                                                           \
+               0 * sizeof(char[sizeof(((owner *)0)->member) == sizeof(int) ? 1 : -1]),           \
+     .schemes = (words)}
 #define TRN_DOC_END_ROW {.name = NULL}
 
 /* Inline: the decode-only runtime (libterrane_runtime) checks water values with it and links no
@@ -132,6 +158,9 @@ trn_status trn_doc_missing_key(const trn_doc *d, const char *key, const char *ex
 /* The closest of candidates (NULL-terminated) to word within a small edit distance (a third of
  * its length, transpositions counting one), or NULL. */
 const char *trn_doc_did_you_mean(const char *word, const char *const *candidates);
+
+/* The table's keys, NULL-terminated (its first 64). */
+void trn_doc_field_names(const trn_doc_field *rows, const char *known[65]);
 
 /* The table's key nearest to key (for "did you mean"), or NULL. */
 const char *trn_doc_field_suggest(const trn_doc_field *rows, const char *key);

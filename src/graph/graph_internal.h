@@ -80,30 +80,76 @@ const char *trn_graph_param_text(const trn_graph_node *node, const trn_node_type
 typedef enum trn_param_as {
     TRN_PARAM_AS_DOUBLE, /* a double: the number */
     TRN_PARAM_AS_U32,    /* a uint32_t: the number converted (a whole number of its range) */
-    TRN_PARAM_AS_CHOICE  /* an int: the index of the text in the type's choices, 0 for none */
+    TRN_PARAM_AS_CHOICE, /* an int: the index of the text in the type's choices, 0 for none */
+    TRN_PARAM_AS_TEXT,   /* a const char *: the node's string, else the type's default text */
+    TRN_PARAM_AS_GIVEN,  /* a bool: whether the node gives the parameter at all */
+    TRN_PARAM_AS_NUMBER_GIVEN, /* a bool: whether the node gives it as a number */
+    TRN_PARAM_AS_VECTOR, /* a double[len]: the node's (else the default's) len numbers; zeros
+                            when neither has len */
+    TRN_PARAM_AS_POINTS, /* a trn_param_points: the node's (else the default's) points of len
+                            numbers each (1: a flat array, 2: [x, z], 3: [x, y, z]) */
+    TRN_PARAM_AS_JSON,   /* a const char *: the node's value kept as JSON text (an array or
+                            object the other kinds do not hold), NULL when the node gives a value
+                            of another kind, the type's default text when it gives none */
+    TRN_PARAM_AS_TREE    /* a const json_t *: the tree that text reads as, kept when the graph
+                            was read; NULL when none (read the text) */
 } trn_param_as;
+
+/* Points a row reads: in the node or in the type's default (read once per process); never
+ * freed by the struct's owner. v is NULL and count 0 when neither has points of that shape. */
+typedef struct trn_param_points {
+    const double *v;
+    uint32_t count;
+} trn_param_points;
 
 typedef struct trn_param_field {
     const char *name;
     trn_param_as as;
     size_t offset;
+    uint32_t len; /* vectors: their numbers; points: the numbers of a point */
 } trn_param_field;
 
 /* Rows whose member must have the type they store: a member of another type stops the build
  * (distinct pointer types compared; an array of negative size). */
 #define TRN_PARAM_DOUBLE_ROW(name, owner, member)                                                 \
     {(name), TRN_PARAM_AS_DOUBLE,                                                                  \
-     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (double *)0)}
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (double *)0), 0}
 #define TRN_PARAM_U32_ROW(name, owner, member)                                                    \
     {(name), TRN_PARAM_AS_U32,                                                                     \
-     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (uint32_t *)0)}
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (uint32_t *)0), 0}
 #define TRN_PARAM_CHOICE_ROW(name, owner, member)                                                 \
     {(name), TRN_PARAM_AS_CHOICE,                                                                  \
-     offsetof(owner, member) + 0 * sizeof(char[sizeof(((owner *)0)->member) == sizeof(int) ? 1 : -1])}
+     offsetof(owner, member) + 0 * sizeof(char[sizeof(((owner *)0)->member) == sizeof(int) ? 1 : -1]), \
+     0}
+#define TRN_PARAM_TEXT_ROW(name, owner, member)                                                   \
+    {(name), TRN_PARAM_AS_TEXT,                                                                    \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (const char **)0), 0}
+#define TRN_PARAM_GIVEN_ROW(name, owner, member)                                                  \
+    {(name), TRN_PARAM_AS_GIVEN,                                                                   \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (bool *)0), 0}
+#define TRN_PARAM_NUMBER_GIVEN_ROW(name, owner, member)                                           \
+    {(name), TRN_PARAM_AS_NUMBER_GIVEN,                                                            \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (bool *)0), 0}
+#define TRN_PARAM_JSON_ROW(name, owner, member)                                                   \
+    {(name), TRN_PARAM_AS_JSON,                                                                    \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (const char **)0), 0}
+#define TRN_PARAM_TREE_ROW(name, owner, member)                                                   \
+    {(name), TRN_PARAM_AS_TREE,                                                                    \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (const json_t **)0), 0}
+/* member: a double[len] array (its length is the vector's). */
+#define TRN_PARAM_VECTOR_ROW(name, owner, member)                                                 \
+    {(name), TRN_PARAM_AS_VECTOR,                                                                  \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member[0] == (double *)0),               \
+     (uint32_t)(sizeof(((owner *)0)->member) / sizeof(double))}
+#define TRN_PARAM_POINTS_ROW(name, owner, member, dim)                                            \
+    {(name), TRN_PARAM_AS_POINTS,                                                                  \
+     offsetof(owner, member) + 0 * sizeof(&((owner *)0)->member == (trn_param_points *)0), (dim)}
 
 /* Every row of rows (count of them) into out. */
 void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type,
                            const trn_param_field *rows, size_t count, void *out);
+/* A table's rows and their count, for trn_graph_params_fill. */
+#define TRN_PARAM_ROWS(rows) (rows), (sizeof(rows) / sizeof((rows)[0]))
 
 /* Points of a POINTS parameter: the node's, or the registry default (read from its text once per
  * process and kept). *scratch is for the caller to free (NULL today; kept so callers need not

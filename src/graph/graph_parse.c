@@ -52,7 +52,7 @@ static const char *describe(const json_t *v, char *buf, size_t size)
  * names the object at the top). */
 static trn_status unknown_key(gctx *c, const char *key, const trn_doc_field *rows, const char *what)
 {
-    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err, NULL, NULL};
     return trn_doc_unknown_field(&d, key, rows, what, NULL);
 }
 
@@ -78,7 +78,7 @@ static const trn_doc_field link_fields[] = {
 static trn_status read_row(gctx *c, const trn_doc_field *rows, const char *key, const json_t *v,
                            void *base)
 {
-    const trn_doc d = {c->text, c->size, c->file, c->path, c->err};
+    const trn_doc d = {c->text, c->size, c->file, c->path, c->err, NULL, NULL};
     trn_json_path_push_key(c->path, key);
     trn_status st = trn_doc_read_field(&d, trn_doc_field_find(rows, key), v, base, "graph");
     trn_json_path_pop(c->path);
@@ -105,6 +105,45 @@ static size_t number_tuple(const json_t *p)
     for (size_t k = 0; k < n; k++)
         if (!json_is_number(json_array_get(p, k))) return 0;
     return n;
+}
+
+static int key_order(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* v with every object's keys in bytewise order: the tree its sorted text reads as (scalars
+ * shared). NULL when out of memory. */
+static json_t *sorted_copy(const json_t *v)
+{
+    if (json_is_array(v)) {
+        json_t *out = json_array();
+        for (size_t k = 0; out && k < json_array_size(v); k++)
+            if (json_array_append_new(out, sorted_copy(json_array_get(v, k)))) {
+                json_decref(out);
+                out = NULL;
+            }
+        return out;
+    }
+    if (!json_is_object(v)) return json_incref((json_t *)v);
+    const size_t n = json_object_size(v);
+    const char **keys = malloc((n ? n : 1u) * sizeof *keys);
+    json_t *out = keys ? json_object() : NULL;
+    size_t k = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (keys) keys[k++] = key;
+    }
+    if (keys) qsort(keys, k, sizeof *keys, key_order);
+    for (size_t q = 0; out && q < k; q++)
+        if (json_object_set_new(out, keys[q], sorted_copy(json_object_get(v, keys[q])))) {
+            json_decref(out);
+            out = NULL;
+        }
+    free(keys);
+    return out;
 }
 
 static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_graph_param *p)
@@ -149,6 +188,10 @@ static trn_status read_param(gctx *c, const char *key, const json_t *v, trn_grap
     char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     if (!dump) return oom(c);
     p->text = dump;
+    /* The tree the text reads as, kept (its keys sorted as the text's are): a node that reads
+     * the value (Water Edit's overrides) does not read the text again. Without memory for it
+     * the text is read when needed. */
+    p->tree = sorted_copy(v);
     return TRN_OK;
 }
 
@@ -336,6 +379,7 @@ static void param_dispose(trn_graph_param *p)
     free(p->name);
     free(p->text);
     free(p->points);
+    json_decref(p->tree);
 }
 
 /* A copy of s (NULL stays NULL); false when out of memory. */
@@ -382,6 +426,7 @@ bool trn_graph_copy(const trn_graph *src, trn_graph *dst)
             }
             pb->point_count = pa->point_count;
             pb->point_dim = pa->point_dim;
+            pb->tree = pa->tree ? json_incref(pa->tree) : NULL;
         }
         if (ok && a->input_count) {
             b->inputs = calloc(a->input_count, sizeof *b->inputs);
@@ -530,25 +575,106 @@ static int choice_index(const char *list, const char *word)
     }
 }
 
+typedef struct default_points default_points;
+static const default_points *default_points_of(const trn_param_spec *s, uint32_t dim);
+static const double *default_points_values(const default_points *d, uint32_t *count);
+
+/* The spec named name in type's table, looked for from *at on (a family's rows mostly follow
+ * the table's order, so a fill costs about one comparison a row); *at is where the next search
+ * starts. */
+static const trn_param_spec *spec_from(const trn_node_type *type, const char *name, uint32_t *at)
+{
+    const uint32_t n = type ? type->param_count : 0u;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = (*at + k) % n;
+        if (strcmp(type->params[i].name, name) == 0) {
+            *at = i; /* a name may have several rows in a row */
+            return &type->params[i];
+        }
+    }
+    return NULL;
+}
+
 void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type,
                            const trn_param_field *rows, size_t count, void *out)
 {
+    uint32_t at_spec = 0;
     for (size_t i = 0; i < count; i++) {
         const trn_param_field *f = &rows[i];
         void *at = (char *)out + f->offset;
+        /* As trn_graph_param_number, _text and _points_dim read it: the node's value of the
+         * row's kind, else the type's default. */
+        const trn_graph_param *p = trn_graph_node_param(node, f->name);
         switch (f->as) {
         case TRN_PARAM_AS_DOUBLE:
-            *(double *)at = trn_graph_param_number(node, type, f->name);
-            break;
-        case TRN_PARAM_AS_U32:
-            *(uint32_t *)at = (uint32_t)trn_graph_param_number(node, type, f->name);
-            break;
-        case TRN_PARAM_AS_CHOICE: {
-            const trn_param_spec *s = trn_node_type_param(type, f->name);
-            *(int *)at =
-                choice_index(s ? s->choices : NULL, trn_graph_param_text(node, type, f->name));
+        case TRN_PARAM_AS_U32: {
+            double v;
+            if (p && p->type == TRN_VALUE_NUMBER) {
+                v = p->number;
+            } else {
+                const trn_param_spec *s = spec_from(type, f->name, &at_spec);
+                v = s ? s->def : 0.0;
+            }
+            if (f->as == TRN_PARAM_AS_DOUBLE)
+                *(double *)at = v;
+            else
+                *(uint32_t *)at = (uint32_t)v;
             break;
         }
+        case TRN_PARAM_AS_CHOICE:
+        case TRN_PARAM_AS_TEXT: {
+            const trn_param_spec *s =
+                f->as == TRN_PARAM_AS_CHOICE || !(p && p->type == TRN_VALUE_STRING)
+                    ? spec_from(type, f->name, &at_spec)
+                    : NULL;
+            const char *text = p && p->type == TRN_VALUE_STRING ? p->text
+                               : s                              ? s->def_text
+                                                                : NULL;
+            if (f->as == TRN_PARAM_AS_TEXT)
+                *(const char **)at = text;
+            else
+                *(int *)at = choice_index(s ? s->choices : NULL, text);
+            break;
+        }
+        case TRN_PARAM_AS_GIVEN:
+            *(bool *)at = p != NULL;
+            break;
+        case TRN_PARAM_AS_NUMBER_GIVEN:
+            *(bool *)at = p && p->type == TRN_VALUE_NUMBER;
+            break;
+        case TRN_PARAM_AS_VECTOR:
+        case TRN_PARAM_AS_POINTS: {
+            const uint32_t dim = f->as == TRN_PARAM_AS_VECTOR ? 1u : f->len;
+            const double *v = NULL;
+            uint32_t n = 0;
+            if (p && p->type == TRN_VALUE_POINTS && p->point_dim == dim) {
+                v = p->points;
+                n = p->point_count;
+            } else {
+                const trn_param_spec *s = spec_from(type, f->name, &at_spec);
+                const default_points *d = s && s->def_text ? default_points_of(s, dim) : NULL;
+                if (d) v = default_points_values(d, &n);
+            }
+            if (f->as == TRN_PARAM_AS_POINTS) {
+                trn_param_points *pts = at;
+                pts->v = v;
+                pts->count = v ? n : 0u;
+            } else {
+                /* A vector of another length reads as zeros. */
+                for (uint32_t k = 0; k < f->len; k++)
+                    ((double *)at)[k] = v && n == f->len ? v[k] : 0.0;
+            }
+            break;
+        }
+        case TRN_PARAM_AS_JSON: {
+            const trn_param_spec *s = p ? NULL : spec_from(type, f->name, &at_spec);
+            *(const char **)at = p ? (p->type == TRN_VALUE_OTHER ? p->text : NULL)
+                                   : (s ? s->def_text : NULL);
+            break;
+        }
+        case TRN_PARAM_AS_TREE:
+            *(const json_t **)at = p && p->type == TRN_VALUE_OTHER ? p->tree : NULL;
+            break;
         }
     }
 }
@@ -556,12 +682,18 @@ void trn_graph_params_fill(const trn_graph_node *node, const trn_node_type *type
 /* A registry default's points, read once per process: the parameter tables are static, so an
  * entry is never stale. Lock-free and append-only (a race may add a twin, which is harmless);
  * the entries live as long as the process. */
-typedef struct default_points {
+struct default_points {
     const trn_param_spec *spec;
     uint32_t dim, count;
     struct default_points *next;
     double pts[];
-} default_points;
+};
+
+static const double *default_points_values(const default_points *d, uint32_t *count)
+{
+    *count = d->count;
+    return d->pts;
+}
 
 static _Atomic(default_points *) parsed_defaults;
 

@@ -178,7 +178,7 @@ static trn_status perr(pal_ctx *c, trn_status code, trn_json_target target, cons
 /* The shared document reader's view of the context. */
 static trn_doc doc_of(pal_ctx *c)
 {
-    return (trn_doc){c->text, c->size, c->file, &c->path, c->err};
+    return (trn_doc){c->text, c->size, c->file, &c->path, c->err, NULL, NULL};
 }
 
 static trn_status oom(pal_ctx *c)

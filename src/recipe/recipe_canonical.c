@@ -216,85 +216,94 @@ static uint32_t merged_end(const trn_recipe *r, const char *section, uint32_t fi
 }
 
 /* Stamp positions always as "points" (a "center" reads back as one point), so the two spellings
- * of a single stamp have one canonical form and one cache key. Keys in bytewise order. */
-static void emit_stroke(trn_rcp_buf *b, const trn_recipe *r, const char *section, uint32_t first,
-                        uint32_t end)
+ * of a single stamp have one canonical form and one cache key. Keys in bytewise order: rows, the
+ * stroke's rows that apply to its kind (sorted), numbers left out at their default. */
+static void emit_stroke(trn_rcp_buf *b, const trn_recipe *r, const trn_stroke_field *const *rows,
+                        const char *section, uint32_t first, uint32_t end)
 {
     const trn_stroke *s = &r->strokes[first];
     size_t n = 0;
     put(b, "{");
-    if (s->kind == TRN_STROKE_PROTECT) {
-        key(b, "grid", &n);
-        put(b, "[");
-        trn_rcp_emit_whole(b, s->grid_cells_x);
-        put(b, ",");
-        trn_rcp_emit_whole(b, s->grid_cells_z);
-        put(b, "]");
-        if (s->layer) {
-            key(b, "layer", &n);
-            trn_rcp_emit_text(b, s->layer);
+    for (const trn_stroke_field *const *rp = rows; *rp; rp++) {
+        const trn_stroke_field *f = *rp;
+        const void *at = (const char *)s + f->offset;
+        switch (f->value) {
+        case TRN_STROKE_NUMBER: {
+            const double v = *(const double *)at;
+            if (!f->always && v == f->def) break;
+            key(b, f->name, &n);
+            trn_rcp_emit_double(b, v);
+            break;
         }
-        key(b, "samples", &n);
-        put(b, "[");
-        const uint32_t row = s->grid_cells_x + 1;
-        for (uint32_t i = 0; i < s->sample_count; i++) {
-            if (i) put(b, ",");
-            put(b, "[");
-            trn_rcp_emit_whole(b, s->sample_index[i] % row);
-            put(b, ",");
-            trn_rcp_emit_whole(b, s->sample_index[i] / row);
-            put(b, ",");
-            trn_rcp_emit_float(b, s->sample_height[i]);
-            put(b, "]");
+        case TRN_STROKE_TEXT: {
+            const char *v = *(const char *const *)at;
+            if (!f->always && !v) break;
+            key(b, f->name, &n);
+            trn_rcp_emit_text(b, v);
+            break;
         }
-        put(b, "]");
-    } else {
-        if (s->kind == TRN_STROKE_REGION) {
-            key(b, "biome", &n);
-            trn_rcp_emit_text(b, s->biome);
-        }
-        if (s->falloff != 0.5) {
-            key(b, "falloff", &n);
-            trn_rcp_emit_double(b, s->falloff);
-        }
-        if (s->layer) {
-            key(b, "layer", &n);
-            trn_rcp_emit_text(b, s->layer);
-        }
-        if (s->kind == TRN_STROKE_EXCLUSION && s->erase) {
-            key(b, "mode", &n);
-            put(b, "\"erase\"");
-        }
-        key(b, "points", &n);
-        put(b, "[");
-        size_t k = 0;
-        for (uint32_t i = first; i < end; i++) {
-            const trn_stroke *p = &r->strokes[i];
-            if (strcmp(section_of(p), section) != 0) continue;
-            for (uint32_t q = 0; q < p->point_count; q++) {
-                if (k++) put(b, ",");
-                emit_pair(b, p->points[q * 2], p->points[q * 2 + 1]);
+        case TRN_STROKE_TYPE:
+            key(b, f->name, &n);
+            trn_rcp_emit_text(b, trn_stroke_kind_name(s->kind));
+            break;
+        case TRN_STROKE_CENTER: /* written as points */
+            break;
+        case TRN_STROKE_MODE:
+            if (s->erase) {
+                key(b, f->name, &n);
+                put(b, "\"erase\"");
             }
+            break;
+        case TRN_STROKE_POINTS: {
+            key(b, f->name, &n);
+            put(b, "[");
+            size_t k = 0;
+            for (uint32_t i = first; i < end; i++) {
+                const trn_stroke *p = &r->strokes[i];
+                if (strcmp(section_of(p), section) != 0) continue;
+                for (uint32_t q = 0; q < p->point_count; q++) {
+                    if (k++) put(b, ",");
+                    emit_pair(b, p->points[q * 2], p->points[q * 2 + 1]);
+                }
+            }
+            put(b, "]");
+            break;
         }
-        put(b, "]");
-        key(b, "radius", &n);
-        trn_rcp_emit_double(b, s->radius);
-        if (s->strength != 1) {
-            key(b, "strength", &n);
-            trn_rcp_emit_double(b, s->strength);
+        case TRN_STROKE_GRID:
+            key(b, f->name, &n);
+            put(b, "[");
+            trn_rcp_emit_whole(b, s->grid_cells_x);
+            put(b, ",");
+            trn_rcp_emit_whole(b, s->grid_cells_z);
+            put(b, "]");
+            break;
+        case TRN_STROKE_SAMPLES: {
+            key(b, f->name, &n);
+            put(b, "[");
+            const uint32_t row = s->grid_cells_x + 1;
+            for (uint32_t i = 0; i < s->sample_count; i++) {
+                if (i) put(b, ",");
+                put(b, "[");
+                trn_rcp_emit_whole(b, s->sample_index[i] % row);
+                put(b, ",");
+                trn_rcp_emit_whole(b, s->sample_index[i] / row);
+                put(b, ",");
+                trn_rcp_emit_float(b, s->sample_height[i]);
+                put(b, "]");
+            }
+            put(b, "]");
+            break;
         }
-        if (s->kind == TRN_STROKE_FLATTEN) {
-            key(b, "target_height", &n);
-            trn_rcp_emit_double(b, s->target_height);
         }
     }
-    key(b, "type", &n);
-    trn_rcp_emit_text(b, trn_stroke_kind_name(s->kind));
     put(b, "}");
 }
 
 static void emit_strokes(trn_rcp_buf *b, const trn_recipe *r, const char *section, size_t *n)
 {
+    /* Each kind's rows in key order, made when a stroke of the kind first comes. */
+    const trn_stroke_field *rows[TRN_STROKE_KIND_COUNT][16];
+    bool made[TRN_STROKE_KIND_COUNT] = {false};
     size_t entries = 0;
     for (uint32_t i = 0; i < r->stroke_count;) {
         if (strcmp(section_of(&r->strokes[i]), section) != 0) {
@@ -308,7 +317,19 @@ static void emit_strokes(trn_rcp_buf *b, const trn_recipe *r, const char *sectio
             put(b, ",");
         }
         const uint32_t end = merged_end(r, section, i);
-        emit_stroke(b, r, section, i, end);
+        const unsigned kind = (unsigned)r->strokes[i].kind;
+        if (kind >= TRN_STROKE_KIND_COUNT) { /* never after validation */
+            b->failed = true;
+            return;
+        }
+        if (!made[kind]) {
+            size_t k = 0;
+            for (const trn_stroke_field *const *f = trn_stroke_fields_sorted; *f; f++)
+                if ((*f)->kinds & (1u << kind)) rows[kind][k++] = *f;
+            rows[kind][k] = NULL;
+            made[kind] = true;
+        }
+        emit_stroke(b, r, rows[kind], section, i, end);
         /* The next entry: the first stroke of the section past this one's last. */
         uint32_t next = i + 1;
         for (uint32_t q = i + 1; q < end; q++)

@@ -217,6 +217,48 @@ void trn_rcp_emit_json_in_order(trn_rcp_buf *b, const json_t *v, int indent, int
 /* Two strokes that may share one entry: the same kind, layer and settings (protect snapshots
  * never). Their stamps in sequence give the same result as the two entries in sequence. */
 bool trn_rcp_strokes_mergeable(const trn_stroke *a, const trn_stroke *b);
+
+/* A stroke's keys as rows (src/recipe/strokes.c): the kinds each applies to (1 << kind), how it
+ * is read (a finite number or a non-empty text into the member at offset, with what an error
+ * expects; the others by the stroke reader's own code) and, for numbers, the value an absent
+ * key leaves, which canonical text omits unless the row says it is always written. Rows are in
+ * the order unknown-key messages list them; a NULL name ends the table. A new setting of a
+ * stroke is its member and one row. */
+typedef enum trn_stroke_value {
+    TRN_STROKE_NUMBER,
+    TRN_STROKE_TEXT,
+    TRN_STROKE_TYPE, /* the rest: read and written by the stroke's own code */
+    TRN_STROKE_POINTS,
+    TRN_STROKE_CENTER,
+    TRN_STROKE_MODE,
+    TRN_STROKE_GRID,
+    TRN_STROKE_SAMPLES
+} trn_stroke_value;
+
+typedef struct trn_stroke_field {
+    const char *name;
+    unsigned kinds;
+    trn_stroke_value value;
+    size_t offset;
+    double def;
+    bool always; /* canonical text writes it at its default too */
+    const char *expect;
+} trn_stroke_field;
+
+/* Every kind but protect: the stamped strokes. */
+#define TRN_STROKE_STAMPED                                                                        \
+    ((1u << TRN_STROKE_KIND_COUNT) - 1u - (1u << TRN_STROKE_PROTECT))
+
+extern const trn_stroke_field trn_stroke_fields[];
+/* The row named name, or NULL. */
+const trn_stroke_field *trn_stroke_field_find(const char *name);
+/* The names of the rows that apply to any of kinds, NULL-terminated (at most 15). */
+void trn_stroke_field_names(unsigned kinds, const char *known[16]);
+/* The rows in bytewise order of their names (canonical text's), NULL-terminated. */
+extern const trn_stroke_field *const trn_stroke_fields_sorted[];
+/* Every number row's default into s (whatever its kind: a stroke reads them before its kind's
+ * keys). */
+void trn_stroke_field_defaults(trn_stroke *s);
 /* Canonical compact text of v (malloc'd), or NULL when out of memory. */
 char *trn_rcp_canonical_text(const json_t *v);
 

@@ -48,7 +48,7 @@ static trn_status perr(pctx *c, trn_status code, trn_json_target target, const c
 /* The shared document reader's view of the context. */
 static trn_doc doc_of(pctx *c)
 {
-    return (trn_doc){c->text, c->size, c->file, &c->path, c->err};
+    return (trn_doc){c->text, c->size, c->file, &c->path, c->err, NULL, NULL};
 }
 
 static trn_status oom(pctx *c)
@@ -384,17 +384,16 @@ static trn_status keep_json(pctx *c, const json_t *v, bool ok, const char *expec
 
 /* ---- layers and strokes ----------------------------------------------------------------- */
 
-/* A layer's fields: the group is a choice read by parse_layer. */
+/* A layer's fields, one row each (the group's words in the enum's order). */
+static const char *const layer_groups[] = {"generation", "biomes",     "sculpt",
+                                           "protection", "exclusions", NULL};
 static const trn_doc_field layer_fields[] = {
     TRN_DOC_TEXT_ROW("id", TRN_DOC_NONEMPTY, "a layer id (a non-empty string)", trn_layer, id),
     TRN_DOC_TEXT_ROW("name", TRN_DOC_NONEMPTY, "a layer name (a non-empty string)", trn_layer,
                      name),
-    TRN_DOC_OTHER_ROW("group"), TRN_DOC_BOOL_ROW("enabled", "true or false", trn_layer, enabled),
-    TRN_DOC_END_ROW};
-static const char *const radial_keys[] = {"type",    "layer",  "radius", "strength",
-                                          "falloff", "points", "center", "target_height",
-                                          "biome",   "mode",   NULL};
-static const char *const protect_keys[] = {"type", "layer", "grid", "samples", NULL};
+    TRN_DOC_WORD_ROW("group", layer_groups, 0,
+                     "generation, biomes, sculpt, protection or exclusions", trn_layer, group),
+    TRN_DOC_BOOL_ROW("enabled", "true or false", trn_layer, enabled), TRN_DOC_END_ROW};
 
 static trn_status want_finite(pctx *c, const json_t *v, const char *expect, double *out)
 {
@@ -446,19 +445,8 @@ static trn_status parse_layer(pctx *c, const json_t *obj, trn_layer *l)
             return trn_doc_unknown_field(&d, key, layer_fields, "a layer", NULL);
         }
         push(c, key);
-        if (row->type != TRN_DOC_OTHER) {
-            st = read_field(c, row, v, l);
-        } else {
-            int g = group_of_name(json_string_value(v));
-            if (g < 0)
-                return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
-                            "expected generation, biomes, sculpt, protection or exclusions, "
-                            "found %s",
-                            describe(v, buf, sizeof buf));
-            l->group = (trn_layer_group)g;
-            have_group = true;
-        }
-        if (st) return st;
+        if ((st = read_field(c, row, v, l))) return st;
+        have_group = have_group || row->type == TRN_DOC_WORD;
         pop(c);
     }
     if (!l->id) return missing_key(c, "id", "a unique layer id");
@@ -625,9 +613,8 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
         return perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "a %s stroke belongs in \"%s\", not in \"%s\"",
                     trn_stroke_kind_name(s->kind), section_of_kind(s->kind), section);
     pop(c);
-    s->strength = 1;
-    s->falloff = 0.5;
-    bool protect = s->kind == TRN_STROKE_PROTECT;
+    trn_stroke_field_defaults(s);
+    const bool protect = s->kind == TRN_STROKE_PROTECT;
     bool have_radius = false, have_points = false, have_center = false, have_target = false;
     bool have_grid = false;
     uint32_t *ij = NULL;
@@ -636,38 +623,55 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
     trn_status st = TRN_OK;
     json_object_foreach((json_t *)obj, key, v)
     {
-        push(c, key);
-        bool known = true;
-        if (strcmp(key, "type") == 0) {
-            /* checked above */
-        } else if (strcmp(key, "layer") == 0) {
-            st = want_string(c, v, "a layer id (a non-empty string)", &s->layer);
-        } else if (protect) {
-            if (strcmp(key, "grid") == 0) {
-                uint32_t g[2] = {0, 0};
-                st = want_u32_pair(c, v, TRN_NUM_CELLS,
-                                   "[cells_x, cells_z], the grid the snapshot was recorded on", g);
-                if (!st) {
-                    s->grid_cells_x = g[0];
-                    s->grid_cells_z = g[1];
-                    have_grid = true;
-                }
-            } else if (strcmp(key, "samples") == 0) {
-                st = parse_samples(c, v, s, &ij);
-            } else {
-                known = false;
+        const trn_stroke_field *row = trn_stroke_field_find(key);
+        if (!row || !(row->kinds & (1u << s->kind))) {
+            free(ij);
+            const char *known[16];
+            trn_stroke_field_names(protect ? 1u << TRN_STROKE_PROTECT : TRN_STROKE_STAMPED, known);
+            /* A setting every stamped stroke has, on a snapshot; one of another stamped kind. */
+            if (row && protect && (row->kinds & TRN_STROKE_STAMPED) == TRN_STROKE_STAMPED) {
+                push(c, key);
+                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
+                            "a protect stroke is a snapshot (grid and samples); it has no '%s'",
+                            key);
             }
-        } else if (strcmp(key, "radius") == 0) {
-            st = want_finite(c, v, "a radius > 0 (world units)", &s->radius);
-            have_radius = true;
-        } else if (strcmp(key, "strength") == 0) {
-            st = want_finite(c, v, "a finite number", &s->strength);
-        } else if (strcmp(key, "falloff") == 0) {
-            st = want_finite(c, v, "a number from 0 to 1", &s->falloff);
-        } else if (strcmp(key, "points") == 0) {
+            if (row && !protect && (row->kinds & TRN_STROKE_STAMPED)) {
+                push(c, key);
+                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a %s stroke has no '%s'",
+                            trn_stroke_kind_name(s->kind), key);
+            }
+            return unknown_key(c, key, known, "a stroke");
+        }
+        push(c, key);
+        void *at = (char *)s + row->offset;
+        switch (row->value) {
+        case TRN_STROKE_NUMBER:
+            st = want_finite(c, v, row->expect, at);
+            break;
+        case TRN_STROKE_TEXT:
+            st = want_string(c, v, row->expect, at);
+            break;
+        case TRN_STROKE_TYPE: /* checked above */
+            break;
+        case TRN_STROKE_GRID: {
+            uint32_t g[2] = {0, 0};
+            st = want_u32_pair(c, v, TRN_NUM_CELLS,
+                               "[cells_x, cells_z], the grid the snapshot was recorded on", g);
+            if (!st) {
+                s->grid_cells_x = g[0];
+                s->grid_cells_z = g[1];
+                have_grid = true;
+            }
+            break;
+        }
+        case TRN_STROKE_SAMPLES:
+            st = parse_samples(c, v, s, &ij);
+            break;
+        case TRN_STROKE_POINTS:
             st = parse_points(c, v, s);
             have_points = true;
-        } else if (strcmp(key, "center") == 0) {
+            break;
+        case TRN_STROKE_CENTER:
             if (!json_is_array(v) || json_array_size(v) != 2)
                 st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE, "expected [x, z], two numbers, found %s",
                           describe(v, buf, sizeof buf));
@@ -681,12 +685,8 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
             }
             if (!st) s->point_count = 1;
             have_center = true;
-        } else if (strcmp(key, "target_height") == 0 && s->kind == TRN_STROKE_FLATTEN) {
-            st = want_finite(c, v, "a height (a finite number)", &s->target_height);
-            have_target = true;
-        } else if (strcmp(key, "biome") == 0 && s->kind == TRN_STROKE_REGION) {
-            st = want_string(c, v, "the name of a biome", &s->biome);
-        } else if (strcmp(key, "mode") == 0 && s->kind == TRN_STROKE_EXCLUSION) {
+            break;
+        case TRN_STROKE_MODE: {
             const char *m = json_string_value(v);
             if (m && strcmp(m, "exclude") == 0)
                 s->erase = false;
@@ -696,30 +696,11 @@ static trn_status parse_stroke(pctx *c, const json_t *obj, const char *section, 
                 st = perr(c, TRN_ERR_JSON, TRN_JSON_VALUE,
                           "expected \"exclude\" or \"erase\", found %s",
                           describe(v, buf, sizeof buf));
-        } else {
-            known = false;
+            break;
         }
-        if (!known) {
-            pop(c);
-            free(ij);
-            if (protect && (strcmp(key, "points") == 0 || strcmp(key, "center") == 0 ||
-                            strcmp(key, "radius") == 0 || strcmp(key, "strength") == 0 ||
-                            strcmp(key, "falloff") == 0)) {
-                push(c, key);
-                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY,
-                            "a protect stroke is a snapshot (grid and samples); it has no '%s'",
-                            key);
-            }
-            if (!protect && strcmp(key, "target_height") != 0 && strcmp(key, "biome") != 0 &&
-                strcmp(key, "mode") != 0)
-                return unknown_key(c, key, radial_keys, "a stroke");
-            if (!protect && strcmp(key, "grid") != 0 && strcmp(key, "samples") != 0) {
-                push(c, key);
-                return perr(c, TRN_ERR_JSON, TRN_JSON_KEY, "a %s stroke has no '%s'",
-                            trn_stroke_kind_name(s->kind), key);
-            }
-            return unknown_key(c, key, protect ? protect_keys : radial_keys, "a stroke");
         }
+        have_radius = have_radius || strcmp(key, "radius") == 0;
+        have_target = have_target || strcmp(key, "target_height") == 0;
         if (st) {
             free(ij);
             return st;
@@ -1021,6 +1002,17 @@ trn_document_kind trn_rcp_classify_object(const json_t *root)
             "tree_density", "rock_density", NULL};
         for (const char *const *k = palette_keys; *k; k++)
             if (json_object_get(root, *k)) return TRN_DOCUMENT_TERRAIN_PALETTE;
+        /* A palette needs none of those keys, and no other document is at the palette's
+         * version (presets, recipes, material sets and Materials are at 1): a document there
+         * holding no recipe key but the version is a palette, an empty one, which its reader
+         * describes. */
+        bool recipe_key = false;
+        for (const trn_rcp_field *f = trn_rcp_recipe_fields; f->name && !recipe_key; f++)
+            recipe_key = strcmp(f->name, "format_version") != 0 && json_object_get(root, f->name);
+        if (!recipe_key && json_is_integer(json_object_get(root, "format_version")) &&
+            json_integer_value(json_object_get(root, "format_version")) ==
+                TRN_PALETTE_FORMAT_VERSION)
+            return TRN_DOCUMENT_TERRAIN_PALETTE;
     }
     /* "name" is no recipe key: a document naming itself beside format_version is a preset. */
     if (json_is_string(json_object_get(root, "name")) && json_object_get(root, "format_version") &&

@@ -1,5 +1,6 @@
-/* Layer and stroke helpers: names, layer lookup, disposal. */
+/* Layer and stroke helpers: names, a stroke's keys as rows, layer lookup, disposal. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,71 @@ trn_layer_group trn_stroke_kind_group(trn_stroke_kind kind)
     default:
         return TRN_LAYER_SCULPT;
     }
+}
+
+#define K(kind) (1u << (kind))
+#define NUMBER(key, kinds, member, def, always, expect)                                            \
+    {(key), (kinds), TRN_STROKE_NUMBER, offsetof(trn_stroke, member), (def), (always), (expect)}
+#define OWN(key, kinds, value) {(key), (kinds), (value), 0, 0, false, NULL}
+
+const trn_stroke_field trn_stroke_fields[] = {
+    OWN("type", ~0u, TRN_STROKE_TYPE),
+    {"layer", ~0u, TRN_STROKE_TEXT, offsetof(trn_stroke, layer), 0, false,
+     "a layer id (a non-empty string)"},
+    NUMBER("radius", TRN_STROKE_STAMPED, radius, 0, true, "a radius > 0 (world units)"),
+    NUMBER("strength", TRN_STROKE_STAMPED, strength, 1, false, "a finite number"),
+    NUMBER("falloff", TRN_STROKE_STAMPED, falloff, 0.5, false, "a number from 0 to 1"),
+    OWN("points", TRN_STROKE_STAMPED, TRN_STROKE_POINTS),
+    OWN("center", TRN_STROKE_STAMPED, TRN_STROKE_CENTER),
+    NUMBER("target_height", K(TRN_STROKE_FLATTEN), target_height, 0, true,
+           "a height (a finite number)"),
+    {"biome", K(TRN_STROKE_REGION), TRN_STROKE_TEXT, offsetof(trn_stroke, biome), 0, true,
+     "the name of a biome"},
+    OWN("mode", K(TRN_STROKE_EXCLUSION), TRN_STROKE_MODE),
+    OWN("grid", K(TRN_STROKE_PROTECT), TRN_STROKE_GRID),
+    OWN("samples", K(TRN_STROKE_PROTECT), TRN_STROKE_SAMPLES),
+    {NULL, 0, TRN_STROKE_TYPE, 0, 0, false, NULL}};
+
+#undef K
+#undef NUMBER
+#undef OWN
+
+const trn_stroke_field *trn_stroke_field_find(const char *name)
+{
+    for (const trn_stroke_field *f = trn_stroke_fields; f->name; f++)
+        if (strcmp(f->name, name) == 0) return f;
+    return NULL;
+}
+
+void trn_stroke_field_names(unsigned kinds, const char *known[16])
+{
+    size_t n = 0;
+    for (const trn_stroke_field *f = trn_stroke_fields; f->name && n < 15; f++)
+        if (f->kinds & kinds) known[n++] = f->name;
+    known[n] = NULL;
+}
+
+/* The rows in bytewise order of their names (test_recipe_fields checks the order and that every
+ * row is here once). */
+const trn_stroke_field *const trn_stroke_fields_sorted[] = {
+    &trn_stroke_fields[8], /* biome */
+    &trn_stroke_fields[6], /* center */
+    &trn_stroke_fields[4], /* falloff */
+    &trn_stroke_fields[10], /* grid */
+    &trn_stroke_fields[1], /* layer */
+    &trn_stroke_fields[9], /* mode */
+    &trn_stroke_fields[5], /* points */
+    &trn_stroke_fields[2], /* radius */
+    &trn_stroke_fields[11], /* samples */
+    &trn_stroke_fields[3], /* strength */
+    &trn_stroke_fields[7], /* target_height */
+    &trn_stroke_fields[0], /* type */
+    NULL};
+
+void trn_stroke_field_defaults(trn_stroke *s)
+{
+    for (const trn_stroke_field *f = trn_stroke_fields; f->name; f++)
+        if (f->value == TRN_STROKE_NUMBER) *(double *)((char *)s + f->offset) = f->def;
 }
 
 void trn_stroke_dispose(trn_stroke *stroke)

@@ -11,6 +11,7 @@
 #include "core/json_fields.h"
 #include "core/json_pos.h"
 #include "terrane/water.h"
+#include "water/water_edit.h"
 
 /* Kinds a field applies to, as a bit mask of 1 << trn_water_kind. */
 #define K_LAKE (1u << TRN_WATER_LAKE)
@@ -18,63 +19,89 @@
 #define K_RIVER (1u << TRN_WATER_RIVER)
 #define K_ALL (K_LAKE | K_OCEAN | K_RIVER)
 
-typedef enum field_type {
-    F_NUMBER,   /* one double at offset */
-    F_CENTER,   /* [x, z] into center_x, center_z */
-    F_VEC2,     /* [a, b] into a double[2] at offset */
-    F_VEC4,     /* [r, g, b, a] into a double[4] at offset */
-    F_BOUNDARY, /* [[x, z], ...] or null */
-    F_PATH,     /* [[x, y, z], ...] */
-    F_INTERP,   /* "linear" | "catmull_rom" */
-    F_STEPS,    /* integer 1..64 */
-    F_SURFACE,  /* "level" | "follow_bed" */
-    F_LEVEL,    /* a number (a fixed level) or, for lakes, "spill" */
-    F_KIND,     /* not editable */
-} field_type;
-
-typedef struct field_def {
-    const char *name;
-    field_type type;
-    unsigned kinds;
-    size_t offset;
-} field_def;
-
-#define LOOK(member) (offsetof(trn_water_body, look) + offsetof(trn_water_look, member))
-
-/* Every Water Body parameter, named as the node names them. */
-static const field_def fields[] = {
-    {"kind", F_KIND, K_ALL, 0},
-    {"level", F_LEVEL, K_ALL, offsetof(trn_water_body, level)},
-    {"spill_offset", F_NUMBER, K_LAKE, offsetof(trn_water_body, spill_offset)},
-    {"center", F_CENTER, K_LAKE, 0},
-    {"radius", F_NUMBER, K_LAKE, offsetof(trn_water_body, radius)},
-    {"boundary", F_BOUNDARY, K_LAKE | K_OCEAN, 0},
-    {"carve_depth", F_NUMBER, K_LAKE | K_OCEAN, offsetof(trn_water_body, carve_depth)},
-    {"river_path", F_PATH, K_RIVER, 0},
-    {"river_path_interpolation", F_INTERP, K_RIVER, 0},
-    {"river_curve_steps", F_STEPS, K_RIVER, 0},
-    {"river_surface_mode", F_SURFACE, K_RIVER, 0},
-    {"river_depth", F_NUMBER, K_RIVER, offsetof(trn_water_body, river_depth)},
-    {"width", F_NUMBER, K_RIVER, offsetof(trn_water_body, width)},
-    {"shallow_color", F_VEC4, K_ALL, LOOK(shallow_color)},
-    {"deep_color", F_VEC4, K_ALL, LOOK(deep_color)},
-    {"absorption_distance", F_NUMBER, K_ALL, LOOK(absorption_distance)},
-    {"roughness", F_NUMBER, K_ALL, LOOK(roughness)},
-    {"flow_speed", F_NUMBER, K_ALL, LOOK(flow_speed)},
-    {"flow_direction", F_VEC2, K_ALL, LOOK(flow_direction)},
-    {"wave_amplitude", F_NUMBER, K_ALL, LOOK(wave_amplitude)},
-    {"wave_length", F_NUMBER, K_ALL, LOOK(wave_length)},
-    {"wave_speed", F_NUMBER, K_ALL, LOOK(wave_speed)},
-    {"normal_strength", F_NUMBER, K_ALL, LOOK(normal_strength)},
-    {"foam_width", F_NUMBER, K_ALL, LOOK(foam_width)},
-    {"foam_strength", F_NUMBER, K_ALL, LOOK(foam_strength)},
-    {"foam_color", F_VEC4, K_ALL, LOOK(foam_color)},
+/* Kinds of field the body's own code reads (the shared reader reads the others). */
+enum {
+    F_CENTER = 1, /* [x, z] into center_x, center_z */
+    F_BOUNDARY,   /* [[x, z], ...] or null */
+    F_PATH,       /* [[x, y, z], ...] */
+    F_STEPS,      /* integer 1..64 */
+    F_LEVEL,      /* a number (a fixed level) or, for lakes, "spill" */
+    F_KIND        /* not editable */
 };
 
-/* The state of one edit: the parameter being read, its text and where errors go. */
+/* A row's tag: the kinds the field applies to, WITH_PATH for a field only given beside a
+ * replacement river_path, and for a TRN_DOC_OTHER row its kind of field in the bits above. */
+#define WITH_PATH 0x80u
+#define KINDS(tag) ((tag) & K_ALL)
+#define OWN(tag) ((tag) >> 8)
+
+#define NUMBER(key, kinds, member)                                                                 \
+    {.name = (key), .type = TRN_DOC_NUMBER,                                                        \
+     .range = {-HUGE_VAL, HUGE_VAL, TRN_DOC_KINDS, "a number"},                                    \
+     .offset = offsetof(trn_water_body, member), .tag = (kinds)}
+#define LOOK(member) (offsetof(trn_water_body, look) + offsetof(trn_water_look, member))
+#define LOOK_NUMBER(key, member)                                                                   \
+    {.name = (key), .type = TRN_DOC_NUMBER,                                                        \
+     .range = {-HUGE_VAL, HUGE_VAL, TRN_DOC_KINDS, "a number"}, .offset = LOOK(member),           \
+     .tag = K_ALL}
+#define LOOK_VECTOR(key, expect, member)                                                           \
+    {.name = (key), .type = TRN_DOC_NUMBERS,                                                       \
+     .range = {-HUGE_VAL, HUGE_VAL, TRN_DOC_KINDS, (expect)}, .offset = LOOK(member),             \
+     .len = (uint32_t)(sizeof(((trn_water_look *)0)->member) / sizeof(double)), .tag = K_ALL}
+#define WORD(key, words, expect, member, tag_)                                                      \
+    {.name = (key), .type = TRN_DOC_WORD, .range = {0, 0, TRN_DOC_KINDS, (expect)},               \
+     .offset = offsetof(trn_water_body, member), .schemes = (words), .tag = (tag_)}
+#define OWN_ROW(key, kinds, own) {.name = (key), .type = TRN_DOC_OTHER, .tag = (kinds) | ((own) << 8)}
+
+/* In the enums' order. */
+static const char *const interpolations[] = {"linear", "catmull_rom", NULL};
+static const char *const surfaces[] = {"level", "follow_bed", NULL};
+
+/* Every Water Body parameter, named as the node names them: one row each, the shared reader's
+ * (src/core/json_fields.h). */
+static const trn_doc_field fields[] = {
+    OWN_ROW("kind", K_ALL, F_KIND),
+    OWN_ROW("level", K_ALL, F_LEVEL),
+    NUMBER("spill_offset", K_LAKE, spill_offset),
+    OWN_ROW("center", K_LAKE, F_CENTER),
+    NUMBER("radius", K_LAKE, radius),
+    OWN_ROW("boundary", K_LAKE | K_OCEAN, F_BOUNDARY),
+    NUMBER("carve_depth", K_LAKE | K_OCEAN, carve_depth),
+    OWN_ROW("river_path", K_RIVER, F_PATH),
+    WORD("river_path_interpolation", interpolations, "\"linear\" or \"catmull_rom\"",
+         interpolation, K_RIVER | WITH_PATH),
+    OWN_ROW("river_curve_steps", K_RIVER | WITH_PATH, F_STEPS),
+    WORD("river_surface_mode", surfaces, "\"level\" or \"follow_bed\"", surface_mode, K_RIVER),
+    NUMBER("river_depth", K_RIVER, river_depth),
+    NUMBER("width", K_RIVER, width),
+    LOOK_VECTOR("shallow_color", "[r, g, b, a]", shallow_color),
+    LOOK_VECTOR("deep_color", "[r, g, b, a]", deep_color),
+    LOOK_NUMBER("absorption_distance", absorption_distance),
+    LOOK_NUMBER("roughness", roughness),
+    LOOK_NUMBER("flow_speed", flow_speed),
+    LOOK_VECTOR("flow_direction", "[x, z]", flow_direction),
+    LOOK_NUMBER("wave_amplitude", wave_amplitude),
+    LOOK_NUMBER("wave_length", wave_length),
+    LOOK_NUMBER("wave_speed", wave_speed),
+    LOOK_NUMBER("normal_strength", normal_strength),
+    LOOK_NUMBER("foam_width", foam_width),
+    LOOK_NUMBER("foam_strength", foam_strength),
+    LOOK_VECTOR("foam_color", "[r, g, b, a]", foam_color),
+    TRN_DOC_END_ROW};
+
+#undef NUMBER
+#undef LOOK
+#undef LOOK_NUMBER
+#undef LOOK_VECTOR
+#undef WORD
+#undef OWN_ROW
+
+/* The state of one edit: the parameter being read, its text (and the tree it reads as, when the
+ * caller kept one) and where errors go. */
 typedef struct edit {
     const char *param; /* "excluded_ids" or "overrides" */
     const char *text;
+    const json_t *tree;
     trn_json_path path; /* inside the parameter */
     char *where;
     size_t where_size;
@@ -157,10 +184,8 @@ fail(edit *e, trn_status code, const char *fmt, ...)
  * edit: unknown key 'K' in overrides[i]; did you mean ...?", at the key's line and column. */
 static trn_status unknown_field(edit *e, const char *key)
 {
-    const char *known[sizeof fields / sizeof fields[0] + 1];
-    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
-        known[k] = fields[k].name;
-    known[sizeof fields / sizeof fields[0]] = NULL;
+    const char *known[65];
+    trn_doc_field_names(fields, known);
     char inner[160], place[200], where[240], message[400];
     trn_json_path_format(&e->path, inner, sizeof inner);
     snprintf(where, sizeof where, "%s%s%s", e->param, e->path.steps[0].key ? "." : "", inner);
@@ -179,14 +204,21 @@ static trn_status unknown_field(edit *e, const char *key)
     return TRN_ERR_VALIDATION;
 }
 
-/* Parse one parameter: NULL or blank text is an empty array. */
+/* One parameter as an array: the kept tree, else its text read (NULL or blank text, and the
+ * default's "[]", are an empty array without reading). */
 static trn_status load_array(edit *e, json_t **out)
 {
     *out = NULL;
+    if (e->tree) {
+        if (!json_is_array(e->tree))
+            return fail(e, TRN_ERR_VALIDATION, "expected an array, found %s", json_kind(e->tree));
+        *out = json_incref((json_t *)e->tree);
+        return TRN_OK;
+    }
     const char *p = e->text;
     while (p && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
         p++;
-    if (!p || !*p) {
+    if (!p || !*p || strcmp(p, "[]") == 0) {
         *out = json_array();
         return *out ? TRN_OK
                     : trn_error_set(e->err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -296,23 +328,29 @@ static trn_status get_points(edit *e, const json_t *v, size_t dims, size_t min, 
     return TRN_OK;
 }
 
-/* Patch one field of body from v; the path names the field. */
-static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_water_body *body)
+/* The shared reader's errors in the edit's frame: "water edit: overrides[i].FIELD: ...". */
+static trn_status doc_fail(const trn_doc *d, trn_json_target target, const char *msg)
 {
-    unsigned char *base = (unsigned char *)body;
+    (void)target;
+    return fail(d->ctx, TRN_ERR_VALIDATION, "%s", msg);
+}
+
+/* Patch one field of body from v; the path names the field. */
+static trn_status apply_field(edit *e, const trn_doc_field *f, const json_t *v,
+                              trn_water_body *body)
+{
+    if (f->type != TRN_DOC_OTHER) {
+        /* Numbers, colours and words: the shared reader's rows, in the edit's frame. */
+        const trn_doc d = {NULL, 0, NULL, &e->path, e->err, doc_fail, e};
+        return trn_doc_read_field(&d, f, v, body, "water edit");
+    }
     trn_status st;
-    switch (f->type) {
+    switch (OWN(f->tag)) {
     case F_KIND:
         return fail(e, TRN_ERR_VALIDATION,
                     "expected no kind (a body's kind is not editable: '%s' stays a %s), "
                     "found %s",
                     body->id, trn_water_kind_name(body->kind), json_kind(v));
-    case F_NUMBER: {
-        double x = 0.0;
-        if ((st = get_number(e, v, &x))) return st;
-        memcpy(base + f->offset, &x, sizeof x);
-        return TRN_OK;
-    }
     case F_LEVEL: {
         if (json_is_string(v) && strcmp(json_string_value(v), "spill") == 0) {
             if (body->kind != TRN_WATER_LAKE)
@@ -340,14 +378,6 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
         body->center_z = xz[1];
         return TRN_OK;
     }
-    case F_VEC2:
-    case F_VEC4: {
-        double xs[4] = {0.0, 0.0, 0.0, 0.0};
-        const size_t n = f->type == F_VEC2 ? 2 : 4;
-        if ((st = get_numbers(e, v, n, n == 2 ? "[x, z]" : "[r, g, b, a]", xs))) return st;
-        memcpy(base + f->offset, xs, n * sizeof xs[0]);
-        return TRN_OK;
-    }
     case F_BOUNDARY: {
         double *pts = NULL;
         uint32_t n = 0;
@@ -370,20 +400,6 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
         body->control_count = n;
         return TRN_OK;
     }
-    case F_INTERP: {
-        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-        if (s && strcmp(s, "linear") == 0)
-            body->interpolation = TRN_RIVER_LINEAR;
-        else if (s && strcmp(s, "catmull_rom") == 0)
-            body->interpolation = TRN_RIVER_CATMULL_ROM;
-        else if (s)
-            return fail(e, TRN_ERR_VALIDATION,
-                        "expected \"linear\" or \"catmull_rom\", found \"%.64s\"", s);
-        else
-            return fail(e, TRN_ERR_VALIDATION, "expected \"linear\" or \"catmull_rom\", found %s",
-                        json_kind(v));
-        return TRN_OK;
-    }
     case F_STEPS: {
         if (!json_is_integer(v))
             return fail(e, TRN_ERR_VALIDATION, "expected an integer 1..%u, found %s",
@@ -396,29 +412,8 @@ static trn_status apply_field(edit *e, const field_def *f, const json_t *v, trn_
         body->curve_steps = (uint32_t)n;
         return TRN_OK;
     }
-    case F_SURFACE: {
-        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-        if (s && strcmp(s, "level") == 0)
-            body->surface_mode = TRN_RIVER_SURFACE_LEVEL;
-        else if (s && strcmp(s, "follow_bed") == 0)
-            body->surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
-        else if (s)
-            return fail(e, TRN_ERR_VALIDATION,
-                        "expected \"level\" or \"follow_bed\", found \"%.64s\"", s);
-        else
-            return fail(e, TRN_ERR_VALIDATION, "expected \"level\" or \"follow_bed\", found %s",
-                        json_kind(v));
-        return TRN_OK;
-    }
     }
     return TRN_OK;
-}
-
-static const field_def *find_field(const char *name)
-{
-    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
-        if (strcmp(fields[k].name, name) == 0) return &fields[k];
-    return NULL;
 }
 
 /* Apply override object o (overrides[index]) to body; the path is at overrides[index]. check:
@@ -433,22 +428,23 @@ static trn_status apply_override(edit *e, const json_t *o, trn_water_body *body,
     {
         if (strcmp(key, "id") == 0) continue;
         trn_json_path_push_key(&e->path, key);
-        const field_def *f = find_field(key);
+        const trn_doc_field *f = trn_doc_field_find(fields, key);
         if (!f) return unknown_field(e, key);
-        if (check && f->type == F_KIND) { /* refused by the body's kind, which is not known yet */
+        const bool is_kind = f->type == TRN_DOC_OTHER && OWN(f->tag) == F_KIND;
+        if (check && is_kind) { /* refused by the body's kind, which is not known yet */
             trn_json_path_pop(&e->path);
             continue;
         }
-        if (!check && f->type != F_KIND && !(f->kinds & (1u << body->kind))) {
+        if (!check && !is_kind && !(KINDS(f->tag) & (1u << body->kind))) {
             char kinds[64];
-            kinds_text(f->kinds, kinds, sizeof kinds);
+            kinds_text(KINDS(f->tag), kinds, sizeof kinds);
             return fail(e, TRN_ERR_VALIDATION,
                         "expected a field of %s (body '%s' is a %s), found %s, which applies "
                         "to %s only",
                         kind_plural(body->kind), body->id, trn_water_kind_name(body->kind), key,
                         kinds);
         }
-        if ((f->type == F_INTERP || f->type == F_STEPS) && !new_path)
+        if ((f->tag & WITH_PATH) && !new_path)
             return fail(e, TRN_ERR_VALIDATION,
                         "expected a replacement river_path beside %s (an edit never resamples "
                         "the existing path), found none",
@@ -502,6 +498,16 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
                           const char *overrides_json, trn_water_body **out, uint32_t *out_count,
                           char *where, size_t where_size, trn_error *err)
 {
+    return trn_water_edit_read(bodies, count, excluded_json, NULL, overrides_json, NULL, out,
+                               out_count, where, where_size, err);
+}
+
+trn_status trn_water_edit_read(const trn_water_body *bodies, uint32_t count,
+                               const char *excluded_json, const json_t *excluded_tree,
+                               const char *overrides_json, const json_t *overrides_tree,
+                               trn_water_body **out, uint32_t *out_count, char *where,
+                               size_t where_size, trn_error *err)
+{
     if (where && where_size) where[0] = '\0';
     if ((!bodies && count) || !out || !out_count)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -538,6 +544,7 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
 
     edit ex = {.param = "excluded_ids",
                .text = excluded_json,
+               .tree = excluded_tree,
                .where = where,
                .where_size = where_size,
                .err = err};
@@ -588,6 +595,7 @@ trn_status trn_water_edit(const trn_water_body *bodies, uint32_t count, const ch
 
     edit ov = {.param = "overrides",
                .text = overrides_json,
+               .tree = overrides_tree,
                .where = where,
                .where_size = where_size,
                .err = err};
@@ -641,10 +649,19 @@ done:
 trn_status trn_water_edit_check(const char *excluded_json, const char *overrides_json, char *where,
                                 size_t where_size, trn_error *err)
 {
+    return trn_water_edit_check_read(excluded_json, NULL, overrides_json, NULL, where, where_size,
+                                     err);
+}
+
+trn_status trn_water_edit_check_read(const char *excluded_json, const json_t *excluded_tree,
+                                     const char *overrides_json, const json_t *overrides_tree,
+                                     char *where, size_t where_size, trn_error *err)
+{
     if (where && where_size) where[0] = '\0';
     json_t *excluded = NULL, *overrides = NULL;
     edit ex = {.param = "excluded_ids",
                .text = excluded_json,
+               .tree = excluded_tree,
                .where = where,
                .where_size = where_size,
                .err = err};
@@ -658,6 +675,7 @@ trn_status trn_water_edit_check(const char *excluded_json, const char *overrides
     }
     edit ov = {.param = "overrides",
                .text = overrides_json,
+               .tree = overrides_tree,
                .where = where,
                .where_size = where_size,
                .err = err};

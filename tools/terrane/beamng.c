@@ -22,6 +22,12 @@ static const char *const overview_text =
     "  validate  check a level for the common issues, each with a fix hint\n"
     "  migrate   upgrade a level's v1 terrain materials to v1.5 (deprecated materials.json too)\n"
     "\n"
+    "examples:\n"
+    "  terrane beamng create island --resolution 2048      # levels/island, a flat terrain\n"
+    "  terrane beamng import height.png --level levels/island --materials grass,rock\n"
+    "  terrane beamng validate levels/island\n"
+    "  terrane beamng migrate levels/island\n"
+    "\n"
     "run 'terrane beamng <sub-verb> --help' for its options and examples.\n";
 
 static const char *const import_help =
@@ -1132,21 +1138,26 @@ int cli_verb_beamng(cli_ctx *ctx, int argc, char **argv)
         {"export", "beamng export", cmd_export},    {"validate", "beamng validate", cmd_validate},
         {"migrate", "beamng migrate", cmd_migrate},
     };
-    if (argc < 2) {
+    const int at = cli_sub_verb_at(ctx, argc, argv);
+    if (at < 0) return CLI_EXIT_USAGE;
+    if (at >= argc) {
+        if (ctx->json)
+            return cli_usage_error(ctx, "needs a sub-verb: import, create, export, validate or "
+                                        "migrate");
         fputs(overview_text, stderr);
         return CLI_EXIT_USAGE;
     }
-    if (cli_is_help(argv[1])) {
+    if (cli_is_help(argv[at])) {
         fputs(overview_text, stdout);
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        if (strcmp(argv[1], subs[i].name) == 0) {
+        if (strcmp(argv[at], subs[i].name) == 0) {
             ctx->verb = subs[i].label;
-            return subs[i].fn(ctx, argc - 1, argv + 1);
+            return subs[i].fn(ctx, argc - at, argv + at);
         }
     return cli_usage_error(ctx,
                            "unknown sub-verb '%s': use import, create, export, validate or "
                            "migrate",
-                           argv[1]);
+                           argv[at]);
 }

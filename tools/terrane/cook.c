@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cook_verb.h"
 #include "core/fileio.h"
+#include "core/numtext.h"
 #include "terrane/cook.h"
 #include "terrane/generate.h"
 #include "terrane/palette.h"
@@ -394,7 +395,9 @@ static int write_cooked_scene(cli_ctx *ctx, const cook_args *a, const job_list *
     char dest[PATH_MAX];
     const int n = snprintf(dest, sizeof dest, "%s%s%s/%s", a->out_dir, sc->rel_dir[0] ? "/" : "",
                            sc->rel_dir, base);
-    char *text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    /* Numbers as written or in their shortest form, never 17-digit noise (0.1, not
+     * 0.10000000000000001). */
+    char *text = rc ? NULL : trn_json_dumps_shortest(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (rc) return rc;
     const size_t len = text ? strlen(text) : 0;
@@ -618,7 +621,7 @@ static int write_manifest(cli_ctx *ctx, const cook_job *job, const char *dest_di
     json_object_del(m, "source");
     json_object_set_new(m, "type", json_string("Terrain"));
     json_object_set_new(m, "payload", cli_json_string(payload));
-    char *text = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS);
+    char *text = trn_json_dumps_shortest(m, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(m);
     if (!text) return cli_failf(ctx, "out of memory writing a manifest");
     char dest[PATH_MAX];

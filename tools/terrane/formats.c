@@ -134,14 +134,17 @@ static const format_entry formats[] = {
      "chunked terrain meshes with levels of detail and skirts, a material per surface role, "
      "water meshes and instance proxy nodes; .glb binary, or .gltf with OUT.bin beside it or "
      "the buffer embedded",
-     "not read: an output format", "", "mesh",
+     "not read: an output format", "", "mesh generate",
      "glTF's frame: +x east, +y up, -z north; faces counter-clockwise seen from above "
-     "(docs/meshes.md); passes the Khronos glTF-Validator"},
+     "(docs/meshes.md); passes the Khronos glTF-Validator; generate writes one a tile "
+     "(--tiles with --export gltf:DIR)"},
     {"obj", "Wavefront OBJ mesh", ".obj", "file", "",
      "the same terrain meshes as text, OUT.mtl beside it with a material per surface role and "
      "water",
-     "not read: an output format", "", "mesh",
-     "the glTF frame (+x east, +y up, -z north); one object per chunk with --chunks"},
+     "not read: an output format", "", "mesh generate",
+     "the glTF frame (+x east, +y up, -z north); one object per chunk with --chunks; the "
+     "water meshes of generate --export unity:DIR hold x negated, as Unity's importer "
+     "negates it back (docs/unity.md)"},
 };
 
 #define FORMAT_COUNT (sizeof formats / sizeof formats[0])

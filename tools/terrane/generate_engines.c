@@ -125,53 +125,14 @@ static trn_status side_projection(cli_ctx *ctx, const trn_beamng_level_result *r
     return st;
 }
 
-/* One sample of a decoded PNG in 0..1: channel c, or the last channel for grey images. */
-static double map_sample(const trn_image *img, uint32_t x, uint32_t y, int c)
-{
-    const size_t ch = img->channels, i = ((size_t)y * img->width + x) * ch + (size_t)c;
-    if (img->bit_depth == 16) return ((const uint16_t *)img->data)[i] / 65535.0;
-    return ((const uint8_t *)img->data)[i] / 255.0;
-}
-
-/* A Material map as a size x size 8-bit texture of `channels` (3: RGB, 1: grey, the red
- * channel of a colour map): resampled bilinearly with wrap-around, since the maps tile. */
-static trn_status resample_map(const trn_image *src, uint32_t size, uint8_t channels,
-                               trn_image *dst, trn_error *err)
-{
-    trn_status st = trn_image_init(dst, size, size, channels, 8, err);
-    if (st) return st;
-    uint8_t *px = dst->data;
-    const bool grey_src = src->channels < 3;
-    for (uint32_t y = 0; y < size; y++) {
-        const double fy = ((double)y + 0.5) * src->height / size - 0.5;
-        const double y0 = floor(fy), ty = fy - y0;
-        const uint32_t ya = (uint32_t)(((int64_t)y0 % src->height + src->height) % src->height);
-        const uint32_t yb = (ya + 1u) % src->height;
-        for (uint32_t x = 0; x < size; x++) {
-            const double fx = ((double)x + 0.5) * src->width / size - 0.5;
-            const double x0 = floor(fx), tx = fx - x0;
-            const uint32_t xa = (uint32_t)(((int64_t)x0 % src->width + src->width) % src->width);
-            const uint32_t xb = (xa + 1u) % src->width;
-            for (int c = 0; c < channels; c++) {
-                const int sc = grey_src ? 0 : c;
-                const double top =
-                    map_sample(src, xa, ya, sc) * (1 - tx) + map_sample(src, xb, ya, sc) * tx;
-                const double bottom =
-                    map_sample(src, xa, yb, sc) * (1 - tx) + map_sample(src, xb, yb, sc) * tx;
-                px[((size_t)y * size + x) * channels + (size_t)c] =
-                    (uint8_t)lrint((top * (1 - ty) + bottom * ty) * 255.0);
-            }
-        }
-    }
-    return TRN_OK;
-}
-
 /* Each surface material with a Material document (its manifest found as the palette's project
  * finds it): its albedo, normal, roughness and height maps become the TerrainMaterial's
  * baseColor, normal, roughness and height detail textures, written beside terrane's
  * placeholders at the texture set's detail size (BeamNG wants every texture of a set the same
- * size; the maps are resampled bilinearly, wrapping, as they tile), the detail size in metres
- * divided by the Material's texture_scale. Only slots that hold terrane's placeholders change. */
+ * size; the maps are resampled as the tileable textures they are: interpolated where they grow,
+ * box-filtered where they shrink, so fine detail averages out instead of aliasing), the detail
+ * size in metres divided by the Material's texture_scale. Only slots that hold terrane's
+ * placeholders change. */
 static trn_status material_maps(cli_ctx *ctx, const gen_args *a, const trn_beamng_level_result *res,
                                 const surface_out *so, uint32_t *copied, trn_error *err)
 {
@@ -218,7 +179,7 @@ static trn_status material_maps(cli_ctx *ctx, const gen_args *a, const trn_beamn
             memset(&src, 0, sizeof src);
             if ((st = trn_png_read(doc.paths[maps[g]], NULL, &src, err))) break;
             const uint8_t channels = g == 0 || g == 1 ? 3 : 1;
-            st = resample_map(&src, info.width, channels, &img, err);
+            st = trn_image_resample_tiled(&src, info.width, info.height, channels, &img, err);
             trn_image_dispose(&src);
             if (st) break;
             char safe[96], file[160], game_path[1200];
@@ -542,6 +503,7 @@ int gen_validate_level(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe
     json_object_set_new(lvl, "heights", gen_mapping_json(m));
     json_object_set_new(lvl, "materials_added", json_integer(res->materials_added));
     json_object_set_new(lvl, "textures_tinted", json_integer(lx->tinted));
+    json_object_set_new(lvl, "textures_mapped", json_integer(lx->mapped));
     json_object_set_new(lvl, "surface", gen_surface_json(so, recipe));
     json_object_set_new(lvl, "validate_error_count", json_integer((json_int_t)errors));
     json_object_set_new(lvl, "validate_warning_count", json_integer((json_int_t)warnings));
@@ -657,6 +619,149 @@ static int unity_trees_build(cli_ctx *ctx, const trn_recipe *recipe, const place
     return CLI_EXIT_OK;
 }
 
+/* One texture of a Unity terrain layer: img as dir/file in the run's write set (tagged sRGB when
+ * srgb: a colour map), file copied into name, *written counted. */
+static trn_status unity_layer_png(trn_write_set *ws, const char *dir, const char *file,
+                                  const trn_image *img, bool srgb, char *name, size_t size,
+                                  uint32_t *written, trn_error *err)
+{
+    char disk[4600];
+    snprintf(disk, sizeof disk, "%s/%s", dir, file);
+    const char *target = NULL;
+    trn_status st = trn_write_set_stage(ws, disk, &target, err);
+    if (st) return st;
+    trn_png_options po;
+    trn_png_options_default(&po);
+    po.compression_level = 9;
+    po.srgb = srgb;
+    if ((st = trn_png_write(target, img, &po, NULL, NULL, err))) return st;
+    snprintf(name, size, "%s", file);
+    (*written)++;
+    return TRN_OK;
+}
+
+/* Unity's mask map of a Material document: R metallic (0), G ambient occlusion (1), B the height
+ * map, A smoothness (1 - roughness), at the larger of the two maps' sizes (the smaller resampled
+ * as the tileable texture it is); a missing map leaves its channel mid-grey (height) or half
+ * smooth. */
+static trn_status unity_mask_map(const trn_material *doc, trn_image *mask, trn_error *err)
+{
+    memset(mask, 0, sizeof *mask);
+    trn_image src[2], grey[2];
+    memset(src, 0, sizeof src);
+    memset(grey, 0, sizeof grey);
+    const int maps[2] = {TRN_MAP_ROUGHNESS, TRN_MAP_HEIGHT};
+    uint32_t w = 0, h = 0;
+    trn_status st = TRN_OK;
+    for (int k = 0; k < 2 && !st; k++) {
+        if (!doc->paths[maps[k]]) continue;
+        st = trn_png_read(doc->paths[maps[k]], NULL, &src[k], err);
+        if (!st && src[k].width * (uint64_t)src[k].height > (uint64_t)w * h) {
+            w = src[k].width;
+            h = src[k].height;
+        }
+    }
+    for (int k = 0; k < 2 && !st; k++)
+        if (src[k].data) st = trn_image_resample_tiled(&src[k], w, h, 1, &grey[k], err);
+    if (!st) st = trn_image_init(mask, w, h, 4, 8, err);
+    for (size_t p = 0; !st && p < (size_t)w * h; p++) {
+        uint8_t *t = (uint8_t *)mask->data + p * 4u;
+        t[0] = 0;
+        t[1] = 255;
+        t[2] = grey[1].data ? ((const uint8_t *)grey[1].data)[p] : 128;
+        t[3] = (uint8_t)(255 - (grey[0].data ? ((const uint8_t *)grey[0].data)[p] : 128));
+    }
+    for (int k = 0; k < 2; k++) {
+        trn_image_dispose(&src[k]);
+        trn_image_dispose(&grey[k]);
+    }
+    if (st) trn_image_dispose(mask);
+    return st;
+}
+
+trn_status gen_unity_terrain_layers(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                                    const surface_out *so, const char *dir, const char *name,
+                                    unity_layers *ul, trn_error *err)
+{
+    memset(ul, 0, sizeof *ul);
+    trn_write_set *ws = cli_write_set(ctx);
+    if (!ws) return trn_error_set(err, TRN_ERR_IO, dir, -1, "cannot stage the terrain layers");
+    trn_status st = TRN_OK;
+    for (uint32_t k = 0; k < so->sm.labels.name_count && !st; k++) {
+        const trn_surface_material *sm = &so->sm.materials[k];
+        trn_unity_terrain_layer *l = &ul->layers[k];
+        double scale = sm->source != TRN_SURFACE_ROLE && sm->biome < recipe->biome_count
+                           ? recipe->biomes[sm->biome].texture_scale
+                           : 1.0;
+        if (!(scale > 0)) scale = 1.0;
+        const char *id = so->sm.labels.names[k];
+        trn_material doc;
+        memset(&doc, 0, sizeof doc);
+        bool no_manifest = true, have = false;
+        if (id && strncmp(id, "asset://", 8) == 0) {
+            const trn_status found = trn_material_find(a->recipe_path, id, &doc, &no_manifest, err);
+            have = !found;
+            if (found && !no_manifest) st = found; /* a document that does not resolve */
+        }
+        char file[300];
+        if (!st && have) {
+            scale *= doc.texture_scale > 0 ? doc.texture_scale : 1.0;
+            const size_t root = doc.project ? strlen(doc.project) : 0;
+            snprintf(ul->documents[k], sizeof ul->documents[k], "%s",
+                     doc.source && root && strncmp(doc.source, doc.project, root) == 0 &&
+                             doc.source[root] == '/'
+                         ? doc.source + root + 1u
+                         : doc.source ? doc.source : id);
+            l->document = ul->documents[k];
+            ul->documented++;
+            static const int maps[2] = {TRN_MAP_ALBEDO, TRN_MAP_NORMAL};
+            static const char *const kinds[2] = {"diffuse", "normal"};
+            for (int m = 0; m < 2 && !st; m++) {
+                if (!doc.paths[maps[m]]) continue;
+                trn_image src, img;
+                memset(&src, 0, sizeof src);
+                if ((st = trn_png_read(doc.paths[maps[m]], NULL, &src, err))) break;
+                st = trn_image_resample_tiled(&src, src.width, src.height, 3, &img, err);
+                trn_image_dispose(&src);
+                if (st) break;
+                snprintf(file, sizeof file, "%s_layer%u_%s.png", name, k, kinds[m]);
+                st = unity_layer_png(ws, dir, file, &img, m == 0, ul->files[k][m],
+                                     sizeof ul->files[k][m], &ul->textures, err);
+                trn_image_dispose(&img);
+            }
+            if (!st && (doc.paths[TRN_MAP_ROUGHNESS] || doc.paths[TRN_MAP_HEIGHT])) {
+                trn_image mask;
+                if (!(st = unity_mask_map(&doc, &mask, err))) {
+                    snprintf(file, sizeof file, "%s_layer%u_mask.png", name, k);
+                    st = unity_layer_png(ws, dir, file, &mask, false, ul->files[k][2],
+                                         sizeof ul->files[k][2], &ul->textures, err);
+                    trn_image_dispose(&mask);
+                }
+            }
+        }
+        trn_material_dispose(&doc);
+        if (!st && !ul->files[k][0][0]) {
+            /* no albedo: a flat diffuse of the layer's colour */
+            trn_image img;
+            if (!(st = trn_image_init(&img, 4, 4, 3, 8, err))) {
+                uint8_t rgb[3];
+                gen_surface_rgb(so, recipe, k, rgb);
+                for (size_t p = 0; p < 16; p++)
+                    memcpy((uint8_t *)img.data + p * 3u, rgb, 3);
+                snprintf(file, sizeof file, "%s_layer%u_diffuse.png", name, k);
+                st = unity_layer_png(ws, dir, file, &img, true, ul->files[k][0],
+                                     sizeof ul->files[k][0], &ul->textures, err);
+                trn_image_dispose(&img);
+            }
+        }
+        l->diffuse = ul->files[k][0][0] ? ul->files[k][0] : NULL;
+        l->normal = ul->files[k][1][0] ? ul->files[k][1] : NULL;
+        l->mask = ul->files[k][2][0] ? ul->files[k][2] : NULL;
+        l->tile_size = 1.0 / scale;
+    }
+    return st;
+}
+
 int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                         const trn_generated *gen, const surface_out *so, json_t *summary)
 {
@@ -677,6 +782,17 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
         sources[k] = trn_surface_source_name(so->sm.materials[k].source);
     uo.layer_sources = sources;
     uo.mapping = pl && pl->loaded ? &pl->set.mapping : NULL;
+    /* Each splat layer's TerrainLayer: the Material documents' maps, else a flat colour. */
+    unity_layers *ul = calloc(1, sizeof *ul);
+    if (!ul) return cli_failf(ctx, "out of memory for the terrain layers");
+    {
+        trn_error le;
+        if (gen_unity_terrain_layers(ctx, a, recipe, so, a->unity_dir, name, ul, &le)) {
+            free(ul);
+            return cli_fail(ctx, &le);
+        }
+    }
+    uo.terrain_layers = ul->layers;
     /* The palette's grass rules as detail layers: their instances' (x, z), rule by rule. */
     trn_unity_detail_layer details[TRN_UNITY_MAX_DETAIL_LAYERS];
     double *points = NULL;
@@ -684,12 +800,16 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
         const trn_palette *palette = &pl->palette;
         const trn_instances *inst = &gen->instances;
         points = malloc((inst->count ? inst->count : 1) * 2 * sizeof *points);
-        if (!points) return cli_failf(ctx, "out of memory for the detail layers");
+        if (!points) {
+            free(ul);
+            return cli_failf(ctx, "out of memory for the detail layers");
+        }
         size_t used = 0;
         for (uint32_t r = 0; r < palette->rule_count; r++) {
             if (palette->rules[r].category != TRN_CATEGORY_GRASS) continue;
             if (uo.detail_count == TRN_UNITY_MAX_DETAIL_LAYERS) {
                 free(points);
+                free(ul);
                 return cli_failf(ctx,
                                  "--export unity: the palette has more than %u grass rules; "
                                  "Unity detail layers are one a rule",
@@ -714,6 +834,7 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     unity_trees trees;
     if ((rc = unity_trees_build(ctx, recipe, pl, gen, &trees))) {
         free(points);
+        free(ul);
         return rc;
     }
     uo.trees = trees.trees;
@@ -727,6 +848,8 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     free(points);
     free(trees.trees);
     free(trees.prototypes);
+    const uint32_t layer_textures = ul->textures, documented = ul->documented;
+    free(ul);
     cli_progress_end(ctx);
     if (st) return cli_fail(ctx, &e);
     cli_note(ctx,
@@ -737,6 +860,10 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
              rep.tile_size[1], rep.tile_size[2], rep.splat_textures, so->sm.labels.name_count,
              rep.height_base);
     gen_surface_notes(ctx, so, recipe);
+    cli_note(ctx,
+             "terrain layers: %u texture(s) %s_layer<K>_{diffuse,normal,mask}.png for %u "
+             "layer(s), %u from Material documents' maps (splat.terrain_layers in %s.json)",
+             layer_textures, name, so->sm.labels.name_count, documented, name);
     if (rep.detail_layers)
         cli_note(ctx,
                  "grass: %" PRIu64 " instance(s) in %u detail layer(s) %s_detail<K>.png (%u x %u "
@@ -753,6 +880,8 @@ int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, 
     json_object_set_new(u, "tile_size", size);
     json_object_set_new(u, "height_base", json_real(rep.height_base));
     json_object_set_new(u, "splat_maps", json_integer(rep.splat_textures));
+    json_object_set_new(u, "layer_textures", json_integer(layer_textures));
+    json_object_set_new(u, "layer_documents", json_integer(documented));
     json_object_set_new(u, "surface", gen_surface_json(so, recipe));
     json_object_set_new(u, "detail_layers", json_integer(rep.detail_layers));
     json_object_set_new(u, "detail_instances", json_integer((json_int_t)rep.detail_points));

@@ -153,6 +153,24 @@ trn_status gen_level_terrain(cli_ctx *ctx, const gen_args *a, const char *level_
                              uint32_t *mapped, trn_error *e);
 int gen_level_check(cli_ctx *ctx, const char *level_dir, bool pow2, size_t *errors,
                     size_t *warnings);
+/* The TerrainLayer of each splat layer of a Unity export, its textures written into dir beside
+ * the export's files as NAME_layer<K>_{diffuse,normal,mask}.png (in the run's write set): a layer
+ * whose material has a Material document (found as the palette's project finds it) gets the
+ * document's albedo as the diffuse (RGB, sRGB), its normal map and a mask map of its roughness and
+ * height (unity_mask_map), each at the map's own size; any other layer a 4 x 4 diffuse of its
+ * colour (the role's or biome's, as the BeamNG export tints its placeholders). tile_size is the
+ * metres one repetition covers: 1 / (the biome's texture_scale, 1 for a role's material, times
+ * the document's). A document that does not resolve fails the export. */
+typedef struct unity_layers {
+    trn_unity_terrain_layer layers[TRN_SURFACE_MATERIALS_MAX];
+    char files[TRN_SURFACE_MATERIALS_MAX][3][300];
+    char documents[TRN_SURFACE_MATERIALS_MAX][1024];
+    uint32_t textures, documented; /* files written; layers with a document */
+} unity_layers;
+
+trn_status gen_unity_terrain_layers(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
+                                    const surface_out *so, const char *dir, const char *name,
+                                    unity_layers *ul, trn_error *err);
 int gen_check_unity_shape(cli_ctx *ctx, const trn_recipe *r);
 int gen_export_unity(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, placements *pl,
                      const trn_generated *gen, const surface_out *so, json_t *summary);

@@ -369,7 +369,8 @@ typedef struct unity_written {
     char name[256];
     double tile_size[3], height_base;
     uint32_t splat_maps, materials;
-    const char *no_splats; /* why there are none */
+    uint32_t layer_textures; /* the terrain layers' textures, written once for every tile */
+    const char *no_splats;   /* why there are none */
 } unity_written;
 
 static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
@@ -397,6 +398,20 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
         trn_labels_dispose(&lab);
         return CLI_EXIT_FAIL;
     }
+    /* The splat layers' TerrainLayers, written once; every tile's JSON names them. */
+    unity_layers *ul = NULL;
+    if (!st && !ts->none) {
+        surface_out *so = calloc(1, sizeof *so);
+        ul = calloc(1, sizeof *ul);
+        if (!so || !ul)
+            st = trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a Unity tile");
+        if (!st) {
+            so->sm = ts->sm; /* shared, not owned: only the names and materials are read */
+            st = gen_unity_terrain_layers(ctx, a, recipe, so, a->unity_dir, name, ul, &e);
+        }
+        free(so);
+        if (!st) written->layer_textures = ul->textures;
+    }
     for (uint32_t uz = 0; uz < kz && !st; uz++)
         for (uint32_t ux = 0; ux < kx && !st; ux++) {
             /* This tile with its east neighbour's first column, its north neighbour's first row
@@ -417,6 +432,7 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             uo.position[0] = (double)(ux * t) * dx;
             uo.position[2] = (double)(uz * t) * dz;
             if (!ts->none) uo.layer_sources = ts->sources;
+            if (ul) uo.terrain_layers = ul->layers;
             trn_unity_export_report rep;
             st = trn_unity_export(a->unity_dir, &piece, ts->none ? NULL : &lab, NULL, &uo, &rep,
                                   NULL, NULL, &e);
@@ -427,6 +443,7 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             }
         }
     written->materials = ts->sm.labels.name_count;
+    free(ul);
     free(h);
     trn_labels_dispose(&lab);
     if (st) return cli_fail(ctx, &e);
@@ -439,8 +456,10 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
         cli_note(ctx, "no splat maps: %s (generate without --tiles writes them)",
                  written->no_splats);
     else
-        cli_note(ctx, "splat maps: %u a terrain, of %u surface material(s)", written->splat_maps,
-                 written->materials);
+        cli_note(ctx,
+                 "splat maps: %u a terrain, of %u surface material(s); %u terrain layer "
+                 "texture(s) %s_layer<K>_*.png shared by every terrain",
+                 written->splat_maps, written->materials, written->layer_textures, name);
     return CLI_EXIT_OK;
 }
 
@@ -464,6 +483,7 @@ static void level_tile_dir(const gen_args *a, uint32_t ux, uint32_t uz, uint32_t
  * to the tile: its heights, its layer map and the whole world's material list. */
 typedef struct beamng_written {
     uint32_t levels, materials;
+    uint32_t mapped; /* detail textures from Material documents' maps, every level together */
     double square_size;
 } beamng_written;
 
@@ -510,9 +530,10 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
             char dir[4200];
             level_tile_dir(a, ux, uz, kx, kz, dir, sizeof dir);
             trn_beamng_level_result res;
-            uint32_t tinted = 0;
+            uint32_t tinted = 0, mapped = 0;
             st = gen_level_terrain(ctx, a, dir, recipe, so, &ter, &m, written->square_size,
-                                   src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, NULL, &e);
+                                   src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, &mapped, &e);
+            written->mapped += mapped;
             trn_ter_dispose(&ter);
             written->levels += !st;
         }
@@ -953,6 +974,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(u, "tile_size", tsz);
             json_object_set_new(u, "height_base", json_real(unity.height_base));
             json_object_set_new(u, "splat_maps", json_integer(unity.splat_maps));
+            json_object_set_new(u, "layer_textures", json_integer(unity.layer_textures));
             json_object_set_new(u, "surface_materials", json_integer(unity.materials));
             if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
             json_object_set_new(summary, "unity", u);
@@ -987,6 +1009,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(b, "resolution", json_integer(a->tiles));
             json_object_set_new(b, "square_size", json_real(beamng.square_size));
             json_object_set_new(b, "surface_materials", json_integer(beamng.materials));
+            json_object_set_new(b, "textures_mapped", json_integer(beamng.mapped));
             json_object_set_new(b, "validate_error_count", json_integer((json_int_t)level_errors));
             json_object_set_new(b, "validate_warning_count",
                                 json_integer((json_int_t)level_warnings));

@@ -199,8 +199,8 @@ static int resolve_example(cli_ctx *ctx, const char *arg, char *out, size_t size
                      arg, dir, names);
 }
 
-/* The last --format of the verb's arguments (before a "--"), so that a usage error the verb
- * finds before reaching it still answers in JSON when JSON was asked for. */
+/* The last --format of the command line from argv[first] (before a "--"), so that a usage
+ * error met before reaching it still answers in JSON when JSON was asked for. */
 static void prescan_format(cli_ctx *ctx, int argc, char **argv, int first)
 {
     for (int k = first; k < argc && strcmp(argv[k], "--") != 0; k++) {
@@ -212,12 +212,13 @@ static void prescan_format(cli_ctx *ctx, int argc, char **argv, int first)
     }
 }
 
-static int top_usage_error(const char *what, const char *word, const char *hint)
+/* A usage error before the verb: "WHAT 'WORD'", the closest name when one is near enough. */
+static int top_usage_error(cli_ctx *ctx, const char *what, const char *word, const char *hint)
 {
-    cli_fprintf(stderr, "terrane: %s '%s'", what, word);
-    if (hint) cli_fprintf(stderr, "; did you mean '%s'?", hint);
-    fprintf(stderr, "\n(run 'terrane --help' for the verbs and common options)\n");
-    return CLI_EXIT_USAGE;
+    char message[600];
+    snprintf(message, sizeof message, "%s '%s'%s%s%s", what, word, hint ? "; did you mean '" : "",
+             hint ? hint : "", hint ? "'?" : "");
+    return cli_top_usage_error(ctx, message);
 }
 
 /* Waiting threads sleep rather than spin: other programs' work keeps its cores. */
@@ -239,8 +240,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
-    /* Common options may come before the verb ("terrane --format json info x.ter"). */
+    /* Common options may come before the verb ("terrane --format json info x.ter"). The last
+     * --format anywhere decides first, so that a usage error met before the verb (an unknown
+     * verb or option, no verb) still answers in JSON when JSON was asked for. */
     cli_ctx ctx = {0};
+    prescan_format(&ctx, argc, argv, 1);
     bool version = false;
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -255,18 +259,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
             static const char *const values[] = {"text", "json", NULL};
-            if (!v) {
-                fprintf(stderr, "terrane: option --format needs a value: text or json\n");
-                return CLI_EXIT_USAGE;
-            }
+            if (!v) return cli_top_usage_error(&ctx, "option --format needs a value: text or json");
             if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
-                return top_usage_error("--format takes 'text' or 'json', not", v,
+                return top_usage_error(&ctx, "--format takes 'text' or 'json', not", v,
                                        cli_did_you_mean(v, values));
-            ctx.json = strcmp(v, "json") == 0;
         } else {
             static const char *const options[] = {"--help", "--version", "--quiet", "--format",
                                                   NULL};
-            return top_usage_error("unknown option", a, cli_did_you_mean(a, options));
+            return top_usage_error(&ctx, "unknown option", a, cli_did_you_mean(a, options));
         }
     }
     if (version) {
@@ -281,8 +281,11 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (i >= argc) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
+        if (!ctx.json) {
+            usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        return cli_top_usage_error(&ctx, "needs a verb ('terrane --help' lists them)");
     }
     const verb_entry *v = find_verb(argv[i], strlen(argv[i]));
     if (!v) {
@@ -290,10 +293,9 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < VERB_COUNT; k++)
             names[k] = verbs[k].name;
         names[VERB_COUNT] = NULL;
-        return top_usage_error("unknown verb", argv[i], cli_did_you_mean(argv[i], names));
+        return top_usage_error(&ctx, "unknown verb", argv[i], cli_did_you_mean(argv[i], names));
     }
     ctx.verb = v->name;
-    prescan_format(&ctx, argc, argv, i + 1);
     /* Shipped examples by name, from any folder: "terrane generate example:island -o a.png". */
     for (int k = i + 1; k < argc; k++) {
         if (strncmp(argv[k], "example:", 8) != 0) continue;

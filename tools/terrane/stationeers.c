@@ -361,19 +361,23 @@ int cli_verb_stationeers(cli_ctx *ctx, int argc, char **argv)
         {"replace", "stationeers replace", cmd_replace},
         {"from-heightfield", "stationeers from-heightfield", cmd_from_heightfield},
     };
-    if (argc < 2) {
+    const int at = cli_sub_verb_at(ctx, argc, argv);
+    if (at < 0) return CLI_EXIT_USAGE;
+    if (at >= argc) {
+        if (ctx->json)
+            return cli_usage_error(ctx, "needs a sub-verb: extract, replace or from-heightfield");
         fputs(overview_text, stderr);
         return CLI_EXIT_USAGE;
     }
-    if (cli_is_help(argv[1])) {
+    if (cli_is_help(argv[at])) {
         fputs(overview_text, stdout);
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        if (strcmp(argv[1], subs[i].name) == 0) {
+        if (strcmp(argv[at], subs[i].name) == 0) {
             ctx->verb = subs[i].label;
-            return subs[i].fn(ctx, argc - 1, argv + 1);
+            return subs[i].fn(ctx, argc - at, argv + at);
         }
     return cli_usage_error(ctx, "unknown sub-verb '%s': use extract, replace or from-heightfield",
-                           argv[1]);
+                           argv[at]);
 }

@@ -34,6 +34,7 @@
 #include "terrane/render.h"
 #include "terrane/roles.h"
 #include "terrane/scatter.h"
+#include "terrane/unity.h"
 #include "terrane/water.h"
 
 extern char **environ;
@@ -49,7 +50,8 @@ static const char *const help_text =
     "is written only by Save, atomically, changing only what was edited; unsaved work is\n"
     "autosaved to RECIPE.recovery beside it and offered on the next start. Ctrl-C stops.\n"
     "A project folder opens its one Terrain asset source (*.terrain.json at the top), or\n"
-    "without one, its one scene's Terrain3D recipe (*.scene.json).\n"
+    "without one, its one scene's Terrain3D recipe or the Terrain asset it places first\n"
+    "(*.scene.json), or else the one *.terrain.json a folder down (as terrain/).\n"
     "\n"
     "options:\n"
     "  --port N        the port (default 8630; 0 picks a free one, printed)\n"
@@ -588,13 +590,23 @@ static int on_progress(double done, const char *stage, void *user)
 }
 
 /* Regenerate the session from next (quality: a new session when it differs from the current
- * one, since a session keeps its options), progress and the outcome on /api/events. */
+ * one, since a session keeps its options), progress and the outcome on /api/events.
+ *
+ * A recipe on another grid also starts a new session. Every recipe the studio regenerates is
+ * whole and meant as it is (an edit, a preset applied, a step of the history, the file on
+ * disk): its strokes are where it has them. The session's regenerate would treat it as the
+ * current recipe's grid changed, which needs a keep-or-clear decision for strokes (the command
+ * line's --keep-edits or --clear-edits): a new resolution with strokes, or an undo back across
+ * one, would be refused. */
 static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
                              trn_error *e)
 {
     publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
     trn_status st;
-    if (quality != s->options.quality) {
+    const trn_recipe *now = trn_session_recipe(s->session);
+    const bool regrid = next->cells_x != now->cells_x || next->cells_z != now->cells_z ||
+                        next->size_x != now->size_x || next->size_z != now->size_z;
+    if (quality != s->options.quality || regrid) {
         trn_generate_options o = s->options;
         o.quality = quality;
         trn_session *fresh = NULL;
@@ -2742,8 +2754,9 @@ static bool run_cli(char *const *args, char *err, size_t err_size)
 /* POST /api/export {"format": F, "path": P}: the recipe file (saved: unsaved edits are refused,
  * the page saves first) written as F at P, a path inside the project folder, by the same verbs
  * and atomic writes as the command line: png, r16, r32, ter (generate -o), geotiff (generate,
- * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate a .ter, then
- * unity export into the folder P), cook (cook -o the folder P). */
+ * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate --export
+ * unity:P on a Unity-shaped grid; else generate a .ter, then unity export --fit resample into
+ * the folder P), cook (cook -o the folder P). */
 static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const char *body,
                                   size_t size)
 {
@@ -2807,8 +2820,18 @@ static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const 
     char dims[64], square[64];
     snprintf(dims, sizeof dims, "%ux%u", grid->cells_x + 1u, grid->cells_z + 1u);
     trn_rcp_format_double(grid->size_x / (double)grid->cells_x, square);
+    /* A Unity-shaped grid (square, 2^n + 1 samples) goes through generate --export unity:, as on
+     * the command line, with the recipe's surface materials, grass and water; any other is
+     * resampled from the generated .ter by unity export --fit resample. */
+    const bool unity_shape =
+        grid->cells_x == grid->cells_z && trn_unity_resolution_valid(grid->cells_x + 1u);
     pthread_mutex_unlock(&s->lock);
-    if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
+    if (!strcmp(format, "unity") && unity_shape) {
+        char dest[4300];
+        snprintf(dest, sizeof dest, "unity:%s", out);
+        char *gen[] = {"terrane", "generate", recipe, "--export", dest, "-q", NULL};
+        ok = run_cli(gen, err, sizeof err);
+    } else if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
         if (!mkdtemp(tmpdir)) {
             pthread_mutex_lock(&s->lock);
             json_decref(reply_path);
@@ -2983,8 +3006,120 @@ static char *project_scene(const char *dir)
     return NULL;
 }
 
-/* A project folder's one Terrain asset source at its top (malloc'd path), or without any, its
- * one scene with a Terrain3D recipe (*scene set), or NULL (printed). */
+/* The Terrain asset source the one scene at the folder's top places first (malloc'd path), when
+ * its entities place Terrain assets by reference ("asset": "asset://ID"); the others it places
+ * are named in a note. NULL (nothing printed) when there is no such scene; NULL with *failed
+ * set (printed) when the first reference does not resolve. */
+static char *project_scene_asset(cli_ctx *ctx, const char *dir, bool *failed)
+{
+    *failed = false;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *scene = NULL;
+    size_t scenes = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const size_t n = strlen(de->d_name);
+        if (n <= 11 || strcmp(de->d_name + n - 11, ".scene.json") != 0) continue;
+        if (scenes++ == 0) {
+            const size_t len = strlen(dir) + n + 2;
+            if ((scene = malloc(len))) snprintf(scene, len, "%s/%s", dir, de->d_name);
+        }
+    }
+    closedir(d);
+    if (scenes != 1 || !scene) {
+        free(scene);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_load_file(scene, 0, &je);
+    const char *ids[64];
+    const char *first_entity = NULL;
+    size_t count = 0;
+    size_t k;
+    json_t *entity;
+    json_array_foreach(json_object_get(doc, "entities"), k, entity)
+    {
+        const json_t *terrain = json_object_get(json_object_get(entity, "components"), "Terrain3D");
+        const char *id = json_string_value(json_object_get(terrain, "asset"));
+        if (!id || !*id) continue;
+        bool seen = false;
+        for (size_t q = 0; q < count; q++)
+            seen |= strcmp(ids[q], id) == 0;
+        if (seen || count == sizeof ids / sizeof ids[0]) continue;
+        if (count == 0) first_entity = json_string_value(json_object_get(entity, "id"));
+        ids[count++] = id;
+    }
+    char *found = NULL;
+    if (count) {
+        char source[4096];
+        trn_error e;
+        if (trn_terrain_asset_resolve(scene, ids[0], source, sizeof source, &e)) {
+            cli_fail(ctx, &e);
+            *failed = true;
+        } else if ((found = strdup(source)) && count > 1) {
+            char others[1024] = "";
+            size_t used = 0;
+            for (size_t q = 1; q < count && used + 4 < sizeof others; q++)
+                used += (size_t)snprintf(others + used, sizeof others - used, "%s%s",
+                                         q > 1 ? ", " : "", ids[q]);
+            cli_note(ctx,
+                     "%s places %zu Terrain assets: editing %s (entity '%s', the first), %s; "
+                     "to edit another, name its *.terrain.json file",
+                     scene, count, ids[0], first_entity ? first_entity : "?", found);
+            cli_note(ctx, "the others: %s", others);
+        }
+    }
+    json_decref(doc);
+    free(scene);
+    return found;
+}
+
+/* The one Terrain asset source in the folder's subfolders (one level down, as a project's
+ * terrain/ folder holds it; malloc'd path); NULL when there is none or several (*several
+ * counts them, the first two named in names). */
+static char *project_nested_source(const char *dir, size_t *several, char *names, size_t size)
+{
+    *several = 0;
+    names[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *found = NULL;
+    size_t count = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.') continue;
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        DIR *inner = opendir(sub);
+        if (!inner) continue;
+        for (struct dirent *fe; (fe = readdir(inner));) {
+            const size_t n = strlen(fe->d_name);
+            if (n <= 13 || strcmp(fe->d_name + n - 13, ".terrain.json") != 0) continue;
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
+            if (count < 2) { /* "A, B", cut at size */
+                size_t used = strlen(names);
+                for (const char *c = count ? ", " : ""; *c && used + 1 < size; c++)
+                    names[used++] = *c;
+                for (const char *c = path; *c && used + 1 < size; c++)
+                    names[used++] = *c;
+                names[used] = '\0';
+            }
+            if (count++ == 0) found = strdup(path);
+        }
+        closedir(inner);
+    }
+    closedir(d);
+    if (count == 1) return found;
+    free(found);
+    *several = count;
+    return NULL;
+}
+
+/* A project folder's one Terrain asset source at its top (malloc'd path), or without any: its
+ * one scene with a Terrain3D recipe (*scene set), the Terrain asset that scene places first, or
+ * the one Terrain asset source a level down; NULL (printed) when none of these is there. */
 static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
 {
     *scene = false;
@@ -3013,12 +3148,24 @@ static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
             *scene = true;
             return path;
         }
+        bool failed = false;
+        if ((path = project_scene_asset(ctx, dir, &failed)) || failed) return path;
+        char names[1024];
+        size_t several = 0;
+        if ((path = project_nested_source(dir, &several, names, sizeof names))) return path;
+        if (several) {
+            cli_failf(ctx, "%s: %zu Terrain asset sources a folder down (%s, ...): name the one "
+                           "to edit",
+                      dir, several, names);
+            return NULL;
+        }
     }
     if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
     if (count == 0)
         cli_failf(ctx,
-                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder, and "
-                  "no scene (*.scene.json) there with one Terrain3D recipe",
+                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder or a "
+                  "folder down, and no scene (*.scene.json) there with a Terrain3D recipe or "
+                  "asset",
                   dir);
     else
         cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,

@@ -99,8 +99,8 @@ enum MHD_Result studio_reply_owned(struct MHD_Connection *conn, unsigned status,
     return queue(conn, status, type, r, headers);
 }
 
-enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
-                                   const char *message)
+static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status,
+                                   const char *message, bool closing)
 {
     /* The message is ours or the library's; quotes and controls are escaped for JSON. */
     char buf[1024];
@@ -119,7 +119,19 @@ enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
      * connection closes instead of waiting for another request. */
     static const char *const close_it[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
     return studio_reply(conn, status, "application/json", buf, n,
-                        status == 401 || status == 403 ? close_it : NULL);
+                        closing || status == 401 || status == 403 ? close_it : NULL);
+}
+
+enum MHD_Result studio_reply_error(struct MHD_Connection *conn, unsigned status,
+                                   const char *message)
+{
+    return reply_error(conn, status, message, false);
+}
+
+/* Refused at its headers: answered, and the connection closed (its body is never read). */
+static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, const char *message)
+{
+    return reply_error(conn, status, message, true);
 }
 
 static double now_seconds(void)
@@ -280,6 +292,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!origin_ok(s, origin))
             return studio_reply_error(conn, 403, "Origin is not this server");
         const bool page = strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0;
+        /* The page's other files need no token, so anyone local may ask for them: such a
+         * request is read-only and bodiless, refused at its headers otherwise. A body trickled
+         * a byte at a time would keep a connection busy (past the watchdog, which times only
+         * headers) for as long as the client liked, and 64 of them would lock the page out. */
+        if (!api && !page) {
+            const char *te =
+                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+            const char *cl =
+                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+                return refuse(conn, 405, "the page's files are read-only");
+            if (te || (cl && strtoull(cl, NULL, 10) > 0))
+                return refuse(conn, 400, "a request for the page's files has no body");
+        }
         if (api || page) {
             const char *t = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
             if (!t) t = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Token");

@@ -31,9 +31,9 @@ static const char *const help_text =
     "  --flip                RAW row 0 is the far (max z) edge (Unity's 'Flip Vertically')\n"
     "  --resolution R        samples per terrain side: 2^n + 1 from 33 to 4097\n"
     "  --fit resample|pad    how to reach R when the input has another size: bilinear\n"
-    "                        resampling (keeps the terrain's size) or padding +x and +z with\n"
-    "                        ground falling smoothly from the edge to the RAW's 0 height\n"
-    "                        (grows it). Without --fit a mismatch is an error.\n"
+    "                        resampling (the default: keeps the whole area and the terrain's\n"
+    "                        size in metres) or padding +x and +z with ground falling smoothly\n"
+    "                        from the edge to the RAW's 0 height (keeps the samples, grows it)\n"
     "  --tiles NxM           N terrains along x, M along z, sharing their edge samples\n"
     "  --height-base M       metres at RAW 0\n"
     "  --height-size M       RAW 65535 is base + M, the Unity terrain height\n"
@@ -268,6 +268,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     cli_load_options load;
     memset(&load, 0, sizeof load);
     bool no_splats = false, base_given = false, max_height_given = false, own_height = false;
+    bool fit_given = false;
     cli_scale_options scale_opt;
     memset(&scale_opt, 0, sizeof scale_opt);
     /* --crs, --cell: a geographic DEM is reprojected onto square metres (fmt_geotiff.h). */
@@ -317,6 +318,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
                                            "129, 257, 513, 1025, 2049, 4097), not %s",
                                            v);
             } else if (!strcmp(a, "--fit")) {
+                fit_given = true;
                 if (!strcmp(v, "resample"))
                     o.fit = TRN_UNITY_FIT_RESAMPLE;
                 else if (!strcmp(v, "pad"))
@@ -350,6 +352,10 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         }
     }
     if (!in || !dir) return cli_usage_error(ctx, "needs IN and OUTDIR");
+    /* Keep the whole area by default: resampled onto the 2^n + 1 grid, the terrain keeps its
+     * size in metres (Unity terrains need not be square); the samples are kept as they are when
+     * they already fit. */
+    if (!fit_given) o.fit = TRN_UNITY_FIT_RESAMPLE;
     if (cli_scale_given(&scale_opt) && (base_given || o.height_size > 0))
         return cli_usage_error(ctx,
                                "%s and --height-base/--height-size both set the RAW range; "
@@ -426,6 +432,7 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
         }
         t.has_labels = false;
     }
+    const uint32_t in_x = t.field.cells_x + 1, in_z = t.field.cells_z + 1;
     trn_unity_export_report rep;
     trn_status st = trn_unity_export(dir, &t.field, t.has_labels ? &t.labels : NULL,
                                      has_source ? &source : NULL, &o, &rep, cli_progress, ctx, &e);
@@ -433,6 +440,13 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
     cli_terrain_dispose(&t);
     trn_unity_terrain_dispose(&source);
     if (st) return cli_fail(ctx, &e);
+    const uint32_t out_x = rep.tiles_x * (rep.resolution - 1) + 1,
+                   out_z = rep.tiles_z * (rep.resolution - 1) + 1;
+    if (o.fit == TRN_UNITY_FIT_RESAMPLE && (out_x != in_x || out_z != in_z))
+        cli_note(ctx,
+                 "resampled %u x %u -> %u x %u samples (bilinear, --fit resample%s): the terrain "
+                 "keeps its size in metres; --fit pad keeps the samples and grows it",
+                 in_x, in_z, out_x, out_z, fit_given ? "" : ", the default");
     if ((rc = cli_commit(ctx))) return rc;
     if (ctx->json) {
         json_t *j = json_object();
@@ -465,20 +479,22 @@ static int verb_export(cli_ctx *ctx, int argc, char **argv)
 
 int cli_verb_unity(cli_ctx *ctx, int argc, char **argv)
 {
-    if (argc < 2) return cli_usage_error(ctx, "needs a command: info, extract or export");
-    if (cli_is_help(argv[1])) return usage_help();
-    const char *cmd = argv[1];
+    const int at = cli_sub_verb_at(ctx, argc, argv);
+    if (at < 0) return CLI_EXIT_USAGE;
+    if (at >= argc) return cli_usage_error(ctx, "needs a command: info, extract or export");
+    if (cli_is_help(argv[at])) return usage_help();
+    const char *cmd = argv[at];
     if (!strcmp(cmd, "info")) {
         ctx->verb = "unity info";
-        return verb_info(ctx, argc - 1, argv + 1);
+        return verb_info(ctx, argc - at, argv + at);
     }
     if (!strcmp(cmd, "extract")) {
         ctx->verb = "unity extract";
-        return verb_extract(ctx, argc - 1, argv + 1);
+        return verb_extract(ctx, argc - at, argv + at);
     }
     if (!strcmp(cmd, "export")) {
         ctx->verb = "unity export";
-        return verb_export(ctx, argc - 1, argv + 1);
+        return verb_export(ctx, argc - at, argv + at);
     }
     return cli_usage_error(ctx, "unknown command '%s' (info, extract or export)", cmd);
 }

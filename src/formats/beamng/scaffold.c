@@ -463,10 +463,22 @@ static trn_status add_objects(scaffold *sc, const trn_ter *ter, const trn_terrai
         if ((st = add_to_group(sc, cams, o, err))) return st;
     }
 
-    /* Where forest items go (the editor's forest tool paints into it). */
+    /* Where forest items go (the editor's forest tool paints into it), and the wind that sways
+     * them beside it, as the World Editor's new-level template has them: the emitter with a
+     * position and nothing else, every wind value the engine's default. */
     o = begin_object(sc, "Forest", "theForest", veg, name, sizeof name, &st, err);
     if (st) return st;
     if (o && (st = add_to_group(sc, veg, o, err))) return st;
+    o = begin_object(sc, "ForestWindEmitter", "theForestWind", veg, name, sizeof name, &st, err);
+    if (st) return st;
+    if (o) {
+        static const double origin[3] = {0, 0, 0};
+        if (!set_vec(o, "position", origin, 3)) {
+            json_decref(o);
+            return oom(err, veg);
+        }
+        if ((st = add_to_group(sc, veg, o, err))) return st;
+    }
 
     /* The sea, when its level is known. */
     if (opt->scaffold.has_sea_level) {

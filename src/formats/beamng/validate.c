@@ -448,12 +448,17 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
                 i, name, m->internal_name, file);
             continue;
         }
+        /* Re-importing the terrain into the level adds a placeholder for each material the
+         * level lacks; export prints that import for the .ter as it is. The folders are left
+         * as words, so that the fix fits a finding whatever the paths. */
         char fix[512];
-        snprintf(
-            fix, sizeof fix,
-            "add a TerrainMaterial with internalName \"%s\" to art/terrains/main.materials.json "
-            "(terrane beamng import adds placeholders), or rename the material in the .ter",
-            name);
+        snprintf(fix, sizeof fix,
+                 "re-import the terrain, which adds a placeholder TerrainMaterial for each "
+                 "missing one: terrane beamng export '%s' -o MAPS_DIR prints the import command; "
+                 "run it with --level LEVEL_DIR in place of -o OUT.ter (or add a TerrainMaterial "
+                 "with internalName \"%s\" to art/terrains/main.materials.json, or rename the "
+                 "material in the .ter)",
+                 ter_path, name);
         ADD(v, TRN_SEVERITY_ERROR, "material-unresolved", ter_path, -1, fix,
             "material %u \"%s\" of terrain \"%s\" does not resolve to a TerrainMaterial: no "
             "internalName \"%s\" in the level's materials files, so it shows the warning material",

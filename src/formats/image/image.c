@@ -246,3 +246,121 @@ trn_status trn_image_from_field(const trn_field *field, double quantum, double b
     }
     return TRN_OK;
 }
+
+/* ---- resampling a tileable image ---- */
+
+/* The source texels and weights of each output texel along one axis (src texels wrap). */
+typedef struct resample_axis {
+    uint32_t *first; /* per output texel: index into taps */
+    uint32_t *index; /* source texel of each tap */
+    double *weight;
+} resample_axis;
+
+static void axis_dispose(resample_axis *a)
+{
+    free(a->first);
+    free(a->index);
+    free(a->weight);
+}
+
+/* Taps for n output texels over m source texels: linear between the two texels around the
+ * output texel's centre when n >= m, else the box n/m source texels wide that the output texel
+ * covers (its partly covered end texels weighted by the part covered). */
+static bool axis_taps(uint32_t m, uint32_t n, resample_axis *a)
+{
+    const size_t per = n >= m ? 2u : (size_t)(m / n) + 2u;
+    a->first = malloc(((size_t)n + 1u) * sizeof *a->first);
+    a->index = malloc((size_t)n * per * sizeof *a->index);
+    a->weight = malloc((size_t)n * per * sizeof *a->weight);
+    if (!a->first || !a->index || !a->weight) return false;
+    uint32_t t = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        a->first[k] = t;
+        if (n >= m) {
+            const double f = ((double)k + 0.5) * m / n - 0.5, f0 = floor(f), w = f - f0;
+            const int64_t i0 = (int64_t)f0;
+            a->index[t] = (uint32_t)(((i0 % m) + m) % m);
+            a->weight[t++] = 1.0 - w;
+            a->index[t] = (uint32_t)((((i0 + 1) % m) + m) % m);
+            a->weight[t++] = w;
+        } else {
+            /* The footprint [lo, hi) in source texels, hi - lo = m / n > 1. */
+            const double lo = (double)k * m / n, hi = (double)(k + 1u) * m / n;
+            for (uint32_t i = (uint32_t)floor(lo); (double)i < hi; i++) {
+                const double a0 = (double)i > lo ? (double)i : lo;
+                const double a1 = (double)i + 1.0 < hi ? (double)i + 1.0 : hi;
+                if (a1 <= a0) continue;
+                a->index[t] = i % m;
+                a->weight[t++] = (a1 - a0) * n / m;
+            }
+        }
+    }
+    a->first[n] = t;
+    return true;
+}
+
+/* Channel c of texel (x, y) in 0..1; channel -1 is opaque (1). */
+static double texel_value(const trn_image *img, uint32_t x, uint32_t y, int c)
+{
+    if (c < 0) return 1.0;
+    const size_t i = ((size_t)y * img->width + x) * img->channels + (size_t)c;
+    if (img->bit_depth == 16) return ((const uint16_t *)img->data)[i] / 65535.0;
+    return ((const uint8_t *)img->data)[i] / 255.0;
+}
+
+trn_status trn_image_resample_tiled(const trn_image *src, uint32_t width, uint32_t height,
+                                    uint8_t channels, trn_image *dst, trn_error *err)
+{
+    if (dst) memset(dst, 0, sizeof *dst);
+    if (!src || !src->data || !dst || !width || !height ||
+        (channels != 1 && channels != 3 && channels != 4))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "trn_image_resample_tiled: a source image, a size of at least 1 x 1 "
+                             "and 1, 3 or 4 channels are required");
+    if (src->bit_depth != 8 && src->bit_depth != 16)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "trn_image_resample_tiled: a %u-bit image has no 8-bit texels; "
+                             "quantise it first",
+                             (unsigned)src->bit_depth);
+    /* Which source channel each output channel reads. */
+    const bool colour = src->channels >= 3, alpha = src->channels == 2 || src->channels == 4;
+    int from[4];
+    for (int c = 0; c < channels; c++)
+        from[c] = c < 3 ? (colour && channels > 1 ? c : 0)
+                        : (alpha ? (int)src->channels - 1 : -1);
+    trn_status st = trn_image_init(dst, width, height, channels, 8, err);
+    if (st) return st;
+    resample_axis ax, ay;
+    memset(&ax, 0, sizeof ax);
+    memset(&ay, 0, sizeof ay);
+    double *row = NULL;
+    if (!axis_taps(src->width, width, &ax) || !axis_taps(src->height, height, &ay) ||
+        !(row = malloc((size_t)width * channels * sizeof *row))) {
+        axis_dispose(&ax);
+        axis_dispose(&ay);
+        trn_image_dispose(dst);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory resampling a map");
+    }
+    uint8_t *px = dst->data;
+    for (uint32_t y = 0; y < height; y++) {
+        memset(row, 0, (size_t)width * channels * sizeof *row);
+        for (uint32_t ty = ay.first[y]; ty < ay.first[y + 1u]; ty++) {
+            const uint32_t sy = ay.index[ty];
+            const double wy = ay.weight[ty];
+            for (uint32_t x = 0; x < width; x++)
+                for (uint32_t tx = ax.first[x]; tx < ax.first[x + 1u]; tx++)
+                    for (int c = 0; c < channels; c++)
+                        row[(size_t)x * channels + (size_t)c] +=
+                            wy * ax.weight[tx] * texel_value(src, ax.index[tx], sy, from[c]);
+        }
+        for (size_t k = 0; k < (size_t)width * channels; k++) {
+            const double v = row[k] * 255.0;
+            px[(size_t)y * width * channels + k] =
+                (uint8_t)(v <= 0.0 ? 0 : v >= 255.0 ? 255 : lrint(v));
+        }
+    }
+    free(row);
+    axis_dispose(&ax);
+    axis_dispose(&ay);
+    return TRN_OK;
+}

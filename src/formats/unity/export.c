@@ -222,6 +222,23 @@ static json_t *mapping_json(const trn_material_mapping *m)
     return o;
 }
 
+/* Each splat layer's TerrainLayer: its textures (null where none), tile size and document. */
+static json_t *terrain_layers_json(const trn_unity_terrain_layer *tl, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < n; k++) {
+        const trn_unity_terrain_layer *l = &tl[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "diffuse", l->diffuse ? json_string(l->diffuse) : json_null());
+        json_object_set_new(o, "normal", l->normal ? json_string(l->normal) : json_null());
+        json_object_set_new(o, "mask", l->mask ? json_string(l->mask) : json_null());
+        json_object_set_new(o, "tile_size", json_pack("[f, f]", l->tile_size, l->tile_size));
+        json_object_set_new(o, "document", l->document ? json_string(l->document) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_t oz, json_t *files)
 {
     uint32_t a = c->res - 1, n = c->layer_count, textures = (n + 3) / 4;
@@ -546,6 +563,9 @@ static trn_status export_tile(ue_ctx *c, uint32_t tx, uint32_t tz, trn_unity_exp
         json_object_set_new(sp, "files", files);
         if (!c->source && o->mapping && o->mapping->present)
             json_object_set_new(sp, "mapping", mapping_json(o->mapping));
+        if (!c->source && o->terrain_layers)
+            json_object_set_new(sp, "terrain_layers", terrain_layers_json(o->terrain_layers,
+                                                                          c->layer_count));
         json_object_set_new(meta, "splat", sp);
     }
     if (c->holes) {
@@ -674,7 +694,8 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
                              "the input is %u x %u samples, which is not %u x %u tiles of 2^n + 1 "
                              "samples (33..4097, edges shared); choose --resolution R (per "
                              "tile) and --fit resample (bilinear, keeps the terrain's size) or "
-                             "--fit pad (repeats the edge samples, grows the terrain)",
+                             "--fit pad (ground falling smoothly from the edges, grows the "
+                             "terrain)",
                              c.sx, c.sz, tiles_x, tiles_z);
     c.res = r;
     c.tx_samples = tiles_x * (r - 1) + 1;
@@ -683,7 +704,7 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
                              "the input is %u x %u samples but %u x %u tiles of %u need %u x %u: "
                              "add --fit resample (bilinear, keeps the terrain's size) or --fit "
-                             "pad (repeats the edge samples, grows the terrain)",
+                             "pad (ground falling smoothly from the edges, grows the terrain)",
                              c.sx, c.sz, tiles_x, tiles_z, r, c.tx_samples, c.tz_samples);
     if (o.fit == TRN_UNITY_FIT_PAD && (c.tx_samples < c.sx || c.tz_samples < c.sz))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,

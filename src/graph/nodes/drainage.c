@@ -99,13 +99,23 @@ static const trn_param_spec p_flow[] = {
     NUM("exponent", 1.1, 0.01, 100, "mfd: the share of a neighbour grows as slope^exponent"),
 };
 
+typedef struct flow_params {
+    int method; /* d8|mfd */
+    double exponent;
+} flow_params;
+static const trn_param_field flow_fields[] = {
+    TRN_PARAM_CHOICE_ROW("method", flow_params, method),
+    TRN_PARAM_DOUBLE_ROW("exponent", flow_params, exponent),
+};
+
 static trn_status flow_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const trn_gout *dr = c->inputs[0];
-    const char *method = trn_graph_param_text(c->node, c->type, "method");
+    flow_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(flow_fields), &p);
     trn_mask m;
     trn_status st;
-    if (method && strcmp(method, "d8") == 0) {
+    if (p.method == 0) { /* d8 */
         if ((st = trn_drainage_accumulation_mask(&dr->view, &m, err)))
             return trn_node_wrap(c, err, st);
         return trn_node_set_floats(c, r, 0, TRN_PIN_MASK, m.values, err);
@@ -113,8 +123,7 @@ static trn_status flow_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     const size_t n = trn_node_samples(r);
     float *acc = malloc(n * sizeof *acc);
     if (!acc) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
-    if ((st = trn_drainage_mfd_accumulation(
-             &dr->view, trn_graph_param_number(c->node, c->type, "exponent"), acc, err))) {
+    if ((st = trn_drainage_mfd_accumulation(&dr->view, p.exponent, acc, err))) {
         free(acc);
         return trn_node_wrap(c, err, st);
     }
@@ -157,6 +166,11 @@ static const trn_param_spec p_dd[] = {
     CHOICE("sea", "on", "on|off", "off: only the border is an outlet"),
 };
 
+typedef struct dd_params {
+    int mode; /* breach|fill */
+} dd_params;
+static const trn_param_field dd_fields[] = {TRN_PARAM_CHOICE_ROW("mode", dd_params, mode)};
+
 static trn_status dd_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     const size_t n = trn_node_samples(r);
@@ -165,9 +179,10 @@ static trn_status dd_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
     trn_status st = trn_drainage_compute(&f, trn_node_drainage_sea(c->node, c->type, c->recipe), &d,
                                          trn_node_bridge, (void *)c->progress, err);
     if (st) return trn_node_wrap(c, err, st);
-    const char *mode = trn_graph_param_text(c->node, c->type, "mode");
+    dd_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(dd_fields), &p);
     float *out = NULL;
-    if (mode && strcmp(mode, "fill") == 0) {
+    if (p.mode == 1) { /* fill */
         out = d.filled;
         d.filled = NULL;
     } else {

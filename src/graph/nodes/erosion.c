@@ -75,6 +75,25 @@ static const trn_param_field erosion_fields[] = {
 };
 #undef ROW
 
+/* Beside them: the drainage input's weight, and which of the parameters that set the work the
+ * node gives (the work report names the one that sets most of it). */
+typedef struct erosion_more {
+    double drainage_weight;
+    bool droplets, droplet_density, iterations, lifetime, thermal_iterations, transport_steps;
+} erosion_more;
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, erosion_more, member)
+static const trn_param_field weight_fields[] = {
+    ROW("drainage_weight", DOUBLE, drainage_weight)};
+static const trn_param_field given_fields[] = {
+    ROW("droplets", NUMBER_GIVEN, droplets),
+    ROW("droplet_density", NUMBER_GIVEN, droplet_density),
+    ROW("iterations", NUMBER_GIVEN, iterations),
+    ROW("lifetime", NUMBER_GIVEN, lifetime),
+    ROW("thermal_iterations", NUMBER_GIVEN, thermal_iterations),
+    ROW("transport_steps", NUMBER_GIVEN, transport_steps),
+};
+#undef ROW
+
 /* The erosion parameters a node runs with at a quality. Preview keeps the grid and inputs but
  * runs 30% of the droplets, half the passes, 40% of the walk and no thermal pass. */
 static void erosion_params(const trn_graph_node *n, const trn_node_type *t,
@@ -117,6 +136,8 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     trn_erosion_params p;
     erosion_params(n, t, recipe, quality, &p);
+    erosion_more given;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(given_fields), &given);
     /* With a droplet cell the density counts the droplet grid's samples. */
     uint64_t dsamples = samples;
     uint32_t cx, cz;
@@ -136,8 +157,9 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
                  "%" PRIu32 " transport_steps x %" PRIu64 " samples x 2, + %" PRIu32
                  " thermal_iterations x %" PRIu64 " samples",
                  p.transport_steps, samples, p.thermal_iterations, samples);
-        const char *most = thermal > steps ? "thermal_iterations" : "transport_steps";
-        out->param = trn_node_has_number(n, most) ? most : NULL;
+        const bool thermal_most = thermal > steps;
+        out->param = thermal_most ? (given.thermal_iterations ? "thermal_iterations" : NULL)
+                                  : (given.transport_steps ? "transport_steps" : NULL);
         return;
     }
     out->work = trn_sat_add(samples, trn_sat_add(hydraulic, thermal));
@@ -146,21 +168,22 @@ static void erosion_work(const trn_graph_node *n, const trn_node_type *t, const 
              " droplet steps, + %" PRIu32 " thermal_iterations x %" PRIu64 " samples",
              droplets, p.iterations, p.lifetime, hydraulic, p.thermal_iterations, samples);
     if (thermal > hydraulic) {
-        out->param = trn_node_has_number(n, "thermal_iterations") ? "thermal_iterations" : NULL;
+        out->param = given.thermal_iterations ? "thermal_iterations" : NULL;
         return;
     }
     /* The written parameter furthest above its default sets the cost. */
     const struct {
         const char *name;
+        bool given;
         double ratio;
-    } c[4] = {{"droplets", (double)droplets / (0.5 * (double)dsamples)},
-              {"droplet_density", (double)droplets / (0.5 * (double)dsamples)},
-              {"iterations", (double)p.iterations},
-              {"lifetime", (double)p.lifetime / 30.0}};
+    } c[4] = {{"droplets", given.droplets, (double)droplets / (0.5 * (double)dsamples)},
+              {"droplet_density", given.droplet_density,
+               (double)droplets / (0.5 * (double)dsamples)},
+              {"iterations", given.iterations, (double)p.iterations},
+              {"lifetime", given.lifetime, (double)p.lifetime / 30.0}};
     double best = -1.0;
     for (int k = 0; k < 4; k++)
-        if (trn_node_has_number(n, c[k].name) && c[k].ratio > best &&
-            !(k == 1 && trn_node_has_number(n, "droplets"))) {
+        if (c[k].given && c[k].ratio > best && !(k == 1 && given.droplets)) {
             best = c[k].ratio;
             out->param = c[k].name;
         }
@@ -209,7 +232,9 @@ static trn_status erosion_compute(const trn_node_ctx *c, trn_node_result *r, trn
         trn_mask m;
         if ((st = trn_drainage_accumulation_mask(&dr->view, &m, err)))
             return trn_node_wrap(c, err, st);
-        const double w = trn_graph_param_number(c->node, c->type, "drainage_weight");
+        erosion_more more;
+        trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(weight_fields), &more);
+        const double w = more.drainage_weight;
         scale = m.values;
         for (size_t k = 0; k < n; k++)
             scale[k] = (float)(1.0 + w * sqrt((double)scale[k]));

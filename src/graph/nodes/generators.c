@@ -46,6 +46,25 @@ static const trn_param_field landform_fields[] = {
 };
 #undef ROW
 
+/* A Landform node's one parameter, a Flat Terrain's and whether a Noise Terrain gives its
+ * octaves (the work names them). */
+typedef struct named_params {
+    const char *landform;
+} named_params;
+static const trn_param_field named_fields[] = {
+    TRN_PARAM_TEXT_ROW("landform", named_params, landform)};
+
+typedef struct flat_params {
+    double height;
+} flat_params;
+static const trn_param_field flat_fields[] = {TRN_PARAM_DOUBLE_ROW("height", flat_params, height)};
+
+typedef struct noise_given {
+    bool octaves;
+} noise_given;
+static const trn_param_field noise_given_fields[] = {
+    TRN_PARAM_NUMBER_GIVEN_ROW("octaves", noise_given, octaves)};
+
 static void landform_from_params(const trn_graph_node *n, const trn_node_type *t, trn_landform *lf)
 {
     memset(lf, 0, sizeof *lf);
@@ -57,8 +76,9 @@ static void landform_from_params(const trn_graph_node *n, const trn_node_type *t
 static const trn_landform *named_landform(const trn_graph_node *n, const trn_node_type *t,
                                           const trn_recipe *recipe)
 {
-    const char *name = trn_graph_param_text(n, t, "landform");
-    if (!name) name = recipe->default_landform;
+    named_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(named_fields), &p);
+    const char *name = p.landform ? p.landform : recipe->default_landform;
     const int k = trn_recipe_find_landform(recipe, name);
     return k >= 0 ? &recipe->landforms[k] : NULL;
 }
@@ -130,7 +150,9 @@ static void noise_terrain_work(const trn_graph_node *n, const trn_node_type *t,
     trn_landform own;
     landform_from_params(n, t, &own);
     noise_work(&own, recipe, out);
-    out->param = trn_node_has_number(n, "octaves") ? "octaves" : NULL;
+    noise_given given;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(noise_given_fields), &given);
+    out->param = given.octaves ? "octaves" : NULL;
 }
 
 static void landform_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
@@ -191,7 +213,9 @@ static trn_status fill(const trn_node_ctx *c, trn_node_result *r, const trn_land
         win.world_size_z = c->window->world_size_z;
     }
     if (!lf) {
-        const float v = (float)trn_graph_param_number(c->node, c->type, "height");
+        flat_params p;
+        trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(flat_fields), &p);
+        const float v = (float)p.height;
         const size_t n = trn_node_samples(r);
         for (size_t k = 0; k < n; k++)
             f.heights[k] = v;
@@ -307,7 +331,9 @@ static void landform_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t i
                            const trn_node_type *t)
 {
     const trn_recipe *recipe = trn_check_recipe(c);
-    const char *name = trn_graph_param_text(n, t, "landform");
+    named_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(named_fields), &p);
+    const char *name = p.landform;
     if (recipe && name && trn_recipe_find_landform(recipe, name) < 0) {
         char path[64];
         snprintf(path, sizeof path, "nodes[%u].params.landform", index);

@@ -39,39 +39,73 @@ static const trn_param_spec p_input[] = {
            "enlarges by a warped C2 spline that leaves no crease along the file's grid)"),
 };
 
-static void read_options(const trn_graph_node *n, const trn_node_type *t,
-                         trn_heightfield_read_options *o)
+/* The parameters, one row each (the format and the filter by name: their parsers). */
+typedef struct input_params {
+    const char *path;
+    bool path_given;
+    const char *format;
+    bool raw_width_given, raw_height_given;
+    uint32_t raw_width, raw_height;
+    double max_height;
+    trn_param_points pixel_window, crs_window; /* four numbers each when given */
+    bool pixel_window_given, crs_window_given;
+    double height_scale, height_offset;
+    const char *resample;
+} input_params;
+
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, input_params, member)
+static const trn_param_field input_fields[] = {
+    ROW("path", TEXT, path),
+    ROW("path", GIVEN, path_given),
+    ROW("format", TEXT, format),
+    ROW("raw_width", NUMBER_GIVEN, raw_width_given),
+    ROW("raw_width", U32, raw_width),
+    ROW("raw_height", NUMBER_GIVEN, raw_height_given),
+    ROW("raw_height", U32, raw_height),
+    ROW("max_height", DOUBLE, max_height),
+    TRN_PARAM_POINTS_ROW("pixel_window", input_params, pixel_window, 1),
+    ROW("pixel_window", GIVEN, pixel_window_given),
+    TRN_PARAM_POINTS_ROW("crs_window", input_params, crs_window, 1),
+    ROW("crs_window", GIVEN, crs_window_given),
+    ROW("height_scale", DOUBLE, height_scale),
+    ROW("height_offset", DOUBLE, height_offset),
+    ROW("resample", TEXT, resample),
+};
+/* What the key reads: the file's name. */
+static const trn_param_field path_fields[] = {ROW("path", TEXT, path)};
+#undef ROW
+
+static void read_options(const input_params *p, trn_heightfield_read_options *o)
 {
     memset(o, 0, sizeof *o);
-    trn_heightfield_format_parse(trn_graph_param_text(n, t, "format"), &o->format);
-    if (trn_node_has_number(n, "raw_width"))
-        o->raw_width = (uint32_t)trn_graph_param_number(n, t, "raw_width");
-    if (trn_node_has_number(n, "raw_height"))
-        o->raw_height = (uint32_t)trn_graph_param_number(n, t, "raw_height");
-    o->max_height = trn_graph_param_number(n, t, "max_height");
+    trn_heightfield_format_parse(p->format, &o->format);
+    if (p->raw_width_given) o->raw_width = p->raw_width;
+    if (p->raw_height_given) o->raw_height = p->raw_height;
+    o->max_height = p->max_height;
 }
 
 /* The part of the file (field sample coordinates, row 0 south) that covers the recipe: the
  * whole file, the pixel window or the CRS window. False with why in msg. */
-static bool window_of(const trn_graph_node *n, const trn_node_type *t,
-                      const trn_heightfield_info *info, trn_resample_window *w, const char **param,
-                      char *msg, size_t msg_size)
+static bool window_of(const input_params *p, const trn_heightfield_info *info,
+                      trn_resample_window *w, const char **param, char *msg, size_t msg_size)
 {
     const double maxc = info->width - 1.0, maxr = info->height - 1.0;
-    double v[4];
+    const double *v;
     *param = NULL;
     w->x0 = 0;
     w->z0 = 0;
     w->x1 = maxc;
     w->z1 = maxr;
     double c0, r0, c1, r1; /* pixel centres, row 0 north */
-    if (trn_graph_param_vector(n, t, "pixel_window", v, 4) == 4) {
+    if (p->pixel_window.v && p->pixel_window.count == 4) {
+        v = p->pixel_window.v;
         *param = "pixel_window";
         c0 = v[0];
         r0 = v[1];
         c1 = v[2];
         r1 = v[3];
-    } else if (trn_graph_param_vector(n, t, "crs_window", v, 4) == 4) {
+    } else if (p->crs_window.v && p->crs_window.count == 4) {
+        v = p->crs_window.v;
         *param = "crs_window";
         if (!info->has_georef) {
             snprintf(msg, msg_size,
@@ -128,10 +162,9 @@ static bool window_of(const trn_graph_node *n, const trn_node_type *t,
 }
 
 /* The path resolved against the recipe's folder (errors say which rule failed). */
-static trn_status resolve(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
-                          char *resolved, size_t size, trn_error *err)
+static trn_status resolve(const char *path, const trn_recipe *recipe, char *resolved, size_t size,
+                          trn_error *err)
 {
-    const char *path = trn_graph_param_text(n, t, "path");
     if (!path)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "path: required: the heightfield file to read, relative to the "
@@ -146,25 +179,25 @@ static void input_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
     char path[64];
     snprintf(path, sizeof path, "nodes[%u].params.path", index);
     const trn_recipe *recipe = trn_check_recipe(c);
-    const char *name = trn_graph_param_text(n, t, "path");
-    const bool pixel = trn_graph_node_param(n, "pixel_window") != NULL,
-               crs = trn_graph_node_param(n, "crs_window") != NULL;
-    if (pixel && crs) {
+    input_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(input_fields), &p);
+    const char *name = p.path;
+    if (p.pixel_window_given && p.crs_window_given) {
         snprintf(path, sizeof path, "nodes[%u].params.crs_window", index);
         trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, "crs_window", path,
                        "crs_window: give pixel_window or crs_window, not both");
         return;
     }
     /* A path that is not a string was reported by the parameter's own check. */
-    if (!name && trn_graph_node_param(n, "path")) return;
+    if (!name && p.path_given) return;
     char resolved[4096];
     trn_error e;
     trn_error_clear(&e);
     /* Without a recipe (a graph document of its own, the starter) there is no folder to look
      * in: only the path's own rules are checked. */
-    trn_status st = recipe ? resolve(n, t, recipe, resolved, sizeof resolved, &e)
+    trn_status st = recipe ? resolve(name, recipe, resolved, sizeof resolved, &e)
                     : name ? trn_heightfield_path_check(name, &e)
-                           : resolve(n, t, NULL, resolved, sizeof resolved, &e);
+                           : resolve(name, NULL, resolved, sizeof resolved, &e);
     if (!st && !recipe) return;
     if (st) {
         if (!name) snprintf(path, sizeof path, "nodes[%u]", index); /* where the node is */
@@ -181,7 +214,7 @@ static void input_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
         return;
     }
     trn_heightfield_read_options o;
-    read_options(n, t, &o);
+    read_options(&p, &o);
     trn_heightfield_info info;
     st = trn_heightfield_probe(mf.data, mf.size, name, &o, &info, &e);
     trn_mapped_file_close(&mf);
@@ -196,7 +229,7 @@ static void input_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t inde
     trn_resample_window w;
     const char *param;
     char msg[400];
-    if (!window_of(n, t, &info, &w, &param, msg, sizeof msg)) {
+    if (!window_of(&p, &info, &w, &param, msg, sizeof msg)) {
         snprintf(path, sizeof path, "nodes[%u].params.%s", index, param);
         trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, param, path, "%s", msg);
     }
@@ -207,10 +240,12 @@ static void input_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_
 {
     (void)quality;
     /* The file's bytes, not its name: replacing a DEM under the same name makes a new key. */
+    input_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(path_fields), &p);
     char resolved[4096];
     trn_mapped_file mf;
     uint64_t content[2] = {0, 0};
-    if (!resolve(n, t, recipe, resolved, sizeof resolved, NULL) &&
+    if (!resolve(p.path, recipe, resolved, sizeof resolved, NULL) &&
         !trn_mapped_file_open(&mf, resolved, 0, NULL)) {
         content[0] = (uint64_t)mf.size + 1u;
         content[1] = XXH64(mf.data, mf.size, 0);
@@ -238,14 +273,16 @@ static trn_status reader_fail(const trn_node_ctx *c, const char *name, trn_error
 
 static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
-    const char *name = trn_graph_param_text(c->node, c->type, "path");
+    input_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(input_fields), &p);
+    const char *name = p.path;
     char resolved[4096];
-    trn_status st = resolve(c->node, c->type, c->recipe, resolved, sizeof resolved, err);
+    trn_status st = resolve(name, c->recipe, resolved, sizeof resolved, err);
     if (st) return trn_node_wrap(c, err, st);
     trn_mapped_file mf;
     if ((st = trn_mapped_file_open(&mf, resolved, 0, err))) return reader_fail(c, name, err, st);
     trn_heightfield_read_options o;
-    read_options(c->node, c->type, &o);
+    read_options(&p, &o);
     trn_heightfield_file hf;
     st = trn_heightfield_decode(mf.data, mf.size, name, &o, &hf, trn_node_bridge,
                                 (void *)c->progress, err);
@@ -254,11 +291,11 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     trn_resample_window w;
     const char *param;
     char msg[400];
-    if (!window_of(c->node, c->type, &hf.info, &w, &param, msg, sizeof msg)) {
+    if (!window_of(&p, &hf.info, &w, &param, msg, sizeof msg)) {
         trn_heightfield_file_dispose(&hf);
         return trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
     }
-    const char *filter_name = trn_graph_param_text(c->node, c->type, "resample");
+    const char *filter_name = p.resample;
     const trn_resample_filter filter = strcmp(filter_name, "bicubic") == 0 ? TRN_RESAMPLE_BICUBIC
                                        : strcmp(filter_name, "average") == 0
                                            ? TRN_RESAMPLE_AVERAGE
@@ -291,8 +328,7 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     const uint64_t filled = hf.filled;
     trn_heightfield_file_dispose(&hf);
     if (st) return trn_node_wrap(c, err, st);
-    const double scale = trn_graph_param_number(c->node, c->type, "height_scale"),
-                 offset = trn_graph_param_number(c->node, c->type, "height_offset");
+    const double scale = p.height_scale, offset = p.height_offset;
     const size_t count = trn_node_samples(r);
     double lo = HUGE_VAL, hi = -HUGE_VAL;
     for (size_t k = 0; k < count; k++) {

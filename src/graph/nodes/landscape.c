@@ -118,24 +118,6 @@ static trn_flow_routing sp_routing(const char *name, trn_flow_routing fallback)
     return fallback;
 }
 
-/* The evolution grid against the output grid: with evolution_cell > 0, its ratio to the grid's
- * coarser cell rounded to a whole factor in 1..64, coarser (coarsen, amplified after) or finer
- * (refine: the input upsampled, evolved, filtered back down); else the coarsen parameter. */
-static void sp_factors(const trn_graph_node *n, const trn_node_type *t, uint32_t cells_x,
-                       uint32_t cells_z, double size_x, double size_z, uint32_t *coarsen,
-                       uint32_t *refine)
-{
-    *refine = 1;
-    *coarsen = (uint32_t)trn_graph_param_number(n, t, "coarsen");
-    const double cell_w = trn_graph_param_number(n, t, "evolution_cell");
-    if (!(cell_w > 0)) return;
-    double cell = size_x / cells_x;
-    if (size_z / cells_z > cell) cell = size_z / cells_z;
-    const double up = floor(cell_w / cell + 0.5), down = floor(cell / cell_w + 0.5);
-    *coarsen = up < 1 ? 1u : up > 64 ? 64u : (uint32_t)up;
-    if (down > 1) *refine = down > 64 ? 64u : (uint32_t)down;
-}
-
 /* Catmull-Rom value of a grid of nx x nz samples at fractional sample (fx, fz), edges clamped. */
 static double cubic_at(const float *g, size_t nx, size_t nz, double fx, double fz)
 {
@@ -166,6 +148,20 @@ static double cubic_at(const float *g, size_t nx, size_t nz, double fx, double f
     return v;
 }
 
+/* Bilinear value of a grid of nx x nz samples at fractional sample (fx, fz), edges clamped. */
+static double bilinear_at(const float *g, size_t nx, size_t nz, double fx, double fz)
+{
+    size_t i = (size_t)fx, j = (size_t)fz;
+    if (i + 1u >= nx) i = nx - 2u;
+    if (j + 1u >= nz) j = nz - 2u;
+    double tx = fx - (double)i, tz = fz - (double)j;
+    tx = tx < 0 ? 0 : tx > 1 ? 1 : tx;
+    tz = tz < 0 ? 0 : tz > 1 ? 1 : tz;
+    const float *p = g + j * nx + i;
+    return (p[0] * (1.0 - tx) + p[1] * tx) * (1.0 - tz) +
+           (p[nx] * (1.0 - tx) + p[nx + 1] * tx) * tz;
+}
+
 /* Filter a grid refine times finer back onto the output grid: tent weights (refine - |d|) each
  * way, so a smooth surface comes back unchanged and channels a fine cell wide stay visible. */
 static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refine, float *out,
@@ -192,49 +188,93 @@ static void refine_down(const float *fine, size_t fnx, size_t fnz, uint32_t refi
         }
 }
 
-/* The numbers among the parameters, as members of trn_evolve_options (the texts, the sea
- * level and the grid factors are read below). */
-#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_evolve_options, member)
+/* The parameters, one row each: the numbers the evolution takes as members of
+ * trn_evolve_options, the rest (the grid factors, the reference scale, the masks' settings and
+ * the choices, by their names) beside them; the sea level is read as every drainage reads it. */
+typedef struct sp_params {
+    trn_evolve_options o;
+    uint32_t coarsen;
+    double evolution_cell, reference_cell, rock_variation, rock_feature_size;
+    const char *uplift_shape, *lakes, *relief, *base_level, *routing, *fine_routing, *upsample,
+        *border;
+    bool steps_given;
+} sp_params;
+
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, sp_params, member)
 static const trn_param_field sp_fields[] = {
-    ROW("uplift", DOUBLE, sp.uplift),
-    ROW("erodibility", DOUBLE, sp.erodibility),
-    ROW("m", DOUBLE, sp.m),
-    ROW("n", DOUBLE, sp.n),
-    ROW("diffusion", DOUBLE, sp.diffusion),
-    ROW("critical_slope", DOUBLE, sp.critical_slope),
-    ROW("channel_threshold", DOUBLE, sp.channel_threshold),
-    ROW("dt", DOUBLE, sp.dt),
-    ROW("steps", U32, sp.steps),
-    ROW("deposition", DOUBLE, sp.deposition),
-    ROW("detail", DOUBLE, detail),
-    ROW("channel_area", DOUBLE, channel_area),
-    ROW("fine_steps", U32, fine_steps),
-    ROW("cascade_steps", U32, cascade_steps),
+    ROW("uplift", DOUBLE, o.sp.uplift),
+    ROW("erodibility", DOUBLE, o.sp.erodibility),
+    ROW("m", DOUBLE, o.sp.m),
+    ROW("n", DOUBLE, o.sp.n),
+    ROW("diffusion", DOUBLE, o.sp.diffusion),
+    ROW("channel_threshold", DOUBLE, o.sp.channel_threshold),
+    ROW("critical_slope", DOUBLE, o.sp.critical_slope),
+    ROW("dt", DOUBLE, o.sp.dt),
+    ROW("steps", U32, o.sp.steps),
+    ROW("steps", NUMBER_GIVEN, steps_given),
+    ROW("coarsen", U32, coarsen),
+    ROW("evolution_cell", DOUBLE, evolution_cell),
+    ROW("reference_cell", DOUBLE, reference_cell),
+    ROW("uplift_shape", TEXT, uplift_shape),
+    ROW("lakes", TEXT, lakes),
+    ROW("relief", TEXT, relief),
+    ROW("detail", DOUBLE, o.detail),
+    ROW("channel_area", DOUBLE, o.channel_area),
+    ROW("fine_steps", U32, o.fine_steps),
+    ROW("cascade_steps", U32, o.cascade_steps),
+    ROW("base_level", TEXT, base_level),
+    ROW("surface_depth", DOUBLE, o.sp.sea_surface_depth),
+    ROW("routing", TEXT, routing),
+    ROW("fine_routing", TEXT, fine_routing),
+    ROW("upsample", TEXT, upsample),
+    ROW("border", TEXT, border),
+    ROW("rock_variation", DOUBLE, rock_variation),
+    ROW("rock_feature_size", DOUBLE, rock_feature_size),
+    ROW("deposition", DOUBLE, o.sp.deposition),
 };
 #undef ROW
 
+/* The evolution grid against the output grid: with evolution_cell > 0, its ratio to the grid's
+ * coarser cell rounded to a whole factor in 1..64, coarser (coarsen, amplified after) or finer
+ * (refine: the input upsampled, evolved, filtered back down); else the coarsen parameter. */
+static void sp_factors(const sp_params *p, uint32_t cells_x, uint32_t cells_z, double size_x,
+                       double size_z, uint32_t *coarsen, uint32_t *refine)
+{
+    *refine = 1;
+    *coarsen = p->coarsen;
+    const double cell_w = p->evolution_cell;
+    if (!(cell_w > 0)) return;
+    double cell = size_x / cells_x;
+    if (size_z / cells_z > cell) cell = size_z / cells_z;
+    const double up = floor(cell_w / cell + 0.5), down = floor(cell / cell_w + 0.5);
+    *coarsen = up < 1 ? 1u : up > 64 ? 64u : (uint32_t)up;
+    if (down > 1) *refine = down > 64 ? 64u : (uint32_t)down;
+}
+
+/* Whether a choice's text is word. */
+static bool is(const char *text, const char *word)
+{
+    return text && strcmp(text, word) == 0;
+}
+
 /* Preview: a quarter of the steps (at least one) over the same total time: the implicit
  * scheme stays stable at the longer step. */
-static void sp_options(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
-                       trn_erosion_quality quality, trn_evolve_options *o)
+static void sp_read(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                    trn_erosion_quality quality, sp_params *p)
 {
+    trn_evolve_options *o = &p->o;
     trn_evolve_options_default(o);
-    trn_graph_params_fill(n, t, sp_fields, sizeof sp_fields / sizeof sp_fields[0], o);
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(sp_fields), p);
     o->sp.sea_level = trn_node_drainage_sea(n, t, recipe);
-    const char *base_level = trn_graph_param_text(n, t, "base_level");
-    o->sp.sea_surface = base_level && strcmp(base_level, "surface") == 0;
-    o->sp.sea_surface_depth = trn_graph_param_number(n, t, "surface_depth");
-    const char *border = trn_graph_param_text(n, t, "border");
-    o->sp.fixed_border = border && strcmp(border, "fixed") == 0;
-    o->sp.border_outlets = border && strcmp(border, "outlets") == 0;
-    o->sp.routing = sp_routing(trn_graph_param_text(n, t, "routing"), TRN_ROUTING_RHO8);
-    o->fine_routing = sp_routing(trn_graph_param_text(n, t, "fine_routing"), TRN_ROUTING_SAME);
-    const char *upsample = trn_graph_param_text(n, t, "upsample");
-    o->upsample = upsample && strcmp(upsample, "cubic") == 0 ? TRN_UPSAMPLE_CUBIC
-                                                             : TRN_UPSAMPLE_WARPED_SPLINE;
+    o->sp.sea_surface = is(p->base_level, "surface");
+    o->sp.fixed_border = is(p->border, "fixed");
+    o->sp.border_outlets = is(p->border, "outlets");
+    o->sp.routing = sp_routing(p->routing, TRN_ROUTING_RHO8);
+    o->fine_routing = sp_routing(p->fine_routing, TRN_ROUTING_SAME);
+    o->upsample = is(p->upsample, "cubic") ? TRN_UPSAMPLE_CUBIC : TRN_UPSAMPLE_WARPED_SPLINE;
     o->sp.seed = trn_subseed(recipe->seed, "stream_power");
     uint32_t refine;
-    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &o->coarsen,
+    sp_factors(p, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &o->coarsen,
                &refine);
     if (quality == TRN_EROSION_PREVIEW && o->sp.steps > 1) {
         const uint32_t steps = (o->sp.steps + 3u) / 4u;
@@ -247,20 +287,21 @@ bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type 
                                    const trn_recipe *recipe, trn_erosion_quality quality)
 {
     if (strcmp(t->name, "stream_power") != 0) return false;
-    trn_evolve_options o;
-    sp_options(n, t, recipe, quality, &o);
+    sp_params p;
+    sp_read(n, t, recipe, quality, &p);
+    const trn_evolve_options o = p.o;
     const trn_flow_routing fine =
         o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
-    const char *border = trn_graph_param_text(n, t, "border");
     return o.coarsen > 1 && !o.cascade_steps && fine != TRN_ROUTING_MFD && !(o.sp.deposition > 0) &&
-           !(o.sp.critical_slope > 0) && !(border && strcmp(border, "open") == 0);
+           !(o.sp.critical_slope > 0) && !is(p.border, "open");
 }
 
 void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
                          const trn_recipe *recipe, trn_erosion_quality quality)
 {
-    trn_evolve_options o;
-    sp_options(n, t, recipe, quality, &o);
+    sp_params p;
+    sp_read(n, t, recipe, quality, &p);
+    const trn_evolve_options o = p.o;
     trn_key_f64(h, o.sp.sea_level);
     XXH64_update(h, &o.sp.seed, sizeof o.sp.seed);
     trn_key_f64(h, o.sp.dt);
@@ -282,14 +323,14 @@ static uint32_t open_pad(uint32_t cells_x, uint32_t cells_z, uint32_t coarsen)
 void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                           trn_erosion_quality quality, trn_node_work_info *out)
 {
-    trn_evolve_options o;
-    sp_options(n, t, recipe, quality, &o);
+    sp_params p;
+    sp_read(n, t, recipe, quality, &p);
+    const trn_evolve_options o = p.o;
     uint32_t coarsen, refine;
-    sp_factors(n, t, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &coarsen,
+    sp_factors(&p, recipe->cells_x, recipe->cells_z, recipe->size_x, recipe->size_z, &coarsen,
                &refine);
     /* An open border runs on the grid grown past every edge. */
-    const char *border = trn_graph_param_text(n, t, "border");
-    const uint64_t grow = border && strcmp(border, "open") == 0
+    const uint64_t grow = is(p.border, "open")
                               ? 2u * (uint64_t)open_pad(recipe->cells_x, recipe->cells_z, coarsen)
                               : 0u;
     const uint64_t gx = recipe->cells_x + grow, gz = recipe->cells_z + grow;
@@ -314,7 +355,7 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
              "%" PRIu64 " x %" PRIu64 " samples x %" PRIu32 " steps x 4 + %" PRIu64
              " samples x %" PRIu32 " fine steps x 4",
              cx, cz, o.sp.steps, samples, fine);
-    out->param = trn_node_has_number(n, "steps") ? "steps" : NULL;
+    out->param = p.steps_given ? "steps" : NULL;
 }
 
 /* The uplift factor per sample of the grid the run uses (the coarse one when coarsened, each
@@ -322,13 +363,11 @@ void trn_node_evolve_work(const trn_graph_node *n, const trn_node_type *t, const
  * heights): the uplift mask, times 0.2 + 0.8 x the input's height scaled to 0..1 with
  * uplift_shape input (never 0, so low ground still rises and drains instead of ponding).
  * *out stays NULL when neither applies. */
-static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *node,
-                                 const trn_node_type *type, const trn_field *f, uint32_t coarsen,
-                                 const float *mask, float **out, trn_error *err)
+static trn_status sp_uplift_mask(const trn_node_ctx *c, const sp_params *p, const trn_field *f,
+                                 uint32_t coarsen, const float *mask, float **out, trn_error *err)
 {
     *out = NULL;
-    const char *shape = trn_graph_param_text(node, type, "uplift_shape");
-    const bool by_height = shape && strcmp(shape, "input") == 0;
+    const bool by_height = is(p->uplift_shape, "input");
     if (!mask && !by_height) return TRN_OK;
     const size_t nx = (size_t)f->cells_x + 1u, nz = (size_t)f->cells_z + 1u;
     const uint32_t cx = (f->cells_x + coarsen - 1u) / coarsen;
@@ -371,14 +410,14 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const trn_graph_node *no
  * the field's extent, its first sample at world (x0, z0) (world coordinates, so every output
  * grid sees the same rock):
  * 2^(v (2 noise - 1)), fbm of 4 octaves. NULL (and TRN_OK) when the rock is uniform. */
-static trn_status sp_rock_mask(const trn_node_ctx *c, const trn_graph_node *node,
-                               const trn_node_type *type, const trn_field *f, uint32_t cells_x,
-                               uint32_t cells_z, double x0, double z0, float **out, trn_error *err)
+static trn_status sp_rock_mask(const trn_node_ctx *c, const sp_params *p, const trn_field *f,
+                               uint32_t cells_x, uint32_t cells_z, double x0, double z0, float **out,
+                               trn_error *err)
 {
     *out = NULL;
-    const double v = trn_graph_param_number(node, type, "rock_variation");
+    const double v = p->rock_variation;
     if (!(v > 0)) return TRN_OK;
-    const double feature = trn_graph_param_number(node, type, "rock_feature_size");
+    const double feature = p->rock_feature_size;
     const size_t nx = (size_t)cells_x + 1u, nz = (size_t)cells_z + 1u;
     float *m = malloc(nx * nz * sizeof *m);
     if (!m) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
@@ -451,8 +490,9 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
                            char *note, size_t note_size, trn_error *err)
 {
     *heights_out = *channels_out = NULL;
-    trn_evolve_options o;
-    sp_options(node, type, c->recipe, c->quality, &o);
+    sp_params p;
+    sp_read(node, type, c->recipe, c->quality, &p);
+    trn_evolve_options o = p.o;
     /* A tiled run with a disk tile cache: the fine steps on the output grid keep their state in
      * tiles there (the same bytes; memory that does not grow with the grid). */
     if (c->solve_tile && c->solve_dir) {
@@ -463,8 +503,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     o.free_input = true;
     /* An open border runs on the input grown past the map (base level at its far border,
      * following the land down) and cuts the result back to the map before the relief map. */
-    const char *border_mode = trn_graph_param_text(node, type, "border");
-    const bool open = border_mode && strcmp(border_mode, "open") == 0;
+    const bool open = is(p.border, "open");
     const size_t n_map = trn_field_sample_count(input);
     const size_t map_nx = (size_t)input->cells_x + 1u, map_nz = (size_t)input->cells_z + 1u;
     double in_lo = INFINITY, in_hi = -INFINITY;
@@ -477,7 +516,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     float *grown = NULL, *grown_mask = NULL;
     if (open) {
         uint32_t coarse, fine;
-        sp_factors(node, type, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarse, &fine);
+        sp_factors(&p, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarse, &fine);
         pad = open_pad(f.cells_x, f.cells_z, coarse);
         grown = pad_grid(input->heights, map_nx, map_nz, pad, true);
         grown_mask = uplift_mask ? pad_grid(uplift_mask, map_nx, map_nz, pad, false) : NULL;
@@ -503,19 +542,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
      * busy). The result is the same on any thread count. */
     o.sp.threads = 0;
     uint32_t coarsen, refine;
-    sp_factors(node, type, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
-    if (uplift_mask && refine > 1) {
-        free(grown);
-        free(grown_mask);
-        return trn_node_fail(c, err, TRN_ERR_INVALID_ARGUMENT,
-                             "an uplift mask needs an evolution_cell no finer than the grid's "
-                             "cells (it is given per output sample)");
-    }
+    sp_factors(&p, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
     /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
      * at the reference scale (slopes and the drainage pattern do not change with s). */
     double cell = f.size_x / f.cells_x;
     if (f.size_z / f.cells_z > cell) cell = f.size_z / f.cells_z;
-    const double ref = trn_graph_param_number(node, type, "reference_cell");
+    const double ref = p.reference_cell;
     const double s = ref > 0 ? ref / (cell * o.coarsen / refine) : 1.0;
     const size_t nx = (size_t)f.cells_x + 1u, nz = (size_t)f.cells_z + 1u;
     const size_t wnx = (size_t)f.cells_x * refine + 1u, wnz = (size_t)f.cells_z * refine + 1u;
@@ -539,10 +571,22 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     o.sp.sea_surface_depth *= s; /* metres, read at the same scale */
     float *shape = NULL;
     if (refine > 1) {
+        /* The mask is per output sample: on the finer evolution grid it is read bilinearly
+         * between them (positive weights, so it stays within 0..1). */
+        float *fine_mask = NULL;
+        if (uplift_mask) {
+            fine_mask = malloc(wn * sizeof *fine_mask);
+            if (!fine_mask) st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+            for (size_t j = 0; fine_mask && j < wnz; j++)
+                for (size_t i = 0; i < wnx; i++)
+                    fine_mask[j * wnx + i] = (float)bilinear_at(
+                        uplift_mask, nx, nz, (double)i / refine, (double)j / refine);
+        }
         trn_field scaled = work;
-        st = sp_uplift_mask(c, node, type, &scaled, 1, NULL, &shape, err);
+        if (!st) st = sp_uplift_mask(c, &p, &scaled, 1, fine_mask, &shape, err);
+        free(fine_mask);
     } else {
-        st = sp_uplift_mask(c, node, type, &f, o.coarsen, uplift_mask, &shape, err);
+        st = sp_uplift_mask(c, &p, &f, o.coarsen, uplift_mask, &shape, err);
     }
     float *rock = NULL;
     if (!st) {
@@ -552,7 +596,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         const double x0 = -(double)pad * (input->size_x / input->cells_x);
         const double z0 = -(double)pad * (input->size_z / input->cells_z);
         st = sp_rock_mask(
-            c, node, type, &f, refine > 1 ? f.cells_x * refine : (f.cells_x + ec - 1u) / ec,
+            c, &p, &f, refine > 1 ? f.cells_x * refine : (f.cells_x + ec - 1u) / ec,
             refine > 1 ? f.cells_z * refine : (f.cells_z + ec - 1u) / ec, x0, z0, &rock, err);
     }
     float *area = st ? NULL : malloc(wn * sizeof *area);
@@ -616,8 +660,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
      * map (it keeps every drainage path and adds no pit); with a sea inside the range the map
      * is anchored there, so the sea floor and the coast (base level) stay where they were.
      * Else the reference scale is undone. */
-    const char *relief = trn_graph_param_text(node, type, "relief");
-    const bool keep = relief && strcmp(relief, "input") == 0 && hi > lo;
+    const bool keep = is(p.relief, "input") && hi > lo;
     const double sea = o.sp.sea_level; /* scaled by s */
     const bool anchor = keep && isfinite(sea) && sea >= lo && sea < hi && sea / s < in_hi;
     double gain = keep ? (in_hi - in_lo) / (hi - lo) : 1.0 / s;
@@ -631,8 +674,8 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         for (size_t k = 0; k < n_out; k++)
             heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
                                                      : (float)(base + (heights[k] - from) * gain);
-    const char *lakes = trn_graph_param_text(node, type, "lakes");
-    if (lakes && (strcmp(lakes, "fill") == 0 || strcmp(lakes, "breach") == 0)) {
+    const char *lakes = p.lakes;
+    if (is(lakes, "fill") || is(lakes, "breach")) {
         trn_field out_f = f;
         out_f.heights = heights;
         trn_drainage d;

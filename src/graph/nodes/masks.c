@@ -48,6 +48,41 @@ static const trn_param_spec p_polygon[] = {
             "warp seed; absent = the sub-seed of channel \"node:<id>\" of the world seed"),
 };
 
+/* The band masks' parameters and the shapes', one row each (a polygon has no width: 0). */
+typedef struct band_params {
+    double min, max, falloff;
+} band_params;
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, band_params, member)
+static const trn_param_field band_fields[] = {
+    ROW("min", DOUBLE, min),
+    ROW("max", DOUBLE, max),
+    ROW("falloff", DOUBLE, falloff),
+};
+#undef ROW
+
+typedef struct shape_params {
+    trn_param_points points; /* [x, z] */
+    bool points_given;
+    double width, falloff, edge_warp, edge_warp_size;
+} shape_params;
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, shape_params, member)
+static const trn_param_field shape_fields[] = {
+    TRN_PARAM_POINTS_ROW("points", shape_params, points, 2),
+    ROW("points", GIVEN, points_given),
+    ROW("width", DOUBLE, width),
+    ROW("falloff", DOUBLE, falloff),
+    ROW("edge_warp", DOUBLE, edge_warp),
+    ROW("edge_warp_size", DOUBLE, edge_warp_size),
+};
+/* What the key and the reach read: whether the outline wanders, and how far. */
+static const trn_param_field warp_fields[] = {ROW("edge_warp", DOUBLE, edge_warp)};
+#undef ROW
+
+static void shape_from_params(const trn_graph_node *n, const trn_node_type *t, shape_params *p)
+{
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(shape_fields), p);
+}
+
 /* Every sample once, plus the samples within reach of each segment. */
 static void shape_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                        trn_erosion_quality quality, trn_node_work_info *out)
@@ -55,20 +90,16 @@ static void shape_work(const trn_graph_node *n, const trn_node_type *t, const tr
     (void)quality;
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
     const bool path = trn_node_module_of(t) == &trn_node_path_distance_mask;
-    uint32_t count;
-    double *scratch;
-    const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
-    const double reach =
-        path ? trn_graph_param_number(n, t, "width") + trn_graph_param_number(n, t, "falloff")
-             : trn_graph_param_number(n, t, "falloff");
-    const uint64_t near = pts ? trn_node_segments_reach(recipe, pts, count, 2, !path, reach) : 0u;
-    free(scratch);
+    shape_params p;
+    shape_from_params(n, t, &p);
+    const uint32_t count = p.points.count;
+    const double reach = path ? p.width + p.falloff : p.falloff;
+    const uint64_t near =
+        p.points.v ? trn_node_segments_reach(recipe, p.points.v, count, 2, !path, reach) : 0u;
     /* A warped outline evaluates its fractal warp (two coordinates, EDGE_OCTAVES each) a sample. */
-    const uint64_t warp = trn_graph_param_number(n, t, "edge_warp") > 0.0
-                              ? trn_sat_mul(samples, 2u * EDGE_OCTAVES)
-                              : 0u;
+    const uint64_t warp = p.edge_warp > 0.0 ? trn_sat_mul(samples, 2u * EDGE_OCTAVES) : 0u;
     out->work = trn_sat_add(trn_sat_add(samples, near), warp);
-    out->param = trn_graph_node_param(n, "points") ? "points" : NULL;
+    out->param = p.points_given ? "points" : NULL;
     snprintf(out->detail, sizeof out->detail,
              "%" PRIu64 " samples + %" PRIu64 " samples within reach of its %" PRIu32
              " %s + %" PRIu64 " for the outline warp",
@@ -89,11 +120,11 @@ static trn_status band_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     trn_field f = trn_node_field_view(r, c->inputs[0]);
     trn_mask m;
     memset(&m, 0, sizeof m);
-    const double lo = trn_graph_param_number(n, t, "min"), hi = trn_graph_param_number(n, t, "max"),
-                 falloff = trn_graph_param_number(n, t, "falloff");
+    band_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(band_fields), &p);
     const trn_status st = trn_node_module_of(t) == &trn_node_elevation_mask
-                              ? trn_mask_elevation(&f, lo, hi, falloff, &m, err)
-                              : trn_mask_slope(&f, lo, hi, falloff, &m, err);
+                              ? trn_mask_elevation(&f, p.min, p.max, p.falloff, &m, err)
+                              : trn_mask_slope(&f, p.min, p.max, p.falloff, &m, err);
     return publish(c, r, st, &m, err);
 }
 
@@ -103,9 +134,8 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     const trn_node_type *t = c->type;
     trn_mask m;
     memset(&m, 0, sizeof m);
-    uint32_t count;
-    double *scratch;
-    const double *pts = trn_graph_param_points(n, t, "points", &count, &scratch);
+    shape_params p;
+    shape_from_params(n, t, &p);
     trn_status st;
     /* On a tile, positions come from the world grid (bit for bit the whole grid's). */
     trn_sample_window whole;
@@ -116,18 +146,16 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     whole.world_size_z = r->size_z;
     const trn_sample_window *w = c->window ? c->window : &whole;
     if (trn_node_module_of(t) == &trn_node_path_distance_mask)
-        st = trn_mask_path_window(r->cells_x, r->cells_z, w, pts, count,
-                                  trn_graph_param_number(n, t, "width"),
-                                  trn_graph_param_number(n, t, "falloff"), &m, err);
+        st = trn_mask_path_window(r->cells_x, r->cells_z, w, p.points.v, p.points.count, p.width,
+                                  p.falloff, &m, err);
     else
-        st = trn_mask_polygon_window(r->cells_x, r->cells_z, w, pts, count,
-                                     trn_graph_param_number(n, t, "falloff"), &m, err);
-    free(scratch);
-    const double warp = trn_graph_param_number(n, t, "edge_warp");
+        st = trn_mask_polygon_window(r->cells_x, r->cells_z, w, p.points.v, p.points.count,
+                                     p.falloff, &m, err);
+    const double warp = p.edge_warp;
     if (st == TRN_OK && warp > 0.0) {
         trn_mask exact = m;
-        st = trn_mask_warp_window(&exact, w, warp, trn_graph_param_number(n, t, "edge_warp_size"),
-                                  EDGE_OCTAVES, trn_node_seed(n, c->recipe), &m, err);
+        st = trn_mask_warp_window(&exact, w, warp, p.edge_warp_size, EDGE_OCTAVES,
+                                  trn_node_seed(n, c->recipe), &m, err);
         trn_mask_dispose(&exact);
     }
     return publish(c, r, st, &m, err);
@@ -138,7 +166,9 @@ static trn_status shape_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
 static void shape_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                         trn_node_reach *out)
 {
-    const double warp = trn_graph_param_number(n, t, "edge_warp");
+    shape_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(warp_fields), &p);
+    const double warp = p.edge_warp;
     if (!(warp > 0.0)) {
         trn_reach_pointwise(n, t, recipe, out);
         snprintf(out->why, sizeof out->why,
@@ -181,7 +211,9 @@ static void shape_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_
                       const trn_recipe *recipe, trn_erosion_quality quality)
 {
     (void)quality;
-    if (!(trn_graph_param_number(n, t, "edge_warp") > 0.0)) return;
+    shape_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(warp_fields), &p);
+    if (!(p.edge_warp > 0.0)) return;
     const uint64_t seed = trn_node_seed(n, recipe);
     XXH64_update(h, &seed, sizeof seed);
 }
@@ -189,7 +221,9 @@ static void shape_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_
 static void band_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
                        const trn_node_type *t)
 {
-    if (trn_graph_param_number(n, t, "min") > trn_graph_param_number(n, t, "max")) {
+    band_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(band_fields), &p);
+    if (p.min > p.max) {
         char path[64];
         snprintf(path, sizeof path, "nodes[%u].params.min", index);
         trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, "min", path,

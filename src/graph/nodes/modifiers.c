@@ -21,6 +21,19 @@ static const trn_pin_spec in_offset[] = {
 static const trn_param_spec p_offset[] = {
     NUM("offset", 10, -TRN_BIG, TRN_BIG, "metres added where the mask is 1")};
 
+/* The parameters of each node type, one row each. */
+typedef struct blend_params {
+    double amount;
+} blend_params;
+static const trn_param_field blend_fields[] = {
+    TRN_PARAM_DOUBLE_ROW("amount", blend_params, amount)};
+
+typedef struct offset_params {
+    double offset;
+} offset_params;
+static const trn_param_field offset_fields[] = {
+    TRN_PARAM_DOUBLE_ROW("offset", offset_params, offset)};
+
 static trn_status finish(const trn_node_ctx *c, trn_node_result *r, trn_status st, float *out,
                          trn_error *err)
 {
@@ -65,7 +78,9 @@ static trn_status blend_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     float *out = malloc(n * sizeof *out);
     if (!out) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     const trn_gout *mask = c->inputs[2];
-    const double amount = trn_graph_param_number(c->node, c->type, "amount");
+    blend_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(blend_fields), &p);
+    const double amount = p.amount;
     const float *weights = mask ? mask->values->data : NULL;
     trn_status st = trn_heights_blend(c->inputs[0]->values->data, c->inputs[1]->values->data,
                                       weights, amount, n, out, err);
@@ -79,9 +94,10 @@ static trn_status offset_compute(const trn_node_ctx *c, trn_node_result *r, trn_
     float *out = malloc(n * sizeof *out);
     if (!out) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     const trn_gout *mask = c->inputs[1];
-    const trn_status st =
-        trn_heights_offset(c->inputs[0]->values->data, mask ? mask->values->data : NULL,
-                           trn_graph_param_number(c->node, c->type, "offset"), n, out, err);
+    offset_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(offset_fields), &p);
+    const trn_status st = trn_heights_offset(
+        c->inputs[0]->values->data, mask ? mask->values->data : NULL, p.offset, n, out, err);
     const trn_status done = finish(c, r, st, out, err);
     /* An offset moves no material: the input's transport stands. */
     if (!done) trn_node_pass_transport(r, 0, c->inputs[0]);

@@ -91,12 +91,6 @@ uint64_t trn_sat_add(uint64_t a, uint64_t b)
     return trn_add_u64(a, b, &r) ? r : UINT64_MAX;
 }
 
-bool trn_node_has_number(const trn_graph_node *n, const char *name)
-{
-    const trn_graph_param *p = trn_graph_node_param(n, name);
-    return p && p->type == TRN_VALUE_NUMBER;
-}
-
 void trn_key_f64(XXH64_state_t *h, double v)
 {
     if (v == 0.0) v = 0.0;
@@ -110,20 +104,44 @@ void trn_key_str(XXH64_state_t *h, const char *s)
     if (s) XXH64_update(h, s, n);
 }
 
+/* The parameters many families share, one row each: the sea of a drainage and a node's own
+ * seed. */
+typedef struct shared_params {
+    const char *sea;    /* on|off */
+    bool has_sea_level; /* given as a number */
+    double sea_level;
+    bool has_seed; /* given as a number */
+    double seed;
+} shared_params;
+
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, shared_params, member)
+static const trn_param_field sea_fields[] = {
+    ROW("sea", TEXT, sea),
+    ROW("sea_level", NUMBER_GIVEN, has_sea_level),
+    ROW("sea_level", DOUBLE, sea_level),
+};
+static const trn_param_field seed_fields[] = {
+    ROW("seed", NUMBER_GIVEN, has_seed),
+    ROW("seed", DOUBLE, seed),
+};
+#undef ROW
+
 double trn_node_drainage_sea(const trn_graph_node *n, const trn_node_type *t,
                              const trn_recipe *recipe)
 {
-    const char *sea = trn_graph_param_text(n, t, "sea");
-    if (sea && strcmp(sea, "off") == 0) return NAN;
-    const trn_graph_param *p = trn_graph_node_param(n, "sea_level");
-    if (p && p->type == TRN_VALUE_NUMBER) return p->number;
+    shared_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(sea_fields), &p);
+    if (p.sea && strcmp(p.sea, "off") == 0) return NAN;
+    if (p.has_sea_level) return p.sea_level;
     return trn_recipe_sea_level(recipe, NULL, NULL, 0);
 }
 
 uint64_t trn_node_seed(const trn_graph_node *n, const trn_recipe *recipe)
 {
-    const trn_graph_param *p = trn_graph_node_param(n, "seed");
-    if (p && p->type == TRN_VALUE_NUMBER) return (uint64_t)p->number;
+    shared_params p;
+    /* No type: the seed has no default, only the world's sub-seed below. */
+    trn_graph_params_fill(n, NULL, TRN_PARAM_ROWS(seed_fields), &p);
+    if (p.has_seed) return (uint64_t)p.seed;
     char channel[80];
     snprintf(channel, sizeof channel, "node:%s", n->id);
     return trn_subseed(recipe->seed, channel);

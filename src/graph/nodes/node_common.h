@@ -87,7 +87,6 @@ uint64_t trn_sat_add(uint64_t a, uint64_t b);
  * closed), the boxes clipped to the grid. Saturates. */
 uint64_t trn_node_segments_reach(const trn_recipe *r, const double *pts, uint32_t count,
                                  uint32_t stride, bool closed, double reach);
-bool trn_node_has_number(const trn_graph_node *n, const char *name);
 /* -0 and 0 hash alike (the same parameter). */
 void trn_key_f64(XXH64_state_t *h, double v);
 void trn_key_str(XXH64_state_t *h, const char *s);

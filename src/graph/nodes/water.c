@@ -7,6 +7,7 @@
 
 #include "graph/nodes/node_common.h"
 #include "terrane/water.h"
+#include "water/water_edit.h"
 
 #define VEC(n, d, len, lo, hi, desc)                                                               \
     {                                                                                              \
@@ -121,14 +122,6 @@ static const trn_param_spec p_route[] = {
 
 /* ---- a Water Body's parameters as a body ---- */
 
-static void vector(const trn_graph_node *n, const trn_node_type *t, const char *name, double *out,
-                   uint32_t len)
-{
-    if (!trn_graph_param_vector(n, t, name, out, len))
-        for (uint32_t k = 0; k < len; k++)
-            out[k] = 0.0;
-}
-
 /* A copy of count points of dim numbers (NULL when count is 0). */
 static double *copy_points(const double *pts, uint32_t count, uint32_t dim)
 {
@@ -138,42 +131,80 @@ static double *copy_points(const double *pts, uint32_t count, uint32_t dim)
     return out;
 }
 
-/* The look's numbers as members of trn_water_look (its colours and flow direction are vectors,
- * read below). */
-#define ROW(name, member) TRN_PARAM_DOUBLE_ROW(name, trn_water_look, member)
+/* The look as members of trn_water_look (a colour or direction whose numbers are not the
+ * vector's length reads as zeros). */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_water_look, member)
 static const trn_param_field look_fields[] = {
-    ROW("absorption_distance", absorption_distance),
-    ROW("roughness", roughness),
-    ROW("flow_speed", flow_speed),
-    ROW("wave_amplitude", wave_amplitude),
-    ROW("wave_length", wave_length),
-    ROW("wave_speed", wave_speed),
-    ROW("normal_strength", normal_strength),
-    ROW("foam_width", foam_width),
-    ROW("foam_strength", foam_strength),
+    ROW("shallow_color", VECTOR, shallow_color),
+    ROW("deep_color", VECTOR, deep_color),
+    ROW("absorption_distance", DOUBLE, absorption_distance),
+    ROW("roughness", DOUBLE, roughness),
+    ROW("flow_speed", DOUBLE, flow_speed),
+    ROW("flow_direction", VECTOR, flow_direction),
+    ROW("wave_amplitude", DOUBLE, wave_amplitude),
+    ROW("wave_length", DOUBLE, wave_length),
+    ROW("wave_speed", DOUBLE, wave_speed),
+    ROW("normal_strength", DOUBLE, normal_strength),
+    ROW("foam_width", DOUBLE, foam_width),
+    ROW("foam_strength", DOUBLE, foam_strength),
+    ROW("foam_color", VECTOR, foam_color),
 };
 #undef ROW
 
-static void look_from_params(const trn_graph_node *n, const trn_node_type *t, trn_water_look *l)
-{
-    vector(n, t, "shallow_color", l->shallow_color, 4);
-    vector(n, t, "deep_color", l->deep_color, 4);
-    vector(n, t, "flow_direction", l->flow_direction, 2);
-    vector(n, t, "foam_color", l->foam_color, 4);
-    trn_graph_params_fill(n, t, look_fields, sizeof look_fields / sizeof look_fields[0], l);
-}
+/* A Water Body's own parameters (the kind, the level and the shape by their words and points;
+ * the look above). */
+typedef struct body_params {
+    const char *kind;
+    double level;
+    const char *level_word; /* "spill" */
+    double spill_offset;
+    double center[2];
+    double radius;
+    bool radius_given;
+    double carve_depth;
+    trn_param_points boundary; /* [x, z] */
+    bool boundary_given;
+    trn_param_points river_path; /* [x, y, z] */
+    const char *interpolation;
+    uint32_t curve_steps;
+    double width;
+    const char *surface_mode;
+    double river_depth;
+} body_params;
+
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, body_params, member)
+static const trn_param_field body_fields[] = {
+    ROW("kind", TEXT, kind),
+    ROW("level", DOUBLE, level),
+    ROW("level", TEXT, level_word),
+    ROW("spill_offset", DOUBLE, spill_offset),
+    ROW("center", VECTOR, center),
+    ROW("radius", DOUBLE, radius),
+    ROW("radius", GIVEN, radius_given),
+    ROW("carve_depth", DOUBLE, carve_depth),
+    TRN_PARAM_POINTS_ROW("boundary", body_params, boundary, 2),
+    ROW("boundary", GIVEN, boundary_given),
+    TRN_PARAM_POINTS_ROW("river_path", body_params, river_path, 3),
+    ROW("river_path_interpolation", TEXT, interpolation),
+    ROW("river_curve_steps", U32, curve_steps),
+    ROW("width", DOUBLE, width),
+    ROW("river_surface_mode", TEXT, surface_mode),
+    ROW("river_depth", DOUBLE, river_depth),
+};
+#undef ROW
 
 /* The body a Water Body node describes (validated; *field names the failing parameter). */
 static trn_status body_from_params(const trn_graph_node *n, const trn_node_type *t,
                                    trn_water_body *b, const char **field, trn_error *err)
 {
     *field = NULL;
+    body_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(body_fields), &p);
     trn_water_kind kind = TRN_WATER_LAKE;
-    trn_water_kind_parse(trn_graph_param_text(n, t, "kind"), &kind);
+    trn_water_kind_parse(p.kind, &kind);
     trn_water_body_init(b, kind, n->id);
-    b->level = trn_graph_param_number(n, t, "level");
-    const char *word = trn_graph_param_text(n, t, "level");
-    const bool spill = word && strcmp(word, "spill") == 0;
+    b->level = p.level;
+    const bool spill = p.level_word && strcmp(p.level_word, "spill") == 0;
     if (spill && kind != TRN_WATER_LAKE) {
         *field = "level";
         return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
@@ -185,18 +216,15 @@ static trn_status body_from_params(const trn_graph_node *n, const trn_node_type 
         b->level_mode = TRN_LAKE_LEVEL_SPILL;
         b->level = 0.0;
     }
-    b->spill_offset = trn_graph_param_number(n, t, "spill_offset");
-    double c[2];
-    vector(n, t, "center", c, 2);
-    b->center_x = c[0];
-    b->center_z = c[1];
-    b->radius = trn_graph_param_number(n, t, "radius");
+    b->spill_offset = p.spill_offset;
+    b->center_x = p.center[0];
+    b->center_z = p.center[1];
+    b->radius = p.radius;
     /* A spill lake without a radius has no limit but the ground's own. */
-    if (spill && !trn_graph_node_param(n, "radius")) b->radius = TRN_WATER_RADIUS_UNLIMITED;
-    b->carve_depth = trn_graph_param_number(n, t, "carve_depth");
-    uint32_t count = 0;
-    double *scratch = NULL;
-    const double *pts = trn_graph_param_points(n, t, "boundary", &count, &scratch);
+    if (spill && !p.radius_given) b->radius = TRN_WATER_RADIUS_UNLIMITED;
+    b->carve_depth = p.carve_depth;
+    const double *pts = p.boundary.v;
+    uint32_t count = p.boundary.count;
     /* The closing vertex is optional: drop one that repeats the first. */
     if (pts && count > 1 && pts[0] == pts[2 * (count - 1)] && pts[1] == pts[2 * (count - 1) + 1])
         count--;
@@ -204,23 +232,20 @@ static trn_status body_from_params(const trn_graph_node *n, const trn_node_type 
         b->boundary = copy_points(pts, count, 2);
         b->boundary_count = b->boundary ? count : 0;
     }
-    free(scratch);
-    pts = trn_graph_param_points_dim(n, t, "river_path", 3, &count, &scratch);
-    if (kind == TRN_WATER_RIVER && pts) {
-        b->control = copy_points(pts, count, 3);
-        b->control_count = b->control ? count : 0;
+    if (kind == TRN_WATER_RIVER && p.river_path.v) {
+        b->control = copy_points(p.river_path.v, p.river_path.count, 3);
+        b->control_count = b->control ? p.river_path.count : 0;
     }
-    free(scratch);
-    const char *interp = trn_graph_param_text(n, t, "river_path_interpolation");
-    b->interpolation =
-        interp && strcmp(interp, "catmull_rom") == 0 ? TRN_RIVER_CATMULL_ROM : TRN_RIVER_LINEAR;
-    b->curve_steps = (uint32_t)trn_graph_param_number(n, t, "river_curve_steps");
-    b->width = trn_graph_param_number(n, t, "width");
-    const char *mode = trn_graph_param_text(n, t, "river_surface_mode");
-    b->surface_mode = mode && strcmp(mode, "follow_bed") == 0 ? TRN_RIVER_SURFACE_FOLLOW_BED
-                                                              : TRN_RIVER_SURFACE_LEVEL;
-    b->river_depth = trn_graph_param_number(n, t, "river_depth");
-    look_from_params(n, t, &b->look);
+    b->interpolation = p.interpolation && strcmp(p.interpolation, "catmull_rom") == 0
+                           ? TRN_RIVER_CATMULL_ROM
+                           : TRN_RIVER_LINEAR;
+    b->curve_steps = p.curve_steps;
+    b->width = p.width;
+    b->surface_mode = p.surface_mode && strcmp(p.surface_mode, "follow_bed") == 0
+                          ? TRN_RIVER_SURFACE_FOLLOW_BED
+                          : TRN_RIVER_SURFACE_LEVEL;
+    b->river_depth = p.river_depth;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(look_fields), &b->look);
     b->carve = true;
     if (kind == TRN_WATER_RIVER && b->control_count < 2) {
         *field = "river_path";
@@ -229,7 +254,7 @@ static trn_status body_from_params(const trn_graph_node *n, const trn_node_type 
                              "found %u",
                              b->control_count);
     }
-    if ((kind != TRN_WATER_RIVER && trn_graph_node_param(n, "boundary") && !b->boundary) ||
+    if ((kind != TRN_WATER_RIVER && p.boundary_given && !b->boundary) ||
         (kind == TRN_WATER_RIVER && !b->control))
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     trn_status st = trn_water_body_validate(b, field, err);
@@ -506,13 +531,26 @@ static void body_work(const trn_graph_node *n, const trn_node_type *t, const trn
              samples, near, segments, out->water_in.work, out->water_in.bodies);
 }
 
+/* A Basin Water's parameters as members of trn_basin_water_params, one row each. */
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, trn_basin_water_params, member)
+static const trn_param_field basin_fields[] = {
+    ROW("minimum_depth", DOUBLE, minimum_depth),
+    ROW("minimum_area", DOUBLE, minimum_area),
+    ROW("maximum_bodies", U32, maximum_bodies),
+    ROW("level_offset", DOUBLE, level_offset),
+};
+#undef ROW
+
 /* Proposals: at most maximum_bodies lakes, each resolved over the grid. */
 static void basin_work(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                        trn_erosion_quality quality, trn_node_work_info *out)
 {
     (void)quality;
     const uint64_t samples = ((uint64_t)recipe->cells_x + 1u) * ((uint64_t)recipe->cells_z + 1u);
-    const uint64_t most = (uint64_t)trn_graph_param_number(n, t, "maximum_bodies");
+    trn_basin_water_params p;
+    trn_basin_water_params_default(&p);
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(basin_fields), &p);
+    const uint64_t most = p.maximum_bodies;
     out->work = trn_sat_mul(samples, 8u); /* finding and ranking the basins */
     water_load_add(out, most, trn_sat_mul(most, body_bytes(0)),
                    trn_sat_mul(most, plain_body_work(recipe)));
@@ -586,10 +624,8 @@ static trn_status basin_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     const trn_water *existing = water_of(c->inputs[1]);
     trn_basin_water_params p;
     trn_basin_water_params_default(&p);
-    p.minimum_depth = trn_graph_param_number(c->node, c->type, "minimum_depth");
-    p.minimum_area = trn_graph_param_number(c->node, c->type, "minimum_area");
-    const uint32_t budget = (uint32_t)trn_graph_param_number(c->node, c->type, "maximum_bodies");
-    p.level_offset = trn_graph_param_number(c->node, c->type, "level_offset");
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(basin_fields), &p);
+    const uint32_t budget = p.maximum_bodies;
     /* Every eligible basin first: those whose sink is already under existing water (a lake
      * that fills the basin) are left out before the budget picks the deepest. */
     p.maximum_bodies = UINT32_MAX;
@@ -653,20 +689,32 @@ static trn_status basin_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
 
 /* ---- Water Edit ---- */
 
-static const char *json_param(const trn_graph_node *n, const char *name)
-{
-    const trn_graph_param *p = trn_graph_node_param(n, name);
-    return p && p->type == TRN_VALUE_OTHER ? p->text : "[]";
-}
+/* Its two parameters, kept as JSON text and the tree it reads as (read by trn_water_edit's own
+ * rows). */
+typedef struct edit_params {
+    const char *json[2]; /* excluded_ids, overrides: NULL when given as another kind */
+    const json_t *tree[2];
+    bool given[2];
+} edit_params;
+#define ROW(name, as, member) TRN_PARAM_##as##_ROW(name, edit_params, member)
+static const trn_param_field edit_fields[] = {
+    ROW("excluded_ids", JSON, json[0]),
+    ROW("excluded_ids", TREE, tree[0]),
+    ROW("excluded_ids", GIVEN, given[0]),
+    ROW("overrides", JSON, json[1]),
+    ROW("overrides", TREE, tree[1]),
+    ROW("overrides", GIVEN, given[1]),
+};
+#undef ROW
 
 static void edit_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
                        const trn_node_type *t)
 {
-    (void)t;
     static const char *const names[2] = {"excluded_ids", "overrides"};
+    edit_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(edit_fields), &p);
     for (int k = 0; k < 2; k++) {
-        const trn_graph_param *p = trn_graph_node_param(n, names[k]);
-        if (p && !(p->type == TRN_VALUE_OTHER && p->text && p->text[0] == '[')) {
+        if (p.given[k] && !(p.json[k] && p.json[k][0] == '[')) {
             char path[96];
             snprintf(path, sizeof path, "nodes[%u].params.%s", index, names[k]);
             trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, names[k], path,
@@ -680,8 +728,9 @@ static void edit_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index
     char where[128] = "", path[192];
     trn_error e;
     trn_error_clear(&e);
-    if (trn_water_edit_check(json_param(n, "excluded_ids"), json_param(n, "overrides"), where,
-                             sizeof where, &e) == TRN_OK)
+    if (trn_water_edit_check_read(p.json[0] ? p.json[0] : "[]", p.tree[0],
+                                  p.json[1] ? p.json[1] : "[]", p.tree[1], where, sizeof where,
+                                  &e) == TRN_OK)
         return;
     /* "water edit: WHERE: MESSAGE" (or "water edit: unknown key ..."): the message after it. */
     const char *msg = e.message;
@@ -702,9 +751,12 @@ static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     trn_water_body *bodies = NULL;
     uint32_t count = 0;
     char where[128] = "";
-    trn_status st = trn_water_edit(
-        in ? in->bodies : NULL, in ? in->body_count : 0u, json_param(c->node, "excluded_ids"),
-        json_param(c->node, "overrides"), &bodies, &count, where, sizeof where, err);
+    edit_params p;
+    trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(edit_fields), &p);
+    trn_status st = trn_water_edit_read(in ? in->bodies : NULL, in ? in->body_count : 0u,
+                                        p.json[0] ? p.json[0] : "[]", p.tree[0],
+                                        p.json[1] ? p.json[1] : "[]", p.tree[1], &bodies, &count,
+                                        where, sizeof where, err);
     if (st && err && where[0])
         snprintf(err->node_path, sizeof err->node_path, "params.%.100s", where);
     if (st) return trn_node_wrap(c, err, st);
@@ -718,24 +770,42 @@ static trn_status edit_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
 
 /* ---- River Route ---- */
 
+/* Its parameters as members of trn_river_route_params, one row each. */
+#define ROW(name, member) TRN_PARAM_DOUBLE_ROW(name, trn_river_route_params, member)
+static const trn_param_field route_fields[] = {
+    ROW("source_x", source_x),
+    ROW("source_z", source_z),
+    ROW("channel_width", channel_width),
+    ROW("channel_depth", channel_depth),
+    ROW("water_depth", water_depth),
+    ROW("flow_speed", flow_speed),
+};
+#undef ROW
+
+static void route_from_params(const trn_graph_node *n, const trn_node_type *t,
+                              trn_river_route_params *p)
+{
+    trn_river_route_params_default(p);
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(route_fields), p);
+}
+
 static void route_check(trn_check_ctx *c, const trn_graph_node *n, uint32_t index,
                         const trn_node_type *t)
 {
-    if (trn_graph_param_number(n, t, "water_depth") >
-        trn_graph_param_number(n, t, "channel_depth")) {
+    trn_river_route_params p;
+    route_from_params(n, t, &p);
+    if (p.water_depth > p.channel_depth) {
         char path[96];
         snprintf(path, sizeof path, "nodes[%u].params.water_depth", index);
         trn_check_diag(c, TRN_GRAPH_ERROR, "bad-param", n, "water_depth", path,
                        "water_depth: expected at most channel_depth (%g), found %g",
-                       trn_graph_param_number(n, t, "channel_depth"),
-                       trn_graph_param_number(n, t, "water_depth"));
+                       p.channel_depth, p.water_depth);
     }
     /* The source inside the terrain, found where the parameter is written (generation words it
      * the same way, for a graph run without this check). Every field spans the recipe's size. */
     const trn_recipe *recipe = trn_check_recipe(c);
     if (!recipe) return;
-    const double x = trn_graph_param_number(n, t, "source_x");
-    const double z = trn_graph_param_number(n, t, "source_z");
+    const double x = p.source_x, z = p.source_z;
     const bool x_in = x >= 0.0 && x <= recipe->size_x, z_in = z >= 0.0 && z <= recipe->size_z;
     if (x_in && z_in) return;
     const char *name = x_in ? "source_z" : "source_x";
@@ -751,13 +821,7 @@ static trn_status route_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     const trn_gout *d = c->inputs[0];
     const trn_water *existing = water_of(c->inputs[1]);
     trn_river_route_params p;
-    trn_river_route_params_default(&p);
-    p.source_x = trn_graph_param_number(c->node, c->type, "source_x");
-    p.source_z = trn_graph_param_number(c->node, c->type, "source_z");
-    p.channel_width = trn_graph_param_number(c->node, c->type, "channel_width");
-    p.channel_depth = trn_graph_param_number(c->node, c->type, "channel_depth");
-    p.water_depth = trn_graph_param_number(c->node, c->type, "water_depth");
-    p.flow_speed = trn_graph_param_number(c->node, c->type, "flow_speed");
+    route_from_params(c->node, c->type, &p);
     trn_water_body body;
     memset(&body, 0, sizeof body);
     trn_route_report rep;

@@ -811,6 +811,25 @@ int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i)
     return 0;
 }
 
+int cli_sub_verb_at(cli_ctx *ctx, int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const int c = cli_common_option(ctx, argc, argv, &i);
+        if (c < 0) return -1;
+        if (c == 0) break;
+    }
+    return i;
+}
+
+int cli_top_usage_error(cli_ctx *ctx, const char *message)
+{
+    cli_fprintf(stderr, "terrane: %s\n(run 'terrane --help' for the verbs and common options)\n",
+                message);
+    json_error(ctx, NULL, message, CLI_EXIT_USAGE);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_text_only(cli_ctx *ctx)
 {
     ctx->text_only = true;
@@ -1004,7 +1023,7 @@ static void json_error(cli_ctx *ctx, const trn_error *err, const char *message, 
 {
     if (!ctx->json || json_result_printed) return;
     json_t *e = json_object();
-    json_object_set_new(e, "verb", json_string(ctx->verb ? ctx->verb : ""));
+    if (ctx->verb) json_object_set_new(e, "verb", json_string(ctx->verb));
     json_object_set_new(e, "exit_code", json_integer(exit_code));
     json_object_set_new(e, "message", cli_json_string(message));
     if (err) {

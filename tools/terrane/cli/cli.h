@@ -173,6 +173,14 @@ void cli_note(cli_ctx *ctx, const char *fmt, ...)
  * 0 when not a common option, -1 on a bad value (message printed). */
 bool cli_is_help(const char *arg);
 int cli_common_option(cli_ctx *ctx, int argc, char **argv, int *i);
+/* The sub-verb of a verb that has several (beamng, stationeers, unity), after any common
+ * options before it (terrane beamng -q validate LEVEL), which are taken as anywhere else. Returns
+ * its index in argv, argc when there is none, or -1 after a usage error. */
+int cli_sub_verb_at(cli_ctx *ctx, int argc, char **argv);
+/* A usage error met before any verb runs (no verb, an unknown verb or common option): the
+ * message on stderr as given, and with --format json the error object on stdout, without a
+ * verb. Returns CLI_EXIT_USAGE. */
+int cli_top_usage_error(cli_ctx *ctx, const char *message);
 /* For a verb that prints no JSON: marks the run (ctx->text_only), so a later --format json is
  * a usage error. Returns CLI_EXIT_USAGE (message printed) when --format json was already given
  * (before the verb: "terrane --format json VERB"), else CLI_EXIT_OK. Call it before parsing. */

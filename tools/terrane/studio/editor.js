@@ -296,22 +296,31 @@ function startNodeDrag(e, n) {
 }
 
 // ----- a parameter form from the registry: ranges, choices and defaults enforced -----
+// A number as the graph check prints it (whole numbers without a fraction or exponent).
+const numberText = (v) => (!Number.isFinite(v) ? 'null' : Number.isInteger(v) && Math.abs(v) <= 9007199254740992 ? v.toFixed(0) : String(v));
 // A value typed for spec: [ok, value or message]; an empty field means the default (removed).
+// The messages are the graph check's own (src/graph/graph_check.c), word for word, so the
+// field says what `terrane graph check` would say of the value.
 function parseParam(spec, text) {
   const t = String(text).trim();
   if (t === '') return [true, undefined];
   if (spec.type === 'number' || spec.type === 'integer') {
     if (spec.keywords && spec.keywords.includes(t)) return [true, t];
-    const v = Number(t);
-    if (!Number.isFinite(v)) return [false, `${spec.name}: expected a number, found "${t}"`];
-    if (spec.type === 'integer' && !Number.isInteger(v)) return [false, `${spec.name}: expected a whole number, found ${t}`];
-    const lo = spec.min, hi = spec.max;
-    if (lo != null && (spec.min_exclusive ? v <= lo : v < lo)) return [false, `${spec.name}: ${v} is below the range ${spec.min_exclusive ? '(' : '['}${lo}, ${hi ?? 'inf'}]`];
-    if (hi != null && v > hi) return [false, `${spec.name}: ${v} is above the range ${spec.min_exclusive ? '(' : '['}${lo ?? '-inf'}, ${hi}]`];
+    const whole = spec.type === 'integer', kind = whole ? 'whole number' : 'number';
+    const v = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) ? Number(t) : NaN;
+    if (!Number.isFinite(v)) {
+      return [false, spec.keywords ? `${spec.name}: expected a number or one of "${spec.keywords.join('|')}", found "${t.slice(0, 60)}"`
+        : `${spec.name}: expected a ${kind}, found a string`];
+    }
+    const lo = spec.min ?? -Infinity, hi = spec.max ?? Infinity;
+    if ((spec.min_exclusive ? v <= lo : v < lo) || v > hi || (whole && !Number.isInteger(v))) {
+      return [false, hi === Infinity ? `${spec.name}: expected a ${kind} ${spec.min_exclusive ? '>' : '>='} ${numberText(lo)}, found ${numberText(v)}`
+        : `${spec.name}: expected a ${kind} from ${spec.min_exclusive ? 'above ' : ''}${numberText(lo)} to ${numberText(hi)}, found ${numberText(v)}`];
+    }
     return [true, v];
   }
   if (spec.type === 'choice') {
-    if (spec.choices && !spec.choices.includes(t)) return [false, `${spec.name}: expected one of ${spec.choices.join(', ')}, found "${t}"`];
+    if (spec.choices && !spec.choices.includes(t)) return [false, `${spec.name}: expected one of ${spec.choices.join('|')}, found "${t.slice(0, 40)}"`];
     return [true, t];
   }
   if (spec.type === 'string') return [true, t];
@@ -576,6 +585,8 @@ function showForms() {
   for (const spec of settingSpecs) settings.append(paramField(spec, r[spec.name], (v) => sectionEdit([], 'settings')(spec.name, v)));
   const sizeSpec = { name: 'size', type: 'json', description: 'world size [x, z] in metres' };
   settings.append(paramField(sizeSpec, r.size, (v) => sectionEdit([], 'settings')('size', v)));
+  const resolutionSpec = { name: 'resolution', type: 'json', description: 'grid cells [x, z]; the samples are one more a side' };
+  settings.append(paramField(resolutionSpec, r.resolution, (v) => sectionEdit([], 'settings')('resolution', v)));
   const landNames = Object.keys(r.landforms || {});
   if (landNames.length) {
     settings.append(paramField({ name: 'default_landform', type: 'choice', choices: landNames, default: r.default_landform }, r.default_landform, (v) => sectionEdit([], 'settings')('default_landform', v)));
