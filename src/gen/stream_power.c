@@ -2555,13 +2555,18 @@ static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin
  * for its receiver's new height (hr, set when known); a tile solves every tree whose root can
  * go (base level on the first visit, exits whose receiver is known), donors after receivers, each
  * sample once from the same operands as incise_range, and hands the new heights of samples
- * that other tiles' exits drain into to those exits. */
+ * that other tiles' exits drain into to those exits. A tile's first visit reads the whole tile
+ * and notes the box of every tree it leaves waiting; a later visit reads only the box around the
+ * trees that can go then (most are small trees along the tile's edge: at 4097^2 in tiles of
+ * 1024, the later visits solved a fifth of what whole-tile reads brought in). */
 typedef struct spt_incision {
     double *hr;
     uint8_t *known, *done;
     const spt_task *feeds; /* per tile (sorted by tile, sample): sample start feeds exit */
     const size_t *feed_at;
     uint8_t *visited;
+    uint8_t *boxed;  /* per tile: the waiting trees' boxes are known (it was read whole) */
+    uint32_t *box;   /* per root: its tree's samples x0, z0, x1, z1 (exclusive), in the grid */
 } spt_incision;
 
 static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double cell_area,
@@ -2580,13 +2585,32 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
     }
     uint32_t x0, z0, x1, z1;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
+    const uint32_t NX = r->s.nx;
+    /* The window read: the whole tile, or the box of the trees that can go now. */
+    const bool whole = !inc->boxed[t];
+    if (!whole) {
+        uint32_t bx0 = x1, bz0 = z1, bx1 = x0, bz1 = z0;
+        for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
+            if (r->roots[q].kind == SPT_BASE || inc->done[q] || !inc->known[q]) continue;
+            const uint32_t *b = inc->box + 4 * q;
+            if (b[0] < bx0) bx0 = b[0];
+            if (b[1] < bz0) bz0 = b[1];
+            if (b[2] > bx1) bx1 = b[2];
+            if (b[3] > bz1) bz1 = b[3];
+        }
+        x0 = bx0;
+        z0 = bz0;
+        x1 = bx1;
+        z1 = bz1;
+    }
+    const uint32_t w = x1 - x0, h = z1 - z0;
     const size_t tn = (size_t)w * h;
     if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
         !spt_io(&r->AREA, false, x0, z0, w, h, r->wa, w) ||
         !spt_io(&r->H, false, x0, z0, w, h, r->wh, w))
         return false;
-    /* Donors in the tile as lists (counting sort by receiver). */
+    /* Donors in the window as lists (counting sort by receiver). A tree that can go lies in the
+     * window whole, so a receiver outside it is never one of its samples'. */
     uint32_t *rec = r->wq, *start = r->wd, *don = r->wl;
     for (size_t k = 0; k <= tn; k++)
         start[k] = 0;
@@ -2637,10 +2661,39 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
             queue[qt++] = k;
         }
     }
+    /* Read whole: the box of each tree left waiting (its samples breadth first after the
+     * queue's, which they never meet). */
+    if (whole) {
+        inc->boxed[t] = 1;
+        for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
+            if (r->roots[q].kind == SPT_BASE || inc->done[q]) continue;
+            const uint32_t v = r->roots[q].v;
+            uint32_t bx0 = v % NX, bz0 = v / NX, bx1 = bx0 + 1u, bz1 = bz0 + 1u;
+            size_t head = qt, tail = qt;
+            queue[tail++] = (uint32_t)((size_t)(bz0 - z0) * w + (bx0 - x0));
+            while (head < tail) {
+                const uint32_t x = queue[head++];
+                const uint32_t i = x0 + x % w, j = z0 + x / w;
+                if (i < bx0) bx0 = i;
+                if (i + 1u > bx1) bx1 = i + 1u;
+                if (j < bz0) bz0 = j;
+                if (j + 1u > bz1) bz1 = j + 1u;
+                for (uint32_t d = start[x]; d < start[x + 1]; d++)
+                    queue[tail++] = don[d];
+            }
+            uint32_t *b = inc->box + 4 * q;
+            b[0] = bx0;
+            b[1] = bz0;
+            b[2] = bx1;
+            b[3] = bz1;
+        }
+    }
     /* Hand on the new heights of the samples that other tiles' exits drain into. */
     for (size_t f = inc->feed_at[t]; f < inc->feed_at[t + 1]; f++) {
         const uint32_t v = inc->feeds[f].start;
-        const size_t k = (size_t)(v / NX - z0) * w + (v % NX - x0);
+        const uint32_t vi = v % NX, vj = v / NX;
+        if (vi < x0 || vi >= x1 || vj < z0 || vj >= z1) continue;
+        const size_t k = (size_t)(vj - z0) * w + (vi - x0);
         if (!fresh[k]) continue;
         const uint32_t q = inc->feeds[f].exit;
         inc->hr[q] = r->wh[k];
@@ -2924,14 +2977,15 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     spt_task *tasks = NULL;
     size_t ntasks = 0;
     uint32_t *chase = NULL;
-    spt_incision inc = {NULL, NULL, NULL, NULL, NULL, NULL};
+    spt_incision inc = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     uint32_t *wake = NULL;
     uint8_t *queued = NULL;
     size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
     wake = malloc((size_t)r.ntiles * sizeof *wake);
     queued = malloc(r.ntiles);
     inc.visited = malloc(r.ntiles);
-    ok = ok && task_at && wake && queued && inc.visited;
+    inc.boxed = malloc(r.ntiles);
+    ok = ok && task_at && wake && queued && inc.visited && inc.boxed;
     for (uint32_t step = 0; step < p->steps && ok && !st; step++) {
         if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
@@ -3031,15 +3085,18 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             free(inc.hr);
             free(inc.known);
             free(inc.done);
+            free(inc.box);
             inc.hr = malloc((r.nroots ? r.nroots : 1) * sizeof *inc.hr);
+            inc.box = malloc(4 * (r.nroots ? r.nroots : 1) * sizeof *inc.box);
             inc.known = calloc(r.nroots ? r.nroots : 1, 1);
             inc.done = calloc(r.nroots ? r.nroots : 1, 1);
-            ok = inc.hr && inc.known && inc.done;
+            ok = inc.hr && inc.known && inc.done && inc.box;
         }
         if (ok) {
             inc.feeds = tasks;
             inc.feed_at = task_at;
             memset(inc.visited, 0, r.ntiles);
+            memset(inc.boxed, 0, r.ntiles);
             memset(queued, 1, r.ntiles);
             /* A ring of the tiles to visit, first in first out, each in it at most once: a
              * tile's exits that become known while it waits are solved in one visit. */
@@ -3117,7 +3174,9 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     free(inc.hr);
     free(inc.known);
     free(inc.done);
+    free(inc.box);
     free(inc.visited);
+    free(inc.boxed);
     free(wake);
     free(queued);
     spt_free(&r);

@@ -22,6 +22,11 @@
  * data file's runs of tiles are copied after them in the COG's order (in the kernel where the
  * system can). Disk: the compressed data twice until the copy ends. */
 
+/* zlib level of the tiles: on terrain behind the floating-point predictor, level 3 is 2.2%
+ * larger than level 6 in 41% less time (4097^2 Rolling Hills in tiles of 1024: 40.7 against
+ * 39.8 MB, 1.05 against 1.77 s), the trade the PNG writer's default makes too. */
+#define COG_ZLIB_LEVEL 3
+
 /* One resolution level: level 0 the full grid, level k + 1 half of level k (rounded up). */
 typedef struct cog_level {
     uint32_t w, h;   /* pixels */
@@ -98,7 +103,7 @@ static bool encode_row(trn_geotiff_tiled *w, uint32_t k, uint32_t r)
         for (uint32_t y = 0; y < t; y++)
             predict_row(w->tilebuf + (size_t)y * t, t, w->pred + (size_t)y * t * 4u);
         uLongf zn = w->zcap;
-        if (compress2(w->zbuf, &zn, w->pred, (uLong)t * t * 4u, 6) != Z_OK)
+        if (compress2(w->zbuf, &zn, w->pred, (uLong)t * t * 4u, COG_ZLIB_LEVEL) != Z_OK)
             return data_fail(w, ENOMEM);
         if (fwrite(w->zbuf, 1, zn, w->data) != zn) return data_fail(w, errno);
         lv->size[(size_t)r * lv->tx + c] = zn;
