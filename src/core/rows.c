@@ -2,6 +2,7 @@
  */
 #include "core/rows.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -55,4 +56,13 @@ bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void
         if (atomic_load(&stop)) return true;
     }
     return trn_progress_report(pr, 1.0, stage);
+}
+
+void trn_rows_nearest_starts(size_t fine_rows, size_t coarse_rows, double scale, size_t *first)
+{
+    for (size_t cj = 0, j = 0; cj <= coarse_rows + 1u; cj++) {
+        while (j < fine_rows && (size_t)floor((double)j * scale + 0.5) < cj)
+            j++;
+        first[cj] = j;
+    }
 }

@@ -26,4 +26,11 @@ bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void
 /* The thread count trn_rows_run uses for these arguments (for sizing per-thread scratch). */
 int trn_rows_threads(size_t rows, int threads, size_t min_rows);
 
+/* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
+ * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,
+ * cj = 0 .. coarse_rows + 1) is the first fine row of coarse row cj, so its rows are first[cj]
+ * .. first[cj + 1] - 1. A coarse row summed by one thread in that order gives the same sums on
+ * any thread count. */
+void trn_rows_nearest_starts(size_t fine_rows, size_t coarse_rows, double scale, size_t *first);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "terrane/landscape.h"
+#include "core/rows.h"
 #include "gen/stream_power_tiled.h"
 #include "terrane/resample.h"
 
@@ -511,33 +512,19 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     /* Each coarse sample: the mean of the fine samples whose nearest coarse sample it is. */
     double *sum = calloc(cn, sizeof *sum);
     uint32_t *cnt = calloc(cn, sizeof *cnt);
-    if (!sum || !cnt) {
-        free(sum);
-        free(cnt);
-        free(before);
-        free(area);
-        trn_field_dispose(&coarse);
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                             "landscape evolution: out of memory for the coarse grid");
-    }
-    /* The fine rows of each coarse row (the nearest one never decreases with j), so a coarse
-     * row's sums are made by one thread in the order one thread would make them: threads
-     * cannot change them. */
     size_t *first = malloc(((size_t)cz + 2u) * sizeof *first);
-    if (!first) {
+    if (!sum || !cnt || !first) {
         free(sum);
         free(cnt);
+        free(first);
         free(before);
         free(area);
         trn_field_dispose(&coarse);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "landscape evolution: out of memory for the coarse grid");
     }
-    for (size_t cj = 0, j = 0; cj <= (size_t)cz + 1u; cj++) {
-        while (j < nz && (size_t)floor((double)j * sz + 0.5) < cj)
-            j++;
-        first[cj] = j;
-    }
+    /* The fine rows of each coarse row: a coarse row's sums are made by one thread. */
+    trn_rows_nearest_starts(nz, cz, sz, first);
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t cj = 0; cj <= (size_t)cz; cj++)
         for (size_t j = first[cj]; j < first[cj + 1u]; j++)

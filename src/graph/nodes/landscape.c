@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rows.h"
 #include "graph/nodes/node_common.h"
 #include "graph/tiles.h"
 #include "terrane/drainage.h"
@@ -404,14 +405,9 @@ static trn_status sp_uplift_mask(const trn_node_ctx *c, const sp_params *p, cons
         return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
     }
     const double sx = (double)cx / f->cells_x, sz = (double)cz / f->cells_z;
-    /* The fine rows of each coarse row (the nearest one; it never decreases with j): a coarse
-     * row's sums are made by one thread, row by row as one thread would, so threads cannot
-     * change them. */
-    for (size_t cj = 0, j = 0; cj <= (size_t)cz + 1u; cj++) {
-        while (j < nz && (coarsen > 1 ? (size_t)floor((double)j * sz + 0.5) : j) < cj)
-            j++;
-        first[cj] = j;
-    }
+    /* The fine rows of each coarse row: a coarse row's sums are made by one thread, row by row
+     * as one thread would, so threads cannot change them (uncoarsened, sz is 1: row j itself). */
+    trn_rows_nearest_starts(nz, cz, sz, first);
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t cj = 0; cj <= (size_t)cz; cj++)
         for (size_t j = first[cj]; j < first[cj + 1u]; j++)
