@@ -22,6 +22,7 @@
 #include "explain.h"
 #include "recipe/recipe_internal.h"
 #include "studio_doc.h"
+#include "studio_internal.h"
 #include "studio_server.h"
 #include "terrane/generate.h"
 #include "terrane/graph.h"
@@ -70,650 +71,10 @@ static const char *const help_text =
     "example:\n"
     "  terrane studio island.json --port 0\n";
 
-/* The server's whole state: one session behind one lock, and the progress of a generation. */
-typedef struct studio {
-    cli_ctx *ctx;
-    char *recipe_path;  /* the file saved to */
-    char *project_root; /* nothing is written outside it */
-    char *assets_root;  /* the palette's project (material image maps are read inside it) */
-    trn_document_kind kind;
-    bool scene; /* the recipe is the Terrain3D component's of a scene (a project folder's) */
-    pthread_mutex_t lock; /* the session and everything below it */
-    trn_session *session;
-    trn_palette palette;
-    trn_material_set set;
-    bool has_palette;
-    trn_generate_options options;
-    trn_graph_cache *cache; /* node results of the last generation, reused by previews */
-    /* Draft previews (POST /api/preview: a parameter being dragged) run without the session
-     * lock on a coarse grid, one at a time under draft_lock, their node results kept in
-     * draft_cache (made on first use) so a drag recomputes only what the parameter changes. */
-    pthread_mutex_t draft_lock;
-    trn_graph_cache *draft_cache;
-    /* Each chunk's LOD errors (lod_levels floats a chunk, row-major chunks), valid when
-     * lod_ready; edits recompute their changed chunks, a regeneration drops them. */
-    float *lod;
-    bool lod_ready;
-    /* The last /api/stroke is the newest history entry (not undone since): extendable. */
-    bool can_extend;
-    /* --allow-errors started the session without the recipe's graph (it has errors): the
-     * file's graph is checked, saving is refused until a generation succeeds. */
-    bool graph_dropped;
-    /* The recipe file as last read or written (under lock): its text, which Save edits
-     * minimally, and its fingerprint (modification time, size, content hash), so a change made
-     * on disk meanwhile is noticed and never overwritten unasked. */
-    char *save_path;     /* where Save writes: the recipe, or the file its symbolic link names */
-    char *recovery_path; /* the autosave beside the recipe: RECIPE.recovery */
-    char *disk_text;
-    size_t disk_size;
-    struct timespec disk_mtime;
-    unsigned long long disk_hash;
-    bool disk_changed;                 /* the file's content differs from disk_text */
-    unsigned long long disk_seen_hash; /* the changed content last examined */
-    char disk_error[512];              /* the changed file does not read as a recipe: why */
-    int disk_line, disk_column;
-    /* The shared history: one entry per step (a stroke, a generation, a layer switch, a
-     * restore), [0, hist_pos) applied, each with the recipe after it (canonical JSON). Steps in
-     * [native_lo, native_hi) are also in the session's own history (undone and redone
-     * incrementally); the others are undone and redone by generating their recipe. The page is
-     * unsaved when the newest applied entry is not the one saved or loaded. */
-    struct hist_entry {
-        uint64_t id;
-        char *after;
-        size_t size; /* strlen(after) */
-    } * hist;
-    size_t hist_bytes; /* the entries' recipes together */
-    size_t hist_count, hist_pos, hist_cap, native_lo, native_hi;
-    char *hist_base_text; /* the recipe before the first entry */
-    uint64_t hist_base, hist_next;
-    char *saved_text;  /* the recipe as last loaded or saved: unsaved while the session's differs */
-    uint64_t revision; /* bumps with every change of the session */
-    uint64_t autosaved;    /* the revision the recovery file holds */
-    bool recovery_pending; /* an earlier run's recovery file, not yet restored or dropped */
-    char client[40];       /* the X-Terrane-Client of the request being served */
-    pthread_t watcher;
-    bool watcher_started;
-    /* Progress events for /api/events. */
-    pthread_mutex_t ev_lock;
-    pthread_cond_t ev_cond;
-    uint64_t ev_seq;
-    char ev_data[512];
-    /* State events: state_seq counts changes; state_text is the newest state; the client that
-     * made each of the last 64 changes lets a page tell its own changes from others'. */
-    uint64_t state_seq;
-    char state_text[8192];
-    char state_client[64][40];
-    atomic_bool stopping;
-} studio;
-
 /* ---------------------------------------------------------------------------------------------
- * Helpers.
- * ------------------------------------------------------------------------------------------- */
-
-static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, json_t *value)
-{
-    if (!value) return studio_reply_error(conn, 500, "out of memory");
-    char *text = json_dumps(value, JSON_COMPACT);
-    json_decref(value);
-    if (!text) return studio_reply_error(conn, 500, "out of memory");
-    return studio_reply_owned(conn, status, "application/json", text, strlen(text), NULL);
-}
-
-static enum MHD_Result reply_trn_error(struct MHD_Connection *conn, unsigned status,
-                                       const trn_error *e)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "error", cli_json_string(e->message));
-    json_object_set_new(o, "status", json_string(trn_status_name(e->code)));
-    if (e->line > 0) {
-        json_object_set_new(o, "line", json_integer(e->line));
-        json_object_set_new(o, "column", json_integer(e->column));
-    }
-    return reply_json(conn, status, o);
-}
-
-static char *base64(const void *data, size_t size)
-{
-    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *in = data;
-    char *out = malloc((size + 2) / 3 * 4 + 1);
-    if (!out) return NULL;
-    size_t n = 0;
-    for (size_t k = 0; k < size; k += 3) {
-        const uint32_t v = (uint32_t)in[k] << 16 | (k + 1 < size ? (uint32_t)in[k + 1] << 8 : 0) |
-                           (k + 2 < size ? in[k + 2] : 0);
-        out[n++] = digits[v >> 18 & 63];
-        out[n++] = digits[v >> 12 & 63];
-        out[n++] = k + 1 < size ? digits[v >> 6 & 63] : '=';
-        out[n++] = k + 2 < size ? digits[v & 63] : '=';
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static uint32_t chunk_cells_of(const trn_recipe *r)
-{
-    return r->chunk_cells ? r->chunk_cells : 32u;
-}
-
-/* LOD levels a chunk has: floor(log2(chunk_cells)) + 1, as trn_mesh_build counts them. */
-static uint32_t lod_levels(const trn_recipe *r)
-{
-    const uint32_t cc = chunk_cells_of(r);
-    uint32_t levels = 1;
-    while (levels < 32u && (1u << levels) <= cc)
-        levels++;
-    return levels;
-}
-
-/* out[level]: trn_mesh_level.error of the chunk with cells [i0, i0 + nx] x [j0, j0 + nz] (the
- * library's trn_mesh_chunk_errors, so the page and `terrane mesh` pick the same levels). */
-static void chunk_lod(const trn_field *f, uint32_t i0, uint32_t j0, uint32_t nx, uint32_t nz,
-                      uint32_t levels, float *out)
-{
-    double e[32];
-    if (levels > 32u || trn_mesh_chunk_errors(f, i0, j0, nx, nz, levels, e, NULL)) {
-        for (uint32_t l = 0; l < levels; l++)
-            out[l] = l ? INFINITY : 0.0f;
-        return;
-    }
-    for (uint32_t l = 0; l < levels; l++)
-        out[l] = (float)e[l];
-}
-
-/* The samples of chunk (cx, cz): its cells' corners, the shared border included. */
-static void chunk_window(const trn_recipe *r, uint32_t cx, uint32_t cz, uint32_t *i0, uint32_t *j0,
-                         uint32_t *nx, uint32_t *nz)
-{
-    const uint32_t cc = chunk_cells_of(r);
-    *i0 = cx * cc;
-    *j0 = cz * cc;
-    *nx = (r->cells_x - *i0 < cc ? r->cells_x - *i0 : cc) + 1u;
-    *nz = (r->cells_z - *j0 < cc ? r->cells_z - *j0 : cc) + 1u;
-}
-
-/* {"i0", "j0", "nx", "nz", "cx", "cz", "heights": base64 float32 LE rows, "biomes": base64
- * bytes} */
-static json_t *chunk_json(const trn_recipe *r, const trn_field *f, const uint8_t *biomes,
-                          uint32_t cx, uint32_t cz, const float *lod)
-{
-    uint32_t i0, j0, nx, nz;
-    chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
-    float *rows = malloc((size_t)nx * nz * sizeof *rows);
-    if (!rows) return NULL;
-    for (uint32_t j = 0; j < nz; j++)
-        memcpy(rows + (size_t)j * nx, f->heights + (size_t)(j0 + j) * (f->cells_x + 1u) + i0,
-               nx * sizeof *rows);
-    char *b64 = base64(rows, (size_t)nx * nz * sizeof *rows);
-    /* The biome of each sample (the recipe's biome order), the same window. */
-    uint8_t *labels = (uint8_t *)rows;
-    for (uint32_t j = 0; j < nz && biomes; j++)
-        memcpy(labels + (size_t)j * nx, biomes + (size_t)(j0 + j) * (f->cells_x + 1u) + i0, nx);
-    char *b64_biomes = biomes ? base64(labels, (size_t)nx * nz) : NULL;
-    free(rows);
-    if (!b64 || (biomes && !b64_biomes)) {
-        free(b64);
-        free(b64_biomes);
-        return NULL;
-    }
-    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "cx", (json_int_t)cx, "cz",
-                          (json_int_t)cz, "i0", (json_int_t)i0, "j0", (json_int_t)j0, "nx",
-                          (json_int_t)nx, "nz", (json_int_t)nz, "heights", b64);
-    if (o && b64_biomes) json_object_set_new(o, "biomes", json_string(b64_biomes));
-    json_t *errors = json_array();
-    for (uint32_t l = 0; l < lod_levels(r); l++)
-        json_array_append_new(errors, isfinite(lod[l]) ? json_real(lod[l]) : json_null());
-    if (o) json_object_set_new(o, "lod", errors);
-    free(b64);
-    free(b64_biomes);
-    return o;
-}
-
-/* What identifies the session's water: a refreshed or replaced water has new arrays. */
-typedef struct water_mark {
-    bool has;
-    const void *surface, *owner;
-    uint64_t ground_hash;
-    uint32_t bodies;
-} water_mark;
-
-static water_mark water_mark_of(const studio *s)
-{
-    const trn_generated *g = trn_session_result(s->session);
-    water_mark m = {g->has_water, g->water.surface, g->water.owner, g->water.ground_hash,
-                    g->water.body_count};
-    return m;
-}
-
-static bool water_mark_same(const water_mark *a, const water_mark *b)
-{
-    return a->has == b->has && a->surface == b->surface && a->owner == b->owner &&
-           a->ground_hash == b->ground_hash && a->bodies == b->bodies;
-}
-
-/* The session was replaced (generate, a layer switched): cached LOD errors and the extendable
- * stroke go with it. */
-static void session_replaced(studio *s)
-{
-    free(s->lod);
-    s->lod = NULL;
-    s->lod_ready = false;
-    s->can_extend = false;
-}
-
-/* ---- The shared history's ids: what is unsaved ---- */
-
-static bool studio_dirty(const studio *s)
-{
-    /* The recipe after the newest applied step, against the one in the file. */
-    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
-    return !now || !s->saved_text || strcmp(now, s->saved_text) != 0;
-}
-
-static char *session_text(const studio *s)
-{
-    char *text = NULL;
-    if (trn_recipe_canonical_json(trn_session_recipe(s->session), &text, NULL, NULL)) return NULL;
-    return text;
-}
-
-/* The history keeps at most STUDIO_HISTORY_STEPS steps and STUDIO_HISTORY_BYTES of recipes
- * (each step keeps its whole recipe, so many large protect snapshots add up): the oldest steps
- * go first, the newest applied one always stays. */
-#define STUDIO_HISTORY_STEPS 256u
-#define STUDIO_HISTORY_BYTES ((size_t)256 << 20)
-
-static void hist_trim(studio *s)
-{
-    while (s->hist_pos > 1 &&
-           (s->hist_count > STUDIO_HISTORY_STEPS || s->hist_bytes > STUDIO_HISTORY_BYTES)) {
-        /* The oldest step becomes the start: its recipe is the one before the next. */
-        free(s->hist_base_text);
-        s->hist_base_text = s->hist[0].after;
-        s->hist_bytes -= s->hist[0].size;
-        s->hist_base = s->hist[0].id;
-        memmove(s->hist, s->hist + 1, (s->hist_count - 1) * sizeof *s->hist);
-        s->hist_count--;
-        s->hist_pos--;
-        if (s->native_lo) s->native_lo--;
-        if (s->native_hi) s->native_hi--;
-    }
-}
-
-/* A new step on top, its recipe the session's now: the redo side goes, as the session's does.
- * regenerated: the step replaced the session (its own history starts afresh). */
-static bool hist_push(studio *s, bool regenerated)
-{
-    for (size_t k = s->hist_pos; k < s->hist_count; k++) {
-        s->hist_bytes -= s->hist[k].size;
-        free(s->hist[k].after);
-    }
-    s->hist_count = s->hist_pos;
-    if (s->hist_pos == s->hist_cap) {
-        const size_t cap = s->hist_cap ? 2 * s->hist_cap : 64;
-        struct hist_entry *grown = realloc(s->hist, cap * sizeof *grown);
-        if (!grown) return false;
-        s->hist = grown;
-        s->hist_cap = cap;
-    }
-    struct hist_entry *e = &s->hist[s->hist_pos];
-    e->id = ++s->hist_next;
-    e->after = session_text(s);
-    e->size = e->after ? strlen(e->after) : 0;
-    s->hist_bytes += e->size;
-    s->hist_count = ++s->hist_pos;
-    if (regenerated) s->native_lo = s->hist_pos;
-    s->native_hi = s->hist_pos;
-    hist_trim(s);
-    return true;
-}
-
-/* The session's recipe now is the file's. */
-static void hist_mark_saved(studio *s)
-{
-    const char *now = s->hist_pos ? s->hist[s->hist_pos - 1].after : s->hist_base_text;
-    free(s->saved_text);
-    s->saved_text = now ? strdup(now) : NULL;
-}
-
-/* The recipe before entry k. */
-static const char *hist_before(const studio *s, size_t k)
-{
-    return k ? s->hist[k - 1].after : s->hist_base_text;
-}
-
-static void publish_state(studio *s);
-
-/* The session changed (an edit, undo, redo, generation, restore): a new revision for every
- * page. */
-static void session_changed(studio *s)
-{
-    s->revision++;
-    publish_state(s);
-}
-
-static json_t *state_json(const studio *s)
-{
-    json_t *o = json_pack("{s:I,s:b,s:b,s:b,s:b}", "revision", (json_int_t)s->revision, "dirty",
-                          studio_dirty(s), "can_undo", s->hist_pos > 0, "can_redo",
-                          s->hist_pos < s->hist_count, "disk_changed", s->disk_changed);
-    if (o && s->disk_changed && s->disk_error[0]) {
-        json_t *e = json_pack("{s:o}", "message", cli_json_string(s->disk_error));
-        if (e && s->disk_line > 0) {
-            json_object_set_new(e, "line", json_integer(s->disk_line));
-            json_object_set_new(e, "column", json_integer(s->disk_column));
-        }
-        json_object_set_new(o, "disk_error", e);
-    }
-    if (o && s->recovery_pending && s->recovery_path)
-        json_object_set_new(o, "recovery", cli_json_string(s->recovery_path));
-    return o;
-}
-
-/* The state for every /api/events stream (and who changed it). */
-static void publish_state(studio *s)
-{
-    json_t *o = state_json(s);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    pthread_mutex_lock(&s->ev_lock);
-    s->state_seq++;
-    snprintf(s->state_text, sizeof s->state_text, "%s", text ? text : "{}");
-    snprintf(s->state_client[s->state_seq % 64], sizeof s->state_client[0], "%s", s->client);
-    pthread_cond_broadcast(&s->ev_cond);
-    pthread_mutex_unlock(&s->ev_lock);
-    free(text);
-}
-
-/* ---- The recipe file on disk ---- */
-
-/* The whole file (malloc'd, NUL-terminated) and its modification time; NULL when unreadable. */
-static char *read_disk(const char *path, size_t *size, struct timespec *mtime)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
-    *mtime = st.st_mtim;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = malloc((size_t)st.st_size + 1);
-    size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
-    fclose(f);
-    if (!text) return NULL;
-    text[got] = '\0';
-    *size = got;
-    return text;
-}
-
-/* What was read or written is now the file as the studio knows it. */
-static void disk_remember(studio *s, char *text, size_t size, struct timespec mtime)
-{
-    free(s->disk_text);
-    s->disk_text = text;
-    s->disk_size = size;
-    s->disk_mtime = mtime;
-    s->disk_hash = studio_doc_hash(text, size);
-    s->disk_changed = false;
-    s->disk_seen_hash = s->disk_hash;
-    s->disk_error[0] = '\0';
-    s->disk_line = s->disk_column = 0;
-}
-
-static trn_status parse_disk_text(const studio *s, const char *text, size_t size, trn_recipe *out,
-                                  trn_document_kind *kind, trn_error *e);
-
-/* Look at the file: a new modification time or size makes the studio read it; a different
- * content marks it changed (a touch alone does not), and says why when it no longer reads as a
- * recipe. True when what is known changed. */
-static bool disk_check(studio *s)
-{
-    struct stat st;
-    if (stat(s->save_path, &st) != 0) {
-        const bool was = s->disk_changed && !strcmp(s->disk_error, "the file is gone");
-        s->disk_changed = true;
-        snprintf(s->disk_error, sizeof s->disk_error, "the file is gone");
-        s->disk_line = s->disk_column = 0;
-        return !was;
-    }
-    if (st.st_mtim.tv_sec == s->disk_mtime.tv_sec && st.st_mtim.tv_nsec == s->disk_mtime.tv_nsec &&
-        (size_t)st.st_size == s->disk_size)
-        return false;
-    size_t size = 0;
-    struct timespec mtime;
-    char *text = read_disk(s->save_path, &size, &mtime);
-    if (!text) return false;
-    const unsigned long long h = studio_doc_hash(text, size);
-    s->disk_mtime = mtime;
-    s->disk_size = size;
-    if (h == s->disk_hash || h == s->disk_seen_hash) {
-        /* Touched, or changed back, or examined already. */
-        const bool back = h == s->disk_hash && s->disk_changed;
-        if (back) s->disk_changed = false, s->disk_error[0] = '\0';
-        free(text);
-        return back;
-    }
-    s->disk_seen_hash = h;
-    s->disk_changed = true;
-    s->disk_error[0] = '\0';
-    s->disk_line = s->disk_column = 0;
-    trn_recipe r;
-    memset(&r, 0, sizeof r);
-    trn_error e;
-    if (parse_disk_text(s, text, size, &r, NULL, &e)) {
-        snprintf(s->disk_error, sizeof s->disk_error, "%s", e.message);
-        s->disk_line = e.line;
-        s->disk_column = e.column;
-    }
-    trn_recipe_dispose(&r);
-    free(text);
-    return true;
-}
-
-static json_t *layers_json(const trn_recipe *r);
-
-/* A recipe from the file's text: a bare recipe or Terrain asset document, or the one Terrain3D
- * recipe of a scene (read in place: everything around it blanked, so lines and columns are the
- * file's). Its files (a Heightfield Input's path) are relative to the recipe's folder. */
-static trn_status parse_disk_text(const studio *s, const char *text, size_t size, trn_recipe *out,
-                                  trn_document_kind *kind, trn_error *e)
-{
-    memset(out, 0, sizeof *out);
-    trn_status st;
-    if (s->scene) {
-        size_t r0, r1;
-        if (!studio_doc_recipe_span(text, size, &r0, &r1))
-            return trn_error_set(e, TRN_ERR_JSON, s->recipe_path, -1,
-                                 "%s: expected a scene with one entity whose Terrain3D component "
-                                 "holds a recipe",
-                                 s->recipe_path);
-        char *blank = malloc(size + 1);
-        if (!blank) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-        for (size_t k = 0; k < size; k++)
-            blank[k] = k >= r0 && k < r1 ? text[k] : text[k] == '\n' ? '\n' : ' ';
-        blank[size] = '\0';
-        st = trn_recipe_parse(blank, size, s->recipe_path, out, NULL, e);
-        free(blank);
-        if (kind) *kind = TRN_DOCUMENT_RECIPE;
-    } else {
-        st = trn_recipe_parse(text, size, s->recipe_path, out, kind, e);
-    }
-    if (!st && (st = trn_recipe_set_base_dir_of(out, s->recipe_path, e))) trn_recipe_dispose(out);
-    return st;
-}
-
-/* The reply to an edit: the chunks it changed with their heights, biomes and LOD errors, whether
- * the water changed, and the history's state. */
-static json_t *edit_json(studio *s, const trn_chunk_set *changed, const water_mark *before)
-{
-    const trn_generated *g = trn_session_result(s->session);
-    const trn_recipe *r = trn_session_recipe(s->session);
-    const uint32_t levels = lod_levels(r);
-    float lod[32];
-    json_t *chunks = json_array();
-    for (uint32_t cz = 0; cz < changed->chunks_z && chunks; cz++)
-        for (uint32_t cx = 0; cx < changed->chunks_x; cx++) {
-            const size_t k = (size_t)cz * changed->chunks_x + cx;
-            if (!changed->changed || !changed->changed[k]) continue;
-            uint32_t i0, j0, nx, nz;
-            chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
-            chunk_lod(&g->field, i0, j0, nx - 1u, nz - 1u, levels, lod);
-            if (s->lod_ready) memcpy(s->lod + k * levels, lod, levels * sizeof *lod);
-            json_array_append_new(chunks, chunk_json(r, &g->field, g->biomes.values, cx, cz, lod));
-        }
-    const water_mark after = water_mark_of(s);
-    json_t *o = state_json(s);
-    json_object_set_new(o, "chunks", chunks);
-    json_object_set_new(o, "water_changed", json_boolean(!water_mark_same(before, &after)));
-    json_object_set_new(o, "layers", layers_json(r));
-    return o;
-}
-
-/* Publish one Server-Sent Event to every /api/events stream. */
-static void publish(studio *s, const char *event, const char *data)
-{
-    pthread_mutex_lock(&s->ev_lock);
-    snprintf(s->ev_data, sizeof s->ev_data, "event: %s\ndata: %s\n\n", event, data);
-    s->ev_seq++;
-    pthread_cond_broadcast(&s->ev_cond);
-    pthread_mutex_unlock(&s->ev_lock);
-}
-
-static int on_progress(double done, const char *stage, void *user)
-{
-    studio *s = user;
-    json_t *o = json_pack("{s:f,s:o}", "done", done, "stage", cli_json_string(stage ? stage : ""));
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    if (text) publish(s, "progress", text);
-    free(text);
-    /* Ctrl-C during a generation cancels it (the previous result stays). */
-    return atomic_load(&s->stopping) ? TRN_CANCEL : 0;
-}
-
-/* Regenerate the session from next (quality: a new session when it differs from the current
- * one, since a session keeps its options), progress and the outcome on /api/events.
- *
- * A recipe on another grid also starts a new session. Every recipe the studio regenerates is
- * whole and meant as it is (an edit, a preset applied, a step of the history, the file on
- * disk): its strokes are where it has them. The session's regenerate would treat it as the
- * current recipe's grid changed, which needs a keep-or-clear decision for strokes (the command
- * line's --keep-edits or --clear-edits): a new resolution with strokes, or an undo back across
- * one, would be refused. */
-static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
-                             trn_error *e)
-{
-    publish(s, "progress", "{\"done\":0,\"stage\":\"start\"}");
-    trn_status st;
-    const trn_recipe *now = trn_session_recipe(s->session);
-    const bool regrid = next->cells_x != now->cells_x || next->cells_z != now->cells_z ||
-                        next->size_x != now->size_x || next->size_z != now->size_z;
-    if (quality != s->options.quality || regrid) {
-        trn_generate_options o = s->options;
-        o.quality = quality;
-        trn_session *fresh = NULL;
-        st = trn_session_new(next, &o, &fresh, on_progress, s, e);
-        if (!st) {
-            trn_session_free(s->session);
-            s->session = fresh;
-            s->options.quality = quality;
-        }
-    } else {
-        st = trn_session_regenerate(s->session, next, TRN_EDITS_REFUSE, on_progress, s, e);
-    }
-    publish(s, st ? "failed" : "done", "{}");
-    if (!st) session_replaced(s);
-    return st;
-}
-
-/* A stream's position in the event sequence, and the event (or keepalive) it is sending: MHD
- * may offer less room than an event takes, so the rest goes out on the next calls instead of
- * being cut off. */
-typedef struct event_stream {
-    studio *s;
-    uint64_t seen, state_seen;
-    char client[40]; /* the page's id (?client=): its own changes are not "others" */
-    char pending[sizeof(((studio *)NULL)->state_text) + 64];
-    size_t pending_len, pending_off;
-} event_stream;
-
-static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)pos;
-    event_stream *es = cls;
-    studio *s = es->s;
-    if (es->pending_off == es->pending_len) {
-        pthread_mutex_lock(&s->ev_lock);
-        if (es->seen == s->ev_seq && es->state_seen == s->state_seq && !atomic_load(&s->stopping)) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += 1;
-            pthread_cond_timedwait(&s->ev_cond, &s->ev_lock, &until);
-        }
-        if (atomic_load(&s->stopping)) {
-            pthread_mutex_unlock(&s->ev_lock);
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        }
-        if (es->state_seen != s->state_seq) {
-            /* The newest state, and whether a change since the last one came from another
-             * page (or from the disk): then the page reloads what it shows. */
-            bool others = s->state_seq - es->state_seen > 63u;
-            for (uint64_t q = es->state_seen + 1; q <= s->state_seq && !others; q++) {
-                /* The studio's own notes (disk checks, autosaves) change no session. */
-                const char *by = s->state_client[q % 64];
-                others = by[0] && strcmp(by, es->client) != 0;
-            }
-            es->state_seen = s->state_seq;
-            const size_t len = strlen(s->state_text);
-            es->pending_len = (size_t)snprintf(
-                es->pending, sizeof es->pending, "event: state\ndata: %.*s,\"others\":%s}\n\n",
-                (int)(len ? len - 1 : 0), s->state_text, others ? "true" : "false");
-            if (es->pending_len >= sizeof es->pending) es->pending_len = sizeof es->pending - 1;
-        } else if (es->seen != s->ev_seq) {
-            /* Only the latest event matters: progress replaces progress. */
-            es->pending_len = strlen(s->ev_data);
-            memcpy(es->pending, s->ev_data, es->pending_len);
-            es->seen = s->ev_seq;
-        } else {
-            static const char keepalive[] = ": keepalive\n\n";
-            es->pending_len = sizeof keepalive - 1;
-            memcpy(es->pending, keepalive, es->pending_len);
-        }
-        es->pending_off = 0;
-        pthread_mutex_unlock(&s->ev_lock);
-    }
-    size_t n = es->pending_len - es->pending_off;
-    if (n > max) n = max;
-    memcpy(buf, es->pending + es->pending_off, n);
-    es->pending_off += n;
-    return (ssize_t)n;
-}
-
-static enum MHD_Result api_events(studio *s, struct MHD_Connection *conn)
-{
-    event_stream *es = malloc(sizeof *es);
-    if (!es) return studio_reply_error(conn, 500, "out of memory");
-    es->s = s;
-    es->pending_len = es->pending_off = 0;
-    const char *client = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "client");
-    snprintf(es->client, sizeof es->client, "%s", client ? client : "");
-    pthread_mutex_lock(&s->ev_lock);
-    es->seen = s->ev_seq;
-    es->state_seen = s->state_seq;
-    pthread_mutex_unlock(&s->ev_lock);
-    struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, events_read, es, free);
-    if (!r) {
-        free(es);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    enum MHD_Result rc = MHD_queue_response(conn, 200, r);
-    MHD_destroy_response(r);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Routes (the session lock held).
+ * Routes (the session lock held). The session's machinery they share is studio_session.c; the
+ * materials, presets and export routes are studio_materials.c, studio_presets.c and
+ * studio_export.c; which recipe a project folder opens is studio_project.c.
  * ------------------------------------------------------------------------------------------- */
 
 static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
@@ -722,328 +83,8 @@ static enum MHD_Result api_recipe(studio *s, struct MHD_Connection *conn)
     size_t size = 0;
     trn_error e;
     if (trn_recipe_canonical_json(trn_session_recipe(s->session), &text, &size, &e))
-        return reply_trn_error(conn, 500, &e);
+        return studio_reply_trn_error(conn, 500, &e);
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
-}
-
-/* The older convention: ASSETS_ROOT/REL.MAP.png for the id asset://REL, MAP "albedo" (its
- * colour) or "height" (its height map, grey), when that file exists, is a regular file and,
- * symbolic links resolved, lies inside the palette's project; the id's parts are checked as
- * asset ids are (no empty, "." or ".." parts). The resolved path into out. */
-static bool convention_map_path(const studio *s, const char *id, const char *map, char *out,
-                                size_t out_size)
-{
-    if (!s->assets_root || !id || strncmp(id, "asset://", 8) != 0 || !id[8]) return false;
-    for (const char *p = id + 8; *p;) {
-        const char *e = strchr(p, '/');
-        const size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.') ||
-            memchr(p, '\\', n))
-            return false;
-        p += n + (e ? 1 : 0);
-        if (e && !*p) return false;
-    }
-    char path[4096];
-    const int n = snprintf(path, sizeof path, "%s/%s.%s.png", s->assets_root, id + 8, map);
-    if (n < 0 || (size_t)n >= sizeof path) return false;
-    char *real = realpath(path, NULL);
-    struct stat sb;
-    const bool ok = real && stat(real, &sb) == 0 && S_ISREG(sb.st_mode) &&
-                    trn_path_inside(s->assets_root, real) && strlen(real) < out_size;
-    if (ok) snprintf(out, out_size, "%s", real);
-    free(real);
-    return ok;
-}
-
-/* Where a mapped layer's image maps come from: its Material document (the manifest REL.asset.json
- * of type Material in the palette's project, trn_material_resolve), or, for a material without
- * one, the older file names REL.albedo.png and REL.height.png (with a note saying how to
- * describe them in a document instead). A document that does not resolve gives no maps and its
- * error (file:line:column: message). */
-typedef struct layer_maps {
-    char *path[TRN_MAP_COUNT]; /* real paths; NULL: no such map */
-    double scale;              /* the Material's texture_scale (1 without a document) */
-    const char *from;          /* "material", "file names" or NULL (no maps) */
-    char document[1200];       /* the Material document's path inside the project, or "" */
-    char note[2400];           /* an error or the older convention's advice, or "" */
-} layer_maps;
-
-static void layer_maps_free(layer_maps *m)
-{
-    for (int k = 0; k < TRN_MAP_COUNT; k++) free(m->path[k]);
-}
-
-static void layer_maps_find(const studio *s, const char *id, layer_maps *out)
-{
-    memset(out, 0, sizeof *out);
-    out->scale = 1.0;
-    if (!s->assets_root || !id) return;
-    trn_material m;
-    trn_error e = {0};
-    bool no_manifest = false;
-    if (!trn_material_resolve(s->assets_root, id, &m, &no_manifest, &e)) {
-        out->from = "material";
-        out->scale = m.texture_scale;
-        const size_t root = strlen(s->assets_root);
-        snprintf(out->document, sizeof out->document, "%s",
-                 strncmp(m.source, s->assets_root, root) == 0 && m.source[root] == '/'
-                     ? m.source + root + 1
-                     : m.source);
-        for (int k = 0; k < TRN_MAP_COUNT; k++) {
-            out->path[k] = m.paths[k];
-            m.paths[k] = NULL;
-        }
-        trn_material_dispose(&m);
-        return;
-    }
-    if (!no_manifest) {
-        if (e.line > 0)
-            snprintf(out->note, sizeof out->note, "%.400s:%d:%d: %.900s", e.file, e.line, e.column,
-                     e.message);
-        else
-            snprintf(out->note, sizeof out->note, "%.400s: %.900s", e.file, e.message);
-        return;
-    }
-    static const int older[2] = {TRN_MAP_ALBEDO, TRN_MAP_HEIGHT};
-    for (int q = 0; q < 2; q++) {
-        char path[4096];
-        if (convention_map_path(s, id, trn_material_map_name(older[q]), path, sizeof path))
-            out->path[older[q]] = strdup(path);
-    }
-    if (out->path[TRN_MAP_ALBEDO] || out->path[TRN_MAP_HEIGHT]) {
-        const char *rel = id + 8, *base = strrchr(rel, '/');
-        base = base ? base + 1 : rel;
-        out->from = "file names";
-        snprintf(out->note, sizeof out->note,
-                 "%.300s: image maps found by file name (%.300s.albedo.png, .height.png); "
-                 "describe them in a Material document instead: %.300s.asset.json "
-                 "{\"type\": \"Material\", \"source\": \"%.100s.material.json\"} beside "
-                 "%.100s.material.json {\"format_version\": 1, \"name\": \"%.100s\", "
-                 "\"maps\": {\"albedo\": \"%.100s.albedo.png\"}}",
-                 id, rel, rel, base, base, base, base);
-    }
-}
-
-/* The mapped layers' material ids (role bindings in role order, then biome materials, each id
- * once), their colours (a role's colour for a binding, the biome's for a biome material) and
- * texture scales (a biome's texture_scale, 1 for a role); each role's and biome's layer (-1:
- * none). Returns the layer count. */
-enum { MATERIAL_LAYERS_MAX = TRN_ROLE_COUNT + 256 };
-static uint32_t material_layers(const studio *s, const char **ids, float (*colors)[3],
-                                double *scales, int *role_layer, int *biome_layer)
-{
-    const trn_generated *g = trn_session_result(s->session);
-    const trn_recipe *r = trn_session_recipe(s->session);
-    uint32_t n = 0;
-    for (int k = 0; k < TRN_ROLE_COUNT + (int)g->biomes.name_count && k < MATERIAL_LAYERS_MAX;
-         k++) {
-        const bool role = k < TRN_ROLE_COUNT;
-        const int b = role ? -1 : trn_recipe_find_biome(r, g->biomes.names[k - TRN_ROLE_COUNT]);
-        const char *id = role ? s->set.roles[k] : b >= 0 ? r->biomes[b].material : NULL;
-        int layer = -1;
-        for (uint32_t q = 0; id && q < n && layer < 0; q++)
-            if (strcmp(ids[q], id) == 0) layer = (int)q;
-        if (id && layer < 0) {
-            layer = (int)n;
-            ids[n] = id;
-            if (role) {
-                uint8_t rgba[4];
-                trn_roles_color((uint8_t)k, rgba);
-                for (int c = 0; c < 3; c++) colors[n][c] = rgba[c] / 255.0f;
-                scales[n] = 1.0;
-            } else {
-                for (int c = 0; c < 3; c++) colors[n][c] = r->biomes[b].color[c];
-                scales[n] = r->biomes[b].texture_scale;
-            }
-            n++;
-        }
-        if (role)
-            role_layer[k] = layer;
-        else
-            biome_layer[k - TRN_ROLE_COUNT] = layer;
-    }
-    return n;
-}
-
-/* The palette's project: as the library resolves a palette (or an inline palette's material
- * set) named by asset id, the nearest folder at or above the recipe's own holding the id's
- * manifest; else the studio's project folder. Material image maps are read inside it. */
-static char *assets_root_of(const char *recipe_path, const char *palette_json,
-                            const char *project_root)
-{
-    json_error_t je;
-    json_t *v = palette_json ? json_loads(palette_json, JSON_DECODE_ANY, &je) : NULL;
-    const char *id = json_is_string(v)   ? json_string_value(v)
-                     : json_is_object(v) ? json_string_value(json_object_get(v, "material_set"))
-                                         : NULL;
-    char *found = NULL;
-    char *dir = NULL;
-    if (id && strncmp(id, "asset://", 8) == 0 && !strstr(id, "..")) {
-        char *copy = strdup(recipe_path);
-        char *slash = copy ? strrchr(copy, '/') : NULL;
-        if (slash) *slash = '\0';
-        dir = copy ? realpath(slash ? (*copy ? copy : "/") : ".", NULL) : NULL;
-        free(copy);
-    }
-    while (dir && !found) {
-        char path[4096];
-        const int n = snprintf(path, sizeof path, "%s%s%s.asset.json", dir,
-                               strcmp(dir, "/") == 0 ? "" : "/", id + 8);
-        struct stat sb;
-        if (n > 0 && (size_t)n < sizeof path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            found = dir;
-            dir = NULL;
-            break;
-        }
-        char *slash = strrchr(dir, '/');
-        if (!slash || strcmp(dir, "/") == 0) break;
-        if (slash == dir)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-    free(dir);
-    json_decref(v);
-    return found ? found : strdup(project_root);
-}
-
-/* GET /api/material_map?layer=K&map=albedo|normal|roughness|height|emissive: layer K's image
- * map, the PNG file's bytes (layer_maps_find); 404 when the material has none. */
-static enum MHD_Result api_material_map(studio *s, struct MHD_Connection *conn)
-{
-    const char *layer_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "layer");
-    const char *map = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "map");
-    int which = -1;
-    for (int k = 0; map && k < TRN_MAP_COUNT && which < 0; k++)
-        if (strcmp(map, trn_material_map_name(k)) == 0) which = k;
-    if (which < 0)
-        return studio_reply_error(conn, 400,
-                                  "map: expected albedo, normal, roughness, height or emissive");
-    const char *ids[MATERIAL_LAYERS_MAX];
-    float colors[MATERIAL_LAYERS_MAX][3];
-    double scales[MATERIAL_LAYERS_MAX];
-    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
-    const uint32_t n = s->set.mapping.present
-                           ? material_layers(s, ids, colors, scales, role_layer, biome_layer)
-                           : 0;
-    unsigned layer;
-    char tail;
-    if (!layer_text || sscanf(layer_text, "%u%c", &layer, &tail) != 1 || layer >= n)
-        return studio_reply_error(conn, 400, "layer: expected the index of a mapped layer");
-    layer_maps lm;
-    layer_maps_find(s, ids[layer], &lm);
-    if (!lm.path[which]) {
-        char msg[4800];
-        if (lm.from && strcmp(lm.from, "material") == 0)
-            snprintf(msg, sizeof msg,
-                     "%.1100s has no %s map (its Material document %.1100s names none)",
-                     ids[layer], map, lm.document);
-        else if (lm.note[0] && !lm.from)
-            snprintf(msg, sizeof msg, "%.1100s has no %s map: %s", ids[layer], map, lm.note);
-        else
-            snprintf(msg, sizeof msg,
-                     "%.600s has no %s map (no Material document %.600s.asset.json, nor "
-                     "%.600s.%s.png, in the project)",
-                     ids[layer], map, ids[layer] + 8, ids[layer] + 8, map);
-        layer_maps_free(&lm);
-        return studio_reply_error(conn, 404, msg);
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s", lm.path[which]);
-    layer_maps_free(&lm);
-    struct stat sb;
-    if (stat(path, &sb) != 0 || sb.st_size > (64 << 20))
-        return studio_reply_error(conn, 413, "the image map is larger than 64 MiB");
-    size_t size = 0;
-    struct timespec mtime;
-    uint8_t *bytes = (uint8_t *)read_disk(path, &size, &mtime);
-    if (!bytes) return studio_reply_error(conn, 500, "cannot read the image map");
-    static const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (size < 8 || memcmp(bytes, png, 8) != 0) {
-        free(bytes);
-        return studio_reply_error(conn, 415, "the image map is not a PNG file");
-    }
-    return studio_reply_owned(conn, 200, "image/png", bytes, size, NULL);
-}
-
-/* GET /api/materials: what the page needs to draw the material set's mapped materials:
- * {"mapping": {...} or null, "layers": [{"material", "color": [r, g, b], "source",
- * "texture_scale", "maps": {MAP: bool}, "maps_from", "document", "note"}], "notes": [...]
- * (documents that fail, maps found by the older file names), and, with a mapping, "cells": [x,
- * z] and "samples": base64 bytes, each sample's layer (255: the biome tint)}. Layers as the
- * cooked payload's: role bindings in role order, then biome materials. */
-static enum MHD_Result api_materials(studio *s, struct MHD_Connection *conn)
-{
-    const trn_generated *g = trn_session_result(s->session);
-    const trn_material_mapping *m = &s->set.mapping;
-    json_t *o = json_object();
-    if (!m->present) {
-        json_object_set_new(o, "mapping", json_null());
-        json_object_set_new(o, "layers", json_array());
-        return reply_json(conn, 200, o);
-    }
-    json_object_set_new(
-        o, "mapping",
-        json_pack("{s:b, s:b, s:f, s:f, s:b, s:f, s:f, s:f}", "texture_arrays", m->texture_arrays,
-                  "triplanar", m->triplanar, "triplanar_slope", m->triplanar_slope,
-                  "triplanar_sharpness", m->triplanar_sharpness, "height_blend", m->height_blend,
-                  "height_blend_contrast", m->height_blend_contrast, "macro_variation",
-                  m->macro_variation, "macro_scale", m->macro_scale));
-    /* The layers: distinct ids, each with the colour it is drawn with where it has no image
-     * map, its texture scale and which image maps it has (GET /api/material_map). */
-    const char *ids[MATERIAL_LAYERS_MAX];
-    float colors[MATERIAL_LAYERS_MAX][3];
-    double scales[MATERIAL_LAYERS_MAX];
-    int role_layer[TRN_ROLE_COUNT], biome_layer[256];
-    const uint32_t n = material_layers(s, ids, colors, scales, role_layer, biome_layer);
-    json_t *layers = json_array(), *notes = json_array();
-    for (uint32_t q = 0; q < n; q++) {
-        bool role = false;
-        for (int k = 0; k < TRN_ROLE_COUNT && !role; k++) role = role_layer[k] == (int)q;
-        layer_maps lm;
-        layer_maps_find(s, ids[q], &lm);
-        json_t *maps = json_object();
-        for (int k = 0; k < TRN_MAP_COUNT; k++)
-            json_object_set_new(maps, trn_material_map_name(k), json_boolean(lm.path[k] != NULL));
-        json_t *l = json_pack("{s:s, s:[f, f, f], s:s, s:f, s:o}", "material", ids[q], "color",
-                              (double)colors[q][0], (double)colors[q][1], (double)colors[q][2],
-                              "source", role ? "role" : "biome", "texture_scale",
-                              scales[q] * lm.scale, "maps", maps);
-        json_object_set_new(l, "maps_from", lm.from ? json_string(lm.from) : json_null());
-        json_object_set_new(l, "document",
-                            lm.document[0] ? cli_json_string(lm.document) : json_null());
-        json_object_set_new(l, "note", lm.note[0] ? cli_json_string(lm.note) : json_null());
-        if (lm.note[0]) json_array_append_new(notes, cli_json_string(lm.note));
-        layer_maps_free(&lm);
-        json_array_append_new(layers, l);
-    }
-    json_object_set_new(o, "layers", layers);
-    json_object_set_new(o, "notes", notes);
-    const trn_field *f = &g->field;
-    const size_t samples = trn_field_sample_count(f);
-    const uint8_t *roles = trn_session_roles(s->session);
-    uint8_t *map = malloc(samples ? samples : 1u);
-    if (!map) {
-        json_decref(o);
-        return studio_reply_error(conn, 500, "out of memory");
-    }
-    for (size_t k = 0; k < samples; k++) {
-        const uint8_t b = g->biomes.values ? g->biomes.values[k] : 255;
-        int layer = b < g->biomes.name_count ? biome_layer[b] : -1;
-        if (layer < 0 && roles && roles[k] < TRN_ROLE_COUNT) layer = role_layer[roles[k]];
-        map[k] = layer < 0 ? 255 : (uint8_t)layer;
-    }
-    char *b64 = base64(map, samples);
-    free(map);
-    if (!b64) {
-        json_decref(o);
-        return studio_reply_error(conn, 500, "out of memory");
-    }
-    json_object_set_new(o, "cells", json_pack("[I, I]", (json_int_t)f->cells_x,
-                                              (json_int_t)f->cells_z));
-    json_object_set_new(o, "samples", json_string(b64));
-    free(b64);
-    return reply_json(conn, 200, o);
 }
 
 /* Heights quantised to 16 bits (?encoding=u16): each sample's level between the window's lowest
@@ -1110,7 +151,7 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
             return studio_reply_error(conn, 400,
                                       chunk ? "stride: the whole field only, not with chunk"
                                             : "stride: expected a whole number 1..4096");
-        stride = v < chunk_cells_of(r) ? v : chunk_cells_of(r);
+        stride = v < studio_chunk_cells_of(r) ? v : studio_chunk_cells_of(r);
     }
     uint32_t i0 = 0, j0 = 0, nx = f->cells_x + 1u, nz = f->cells_z + 1u;
     if (stride > 1) {
@@ -1120,11 +161,11 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     if (chunk) {
         unsigned cx, cz;
         char tail;
-        const uint32_t cc = chunk_cells_of(r);
+        const uint32_t cc = studio_chunk_cells_of(r);
         if (sscanf(chunk, "%u,%u%c", &cx, &cz, &tail) != 2 || cx >= (f->cells_x + cc - 1u) / cc ||
             cz >= (f->cells_z + cc - 1u) / cc)
             return studio_reply_error(conn, 400, "chunk: expected X,Z of a chunk in the grid");
-        chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+        studio_chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
     }
     const size_t bytes = biomes ? 1u : u16 ? sizeof(uint16_t) : sizeof(float);
     uint8_t *out = malloc((size_t)nx * nz * bytes);
@@ -1178,7 +219,7 @@ static enum MHD_Result api_grid(studio *s, struct MHD_Connection *conn, bool bio
     snprintf(v[1], sizeof v[1], "%u", f->cells_z);
     snprintf(v[2], sizeof v[2], "%.17g", f->size_x);
     snprintf(v[3], sizeof v[3], "%.17g", f->size_z);
-    snprintf(v[4], sizeof v[4], "%u", chunk_cells_of(r));
+    snprintf(v[4], sizeof v[4], "%u", studio_chunk_cells_of(r));
     snprintf(v[5], sizeof v[5], "%u,%u", i0, j0);
     snprintf(v[6], sizeof v[6], "%u,%u", nx, nz);
     snprintf(v[7], sizeof v[7], "%.17g", g->sea_level);
@@ -1308,23 +349,23 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
     trn_recipe one;
     trn_error e;
     if (parse_stroke(trn_session_recipe(s->session), body, size, &one, &e))
-        return reply_trn_error(conn, 400, &e);
+        return studio_reply_trn_error(conn, 400, &e);
     if (!extend && stroke_outside(trn_session_recipe(s->session), &one.strokes[0])) {
         /* Nothing of the terrain under it: no history step, nothing unsaved. */
         trn_recipe_dispose(&one);
-        json_t *o = state_json(s);
+        json_t *o = studio_state_json(s);
         json_object_set_new(o, "chunks", json_array());
         json_object_set_new(o, "water_changed", json_false());
         json_object_set_new(o, "ignored",
                             json_string("the stroke lies wholly outside the terrain"));
-        return reply_json(conn, 200, o);
+        return studio_reply_json(conn, 200, o);
     }
-    const water_mark before = water_mark_of(s);
+    const water_mark before = studio_water_mark_of(s);
     trn_chunk_set undone = {0}, changed = {0};
     trn_status st = extend ? trn_session_undo(s->session, &undone, &e) : TRN_OK;
     if (st) {
         trn_recipe_dispose(&one);
-        return reply_trn_error(conn, 500, &e);
+        return studio_reply_trn_error(conn, 500, &e);
     }
     st = trn_session_apply_stroke(s->session, &one.strokes[0], &changed, &e);
     trn_recipe_dispose(&one);
@@ -1336,7 +377,7 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
             trn_chunk_set_dispose(&again);
         }
         trn_chunk_set_dispose(&undone);
-        return reply_trn_error(conn, st == TRN_ERR_NO_MEMORY ? 500 : 400, &e);
+        return studio_reply_trn_error(conn, st == TRN_ERR_NO_MEMORY ? 500 : 400, &e);
     }
     for (size_t k = 0; undone.changed && k < (size_t)changed.chunks_x * changed.chunks_z; k++)
         changed.changed[k] |= undone.changed[k];
@@ -1346,22 +387,19 @@ static enum MHD_Result api_stroke(studio *s, struct MHD_Connection *conn, const 
         struct hist_entry *top = &s->hist[s->hist_pos - 1];
         s->hist_bytes -= top->size;
         free(top->after);
-        top->after = session_text(s);
+        top->after = studio_session_text(s);
         top->size = top->after ? strlen(top->after) : 0;
         s->hist_bytes += top->size;
         top->id = ++s->hist_next;
-        hist_trim(s);
-    } else if (!hist_push(s, false)) {
+        studio_hist_trim(s);
+    } else if (!studio_hist_push(s, false)) {
         s->hist_base = ++s->hist_next; /* out of memory: at least unsaved */
     }
-    session_changed(s);
-    json_t *o = edit_json(s, &changed, &before);
+    studio_session_changed(s);
+    json_t *o = studio_edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, o);
 }
-
-static trn_status regenerate(studio *s, const trn_recipe *next, trn_erosion_quality quality,
-                             trn_error *e);
 
 /* Undo and redo walk the shared history: a step the session still holds is undone or redone
  * incrementally (the changed chunks); one before or after a generation, a layer switch or a
@@ -1375,7 +413,8 @@ static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool 
     const bool native = undo ? s->hist_pos > s->native_lo && trn_session_can_undo(s->session)
                              : s->hist_pos < s->native_hi && trn_session_can_redo(s->session);
     if (!native) {
-        const char *text = undo ? hist_before(s, s->hist_pos - 1) : s->hist[s->hist_pos].after;
+        const char *text =
+            undo ? studio_hist_before(s, s->hist_pos - 1) : s->hist[s->hist_pos].after;
         if (!text) return studio_reply_error(conn, 500, "out of memory (the step was not kept)");
         trn_recipe next;
         memset(&next, 0, sizeof next);
@@ -1383,36 +422,36 @@ static enum MHD_Result api_history(studio *s, struct MHD_Connection *conn, bool 
         if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
             trn_recipe_dispose(&next);
         if (!st) {
-            st = regenerate(s, &next, s->options.quality, &e);
+            st = studio_regenerate(s, &next, s->options.quality, &e);
             trn_recipe_dispose(&next);
         }
-        if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 500, &e);
+        if (st) return studio_reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 500, &e);
         if (undo)
             s->hist_pos--;
         else
             s->hist_pos++;
         s->native_lo = s->native_hi = s->hist_pos;
-        session_changed(s);
-        json_t *o = state_json(s);
+        studio_session_changed(s);
+        json_t *o = studio_state_json(s);
         json_object_set_new(o, "regenerated", json_true());
         json_object_set_new(o, "chunks", json_array());
         json_object_set_new(o, "water_changed", json_true());
-        json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
-        return reply_json(conn, 200, o);
+        json_object_set_new(o, "layers", studio_layers_json(trn_session_recipe(s->session)));
+        return studio_reply_json(conn, 200, o);
     }
     trn_chunk_set changed = {0};
-    const water_mark before = water_mark_of(s);
+    const water_mark before = studio_water_mark_of(s);
     trn_status st = undo ? trn_session_undo(s->session, &changed, &e)
                          : trn_session_redo(s->session, &changed, &e);
-    if (st) return reply_trn_error(conn, 500, &e);
+    if (st) return studio_reply_trn_error(conn, 500, &e);
     if (undo)
         s->hist_pos--;
     else
         s->hist_pos++;
-    session_changed(s);
-    json_t *o = edit_json(s, &changed, &before);
+    studio_session_changed(s);
+    json_t *o = studio_edit_json(s, &changed, &before);
     trn_chunk_set_dispose(&changed);
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, o);
 }
 
 /* The recipe object to save: the file's keys in the file's order with the session's values,
@@ -1520,7 +559,7 @@ static char *minimal_text(studio *s)
     trn_recipe file;
     trn_error e;
     char *file_canon = NULL, *session_canon = NULL, *out = NULL;
-    if (parse_disk_text(s, s->disk_text, s->disk_size, &file, NULL, &e)) return NULL;
+    if (studio_parse_disk_text(s, s->disk_text, s->disk_size, &file, NULL, &e)) return NULL;
     const bool ok =
         !trn_recipe_canonical_json(&file, &file_canon, NULL, &e) &&
         !trn_recipe_canonical_json(trn_session_recipe(s->session), &session_canon, NULL, &e);
@@ -1535,7 +574,7 @@ static char *minimal_text(studio *s)
         /* It must read back as the session's recipe, exactly. */
         trn_recipe again;
         char *canon = NULL;
-        const bool same = !parse_disk_text(s, out, strlen(out), &again, NULL, &e) &&
+        const bool same = !studio_parse_disk_text(s, out, strlen(out), &again, NULL, &e) &&
                           !trn_recipe_canonical_json(&again, &canon, NULL, &e) &&
                           strcmp(canon, session_canon) == 0;
         if (canon || same) trn_recipe_dispose(&again);
@@ -1564,7 +603,7 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
     const char *force = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "force");
     if (force && strcmp(force, "0") != 0 && strcmp(force, "1") != 0)
         return studio_reply_error(conn, 400, "save: force must be 0 or 1");
-    if (disk_check(s)) publish_state(s);
+    if (studio_disk_check(s)) studio_publish_state(s);
     if (s->disk_changed && !(force && !strcmp(force, "1"))) {
         char msg[900];
         snprintf(msg, sizeof msg,
@@ -1573,14 +612,14 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
                  "save anyway to replace it",
                  s->recipe_path);
         json_t *o = json_pack("{s:o,s:b}", "error", cli_json_string(msg), "conflict", 1);
-        return reply_json(conn, 409, o);
+        return studio_reply_json(conn, 409, o);
     }
     char *text = minimal_text(s);
     if (!text && s->scene)
         return studio_reply_error(conn, 500,
                                   "the scene's recipe could not be edited in place; nothing "
                                   "was written");
-    if (!text && save_text(s, &text, &e)) return reply_trn_error(conn, 500, &e);
+    if (!text && save_text(s, &text, &e)) return studio_reply_trn_error(conn, 500, &e);
     trn_atomic_file af;
     trn_status st = trn_atomic_file_open(&af, s->save_path, &e);
     if (!st) {
@@ -1589,19 +628,20 @@ static enum MHD_Result api_save(studio *s, struct MHD_Connection *conn)
     }
     if (st) {
         free(text);
-        return reply_trn_error(conn, 500, &e);
+        return studio_reply_trn_error(conn, 500, &e);
     }
     struct stat stt;
     struct timespec mtime = {0, 0};
     if (stat(s->save_path, &stt) == 0) mtime = stt.st_mtim;
-    disk_remember(s, text, strlen(text), mtime);
-    hist_mark_saved(s);
+    studio_disk_remember(s, text, strlen(text), mtime);
+    studio_hist_mark_saved(s);
     /* Saved: the recovery file has nothing more to offer. */
     if (s->recovery_path) unlink(s->recovery_path);
     s->autosaved = s->revision;
-    publish_state(s);
+    studio_publish_state(s);
     cli_note(s->ctx, "saved %s", s->save_path);
-    return reply_json(conn, 200, json_pack("{s:o}", "saved", cli_json_string(s->recipe_path)));
+    return studio_reply_json(conn, 200,
+                             json_pack("{s:o}", "saved", cli_json_string(s->recipe_path)));
 }
 
 static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, const char *body,
@@ -1633,8 +673,8 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     struct timespec mtime = {0, 0};
     trn_status st;
     if (from_disk) {
-        text = read_disk(s->save_path, &text_size, &mtime);
-        st = text ? parse_disk_text(s, text, text_size, &next, NULL, &e)
+        text = studio_read_disk(s->save_path, &text_size, &mtime);
+        st = text ? studio_parse_disk_text(s, text, text_size, &next, NULL, &e)
                   : trn_error_set(&e, TRN_ERR_IO, s->recipe_path, -1, "%s: cannot read: %s",
                                   s->recipe_path, strerror(errno));
     } else {
@@ -1645,37 +685,38 @@ static enum MHD_Result api_generate(studio *s, struct MHD_Connection *conn, cons
     }
     if (st) {
         free(text);
-        return reply_trn_error(conn, 400, &e);
+        return studio_reply_trn_error(conn, 400, &e);
     }
-    st = regenerate(s, &next, quality, &e);
+    st = studio_regenerate(s, &next, quality, &e);
     trn_recipe_dispose(&next);
     if (st) {
         free(text);
-        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+        return studio_reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     }
     s->graph_dropped = false;
-    if (from_disk) disk_remember(s, text, text_size, mtime); /* the file as it is now: clean */
+    if (from_disk)
+        studio_disk_remember(s, text, text_size, mtime); /* the file as it is now: clean */
     /* A step of the history (undo goes back to the session before), unless only the quality
      * changed: the same recipe. */
-    char *now = session_text(s);
-    const char *was = hist_before(s, s->hist_pos);
+    char *now = studio_session_text(s);
+    const char *was = studio_hist_before(s, s->hist_pos);
     if (!now || !was || strcmp(now, was) != 0)
-        hist_push(s, true);
+        studio_hist_push(s, true);
     else
         s->native_lo = s->native_hi = s->hist_pos;
     free(now);
-    if (from_disk) hist_mark_saved(s);
-    session_changed(s);
+    if (from_disk) studio_hist_mark_saved(s);
+    studio_session_changed(s);
     const trn_field *f = &trn_session_result(s->session)->field;
-    return reply_json(conn, 200,
-                      json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x,
-                                (json_int_t)f->cells_z, "size", f->size_x, f->size_z));
+    return studio_reply_json(conn, 200,
+                             json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x,
+                                       (json_int_t)f->cells_z, "size", f->size_x, f->size_z));
 }
 
 static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
 {
     /* The file on disk no longer reads as a recipe: that is the finding, where it is. */
-    if (disk_check(s)) publish_state(s);
+    if (studio_disk_check(s)) studio_publish_state(s);
     if (s->disk_changed && s->disk_error[0]) {
         json_t *d = json_pack("{s:s,s:s,s:o}", "severity", "error", "check", "recipe", "message",
                               cli_json_string(s->disk_error));
@@ -1683,10 +724,10 @@ static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
             json_object_set_new(d, "line", json_integer(s->disk_line));
             json_object_set_new(d, "column", json_integer(s->disk_column));
         }
-        return reply_json(conn, 200,
-                          json_pack("{s:o,s:i,s:i,s:[o],s:b}", "file",
-                                    cli_json_string(s->recipe_path), "errors", 1, "warnings", 0,
-                                    "diagnostics", d, "on_disk", 1));
+        return studio_reply_json(conn, 200,
+                                 json_pack("{s:o,s:i,s:i,s:[o],s:b}", "file",
+                                           cli_json_string(s->recipe_path), "errors", 1, "warnings",
+                                           0, "diagnostics", d, "on_disk", 1));
     }
     cli_ctx quiet = {0};
     quiet.verb = "studio";
@@ -1696,7 +737,7 @@ static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
     memset(&file, 0, sizeof file);
     trn_error e;
     if (s->graph_dropped && trn_recipe_read(s->recipe_path, &file, NULL, &e))
-        return reply_trn_error(conn, 400, &e);
+        return studio_reply_trn_error(conn, 400, &e);
     cli_graph g;
     const int rc =
         cli_graph_load(&quiet, s->recipe_path,
@@ -1710,7 +751,7 @@ static enum MHD_Result api_check(studio *s, struct MHD_Connection *conn)
         json_pack("{s:o,s:I,s:I,s:o}", "file", cli_json_string(s->recipe_path), "errors",
                   (json_int_t)g.errors, "warnings", (json_int_t)g.warnings, "diagnostics", list);
     cli_graph_dispose(&g);
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, o);
 }
 
 static bool query_number(struct MHD_Connection *conn, const char *name, double *out)
@@ -1729,20 +770,20 @@ static enum MHD_Result api_water(studio *s, struct MHD_Connection *conn)
         return studio_reply_error(conn, 400, "water: expected ?x=&z= (terrain-local numbers)");
     (void)query_number(conn, "y", &y);
     const trn_generated *g = trn_session_result(s->session);
-    if (!g->has_water) return reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
+    if (!g->has_water) return studio_reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
     trn_water_sample w;
     const bool wet = trn_water_query(&g->water, &g->field, x, y, z, &w);
-    if (!wet) return reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
-    return reply_json(conn, 200,
-                      json_pack("{s:b,s:o,s:f,s:[f,f,f],s:b}", "wet", 1, "body",
-                                cli_json_string(w.body_id ? w.body_id : ""), "depth", w.depth,
-                                "surface", w.surface[0], w.surface[1], w.surface[2], "underwater",
-                                w.underwater));
+    if (!wet) return studio_reply_json(conn, 200, json_pack("{s:b}", "wet", 0));
+    return studio_reply_json(conn, 200,
+                             json_pack("{s:b,s:o,s:f,s:[f,f,f],s:b}", "wet", 1, "body",
+                                       cli_json_string(w.body_id ? w.body_id : ""), "depth",
+                                       w.depth, "surface", w.surface[0], w.surface[1], w.surface[2],
+                                       "underwater", w.underwater));
 }
 
 static enum MHD_Result api_instances(studio *s, struct MHD_Connection *conn)
 {
-    if (!s->has_palette) return reply_json(conn, 200, json_pack("{s:[]}", "instances"));
+    if (!s->has_palette) return studio_reply_json(conn, 200, json_pack("{s:[]}", "instances"));
     trn_instances inst;
     memset(&inst, 0, sizeof inst);
     trn_error e;
@@ -1751,7 +792,7 @@ static enum MHD_Result api_instances(studio *s, struct MHD_Connection *conn)
     trn_status st = trn_session_instances(s->session, &inst, &e);
     if (!st) st = trn_instances_write_json(&s->palette, &inst, &text, &size, &e);
     trn_instances_dispose(&inst);
-    if (st) return reply_trn_error(conn, 500, &e);
+    if (st) return studio_reply_trn_error(conn, 500, &e);
     return studio_reply_owned(conn, 200, "application/json", text, size, NULL);
 }
 
@@ -1811,7 +852,7 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
     const trn_recipe *recipe = trn_session_recipe(s->session);
     trn_graph graph;
     trn_error e;
-    if (trn_graph_from_recipe(recipe, &graph, &e)) return reply_trn_error(conn, 400, &e);
+    if (trn_graph_from_recipe(recipe, &graph, &e)) return studio_reply_trn_error(conn, 400, &e);
     trn_graph_options go;
     memset(&go, 0, sizeof go);
     go.threads = s->options.threads;
@@ -1823,17 +864,17 @@ static enum MHD_Result api_preview(studio *s, struct MHD_Connection *conn)
     trn_graph_run *run = NULL;
     trn_status st = trn_graph_evaluate(&graph, recipe, &go, &run, NULL, NULL, &e);
     trn_graph_dispose(&graph);
-    if (st) return reply_trn_error(conn, 400, &e);
+    if (st) return studio_reply_trn_error(conn, 400, &e);
     trn_graph_value v;
     if ((st = trn_graph_run_output(run, node, pin && *pin ? pin : NULL, &v, &e))) {
         trn_graph_run_free(run);
-        return reply_trn_error(conn, 404, &e);
+        return studio_reply_trn_error(conn, 404, &e);
     }
     uint8_t *png = NULL;
     size_t png_size = 0;
     st = value_png(&v, node, &png, &png_size, &e);
     trn_graph_run_free(run);
-    if (st) return reply_trn_error(conn, st == TRN_ERR_UNSUPPORTED ? 400 : 500, &e);
+    if (st) return studio_reply_trn_error(conn, st == TRN_ERR_UNSUPPORTED ? 400 : 500, &e);
     return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
 }
 
@@ -1861,7 +902,7 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
     trn_error e;
     trn_status st = trn_recipe_parse(body, size, "preview", &r, NULL, &e);
     if (!st && (st = trn_recipe_set_base_dir_of(&r, s->recipe_path, &e))) trn_recipe_dispose(&r);
-    if (st) return reply_trn_error(conn, 400, &e);
+    if (st) return studio_reply_trn_error(conn, 400, &e);
     /* Coarse: the same world on fewer cells (node parameters are in world units). */
     const uint32_t longer = r.cells_x > r.cells_z ? r.cells_x : r.cells_z;
     if (longer > DRAFT_CELLS) {
@@ -1875,7 +916,7 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
     if (!st) st = trn_graph_from_recipe(&r, &graph, &e);
     if (st) {
         trn_recipe_dispose(&r);
-        return reply_trn_error(conn, 400, &e);
+        return studio_reply_trn_error(conn, 400, &e);
     }
     pthread_mutex_lock(&s->draft_lock);
     if (!s->draft_cache) st = trn_graph_cache_new(NULL, (size_t)256 << 20, &s->draft_cache, &e);
@@ -1901,7 +942,7 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
     trn_graph_run_free(run);
     pthread_mutex_unlock(&s->draft_lock);
     trn_recipe_dispose(&r);
-    if (st) return reply_trn_error(conn, status, &e);
+    if (st) return studio_reply_trn_error(conn, status, &e);
     char cells[64];
     snprintf(cells, sizeof cells, "%u,%u", v.cells_x, v.cells_z);
     const char *headers[] = {"X-Terrane-Preview", "draft", "X-Terrane-Cells", cells, NULL};
@@ -1912,39 +953,11 @@ static enum MHD_Result api_preview_draft(studio *s, struct MHD_Connection *conn,
  * Layers, node report, explain, LOD errors, water grids.
  * ------------------------------------------------------------------------------------------- */
 
-/* [{"id", "name", "group", "enabled", "strokes"}]: the recipe's layers (the five defaults when
- * it lists none) with how many strokes each holds. */
-static json_t *layers_json(const trn_recipe *r)
-{
-    uint32_t count = 0;
-    const trn_layer *layers = trn_recipe_layers(r, &count);
-    json_t *list = json_array();
-    for (uint32_t l = 0; l < count && list; l++) {
-        json_int_t strokes = 0;
-        for (uint32_t k = 0; k < r->stroke_count; k++) {
-            const trn_layer *on = trn_recipe_stroke_layer(r, &r->strokes[k]);
-            strokes += on && strcmp(on->id, layers[l].id) == 0;
-        }
-        const char *name = layers[l].name ? layers[l].name : layers[l].id;
-        json_array_append_new(
-            list, json_pack("{s:o,s:o,s:s,s:b,s:I}", "id", cli_json_string(layers[l].id), "name",
-                            cli_json_string(name), "group", trn_layer_group_name(layers[l].group),
-                            "enabled", (int)layers[l].enabled, "strokes", strokes));
-    }
-    return list;
-}
-
-static json_t *grid_json(const studio *s)
-{
-    const trn_field *f = &trn_session_result(s->session)->field;
-    return json_pack("{s:[I,I],s:[f,f]}", "cells", (json_int_t)f->cells_x, (json_int_t)f->cells_z,
-                     "size", f->size_x, f->size_z);
-}
-
 static enum MHD_Result api_layers(studio *s, struct MHD_Connection *conn)
 {
-    return reply_json(conn, 200,
-                      json_pack("{s:o}", "layers", layers_json(trn_session_recipe(s->session))));
+    return studio_reply_json(
+        conn, 200,
+        json_pack("{s:o}", "layers", studio_layers_json(trn_session_recipe(s->session))));
 }
 
 /* A layer by id, else by display name; NULL when none. */
@@ -2025,18 +1038,19 @@ static enum MHD_Result api_layer(studio *s, struct MHD_Connection *conn, const c
     if (layer->enabled != on) {
         trn_recipe next;
         trn_error e;
-        if (recipe_with_layer(r, layer->id, on, &next, &e)) return reply_trn_error(conn, 400, &e);
-        const trn_status st = regenerate(s, &next, s->options.quality, &e);
+        if (recipe_with_layer(r, layer->id, on, &next, &e))
+            return studio_reply_trn_error(conn, 400, &e);
+        const trn_status st = studio_regenerate(s, &next, s->options.quality, &e);
         trn_recipe_dispose(&next);
-        if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
-        hist_push(s, true);
-        session_changed(s);
+        if (st) return studio_reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+        studio_hist_push(s, true);
+        studio_session_changed(s);
     }
-    json_t *o = grid_json(s);
-    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
+    json_t *o = studio_grid_json(s);
+    json_object_set_new(o, "layers", studio_layers_json(trn_session_recipe(s->session)));
     json_object_set_new(o, "can_undo", json_boolean(s->hist_pos > 0));
     json_object_set_new(o, "can_redo", json_boolean(s->hist_pos < s->hist_count));
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, o);
 }
 
 /* The last generation's graph nodes: what each did (evaluated, cached, skipped), its CPU time
@@ -2066,9 +1080,10 @@ static enum MHD_Result api_nodes(studio *s, struct MHD_Connection *conn)
         json_array_append_new(list, o);
         total += n->cpu_seconds * 1000.0;
     }
-    return reply_json(conn, 200,
-                      json_pack("{s:o,s:f,s:s}", "nodes", list, "total_cpu_ms", total, "quality",
-                                g->quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
+    return studio_reply_json(conn, 200,
+                             json_pack("{s:o,s:f,s:s}", "nodes", list, "total_cpu_ms", total,
+                                       "quality",
+                                       g->quality == TRN_EROSION_PREVIEW ? "preview" : "final"));
 }
 
 static bool query_number(struct MHD_Connection *conn, const char *name, double *out);
@@ -2087,7 +1102,7 @@ static enum MHD_Result api_explain(studio *s, struct MHD_Connection *conn)
         return studio_reply_error(conn, 400, msg);
     }
     json_t *o = cli_explain_json(trn_session_result(s->session), r, NULL, x, z, true);
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, o);
 }
 
 /* Every chunk's LOD errors, computed once after a generation and kept up to date by edits. */
@@ -2096,7 +1111,7 @@ static bool lod_fill(studio *s)
     if (s->lod_ready) return true;
     const trn_recipe *r = trn_session_recipe(s->session);
     const trn_field *f = &trn_session_result(s->session)->field;
-    const uint32_t cc = chunk_cells_of(r), levels = lod_levels(r);
+    const uint32_t cc = studio_chunk_cells_of(r), levels = studio_lod_levels(r);
     const uint32_t chunks_x = (f->cells_x + cc - 1u) / cc, chunks_z = (f->cells_z + cc - 1u) / cc;
     free(s->lod);
     s->lod = malloc((size_t)chunks_x * chunks_z * levels * sizeof *s->lod);
@@ -2108,8 +1123,8 @@ static bool lod_fill(studio *s)
     for (long k = 0; k < total; k++) {
         uint32_t i0, j0, nx, nz;
         const uint32_t cx = (uint32_t)(k % chunks_x), cz = (uint32_t)(k / chunks_x);
-        chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
-        chunk_lod(f, i0, j0, nx - 1u, nz - 1u, levels, s->lod + (size_t)k * levels);
+        studio_chunk_window(r, cx, cz, &i0, &j0, &nx, &nz);
+        studio_chunk_lod(f, i0, j0, nx - 1u, nz - 1u, levels, s->lod + (size_t)k * levels);
     }
     s->lod_ready = true;
     return true;
@@ -2119,7 +1134,7 @@ static enum MHD_Result api_lod(studio *s, struct MHD_Connection *conn)
 {
     if (!lod_fill(s)) return studio_reply_error(conn, 500, "out of memory");
     const trn_recipe *r = trn_session_recipe(s->session);
-    const uint32_t cc = chunk_cells_of(r), levels = lod_levels(r);
+    const uint32_t cc = studio_chunk_cells_of(r), levels = studio_lod_levels(r);
     const uint32_t chunks_x = (r->cells_x + cc - 1u) / cc, chunks_z = (r->cells_z + cc - 1u) / cc;
     char v[3][32];
     snprintf(v[0], sizeof v[0], "%u", levels);
@@ -2195,7 +1210,7 @@ static enum MHD_Result api_water_bodies(studio *s, struct MHD_Connection *conn)
                                               "absorption_distance", b->look.absorption_distance,
                                               "wet_samples", (json_int_t)b->wet_samples));
     }
-    return reply_json(conn, 200, json_pack("{s:o}", "bodies", list));
+    return studio_reply_json(conn, 200, json_pack("{s:o}", "bodies", list));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -2213,7 +1228,7 @@ static void autosave(studio *s)
     s->autosaved = s->revision;
     if (!studio_dirty(s)) {
         unlink(s->recovery_path);
-        publish_state(s);
+        studio_publish_state(s);
         return;
     }
     trn_error e;
@@ -2226,7 +1241,7 @@ static void autosave(studio *s)
         if (trn_atomic_file_commit(&af, &e)) cli_note(s->ctx, "autosave: %s", e.message);
     }
     free(text);
-    publish_state(s);
+    studio_publish_state(s);
 }
 
 static void *watch_disk(void *arg)
@@ -2238,7 +1253,7 @@ static void *watch_disk(void *arg)
         if (atomic_load(&s->stopping)) break;
         pthread_mutex_lock(&s->lock);
         snprintf(s->client, sizeof s->client, "%s", "");
-        if (disk_check(s)) publish_state(s);
+        if (studio_disk_check(s)) studio_publish_state(s);
         autosave(s);
         pthread_mutex_unlock(&s->lock);
     }
@@ -2264,32 +1279,32 @@ static enum MHD_Result api_recovery(studio *s, struct MHD_Connection *conn, cons
     if (!yes) {
         unlink(s->recovery_path);
         s->recovery_pending = false;
-        publish_state(s);
-        return reply_json(conn, 200, state_json(s));
+        studio_publish_state(s);
+        return studio_reply_json(conn, 200, studio_state_json(s));
     }
     size_t text_size = 0;
     struct timespec mtime;
-    char *text = read_disk(s->recovery_path, &text_size, &mtime);
+    char *text = studio_read_disk(s->recovery_path, &text_size, &mtime);
     trn_recipe next;
     trn_error e;
-    trn_status st = text ? parse_disk_text(s, text, text_size, &next, NULL, &e)
+    trn_status st = text ? studio_parse_disk_text(s, text, text_size, &next, NULL, &e)
                          : trn_error_set(&e, TRN_ERR_IO, s->recovery_path, -1, "%s: cannot read",
                                          s->recovery_path);
     free(text);
-    if (st) return reply_trn_error(conn, 400, &e);
-    st = regenerate(s, &next, s->options.quality, &e);
+    if (st) return studio_reply_trn_error(conn, 400, &e);
+    st = studio_regenerate(s, &next, s->options.quality, &e);
     trn_recipe_dispose(&next);
-    if (st) return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
+    if (st) return studio_reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
     s->recovery_pending = false;
-    hist_push(s, true); /* unsaved until Save; undo goes back to the file's recipe */
-    session_changed(s);
-    json_t *o = state_json(s);
-    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
-    return reply_json(conn, 200, o);
+    studio_hist_push(s, true); /* unsaved until Save; undo goes back to the file's recipe */
+    studio_session_changed(s);
+    json_t *o = studio_state_json(s);
+    json_object_set_new(o, "layers", studio_layers_json(trn_session_recipe(s->session)));
+    return studio_reply_json(conn, 200, o);
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Editing the generator: the graph, the recipe's sections, presets; exports.
+ * Editing the generator: the graph and the recipe's sections.
  * ------------------------------------------------------------------------------------------- */
 
 /* The node types with their pins and parameters (defaults, ranges, choices): what the page's
@@ -2297,78 +1312,7 @@ static enum MHD_Result api_recovery(studio *s, struct MHD_Connection *conn, cons
 static enum MHD_Result api_types(studio *s, struct MHD_Connection *conn)
 {
     (void)s;
-    return reply_json(conn, 200, json_pack("{s:o}", "types", cli_graph_types_json()));
-}
-
-/* The graph's findings on next (errors and warnings, each naming its node and pin). */
-static trn_status check_graph(const trn_recipe *next, json_t **diags, size_t *errors, trn_error *e)
-{
-    *diags = json_array();
-    *errors = 0;
-    trn_graph graph;
-    trn_graph_diagnostics d;
-    memset(&d, 0, sizeof d);
-    trn_status st = trn_graph_from_recipe(next, &graph, e);
-    if (st) return st;
-    st = trn_graph_check(&graph, next, &d, e);
-    trn_graph_dispose(&graph);
-    if (st) return st;
-    for (size_t k = 0; k < d.count; k++)
-        json_array_append_new(*diags, cli_graph_diagnostic_json(&d.items[k]));
-    *errors = trn_graph_diagnostics_errors(&d);
-    trn_graph_diagnostics_dispose(&d);
-    return TRN_OK;
-}
-
-/* next becomes the session's recipe as one step of the shared history, when its graph checks:
- * else 422 with every finding at its node, and nothing changes. A recipe equal to the
- * session's is no step. */
-static enum MHD_Result apply_recipe(studio *s, struct MHD_Connection *conn, trn_recipe *next)
-{
-    trn_error e;
-    json_t *diags = NULL;
-    size_t errors = 0;
-    trn_status st = check_graph(next, &diags, &errors, &e);
-    if (st) {
-        json_decref(diags);
-        return reply_trn_error(conn, 400, &e);
-    }
-    if (errors) {
-        const char *first = "";
-        for (size_t k = 0; k < json_array_size(diags); k++) {
-            json_t *d = json_array_get(diags, k);
-            if (!strcmp(json_string_value(json_object_get(d, "severity")), "error")) {
-                first = json_string_value(json_object_get(d, "message"));
-                break;
-            }
-        }
-        char msg[700];
-        snprintf(msg, sizeof msg, "the graph has %zu error%s; nothing was applied: %s", errors,
-                 errors == 1 ? "" : "s", first);
-        return reply_json(
-            conn, 422, json_pack("{s:o,s:o}", "error", cli_json_string(msg), "diagnostics", diags));
-    }
-    char *was = session_text(s);
-    st = regenerate(s, next, s->options.quality, &e);
-    if (st) {
-        free(was);
-        json_decref(diags);
-        return reply_trn_error(conn, st == TRN_ERR_CANCELLED ? 503 : 400, &e);
-    }
-    s->graph_dropped = false;
-    char *now = session_text(s);
-    if (!now || !was || strcmp(now, was) != 0)
-        hist_push(s, true);
-    else
-        s->native_lo = s->native_hi = s->hist_pos;
-    free(now);
-    free(was);
-    session_changed(s);
-    json_t *o = state_json(s);
-    json_object_set_new(o, "diagnostics", diags);
-    json_object_set_new(o, "layers", layers_json(trn_session_recipe(s->session)));
-    json_object_set_new(o, "grid", grid_json(s));
-    return reply_json(conn, 200, o);
+    return studio_reply_json(conn, 200, json_pack("{s:o}", "types", cli_graph_types_json()));
 }
 
 /* POST /api/edit: the page's edited recipe (the graph, settings, landforms, biomes, rules,
@@ -2383,8 +1327,8 @@ static enum MHD_Result api_edit(studio *s, struct MHD_Connection *conn, const ch
     trn_status st = trn_recipe_parse(body, size, "edit", &next, NULL, &e);
     if (!st && (st = trn_recipe_set_base_dir_of(&next, s->recipe_path, &e)))
         trn_recipe_dispose(&next);
-    if (st) return reply_trn_error(conn, 400, &e);
-    const enum MHD_Result rc = apply_recipe(s, conn, &next);
+    if (st) return studio_reply_trn_error(conn, 400, &e);
+    const enum MHD_Result rc = studio_apply_recipe(s, conn, &next);
     trn_recipe_dispose(&next);
     return rc;
 }
@@ -2474,409 +1418,7 @@ static enum MHD_Result api_rule_mask(studio *s, struct MHD_Connection *conn)
     return studio_reply_owned(conn, 200, "application/octet-stream", mask, n, headers);
 }
 
-/* The built-in presets and the project's terrain_preset assets. */
-static enum MHD_Result api_presets(studio *s, struct MHD_Connection *conn)
-{
-    json_t *list = json_array();
-    trn_error e;
-    for (uint32_t k = 0; k < trn_builtin_preset_count(); k++) {
-        trn_preset p;
-        if (trn_builtin_preset_load(trn_builtin_preset_id(k), &p, &e)) continue;
-        json_t *o = cli_preset_json(&p);
-        if (o) json_object_set_new(o, "builtin", json_true());
-        json_array_append_new(list, o);
-        trn_preset_dispose(&p);
-    }
-    trn_preset *project = NULL;
-    uint32_t count = 0;
-    json_t *reply = json_pack("{s:o}", "presets", list);
-    if (trn_project_presets_load(s->project_root, &project, &count, &e))
-        json_object_set_new(reply, "project_error", cli_json_string(e.message));
-    for (uint32_t k = 0; k < count; k++) {
-        json_t *o = cli_preset_json(&project[k]);
-        if (o) json_object_set_new(o, "builtin", json_false());
-        json_array_append_new(list, o);
-    }
-    trn_presets_free(project, count);
-    return reply_json(conn, 200, reply);
-}
-
-/* A preset merged into a recipe as `terrane apply-preset` merges it (policy clear also drops the
- * strokes, which apply-preset drops only with a grid change): session_json is the session's
- * recipe as canonical JSON, read relative to recipe_path. */
-static trn_status preset_recipe(const char *session_json, const char *recipe_path,
-                                const trn_preset *preset, trn_edit_policy policy,
-                                trn_recipe *next, trn_error *e)
-{
-    memset(next, 0, sizeof *next);
-    char *text = NULL;
-    if (session_json && policy == TRN_EDITS_CLEAR) {
-        json_error_t je;
-        json_t *doc = json_loads(session_json, 0, &je);
-        if (doc) {
-            json_object_del(doc, "edits");
-            json_object_del(doc, "regions");
-            json_object_del(doc, "exclusions");
-            text = json_dumps(doc, JSON_COMPACT);
-        }
-        json_decref(doc);
-    } else if (session_json) {
-        text = strdup(session_json);
-    }
-    trn_status st = text ? trn_recipe_parse(text, strlen(text), recipe_path, next, NULL, e)
-                         : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    free(text);
-    if (!st && (st = trn_recipe_set_base_dir_of(next, recipe_path, e))) trn_recipe_dispose(next);
-    if (!st && (st = trn_recipe_apply_preset(next, preset, policy, e))) trn_recipe_dispose(next);
-    return st;
-}
-
-/* GET /api/preset/picture?id=ID: a preset's terrain on a 128-cell grid (preview quality, no
- * palette) as a hillshade PNG in its biomes' colours, for the Presets tab. A built-in preset is its own recipe; a
- * project preset merges into a recipe, so its picture is the session's recipe with the preset
- * applied and the strokes cleared (what "Apply, clear my edits" would give). Made without the
- * session lock (the session's recipe is copied under it); kept by the merged recipe's hash, so
- * an edited preset file or recipe gives a new picture. */
-#define PRESET_PICTURES 48u
-static struct {
-    unsigned long long key;
-    uint8_t *png;
-    size_t size;
-} preset_pictures[PRESET_PICTURES];
-static size_t preset_pictures_next;
-static pthread_mutex_t preset_pictures_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint8_t *preset_picture_kept(unsigned long long key, size_t *size)
-{
-    uint8_t *copy = NULL;
-    pthread_mutex_lock(&preset_pictures_lock);
-    for (size_t k = 0; k < PRESET_PICTURES && !copy; k++)
-        if (preset_pictures[k].png && preset_pictures[k].key == key &&
-            (copy = malloc(preset_pictures[k].size))) {
-            memcpy(copy, preset_pictures[k].png, preset_pictures[k].size);
-            *size = preset_pictures[k].size;
-        }
-    pthread_mutex_unlock(&preset_pictures_lock);
-    return copy;
-}
-
-static void preset_picture_keep(unsigned long long key, const uint8_t *png, size_t size)
-{
-    uint8_t *keep = malloc(size);
-    if (!keep) return;
-    memcpy(keep, png, size);
-    pthread_mutex_lock(&preset_pictures_lock);
-    const size_t slot = preset_pictures_next++ % PRESET_PICTURES; /* the oldest goes */
-    free(preset_pictures[slot].png);
-    preset_pictures[slot].key = key;
-    preset_pictures[slot].png = keep;
-    preset_pictures[slot].size = size;
-    pthread_mutex_unlock(&preset_pictures_lock);
-}
-
-static enum MHD_Result api_preset_picture(studio *s, struct MHD_Connection *conn)
-{
-    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
-    const char *builtin = id ? trn_builtin_preset_text(id) : NULL;
-    trn_error e;
-    trn_preset preset;
-    memset(&preset, 0, sizeof preset);
-    if (!builtin) {
-        trn_status st = id ? trn_preset_find(s->project_root, id, &preset, &e) : TRN_ERR_NOT_FOUND;
-        if (st == TRN_ERR_NOT_FOUND || !id)
-            return studio_reply_error(conn, 404, "preset picture: expected ?id= a preset");
-        if (st) return reply_trn_error(conn, 400, &e);
-    }
-    pthread_mutex_lock(&s->lock);
-    trn_generate_options o = s->options;
-    char *session = builtin ? NULL : session_text(s);
-    pthread_mutex_unlock(&s->lock);
-    o.quality = TRN_EROSION_PREVIEW;
-    o.palette = NULL;
-    o.cache = NULL; /* the session's cache is the session's, under its lock */
-    o.roles = false;
-    trn_recipe r;
-    memset(&r, 0, sizeof r);
-    trn_status st;
-    if (builtin)
-        st = trn_recipe_parse(builtin, strlen(builtin), id, &r, NULL, &e);
-    else
-        st = preset_recipe(session, s->recipe_path, &preset, TRN_EDITS_CLEAR, &r, &e);
-    free(session);
-    trn_preset_dispose(&preset);
-    if (st) return reply_trn_error(conn, builtin ? 500 : 400, &e);
-    const uint32_t cells = 128;
-    const double aspect = r.size_z / r.size_x;
-    uint32_t cz = (uint32_t)lround(cells * aspect);
-    if (cz < 8) cz = 8;
-    st = trn_recipe_change_grid(&r, r.size_x, r.size_z, cells, cz, TRN_EDITS_CLEAR, &e);
-    /* The key: the recipe the picture shows. */
-    char *canon = NULL;
-    size_t canon_size = 0;
-    if (!st) st = trn_recipe_canonical_json(&r, &canon, &canon_size, &e);
-    const unsigned long long key = canon ? studio_doc_hash(canon, canon_size) : 0;
-    free(canon);
-    size_t png_size = 0;
-    uint8_t *png = st ? NULL : preset_picture_kept(key, &png_size);
-    if (png) {
-        trn_recipe_dispose(&r);
-        return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
-    }
-    trn_generated g;
-    memset(&g, 0, sizeof g);
-    if (!st) st = trn_recipe_generate(&r, &o, &g, NULL, NULL, &e);
-    trn_raster8 shade = {0};
-    if (!st) st = trn_render_hillshade(&g.field, NULL, &shade, NULL, NULL, &e);
-    /* Shaded in each sample's biome colour: a preset that sets only biomes and rules (most
-     * project presets) still shows what it changes. */
-    trn_image img;
-    memset(&img, 0, sizeof img);
-    const uint32_t nx = g.field.cells_x + 1u, nz = g.field.cells_z + 1u;
-    if (!st) st = trn_image_init(&img, shade.width, shade.height, 3, 8, &e);
-    for (uint32_t y = 0; !st && y < shade.height; y++)
-        for (uint32_t x = 0; x < shade.width; x++) {
-            const size_t at = (size_t)y * shade.width + x;
-            const double lit = shade.pixels[at * shade.channels] / 255.0;
-            float c[3] = {0.8f, 0.8f, 0.8f};
-            if (shade.width == nx && shade.height == nz && g.biomes.values) {
-                /* The picture is north up: its first row is the last z. */
-                const uint8_t label = g.biomes.values[(size_t)(nz - 1u - y) * nx + x];
-                const int b = label < g.biomes.name_count
-                                  ? trn_recipe_find_biome(&r, g.biomes.names[label])
-                                  : -1;
-                if (b >= 0) memcpy(c, r.biomes[b].color, sizeof c);
-            }
-            uint8_t *px = (uint8_t *)img.data + at * 3;
-            for (int k = 0; k < 3; k++) {
-                const double v = lit * (0.3 + 0.9 * (double)c[k]) * 255.0;
-                px[k] = (uint8_t)lround(v < 255.0 ? v : 255.0);
-            }
-        }
-    trn_raster8_dispose(&shade);
-    trn_generated_dispose(&g);
-    trn_recipe_dispose(&r);
-    if (!st) {
-        trn_png_options po;
-        trn_png_options_default(&po);
-        st = trn_png_encode(&img, &po, &png, &png_size, &e);
-    }
-    trn_image_dispose(&img);
-    if (st) return reply_trn_error(conn, builtin ? 500 : 400, &e);
-    preset_picture_keep(key, png, png_size);
-    return studio_reply_owned(conn, 200, "image/png", png, png_size, NULL);
-}
-
-/* POST /api/preset {"id": ID, "edits": "keep" | "clear"}: the preset merged into the session's
- * recipe (as `terrane apply-preset` merges it), one undoable step. */
-static enum MHD_Result api_preset(studio *s, struct MHD_Connection *conn, const char *body,
-                                  size_t size)
-{
-    json_error_t je;
-    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
-    const char *id = json_string_value(json_object_get(req, "id"));
-    const char *edits = json_string_value(json_object_get(req, "edits"));
-    if (!id || (edits && strcmp(edits, "keep") && strcmp(edits, "clear"))) {
-        json_decref(req);
-        return studio_reply_error(conn, 400,
-                                  "preset: expected {\"id\": PRESET, \"edits\": \"keep\" or "
-                                  "\"clear\"}");
-    }
-    const trn_edit_policy policy =
-        edits && !strcmp(edits, "clear") ? TRN_EDITS_CLEAR : TRN_EDITS_KEEP;
-    trn_error e;
-    trn_preset preset;
-    trn_status st = trn_preset_find(s->project_root, id, &preset, &e);
-    json_decref(req);
-    if (st) return reply_trn_error(conn, st == TRN_ERR_NOT_FOUND ? 404 : 400, &e);
-    char *text = session_text(s);
-    trn_recipe next;
-    const bool merged = text != NULL;
-    st = merged ? preset_recipe(text, s->recipe_path, &preset, policy, &next, &e)
-                : trn_error_set(&e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    free(text);
-    trn_preset_dispose(&preset);
-    /* A recipe that does not take the preset is the request's fault; the rest the server's. */
-    if (st) return reply_trn_error(conn, merged && st != TRN_ERR_NO_MEMORY ? 400 : 500, &e);
-    const enum MHD_Result rc = apply_recipe(s, conn, &next);
-    trn_recipe_dispose(&next);
-    return rc;
-}
-
-/* ---- Export: the CLI's own verbs on the recipe file ---- */
-
-/* Run terrane (this binary) with args; its stderr (trimmed) into err. True when it succeeded. */
-static bool run_cli(char *const *args, char *err, size_t err_size)
-{
-    err[0] = '\0';
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        snprintf(err, err_size, "cannot find the terrane program to run");
-        return false;
-    }
-    self[n] = '\0';
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-        snprintf(err, err_size, "cannot run terrane: %s", strerror(errno));
-        return false;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, self, &fa, NULL, args, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pipefd[1]);
-    size_t len = 0;
-    char buf[512];
-    for (ssize_t got; (got = read(pipefd[0], buf, sizeof buf)) > 0;) {
-        const size_t take = len + (size_t)got < err_size - 1 ? (size_t)got : err_size - 1 - len;
-        memcpy(err + len, buf, take);
-        len += take;
-    }
-    close(pipefd[0]);
-    err[len] = '\0';
-    while (len > 0 && (err[len - 1] == '\n' || err[len - 1] == ' '))
-        err[--len] = '\0';
-    if (rc != 0) {
-        snprintf(err, err_size, "cannot run terrane: %s", strerror(rc));
-        return false;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* POST /api/export {"format": F, "path": P}: the recipe file (saved: unsaved edits are refused,
- * the page saves first) written as F at P, a path inside the project folder, by the same verbs
- * and atomic writes as the command line: png, r16, r32, ter (generate -o), geotiff (generate,
- * then convert), gltf (mesh), beamng (generate --export beamng:P), unity (generate --export
- * unity:P on a Unity-shaped grid; else generate a .ter, then unity export --fit resample into
- * the folder P), cook (cook -o the folder P). */
-static enum MHD_Result api_export(studio *s, struct MHD_Connection *conn, const char *body,
-                                  size_t size)
-{
-    json_error_t je;
-    json_t *req = body ? json_loadb(body, size, 0, &je) : NULL;
-    const char *format = NULL, *rel = json_string_value(json_object_get(req, "path"));
-    static const char *const formats[] = {"png",  "r16",    "r32",   "ter", "geotiff",
-                                          "gltf", "beamng", "unity", "cook"};
-    /* The format as one of the static names (the request goes before it is used). */
-    const char *asked = json_string_value(json_object_get(req, "format"));
-    for (size_t k = 0; asked && k < sizeof formats / sizeof formats[0]; k++)
-        if (!strcmp(asked, formats[k])) format = formats[k];
-    const bool known = format != NULL;
-    if (!known || !rel || !*rel || rel[0] == '/' || strstr(rel, "..") || strlen(rel) > 1024) {
-        json_decref(req);
-        return studio_reply_error(conn, 400,
-                                  "export: expected {\"format\": png, r16, r32, ter, geotiff, "
-                                  "gltf, beamng, unity or cook, \"path\": a relative path inside "
-                                  "the project folder}");
-    }
-    if (s->scene && strcmp(format, "cook") != 0) {
-        json_decref(req);
-        return studio_reply_error(conn, 400,
-                                  "export: a scene's terrain exports by cook (the project); "
-                                  "heightmaps, meshes and levels export from a recipe file");
-    }
-    if (disk_check(s)) publish_state(s);
-    if (studio_dirty(s) || s->disk_changed) {
-        json_decref(req);
-        return reply_json(conn, 409,
-                          json_pack("{s:s,s:b}", "error",
-                                    s->disk_changed
-                                        ? "export: the recipe file changed on disk; load it "
-                                          "(Generate) or save over it first"
-                                        : "export: the recipe has unsaved edits; export writes "
-                                          "the recipe file, so save first",
-                                    "unsaved", 1));
-    }
-    char out[4200], tmpdir[600] = "", tmp[700] = "", err[2048];
-    snprintf(out, sizeof out, "%s/%s", s->project_root, rel);
-    json_t *reply_path = cli_json_string(rel);
-    json_decref(req);
-    /* The folder it goes in, inside the project (made when missing). */
-    char parent[4200];
-    snprintf(parent, sizeof parent, "%s", out);
-    char *slash = strrchr(parent, '/');
-    if (slash) *slash = '\0';
-    trn_error e;
-    if (!trn_path_inside(s->project_root, out) || (slash && trn_mkdir_p(parent, &e)) ||
-        !trn_path_inside(s->project_root, parent)) {
-        json_decref(reply_path);
-        return studio_reply_error(conn, 403, "export: the path leads outside the project folder");
-    }
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/terrane-export-XXXXXX", base && *base ? base : "/tmp");
-    bool ok;
-    char *recipe = s->save_path;
-    /* The grid for a GeoTIFF's raw heights, read now: the verbs run without the session's lock
-     * (they read the saved file, not the session), so other pages are served meanwhile. */
-    const trn_recipe *grid = trn_session_recipe(s->session);
-    char dims[64], square[64];
-    snprintf(dims, sizeof dims, "%ux%u", grid->cells_x + 1u, grid->cells_z + 1u);
-    trn_rcp_format_double(grid->size_x / (double)grid->cells_x, square);
-    /* A Unity-shaped grid (square, 2^n + 1 samples) goes through generate --export unity:, as on
-     * the command line, with the recipe's surface materials, grass and water; any other is
-     * resampled from the generated .ter by unity export --fit resample. */
-    const bool unity_shape =
-        grid->cells_x == grid->cells_z && trn_unity_resolution_valid(grid->cells_x + 1u);
-    pthread_mutex_unlock(&s->lock);
-    if (!strcmp(format, "unity") && unity_shape) {
-        char dest[4300];
-        snprintf(dest, sizeof dest, "unity:%s", out);
-        char *gen[] = {"terrane", "generate", recipe, "--export", dest, "-q", NULL};
-        ok = run_cli(gen, err, sizeof err);
-    } else if (!strcmp(format, "geotiff") || !strcmp(format, "unity")) {
-        if (!mkdtemp(tmpdir)) {
-            pthread_mutex_lock(&s->lock);
-            json_decref(reply_path);
-            return studio_reply_error(conn, 500, "export: cannot make a temporary folder");
-        }
-        snprintf(tmp, sizeof tmp, "%s/heights.%s", tmpdir,
-                 !strcmp(format, "geotiff") ? "r32" : "ter");
-        char *gen[] = {"terrane", "generate", recipe, "-o", tmp, "-q", NULL};
-        ok = run_cli(gen, err, sizeof err);
-        if (ok && !strcmp(format, "geotiff")) {
-            char *conv[] = {"terrane", "convert",       tmp,    out,  "--size", dims, "--raw-type",
-                            "r32",     "--square-size", square, "-q", NULL};
-            ok = run_cli(conv, err, sizeof err);
-        } else if (ok) {
-            char *unity[] = {"terrane", "unity",    "export", tmp, out,
-                             "--fit",   "resample", "-q",     NULL};
-            ok = run_cli(unity, err, sizeof err);
-        }
-        unlink(tmp);
-        rmdir(tmpdir);
-    } else if (!strcmp(format, "gltf")) {
-        char *mesh[] = {"terrane", "mesh", recipe, "-o", out, "-q", NULL};
-        ok = run_cli(mesh, err, sizeof err);
-    } else if (!strcmp(format, "cook")) {
-        char *cook[] = {"terrane", "cook", s->scene ? s->project_root : recipe, "-o", out,
-                        "-q",      NULL};
-        ok = run_cli(cook, err, sizeof err);
-    } else if (!strcmp(format, "beamng")) {
-        char level[4300];
-        snprintf(level, sizeof level, "beamng:%s", out);
-        char *gen[] = {"terrane", "generate", recipe, "--export", level, "-q", NULL};
-        ok = run_cli(gen, err, sizeof err);
-    } else {
-        char *gen[] = {"terrane", "generate", recipe, "-o", out, "-q", NULL};
-        ok = run_cli(gen, err, sizeof err);
-    }
-    pthread_mutex_lock(&s->lock);
-    if (!ok) {
-        json_decref(reply_path);
-        return studio_reply_error(conn, 400, err[0] ? err : "export failed");
-    }
-    cli_note(s->ctx, "exported %s", out);
-    return reply_json(conn, 200, json_pack("{s:o,s:s}", "exported", reply_path, "format", format));
-}
-
+/* The API handler studio_server.c calls for every /api/ request that passed its checks. */
 static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const char *method,
                               const char *path, const char *body, size_t body_size)
 {
@@ -2901,18 +1443,18 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     if (!known_get && !known_post) return studio_reply_error(conn, 404, "no such API");
     if ((known_get && !get) || (known_post && !post))
         return studio_reply_error(conn, 405, known_get ? "use GET" : "use POST");
-    if (!strcmp(route, "events")) return api_events(s, conn);
+    if (!strcmp(route, "events")) return studio_api_events(s, conn);
     /* Long work that takes the lock only to copy what it reads: */
     if (!strcmp(route, "rule_mask")) return api_rule_mask(s, conn);
-    if (!strcmp(route, "preset/picture")) return api_preset_picture(s, conn);
+    if (!strcmp(route, "preset/picture")) return studio_api_preset_picture(s, conn);
     pthread_mutex_lock(&s->lock);
     /* Which page asks: its changes reach the other pages as "others". */
     const char *client = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Terrane-Client");
     snprintf(s->client, sizeof s->client, "%s", client && *client ? client : "-");
     enum MHD_Result rc;
     if (!strcmp(route, "state")) {
-        if (disk_check(s)) publish_state(s);
-        rc = reply_json(conn, 200, state_json(s));
+        if (studio_disk_check(s)) studio_publish_state(s);
+        rc = studio_reply_json(conn, 200, studio_state_json(s));
     } else if (!strcmp(route, "recovery"))
         rc = api_recovery(s, conn, body, body_size);
     else if (!strcmp(route, "types"))
@@ -2920,15 +1462,15 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
     else if (!strcmp(route, "edit"))
         rc = api_edit(s, conn, body, body_size);
     else if (!strcmp(route, "presets"))
-        rc = api_presets(s, conn);
+        rc = studio_api_presets(s, conn);
     else if (!strcmp(route, "materials"))
-        rc = api_materials(s, conn);
+        rc = studio_api_materials(s, conn);
     else if (!strcmp(route, "material_map"))
-        rc = api_material_map(s, conn);
+        rc = studio_api_material_map(s, conn);
     else if (!strcmp(route, "preset"))
-        rc = api_preset(s, conn, body, body_size);
+        rc = studio_api_preset(s, conn, body, body_size);
     else if (!strcmp(route, "export"))
-        rc = api_export(s, conn, body, body_size);
+        rc = studio_api_export(s, conn, body, body_size);
     else if (!strcmp(route, "recipe"))
         rc = api_recipe(s, conn);
     else if (!strcmp(route, "heights") || !strcmp(route, "biomes"))
@@ -2970,210 +1512,6 @@ static enum MHD_Result on_api(void *user, struct MHD_Connection *conn, const cha
 /* ---------------------------------------------------------------------------------------------
  * The verb.
  * ------------------------------------------------------------------------------------------- */
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A scene at the folder's top whose one Terrain3D component holds a recipe (malloc'd path), when
- * exactly one scene does; else NULL. */
-static char *project_scene(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char *found = NULL;
-    size_t count = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        const size_t n = strlen(de->d_name);
-        if (n <= 11 || strcmp(de->d_name + n - 11, ".scene.json") != 0) continue;
-        const size_t len = strlen(dir) + n + 2;
-        char *path = malloc(len);
-        if (!path) continue;
-        snprintf(path, len, "%s/%s", dir, de->d_name);
-        size_t size = 0, r0, r1;
-        struct timespec mtime;
-        char *text = read_disk(path, &size, &mtime);
-        if (text && studio_doc_recipe_span(text, size, &r0, &r1) && r0 > 0 && count++ == 0)
-            found = path;
-        else
-            free(path);
-        free(text);
-    }
-    closedir(d);
-    if (count == 1) return found;
-    free(found);
-    return NULL;
-}
-
-/* The Terrain asset source the one scene at the folder's top places first (malloc'd path), when
- * its entities place Terrain assets by reference ("asset": "asset://ID"); the others it places
- * are named in a note. NULL (nothing printed) when there is no such scene; NULL with *failed
- * set (printed) when the first reference does not resolve. */
-static char *project_scene_asset(cli_ctx *ctx, const char *dir, bool *failed)
-{
-    *failed = false;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char *scene = NULL;
-    size_t scenes = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        const size_t n = strlen(de->d_name);
-        if (n <= 11 || strcmp(de->d_name + n - 11, ".scene.json") != 0) continue;
-        if (scenes++ == 0) {
-            const size_t len = strlen(dir) + n + 2;
-            if ((scene = malloc(len))) snprintf(scene, len, "%s/%s", dir, de->d_name);
-        }
-    }
-    closedir(d);
-    if (scenes != 1 || !scene) {
-        free(scene);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *doc = json_load_file(scene, 0, &je);
-    const char *ids[64];
-    const char *first_entity = NULL;
-    size_t count = 0;
-    size_t k;
-    json_t *entity;
-    json_array_foreach(json_object_get(doc, "entities"), k, entity)
-    {
-        const json_t *terrain = json_object_get(json_object_get(entity, "components"), "Terrain3D");
-        const char *id = json_string_value(json_object_get(terrain, "asset"));
-        if (!id || !*id) continue;
-        bool seen = false;
-        for (size_t q = 0; q < count; q++)
-            seen |= strcmp(ids[q], id) == 0;
-        if (seen || count == sizeof ids / sizeof ids[0]) continue;
-        if (count == 0) first_entity = json_string_value(json_object_get(entity, "id"));
-        ids[count++] = id;
-    }
-    char *found = NULL;
-    if (count) {
-        char source[4096];
-        trn_error e;
-        if (trn_terrain_asset_resolve(scene, ids[0], source, sizeof source, &e)) {
-            cli_fail(ctx, &e);
-            *failed = true;
-        } else if ((found = strdup(source)) && count > 1) {
-            char others[1024] = "";
-            size_t used = 0;
-            for (size_t q = 1; q < count && used + 4 < sizeof others; q++)
-                used += (size_t)snprintf(others + used, sizeof others - used, "%s%s",
-                                         q > 1 ? ", " : "", ids[q]);
-            cli_note(ctx,
-                     "%s places %zu Terrain assets: editing %s (entity '%s', the first), %s; "
-                     "to edit another, name its *.terrain.json file",
-                     scene, count, ids[0], first_entity ? first_entity : "?", found);
-            cli_note(ctx, "the others: %s", others);
-        }
-    }
-    json_decref(doc);
-    free(scene);
-    return found;
-}
-
-/* The one Terrain asset source in the folder's subfolders (one level down, as a project's
- * terrain/ folder holds it; malloc'd path); NULL when there is none or several (*several
- * counts them, the first two named in names). */
-static char *project_nested_source(const char *dir, size_t *several, char *names, size_t size)
-{
-    *several = 0;
-    names[0] = '\0';
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char *found = NULL;
-    size_t count = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.') continue;
-        char sub[4096];
-        snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        DIR *inner = opendir(sub);
-        if (!inner) continue;
-        for (struct dirent *fe; (fe = readdir(inner));) {
-            const size_t n = strlen(fe->d_name);
-            if (n <= 13 || strcmp(fe->d_name + n - 13, ".terrain.json") != 0) continue;
-            char path[8192];
-            snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
-            if (count < 2) { /* "A, B", cut at size */
-                size_t used = strlen(names);
-                for (const char *c = count ? ", " : ""; *c && used + 1 < size; c++)
-                    names[used++] = *c;
-                for (const char *c = path; *c && used + 1 < size; c++)
-                    names[used++] = *c;
-                names[used] = '\0';
-            }
-            if (count++ == 0) found = strdup(path);
-        }
-        closedir(inner);
-    }
-    closedir(d);
-    if (count == 1) return found;
-    free(found);
-    *several = count;
-    return NULL;
-}
-
-/* A project folder's one Terrain asset source at its top (malloc'd path), or without any: its
- * one scene with a Terrain3D recipe (*scene set), the Terrain asset that scene places first, or
- * the one Terrain asset source a level down; NULL (printed) when none of these is there. */
-static char *project_recipe(cli_ctx *ctx, const char *dir, bool *scene)
-{
-    *scene = false;
-    DIR *d = opendir(dir);
-    if (!d) {
-        cli_failf(ctx, "%s: cannot open the folder: %s", dir, strerror(errno));
-        return NULL;
-    }
-    char *found[2] = {NULL, NULL};
-    size_t count = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        const size_t n = strlen(de->d_name);
-        if (n <= 13 || strcmp(de->d_name + n - 13, ".terrain.json") != 0) continue;
-        if (count < 2) {
-            size_t len = strlen(dir) + n + 2;
-            found[count] = malloc(len);
-            if (found[count]) snprintf(found[count], len, "%s/%s", dir, de->d_name);
-        }
-        count++;
-    }
-    closedir(d);
-    if (count == 1 && found[0]) return found[0];
-    if (count == 0) {
-        char *path = project_scene(dir);
-        if (path) {
-            *scene = true;
-            return path;
-        }
-        bool failed = false;
-        if ((path = project_scene_asset(ctx, dir, &failed)) || failed) return path;
-        char names[1024];
-        size_t several = 0;
-        if ((path = project_nested_source(dir, &several, names, sizeof names))) return path;
-        if (several) {
-            cli_failf(ctx, "%s: %zu Terrain asset sources a folder down (%s, ...): name the one "
-                           "to edit",
-                      dir, several, names);
-            return NULL;
-        }
-    }
-    if (count > 1) qsort(found, 2, sizeof found[0], cmp_names);
-    if (count == 0)
-        cli_failf(ctx,
-                  "%s: no Terrain asset source (*.terrain.json) at the top of the folder or a "
-                  "folder down, and no scene (*.scene.json) there with a Terrain3D recipe or "
-                  "asset",
-                  dir);
-    else
-        cli_failf(ctx, "%s: %zu Terrain asset sources (%s, %s, ...): name the one to edit", dir,
-                  count, found[0] ? found[0] : "?", found[1] ? found[1] : "?");
-    free(found[0]);
-    free(found[1]);
-    return NULL;
-}
 
 /* --open: the browser gets a file, never the URL: the token stays off every command line (which
  * any local user can read in ps). The file, in a folder only this user can enter, is a page
@@ -3258,13 +1596,13 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     memset(&recipe, 0, sizeof recipe);
     size_t text_size = 0;
     struct timespec mtime;
-    char *text = read_disk(s->save_path, &text_size, &mtime);
+    char *text = studio_read_disk(s->save_path, &text_size, &mtime);
     if (!text) return cli_failf(ctx, "%s: cannot read: %s", s->recipe_path, strerror(errno));
-    if (parse_disk_text(s, text, text_size, &recipe, &s->kind, &e)) {
+    if (studio_parse_disk_text(s, text, text_size, &recipe, &s->kind, &e)) {
         free(text);
         return cli_fail(ctx, &e);
     }
-    disk_remember(s, text, text_size, mtime);
+    studio_disk_remember(s, text, text_size, mtime);
     size_t graph_errors = 0;
     int rc = studio_gate(ctx, s->recipe_path, &recipe, s->kind, allow_errors, &graph_errors);
     if (!rc && graph_errors) {
@@ -3284,8 +1622,8 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
         return rc;
     }
     s->options.palette = s->has_palette ? &s->palette : NULL;
-    if (s->has_palette &&
-        !(s->assets_root = assets_root_of(s->recipe_path, recipe.palette_json, s->project_root))) {
+    if (s->has_palette && !(s->assets_root = studio_assets_root_of(
+                                s->recipe_path, recipe.palette_json, s->project_root))) {
         trn_recipe_dispose(&recipe);
         return cli_failf(ctx, "out of memory");
     }
@@ -3315,8 +1653,8 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
                  s->recovery_path);
     /* The history starts at the file's recipe, before any request can ask. */
     s->hist_base = ++s->hist_next;
-    s->hist_base_text = session_text(s);
-    hist_mark_saved(s);
+    s->hist_base_text = studio_session_text(s);
+    studio_hist_mark_saved(s);
 
     /* Signals are taken by sigwait below: every server thread starts with them blocked. */
     sigset_t stop, old;
@@ -3344,7 +1682,7 @@ static int studio_run(cli_ctx *ctx, studio *s, long port, bool open, bool allow_
     cli_note(ctx, "serving %s on 127.0.0.1:%u; Ctrl-C stops", s->recipe_path,
              (unsigned)studio_server_port(server));
     pthread_mutex_lock(&s->lock); /* requests may be served already */
-    publish_state(s);
+    studio_publish_state(s);
     pthread_mutex_unlock(&s->lock);
     s->watcher_started = pthread_create(&s->watcher, NULL, watch_disk, s) == 0;
     char *opener = NULL;
@@ -3416,7 +1754,7 @@ int cli_verb_studio(cli_ctx *ctx, int argc, char **argv)
     struct stat st;
     if (stat(input, &st) != 0) return cli_failf(ctx, "%s: %s", input, strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        if (!(s.recipe_path = project_recipe(ctx, input, &s.scene))) return CLI_EXIT_FAIL;
+        if (!(s.recipe_path = studio_project_recipe(ctx, input, &s.scene))) return CLI_EXIT_FAIL;
         s.project_root = trn_path_resolve_lexically(input);
     } else {
         s.recipe_path = strdup(input);
