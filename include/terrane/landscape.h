@@ -86,7 +86,7 @@ typedef struct trn_stream_power_params {
     double sea_surface_depth; /* with sea_surface, > 0: the heights come back at most this far
                                  below the sea level (a bed deeper than that is filled flat to
                                  it, as lake sediment would); 0 (default): as they came */
-    int threads;              /* 0: OpenMP's default (one thread under 2^15 samples, where more
+    int threads;              /* 0: OpenMP's default (one thread under 2^17 samples, where more
                                  only add waiting); results never depend on it */
     bool fixed_border;        /* keep the border's initial heights (default false: follow) */
     bool border_outlets;      /* base level only where the land leaves the map (default false:

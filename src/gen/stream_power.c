@@ -47,10 +47,11 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
 /* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
- * on 129^2 two threads cost 25-33% more CPU than one (waking the waiting thread), on 181^2 the
- * same, on 257^2 less (waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2
- * then ran 3-7 times slower on two threads with other work on the cores). */
-#define SP_PARALLEL_MIN_SAMPLES (1u << 15)
+ * on a quiet machine 100 steps on 257^2 take 0.17 s on two threads against 0.14 s on one (1.5x
+ * the CPU), 362^2 gains 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05). Waiting
+ * threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times slower on
+ * two threads with other work on the cores. */
+#define SP_PARALLEL_MIN_SAMPLES (1u << 17)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
  * with fd = F / d^n. The whole-grid and the tiled solvers share it, so their bytes agree. */

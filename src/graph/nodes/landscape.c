@@ -558,10 +558,9 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     }
     const size_t n = trn_field_sample_count(&f);
     /* The default (0): the graph has set OpenMP's thread count to c->threads, and stream power
-     * keeps grids under 2^15 samples on one thread, where a step's dozen short parallel stages
+     * keeps grids under 2^17 samples on one thread, where a step's dozen short parallel stages
      * cost more in waiting than they save (the evolution grid is often 257^2 whatever the
-     * output grid: on threads since waiting threads sleep). The result is the same on any
-     * thread count. */
+     * output grid; 513^2 runs on threads). The result is the same on any thread count. */
     o.sp.threads = 0;
     uint32_t coarsen, refine;
     sp_factors(&p, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
