@@ -401,7 +401,9 @@ try {
     // A rule's value in its form: one edit of the recipe's rules.
     await evaluate("studio.showTab('recipe')");
     await evaluate("(() => { const i = document.querySelector('#form-rules [data-rule=shores] [data-param=water_distance]'); i.value = '[0, 40]'; i.dispatchEvent(new Event('change')); })()");
-    await waitFor(`${status} === 'rules[1].water_distance = [0,40]'`, 'the rule change');
+    // The server's recipe, not the status line: a later message (a regeneration's) can replace
+    // the edit's line before a poll sees it.
+    await waitFor(`(async () => JSON.stringify(JSON.parse(await ${get('recipe')}).rules[1].water_distance) === '[0,40]')()`, 'the rule change');
     check(JSON.stringify(JSON.parse(await evaluate(get('recipe'))).rules[1].water_distance) === '[0,40]', 'the rules form changed the shores rule');
     await evaluate("studio.showTab('terrain')");
     check(errors.length === 0, 'no console errors with water' + (errors.length ? ': ' + errors.join('; ') : ''));
