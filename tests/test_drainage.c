@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gen/drainage_internal.h"
 #include "terrane/drainage.h"
@@ -647,6 +650,76 @@ static void test_breach(void)
     trn_field_dispose(&f);
 }
 
+
+/* The breach as the header states it, over every sample: increasing accumulation, ties by
+ * index, each receiver not lower than its donor lowered to the next float under it. */
+static void breach_reference(float *h, const trn_drainage *d)
+{
+    const size_t n = count_of(d);
+    uint32_t *order = malloc(n * sizeof *order), *at = calloc(n + 2u, sizeof *at);
+    CHECK(order && at);
+    if (!order || !at) return;
+    for (size_t k = 0; k < n; k++) /* a counting sort: stable, so ties stay by index */
+        at[d->accumulation[k] + 1u]++;
+    for (size_t a = 1; a < n + 2u; a++)
+        at[a] += at[a - 1u];
+    for (size_t k = 0; k < n; k++)
+        order[at[d->accumulation[k]]++] = (uint32_t)k;
+    free(at);
+    for (size_t q = 0; q < n; q++) {
+        const size_t k = order[q];
+        if (d->flow_dir[k] >= 8) continue;
+        const size_t r = down(d, k);
+        if (!(h[r] < h[k])) h[r] = nextafterf(h[k], -INFINITY);
+    }
+    free(order);
+}
+
+/* The breach takes only the samples below a receiver not lower than its donor: the same
+ * heights, bit for bit, as taking every sample in the documented order, on rough terrain full
+ * of flats and pits (large enough for its scan to run on threads), on 1 and 3 threads, and
+ * with a NaN put in after the drainage (where every sample must be taken). */
+static void test_breach_reference(void)
+{
+    static const uint32_t sizes[3][2] = {{61, 47}, {600, 520}, {9, 300}};
+    for (int v = 0; v < 3; v++) {
+        trn_field f = make_field(sizes[v][0], sizes[v][1]);
+        rough_terrain(&f, 11u + (uint32_t)v);
+        const size_t n = trn_field_sample_count(&f);
+        trn_drainage d;
+        CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+        float *src = malloc(n * sizeof *src), *want = malloc(n * sizeof *want);
+        CHECK(src && want);
+        if (!src || !want) return;
+        memcpy(src, f.heights, n * sizeof *src);
+        for (int nan = 0; nan < 2; nan++) {
+            if (nan) src[(n / 2u) | 1u] = NAN;
+            memcpy(want, src, n * sizeof *want);
+            breach_reference(want, &d);
+            size_t lowered = 0;
+            for (size_t k = 0; k < n; k++)
+                lowered += want[k] < src[k];
+            CHECK(lowered > 0);
+            for (int t = 1; t <= 3; t += 2) {
+#ifdef _OPENMP
+                const int saved = omp_get_max_threads();
+                omp_set_num_threads(t);
+#endif
+                memcpy(f.heights, src, n * sizeof *src);
+                CHECK_OK(trn_drainage_breach(&f, &d, NULL));
+#ifdef _OPENMP
+                omp_set_num_threads(saved);
+#endif
+                CHECK(memcmp(f.heights, want, n * sizeof *want) == 0);
+            }
+        }
+        free(src);
+        free(want);
+        trn_drainage_dispose(&d);
+        trn_field_dispose(&f);
+    }
+}
+
 int main(void)
 {
     RUN(test_cone);
@@ -655,6 +728,7 @@ int main(void)
     RUN(test_sea_level);
     RUN(test_flats);
     RUN(test_breach);
+    RUN(test_breach_reference);
     RUN(test_reference_and_hash);
     RUN(test_strips);
     RUN(test_memory);
