@@ -456,7 +456,8 @@ static void test_determinism(void)
     trn_field_dispose(&b);
     /* Deposition (two passes over the stack, piece by piece) and outlet borders: 1, 2 and 5
      * threads, one pinned hash; deposition 0 is the pinned plain scheme above. */
-    uint64_t first = 0;
+    /* The drainage area written out (from the padded grid, by rows on the threads) too. */
+    uint64_t first = 0, first_area = 0;
     for (int t = 1; t <= 5; t += t == 1 ? 1 : 3) {
         make_hills(&a, 96);
         trn_stream_power_params_default(&p);
@@ -465,13 +466,33 @@ static void test_determinism(void)
         p.threads = t;
         p.deposition = 1.0;
         p.border_outlets = true;
+        trn_field area = a;
+        area.heights = calloc(trn_field_sample_count(&a), sizeof *area.heights);
+        CHECK(area.heights != NULL);
+        if (!area.heights) return;
+        p.drainage_area = area.heights;
         CHECK_OK(trn_stream_power_run(&a, &p, &ra, NULL, NULL, &e));
         if (t == 1) first = hash_field(&a);
+        if (t == 1) first_area = hash_field(&area);
         CHECK(hash_field(&a) == first);
+        CHECK(hash_field(&area) == first_area);
+        /* Each sample drains at least itself, and the rivers much more. */
+        float most = 0;
+        size_t below_one = 0;
+        for (size_t k = 0; k < trn_field_sample_count(&a); k++) {
+            below_one += area.heights[k] < 900.0f;
+            if (area.heights[k] > most) most = area.heights[k];
+        }
+        CHECK_EQ_INT(below_one, 0);
+        CHECK(most > 100 * 900.0f);
+        free(area.heights);
         trn_field_dispose(&a);
     }
     if (first != 0x2caa57c686c4e532ull)
         fprintf(stderr, "deposition hash %016llx\n", (unsigned long long)first);
+    if (first_area != 0xc147e4f1dac9f5c6ull)
+        fprintf(stderr, "deposition area hash %016llx\n", (unsigned long long)first_area);
+    CHECK(first_area == 0xc147e4f1dac9f5c6ull);
     CHECK(first == 0x2caa57c686c4e532ull);
 }
 

@@ -1588,7 +1588,6 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     /* Outlet borders run on the field with a ring around it (pad 1). */
     const uint32_t pad = p->border_outlets ? 1u : 0u;
     const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
-    const size_t fn = trn_field_sample_count(field);
     s.nx = fnx + 2u * pad;
     s.nz = fnz + 2u * pad;
     s.n = (size_t)s.nx * s.nz;
@@ -1678,6 +1677,14 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         if (team > 1 && s.n * sizeof *s.h >= SP_HUGE_PAGE) sp_first_touch(arrays, bytes, 9, team);
     }
 #endif
+    /* The set-up and the output below are passes over every sample (and 65,536 calls of pow),
+     * each value on its own: on threads where the steps run on threads, the same bytes. */
+    int setup_team = 1;
+#ifdef _OPENMP
+    setup_team = p->threads > 0 ? p->threads : omp_get_max_threads();
+    if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) setup_team = 1;
+#endif
+#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1)
     for (uint32_t c = 0; c < s.pow_table_size; c++) {
         s.pow_table[c] = pow((double)c * cell_area, p->m);
         /* As sp_incise would compute it: F = K dt A^m, then F / d. */
@@ -1687,6 +1694,9 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
         s.f_table[2 * (size_t)s.pow_table_size + c] = F / s.dd;
     }
     const bool sea = isfinite(p->sea_level);
+    size_t nibase = 0;
+#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1) \
+    reduction(+ : nibase)
     for (uint32_t j = 0; j < s.nz; j++)
         for (uint32_t i = 0; i < s.nx; i++) {
             const size_t k = (size_t)j * s.nx + i;
@@ -1694,10 +1704,11 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             if (!(pad && border))
                 s.h[k] = (double)field->heights[(size_t)(j - pad) * fnx + (i - pad)];
             s.base[k] = (uint8_t)(border || (sea && s.h[k] <= p->sea_level));
-            s.nibase += s.base[k] && !border;
+            nibase += s.base[k] && !border;
             /* sea_surface: the water's surface is the base level (its bed comes back below). */
             if (p->sea_surface && sea && s.h[k] <= p->sea_level) s.h[k] = p->sea_level;
         }
+    s.nibase = nibase;
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
         s.lam = big_alloc(s.n * sizeof *s.lam);
@@ -1814,16 +1825,18 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
          * nothing changes, all along). */
         const bool surface = p->sea_surface && sea;
         const double floor_at = trn_sp_surface_floor(p);
-        for (size_t k = 0; k < fn; k++) {
-            const size_t q = (k / fnx + pad) * s.nx + k % fnx + pad;
-            if (!(surface && (double)field->heights[k] <= p->sea_level))
-                field->heights[k] = (float)s.h[q];
-            else if ((double)field->heights[k] < floor_at)
-                field->heights[k] = (float)floor_at;
-            if (p->drainage_area)
-                p->drainage_area[k] =
-                    (float)(mfd ? s.farea[q] : (double)s.area[q] * cell_area);
-        }
+#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1)
+        for (uint32_t j = 0; j < fnz; j++)
+            for (size_t k = (size_t)j * fnx; k < (size_t)(j + 1u) * fnx; k++) {
+                const size_t q = (size_t)(j + pad) * s.nx + (k - (size_t)j * fnx) + pad;
+                if (!(surface && (double)field->heights[k] <= p->sea_level))
+                    field->heights[k] = (float)s.h[q];
+                else if ((double)field->heights[k] < floor_at)
+                    field->heights[k] = (float)floor_at;
+                if (p->drainage_area)
+                    p->drainage_area[k] =
+                        (float)(mfd ? s.farea[q] : (double)s.area[q] * cell_area);
+            }
         trn_progress_report(&pr, 1.0, "stream power");
     }
     free(before);
