@@ -125,6 +125,37 @@ static void test_threads_bit_identical(void)
     trn_erosion_result_dispose(&r2);
     trn_erosion_result_dispose(&r1);
 
+    /* A grid large enough for the change and its masks to be made by rows on the threads:
+     * the same bytes on 1 and 3 threads, each mask its side of the change over its largest. */
+    trn_field big;
+    make_terrain(&big, 300);
+    const size_t bn = trn_field_sample_count(&big);
+    p.droplets = 20000;
+    p.threads = 1;
+    CHECK_OK(trn_erosion_run(&big, &p, 99, &r1, NULL, NULL, NULL));
+    p.threads = 3;
+    CHECK_OK(trn_erosion_run(&big, &p, 99, &r2, NULL, NULL, NULL));
+    CHECK(memcmp(r1.change, r2.change, bn * sizeof(float)) == 0);
+    CHECK(memcmp(r1.deposition.values, r2.deposition.values, bn * sizeof(float)) == 0);
+    CHECK(memcmp(r1.erosion.values, r2.erosion.values, bn * sizeof(float)) == 0);
+    float rise = 0.0f, fall = 0.0f;
+    for (size_t i = 0; i < bn; i++) {
+        CHECK(r2.change[i] == r2.field.heights[i] - big.heights[i]);
+        if (r2.change[i] > rise) rise = r2.change[i];
+        if (-r2.change[i] > fall) fall = -r2.change[i];
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < bn; i++) {
+        const float d = r2.change[i];
+        off += r2.deposition.values[i] != (d > 0.0f ? fminf(d / rise, 1.0f) : 0.0f);
+        off += r2.erosion.values[i] != (d < 0.0f ? fminf(-d / fall, 1.0f) : 0.0f);
+    }
+    CHECK(rise > 0.0f && fall > 0.0f);
+    CHECK_EQ_INT(off, 0);
+    trn_erosion_result_dispose(&r2);
+    trn_erosion_result_dispose(&r1);
+    trn_field_dispose(&big);
+
     /* Pinned: the hydraulic result of this seed and these parameters, on 2 threads. */
     hydraulic_only(&p);
     p.droplets = 30000;

@@ -479,24 +479,44 @@ static void ledger_sum(trn_erosion_ledger *l, const tile_acc *acc, size_t tiles,
     l->droplets = total;
 }
 
-/* The change of r's heights from the input field's, and the masks of rise and fall. */
-static trn_status finish_change(const trn_field *field, trn_erosion_result *r, trn_error *err)
+/* The change of r's heights from the input field's, and the masks of rise and fall. By rows on
+ * the threads from ERO_ROWS_PARALLEL_MIN samples: each value on its own, and the largest rise
+ * and fall are the same whatever the order (the heights are finite), so the same bytes. */
+#define ERO_ROWS_PARALLEL_MIN ((size_t)1u << 16)
+static trn_status finish_change(const trn_field *field, trn_erosion_result *r, int threads,
+                                trn_error *err)
 {
     const size_t n = trn_field_sample_count(field);
     free(r->change);
     r->change = malloc(n * sizeof(float));
     if (!r->change) return oom(err);
+    const long long nz = (long long)field->cells_z + 1, nx = (long long)field->cells_x + 1;
+    const bool par = n >= ERO_ROWS_PARALLEL_MIN && threads > 1;
+    (void)threads;
     float rise = 0.0f, fall = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float d = r->field.heights[i] - field->heights[i];
-        r->change[i] = d;
-        if (d > rise) rise = d;
-        if (-d > fall) fall = -d;
-    }
-    for (size_t i = 0; i < n; i++) {
-        float d = r->change[i];
-        r->deposition.values[i] = d > 0.0f && rise > 0.0f ? fminf(d / rise, 1.0f) : 0.0f;
-        r->erosion.values[i] = d < 0.0f && fall > 0.0f ? fminf(-d / fall, 1.0f) : 0.0f;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (par)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static) reduction(max : rise, fall)
+#endif
+        for (long long z = 0; z < nz; z++)
+            for (size_t i = (size_t)(z * nx); i < (size_t)((z + 1) * nx); i++) {
+                float d = r->field.heights[i] - field->heights[i];
+                r->change[i] = d;
+                if (d > rise) rise = d;
+                if (-d > fall) fall = -d;
+            }
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (long long z = 0; z < nz; z++)
+            for (size_t i = (size_t)(z * nx); i < (size_t)((z + 1) * nx); i++) {
+                float d = r->change[i];
+                r->deposition.values[i] = d > 0.0f && rise > 0.0f ? fminf(d / rise, 1.0f) : 0.0f;
+                r->erosion.values[i] = d < 0.0f && fall > 0.0f ? fminf(-d / fall, 1.0f) : 0.0f;
+            }
     }
     return TRN_OK;
 }
@@ -628,7 +648,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
         }
     }
 
-    st = finish_change(field, &r, err);
+    st = finish_change(field, &r, threads, err);
 
 done:
     free(b);
@@ -712,7 +732,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
         tp.rate_scale = NULL;
         st = erosion_on_grid(&back, &tp, world_seed, &fr, &tpr, err);
     }
-    if (!st) st = finish_change(field, &fr, err);
+    if (!st) st = finish_change(field, &fr, threads_of(params), err);
     if (!st) {
         /* The ledger in the field's samples: the droplet grid's material times its share of
          * the field's samples per droplet-grid sample. */
