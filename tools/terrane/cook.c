@@ -778,6 +778,7 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (rc) return rc;
+    cli_keep_freed_memory();
     struct stat sb;
     memset(&sb, 0, sizeof sb); /* a built-in preset's id is a recipe, not a folder */
     if (strncmp(a.input, "builtin://", 10) != 0 && stat(a.input, &sb) != 0)

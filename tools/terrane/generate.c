@@ -307,6 +307,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         trn_recipe_dispose(&recipe);
         return rc;
     }
+    cli_keep_freed_memory();
     if (a.cache_dir && a.no_cache) {
         trn_recipe_dispose(&recipe);
         return cli_usage_error(ctx, "--cache and --no-cache exclude each other");

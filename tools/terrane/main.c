@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "cli.h"
 #include "cook_verb.h"
@@ -227,25 +224,9 @@ static int top_usage_error(cli_ctx *ctx, const char *what, const char *word, con
 /* Waiting threads sleep rather than spin: other programs' work keeps its cores. */
 TRN_WAIT_POLICY_PASSIVE_DEFAULT()
 
-/* Freed arrays stay in the process for the next ones. A verb allocates and frees grids of the
- * same few sizes many times (each node's result, each stream-power level's arrays); glibc
- * returns every one of them to the kernel (a block over its dynamic mmap threshold, or the
- * heap's top over 128 KiB), so the next array's first touch faults every page in again and
- * the kernel zeroes it: a third of the CPU time of a 4097^2 generate. Arrays up to 32 MiB
- * (2896^2 floats) now come from the heap, and up to 256 MiB of free heap is kept; larger
- * arrays are still mapped and unmapped. */
-static void keep_freed_memory(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     trn_wait_policy_restore();
-    keep_freed_memory();
     cli_set_verb_help(capture_verb_help);
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {

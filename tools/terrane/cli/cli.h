@@ -195,6 +195,11 @@ const char *cli_did_you_mean(const char *word, const char *const *candidates);
  * main.c, above this layer: main registers the function that captures the text. */
 typedef char *(*cli_verb_help_fn)(const char *label);
 void cli_set_verb_help(cli_verb_help_fn fn);
+
+/* Freed arrays stay in the process for the next ones (glibc's heap keeps them), for verbs that
+ * hold a whole grid at once; out-of-core runs leave the allocator as it is, their peak
+ * resident size is what they promise. */
+void cli_keep_freed_memory(void);
 char *cli_verb_help(const char *label);
 /* Value of an option that takes one (argv[*i] is the option): advances *i; NULL + message when
  * missing. */
