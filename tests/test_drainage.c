@@ -650,7 +650,6 @@ static void test_breach(void)
     trn_field_dispose(&f);
 }
 
-
 /* The breach as the header states it, over every sample: increasing accumulation, ties by
  * index, each receiver not lower than its donor lowered to the next float under it. */
 static void breach_reference(float *h, const trn_drainage *d)
