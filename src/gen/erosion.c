@@ -492,7 +492,7 @@ static trn_status finish_change(const trn_field *field, trn_erosion_result *r, i
     if (!r->change) return oom(err);
     const long long nz = (long long)field->cells_z + 1, nx = (long long)field->cells_x + 1;
     const bool par = n >= ERO_ROWS_PARALLEL_MIN && threads > 1;
-    (void)threads;
+    (void)par; /* read by the pragmas only */
     float rise = 0.0f, fall = 0.0f;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (par)

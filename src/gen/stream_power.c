@@ -1684,6 +1684,7 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     setup_team = p->threads > 0 ? p->threads : omp_get_max_threads();
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) setup_team = 1;
 #endif
+    (void)setup_team; /* read by the pragmas only */
 #pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1)
     for (uint32_t c = 0; c < s.pow_table_size; c++) {
         s.pow_table[c] = pow((double)c * cell_area, p->m);
