@@ -19,6 +19,7 @@
 #include "terrane/graph.h"
 #include "terrane/heightfield.h"
 #include "terrane/layers.h"
+#include "terrane/presets.h"
 #include "terrane/recipe.h"
 
 static const char usage[] =
@@ -193,6 +194,8 @@ typedef struct mpi_solver {
     unsigned drainages;
     trn_drainage_tiled_stats stats; /* summed over the drainages */
     uint64_t sent;                  /* bytes this process sent sharing results */
+    unsigned evolutions;            /* global nodes whose stream power tiles were shared */
+    uint64_t sp_sent;               /* bytes this process sent for them */
 } mpi_solver;
 
 static mpi_solver g_solver;
@@ -211,7 +214,23 @@ static trn_status share_array(trn_comm *comm, void **data, uint64_t bytes, trn_e
 static trn_status mpi_solve(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     mpi_solver *s = &g_solver;
-    if (!s->comm || strcmp(c->node->type, "drainage") != 0) return trn_tile_solve_whole(c, r, err);
+    if (s->comm && strcmp(c->node->type, "drainage") != 0) {
+        /* Every other global node whole on every process, but a stream power evolution's steps
+         * on the output grid (in tiles with the tile cache) share their tiles across the
+         * processes: each its run of tiles, the result whole on each. */
+        trn_node_ctx shared = *c;
+        shared.solve_comm = s->comm;
+        uint64_t before = 0, after = 0;
+        trn_comm_traffic(s->comm, &before, NULL);
+        const trn_status st = trn_tile_solve_whole(&shared, r, err);
+        trn_comm_traffic(s->comm, &after, NULL);
+        if (after != before) {
+            s->evolutions++;
+            s->sp_sent += after - before;
+        }
+        return st;
+    }
+    if (!s->comm) return trn_tile_solve_whole(c, r, err);
     trn_field f = trn_node_field_view(r, c->inputs[0]);
     trn_drainage_tiling t;
     memset(&t, 0, sizeof t);
@@ -301,7 +320,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
     memset(&g, 0, sizeof g);
     bool have_recipe = false, have_graph = false;
     trn_status st = comm ? TRN_OK : trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    if (!st) st = trn_recipe_read(recipe_path, &r, NULL, &err);
+    if (!st) st = trn_recipe_read_source(recipe_path, &r, NULL, &err);
     have_recipe = st == TRN_OK;
     if (!st && r.stroke_count)
         st = trn_error_set(&err, TRN_ERR_UNSUPPORTED, recipe_path, -1,
@@ -419,12 +438,14 @@ static int generate_main(int rank, int size, int argc, char **argv)
     MPI_Reduce(&mine, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     /* What splitting the drainages cost: the spill graph is process 0's (of those that
      * evaluate), the bytes every process's. */
-    unsigned long long mine_d[3] = {g_solver.drainages, g_solver.stats.spill_nodes,
-                                    g_solver.stats.flow_links},
-                       most_d[3] = {0, 0, 0};
+    unsigned long long mine_d[4] = {g_solver.drainages, g_solver.stats.spill_nodes,
+                                    g_solver.stats.flow_links, g_solver.evolutions},
+                       most_d[4] = {0, 0, 0, 0};
     unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent, moved_all = 0;
-    MPI_Reduce(mine_d, most_d, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    unsigned long long sp_moved = g_solver.sp_sent, sp_moved_all = 0;
+    MPI_Reduce(mine_d, most_d, 4, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&sp_moved, &sp_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
@@ -440,6 +461,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    "all\n",
                    most_d[0], workers_all, tiles, most_d[1], most_d[2],
                    (double)moved_all / 1048576.0);
+        if (most_d[3])
+            printf("stream power: %llu node(s) with their steps on the output grid split across "
+                   "%d processes by tiles of %lu, %.2f MiB sent in all\n",
+                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
