@@ -2895,7 +2895,7 @@ static bool spt_exchange(spt_run *r, spt_grid *g, uint32_t width, bool ok)
 {
     if (!r->comm) return ok;
     uint64_t ms = 0, mr = 0;
-    spt_count(r, 0, &ms, &mr);
+    trn_comm_traffic(r->comm, &ms, &mr);
     uint32_t win[4][4];
     size_t bytes = 0;
     for (uint32_t t = r->first; t < r->last; t++) {
@@ -2956,7 +2956,7 @@ static bool spt_share_roots(spt_run *r, bool ok)
 {
     if (!r->comm) return ok;
     uint64_t ms = 0, mr = 0;
-    spt_count(r, 1, &ms, &mr);
+    trn_comm_traffic(r->comm, &ms, &mr);
     const uint32_t own = r->last - r->first;
     uint32_t *cnt = malloc((own ? own : 1) * sizeof *cnt);
     ok = ok && cnt;
@@ -3014,7 +3014,7 @@ static bool spt_share_tasks(spt_run *r, bool ok, spt_task **tasks, size_t *ntask
 {
     if (!r->comm) return ok;
     uint64_t ms = 0, mr = 0;
-    spt_count(r, 1, &ms, &mr);
+    trn_comm_traffic(r->comm, &ms, &mr);
     uint64_t bytes = trn_comm_rank(r->comm) == 0 ? (uint64_t)*ntasks * sizeof **tasks : 0;
     if (trn_comm_rank(r->comm) != 0) {
         free(*tasks);
@@ -3041,7 +3041,7 @@ static bool spt_route_shared(spt_run *r, bool ok, spt_table *tab, uint32_t nb, s
     *ntasks = 0;
     if (!r->comm) return ok && spt_route(r, tab, nb, tasks, ntasks);
     uint64_t ms = 0, mr = 0;
-    spt_count(r, 1, &ms, &mr);
+    trn_comm_traffic(r->comm, &ms, &mr);
     spt_edge *mine = malloc((tab->count ? tab->count : 1) * sizeof *mine);
     ok = ok && mine;
     size_t c = 0;
@@ -3162,7 +3162,7 @@ static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double 
         }
         if (!r->comm) return ok;
         uint64_t ms = 0, mr = 0;
-        spt_count(r, 2, &ms, &mr);
+        trn_comm_traffic(r->comm, &ms, &mr);
         void *all = NULL;
         uint64_t *counts = NULL;
         ok = spt_agree(r, ok) &&
@@ -3197,7 +3197,7 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
                               double cell_area, uint32_t *amax, bool ok)
 {
     uint64_t ms = 0, mr = 0;
-    spt_count(r, 3, &ms, &mr);
+    trn_comm_traffic(r->comm, &ms, &mr);
     const uint32_t NX = r->s.nx;
     size_t n = 0;
     for (uint32_t t = r->first; t < r->last; t++) {
