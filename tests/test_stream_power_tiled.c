@@ -1,4 +1,5 @@
-/* Tests: stream power in tiles gives trn_stream_power_run's bytes for every tile size and process count. */
+/* Tests: stream power in tiles gives trn_stream_power_run's bytes for every tile size and process
+ * count. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -239,8 +240,8 @@ static void th_free(void *impl)
     (void)impl;
 }
 
-static const trn_comm_ops th_ops = {th_counts, th_allgather, th_gather, th_broadcast, th_max,
-                                    th_free};
+static const trn_comm_ops th_ops = {th_counts,    th_allgather, th_gather,
+                                    th_broadcast, th_max,       th_free};
 
 typedef struct th_job {
     th_impl impl;

@@ -2909,8 +2909,7 @@ static bool spt_exchange(spt_run *r, spt_grid *g, uint32_t width, bool ok)
     for (uint32_t t = r->first; t < r->last && ok; t++) {
         const int n = spt_frame(r, t, width, win);
         for (int k = 0; k < n && ok; k++) {
-            ok = spt_io(g, false, win[k][0], win[k][1], win[k][2], win[k][3], mine + at,
-                        win[k][2]);
+            ok = spt_io(g, false, win[k][0], win[k][1], win[k][2], win[k][3], mine + at, win[k][2]);
             at += (size_t)win[k][2] * win[k][3] * g->elem;
         }
     }
@@ -2966,8 +2965,8 @@ static bool spt_share_roots(spt_run *r, bool ok)
     ok = spt_agree(r, ok) &&
          trn_comm_allgather(r->comm, cnt, (uint64_t)own * sizeof *cnt, &counts, NULL, NULL) ==
              TRN_OK &&
-         trn_comm_allgather(r->comm, r->roots, (uint64_t)r->nroots * sizeof *r->roots, &roots,
-                            NULL, NULL) == TRN_OK &&
+         trn_comm_allgather(r->comm, r->roots, (uint64_t)r->nroots * sizeof *r->roots, &roots, NULL,
+                            NULL) == TRN_OK &&
          trn_comm_allgather(r->comm, r->perim + r->perim_at[r->first],
                             (uint64_t)(r->perim_at[r->last] - r->perim_at[r->first]) *
                                 sizeof *r->perim,
@@ -3049,8 +3048,8 @@ static bool spt_route_shared(spt_run *r, bool ok, spt_table *tab, uint32_t nb, s
         if (tab->keys[k] != UINT64_MAX) mine[c++] = tab->edges[k];
     void *all = NULL;
     uint64_t *counts = NULL;
-    ok = spt_agree(r, ok) && trn_comm_gather(r->comm, mine, (uint64_t)c * sizeof *mine, &all,
-                                             &counts, NULL) == TRN_OK;
+    ok = spt_agree(r, ok) &&
+         trn_comm_gather(r->comm, mine, (uint64_t)c * sizeof *mine, &all, &counts, NULL) == TRN_OK;
     free(mine);
     if (ok && trn_comm_rank(r->comm) == 0) {
         uint64_t total = 0;
@@ -3198,7 +3197,6 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
 {
     uint64_t ms = 0, mr = 0;
     trn_comm_traffic(r->comm, &ms, &mr);
-    const uint32_t NX = r->s.nx;
     size_t n = 0;
     for (uint32_t t = r->first; t < r->last; t++) {
         uint32_t x0, z0, x1, z1;
@@ -3218,7 +3216,8 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
         const size_t tn = (size_t)w * h;
         double *hh = (double *)(void *)(mine + at);
         uint32_t *aa = (uint32_t *)(void *)(mine + at + tn * sizeof(double));
-        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) && spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
+        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
+             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
              spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
         for (size_t k = 0; k < tn && ok; k++)
             if (aa[k] > mymax && !(r->wb[k] & 1u)) mymax = aa[k];
@@ -3227,9 +3226,8 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
     if (ok) memcpy(mine + at, &mymax, sizeof mymax);
     void *all = NULL;
     uint64_t *counts = NULL;
-    ok = spt_agree(r, ok) &&
-         trn_comm_allgather(r->comm, mine, ok ? at + sizeof mymax : 0, &all, &counts, NULL) ==
-             TRN_OK;
+    ok = spt_agree(r, ok) && trn_comm_allgather(r->comm, mine, ok ? at + sizeof mymax : 0, &all,
+                                                &counts, NULL) == TRN_OK;
     free(mine);
     const bool sea = isfinite(p->sea_level);
     const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
@@ -3271,7 +3269,6 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
         if (m > *amax) *amax = m;
         at = end;
     }
-    (void)NX;
     free(all);
     free(counts);
     spt_count(r, 3, &ms, &mr);
@@ -3283,8 +3280,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                                       trn_stream_power_report *report, trn_progress_fn progress,
                                       void *user, trn_error *err)
 {
-    return trn_stream_power_run_tiled_comm(field, p, tile, dir, NULL, NULL, report, progress,
-                                           user, err);
+    return trn_stream_power_run_tiled_comm(field, p, tile, dir, NULL, NULL, report, progress, user,
+                                           err);
 }
 
 trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_power_params *p,

@@ -1,4 +1,4 @@
-/* terrane-mpi: drainage (fill, D8, accumulation) or a recipe's heights across mpirun's processes. */
+/* terrane-mpi: drainage, stream power or a recipe's heights across mpirun's processes. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +28,8 @@ static const char usage[] =
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
-    "method; other global nodes run on every process), and writes one Cloud-Optimized\n"
+    "method, and so are a stream power evolution's steps on the output grid; other global\n"
+    "nodes run on every process), and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
     "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
     "the time and each process's peak resident size.\n"
@@ -609,13 +610,14 @@ static int stream_power_main(int rank, int size, int argc, char **argv)
     MPI_Reduce(mine, most, 8, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     unsigned rounds = stats.incision_rounds, rounds_max = 0;
     MPI_Reduce(&rounds, &rounds_max, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
-    double *cpu_sum = calloc((size_t)runs, sizeof *cpu_sum), *cpu_max = calloc((size_t)runs, sizeof *cpu_max);
+    double *cpu_sum = calloc((size_t)runs, sizeof *cpu_sum),
+           *cpu_max = calloc((size_t)runs, sizeof *cpu_max);
     MPI_Reduce(cpu, cpu_sum, (int)runs, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(cpu, cpu_max, (int)runs, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int status = 0;
     if (rank == 0) {
-        printf("grid %ux%u samples, %u tiles of %ld, %d processes, %ld steps\n",
-               field.cells_x + 1, field.cells_z + 1, stats.tiles, tile, size, steps);
+        printf("grid %ux%u samples, %u tiles of %ld, %d processes, %ld steps\n", field.cells_x + 1,
+               field.cells_z + 1, stats.tiles, tile, size, steps);
         printf("heights xxh64 %016llx\n", hash(work.heights, n * sizeof(float)));
         printf("area xxh64 %016llx\n", hash(area, n * sizeof(float)));
         static const char *kind[4] = {"frames", "graphs", "incision", "result"};
@@ -623,8 +625,8 @@ static int stream_power_main(int rank, int size, int argc, char **argv)
         /* Sent counts each copy (an all-gather sends a block to each other process); a tile's
          * own share is that over size - 1. */
         for (int k = 0; k < 4; k++) {
-            const double each = (k == 3 ? (double)sum[k] / stats.tiles : (double)sum[k] / per) /
-                                1024.0;
+            const double each =
+                (k == 3 ? (double)sum[k] / stats.tiles : (double)sum[k] / per) / 1024.0;
             printf("%-8s sent %.3f MiB (largest process %.3f), received %.3f MiB (largest %.3f)"
                    "; %s %.1f KiB, %.2f KiB a copy\n",
                    kind[k], (double)sum[k] / 1048576.0, (double)most[k] / 1048576.0,
