@@ -250,29 +250,40 @@ typedef struct th_job {
     float *area;
     uint32_t tile;
     const char *dir;
-    bool fail; /* this process's tile files cannot be made */
+    bool fail;   /* this process's tile files cannot be made */
+    bool cancel; /* this process cancels at its second step */
+    int reports;
     trn_status st;
     trn_stream_power_report report;
     trn_sp_tiled_stats stats;
     trn_error err;
 } th_job;
 
+static int job_progress(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)stage;
+    th_job *job = user;
+    return job->cancel && ++job->reports == 2 ? TRN_CANCEL : 0;
+}
+
 static void *job_run(void *arg)
 {
     th_job *job = arg;
     trn_comm *comm = trn_comm_new(&th_ops, &job->impl, job->impl.rank, job->impl.sh->size);
     job->p.drainage_area = job->area;
-    job->st = trn_stream_power_run_tiled_comm(&job->field, &job->p, job->tile,
-                                              job->fail ? "/nonexistent/folder" : job->dir, comm,
-                                              &job->stats, &job->report, NULL, NULL, &job->err);
+    job->st = trn_stream_power_run_tiled_comm(
+        &job->field, &job->p, job->tile, job->fail ? "/nonexistent/folder" : job->dir, comm,
+        &job->stats, &job->report, job_progress, job, &job->err);
     trn_comm_free(comm);
     return NULL;
 }
 
 /* Runs the tiled solve as procs processes (threads) on copies of f; jobs[r] holds process r's
- * field, area and status. fail_rank: a process whose files fail (-1: none). */
+ * field, area and status. fail_rank: a process whose files fail, cancel_rank: one that cancels
+ * at its second step (-1: none). */
 static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
-                      const char *dir, int procs, int fail_rank, th_job *jobs)
+                      const char *dir, int procs, int fail_rank, int cancel_rank, th_job *jobs)
 {
     th_shared sh;
     memset(&sh, 0, sizeof sh);
@@ -290,6 +301,7 @@ static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint
         jobs[r].tile = tile;
         jobs[r].dir = dir;
         jobs[r].fail = r == fail_rank;
+        jobs[r].cancel = r == cancel_rank;
         pthread_create(&th[r], NULL, job_run, &jobs[r]);
     }
     for (int r = 0; r < procs; r++)
@@ -346,7 +358,7 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     th_job jobs[4];
     for (size_t s = 0; s < sizeof runs / sizeof *runs; s++) {
         if (dir && runs[s].tile != 23) continue;
-        run_procs(&start, &p, runs[s].tile, dir, runs[s].procs, -1, jobs);
+        run_procs(&start, &p, runs[s].tile, dir, runs[s].procs, -1, -1, jobs);
         uint64_t graph = 0, halo = 0;
         for (int r = 0; r < runs[s].procs; r++) {
             CHECK_OK(jobs[r].st);
@@ -395,12 +407,19 @@ static void test_processes_files(void)
     trn_stream_power_params_default(&p);
     p.steps = 2;
     th_job jobs[3];
-    run_procs(&f, &p, 16, dir, 3, 1, jobs);
+    run_procs(&f, &p, 16, dir, 3, 1, -1, jobs);
     CHECK_STATUS(jobs[1].st, TRN_ERR_IO);
     CHECK_CONTAINS(jobs[1].err.message, "could not make the tile files");
     CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
     CHECK_CONTAINS(jobs[0].err.message, "another process failed");
     CHECK_STATUS(jobs[2].st, TRN_ERR_MISMATCH);
+    free_procs(jobs, 3);
+    /* One process cancelled at its second step: it says so, the others stop with it. */
+    run_procs(&f, &p, 16, dir, 3, -1, 2, jobs);
+    CHECK_STATUS(jobs[2].st, TRN_ERR_CANCELLED);
+    CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
+    CHECK_STATUS(jobs[1].st, TRN_ERR_MISMATCH);
+    CHECK(jobs[0].stats.steps == 1);
     free_procs(jobs, 3);
     trn_field_dispose(&f);
 }

@@ -3579,7 +3579,9 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
             uint32_t sub = (uint32_t)ceil(p->dt / limit);
             if (sub < 1) sub = 1;
             const double kdt = p->diffusion * p->dt / (double)sub;
-            for (uint32_t it = 0; it < sub && ok; it += SPT_SUBSTEPS) {
+            /* Every group on every process, whatever failed where (spt_exchange agrees on it):
+             * the processes must call the same collectives. */
+            for (uint32_t it = 0; it < sub && (ok || comm); it += SPT_SUBSTEPS) {
                 const uint32_t subs = sub - it < SPT_SUBSTEPS ? sub - it : SPT_SUBSTEPS;
                 ok = spt_exchange(&r, &r.H, subs, ok);
                 for (uint32_t t = T0; t < T1 && ok; t++)
